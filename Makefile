@@ -1,0 +1,95 @@
+# gpuplan - see README.md.  `make run` and `make test` do all set-up on Debian.
+.SUFFIXES:
+
+CC       ?= cc
+BUILD    ?= build
+OPT      ?= -O2 -g
+SAN      ?=
+WARN     := -Wall -Wextra -Wshadow -Wconversion -Werror
+CFLAGS   := -std=c11 $(OPT) $(SAN) $(WARN) -Iinclude -D_DEFAULT_SOURCE -MMD -MP
+LDLIBS   := -lyaml -lsqlite3 -lgsl -lgslcblas -lm
+TESTLIBS := -lcriterion
+JOBS     := $(shell nproc 2>/dev/null || echo 2)
+
+LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c))
+LIB_OBJ  := $(LIB_SRC:sim/%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
+BENCH_SRC:= $(wildcard tests/bench/*.c)
+
+# Debian packages behind the libraries (pkg-config name:package).
+DEPS := gsl:libgsl-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev criterion:libcriterion-dev
+
+.PHONY: all deps run test asan bench fuzz clean format
+all: bin/gpuplan
+
+# Installs whatever is missing with apt-get (as root, or through sudo).
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	for d in $(DEPS); do \
+	  pkg-config --exists "$${d%%:*}" 2>/dev/null || missing="$$missing $${d#*:}"; \
+	done; \
+	command -v sqlite3 >/dev/null 2>&1 || missing="$$missing sqlite3"; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+bin/gpuplan: $(BUILD)/obj/main.o $(BUILD)/libgpuplan.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libgpuplan.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/obj/%.o: sim/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# Criterion's macros trip -Wconversion; tests keep every other warning.
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wno-conversion -c -o $@ $<
+
+# One binary with every test (what `make test` runs) ...
+$(BUILD)/tests/all: $(TEST_OBJ) $(BUILD)/libgpuplan.a
+	$(CC) $(CFLAGS) -o $@ $^ $(TESTLIBS) $(LDLIBS)
+
+# ... and one per module while working on it: make build/tests/test_units
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(BUILD)/libgpuplan.a
+	$(CC) $(CFLAGS) -o $@ $^ $(TESTLIBS) $(LDLIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libgpuplan.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+run: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) bin/gpuplan
+	bin/gpuplan run scenarios/quickstart.yaml --db results/quickstart.db
+
+test: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) bin/gpuplan $(BUILD)/tests/all
+	$(BUILD)/tests/all -j$(JOBS)
+
+asan: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-asan OPT="-O1 -g" \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  build-asan/tests/all
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/all -j$(JOBS)
+
+bench: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) OPT="-O3 -g -DNDEBUG" BUILD=build-bench \
+	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
+	@for b in $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%); do $$b results/bench.db || exit 1; done
+
+format:
+	clang-format -i sim/*.c include/gpuplan/*.h tests/*.c tests/bench/*.c
+
+clean:
+	rm -rf build build-asan build-bench bin
+
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/obj/main.d

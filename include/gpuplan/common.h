@@ -1,0 +1,66 @@
+/*
+ * common.h - types and helpers every gpuplan module shares.
+ *
+ * Time is an int64_t count of microseconds since the scenario start (sim_time).
+ * Library functions return a status (enum gp_status) and fill a caller-supplied
+ * struct gp_err; they never print and never exit.  Memory comes from gp_xmalloc
+ * and friends, which abort on exhaustion: a planner cannot do anything useful
+ * without memory, and inputs that would need too much are refused up front.
+ */
+#ifndef GPUPLAN_COMMON_H
+#define GPUPLAN_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int64_t sim_time;
+
+#define SIM_SECOND INT64_C(1000000)
+#define SIM_MINUTE (60 * SIM_SECOND)
+#define SIM_HOUR (60 * SIM_MINUTE)
+#define SIM_DAY (24 * SIM_HOUR)
+#define SIM_NEVER INT64_MAX
+
+static inline double sim_seconds(sim_time t) { return (double)t / (double)SIM_SECOND; }
+
+enum gp_status {
+	GP_OK = 0,
+	GP_ERUNTIME = 1, /* I/O, SQLite: exit code 1 */
+	GP_EINPUT = 2,   /* invalid usage, scenario or trace: exit code 2 */
+};
+
+struct gp_err {
+	char msg[1024];
+};
+
+/* A place in a user-facing input: FILE:LINE:COL, 1-based.  line 0 = whole file. */
+struct srcloc {
+	const char *file;
+	int line;
+	int col;
+};
+
+#if defined(__GNUC__)
+#define GP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define GP_PRINTF(a, b)
+#endif
+
+/* Fills err with the message and returns status. */
+int gp_errorf(struct gp_err *err, int status, const char *fmt, ...) GP_PRINTF(3, 4);
+
+/* Fills err with "FILE:LINE:COL: error: MESSAGE" and returns GP_EINPUT. */
+int gp_located(struct gp_err *err, struct srcloc loc, const char *fmt, ...) GP_PRINTF(3, 4);
+
+void *gp_xmalloc(size_t n);
+void *gp_xcalloc(size_t n, size_t size);
+void *gp_xrealloc(void *p, size_t n);
+char *gp_xstrdup(const char *s);
+
+/* Grows *p (an array of elem-sized items with capacity *cap) to hold at least need. */
+void gp_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+#define GP_GROW(arr, cap, need) gp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+#endif

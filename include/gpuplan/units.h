@@ -1,0 +1,55 @@
+/*
+ * units.h - parsing the units of the scenario format (DESIGN.md section 4).
+ *
+ * Each parser takes a whole string and returns 0 when all of it is a valid
+ * value, -1 otherwise (the caller reports the location and UNITS_HINT_*).
+ * A bare number is accepted where a default unit is obvious (seconds, bytes).
+ */
+#ifndef GPUPLAN_UNITS_H
+#define GPUPLAN_UNITS_H
+
+#include "gpuplan/common.h"
+
+#define UNITS_HINT_DURATION "a duration like 90s, 500ms, 15m, 1h30m or 2d"
+#define UNITS_HINT_SIZE "a size like 80GiB, 512MiB or 80GB"
+#define UNITS_HINT_RATE "a rate like 10/s, 5/m, 300/h or 20/d"
+#define UNITS_HINT_BANDWIDTH "a bandwidth like 2039GB/s"
+#define UNITS_HINT_CLOCK "a clock time like \"13:00\" or an RFC 3339 time like 2026-10-27T13:00:00Z"
+#define UNITS_HINT_TIME "an RFC 3339 time like 2026-10-27T00:00:00Z"
+
+/* "90s", "500ms", "15m", "1h30m", "2d", "1.5h", "250us", bare number = seconds. >= 0. */
+int units_duration(const char *s, sim_time *out);
+
+/* "80GiB", "512MiB", "1TiB", "80GB" (10^9), "64KiB", "100B", bare number = bytes. >= 0. */
+int units_size(const char *s, double *bytes);
+
+/* "10/s", "5/m", "300/h", "20/d" -> events per second.  >= 0. */
+int units_rate(const char *s, double *per_second);
+
+/* "2039GB/s", "1.5TB/s", "900GiB/s" -> bytes per second. */
+int units_bandwidth(const char *s, double *bytes_per_second);
+
+/* RFC 3339 ("2026-10-27T00:00:00Z", "2026-10-27T02:00:00+02:00", fractional seconds
+ * allowed) -> seconds since the Unix epoch. */
+int units_rfc3339(const char *s, int64_t *epoch_seconds);
+
+/* Formats epoch seconds as "2026-10-27T00:00:00Z" into buf (at least 21 bytes). */
+void units_format_rfc3339(int64_t epoch_seconds, char *buf, size_t len);
+
+/* A clock time "13:00" / "13:00:30" (on the start day) or an RFC 3339 time, as a
+ * sim_time relative to start_epoch (may be negative for times before the start). */
+int units_clock(const char *s, int64_t start_epoch, sim_time *out);
+
+/* "13:00" or "13:00:30" -> seconds since midnight (0 .. 86400; "24:00" allowed). */
+int units_time_of_day(const char *s, int32_t *seconds);
+
+/* A finite decimal number (strtod syntax, no trailing junk). */
+int units_number(const char *s, double *out);
+
+/* An integer; also accepts exponent forms that are exact integers ("1e6"). */
+int units_integer(const char *s, int64_t *out);
+
+/* true/false/yes/no/on/off. */
+int units_bool(const char *s, bool *out);
+
+#endif

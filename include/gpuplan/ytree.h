@@ -1,0 +1,61 @@
+/*
+ * ytree.h - a YAML document as a small tree whose every node knows where it
+ * came from (file, line, column), so that validation errors can point at it.
+ *
+ * ytree_load parses one document with libyaml (aliases resolved, one document
+ * per file).  ytree_set applies a `--set KEY=VALUE` override: KEY is a dotted
+ * path whose list steps name items by their `name` key (pools.batch.nodes) or
+ * by index (pools.0.nodes); VALUE is parsed as a YAML flow value, so lists and
+ * maps can be set too.  Overridden nodes carry the location "--set KEY=VALUE"
+ * so errors about them name the override.
+ *
+ * The tree owns all its nodes and strings; ytree_free releases everything.
+ */
+#ifndef GPUPLAN_YTREE_H
+#define GPUPLAN_YTREE_H
+
+#include "gpuplan/common.h"
+
+enum ynode_kind { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
+
+struct ynode {
+	enum ynode_kind kind;
+	struct srcloc loc;
+	char *value;           /* scalar text; NULL for maps and sequences */
+	bool quoted;           /* scalar was quoted (so "12:00" is a string) */
+	size_t n;              /* entries of a map or items of a sequence */
+	char **keys;           /* map keys (NULL for sequences) */
+	struct srcloc *key_locs;
+	struct ynode **items;  /* map values or sequence items */
+};
+
+struct ytree {
+	struct ynode *root;
+	/* private: strings for locations (file names, override texts) */
+	char **strings;
+	size_t n_strings, cap_strings;
+};
+
+/* Parses PATH.  Syntax errors: "PATH:LINE:COL: error: ...", GP_EINPUT; unreadable
+ * file: GP_EINPUT with "PATH: error: cannot read: ..." */
+int ytree_load(const char *path, struct ytree **out, struct gp_err *err);
+
+/* Same, from memory; name is used in locations. */
+int ytree_parse(const char *name, const char *text, size_t len, struct ytree **out,
+		struct gp_err *err);
+
+/* Applies "KEY=VALUE".  A missing map key is created (the scenario validator then
+ * rejects unknown keys); a missing list item or a path through a scalar is an
+ * error naming the closest existing name. */
+int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err);
+
+void ytree_free(struct ytree *t);
+
+/* Map lookup: the value under key, or NULL. */
+struct ynode *ynode_get(const struct ynode *map, const char *key);
+
+/* Of candidates[0..n), the one closest to word by edit distance (at most
+ * max(2, strlen/3) edits away), or NULL.  Used for "did you mean" hints. */
+const char *ytree_closest(const char *word, const char *const *candidates, size_t n);
+
+#endif

@@ -1,0 +1,62 @@
+/* common.c - error formatting and the allocation wrappers (see common.h). */
+#include "gpuplan/common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gp_errorf(struct gp_err *err, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int gp_located(struct gp_err *err, struct srcloc loc, const char *fmt, ...)
+{
+	int n;
+	if (loc.line > 0)
+		n = snprintf(err->msg, sizeof err->msg, "%s:%d:%d: error: ", loc.file, loc.line, loc.col);
+	else
+		n = snprintf(err->msg, sizeof err->msg, "%s: error: ", loc.file ? loc.file : "(input)");
+	if (n < 0 || (size_t)n >= sizeof err->msg)
+		return GP_EINPUT;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+	va_end(ap);
+	return GP_EINPUT;
+}
+
+static void *check(void *p)
+{
+	if (!p) {
+		fputs("gpuplan: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *gp_xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
+void *gp_xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1)); }
+void *gp_xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
+
+char *gp_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(gp_xmalloc(n), s, n);
+}
+
+void gp_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return;
+	size_t c = *cap ? *cap : 16;
+	while (c < need)
+		c *= 2;
+	*p = gp_xrealloc(*p, c * elem);
+	*cap = c;
+}
