@@ -1,0 +1,140 @@
+/*
+ * catalog.c - the built-in tables of GPU types, their MIG profiles and LLM
+ * architectures (catalog.h, DESIGN.md section 5).  Everything here is data;
+ * the functions only look rows up.
+ *
+ * GPU memory: a card sold as "NN GB" is entered as NN GiB, which is what
+ * nvidia-smi and the device plugin report for the HBM cards (an A100-80GB
+ * shows 81920 MiB).  The GDDR cards (L40S, L4, A10, T4) report a little less
+ * once ECC is on; the per-GPU runtime overhead of the footprint model absorbs
+ * that difference.  The H200's 141 GB is likewise 141 GiB.
+ * Bandwidth is decimal (datasheet GB/s x 10^9).  Throughput is dense (no
+ * sparsity): BF16 tensor TFLOPS, or FP16 tensor where the card has no BF16
+ * (T4, V100); INT8 TOPS (V100 has no INT8 tensor cores: 62 TOPS via DP4A).
+ * Sources: NVIDIA datasheets for A100, H100, H200, L40S, L4, A10, T4, V100.
+ */
+#include "gpuplan/catalog.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+#define GBps 1e9
+
+/* Memory of a MIG profile: memory_slices eighths of the GPU's memory.  For
+ * the 40 and 80 GB cards this is exactly the figure in the profile name; for
+ * the H200 the names round (3g.71gb is 4/8 of 141 GiB = 70.5 GiB), and using
+ * eighths keeps two 3g.71gb within the card. */
+#define EIGHTHS(total_gib, slices) ((total_gib) * GiB * (slices) / 8.0)
+
+static const struct mig_profile mig_a100_40gb[] = {
+	/* name        compute  memory  max  bytes */
+	{"1g.5gb",     1,       1,      7,   EIGHTHS(40, 1)},
+	{"1g.10gb",    1,       2,      4,   EIGHTHS(40, 2)},
+	{"2g.10gb",    2,       2,      3,   EIGHTHS(40, 2)},
+	{"3g.20gb",    3,       4,      2,   EIGHTHS(40, 4)},
+	{"4g.20gb",    4,       4,      1,   EIGHTHS(40, 4)},
+	{"7g.40gb",    7,       8,      1,   EIGHTHS(40, 8)},
+};
+
+/* A100-80GB and H100-80GB share the profile set. */
+static const struct mig_profile mig_80gb[] = {
+	/* name        compute  memory  max  bytes */
+	{"1g.10gb",    1,       1,      7,   EIGHTHS(80, 1)},
+	{"1g.20gb",    1,       2,      4,   EIGHTHS(80, 2)},
+	{"2g.20gb",    2,       2,      3,   EIGHTHS(80, 2)},
+	{"3g.40gb",    3,       4,      2,   EIGHTHS(80, 4)},
+	{"4g.40gb",    4,       4,      1,   EIGHTHS(80, 4)},
+	{"7g.80gb",    7,       8,      1,   EIGHTHS(80, 8)},
+};
+
+static const struct mig_profile mig_h200[] = {
+	/* name        compute  memory  max  bytes */
+	{"1g.18gb",    1,       1,      7,   EIGHTHS(141, 1)},
+	{"1g.35gb",    1,       2,      4,   EIGHTHS(141, 2)},
+	{"2g.35gb",    2,       2,      3,   EIGHTHS(141, 2)},
+	{"3g.71gb",    3,       4,      2,   EIGHTHS(141, 4)},
+	{"4g.71gb",    4,       4,      1,   EIGHTHS(141, 4)},
+	{"7g.141gb",   7,       8,      1,   EIGHTHS(141, 8)},
+};
+
+#define MIG(t) (t), sizeof(t) / sizeof((t)[0])
+#define NO_MIG NULL, 0
+
+static const struct gpu_type gpus[] = {
+	/* name          product label              memory      bandwidth     bf16  int8  SMs  MIG */
+	{"A100-40GB",  "NVIDIA-A100-SXM4-40GB",   40 * GiB,   1555 * GBps,  312,  624,  108, MIG(mig_a100_40gb)},
+	{"A100-80GB",  "NVIDIA-A100-SXM4-80GB",   80 * GiB,   2039 * GBps,  312,  624,  108, MIG(mig_80gb)},
+	{"H100-80GB",  "NVIDIA-H100-80GB-HBM3",   80 * GiB,   3350 * GBps,  989,  1979, 132, MIG(mig_80gb)},
+	{"H200-141GB", "NVIDIA-H200",             141 * GiB,  4800 * GBps,  989,  1979, 132, MIG(mig_h200)},
+	{"L40S",       "NVIDIA-L40S",             48 * GiB,   864 * GBps,   362,  733,  142, NO_MIG},
+	{"L4",         "NVIDIA-L4",               24 * GiB,   300 * GBps,   121,  242,  58,  NO_MIG},
+	{"A10",        "NVIDIA-A10",              24 * GiB,   600 * GBps,   125,  250,  72,  NO_MIG},
+	{"T4",         "Tesla-T4",                16 * GiB,   320 * GBps,   65,   130,  40,  NO_MIG},
+	{"V100-16GB",  "Tesla-V100-SXM2-16GB",    16 * GiB,   900 * GBps,   125,  62,   80,  NO_MIG},
+	{"V100-32GB",  "Tesla-V100-SXM2-32GB",    32 * GiB,   900 * GBps,   125,  62,   80,  NO_MIG},
+};
+
+/* From each model's config.json; params are the published sizes. */
+static const struct model_arch models[] = {
+	/* name           params   layers hidden heads kv  head_dim ffn    vocab */
+	{"llama-2-7b",   6.74e9,  32,    4096,  32,   32, 128,     11008, 32000},
+	{"llama-2-13b",  13.0e9,  40,    5120,  40,   40, 128,     13824, 32000},
+	{"llama-2-70b",  69.0e9,  80,    8192,  64,   8,  128,     28672, 32000},
+	{"llama-3-8b",   8.03e9,  32,    4096,  32,   8,  128,     14336, 128256},
+	{"llama-3-70b",  70.6e9,  80,    8192,  64,   8,  128,     28672, 128256},
+	{"mistral-7b",   7.24e9,  32,    4096,  32,   8,  128,     14336, 32000},
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ASCII case-insensitive equality; locale-independent on purpose. */
+static bool same_ignoring_case(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return false;
+	return *a == *b;
+}
+
+const struct gpu_type *catalog_gpu(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < N_OF(gpus); i++)
+		if (strcmp(gpus[i].name, name) == 0)
+			return &gpus[i];
+	/* Exact match wins; "a100-80gb" is still clearly meant. */
+	for (size_t i = 0; i < N_OF(gpus); i++)
+		if (same_ignoring_case(gpus[i].name, name))
+			return &gpus[i];
+	return NULL;
+}
+
+size_t catalog_gpu_count(void) { return N_OF(gpus); }
+
+const struct gpu_type *catalog_gpu_at(size_t i) { return i < N_OF(gpus) ? &gpus[i] : NULL; }
+
+const struct mig_profile *catalog_mig_profile(const struct gpu_type *gpu, const char *name)
+{
+	if (!gpu || !name)
+		return NULL;
+	for (size_t i = 0; i < gpu->n_mig; i++)
+		if (same_ignoring_case(gpu->mig[i].name, name))
+			return &gpu->mig[i];
+	return NULL;
+}
+
+const struct model_arch *catalog_model(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < N_OF(models); i++)
+		if (same_ignoring_case(models[i].name, name))
+			return &models[i];
+	return NULL;
+}
+
+size_t catalog_model_count(void) { return N_OF(models); }
+
+const struct model_arch *catalog_model_at(size_t i) { return i < N_OF(models) ? &models[i] : NULL; }
