@@ -1,0 +1,73 @@
+/*
+ * collect.h - gauges that the simulation moves and the collector integrates
+ * over time, for the timeseries table and the time-averaged metrics.
+ *
+ * Scopes: 0 is "all", then one per pool, then one per workload.  A gauge
+ * changes only when the simulation says so (collect_add); integrals advance
+ * lazily, so a change costs O(1) and a timeseries window costs O(scopes).
+ * Peaks are taken when the clock is about to move (collect_settle), so the
+ * transient states inside one instant (a job finishing and another starting
+ * at 13:00) never count as peaks.
+ *
+ * Two spans: timeseries windows are aligned to multiples of `step` from the
+ * scenario start, beginning with the window of the first arrival; the totals
+ * (time averages, GPU-hours) cover [first arrival, end of the run].
+ */
+#ifndef GPUPLAN_COLLECT_H
+#define GPUPLAN_COLLECT_H
+
+#include "gpuplan/results.h"
+
+enum gauge {
+	GAUGE_CAPACITY,   /* GPUs */
+	GAUGE_ALLOCATED,  /* GPUs */
+	GAUGE_DEMAND,     /* GPUs requested by work that arrived and has not finished */
+	GAUGE_ENGINE,     /* GPUs' worth of engine activity */
+	GAUGE_SM,         /* GPUs' worth of SM activity */
+	GAUGE_VRAM,       /* GiB */
+	GAUGE_PENDING,    /* jobs */
+	GAUGE_RUNNING,    /* jobs */
+	GAUGE_COUNT
+};
+
+struct scope_gauges {
+	double value[GAUGE_COUNT];
+	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
+	double total[GAUGE_COUNT];   /* integral since the span start */
+	double peak[GAUGE_COUNT];
+	sim_time last;               /* integrals are up to date until here */
+};
+
+struct collect {
+	struct scope_gauges *scopes;
+	const char **names;
+	size_t n_scopes;
+	sim_time step;
+	bool started;                /* first arrival seen */
+	sim_time span_start;         /* first arrival */
+	sim_time window_start;
+	struct results *out;         /* receives timeseries rows */
+};
+
+void collect_init(struct collect *c, const struct scenario *sc, struct results *out);
+void collect_free(struct collect *c);
+
+static inline size_t collect_scope_pool(const struct scenario *sc, size_t p) { (void)sc; return 1 + p; }
+static inline size_t collect_scope_workload(const struct scenario *sc, size_t w)
+{
+	return 1 + sc->n_pools + w;
+}
+
+/* Starts the spans at the first arrival (called once, at that time). */
+void collect_start(struct collect *c, sim_time now);
+
+/* Adds delta to gauge g of scope at time now. */
+void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, sim_time now);
+
+/* Called when the clock is about to leave `now`: records peaks. */
+void collect_settle(struct collect *c);
+
+/* Closes the last window and the totals at `end`. */
+void collect_finish(struct collect *c, sim_time end);
+
+#endif

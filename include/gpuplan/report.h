@@ -1,0 +1,24 @@
+/*
+ * report.h - what people read: the run summary table and the resolved
+ * scenario that `check` prints.  Writes to the stream it is given.
+ */
+#ifndef GPUPLAN_REPORT_H
+#define GPUPLAN_REPORT_H
+
+#include "gpuplan/results.h"
+#include "gpuplan/scenario.h"
+
+#include <stdio.h>
+
+/* The summary of a run: the four meanings of utilization, queue time, peak
+ * demand and deadlines, for every scope. */
+void report_summary(FILE *out, const struct scenario *sc, const struct results *r,
+		    const char *db, int64_t run_id);
+
+/* The resolved pools, workloads, queues and scheduler of a scenario. */
+void report_scenario(FILE *out, const struct scenario *sc);
+
+/* "1h30m", "45s", "2d3h" for a duration. */
+void report_duration(sim_time t, char *buf, size_t len);
+
+#endif

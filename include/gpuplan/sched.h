@@ -1,0 +1,74 @@
+/*
+ * sched.h - pending work, in the order the scheduler tries it.
+ *
+ * Pending jobs are grouped into classes of identical requests (same workload,
+ * same GPU count): every job of a class passes the same placement filters, so
+ * the scheduler asks placement about the head of each class only, never about
+ * every pending job.  Each class is a binary heap ordered by the scenario's
+ * order (fifo, priority, edf, sjf), then arrival.  A scheduling pass picks, among
+ * the class heads that can be placed now, the one that comes first; a
+ * StrictFIFO queue offers only its first head, so a head that does not fit
+ * blocks the queue, while BestEffortFIFO lets later classes through.
+ *
+ * Within a class, jobs start in order: a head that cannot start (for example
+ * because it would not fit before its pool's window closes) holds back the
+ * jobs behind it in the same class until it can.
+ */
+#ifndef GPUPLAN_SCHED_H
+#define GPUPLAN_SCHED_H
+
+#include "gpuplan/scenario.h"
+
+struct sched_entry {
+	int64_t k1, k2;  /* order keys */
+	uint32_t job;    /* job index: arrival order, the last tie-breaker */
+};
+
+struct sched_class {
+	int32_t workload;
+	int32_t gpus;
+	int32_t queue;
+	struct sched_entry *heap;
+	size_t n, cap;
+};
+
+struct sched {
+	enum sched_order order;
+	struct sched_class *classes;
+	size_t n_classes, cap_classes;
+	int32_t *slots;          /* open-addressing index (workload, gpus) -> class */
+	size_t n_slots;
+	size_t pending;          /* jobs in all classes */
+};
+
+void sched_init(struct sched *s, enum sched_order order);
+void sched_free(struct sched *s);
+
+/* The order keys of a job under the scheduler's order. */
+struct sched_entry sched_entry(enum sched_order order, uint32_t job, sim_time submit,
+			       int32_t priority, sim_time deadline, sim_time duration);
+
+/* Adds a pending job; returns its class index. */
+size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
+		 struct sched_entry e);
+
+/* The head of class c (which must not be empty). */
+static inline const struct sched_entry *sched_head(const struct sched *s, size_t c)
+{
+	return &s->classes[c].heap[0];
+}
+
+/* Removes the head of class c. */
+void sched_pop(struct sched *s, size_t c);
+
+/* Whether a comes before b. */
+static inline bool sched_before(const struct sched_entry *a, const struct sched_entry *b)
+{
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1;
+	if (a->k2 != b->k2)
+		return a->k2 < b->k2;
+	return a->job < b->job;
+}
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * arrivals.c - per-workload arrival streams drawn with GSL (see arrivals.h).
+ */
+#include "gpuplan/arrivals.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* splitmix64: a well-mixed 64-bit hash step, so nearby seeds give unrelated streams. */
+static uint64_t mix(uint64_t x)
+{
+	x += UINT64_C(0x9E3779B97F4A7C15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return x ^ (x >> 31);
+}
+
+uint64_t arrivals_stream_seed(uint64_t seed, const char *workload)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a of the name */
+	for (const unsigned char *p = (const unsigned char *)workload; *p; p++)
+		h = (h ^ *p) * UINT64_C(0x100000001b3);
+	return mix(seed ^ mix(h));
+}
+
+double dist_draw(const struct dist *d, gsl_rng *rng)
+{
+	switch (d->kind) {
+	case DIST_FIXED: return d->mean;
+	case DIST_EXPONENTIAL: return gsl_ran_exponential(rng, d->mean);
+	case DIST_LOGNORMAL:
+		/* mean of a lognormal is exp(zeta + sigma^2/2) */
+		return gsl_ran_lognormal(rng, log(d->mean) - d->sigma * d->sigma / 2, d->sigma);
+	case DIST_GAMMA: return gsl_ran_gamma(rng, d->shape, d->mean / d->shape);
+	case DIST_UNIFORM: return gsl_ran_flat(rng, d->min, d->max);
+	}
+	return d->mean;
+}
+
+double dist_mean(const struct dist *d)
+{
+	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
+}
+
+static sim_time to_sim(double seconds)
+{
+	return (sim_time)llround(seconds * (double)SIM_SECOND);
+}
+
+/* Time of the next poisson arrival after t, or SIM_NEVER past the horizon. */
+static sim_time poisson_next(const struct scenario *sc, const struct workload_spec *w,
+			     struct stream *st, sim_time t)
+{
+	sim_time next = t + to_sim(gsl_ran_exponential(st->rng, 1.0 / w->arrival.rate));
+	if ((w->count >= 0 && st->emitted >= w->count) || (sc->horizon && next > sc->horizon))
+		return SIM_NEVER;
+	return next;
+}
+
+void arrivals_init(struct arrivals *a, const struct scenario *sc)
+{
+	a->sc = sc;
+	a->streams = gp_xcalloc(sc->n_workloads, sizeof *a->streams);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		struct stream *st = &a->streams[w];
+		st->rng = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(st->rng, (unsigned long)arrivals_stream_seed(sc->seed, ws->name));
+		switch (ws->arrival.kind) {
+		case ARRIVAL_AT: st->next = ws->count > 0 ? ws->arrival.at : SIM_NEVER; break;
+		case ARRIVAL_POISSON: st->next = poisson_next(sc, ws, st, ws->arrival.from); break;
+		case ARRIVAL_TRACE:
+			st->next = ws->arrival.n_rows ? ws->arrival.rows[0].submit : SIM_NEVER;
+			break;
+		}
+	}
+}
+
+void arrivals_free(struct arrivals *a)
+{
+	for (size_t w = 0; w < a->sc->n_workloads; w++)
+		gsl_rng_free(a->streams[w].rng);
+	free(a->streams);
+}
+
+static sim_time deadline_of(const struct workload_spec *w, sim_time submit)
+{
+	switch (w->deadline_kind) {
+	case DEADLINE_AT: return w->deadline;
+	case DEADLINE_WITHIN: return submit + w->deadline;
+	case DEADLINE_NONE: break;
+	}
+	return SIM_NEVER;
+}
+
+bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *job)
+{
+	const struct workload_spec *ws = &a->sc->workloads[w];
+	struct stream *st = &a->streams[w];
+	if (st->next != now)
+		return false;
+	st->emitted++;
+	switch (ws->arrival.kind) {
+	case ARRIVAL_AT:
+	case ARRIVAL_POISSON:
+		job->gpus = ws->gpus;
+		job->duration = to_sim(fmax(0.0, dist_draw(&ws->duration, st->rng)));
+		job->deadline = deadline_of(ws, now);
+		if (ws->arrival.kind == ARRIVAL_AT)
+			st->next = st->emitted < ws->count ? now : SIM_NEVER;
+		else
+			st->next = poisson_next(a->sc, ws, st, now);
+		break;
+	case ARRIVAL_TRACE: {
+		const struct trace_job *row = &ws->arrival.rows[st->row++];
+		job->gpus = row->gpus;
+		job->duration = row->duration;
+		job->deadline = row->deadline != SIM_NEVER ? row->deadline : deadline_of(ws, now);
+		st->next = st->row < ws->arrival.n_rows ? ws->arrival.rows[st->row].submit : SIM_NEVER;
+		break;
+	}
+	}
+	if (a->sc->horizon && st->next != SIM_NEVER && st->next > a->sc->horizon)
+		st->next = SIM_NEVER;
+	return true;
+}

@@ -1,0 +1,124 @@
+/*
+ * collect.c - time-integrated gauges and the timeseries (see collect.h).
+ */
+#include "gpuplan/collect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+void collect_init(struct collect *c, const struct scenario *sc, struct results *out)
+{
+	memset(c, 0, sizeof *c);
+	c->n_scopes = 1 + sc->n_pools + sc->n_workloads;
+	c->scopes = gp_xcalloc(c->n_scopes, sizeof *c->scopes);
+	c->names = gp_xcalloc(c->n_scopes, sizeof *c->names);
+	c->names[0] = "all";
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct pool_spec *ps = &sc->pools[p];
+		double gpus = (double)ps->nodes * ps->gpus_per_node;
+		c->names[collect_scope_pool(sc, p)] = ps->name;
+		c->scopes[collect_scope_pool(sc, p)].value[GAUGE_CAPACITY] = gpus;
+		c->scopes[0].value[GAUGE_CAPACITY] += gpus;
+	}
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		c->names[collect_scope_workload(sc, w)] = sc->workloads[w].name;
+	c->step = sc->output.step;
+	c->out = out;
+}
+
+void collect_free(struct collect *c)
+{
+	free(c->scopes);
+	free(c->names);
+	memset(c, 0, sizeof *c);
+}
+
+/* Brings the integrals of one scope up to time t. */
+static void advance(struct collect *c, struct scope_gauges *s, sim_time t)
+{
+	if (!c->started || t <= s->last)
+		return;
+	double dt = (double)(t - s->last);
+	for (int g = 0; g < GAUGE_COUNT; g++) {
+		s->window[g] += s->value[g] * dt;
+		s->total[g] += s->value[g] * dt;
+	}
+	s->last = t;
+}
+
+/* Emits the rows of the current window, which ends at window_start + step. */
+static void close_window(struct collect *c, sim_time end)
+{
+	double len = (double)(end - c->window_start);
+	for (size_t i = 0; i < c->n_scopes; i++) {
+		struct scope_gauges *s = &c->scopes[i];
+		advance(c, s, end);
+		struct ts_row row = {c->window_start, c->names[i],
+			s->window[GAUGE_CAPACITY] / len, s->window[GAUGE_ALLOCATED] / len,
+			s->window[GAUGE_DEMAND] / len, s->window[GAUGE_ENGINE] / len,
+			s->window[GAUGE_SM] / len, s->window[GAUGE_VRAM] / len,
+			s->window[GAUGE_PENDING] / len, s->window[GAUGE_RUNNING] / len};
+		GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + 1);
+		c->out->ts[c->out->n_ts++] = row;
+		memset(s->window, 0, sizeof s->window);
+	}
+	c->window_start = end;
+}
+
+/* Closes every window that ends at or before t. */
+static void roll(struct collect *c, sim_time t)
+{
+	while (c->window_start + c->step <= t)
+		close_window(c, c->window_start + c->step);
+}
+
+void collect_start(struct collect *c, sim_time now)
+{
+	c->started = true;
+	c->span_start = now;
+	c->window_start = now >= 0 ? now - now % c->step : now - (c->step + now % c->step) % c->step;
+	for (size_t i = 0; i < c->n_scopes; i++) {
+		struct scope_gauges *s = &c->scopes[i];
+		s->last = c->window_start;
+		/* The window before the first arrival counts; the totals start at it. */
+		for (int g = 0; g < GAUGE_COUNT; g++)
+			s->window[g] = s->value[g] * (double)(now - c->window_start);
+		s->last = now;
+		memcpy(s->peak, s->value, sizeof s->peak);
+	}
+}
+
+void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, sim_time now)
+{
+	struct scope_gauges *s = &c->scopes[scope];
+	if (c->started) {
+		roll(c, now);
+		advance(c, s, now);
+	}
+	s->value[g] += delta;
+	if (s->value[g] < 0 && s->value[g] > -1e-9)
+		s->value[g] = 0; /* float dust from adding and removing fractions */
+}
+
+void collect_settle(struct collect *c)
+{
+	for (size_t i = 0; i < c->n_scopes; i++)
+		for (int g = 0; g < GAUGE_COUNT; g++)
+			if (c->scopes[i].value[g] > c->scopes[i].peak[g])
+				c->scopes[i].peak[g] = c->scopes[i].value[g];
+}
+
+void collect_finish(struct collect *c, sim_time end)
+{
+	if (!c->started)
+		return;
+	collect_settle(c);
+	roll(c, end);
+	if (end > c->window_start)
+		close_window(c, end);
+	for (size_t i = 0; i < c->n_scopes; i++)
+		advance(c, &c->scopes[i], end);
+}
+

@@ -1,0 +1,176 @@
+/*
+ * report.c - the run summary and the resolved scenario (see report.h).
+ */
+#include "gpuplan/report.h"
+
+#include "gpuplan/units.h"
+
+#include <math.h>
+#include <string.h>
+
+void report_duration(sim_time t, char *buf, size_t len)
+{
+	if (t == SIM_NEVER) {
+		snprintf(buf, len, "never");
+		return;
+	}
+	if (t % SIM_SECOND || t < 0) {
+		snprintf(buf, len, "%.6gs", sim_seconds(t));
+		return;
+	}
+	int64_t s = t / SIM_SECOND;
+	static const struct { const char *unit; int64_t secs; } parts[] = {
+		{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}};
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < 4 && used < len; i++) {
+		if (s >= parts[i].secs || (i == 3 && used == 0)) {
+			int n = snprintf(buf + used, len - used, "%lld%s",
+					 (long long)(s / parts[i].secs), parts[i].unit);
+			used += n > 0 ? (size_t)n : 0;
+			s %= parts[i].secs;
+		}
+	}
+}
+
+/* A metric as text, "-" when absent. */
+static const char *fmt(char *buf, size_t len, double v, int decimals)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
+struct column {
+	const char *title;
+	const char *metric;
+	int decimals;
+};
+
+static const struct column columns[] = {
+	{"capacity", "capacity_gpus", 0},      {"peak-demand", "peak_demand_gpus", 0},
+	{"peak-alloc", "peak_allocated_gpus", 0}, {"alloc%", "gpu_allocation_pct", 1},
+	{"engine%", "engine_active_pct", 1},   {"sm%", "sm_active_pct", 1},
+	{"vram%", "vram_used_pct", 1},         {"queue-mean-s", "queue_time_mean_s", 0},
+	{"queue-p95-s", "queue_time_p95_s", 0}, {"done", "jobs_completed", 0},
+	{"of", "jobs_submitted", 0},           {"deadline%", "deadline_met_pct", 1},
+	{"gpu-hours", "gpu_hours_allocated", 2},
+};
+
+#define N_COLUMNS (sizeof columns / sizeof columns[0])
+
+static void summary_row(FILE *out, const struct results *r, const char *scope, const char *label)
+{
+	char buf[32];
+	fprintf(out, "%-18s", label);
+	for (size_t c = 0; c < N_COLUMNS; c++)
+		fprintf(out, " %*s", (int)strlen(columns[c].title),
+			fmt(buf, sizeof buf, results_metric(r, scope, columns[c].metric),
+			    columns[c].decimals));
+	fputc('\n', out);
+}
+
+void report_summary(FILE *out, const struct scenario *sc, const struct results *r,
+		    const char *db, int64_t run_id)
+{
+	char span[32];
+	report_duration(r->sim_end, span, sizeof span);
+	fprintf(out, "%s: seed %llu, run %lld in %s\n", sc->name, (unsigned long long)sc->seed,
+		(long long)run_id, db);
+	fprintf(out, "simulated %s from the start in %.3f s (%llu events), status %s\n\n", span,
+		r->wall_seconds, (unsigned long long)r->events, r->status);
+	fprintf(out, "%-18s", "scope");
+	for (size_t c = 0; c < N_COLUMNS; c++)
+		fprintf(out, " %s", columns[c].title);
+	fputc('\n', out);
+	summary_row(out, r, "all", "all");
+	char label[64];
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		snprintf(label, sizeof label, "pool %s", sc->pools[p].name);
+		summary_row(out, r, sc->pools[p].name, label);
+	}
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		snprintf(label, sizeof label, "workload %s", sc->workloads[w].name);
+		summary_row(out, r, sc->workloads[w].name, label);
+	}
+	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
+		     "activity, vram%% = framebuffer used; time averages over the span.\n");
+}
+
+static const char *order_name(enum sched_order o)
+{
+	static const char *names[] = {"fifo", "priority", "edf", "sjf"};
+	return names[o];
+}
+
+static void report_pool(FILE *out, const struct scenario *sc, const struct pool_spec *p)
+{
+	char d[32];
+	fprintf(out, "  pool %s: %d x %d %s (%d GPUs), %.0f cpu, %.0f GiB per node", p->name,
+		p->nodes, p->gpus_per_node, p->gpu->name, p->nodes * p->gpus_per_node, p->cpu,
+		p->memory_bytes / (1024.0 * 1024 * 1024));
+	for (size_t i = 0; i < p->n_windows; i++) {
+		const struct window *w = &p->windows[i];
+		fprintf(out, "%s%02d:%02d-%02d:%02d", i ? ", " : ", windows ", w->from / 3600,
+			w->from / 60 % 60, w->to / 3600, w->to / 60 % 60);
+	}
+	if (p->startup) {
+		report_duration(p->startup, d, sizeof d);
+		fprintf(out, ", startup %s", d);
+	}
+	(void)sc;
+	fputc('\n', out);
+}
+
+static void report_workload(FILE *out, const struct scenario *sc, const struct workload_spec *w)
+{
+	char a[32], b[32];
+	fprintf(out, "  workload %s: ", w->name);
+	switch (w->arrival.kind) {
+	case ARRIVAL_AT:
+		report_duration(w->arrival.at, a, sizeof a);
+		fprintf(out, "%lld jobs at start+%s", (long long)w->count, a);
+		break;
+	case ARRIVAL_POISSON:
+		if (w->count >= 0)
+			fprintf(out, "%lld jobs, poisson %.6g/h", (long long)w->count, w->arrival.rate * 3600);
+		else
+			fprintf(out, "poisson %.6g/h until the horizon", w->arrival.rate * 3600);
+		break;
+	case ARRIVAL_TRACE:
+		fprintf(out, "%zu jobs from %s", w->arrival.n_rows, w->arrival.trace_path);
+		break;
+	}
+	report_duration((sim_time)llround(w->duration.mean * (double)SIM_SECOND), b, sizeof b);
+	if (w->arrival.kind != ARRIVAL_TRACE)
+		fprintf(out, ", %d GPUs, duration %s%s", w->gpus, w->duration.kind == DIST_FIXED ? "" : "mean ", b);
+	if (w->deadline_kind != DEADLINE_NONE) {
+		report_duration(w->deadline, a, sizeof a);
+		fprintf(out, ", deadline %s%s", w->deadline_kind == DEADLINE_AT ? "start+" : "within ", a);
+	}
+	fprintf(out, ", queue %s, priority %d, gpu_busy %.2f\n", sc->queues[w->queue].name,
+		w->priority, w->gpu_busy);
+}
+
+void report_scenario(FILE *out, const struct scenario *sc)
+{
+	char start[32], h[32];
+	units_format_rfc3339(sc->start_epoch, start, sizeof start);
+	report_duration(sc->horizon, h, sizeof h);
+	fprintf(out, "scenario %s (%s): seed %llu, start %s, horizon %s\n", sc->name, sc->path,
+		(unsigned long long)sc->seed, start, sc->horizon ? h : "until done");
+	for (size_t p = 0; p < sc->n_pools; p++)
+		report_pool(out, sc, &sc->pools[p]);
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		report_workload(out, sc, &sc->workloads[w]);
+	for (size_t q = 0; q < sc->n_queues; q++)
+		fprintf(out, "  queue %s: %s\n", sc->queues[q].name,
+			sc->queues[q].strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO");
+	report_duration(sc->output.step, h, sizeof h);
+	fprintf(out, "  scheduler: order %s, scoring %s; output %s, step %s\n",
+		order_name(sc->scheduler.order),
+		sc->scheduler.scoring == SCORING_MOST_ALLOCATED ? "MostAllocated" : "LeastAllocated",
+		sc->output.db, h);
+}

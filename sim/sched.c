@@ -1,0 +1,117 @@
+/*
+ * sched.c - pending classes and their heaps (see sched.h).
+ */
+#include "gpuplan/sched.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sched_init(struct sched *s, enum sched_order order)
+{
+	memset(s, 0, sizeof *s);
+	s->order = order;
+	s->n_slots = 64;
+	s->slots = gp_xmalloc(s->n_slots * sizeof *s->slots);
+	memset(s->slots, 0xff, s->n_slots * sizeof *s->slots);
+}
+
+void sched_free(struct sched *s)
+{
+	for (size_t c = 0; c < s->n_classes; c++)
+		free(s->classes[c].heap);
+	free(s->classes);
+	free(s->slots);
+	memset(s, 0, sizeof *s);
+}
+
+struct sched_entry sched_entry(enum sched_order order, uint32_t job, sim_time submit,
+			       int32_t priority, sim_time deadline, sim_time duration)
+{
+	struct sched_entry e = {submit, 0, job};
+	switch (order) {
+	case ORDER_FIFO: break;
+	case ORDER_PRIORITY: e = (struct sched_entry){-(int64_t)priority, submit, job}; break;
+	case ORDER_EDF: e = (struct sched_entry){deadline, submit, job}; break;
+	case ORDER_SJF: e = (struct sched_entry){duration, submit, job}; break;
+	}
+	return e;
+}
+
+static size_t slot_of(const struct sched *s, int32_t workload, int32_t gpus)
+{
+	uint64_t h = ((uint64_t)(uint32_t)workload << 32 | (uint32_t)gpus) * UINT64_C(0x9E3779B97F4A7C15);
+	size_t i = (size_t)(h >> 32) & (s->n_slots - 1);
+	for (;;) {
+		int32_t c = s->slots[i];
+		if (c < 0 || (s->classes[c].workload == workload && s->classes[c].gpus == gpus))
+			return i;
+		i = (i + 1) & (s->n_slots - 1);
+	}
+}
+
+/* Doubles the index when it is half full, so probes stay short. */
+static void rehash(struct sched *s)
+{
+	free(s->slots);
+	s->n_slots *= 2;
+	s->slots = gp_xmalloc(s->n_slots * sizeof *s->slots);
+	memset(s->slots, 0xff, s->n_slots * sizeof *s->slots);
+	for (size_t c = 0; c < s->n_classes; c++)
+		s->slots[slot_of(s, s->classes[c].workload, s->classes[c].gpus)] = (int32_t)c;
+}
+
+static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t queue)
+{
+	size_t i = slot_of(s, workload, gpus);
+	if (s->slots[i] >= 0)
+		return (size_t)s->slots[i];
+	GP_GROW(s->classes, s->cap_classes, s->n_classes + 1);
+	size_t c = s->n_classes++;
+	s->classes[c] = (struct sched_class){.workload = workload, .gpus = gpus, .queue = queue};
+	s->slots[i] = (int32_t)c;
+	if (2 * s->n_classes > s->n_slots)
+		rehash(s);
+	return c;
+}
+
+size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
+		 struct sched_entry e)
+{
+	size_t c = class_of(s, workload, gpus, queue);
+	struct sched_class *cl = &s->classes[c];
+	GP_GROW(cl->heap, cl->cap, cl->n + 1);
+	size_t i = cl->n++;
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!sched_before(&e, &cl->heap[parent]))
+			break;
+		cl->heap[i] = cl->heap[parent];
+		i = parent;
+	}
+	cl->heap[i] = e;
+	s->pending++;
+	return c;
+}
+
+void sched_pop(struct sched *s, size_t c)
+{
+	struct sched_class *cl = &s->classes[c];
+	assert(cl->n > 0);
+	struct sched_entry last = cl->heap[--cl->n];
+	size_t n = cl->n, i = 0;
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= n)
+			break;
+		if (k + 1 < n && sched_before(&cl->heap[k + 1], &cl->heap[k]))
+			k++;
+		if (!sched_before(&cl->heap[k], &last))
+			break;
+		cl->heap[i] = cl->heap[k];
+		i = k;
+	}
+	if (n)
+		cl->heap[i] = last;
+	s->pending--;
+}

@@ -1,0 +1,438 @@
+/*
+ * sim.c - the run loop: arrivals, scheduling passes, completions, windows.
+ *
+ * Events: a workload's next arrival, a job's completion, a pool's window
+ * opening or closing.  After all the events of one instant are handled, one
+ * scheduling pass starts what can start (so that simultaneous arrivals are
+ * ordered by the scheduler's order, not by chance, and so that jobs finishing
+ * at 13:00 free their GPUs before the 13:00 pass).  A pass asks placement
+ * about class heads only (see sched.h), and runs only when something changed
+ * that could let work start: an arrival, a completion, a window opening.
+ */
+#include "gpuplan/sim.h"
+
+#include "gpuplan/arrivals.h"
+#include "gpuplan/cluster.h"
+#include "gpuplan/collect.h"
+#include "gpuplan/engine.h"
+#include "gpuplan/placement.h"
+#include "gpuplan/sched.h"
+#include "gpuplan/units.h"
+
+#include <assert.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW };
+
+/* A run stops as stalled when work is left that nothing can start: nothing
+ * running, nothing more arriving, and no start through a week of windows. */
+#define STALL_AFTER (8 * SIM_DAY)
+
+struct job {
+	sim_time submit, start, end, deadline, duration;
+	uint64_t gpu_mask;
+	int32_t workload, node, gpus;
+	uint8_t status;
+};
+
+struct sim {
+	const struct scenario *sc;
+	struct engine engine;
+	struct cluster cluster;
+	struct sched sched;
+	struct arrivals arrivals;
+	struct collect collect;
+	struct job *jobs;
+	size_t n_jobs, cap_jobs;
+	size_t arriving;       /* workloads whose stream has more arrivals */
+	size_t running;
+	bool dirty;            /* something changed that may let work start */
+	sim_time last_progress;
+	uint32_t *pass_blocked; /* per class: the pass that found it blocked */
+	size_t cap_blocked;
+	uint32_t pass;
+	int64_t *strict_head;   /* per queue, scratch for schedule() */
+};
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* --- state changes, each mirrored in the gauges ------------------------- */
+
+/* Moves the gauges of scopes all, pool (if >= 0) and workload together. */
+static void gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta)
+{
+	sim_time now = s->engine.now;
+	collect_add(&s->collect, 0, g, delta, now);
+	if (pool >= 0)
+		collect_add(&s->collect, collect_scope_pool(s->sc, (size_t)pool), g, delta, now);
+	collect_add(&s->collect, collect_scope_workload(s->sc, (size_t)w), g, delta, now);
+}
+
+/* The gauges a running job moves: allocation, activity, VRAM. */
+static void job_footprint(struct sim *s, const struct job *j, double sign)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	int32_t pool = s->cluster.nodes[j->node].pool;
+	double gpus = sign * j->gpus;
+	gauge(s, pool, j->workload, GAUGE_ALLOCATED, gpus);
+	gauge(s, pool, j->workload, GAUGE_ENGINE, gpus * ws->gpu_busy);
+	gauge(s, pool, j->workload, GAUGE_SM, gpus * ws->gpu_busy * ws->sm_share);
+	gauge(s, pool, j->workload, GAUGE_VRAM, gpus * ws->vram_bytes / GIB);
+	gauge(s, pool, j->workload, GAUGE_RUNNING, sign);
+}
+
+static void submit(struct sim *s, size_t w, const struct new_job *nj)
+{
+	const struct workload_spec *ws = &s->sc->workloads[w];
+	sim_time now = s->engine.now;
+	if (!s->collect.started)
+		collect_start(&s->collect, now);
+	GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
+	uint32_t id = (uint32_t)s->n_jobs++;
+	s->jobs[id] = (struct job){now, SIM_NEVER, SIM_NEVER, nj->deadline, nj->duration, 0,
+				   (int32_t)w, -1, nj->gpus, JOB_PENDING};
+	sched_add(&s->sched, (int32_t)w, nj->gpus, ws->queue,
+		  sched_entry(s->sched.order, id, now, ws->priority, nj->deadline, nj->duration));
+	gauge(s, -1, (int32_t)w, GAUGE_DEMAND, nj->gpus);
+	gauge(s, -1, (int32_t)w, GAUGE_PENDING, 1);
+	s->dirty = true;
+	s->last_progress = now;
+}
+
+static void start(struct sim *s, size_t cls, int32_t node)
+{
+	uint32_t id = sched_head(&s->sched, cls)->job;
+	sched_pop(&s->sched, cls);
+	struct job *j = &s->jobs[id];
+	j->node = node;
+	j->gpu_mask = cluster_take(&s->cluster, node, j->gpus);
+	j->start = s->engine.now;
+	j->status = JOB_RUNNING;
+	s->running++;
+	gauge(s, -1, j->workload, GAUGE_PENDING, -1);
+	job_footprint(s, j, +1);
+	engine_push(&s->engine, j->start + j->duration, EV_FINISH, id, 0);
+	s->last_progress = s->engine.now;
+}
+
+static void finish(struct sim *s, uint32_t id)
+{
+	struct job *j = &s->jobs[id];
+	assert(j->status == JOB_RUNNING);
+	cluster_release(&s->cluster, j->node, j->gpu_mask);
+	j->end = s->engine.now;
+	j->status = JOB_COMPLETED;
+	s->running--;
+	job_footprint(s, j, -1);
+	gauge(s, -1, j->workload, GAUGE_DEMAND, -j->gpus);
+	s->dirty = true;
+	s->last_progress = s->engine.now;
+}
+
+/* --- events ---------------------------------------------------------------- */
+
+static void on_arrival(struct sim *s, size_t w)
+{
+	struct new_job nj;
+	while (arrivals_take(&s->arrivals, w, s->engine.now, &nj))
+		submit(s, w, &nj);
+	sim_time next = s->arrivals.streams[w].next;
+	if (next != SIM_NEVER)
+		engine_push(&s->engine, next, EV_ARRIVAL, (uint32_t)w, 0);
+	else
+		s->arriving--;
+}
+
+static bool work_left(const struct sim *s)
+{
+	return s->arriving || s->running || s->sched.pending;
+}
+
+/* Moves pool p's window state to now and schedules its next change. */
+static void on_window(struct sim *s, size_t p)
+{
+	struct pool_state *ps = &s->cluster.pools[p];
+	sim_time next;
+	ps->open = window_state(&s->sc->pools[p], s->sc->start_epoch, s->engine.now, &next);
+	ps->closes_at = ps->open ? next : SIM_NEVER;
+	if (ps->open)
+		s->dirty = true;
+	/* Windows only matter while there is work; they would tick forever. */
+	if (next != SIM_NEVER && work_left(s))
+		engine_push(&s->engine, next, EV_WINDOW, (uint32_t)p, 0);
+}
+
+/* --- scheduling ----------------------------------------------------------- */
+
+/* For each StrictFIFO queue, the class whose head comes first; -1 elsewhere. */
+static void strict_heads(const struct sim *s, int64_t *head)
+{
+	for (size_t q = 0; q < s->sc->n_queues; q++)
+		head[q] = -1;
+	for (size_t c = 0; c < s->sched.n_classes; c++) {
+		const struct sched_class *cl = &s->sched.classes[c];
+		if (!cl->n || s->sc->queues[cl->queue].strategy != STRATEGY_STRICT_FIFO)
+			continue;
+		int64_t h = head[cl->queue];
+		if (h < 0 || sched_before(&cl->heap[0], &s->sched.classes[h].heap[0]))
+			head[cl->queue] = (int64_t)c;
+	}
+}
+
+/*
+ * Starts pending work until nothing more fits.  A class found blocked stays
+ * blocked for the rest of the pass: starting work only takes capacity away.
+ */
+static void schedule(struct sim *s)
+{
+	struct sched *sch = &s->sched;
+	int64_t *heads = s->strict_head;
+	size_t had = s->cap_blocked;
+	GP_GROW(s->pass_blocked, s->cap_blocked, sch->n_classes);
+	memset(s->pass_blocked + had, 0, (s->cap_blocked - had) * sizeof *s->pass_blocked);
+	s->pass++;
+	for (;;) {
+		strict_heads(s, heads);
+		int64_t best = -1;
+		int32_t best_node = -1;
+		for (size_t c = 0; c < sch->n_classes; c++) {
+			const struct sched_class *cl = &sch->classes[c];
+			if (!cl->n || s->pass_blocked[c] == s->pass)
+				continue;
+			bool strict = s->sc->queues[cl->queue].strategy == STRATEGY_STRICT_FIFO;
+			if (strict && heads[cl->queue] != (int64_t)c)
+				continue;
+			if (best >= 0 && sched_before(&sch->classes[best].heap[0], &cl->heap[0]))
+				continue; /* cannot win this round; its turn comes */
+			const struct job *j = &s->jobs[cl->heap[0].job];
+			struct pod_request pod = {j->workload, j->gpus, j->duration};
+			int32_t node = placement_find(&s->cluster, &pod, s->engine.now);
+			if (node < 0) {
+				s->pass_blocked[c] = s->pass;
+				continue;
+			}
+			best = (int64_t)c;
+			best_node = node;
+		}
+		if (best < 0)
+			break;
+		start(s, (size_t)best, best_node);
+	}
+	s->dirty = false;
+}
+
+/* --- results -------------------------------------------------------------- */
+
+static void add_queue_metrics(struct results *r, const char *scope, double *q, size_t n)
+{
+	double mean = NAN, p50 = NAN, p95 = NAN, p99 = NAN, max = NAN;
+	if (n) {
+		gsl_sort(q, 1, n);
+		mean = gsl_stats_mean(q, 1, n);
+		p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
+		p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
+		p99 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.99);
+		max = q[n - 1];
+	}
+	results_add_metric(r, scope, "queue_time_mean_s", mean, "s");
+	results_add_metric(r, scope, "queue_time_p50_s", p50, "s");
+	results_add_metric(r, scope, "queue_time_p95_s", p95, "s");
+	results_add_metric(r, scope, "queue_time_p99_s", p99, "s");
+	results_add_metric(r, scope, "queue_time_max_s", max, "s");
+}
+
+/* Job counts, deadlines, queue times and makespan of the jobs of workload w
+ * (w < 0: all jobs). */
+static void add_job_metrics(const struct sim *s, struct results *r, const char *scope, int32_t w,
+			    double *scratch)
+{
+	size_t n = 0, submitted = 0, completed = 0, failed = 0, met = 0;
+	sim_time first = SIM_NEVER, last = SIM_NEVER;
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const struct job *j = &s->jobs[i];
+		if (w >= 0 && j->workload != w)
+			continue;
+		submitted++;
+		if (j->start != SIM_NEVER)
+			scratch[n++] = sim_seconds(j->start - j->submit);
+		if (first == SIM_NEVER || j->submit < first)
+			first = j->submit;
+		if (j->status == JOB_COMPLETED) {
+			completed++;
+			if (last == SIM_NEVER || j->end > last)
+				last = j->end;
+		}
+		failed += j->status == JOB_FAILED;
+		met += j->status == JOB_COMPLETED ? j->end <= j->deadline : j->deadline == SIM_NEVER;
+	}
+	add_queue_metrics(r, scope, scratch, n);
+	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
+	results_add_metric(r, scope, "jobs_completed", (double)completed, "jobs");
+	results_add_metric(r, scope, "jobs_failed", (double)failed, "jobs");
+	results_add_metric(r, scope, "jobs_unfinished", (double)(submitted - completed - failed), "jobs");
+	results_add_metric(r, scope, "deadline_met_pct",
+			   submitted ? 100.0 * (double)met / (double)submitted : NAN, "pct");
+	results_add_metric(r, scope, "makespan_s",
+			   last != SIM_NEVER ? sim_seconds(last - first) : NAN, "s");
+}
+
+/* Capacity, allocation and activity from the integrated gauges of a scope. */
+static void add_gauge_metrics(const struct sim *s, struct results *r, size_t scope, double gpu_gib)
+{
+	const struct scope_gauges *g = &s->collect.scopes[scope];
+	const char *name = s->collect.names[scope];
+	const double hour = (double)SIM_HOUR;
+	double cap = g->total[GAUGE_CAPACITY];
+	bool has_capacity = scope <= s->sc->n_pools;
+	if (has_capacity) {
+		results_add_metric(r, name, "capacity_gpus", g->value[GAUGE_CAPACITY], "gpus");
+		results_add_metric(r, name, "gpu_allocation_pct",
+				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN, "pct");
+		results_add_metric(r, name, "engine_active_pct",
+				   cap > 0 ? 100 * g->total[GAUGE_ENGINE] / cap : NAN, "pct");
+		results_add_metric(r, name, "sm_active_pct",
+				   cap > 0 ? 100 * g->total[GAUGE_SM] / cap : NAN, "pct");
+		results_add_metric(r, name, "vram_used_pct",
+				   cap > 0 && gpu_gib > 0 ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib) : NAN,
+				   "pct");
+	}
+	if (scope == 0 || scope > s->sc->n_pools)
+		results_add_metric(r, name, "peak_demand_gpus", g->peak[GAUGE_DEMAND], "gpus");
+	results_add_metric(r, name, "peak_allocated_gpus", g->peak[GAUGE_ALLOCATED], "gpus");
+	results_add_metric(r, name, "gpu_hours_allocated", g->total[GAUGE_ALLOCATED] / hour, "gpu_hours");
+	results_add_metric(r, name, "gpu_hours_busy", g->total[GAUGE_ENGINE] / hour, "gpu_hours");
+}
+
+/* Mean GPU memory (GiB) per GPU over the pools of a scope, for vram_used_pct. */
+static double gpu_gib(const struct scenario *sc, size_t scope)
+{
+	double gpus = 0, gib = 0;
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		if (scope != 0 && scope != collect_scope_pool(sc, p))
+			continue;
+		double n = (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+		gpus += n;
+		gib += n * sc->pools[p].gpu->memory_bytes / GIB;
+	}
+	return gpus > 0 ? gib / gpus : 0;
+}
+
+static void write_results(struct sim *s, struct results *r)
+{
+	const struct scenario *sc = s->sc;
+	double *scratch = gp_xmalloc((s->n_jobs ? s->n_jobs : 1) * sizeof *scratch);
+	for (size_t scope = 0; scope < s->collect.n_scopes; scope++) {
+		add_gauge_metrics(s, r, scope, gpu_gib(sc, scope));
+		if (scope == 0)
+			add_job_metrics(s, r, "all", -1, scratch);
+		else if (scope > sc->n_pools)
+			add_job_metrics(s, r, s->collect.names[scope], (int32_t)(scope - 1 - sc->n_pools),
+					scratch);
+	}
+	free(scratch);
+
+	r->n_nodes = s->cluster.n_nodes;
+	r->node_names = gp_xcalloc(r->n_nodes, sizeof *r->node_names);
+	for (size_t i = 0; i < r->n_nodes; i++)
+		r->node_names[i] = cluster_node_name(&s->cluster, (int32_t)i);
+	if (!sc->output.jobs)
+		return;
+	r->jobs = gp_xcalloc(s->n_jobs, sizeof *r->jobs);
+	r->n_jobs = r->cap_jobs = s->n_jobs;
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const struct job *j = &s->jobs[i];
+		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
+		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->node, j->gpus, j->status,
+			met, met, j->submit, j->start, j->end, j->deadline, 0};
+	}
+}
+
+/* --- the loop ------------------------------------------------------------- */
+
+static void sim_init(struct sim *s, const struct scenario *sc, struct results *out)
+{
+	memset(s, 0, sizeof *s);
+	s->sc = sc;
+	engine_init(&s->engine, 1024);
+	cluster_init(&s->cluster, sc);
+	sched_init(&s->sched, sc->scheduler.order);
+	arrivals_init(&s->arrivals, sc);
+	collect_init(&s->collect, sc, out);
+	s->strict_head = gp_xcalloc(sc->n_queues, sizeof *s->strict_head);
+	int64_t expected = scenario_job_count(sc);
+	if (expected > 0)
+		GP_GROW(s->jobs, s->cap_jobs, (size_t)expected);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		sim_time next = s->arrivals.streams[w].next;
+		if (next == SIM_NEVER)
+			continue;
+		engine_push(&s->engine, next < 0 ? 0 : next, EV_ARRIVAL, (uint32_t)w, 0);
+		s->arriving++;
+	}
+	for (size_t p = 0; p < sc->n_pools; p++)
+		on_window(s, p);
+}
+
+static void sim_destroy(struct sim *s)
+{
+	engine_free(&s->engine);
+	cluster_free(&s->cluster);
+	sched_free(&s->sched);
+	arrivals_free(&s->arrivals);
+	collect_free(&s->collect);
+	free(s->jobs);
+	free(s->pass_blocked);
+	free(s->strict_head);
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
+{
+	(void)err;
+	double t0 = wall_now();
+	units_format_rfc3339((int64_t)time(NULL), out->started_at, sizeof out->started_at);
+	struct sim *s = gp_xmalloc(sizeof *s);
+	sim_init(s, sc, out);
+	sim_time stop = sc->horizon ? sc->horizon : SIM_NEVER;
+	struct event ev;
+	while (engine_next_time(&s->engine) <= stop && engine_pop(&s->engine, &ev)) {
+		switch ((enum event_type)ev.type) {
+		case EV_ARRIVAL: on_arrival(s, ev.id); break;
+		case EV_FINISH: finish(s, ev.id); break;
+		case EV_WINDOW: on_window(s, ev.id); break;
+		}
+		if (engine_next_time(&s->engine) == s->engine.now)
+			continue; /* more happens at this instant */
+		if (s->dirty)
+			schedule(s);
+		if (engine_next_time(&s->engine) != s->engine.now)
+			collect_settle(&s->collect);
+		if (!s->running && !s->arriving && s->engine.now - s->last_progress > STALL_AFTER)
+			break;
+	}
+	sim_time end = s->engine.now;
+	if (sc->horizon)
+		end = sc->horizon;
+	else if (s->running || s->sched.pending)
+		end = s->last_progress;
+	collect_finish(&s->collect, end);
+	out->status = !work_left(s) ? "ok" : sc->horizon ? "horizon" : "stalled";
+	out->sim_end = end;
+	out->events = s->engine.processed;
+	write_results(s, out);
+	sim_destroy(s);
+	free(s);
+	out->wall_seconds = wall_now() - t0;
+	return GP_OK;
+}

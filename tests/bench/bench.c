@@ -1,0 +1,176 @@
+/*
+ * bench.c - `make bench`: the benchmarks of DESIGN.md section 9 that exist.
+ *
+ * Each benchmark runs in a child process so that its peak RSS is its own
+ * (wait4 reports the child's rusage).  Results are printed and appended to
+ * the `bench` table of the database named on the command line.  These are
+ * measurements, never assertions: a slow machine does not fail a build.
+ */
+#include "gpuplan/engine.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+#include "gpuplan/units.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct outcome {
+	double wall_seconds;
+	double events;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The classic hold model: keep `pending` events in the queue; each step pops
+ * the earliest and schedules one at now + an exponential increment.  The
+ * increments are drawn beforehand so that the figure is the queue's own.
+ */
+static int bench_engine_hold(struct outcome *o)
+{
+	const size_t pending = 100000, steps = 10000000, n_draws = 1 << 16;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	sim_time *draw = malloc(n_draws * sizeof *draw);
+	for (size_t i = 0; i < n_draws; i++)
+		draw[i] = 1 + (sim_time)gsl_ran_exponential(rng, 1e6);
+	struct engine e;
+	engine_init(&e, pending + 1);
+	for (size_t i = 0; i < pending; i++)
+		engine_push(&e, draw[i % n_draws], 0, (uint32_t)i, 0);
+	double t0 = now_s();
+	struct event ev;
+	for (size_t i = 0; i < steps; i++) {
+		engine_pop(&e, &ev);
+		engine_push(&e, ev.t + draw[i & (n_draws - 1)], 0, ev.id, 0);
+	}
+	o->wall_seconds = now_s() - t0;
+	o->events = (double)steps;
+	engine_free(&e);
+	free(draw);
+	gsl_rng_free(rng);
+	return 0;
+}
+
+/* A whole scenario: load, simulate; the figure includes everything but SQLite. */
+static int bench_scenario(const char *path, struct outcome *o)
+{
+	struct scenario *sc;
+	struct gp_err err;
+	double t0 = now_s();
+	if (scenario_load(path, NULL, 0, &sc, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	struct results r;
+	results_init(&r);
+	sim_run(sc, &r, &err);
+	o->wall_seconds = now_s() - t0;
+	o->events = (double)r.events;
+	results_free(&r);
+	scenario_free(sc);
+	return 0;
+}
+
+struct bench {
+	const char *name;
+	const char *target;
+	const char *scenario; /* NULL: the engine hold model */
+};
+
+static const struct bench benches[] = {
+	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL},
+	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
+	 "tests/bench/batch-1m.yaml"},
+};
+
+/* Runs one benchmark in a child; fills wall, events and peak RSS (MiB). */
+static int run_child(const struct bench *b, struct outcome *o, double *rss_mib)
+{
+	int fd[2];
+	if (pipe(fd))
+		return 1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		int rc = b->scenario ? bench_scenario(b->scenario, o) : bench_engine_hold(o);
+		if (write(fd[1], o, sizeof *o) != (ssize_t)sizeof *o)
+			rc = 1;
+		_exit(rc);
+	}
+	close(fd[1]);
+	ssize_t got = read(fd[0], o, sizeof *o);
+	close(fd[0]);
+	int status;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || got != (ssize_t)sizeof *o)
+		return 1;
+	*rss_mib = (double)ru.ru_maxrss / 1024.0;
+	return 0;
+}
+
+static void record(sqlite3 *db, const struct bench *b, const struct outcome *o, double rss)
+{
+	char when[32];
+	units_format_rfc3339((int64_t)time(NULL), when, sizeof when);
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(db,
+			   "INSERT INTO bench(name, started_at, wall_seconds, events, events_per_s,"
+			   " peak_rss_mib, target) VALUES (?,?,?,?,?,?,?)",
+			   -1, &st, NULL);
+	sqlite3_bind_text(st, 1, b->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, when, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 3, o->wall_seconds);
+	sqlite3_bind_double(st, 4, o->events);
+	sqlite3_bind_double(st, 5, o->events / o->wall_seconds);
+	sqlite3_bind_double(st, 6, rss);
+	sqlite3_bind_text(st, 7, b->target, -1, SQLITE_STATIC);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "results/bench.db";
+	sqlite3 *db;
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db,
+			 "CREATE TABLE IF NOT EXISTS bench(name TEXT, started_at TEXT, wall_seconds REAL,"
+			 " events REAL, events_per_s REAL, peak_rss_mib REAL, target TEXT)",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		fprintf(stderr, "bench: cannot open %s: %s\n", path, sqlite3_errmsg(db));
+		return 1;
+	}
+	printf("%-48s %10s %14s %12s  %s\n", "benchmark", "wall s", "events/s", "peak RSS MiB",
+	       "target");
+	int failed = 0;
+	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
+		struct outcome o = {0};
+		double rss = 0;
+		if (run_child(&benches[i], &o, &rss)) {
+			printf("%-48s failed\n", benches[i].name);
+			failed = 1;
+			continue;
+		}
+		printf("%-48s %10.3f %14.0f %12.1f  %s\n", benches[i].name, o.wall_seconds,
+		       o.events / o.wall_seconds, rss, benches[i].target);
+		fflush(stdout);
+		record(db, &benches[i], &o, rss);
+	}
+	sqlite3_close(db);
+	return failed;
+}
