@@ -1,0 +1,599 @@
+/*
+ * test_store.c - the results database (store.h, DESIGN.md section 6).
+ *
+ * Each test builds a small scenario and results object by hand, writes them
+ * to a database in a fresh temporary folder and reads the rows back with
+ * plain SQLite queries on a separate connection, as a user's script would.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <criterion/criterion.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpuplan/store.h"
+
+static char tmpdir[64];
+static char dbpath[128];
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void setup(void)
+{
+	strcpy(tmpdir, "/tmp/gpuplan-store-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmpdir));
+	snprintf(dbpath, sizeof dbpath, "%s/results.db", tmpdir);
+}
+
+static void teardown(void)
+{
+	nftw(tmpdir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+/* A scenario with what the store reads: identity, one workload, two params. */
+struct fixture {
+	struct scenario sc;
+	struct workload_spec wl[2];
+	struct param params[2];
+	struct results r;
+};
+
+static void fixture_init(struct fixture *f)
+{
+	memset(f, 0, sizeof *f);
+	f->sc.name = "unit";
+	f->sc.path = "tests/unit.yaml";
+	strcpy(f->sc.sha256, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	f->sc.seed = 42;
+	f->wl[0].name = "train";
+	f->wl[1].name = "eval";
+	f->sc.workloads = f->wl;
+	f->sc.n_workloads = 2;
+	f->params[0] = (struct param){"pools.batch.nodes", "3"};
+	f->params[1] = (struct param){"workloads.train.count", "10"};
+	f->sc.params = f->params;
+	f->sc.n_params = 2;
+
+	struct results *r = &f->r;
+	results_init(r);
+	results_add_metric(r, "all", "capacity_gpus", 8, "gpus");
+	results_add_metric(r, "train", "queue_time_mean_s", 12.5, "s");
+	results_add_metric(r, "all", "cost_per_verified_result", NAN, "usd");
+	r->n_nodes = 2;
+	r->node_names = gp_xcalloc(2, sizeof *r->node_names);
+	r->node_names[0] = gp_xstrdup("batch-0");
+	r->node_names[1] = gp_xstrdup("batch-1");
+	r->n_jobs = 3;
+	r->cap_jobs = 3;
+	r->jobs = gp_xcalloc(3, sizeof *r->jobs);
+	/* finished on time */
+	r->jobs[0] = (struct job_record){.job_id = 0, .workload = 0, .node = 1, .gpus = 2,
+					 .status = JOB_COMPLETED, .deadline_met = true,
+					 .verified = true, .submit = 10 * SIM_SECOND,
+					 .start = 40 * SIM_SECOND, .end = 3640 * SIM_SECOND,
+					 .deadline = 7200 * SIM_SECOND, .cost = 5.0};
+	/* failed, no deadline, cost unknown */
+	r->jobs[1] = (struct job_record){.job_id = 1, .workload = 1, .node = 0, .gpus = 1,
+					 .status = JOB_FAILED, .submit = 20 * SIM_SECOND,
+					 .start = 20 * SIM_SECOND, .end = 500 * SIM_SECOND,
+					 .deadline = SIM_NEVER, .cost = NAN};
+	/* never started */
+	r->jobs[2] = (struct job_record){.job_id = 2, .workload = 0, .node = -1, .gpus = 4,
+					 .status = JOB_PENDING, .submit = 30 * SIM_SECOND,
+					 .start = SIM_NEVER, .end = SIM_NEVER,
+					 .deadline = 100 * SIM_SECOND, .cost = 0};
+	r->n_ts = 2;
+	r->cap_ts = 2;
+	r->ts = gp_xcalloc(2, sizeof *r->ts);
+	r->ts[0] = (struct ts_row){0, "all", 8, 2, 7, 1.5, 1.0, 30.5, 1, 1};
+	r->ts[1] = (struct ts_row){300 * SIM_SECOND, "all", 8, 3, 3, 2.5, NAN, 60, 0, 2};
+	r->events = 1234;
+	r->sim_end = 3640 * SIM_SECOND + SIM_SECOND / 2;
+	r->wall_seconds = 0.25;
+	strcpy(r->started_at, "2026-01-01T00:00:00Z");
+	r->status = "horizon";
+}
+
+static void fixture_free(struct fixture *f) { results_free(&f->r); }
+
+/* Opens the database through its own read-only connection. */
+static sqlite3 *reader(void)
+{
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return db;
+}
+
+/* The single integer a query returns. */
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s", sql);
+	int64_t v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Writes the fixture to dbpath and returns the run id. */
+static int64_t write_fixture(struct fixture *f)
+{
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	int64_t id = -1;
+	cr_assert_eq(store_write_run(st, &f->sc, &f->r, &id, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	return id;
+}
+
+/* The contract: table -> columns in order (DESIGN.md section 6). */
+static const struct {
+	const char *table;
+	const char *columns;
+} contract[] = {
+	{"runs", "run_id,name,scenario_path,scenario_sha256,seed,started_at,wall_seconds,events,"
+		 "sim_seconds,status"},
+	{"params", "run_id,key,value"},
+	{"metrics", "run_id,scope,name,value,unit"},
+	{"jobs", "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"
+		 "deadline_s,deadline_met,verified,cost"},
+	{"requests", "run_id,workload,request_id,arrival_s,ttft_s,tpot_s,e2e_s,prompt_tokens,"
+		     "output_tokens,slo_met,verified"},
+	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"
+		       "sm_active,vram_used_gib,pending,running"},
+	{"pending_reasons", "run_id,scope,reason,pending_seconds,pods"},
+	{"allocations", "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
+			"ram_byte_hours,ram_cost,total_cost,gpu_efficiency"},
+	{"findings", "run_id,rank,step,finding,evidence"},
+};
+
+Test(store, open_creates_every_contract_table_with_its_columns)
+{
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	sqlite3 *db = reader();
+	for (size_t i = 0; i < sizeof contract / sizeof contract[0]; i++) {
+		char sql[128], cols[512] = "";
+		snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", contract[i].table);
+		sqlite3_stmt *s;
+		cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			if (cols[0])
+				strcat(cols, ",");
+			strcat(cols, (const char *)sqlite3_column_text(s, 1));
+		}
+		sqlite3_finalize(s);
+		cr_expect_str_eq(cols, contract[i].columns, "table %s", contract[i].table);
+	}
+	cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM runs"), 0);
+	sqlite3_close(db);
+}
+
+Test(store, open_sets_wal_mode_and_declares_column_types)
+{
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	sqlite3 *db = reader();
+	sqlite3_stmt *s;
+	cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_table_info('jobs') "
+				   "WHERE type NOT IN ('INTEGER', 'REAL', 'TEXT')"),
+		     0);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+				   "AND name IN ('metrics_run_scope_name', 'jobs_run')"),
+		     2);
+	sqlite3_close(db);
+}
+
+Test(store, open_creates_missing_parent_folders)
+{
+	snprintf(dbpath, sizeof dbpath, "%s/a/b/run.db", tmpdir);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	cr_expect_eq(access(dbpath, F_OK), 0);
+}
+
+Test(store, reopening_keeps_the_schema_and_runs)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_fixture(&f);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	int64_t n = -1;
+	cr_assert_eq(store_run_count(st, &n, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(n, 1);
+	store_close(st);
+	fixture_free(&f);
+}
+
+Test(store, runs_row_round_trips)
+{
+	struct fixture f;
+	fixture_init(&f);
+	int64_t id = write_fixture(&f);
+	cr_expect_eq(id, 1);
+	sqlite3 *db = reader();
+	sqlite3_stmt *s;
+	cr_assert_eq(sqlite3_prepare_v2(db,
+					"SELECT run_id, name, scenario_path, scenario_sha256, seed, "
+					"started_at, wall_seconds, events, sim_seconds, status "
+					"FROM runs",
+					-1, &s, NULL),
+		     SQLITE_OK);
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+	cr_expect_eq(sqlite3_column_int64(s, 0), id);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 1), "unit");
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 2), "tests/unit.yaml");
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 3), f.sc.sha256);
+	cr_expect_eq(sqlite3_column_type(s, 4), SQLITE_INTEGER);
+	cr_expect_eq(sqlite3_column_int64(s, 4), 42);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 5), "2026-01-01T00:00:00Z");
+	cr_expect_float_eq(sqlite3_column_double(s, 6), 0.25, 1e-12);
+	cr_expect_eq(sqlite3_column_int64(s, 7), 1234);
+	cr_expect_float_eq(sqlite3_column_double(s, 8), 3640.5, 1e-9);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 9), "horizon");
+	cr_expect_eq(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+Test(store, params_and_metrics_round_trip_with_nan_as_null)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_fixture(&f);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM params WHERE run_id = 1"), 2);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM params WHERE run_id = 1 AND "
+				   "key = 'pools.batch.nodes' AND value = '3'"),
+		     1);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM metrics WHERE run_id = 1"), 3);
+	cr_expect_eq(query_int(db, "SELECT value = 8 AND unit = 'gpus' FROM metrics "
+				   "WHERE scope = 'all' AND name = 'capacity_gpus'"),
+		     1);
+	cr_expect_eq(query_int(db, "SELECT value = 12.5 FROM metrics "
+				   "WHERE scope = 'train' AND name = 'queue_time_mean_s'"),
+		     1);
+	cr_expect_eq(query_int(db, "SELECT value IS NULL AND unit = 'usd' FROM metrics "
+				   "WHERE name = 'cost_per_verified_result'"),
+		     1);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+Test(store, job_rows_round_trip_in_array_order)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_fixture(&f);
+	sqlite3 *db = reader();
+	sqlite3_stmt *s;
+	cr_assert_eq(sqlite3_prepare_v2(db,
+					"SELECT job_id, workload, submit_s, start_s, end_s, queue_s, "
+					"gpus, node, status, deadline_s, deadline_met, verified, cost "
+					"FROM jobs WHERE run_id = 1 ORDER BY rowid",
+					-1, &s, NULL),
+		     SQLITE_OK);
+
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+	cr_expect_eq(sqlite3_column_int64(s, 0), 0);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 1), "train");
+	cr_expect_eq(sqlite3_column_double(s, 2), 10.0);
+	cr_expect_eq(sqlite3_column_double(s, 3), 40.0);
+	cr_expect_eq(sqlite3_column_double(s, 4), 3640.0);
+	cr_expect_eq(sqlite3_column_double(s, 5), 30.0);
+	cr_expect_eq(sqlite3_column_int(s, 6), 2);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 7), "batch-1");
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 8), "completed");
+	cr_expect_eq(sqlite3_column_double(s, 9), 7200.0);
+	cr_expect_eq(sqlite3_column_int(s, 10), 1);
+	cr_expect_eq(sqlite3_column_int(s, 11), 1);
+	cr_expect_eq(sqlite3_column_double(s, 12), 5.0);
+
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+	cr_expect_eq(sqlite3_column_int64(s, 0), 1);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 1), "eval");
+	cr_expect_eq(sqlite3_column_double(s, 5), 0.0);
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 7), "batch-0");
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 8), "failed");
+	cr_expect_eq(sqlite3_column_type(s, 9), SQLITE_NULL, "no deadline is NULL");
+	cr_expect_eq(sqlite3_column_int(s, 10), 0);
+	cr_expect_eq(sqlite3_column_int(s, 11), 0);
+	cr_expect_eq(sqlite3_column_type(s, 12), SQLITE_NULL, "NAN cost is NULL");
+
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+	cr_expect_eq(sqlite3_column_int64(s, 0), 2);
+	cr_expect_eq(sqlite3_column_double(s, 2), 30.0);
+	cr_expect_eq(sqlite3_column_type(s, 3), SQLITE_NULL, "never started: start_s NULL");
+	cr_expect_eq(sqlite3_column_type(s, 4), SQLITE_NULL, "never started: end_s NULL");
+	cr_expect_eq(sqlite3_column_type(s, 5), SQLITE_NULL, "never started: queue_s NULL");
+	cr_expect_eq(sqlite3_column_int(s, 6), 4);
+	cr_expect_eq(sqlite3_column_type(s, 7), SQLITE_NULL, "never placed: node NULL");
+	cr_expect_str_eq((const char *)sqlite3_column_text(s, 8), "unfinished");
+	cr_expect_eq(sqlite3_column_double(s, 9), 100.0);
+	cr_expect_eq(sqlite3_column_type(s, 12), SQLITE_FLOAT);
+
+	cr_expect_eq(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+Test(store, timeseries_rows_round_trip)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_fixture(&f);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM timeseries WHERE run_id = 1"), 2);
+	cr_expect_eq(query_int(db, "SELECT t_s = 0 AND scope = 'all' AND gpus_capacity = 8 AND "
+				   "gpus_allocated = 2 AND gpus_demand = 7 AND engine_active = 1.5 "
+				   "AND sm_active = 1.0 AND vram_used_gib = 30.5 AND pending = 1 "
+				   "AND running = 1 FROM timeseries ORDER BY rowid LIMIT 1"),
+		     1);
+	cr_expect_eq(query_int(db, "SELECT t_s = 300 AND sm_active IS NULL AND running = 2 "
+				   "FROM timeseries ORDER BY rowid LIMIT 1 OFFSET 1"),
+		     1);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+Test(store, runs_append_with_increasing_ids)
+{
+	struct fixture f;
+	fixture_init(&f);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	int64_t prev = 0;
+	for (int i = 0; i < 3; i++) {
+		int64_t id = 0;
+		cr_assert_eq(store_write_run(st, &f.sc, &f.r, &id, &err), GP_OK, "%s", err.msg);
+		cr_expect_gt(id, prev);
+		prev = id;
+	}
+	int64_t n = 0;
+	cr_assert_eq(store_run_count(st, &n, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(n, 3);
+	store_close(st);
+	prev = write_fixture(&f) - 1; /* a new connection appends too */
+	cr_expect_eq(prev, 3);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs"), 12);
+	cr_expect_eq(query_int(db, "SELECT count(DISTINCT run_id) FROM metrics"), 4);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+Test(store, second_connection_reads_while_the_store_is_open)
+{
+	struct fixture f;
+	fixture_init(&f);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_write_run(st, &f.sc, &f.r, NULL, &err), GP_OK, "%s", err.msg);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE run_id = 1"), 3);
+	sqlite3_close(db);
+	store_close(st);
+	fixture_free(&f);
+}
+
+/* The database holds exactly `runs` runs and no orphan rows. */
+static void expect_only_runs(int64_t runs)
+{
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM runs"), runs);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM params WHERE run_id > (SELECT "
+				   "coalesce(max(run_id), 0) FROM runs)"),
+		     0);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM metrics WHERE run_id > (SELECT "
+				   "coalesce(max(run_id), 0) FROM runs)"),
+		     0);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE run_id > (SELECT "
+				   "coalesce(max(run_id), 0) FROM runs)"),
+		     0);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs"), 3 * runs);
+	sqlite3_close(db);
+}
+
+/* Forks before any SQLite use: connections must not cross a fork. */
+Test(store, two_processes_append_to_one_database)
+{
+	struct fixture f;
+	fixture_init(&f);
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	int ok = 1;
+	struct store *st;
+	struct gp_err err;
+	if (store_open(dbpath, &st, &err) != GP_OK)
+		ok = 0;
+	for (int i = 0; ok && i < 5; i++)
+		ok = store_write_run(st, &f.sc, &f.r, NULL, &err) == GP_OK;
+	if (pid == 0) {
+		if (!ok)
+			fprintf(stderr, "child: %s\n", err.msg);
+		_exit(ok ? 0 : 1);
+	}
+	cr_assert(ok, "%s", err.msg);
+	int status = 0;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	int64_t n = 0;
+	cr_assert_eq(store_run_count(st, &n, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(n, 10);
+	store_close(st);
+	expect_only_runs(10);
+	fixture_free(&f);
+}
+
+Test(store, bad_job_index_fails_the_run_and_leaves_nothing)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_fixture(&f);
+	f.r.jobs[2].workload = 7; /* after two good job rows */
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	int64_t id = -5;
+	cr_expect_eq(store_write_run(st, &f.sc, &f.r, &id, &err), GP_ERUNTIME);
+	cr_expect_eq(id, -5, "run id untouched on failure");
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "job 2"), "message: %s", err.msg);
+	f.r.jobs[2].workload = 0;
+	f.r.jobs[2].node = 2; /* only 2 nodes */
+	cr_expect_eq(store_write_run(st, &f.sc, &f.r, &id, &err), GP_ERUNTIME);
+	store_close(st);
+	expect_only_runs(1);
+	fixture_free(&f);
+}
+
+Test(store, sqlite_error_mid_run_rolls_back_the_whole_run)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_fixture(&f);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	/* timeseries is written last: runs, params, metrics and jobs go in first */
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "DROP TABLE timeseries", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	cr_expect_eq(store_write_run(st, &f.sc, &f.r, NULL, &err), GP_ERUNTIME);
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "timeseries"), "message: %s",
+		  err.msg);
+	/* the connection is usable again after the failure */
+	int64_t n = -1;
+	cr_assert_eq(store_run_count(st, &n, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(n, 1);
+	store_close(st);
+	expect_only_runs(1);
+	fixture_free(&f);
+}
+
+Test(store, non_database_file_is_a_runtime_error_naming_it)
+{
+	FILE *fp = fopen(dbpath, "w");
+	cr_assert_not_null(fp);
+	for (int i = 0; i < 200; i++)
+		fputs("submit_s,duration_s,gpus\n", fp);
+	fclose(fp);
+	struct store *st = (struct store *)1;
+	struct gp_err err;
+	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
+	cr_expect_null(st);
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "not a SQLite database"),
+		  "message: %s", err.msg);
+	/* and the file is left as it was */
+	fp = fopen(dbpath, "r");
+	char line[64];
+	cr_assert(fgets(line, sizeof line, fp));
+	cr_expect_str_eq(line, "submit_s,duration_s,gpus\n");
+	fclose(fp);
+}
+
+Test(store, folder_in_place_of_the_file_is_a_runtime_error)
+{
+	snprintf(dbpath, sizeof dbpath, "%s", tmpdir);
+	struct store *st;
+	struct gp_err err;
+	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
+	cr_expect_null(st);
+	cr_expect(strstr(err.msg, dbpath), "message: %s", err.msg);
+}
+
+Test(store, parent_that_is_a_file_is_a_runtime_error)
+{
+	char file[160];
+	snprintf(file, sizeof file, "%s/plain", tmpdir);
+	FILE *fp = fopen(file, "w");
+	cr_assert_not_null(fp);
+	fclose(fp);
+	snprintf(dbpath, sizeof dbpath, "%s/plain/sub/run.db", tmpdir);
+	struct store *st;
+	struct gp_err err;
+	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
+	cr_expect(strstr(err.msg, dbpath), "message: %s", err.msg);
+}
+
+Test(store, newer_schema_version_is_refused)
+{
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	struct store *st;
+	struct gp_err err;
+	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "99"), "message: %s", err.msg);
+}
+
+Test(store, hundred_thousand_jobs_write_in_one_run)
+{
+	struct fixture f;
+	fixture_init(&f);
+	size_t n = 100000;
+	free(f.r.jobs);
+	f.r.jobs = gp_xcalloc(n, sizeof *f.r.jobs);
+	f.r.n_jobs = f.r.cap_jobs = n;
+	for (size_t i = 0; i < n; i++) {
+		struct job_record *j = &f.r.jobs[i];
+		j->job_id = (int64_t)i;
+		j->workload = (int32_t)(i % 2);
+		j->node = (int32_t)(i % 3) - 1;
+		j->gpus = 1;
+		j->status = j->node < 0 ? JOB_PENDING : JOB_COMPLETED;
+		j->submit = (sim_time)i * SIM_SECOND;
+		j->start = j->node < 0 ? SIM_NEVER : j->submit + 5 * SIM_SECOND;
+		j->end = j->node < 0 ? SIM_NEVER : j->start + SIM_HOUR;
+		j->deadline = SIM_NEVER;
+		j->cost = 1.0;
+	}
+	write_fixture(&f);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs"), (int64_t)n);
+	cr_expect_eq(query_int(db, "SELECT sum(job_id) FROM jobs"),
+		     (int64_t)(n * (n - 1) / 2));
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE node IS NULL"), 33334);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE queue_s = 5"), 66666);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE workload = 'eval'"), 50000);
+	cr_expect_eq(query_int(db, "SELECT min(rowid) = (SELECT rowid FROM jobs WHERE "
+				   "job_id = 0) AND max(rowid) = (SELECT rowid FROM jobs WHERE "
+				   "job_id = 99999) FROM jobs"),
+		     1);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
