@@ -14,11 +14,11 @@ void report_duration(sim_time t, char *buf, size_t len)
 		snprintf(buf, len, "never");
 		return;
 	}
-	if (t % SIM_SECOND || t < 0) {
+	if (t < 0 || (t < SIM_MINUTE && t % SIM_SECOND)) {
 		snprintf(buf, len, "%.6gs", sim_seconds(t));
 		return;
 	}
-	int64_t s = t / SIM_SECOND;
+	int64_t s = (t + SIM_SECOND / 2) / SIM_SECOND; /* to the nearest second */
 	static const struct { const char *unit; int64_t secs; } parts[] = {
 		{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}};
 	size_t used = 0;

@@ -421,11 +421,9 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 		if (!s->running && !s->arriving && s->engine.now - s->last_progress > STALL_AFTER)
 			break;
 	}
-	sim_time end = s->engine.now;
-	if (sc->horizon)
-		end = sc->horizon;
-	else if (s->running || s->sched.pending)
-		end = s->last_progress;
+	/* The run ends at the horizon, or with the last arrival, start or
+	 * completion: window events after that are not part of the work. */
+	sim_time end = sc->horizon ? sc->horizon : s->last_progress;
 	collect_finish(&s->collect, end);
 	out->status = !work_left(s) ? "ok" : sc->horizon ? "horizon" : "stalled";
 	out->sim_end = end;

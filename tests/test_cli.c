@@ -1,0 +1,176 @@
+/*
+ * test_cli.c - bin/gpuplan as users run it: exit codes, located errors on
+ * stderr, nothing written on bad input, runs appended in the database, and
+ * identical result rows for the same scenario and seed.
+ */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64];
+static char out[8192];
+
+static void make_dir(void)
+{
+	strcpy(dir, "/tmp/gpuplan-cli-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(cli, .init = make_dir, .fini = remove_dir);
+
+/* Runs bin/gpuplan with args; returns its exit code, stdout+stderr in out. */
+static int gpuplan(const char *args)
+{
+	char cmd[2048], path[128];
+	snprintf(path, sizeof path, "%s/out.txt", dir);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan %s >%s 2>&1", args, path);
+	int status = system(cmd);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+	out[n] = '\0';
+	if (f)
+		fclose(f);
+	cr_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static long long query(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	long long v = -1;
+	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+Test(cli, run_writes_a_run_and_prints_the_summary)
+{
+	char args[256], db[128];
+	snprintf(db, sizeof db, "%s/r.db", dir);
+	snprintf(args, sizeof args, "run scenarios/eval-window.yaml --db %s", db);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	cr_assert(strstr(out, "peak-demand"), "%s", out);
+	cr_assert(strstr(out, "workload eval"), "%s", out);
+	cr_assert_eq(query(db, "SELECT count(*) FROM runs"), 1);
+	cr_assert_eq(query(db, "SELECT count(*) FROM jobs"), 4);
+	cr_assert_eq(query(db, "SELECT value FROM metrics WHERE scope='all' AND name='peak_demand_gpus'"), 8);
+	cr_assert_eq(query(db, "SELECT count(*) FROM timeseries WHERE scope='all'"), 8, "2 h in 15 min steps");
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	cr_assert_eq(query(db, "SELECT max(run_id) FROM runs"), 2, "runs append");
+}
+
+Test(cli, same_seed_gives_byte_identical_rows)
+{
+	char args[256], db[128];
+	snprintf(db, sizeof db, "%s/d.db", dir);
+	snprintf(args, sizeof args, "run scenarios/quickstart.yaml --quiet --db %s", db);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	static const char *const tables[] = {
+		"SELECT scope, name, value, unit FROM metrics WHERE run_id = %d",
+		"SELECT job_id, workload, submit_s, start_s, end_s, queue_s, gpus, node, status,"
+		" deadline_s, deadline_met, verified, cost FROM jobs WHERE run_id = %d",
+		"SELECT t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active,"
+		" sm_active, vram_used_gib, pending, running FROM timeseries WHERE run_id = %d",
+	};
+	for (size_t i = 0; i < 3; i++) {
+		char sql[2400], a[1100], b[1100];
+		snprintf(a, sizeof a, tables[i], 1);
+		snprintf(b, sizeof b, tables[i], 2);
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM (%s EXCEPT %s)", a, b);
+		cr_assert_eq(query(db, sql), 0, "rows differ: %s", tables[i]);
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM (%s)", a);
+		cr_assert_gt(query(db, sql), 0);
+	}
+	cr_assert_eq(query(db, "SELECT count(DISTINCT scenario_sha256) FROM runs"), 1);
+}
+
+Test(cli, set_and_seed_are_recorded_as_params)
+{
+	char args[256], db[128];
+	snprintf(db, sizeof db, "%s/p.db", dir);
+	snprintf(args, sizeof args,
+		 "run scenarios/eval-window.yaml --quiet --set pools.batch.nodes=2 --seed 7 --db %s", db);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	cr_assert_eq(query(db, "SELECT count(*) FROM params WHERE key='pools.batch.nodes' AND value='2'"), 1);
+	cr_assert_eq(query(db, "SELECT seed FROM runs"), 7);
+	cr_assert_eq(query(db, "SELECT value FROM metrics WHERE scope='all' AND name='queue_time_max_s'"), 0);
+}
+
+/* Each bad input exits 2, names the place, and leaves the database as it was. */
+static void assert_rejected(const char *args, const char *expect)
+{
+	char full[512], db[128];
+	snprintf(db, sizeof db, "%s/keep.db", dir);
+	snprintf(full, sizeof full, "run scenarios/eval-window.yaml --quiet --db %s", db);
+	if (access(db, F_OK) != 0)
+		cr_assert_eq(gpuplan(full), 0, "%s", out);
+	snprintf(full, sizeof full, "%s --db %s", args, db);
+	cr_assert_eq(gpuplan(full), 2, "exit 2 for: %s\n%s", args, out);
+	cr_assert(strstr(out, expect), "expected '%s' in:\n%s", expect, out);
+	cr_assert_eq(query(db, "SELECT count(*) FROM runs"), 1, "nothing written");
+}
+
+Test(cli, bad_input_exits_2_with_a_located_message_and_writes_nothing)
+{
+	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.nodes=0",
+			"--set pools.batch.nodes=0:1:");
+	assert_rejected("run scenarios/eval-window.yaml --set pools.btach.nodes=2", "batch");
+	assert_rejected("run scenarios/eval-window.yaml --set nosuchkey", "=");
+	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.duration=1x",
+			"a duration like");
+	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.gpus=5", "error:");
+	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.gpu=A200",
+			"pools.batch.gpu=A200:1:");
+	assert_rejected("run scenarios/eval-window.yaml --seed -1", "--seed");
+	assert_rejected("run scenarios/eval-window.yaml --frobnicate", "unknown option '--frobnicate'");
+	assert_rejected("run", "missing SCENARIO.yaml");
+	assert_rejected("run tests/fixtures/does-not-exist.yaml", "does-not-exist.yaml");
+}
+
+Test(cli, bad_fixture_files_never_create_a_database)
+{
+	char args[512], db[128];
+	snprintf(db, sizeof db, "%s/never.db", dir);
+	snprintf(args, sizeof args,
+		 "sh -c 'ls tests/fixtures/bad/*.yaml >/dev/null || exit 1;"
+		 " for f in tests/fixtures/bad/*.yaml; do bin/gpuplan run \"$f\" --quiet --db %s 2>/dev/null;"
+		 " [ $? -eq 2 ] || { echo \"not 2: $f\"; exit 1; }; done'", db);
+	cr_assert_eq(system(args), 0);
+	cr_assert_neq(access(db, F_OK), 0, "no database was created");
+}
+
+Test(cli, check_prints_the_resolved_scenario_and_writes_nothing)
+{
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --set pools.batch.gpus_per_node=8"), 0, "%s", out);
+	cr_assert(strstr(out, "pool batch: 1 x 8 A100-80GB"), "%s", out);
+	cr_assert(strstr(out, "workload eval"), "%s", out);
+}
+
+Test(cli, help_and_unknown_commands)
+{
+	cr_assert_eq(gpuplan("--help"), 0);
+	cr_assert(strstr(out, "gpuplan run SCENARIO.yaml") || strstr(out, "run SCENARIO.yaml"));
+	cr_assert_eq(gpuplan("run --help"), 0);
+	cr_assert(strstr(out, "--set KEY=VALUE"));
+	cr_assert_eq(gpuplan("frobnicate"), 2);
+	cr_assert(strstr(out, "unknown command 'frobnicate'"));
+	cr_assert_eq(gpuplan(""), 2);
+}
