@@ -1,0 +1,623 @@
+/*
+ * ytree.c - YAML documents as located trees (see ytree.h).
+ *
+ * libyaml's document API parses and resolves aliases; this file copies its
+ * node graph into struct ynode, turning libyaml's 0-based marks into the
+ * 1-based lines and columns users see.  It rejects what a scenario can never
+ * mean (duplicate keys, non-scalar keys, several documents) and bounds the
+ * copy, so that an alias bomb or a self-referencing anchor is an input error
+ * rather than an exhausted machine.
+ *
+ * ytree_set parses the value of an override with the same code, under the
+ * pseudo file name "--set KEY=VALUE", shifting columns by the position of
+ * the value so that errors point into the assignment as typed.
+ */
+#include "gpuplan/ytree.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+/* Real scenarios nest a handful of levels and hold a few thousand nodes. */
+#define YTREE_MAX_DEPTH 128
+#define YTREE_MAX_NODES 2000000
+
+/* Words longer than this get no suggestion (the distance table is quadratic). */
+#define CLOSEST_MAX_LEN 128
+
+/* State of one copy from a libyaml document into ynodes. */
+struct builder {
+	yaml_document_t *doc;
+	const char *file; /* interned name used in locations */
+	int col_shift;    /* added to columns on the first line (--set values) */
+	size_t one_line;  /* a --set value on one line: its length, else 0 */
+	size_t nodes;
+	struct gp_err *err;
+};
+
+/* Keeps a copy of s for the tree's lifetime (locations point at it). */
+static const char *intern(struct ytree *t, const char *s)
+{
+	GP_GROW(t->strings, t->cap_strings, t->n_strings + 1);
+	char *copy = gp_xstrdup(s);
+	t->strings[t->n_strings++] = copy;
+	return copy;
+}
+
+static struct srcloc mark_loc(const struct builder *b, yaml_mark_t m)
+{
+	/* libyaml reports "end of input" on a line after the text; a --set value has one. */
+	if (b->one_line && m.line > 0) {
+		m.line = 0;
+		m.column = b->one_line;
+	}
+	int line = (int)m.line + 1;
+	int col = (int)m.column + 1 + (m.line == 0 ? b->col_shift : 0);
+	return (struct srcloc){b->file, line, col};
+}
+
+static void ynode_free(struct ynode *n)
+{
+	if (!n)
+		return;
+	free(n->value);
+	for (size_t i = 0; i < n->n; i++) {
+		if (n->keys)
+			free(n->keys[i]);
+		ynode_free(n->items[i]);
+	}
+	free(n->keys);
+	free(n->key_locs);
+	free(n->items);
+	free(n);
+}
+
+static struct ynode *new_scalar(struct srcloc loc, const char *text, size_t len, bool quoted)
+{
+	struct ynode *n = gp_xcalloc(1, sizeof *n);
+	n->kind = YNODE_SCALAR;
+	n->loc = loc;
+	n->value = gp_xmalloc(len + 1);
+	memcpy(n->value, text, len);
+	n->value[len] = '\0';
+	n->quoted = quoted;
+	return n;
+}
+
+static struct ynode *new_map(struct srcloc loc, size_t n)
+{
+	struct ynode *m = gp_xcalloc(1, sizeof *m);
+	m->kind = YNODE_MAP;
+	m->loc = loc;
+	m->n = n;
+	m->keys = gp_xcalloc(n, sizeof *m->keys);
+	m->key_locs = gp_xcalloc(n, sizeof *m->key_locs);
+	m->items = gp_xcalloc(n, sizeof *m->items);
+	return m;
+}
+
+static const char *kind_name(yaml_node_type_t type)
+{
+	return type == YAML_MAPPING_NODE    ? "a map"
+	       : type == YAML_SEQUENCE_NODE ? "a list"
+					    : "a scalar";
+}
+
+/* Sorting map entries by key finds duplicates in O(n log n) even for huge maps. */
+struct key_ref {
+	const char *key;
+	size_t index;
+};
+
+static int cmp_key_ref(const void *a, const void *b)
+{
+	const struct key_ref *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Reports the first repeated key of map m in document order, if any. */
+static int check_duplicates(const struct ynode *m, struct gp_err *err)
+{
+	if (m->n < 2)
+		return GP_OK;
+	struct key_ref *refs = gp_xmalloc(m->n * sizeof *refs);
+	for (size_t i = 0; i < m->n; i++)
+		refs[i] = (struct key_ref){m->keys[i], i};
+	qsort(refs, m->n, sizeof *refs, cmp_key_ref);
+	size_t dup = SIZE_MAX, first = 0;
+	for (size_t i = 1; i < m->n; i++) {
+		if (strcmp(refs[i].key, refs[i - 1].key) != 0 || refs[i].index >= dup)
+			continue;
+		/* refs[i-1] is an earlier occurrence; find the first of the run. */
+		size_t j = i - 1;
+		while (j > 0 && strcmp(refs[j - 1].key, refs[i].key) == 0)
+			j--;
+		dup = refs[i].index;
+		first = refs[j].index;
+	}
+	free(refs);
+	if (dup == SIZE_MAX)
+		return GP_OK;
+	struct srcloc at = m->key_locs[dup], was = m->key_locs[first];
+	return gp_located(err, at, "duplicate key '%s' (first defined at line %d, column %d)",
+			  m->keys[dup], was.line, was.col);
+}
+
+static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode **out);
+
+static int convert_seq(struct builder *b, yaml_node_t *yn, int depth, struct ynode *s)
+{
+	yaml_node_item_t *start = yn->data.sequence.items.start;
+	s->n = (size_t)(yn->data.sequence.items.top - start);
+	s->items = gp_xcalloc(s->n, sizeof *s->items);
+	for (size_t i = 0; i < s->n; i++) {
+		int rc = convert(b, yaml_document_get_node(b->doc, start[i]), depth + 1,
+				 &s->items[i]);
+		if (rc)
+			return rc;
+	}
+	return GP_OK;
+}
+
+static int convert_map(struct builder *b, yaml_node_t *yn, int depth, struct ynode **out)
+{
+	yaml_node_pair_t *start = yn->data.mapping.pairs.start;
+	struct ynode *m =
+		new_map(mark_loc(b, yn->start_mark), (size_t)(yn->data.mapping.pairs.top - start));
+	*out = m;
+	for (size_t i = 0; i < m->n; i++) {
+		yaml_node_t *k = yaml_document_get_node(b->doc, start[i].key);
+		m->key_locs[i] = mark_loc(b, k->start_mark);
+		if (k->type != YAML_SCALAR_NODE)
+			return gp_located(b->err, m->key_locs[i],
+					  "a key must be a scalar, not %s; expected KEY: VALUE",
+					  kind_name(k->type));
+		m->keys[i] = gp_xmalloc(k->data.scalar.length + 1);
+		memcpy(m->keys[i], k->data.scalar.value, k->data.scalar.length);
+		m->keys[i][k->data.scalar.length] = '\0';
+		int rc = convert(b, yaml_document_get_node(b->doc, start[i].value), depth + 1,
+				 &m->items[i]);
+		if (rc)
+			return rc;
+	}
+	return check_duplicates(m, b->err);
+}
+
+/* Copies yn (and below) into *out; on error *out is still freeable. */
+static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode **out)
+{
+	struct srcloc loc = mark_loc(b, yn->start_mark);
+	if (depth > YTREE_MAX_DEPTH)
+		return gp_located(b->err, loc, "nesting deeper than %d levels (a recursive alias?)",
+				  YTREE_MAX_DEPTH);
+	if (++b->nodes > YTREE_MAX_NODES)
+		return gp_located(
+			b->err, loc,
+			"the document expands to more than %d nodes (aliases copied too often?)",
+			YTREE_MAX_NODES);
+	switch (yn->type) {
+	case YAML_SCALAR_NODE:
+		*out = new_scalar(loc, (const char *)yn->data.scalar.value, yn->data.scalar.length,
+				  yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
+		return GP_OK;
+	case YAML_SEQUENCE_NODE:
+		*out = gp_xcalloc(1, sizeof **out);
+		(*out)->kind = YNODE_SEQ;
+		(*out)->loc = loc;
+		return convert_seq(b, yn, depth, *out);
+	case YAML_MAPPING_NODE:
+		return convert_map(b, yn, depth, out);
+	case YAML_NO_NODE:
+		break;
+	}
+	return gp_located(b->err, loc, "empty node");
+}
+
+/* Line and column of a byte offset, for libyaml's reader errors (which have no mark). */
+static yaml_mark_t offset_mark(const char *text, size_t len, size_t offset)
+{
+	yaml_mark_t m = {0, 0, 0};
+	for (size_t i = 0; i < offset && i < len; i++) {
+		if (text[i] == '\n') {
+			m.line++;
+			m.column = 0;
+		} else {
+			m.column++;
+		}
+	}
+	return m;
+}
+
+static int parser_error(const struct builder *b, const yaml_parser_t *p, const char *text,
+			size_t len)
+{
+	if (p->error == YAML_MEMORY_ERROR)
+		return gp_errorf(b->err, GP_ERUNTIME, "%s: error: out of memory parsing YAML",
+				 b->file);
+	const char *problem = p->problem ? p->problem : "invalid YAML";
+	if (p->error == YAML_READER_ERROR)
+		return gp_located(b->err, mark_loc(b, offset_mark(text, len, p->problem_offset)),
+				  "%s; expected UTF-8 text", problem);
+	if (p->context) {
+		struct srcloc ctx = mark_loc(b, p->context_mark);
+		return gp_located(b->err, mark_loc(b, p->problem_mark),
+				  "%s (%s at line %d, column %d)", problem, p->context, ctx.line,
+				  ctx.col);
+	}
+	return gp_located(b->err, mark_loc(b, p->problem_mark), "%s", problem);
+}
+
+/*
+ * Parses one document of text into *out.  An empty document is an error for
+ * a file but an empty scalar for a --set value ("KEY=" sets null).
+ */
+static int parse_text(const char *file, const char *text, size_t len, int col_shift, bool set_value,
+		      struct ynode **out, struct gp_err *err)
+{
+	struct builder b = {NULL, file, col_shift, set_value && !memchr(text, '\n', len) ? len : 0,
+			    0,    err};
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	*out = NULL;
+	if (!yaml_parser_initialize(&parser))
+		return gp_errorf(err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", file);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int rc = GP_OK;
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = parser_error(&b, &parser, text, len);
+		yaml_parser_delete(&parser);
+		return rc;
+	}
+	b.doc = &doc;
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (root)
+		rc = convert(&b, root, 0, out);
+	else if (set_value)
+		*out = new_scalar((struct srcloc){file, 1, 1 + col_shift}, "", 0, false);
+	else
+		rc = gp_located(err, (struct srcloc){file, 1, 1},
+				"the document is empty; expected a YAML map");
+	yaml_document_delete(&doc);
+	if (rc == GP_OK) {
+		/* One document per input: a second one is almost always a pasting accident. */
+		if (!yaml_parser_load(&parser, &doc)) {
+			rc = parser_error(&b, &parser, text, len);
+		} else {
+			if (yaml_document_get_root_node(&doc))
+				rc = gp_located(err, mark_loc(&b, doc.start_mark),
+						"a second YAML document starts here; expected one "
+						"document");
+			yaml_document_delete(&doc);
+		}
+	}
+	yaml_parser_delete(&parser);
+	if (rc) {
+		ynode_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int ytree_parse(const char *name, const char *text, size_t len, struct ytree **out,
+		struct gp_err *err)
+{
+	struct ytree *t = gp_xcalloc(1, sizeof *t);
+	const char *file = intern(t, name);
+	int rc = parse_text(file, text, len, 0, false, &t->root, err);
+	if (rc) {
+		ytree_free(t);
+		t = NULL;
+	}
+	*out = t;
+	return rc;
+}
+
+/* Reads a whole file into a NUL-terminated buffer. */
+static int read_all(const char *path, char **text, size_t *len, struct gp_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
+				 strerror(errno));
+	size_t cap = 4096, n = 0;
+	char *buf = gp_xmalloc(cap);
+	for (;;) {
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (n < cap - 1)
+			break;
+		buf = gp_xrealloc(buf, cap *= 2);
+	}
+	int failed = ferror(f);
+	int saved = errno;
+	fclose(f);
+	if (failed) {
+		free(buf);
+		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
+				 strerror(saved));
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return GP_OK;
+}
+
+int ytree_load(const char *path, struct ytree **out, struct gp_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	*out = NULL;
+	int rc = read_all(path, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = ytree_parse(path, text, len, out, err);
+	free(text);
+	return rc;
+}
+
+void ytree_free(struct ytree *t)
+{
+	if (!t)
+		return;
+	ynode_free(t->root);
+	for (size_t i = 0; i < t->n_strings; i++)
+		free(t->strings[i]);
+	free(t->strings);
+	free(t);
+}
+
+struct ynode *ynode_get(const struct ynode *map, const char *key)
+{
+	if (!map || map->kind != YNODE_MAP)
+		return NULL;
+	for (size_t i = 0; i < map->n; i++)
+		if (strcmp(map->keys[i], key) == 0)
+			return map->items[i];
+	return NULL;
+}
+
+/* --- --set ------------------------------------------------------------------ */
+
+/* One step of a --set path: the text and where it starts in the assignment. */
+struct step {
+	char text[256];
+	int col;
+	bool last;
+};
+
+/* Appends an entry to map m; its value is NULL until the caller fills it. */
+static size_t map_add(struct ynode *m, const char *key, struct srcloc loc)
+{
+	m->keys = gp_xrealloc(m->keys, (m->n + 1) * sizeof *m->keys);
+	m->key_locs = gp_xrealloc(m->key_locs, (m->n + 1) * sizeof *m->key_locs);
+	m->items = gp_xrealloc(m->items, (m->n + 1) * sizeof *m->items);
+	m->keys[m->n] = gp_xstrdup(key);
+	m->key_locs[m->n] = loc;
+	m->items[m->n] = NULL;
+	return m->n++;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Lists the names of a sequence's items for "did you mean" and "its items are". */
+static size_t item_names(const struct ynode *seq, const char **names)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < seq->n; i++) {
+		const struct ynode *name = ynode_get(seq->items[i], "name");
+		if (name && name->kind == YNODE_SCALAR)
+			names[n++] = name->value;
+	}
+	return n;
+}
+
+static int missing_item(const struct ynode *seq, const char *path, const struct step *st,
+			struct srcloc loc, struct gp_err *err)
+{
+	const char **names = gp_xcalloc(seq->n, sizeof *names);
+	size_t n = item_names(seq, names);
+	const char *close = ytree_closest(st->text, names, n);
+	int rc;
+	if (close) {
+		rc = gp_located(err, loc, "no item named '%s' in %s; did you mean '%s'?", st->text,
+				path, close);
+	} else if (n == 0) {
+		rc = gp_located(err, loc, "no item named '%s' in %s; it has %zu unnamed items",
+				st->text, path, seq->n);
+	} else {
+		char list[512] = "";
+		size_t used = 0;
+		for (size_t i = 0; i < n && used < sizeof list; i++)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+						 i ? ", " : "", names[i]);
+		rc = gp_located(err, loc, "no item named '%s' in %s; expected one of %s", st->text,
+				path, list);
+	}
+	free(names);
+	return rc;
+}
+
+/* A list step: the item named st->text, else the item at that index. */
+static int seq_step(struct ynode *seq, const char *path, const struct step *st, struct srcloc loc,
+		    struct ynode ***slot, struct gp_err *err)
+{
+	for (size_t i = 0; i < seq->n; i++) {
+		const struct ynode *name = ynode_get(seq->items[i], "name");
+		if (name && name->kind == YNODE_SCALAR && strcmp(name->value, st->text) == 0) {
+			*slot = &seq->items[i];
+			return GP_OK;
+		}
+	}
+	if (all_digits(st->text)) {
+		unsigned long long i = strtoull(st->text, NULL, 10);
+		if (i < seq->n) {
+			*slot = &seq->items[i];
+			return GP_OK;
+		}
+		return gp_located(err, loc, "no item %s in %s; it has %zu items (indexes from 0)",
+				  st->text, path, seq->n);
+	}
+	return missing_item(seq, path, st, loc, err);
+}
+
+/* A map step: the value under st->text, created (as an empty map) when missing. */
+static void map_step(struct ynode *map, const struct step *st, struct srcloc loc,
+		     struct ynode ***slot)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		if (strcmp(map->keys[i], st->text) == 0) {
+			*slot = &map->items[i];
+			return;
+		}
+	}
+	size_t i = map_add(map, st->text, loc);
+	if (!st->last)
+		map->items[i] = new_map(loc, 0);
+	*slot = &map->items[i];
+}
+
+/* Splits the next step off key (at *pos); returns -1 on an empty or overlong step. */
+static int next_step(const char *key, size_t keylen, size_t *pos, struct step *st)
+{
+	size_t start = *pos, end = start;
+	while (end < keylen && key[end] != '.')
+		end++;
+	if (end == start || end - start >= sizeof st->text)
+		return -1;
+	memcpy(st->text, key + start, end - start);
+	st->text[end - start] = '\0';
+	st->col = (int)start + 1;
+	st->last = end == keylen;
+	*pos = end + 1;
+	return 0;
+}
+
+/* Walks the path of key to the slot the value goes into. */
+static int find_slot(struct ytree *t, const char *file, const char *key, size_t keylen,
+		     struct ynode ***out, struct gp_err *err)
+{
+	struct ynode **slot = &t->root;
+	char path[512] = "";
+	size_t pos = 0;
+	struct step st = {"", 1, false};
+	while (!st.last) {
+		int col = (int)pos + 1;
+		if (next_step(key, keylen, &pos, &st))
+			return gp_located(
+				err, (struct srcloc){file, 1, col},
+				"empty or overlong step in '%.*s'; expected a dotted path "
+				"like pools.batch.nodes",
+				(int)keylen, key);
+		struct srcloc loc = {file, 1, st.col};
+		struct ynode *cur = *slot;
+		if (cur->kind == YNODE_SCALAR)
+			return gp_located(err, loc,
+					  "%s is a scalar, so it has no '%s'; expected a "
+					  "path through maps and lists",
+					  path[0] ? path : "the document", st.text);
+		if (cur->kind == YNODE_SEQ) {
+			int rc = seq_step(cur, path, &st, loc, &slot, err);
+			if (rc)
+				return rc;
+		} else {
+			map_step(cur, &st, loc, &slot);
+		}
+		snprintf(path + strlen(path), sizeof path - strlen(path), "%s%s",
+			 path[0] ? "." : "", st.text);
+	}
+	*out = slot;
+	return GP_OK;
+}
+
+int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
+{
+	size_t n = strlen(assignment) + 7;
+	char *label = gp_xmalloc(n);
+	snprintf(label, n, "--set %s", assignment);
+	const char *file = intern(t, label);
+	free(label);
+	const char *eq = strchr(assignment, '=');
+	if (!eq)
+		return gp_located(err, (struct srcloc){file, 1, 1},
+				  "expected KEY=VALUE, like pools.batch.nodes=3");
+	size_t keylen = (size_t)(eq - assignment);
+	if (keylen == 0)
+		return gp_located(
+			err, (struct srcloc){file, 1, 1},
+			"empty key before '='; expected KEY=VALUE, like pools.batch.nodes=3");
+	/* The value first: then a failed path leaves nothing half-built behind. */
+	struct ynode *value, **slot;
+	int rc = parse_text(file, eq + 1, strlen(eq + 1), (int)keylen + 1, true, &value, err);
+	if (rc)
+		return rc;
+	rc = find_slot(t, file, assignment, keylen, &slot, err);
+	if (rc) {
+		ynode_free(value);
+		return rc;
+	}
+	ynode_free(*slot);
+	*slot = value;
+	return GP_OK;
+}
+
+/* --- did you mean -------------------------------------------------------- */
+
+/* Edit distance where letters differing only in case are equal: "mostallocated"
+ * is clearly "MostAllocated". */
+static size_t distance(const char *a, const char *b, size_t *row)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t same = tolower((unsigned char)a[i - 1]) ==
+				      tolower((unsigned char)b[j - 1]);
+			size_t best = diag + !same;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *ytree_closest(const char *word, const char *const *candidates, size_t n)
+{
+	size_t len = strlen(word);
+	if (len > CLOSEST_MAX_LEN)
+		return NULL;
+	size_t limit = len / 3 > 2 ? len / 3 : 2;
+	size_t row[CLOSEST_MAX_LEN + 2];
+	const char *best = NULL;
+	size_t best_d = limit + 1;
+	for (size_t i = 0; i < n; i++) {
+		if (!candidates[i] || strlen(candidates[i]) > CLOSEST_MAX_LEN)
+			continue;
+		size_t d = distance(word, candidates[i], row);
+		if (d < best_d) {
+			best_d = d;
+			best = candidates[i];
+		}
+	}
+	return best;
+}

@@ -1,0 +1,374 @@
+/*
+ * test_ytree.c - the located YAML tree: parsing, locations, rejected shapes,
+ * --set overrides and "did you mean" suggestions.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "gpuplan/ytree.h"
+
+static struct ytree *parse(const char *text)
+{
+	struct ytree *t = NULL;
+	struct gp_err err = {""};
+	int rc = ytree_parse("s.yaml", text, strlen(text), &t, &err);
+	cr_assert_eq(rc, GP_OK, "parse failed: %s", err.msg);
+	cr_assert_not_null(t);
+	return t;
+}
+
+/* Parses text, expecting failure with exactly the message msg. */
+static void parse_fails(const char *text, const char *msg)
+{
+	struct ytree *t = (struct ytree *)1;
+	struct gp_err err = {""};
+	int rc = ytree_parse("s.yaml", text, strlen(text), &t, &err);
+	cr_assert_eq(rc, GP_EINPUT, "expected an error for %s", text);
+	cr_assert_null(t);
+	cr_assert_str_eq(err.msg, msg);
+}
+
+/* Applies one --set to text, expecting failure with exactly msg. */
+static void set_fails(const char *text, const char *assignment, const char *msg)
+{
+	struct ytree *t = parse(text);
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_set(t, assignment, &err), GP_EINPUT, "expected an error for %s",
+		     assignment);
+	cr_assert_str_eq(err.msg, msg);
+	ytree_free(t);
+}
+
+static const struct ynode *path(const struct ynode *n, const char *a, const char *b)
+{
+	n = ynode_get(n, a);
+	return b && n ? ynode_get(n, b) : n;
+}
+
+Test(ytree, scalars_maps_and_lists_keep_their_locations)
+{
+	struct ytree *t = parse("name: x\npools:\n  - name: batch\n    nodes: 3\n");
+	const struct ynode *root = t->root;
+	cr_assert_eq(root->kind, YNODE_MAP);
+	cr_assert_eq(root->n, 2);
+	cr_assert_str_eq(root->keys[1], "pools");
+	cr_assert_eq(root->key_locs[1].line, 2);
+	cr_assert_eq(root->key_locs[1].col, 1);
+	const struct ynode *pools = ynode_get(root, "pools");
+	cr_assert_eq(pools->kind, YNODE_SEQ);
+	cr_assert_eq(pools->n, 1);
+	const struct ynode *nodes = ynode_get(pools->items[0], "nodes");
+	cr_assert_str_eq(nodes->value, "3");
+	cr_assert_str_eq(nodes->loc.file, "s.yaml");
+	cr_assert_eq(nodes->loc.line, 4);
+	cr_assert_eq(nodes->loc.col, 12);
+	cr_assert_eq(pools->items[0]->loc.line, 3);
+	cr_assert_eq(pools->items[0]->loc.col, 5);
+	ytree_free(t);
+}
+
+Test(ytree, quoting_is_kept)
+{
+	struct ytree *t = parse("a: \"12:00\"\nb: 12:00\nc: '7'\nd: |\n  text\n");
+	cr_assert(ynode_get(t->root, "a")->quoted);
+	cr_assert_str_eq(ynode_get(t->root, "a")->value, "12:00");
+	cr_assert_not(ynode_get(t->root, "b")->quoted);
+	cr_assert_str_eq(ynode_get(t->root, "b")->value, "12:00");
+	cr_assert(ynode_get(t->root, "c")->quoted);
+	cr_assert(ynode_get(t->root, "d")->quoted);
+	ytree_free(t);
+}
+
+Test(ytree, empty_values_are_empty_plain_scalars)
+{
+	struct ytree *t = parse("a:\nb: ~\n");
+	cr_assert_eq(ynode_get(t->root, "a")->kind, YNODE_SCALAR);
+	cr_assert_str_eq(ynode_get(t->root, "a")->value, "");
+	cr_assert_not(ynode_get(t->root, "a")->quoted);
+	cr_assert_str_eq(ynode_get(t->root, "b")->value, "~");
+	ytree_free(t);
+}
+
+Test(ytree, aliases_are_resolved_into_copies)
+{
+	struct ytree *t = parse("base: &b {gpu: A100-80GB, nodes: 2}\nother: *b\n");
+	const struct ynode *other = ynode_get(t->root, "other");
+	cr_assert_eq(other->kind, YNODE_MAP);
+	cr_assert_str_eq(ynode_get(other, "gpu")->value, "A100-80GB");
+	cr_assert_neq(other, ynode_get(t->root, "base"));
+	ytree_free(t);
+}
+
+Test(ytree, ynode_get_on_non_maps_is_null)
+{
+	struct ytree *t = parse("a: [1, 2]\n");
+	cr_assert_null(ynode_get(ynode_get(t->root, "a"), "x"));
+	cr_assert_null(ynode_get(NULL, "x"));
+	cr_assert_null(ynode_get(t->root, "missing"));
+	ytree_free(t);
+}
+
+Test(ytree, duplicate_keys_are_rejected_at_the_second)
+{
+	parse_fails("name: a\nseed: 1\nname: b\n",
+		    "s.yaml:3:1: error: duplicate key 'name' (first defined at line 1, column 1)");
+	parse_fails(
+		"pools:\n  - {name: a, nodes: 1, nodes: 2}\n",
+		"s.yaml:2:25: error: duplicate key 'nodes' (first defined at line 2, column 15)");
+}
+
+Test(ytree, non_scalar_keys_are_rejected)
+{
+	parse_fails("? [a, b]\n: 1\n",
+		    "s.yaml:1:3: error: a key must be a scalar, not a list; expected KEY: VALUE");
+	parse_fails("{a: 1}: 2\n",
+		    "s.yaml:1:1: error: a key must be a scalar, not a map; expected KEY: VALUE");
+}
+
+Test(ytree, a_second_document_is_rejected)
+{
+	parse_fails("name: a\n---\nname: b\n",
+		    "s.yaml:2:1: error: a second YAML document starts here; expected one document");
+}
+
+Test(ytree, an_empty_document_is_rejected)
+{
+	parse_fails("# nothing\n", "s.yaml:1:1: error: the document is empty; expected a YAML map");
+}
+
+Test(ytree, syntax_errors_are_located)
+{
+	parse_fails("pools: [a, b\nname: x\n",
+		    "s.yaml:2:5: error: did not find expected ',' or ']' (while parsing a flow "
+		    "sequence at line 1, column 8)");
+	parse_fails("a: 1\n  b: 2\n", "s.yaml:2:4: error: mapping values are not allowed in this "
+				      "context");
+	parse_fails("a: *nope\n", "s.yaml:1:4: error: found undefined alias");
+	parse_fails("a: \"\xff\"\n",
+		    "s.yaml:1:5: error: invalid leading UTF-8 octet; expected UTF-8 "
+		    "text");
+}
+
+Test(ytree, alias_bombs_are_refused)
+{
+	const char *bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+			   "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+			   "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+			   "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+			   "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+			   "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+			   "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n";
+	struct ytree *t = NULL;
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_parse("s.yaml", bomb, strlen(bomb), &t, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "expands to more than"), "%s", err.msg);
+}
+
+Test(ytree, deep_nesting_is_refused)
+{
+	char text[1024];
+	size_t n = 0;
+	for (int i = 0; i < 200; i++)
+		text[n++] = '[';
+	for (int i = 0; i < 200; i++)
+		text[n++] = ']';
+	text[n] = '\0';
+	struct ytree *t = NULL;
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_parse("s.yaml", text, n, &t, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "nesting deeper than 128 levels"), "%s", err.msg);
+}
+
+Test(ytree, load_reports_unreadable_files)
+{
+	struct ytree *t = (struct ytree *)1;
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_load("tests/fixtures/no-such-file.yaml", &t, &err), GP_EINPUT);
+	cr_assert_null(t);
+	cr_assert_str_eq(err.msg, "tests/fixtures/no-such-file.yaml: error: cannot read: No such "
+				  "file or directory");
+}
+
+Test(ytree, load_reads_a_file)
+{
+	struct ytree *t = NULL;
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_load("tests/fixtures/eval-window.yaml", &t, &err), GP_OK, "%s", err.msg);
+	cr_assert_str_eq(ynode_get(t->root, "name")->value, "eval-window");
+	cr_assert_str_eq(ynode_get(t->root, "name")->loc.file, "tests/fixtures/eval-window.yaml");
+	ytree_free(t);
+}
+
+/* --- --set ------------------------------------------------------------------ */
+
+static const char *const doc = "name: x\n"
+			       "pools:\n"
+			       "  - name: batch\n"
+			       "    nodes: 1\n"
+			       "  - name: online\n"
+			       "    nodes: 2\n";
+
+static struct ytree *set_ok(const char *assignment)
+{
+	struct ytree *t = parse(doc);
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_set(t, assignment, &err), GP_OK, "%s", err.msg);
+	return t;
+}
+
+Test(ytree_set, list_items_by_name)
+{
+	struct ytree *t = set_ok("pools.online.nodes=5");
+	const struct ynode *pools = ynode_get(t->root, "pools");
+	const struct ynode *nodes = ynode_get(pools->items[1], "nodes");
+	cr_assert_str_eq(nodes->value, "5");
+	cr_assert_str_eq(nodes->loc.file, "--set pools.online.nodes=5");
+	cr_assert_eq(nodes->loc.line, 1);
+	cr_assert_eq(nodes->loc.col, 20);
+	cr_assert_str_eq(ynode_get(pools->items[0], "nodes")->value, "1");
+	ytree_free(t);
+}
+
+Test(ytree_set, list_items_by_index)
+{
+	struct ytree *t = set_ok("pools.0.nodes=7");
+	cr_assert_str_eq(ynode_get(ynode_get(t->root, "pools")->items[0], "nodes")->value, "7");
+	ytree_free(t);
+}
+
+Test(ytree_set, top_level_scalars)
+{
+	struct ytree *t = set_ok("seed=42");
+	const struct ynode *seed = ynode_get(t->root, "seed");
+	cr_assert_str_eq(seed->value, "42");
+	cr_assert_eq(seed->loc.col, 6);
+	cr_assert_str_eq(t->root->keys[t->root->n - 1], "seed");
+	cr_assert_eq(t->root->key_locs[t->root->n - 1].col, 1);
+	ytree_free(t);
+}
+
+Test(ytree_set, missing_map_keys_are_created)
+{
+	struct ytree *t = set_ok("scheduler.order=edf");
+	const struct ynode *order = path(t->root, "scheduler", "order");
+	cr_assert_not_null(order);
+	cr_assert_str_eq(order->value, "edf");
+	ytree_free(t);
+	t = set_ok("pools.batch.nodse=3");
+	const struct ynode *batch = ynode_get(t->root, "pools")->items[0];
+	cr_assert_str_eq(ynode_get(batch, "nodse")->value, "3");
+	cr_assert_eq(batch->key_locs[batch->n - 1].col, 13);
+	ytree_free(t);
+}
+
+Test(ytree_set, flow_values_set_lists_and_maps)
+{
+	struct ytree *t = set_ok("pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]");
+	const struct ynode *w = ynode_get(ynode_get(t->root, "pools")->items[0], "windows");
+	cr_assert_eq(w->kind, YNODE_SEQ);
+	cr_assert_eq(w->n, 1);
+	const struct ynode *from = ynode_get(w->items[0], "from");
+	cr_assert_str_eq(from->value, "12:00");
+	cr_assert(from->quoted);
+	cr_assert_eq(from->loc.col, 29);
+	cr_assert_eq(w->loc.col, 21);
+	ytree_free(t);
+}
+
+Test(ytree_set, a_value_replaces_a_whole_subtree)
+{
+	struct ytree *t = set_ok("pools.batch={name: batch, nodes: 9}");
+	const struct ynode *batch = ynode_get(t->root, "pools")->items[0];
+	cr_assert_eq(batch->n, 2);
+	cr_assert_str_eq(ynode_get(batch, "nodes")->value, "9");
+	ytree_free(t);
+}
+
+Test(ytree_set, quoted_and_empty_values)
+{
+	struct ytree *t = set_ok("name=\"a b\"");
+	cr_assert_str_eq(ynode_get(t->root, "name")->value, "a b");
+	cr_assert(ynode_get(t->root, "name")->quoted);
+	ytree_free(t);
+	t = set_ok("name=");
+	cr_assert_str_eq(ynode_get(t->root, "name")->value, "");
+	cr_assert_not(ynode_get(t->root, "name")->quoted);
+	ytree_free(t);
+}
+
+Test(ytree_set, later_sets_override_earlier_ones)
+{
+	struct ytree *t = set_ok("seed=1");
+	struct gp_err err;
+	cr_assert_eq(ytree_set(t, "seed=2", &err), GP_OK);
+	cr_assert_str_eq(ynode_get(t->root, "seed")->value, "2");
+	ytree_free(t);
+}
+
+Test(ytree_set, errors)
+{
+	set_fails(
+		doc, "pools.batch.nodes",
+		"--set pools.batch.nodes:1:1: error: expected KEY=VALUE, like pools.batch.nodes=3");
+	set_fails(doc, "=3",
+		  "--set =3:1:1: error: empty key before '='; expected KEY=VALUE, like "
+		  "pools.batch.nodes=3");
+	set_fails(doc, "pools..nodes=3",
+		  "--set pools..nodes=3:1:7: error: empty or overlong step in 'pools..nodes'; "
+		  "expected a dotted path like pools.batch.nodes");
+	set_fails(
+		doc, "pools.btch.nodes=3",
+		"--set pools.btch.nodes=3:1:7: error: no item named 'btch' in pools; did you mean "
+		"'batch'?");
+	set_fails(
+		doc, "pools.gpu.nodes=3",
+		"--set pools.gpu.nodes=3:1:7: error: no item named 'gpu' in pools; expected one of "
+		"batch, online");
+	set_fails(doc, "pools.5.nodes=3",
+		  "--set pools.5.nodes=3:1:7: error: no item 5 in pools; it has 2 items (indexes "
+		  "from 0)");
+	set_fails(
+		doc, "name.first=3",
+		"--set name.first=3:1:6: error: name is a scalar, so it has no 'first'; expected a "
+		"path through maps and lists");
+	set_fails(
+		doc, "pools.batch.nodes.x=3",
+		"--set pools.batch.nodes.x=3:1:19: error: pools.batch.nodes is a scalar, so it has "
+		"no 'x'; expected a path through maps and lists");
+	set_fails(
+		doc, "pools.batch.windows=[{from: 1",
+		"--set pools.batch.windows=[{from: 1:1:30: error: did not find expected ',' or '}' "
+		"(while parsing a flow mapping at line 1, column 22)");
+	set_fails(
+		doc, "seed=1\n---\n2",
+		"--set seed=1\n---\n2:2:1: error: a second YAML document starts here; expected one "
+		"document");
+}
+
+/* --- did you mean --------------------------------------------------------------- */
+
+Test(ytree_closest, finds_near_words_only)
+{
+	const char *const keys[] = {"name", "nodes", "gpu", "gpus_per_node", "windows"};
+	cr_assert_str_eq(ytree_closest("nodse", keys, 5), "nodes");
+	cr_assert_str_eq(ytree_closest("gpus_per_nod", keys, 5), "gpus_per_node");
+	cr_assert_str_eq(ytree_closest("window", keys, 5), "windows");
+	cr_assert_str_eq(ytree_closest("nmae", keys, 5), "name");
+	cr_assert_null(ytree_closest("price", keys, 5));
+	cr_assert_null(ytree_closest("x", keys, 0));
+}
+
+Test(ytree_closest, ignores_case)
+{
+	const char *const s[] = {"MostAllocated", "LeastAllocated"};
+	cr_assert_str_eq(ytree_closest("mostallocated", s, 2), "MostAllocated");
+	cr_assert_str_eq(ytree_closest("leastalocated", s, 2), "LeastAllocated");
+}
+
+Test(ytree_closest, allows_more_edits_for_longer_words)
+{
+	const char *const s[] = {"borrowing_limit"};
+	cr_assert_str_eq(ytree_closest("borowing_limt", s, 1), "borrowing_limit");
+	cr_assert_str_eq(ytree_closest("brrowin_limt", s, 1), "borrowing_limit");
+	cr_assert_null(ytree_closest("limit", s, 1));
+}
