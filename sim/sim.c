@@ -194,7 +194,8 @@ static void schedule(struct sim *s)
 	int64_t *heads = s->strict_head;
 	size_t had = s->cap_blocked;
 	GP_GROW(s->pass_blocked, s->cap_blocked, sch->n_classes);
-	memset(s->pass_blocked + had, 0, (s->cap_blocked - had) * sizeof *s->pass_blocked);
+	if (s->cap_blocked > had)
+		memset(s->pass_blocked + had, 0, (s->cap_blocked - had) * sizeof *s->pass_blocked);
 	s->pass++;
 	for (;;) {
 		strict_heads(s, heads);
