@@ -1,0 +1,216 @@
+/*
+ * roofline.c - iteration time of a transformer forward pass (roofline.h).
+ *
+ * Per GPU of a tensor-parallel group of tp GPUs, for an iteration that
+ * computes `tokens` tokens (prefill tokens plus one per decoding sequence):
+ *
+ *   FLOPs = (2 x params x tokens + 4 x layers x heads x head_dim x keys) / tp
+ *     2 x params per token for the matrix multiplies (lm_head included, the
+ *     embedding lookup too, which slightly overstates prefill); 4 x layers x
+ *     heads x head_dim per attended key for QK^T and AV (2 FLOPs per
+ *     multiply-add, each over head_dim).  `keys` sums the keys every computed
+ *     token attends to: C for a decode token at context C, and for a prefill
+ *     chunk of T tokens after P cached ones T x P + T (T + 1) / 2 (causal
+ *     mask; FlashAttention skips the masked half).
+ *   bytes = weights / tp + (kv_read + tokens) x KV bytes per token per GPU
+ *     the weights are streamed once per iteration whatever the batch; each
+ *     cached token's K and V are read once, each new token's written once.
+ *     Activations are ignored: they are small next to the weights when
+ *     decoding, and prefill is compute-bound.
+ *   time = max(FLOPs / (peak x compute_eff x share.compute),
+ *              bytes / (bandwidth x memory_eff x share.bandwidth))
+ *          + comm + step_overhead
+ *
+ * Peak by weight format (roofline_peak_flops): fp16 and bf16 run on the
+ * BF16 (or FP16) tensor cores; int4 is weight-only (AWQ/GPTQ/Marlin kernels
+ * dequantize to fp16 and multiply in fp16), so BF16 peak with half-byte
+ * weights; int8 is W8A8 (SmoothQuant-style, vLLM's int8 path) on the INT8
+ * tensor cores, except where INT8 is slower than BF16 (V100 has no INT8
+ * tensor cores: it runs int8 weight-only at the FP16 peak); fp8 is W8A8 on
+ * the FP8 tensor cores of Ada and Hopper (L4, L40S, H100, H200; their dense
+ * FP8 figure equals their INT8 figure) and weight-only elsewhere (vLLM's
+ * Marlin FP8 path on Ampere).
+ *
+ * Tensor parallelism (Megatron-style) splits every matrix and the attention
+ * heads over tp GPUs and adds two all-reduces per layer (after attention and
+ * after the MLP) of tokens x hidden x 2 bytes (fp16 activations).  A ring
+ * all-reduce sends and receives 2 (tp - 1) / tp of the message per GPU:
+ *   comm = 2 x layers x (latency + 2 (tp - 1) / tp x tokens x hidden x 2 / link)
+ * not overlapped with compute (vLLM does not overlap them).
+ *
+ * Defaults (roofline_gpu_defaults), the same for every GPU type for want of
+ * per-card measurements under one method, and overridable per GPU type:
+ *   compute_eff 0.7   large GEMMs reach 70-80 % of dense tensor peak;
+ *                     attention and small matrices less
+ *   memory_eff  0.8   decode kernels stream weights at 75-85 % of the HBM or
+ *                     GDDR datasheet bandwidth
+ *   step overhead 2 ms  scheduling, input preparation, sampling and kernel
+ *                     launches outside the roofline; with it a Llama-2-7B
+ *                     fp16 decode step on an A100-80GB is 10-12 ms at small
+ *                     batch, as vLLM reports
+ * Interconnect between TP peers, per direction, nominal (datasheets) and
+ * taken at 80 %, about what nccl-tests bus bandwidth reaches:
+ *   A100 SXM4 NVLink 3, 600 GB/s both ways -> 300; H100/H200 SXM NVLink 4,
+ *   900 -> 450; V100 SXM2 NVLink 2, 300 -> 150; L40S, L4, A10 PCIe Gen4 x16,
+ *   32; T4 PCIe Gen3 x16, 16.  Latency per all-reduce 8 us over NVLink and
+ *   20 us over PCIe (small-message NCCL and vLLM custom all-reduce figures).
+ * GPU types not in the table (added by a scenario) get PCIe Gen4 and no FP8.
+ */
+#include "gpuplan/roofline.h"
+
+#include <assert.h>
+#include <string.h>
+
+#define GBps 1e9
+#define US 1e-6
+
+#define COMPUTE_EFF 0.7
+#define MEMORY_EFF 0.8
+#define STEP_OVERHEAD_S 2e-3
+#define LINK_EFF 0.8
+#define ACTIVATION_BYTES 2.0
+
+struct gpu_row {
+	const char *name;
+	double link_gbps;   /* per direction, nominal */
+	double latency_us;  /* per all-reduce */
+	bool fp8;
+};
+
+static const struct gpu_row rows[] = {
+	/* name          link GB/s  latency  FP8 */
+	{"A100-40GB",    300,       8,       false},
+	{"A100-80GB",    300,       8,       false},
+	{"H100-80GB",    450,       8,       true},
+	{"H200-141GB",   450,       8,       true},
+	{"L40S",         32,        20,      true},
+	{"L4",           32,        20,      true},
+	{"A10",          32,        20,      false},
+	{"T4",           16,        20,      false},
+	{"V100-16GB",    150,       8,       false},
+	{"V100-32GB",    150,       8,       false},
+};
+
+static const struct gpu_row unknown_gpu = {"", 32, 20, false};
+
+static const struct gpu_row *row_of(const struct gpu_type *gpu)
+{
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (strcmp(rows[i].name, gpu->name) == 0)
+			return &rows[i];
+	return &unknown_gpu;
+}
+
+void roofline_gpu_defaults(const struct gpu_type *gpu, struct roofline_gpu *k)
+{
+	const struct gpu_row *row = row_of(gpu);
+	k->compute_eff = COMPUTE_EFF;
+	k->memory_eff = MEMORY_EFF;
+	k->step_overhead_s = STEP_OVERHEAD_S;
+	k->link_bandwidth = row->link_gbps * GBps * LINK_EFF;
+	k->link_latency_s = row->latency_us * US;
+	k->fp8 = row->fp8;
+}
+
+double roofline_peak_flops(const struct gpu_type *gpu, const struct roofline_gpu *k,
+			   enum quant weights)
+{
+	double bf16 = gpu->bf16_tflops * 1e12, int8 = gpu->int8_tops * 1e12;
+	switch (weights) {
+	case QUANT_INT8:
+		return int8 > bf16 ? int8 : bf16;
+	case QUANT_FP8:
+		return k->fp8 ? int8 : bf16;
+	default:
+		return bf16;
+	}
+}
+
+void roofline_init(struct roofline *r, const struct model_arch *m, enum quant weights,
+		   enum quant kv, const struct gpu_type *gpu, const struct roofline_gpu *k,
+		   struct gpu_share share, int tp)
+{
+	assert(footprint_tp_valid(m, tp));
+	assert(share.compute > 0 && share.compute <= 1);
+	assert(share.bandwidth > 0 && share.bandwidth <= 1);
+	struct roofline_gpu defaults;
+	if (!k) {
+		roofline_gpu_defaults(gpu, &defaults);
+		k = &defaults;
+	}
+	r->tp = tp;
+	r->layers = m->layers;
+	r->flops_per_s = roofline_peak_flops(gpu, k, weights) * k->compute_eff * share.compute;
+	r->bytes_per_s = gpu->hbm_bandwidth * k->memory_eff * share.bandwidth;
+	r->weights_bytes = footprint_weights_bytes(m, weights) / tp;
+	r->kv_bytes_per_token = footprint_kv_bytes_per_token_per_gpu(m, kv, tp);
+	r->flops_per_token = 2.0 * m->params / tp;
+	r->flops_per_key = 4.0 * m->layers * m->heads * m->head_dim / tp;
+	r->allreduce_bytes = m->hidden * ACTIVATION_BYTES;
+	r->link_bandwidth = k->link_bandwidth;
+	r->link_latency_s = k->link_latency_s;
+	r->step_overhead_s = k->step_overhead_s;
+}
+
+void roofline_add_prefill(struct roofline_work *w, double tokens, double cached)
+{
+	assert(tokens >= 0 && cached >= 0);
+	w->tokens += tokens;
+	w->keys += tokens * cached + tokens * (tokens + 1) / 2;
+	w->kv_read += cached;
+}
+
+void roofline_add_decode(struct roofline_work *w, double seqs, double context)
+{
+	assert(seqs >= 0 && context >= 1);
+	w->tokens += seqs;
+	w->keys += seqs * context;
+	w->kv_read += seqs * (context - 1);
+}
+
+/* Two ring all-reduces per layer of the iteration's activations. */
+static double comm_time(const struct roofline *r, double tokens)
+{
+	if (r->tp == 1)
+		return 0;
+	double ring = 2.0 * (r->tp - 1) / r->tp;
+	double one = r->link_latency_s + ring * tokens * r->allreduce_bytes / r->link_bandwidth;
+	return 2.0 * r->layers * one;
+}
+
+void roofline_terms(const struct roofline *r, const struct roofline_work *w,
+		    struct roofline_terms *t)
+{
+	memset(t, 0, sizeof *t);
+	if (w->tokens <= 0)
+		return;
+	t->flops = r->flops_per_token * w->tokens + r->flops_per_key * w->keys;
+	t->bytes = r->weights_bytes + (w->kv_read + w->tokens) * r->kv_bytes_per_token;
+	t->compute_s = t->flops / r->flops_per_s;
+	t->memory_s = t->bytes / r->bytes_per_s;
+	t->comm_s = comm_time(r, w->tokens);
+	t->overhead_s = r->step_overhead_s;
+	double roof = t->compute_s > t->memory_s ? t->compute_s : t->memory_s;
+	t->total_s = roof + t->comm_s + t->overhead_s;
+}
+
+double roofline_iteration_time(const struct roofline *r, const struct roofline_work *w)
+{
+	struct roofline_terms t;
+	roofline_terms(r, w, &t);
+	return t.total_s;
+}
+
+double roofline_prefill_time(const struct roofline *r, double tokens, double cached)
+{
+	struct roofline_work w = ROOFLINE_WORK_NONE;
+	roofline_add_prefill(&w, tokens, cached);
+	return roofline_iteration_time(r, &w);
+}
+
+double roofline_decode_time(const struct roofline *r, double batch, double context)
+{
+	struct roofline_work w = ROOFLINE_WORK_NONE;
+	roofline_add_decode(&w, batch, context);
+	return roofline_iteration_time(r, &w);
+}
