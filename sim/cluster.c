@@ -1,5 +1,6 @@
 /*
- * cluster.c - nodes, free-GPU buckets and pool windows (see cluster.h).
+ * cluster.c - nodes, GPUs, units, tenants, bucket indexes and pool windows
+ * (see cluster.h).
  */
 #include "gpuplan/cluster.h"
 
@@ -8,38 +9,174 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t *bucket(const struct pool_state *ps, int32_t k)
-{
-	return ps->buckets + (size_t)k * ps->words;
-}
+/* --- bucket index ----------------------------------------------------------- */
 
-static void bucket_set(struct pool_state *ps, int32_t k, int32_t local, bool on)
+static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, int32_t key)
 {
-	uint64_t *b = bucket(ps, k);
-	uint64_t bit = UINT64_C(1) << (local % 64);
-	if (on) {
-		assert(!(b[local / 64] & bit));
-		b[local / 64] |= bit;
-		ps->bucket_count[k]++;
-	} else {
-		assert(b[local / 64] & bit);
-		b[local / 64] &= ~bit;
-		ps->bucket_count[k]--;
+	ix->levels = levels;
+	ix->words = ((size_t)nodes + 63) / 64;
+	ix->bits = gp_xcalloc((size_t)levels * ix->words, sizeof *ix->bits);
+	ix->count = gp_xcalloc((size_t)levels, sizeof *ix->count);
+	ix->key = gp_xcalloc((size_t)nodes, sizeof *ix->key);
+	for (int32_t i = 0; i < nodes; i++) {
+		ix->key[i] = key;
+		ix->bits[(size_t)key * ix->words + (size_t)i / 64] |= UINT64_C(1) << (i % 64);
 	}
+	ix->count[key] = nodes;
 }
 
-static int32_t bucket_first(const struct pool_state *ps, int32_t k)
+static void index_free(struct bucket_index *ix)
 {
-	const uint64_t *b = bucket(ps, k);
-	for (size_t w = 0; w < ps->words; w++)
+	free(ix->bits);
+	free(ix->count);
+	free(ix->key);
+}
+
+static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
+{
+	if (!ix->levels) /* an index this pool's sharing mode does not use */
+		return;
+	int32_t old = ix->key[local];
+	if (old == key)
+		return;
+	assert(key >= 0 && key < ix->levels);
+	uint64_t bit = UINT64_C(1) << (local % 64);
+	size_t w = (size_t)local / 64;
+	ix->bits[(size_t)old * ix->words + w] &= ~bit;
+	ix->bits[(size_t)key * ix->words + w] |= bit;
+	ix->count[old]--;
+	ix->count[key]++;
+	ix->key[local] = key;
+}
+
+static int32_t index_first(const struct bucket_index *ix, int32_t k)
+{
+	const uint64_t *b = ix->bits + (size_t)k * ix->words;
+	for (size_t w = 0; w < ix->words; w++)
 		if (b[w])
 			return (int32_t)(w * 64 + (size_t)__builtin_ctzll(b[w]));
 	return -1;
 }
 
-static uint64_t all_gpus(int32_t n)
+/* The lowest-numbered node whose key is the smallest (most) or largest key >= need. */
+static int32_t index_find(const struct bucket_index *ix, int32_t need, bool most_allocated)
 {
-	return n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+	if (need < 0 || need >= ix->levels)
+		return -1;
+	if (most_allocated) {
+		for (int32_t k = need; k < ix->levels; k++)
+			if (ix->count[k])
+				return index_first(ix, k);
+	} else {
+		for (int32_t k = ix->levels - 1; k >= need; k--)
+			if (ix->count[k])
+				return index_first(ix, k);
+	}
+	return -1;
+}
+
+/* --- per-node keys ------------------------------------------------------- */
+
+static bool untouched(const struct pool_state *ps, const struct gpu *g)
+{
+	return g->free == ps->units_per_gpu;
+}
+
+static int32_t free_instances(const struct pool_state *ps, const struct pool_spec *spec,
+			      const struct gpu *g, size_t profile)
+{
+	int32_t n = 0;
+	for (size_t i = 0; i < spec->sharing.n_layout; i++)
+		n += (g->mig_free >> i & 1) && spec->sharing.layout[i] == ps->mig_profiles[profile];
+	return n;
+}
+
+/* Recomputes the node's keys in every index of its pool from its GPUs. */
+static void refresh(struct cluster *c, int32_t node)
+{
+	const struct node *nd = &c->nodes[node];
+	struct pool_state *ps = &c->pools[nd->pool];
+	const struct pool_spec *spec = &c->sc->pools[nd->pool];
+	int32_t local = node - ps->first_node, whole = 0, part = 0;
+	for (int32_t i = 0; i < nd->gpus; i++) {
+		const struct gpu *g = &c->gpus[nd->first_gpu + i];
+		whole += untouched(ps, g);
+		if (spec->sharing.mode == SHARING_FRACTIONAL)
+			part = g->free > part ? g->free : part;
+		else
+			part += g->free > 0;
+	}
+	index_set(&ps->whole, local, whole);
+	index_set(&ps->part, local, part);
+	for (size_t m = 0; m < ps->n_mig; m++) {
+		int32_t n = 0;
+		for (int32_t i = 0; i < nd->gpus; i++)
+			n += free_instances(ps, spec, &c->gpus[nd->first_gpu + i], m);
+		index_set(&ps->mig[m], local, n);
+	}
+}
+
+/* --- setup --------------------------------------------------------------- */
+
+static int32_t units_per_gpu(const struct sharing *sh)
+{
+	switch (sh->mode) {
+	case SHARING_TIME_SLICING:
+	case SHARING_MPS: return sh->replicas;
+	case SHARING_FRACTIONAL: return 1000;
+	case SHARING_MIG: return (int32_t)sh->n_layout;
+	case SHARING_EXCLUSIVE: break;
+	}
+	return 1;
+}
+
+/* The distinct profiles of a MIG layout, each with an index of its free instances. */
+static void init_mig(struct pool_state *ps, const struct pool_spec *spec)
+{
+	const struct sharing *sh = &spec->sharing;
+	ps->mig_profiles = gp_xcalloc(sh->n_layout, sizeof *ps->mig_profiles);
+	ps->mig = gp_xcalloc(sh->n_layout, sizeof *ps->mig);
+	for (size_t i = 0; i < sh->n_layout; i++) {
+		size_t m = 0, count = 0;
+		while (m < ps->n_mig && ps->mig_profiles[m] != sh->layout[i])
+			m++;
+		if (m < ps->n_mig)
+			continue;
+		for (size_t k = 0; k < sh->n_layout; k++)
+			count += sh->layout[k] == sh->layout[i];
+		int32_t all = spec->gpus_per_node * (int32_t)count;
+		ps->mig_profiles[ps->n_mig] = sh->layout[i];
+		index_init(&ps->mig[ps->n_mig++], all + 1, spec->nodes, all);
+	}
+}
+
+static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t first_gpu)
+{
+	const struct pool_spec *spec = &c->sc->pools[p];
+	struct pool_state *ps = &c->pools[p];
+	int32_t g = spec->gpus_per_node;
+	ps->first_node = first_node;
+	ps->n_nodes = spec->nodes;
+	ps->gpus_per_node = g;
+	ps->units_per_gpu = units_per_gpu(&spec->sharing);
+	ps->capacity = (int64_t)g * spec->nodes;
+	ps->open = true;
+	ps->closes_at = SIM_NEVER;
+	index_init(&ps->whole, g + 1, spec->nodes, g);
+	switch (spec->sharing.mode) {
+	case SHARING_TIME_SLICING:
+	case SHARING_MPS: index_init(&ps->part, g + 1, spec->nodes, g); break;
+	case SHARING_FRACTIONAL: index_init(&ps->part, 1001, spec->nodes, 1000); break;
+	case SHARING_MIG: init_mig(ps, spec); break;
+	case SHARING_EXCLUSIVE: break;
+	}
+	uint8_t all_instances = (uint8_t)((1u << spec->sharing.n_layout) - 1);
+	for (int32_t i = 0; i < spec->nodes; i++) {
+		c->nodes[first_node + i] = (struct node){(int32_t)p, first_gpu + i * g, g, 0};
+		for (int32_t k = 0; k < g; k++)
+			c->gpus[first_gpu + i * g + k] =
+				(struct gpu){.free = ps->units_per_gpu, .mig_free = all_instances};
+	}
 }
 
 void cluster_init(struct cluster *c, const struct scenario *sc)
@@ -48,103 +185,219 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	c->sc = sc;
 	c->n_pools = sc->n_pools;
 	c->pools = gp_xcalloc(sc->n_pools, sizeof *c->pools);
-	for (size_t p = 0; p < sc->n_pools; p++)
-		c->n_nodes += (size_t)sc->pools[p].nodes;
-	c->nodes = gp_xcalloc(c->n_nodes, sizeof *c->nodes);
-
-	int32_t next = 0;
 	for (size_t p = 0; p < sc->n_pools; p++) {
-		const struct pool_spec *spec = &sc->pools[p];
-		struct pool_state *ps = &c->pools[p];
-		int32_t g = spec->gpus_per_node;
-		ps->first_node = next;
-		ps->n_nodes = spec->nodes;
-		ps->gpus_per_node = g;
-		ps->words = ((size_t)spec->nodes + 63) / 64;
-		ps->buckets = gp_xcalloc((size_t)(g + 1) * ps->words, sizeof *ps->buckets);
-		ps->bucket_count = gp_xcalloc((size_t)g + 1, sizeof *ps->bucket_count);
-		ps->capacity = (int64_t)g * spec->nodes;
-		ps->open = true;
-		ps->closes_at = SIM_NEVER;
-		for (int32_t i = 0; i < spec->nodes; i++) {
-			c->nodes[next + i] = (struct node){(int32_t)p, (int16_t)g, (int16_t)g, all_gpus(g)};
-			bucket_set(ps, g, i, true);
-		}
-		next += spec->nodes;
-		c->capacity += ps->capacity;
+		c->n_nodes += (size_t)sc->pools[p].nodes;
+		c->n_gpus += (size_t)sc->pools[p].nodes * (size_t)sc->pools[p].gpus_per_node;
+	}
+	c->nodes = gp_xcalloc(c->n_nodes, sizeof *c->nodes);
+	c->gpus = gp_xcalloc(c->n_gpus, sizeof *c->gpus);
+	int32_t node = 0, gpu = 0;
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		init_pool(c, p, node, gpu);
+		node += sc->pools[p].nodes;
+		gpu += sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+		c->capacity += c->pools[p].capacity;
 	}
 }
 
 void cluster_free(struct cluster *c)
 {
 	for (size_t p = 0; p < c->n_pools; p++) {
-		free(c->pools[p].buckets);
-		free(c->pools[p].bucket_count);
+		struct pool_state *ps = &c->pools[p];
+		index_free(&ps->whole);
+		index_free(&ps->part);
+		for (size_t m = 0; m < ps->n_mig; m++)
+			index_free(&ps->mig[m]);
+		free(ps->mig);
+		free(ps->mig_profiles);
 	}
+	for (size_t i = 0; i < c->n_gpus; i++)
+		free(c->gpus[i].tenants);
 	free(c->pools);
 	free(c->nodes);
+	free(c->gpus);
 	memset(c, 0, sizeof *c);
 }
 
-int32_t cluster_find(const struct cluster *c, size_t p, int32_t gpus, enum sched_scoring scoring)
+/* --- finding and taking ------------------------------------------------------ */
+
+static int32_t mig_index(const struct pool_state *ps, const char *profile)
+{
+	for (size_t m = 0; m < ps->n_mig; m++)
+		if (!strcmp(ps->mig_profiles[m]->name, profile))
+			return (int32_t)m;
+	return -1;
+}
+
+int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
+		     int32_t gpus, enum sched_scoring scoring)
 {
 	const struct pool_state *ps = &c->pools[p];
-	if (gpus > ps->gpus_per_node)
-		return -1;
-	if (scoring == SCORING_MOST_ALLOCATED) {
-		for (int32_t k = gpus; k <= ps->gpus_per_node; k++)
-			if (ps->bucket_count[k])
-				return ps->first_node + bucket_first(ps, k);
-	} else {
-		for (int32_t k = ps->gpus_per_node; k >= gpus; k--)
-			if (ps->bucket_count[k])
-				return ps->first_node + bucket_first(ps, k);
+	enum sharing_mode mode = c->sc->pools[p].sharing.mode;
+	bool most = scoring == SCORING_MOST_ALLOCATED;
+	int32_t local = -1;
+	switch (w->request) {
+	case REQUEST_GPUS:
+		if (mode == SHARING_TIME_SLICING || mode == SHARING_MPS)
+			local = index_find(&ps->part, gpus, most);
+		else if (mode != SHARING_MIG)
+			local = index_find(&ps->whole, gpus, most);
+		break;
+	case REQUEST_MILLI:
+		if (mode == SHARING_FRACTIONAL)
+			local = index_find(&ps->part, w->milli, most);
+		break;
+	case REQUEST_MIG: {
+		int32_t m = mig_index(ps, w->mig_profile);
+		if (m >= 0)
+			local = index_find(&ps->mig[m], 1, most);
+		break;
+	}
+	}
+	return local < 0 ? -1 : ps->first_node + local;
+}
+
+/* Best fit among the node's GPUs not in `taken`: the fewest free units that
+ * still hold `need` (whole: only untouched GPUs), lowest index on ties. */
+static int pick_gpu(const struct cluster *c, const struct node *nd, uint64_t taken, int32_t need,
+		    bool whole)
+{
+	const struct pool_state *ps = &c->pools[nd->pool];
+	int best = -1;
+	for (int i = 0; i < nd->gpus; i++) {
+		const struct gpu *g = &c->gpus[nd->first_gpu + i];
+		if ((taken >> i & 1) || g->free < need || (whole && !untouched(ps, g)))
+			continue;
+		if (best < 0 || g->free < c->gpus[nd->first_gpu + best].free)
+			best = i;
+	}
+	return best;
+}
+
+/* The lowest GPU and layout slot with a free instance of the profile. */
+static int pick_instance(const struct cluster *c, const struct node *nd, const char *profile,
+			 int8_t *slot)
+{
+	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
+	for (int i = 0; i < nd->gpus; i++) {
+		const struct gpu *g = &c->gpus[nd->first_gpu + i];
+		for (size_t k = 0; k < sh->n_layout; k++)
+			if ((g->mig_free >> k & 1) && !strcmp(sh->layout[k]->name, profile)) {
+				*slot = (int8_t)k;
+				return i;
+			}
 	}
 	return -1;
 }
 
-static void move_node(struct cluster *c, int32_t node, int32_t new_free)
+static void add_tenant(struct gpu *g, struct tenant t)
 {
-	struct node *nd = &c->nodes[node];
-	struct pool_state *ps = &c->pools[nd->pool];
-	int32_t local = node - ps->first_node;
-	bucket_set(ps, nd->free, local, false);
-	bucket_set(ps, new_free, local, true);
-	int32_t delta = nd->free - new_free; /* GPUs allocated by this move */
-	ps->allocated += delta;
-	c->allocated += delta;
-	nd->free = (int16_t)new_free;
-	assert(ps->allocated >= 0 && ps->allocated <= ps->capacity && "no GPU over-allocated");
-}
-
-uint64_t cluster_take(struct cluster *c, int32_t node, int32_t gpus)
-{
-	struct node *nd = &c->nodes[node];
-	assert(gpus <= nd->free);
-	uint64_t mask = 0, avail = nd->free_mask;
-	for (int32_t i = 0; i < gpus; i++) {
-		uint64_t low = avail & (~avail + 1);
-		mask |= low;
-		avail &= ~low;
+	if (g->n_tenants == g->cap_tenants) {
+		g->cap_tenants = (uint16_t)(g->cap_tenants ? 2 * g->cap_tenants : 4);
+		g->tenants = gp_xrealloc(g->tenants, g->cap_tenants * sizeof *g->tenants);
 	}
-	nd->free_mask = avail;
-	move_node(c, node, nd->free - gpus);
-	return mask;
+	g->tenants[g->n_tenants++] = t;
 }
 
-void cluster_release(struct cluster *c, int32_t node, uint64_t mask)
+static void remove_tenant(struct gpu *g, uint32_t job)
+{
+	for (uint16_t i = 0; i < g->n_tenants; i++)
+		if (g->tenants[i].job == job) {
+			g->tenants[i] = g->tenants[--g->n_tenants];
+			return;
+		}
+	assert(!"job is a tenant of the GPU it releases");
+}
+
+/* Chooses the GPUs (and MIG slot) and what each holds; fills pl and the tenant's share. */
+static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
+		    int32_t gpus, struct placement *pl)
+{
+	const struct pool_state *ps = &c->pools[nd->pool];
+	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
+	pl->mig_slot = -1;
+	if (w->request == REQUEST_MIG) {
+		int i = pick_instance(c, nd, w->mig_profile, &pl->mig_slot);
+		const struct mig_profile *mp = sh->layout[pl->mig_slot];
+		pl->gpu_mask = UINT64_C(1) << i;
+		pl->units = 1;
+		pl->equivalent = mp->compute_slices / 7.0;
+		return pl->equivalent;
+	}
+	bool replicas = sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS;
+	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
+	pl->units = w->request == REQUEST_MILLI ? w->milli : replicas ? 1 : ps->units_per_gpu;
+	pl->gpu_mask = 0;
+	for (int32_t k = 0; k < n; k++) {
+		int i = pick_gpu(c, nd, pl->gpu_mask, pl->units, !replicas && w->request == REQUEST_GPUS);
+		assert(i >= 0 && "the index promised room on this node");
+		pl->gpu_mask |= UINT64_C(1) << i;
+	}
+	if (w->request == REQUEST_MILLI)
+		pl->equivalent = w->milli / 1000.0;
+	else
+		pl->equivalent = replicas ? (double)n / ps->units_per_gpu : (double)n;
+	/* A time-sliced pod may use every SM while its slice runs; an MPS pod 1/R. */
+	return w->request == REQUEST_MILLI ? w->milli / 1000.0
+	       : sh->mode == SHARING_MPS  ? 1.0 / sh->replicas
+					  : 1.0;
+}
+
+static void account(struct cluster *c, int32_t node, double equivalent)
 {
 	struct node *nd = &c->nodes[node];
-	assert(!(nd->free_mask & mask) && "GPUs released twice");
-	nd->free_mask |= mask;
-	move_node(c, node, nd->free + __builtin_popcountll(mask));
+	nd->allocated += equivalent;
+	c->pools[nd->pool].allocated += equivalent;
+	c->allocated += equivalent;
+	assert(nd->allocated <= nd->gpus + 1e-9 && "no GPU over-allocated");
+	if (nd->allocated < 1e-12)
+		nd->allocated = 0; /* float dust */
+}
+
+void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
+		  uint32_t job, struct placement *pl)
+{
+	const struct node *nd = &c->nodes[node];
+	pl->node = node;
+	double share = choose(c, nd, w, gpus, pl);
+	struct tenant t = {job, w->gpu_busy, w->sm_share, share};
+	for (int i = 0; i < nd->gpus; i++) {
+		if (!(pl->gpu_mask >> i & 1))
+			continue;
+		struct gpu *g = &c->gpus[nd->first_gpu + i];
+		if (pl->mig_slot >= 0)
+			g->mig_free &= (uint8_t)~(1u << pl->mig_slot);
+		g->free -= pl->units;
+		assert(g->free >= 0);
+		g->vram_used += w->vram_bytes;
+		add_tenant(g, t);
+	}
+	account(c, node, pl->equivalent);
+	refresh(c, node);
+}
+
+void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl)
+{
+	const struct node *nd = &c->nodes[pl->node];
+	for (int i = 0; i < nd->gpus; i++) {
+		if (!(pl->gpu_mask >> i & 1))
+			continue;
+		struct gpu *g = &c->gpus[nd->first_gpu + i];
+		if (pl->mig_slot >= 0)
+			g->mig_free |= (uint8_t)(1u << pl->mig_slot);
+		g->free += pl->units;
+		assert(g->free <= c->pools[nd->pool].units_per_gpu && "units released twice");
+		remove_tenant(g, job);
+	}
+	account(c, pl->node, -pl->equivalent);
+	refresh(c, pl->node);
 }
 
 int32_t cluster_max_free(const struct cluster *c, size_t p)
 {
 	const struct pool_state *ps = &c->pools[p];
 	for (int32_t k = ps->gpus_per_node; k > 0; k--)
-		if (ps->bucket_count[k])
+		if (ps->whole.count[k])
 			return k;
 	return 0;
 }
@@ -162,23 +415,28 @@ char *cluster_node_name(const struct cluster *c, int32_t node)
 
 bool cluster_consistent(const struct cluster *c)
 {
-	int64_t allocated = 0;
+	double total = 0;
 	for (size_t p = 0; p < c->n_pools; p++) {
 		const struct pool_state *ps = &c->pools[p];
-		int64_t pool_alloc = 0;
+		double pool = 0;
 		for (int32_t i = 0; i < ps->n_nodes; i++) {
-			const struct node *nd = &c->nodes[ps->first_node + i];
-			if (__builtin_popcountll(nd->free_mask) != nd->free)
+			int32_t node = ps->first_node + i;
+			int32_t whole = ps->whole.key[i];
+			refresh((struct cluster *)c, node); /* recompute, then compare */
+			if (ps->whole.key[i] != whole)
 				return false;
-			if (!(bucket(ps, nd->free)[i / 64] & (UINT64_C(1) << (i % 64))))
-				return false;
-			pool_alloc += nd->gpus - nd->free;
+			for (int32_t k = 0; k < c->nodes[node].gpus; k++) {
+				const struct gpu *g = &c->gpus[c->nodes[node].first_gpu + k];
+				if (g->free < 0 || g->free > ps->units_per_gpu)
+					return false;
+			}
+			pool += c->nodes[node].allocated;
 		}
-		if (pool_alloc != ps->allocated)
+		if (pool - ps->allocated > 1e-6 || ps->allocated - pool > 1e-6)
 			return false;
-		allocated += pool_alloc;
+		total += pool;
 	}
-	return allocated == c->allocated;
+	return total - c->allocated < 1e-6 && c->allocated - total < 1e-6;
 }
 
 /* --- windows ----------------------------------------------------------- */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuplan/footprint.h"
 #include "gpuplan/sha256.h"
 #include "gpuplan/trace.h"
 #include "gpuplan/units.h"
@@ -611,20 +612,112 @@ static int pool_labels(struct loader *ld, const struct ynode *v, void *obj)
 	return get_kv_map(ld, v, "labels", &p->labels, &p->n_labels);
 }
 
-/* Only exclusive GPUs are simulated so far; every other mode is refused by name. */
+static const char *const sharing_names[] = {"exclusive", "time-slicing", "mps", "mig",
+					    "fractional"};
+
+/* The keys each mode takes, beside mode. */
+static const char *const sharing_keys[][3] = {
+	{"mode"}, {"mode", "replicas", "overhead"}, {"mode", "replicas"}, {"mode", "layout"},
+	{"mode"}};
+
+static int sharing_params(struct loader *ld, const struct ynode *v, struct sharing *sh)
+{
+	const struct ynode *r = ynode_get(v, "replicas"), *o = ynode_get(v, "overhead");
+	int64_t n = 0;
+	int rc = GP_OK;
+	if (sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS) {
+		if (!r)
+			return gp_located(ld->err, v->loc,
+					  "missing key 'replicas' in sharing; expected the units "
+					  "per GPU, like {mode: %s, replicas: 4}",
+					  sharing_names[sh->mode]);
+		/* MPS serves at most 48 clients per GPU (Volta and later). */
+		rc = get_int(ld, r, "replicas", 1, sh->mode == SHARING_MPS ? 48 : 64, &n);
+		sh->replicas = (int32_t)n;
+	}
+	if (!rc && o) {
+		rc = get_amount(ld, o, "overhead", "a fraction like 0.05", &sh->overhead);
+		if (!rc && sh->overhead > 1)
+			rc = bad_value(ld, o, "overhead", "a fraction from 0 to 1, like 0.05");
+	}
+	if (!rc && sh->mode == SHARING_MIG && !ynode_get(v, "layout"))
+		rc = gp_located(ld->err, v->loc,
+				"missing key 'layout' in sharing; expected the MIG instances of "
+				"each GPU, like {mode: mig, layout: [3g.40gb, 3g.40gb]}");
+	return rc;
+}
+
+/* exclusive | {mode: time-slicing, replicas: R, overhead: o} | {mode: mps, replicas: R}
+ * | {mode: mig, layout: [...]} (checked against the GPU in check_mig_layout) | fractional */
 static int pool_sharing(struct loader *ld, const struct ynode *v, void *obj)
 {
-	(void)obj;
+	struct sharing *sh = &((struct pool_spec *)obj)->sharing;
 	const struct ynode *mode = v->kind == YNODE_MAP ? ynode_get(v, "mode") : v;
-	if (!mode || mode->kind != YNODE_SCALAR)
-		return bad_value(ld, v, "sharing", "exclusive");
-	if (!strcmp(mode->value, "exclusive")) {
-		static const char *const keys[] = {"mode"};
-		return v == mode ? GP_OK : only_keys(ld, v, keys, 1, "sharing mode exclusive");
+	char list[128];
+	join(list, sizeof list, sharing_names, N_OF(sharing_names), " or ");
+	if (!mode)
+		return gp_located(ld->err, v->loc, "missing key 'mode' in sharing; expected %s",
+				  list);
+	int m = 0;
+	int rc = get_enum(ld, mode, "sharing mode", sharing_names, N_OF(sharing_names), &m);
+	if (rc)
+		return rc;
+	sh->mode = (enum sharing_mode)m;
+	sh->loc = v->loc;
+	if (v == mode)
+		return sh->mode == SHARING_EXCLUSIVE || sh->mode == SHARING_FRACTIONAL
+			       ? GP_OK
+			       : sharing_params(ld, v, sh);
+	rc = only_keys(ld, v, sharing_keys[m], 3, "this sharing mode");
+	return rc ? rc : sharing_params(ld, v, sh);
+}
+
+/* A MIG layout must use profiles of the pool's GPU, at most 7 compute and 8
+ * memory slices, and no profile more often than the GPU allows. */
+static int check_mig_layout(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	const struct ynode *v = ynode_get(ynode_get(item, "sharing"), "layout");
+	int rc = expect_list(ld, v, "layout", "a list of MIG profiles like [3g.40gb, 3g.40gb]");
+	if (rc)
+		return rc;
+	if (!p->gpu->n_mig)
+		return gp_located(ld->err, v->loc, "%s does not support MIG; expected a GPU with "
+				  "MIG profiles like A100-80GB or H100-80GB", p->gpu->name);
+	if (v->n == 0 || v->n > 7)
+		return gp_located(ld->err, v->loc, "a MIG layout has 1 to 7 instances, not %zu", v->n);
+	struct sharing *sh = &p->sharing;
+	sh->layout = gp_xcalloc(v->n, sizeof *sh->layout);
+	sh->n_layout = v->n;
+	int compute = 0, memory = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *it = v->items[i];
+		const struct mig_profile *mp =
+			it->kind == YNODE_SCALAR ? catalog_mig_profile(p->gpu, it->value) : NULL;
+		if (!mp) {
+			const char *names[16];
+			for (size_t k = 0; k < p->gpu->n_mig && k < 16; k++)
+				names[k] = p->gpu->mig[k].name;
+			return it->kind == YNODE_SCALAR
+				       ? unknown_word(ld, it->loc, "MIG profile", it->value, names,
+						      p->gpu->n_mig)
+				       : bad_value(ld, it, "MIG profile", "a name like 3g.40gb");
+		}
+		sh->layout[i] = mp;
+		compute += mp->compute_slices;
+		memory += mp->memory_slices;
+		int same = 0;
+		for (size_t k = 0; k <= i; k++)
+			same += sh->layout[k] == mp;
+		if (same > mp->max_instances)
+			return gp_located(ld->err, it->loc, "%s allows at most %d instance(s) of %s "
+					  "per GPU", p->gpu->name, mp->max_instances, mp->name);
 	}
-	return gp_located(ld->err, mode->loc,
-			  "sharing mode '%s' is not supported yet; expected exclusive",
-			  mode->value);
+	if (compute > 7 || memory > 8)
+		return gp_located(ld->err, v->loc,
+				  "invalid MIG layout for %s: it uses %d compute and %d memory "
+				  "slices; expected at most 7 and 8",
+				  p->gpu->name, compute, memory);
+	return GP_OK;
 }
 
 static int pool_startup(struct loader *ld, const struct ynode *v, void *obj)
@@ -644,6 +737,8 @@ static const struct key_rule pool_rules[] = {
 static int load_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
 {
 	p->loc = item->loc;
+	p->sharing.overhead = 0.05;
+	p->sharing.replicas = 1;
 	int rc = walk_map(ld, item, "pool", POOL_HINT, pool_rules, N_OF(pool_rules), p);
 	if (!rc)
 		rc = require(ld, item, "name", "pool", "a name like batch");
@@ -653,6 +748,8 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 		rc = require(ld, item, "gpu", "pool", "a catalog GPU type like A100-80GB");
 	if (!rc)
 		rc = require(ld, item, "gpus_per_node", "pool", "a whole number from 1 to 64");
+	if (!rc && p->sharing.mode == SHARING_MIG)
+		rc = check_mig_layout(ld, item, p);
 	return rc;
 }
 
@@ -832,14 +929,29 @@ static int workload_count(struct loader *ld, const struct ynode *v, void *obj)
 	return get_int(ld, v, "count", 1, INT64_MAX, &((struct workload_spec *)obj)->count);
 }
 
+/* gpus: N (nvidia.com/gpu units) | {mig: 3g.40gb} | {milli: 300}.  Whether a
+ * pool offers the resource is checked once all pools are known (check_hosted). */
 static int workload_gpus(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct workload_spec *w = obj;
-	if (v->kind == YNODE_MAP)
-		return gp_located(ld->err, v->loc,
-				  "shared GPU requests (mig, milli) are not supported "
-				  "yet; expected a whole number of GPUs");
 	int64_t g = 0;
+	if (v->kind == YNODE_MAP) {
+		static const char *const keys[] = {"mig", "milli"};
+		int rc = only_keys(ld, v, keys, 2, "gpus");
+		if (rc)
+			return rc;
+		if (v->n != 1)
+			return bad_value(ld, v, "gpus", "one of {mig: 3g.40gb} or {milli: 300}");
+		if (!strcmp(v->keys[0], "mig")) {
+			w->request = REQUEST_MIG;
+			return get_string(ld, v->items[0], "MIG profile", "a name like 3g.40gb",
+					  &w->mig_profile);
+		}
+		w->request = REQUEST_MILLI;
+		rc = get_int(ld, v->items[0], "milli", 1, 1000, &g);
+		w->milli = (int32_t)g;
+		return rc;
+	}
 	int rc = get_int(ld, v, "gpus", 1, INT64_MAX, &g);
 	if (rc)
 		return rc;
@@ -847,8 +959,52 @@ static int workload_gpus(struct loader *ld, const struct ynode *v, void *obj)
 		return gp_located(ld->err, v->loc,
 				  "no node has %lld GPUs; the largest pool node has %d",
 				  (long long)g, (int)ld->widest_node);
+	w->request = REQUEST_GPUS;
 	w->gpus = (int32_t)g;
 	return GP_OK;
+}
+
+static int workload_model(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	if (v->kind == YNODE_SCALAR && (w->model = catalog_model(v->value)))
+		return GP_OK;
+	const char *names[16];
+	size_t n = catalog_model_count();
+	for (size_t i = 0; i < n && i < 16; i++)
+		names[i] = catalog_model_at(i)->name;
+	return v->kind == YNODE_SCALAR ? unknown_word(ld, v->loc, "model", v->value, names, n)
+				       : bad_value(ld, v, "model", "a catalog model like llama-2-13b");
+}
+
+static int workload_quantization(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int q = 0;
+	int rc = get_enum(ld, v, "quantization", quant_names, QUANT_COUNT, &q);
+	((struct workload_spec *)obj)->quantization = q;
+	return rc;
+}
+
+static int restart_limit(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = get_int(ld, v, "restart limit", 0, 1000, &n);
+	((struct workload_spec *)obj)->restart_limit = (int32_t)n;
+	return rc;
+}
+
+static int restart_backoff(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "backoff", false, &((struct workload_spec *)obj)->restart_backoff);
+}
+
+static const struct key_rule restart_rules[] = {{"limit", restart_limit},
+						{"backoff", restart_backoff}};
+
+static int workload_restart(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return walk_map(ld, v, "restart", "a map like {limit: 6, backoff: 10s}", restart_rules,
+			N_OF(restart_rules), obj);
 }
 
 /* Distribution parameters by kind (index = enum dist_kind). */
@@ -1239,8 +1395,8 @@ static const struct key_rule workload_rules[] = {
 	/* DESIGN.md, not simulated yet */
 	{"affinity", NULL},
 	{"quality", NULL},
-	{"model", NULL},
-	{"quantization", NULL},
+	{"model", workload_model},
+	{"quantization", workload_quantization},
 	{"kv_cache", NULL},
 	{"replicas", NULL},
 	{"tensor_parallel", NULL},
@@ -1249,7 +1405,7 @@ static const struct key_rule workload_rules[] = {
 	{"requests", NULL},
 	{"slo", NULL},
 	{"tokenize", NULL},
-	{"restart", NULL},
+	{"restart", workload_restart},
 };
 
 /* A trace decides count, gpus and durations; the workload's keys would contradict it. */
@@ -1278,9 +1434,34 @@ static int finish_trace_workload(struct loader *ld, const struct ynode *item,
 	return GP_OK;
 }
 
+/*
+ * VRAM from the model when not given: each GPU of the pod holds its share of
+ * the weights (tensor parallel over the pod's GPUs) plus the runtime overhead.
+ */
+static int derive_vram(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	const struct ynode *q = ynode_get(item, "quantization");
+	if (!w->model) {
+		if (q)
+			return gp_located(ld->err, q->loc, "quantization applies to a model; "
+					  "expected a model like llama-2-13b beside it");
+		return GP_OK;
+	}
+	if (!q)
+		w->quantization = QUANT_FP16;
+	if (ynode_get(item, "vram"))
+		return GP_OK;
+	int tp = w->request == REQUEST_GPUS ? w->gpus : 1;
+	w->vram_bytes = footprint_weights_bytes(w->model, (enum quant)w->quantization) / tp +
+			FOOTPRINT_OVERHEAD_BYTES;
+	return GP_OK;
+}
+
 static int finish_workload(struct loader *ld, const struct ynode *item, struct workload_spec *w)
 {
-	int rc = require(ld, item, "name", "workload", "a name like eval");
+	int rc = derive_vram(ld, item, w);
+	if (!rc)
+		rc = require(ld, item, "name", "workload", "a name like eval");
 	if (!rc)
 		rc = require(ld, item, "arrival", "workload", ARRIVAL_HINT);
 	if (rc)
@@ -1306,6 +1487,8 @@ static int load_workload(struct loader *ld, const struct ynode *item, struct wor
 	w->gpus = 1;
 	w->gpu_busy = 1;
 	w->sm_share = 1;
+	w->restart_limit = 6;             /* a Kubernetes Job's default backoffLimit */
+	w->restart_backoff = 10 * SIM_SECOND; /* the kubelet's first crash-loop delay */
 	w->queue = (int32_t)scenario_queue_index(ld->sc, DEFAULT_QUEUE);
 	w->deadline_kind = DEADLINE_NONE;
 	/* The kind first: an inference workload fails on its kind, not on its first key. */
@@ -1419,6 +1602,41 @@ static double expected_jobs(const struct scenario *sc, const struct workload_spe
 	return span > 0 ? ceil(w->arrival.rate * span) : 0;
 }
 
+/* Every workload asks for a resource that some pool offers (memory aside: a pod
+ * too large for every unit is a finding of the run, not an input error). */
+static int check_hosted(struct loader *ld, const struct ynode *list)
+{
+	const struct scenario *sc = ld->sc;
+	for (size_t i = 0; i < sc->n_workloads; i++) {
+		const struct workload_spec *w = &sc->workloads[i];
+		bool offered = false;
+		int32_t widest = 0;
+		for (size_t p = 0; p < sc->n_pools; p++) {
+			const struct pool_spec *ps = &sc->pools[p];
+			offered |= scenario_pool_offers(ps, w);
+			if (scenario_pool_offers(ps, w) && ps->gpus_per_node > widest)
+				widest = ps->gpus_per_node;
+		}
+		const struct ynode *item = list->items[i], *g = ynode_get(item, "gpus");
+		struct srcloc at = g ? g->loc : item->loc;
+		char res[80];
+		if (!offered)
+			return gp_located(ld->err, at,
+					  "no pool offers %s; expected a pool with %s",
+					  scenario_resource_name(w, res, sizeof res),
+					  w->request == REQUEST_MIG ? "a MIG layout that includes it"
+					  : w->request == REQUEST_MILLI
+						  ? "sharing: fractional"
+						  : "sharing exclusive, time-slicing, mps or fractional");
+		if (w->request == REQUEST_GPUS && w->gpus > widest)
+			return gp_located(ld->err, at,
+					  "no node offering %s has %d GPUs; the largest has %d",
+					  scenario_resource_name(w, res, sizeof res), (int)w->gpus,
+					  (int)widest);
+	}
+	return GP_OK;
+}
+
 static int check_job_limit(struct loader *ld)
 {
 	const struct scenario *sc = ld->sc;
@@ -1453,6 +1671,8 @@ static int load_root(struct loader *ld, const struct ynode *root)
 		rc = load_queues(ld, ynode_get(root, "queues"));
 	if (!rc)
 		rc = load_workloads(ld, ynode_get(root, "workloads"));
+	if (!rc)
+		rc = check_hosted(ld, ynode_get(root, "workloads"));
 	if (!rc)
 		rc = check_job_limit(ld);
 	if (!rc && !sc->output.db) {
@@ -1590,6 +1810,7 @@ static void free_pool(struct pool_spec *p)
 	}
 	free(p->taints);
 	free(p->windows);
+	free(p->sharing.layout);
 }
 
 static void free_workload(struct workload_spec *w)
@@ -1606,6 +1827,7 @@ static void free_workload(struct workload_spec *w)
 	for (size_t i = 0; i < w->n_gpu_spec; i++)
 		free(w->gpu_spec[i]);
 	free(w->gpu_spec);
+	free(w->mig_profile);
 }
 
 void scenario_free(struct scenario *sc)
@@ -1672,4 +1894,69 @@ int64_t scenario_job_count(const struct scenario *sc)
 	for (size_t i = 0; i < sc->n_workloads; i++)
 		total += expected_jobs(sc, &sc->workloads[i]);
 	return total >= 9.2e18 ? INT64_MAX : (int64_t)total;
+}
+
+const char *scenario_resource_name(const struct workload_spec *w, char *buf, size_t len)
+{
+	if (w->request == REQUEST_MIG)
+		snprintf(buf, len, "nvidia.com/mig-%s", w->mig_profile);
+	else
+		snprintf(buf, len, "nvidia.com/gpu");
+	return buf;
+}
+
+bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w)
+{
+	switch (w->request) {
+	case REQUEST_GPUS: return p->sharing.mode != SHARING_MIG;
+	case REQUEST_MILLI: return p->sharing.mode == SHARING_FRACTIONAL;
+	case REQUEST_MIG:
+		for (size_t i = 0; i < p->sharing.n_layout; i++)
+			if (!strcmp(p->sharing.layout[i]->name, w->mig_profile))
+				return true;
+		return false;
+	}
+	return false;
+}
+
+/* The memory one unit of the pool guarantees a pod; 0 when it is not isolated. */
+static double unit_memory(const struct pool_spec *p, const struct workload_spec *w)
+{
+	const struct sharing *sh = &p->sharing;
+	switch (sh->mode) {
+	case SHARING_MPS: return p->gpu->memory_bytes / sh->replicas;
+	case SHARING_FRACTIONAL:
+		return w->request == REQUEST_MILLI ? p->gpu->memory_bytes * w->milli / 1000.0
+						   : p->gpu->memory_bytes;
+	case SHARING_MIG:
+		for (size_t i = 0; i < sh->n_layout; i++)
+			if (!strcmp(sh->layout[i]->name, w->mig_profile))
+				return sh->layout[i]->memory_bytes;
+		return 0;
+	case SHARING_EXCLUSIVE:
+	case SHARING_TIME_SLICING: break;
+	}
+	return 0;
+}
+
+double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w)
+{
+	if (!scenario_pool_offers(p, w))
+		return 0;
+	double limit = unit_memory(p, w);
+	if (limit > 0 && w->vram_bytes > limit)
+		return 0; /* MPS, MIG and fractional enforce memory at placement */
+	switch (w->request) {
+	case REQUEST_MILLI: return w->milli / 1000.0;
+	case REQUEST_MIG:
+		for (size_t i = 0; i < p->sharing.n_layout; i++)
+			if (!strcmp(p->sharing.layout[i]->name, w->mig_profile))
+				return p->sharing.layout[i]->compute_slices / 7.0;
+		return 0;
+	case REQUEST_GPUS: break;
+	}
+	if (w->gpus > p->gpus_per_node)
+		return 0;
+	bool shared = p->sharing.mode == SHARING_TIME_SLICING || p->sharing.mode == SHARING_MPS;
+	return shared ? (double)w->gpus / p->sharing.replicas : (double)w->gpus;
 }

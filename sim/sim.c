@@ -27,16 +27,26 @@
 #include <string.h>
 #include <time.h>
 
-enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW };
+enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
 
 /* A run stops as stalled when work is left that nothing can start: nothing
  * running, nothing more arriving, and no start through a week of windows. */
 #define STALL_AFTER (8 * SIM_DAY)
 
+/* Restarts after an OOM kill back off like the kubelet's: doubling, capped. */
+#define BACKOFF_CAP (5 * SIM_MINUTE)
+
 struct job {
 	sim_time submit, start, end, deadline, duration;
-	uint64_t gpu_mask;
-	int32_t workload, node, gpus;
+	sim_time finish_at;    /* time of the live finish event */
+	sim_time last;         /* progress is accounted until here */
+	double remaining;      /* exclusive-GPU work left, µs */
+	double rate;           /* work done per µs while sharing */
+	double demand;         /* GPUs' worth it adds to the demand gauge */
+	struct placement pl;   /* pl.node < 0: never placed */
+	int32_t workload, gpus;
+	int32_t restarts;
+	uint16_t gen;          /* of the live finish event */
 	uint8_t status;
 };
 
@@ -44,6 +54,7 @@ struct sim {
 	const struct scenario *sc;
 	struct engine engine;
 	struct cluster cluster;
+	struct placer placer;
 	struct sched sched;
 	struct arrivals arrivals;
 	struct collect collect;
@@ -51,57 +62,192 @@ struct sim {
 	size_t n_jobs, cap_jobs;
 	size_t arriving;       /* workloads whose stream has more arrivals */
 	size_t running;
+	size_t backing_off;    /* jobs waiting to be retried after an OOM kill */
 	bool dirty;            /* something changed that may let work start */
 	sim_time last_progress;
 	uint32_t *pass_blocked; /* per class: the pass that found it blocked */
 	size_t cap_blocked;
 	uint32_t pass;
 	int64_t *strict_head;   /* per queue, scratch for schedule() */
+	double *demand_unit;    /* per workload: GPUs' worth of one unit before placement */
+	double *gpu_engine;     /* per GPU: current engine activity in [0, 1] */
+	double *gpu_sm;         /* per GPU: current SM activity in [0, 1] */
+	int64_t *oom_kills;     /* per workload */
 };
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* --- state changes, each mirrored in the gauges ------------------------- */
 
-/* Moves the gauges of scopes all, pool (if >= 0) and workload together. */
+/* Moves gauge g of one workload's scope only. */
+static void gauge_workload(struct sim *s, int32_t w, enum gauge g, double delta)
+{
+	collect_add(&s->collect, collect_scope_workload(s->sc, (size_t)w), g, delta, s->engine.now);
+}
+
+/* Moves gauge g of scope all, and of the pool and the workload when >= 0. */
 static void gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta)
 {
 	sim_time now = s->engine.now;
 	collect_add(&s->collect, 0, g, delta, now);
 	if (pool >= 0)
 		collect_add(&s->collect, collect_scope_pool(s->sc, (size_t)pool), g, delta, now);
-	collect_add(&s->collect, collect_scope_workload(s->sc, (size_t)w), g, delta, now);
+	if (w >= 0)
+		collect_add(&s->collect, collect_scope_workload(s->sc, (size_t)w), g, delta, now);
 }
 
-/* The gauges a running job moves: allocation, activity, VRAM. */
-static void job_footprint(struct sim *s, const struct job *j, double sign)
+static const struct sharing *sharing_of(const struct sim *s, int32_t node)
+{
+	return &s->sc->pools[s->cluster.nodes[node].pool].sharing;
+}
+
+static struct gpu *gpu_at(struct sim *s, int32_t node, int i)
+{
+	return &s->cluster.gpus[s->cluster.nodes[node].first_gpu + i];
+}
+
+/* The job's slowdown: the worst over the GPUs it has a share of. */
+static double job_slow(struct sim *s, const struct job *j)
+{
+	const struct sharing *sh = sharing_of(s, j->pl.node);
+	double slow = 1;
+	if (sh->mode == SHARING_EXCLUSIVE)
+		return slow;
+	for (int i = 0; i < 64; i++) {
+		if (!(j->pl.gpu_mask >> i & 1))
+			continue;
+		const struct gpu *g = gpu_at(s, j->pl.node, i);
+		for (uint16_t k = 0; k < g->n_tenants; k++)
+			if (g->tenants[k].job == (uint32_t)(j - s->jobs))
+				slow = fmax(slow, contention_slow(sh, g->tenants, g->n_tenants,
+								  &g->tenants[k]));
+	}
+	return slow;
+}
+
+/* Re-rates a running job after its co-tenants changed; moves its finish. */
+static void retime(struct sim *s, uint32_t id)
+{
+	struct job *j = &s->jobs[id];
+	double rate = contention_rate(s->sc->workloads[j->workload].gpu_busy, job_slow(s, j));
+	if (rate == j->rate)
+		return;
+	sim_time now = s->engine.now;
+	j->remaining = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
+	j->last = now;
+	j->rate = rate;
+	j->finish_at = now + (sim_time)llround(j->remaining / rate); /* to the nearest µs */
+	j->gen++; /* the previous finish event is now stale */
+	engine_push(&s->engine, j->finish_at, EV_FINISH, id, j->gen);
+}
+
+/* After the tenants of the job's GPUs changed: their activity, and the rates
+ * of everyone still on them. */
+static void gpus_changed(struct sim *s, const struct placement *pl)
+{
+	const struct sharing *sh = sharing_of(s, pl->node);
+	int32_t pool = s->cluster.nodes[pl->node].pool;
+	for (int i = 0; i < 64; i++) {
+		if (!(pl->gpu_mask >> i & 1))
+			continue;
+		struct gpu *g = gpu_at(s, pl->node, i);
+		size_t gi = (size_t)(g - s->cluster.gpus);
+		double engine, sm;
+		contention_activity(sh, g->tenants, g->n_tenants, &engine, &sm);
+		gauge(s, pool, -1, GAUGE_ENGINE, engine - s->gpu_engine[gi]);
+		gauge(s, pool, -1, GAUGE_SM, sm - s->gpu_sm[gi]);
+		s->gpu_engine[gi] = engine;
+		s->gpu_sm[gi] = sm;
+		for (uint16_t k = 0; k < g->n_tenants; k++)
+			retime(s, g->tenants[k].job);
+	}
+}
+
+/* The gauges a running job moves itself: allocation, VRAM, and its own
+ * (uncapped) activity in its workload's scope. */
+static void job_gauges(struct sim *s, const struct job *j, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	int32_t pool = s->cluster.nodes[j->node].pool;
-	double gpus = sign * j->gpus;
-	gauge(s, pool, j->workload, GAUGE_ALLOCATED, gpus);
-	gauge(s, pool, j->workload, GAUGE_ENGINE, gpus * ws->gpu_busy);
-	gauge(s, pool, j->workload, GAUGE_SM, gpus * ws->gpu_busy * ws->sm_share);
-	gauge(s, pool, j->workload, GAUGE_VRAM, gpus * ws->vram_bytes / GIB);
+	int32_t pool = s->cluster.nodes[j->pl.node].pool;
+	double gpus = __builtin_popcountll(j->pl.gpu_mask);
+	const struct gpu *g = gpu_at(s, j->pl.node, __builtin_ctzll(j->pl.gpu_mask));
+	double share = 1;
+	for (uint16_t k = 0; k < g->n_tenants; k++)
+		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
+			share = g->tenants[k].share;
+	bool mig = sharing_of(s, j->pl.node)->mode == SHARING_MIG;
+	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * j->pl.equivalent);
+	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GIB);
 	gauge(s, pool, j->workload, GAUGE_RUNNING, sign);
+	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
+	gauge_workload(s, j->workload, GAUGE_ENGINE, sign * gpus * ws->gpu_busy * (mig ? share : 1));
+	gauge_workload(s, j->workload, GAUGE_SM, sign * gpus * ws->gpu_busy * fmin(ws->sm_share, share));
+}
+
+static void enqueue(struct sim *s, uint32_t id)
+{
+	const struct job *j = &s->jobs[id];
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	sched_add(&s->sched, j->workload, j->gpus, ws->queue,
+		  sched_entry(s->sched.order, id, j->submit, ws->priority, j->deadline, j->duration));
+	s->dirty = true;
 }
 
 static void submit(struct sim *s, size_t w, const struct new_job *nj)
 {
-	const struct workload_spec *ws = &s->sc->workloads[w];
 	sim_time now = s->engine.now;
 	if (!s->collect.started)
 		collect_start(&s->collect, now);
 	GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
 	uint32_t id = (uint32_t)s->n_jobs++;
-	s->jobs[id] = (struct job){now, SIM_NEVER, SIM_NEVER, nj->deadline, nj->duration, 0,
-				   (int32_t)w, -1, nj->gpus, JOB_PENDING};
-	sched_add(&s->sched, (int32_t)w, nj->gpus, ws->queue,
-		  sched_entry(s->sched.order, id, now, ws->priority, nj->deadline, nj->duration));
-	gauge(s, -1, (int32_t)w, GAUGE_DEMAND, nj->gpus);
+	struct job *j = &s->jobs[id];
+	*j = (struct job){.submit = now, .start = SIM_NEVER, .end = SIM_NEVER,
+			  .deadline = nj->deadline, .duration = nj->duration,
+			  .demand = s->demand_unit[w] * nj->gpus, .workload = (int32_t)w,
+			  .gpus = nj->gpus, .status = JOB_PENDING};
+	j->pl.node = -1;
+	gauge(s, -1, (int32_t)w, GAUGE_DEMAND, j->demand);
 	gauge(s, -1, (int32_t)w, GAUGE_PENDING, 1);
-	s->dirty = true;
+	enqueue(s, id);
 	s->last_progress = now;
+}
+
+/* Whether the job's footprint overflows a GPU's memory: only where memory is
+ * not isolated (exclusive, time-slicing); elsewhere placement prevented it. */
+static bool overflows(struct sim *s, const struct job *j)
+{
+	const struct sharing *sh = sharing_of(s, j->pl.node);
+	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
+		return false;
+	double memory = s->sc->pools[s->cluster.nodes[j->pl.node].pool].gpu->memory_bytes;
+	for (int i = 0; i < 64; i++)
+		if ((j->pl.gpu_mask >> i & 1) && gpu_at(s, j->pl.node, i)->vram_used > memory)
+			return true;
+	return false;
+}
+
+/* The pod whose allocation overflowed the GPU dies with OOM; the Job makes a
+ * new one after a backoff, until its restart limit. */
+static void oom_kill(struct sim *s, uint32_t id)
+{
+	struct job *j = &s->jobs[id];
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	cluster_release(&s->cluster, id, &j->pl);
+	s->oom_kills[j->workload]++;
+	if (j->restarts >= ws->restart_limit) {
+		j->status = JOB_FAILED;
+		j->end = s->engine.now;
+		gauge(s, -1, j->workload, GAUGE_PENDING, -1);
+		gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
+		return;
+	}
+	sim_time backoff = ws->restart_backoff;
+	for (int32_t k = 0; k < j->restarts && backoff < BACKOFF_CAP; k++)
+		backoff *= 2;
+	j->restarts++;
+	s->backing_off++;
+	engine_push(&s->engine, s->engine.now + (backoff < BACKOFF_CAP ? backoff : BACKOFF_CAP),
+		    EV_RETRY, id, 0);
 }
 
 static void start(struct sim *s, size_t cls, int32_t node)
@@ -109,29 +255,47 @@ static void start(struct sim *s, size_t cls, int32_t node)
 	uint32_t id = sched_head(&s->sched, cls)->job;
 	sched_pop(&s->sched, cls);
 	struct job *j = &s->jobs[id];
-	j->node = node;
-	j->gpu_mask = cluster_take(&s->cluster, node, j->gpus);
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	cluster_take(&s->cluster, node, ws, j->gpus, id, &j->pl);
+	s->last_progress = s->engine.now;
+	if (overflows(s, j)) {
+		oom_kill(s, id);
+		return;
+	}
 	j->start = s->engine.now;
+	j->last = j->start;
+	j->remaining = (double)j->duration;
+	j->rate = 0; /* retime() sets it and schedules the finish */
 	j->status = JOB_RUNNING;
 	s->running++;
 	gauge(s, -1, j->workload, GAUGE_PENDING, -1);
-	job_footprint(s, j, +1);
-	engine_push(&s->engine, j->start + j->duration, EV_FINISH, id, 0);
-	s->last_progress = s->engine.now;
+	/* Demand follows the pod to where it landed (a replica is 1/R of a GPU). */
+	gauge(s, -1, j->workload, GAUGE_DEMAND, j->pl.equivalent - j->demand);
+	j->demand = j->pl.equivalent;
+	job_gauges(s, j, +1);
+	gpus_changed(s, &j->pl);
 }
 
-static void finish(struct sim *s, uint32_t id)
+static void finish(struct sim *s, uint32_t id, uint16_t gen)
 {
 	struct job *j = &s->jobs[id];
-	assert(j->status == JOB_RUNNING);
-	cluster_release(&s->cluster, j->node, j->gpu_mask);
+	if (j->status != JOB_RUNNING || gen != j->gen || s->engine.now != j->finish_at)
+		return; /* superseded by a later finish: the job's rate changed */
+	job_gauges(s, j, -1);
+	cluster_release(&s->cluster, id, &j->pl);
 	j->end = s->engine.now;
 	j->status = JOB_COMPLETED;
 	s->running--;
-	job_footprint(s, j, -1);
-	gauge(s, -1, j->workload, GAUGE_DEMAND, -j->gpus);
+	gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
+	gpus_changed(s, &j->pl);
 	s->dirty = true;
 	s->last_progress = s->engine.now;
+}
+
+static void on_retry(struct sim *s, uint32_t id)
+{
+	s->backing_off--;
+	enqueue(s, id);
 }
 
 /* --- events ---------------------------------------------------------------- */
@@ -150,7 +314,7 @@ static void on_arrival(struct sim *s, size_t w)
 
 static bool work_left(const struct sim *s)
 {
-	return s->arriving || s->running || s->sched.pending;
+	return s->arriving || s->running || s->sched.pending || s->backing_off;
 }
 
 /* Moves pool p's window state to now and schedules its next change. */
@@ -212,7 +376,7 @@ static void schedule(struct sim *s)
 				continue; /* cannot win this round; its turn comes */
 			const struct job *j = &s->jobs[cl->heap[0].job];
 			struct pod_request pod = {j->workload, j->gpus, j->duration};
-			int32_t node = placement_find(&s->cluster, &pod, s->engine.now);
+			int32_t node = placement_find(&s->placer, &pod, s->engine.now);
 			if (node < 0) {
 				s->pass_blocked[c] = s->pass;
 				continue;
@@ -280,6 +444,10 @@ static void add_job_metrics(const struct sim *s, struct results *r, const char *
 			   submitted ? 100.0 * (double)met / (double)submitted : NAN, "pct");
 	results_add_metric(r, scope, "makespan_s",
 			   last != SIM_NEVER ? sim_seconds(last - first) : NAN, "s");
+	int64_t oom = 0;
+	for (size_t k = 0; k < s->sc->n_workloads; k++)
+		oom += w < 0 || (size_t)w == k ? s->oom_kills[k] : 0;
+	results_add_metric(r, scope, "oom_kills", (double)oom, "kills");
 }
 
 /* Capacity, allocation and activity from the integrated gauges of a scope. */
@@ -348,7 +516,7 @@ static void write_results(struct sim *s, struct results *r)
 	for (size_t i = 0; i < s->n_jobs; i++) {
 		const struct job *j = &s->jobs[i];
 		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
-		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->node, j->gpus, j->status,
+		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->pl.node, j->gpus, j->status,
 			met, met, j->submit, j->start, j->end, j->deadline, 0};
 	}
 }
@@ -361,6 +529,20 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->sc = sc;
 	engine_init(&s->engine, 1024);
 	cluster_init(&s->cluster, sc);
+	placement_init(&s->placer, &s->cluster);
+	s->gpu_engine = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_engine);
+	s->gpu_sm = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_sm);
+	s->oom_kills = gp_xcalloc(sc->n_workloads, sizeof *s->oom_kills);
+	s->demand_unit = gp_xcalloc(sc->n_workloads, sizeof *s->demand_unit);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		/* Before placement a pod counts as one unit of the first pool that fits it. */
+		s->demand_unit[w] = 1;
+		for (size_t p = 0; p < sc->n_pools; p++)
+			if (placement_equivalent(&s->placer, w, p, 1) > 0) {
+				s->demand_unit[w] = placement_equivalent(&s->placer, w, p, 1);
+				break;
+			}
+	}
 	sched_init(&s->sched, sc->scheduler.order);
 	arrivals_init(&s->arrivals, sc);
 	collect_init(&s->collect, sc, out);
@@ -389,6 +571,11 @@ static void sim_destroy(struct sim *s)
 	free(s->jobs);
 	free(s->pass_blocked);
 	free(s->strict_head);
+	placement_free(&s->placer);
+	free(s->gpu_engine);
+	free(s->gpu_sm);
+	free(s->oom_kills);
+	free(s->demand_unit);
 }
 
 static double wall_now(void)
@@ -410,8 +597,9 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 	while (engine_next_time(&s->engine) <= stop && engine_pop(&s->engine, &ev)) {
 		switch ((enum event_type)ev.type) {
 		case EV_ARRIVAL: on_arrival(s, ev.id); break;
-		case EV_FINISH: finish(s, ev.id); break;
+		case EV_FINISH: finish(s, ev.id, ev.gen); break;
 		case EV_WINDOW: on_window(s, ev.id); break;
+		case EV_RETRY: on_retry(s, ev.id); break;
 		}
 		if (engine_next_time(&s->engine) == s->engine.now)
 			continue; /* more happens at this instant */
@@ -419,7 +607,8 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 			schedule(s);
 		if (engine_next_time(&s->engine) != s->engine.now)
 			collect_settle(&s->collect);
-		if (!s->running && !s->arriving && s->engine.now - s->last_progress > STALL_AFTER)
+		if (!s->running && !s->arriving && !s->backing_off &&
+		    s->engine.now - s->last_progress > STALL_AFTER)
 			break;
 	}
 	/* The run ends at the horizon, or with the last arrival, start or

@@ -40,18 +40,30 @@ Test(cluster, starts_empty_with_the_capacity_of_its_pools)
 	cluster_free(&c);
 }
 
+static struct workload_spec pod(int32_t gpus)
+{
+	return (struct workload_spec){.name = "w", .request = REQUEST_GPUS, .gpus = gpus,
+				      .gpu_busy = 1, .sm_share = 1};
+}
+
 Test(cluster, most_allocated_packs_onto_the_fullest_node)
 {
 	struct cluster c;
 	cluster_init(&c, &sc);
-	uint64_t m = cluster_take(&c, 1, 3); /* node a-1 has 1 free */
-	cr_assert_eq(m, 0x7);
-	cr_assert_eq(cluster_find(&c, 0, 1, SCORING_MOST_ALLOCATED), 1);
-	cr_assert_eq(cluster_find(&c, 0, 2, SCORING_MOST_ALLOCATED), 0, "lowest full-enough node");
-	cr_assert_eq(cluster_find(&c, 0, 1, SCORING_LEAST_ALLOCATED), 0);
-	cr_assert_eq(cluster_find(&c, 0, 5, SCORING_MOST_ALLOCATED), -1, "wider than the node");
-	cluster_release(&c, 1, m);
-	cr_assert_eq(c.allocated, 0);
+	struct workload_spec w = pod(3);
+	struct placement pl;
+	cluster_take(&c, 1, &w, 3, 7, &pl); /* node a-1 keeps 1 free GPU */
+	cr_assert_eq(pl.gpu_mask, 0x7);
+	cr_assert_float_eq(pl.equivalent, 3, 1e-12);
+	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), 1);
+	cr_assert_eq(cluster_find(&c, 0, &w, 2, SCORING_MOST_ALLOCATED), 0, "lowest full-enough node");
+	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_LEAST_ALLOCATED), 0);
+	cr_assert_eq(cluster_find(&c, 0, &w, 5, SCORING_MOST_ALLOCATED), -1, "wider than the node");
+	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].n_tenants, 1);
+	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].tenants[0].job, 7);
+	cluster_release(&c, 7, &pl);
+	cr_assert_float_eq(c.allocated, 0, 1e-12);
+	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].n_tenants, 0);
 	cr_assert(cluster_consistent(&c));
 	cluster_free(&c);
 }
@@ -60,14 +72,88 @@ Test(cluster, takes_the_lowest_free_gpus_and_gives_them_back)
 {
 	struct cluster c;
 	cluster_init(&c, &sc);
-	uint64_t a = cluster_take(&c, 3, 2);
-	uint64_t b = cluster_take(&c, 3, 3);
-	cr_assert_eq(a, 0x03);
-	cr_assert_eq(b, 0x1c);
-	cluster_release(&c, 3, a);
-	cr_assert_eq(cluster_take(&c, 3, 1), 0x01);
-	cr_assert_eq(c.pools[1].allocated, 4);
-	cr_assert_eq(c.allocated, 4);
+	struct workload_spec w = pod(2);
+	struct placement a, b, d;
+	cluster_take(&c, 3, &w, 2, 1, &a);
+	cluster_take(&c, 3, &w, 3, 2, &b);
+	cr_assert_eq(a.gpu_mask, 0x03);
+	cr_assert_eq(b.gpu_mask, 0x1c);
+	cluster_release(&c, 1, &a);
+	cluster_take(&c, 3, &w, 1, 3, &d);
+	cr_assert_eq(d.gpu_mask, 0x01);
+	cr_assert_float_eq(c.pools[1].allocated, 4, 1e-12);
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
+
+Test(cluster, time_slicing_replicas_go_one_per_gpu_best_fit)
+{
+	pools[0].sharing = (struct sharing){.mode = SHARING_TIME_SLICING, .replicas = 4};
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec w = pod(1);
+	struct placement p1, p2, p3;
+	cluster_take(&c, 0, &w, 1, 1, &p1);
+	cluster_take(&c, 0, &w, 1, 2, &p2);
+	cr_assert_eq(p1.gpu_mask, 1);
+	cr_assert_eq(p2.gpu_mask, 1, "best fit stacks replicas on the fullest GPU");
+	cr_assert_float_eq(p1.equivalent, 0.25, 1e-12);
+	cluster_take(&c, 0, &w, 2, 3, &p3);
+	cr_assert_eq(__builtin_popcountll(p3.gpu_mask), 2, "two replicas on two GPUs");
+	cr_assert_eq(c.gpus[0].n_tenants, 3);
+	cr_assert_eq(c.gpus[0].free, 1);
+	/* 16 replicas per node: 4 used, the node still offers a replica on 4 GPUs. */
+	cr_assert_eq(cluster_find(&c, 0, &w, 4, SCORING_MOST_ALLOCATED), 0);
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
+
+Test(cluster, milli_shares_best_fit_on_one_gpu)
+{
+	pools[0].sharing = (struct sharing){.mode = SHARING_FRACTIONAL};
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec w = {.request = REQUEST_MILLI, .milli = 600, .gpu_busy = 1, .sm_share = 1};
+	struct placement a, b, d;
+	cluster_take(&c, 0, &w, 1, 1, &a);
+	w.milli = 300;
+	cluster_take(&c, 0, &w, 1, 2, &b);
+	cr_assert_eq(b.gpu_mask, a.gpu_mask, "300 milli fits beside 600 on the same GPU");
+	w.milli = 500;
+	cluster_take(&c, 0, &w, 1, 3, &d);
+	cr_assert_neq(d.gpu_mask, a.gpu_mask, "500 milli does not fit in the 100 left");
+	cr_assert_float_eq(c.pools[0].allocated, 1.4, 1e-12);
+	struct workload_spec whole = pod(4);
+	cr_assert_eq(cluster_find(&c, 0, &whole, 3, SCORING_MOST_ALLOCATED), 1,
+		     "node 0 has 2 untouched GPUs, node 1 has 4");
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
+
+Test(cluster, mig_instances_of_the_layout)
+{
+	static const struct mig_profile *layout[3];
+	const struct gpu_type *a100 = catalog_gpu("A100-80GB");
+	layout[0] = layout[1] = catalog_mig_profile(a100, "3g.40gb");
+	layout[2] = catalog_mig_profile(a100, "1g.10gb");
+	pools[0].sharing = (struct sharing){.mode = SHARING_MIG, .layout = layout, .n_layout = 3};
+	pools[0].nodes = 1;
+	pools[0].gpus_per_node = 1;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec w = {.request = REQUEST_MIG, .mig_profile = "3g.40gb", .gpu_busy = 1, .sm_share = 1};
+	struct placement a, b;
+	cluster_take(&c, 0, &w, 1, 1, &a);
+	cluster_take(&c, 0, &w, 1, 2, &b);
+	cr_assert_eq(a.mig_slot, 0);
+	cr_assert_eq(b.mig_slot, 1);
+	cr_assert_float_eq(a.equivalent, 3.0 / 7, 1e-12);
+	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), -1, "both 3g instances taken");
+	w.mig_profile = "1g.10gb";
+	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), 0);
+	cluster_release(&c, 1, &a);
+	w.mig_profile = "3g.40gb";
+	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), 0);
 	cr_assert(cluster_consistent(&c));
 	cluster_free(&c);
 }
@@ -76,18 +162,25 @@ Test(cluster, placement_scores_across_pools)
 {
 	struct cluster c;
 	cluster_init(&c, &sc);
-	struct pod_request pod = {0, 4, SIM_HOUR};
+	struct workload_spec w = pod(4);
+	struct workload_spec wl[1] = {w};
+	sc.workloads = wl;
+	sc.n_workloads = 1;
+	struct placer pl;
+	placement_init(&pl, &c);
+	struct pod_request req = {0, 4, SIM_HOUR};
 	/* Empty: a 4-GPU pod fills an "a" node (score 1.0) rather than half a "b" node. */
-	cr_assert_eq(placement_find(&c, &pod, 0), 0);
+	cr_assert_eq(placement_find(&pl, &req, 0), 0);
 	sc.scheduler.scoring = SCORING_LEAST_ALLOCATED;
-	cr_assert_eq(placement_find(&c, &pod, 0), 3, "spread picks the emptiest node");
+	cr_assert_eq(placement_find(&pl, &req, 0), 3, "spread picks the emptiest node");
 	sc.scheduler.scoring = SCORING_MOST_ALLOCATED;
 	c.pools[0].open = false;
-	cr_assert_eq(placement_find(&c, &pod, 0), 3, "a closed pool serves nothing");
+	cr_assert_eq(placement_find(&pl, &req, 0), 3, "a closed pool serves nothing");
 	c.pools[1].closes_at = 30 * SIM_MINUTE;
-	cr_assert_eq(placement_find(&c, &pod, 0), -1, "an hour does not fit before the close");
-	pod.duration = 30 * SIM_MINUTE;
-	cr_assert_eq(placement_find(&c, &pod, 0), 3, "ending exactly at the close fits");
+	cr_assert_eq(placement_find(&pl, &req, 0), -1, "an hour does not fit before the close");
+	req.duration = 30 * SIM_MINUTE;
+	cr_assert_eq(placement_find(&pl, &req, 0), 3, "ending exactly at the close fits");
+	placement_free(&pl);
 	cluster_free(&c);
 }
 

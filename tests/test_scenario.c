@@ -500,10 +500,10 @@ Test(scenario, set_errors_name_the_override)
 	const char *const later[] = {"seed=1", "seed=x"};
 	fails_with(NAME POOL WL, later, 2,
 		   "--set seed=x:1:6: error: invalid seed 'x'; expected a whole number >= 0");
-	const char *const sharing[] = {"pools.p.sharing={mode: mps, replicas: 4}"};
+	const char *const sharing[] = {"pools.p.sharing={mode: mps, replicas: 99}"};
 	fails_with(NAME POOL WL, sharing, 1,
-		   "--set pools.p.sharing={mode: mps, replicas: 4}:1:24: error: sharing mode 'mps' "
-		   "is not supported yet; expected exclusive");
+		   "--set pools.p.sharing={mode: mps, replicas: 99}:1:39: error: invalid replicas "
+		   "'99'; expected a whole number from 1 to 48");
 }
 
 /* --- error rules ------------------------------------------------------------------ */
@@ -628,16 +628,14 @@ Test(scenario, pool_errors)
 		 "DIR/s.yaml:2:65: error: missing key 'effect' in taint; expected NoSchedule, "
 		 "PreferNoSchedule or NoExecute"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, sharing: {mode: time-slicing, replicas: "
-		   "4}"),
-		 "DIR/s.yaml:2:72: error: sharing mode 'time-slicing' is not supported yet; "
-		 "expected "
-		 "exclusive"},
+		   "0}"),
+		 "DIR/s.yaml:2:96: error: invalid replicas '0'; expected a whole number from 1 to 64"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, sharing: {mode: exclusive, replicas: 2}"),
-		 "DIR/s.yaml:2:83: error: replicas does not apply to sharing mode exclusive; expected "
+		 "DIR/s.yaml:2:83: error: replicas does not apply to this sharing mode; expected "
 		 "only mode"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, sharing: mps"),
-		 "DIR/s.yaml:2:65: error: sharing mode 'mps' is not supported yet; expected "
-		 "exclusive"},
+		 "DIR/s.yaml:2:65: error: missing key 'replicas' in sharing; expected the units per "
+		 "GPU, like {mode: mps, replicas: 4}"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, windows: [{from: \"12:00\", to: "
 		   "\"12:00\"}]"),
 		 "DIR/s.yaml:2:66: error: window from '12:00' to '12:00' is empty; expected "
@@ -745,10 +743,11 @@ Test(scenario, workload_errors)
 		 "DIR/s.yaml:3:29: error: kind 'inference' is not supported yet; expected batch"},
 		{W("kind: batc, " AT "duration: 1h"),
 		 "DIR/s.yaml:3:29: error: unknown kind 'batc'; did you mean 'batch'?"},
-		{W(AT "duration: 1h, model: llama-2-7b"),
-		 "DIR/s.yaml:3:61: error: model is not supported yet"},
+		{W(AT "duration: 1h, model: llama-2-8b"),
+		 "DIR/s.yaml:3:68: error: unknown model 'llama-2-8b'; did you mean 'llama-2-7b'?"},
 		{W(AT "duration: 1h, quantization: int8"),
-		 "DIR/s.yaml:3:61: error: quantization is not supported yet"},
+		 "DIR/s.yaml:3:75: error: quantization applies to a model; expected a model like "
+		 "llama-2-13b beside it"},
 		{W(AT "duraton: 1h"),
 		 "DIR/s.yaml:3:47: error: unknown key 'duraton' in workload; did you mean "
 		 "'duration'?"},
@@ -761,8 +760,11 @@ Test(scenario, workload_errors)
 		{W(AT "duration: 1h, gpus: 0"),
 		 "DIR/s.yaml:3:67: error: invalid gpus '0'; expected a whole number >= 1"},
 		{W(AT "duration: 1h, gpus: {mig: 3g.40gb}"),
-		 "DIR/s.yaml:3:67: error: shared GPU requests (mig, milli) are not supported yet; "
-		 "expected a whole number of GPUs"},
+		 "DIR/s.yaml:3:67: error: no pool offers nvidia.com/mig-3g.40gb; expected a pool "
+		 "with a MIG layout that includes it"},
+		{W(AT "duration: 1h, gpus: {milli: 300, mig: 1g.10gb}"),
+		 "DIR/s.yaml:3:67: error: invalid gpus: expected one of {mig: 3g.40gb} or "
+		 "{milli: 300}, got a map"},
 		{W(AT "duration: 1 hour"),
 		 "DIR/s.yaml:3:57: error: invalid duration '1 hour'; expected a duration like 90s, "
 		 "500ms, 15m, 1h30m or 2d"},

@@ -1,70 +1,119 @@
 /*
- * cluster.h - the mutable state of the GPU pools: nodes, their free GPUs, and
- * an index that finds a node with enough free GPUs without scanning them all.
+ * cluster.h - the mutable state of the GPU pools: nodes, GPUs, what is
+ * allocated on them and to whom, and indexes that find a node with room for a
+ * request without scanning the pool.
  *
- * Nodes of a pool are identical and numbered consecutively; node i of pool p is
- * named "<pool>-<i>".  For each pool and each count k of free GPUs, a bitset
- * records the nodes with exactly k free GPUs, so a placement looks at no more
- * than gpus_per_node + 1 buckets and picks the lowest-numbered node of the
- * chosen bucket (deterministic, and the order kube-scheduler users read).
- * Windows (when a pool serves batch work) are tracked here as an open flag
- * and the time the current window closes; the simulation moves them.
+ * Units.  Each GPU has `free` units of the kind its pool's sharing mode
+ * hands out: exclusive 1 (the whole GPU); time-slicing and MPS R replicas (a
+ * pod takes one replica on each of `gpus` distinct GPUs); fractional 1000
+ * milli (a pod takes milli on one GPU, or whole GPUs); MIG the instances of
+ * the layout (a pod takes one instance of its profile).
+ *
+ * Indexes.  Nodes of a pool are identical and numbered consecutively (node i
+ * of pool p is "<pool>-<i>").  A bucket index keeps, for every value k of a
+ * per-node key, a bitset of the nodes whose key is k, so finding the fullest
+ * (or emptiest) node with key >= need looks at buckets, not nodes.  Keys:
+ * whole-GPU requests use the count of untouched GPUs; replicas the count of
+ * GPUs with a free replica; milli the largest free milli of one GPU; MIG one
+ * index per profile with the count of its free instances.
+ *
+ * Tenants.  Every GPU lists the running pods with a share of it (struct
+ * tenant), which the contention model reads when the set changes.
+ *
+ * Windows (when a pool serves batch work) are an open flag and the time the
+ * current window closes; the simulation moves them.
  */
 #ifndef GPUPLAN_CLUSTER_H
 #define GPUPLAN_CLUSTER_H
 
+#include "gpuplan/contention.h"
 #include "gpuplan/scenario.h"
+
+struct gpu {
+	int32_t free;          /* free units (see above) */
+	uint8_t mig_free;      /* MIG: bit i set = layout instance i free */
+	uint16_t n_tenants, cap_tenants;
+	struct tenant *tenants;
+	double vram_used;      /* bytes of the tenants' footprints */
+};
 
 struct node {
 	int32_t pool;
-	int16_t gpus;       /* total */
-	int16_t free;       /* free GPUs */
-	uint64_t free_mask; /* bit i set: GPU i of the node is free */
+	int32_t first_gpu;     /* index into cluster.gpus */
+	int32_t gpus;
+	double allocated;      /* GPU equivalents */
+};
+
+struct bucket_index {
+	int32_t levels;        /* keys 0 .. levels-1 */
+	size_t words;          /* 64-bit words per bitset */
+	uint64_t *bits;        /* levels bitsets */
+	int32_t *count;        /* nodes per level */
+	int32_t *key;          /* per node of the pool */
 };
 
 struct pool_state {
 	int32_t first_node;
 	int32_t n_nodes;
 	int32_t gpus_per_node;
-	size_t words;            /* 64-bit words per bucket bitset */
-	uint64_t *buckets;       /* (gpus_per_node + 1) bitsets of `words` words */
-	int32_t *bucket_count;   /* nodes in each bucket */
-	int64_t capacity;        /* GPUs */
-	int64_t allocated;       /* GPUs */
-	bool open;               /* serving batch work now */
-	sim_time closes_at;      /* end of the current window; SIM_NEVER: always open */
+	int32_t units_per_gpu;     /* 1, R, 1000, or the layout's instance count */
+	struct bucket_index whole; /* untouched GPUs per node */
+	struct bucket_index part;  /* replicas: GPUs with a free replica; milli: largest free */
+	struct bucket_index *mig;  /* per layout profile (mig_profiles) */
+	const struct mig_profile **mig_profiles;
+	size_t n_mig;
+	int64_t capacity;          /* GPUs */
+	double allocated;          /* GPU equivalents */
+	bool open;                 /* serving batch work now */
+	sim_time closes_at;        /* end of the current window; SIM_NEVER: always open */
 };
 
 struct cluster {
 	const struct scenario *sc;
 	struct node *nodes;
 	size_t n_nodes;
+	struct gpu *gpus;
+	size_t n_gpus;
 	struct pool_state *pools;
 	size_t n_pools;
 	int64_t capacity;
-	int64_t allocated;
+	double allocated;
+};
+
+/* Where a pod runs and what it holds.  gpu_mask is relative to the node. */
+struct placement {
+	int32_t node;
+	uint64_t gpu_mask;
+	int32_t units;         /* per GPU: 1 (whole GPU or replica), milli, or 1 instance */
+	int8_t mig_slot;       /* MIG: layout index of the instance; -1 otherwise */
+	double equivalent;     /* GPUs' worth allocated (1/R, milli/1000, g/7 ...) */
 };
 
 void cluster_init(struct cluster *c, const struct scenario *sc);
 void cluster_free(struct cluster *c);
 
-/* A node of pool p with at least `gpus` free GPUs: the fullest such node for
- * MostAllocated, the emptiest for LeastAllocated, lowest index on ties; -1 if none. */
-int32_t cluster_find(const struct cluster *c, size_t p, int32_t gpus, enum sched_scoring scoring);
+/* A node of pool p that can host a pod of workload w asking for `gpus` units now: the fullest such
+ * node for MostAllocated, the emptiest for LeastAllocated, the lowest-numbered
+ * on ties; -1 if none.  Does not look at memory limits (see placement.h). */
+int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
+		     int32_t gpus, enum sched_scoring scoring);
 
-/* Takes `gpus` free GPUs of the node (lowest-numbered first); returns their mask. */
-uint64_t cluster_take(struct cluster *c, int32_t node, int32_t gpus);
+/* Chooses the GPUs of node for a pod of workload w asking for `gpus` units
+ * (best fit: the fullest GPUs that fit, lowest index on ties) and takes them
+ * for job; fills *pl. */
+void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
+		  uint32_t job, struct placement *pl);
 
-/* Gives back the GPUs of mask. */
-void cluster_release(struct cluster *c, int32_t node, uint64_t mask);
+/* Gives back what pl holds for job. */
+void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl);
 
-/* Largest number of free GPUs on one node of pool p. */
+/* Largest number of untouched GPUs on one node of pool p. */
 int32_t cluster_max_free(const struct cluster *c, size_t p);
 
 /* "<pool>-<i>" for node (caller frees). */
 char *cluster_node_name(const struct cluster *c, int32_t node);
 
-/* Checks the index against the nodes (tests and debug builds). */
+/* Checks every index and total against the GPUs (tests and debug builds). */
 bool cluster_consistent(const struct cluster *c);
 
 /*

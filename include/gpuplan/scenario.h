@@ -58,6 +58,23 @@ struct window {
 
 #define WINDOW_EVERY_DAY 0x7f
 
+enum sharing_mode {
+	SHARING_EXCLUSIVE,    /* one pod per GPU */
+	SHARING_TIME_SLICING, /* R units per GPU, kernels serialized, no memory isolation */
+	SHARING_MPS,          /* R units per GPU, 1/R of the SMs and of the memory each */
+	SHARING_MIG,          /* a fixed layout of isolated instances per GPU */
+	SHARING_FRACTIONAL,   /* milli requests: milli/1000 of the SMs and memory */
+};
+
+struct sharing {
+	enum sharing_mode mode;
+	int32_t replicas;     /* time-slicing, mps: units per GPU (>= 1) */
+	double overhead;      /* time-slicing: context-switch overhead o, default 0.05 */
+	const struct mig_profile **layout; /* mig: the instances of every GPU */
+	size_t n_layout;
+	struct srcloc loc;
+};
+
 struct pool_spec {
 	char *name;
 	struct srcloc loc;
@@ -74,6 +91,7 @@ struct pool_spec {
 	size_t n_windows;
 	struct price price;
 	sim_time startup;
+	struct sharing sharing;
 };
 
 enum workload_kind { WORKLOAD_BATCH, WORKLOAD_INFERENCE };
@@ -115,6 +133,10 @@ struct arrival {
 	size_t n_rows;
 };
 
+/* What one pod asks for: nvidia.com/gpu units (whole GPUs, or time-slicing
+ * and MPS replicas, one per GPU), one MIG instance, or a share of one GPU. */
+enum gpu_request { REQUEST_GPUS, REQUEST_MIG, REQUEST_MILLI };
+
 struct workload_spec {
 	char *name;
 	struct srcloc loc;
@@ -122,13 +144,21 @@ struct workload_spec {
 	int64_t count;             /* jobs; for traces, the number of rows; -1 for a
 				    * poisson stream without count (runs to the horizon) */
 	struct arrival arrival;
-	int32_t gpus;              /* per job, on one node */
+	enum gpu_request request;
+	int32_t gpus;              /* REQUEST_GPUS: units per job, on one node */
+	char *mig_profile;         /* REQUEST_MIG: "3g.40gb" */
+	int32_t milli;             /* REQUEST_MILLI: 1 .. 1000 */
 	struct dist duration;      /* seconds, exclusive-GPU duration */
 	enum deadline_kind deadline_kind;
 	sim_time deadline;         /* DEADLINE_AT: absolute; DEADLINE_WITHIN: after arrival */
 	double gpu_busy;           /* f in (0, 1], default 1 */
 	double sm_share;           /* s in (0, 1], default 1 */
-	double vram_bytes;         /* per GPU; 0 = unknown */
+	double vram_bytes;         /* per GPU; given, or derived from model and quantization;
+				    * 0 = unknown */
+	const struct model_arch *model;  /* NULL: none */
+	int quantization;          /* an enum quant (footprint.h) when model is set */
+	int32_t restart_limit;     /* OOM kills retried this often, default 6 */
+	sim_time restart_backoff;  /* first delay, doubled per restart up to 5m; default 10s */
 	double cpu;                /* cores per job */
 	double memory_bytes;
 	struct kv *node_selector;
@@ -207,6 +237,19 @@ int scenario_queue_index(const struct scenario *sc, const char *name);
 
 /* Total GPUs of all pools. */
 int64_t scenario_capacity_gpus(const struct scenario *sc);
+
+/* Kubernetes' name of what a workload's pods request: "nvidia.com/gpu" or
+ * "nvidia.com/mig-3g.40gb" (buf of at least 64 bytes). */
+const char *scenario_resource_name(const struct workload_spec *w, char *buf, size_t len);
+
+/* Whether pool p offers the resource workload w's pods ask for. */
+bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
+
+/* Whether pool p can ever host a pod of workload w (the resource exists there
+ * and the pod's memory fits the unit's limit), and if so how many GPUs' worth
+ * one pod is allocated there (1/R for a replica, g/7 for a MIG instance,
+ * milli/1000 for a share); 0 when it cannot. */
+double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w);
 
 /* Jobs the scenario will submit (sum of counts); used for the resource limit. */
 int64_t scenario_job_count(const struct scenario *sc);

@@ -1,0 +1,46 @@
+/*
+ * contention.c - the slowdown and activity formulas (see contention.h).
+ */
+#include "gpuplan/contention.h"
+
+#include <math.h>
+
+static double sum_busy(const struct tenant *t, size_t n, bool weight_by_sm)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += t[i].f * (weight_by_sm ? t[i].s : 1.0);
+	return sum;
+}
+
+double contention_slow(const struct sharing *sh, const struct tenant *tenants, size_t n,
+		       const struct tenant *t)
+{
+	switch (sh->mode) {
+	case SHARING_EXCLUSIVE: return 1;
+	case SHARING_TIME_SLICING:
+		/* Kernels of co-located pods are serialized, with a context switch cost. */
+		return n >= 2 ? fmax(1, sum_busy(tenants, n, false)) * (1 + sh->overhead) : 1;
+	case SHARING_MIG: return fmax(1, t->s / t->share);
+	case SHARING_MPS:
+	case SHARING_FRACTIONAL:
+		if (t->share >= 1)
+			return 1; /* a whole GPU in a fractional pool */
+		return fmax(1, sum_busy(tenants, n, true)) * fmax(1, t->s / t->share);
+	}
+	return 1;
+}
+
+void contention_activity(const struct sharing *sh, const struct tenant *tenants, size_t n,
+			 double *engine, double *sm)
+{
+	double e = 0, m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct tenant *t = &tenants[i];
+		/* A MIG instance keeps g/7 of the engines busy at most. */
+		e += t->f * (sh->mode == SHARING_MIG ? t->share : 1.0);
+		m += t->f * fmin(t->s, t->share);
+	}
+	*engine = fmin(1, e);
+	*sm = fmin(1, m);
+}

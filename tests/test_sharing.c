@@ -1,0 +1,173 @@
+/*
+ * test_sharing.c - whole runs on shared GPUs with exact figures: pods per GPU
+ * in each mode, the contention formula's finish times, MIG slowdown, OOM
+ * kills under time-slicing, and memory limits enforced at placement.
+ */
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+static struct scenario *sc;
+static struct results r;
+
+static void run(const char *const *sets, size_t n)
+{
+	struct gp_err err;
+	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, n, &sc, &err), GP_OK,
+		     "%s", err.msg);
+	results_init(&r);
+	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+}
+
+static void cleanup(void)
+{
+	results_free(&r);
+	scenario_free(sc);
+	sc = NULL;
+}
+
+TestSuite(sharing, .fini = cleanup);
+
+static int started_at(sim_time t)
+{
+	int n = 0;
+	for (size_t i = 0; i < r.n_jobs; i++)
+		n += r.jobs[i].start == t;
+	return n;
+}
+
+static double all(const char *name) { return results_metric(&r, "all", name); }
+
+#define RUN(...)                                                    \
+	do {                                                        \
+		const char *const sets_[] = {__VA_ARGS__};          \
+		run(sets_, sizeof sets_ / sizeof *sets_);            \
+	} while (0)
+
+Test(sharing, pods_per_gpu_in_each_mode)
+{
+	RUN("pools.p.sharing=exclusive");
+	cr_assert_eq(started_at(0), 1, "exclusive: one pod per GPU");
+	cleanup();
+	RUN("pools.p.sharing={mode: time-slicing, replicas: 4}");
+	cr_assert_eq(started_at(0), 4, "time-slicing: R replicas");
+	cr_assert_float_eq(all("peak_allocated_gpus"), 1, 1e-12, "4 replicas are one GPU");
+	cr_assert_float_eq(all("peak_demand_gpus"), 2, 1e-12, "8 pods of 1/4 GPU");
+	cleanup();
+	RUN("pools.p.sharing={mode: mps, replicas: 8}");
+	cr_assert_eq(started_at(0), 8, "mps: R replicas of 10 GiB each");
+	cleanup();
+	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb, 1g.10gb, 1g.10gb, 1g.10gb, 1g.10gb, "
+	    "1g.10gb, 1g.10gb]}",
+	    "workloads.w.gpus={mig: 1g.10gb}", "workloads.w.vram=9GiB");
+	cr_assert_eq(started_at(0), 7, "mig: seven 1g.10gb instances");
+	cr_assert_float_eq(all("peak_allocated_gpus"), 1, 1e-12);
+	cleanup();
+	RUN("pools.p.sharing=fractional", "workloads.w.gpus={milli: 250}", "workloads.w.vram=20GiB");
+	cr_assert_eq(started_at(0), 4, "fractional: four 250-milli shares");
+}
+
+/* Two pods with f = 0.5 on a time-sliced GPU: slow = max(1, 0.5 + 0.5) x 1.05,
+ * rate = 1 / (0.5 + 0.5 x 1.05) = 1 / 1.025, so an hour of work takes 3690 s. */
+Test(sharing, two_time_sliced_pods_finish_when_the_formula_says)
+{
+	RUN("workloads.w.count=2", "workloads.w.gpu_busy=0.5");
+	for (size_t i = 0; i < 2; i++)
+		cr_assert_eq(r.jobs[i].end, 3690 * SIM_SECOND);
+	cleanup();
+	/* f = 0.8: slow = 1.6 x 1.05 = 1.68, rate = 1 / (0.2 + 0.8 x 1.68) = 1 / 1.544. */
+	RUN("workloads.w.count=2", "workloads.w.gpu_busy=0.8");
+	for (size_t i = 0; i < 2; i++)
+		cr_assert_eq(r.jobs[i].end, (sim_time)llround(1.544 * 3600 * 1e6));
+}
+
+/* When a co-tenant leaves, the other speeds back up: a 2 h pod shares with a
+ * 1 h pod until 3690 s (both did 1 h of work), then runs its last hour alone. */
+Test(sharing, a_pod_speeds_up_when_its_co_tenant_leaves)
+{
+	RUN("workloads.w.count=1", "workloads.w.gpu_busy=0.5",
+	    "workloads=[{name: long, arrival: {at: \"00:00\"}, duration: 2h, gpu_busy: 0.5},"
+	    " {name: short, arrival: {at: \"00:00\"}, duration: 1h, gpu_busy: 0.5}]");
+	cr_assert_eq(r.jobs[1].end, 3690 * SIM_SECOND);
+	cr_assert_eq(r.jobs[0].end, (3690 + 3600) * SIM_SECOND);
+}
+
+/* A 1g slice has 1/7 of the SMs: a kernel that wants them all runs 7x slower. */
+Test(sharing, a_mig_1g_slice_slows_a_full_gpu_kernel_seven_times)
+{
+	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb]}", "workloads.w.gpus={mig: 1g.10gb}",
+	    "workloads.w.count=1", "workloads.w.gpu_busy=1", "workloads.w.vram=5GiB");
+	cr_assert_eq(r.jobs[0].end, 7 * SIM_HOUR);
+	cleanup();
+	/* Half of its time on the GPU: 0.5 + 0.5 x 7 = 4 hours. */
+	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb]}", "workloads.w.gpus={mig: 1g.10gb}",
+	    "workloads.w.count=1", "workloads.w.gpu_busy=0.5", "workloads.w.vram=5GiB");
+	cr_assert_eq(r.jobs[0].end, 4 * SIM_HOUR);
+	cr_assert_float_eq(results_metric(&r, "all", "engine_active_pct"), 50.0 / 7, 1e-9);
+}
+
+/* Time-slicing does not isolate memory: two 50 GiB pods on one 80 GiB GPU. */
+Test(sharing, an_overflow_under_time_slicing_is_one_oom_kill)
+{
+	RUN("pools.p.sharing={mode: time-slicing, replicas: 2}", "workloads.w.count=2",
+	    "workloads.w.vram=50GiB", "workloads.w.restart={limit: 0}");
+	cr_assert_float_eq(all("oom_kills"), 1, 1e-12);
+	cr_assert_float_eq(all("jobs_failed"), 1, 1e-12);
+	cr_assert_float_eq(all("jobs_completed"), 1, 1e-12);
+	cr_assert_str_eq(r.status, "ok");
+	cleanup();
+	/* With one restart after 10 s the new pod lands beside the first and dies again. */
+	RUN("pools.p.sharing={mode: time-slicing, replicas: 2}", "workloads.w.count=2",
+	    "workloads.w.vram=50GiB", "workloads.w.restart={limit: 1, backoff: 10s}");
+	cr_assert_float_eq(all("oom_kills"), 2, 1e-12);
+	cr_assert_float_eq(all("jobs_failed"), 1, 1e-12);
+}
+
+/* MPS, MIG and fractional units cap memory; a pod that does not fit is not placed. */
+Test(sharing, isolated_units_never_place_a_pod_too_large_for_them)
+{
+	static const char *const modes[][2] = {
+		{"pools.p.sharing={mode: mps, replicas: 4}", "workloads.w.gpus=1"},
+		{"pools.p.sharing={mode: mig, layout: [1g.10gb]}", "workloads.w.gpus={mig: 1g.10gb}"},
+		{"pools.p.sharing=fractional", "workloads.w.gpus={milli: 100}"},
+	};
+	for (size_t m = 0; m < 3; m++) {
+		RUN(modes[m][0], modes[m][1], "workloads.w.vram=30GiB", "workloads.w.count=1");
+		cr_assert_eq(r.jobs[0].start, SIM_NEVER, "%s", modes[m][0]);
+		cr_assert_str_eq(r.status, "stalled");
+		cr_assert_float_eq(all("oom_kills"), 0, 1e-12);
+		cleanup();
+	}
+}
+
+/* VRAM from the model: Llama-2-7B in INT4 fits a 1g.10gb slice, in FP16 it does not. */
+Test(sharing, quantization_decides_whether_a_model_fits_a_slice)
+{
+	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb]}",
+	    "workloads=[{name: m, arrival: {at: \"00:00\"}, duration: 1h, gpus: {mig: 1g.10gb},"
+	    " model: llama-2-7b, quantization: int4}]");
+	cr_assert_neq(r.jobs[0].start, SIM_NEVER);
+	cr_assert_lt(sc->workloads[0].vram_bytes, 10.0 * (1 << 30));
+	cleanup();
+	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb]}",
+	    "workloads=[{name: m, arrival: {at: \"00:00\"}, duration: 1h, gpus: {mig: 1g.10gb},"
+	    " model: llama-2-7b, quantization: fp16}]");
+	cr_assert_eq(r.jobs[0].start, SIM_NEVER);
+	cr_assert_gt(sc->workloads[0].vram_bytes, 10.0 * (1 << 30));
+}
+
+/* Eight light pods on exclusive GPUs queue; on time-slicing they do not. */
+Test(sharing, time_slicing_collapses_queue_time_for_light_pods)
+{
+	RUN("pools.p.sharing=exclusive");
+	double exclusive = all("queue_time_mean_s");
+	cleanup();
+	RUN("pools.p.sharing={mode: time-slicing, replicas: 8}");
+	cr_assert_gt(exclusive, 10000);
+	cr_assert_float_eq(all("queue_time_mean_s"), 0, 1e-12);
+	/* sum f = 0.8 < 1: slow = 1.05, each pod's hour stretches by 0.1 x 0.05. */
+	cr_assert_eq(r.jobs[0].end, (sim_time)llround(3600e6 * (0.9 + 0.1 * 1.05)));
+}
