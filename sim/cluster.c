@@ -359,6 +359,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 {
 	const struct node *nd = &c->nodes[node];
 	pl->node = node;
+	pl->vram = w->vram_bytes;
 	double share = choose(c, nd, w, gpus, pl);
 	struct tenant t = {job, w->gpu_busy, w->sm_share, share};
 	for (int i = 0; i < nd->gpus; i++) {
@@ -386,6 +387,9 @@ void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl
 		if (pl->mig_slot >= 0)
 			g->mig_free |= (uint8_t)(1u << pl->mig_slot);
 		g->free += pl->units;
+		g->vram_used -= pl->vram;
+		if (g->vram_used < 1)
+			g->vram_used = 0; /* float dust */
 		assert(g->free <= c->pools[nd->pool].units_per_gpu && "units released twice");
 		remove_tenant(g, job);
 	}

@@ -433,7 +433,7 @@ static void add_job_metrics(const struct sim *s, struct results *r, const char *
 				last = j->end;
 		}
 		failed += j->status == JOB_FAILED;
-		met += j->status == JOB_COMPLETED ? j->end <= j->deadline : j->deadline == SIM_NEVER;
+		met += j->status == JOB_COMPLETED && j->end <= j->deadline;
 	}
 	add_queue_metrics(r, scope, scratch, n);
 	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");

@@ -171,3 +171,19 @@ Test(sharing, time_slicing_collapses_queue_time_for_light_pods)
 	/* sum f = 0.8 < 1: slow = 1.05, each pod's hour stretches by 0.1 x 0.05. */
 	cr_assert_eq(r.jobs[0].end, (sim_time)llround(3600e6 * (0.9 + 0.1 * 1.05)));
 }
+
+/*
+ * A crash loop: the second 50 GiB pod is OOM-killed until the first releases
+ * its memory at 3600 s.  Retries come after 10, 20, 40, 80, 160 s, then every
+ * 300 s (the cap): at 0, 10, 30, 70, 150, 310, 610, ... 3310 s (16 kills), and
+ * the retry at 3610 s finds the GPU's memory free again.
+ */
+Test(sharing, a_restarted_pod_starts_once_the_memory_is_released)
+{
+	RUN("pools.p.sharing={mode: time-slicing, replicas: 2}", "workloads.w.count=2",
+	    "workloads.w.vram=50GiB", "workloads.w.restart={limit: 20, backoff: 10s}");
+	cr_assert_float_eq(all("oom_kills"), 16, 1e-12);
+	cr_assert_eq(r.jobs[1].start, 3610 * SIM_SECOND);
+	cr_assert_eq(r.jobs[1].end, (3610 + 3600) * SIM_SECOND);
+	cr_assert_float_eq(all("jobs_failed"), 0, 1e-12);
+}

@@ -87,6 +87,7 @@ struct placement {
 	int32_t units;         /* per GPU: 1 (whole GPU or replica), milli, or 1 instance */
 	int8_t mig_slot;       /* MIG: layout index of the instance; -1 otherwise */
 	double equivalent;     /* GPUs' worth allocated (1/R, milli/1000, g/7 ...) */
+	double vram;           /* bytes the pod uses on each of its GPUs */
 };
 
 void cluster_init(struct cluster *c, const struct scenario *sc);
