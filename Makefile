@@ -17,7 +17,8 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 BENCH_SRC:= $(wildcard tests/bench/*.c)
 
-# Debian packages behind the libraries (pkg-config name:package).
+# Debian packages behind the libraries (pkg-config name:package); the deps
+# recipe also installs the sqlite3 shell and GNU parallel (sweep scripts).
 DEPS := gsl:libgsl-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev criterion:libcriterion-dev
 
 .PHONY: all deps run test asan bench fuzz clean format
@@ -31,6 +32,7 @@ deps:
 	  pkg-config --exists "$${d%%:*}" 2>/dev/null || missing="$$missing $${d#*:}"; \
 	done; \
 	command -v sqlite3 >/dev/null 2>&1 || missing="$$missing sqlite3"; \
+	command -v parallel >/dev/null 2>&1 || missing="$$missing parallel"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \

@@ -12,7 +12,15 @@
  * job rows take about 2.5 s on a 2-core machine where a bare one-row-per-
  * statement insert of the same rows takes 4.5 s.  Strings are bound
  * SQLITE_STATIC: they belong to the scenario and the results, which outlive
- * the statements (finalized before store_write_run returns).
+ * the statement's step; bindings are cleared before store_write_run returns.
+ *
+ * The insert statements are prepared once per connection and kept:
+ * compiling a 64-row INSERT costs more than running it, and a sweep writes
+ * thousands of small runs on one connection, each holding the write lock
+ * while it inserts (without the cache, 3/4 of a small run's time went to
+ * compiling, under the lock, so sweep workers could not overlap).  Batches
+ * are powers of two rows (64, then 32, 16, ... for the remainder), so that
+ * a table needs at most STORE_BATCH_SIZES statements.
  */
 #include "gpuplan/store.h"
 
@@ -28,9 +36,17 @@
 #define STORE_BUSY_TIMEOUT_MS 60000
 #define STORE_RETRY_MS 10
 
+/* Tables whose insert statements are kept, and batch sizes per table:
+ * 1, 2, 4, .. STORE_BATCH_ROWS rows. */
+#define STORE_CACHED_TABLES 16
+#define STORE_BATCH_ROWS 64
+#define STORE_BATCH_SIZES 7
+
 struct store {
 	sqlite3 *db;
 	char *path;
+	/* insert[t][b]: the INSERT of 2^b rows into the t-th table of write_rows */
+	sqlite3_stmt *insert[STORE_CACHED_TABLES][STORE_BATCH_SIZES];
 };
 
 /* The schema of DESIGN.md section 6.  Names are the contract; the types,
@@ -137,7 +153,14 @@ static const char schema_sql[] =
 	"  finding TEXT NOT NULL,\n"
 	"  evidence TEXT\n"
 	");\n"
-	"CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);\n";
+	"CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS sweep_points (\n"
+	"  sweep TEXT NOT NULL,\n"
+	"  point TEXT NOT NULL,\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  UNIQUE (sweep, point)\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS sweep_points_run ON sweep_points(run_id);\n";
 
 /* Fills err with "PATH: WHAT: SQLITE MESSAGE" and returns GP_ERUNTIME.  Call
  * it before anything else touches the connection (ROLLBACK resets errmsg). */
@@ -278,8 +301,11 @@ int store_open(const char *path, struct store **out, struct gp_err *err)
 	struct store *st = gp_xcalloc(1, sizeof *st);
 	st->path = gp_xstrdup(path);
 	int rc;
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
+	/* NOMUTEX: a store is used from one thread at a time (store.h), so the
+	 * per-call locking of SQLite's serialized mode only costs time, under
+	 * the write lock that sweep workers share. */
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		if (st->db)
 			rc = db_error(st, err, "cannot open database");
 		else
@@ -302,7 +328,10 @@ void store_close(struct store *st)
 {
 	if (!st)
 		return;
-	sqlite3_close(st->db); /* statements are always finalized before we return */
+	for (size_t t = 0; t < STORE_CACHED_TABLES; t++)
+		for (size_t b = 0; b < STORE_BATCH_SIZES; b++)
+			sqlite3_finalize(st->insert[t][b]);
+	sqlite3_close(st->db); /* other statements are finalized before we return */
 	free(st->path);
 	free(st);
 }
@@ -354,7 +383,6 @@ static int step_reset(struct store *st, sqlite3_stmt *s, const char *table, stru
  * from one row to the next, so appending to the run_id indexes does not
  * search them from the root for every row: about twice as fast as one row
  * per statement.  Kept under SQLite's oldest limit of 999 parameters. */
-#define STORE_BATCH_ROWS 64
 #define STORE_MAX_PARAMS 999
 
 /* Binds row i of a table's rows into statement s, its first column (after
@@ -400,36 +428,42 @@ static int prepare_insert(struct store *st, const struct rows *t, int k, sqlite3
 	return rc;
 }
 
-/* Inserts the rows in order, STORE_BATCH_ROWS per statement; the last
- * statement is prepared for the remainder. */
-static int insert_rows(struct store *st, const struct rows *t, int64_t id, struct gp_err *err)
+/* The kept statement inserting 2^b rows into table slot t, prepared on
+ * first use. */
+static int insert_stmt(struct store *st, size_t slot, const struct rows *t, int b,
+		       sqlite3_stmt **s, struct gp_err *err)
 {
-	int per = STORE_MAX_PARAMS / t->ncols;
-	if (per > STORE_BATCH_ROWS)
-		per = STORE_BATCH_ROWS;
-	sqlite3_stmt *s = NULL;
-	int have = 0; /* rows the prepared statement takes */
+	assert(slot < STORE_CACHED_TABLES && b < STORE_BATCH_SIZES);
+	sqlite3_stmt **kept = &st->insert[slot][b];
+	if (!*kept && prepare_insert(st, t, 1 << b, kept, err))
+		return GP_ERUNTIME;
+	*s = *kept;
+	return GP_OK;
+}
+
+/* Inserts the rows in order, in batches of the largest power of two rows
+ * that fits what is left, the statement's parameter limit and
+ * STORE_BATCH_ROWS.  slot names the table's kept statements. */
+static int insert_rows(struct store *st, size_t slot, const struct rows *t, int64_t id,
+		       struct gp_err *err)
+{
 	int rc = GP_OK;
 	for (size_t i = 0; i < t->n && !rc;) {
-		size_t left = t->n - i;
-		int k = left < (size_t)per ? (int)left : per;
-		if (k != have) {
-			sqlite3_finalize(s);
-			s = NULL;
-			have = 0;
-			if ((rc = prepare_insert(st, t, k, &s, err)))
-				break;
-			have = k;
-		}
-		for (int r = 0; r < k && !rc; r++, i++) {
+		int b = STORE_BATCH_SIZES - 1;
+		while (b > 0 && ((size_t)1 << b > t->n - i || (1 << b) * t->ncols > STORE_MAX_PARAMS))
+			b--;
+		sqlite3_stmt *s;
+		if ((rc = insert_stmt(st, slot, t, b, &s, err)))
+			break;
+		for (int r = 0; r < 1 << b && !rc; r++, i++) {
 			int p = r * t->ncols + 1;
 			sqlite3_bind_int64(s, p, id);
 			rc = t->bind(s, p + 1, i, t->ctx, err);
 		}
 		if (!rc)
 			rc = step_reset(st, s, t->table, err);
+		sqlite3_clear_bindings(s);
 	}
-	sqlite3_finalize(s);
 	return rc;
 }
 
@@ -553,8 +587,88 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 11, r->n_ts, bind_ts, r},
 	};
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-		if (insert_rows(st, &tables[i], id, err))
+		if (insert_rows(st, i, &tables[i], id, err))
 			return GP_ERUNTIME;
+	return GP_OK;
+}
+
+/* Looks (sweep, point) up; *has tells whether it is there. */
+static int point_exists(struct store *st, const char *sweep, const char *point, bool *has,
+			struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sweep_points WHERE sweep = ? AND point = ?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return db_error(st, err, "looking up a sweep point");
+	bind_text(s, 1, sweep);
+	bind_text(s, 2, point);
+	int step = sqlite3_step(s);
+	int rc = step == SQLITE_ROW || step == SQLITE_DONE
+			 ? GP_OK
+			 : db_error(st, err, "looking up a sweep point");
+	*has = step == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Records that run id is the point (sweep, point). */
+static int write_point_row(struct store *st, const char *sweep, const char *point, int64_t id,
+			   struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO sweep_points (sweep, point, run_id) VALUES (?,?,?)", -1,
+			       &s, NULL) != SQLITE_OK)
+		return write_error(st, "sweep_points", err);
+	bind_text(s, 1, sweep);
+	bind_text(s, 2, point);
+	sqlite3_bind_int64(s, 3, id);
+	int rc = step_reset(st, s, "sweep_points", err);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* The body of the run's transaction.  With a sweep point, the point is
+ * checked first: BEGIN IMMEDIATE holds the write lock, so no other writer
+ * can add it between the check and the insert. */
+static int write_run_tx(struct store *st, const struct scenario *sc, const struct results *r,
+			const char *sweep, const char *point, int64_t *id, bool *written,
+			struct gp_err *err)
+{
+	*written = false;
+	if (sweep) {
+		bool has = false;
+		int rc = point_exists(st, sweep, point, &has, err);
+		if (rc || has)
+			return rc;
+	}
+	int rc = write_run_row(st, sc, r, id, err);
+	if (!rc)
+		rc = write_rows(st, sc, r, *id, err);
+	if (!rc && sweep)
+		rc = write_point_row(st, sweep, point, *id, err);
+	*written = rc == GP_OK;
+	return rc;
+}
+
+/* One transaction: the whole run (and its point), or nothing. */
+static int write_run(struct store *st, const struct scenario *sc, const struct results *r,
+		     const char *sweep, const char *point, int64_t *run_id, bool *written,
+		     struct gp_err *err)
+{
+	if (exec(st, "BEGIN IMMEDIATE", "starting the run's transaction", err))
+		return GP_ERUNTIME;
+	int64_t id = 0;
+	int rc = write_run_tx(st, sc, r, sweep, point, &id, written, err);
+	if (!rc)
+		rc = exec(st, *written ? "COMMIT" : "ROLLBACK", "committing the run", err);
+	if (rc) {
+		rollback(st);
+		*written = false;
+		return rc;
+	}
+	if (run_id && *written)
+		*run_id = id;
 	return GP_OK;
 }
 
@@ -562,21 +676,46 @@ int store_write_run(struct store *st, const struct scenario *sc, const struct re
 		    int64_t *run_id, struct gp_err *err)
 {
 	assert(st && sc && r && err);
-	if (exec(st, "BEGIN IMMEDIATE", "starting the run's transaction", err))
-		return GP_ERUNTIME;
-	int64_t id = 0;
-	int rc = write_run_row(st, sc, r, &id, err);
-	if (!rc)
-		rc = write_rows(st, sc, r, id, err);
-	if (!rc)
-		rc = exec(st, "COMMIT", "committing the run", err);
-	if (rc) {
-		rollback(st);
-		return rc;
+	bool written;
+	return write_run(st, sc, r, NULL, NULL, run_id, &written, err);
+}
+
+int store_write_point_run(struct store *st, const struct scenario *sc, const struct results *r,
+			  const char *sweep, const char *point, int64_t *run_id, bool *written,
+			  struct gp_err *err)
+{
+	assert(st && sc && r && sweep && point && written && err);
+	return write_run(st, sc, r, sweep, point, run_id, written, err);
+}
+
+int store_has_point(struct store *st, const char *sweep, const char *point, bool *has,
+		    struct gp_err *err)
+{
+	assert(st && sweep && point && has && err);
+	return point_exists(st, sweep, point, has, err);
+}
+
+int store_sweep_points(struct store *st, const char *sweep, char ***points, size_t *n,
+		       struct gp_err *err)
+{
+	assert(st && sweep && points && n && err);
+	*points = NULL;
+	*n = 0;
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, "SELECT point FROM sweep_points WHERE sweep = ?", -1, &s,
+			       NULL) != SQLITE_OK)
+		return db_error(st, err, "reading sweep points");
+	bind_text(s, 1, sweep);
+	size_t cap = 0;
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(s, 0);
+		GP_GROW(*points, cap, *n + 1);
+		(*points)[(*n)++] = gp_xstrdup(p ? p : "");
 	}
-	if (run_id)
-		*run_id = id;
-	return GP_OK;
+	int rc = step == SQLITE_DONE ? GP_OK : db_error(st, err, "reading sweep points");
+	sqlite3_finalize(s);
+	return rc;
 }
 
 int store_run_count(struct store *st, int64_t *n, struct gp_err *err)
@@ -591,5 +730,279 @@ int store_run_count(struct store *st, int64_t *n, struct gp_err *err)
 	else
 		rc = db_error(st, err, "counting runs");
 	sqlite3_finalize(s);
+	return rc;
+}
+
+/* --- merge ------------------------------------------------------------------ */
+
+/* The input database is attached under this name for the merge. */
+#define MERGE_SRC "merge_src"
+
+/* Refuses an input that is missing or is the output's own file (merging a
+ * database into itself would read the rows it is writing). */
+static int check_merge_input(const char *in_path, const char *out_path, struct gp_err *err)
+{
+	struct stat in, out;
+	if (stat(in_path, &in) != 0)
+		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", in_path,
+				 strerror(errno));
+	if (!S_ISREG(in.st_mode))
+		return gp_errorf(err, GP_EINPUT, "%s: error: not a file", in_path);
+	if (out_path && stat(out_path, &out) == 0 && in.st_dev == out.st_dev &&
+	    in.st_ino == out.st_ino)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: error: is the output database itself; name it once", in_path);
+	return GP_OK;
+}
+
+/* Runs a query that returns one integer (or none: *v = 0). */
+static int query_int(struct store *st, const char *sql, int64_t *v, const char *what,
+		     struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	*v = 0;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return db_error(st, err, what);
+	int step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		*v = sqlite3_column_int64(s, 0);
+	int rc = step == SQLITE_ROW || step == SQLITE_DONE ? GP_OK : db_error(st, err, what);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* Whether table exists in schema (main or MERGE_SRC). */
+static int has_table(struct store *st, const char *schema, const char *table, bool *has,
+		     struct gp_err *err)
+{
+	char *sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\".sqlite_master "
+				    "WHERE type = 'table' AND name = %Q",
+				    schema, table);
+	int64_t n = 0;
+	int rc = query_int(st, sql, &n, "reading the schema", err);
+	sqlite3_free(sql);
+	*has = n > 0;
+	return rc;
+}
+
+/* Checks that schema (of a connection to in_path) is a gpuplan results
+ * database we can read: a SQLite file, a schema no newer than ours, a runs
+ * table. */
+static int check_merge_schema(struct store *st, const char *schema, const char *in_path,
+			      struct gp_err *err)
+{
+	char *sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\".sqlite_master", schema);
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+	sqlite3_free(sql);
+	if (rc == SQLITE_NOTADB)
+		return gp_errorf(err, GP_EINPUT, "%s: error: not a SQLite database", in_path);
+	if (rc != SQLITE_OK)
+		return gp_errorf(err, GP_ERUNTIME, "%s: reading the database: %s", in_path,
+				 sqlite3_errmsg(st->db));
+	int64_t version = 0;
+	bool runs = false;
+	sql = sqlite3_mprintf("PRAGMA \"%w\".user_version", schema);
+	rc = query_int(st, sql, &version, "reading the schema version", err);
+	sqlite3_free(sql);
+	if (rc || has_table(st, schema, "runs", &runs, err))
+		return GP_ERUNTIME;
+	if (version > STORE_SCHEMA_VERSION)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: error: results schema version %lld is newer than this "
+				 "gpuplan's (%d); merge with a newer gpuplan",
+				 in_path, (long long)version, STORE_SCHEMA_VERSION);
+	if (!runs)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: error: not a gpuplan results database (it has no runs table)",
+				 in_path);
+	return GP_OK;
+}
+
+int store_check_merge_input(const char *in_path, const char *out_path, struct gp_err *err)
+{
+	assert(in_path && err);
+	if (check_merge_input(in_path, out_path, err))
+		return GP_EINPUT;
+	struct store in = {.db = NULL, .path = (char *)in_path};
+	int rc;
+	if (sqlite3_open_v2(in_path, &in.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		rc = gp_errorf(err, GP_EINPUT, "%s: error: cannot open: %s", in_path,
+			       in.db ? sqlite3_errmsg(in.db) : "out of memory");
+	else
+		rc = check_merge_schema(&in, "main", in_path, err);
+	sqlite3_close(in.db);
+	return rc;
+}
+
+/* A run of the input that the output already holds: the same sweep point,
+ * or, for a run outside any sweep, the same identity. */
+static const char dup_point_sql[] =
+	"EXISTS (SELECT 1 FROM " MERGE_SRC ".sweep_points sp JOIN main.sweep_points mp"
+	" ON mp.sweep = sp.sweep AND mp.point = sp.point WHERE sp.run_id = r.run_id)";
+static const char in_sweep_sql[] =
+	"EXISTS (SELECT 1 FROM " MERGE_SRC ".sweep_points sp WHERE sp.run_id = r.run_id)";
+static const char dup_run_sql[] =
+	"EXISTS (SELECT 1 FROM main.runs o WHERE o.name IS r.name"
+	" AND o.scenario_sha256 IS r.scenario_sha256 AND o.seed IS r.seed"
+	" AND o.started_at IS r.started_at AND o.wall_seconds IS r.wall_seconds"
+	" AND o.events IS r.events AND o.sim_seconds IS r.sim_seconds)";
+
+/* Fills temp.merge_map with the input runs to copy, in run_id order, and
+ * their new ids after the output's last run. */
+static int map_new_runs(struct store *st, bool src_points, struct gp_err *err)
+{
+	if (exec(st,
+		 "CREATE TEMP TABLE IF NOT EXISTS merge_map (seq INTEGER PRIMARY KEY,"
+		 " old INTEGER NOT NULL UNIQUE, new INTEGER);"
+		 "DELETE FROM temp.merge_map;",
+		 "preparing the merge", err))
+		return GP_ERUNTIME;
+	char *sql;
+	if (src_points)
+		sql = sqlite3_mprintf("INSERT INTO temp.merge_map (old) SELECT r.run_id FROM " MERGE_SRC
+				      ".runs r WHERE NOT %s AND (%s OR NOT %s) ORDER BY r.run_id",
+				      dup_point_sql, in_sweep_sql, dup_run_sql);
+	else
+		sql = sqlite3_mprintf("INSERT INTO temp.merge_map (old) SELECT r.run_id FROM " MERGE_SRC
+				      ".runs r WHERE NOT %s ORDER BY r.run_id",
+				      dup_run_sql);
+	int rc = exec(st, sql, "choosing the runs to merge", err);
+	sqlite3_free(sql);
+	if (!rc)
+		rc = exec(st,
+			  "UPDATE temp.merge_map SET new = seq + "
+			  "(SELECT coalesce(max(run_id), 0) FROM main.runs)",
+			  "numbering the merged runs", err);
+	return rc;
+}
+
+/* The columns of table other than run_id that both databases have, as a
+ * comma-separated list with the prefix before each name ("t." or "").
+ * Returns NULL when there are none; sqlite3_free the result. */
+static char *common_columns(struct store *st, const char *table, const char *prefix)
+{
+	sqlite3_stmt *s;
+	char *sql = sqlite3_mprintf("SELECT m.name FROM pragma_table_info(%Q, 'main') m"
+				    " JOIN pragma_table_info(%Q, '" MERGE_SRC "') i ON i.name = m.name"
+				    " WHERE m.name <> 'run_id' ORDER BY m.cid",
+				    table, table);
+	int ok = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK;
+	sqlite3_free(sql);
+	if (!ok)
+		return NULL;
+	char *list = NULL;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		char *next = sqlite3_mprintf("%z%s%s\"%w\"", list, list ? ", " : "", prefix,
+					     (const char *)sqlite3_column_text(s, 0));
+		list = next;
+	}
+	sqlite3_finalize(s);
+	return list;
+}
+
+/* Copies the rows of one table for the mapped runs, in their order. */
+static int copy_table(struct store *st, const char *table, struct gp_err *err)
+{
+	char *cols = common_columns(st, table, "");
+	char *tcols = common_columns(st, table, "t.");
+	const char *order = strcmp(table, "runs") ? "m.seq, t.rowid" : "m.seq";
+	char *sql = sqlite3_mprintf("INSERT INTO main.\"%w\" (run_id%s%s) SELECT m.new%s%s FROM " MERGE_SRC
+				    ".\"%w\" t JOIN temp.merge_map m ON m.old = t.run_id ORDER BY %s",
+				    table, cols ? ", " : "", cols ? cols : "", tcols ? ", " : "",
+				    tcols ? tcols : "", table, order);
+	char what[128];
+	snprintf(what, sizeof what, "merging %s", table);
+	int rc = exec(st, sql, what, err);
+	sqlite3_free(sql);
+	sqlite3_free(cols);
+	sqlite3_free(tcols);
+	return rc;
+}
+
+/* The output's tables other than runs that have a run_id column, and that
+ * the input has too: every row there belongs to a run. */
+static const char run_tables_sql[] =
+	"SELECT t.name FROM main.sqlite_master t WHERE t.type = 'table' AND t.name <> 'runs'"
+	" AND EXISTS (SELECT 1 FROM pragma_table_info(t.name, 'main') c WHERE c.name = 'run_id')"
+	" AND EXISTS (SELECT 1 FROM " MERGE_SRC ".sqlite_master s WHERE s.type = 'table'"
+	" AND s.name = t.name) ORDER BY t.name";
+
+/* Copies runs first (the other tables reference them), then the rest. */
+static int copy_tables(struct store *st, struct gp_err *err)
+{
+	if (copy_table(st, "runs", err))
+		return GP_ERUNTIME;
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, run_tables_sql, -1, &s, NULL) != SQLITE_OK)
+		return db_error(st, err, "listing tables to merge");
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		GP_GROW(names, cap, n + 1);
+		names[n++] = gp_xstrdup((const char *)sqlite3_column_text(s, 0));
+	}
+	sqlite3_finalize(s);
+	int rc = GP_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (!rc)
+			rc = copy_table(st, names[i], err);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* The merge proper, inside one transaction on the attached input. */
+static int merge_tx(struct store *st, struct store_merge_stats *stats, struct gp_err *err)
+{
+	bool src_points = false;
+	int64_t total = 0, copied = 0;
+	int rc = has_table(st, MERGE_SRC, "sweep_points", &src_points, err);
+	if (!rc)
+		rc = map_new_runs(st, src_points, err);
+	if (!rc)
+		rc = copy_tables(st, err);
+	if (!rc)
+		rc = query_int(st, "SELECT count(*) FROM temp.merge_map", &copied, "counting runs",
+			       err);
+	if (!rc)
+		rc = query_int(st, "SELECT count(*) FROM " MERGE_SRC ".runs", &total, "counting runs",
+			       err);
+	stats->copied = copied;
+	stats->duplicates = total - copied;
+	return rc;
+}
+
+int store_merge(struct store *st, const char *in_path, struct store_merge_stats *stats,
+		struct gp_err *err)
+{
+	assert(st && in_path && stats && err);
+	*stats = (struct store_merge_stats){0, 0};
+	if (check_merge_input(in_path, st->path, err))
+		return GP_EINPUT;
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, "ATTACH ? AS " MERGE_SRC, -1, &s, NULL) != SQLITE_OK)
+		return db_error(st, err, "attaching the input");
+	bind_text(s, 1, in_path);
+	int rc = sqlite3_step(s) == SQLITE_DONE
+			 ? GP_OK
+			 : gp_errorf(err, GP_ERUNTIME, "%s: cannot open database: %s", in_path,
+				     sqlite3_errmsg(st->db));
+	sqlite3_finalize(s);
+	if (rc)
+		return rc;
+	rc = check_merge_schema(st, MERGE_SRC, in_path, err);
+	if (!rc)
+		rc = exec(st, "BEGIN IMMEDIATE", "starting the merge", err);
+	if (!rc) {
+		rc = merge_tx(st, stats, err);
+		if (!rc)
+			rc = exec(st, "COMMIT", "committing the merge", err);
+		if (rc) {
+			rollback(st);
+			*stats = (struct store_merge_stats){0, 0};
+		}
+	}
+	sqlite3_exec(st->db, "DETACH " MERGE_SRC, NULL, NULL, NULL);
 	return rc;
 }

@@ -597,3 +597,172 @@ Test(store, hundred_thousand_jobs_write_in_one_run)
 	sqlite3_close(db);
 	fixture_free(&f);
 }
+
+/* --- sweep points and merge ----------------------------------------------- */
+
+/* The path of another database in the test's folder. */
+static const char *other_db(const char *name)
+{
+	static char path[160];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	return path;
+}
+
+Test(store, a_sweep_point_is_written_once)
+{
+	struct fixture f;
+	fixture_init(&f);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	int64_t id = -1;
+	bool written = false, has = true;
+	cr_assert_eq(store_has_point(st, "s", "{\"a\":\"1\"}", &has, &err), GP_OK, "%s", err.msg);
+	cr_expect(!has);
+	cr_assert_eq(store_write_point_run(st, &f.sc, &f.r, "s", "{\"a\":\"1\"}", &id, &written,
+					   &err),
+		     GP_OK, "%s", err.msg);
+	cr_expect(written);
+	cr_expect_eq(id, 1);
+	id = -1;
+	cr_assert_eq(store_write_point_run(st, &f.sc, &f.r, "s", "{\"a\":\"1\"}", &id, &written,
+					   &err),
+		     GP_OK, "%s", err.msg);
+	cr_expect(!written, "the point is already there");
+	cr_expect_eq(id, -1, "run_id untouched when nothing is written");
+	cr_assert_eq(store_write_point_run(st, &f.sc, &f.r, "t", "{\"a\":\"1\"}", &id, &written,
+					   &err),
+		     GP_OK, "%s", err.msg);
+	cr_expect(written, "the same point of another sweep is another point");
+	cr_assert_eq(store_has_point(st, "s", "{\"a\":\"1\"}", &has, &err), GP_OK, "%s", err.msg);
+	cr_expect(has);
+	char **points;
+	size_t n;
+	cr_assert_eq(store_sweep_points(st, "s", &points, &n, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(n, 1);
+	cr_expect_str_eq(points[0], "{\"a\":\"1\"}");
+	for (size_t i = 0; i < n; i++)
+		free(points[i]);
+	free(points);
+	store_close(st);
+	expect_only_runs(2);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT run_id FROM sweep_points WHERE sweep = 't'"), 2);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+/* Writes the fixture n times into path: runs 0 .. plain-1 outside sweeps,
+ * the others as sweep points "pI" of sweep "s".  Run i takes i + 0.25 s of
+ * wall time, so that runs differ as real ones do. */
+static void write_runs(const char *path, struct fixture *f, int n, int plain)
+{
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(path, &st, &err), GP_OK, "%s", err.msg);
+	for (int i = 0; i < n; i++) {
+		char point[16];
+		bool written;
+		snprintf(point, sizeof point, "p%d", i);
+		f->r.wall_seconds = 0.25 + i; /* distinct runs outside sweeps too */
+		if (i >= plain)
+			cr_assert_eq(store_write_point_run(st, &f->sc, &f->r, "s", point, NULL,
+							   &written, &err),
+				     GP_OK, "%s", err.msg);
+		else
+			cr_assert_eq(store_write_run(st, &f->sc, &f->r, NULL, &err), GP_OK, "%s",
+				     err.msg);
+	}
+	store_close(st);
+}
+
+Test(store, merge_copies_every_row_with_new_run_ids_and_skips_what_it_holds)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(dbpath, &f, 1, 1);              /* the output holds a plain run already */
+	write_runs(other_db("in.db"), &f, 3, 1);   /* that run and two sweep points */
+	struct store *st;
+	struct gp_err err;
+	struct store_merge_stats ms;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_merge(st, other_db("in.db"), &ms, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(ms.copied, 2, "the plain run is the one already held");
+	cr_expect_eq(ms.duplicates, 1);
+	cr_assert_eq(store_merge(st, other_db("in.db"), &ms, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(ms.copied, 0, "merging twice adds nothing");
+	cr_expect_eq(ms.duplicates, 3);
+	store_close(st);
+	expect_only_runs(3);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM sweep_points WHERE run_id IN (2, 3)"), 2);
+	cr_expect_eq(query_int(db, "SELECT run_id FROM sweep_points WHERE point = 'p2'"), 3);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM params WHERE run_id = 3"), 2);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM metrics WHERE run_id = 3 AND value IS NULL"),
+		     1, "NULL stays NULL");
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM timeseries WHERE run_id = 2"), 2);
+	cr_expect_eq(query_int(db, "SELECT group_concat(job_id) = '0,1,2' FROM (SELECT job_id "
+				   "FROM jobs WHERE run_id = 3 ORDER BY rowid)"),
+		     1, "rows keep their order");
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM runs WHERE wall_seconds = 1.25"), 1);
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+Test(store, merge_reads_databases_written_before_sweep_points_existed)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(other_db("old.db"), &f, 2, 2);
+	sqlite3 *old;
+	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(old, "DROP TABLE sweep_points", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(old);
+	struct store *st;
+	struct gp_err err;
+	struct store_merge_stats ms;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_merge(st, other_db("old.db"), &ms, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(ms.copied, 2);
+	store_close(st);
+	expect_only_runs(2);
+	fixture_free(&f);
+}
+
+Test(store, merge_inputs_are_checked_before_anything_is_written)
+{
+	struct gp_err err;
+	cr_expect_eq(store_check_merge_input(other_db("missing.db"), dbpath, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "missing.db: error: cannot read"), "%s", err.msg);
+
+	FILE *fp = fopen(other_db("text.db"), "w");
+	fputs("plain text, not a database, long enough for SQLite to look at it ......\n", fp);
+	fclose(fp);
+	cr_expect_eq(store_check_merge_input(other_db("text.db"), dbpath, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "not a SQLite database"), "%s", err.msg);
+
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(other_db("empty.db"), &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	cr_expect_eq(store_check_merge_input(other_db("empty.db"), dbpath, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "no runs table"), "%s", err.msg);
+
+	cr_assert_eq(sqlite3_open(other_db("new.db"), &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE runs(run_id INTEGER PRIMARY KEY);"
+				      "PRAGMA user_version = 99",
+				  NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(db);
+	cr_expect_eq(store_check_merge_input(other_db("new.db"), dbpath, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "newer"), "%s", err.msg);
+	cr_expect_neq(access(dbpath, F_OK), 0, "checks write nothing");
+
+	struct fixture f;
+	fixture_init(&f);
+	write_fixture(&f);
+	cr_expect_eq(store_check_merge_input(dbpath, dbpath, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "output database itself"), "%s", err.msg);
+	cr_expect_eq(store_check_merge_input(dbpath, NULL, &err), GP_OK, "%s", err.msg);
+	fixture_free(&f);
+}

@@ -13,9 +13,23 @@
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
  *
+ * Sweep points (DESIGN.md sections 3 and 7): the table
+ * sweep_points(sweep, point, run_id) with UNIQUE(sweep, point) names the run
+ * each point of a sweep produced.  store_write_point_run writes the run and
+ * its point in the same transaction, after checking under the write lock
+ * that the point is not there yet, so a point is never written twice, even
+ * by sweeps racing on one database or a sweep resumed after a kill.
+ *
+ * store_merge copies the runs of another results database into this one
+ * with new run ids, skipping the runs this one already holds: sweep points
+ * by (sweep, point), other runs by their identity (name, scenario hash,
+ * seed, start time, wall time, events).  Merging the same file twice adds
+ * nothing the second time.
+ *
  * A struct store owns one SQLite connection: use it from one thread at a
  * time; other processes open their own.  store_close releases it.  Every
- * error is GP_ERUNTIME with a message that names the database path.
+ * error is GP_ERUNTIME with a message that names the database path, except
+ * a merge input that is missing or not a gpuplan database (GP_EINPUT).
  */
 #ifndef GPUPLAN_STORE_H
 #define GPUPLAN_STORE_H
@@ -35,6 +49,40 @@ int store_open(const char *path, struct store **out, struct gp_err *err);
  * in the order of the results arrays.  On error nothing of the run is left. */
 int store_write_run(struct store *st, const struct scenario *sc, const struct results *r,
 		    int64_t *run_id, struct gp_err *err);
+
+/* Like store_write_run, for the sweep point (sweep, point).  When the
+ * database already holds that point, nothing is written, *written is false
+ * and *run_id (may be NULL) is left alone; otherwise *written is true. */
+int store_write_point_run(struct store *st, const struct scenario *sc, const struct results *r,
+			  const char *sweep, const char *point, int64_t *run_id, bool *written,
+			  struct gp_err *err);
+
+/* *has = whether the database holds the point (sweep, point). */
+int store_has_point(struct store *st, const char *sweep, const char *point, bool *has,
+		    struct gp_err *err);
+
+/* The points of sweep the database holds, in no particular order: *points
+ * is a malloc'ed array of *n malloc'ed strings that the caller frees. */
+int store_sweep_points(struct store *st, const char *sweep, char ***points, size_t *n,
+		       struct gp_err *err);
+
+/* What store_merge did with the runs of one input database. */
+struct store_merge_stats {
+	int64_t copied;     /* runs added, with new run ids */
+	int64_t duplicates; /* runs skipped because this database already held them */
+};
+
+/* Checks, without writing anything, that in_path is a results database
+ * store_merge can read and is not the file at out_path (may be NULL):
+ * GP_EINPUT "IN: error: ..." otherwise.  Lets a merge refuse bad inputs
+ * before it creates or changes its output. */
+int store_check_merge_input(const char *in_path, const char *out_path, struct gp_err *err);
+
+/* Copies the runs of the database at in_path into st in one transaction
+ * (all rows of every table keyed by run_id, the columns both databases
+ * have).  in_path must not be st's own file. */
+int store_merge(struct store *st, const char *in_path, struct store_merge_stats *stats,
+		struct gp_err *err);
 
 /* Number of runs in the database. */
 int store_run_count(struct store *st, int64_t *n, struct gp_err *err);

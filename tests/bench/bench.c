@@ -9,7 +9,9 @@
 #include "gpuplan/engine.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/sim.h"
+#include "gpuplan/sweep.h"
 #include "gpuplan/units.h"
+#include "gpuplan/ytree.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -85,16 +87,76 @@ static int bench_scenario(const char *path, struct outcome *o)
 	return 0;
 }
 
+/* A sweep benchmark: the sweep file's points, run by BENCH_SWEEP_JOBS
+ * workers into a fresh database, then deleted.  The figure includes
+ * loading and checking every point and writing every run; events are the
+ * runs' events summed. */
+#define BENCH_SWEEP_JOBS 2
+
+static double sum_events(const char *db)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	double events = 0;
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, "SELECT sum(events) FROM runs", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			events = sqlite3_column_double(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+	return events;
+}
+
+static int bench_sweep(const char *path, struct outcome *o)
+{
+	char dir[] = "/tmp/gpuplan-bench-XXXXXX", db[64], cmd[96];
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(db, sizeof db, "%s/sweep.db", dir);
+	struct sweep *sw;
+	struct gp_err err;
+	double t0 = now_s();
+	int rc = sweep_load(path, &sw, &err);
+	if (!rc) {
+		struct sweep_options so = {db, BENCH_SWEEP_JOBS, {0, 0}, false, NULL, NULL};
+		rc = sweep_run(sw, &so, NULL, &err);
+		sweep_free(sw);
+	}
+	o->wall_seconds = now_s() - t0;
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	else
+		o->events = sum_events(db);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		rc = 1;
+	return rc;
+}
+
+/* A sweep file has a top-level `base:`; a scenario does not. */
+static bool is_sweep(const char *path)
+{
+	struct ytree *t;
+	struct gp_err err;
+	if (ytree_load(path, &t, &err))
+		return false;
+	bool sweep = ynode_get(t->root, "base") != NULL;
+	ytree_free(t);
+	return sweep;
+}
+
 struct bench {
 	const char *name;
 	const char *target;
-	const char *scenario; /* NULL: the engine hold model */
+	const char *scenario; /* a scenario or a sweep file; NULL: the engine hold model */
 };
 
 static const struct bench benches[] = {
 	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL},
 	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
 	 "tests/bench/batch-1m.yaml"},
+	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml"},
 };
 
 /* Runs one benchmark in a child; fills wall, events and peak RSS (MiB). */
@@ -106,7 +168,9 @@ static int run_child(const struct bench *b, struct outcome *o, double *rss_mib)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		int rc = b->scenario ? bench_scenario(b->scenario, o) : bench_engine_hold(o);
+		int rc = !b->scenario		? bench_engine_hold(o)
+			 : is_sweep(b->scenario) ? bench_sweep(b->scenario, o)
+						 : bench_scenario(b->scenario, o);
 		if (write(fd[1], o, sizeof *o) != (ssize_t)sizeof *o)
 			rc = 1;
 		_exit(rc);

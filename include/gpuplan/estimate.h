@@ -1,0 +1,67 @@
+/*
+ * estimate.h - `gpuplan estimate`: the footprint and step times of one model
+ * on one GPU type, from names as the user typed them (DESIGN.md section 3).
+ *
+ * estimate_compute validates the names (unknown ones get a "did you mean")
+ * and the tensor-parallel degree, then fills a struct estimate from the
+ * footprint and roofline modules; the writers print it as text or as one
+ * JSON object.  No allocation; the struct points into the catalog.
+ */
+#ifndef GPUPLAN_ESTIMATE_H
+#define GPUPLAN_ESTIMATE_H
+
+#include "gpuplan/footprint.h"
+#include "gpuplan/roofline.h"
+
+#include <stdio.h>
+
+#define ESTIMATE_DEFAULT_CONTEXT 4096
+#define ESTIMATE_DEFAULT_BATCH 1
+
+/* What the user asked for; names are looked up ignoring case. */
+struct estimate_request {
+	const char *model;     /* --model */
+	const char *quant;     /* --quant */
+	const char *gpu;       /* --gpu */
+	const char *kv_cache;  /* --kv-cache, NULL = quant_default_kv */
+	int64_t context;       /* --context, tokens per sequence (prompt + output), >= 1 */
+	int64_t batch;         /* --batch, decoding sequences, >= 1 */
+	int tp;                /* --tp, 0 = the smallest that fits */
+};
+
+struct estimate {
+	const struct model_arch *model;
+	const struct gpu_type *gpu;
+	enum quant quant;
+	enum quant kv;
+	int64_t context;
+	int64_t batch;
+	int tp;                     /* the degree everything below is for */
+	int min_tp;                 /* smallest of 1, 2, 4, 8 that fits one sequence */
+	double weights_bytes;       /* whole model */
+	double kv_bytes_per_token;  /* whole model (all GPUs of the group) */
+	double kv_bytes;            /* kv_bytes_per_token x context x batch */
+	struct footprint fp;        /* per GPU at tp, on the whole card */
+	int64_t max_sequences;      /* of `context` tokens, at tp */
+	struct roofline_terms prefill;  /* `context` prompt tokens, nothing cached */
+	struct roofline_terms decode;   /* one token for `batch` sequences at `context` */
+};
+
+/* Fills *e.  GP_EINPUT with err naming the flag ("--model: unknown model
+ * 'x'; did you mean 'y'?") for an unknown name, a TP degree that does not
+ * divide the attention heads, or a model that does not fit (the message then
+ * names the smallest TP degree, or the quantization, that does). */
+int estimate_compute(const struct estimate_request *req, struct estimate *e, struct gp_err *err);
+
+/* A readable report with units (GB and GiB). */
+void estimate_write_text(FILE *out, const struct estimate *e);
+
+/* One JSON object, keys in a fixed order: model, quant, kv_cache, gpu,
+ * context, batch, tp, params, gpu_memory_bytes, weights_bytes,
+ * kv_bytes_per_token, kv_bytes, overhead_bytes_per_gpu, min_tensor_parallel,
+ * weights_bytes_per_gpu, kv_capacity_bytes, kv_capacity_tokens,
+ * max_sequences, batch_fits, prefill_s, prefill_bound, decode_step_s,
+ * decode_bound. */
+void estimate_write_json(FILE *out, const struct estimate *e);
+
+#endif

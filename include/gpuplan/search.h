@@ -1,0 +1,70 @@
+/*
+ * search.h - bisection over one scenario parameter (`gpuplan search`).
+ *
+ * The questions: "what is the smallest pool that meets every deadline?"
+ * (--min) and "what is the largest request rate whose p99 TTFT stays under
+ * 2 s?" (--max).  The condition is assumed monotone in the parameter: for
+ * --min it holds from the answer upwards, for --max from the answer
+ * downwards.  Each probe is one run per seed, appended to the results
+ * database with the probed value in its params; the condition must hold for
+ * every seed.  Integer ranges bisect to the exact answer; real ranges to
+ * within the tolerance.
+ */
+#ifndef GPUPLAN_SEARCH_H
+#define GPUPLAN_SEARCH_H
+
+#include "gpuplan/store.h"
+
+enum search_op { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
+
+/* "METRIC OP VALUE", METRIC of scope all or "SCOPE.METRIC". */
+struct search_condition {
+	char scope[64];
+	char metric[64];
+	enum search_op op;
+	double value;
+};
+
+/* A parameter value: a number with an optional unit suffix ("10/s", "90m"). */
+struct search_value {
+	double number;
+	char suffix[16];
+};
+
+struct search_spec {
+	const char *scenario;
+	const char *const *sets;   /* --set overrides applied to every probe */
+	size_t n_sets;
+	const char *key;           /* the --set path that varies */
+	struct search_value lo, hi;
+	bool integer;              /* both bounds are whole numbers */
+	bool maximize;             /* --max; otherwise --min */
+	struct search_condition until;
+	int seeds;                 /* >= 1: seeds seed .. seed + seeds - 1 */
+	double tolerance;          /* real ranges; 0 = (hi - lo) / 1000 */
+};
+
+/* What one probe found, for progress output. */
+struct search_probe {
+	const char *value;         /* as set, e.g. "12.5/s" */
+	bool holds;                /* for every seed */
+	double metric;             /* the worst value over the seeds */
+	int64_t first_run_id;
+};
+
+typedef void (*search_probe_fn)(void *ctx, const struct search_probe *p);
+
+int search_parse_condition(const char *text, struct search_condition *c, struct gp_err *err);
+
+/* "12.5/s" -> {12.5, "/s"}; GP_EINPUT when it does not start with a number. */
+int search_parse_value(const char *text, struct search_value *v, struct gp_err *err);
+
+/* Checks lo < hi with one unit, and sets spec->integer for whole-number bounds. */
+int search_check_range(struct search_spec *spec, struct gp_err *err);
+
+/* Runs the bisection.  *found is false when no value in [lo, hi] meets the
+ * condition; otherwise *answer holds it, formatted as it would be set. */
+int search_run(const struct search_spec *spec, struct store *st, search_probe_fn on_probe,
+	       void *ctx, bool *found, char *answer, size_t answer_len, struct gp_err *err);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * search.c - bisection over one scenario parameter (see search.h).
+ */
+#include "gpuplan/search.h"
+
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+#include "gpuplan/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *text;
+	enum search_op op;
+} ops[] = {{"<=", OP_LE}, {">=", OP_GE}, {"==", OP_EQ}, {"!=", OP_NE}, {"<", OP_LT}, {">", OP_GT}};
+
+int search_parse_condition(const char *text, struct search_condition *c, struct gp_err *err)
+{
+	memset(c, 0, sizeof *c);
+	const char *at = NULL;
+	size_t k = 0;
+	for (; k < sizeof ops / sizeof ops[0] && !at; k++)
+		at = strstr(text, ops[k].text);
+	if (!at)
+		return gp_errorf(err, GP_EINPUT, "--until '%s': expected 'METRIC OP VALUE' with OP "
+				 "one of <= >= < > == !=, like 'deadline_met_pct >= 100'", text);
+	c->op = ops[k - 1].op;
+	char name[64];
+	size_t n = (size_t)(at - text);
+	while (n && text[n - 1] == ' ')
+		n--;
+	const char *start = text;
+	while (*start == ' ' && n)
+		start++, n--;
+	if (!n || n >= sizeof name)
+		return gp_errorf(err, GP_EINPUT, "--until '%s': expected a metric name before the "
+				 "operator", text);
+	memcpy(name, start, n);
+	name[n] = '\0';
+	const char *dot = strchr(name, '.');
+	snprintf(c->scope, sizeof c->scope, "%.*s", dot ? (int)(dot - name) : 3, dot ? name : "all");
+	snprintf(c->metric, sizeof c->metric, "%s", dot ? dot + 1 : name);
+	const char *value = at + strlen(ops[k - 1].text);
+	while (*value == ' ')
+		value++;
+	if (units_number(value, &c->value))
+		return gp_errorf(err, GP_EINPUT, "--until '%s': expected a number after the "
+				 "operator, got '%s'", text, value);
+	return GP_OK;
+}
+
+int search_parse_value(const char *text, struct search_value *v, struct gp_err *err)
+{
+	char *end;
+	v->number = strtod(text, &end);
+	if (end == text || !isfinite(v->number) || strlen(end) >= sizeof v->suffix)
+		return gp_errorf(err, GP_EINPUT, "'%s' is not numeric; expected a number with an "
+				 "optional unit, like 4, 2.5 or 10/s", text);
+	snprintf(v->suffix, sizeof v->suffix, "%s", end);
+	return GP_OK;
+}
+
+int search_check_range(struct search_spec *s, struct gp_err *err)
+{
+	if (strcmp(s->lo.suffix, s->hi.suffix))
+		return gp_errorf(err, GP_EINPUT, "--lo and --hi have different units ('%s', '%s')",
+				 s->lo.suffix, s->hi.suffix);
+	if (!(s->lo.number < s->hi.number))
+		return gp_errorf(err, GP_EINPUT, "--lo %.6g is not below --hi %.6g", s->lo.number,
+				 s->hi.number);
+	s->integer = s->lo.number == floor(s->lo.number) && s->hi.number == floor(s->hi.number) &&
+		     !strchr(s->lo.suffix, '.');
+	return GP_OK;
+}
+
+static bool holds(enum search_op op, double a, double b)
+{
+	switch (op) {
+	case OP_LT: return a < b;
+	case OP_LE: return a <= b;
+	case OP_GT: return a > b;
+	case OP_GE: return a >= b;
+	case OP_EQ: return a == b;
+	case OP_NE: return a != b;
+	}
+	return false;
+}
+
+/* The worse of two metric values with respect to the condition. */
+static double worse(enum search_op op, double a, double b)
+{
+	return op == OP_GT || op == OP_GE ? fmin(a, b) : fmax(a, b);
+}
+
+static void format_value(const struct search_spec *s, double x, char *buf, size_t len)
+{
+	if (s->integer)
+		snprintf(buf, len, "%lld%s", (long long)llround(x), s->lo.suffix);
+	else
+		snprintf(buf, len, "%.6g%s", x, s->lo.suffix);
+}
+
+/* One run of the scenario with KEY=value and seed, appended to the database;
+ * *metric receives the condition's metric (NAN when the run has none). */
+static int run_once(const struct search_spec *s, struct store *st, const char *value,
+		    uint64_t seed_offset, double *metric, int64_t *run_id, struct gp_err *err)
+{
+	size_t n = s->n_sets;
+	const char **sets = gp_xcalloc(n + 2, sizeof *sets);
+	memcpy(sets, s->sets, n * sizeof *sets);
+	char assign[512], seed[64];
+	snprintf(assign, sizeof assign, "%s=%s", s->key, value);
+	sets[n++] = assign;
+	struct scenario *sc = NULL;
+	int rc = scenario_load(s->scenario, sets, n, &sc, err);
+	if (!rc && seed_offset) {
+		/* Seeds follow the scenario's own: seed, seed + 1, ... */
+		snprintf(seed, sizeof seed, "seed=%llu", (unsigned long long)(sc->seed + seed_offset));
+		sets[n++] = seed;
+		scenario_free(sc);
+		rc = scenario_load(s->scenario, sets, n, &sc, err);
+	}
+	struct results r;
+	results_init(&r);
+	if (!rc)
+		rc = sim_run(sc, &r, err);
+	if (!rc)
+		rc = store_write_run(st, sc, &r, run_id, err);
+	if (!rc)
+		*metric = results_metric(&r, s->until.scope, s->until.metric);
+	if (!rc && isnan(*metric))
+		rc = gp_errorf(err, GP_EINPUT, "--until: the run has no metric '%s' in scope '%s'",
+			       s->until.metric, s->until.scope);
+	results_free(&r);
+	scenario_free(sc);
+	free(sets);
+	return rc;
+}
+
+/* Whether the condition holds at x for every seed. */
+static int probe(const struct search_spec *s, struct store *st, double x, search_probe_fn fn,
+		 void *ctx, bool *ok, struct gp_err *err)
+{
+	char value[64];
+	format_value(s, x, value, sizeof value);
+	struct search_probe p = {value, true, NAN, 0};
+	for (int k = 0; k < s->seeds; k++) {
+		double m;
+		int64_t id;
+		int rc = run_once(s, st, value, (uint64_t)k, &m, &id, err);
+		if (rc)
+			return rc;
+		if (k == 0)
+			p.first_run_id = id;
+		p.metric = k == 0 ? m : worse(s->until.op, p.metric, m);
+		p.holds &= holds(s->until.op, m, s->until.value);
+	}
+	if (fn)
+		fn(ctx, &p);
+	*ok = p.holds;
+	return GP_OK;
+}
+
+int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
+	       bool *found, char *answer, size_t answer_len, struct gp_err *err)
+{
+	/* good: the end of the range where the condition should hold. */
+	double good = s->maximize ? s->lo.number : s->hi.number;
+	double bad = s->maximize ? s->hi.number : s->lo.number;
+	double tol = s->integer ? 1 : s->tolerance > 0 ? s->tolerance : fabs(s->hi.number - s->lo.number) / 1000;
+	bool ok;
+	*found = false;
+	int rc = probe(s, st, good, fn, ctx, &ok, err);
+	if (rc || !ok)
+		return rc;
+	*found = true;
+	rc = probe(s, st, bad, fn, ctx, &ok, err);
+	if (rc)
+		return rc;
+	if (ok)
+		good = bad; /* the whole range meets the condition */
+	while (!ok && fabs(bad - good) > tol) {
+		double mid = (good + bad) / 2;
+		if (s->integer)
+			mid = s->maximize ? floor(mid) : ceil(mid);
+		if (mid == good || mid == bad)
+			break;
+		rc = probe(s, st, mid, fn, ctx, &ok, err);
+		if (rc)
+			return rc;
+		if (ok)
+			good = mid;
+		else
+			bad = mid;
+		ok = false;
+	}
+	format_value(s, good, answer, answer_len);
+	return GP_OK;
+}

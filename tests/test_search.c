@@ -1,0 +1,147 @@
+/*
+ * test_search.c - `gpuplan search` on monotone cases whose answers are known
+ * by hand, its exit codes, and the probes it records.
+ */
+#include "gpuplan/search.h"
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static char dir[64], out[16384];
+
+static void make_dir(void)
+{
+	strcpy(dir, "/tmp/gpuplan-search-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(search, .init = make_dir, .fini = remove_dir);
+
+/* Runs bin/gpuplan search ARGS --db DIR/s.db; returns the exit code, output in out. */
+static int search(const char *args)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan search %s --db %s/s.db >%s/out 2>&1", args, dir, dir);
+	int status = system(cmd);
+	snprintf(cmd, sizeof cmd, "%s/out", dir);
+	FILE *f = fopen(cmd, "r");
+	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+	out[n] = '\0';
+	if (f)
+		fclose(f);
+	return WEXITSTATUS(status);
+}
+
+static const char *last_line(void)
+{
+	size_t n = strlen(out);
+	while (n && out[n - 1] == '\n')
+		out[--n] = '\0';
+	const char *nl = strrchr(out, '\n');
+	return nl ? nl + 1 : out;
+}
+
+static long long count(const char *sql)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	long long n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+#define ONE_HOUR_WINDOW                                                                 \
+	"--set 'pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]' "              \
+	"--set 'workloads.eval.deadline=\"13:00\"'"
+
+/* Four 2-GPU one-hour jobs due at 13:00 in a 12:00-13:00 window need 8 GPUs: 2 nodes. */
+Test(search, min_finds_the_smallest_pool_that_meets_every_deadline)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 8 --min "
+			    "--until 'deadline_met_pct >= 100' " ONE_HOUR_WINDOW), 0, "%s", out);
+	cr_assert_str_eq(last_line(), "pools.batch.nodes=2");
+	long long probes = count("SELECT count(*) FROM runs");
+	cr_assert_geq(probes, 3);
+	cr_assert_eq(count("SELECT count(*) FROM params WHERE key = 'pools.batch.nodes'"), probes,
+		     "every probe records its value");
+}
+
+/* 12:00-17:00 on 4 GPUs runs two 2-GPU jobs at a time: five waves, 10 jobs. */
+Test(search, max_finds_the_most_jobs_the_window_holds)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary workloads.eval.count --lo 1 --hi 40 "
+			    "--max --until 'eval.deadline_met_pct >= 100'"), 0, "%s", out);
+	cr_assert_str_eq(last_line(), "workloads.eval.count=10");
+}
+
+/* Two waves fit 12:00-17:00 while 2 d <= 5 h: the longest duration is 150 minutes. */
+Test(search, max_over_a_real_value_with_a_unit)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary workloads.eval.duration --lo 10m "
+			    "--hi 600m --max --tolerance 0.5 --until 'deadline_met_pct >= 100'"),
+		     0, "%s", out);
+	double minutes;
+	cr_assert_eq(sscanf(last_line(), "workloads.eval.duration=%lfm", &minutes), 1, "%s", out);
+	cr_assert(minutes <= 150 && minutes > 149.5, "%f", minutes);
+}
+
+Test(search, every_seed_must_meet_the_condition)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 4 --min "
+			    "--seeds 3 --until 'deadline_met_pct >= 100' " ONE_HOUR_WINDOW), 0, "%s", out);
+	cr_assert_eq(count("SELECT count(DISTINCT seed) FROM runs"), 3);
+}
+
+Test(search, no_value_in_range_exits_3)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 2 --min "
+			    "--until 'queue_time_max_s < 0'"), 3, "%s", out);
+	cr_assert(strstr(last_line(), "no value of pools.batch.nodes"), "%s", out);
+}
+
+Test(search, bad_input_exits_2_before_any_run)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary scheduler.order --lo 1 --hi 3 --max "
+			    "--until 'deadline_met_pct >= 100'"), 2);
+	cr_assert(strstr(out, "--set scheduler.order=1:1:17: error: unknown order '1'"), "%s", out);
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo one --hi 3 --min "
+			    "--until 'deadline_met_pct >= 100'"), 2);
+	cr_assert(strstr(out, "is not numeric"), "%s", out);
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 4 --hi 3 --min "
+			    "--until 'deadline_met_pct >= 100'"), 2);
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
+			    "--until 'deadline_met_pct about 100'"), 2);
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 "
+			    "--until 'deadline_met_pct >= 100'"), 2, "needs --min or --max");
+}
+
+Test(search, parses_conditions)
+{
+	struct search_condition c;
+	struct gp_err err;
+	cr_assert_eq(search_parse_condition("chat.ttft_p99_s <= 2", &c, &err), GP_OK);
+	cr_assert_str_eq(c.scope, "chat");
+	cr_assert_str_eq(c.metric, "ttft_p99_s");
+	cr_assert_eq(c.op, OP_LE);
+	cr_assert_float_eq(c.value, 2, 1e-12);
+	cr_assert_eq(search_parse_condition("queue_time_p95_s<600", &c, &err), GP_OK);
+	cr_assert_str_eq(c.scope, "all");
+	cr_assert_eq(c.op, OP_LT);
+	cr_assert_eq(search_parse_condition("x >= ", &c, &err), GP_EINPUT);
+}
