@@ -5,7 +5,7 @@ CC       ?= cc
 BUILD    ?= build
 OPT      ?= -O2 -g
 SAN      ?=
-WARN     := -Wall -Wextra -Wshadow -Wconversion -Werror
+WARN     ?= -Wall -Wextra -Wshadow -Wconversion -Werror
 CFLAGS   := -std=c11 $(OPT) $(SAN) $(WARN) -Iinclude -D_DEFAULT_SOURCE -MMD -MP
 LDLIBS   := -lyaml -lsqlite3 -lgsl -lgslcblas -lm
 TESTLIBS := -lcriterion
@@ -88,10 +88,31 @@ bench: deps
 	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
 	@for b in $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%); do $$b results/bench.db || exit 1; done
 
+# Coverage-guided fuzzing of every input reader (clang's libFuzzer, with ASan and UBSan).
+# Each target runs FUZZ_SECONDS from a corpus seeded by the fixtures; what it finds
+# lands in build-fuzz/<target>/; keep fixed ones under tests/fixtures/fuzz/<target>/.
+FUZZ_TARGETS := scenario trace_csv sweep
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-fuzz CC=clang OPT="-O1 -g" WARN=-w \
+	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" build-fuzz/libgpuplan.a
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/$$t/corpus build-fuzz/$$t/found && \
+	  cp tests/fixtures/fuzz/$$t/* build-fuzz/$$t/corpus/ && \
+	  clang -std=c11 -O1 -g -Iinclude -Itests -D_DEFAULT_SOURCE -DFUZZ_TARGET=fuzz_$$t \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -o build-fuzz/fuzz_$$t tests/fuzz/targets.c build-fuzz/libgpuplan.a $(LDLIBS) || exit 1; \
+	  echo "fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -artifact_prefix=build-fuzz/$$t/found/ -print_final_stats=1 \
+	    build-fuzz/$$t/corpus 2>&1 | grep -E "^(stat::number_of_executed_units|#[0-9]+.*DONE)|ERROR|SUMMARY" ; \
+	  [ -z "$$(ls build-fuzz/$$t/found)" ] || { echo "fuzz $$t found inputs in build-fuzz/$$t/found"; exit 1; }; \
+	done
+
 format:
 	clang-format -i sim/*.c include/gpuplan/*.h tests/*.c tests/bench/*.c
 
 clean:
-	rm -rf build build-asan build-bench bin
+	rm -rf build build-asan build-bench build-fuzz bin
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/obj/main.d

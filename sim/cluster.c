@@ -58,19 +58,53 @@ static int32_t index_first(const struct bucket_index *ix, int32_t k)
 	return -1;
 }
 
-/* The lowest-numbered node whose key is the smallest (most) or largest key >= need. */
-static int32_t index_find(const struct bucket_index *ix, int32_t need, bool most_allocated)
+/* Per-node conditions a find checks beyond the index key. */
+struct node_check {
+	const struct cluster *c;
+	int32_t first_node;
+	const struct workload_spec *w;
+	bool cpu_memory;           /* check the node's cpu and memory */
+	cluster_node_pred ok;      /* NULL: none */
+	const void *ctx;
+};
+
+static bool check_node(const struct node_check *nc, int32_t local)
+{
+	int32_t node = nc->first_node + local;
+	if (nc->cpu_memory && (!cluster_cpu_fits(nc->c, node, nc->w) ||
+			       !cluster_memory_fits(nc->c, node, nc->w)))
+		return false;
+	return !nc->ok || nc->ok(nc->c, node, nc->ctx);
+}
+
+/* The lowest-numbered node of bucket k that passes the checks, or -1. */
+static int32_t index_scan(const struct bucket_index *ix, int32_t k, const struct node_check *nc)
+{
+	const uint64_t *b = ix->bits + (size_t)k * ix->words;
+	for (size_t w = 0; w < ix->words; w++)
+		for (uint64_t bits = b[w]; bits; bits &= bits - 1) {
+			int32_t local = (int32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+			if (check_node(nc, local))
+				return local;
+		}
+	return -1;
+}
+
+/* The lowest-numbered node whose key is the smallest (most) or largest key >=
+ * need, among the nodes that pass the checks (nc NULL: no checks). */
+static int32_t index_find(const struct bucket_index *ix, int32_t need, bool most_allocated,
+			  const struct node_check *nc)
 {
 	if (need < 0 || need >= ix->levels)
 		return -1;
-	if (most_allocated) {
-		for (int32_t k = need; k < ix->levels; k++)
-			if (ix->count[k])
-				return index_first(ix, k);
-	} else {
-		for (int32_t k = ix->levels - 1; k >= need; k--)
-			if (ix->count[k])
-				return index_first(ix, k);
+	int32_t step = most_allocated ? 1 : -1;
+	for (int32_t k = most_allocated ? need : ix->levels - 1; k >= need && k < ix->levels;
+	     k += step) {
+		if (!ix->count[k])
+			continue;
+		int32_t local = nc ? index_scan(ix, k, nc) : index_first(ix, k);
+		if (local >= 0)
+			return local;
 	}
 	return -1;
 }
@@ -172,7 +206,8 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	}
 	uint8_t all_instances = (uint8_t)((1u << spec->sharing.n_layout) - 1);
 	for (int32_t i = 0; i < spec->nodes; i++) {
-		c->nodes[first_node + i] = (struct node){(int32_t)p, first_gpu + i * g, g, 0};
+		c->nodes[first_node + i] =
+			(struct node){(int32_t)p, first_gpu + i * g, g, 0, spec->cpu, spec->memory_bytes};
 		for (int32_t k = 0; k < g; k++)
 			c->gpus[first_gpu + i * g + k] =
 				(struct gpu){.free = ps->units_per_gpu, .mig_free = all_instances};
@@ -229,32 +264,90 @@ static int32_t mig_index(const struct pool_state *ps, const char *profile)
 	return -1;
 }
 
-int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
-		     int32_t gpus, enum sched_scoring scoring)
+/* The index that answers a pod of w asking for `gpus` units in pool p, and
+ * the key a node needs in it; NULL when the pool does not offer the resource. */
+static const struct bucket_index *request_index(const struct cluster *c, size_t p,
+						const struct workload_spec *w, int32_t gpus,
+						int32_t *need)
 {
 	const struct pool_state *ps = &c->pools[p];
 	enum sharing_mode mode = c->sc->pools[p].sharing.mode;
-	bool most = scoring == SCORING_MOST_ALLOCATED;
-	int32_t local = -1;
 	switch (w->request) {
 	case REQUEST_GPUS:
+		*need = gpus;
 		if (mode == SHARING_TIME_SLICING || mode == SHARING_MPS)
-			local = index_find(&ps->part, gpus, most);
-		else if (mode != SHARING_MIG)
-			local = index_find(&ps->whole, gpus, most);
-		break;
+			return &ps->part;
+		return mode != SHARING_MIG ? &ps->whole : NULL;
 	case REQUEST_MILLI:
-		if (mode == SHARING_FRACTIONAL)
-			local = index_find(&ps->part, w->milli, most);
-		break;
+		*need = w->milli;
+		return mode == SHARING_FRACTIONAL ? &ps->part : NULL;
 	case REQUEST_MIG: {
 		int32_t m = mig_index(ps, w->mig_profile);
-		if (m >= 0)
-			local = index_find(&ps->mig[m], 1, most);
-		break;
+		*need = 1;
+		return m >= 0 ? &ps->mig[m] : NULL;
 	}
 	}
-	return local < 0 ? -1 : ps->first_node + local;
+	return NULL;
+}
+
+int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, enum sched_scoring scoring, cluster_node_pred ok,
+			   const void *ctx)
+{
+	int32_t need = 0;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	if (!ix)
+		return -1;
+	struct node_check nc = {c, c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
+				ctx};
+	bool checks = nc.cpu_memory || ok;
+	int32_t local = index_find(ix, need, scoring == SCORING_MOST_ALLOCATED, checks ? &nc : NULL);
+	return local < 0 ? -1 : nc.first_node + local;
+}
+
+int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
+		     int32_t gpus, enum sched_scoring scoring)
+{
+	return cluster_find_where(c, p, w, gpus, scoring, NULL, NULL);
+}
+
+bool cluster_has_units(const struct cluster *c, int32_t node, const struct workload_spec *w,
+		       int32_t gpus)
+{
+	size_t p = (size_t)c->nodes[node].pool;
+	int32_t need = 0;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	return ix && need < ix->levels && ix->key[node - c->pools[p].first_node] >= need;
+}
+
+bool cluster_cpu_fits(const struct cluster *c, int32_t node, const struct workload_spec *w)
+{
+	const struct node *nd = &c->nodes[node];
+	return c->sc->pools[nd->pool].cpu <= 0 || w->cpu <= nd->cpu_free + 1e-9;
+}
+
+bool cluster_memory_fits(const struct cluster *c, int32_t node, const struct workload_spec *w)
+{
+	const struct node *nd = &c->nodes[node];
+	return c->sc->pools[nd->pool].memory_bytes <= 0 || w->memory_bytes <= nd->memory_free + 0.5;
+}
+
+bool cluster_cpu_memory_bind(const struct cluster *c, size_t p, const struct workload_spec *w)
+{
+	const struct pool_spec *spec = &c->sc->pools[p];
+	return (spec->cpu > 0 && w->cpu > 0) || (spec->memory_bytes > 0 && w->memory_bytes > 0);
+}
+
+int32_t cluster_count_short(const struct cluster *c, size_t p, const struct workload_spec *w,
+			    int32_t gpus)
+{
+	int32_t need = 0, n = 0;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	if (!ix || need >= ix->levels)
+		return c->pools[p].n_nodes;
+	for (int32_t k = 0; k < need; k++)
+		n += ix->count[k];
+	return n;
 }
 
 /* Best fit among the node's GPUs not in `taken`: the fewest free units that
@@ -306,7 +399,7 @@ static void remove_tenant(struct gpu *g, uint32_t job)
 			g->tenants[i] = g->tenants[--g->n_tenants];
 			return;
 		}
-	assert(!"job is a tenant of the GPU it releases");
+	assert(0 && "job is a tenant of the GPU it releases");
 }
 
 /* Chooses the GPUs (and MIG slot) and what each holds; fills pl and the tenant's share. */
@@ -360,6 +453,12 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	const struct node *nd = &c->nodes[node];
 	pl->node = node;
 	pl->vram = w->vram_bytes;
+	pl->cpu = c->sc->pools[nd->pool].cpu > 0 ? w->cpu : 0;
+	pl->memory = c->sc->pools[nd->pool].memory_bytes > 0 ? w->memory_bytes : 0;
+	c->nodes[node].cpu_free -= pl->cpu;
+	c->nodes[node].memory_free -= pl->memory;
+	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
+	       "no cpu or memory over-requested");
 	double share = choose(c, nd, w, gpus, pl);
 	struct tenant t = {job, w->gpu_busy, w->sm_share, share};
 	for (int i = 0; i < nd->gpus; i++) {
@@ -393,6 +492,8 @@ void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl
 		assert(g->free <= c->pools[nd->pool].units_per_gpu && "units released twice");
 		remove_tenant(g, job);
 	}
+	c->nodes[pl->node].cpu_free += pl->cpu;
+	c->nodes[pl->node].memory_free += pl->memory;
 	account(c, pl->node, -pl->equivalent);
 	refresh(c, pl->node);
 }

@@ -21,6 +21,10 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 		c->names[collect_scope_pool(sc, p)] = ps->name;
 		c->scopes[collect_scope_pool(sc, p)].value[GAUGE_CAPACITY] = gpus;
 		c->scopes[0].value[GAUGE_CAPACITY] += gpus;
+		if (!ps->powered_in_windows) { /* otherwise the window events power it */
+			c->scopes[collect_scope_pool(sc, p)].value[GAUGE_POWERED] = gpus;
+			c->scopes[0].value[GAUGE_POWERED] += gpus;
+		}
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		c->names[collect_scope_workload(sc, w)] = sc->workloads[w].name;
@@ -55,11 +59,13 @@ static void close_window(struct collect *c, sim_time end)
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
 		advance(c, s, end);
+		const double *m = s->window;
 		struct ts_row row = {c->window_start, c->names[i],
-			s->window[GAUGE_CAPACITY] / len, s->window[GAUGE_ALLOCATED] / len,
-			s->window[GAUGE_DEMAND] / len, s->window[GAUGE_ENGINE] / len,
-			s->window[GAUGE_SM] / len, s->window[GAUGE_VRAM] / len,
-			s->window[GAUGE_PENDING] / len, s->window[GAUGE_RUNNING] / len};
+			m[GAUGE_CAPACITY] / len, m[GAUGE_ALLOCATED] / len, m[GAUGE_DEMAND] / len,
+			m[GAUGE_ENGINE] / len, m[GAUGE_SM] / len, m[GAUGE_VRAM] / len,
+			m[GAUGE_PENDING] / len, m[GAUGE_RUNNING] / len, m[GAUGE_POWERED] / len,
+			m[GAUGE_CPU] / len, m[GAUGE_RAM] / len, m[GAUGE_GPU_COST] / len,
+			m[GAUGE_CPU_COST] / len, m[GAUGE_RAM_COST] / len};
 		GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + 1);
 		c->out->ts[c->out->n_ts++] = row;
 		memset(s->window, 0, sizeof s->window);

@@ -5,6 +5,7 @@
  */
 #include "gpuplan/estimate.h"
 #include "gpuplan/report.h"
+#include "gpuplan/opencost.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
 #include "gpuplan/sim.h"
@@ -31,6 +32,8 @@ static const char usage[] =
 	"                     run every point of a sweep file (grid, zip, seeds)\n"
 	"  merge OUT.db IN.db...\n"
 	"                     combine results databases (sweep shards) into OUT.db\n"
+	"  report DB [--run ID] --opencost\n"
+	"                     a run's allocations as OpenCost's /allocation response\n"
 	"  search SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max) --until 'METRIC OP VALUE'\n"
 	"         [--seeds N] [--db PATH] [--set KEY=VALUE]...\n"
 	"                     bisect one parameter: smallest pool, largest sustainable rate\n"
@@ -561,6 +564,62 @@ static int cmd_search(int argc, char **argv)
 	return rc < 0 ? 0 : rc;
 }
 
+static const char report_help[] =
+	"usage: gpuplan report DB [--run ID] --opencost\n"
+	"\n"
+	"Prints a run of the database (default: the latest) for other tools:\n"
+	"  --opencost   its allocations per workload and output.step window, __idle__\n"
+	"               included, in the shape of OpenCost's /allocation API response\n";
+
+static int cmd_report(int argc, char **argv)
+{
+	const char *db = NULL;
+	int64_t run_id = 0;
+	bool opencost = false;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return fputs(report_help, stdout), 0;
+		if (!strcmp(a, "--opencost"))
+			opencost = true;
+		else if (!strcmp(a, "--run") && i + 1 < argc && !units_integer(argv[i + 1], &run_id) &&
+			 run_id > 0)
+			i++;
+		else if (!strcmp(a, "--run"))
+			return usage_error("--run expects a run id >= 1, got '%s'", i + 1 < argc ? argv[i + 1] : "");
+		else if (a[0] == '-' || db)
+			return usage_error("unexpected argument '%s'", a);
+		else
+			db = a;
+	}
+	if (!db)
+		return usage_error("%s", "missing DB");
+	if (!opencost)
+		return usage_error("%s", "report needs --opencost (see 'gpuplan report --help')");
+	if (access(db, R_OK) != 0)
+		return usage_error("cannot read database '%s'", db);
+	struct store *st = NULL;
+	struct store_run run;
+	struct allocation *rows = NULL;
+	size_t n = 0;
+	struct gp_err err;
+	int64_t epoch = 0;
+	int rc = store_open(db, &st, &err);
+	if (!rc)
+		rc = store_run_info(st, run_id, &run, &err);
+	if (!rc)
+		rc = store_read_allocations(st, run.run_id, &rows, &n, &err);
+	if (!rc && units_rfc3339(run.start, &epoch))
+		rc = gp_errorf(&err, GP_ERUNTIME, "%s: run %lld has no start time", db, (long long)run.run_id);
+	if (!rc)
+		opencost_write(stdout, rows, n, epoch);
+	else
+		fprintf(stderr, "gpuplan: error: %s\n", err.msg);
+	store_free_allocations(rows, n);
+	store_close(st);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -570,6 +629,8 @@ int main(int argc, char **argv)
 		return fputs(usage, stdout), 0;
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 2, argv + 2);
 	if (!strcmp(cmd, "search"))
 		return cmd_search(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check"))

@@ -1,68 +1,716 @@
 /*
- * placement.c - filter and score pools and nodes (see placement.h).
+ * placement.c - kube-scheduler's filters and scores over pools and nodes, and
+ * the reasons a pod does not fit (see placement.h).
+ *
+ * The static filters (taints, labels, gpu_spec, the resource and its VRAM)
+ * are answered once per (workload, pool) in a pool_rule; a search then asks
+ * the cluster's bucket indexes for the best node of every pool that passes,
+ * with a per-node condition only where one is needed (hostname keys), and
+ * compares the pools' best nodes by kube-scheduler's weighted score.
  */
 #include "gpuplan/placement.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-void placement_init(struct placer *pl, const struct cluster *c)
+#define MAX_NODE_SCORE 100
+#define WEIGHT_FIT 1     /* NodeResourcesFit */
+#define WEIGHT_TAINT 3   /* TaintToleration */
+#define WEIGHT_SPREAD 2  /* PodTopologySpread */
+
+/* Tenant ids of a gang's pods while it is tried (PROBE_JOB - k for pod k):
+ * distinct, so that releasing them in reverse restores every GPU exactly. */
+#define PROBE_JOB UINT32_MAX
+
+#define LABEL_PRODUCT "nvidia.com/gpu.product"
+#define LABEL_HOSTNAME "kubernetes.io/hostname"
+
+#define DOMAIN_NONE (-1)     /* the pool's nodes lack the key */
+#define DOMAIN_PER_NODE (-2) /* each node is a domain (its hostname) */
+
+/* What is decided once for a workload's pods in a pool. */
+struct pool_rule {
+	int32_t filtered;   /* slot all nodes fail before resources (taint, affinity); -1 none */
+	int32_t unfit;      /* slot all nodes fail in NodeResourcesFit for good; -1 none */
+	int32_t resource;   /* slot "Insufficient <the pod's resource>" */
+	int32_t prefer;     /* untolerated PreferNoSchedule taints */
+	bool affinity_ok;   /* some node matches the pod's node affinity (taints aside) */
+	uint64_t *allowed;  /* hostname-keyed affinity: the matching nodes (local); NULL: all */
+	int32_t n_allowed;
+};
+
+/* A workload's PodTopologySpread constraint: running pods per domain. */
+struct spread_state {
+	bool on;
+	int32_t *pool_domain;  /* per pool: its domain, DOMAIN_NONE or DOMAIN_PER_NODE */
+	int32_t *node_base;    /* per pool: the domain of its node 0 (DOMAIN_PER_NODE) */
+	int32_t n_domains;
+	int32_t *count;        /* running pods of the workload per domain */
+	uint8_t *eligible;     /* a node of the domain matches the pod's node affinity */
+	int64_t *hist;         /* eligible domains per count */
+	size_t cap_hist;
+	int32_t min;           /* least count over eligible domains */
+};
+
+static const struct pool_rule *rule_of(const struct placer *pl, int32_t w, size_t p)
+{
+	return &pl->rules[(size_t)w * pl->n_pools + p];
+}
+
+static const char *const fixed_reasons[REASON_FIXED] = {
+	[REASON_UNSCHEDULABLE] = "node(s) were unschedulable",
+	[REASON_WINDOW] = "node(s) didn't have time before their window closes",
+	[REASON_AFFINITY] = "node(s) didn't match Pod's node affinity/selector",
+	[REASON_SPREAD] = "node(s) didn't match pod topology spread constraints",
+	[REASON_SPREAD_LABEL] =
+		"node(s) didn't match pod topology spread constraints (missing required label)",
+	[REASON_CPU] = "Insufficient cpu",
+	[REASON_MEMORY] = "Insufficient memory",
+	[REASON_VRAM] = "node(s) had GPU units with less memory than the pod's VRAM",
+};
+
+/* The slot of a reason text, added if new. */
+static int32_t slot_of(struct placer *pl, const char *text)
+{
+	for (size_t i = 0; i < pl->n_reasons; i++)
+		if (!strcmp(pl->reasons[i], text))
+			return (int32_t)i;
+	pl->reasons = gp_xrealloc(pl->reasons, (pl->n_reasons + 1) * sizeof *pl->reasons);
+	pl->reasons[pl->n_reasons] = gp_xstrdup(text);
+	return (int32_t)pl->n_reasons++;
+}
+
+/* --- labels, affinity, taints -------------------------------------------- */
+
+/* A label every node of the pool has: its own, or the implicit product. */
+static const char *pool_label(const struct pool_spec *p, const char *key)
+{
+	for (size_t i = 0; i < p->n_labels; i++)
+		if (!strcmp(p->labels[i].key, key))
+			return p->labels[i].value;
+	if (!strcmp(key, LABEL_PRODUCT) && p->gpu && p->gpu->product)
+		return p->gpu->product;
+	return NULL;
+}
+
+/* Whether the key's value differs from node to node (the implicit hostname). */
+static bool per_node(const struct pool_spec *p, const char *key)
+{
+	return !strcmp(key, LABEL_HOSTNAME) && !pool_label(p, key);
+}
+
+/* The value of key on node `local` of pool p, NULL when absent. */
+static const char *node_label(const struct pool_spec *p, int32_t local, const char *key,
+			      char *buf, size_t len)
+{
+	if (!per_node(p, key))
+		return pool_label(p, key);
+	snprintf(buf, len, "%s-%d", p->name, (int)local);
+	return buf;
+}
+
+static bool expr_matches(const struct affinity_expr *e, const char *value)
+{
+	bool listed = false;
+	for (size_t i = 0; value && i < e->n_values; i++)
+		listed = listed || !strcmp(e->values[i], value);
+	switch (e->op) {
+	case AFFINITY_IN: return listed;
+	case AFFINITY_NOT_IN: return !listed;
+	case AFFINITY_EXISTS: return value != NULL;
+	case AFFINITY_DOES_NOT_EXIST: return value == NULL;
+	}
+	return false;
+}
+
+/* NodeAffinity: node_selector, affinity and gpu_spec on node `local`. */
+static bool affinity_matches(const struct workload_spec *w, const struct pool_spec *p,
+			     int32_t local)
+{
+	char buf[160];
+	for (size_t i = 0; i < w->n_node_selector; i++) {
+		const char *v = node_label(p, local, w->node_selector[i].key, buf, sizeof buf);
+		if (!v || strcmp(v, w->node_selector[i].value))
+			return false;
+	}
+	for (size_t i = 0; i < w->n_affinity; i++)
+		if (!expr_matches(&w->affinity[i],
+				  node_label(p, local, w->affinity[i].key, buf, sizeof buf)))
+			return false;
+	bool model = w->n_gpu_spec == 0;
+	for (size_t i = 0; i < w->n_gpu_spec; i++)
+		model = model || !strcmp(w->gpu_spec[i], p->gpu->name);
+	return model;
+}
+
+static bool affinity_varies(const struct workload_spec *w, const struct pool_spec *p)
+{
+	for (size_t i = 0; i < w->n_node_selector; i++)
+		if (per_node(p, w->node_selector[i].key))
+			return true;
+	for (size_t i = 0; i < w->n_affinity; i++)
+		if (per_node(p, w->affinity[i].key))
+			return true;
+	return false;
+}
+
+/* kube's ToleratesTaint: effect and key match (empty = any), then the value
+ * (Equal) or anything (Exists). */
+static bool tolerates(const struct toleration *t, const struct taint *taint)
+{
+	if (t->effect >= 0 && t->effect != (int)taint->effect)
+		return false;
+	if (t->key[0] && strcmp(t->key, taint->key))
+		return false;
+	return t->op == TOLERATION_EXISTS || !strcmp(t->value, taint->value);
+}
+
+static bool tolerated(const struct workload_spec *w, const struct taint *taint)
+{
+	for (size_t i = 0; i < w->n_tolerations; i++)
+		if (tolerates(&w->tolerations[i], taint))
+			return true;
+	return false;
+}
+
+/* --- setup ---------------------------------------------------------------- */
+
+/* Which nodes of the pool match a hostname-keyed affinity. */
+static void init_mask(struct pool_rule *r, const struct workload_spec *w, const struct pool_spec *p)
+{
+	size_t words = ((size_t)p->nodes + 63) / 64;
+	r->allowed = gp_xcalloc(words, sizeof *r->allowed);
+	for (int32_t i = 0; i < p->nodes; i++)
+		if (affinity_matches(w, p, i)) {
+			r->allowed[i / 64] |= UINT64_C(1) << (i % 64);
+			r->n_allowed++;
+		}
+	r->affinity_ok = r->n_allowed > 0;
+	if (r->n_allowed == p->nodes || r->n_allowed == 0) {
+		free(r->allowed);
+		r->allowed = NULL;
+	}
+}
+
+static void init_rule(struct placer *pl, size_t w, size_t p)
+{
+	const struct workload_spec *ws = &pl->c->sc->workloads[w];
+	const struct pool_spec *ps = &pl->c->sc->pools[p];
+	struct pool_rule *r = &pl->rules[w * pl->n_pools + p];
+	char text[512], res[96];
+	*r = (struct pool_rule){.filtered = -1, .unfit = -1};
+	snprintf(text, sizeof text, "Insufficient %s", scenario_resource_name(ws, res, sizeof res));
+	r->resource = slot_of(pl, text);
+	for (size_t i = 0; i < ps->n_taints; i++) {
+		const struct taint *t = &ps->taints[i];
+		if (tolerated(ws, t))
+			continue;
+		if (t->effect == EFFECT_PREFER_NO_SCHEDULE) {
+			r->prefer++;
+		} else if (r->filtered < 0) {
+			snprintf(text, sizeof text, "node(s) had untolerated taint {%s: %s}", t->key,
+				 t->value);
+			r->filtered = slot_of(pl, text);
+		}
+	}
+	if (affinity_varies(ws, ps))
+		init_mask(r, ws, ps);
+	else
+		r->affinity_ok = affinity_matches(ws, ps, -1);
+	if (r->filtered < 0 && !r->affinity_ok)
+		r->filtered = REASON_AFFINITY;
+	if (!scenario_pool_offers(ps, ws))
+		r->unfit = r->resource;
+	else if (pl->equivalent[w * pl->n_pools + p] <= 0)
+		r->unfit = REASON_VRAM; /* offered, but a unit isolates less memory */
+}
+
+/* The domain of a node for w's constraint, or -1 when the node lacks the key. */
+static int32_t domain_of(const struct placer *pl, const struct spread_state *st, int32_t node)
+{
+	int32_t p = pl->c->nodes[node].pool;
+	int32_t d = st->pool_domain[p];
+	return d == DOMAIN_PER_NODE ? st->node_base[p] + node - pl->c->pools[p].first_node : d;
+}
+
+/* Domains of w's constraint: one per node for an implicit hostname, else one
+ * per distinct label value.  A domain is eligible (counts toward the least
+ * loaded) when a node of it matches the pod's node affinity; taints do not
+ * matter (kube's defaults: nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore). */
+static void init_spread(struct placer *pl, size_t w)
+{
+	const struct scenario *sc = pl->c->sc;
+	const struct workload_spec *ws = &sc->workloads[w];
+	struct spread_state *st = &pl->spread[w];
+	const char *key = ws->spread.key;
+	const char **values = gp_xcalloc(pl->n_pools + pl->c->n_nodes + 1, sizeof *values);
+	st->on = true;
+	st->pool_domain = gp_xcalloc(pl->n_pools, sizeof *st->pool_domain);
+	st->node_base = gp_xcalloc(pl->n_pools, sizeof *st->node_base);
+	st->eligible = gp_xcalloc(pl->n_pools + pl->c->n_nodes + 1, sizeof *st->eligible);
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		const struct pool_spec *ps = &sc->pools[p];
+		const struct pool_rule *r = &pl->rules[w * pl->n_pools + p];
+		if (per_node(ps, key)) {
+			st->pool_domain[p] = DOMAIN_PER_NODE;
+			st->node_base[p] = st->n_domains;
+			for (int32_t i = 0; i < ps->nodes; i++)
+				st->eligible[st->n_domains++] =
+					r->affinity_ok &&
+					(!r->allowed || (r->allowed[i / 64] >> (i % 64) & 1));
+			continue;
+		}
+		const char *v = pool_label(ps, key);
+		int32_t d = 0;
+		while (v && d < st->n_domains && (!values[d] || strcmp(values[d], v)))
+			d++;
+		if (v && d == st->n_domains)
+			values[st->n_domains++] = v;
+		st->pool_domain[p] = v ? d : DOMAIN_NONE;
+		if (v && r->affinity_ok)
+			st->eligible[d] = 1;
+	}
+	free(values);
+	st->count = gp_xcalloc((size_t)st->n_domains + 1, sizeof *st->count);
+	GP_GROW(st->hist, st->cap_hist, 16);
+	memset(st->hist, 0, st->cap_hist * sizeof *st->hist);
+	for (int32_t d = 0; d < st->n_domains; d++)
+		st->hist[0] += st->eligible[d];
+}
+
+void placement_init(struct placer *pl, struct cluster *c)
 {
 	const struct scenario *sc = c->sc;
+	memset(pl, 0, sizeof *pl);
 	pl->c = c;
 	pl->n_pools = sc->n_pools;
-	pl->equivalent = gp_xcalloc(sc->n_workloads * sc->n_pools, sizeof *pl->equivalent);
+	pl->n_workloads = sc->n_workloads;
+	for (size_t i = 0; i < REASON_FIXED; i++)
+		slot_of(pl, fixed_reasons[i]);
+	pl->equivalent = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->equivalent);
+	pl->rules = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->rules);
+	pl->spread = gp_xcalloc(sc->n_workloads + 1, sizeof *pl->spread);
+	int32_t domains = 1;
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		/* Per unit: trace jobs ask for different numbers of GPUs. */
 		struct workload_spec one = sc->workloads[w];
 		if (one.request == REQUEST_GPUS)
 			one.gpus = 1;
-		for (size_t p = 0; p < sc->n_pools; p++)
+		for (size_t p = 0; p < sc->n_pools; p++) {
 			pl->equivalent[w * sc->n_pools + p] =
 				scenario_gpu_equivalent(&sc->pools[p], &one);
+			init_rule(pl, w, p);
+		}
+		if (sc->workloads[w].spread.key) {
+			init_spread(pl, w);
+			if (pl->spread[w].n_domains > domains)
+				domains = pl->spread[w].n_domains;
+		}
 	}
+	pl->candidate = gp_xcalloc(sc->n_pools + 1, sizeof *pl->candidate);
+	pl->scratch = gp_xcalloc(c->n_nodes + 1, sizeof *pl->scratch);
+	pl->stamp = gp_xcalloc((size_t)domains + 1, sizeof *pl->stamp);
 }
 
 void placement_free(struct placer *pl)
 {
+	for (size_t i = 0; i < pl->n_workloads * pl->n_pools; i++)
+		free(pl->rules[i].allowed);
+	for (size_t w = 0; w < pl->n_workloads; w++) {
+		struct spread_state *st = &pl->spread[w];
+		free(st->pool_domain);
+		free(st->node_base);
+		free(st->count);
+		free(st->eligible);
+		free(st->hist);
+	}
+	for (size_t i = 0; i < pl->n_reasons; i++)
+		free(pl->reasons[i]);
+	free(pl->reasons);
+	free(pl->rules);
+	free(pl->spread);
 	free(pl->equivalent);
-	pl->equivalent = NULL;
+	free(pl->candidate);
+	free(pl->scratch);
+	free(pl->stamp);
+	free(pl->tentative);
+	memset(pl, 0, sizeof *pl);
 }
 
-/* Whether the pool may start this pod now, before looking at free capacity. */
-static bool pool_admits(const struct pool_state *ps, const struct pod_request *pod, sim_time now)
+/* --- spread counts -------------------------------------------------------- */
+
+/* A pod of w arrived at (delta 1) or left (-1) node: its domain's count, and
+ * the least count over eligible domains, which moves by one at most. */
+static void spread_move(struct placer *pl, size_t w, int32_t node, int32_t delta)
+{
+	struct spread_state *st = &pl->spread[w];
+	if (!st->on)
+		return;
+	int32_t d = domain_of(pl, st, node);
+	if (d < 0)
+		return;
+	int32_t old = st->count[d], now = old + delta;
+	st->count[d] = now;
+	if (!st->eligible[d])
+		return;
+	size_t had = st->cap_hist;
+	GP_GROW(st->hist, st->cap_hist, (size_t)now + 1);
+	memset(st->hist + had, 0, (st->cap_hist - had) * sizeof *st->hist);
+	st->hist[old]--;
+	st->hist[now]++;
+	if (now < st->min)
+		st->min = now;
+	while (st->hist[st->min] == 0)
+		st->min++;
+}
+
+bool placement_start_unblocks(const struct placer *pl, size_t w)
+{
+	return pl->spread[w].on && pl->c->sc->workloads[w].spread.when == SPREAD_DO_NOT_SCHEDULE;
+}
+
+/* --- filters and scores ---------------------------------------------------- */
+
+/* NodeUnschedulable and the window fit: the slot when the pool cannot take
+ * the pod now, else -1. */
+static int32_t pool_closed(const struct pool_state *ps, const struct pod_request *pod, sim_time now)
 {
 	if (!ps->open)
-		return false;
+		return REASON_UNSCHEDULABLE;
 	/* window_policy fit: the expected duration must end by the close. */
-	return ps->closes_at == SIM_NEVER || pod->duration <= ps->closes_at - now;
+	if (ps->closes_at != SIM_NEVER && pod->duration > ps->closes_at - now)
+		return REASON_WINDOW;
+	return -1;
 }
 
-static double score(const struct node *nd, double equivalent, enum sched_scoring how)
+/* NodeResourcesFit's score over the node's GPUs, in kube's integers. */
+static int64_t fit_score(const struct node *nd, double equivalent, enum sched_scoring how)
 {
-	double cap = nd->gpus;
-	return how == SCORING_MOST_ALLOCATED ? (nd->allocated + equivalent) / cap
-					     : (cap - nd->allocated - equivalent) / cap;
+	double cap = nd->gpus, used = fmin(cap, nd->allocated + equivalent);
+	double v = how == SCORING_MOST_ALLOCATED ? used : cap - used;
+	return (int64_t)floor(v * MAX_NODE_SCORE / cap + 1e-9);
 }
 
-int32_t placement_find(const struct placer *pl, const struct pod_request *pod, sim_time now)
+/* TaintToleration's normalized score: fewer untolerated PreferNoSchedule
+ * taints than the worst feasible node score higher. */
+static int64_t taint_score(int32_t prefer, int32_t max_prefer)
+{
+	if (max_prefer == 0)
+		return MAX_NODE_SCORE;
+	return MAX_NODE_SCORE - (int64_t)MAX_NODE_SCORE * prefer / max_prefer;
+}
+
+/* The DoNotSchedule constraint of the pod's workload, or NULL. */
+static const struct spread_state *hard_spread(const struct placer *pl,
+					      const struct pod_request *pod, int64_t *threshold)
+{
+	const struct spread_state *st = &pl->spread[pod->workload];
+	const struct topology_spread *t = &pl->c->sc->workloads[pod->workload].spread;
+	if (!st->on || t->when != SPREAD_DO_NOT_SCHEDULE)
+		return NULL;
+	/* count + 1 (the pod itself) - min <= max_skew */
+	*threshold = (int64_t)st->min + t->max_skew - 1;
+	return st;
+}
+
+/* The per-node conditions of a find: hostname affinity, hostname spread. */
+struct node_filter {
+	const struct pool_rule *rule;
+	const struct spread_state *st; /* NULL: no per-node spread check */
+	int32_t first_node;
+	int32_t base;
+	int64_t threshold;
+};
+
+static bool node_passes(const struct cluster *c, int32_t node, const void *ctx)
+{
+	const struct node_filter *f = ctx;
+	int32_t local = node - f->first_node;
+	(void)c;
+	if (f->rule->allowed && !(f->rule->allowed[local / 64] >> (local % 64) & 1))
+		return false;
+	return !f->st || f->st->count[f->base + local] <= f->threshold;
+}
+
+/* The best node of every pool that can host the pod (pl->candidate), through
+ * the indexes; then the highest weighted score wins, the lower pool on ties. */
+static int32_t find_indexed(const struct placer *pl, const struct pod_request *pod, sim_time now)
 {
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	enum sched_scoring how = c->sc->scheduler.scoring;
-	int32_t best = -1;
-	double best_score = -1;
-	for (size_t p = 0; p < c->n_pools; p++) {
-		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-		if (eq <= 0 || !pool_admits(&c->pools[p], pod, now))
+	int64_t threshold = 0;
+	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	int32_t max_prefer = 0;
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		pl->candidate[p] = -1;
+		if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&c->pools[p], pod, now) >= 0)
 			continue;
-		int32_t node = cluster_find(c, p, w, pod->gpus, how);
+		struct node_filter f = {r, NULL, c->pools[p].first_node, 0, threshold};
+		if (st) {
+			int32_t d = st->pool_domain[p];
+			if (d == DOMAIN_NONE || (d >= 0 && st->count[d] > threshold))
+				continue;
+			if (d == DOMAIN_PER_NODE) {
+				f.st = st;
+				f.base = st->node_base[p];
+			}
+		}
+		bool per_node_check = r->allowed || f.st;
+		int32_t node = cluster_find_where(c, p, w, pod->gpus, how,
+						  per_node_check ? node_passes : NULL, &f);
+		pl->candidate[p] = node;
+		if (node >= 0 && r->prefer > max_prefer)
+			max_prefer = r->prefer;
+	}
+	int32_t best = -1;
+	int64_t best_score = INT64_MIN;
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		int32_t node = pl->candidate[p];
 		if (node < 0)
 			continue;
-		double s = score(&c->nodes[node], eq, how);
+		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
+		int64_t s = WEIGHT_FIT * fit_score(&c->nodes[node], eq, how) +
+			    WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
 		if (s > best_score) {
 			best = node;
 			best_score = s;
 		}
 	}
 	return best;
+}
+
+/* Whether node passes every filter for the pod (the pool's have passed). */
+static bool node_feasible(const struct placer *pl, const struct pool_rule *r, int32_t node,
+			  int32_t local, const struct pod_request *pod)
+{
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	if (r->allowed && !(r->allowed[local / 64] >> (local % 64) & 1))
+		return false;
+	return cluster_has_units(pl->c, node, w, pod->gpus) && cluster_cpu_fits(pl->c, node, w) &&
+	       cluster_memory_fits(pl->c, node, w);
+}
+
+/* PodTopologySpread's raw score of a node, -1 for a node without the key. */
+static int64_t spread_raw(const struct placer *pl, const struct spread_state *st, int32_t node,
+			  double weight, int32_t max_skew)
+{
+	int32_t d = domain_of(pl, st, node);
+	return d < 0 ? -1 : llround(st->count[d] * weight + (max_skew - 1));
+}
+
+/*
+ * A ScheduleAnyway constraint scores every feasible node against the least
+ * and most loaded ones, so every node is looked at: the feasible nodes and
+ * their domains first, then their weighted scores.
+ */
+static int32_t find_scan(const struct placer *pl, const struct pod_request *pod, sim_time now)
+{
+	const struct cluster *c = pl->c;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	const struct spread_state *st = &pl->spread[pod->workload];
+	enum sched_scoring how = c->sc->scheduler.scoring;
+	int32_t max_prefer = 0, domains = 0, stamp = ++pl->stamp[0];
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		const struct pool_state *ps = &c->pools[p];
+		bool open = r->filtered < 0 && r->unfit < 0 && pool_closed(ps, pod, now) < 0;
+		for (int32_t i = 0; i < ps->n_nodes; i++) {
+			int32_t node = ps->first_node + i;
+			pl->scratch[node] = INT64_MIN; /* not feasible */
+			if (!open || !node_feasible(pl, r, node, i, pod))
+				continue;
+			pl->scratch[node] = 0;
+			if (r->prefer > max_prefer)
+				max_prefer = r->prefer;
+			int32_t d = domain_of(pl, st, node);
+			if (d >= 0 && pl->stamp[1 + d] != stamp) {
+				pl->stamp[1 + d] = stamp;
+				domains++;
+			}
+		}
+	}
+	double weight = log(domains + 2.0);
+	int64_t lo = INT64_MAX, hi = 0;
+	for (size_t node = 0; node < c->n_nodes; node++) {
+		if (pl->scratch[node] == INT64_MIN)
+			continue;
+		int64_t raw = spread_raw(pl, st, (int32_t)node, weight, w->spread.max_skew);
+		pl->scratch[node] = raw;
+		if (raw >= 0) {
+			lo = raw < lo ? raw : lo;
+			hi = raw > hi ? raw : hi;
+		}
+	}
+	int32_t best = -1;
+	int64_t best_score = INT64_MIN;
+	for (size_t node = 0; node < c->n_nodes; node++) {
+		int64_t raw = pl->scratch[node];
+		if (raw == INT64_MIN)
+			continue;
+		int32_t p = c->nodes[node].pool;
+		const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)p);
+		int64_t spread = raw < 0   ? 0 /* ignored: no key */
+				 : hi == 0 ? MAX_NODE_SCORE
+					   : MAX_NODE_SCORE * (hi + lo - raw) / hi;
+		double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)p, pod->gpus);
+		int64_t s = WEIGHT_FIT * fit_score(&c->nodes[node], eq, how) +
+			    WEIGHT_TAINT * taint_score(r->prefer, max_prefer) +
+			    WEIGHT_SPREAD * spread;
+		if (s > best_score) {
+			best = (int32_t)node;
+			best_score = s;
+		}
+	}
+	return best;
+}
+
+static int32_t find_one(const struct placer *pl, const struct pod_request *pod, sim_time now)
+{
+	const struct topology_spread *t = &pl->c->sc->workloads[pod->workload].spread;
+	if (t->key && t->when == SPREAD_SCHEDULE_ANYWAY)
+		return find_scan(pl, pod, now);
+	return find_indexed(pl, pod, now);
+}
+
+/* --- reasons ----------------------------------------------------------------- */
+
+/* Counts node by node in pool p what NodeResourcesFit and PodTopologySpread
+ * say about the nodes that passed the earlier filters. */
+static void explain_nodes(const struct placer *pl, size_t p, const struct pool_rule *r,
+			  const struct pod_request *pod, const struct spread_state *st,
+			  int64_t threshold, int32_t *why)
+{
+	const struct cluster *c = pl->c;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	const struct pool_state *ps = &c->pools[p];
+	for (int32_t i = 0; i < ps->n_nodes; i++) {
+		int32_t node = ps->first_node + i;
+		if (r->allowed && !(r->allowed[i / 64] >> (i % 64) & 1))
+			continue;
+		bool units = cluster_has_units(c, node, w, pod->gpus);
+		bool cpu = cluster_cpu_fits(c, node, w), memory = cluster_memory_fits(c, node, w);
+		why[r->resource] += !units;
+		why[REASON_CPU] += !cpu;
+		why[REASON_MEMORY] += !memory;
+		if (!units || !cpu || !memory || !st)
+			continue;
+		int32_t d = domain_of(pl, st, node);
+		if (d < 0)
+			why[REASON_SPREAD_LABEL]++;
+		else if (st->count[d] > threshold)
+			why[REASON_SPREAD]++;
+	}
+}
+
+/* How many nodes fail the pod for each reason (the first filter each fails). */
+static void explain(const struct placer *pl, const struct pod_request *pod, sim_time now,
+		    int32_t *why)
+{
+	const struct cluster *c = pl->c;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	int64_t threshold = 0;
+	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	memset(why, 0, pl->n_reasons * sizeof *why);
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		int32_t n = c->pools[p].n_nodes, closed = pool_closed(&c->pools[p], pod, now);
+		int32_t slot = closed >= 0 ? closed : r->filtered;
+		if (slot >= 0) {
+			why[slot] += n;
+			continue;
+		}
+		int32_t allowed = r->allowed ? r->n_allowed : n;
+		why[REASON_AFFINITY] += n - allowed;
+		if (r->unfit >= 0) {
+			why[r->unfit] += allowed;
+			continue;
+		}
+		int32_t d = st ? st->pool_domain[p] : 0;
+		if (r->allowed || d == DOMAIN_PER_NODE || cluster_cpu_memory_bind(c, p, w)) {
+			explain_nodes(pl, p, r, pod, st, threshold, why);
+			continue;
+		}
+		/* Only GPU units vary from node to node: count by bucket. */
+		int32_t short_nodes = cluster_count_short(c, p, w, pod->gpus);
+		why[r->resource] += short_nodes;
+		if (st && d == DOMAIN_NONE)
+			why[REASON_SPREAD_LABEL] += n - short_nodes;
+		else if (st && st->count[d] > threshold)
+			why[REASON_SPREAD] += n - short_nodes;
+	}
+}
+
+/* --- plans ------------------------------------------------------------------ */
+
+static void take_pod(struct placer *pl, const struct pod_request *pod, int32_t node, uint32_t job,
+		     struct placement *out)
+{
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	cluster_take(pl->c, node, w, pod->gpus, job, out);
+	spread_move(pl, (size_t)pod->workload, node, +1);
+}
+
+static void release_pod(struct placer *pl, int32_t workload, uint32_t job,
+			const struct placement *p)
+{
+	cluster_release(pl->c, job, p);
+	spread_move(pl, (size_t)workload, p->node, -1);
+}
+
+int32_t placement_pods(const struct placer *pl, size_t w)
+{
+	const struct workload_spec *ws = &pl->c->sc->workloads[w];
+	return ws->gang && ws->pods > 1 ? ws->pods : 1;
+}
+
+bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now,
+		    int32_t *nodes, int32_t *why)
+{
+	int32_t n = placement_pods(pl, (size_t)pod->workload), k = 0;
+	bool ok = true;
+	if (n == 1) {
+		nodes[0] = find_one(pl, pod, now);
+		ok = nodes[0] >= 0;
+	} else {
+		/* A gang: each pod placed for real, so the next one sees it; then undone. */
+		GP_GROW(pl->tentative, pl->cap_tentative, (size_t)n);
+		for (; k < n; k++) {
+			nodes[k] = find_one(pl, pod, now);
+			if (nodes[k] < 0) {
+				ok = false;
+				break;
+			}
+			take_pod(pl, pod, nodes[k], PROBE_JOB - (uint32_t)k, &pl->tentative[k]);
+		}
+	}
+	if (!ok && why)
+		explain(pl, pod, now, why); /* while the gang's earlier pods hold their place */
+	while (k-- > 0)
+		release_pod(pl, pod->workload, PROBE_JOB - (uint32_t)k, &pl->tentative[k]);
+	return ok;
+}
+
+int32_t placement_find(const struct placer *pl, const struct pod_request *pod, sim_time now)
+{
+	return find_one(pl, pod, now);
+}
+
+void placement_take(struct placer *pl, const struct pod_request *pod, const int32_t *nodes,
+		    uint32_t job, struct placement *pls)
+{
+	int32_t n = placement_pods(pl, (size_t)pod->workload);
+	for (int32_t k = 0; k < n; k++)
+		take_pod(pl, pod, nodes[k], job, &pls[k]);
+}
+
+void placement_release(struct placer *pl, int32_t workload, uint32_t job,
+		       const struct placement *pls)
+{
+	for (int32_t k = placement_pods(pl, (size_t)workload) - 1; k >= 0; k--)
+		release_pod(pl, workload, job, &pls[k]);
 }

@@ -3,6 +3,7 @@
  */
 #include "gpuplan/report.h"
 
+#include "gpuplan/footprint.h"
 #include "gpuplan/units.h"
 
 #include <math.h>
@@ -56,7 +57,8 @@ static const struct column columns[] = {
 	{"vram%", "vram_used_pct", 1},         {"queue-mean-s", "queue_time_mean_s", 0},
 	{"queue-p95-s", "queue_time_p95_s", 0}, {"done", "jobs_completed", 0},
 	{"of", "jobs_submitted", 0},           {"deadline%", "deadline_met_pct", 1},
-	{"gpu-hours", "gpu_hours_allocated", 2},
+	{"gpu-hours", "gpu_hours_allocated", 2}, {"oom", "oom_kills", 0},
+	{"cost", "cost_total", 2},             {"$/verified", "cost_per_verified_result", 2},
 };
 
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
@@ -70,6 +72,46 @@ static void summary_row(FILE *out, const struct results *r, const char *scope, c
 			fmt(buf, sizeof buf, results_metric(r, scope, columns[c].metric),
 			    columns[c].decimals));
 	fputc('\n', out);
+}
+
+static const struct column infer_columns[] = {
+	{"requests", "requests_submitted", 0}, {"done", "requests_completed", 0},
+	{"rps", "throughput_rps", 2},          {"tokens/s", "tokens_per_s", 0},
+	{"ttft-p50-s", "ttft_p50_s", 3},       {"ttft-p99-s", "ttft_p99_s", 3},
+	{"tpot-p99-s", "tpot_p99_s", 4},       {"e2e-p99-s", "e2e_p99_s", 2},
+	{"slo%", "slo_attainment_pct", 1},     {"duty%", "duty_cycle_pct", 1},
+	{"preempted", "preemptions", 0},
+};
+
+#define N_INFER_COLUMNS (sizeof infer_columns / sizeof infer_columns[0])
+
+/* The second table: the request figures of every inference workload. */
+static void inference_summary(FILE *out, const struct scenario *sc, const struct results *r)
+{
+	bool any = false;
+	char buf[32];
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		if (!ws->inference)
+			continue;
+		if (!any) {
+			fprintf(out, "\n%-18s", "inference");
+			for (size_t c = 0; c < N_INFER_COLUMNS; c++)
+				fprintf(out, " %s", infer_columns[c].title);
+			fputc('\n', out);
+			any = true;
+		}
+		fprintf(out, "%-18s", ws->name);
+		for (size_t c = 0; c < N_INFER_COLUMNS; c++)
+			fprintf(out, " %*s", (int)strlen(infer_columns[c].title),
+				fmt(buf, sizeof buf, results_metric(r, ws->name, infer_columns[c].metric),
+				    infer_columns[c].decimals));
+		fputc('\n', out);
+	}
+	if (any)
+		fprintf(out, "\nttft = time to first token, tpot = time per output token, e2e = "
+			     "end to end (seconds); slo%% = requests within every SLO bound; duty%% = "
+			     "replicas' time in iterations.\n");
 }
 
 void report_summary(FILE *out, const struct scenario *sc, const struct results *r,
@@ -96,7 +138,11 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		summary_row(out, r, sc->workloads[w].name, label);
 	}
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
-		     "activity, vram%% = framebuffer used; time averages over the span.\n");
+		     "activity, vram%% = framebuffer used; time averages over the span.\n"
+		     "cost = allocations at pool prices; $/verified adds the workload's share of "
+		     "idle (all: total idle %.2f).\n",
+		results_metric(r, "all", "cost_idle"));
+	inference_summary(out, sc, r);
 }
 
 static const char *order_name(enum sched_order o)
@@ -124,10 +170,55 @@ static void report_pool(FILE *out, const struct scenario *sc, const struct pool_
 	fputc('\n', out);
 }
 
+/* "inference llama-3-8b fp16 (KV fp16), 2 replicas x 1 GPU, ..." */
+static void report_inference(FILE *out, const struct workload_spec *w)
+{
+	const struct inference_spec *in = w->inference;
+	const struct request_spec *rq = &in->requests;
+	char t[32];
+	fprintf(out, "inference %s %s (KV %s), ", w->model->name, quant_name((enum quant)w->quantization),
+		quant_name((enum quant)in->kv_cache));
+	if (in->target_queue > 0)
+		fprintf(out, "%d to %d replicas (target queue %g)", (int)in->replicas,
+			(int)in->max_replicas, in->target_queue);
+	else
+		fprintf(out, "%d replica%s", (int)in->replicas, in->replicas == 1 ? "" : "s");
+	fprintf(out, " x %d GPU%s (tp %d), max_batch %d, ", w->request == REQUEST_GPUS ? (int)w->gpus : 1,
+		w->request == REQUEST_GPUS && w->gpus > 1 ? "s" : "", (int)in->tensor_parallel,
+		(int)in->max_batch);
+	if (in->memory_fraction > 0)
+		fprintf(out, "memory_fraction %.2f, ", in->memory_fraction);
+	if (rq->process == REQUESTS_TRACE)
+		fprintf(out, "%zu requests x %d from %s at speedup %g", rq->n_rows, (int)rq->repeat,
+			rq->trace_path, rq->speedup);
+	else if (rq->count >= 0)
+		fprintf(out, "%lld requests, %s %.6g/s", (long long)rq->count,
+			rq->process == REQUESTS_GAMMA ? "gamma" : "poisson", rq->rate);
+	else
+		fprintf(out, "%s %.6g/s until the horizon",
+			rq->process == REQUESTS_GAMMA ? "gamma" : "poisson", rq->rate);
+	fprintf(out, ", typical request %lld tokens", (long long)in->context);
+	if (in->slo.ttft) {
+		report_duration(in->slo.ttft, t, sizeof t);
+		fprintf(out, ", slo ttft %s", t);
+	}
+	if (in->slo.tpot)
+		fprintf(out, ", tpot %gms", sim_seconds(in->slo.tpot) * 1000);
+	if (in->slo.e2e) {
+		report_duration(in->slo.e2e, t, sizeof t);
+		fprintf(out, ", e2e %s", t);
+	}
+	fputc('\n', out);
+}
+
 static void report_workload(FILE *out, const struct scenario *sc, const struct workload_spec *w)
 {
 	char a[32], b[32];
 	fprintf(out, "  workload %s: ", w->name);
+	if (w->inference) {
+		report_inference(out, w);
+		return;
+	}
 	switch (w->arrival.kind) {
 	case ARRIVAL_AT:
 		report_duration(w->arrival.at, a, sizeof a);

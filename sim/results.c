@@ -29,7 +29,13 @@ void results_free(struct results *r)
 	free(r->node_names);
 	free(r->metrics);
 	free(r->jobs);
+	free(r->requests);
 	free(r->ts);
+	for (size_t i = 0; i < r->n_reason_texts; i++)
+		free(r->reason_texts[i]);
+	free(r->reason_texts);
+	free(r->pending_reasons);
+	free(r->allocations);
 	memset(r, 0, sizeof *r);
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpuplan/footprint.h"
+#include "gpuplan/requests.h"
 #include "gpuplan/sha256.h"
 #include "gpuplan/trace.h"
 #include "gpuplan/units.h"
@@ -274,6 +275,50 @@ static int get_gpu_type(struct loader *ld, const struct ynode *v, const char *wh
 	return rc;
 }
 
+/* The name part of a Kubernetes qualified name: 1 to 63 letters, digits,
+ * '-', '_' or '.', starting and ending with a letter or digit. */
+static bool label_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/* A DNS subdomain (a key's prefix): up to 253 lower-case letters, digits, '-'
+ * and '.', starting and ending with a letter or digit. */
+static bool dns_subdomain_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 253 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' ||
+		      s[i] == '.'))
+			return false;
+	return true;
+}
+
+#define LABEL_KEY_HINT                                                                             \
+	"an optional DNS prefix and '/', then up to 63 letters, digits, '-', '_' or '.' "          \
+	"starting and ending with a letter or digit, like topology.kubernetes.io/zone"
+
+/* A label, taint or toleration key, as the Kubernetes API server checks it:
+ * the scheduler could never match a key the API would have refused. */
+static int check_label_key(struct loader *ld, struct srcloc loc, const char *what,
+			   const char *where, const char *key)
+{
+	const char *slash = strchr(key, '/');
+	bool ok = slash ? dns_subdomain_ok(key, (size_t)(slash - key)) &&
+				  label_name_ok(slash + 1, strlen(slash + 1))
+			: label_name_ok(key, strlen(key));
+	if (ok)
+		return GP_OK;
+	return gp_located(ld->err, loc, "invalid %s '%s' in %s; expected " LABEL_KEY_HINT, what, key,
+			  where);
+}
+
 /* A map of string to string (labels, node selectors). */
 static int get_kv_map(struct loader *ld, const struct ynode *v, const char *what, struct kv **out,
 		      size_t *n)
@@ -287,8 +332,11 @@ static int get_kv_map(struct loader *ld, const struct ynode *v, const char *what
 		if (!v->keys[i][0])
 			return gp_located(ld->err, v->key_locs[i],
 					  "empty key in %s; expected a label key", what);
+		int rc = check_label_key(ld, v->key_locs[i], "label key", what, v->keys[i]);
+		if (rc)
+			return rc;
 		(*out)[i].key = gp_xstrdup(v->keys[i]);
-		int rc = get_text(ld, v->items[i], what, &(*out)[i].value);
+		rc = get_text(ld, v->items[i], what, &(*out)[i].value);
 		if (rc)
 			return rc;
 	}
@@ -398,8 +446,9 @@ static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "No
 
 static int taint_key(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return get_string(ld, v, "taint key", "a label key like dedicated",
-			  &((struct taint *)obj)->key);
+	struct taint *t = obj;
+	int rc = get_string(ld, v, "taint key", "a label key like dedicated", &t->key);
+	return rc ? rc : check_label_key(ld, v->loc, "label key", "taint", t->key);
 }
 
 static int taint_value(struct loader *ld, const struct ynode *v, void *obj)
@@ -720,6 +769,17 @@ static int check_mig_layout(struct loader *ld, const struct ynode *item, struct 
 	return GP_OK;
 }
 
+/* powered: always (the default) | window: the pool's nodes are up only in its windows,
+ * so idle capacity is charged only then. */
+static int pool_powered(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"always", "window"};
+	int k = 0;
+	int rc = get_enum(ld, v, "powered", names, 2, &k);
+	((struct pool_spec *)obj)->powered_in_windows = k == 1;
+	return rc;
+}
+
 static int pool_startup(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return get_duration(ld, v, "startup", false, &((struct pool_spec *)obj)->startup);
@@ -732,6 +792,7 @@ static const struct key_rule pool_rules[] = {
 	{"labels", pool_labels},   {"taints", pool_taints},
 	{"sharing", pool_sharing}, {"windows", pool_windows},
 	{"price", pool_price},     {"startup", pool_startup},
+	{"powered", pool_powered},
 };
 
 static int load_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
@@ -908,14 +969,17 @@ static const struct key_rule output_rules[] = {{"db", output_db},
 
 static const char *const kind_names[] = {"batch", "inference"};
 
+static struct inference_spec *new_inference(void);
+
 static int workload_kind(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int k = 0;
+	struct workload_spec *w = obj;
 	int rc = get_enum(ld, v, "kind", kind_names, N_OF(kind_names), &k);
-	if (!rc && k == WORKLOAD_INFERENCE)
-		return gp_located(ld->err, v->loc,
-				  "kind 'inference' is not supported yet; expected batch");
-	((struct workload_spec *)obj)->kind = WORKLOAD_BATCH;
+	w->kind = (enum workload_kind)k;
+	/* Read before the other keys (load_workload), so theirs can land here. */
+	if (!rc && k == WORKLOAD_INFERENCE && !w->inference)
+		w->inference = new_inference();
 	return rc;
 }
 
@@ -996,6 +1060,62 @@ static int restart_limit(struct loader *ld, const struct ynode *v, void *obj)
 static int restart_backoff(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return get_duration(ld, v, "backoff", false, &((struct workload_spec *)obj)->restart_backoff);
+}
+
+static int workload_startup(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "startup", false, &((struct workload_spec *)obj)->startup);
+}
+
+static int get_pass_rate(struct loader *ld, const struct ynode *v, double *out)
+{
+	if (v->kind != YNODE_SCALAR || units_number(v->value, out) || *out < 0 || *out > 1)
+		return bad_value(ld, v, "pass_rate", "a probability from 0 to 1, like 0.99");
+	return GP_OK;
+}
+
+/* quality: {pass_rate: p} or {pass_rate: {fp16: p, int8: q, ...}}; the rate for
+ * the workload's own quantization is resolved in derive_quality. */
+static int quality_pass_rate(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	if (v->kind != YNODE_MAP)
+		return get_pass_rate(ld, v, &w->pass_rate);
+	for (size_t i = 0; i < v->n; i++) {
+		enum quant q;
+		double p;
+		if (quant_parse(v->keys[i], &q))
+			return unknown_word(ld, v->key_locs[i], "quantization", v->keys[i], quant_names,
+					    QUANT_COUNT);
+		int rc = get_pass_rate(ld, v->items[i], &p);
+		if (rc)
+			return rc;
+	}
+	return GP_OK;
+}
+
+static const struct key_rule quality_rules[] = {{"pass_rate", quality_pass_rate}};
+
+static int workload_quality(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return walk_map(ld, v, "quality", "a map like {pass_rate: 0.99}", quality_rules,
+			N_OF(quality_rules), obj);
+}
+
+/* A per-quantization pass rate needs the workload's quantization (fp16 without one). */
+static int derive_quality(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	const struct ynode *rates = ynode_get(ynode_get(item, "quality"), "pass_rate");
+	if (!rates || rates->kind != YNODE_MAP)
+		return GP_OK;
+	const char *want = quant_name(w->model ? (enum quant)w->quantization : QUANT_FP16);
+	for (size_t i = 0; i < rates->n; i++) {
+		enum quant q;
+		if (!quant_parse(rates->keys[i], &q) && !strcmp(quant_name(q), want))
+			return get_pass_rate(ld, rates->items[i], &w->pass_rate);
+	}
+	return gp_located(ld->err, rates->loc, "pass_rate has no entry for %s; expected one for "
+			  "the workload's quantization", want);
 }
 
 static const struct key_rule restart_rules[] = {{"limit", restart_limit},
@@ -1158,7 +1278,10 @@ static int toleration_key(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct toleration *t = obj;
 	free(t->key);
-	return get_text(ld, v, "toleration key", &t->key);
+	int rc = get_text(ld, v, "toleration key", &t->key);
+	if (rc || !t->key[0]) /* empty: with Exists, every key */
+		return rc;
+	return check_label_key(ld, v->loc, "label key", "toleration", t->key);
 }
 
 static int toleration_operator(struct loader *ld, const struct ynode *v, void *obj)
@@ -1245,6 +1368,139 @@ static int workload_gpu_spec(struct loader *ld, const struct ynode *v, void *obj
 		w->gpu_spec[i] = gp_xstrdup(gpu->name);
 	}
 	return GP_OK;
+}
+
+/* --- placement rules: affinity, topology_spread, pods, gang -------------- */
+
+#define AFFINITY_HINT "a map like {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3]}"
+
+static const char *const affinity_op_names[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+
+static int affinity_key(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct affinity_expr *e = obj;
+	int rc = get_string(ld, v, "affinity key", "a label key like nvidia.com/gpu.product", &e->key);
+	return rc ? rc : check_label_key(ld, v->loc, "label key", "affinity", e->key);
+}
+
+static int affinity_operator(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int op = 0;
+	int rc = get_enum(ld, v, "affinity operator", affinity_op_names, N_OF(affinity_op_names), &op);
+	((struct affinity_expr *)obj)->op = (enum affinity_op)op;
+	return rc;
+}
+
+static int affinity_values(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct affinity_expr *e = obj;
+	int rc = expect_list(ld, v, "affinity values", "a list of label values like [a, b]");
+	if (rc)
+		return rc;
+	e->values = gp_xcalloc(v->n ? v->n : 1, sizeof *e->values);
+	e->n_values = v->n;
+	for (size_t i = 0; i < v->n && !rc; i++)
+		rc = get_text(ld, v->items[i], "affinity value", &e->values[i]);
+	return rc;
+}
+
+static const struct key_rule affinity_rules[] = {
+	{"key", affinity_key}, {"operator", affinity_operator}, {"values", affinity_values}};
+
+/* Kubernetes rules: In and NotIn need values; Exists and DoesNotExist take none. */
+static int load_affinity_expr(struct loader *ld, const struct ynode *item, struct affinity_expr *e)
+{
+	int rc = walk_map(ld, item, "affinity requirement", AFFINITY_HINT, affinity_rules,
+			  N_OF(affinity_rules), e);
+	if (!rc)
+		rc = require(ld, item, "key", "affinity requirement", "a label key");
+	if (!rc)
+		rc = require(ld, item, "operator", "affinity requirement",
+			     "In, NotIn, Exists or DoesNotExist");
+	if (rc)
+		return rc;
+	bool listed = e->op == AFFINITY_IN || e->op == AFFINITY_NOT_IN;
+	if (listed && e->n_values == 0)
+		return gp_located(ld->err, item->loc,
+				  "affinity operator %s needs values; expected values: [A, B]",
+				  affinity_op_names[e->op]);
+	if (!listed && ynode_get(item, "values"))
+		return gp_located(ld->err, ynode_get(item, "values")->loc,
+				  "affinity operator %s takes no values; expected In or NotIn "
+				  "with values, or no values",
+				  affinity_op_names[e->op]);
+	return GP_OK;
+}
+
+static int workload_affinity(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	int rc = expect_list(ld, v, "affinity", "a list like [" AFFINITY_HINT "]");
+	if (rc)
+		return rc;
+	w->affinity = gp_xcalloc(v->n ? v->n : 1, sizeof *w->affinity);
+	w->n_affinity = v->n;
+	for (size_t i = 0; i < v->n && !rc; i++)
+		rc = load_affinity_expr(ld, v->items[i], &w->affinity[i]);
+	return rc;
+}
+
+static const char *const spread_when_names[] = {"DoNotSchedule", "ScheduleAnyway"};
+
+static int spread_key(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct topology_spread *t = obj;
+	int rc = get_string(ld, v, "topology_spread key",
+			    "a label key like topology.kubernetes.io/zone", &t->key);
+	return rc ? rc : check_label_key(ld, v->loc, "label key", "topology_spread", t->key);
+}
+
+static int spread_max_skew(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = get_int(ld, v, "max_skew", 1, INT32_MAX, &n);
+	((struct topology_spread *)obj)->max_skew = (int32_t)n;
+	return rc;
+}
+
+static int spread_when(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int when = 0;
+	int rc = get_enum(ld, v, "when_unsatisfiable", spread_when_names, N_OF(spread_when_names),
+			  &when);
+	((struct topology_spread *)obj)->when = (enum spread_when)when;
+	return rc;
+}
+
+static const struct key_rule spread_rules[] = {{"key", spread_key},
+					       {"max_skew", spread_max_skew},
+					       {"when_unsatisfiable", spread_when}};
+
+static int workload_topology_spread(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct topology_spread *t = &((struct workload_spec *)obj)->spread;
+	t->max_skew = 1;
+	t->when = SPREAD_DO_NOT_SCHEDULE;
+	int rc = walk_map(ld, v, "topology_spread",
+			  "a map like {key: topology.kubernetes.io/zone, max_skew: 1, "
+			  "when_unsatisfiable: DoNotSchedule}",
+			  spread_rules, N_OF(spread_rules), t);
+	if (!rc)
+		rc = require(ld, v, "key", "topology_spread", "a label key like topology.kubernetes.io/zone");
+	return rc;
+}
+
+static int workload_pods(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = get_int(ld, v, "pods", 1, 10000, &n);
+	((struct workload_spec *)obj)->pods = (int32_t)n;
+	return rc;
+}
+
+static int workload_gang(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_bool(ld, v, "gang", &((struct workload_spec *)obj)->gang);
 }
 
 static int workload_queue(struct loader *ld, const struct ynode *v, void *obj)
@@ -1374,6 +1630,601 @@ static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+/* --- inference workloads ------------------------------------------------- */
+
+/*
+ * kind: inference (DESIGN.md section 5, "Inference servers").  The keys of
+ * a server go to w->inference, allocated with the kind (which is read before
+ * the other keys).  finish_inference resolves what depends on several keys:
+ * GPUs against tensor_parallel, the KV-cache type, the typical context and
+ * whether the model fits a unit of some pool at that TP degree.
+ */
+#define REQUESTS_HINT                                                                              \
+	"{process: poisson, rate: 5/s, prompt_tokens: 1000, output_tokens: 200} or {trace: PATH, "  \
+	"format: azure}"
+#define TOKENS_HINT "a number of tokens like 512, or {dist: lognormal, mean: 1000, sigma: 1}"
+#define INFER_DEFAULT_MAX_BATCH 256       /* vLLM's max_num_seqs */
+#define INFER_DEFAULT_BATCHED_TOKENS 2048 /* vLLM's max_num_batched_tokens with chunked prefill */
+#define INFER_DEFAULT_LOAD_BANDWIDTH 2e9  /* bytes/s: safetensors from local NVMe or a warm cache */
+
+static double unit_memory(const struct pool_spec *p, const struct workload_spec *w);
+
+static struct inference_spec *new_inference(void)
+{
+	struct inference_spec *in = gp_xcalloc(1, sizeof *in);
+	in->replicas = in->max_replicas = 1;
+	in->scale_interval = 15 * SIM_SECOND;
+	in->scale_down_window = 5 * SIM_MINUTE;
+	in->load_bandwidth = INFER_DEFAULT_LOAD_BANDWIDTH;
+	in->tensor_parallel = 1;
+	in->max_batch = INFER_DEFAULT_MAX_BATCH;
+	in->max_batched_tokens = INFER_DEFAULT_BATCHED_TOKENS;
+	in->kv_cache = -1; /* resolved from the weights */
+	in->route = ROUTE_ROUND_ROBIN;
+	in->requests.speedup = 1;
+	in->requests.repeat = 1;
+	in->requests.count = -1;
+	in->slo.percentile = 99;
+	return in;
+}
+
+/* The server keys exist only beside kind: inference. */
+static struct inference_spec *inference_of(struct loader *ld, const struct ynode *v, void *obj,
+					   const char *key)
+{
+	struct workload_spec *w = obj;
+	if (!w->inference)
+		gp_located(ld->err, v->loc, "%s applies to inference workloads; expected kind: "
+			   "inference beside it", key);
+	return w->inference;
+}
+
+static int infer_replicas_min(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = get_int(ld, v, "min", 0, 100000, &n);
+	((struct inference_spec *)obj)->replicas = (int32_t)n;
+	return rc;
+}
+
+static int infer_replicas_max(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = get_int(ld, v, "max", 1, 100000, &n);
+	((struct inference_spec *)obj)->max_replicas = (int32_t)n;
+	return rc;
+}
+
+static int infer_target_queue(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_positive(ld, v, "target_queue", "a number of waiting requests > 0, like 4",
+			    &((struct inference_spec *)obj)->target_queue);
+}
+
+static int infer_interval(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "interval", true, &((struct inference_spec *)obj)->scale_interval);
+}
+
+static int infer_scale_down(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "scale_down_window", false,
+			    &((struct inference_spec *)obj)->scale_down_window);
+}
+
+static int infer_load_bandwidth(struct loader *ld, const struct ynode *v, void *obj)
+{
+	double *bw = &((struct inference_spec *)obj)->load_bandwidth;
+	if (v->kind != YNODE_SCALAR || units_bandwidth(v->value, bw) || !(*bw > 0))
+		return bad_value(ld, v, "load_bandwidth", "a bandwidth like 2GB/s");
+	return GP_OK;
+}
+
+static const struct key_rule replicas_rules[] = {
+	{"min", infer_replicas_min},        {"max", infer_replicas_max},
+	{"target_queue", infer_target_queue}, {"interval", infer_interval},
+	{"scale_down_window", infer_scale_down}, {"load_bandwidth", infer_load_bandwidth},
+};
+
+#define REPLICAS_HINT "a whole number like 2, or {min: 1, max: 8, target_queue: 4}"
+
+/* replicas: N | {min, max, target_queue, interval, scale_down_window, load_bandwidth} */
+static int workload_replicas(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "replicas");
+	if (!in)
+		return GP_EINPUT;
+	int64_t n = 0;
+	if (v->kind != YNODE_MAP) {
+		int rc = get_int(ld, v, "replicas", 1, 100000, &n);
+		in->replicas = in->max_replicas = (int32_t)n;
+		return rc;
+	}
+	int rc = walk_map(ld, v, "replicas", REPLICAS_HINT, replicas_rules, N_OF(replicas_rules), in);
+	if (!rc)
+		rc = require(ld, v, "max", "replicas", "the largest number of replicas, like 8");
+	if (!rc)
+		rc = require(ld, v, "target_queue", "replicas",
+			     "the waiting requests per replica to scale at, like 4");
+	if (!rc && !ynode_get(v, "min"))
+		in->replicas = 1;
+	if (!rc && in->max_replicas < in->replicas)
+		return gp_located(ld->err, ynode_get(v, "max")->loc,
+				  "max %d is below min %d; expected max >= min",
+				  (int)in->max_replicas, (int)in->replicas);
+	return rc;
+}
+
+static int workload_tensor_parallel(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "tensor_parallel");
+	int64_t n = 0;
+	int rc = in ? get_int(ld, v, "tensor_parallel", 1, FOOTPRINT_MAX_TP, &n) : GP_EINPUT;
+	if (!rc)
+		in->tensor_parallel = (int32_t)n;
+	return rc;
+}
+
+static int workload_max_batch(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "max_batch");
+	int64_t n = 0;
+	int rc = in ? get_int(ld, v, "max_batch", 1, 100000, &n) : GP_EINPUT;
+	if (!rc)
+		in->max_batch = (int32_t)n;
+	return rc;
+}
+
+static int workload_max_batched_tokens(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "max_batched_tokens");
+	int64_t n = 0;
+	int rc = in ? get_int(ld, v, "max_batched_tokens", 1, 10000000, &n) : GP_EINPUT;
+	if (!rc)
+		in->max_batched_tokens = (int32_t)n;
+	return rc;
+}
+
+static int workload_memory_fraction(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "memory_fraction");
+	return in ? get_fraction(ld, v, "memory_fraction", &in->memory_fraction) : GP_EINPUT;
+}
+
+static int workload_kv_cache(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "kv_cache");
+	return in ? get_enum(ld, v, "kv_cache", quant_names, QUANT_COUNT, &in->kv_cache) : GP_EINPUT;
+}
+
+static int workload_tokenize(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "tokenize");
+	return in ? get_duration(ld, v, "tokenize", false, &in->tokenize) : GP_EINPUT;
+}
+
+static int workload_route(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"round-robin", "least-outstanding"};
+	struct inference_spec *in = inference_of(ld, v, obj, "route");
+	int r = 0;
+	int rc = in ? get_enum(ld, v, "route", names, N_OF(names), &r) : GP_EINPUT;
+	if (!rc)
+		in->route = (enum route_policy)r;
+	return rc;
+}
+
+/* slo: {ttft: 2s, tpot: 100ms, e2e: 60s, percentile: 99} */
+static int slo_ttft(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "ttft", true, &((struct slo_spec *)obj)->ttft);
+}
+
+static int slo_tpot(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "tpot", true, &((struct slo_spec *)obj)->tpot);
+}
+
+static int slo_e2e(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "e2e", true, &((struct slo_spec *)obj)->e2e);
+}
+
+static int slo_percentile(struct loader *ld, const struct ynode *v, void *obj)
+{
+	double *p = &((struct slo_spec *)obj)->percentile;
+	if (v->kind != YNODE_SCALAR || units_number(v->value, p) || !(*p > 0 && *p <= 100))
+		return bad_value(ld, v, "percentile", "a percentile in (0, 100] like 99");
+	return GP_OK;
+}
+
+static const struct key_rule slo_rules[] = {
+	{"ttft", slo_ttft}, {"tpot", slo_tpot}, {"e2e", slo_e2e}, {"percentile", slo_percentile}};
+
+static int workload_slo(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "slo");
+	return in ? walk_map(ld, v, "slo", "a map like {ttft: 2s, tpot: 100ms, percentile: 99}",
+			     slo_rules, N_OF(slo_rules), &in->slo)
+		  : GP_EINPUT;
+}
+
+/* Token counts: a number, or a distribution whose parameters are tokens. */
+static int tok_number(struct loader *ld, const struct ynode *v, const char *what, double lo,
+		      double *out)
+{
+	char hint[64];
+	snprintf(hint, sizeof hint, "a number of tokens >= %g", lo);
+	if (v->kind != YNODE_SCALAR || units_number(v->value, out) || *out < lo || *out > 1e7)
+		return bad_value(ld, v, what, hint);
+	return GP_OK;
+}
+
+static int tok_mean(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return tok_number(ld, v, "mean", 1, &((struct dist *)obj)->mean);
+}
+
+static int tok_min(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return tok_number(ld, v, "min", 1, &((struct dist *)obj)->min);
+}
+
+static int tok_max(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return tok_number(ld, v, "max", 1, &((struct dist *)obj)->max);
+}
+
+static const struct key_rule tok_dist_rules[] = {
+	{"dist", dist_kind},   {"mean", tok_mean}, {"sigma", dist_sigma},
+	{"shape", dist_shape}, {"min", tok_min},   {"max", tok_max},
+};
+
+static int load_tokens(struct loader *ld, const struct ynode *v, const char *what, struct dist *d)
+{
+	if (v->kind == YNODE_SCALAR) {
+		d->kind = DIST_FIXED;
+		return tok_number(ld, v, what, 1, &d->mean);
+	}
+	int rc = walk_map(ld, v, what, TOKENS_HINT, tok_dist_rules, N_OF(tok_dist_rules), d);
+	if (!rc)
+		rc = require(ld, v, "dist", what, "fixed, exponential, lognormal, gamma or uniform");
+	if (rc)
+		return rc;
+	const char *const *params = dist_params[d->kind];
+	const char *allowed[3] = {"dist", params[0], params[1]};
+	char kind[48];
+	snprintf(kind, sizeof kind, "dist %s", dist_names[d->kind]);
+	for (size_t i = 0; i < 2 && params[i] && !rc; i++)
+		rc = require(ld, v, params[i], kind,
+			     !strcmp(params[i], "sigma") || !strcmp(params[i], "shape")
+				     ? dist_param_hint(params[i])
+				     : "a number of tokens");
+	if (!rc)
+		rc = only_keys(ld, v, allowed, N_OF(allowed), kind);
+	if (!rc && d->kind == DIST_UNIFORM && d->max < d->min)
+		return gp_located(ld->err, ynode_get(v, "max")->loc,
+				  "max is below min; expected min <= max");
+	return rc;
+}
+
+static int req_process(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"poisson", "gamma"};
+	int p = 0;
+	int rc = get_enum(ld, v, "process", names, N_OF(names), &p);
+	((struct request_spec *)obj)->process = (enum request_process)p;
+	return rc;
+}
+
+/* A rate with its unit, or a bare number of requests per second (so that
+ * `search --vary workloads.chat.requests.rate` can bisect plain numbers). */
+static int req_rate(struct loader *ld, const struct ynode *v, void *obj)
+{
+	double *rate = &((struct request_spec *)obj)->rate;
+	if (v->kind == YNODE_SCALAR && (!units_rate(v->value, rate) || !units_number(v->value, rate)) &&
+	    *rate > 0 && *rate <= 1e9)
+		return GP_OK;
+	return bad_value(ld, v, "rate", UNITS_HINT_RATE ", or a number of requests per second > 0");
+}
+
+static int req_shape(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_positive(ld, v, "shape", "a number > 0 like 0.5 (below 1 is burstier than poisson)",
+			    &((struct request_spec *)obj)->shape);
+}
+
+static int req_from(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_clock(ld, v, "requests from", &((struct request_spec *)obj)->from);
+}
+
+static int req_count(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_int(ld, v, "count", 1, INT64_MAX, &((struct request_spec *)obj)->count);
+}
+
+static int req_prompt(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return load_tokens(ld, v, "prompt_tokens", &((struct request_spec *)obj)->prompt_tokens);
+}
+
+static int req_output(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return load_tokens(ld, v, "output_tokens", &((struct request_spec *)obj)->output_tokens);
+}
+
+static int req_trace(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct request_spec *rs = obj;
+	char *path = NULL;
+	rs->process = REQUESTS_TRACE;
+	int rc = get_string(ld, v, "trace", "a path to an Azure LLM trace, like traces/conv.csv",
+			    &path);
+	if (rc)
+		return rc;
+	rs->trace_path = resolve(ld->sc->dir, path);
+	free(path);
+	return GP_OK;
+}
+
+static int req_format(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"azure"};
+	int f = 0;
+	(void)obj;
+	if (v->kind == YNODE_SCALAR && !strcmp(v->value, "csv"))
+		return gp_located(ld->err, v->loc, "format 'csv' is for batch job traces; expected "
+				  "azure (TIMESTAMP,ContextTokens,GeneratedTokens)");
+	return get_enum(ld, v, "format", names, N_OF(names), &f);
+}
+
+static int req_speedup(struct loader *ld, const struct ynode *v, void *obj)
+{
+	double *k = &((struct request_spec *)obj)->speedup;
+	int rc = get_positive(ld, v, "speedup", "a factor > 0 like 2 (twice as fast)", k);
+	if (!rc && *k > 1e6)
+		return bad_value(ld, v, "speedup", "a factor from 0 to 1000000");
+	return rc;
+}
+
+static int req_repeat(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = get_int(ld, v, "repeat", 1, 1000000, &n);
+	((struct request_spec *)obj)->repeat = (int32_t)n;
+	return rc;
+}
+
+static const struct key_rule request_rules[] = {
+	{"process", req_process}, {"rate", req_rate},       {"shape", req_shape},
+	{"from", req_from},       {"count", req_count},     {"prompt_tokens", req_prompt},
+	{"output_tokens", req_output}, {"trace", req_trace}, {"format", req_format},
+	{"speedup", req_speedup}, {"repeat", req_repeat},
+};
+
+static const char *const synthetic_keys[] = {"process", "rate",          "shape", "from",
+					     "count",   "prompt_tokens", "output_tokens"};
+static const char *const trace_keys[] = {"trace", "format", "speedup", "repeat", "from"};
+
+/* The keys each kind of request stream needs, once the map is read. */
+static int check_requests(struct loader *ld, const struct ynode *v, struct request_spec *rs)
+{
+	int rc;
+	if (rs->process == REQUESTS_TRACE) {
+		rc = only_keys(ld, v, trace_keys, N_OF(trace_keys), "a trace of requests");
+		if (!rc)
+			rc = requests_read_azure(rs->trace_path, ynode_get(v, "trace")->loc,
+						 ld->max_jobs, &rs->rows, &rs->n_rows, ld->err);
+		if (!rc)
+			rs->period = requests_period(rs->rows, rs->n_rows);
+		return rc;
+	}
+	rc = only_keys(ld, v, synthetic_keys, N_OF(synthetic_keys), "a synthetic request process");
+	if (!rc)
+		rc = require(ld, v, "rate", "requests", UNITS_HINT_RATE);
+	if (!rc && rs->process == REQUESTS_GAMMA)
+		rc = require(ld, v, "shape", "a gamma process", "a number > 0 like 0.5");
+	if (!rc && rs->process == REQUESTS_POISSON && ynode_get(v, "shape"))
+		return gp_located(ld->err, ynode_get(v, "shape")->loc,
+				  "shape applies to a gamma process; expected process: gamma");
+	if (!rc)
+		rc = require(ld, v, "prompt_tokens", "requests", TOKENS_HINT);
+	if (!rc)
+		rc = require(ld, v, "output_tokens", "requests", TOKENS_HINT);
+	if (!rc && rs->count < 0 && !ld->sc->horizon)
+		return gp_located(ld->err, v->loc, "a request process without count never ends; "
+				  "expected a count or a scenario horizon");
+	return rc;
+}
+
+static int workload_requests(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "requests");
+	if (!in)
+		return GP_EINPUT;
+	struct request_spec *rs = &in->requests;
+	int rc = walk_map(ld, v, "requests", REQUESTS_HINT, request_rules, N_OF(request_rules), rs);
+	if (rc)
+		return rc;
+	if (!!ynode_get(v, "process") + !!ynode_get(v, "trace") != 1)
+		return gp_located(ld->err, v->loc, "requests need exactly one of process or trace; "
+				  "expected " REQUESTS_HINT);
+	return check_requests(ld, v, rs);
+}
+
+/* Mean prompt + mean output, in whole tokens: the request the server is sized for. */
+static int64_t typical_context(const struct request_spec *rs)
+{
+	double sum = 0;
+	if (rs->process == REQUESTS_TRACE) {
+		for (size_t i = 0; i < rs->n_rows; i++)
+			sum += rs->rows[i].prompt + rs->rows[i].output;
+		sum /= (double)rs->n_rows;
+	} else {
+		const struct dist *p = &rs->prompt_tokens, *o = &rs->output_tokens;
+		sum = (p->kind == DIST_UNIFORM ? (p->min + p->max) / 2 : p->mean) +
+		      (o->kind == DIST_UNIFORM ? (o->min + o->max) / 2 : o->mean);
+	}
+	return (int64_t)ceil(sum);
+}
+
+/* The memory one GPU of a replica may use in pool p: the workload's vram, or
+ * memory_fraction of the unit, or the whole unit (no isolation: the GPU). */
+static double server_cap(const struct pool_spec *p, const struct workload_spec *w)
+{
+	const struct inference_spec *in = w->inference;
+	double unit = unit_memory(p, w);
+	if (unit <= 0)
+		unit = p->gpu->memory_bytes;
+	if (in->vram_given)
+		return w->vram_bytes;
+	return in->memory_fraction > 0 ? in->memory_fraction * unit : unit;
+}
+
+/* "llama-3-70b in fp16 does not fit ..." with the smallest TP that fits. */
+static int does_not_fit(struct loader *ld, struct srcloc at, const struct workload_spec *w,
+			const struct pool_spec *p, double cap)
+{
+	const struct inference_spec *in = w->inference;
+	enum quant q = (enum quant)w->quantization, kv = (enum quant)in->kv_cache;
+	struct footprint fp;
+	footprint_compute(w->model, q, kv, in->tensor_parallel, cap, &fp);
+	double need = footprint_bytes_per_gpu(&fp, in->context), gib = 1024.0 * 1024 * 1024;
+	char what[256];
+	snprintf(what, sizeof what,
+		 "%s in %s does not fit a replica of %d x %s (pool %s): one GPU needs %.2f GiB "
+		 "(weights, runtime and the KV cache of one %lld-token request) and has %.2f GiB",
+		 w->model->name, quant_name(q), (int)in->tensor_parallel, p->gpu->name, p->name,
+		 need / gib, (long long)in->context, cap / gib);
+	int tp = footprint_min_tp(w->model, q, kv, cap, in->context);
+	if (tp && w->request == REQUEST_GPUS && tp <= p->gpus_per_node)
+		return gp_located(ld->err, at, "%s; the smallest tensor_parallel that fits is %d",
+				  what, tp);
+	enum quant narrower;
+	if (footprint_widest_fitting_quant(w->model, in->tensor_parallel, cap, in->context,
+					   &narrower) && quant_weight_bytes(narrower) < quant_weight_bytes(q))
+		return gp_located(ld->err, at, "%s; quantization %s fits", what,
+				  quant_name(narrower));
+	return gp_located(ld->err, at, "%s; expected a larger GPU or unit", what);
+}
+
+/* The model fits a unit of at least one pool offering the resource. */
+static int check_fits(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	const struct scenario *sc = ld->sc;
+	const struct ynode *at = ynode_get(item, "tensor_parallel");
+	const struct pool_spec *best = NULL;
+	double best_cap = 0;
+	for (size_t i = 0; i < sc->n_pools; i++) {
+		const struct pool_spec *p = &sc->pools[i];
+		if (!scenario_pool_offers(p, w) ||
+		    (w->request == REQUEST_GPUS && w->gpus > p->gpus_per_node))
+			continue;
+		double cap = server_cap(p, w);
+		struct footprint fp;
+		footprint_compute(w->model, (enum quant)w->quantization,
+				  (enum quant)w->inference->kv_cache, w->inference->tensor_parallel,
+				  cap, &fp);
+		if (footprint_max_sequences(&fp, w->inference->context) >= 1)
+			return GP_OK;
+		if (!best || cap > best_cap)
+			best = p, best_cap = cap;
+	}
+	if (!best)
+		return GP_OK; /* no pool offers the resource: check_hosted says so */
+	if (!at)
+		at = ynode_get(item, "gpus");
+	if (!at)
+		at = ynode_get(item, "model");
+	return does_not_fit(ld, at->loc, w, best, best_cap);
+}
+
+/* tensor_parallel and gpus name the same GPUs; a MIG or milli unit holds one. */
+static int resolve_tp(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	struct inference_spec *in = w->inference;
+	const struct ynode *tp = ynode_get(item, "tensor_parallel"), *g = ynode_get(item, "gpus");
+	if (w->request != REQUEST_GPUS) {
+		if (tp && in->tensor_parallel > 1)
+			return gp_located(ld->err, tp->loc, "tensor_parallel %d needs %d GPUs; a "
+					  "replica on a MIG instance or a GPU share has one",
+					  (int)in->tensor_parallel, (int)in->tensor_parallel);
+		in->tensor_parallel = 1;
+	} else if (tp && g && w->gpus != in->tensor_parallel) {
+		return gp_located(ld->err, tp->loc, "tensor_parallel %d differs from gpus %d; "
+				  "expected one GPU per tensor-parallel rank", (int)in->tensor_parallel,
+				  (int)w->gpus);
+	} else if (tp) {
+		w->gpus = in->tensor_parallel;
+	} else {
+		in->tensor_parallel = w->gpus;
+	}
+	if (footprint_tp_valid(w->model, in->tensor_parallel))
+		return GP_OK;
+	return gp_located(ld->err, (tp ? tp : g)->loc,
+			  "tensor_parallel %d does not divide the %d attention heads of %s; expected "
+			  "1, 2, 4 or 8", (int)in->tensor_parallel, w->model->heads, w->model->name);
+}
+
+static int finish_inference(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	static const char *const batch_only[] = {"count", "arrival", "duration", "deadline"};
+	struct inference_spec *in = w->inference;
+	for (size_t i = 0; i < item->n; i++)
+		for (size_t k = 0; k < N_OF(batch_only); k++)
+			if (!strcmp(item->keys[i], batch_only[k]))
+				return gp_located(ld->err, item->key_locs[i],
+						  "%s does not apply to an inference workload; "
+						  "expected requests: " REQUESTS_HINT,
+						  item->keys[i]);
+	int rc = require(ld, item, "model", "inference workload", "a catalog model like llama-3-8b");
+	if (!rc)
+		rc = require(ld, item, "requests", "inference workload", REQUESTS_HINT);
+	if (!rc)
+		rc = resolve_tp(ld, item, w);
+	if (rc)
+		return rc;
+	if (!ynode_get(item, "max_batched_tokens") && in->max_batched_tokens < in->max_batch)
+		in->max_batched_tokens = in->max_batch;
+	if (in->max_batched_tokens < in->max_batch)
+		return gp_located(ld->err, ynode_get(item, "max_batched_tokens")->loc,
+				  "max_batched_tokens %d is below max_batch %d; expected at least "
+				  "one token per sequence (vLLM refuses to start otherwise)",
+				  (int)in->max_batched_tokens, (int)in->max_batch);
+	if (in->kv_cache < 0)
+		in->kv_cache = quant_default_kv((enum quant)w->quantization);
+	in->context = typical_context(&in->requests);
+	in->vram_given = ynode_get(item, "vram") != NULL;
+	if (in->vram_given && in->memory_fraction > 0)
+		return gp_located(ld->err, ynode_get(item, "memory_fraction")->loc,
+				  "memory_fraction and vram both size the server; expected one");
+	rc = check_fits(ld, item, w);
+	if (rc)
+		return rc;
+	if (requests_expected(w, ld->sc->horizon) > ld->max_jobs)
+		return gp_located(ld->err, ynode_get(item, "requests")->loc,
+				  "the workload sends %lld requests, above the limit of %lld; "
+				  "expected fewer, or raise the limit with the environment variable "
+				  "GPUPLAN_MAX_JOBS",
+				  (long long)requests_expected(w, ld->sc->horizon),
+				  (long long)ld->max_jobs);
+	/* What a unit must guarantee for the server to start (placement's filter). */
+	if (!in->vram_given) {
+		struct footprint fp;
+		footprint_compute(w->model, (enum quant)w->quantization, (enum quant)in->kv_cache,
+				  in->tensor_parallel, 0, &fp);
+		w->vram_bytes = footprint_bytes_per_gpu(&fp, in->context);
+		if (in->memory_fraction > 0)
+			w->vram_bytes /= in->memory_fraction;
+	}
+	/* No batch jobs: the requests are the work. */
+	w->count = 0;
+	w->arrival.kind = ARRIVAL_AT;
+	w->duration = (struct dist){DIST_FIXED, 0, 0, 0, 0, 0};
+	return GP_OK;
+}
+
 static const struct key_rule workload_rules[] = {
 	{"name", workload_name},
 	{"kind", workload_kind},
@@ -1392,19 +2243,25 @@ static const struct key_rule workload_rules[] = {
 	{"gpu_spec", workload_gpu_spec},
 	{"queue", workload_queue},
 	{"priority", workload_priority},
+	{"affinity", workload_affinity},
+	{"topology_spread", workload_topology_spread},
+	{"pods", workload_pods},
+	{"gang", workload_gang},
 	/* DESIGN.md, not simulated yet */
-	{"affinity", NULL},
-	{"quality", NULL},
+	{"quality", workload_quality},
+	{"startup", workload_startup},
 	{"model", workload_model},
 	{"quantization", workload_quantization},
-	{"kv_cache", NULL},
-	{"replicas", NULL},
-	{"tensor_parallel", NULL},
-	{"max_batch", NULL},
-	{"memory_fraction", NULL},
-	{"requests", NULL},
-	{"slo", NULL},
-	{"tokenize", NULL},
+	{"kv_cache", workload_kv_cache},
+	{"replicas", workload_replicas},
+	{"tensor_parallel", workload_tensor_parallel},
+	{"max_batch", workload_max_batch},
+	{"max_batched_tokens", workload_max_batched_tokens},
+	{"memory_fraction", workload_memory_fraction},
+	{"requests", workload_requests},
+	{"slo", workload_slo},
+	{"tokenize", workload_tokenize},
+	{"route", workload_route},
 	{"restart", workload_restart},
 };
 
@@ -1461,7 +2318,11 @@ static int finish_workload(struct loader *ld, const struct ynode *item, struct w
 {
 	int rc = derive_vram(ld, item, w);
 	if (!rc)
+		rc = derive_quality(ld, item, w);
+	if (!rc)
 		rc = require(ld, item, "name", "workload", "a name like eval");
+	if (!rc && w->inference)
+		return finish_inference(ld, item, w);
 	if (!rc)
 		rc = require(ld, item, "arrival", "workload", ARRIVAL_HINT);
 	if (rc)
@@ -1485,8 +2346,10 @@ static int load_workload(struct loader *ld, const struct ynode *item, struct wor
 	w->kind = WORKLOAD_BATCH;
 	w->count = 1;
 	w->gpus = 1;
+	w->pods = 1;
 	w->gpu_busy = 1;
 	w->sm_share = 1;
+	w->pass_rate = 1;
 	w->restart_limit = 6;             /* a Kubernetes Job's default backoffLimit */
 	w->restart_backoff = 10 * SIM_SECOND; /* the kubelet's first crash-loop delay */
 	w->queue = (int32_t)scenario_queue_index(ld->sc, DEFAULT_QUEUE);
@@ -1596,10 +2459,11 @@ static const struct key_rule top_rules[] = {
 /* Expected jobs of a workload: its count, or rate x span for an open poisson stream. */
 static double expected_jobs(const struct scenario *sc, const struct workload_spec *w)
 {
+	double per = w->gang ? 1 : w->pods; /* pods without gang are jobs of their own */
 	if (w->count >= 0)
-		return (double)w->count;
+		return (double)w->count * per;
 	double span = sim_seconds(sc->horizon - w->arrival.from);
-	return span > 0 ? ceil(w->arrival.rate * span) : 0;
+	return span > 0 ? ceil(w->arrival.rate * span) * per : 0;
 }
 
 /* Every workload asks for a resource that some pool offers (memory aside: a pod
@@ -1815,6 +2679,11 @@ static void free_pool(struct pool_spec *p)
 
 static void free_workload(struct workload_spec *w)
 {
+	if (w->inference) {
+		free(w->inference->requests.trace_path);
+		free(w->inference->requests.rows);
+		free(w->inference);
+	}
 	free(w->name);
 	free(w->arrival.trace_path);
 	free(w->arrival.rows);
@@ -1827,6 +2696,14 @@ static void free_workload(struct workload_spec *w)
 	for (size_t i = 0; i < w->n_gpu_spec; i++)
 		free(w->gpu_spec[i]);
 	free(w->gpu_spec);
+	for (size_t i = 0; i < w->n_affinity; i++) {
+		free(w->affinity[i].key);
+		for (size_t k = 0; k < w->affinity[i].n_values; k++)
+			free(w->affinity[i].values[k]);
+		free(w->affinity[i].values);
+	}
+	free(w->affinity);
+	free(w->spread.key);
 	free(w->mig_profile);
 }
 

@@ -15,11 +15,16 @@
 #include "gpuplan/cluster.h"
 #include "gpuplan/collect.h"
 #include "gpuplan/engine.h"
+#include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
+#include "gpuplan/reasons.h"
 #include "gpuplan/sched.h"
 #include "gpuplan/units.h"
 
+#include "gpuplan/cost.h"
+
 #include <assert.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -43,11 +48,17 @@ struct job {
 	double remaining;      /* exclusive-GPU work left, µs */
 	double rate;           /* work done per µs while sharing */
 	double demand;         /* GPUs' worth it adds to the demand gauge */
-	struct placement pl;   /* pl.node < 0: never placed */
+	double busy;           /* f over its whole allocation: start-up keeps the GPU idle */
+	double cost_per_h;     /* what its allocation costs at its pool's prices */
+	double cost;
+	struct placement pl;   /* pl.node < 0: never placed; a gang's first pod */
+	struct placement *more; /* a gang: every pod's placement (NULL: one pod) */
+	int32_t pods;          /* pods placed together: a gang's, else 1 */
 	int32_t workload, gpus;
 	int32_t restarts;
 	uint16_t gen;          /* of the live finish event */
 	uint8_t status;
+	bool verified;         /* finished by its deadline and passed its quality draw */
 };
 
 struct sim {
@@ -73,6 +84,15 @@ struct sim {
 	double *gpu_engine;     /* per GPU: current engine activity in [0, 1] */
 	double *gpu_sm;         /* per GPU: current SM activity in [0, 1] */
 	int64_t *oom_kills;     /* per workload */
+	struct reasons reasons; /* why pending work waits (reasons.h) */
+	uint64_t freed;         /* bumped by whatever may let blocked work fit:
+				 * a release, a window opening, a spread pod */
+	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
+	int32_t *why;           /* per reason slot, of a failed attempt */
+	int64_t *verified;      /* per workload */
+	gsl_rng **quality;      /* per workload: its own stream, so quality draws
+				 * never shift the arrivals' */
+	struct infer *infer;    /* inference services (infer.h); NULL without */
 };
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -106,21 +126,40 @@ static struct gpu *gpu_at(struct sim *s, int32_t node, int i)
 	return &s->cluster.gpus[s->cluster.nodes[node].first_gpu + i];
 }
 
-/* The job's slowdown: the worst over the GPUs it has a share of. */
+/* The placements of the job's pods (j->pods of them). */
+static struct placement *pods_of(struct job *j)
+{
+	return j->more ? j->more : &j->pl;
+}
+
+/* GPUs' worth the job's pods hold. */
+static double job_equivalent(const struct job *j)
+{
+	double eq = 0;
+	for (int32_t k = 0; k < j->pods; k++)
+		eq += pods_of((struct job *)j)[k].equivalent;
+	return eq;
+}
+
+/* The job's slowdown: the worst over the GPUs its pods have a share of (a
+ * gang's pods advance together, at the pace of the slowest). */
 static double job_slow(struct sim *s, const struct job *j)
 {
-	const struct sharing *sh = sharing_of(s, j->pl.node);
 	double slow = 1;
-	if (sh->mode == SHARING_EXCLUSIVE)
-		return slow;
-	for (int i = 0; i < 64; i++) {
-		if (!(j->pl.gpu_mask >> i & 1))
+	for (int32_t p = 0; p < j->pods; p++) {
+		const struct placement *pl = &pods_of((struct job *)j)[p];
+		const struct sharing *sh = sharing_of(s, pl->node);
+		if (sh->mode == SHARING_EXCLUSIVE)
 			continue;
-		const struct gpu *g = gpu_at(s, j->pl.node, i);
-		for (uint16_t k = 0; k < g->n_tenants; k++)
-			if (g->tenants[k].job == (uint32_t)(j - s->jobs))
-				slow = fmax(slow, contention_slow(sh, g->tenants, g->n_tenants,
-								  &g->tenants[k]));
+		for (int i = 0; i < 64; i++) {
+			if (!(pl->gpu_mask >> i & 1))
+				continue;
+			const struct gpu *g = gpu_at(s, pl->node, i);
+			for (uint16_t k = 0; k < g->n_tenants; k++)
+				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
+					slow = fmax(slow, contention_slow(sh, g->tenants, g->n_tenants,
+									  &g->tenants[k]));
+		}
 	}
 	return slow;
 }
@@ -129,7 +168,7 @@ static double job_slow(struct sim *s, const struct job *j)
 static void retime(struct sim *s, uint32_t id)
 {
 	struct job *j = &s->jobs[id];
-	double rate = contention_rate(s->sc->workloads[j->workload].gpu_busy, job_slow(s, j));
+	double rate = contention_rate(j->busy, job_slow(s, j));
 	if (rate == j->rate)
 		return;
 	sim_time now = s->engine.now;
@@ -159,37 +198,91 @@ static void gpus_changed(struct sim *s, const struct placement *pl)
 		s->gpu_engine[gi] = engine;
 		s->gpu_sm[gi] = sm;
 		for (uint16_t k = 0; k < g->n_tenants; k++)
-			retime(s, g->tenants[k].job);
+			if (!infer_is_tenant(g->tenants[k].job)) /* replicas time themselves */
+				retime(s, g->tenants[k].job);
 	}
 }
 
-/* The gauges a running job moves itself: allocation, VRAM, and its own
- * (uncapped) activity in its workload's scope. */
-static void job_gauges(struct sim *s, const struct job *j, double sign)
+/* The gauges a running pod moves itself: allocation, VRAM, and its own
+ * (uncapped) activity in its workload's scope.  A job counts as running once. */
+static void pod_gauges(struct sim *s, const struct job *j, const struct placement *pl, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	int32_t pool = s->cluster.nodes[j->pl.node].pool;
-	double gpus = __builtin_popcountll(j->pl.gpu_mask);
-	const struct gpu *g = gpu_at(s, j->pl.node, __builtin_ctzll(j->pl.gpu_mask));
+	int32_t pool = s->cluster.nodes[pl->node].pool;
+	double gpus = __builtin_popcountll(pl->gpu_mask);
+	const struct gpu *g = gpu_at(s, pl->node, __builtin_ctzll(pl->gpu_mask));
 	double share = 1;
 	for (uint16_t k = 0; k < g->n_tenants; k++)
 		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 			share = g->tenants[k].share;
-	bool mig = sharing_of(s, j->pl.node)->mode == SHARING_MIG;
-	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * j->pl.equivalent);
+	bool mig = sharing_of(s, pl->node)->mode == SHARING_MIG;
+	const struct price *price = &s->sc->pools[pool].price;
+	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * pl->equivalent);
 	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GIB);
-	gauge(s, pool, j->workload, GAUGE_RUNNING, sign);
+	gauge(s, pool, j->workload, GAUGE_RUNNING, pl == pods_of((struct job *)j) ? sign : 0);
+	gauge(s, pool, j->workload, GAUGE_CPU, sign * ws->cpu);
+	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GIB);
+	gauge(s, pool, j->workload, GAUGE_GPU_COST, sign * pl->equivalent * price->gpu_hour);
+	gauge(s, pool, j->workload, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
+	gauge(s, pool, j->workload, GAUGE_RAM_COST, sign * ws->memory_bytes / GIB * price->gib_hour);
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
-	gauge_workload(s, j->workload, GAUGE_ENGINE, sign * gpus * ws->gpu_busy * (mig ? share : 1));
-	gauge_workload(s, j->workload, GAUGE_SM, sign * gpus * ws->gpu_busy * fmin(ws->sm_share, share));
+	gauge_workload(s, j->workload, GAUGE_ENGINE, sign * gpus * j->busy * (mig ? share : 1));
+	gauge_workload(s, j->workload, GAUGE_SM, sign * gpus * j->busy * fmin(ws->sm_share, share));
+}
+
+static void job_gauges(struct sim *s, const struct job *j, double sign)
+{
+	for (int32_t k = 0; k < j->pods; k++)
+		pod_gauges(s, j, &pods_of((struct job *)j)[k], sign);
+}
+
+/* What the job's allocation costs per hour at its pool's prices. */
+static double cost_per_hour(const struct sim *s, const struct job *j)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	double cost = 0;
+	for (int32_t k = 0; k < j->pods; k++) {
+		const struct placement *pl = &pods_of((struct job *)j)[k];
+		const struct price *p = &s->sc->pools[s->cluster.nodes[pl->node].pool].price;
+		cost += pl->equivalent * p->gpu_hour + ws->cpu * p->cpu_hour +
+			ws->memory_bytes / GIB * p->gib_hour;
+	}
+	return cost;
+}
+
+/*
+ * Start-up (image pull, model load) holds the GPUs without using them.  It is
+ * folded into the job's busy fraction: with D of work at f and S of start-up,
+ * the job is busy f*D/(D+S) of its D+S, which gives the same finish time as
+ * start-up followed by work under any constant slowdown.
+ */
+static void begin_work(struct sim *s, struct job *j)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	double total = (double)(j->duration + ws->startup);
+	j->remaining = total;
+	j->busy = total > 0 ? ws->gpu_busy * (double)j->duration / total : ws->gpu_busy;
+	for (int32_t p = 0; p < j->pods; p++) {
+		const struct placement *pl = &pods_of(j)[p];
+		for (int i = 0; i < 64; i++) {
+			if (!(pl->gpu_mask >> i & 1))
+				continue;
+			struct gpu *g = gpu_at(s, pl->node, i);
+			for (uint16_t k = 0; k < g->n_tenants; k++)
+				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
+					g->tenants[k].f = j->busy;
+		}
+	}
 }
 
 static void enqueue(struct sim *s, uint32_t id)
 {
 	const struct job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	sched_add(&s->sched, j->workload, j->gpus, ws->queue,
-		  sched_entry(s->sched.order, id, j->submit, ws->priority, j->deadline, j->duration));
+	size_t cls = sched_add(&s->sched, j->workload, j->gpus, ws->queue,
+			       sched_entry(s->sched.order, id, j->submit, ws->priority, j->deadline,
+					   j->duration));
+	reasons_join(&s->reasons, cls, id);
 	s->dirty = true;
 }
 
@@ -206,6 +299,8 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 			  .demand = s->demand_unit[w] * nj->gpus, .workload = (int32_t)w,
 			  .gpus = nj->gpus, .status = JOB_PENDING};
 	j->pl.node = -1;
+	j->pods = placement_pods(&s->placer, w);
+	j->demand *= j->pods;
 	gauge(s, -1, (int32_t)w, GAUGE_DEMAND, j->demand);
 	gauge(s, -1, (int32_t)w, GAUGE_PENDING, 1);
 	enqueue(s, id);
@@ -214,14 +309,23 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 
 /* Whether the job's footprint overflows a GPU's memory: only where memory is
  * not isolated (exclusive, time-slicing); elsewhere placement prevented it. */
-static bool overflows(struct sim *s, const struct job *j)
+static bool pod_overflows(struct sim *s, const struct placement *pl)
 {
-	const struct sharing *sh = sharing_of(s, j->pl.node);
+	const struct sharing *sh = sharing_of(s, pl->node);
 	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
 		return false;
-	double memory = s->sc->pools[s->cluster.nodes[j->pl.node].pool].gpu->memory_bytes;
+	double memory = s->sc->pools[s->cluster.nodes[pl->node].pool].gpu->memory_bytes;
 	for (int i = 0; i < 64; i++)
-		if ((j->pl.gpu_mask >> i & 1) && gpu_at(s, j->pl.node, i)->vram_used > memory)
+		if ((pl->gpu_mask >> i & 1) && gpu_at(s, pl->node, i)->vram_used > memory)
+			return true;
+	return false;
+}
+
+/* A gang dies with any of its pods. */
+static bool overflows(struct sim *s, struct job *j)
+{
+	for (int32_t k = 0; k < j->pods; k++)
+		if (pod_overflows(s, &pods_of(j)[k]))
 			return true;
 	return false;
 }
@@ -232,7 +336,8 @@ static void oom_kill(struct sim *s, uint32_t id)
 {
 	struct job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	cluster_release(&s->cluster, id, &j->pl);
+	placement_release(&s->placer, j->workload, id, pods_of(j));
+	s->freed++;
 	s->oom_kills[j->workload]++;
 	if (j->restarts >= ws->restart_limit) {
 		j->status = JOB_FAILED;
@@ -250,13 +355,21 @@ static void oom_kill(struct sim *s, uint32_t id)
 		    EV_RETRY, id, 0);
 }
 
-static void start(struct sim *s, size_t cls, int32_t node)
+/* Starts the head of class cls on the nodes placement_plan found for it. */
+static void start(struct sim *s, size_t cls, const int32_t *nodes)
 {
 	uint32_t id = sched_head(&s->sched, cls)->job;
 	sched_pop(&s->sched, cls);
+	reasons_leave(&s->reasons, id, s->engine.now);
 	struct job *j = &s->jobs[id];
-	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	cluster_take(&s->cluster, node, ws, j->gpus, id, &j->pl);
+	struct pod_request pod = {j->workload, j->gpus, j->duration};
+	if (j->pods > 1 && !j->more)
+		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
+	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
+	if (j->more)
+		j->pl = j->more[0];
+	if (placement_start_unblocks(&s->placer, (size_t)j->workload))
+		s->freed++;
 	s->last_progress = s->engine.now;
 	if (overflows(s, j)) {
 		oom_kill(s, id);
@@ -264,16 +377,18 @@ static void start(struct sim *s, size_t cls, int32_t node)
 	}
 	j->start = s->engine.now;
 	j->last = j->start;
-	j->remaining = (double)j->duration;
+	begin_work(s, j);
+	j->cost_per_h = cost_per_hour(s, j);
 	j->rate = 0; /* retime() sets it and schedules the finish */
 	j->status = JOB_RUNNING;
 	s->running++;
 	gauge(s, -1, j->workload, GAUGE_PENDING, -1);
 	/* Demand follows the pod to where it landed (a replica is 1/R of a GPU). */
-	gauge(s, -1, j->workload, GAUGE_DEMAND, j->pl.equivalent - j->demand);
-	j->demand = j->pl.equivalent;
+	gauge(s, -1, j->workload, GAUGE_DEMAND, job_equivalent(j) - j->demand);
+	j->demand = job_equivalent(j);
 	job_gauges(s, j, +1);
-	gpus_changed(s, &j->pl);
+	for (int32_t k = 0; k < j->pods; k++)
+		gpus_changed(s, &pods_of(j)[k]);
 }
 
 static void finish(struct sim *s, uint32_t id, uint16_t gen)
@@ -282,12 +397,20 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	if (j->status != JOB_RUNNING || gen != j->gen || s->engine.now != j->finish_at)
 		return; /* superseded by a later finish: the job's rate changed */
 	job_gauges(s, j, -1);
-	cluster_release(&s->cluster, id, &j->pl);
+	placement_release(&s->placer, j->workload, id, pods_of(j));
+	s->freed++;
 	j->end = s->engine.now;
 	j->status = JOB_COMPLETED;
+	j->cost = j->cost_per_h * sim_seconds(j->end - j->start) / 3600;
+	/* Every result gets a quality draw, in completion order. */
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	bool passed = gsl_rng_uniform(s->quality[j->workload]) < ws->pass_rate;
+	j->verified = passed && j->end <= j->deadline;
+	s->verified[j->workload] += j->verified;
 	s->running--;
 	gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
-	gpus_changed(s, &j->pl);
+	for (int32_t k = 0; k < j->pods; k++)
+		gpus_changed(s, &pods_of(j)[k]);
 	s->dirty = true;
 	s->last_progress = s->engine.now;
 }
@@ -303,8 +426,11 @@ static void on_retry(struct sim *s, uint32_t id)
 static void on_arrival(struct sim *s, size_t w)
 {
 	struct new_job nj;
+	const struct workload_spec *ws = &s->sc->workloads[w];
+	int32_t copies = ws->gang ? 1 : ws->pods; /* pods without gang: a job each */
 	while (arrivals_take(&s->arrivals, w, s->engine.now, &nj))
-		submit(s, w, &nj);
+		for (int32_t k = 0; k < copies; k++)
+			submit(s, w, &nj);
 	sim_time next = s->arrivals.streams[w].next;
 	if (next != SIM_NEVER)
 		engine_push(&s->engine, next, EV_ARRIVAL, (uint32_t)w, 0);
@@ -314,7 +440,8 @@ static void on_arrival(struct sim *s, size_t w)
 
 static bool work_left(const struct sim *s)
 {
-	return s->arriving || s->running || s->sched.pending || s->backing_off;
+	return s->arriving || s->running || s->sched.pending || s->backing_off ||
+	       infer_work_left(s->infer);
 }
 
 /* Moves pool p's window state to now and schedules its next change. */
@@ -323,9 +450,15 @@ static void on_window(struct sim *s, size_t p)
 	struct pool_state *ps = &s->cluster.pools[p];
 	sim_time next;
 	ps->open = window_state(&s->sc->pools[p], s->sc->start_epoch, s->engine.now, &next);
+	/* powered: window - the nodes are up (and idle is charged) only while open. */
+	double powered = s->collect.scopes[collect_scope_pool(s->sc, p)].value[GAUGE_POWERED];
+	if (s->sc->pools[p].powered_in_windows && ps->open != (powered > 0))
+		gauge(s, (int32_t)p, -1, GAUGE_POWERED, (ps->open ? 1.0 : -1.0) * (double)ps->capacity);
 	ps->closes_at = ps->open ? next : SIM_NEVER;
-	if (ps->open)
+	if (ps->open) {
 		s->dirty = true;
+		s->freed++;
+	}
 	/* Windows only matter while there is work; they would tick forever. */
 	if (next != SIM_NEVER && work_left(s))
 		engine_push(&s->engine, next, EV_WINDOW, (uint32_t)p, 0);
@@ -349,6 +482,27 @@ static void strict_heads(const struct sim *s, int64_t *head)
 }
 
 /*
+ * Whether the head of class c can start now; its pods' nodes go to s->plan.
+ * When it cannot, its class records why (reasons.h).  A class that failed
+ * with the same head and nothing freed since is not tried again: starting
+ * work only takes capacity away, so it would fail again.
+ */
+static bool try_class(struct sim *s, size_t c)
+{
+	const struct sched_class *cl = &s->sched.classes[c];
+	uint32_t head = cl->heap[0].job;
+	if (reasons_blocked(&s->reasons, c, head, s->freed, cl->n))
+		return false;
+	const struct job *j = &s->jobs[head];
+	struct pod_request pod = {j->workload, j->gpus, j->duration};
+	if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, s->why))
+		return true;
+	reasons_fail(&s->reasons, c, j->workload, j->pods, cl->n, s->why, head, s->freed,
+		     s->engine.now);
+	return false;
+}
+
+/*
  * Starts pending work until nothing more fits.  A class found blocked stays
  * blocked for the rest of the pass: starting work only takes capacity away.
  */
@@ -364,7 +518,6 @@ static void schedule(struct sim *s)
 	for (;;) {
 		strict_heads(s, heads);
 		int64_t best = -1;
-		int32_t best_node = -1;
 		for (size_t c = 0; c < sch->n_classes; c++) {
 			const struct sched_class *cl = &sch->classes[c];
 			if (!cl->n || s->pass_blocked[c] == s->pass)
@@ -374,19 +527,18 @@ static void schedule(struct sim *s)
 				continue;
 			if (best >= 0 && sched_before(&sch->classes[best].heap[0], &cl->heap[0]))
 				continue; /* cannot win this round; its turn comes */
-			const struct job *j = &s->jobs[cl->heap[0].job];
-			struct pod_request pod = {j->workload, j->gpus, j->duration};
-			int32_t node = placement_find(&s->placer, &pod, s->engine.now);
-			if (node < 0) {
+			if (!try_class(s, c)) {
 				s->pass_blocked[c] = s->pass;
 				continue;
 			}
 			best = (int64_t)c;
-			best_node = node;
+			int32_t *plan = s->best_plan; /* keep the winner's nodes */
+			s->best_plan = s->plan;
+			s->plan = plan;
 		}
 		if (best < 0)
 			break;
-		start(s, (size_t)best, best_node);
+		start(s, (size_t)best, s->best_plan);
 	}
 	s->dirty = false;
 }
@@ -504,6 +656,7 @@ static void write_results(struct sim *s, struct results *r)
 					scratch);
 	}
 	free(scratch);
+	cost_account(sc, r, s->verified);
 
 	r->n_nodes = s->cluster.n_nodes;
 	r->node_names = gp_xcalloc(r->n_nodes, sizeof *r->node_names);
@@ -516,8 +669,13 @@ static void write_results(struct sim *s, struct results *r)
 	for (size_t i = 0; i < s->n_jobs; i++) {
 		const struct job *j = &s->jobs[i];
 		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
+		/* A job still running at the end is charged up to the end. */
+		double cost = j->status == JOB_RUNNING
+				      ? j->cost_per_h * sim_seconds(r->sim_end - j->start) / 3600
+				      : j->cost;
 		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->pl.node, j->gpus, j->status,
-			met, met, j->submit, j->start, j->end, j->deadline, 0};
+			met, j->verified, j->submit, j->start, j->end, j->deadline, cost,
+			-1 /* reason: reasons_write */};
 	}
 }
 
@@ -530,10 +688,27 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	engine_init(&s->engine, 1024);
 	cluster_init(&s->cluster, sc);
 	placement_init(&s->placer, &s->cluster);
+	reasons_init(&s->reasons, sc->n_workloads, (int64_t)s->cluster.n_nodes,
+		     (const char *const *)s->placer.reasons, s->placer.n_reasons);
+	int32_t pods = 1;
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		if (sc->workloads[w].gang && sc->workloads[w].pods > pods)
+			pods = sc->workloads[w].pods;
+	s->plan = gp_xcalloc((size_t)pods, sizeof *s->plan);
+	s->best_plan = gp_xcalloc((size_t)pods, sizeof *s->best_plan);
+	s->why = gp_xcalloc(s->placer.n_reasons, sizeof *s->why);
 	s->gpu_engine = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_engine);
 	s->gpu_sm = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_sm);
 	s->oom_kills = gp_xcalloc(sc->n_workloads, sizeof *s->oom_kills);
 	s->demand_unit = gp_xcalloc(sc->n_workloads, sizeof *s->demand_unit);
+	s->verified = gp_xcalloc(sc->n_workloads, sizeof *s->verified);
+	s->quality = gp_xcalloc(sc->n_workloads, sizeof *s->quality);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		s->quality[w] = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(s->quality[w], (unsigned long)arrivals_stream_seed(
+						   sc->seed ^ UINT64_C(0x7175616c697479), /* "quality" */
+						   sc->workloads[w].name));
+	}
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		/* Before placement a pod counts as one unit of the first pool that fits it. */
 		s->demand_unit[w] = 1;
@@ -559,23 +734,39 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	}
 	for (size_t p = 0; p < sc->n_pools; p++)
 		on_window(s, p);
+	struct infer_host host = {&s->engine, &s->cluster, &s->placer,     &s->collect,
+				  s->oom_kills, s->verified, &s->dirty, &s->last_progress,
+				  &s->freed};
+	s->infer = infer_create(sc, &host);
+	infer_start(s->infer);
 }
 
 static void sim_destroy(struct sim *s)
 {
+	infer_destroy(s->infer);
 	engine_free(&s->engine);
 	cluster_free(&s->cluster);
 	sched_free(&s->sched);
 	arrivals_free(&s->arrivals);
 	collect_free(&s->collect);
+	for (size_t i = 0; i < s->n_jobs; i++)
+		free(s->jobs[i].more);
 	free(s->jobs);
 	free(s->pass_blocked);
 	free(s->strict_head);
 	placement_free(&s->placer);
+	reasons_free(&s->reasons);
+	free(s->plan);
+	free(s->best_plan);
+	free(s->why);
 	free(s->gpu_engine);
 	free(s->gpu_sm);
 	free(s->oom_kills);
 	free(s->demand_unit);
+	for (size_t w = 0; w < s->sc->n_workloads; w++)
+		gsl_rng_free(s->quality[w]);
+	free(s->quality);
+	free(s->verified);
 }
 
 static double wall_now(void)
@@ -600,9 +791,12 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 		case EV_FINISH: finish(s, ev.id, ev.gen); break;
 		case EV_WINDOW: on_window(s, ev.id); break;
 		case EV_RETRY: on_retry(s, ev.id); break;
+		default: infer_event(s->infer, &ev); break;
 		}
 		if (engine_next_time(&s->engine) == s->engine.now)
 			continue; /* more happens at this instant */
+		if (s->dirty && infer_has_pending(s->infer))
+			infer_place_pending(s->infer); /* replicas go before batch work */
 		if (s->dirty)
 			schedule(s);
 		if (engine_next_time(&s->engine) != s->engine.now)
@@ -615,10 +809,13 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 	 * completion: window events after that are not part of the work. */
 	sim_time end = sc->horizon ? sc->horizon : s->last_progress;
 	collect_finish(&s->collect, end);
+	reasons_finish(&s->reasons, end);
 	out->status = !work_left(s) ? "ok" : sc->horizon ? "horizon" : "stalled";
 	out->sim_end = end;
 	out->events = s->engine.processed;
 	write_results(s, out);
+	infer_results(s->infer, out);
+	reasons_write(&s->reasons, sc, out);
 	sim_destroy(s);
 	free(s);
 	out->wall_seconds = wall_now() - t0;

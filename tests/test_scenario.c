@@ -740,7 +740,9 @@ Test(scenario, workload_errors)
 {
 	static const struct bad_case cases[] = {
 		{W("kind: inference, model: llama-2-7b"),
-		 "DIR/s.yaml:3:29: error: kind 'inference' is not supported yet; expected batch"},
+		 "DIR/s.yaml:3:13: error: missing key 'requests' in inference workload; expected "
+		 "{process: poisson, rate: 5/s, prompt_tokens: 1000, output_tokens: 200} or {trace: "
+		 "PATH, format: azure}"},
 		{W("kind: batc, " AT "duration: 1h"),
 		 "DIR/s.yaml:3:29: error: unknown kind 'batc'; did you mean 'batch'?"},
 		{W(AT "duration: 1h, model: llama-2-8b"),

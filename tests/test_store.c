@@ -99,8 +99,15 @@ static void fixture_init(struct fixture *f)
 	r->n_ts = 2;
 	r->cap_ts = 2;
 	r->ts = gp_xcalloc(2, sizeof *r->ts);
-	r->ts[0] = (struct ts_row){0, "all", 8, 2, 7, 1.5, 1.0, 30.5, 1, 1};
-	r->ts[1] = (struct ts_row){300 * SIM_SECOND, "all", 8, 3, 3, 2.5, NAN, 60, 0, 2};
+	/* Designated: fields that are not timeseries columns stay zero. */
+	r->ts[0] = (struct ts_row){.t = 0, .scope = "all", .gpus_capacity = 8,
+				   .gpus_allocated = 2, .gpus_demand = 7, .engine_active = 1.5,
+				   .sm_active = 1.0, .vram_used_gib = 30.5, .pending = 1,
+				   .running = 1};
+	r->ts[1] = (struct ts_row){.t = 300 * SIM_SECOND, .scope = "all", .gpus_capacity = 8,
+				   .gpus_allocated = 3, .gpus_demand = 3, .engine_active = 2.5,
+				   .sm_active = NAN, .vram_used_gib = 60, .pending = 0,
+				   .running = 2};
 	r->events = 1234;
 	r->sim_end = 3640 * SIM_SECOND + SIM_SECOND / 2;
 	r->wall_seconds = 0.25;
@@ -148,11 +155,11 @@ static const struct {
 	const char *columns;
 } contract[] = {
 	{"runs", "run_id,name,scenario_path,scenario_sha256,seed,started_at,wall_seconds,events,"
-		 "sim_seconds,status"},
+		 "sim_seconds,status,start"},
 	{"params", "run_id,key,value"},
 	{"metrics", "run_id,scope,name,value,unit"},
 	{"jobs", "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"
-		 "deadline_s,deadline_met,verified,cost"},
+		 "deadline_s,deadline_met,verified,cost,reason"},
 	{"requests", "run_id,workload,request_id,arrival_s,ttft_s,tpot_s,e2e_s,prompt_tokens,"
 		     "output_tokens,slo_met,verified"},
 	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"

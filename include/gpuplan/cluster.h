@@ -42,6 +42,8 @@ struct node {
 	int32_t first_gpu;     /* index into cluster.gpus */
 	int32_t gpus;
 	double allocated;      /* GPU equivalents */
+	double cpu_free;       /* cores not requested; only where the pool sets cpu */
+	double memory_free;    /* bytes not requested; only where the pool sets memory */
 };
 
 struct bucket_index {
@@ -88,16 +90,48 @@ struct placement {
 	int8_t mig_slot;       /* MIG: layout index of the instance; -1 otherwise */
 	double equivalent;     /* GPUs' worth allocated (1/R, milli/1000, g/7 ...) */
 	double vram;           /* bytes the pod uses on each of its GPUs */
+	double cpu;            /* cores taken from the node (0 where cpu is not limited) */
+	double memory;         /* bytes taken from the node (0 where memory is not limited) */
 };
 
 void cluster_init(struct cluster *c, const struct scenario *sc);
 void cluster_free(struct cluster *c);
 
-/* A node of pool p that can host a pod of workload w asking for `gpus` units now: the fullest such
- * node for MostAllocated, the emptiest for LeastAllocated, the lowest-numbered
- * on ties; -1 if none.  Does not look at memory limits (see placement.h). */
+/* A node of pool p that can host a pod of workload w asking for `gpus` units now
+ * (GPU units, and the pod's cpu and memory where the pool limits them): the
+ * fullest such node for MostAllocated, the emptiest for LeastAllocated, the
+ * lowest-numbered on ties; -1 if none.  Does not look at VRAM limits (see
+ * placement.h).
+ *
+ * Cost: the GPU-unit buckets are visited best first; when cpu or memory can
+ * bind, the nodes of a bucket are checked one by one until one fits, so a
+ * find costs O(buckets) when they do not bind and O(buckets + nodes that fail
+ * on cpu or memory) when they do. */
 int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
 		     int32_t gpus, enum sched_scoring scoring);
+
+/* An extra per-node condition for cluster_find_where (placement's per-node filters). */
+typedef bool (*cluster_node_pred)(const struct cluster *c, int32_t node, const void *ctx);
+
+/* cluster_find with an extra condition ok (NULL: none) on the candidates. */
+int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, enum sched_scoring scoring, cluster_node_pred ok,
+			   const void *ctx);
+
+/* NodeResourcesFit, node by node, for messages and per-node scans. */
+bool cluster_has_units(const struct cluster *c, int32_t node, const struct workload_spec *w,
+		       int32_t gpus);
+bool cluster_cpu_fits(const struct cluster *c, int32_t node, const struct workload_spec *w);
+bool cluster_memory_fits(const struct cluster *c, int32_t node, const struct workload_spec *w);
+
+/* Nodes of pool p without the GPU units for the pod (all of them when the
+ * pool does not offer its resource): O(buckets). */
+int32_t cluster_count_short(const struct cluster *c, size_t p, const struct workload_spec *w,
+			    int32_t gpus);
+
+/* Whether cpu or memory can stop a pod of w on a node of pool p (the pool
+ * limits it and the pod asks for some). */
+bool cluster_cpu_memory_bind(const struct cluster *c, size_t p, const struct workload_spec *w);
 
 /* Chooses the GPUs of node for a pod of workload w asking for `gpus` units
  * (best fit: the fullest GPUs that fit, lowest index on ties) and takes them

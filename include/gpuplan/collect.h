@@ -27,6 +27,12 @@ enum gauge {
 	GAUGE_VRAM,       /* GiB */
 	GAUGE_PENDING,    /* jobs */
 	GAUGE_RUNNING,    /* jobs */
+	GAUGE_POWERED,    /* GPUs powered (capacity, or only in windows with powered: window) */
+	GAUGE_CPU,        /* cores allocated */
+	GAUGE_RAM,        /* GiB allocated */
+	GAUGE_GPU_COST,   /* $/h accruing for allocated GPUs */
+	GAUGE_CPU_COST,   /* $/h for allocated cores */
+	GAUGE_RAM_COST,   /* $/h for allocated memory */
 	GAUGE_COUNT
 };
 

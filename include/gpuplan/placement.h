@@ -1,37 +1,113 @@
 /*
- * placement.h - choosing the node a pod lands on, as kube-scheduler would.
+ * placement.h - choosing the nodes a job's pods land on, as kube-scheduler
+ * would, and saying why none fits in its words.
  *
- * Filter: the pool offers the resource the pod asks for and its unit holds
- * the pod's memory (MPS, MIG and fractional enforce memory at placement;
- * exclusive and time-slicing do not, and overflow becomes an OOM kill at
- * start), the pool serves batch work now (its window is open and, under
- * window_policy fit, the job's expected duration ends before it closes), and
- * a node has room (the cluster's indexes).  These pool-level answers are the
- * same for every pod of a workload, so they are computed once per workload
- * and pool (placement_init).  Score: NodeResourcesFit with MostAllocated
- * ((allocated + requested) / capacity) or LeastAllocated ((capacity -
- * allocated - requested) / capacity) over GPUs; ties go to the lower pool,
- * then the lower node: deterministic.
+ * Filters, in kube-scheduler's order (a node is reported under the first
+ * filter it fails, except that NodeResourcesFit reports every resource that
+ * is short):
+ *   NodeUnschedulable  the pool does not serve batch work now (its window is
+ *                      closed): "node(s) were unschedulable".  A window that
+ *                      closes before the job's expected end (window_policy
+ *                      fit) is gpuplan's own: "node(s) didn't have time before
+ *                      their window closes".
+ *   TaintToleration    the first NoSchedule or NoExecute taint the pod does
+ *                      not tolerate: "node(s) had untolerated taint {KEY: VALUE}".
+ *   NodeAffinity       node_selector, affinity (In, NotIn, Exists,
+ *                      DoesNotExist, ANDed) and gpu_spec (a GPU-model
+ *                      constraint is node affinity on the product label):
+ *                      "node(s) didn't match Pod's node affinity/selector".
+ *   NodeResourcesFit   GPU units (whole GPUs, replicas, a MIG profile, milli),
+ *                      cpu and memory: "Insufficient nvidia.com/gpu",
+ *                      "Insufficient nvidia.com/mig-3g.40gb", "Insufficient
+ *                      cpu", "Insufficient memory".  A pod whose VRAM exceeds
+ *                      what one unit isolates (MPS, MIG, fractional) is
+ *                      gpuplan's own: "node(s) had GPU units with less memory
+ *                      than the pod's VRAM".
+ *   PodTopologySpread  DoNotSchedule: placing the pod would raise its domain
+ *                      more than max_skew above the least loaded eligible
+ *                      domain: "node(s) didn't match pod topology spread
+ *                      constraints", or "... (missing required label)" on a
+ *                      node without the key.
+ *
+ * Node labels: a pool's labels, plus nvidia.com/gpu.product (the catalog's
+ * product name of its GPU) and kubernetes.io/hostname (the node's name,
+ * "<pool>-<i>") unless the pool sets them itself.
+ *
+ * Scores, as kube-scheduler's default plugins with their default weights:
+ * NodeResourcesFit (weight 1) with MostAllocated, requested x 100 / capacity,
+ * or LeastAllocated, (capacity - requested) x 100 / capacity, in integers,
+ * over the node's GPUs (requested: GPU equivalents allocated plus the pod's);
+ * TaintToleration (weight 3): untolerated PreferNoSchedule taints, reversed
+ * and normalized over the feasible nodes; PodTopologySpread (weight 2) for a
+ * ScheduleAnyway constraint, count x log(domains + 2) + max_skew - 1, rounded,
+ * normalized as kube-scheduler does.  Other default score plugins
+ * (BalancedAllocation, ImageLocality, InterPodAffinity) are not modelled.
+ * Ties, which kube-scheduler breaks at random, go to the pool's index order
+ * (fullest or emptiest node by the GPU key), then the lower pool, then the
+ * lower node: deterministic.
+ *
+ * Gangs.  A job of `pods` pods (gang) is placed pod after pod, each pod
+ * seeing the ones before it; if one does not fit, none is placed, and the
+ * reason is that pod's.
+ *
+ * Cost.  What depends only on the workload and the pool (taints, labels,
+ * gpu_spec, whether the pool offers the resource, VRAM) is decided once, in
+ * placement_init.  A search then costs O(pools x buckets) through the
+ * cluster's indexes, plus the nodes it has to look at one by one: those that
+ * fail on cpu or memory, a hostname-keyed affinity or a hostname-keyed
+ * DoNotSchedule spread.  A ScheduleAnyway spread constraint needs every
+ * feasible node's score, so its workloads cost O(nodes) per search.  A
+ * failure's message costs O(pools + buckets), or O(nodes of a pool) where a
+ * per-node check (cpu, memory, hostname keys) applies.
  */
 #ifndef GPUPLAN_PLACEMENT_H
 #define GPUPLAN_PLACEMENT_H
 
 #include "gpuplan/cluster.h"
 
+/* One job's request: `pods` pods (the workload's, with gang; else one) of
+ * `gpus` units each. */
 struct pod_request {
 	int32_t workload;
-	int32_t gpus;         /* units (REQUEST_GPUS); 1 otherwise */
+	int32_t gpus;         /* units per pod (REQUEST_GPUS); 1 otherwise */
 	sim_time duration;    /* expected, for window fit */
 };
 
-struct placer {
-	const struct cluster *c;
-	double *equivalent;   /* [workload * n_pools + pool]: GPUs' worth of one unit
-			       * (one GPU or replica, the instance, the share); 0 = never fits */
-	size_t n_pools;
+/* The reasons a node can give: fixed slots, then one per resource name and
+ * one per untolerated taint (placement_init builds them from the scenario). */
+enum {
+	REASON_UNSCHEDULABLE,
+	REASON_WINDOW,
+	REASON_AFFINITY,
+	REASON_SPREAD,
+	REASON_SPREAD_LABEL,
+	REASON_CPU,
+	REASON_MEMORY,
+	REASON_VRAM,
+	REASON_FIXED
 };
 
-void placement_init(struct placer *pl, const struct cluster *c);
+struct pool_rule;
+struct spread_state;
+
+struct placer {
+	struct cluster *c;
+	double *equivalent;   /* [workload * n_pools + pool]: GPUs' worth of one unit
+			       * (one GPU or replica, the instance, the share); 0 = never fits */
+	size_t n_pools, n_workloads;
+	struct pool_rule *rules;      /* [workload * n_pools + pool] */
+	struct spread_state *spread;  /* per workload */
+	char **reasons;               /* slot texts */
+	size_t n_reasons;
+	/* Scratch of a search (a placer serves one thread; searches write only here) */
+	int32_t *candidate;           /* per pool: its best node */
+	int64_t *scratch;             /* per node: ScheduleAnyway scores */
+	int32_t *stamp;               /* [0]: generation; [1 + domain]: last seen */
+	struct placement *tentative;  /* a gang's pods while it is tried */
+	size_t cap_tentative;
+};
+
+void placement_init(struct placer *pl, struct cluster *c);
 void placement_free(struct placer *pl);
 
 /* GPUs' worth a pod of workload w asking for `gpus` units is allocated in pool
@@ -42,7 +118,30 @@ static inline double placement_equivalent(const struct placer *pl, size_t w, siz
 	return pl->equivalent[w * pl->n_pools + p] * gpus;
 }
 
-/* The node for the pod, or -1 when none fits now. */
+/* Finds nodes for every pod of the job now (nodes[0 .. pods-1]) without
+ * taking anything; true when all fit.  When one does not and why is not
+ * NULL, why[slot] (pl->n_reasons entries) receives how many nodes failed
+ * that pod for each reason. */
+bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now,
+		    int32_t *nodes, int32_t *why);
+
+/* The pods of a job of workload w: its `pods` with gang, else 1. */
+int32_t placement_pods(const struct placer *pl, size_t w);
+
+/* The node for one pod of the request (whatever the workload's gang), or -1. */
 int32_t placement_find(const struct placer *pl, const struct pod_request *pod, sim_time now);
+
+/* Takes the job's pods on the nodes placement_plan found (nothing may have
+ * changed in between) for job; fills pls[0 .. pods-1]. */
+void placement_take(struct placer *pl, const struct pod_request *pod, const int32_t *nodes,
+		    uint32_t job, struct placement *pls);
+
+/* Gives back the placements of a job's pods (in reverse order of taking). */
+void placement_release(struct placer *pl, int32_t workload, uint32_t job,
+		       const struct placement *pls);
+
+/* Whether starting a pod of workload w can let other pods of w fit (its
+ * DoNotSchedule spread constraint counts running pods). */
+bool placement_start_unblocks(const struct placer *pl, size_t w);
 
 #endif

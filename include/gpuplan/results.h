@@ -36,6 +36,8 @@ struct job_record {
 	sim_time end;        /* SIM_NEVER: not finished */
 	sim_time deadline;   /* SIM_NEVER: none */
 	double cost;
+	int32_t reason;      /* last pending reason, kube-scheduler's message: an
+			      * index into results.reason_texts; -1: never waited with one */
 };
 
 struct ts_row {
@@ -50,6 +52,51 @@ struct ts_row {
 	double vram_used_gib;
 	double pending;
 	double running;
+	/* for allocations and idle cost; not columns of the timeseries table */
+	double powered_gpus;
+	double cpu_cores;
+	double ram_gib;
+	double gpu_cost_per_h;
+	double cpu_cost_per_h;
+	double ram_cost_per_h;
+};
+
+/* One OpenCost allocation: a workload (or __idle__) over one window. */
+struct allocation {
+	const char *name;
+	sim_time start, end;
+	double gpu_hours;
+	double gpu_cost;
+	double cpu_core_hours;
+	double cpu_cost;
+	double ram_byte_hours;
+	double ram_cost;
+	double total_cost;
+	double gpu_efficiency;   /* NAN when nothing was allocated */
+};
+
+/* Pending time per kube-scheduler message (see reasons.h). */
+struct pending_reason {
+	const char *scope;      /* "all" or a workload name */
+	const char *reason;     /* in results.reason_texts */
+	double pending_seconds; /* pod-seconds spent pending with the reason */
+	int64_t pods;           /* pods that began to wait with it */
+};
+
+/* One inference request (only with output.requests). */
+enum request_status { REQUEST_UNFINISHED, REQUEST_COMPLETED, REQUEST_REJECTED };
+
+struct request_record {
+	int64_t request_id;  /* 0-based per workload, in arrival order */
+	int32_t workload;    /* index into scenario.workloads */
+	int32_t prompt_tokens;
+	int32_t output_tokens;
+	uint8_t status;      /* enum request_status */
+	bool slo_met;
+	bool verified;
+	sim_time arrival;
+	sim_time first_token; /* SIM_NEVER: none yet */
+	sim_time done;        /* SIM_NEVER: not finished */
 };
 
 struct results {
@@ -59,6 +106,14 @@ struct results {
 	size_t n_jobs, cap_jobs;
 	struct ts_row *ts;
 	size_t n_ts, cap_ts;
+	struct allocation *allocations;
+	size_t n_allocations, cap_allocations;
+	struct pending_reason *pending_reasons;
+	size_t n_pending_reasons, cap_pending_reasons;
+	char **reason_texts;       /* owned: the messages rows and jobs point to */
+	size_t n_reason_texts;
+	struct request_record *requests; /* only when output.requests */
+	size_t n_requests;
 	char **node_names;         /* owned */
 	size_t n_nodes;
 	uint64_t events;           /* events the engine processed */

@@ -41,6 +41,27 @@ struct toleration {
 	int effect;                /* an enum taint_effect, or -1 for all effects */
 };
 
+/* One requirement of `affinity` (a nodeSelectorTerm's matchExpressions; the
+ * list is ANDed, like one term). */
+enum affinity_op { AFFINITY_IN, AFFINITY_NOT_IN, AFFINITY_EXISTS, AFFINITY_DOES_NOT_EXIST };
+
+struct affinity_expr {
+	char *key;
+	enum affinity_op op;
+	char **values;             /* In, NotIn: at least one; Exists, DoesNotExist: none */
+	size_t n_values;
+};
+
+enum spread_when { SPREAD_DO_NOT_SCHEDULE, SPREAD_SCHEDULE_ANYWAY };
+
+/* topology_spread: the pods of the workload spread over the values of a node
+ * label (kube-scheduler's PodTopologySpread, one constraint). */
+struct topology_spread {
+	char *key;                 /* NULL: no constraint */
+	int32_t max_skew;          /* >= 1 */
+	enum spread_when when;
+};
+
 struct price {
 	double gpu_hour;
 	double cpu_hour;
@@ -92,6 +113,7 @@ struct pool_spec {
 	struct price price;
 	sim_time startup;
 	struct sharing sharing;
+	bool powered_in_windows;   /* powered: window; idle is charged only while open */
 };
 
 enum workload_kind { WORKLOAD_BATCH, WORKLOAD_INFERENCE };
@@ -137,6 +159,67 @@ struct arrival {
  * and MPS replicas, one per GPU), one MIG instance, or a share of one GPU. */
 enum gpu_request { REQUEST_GPUS, REQUEST_MIG, REQUEST_MILLI };
 
+/*
+ * Inference workloads (kind: inference, DESIGN.md section 5 "Inference
+ * servers").  Each replica is a continuous-batching server; requests arrive
+ * from a synthetic process or a trace and are routed to the ready replicas.
+ * Token counts are tokens; times are sim_time.
+ */
+enum request_process { REQUESTS_POISSON, REQUESTS_GAMMA, REQUESTS_TRACE };
+enum route_policy { ROUTE_ROUND_ROBIN, ROUTE_LEAST_OUTSTANDING };
+
+/* One row of a request trace (azure: TIMESTAMP,ContextTokens,GeneratedTokens). */
+struct request_row {
+	sim_time at;               /* since the trace's first row, before speedup */
+	int32_t prompt;            /* >= 1 */
+	int32_t output;            /* >= 1 (a row with 0 generated tokens counts 1) */
+};
+
+struct request_spec {
+	enum request_process process;
+	double rate;               /* poisson, gamma: requests per second */
+	double shape;              /* gamma: shape k of the inter-arrival times (cv 1/sqrt(k)) */
+	sim_time from;             /* first possible arrival (default 0) */
+	int64_t count;             /* synthetic: requests; -1 runs to the horizon.
+				    * trace: rows x repeat */
+	struct dist prompt_tokens; /* synthetic, in tokens */
+	struct dist output_tokens;
+	char *trace_path;          /* resolved against the scenario's folder */
+	struct request_row *rows;  /* trace: sorted by time (stable) */
+	size_t n_rows;
+	double speedup;            /* trace times are divided by it; default 1 */
+	int32_t repeat;            /* the trace is tiled this often; default 1 */
+	sim_time period;           /* one tile before speedup: span + one mean gap */
+};
+
+struct slo_spec {
+	sim_time ttft;             /* 0: no bound */
+	sim_time tpot;
+	sim_time e2e;
+	double percentile;         /* the percentile the bounds hold at; default 99 */
+};
+
+struct inference_spec {
+	int32_t replicas;          /* fixed count, or the autoscaler's minimum */
+	int32_t max_replicas;      /* = replicas when fixed */
+	double target_queue;       /* autoscaled: waiting requests per replica; 0 = fixed */
+	sim_time scale_interval;   /* autoscaler period, default 15s (the HPA's) */
+	sim_time scale_down_window; /* stabilization before scaling down, default 5m */
+	double load_bandwidth;     /* bytes/s a new replica loads its weights at, default 2 GB/s */
+	int32_t tensor_parallel;   /* GPUs per replica for REQUEST_GPUS; 1 otherwise */
+	int32_t max_batch;         /* sequences in a batch (vLLM max_num_seqs), default 256 */
+	int32_t max_batched_tokens; /* tokens per iteration (chunked prefill), default 2048 */
+	double memory_fraction;    /* of the unit's memory the server takes; 0 = footprint */
+	bool vram_given;           /* the workload's vram is the server's memory per GPU */
+	int kv_cache;              /* an enum quant */
+	sim_time tokenize;         /* CPU time per request, one tokenizer per replica */
+	enum route_policy route;
+	int64_t context;           /* tokens of a typical request (mean prompt + mean
+				    * output): the fit check and the default memory */
+	struct request_spec requests;
+	struct slo_spec slo;
+};
+
 struct workload_spec {
 	char *name;
 	struct srcloc loc;
@@ -157,6 +240,9 @@ struct workload_spec {
 				    * 0 = unknown */
 	const struct model_arch *model;  /* NULL: none */
 	int quantization;          /* an enum quant (footprint.h) when model is set */
+	double pass_rate;          /* quality: probability a result passes verification,
+				    * resolved for the workload's quantization; default 1 */
+	sim_time startup;          /* per job: image pull, model load; holds the GPUs */
 	int32_t restart_limit;     /* OOM kills retried this often, default 6 */
 	sim_time restart_backoff;  /* first delay, doubled per restart up to 5m; default 10s */
 	double cpu;                /* cores per job */
@@ -167,8 +253,15 @@ struct workload_spec {
 	size_t n_tolerations;
 	char **gpu_spec;           /* allowed GPU type names; none = any */
 	size_t n_gpu_spec;
+	struct affinity_expr *affinity;
+	size_t n_affinity;
+	struct topology_spread spread;
+	int32_t pods;              /* pods per job, each asking for `gpus` (default 1) */
+	bool gang;                 /* all pods of a job start together or none does;
+				    * without gang, each pod is a job of its own */
 	int32_t queue;             /* index into scenario.queues */
 	int32_t priority;
+	struct inference_spec *inference; /* kind inference; NULL for batch */
 };
 
 enum queue_strategy { STRATEGY_BEST_EFFORT_FIFO, STRATEGY_STRICT_FIFO };

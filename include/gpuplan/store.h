@@ -9,7 +9,9 @@
  * The schema is every table of DESIGN.md section 6 with declared column types
  * (times in seconds as REAL, NULL where a time never happened, flags as 0/1
  * INTEGER); tables the results object has no rows for yet (requests,
- * pending_reasons, allocations, findings) are created empty.  The schema
+ * allocations, findings) are created empty.  jobs has one more column than
+ * DESIGN.md lists: reason, the job's last pending reason in kube-scheduler's
+ * words (added to older databases when they are opened).  The schema
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
  *
@@ -88,6 +90,22 @@ int store_merge(struct store *st, const char *in_path, struct store_merge_stats 
 int store_run_count(struct store *st, int64_t *n, struct gp_err *err);
 
 /* Closes the connection and frees st (NULL is fine). */
+/* A run as stored: id, scenario name, scenario start (RFC 3339), simulated seconds. */
+struct store_run {
+	int64_t run_id;
+	char name[128];
+	char start[40];
+	double sim_seconds;
+};
+
+/* The run run_id, or the latest when run_id <= 0; GP_EINPUT when there is none. */
+int store_run_info(struct store *st, int64_t run_id, struct store_run *out, struct gp_err *err);
+
+/* The allocation rows of a run, in the order written; free with store_free_allocations. */
+int store_read_allocations(struct store *st, int64_t run_id, struct allocation **rows, size_t *n,
+			   struct gp_err *err);
+void store_free_allocations(struct allocation *rows, size_t n);
+
 void store_close(struct store *st);
 
 #endif

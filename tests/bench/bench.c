@@ -150,13 +150,16 @@ struct bench {
 	const char *name;
 	const char *target;
 	const char *scenario; /* a scenario or a sweep file; NULL: the engine hold model */
+	const char *requires; /* a data file it reads, skipped without it; NULL: none */
 };
 
 static const struct bench benches[] = {
 	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL},
 	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
 	 "tests/bench/batch-1m.yaml"},
-	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml"},
+	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL},
+	{"Azure conv trace, 1 M requests, 16 replicas", "< 10 s", "tests/bench/azure-1m.yaml",
+	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv"},
 };
 
 /* Runs one benchmark in a child; fills wall, events and peak RSS (MiB). */
@@ -225,6 +228,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
 		struct outcome o = {0};
 		double rss = 0;
+		if (benches[i].requires && access(benches[i].requires, R_OK) != 0) {
+			printf("%-48s skipped: %s is missing\n", benches[i].name, benches[i].requires);
+			continue;
+		}
 		if (run_child(&benches[i], &o, &rss)) {
 			printf("%-48s failed\n", benches[i].name);
 			failed = 1;

@@ -1,0 +1,29 @@
+/*
+ * cost.h - what a run cost, OpenCost's way, and what each verified result cost
+ * (DESIGN.md section 5, "Cost and verified results").
+ *
+ * A pod is charged for what it is allocated — its GPU equivalent (a whole
+ * GPU, 1/R of a time-sliced or MPS GPU, g/7 of a MIG GPU, milli/1000), its
+ * CPU and memory requests — at its pool's prices, from allocation to release
+ * (start-up included).  The simulation integrates these as $/h gauges, so the
+ * allocations of each output.step window are the windows of the timeseries.
+ * Capacity that is powered but unallocated is __idle__: per pool, powered
+ * GPUs, cores and memory (nodes' cpu and memory in proportion to the powered
+ * GPUs) minus what is allocated, at the pool's prices.  Idle is shared over
+ * workloads in proportion to their cost (OpenCost's shareIdle), so
+ *   cost per verified result = (cost + share of idle) / verified results.
+ * gpu_efficiency is GPU usage over request: engine activity over allocation.
+ */
+#ifndef GPUPLAN_COST_H
+#define GPUPLAN_COST_H
+
+#include "gpuplan/results.h"
+
+#define COST_IDLE_NAME "__idle__"
+
+/* Adds the allocation rows (per workload and window, and __idle__) and the
+ * cost metrics (cost_total, cost_idle, verified_results,
+ * cost_per_verified_result) to r.  verified[w]: verified results of workload w. */
+void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * infer.h - inference services: replicas that are continuous-batching
+ * servers on a roofline, the requests they serve, the router in front of
+ * them and the autoscaler that sizes them (DESIGN.md section 5, "Inference
+ * servers").  The model and its defaults are described at the top of
+ * infer.c.
+ *
+ * Lifecycle.  The simulation creates one struct infer per run
+ * (infer_create), lets it place the initial replicas at time 0
+ * (infer_start), routes the events whose type is an enum infer_event to it
+ * (infer_event), asks it to place replicas still pending whenever capacity
+ * may have been freed (infer_place_pending), and at the end asks for the
+ * metrics and request rows (infer_results) before infer_destroy.  The
+ * module owns its replicas, requests and arrival streams; it borrows the
+ * run's engine, cluster, placer and collector through struct infer_host.
+ *
+ * Replicas are pods that hold their units until scaled down: on the GPUs'
+ * tenant lists they appear with ids INFER_TENANT_BIT | replica, with f = 0,
+ * so the batch contention model does not count them (their duty cycle
+ * changes every iteration); their own activity goes to the collector's
+ * engine and SM gauges as it happens.
+ *
+ * Nothing here prints or exits; nothing allocates per event once the
+ * request arrays have reached their size (they are sized up front from
+ * the request count when it is known).
+ */
+#ifndef GPUPLAN_INFER_H
+#define GPUPLAN_INFER_H
+
+#include "gpuplan/cluster.h"
+#include "gpuplan/collect.h"
+#include "gpuplan/engine.h"
+#include "gpuplan/placement.h"
+#include "gpuplan/results.h"
+#include "gpuplan/roofline.h"
+
+/* Tenant ids of replicas on the GPUs' tenant lists. */
+#define INFER_TENANT_BIT UINT32_C(0x80000000)
+
+static inline bool infer_is_tenant(uint32_t job) { return (job & INFER_TENANT_BIT) != 0; }
+
+/* Event types, above any of the simulation's own. */
+enum infer_event {
+	EV_INFER_ARRIVAL = 0x100, /* id: service; a request arrives */
+	EV_INFER_ITERATION,       /* id: replica, gen: its generation; an iteration ends or
+				   * a tokenized request becomes ready */
+	EV_INFER_READY,           /* id: replica; model loaded, serving */
+	EV_INFER_SCALE,           /* id: service; the autoscaler looks */
+	EV_INFER_RETRY,           /* id: replica; restart after an OOM kill */
+	EV_INFER_END
+};
+
+static inline bool infer_owns_event(uint16_t type)
+{
+	return type >= EV_INFER_ARRIVAL && type < EV_INFER_END;
+}
+
+/* What the module borrows from the run. */
+struct infer_host {
+	struct engine *engine;
+	struct cluster *cluster;
+	struct placer *placer;
+	struct collect *collect;
+	int64_t *oom_kills;   /* per workload: replicas killed for overflowing VRAM */
+	int64_t *verified;    /* per workload: requests within SLO that passed quality */
+	bool *dirty;          /* set when a replica frees its units */
+	sim_time *progress;   /* moved to the time of each arrival and completion */
+	uint64_t *freed;      /* bumped when a replica frees units (blocked work may fit) */
+};
+
+struct infer;
+
+/* NULL when the scenario has no inference workload. */
+struct infer *infer_create(const struct scenario *sc, const struct infer_host *host);
+void infer_destroy(struct infer *in);
+
+/* At time 0: places the initial replicas (ready at once: the service is
+ * already up when the scenario starts) and schedules the first arrivals
+ * and autoscaler looks. */
+void infer_start(struct infer *in);
+
+void infer_event(struct infer *in, const struct event *ev);
+
+/* Places pending replicas that fit now. */
+void infer_place_pending(struct infer *in);
+
+/* Whether replicas wait for room. */
+bool infer_has_pending(const struct infer *in);
+
+/* Whether requests are still to arrive or to be served. */
+bool infer_work_left(const struct infer *in);
+
+/* Adds the inference metrics of every inference workload and of "all", and
+ * the request rows when output.requests; call after the run's other metrics
+ * (cost_per_million_tokens reads cost_total). */
+void infer_results(struct infer *in, struct results *out);
+
+/* --- the server model, for tests and estimates ---------------------------- */
+
+/* The memory one GPU of a replica of w takes in pool p (bytes): vram, or
+ * memory_fraction of the unit, or the footprint of max_batch typical
+ * requests capped at the unit. */
+double infer_server_memory(const struct pool_spec *p, const struct workload_spec *w);
+
+/* The part of a GPU a replica's unit gives it when alone (DESIGN.md sharing). */
+struct gpu_share infer_unit_share(const struct pool_spec *p, const struct workload_spec *w);
+
+/* An iteration of `seconds` on the simulation clock: rounded to the
+ * microsecond, at least 1. */
+sim_time infer_iteration_time(double seconds);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * reasons.h - why pending work waits, in kube-scheduler's words, and for how
+ * long.
+ *
+ * Messages.  reasons_format writes kube-scheduler's FitError message from
+ * per-reason node counts: "0/3 nodes are available: 1 Insufficient
+ * nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector."
+ * (each reason as "COUNT REASON", the strings sorted byte by byte as Go's
+ * sort.Strings does, joined by ", ", closed by ".").  The tracker interns
+ * messages: equal text, equal id.
+ *
+ * Accounting.  Pending jobs wait in scheduler classes (sched.h), and
+ * placement is asked about a class's head only, so a failed attempt gives
+ * the reason of every job of the class.  A job's reason holds from the
+ * failed attempt until the class's next failed attempt or the job's start;
+ * a job that joined after the last failed attempt has no reason yet.  The
+ * tracker therefore keeps, per class, the current message, since when, and
+ * how many of its jobs carry it, and accrues pending time when one of these
+ * changes: O(1) per join, start and failed attempt, never per pending job.
+ *
+ * What it reports, per scope (`all` and each workload) and message:
+ * pending_seconds, the pod-seconds pods spent with the message (a gang of
+ * four pods waiting an hour is four hours), and pods, the pods that began
+ * to wait with it (a pod that had the message in two separate spells, with
+ * another message in between, counts twice).  Each job keeps its last
+ * message for the jobs table.
+ *
+ * Retry.  The tracker also remembers, per class, the head and the capacity
+ * generation of its last failed attempt, so that the scheduler retries a
+ * class only when something that could unblock it happened, or when jobs
+ * joined it that have no reason yet (reasons_blocked).
+ *
+ * Lifecycle: reasons_init, then the hooks, reasons_finish at the end of the
+ * run, reasons_write to hand the rows to a results object, reasons_free.
+ */
+#ifndef GPUPLAN_REASONS_H
+#define GPUPLAN_REASONS_H
+
+#include "gpuplan/results.h"
+#include "gpuplan/scenario.h"
+
+/* Writes the FitError message for n_nodes nodes, counts[i] of which failed
+ * with texts[i] (zero counts are left out); returns what snprintf would. */
+size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
+		      const int32_t *counts, size_t n);
+
+struct reason_class;
+struct reason_job;
+
+struct reasons {
+	size_t n_workloads;
+	int64_t n_nodes;
+	const char *const *slot_texts; /* the reasons a node can give (placement's slots) */
+	size_t n_slots;
+	char **texts;                  /* interned messages, by id */
+	size_t n_texts, cap_texts;
+	int32_t *index;                /* open addressing: message hash -> id + 1 */
+	size_t n_index;
+	double *seconds;               /* [id * n_workloads + workload] */
+	int64_t *pods;
+	size_t cap_rows;               /* messages the two arrays above hold */
+	struct reason_class *classes;
+	size_t cap_classes;
+	int32_t *class_counts;         /* [class * n_slots + slot]: last counts seen */
+	struct reason_job *jobs;
+	size_t cap_jobs;
+	char *buf;                     /* formatting scratch */
+	size_t buf_size;
+};
+
+/* slot_texts must outlive the tracker (they are placement's). */
+void reasons_init(struct reasons *r, size_t n_workloads, int64_t n_nodes,
+		  const char *const *slot_texts, size_t n_slots);
+void reasons_free(struct reasons *r);
+
+/* Job joined class cls (it was enqueued). */
+void reasons_join(struct reasons *r, size_t cls, uint32_t job);
+
+/* The head of class cls failed at now: counts per slot (placement_plan's);
+ * members, the class's pending jobs; pods, pods per job of workload w; head
+ * and gen, for reasons_blocked.  Returns the message id. */
+int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
+		     sim_time now);
+
+/* Whether class cls last failed with this head at capacity generation gen
+ * and no job joined it since (members, its pending jobs): then trying it
+ * again cannot succeed, and its jobs keep their reason.  A job that joined
+ * needs an attempt of its own to get a reason. */
+bool reasons_blocked(const struct reasons *r, size_t cls, uint32_t head, uint64_t gen,
+		     size_t members);
+
+/* Job left its class (it started) at now. */
+void reasons_leave(struct reasons *r, uint32_t job, sim_time now);
+
+/* Accrues every class's pending time up to end (the end of the run). */
+void reasons_finish(struct reasons *r, sim_time end);
+
+/* The message text of id, or of job's last reason (NULL when it never had one). */
+const char *reasons_text(const struct reasons *r, int32_t id);
+const char *reasons_of_job(const struct reasons *r, uint32_t job);
+
+/* Copies the messages into out (which owns its copies), the pending_reasons
+ * rows (scope all first, then workloads in scenario order; messages in the
+ * order they first appeared) and each job record's reason.  Call after the
+ * job records are written. */
+void reasons_write(const struct reasons *r, const struct scenario *sc, struct results *out);
+
+#endif

@@ -1,0 +1,1404 @@
+/*
+ * infer.c - continuous-batching inference servers (see infer.h).
+ *
+ * The server (one per replica, vLLM-like, v0 block manager with chunked
+ * prefill).  Requests wait in FIFO order.  Every iteration is planned at its
+ * start, in this order, within a budget of max_batched_tokens tokens:
+ *   1. decode: every running sequence whose prompt is in the KV cache gets
+ *      one token.  When its next token needs a new KV block and none is
+ *      free, the most recently admitted running sequence is preempted
+ *      (recompute: its blocks are freed and it goes back to the head of the
+ *      queue; when readmitted it prefills its prompt and the tokens it had
+ *      generated, and continues);
+ *   2. chunked prefill: sequences part-way through their prompt continue;
+ *   3. admission: waiting requests whose tokenization is done join while
+ *      max_batch, the token budget and the free KV blocks allow; a request
+ *      is given the blocks of its whole prompt when admitted, and a first
+ *      chunk of it (FCFS: a head that does not fit stops admission).
+ * The iteration takes the roofline time of that work (roofline.h: prefill
+ * chunks with their cached prefixes, one decode token per sequence at its
+ * context), rounded to the microsecond.  When it ends, each sequence whose
+ * prefill completed or that decoded gets one token (the first one is its
+ * TTFT); a sequence with all its output tokens completes and frees its
+ * blocks.  The next iteration starts at once while there is work.
+ *
+ * KV capacity: footprint.h's blocks of 16 tokens in the memory left after
+ * weights and runtime overhead; the memory is infer_server_memory (below).
+ * A request whose prompt + output exceeds the whole cache is rejected on
+ * arrival, as vLLM rejects requests longer than max_model_len.
+ *
+ * Tokenization: one CPU tokenizer per replica (vLLM's API server process),
+ * FIFO, `tokenize` per request: a request is ready for admission when its
+ * turn on the tokenizer ends.  At high rates it is the bottleneck, and no
+ * GPU helps (DESIGN.md step 4, "application").
+ *
+ * Sharing (DESIGN.md section 5).  A replica's roofline uses the share of its
+ * unit when alone (infer_unit_share): exclusive and time-slicing {1, 1};
+ * MPS {1/R, 1}; fractional {milli/1000, 1}; MIG {g/7, memory slices/8}.
+ * Co-tenants that run at the same time slow an iteration down, as
+ * processor sharing: an iteration's work (its exclusive time) progresses at
+ * a rate that changes whenever a co-tenant starts or stops:
+ *   time-slicing  rate = 1 / (B (1 + o)) when B > 1, where B counts the
+ *                 replicas in an iteration on the GPU plus the batch pods'
+ *                 gpu_busy: the GPU serves the busy contexts in turn, with
+ *                 the context-switch overhead o (the pool's, 0.05)
+ *   mps, fractional  rate = 1 / max(1, U), U the bandwidth demand of the
+ *                 busy co-tenants: for a replica in an iteration
+ *                 memory time / iteration time, for a batch pod f x s; the
+ *                 SMs are partitioned, HBM bandwidth is not
+ *   exclusive, mig   rate 1 (isolated)
+ * A tensor-parallel replica runs at the slowest of its GPUs' rates; the
+ * all-reduces between its GPUs are in the roofline (roofline.c).
+ * Batch pods sharing a GPU with a replica are not slowed by it: the
+ * replica's tenant entry has f = 0, because its duty cycle changes every
+ * iteration.
+ *
+ * Activity.  While a replica is in an iteration its GPUs are busy: the
+ * engine gauge counts 1 per GPU (g/7 for a MIG instance), SM activity
+ * min(sm_share, compute share); GPU-level figures are capped at 1 per GPU.
+ * Between iterations the gauges drop, so an idle server holding a whole GPU
+ * shows its real duty cycle (a few percent at low load).
+ *
+ * Routing: round-robin over the ready replicas, or least outstanding
+ * (waiting + running, lowest replica on ties).  With no ready replica,
+ * requests wait at the router.
+ *
+ * Replicas are pods placed like batch pods (placement.h), before batch work
+ * in each scheduling pass.  The initial replicas are ready at time 0; a
+ * replica placed later (pending for room, autoscaled, restarted after an
+ * OOM kill) is ready after the workload's `startup` plus loading its
+ * weights per GPU at load_bandwidth (default 2 GB/s).  Under time-slicing
+ * memory is not isolated: replicas whose memory overflows the GPU are OOM
+ * killed and restarted with the kubelet's backoff (10 s doubling to 5 min),
+ * for ever, as a Deployment's pods are.
+ *
+ * Autoscaling (HPA-like, on waiting requests): every `interval` (15 s),
+ * with W requests waiting (at the router and on the ready replicas, not
+ * yet admitted) and N ready replicas, desired = ceil(current x (W/N) /
+ * target_queue), unchanged within 10 % of the target, clamped to
+ * [min, max]; a scale-down takes the highest recommendation of the last
+ * scale_down_window (5 min).  Scaling down drains the replica with the
+ * fewest outstanding requests (pending ones first): it takes no new
+ * requests and frees its GPUs after its last one.
+ *
+ * Requests: TTFT = first token - arrival (tokenization, queueing and
+ * prefill included); TPOT = (done - first token) / (output - 1); e2e =
+ * done - arrival.  A request meets the SLO when every bound given holds;
+ * it is verified when it also passes its quality draw (a hash of the seed,
+ * the workload and the request: independent of event order).
+ */
+#include "gpuplan/infer.h"
+
+#include "gpuplan/arrivals.h"
+#include "gpuplan/requests.h"
+
+#include <assert.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define BLOCK FOOTPRINT_BLOCK_TOKENS
+#define BACKOFF_FIRST (10 * SIM_SECOND)
+#define BACKOFF_CAP (5 * SIM_MINUTE)
+#define HPA_TOLERANCE 0.1
+
+enum req_state { RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
+
+/* One request of a service, by index in arrival order. */
+struct req {
+	sim_time arrival;
+	sim_time ready;       /* tokenized */
+	sim_time admitted;    /* first admission; SIM_NEVER before */
+	sim_time first;       /* first token; SIM_NEVER before */
+	sim_time done;        /* SIM_NEVER before */
+	int32_t prompt, output;
+	int32_t generated;    /* survives preemption */
+	uint8_t state;        /* enum req_state */
+	bool slo_met, verified;
+};
+
+/* A running sequence of a replica. */
+struct seq {
+	uint32_t req;
+	int32_t target;       /* tokens to prefill: prompt (+ generated, after a preemption) */
+	int32_t kv;           /* tokens in the KV cache */
+	int32_t generated, output;
+	int32_t blocks;       /* KV blocks held */
+	int32_t sched;        /* tokens computed in the current iteration */
+};
+
+enum rep_state { RS_UNUSED, RS_PENDING, RS_STARTING, RS_READY, RS_DRAINING, RS_BACKOFF };
+
+struct replica {
+	int32_t svc;
+	uint8_t state;        /* enum rep_state */
+	bool busy;            /* an iteration is in flight */
+	bool active;          /* counted in the activity gauges */
+	uint16_t gen;         /* of the live iteration or wake-up event */
+	uint16_t life;        /* of the slot's current pod: its ready and retry events */
+	struct placement pl;
+	int32_t pool;
+	double memory;        /* per GPU */
+	double eng_w, sm_w;   /* per GPU while active */
+	struct roofline roof;
+	int64_t blocks, free_blocks;
+	/* waiting requests: a ring of request indices */
+	uint32_t *wait;
+	uint32_t wait_head, wait_n, wait_cap;
+	struct seq *run;      /* max_batch, in admission order */
+	int32_t n_run;
+	int64_t outstanding;  /* waiting + running */
+	sim_time tok_free;    /* the tokenizer is free from then */
+	sim_time wake_at;     /* of the pending wake-up; SIM_NEVER: none */
+	/* the iteration in flight: its exclusive work left (µs) at rate since last */
+	double remaining, rate, u;
+	sim_time iter_start, last;
+	int32_t restarts;
+	sim_time ready_since; /* SIM_NEVER: not serving */
+	double busy_us, ready_us;
+	double demand;        /* GPUs' worth in the demand gauge */
+};
+
+struct service {
+	int32_t w;            /* workload index */
+	const struct workload_spec *ws;
+	const struct inference_spec *is;
+	struct request_stream stream;
+	struct req *reqs;
+	size_t n_reqs, cap_reqs;
+	uint32_t *backlog;    /* ring: requests waiting for a ready replica */
+	uint32_t back_head, back_n, back_cap;
+	int32_t first_rep, n_reps; /* slots in infer.reps */
+	int32_t rr;           /* round-robin cursor */
+	int32_t *history;     /* autoscaler recommendations, a ring */
+	int32_t n_history, history_at;
+	bool arriving;
+	int64_t outstanding;  /* arrived, not done or rejected */
+	int64_t preemptions;
+	double demand_unit;   /* GPUs' worth of one replica before placement */
+	uint64_t quality_seed;
+};
+
+struct infer {
+	const struct scenario *sc;
+	struct infer_host h;
+	struct service *svcs;
+	size_t n_svcs;
+	struct replica *reps;
+	size_t n_reps;
+	double *gpu_eng, *gpu_sm; /* per GPU: sums over active replicas, uncapped */
+	int64_t pending;          /* replicas pending placement */
+};
+
+static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }
+
+static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
+
+static inline struct service *svc_of(struct infer *in, const struct replica *r)
+{
+	return &in->svcs[r->svc];
+}
+
+/* --- the server model's inputs ------------------------------------------- */
+
+sim_time infer_iteration_time(double seconds)
+{
+	sim_time us = (sim_time)llround(seconds * (double)SIM_SECOND);
+	return us < 1 ? 1 : us;
+}
+
+/* The memory of the pod's unit on one GPU (no isolation: the whole GPU). */
+static double unit_bytes(const struct pool_spec *p, const struct workload_spec *w)
+{
+	const struct sharing *sh = &p->sharing;
+	switch (sh->mode) {
+	case SHARING_MPS: return p->gpu->memory_bytes / sh->replicas;
+	case SHARING_FRACTIONAL:
+		return w->request == REQUEST_MILLI ? p->gpu->memory_bytes * w->milli / 1000.0
+						   : p->gpu->memory_bytes;
+	case SHARING_MIG:
+		for (size_t i = 0; i < sh->n_layout; i++)
+			if (w->mig_profile && !strcmp(sh->layout[i]->name, w->mig_profile))
+				return sh->layout[i]->memory_bytes;
+		break;
+	case SHARING_EXCLUSIVE:
+	case SHARING_TIME_SLICING: break;
+	}
+	return p->gpu->memory_bytes;
+}
+
+double infer_server_memory(const struct pool_spec *p, const struct workload_spec *w)
+{
+	const struct inference_spec *is = w->inference;
+	double unit = unit_bytes(p, w);
+	if (is->vram_given)
+		return w->vram_bytes;
+	if (is->memory_fraction > 0)
+		return is->memory_fraction * unit;
+	struct footprint fp;
+	footprint_compute(w->model, (enum quant)w->quantization, (enum quant)is->kv_cache,
+			  is->tensor_parallel, unit, &fp);
+	double all = fp.weights_per_gpu + fp.overhead_per_gpu +
+		     (double)(is->max_batch * blocks_for(is->context) * BLOCK) * fp.kv_bytes_per_token;
+	return all < unit ? all : unit;
+}
+
+struct gpu_share infer_unit_share(const struct pool_spec *p, const struct workload_spec *w)
+{
+	const struct sharing *sh = &p->sharing;
+	switch (sh->mode) {
+	case SHARING_MPS: return (struct gpu_share){1.0 / sh->replicas, 1.0};
+	case SHARING_FRACTIONAL:
+		if (w->request == REQUEST_MILLI)
+			return (struct gpu_share){w->milli / 1000.0, 1.0};
+		break;
+	case SHARING_MIG:
+		for (size_t i = 0; i < sh->n_layout; i++)
+			if (w->mig_profile && !strcmp(sh->layout[i]->name, w->mig_profile))
+				return (struct gpu_share){sh->layout[i]->compute_slices / 7.0,
+							  sh->layout[i]->memory_slices / 8.0};
+		break;
+	case SHARING_EXCLUSIVE:
+	case SHARING_TIME_SLICING: break;
+	}
+	return GPU_SHARE_WHOLE;
+}
+
+/* --- gauges ----------------------------------------------------------------- */
+
+/* Moves gauge g of scope all, the pool (>= 0) and the service's workload (>= 0). */
+static void gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, double delta)
+{
+	sim_time now = now_of(in);
+	const struct scenario *sc = in->sc;
+	collect_add(in->h.collect, 0, g, delta, now);
+	if (pool >= 0)
+		collect_add(in->h.collect, collect_scope_pool(sc, (size_t)pool), g, delta, now);
+	if (w >= 0)
+		collect_add(in->h.collect, collect_scope_workload(sc, (size_t)w), g, delta, now);
+}
+
+/* What a placed replica holds, in and out of the gauges (as a batch pod's). */
+static void hold_gauges(struct infer *in, const struct replica *r, double sign)
+{
+	const struct workload_spec *ws = svc_of(in, r)->ws;
+	const struct price *price = &in->sc->pools[r->pool].price;
+	int32_t w = svc_of(in, r)->w;
+	double gpus = __builtin_popcountll(r->pl.gpu_mask);
+	gauge(in, r->pool, w, GAUGE_ALLOCATED, sign * r->pl.equivalent);
+	gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GIB);
+	gauge(in, r->pool, w, GAUGE_RUNNING, sign);
+	gauge(in, r->pool, w, GAUGE_CPU, sign * ws->cpu);
+	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GIB);
+	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * r->pl.equivalent * price->gpu_hour);
+	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
+	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GIB * price->gib_hour);
+}
+
+/* The replica starts or stops counting in the activity gauges. */
+static void set_active(struct infer *in, struct replica *r, bool active)
+{
+	if (r->active == active)
+		return;
+	r->active = active;
+	double sign = active ? 1 : -1;
+	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	double eng = 0, sm = 0;
+	for (int i = 0; i < nd->gpus; i++) {
+		if (!(r->pl.gpu_mask >> i & 1))
+			continue;
+		size_t g = (size_t)(nd->first_gpu + i);
+		double e0 = fmin(1, in->gpu_eng[g]), s0 = fmin(1, in->gpu_sm[g]);
+		in->gpu_eng[g] += sign * r->eng_w;
+		in->gpu_sm[g] += sign * r->sm_w;
+		if (in->gpu_eng[g] < 1e-12)
+			in->gpu_eng[g] = in->gpu_sm[g] = 0; /* float dust */
+		eng += fmin(1, in->gpu_eng[g]) - e0;
+		sm += fmin(1, in->gpu_sm[g]) - s0;
+	}
+	double gpus = __builtin_popcountll(r->pl.gpu_mask);
+	int32_t w = svc_of(in, r)->w;
+	gauge(in, r->pool, -1, GAUGE_ENGINE, eng);
+	gauge(in, r->pool, -1, GAUGE_SM, sm);
+	collect_add(in->h.collect, collect_scope_workload(in->sc, (size_t)w), GAUGE_ENGINE,
+		    sign * gpus * r->eng_w, now_of(in));
+	collect_add(in->h.collect, collect_scope_workload(in->sc, (size_t)w), GAUGE_SM,
+		    sign * gpus * r->sm_w, now_of(in));
+}
+
+/* --- rates under sharing ---------------------------------------------------- */
+
+static const struct sharing *sharing_of(const struct infer *in, const struct replica *r)
+{
+	return &in->sc->pools[r->pool].sharing;
+}
+
+/* Whether co-tenants can slow this replica's iterations. */
+static bool contended(const struct infer *in, const struct replica *r)
+{
+	enum sharing_mode m = sharing_of(in, r)->mode;
+	return m == SHARING_TIME_SLICING || m == SHARING_MPS ||
+	       (m == SHARING_FRACTIONAL && svc_of((struct infer *)in, r)->ws->request == REQUEST_MILLI);
+}
+
+/* The rate of r's iteration on GPU g (see the top of the file). */
+static double gpu_rate(const struct infer *in, const struct replica *r, const struct gpu *g)
+{
+	const struct sharing *sh = sharing_of(in, r);
+	double load = 0;
+	for (uint16_t k = 0; k < g->n_tenants; k++) {
+		const struct tenant *t = &g->tenants[k];
+		if (!infer_is_tenant(t->job)) {
+			load += sh->mode == SHARING_TIME_SLICING ? t->f : t->f * t->s;
+			continue;
+		}
+		const struct replica *x = &in->reps[t->job & ~INFER_TENANT_BIT];
+		if (x->busy)
+			load += sh->mode == SHARING_TIME_SLICING ? 1 : x->u;
+	}
+	if (sh->mode == SHARING_TIME_SLICING)
+		return load > 1 + 1e-12 ? 1.0 / (load * (1 + sh->overhead)) : 1;
+	return load > 1 ? 1.0 / load : 1;
+}
+
+static double replica_rate(const struct infer *in, const struct replica *r)
+{
+	if (!contended(in, r))
+		return 1;
+	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	double rate = 1;
+	for (int i = 0; i < nd->gpus; i++)
+		if (r->pl.gpu_mask >> i & 1)
+			rate = fmin(rate, gpu_rate(in, r, &in->h.cluster->gpus[nd->first_gpu + i]));
+	return rate;
+}
+
+/* Schedules the end of r's iteration from its work left and rate. */
+static void push_end(struct infer *in, struct replica *r)
+{
+	sim_time now = now_of(in);
+	sim_time end = now + (sim_time)ceil(r->remaining / r->rate - 1e-9);
+	r->gen++;
+	engine_push(in->h.engine, end, EV_INFER_ITERATION, (uint32_t)(r - in->reps), r->gen);
+}
+
+/* r's co-tenants changed: account its progress so far, then go on at the new rate. */
+static void rerate(struct infer *in, struct replica *r)
+{
+	if (!r->busy)
+		return;
+	double rate = replica_rate(in, r);
+	if (rate == r->rate)
+		return;
+	sim_time now = now_of(in);
+	r->remaining = fmax(0, r->remaining - (double)(now - r->last) * r->rate);
+	r->last = now;
+	r->rate = rate;
+	push_end(in, r);
+}
+
+/* After r started or stopped an iteration: its busy co-tenants' rates. */
+static void neighbours_changed(struct infer *in, const struct replica *r)
+{
+	if (!contended(in, r))
+		return;
+	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	for (int i = 0; i < nd->gpus; i++) {
+		if (!(r->pl.gpu_mask >> i & 1))
+			continue;
+		const struct gpu *g = &in->h.cluster->gpus[nd->first_gpu + i];
+		for (uint16_t k = 0; k < g->n_tenants; k++) {
+			uint32_t id = g->tenants[k].job;
+			if (infer_is_tenant(id) && &in->reps[id & ~INFER_TENANT_BIT] != r)
+				rerate(in, &in->reps[id & ~INFER_TENANT_BIT]);
+		}
+	}
+}
+
+/* --- queues ----------------------------------------------------------------- */
+
+static void ring_grow(uint32_t **ring, uint32_t *head, uint32_t n, uint32_t *cap)
+{
+	uint32_t old = *cap, grown = old ? 2 * old : 64;
+	uint32_t *next = gp_xmalloc(grown * sizeof *next);
+	for (uint32_t i = 0; i < n; i++)
+		next[i] = (*ring)[(*head + i) % old];
+	free(*ring);
+	*ring = next;
+	*head = 0;
+	*cap = grown;
+}
+
+static void push_back(uint32_t **ring, uint32_t *head, uint32_t *n, uint32_t *cap, uint32_t v)
+{
+	if (*n == *cap)
+		ring_grow(ring, head, *n, cap);
+	(*ring)[(*head + *n) % *cap] = v;
+	(*n)++;
+}
+
+static void push_front(uint32_t **ring, uint32_t *head, uint32_t *n, uint32_t *cap, uint32_t v)
+{
+	if (*n == *cap)
+		ring_grow(ring, head, *n, cap);
+	*head = (*head + *cap - 1) % *cap;
+	(*ring)[*head] = v;
+	(*n)++;
+}
+
+static uint32_t pop_front(uint32_t *ring, uint32_t *head, uint32_t *n, uint32_t cap)
+{
+	uint32_t v = ring[*head];
+	*head = (*head + 1) % cap;
+	(*n)--;
+	return v;
+}
+
+/* --- requests ------------------------------------------------------------- */
+
+/* A uniform draw in [0, 1) fixed by the seed, the workload and the request. */
+static double quality_draw(uint64_t seed, size_t i)
+{
+	uint64_t x = seed ^ (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+	x ^= x >> 31;
+	return (double)(x >> 11) / 9007199254740992.0;
+}
+
+static bool within_slo(const struct slo_spec *slo, const struct req *q)
+{
+	if (q->state != RQ_DONE)
+		return false;
+	if (slo->ttft && q->first - q->arrival > slo->ttft)
+		return false;
+	if (slo->e2e && q->done - q->arrival > slo->e2e)
+		return false;
+	/* TPOT bound against the request's mean time per output token after the first. */
+	if (slo->tpot && q->output > 1 && (q->done - q->first) > slo->tpot * (q->output - 1))
+		return false;
+	return true;
+}
+
+static void finish_request(struct infer *in, struct service *s, uint32_t id, enum req_state st)
+{
+	struct req *q = &s->reqs[id];
+	q->state = (uint8_t)st;
+	q->done = now_of(in);
+	q->slo_met = within_slo(&s->is->slo, q);
+	q->verified = q->slo_met && quality_draw(s->quality_seed, id) < s->ws->pass_rate;
+	if (q->verified && in->h.verified)
+		in->h.verified[s->w]++;
+	s->outstanding--;
+	if (in->h.progress)
+		*in->h.progress = q->done;
+}
+
+/* --- the server ------------------------------------------------------------- */
+
+static void release(struct infer *in, struct replica *r);
+
+/* Sends the newest running sequence back to the head of the queue. */
+static void preempt_newest(struct infer *in, struct replica *r)
+{
+	struct service *s = svc_of(in, r);
+	struct seq *v = &r->run[--r->n_run];
+	struct req *q = &s->reqs[v->req];
+	r->free_blocks += v->blocks;
+	q->generated = v->generated;
+	q->state = RQ_WAITING;
+	push_front(&r->wait, &r->wait_head, &r->wait_n, &r->wait_cap, v->req);
+	s->preemptions++;
+}
+
+/* Decodes of the running sequences (step 1); returns their count, Σ context
+ * and whether some sequence is part-way through its prompt. */
+static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget, double *ctx,
+			    bool *partial)
+{
+	int32_t n = 0;
+	*partial = false;
+	for (int32_t i = 0; i < r->n_run; i++) {
+		struct seq *q = &r->run[i];
+		q->sched = 0;
+		if (q->kv < q->target) {
+			*partial = true;
+			continue;
+		}
+		if (*budget == 0)
+			continue;
+		if (blocks_for(q->kv + 1) > q->blocks) {
+			while (r->free_blocks == 0 && r->n_run > i)
+				preempt_newest(in, r);
+			if (i >= r->n_run)
+				break; /* it was the newest */
+			q->blocks++;
+			r->free_blocks--;
+		}
+		q->sched = 1;
+		(*budget)--;
+		n++;
+		*ctx += q->kv + 1;
+	}
+	return n;
+}
+
+/* Chunked prefills (step 2) and admissions (step 3) into w. */
+static void plan_prefills(struct infer *in, struct replica *r, int32_t budget, bool partial,
+			  struct roofline_work *w)
+{
+	struct service *s = svc_of(in, r);
+	sim_time now = now_of(in);
+	for (int32_t i = 0; partial && i < r->n_run && budget > 0; i++) {
+		struct seq *q = &r->run[i];
+		if (q->kv >= q->target)
+			continue;
+		q->sched = q->target - q->kv < budget ? q->target - q->kv : budget;
+		budget -= q->sched;
+		roofline_add_prefill(w, q->sched, q->kv);
+	}
+	while (budget > 0 && r->n_run < s->is->max_batch && r->wait_n) {
+		uint32_t id = r->wait[r->wait_head];
+		struct req *q = &s->reqs[id];
+		int32_t target = q->prompt + q->generated;
+		int64_t need = blocks_for(target);
+		if (q->ready > now || need > r->free_blocks)
+			break;
+		pop_front(r->wait, &r->wait_head, &r->wait_n, r->wait_cap);
+		r->free_blocks -= need;
+		q->state = RQ_RUNNING;
+		if (q->admitted == SIM_NEVER)
+			q->admitted = now;
+		int32_t chunk = target < budget ? target : budget;
+		r->run[r->n_run++] = (struct seq){id, target, 0, q->generated, q->output,
+						  (int32_t)need, chunk};
+		budget -= chunk;
+		roofline_add_prefill(w, chunk, 0);
+	}
+}
+
+/* Plans and starts an iteration; false when there is nothing to compute. */
+static bool start_iteration(struct infer *in, struct replica *r)
+{
+	int32_t budget = svc_of(in, r)->is->max_batched_tokens;
+	double ctx = 0;
+	bool partial;
+	int32_t decodes = plan_decodes(in, r, &budget, &ctx, &partial);
+	struct roofline_work w = ROOFLINE_WORK_NONE;
+	/* Summed over the decoding sequences: each attends to its context. */
+	w.tokens = decodes;
+	w.keys = ctx;
+	w.kv_read = ctx - decodes;
+	plan_prefills(in, r, budget, partial, &w);
+	if (w.tokens <= 0)
+		return false;
+	struct roofline_terms t;
+	roofline_terms(&r->roof, &w, &t);
+	sim_time now = now_of(in);
+	r->busy = true;
+	r->remaining = (double)infer_iteration_time(t.total_s);
+	r->u = t.total_s > 0 ? t.memory_s / t.total_s : 0;
+	r->iter_start = r->last = now;
+	r->wake_at = SIM_NEVER;
+	set_active(in, r, true);
+	r->rate = replica_rate(in, r);
+	push_end(in, r);
+	neighbours_changed(in, r);
+	return true;
+}
+
+/* Applies the iteration's tokens; completes the sequences that are done. */
+static void end_iteration(struct infer *in, struct replica *r)
+{
+	struct service *s = svc_of(in, r);
+	sim_time now = now_of(in);
+	r->busy = false;
+	r->busy_us += (double)(now - r->iter_start);
+	int32_t kept = 0;
+	for (int32_t i = 0; i < r->n_run; i++) {
+		struct seq *q = &r->run[i];
+		bool token = q->sched > 0 && (q->kv >= q->target || q->kv + q->sched >= q->target);
+		q->kv += q->sched;
+		q->sched = 0;
+		if (token) {
+			/* generated survives preemption: 1 is the very first token.
+			 * (Only then touch the request: its record is cold.) */
+			if (++q->generated == 1)
+				s->reqs[q->req].first = now;
+			if (q->generated >= q->output) {
+				r->free_blocks += q->blocks;
+				s->reqs[q->req].generated = q->generated;
+				finish_request(in, s, q->req, RQ_DONE);
+				r->outstanding--;
+				continue;
+			}
+		}
+		if (kept != i) /* (a copy onto itself stalls on the fields just written) */
+			r->run[kept] = *q;
+		kept++;
+	}
+	r->n_run = kept;
+}
+
+/* Starts the next iteration, or waits for the head's tokenization, or idles. */
+static void kick(struct infer *in, struct replica *r)
+{
+	if (r->busy)
+		return;
+	if (start_iteration(in, r))
+		return;
+	if (r->active) {
+		set_active(in, r, false);
+		neighbours_changed(in, r);
+	}
+	if (r->state == RS_DRAINING && r->outstanding == 0) {
+		release(in, r);
+		return;
+	}
+	if (!r->n_run && r->wait_n) {
+		sim_time ready = svc_of(in, r)->reqs[r->wait[r->wait_head]].ready;
+		if (ready > now_of(in) && r->wake_at != ready) {
+			r->wake_at = ready;
+			r->gen++;
+			engine_push(in->h.engine, ready, EV_INFER_ITERATION, (uint32_t)(r - in->reps),
+				    r->gen);
+		}
+	}
+}
+
+static void on_iteration(struct infer *in, uint32_t id, uint16_t gen)
+{
+	struct replica *r = &in->reps[id];
+	if (gen != r->gen)
+		return; /* superseded: re-rated, or a later wake-up */
+	if (r->busy)
+		end_iteration(in, r);
+	else
+		r->wake_at = SIM_NEVER;
+	kick(in, r);
+}
+
+/* --- routing ---------------------------------------------------------------- */
+
+/* Hands request id to replica r: tokenizer, then the queue.  The caller
+ * kicks r once every request of the instant is queued, so that requests
+ * arriving together are batched together. */
+static void dispatch(struct infer *in, struct replica *r, uint32_t id)
+{
+	struct service *s = svc_of(in, r);
+	struct req *q = &s->reqs[id];
+	sim_time now = now_of(in);
+	if (blocks_for((int64_t)q->prompt + q->output) > r->blocks) {
+		finish_request(in, s, id, RQ_REJECTED); /* longer than max_model_len */
+		return;
+	}
+	q->ready = now;
+	if (s->is->tokenize > 0) {
+		q->ready = (r->tok_free > now ? r->tok_free : now) + s->is->tokenize;
+		r->tok_free = q->ready;
+	}
+	push_back(&r->wait, &r->wait_head, &r->wait_n, &r->wait_cap, id);
+	r->outstanding++;
+}
+
+static void kick_all(struct infer *in, struct service *s)
+{
+	for (int32_t k = 0; k < s->n_reps; k++)
+		if (in->reps[s->first_rep + k].state == RS_READY)
+			kick(in, &in->reps[s->first_rep + k]);
+}
+
+/* The ready replica the router picks; NULL when none is ready. */
+static struct replica *route(struct infer *in, struct service *s)
+{
+	struct replica *best = NULL;
+	for (int32_t k = 0; k < s->n_reps; k++) {
+		int32_t i = s->is->route == ROUTE_ROUND_ROBIN ? (s->rr + k) % s->n_reps : k;
+		struct replica *r = &in->reps[s->first_rep + i];
+		if (r->state != RS_READY)
+			continue;
+		if (s->is->route == ROUTE_ROUND_ROBIN) {
+			s->rr = (i + 1) % s->n_reps;
+			return r;
+		}
+		if (!best || r->outstanding < best->outstanding)
+			best = r;
+	}
+	return best;
+}
+
+static void drain_backlog(struct infer *in, struct service *s)
+{
+	while (s->back_n) {
+		struct replica *r = route(in, s);
+		if (!r)
+			return;
+		dispatch(in, r, pop_front(s->backlog, &s->back_head, &s->back_n, s->back_cap));
+	}
+	kick_all(in, s);
+}
+
+static void on_arrival(struct infer *in, struct service *s)
+{
+	sim_time now = now_of(in);
+	struct new_request nr;
+	while (request_stream_take(&s->stream, now, &nr)) {
+		GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
+		uint32_t id = (uint32_t)s->n_reqs++;
+		s->reqs[id] = (struct req){now, now, SIM_NEVER, SIM_NEVER, SIM_NEVER, nr.prompt,
+					   nr.output, 0, RQ_WAITING, false, false};
+		s->outstanding++;
+		struct replica *r = route(in, s);
+		if (r)
+			dispatch(in, r, id);
+		else
+			push_back(&s->backlog, &s->back_head, &s->back_n, &s->back_cap, id);
+	}
+	kick_all(in, s);
+	if (in->h.progress)
+		*in->h.progress = now;
+	if (s->stream.next != SIM_NEVER)
+		engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)(s - in->svcs), 0);
+	else
+		s->arriving = false;
+}
+
+/* --- replicas as pods ------------------------------------------------------- */
+
+static bool overflows(const struct infer *in, const struct replica *r)
+{
+	const struct sharing *sh = sharing_of(in, r);
+	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
+		return false;
+	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	double memory = in->sc->pools[r->pool].gpu->memory_bytes;
+	for (int i = 0; i < nd->gpus; i++)
+		if ((r->pl.gpu_mask >> i & 1) && in->h.cluster->gpus[nd->first_gpu + i].vram_used > memory)
+			return true;
+	return false;
+}
+
+/* The server on its unit: memory, KV blocks, roofline, activity weights. */
+static void set_up_server(struct infer *in, struct replica *r)
+{
+	const struct service *s = svc_of(in, r);
+	const struct workload_spec *ws = s->ws;
+	const struct pool_spec *p = &in->sc->pools[r->pool];
+	struct gpu_share share = infer_unit_share(p, ws);
+	struct footprint fp;
+	footprint_compute(ws->model, (enum quant)ws->quantization, (enum quant)s->is->kv_cache,
+			  s->is->tensor_parallel, r->memory, &fp);
+	r->blocks = r->free_blocks = fp.kv_blocks;
+	roofline_init(&r->roof, ws->model, (enum quant)ws->quantization,
+		      (enum quant)s->is->kv_cache, p->gpu, NULL, share, s->is->tensor_parallel);
+	r->eng_w = p->sharing.mode == SHARING_MIG ? share.compute : 1;
+	r->sm_w = fmin(ws->sm_share, share.compute);
+	if (!r->run)
+		r->run = gp_xcalloc((size_t)s->is->max_batch, sizeof *r->run);
+}
+
+static void become_ready(struct infer *in, struct replica *r)
+{
+	r->state = RS_READY;
+	r->ready_since = now_of(in);
+	drain_backlog(in, svc_of(in, r));
+}
+
+/* Backoff after the n-th OOM kill: 10 s doubling, capped at 5 min. */
+static sim_time backoff(int32_t n)
+{
+	sim_time b = BACKOFF_FIRST;
+	for (int32_t k = 0; k < n && b < BACKOFF_CAP; k++)
+		b *= 2;
+	return b < BACKOFF_CAP ? b : BACKOFF_CAP;
+}
+
+static uint32_t tenant_of(const struct infer *in, const struct replica *r)
+{
+	return INFER_TENANT_BIT | (uint32_t)(r - in->reps);
+}
+
+/* Places r's pod as the scheduler would, if it fits now.  The cluster then
+ * holds the server's memory on each GPU (not the least it needs, which is
+ * what placement filtered on) and a tenant with f = 0 (see infer.h). */
+static bool take_pod(struct infer *in, struct replica *r)
+{
+	struct service *s = svc_of(in, r);
+	struct pod_request pod = {s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0};
+	int32_t node;
+	if (!placement_plan(in->h.placer, &pod, now_of(in), &node, NULL))
+		return false;
+	placement_take(in->h.placer, &pod, &node, tenant_of(in, r), &r->pl);
+	r->pool = in->h.cluster->nodes[node].pool;
+	r->memory = infer_server_memory(&in->sc->pools[r->pool], s->ws);
+	const struct node *nd = &in->h.cluster->nodes[node];
+	for (int i = 0; i < nd->gpus; i++) {
+		if (!(r->pl.gpu_mask >> i & 1))
+			continue;
+		struct gpu *g = &in->h.cluster->gpus[nd->first_gpu + i];
+		g->vram_used += r->memory - r->pl.vram;
+		for (uint16_t k = 0; k < g->n_tenants; k++)
+			if (g->tenants[k].job == tenant_of(in, r))
+				g->tenants[k].f = 0;
+	}
+	r->pl.vram = r->memory;
+	return true;
+}
+
+static void release_pod(struct infer *in, struct replica *r)
+{
+	placement_release(in->h.placer, svc_of(in, r)->w, tenant_of(in, r), &r->pl);
+}
+
+/* A pod that cannot serve (VRAM overflow, no room for one KV-cache of the
+ * typical request) crashes; the kubelet restarts it after a backoff. */
+static void crash(struct infer *in, struct replica *r)
+{
+	struct service *s = svc_of(in, r);
+	release_pod(in, r);
+	in->h.oom_kills[s->w]++;
+	gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
+	r->demand = 0;
+	r->state = RS_BACKOFF;
+	if (infer_work_left(in))
+		engine_push(in->h.engine, now_of(in) + backoff(r->restarts++), EV_INFER_RETRY,
+			    (uint32_t)(r - in->reps), r->life);
+}
+
+/* Tries to place pending replica r now; `initial` replicas serve at once. */
+static bool place(struct infer *in, struct replica *r, bool initial)
+{
+	struct service *s = svc_of(in, r);
+	if (!take_pod(in, r))
+		return false;
+	in->pending--;
+	r->life++;
+	gauge(in, -1, s->w, GAUGE_PENDING, -1);
+	struct footprint fp;
+	footprint_compute(s->ws->model, (enum quant)s->ws->quantization, (enum quant)s->is->kv_cache,
+			  s->is->tensor_parallel, r->memory, &fp);
+	if (overflows(in, r) || fp.kv_blocks < blocks_for(s->is->context)) {
+		crash(in, r);
+		return true;
+	}
+	gauge(in, -1, s->w, GAUGE_DEMAND, r->pl.equivalent - r->demand);
+	r->demand = r->pl.equivalent;
+	hold_gauges(in, r, +1);
+	set_up_server(in, r);
+	if (initial) {
+		become_ready(in, r);
+		return true;
+	}
+	r->state = RS_STARTING;
+	double load = footprint_weights_bytes(s->ws->model, (enum quant)s->ws->quantization) /
+		      s->is->tensor_parallel / s->is->load_bandwidth;
+	sim_time delay = s->ws->startup + (sim_time)llround(load * (double)SIM_SECOND);
+	engine_push(in->h.engine, now_of(in) + delay, EV_INFER_READY, (uint32_t)(r - in->reps),
+		    r->life);
+	return true;
+}
+
+/* A new replica waits for placement. */
+static void make_pending(struct infer *in, struct replica *r)
+{
+	struct service *s = svc_of(in, r);
+	r->state = RS_PENDING;
+	r->demand = s->demand_unit * (s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1);
+	in->pending++;
+	gauge(in, -1, s->w, GAUGE_PENDING, 1);
+	gauge(in, -1, s->w, GAUGE_DEMAND, r->demand);
+}
+
+/* Gives the replica's units back (scaled down, idle). */
+static void release(struct infer *in, struct replica *r)
+{
+	struct service *s = svc_of(in, r);
+	assert(!r->busy && r->outstanding == 0);
+	set_active(in, r, false);
+	if (r->ready_since != SIM_NEVER)
+		r->ready_us += (double)(now_of(in) - r->ready_since);
+	r->ready_since = SIM_NEVER;
+	hold_gauges(in, r, -1);
+	gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
+	release_pod(in, r);
+	r->state = RS_UNUSED;
+	r->demand = 0;
+	*in->h.dirty = true;
+	if (in->h.freed)
+		(*in->h.freed)++;
+}
+
+void infer_place_pending(struct infer *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->n_svcs && in->pending; i++) {
+		const struct service *s = &in->svcs[i];
+		for (int32_t k = 0; k < s->n_reps; k++) {
+			struct replica *r = &in->reps[s->first_rep + k];
+			if (r->state == RS_PENDING && !place(in, r, false))
+				break; /* the next one would not fit either */
+		}
+	}
+}
+
+/* --- the autoscaler ------------------------------------------------------- */
+
+/* Requests not yet admitted: at the router and on the ready replicas. */
+static int64_t waiting(const struct infer *in, const struct service *s, int32_t *ready,
+		       int32_t *current)
+{
+	int64_t n = s->back_n;
+	*ready = *current = 0;
+	for (int32_t k = 0; k < s->n_reps; k++) {
+		const struct replica *r = &in->reps[s->first_rep + k];
+		if (r->state == RS_READY) {
+			n += r->wait_n;
+			(*ready)++;
+		}
+		*current += r->state != RS_UNUSED && r->state != RS_DRAINING;
+	}
+	return n;
+}
+
+static int32_t recommend(const struct inference_spec *is, int64_t waiting_n, int32_t ready,
+			 int32_t current)
+{
+	int32_t desired;
+	if (current == 0 || ready == 0) {
+		desired = waiting_n > 0 ? (current > 0 ? current : 1) : current;
+	} else {
+		double ratio = ((double)waiting_n / ready) / is->target_queue;
+		desired = fabs(ratio - 1) <= HPA_TOLERANCE ? current
+							    : (int32_t)ceil(current * ratio - 1e-9);
+	}
+	if (desired < is->replicas)
+		desired = is->replicas;
+	return desired > is->max_replicas ? is->max_replicas : desired;
+}
+
+/* The replica to drain: pending first, then starting, then the least loaded. */
+static struct replica *victim(struct infer *in, struct service *s)
+{
+	struct replica *best = NULL;
+	static const int rank[] = {[RS_PENDING] = 0, [RS_BACKOFF] = 1, [RS_STARTING] = 2,
+				   [RS_READY] = 3};
+	for (int32_t k = s->n_reps - 1; k >= 0; k--) {
+		struct replica *r = &in->reps[s->first_rep + k];
+		if (r->state != RS_PENDING && r->state != RS_BACKOFF && r->state != RS_STARTING &&
+		    r->state != RS_READY)
+			continue;
+		if (!best || rank[r->state] < rank[best->state] ||
+		    (rank[r->state] == rank[best->state] && r->outstanding < best->outstanding))
+			best = r;
+	}
+	return best;
+}
+
+static void scale_down_one(struct infer *in, struct service *s)
+{
+	struct replica *r = victim(in, s);
+	if (!r)
+		return;
+	switch ((enum rep_state)r->state) {
+	case RS_PENDING:
+		in->pending--;
+		gauge(in, -1, s->w, GAUGE_PENDING, -1);
+		gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
+		r->demand = 0;
+		r->state = RS_UNUSED;
+		break;
+	case RS_BACKOFF: r->state = RS_UNUSED; break; /* its retry finds it unused */
+	case RS_STARTING:
+	case RS_READY:
+		r->state = RS_DRAINING; /* a starting one's ready event finds it draining */
+		if (!r->busy && r->outstanding == 0)
+			release(in, r);
+		break;
+	case RS_UNUSED:
+	case RS_DRAINING: break;
+	}
+}
+
+static void on_scale(struct infer *in, struct service *s)
+{
+	const struct inference_spec *is = s->is;
+	int32_t ready, current;
+	int64_t n = waiting(in, s, &ready, &current);
+	int32_t desired = recommend(is, n, ready, current);
+	s->history[s->history_at] = desired;
+	s->history_at = (s->history_at + 1) % s->n_history;
+	int32_t floor = desired;
+	for (int32_t k = 0; k < s->n_history; k++)
+		floor = s->history[k] > floor ? s->history[k] : floor;
+	for (int32_t k = 0; k < s->n_reps && current < desired; k++) {
+		struct replica *r = &in->reps[s->first_rep + k];
+		if (r->state != RS_UNUSED)
+			continue;
+		make_pending(in, r);
+		current++;
+	}
+	infer_place_pending(in);
+	for (; current > floor; current--)
+		scale_down_one(in, s);
+	if (infer_work_left(in))
+		engine_push(in->h.engine, now_of(in) + is->scale_interval, EV_INFER_SCALE,
+			    (uint32_t)(s - in->svcs), 0);
+}
+
+/* --- events ----------------------------------------------------------------- */
+
+void infer_event(struct infer *in, const struct event *ev)
+{
+	switch ((enum infer_event)ev->type) {
+	case EV_INFER_ARRIVAL: on_arrival(in, &in->svcs[ev->id]); break;
+	case EV_INFER_ITERATION: on_iteration(in, ev->id, ev->gen); break;
+	case EV_INFER_READY: {
+		struct replica *r = &in->reps[ev->id];
+		if (ev->gen != r->life)
+			break; /* for an earlier pod of this slot */
+		if (r->state == RS_STARTING)
+			become_ready(in, r);
+		else if (r->state == RS_DRAINING && !r->busy && r->outstanding == 0)
+			release(in, r);
+		break;
+	}
+	case EV_INFER_SCALE: on_scale(in, &in->svcs[ev->id]); break;
+	case EV_INFER_RETRY: {
+		struct replica *r = &in->reps[ev->id];
+		if (r->state == RS_BACKOFF && ev->gen == r->life) {
+			make_pending(in, r);
+			infer_place_pending(in);
+		}
+		break;
+	}
+	case EV_INFER_END: break;
+	}
+}
+
+bool infer_has_pending(const struct infer *in) { return in && in->pending > 0; }
+
+bool infer_work_left(const struct infer *in)
+{
+	if (!in)
+		return false;
+	for (size_t i = 0; i < in->n_svcs; i++)
+		if (in->svcs[i].arriving || in->svcs[i].outstanding)
+			return true;
+	return false;
+}
+
+/* --- setup ------------------------------------------------------------------ */
+
+struct infer *infer_create(const struct scenario *sc, const struct infer_host *host)
+{
+	size_t n = 0, reps = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		if (sc->workloads[w].inference) {
+			n++;
+			reps += (size_t)sc->workloads[w].inference->max_replicas;
+		}
+	if (!n)
+		return NULL;
+	struct infer *in = gp_xcalloc(1, sizeof *in);
+	in->sc = sc;
+	in->h = *host;
+	in->svcs = gp_xcalloc(n, sizeof *in->svcs);
+	in->reps = gp_xcalloc(reps, sizeof *in->reps);
+	in->gpu_eng = gp_xcalloc(host->cluster->n_gpus, sizeof *in->gpu_eng);
+	in->gpu_sm = gp_xcalloc(host->cluster->n_gpus, sizeof *in->gpu_sm);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		if (!ws->inference)
+			continue;
+		struct service *s = &in->svcs[in->n_svcs++];
+		s->w = (int32_t)w;
+		s->ws = ws;
+		s->is = ws->inference;
+		s->first_rep = (int32_t)in->n_reps;
+		s->n_reps = s->is->max_replicas;
+		in->n_reps += (size_t)s->n_reps;
+		request_stream_init(&s->stream, sc, ws);
+		int64_t expect = requests_expected(ws, sc->horizon);
+		if (expect > 0)
+			GP_GROW(s->reqs, s->cap_reqs, (size_t)expect);
+		s->n_history = (int32_t)(s->is->scale_down_window / s->is->scale_interval) + 1;
+		s->history = gp_xcalloc((size_t)s->n_history, sizeof *s->history);
+		s->quality_seed = arrivals_stream_seed(sc->seed ^ UINT64_C(0x7175616c697479), ws->name);
+		s->demand_unit = 1;
+		for (size_t p = 0; p < sc->n_pools; p++)
+			if (placement_equivalent(host->placer, w, p, 1) > 0) {
+				s->demand_unit = placement_equivalent(host->placer, w, p, 1);
+				break;
+			}
+	}
+	for (size_t i = 0; i < in->n_svcs; i++)
+		for (int32_t k = 0; k < in->svcs[i].n_reps; k++) {
+			struct replica *r = &in->reps[in->svcs[i].first_rep + k];
+			r->svc = (int32_t)i;
+			r->ready_since = r->wake_at = SIM_NEVER;
+		}
+	return in;
+}
+
+void infer_start(struct infer *in)
+{
+	if (!in)
+		return;
+	/* The services are up from the start: the spans begin with them. */
+	if (!in->h.collect->started)
+		collect_start(in->h.collect, now_of(in));
+	for (size_t i = 0; i < in->n_svcs; i++) {
+		struct service *s = &in->svcs[i];
+		for (int32_t k = 0; k < s->is->replicas; k++)
+			make_pending(in, &in->reps[s->first_rep + k]);
+		for (int32_t k = 0; k < s->is->replicas; k++) {
+			struct replica *r = &in->reps[s->first_rep + k];
+			if (!place(in, r, true))
+				break;
+		}
+		for (int32_t k = 0; k < s->n_history; k++)
+			s->history[k] = s->is->replicas;
+		s->arriving = s->stream.next != SIM_NEVER;
+		if (s->arriving)
+			engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)i, 0);
+		if (s->is->target_queue > 0)
+			engine_push(in->h.engine, s->is->scale_interval, EV_INFER_SCALE, (uint32_t)i, 0);
+	}
+}
+
+void infer_destroy(struct infer *in)
+{
+	if (!in)
+		return;
+	for (size_t i = 0; i < in->n_svcs; i++) {
+		request_stream_free(&in->svcs[i].stream);
+		free(in->svcs[i].reqs);
+		free(in->svcs[i].backlog);
+		free(in->svcs[i].history);
+	}
+	for (size_t i = 0; i < in->n_reps; i++) {
+		free(in->reps[i].wait);
+		free(in->reps[i].run);
+	}
+	free(in->svcs);
+	free(in->reps);
+	free(in->gpu_eng);
+	free(in->gpu_sm);
+	free(in);
+}
+
+/* --- results ---------------------------------------------------------------- */
+
+/* Moves the k-th smallest of v[0..n) to v[k], the smaller ones before it and
+ * the larger after (quickselect, median of three): O(n), where sorting a
+ * million latencies per figure took most of the time of writing results. */
+static void select_kth(double *v, ptrdiff_t n, ptrdiff_t k)
+{
+	ptrdiff_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+		double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		ptrdiff_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/* The p-th percentile of v[0..n) as gsl_stats_quantile_from_sorted_data
+ * defines it (linear between order statistics); reorders v. */
+static double pct(double *v, size_t n, double p)
+{
+	if (!n)
+		return NAN;
+	double at = (double)(n - 1) * p / 100;
+	ptrdiff_t i = (ptrdiff_t)floor(at);
+	select_kth(v, (ptrdiff_t)n, i);
+	double lo = v[i], frac = at - (double)i;
+	if (frac == 0 || i + 1 >= (ptrdiff_t)n)
+		return lo;
+	double hi = v[i + 1];
+	for (size_t k = (size_t)i + 2; k < n; k++)
+		hi = v[k] < hi ? v[k] : hi;
+	return lo + frac * (hi - lo);
+}
+
+static double mean_of(const double *v, size_t n) { return n ? gsl_stats_mean(v, 1, n) : NAN; }
+
+/* Latencies of the completed requests of one scope, plus what the SLO
+ * check needs: each bound at its percentile, with requests that failed or
+ * never finished counting as infinitely late. */
+struct figures {
+	double *ttft, *tpot, *e2e, *queue;
+	size_t n_done, n_tpot, n_queue;
+	int64_t submitted, rejected, tokens, slo_met, verified, preemptions;
+	sim_time first_arrival, last_done;
+	double busy_us, ready_us;
+	bool slo_holds;
+};
+
+static void add_service(struct infer *in, const struct service *s, struct figures *f)
+{
+	for (size_t i = 0; i < s->n_reqs; i++) {
+		const struct req *q = &s->reqs[i];
+		f->submitted++;
+		if (f->first_arrival == SIM_NEVER || q->arrival < f->first_arrival)
+			f->first_arrival = q->arrival;
+		f->rejected += q->state == RQ_REJECTED;
+		f->slo_met += q->slo_met;
+		f->verified += q->verified;
+		if (q->admitted != SIM_NEVER)
+			f->queue[f->n_queue++] = sim_seconds(q->admitted - q->ready);
+		if (q->state != RQ_DONE)
+			continue;
+		f->tokens += q->output;
+		f->ttft[f->n_done] = sim_seconds(q->first - q->arrival);
+		f->e2e[f->n_done++] = sim_seconds(q->done - q->arrival);
+		if (q->output > 1)
+			f->tpot[f->n_tpot++] = sim_seconds(q->done - q->first) / (q->output - 1);
+		if (f->last_done == SIM_NEVER || q->done > f->last_done)
+			f->last_done = q->done;
+	}
+	f->preemptions += s->preemptions;
+	sim_time end = in->h.engine->now;
+	for (int32_t k = 0; k < s->n_reps; k++) {
+		const struct replica *r = &in->reps[s->first_rep + k];
+		f->busy_us += r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
+		f->ready_us += r->ready_us + (r->ready_since != SIM_NEVER ? (double)(end - r->ready_since) : 0);
+	}
+}
+
+/* Whether each SLO bound holds at its percentile over all submitted requests. */
+static bool slo_holds(const struct slo_spec *slo, const struct figures *f)
+{
+	size_t n = (size_t)f->submitted;
+	if (!n)
+		return true;
+	/* Requests that did not complete are later than any bound. */
+	double missing = (double)(n - f->n_done) / (double)n * 100;
+	const sim_time bounds[] = {slo->ttft, slo->e2e};
+	const double *values[] = {f->ttft, f->e2e};
+	for (size_t b = 0; b < 2; b++) {
+		if (!bounds[b])
+			continue;
+		if (missing > 100 - slo->percentile)
+			return false;
+		/* The percentile over n when the missing ones sort last. */
+		double at = pct((double *)values[b], f->n_done, fmin(100, slo->percentile * (double)n /
+								  (double)f->n_done));
+		if (at > sim_seconds(bounds[b]))
+			return false;
+	}
+	if (slo->tpot && f->n_tpot && pct(f->tpot, f->n_tpot, slo->percentile) > sim_seconds(slo->tpot))
+		return false;
+	return true;
+}
+
+static void write_figures(struct results *out, const char *scope, struct figures *f)
+{
+	double span = f->last_done != SIM_NEVER ? sim_seconds(f->last_done - f->first_arrival) : NAN;
+	double done = (double)f->n_done;
+	results_add_metric(out, scope, "requests_submitted", (double)f->submitted, "requests");
+	results_add_metric(out, scope, "requests_completed", done, "requests");
+	results_add_metric(out, scope, "requests_rejected", (double)f->rejected, "requests");
+	results_add_metric(out, scope, "requests_unfinished",
+			   (double)(f->submitted - f->rejected) - done, "requests");
+	results_add_metric(out, scope, "throughput_rps", span > 0 ? done / span : NAN, "rps");
+	results_add_metric(out, scope, "tokens_per_s", span > 0 ? (double)f->tokens / span : NAN,
+			   "tokens/s");
+	results_add_metric(out, scope, "ttft_p50_s", pct(f->ttft, f->n_done, 50), "s");
+	results_add_metric(out, scope, "ttft_p99_s", pct(f->ttft, f->n_done, 99), "s");
+	results_add_metric(out, scope, "ttft_mean_s", mean_of(f->ttft, f->n_done), "s");
+	results_add_metric(out, scope, "tpot_p50_s", pct(f->tpot, f->n_tpot, 50), "s");
+	results_add_metric(out, scope, "tpot_p99_s", pct(f->tpot, f->n_tpot, 99), "s");
+	results_add_metric(out, scope, "e2e_p50_s", pct(f->e2e, f->n_done, 50), "s");
+	results_add_metric(out, scope, "e2e_p99_s", pct(f->e2e, f->n_done, 99), "s");
+	results_add_metric(out, scope, "e2e_mean_s", mean_of(f->e2e, f->n_done), "s");
+	results_add_metric(out, scope, "request_queue_mean_s", mean_of(f->queue, f->n_queue), "s");
+	results_add_metric(out, scope, "slo_attainment_pct",
+			   f->submitted ? 100.0 * (double)f->slo_met / (double)f->submitted : NAN,
+			   "pct");
+	results_add_metric(out, scope, "slo_met", f->slo_holds ? 1 : 0, "bool");
+	results_add_metric(out, scope, "preemptions", (double)f->preemptions, "count");
+	results_add_metric(out, scope, "duty_cycle_pct",
+			   f->ready_us > 0 ? 100 * f->busy_us / f->ready_us : NAN, "pct");
+	double cost = results_metric(out, scope, "cost_total");
+	results_add_metric(out, scope, "cost_per_million_tokens",
+			   f->tokens > 0 && !isnan(cost) ? cost / (double)f->tokens * 1e6 : NAN,
+			   "usd");
+}
+
+static void request_rows(struct infer *in, struct results *out)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < in->n_svcs; i++)
+		n += in->svcs[i].n_reqs;
+	out->requests = gp_xcalloc(n ? n : 1, sizeof *out->requests);
+	out->n_requests = n;
+	for (size_t i = 0; i < in->n_svcs; i++) {
+		const struct service *s = &in->svcs[i];
+		for (size_t j = 0; j < s->n_reqs; j++) {
+			const struct req *q = &s->reqs[j];
+			uint8_t st = q->state == RQ_DONE       ? REQUEST_COMPLETED
+				     : q->state == RQ_REJECTED ? REQUEST_REJECTED
+							       : REQUEST_UNFINISHED;
+			out->requests[k++] = (struct request_record){
+				(int64_t)j, s->w, q->prompt, q->output, st, q->slo_met, q->verified,
+				q->arrival, q->first, q->state == RQ_DONE ? q->done : SIM_NEVER};
+		}
+	}
+}
+
+void infer_results(struct infer *in, struct results *out)
+{
+	if (!in)
+		return;
+	size_t total = 0;
+	for (size_t i = 0; i < in->n_svcs; i++)
+		total += in->svcs[i].n_reqs;
+	size_t cap = total ? total : 1;
+	struct figures all = {gp_xmalloc(cap * sizeof(double)), gp_xmalloc(cap * sizeof(double)),
+			      gp_xmalloc(cap * sizeof(double)), gp_xmalloc(cap * sizeof(double)),
+			      0, 0, 0, 0, 0, 0, 0, 0, 0, SIM_NEVER, SIM_NEVER, 0, 0, true};
+	for (size_t i = 0; i < in->n_svcs; i++) {
+		const struct service *s = &in->svcs[i];
+		struct figures f = all;
+		f.n_done = f.n_tpot = f.n_queue = 0;
+		f.submitted = f.rejected = f.tokens = f.slo_met = f.verified = f.preemptions = 0;
+		f.first_arrival = f.last_done = SIM_NEVER;
+		f.busy_us = f.ready_us = 0;
+		add_service(in, s, &f);
+		f.slo_holds = slo_holds(&s->is->slo, &f);
+		all.slo_holds = all.slo_holds && f.slo_holds;
+		write_figures(out, s->ws->name, &f);
+	}
+	/* "all": every service's requests together. */
+	bool holds = all.slo_holds;
+	for (size_t i = 0; i < in->n_svcs; i++)
+		add_service(in, &in->svcs[i], &all);
+	all.slo_holds = holds;
+	write_figures(out, "all", &all);
+	free(all.ttft);
+	free(all.tpot);
+	free(all.e2e);
+	free(all.queue);
+	if (in->sc->output.requests)
+		request_rows(in, out);
+}

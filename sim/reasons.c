@@ -1,0 +1,329 @@
+/*
+ * reasons.c - kube-scheduler's FitError messages and the pending time per
+ * message (see reasons.h).
+ */
+#include "gpuplan/reasons.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A class's current message and the jobs that carry it. */
+struct reason_class {
+	int32_t msg;        /* -1: never failed */
+	int32_t workload;
+	int32_t pods;       /* per job */
+	uint32_t fails;     /* failed attempts so far */
+	int64_t counted;    /* members that carry msg (they joined before the last failure) */
+	sim_time since;     /* pending time is accrued up to here */
+	uint32_t head;      /* of the last failed attempt */
+	uint64_t gen;
+};
+
+struct reason_job {
+	int32_t cls;        /* -1: not pending */
+	uint32_t seq;       /* the class's fails when the job joined */
+	int32_t msg;        /* last message once it left; -1 none */
+};
+
+/* --- formatting ---------------------------------------------------------- */
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* snprintf of a then b at buf + used, keeping count past the end like snprintf. */
+static size_t append(char *buf, size_t size, size_t used, const char *a, const char *b)
+{
+	size_t at = used < size ? used : size;
+	return (size_t)snprintf(buf + at, size - at, "%s%s", a, b);
+}
+
+size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
+		      const int32_t *counts, size_t n)
+{
+	/* "COUNT REASON" strings, sorted like Go's sort.Strings (bytewise). */
+	char **parts = gp_xcalloc(n ? n : 1, sizeof *parts);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (counts[i] <= 0)
+			continue;
+		size_t len = strlen(texts[i]) + 16;
+		parts[k] = gp_xmalloc(len);
+		snprintf(parts[k++], len, "%d %s", (int)counts[i], texts[i]);
+	}
+	qsort(parts, k, sizeof *parts, compare_strings);
+	size_t used = (size_t)snprintf(buf, size, "0/%lld nodes are available:", (long long)n_nodes);
+	for (size_t i = 0; i < k; i++) {
+		used += append(buf, size, used, i ? ", " : " ", parts[i]);
+		free(parts[i]);
+	}
+	used += append(buf, size, used, ".", "");
+	free(parts);
+	return used;
+}
+
+/* --- interning ------------------------------------------------------------ */
+
+static uint64_t hash_text(const char *s)
+{
+	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+	return h;
+}
+
+static void index_rebuild(struct reasons *r, size_t n_index)
+{
+	free(r->index);
+	r->n_index = n_index;
+	r->index = gp_xcalloc(n_index, sizeof *r->index);
+	for (size_t id = 0; id < r->n_texts; id++) {
+		size_t i = (size_t)hash_text(r->texts[id]) & (n_index - 1);
+		while (r->index[i])
+			i = (i + 1) & (n_index - 1);
+		r->index[i] = (int32_t)id + 1;
+	}
+}
+
+/* Grows the per-(message, workload) rows to hold message id. */
+static void rows_hold(struct reasons *r, size_t id)
+{
+	if (id < r->cap_rows)
+		return;
+	size_t cap = r->cap_rows ? 2 * r->cap_rows : 16, n = r->n_workloads;
+	r->seconds = gp_xrealloc(r->seconds, cap * n * sizeof *r->seconds);
+	r->pods = gp_xrealloc(r->pods, cap * n * sizeof *r->pods);
+	memset(r->seconds + r->cap_rows * n, 0, (cap - r->cap_rows) * n * sizeof *r->seconds);
+	memset(r->pods + r->cap_rows * n, 0, (cap - r->cap_rows) * n * sizeof *r->pods);
+	r->cap_rows = cap;
+}
+
+/* The id of text, adding it if new. */
+static int32_t intern(struct reasons *r, const char *text)
+{
+	size_t i = (size_t)hash_text(text) & (r->n_index - 1);
+	for (; r->index[i]; i = (i + 1) & (r->n_index - 1))
+		if (!strcmp(r->texts[r->index[i] - 1], text))
+			return r->index[i] - 1;
+	GP_GROW(r->texts, r->cap_texts, r->n_texts + 1);
+	int32_t id = (int32_t)r->n_texts;
+	r->texts[r->n_texts++] = gp_xstrdup(text);
+	r->index[i] = id + 1;
+	if (2 * r->n_texts > r->n_index)
+		index_rebuild(r, 2 * r->n_index);
+	rows_hold(r, (size_t)id);
+	return id;
+}
+
+/* --- lifecycle -------------------------------------------------------------- */
+
+void reasons_init(struct reasons *r, size_t n_workloads, int64_t n_nodes,
+		  const char *const *slot_texts, size_t n_slots)
+{
+	memset(r, 0, sizeof *r);
+	r->n_workloads = n_workloads ? n_workloads : 1;
+	r->n_nodes = n_nodes;
+	r->slot_texts = slot_texts;
+	r->n_slots = n_slots;
+	r->buf_size = 256;
+	r->buf = gp_xmalloc(r->buf_size);
+	index_rebuild(r, 64);
+}
+
+void reasons_free(struct reasons *r)
+{
+	for (size_t i = 0; i < r->n_texts; i++)
+		free(r->texts[i]);
+	free(r->texts);
+	free(r->index);
+	free(r->seconds);
+	free(r->pods);
+	free(r->classes);
+	free(r->class_counts);
+	free(r->jobs);
+	free(r->buf);
+	memset(r, 0, sizeof *r);
+}
+
+/* The state of class cls, made on first use. */
+static struct reason_class *class_at(struct reasons *r, size_t cls)
+{
+	if (cls >= r->cap_classes) {
+		size_t cap = r->cap_classes ? r->cap_classes : 8;
+		while (cap <= cls)
+			cap *= 2;
+		r->classes = gp_xrealloc(r->classes, cap * sizeof *r->classes);
+		r->class_counts =
+			gp_xrealloc(r->class_counts, cap * r->n_slots * sizeof *r->class_counts);
+		for (size_t i = r->cap_classes; i < cap; i++)
+			r->classes[i] = (struct reason_class){.msg = -1, .workload = -1};
+		r->cap_classes = cap;
+	}
+	return &r->classes[cls];
+}
+
+static struct reason_job *job_at(struct reasons *r, uint32_t job)
+{
+	if (job >= r->cap_jobs) {
+		size_t cap = r->cap_jobs ? r->cap_jobs : 1024;
+		while (cap <= job)
+			cap *= 2;
+		r->jobs = gp_xrealloc(r->jobs, cap * sizeof *r->jobs);
+		for (size_t i = r->cap_jobs; i < cap; i++)
+			r->jobs[i] = (struct reason_job){-1, 0, -1};
+		r->cap_jobs = cap;
+	}
+	return &r->jobs[job];
+}
+
+/* --- accounting ------------------------------------------------------------ */
+
+/* Accrues the class's pending pod-seconds up to now. */
+static void accrue(struct reasons *r, struct reason_class *c, sim_time now)
+{
+	if (c->msg >= 0 && c->counted > 0 && now > c->since) {
+		size_t row = (size_t)c->msg * r->n_workloads + (size_t)c->workload;
+		r->seconds[row] += sim_seconds(now - c->since) * (double)c->counted * c->pods;
+	}
+	if (now > c->since)
+		c->since = now;
+}
+
+void reasons_join(struct reasons *r, size_t cls, uint32_t job)
+{
+	struct reason_class *c = class_at(r, cls);
+	struct reason_job *j = job_at(r, job);
+	j->cls = (int32_t)cls;
+	j->seq = c->fails;
+}
+
+/* The message for counts, formatted only when they differ from the class's
+ * last ones: most failed attempts repeat the previous message. */
+static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
+{
+	struct reason_class *c = &r->classes[cls];
+	int32_t *last = r->class_counts + cls * r->n_slots;
+	if (c->msg >= 0 && !memcmp(last, counts, r->n_slots * sizeof *counts))
+		return c->msg;
+	memcpy(last, counts, r->n_slots * sizeof *counts);
+	size_t need = reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts,
+				     r->n_slots) + 1;
+	if (need > r->buf_size) {
+		r->buf = gp_xrealloc(r->buf, need);
+		r->buf_size = need;
+		reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts, r->n_slots);
+	}
+	return intern(r, r->buf);
+}
+
+int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
+		     sim_time now)
+{
+	struct reason_class *c = class_at(r, cls);
+	accrue(r, c, now);
+	c->workload = workload;
+	c->pods = pods;
+	int32_t msg = message(r, cls, counts);
+	/* Pods that begin to wait with msg: all members when it is new to the
+	 * class, else those that joined since the last failure. */
+	int64_t starting = msg != c->msg ? (int64_t)members : (int64_t)members - c->counted;
+	r->pods[(size_t)msg * r->n_workloads + (size_t)workload] += starting * pods;
+	c->msg = msg;
+	c->counted = (int64_t)members;
+	c->fails++;
+	c->head = head;
+	c->gen = gen;
+	return msg;
+}
+
+bool reasons_blocked(const struct reasons *r, size_t cls, uint32_t head, uint64_t gen,
+		     size_t members)
+{
+	if (cls >= r->cap_classes)
+		return false;
+	const struct reason_class *c = &r->classes[cls];
+	return c->fails > 0 && c->head == head && c->gen == gen && c->counted == (int64_t)members;
+}
+
+void reasons_leave(struct reasons *r, uint32_t job, sim_time now)
+{
+	struct reason_job *j = job_at(r, job);
+	if (j->cls < 0)
+		return;
+	struct reason_class *c = &r->classes[j->cls];
+	if (c->fails > j->seq) { /* it carried the class's message */
+		accrue(r, c, now);
+		c->counted--;
+		j->msg = c->msg;
+	}
+	j->cls = -1;
+}
+
+void reasons_finish(struct reasons *r, sim_time end)
+{
+	for (size_t i = 0; i < r->cap_classes; i++)
+		if (r->classes[i].msg >= 0)
+			accrue(r, &r->classes[i], end);
+}
+
+const char *reasons_text(const struct reasons *r, int32_t id)
+{
+	return id >= 0 && (size_t)id < r->n_texts ? r->texts[id] : NULL;
+}
+
+static int32_t job_message(const struct reasons *r, uint32_t job)
+{
+	if (job >= r->cap_jobs)
+		return -1;
+	const struct reason_job *j = &r->jobs[job];
+	if (j->cls >= 0) { /* still pending */
+		const struct reason_class *c = &r->classes[j->cls];
+		return c->fails > j->seq ? c->msg : -1;
+	}
+	return j->msg;
+}
+
+const char *reasons_of_job(const struct reasons *r, uint32_t job)
+{
+	return reasons_text(r, job_message(r, job));
+}
+
+/* --- results --------------------------------------------------------------- */
+
+static void add_row(struct results *out, const char *scope, const char *reason, double seconds,
+		    int64_t pods)
+{
+	GP_GROW(out->pending_reasons, out->cap_pending_reasons, out->n_pending_reasons + 1);
+	out->pending_reasons[out->n_pending_reasons++] =
+		(struct pending_reason){scope, reason, seconds, pods};
+}
+
+void reasons_write(const struct reasons *r, const struct scenario *sc, struct results *out)
+{
+	out->reason_texts = gp_xcalloc(r->n_texts ? r->n_texts : 1, sizeof *out->reason_texts);
+	out->n_reason_texts = r->n_texts;
+	for (size_t id = 0; id < r->n_texts; id++)
+		out->reason_texts[id] = gp_xstrdup(r->texts[id]);
+	size_t nw = r->n_workloads;
+	for (size_t id = 0; id < r->n_texts; id++) {
+		double seconds = 0;
+		int64_t pods = 0;
+		for (size_t w = 0; w < sc->n_workloads; w++) {
+			seconds += r->seconds[id * nw + w];
+			pods += r->pods[id * nw + w];
+		}
+		if (pods > 0)
+			add_row(out, "all", out->reason_texts[id], seconds, pods);
+	}
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		for (size_t id = 0; id < r->n_texts; id++)
+			if (r->pods[id * nw + w] > 0)
+				add_row(out, sc->workloads[w].name, out->reason_texts[id],
+					r->seconds[id * nw + w], r->pods[id * nw + w]);
+	for (size_t i = 0; i < out->n_jobs; i++) {
+		out->jobs[i].reason = job_message(r, (uint32_t)out->jobs[i].job_id);
+	}
+}

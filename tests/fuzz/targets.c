@@ -1,0 +1,90 @@
+/*
+ * targets.c - fuzz targets for every reader of user input.
+ *
+ * Each target takes arbitrary bytes and must return without crashing, hanging
+ * or leaking, whatever they contain; errors are expected and ignored.  Built
+ * with libFuzzer by `make fuzz` (one binary per target, chosen with
+ * -DFUZZ_TARGET=...), and included by tests/test_fuzz.c, which replays the
+ * inputs kept under tests/fixtures/fuzz/<target>/ as regression tests.
+ */
+#include "gpuplan/scenario.h"
+#include "gpuplan/sweep.h"
+#include "gpuplan/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The readers take paths: write the bytes to a private file first. */
+static const char *to_file(const char *name, const uint8_t *data, size_t size)
+{
+	static char path[128];
+	snprintf(path, sizeof path, "/tmp/gpuplan-fuzz-%d-%s", (int)getpid(), name);
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		abort();
+	fwrite(data, 1, size, f);
+	fclose(f);
+	return path;
+}
+
+/*
+ * A scenario, optionally followed by a line "#--set" and one override per
+ * line: so the fuzzer explores --set paths and values too.
+ */
+int fuzz_scenario(const uint8_t *data, size_t size)
+{
+	static const char mark[] = "\n#--set\n";
+	const uint8_t *split = NULL;
+	for (size_t i = 0; i + sizeof mark - 1 <= size && !split; i++)
+		if (!memcmp(data + i, mark, sizeof mark - 1))
+			split = data + i;
+	size_t yaml = split ? (size_t)(split - data) : size;
+	char *sets_text = NULL;
+	const char *sets[16];
+	size_t n_sets = 0;
+	if (split) {
+		size_t len = size - yaml - (sizeof mark - 1);
+		sets_text = malloc(len + 1);
+		memcpy(sets_text, split + sizeof mark - 1, len);
+		sets_text[len] = '\0';
+		for (char *line = strtok(sets_text, "\n"); line && n_sets < 16; line = strtok(NULL, "\n"))
+			sets[n_sets++] = line;
+	}
+	struct scenario *sc = NULL;
+	struct gp_err err;
+	if (scenario_load(to_file("s.yaml", data, yaml), sets, n_sets, &sc, &err) == GP_OK)
+		scenario_free(sc);
+	free(sets_text);
+	return 0;
+}
+
+int fuzz_trace_csv(const uint8_t *data, size_t size)
+{
+	struct trace_limits lim = {8, 100000};
+	struct trace_job *rows = NULL;
+	size_t n = 0;
+	struct gp_err err;
+	struct srcloc ref = {"fuzz.yaml", 1, 1};
+	if (trace_read_csv(to_file("t.csv", data, size), ref, &lim, &rows, &n, &err) == GP_OK)
+		free(rows);
+	return 0;
+}
+
+int fuzz_sweep(const uint8_t *data, size_t size)
+{
+	struct sweep *sw = NULL;
+	struct gp_err err;
+	if (sweep_load(to_file("w.yaml", data, size), &sw, &err) == GP_OK)
+		sweep_free(sw);
+	return 0;
+}
+
+#ifdef FUZZ_TARGET
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return FUZZ_TARGET(data, size);
+}
+#endif

@@ -1,0 +1,187 @@
+/*
+ * test_cost.c - costs computed by hand for the worked example on exclusive,
+ * time-sliced and MIG GPUs, idle and its share, start-up, quality draws, and
+ * the OpenCost JSON against the database.
+ */
+#include "gpuplan/cost.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct scenario *sc;
+static struct results r;
+
+static void run(const char *const *sets, size_t n)
+{
+	struct gp_err err;
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, n, &sc, &err), GP_OK, "%s", err.msg);
+	results_init(&r);
+	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+}
+
+static void cleanup(void)
+{
+	results_free(&r);
+	scenario_free(sc);
+	sc = NULL;
+}
+
+TestSuite(cost, .fini = cleanup);
+
+#define RUN(...)                                                 \
+	do {                                                     \
+		const char *const sets_[] = {__VA_ARGS__};       \
+		run(sets_, sizeof sets_ / sizeof *sets_);         \
+	} while (0)
+#define RUN0() run(NULL, 0)
+
+static double m(const char *scope, const char *name) { return results_metric(&r, scope, name); }
+
+/* Per job-hour: 2 GPUs x 2.50 + 8 cores x 0.03 + 64 GiB x 0.004 = 5.496.
+ * Idle over 12:00-14:00: no GPU, 80 cores and 896 GiB: 2 h x (2.40 + 3.584). */
+Test(cost, worked_example_on_exclusive_gpus)
+{
+	RUN0();
+	cr_assert_float_eq(m("all", "cost_total"), 4 * 5.496, 1e-9);
+	cr_assert_float_eq(m("all", "cost_idle"), 2 * (80 * 0.03 + 896 * 0.004), 1e-9);
+	cr_assert_float_eq(m("all", "verified_results"), 4, 1e-12);
+	cr_assert_float_eq(m("eval", "cost_per_verified_result"), (21.984 + 11.968) / 4, 1e-9);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_float_eq(r.jobs[i].cost, 5.496, 1e-9);
+	double gpu_hours = 0, total = 0;
+	for (size_t i = 0; i < r.n_allocations; i++) {
+		gpu_hours += r.allocations[i].gpu_hours;
+		total += r.allocations[i].total_cost;
+	}
+	cr_assert_float_eq(gpu_hours, 8, 1e-9, "idle GPU-hours are 0");
+	cr_assert_float_eq(total, 21.984 + 11.968, 1e-9, "allocations add up to cost and idle");
+	cr_assert_eq(r.n_allocations, 2 * 8, "eval and __idle__ in eight 15-minute windows");
+}
+
+/* Time-slicing, 2 replicas: each job takes a replica on 2 GPUs (1 GPU's worth)
+ * and all four run at once.  Two tenants with f = 0.9 per GPU: slow = 1.8 x 1.05,
+ * rate = 1 / (0.1 + 0.9 x 1.89) = 1 / 1.801: each job lasts 1.801 h. */
+Test(cost, the_same_jobs_on_time_sliced_gpus)
+{
+	RUN("pools.batch.sharing={mode: time-slicing, replicas: 2}");
+	double h = 1.801, per_job = h * (1 * 2.50 + 8 * 0.03 + 64 * 0.004);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
+	cr_assert_float_eq(m("all", "cost_total"), 4 * per_job, 1e-6);
+	cr_assert_float_eq(m("all", "cost_idle"), h * (64 * 0.03 + 768 * 0.004), 1e-6);
+}
+
+/* MIG, two 3g.40gb per GPU: 3/7 of a GPU each, all four at once; a kernel that
+ * wants every SM runs 7/3 slower: rate = 1 / (0.1 + 0.9 x 7/3) = 1 / 2.2. */
+Test(cost, the_same_jobs_on_mig_slices)
+{
+	RUN("pools.batch.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
+	    "workloads.eval.gpus={mig: 3g.40gb}");
+	double h = 2.2, per_job = h * (3.0 / 7 * 2.50 + 8 * 0.03 + 64 * 0.004);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
+	double idle = h * ((4 - 12.0 / 7) * 2.50 + 64 * 0.03 + 768 * 0.004);
+	cr_assert_float_eq(m("all", "cost_idle"), idle, 1e-6);
+	cr_assert_float_eq(m("all", "cost_per_verified_result"), (4 * per_job + idle) / 4, 1e-6);
+}
+
+/* Start-up holds the GPUs: six minutes more per job, charged. */
+Test(cost, start_up_is_charged)
+{
+	RUN("workloads.eval.startup=6m");
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_float_eq(r.jobs[i].cost, 1.1 * 5.496, 1e-9);
+	cr_assert_eq(r.jobs[0].end - r.jobs[0].start, 66 * SIM_MINUTE);
+}
+
+/* Idle is shared in proportion to cost: a workload with twice the cost carries
+ * twice the idle. */
+Test(cost, idle_is_shared_in_proportion_to_cost)
+{
+	RUN("workloads=[{name: a, arrival: {at: \"12:00\"}, gpus: 2, duration: 1h},"
+	    " {name: b, arrival: {at: \"12:00\"}, gpus: 1, duration: 1h}]");
+	double idle = m("all", "cost_idle"), a = m("a", "cost_total"), b = m("b", "cost_total");
+	cr_assert_float_eq(a, 5.0, 1e-9);
+	cr_assert_float_eq(b, 2.5, 1e-9);
+	cr_assert_float_eq(m("a", "cost_per_verified_result"), a + idle * a / (a + b), 1e-9);
+	cr_assert_float_eq(m("b", "cost_per_verified_result"), b + idle * b / (a + b), 1e-9);
+}
+
+/* With pass rate p the verified count is Binomial(n, p): 2,000 results at 0.8
+ * have mean 1,600 and sd 17.9; 4 sd is a false alarm once in 15,000 seeds. */
+Test(cost, quality_draws_are_binomial)
+{
+	const char *base[] = {"pools.batch.nodes=100", "workloads.eval.count=2000",
+			      "workloads.eval.gpus=1", "workloads.eval.duration=1m",
+			      "workloads.eval.deadline={within: 1d}", "workloads.eval.quality={pass_rate: 0.8}"};
+	run(base, 6);
+	double v = m("all", "verified_results"), sd = sqrt(2000 * 0.8 * 0.2);
+	cr_assert_lt(fabs(v - 1600), 4 * sd, "verified %f", v);
+	cleanup();
+	const char *exact[] = {base[0], base[1], base[2], base[3], base[4],
+			       "workloads.eval.quality={pass_rate: 1}"};
+	run(exact, 6);
+	cr_assert_float_eq(m("all", "verified_results"), 2000, 1e-12);
+}
+
+/* A missed deadline is never verified; the pass rate follows the quantization. */
+Test(cost, verification_needs_the_deadline_and_the_quantizations_rate)
+{
+	RUN("workloads.eval.deadline=\"13:00\"");
+	cr_assert_float_eq(m("all", "verified_results"), 2, 1e-12, "the second wave ends at 14:00");
+	cleanup();
+	RUN("workloads.eval.model=llama-2-7b", "workloads.eval.quantization=int4",
+	    "workloads.eval.quality={pass_rate: {fp16: 1, int4: 0}}");
+	cr_assert_float_eq(m("all", "verified_results"), 0, 1e-12);
+	cr_assert(isnan(m("all", "cost_per_verified_result")));
+}
+
+/* The OpenCost JSON parses (SQLite's JSON functions) and adds up to the database. */
+Test(cost, opencost_json_matches_the_database)
+{
+	char dir[] = "/tmp/gpuplan-cost-XXXXXX", cmd[512], path[128];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run tests/fixtures/cost.yaml --quiet --db %s/c.db && "
+		 "bin/gpuplan report %s/c.db --opencost > %s/oc.json", dir, dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/oc.json", dir);
+	FILE *f = fopen(path, "r");
+	static char json[1 << 16];
+	size_t n = fread(json, 1, sizeof json - 1, f);
+	json[n] = '\0';
+	fclose(f);
+	snprintf(path, sizeof path, "%s/c.db", dir);
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db,
+		"SELECT json_valid(?1), json_extract(?1, '$.code'),"
+		" (SELECT sum(json_extract(a.value, '$.totalCost')) FROM json_each(?1, '$.data') w,"
+		"  json_each(w.value) a),"
+		" (SELECT sum(total_cost) FROM allocations),"
+		" (SELECT sum(value) FROM metrics WHERE scope = 'all' AND name IN ('cost_total', 'cost_idle')),"
+		" (SELECT count(*) FROM json_each(?1, '$.data') w, json_each(w.value) a WHERE a.key = '__idle__'),"
+		" json_extract(?1, '$.data[0].eval.start'), json_extract(?1, '$.data[0].eval.minutes')",
+		-1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(st, 0), 1, "valid JSON");
+	cr_assert_eq(sqlite3_column_int(st, 1), 200);
+	cr_assert_float_eq(sqlite3_column_double(st, 2), sqlite3_column_double(st, 3), 1e-9);
+	cr_assert_float_eq(sqlite3_column_double(st, 2), sqlite3_column_double(st, 4), 1e-9);
+	cr_assert_float_eq(sqlite3_column_double(st, 2), 21.984 + 11.968, 1e-9);
+	cr_assert_eq(sqlite3_column_int(st, 5), 8, "one __idle__ per window");
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 6), "2026-10-27T12:00:00Z");
+	cr_assert_float_eq(sqlite3_column_double(st, 7), 15, 1e-12);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}

@@ -1,0 +1,41 @@
+/*
+ * test_fuzz.c - replays every input kept under tests/fixtures/fuzz/<target>/
+ * (crashes and hangs the fuzzers found, once fixed, plus seeds) through its
+ * target: a found bug stays fixed.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/targets.c"
+
+typedef int (*target_fn)(const uint8_t *, size_t);
+
+static size_t replay(const char *dir, target_fn fn)
+{
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d, "%s exists", dir);
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "rb");
+		cr_assert_not_null(f);
+		static uint8_t buf[1 << 20];
+		size_t len = fread(buf, 1, sizeof buf, f);
+		fclose(f);
+		fn(buf, len);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+Test(fuzz, scenario_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/scenario", fuzz_scenario), 0); }
+Test(fuzz, csv_trace_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/trace_csv", fuzz_trace_csv), 0); }
+Test(fuzz, sweep_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/sweep", fuzz_sweep), 0); }

@@ -1,0 +1,708 @@
+/*
+ * test_placement.c - kube-scheduler's filters, scores and pending reasons.
+ *
+ * Unit tests load tests/fixtures/placement-cases.yaml (five nodes: a100-0,
+ * a100-1 with 4 GPUs in zone a; h100-0, h100-1 with 8 GPUs in zone b; spot-0
+ * with 8 GPUs in zone b, tainted spot=true), change it with --set, fill nodes
+ * by hand and ask placement where a pod lands, or why it cannot, comparing
+ * the message character by character with kube-scheduler's.  Scenario tests
+ * run scenarios/placement.yaml and small whole runs, and read the rows back
+ * from SQLite.
+ */
+#include "gpuplan/placement.h"
+#include "gpuplan/reasons.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+#include "gpuplan/store.h"
+
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct scenario *sc;
+static struct cluster c;
+static struct placer pl;
+static struct results r;
+static bool placed, ran;
+static uint32_t next_job = 1000;
+
+#define TAINT "1 node(s) had untolerated taint {spot: true}"
+#define AFFINITY "node(s) didn't match Pod's node affinity/selector"
+#define SPREAD "node(s) didn't match pod topology spread constraints"
+
+enum { A100_0, A100_1, H100_0, H100_1, SPOT_0 };
+
+static void load(const char *file, const char *const *sets, size_t n)
+{
+	struct gp_err err;
+	cr_assert_eq(scenario_load(file, sets, n, &sc, &err), GP_OK, "%s", err.msg);
+}
+
+static void setup(const char *const *sets, size_t n)
+{
+	load("tests/fixtures/placement-cases.yaml", sets, n);
+	cluster_init(&c, sc);
+	placement_init(&pl, &c);
+	placed = true;
+}
+
+static void cleanup(void)
+{
+	if (placed) {
+		placement_free(&pl);
+		cluster_free(&c);
+		placed = false;
+	}
+	if (ran) {
+		results_free(&r);
+		ran = false;
+	}
+	scenario_free(sc);
+	sc = NULL;
+}
+
+TestSuite(placement, .fini = cleanup);
+
+#define SETUP(...)                                                  \
+	do {                                                        \
+		const char *const sets_[] = {"name=placement-cases", ##__VA_ARGS__}; \
+		setup(sets_, sizeof sets_ / sizeof *sets_);         \
+	} while (0)
+
+static struct pod_request request(void)
+{
+	const struct workload_spec *w = &sc->workloads[0];
+	return (struct pod_request){0, w->request == REQUEST_GPUS ? w->gpus : 1, SIM_HOUR};
+}
+
+/* The node the next pod of workload w lands on now; -1 when none. */
+static int32_t where(void)
+{
+	int32_t nodes[16];
+	struct pod_request pod = request();
+	return placement_plan(&pl, &pod, 0, nodes, NULL) ? nodes[0] : -1;
+}
+
+/* kube-scheduler's message for the pod, which must not fit now. */
+static const char *why(void)
+{
+	static char msg[1024];
+	int32_t nodes[16];
+	int32_t *counts = calloc(pl.n_reasons, sizeof *counts);
+	struct pod_request pod = request();
+	cr_assert_not(placement_plan(&pl, &pod, 0, nodes, counts), "the pod fits on node %d",
+		      nodes[0]);
+	reasons_format(msg, sizeof msg, (int64_t)c.n_nodes, (const char *const *)pl.reasons, counts,
+		       pl.n_reasons);
+	free(counts);
+	return msg;
+}
+
+/* Takes `gpus` whole GPUs (and cpu cores) on node for some other work. */
+static void occupy(int32_t node, int32_t gpus, double cpu)
+{
+	struct workload_spec other = {.name = "other", .request = REQUEST_GPUS, .gpus = gpus,
+				      .gpu_busy = 1, .sm_share = 1, .cpu = cpu};
+	struct placement p;
+	cluster_take(&c, node, &other, gpus, next_job++, &p);
+}
+
+/* Fills a node's GPUs. */
+static void fill(int32_t node) { occupy(node, c.nodes[node].gpus, 0); }
+
+/* Runs a pod of workload w on node, as the simulation would (spread counts). */
+static void run_pod(int32_t node)
+{
+	struct pod_request pod = request();
+	struct placement p;
+	placement_take(&pl, &pod, &node, next_job++, &p);
+}
+
+/* --- the message format -------------------------------------------------------- */
+
+Test(placement, format_is_kube_schedulers_fit_error)
+{
+	const char *texts[] = {"Insufficient nvidia.com/gpu", AFFINITY};
+	int32_t counts[] = {1, 2};
+	char buf[256];
+	reasons_format(buf, sizeof buf, 3, texts, counts, 2);
+	cr_assert_str_eq(buf, "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) "
+			      "didn't match Pod's node affinity/selector.");
+}
+
+/* Go's sort.Strings over "COUNT REASON": "10 ..." sorts before "2 ...". */
+Test(placement, format_sorts_the_count_reason_strings_bytewise)
+{
+	const char *texts[] = {AFFINITY, "Insufficient nvidia.com/gpu", "Insufficient cpu",
+			       "Insufficient memory"};
+	int32_t counts[] = {2, 10, 0, 2};
+	char buf[256];
+	reasons_format(buf, sizeof buf, 12, texts, counts, 4);
+	cr_assert_str_eq(buf, "0/12 nodes are available: 10 Insufficient nvidia.com/gpu, "
+			      "2 Insufficient memory, 2 node(s) didn't match Pod's node "
+			      "affinity/selector.");
+}
+
+Test(placement, format_reports_the_length_it_needs)
+{
+	const char *texts[] = {"Insufficient cpu"};
+	int32_t counts[] = {4};
+	char small[8];
+	size_t need = reasons_format(small, sizeof small, 4, texts, counts, 1);
+	cr_assert_eq(need, strlen("0/4 nodes are available: 4 Insufficient cpu."));
+	cr_assert_str_eq(small, "0/4 nod");
+}
+
+/* --- NodeAffinity: node_selector, affinity, gpu_spec ------------------------------ */
+
+Test(placement, node_selector_matches_the_implicit_product_label)
+{
+	SETUP("workloads.w.node_selector={nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}",
+	      "workloads.w.gpus=4");
+	cr_assert_eq(where(), A100_0);
+	fill(A100_0);
+	fill(A100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient "
+				"nvidia.com/gpu, 2 " AFFINITY ".");
+}
+
+Test(placement, a_pool_label_overrides_the_implicit_product)
+{
+	SETUP("pools.h100.labels={nvidia.com/gpu.product: custom-h100}",
+	      "workloads.w.node_selector={nvidia.com/gpu.product: custom-h100}");
+	cr_assert_eq(where(), H100_0);
+	cleanup();
+	SETUP("pools.h100.labels={nvidia.com/gpu.product: custom-h100}",
+	      "workloads.w.node_selector={nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}");
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 " AFFINITY ".");
+}
+
+Test(placement, affinity_in_notin_exists_doesnotexist)
+{
+	SETUP("workloads.w.affinity=[{key: topology.kubernetes.io/zone, operator: In, values: [b]}]");
+	cr_assert_eq(where(), H100_0);
+	cleanup();
+	SETUP("workloads.w.affinity=[{key: topology.kubernetes.io/zone, operator: NotIn, values: [b]}]");
+	cr_assert_eq(where(), A100_0);
+	cleanup();
+	SETUP("workloads.w.affinity=[{key: rack, operator: NotIn, values: [r1]}]");
+	cr_assert_eq(where(), A100_0, "NotIn matches nodes without the label");
+	cleanup();
+	SETUP("workloads.w.affinity=[{key: topology.kubernetes.io/zone, operator: Exists}]");
+	cr_assert_eq(where(), A100_0);
+	cleanup();
+	SETUP("workloads.w.affinity=[{key: topology.kubernetes.io/zone, operator: DoesNotExist}]");
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 " AFFINITY ".");
+}
+
+Test(placement, affinity_requirements_are_anded_with_the_selector)
+{
+	SETUP("workloads.w.node_selector={topology.kubernetes.io/zone: b}",
+	      "workloads.w.affinity=[{key: nvidia.com/gpu.product, operator: In, values: "
+	      "[NVIDIA-A100-SXM4-80GB]}]");
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 " AFFINITY ".");
+}
+
+Test(placement, affinity_on_the_hostname_picks_nodes_one_by_one)
+{
+	SETUP("workloads.w.affinity=[{key: kubernetes.io/hostname, operator: In, values: [h100-1]}]");
+	cr_assert_eq(where(), H100_1);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, " TAINT
+				", 3 " AFFINITY ".");
+}
+
+Test(placement, gpu_spec_is_a_gpu_model_constraint)
+{
+	SETUP("workloads.w.gpu_spec=[H100-80GB]");
+	cr_assert_eq(where(), H100_0);
+	cleanup();
+	SETUP("workloads.w.gpu_spec=[L4]");
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 " AFFINITY ".");
+}
+
+/* --- TaintToleration ------------------------------------------------------------------ */
+
+Test(placement, an_untolerated_taint_keeps_pods_off_an_idle_node)
+{
+	SETUP("workloads.w.gpus=8");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+}
+
+Test(placement, tolerations_equal_and_exists)
+{
+	SETUP("workloads.w.gpus=8",
+	      "workloads.w.tolerations=[{key: spot, operator: Equal, value: \"true\", effect: NoSchedule}]");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_eq(where(), SPOT_0);
+	cleanup();
+	SETUP("workloads.w.gpus=8", "workloads.w.tolerations=[{operator: Exists}]");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_eq(where(), SPOT_0, "Exists without a key tolerates every taint");
+	cleanup();
+	SETUP("workloads.w.gpus=8", "workloads.w.tolerations=[{key: spot, operator: Exists}]");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_eq(where(), SPOT_0, "no effect: every effect");
+}
+
+Test(placement, a_toleration_must_match_value_and_effect)
+{
+	SETUP("workloads.w.gpus=8", "workloads.w.tolerations=[{key: spot, value: \"false\"}]");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+	cleanup();
+	SETUP("workloads.w.gpus=8",
+	      "workloads.w.tolerations=[{key: spot, operator: Exists, effect: NoExecute}]");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+}
+
+Test(placement, no_execute_filters_like_no_schedule)
+{
+	SETUP("pools.spot.taints=[{key: spot, value: \"true\", effect: NoExecute}]", "workloads.w.gpus=8");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+}
+
+/* PreferNoSchedule is a score: 100 + 3 x 100 on h100-0 against 100 + 3 x 0 on spot-0. */
+Test(placement, prefer_no_schedule_is_a_penalty_not_a_filter)
+{
+	SETUP("pools.spot.taints=[{key: spot, value: \"true\", effect: PreferNoSchedule}]",
+	      "workloads.w.gpus=8");
+	cr_assert_eq(where(), H100_0);
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_eq(where(), SPOT_0);
+}
+
+/* --- NodeResourcesFit: GPUs, MIG, cpu, memory ------------------------------------------- */
+
+Test(placement, cpu_and_memory_are_checked_on_the_node)
+{
+	SETUP("workloads.w.cpu=40");
+	cr_assert_eq(where(), H100_0, "32 cores on an A100 node are too few");
+	cleanup();
+	SETUP("workloads.w.cpu=100");
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient cpu.");
+	cleanup();
+	/* A node short of two resources counts under both. */
+	SETUP("workloads.w.memory=300GiB", "workloads.w.gpus=8");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient memory, "
+				"4 Insufficient nvidia.com/gpu.");
+}
+
+/* The fullest node by GPUs has no cpu left: the search moves on within the bucket. */
+Test(placement, a_node_short_of_cpu_is_passed_over)
+{
+	SETUP("workloads.w.cpu=8", "workloads.w.affinity=[{key: topology.kubernetes.io/zone, "
+				   "operator: In, values: [a]}]");
+	occupy(A100_0, 1, 30);
+	cr_assert_eq(where(), A100_1);
+	occupy(A100_1, 1, 30);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient cpu, 2 " AFFINITY
+				".");
+}
+
+Test(placement, cpu_and_memory_come_back_on_release)
+{
+	SETUP("workloads.w.cpu=20", "workloads.w.memory=100GiB");
+	struct pod_request pod = request();
+	int32_t node = A100_0;
+	struct placement p;
+	placement_take(&pl, &pod, &node, 1, &p);
+	cr_assert_float_eq(c.nodes[A100_0].cpu_free, 12, 1e-9);
+	cr_assert_float_eq(c.nodes[A100_0].memory_free, 156.0 * 1024 * 1024 * 1024, 1);
+	placement_release(&pl, 0, 1, &p);
+	cr_assert_float_eq(c.nodes[A100_0].cpu_free, 32, 1e-9);
+	cr_assert(cluster_consistent(&c));
+}
+
+Test(placement, a_mig_profile_is_its_own_resource)
+{
+	SETUP("pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
+	      "workloads.w.gpus={mig: 3g.40gb}", "workloads.w.vram=30GiB");
+	cr_assert_eq(where(), H100_0);
+	for (int i = 0; i < 32; i++)
+		run_pod(H100_0 + i / 16);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient "
+				"nvidia.com/mig-3g.40gb.");
+}
+
+Test(placement, vram_above_a_units_memory_is_reported)
+{
+	SETUP("pools.h100.sharing={mode: mps, replicas: 4}", "workloads.w.vram=30GiB",
+	      "workloads.w.node_selector={topology.kubernetes.io/zone: b}");
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 " AFFINITY ", 2 node(s) had "
+				"GPU units with less memory than the pod's VRAM.");
+}
+
+Test(placement, a_closed_window_makes_nodes_unschedulable)
+{
+	SETUP("workloads.w.node_selector={topology.kubernetes.io/zone: b}");
+	c.pools[1].open = false;
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 " AFFINITY
+				", 2 node(s) were unschedulable.");
+	c.pools[1].open = true;
+	c.pools[1].closes_at = 30 * SIM_MINUTE;
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 node(s) didn't have time "
+				"before their window closes, 2 " AFFINITY ".");
+}
+
+/* --- scores ------------------------------------------------------------------------------- */
+
+/* requested x 100 / capacity: h100-1 with 4 used scores (4 + 2) x 100 / 8 = 75,
+ * an A100 node 2 x 100 / 4 = 50, h100-0 2 x 100 / 8 = 25. */
+Test(placement, most_allocated_bin_packs_by_kube_schedulers_formula)
+{
+	SETUP("workloads.w.gpus=2");
+	occupy(H100_1, 4, 0);
+	cr_assert_eq(where(), H100_1);
+}
+
+/* (capacity - requested) x 100 / capacity: h100-0 75, A100 50, h100-1 25. */
+Test(placement, least_allocated_spreads_by_kube_schedulers_formula)
+{
+	SETUP("workloads.w.gpus=2", "scheduler.scoring=LeastAllocated");
+	occupy(H100_1, 4, 0);
+	cr_assert_eq(where(), H100_0);
+}
+
+/* Equal scores: the lower pool, then the lower node. */
+Test(placement, ties_go_to_the_lower_pool_then_node)
+{
+	SETUP("workloads.w.gpus=4");
+	occupy(H100_1, 4, 0); /* h100-1 would also score 100 */
+	cr_assert_eq(where(), A100_0);
+	fill(A100_0);
+	cr_assert_eq(where(), A100_1);
+}
+
+/* --- PodTopologySpread ------------------------------------------------------------------- */
+
+Test(placement, do_not_schedule_spread_overrides_bin_packing)
+{
+	SETUP("workloads.w.topology_spread={key: topology.kubernetes.io/zone, max_skew: 1}");
+	cr_assert_eq(where(), A100_0);
+	run_pod(A100_0);
+	cr_assert_eq(where(), H100_0, "zone a has one pod more than zone b");
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient nvidia.com/gpu, "
+				"2 " SPREAD ".");
+	run_pod(SPOT_0); /* as if it tolerated the taint: zone b has one pod too */
+	cr_assert_eq(where(), A100_0);
+}
+
+Test(placement, nodes_without_the_key_fail_with_missing_required_label)
+{
+	SETUP("pools.h100.labels={topology.kubernetes.io/zone: b, rack: r1}",
+	      "workloads.w.topology_spread={key: rack, max_skew: 1}");
+	cr_assert_eq(where(), H100_0);
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient nvidia.com/gpu, "
+				"2 " SPREAD " (missing required label).");
+}
+
+/* Per hostname, max_skew 1: one pod per node.  The tainted node counts as a
+ * domain (nodeTaintsPolicy Ignore) and never gets a pod, so the least loaded
+ * domain stays at 0 and a fifth pod cannot be placed. */
+Test(placement, hostname_spread_counts_tainted_nodes_as_empty_domains)
+{
+	SETUP("workloads.w.topology_spread={key: kubernetes.io/hostname, max_skew: 1}");
+	int32_t seen = 0;
+	for (int i = 0; i < 4; i++) {
+		int32_t node = where();
+		cr_assert_geq(node, 0);
+		cr_assert_not(seen >> node & 1, "node %d twice", node);
+		seen |= 1 << node;
+		run_pod(node);
+	}
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 " SPREAD ".");
+}
+
+/* ScheduleAnyway scores: zone b scores 100 against zone a's 0 (weight 2),
+ * more than MostAllocated's 50 against 12 (weight 1). */
+Test(placement, schedule_anyway_prefers_the_emptier_domain_without_blocking)
+{
+	SETUP("workloads.w.topology_spread={key: topology.kubernetes.io/zone, "
+	      "when_unsatisfiable: ScheduleAnyway}");
+	run_pod(A100_0);
+	cr_assert_eq(where(), H100_0);
+	fill(H100_0);
+	fill(H100_1);
+	cr_assert_eq(where(), A100_0, "a skew is allowed when nothing else fits");
+}
+
+/* --- gangs --------------------------------------------------------------------------------- */
+
+Test(placement, a_gang_is_placed_whole_or_not_at_all)
+{
+	SETUP("workloads.w.gpus=8", "workloads.w.pods=2", "workloads.w.gang=true");
+	int32_t nodes[4];
+	struct pod_request pod = request();
+	cr_assert(placement_plan(&pl, &pod, 0, nodes, NULL));
+	cr_assert_eq(nodes[0], H100_0);
+	cr_assert_eq(nodes[1], H100_1);
+	cr_assert_float_eq(c.allocated, 0, 1e-12, "a plan takes nothing");
+	cleanup();
+	SETUP("workloads.w.gpus=8", "workloads.w.pods=3", "workloads.w.gang=true");
+	/* The third pod's reason, with the first two holding their nodes. */
+	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+	cr_assert_float_eq(c.allocated, 0, 1e-12);
+	cr_assert(cluster_consistent(&c));
+}
+
+Test(placement, a_gangs_pods_see_each_other)
+{
+	SETUP("workloads.w.gpus=4", "workloads.w.pods=4", "workloads.w.gang=true");
+	int32_t nodes[4];
+	struct pod_request pod = request();
+	cr_assert(placement_plan(&pl, &pod, 0, nodes, NULL));
+	cr_assert_eq(nodes[0], A100_0);
+	cr_assert_eq(nodes[1], A100_1);
+	cr_assert_eq(nodes[2], H100_0);
+	cr_assert_eq(nodes[3], H100_0, "the fourth pod packs next to the third");
+	struct placement p[4];
+	placement_take(&pl, &pod, nodes, 7, p);
+	cr_assert_float_eq(c.allocated, 16, 1e-12);
+	placement_release(&pl, 0, 7, p);
+	cr_assert_float_eq(c.allocated, 0, 1e-12);
+	cr_assert(cluster_consistent(&c));
+}
+
+/* --- whole runs ------------------------------------------------------------------------------ */
+
+static void run(const char *file, const char *const *sets, size_t n)
+{
+	struct gp_err err;
+	load(file, sets, n);
+	results_init(&r);
+	ran = true;
+	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+}
+
+#define RUN(file, ...)                                              \
+	do {                                                        \
+		const char *const sets_[] = {"name=placement-run", ##__VA_ARGS__}; \
+		run(file, sets_, sizeof sets_ / sizeof *sets_);     \
+	} while (0)
+
+static const char *reason_of(size_t job)
+{
+	int32_t id = r.jobs[job].reason;
+	return id >= 0 ? r.reason_texts[id] : NULL;
+}
+
+static const struct pending_reason *row(const char *scope, size_t k)
+{
+	for (size_t i = 0; i < r.n_pending_reasons; i++)
+		if (!strcmp(r.pending_reasons[i].scope, scope) && k-- == 0)
+			return &r.pending_reasons[i];
+	return NULL;
+}
+
+static const char *node_of(size_t job) { return r.node_names[r.jobs[job].node]; }
+
+#define TRAIN_WHY                                                                                  \
+	"0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint "   \
+	"{dedicated: inference}, 2 node(s) didn't match Pod's node affinity/selector."
+#define BATCH_WHY                                                                                  \
+	"0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, 3 "        \
+	"Insufficient nvidia.com/gpu."
+
+/* The example: A100 selector with idle H100s, and an untolerated taint. */
+Test(placement, the_placement_scenario_waits_for_the_reasons_it_gives)
+{
+	RUN("scenarios/placement.yaml");
+	cr_assert_eq(r.n_jobs, 8);
+	const char *nodes[] = {"a100-0", "a100-0", "a100-0", "a100-0",
+			       "h100-0", "h100-1", "h100-0", "reserved-0"};
+	const sim_time starts[] = {0, 0, 2 * SIM_HOUR, 2 * SIM_HOUR, 0, 0, SIM_HOUR, 0};
+	for (size_t i = 0; i < 8; i++) {
+		cr_assert_str_eq(node_of(i), nodes[i], "job %zu", i);
+		cr_assert_eq(r.jobs[i].start, starts[i], "job %zu", i);
+	}
+	cr_assert_null(reason_of(0));
+	cr_assert_str_eq(reason_of(2), TRAIN_WHY);
+	cr_assert_str_eq(reason_of(3), TRAIN_WHY);
+	cr_assert_str_eq(reason_of(6), BATCH_WHY);
+	cr_assert_null(reason_of(7));
+	cr_assert_eq(r.n_pending_reasons, 4);
+	const struct pending_reason *a = row("all", 0), *b = row("all", 1);
+	cr_assert_str_eq(a->reason, TRAIN_WHY);
+	cr_assert_float_eq(a->pending_seconds, 2 * 7200, 1e-9, "two pods, two hours each");
+	cr_assert_eq(a->pods, 2);
+	cr_assert_str_eq(b->reason, BATCH_WHY);
+	cr_assert_float_eq(b->pending_seconds, 3600, 1e-9);
+	cr_assert_eq(b->pods, 1);
+	cr_assert_str_eq(row("train", 0)->reason, TRAIN_WHY);
+	cr_assert_float_eq(row("train", 0)->pending_seconds, 14400, 1e-9);
+	cr_assert_str_eq(row("batch", 0)->reason, BATCH_WHY);
+	cr_assert_null(row("serve", 0));
+}
+
+/* Two gangs of two 8-GPU pods: the second waits for the first, as one job
+ * with two pods' worth of pending time. */
+Test(placement, a_gang_job_waits_and_starts_whole)
+{
+	RUN("tests/fixtures/placement-cases.yaml", "workloads.w.gpus=8", "workloads.w.pods=2",
+	    "workloads.w.gang=true", "workloads.w.count=2");
+	cr_assert_eq(r.n_jobs, 2);
+	cr_assert_eq(r.jobs[0].start, 0);
+	cr_assert_eq(r.jobs[1].start, SIM_HOUR);
+	cr_assert_float_eq(results_metric(&r, "all", "peak_allocated_gpus"), 16, 1e-9);
+	cr_assert_float_eq(results_metric(&r, "all", "peak_demand_gpus"), 32, 1e-9);
+	cr_assert_float_eq(results_metric(&r, "all", "gpu_hours_allocated"), 32, 1e-9);
+	cr_assert_str_eq(reason_of(1), "0/5 nodes are available: " TAINT
+				       ", 4 Insufficient nvidia.com/gpu.");
+	cr_assert_float_eq(row("all", 0)->pending_seconds, 7200, 1e-9, "two pods for an hour");
+	cr_assert_eq(row("all", 0)->pods, 2);
+}
+
+Test(placement, pods_without_gang_are_jobs_of_their_own)
+{
+	RUN("tests/fixtures/placement-cases.yaml", "workloads.w.gpus=8", "workloads.w.pods=3");
+	cr_assert_eq(r.n_jobs, 3);
+	cr_assert_eq(r.jobs[0].start, 0);
+	cr_assert_eq(r.jobs[1].start, 0);
+	cr_assert_eq(r.jobs[2].start, SIM_HOUR);
+	cr_assert_float_eq(results_metric(&r, "all", "jobs_submitted"), 3, 1e-9);
+}
+
+/* One 20-core pod per 32-core A100 node; the others wait for cpu. */
+Test(placement, pods_wait_for_cpu_with_its_reason)
+{
+	RUN("tests/fixtures/placement-cases.yaml", "workloads.w.count=4", "workloads.w.cpu=20",
+	    "workloads.w.node_selector={topology.kubernetes.io/zone: a}");
+	cr_assert_eq(r.jobs[2].start, SIM_HOUR);
+	cr_assert_eq(r.jobs[3].start, SIM_HOUR);
+	cr_assert_str_eq(reason_of(3), "0/5 nodes are available: " TAINT ", 2 Insufficient cpu, 2 "
+				       AFFINITY ".");
+	cr_assert_float_eq(row("w", 0)->pending_seconds, 7200, 1e-9);
+	cr_assert_eq(row("w", 0)->pods, 2);
+}
+
+/* Spread per zone in a whole run: pods alternate zones, then wait. */
+Test(placement, a_spread_constraint_holds_through_a_run)
+{
+	RUN("tests/fixtures/placement-cases.yaml", "workloads.w.count=3", "workloads.w.gpus=4",
+	    "workloads.w.topology_spread={key: topology.kubernetes.io/zone, max_skew: 1}");
+	cr_assert_str_eq(node_of(0), "a100-0");
+	cr_assert_str_eq(node_of(1), "h100-0");
+	cr_assert_str_eq(node_of(2), "a100-1");
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_eq(r.jobs[i].start, 0);
+}
+
+/* A class blocked by static rules keeps its reason for jobs that join later. */
+Test(placement, jobs_that_join_a_blocked_class_get_its_reason)
+{
+	RUN("tests/fixtures/placement-cases.yaml", "workloads.w.count=3",
+	    "workloads.w.arrival={process: poisson, rate: 1/h}", "workloads.w.gpu_spec=[L4]",
+	    "horizon=10h");
+	cr_assert_eq(r.n_jobs, 3);
+	const struct pending_reason *all = row("all", 0);
+	cr_assert_str_eq(all->reason, "0/5 nodes are available: " TAINT ", 4 " AFFINITY ".");
+	cr_assert_eq(all->pods, 3);
+	double expected = 0;
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_str_eq(reason_of(i), all->reason);
+		expected += sim_seconds(10 * SIM_HOUR - r.jobs[i].submit);
+	}
+	cr_assert_float_eq(all->pending_seconds, expected, 1e-6);
+}
+
+Test(placement, reasons_reach_the_database)
+{
+	RUN("scenarios/placement.yaml");
+	char path[] = "/tmp/gpuplan-placement-XXXXXX";
+	cr_assert_not_null(mkdtemp(path));
+	char db[128];
+	snprintf(db, sizeof db, "%s/p.db", path);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_write_run(st, sc, &r, NULL, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	sqlite3 *h;
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	sqlite3_stmt *s;
+	cr_assert_eq(sqlite3_prepare_v2(h,
+					"SELECT (SELECT reason FROM jobs WHERE job_id = 6), "
+					"(SELECT count(*) FROM jobs WHERE reason IS NULL), "
+					"(SELECT sum(pending_seconds) FROM pending_reasons WHERE scope = 'all'), "
+					"(SELECT pods FROM pending_reasons WHERE scope = 'train')",
+					-1, &s, NULL),
+		     SQLITE_OK);
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+	cr_assert_str_eq((const char *)sqlite3_column_text(s, 0), BATCH_WHY);
+	cr_assert_eq(sqlite3_column_int(s, 1), 5);
+	cr_assert_float_eq(sqlite3_column_double(s, 2), 18000, 1e-9);
+	cr_assert_eq(sqlite3_column_int(s, 3), 2);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	unlink(db);
+	char wal[160];
+	snprintf(wal, sizeof wal, "%s-wal", db);
+	unlink(wal);
+	snprintf(wal, sizeof wal, "%s-shm", db);
+	unlink(wal);
+	rmdir(path);
+}
+
+/* --- consistency ------------------------------------------------------------------------ */
+
+/* Without cpu or memory requests a node fails one filter only, so a failed
+ * search's message counts every node exactly once, whatever the fill. */
+Test(placement, a_failure_counts_every_node_once)
+{
+	const char *const variants[][2] = {
+		{"workloads.w.gpus=4", "workloads.w.gang=false"},
+		{"workloads.w.node_selector={topology.kubernetes.io/zone: b}", "workloads.w.gpus=8"},
+		{"workloads.w.affinity=[{key: kubernetes.io/hostname, operator: NotIn, values: [a100-1]}]",
+		 "workloads.w.gpus=2"},
+		{"workloads.w.topology_spread={key: kubernetes.io/hostname, max_skew: 2}",
+		 "workloads.w.gpus=1"},
+		{"workloads.w.topology_spread={key: topology.kubernetes.io/zone, max_skew: 1}",
+		 "workloads.w.gpus=3"},
+		{"workloads.w.pods=3", "workloads.w.gang=true"},
+	};
+	unsigned seed = 12345;
+	for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+		SETUP(variants[v][0], variants[v][1]);
+		bool failed = false;
+		for (int round = 0; round < 40 && !failed; round++) {
+			int32_t nodes[8], counts[64] = {0};
+			struct pod_request pod = request();
+			if (placement_plan(&pl, &pod, 0, nodes, counts)) {
+				if (sc->workloads[0].spread.key && rand_r(&seed) % 2)
+					run_pod(nodes[0]);
+				else
+					occupy(nodes[0], 1, 0);
+				continue;
+			}
+			int32_t sum = 0;
+			for (size_t k = 0; k < pl.n_reasons; k++)
+				sum += counts[k];
+			cr_assert_eq(sum, 5, "variant %zu round %d: %d nodes counted", v, round, sum);
+			failed = true;
+		}
+		cr_assert(failed, "variant %zu never filled up", v);
+		cr_assert(cluster_consistent(&c));
+		cleanup();
+	}
+}
