@@ -21,7 +21,7 @@ BENCH_SRC:= $(wildcard tests/bench/*.c)
 # recipe also installs the sqlite3 shell and GNU parallel (sweep scripts).
 DEPS := gsl:libgsl-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev criterion:libcriterion-dev
 
-.PHONY: all deps run test asan bench fuzz clean format
+.PHONY: all deps run test asan bench fuzz valgrind clean format
 all: bin/gpuplan
 
 # Installs whatever is missing with apt-get (as root, or through sudo).
@@ -81,12 +81,23 @@ asan: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-asan OPT="-O1 -g" \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  build-asan/tests/all
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/all -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp \
+	  UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/all -j$(JOBS)
 
 bench: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) OPT="-O3 -g -DNDEBUG" BUILD=build-bench \
 	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
 	@for b in $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%); do $$b results/bench.db || exit 1; done
+
+# Every example scenario under valgrind: no leak, no invalid access.
+valgrind: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) bin/gpuplan
+	@for f in scenarios/*.yaml; do \
+	  echo "valgrind $$f"; \
+	  valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite,indirect \
+	    --errors-for-leak-kinds=definite,indirect \
+	    bin/gpuplan run $$f --quiet --db build/valgrind.db || exit 1; \
+	done
 
 # Coverage-guided fuzzing of every input reader (clang's libFuzzer, with ASan and UBSan).
 # Each target runs FUZZ_SECONDS from a corpus seeded by the fixtures; what it finds

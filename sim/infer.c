@@ -69,8 +69,10 @@
  * OOM kill) is ready after the workload's `startup` plus loading its
  * weights per GPU at load_bandwidth (default 2 GB/s).  Under time-slicing
  * memory is not isolated: replicas whose memory overflows the GPU are OOM
- * killed and restarted with the kubelet's backoff (10 s doubling to 5 min),
- * for ever, as a Deployment's pods are.
+ * killed and restarted with the kubelet's backoff (the workload's
+ * restart.backoff, 10 s, doubling to 5 min), for ever, as a Deployment's
+ * pods are; so is a server whose unit cannot hold one typical request's KV
+ * cache (vLLM refuses to start).
  *
  * Autoscaling (HPA-like, on waiting requests): every `interval` (15 s),
  * with W requests waiting (at the router and on the ready replicas, not
@@ -100,7 +102,6 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 #define BLOCK FOOTPRINT_BLOCK_TOKENS
-#define BACKOFF_FIRST (10 * SIM_SECOND)
 #define BACKOFF_CAP (5 * SIM_MINUTE)
 #define HPA_TOLERANCE 0.1
 
@@ -340,7 +341,7 @@ static bool contended(const struct infer *in, const struct replica *r)
 {
 	enum sharing_mode m = sharing_of(in, r)->mode;
 	return m == SHARING_TIME_SLICING || m == SHARING_MPS ||
-	       (m == SHARING_FRACTIONAL && svc_of((struct infer *)in, r)->ws->request == REQUEST_MILLI);
+	       (m == SHARING_FRACTIONAL && in->svcs[r->svc].ws->request == REQUEST_MILLI);
 }
 
 /* The rate of r's iteration on GPU g (see the top of the file). */
@@ -504,6 +505,7 @@ static void release(struct infer *in, struct replica *r);
 static void preempt_newest(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
+	assert(r->n_run > 0);
 	struct seq *v = &r->run[--r->n_run];
 	struct req *q = &s->reqs[v->req];
 	r->free_blocks += v->blocks;
@@ -568,6 +570,7 @@ static void plan_prefills(struct infer *in, struct replica *r, int32_t budget, b
 			break;
 		pop_front(r->wait, &r->wait_head, &r->wait_n, r->wait_cap);
 		r->free_blocks -= need;
+		assert(r->free_blocks >= 0 && "no KV block handed out twice");
 		q->state = RQ_RUNNING;
 		if (q->admitted == SIM_NEVER)
 			q->admitted = now;
@@ -614,6 +617,7 @@ static void end_iteration(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
 	sim_time now = now_of(in);
+	assert(r->busy && now >= r->iter_start);
 	r->busy = false;
 	r->busy_us += (double)(now - r->iter_start);
 	int32_t kept = 0;
@@ -640,6 +644,7 @@ static void end_iteration(struct infer *in, struct replica *r)
 		kept++;
 	}
 	r->n_run = kept;
+	assert(r->free_blocks <= r->blocks && r->outstanding >= kept);
 }
 
 /* Starts the next iteration, or waits for the head's tokenization, or idles. */
@@ -690,6 +695,7 @@ static void dispatch(struct infer *in, struct replica *r, uint32_t id)
 	struct service *s = svc_of(in, r);
 	struct req *q = &s->reqs[id];
 	sim_time now = now_of(in);
+	assert(r->state == RS_READY);
 	if (blocks_for((int64_t)q->prompt + q->output) > r->blocks) {
 		finish_request(in, s, id, RQ_REJECTED); /* longer than max_model_len */
 		return;
@@ -806,10 +812,11 @@ static void become_ready(struct infer *in, struct replica *r)
 	drain_backlog(in, svc_of(in, r));
 }
 
-/* Backoff after the n-th OOM kill: 10 s doubling, capped at 5 min. */
-static sim_time backoff(int32_t n)
+/* Backoff after the n-th crash: the workload's restart backoff (10 s by
+ * default) doubling, capped at 5 min, as the kubelet's CrashLoopBackOff. */
+static sim_time backoff(sim_time first, int32_t n)
 {
-	sim_time b = BACKOFF_FIRST;
+	sim_time b = first > 0 ? first : 1;
 	for (int32_t k = 0; k < n && b < BACKOFF_CAP; k++)
 		b *= 2;
 	return b < BACKOFF_CAP ? b : BACKOFF_CAP;
@@ -863,7 +870,7 @@ static void crash(struct infer *in, struct replica *r)
 	r->demand = 0;
 	r->state = RS_BACKOFF;
 	if (infer_work_left(in))
-		engine_push(in->h.engine, now_of(in) + backoff(r->restarts++), EV_INFER_RETRY,
+		engine_push(in->h.engine, now_of(in) + backoff(s->ws->restart_backoff, r->restarts++), EV_INFER_RETRY,
 			    (uint32_t)(r - in->reps), r->life);
 }
 

@@ -512,7 +512,8 @@ static int check_bound(const struct search_spec *sp, const struct search_value *
 	char assign[512];
 	snprintf(assign, sizeof assign, "%s=%.17g%s", sp->key, b->number, b->suffix);
 	const char **sets = calloc(sp->n_sets + 1, sizeof *sets);
-	memcpy(sets, sp->sets, sp->n_sets * sizeof *sets);
+	if (sp->n_sets)
+		memcpy(sets, sp->sets, sp->n_sets * sizeof *sets);
 	sets[sp->n_sets] = assign;
 	struct gp_err err;
 	int rc = scenario_load(sp->scenario, sets, sp->n_sets + 1, sc, &err);

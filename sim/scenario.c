@@ -2169,15 +2169,29 @@ static int resolve_tp(struct loader *ld, const struct ynode *item, struct worklo
 
 static int finish_inference(struct loader *ld, const struct ynode *item, struct workload_spec *w)
 {
-	static const char *const batch_only[] = {"count", "arrival", "duration", "deadline"};
+	/* Batch keys, and why a service has no use for them. */
+	static const char *const batch_only[][2] = {
+		{"count", "expected requests: " REQUESTS_HINT},
+		{"arrival", "expected requests: " REQUESTS_HINT},
+		{"duration", "a request lasts its prefill and decode steps"},
+		{"deadline", "expected an slo like {ttft: 2s}"},
+		{"gpu_busy", "a replica's activity comes from its iterations"},
+		{"queue", "replicas are placed as the service starts or scales, before batch work"},
+		{"priority", "replicas are placed as the service starts or scales, before batch work"},
+		{"pods", "a replica is one pod (tensor_parallel spans the GPUs of one node)"},
+		{"gang", "a replica is one pod (tensor_parallel spans the GPUs of one node)"},
+	};
 	struct inference_spec *in = w->inference;
 	for (size_t i = 0; i < item->n; i++)
 		for (size_t k = 0; k < N_OF(batch_only); k++)
-			if (!strcmp(item->keys[i], batch_only[k]))
+			if (!strcmp(item->keys[i], batch_only[k][0]))
 				return gp_located(ld->err, item->key_locs[i],
-						  "%s does not apply to an inference workload; "
-						  "expected requests: " REQUESTS_HINT,
-						  item->keys[i]);
+						  "%s does not apply to an inference workload; %s",
+						  item->keys[i], batch_only[k][1]);
+	const struct ynode *limit = ynode_get(ynode_get(item, "restart"), "limit");
+	if (limit)
+		return gp_located(ld->err, limit->loc, "limit does not apply to an inference "
+				  "workload; its replicas restart for ever, as a Deployment's pods do");
 	int rc = require(ld, item, "model", "inference workload", "a catalog model like llama-3-8b");
 	if (!rc)
 		rc = require(ld, item, "requests", "inference workload", REQUESTS_HINT);

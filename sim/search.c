@@ -110,7 +110,8 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 {
 	size_t n = s->n_sets;
 	const char **sets = gp_xcalloc(n + 2, sizeof *sets);
-	memcpy(sets, s->sets, n * sizeof *sets);
+	if (n)
+		memcpy(sets, s->sets, n * sizeof *sets);
 	char assign[512], seed[64];
 	snprintf(assign, sizeof assign, "%s=%s", s->key, value);
 	sets[n++] = assign;

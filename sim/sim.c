@@ -7,7 +7,10 @@
  * ordered by the scheduler's order, not by chance, and so that jobs finishing
  * at 13:00 free their GPUs before the 13:00 pass).  A pass asks placement
  * about class heads only (see sched.h), and runs only when something changed
- * that could let work start: an arrival, a completion, a window opening.
+ * that could let work start: an arrival, a completion, a window opening.  A
+ * head that does not fit gives its class kube-scheduler's reason (reasons.h),
+ * and the class is not asked again until capacity is freed or a job joins it.
+ * A gang job's pods are placed together and run at the pace of the slowest.
  */
 #include "gpuplan/sim.h"
 

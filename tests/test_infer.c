@@ -17,6 +17,9 @@
 #include "gpuplan/infer.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/sim.h"
+#include "gpuplan/store.h"
+
+#include <sqlite3.h>
 
 static char dir[64];
 static struct scenario *sc;
@@ -476,4 +479,68 @@ Test(infer, same_seed_same_requests)
 	cr_assert_eq(r.n_requests, n);
 	cr_assert_eq(memcmp(first, r.requests, n * sizeof *first), 0);
 	free(first);
+}
+
+/* --- loading and storing --------------------------------------------------- */
+
+Test(infer, a_scenario_resolves_the_server_keys)
+{
+	char p[160];
+	struct gp_err err = {""};
+	write_file("s.yaml", "name: t\n"
+			     "pools: [{name: p, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"
+			     "workloads:\n"
+			     "  - {name: chat, kind: inference, model: llama-3-8b, quantization: bf16,\n"
+			     "     gpus: 2, max_batch: 4096,\n"
+			     "     requests: {process: poisson, rate: 12.5, count: 10,\n"
+			     "                prompt_tokens: {dist: uniform, min: 100, max: 300},\n"
+			     "                output_tokens: 50}}\n");
+	snprintf(p, sizeof p, "%s/s.yaml", dir);
+	cr_assert_eq(scenario_load(p, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
+	const struct workload_spec *w = &sc->workloads[0];
+	const struct inference_spec *in = w->inference;
+	cr_assert_not_null(in);
+	cr_assert_eq(w->kind, WORKLOAD_INFERENCE);
+	cr_assert_eq(in->tensor_parallel, 2, "tensor_parallel follows gpus");
+	cr_assert_eq(in->kv_cache, QUANT_BF16, "the KV cache follows bf16 weights");
+	cr_assert_eq(in->max_batched_tokens, 4096, "the token budget grows to max_batch");
+	cr_assert_float_eq(in->requests.rate, 12.5, 0, "a bare rate is per second");
+	cr_assert_eq(in->context, 250, "mean prompt 200 + output 50");
+	cr_assert_eq(in->replicas, 1);
+	cr_assert_eq(w->count, 0, "no batch jobs");
+	cr_assert_eq(scenario_job_count(sc), 0);
+}
+
+Test(infer, request_rows_land_in_the_requests_table)
+{
+	run(ONE_H100("", ", slo: {ttft: 1s}",
+		     "{process: poisson, rate: 1/s, count: 20, prompt_tokens: 300, output_tokens: 4}"));
+	char db[192];
+	snprintf(db, sizeof db, "%s/r.db", dir);
+	struct store *st;
+	struct gp_err err = {""};
+	int64_t id;
+	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_write_run(st, sc, &r, &id, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	sqlite3 *h;
+	sqlite3_stmt *q;
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h,
+					"SELECT count(*), sum(slo_met), min(request_id), max(request_id),"
+					" sum(abs(e2e_s - ttft_s - 3 * tpot_s) < 1e-9), min(workload)"
+					" FROM requests WHERE run_id = ?",
+					-1, &q, NULL),
+		     SQLITE_OK);
+	sqlite3_bind_int64(q, 1, id);
+	cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(q, 0), 20);
+	/* A 300-token prefill on an H100 takes about 10 ms: all within 1 s. */
+	cr_assert_eq(sqlite3_column_int(q, 1), 20);
+	cr_assert_eq(sqlite3_column_int(q, 2), 0);
+	cr_assert_eq(sqlite3_column_int(q, 3), 19);
+	cr_assert_eq(sqlite3_column_int(q, 4), 20, "e2e = ttft + (output - 1) x tpot");
+	cr_assert_str_eq((const char *)sqlite3_column_text(q, 5), "chat");
+	sqlite3_finalize(q);
+	sqlite3_close(h);
 }

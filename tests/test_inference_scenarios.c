@@ -153,7 +153,9 @@ Test(inference_scenarios, search_max_finds_the_fastest_replay_within_the_slo, .t
 	struct gp_err err = {""};
 	struct store *st;
 	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
+	static const char *const no_sets[1] = {NULL}; /* (memcpy from NULL is undefined) */
 	struct search_spec spec = {.scenario = "tests/fixtures/azure-replay.yaml",
+				   .sets = no_sets,
 				   .key = "workloads.chat.requests.speedup",
 				   .maximize = true,
 				   .seeds = 1};

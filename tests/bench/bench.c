@@ -154,9 +154,9 @@ struct bench {
 };
 
 static const struct bench benches[] = {
-	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL},
+	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL, NULL},
 	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
-	 "tests/bench/batch-1m.yaml"},
+	 "tests/bench/batch-1m.yaml", NULL},
 	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL},
 	{"Azure conv trace, 1 M requests, 16 replicas", "< 10 s", "tests/bench/azure-1m.yaml",
 	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv"},
