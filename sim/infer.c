@@ -833,7 +833,7 @@ static uint32_t tenant_of(const struct infer *in, const struct replica *r)
 static bool take_pod(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
-	struct pod_request pod = {s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0};
+	struct pod_request pod = {s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0, false};
 	int32_t node;
 	if (!placement_plan(in->h.placer, &pod, now_of(in), &node, NULL))
 		return false;

@@ -366,6 +366,11 @@ static void spread_move(struct placer *pl, size_t w, int32_t node, int32_t delta
 		st->min++;
 }
 
+bool placement_pool_filtered(const struct placer *pl, size_t w, size_t p)
+{
+	return rule_of(pl, (int32_t)w, p)->filtered >= 0;
+}
+
 bool placement_start_unblocks(const struct placer *pl, size_t w)
 {
 	return pl->spread[w].on && pl->c->sc->workloads[w].spread.when == SPREAD_DO_NOT_SCHEDULE;
@@ -379,8 +384,9 @@ static int32_t pool_closed(const struct pool_state *ps, const struct pod_request
 {
 	if (!ps->open)
 		return REASON_UNSCHEDULABLE;
-	/* window_policy fit: the expected duration must end by the close. */
-	if (ps->closes_at != SIM_NEVER && pod->duration > ps->closes_at - now)
+	/* window_policy fit: the expected duration must end by the close
+	 * (under preempt anything starts, and the close stops it). */
+	if (pod->fit_window && ps->closes_at != SIM_NEVER && pod->duration > ps->closes_at - now)
 		return REASON_WINDOW;
 	return -1;
 }

@@ -218,15 +218,11 @@ static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
 	return intern(r, r->buf);
 }
 
-int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
-		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
-		     sim_time now)
+/* Records that class cls's head failed with message msg (see reasons_fail). */
+static int32_t fail_with(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			 size_t members, int32_t msg, uint32_t head, uint64_t gen)
 {
-	struct reason_class *c = class_at(r, cls);
-	accrue(r, c, now);
-	c->workload = workload;
-	c->pods = pods;
-	int32_t msg = message(r, cls, counts);
+	struct reason_class *c = &r->classes[cls];
 	/* Pods that begin to wait with msg: all members when it is new to the
 	 * class, else those that joined since the last failure. */
 	int64_t starting = msg != c->msg ? (int64_t)members : (int64_t)members - c->counted;
@@ -237,6 +233,30 @@ int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t po
 	c->head = head;
 	c->gen = gen;
 	return msg;
+}
+
+int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
+		     sim_time now)
+{
+	struct reason_class *c = class_at(r, cls);
+	accrue(r, c, now);
+	c->workload = workload;
+	c->pods = pods;
+	return fail_with(r, cls, workload, pods, members, message(r, cls, counts), head, gen);
+}
+
+int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const char *text, uint32_t head, uint64_t gen,
+			  sim_time now)
+{
+	struct reason_class *c = class_at(r, cls);
+	accrue(r, c, now);
+	c->workload = workload;
+	c->pods = pods;
+	/* The node-count cache no longer describes the class's message. */
+	memset(r->class_counts + cls * r->n_slots, 0xff, r->n_slots * sizeof *r->class_counts);
+	return fail_with(r, cls, workload, pods, members, intern(r, text), head, gen);
 }
 
 bool reasons_blocked(const struct reasons *r, size_t cls, uint32_t head, uint64_t gen,

@@ -3,6 +3,7 @@
  */
 #include "gpuplan/report.h"
 
+#include "gpuplan/diagnose.h"
 #include "gpuplan/footprint.h"
 #include "gpuplan/units.h"
 
@@ -143,6 +144,7 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		     "idle (all: total idle %.2f).\n",
 		results_metric(r, "all", "cost_idle"));
 	inference_summary(out, sc, r);
+	diagnose_print(out, r);
 }
 
 static const char *order_name(enum sched_order o)

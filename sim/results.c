@@ -36,6 +36,11 @@ void results_free(struct results *r)
 	free(r->reason_texts);
 	free(r->pending_reasons);
 	free(r->allocations);
+	for (size_t i = 0; i < r->n_findings; i++) {
+		free(r->findings[i].text);
+		free(r->findings[i].evidence);
+	}
+	free(r->findings);
 	memset(r, 0, sizeof *r);
 }
 

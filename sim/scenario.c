@@ -856,10 +856,102 @@ static int queue_strategy(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+static int queue_cohort(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_item_name(ld, v, "cohort", &((struct queue_spec *)obj)->cohort);
+}
+
+/* The resources a quota may name, and how their amounts read. */
+static int quota_amount(struct loader *ld, const char *key, const struct ynode *v, double *out)
+{
+	if (!strcmp(key, "memory"))
+		return get_size(ld, v, "memory quota", out);
+	if (!strcmp(key, "cpu") || !strcmp(key, "nvidia.com/gpu") ||
+	    !strncmp(key, "nvidia.com/mig-", 15))
+		return get_amount(ld, v, key, "an amount >= 0, like 4", out);
+	return gp_located(ld->err, v->loc, "unknown resource '%s'; expected nvidia.com/gpu, "
+			  "nvidia.com/mig-<profile>, cpu or memory", key);
+}
+
+static struct quota_entry *quota_line(struct queue_spec *q, const char *resource)
+{
+	for (size_t i = 0; i < q->n_quota; i++)
+		if (!strcmp(q->quota[i].resource, resource))
+			return &q->quota[i];
+	q->quota = gp_xrealloc(q->quota, (q->n_quota + 1) * sizeof *q->quota);
+	struct quota_entry *e = &q->quota[q->n_quota++];
+	*e = (struct quota_entry){gp_xstrdup(resource), INFINITY, INFINITY, {0}};
+	return e;
+}
+
+/* quota: {nvidia.com/gpu: 4, ...} and borrowing_limit: {nvidia.com/gpu: 2} */
+static int quota_map(struct loader *ld, const struct ynode *v, struct queue_spec *q, bool limit)
+{
+	if (v->kind != YNODE_MAP)
+		return bad_value(ld, v, limit ? "borrowing_limit" : "quota",
+				 "a map like {nvidia.com/gpu: 4}");
+	for (size_t i = 0; i < v->n; i++) {
+		double amount;
+		int rc = quota_amount(ld, v->keys[i], v->items[i], &amount);
+		if (rc)
+			return rc;
+		struct quota_entry *e = quota_line(q, v->keys[i]);
+		if (limit)
+			e->borrowing_limit = amount;
+		else
+			e->nominal = amount;
+		e->loc = v->key_locs[i];
+	}
+	return GP_OK;
+}
+
+static int queue_quota(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return quota_map(ld, v, obj, false);
+}
+
+static int queue_borrowing_limit(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return quota_map(ld, v, obj, true);
+}
+
+static int preemption_reclaim(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"Never", "LowerPriority", "Any"};
+	int k = 0;
+	int rc = get_enum(ld, v, "reclaim_within_cohort", names, N_OF(names), &k);
+	((struct queue_spec *)obj)->reclaim = (enum reclaim_policy)k;
+	return rc;
+}
+
+static const struct key_rule preemption_rules[] = {{"reclaim_within_cohort", preemption_reclaim}};
+
+static int queue_preemption(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return walk_map(ld, v, "preemption", "a map like {reclaim_within_cohort: Any}",
+			preemption_rules, N_OF(preemption_rules), obj);
+}
+
 static const struct key_rule queue_rules[] = {
-	{"name", queue_name}, {"strategy", queue_strategy}, {"cohort", NULL},
-	{"quota", NULL},      {"borrowing_limit", NULL},
+	{"name", queue_name},   {"strategy", queue_strategy},
+	{"cohort", queue_cohort}, {"quota", queue_quota},
+	{"borrowing_limit", queue_borrowing_limit}, {"preemption", queue_preemption},
 };
+
+/* A borrowing limit needs a quota to borrow beyond, and a cohort to borrow from. */
+static int check_queue(struct loader *ld, const struct queue_spec *q)
+{
+	for (size_t i = 0; i < q->n_quota; i++) {
+		const struct quota_entry *e = &q->quota[i];
+		if (isinf(e->nominal))
+			return gp_located(ld->err, e->loc, "borrowing_limit for %s without a quota "
+					  "for it; expected %s in quota too", e->resource, e->resource);
+		if (!isinf(e->borrowing_limit) && !q->cohort)
+			return gp_located(ld->err, e->loc, "borrowing_limit without a cohort to "
+					  "borrow from; expected cohort: NAME in queue %s", q->name);
+	}
+	return GP_OK;
+}
 
 static int load_queues(struct loader *ld, const struct ynode *v)
 {
@@ -881,6 +973,8 @@ static int load_queues(struct loader *ld, const struct ynode *v)
 			      N_OF(queue_rules), q);
 		if (!rc)
 			rc = require(ld, item, "name", "queue", "a name like team-a");
+		if (!rc)
+			rc = check_queue(ld, q);
 		if (rc)
 			return rc;
 		for (size_t j = 0; j < i; j++)
@@ -918,13 +1012,11 @@ static int sched_scoring(struct loader *ld, const struct ynode *v, void *obj)
 
 static int sched_window_policy(struct loader *ld, const struct ynode *v, void *obj)
 {
-	static const char *const names[] = {"fit"};
-	((struct scheduler_spec *)obj)->window_policy = WINDOW_FIT;
-	if (v->kind == YNODE_SCALAR && !strcmp(v->value, "preempt"))
-		return gp_located(ld->err, v->loc,
-				  "window_policy 'preempt' is not supported yet; expected fit");
+	static const char *const names[] = {"fit", "preempt"};
 	int p = 0;
-	return get_enum(ld, v, "window_policy", names, N_OF(names), &p);
+	int rc = get_enum(ld, v, "window_policy", names, N_OF(names), &p);
+	((struct scheduler_spec *)obj)->window_policy = (enum window_policy)p;
+	return rc;
 }
 
 static const struct key_rule scheduler_rules[] = {
@@ -1060,6 +1152,11 @@ static int restart_limit(struct loader *ld, const struct ynode *v, void *obj)
 static int restart_backoff(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return get_duration(ld, v, "backoff", false, &((struct workload_spec *)obj)->restart_backoff);
+}
+
+static int workload_checkpoint(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_duration(ld, v, "checkpoint", true, &((struct workload_spec *)obj)->checkpoint);
 }
 
 static int workload_startup(struct loader *ld, const struct ynode *v, void *obj)
@@ -2264,6 +2361,7 @@ static const struct key_rule workload_rules[] = {
 	/* DESIGN.md, not simulated yet */
 	{"quality", workload_quality},
 	{"startup", workload_startup},
+	{"checkpoint", workload_checkpoint},
 	{"model", workload_model},
 	{"quantization", workload_quantization},
 	{"kv_cache", workload_kv_cache},
@@ -2461,11 +2559,67 @@ static int top_output(struct loader *ld, const struct ynode *v, void *obj)
 			N_OF(output_rules), &ld->sc->output);
 }
 
+static int cohort_name(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_item_name(ld, v, "cohort name", &((struct cohort_spec *)obj)->name);
+}
+
+static int cohort_parent(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_item_name(ld, v, "parent cohort", &((struct cohort_spec *)obj)->parent);
+}
+
+static const struct key_rule cohort_rules[] = {{"name", cohort_name}, {"parent", cohort_parent}};
+
+static int cohort_index(const struct scenario *sc, const char *name)
+{
+	for (size_t i = 0; i < sc->n_cohorts; i++)
+		if (!strcmp(sc->cohorts[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* cohorts: [{name, parent}]; a parent must exist and the parents never loop. */
+static int load_cohorts(struct loader *ld, const struct ynode *v)
+{
+	struct scenario *sc = ld->sc;
+	if (!v)
+		return GP_OK;
+	int rc = expect_list(ld, v, "cohorts", "a list like [{name: org, parent: company}]");
+	if (rc)
+		return rc;
+	sc->cohorts = gp_xcalloc(v->n ? v->n : 1, sizeof *sc->cohorts);
+	for (size_t i = 0; i < v->n && !rc; i++) {
+		struct cohort_spec *c = &sc->cohorts[sc->n_cohorts++];
+		c->loc = v->items[i]->loc;
+		rc = walk_map(ld, v->items[i], "cohort", "a map like {name: org, parent: company}",
+			      cohort_rules, N_OF(cohort_rules), c);
+		if (!rc)
+			rc = require(ld, v->items[i], "name", "cohort", "a name like org");
+	}
+	for (size_t i = 0; i < sc->n_cohorts && !rc; i++) {
+		const struct cohort_spec *c = &sc->cohorts[i];
+		if (c->parent && cohort_index(sc, c->parent) < 0)
+			return gp_located(ld->err, c->loc, "cohort %s has an unknown parent '%s'; "
+					  "expected a cohort of the cohorts list", c->name, c->parent);
+		size_t steps = 0;
+		for (int k = (int)i; k >= 0 && sc->cohorts[k].parent; steps++) {
+			if (steps > sc->n_cohorts)
+				return gp_located(ld->err, c->loc, "cohort %s is its own ancestor (a "
+						  "cohort loop); expected parents that end at a root",
+						  c->name);
+			k = cohort_index(sc, sc->cohorts[k].parent);
+		}
+	}
+	return rc;
+}
+
 static const struct key_rule top_rules[] = {
 	{"name", top_name},     {"seed", top_seed},
 	{"start", top_start},   {"horizon", top_horizon},
 	{"pools", top_later},   {"workloads", top_later},
 	{"queues", top_later},  {"scheduler", top_scheduler},
+	{"cohorts", top_later},
 	{"output", top_output}, {"gpu_types", NULL},
 	{"models", NULL},
 };
@@ -2545,6 +2699,8 @@ static int load_root(struct loader *ld, const struct ynode *root)
 		rc = require(ld, root, "workloads", "scenario", "a list of workloads");
 	if (!rc)
 		rc = load_pools(ld, ynode_get(root, "pools"));
+	if (!rc)
+		rc = load_cohorts(ld, ynode_get(root, "cohorts"));
 	if (!rc)
 		rc = load_queues(ld, ynode_get(root, "queues"));
 	if (!rc)
@@ -2731,9 +2887,20 @@ void scenario_free(struct scenario *sc)
 	for (size_t i = 0; i < sc->n_workloads; i++)
 		free_workload(&sc->workloads[i]);
 	free(sc->workloads);
-	for (size_t i = 0; i < sc->n_queues; i++)
-		free(sc->queues[i].name);
+	for (size_t i = 0; i < sc->n_queues; i++) {
+		struct queue_spec *q = &sc->queues[i];
+		free(q->name);
+		free(q->cohort);
+		for (size_t k = 0; k < q->n_quota; k++)
+			free(q->quota[k].resource);
+		free(q->quota);
+	}
 	free(sc->queues);
+	for (size_t i = 0; i < sc->n_cohorts; i++) {
+		free(sc->cohorts[i].name);
+		free(sc->cohorts[i].parent);
+	}
+	free(sc->cohorts);
 	for (size_t i = 0; i < sc->n_params; i++) {
 		free(sc->params[i].key);
 		free(sc->params[i].value);
@@ -2850,4 +3017,16 @@ double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_
 		return 0;
 	bool shared = p->sharing.mode == SHARING_TIME_SLICING || p->sharing.mode == SHARING_MPS;
 	return shared ? (double)w->gpus / p->sharing.replicas : (double)w->gpus;
+}
+
+const char *scenario_root_cohort(const struct scenario *sc, size_t q)
+{
+	const char *name = sc->queues[q].cohort;
+	for (size_t steps = 0; name && steps <= sc->n_cohorts; steps++) {
+		int k = cohort_index(sc, name);
+		if (k < 0 || !sc->cohorts[k].parent)
+			break;
+		name = sc->cohorts[k].parent;
+	}
+	return name;
 }

@@ -25,6 +25,8 @@
 #include "gpuplan/units.h"
 
 #include "gpuplan/cost.h"
+#include "gpuplan/diagnose.h"
+#include "gpuplan/quota.h"
 
 #include <assert.h>
 #include <gsl/gsl_rng.h>
@@ -53,7 +55,10 @@ struct job {
 	double demand;         /* GPUs' worth it adds to the demand gauge */
 	double busy;           /* f over its whole allocation: start-up keeps the GPU idle */
 	double cost_per_h;     /* what its allocation costs at its pool's prices */
-	double cost;
+	double cost;           /* of the allocations it has finished */
+	double kept;           /* exclusive-GPU work saved by checkpoints, µs */
+	double span_work;      /* work (start-up included) the current allocation began with */
+	sim_time span_start;   /* when the current allocation began */
 	struct placement pl;   /* pl.node < 0: never placed; a gang's first pod */
 	struct placement *more; /* a gang: every pod's placement (NULL: one pod) */
 	int32_t pods;          /* pods placed together: a gang's, else 1 */
@@ -93,6 +98,9 @@ struct sim {
 	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
 	int32_t *why;           /* per reason slot, of a failed attempt */
 	int64_t *verified;      /* per workload */
+	int64_t *preemptions;   /* per workload: window closes and quota reclaims */
+	struct quota quota;     /* queue quotas and cohorts (quota.h) */
+	double *req;            /* scratch: a job's request per quota resource */
 	gsl_rng **quality;      /* per workload: its own stream, so quality draws
 				 * never shift the arrivals' */
 	struct infer *infer;    /* inference services (infer.h); NULL without */
@@ -262,9 +270,10 @@ static double cost_per_hour(const struct sim *s, const struct job *j)
 static void begin_work(struct sim *s, struct job *j)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	double total = (double)(j->duration + ws->startup);
+	double work = (double)j->duration - j->kept, total = work + (double)ws->startup;
 	j->remaining = total;
-	j->busy = total > 0 ? ws->gpu_busy * (double)j->duration / total : ws->gpu_busy;
+	j->span_work = total;
+	j->busy = total > 0 ? ws->gpu_busy * work / total : ws->gpu_busy;
 	for (int32_t p = 0; p < j->pods; p++) {
 		const struct placement *pl = &pods_of(j)[p];
 		for (int i = 0; i < 64; i++) {
@@ -276,6 +285,19 @@ static void begin_work(struct sim *s, struct job *j)
 					g->tenants[k].f = j->busy;
 		}
 	}
+}
+
+static bool fit_window(const struct sim *s)
+{
+	return s->sc->scheduler.window_policy == WINDOW_FIT;
+}
+
+/* Admits (+1) or releases (-1) the job's request against its queue's quota. */
+static void charge_quota(struct sim *s, const struct job *j, double sign)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
+	quota_charge(&s->quota, (size_t)ws->queue, s->req, sign);
 }
 
 static void enqueue(struct sim *s, uint32_t id)
@@ -365,7 +387,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	sched_pop(&s->sched, cls);
 	reasons_leave(&s->reasons, id, s->engine.now);
 	struct job *j = &s->jobs[id];
-	struct pod_request pod = {j->workload, j->gpus, j->duration};
+	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
@@ -378,8 +400,11 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 		oom_kill(s, id);
 		return;
 	}
-	j->start = s->engine.now;
-	j->last = j->start;
+	if (j->start == SIM_NEVER)
+		j->start = s->engine.now; /* queue time runs to the first start */
+	j->span_start = s->engine.now;
+	j->last = s->engine.now;
+	charge_quota(s, j, +1);
 	begin_work(s, j);
 	j->cost_per_h = cost_per_hour(s, j);
 	j->rate = 0; /* retime() sets it and schedules the finish */
@@ -404,7 +429,8 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	s->freed++;
 	j->end = s->engine.now;
 	j->status = JOB_COMPLETED;
-	j->cost = j->cost_per_h * sim_seconds(j->end - j->start) / 3600;
+	j->cost += j->cost_per_h * sim_seconds(j->end - j->span_start) / 3600;
+	charge_quota(s, j, -1);
 	/* Every result gets a quality draw, in completion order. */
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	bool passed = gsl_rng_uniform(s->quality[j->workload]) < ws->pass_rate;
@@ -416,6 +442,105 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 		gpus_changed(s, &pods_of(j)[k]);
 	s->dirty = true;
 	s->last_progress = s->engine.now;
+}
+
+/*
+ * Stops a running job and puts it back in its queue: its pool's window closed
+ * under window_policy preempt, or a queue reclaimed quota it had borrowed.
+ * Its work since the last checkpoint is lost (all of it without checkpoints);
+ * start-up comes first, so work is what was done beyond it.
+ */
+static void evict(struct sim *s, uint32_t id)
+{
+	struct job *j = &s->jobs[id];
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	sim_time now = s->engine.now;
+	double left = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
+	double done = j->kept + fmax(0, j->span_work - left - (double)ws->startup);
+	double every = (double)ws->checkpoint;
+	j->kept = every > 0 ? floor(done / every) * every : 0;
+	j->cost += j->cost_per_h * sim_seconds(now - j->span_start) / 3600;
+	job_gauges(s, j, -1);
+	placement_release(&s->placer, j->workload, id, pods_of(j));
+	charge_quota(s, j, -1);
+	j->status = JOB_PENDING;
+	j->gen++; /* its finish event is stale */
+	s->running--;
+	s->preemptions[j->workload]++;
+	s->freed++;
+	gauge(s, -1, j->workload, GAUGE_PENDING, 1);
+	for (int32_t k = 0; k < j->pods; k++)
+		gpus_changed(s, &pods_of(j)[k]);
+	enqueue(s, id);
+	s->last_progress = now;
+}
+
+/* Whether job v of queue vq is a victim that preemptor j (queue q) may take
+ * quota back from: it borrows a resource j needs, within j's cohort. */
+static bool may_reclaim_from(struct sim *s, const struct job *j, size_t q, const struct job *v)
+{
+	size_t vq = (size_t)s->sc->workloads[v->workload].queue;
+	if (v->status != JOB_RUNNING || vq == q || !quota_same_cohort(&s->quota, q, vq))
+		return false;
+	if (s->sc->queues[q].reclaim == RECLAIM_LOWER_PRIORITY &&
+	    s->sc->workloads[v->workload].priority >= s->sc->workloads[j->workload].priority)
+		return false;
+	for (size_t r = 0; r < s->quota.n_res; r++)
+		if (s->req[r] > 0 && quota_borrowing(&s->quota, vq, r))
+			return true;
+	return false;
+}
+
+/*
+ * Kueue's reclaimWithinCohort: preempts jobs of the cohort that borrow what
+ * job id's queue is owed, lowest priority first, then the most recently
+ * started, until the job fits its quota.  Scans the running jobs: reclaim is
+ * rare, and only a queue within its own quota triggers it.  Returns whether
+ * the job fits now; why gets the quota message when it does not.
+ */
+static bool reclaim(struct sim *s, uint32_t id, char *why, size_t len)
+{
+	const struct job *j = &s->jobs[id];
+	size_t q = (size_t)s->sc->workloads[j->workload].queue;
+	for (;;) {
+		quota_request(&s->quota, &s->sc->workloads[j->workload], j->gpus, j->pods, s->req);
+		enum quota_verdict v = quota_check(&s->quota, q, s->req, why, len);
+		if (v != QUOTA_RECLAIM)
+			return v == QUOTA_FITS;
+		int64_t victim = -1;
+		for (size_t i = 0; i < s->n_jobs; i++) {
+			const struct job *c = &s->jobs[i];
+			if (!may_reclaim_from(s, j, q, c))
+				continue;
+			const struct job *b = victim >= 0 ? &s->jobs[victim] : NULL;
+			int32_t pc = s->sc->workloads[c->workload].priority;
+			if (!b || pc < s->sc->workloads[b->workload].priority ||
+			    (pc == s->sc->workloads[b->workload].priority && c->span_start >= b->span_start))
+				victim = (int64_t)i;
+		}
+		if (victim < 0) {
+			snprintf(why, len, "insufficient unused quota in cohort %s to reclaim",
+				 scenario_root_cohort(s->sc, q));
+			return false;
+		}
+		evict(s, (uint32_t)victim);
+	}
+}
+
+/* Under window_policy preempt, a closing window stops what runs on its pool
+ * (but not what finishes at this very instant). */
+static void preempt_pool(struct sim *s, size_t p)
+{
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		struct job *j = &s->jobs[i];
+		if (j->status != JOB_RUNNING || j->finish_at == s->engine.now)
+			continue;
+		for (int32_t k = 0; k < j->pods; k++)
+			if (s->cluster.nodes[pods_of(j)[k].node].pool == (int32_t)p) {
+				evict(s, (uint32_t)i);
+				break;
+			}
+	}
 }
 
 static void on_retry(struct sim *s, uint32_t id)
@@ -452,7 +577,10 @@ static void on_window(struct sim *s, size_t p)
 {
 	struct pool_state *ps = &s->cluster.pools[p];
 	sim_time next;
+	bool was_open = ps->open;
 	ps->open = window_state(&s->sc->pools[p], s->sc->start_epoch, s->engine.now, &next);
+	if (was_open && !ps->open && !fit_window(s))
+		preempt_pool(s, p);
 	/* powered: window - the nodes are up (and idle is charged) only while open. */
 	double powered = s->collect.scopes[collect_scope_pool(s->sc, p)].value[GAUGE_POWERED];
 	if (s->sc->pools[p].powered_in_windows && ps->open != (powered > 0))
@@ -497,7 +625,13 @@ static bool try_class(struct sim *s, size_t c)
 	if (reasons_blocked(&s->reasons, c, head, s->freed, cl->n))
 		return false;
 	const struct job *j = &s->jobs[head];
-	struct pod_request pod = {j->workload, j->gpus, j->duration};
+	char why[200];
+	if (!reclaim(s, head, why, sizeof why)) {
+		reasons_fail_text(&s->reasons, c, j->workload, j->pods, cl->n, why, head, s->freed,
+				  s->engine.now);
+		return false;
+	}
+	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, s->why))
 		return true;
 	reasons_fail(&s->reasons, c, j->workload, j->pods, cl->n, s->why, head, s->freed,
@@ -603,6 +737,10 @@ static void add_job_metrics(const struct sim *s, struct results *r, const char *
 	for (size_t k = 0; k < s->sc->n_workloads; k++)
 		oom += w < 0 || (size_t)w == k ? s->oom_kills[k] : 0;
 	results_add_metric(r, scope, "oom_kills", (double)oom, "kills");
+	int64_t preempted = 0;
+	for (size_t k = 0; k < s->sc->n_workloads; k++)
+		preempted += w < 0 || (size_t)w == k ? s->preemptions[k] : 0;
+	results_add_metric(r, scope, "jobs_preempted", (double)preempted, "jobs");
 }
 
 /* Capacity, allocation and activity from the integrated gauges of a scope. */
@@ -624,6 +762,9 @@ static void add_gauge_metrics(const struct sim *s, struct results *r, size_t sco
 		results_add_metric(r, name, "vram_used_pct",
 				   cap > 0 && gpu_gib > 0 ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib) : NAN,
 				   "pct");
+		/* What vram_used_gib rows are out of (the HTML report's VRAM %). */
+		results_add_metric(r, name, "vram_capacity_gib", g->value[GAUGE_CAPACITY] * gpu_gib,
+				   "GiB");
 	}
 	if (scope == 0 || scope > s->sc->n_pools)
 		results_add_metric(r, name, "peak_demand_gpus", g->peak[GAUGE_DEMAND], "gpus");
@@ -673,9 +814,9 @@ static void write_results(struct sim *s, struct results *r)
 		const struct job *j = &s->jobs[i];
 		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
 		/* A job still running at the end is charged up to the end. */
-		double cost = j->status == JOB_RUNNING
-				      ? j->cost_per_h * sim_seconds(r->sim_end - j->start) / 3600
-				      : j->cost;
+		double cost = j->cost + (j->status == JOB_RUNNING
+						 ? j->cost_per_h * sim_seconds(r->sim_end - j->span_start) / 3600
+						 : 0);
 		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->pl.node, j->gpus, j->status,
 			met, j->verified, j->submit, j->start, j->end, j->deadline, cost,
 			-1 /* reason: reasons_write */};
@@ -705,6 +846,9 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->oom_kills = gp_xcalloc(sc->n_workloads, sizeof *s->oom_kills);
 	s->demand_unit = gp_xcalloc(sc->n_workloads, sizeof *s->demand_unit);
 	s->verified = gp_xcalloc(sc->n_workloads, sizeof *s->verified);
+	s->preemptions = gp_xcalloc(sc->n_workloads, sizeof *s->preemptions);
+	quota_init(&s->quota, sc);
+	s->req = gp_xcalloc(s->quota.n_res + 1, sizeof *s->req);
 	s->quality = gp_xcalloc(sc->n_workloads, sizeof *s->quality);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		s->quality[w] = gsl_rng_alloc(gsl_rng_mt19937);
@@ -770,6 +914,9 @@ static void sim_destroy(struct sim *s)
 		gsl_rng_free(s->quality[w]);
 	free(s->quality);
 	free(s->verified);
+	free(s->preemptions);
+	quota_free(&s->quota);
+	free(s->req);
 }
 
 static double wall_now(void)
@@ -821,6 +968,7 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 	reasons_write(&s->reasons, sc, out);
 	sim_destroy(s);
 	free(s);
+	diagnose_run(sc, out); /* reads only the results */
 	out->wall_seconds = wall_now() - t0;
 	return GP_OK;
 }

@@ -671,8 +671,20 @@ static int bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, st
 	return GP_OK;
 }
 
+/* Binds a finding (ctx: the results). */
+static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct finding *f = &((const struct results *)ctx)->findings[i];
+	(void)err;
+	sqlite3_bind_int(s, p, f->rank);
+	bind_text(s, p + 1, f->step);
+	bind_text(s, p + 2, f->text);
+	bind_text(s, p + 3, f->evidence);
+	return GP_OK;
+}
+
 /* Writes every row of run id: params, metrics, jobs, timeseries, allocations,
- * pending reasons. */
+ * pending reasons, requests, findings. */
 static int write_rows(struct store *st, const struct scenario *sc, const struct results *r,
 		      int64_t id, struct gp_err *err)
 {
@@ -698,6 +710,7 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 "run_id, workload, request_id, arrival_s, ttft_s, tpot_s, e2e_s, prompt_tokens, "
 		 "output_tokens, slo_met, verified",
 		 11, r->n_requests, bind_request, &jc},
+		{"findings", "run_id, rank, step, finding, evidence", 5, r->n_findings, bind_finding, r},
 	};
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		if (insert_rows(st, i, &tables[i], id, err))
@@ -1191,4 +1204,206 @@ void store_free_allocations(struct allocation *rows, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free((char *)rows[i].name);
 	free(rows);
+}
+
+/* Fills row i of a query's result from the statement's current row. */
+typedef void (*read_row_fn)(sqlite3_stmt *s, void *rows, size_t i);
+
+/* Runs sql with run_id bound to ?1 and collects its rows (elem bytes each). */
+static int read_rows(struct store *st, const char *sql, int64_t run_id, void **rows, size_t *n,
+		     size_t elem, read_row_fn fn, const char *what, struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	*rows = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return db_error(st, err, what);
+	sqlite3_bind_int64(s, 1, run_id);
+	size_t cap = 0;
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		gp_grow(rows, &cap, *n + 1, elem);
+		fn(s, *rows, (*n)++);
+	}
+	int rc = step == SQLITE_DONE ? GP_OK : db_error(st, err, what);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* An owned copy of a text column ("" for NULL). */
+static char *col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return gp_xstrdup(t ? (const char *)t : "");
+}
+
+static double col_real(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static void read_metric(sqlite3_stmt *s, void *rows, size_t i)
+{
+	struct metric *m = &((struct metric *)rows)[i];
+	*m = (struct metric){col_text(s, 0), col_text(s, 1), col_real(s, 2), col_text(s, 3)};
+}
+
+int store_read_metrics(struct store *st, int64_t run_id, struct metric **rows, size_t *n,
+		       struct gp_err *err)
+{
+	return read_rows(st, "SELECT scope, name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY rowid",
+			 run_id, (void **)rows, n, sizeof **rows, read_metric, "reading metrics", err);
+}
+
+void store_free_metrics(struct metric *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)rows[i].scope);
+		free((char *)rows[i].name);
+		free((char *)rows[i].unit);
+	}
+	free(rows);
+}
+
+static void read_ts(sqlite3_stmt *s, void *rows, size_t i)
+{
+	struct ts_row *t = &((struct ts_row *)rows)[i];
+	memset(t, 0, sizeof *t);
+	t->t = (sim_time)llround(sqlite3_column_double(s, 0) * (double)SIM_SECOND);
+	t->scope = col_text(s, 1);
+	double *f[] = {&t->gpus_capacity, &t->gpus_allocated, &t->gpus_demand, &t->engine_active,
+		       &t->sm_active, &t->vram_used_gib, &t->pending, &t->running};
+	for (int k = 0; k < 8; k++)
+		*f[k] = col_real(s, 2 + k);
+}
+
+int store_read_timeseries(struct store *st, int64_t run_id, struct ts_row **rows, size_t *n,
+			  struct gp_err *err)
+{
+	return read_rows(st,
+			 "SELECT t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
+			 "sm_active, vram_used_gib, pending, running FROM timeseries WHERE run_id = ?1 "
+			 "ORDER BY rowid",
+			 run_id, (void **)rows, n, sizeof **rows, read_ts, "reading timeseries", err);
+}
+
+void store_free_timeseries(struct ts_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)rows[i].scope);
+	free(rows);
+}
+
+static void read_reason(sqlite3_stmt *s, void *rows, size_t i)
+{
+	struct pending_reason *pr = &((struct pending_reason *)rows)[i];
+	*pr = (struct pending_reason){col_text(s, 0), col_text(s, 1), col_real(s, 2),
+				      sqlite3_column_int64(s, 3)};
+}
+
+int store_read_pending_reasons(struct store *st, int64_t run_id, struct pending_reason **rows,
+			       size_t *n, struct gp_err *err)
+{
+	return read_rows(st,
+			 "SELECT scope, reason, pending_seconds, pods FROM pending_reasons "
+			 "WHERE run_id = ?1 ORDER BY rowid",
+			 run_id, (void **)rows, n, sizeof **rows, read_reason, "reading pending_reasons",
+			 err);
+}
+
+void store_free_pending_reasons(struct pending_reason *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)rows[i].scope);
+		free((char *)rows[i].reason);
+	}
+	free(rows);
+}
+
+static void read_finding(sqlite3_stmt *s, void *rows, size_t i)
+{
+	struct finding *f = &((struct finding *)rows)[i];
+	memset(f, 0, sizeof *f);
+	f->rank = sqlite3_column_int(s, 0);
+	const unsigned char *step = sqlite3_column_text(s, 1);
+	snprintf(f->step, sizeof f->step, "%s", step ? (const char *)step : "");
+	f->text = col_text(s, 2);
+	f->evidence = col_text(s, 3);
+}
+
+int store_read_findings(struct store *st, int64_t run_id, struct finding **rows, size_t *n,
+			struct gp_err *err)
+{
+	return read_rows(st,
+			 "SELECT rank, step, finding, evidence FROM findings WHERE run_id = ?1 "
+			 "ORDER BY rank, rowid",
+			 run_id, (void **)rows, n, sizeof **rows, read_finding, "reading findings", err);
+}
+
+void store_free_findings(struct finding *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].text);
+		free(rows[i].evidence);
+	}
+	free(rows);
+}
+
+/* Rates as set ("12.5/s", "300/h", or a bare number of requests per second). */
+static void read_load_point(sqlite3_stmt *s, void *rows, size_t i)
+{
+	struct store_load_point *p = &((struct store_load_point *)rows)[i];
+	const unsigned char *v = sqlite3_column_text(s, 1);
+	double rate = NAN;
+	if (v && units_rate((const char *)v, &rate) && units_number((const char *)v, &rate))
+		rate = NAN;
+	*p = (struct store_load_point){sqlite3_column_int64(s, 0), rate, col_real(s, 2),
+				       col_real(s, 3), col_real(s, 4), col_real(s, 5)};
+}
+
+static int by_rate(const void *a, const void *b)
+{
+	const struct store_load_point *x = a, *y = b;
+	if (x->rate != y->rate)
+		return x->rate < y->rate ? -1 : 1;
+	return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
+}
+
+int store_read_load_curve(struct store *st, int64_t run_id, struct store_load_point **pts,
+			  size_t *n, struct gp_err *err)
+{
+	static const char sql[] =
+		"SELECT r.run_id, p.value,"
+		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'ttft_p99_s'),"
+		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'e2e_p99_s'),"
+		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'throughput_rps'),"
+		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'slo_attainment_pct')"
+		" FROM runs r JOIN runs me ON me.run_id = ?1 AND me.name = r.name"
+		" AND me.scenario_sha256 IS r.scenario_sha256"
+		" JOIN params p ON p.run_id = r.run_id AND p.key LIKE 'workloads.%.requests.rate'"
+		" ORDER BY r.run_id";
+	int rc = read_rows(st, sql, run_id, (void **)pts, n, sizeof **pts, read_load_point,
+			   "reading the load test", err);
+	size_t kept = 0;
+	for (size_t i = 0; i < *n && !rc; i++)
+		if (!isnan((*pts)[i].rate) && !isnan((*pts)[i].ttft_p99_s))
+			(*pts)[kept++] = (*pts)[i];
+	*n = rc ? 0 : kept;
+	qsort(*pts, *n, sizeof **pts, by_rate);
+	return rc;
+}
+
+static void read_latency(sqlite3_stmt *s, void *rows, size_t i)
+{
+	((struct store_latency *)rows)[i] =
+		(struct store_latency){col_real(s, 0), col_real(s, 1), col_real(s, 2)};
+}
+
+int store_read_latencies(struct store *st, int64_t run_id, struct store_latency **rows, size_t *n,
+			 struct gp_err *err)
+{
+	return read_rows(st,
+			 "SELECT arrival_s, ttft_s, e2e_s FROM requests WHERE run_id = ?1 "
+			 "ORDER BY arrival_s, rowid",
+			 run_id, (void **)rows, n, sizeof **rows, read_latency, "reading requests", err);
 }

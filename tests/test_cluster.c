@@ -168,7 +168,7 @@ Test(cluster, placement_scores_across_pools)
 	sc.n_workloads = 1;
 	struct placer pl;
 	placement_init(&pl, &c);
-	struct pod_request req = {0, 4, SIM_HOUR};
+	struct pod_request req = {0, 4, SIM_HOUR, true};
 	/* Empty: a 4-GPU pod fills an "a" node (score 1.0) rather than half a "b" node. */
 	cr_assert_eq(placement_find(&pl, &req, 0), 0);
 	sc.scheduler.scoring = SCORING_LEAST_ALLOCATED;

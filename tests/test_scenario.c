@@ -543,7 +543,7 @@ Test(scenario, top_level_errors)
 		 "did you mean 'pools'?"},
 		{NAME "zzzzzz: 1\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: unknown key 'zzzzzz' in scenario; expected one of name, "
-		 "seed, start, horizon, pools, workloads, queues, scheduler, output"},
+		 "seed, start, horizon, pools, workloads, queues, scheduler, cohorts, output"},
 		{NAME "gpu_types: [{name: B200}]\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: gpu_types is not supported yet"},
 		{NAME "models: {x: 1}\n" POOL WL,
@@ -697,8 +697,12 @@ Test(scenario, queue_scheduler_output_errors)
 		{NAME POOL WL "queues: [{name: q, strategy: StrictFifo}]\n",
 		 "DIR/s.yaml:4:30: error: unknown strategy 'StrictFifo'; did you mean "
 		 "'StrictFIFO'?"},
-		{NAME POOL WL "queues: [{name: q, quota: {nvidia.com/gpu: 4}}]\n",
-		 "DIR/s.yaml:4:20: error: quota is not supported yet"},
+		{NAME POOL WL "queues: [{name: q, quota: {nvidia.com/gpus: 4}}]\n",
+		 "DIR/s.yaml:4:45: error: unknown resource 'nvidia.com/gpus'; expected nvidia.com/gpu, "
+		 "nvidia.com/mig-<profile>, cpu or memory"},
+		{NAME POOL WL "queues: [{name: q, quota: {nvidia.com/gpu: 4}, borrowing_limit: {nvidia.com/gpu: 2}}]\n",
+		 "DIR/s.yaml:4:66: error: borrowing_limit without a cohort to borrow from; expected "
+		 "cohort: NAME in queue q"},
 		{NAME POOL WL "queues: [{name: q}, {name: q}]\n",
 		 "DIR/s.yaml:4:28: error: duplicate queue name 'q' (first defined at line 4, "
 		 "column "
@@ -714,9 +718,8 @@ Test(scenario, queue_scheduler_output_errors)
 		{NAME POOL WL "scheduler: {scoring: mostallocated}\n",
 		 "DIR/s.yaml:4:22: error: unknown scoring 'mostallocated'; did you mean "
 		 "'MostAllocated'?"},
-		{NAME POOL WL "scheduler: {window_policy: preempt}\n",
-		 "DIR/s.yaml:4:28: error: window_policy 'preempt' is not supported yet; expected "
-		 "fit"},
+		{NAME POOL WL "scheduler: {window_policy: evict}\n",
+		 "DIR/s.yaml:4:28: error: unknown window_policy 'evict'; expected fit or preempt"},
 		{NAME POOL WL "scheduler: {gpu_policy: best-fit}\n",
 		 "DIR/s.yaml:4:13: error: gpu_policy is not supported yet"},
 		{NAME POOL WL "scheduler: fifo\n", "DIR/s.yaml:4:12: error: invalid scheduler "

@@ -71,6 +71,7 @@ struct pod_request {
 	int32_t workload;
 	int32_t gpus;         /* units per pod (REQUEST_GPUS); 1 otherwise */
 	sim_time duration;    /* expected, for window fit */
+	bool fit_window;      /* window_policy fit: must end before the window closes */
 };
 
 /* The reasons a node can give: fixed slots, then one per resource name and
@@ -143,5 +144,10 @@ void placement_release(struct placer *pl, int32_t workload, uint32_t job,
 /* Whether starting a pod of workload w can let other pods of w fit (its
  * DoNotSchedule spread constraint counts running pods). */
 bool placement_start_unblocks(const struct placer *pl, size_t w);
+
+/* Whether a node rule (an untolerated taint, node_selector, affinity or
+ * gpu_spec) keeps pods of workload w off every node of pool p.  For the
+ * diagnosis (diagnose.h): capacity idle there is capacity the rules hide. */
+bool placement_pool_filtered(const struct placer *pl, size_t w, size_t p);
 
 #endif

@@ -83,6 +83,11 @@ int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t po
 		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
 		     sim_time now);
 
+/* The same for a failure that is not about nodes (queue quota), in its own words. */
+int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const char *text, uint32_t head, uint64_t gen,
+			  sim_time now);
+
 /* Whether class cls last failed with this head at capacity generation gen
  * and no job joined it since (members, its pending jobs): then trying it
  * again cannot succeed, and its jobs keep their reason.  A job that joined

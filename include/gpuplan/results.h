@@ -99,6 +99,15 @@ struct request_record {
 	sim_time done;        /* SIM_NEVER: not finished */
 };
 
+/* One finding of the diagnosis (diagnose.h), a row of the findings table. */
+struct finding {
+	int32_t rank;        /* 1 = the first thing to look at */
+	char step[16];       /* "allocation", "memory", "placement" or "application" */
+	char scope[64];      /* the pool or workload it is about (not a column) */
+	char *text;          /* owned: what is wrong and what would help */
+	char *evidence;      /* owned: the figures that support it */
+};
+
 struct results {
 	struct metric *metrics;
 	size_t n_metrics, cap_metrics;
@@ -114,6 +123,8 @@ struct results {
 	size_t n_reason_texts;
 	struct request_record *requests; /* only when output.requests */
 	size_t n_requests;
+	struct finding *findings;  /* ranked; none for a healthy run */
+	size_t n_findings;
 	char **node_names;         /* owned */
 	size_t n_nodes;
 	uint64_t events;           /* events the engine processed */

@@ -243,6 +243,8 @@ struct workload_spec {
 	double pass_rate;          /* quality: probability a result passes verification,
 				    * resolved for the workload's quantization; default 1 */
 	sim_time startup;          /* per job: image pull, model load; holds the GPUs */
+	sim_time checkpoint;       /* a preempted job resumes from its last multiple of
+				    * this much work; 0: it starts over */
 	int32_t restart_limit;     /* OOM kills retried this often, default 6 */
 	sim_time restart_backoff;  /* first delay, doubled per restart up to 5m; default 10s */
 	double cpu;                /* cores per job */
@@ -266,15 +268,43 @@ struct workload_spec {
 
 enum queue_strategy { STRATEGY_BEST_EFFORT_FIFO, STRATEGY_STRICT_FIFO };
 
+/* Kueue's reclaimWithinCohort: whom a queue may preempt to get back quota
+ * that other queues of its cohort borrowed. */
+enum reclaim_policy { RECLAIM_NEVER, RECLAIM_LOWER_PRIORITY, RECLAIM_ANY };
+
+/* A quota line of a ClusterQueue-like queue: nvidia.com/gpu (units),
+ * nvidia.com/mig-<profile> (instances), cpu (cores) or memory (bytes). */
+struct quota_entry {
+	char *resource;
+	double nominal;
+	double borrowing_limit;    /* INFINITY: may borrow all the cohort has unused */
+	struct srcloc loc;
+};
+
 struct queue_spec {
 	char *name;
 	struct srcloc loc;
 	enum queue_strategy strategy;
+	char *cohort;              /* NULL: borrows from and lends to nobody */
+	struct quota_entry *quota; /* resources not listed are not limited */
+	size_t n_quota;
+	enum reclaim_policy reclaim;
+};
+
+/* A cohort may belong to a parent cohort (Kueue's hierarchical cohorts);
+ * queues borrow across the whole tree. */
+struct cohort_spec {
+	char *name;
+	char *parent;              /* NULL: a root */
+	struct srcloc loc;
 };
 
 enum sched_order { ORDER_FIFO, ORDER_PRIORITY, ORDER_EDF, ORDER_SJF };
 enum sched_scoring { SCORING_MOST_ALLOCATED, SCORING_LEAST_ALLOCATED };
-enum window_policy { WINDOW_FIT };
+enum window_policy {
+	WINDOW_FIT,     /* start only what ends before the window closes */
+	WINDOW_PREEMPT, /* start anything; stop and requeue what runs at the close */
+};
 
 struct scheduler_spec {
 	enum sched_order order;
@@ -310,6 +340,8 @@ struct scenario {
 	size_t n_workloads;
 	struct queue_spec *queues; /* always at least one: "default" */
 	size_t n_queues;
+	struct cohort_spec *cohorts;
+	size_t n_cohorts;
 	struct scheduler_spec scheduler;
 	struct output_spec output;
 	struct param *params;
@@ -322,6 +354,9 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets,
 		  struct scenario **out, struct gp_err *err);
 
 void scenario_free(struct scenario *sc);
+
+/* The root cohort of queue q (following parents), or NULL when it has none. */
+const char *scenario_root_cohort(const struct scenario *sc, size_t q);
 
 /* Index of the pool / workload / queue with that name, or -1. */
 int scenario_pool_index(const struct scenario *sc, const char *name);

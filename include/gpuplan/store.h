@@ -106,6 +106,44 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 			   struct gp_err *err);
 void store_free_allocations(struct allocation *rows, size_t n);
 
+/* More of a run read back, for reports (html.h).  Each fills a malloc'ed
+ * array of *n rows, in the order written, whose strings the rows own; free
+ * it with the matching store_free_ function.  NULL columns read as NAN. */
+int store_read_metrics(struct store *st, int64_t run_id, struct metric **rows, size_t *n,
+		       struct gp_err *err);
+void store_free_metrics(struct metric *rows, size_t n);
+int store_read_timeseries(struct store *st, int64_t run_id, struct ts_row **rows, size_t *n,
+			  struct gp_err *err);
+void store_free_timeseries(struct ts_row *rows, size_t n);
+int store_read_pending_reasons(struct store *st, int64_t run_id, struct pending_reason **rows,
+			       size_t *n, struct gp_err *err);
+void store_free_pending_reasons(struct pending_reason *rows, size_t n);
+/* In rank order. */
+int store_read_findings(struct store *st, int64_t run_id, struct finding **rows, size_t *n,
+			struct gp_err *err);
+void store_free_findings(struct finding *rows, size_t n);
+
+/* One point of a load test: a run of the same scenario (name and file hash)
+ * with a --set of some workload's requests.rate, as `search --max` probes. */
+struct store_load_point {
+	int64_t run_id;
+	double rate;               /* requests per second */
+	double ttft_p99_s, e2e_p99_s, throughput_rps, slo_attainment_pct; /* scope all */
+};
+
+/* The load-test points of run_id's scenario, by rate (none: *n = 0); free(). */
+int store_read_load_curve(struct store *st, int64_t run_id, struct store_load_point **pts,
+			  size_t *n, struct gp_err *err);
+
+/* One request's latencies (only with output.requests). */
+struct store_latency {
+	double arrival_s, ttft_s, e2e_s; /* NAN: never reached */
+};
+
+/* The requests of a run by arrival (none: *n = 0); free(). */
+int store_read_latencies(struct store *st, int64_t run_id, struct store_latency **rows, size_t *n,
+			 struct gp_err *err);
+
 void store_close(struct store *st);
 
 #endif

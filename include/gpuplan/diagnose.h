@@ -1,0 +1,89 @@
+/*
+ * diagnose.h - why work waited and what would help, read from a finished run
+ * (DESIGN.md section 5, "Diagnosis").
+ *
+ * The diagnosis follows the order that separates the causes, and each
+ * finding carries the figures that support it:
+ *   1. allocation   work pends on a pool whose GPUs are mostly allocated and
+ *                   mostly idle: whole-GPU allocation is the lock.  Names
+ *                   the sharing modes whose units would hold the pending pods.
+ *   2. memory       pods are OOM-killed, or work pends on a full, idle pool
+ *                   whose allocated GPUs have too little VRAM left for one
+ *                   more pod: memory is the limit.  Names the quantization
+ *                   that would fit and the GiB it frees per pod.
+ *   3. placement    pods pend with node-selector, affinity, gpu_spec, taint
+ *                   or spread reasons while the capacity those rules hide
+ *                   is idle: scheduler configuration, not hardware.
+ *   4. application  an inference service's tokenizer is saturated while its
+ *                   GPUs are idle, or batch jobs that start at once miss
+ *                   their deadlines with GPUs mostly idle: the work is bound
+ *                   off the GPU, and more GPUs would not help.
+ * No finding without evidence: a run where none of these holds has none,
+ * and the summary says it is healthy.
+ *
+ * The analysis reads only the scenario and the results object (metrics,
+ * timeseries windows, pending reasons), so it costs O(windows x scopes +
+ * pending reasons); a placer is built only when some pod pended with a
+ * rule's reason.  Windows are the output.step windows: "pending" means a
+ * window in which some pod pended.
+ */
+#ifndef GPUPLAN_DIAGNOSE_H
+#define GPUPLAN_DIAGNOSE_H
+
+#include "gpuplan/footprint.h"
+#include "gpuplan/results.h"
+#include "gpuplan/scenario.h"
+
+#include <stdio.h>
+
+/* Thresholds, as fractions. */
+#define DIAGNOSE_IDLE 0.30          /* "mostly idle": engine activity below 30 % of
+				     * the allocated GPUs */
+#define DIAGNOSE_ALLOCATED 0.75     /* "mostly allocated": >= 75 % of the pool */
+#define DIAGNOSE_PENDING_SHARE 0.05 /* work pends in >= 5 % of the span */
+#define DIAGNOSE_TOKENIZER 0.85     /* a tokenizer busy >= 85 % of the time */
+#define DIAGNOSE_DUTY 0.50          /* replicas in iterations < 50 % of the time */
+#define DIAGNOSE_PROMPT_START 0.05  /* batch jobs "start at once": queue p95 below
+				     * 5 % of their mean duration */
+
+/* A way of sharing a pool's GPUs whose unit holds a pod of a workload. */
+struct diagnose_option {
+	enum sharing_mode mode;
+	int32_t per_gpu;                /* pods of the workload one GPU then holds */
+	int32_t replicas;               /* time-slicing, mps */
+	const struct mig_profile *mig;  /* mig: the profile, per_gpu instances of it */
+	int32_t milli;                  /* fractional: the share a pod would ask for */
+};
+
+#define DIAGNOSE_MAX_OPTIONS 6
+
+/* The sharing modes whose units hold a pod of w (its VRAM) and put more of
+ * them on one of p's GPUs than p's mode does now: time-slicing x2 and x4 (R
+ * pods' VRAM within the GPU's memory: it is not isolated), MPS x2 and x4 (the
+ * VRAM within 1/R), the MIG profile of the GPU that holds the pod with the
+ * most instances, and fractional (the pod's VRAM share, rounded up to 50
+ * milli).  MIG and fractional only for one-GPU pods; none for pods that
+ * already ask for a MIG instance or a share.  Returns how many were written
+ * to out (at most DIAGNOSE_MAX_OPTIONS). */
+size_t diagnose_sharing_options(const struct pool_spec *p, const struct workload_spec *w,
+				struct diagnose_option *out);
+
+/* "time-slicing x4", "MPS x2", "MIG 1g.20gb x4", "fractional 200 milli". */
+void diagnose_option_name(const struct diagnose_option *o, char *buf, size_t len);
+
+/* The widest weight format narrower than w's own (int8, then int4) with which
+ * per_gpu pods of w fit in one GPU of p: the pod's VRAM less the weight bytes
+ * saved (per GPU of its tensor-parallel group).  *vram and *freed receive the
+ * pod's new VRAM and what it frees, in bytes.  false when w has no model or
+ * no narrower format fits. */
+bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w, int32_t per_gpu,
+			enum quant *q, double *vram, double *freed);
+
+/* Adds the ranked findings of a finished run to r (r->findings, owned by r). */
+void diagnose_run(const struct scenario *sc, struct results *r);
+
+/* The findings in rank order, or a line saying the run is healthy, with the
+ * figures that say so; for the run summary. */
+void diagnose_print(FILE *out, const struct results *r);
+
+#endif
