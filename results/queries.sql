@@ -128,3 +128,17 @@ SELECT config, pool, CAST(min(gpus) AS INTEGER) AS gpus, runs,
  WHERE worst_met_pct >= 100 AND worst_p95 <= 3600
  GROUP BY config
  ORDER BY config;
+
+-- 6. Every run of a database side by side: its overrides, peak demand, queue time,
+--    the four kinds of utilization that matter here, OOM kills and completions
+--    (the table of the README's GPU sharing section).
+SELECT r.run_id,
+       coalesce((SELECT group_concat(value, ' ') FROM params p WHERE p.run_id = r.run_id), 'exclusive') AS plan,
+       max(CASE WHEN m.name = 'peak_demand_gpus' THEN m.value END) AS peak_demand,
+       round(max(CASE WHEN m.name = 'queue_time_mean_s' THEN m.value END)) AS queue_mean_s,
+       round(max(CASE WHEN m.name = 'engine_active_pct' THEN m.value END), 1) AS engine_pct,
+       round(max(CASE WHEN m.name = 'vram_used_pct' THEN m.value END), 1) AS vram_pct,
+       max(CASE WHEN m.name = 'oom_kills' THEN m.value END) AS oom_kills,
+       max(CASE WHEN m.name = 'jobs_completed' THEN m.value END) AS completed
+FROM runs r JOIN metrics m ON m.run_id = r.run_id AND m.scope = 'all'
+GROUP BY r.run_id ORDER BY r.run_id;

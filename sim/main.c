@@ -4,6 +4,7 @@
  * SQLite), 2 invalid usage, scenario or trace.
  */
 #include "gpuplan/estimate.h"
+#include "gpuplan/html.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
 #include "gpuplan/scenario.h"
@@ -13,6 +14,7 @@
 #include "gpuplan/sweep.h"
 #include "gpuplan/units.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +34,9 @@ static const char usage[] =
 	"                     run every point of a sweep file (grid, zip, seeds)\n"
 	"  merge OUT.db IN.db...\n"
 	"                     combine results databases (sweep shards) into OUT.db\n"
-	"  report DB [--run ID] --opencost\n"
-	"                     a run's allocations as OpenCost's /allocation response\n"
+	"  report DB [--run ID] (--opencost | --html PATH)\n"
+	"                     a run's allocations as OpenCost's /allocation response, or\n"
+	"                     one HTML page of charts and the diagnosis\n"
 	"  search SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max) --until 'METRIC OP VALUE'\n"
 	"         [--seeds N] [--db PATH] [--set KEY=VALUE]...\n"
 	"                     bisect one parameter: smallest pool, largest sustainable rate\n"
@@ -566,23 +569,45 @@ static int cmd_search(int argc, char **argv)
 }
 
 static const char report_help[] =
-	"usage: gpuplan report DB [--run ID] --opencost\n"
+	"usage: gpuplan report DB [--run ID] (--opencost | --html PATH)\n"
 	"\n"
 	"Prints a run of the database (default: the latest) for other tools:\n"
 	"  --opencost   its allocations per workload and output.step window, __idle__\n"
-	"               included, in the shape of OpenCost's /allocation API response\n";
+	"               included, in the shape of OpenCost's /allocation API response\n"
+	"  --html PATH  one self-contained HTML page (inline SVG, no script, no network):\n"
+	"               the diagnosis, capacity, demand and allocation over time, the four\n"
+	"               meanings of utilization, queue and pending reasons, latencies\n";
+
+/* Writes the run's HTML page to path (replacing it). */
+static int report_html(struct store *st, int64_t run_id, const char *path, struct gp_err *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
+	int rc = html_report(f, st, run_id, err);
+	if (fclose(f) != 0 && !rc)
+		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
+	if (rc)
+		remove(path);
+	return rc;
+}
 
 static int cmd_report(int argc, char **argv)
 {
 	const char *db = NULL;
 	int64_t run_id = 0;
 	bool opencost = false;
+	const char *html = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			return fputs(report_help, stdout), 0;
 		if (!strcmp(a, "--opencost"))
 			opencost = true;
+		else if (!strcmp(a, "--html") && i + 1 < argc && argv[i + 1][0])
+			html = argv[++i];
+		else if (!strcmp(a, "--html"))
+			return usage_error("%s expects a path", a);
 		else if (!strcmp(a, "--run") && i + 1 < argc && !units_integer(argv[i + 1], &run_id) &&
 			 run_id > 0)
 			i++;
@@ -595,8 +620,9 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (!db)
 		return usage_error("%s", "missing DB");
-	if (!opencost)
-		return usage_error("%s", "report needs --opencost (see 'gpuplan report --help')");
+	if (!opencost && !html)
+		return usage_error("%s", "report needs --opencost or --html PATH (see 'gpuplan report "
+				   "--help')");
 	if (access(db, R_OK) != 0)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
@@ -606,6 +632,12 @@ static int cmd_report(int argc, char **argv)
 	struct gp_err err;
 	int64_t epoch = 0;
 	int rc = store_open(db, &st, &err);
+	if (!rc && html)
+		rc = report_html(st, run_id, html, &err);
+	if (!rc && !opencost) {
+		store_close(st);
+		return 0;
+	}
 	if (!rc)
 		rc = store_run_info(st, run_id, &run, &err);
 	if (!rc)

@@ -1,0 +1,779 @@
+/*
+ * html.c - a run as one self-contained HTML page (see html.h).
+ *
+ * Reading: the run's rows come back through store.h's read functions into
+ * struct page; timeseries rows are split per scope into windows [start,
+ * end) in hours since the scenario start (a window ends where the next
+ * begins, the last one at the end of the run).
+ *
+ * Plotting: every chart is one <svg> of CHART_W x CHART_H user units with
+ * a plot area inside fixed margins.  Window means are drawn as steps (the
+ * value holds over its window), which is what they are; the y axis starts at
+ * zero and ends at a "nice" number (1, 2 or 5 times a power of ten), the
+ * time axis has clock ticks ("13:00") for runs of up to two days and day
+ * ticks beyond.  Latencies span milliseconds to minutes, so their axis is
+ * logarithmic.  Numbers are printed with fixed precision: same rows, same
+ * bytes.
+ */
+#include "gpuplan/html.h"
+
+#include "gpuplan/units.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHART_W 960
+#define CHART_H 300
+#define MARGIN_L 64 /* y tick labels and the axis title */
+#define MARGIN_R 20
+#define MARGIN_T 34 /* the legend */
+#define MARGIN_B 40 /* x tick labels and the axis title */
+
+static const char *const palette[] = {"#2563eb", "#dc2626", "#16a34a", "#9333ea",
+				      "#ea580c", "#0891b2", "#ca8a04", "#db2777"};
+#define N_PALETTE (sizeof palette / sizeof palette[0])
+
+/* --- the run, read back ---------------------------------------------------- */
+
+/* One scope's windows. */
+struct scope_series {
+	const char *name;
+	bool has_capacity;        /* all and pools */
+	size_t n;
+	double *start, *end;      /* hours since the scenario start */
+	const struct ts_row **row;
+};
+
+struct page {
+	struct store_run run;
+	int64_t epoch;            /* of the scenario start; 0 when unknown */
+	struct metric *metrics;
+	size_t n_metrics;
+	struct ts_row *ts;
+	size_t n_ts;
+	struct pending_reason *reasons;
+	size_t n_reasons;
+	struct finding *findings;
+	size_t n_findings;
+	struct store_load_point *load;
+	size_t n_load;
+	struct store_latency *lat;
+	size_t n_lat;
+	struct scope_series *scopes;
+	size_t n_scopes;
+};
+
+static double metric(const struct page *pg, const char *scope, const char *name)
+{
+	for (size_t i = 0; i < pg->n_metrics; i++)
+		if (!strcmp(pg->metrics[i].scope, scope) && !strcmp(pg->metrics[i].name, name))
+			return pg->metrics[i].value;
+	return NAN;
+}
+
+static struct scope_series *scope_of(struct page *pg, const char *name)
+{
+	for (size_t i = 0; i < pg->n_scopes; i++)
+		if (!strcmp(pg->scopes[i].name, name))
+			return &pg->scopes[i];
+	pg->scopes = gp_xrealloc(pg->scopes, (pg->n_scopes + 1) * sizeof *pg->scopes);
+	struct scope_series *s = &pg->scopes[pg->n_scopes++];
+	*s = (struct scope_series){.name = name, .has_capacity = !isnan(metric(pg, name, "capacity_gpus"))};
+	return s;
+}
+
+/* Splits the timeseries rows into per-scope windows, in the order scopes appear. */
+static void split_scopes(struct page *pg)
+{
+	for (size_t i = 0; i < pg->n_ts; i++) {
+		struct scope_series *s = scope_of(pg, pg->ts[i].scope);
+		s->row = gp_xrealloc(s->row, (s->n + 1) * sizeof *s->row);
+		s->start = gp_xrealloc(s->start, (s->n + 1) * sizeof *s->start);
+		s->end = gp_xrealloc(s->end, (s->n + 1) * sizeof *s->end);
+		s->row[s->n] = &pg->ts[i];
+		s->start[s->n] = sim_seconds(pg->ts[i].t) / 3600;
+		s->n++;
+	}
+	double last = pg->run.sim_seconds / 3600;
+	for (size_t k = 0; k < pg->n_scopes; k++) {
+		struct scope_series *s = &pg->scopes[k];
+		for (size_t i = 0; i < s->n; i++)
+			s->end[i] = i + 1 < s->n ? s->start[i + 1] : fmax(last, s->start[i] + 1e-9);
+	}
+}
+
+static int page_read(struct page *pg, struct store *st, int64_t run_id, struct gp_err *err)
+{
+	memset(pg, 0, sizeof *pg);
+	int rc = store_run_info(st, run_id, &pg->run, err);
+	int64_t id = pg->run.run_id;
+	if (!rc)
+		rc = store_read_metrics(st, id, &pg->metrics, &pg->n_metrics, err);
+	if (!rc)
+		rc = store_read_timeseries(st, id, &pg->ts, &pg->n_ts, err);
+	if (!rc)
+		rc = store_read_pending_reasons(st, id, &pg->reasons, &pg->n_reasons, err);
+	if (!rc)
+		rc = store_read_findings(st, id, &pg->findings, &pg->n_findings, err);
+	if (!rc)
+		rc = store_read_load_curve(st, id, &pg->load, &pg->n_load, err);
+	if (!rc)
+		rc = store_read_latencies(st, id, &pg->lat, &pg->n_lat, err);
+	if (!rc && units_rfc3339(pg->run.start, &pg->epoch))
+		pg->epoch = 0;
+	if (!rc)
+		split_scopes(pg);
+	return rc;
+}
+
+static void page_free(struct page *pg)
+{
+	for (size_t i = 0; i < pg->n_scopes; i++) {
+		free(pg->scopes[i].start);
+		free(pg->scopes[i].end);
+		free(pg->scopes[i].row);
+	}
+	free(pg->scopes);
+	store_free_metrics(pg->metrics, pg->n_metrics);
+	store_free_timeseries(pg->ts, pg->n_ts);
+	store_free_pending_reasons(pg->reasons, pg->n_reasons);
+	store_free_findings(pg->findings, pg->n_findings);
+	free(pg->load);
+	free(pg->lat);
+}
+
+/* --- text ------------------------------------------------------------------ */
+
+/* Writes s with &, <, >, " and ' escaped. */
+static void esc(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* --- plotting -------------------------------------------------------------- */
+
+struct plot {
+	FILE *out;
+	double x0, x1, y0, y1;    /* data ranges */
+	bool log_y;
+};
+
+static double px(const struct plot *p, double x)
+{
+	double w = CHART_W - MARGIN_L - MARGIN_R;
+	return MARGIN_L + (p->x1 > p->x0 ? (x - p->x0) / (p->x1 - p->x0) : 0) * w;
+}
+
+static double py(const struct plot *p, double y)
+{
+	double h = CHART_H - MARGIN_T - MARGIN_B, f;
+	if (p->log_y)
+		f = (log10(fmax(y, p->y0)) - log10(p->y0)) / (log10(p->y1) - log10(p->y0));
+	else
+		f = p->y1 > p->y0 ? (y - p->y0) / (p->y1 - p->y0) : 0;
+	return CHART_H - MARGIN_B - fmin(1, fmax(0, f)) * h;
+}
+
+/* 1, 2 or 5 times a power of ten, near range / target. */
+static double nice_step(double range, int target)
+{
+	double raw = range / target, mag = pow(10, floor(log10(raw))), f = raw / mag;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+/* The top of a linear axis from the data's largest value. */
+static double nice_top(double max)
+{
+	if (!(max > 0))
+		return 1;
+	double step = nice_step(max * 1.05, 5);
+	return ceil(max * 1.05 / step) * step;
+}
+
+static void svg_open(FILE *out, const char *id, const char *title)
+{
+	fprintf(out, "<figure><svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+		     "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+		     "aria-labelledby=\"%s-title\"><title id=\"%s-title\">",
+		id, CHART_W, CHART_H, CHART_W, CHART_H, id, id);
+	esc(out, title);
+	fprintf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
+		CHART_W, CHART_H);
+}
+
+static void svg_close(FILE *out, const char *caption)
+{
+	fputs("</svg><figcaption>", out);
+	esc(out, caption);
+	fputs("</figcaption></figure>\n", out);
+}
+
+/* The y axis: grid lines, tick labels and its title. */
+static void y_axis(const struct plot *p, const char *title)
+{
+	FILE *out = p->out;
+	if (p->log_y) {
+		for (double v = p->y0; v <= p->y1 * 1.0001; v *= 10) {
+			double y = py(p, v);
+			fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+				     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+				MARGIN_L, y, CHART_W - MARGIN_R, y, MARGIN_L - 6, y + 4, v);
+		}
+	} else {
+		double step = nice_step(p->y1 - p->y0, 5);
+		for (double v = p->y0; v <= p->y1 + step * 1e-6; v += step) {
+			double y = py(p, v);
+			fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+				     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+				MARGIN_L, y, CHART_W - MARGIN_R, y, MARGIN_L - 6, y + 4, v);
+		}
+	}
+	fprintf(out, "<text class=\"axis-title\" transform=\"translate(14 %d) rotate(-90)\" "
+		     "text-anchor=\"middle\">",
+		(MARGIN_T + CHART_H - MARGIN_B) / 2);
+	esc(out, title);
+	fputs("</text>\n", out);
+}
+
+/* The time axis in hours since the start: clock ticks for up to two days. */
+static void time_axis(const struct plot *p, int64_t epoch)
+{
+	static const double steps[] = {1.0 / 12, 0.25, 0.5, 1, 2, 3, 6, 12, 24, 48, 168, 336, 720};
+	double span = p->x1 - p->x0, step = steps[0];
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && span / step > 10; i++)
+		step = steps[i];
+	bool clock = span <= 48;
+	int base = (int)(((epoch % 86400) + 86400) % 86400); /* seconds after midnight */
+	for (double h = ceil(p->x0 / step - 1e-9) * step; h <= p->x1 + 1e-9; h += step) {
+		double x = px(p, h);
+		long s = ((long)llround(h * 3600) + base) % 86400;
+		fprintf(p->out, "<line class=\"tickline\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
+			x, CHART_H - MARGIN_B, x, CHART_H - MARGIN_B + 5);
+		if (clock)
+			fprintf(p->out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+					"%02ld:%02ld</text>\n",
+				x, CHART_H - MARGIN_B + 18, s / 3600, s / 60 % 60);
+		else
+			fprintf(p->out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+					"day %g</text>\n",
+				x, CHART_H - MARGIN_B + 18, floor(h / 24));
+	}
+	fprintf(p->out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", MARGIN_L,
+		CHART_H - MARGIN_B, CHART_W - MARGIN_R, CHART_H - MARGIN_B);
+	fprintf(p->out, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+		(MARGIN_L + CHART_W - MARGIN_R) / 2, CHART_H - 4,
+		clock ? "time of day (scenario clock)" : "days since the start");
+}
+
+/* One legend entry per label, left to right along the top. */
+static void legend(FILE *out, const char *const *labels, const char *const *colors,
+		   const bool *dashed, size_t n)
+{
+	double x = MARGIN_L;
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "<g class=\"legend-item\"><line x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"14\" "
+			     "stroke=\"%s\" stroke-width=\"3\"%s/><text class=\"legend\" x=\"%.1f\" "
+			     "y=\"18\">",
+			x, x + 18, colors[i], dashed && dashed[i] ? " stroke-dasharray=\"5 3\"" : "",
+			x + 24);
+		esc(out, labels[i]);
+		fputs("</text></g>\n", out);
+		x += 36 + 6.5 * (double)strlen(labels[i]);
+	}
+}
+
+/* A value held over each window: a stepped line. */
+static void step_line(const struct plot *p, const struct scope_series *s, const double *y,
+		      const char *color, bool dashed)
+{
+	if (!s->n)
+		return;
+	fprintf(p->out, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"M%.1f %.1f",
+		color, dashed ? " stroke-dasharray=\"6 4\"" : "", px(p, s->start[0]), py(p, y[0]));
+	for (size_t i = 0; i < s->n; i++) {
+		if (i)
+			fprintf(p->out, "V%.1f", py(p, y[i]));
+		fprintf(p->out, "H%.1f", px(p, s->end[i]));
+	}
+	fputs("\"/>\n", p->out);
+}
+
+/* The band between lower and upper, both stepped. */
+static void step_band(const struct plot *p, const struct scope_series *s, const double *lower,
+		      const double *upper, const char *color)
+{
+	if (!s->n)
+		return;
+	fprintf(p->out, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" "
+			"stroke-width=\"1\" d=\"M%.1f %.1f",
+		color, color, px(p, s->start[0]), py(p, upper[0]));
+	for (size_t i = 0; i < s->n; i++) {
+		if (i)
+			fprintf(p->out, "V%.1f", py(p, upper[i]));
+		fprintf(p->out, "H%.1f", px(p, s->end[i]));
+	}
+	for (size_t i = s->n; i-- > 0;) {
+		fprintf(p->out, "V%.1f", py(p, lower[i]));
+		fprintf(p->out, "H%.1f", px(p, s->start[i]));
+	}
+	fputs("Z\"/>\n", p->out);
+}
+
+/* A plot over a scope's windows, y from 0 to top. */
+static struct plot time_plot(FILE *out, const struct scope_series *s, double top)
+{
+	return (struct plot){out, s->n ? s->start[0] : 0, s->n ? s->end[s->n - 1] : 1, 0, top, false};
+}
+
+/* --- charts ---------------------------------------------------------------- */
+
+enum field { F_CAPACITY, F_ALLOCATED, F_DEMAND, F_ENGINE, F_SM, F_VRAM, F_PENDING };
+
+static double field(const struct ts_row *r, enum field f)
+{
+	switch (f) {
+	case F_CAPACITY: return r->gpus_capacity;
+	case F_ALLOCATED: return r->gpus_allocated;
+	case F_DEMAND: return r->gpus_demand;
+	case F_ENGINE: return r->engine_active;
+	case F_SM: return r->sm_active;
+	case F_VRAM: return r->vram_used_gib;
+	case F_PENDING: return r->pending;
+	}
+	return 0;
+}
+
+/* The field of every window, times scale (NAN reads as 0). */
+static double *column(const struct scope_series *s, enum field f, double scale)
+{
+	double *y = gp_xcalloc(s->n + 1, sizeof *y);
+	for (size_t i = 0; i < s->n; i++) {
+		double v = field(s->row[i], f) * scale;
+		y[i] = isnan(v) ? 0 : v;
+	}
+	return y;
+}
+
+static double max_of(const double *y, size_t n)
+{
+	double m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = fmax(m, y[i]);
+	return m;
+}
+
+static void chart_capacity(FILE *out, const struct page *pg, const struct scope_series *all)
+{
+	double *cap = column(all, F_CAPACITY, 1), *alloc = column(all, F_ALLOCATED, 1);
+	double *demand = column(all, F_DEMAND, 1), *zero = gp_xcalloc(all->n + 1, sizeof *zero);
+	double top = nice_top(fmax(max_of(cap, all->n), max_of(demand, all->n)));
+	struct plot p = time_plot(out, all, top);
+	svg_open(out, "chart-capacity", "Capacity, demand and allocation (GPUs)");
+	y_axis(&p, "GPUs");
+	time_axis(&p, pg->epoch);
+	step_band(&p, all, zero, alloc, palette[0]);
+	step_line(&p, all, demand, palette[1], false);
+	step_line(&p, all, cap, "#111827", true);
+	static const char *const labels[] = {"allocated", "demand (arrived, not finished)", "capacity"};
+	const char *colors[] = {palette[0], palette[1], "#111827"};
+	static const bool dashed[] = {false, false, true};
+	legend(out, labels, colors, dashed, 3);
+	svg_close(out, "Demand above capacity is work that waits; allocation below capacity with "
+		       "demand above it is work that cannot use what is free.");
+	free(cap), free(alloc), free(demand), free(zero);
+}
+
+/* Allocation, engine, SM and VRAM as % of the scope's capacity. */
+static void chart_utilization(FILE *out, const struct page *pg, const struct scope_series *s,
+			      const char *id, const char *title)
+{
+	double *cap = column(s, F_CAPACITY, 1);
+	double vram_cap = metric(pg, s->name, "vram_capacity_gib");
+	double gib_per_gpu = vram_cap > 0 && cap[s->n ? s->n - 1 : 0] > 0 ? vram_cap / cap[s->n - 1] : NAN;
+	enum field fs[] = {F_ALLOCATED, F_ENGINE, F_SM, F_VRAM};
+	static const char *const labels[] = {"allocated", "engine active", "SM active", "VRAM used"};
+	const char *colors[] = {palette[0], palette[1], palette[2], palette[3]};
+	struct plot p = time_plot(out, s, 100);
+	svg_open(out, id, title);
+	y_axis(&p, "% of capacity");
+	time_axis(&p, pg->epoch);
+	size_t shown = isnan(gib_per_gpu) ? 3 : 4;
+	for (size_t k = 0; k < shown; k++) {
+		double *y = column(s, fs[k], 1);
+		for (size_t i = 0; i < s->n; i++) {
+			double c = cap[i] * (fs[k] == F_VRAM ? gib_per_gpu : 1);
+			y[i] = c > 0 ? 100 * y[i] / c : 0;
+		}
+		step_line(&p, s, y, colors[k], false);
+		free(y);
+	}
+	legend(out, labels, colors, NULL, shown);
+	svg_close(out, "Four meanings of utilization: GPUs allocated to pods, GR engine active and SM "
+		       "active (DCGM), and framebuffer used, each as a share of the GPUs there are.");
+	free(cap);
+}
+
+static void chart_queue(FILE *out, const struct page *pg)
+{
+	const struct scope_series *first = NULL;
+	double *lower = NULL, *upper = NULL;
+	const char *labels[N_PALETTE], *colors[N_PALETTE];
+	size_t n = 0;
+	for (size_t k = 0; k < pg->n_scopes; k++) {
+		const struct scope_series *s = &pg->scopes[k];
+		if (s->has_capacity || !s->n)
+			continue;
+		if (!first) {
+			first = s;
+			lower = gp_xcalloc(s->n + 1, sizeof *lower);
+			upper = gp_xcalloc(s->n + 1, sizeof *upper);
+		}
+		for (size_t i = 0; i < s->n && i < first->n; i++)
+			upper[i] += field(s->row[i], F_PENDING);
+	}
+	if (!first) {
+		fputs("<p class=\"none\">No workload windows in this run.</p>\n", out);
+		return;
+	}
+	struct plot p = time_plot(out, first, nice_top(max_of(upper, first->n)));
+	memset(upper, 0, first->n * sizeof *upper);
+	svg_open(out, "chart-queue", "Pending pods by workload");
+	y_axis(&p, "pods pending");
+	time_axis(&p, pg->epoch);
+	for (size_t k = 0; k < pg->n_scopes; k++) {
+		const struct scope_series *s = &pg->scopes[k];
+		if (s->has_capacity || !s->n)
+			continue;
+		for (size_t i = 0; i < first->n; i++)
+			upper[i] = lower[i] + (i < s->n ? field(s->row[i], F_PENDING) : 0);
+		const char *color = palette[n % N_PALETTE];
+		step_band(&p, first, lower, upper, color);
+		memcpy(lower, upper, first->n * sizeof *lower);
+		if (n < N_PALETTE)
+			labels[n] = s->name, colors[n] = color;
+		n++;
+	}
+	legend(out, labels, colors, NULL, n < N_PALETTE ? n : N_PALETTE);
+	svg_close(out, "Pods waiting to start, stacked by workload (mean over each window).");
+	free(lower), free(upper);
+}
+
+static int by_pending(const void *a, const void *b)
+{
+	const struct pending_reason *x = *(const struct pending_reason *const *)a;
+	const struct pending_reason *y = *(const struct pending_reason *const *)b;
+	if (x->pending_seconds != y->pending_seconds)
+		return x->pending_seconds > y->pending_seconds ? -1 : 1;
+	return strcmp(x->reason, y->reason);
+}
+
+/* Horizontal bars of pod-hours per message (scope all), longest first. */
+static void chart_reasons(FILE *out, const struct page *pg)
+{
+	const struct pending_reason **rows = gp_xcalloc(pg->n_reasons + 1, sizeof *rows);
+	size_t n = 0;
+	for (size_t i = 0; i < pg->n_reasons && n < 12; i++)
+		if (!strcmp(pg->reasons[i].scope, "all"))
+			rows[n++] = &pg->reasons[i];
+	if (!n) {
+		fputs("<p class=\"none\" id=\"no-reasons\">No pod waited with a scheduling reason.</p>\n", out);
+		free(rows);
+		return;
+	}
+	qsort(rows, n, sizeof *rows, by_pending);
+	int h = 40 + 44 * (int)n;
+	double top = nice_top(rows[0]->pending_seconds / 3600), w = CHART_W - MARGIN_L - MARGIN_R;
+	fprintf(out, "<figure><svg id=\"chart-reasons\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+		     "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+		     "aria-labelledby=\"chart-reasons-title\"><title id=\"chart-reasons-title\">Pending "
+		     "time by reason</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
+		CHART_W, h, CHART_W, h, CHART_W, h);
+	for (size_t i = 0; i < n; i++) {
+		double y = 24 + 44 * (double)i, len = w * rows[i]->pending_seconds / 3600 / top;
+		fprintf(out, "<text class=\"bar-label\" x=\"%d\" y=\"%.1f\">", MARGIN_L, y);
+		esc(out, rows[i]->reason);
+		fprintf(out, "</text><rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
+			     "fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f pod-h, %lld pods</text>\n",
+			MARGIN_L, y + 6, fmax(len, 1), palette[i % N_PALETTE], MARGIN_L + fmax(len, 1) + 6,
+			y + 19, rows[i]->pending_seconds / 3600, (long long)rows[i]->pods);
+	}
+	svg_close(out, "Pod-hours spent pending, per kube-scheduler message (all workloads).");
+	free(rows);
+}
+
+/* Bars of the latency percentiles of scope all, on a log axis. */
+static void chart_latency(FILE *out, const struct page *pg)
+{
+	static const char *const names[] = {"ttft_p50_s", "ttft_p99_s", "tpot_p50_s",
+					    "tpot_p99_s", "e2e_p50_s",  "e2e_p99_s"};
+	static const char *const labels[] = {"TTFT p50", "TTFT p99", "TPOT p50",
+					     "TPOT p99", "e2e p50",  "e2e p99"};
+	double v[6], lo = INFINITY, hi = 0;
+	for (size_t i = 0; i < 6; i++) {
+		v[i] = metric(pg, "all", names[i]);
+		if (v[i] > 0)
+			lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+	}
+	if (!(hi > 0))
+		return;
+	struct plot p = {out, 0, 6, pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 1.01))), true};
+	svg_open(out, "chart-latency", "Latency percentiles (seconds, log scale)");
+	y_axis(&p, "seconds (log)");
+	double slot = (CHART_W - MARGIN_L - MARGIN_R) / 6.0;
+	for (size_t i = 0; i < 6; i++) {
+		double x = MARGIN_L + slot * (double)i + slot * 0.2, top = py(&p, v[i] > 0 ? v[i] : p.y0);
+		fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			     "fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			     "text-anchor=\"middle\">%.4g s</text><text class=\"tick\" x=\"%.1f\" y=\"%d\" "
+			     "text-anchor=\"middle\">%s</text>\n",
+			x, top, slot * 0.6, CHART_H - MARGIN_B - top, palette[i / 2], x + slot * 0.3,
+			top - 4, v[i], x + slot * 0.3, CHART_H - MARGIN_B + 18, labels[i]);
+	}
+	svg_close(out, "Time to first token, time per output token and end-to-end latency of every "
+		       "request of the run: median and 99th percentile.");
+}
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of sorted v[0..n) (nearest rank). */
+static double quantile(const double *v, size_t n, double q)
+{
+	size_t i = (size_t)ceil(q * (double)n);
+	return v[i ? i - 1 : 0];
+}
+
+/* TTFT p50 and p99 of the requests arriving in each window of scope all. */
+static void chart_latency_time(FILE *out, const struct page *pg, const struct scope_series *all)
+{
+	if (!pg->n_lat || !all->n)
+		return;
+	double *p50 = gp_xcalloc(all->n, sizeof *p50), *p99 = gp_xcalloc(all->n, sizeof *p99);
+	double *buf = gp_xcalloc(pg->n_lat, sizeof *buf);
+	size_t j = 0;
+	for (size_t i = 0; i < all->n; i++) {
+		size_t m = 0;
+		for (; j < pg->n_lat && pg->lat[j].arrival_s / 3600 < all->end[i]; j++)
+			if (!isnan(pg->lat[j].ttft_s))
+				buf[m++] = pg->lat[j].ttft_s;
+		qsort(buf, m, sizeof *buf, by_double);
+		p50[i] = m ? quantile(buf, m, 0.5) : 0;
+		p99[i] = m ? quantile(buf, m, 0.99) : 0;
+	}
+	struct plot p = time_plot(out, all, nice_top(max_of(p99, all->n)));
+	svg_open(out, "chart-latency-time", "Time to first token by arrival window (seconds)");
+	y_axis(&p, "TTFT (s)");
+	time_axis(&p, pg->epoch);
+	step_line(&p, all, p50, palette[0], false);
+	step_line(&p, all, p99, palette[1], false);
+	static const char *const labels[] = {"TTFT p50", "TTFT p99"};
+	const char *colors[] = {palette[0], palette[1]};
+	legend(out, labels, colors, NULL, 2);
+	svg_close(out, "Percentiles of the requests that arrived in each window (requests that never "
+		       "got a first token are left out).");
+	free(p50), free(p99), free(buf);
+}
+
+/* TTFT p99 against the request rate, over the runs of the load test. */
+static void chart_loadtest(FILE *out, const struct page *pg)
+{
+	if (pg->n_load < 2)
+		return;
+	double xmax = pg->load[pg->n_load - 1].rate, ymax = 0;
+	for (size_t i = 0; i < pg->n_load; i++)
+		ymax = fmax(ymax, pg->load[i].ttft_p99_s);
+	struct plot p = {out, 0, nice_top(xmax), 0, nice_top(ymax), false};
+	svg_open(out, "chart-loadtest", "Load test: TTFT p99 against request rate");
+	y_axis(&p, "TTFT p99 (s)");
+	double step = nice_step(p.x1, 8);
+	for (double x = 0; x <= p.x1 + step * 1e-6; x += step)
+		fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+			px(&p, x), CHART_H - MARGIN_B + 18, x);
+	fprintf(out, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">requests per "
+		     "second</text>\n<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
+		(MARGIN_L + CHART_W - MARGIN_R) / 2, CHART_H - 4, palette[0]);
+	for (size_t i = 0; i < pg->n_load; i++)
+		fprintf(out, "%s%.1f %.1f", i ? "L" : "M", px(&p, pg->load[i].rate),
+			py(&p, pg->load[i].ttft_p99_s));
+	fputs("\"/>\n", out);
+	for (size_t i = 0; i < pg->n_load; i++) {
+		bool me = pg->load[i].run_id == pg->run.run_id;
+		fprintf(out, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>run "
+			     "%lld: %.4g/s, TTFT p99 %.4g s, SLO %.1f%%</title></circle>\n",
+			px(&p, pg->load[i].rate), py(&p, pg->load[i].ttft_p99_s), me ? 6 : 4,
+			me ? palette[1] : palette[0], (long long)pg->load[i].run_id, pg->load[i].rate,
+			pg->load[i].ttft_p99_s, pg->load[i].slo_attainment_pct);
+	}
+	svg_close(out, "Each point is a run of this scenario at one request rate (gpuplan search "
+		       "--max probes); the larger red point is this run.");
+}
+
+/* --- sections -------------------------------------------------------------- */
+
+static const char style[] =
+	"body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:24px auto;"
+	"max-width:1000px;color:#111827;background:#f9fafb;padding:0 16px}"
+	"h1{font-size:26px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:1px solid "
+	"#e5e7eb;padding-bottom:4px}.meta{color:#4b5563;margin:0}"
+	"figure{margin:8px 0 16px;background:#fff;border:1px solid #e5e7eb;border-radius:6px;padding:8px}"
+	"figcaption{font-size:13px;color:#4b5563;margin-top:4px}svg.chart{width:100%;height:auto;"
+	"display:block}.grid{stroke:#e5e7eb;stroke-width:1}.axis,.tickline{stroke:#6b7280;stroke-width:1}"
+	".tick{font-size:12px;fill:#374151}.axis-title{font-size:12px;fill:#374151}.legend{font-size:13px;"
+	"fill:#111827}.bar-label{font-size:12px;fill:#111827}"
+	"ol#findings{padding-left:22px}li.finding{margin:0 0 12px;background:#fff;border:1px solid #e5e7eb;"
+	"border-left:4px solid #dc2626;border-radius:4px;padding:8px 12px}li.finding .step{display:inline-block;"
+	"font-size:12px;font-weight:600;text-transform:uppercase;color:#fff;background:#dc2626;border-radius:3px;"
+	"padding:1px 6px;margin-right:6px}li.step-memory{border-left-color:#9333ea}li.step-memory .step{background:"
+	"#9333ea}li.step-placement{border-left-color:#ea580c}li.step-placement .step{background:#ea580c}"
+	"li.step-application{border-left-color:#0891b2}li.step-application .step{background:#0891b2}"
+	".evidence{font-size:13px;color:#374151;margin:6px 0 0}#healthy{background:#ecfdf5;border:1px solid "
+	"#a7f3d0;border-radius:4px;padding:8px 12px}"
+	"table{border-collapse:collapse;font-size:13px;background:#fff}th,td{border:1px solid #e5e7eb;"
+	"padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f3f4f6}"
+	".none{color:#4b5563;font-style:italic}";
+
+static void section_header(FILE *out, const struct page *pg)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>gpuplan: ",
+	      out);
+	esc(out, pg->run.name);
+	fprintf(out, " (run %lld)</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>", (long long)pg->run.run_id, style);
+	esc(out, pg->run.name);
+	fprintf(out, " <small>run %lld</small></h1>\n<p class=\"meta\">scenario start ", (long long)pg->run.run_id);
+	esc(out, pg->run.start);
+	fprintf(out, ", %.2f simulated hours; capacity %g GPUs, peak demand %g GPUs, queue p95 %.0f s, "
+		     "cost per verified result %.2f</p>\n</header>\n",
+		pg->run.sim_seconds / 3600, metric(pg, "all", "capacity_gpus"),
+		metric(pg, "all", "peak_demand_gpus"), metric(pg, "all", "queue_time_p95_s"),
+		metric(pg, "all", "cost_per_verified_result"));
+}
+
+static void section_findings(FILE *out, const struct page *pg)
+{
+	fputs("<section id=\"diagnosis\">\n<h2>Diagnosis</h2>\n<ol id=\"findings\">\n", out);
+	for (size_t i = 0; i < pg->n_findings; i++) {
+		const struct finding *f = &pg->findings[i];
+		fprintf(out, "<li class=\"finding step-%s\" data-rank=\"%d\"><span class=\"step\">", f->step,
+			(int)f->rank);
+		esc(out, f->step);
+		fputs("</span><span class=\"text\">", out);
+		esc(out, f->text);
+		fputs("</span><p class=\"evidence\">", out);
+		esc(out, f->evidence);
+		fputs("</p></li>\n", out);
+	}
+	fputs("</ol>\n", out);
+	if (!pg->n_findings)
+		fputs("<p id=\"healthy\">No finding: nothing waited on idle allocated GPUs, on memory, "
+		      "on placement rules while the capacity they hide was idle, or on work off the "
+		      "GPU.</p>\n",
+		      out);
+	fputs("<p class=\"meta\">In the order that separates the causes: allocation, memory, "
+	      "placement, application.</p>\n</section>\n",
+	      out);
+}
+
+static const struct {
+	const char *title, *metric;
+	int decimals;
+} columns[] = {
+	{"capacity", "capacity_gpus", 0},         {"peak demand", "peak_demand_gpus", 0},
+	{"peak alloc", "peak_allocated_gpus", 0}, {"alloc %", "gpu_allocation_pct", 1},
+	{"engine %", "engine_active_pct", 1},     {"SM %", "sm_active_pct", 1},
+	{"VRAM %", "vram_used_pct", 1},           {"queue p95 s", "queue_time_p95_s", 0},
+	{"deadline %", "deadline_met_pct", 1},    {"SLO %", "slo_attainment_pct", 1},
+	{"cost", "cost_total", 2},                {"$/verified", "cost_per_verified_result", 2},
+};
+
+static void section_summary(FILE *out, const struct page *pg)
+{
+	size_t nc = sizeof columns / sizeof columns[0];
+	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<table id=\"summary-table\">\n<tr><th>scope</th>", out);
+	for (size_t c = 0; c < nc; c++)
+		fprintf(out, "<th>%s</th>", columns[c].title);
+	fputs("</tr>\n", out);
+	for (size_t k = 0; k < pg->n_scopes; k++) {
+		const char *scope = pg->scopes[k].name;
+		fputs("<tr><td>", out);
+		esc(out, scope);
+		fputs("</td>", out);
+		for (size_t c = 0; c < nc; c++) {
+			double v = metric(pg, scope, columns[c].metric);
+			if (isnan(v))
+				fputs("<td>-</td>", out);
+			else
+				fprintf(out, "<td>%.*f</td>", columns[c].decimals, v);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n</section>\n", out);
+}
+
+static void section_charts(FILE *out, const struct page *pg)
+{
+	const struct scope_series *all = pg->n_scopes ? &pg->scopes[0] : NULL;
+	if (!all || strcmp(all->name, "all") || !all->n) {
+		fputs("<p class=\"none\">This run has no timeseries rows.</p>\n", out);
+		return;
+	}
+	fputs("<section id=\"capacity\">\n<h2>Capacity, demand and allocation</h2>\n", out);
+	chart_capacity(out, pg, all);
+	fputs("</section>\n<section id=\"utilization\">\n<h2>Four meanings of utilization</h2>\n", out);
+	chart_utilization(out, pg, all, "chart-utilization",
+			  "Allocation, engine and SM activity, VRAM (% of capacity)");
+	size_t pools = 0;
+	for (size_t k = 1; k < pg->n_scopes; k++)
+		pools += pg->scopes[k].has_capacity;
+	for (size_t k = 1, i = 0; k < pg->n_scopes && pools > 1; k++) {
+		if (!pg->scopes[k].has_capacity)
+			continue;
+		char id[32], title[160];
+		snprintf(id, sizeof id, "chart-pool-%zu", i++);
+		snprintf(title, sizeof title, "Pool %s: allocation, activity, VRAM (%% of its capacity)",
+			 pg->scopes[k].name);
+		chart_utilization(out, pg, &pg->scopes[k], id, title);
+	}
+	fputs("</section>\n<section id=\"queue\">\n<h2>Queue and pending reasons</h2>\n", out);
+	chart_queue(out, pg);
+	chart_reasons(out, pg);
+	fputs("</section>\n", out);
+	if (isnan(metric(pg, "all", "ttft_p50_s")) && pg->n_load < 2)
+		return;
+	fputs("<section id=\"latency\">\n<h2>Latency</h2>\n", out);
+	chart_latency(out, pg);
+	chart_latency_time(out, pg, all);
+	chart_loadtest(out, pg);
+	fputs("</section>\n", out);
+}
+
+int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
+{
+	struct page pg;
+	int rc = page_read(&pg, st, run_id, err);
+	if (!rc) {
+		section_header(out, &pg);
+		section_findings(out, &pg);
+		section_summary(out, &pg);
+		section_charts(out, &pg);
+		fputs("<footer><p class=\"meta\">Written by gpuplan report --html from the results "
+		      "database; self-contained: no script, nothing from the network.</p></footer>\n"
+		      "</body>\n</html>\n",
+		      out);
+	}
+	page_free(&pg);
+	return rc;
+}
