@@ -829,7 +829,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 {
 	memset(s, 0, sizeof *s);
 	s->sc = sc;
-	engine_init(&s->engine, 1024);
+	engine_init(&s->engine);
 	cluster_init(&s->cluster, sc);
 	placement_init(&s->placer, &s->cluster);
 	reasons_init(&s->reasons, sc->n_workloads, (int64_t)s->cluster.n_nodes,

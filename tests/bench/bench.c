@@ -50,7 +50,7 @@ static int bench_engine_hold(struct outcome *o)
 	for (size_t i = 0; i < n_draws; i++)
 		draw[i] = 1 + (sim_time)gsl_ran_exponential(rng, 1e6);
 	struct engine e;
-	engine_init(&e, pending + 1);
+	engine_init(&e);
 	for (size_t i = 0; i < pending; i++)
 		engine_push(&e, draw[i % n_draws], 0, (uint32_t)i, 0);
 	double t0 = now_s();
