@@ -18,7 +18,9 @@ TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 BENCH_SRC:= $(wildcard tests/bench/*.c)
 
 # Debian packages behind the libraries (pkg-config name:package); the deps
-# recipe also installs the sqlite3 shell and GNU parallel (sweep scripts).
+# recipe also installs the sqlite3 shell and GNU parallel (sweep scripts), and
+# Debian's chromium for the browser test of the HTML report; chromium is
+# installed on its own and may fail (the test then skips with a message).
 DEPS := gsl:libgsl-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev criterion:libcriterion-dev
 
 .PHONY: all deps run test asan bench fuzz valgrind clean format
@@ -37,7 +39,14 @@ deps:
 	  echo "deps: installing$$missing"; \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	  $$sudo apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi; \
+	if ! command -v chromium >/dev/null 2>&1; then \
+	  echo "deps: installing chromium (HTML report test)"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  { $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "deps: chromium could not be installed; the HTML browser test will skip"; \
 	fi
 
 bin/gpuplan: $(BUILD)/obj/main.o $(BUILD)/libgpuplan.a

@@ -101,6 +101,7 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 	if (st->next != now)
 		return false;
 	st->emitted++;
+	job->trace_queue = SIM_NEVER;
 	switch (ws->arrival.kind) {
 	case ARRIVAL_AT:
 	case ARRIVAL_POISSON:
@@ -116,6 +117,7 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 		const struct trace_job *row = &ws->arrival.rows[st->row++];
 		job->gpus = row->gpus;
 		job->duration = row->duration;
+		job->trace_queue = row->trace_queue;
 		job->deadline = row->deadline != SIM_NEVER ? row->deadline : deadline_of(ws, now);
 		st->next = st->row < ws->arrival.n_rows ? ws->arrival.rows[st->row].submit : SIM_NEVER;
 		break;

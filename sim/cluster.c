@@ -420,12 +420,13 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 	bool replicas = sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS;
 	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
 	pl->units = w->request == REQUEST_MILLI ? w->milli : replicas ? 1 : ps->units_per_gpu;
-	pl->gpu_mask = 0;
-	for (int32_t k = 0; k < n; k++) {
+	pl->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
+	for (int32_t k = 0; k < n && !c->prefer; k++) {
 		int i = pick_gpu(c, nd, pl->gpu_mask, pl->units, !replicas && w->request == REQUEST_GPUS);
 		assert(i >= 0 && "the index promised room on this node");
 		pl->gpu_mask |= UINT64_C(1) << i;
 	}
+	assert(__builtin_popcountll(pl->gpu_mask) == n && "one GPU per unit asked");
 	if (w->request == REQUEST_MILLI)
 		pl->equivalent = w->milli / 1000.0;
 	else
@@ -460,6 +461,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
 	       "no cpu or memory over-requested");
 	double share = choose(c, nd, w, gpus, pl);
+	c->prefer = 0;
 	struct tenant t = {job, w->gpu_busy, w->sm_share, share};
 	for (int i = 0; i < nd->gpus; i++) {
 		if (!(pl->gpu_mask >> i & 1))

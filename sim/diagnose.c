@@ -652,6 +652,19 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	add(v, STEP_PLACEMENT, pend, ws->name, sb_take(&text), sb_take(&ev));
 }
 
+void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
+{
+	struct cluster c;
+	struct placer pl;
+	cluster_init(&c, sc);
+	placement_init(&pl, &c);
+	for (size_t p = 0; p < sc->n_pools; p++)
+		out[p] = scenario_gpu_equivalent(&sc->pools[p], &sc->workloads[w]) > 0 &&
+			 placement_pool_filtered(&pl, w, p);
+	placement_free(&pl);
+	cluster_free(&c);
+}
+
 static void diagnose_placement(struct view *v)
 {
 	if (!v->r->n_pending_reasons || !v->n_windows)
@@ -749,6 +762,8 @@ static int by_rank(const void *a, const void *b)
 static void rank(struct view *v)
 {
 	struct results *r = v->r;
+	if (!v->n_drafts)
+		return; /* a healthy run: no finding */
 	qsort(v->drafts, v->n_drafts, sizeof *v->drafts, by_rank);
 	r->findings = gp_xrealloc(r->findings, (r->n_findings + v->n_drafts + 1) * sizeof *r->findings);
 	for (size_t i = 0; i < v->n_drafts; i++) {
@@ -772,7 +787,7 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 
 /* --- printing -------------------------------------------------------------- */
 
-/* Share of the span (scope all windows) in which some pod pended. */
+/* Share of the windows (scope all) in which some pod pended; NAN without windows. */
 static double pending_share(const struct results *r)
 {
 	double pend = 0, span = 0;
@@ -783,22 +798,35 @@ static double pending_share(const struct results *r)
 		span += 1;
 		pend += x->pending > 0;
 	}
-	return span > 0 ? 100 * pend / span : 0;
+	return span > 0 ? 100 * pend / span : NAN;
+}
+
+/* The no-finding line, with the figures the run has. */
+static void print_no_finding(FILE *out, const struct results *r)
+{
+	double alloc = results_metric(r, "all", "gpu_allocation_pct");
+	double engine = results_metric(r, "all", "engine_active_pct");
+	double kills = results_metric(r, "all", "oom_kills");
+	double pend = pending_share(r);
+	fprintf(out, "\ndiagnosis: no finding");
+	if (pend == 0)
+		fprintf(out, " (healthy): no pod pended");
+	else if (pend > 0)
+		fprintf(out, ": pods pended in %.0f%% of the windows, but none of allocation, memory, "
+			     "placement or application explains it: a wait for capacity, which a larger "
+			     "pool ('gpuplan search') would shorten",
+			pend);
+	if (alloc > 0 && !isnan(engine))
+		fprintf(out, "; allocated GPUs %.0f%% engine-active", 100 * engine / alloc);
+	if (!isnan(kills))
+		fprintf(out, ", %.0f OOM kills", kills);
+	fprintf(out, ".\n");
 }
 
 void diagnose_print(FILE *out, const struct results *r)
 {
 	if (!r->n_findings) {
-		double alloc = results_metric(r, "all", "gpu_allocation_pct");
-		double engine = results_metric(r, "all", "engine_active_pct");
-		double pend = pending_share(r);
-		fprintf(out, "\ndiagnosis: no finding%s: pods pended in %.0f%% of the windows%s; allocated "
-			     "GPUs %.0f%% engine-active, %.0f OOM kills; no pod waited on a placement rule "
-			     "while the capacity it hides was idle; no work bound off the GPU.\n",
-			pend > 0 ? "" : " (healthy)", pend,
-			pend > 0 ? ", on busy GPUs: a wait for capacity, which a larger pool or "
-				   "'gpuplan search' sizes" : "",
-			alloc > 0 ? 100 * engine / alloc : 0, results_metric(r, "all", "oom_kills"));
+		print_no_finding(out, r);
 		return;
 	}
 	fprintf(out, "\ndiagnosis (in order: allocation, memory, placement, application):\n");

@@ -86,6 +86,9 @@ const char *const gpupolicy_names[GPU_POLICY_COUNT] = {
 /* Recomputes the aggregates of free[]. */
 static void summarize(struct gpupolicy_node *n)
 {
+	n->n_tags = 0;
+	for (int t = 0; t < GPUPOLICY_TAGS; t++)
+		n->n_tags += n->tag_count[t] > 0;
 	n->milli_left = 0;
 	n->whole_free = 0;
 	n->max_free = 0;
@@ -113,6 +116,8 @@ void gpupolicy_node_init(struct gpupolicy_node *n, int32_t gpus, int64_t cpu_mil
 	summarize(n);
 }
 
+void gpupolicy_node_refresh(struct gpupolicy_node *n) { summarize(n); }
+
 int gpupolicy_tag(const struct gpupolicy_pod *p)
 {
 	if (p->gpus == 0)
@@ -124,15 +129,6 @@ int gpupolicy_tag(const struct gpupolicy_pod *p)
 static bool type_ok(const struct gpupolicy_node *n, uint32_t types)
 {
 	return types == 0 || (types >> n->type & 1);
-}
-
-/* GPUs of the node with at least milli free. */
-static int32_t gpus_with(const struct gpupolicy_node *n, int32_t milli)
-{
-	int32_t k = 0;
-	for (int32_t i = 0; i < n->gpus; i++)
-		k += n->free[i] >= milli;
-	return k;
 }
 
 bool gpupolicy_fits(const struct gpupolicy_node *n, const struct gpupolicy_pod *p)
@@ -159,8 +155,8 @@ void gpupolicy_take(struct gpupolicy_node *n, const struct gpupolicy_pod *p, uin
 			assert(n->free[i] >= 0 && "no GPU over-allocated");
 		}
 	int tag = gpupolicy_tag(p);
-	if (tag >= 0 && tag < GPUPOLICY_TAGS && n->tag_count[tag]++ == 0)
-		n->n_tags++;
+	if (tag >= 0 && tag < GPUPOLICY_TAGS)
+		n->tag_count[tag]++;
 	summarize(n);
 }
 
@@ -392,32 +388,42 @@ static int cmp_shape(const void *a, const void *b)
 	return (x->types < y->types) - (x->types > y->types);
 }
 
-void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods,
-			    size_t n, double popularity)
+void gpupolicy_target_add(struct gpupolicy_target *t, const struct gpupolicy_pod *p,
+			  double weight)
 {
-	memset(t, 0, sizeof *t);
-	size_t cap = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-		while (k < t->n && !same_shape(&t->shapes[k], &pods[i]))
-			k++;
-		if (k == t->n) {
-			GP_GROW(t->shapes, cap, t->n + 1);
-			t->shapes[t->n++] = (struct gpupolicy_shape){pods[i].cpu, pods[i].gpus,
-								     pods[i].milli, pods[i].types, 0};
-		}
-		t->shapes[k].freq += 1;
+	size_t k = 0;
+	while (k < t->n && !same_shape(&t->shapes[k], p))
+		k++;
+	if (k == t->n) {
+		GP_GROW(t->shapes, t->cap, t->n + 1);
+		t->shapes[t->n++] = (struct gpupolicy_shape){p->cpu, p->gpus, p->milli, p->types, 0};
 	}
+	t->shapes[k].freq += weight;
+}
+
+void gpupolicy_target_finish(struct gpupolicy_target *t, double popularity)
+{
+	double total = 0, covered = 0;
+	for (size_t k = 0; k < t->n; k++)
+		total += t->shapes[k].freq;
 	if (!t->n)
 		return;
 	qsort(t->shapes, t->n, sizeof *t->shapes, cmp_shape);
-	double covered = 0, want = popularity * (double)n;
 	size_t keep = 0;
-	while (keep < t->n && covered < want)
+	while (keep < t->n && covered < popularity * total)
 		covered += t->shapes[keep++].freq;
 	t->n = keep;
 	for (size_t k = 0; k < keep; k++)
 		t->shapes[k].freq /= covered;
+}
+
+void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods,
+			    size_t n, double popularity)
+{
+	memset(t, 0, sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		gpupolicy_target_add(t, &pods[i], 1);
+	gpupolicy_target_finish(t, popularity);
 }
 
 void gpupolicy_target_free(struct gpupolicy_target *t)

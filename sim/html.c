@@ -200,15 +200,23 @@ static double nice_top(double max)
 	return ceil(max * 1.05 / step) * step;
 }
 
-static void svg_open(FILE *out, const char *id, const char *title)
+/* A figure with a visible title around an svg of CHART_W x height. */
+static void svg_open_sized(FILE *out, const char *id, const char *title, int height)
 {
-	fprintf(out, "<figure><svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+	fputs("<figure><h3 class=\"chart-title\">", out);
+	esc(out, title);
+	fprintf(out, "</h3><svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
 		     "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
 		     "aria-labelledby=\"%s-title\"><title id=\"%s-title\">",
-		id, CHART_W, CHART_H, CHART_W, CHART_H, id, id);
+		id, CHART_W, height, CHART_W, height, id, id);
 	esc(out, title);
 	fprintf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
-		CHART_W, CHART_H);
+		CHART_W, height);
+}
+
+static void svg_open(FILE *out, const char *id, const char *title)
+{
+	svg_open_sized(out, id, title, CHART_H);
 }
 
 static void svg_close(FILE *out, const char *caption)
@@ -248,7 +256,8 @@ static void y_axis(const struct plot *p, const char *title)
 /* The time axis in hours since the start: clock ticks for up to two days. */
 static void time_axis(const struct plot *p, int64_t epoch)
 {
-	static const double steps[] = {1.0 / 12, 0.25, 0.5, 1, 2, 3, 6, 12, 24, 48, 168, 336, 720};
+	static const double steps[] = {10.0 / 3600, 30.0 / 3600, 1.0 / 60, 2.0 / 60, 5.0 / 60,
+				       10.0 / 60, 0.25, 0.5, 1, 2, 3, 6, 12, 24, 48, 168, 336, 720};
 	double span = p->x1 - p->x0, step = steps[0];
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && span / step > 10; i++)
 		step = steps[i];
@@ -259,7 +268,11 @@ static void time_axis(const struct plot *p, int64_t epoch)
 		long s = ((long)llround(h * 3600) + base) % 86400;
 		fprintf(p->out, "<line class=\"tickline\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
 			x, CHART_H - MARGIN_B, x, CHART_H - MARGIN_B + 5);
-		if (clock)
+		if (clock && step < 1.0 / 60)
+			fprintf(p->out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+					"%02ld:%02ld:%02ld</text>\n",
+				x, CHART_H - MARGIN_B + 18, s / 3600, s / 60 % 60, s % 60);
+		else if (clock)
 			fprintf(p->out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
 					"%02ld:%02ld</text>\n",
 				x, CHART_H - MARGIN_B + 18, s / 3600, s / 60 % 60);
@@ -408,16 +421,22 @@ static void chart_utilization(FILE *out, const struct page *pg, const struct sco
 	y_axis(&p, "% of capacity");
 	time_axis(&p, pg->epoch);
 	size_t shown = isnan(gib_per_gpu) ? 3 : 4;
+	double *zero = gp_xcalloc(s->n + 1, sizeof *zero);
 	for (size_t k = 0; k < shown; k++) {
 		double *y = column(s, fs[k], 1);
 		for (size_t i = 0; i < s->n; i++) {
 			double c = cap[i] * (fs[k] == F_VRAM ? gib_per_gpu : 1);
 			y[i] = c > 0 ? 100 * y[i] / c : 0;
 		}
-		step_line(&p, s, y, colors[k], false);
+		if (k == 0) /* the allocation under the activity it allows */
+			step_band(&p, s, zero, y, colors[k]);
+		else
+			step_line(&p, s, y, colors[k], k == 2);
 		free(y);
 	}
-	legend(out, labels, colors, NULL, shown);
+	free(zero);
+	static const bool dashed[] = {false, false, true, false};
+	legend(out, labels, colors, dashed, shown);
 	svg_close(out, "Four meanings of utilization: GPUs allocated to pods, GR engine active and SM "
 		       "active (DCGM), and framebuffer used, each as a share of the GPUs there are.");
 	free(cap);
@@ -477,6 +496,39 @@ static int by_pending(const void *a, const void *b)
 	return strcmp(x->reason, y->reason);
 }
 
+/* Characters of a bar label per line: kube-scheduler's messages are long. */
+#define WRAP_CHARS 120
+
+/* Writes text as <text> lines of at most WRAP_CHARS, broken after ", ", the
+ * first line's baseline below y (nothing with out NULL); returns the lines. */
+static int wrap_lines(const char *text, FILE *out, double y)
+{
+	int lines = 0;
+	size_t len = strlen(text);
+	for (size_t at = 0; at < len; lines++) {
+		size_t end = len;
+		if (len - at > WRAP_CHARS) {
+			end = at + WRAP_CHARS;
+			while (end > at + 1 && !(text[end - 2] == ',' && text[end - 1] == ' '))
+				end--;
+			if (end <= at + 1)
+				end = at + WRAP_CHARS;
+		}
+		if (out) {
+			fprintf(out, "<text class=\"bar-label\" x=\"%d\" y=\"%.1f\">", MARGIN_L,
+				y + 12 + 16 * lines);
+			char *part = gp_xmalloc(end - at + 1);
+			memcpy(part, text + at, end - at);
+			part[end - at] = '\0';
+			esc(out, part);
+			free(part);
+			fputs("</text>\n", out);
+		}
+		at = end;
+	}
+	return lines ? lines : 1;
+}
+
 /* Horizontal bars of pod-hours per message (scope all), longest first. */
 static void chart_reasons(FILE *out, const struct page *pg)
 {
@@ -491,21 +543,22 @@ static void chart_reasons(FILE *out, const struct page *pg)
 		return;
 	}
 	qsort(rows, n, sizeof *rows, by_pending);
-	int h = 40 + 44 * (int)n;
-	double top = nice_top(rows[0]->pending_seconds / 3600), w = CHART_W - MARGIN_L - MARGIN_R;
-	fprintf(out, "<figure><svg id=\"chart-reasons\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-		     "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-		     "aria-labelledby=\"chart-reasons-title\"><title id=\"chart-reasons-title\">Pending "
-		     "time by reason</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
-		CHART_W, h, CHART_W, h, CHART_W, h);
+	int h = 12;
+	for (size_t i = 0; i < n; i++)
+		h += 30 + 16 * wrap_lines(rows[i]->reason, NULL, 0);
+	double top = nice_top(rows[0]->pending_seconds / 3600), w = CHART_W - 2 * MARGIN_L - MARGIN_R;
+	svg_open_sized(out, "chart-reasons", "Pending time by reason (pod-hours)", h);
+	double y = 8;
 	for (size_t i = 0; i < n; i++) {
-		double y = 24 + 44 * (double)i, len = w * rows[i]->pending_seconds / 3600 / top;
-		fprintf(out, "<text class=\"bar-label\" x=\"%d\" y=\"%.1f\">", MARGIN_L, y);
-		esc(out, rows[i]->reason);
-		fprintf(out, "</text><rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
-			     "fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f pod-h, %lld pods</text>\n",
-			MARGIN_L, y + 6, fmax(len, 1), palette[i % N_PALETTE], MARGIN_L + fmax(len, 1) + 6,
-			y + 19, rows[i]->pending_seconds / 3600, (long long)rows[i]->pods);
+		double len = fmax(1, w * rows[i]->pending_seconds / 3600 / top);
+		int lines = wrap_lines(rows[i]->reason, out, y);
+		y += 16 * lines;
+		fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
+			     "fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f pod-h, %lld "
+			     "pod%s</text>\n",
+			MARGIN_L, y + 2, len, palette[i % N_PALETTE], MARGIN_L + len + 6, y + 15,
+			rows[i]->pending_seconds / 3600, (long long)rows[i]->pods, rows[i]->pods == 1 ? "" : "s");
+		y += 30;
 	}
 	svg_close(out, "Pod-hours spent pending, per kube-scheduler message (all workloads).");
 	free(rows);
@@ -643,7 +696,8 @@ static const char style[] =
 	"#a7f3d0;border-radius:4px;padding:8px 12px}"
 	"table{border-collapse:collapse;font-size:13px;background:#fff}th,td{border:1px solid #e5e7eb;"
 	"padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f3f4f6}"
-	".none{color:#4b5563;font-style:italic}";
+	".none{color:#4b5563;font-style:italic}h3.chart-title{font-size:15px;margin:2px 4px 6px;"
+	"font-weight:600}";
 
 static void section_header(FILE *out, const struct page *pg)
 {
@@ -655,11 +709,22 @@ static void section_header(FILE *out, const struct page *pg)
 	esc(out, pg->run.name);
 	fprintf(out, " <small>run %lld</small></h1>\n<p class=\"meta\">scenario start ", (long long)pg->run.run_id);
 	esc(out, pg->run.start);
-	fprintf(out, ", %.2f simulated hours; capacity %g GPUs, peak demand %g GPUs, queue p95 %.0f s, "
-		     "cost per verified result %.2f</p>\n</header>\n",
-		pg->run.sim_seconds / 3600, metric(pg, "all", "capacity_gpus"),
-		metric(pg, "all", "peak_demand_gpus"), metric(pg, "all", "queue_time_p95_s"),
-		metric(pg, "all", "cost_per_verified_result"));
+	fprintf(out, ", %.2f simulated hours", pg->run.sim_seconds / 3600);
+	static const struct {
+		const char *what, *metric, *fmt;
+	} facts[] = {{"capacity", "capacity_gpus", "%.0f GPUs"},
+		     {"peak demand", "peak_demand_gpus", "%.0f GPUs"},
+		     {"queue p95", "queue_time_p95_s", "%.0f s"},
+		     {"TTFT p99", "ttft_p99_s", "%.3g s"},
+		     {"cost per verified result", "cost_per_verified_result", "%.2f"}};
+	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+		double v = metric(pg, "all", facts[i].metric);
+		if (isnan(v))
+			continue;
+		fprintf(out, "; %s ", facts[i].what);
+		fprintf(out, facts[i].fmt, v);
+	}
+	fputs("</p>\n</header>\n", out);
 }
 
 static void section_findings(FILE *out, const struct page *pg)

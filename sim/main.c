@@ -3,6 +3,7 @@
  * holds no simulation logic.  Exit codes: 0 ok, 1 runtime failure (I/O,
  * SQLite), 2 invalid usage, scenario or trace.
  */
+#include "gpuplan/advise.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
 #include "gpuplan/report.h"
@@ -37,6 +38,8 @@ static const char usage[] =
 	"  report DB [--run ID] (--opencost | --html PATH)\n"
 	"                     a run's allocations as OpenCost's /allocation response, or\n"
 	"                     one HTML page of charts and the diagnosis\n"
+	"  advise SCENARIO.yaml [--db PATH] [--set KEY=VALUE]...\n"
+	"                     diagnose, run the alternatives the findings suggest, rank them\n"
 	"  search SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max) --until 'METRIC OP VALUE'\n"
 	"         [--seeds N] [--db PATH] [--set KEY=VALUE]...\n"
 	"                     bisect one parameter: smallest pool, largest sustainable rate\n"
@@ -653,6 +656,57 @@ static int cmd_report(int argc, char **argv)
 	return rc;
 }
 
+static const char advise_help[] =
+	"usage: gpuplan advise SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n"
+	"\n"
+	"Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
+	"sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"
+	"idle while pods wait, int8/int4 weights for workloads with a model, and the smallest\n"
+	"pool that meets every deadline (or SLO, or keeps queue p95 within a minute).  Every\n"
+	"run goes to the database with its overrides in params.  Prints the runs ranked:\n"
+	"meeting every deadline and SLO first, then by cost per verified result, then by\n"
+	"queue p95; the last line names the recommendation.\n";
+
+static void print_advise_progress(void *ctx, const struct advise_row *row)
+{
+	(void)ctx;
+	fprintf(stderr, "\radvise: run %lld %-60.60s\033[K", (long long)row->run_id, row->label);
+}
+
+static int cmd_advise(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return fputs(advise_help, stdout), 0;
+	struct options o = {0};
+	struct scenario *sc = NULL;
+	struct store *st = NULL;
+	struct advice advice = {0};
+	struct gp_err err;
+	int rc = parse_options(argc, argv, true, &o);
+	if (rc == GP_OK)
+		rc = load(&o, &sc); /* a bad scenario fails before the database is touched */
+	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
+		print_error(rc, &err);
+	struct advise_spec spec = {o.scenario, o.sets, o.n_sets};
+	bool tty = isatty(2) && !o.quiet;
+	if (rc == GP_OK && (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL,
+					    &advice, &err)))
+		print_error(rc, &err);
+	if (tty)
+		fputc('\n', stderr);
+	if (rc == GP_OK && !o.quiet) {
+		printf("advise %s: %zu alternatives, every run in %s\n", sc->name, advice.n,
+		       o.db ? o.db : sc->output.db);
+		advise_write(stdout, &advice);
+	}
+	advice_free(&advice);
+	store_close(st);
+	scenario_free(sc);
+	options_free(&o);
+	return rc < 0 ? 0 : rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -672,6 +726,8 @@ int main(int argc, char **argv)
 		return cmd_sweep(argc - 2, argv + 2);
 	if (!strcmp(cmd, "merge"))
 		return cmd_merge(argc - 2, argv + 2);
+	if (!strcmp(cmd, "advise"))
+		return cmd_advise(argc - 2, argv + 2);
 	if (!strcmp(cmd, "estimate"))
 		return cmd_estimate(argc - 2, argv + 2);
 	return usage_error("unknown command '%s'", cmd);

@@ -10,6 +10,8 @@
  */
 #include "gpuplan/placement.h"
 
+#include "gpuplan/gpuplace.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +314,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->candidate = gp_xcalloc(sc->n_pools + 1, sizeof *pl->candidate);
 	pl->scratch = gp_xcalloc(c->n_nodes + 1, sizeof *pl->scratch);
 	pl->stamp = gp_xcalloc((size_t)domains + 1, sizeof *pl->stamp);
+	pl->gpu = gpuplace_create(c);
 }
 
 void placement_free(struct placer *pl)
@@ -336,6 +339,7 @@ void placement_free(struct placer *pl)
 	free(pl->scratch);
 	free(pl->stamp);
 	free(pl->tentative);
+	gpuplace_free(pl->gpu);
 	memset(pl, 0, sizeof *pl);
 }
 
@@ -575,8 +579,48 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 	return best;
 }
 
+/*
+ * scheduler.gpu_policy other than best-fit: the paper's policies score every
+ * node that passes the filters (a DoNotSchedule spread included); their score
+ * stands for kube-scheduler's scoring plugins.  Ties go to the lower node;
+ * random draws among the feasible nodes.
+ */
+static int32_t find_policy(const struct placer *pl, const struct pod_request *pod, sim_time now)
+{
+	const struct cluster *c = pl->c;
+	int64_t threshold = 0, best_score = INT64_MIN;
+	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	bool random = gpuplace_policy(pl->gpu) == GPU_POLICY_RANDOM;
+	int32_t best = -1;
+	unsigned long seen = 0;
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		const struct pool_state *ps = &c->pools[p];
+		if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(ps, pod, now) >= 0)
+			continue;
+		for (int32_t i = 0; i < ps->n_nodes; i++) {
+			int32_t node = ps->first_node + i, d = st ? domain_of(pl, st, node) : 0;
+			if (!node_feasible(pl, r, node, i, pod) ||
+			    (st && (d < 0 || st->count[d] > threshold)))
+				continue;
+			if (random) {
+				best = gpuplace_draw(pl->gpu, ++seen) == 0 ? node : best;
+				continue;
+			}
+			int64_t s = gpuplace_score(pl->gpu, node, pod->workload, pod->gpus);
+			if (s > best_score) {
+				best = node;
+				best_score = s;
+			}
+		}
+	}
+	return best;
+}
+
 static int32_t find_one(const struct placer *pl, const struct pod_request *pod, sim_time now)
 {
+	if (pl->gpu)
+		return find_policy(pl, pod, now);
 	const struct topology_spread *t = &pl->c->sc->workloads[pod->workload].spread;
 	if (t->key && t->when == SPREAD_SCHEDULE_ANYWAY)
 		return find_scan(pl, pod, now);
@@ -657,8 +701,11 @@ static void take_pod(struct placer *pl, const struct pod_request *pod, int32_t n
 		     struct placement *out)
 {
 	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	if (pl->gpu) /* the policy's GPUs, not cluster_take's best fit */
+		pl->c->prefer = gpuplace_choose(pl->gpu, node, pod->workload, pod->gpus);
 	cluster_take(pl->c, node, w, pod->gpus, job, out);
 	spread_move(pl, (size_t)pod->workload, node, +1);
+	gpuplace_moved(pl->gpu, out, +1);
 }
 
 static void release_pod(struct placer *pl, int32_t workload, uint32_t job,
@@ -666,6 +713,7 @@ static void release_pod(struct placer *pl, int32_t workload, uint32_t job,
 {
 	cluster_release(pl->c, job, p);
 	spread_move(pl, (size_t)workload, p->node, -1);
+	gpuplace_moved(pl->gpu, p, -1);
 }
 
 int32_t placement_pods(const struct placer *pl, size_t w)

@@ -233,7 +233,10 @@ static void report_workload(FILE *out, const struct scenario *sc, const struct w
 			fprintf(out, "poisson %.6g/h until the horizon", w->arrival.rate * 3600);
 		break;
 	case ARRIVAL_TRACE:
-		fprintf(out, "%zu jobs from %s", w->arrival.n_rows, w->arrival.trace_path);
+		if (w->arrival.format == TRACE_OPENB && w->arrival.pods) /* the inflation protocol's pods */
+			fprintf(out, "%zu pods from %s", w->arrival.n_pods, w->arrival.trace_path);
+		else
+			fprintf(out, "%zu jobs from %s", w->arrival.n_rows, w->arrival.trace_path);
 		break;
 	}
 	report_duration((sim_time)llround(w->duration.mean * (double)SIM_SECOND), b, sizeof b);
@@ -262,8 +265,15 @@ void report_scenario(FILE *out, const struct scenario *sc)
 		fprintf(out, "  queue %s: %s\n", sc->queues[q].name,
 			sc->queues[q].strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO");
 	report_duration(sc->output.step, h, sizeof h);
-	fprintf(out, "  scheduler: order %s, scoring %s; output %s, step %s\n",
+	char policy[48] = ""; /* the default best-fit goes unsaid */
+	if (sc->scheduler.gpu_policy != GPU_POLICY_BEST_FIT)
+		snprintf(policy, sizeof policy, ", gpu_policy %s",
+			 gpupolicy_names[sc->scheduler.gpu_policy]);
+	fprintf(out, "  scheduler: order %s, scoring %s%s; output %s, step %s\n",
 		order_name(sc->scheduler.order),
 		sc->scheduler.scoring == SCORING_MOST_ALLOCATED ? "MostAllocated" : "LeastAllocated",
-		sc->output.db, h);
+		policy, sc->output.db, h);
+	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
+		fprintf(out, "  experiment: inflation to %g x the GPUs, target workload %g of the pods\n",
+			sc->experiment.inflate, sc->experiment.popularity);
 }

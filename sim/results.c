@@ -41,6 +41,7 @@ void results_free(struct results *r)
 		free(r->findings[i].evidence);
 	}
 	free(r->findings);
+	free(r->curve);
 	memset(r, 0, sizeof *r);
 }
 

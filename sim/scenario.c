@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpuplan/footprint.h"
+#include "gpuplan/openb.h"
 #include "gpuplan/requests.h"
 #include "gpuplan/sha256.h"
 #include "gpuplan/trace.h"
@@ -785,7 +786,55 @@ static int pool_startup(struct loader *ld, const struct ynode *v, void *obj)
 	return get_duration(ld, v, "startup", false, &((struct pool_spec *)obj)->startup);
 }
 
+static char *resolve(const char *dir, const char *path);
+
+/* trace: an openb node list in place of nodes, gpu, gpus_per_node, cpu and
+ * memory; the entry becomes one pool per node shape (openb_expand_pools). */
+static int pool_trace(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	char *path = NULL;
+	int rc = get_string(ld, v, "trace", "a path to an openb node list like "
+			    "openb_node_list_gpu_node.csv", &path);
+	if (rc)
+		return rc;
+	free(p->trace_path);
+	p->trace_path = resolve(ld->sc->dir, path);
+	p->trace_loc = v->loc;
+	free(path);
+	return GP_OK;
+}
+
+static int pool_format(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"openb"};
+	int f = 0;
+	(void)obj;
+	return get_enum(ld, v, "node list format", names, N_OF(names), &f);
+}
+
+/* An openb entry: the node list decides the nodes; sharing defaults to fractional. */
+static int check_openb_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	static const char *const from_list[] = {"nodes", "gpu", "gpus_per_node", "cpu", "memory"};
+	for (size_t i = 0; i < item->n; i++)
+		for (size_t k = 0; k < N_OF(from_list); k++)
+			if (!strcmp(item->keys[i], from_list[k]))
+				return gp_located(ld->err, item->key_locs[i],
+						  "%s comes from the node list (one node per row); "
+						  "expected no %s with a trace", item->keys[i],
+						  item->keys[i]);
+	int rc = require(ld, item, "format", "pool", "format: openb beside the trace");
+	if (!rc && p->sharing.mode == SHARING_MIG)
+		return gp_located(ld->err, p->sharing.loc, "an openb node list shares GPUs by milli; "
+				  "expected sharing fractional or exclusive");
+	if (!ynode_get(item, "sharing"))
+		p->sharing.mode = SHARING_FRACTIONAL;
+	return rc;
+}
+
 static const struct key_rule pool_rules[] = {
+	{"trace", pool_trace},     {"format", pool_format},
 	{"name", pool_name},       {"nodes", pool_nodes},
 	{"gpu", pool_gpu},         {"gpus_per_node", pool_gpus_per_node},
 	{"cpu", pool_cpu},         {"memory", pool_memory},
@@ -803,6 +852,11 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 	int rc = walk_map(ld, item, "pool", POOL_HINT, pool_rules, N_OF(pool_rules), p);
 	if (!rc)
 		rc = require(ld, item, "name", "pool", "a name like batch");
+	if (!rc && p->trace_path)
+		return check_openb_pool(ld, item, p);
+	if (!rc && ynode_get(item, "format"))
+		return gp_located(ld->err, ynode_get(item, "format")->loc,
+				  "format applies to a node list; expected a trace beside it");
 	if (!rc)
 		rc = require(ld, item, "nodes", "pool", "a whole number of nodes >= 1");
 	if (!rc)
@@ -811,6 +865,24 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 		rc = require(ld, item, "gpus_per_node", "pool", "a whole number from 1 to 64");
 	if (!rc && p->sharing.mode == SHARING_MIG)
 		rc = check_mig_layout(ld, item, p);
+	return rc;
+}
+
+/* Entries with an openb node list become their pools; names stay distinct. */
+static int expand_openb_pools(struct loader *ld)
+{
+	struct scenario *sc = ld->sc;
+	int rc = openb_expand_pools(sc, ld->err);
+	for (size_t i = 0; i < sc->n_pools && !rc; i++) {
+		if (sc->pools[i].gpus_per_node > ld->widest_node)
+			ld->widest_node = sc->pools[i].gpus_per_node;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sc->pools[j].name, sc->pools[i].name))
+				return gp_located(ld->err, sc->pools[i].loc,
+						  "pool name '%s' (of an openb node list) is also the "
+						  "name of the pool at line %d; expected distinct names",
+						  sc->pools[i].name, sc->pools[j].loc.line);
+	}
 	return rc;
 }
 
@@ -836,7 +908,7 @@ static int load_pools(struct loader *ld, const struct ynode *v)
 		if (p->gpus_per_node > ld->widest_node)
 			ld->widest_node = p->gpus_per_node;
 	}
-	return GP_OK;
+	return expand_openb_pools(ld);
 }
 
 /* --- queues, scheduler, output ------------------------------------------- */
@@ -1019,11 +1091,19 @@ static int sched_window_policy(struct loader *ld, const struct ynode *v, void *o
 	return rc;
 }
 
+static int sched_gpu_policy(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int p = 0;
+	int rc = get_enum(ld, v, "gpu_policy", gpupolicy_names, GPU_POLICY_COUNT, &p);
+	((struct scheduler_spec *)obj)->gpu_policy = (enum gpu_policy)p;
+	return rc;
+}
+
 static const struct key_rule scheduler_rules[] = {
 	{"order", sched_order},
 	{"scoring", sched_scoring},
 	{"window_policy", sched_window_policy},
-	{"gpu_policy", NULL},
+	{"gpu_policy", sched_gpu_policy},
 };
 
 static int output_db(struct loader *ld, const struct ynode *v, void *obj)
@@ -1683,13 +1763,14 @@ static int arrival_trace(struct loader *ld, const struct ynode *v, void *obj)
 
 static int arrival_format(struct loader *ld, const struct ynode *v, void *obj)
 {
-	static const char *const names[] = {"csv"};
+	static const char *const names[] = {"csv", "openb"};
 	int f = 0;
-	((struct arrival *)obj)->format = TRACE_CSV;
-	if (v->kind == YNODE_SCALAR && (!strcmp(v->value, "openb") || !strcmp(v->value, "azure")))
-		return gp_located(ld->err, v->loc, "format '%s' is not supported yet; expected csv",
-				  v->value);
-	return get_enum(ld, v, "format", names, N_OF(names), &f);
+	if (v->kind == YNODE_SCALAR && !strcmp(v->value, "azure"))
+		return gp_located(ld->err, v->loc, "format 'azure' is for inference requests; "
+				  "expected csv or openb");
+	int rc = get_enum(ld, v, "format", names, N_OF(names), &f);
+	((struct arrival *)obj)->format = f ? TRACE_OPENB : TRACE_CSV;
+	return rc;
 }
 
 static const struct key_rule arrival_rules[] = {
@@ -1719,6 +1800,10 @@ static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 		rc = only_keys(ld, v, arrival_keys[a->kind], 3, arrival_kind_text[a->kind]);
 	if (!rc && a->kind == ARRIVAL_POISSON)
 		rc = require(ld, v, "rate", "arrival", UNITS_HINT_RATE);
+	if (!rc && a->kind == ARRIVAL_TRACE && a->format == TRACE_OPENB)
+		return openb_read_pods(a->trace_path, ynode_get(v, "trace")->loc,
+				       ld->sc->experiment.protocol == EXPERIMENT_NONE, &a->pods,
+				       &a->n_pods, ld->err);
 	if (!rc && a->kind == ARRIVAL_TRACE) {
 		struct trace_limits lim = {ld->widest_node, ld->max_jobs};
 		rc = trace_read_csv(a->trace_path, ynode_get(v, "trace")->loc, &lim, &a->rows,
@@ -2377,10 +2462,34 @@ static const struct key_rule workload_rules[] = {
 	{"restart", workload_restart},
 };
 
+/* An openb pod list decides every pod's request and times too.  The
+ * workload stands for its pods until a timed replay splits it by request
+ * (openb_expand_workloads); the inflation protocol reads the pods as they are. */
+static int finish_openb_workload(struct loader *ld, const struct ynode *item,
+				 struct workload_spec *w)
+{
+	static const char *const from_list[] = {"count", "gpus", "duration", "cpu", "memory",
+						"gpu_spec", "pods", "gang", "vram", "model"};
+	for (size_t i = 0; i < item->n; i++)
+		for (size_t k = 0; k < N_OF(from_list); k++)
+			if (!strcmp(item->keys[i], from_list[k]))
+				return gp_located(ld->err, item->key_locs[i],
+						  "%s comes from the pod list (one pod per row); "
+						  "expected no %s with format openb",
+						  item->keys[i], item->keys[i]);
+	w->count = (int64_t)w->arrival.n_pods;
+	w->request = REQUEST_GPUS;
+	w->gpus = 1;
+	w->duration = (struct dist){DIST_FIXED, 0, 0, 0, 0, 0};
+	return GP_OK;
+}
+
 /* A trace decides count, gpus and durations; the workload's keys would contradict it. */
 static int finish_trace_workload(struct loader *ld, const struct ynode *item,
 				 struct workload_spec *w)
 {
+	if (w->arrival.format == TRACE_OPENB)
+		return finish_openb_workload(ld, item, w);
 	static const char *const from_trace[] = {"count", "gpus", "duration"};
 	for (size_t i = 0; i < item->n; i++)
 		for (size_t k = 0; k < N_OF(from_trace); k++)
@@ -2507,6 +2616,36 @@ static int load_workloads(struct loader *ld, const struct ynode *v)
 	return GP_OK;
 }
 
+static void free_workload(struct workload_spec *w);
+
+/* A timed replay runs an openb workload as one workload per pod request
+ * (openb_split_workload), in its place. */
+static int expand_openb_workloads(struct loader *ld)
+{
+	struct scenario *sc = ld->sc;
+	for (size_t i = 0; i < sc->n_workloads; i++) {
+		struct workload_spec *w = &sc->workloads[i], *subs;
+		if (w->arrival.kind != ARRIVAL_TRACE || w->arrival.format != TRACE_OPENB)
+			continue;
+		size_t n = 0;
+		int rc = openb_split_workload(w, ld->widest_node, &subs, &n, ld->err);
+		if (rc)
+			return rc;
+		size_t total = sc->n_workloads - 1 + n;
+		struct workload_spec *all = gp_xcalloc(total + 1, sizeof *all);
+		memcpy(all, sc->workloads, i * sizeof *all);
+		memcpy(all + i, subs, n * sizeof *all);
+		memcpy(all + i + n, sc->workloads + i + 1, (sc->n_workloads - i - 1) * sizeof *all);
+		free_workload(w);
+		free(subs);
+		free(sc->workloads);
+		sc->workloads = all;
+		sc->n_workloads = total;
+		i += n - 1;
+	}
+	return GP_OK;
+}
+
 /* --- the top level --------------------------------------------------------- */
 
 static int top_name(struct loader *ld, const struct ynode *v, void *obj)
@@ -2614,13 +2753,87 @@ static int load_cohorts(struct loader *ld, const struct ynode *v)
 	return rc;
 }
 
+/* experiment: {protocol: inflation, inflate: 1.3, popularity: 0.95} (inflation.h). */
+static int experiment_protocol(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"inflation"};
+	int p = 0;
+	((struct experiment_spec *)obj)->protocol = EXPERIMENT_INFLATION;
+	return get_enum(ld, v, "protocol", names, N_OF(names), &p);
+}
+
+static int experiment_inflate(struct loader *ld, const struct ynode *v, void *obj)
+{
+	double *x = &((struct experiment_spec *)obj)->inflate;
+	int rc = get_positive(ld, v, "inflate", "a multiple of the GPU capacity like 1.3", x);
+	if (!rc && *x > 100)
+		return bad_value(ld, v, "inflate", "a multiple of the GPU capacity up to 100");
+	return rc;
+}
+
+static int experiment_popularity(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_fraction(ld, v, "popularity", &((struct experiment_spec *)obj)->popularity);
+}
+
+static const struct key_rule experiment_rules[] = {{"protocol", experiment_protocol},
+						   {"inflate", experiment_inflate},
+						   {"popularity", experiment_popularity}};
+
+static int top_experiment(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	struct experiment_spec *e = &ld->sc->experiment;
+	e->loc = v->loc;
+	int rc = walk_map(ld, v, "experiment", "a map like {protocol: inflation, inflate: 1.3}",
+			  experiment_rules, N_OF(experiment_rules), e);
+	return rc ? rc : require(ld, v, "protocol", "experiment", "protocol: inflation");
+}
+
+/* The paper's policies (gpu_policy other than best-fit) place whole GPUs and
+ * milli shares; the inflation protocol places batch pods with them. */
+static int check_experiment(struct loader *ld)
+{
+	const struct scenario *sc = ld->sc;
+	for (size_t i = 0; sc->scheduler.gpu_policy != GPU_POLICY_BEST_FIT && i < sc->n_pools; i++) {
+		enum sharing_mode m = sc->pools[i].sharing.mode;
+		if (m != SHARING_EXCLUSIVE && m != SHARING_FRACTIONAL)
+			return gp_located(ld->err, sc->pools[i].sharing.loc,
+					  "gpu_policy %s places whole GPUs and milli shares; "
+					  "expected pool %s with sharing exclusive or fractional",
+					  gpupolicy_names[sc->scheduler.gpu_policy], sc->pools[i].name);
+	}
+	if (sc->experiment.protocol != EXPERIMENT_INFLATION)
+		return GP_OK;
+	for (size_t i = 0; i < sc->n_pools; i++) {
+		enum sharing_mode m = sc->pools[i].sharing.mode;
+		if (m != SHARING_EXCLUSIVE && m != SHARING_FRACTIONAL)
+			return gp_located(ld->err, sc->pools[i].loc,
+					  "experiment inflation places whole GPUs and milli shares; "
+					  "expected pool %s with sharing exclusive or fractional",
+					  sc->pools[i].name);
+		if (sc->pools[i].gpus_per_node > GPUPOLICY_MAX_GPUS)
+			return gp_located(ld->err, sc->pools[i].loc, "too many GPUs per node");
+	}
+	for (size_t i = 0; i < sc->n_workloads; i++) {
+		const struct workload_spec *w = &sc->workloads[i];
+		if (w->inference || w->request == REQUEST_MIG)
+			return gp_located(ld->err, w->loc,
+					  "experiment inflation places batch pods of GPUs or milli "
+					  "shares; expected workload %s without %s",
+					  w->name, w->inference ? "kind: inference" : "a MIG profile");
+	}
+	return GP_OK;
+}
+
 static const struct key_rule top_rules[] = {
 	{"name", top_name},     {"seed", top_seed},
 	{"start", top_start},   {"horizon", top_horizon},
 	{"pools", top_later},   {"workloads", top_later},
 	{"queues", top_later},  {"scheduler", top_scheduler},
 	{"cohorts", top_later},
-	{"output", top_output}, {"gpu_types", NULL},
+	{"output", top_output}, {"experiment", top_experiment},
+	{"gpu_types", NULL},
 	{"models", NULL},
 };
 
@@ -2706,7 +2919,12 @@ static int load_root(struct loader *ld, const struct ynode *root)
 	if (!rc)
 		rc = load_workloads(ld, ynode_get(root, "workloads"));
 	if (!rc)
+		rc = check_experiment(ld);
+	if (!rc)
 		rc = check_hosted(ld, ynode_get(root, "workloads"));
+	/* After the checks that map workloads to their YAML items one to one. */
+	if (!rc && sc->experiment.protocol == EXPERIMENT_NONE)
+		rc = expand_openb_workloads(ld);
 	if (!rc)
 		rc = check_job_limit(ld);
 	if (!rc && !sc->output.db) {
@@ -2812,7 +3030,9 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->dir = dir_of(path);
 	sc->seed = 1;
 	sc->start_epoch = DEFAULT_START_EPOCH;
-	sc->scheduler = (struct scheduler_spec){ORDER_FIFO, SCORING_MOST_ALLOCATED, WINDOW_FIT};
+	sc->scheduler = (struct scheduler_spec){ORDER_FIFO, SCORING_MOST_ALLOCATED, WINDOW_FIT,
+						GPU_POLICY_BEST_FIT};
+	sc->experiment = (struct experiment_spec){EXPERIMENT_NONE, 1.3, 0.95, {NULL, 0, 0}};
 	sc->output = (struct output_spec){NULL, DEFAULT_STEP, true, false};
 	int rc = load(sc, sets, n_sets, err);
 	if (rc) {
@@ -2837,6 +3057,7 @@ static void free_kvs(struct kv *kv, size_t n)
 static void free_pool(struct pool_spec *p)
 {
 	free(p->name);
+	free(p->trace_path);
 	free_kvs(p->labels, p->n_labels);
 	for (size_t i = 0; i < p->n_taints; i++) {
 		free(p->taints[i].key);
@@ -2857,6 +3078,7 @@ static void free_workload(struct workload_spec *w)
 	free(w->name);
 	free(w->arrival.trace_path);
 	free(w->arrival.rows);
+	openb_free_pods(w->arrival.pods, w->arrival.n_pods);
 	free_kvs(w->node_selector, w->n_node_selector);
 	for (size_t i = 0; i < w->n_tolerations; i++) {
 		free(w->tolerations[i].key);

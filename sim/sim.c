@@ -26,6 +26,7 @@
 
 #include "gpuplan/cost.h"
 #include "gpuplan/diagnose.h"
+#include "gpuplan/inflation.h"
 #include "gpuplan/quota.h"
 
 #include <assert.h>
@@ -67,6 +68,7 @@ struct job {
 	uint16_t gen;          /* of the live finish event */
 	uint8_t status;
 	bool verified;         /* finished by its deadline and passed its quality draw */
+	sim_time trace_queue;  /* the trace's own wait (openb); SIM_NEVER: none */
 };
 
 struct sim {
@@ -221,9 +223,10 @@ static void pod_gauges(struct sim *s, const struct job *j, const struct placemen
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	int32_t pool = s->cluster.nodes[pl->node].pool;
 	double gpus = __builtin_popcountll(pl->gpu_mask);
-	const struct gpu *g = gpu_at(s, pl->node, __builtin_ctzll(pl->gpu_mask));
 	double share = 1;
-	for (uint16_t k = 0; k < g->n_tenants; k++)
+	/* A CPU-only pod (an openb trace has them) holds no GPU. */
+	const struct gpu *g = pl->gpu_mask ? gpu_at(s, pl->node, __builtin_ctzll(pl->gpu_mask)) : NULL;
+	for (uint16_t k = 0; g && k < g->n_tenants; k++)
 		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 			share = g->tenants[k].share;
 	bool mig = sharing_of(s, pl->node)->mode == SHARING_MIG;
@@ -322,7 +325,7 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 	*j = (struct job){.submit = now, .start = SIM_NEVER, .end = SIM_NEVER,
 			  .deadline = nj->deadline, .duration = nj->duration,
 			  .demand = s->demand_unit[w] * nj->gpus, .workload = (int32_t)w,
-			  .gpus = nj->gpus, .status = JOB_PENDING};
+			  .gpus = nj->gpus, .status = JOB_PENDING, .trace_queue = nj->trace_queue};
 	j->pl.node = -1;
 	j->pods = placement_pods(&s->placer, w);
 	j->demand *= j->pods;
@@ -417,6 +420,8 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	job_gauges(s, j, +1);
 	for (int32_t k = 0; k < j->pods; k++)
 		gpus_changed(s, &pods_of(j)[k]);
+	if (!j->pl.gpu_mask)
+		retime(s, id); /* a CPU-only pod (openb traces): no GPU to retime it */
 }
 
 static void finish(struct sim *s, uint32_t id, uint16_t gen)
@@ -819,7 +824,7 @@ static void write_results(struct sim *s, struct results *r)
 						 : 0);
 		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->pl.node, j->gpus, j->status,
 			met, j->verified, j->submit, j->start, j->end, j->deadline, cost,
-			-1 /* reason: reasons_write */};
+			-1 /* reason: reasons_write */, j->trace_queue != SIM_NEVER, j->trace_queue};
 	}
 }
 
@@ -928,7 +933,8 @@ static double wall_now(void)
 
 int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 {
-	(void)err;
+	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
+		return inflation_run(sc, out, err); /* the paper's protocol, not a timed run */
 	double t0 = wall_now();
 	units_format_rfc3339((int64_t)time(NULL), out->started_at, sizeof out->started_at);
 	struct sim *s = gp_xmalloc(sizeof *s);

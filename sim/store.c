@@ -96,7 +96,8 @@ static const char schema_sql[] =
 	"  deadline_met INTEGER,\n"
 	"  verified INTEGER,\n"
 	"  cost REAL,\n"
-	"  reason TEXT\n"
+	"  reason TEXT,\n"
+	"  trace_queue_s REAL\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS jobs_run ON jobs(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS requests (\n"
@@ -164,7 +165,14 @@ static const char schema_sql[] =
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  UNIQUE (sweep, point)\n"
 	");\n"
-	"CREATE INDEX IF NOT EXISTS sweep_points_run ON sweep_points(run_id);\n";
+	"CREATE INDEX IF NOT EXISTS sweep_points_run ON sweep_points(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS inflation_curve (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  arrived_pct INTEGER NOT NULL,\n"
+	"  allocated_pct REAL,\n"
+	"  fragmentation_pct REAL\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS inflation_curve_run ON inflation_curve(run_id);\n";
 
 /* Fills err with "PATH: WHAT: SQLITE MESSAGE" and returns GP_ERUNTIME.  Call
  * it before anything else touches the connection (ROLLBACK resets errmsg). */
@@ -239,6 +247,7 @@ static const struct {
 	const char *table, *column, *type;
 } added_columns[] = {
 	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
+	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -591,6 +600,7 @@ static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp
 	bind_real(s, p + 12, j->cost);
 	bool reason = j->reason >= 0 && (size_t)j->reason < c->r->n_reason_texts;
 	bind_text(s, p + 13, reason ? c->r->reason_texts[j->reason] : NULL);
+	bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
 	return GP_OK;
 }
 
@@ -683,8 +693,19 @@ static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	return GP_OK;
 }
 
+/* Binds a point of the inflation curve (ctx: the results). */
+static int bind_curve(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct curve_row *c = &((const struct results *)ctx)->curve[i];
+	(void)err;
+	sqlite3_bind_int(s, p, c->arrived_pct);
+	bind_real(s, p + 1, c->allocated_pct);
+	bind_real(s, p + 2, c->fragmentation_pct);
+	return GP_OK;
+}
+
 /* Writes every row of run id: params, metrics, jobs, timeseries, allocations,
- * pending reasons, requests, findings. */
+ * pending reasons, requests, findings, the inflation curve. */
 static int write_rows(struct store *st, const struct scenario *sc, const struct results *r,
 		      int64_t id, struct gp_err *err)
 {
@@ -694,8 +715,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
 		{"jobs",
 		 "run_id, job_id, workload, submit_s, start_s, end_s, queue_s, gpus, node, status, "
-		 "deadline_s, deadline_met, verified, cost, reason",
-		 15, r->n_jobs, bind_job, &jc},
+		 "deadline_s, deadline_met, verified, cost, reason, trace_queue_s",
+		 16, r->n_jobs, bind_job, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
 		 "sm_active, vram_used_gib, pending, running",
@@ -711,6 +732,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 "output_tokens, slo_met, verified",
 		 11, r->n_requests, bind_request, &jc},
 		{"findings", "run_id, rank, step, finding, evidence", 5, r->n_findings, bind_finding, r},
+		{"inflation_curve", "run_id, arrived_pct, allocated_pct, fragmentation_pct", 4,
+		 r->n_curve, bind_curve, r},
 	};
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		if (insert_rows(st, i, &tables[i], id, err))
@@ -1389,7 +1412,8 @@ int store_read_load_curve(struct store *st, int64_t run_id, struct store_load_po
 		if (!isnan((*pts)[i].rate) && !isnan((*pts)[i].ttft_p99_s))
 			(*pts)[kept++] = (*pts)[i];
 	*n = rc ? 0 : kept;
-	qsort(*pts, *n, sizeof **pts, by_rate);
+	if (*n)
+		qsort(*pts, *n, sizeof **pts, by_rate);
 	return rc;
 }
 

@@ -147,7 +147,7 @@ static int read_row(struct reader *r, char **cells, int n)
 				 "the trace has more than %lld jobs, the limit; raise it with the "
 				 "environment variable GPUPLAN_MAX_JOBS",
 				 (long long)r->lim->max_rows);
-	struct trace_job job = {0, 0, SIM_NEVER, 0, r->line};
+	struct trace_job job = {0, 0, SIM_NEVER, 0, r->line, SIM_NEVER};
 	int rc = seconds_cell(r, cells[0], 0, &job.submit);
 	if (!rc)
 		rc = seconds_cell(r, cells[1], 1, &job.duration);

@@ -14,32 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct scenario *sc;
-static struct results r;
-
-static void run(const char *const *sets, size_t n)
-{
-	struct gp_err err;
-	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, n, &sc, &err), GP_OK, "%s", err.msg);
-	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
-}
-
-static void cleanup(void)
-{
-	results_free(&r);
-	scenario_free(sc);
-	sc = NULL;
-}
+#include "run.h"
 
 TestSuite(cost, .fini = cleanup);
 
-#define RUN(...)                                                 \
-	do {                                                     \
-		const char *const sets_[] = {__VA_ARGS__};       \
-		run(sets_, sizeof sets_ / sizeof *sets_);         \
-	} while (0)
-#define RUN0() run(NULL, 0)
+#define RUN(...) RUN_WITH("tests/fixtures/cost.yaml", __VA_ARGS__)
+#define RUN0() run("tests/fixtures/cost.yaml", NULL, 0)
 
 static double m(const char *scope, const char *name) { return results_metric(&r, scope, name); }
 
@@ -120,13 +100,13 @@ Test(cost, quality_draws_are_binomial)
 	const char *base[] = {"pools.batch.nodes=100", "workloads.eval.count=2000",
 			      "workloads.eval.gpus=1", "workloads.eval.duration=1m",
 			      "workloads.eval.deadline={within: 1d}", "workloads.eval.quality={pass_rate: 0.8}"};
-	run(base, 6);
+	run("tests/fixtures/cost.yaml", base, 6);
 	double v = m("all", "verified_results"), sd = sqrt(2000 * 0.8 * 0.2);
 	cr_assert_lt(fabs(v - 1600), 4 * sd, "verified %f", v);
 	cleanup();
 	const char *exact[] = {base[0], base[1], base[2], base[3], base[4],
 			       "workloads.eval.quality={pass_rate: 1}"};
-	run(exact, 6);
+	run("tests/fixtures/cost.yaml", exact, 6);
 	cr_assert_float_eq(m("all", "verified_results"), 2000, 1e-12);
 }
 

@@ -20,24 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct scenario *sc;
-static struct results r;
-
-static void run(const char *path, const char *const *sets, size_t n_sets)
-{
-	struct gp_err err;
-	int rc = scenario_load(path, sets, n_sets, &sc, &err);
-	cr_assert_eq(rc, GP_OK, "%s", err.msg);
-	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
-}
-
-static void cleanup(void)
-{
-	results_free(&r);
-	scenario_free(sc);
-	sc = NULL;
-}
+#include "run.h"
 
 TestSuite(inference_scenarios, .fini = cleanup);
 

@@ -10,31 +10,11 @@
 #include <math.h>
 #include <string.h>
 
-static struct scenario *sc;
-static struct results r;
-
-static void run(const char *path, const char *const *sets, size_t n)
-{
-	struct gp_err err;
-	cr_assert_eq(scenario_load(path, sets, n, &sc, &err), GP_OK, "%s", err.msg);
-	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
-}
-
-static void cleanup(void)
-{
-	results_free(&r);
-	scenario_free(sc);
-	sc = NULL;
-}
+#include "run.h"
 
 TestSuite(queues, .fini = cleanup);
 
-#define RUN(path, ...)                                           \
-	do {                                                     \
-		const char *const sets_[] = {__VA_ARGS__};       \
-		run(path, sets_, sizeof sets_ / sizeof *sets_);   \
-	} while (0)
+#define RUN RUN_WITH
 
 #define H SIM_HOUR
 #define Q "tests/fixtures/queues.yaml"

@@ -543,7 +543,8 @@ Test(scenario, top_level_errors)
 		 "did you mean 'pools'?"},
 		{NAME "zzzzzz: 1\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: unknown key 'zzzzzz' in scenario; expected one of name, "
-		 "seed, start, horizon, pools, workloads, queues, scheduler, cohorts, output"},
+		 "seed, start, horizon, pools, workloads, queues, scheduler, cohorts, output, "
+		 "experiment"},
 		{NAME "gpu_types: [{name: B200}]\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: gpu_types is not supported yet"},
 		{NAME "models: {x: 1}\n" POOL WL,
@@ -720,8 +721,9 @@ Test(scenario, queue_scheduler_output_errors)
 		 "'MostAllocated'?"},
 		{NAME POOL WL "scheduler: {window_policy: evict}\n",
 		 "DIR/s.yaml:4:28: error: unknown window_policy 'evict'; expected fit or preempt"},
-		{NAME POOL WL "scheduler: {gpu_policy: best-fit}\n",
-		 "DIR/s.yaml:4:13: error: gpu_policy is not supported yet"},
+		{NAME POOL WL "scheduler: {gpu_policy: packing}\n",
+		 "DIR/s.yaml:4:25: error: unknown gpu_policy 'packing'; expected best-fit, random, "
+		 "dot-product, gpu-clustering, gpu-packing or fgd"},
 		{NAME POOL WL "scheduler: fifo\n", "DIR/s.yaml:4:12: error: invalid scheduler "
 						   "'fifo'; expected a map like {order: fifo, "
 						   "scoring: MostAllocated}"},
@@ -904,8 +906,9 @@ Test(scenario, arrival_errors)
 		{W("arrival: {at: noon}, duration: 1h"),
 		 "DIR/s.yaml:3:37: error: invalid arrival at 'noon'; expected a clock time like "
 		 "\"13:00\" or an RFC 3339 time like 2026-10-27T13:00:00Z"},
-		{W("arrival: {trace: t.csv, format: openb}"),
-		 "DIR/s.yaml:3:55: error: format 'openb' is not supported yet; expected csv"},
+		{W("arrival: {trace: t.csv, format: azure}"),
+		 "DIR/s.yaml:3:55: error: format 'azure' is for inference requests; expected csv or "
+		 "openb"},
 		{W("arrival: {trace: traces/none.csv}"),
 		 "DIR/s.yaml:3:40: error: cannot read trace DIR/traces/none.csv: No such file or "
 		 "directory"},

@@ -13,24 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct scenario *sc;
-static struct results r;
-
-static void run(const char *path, const char *const *sets, size_t n_sets)
-{
-	struct gp_err err;
-	int rc = scenario_load(path, sets, n_sets, &sc, &err);
-	cr_assert_eq(rc, GP_OK, "%s", err.msg);
-	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
-}
-
-static void cleanup(void)
-{
-	results_free(&r);
-	scenario_free(sc);
-	sc = NULL;
-}
+#include "run.h"
 
 TestSuite(scenarios, .fini = cleanup);
 

@@ -10,24 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-static struct scenario *sc;
-static struct results r;
-
-static void run(const char *const *sets, size_t n)
-{
-	struct gp_err err;
-	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, n, &sc, &err), GP_OK,
-		     "%s", err.msg);
-	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
-}
-
-static void cleanup(void)
-{
-	results_free(&r);
-	scenario_free(sc);
-	sc = NULL;
-}
+#include "run.h"
 
 TestSuite(sharing, .fini = cleanup);
 
@@ -41,11 +24,7 @@ static int started_at(sim_time t)
 
 static double all(const char *name) { return results_metric(&r, "all", name); }
 
-#define RUN(...)                                                    \
-	do {                                                        \
-		const char *const sets_[] = {__VA_ARGS__};          \
-		run(sets_, sizeof sets_ / sizeof *sets_);            \
-	} while (0)
+#define RUN(...) RUN_WITH("tests/fixtures/sharing-cases.yaml", __VA_ARGS__)
 
 Test(sharing, pods_per_gpu_in_each_mode)
 {

@@ -20,6 +20,7 @@ struct new_job {
 	sim_time duration;  /* exclusive-GPU duration */
 	sim_time deadline;  /* absolute; SIM_NEVER: none */
 	int32_t gpus;
+	sim_time trace_queue; /* the trace's own wait (openb rows); SIM_NEVER: none */
 };
 
 struct stream {

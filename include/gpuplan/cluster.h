@@ -80,6 +80,8 @@ struct cluster {
 	size_t n_pools;
 	int64_t capacity;
 	double allocated;
+	uint64_t prefer;       /* GPUs the next cluster_take gives its pod (a gpu_policy's
+				* choice, relative to the node); 0: best fit */
 };
 
 /* Where a pod runs and what it holds.  gpu_mask is relative to the node. */

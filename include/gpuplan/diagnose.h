@@ -79,6 +79,11 @@ void diagnose_option_name(const struct diagnose_option *o, char *buf, size_t len
 bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w, int32_t per_gpu,
 			enum quant *q, double *vram, double *freed);
 
+/* out[p] (one per pool): whether pool p offers what w's pods ask for but a
+ * rule (an untolerated taint, node_selector, affinity, gpu_spec) keeps them
+ * off it: the capacity a placement finding says the rules hide. */
+void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
+
 /* Adds the ranked findings of a finished run to r (r->findings, owned by r). */
 void diagnose_run(const struct scenario *sc, struct results *r);
 

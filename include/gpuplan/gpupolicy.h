@@ -13,8 +13,8 @@
  * whether the pod fits, how a policy scores the node, which GPUs the policy
  * gives the pod inside the node, and how fragmented the node is under a
  * target workload.  Callers own the nodes, choose among the scored nodes
- * (highest score, ties at random as kube-scheduler does) and apply the
- * placement with gpupolicy_take.
+ * (the highest score; inflation.c and gpuplace.c say how they break ties)
+ * and apply the placement with gpupolicy_take.
  *
  * Units: CPU in milli-cores, memory in MiB, GPU in milli-GPUs (1000 = one
  * GPU), as in the openb trace.
@@ -86,12 +86,16 @@ struct gpupolicy_shape {
  * pod shapes (cpu, gpus, milli, allowed types) of a workload. */
 struct gpupolicy_target {
 	struct gpupolicy_shape *shapes;  /* most frequent first; freqs sum to 1 */
-	size_t n;
+	size_t n, cap;
 };
 
 /* A node of `gpus` GPUs, all free, with cpu_milli and memory_mib (<= 0: not limited). */
 void gpupolicy_node_init(struct gpupolicy_node *n, int32_t gpus, int64_t cpu_milli,
 			 int64_t memory_mib, int32_t type, bool shares);
+
+/* Recomputes the aggregates (milli_left, whole_free, max_free, n_tags) after
+ * a caller set free[] and tag_count[] itself. */
+void gpupolicy_node_refresh(struct gpupolicy_node *n);
 
 /* Whether the pod passes the filters on the node: GPU type (gpu_spec),
  * CPU, memory, and GPUs (a GPU with milli free, or `gpus` whole free GPUs). */
@@ -122,6 +126,12 @@ double gpupolicy_frag(const struct gpupolicy_node *n, const struct gpupolicy_tar
  * popularity (0..1] of the pods, their frequencies renormalized. */
 void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods,
 			    size_t n, double popularity);
+
+/* The same in steps: an empty target, pods of one shape with a weight (their
+ * count), then the cut at popularity and the renormalization. */
+void gpupolicy_target_add(struct gpupolicy_target *t, const struct gpupolicy_pod *p,
+			  double weight);
+void gpupolicy_target_finish(struct gpupolicy_target *t, double popularity);
 void gpupolicy_target_free(struct gpupolicy_target *t);
 
 /* The affinity tag of a GPU pod (GPU clustering); -1 for a CPU-only pod. */

@@ -76,6 +76,20 @@ void openb_free_pods(struct openb_pod *pods, size_t n);
  */
 int openb_expand_pools(struct scenario *sc, struct gp_err *err);
 
+/*
+ * For a timed replay: the workloads that stand for the pods of an openb
+ * workload, one per distinct request (cpu, memory, GPUs, milli, gpu_spec), in
+ * order of first appearance, named "<workload>/<cpu>m-<memory>Mi-<n>x<milli>m"
+ * ("-cpu" for CPU-only pods, "-<models>" after a gpu_spec).  Each takes the
+ * parent's other settings (queue, priority, tolerations, selectors ...) and
+ * trace rows: submit = creation_time, duration = deletion_time -
+ * scheduled_time (deletion - creation for a pod the trace never scheduled),
+ * trace_queue = scheduled - creation.  A pod wider than widest (GPUs of the
+ * largest node) is an error at its line.  The caller owns *subs (n of them).
+ */
+int openb_split_workload(const struct workload_spec *parent, int32_t widest,
+			 struct workload_spec **subs, size_t *n, struct gp_err *err);
+
 /* The names of the allowed models of a spec mask, joined by '|'. */
 void openb_spec_text(uint32_t spec, char *buf, size_t len);
 

@@ -90,6 +90,7 @@ enum {
 
 struct pool_rule;
 struct spread_state;
+struct gpuplace;
 
 struct placer {
 	struct cluster *c;
@@ -106,6 +107,8 @@ struct placer {
 	int32_t *stamp;               /* [0]: generation; [1 + domain]: last seen */
 	struct placement *tentative;  /* a gang's pods while it is tried */
 	size_t cap_tentative;
+	struct gpuplace *gpu;         /* scheduler.gpu_policy other than best-fit: nodes
+				       * are scored one by one (gpuplace.h); NULL: indexed */
 };
 
 void placement_init(struct placer *pl, struct cluster *c);

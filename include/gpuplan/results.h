@@ -38,6 +38,15 @@ struct job_record {
 	double cost;
 	int32_t reason;      /* last pending reason, kube-scheduler's message: an
 			      * index into results.reason_texts; -1: never waited with one */
+	bool has_trace_queue; /* the trace gives the job's own wait (openb) */
+	sim_time trace_queue; /* that wait, scheduled - creation in the trace */
+};
+
+/* One point of the inflation curve (inflation.h). */
+struct curve_row {
+	int32_t arrived_pct;      /* whole percent of the GPU capacity requested so far */
+	double allocated_pct;     /* GPU capacity allocated, % */
+	double fragmentation_pct; /* fragmented GPU milli / GPU capacity, % (gpupolicy_frag) */
 };
 
 struct ts_row {
@@ -125,6 +134,8 @@ struct results {
 	size_t n_requests;
 	struct finding *findings;  /* ranked; none for a healthy run */
 	size_t n_findings;
+	struct curve_row *curve;   /* the inflation experiment's curve; none otherwise */
+	size_t n_curve;
 	char **node_names;         /* owned */
 	size_t n_nodes;
 	uint64_t events;           /* events the engine processed */

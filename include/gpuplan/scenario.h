@@ -14,6 +14,7 @@
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/common.h"
+#include "gpuplan/gpupolicy.h"
 
 /* Refuse inputs that would need more memory than a planning run should take
  * (a count of 1e12 jobs).  Raised with GPUPLAN_MAX_JOBS in the environment. */
@@ -114,11 +115,15 @@ struct pool_spec {
 	sim_time startup;
 	struct sharing sharing;
 	bool powered_in_windows;   /* powered: window; idle is charged only while open */
+	char *trace_path;          /* an openb node list while loading; the loader replaces
+				    * the entry by its pools (openb.h), so NULL after */
+	struct srcloc trace_loc;
 };
 
 enum workload_kind { WORKLOAD_BATCH, WORKLOAD_INFERENCE };
 enum arrival_kind { ARRIVAL_AT, ARRIVAL_POISSON, ARRIVAL_TRACE };
-enum trace_format { TRACE_CSV };
+enum trace_format { TRACE_CSV, TRACE_OPENB };
+struct openb_pod;
 enum dist_kind { DIST_FIXED, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_GAMMA, DIST_UNIFORM };
 
 /* A distribution of a positive quantity, in its natural unit (seconds for
@@ -140,6 +145,8 @@ struct trace_job {
 	sim_time deadline;         /* absolute; SIM_NEVER when absent */
 	int32_t gpus;
 	int32_t line;              /* in the trace file, for messages */
+	sim_time trace_queue;      /* openb: the trace's own wait, scheduled - creation;
+				    * SIM_NEVER when the trace has none */
 };
 
 enum deadline_kind { DEADLINE_NONE, DEADLINE_AT, DEADLINE_WITHIN };
@@ -153,6 +160,8 @@ struct arrival {
 	enum trace_format format;
 	struct trace_job *rows;    /* ARRIVAL_TRACE: sorted by submit (stable) */
 	size_t n_rows;
+	struct openb_pod *pods;    /* TRACE_OPENB: the pod list as read (openb.h), file order */
+	size_t n_pods;
 };
 
 /* What one pod asks for: nvidia.com/gpu units (whole GPUs, or time-slicing
@@ -310,6 +319,18 @@ struct scheduler_spec {
 	enum sched_order order;
 	enum sched_scoring scoring;
 	enum window_policy window_policy;
+	enum gpu_policy gpu_policy; /* placement policy (gpupolicy.h); default best-fit */
+};
+
+/* experiment: {protocol: inflation, inflate: 1.3} runs the ATC'23 paper's
+ * protocol instead of a timed simulation (inflation.h). */
+enum experiment_protocol { EXPERIMENT_NONE, EXPERIMENT_INFLATION };
+
+struct experiment_spec {
+	enum experiment_protocol protocol;
+	double inflate;            /* arrived GPU demand to reach, x capacity; default 1.3 */
+	double popularity;         /* share of pods FGD's target workload covers; default 0.95 */
+	struct srcloc loc;
 };
 
 struct output_spec {
@@ -343,6 +364,7 @@ struct scenario {
 	struct cohort_spec *cohorts;
 	size_t n_cohorts;
 	struct scheduler_spec scheduler;
+	struct experiment_spec experiment;
 	struct output_spec output;
 	struct param *params;
 	size_t n_params;

@@ -1,0 +1,84 @@
+/*
+ * advise.h - the what-if runs the diagnosis suggests (`gpuplan advise`).
+ *
+ * advise_run runs the scenario as given (the base), reads its findings
+ * (diagnose.h) and runs the alternatives they point to, each one a run in
+ * the results database with its overrides in the params table:
+ *   - allocation finding on pool P: P's GPUs shared by time-slicing x2, x4
+ *     and MPS x2, x4, a MIG layout of the profile that holds the pods, and
+ *     fractional shares, where the units hold every workload P hosts (MIG
+ *     and fractional change the workloads' requests too, so only for
+ *     one-GPU workloads that run nowhere else);
+ *   - memory finding on pool P: the narrower weight formats that fit, with
+ *     time-slicing where P is exclusive (two or four pods a GPU);
+ *   - placement finding on workload W: W without its node_selector, without
+ *     its node affinity, on any GPU type, tolerating the taints of the pools
+ *     its rules keep it off (each that applies), and all of these together;
+ *   - every workload with a model: its weights in int8 and in int4;
+ *   - when the base queues (p95 over a minute), misses a deadline or an SLO:
+ *     the smallest node count of the pool that holds the queued work that
+ *     meets every deadline (deadline_met_pct >= 100), else every SLO
+ *     (slo_met >= 1), else keeps queue p95 within a minute, found by
+ *     search_run (search.h) over 1 .. 4x its nodes (no row when even 4x
+ *     does not).  The pool is the allocation or memory finding's, else the
+ *     largest one the rules let the longest-queued workload use.
+ * Alternatives are ranked: those that meet every deadline and SLO with no
+ * job failed or left unfinished first, then by cost per verified result,
+ * then by queue p95, then by SLO attainment.  The first is the
+ * recommendation; when none meets, advise_write says so and names the
+ * closest.
+ *
+ * The advice owns its rows and a copy of the base run's findings;
+ * advice_free releases them.  Nothing here prints except advise_write, to
+ * the stream it is given.
+ */
+#ifndef GPUPLAN_ADVISE_H
+#define GPUPLAN_ADVISE_H
+
+#include "gpuplan/results.h"
+#include "gpuplan/store.h"
+
+#include <stdio.h>
+
+#define ADVISE_MAX_SETS 6
+#define ADVISE_QUEUE_OK_S 60.0  /* "no queue to speak of": p95 within a minute */
+
+struct advise_spec {
+	const char *scenario;
+	const char *const *sets;   /* --set overrides applied to every run */
+	size_t n_sets;
+};
+
+/* One run of the table. */
+struct advise_row {
+	char label[128];           /* "base", "time-slicing x4 on a100", ... */
+	char sets[ADVISE_MAX_SETS][256]; /* its overrides beyond the spec's */
+	size_t n_sets;
+	int64_t run_id;
+	bool meets;                /* deadlines and SLOs met, nothing failed or unfinished */
+	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
+	size_t seq;                /* order run, for ties */
+};
+
+struct advice {
+	struct advise_row *rows;   /* ranked, best first */
+	size_t n;
+	struct finding *findings;  /* the base run's, owned */
+	size_t n_findings;
+	char db[512];              /* where the runs went, for messages */
+};
+
+/* Called after each run (progress). */
+typedef void (*advise_progress_fn)(void *ctx, const struct advise_row *row);
+
+/* Runs the base and its alternatives into st.  A base that does not load is
+ * GP_EINPUT; an alternative that does not load is left out. */
+int advise_run(const struct advise_spec *spec, struct store *st, advise_progress_fn fn, void *ctx,
+	       struct advice *out, struct gp_err *err);
+
+/* The base findings, the ranked table, and a last line naming the recommendation. */
+void advise_write(FILE *out, const struct advice *a);
+
+void advice_free(struct advice *a);
+
+#endif

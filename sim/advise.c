@@ -1,0 +1,633 @@
+/*
+ * advise.c - the what-if runs the diagnosis suggests (see advise.h).
+ *
+ * An alternative is a label and a few --set overrides on top of the user's.
+ * The base run's scenario and findings decide which alternatives there are;
+ * each runs like `gpuplan run` would (load, simulate, write), so its row in
+ * the database has its overrides in params and can be rerun by hand.
+ */
+#include "gpuplan/advise.h"
+
+#include "gpuplan/diagnose.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/search.h"
+#include "gpuplan/sim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct plan {
+	struct advise_row *alts;   /* labels and sets only */
+	size_t n, cap;
+};
+
+/* A new alternative, unless one with the same label is planned already. */
+static struct advise_row *plan_add(struct plan *pl, const char *fmt, ...) GP_PRINTF(2, 3);
+
+static struct advise_row *plan_add(struct plan *pl, const char *fmt, ...)
+{
+	char label[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(label, sizeof label, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < pl->n; i++)
+		if (!strcmp(pl->alts[i].label, label))
+			return NULL;
+	GP_GROW(pl->alts, pl->cap, pl->n + 1);
+	struct advise_row *a = &pl->alts[pl->n++];
+	memset(a, 0, sizeof *a);
+	snprintf(a->label, sizeof a->label, "%s", label);
+	return a;
+}
+
+static void set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
+
+static void set(struct advise_row *a, const char *fmt, ...)
+{
+	if (!a || a->n_sets >= ADVISE_MAX_SETS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->sets[a->n_sets++], sizeof a->sets[0], fmt, ap);
+	va_end(ap);
+}
+
+/* --- running --------------------------------------------------------------- */
+
+static void fill_row(struct advise_row *row, const struct results *r)
+{
+	double failed = results_metric(r, "all", "jobs_failed");
+	double unfinished = results_metric(r, "all", "jobs_unfinished");
+	double slo = results_metric(r, "all", "slo_met");
+	row->peak_demand = results_metric(r, "all", "peak_demand_gpus");
+	row->queue_p95 = results_metric(r, "all", "queue_time_p95_s");
+	row->deadline_pct = results_metric(r, "all", "deadline_met_pct");
+	row->slo_pct = results_metric(r, "all", "slo_attainment_pct");
+	row->cost = results_metric(r, "all", "cost_total");
+	row->cost_per_verified = results_metric(r, "all", "cost_per_verified_result");
+	row->meets = !strcmp(r->status, "ok") && !(failed > 0) && !(unfinished > 0) &&
+		     (isnan(row->deadline_pct) || row->deadline_pct >= 100) && !(slo < 1);
+}
+
+/* Runs the spec's scenario with the row's overrides and writes it to st.
+ * With keep_sc/keep_r, hands the scenario and results to the caller. */
+static int run_row(const struct advise_spec *sp, struct store *st, struct advise_row *row,
+		   struct scenario **keep_sc, struct results *keep_r, struct gp_err *err)
+{
+	size_t n = sp->n_sets;
+	const char **sets = gp_xcalloc(n + ADVISE_MAX_SETS + 1, sizeof *sets);
+	memcpy(sets, sp->sets, n * sizeof *sets);
+	for (size_t i = 0; i < row->n_sets; i++)
+		sets[n++] = row->sets[i];
+	struct scenario *sc = NULL;
+	struct results r;
+	results_init(&r);
+	int rc = scenario_load(sp->scenario, sets, n, &sc, err);
+	if (!rc)
+		rc = sim_run(sc, &r, err);
+	if (!rc)
+		rc = store_write_run(st, sc, &r, &row->run_id, err);
+	if (!rc)
+		fill_row(row, &r);
+	if (!rc && keep_sc) {
+		*keep_sc = sc;
+		*keep_r = r;
+	} else {
+		results_free(&r);
+		scenario_free(sc);
+	}
+	free(sets);
+	return rc;
+}
+
+/* --- what to try ----------------------------------------------------------- */
+
+/* Whether option o (by mode and replicas) is among w's options on p. */
+static bool offers(const struct pool_spec *p, const struct workload_spec *w,
+		   const struct diagnose_option *o)
+{
+	struct diagnose_option opts[DIAGNOSE_MAX_OPTIONS];
+	size_t n = diagnose_sharing_options(p, w, opts);
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].mode == o->mode && opts[i].replicas == o->replicas)
+			return true;
+	return false;
+}
+
+static bool hosts(const struct pool_spec *p, const struct workload_spec *w)
+{
+	return scenario_gpu_equivalent(p, w) > 0;
+}
+
+/* Time-slicing and MPS on pool p, where their units hold every workload p hosts. */
+static void plan_replicas(struct plan *pl, const struct scenario *sc, size_t p)
+{
+	const struct pool_spec *ps = &sc->pools[p];
+	static const struct diagnose_option tries[] = {
+		{SHARING_TIME_SLICING, 2, 2, NULL, 0}, {SHARING_TIME_SLICING, 4, 4, NULL, 0},
+		{SHARING_MPS, 2, 2, NULL, 0},          {SHARING_MPS, 4, 4, NULL, 0}};
+	for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
+		bool all = true, any = false;
+		for (size_t w = 0; w < sc->n_workloads && all; w++) {
+			if (!hosts(ps, &sc->workloads[w]))
+				continue;
+			any = true;
+			all = offers(ps, &sc->workloads[w], &tries[t]);
+		}
+		if (!any || !all)
+			continue;
+		char name[64];
+		diagnose_option_name(&tries[t], name, sizeof name);
+		set(plan_add(pl, "%s on %s", name, ps->name), "pools.%s.sharing={mode: %s, replicas: %d}",
+		    ps->name, tries[t].mode == SHARING_MPS ? "mps" : "time-slicing", (int)tries[t].replicas);
+	}
+}
+
+/* The workloads pool p hosts when each is a one-GPU workload hosted nowhere
+ * else (their requests can change to a MIG instance or a share); 0 otherwise. */
+static size_t movable(const struct scenario *sc, size_t p, size_t *ws)
+{
+	size_t n = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *x = &sc->workloads[w];
+		if (!hosts(&sc->pools[p], x))
+			continue;
+		if (x->request != REQUEST_GPUS || x->gpus != 1 || x->inference || n >= ADVISE_MAX_SETS - 1)
+			return 0;
+		for (size_t q = 0; q < sc->n_pools; q++)
+			if (q != p && hosts(&sc->pools[q], x))
+				return 0;
+		ws[n++] = w;
+	}
+	return n;
+}
+
+/* The option of the given mode for workload w on p, if any. */
+static bool option_of(const struct pool_spec *p, const struct workload_spec *w,
+		      enum sharing_mode mode, struct diagnose_option *o)
+{
+	struct diagnose_option opts[DIAGNOSE_MAX_OPTIONS];
+	size_t n = diagnose_sharing_options(p, w, opts);
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].mode == mode) {
+			*o = opts[i];
+			return true;
+		}
+	return false;
+}
+
+/* A MIG layout of the profile that holds the largest pod, and fractional shares. */
+static void plan_partitions(struct plan *pl, const struct scenario *sc, size_t p)
+{
+	const struct pool_spec *ps = &sc->pools[p];
+	size_t ws[ADVISE_MAX_SETS];
+	size_t n = movable(sc, p, ws);
+	if (!n)
+		return;
+	size_t largest = ws[0];
+	for (size_t i = 1; i < n; i++)
+		if (sc->workloads[ws[i]].vram_bytes > sc->workloads[largest].vram_bytes)
+			largest = ws[i];
+	struct diagnose_option mig, frac;
+	if (option_of(ps, &sc->workloads[largest], SHARING_MIG, &mig)) {
+		struct advise_row *a = plan_add(pl, "MIG %s x%d on %s", mig.mig->name, (int)mig.per_gpu,
+						ps->name);
+		char layout[200] = "";
+		for (int32_t k = 0; k < mig.per_gpu; k++)
+			snprintf(layout + strlen(layout), sizeof layout - strlen(layout), "%s%s",
+				 k ? ", " : "", mig.mig->name);
+		set(a, "pools.%s.sharing={mode: mig, layout: [%s]}", ps->name, layout);
+		for (size_t i = 0; i < n; i++)
+			set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name, mig.mig->name);
+	}
+	bool all = true;
+	for (size_t i = 0; i < n && all; i++)
+		all = option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
+	if (!all)
+		return;
+	struct advise_row *a = n == 1 ? plan_add(pl, "fractional %d milli on %s", (int)frac.milli, ps->name)
+				      : plan_add(pl, "fractional shares on %s", ps->name);
+	set(a, "pools.%s.sharing={mode: fractional}", ps->name);
+	for (size_t i = 0; i < n; i++) {
+		option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
+		set(a, "workloads.%s.gpus={milli: %d}", sc->workloads[ws[i]].name, (int)frac.milli);
+	}
+}
+
+/* Narrower weights for every workload with a model; with time-slicing on an
+ * exclusive pool whose memory finding says pods do not fit two a GPU. */
+static void plan_quantization(struct plan *pl, const struct scenario *sc, const struct results *r)
+{
+	static const enum quant qs[] = {QUANT_INT8, QUANT_INT4};
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		for (size_t i = 0; ws->model && i < 2; i++) {
+			if (quant_weight_bytes(qs[i]) >= quant_weight_bytes((enum quant)ws->quantization))
+				continue;
+			set(plan_add(pl, "%s weights for %s", quant_name(qs[i]), ws->name),
+			    "workloads.%s.quantization=%s", ws->name, quant_name(qs[i]));
+		}
+	}
+	for (size_t f = 0; f < r->n_findings; f++) {
+		int p = scenario_pool_index(sc, r->findings[f].scope);
+		if (strcmp(r->findings[f].step, "memory") || p < 0 ||
+		    sc->pools[p].sharing.mode != SHARING_EXCLUSIVE)
+			continue;
+		const struct pool_spec *ps = &sc->pools[p];
+		for (size_t w = 0; w < sc->n_workloads; w++) {
+			const struct workload_spec *ws = &sc->workloads[w];
+			/* The widest format that fits two a GPU, and the one that fits four. */
+			for (int32_t k = 2; k <= 4 && hosts(ps, ws); k *= 2) {
+				enum quant q;
+				double vram, freed;
+				if (!diagnose_quant_fit(ps, ws, k, &q, &vram, &freed))
+					continue;
+				struct advise_row *a = plan_add(pl, "%s weights for %s, time-slicing x%d on %s",
+								quant_name(q), ws->name, (int)k, ps->name);
+				set(a, "workloads.%s.quantization=%s", ws->name, quant_name(q));
+				set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}", ps->name, (int)k);
+			}
+		}
+	}
+}
+
+static const char *effect_name(int effect)
+{
+	static const char *const names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+	return effect >= 0 && effect < 3 ? names[effect] : NULL;
+}
+
+/* Appends one toleration as YAML flow to buf. */
+static void add_toleration(char *buf, size_t len, const char *key, bool exists, const char *value,
+			   int effect)
+{
+	size_t n = strlen(buf);
+	snprintf(buf + n, len - n, "%s{key: '%s', operator: %s", n > 1 ? ", " : "", key,
+		 exists ? "Exists" : "Equal");
+	if (!exists) {
+		n = strlen(buf);
+		snprintf(buf + n, len - n, ", value: '%s'", value);
+	}
+	n = strlen(buf);
+	if (effect_name(effect))
+		snprintf(buf + n, len - n, ", effect: %s}", effect_name(effect));
+	else
+		snprintf(buf + n, len - n, "}");
+}
+
+/* Workload w tolerating the NoSchedule and NoExecute taints of the pools
+ * its rules keep it off, besides what it tolerates already. */
+static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t w,
+			     const bool *hidden)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	char list[240] = "[", names[96] = "";
+	for (size_t i = 0; i < ws->n_tolerations; i++) {
+		const struct toleration *t = &ws->tolerations[i];
+		add_toleration(list, sizeof list, t->key, t->op == TOLERATION_EXISTS, t->value, t->effect);
+	}
+	size_t before = strlen(list);
+	for (size_t p = 0; p < sc->n_pools; p++)
+		for (size_t i = 0; hidden[p] && i < sc->pools[p].n_taints; i++) {
+			const struct taint *t = &sc->pools[p].taints[i];
+			if (t->effect == EFFECT_PREFER_NO_SCHEDULE || strstr(names, t->key))
+				continue;
+			add_toleration(list, sizeof list, t->key, false, t->value, (int)t->effect);
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s=%s",
+				 names[0] ? ", " : "", t->key, t->value);
+		}
+	if (strlen(list) == before)
+		return;
+	snprintf(list + strlen(list), sizeof list - strlen(list), "]");
+	set(plan_add(pl, "%s tolerating %s", ws->name, names), "workloads.%s.tolerations=%s",
+	    ws->name, list);
+}
+
+/* The rules a placement finding blames, one relaxed at a time, then all of
+ * them together when there are several. */
+static void plan_rules(struct plan *pl, const struct scenario *sc, size_t w)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
+	diagnose_hidden_pools(sc, w, hidden);
+	size_t first = pl->n;
+	if (ws->n_node_selector)
+		set(plan_add(pl, "%s without its node_selector", ws->name),
+		    "workloads.%s.node_selector={}", ws->name);
+	if (ws->n_affinity)
+		set(plan_add(pl, "%s without its node affinity", ws->name), "workloads.%s.affinity=[]",
+		    ws->name);
+	if (ws->n_gpu_spec)
+		set(plan_add(pl, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]", ws->name);
+	plan_tolerations(pl, sc, w, hidden);
+	free(hidden);
+	size_t added = pl->n - first;
+	struct advise_row *all = added > 1 ? plan_add(pl, "%s with every rule relaxed", ws->name) : NULL;
+	for (size_t i = first; all && i < first + added; i++)
+		set(all, "%s", pl->alts[i].sets[0]);
+}
+
+static struct plan plan_alternatives(const struct scenario *sc, const struct results *r)
+{
+	struct plan pl = {0};
+	for (size_t f = 0; f < r->n_findings; f++) {
+		const struct finding *fd = &r->findings[f];
+		int p = scenario_pool_index(sc, fd->scope), w = scenario_workload_index(sc, fd->scope);
+		if (p >= 0 && !strcmp(fd->step, "allocation")) {
+			plan_replicas(&pl, sc, (size_t)p);
+			plan_partitions(&pl, sc, (size_t)p);
+		}
+		if (w >= 0 && !strcmp(fd->step, "placement"))
+			plan_rules(&pl, sc, (size_t)w);
+	}
+	plan_quantization(&pl, sc, r);
+	return pl;
+}
+
+/* --- the pool-size search -------------------------------------------------- */
+
+/* The pool to size: the first allocation or memory finding's, else the
+ * largest pool the workload that queued longest may run in (its rules
+ * allowing). */
+static int pool_to_size(const struct scenario *sc, const struct results *r)
+{
+	for (size_t f = 0; f < r->n_findings; f++) {
+		int p = scenario_pool_index(sc, r->findings[f].scope);
+		if (p >= 0)
+			return p;
+	}
+	int w = -1;
+	double longest = 0;
+	for (size_t k = 0; k < sc->n_workloads; k++) {
+		double q = results_metric(r, sc->workloads[k].name, "queue_time_p95_s");
+		if (q > longest)
+			longest = q, w = (int)k;
+	}
+	if (w < 0)
+		return 0;
+	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
+	diagnose_hidden_pools(sc, (size_t)w, hidden);
+	int best = -1;
+	for (size_t p = 0; p < sc->n_pools; p++)
+		if (hosts(&sc->pools[p], &sc->workloads[w]) && !hidden[p] &&
+		    (best < 0 || sc->pools[p].nodes * sc->pools[p].gpus_per_node >
+					 sc->pools[best].nodes * sc->pools[best].gpus_per_node))
+			best = (int)p;
+	free(hidden);
+	return best < 0 ? 0 : best;
+}
+
+/* What the search asks of the pool (see advise.h): the condition, and in words. */
+static const char *size_condition(const struct scenario *sc, const char **words)
+{
+	bool deadlines = false, slo = false;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
+		slo |= sc->workloads[w].inference != NULL;
+	}
+	*words = deadlines ? "every deadline met" : slo ? "every SLO met" : "queue p95 <= 60 s";
+	return deadlines ? "deadline_met_pct >= 100" : slo ? "slo_met >= 1" : "queue_time_p95_s <= 60";
+}
+
+struct probes {
+	char value[64];
+	int64_t run_id;
+	char answer[64];
+	int64_t answer_run;
+};
+
+static void on_probe(void *ctx, const struct search_probe *p)
+{
+	struct probes *pr = ctx;
+	if (p->holds && (!pr->answer[0] || strtol(p->value, NULL, 10) < strtol(pr->answer, NULL, 10))) {
+		snprintf(pr->answer, sizeof pr->answer, "%s", p->value);
+		pr->answer_run = p->first_run_id;
+	}
+}
+
+/* Reads the row's figures back from the run the search recorded. */
+static int row_from_store(struct store *st, struct advise_row *row, struct gp_err *err)
+{
+	struct metric *m = NULL;
+	size_t n = 0;
+	int rc = store_read_metrics(st, row->run_id, &m, &n, err);
+	if (!rc) {
+		struct results r;
+		results_init(&r);
+		r.metrics = m;
+		r.n_metrics = n;
+		fill_row(row, &r);
+		r.metrics = NULL;
+	}
+	store_free_metrics(m, n);
+	return rc;
+}
+
+static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+		     const struct results *r, struct plan *pl, struct gp_err *err)
+{
+	int p = pool_to_size(sc, r);
+	const struct pool_spec *ps = &sc->pools[p];
+	char key[128];
+	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
+	struct search_spec s = {.scenario = sp->scenario, .sets = sp->sets, .n_sets = sp->n_sets,
+				.key = key, .seeds = 1, .integer = true};
+	s.lo.number = 1;
+	s.hi.number = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
+	const char *words;
+	int rc = search_parse_condition(size_condition(sc, &words), &s.until, err);
+	struct probes pr = {0};
+	bool found = false;
+	char answer[64];
+	if (!rc)
+		rc = search_run(&s, st, on_probe, &pr, &found, answer, sizeof answer, err);
+	if (rc || !found || !pr.answer_run)
+		return rc;
+	struct advise_row *a = plan_add(pl, "pool %s at %s nodes (smallest with %s)", ps->name,
+					pr.answer, words);
+	if (!a)
+		return GP_OK;
+	set(a, "%s=%s", key, pr.answer);
+	a->run_id = pr.answer_run;
+	return row_from_store(st, a, err);
+}
+
+static bool needs_sizing(const struct advise_row *base)
+{
+	return !base->meets || base->queue_p95 > ADVISE_QUEUE_OK_S;
+}
+
+/* --- ranking and output ---------------------------------------------------- */
+
+/* a < b with NAN last. */
+static int cmp_nan_last(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return a < b ? -1 : a > b;
+}
+
+static int by_advice(const void *a, const void *b)
+{
+	const struct advise_row *x = a, *y = b;
+	if (x->meets != y->meets)
+		return x->meets ? -1 : 1;
+	int c = cmp_nan_last(x->cost_per_verified, y->cost_per_verified);
+	if (!c)
+		c = cmp_nan_last(x->queue_p95, y->queue_p95);
+	if (!c)
+		c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void copy_findings(struct advice *out, const struct results *r)
+{
+	out->findings = gp_xcalloc(r->n_findings + 1, sizeof *out->findings);
+	for (size_t i = 0; i < r->n_findings; i++) {
+		out->findings[i] = r->findings[i];
+		out->findings[i].text = gp_xstrdup(r->findings[i].text);
+		out->findings[i].evidence = gp_xstrdup(r->findings[i].evidence);
+	}
+	out->n_findings = r->n_findings;
+}
+
+int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_fn fn, void *ctx,
+	       struct advice *out, struct gp_err *err)
+{
+	memset(out, 0, sizeof *out);
+	struct plan pl = {0};
+	struct scenario *sc = NULL;
+	struct results r;
+	results_init(&r);
+	struct advise_row *base = plan_add(&pl, "base (the scenario as given)");
+	int rc = run_row(sp, st, base, &sc, &r, err);
+	if (rc) {
+		free(pl.alts);
+		return rc;
+	}
+	if (fn)
+		fn(ctx, base);
+	copy_findings(out, &r);
+	struct plan more = plan_alternatives(sc, &r);
+	for (size_t i = 0; i < more.n && !rc; i++) {
+		struct advise_row *a = plan_add(&pl, "%s", more.alts[i].label);
+		memcpy(a->sets, more.alts[i].sets, sizeof a->sets);
+		a->n_sets = more.alts[i].n_sets;
+		struct gp_err skip;
+		int one = run_row(sp, st, a, NULL, NULL, &skip);
+		if (one == GP_EINPUT)
+			pl.n--; /* an alternative this scenario cannot express */
+		else if (one)
+			rc = gp_errorf(err, one, "%s", skip.msg);
+		else if (fn)
+			fn(ctx, a);
+	}
+	free(more.alts);
+	if (!rc && needs_sizing(&pl.alts[0]))
+		rc = size_pool(sp, st, sc, &r, &pl, err);
+	results_free(&r);
+	scenario_free(sc);
+	for (size_t i = 0; i < pl.n; i++)
+		pl.alts[i].seq = i;
+	qsort(pl.alts, pl.n, sizeof *pl.alts, by_advice);
+	out->rows = pl.alts;
+	out->n = pl.n;
+	return rc;
+}
+
+/* A figure, or "-" for NAN. */
+static const char *num(char *buf, size_t len, double v, int decimals)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
+/* Dollars: cents, or four decimals below a dollar (a verified request costs little). */
+static const char *money(char *buf, size_t len, double v)
+{
+	return num(buf, len, v, fabs(v) < 1 && v != 0 ? 4 : 2);
+}
+
+static const struct advise_row *base_row(const struct advice *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->rows[i].seq == 0)
+			return &a->rows[i];
+	return NULL;
+}
+
+static void write_sets(FILE *out, const struct advise_row *r)
+{
+	for (size_t i = 0; i < r->n_sets; i++)
+		fprintf(out, " --set '%s'", r->sets[i]);
+}
+
+void advise_write(FILE *out, const struct advice *a)
+{
+	if (a->n_findings)
+		fprintf(out, "findings of the base run:\n");
+	else
+		fprintf(out, "the base run has no finding\n");
+	for (size_t i = 0; i < a->n_findings; i++)
+		fprintf(out, "%2d. [%s] %s\n", (int)a->findings[i].rank, a->findings[i].step,
+			a->findings[i].text);
+	fprintf(out, "\n%4s  %-58s %6s %5s %11s %11s %9s %6s %10s %10s\n", "rank", "alternative", "run",
+		"meets", "peak-demand", "queue-p95-s", "deadline%", "slo%", "cost", "$/verified");
+	for (size_t i = 0; i < a->n; i++) {
+		const struct advise_row *r = &a->rows[i];
+		char b[6][32];
+		fprintf(out, "%4zu  %-58.58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1, r->label,
+			(long long)r->run_id, r->meets ? "yes" : "no", num(b[0], 32, r->peak_demand, 0),
+			num(b[1], 32, r->queue_p95, 0), num(b[2], 32, r->deadline_pct, 1),
+			num(b[3], 32, r->slo_pct, 1), num(b[4], 32, r->cost, 2),
+			money(b[5], 32, r->cost_per_verified));
+	}
+	fprintf(out, "\nmeets = every deadline and SLO met, no job failed or unfinished; ranked by "
+		     "meets, then $/verified (cost per verified result), then queue p95.\n");
+	if (!a->n)
+		return;
+	const struct advise_row *best = &a->rows[0], *base = base_row(a);
+	char q[32], c[32];
+	if (!best->meets) {
+		bool app = false;
+		for (size_t i = 0; i < a->n_findings; i++)
+			app |= !strcmp(a->findings[i].step, "application");
+		fprintf(out, "recommendation: none of these meets every deadline and SLO%s; the closest "
+			     "is %s (run %lld)\n",
+			app ? " (the application finding says GPUs would not help)" : "", best->label,
+			(long long)best->run_id);
+		return;
+	}
+	if (best == base) {
+		fprintf(out, "recommendation: keep the scenario as it is (run %lld): queue p95 %s s, "
+			     "$%s per verified result\n",
+			(long long)best->run_id, num(q, 32, best->queue_p95, 0),
+			money(c, 32, best->cost_per_verified));
+		return;
+	}
+	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);
+	write_sets(out, best);
+	fprintf(out, "; queue p95 %s s", num(q, 32, best->queue_p95, 0));
+	fprintf(out, ", $%s per verified result", money(c, 32, best->cost_per_verified));
+	if (base)
+		fprintf(out, " (base: queue p95 %s s, $%s)", num(q, 32, base->queue_p95, 0),
+			money(c, 32, base->cost_per_verified));
+	fputc('\n', out);
+}
+
+void advice_free(struct advice *a)
+{
+	for (size_t i = 0; i < a->n_findings; i++) {
+		free(a->findings[i].text);
+		free(a->findings[i].evidence);
+	}
+	free(a->findings);
+	free(a->rows);
+	memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,153 @@
+/*
+ * test_advise.c - `gpuplan advise`: on scenarios/sharing.yaml it recommends
+ * a sharing mode that removes the queue and reports its cost per verified
+ * result; every alternative is a run in the database with its overrides;
+ * a healthy scenario is left as it is; bad input writes nothing.
+ */
+#include <criterion/criterion.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static char dir[64], db[96], out[32768];
+
+static void make_dir(void)
+{
+	strcpy(dir, "/tmp/gpuplan-advise-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(db, sizeof db, "%s/a.db", dir);
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(advise, .init = make_dir, .fini = remove_dir);
+
+/* Runs bin/gpuplan advise ARGS; returns the exit code, stdout+stderr in out. */
+static int advise(const char *args)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan advise %s >%s/out 2>&1", args, dir);
+	int status = system(cmd);
+	snprintf(cmd, sizeof cmd, "%s/out", dir);
+	FILE *f = fopen(cmd, "r");
+	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+	out[n] = '\0';
+	if (f)
+		fclose(f);
+	cr_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static const char *last_line(void)
+{
+	size_t n = strlen(out);
+	while (n && out[n - 1] == '\n')
+		out[--n] = '\0';
+	const char *nl = strrchr(out, '\n');
+	return nl ? nl + 1 : out;
+}
+
+static double query(const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	double v = -1;
+	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_type(st, 0) == SQLITE_NULL ? -2 : sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+Test(advise, sharing_recommends_a_mode_that_removes_the_queue)
+{
+	char args[256];
+	snprintf(args, sizeof args, "scenarios/sharing.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "[allocation] pool a100"), "the base finding is shown:\n%s", out);
+	cr_expect(strstr(out, "pool a100 at "), "the pool-size search is a row:\n%s", out);
+	cr_expect(strstr(out, "int8 weights for chat"), "%s", out);
+	const char *rec = last_line();
+	cr_assert(!strncmp(rec, "recommendation: ", 16), "%s", out);
+	cr_expect(strstr(rec, "time-slicing") || strstr(rec, "MPS") || strstr(rec, "MIG") ||
+			  strstr(rec, "fractional"),
+		  "a sharing mode: %s", rec);
+	cr_expect(strstr(rec, "queue p95 0 s"), "no queue: %s", rec);
+	long long run = 0;
+	double cost = 0;
+	const char *at = strstr(rec, "(run ");
+	cr_assert(at && sscanf(at, "(run %lld)", &run) == 1, "%s", rec);
+	at = strstr(rec, "; queue p95 0 s, $");
+	cr_assert(at && sscanf(at, "; queue p95 0 s, $%lf per verified result", &cost) == 1, "%s", rec);
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
+				  "AND name = 'queue_time_p95_s'", run);
+	cr_expect_float_eq(query(sql), 0, 1e-9, "the recommended run has no queue");
+	snprintf(sql, sizeof sql, "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
+				  "AND name = 'cost_per_verified_result'", run);
+	cr_expect_float_eq(query(sql), cost, 0.006, "the printed cost is the run's");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM params WHERE run_id = %lld AND "
+				  "key = 'pools.a100.sharing'", run);
+	cr_expect_eq(query(sql), 1, "its overrides are in params");
+	cr_expect_lt(cost, query("SELECT value FROM metrics WHERE run_id = 1 AND scope = 'all' "
+				 "AND name = 'cost_per_verified_result'"),
+		     "cheaper per verified result than the base");
+	cr_expect_gt(query("SELECT count(*) FROM runs"), 9, "every alternative and probe is a run");
+	cr_expect_gt(query("SELECT count(*) FROM findings WHERE run_id = 1 AND step = 'allocation'"), 0);
+}
+
+Test(advise, a_healthy_scenario_is_left_as_it_is)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnose/healthy.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "the base run has no finding"), "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: keep the scenario as it is (run 1)"), "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM runs"), 1, "nothing to try");
+}
+
+Test(advise, memory_tries_narrower_weights_with_sharing)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnose/memory.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "int8 weights for finetune, time-slicing x2 on a100"), "%s", out);
+	cr_expect(strstr(out, "int4 weights for finetune, time-slicing x4 on a100"), "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: int4 weights for finetune, time-slicing x4"),
+		  "%s", out);
+}
+
+Test(advise, bad_input_exits_2_and_writes_nothing)
+{
+	char args[256];
+	snprintf(args, sizeof args, "scenarios/sharing.yaml --db %s --set pools.a100.nodse=2", db);
+	cr_expect_eq(advise(args), 2, "%s", out);
+	cr_expect(strstr(out, "did you mean 'nodes'"), "%s", out);
+	struct stat sb;
+	cr_expect_neq(stat(db, &sb), 0, "no database was created");
+	cr_expect_eq(advise("--bogus"), 2, "%s", out);
+	cr_expect_eq(advise("--help"), 0);
+	cr_expect(strstr(out, "usage: gpuplan advise"), "%s", out);
+}
+
+Test(advise, placement_relaxes_the_rules_it_blames)
+{
+	char args[256];
+	snprintf(args, sizeof args, "scenarios/placement.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "train without its node_selector"), "%s", out);
+	cr_expect(strstr(out, "batch tolerating dedicated=inference"), "%s", out);
+	cr_expect(strstr(out, "train with every rule relaxed"), "%s", out);
+	cr_expect(strstr(out, "pool a100 at "), "the pool the selector allows is sized:\n%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM params WHERE key = 'workloads.batch.tolerations'"), 1);
+}

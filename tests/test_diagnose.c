@@ -1,0 +1,269 @@
+/*
+ * test_diagnose.c - the diagnosis: one small scenario per cause, where the
+ * expected finding ranks first with the figures that support it; a healthy
+ * run with no finding; the example scenarios; the sharing and quantization
+ * checks the findings name; and the findings table.
+ */
+#include "gpuplan/catalog.h"
+#include "gpuplan/diagnose.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+#include "gpuplan/store.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static struct scenario *sc;
+static struct results r;
+
+static void run(const char *path, const char *const *sets, size_t n_sets)
+{
+	struct gp_err err;
+	cr_assert_eq(scenario_load(path, sets, n_sets, &sc, &err), GP_OK, "%s", err.msg);
+	results_init(&r);
+	cr_assert_eq(sim_run(sc, &r, &err), GP_OK, "%s", err.msg);
+}
+
+static void cleanup(void)
+{
+	results_free(&r);
+	scenario_free(sc);
+	sc = NULL;
+}
+
+TestSuite(diagnose, .fini = cleanup);
+
+/* Finding i has the step and every one of the strings in its text or evidence. */
+static void expect_finding(size_t i, const char *step, const char *const *has, size_t n)
+{
+	cr_assert_gt(r.n_findings, i, "finding %zu exists", i + 1);
+	const struct finding *f = &r.findings[i];
+	cr_expect_eq(f->rank, (int)i + 1);
+	cr_expect_str_eq(f->step, step, "finding %zu: %s: %s", i + 1, f->text, f->evidence);
+	for (size_t k = 0; k < n; k++)
+		cr_expect(strstr(f->text, has[k]) || strstr(f->evidence, has[k]),
+			  "finding %zu has '%s':\n%s\n%s", i + 1, has[k], f->text, f->evidence);
+}
+
+#define EXPECT_FINDING(i, step, ...)                                                   \
+	do {                                                                           \
+		static const char *const has_[] = {__VA_ARGS__};                       \
+		expect_finding(i, step, has_, sizeof has_ / sizeof has_[0]);           \
+	} while (0)
+
+Test(diagnose, allocation_names_the_sharing_modes_that_hold_the_pending_pods)
+{
+	run("tests/fixtures/diagnose/allocation.yaml", NULL, 0);
+	EXPECT_FINDING(0, "allocation", "pool a100", "whole-GPU allocation is the lock",
+		       "time-slicing x2", "time-slicing x4", "MPS x2", "MPS x4", "MIG 1g.20gb x4",
+		       "fractional 200 milli",
+		       "work pended in 75% of the span (3h of 4h)", "8.0 pods asking for 8.0 GPUs",
+		       "100.0% allocated (4.0 of 4 GPUs)", "10.0% engine-active", "5.0% SM-active",
+		       "14.6 GiB VRAM each on 80 GiB GPUs");
+	cr_expect_eq(r.n_findings, 1, "nothing else: %s", r.n_findings > 1 ? r.findings[1].text : "");
+}
+
+Test(diagnose, memory_names_the_quantization_that_fits_and_what_it_frees)
+{
+	run("tests/fixtures/diagnose/memory.yaml", NULL, 0);
+	EXPECT_FINDING(0, "memory", "pool a100", "VRAM is the limit",
+		       "int8 weights for finetune would fit 2 per GPU (12.1 GiB freed per pod)",
+		       "VRAM 26.2 of 40 GiB used per allocated GPU",
+		       "13.8 GiB left where a pending pod needs 26.2 GiB",
+		       "2 x 14.1 = 28.2 GiB of 40 GiB", "10.0% engine-active");
+	cr_expect_eq(r.n_findings, 1);
+}
+
+Test(diagnose, memory_after_oom_kills_under_time_slicing)
+{
+	const char *sets[] = {"pools.a100.sharing={mode: time-slicing, replicas: 8}"};
+	run("scenarios/sharing.yaml", sets, 1);
+	cr_assert_gt(results_metric(&r, "all", "oom_kills"), 0);
+	EXPECT_FINDING(0, "memory", "time-slicing x8", "OOM-killed",
+		       "int8 weights for chat would fit 8 per GPU (6.3 GiB freed per pod)",
+		       "8 x 14.6 = 116.4 GiB on 80 GiB GPUs", "8 x 8.3 = 66.2 GiB of 80 GiB");
+}
+
+Test(diagnose, placement_when_a_selector_hides_idle_capacity)
+{
+	run("tests/fixtures/diagnose/placement.yaml", NULL, 0);
+	EXPECT_FINDING(0, "placement", "train waits on placement rules",
+		       "its node selector/affinity keeps its pods off pool h100",
+		       "6h of pod time pending (3 pods)", "didn't match Pod's node affinity/selector",
+		       "pool h100 had 4.0 of 4 GPUs idle on average (12.0 idle GPU-hours",
+		       "node_selector nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB");
+	cr_expect_eq(r.n_findings, 1);
+}
+
+Test(diagnose, application_when_the_tokenizer_is_saturated)
+{
+	run("tests/fixtures/diagnose/application.yaml", NULL, 0);
+	EXPECT_FINDING(0, "application", "chat is bound by tokenization", "more GPUs would not help",
+		       "tokenizer 100 ms a request x 15 requests/s over 1 replica = 150% busy");
+	cr_expect_lt(results_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
+	cr_expect_eq(r.n_findings, 1);
+}
+
+Test(diagnose, application_when_batch_jobs_are_bound_off_the_gpu)
+{
+	run("tests/fixtures/diagnose/offgpu.yaml", NULL, 0);
+	EXPECT_FINDING(0, "application", "etl misses deadlines although its jobs start at once",
+		       "deadline met 0.0% with queue p95 0 s", "1h48m of a 2h job is off the GPU");
+	cr_expect_eq(r.n_findings, 1);
+}
+
+Test(diagnose, a_healthy_run_has_no_finding_and_says_so)
+{
+	run("tests/fixtures/diagnose/healthy.yaml", NULL, 0);
+	cr_assert_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
+	char buf[2048] = "";
+	FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+	diagnose_print(f, &r);
+	fclose(f);
+	cr_expect(strstr(buf, "no finding (healthy)"), "%s", buf);
+	cr_expect(strstr(buf, "90% engine-active"), "%s", buf);
+}
+
+Test(diagnose, a_wait_on_busy_gpus_is_capacity_not_a_finding)
+{
+	run("scenarios/eval-window.yaml", NULL, 0);
+	cr_assert_eq(r.n_findings, 0);
+	char buf[2048] = "";
+	FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+	diagnose_print(f, &r);
+	fclose(f);
+	cr_expect(strstr(buf, "a wait for capacity"), "%s", buf);
+}
+
+Test(diagnose, example_sharing_is_an_allocation_lock)
+{
+	run("scenarios/sharing.yaml", NULL, 0);
+	EXPECT_FINDING(0, "allocation", "pool a100", "time-slicing x4", "MPS x4", "MIG 1g.20gb x4",
+		       "8.0% engine-active", "4.0% SM-active");
+}
+
+Test(diagnose, example_placement_ranks_the_selector_before_the_taint)
+{
+	run("scenarios/placement.yaml", NULL, 0);
+	EXPECT_FINDING(0, "placement", "train", "pools h100 and reserved",
+		       "4h of pod time pending (2 pods)", "20.0 idle GPU-hours");
+	EXPECT_FINDING(1, "placement", "batch", "a taint it does not tolerate", "pool reserved",
+		       "1h of pod time pending (1 pod)", "4.0 idle GPU-hours");
+}
+
+/* --- the checks the findings name ------------------------------------------ */
+
+static struct pool_spec pool_of(const char *gpu)
+{
+	struct pool_spec p;
+	memset(&p, 0, sizeof p);
+	p.gpu = catalog_gpu(gpu);
+	p.gpus_per_node = 8;
+	p.sharing.mode = SHARING_EXCLUSIVE;
+	return p;
+}
+
+static struct workload_spec pod_of(double vram_gib)
+{
+	struct workload_spec w;
+	memset(&w, 0, sizeof w);
+	w.request = REQUEST_GPUS;
+	w.gpus = 1;
+	w.vram_bytes = vram_gib * GIB;
+	return w;
+}
+
+static size_t names(const struct pool_spec *p, const struct workload_spec *w, char out[][64])
+{
+	struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
+	size_t n = diagnose_sharing_options(p, w, o);
+	for (size_t i = 0; i < n; i++)
+		diagnose_option_name(&o[i], out[i], 64);
+	return n;
+}
+
+Test(diagnose, sharing_options_follow_each_modes_memory_rule)
+{
+	struct pool_spec p = pool_of("A100-80GB");
+	struct workload_spec w = pod_of(30);
+	char n[DIAGNOSE_MAX_OPTIONS][64];
+	/* 30 GiB: two share a GPU's 80 GiB, four do not; MPS x2 units are 40 GiB. */
+	cr_assert_eq(names(&p, &w, n), 4);
+	cr_expect_str_eq(n[0], "time-slicing x2");
+	cr_expect_str_eq(n[1], "MPS x2");
+	cr_expect_str_eq(n[2], "MIG 3g.40gb x2");
+	cr_expect_str_eq(n[3], "fractional 400 milli");
+	w = pod_of(50); /* only the whole GPU holds it */
+	cr_expect_eq(names(&p, &w, n), 0);
+	p.sharing = (struct sharing){.mode = SHARING_TIME_SLICING, .replicas = 2};
+	w = pod_of(10); /* from x2: only more units per GPU count */
+	cr_assert_eq(names(&p, &w, n), 4);
+	cr_expect_str_eq(n[0], "time-slicing x4");
+	cr_expect_str_eq(n[1], "MPS x4");
+	cr_expect_str_eq(n[2], "MIG 1g.10gb x7");
+	cr_expect_str_eq(n[3], "fractional 150 milli");
+	w.gpus = 2; /* a MIG instance or a share is one GPU's */
+	cr_expect_eq(names(&p, &w, n), 2);
+	w.request = REQUEST_MILLI;
+	cr_expect_eq(names(&p, &w, n), 0);
+}
+
+Test(diagnose, quantization_fit_picks_the_widest_format_that_fits)
+{
+	struct pool_spec p = pool_of("A100-40GB");
+	struct workload_spec w = pod_of(0);
+	w.model = catalog_model("llama-2-13b");
+	w.quantization = QUANT_FP16;
+	w.vram_bytes = footprint_weights_bytes(w.model, QUANT_FP16) + FOOTPRINT_OVERHEAD_BYTES;
+	enum quant q;
+	double vram, freed;
+	cr_assert(diagnose_quant_fit(&p, &w, 2, &q, &vram, &freed));
+	cr_expect_eq(q, QUANT_INT8);
+	cr_expect_float_eq(freed, footprint_weights_bytes(w.model, QUANT_FP16) -
+					  footprint_weights_bytes(w.model, QUANT_INT8), 1);
+	cr_expect_float_eq(vram, w.vram_bytes - freed, 1);
+	cr_assert(diagnose_quant_fit(&p, &w, 4, &q, &vram, &freed), "int4: 4 x 8.3 GiB");
+	cr_expect_eq(q, QUANT_INT4);
+	cr_expect_not(diagnose_quant_fit(&p, &w, 8, &q, &vram, &freed));
+	w.quantization = QUANT_INT4;
+	cr_expect_not(diagnose_quant_fit(&p, &w, 1, &q, &vram, &freed), "nothing narrower");
+	w.model = NULL;
+	cr_expect_not(diagnose_quant_fit(&p, &w, 1, &q, &vram, &freed), "no model, no format");
+}
+
+/* --- the findings table ---------------------------------------------------- */
+
+Test(diagnose, findings_are_written_and_read_back_in_rank_order)
+{
+	run("scenarios/placement.yaml", NULL, 0);
+	char path[] = "/tmp/gpuplan-diagnose-XXXXXX";
+	cr_assert_not_null(mkdtemp(path));
+	char db[96];
+	snprintf(db, sizeof db, "%s/f.db", path);
+	struct store *st;
+	struct gp_err err;
+	int64_t id;
+	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_write_run(st, sc, &r, &id, &err), GP_OK, "%s", err.msg);
+	struct finding *f;
+	size_t n;
+	cr_assert_eq(store_read_findings(st, id, &f, &n, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(n, r.n_findings);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_eq(f[i].rank, (int)i + 1);
+		cr_expect_str_eq(f[i].step, r.findings[i].step);
+		cr_expect_str_eq(f[i].text, r.findings[i].text);
+		cr_expect_str_eq(f[i].evidence, r.findings[i].evidence);
+	}
+	store_free_findings(f, n);
+	store_close(st);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", path);
+	cr_expect_eq(system(cmd), 0);
+}

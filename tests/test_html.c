@@ -1,0 +1,210 @@
+/*
+ * test_html.c - `gpuplan report DB --html PATH`: a self-contained page with
+ * the charts and the findings, the same bytes for the same run, located
+ * errors; and the page as a real browser renders it (Debian's chromium,
+ * headless), which the test skips with a message when chromium is absent.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64], out[8192];
+static char *page;
+
+static void make_dir(void)
+{
+	strcpy(dir, "/tmp/gpuplan-html-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	free(page);
+	page = NULL;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(html, .init = make_dir, .fini = remove_dir);
+
+/* Runs a shell command in dir's context; returns its exit code, output in out. */
+static int sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[2048], body[1536];
+	snprintf(body, sizeof body, fmt, a, b);
+	snprintf(cmd, sizeof cmd, "%s >%s/out 2>&1", body, dir);
+	int status = system(cmd);
+	snprintf(cmd, sizeof cmd, "%s/out", dir);
+	FILE *f = fopen(cmd, "r");
+	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+	out[n] = '\0';
+	if (f)
+		fclose(f);
+	cr_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s exists", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* Runs the scenario into DIR/NAME.db and writes DIR/NAME.html; the page in `page`. */
+static void report(const char *scenario, const char *name)
+{
+	char db[128], html[128];
+	snprintf(db, sizeof db, "%s/%s.db", dir, name);
+	snprintf(html, sizeof html, "%s/%s.html", dir, name);
+	cr_assert_eq(sh("bin/gpuplan run %s --quiet --db %s", scenario, db), 0, "%s", out);
+	cr_assert_eq(sh("bin/gpuplan report %s --html %s", db, html), 0, "%s", out);
+	free(page);
+	page = slurp(html);
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+Test(html, the_page_has_every_chart_and_the_findings)
+{
+	report("scenarios/sharing.yaml", "sharing");
+	cr_expect(!strncmp(page, "<!DOCTYPE html>", 15));
+	static const char *const ids[] = {"chart-capacity", "chart-utilization", "chart-queue",
+					  "chart-reasons", "findings", "summary-table"};
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		char needle[64];
+		snprintf(needle, sizeof needle, "id=\"%s\"", ids[i]);
+		cr_expect_eq(count(page, needle), 1, "one %s", ids[i]);
+	}
+	cr_expect_eq(count(page, "<li class=\"finding step-allocation\""), 1);
+	cr_expect(strstr(page, "time-slicing x4"), "the finding's text");
+	cr_expect(strstr(page, ">engine active<") && strstr(page, ">SM active<") &&
+		  strstr(page, ">VRAM used<") && strstr(page, ">allocated<"),
+		  "the four meanings of utilization are in the legend");
+	cr_expect(strstr(page, ">10:00<"), "clock ticks");
+	cr_expect_eq(count(page, "<svg "), count(page, "</svg>"));
+}
+
+Test(html, the_page_is_self_contained)
+{
+	report("scenarios/placement.yaml", "placement");
+	cr_expect_null(strstr(page, "<script"));
+	cr_expect_null(strstr(page, "<link"));
+	cr_expect_null(strstr(page, "src="));
+	cr_expect_null(strstr(page, "url("));
+	cr_expect_eq(count(page, "http"), count(page, "xmlns=\"http://www.w3.org/2000/svg\""),
+		     "no address but the SVG namespace");
+	cr_expect_eq(count(page, "<li class=\"finding step-placement\""), 2);
+	cr_expect(strstr(page, "id=\"chart-pool-2\""), "one chart per pool when there are several");
+	cr_expect(strstr(page, "didn&#39;t match Pod&#39;s node affinity/selector"), "escaped");
+}
+
+Test(html, a_healthy_run_says_so_and_the_same_run_gives_the_same_bytes)
+{
+	report("tests/fixtures/diagnose/healthy.yaml", "healthy");
+	cr_expect(strstr(page, "<p id=\"healthy\">"));
+	cr_expect_eq(count(page, "<li class=\"finding"), 0);
+	cr_expect(strstr(page, "id=\"no-reasons\""));
+	char db[128], again[128];
+	snprintf(db, sizeof db, "%s/healthy.db", dir);
+	snprintf(again, sizeof again, "%s/again.html", dir);
+	cr_assert_eq(sh("bin/gpuplan report %s --run 1 --html %s", db, again), 0, "%s", out);
+	char *second = slurp(again);
+	cr_expect_str_eq(second, page);
+	free(second);
+}
+
+Test(html, inference_runs_show_latency_and_the_load_test)
+{
+	char db[128], html[128];
+	snprintf(db, sizeof db, "%s/inf.db", dir);
+	snprintf(html, sizeof html, "%s/inf.html", dir);
+	cr_assert_eq(sh("bin/gpuplan search scenarios/inference.yaml --max --vary "
+			"workloads.chat.requests.rate --lo 4/s --hi 60/s --until 'ttft_p99_s <= 2' "
+			"--set workloads.chat.requests.count=1500 --set output.requests=true "
+			"--db %s%s",
+			db, ""),
+		     0, "%s", out);
+	cr_assert_eq(sh("bin/gpuplan report %s --html %s", db, html), 0, "%s", out);
+	page = slurp(html);
+	cr_expect(strstr(page, "id=\"chart-latency\""));
+	cr_expect(strstr(page, "id=\"chart-latency-time\""), "requests rows give latency over time");
+	cr_expect(strstr(page, "id=\"chart-loadtest\""));
+	cr_expect_geq(count(page, "<circle class=\"point\""), 3, "one point per probe");
+}
+
+Test(html, errors_are_located_and_leave_no_page)
+{
+	char db[128], html[128];
+	snprintf(db, sizeof db, "%s/e.db", dir);
+	snprintf(html, sizeof html, "%s/e.html", dir);
+	cr_assert_eq(sh("bin/gpuplan run scenarios/eval-window.yaml --quiet --db %s%s", db, ""), 0);
+	cr_expect_eq(sh("bin/gpuplan report %s --run 9 --html %s", db, html), 2, "%s", out);
+	cr_expect(strstr(out, "no run 9"), "%s", out);
+	struct stat sb;
+	cr_expect_neq(stat(html, &sb), 0, "no half-written page");
+	cr_expect_eq(sh("bin/gpuplan report %s --html %s/no/such/dir/x.html", db, dir), 1, "%s", out);
+	cr_expect(strstr(out, "cannot write"), "%s", out);
+	cr_expect_eq(sh("bin/gpuplan report %s --html%s", db, ""), 2, "%s", out);
+}
+
+/* --- in a real browser ------------------------------------------------------ */
+
+#define CHROMIUM_FLAGS                                                                        \
+	"--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "                 \
+	"--disable-background-networking --disable-component-update --disable-sync "          \
+	"--disable-dev-shm-usage --hide-scrollbars"
+
+Test(html, chromium_renders_the_charts_and_the_findings, .timeout = 60)
+{
+	if (sh("command -v chromium%s%s", "", "") != 0)
+		cr_skip_test("chromium is not installed (make deps installs it): skipping the browser "
+			     "check of the HTML report");
+	report("scenarios/sharing.yaml", "sharing");
+	char cmd[1024], html[128];
+	snprintf(html, sizeof html, "%s/sharing.html", dir);
+	snprintf(cmd, sizeof cmd,
+		 "timeout 30 chromium " CHROMIUM_FLAGS " --user-data-dir=%s/profile "
+		 "--dump-dom file://%s 2>/dev/null > %s/dom.html",
+		 dir, html, dir);
+	cr_assert_eq(system(cmd), 0, "chromium ran: %s", cmd);
+	snprintf(cmd, sizeof cmd, "%s/dom.html", dir);
+	char *dom = slurp(cmd);
+	/* The DOM as the browser built it: the parser kept every chart as SVG. */
+	static const char *const want[] = {"<svg id=\"chart-capacity\"", "<svg id=\"chart-utilization\"",
+					   "<svg id=\"chart-queue\"", "<svg id=\"chart-reasons\"",
+					   "<ol id=\"findings\">", "<li class=\"finding step-allocation\"",
+					   "<path class=\"series\"", "<table id=\"summary-table\">"};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		cr_expect(strstr(dom, want[i]), "the rendered DOM has %s", want[i]);
+	cr_expect_null(strstr(dom, "parsererror"));
+	free(dom);
+	snprintf(cmd, sizeof cmd,
+		 "timeout 30 chromium " CHROMIUM_FLAGS " --user-data-dir=%s/profile "
+		 "--window-size=1200,2000 --screenshot=%s/shot.png file://%s >/dev/null 2>&1",
+		 dir, dir, html);
+	cr_assert_eq(system(cmd), 0, "chromium took a screenshot");
+	snprintf(cmd, sizeof cmd, "%s/shot.png", dir);
+	struct stat sb;
+	cr_assert_eq(stat(cmd, &sb), 0);
+	cr_expect_gt(sb.st_size, 20000, "a page of charts, not a blank one (%lld bytes)",
+		     (long long)sb.st_size);
+}
