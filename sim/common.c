@@ -15,18 +15,23 @@ int gp_errorf(struct gp_err *err, int status, const char *fmt, ...)
 	return status;
 }
 
+int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list ap)
+{
+	const char *file = loc.file ? loc.file : "(input)";
+	int n = loc.line <= 0 ? snprintf(err->msg, sizeof err->msg, "%s: error: ", file)
+		: loc.col <= 0 ? snprintf(err->msg, sizeof err->msg, "%s:%d: error: ", file, loc.line)
+			       : snprintf(err->msg, sizeof err->msg, "%s:%d:%d: error: ", file,
+					  loc.line, loc.col);
+	if (n >= 0 && (size_t)n < sizeof err->msg)
+		vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+	return GP_EINPUT;
+}
+
 int gp_located(struct gp_err *err, struct srcloc loc, const char *fmt, ...)
 {
-	int n;
-	if (loc.line > 0)
-		n = snprintf(err->msg, sizeof err->msg, "%s:%d:%d: error: ", loc.file, loc.line, loc.col);
-	else
-		n = snprintf(err->msg, sizeof err->msg, "%s: error: ", loc.file ? loc.file : "(input)");
-	if (n < 0 || (size_t)n >= sizeof err->msg)
-		return GP_EINPUT;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+	gp_vlocated(err, loc, fmt, ap);
 	va_end(ap);
 	return GP_EINPUT;
 }

@@ -162,30 +162,41 @@ void gpupolicy_take(struct gpupolicy_node *n, const struct gpupolicy_pod *p, uin
 
 /* --- fragmentation ----------------------------------------------------------- */
 
-/* The free milli of the node that shape s could not use. */
-static double unusable(const struct gpupolicy_node *n, const struct gpupolicy_shape *s)
+/* GPUs with at least milli free (fit), and the free milli of the others (small). */
+struct split {
+	int32_t milli, fit, small;
+};
+
+/* The free milli of the node that shape s could not use.  sp caches the
+ * split of the last milli asked (gpupolicy_target_finish groups shapes by
+ * milli, so a node's GPUs are read once per distinct milli). */
+static double unusable(const struct gpupolicy_node *n, const struct gpupolicy_shape *s,
+		       struct split *sp)
 {
 	if (s->milli == 0 || !type_ok(n, s->types) || (s->milli < GPUPOLICY_MILLI && !n->shares))
 		return n->milli_left;
-	int32_t fit = 0, small = 0;
-	for (int32_t i = 0; i < n->gpus; i++) {
-		if (n->free[i] >= s->milli)
-			fit++;
-		else
-			small += n->free[i];
+	if (sp->milli != s->milli) {
+		*sp = (struct split){s->milli, 0, 0};
+		for (int32_t i = 0; i < n->gpus; i++) {
+			if (n->free[i] >= s->milli)
+				sp->fit++;
+			else
+				sp->small += n->free[i];
+		}
 	}
-	if (fit >= s->gpus && n->cpu_left >= s->cpu)
-		return small;
+	if (sp->fit >= s->gpus && n->cpu_left >= s->cpu)
+		return sp->small;
 	return n->milli_left;
 }
 
 double gpupolicy_frag(const struct gpupolicy_node *n, const struct gpupolicy_target *t)
 {
 	double frag = 0;
+	struct split sp = {-1, 0, 0};
 	if (n->milli_left == 0)
 		return 0;
 	for (size_t k = 0; k < t->n; k++)
-		frag += t->shapes[k].freq * unusable(n, &t->shapes[k]);
+		frag += t->shapes[k].freq * unusable(n, &t->shapes[k], &sp);
 	return frag;
 }
 
@@ -401,6 +412,13 @@ void gpupolicy_target_add(struct gpupolicy_target *t, const struct gpupolicy_pod
 	t->shapes[k].freq += weight;
 }
 
+/* By milli, so that the shapes of one milli are neighbours (gpupolicy_frag). */
+static int cmp_milli(const void *a, const void *b)
+{
+	const struct gpupolicy_shape *x = a, *y = b;
+	return (x->milli > y->milli) - (x->milli < y->milli);
+}
+
 void gpupolicy_target_finish(struct gpupolicy_target *t, double popularity)
 {
 	double total = 0, covered = 0;
@@ -415,6 +433,7 @@ void gpupolicy_target_finish(struct gpupolicy_target *t, double popularity)
 	t->n = keep;
 	for (size_t k = 0; k < keep; k++)
 		t->shapes[k].freq /= covered;
+	qsort(t->shapes, t->n, sizeof *t->shapes, cmp_milli);
 }
 
 void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods,

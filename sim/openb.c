@@ -8,6 +8,8 @@
  */
 #include "gpuplan/openb.h"
 
+#include "gpuplan/csv.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -85,46 +87,12 @@ struct reader {
 	struct gp_err *err;
 };
 
-static int row_error(const struct reader *r, const char *fmt, ...) GP_PRINTF(2, 3);
+/* Errors name the trace file and line. */
+#define row_error(r, ...) csv_error((r)->err, (r)->path, (r)->line, __VA_ARGS__)
 
-static int row_error(const struct reader *r, const char *fmt, ...)
-{
-	int n = snprintf(r->err->msg, sizeof r->err->msg, "%s:%d: error: ", r->path, r->line);
-	if (n < 0 || (size_t)n >= sizeof r->err->msg)
-		return GP_EINPUT;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err->msg + n, sizeof r->err->msg - (size_t)n, fmt, ap);
-	va_end(ap);
-	return GP_EINPUT;
-}
-
-static char *trim(char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-		s[--n] = '\0';
-	return s;
-}
 
 /* Splits line in place at commas into r->cells; the number of cells (more
  * than MAX_COLS counts as MAX_COLS + 1). */
-static int split(struct reader *r, char *line)
-{
-	int n = 0;
-	for (char *p = line;; n++) {
-		char *comma = strchr(p, ',');
-		if (comma)
-			*comma = '\0';
-		if (n < MAX_COLS)
-			r->cells[n] = trim(p);
-		if (!comma)
-			return n + 1 > MAX_COLS ? MAX_COLS + 1 : n + 1;
-		p = comma + 1;
-	}
-}
 
 static const char *expected_header(const struct reader *r, char *buf, size_t len)
 {
@@ -210,10 +178,10 @@ static int read_csv(struct reader *r, struct srcloc ref, row_fn row, void *ctx)
 	int rc = GP_OK;
 	while (rc == GP_OK && getline(&line, &cap, f) >= 0) {
 		r->line++;
-		char *text = trim(line);
+		char *text = csv_trim(line);
 		if (!*text || *text == '#')
 			continue;
-		int n = split(r, text);
+		int n = csv_split(text, r->cells, MAX_COLS);
 		if (!r->ncols)
 			rc = read_header(r, n);
 		else if (n != r->ncols)
@@ -522,7 +490,8 @@ static void make_pool(struct pool_spec *out, const struct pool_spec *entry,
 						gp_xstrdup(entry->taints[i].value),
 						entry->taints[i].effect};
 	out->windows = gp_xcalloc(entry->n_windows + 1, sizeof *out->windows);
-	memcpy(out->windows, entry->windows, entry->n_windows * sizeof *out->windows);
+	if (entry->n_windows)
+		memcpy(out->windows, entry->windows, entry->n_windows * sizeof *out->windows);
 	out->sharing.layout = NULL;
 	out->sharing.n_layout = 0;
 }

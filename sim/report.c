@@ -139,10 +139,11 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		summary_row(out, r, sc->workloads[w].name, label);
 	}
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
-		     "activity, vram%% = framebuffer used; time averages over the span.\n"
-		     "cost = allocations at pool prices; $/verified adds the workload's share of "
-		     "idle (all: total idle %.2f).\n",
-		results_metric(r, "all", "cost_idle"));
+		     "activity, vram%% = framebuffer used; time averages over the span.\n");
+	double idle = results_metric(r, "all", "cost_idle");
+	if (!isnan(idle)) /* the inflation protocol has no time, so no cost */
+		fprintf(out, "cost = allocations at pool prices; $/verified adds the workload's "
+			     "share of idle (all: total idle %.2f).\n", idle);
 	inference_summary(out, sc, r);
 	diagnose_print(out, r);
 }

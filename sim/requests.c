@@ -3,6 +3,8 @@
  */
 #include "gpuplan/requests.h"
 
+#include "gpuplan/csv.h"
+
 #include "gpuplan/arrivals.h"
 #include "gpuplan/units.h"
 
@@ -140,19 +142,8 @@ struct reader {
 	struct gp_err *err;
 };
 
-static int row_error(const struct reader *r, const char *fmt, ...) GP_PRINTF(2, 3);
-
-static int row_error(const struct reader *r, const char *fmt, ...)
-{
-	int n = snprintf(r->err->msg, sizeof r->err->msg, "%s:%d: error: ", r->path, r->line);
-	if (n < 0 || (size_t)n >= sizeof r->err->msg)
-		return GP_EINPUT;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err->msg + n, sizeof r->err->msg - (size_t)n, fmt, ap);
-	va_end(ap);
-	return GP_EINPUT;
-}
+/* Errors name the trace file and line. */
+#define row_error(r, ...) csv_error((r)->err, (r)->path, (r)->line, __VA_ARGS__)
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
 static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
@@ -205,31 +196,7 @@ static bool parse_time(const char *s, sim_time *out)
 	return true;
 }
 
-static char *trim(char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		s[--n] = '\0';
-	return s;
-}
 
-/* Splits at commas into at most 4 cells; returns the count (4 = too many). */
-static int split(char *line, char **cells)
-{
-	int n = 0;
-	for (char *p = line;; n++) {
-		char *comma = strchr(p, ',');
-		if (comma)
-			*comma = '\0';
-		if (n < 4)
-			cells[n] = trim(p);
-		if (!comma || n == 3)
-			return n + 1;
-		p = comma + 1;
-	}
-}
 
 static int tokens_cell(const struct reader *r, const char *cell, const char *column, int64_t lo,
 		       int32_t *out)
@@ -260,7 +227,7 @@ static int read_line(const struct reader *r, char *line, bool first, struct requ
 		     bool *skip)
 {
 	char *cells[4];
-	int n = split(line, cells);
+	int n = csv_split(line, cells, 3);
 	*skip = n == 1 && !cells[0][0];
 	if (*skip)
 		return GP_OK;

@@ -8,6 +8,8 @@
  */
 #include "gpuplan/trace.h"
 
+#include "gpuplan/csv.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -37,45 +39,10 @@ struct reader {
 	struct gp_err *err;
 };
 
-static int row_error(const struct reader *r, const char *fmt, ...) GP_PRINTF(2, 3);
+/* Errors name the trace file and line. */
+#define row_error(r, ...) csv_error((r)->err, (r)->path, (r)->line, __VA_ARGS__)
 
-static int row_error(const struct reader *r, const char *fmt, ...)
-{
-	int n = snprintf(r->err->msg, sizeof r->err->msg, "%s:%d: error: ", r->path, r->line);
-	if (n < 0 || (size_t)n >= sizeof r->err->msg)
-		return GP_EINPUT;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err->msg + n, sizeof r->err->msg - (size_t)n, fmt, ap);
-	va_end(ap);
-	return GP_EINPUT;
-}
 
-static char *trim(char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-		s[--n] = '\0';
-	return s;
-}
-
-/* Splits line in place at commas; returns the number of cells (more than max: max + 1). */
-static int split(char *line, char **cells, int max)
-{
-	int n = 0;
-	for (char *p = line;; n++) {
-		char *comma = strchr(p, ',');
-		if (comma)
-			*comma = '\0';
-		if (n < max)
-			cells[n] = trim(p);
-		if (!comma)
-			return n + 1 > max ? max + 1 : n + 1;
-		p = comma + 1;
-	}
-}
 
 static const char *layout(int ncols)
 {
@@ -168,10 +135,10 @@ static int read_line(struct reader *r, char *line)
 	char *hash = strchr(line, '#');
 	if (hash)
 		*hash = '\0';
-	if (*trim(line) == '\0')
+	if (*csv_trim(line) == '\0')
 		return GP_OK;
 	char *cells[TRACE_MAX_COLS];
-	int n = split(line, cells, TRACE_MAX_COLS);
+	int n = csv_split(line, cells, TRACE_MAX_COLS);
 	if (r->n == 0 && r->ncols == 0 && n <= TRACE_MAX_COLS) {
 		bool is_header;
 		int rc = read_header(r, cells, n, &is_header);

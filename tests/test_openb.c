@@ -371,14 +371,17 @@ Test(policy, target_workload_keeps_the_most_frequent_shapes)
 	struct gpupolicy_target t;
 	gpupolicy_target_build(&t, pods, 10, 1.0);
 	cr_assert_eq(t.n, 3);
-	cr_assert_float_eq(t.shapes[0].freq, 0.5, 1e-12);
-	cr_assert_float_eq(t.shapes[1].freq, 0.3, 1e-12);
-	cr_assert_float_eq(t.shapes[2].freq, 0.2, 1e-12);
+	/* Ordered by milli once cut: the CPU shape, the share, the whole GPU. */
+	cr_assert_float_eq(t.shapes[0].freq, 0.2, 1e-12);
+	cr_assert_float_eq(t.shapes[1].freq, 0.5, 1e-12);
+	cr_assert_float_eq(t.shapes[2].freq, 0.3, 1e-12);
+	cr_assert_eq(t.shapes[1].milli, 500);
 	gpupolicy_target_free(&t);
 	/* 75%: the first shape covers 50%, the first two 80%; renormalized over them. */
 	gpupolicy_target_build(&t, pods, 10, 0.75);
 	cr_assert_eq(t.n, 2);
 	cr_assert_float_eq(t.shapes[0].freq, 5.0 / 8, 1e-12);
+	cr_assert_eq(t.shapes[0].milli, 500);
 	cr_assert_float_eq(t.shapes[1].freq, 3.0 / 8, 1e-12);
 	gpupolicy_target_free(&t);
 }

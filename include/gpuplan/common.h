@@ -10,6 +10,7 @@
 #ifndef GPUPLAN_COMMON_H
 #define GPUPLAN_COMMON_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,8 +51,10 @@ struct srcloc {
 /* Fills err with the message and returns status. */
 int gp_errorf(struct gp_err *err, int status, const char *fmt, ...) GP_PRINTF(3, 4);
 
-/* Fills err with "FILE:LINE:COL: error: MESSAGE" and returns GP_EINPUT. */
+/* Fills err with "FILE:LINE:COL: error: MESSAGE" ("FILE:LINE: error:" without a
+ * column, "FILE: error:" without a line) and returns GP_EINPUT. */
 int gp_located(struct gp_err *err, struct srcloc loc, const char *fmt, ...) GP_PRINTF(3, 4);
+int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list ap);
 
 void *gp_xmalloc(size_t n);
 void *gp_xcalloc(size_t n, size_t size);

@@ -85,7 +85,7 @@ struct gpupolicy_shape {
 /* The target workload FGD measures fragmentation against: the most frequent
  * pod shapes (cpu, gpus, milli, allowed types) of a workload. */
 struct gpupolicy_target {
-	struct gpupolicy_shape *shapes;  /* most frequent first; freqs sum to 1 */
+	struct gpupolicy_shape *shapes;  /* freqs sum to 1; built targets order them by milli */
 	size_t n, cap;
 };
 
@@ -123,7 +123,8 @@ double gpupolicy_frag(const struct gpupolicy_node *n, const struct gpupolicy_tar
 
 /* The target workload of pods[0 .. n-1]: shapes by decreasing count (ties
  * by cpu, milli, gpus, types), the most frequent ones until they cover
- * popularity (0..1] of the pods, their frequencies renormalized. */
+ * popularity (0..1] of the pods, their frequencies renormalized; then
+ * ordered by milli (the sum does not care, and frag reads GPUs once per milli). */
 void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods,
 			    size_t n, double popularity);
 

@@ -160,10 +160,9 @@ static const struct bench benches[] = {
 	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL},
 	{"Azure conv trace, 1 M requests, 16 replicas", "< 10 s", "tests/bench/azure-1m.yaml",
 	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv"},
-	{"openb default trace, inflation protocol, FGD (~10.9k pods, 1,213 nodes)",
-	 "< 1 s per experiment", "scenarios/openb.yaml",
+	{"openb default, inflation to 130%, FGD", "< 1 s per experiment", "scenarios/openb.yaml",
 	 "../shared/data/openb/openb_pod_list_default.csv"},
-	{"openb sweep: 6 policies x 24 traces x 10 seeds, --jobs 2", "none (the paper's 1,440 runs)",
+	{"openb sweep: 6 policies x 24 traces x 10 seeds", "none (1,440 runs, --jobs 2)",
 	 "scenarios/sweeps/openb-policies.yaml", "../shared/data/openb/openb_pod_list_default.csv"},
 };
 

@@ -7,6 +7,8 @@
  * -DFUZZ_TARGET=...), and included by tests/test_fuzz.c, which replays the
  * inputs kept under tests/fixtures/fuzz/<target>/ as regression tests.
  */
+#include "gpuplan/openb.h"
+#include "gpuplan/requests.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/sweep.h"
 #include "gpuplan/trace.h"
@@ -78,6 +80,40 @@ int fuzz_sweep(const uint8_t *data, size_t size)
 	struct gp_err err;
 	if (sweep_load(to_file("w.yaml", data, size), &sw, &err) == GP_OK)
 		sweep_free(sw);
+	return 0;
+}
+
+static const struct srcloc fuzz_ref = {"fuzz.yaml", 1, 1};
+
+int fuzz_azure(const uint8_t *data, size_t size)
+{
+	struct request_row *rows = NULL;
+	size_t n = 0;
+	struct gp_err err;
+	if (requests_read_azure(to_file("a.csv", data, size), fuzz_ref, 100000, &rows, &n, &err) == GP_OK)
+		free(rows);
+	return 0;
+}
+
+int fuzz_openb_nodes(const uint8_t *data, size_t size)
+{
+	struct openb_node *nodes = NULL;
+	size_t n = 0;
+	struct gp_err err;
+	if (openb_read_nodes(to_file("n.csv", data, size), fuzz_ref, &nodes, &n, &err) == GP_OK)
+		openb_free_nodes(nodes, n);
+	return 0;
+}
+
+int fuzz_openb_pods(const uint8_t *data, size_t size)
+{
+	struct openb_pod *pods = NULL;
+	size_t n = 0;
+	struct gp_err err;
+	/* The first byte picks the mode: timed replays need deletion times. */
+	bool timed = size && (data[0] & 1);
+	if (openb_read_pods(to_file("p.csv", data, size), fuzz_ref, timed, &pods, &n, &err) == GP_OK)
+		openb_free_pods(pods, n);
 	return 0;
 }
 
