@@ -213,21 +213,8 @@ sim_time infer_iteration_time(double seconds)
 /* The memory of the pod's unit on one GPU (no isolation: the whole GPU). */
 static double unit_bytes(const struct pool_spec *p, const struct workload_spec *w)
 {
-	const struct sharing *sh = &p->sharing;
-	switch (sh->mode) {
-	case SHARING_MPS: return p->gpu->memory_bytes / sh->replicas;
-	case SHARING_FRACTIONAL:
-		return w->request == REQUEST_MILLI ? p->gpu->memory_bytes * w->milli / 1000.0
-						   : p->gpu->memory_bytes;
-	case SHARING_MIG:
-		for (size_t i = 0; i < sh->n_layout; i++)
-			if (w->mig_profile && !strcmp(sh->layout[i]->name, w->mig_profile))
-				return sh->layout[i]->memory_bytes;
-		break;
-	case SHARING_EXCLUSIVE:
-	case SHARING_TIME_SLICING: break;
-	}
-	return p->gpu->memory_bytes;
+	double isolated = scenario_unit_memory(p, w);
+	return isolated > 0 ? isolated : p->gpu->memory_bytes;
 }
 
 double infer_server_memory(const struct pool_spec *p, const struct workload_spec *w)

@@ -497,23 +497,6 @@ static void make_pool(struct pool_spec *out, const struct pool_spec *entry,
 }
 
 /* Frees what make_pool copied and the entry's own strings. */
-static void drop_entry(struct pool_spec *p)
-{
-	free(p->name);
-	free(p->trace_path);
-	for (size_t i = 0; i < p->n_labels; i++) {
-		free(p->labels[i].key);
-		free(p->labels[i].value);
-	}
-	free(p->labels);
-	for (size_t i = 0; i < p->n_taints; i++) {
-		free(p->taints[i].key);
-		free(p->taints[i].value);
-	}
-	free(p->taints);
-	free(p->windows);
-	free(p->sharing.layout);
-}
 
 /* The pools of one entry's node list, appended to out. */
 static int expand_one(const struct pool_spec *entry, struct pool_spec **out, size_t *n,
@@ -556,7 +539,7 @@ int openb_expand_pools(struct scenario *sc, struct gp_err *err)
 			continue;
 		}
 		rc = expand_one(&sc->pools[p], &out, &n, &cap, err);
-		drop_entry(&sc->pools[p]);
+		scenario_pool_free(&sc->pools[p]);
 		memset(&sc->pools[p], 0, sizeof sc->pools[p]);
 	}
 	/* On error, the pools not moved yet stay for scenario_free; the new ones go with them. */

@@ -1829,8 +1829,6 @@ static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 #define INFER_DEFAULT_BATCHED_TOKENS 2048 /* vLLM's max_num_batched_tokens with chunked prefill */
 #define INFER_DEFAULT_LOAD_BANDWIDTH 2e9  /* bytes/s: safetensors from local NVMe or a warm cache */
 
-static double unit_memory(const struct pool_spec *p, const struct workload_spec *w);
-
 static struct inference_spec *new_inference(void)
 {
 	struct inference_spec *in = gp_xcalloc(1, sizeof *in);
@@ -2256,7 +2254,7 @@ static int64_t typical_context(const struct request_spec *rs)
 static double server_cap(const struct pool_spec *p, const struct workload_spec *w)
 {
 	const struct inference_spec *in = w->inference;
-	double unit = unit_memory(p, w);
+	double unit = scenario_unit_memory(p, w);
 	if (unit <= 0)
 		unit = p->gpu->memory_bytes;
 	if (in->vram_given)
@@ -3054,7 +3052,7 @@ static void free_kvs(struct kv *kv, size_t n)
 	free(kv);
 }
 
-static void free_pool(struct pool_spec *p)
+void scenario_pool_free(struct pool_spec *p)
 {
 	free(p->name);
 	free(p->trace_path);
@@ -3104,7 +3102,7 @@ void scenario_free(struct scenario *sc)
 	if (!sc)
 		return;
 	for (size_t i = 0; i < sc->n_pools; i++)
-		free_pool(&sc->pools[i]);
+		scenario_pool_free(&sc->pools[i]);
 	free(sc->pools);
 	for (size_t i = 0; i < sc->n_workloads; i++)
 		free_workload(&sc->workloads[i]);
@@ -3200,7 +3198,7 @@ bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec 
 }
 
 /* The memory one unit of the pool guarantees a pod; 0 when it is not isolated. */
-static double unit_memory(const struct pool_spec *p, const struct workload_spec *w)
+double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w)
 {
 	const struct sharing *sh = &p->sharing;
 	switch (sh->mode) {
@@ -3210,7 +3208,7 @@ static double unit_memory(const struct pool_spec *p, const struct workload_spec 
 						   : p->gpu->memory_bytes;
 	case SHARING_MIG:
 		for (size_t i = 0; i < sh->n_layout; i++)
-			if (!strcmp(sh->layout[i]->name, w->mig_profile))
+			if (w->mig_profile && !strcmp(sh->layout[i]->name, w->mig_profile))
 				return sh->layout[i]->memory_bytes;
 		return 0;
 	case SHARING_EXCLUSIVE:
@@ -3223,7 +3221,7 @@ double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_
 {
 	if (!scenario_pool_offers(p, w))
 		return 0;
-	double limit = unit_memory(p, w);
+	double limit = scenario_unit_memory(p, w);
 	if (limit > 0 && w->vram_bytes > limit)
 		return 0; /* MPS, MIG and fractional enforce memory at placement */
 	switch (w->request) {

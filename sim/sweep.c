@@ -708,8 +708,8 @@ static int run_point(const struct sweep *sw, const struct sweep_point *p, struct
 }
 
 /* The shard's points the database does not hold yet, in order. */
-static int plan(const struct sweep *sw, const struct sweep_options *o, size_t **todo,
-		size_t *n_todo, struct sweep_progress *pr, struct gp_err *err)
+static int plan(const struct sweep *sw, const struct sweep_options *o, size_t **left,
+		size_t *n_left, struct sweep_progress *pr, struct gp_err *err)
 {
 	struct store *st;
 	char **done = NULL;
@@ -720,8 +720,8 @@ static int plan(const struct sweep *sw, const struct sweep_options *o, size_t **
 	store_close(st);
 	if (n_done)
 		qsort(done, n_done, sizeof *done, cmp_str_ptr);
-	*todo = gp_xcalloc(sw->n_points, sizeof **todo);
-	*n_todo = 0;
+	*left = gp_xcalloc(sw->n_points, sizeof **left);
+	*n_left = 0;
 	for (size_t i = 0; i < sw->n_points && !rc; i++) {
 		if (!sweep_shard_has(o->shard, i))
 			continue;
@@ -730,7 +730,7 @@ static int plan(const struct sweep *sw, const struct sweep_options *o, size_t **
 		if (n_done && bsearch(&key, done, n_done, sizeof *done, cmp_str_ptr))
 			pr->present++;
 		else
-			(*todo)[(*n_todo)++] = i;
+			(*left)[(*n_left)++] = i;
 	}
 	for (size_t i = 0; i < n_done; i++)
 		free(done[i]);
@@ -752,14 +752,14 @@ static void report(const struct sweep_options *o, struct sweep_progress *pr, dou
 }
 
 /* Runs the points here, one after the other, on one connection. */
-static int run_here(const struct sweep *sw, const struct sweep_options *o, const size_t *todo,
+static int run_here(const struct sweep *sw, const struct sweep_options *o, const size_t *left,
 		    size_t n, struct sweep_progress *pr, double t0, struct gp_err *err)
 {
 	struct store *st;
 	int rc = store_open(o->db, &st, err);
 	for (size_t i = 0; i < n && !rc; i++) {
 		bool written = false;
-		rc = run_point(sw, &sw->points[todo[i]], st, &written, err);
+		rc = run_point(sw, &sw->points[left[i]], st, &written, err);
 		if (!rc) {
 			*(written ? &pr->written : &pr->raced) += 1;
 			report(o, pr, t0);
@@ -847,8 +847,8 @@ struct pool {
 	int results;               /* read end */
 	pid_t *pids;
 	unsigned n;
-	const size_t *todo;
-	size_t n_todo, next;
+	const size_t *left;
+	size_t n_left, next;
 };
 
 /* Hands out the next point, or closes the task pipe when none is left:
@@ -857,9 +857,9 @@ static void hand_out(struct pool *pl)
 {
 	if (pl->tasks < 0)
 		return;
-	if (pl->next < pl->n_todo) {
-		uint32_t index = (uint32_t)pl->todo[pl->next++];
-		if (write_full(pl->tasks, &index, sizeof index) == 0 && pl->next < pl->n_todo)
+	if (pl->next < pl->n_left) {
+		uint32_t index = (uint32_t)pl->left[pl->next++];
+		if (write_full(pl->tasks, &index, sizeof index) == 0 && pl->next < pl->n_left)
 			return;
 	}
 	close(pl->tasks);
@@ -932,11 +932,11 @@ static int reap(struct pool *pl, int rc, struct gp_err *err)
 
 /* Keeps two points per worker in the pipe: enough that no worker waits for
  * the parent, few enough that a failure stops the sweep within a round. */
-static int run_workers(const struct sweep *sw, const struct sweep_options *o, const size_t *todo,
+static int run_workers(const struct sweep *sw, const struct sweep_options *o, const size_t *left,
 		       size_t n, struct sweep_progress *pr, double t0, struct gp_err *err)
 {
 	unsigned jobs = o->jobs < n ? o->jobs : (unsigned)n;
-	struct pool pl = {.todo = todo, .n_todo = n};
+	struct pool pl = {.left = left, .n_left = n};
 	int rc = start_workers(sw, o, &pl, jobs, err);
 	if (rc)
 		return rc;
@@ -969,20 +969,20 @@ int sweep_run(const struct sweep *sw, const struct sweep_options *o, struct swee
 	assert(o->jobs >= 1 && o->jobs <= SWEEP_MAX_JOBS);
 	double t0 = now_s();
 	struct sweep_progress pr = {0};
-	size_t *todo = NULL, n = 0;
-	int rc = plan(sw, o, &todo, &n, &pr, err);
+	size_t *left = NULL, n = 0;
+	int rc = plan(sw, o, &left, &n, &pr, err);
 	if (!rc) {
 		report(o, &pr, t0);
 		/* A worker whose reader is gone must see EPIPE, not die of SIGPIPE
 		 * before it can say so; the parent likewise. */
 		void (*old)(int) = signal(SIGPIPE, SIG_IGN);
 		if (o->jobs == 1 || n <= 1)
-			rc = run_here(sw, o, todo, n, &pr, t0, err);
+			rc = run_here(sw, o, left, n, &pr, t0, err);
 		else
-			rc = run_workers(sw, o, todo, n, &pr, t0, err);
+			rc = run_workers(sw, o, left, n, &pr, t0, err);
 		signal(SIGPIPE, old);
 	}
-	free(todo);
+	free(left);
 	pr.elapsed_s = now_s() - t0;
 	if (out)
 		*out = pr;

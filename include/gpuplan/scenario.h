@@ -392,6 +392,14 @@ int64_t scenario_capacity_gpus(const struct scenario *sc);
  * "nvidia.com/mig-3g.40gb" (buf of at least 64 bytes). */
 const char *scenario_resource_name(const struct workload_spec *w, char *buf, size_t len);
 
+/* The memory one unit of pool p guarantees a pod of workload w (an MPS
+ * replica's share, a MIG instance's, milli/1000 of the GPU); 0 where memory is
+ * not isolated (exclusive, time-slicing). */
+double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
+
+/* Frees what a pool spec owns (not the spec itself). */
+void scenario_pool_free(struct pool_spec *p);
+
 /* Whether pool p offers the resource workload w's pods ask for. */
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
 
