@@ -5,6 +5,8 @@
  * a healthy scenario is left as it is; bad input writes nothing.
  */
 #include <criterion/criterion.h>
+
+#include "scratch.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,38 +14,22 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static char dir[64], db[96], out[32768];
+static char db[96], out[32768];
 
 static void make_dir(void)
 {
-	strcpy(dir, "/tmp/gpuplan-advise-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	scratch_make();
 	snprintf(db, sizeof db, "%s/a.db", dir);
 }
 
-static void remove_dir(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(advise, .init = make_dir, .fini = remove_dir);
+TestSuite(advise, .init = make_dir, .fini = scratch_remove);
 
 /* Runs bin/gpuplan advise ARGS; returns the exit code, stdout+stderr in out. */
 static int advise(const char *args)
 {
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "bin/gpuplan advise %s >%s/out 2>&1", args, dir);
-	int status = system(cmd);
-	snprintf(cmd, sizeof cmd, "%s/out", dir);
-	FILE *f = fopen(cmd, "r");
-	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-	out[n] = '\0';
-	if (f)
-		fclose(f);
-	cr_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan advise %s", args);
+	return capture(cmd, out, sizeof out);
 }
 
 static const char *last_line(void)

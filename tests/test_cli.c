@@ -4,6 +4,8 @@
  * identical result rows for the same scenario and seed.
  */
 #include <criterion/criterion.h>
+
+#include "scratch.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,38 +14,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[64];
 static char out[8192];
 
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/gpuplan-cli-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(cli, .init = make_dir, .fini = remove_dir);
+TestSuite(cli, .init = scratch_make, .fini = scratch_remove);
 
 /* Runs bin/gpuplan with args; returns its exit code, stdout+stderr in out. */
 static int gpuplan(const char *args)
 {
-	char cmd[2048], path[128];
-	snprintf(path, sizeof path, "%s/out.txt", dir);
-	snprintf(cmd, sizeof cmd, "bin/gpuplan %s >%s 2>&1", args, path);
-	int status = system(cmd);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-	out[n] = '\0';
-	if (f)
-		fclose(f);
-	cr_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan %s", args);
+	return capture(cmd, out, sizeof out);
 }
 
 static long long query(const char *db, const char *sql)

@@ -5,6 +5,8 @@
  * headless), which the test skips with a message when chromium is absent.
  */
 #include <criterion/criterion.h>
+
+#include "scratch.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,41 +14,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[64], out[8192];
+static char out[8192];
 static char *page;
-
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/gpuplan-html-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-}
 
 static void remove_dir(void)
 {
 	free(page);
 	page = NULL;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
+	scratch_remove();
 }
 
-TestSuite(html, .init = make_dir, .fini = remove_dir);
+TestSuite(html, .init = scratch_make, .fini = remove_dir);
 
 /* Runs a shell command in dir's context; returns its exit code, output in out. */
 static int sh(const char *fmt, const char *a, const char *b)
 {
-	char cmd[2048], body[1536];
+	char body[1536];
 	snprintf(body, sizeof body, fmt, a, b);
-	snprintf(cmd, sizeof cmd, "%s >%s/out 2>&1", body, dir);
-	int status = system(cmd);
-	snprintf(cmd, sizeof cmd, "%s/out", dir);
-	FILE *f = fopen(cmd, "r");
-	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-	out[n] = '\0';
-	if (f)
-		fclose(f);
-	cr_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	return capture(body, out, sizeof out);
 }
 
 static char *slurp(const char *path)

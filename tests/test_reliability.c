@@ -5,6 +5,8 @@
  * run again.
  */
 #include <criterion/criterion.h>
+
+#include "scratch.h"
 #include <dirent.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -15,22 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char dir[64];
-
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/gpuplan-rel-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(reliability, .init = make_dir, .fini = remove_dir);
+TestSuite(reliability, .init = scratch_make, .fini = scratch_remove);
 
 static long long query(const char *db, const char *sql)
 {

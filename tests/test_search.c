@@ -5,42 +5,24 @@
 #include "gpuplan/search.h"
 
 #include <criterion/criterion.h>
+
+#include "scratch.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
-static char dir[64], out[16384];
+static char out[16384];
 
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/gpuplan-search-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(search, .init = make_dir, .fini = remove_dir);
+TestSuite(search, .init = scratch_make, .fini = scratch_remove);
 
 /* Runs bin/gpuplan search ARGS --db DIR/s.db; returns the exit code, output in out. */
 static int search(const char *args)
 {
 	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "bin/gpuplan search %s --db %s/s.db >%s/out 2>&1", args, dir, dir);
-	int status = system(cmd);
-	snprintf(cmd, sizeof cmd, "%s/out", dir);
-	FILE *f = fopen(cmd, "r");
-	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-	out[n] = '\0';
-	if (f)
-		fclose(f);
-	return WEXITSTATUS(status);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan search %s --db %s/s.db", args, dir);
+	return capture(cmd, out, sizeof out);
 }
 
 static const char *last_line(void)

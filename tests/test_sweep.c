@@ -12,6 +12,8 @@
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 
+#include "scratch.h"
+
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -27,23 +29,9 @@
 
 #define FIX "tests/fixtures/sweep/"
 
-static char dir[64];
 static char out[8192];
 
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/gpuplan-sweep-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(sweep, .init = make_dir, .fini = remove_dir, .timeout = 60);
+TestSuite(sweep, .init = scratch_make, .fini = scratch_remove, .timeout = 60);
 
 /* dir/name, in a static buffer per call site's choice (four rotate). */
 static const char *tmp(const char *name)
@@ -58,17 +46,7 @@ static const char *tmp(const char *name)
 /* Runs a shell command line; returns its exit code, stdout+stderr in out. */
 static int shell(const char *cmdline)
 {
-	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "%s >%s/out.txt 2>&1", cmdline, dir);
-	int status = system(cmd);
-	snprintf(cmd, sizeof cmd, "%s/out.txt", dir);
-	FILE *f = fopen(cmd, "r");
-	size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-	out[n] = '\0';
-	if (f)
-		fclose(f);
-	cr_assert(WIFEXITED(status), "%s", cmdline);
-	return WEXITSTATUS(status);
+	return capture(cmdline, out, sizeof out);
 }
 
 static int gpuplan(const char *args)
