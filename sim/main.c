@@ -11,6 +11,7 @@
 #include "gpuplan/advise.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
+#include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
 #include "gpuplan/scenario.h"
@@ -705,18 +706,20 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 
 /* --- report --------------------------------------------------------------------- */
 
-/* Writes the run's HTML page to path (replacing it). */
-static int report_html(struct store *st, int64_t run_id, const char *path, struct gp_err *err)
+/* Writes the run's HTML page to path, replacing it only once the page is whole. */
+static int report_html(struct store *st, const char *db, int64_t run_id, const char *path,
+		       struct gp_err *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-	int rc = html_report(f, st, run_id, err);
-	if (fclose(f) != 0 && !rc)
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
+	struct outfile of;
+	int rc = outfile_open(&of, path, db, err);
 	if (rc)
-		remove(path);
-	return rc;
+		return rc;
+	rc = html_report(of.f, st, run_id, err);
+	if (rc) {
+		outfile_abort(&of);
+		return rc;
+	}
+	return outfile_commit(&of, err);
 }
 
 /* The run's allocations as OpenCost's /allocation response, on stdout. */
@@ -764,9 +767,9 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
 	struct gp_err err;
-	rc = store_open(db, &st, &err);
+	rc = store_open_read(db, &st, &err);
 	if (!rc && html)
-		rc = report_html(st, run_id, html, &err);
+		rc = report_html(st, db, run_id, html, &err);
 	if (!rc && opencost)
 		rc = report_opencost(st, db, run_id, &err);
 	store_close(st);
