@@ -4,6 +4,8 @@
 #   tests/docs.sh            what the test suite runs (test_docs.c), from the top of the checkout
 #   tests/docs.sh --diff     also compare every output shown in README.md with the real one
 #   tests/docs.sh --diff FILE.md...   the same for the console blocks of other pages
+#   tests/docs.sh --update FILE.md... rewrite the outputs shown with the real ones,
+#                            except those with a "..." line (refresh those by hand)
 #
 # 1. Every `gpuplan COMMAND` named in a page (in a fenced block, or in an
 #    inline code span that starts with gpuplan) is a command of `bin/gpuplan
@@ -11,10 +13,13 @@
 # 2. Every relative link of a page names a file that exists.
 # 3. No page, source, test or script refers to a design file outside the
 #    repository (the design lives in docs/design.md).
-# 4. The ```console blocks of README.md (and, with --diff, of the pages named)
+# 4. docs/results.md lists every table of a results database with its
+#    columns, in order.
+# 5. The ```console blocks of README.md (and, with --diff, of the pages named)
 #    run in order in a scratch folder that links bin/, scenarios/ and tests/:
 #    every `$ ` line is a command (continued by a trailing backslash or an open
-#    quote); it must exit 0, or 2 when the output shown for it has "error:".
+#    quote); it must exit 0, or 2 when the output shown for it has "error:";
+#    and every metric the runs wrote must be described in docs/results.md.
 #    With --diff, the output shown must be the real one, except that a line
 #    "..." stands for any lines and wall-clock times ("in 0.008 s", "(0.3 s)")
 #    are not compared.  Blocks that must not run (a kill, a cluster) are
@@ -26,10 +31,15 @@ BIN=bin/gpuplan
 [ -x "$BIN" ] || { echo "tests/docs.sh: $BIN is missing (make all)"; exit 1; }
 
 diff_mode=0
-[ "${1:-}" = "--diff" ] && { diff_mode=1; shift; }
+update=0
+case "${1:-}" in
+--diff) diff_mode=1; shift ;;
+--update) diff_mode=1; update=1; shift ;;
+esac
 run_pages=${*:-README.md}
 # GPUPLAN_DOCS_PAGES replaces the pages checked (test_docs.c checks the checker).
 pages=${GPUPLAN_DOCS_PAGES:-README.md $(ls docs/*.md 2>/dev/null)}
+results_page=${GPUPLAN_DOCS_RESULTS:-docs/results.md} # and GPUPLAN_DOCS_RESULTS the schema page
 work=$(mktemp -d /tmp/gpuplan-docs-XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 fail=0
@@ -126,9 +136,25 @@ if [ -s "$work/design" ]; then
 	fail=1
 fi
 
-# --- 4. the console blocks run -------------------------------------------------
+# --- 4. the results schema as docs/results.md lists it -------------------------
+if [ -f "$results_page" ]; then
+	"$BIN" run scenarios/eval-window.yaml --quiet --db "$work/schema.db" >/dev/null 2>&1 ||
+		problem "tests/docs.sh: could not write a results database to compare with docs/results.md"
+	for t in $(sqlite3 "$work/schema.db" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"); do
+		real=$(sqlite3 "$work/schema.db" "SELECT group_concat(name, ' ') FROM pragma_table_info('$t')")
+		# | table | col, col (a note), col: what it is |
+		row=$(grep "^| $t |" "$results_page" | head -n 1)
+		shown=$(echo "$row" | awk -F'|' '{ print $3 }' | sed -e 's/([^)]*)//g' -e 's/:.*//' -e 's/`//g' |
+			tr ',' '\n' | awk '{ print $1 }' | grep . | tr '\n' ' ' | sed 's/ $//')
+		[ "$shown" = "$real" ] ||
+			problem "$results_page: table $t has columns '$real'; the page lists '${shown:-nothing}'"
+	done
+fi
+
+# --- 5. the console blocks run -------------------------------------------------
 # Splits a page's ```console blocks into numbered commands: cmd.N (the command),
-# out.N (the output shown), line.N (its line in the page).
+# out.N (the output shown), line.N (its line in the page), range.N (the lines
+# of the output shown: FIRST LAST, LAST = FIRST - 1 when none is shown).
 split_console() {
 	awk -v dir="$2" '
 	function quotes_open(s,   i, ch, q) {
@@ -141,13 +167,14 @@ split_console() {
 		return q != ""
 	}
 	/^```console/ { block = 1; next }
-	/^```/ && block { block = 0; cont = 0; next }
+	/^```/ && block { block = 0; cont = 0; if (pending) print from, NR - 1 > (dir "/range." n); pending = 0; next }
 	!block { next }
 	cont { print $0 > (dir "/cmd." n); cmd = cmd "\n" $0
-	       cont = ($0 ~ /\\$/) || quotes_open(cmd); next }
-	/^\$ / { n++; cmd = substr($0, 3); print cmd > (dir "/cmd." n); print NR > (dir "/line." n)
+	       cont = ($0 ~ /\\$/) || quotes_open(cmd); if (!cont) from = NR + 1; next }
+	/^\$ / { if (pending) print from, NR - 1 > (dir "/range." n)
+	         pending = 1; n++; cmd = substr($0, 3); print cmd > (dir "/cmd." n); print NR > (dir "/line." n)
 	         printf "" > (dir "/out." n)
-	         cont = ($0 ~ /\\$/) || quotes_open(cmd); next }
+	         cont = ($0 ~ /\\$/) || quotes_open(cmd); if (!cont) from = NR + 1; next }
 	n { print $0 > (dir "/out." n) }' "$1"
 }
 
@@ -185,6 +212,15 @@ for page in $run_pages; do
 	mkdir -p "$pw/cmds" "$pw/here/results"
 	for d in bin scenarios tests; do ln -s "$PWD/$d" "$pw/here/$d"; done
 	split_console "$page" "$pw/cmds"
+	# A page that replays the real traces runs only where they are.
+	if [ ! -d ../shared/data ]; then
+		needs=$(cat "$pw"/cmds/cmd.* 2>/dev/null | tr ' ' '\n' | grep '\.yaml$' | sort -u |
+			while read -r f; do [ -f "$f" ] && grep -l '^[^#]*shared/data' "$f"; done)
+		if [ -n "$needs" ]; then
+			echo "$page: not run: it replays ../shared/data, which is missing ($needs)"
+			continue
+		fi
+	fi
 	i=1
 	while [ -f "$pw/cmds/cmd.$i" ]; do
 		line=$(cat "$pw/cmds/line.$i")
@@ -196,11 +232,34 @@ for page in $run_pages; do
 			problem "$page:$line: exit code $rc, expected $want: $(head -c 300 "$pw/cmds/cmd.$i")"
 			sed 's/^/  | /' "$pw/got.$i" | head -5
 		elif [ "$diff_mode" -eq 1 ] && ! compare "$pw/cmds/out.$i" "$pw/got.$i" >"$pw/diff.$i"; then
-			problem "$page:$line: the output shown is not the real one: $(head -n 1 "$pw/cmds/cmd.$i")"
-			cat "$pw/diff.$i"
+			if [ "$update" -eq 1 ] && ! grep -qx '\.\.\.' "$pw/cmds/out.$i"; then
+				sed 's/[ \t]*$//' "$pw/got.$i" >"$pw/new.$i"
+				echo "$(cat "$pw/cmds/range.$i") $pw/new.$i" >>"$pw/updates"
+				echo "$page:$line: output updated: $(head -n 1 "$pw/cmds/cmd.$i")"
+			else
+				problem "$page:$line: the output shown is not the real one: $(head -n 1 "$pw/cmds/cmd.$i")"
+				cat "$pw/diff.$i"
+			fi
 		fi
 		i=$((i + 1))
 	done
+	# Every metric the page's runs wrote is described in docs/results.md.
+	find "$pw/here" -name '*.db' 2>/dev/null | while read -r db; do
+		sqlite3 "$db" "SELECT DISTINCT name FROM metrics" 2>/dev/null
+	done | sort -u | while read -r m; do
+		grep -qw -- "$m" "$results_page" || echo "$results_page: metric $m (written by the commands of $page) is not described"
+	done >"$pw/metrics"
+	[ -s "$pw/metrics" ] && { cat "$pw/metrics"; fail=1; }
+	# Each update replaces lines FIRST..LAST of the page with a file.
+	if [ -s "$pw/updates" ]; then
+		awk 'NR == FNR { from[$1] = $1; to[$1] = $2; src[$1] = $3; next }
+		FNR in from {
+			while ((getline l < src[FNR]) > 0) print l
+			close(src[FNR]); skip = to[FNR]
+		}
+		FNR <= skip { next }
+		{ print }' "$pw/updates" "$page" >"$pw/page" && cat "$pw/page" >"$page"
+	fi
 done
 
 exit $fail
