@@ -1,6 +1,6 @@
 /*
  * sharing.h - what one GPU offers under each sharing mode, written once
- * (DESIGN.md section 5, "GPUs and sharing").
+ * (docs/sharing.md).
  *
  * The module owns the arithmetic of sharing: how many units a GPU has, how
  * many of them a pod takes, whether a pool's GPUs offer what a pod asks
