@@ -6,6 +6,7 @@
 #include "gpuplan/advise.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
+#include "gpuplan/import.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
 #include "gpuplan/scenario.h"
@@ -43,6 +44,9 @@ static const char usage[] =
 	"  search SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max) --until 'METRIC OP VALUE'\n"
 	"         [--seeds N] [--db PATH] [--set KEY=VALUE]...\n"
 	"                     bisect one parameter: smallest pool, largest sustainable rate\n"
+	"  import --nodes NODES.json --pods PODS.json [--kueue K.yaml] [--dcgm METRICS]\n"
+	"         [--opencost ALLOC.json] [--prices P.yaml] [--gpu-map PRODUCT=TYPE]... -o OUT.yaml\n"
+	"                     a scenario from kubectl, GFD, Kueue, DCGM and OpenCost output\n"
 	"\n"
 	"Run 'gpuplan COMMAND --help' for a command's options.  Exit codes: 0 ok,\n"
 	"1 runtime failure (I/O, SQLite), 2 invalid usage, scenario or trace.\n";
@@ -707,6 +711,76 @@ static int cmd_advise(int argc, char **argv)
 	return rc < 0 ? 0 : rc;
 }
 
+static const char import_help[] =
+	"usage: gpuplan import --nodes NODES --pods PODS [--kueue KUEUE] [--dcgm METRICS]\n"
+	"       [--opencost ALLOC] [--prices PRICES] [--gpu-map PRODUCT=TYPE]... [--at TIME]\n"
+	"       [--horizon DURATION] [--name NAME] -o SCENARIO.yaml\n"
+	"\n"
+	"Writes a scenario that reproduces a cluster snapshot (see docs/import.md), then\n"
+	"simulates its first second and prints each pending pod's real PodScheduled\n"
+	"message beside gpuplan's.  Bad input: exit 2, nothing written.\n"
+	"  --nodes, --pods  kubectl get nodes -o json; kubectl get pods -A -o json (or -o yaml)\n"
+	"  --kueue          kubectl get clusterqueues,localqueues,resourceflavors,cohorts -o yaml\n"
+	"  --dcgm           a dcgm-exporter scrape, or a Prometheus query_range JSON response\n"
+	"  --opencost       an OpenCost /allocation response: prices, real cost per workload\n"
+	"  --prices         {GPU-TYPE: {gpu_hour: X, cpu_hour: Y, gib_hour: Z}}, 'cpu' for CPU nodes\n"
+	"  --gpu-map        a product label the catalog lacks, as a catalog type (repeatable)\n"
+	"  --at             the snapshot time (default: the latest time in the pods)\n"
+	"  --horizon        how long the scenario runs (default 24h)\n";
+
+static int cmd_import(int argc, char **argv)
+{
+	static const char *const flags[] = {"--nodes", "--pods",  "--kueue", "--dcgm", "--opencost",
+					    "--prices", "--at",   "--name",  "-o",     "--horizon"};
+	struct import_options o = {0};
+	const char *vals[10] = {0};
+	const char **map = calloc((size_t)argc + 1, sizeof *map);
+	for (int i = 0; i < argc; i++) {
+		size_t f = 0;
+		while (f < 10 && strcmp(argv[i], flags[f]))
+			f++;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return free(map), fputs(import_help, stdout), 0;
+		if (f == 10 && strcmp(argv[i], "--gpu-map"))
+			return free(map), usage_error("import: unknown option '%s'", argv[i]);
+		if (i + 1 >= argc || !argv[i + 1][0])
+			return free(map), usage_error("import: %s expects a value", argv[i]);
+		if (f == 10)
+			map[o.n_gpu_map++] = argv[++i];
+		else
+			vals[f] = argv[++i];
+	}
+	o.nodes = vals[0], o.pods = vals[1], o.kueue = vals[2], o.dcgm = vals[3];
+	o.opencost = vals[4], o.prices = vals[5], o.at = vals[6], o.name = vals[7];
+	o.gpu_map = map;
+	const char *missing = !o.nodes ? "--nodes" : !o.pods ? "--pods" : !vals[8] ? "-o" : NULL;
+	if (missing)
+		return free(map), usage_error("import: missing %s", missing);
+	if (vals[9] && (units_duration(vals[9], &o.horizon) || o.horizon <= 0))
+		return free(map), usage_error("import: --horizon expects a duration like 24h, got '%s'",
+					      vals[9]);
+	struct import_result r;
+	struct import_check c = {0};
+	struct gp_err err;
+	int rc = import_build(&o, &r, &err);
+	free(map);
+	if (rc)
+		return fprintf(stderr, "%s\n", err.msg), rc;
+	FILE *out = fopen(vals[8], "w");
+	if (!out || fwrite(r.yaml, 1, r.yaml_len, out) != r.yaml_len || fclose(out)) {
+		fprintf(stderr, "gpuplan: error: cannot write %s: %s\n", vals[8], strerror(errno));
+		return import_result_free(&r), GP_ERUNTIME;
+	}
+	rc = import_check(&r, vals[8], &c, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	else
+		import_write_check(stdout, &r, &c, vals[8]);
+	import_check_free(&c);
+	import_result_free(&r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -730,5 +804,7 @@ int main(int argc, char **argv)
 		return cmd_advise(argc - 2, argv + 2);
 	if (!strcmp(cmd, "estimate"))
 		return cmd_estimate(argc - 2, argv + 2);
+	if (!strcmp(cmd, "import"))
+		return cmd_import(argc - 2, argv + 2);
 	return usage_error("unknown command '%s'", cmd);
 }
