@@ -368,7 +368,7 @@ static void write_pool(FILE *out, const struct imp *im, const struct imp_pool *p
 		}
 	}
 	if (p->priced)
-		fprintf(out, "    price: {gpu_hour: %.4g, cpu_hour: %.4g, gib_hour: %.4g}\n",
+		fprintf(out, "    price: {gpu_hour: %.6g, cpu_hour: %.6g, gib_hour: %.6g}\n",
 			p->price.gpu_hour, p->price.cpu_hour, p->price.gib_hour);
 }
 
@@ -424,16 +424,47 @@ static void write_affinity(FILE *out, const struct imp *im, const struct imp_wl 
 	}
 }
 
-/* The MIG profile a pod's nvidia.com/gpu means on its node under the single
- * strategy (the device plugin hands out MIG devices as nvidia.com/gpu). */
+static bool mig_single(const struct imp_shape *s)
+{
+	return s->sharing == IMP_MIG && s->n_mig == 1 && s->product && strstr(s->product, "-MIG-");
+}
+
+/* Whether pod p selects product (a nodeSelector or an In requirement on it). */
+static bool selects_product(const struct imp_pod *p, const char *product)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (!strcmp(p->reqs[i].key, "nvidia.com/gpu.product") && p->reqs[i].op == AFFINITY_IN)
+			for (size_t v = 0; v < p->reqs[i].n_values; v++)
+				if (!strcmp(p->reqs[i].values[v], product))
+					return true;
+	return false;
+}
+
+/* The MIG profile a pod's nvidia.com/gpu: 1 means under MIG's single
+ * strategy, where the device plugin hands out MIG devices as nvidia.com/gpu:
+ * its node's profile for a running pod; for a pending one, the profile of
+ * the single-strategy product it selects, or of every single-strategy pool
+ * when no pool offers whole GPUs. */
 static const char *single_profile(const struct imp *im, const struct imp_wl *w)
 {
-	if (w->node < 0 || !w->proto->gpus)
+	if (w->proto->gpus != 1)
 		return NULL;
-	const struct imp_shape *s = &im->nodes[w->node].shape;
-	return s->sharing == IMP_MIG && s->n_mig == 1 && s->product && strstr(s->product, "-MIG-")
-		       ? s->mig[0].profile->name
-		       : NULL;
+	if (w->node >= 0)
+		return mig_single(&im->nodes[w->node].shape) ? im->nodes[w->node].shape.mig[0].profile->name
+							     : NULL;
+	const char *only = NULL;
+	bool whole = false, several = false;
+	for (size_t i = 0; i < im->n_pools; i++) {
+		const struct imp_shape *s = &im->pools[i].shape;
+		if (mig_single(s) && selects_product(w->proto, s->product))
+			return s->mig[0].profile->name;
+		if (mig_single(s)) {
+			several |= only && strcmp(only, s->mig[0].profile->name);
+			only = s->mig[0].profile->name;
+		}
+		whole |= s->gpu && s->sharing != IMP_MIG;
+	}
+	return whole || several ? NULL : only;
 }
 
 static void write_calibration(FILE *out, const struct imp_ctl *c)
