@@ -7,6 +7,7 @@
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
 #include "gpuplan/import.h"
+#include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
 #include "gpuplan/scenario.h"
@@ -585,18 +586,20 @@ static const char report_help[] =
 	"               the diagnosis, capacity, demand and allocation over time, the four\n"
 	"               meanings of utilization, queue and pending reasons, latencies\n";
 
-/* Writes the run's HTML page to path (replacing it). */
-static int report_html(struct store *st, int64_t run_id, const char *path, struct gp_err *err)
+/* Writes the run's HTML page to path, replacing it only once the page is whole. */
+static int report_html(struct store *st, const char *db, int64_t run_id, const char *path,
+		       struct gp_err *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-	int rc = html_report(f, st, run_id, err);
-	if (fclose(f) != 0 && !rc)
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
+	struct outfile of;
+	int rc = outfile_open(&of, path, db, err);
 	if (rc)
-		remove(path);
-	return rc;
+		return rc;
+	rc = html_report(of.f, st, run_id, err);
+	if (rc) {
+		outfile_abort(&of);
+		return rc;
+	}
+	return outfile_commit(&of, err);
 }
 
 static int cmd_report(int argc, char **argv)
@@ -638,9 +641,9 @@ static int cmd_report(int argc, char **argv)
 	size_t n = 0;
 	struct gp_err err;
 	int64_t epoch = 0;
-	int rc = store_open(db, &st, &err);
+	int rc = store_open_read(db, &st, &err);
 	if (!rc && html)
-		rc = report_html(st, run_id, html, &err);
+		rc = report_html(st, db, run_id, html, &err);
 	if (!rc && !opencost) {
 		store_close(st);
 		return 0;
@@ -766,11 +769,16 @@ static int cmd_import(int argc, char **argv)
 	free(map);
 	if (rc)
 		return fprintf(stderr, "%s\n", err.msg), rc;
-	FILE *out = fopen(vals[8], "w");
-	if (!out || fwrite(r.yaml, 1, r.yaml_len, out) != r.yaml_len || fclose(out)) {
-		fprintf(stderr, "gpuplan: error: cannot write %s: %s\n", vals[8], strerror(errno));
-		return import_result_free(&r), GP_ERUNTIME;
+	struct outfile of;
+	if (!(rc = outfile_open(&of, vals[8], o.pods, &err))) {
+		if (fwrite(r.yaml, 1, r.yaml_len, of.f) != r.yaml_len)
+			outfile_abort(&of), rc = gp_errorf(&err, GP_ERUNTIME, "gpuplan: error: cannot "
+							    "write %s: %s", vals[8], strerror(errno));
+		else
+			rc = outfile_commit(&of, &err);
 	}
+	if (rc)
+		return fprintf(stderr, "%s\n", err.msg), import_result_free(&r), rc;
 	rc = import_check(&r, vals[8], &c, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
