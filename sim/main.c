@@ -581,18 +581,22 @@ static const char report_help[] =
 	"               the diagnosis, capacity, demand and allocation over time, the four\n"
 	"               meanings of utilization, queue and pending reasons, latencies\n";
 
-/* Writes the run's HTML page to path (replacing it). */
+struct html_job {
+	struct store *st;
+	int64_t run_id;
+};
+
+static int write_html(FILE *out, void *ctx, struct gp_err *err)
+{
+	struct html_job *job = ctx;
+	return html_report(out, job->st, job->run_id, err);
+}
+
+/* Writes the run's HTML page to path, replacing it only when complete. */
 static int report_html(struct store *st, int64_t run_id, const char *path, struct gp_err *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-	int rc = html_report(f, st, run_id, err);
-	if (fclose(f) != 0 && !rc)
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-	if (rc)
-		remove(path);
-	return rc;
+	struct html_job job = {st, run_id};
+	return gp_write_file(path, write_html, &job, err);
 }
 
 static int cmd_report(int argc, char **argv)
