@@ -8,6 +8,7 @@
 #include "gpuplan/html.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
+#include "gpuplan/openmetrics.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
 #include "gpuplan/sim.h"
@@ -35,9 +36,10 @@ static const char usage[] =
 	"                     run every point of a sweep file (grid, zip, seeds)\n"
 	"  merge OUT.db IN.db...\n"
 	"                     combine results databases (sweep shards) into OUT.db\n"
-	"  report DB [--run ID] (--opencost | --html PATH)\n"
-	"                     a run's allocations as OpenCost's /allocation response, or\n"
-	"                     one HTML page of charts and the diagnosis\n"
+	"  report DB [--run ID] (--opencost | --openmetrics | --html PATH)\n"
+	"                     a run's allocations as OpenCost's /allocation response, its\n"
+	"                     time series as OpenMetrics text for Prometheus, or one HTML\n"
+	"                     page of charts and the diagnosis\n"
 	"  advise SCENARIO.yaml [--db PATH] [--set KEY=VALUE]...\n"
 	"                     diagnose, run the alternatives the findings suggest, rank them\n"
 	"  search SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max) --until 'METRIC OP VALUE'\n"
@@ -572,11 +574,15 @@ static int cmd_search(int argc, char **argv)
 }
 
 static const char report_help[] =
-	"usage: gpuplan report DB [--run ID] (--opencost | --html PATH)\n"
+	"usage: gpuplan report DB [--run ID] (--opencost | --openmetrics | --html PATH)\n"
 	"\n"
 	"Prints a run of the database (default: the latest) for other tools:\n"
 	"  --opencost   its allocations per workload and output.step window, __idle__\n"
 	"               included, in the shape of OpenCost's /allocation API response\n"
+	"  --openmetrics  its time series as OpenMetrics text stamped at the scenario's\n"
+	"               wall-clock times (gpuplan_* gauges per pool and workload, vLLM's\n"
+	"               metrics per inference workload), for\n"
+	"               promtool tsdb create-blocks-from openmetrics FILE DATA_DIR\n"
 	"  --html PATH  one self-contained HTML page (inline SVG, no script, no network):\n"
 	"               the diagnosis, capacity, demand and allocation over time, the four\n"
 	"               meanings of utilization, queue and pending reasons, latencies\n";
@@ -603,7 +609,7 @@ static int cmd_report(int argc, char **argv)
 {
 	const char *db = NULL;
 	int64_t run_id = 0;
-	bool opencost = false;
+	bool opencost = false, openmetrics = false;
 	const char *html = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -611,6 +617,8 @@ static int cmd_report(int argc, char **argv)
 			return fputs(report_help, stdout), 0;
 		if (!strcmp(a, "--opencost"))
 			opencost = true;
+		else if (!strcmp(a, "--openmetrics"))
+			openmetrics = true;
 		else if (!strcmp(a, "--html") && i + 1 < argc && argv[i + 1][0])
 			html = argv[++i];
 		else if (!strcmp(a, "--html"))
@@ -627,9 +635,11 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (!db)
 		return usage_error("%s", "missing DB");
-	if (!opencost && !html)
-		return usage_error("%s", "report needs --opencost or --html PATH (see 'gpuplan report "
-				   "--help')");
+	if (!opencost && !openmetrics && !html)
+		return usage_error("%s", "report needs --opencost, --openmetrics or --html PATH (see "
+				   "'gpuplan report --help')");
+	if (opencost && openmetrics)
+		return usage_error("%s", "--opencost and --openmetrics both print: choose one");
 	if (access(db, R_OK) != 0)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
@@ -641,9 +651,13 @@ static int cmd_report(int argc, char **argv)
 	int rc = store_open(db, &st, &err);
 	if (!rc && html)
 		rc = report_html(st, run_id, html, &err);
-	if (!rc && !opencost) {
+	if (!rc && openmetrics)
+		rc = openmetrics_write(stdout, st, run_id, &err);
+	if (rc || !opencost) {
+		if (rc)
+			fprintf(stderr, "gpuplan: error: %s\n", err.msg);
 		store_close(st);
-		return 0;
+		return rc;
 	}
 	if (!rc)
 		rc = store_run_info(st, run_id, &run, &err);
