@@ -1,14 +1,10 @@
 /* common.c - error formatting and the allocation wrappers (see common.h). */
 #include "gpuplan/common.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 int gp_errorf(struct gp_err *err, int status, const char *fmt, ...)
 {
@@ -68,38 +64,4 @@ void gp_grow(void **p, size_t *cap, size_t need, size_t elem)
 		c *= 2;
 	*p = gp_xrealloc(*p, c * elem);
 	*cap = c;
-}
-
-/* The temporary file is made by mkstemp (0600), then given the mode a plain
- * fopen would have: the umask is read by setting it and putting it back. */
-int gp_write_file(const char *path, gp_write_fn fn, void *ctx, struct gp_err *err)
-{
-	size_t len = strlen(path) + 16;
-	char *tmp = gp_xmalloc(len);
-	snprintf(tmp, len, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		remove(tmp);
-		free(tmp);
-		return gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-	}
-	int rc = fn(f, ctx, err);
-	bool ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
-	ok = fclose(f) == 0 && ok;
-	if (!rc && (!ok || rename(tmp, path) != 0))
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-	if (rc)
-		remove(tmp);
-	free(tmp);
-	return rc;
 }

@@ -6,6 +6,7 @@
 #include "gpuplan/advise.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
+#include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
 #include "gpuplan/openmetrics.h"
@@ -587,22 +588,20 @@ static const char report_help[] =
 	"               the diagnosis, capacity, demand and allocation over time, the four\n"
 	"               meanings of utilization, queue and pending reasons, latencies\n";
 
-struct html_job {
-	struct store *st;
-	int64_t run_id;
-};
-
-static int write_html(FILE *out, void *ctx, struct gp_err *err)
+/* Writes the run's HTML page to path, replacing it only once the page is whole. */
+static int report_html(struct store *st, const char *db, int64_t run_id, const char *path,
+		       struct gp_err *err)
 {
-	struct html_job *job = ctx;
-	return html_report(out, job->st, job->run_id, err);
-}
-
-/* Writes the run's HTML page to path, replacing it only when complete. */
-static int report_html(struct store *st, int64_t run_id, const char *path, struct gp_err *err)
-{
-	struct html_job job = {st, run_id};
-	return gp_write_file(path, write_html, &job, err);
+	struct outfile of;
+	int rc = outfile_open(&of, path, db, err);
+	if (rc)
+		return rc;
+	rc = html_report(of.f, st, run_id, err);
+	if (rc) {
+		outfile_abort(&of);
+		return rc;
+	}
+	return outfile_commit(&of, err);
 }
 
 static int cmd_report(int argc, char **argv)
@@ -648,9 +647,9 @@ static int cmd_report(int argc, char **argv)
 	size_t n = 0;
 	struct gp_err err;
 	int64_t epoch = 0;
-	int rc = store_open(db, &st, &err);
+	int rc = store_open_read(db, &st, &err);
 	if (!rc && html)
-		rc = report_html(st, run_id, html, &err);
+		rc = report_html(st, db, run_id, html, &err);
 	if (!rc && openmetrics)
 		rc = openmetrics_write(stdout, st, run_id, &err);
 	if (rc || !opencost) {

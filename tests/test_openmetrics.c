@@ -330,3 +330,26 @@ Test(openmetrics, promtool_backfills_every_sample_at_its_timestamp)
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect_eq(atol(out), 1, "capacity of the first window, stamped at its end");
 }
+
+/* A database written before the scopes table and the server columns, read
+ * without migrating it (report opens read-only): the gpuplan gauges are
+ * still there, a scope with capacity_gpus labelled as a pool. */
+Test(openmetrics, a_database_from_before_the_scopes_table_still_exports)
+{
+	export("om", worked);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+		 "sqlite3 %s/om.db 'DROP TABLE scopes; ALTER TABLE timeseries DROP COLUMN preemptions; "
+		 "ALTER TABLE timeseries DROP COLUMN kv_cache_usage; ALTER TABLE timeseries DROP COLUMN "
+		 "requests_waiting; ALTER TABLE timeseries DROP COLUMN requests_running' && "
+		 "bin/gpuplan report %s/om.db --openmetrics",
+		 dir, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(has_line("gpuplan_gpus_capacity{pool=\"gpus\",scenario=\"om\",run=\"1\"} 4 "
+			   "1793104200.000"),
+		  "%s", out);
+	cr_expect(has_line("gpuplan_pods_pending{workload=\"eval\",scenario=\"om\",run=\"1\"} 2 "
+			   "1793104200.000"),
+		  "%s", out);
+	cr_expect(has_line("# EOF"));
+}

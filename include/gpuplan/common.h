@@ -14,7 +14,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 typedef int64_t sim_time;
 
@@ -66,14 +65,5 @@ char *gp_xstrdup(const char *s);
 void gp_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #define GP_GROW(arr, cap, need) gp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
-
-/* Writes a file as a whole or not at all: fn writes to a temporary file
- * beside path (same folder, so the rename cannot cross file systems), which
- * replaces path only when fn returned GP_OK and every byte reached the disk;
- * otherwise it is removed and path is left as it was (missing, or the old
- * file).  fn's status is returned, or GP_ERUNTIME "PATH: cannot write: ..."
- * when the file cannot be made.  The new file gets the usual 0666 & ~umask. */
-typedef int (*gp_write_fn)(FILE *out, void *ctx, struct gp_err *err);
-int gp_write_file(const char *path, gp_write_fn fn, void *ctx, struct gp_err *err);
 
 #endif
