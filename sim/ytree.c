@@ -360,29 +360,9 @@ int ytree_parse(const char *name, const char *text, size_t len, struct ytree **o
 /* Reads a whole file into a NUL-terminated buffer. */
 static int read_all(const char *path, char **text, size_t *len, struct gp_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
-				 strerror(errno));
-	size_t cap = 4096, n = 0;
-	char *buf = gp_xmalloc(cap);
-	for (;;) {
-		n += fread(buf + n, 1, cap - n - 1, f);
-		if (n < cap - 1)
-			break;
-		buf = gp_xrealloc(buf, cap *= 2);
-	}
-	int failed = ferror(f);
-	int saved = errno;
-	fclose(f);
-	if (failed) {
-		free(buf);
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
-				 strerror(saved));
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
+	const char *why;
+	if (gp_read_input(path, text, len, &why))
+		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path, why);
 	return GP_OK;
 }
 
