@@ -20,7 +20,7 @@
 #include "gpuplan/gpupolicy.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
-#include "gpuplan/report.h"
+#include "gpuplan/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -79,7 +79,7 @@ static double share_pct(double part, double whole)
 
 static void duration(double seconds, char *buf, size_t len)
 {
-	report_duration((sim_time)llround(seconds * (double)SIM_SECOND), buf, len);
+	units_format_duration((sim_time)llround(seconds * (double)SIM_SECOND), buf, len);
 }
 
 /* --- sharing options and quantization -------------------------------------- */
@@ -1413,57 +1413,4 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 		capacity_finding(&v);
 	rank(&v);
 	view_free(&v);
-}
-
-/* --- printing -------------------------------------------------------------- */
-
-/* Share of the windows (scope all) in which some pod pended; NAN without windows. */
-static double pending_share(const struct results *r)
-{
-	double pend = 0, span = 0;
-	for (size_t i = 0; i < r->n_ts; i++) {
-		const struct ts_row *x = &r->ts[i];
-		if (strcmp(x->scope, "all"))
-			continue;
-		span += 1;
-		pend += x->pending > 0;
-	}
-	return span > 0 ? 100 * pend / span : NAN;
-}
-
-/* The no-finding line, with the figures the run has. */
-static void print_no_finding(FILE *out, const struct results *r)
-{
-	double alloc = results_metric(r, "all", "gpu_allocation_pct");
-	double engine = results_metric(r, "all", "engine_active_pct");
-	double kills = results_metric(r, "all", "oom_kills");
-	double pend = pending_share(r);
-	fprintf(out, "\ndiagnosis: no finding");
-	if (pend == 0)
-		fprintf(out, " (healthy): no pod pended");
-	else if (pend > 0)
-		fprintf(out, ": pods pended in %.0f%% of the windows, but none of allocation, memory, "
-			     "placement or application explains it: a wait for capacity, which a larger "
-			     "pool ('gpuplan search') would shorten",
-			pend);
-	if (alloc > 0 && !isnan(engine))
-		fprintf(out, "; allocated GPUs %.0f%% engine-active", share_pct(engine, alloc));
-	if (!isnan(kills))
-		fprintf(out, ", %.0f OOM kills", kills);
-	fprintf(out, ".\n");
-}
-
-void diagnose_print(FILE *out, const struct results *r)
-{
-	if (!r->n_findings) {
-		print_no_finding(out, r);
-		return;
-	}
-	fprintf(out, "\ndiagnosis (in order: allocation, memory, placement, application, capacity):\n");
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct finding *f = &r->findings[i];
-		fprintf(out, "%2d. [%s] %s\n    evidence: %s\n", (int)f->rank,
-			finding_step_name((enum finding_step)f->step), f->text,
-			f->evidence);
-	}
 }

@@ -6,6 +6,7 @@
  */
 #include "gpuplan/catalog.h"
 #include "gpuplan/diagnose.h"
+#include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/sim.h"
 #include "gpuplan/store.h"
@@ -129,7 +130,7 @@ Test(diagnose, a_healthy_run_has_no_finding_and_says_so)
 	cr_assert_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
 	char buf[2048] = "";
 	FILE *f = fmemopen(buf, sizeof buf - 1, "w");
-	diagnose_print(f, &r);
+	report_findings(f, &r);
 	fclose(f);
 	cr_expect(strstr(buf, "no finding (healthy)"), "%s", buf);
 	cr_expect(strstr(buf, "90% engine-active"), "%s", buf);
