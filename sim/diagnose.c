@@ -974,7 +974,7 @@ static void quota_map_text(struct sbuf *b, const struct queue_spec *q, const cha
 		if (isinf(x))
 			continue;
 		if (!strcmp(e->resource, "memory"))
-			sb_printf(b, "%s%s: %.0fGiB", n++ ? ", " : "", e->resource, x / GIB);
+			sb_printf(b, "%s%s: %.0fGiB", n++ ? ", " : "", e->resource, x / GP_GIB);
 		else
 			sb_printf(b, "%s%s: %g", n++ ? ", " : "", e->resource, x);
 	}
@@ -1082,12 +1082,6 @@ static void fragmentation_finding(struct view *v, size_t w)
 
 /* --- stalled work: a pod that fits no unit anywhere ------------------------- */
 
-/* Units of its resource one node of p offers a pod of w (GPUs, replicas, instances). */
-static int32_t units_per_node(const struct pool_spec *p)
-{
-	return p->gpus_per_node * units_now(p);
-}
-
 /* Why a pod of w never fits pool p: 0 it fits an empty node, else a PEND kind. */
 static int never_fits(struct view *v, size_t w, size_t p)
 {
@@ -1097,10 +1091,10 @@ static int never_fits(struct view *v, size_t w, size_t p)
 		return PEND_AFFINITY;
 	if (!scenario_pool_offers(ps, ws))
 		return PEND_RESOURCE;
+	if (ws->request == REQUEST_GPUS && ws->gpus > ps->gpus_per_node)
+		return PEND_RESOURCE; /* a pod's units go on distinct GPUs of one node */
 	if (scenario_gpu_equivalent(ps, ws) <= 0)
 		return PEND_VRAM;
-	if (ws->request == REQUEST_GPUS && ws->gpus > units_per_node(ps))
-		return PEND_RESOURCE;
 	if (ws->cpu > ps->cpu || ws->memory_bytes > ps->memory_bytes)
 		return PEND_CPU;
 	return 0;
@@ -1121,7 +1115,7 @@ static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p, str
 		double saved = (now - footprint_weights_bytes(ws->model, narrower[i])) / tp;
 		if (saved > 0 && ws->vram_bytes - saved <= unit) {
 			sb_printf(text, "%s%s weights (%.1f GiB a pod)", any ? ", or " : "",
-				  quant_name(narrower[i]), (ws->vram_bytes - saved) / GIB);
+				  quant_name(narrower[i]), (ws->vram_bytes - saved) / GP_GIB);
 			fix_quant(fd, ws, narrower[i]);
 			any = true;
 			break;
@@ -1175,12 +1169,12 @@ static void stalled_finding(struct view *v, size_t w)
 	if (why == PEND_VRAM)
 		sb_printf(&text, "a pod needs %.1f GiB of VRAM and a unit of pool %s isolates %.1f GiB; "
 				 "it would fit with ",
-			  ws->vram_bytes / GIB, ps->name, scenario_unit_memory(ps, ws) / GIB);
+			  ws->vram_bytes / GP_GIB, ps->name, scenario_unit_memory(ps, ws) / GP_GIB);
 	else if (why == PEND_RESOURCE)
-		sb_printf(&text, "no node of pool %s offers what a pod asks for (%d of its units a "
-				 "pod, %d a node)",
+		sb_printf(&text, "no node of pool %s offers what a pod asks for (%d GPU%s a pod, "
+				 "%d a node)",
 			  ps->name, (int)(ws->request == REQUEST_GPUS ? ws->gpus : 1),
-			  (int)units_per_node(ps));
+			  ws->request == REQUEST_GPUS && ws->gpus == 1 ? "" : "s", (int)ps->gpus_per_node);
 	else if (why == PEND_CPU)
 		sb_printf(&text, "a pod asks for more cpu or memory than a node of pool %s has",
 			  ps->name);
@@ -1232,8 +1226,8 @@ static bool preallocation_finding(struct view *v, size_t p)
 			  100 * R * in->memory_fraction, fit);
 		sb_printf(&ev, "%.0f OOM kills of %s; memory_fraction %.2g x %.0f GiB = %.1f GiB a server: "
 			       "%d x %.1f = %.1f GiB on %.0f GiB GPUs; its weights take %.1f GiB",
-			  kills, ws->name, in->memory_fraction, mem / GIB, each / GIB, (int)R, each / GIB,
-			  R * each / GIB, mem / GIB, weights / GIB);
+			  kills, ws->name, in->memory_fraction, mem / GP_GIB, each / GP_GIB, (int)R, each / GP_GIB,
+			  R * each / GP_GIB, mem / GP_GIB, weights / GP_GIB);
 		struct finding *fd = add(v, STEP_MEMORY, KIND_PREALLOCATION, kills, (int)p, (int)w,
 					 sb_take(&text), sb_take(&ev));
 		fix_set(fix(fd, "memory_fraction %.2g for %s", fit, ws->name),
