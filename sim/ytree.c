@@ -204,6 +204,10 @@ static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode *
 			YTREE_MAX_NODES);
 	switch (yn->type) {
 	case YAML_SCALAR_NODE:
+		/* "a\0b" would be cut to "a" by every C string after this point. */
+		if (memchr(yn->data.scalar.value, '\0', yn->data.scalar.length))
+			return gp_located(b->err, loc, "a NUL character (\\0) in a value; expected "
+					  "text without one");
 		*out = new_scalar(loc, (const char *)yn->data.scalar.value, yn->data.scalar.length,
 				  yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
 		return GP_OK;
