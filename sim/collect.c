@@ -3,10 +3,41 @@
  */
 #include "gpuplan/collect.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* The readable steps of an adaptive run, finest first; each divides the
+ * next, so a coarser window is a whole number of finer ones.  It starts at
+ * the old fixed default (5m): a run short enough for it keeps its rows. */
+static const sim_time auto_steps[] = {5 * SIM_MINUTE, 15 * SIM_MINUTE, SIM_HOUR, 6 * SIM_HOUR,
+				      SIM_DAY, 7 * SIM_DAY};
+#define N_AUTO_STEPS (sizeof auto_steps / sizeof auto_steps[0])
+
+/* Where each gauge's window mean sits in a timeseries row (same order). */
+static const size_t row_field[GAUGE_COUNT] = {
+	offsetof(struct ts_row, gpus_capacity), offsetof(struct ts_row, gpus_allocated),
+	offsetof(struct ts_row, gpus_demand),   offsetof(struct ts_row, engine_active),
+	offsetof(struct ts_row, sm_active),     offsetof(struct ts_row, vram_used_gib),
+	offsetof(struct ts_row, pending),       offsetof(struct ts_row, running),
+	offsetof(struct ts_row, powered_gpus),  offsetof(struct ts_row, cpu_cores),
+	offsetof(struct ts_row, ram_gib),       offsetof(struct ts_row, gpu_cost_per_h),
+	offsetof(struct ts_row, cpu_cost_per_h), offsetof(struct ts_row, ram_cost_per_h)};
+
+static double *field(struct ts_row *row, size_t g)
+{
+	return (double *)((char *)row + row_field[g]);
+}
+
+/* The start of the window of length step that holds t (floor, also below 0). */
+static sim_time align_down(sim_time t, sim_time step)
+{
+	sim_time r = t % step;
+	return r < 0 ? t - r - step : t - r;
+}
 
 void collect_init(struct collect *c, const struct scenario *sc, struct results *out)
 {
@@ -28,8 +59,11 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		c->names[collect_scope_workload(sc, w)] = sc->workloads[w].name;
-	c->step = sc->output.step;
+	c->adaptive = sc->output.step <= 0;
+	c->step = c->adaptive ? auto_steps[0] : sc->output.step;
 	c->out = out;
+	c->ts_first = out->n_ts;
+	out->step = c->step;
 }
 
 void collect_free(struct collect *c)
@@ -52,25 +86,100 @@ static void advance(struct collect *c, struct scope_gauges *s, sim_time t)
 	s->last = t;
 }
 
-/* Emits the rows of the current window, which ends at window_start + step. */
+static void coarsen(struct collect *c);
+
+/* Emits the rows of the current window, which ends at window_start + step
+ * (or earlier, for the last window of the run). */
 static void close_window(struct collect *c, sim_time end)
 {
 	double len = (double)(end - c->window_start);
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
 		advance(c, s, end);
-		const double *m = s->window;
-		struct ts_row row = {c->window_start, c->names[i],
-			m[GAUGE_CAPACITY] / len, m[GAUGE_ALLOCATED] / len, m[GAUGE_DEMAND] / len,
-			m[GAUGE_ENGINE] / len, m[GAUGE_SM] / len, m[GAUGE_VRAM] / len,
-			m[GAUGE_PENDING] / len, m[GAUGE_RUNNING] / len, m[GAUGE_POWERED] / len,
-			m[GAUGE_CPU] / len, m[GAUGE_RAM] / len, m[GAUGE_GPU_COST] / len,
-			m[GAUGE_CPU_COST] / len, m[GAUGE_RAM_COST] / len};
+		struct ts_row row = {.t = c->window_start, .scope = c->names[i]};
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			*field(&row, g) = s->window[g] / len;
 		GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + 1);
 		c->out->ts[c->out->n_ts++] = row;
 		memset(s->window, 0, sizeof s->window);
 	}
 	c->window_start = end;
+	c->n_windows++;
+	while (c->adaptive && c->n_windows > COLLECT_MAX_WINDOWS && c->step < auto_steps[N_AUTO_STEPS - 1])
+		coarsen(c);
+}
+
+/* Adds the integrals of window k's rows (value x µs over len µs) to sum,
+ * one GAUGE_COUNT block per scope. */
+static void add_window(struct collect *c, size_t k, double len, double *sum)
+{
+	struct ts_row *rows = &c->out->ts[c->ts_first + k * c->n_scopes];
+	for (size_t i = 0; i < c->n_scopes; i++)
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			sum[i * GAUGE_COUNT + g] += *field(&rows[i], g) * len;
+}
+
+/* Adds the values before the first arrival over len µs (the part of the
+ * first coarse window that lies before the first window held). */
+static void add_initial(struct collect *c, double len, double *sum)
+{
+	for (size_t i = 0; i < c->n_scopes; i++)
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			sum[i * GAUGE_COUNT + g] += c->scopes[i].initial[g] * len;
+}
+
+/*
+ * Merges the windows held into the next readable step.  A complete coarse
+ * window becomes one row per scope (its integrals over its length); the one
+ * that holds the open window goes back into the open window's integrals, and
+ * the open window then starts where it does (at the end of the run too:
+ * collect_finish then closes it again).
+ */
+static void coarsen(struct collect *c)
+{
+	size_t k = 0;
+	while (k < N_AUTO_STEPS - 1 && auto_steps[k] <= c->step)
+		k++;
+	sim_time to = auto_steps[k], now = c->window_start;
+	size_t per = c->n_scopes * GAUGE_COUNT, out = 0, i = 0;
+	double *sum = gp_xmalloc(per * sizeof *sum);
+	sim_time first = align_down(c->first_window, to);
+	while (i < c->n_windows) {
+		sim_time start = align_down(c->out->ts[c->ts_first + i * c->n_scopes].t, to);
+		sim_time end = start + to;
+		memset(sum, 0, per * sizeof *sum);
+		if (start == first)
+			add_initial(c, (double)(c->first_window - first), sum);
+		for (; i < c->n_windows; i++) {
+			sim_time t = c->out->ts[c->ts_first + i * c->n_scopes].t;
+			if (t >= end)
+				break;
+			sim_time t_end = t + c->step < now ? t + c->step : now;
+			add_window(c, i, (double)(t_end - t), sum);
+		}
+		if (end > now) { /* the open window's coarse window */
+			for (size_t s = 0; s < c->n_scopes; s++)
+				for (size_t g = 0; g < GAUGE_COUNT; g++)
+					c->scopes[s].window[g] += sum[s * GAUGE_COUNT + g];
+			c->window_start = start;
+			break;
+		}
+		double len = (double)(end - start);
+		struct ts_row *rows = &c->out->ts[c->ts_first + out * c->n_scopes];
+		for (size_t s = 0; s < c->n_scopes; s++) {
+			rows[s].t = start;
+			rows[s].scope = c->names[s];
+			for (size_t g = 0; g < GAUGE_COUNT; g++)
+				*field(&rows[s], g) = sum[s * GAUGE_COUNT + g] / len;
+		}
+		out++;
+	}
+	free(sum);
+	c->n_windows = out;
+	c->out->n_ts = c->ts_first + out * c->n_scopes;
+	c->first_window = first;
+	c->step = to;
+	c->out->step = to;
 }
 
 /* Closes every window that ends at or before t. */
@@ -84,10 +193,11 @@ void collect_start(struct collect *c, sim_time now)
 {
 	c->started = true;
 	c->span_start = now;
-	c->window_start = now >= 0 ? now - now % c->step : now - (c->step + now % c->step) % c->step;
+	c->window_start = align_down(now, c->step);
+	c->first_window = c->window_start;
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
-		s->last = c->window_start;
+		memcpy(s->initial, s->value, sizeof s->initial);
 		/* The window before the first arrival counts; the totals start at it. */
 		for (int g = 0; g < GAUGE_COUNT; g++)
 			s->window[g] = s->value[g] * (double)(now - c->window_start);
@@ -122,7 +232,7 @@ void collect_finish(struct collect *c, sim_time end)
 		return;
 	collect_settle(c);
 	roll(c, end);
-	if (end > c->window_start)
+	while (end > c->window_start) /* again if coarsening reopened a longer window */
 		close_window(c, end);
 	for (size_t i = 0; i < c->n_scopes; i++)
 		advance(c, &c->scopes[i], end);
