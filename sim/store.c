@@ -1,5 +1,5 @@
 /*
- * store.c - the results database (see store.h and DESIGN.md section 6).
+ * store.c - the results database (see store.h and docs/results.md).
  *
  * One connection per struct store.  The database runs in WAL mode with
  * synchronous=NORMAL (a power cut may lose the last committed run, never
@@ -50,7 +50,7 @@ struct store {
 	sqlite3_stmt *insert[STORE_CACHED_TABLES][STORE_BATCH_SIZES];
 };
 
-/* The schema of DESIGN.md section 6.  Names are the contract; the types,
+/* The schema of docs/results.md.  Names are the contract; the types,
  * NOT NULLs and indexes are ours.  Idempotent. */
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS runs (\n"

@@ -1,5 +1,5 @@
 /*
- * test_store.c - the results database (store.h, DESIGN.md section 6).
+ * test_store.c - the results database (store.h, docs/results.md).
  *
  * Each test builds a small scenario and results object by hand, writes them
  * to a database in a fresh temporary folder and reads the rows back with
@@ -149,7 +149,7 @@ static int64_t write_fixture(struct fixture *f)
 	return id;
 }
 
-/* The contract: table -> columns in order (DESIGN.md section 6). */
+/* The contract: table -> columns in order (docs/results.md). */
 static const struct {
 	const char *table;
 	const char *columns;

@@ -1,6 +1,6 @@
 /*
  * results.h - what one simulation run produced, in the shape of the results
- * tables (DESIGN.md section 6).  The simulation fills it; store writes it to
+ * tables (docs/results.md).  The simulation fills it; store writes it to
  * SQLite and report prints it.  Strings (scopes, units, names) point to the
  * scenario or to static text unless noted, so a results object must not
  * outlive the scenario it was made from.
@@ -13,7 +13,7 @@
 
 struct metric {
 	const char *scope;   /* "all", a pool or a workload name */
-	const char *name;    /* DESIGN.md metric name */
+	const char *name;    /* metric name, as docs/results.md lists it */
 	double value;        /* NAN is stored as NULL */
 	const char *unit;    /* "s", "gpus", "pct", "count", "gpu_hours", ... */
 };

@@ -1,21 +1,21 @@
 /*
- * store.h - the results database (SQLite, DESIGN.md section 6).
+ * store.h - the results database (SQLite, docs/results.md).
  *
  * store_open creates the schema if needed and sets WAL mode and a busy
  * timeout, so several processes can append to one database.  store_write_run
  * writes one run (runs, params, metrics, jobs, timeseries rows) in a single
  * transaction: either the whole run is there or none of it.  Runs append.
  *
- * The schema is every table of DESIGN.md section 6 with declared column types
+ * The schema is every table of docs/results.md with declared column types
  * (times in seconds as REAL, NULL where a time never happened, flags as 0/1
  * INTEGER); tables the results object has no rows for yet (requests,
  * allocations, findings) are created empty.  jobs has one more column than
- * DESIGN.md lists: reason, the job's last pending reason in kube-scheduler's
+ * the original schema: reason, the job's last pending reason in kube-scheduler's
  * words (added to older databases when they are opened).  The schema
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
  *
- * Sweep points (DESIGN.md sections 3 and 7): the table
+ * Sweep points (docs/sweeps.md): the table
  * sweep_points(sweep, point, run_id) with UNIQUE(sweep, point) names the run
  * each point of a sweep produced.  store_write_point_run writes the run and
  * its point in the same transaction, after checking under the write lock

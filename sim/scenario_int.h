@@ -1,0 +1,113 @@
+/*
+ * scenario_int.h - the scenario loader's private header, shared by its files
+ * (as SQLite's whereInt.h is by where*.c).  Not part of the public interface.
+ *
+ * The loader is split by section of the format:
+ *   scenario.c            the top level, output and experiment, loading, freeing
+ *   scenario_values.c     messages and the readers of scalars, maps and lists
+ *   scenario_pools.c      pools: shape, sharing, taints, windows, prices
+ *   scenario_queues.c     queues, quotas, cohorts and the scheduler
+ *   scenario_workloads.c  workloads: resources, durations, rules, arrivals
+ *   scenario_inference.c  inference keys: replicas, batching, requests, SLOs
+ * Names shared between the files carry the prefix ld_ (loader).
+ */
+#ifndef GPUPLAN_SCENARIO_INT_H
+#define GPUPLAN_SCENARIO_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/ytree.h"
+
+#define N_OF(a) (sizeof(a) / sizeof *(a))
+
+#define DEFAULT_START_EPOCH INT64_C(1767225600) /* 2026-01-01T00:00:00Z */
+#define DEFAULT_STEP 0 /* adaptive: collect.h chooses it for the span */
+#define DEFAULT_QUEUE "default"
+#define MAX_NODES_PER_POOL 1000000
+#define MAX_GPUS_PER_NODE 64
+
+/* The state of one load: where errors go and what later sections need. */
+struct loader {
+	struct scenario *sc;
+	struct gp_err *err;
+	int64_t max_jobs;
+	int32_t widest_node; /* largest gpus_per_node of any pool */
+};
+
+typedef int (*key_fn)(struct loader *ld, const struct ynode *v, void *obj);
+
+struct key_rule {
+	const char *key;
+	key_fn fn; /* NULL: in the scenario format, not simulated yet */
+};
+
+/* scenario.c */
+void ld_free_workload(struct workload_spec *w);
+
+/* scenario_inference.c */
+int ld_finish_inference(struct loader *ld, const struct ynode *item, struct workload_spec *w);
+struct inference_spec *ld_new_inference(void);
+int ld_workload_kv_cache(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_max_batch(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_max_batched_tokens(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_memory_fraction(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_replicas(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_requests(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_route(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_slo(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_tensor_parallel(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
+
+/* scenario_pools.c */
+extern const char *const ld_effect_names[3];
+int ld_load_pools(struct loader *ld, const struct ynode *v);
+
+/* scenario_queues.c */
+int ld_cohort_index(const struct scenario *sc, const char *name);
+int ld_load_cohorts(struct loader *ld, const struct ynode *v);
+int ld_load_queues(struct loader *ld, const struct ynode *v);
+extern const struct key_rule ld_scheduler_rules[4];
+
+/* scenario_values.c */
+int ld_bad_value(struct loader *ld, const struct ynode *v, const char *what, const char *hint);
+int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what, const char *where, const char *key);
+int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what, const char *name, struct srcloc first);
+int ld_expect_list(struct loader *ld, const struct ynode *v, const char *what, const char *hint);
+int ld_get_amount(struct loader *ld, const struct ynode *v, const char *what, const char *hint, double *out);
+int ld_get_bool(struct loader *ld, const struct ynode *v, const char *what, bool *out);
+int ld_get_clock(struct loader *ld, const struct ynode *v, const char *what, sim_time *out);
+int ld_get_duration(struct loader *ld, const struct ynode *v, const char *what, bool positive, sim_time *out);
+int ld_get_enum(struct loader *ld, const struct ynode *v, const char *what, const char *const *names, size_t n, int *out);
+int ld_get_fraction(struct loader *ld, const struct ynode *v, const char *what, double *out);
+int ld_get_gpu_type(struct loader *ld, const struct ynode *v, const char *what, const struct gpu_type **out);
+int ld_get_int(struct loader *ld, const struct ynode *v, const char *what, int64_t lo, int64_t hi, int64_t *out);
+int ld_get_item_name(struct loader *ld, const struct ynode *v, const char *what, char **out);
+int ld_get_kv_map(struct loader *ld, const struct ynode *v, const char *what, struct kv **out, size_t *n);
+int ld_get_positive(struct loader *ld, const struct ynode *v, const char *what, const char *hint, double *out);
+int ld_get_scenario_name(struct loader *ld, const struct ynode *v, char **out);
+int ld_get_size(struct loader *ld, const struct ynode *v, const char *what, double *out);
+int ld_get_string(struct loader *ld, const struct ynode *v, const char *what, const char *hint, char **out);
+int ld_get_text(struct loader *ld, const struct ynode *v, const char *what, char **out);
+bool ld_is_null(const struct ynode *v);
+const char *ld_join(char *buf, size_t size, const char *const *words, size_t n, const char *last_sep);
+int ld_only_keys(struct loader *ld, const struct ynode *map, const char *const *allowed, size_t n, const char *what);
+int ld_require(struct loader *ld, const struct ynode *map, const char *key, const char *what, const char *hint);
+int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, const char *word, const char *const *names, size_t n);
+int ld_walk_map(struct loader *ld, const struct ynode *map, const char *what, const char *hint, const struct key_rule *rules, size_t n, void *obj);
+
+/* scenario_workloads.c */
+extern const char *const ld_dist_params[][2];
+int ld_dist_kind(struct loader *ld, const struct ynode *v, void *obj);
+extern const char *const ld_dist_names[5];
+const char *ld_dist_param_hint(const char *param);
+int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj);
+int ld_dist_sigma(struct loader *ld, const struct ynode *v, void *obj);
+int ld_expand_openb_workloads(struct loader *ld);
+int ld_load_workloads(struct loader *ld, const struct ynode *v);
+char *ld_resolve(const char *dir, const char *path);
+
+#endif

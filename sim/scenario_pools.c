@@ -1,0 +1,487 @@
+/*
+ * scenario_pools.c - the pools section: node shape, GPU sharing, taints, power
+ * windows and prices.
+ */
+#include "gpuplan/scenario.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "gpuplan/openb.h"
+#include "gpuplan/units.h"
+
+#include "scenario_int.h"
+
+/* --- pools --------------------------------------------------------------- */
+
+#define POOL_HINT "a map like {name: batch, nodes: 1, gpu: A100-80GB, gpus_per_node: 4}"
+#define WINDOW_HINT "a map like {from: \"12:00\", to: \"17:00\"}"
+#define TIME_OF_DAY_HINT "a time of day like \"12:00\" or \"17:30\""
+
+const char *const ld_effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+
+static int taint_key(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct taint *t = obj;
+	int rc = ld_get_string(ld, v, "taint key", "a label key like dedicated", &t->key);
+	return rc ? rc : ld_check_label_key(ld, v->loc, "label key", "taint", t->key);
+}
+
+static int taint_value(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_text(ld, v, "taint value", &((struct taint *)obj)->value);
+}
+
+static int taint_effect(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int e = 0;
+	int rc = ld_get_enum(ld, v, "taint effect", ld_effect_names, N_OF(ld_effect_names), &e);
+	((struct taint *)obj)->effect = (enum taint_effect)e;
+	return rc;
+}
+
+static const struct key_rule taint_rules[] = {
+	{"key", taint_key}, {"value", taint_value}, {"effect", taint_effect}};
+
+static int pool_taints(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	int rc = ld_expect_list(ld, v, "taints", "a list like [{key: dedicated, effect: NoSchedule}]");
+	if (rc)
+		return rc;
+	p->taints = gp_xcalloc(v->n, sizeof *p->taints);
+	p->n_taints = v->n;
+	for (size_t i = 0; i < v->n && !rc; i++) {
+		const struct ynode *item = v->items[i];
+		struct taint *t = &p->taints[i];
+		rc = ld_walk_map(ld, item, "taint",
+			      "a map like {key: dedicated, value: batch, effect: NoSchedule}",
+			      taint_rules, N_OF(taint_rules), t);
+		if (!rc)
+			rc = ld_require(ld, item, "key", "taint", "a label key like dedicated");
+		if (!rc)
+			rc = ld_require(ld, item, "effect", "taint",
+				     "NoSchedule, PreferNoSchedule or NoExecute");
+		if (!rc && !t->value)
+			t->value = gp_xstrdup("");
+	}
+	return rc;
+}
+
+static int window_time(struct loader *ld, const struct ynode *v, const char *what, int32_t *out)
+{
+	if (v->kind != YNODE_SCALAR || units_time_of_day(v->value, out))
+		return ld_bad_value(ld, v, what, TIME_OF_DAY_HINT);
+	return GP_OK;
+}
+
+static int window_from(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct window *w = obj;
+	int rc = window_time(ld, v, "window from", &w->from);
+	if (!rc && w->from == 86400)
+		return ld_bad_value(ld, v, "window from", "a time of day before \"24:00\"");
+	return rc;
+}
+
+static int window_to(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return window_time(ld, v, "window to", &((struct window *)obj)->to);
+}
+
+static const char *const day_names[] = {"mon",      "tue",    "wed",      "thu",     "fri",
+					"sat",      "sun",    "monday",   "tuesday", "wednesday",
+					"thursday", "friday", "saturday", "sunday"};
+
+static int get_day(struct loader *ld, const struct ynode *v, int *day)
+{
+	char lower[16] = "";
+	if (v->kind != YNODE_SCALAR)
+		return ld_bad_value(ld, v, "day", "mon, tue, wed, thu, fri, sat or sun");
+	if (strlen(v->value) < sizeof lower)
+		for (size_t i = 0; v->value[i]; i++)
+			lower[i] = (char)tolower((unsigned char)v->value[i]);
+	for (int i = 0; i < (int)N_OF(day_names); i++) {
+		if (!strcmp(lower, day_names[i])) {
+			*day = i % 7;
+			return GP_OK;
+		}
+	}
+	/* Suggest from the long names too ("mnday"), but list only the short ones. */
+	const char *close = ytree_closest(v->value, day_names, N_OF(day_names));
+	if (close)
+		return gp_located(ld->err, v->loc, "unknown day '%s'; did you mean '%s'?", v->value,
+				  close);
+	return gp_located(ld->err, v->loc,
+			  "unknown day '%s'; expected mon, tue, wed, thu, fri, "
+			  "sat or sun",
+			  v->value);
+}
+
+static int window_days(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct window *w = obj;
+	if (v->kind != YNODE_SEQ || v->n == 0)
+		return ld_bad_value(ld, v, "days", "a list of days like [mon, tue, wed, thu, fri]");
+	w->days = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		int day = 0;
+		int rc = get_day(ld, v->items[i], &day);
+		if (rc)
+			return rc;
+		w->days = (uint8_t)(w->days | 1u << day);
+	}
+	return GP_OK;
+}
+
+static const struct key_rule window_rules[] = {
+	{"from", window_from}, {"to", window_to}, {"days", window_days}};
+
+static int load_window(struct loader *ld, const struct ynode *item, struct window *w)
+{
+	w->loc = item->loc;
+	w->days = WINDOW_EVERY_DAY;
+	int rc = ld_walk_map(ld, item, "window", WINDOW_HINT, window_rules, N_OF(window_rules), w);
+	if (!rc)
+		rc = ld_require(ld, item, "from", "window", TIME_OF_DAY_HINT);
+	if (!rc)
+		rc = ld_require(ld, item, "to", "window", TIME_OF_DAY_HINT);
+	if (!rc && w->from == w->to)
+		return gp_located(ld->err, item->loc,
+				  "window from '%s' to '%s' is empty; expected different times (a "
+				  "window whose to is before from runs past midnight)",
+				  ynode_get(item, "from")->value, ynode_get(item, "to")->value);
+	return rc;
+}
+
+static int pool_windows(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	int rc = ld_expect_list(ld, v, "windows", "a list like [{from: \"12:00\", to: \"17:00\"}]");
+	if (rc)
+		return rc;
+	p->windows = gp_xcalloc(v->n, sizeof *p->windows);
+	p->n_windows = v->n;
+	for (size_t i = 0; i < v->n && !rc; i++)
+		rc = load_window(ld, v->items[i], &p->windows[i]);
+	return rc;
+}
+
+#define PRICE_HINT "a price per hour >= 0, like 2.50"
+
+static int price_gpu(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_amount(ld, v, "gpu_hour", PRICE_HINT, &((struct price *)obj)->gpu_hour);
+}
+
+static int price_cpu(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_amount(ld, v, "cpu_hour", PRICE_HINT, &((struct price *)obj)->cpu_hour);
+}
+
+static int price_gib(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_amount(ld, v, "gib_hour", PRICE_HINT, &((struct price *)obj)->gib_hour);
+}
+
+static const struct key_rule price_rules[] = {
+	{"gpu_hour", price_gpu}, {"cpu_hour", price_cpu}, {"gib_hour", price_gib}};
+
+static int pool_price(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_walk_map(ld, v, "price",
+			"a map like {gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004}", price_rules,
+			N_OF(price_rules), &((struct pool_spec *)obj)->price);
+}
+
+static int pool_name(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_item_name(ld, v, "pool name", &((struct pool_spec *)obj)->name);
+}
+
+static int pool_nodes(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "nodes", 1, MAX_NODES_PER_POOL, &n);
+	((struct pool_spec *)obj)->nodes = (int32_t)n;
+	return rc;
+}
+
+static int pool_gpu(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_gpu_type(ld, v, "gpu", &((struct pool_spec *)obj)->gpu);
+}
+
+static int pool_gpus_per_node(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "gpus_per_node", 1, MAX_GPUS_PER_NODE, &n);
+	((struct pool_spec *)obj)->gpus_per_node = (int32_t)n;
+	return rc;
+}
+
+static int pool_cpu(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_amount(ld, v, "cpu", "a number of cores >= 0, like 96",
+			  &((struct pool_spec *)obj)->cpu);
+}
+
+static int pool_memory(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_size(ld, v, "memory", &((struct pool_spec *)obj)->memory_bytes);
+}
+
+static int pool_labels(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	return ld_get_kv_map(ld, v, "labels", &p->labels, &p->n_labels);
+}
+
+static const char *const sharing_names[] = {"exclusive", "time-slicing", "mps", "mig",
+					    "fractional"};
+
+/* The keys each mode takes, beside mode. */
+static const char *const sharing_keys[][3] = {
+	{"mode"}, {"mode", "replicas", "overhead"}, {"mode", "replicas"}, {"mode", "layout"},
+	{"mode"}};
+
+static int sharing_params(struct loader *ld, const struct ynode *v, struct sharing *sh)
+{
+	const struct ynode *r = ynode_get(v, "replicas"), *o = ynode_get(v, "overhead");
+	int64_t n = 0;
+	int rc = GP_OK;
+	if (sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS) {
+		if (!r)
+			return gp_located(ld->err, v->loc,
+					  "missing key 'replicas' in sharing; expected the units "
+					  "per GPU, like {mode: %s, replicas: 4}",
+					  sharing_names[sh->mode]);
+		/* MPS serves at most 48 clients per GPU (Volta and later). */
+		rc = ld_get_int(ld, r, "replicas", 1, sh->mode == SHARING_MPS ? 48 : 64, &n);
+		sh->replicas = (int32_t)n;
+	}
+	if (!rc && o) {
+		rc = ld_get_amount(ld, o, "overhead", "a fraction like 0.05", &sh->overhead);
+		if (!rc && sh->overhead > 1)
+			rc = ld_bad_value(ld, o, "overhead", "a fraction from 0 to 1, like 0.05");
+	}
+	if (!rc && sh->mode == SHARING_MIG && !ynode_get(v, "layout"))
+		rc = gp_located(ld->err, v->loc,
+				"missing key 'layout' in sharing; expected the MIG instances of "
+				"each GPU, like {mode: mig, layout: [3g.40gb, 3g.40gb]}");
+	return rc;
+}
+
+/* exclusive | {mode: time-slicing, replicas: R, overhead: o} | {mode: mps, replicas: R}
+ * | {mode: mig, layout: [...]} (checked against the GPU in check_mig_layout) | fractional */
+static int pool_sharing(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct sharing *sh = &((struct pool_spec *)obj)->sharing;
+	const struct ynode *mode = v->kind == YNODE_MAP ? ynode_get(v, "mode") : v;
+	char list[128];
+	ld_join(list, sizeof list, sharing_names, N_OF(sharing_names), " or ");
+	if (!mode)
+		return gp_located(ld->err, v->loc, "missing key 'mode' in sharing; expected %s",
+				  list);
+	int m = 0;
+	int rc = ld_get_enum(ld, mode, "sharing mode", sharing_names, N_OF(sharing_names), &m);
+	if (rc)
+		return rc;
+	sh->mode = (enum sharing_mode)m;
+	sh->loc = v->loc;
+	if (v == mode)
+		return sh->mode == SHARING_EXCLUSIVE || sh->mode == SHARING_FRACTIONAL
+			       ? GP_OK
+			       : sharing_params(ld, v, sh);
+	rc = ld_only_keys(ld, v, sharing_keys[m], 3, "this sharing mode");
+	return rc ? rc : sharing_params(ld, v, sh);
+}
+
+/* A MIG layout must use profiles of the pool's GPU, at most 7 compute and 8
+ * memory slices, and no profile more often than the GPU allows. */
+static int check_mig_layout(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	const struct ynode *v = ynode_get(ynode_get(item, "sharing"), "layout");
+	int rc = ld_expect_list(ld, v, "layout", "a list of MIG profiles like [3g.40gb, 3g.40gb]");
+	if (rc)
+		return rc;
+	if (!p->gpu->n_mig)
+		return gp_located(ld->err, v->loc, "%s does not support MIG; expected a GPU with "
+				  "MIG profiles like A100-80GB or H100-80GB", p->gpu->name);
+	if (v->n == 0 || v->n > 7)
+		return gp_located(ld->err, v->loc, "a MIG layout has 1 to 7 instances, not %zu", v->n);
+	struct sharing *sh = &p->sharing;
+	sh->layout = gp_xcalloc(v->n, sizeof *sh->layout);
+	sh->n_layout = v->n;
+	int compute = 0, memory = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *it = v->items[i];
+		const struct mig_profile *mp =
+			it->kind == YNODE_SCALAR ? catalog_mig_profile(p->gpu, it->value) : NULL;
+		if (!mp) {
+			const char *names[16];
+			for (size_t k = 0; k < p->gpu->n_mig && k < 16; k++)
+				names[k] = p->gpu->mig[k].name;
+			return it->kind == YNODE_SCALAR
+				       ? ld_unknown_word(ld, it->loc, "MIG profile", it->value, names,
+						      p->gpu->n_mig)
+				       : ld_bad_value(ld, it, "MIG profile", "a name like 3g.40gb");
+		}
+		sh->layout[i] = mp;
+		compute += mp->compute_slices;
+		memory += mp->memory_slices;
+		int same = 0;
+		for (size_t k = 0; k <= i; k++)
+			same += sh->layout[k] == mp;
+		if (same > mp->max_instances)
+			return gp_located(ld->err, it->loc, "%s allows at most %d instance(s) of %s "
+					  "per GPU", p->gpu->name, mp->max_instances, mp->name);
+	}
+	if (compute > 7 || memory > 8)
+		return gp_located(ld->err, v->loc,
+				  "invalid MIG layout for %s: it uses %d compute and %d memory "
+				  "slices; expected at most 7 and 8",
+				  p->gpu->name, compute, memory);
+	return GP_OK;
+}
+
+/* powered: always (the default) | window: the pool's nodes are up only in its windows,
+ * so idle capacity is charged only then. */
+static int pool_powered(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"always", "window"};
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "powered", names, 2, &k);
+	((struct pool_spec *)obj)->powered_in_windows = k == 1;
+	return rc;
+}
+
+static int pool_startup(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "startup", false, &((struct pool_spec *)obj)->startup);
+}
+
+
+/* trace: an openb node list in place of nodes, gpu, gpus_per_node, cpu and
+ * memory; the entry becomes one pool per node shape (openb_expand_pools). */
+static int pool_trace(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	char *path = NULL;
+	int rc = ld_get_string(ld, v, "trace", "a path to an openb node list like "
+			    "openb_node_list_gpu_node.csv", &path);
+	if (rc)
+		return rc;
+	free(p->trace_path);
+	p->trace_path = ld_resolve(ld->sc->dir, path);
+	p->trace_loc = v->loc;
+	free(path);
+	return GP_OK;
+}
+
+static int pool_format(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"openb"};
+	int f = 0;
+	(void)obj;
+	return ld_get_enum(ld, v, "node list format", names, N_OF(names), &f);
+}
+
+/* An openb entry: the node list decides the nodes; sharing defaults to fractional. */
+static int check_openb_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	static const char *const from_list[] = {"nodes", "gpu", "gpus_per_node", "cpu", "memory"};
+	for (size_t i = 0; i < item->n; i++)
+		for (size_t k = 0; k < N_OF(from_list); k++)
+			if (!strcmp(item->keys[i], from_list[k]))
+				return gp_located(ld->err, item->key_locs[i],
+						  "%s comes from the node list (one node per row); "
+						  "expected no %s with a trace", item->keys[i],
+						  item->keys[i]);
+	int rc = ld_require(ld, item, "format", "pool", "format: openb beside the trace");
+	if (!rc && p->sharing.mode == SHARING_MIG)
+		return gp_located(ld->err, p->sharing.loc, "an openb node list shares GPUs by milli; "
+				  "expected sharing fractional or exclusive");
+	if (!ynode_get(item, "sharing"))
+		p->sharing.mode = SHARING_FRACTIONAL;
+	return rc;
+}
+
+static const struct key_rule pool_rules[] = {
+	{"trace", pool_trace},     {"format", pool_format},
+	{"name", pool_name},       {"nodes", pool_nodes},
+	{"gpu", pool_gpu},         {"gpus_per_node", pool_gpus_per_node},
+	{"cpu", pool_cpu},         {"memory", pool_memory},
+	{"labels", pool_labels},   {"taints", pool_taints},
+	{"sharing", pool_sharing}, {"windows", pool_windows},
+	{"price", pool_price},     {"startup", pool_startup},
+	{"powered", pool_powered},
+};
+
+static int load_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	p->loc = item->loc;
+	p->sharing.overhead = 0.05;
+	p->sharing.replicas = 1;
+	int rc = ld_walk_map(ld, item, "pool", POOL_HINT, pool_rules, N_OF(pool_rules), p);
+	if (!rc)
+		rc = ld_require(ld, item, "name", "pool", "a name like batch");
+	if (!rc && p->trace_path)
+		return check_openb_pool(ld, item, p);
+	if (!rc && ynode_get(item, "format"))
+		return gp_located(ld->err, ynode_get(item, "format")->loc,
+				  "format applies to a node list; expected a trace beside it");
+	if (!rc)
+		rc = ld_require(ld, item, "nodes", "pool", "a whole number of nodes >= 1");
+	if (!rc)
+		rc = ld_require(ld, item, "gpu", "pool", "a catalog GPU type like A100-80GB");
+	if (!rc)
+		rc = ld_require(ld, item, "gpus_per_node", "pool", "a whole number from 1 to 64");
+	if (!rc && p->sharing.mode == SHARING_MIG)
+		rc = check_mig_layout(ld, item, p);
+	return rc;
+}
+
+/* Entries with an openb node list become their pools; names stay distinct. */
+static int expand_openb_pools(struct loader *ld)
+{
+	struct scenario *sc = ld->sc;
+	int rc = openb_expand_pools(sc, ld->err);
+	for (size_t i = 0; i < sc->n_pools && !rc; i++) {
+		if (sc->pools[i].gpus_per_node > ld->widest_node)
+			ld->widest_node = sc->pools[i].gpus_per_node;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sc->pools[j].name, sc->pools[i].name))
+				return gp_located(ld->err, sc->pools[i].loc,
+						  "pool name '%s' (of an openb node list) is also the "
+						  "name of the pool at line %d; expected distinct names",
+						  sc->pools[i].name, sc->pools[j].loc.line);
+	}
+	return rc;
+}
+
+int ld_load_pools(struct loader *ld, const struct ynode *v)
+{
+	struct scenario *sc = ld->sc;
+	int rc = ld_expect_list(ld, v, "pools", "a list of pools like [" POOL_HINT "]");
+	if (rc)
+		return rc;
+	if (v->n == 0)
+		return gp_located(ld->err, v->loc, "pools is empty; expected at least one pool");
+	sc->pools = gp_xcalloc(v->n, sizeof *sc->pools);
+	sc->n_pools = v->n;
+	for (size_t i = 0; i < v->n; i++) {
+		struct pool_spec *p = &sc->pools[i];
+		rc = load_pool(ld, v->items[i], p);
+		if (rc)
+			return rc;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sc->pools[j].name, p->name))
+				return ld_duplicate(ld, v->items[i], "pool", p->name,
+						 sc->pools[j].loc);
+		if (p->gpus_per_node > ld->widest_node)
+			ld->widest_node = p->gpus_per_node;
+	}
+	return expand_openb_pools(ld);
+}
+

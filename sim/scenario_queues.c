@@ -1,0 +1,263 @@
+/*
+ * scenario_queues.c - the queues section (Kueue-like quotas, borrowing, cohorts)
+ * and the scheduler section.
+ */
+#include "gpuplan/scenario.h"
+
+#include <math.h>
+#include <string.h>
+
+
+#include "scenario_int.h"
+
+/* --- queues, scheduler, output ------------------------------------------- */
+
+static const char *const strategy_names[] = {"BestEffortFIFO", "StrictFIFO"};
+
+static int queue_name(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_item_name(ld, v, "queue name", &((struct queue_spec *)obj)->name);
+}
+
+static int queue_strategy(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int s = 0;
+	int rc = ld_get_enum(ld, v, "strategy", strategy_names, N_OF(strategy_names), &s);
+	((struct queue_spec *)obj)->strategy = (enum queue_strategy)s;
+	return rc;
+}
+
+static int queue_cohort(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_item_name(ld, v, "cohort", &((struct queue_spec *)obj)->cohort);
+}
+
+/* The resources a quota may name, and how their amounts read. */
+static int quota_amount(struct loader *ld, const char *key, const struct ynode *v, double *out)
+{
+	if (!strcmp(key, "memory"))
+		return ld_get_size(ld, v, "memory quota", out);
+	if (!strcmp(key, "cpu") || !strcmp(key, "nvidia.com/gpu") ||
+	    !strncmp(key, "nvidia.com/mig-", 15))
+		return ld_get_amount(ld, v, key, "an amount >= 0, like 4", out);
+	return gp_located(ld->err, v->loc, "unknown resource '%s'; expected nvidia.com/gpu, "
+			  "nvidia.com/mig-<profile>, cpu or memory", key);
+}
+
+static struct quota_entry *quota_line(struct queue_spec *q, const char *resource)
+{
+	for (size_t i = 0; i < q->n_quota; i++)
+		if (!strcmp(q->quota[i].resource, resource))
+			return &q->quota[i];
+	q->quota = gp_xrealloc(q->quota, (q->n_quota + 1) * sizeof *q->quota);
+	struct quota_entry *e = &q->quota[q->n_quota++];
+	*e = (struct quota_entry){gp_xstrdup(resource), INFINITY, INFINITY, {0}};
+	return e;
+}
+
+/* quota: {nvidia.com/gpu: 4, ...} and borrowing_limit: {nvidia.com/gpu: 2} */
+static int quota_map(struct loader *ld, const struct ynode *v, struct queue_spec *q, bool limit)
+{
+	if (v->kind != YNODE_MAP)
+		return ld_bad_value(ld, v, limit ? "borrowing_limit" : "quota",
+				 "a map like {nvidia.com/gpu: 4}");
+	for (size_t i = 0; i < v->n; i++) {
+		double amount;
+		int rc = quota_amount(ld, v->keys[i], v->items[i], &amount);
+		if (rc)
+			return rc;
+		struct quota_entry *e = quota_line(q, v->keys[i]);
+		if (limit)
+			e->borrowing_limit = amount;
+		else
+			e->nominal = amount;
+		e->loc = v->key_locs[i];
+	}
+	return GP_OK;
+}
+
+static int queue_quota(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return quota_map(ld, v, obj, false);
+}
+
+static int queue_borrowing_limit(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return quota_map(ld, v, obj, true);
+}
+
+static int preemption_reclaim(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"Never", "LowerPriority", "Any"};
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "reclaim_within_cohort", names, N_OF(names), &k);
+	((struct queue_spec *)obj)->reclaim = (enum reclaim_policy)k;
+	return rc;
+}
+
+static const struct key_rule preemption_rules[] = {{"reclaim_within_cohort", preemption_reclaim}};
+
+static int queue_preemption(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_walk_map(ld, v, "preemption", "a map like {reclaim_within_cohort: Any}",
+			preemption_rules, N_OF(preemption_rules), obj);
+}
+
+static const struct key_rule queue_rules[] = {
+	{"name", queue_name},   {"strategy", queue_strategy},
+	{"cohort", queue_cohort}, {"quota", queue_quota},
+	{"borrowing_limit", queue_borrowing_limit}, {"preemption", queue_preemption},
+};
+
+/* A borrowing limit needs a quota to borrow beyond, and a cohort to borrow from. */
+static int check_queue(struct loader *ld, const struct queue_spec *q)
+{
+	for (size_t i = 0; i < q->n_quota; i++) {
+		const struct quota_entry *e = &q->quota[i];
+		if (isinf(e->nominal))
+			return gp_located(ld->err, e->loc, "borrowing_limit for %s without a quota "
+					  "for it; expected %s in quota too", e->resource, e->resource);
+		if (!isinf(e->borrowing_limit) && !q->cohort)
+			return gp_located(ld->err, e->loc, "borrowing_limit without a cohort to "
+					  "borrow from; expected cohort: NAME in queue %s", q->name);
+	}
+	return GP_OK;
+}
+
+int ld_load_queues(struct loader *ld, const struct ynode *v)
+{
+	struct scenario *sc = ld->sc;
+	size_t n = v ? v->n : 0;
+	int rc = v ? ld_expect_list(ld, v, "queues",
+				 "a list like [{name: team-a, strategy: StrictFIFO}]")
+		   : GP_OK;
+	if (rc)
+		return rc;
+	sc->queues = gp_xcalloc(n + 1, sizeof *sc->queues);
+	sc->n_queues = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct ynode *item = v->items[i];
+		struct queue_spec *q = &sc->queues[i];
+		q->loc = item->loc;
+		rc = ld_walk_map(ld, item, "queue",
+			      "a map like {name: team-a, strategy: BestEffortFIFO}", queue_rules,
+			      N_OF(queue_rules), q);
+		if (!rc)
+			rc = ld_require(ld, item, "name", "queue", "a name like team-a");
+		if (!rc)
+			rc = check_queue(ld, q);
+		if (rc)
+			return rc;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sc->queues[j].name, q->name))
+				return ld_duplicate(ld, item, "queue", q->name, sc->queues[j].loc);
+	}
+	/* Workloads without a queue go to "default", declared or not. */
+	if (scenario_queue_index(sc, DEFAULT_QUEUE) < 0) {
+		struct queue_spec *q = &sc->queues[sc->n_queues++];
+		q->name = gp_xstrdup(DEFAULT_QUEUE);
+		q->loc = (struct srcloc){sc->path, 0, 0};
+		q->strategy = STRATEGY_BEST_EFFORT_FIFO;
+	}
+	return GP_OK;
+}
+
+static const char *const order_names[] = {"fifo", "priority", "edf", "sjf"};
+static const char *const scoring_names[] = {"MostAllocated", "LeastAllocated"};
+
+static int sched_order(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int o = 0;
+	int rc = ld_get_enum(ld, v, "order", order_names, N_OF(order_names), &o);
+	((struct scheduler_spec *)obj)->order = (enum sched_order)o;
+	return rc;
+}
+
+static int sched_scoring(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int s = 0;
+	int rc = ld_get_enum(ld, v, "scoring", scoring_names, N_OF(scoring_names), &s);
+	((struct scheduler_spec *)obj)->scoring = (enum sched_scoring)s;
+	return rc;
+}
+
+static int sched_window_policy(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"fit", "preempt"};
+	int p = 0;
+	int rc = ld_get_enum(ld, v, "window_policy", names, N_OF(names), &p);
+	((struct scheduler_spec *)obj)->window_policy = (enum window_policy)p;
+	return rc;
+}
+
+static int sched_gpu_policy(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int p = 0;
+	int rc = ld_get_enum(ld, v, "gpu_policy", gpupolicy_names, GPU_POLICY_COUNT, &p);
+	((struct scheduler_spec *)obj)->gpu_policy = (enum gpu_policy)p;
+	return rc;
+}
+
+const struct key_rule ld_scheduler_rules[] = {
+	{"order", sched_order},
+	{"scoring", sched_scoring},
+	{"window_policy", sched_window_policy},
+	{"gpu_policy", sched_gpu_policy},
+};
+
+static int cohort_name(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_item_name(ld, v, "cohort name", &((struct cohort_spec *)obj)->name);
+}
+
+static int cohort_parent(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_item_name(ld, v, "parent cohort", &((struct cohort_spec *)obj)->parent);
+}
+
+static const struct key_rule cohort_rules[] = {{"name", cohort_name}, {"parent", cohort_parent}};
+
+int ld_cohort_index(const struct scenario *sc, const char *name)
+{
+	for (size_t i = 0; i < sc->n_cohorts; i++)
+		if (!strcmp(sc->cohorts[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* cohorts: [{name, parent}]; a parent must exist and the parents never loop. */
+int ld_load_cohorts(struct loader *ld, const struct ynode *v)
+{
+	struct scenario *sc = ld->sc;
+	if (!v)
+		return GP_OK;
+	int rc = ld_expect_list(ld, v, "cohorts", "a list like [{name: org, parent: company}]");
+	if (rc)
+		return rc;
+	sc->cohorts = gp_xcalloc(v->n ? v->n : 1, sizeof *sc->cohorts);
+	for (size_t i = 0; i < v->n && !rc; i++) {
+		struct cohort_spec *c = &sc->cohorts[sc->n_cohorts++];
+		c->loc = v->items[i]->loc;
+		rc = ld_walk_map(ld, v->items[i], "cohort", "a map like {name: org, parent: company}",
+			      cohort_rules, N_OF(cohort_rules), c);
+		if (!rc)
+			rc = ld_require(ld, v->items[i], "name", "cohort", "a name like org");
+	}
+	for (size_t i = 0; i < sc->n_cohorts && !rc; i++) {
+		const struct cohort_spec *c = &sc->cohorts[i];
+		if (c->parent && ld_cohort_index(sc, c->parent) < 0)
+			return gp_located(ld->err, c->loc, "cohort %s has an unknown parent '%s'; "
+					  "expected a cohort of the cohorts list", c->name, c->parent);
+		size_t steps = 0;
+		for (int k = (int)i; k >= 0 && sc->cohorts[k].parent; steps++) {
+			if (steps > sc->n_cohorts)
+				return gp_located(ld->err, c->loc, "cohort %s is its own ancestor (a "
+						  "cohort loop); expected parents that end at a root",
+						  c->name);
+			k = ld_cohort_index(sc, sc->cohorts[k].parent);
+		}
+	}
+	return rc;
+}
+
+/* experiment: {protocol: inflation, inflate: 1.3, popularity: 0.95} (inflation.h). */

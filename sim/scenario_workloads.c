@@ -1,0 +1,919 @@
+/*
+ * scenario_workloads.c - the workloads section: resources, durations, restarts,
+ * deadlines, placement rules and arrivals; and the checks that finish a workload
+ * once all its keys are read.
+ */
+#include "gpuplan/scenario.h"
+
+#include <string.h>
+
+#include "gpuplan/footprint.h"
+#include "gpuplan/openb.h"
+#include "gpuplan/trace.h"
+#include "gpuplan/units.h"
+
+#include "scenario_int.h"
+
+/* --- workloads ------------------------------------------------------------ */
+
+#define WORKLOAD_HINT                                                                              \
+	"a map like {name: eval, count: 4, arrival: {at: \"12:00\"}, gpus: 2, duration: 1h}"
+#define ARRIVAL_HINT "{at: \"12:00\"}, {process: poisson, rate: 10/h} or {trace: PATH, format: csv}"
+#define DURATION_HINT UNITS_HINT_DURATION ", or {dist: exponential, mean: 1h}"
+
+static const char *const kind_names[] = {"batch", "inference"};
+
+
+static int workload_kind(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int k = 0;
+	struct workload_spec *w = obj;
+	int rc = ld_get_enum(ld, v, "kind", kind_names, N_OF(kind_names), &k);
+	w->kind = (enum workload_kind)k;
+	/* Read before the other keys (load_workload), so theirs can land here. */
+	if (!rc && k == WORKLOAD_INFERENCE && !w->inference)
+		w->inference = ld_new_inference();
+	return rc;
+}
+
+static int workload_name(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_item_name(ld, v, "workload name", &((struct workload_spec *)obj)->name);
+}
+
+static int workload_count(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_int(ld, v, "count", 1, INT64_MAX, &((struct workload_spec *)obj)->count);
+}
+
+/* gpus: N (nvidia.com/gpu units) | {mig: 3g.40gb} | {milli: 300}.  Whether a
+ * pool offers the resource is checked once all pools are known (check_hosted). */
+static int workload_gpus(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	int64_t g = 0;
+	if (v->kind == YNODE_MAP) {
+		static const char *const keys[] = {"mig", "milli"};
+		int rc = ld_only_keys(ld, v, keys, 2, "gpus");
+		if (rc)
+			return rc;
+		if (v->n != 1)
+			return ld_bad_value(ld, v, "gpus", "one of {mig: 3g.40gb} or {milli: 300}");
+		if (!strcmp(v->keys[0], "mig")) {
+			w->request = REQUEST_MIG;
+			return ld_get_string(ld, v->items[0], "MIG profile", "a name like 3g.40gb",
+					  &w->mig_profile);
+		}
+		w->request = REQUEST_MILLI;
+		rc = ld_get_int(ld, v->items[0], "milli", 1, 1000, &g);
+		w->milli = (int32_t)g;
+		return rc;
+	}
+	int rc = ld_get_int(ld, v, "gpus", 1, INT64_MAX, &g);
+	if (rc)
+		return rc;
+	if (g > ld->widest_node)
+		return gp_located(ld->err, v->loc,
+				  "no node has %lld GPUs; the largest pool node has %d",
+				  (long long)g, (int)ld->widest_node);
+	w->request = REQUEST_GPUS;
+	w->gpus = (int32_t)g;
+	return GP_OK;
+}
+
+static int workload_model(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	if (v->kind == YNODE_SCALAR && (w->model = catalog_model(v->value)))
+		return GP_OK;
+	const char *names[16];
+	size_t n = catalog_model_count();
+	for (size_t i = 0; i < n && i < 16; i++)
+		names[i] = catalog_model_at(i)->name;
+	return v->kind == YNODE_SCALAR ? ld_unknown_word(ld, v->loc, "model", v->value, names, n)
+				       : ld_bad_value(ld, v, "model", "a catalog model like llama-2-13b");
+}
+
+static int workload_quantization(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int q = 0;
+	int rc = ld_get_enum(ld, v, "quantization", quant_names, QUANT_COUNT, &q);
+	((struct workload_spec *)obj)->quantization = q;
+	return rc;
+}
+
+static int restart_limit(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "restart limit", 0, 1000, &n);
+	((struct workload_spec *)obj)->restart_limit = (int32_t)n;
+	return rc;
+}
+
+static int restart_backoff(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "backoff", false, &((struct workload_spec *)obj)->restart_backoff);
+}
+
+static int workload_checkpoint(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "checkpoint", true, &((struct workload_spec *)obj)->checkpoint);
+}
+
+static int workload_startup(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "startup", false, &((struct workload_spec *)obj)->startup);
+}
+
+static int get_pass_rate(struct loader *ld, const struct ynode *v, double *out)
+{
+	if (v->kind != YNODE_SCALAR || units_number(v->value, out) || *out < 0 || *out > 1)
+		return ld_bad_value(ld, v, "pass_rate", "a probability from 0 to 1, like 0.99");
+	return GP_OK;
+}
+
+/* quality: {pass_rate: p} or {pass_rate: {fp16: p, int8: q, ...}}; the rate for
+ * the workload's own quantization is resolved in derive_quality. */
+static int quality_pass_rate(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	if (v->kind != YNODE_MAP)
+		return get_pass_rate(ld, v, &w->pass_rate);
+	for (size_t i = 0; i < v->n; i++) {
+		enum quant q;
+		double p;
+		if (quant_parse(v->keys[i], &q))
+			return ld_unknown_word(ld, v->key_locs[i], "quantization", v->keys[i], quant_names,
+					    QUANT_COUNT);
+		int rc = get_pass_rate(ld, v->items[i], &p);
+		if (rc)
+			return rc;
+	}
+	return GP_OK;
+}
+
+static const struct key_rule quality_rules[] = {{"pass_rate", quality_pass_rate}};
+
+static int workload_quality(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_walk_map(ld, v, "quality", "a map like {pass_rate: 0.99}", quality_rules,
+			N_OF(quality_rules), obj);
+}
+
+/* A per-quantization pass rate needs the workload's quantization (fp16 without one). */
+static int derive_quality(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	const struct ynode *rates = ynode_get(ynode_get(item, "quality"), "pass_rate");
+	if (!rates || rates->kind != YNODE_MAP)
+		return GP_OK;
+	const char *want = quant_name(w->model ? (enum quant)w->quantization : QUANT_FP16);
+	for (size_t i = 0; i < rates->n; i++) {
+		enum quant q;
+		if (!quant_parse(rates->keys[i], &q) && !strcmp(quant_name(q), want))
+			return get_pass_rate(ld, rates->items[i], &w->pass_rate);
+	}
+	return gp_located(ld->err, rates->loc, "pass_rate has no entry for %s; expected one for "
+			  "the workload's quantization", want);
+}
+
+static const struct key_rule restart_rules[] = {{"limit", restart_limit},
+						{"backoff", restart_backoff}};
+
+static int workload_restart(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_walk_map(ld, v, "restart", "a map like {limit: 6, backoff: 10s}", restart_rules,
+			N_OF(restart_rules), obj);
+}
+
+/* Distribution parameters by kind (index = enum dist_kind). */
+const char *const ld_dist_names[] = {"fixed", "exponential", "lognormal", "gamma", "uniform"};
+const char *const ld_dist_params[][2] = {
+	{"mean", NULL}, {"mean", NULL}, {"mean", "sigma"}, {"mean", "shape"}, {"min", "max"}};
+
+const char *ld_dist_param_hint(const char *param)
+{
+	if (!strcmp(param, "sigma"))
+		return "a number > 0 like 0.5";
+	if (!strcmp(param, "shape"))
+		return "a number > 0 like 2";
+	return UNITS_HINT_DURATION;
+}
+
+int ld_dist_kind(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "dist", ld_dist_names, N_OF(ld_dist_names), &k);
+	((struct dist *)obj)->kind = (enum dist_kind)k;
+	return rc;
+}
+
+static int dist_seconds(struct loader *ld, const struct ynode *v, const char *what, bool positive,
+			double *out)
+{
+	sim_time t;
+	int rc = ld_get_duration(ld, v, what, positive, &t);
+	*out = sim_seconds(t);
+	return rc;
+}
+
+static int dist_mean(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return dist_seconds(ld, v, "mean", true, &((struct dist *)obj)->mean);
+}
+
+static int dist_min(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return dist_seconds(ld, v, "min", false, &((struct dist *)obj)->min);
+}
+
+static int dist_max(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return dist_seconds(ld, v, "max", true, &((struct dist *)obj)->max);
+}
+
+int ld_dist_sigma(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_positive(ld, v, "sigma", ld_dist_param_hint("sigma"), &((struct dist *)obj)->sigma);
+}
+
+int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_positive(ld, v, "shape", ld_dist_param_hint("shape"), &((struct dist *)obj)->shape);
+}
+
+static const struct key_rule dist_rules[] = {
+	{"dist", ld_dist_kind},   {"mean", dist_mean}, {"sigma", ld_dist_sigma},
+	{"shape", ld_dist_shape}, {"min", dist_min},   {"max", dist_max},
+};
+
+static int load_dist(struct loader *ld, const struct ynode *v, struct dist *d)
+{
+	int rc = ld_walk_map(ld, v, "duration", DURATION_HINT, dist_rules, N_OF(dist_rules), d);
+	if (!rc)
+		rc = ld_require(ld, v, "dist", "duration", "exponential, lognormal, gamma or uniform");
+	if (rc)
+		return rc;
+	const char *const *params = ld_dist_params[d->kind];
+	const char *allowed[3] = {"dist", params[0], params[1]};
+	char what[48];
+	snprintf(what, sizeof what, "dist %s", ld_dist_names[d->kind]);
+	for (size_t i = 0; i < 2 && params[i] && !rc; i++)
+		rc = ld_require(ld, v, params[i], what, ld_dist_param_hint(params[i]));
+	if (!rc)
+		rc = ld_only_keys(ld, v, allowed, N_OF(allowed), what);
+	if (!rc && d->kind == DIST_UNIFORM && d->max < d->min)
+		return gp_located(ld->err, ynode_get(v, "max")->loc,
+				  "max is below min; expected min <= max");
+	return rc;
+}
+
+static int workload_duration(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct dist *d = &((struct workload_spec *)obj)->duration;
+	if (v->kind == YNODE_MAP)
+		return load_dist(ld, v, d);
+	d->kind = DIST_FIXED;
+	if (v->kind != YNODE_SCALAR)
+		return ld_bad_value(ld, v, "duration", DURATION_HINT);
+	return dist_seconds(ld, v, "duration", true, &d->mean);
+}
+
+static int deadline_within(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "within", true, &((struct workload_spec *)obj)->deadline);
+}
+
+static const struct key_rule deadline_rules[] = {{"within", deadline_within}};
+
+static int workload_deadline(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	if (v->kind == YNODE_SCALAR) {
+		w->deadline_kind = DEADLINE_AT;
+		return ld_get_clock(ld, v, "deadline", &w->deadline);
+	}
+	w->deadline_kind = DEADLINE_WITHIN;
+	int rc = ld_walk_map(ld, v, "deadline", UNITS_HINT_CLOCK ", or {within: 5h}", deadline_rules,
+			  N_OF(deadline_rules), w);
+	return rc ? rc : ld_require(ld, v, "within", "deadline", UNITS_HINT_DURATION);
+}
+
+static int workload_gpu_busy(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_fraction(ld, v, "gpu_busy", &((struct workload_spec *)obj)->gpu_busy);
+}
+
+static int workload_sm_share(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_fraction(ld, v, "sm_share", &((struct workload_spec *)obj)->sm_share);
+}
+
+static int workload_vram(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_size(ld, v, "vram", &((struct workload_spec *)obj)->vram_bytes);
+}
+
+static int workload_cpu(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_amount(ld, v, "cpu", "a number of cores >= 0, like 8",
+			  &((struct workload_spec *)obj)->cpu);
+}
+
+static int workload_memory(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_size(ld, v, "memory", &((struct workload_spec *)obj)->memory_bytes);
+}
+
+static int workload_node_selector(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	return ld_get_kv_map(ld, v, "node_selector", &w->node_selector, &w->n_node_selector);
+}
+
+static const char *const operator_names[] = {"Equal", "Exists"};
+
+static int toleration_key(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct toleration *t = obj;
+	free(t->key);
+	int rc = ld_get_text(ld, v, "toleration key", &t->key);
+	if (rc || !t->key[0]) /* empty: with Exists, every key */
+		return rc;
+	return ld_check_label_key(ld, v->loc, "label key", "toleration", t->key);
+}
+
+static int toleration_operator(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int op = 0;
+	int rc = ld_get_enum(ld, v, "operator", operator_names, N_OF(operator_names), &op);
+	((struct toleration *)obj)->op = (enum toleration_op)op;
+	return rc;
+}
+
+static int toleration_value(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct toleration *t = obj;
+	free(t->value);
+	return ld_get_text(ld, v, "toleration value", &t->value);
+}
+
+static int toleration_effect(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_enum(ld, v, "toleration effect", ld_effect_names, N_OF(ld_effect_names),
+			&((struct toleration *)obj)->effect);
+}
+
+static const struct key_rule toleration_rules[] = {
+	{"key", toleration_key},
+	{"operator", toleration_operator},
+	{"value", toleration_value},
+	{"effect", toleration_effect},
+};
+
+/* Kubernetes rules: Equal needs a key; Exists matches any value so takes none. */
+static int load_toleration(struct loader *ld, const struct ynode *item, struct toleration *t)
+{
+	t->key = gp_xstrdup("");
+	t->value = gp_xstrdup("");
+	t->op = TOLERATION_EQUAL;
+	t->effect = -1;
+	int rc = ld_walk_map(
+		ld, item, "toleration",
+		"a map like {key: dedicated, operator: Equal, value: batch, effect: NoSchedule}",
+		toleration_rules, N_OF(toleration_rules), t);
+	if (rc)
+		return rc;
+	if (t->op == TOLERATION_EQUAL && !t->key[0])
+		return gp_located(ld->err, item->loc,
+				  "a toleration with operator Equal needs a key; "
+				  "expected {key: KEY, value: VALUE} or operator Exists");
+	const struct ynode *value = ynode_get(item, "value");
+	if (t->op == TOLERATION_EXISTS && t->value[0])
+		return gp_located(ld->err, value->loc,
+				  "a toleration with operator Exists takes no "
+				  "value; expected operator Equal or no value");
+	return GP_OK;
+}
+
+static int workload_tolerations(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	int rc =
+		ld_expect_list(ld, v, "tolerations",
+			    "a list like [{key: dedicated, operator: Exists, effect: NoSchedule}]");
+	if (rc)
+		return rc;
+	w->tolerations = gp_xcalloc(v->n, sizeof *w->tolerations);
+	w->n_tolerations = v->n;
+	for (size_t i = 0; i < v->n && !rc; i++)
+		rc = load_toleration(ld, v->items[i], &w->tolerations[i]);
+	return rc;
+}
+
+static int workload_gpu_spec(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	int rc = ld_expect_list(ld, v, "gpu_spec", "a list of GPU types like [A100-80GB, H100-80GB]");
+	if (rc)
+		return rc;
+	w->gpu_spec = gp_xcalloc(v->n, sizeof *w->gpu_spec);
+	w->n_gpu_spec = v->n;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct gpu_type *gpu;
+		rc = ld_get_gpu_type(ld, v->items[i], "gpu_spec", &gpu);
+		if (rc)
+			return rc;
+		w->gpu_spec[i] = gp_xstrdup(gpu->name);
+	}
+	return GP_OK;
+}
+
+/* --- placement rules: affinity, topology_spread, pods, gang -------------- */
+
+#define AFFINITY_HINT "a map like {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3]}"
+
+static const char *const affinity_op_names[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+
+static int affinity_key(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct affinity_expr *e = obj;
+	int rc = ld_get_string(ld, v, "affinity key", "a label key like nvidia.com/gpu.product", &e->key);
+	return rc ? rc : ld_check_label_key(ld, v->loc, "label key", "affinity", e->key);
+}
+
+static int affinity_operator(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int op = 0;
+	int rc = ld_get_enum(ld, v, "affinity operator", affinity_op_names, N_OF(affinity_op_names), &op);
+	((struct affinity_expr *)obj)->op = (enum affinity_op)op;
+	return rc;
+}
+
+static int affinity_values(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct affinity_expr *e = obj;
+	int rc = ld_expect_list(ld, v, "affinity values", "a list of label values like [a, b]");
+	if (rc)
+		return rc;
+	e->values = gp_xcalloc(v->n ? v->n : 1, sizeof *e->values);
+	e->n_values = v->n;
+	for (size_t i = 0; i < v->n && !rc; i++)
+		rc = ld_get_text(ld, v->items[i], "affinity value", &e->values[i]);
+	return rc;
+}
+
+static const struct key_rule affinity_rules[] = {
+	{"key", affinity_key}, {"operator", affinity_operator}, {"values", affinity_values}};
+
+/* Kubernetes rules: In and NotIn need values; Exists and DoesNotExist take none. */
+static int load_affinity_expr(struct loader *ld, const struct ynode *item, struct affinity_expr *e)
+{
+	int rc = ld_walk_map(ld, item, "affinity requirement", AFFINITY_HINT, affinity_rules,
+			  N_OF(affinity_rules), e);
+	if (!rc)
+		rc = ld_require(ld, item, "key", "affinity requirement", "a label key");
+	if (!rc)
+		rc = ld_require(ld, item, "operator", "affinity requirement",
+			     "In, NotIn, Exists or DoesNotExist");
+	if (rc)
+		return rc;
+	bool listed = e->op == AFFINITY_IN || e->op == AFFINITY_NOT_IN;
+	if (listed && e->n_values == 0)
+		return gp_located(ld->err, item->loc,
+				  "affinity operator %s needs values; expected values: [A, B]",
+				  affinity_op_names[e->op]);
+	if (!listed && ynode_get(item, "values"))
+		return gp_located(ld->err, ynode_get(item, "values")->loc,
+				  "affinity operator %s takes no values; expected In or NotIn "
+				  "with values, or no values",
+				  affinity_op_names[e->op]);
+	return GP_OK;
+}
+
+static int workload_affinity(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	int rc = ld_expect_list(ld, v, "affinity", "a list like [" AFFINITY_HINT "]");
+	if (rc)
+		return rc;
+	w->affinity = gp_xcalloc(v->n ? v->n : 1, sizeof *w->affinity);
+	w->n_affinity = v->n;
+	for (size_t i = 0; i < v->n && !rc; i++)
+		rc = load_affinity_expr(ld, v->items[i], &w->affinity[i]);
+	return rc;
+}
+
+static const char *const spread_when_names[] = {"DoNotSchedule", "ScheduleAnyway"};
+
+static int spread_key(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct topology_spread *t = obj;
+	int rc = ld_get_string(ld, v, "topology_spread key",
+			    "a label key like topology.kubernetes.io/zone", &t->key);
+	return rc ? rc : ld_check_label_key(ld, v->loc, "label key", "topology_spread", t->key);
+}
+
+static int spread_max_skew(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "max_skew", 1, INT32_MAX, &n);
+	((struct topology_spread *)obj)->max_skew = (int32_t)n;
+	return rc;
+}
+
+static int spread_when(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int when = 0;
+	int rc = ld_get_enum(ld, v, "when_unsatisfiable", spread_when_names, N_OF(spread_when_names),
+			  &when);
+	((struct topology_spread *)obj)->when = (enum spread_when)when;
+	return rc;
+}
+
+static const struct key_rule spread_rules[] = {{"key", spread_key},
+					       {"max_skew", spread_max_skew},
+					       {"when_unsatisfiable", spread_when}};
+
+static int workload_topology_spread(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct topology_spread *t = &((struct workload_spec *)obj)->spread;
+	t->max_skew = 1;
+	t->when = SPREAD_DO_NOT_SCHEDULE;
+	int rc = ld_walk_map(ld, v, "topology_spread",
+			  "a map like {key: topology.kubernetes.io/zone, max_skew: 1, "
+			  "when_unsatisfiable: DoNotSchedule}",
+			  spread_rules, N_OF(spread_rules), t);
+	if (!rc)
+		rc = ld_require(ld, v, "key", "topology_spread", "a label key like topology.kubernetes.io/zone");
+	return rc;
+}
+
+static int workload_pods(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "pods", 1, 10000, &n);
+	((struct workload_spec *)obj)->pods = (int32_t)n;
+	return rc;
+}
+
+static int workload_gang(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_bool(ld, v, "gang", &((struct workload_spec *)obj)->gang);
+}
+
+static int workload_queue(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct scenario *sc = ld->sc;
+	if (v->kind != YNODE_SCALAR || ld_is_null(v))
+		return ld_bad_value(ld, v, "queue", "the name of a queue, like default");
+	int q = scenario_queue_index(sc, v->value);
+	if (q >= 0) {
+		((struct workload_spec *)obj)->queue = q;
+		return GP_OK;
+	}
+	const char **names = gp_xcalloc(sc->n_queues, sizeof *names);
+	for (size_t i = 0; i < sc->n_queues; i++)
+		names[i] = sc->queues[i].name;
+	int rc = ld_unknown_word(ld, v->loc, "queue", v->value, names, sc->n_queues);
+	free(names);
+	return rc;
+}
+
+static int workload_priority(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t p = 0;
+	int rc = ld_get_int(ld, v, "priority", INT32_MIN, INT32_MAX, &p);
+	((struct workload_spec *)obj)->priority = (int32_t)p;
+	return rc;
+}
+
+/* --- arrivals -------------------------------------------------------------- */
+
+static int arrival_at(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct arrival *a = obj;
+	a->kind = ARRIVAL_AT;
+	return ld_get_clock(ld, v, "arrival at", &a->at);
+}
+
+static int arrival_process(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"poisson"};
+	int p = 0;
+	((struct arrival *)obj)->kind = ARRIVAL_POISSON;
+	return ld_get_enum(ld, v, "process", names, N_OF(names), &p);
+}
+
+static int arrival_rate(struct loader *ld, const struct ynode *v, void *obj)
+{
+	double *rate = &((struct arrival *)obj)->rate;
+	if (v->kind != YNODE_SCALAR || units_rate(v->value, rate) || !(*rate > 0))
+		return ld_bad_value(ld, v, "rate", UNITS_HINT_RATE);
+	return GP_OK;
+}
+
+static int arrival_from(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_clock(ld, v, "arrival from", &((struct arrival *)obj)->from);
+}
+
+/* A path relative to the scenario's folder. */
+char *ld_resolve(const char *dir, const char *path)
+{
+	if (path[0] == '/' || !strcmp(dir, "."))
+		return gp_xstrdup(path);
+	size_t n = strlen(dir) + strlen(path) + 2;
+	char *s = gp_xmalloc(n);
+	snprintf(s, n, "%s/%s", dir, path);
+	return s;
+}
+
+/* Records the path; the rows are read once the arrival is known to be sound. */
+static int arrival_trace(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct arrival *a = obj;
+	char *path = NULL;
+	a->kind = ARRIVAL_TRACE;
+	int rc = ld_get_string(ld, v, "trace", "a path to a CSV file, like traces/jobs.csv", &path);
+	if (rc)
+		return rc;
+	a->trace_path = ld_resolve(ld->sc->dir, path);
+	free(path);
+	return GP_OK;
+}
+
+static int arrival_format(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"csv", "openb"};
+	int f = 0;
+	if (v->kind == YNODE_SCALAR && !strcmp(v->value, "azure"))
+		return gp_located(ld->err, v->loc, "format 'azure' is for inference requests; "
+				  "expected csv or openb");
+	int rc = ld_get_enum(ld, v, "format", names, N_OF(names), &f);
+	((struct arrival *)obj)->format = f ? TRACE_OPENB : TRACE_CSV;
+	return rc;
+}
+
+static const struct key_rule arrival_rules[] = {
+	{"at", arrival_at},     {"process", arrival_process}, {"rate", arrival_rate},
+	{"from", arrival_from}, {"trace", arrival_trace},     {"format", arrival_format},
+	{"speedup", NULL},
+};
+
+/* The keys each kind of arrival takes (index = enum arrival_kind). */
+static const char *const arrival_keys[][3] = {
+	{"at", NULL, NULL}, {"process", "rate", "from"}, {"trace", "format", NULL}};
+static const char *const arrival_kind_text[] = {"arrival at", "a poisson arrival",
+						"a trace arrival"};
+
+static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct arrival *a = &((struct workload_spec *)obj)->arrival;
+	int rc = ld_walk_map(ld, v, "arrival", ARRIVAL_HINT, arrival_rules, N_OF(arrival_rules), a);
+	if (rc)
+		return rc;
+	int kinds = !!ynode_get(v, "at") + !!ynode_get(v, "process") + !!ynode_get(v, "trace");
+	if (kinds != 1)
+		return gp_located(ld->err, v->loc,
+				  "arrival needs exactly one of at, process or trace; "
+				  "expected " ARRIVAL_HINT);
+	if (!rc)
+		rc = ld_only_keys(ld, v, arrival_keys[a->kind], 3, arrival_kind_text[a->kind]);
+	if (!rc && a->kind == ARRIVAL_POISSON)
+		rc = ld_require(ld, v, "rate", "arrival", UNITS_HINT_RATE);
+	if (!rc && a->kind == ARRIVAL_TRACE && a->format == TRACE_OPENB)
+		return openb_read_pods(a->trace_path, ynode_get(v, "trace")->loc,
+				       ld->sc->experiment.protocol == EXPERIMENT_NONE, &a->pods,
+				       &a->n_pods, ld->err);
+	if (!rc && a->kind == ARRIVAL_TRACE) {
+		struct trace_limits lim = {ld->widest_node, ld->max_jobs};
+		rc = trace_read_csv(a->trace_path, ynode_get(v, "trace")->loc, &lim, &a->rows,
+				    &a->n_rows, ld->err);
+	}
+	return rc;
+}
+
+static const struct key_rule workload_rules[] = {
+	{"name", workload_name},
+	{"kind", workload_kind},
+	{"count", workload_count},
+	{"arrival", workload_arrival},
+	{"gpus", workload_gpus},
+	{"duration", workload_duration},
+	{"deadline", workload_deadline},
+	{"gpu_busy", workload_gpu_busy},
+	{"sm_share", workload_sm_share},
+	{"vram", workload_vram},
+	{"cpu", workload_cpu},
+	{"memory", workload_memory},
+	{"node_selector", workload_node_selector},
+	{"tolerations", workload_tolerations},
+	{"gpu_spec", workload_gpu_spec},
+	{"queue", workload_queue},
+	{"priority", workload_priority},
+	{"affinity", workload_affinity},
+	{"topology_spread", workload_topology_spread},
+	{"pods", workload_pods},
+	{"gang", workload_gang},
+	/* in the scenario format, not simulated yet */
+	{"quality", workload_quality},
+	{"startup", workload_startup},
+	{"checkpoint", workload_checkpoint},
+	{"model", workload_model},
+	{"quantization", workload_quantization},
+	{"kv_cache", ld_workload_kv_cache},
+	{"replicas", ld_workload_replicas},
+	{"tensor_parallel", ld_workload_tensor_parallel},
+	{"max_batch", ld_workload_max_batch},
+	{"max_batched_tokens", ld_workload_max_batched_tokens},
+	{"memory_fraction", ld_workload_memory_fraction},
+	{"requests", ld_workload_requests},
+	{"slo", ld_workload_slo},
+	{"tokenize", ld_workload_tokenize},
+	{"route", ld_workload_route},
+	{"restart", workload_restart},
+};
+
+/* An openb pod list decides every pod's request and times too.  The
+ * workload stands for its pods until a timed replay splits it by request
+ * (openb_expand_workloads); the inflation protocol reads the pods as they are. */
+static int finish_openb_workload(struct loader *ld, const struct ynode *item,
+				 struct workload_spec *w)
+{
+	static const char *const from_list[] = {"count", "gpus", "duration", "cpu", "memory",
+						"gpu_spec", "pods", "gang", "vram", "model"};
+	for (size_t i = 0; i < item->n; i++)
+		for (size_t k = 0; k < N_OF(from_list); k++)
+			if (!strcmp(item->keys[i], from_list[k]))
+				return gp_located(ld->err, item->key_locs[i],
+						  "%s comes from the pod list (one pod per row); "
+						  "expected no %s with format openb",
+						  item->keys[i], item->keys[i]);
+	w->count = (int64_t)w->arrival.n_pods;
+	w->request = REQUEST_GPUS;
+	w->gpus = 1;
+	w->duration = (struct dist){DIST_FIXED, 0, 0, 0, 0, 0};
+	return GP_OK;
+}
+
+/* A trace decides count, gpus and durations; the workload's keys would contradict it. */
+static int finish_trace_workload(struct loader *ld, const struct ynode *item,
+				 struct workload_spec *w)
+{
+	if (w->arrival.format == TRACE_OPENB)
+		return finish_openb_workload(ld, item, w);
+	static const char *const from_trace[] = {"count", "gpus", "duration"};
+	for (size_t i = 0; i < item->n; i++)
+		for (size_t k = 0; k < N_OF(from_trace); k++)
+			if (!strcmp(item->keys[i], from_trace[k]))
+				return gp_located(ld->err, item->key_locs[i],
+						  "%s comes from the trace (one job per row); "
+						  "expected no %s with a trace arrival",
+						  item->keys[i], item->keys[i]);
+	const struct arrival *a = &w->arrival;
+	double total = 0;
+	w->count = (int64_t)a->n_rows;
+	w->gpus = 0;
+	for (size_t i = 0; i < a->n_rows; i++) {
+		if (a->rows[i].gpus > w->gpus)
+			w->gpus = a->rows[i].gpus;
+		total += sim_seconds(a->rows[i].duration);
+	}
+	/* Informational (check, reports): jobs use their own rows. */
+	w->duration = (struct dist){DIST_FIXED, total / (double)a->n_rows, 0, 0, 0, 0};
+	return GP_OK;
+}
+
+/*
+ * VRAM from the model when not given: each GPU of the pod holds its share of
+ * the weights (tensor parallel over the pod's GPUs) plus the runtime overhead.
+ */
+static int derive_vram(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	const struct ynode *q = ynode_get(item, "quantization");
+	if (!w->model) {
+		if (q)
+			return gp_located(ld->err, q->loc, "quantization applies to a model; "
+					  "expected a model like llama-2-13b beside it");
+		return GP_OK;
+	}
+	if (!q)
+		w->quantization = QUANT_FP16;
+	if (ynode_get(item, "vram"))
+		return GP_OK;
+	int tp = w->request == REQUEST_GPUS ? w->gpus : 1;
+	w->vram_bytes = footprint_weights_bytes(w->model, (enum quant)w->quantization) / tp +
+			FOOTPRINT_OVERHEAD_BYTES;
+	return GP_OK;
+}
+
+static int finish_workload(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	int rc = derive_vram(ld, item, w);
+	if (!rc)
+		rc = derive_quality(ld, item, w);
+	if (!rc)
+		rc = ld_require(ld, item, "name", "workload", "a name like eval");
+	if (!rc && w->inference)
+		return ld_finish_inference(ld, item, w);
+	if (!rc)
+		rc = ld_require(ld, item, "arrival", "workload", ARRIVAL_HINT);
+	if (rc)
+		return rc;
+	if (w->arrival.kind == ARRIVAL_TRACE)
+		return finish_trace_workload(ld, item, w);
+	rc = ld_require(ld, item, "duration", "workload", DURATION_HINT);
+	if (!rc && w->arrival.kind == ARRIVAL_POISSON && !ynode_get(item, "count")) {
+		if (!ld->sc->horizon)
+			return gp_located(ld->err, ynode_get(item, "arrival")->loc,
+					  "a poisson arrival without count never ends; expected a "
+					  "count or a scenario horizon");
+		w->count = -1;
+	}
+	return rc;
+}
+
+static int load_workload(struct loader *ld, const struct ynode *item, struct workload_spec *w)
+{
+	w->loc = item->loc;
+	w->kind = WORKLOAD_BATCH;
+	w->count = 1;
+	w->gpus = 1;
+	w->pods = 1;
+	w->gpu_busy = 1;
+	w->sm_share = 1;
+	w->pass_rate = 1;
+	w->restart_limit = 6;             /* a Kubernetes Job's default backoffLimit */
+	w->restart_backoff = 10 * SIM_SECOND; /* the kubelet's first crash-loop delay */
+	w->queue = (int32_t)scenario_queue_index(ld->sc, DEFAULT_QUEUE);
+	w->deadline_kind = DEADLINE_NONE;
+	/* The kind first: an inference workload fails on its kind, not on its first key. */
+	const struct ynode *kind = ynode_get(item, "kind");
+	int rc = kind ? workload_kind(ld, kind, w) : GP_OK;
+	if (!rc)
+		rc = ld_walk_map(ld, item, "workload", WORKLOAD_HINT, workload_rules,
+			      N_OF(workload_rules), w);
+	return rc ? rc : finish_workload(ld, item, w);
+}
+
+int ld_load_workloads(struct loader *ld, const struct ynode *v)
+{
+	struct scenario *sc = ld->sc;
+	int rc = ld_expect_list(ld, v, "workloads", "a list of workloads like [" WORKLOAD_HINT "]");
+	if (rc)
+		return rc;
+	if (v->n == 0)
+		return gp_located(ld->err, v->loc,
+				  "workloads is empty; expected at least one workload");
+	sc->workloads = gp_xcalloc(v->n, sizeof *sc->workloads);
+	sc->n_workloads = v->n;
+	for (size_t i = 0; i < v->n; i++) {
+		struct workload_spec *w = &sc->workloads[i];
+		rc = load_workload(ld, v->items[i], w);
+		if (rc)
+			return rc;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(sc->workloads[j].name, w->name))
+				return ld_duplicate(ld, v->items[i], "workload", w->name,
+						 sc->workloads[j].loc);
+		/* Metrics are scoped by pool or workload name: the two must not collide. */
+		int p = scenario_pool_index(sc, w->name);
+		if (p >= 0)
+			return gp_located(
+				ld->err, ynode_get(v->items[i], "name")->loc,
+				"workload name '%s' is also a pool name (line %d); expected "
+				"distinct names, as results are reported per name",
+				w->name, sc->pools[p].loc.line);
+	}
+	return GP_OK;
+}
+
+
+/* A timed replay runs an openb workload as one workload per pod request
+ * (openb_split_workload), in its place. */
+int ld_expand_openb_workloads(struct loader *ld)
+{
+	struct scenario *sc = ld->sc;
+	for (size_t i = 0; i < sc->n_workloads; i++) {
+		struct workload_spec *w = &sc->workloads[i], *subs;
+		if (w->arrival.kind != ARRIVAL_TRACE || w->arrival.format != TRACE_OPENB)
+			continue;
+		size_t n = 0;
+		int rc = openb_split_workload(w, ld->widest_node, &subs, &n, ld->err);
+		if (rc)
+			return rc;
+		size_t total = sc->n_workloads - 1 + n;
+		struct workload_spec *all = gp_xcalloc(total + 1, sizeof *all);
+		memcpy(all, sc->workloads, i * sizeof *all);
+		memcpy(all + i, subs, n * sizeof *all);
+		memcpy(all + i + n, sc->workloads + i + 1, (sc->n_workloads - i - 1) * sizeof *all);
+		ld_free_workload(w);
+		free(subs);
+		free(sc->workloads);
+		sc->workloads = all;
+		sc->n_workloads = total;
+		i += n - 1;
+	}
+	return GP_OK;
+}
+
