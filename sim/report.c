@@ -123,11 +123,12 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	report_duration(r->sim_end, span, sizeof span);
 	fprintf(out, "%s: seed %llu, run %lld in %s\n", sc->name, (unsigned long long)sc->seed,
 		(long long)run_id, db);
+	/* The step chosen for the span (output.step, when given, is the user's own). */
 	char step[64] = "";
-	if (r->step > 0 && r->n_ts) { /* the inflation protocol has no timeseries */
+	if (!sc->output.step && r->step > 0 && r->n_ts) { /* inflation has no timeseries */
 		char d[32];
 		report_duration(r->step, d, sizeof d);
-		snprintf(step, sizeof step, "; timeseries step %s%s", d, sc->output.step ? "" : " (auto)");
+		snprintf(step, sizeof step, "; timeseries step %s (auto)", d);
 	}
 	fprintf(out, "simulated %s from the start in %.3f s (%llu events), status %s%s\n\n", span,
 		r->wall_seconds, (unsigned long long)r->events, r->status, step);
