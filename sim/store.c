@@ -298,6 +298,11 @@ static int ensure_schema(struct store *st, struct gp_err *err)
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
 		rc = exec(st, sql, "setting the schema version", err);
 	}
+	if (!rc) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+		rc = exec(st, sql, "setting the application id", err);
+	}
 	if (!rc)
 		rc = exec(st, "COMMIT", "creating the schema", err);
 	if (rc)
@@ -335,25 +340,82 @@ static int set_wal(struct store *st, struct gp_err *err)
  * sync (a power cut may lose the last run, never corrupt the file). */
 static int configure(struct store *st, struct gp_err *err)
 {
-	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
 	if (set_wal(st, err))
 		return GP_ERUNTIME;
 	return exec(st, "PRAGMA synchronous=NORMAL", "setting synchronous mode", err);
 }
 
-int store_open(const char *path, struct store **out, struct gp_err *err)
+/* What a file is, read before anything is written to it. */
+enum db_kind { DB_EMPTY, DB_OURS, DB_FOREIGN, DB_NEWER };
+
+static int count_rows(struct store *st, const char *sql, int64_t *n, struct gp_err *err)
 {
-	assert(path && out && err);
-	*out = NULL;
-	if (make_parents(path, err))
-		return GP_ERUNTIME;
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc == SQLITE_NOTADB)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: not a SQLite database (%s); choose another --db path",
+				 st->path, sqlite3_errmsg(st->db));
+	if (rc != SQLITE_OK)
+		return db_error(st, err, "reading the database");
+	*n = 0;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_NOTADB)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: not a SQLite database; choose another --db path", st->path);
+	return rc == SQLITE_ROW ? GP_OK : db_error(st, err, "reading the database");
+}
+
+/* A gpuplan database carries STORE_APPLICATION_ID; one written before the id
+ * existed is recognised by user_version 1 and the runs table's own columns.
+ * Anything else is someone else's file and is left byte for byte as it was. */
+static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
+{
+	int64_t objects, app_id, version, legacy;
+	int rc = count_rows(st, "SELECT count(*) FROM sqlite_master", &objects, err);
+	if (!rc)
+		rc = count_rows(st, "PRAGMA application_id", &app_id, err);
+	if (!rc)
+		rc = count_rows(st, "PRAGMA user_version", &version, err);
+	if (!rc)
+		rc = count_rows(st, "SELECT count(*) FROM pragma_table_info('runs') WHERE name IN "
+				"('scenario_sha256', 'events', 'sim_seconds', 'wall_seconds')",
+				&legacy, err);
+	if (rc)
+		return rc;
+	if (objects == 0 && app_id == 0 && version == 0)
+		*kind = DB_EMPTY;
+	else if (app_id == STORE_APPLICATION_ID || (app_id == 0 && version == 1 && legacy == 4))
+		*kind = version > STORE_SCHEMA_VERSION ? DB_NEWER : DB_OURS;
+	else
+		*kind = DB_FOREIGN;
+	if (*kind == DB_FOREIGN)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: not a gpuplan results database (application_id %lld, "
+				 "user_version %lld, %lld schema objects); choose another --db path",
+				 st->path, (long long)app_id, (long long)version, (long long)objects);
+	if (*kind == DB_NEWER)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: results schema version %lld is newer than this gpuplan's (%d); "
+				 "use a newer gpuplan or another --db",
+				 st->path, (long long)version, STORE_SCHEMA_VERSION);
+	return GP_OK;
+}
+
+static int open_db(const char *path, bool write, struct store **out, struct gp_err *err)
+{
 	struct store *st = gp_xcalloc(1, sizeof *st);
 	st->path = gp_xstrdup(path);
 	int rc;
 	/* NOMUTEX: a store is used from one thread at a time (store.h), so the
 	 * per-call locking of SQLite's serialized mode only costs time, under
 	 * the write lock that sweep workers share. */
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	int flags = (write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+		    SQLITE_OPEN_NOMUTEX;
+	enum db_kind kind;
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		if (st->db)
 			rc = db_error(st, err, "cannot open database");
@@ -361,8 +423,14 @@ int store_open(const char *path, struct store **out, struct gp_err *err)
 			rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot open database: out of memory",
 				       path);
 	} else {
-		rc = configure(st, err);
-		if (!rc)
+		sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+		rc = identify(st, &kind, err);
+		if (!rc && !write && kind == DB_EMPTY)
+			rc = gp_errorf(err, GP_ERUNTIME, "%s: an empty database; expected the "
+				       "results of gpuplan run", path);
+		if (!rc && write)
+			rc = configure(st, err);
+		if (!rc && write)
 			rc = ensure_schema(st, err);
 	}
 	if (rc) {
@@ -371,6 +439,22 @@ int store_open(const char *path, struct store **out, struct gp_err *err)
 	}
 	*out = st;
 	return GP_OK;
+}
+
+int store_open(const char *path, struct store **out, struct gp_err *err)
+{
+	assert(path && out && err);
+	*out = NULL;
+	if (make_parents(path, err))
+		return GP_ERUNTIME;
+	return open_db(path, true, out, err);
+}
+
+int store_open_read(const char *path, struct store **out, struct gp_err *err)
+{
+	assert(path && out && err);
+	*out = NULL;
+	return open_db(path, false, out, err);
 }
 
 void store_close(struct store *st)

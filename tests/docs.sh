@@ -4,6 +4,8 @@
 #   tests/docs.sh            what the test suite runs (test_docs.c), from the top of the checkout
 #   tests/docs.sh --diff     also compare every output shown in README.md with the real one
 #   tests/docs.sh --diff FILE.md...   the same for the console blocks of other pages
+#   tests/docs.sh --update FILE.md... rewrite the outputs shown with the real ones,
+#                            except those with a "..." line (refresh those by hand)
 #
 # 1. Every `gpuplan COMMAND` named in a page (in a fenced block, or in an
 #    inline code span that starts with gpuplan) is a command of `bin/gpuplan
@@ -26,7 +28,11 @@ BIN=bin/gpuplan
 [ -x "$BIN" ] || { echo "tests/docs.sh: $BIN is missing (make all)"; exit 1; }
 
 diff_mode=0
-[ "${1:-}" = "--diff" ] && { diff_mode=1; shift; }
+update=0
+case "${1:-}" in
+--diff) diff_mode=1; shift ;;
+--update) diff_mode=1; update=1; shift ;;
+esac
 run_pages=${*:-README.md}
 # GPUPLAN_DOCS_PAGES replaces the pages checked (test_docs.c checks the checker).
 pages=${GPUPLAN_DOCS_PAGES:-README.md $(ls docs/*.md 2>/dev/null)}
@@ -128,7 +134,8 @@ fi
 
 # --- 4. the console blocks run -------------------------------------------------
 # Splits a page's ```console blocks into numbered commands: cmd.N (the command),
-# out.N (the output shown), line.N (its line in the page).
+# out.N (the output shown), line.N (its line in the page), range.N (the lines
+# of the output shown: FIRST LAST, LAST = FIRST - 1 when none is shown).
 split_console() {
 	awk -v dir="$2" '
 	function quotes_open(s,   i, ch, q) {
@@ -141,13 +148,14 @@ split_console() {
 		return q != ""
 	}
 	/^```console/ { block = 1; next }
-	/^```/ && block { block = 0; cont = 0; next }
+	/^```/ && block { block = 0; cont = 0; if (pending) print from, NR - 1 > (dir "/range." n); pending = 0; next }
 	!block { next }
 	cont { print $0 > (dir "/cmd." n); cmd = cmd "\n" $0
-	       cont = ($0 ~ /\\$/) || quotes_open(cmd); next }
-	/^\$ / { n++; cmd = substr($0, 3); print cmd > (dir "/cmd." n); print NR > (dir "/line." n)
+	       cont = ($0 ~ /\\$/) || quotes_open(cmd); if (!cont) from = NR + 1; next }
+	/^\$ / { if (pending) print from, NR - 1 > (dir "/range." n)
+	         pending = 1; n++; cmd = substr($0, 3); print cmd > (dir "/cmd." n); print NR > (dir "/line." n)
 	         printf "" > (dir "/out." n)
-	         cont = ($0 ~ /\\$/) || quotes_open(cmd); next }
+	         cont = ($0 ~ /\\$/) || quotes_open(cmd); if (!cont) from = NR + 1; next }
 	n { print $0 > (dir "/out." n) }' "$1"
 }
 
@@ -185,6 +193,15 @@ for page in $run_pages; do
 	mkdir -p "$pw/cmds" "$pw/here/results"
 	for d in bin scenarios tests; do ln -s "$PWD/$d" "$pw/here/$d"; done
 	split_console "$page" "$pw/cmds"
+	# A page that replays the real traces runs only where they are.
+	if [ ! -d ../shared/data ]; then
+		needs=$(cat "$pw"/cmds/cmd.* 2>/dev/null | tr ' ' '\n' | grep '\.yaml$' | sort -u |
+			while read -r f; do [ -f "$f" ] && grep -l '^[^#]*shared/data' "$f"; done)
+		if [ -n "$needs" ]; then
+			echo "$page: not run: it replays ../shared/data, which is missing ($needs)"
+			continue
+		fi
+	fi
 	i=1
 	while [ -f "$pw/cmds/cmd.$i" ]; do
 		line=$(cat "$pw/cmds/line.$i")
@@ -196,11 +213,27 @@ for page in $run_pages; do
 			problem "$page:$line: exit code $rc, expected $want: $(head -c 300 "$pw/cmds/cmd.$i")"
 			sed 's/^/  | /' "$pw/got.$i" | head -5
 		elif [ "$diff_mode" -eq 1 ] && ! compare "$pw/cmds/out.$i" "$pw/got.$i" >"$pw/diff.$i"; then
-			problem "$page:$line: the output shown is not the real one: $(head -n 1 "$pw/cmds/cmd.$i")"
-			cat "$pw/diff.$i"
+			if [ "$update" -eq 1 ] && ! grep -qx '\.\.\.' "$pw/cmds/out.$i"; then
+				sed 's/[ \t]*$//' "$pw/got.$i" >"$pw/new.$i"
+				echo "$(cat "$pw/cmds/range.$i") $pw/new.$i" >>"$pw/updates"
+				echo "$page:$line: output updated: $(head -n 1 "$pw/cmds/cmd.$i")"
+			else
+				problem "$page:$line: the output shown is not the real one: $(head -n 1 "$pw/cmds/cmd.$i")"
+				cat "$pw/diff.$i"
+			fi
 		fi
 		i=$((i + 1))
 	done
+	# Each update replaces lines FIRST..LAST of the page with a file.
+	if [ -s "$pw/updates" ]; then
+		awk 'NR == FNR { from[$1] = $1; to[$1] = $2; src[$1] = $3; next }
+		FNR in from {
+			while ((getline l < src[FNR]) > 0) print l
+			close(src[FNR]); skip = to[FNR]
+		}
+		FNR <= skip { next }
+		{ print }' "$pw/updates" "$page" >"$pw/page" && cat "$pw/page" >"$page"
+	fi
 done
 
 exit $fail

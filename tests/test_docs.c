@@ -74,3 +74,11 @@ Test(docs, diff_mode_compares_outputs)
 	cr_expect(strstr(out, "diff.md:5: the output shown is not the real one"), "%s", out);
 	cr_expect(strstr(out, "real:         eval-window: seed 7, run 2 in results/eval-window.db"), "%s", out);
 }
+
+/* The console blocks of the reference pages run too (outputs are compared
+ * only with --diff, when pages are refreshed). */
+Test(docs, reference_pages_run_as_written)
+{
+	int rc = capture("sh tests/docs.sh docs/*.md", out, sizeof out);
+	cr_assert_eq(rc, 0, "tests/docs.sh found problems:\n%s", out);
+}

@@ -560,7 +560,9 @@ Test(store, newer_schema_version_is_refused)
 {
 	sqlite3 *db = NULL;
 	cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	/* a newer gpuplan's database: our application id, a later schema */
+	cr_assert_eq(sqlite3_exec(db, "PRAGMA application_id = 1196444750; PRAGMA user_version = 99",
+				  NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	struct store *st;
 	struct gp_err err;

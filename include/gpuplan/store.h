@@ -40,12 +40,20 @@
 #include "gpuplan/scenario.h"
 
 #define STORE_SCHEMA_VERSION 1
+/* PRAGMA application_id of every gpuplan results database: "GPLN". */
+#define STORE_APPLICATION_ID 0x47504C4E
 
 struct store;
 
 /* Opens (creating the file, its parent folders and the schema if needed).
  * A file that is not a SQLite database is an error, and is left untouched. */
 int store_open(const char *path, struct store **out, struct gp_err *err);
+
+/* Opens an existing gpuplan database read-only, for commands that only read
+ * (report): nothing is created, migrated or switched to WAL.  Both opens
+ * refuse, before writing anything, a database that is not gpuplan's (another
+ * application_id, or tables without ours) or has a newer schema. */
+int store_open_read(const char *path, struct store **out, struct gp_err *err);
 
 /* Writes the run; *run_id (may be NULL) receives its id.  Rows are inserted
  * in the order of the results arrays.  On error nothing of the run is left. */
