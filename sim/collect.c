@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* The readable steps of an adaptive run, finest first; each divides the
  * next, so a coarser window is a whole number of finer ones.  It starts at
