@@ -3,8 +3,9 @@
  */
 #include "gpuplan/collect.h"
 
-#include <assert.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +17,66 @@ static const sim_time auto_steps[] = {5 * SIM_MINUTE, 15 * SIM_MINUTE, SIM_HOUR,
 				      SIM_DAY, 7 * SIM_DAY};
 #define N_AUTO_STEPS (sizeof auto_steps / sizeof auto_steps[0])
 
-/* Where each gauge's window mean sits in a timeseries row (same order). */
+/* Where each gauge's window mean sits in a timeseries row; the KV-cache
+ * gauges have none (the row holds their ratio), so a merge keeps their
+ * integrals aside (collect.held_kv). */
+#define NO_FIELD SIZE_MAX
 static const size_t row_field[GAUGE_COUNT] = {
-	offsetof(struct ts_row, gpus_capacity), offsetof(struct ts_row, gpus_allocated),
-	offsetof(struct ts_row, gpus_demand),   offsetof(struct ts_row, engine_active),
-	offsetof(struct ts_row, sm_active),     offsetof(struct ts_row, vram_used_gib),
-	offsetof(struct ts_row, pending),       offsetof(struct ts_row, running),
-	offsetof(struct ts_row, powered_gpus),  offsetof(struct ts_row, cpu_cores),
-	offsetof(struct ts_row, ram_gib),       offsetof(struct ts_row, gpu_cost_per_h),
-	offsetof(struct ts_row, cpu_cost_per_h), offsetof(struct ts_row, ram_cost_per_h)};
+	[GAUGE_CAPACITY] = offsetof(struct ts_row, gpus_capacity),
+	[GAUGE_ALLOCATED] = offsetof(struct ts_row, gpus_allocated),
+	[GAUGE_DEMAND] = offsetof(struct ts_row, gpus_demand),
+	[GAUGE_ENGINE] = offsetof(struct ts_row, engine_active),
+	[GAUGE_SM] = offsetof(struct ts_row, sm_active),
+	[GAUGE_VRAM] = offsetof(struct ts_row, vram_used_gib),
+	[GAUGE_PENDING] = offsetof(struct ts_row, pending),
+	[GAUGE_RUNNING] = offsetof(struct ts_row, running),
+	[GAUGE_POWERED] = offsetof(struct ts_row, powered_gpus),
+	[GAUGE_CPU] = offsetof(struct ts_row, cpu_cores),
+	[GAUGE_RAM] = offsetof(struct ts_row, ram_gib),
+	[GAUGE_GPU_COST] = offsetof(struct ts_row, gpu_cost_per_h),
+	[GAUGE_CPU_COST] = offsetof(struct ts_row, cpu_cost_per_h),
+	[GAUGE_RAM_COST] = offsetof(struct ts_row, ram_cost_per_h),
+	[GAUGE_REQ_RUNNING] = offsetof(struct ts_row, requests_running),
+	[GAUGE_REQ_WAITING] = offsetof(struct ts_row, requests_waiting),
+	[GAUGE_KV_USED] = NO_FIELD,
+	[GAUGE_KV_TOTAL] = NO_FIELD};
 
 static double *field(struct ts_row *row, size_t g)
 {
 	return (double *)((char *)row + row_field[g]);
+}
+
+/* A merge's sums per scope: the gauges' integrals, then the preemptions. */
+#define SUMS (GAUGE_COUNT + 1)
+
+/* The integral of gauge g over window k of scope i, whose rows hold means. */
+static double window_integral(const struct collect *c, size_t k, size_t i, size_t g, double len)
+{
+	if (row_field[g] == NO_FIELD)
+		return c->held_kv[(k * c->n_scopes + i) * 2 + (g == GAUGE_KV_TOTAL)];
+	return *field(&c->out->ts[c->ts_first + k * c->n_scopes + i], g) * len;
+}
+
+/* Fills window k's rows from the sums of its scopes over len µs. */
+static void fill_window(struct collect *c, size_t k, sim_time t, double len, const double *sum)
+{
+	if (c->adaptive)
+		GP_GROW(c->held_kv, c->cap_held_kv, (k + 1) * c->n_scopes * 2);
+	for (size_t i = 0; i < c->n_scopes; i++) {
+		const double *m = &sum[i * SUMS];
+		struct ts_row *row = &c->out->ts[c->ts_first + k * c->n_scopes + i];
+		row->t = t;
+		row->scope = c->names[i];
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			if (row_field[g] != NO_FIELD)
+				*field(row, g) = m[g] / len;
+		row->kv_cache_usage = m[GAUGE_KV_TOTAL] > 0 ? m[GAUGE_KV_USED] / m[GAUGE_KV_TOTAL] : NAN;
+		row->preemptions = m[GAUGE_COUNT];
+		if (c->adaptive) {
+			c->held_kv[(k * c->n_scopes + i) * 2] = m[GAUGE_KV_USED];
+			c->held_kv[(k * c->n_scopes + i) * 2 + 1] = m[GAUGE_KV_TOTAL];
+		}
+	}
 }
 
 /* The start of the window of length step that holds t (floor, also below 0). */
@@ -62,6 +110,7 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	c->step = c->adaptive ? auto_steps[0] : sc->output.step;
 	c->out = out;
 	c->ts_first = out->n_ts;
+	c->sum = gp_xcalloc(c->n_scopes * SUMS, sizeof *c->sum);
 	out->step = c->step;
 }
 
@@ -69,6 +118,8 @@ void collect_free(struct collect *c)
 {
 	free(c->scopes);
 	free(c->names);
+	free(c->sum);
+	free(c->held_kv);
 	memset(c, 0, sizeof *c);
 }
 
@@ -92,30 +143,32 @@ static void coarsen(struct collect *c);
 static void close_window(struct collect *c, sim_time end)
 {
 	double len = (double)(end - c->window_start);
+	GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + c->n_scopes);
+	c->out->n_ts += c->n_scopes;
+	double *sum = c->sum;
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
 		advance(c, s, end);
-		struct ts_row row = {.t = c->window_start, .scope = c->names[i]};
-		for (size_t g = 0; g < GAUGE_COUNT; g++)
-			*field(&row, g) = s->window[g] / len;
-		GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + 1);
-		c->out->ts[c->out->n_ts++] = row;
+		memcpy(&sum[i * SUMS], s->window, sizeof s->window);
+		sum[i * SUMS + GAUGE_COUNT] = s->preemptions;
 		memset(s->window, 0, sizeof s->window);
+		s->preemptions = 0;
 	}
+	fill_window(c, c->n_windows, c->window_start, len, sum);
 	c->window_start = end;
 	c->n_windows++;
 	while (c->adaptive && c->n_windows > COLLECT_MAX_WINDOWS && c->step < auto_steps[N_AUTO_STEPS - 1])
 		coarsen(c);
 }
 
-/* Adds the integrals of window k's rows (value x µs over len µs) to sum,
- * one GAUGE_COUNT block per scope. */
+/* Adds window k's integrals (len µs long) and preemptions to sum. */
 static void add_window(struct collect *c, size_t k, double len, double *sum)
 {
-	struct ts_row *rows = &c->out->ts[c->ts_first + k * c->n_scopes];
-	for (size_t i = 0; i < c->n_scopes; i++)
+	for (size_t i = 0; i < c->n_scopes; i++) {
 		for (size_t g = 0; g < GAUGE_COUNT; g++)
-			sum[i * GAUGE_COUNT + g] += *field(&rows[i], g) * len;
+			sum[i * SUMS + g] += window_integral(c, k, i, g, len);
+		sum[i * SUMS + GAUGE_COUNT] += c->out->ts[c->ts_first + k * c->n_scopes + i].preemptions;
+	}
 }
 
 /* Adds the values before the first arrival over len µs (the part of the
@@ -124,7 +177,7 @@ static void add_initial(struct collect *c, double len, double *sum)
 {
 	for (size_t i = 0; i < c->n_scopes; i++)
 		for (size_t g = 0; g < GAUGE_COUNT; g++)
-			sum[i * GAUGE_COUNT + g] += c->scopes[i].initial[g] * len;
+			sum[i * SUMS + g] += c->scopes[i].initial[g] * len;
 }
 
 /*
@@ -132,7 +185,8 @@ static void add_initial(struct collect *c, double len, double *sum)
  * window becomes one row per scope (its integrals over its length); the one
  * that holds the open window goes back into the open window's integrals, and
  * the open window then starts where it does (at the end of the run too:
- * collect_finish then closes it again).
+ * collect_finish then closes it again).  Rows are rewritten in place: a
+ * coarse window never starts after the first fine window it absorbs.
  */
 static void coarsen(struct collect *c)
 {
@@ -140,13 +194,13 @@ static void coarsen(struct collect *c)
 	while (k < N_AUTO_STEPS - 1 && auto_steps[k] <= c->step)
 		k++;
 	sim_time to = auto_steps[k], now = c->window_start;
-	size_t per = c->n_scopes * GAUGE_COUNT, out = 0, i = 0;
-	double *sum = gp_xmalloc(per * sizeof *sum);
+	size_t out = 0, i = 0;
+	double *sum = c->sum;
 	sim_time first = align_down(c->first_window, to);
 	while (i < c->n_windows) {
 		sim_time start = align_down(c->out->ts[c->ts_first + i * c->n_scopes].t, to);
 		sim_time end = start + to;
-		memset(sum, 0, per * sizeof *sum);
+		memset(sum, 0, c->n_scopes * SUMS * sizeof *sum);
 		if (start == first)
 			add_initial(c, (double)(c->first_window - first), sum);
 		for (; i < c->n_windows; i++) {
@@ -157,23 +211,16 @@ static void coarsen(struct collect *c)
 			add_window(c, i, (double)(t_end - t), sum);
 		}
 		if (end > now) { /* the open window's coarse window */
-			for (size_t s = 0; s < c->n_scopes; s++)
+			for (size_t s = 0; s < c->n_scopes; s++) {
 				for (size_t g = 0; g < GAUGE_COUNT; g++)
-					c->scopes[s].window[g] += sum[s * GAUGE_COUNT + g];
+					c->scopes[s].window[g] += sum[s * SUMS + g];
+				c->scopes[s].preemptions += sum[s * SUMS + GAUGE_COUNT];
+			}
 			c->window_start = start;
 			break;
 		}
-		double len = (double)(end - start);
-		struct ts_row *rows = &c->out->ts[c->ts_first + out * c->n_scopes];
-		for (size_t s = 0; s < c->n_scopes; s++) {
-			rows[s].t = start;
-			rows[s].scope = c->names[s];
-			for (size_t g = 0; g < GAUGE_COUNT; g++)
-				*field(&rows[s], g) = sum[s * GAUGE_COUNT + g] / len;
-		}
-		out++;
+		fill_window(c, out++, start, (double)(end - start), sum);
 	}
-	free(sum);
 	c->n_windows = out;
 	c->out->n_ts = c->ts_first + out * c->n_scopes;
 	c->first_window = first;
@@ -237,3 +284,10 @@ void collect_finish(struct collect *c, sim_time end)
 		advance(c, &c->scopes[i], end);
 }
 
+
+void collect_preempted(struct collect *c, size_t scope, sim_time now)
+{
+	if (c->started)
+		roll(c, now);
+	c->scopes[scope].preemptions++;
+}

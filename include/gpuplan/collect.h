@@ -14,13 +14,13 @@
  * (time averages, GPU-hours) cover [first arrival, end of the run].
  *
  * Without output.step the step adapts to the span, which is known only at
- * the end: windows start at COLLECT_STEPS[0] and, whenever more than
- * COLLECT_MAX_WINDOWS of them are closed, merge in place into the next
- * readable step (each step divides the next, so windows nest and stay
- * aligned to the scenario start).  A merge sums integrals, so totals and
- * Little's law are unchanged; the rows held never exceed the bound, which
- * keeps both the database and the memory of a long run small.  The step
- * used ends up in results.step.  An explicit output.step is never changed.
+ * the end: windows start at 5m and, whenever more than COLLECT_MAX_WINDOWS
+ * of them are closed, merge in place into the next readable step (15m, 1h,
+ * 6h, 1d, 7d; each divides the next, so windows nest and stay aligned to
+ * the scenario start).  A merge sums integrals, so totals and Little's law
+ * are unchanged; the rows held never exceed the bound, which keeps both the
+ * database and the memory of a long run small.  The step used ends up in
+ * results.step.  An explicit output.step is never changed.
  */
 #ifndef GPUPLAN_COLLECT_H
 #define GPUPLAN_COLLECT_H
@@ -42,6 +42,11 @@ enum gauge {
 	GAUGE_GPU_COST,   /* $/h accruing for allocated GPUs */
 	GAUGE_CPU_COST,   /* $/h for allocated cores */
 	GAUGE_RAM_COST,   /* $/h for allocated memory */
+	/* inference servers (vLLM's scheduler and cache gauges) */
+	GAUGE_REQ_RUNNING, /* requests in a running batch */
+	GAUGE_REQ_WAITING, /* requests arrived, not in a batch (router, tokenizer, queue) */
+	GAUGE_KV_USED,     /* KV-cache blocks held by sequences */
+	GAUGE_KV_TOTAL,    /* KV-cache blocks of the serving replicas */
 	GAUGE_COUNT
 };
 
@@ -54,6 +59,7 @@ struct scope_gauges {
 	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
 	double total[GAUGE_COUNT];   /* integral since the span start */
 	double peak[GAUGE_COUNT];
+	double preemptions;          /* counted in the current window (collect_preempted) */
 	sim_time last;               /* integrals are up to date until here */
 };
 
@@ -66,6 +72,10 @@ struct collect {
 	size_t n_windows;            /* closed windows, rows from ts_first */
 	size_t ts_first;             /* index of the collector's first row in out->ts */
 	sim_time first_window;       /* start of the earliest window held */
+	double *held_kv;             /* adaptive: KV used and total integrals per window
+				      * and scope (rows hold only their ratio) */
+	size_t cap_held_kv;
+	double *sum;                 /* scratch: one window's sums per scope */
 	bool started;                /* first arrival seen */
 	sim_time span_start;         /* first arrival */
 	sim_time window_start;
@@ -86,6 +96,10 @@ void collect_start(struct collect *c, sim_time now);
 
 /* Adds delta to gauge g of scope at time now. */
 void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, sim_time now);
+
+/* Counts one preemption of scope at time now (a counter: the timeseries
+ * row holds the number in its window, not a time average). */
+void collect_preempted(struct collect *c, size_t scope, sim_time now);
 
 /* Called when the clock is about to leave `now`: records peaks. */
 void collect_settle(struct collect *c);
