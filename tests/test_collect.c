@@ -9,6 +9,7 @@
 #include "gpuplan/collect.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 static struct pool_spec pool = {.name = "p", .nodes = 1, .gpus_per_node = 1};
@@ -135,5 +136,35 @@ Test(collect, a_short_run_keeps_five_minute_windows)
 	collect_finish(&c, 2000 * 5 * SIM_MINUTE);
 	cr_assert_eq(r.step, 5 * SIM_MINUTE);
 	cr_assert_eq(r.n_ts, 2000 * 3);
+	end();
+}
+
+/*
+ * Merged windows keep the KV-cache usage a ratio of integrals and add up
+ * preemptions.  Over 20 days (15m windows, as above) 4 KV blocks serve
+ * throughout; 1 is used until day 10 + 5m, then 3.  The window [10d,
+ * 10d + 15m) used 1 x 5 + 3 x 10 = 35 block-minutes of 4 x 15 = 60.  Three
+ * preemptions at 10d + 1m, + 6m and + 14m all fall into that window.
+ */
+Test(collect, merged_windows_keep_kv_usage_and_preemptions)
+{
+	sim_time t = 10 * SIM_DAY;
+	begin(0, 0);
+	collect_add(&c, 0, GAUGE_KV_TOTAL, 4, 0);
+	collect_add(&c, 0, GAUGE_KV_USED, 1, 0);
+	collect_preempted(&c, 0, t + SIM_MINUTE);
+	collect_add(&c, 0, GAUGE_KV_USED, 2, t + 5 * SIM_MINUTE);
+	collect_preempted(&c, 0, t + 6 * SIM_MINUTE);
+	collect_preempted(&c, 0, t + 14 * SIM_MINUTE);
+	collect_finish(&c, 20 * SIM_DAY);
+	cr_assert_eq(r.step, 15 * SIM_MINUTE);
+	size_t k = 960; /* the window starting at day 10 */
+	cr_assert_eq(r.ts[3 * k].t, t);
+	cr_assert_float_eq(r.ts[3 * (k - 1)].kv_cache_usage, 0.25, 1e-12);
+	cr_assert_float_eq(r.ts[3 * k].kv_cache_usage, 35.0 / 60.0, 1e-12);
+	cr_assert_float_eq(r.ts[3 * (k + 1)].kv_cache_usage, 0.75, 1e-12);
+	cr_assert_float_eq(r.ts[3 * k].preemptions, 3, 1e-12);
+	cr_assert_float_eq(r.ts[3 * (k - 1)].preemptions + r.ts[3 * (k + 1)].preemptions, 0, 1e-12);
+	cr_assert(isnan(r.ts[1].kv_cache_usage)); /* the pool scope serves no KV cache */
 	end();
 }
