@@ -156,9 +156,27 @@ static const char schema_sql[] =
 	"  rank INTEGER NOT NULL,\n"
 	"  step TEXT NOT NULL,\n"
 	"  finding TEXT NOT NULL,\n"
-	"  evidence TEXT\n"
+	"  evidence TEXT,\n"
+	"  kind TEXT,\n"
+	"  scope TEXT,\n"
+	"  fix TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS advice (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  rank INTEGER NOT NULL,\n"
+	"  alternative TEXT NOT NULL,\n"
+	"  overrides TEXT,\n"
+	"  alternative_run_id INTEGER,\n"
+	"  meets INTEGER NOT NULL,\n"
+	"  peak_demand_gpus REAL,\n"
+	"  queue_time_p95_s REAL,\n"
+	"  deadline_met_pct REAL,\n"
+	"  slo_attainment_pct REAL,\n"
+	"  cost_total REAL,\n"
+	"  cost_per_verified_result REAL\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS advice_run ON advice(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS sweep_points (\n"
 	"  sweep TEXT NOT NULL,\n"
 	"  point TEXT NOT NULL,\n"
@@ -248,6 +266,9 @@ static const struct {
 } added_columns[] = {
 	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
 	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
+	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
+	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
+	{"findings", "fix", "TEXT"},   /* the --set overrides of its first alternative */
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -472,6 +493,15 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Binds text that is freed before the statement steps (SQLite copies it). */
+static void bind_copy(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, i);
 }
@@ -765,15 +795,26 @@ static int bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, st
 	return GP_OK;
 }
 
-/* Binds a finding (ctx: the results). */
+/* Binds a finding (ctx: a job_ctx): its step and kind by name, its scope
+ * (the pool's or workload's name), and its first alternative's overrides. */
 static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
-	const struct finding *f = &((const struct results *)ctx)->findings[i];
+	const struct job_ctx *jc = ctx;
+	const struct finding *f = &jc->r->findings[i];
 	(void)err;
 	sqlite3_bind_int(s, p, f->rank);
-	bind_text(s, p + 1, f->step);
+	bind_text(s, p + 1, finding_step_name((enum finding_step)f->step));
 	bind_text(s, p + 2, f->text);
 	bind_text(s, p + 3, f->evidence);
+	bind_text(s, p + 4, finding_kind_name((enum finding_kind)f->kind));
+	const char *scope = f->workload >= 0 && (size_t)f->workload < jc->sc->n_workloads
+				    ? jc->sc->workloads[f->workload].name
+			    : f->pool >= 0 && (size_t)f->pool < jc->sc->n_pools ? jc->sc->pools[f->pool].name
+										 : NULL;
+	bind_text(s, p + 5, scope);
+	char *fix = f->n_fixes ? finding_fix_text(&f->fixes[0]) : NULL;
+	bind_copy(s, p + 6, fix);
+	free(fix);
 	return GP_OK;
 }
 
@@ -815,7 +856,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 "run_id, workload, request_id, arrival_s, ttft_s, tpot_s, e2e_s, prompt_tokens, "
 		 "output_tokens, slo_met, verified",
 		 11, r->n_requests, bind_request, &jc},
-		{"findings", "run_id, rank, step, finding, evidence", 5, r->n_findings, bind_finding, r},
+		{"findings", "run_id, rank, step, finding, evidence, kind, scope, fix", 8,
+		 r->n_findings, bind_finding, &jc},
 		{"inflation_curve", "run_id, arrived_pct, allocated_pct, fragmentation_pct", 4,
 		 r->n_curve, bind_curve, r},
 	};
@@ -911,6 +953,49 @@ int store_write_run(struct store *st, const struct scenario *sc, const struct re
 	assert(st && sc && r && err);
 	bool written;
 	return write_run(st, sc, r, NULL, NULL, run_id, &written, err);
+}
+
+int store_write_advice(struct store *st, int64_t base_run, const struct store_advice *rows,
+		       size_t n, struct gp_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO advice (run_id, rank, alternative, overrides, alternative_run_id, meets, "
+		"peak_demand_gpus, queue_time_p95_s, deadline_met_pct, slo_attainment_pct, "
+		"cost_total, cost_per_verified_result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+		"?10, ?11, ?12)";
+	if (exec(st, "BEGIN IMMEDIATE", "writing advice", err))
+		return GP_ERUNTIME;
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		int rc = db_error(st, err, "writing advice");
+		rollback(st);
+		return rc;
+	}
+	int rc = GP_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct store_advice *a = &rows[i];
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, base_run);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)(i + 1));
+		bind_text(s, 3, a->alternative);
+		bind_text(s, 4, a->overrides);
+		sqlite3_bind_int64(s, 5, a->run_id);
+		sqlite3_bind_int(s, 6, a->meets);
+		bind_real(s, 7, a->peak_demand);
+		bind_real(s, 8, a->queue_p95);
+		bind_real(s, 9, a->deadline_pct);
+		bind_real(s, 10, a->slo_pct);
+		bind_real(s, 11, a->cost);
+		bind_real(s, 12, a->cost_per_verified);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			rc = db_error(st, err, "writing advice");
+	}
+	sqlite3_finalize(s);
+	if (!rc)
+		rc = exec(st, "COMMIT", "writing advice", err);
+	if (rc)
+		rollback(st);
+	return rc;
 }
 
 int store_write_point_run(struct store *st, const struct scenario *sc, const struct results *r,
@@ -1405,7 +1490,7 @@ static void read_reason(sqlite3_stmt *s, void *rows, size_t i)
 {
 	struct pending_reason *pr = &((struct pending_reason *)rows)[i];
 	*pr = (struct pending_reason){col_text(s, 0), col_text(s, 1), col_real(s, 2),
-				      sqlite3_column_int64(s, 3)};
+				      sqlite3_column_int64(s, 3), -1, 0};
 }
 
 int store_read_pending_reasons(struct store *st, int64_t run_id, struct pending_reason **rows,
@@ -1432,8 +1517,9 @@ static void read_finding(sqlite3_stmt *s, void *rows, size_t i)
 	struct finding *f = &((struct finding *)rows)[i];
 	memset(f, 0, sizeof *f);
 	f->rank = sqlite3_column_int(s, 0);
-	const unsigned char *step = sqlite3_column_text(s, 1);
-	snprintf(f->step, sizeof f->step, "%s", step ? (const char *)step : "");
+	int step = finding_step_of((const char *)sqlite3_column_text(s, 1));
+	f->step = (uint8_t)(step < 0 ? FINDING_CAPACITY : step);
+	f->pool = f->workload = f->queue = -1;
 	f->text = col_text(s, 2);
 	f->evidence = col_text(s, 3);
 }
@@ -1449,10 +1535,8 @@ int store_read_findings(struct store *st, int64_t run_id, struct finding **rows,
 
 void store_free_findings(struct finding *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].text);
-		free(rows[i].evidence);
-	}
+	for (size_t i = 0; i < n; i++)
+		finding_free(&rows[i]);
 	free(rows);
 }
 

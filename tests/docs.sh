@@ -13,10 +13,13 @@
 # 2. Every relative link of a page names a file that exists.
 # 3. No page, source, test or script refers to a design file outside the
 #    repository (the design lives in docs/design.md).
-# 4. The ```console blocks of README.md (and, with --diff, of the pages named)
+# 4. docs/results.md lists every table of a results database with its
+#    columns, in order.
+# 5. The ```console blocks of README.md (and, with --diff, of the pages named)
 #    run in order in a scratch folder that links bin/, scenarios/ and tests/:
 #    every `$ ` line is a command (continued by a trailing backslash or an open
-#    quote); it must exit 0, or 2 when the output shown for it has "error:".
+#    quote); it must exit 0, or 2 when the output shown for it has "error:";
+#    and every metric the runs wrote must be described in docs/results.md.
 #    With --diff, the output shown must be the real one, except that a line
 #    "..." stands for any lines and wall-clock times ("in 0.008 s", "(0.3 s)")
 #    are not compared.  Blocks that must not run (a kill, a cluster) are
@@ -36,6 +39,7 @@ esac
 run_pages=${*:-README.md}
 # GPUPLAN_DOCS_PAGES replaces the pages checked (test_docs.c checks the checker).
 pages=${GPUPLAN_DOCS_PAGES:-README.md $(ls docs/*.md 2>/dev/null)}
+results_page=${GPUPLAN_DOCS_RESULTS:-docs/results.md} # and GPUPLAN_DOCS_RESULTS the schema page
 work=$(mktemp -d /tmp/gpuplan-docs-XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 fail=0
@@ -132,7 +136,22 @@ if [ -s "$work/design" ]; then
 	fail=1
 fi
 
-# --- 4. the console blocks run -------------------------------------------------
+# --- 4. the results schema as docs/results.md lists it -------------------------
+if [ -f "$results_page" ]; then
+	"$BIN" run scenarios/eval-window.yaml --quiet --db "$work/schema.db" >/dev/null 2>&1 ||
+		problem "tests/docs.sh: could not write a results database to compare with docs/results.md"
+	for t in $(sqlite3 "$work/schema.db" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"); do
+		real=$(sqlite3 "$work/schema.db" "SELECT group_concat(name, ' ') FROM pragma_table_info('$t')")
+		# | table | col, col (a note), col: what it is |
+		row=$(grep "^| $t |" "$results_page" | head -n 1)
+		shown=$(echo "$row" | awk -F'|' '{ print $3 }' | sed -e 's/([^)]*)//g' -e 's/:.*//' -e 's/`//g' |
+			tr ',' '\n' | awk '{ print $1 }' | grep . | tr '\n' ' ' | sed 's/ $//')
+		[ "$shown" = "$real" ] ||
+			problem "$results_page: table $t has columns '$real'; the page lists '${shown:-nothing}'"
+	done
+fi
+
+# --- 5. the console blocks run -------------------------------------------------
 # Splits a page's ```console blocks into numbered commands: cmd.N (the command),
 # out.N (the output shown), line.N (its line in the page), range.N (the lines
 # of the output shown: FIRST LAST, LAST = FIRST - 1 when none is shown).
@@ -224,6 +243,13 @@ for page in $run_pages; do
 		fi
 		i=$((i + 1))
 	done
+	# Every metric the page's runs wrote is described in docs/results.md.
+	find "$pw/here" -name '*.db' 2>/dev/null | while read -r db; do
+		sqlite3 "$db" "SELECT DISTINCT name FROM metrics" 2>/dev/null
+	done | sort -u | while read -r m; do
+		grep -qw -- "$m" "$results_page" || echo "$results_page: metric $m (written by the commands of $page) is not described"
+	done >"$pw/metrics"
+	[ -s "$pw/metrics" ] && { cat "$pw/metrics"; fail=1; }
 	# Each update replaces lines FIRST..LAST of the page with a file.
 	if [ -s "$pw/updates" ]; then
 		awk 'NR == FNR { from[$1] = $1; to[$1] = $2; src[$1] = $3; next }

@@ -82,3 +82,27 @@ Test(docs, reference_pages_run_as_written)
 	int rc = capture("sh tests/docs.sh docs/*.md", out, sizeof out);
 	cr_assert_eq(rc, 0, "tests/docs.sh found problems:\n%s", out);
 }
+
+/* docs/results.md must list every table with its columns in order, and
+ * every metric the runs write. */
+Test(docs, the_checker_compares_the_results_page_with_the_database)
+{
+	char page[128], results[128], cmd[1024];
+	snprintf(results, sizeof results, "%s/results.md", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sed -e 's/^| params | run_id, key, value:/| params | run_id, key:/'"
+		 " -e 's/makespan_s/makespan/' docs/results.md >%s",
+		 results);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(page, sizeof page, "%s/page.md", dir);
+	FILE *f = fopen(page, "w");
+	cr_assert_not_null(f);
+	fputs("```console\n$ bin/gpuplan run scenarios/eval-window.yaml --quiet\n```\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "GPUPLAN_DOCS_PAGES=%s GPUPLAN_DOCS_RESULTS=%s sh tests/docs.sh %s",
+		 page, results, page);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	cr_expect(strstr(out, "table params has columns 'run_id key value'; the page lists 'run_id key'"),
+		  "%s", out);
+	cr_expect(strstr(out, "metric makespan_s (written by the commands of"), "%s", out);
+}

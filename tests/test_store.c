@@ -167,7 +167,10 @@ static const struct {
 	{"pending_reasons", "run_id,scope,reason,pending_seconds,pods"},
 	{"allocations", "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
 			"ram_byte_hours,ram_cost,total_cost,gpu_efficiency"},
-	{"findings", "run_id,rank,step,finding,evidence"},
+	{"findings", "run_id,rank,step,finding,evidence,kind,scope,fix"},
+	{"advice", "run_id,rank,alternative,overrides,alternative_run_id,meets,peak_demand_gpus,"
+		   "queue_time_p95_s,deadline_met_pct,slo_attainment_pct,cost_total,"
+		   "cost_per_verified_result"},
 };
 
 Test(store, open_creates_every_contract_table_with_its_columns)

@@ -60,6 +60,21 @@ int store_open_read(const char *path, struct store **out, struct gp_err *err);
 int store_write_run(struct store *st, const struct scenario *sc, const struct results *r,
 		    int64_t *run_id, struct gp_err *err);
 
+/* One ranked alternative of `gpuplan advise`, a row of the advice table. */
+struct store_advice {
+	const char *alternative;   /* its label */
+	const char *overrides;     /* "--set 'KEY=VALUE' ...", or NULL for the base */
+	int64_t run_id;            /* the alternative's run */
+	bool meets;
+	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
+};
+
+/* Writes advise's ranking of the alternatives to base_run's scenario (rank
+ * 1 first) in one transaction.  The advice table's run_id is the base run;
+ * alternative_run_id each alternative's own. */
+int store_write_advice(struct store *st, int64_t base_run, const struct store_advice *rows,
+		       size_t n, struct gp_err *err);
+
 /* Like store_write_run, for the sweep point (sweep, point).  When the
  * database already holds that point, nothing is written, *written is false
  * and *run_id (may be NULL) is left alone; otherwise *written is true. */
