@@ -5,9 +5,10 @@
  * (EV_FINISH), a pool's window opening or closing (EV_WINDOW), a pod's
  * restart after an OOM kill's backoff (EV_RETRY); every other type is the
  * inference module's (enum infer_event: requests, iterations, replica
- * start-ups and restarts, autoscaler looks), handed to infer_event, which reports back
- * through infer_news what the loop must know.  After all the events of one instant are handled, one
- * scheduling pass starts what can start (so that simultaneous arrivals are
+ * start-ups and restarts, autoscaler looks), handed to infer_event, which
+ * reports back through infer_news what the loop must know.  After all the
+ * events of one instant are handled, one scheduling pass starts what can
+ * start (so that simultaneous arrivals are
  * ordered by the scheduler's order, not by chance, and so that jobs finishing
  * at 13:00 free their GPUs before the 13:00 pass).  A pass asks placement
  * about class heads only (see sched.h), and runs only when something changed
