@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 void collect_init(struct collect *c, const struct scenario *sc, struct results *out)
 {

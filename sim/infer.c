@@ -100,9 +100,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 #define BLOCK FOOTPRINT_BLOCK_TOKENS
-#define BACKOFF_CAP (5 * SIM_MINUTE)
 #define HPA_TOLERANCE 0.1
 
 enum req_state { RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
@@ -239,23 +237,9 @@ double infer_server_memory(const struct pool_spec *p, const struct workload_spec
 
 struct gpu_share infer_unit_share(const struct pool_spec *p, const struct workload_spec *w)
 {
-	const struct sharing *sh = &p->sharing;
-	switch (sh->mode) {
-	case SHARING_MPS: return (struct gpu_share){1.0 / sh->replicas, 1.0};
-	case SHARING_FRACTIONAL:
-		if (w->request == REQUEST_MILLI)
-			return (struct gpu_share){w->milli / 1000.0, 1.0};
-		break;
-	case SHARING_MIG:
-		for (size_t i = 0; i < sh->n_layout; i++)
-			if (w->mig_profile && !strcmp(sh->layout[i]->name, w->mig_profile))
-				return (struct gpu_share){sh->layout[i]->compute_slices / 7.0,
-							  sh->layout[i]->memory_slices / 8.0};
-		break;
-	case SHARING_EXCLUSIVE:
-	case SHARING_TIME_SLICING: break;
-	}
-	return GPU_SHARE_WHOLE;
+	struct sharing_ask a = scenario_ask(w);
+	return (struct gpu_share){sharing_compute(&p->sharing, p->gpu, &a),
+				  sharing_memory_share(&p->sharing, &a)};
 }
 
 /* --- gauges ----------------------------------------------------------------- */
@@ -280,13 +264,13 @@ static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 	int32_t w = svc_of(in, r)->w;
 	double gpus = __builtin_popcountll(r->pl.gpu_mask);
 	gauge(in, r->pool, w, GAUGE_ALLOCATED, sign * r->pl.equivalent);
-	gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GIB);
+	gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GP_GIB);
 	gauge(in, r->pool, w, GAUGE_RUNNING, sign);
 	gauge(in, r->pool, w, GAUGE_CPU, sign * ws->cpu);
-	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GIB);
+	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
 	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * r->pl.equivalent * price->gpu_hour);
 	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
-	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GIB * price->gib_hour);
+	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 }
 
 /* The replica starts or stops counting in the activity gauges. */
@@ -802,16 +786,6 @@ static void become_ready(struct infer *in, struct replica *r)
 	drain_backlog(in, svc_of(in, r));
 }
 
-/* Backoff after the n-th crash: the workload's restart backoff (10 s by
- * default) doubling, capped at 5 min, as the kubelet's CrashLoopBackOff. */
-static sim_time backoff(sim_time first, int32_t n)
-{
-	sim_time b = first > 0 ? first : 1;
-	for (int32_t k = 0; k < n && b < BACKOFF_CAP; k++)
-		b *= 2;
-	return b < BACKOFF_CAP ? b : BACKOFF_CAP;
-}
-
 static uint32_t tenant_of(const struct infer *in, const struct replica *r)
 {
 	return INFER_TENANT_BIT | (uint32_t)(r - in->reps);
@@ -860,7 +834,7 @@ static void crash(struct infer *in, struct replica *r)
 	r->demand = 0;
 	r->state = RS_BACKOFF;
 	if (infer_work_left(in))
-		engine_push(in->h.engine, now_of(in) + backoff(s->ws->restart_backoff, r->restarts++), EV_INFER_RETRY,
+		engine_push(in->h.engine, now_of(in) + sim_backoff(s->ws->restart_backoff, r->restarts++), EV_INFER_RETRY,
 			    (uint32_t)(r - in->reps), r->life);
 }
 

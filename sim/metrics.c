@@ -10,8 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-
 static void add_queue_metrics(struct results *r, const char *scope, double *q, size_t n)
 {
 	double mean = NAN, p50 = NAN, p95 = NAN, p99 = NAN, max = NAN;
@@ -116,7 +114,7 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 			continue;
 		double n = (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
 		gpus += n;
-		gib += n * sc->pools[p].gpu->memory_bytes / GIB;
+		gib += n * sc->pools[p].gpu->memory_bytes / GP_GIB;
 	}
 	return gpus > 0 ? gib / gpus : 0;
 }

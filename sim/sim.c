@@ -42,10 +42,6 @@ enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
  * running, nothing more arriving, and no start through a week of windows. */
 #define STALL_AFTER (8 * SIM_DAY)
 
-/* Restarts after an OOM kill back off like the kubelet's: doubling, capped. */
-#define BACKOFF_CAP (5 * SIM_MINUTE)
-
-
 struct sim {
 	const struct scenario *sc;
 	struct engine engine;
@@ -80,7 +76,6 @@ struct sim {
 	struct infer *infer;    /* inference services (infer.h); NULL without */
 };
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* --- state changes, each mirrored in the gauges ------------------------- */
 
@@ -204,13 +199,13 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct plac
 	bool mig = sharing_of(s, pl->node)->mode == SHARING_MIG;
 	const struct price *price = &s->sc->pools[pool].price;
 	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * pl->equivalent);
-	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GIB);
+	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GP_GIB);
 	gauge(s, pool, j->workload, GAUGE_RUNNING, pl == pods_of((struct sim_job *)j) ? sign : 0);
 	gauge(s, pool, j->workload, GAUGE_CPU, sign * ws->cpu);
-	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GIB);
+	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
 	gauge(s, pool, j->workload, GAUGE_GPU_COST, sign * pl->equivalent * price->gpu_hour);
 	gauge(s, pool, j->workload, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
-	gauge(s, pool, j->workload, GAUGE_RAM_COST, sign * ws->memory_bytes / GIB * price->gib_hour);
+	gauge(s, pool, j->workload, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
 	gauge_workload(s, j->workload, GAUGE_ENGINE, sign * gpus * j->busy * (mig ? share : 1));
 	gauge_workload(s, j->workload, GAUGE_SM, sign * gpus * j->busy * fmin(ws->sm_share, share));
@@ -231,7 +226,7 @@ static double cost_per_hour(const struct sim *s, const struct sim_job *j)
 		const struct placement *pl = &pods_of((struct sim_job *)j)[k];
 		const struct price *p = &s->sc->pools[s->cluster.nodes[pl->node].pool].price;
 		cost += pl->equivalent * p->gpu_hour + ws->cpu * p->cpu_hour +
-			ws->memory_bytes / GIB * p->gib_hour;
+			ws->memory_bytes / GP_GIB * p->gib_hour;
 	}
 	return cost;
 }
@@ -346,13 +341,9 @@ static void oom_kill(struct sim *s, uint32_t id)
 		gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
 		return;
 	}
-	sim_time backoff = ws->restart_backoff;
-	for (int32_t k = 0; k < j->restarts && backoff < BACKOFF_CAP; k++)
-		backoff *= 2;
-	j->restarts++;
+	sim_time backoff = sim_backoff(ws->restart_backoff, j->restarts++);
 	s->backing_off++;
-	engine_push(&s->engine, s->engine.now + (backoff < BACKOFF_CAP ? backoff : BACKOFF_CAP),
-		    EV_RETRY, id, 0);
+	engine_push(&s->engine, s->engine.now + backoff, EV_RETRY, id, 0);
 }
 
 /* Starts the head of class cls on the nodes placement_plan found for it. */
