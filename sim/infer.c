@@ -256,6 +256,14 @@ static void gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, doubl
 		collect_add(in->h.collect, collect_scope_workload(sc, (size_t)w), g, delta, now);
 }
 
+/* Moves one of the server gauges (requests, KV blocks) of the replica's
+ * workload and of all: they are per model, as vLLM's, and a request
+ * waiting at the router has no pool yet. */
+static void server_gauge(struct infer *in, const struct replica *r, enum gauge g, double delta)
+{
+	gauge(in, -1, svc_of(in, r)->w, g, delta);
+}
+
 /* What a placed replica holds, in and out of the gauges (as a batch pod's). */
 static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 {
@@ -487,6 +495,11 @@ static void preempt_newest(struct infer *in, struct replica *r)
 	q->state = RQ_WAITING;
 	push_front(&r->wait, &r->wait_head, &r->wait_n, &r->wait_cap, v->req);
 	s->preemptions++;
+	server_gauge(in, r, GAUGE_REQ_RUNNING, -1);
+	server_gauge(in, r, GAUGE_REQ_WAITING, 1);
+	server_gauge(in, r, GAUGE_KV_USED, -v->blocks);
+	collect_preempted(in->h.collect, 0, now_of(in));
+	collect_preempted(in->h.collect, collect_scope_workload(in->sc, (size_t)s->w), now_of(in));
 }
 
 /* Decodes of the running sequences (step 1); returns their count, Σ context
@@ -512,6 +525,7 @@ static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget
 				break; /* it was the newest */
 			q->blocks++;
 			r->free_blocks--;
+			server_gauge(in, r, GAUGE_KV_USED, 1);
 		}
 		q->sched = 1;
 		(*budget)--;
@@ -546,6 +560,9 @@ static void plan_prefills(struct infer *in, struct replica *r, int32_t budget, b
 		r->free_blocks -= need;
 		assert(r->free_blocks >= 0 && "no KV block handed out twice");
 		q->state = RQ_RUNNING;
+		server_gauge(in, r, GAUGE_REQ_WAITING, -1);
+		server_gauge(in, r, GAUGE_REQ_RUNNING, 1);
+		server_gauge(in, r, GAUGE_KV_USED, (double)need);
 		if (q->admitted == SIM_NEVER)
 			q->admitted = now;
 		int32_t chunk = target < budget ? target : budget;
@@ -607,6 +624,8 @@ static void end_iteration(struct infer *in, struct replica *r)
 				s->reqs[q->req].first = now;
 			if (q->generated >= q->output) {
 				r->free_blocks += q->blocks;
+				server_gauge(in, r, GAUGE_REQ_RUNNING, -1);
+				server_gauge(in, r, GAUGE_KV_USED, -q->blocks);
 				s->reqs[q->req].generated = q->generated;
 				finish_request(in, s, q->req, RQ_DONE);
 				r->outstanding--;
@@ -672,6 +691,7 @@ static void dispatch(struct infer *in, struct replica *r, uint32_t id)
 	assert(r->state == RS_READY);
 	if (blocks_for((int64_t)q->prompt + q->output) > r->blocks) {
 		finish_request(in, s, id, RQ_REJECTED); /* longer than max_model_len */
+		server_gauge(in, r, GAUGE_REQ_WAITING, -1);
 		return;
 	}
 	q->ready = now;
@@ -730,6 +750,7 @@ static void on_arrival(struct infer *in, struct service *s)
 		s->reqs[id] = (struct req){now, now, SIM_NEVER, SIM_NEVER, SIM_NEVER, nr.prompt,
 					   nr.output, 0, RQ_WAITING, false, false};
 		s->outstanding++;
+		gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 		struct replica *r = route(in, s);
 		if (r)
 			dispatch(in, r, id);
@@ -783,6 +804,7 @@ static void become_ready(struct infer *in, struct replica *r)
 {
 	r->state = RS_READY;
 	r->ready_since = now_of(in);
+	server_gauge(in, r, GAUGE_KV_TOTAL, (double)r->blocks);
 	drain_backlog(in, svc_of(in, r));
 }
 
@@ -888,8 +910,10 @@ static void release(struct infer *in, struct replica *r)
 	struct service *s = svc_of(in, r);
 	assert(!r->busy && r->outstanding == 0);
 	set_active(in, r, false);
-	if (r->ready_since != SIM_NEVER)
+	if (r->ready_since != SIM_NEVER) {
 		r->ready_us += (double)(now_of(in) - r->ready_since);
+		server_gauge(in, r, GAUGE_KV_TOTAL, -(double)r->blocks);
+	}
 	r->ready_since = SIM_NEVER;
 	hold_gauges(in, r, -1);
 	gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
