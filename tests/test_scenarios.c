@@ -4,7 +4,7 @@
  * determinism.
  */
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
 #include <gsl/gsl_sf_gamma.h>
@@ -151,7 +151,7 @@ Test(scenarios, littles_law_links_timeseries_and_jobs, .timeout = 60)
 	for (size_t i = 0; i < r.n_ts; i++) {
 		if (strcmp(r.ts[i].scope, "all"))
 			continue;
-		sim_time end = r.ts[i].t + sc->output.step;
+		sim_time end = r.ts[i].t + r.step;
 		if (end > r.sim_end)
 			end = r.sim_end;
 		pending += r.ts[i].pending * sim_seconds(end - r.ts[i].t);
@@ -192,7 +192,7 @@ Test(scenarios, same_seed_gives_identical_results)
 	struct results first = r;
 	results_init(&r);
 	struct gp_err err;
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
 	cr_assert_eq(first.n_metrics, r.n_metrics);
 	for (size_t i = 0; i < r.n_metrics; i++) {
 		cr_assert_str_eq(first.metrics[i].name, r.metrics[i].name);
