@@ -22,6 +22,7 @@
 #include "gpuplan/placement.h"
 #include "gpuplan/reasons.h"
 #include "gpuplan/sched.h"
+#include "gpuplan/sort.h"
 #include "gpuplan/units.h"
 
 #include "gpuplan/cost.h"
@@ -31,7 +32,6 @@
 
 #include <assert.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -685,7 +685,7 @@ static void add_queue_metrics(struct results *r, const char *scope, double *q, s
 {
 	double mean = NAN, p50 = NAN, p95 = NAN, p99 = NAN, max = NAN;
 	if (n) {
-		gsl_sort(q, 1, n);
+		sort_doubles(q, n); /* the array gsl_sort gives, in O(n) */
 		mean = gsl_stats_mean(q, 1, n);
 		p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
 		p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
