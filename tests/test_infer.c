@@ -419,6 +419,23 @@ Test(infer, a_request_longer_than_the_whole_cache_is_rejected)
 	cr_assert_eq(r.requests[0].done, SIM_NEVER);
 }
 
+/* Three requests arrive together on a replica with two tokenizer workers of
+ * 100 ms: two start at once, the third takes the first worker freed, at
+ * 100 ms.  Waits for a worker: 0, 0 and 0.1 s, a mean of 0.1 / 3 s; with one
+ * worker they are 0, 0.1 and 0.2 s, a mean of 0.1 s. */
+Test(infer, tokenizer_workers_take_requests_in_arrival_order)
+{
+	burst("burst.csv", 3, 100, 2);
+	run(ONE_H100("", ", tokenize: {time: 100ms, workers: 2}", "{trace: burst.csv}"));
+	cr_assert_float_eq(metric("chat", "tokenize_wait_mean_s"), 0.1 / 3, 1e-9);
+	cr_assert_lt(r.requests[1].first_token, r.requests[2].first_token - 90000);
+	results_free(&r);
+	scenario_free(sc);
+	results_init(&r);
+	run(ONE_H100("", ", tokenize: 100ms", "{trace: burst.csv}"));
+	cr_assert_float_eq(metric("chat", "tokenize_wait_mean_s"), 0.1, 1e-9);
+}
+
 Test(infer, max_batch_caps_the_running_sequences)
 {
 	burst("burst.csv", 5, 100, 10);
