@@ -111,7 +111,14 @@ asan: deps
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/all -j$(JOBS)
 
+# The M/M/1 benchmark runs beside SimPy: Debian's python3-simpy, installed here only.
 bench: deps
+	@/usr/bin/python3 -c 'import SimPy.Simulation' 2>/dev/null || { \
+	  echo "bench: installing python3-simpy (the M/M/1 side by side)"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-simpy >/dev/null || \
+	  echo "bench: python3-simpy could not be installed; the SimPy run will be skipped"; }
 	@$(MAKE) --no-print-directory -j$(JOBS) OPT="-O3 -g -DNDEBUG" BUILD=build-bench \
 	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
 	@for b in $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%); do $$b results/bench.db || exit 1; done
@@ -149,8 +156,11 @@ fuzz: deps
 	  [ -z "$$(ls build-fuzz/$$t/found)" ] || { echo "fuzz $$t found inputs in build-fuzz/$$t/found"; exit 1; }; \
 	done
 
+# Formats the lines changed since FORMAT_BASE (default HEAD) with the
+# checked-in .clang-format, never the whole tree (see .clang-format).
+FORMAT_BASE ?= HEAD
 format:
-	clang-format -i sim/*.c include/gpuplan/*.h tests/*.c tests/bench/*.c
+	git clang-format --extensions c,h $(FORMAT_BASE) -- sim include tests
 
 clean:
 	rm -rf build build-asan build-bench build-fuzz bin
