@@ -98,7 +98,7 @@ char *finding_fix_text(const struct finding_fix *x)
 }
 
 const char *const results_metric_names[] = {
-	"arrived_demand_pct", "capacity_gpus", "cost_idle", "cost_per_million_tokens",
+	"arrived_demand_pct", "capacity_gpus", "cost_allocated", "cost_idle", "cost_per_million_tokens",
 	"cost_per_verified_result", "cost_total", "deadline_met_pct", "duty_cycle_pct",
 	"e2e_mean_s", "e2e_p50_s", "e2e_p99_s", "engine_active_pct", "fragmentation_pct",
 	"gpu_allocation_pct", "gpu_hours_allocated", "gpu_hours_busy", "jobs_completed",
