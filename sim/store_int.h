@@ -1,0 +1,36 @@
+/*
+ * store_int.h - the results store's private header, shared by its files:
+ *   store.c        the schema, opening and recognising a database, writing runs
+ *   store_merge.c  merging another results database into this one
+ *   store_read.c   reading runs back for reports
+ * Names shared between them carry the prefix sti_ (store internal).
+ */
+#ifndef GPUPLAN_STORE_INT_H
+#define GPUPLAN_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "gpuplan/store.h"
+
+#define STORE_BUSY_TIMEOUT_MS 60000
+#define STORE_RETRY_MS 10
+
+/* Tables whose insert statements are kept, and batch sizes per table:
+ * 1, 2, 4, .. STORE_BATCH_ROWS rows. */
+#define STORE_CACHED_TABLES 17
+#define STORE_BATCH_ROWS 64
+#define STORE_BATCH_SIZES 7
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	/* insert[t][b]: the INSERT of 2^b rows into the t-th table of write_rows */
+	sqlite3_stmt *insert[STORE_CACHED_TABLES][STORE_BATCH_SIZES];
+};
+
+void sti_bind_text(sqlite3_stmt *s, int i, const char *v);
+int sti_db_error(struct store *st, struct gp_err *err, const char *what);
+int sti_exec(struct store *st, const char *sql, const char *what, struct gp_err *err);
+void sti_rollback(struct store *st);
+
+#endif
