@@ -42,6 +42,7 @@ void results_free(struct results *r)
 	}
 	free(r->findings);
 	free(r->curve);
+	free(r->scaling);
 	memset(r, 0, sizeof *r);
 }
 

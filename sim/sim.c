@@ -15,6 +15,7 @@
 #include "gpuplan/sim.h"
 
 #include "gpuplan/arrivals.h"
+#include "gpuplan/autoscale.h"
 #include "gpuplan/cluster.h"
 #include "gpuplan/collect.h"
 #include "gpuplan/engine.h"
@@ -106,6 +107,7 @@ struct sim {
 	gsl_rng **quality;      /* per workload: its own stream, so quality draws
 				 * never shift the arrivals' */
 	struct infer *infer;    /* inference services (infer.h); NULL without */
+	struct autoscale *as;   /* node autoscaling and spot (autoscale.h); NULL without */
 };
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -311,6 +313,7 @@ static void enqueue(struct sim *s, uint32_t id)
 			       sched_entry(s->sched.order, id, j->submit, ws->priority, j->deadline,
 					   j->duration));
 	reasons_join(&s->reasons, cls, id);
+	autoscale_joined(s->as, cls, j->pods);
 	s->dirty = true;
 }
 
@@ -390,6 +393,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	sched_pop(&s->sched, cls);
 	reasons_leave(&s->reasons, id, s->engine.now);
 	struct job *j = &s->jobs[id];
+	autoscale_started(s->as, cls, j->pods);
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
@@ -548,6 +552,28 @@ static void preempt_pool(struct sim *s, size_t p)
 	}
 }
 
+/* A spot node's notice: its batch jobs are evicted (autoscale.h). */
+static void drain_node(void *ctx, int32_t node)
+{
+	struct sim *s = ctx;
+	const struct node *nd = &s->cluster.nodes[node];
+	for (int32_t i = 0; i < nd->gpus; i++) {
+		struct gpu *g = &s->cluster.gpus[nd->first_gpu + i];
+		while (g->n_tenants) {
+			uint32_t id = g->tenants[0].job;
+			assert(!infer_is_tenant(id) && "no replica on spot (scenario check_spot)");
+			evict(s, id);
+		}
+	}
+}
+
+static bool work_left(const struct sim *s);
+
+static bool sim_work_left(void *ctx)
+{
+	return work_left(ctx);
+}
+
 static void on_retry(struct sim *s, uint32_t id)
 {
 	s->backing_off--;
@@ -634,13 +660,15 @@ static bool try_class(struct sim *s, size_t c)
 	if (!reclaim(s, head, why, sizeof why)) {
 		reasons_fail_text(&s->reasons, c, j->workload, j->pods, cl->n, why, head, s->freed,
 				  s->engine.now);
+		autoscale_class_failed(s->as, c, false); /* no pods yet for the autoscaler */
 		return false;
 	}
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, s->why))
 		return true;
-	reasons_fail(&s->reasons, c, j->workload, j->pods, cl->n, s->why, head, s->freed,
-		     s->engine.now);
+	autoscale_class_failed(s->as, c, true);
+	reasons_fail_note(&s->reasons, c, j->workload, j->pods, cl->n, s->why,
+			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
 	return false;
 }
 
@@ -785,7 +813,7 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		if (scope != 0 && scope != collect_scope_pool(sc, p))
 			continue;
-		double n = (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+		double n = (double)scenario_pool_slots(&sc->pools[p]) * sc->pools[p].gpus_per_node;
 		gpus += n;
 		gib += n * sc->pools[p].gpu->memory_bytes / GIB;
 	}
@@ -837,7 +865,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	engine_init(&s->engine);
 	cluster_init(&s->cluster, sc);
 	placement_init(&s->placer, &s->cluster);
-	reasons_init(&s->reasons, sc->n_workloads, (int64_t)s->cluster.n_nodes,
+	reasons_init(&s->reasons, sc->n_workloads, s->cluster.n_ready,
 		     (const char *const *)s->placer.reasons, s->placer.n_reasons);
 	int32_t pods = 1;
 	for (size_t w = 0; w < sc->n_workloads; w++)
@@ -891,11 +919,16 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 				  &s->freed};
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
+	struct autoscale_host ah = {&s->engine, &s->cluster, &s->placer, &s->collect, &s->sched,
+				    &s->reasons, &s->freed, &s->dirty, s, sim_work_left, drain_node};
+	s->as = autoscale_create(sc, &ah);
+	autoscale_start(s->as);
 }
 
 static void sim_destroy(struct sim *s)
 {
 	infer_destroy(s->infer);
+	autoscale_destroy(s->as);
 	engine_free(&s->engine);
 	cluster_free(&s->cluster);
 	sched_free(&s->sched);
@@ -947,13 +980,20 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 		case EV_FINISH: finish(s, ev.id, ev.gen); break;
 		case EV_WINDOW: on_window(s, ev.id); break;
 		case EV_RETRY: on_retry(s, ev.id); break;
-		default: infer_event(s->infer, &ev); break;
+		default:
+			if (autoscale_owns_event(ev.type))
+				autoscale_event(s->as, &ev);
+			else
+				infer_event(s->infer, &ev);
+			break;
 		}
 		if (engine_next_time(&s->engine) == s->engine.now)
 			continue; /* more happens at this instant */
 		if (s->dirty && infer_has_pending(s->infer))
 			infer_place_pending(s->infer); /* replicas go before batch work */
 		if (s->dirty)
+			schedule(s);
+		if (autoscale_settle(s->as)) /* its events go into the pods' messages */
 			schedule(s);
 		if (engine_next_time(&s->engine) != s->engine.now)
 			collect_settle(&s->collect);
@@ -971,6 +1011,7 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 	out->events = s->engine.processed;
 	write_results(s, out);
 	infer_results(s->infer, out);
+	autoscale_results(s->as, out, end);
 	reasons_write(&s->reasons, sc, out);
 	sim_destroy(s);
 	free(s);

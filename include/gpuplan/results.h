@@ -117,6 +117,21 @@ struct finding {
 	char *evidence;      /* owned: the figures that support it */
 };
 
+/* What the autoscaler did to one pool, and what the diagnosis needs to tell
+ * capacity (at max with pods pending) from provisioning time (autoscale.h).
+ * One row per pool that autoscales or is spot, in scenario order. */
+struct pool_scaling {
+	int32_t pool;               /* index into scenario.pools */
+	int64_t scale_ups;          /* scale-up decisions for the pool */
+	int64_t nodes_added;        /* nodes launched (scale-ups and spot replacements) */
+	int64_t scale_downs;        /* nodes removed as unneeded */
+	int64_t interruptions;      /* spot interruption notices */
+	double node_hours;          /* billed: from launch to removal */
+	double peak_nodes;          /* most Ready nodes at once */
+	double at_max_s;            /* seconds at max with pending pods it could host */
+	double provisioning_wait_s; /* pod-seconds pending while nodes for them provisioned */
+};
+
 struct results {
 	struct metric *metrics;
 	size_t n_metrics, cap_metrics;
@@ -135,6 +150,8 @@ struct results {
 	struct finding *findings;  /* ranked; none for a healthy run */
 	size_t n_findings;
 	struct curve_row *curve;   /* the inflation experiment's curve; none otherwise */
+	struct pool_scaling *scaling; /* autoscaled and spot pools; none otherwise */
+	size_t n_scaling;
 	size_t n_curve;
 	char **node_names;         /* owned */
 	size_t n_nodes;
