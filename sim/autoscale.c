@@ -62,6 +62,7 @@ struct autoscale {
 	sim_time scan_interval; /* SIM_NEVER: no autoscaled pool */
 	sim_time delay_after_add;
 	sim_time last_scale_up;
+	sim_time last_removal;  /* when a node last stopped being billed; SIM_NEVER */
 	bool scan_due;
 	enum expander_kind expander;
 	gsl_rng *rng;          /* the expander's ties and random choice */
@@ -162,6 +163,7 @@ struct autoscale *autoscale_create(const struct scenario *sc, const struct autos
 	as->h = *host;
 	as->scan_interval = SIM_NEVER;
 	as->last_scale_up = SIM_NEVER;
+	as->last_removal = SIM_NEVER;
 	size_t nodes = host->cluster->n_nodes;
 	as->state = gp_xcalloc(nodes + 1, sizeof *as->state);
 	as->gen = gp_xcalloc(nodes + 1, sizeof *as->gen);
@@ -286,6 +288,8 @@ static void on_notice(struct autoscale *as, int32_t node, uint16_t gen)
 	if (gen != as->gen[node] ||
 	    (as->state[node] != NODE_READY && as->state[node] != NODE_PROVISIONING))
 		return; /* removed or replaced since the draw */
+	if (!as->h.work_left(as->h.ctx))
+		return; /* after the work: the run's bill no longer depends on it */
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	struct as_pool *ap = &as->pools[p];
 	ap->out.interruptions++;
@@ -570,13 +574,20 @@ static int32_t expand(struct autoscale *as)
 static void scale_up(struct autoscale *as, size_t p)
 {
 	struct as_pool *ap = &as->pools[p];
-	ap->out.scale_ups++;
+	int32_t launched = 0;
 	for (int32_t i = 0; i < ap->n_new; i++) {
+		/* Interrupted spot nodes hold their slots through the notice; in a
+		 * storm of interruptions the rest waits for the next scan. */
 		int32_t node = free_slot(as, p);
-		assert(node >= 0 && "slots hold the max");
+		if (node < 0)
+			break;
 		launch(as, node);
+		launched++;
 	}
-	as->last_scale_up = now_of(as);
+	if (launched) {
+		ap->out.scale_ups++;
+		as->last_scale_up = now_of(as);
+	}
 }
 
 /* After the choice: the notes of the remaining pods, and which pools sit at
@@ -649,6 +660,7 @@ static void remove_node(struct autoscale *as, int32_t node)
 	as->unneeded[node] = SIM_NEVER;
 	ap->size--;
 	ap->out.scale_downs++;
+	as->last_removal = now_of(as);
 	gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
 }
 
@@ -730,13 +742,28 @@ static bool scan(struct autoscale *as)
 	return changed;
 }
 
+/* Whether an autoscaled pool has nodes the autoscaler will still remove. */
+static bool above_min(const struct autoscale *as)
+{
+	for (size_t p = 0; p < as->sc->n_pools; p++)
+		if (as->pools[p].autoscaled &&
+		    (as->pools[p].size > as->sc->pools[p].autoscale.min || as->pools[p].provisioning))
+			return true;
+	return false;
+}
+
+sim_time autoscale_settled_at(const struct autoscale *as)
+{
+	return as ? as->last_removal : SIM_NEVER;
+}
+
 bool autoscale_settle(struct autoscale *as)
 {
 	if (!as || !as->scan_due)
 		return false;
 	as->scan_due = false;
 	bool changed = scan(as);
-	if (as->h.work_left(as->h.ctx))
+	if (as->h.work_left(as->h.ctx) || above_min(as))
 		engine_push(as->h.engine, now_of(as) + as->scan_interval, EV_AS_SCAN, 0, 0);
 	if (changed) {
 		(*as->h.freed)++; /* the scheduler tries again: its messages get the notes */
@@ -768,6 +795,11 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		*r = ap->out;
 		interruptions += r->interruptions;
 		results_add_metric(out, ps->name, "node_hours", r->node_hours, "node_hours");
+		/* The pool's bill: every node from launch to removal at its prices. */
+		double node_price = ps->gpus_per_node * ps->price.gpu_hour +
+				    ps->cpu * ps->price.cpu_hour +
+				    ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
+		results_add_metric(out, ps->name, "cost_nodes", r->node_hours * node_price, "usd");
 		results_add_metric(out, ps->name, "nodes_peak", r->peak_nodes, "nodes");
 		results_add_metric(out, ps->name, "scale_ups", (double)r->scale_ups, "count");
 		results_add_metric(out, ps->name, "nodes_added", (double)r->nodes_added, "nodes");

@@ -1004,6 +1004,9 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 	/* The run ends at the horizon, or with the last arrival, start or
 	 * completion: window events after that are not part of the work. */
 	sim_time end = sc->horizon ? sc->horizon : s->last_progress;
+	sim_time settled = autoscale_settled_at(s->as);
+	if (!sc->horizon && !work_left(s) && settled != SIM_NEVER && settled > end)
+		end = settled; /* nodes billed until the autoscaler removed them */
 	collect_finish(&s->collect, end);
 	reasons_finish(&s->reasons, end);
 	out->status = !work_left(s) ? "ok" : sc->horizon ? "horizon" : "stalled";

@@ -133,6 +133,12 @@ const char *autoscale_note(const struct autoscale *as, size_t cls);
 void autoscale_joined(struct autoscale *as, size_t cls, int32_t pods);
 void autoscale_started(struct autoscale *as, size_t cls, int32_t pods);
 
+/* When the last node stopped being billed (removed as unneeded), or
+ * SIM_NEVER.  Without a horizon a run with autoscaled pools ends when the
+ * work is done and the autoscaler has brought every pool back to its min:
+ * the nodes that linger for scale_down_unneeded_time are on the bill. */
+sim_time autoscale_settled_at(const struct autoscale *as);
+
 /* Metrics per autoscaled or spot pool and the typed struct pool_scaling rows,
  * up to end; call after collect_finish. */
 void autoscale_results(struct autoscale *as, struct results *out, sim_time end);
