@@ -3,7 +3,7 @@
 --   sqlite3 -header -column results/pool-size.db < results/queries.sql
 --
 -- Each query stands alone: copy the one you need into a script.  Tables and
--- metric names are those of DESIGN.md section 6.  A sweep's overrides are rows
+-- metric names are those of docs/results.md.  A sweep's overrides are rows
 -- of params (run_id, key, value) and queries pick the keys they group by with
 -- LIKE patterns, so pools and workloads of any name work.  Metrics are looked
 -- up with scope 'all' (the whole cluster); use a pool or workload name instead

@@ -28,7 +28,7 @@ static struct advise_row *plan_add(struct plan *pl, const char *fmt, ...) GP_PRI
 
 static struct advise_row *plan_add(struct plan *pl, const char *fmt, ...)
 {
-	char label[128];
+	char label[ADVISE_LABEL];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(label, sizeof label, fmt, ap);
@@ -195,7 +195,7 @@ static void plan_partitions(struct plan *pl, const struct scenario *sc, size_t p
 	if (option_of(ps, &sc->workloads[largest], SHARING_MIG, &mig)) {
 		struct advise_row *a = plan_add(pl, "MIG %s x%d on %s", mig.mig->name, (int)mig.per_gpu,
 						ps->name);
-		char layout[200] = "";
+		char layout[ADVISE_SET] = "";
 		for (int32_t k = 0; k < mig.per_gpu; k++)
 			snprintf(layout + strlen(layout), sizeof layout - strlen(layout), "%s%s",
 				 k ? ", " : "", mig.mig->name);
@@ -232,8 +232,8 @@ static void plan_quantization(struct plan *pl, const struct scenario *sc, const 
 		}
 	}
 	for (size_t f = 0; f < r->n_findings; f++) {
-		int p = scenario_pool_index(sc, r->findings[f].scope);
-		if (strcmp(r->findings[f].step, "memory") || p < 0 ||
+		int p = r->findings[f].pool;
+		if (r->findings[f].step != FINDING_MEMORY || p < 0 ||
 		    sc->pools[p].sharing.mode != SHARING_EXCLUSIVE)
 			continue;
 		const struct pool_spec *ps = &sc->pools[p];
@@ -284,7 +284,7 @@ static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t 
 			     const bool *hidden)
 {
 	const struct workload_spec *ws = &sc->workloads[w];
-	char list[240] = "[", names[96] = "";
+	char list[1024] = "[", names[512] = "";
 	for (size_t i = 0; i < ws->n_tolerations; i++) {
 		const struct toleration *t = &ws->tolerations[i];
 		add_toleration(list, sizeof list, t->key, t->op == TOLERATION_EXISTS, t->value, t->effect);
@@ -335,12 +335,12 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
 	struct plan pl = {0};
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];
-		int p = scenario_pool_index(sc, fd->scope), w = scenario_workload_index(sc, fd->scope);
-		if (p >= 0 && !strcmp(fd->step, "allocation")) {
+		int p = fd->pool, w = fd->workload;
+		if (p >= 0 && fd->step == FINDING_ALLOCATION) {
 			plan_replicas(&pl, sc, (size_t)p);
 			plan_partitions(&pl, sc, (size_t)p);
 		}
-		if (w >= 0 && !strcmp(fd->step, "placement"))
+		if (w >= 0 && fd->step == FINDING_PLACEMENT)
 			plan_rules(&pl, sc, (size_t)w);
 	}
 	plan_quantization(&pl, sc, r);
@@ -354,11 +354,9 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
  * allowing). */
 static int pool_to_size(const struct scenario *sc, const struct results *r)
 {
-	for (size_t f = 0; f < r->n_findings; f++) {
-		int p = scenario_pool_index(sc, r->findings[f].scope);
-		if (p >= 0)
-			return p;
-	}
+	for (size_t f = 0; f < r->n_findings; f++)
+		if (r->findings[f].pool >= 0)
+			return r->findings[f].pool;
 	int w = -1;
 	double longest = 0;
 	for (size_t k = 0; k < sc->n_workloads; k++) {
@@ -431,7 +429,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 {
 	int p = pool_to_size(sc, r);
 	const struct pool_spec *ps = &sc->pools[p];
-	char key[128];
+	char key[ADVISE_SET];
 	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
 	struct search_spec s = {.scenario = sp->scenario, .sets = sp->sets, .n_sets = sp->n_sets,
 				.key = key, .seeds = 1, .integer = true};
@@ -486,12 +484,40 @@ static int by_advice(const void *a, const void *b)
 static void copy_findings(struct advice *out, const struct results *r)
 {
 	out->findings = gp_xcalloc(r->n_findings + 1, sizeof *out->findings);
-	for (size_t i = 0; i < r->n_findings; i++) {
-		out->findings[i] = r->findings[i];
-		out->findings[i].text = gp_xstrdup(r->findings[i].text);
-		out->findings[i].evidence = gp_xstrdup(r->findings[i].evidence);
-	}
+	for (size_t i = 0; i < r->n_findings; i++)
+		finding_copy(&out->findings[i], &r->findings[i]);
 	out->n_findings = r->n_findings;
+}
+
+/* The row's overrides as --set text; NULL for none. */
+static char *overrides_text(const struct advise_row *row)
+{
+	if (!row->n_sets)
+		return NULL;
+	struct finding_fix x = {.n_sets = row->n_sets};
+	for (size_t i = 0; i < row->n_sets; i++)
+		x.sets[i] = (char *)row->sets[i];
+	return finding_fix_text(&x);
+}
+
+/* The ranking into the advice table, under the base run's id. */
+static int write_advice(struct store *st, const struct advice *a, struct gp_err *err)
+{
+	int64_t base = 0;
+	struct store_advice *rows = gp_xcalloc(a->n + 1, sizeof *rows);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct advise_row *r = &a->rows[i];
+		if (r->seq == 0)
+			base = r->run_id;
+		rows[i] = (struct store_advice){r->label, overrides_text(r), r->run_id, r->meets,
+			r->peak_demand, r->queue_p95, r->deadline_pct, r->slo_pct, r->cost,
+			r->cost_per_verified};
+	}
+	int rc = store_write_advice(st, base, rows, a->n, err);
+	for (size_t i = 0; i < a->n; i++)
+		free((char *)rows[i].overrides);
+	free(rows);
+	return rc;
 }
 
 int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_fn fn, void *ctx,
@@ -535,6 +561,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	qsort(pl.alts, pl.n, sizeof *pl.alts, by_advice);
 	out->rows = pl.alts;
 	out->n = pl.n;
+	if (!rc)
+		rc = write_advice(st, out, err);
 	return rc;
 }
 
@@ -575,8 +603,8 @@ void advise_write(FILE *out, const struct advice *a)
 	else
 		fprintf(out, "the base run has no finding\n");
 	for (size_t i = 0; i < a->n_findings; i++)
-		fprintf(out, "%2d. [%s] %s\n", (int)a->findings[i].rank, a->findings[i].step,
-			a->findings[i].text);
+		fprintf(out, "%2d. [%s] %s\n", (int)a->findings[i].rank,
+			finding_step_name((enum finding_step)a->findings[i].step), a->findings[i].text);
 	fprintf(out, "\n%4s  %-58s %6s %5s %11s %11s %9s %6s %10s %10s\n", "rank", "alternative", "run",
 		"meets", "peak-demand", "queue-p95-s", "deadline%", "slo%", "cost", "$/verified");
 	for (size_t i = 0; i < a->n; i++) {
@@ -597,7 +625,7 @@ void advise_write(FILE *out, const struct advice *a)
 	if (!best->meets) {
 		bool app = false;
 		for (size_t i = 0; i < a->n_findings; i++)
-			app |= !strcmp(a->findings[i].step, "application");
+			app |= a->findings[i].step == FINDING_APPLICATION;
 		fprintf(out, "recommendation: none of these meets every deadline and SLO%s; the closest "
 			     "is %s (run %lld)\n",
 			app ? " (the application finding says GPUs would not help)" : "", best->label,
@@ -623,10 +651,8 @@ void advise_write(FILE *out, const struct advice *a)
 
 void advice_free(struct advice *a)
 {
-	for (size_t i = 0; i < a->n_findings; i++) {
-		free(a->findings[i].text);
-		free(a->findings[i].evidence);
-	}
+	for (size_t i = 0; i < a->n_findings; i++)
+		finding_free(&a->findings[i]);
 	free(a->findings);
 	free(a->rows);
 	memset(a, 0, sizeof *a);

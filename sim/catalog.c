@@ -1,6 +1,6 @@
 /*
  * catalog.c - the built-in tables of GPU types, their MIG profiles and LLM
- * architectures (catalog.h, DESIGN.md section 5).  Everything here is data;
+ * architectures (catalog.h, docs/sharing.md).  Everything here is data;
  * the functions only look rows up.
  *
  * GPU memory: a card sold as "NN GB" is entered as NN GiB, which is what

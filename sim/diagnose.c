@@ -27,9 +27,12 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-enum step { STEP_ALLOCATION, STEP_MEMORY, STEP_PLACEMENT, STEP_APPLICATION };
-
-static const char *const step_names[] = {"allocation", "memory", "placement", "application"};
+enum step {
+	STEP_ALLOCATION = FINDING_ALLOCATION,
+	STEP_MEMORY = FINDING_MEMORY,
+	STEP_PLACEMENT = FINDING_PLACEMENT,
+	STEP_APPLICATION = FINDING_APPLICATION
+};
 
 /* --- text ------------------------------------------------------------------ */
 
@@ -280,17 +283,23 @@ static double metric(const struct view *v, const char *scope, const char *name)
 	return results_metric(v->r, scope, name);
 }
 
-static void add(struct view *v, enum step step, double weight, const char *scope, char *text,
-		char *evidence)
+/* A finding about pool (or -1) and workload (or -1). */
+static struct finding *add(struct view *v, enum step step, enum finding_kind kind, double weight,
+			   int pool, int workload, char *text, char *evidence)
 {
 	GP_GROW(v->drafts, v->cap_drafts, v->n_drafts + 1);
 	struct draft *d = &v->drafts[v->n_drafts];
 	*d = (struct draft){.step = step, .weight = weight, .seq = v->n_drafts};
-	snprintf(d->f.step, sizeof d->f.step, "%s", step_names[step]);
-	snprintf(d->f.scope, sizeof d->f.scope, "%s", scope);
+	d->f.step = (uint8_t)step;
+	d->f.kind = (uint8_t)kind;
+	d->f.pool = pool;
+	d->f.workload = workload;
+	d->f.queue = -1;
+	d->f.weight = weight;
 	d->f.text = text;
 	d->f.evidence = evidence;
 	v->n_drafts++;
+	return &d->f;
 }
 
 /* --- steps 1 and 2: allocation and memory, per pool ------------------------ */
@@ -397,7 +406,7 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 		return;
 	}
 	sb_printf(&text, ")");
-	add(v, STEP_ALLOCATION, s->gpus, ps->name, sb_take(&text), sb_take(&ev));
+	add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
 }
 
 /* The quantization that fits per_gpu pods of a pending model workload, into
@@ -469,7 +478,7 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	if (!name_quant(v, ps, per_gpu, &text, &ev))
 		sb_printf(&text, "no narrower weight format fits %d per GPU: fewer replicas would",
 			  (int)per_gpu);
-	add(v, STEP_MEMORY, kills, ps->name, sb_take(&text), sb_take(&ev));
+	add(v, STEP_MEMORY, KIND_OOM, kills, (int)p, -1, sb_take(&text), sb_take(&ev));
 }
 
 /* The smallest VRAM of a pod that pended (bytes); 0 when none is known. */
@@ -504,7 +513,7 @@ static void full_memory_finding(struct view *v, size_t p, const struct pool_sums
 	if (!name_quant(v, ps, 2, &text, &ev))
 		sb_printf(&text, "no narrower weight format fits two per GPU: a GPU with more memory "
 				 "would");
-	add(v, STEP_MEMORY, s->gpus, ps->name, sb_take(&text), sb_take(&ev));
+	add(v, STEP_MEMORY, KIND_VRAM_FULL, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
 }
 
 static void diagnose_pools(struct view *v)
@@ -529,19 +538,13 @@ static void diagnose_pools(struct view *v)
 
 /* --- step 3: placement, per workload --------------------------------------- */
 
-static bool rule_reason(const char *text)
-{
-	return strstr(text, "node affinity/selector") || strstr(text, "untolerated taint") ||
-	       strstr(text, "topology spread");
-}
-
 /* Which rules the messages name. */
 enum { RULE_AFFINITY = 1, RULE_TAINT = 2, RULE_SPREAD = 4 };
 
-/* The pending time of w with a rule's reason, its pods, its longest such
- * message and the rules the messages name. */
-static double rule_pending(const struct view *v, const char *name, int64_t *pods,
-			   const char **top, int *rules)
+/* The pending time of workload w with a rule's reason, its pods, its
+ * longest such message and the rules the messages name. */
+static double rule_pending(const struct view *v, size_t w, int64_t *pods, const char **top,
+			   int *rules)
 {
 	double seconds = 0, best = -1;
 	*pods = 0;
@@ -549,13 +552,13 @@ static double rule_pending(const struct view *v, const char *name, int64_t *pods
 	*rules = 0;
 	for (size_t i = 0; i < v->r->n_pending_reasons; i++) {
 		const struct pending_reason *pr = &v->r->pending_reasons[i];
-		if (strcmp(pr->scope, name) || !rule_reason(pr->reason))
+		if (pr->workload != (int32_t)w || !(pr->kinds & PEND_RULES))
 			continue;
 		seconds += pr->pending_seconds;
 		*pods += pr->pods;
-		*rules |= (strstr(pr->reason, "node affinity/selector") ? RULE_AFFINITY : 0) |
-			  (strstr(pr->reason, "untolerated taint") ? RULE_TAINT : 0) |
-			  (strstr(pr->reason, "topology spread") ? RULE_SPREAD : 0);
+		*rules |= (pr->kinds & PEND_BIT(PEND_AFFINITY) ? RULE_AFFINITY : 0) |
+			  (pr->kinds & PEND_BIT(PEND_TAINT) ? RULE_TAINT : 0) |
+			  (pr->kinds & (PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL)) ? RULE_SPREAD : 0);
 		if (pr->pending_seconds > best) {
 			best = pr->pending_seconds;
 			*top = pr->reason;
@@ -597,7 +600,7 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	int64_t pods;
 	const char *top;
 	int rules;
-	double pend = rule_pending(v, ws->name, &pods, &top, &rules);
+	double pend = rule_pending(v, w, &pods, &top, &rules);
 	bool spread_only = rules == RULE_SPREAD;
 	size_t nh = pend > 0 ? hidden_pools(v, w, spread_only, hidden) : 0;
 	double idle = 0, most = 0, cap = 0, secs = 0;
@@ -649,7 +652,7 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 				  p->taints[t].value);
 	}
 	free(pools.s);
-	add(v, STEP_PLACEMENT, pend, ws->name, sb_take(&text), sb_take(&ev));
+	add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w, sb_take(&text), sb_take(&ev));
 }
 
 void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
@@ -708,7 +711,7 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 		  tok * 1000, rate, (int)replicas, replicas == 1 ? "" : "s", 100 * busy, duty,
 		  metric(v, ws->name, "ttft_p99_s"), metric(v, ws->name, "request_queue_mean_s"),
 		  metric(v, ws->name, "slo_attainment_pct"));
-	add(v, STEP_APPLICATION, busy, ws->name, sb_take(&text), sb_take(&ev));
+	add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1, (int)(ws - v->sc->workloads), sb_take(&text), sb_take(&ev));
 }
 
 /* Batch jobs start at once yet miss deadlines, with their GPUs mostly idle:
@@ -733,7 +736,7 @@ static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 	sb_printf(&ev, "deadline met %.1f%% with queue p95 %.0f s; gpu_busy %.2f: %s of a %s job "
 		       "is off the GPU",
 		  met, p95, ws->gpu_busy, off, d);
-	add(v, STEP_APPLICATION, 100 - met, ws->name, sb_take(&text), sb_take(&ev));
+	add(v, STEP_APPLICATION, KIND_OFF_GPU, 100 - met, -1, (int)(ws - v->sc->workloads), sb_take(&text), sb_take(&ev));
 }
 
 static void diagnose_application(struct view *v)
@@ -832,7 +835,8 @@ void diagnose_print(FILE *out, const struct results *r)
 	fprintf(out, "\ndiagnosis (in order: allocation, memory, placement, application):\n");
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct finding *f = &r->findings[i];
-		fprintf(out, "%2d. [%s] %s\n    evidence: %s\n", (int)f->rank, f->step, f->text,
+		fprintf(out, "%2d. [%s] %s\n    evidence: %s\n", (int)f->rank,
+			finding_step_name((enum finding_step)f->step), f->text,
 			f->evidence);
 	}
 }

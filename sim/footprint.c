@@ -5,7 +5,7 @@
  *
  *   memory = weights / tp + overhead + KV blocks
  *
- * Weights = params x bytes per weight (DESIGN.md section 5):
+ * Weights = params x bytes per weight (docs/sharing.md):
  *   fp16, bf16   2
  *   fp8, int8    1      per-tensor or per-channel scales are < 0.05 % and
  *                       are ignored

@@ -732,9 +732,10 @@ static void section_findings(FILE *out, const struct page *pg)
 	fputs("<section id=\"diagnosis\">\n<h2>Diagnosis</h2>\n<ol id=\"findings\">\n", out);
 	for (size_t i = 0; i < pg->n_findings; i++) {
 		const struct finding *f = &pg->findings[i];
-		fprintf(out, "<li class=\"finding step-%s\" data-rank=\"%d\"><span class=\"step\">", f->step,
+		const char *step = finding_step_name((enum finding_step)f->step);
+		fprintf(out, "<li class=\"finding step-%s\" data-rank=\"%d\"><span class=\"step\">", step,
 			(int)f->rank);
-		esc(out, f->step);
+		esc(out, step);
 		fputs("</span><span class=\"text\">", out);
 		esc(out, f->text);
 		fputs("</span><p class=\"evidence\">", out);

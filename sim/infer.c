@@ -30,9 +30,9 @@
  * Tokenization: one CPU tokenizer per replica (vLLM's API server process),
  * FIFO, `tokenize` per request: a request is ready for admission when its
  * turn on the tokenizer ends.  At high rates it is the bottleneck, and no
- * GPU helps (DESIGN.md step 4, "application").
+ * GPU helps (docs/diagnosis.md, "application").
  *
- * Sharing (DESIGN.md section 5).  A replica's roofline uses the share of its
+ * Sharing (docs/inference.md).  A replica's roofline uses the share of its
  * unit when alone (infer_unit_share): exclusive and time-slicing {1, 1};
  * MPS {1/R, 1}; fractional {milli/1000, 1}; MIG {g/7, memory slices/8}.
  * Co-tenants that run at the same time slow an iteration down, as

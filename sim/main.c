@@ -1,11 +1,17 @@
 /*
  * main.c - the gpuplan command line.  Parses arguments and calls modules;
  * holds no simulation logic.  Exit codes: 0 ok, 1 runtime failure (I/O,
- * SQLite), 2 invalid usage, scenario or trace.
+ * SQLite), 2 invalid usage, scenario or trace, 3 search found no value.
+ *
+ * Every command declares its arguments as one table of rows (name, kind,
+ * target, help) that one parser reads (cli_parse), and every failure is
+ * printed by one function (fail).  Adding a flag is adding a row; adding a
+ * command is a row in `commands` and a cmd_ function that builds its table.
  */
 #include "gpuplan/advise.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
+#include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
 #include "gpuplan/scenario.h"
@@ -16,156 +22,323 @@
 #include "gpuplan/units.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-	"usage: gpuplan <command> [options]\n"
-	"\n"
-	"commands:\n"
-	"  run SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n"
-	"                     simulate and append the run to the results database\n"
-	"  check SCENARIO.yaml [--set KEY=VALUE]... [--seed N]\n"
-	"                     validate only; print the resolved pools and workloads\n"
-	"  estimate --model M --quant Q --gpu G [--context N] [--batch B] [--tp N] [--json]\n"
-	"                     footprint and step times of one model on one GPU type\n"
-	"  sweep SWEEP.yaml [--db PATH] [--jobs N] [--shard K/N] [--resume] [--quiet]\n"
-	"                     run every point of a sweep file (grid, zip, seeds)\n"
-	"  merge OUT.db IN.db...\n"
-	"                     combine results databases (sweep shards) into OUT.db\n"
-	"  report DB [--run ID] (--opencost | --html PATH)\n"
-	"                     a run's allocations as OpenCost's /allocation response, or\n"
-	"                     one HTML page of charts and the diagnosis\n"
-	"  advise SCENARIO.yaml [--db PATH] [--set KEY=VALUE]...\n"
-	"                     diagnose, run the alternatives the findings suggest, rank them\n"
-	"  search SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max) --until 'METRIC OP VALUE'\n"
-	"         [--seeds N] [--db PATH] [--set KEY=VALUE]...\n"
-	"                     bisect one parameter: smallest pool, largest sustainable rate\n"
-	"\n"
-	"Run 'gpuplan COMMAND --help' for a command's options.  Exit codes: 0 ok,\n"
-	"1 runtime failure (I/O, SQLite), 2 invalid usage, scenario or trace.\n";
+/* Exit code of `search` when no value in range meets the condition. */
+#define EXIT_NOT_FOUND 3
 
-static const char run_help[] =
-	"usage: gpuplan run SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n"
-	"\n"
-	"Simulates the scenario, prints a summary and appends the run to the database.\n"
-	"  --db PATH        results database (default: output.db, else results/<name>.db)\n"
-	"  --set KEY=VALUE  override a scenario value by dotted path, naming list items by\n"
-	"                   their name: --set pools.batch.nodes=3 (repeatable)\n"
-	"  --seed N         same as --set seed=N\n"
-	"  --quiet          print nothing on success\n";
+/* cli_parse's answer when it printed the command's help: exit 0. */
+#define CLI_HELP (-1)
 
-static const char check_help[] =
-	"usage: gpuplan check SCENARIO.yaml [--set KEY=VALUE]... [--seed N]\n"
-	"\n"
-	"Validates the scenario (and the traces it names) and prints what it resolved to.\n"
-	"Writes nothing.\n";
+/* --- errors: the one way main reports a failure ---------------------------- */
+
+/* Prints err: located input errors ("FILE:LINE:COL: error: ...") carry their
+ * own prefix, others get "gpuplan: error: "; a usage error adds where to look. */
+static int fail(int rc, const struct gp_err *err, bool usage)
+{
+	bool located = rc == GP_EINPUT && strstr(err->msg, ": error: ");
+	fprintf(stderr, located ? "%s\n" : "gpuplan: error: %s\n", err->msg);
+	if (usage)
+		fputs("(see 'gpuplan --help')\n", stderr);
+	return rc;
+}
+
+static int usage_error(const char *fmt, ...) GP_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+	struct gp_err err;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err.msg, sizeof err.msg, fmt, ap);
+	va_end(ap);
+	return fail(GP_EINPUT, &err, true);
+}
+
+/* --- the argument parser ----------------------------------------------------- */
+
+enum cli_kind {
+	CLI_FLAG,   /* bool target: set to true */
+	CLI_CHOICE, /* int target: set to the row's value (--min/--max) */
+	CLI_PATH,   /* const char *target: a non-empty path */
+	CLI_NAME,   /* const char *target: a non-empty name */
+	CLI_TEXT,   /* const char *target: any value */
+	CLI_INT,    /* int64_t target: an integer in [lo, hi] */
+	CLI_LIST,   /* struct cli_list target: every occurrence, in order */
+	CLI_PARSE,  /* any target: filled by the row's parse function */
+};
+
+/* Values of a repeatable option or of trailing arguments; the array is owned. */
+struct cli_list {
+	const char **v;
+	size_t n;
+	size_t cap;
+};
+
+/* One argument of a command.  A row without a name is a positional argument,
+ * filled in table order; a positional CLI_LIST takes all remaining ones. */
+struct cli_opt {
+	const char *name;    /* "--db"; NULL for a positional */
+	enum cli_kind kind;
+	void *target;
+	const char *meta;    /* "PATH": the value in help and errors */
+	const char *help;    /* NULL: not listed; '\n' continues the line */
+	int64_t lo, hi;      /* CLI_INT range; CLI_CHOICE value in lo */
+	const char *expects; /* what the error says it expects: "a run id >= 1" */
+	int (*parse)(const char *value, void *target, struct gp_err *err); /* CLI_PARSE */
+	bool required;       /* an option that must be given (positionals always are) */
+};
+
+/* One command: its synopsis (continuation lines after '\n'), one line for
+ * the command list, the text of its --help, and what to say when a required
+ * option is missing (NULL: "COMMAND: missing OPTION"). */
+struct cli_cmd {
+	const char *name;
+	const char *synopsis;
+	const char *summary;
+	const char *about;
+	const char *needs;
+	int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
+};
+
+static void list_push(struct cli_list *l, const char *v)
+{
+	GP_GROW(l->v, l->cap, l->n + 1);
+	l->v[l->n++] = v;
+}
+
+static void list_free(struct cli_list *l)
+{
+	free(l->v);
+	*l = (struct cli_list){0};
+}
+
+/* Writes text indented by `indent` after each '\n'. */
+static void put_indented(FILE *out, const char *text, int indent)
+{
+	for (const char *p = text; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n' && p[1])
+			fprintf(out, "%*s", indent, "");
+	}
+}
+
+/* "--db PATH", or "--quiet" for a row without a value. */
+static int opt_label(const struct cli_opt *o, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s%s%s", o->name, o->meta ? " " : "", o->meta ? o->meta : "");
+}
+
+static void print_help(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n)
+{
+	printf("usage: gpuplan %s ", cmd->name);
+	put_indented(stdout, cmd->synopsis, (int)strlen(cmd->name) + 16);
+	printf("\n\n%s", cmd->about);
+	int width = 0;
+	char label[64];
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].name && opts[i].help) {
+			int w = opt_label(&opts[i], label, sizeof label);
+			width = w > width ? w : width;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].name && opts[i].help) {
+			opt_label(&opts[i], label, sizeof label);
+			printf("  %-*s  ", width, label);
+			put_indented(stdout, opts[i].help, width + 4);
+			putchar('\n');
+		}
+}
+
+/* Stores one value into row o's target; the message names the flag. */
+static int set_value(const struct cli_opt *o, const char *v)
+{
+	struct gp_err err;
+	if (!o->name && o->kind == CLI_LIST) {
+		list_push(o->target, v);
+		return GP_OK;
+	}
+	if (!o->name) { /* a positional is taken as it is, "" included */
+		*(const char **)o->target = v;
+		return GP_OK;
+	}
+	switch (o->kind) {
+	case CLI_PATH:
+	case CLI_NAME:
+		if (!v || !v[0])
+			return usage_error("%s expects a %s", o->name, o->kind == CLI_PATH ? "path" : "name");
+		*(const char **)o->target = v;
+		return GP_OK;
+	case CLI_TEXT:
+		if (!v)
+			return usage_error("%s expects %s", o->name, o->expects ? o->expects : o->meta);
+		*(const char **)o->target = v;
+		return GP_OK;
+	case CLI_INT:
+		if (!v || units_integer(v, o->target) || *(int64_t *)o->target < o->lo ||
+		    *(int64_t *)o->target > o->hi)
+			return usage_error("%s expects %s, got '%s'", o->name, o->expects, v ? v : "");
+		return GP_OK;
+	case CLI_LIST:
+		if (!v)
+			return usage_error("%s expects %s", o->name, o->expects ? o->expects : o->meta);
+		list_push(o->target, v);
+		return GP_OK;
+	case CLI_PARSE:
+		if (!v)
+			return usage_error("%s expects %s", o->name, o->expects ? o->expects : o->meta);
+		if (o->parse(v, o->target, &err))
+			return fail(GP_EINPUT, &err, true);
+		return GP_OK;
+	case CLI_FLAG:
+		*(bool *)o->target = true;
+		return GP_OK;
+	case CLI_CHOICE:
+		*(int *)o->target = (int)o->lo;
+		return GP_OK;
+	}
+	return GP_EINPUT;
+}
+
+static bool takes_value(enum cli_kind k)
+{
+	return k != CLI_FLAG && k != CLI_CHOICE;
+}
+
+/* Fills the targets of opts from argv.  Returns GP_OK, GP_EINPUT after
+ * printing the error, or CLI_HELP after printing the help. */
+static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, int argc,
+		     char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return print_help(cmd, opts, n), CLI_HELP;
+	bool *seen = gp_xcalloc(n + 1, sizeof *seen);
+	size_t next_pos = 0;
+	int rc = GP_OK;
+	for (int i = 0; i < argc && rc == GP_OK; i++) {
+		const char *a = argv[i];
+		size_t r = 0;
+		if (a[0] == '-' && a[1]) {
+			while (r < n && !(opts[r].name && !strcmp(opts[r].name, a)))
+				r++;
+			if (r == n) {
+				rc = usage_error("unknown option '%s'", a);
+				break;
+			}
+			const char *v = takes_value(opts[r].kind) && i + 1 < argc ? argv[++i] : NULL;
+			rc = set_value(&opts[r], v);
+		} else {
+			for (r = next_pos; r < n && (opts[r].name || (seen[r] && opts[r].kind != CLI_LIST)); r++)
+				;
+			if (r == n) {
+				rc = usage_error("unexpected argument '%s'", a);
+				break;
+			}
+			next_pos = r;
+			rc = set_value(&opts[r], a);
+		}
+		seen[r] = true;
+	}
+	for (size_t r = 0; r < n && rc == GP_OK; r++) {
+		bool given = opts[r].kind == CLI_LIST; /* rows sharing a target (--min/--max) */
+		for (size_t s = 0; s < n && !given; s++)
+			given = seen[s] && opts[s].target == opts[r].target;
+		if (given)
+			continue;
+		if (!opts[r].name)
+			rc = usage_error("missing %s", opts[r].meta);
+		else if (opts[r].required && cmd->needs)
+			rc = usage_error("%s", cmd->needs);
+		else if (opts[r].required)
+			rc = usage_error("%s: missing %s", cmd->name, opts[r].name);
+	}
+	free(seen);
+	return rc;
+}
+
+#define N_OPTS(a) (sizeof(a) / sizeof *(a))
+
+/* --- run, check, advise: a scenario with overrides ---------------------------- */
 
 struct options {
 	const char *scenario;
 	const char *db;
-	const char **sets;
-	size_t n_sets;
-	char *seed_set;   /* "seed=N", owned */
+	struct cli_list sets; /* --set values, then "seed=N" */
+	int64_t seed;         /* -1: not given */
+	char seed_set[32];
 	bool quiet;
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("gpuplan: error: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\n(see 'gpuplan --help')\n", stderr);
-	return GP_EINPUT;
-}
+#define OPT_SCENARIO(o) {.kind = CLI_PATH, .target = &(o)->scenario, .meta = "SCENARIO.yaml"}
+#define OPT_DB(o, what)                                                                       \
+	{.name = "--db", .kind = CLI_PATH, .target = &(o)->db, .meta = "PATH", .help = what}
+#define OPT_SET(o)                                                                             \
+	{.name = "--set", .kind = CLI_LIST, .target = &(o)->sets, .meta = "KEY=VALUE",         \
+	 .help = "override a scenario value by dotted path, naming list items by\n"          \
+		 "their name: --set pools.batch.nodes=3 (repeatable)"}
+#define OPT_SEED(o)                                                                            \
+	{.name = "--seed", .kind = CLI_INT, .target = &(o)->seed, .meta = "N",                 \
+	 .help = "same as --set seed=N", .lo = 0, .hi = INT64_MAX,                             \
+	 .expects = "a non-negative integer"}
+#define OPT_QUIET(o)                                                                           \
+	{.name = "--quiet", .kind = CLI_FLAG, .target = &(o)->quiet,                           \
+	 .help = "print nothing on success"}
+#define DEFAULT_DB "results database (default: output.db, else results/<name>.db)"
 
-/* Parses the options of run/check; `allow_db` for run. Returns GP_OK, GP_EINPUT,
- * or -1 when help was printed. */
-static int parse_options(int argc, char **argv, bool is_run, struct options *o)
+/* After parsing: --seed N goes last, so that it wins over --set seed=M. */
+static void options_finish(struct options *o)
 {
-	o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool has_value = i + 1 < argc;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(is_run ? run_help : check_help, stdout);
-			return -1;
-		} else if (!strcmp(a, "--set")) {
-			if (!has_value)
-				return usage_error("%s expects KEY=VALUE", a);
-			o->sets[o->n_sets++] = argv[++i];
-		} else if (!strcmp(a, "--seed")) {
-			int64_t seed;
-			if (!has_value || units_integer(argv[i + 1], &seed) || seed < 0)
-				return usage_error("--seed expects a non-negative integer, got '%s'",
-						   has_value ? argv[i + 1] : "");
-			size_t len = strlen(argv[++i]) + 6;
-			free(o->seed_set);
-			o->seed_set = malloc(len);
-			snprintf(o->seed_set, len, "seed=%s", argv[i]);
-		} else if (is_run && !strcmp(a, "--db")) {
-			if (!has_value || !argv[i + 1][0])
-				return usage_error("%s expects a path", a);
-			o->db = argv[++i];
-		} else if (is_run && !strcmp(a, "--quiet")) {
-			o->quiet = true;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("unknown option '%s'", a);
-		} else if (!o->scenario) {
-			o->scenario = a;
-		} else {
-			return usage_error("unexpected argument '%s'", a);
-		}
+	if (o->seed >= 0) {
+		snprintf(o->seed_set, sizeof o->seed_set, "seed=%lld", (long long)o->seed);
+		list_push(&o->sets, o->seed_set);
 	}
-	if (!o->scenario)
-		return usage_error("%s", "missing SCENARIO.yaml");
-	if (o->seed_set)
-		o->sets[o->n_sets++] = o->seed_set;
-	return GP_OK;
-}
-
-static void options_free(struct options *o)
-{
-	free(o->sets);
-	free(o->seed_set);
 }
 
 static int load(const struct options *o, struct scenario **sc)
 {
 	struct gp_err err;
-	int rc = scenario_load(o->scenario, o->sets, o->n_sets, sc, &err);
-	if (rc)
-		fprintf(stderr, "%s\n", err.msg);
-	return rc;
+	int rc = scenario_load(o->scenario, o->sets.v, o->sets.n, sc, &err);
+	return rc ? fail(rc, &err, false) : GP_OK;
 }
 
-static int cmd_check(int argc, char **argv)
+static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct options o = {0};
+	struct options o = {.seed = -1};
+	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_SET(&o), OPT_SEED(&o)};
 	struct scenario *sc = NULL;
-	int rc = parse_options(argc, argv, false, &o);
-	if (rc == GP_OK && (rc = load(&o, &sc)) == GP_OK)
-		report_scenario(stdout, sc);
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc == GP_OK) {
+		options_finish(&o);
+		if ((rc = load(&o, &sc)) == GP_OK)
+			report_scenario(stdout, sc);
+	}
 	scenario_free(sc);
-	options_free(&o);
+	list_free(&o.sets);
 	return rc < 0 ? 0 : rc;
 }
 
 /* Simulates, then writes the run: the database is touched only once the
  * scenario is valid and the run has finished, in one transaction. */
-static int cmd_run(int argc, char **argv)
+static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	struct options o = {0};
+	struct options o = {.seed = -1};
+	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
+				       OPT_SEED(&o), OPT_QUIET(&o)};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct results r;
 	struct gp_err err;
 	int64_t run_id = 0;
 	results_init(&r);
-	int rc = parse_options(argc, argv, true, &o);
-	if (rc == GP_OK)
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc == GP_OK) {
+		options_finish(&o);
 		rc = load(&o, &sc);
+	}
 	if (rc == GP_OK) {
 		const char *db = o.db ? o.db : sc->output.db;
 		rc = sim_run(sc, &r, &err);
@@ -176,86 +349,92 @@ static int cmd_run(int argc, char **argv)
 		if (rc == GP_OK && !o.quiet)
 			report_summary(stdout, sc, &r, db, run_id);
 		if (rc > 0)
-			fprintf(stderr, "gpuplan: error: %s\n", err.msg);
+			fail(rc, &err, false);
 	}
 	store_close(st);
 	results_free(&r);
 	scenario_free(sc);
-	options_free(&o);
+	list_free(&o.sets);
 	return rc < 0 ? 0 : rc;
 }
 
-static const char estimate_help[] =
-	"usage: gpuplan estimate --model M --quant Q --gpu G [--context N] [--batch B]\n"
-	"                        [--tp N] [--kv-cache Q] [--json]\n"
-	"\n"
-	"Prints the memory footprint and step times of one model on one GPU type.\n"
-	"  --model M     llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b,\n"
-	"                mistral-7b\n"
-	"  --quant Q     weights: fp16, bf16, fp8, int8, int4\n"
-	"  --gpu G       a catalog GPU type: A100-80GB, H100-80GB, L40S, L4, T4, ...\n"
-	"  --context N   tokens per sequence, prompt + output (default 4096)\n"
-	"  --batch B     sequences decoding together (default 1)\n"
-	"  --tp N        tensor-parallel degree (default: the smallest that fits)\n"
-	"  --kv-cache Q  KV-cache type (default: fp16; bf16 for bf16 weights)\n"
-	"  --json        print one JSON object\n";
-
-/* The integer after the flag at argv[*i], in 1..max. */
-static int estimate_int(int argc, char **argv, int *i, int64_t max, int64_t *v)
+static void print_advise_progress(void *ctx, const struct advise_row *row)
 {
-	const char *flag = argv[*i];
-	if (*i + 1 < argc && !units_integer(argv[*i + 1], v) && *v >= 1 && *v <= max) {
-		++*i;
-		return GP_OK;
-	}
-	fprintf(stderr, "gpuplan: error: %s expects an integer from 1 to %lld, got '%s'\n", flag,
-		(long long)max, *i + 1 < argc ? argv[*i + 1] : "");
-	return GP_EINPUT;
+	(void)ctx;
+	fprintf(stderr, "\radvise: run %lld %-60.60s\033[K", (long long)row->run_id, row->label);
 }
 
-static int cmd_estimate(int argc, char **argv)
+static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct options o = {.seed = -1};
+	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
+				       OPT_SEED(&o), OPT_QUIET(&o)};
+	struct scenario *sc = NULL;
+	struct store *st = NULL;
+	struct advice advice = {0};
+	struct gp_err err;
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc == GP_OK) {
+		options_finish(&o);
+		rc = load(&o, &sc); /* a bad scenario fails before the database is touched */
+	}
+	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
+		fail(rc, &err, false);
+	struct advise_spec spec = {o.scenario, o.sets.v, o.sets.n};
+	bool tty = rc == GP_OK && isatty(2) && !o.quiet;
+	if (rc == GP_OK && (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL,
+					    &advice, &err)))
+		fail(rc, &err, false);
+	if (tty)
+		fputc('\n', stderr);
+	if (rc == GP_OK && !o.quiet) {
+		printf("advise %s: %zu alternatives, every run in %s\n", sc->name, advice.n,
+		       o.db ? o.db : sc->output.db);
+		advise_write(stdout, &advice);
+	}
+	advice_free(&advice);
+	store_close(st);
+	scenario_free(sc);
+	list_free(&o.sets);
+	return rc < 0 ? 0 : rc;
+}
+
+/* --- estimate ----------------------------------------------------------------- */
+
+static int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct estimate_request req = {.context = ESTIMATE_DEFAULT_CONTEXT,
 				       .batch = ESTIMATE_DEFAULT_BATCH};
-	const char **names[] = {&req.model, &req.quant, &req.gpu, &req.kv_cache};
-	static const char *const flags[] = {"--model", "--quant", "--gpu", "--kv-cache"};
-	bool json = false;
 	int64_t tp = 0;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		size_t f = 0;
-		while (f < 4 && strcmp(a, flags[f]))
-			f++;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-			return fputs(estimate_help, stdout), 0;
-		if (f < 4) {
-			if (i + 1 >= argc || !argv[i + 1][0])
-				return usage_error("%s expects a name", a);
-			*names[f] = argv[++i];
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--context")) {
-			if (estimate_int(argc, argv, &i, 100000000, &req.context))
-				return GP_EINPUT;
-		} else if (!strcmp(a, "--batch")) {
-			if (estimate_int(argc, argv, &i, 100000000, &req.batch))
-				return GP_EINPUT;
-		} else if (!strcmp(a, "--tp")) {
-			if (estimate_int(argc, argv, &i, 1024, &tp))
-				return GP_EINPUT;
-		} else {
-			return usage_error("unknown option '%s'", a);
-		}
-	}
-	for (size_t f = 0; f < 3; f++)
-		if (!*names[f])
-			return usage_error("estimate: missing %s", flags[f]);
+	bool json = false;
+	const struct cli_opt opts[] = {
+		{.name = "--model", .kind = CLI_NAME, .target = &req.model, .meta = "M", .required = true,
+		 .help = "llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b,\nmistral-7b"},
+		{.name = "--quant", .kind = CLI_NAME, .target = &req.quant, .meta = "Q", .required = true,
+		 .help = "weights: fp16, bf16, fp8, int8, int4"},
+		{.name = "--gpu", .kind = CLI_NAME, .target = &req.gpu, .meta = "G", .required = true,
+		 .help = "a catalog GPU type: A100-80GB, H100-80GB, L40S, L4, T4, ..."},
+		{.name = "--context", .kind = CLI_INT, .target = &req.context, .meta = "N",
+		 .help = "tokens per sequence, prompt + output (default 4096)", .lo = 1, .hi = 100000000,
+		 .expects = "an integer from 1 to 100000000"},
+		{.name = "--batch", .kind = CLI_INT, .target = &req.batch, .meta = "B",
+		 .help = "sequences decoding together (default 1)", .lo = 1, .hi = 100000000,
+		 .expects = "an integer from 1 to 100000000"},
+		{.name = "--tp", .kind = CLI_INT, .target = &tp, .meta = "N",
+		 .help = "tensor-parallel degree (default: the smallest that fits)", .lo = 1, .hi = 1024,
+		 .expects = "an integer from 1 to 1024"},
+		{.name = "--kv-cache", .kind = CLI_NAME, .target = &req.kv_cache, .meta = "Q",
+		 .help = "KV-cache type (default: fp16; bf16 for bf16 weights)"},
+		{.name = "--json", .kind = CLI_FLAG, .target = &json, .help = "print one JSON object"},
+	};
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	req.tp = (int)tp;
 	struct estimate e;
 	struct gp_err err;
-	int rc = estimate_compute(&req, &e, &err);
-	if (rc)
-		return fprintf(stderr, "gpuplan: error: %s\n", err.msg), rc;
+	if ((rc = estimate_compute(&req, &e, &err)))
+		return fail(rc, &err, false);
 	if (json)
 		estimate_write_json(stdout, &e);
 	else
@@ -263,77 +442,11 @@ static int cmd_estimate(int argc, char **argv)
 	return 0;
 }
 
-static const char sweep_help[] =
-	"usage: gpuplan sweep SWEEP.yaml [--db PATH] [--jobs N] [--shard K/N] [--resume] [--quiet]\n"
-	"\n"
-	"Runs every point of a sweep file: a base scenario, a grid (every combination)\n"
-	"and/or zip (paired lists) of --set paths to lists of values, and seeds.  Each\n"
-	"point is a run whose overrides are in the params table.  The whole sweep is\n"
-	"checked before the first run.\n"
-	"  --db PATH    results database (default: db: in the sweep file, else\n"
-	"               results/<sweep name>.db)\n"
-	"  --jobs N     worker processes writing to the database (default 1)\n"
-	"  --shard K/N  run only shard K of N, numbered from 0 (point i goes to shard\n"
-	"               i mod N): one machine or pod per shard, then 'gpuplan merge'\n"
-	"  --resume     skip points the database already holds (a killed sweep goes\n"
-	"               on where it stopped); without it they are an error\n"
-	"  --quiet      print nothing on success\n"
-	"Progress (points done/total, runs/s, ETA) goes to stderr when it is a terminal.\n";
+/* --- sweep, merge --------------------------------------------------------------- */
 
-static const char merge_help[] =
-	"usage: gpuplan merge OUT.db IN.db...\n"
-	"\n"
-	"Copies the runs of every IN.db into OUT.db (created if needed) with new run ids.\n"
-	"Runs OUT.db already holds are skipped: sweep points by sweep name and point,\n"
-	"other runs by scenario, seed and start time, so merging twice adds nothing.\n"
-	"Every input is checked before anything is written.\n";
-
-struct sweep_cli {
-	const char *file;
-	const char *db;
-	struct sweep_shard shard;
-	int64_t jobs;
-	bool resume;
-	bool quiet;
-};
-
-/* Parses the options of sweep.  Returns GP_OK, GP_EINPUT, or -1 after help. */
-static int parse_sweep(int argc, char **argv, struct sweep_cli *o)
+static int parse_shard(const char *value, void *target, struct gp_err *err)
 {
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		struct gp_err err;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(sweep_help, stdout);
-			return -1;
-		} else if (!strcmp(a, "--db")) {
-			if (!v || !v[0])
-				return usage_error("%s expects a path", a);
-			o->db = argv[++i];
-		} else if (!strcmp(a, "--jobs")) {
-			if (!v || units_integer(v, &o->jobs) || o->jobs < 1 || o->jobs > SWEEP_MAX_JOBS)
-				return usage_error("--jobs expects a number of processes from 1 to 256, "
-						   "got '%s'", v ? v : "");
-			i++;
-		} else if (!strcmp(a, "--shard")) {
-			if (!v)
-				return usage_error("%s expects K/N, like 0/4", a);
-			if (sweep_parse_shard(argv[++i], &o->shard, &err))
-				return fprintf(stderr, "%s\n", err.msg), GP_EINPUT;
-		} else if (!strcmp(a, "--resume")) {
-			o->resume = true;
-		} else if (!strcmp(a, "--quiet")) {
-			o->quiet = true;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error("unknown option '%s'", a);
-		} else if (!o->file) {
-			o->file = a;
-		} else {
-			return usage_error("unexpected argument '%s'", a);
-		}
-	}
-	return o->file ? GP_OK : usage_error("%s", "missing SWEEP.yaml");
+	return sweep_parse_shard(value, target, err);
 }
 
 /* Seconds as "1h02m", "3m05s" or "12s". */
@@ -370,145 +483,121 @@ static void sweep_progress_line(void *ctx, const struct sweep_progress *p)
 		p->total, rate, eta);
 }
 
-/* Input errors carry their own "PATH: error:" prefix; runtime ones do not. */
-static int print_error(int rc, const struct gp_err *err)
+static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	fprintf(stderr, rc == GP_EINPUT ? "%s\n" : "gpuplan: error: %s\n", err->msg);
-	return rc;
-}
-
-static int cmd_sweep(int argc, char **argv)
-{
-	struct sweep_cli o = {.jobs = 1};
-	struct sweep *sw = NULL;
-	struct gp_err err;
-	int rc = parse_sweep(argc, argv, &o);
+	const char *file = NULL, *db = NULL;
+	struct sweep_shard shard = {0};
+	int64_t jobs = 1;
+	bool resume = false, quiet = false;
+	const struct cli_opt opts[] = {
+		{.kind = CLI_PATH, .target = &file, .meta = "SWEEP.yaml"},
+		{.name = "--db", .kind = CLI_PATH, .target = &db, .meta = "PATH",
+		 .help = "results database (default: db: in the sweep file, else\n"
+			 "results/<sweep name>.db)"},
+		{.name = "--jobs", .kind = CLI_INT, .target = &jobs, .meta = "N",
+		 .help = "worker processes writing to the database (default 1)", .lo = 1,
+		 .hi = SWEEP_MAX_JOBS, .expects = "a number of processes from 1 to 256"},
+		{.name = "--shard", .kind = CLI_PARSE, .target = &shard, .meta = "K/N",
+		 .parse = parse_shard, .expects = "K/N, like 0/4",
+		 .help = "run only shard K of N, numbered from 0 (point i goes to shard\n"
+			 "i mod N): one machine or pod per shard, then 'gpuplan merge'"},
+		{.name = "--resume", .kind = CLI_FLAG, .target = &resume,
+		 .help = "skip points the database already holds (a killed sweep goes\n"
+			 "on where it stopped); without it they are an error"},
+		{.name = "--quiet", .kind = CLI_FLAG, .target = &quiet, .help = "print nothing on success"},
+	};
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if ((rc = sweep_load(o.file, &sw, &err)))
-		return print_error(rc, &err);
+	struct sweep *sw = NULL;
+	struct gp_err err;
+	if ((rc = sweep_load(file, &sw, &err)))
+		return fail(rc, &err, false);
 	bool tty = isatty(2);
 	struct progress_line line = {sw->name, 0};
-	struct sweep_options so = {o.db ? o.db : sw->db, (unsigned)o.jobs, o.shard, o.resume,
+	struct sweep_options so = {db ? db : sw->db, (unsigned)jobs, shard, resume,
 				   tty ? sweep_progress_line : NULL, &line};
 	struct sweep_progress p;
 	rc = sweep_run(sw, &so, &p, &err);
 	if (tty)
 		fputc('\n', stderr);
 	if (rc)
-		print_error(rc, &err);
-	else if (!o.quiet)
+		fail(rc, &err, false);
+	else if (!quiet)
 		printf("sweep %s: %zu points, %zu run, %zu already in the database%s -> %s (%.1f s)\n",
-		       sw->name, p.total, p.written, p.present + p.raced,
-		       o.shard.n ? " (this shard)" : "", so.db, p.elapsed_s);
+		       sw->name, p.total, p.written, p.present + p.raced, shard.n ? " (this shard)" : "",
+		       so.db, p.elapsed_s);
 	sweep_free(sw);
 	return rc;
 }
 
 /* Checks every input before creating or changing the output. */
-static int cmd_merge(int argc, char **argv)
+static int cmd_merge(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return fputs(merge_help, stdout), 0;
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("unknown option '%s'", argv[i]);
-	}
-	if (argc < 2)
-		return usage_error("%s", "merge expects OUT.db and at least one IN.db");
+	struct cli_list dbs = {0};
+	const struct cli_opt opts[] = {{.kind = CLI_LIST, .target = &dbs, .meta = "OUT.db IN.db..."}};
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc == GP_OK && dbs.n < 2)
+		rc = usage_error("%s", "merge expects OUT.db and at least one IN.db");
 	struct gp_err err;
-	int rc = GP_OK;
-	for (int i = 1; i < argc && !rc; i++)
-		rc = store_check_merge_input(argv[i], argv[0], &err);
 	struct store *st = NULL;
-	if (!rc)
-		rc = store_open(argv[0], &st, &err);
-	for (int i = 1; i < argc && !rc; i++) {
+	const char *out = rc == GP_OK ? dbs.v[0] : NULL;
+	for (size_t i = 1; i < dbs.n && rc == GP_OK; i++)
+		if ((rc = store_check_merge_input(dbs.v[i], out, &err)))
+			fail(rc, &err, false);
+	if (rc == GP_OK && (rc = store_open(out, &st, &err)))
+		fail(rc, &err, false);
+	for (size_t i = 1; i < dbs.n && rc == GP_OK; i++) {
 		struct store_merge_stats ms;
-		rc = store_merge(st, argv[i], &ms, &err);
-		if (!rc)
-			printf("%s: %lld runs merged, %lld already in %s\n", argv[i],
-			       (long long)ms.copied, (long long)ms.duplicates, argv[0]);
+		if ((rc = store_merge(st, dbs.v[i], &ms, &err)))
+			fail(rc, &err, false);
+		else
+			printf("%s: %lld runs merged, %lld already in %s\n", dbs.v[i],
+			       (long long)ms.copied, (long long)ms.duplicates, out);
 	}
 	store_close(st);
-	return rc ? print_error(rc, &err) : 0;
+	list_free(&dbs);
+	return rc < 0 ? 0 : rc;
 }
 
-static const char search_help[] =
-	"usage: gpuplan search SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max)\n"
-	"                      --until 'METRIC OP VALUE' [--seeds N] [--tolerance T]\n"
-	"                      [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n"
-	"\n"
-	"Bisects KEY (a --set path) over [X, Y].  --min finds the smallest value that meets\n"
-	"the condition (the smallest pool that meets every deadline), --max the largest\n"
-	"(the highest request rate within the SLO); the condition is assumed monotone.\n"
-	"METRIC is a metric of scope all, or SCOPE.METRIC; OP is one of <= >= < > == !=.\n"
-	"Bounds may carry a unit (10/s, 90m); whole-number bounds bisect to the exact answer,\n"
-	"others to within the tolerance (default (Y - X) / 1000).  With --seeds N the\n"
-	"condition must hold for the N seeds from the scenario's.  Every probe is a run in\n"
-	"the database.  The last line is KEY=VALUE; exit 3 when no value in range meets it.\n";
+/* --- search --------------------------------------------------------------------- */
 
 struct search_cli {
 	struct options o;
 	struct search_spec spec;
-	bool have_dir, have_lo, have_hi;
+	int dir;       /* 0 none, 1 --min, 2 --max */
+	int64_t seeds; /* --seeds */
 };
 
-/* Parses the search-only flags, passing the others to parse_options. */
-static int parse_search(int argc, char **argv, struct search_cli *cli)
+static int parse_bound(const char *flag, const char *value, struct search_value *v,
+		       struct gp_err *err)
 {
-	struct search_spec *sp = &cli->spec;
-	char **rest = calloc((size_t)argc + 1, sizeof *rest);
-	int n_rest = 0, rc = GP_OK;
-	struct gp_err err;
-	sp->seeds = 1;
-	for (int i = 0; i < argc && rc == GP_OK; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int64_t seeds;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(search_help, stdout);
-			rc = -1;
-		} else if (!strcmp(a, "--min") || !strcmp(a, "--max")) {
-			cli->have_dir = true;
-			sp->maximize = !strcmp(a, "--max");
-		} else if (!strcmp(a, "--vary") || !strcmp(a, "--lo") || !strcmp(a, "--hi") ||
-			   !strcmp(a, "--until") || !strcmp(a, "--seeds") || !strcmp(a, "--tolerance")) {
-			if (!v)
-				rc = usage_error("%s expects a value", a);
-			else if (!strcmp(a, "--vary"))
-				sp->key = v;
-			else if (!strcmp(a, "--lo") && (cli->have_lo = true) &&
-				 search_parse_value(v, &sp->lo, &err))
-				rc = usage_error("--lo %s", err.msg);
-			else if (!strcmp(a, "--hi") && (cli->have_hi = true) &&
-				 search_parse_value(v, &sp->hi, &err))
-				rc = usage_error("--hi %s", err.msg);
-			else if (!strcmp(a, "--until") && search_parse_condition(v, &sp->until, &err))
-				rc = usage_error("%s", err.msg);
-			else if (!strcmp(a, "--seeds") && (units_integer(v, &seeds) || seeds < 1 || seeds > 1000))
-				rc = usage_error("--seeds expects a whole number from 1 to 1000, got '%s'", v);
-			else if (!strcmp(a, "--seeds"))
-				sp->seeds = (int)seeds;
-			else if (!strcmp(a, "--tolerance") && (units_number(v, &sp->tolerance) || sp->tolerance <= 0))
-				rc = usage_error("--tolerance expects a number > 0, got '%s'", v);
-			i++;
-		} else {
-			rest[n_rest++] = argv[i];
-		}
-	}
-	if (rc == GP_OK)
-		rc = parse_options(n_rest, rest, true, &cli->o);
-	free(rest);
-	if (rc != GP_OK)
-		return rc;
-	if (!sp->key || !cli->have_dir || !sp->until.metric[0] || !cli->have_lo || !cli->have_hi)
-		return usage_error("%s", "search needs --vary KEY, --lo X, --hi Y, --min or --max, "
-				   "and --until 'METRIC OP VALUE'");
-	if (search_check_range(sp, &err))
-		return usage_error("%s", err.msg);
-	sp->scenario = cli->o.scenario;
-	sp->sets = cli->o.sets;
-	sp->n_sets = cli->o.n_sets;
+	if (!search_parse_value(value, v, err))
+		return GP_OK;
+	struct gp_err inner = *err;
+	return gp_errorf(err, GP_EINPUT, "%s %s", flag, inner.msg);
+}
+
+static int parse_lo(const char *value, void *target, struct gp_err *err)
+{
+	return parse_bound("--lo", value, target, err);
+}
+
+static int parse_hi(const char *value, void *target, struct gp_err *err)
+{
+	return parse_bound("--hi", value, target, err);
+}
+
+static int parse_until(const char *value, void *target, struct gp_err *err)
+{
+	return search_parse_condition(value, target, err);
+}
+
+static int parse_tolerance(const char *value, void *target, struct gp_err *err)
+{
+	double *t = target;
+	if (units_number(value, t) || *t <= 0)
+		return gp_errorf(err, GP_EINPUT, "--tolerance expects a number > 0, got '%s'", value);
 	return GP_OK;
 }
 
@@ -517,14 +606,14 @@ static int check_bound(const struct search_spec *sp, const struct search_value *
 {
 	char assign[512];
 	snprintf(assign, sizeof assign, "%s=%.17g%s", sp->key, b->number, b->suffix);
-	const char **sets = calloc(sp->n_sets + 1, sizeof *sets);
+	const char **sets = gp_xcalloc(sp->n_sets + 1, sizeof *sets);
 	if (sp->n_sets)
 		memcpy(sets, sp->sets, sp->n_sets * sizeof *sets);
 	sets[sp->n_sets] = assign;
 	struct gp_err err;
 	int rc = scenario_load(sp->scenario, sets, sp->n_sets + 1, sc, &err);
 	if (rc)
-		fprintf(stderr, "%s\n", err.msg);
+		fail(rc, &err, false);
 	free(sets);
 	return rc;
 }
@@ -538,197 +627,239 @@ static void print_probe(void *ctx, const struct search_probe *p)
 		       p->holds ? "holds" : "fails", (long long)p->first_run_id);
 }
 
-static int cmd_search(int argc, char **argv)
+static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int argc, char **argv)
 {
-	struct search_cli cli = {0};
+	struct options *o = &cli->o;
+	struct search_spec *sp = &cli->spec;
+	const struct cli_opt opts[] = {
+		OPT_SCENARIO(o),
+		{.name = "--vary", .kind = CLI_TEXT, .target = &sp->key, .meta = "KEY",
+		 .expects = "a value", .required = true, .help = "the --set path that varies"},
+		{.name = "--lo", .kind = CLI_PARSE, .target = &sp->lo, .meta = "X", .parse = parse_lo,
+		 .expects = "a value", .required = true,
+		 .help = "lower bound, with an optional unit (10/s, 90m)"},
+		{.name = "--hi", .kind = CLI_PARSE, .target = &sp->hi, .meta = "Y", .parse = parse_hi,
+		 .expects = "a value", .required = true, .help = "upper bound"},
+		{.name = "--min", .kind = CLI_CHOICE, .target = &cli->dir, .lo = 1, .required = true,
+		 .help = "find the smallest value that meets the condition"},
+		{.name = "--max", .kind = CLI_CHOICE, .target = &cli->dir, .lo = 2, .required = true,
+		 .help = "find the largest value that meets the condition"},
+		{.name = "--until", .kind = CLI_PARSE, .target = &sp->until, .meta = "'METRIC OP VALUE'",
+		 .parse = parse_until, .expects = "a value", .required = true, .help = "the condition"},
+		{.name = "--seeds", .kind = CLI_INT, .target = &cli->seeds, .meta = "N", .lo = 1,
+		 .hi = 1000, .expects = "a whole number from 1 to 1000",
+		 .help = "seeds that must all meet it (default 1)"},
+		{.name = "--tolerance", .kind = CLI_PARSE, .target = &sp->tolerance, .meta = "T",
+		 .parse = parse_tolerance, .help = "for real ranges (default (Y - X) / 1000)"},
+		OPT_DB(o, DEFAULT_DB),
+		OPT_SET(o),
+		OPT_SEED(o),
+		OPT_QUIET(o),
+	};
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc)
+		return rc;
+	options_finish(o);
+	struct gp_err err;
+	sp->maximize = cli->dir == 2;
+	sp->seeds = (int)cli->seeds;
+	if (search_check_range(sp, &err))
+		return fail(GP_EINPUT, &err, true);
+	sp->scenario = o->scenario;
+	sp->sets = o->sets.v;
+	sp->n_sets = o->sets.n;
+	return GP_OK;
+}
+
+static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct search_cli cli = {.o.seed = -1, .seeds = 1};
 	struct scenario *sc = NULL, *hi = NULL;
 	struct store *st = NULL;
 	struct gp_err err;
 	char answer[64];
 	bool found = false;
-	int rc = parse_search(argc, argv, &cli);
+	int rc = search_parse(cmd, &cli, argc, argv);
 	if (rc == GP_OK)
 		rc = check_bound(&cli.spec, &cli.spec.lo, &sc);
 	if (rc == GP_OK)
 		rc = check_bound(&cli.spec, &cli.spec.hi, &hi);
 	if (rc == GP_OK && (rc = store_open(cli.o.db ? cli.o.db : sc->output.db, &st, &err)))
-		fprintf(stderr, "gpuplan: error: %s\n", err.msg);
+		fail(rc, &err, false);
 	if (rc == GP_OK && (rc = search_run(&cli.spec, st, print_probe, &cli, &found, answer,
 					    sizeof answer, &err)))
-		fprintf(stderr, "%s%s\n", rc == GP_ERUNTIME ? "gpuplan: error: " : "", err.msg);
+		fail(rc, &err, false);
 	if (rc == GP_OK && found)
 		printf("%s=%s\n", cli.spec.key, answer);
 	else if (rc == GP_OK) {
 		printf("no value of %s in [%.6g%s, %.6g%s] meets %s.%s\n", cli.spec.key,
 		       cli.spec.lo.number, cli.spec.lo.suffix, cli.spec.hi.number, cli.spec.hi.suffix,
 		       cli.spec.until.scope, cli.spec.until.metric);
-		rc = 3;
+		rc = EXIT_NOT_FOUND;
 	}
 	store_close(st);
 	scenario_free(sc);
 	scenario_free(hi);
-	options_free(&cli.o);
+	list_free(&cli.o.sets);
 	return rc < 0 ? 0 : rc;
 }
 
-static const char report_help[] =
-	"usage: gpuplan report DB [--run ID] (--opencost | --html PATH)\n"
-	"\n"
-	"Prints a run of the database (default: the latest) for other tools:\n"
-	"  --opencost   its allocations per workload and output.step window, __idle__\n"
-	"               included, in the shape of OpenCost's /allocation API response\n"
-	"  --html PATH  one self-contained HTML page (inline SVG, no script, no network):\n"
-	"               the diagnosis, capacity, demand and allocation over time, the four\n"
-	"               meanings of utilization, queue and pending reasons, latencies\n";
+/* --- report --------------------------------------------------------------------- */
 
-/* Writes the run's HTML page to path (replacing it). */
-static int report_html(struct store *st, int64_t run_id, const char *path, struct gp_err *err)
+/* Writes the run's HTML page to path, replacing it only once the page is whole. */
+static int report_html(struct store *st, const char *db, int64_t run_id, const char *path,
+		       struct gp_err *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
-	int rc = html_report(f, st, run_id, err);
-	if (fclose(f) != 0 && !rc)
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", path, strerror(errno));
+	struct outfile of;
+	int rc = outfile_open(&of, path, db, err);
 	if (rc)
-		remove(path);
+		return rc;
+	rc = html_report(of.f, st, run_id, err);
+	if (rc) {
+		outfile_abort(&of);
+		return rc;
+	}
+	return outfile_commit(&of, err);
+}
+
+/* The run's allocations as OpenCost's /allocation response, on stdout. */
+static int report_opencost(struct store *st, const char *db, int64_t run_id, struct gp_err *err)
+{
+	struct store_run run;
+	struct allocation *rows = NULL;
+	size_t n = 0;
+	int64_t epoch = 0;
+	int rc = store_run_info(st, run_id, &run, err);
+	if (!rc)
+		rc = store_read_allocations(st, run.run_id, &rows, &n, err);
+	if (!rc && units_rfc3339(run.start, &epoch))
+		rc = gp_errorf(err, GP_ERUNTIME, "%s: run %lld has no start time", db, (long long)run.run_id);
+	if (!rc)
+		opencost_write(stdout, rows, n, epoch);
+	store_free_allocations(rows, n);
 	return rc;
 }
 
-static int cmd_report(int argc, char **argv)
+static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	const char *db = NULL;
+	const char *db = NULL, *html = NULL;
 	int64_t run_id = 0;
 	bool opencost = false;
-	const char *html = NULL;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-			return fputs(report_help, stdout), 0;
-		if (!strcmp(a, "--opencost"))
-			opencost = true;
-		else if (!strcmp(a, "--html") && i + 1 < argc && argv[i + 1][0])
-			html = argv[++i];
-		else if (!strcmp(a, "--html"))
-			return usage_error("%s expects a path", a);
-		else if (!strcmp(a, "--run") && i + 1 < argc && !units_integer(argv[i + 1], &run_id) &&
-			 run_id > 0)
-			i++;
-		else if (!strcmp(a, "--run"))
-			return usage_error("--run expects a run id >= 1, got '%s'", i + 1 < argc ? argv[i + 1] : "");
-		else if (a[0] == '-' || db)
-			return usage_error("unexpected argument '%s'", a);
-		else
-			db = a;
-	}
-	if (!db)
-		return usage_error("%s", "missing DB");
+	const struct cli_opt opts[] = {
+		{.kind = CLI_PATH, .target = &db, .meta = "DB"},
+		{.name = "--run", .kind = CLI_INT, .target = &run_id, .meta = "ID", .lo = 1,
+		 .hi = INT64_MAX, .expects = "a run id >= 1", .help = "the run (default: the latest)"},
+		{.name = "--opencost", .kind = CLI_FLAG, .target = &opencost,
+		 .help = "its allocations per workload and output.step window, __idle__\n"
+			 "included, in the shape of OpenCost's /allocation API response"},
+		{.name = "--html", .kind = CLI_PATH, .target = &html, .meta = "PATH",
+		 .help = "one self-contained HTML page (inline SVG, no script, no network):\n"
+			 "the diagnosis, capacity, demand and allocation over time, the four\n"
+			 "meanings of utilization, queue and pending reasons, latencies"},
+	};
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	if (!opencost && !html)
 		return usage_error("%s", "report needs --opencost or --html PATH (see 'gpuplan report "
 				   "--help')");
 	if (access(db, R_OK) != 0)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
-	struct store_run run;
-	struct allocation *rows = NULL;
-	size_t n = 0;
 	struct gp_err err;
-	int64_t epoch = 0;
-	int rc = store_open(db, &st, &err);
+	rc = store_open_read(db, &st, &err);
 	if (!rc && html)
-		rc = report_html(st, run_id, html, &err);
-	if (!rc && !opencost) {
-		store_close(st);
-		return 0;
-	}
-	if (!rc)
-		rc = store_run_info(st, run_id, &run, &err);
-	if (!rc)
-		rc = store_read_allocations(st, run.run_id, &rows, &n, &err);
-	if (!rc && units_rfc3339(run.start, &epoch))
-		rc = gp_errorf(&err, GP_ERUNTIME, "%s: run %lld has no start time", db, (long long)run.run_id);
-	if (!rc)
-		opencost_write(stdout, rows, n, epoch);
-	else
-		fprintf(stderr, "gpuplan: error: %s\n", err.msg);
-	store_free_allocations(rows, n);
+		rc = report_html(st, db, run_id, html, &err);
+	if (!rc && opencost)
+		rc = report_opencost(st, db, run_id, &err);
 	store_close(st);
-	return rc;
+	return rc ? fail(rc, &err, false) : 0;
 }
 
-static const char advise_help[] =
-	"usage: gpuplan advise SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n"
-	"\n"
-	"Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
-	"sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"
-	"idle while pods wait, int8/int4 weights for workloads with a model, and the smallest\n"
-	"pool that meets every deadline (or SLO, or keeps queue p95 within a minute).  Every\n"
-	"run goes to the database with its overrides in params.  Prints the runs ranked:\n"
-	"meeting every deadline and SLO first, then by cost per verified result, then by\n"
-	"queue p95; the last line names the recommendation.\n";
+/* --- the commands ------------------------------------------------------------------ */
 
-static void print_advise_progress(void *ctx, const struct advise_row *row)
-{
-	(void)ctx;
-	fprintf(stderr, "\radvise: run %lld %-60.60s\033[K", (long long)row->run_id, row->label);
-}
+static const struct cli_cmd commands[] = {
+	{"run", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
+	 "simulate and append the run to the results database",
+	 "Simulates the scenario, prints a summary and appends the run to the database.\n", NULL,
+	 cmd_run},
+	{"check", "SCENARIO.yaml [--set KEY=VALUE]... [--seed N]",
+	 "validate only; print the resolved pools and workloads",
+	 "Validates the scenario (and the traces it names) and prints what it resolved to.\n"
+	 "Writes nothing.\n",
+	 NULL, cmd_check},
+	{"estimate", "--model M --quant Q --gpu G [--context N] [--batch B]\n[--tp N] [--kv-cache Q] [--json]",
+	 "footprint and step times of one model on one GPU type",
+	 "Prints the memory footprint and step times of one model on one GPU type.\n", NULL,
+	 cmd_estimate},
+	{"sweep", "SWEEP.yaml [--db PATH] [--jobs N] [--shard K/N] [--resume] [--quiet]",
+	 "run every point of a sweep file (grid, zip, seeds)",
+	 "Runs every point of a sweep file: a base scenario, a grid (every combination)\n"
+	 "and/or zip (paired lists) of --set paths to lists of values, and seeds.  Each\n"
+	 "point is a run whose overrides are in the params table.  The whole sweep is\n"
+	 "checked before the first run.  Progress (points done/total, runs/s, ETA) goes\n"
+	 "to stderr when it is a terminal.\n",
+	 NULL, cmd_sweep},
+	{"merge", "OUT.db IN.db...", "combine results databases (sweep shards) into OUT.db",
+	 "Copies the runs of every IN.db into OUT.db (created if needed) with new run ids.\n"
+	 "Runs OUT.db already holds are skipped: sweep points by sweep name and point,\n"
+	 "other runs by scenario, seed and start time, so merging twice adds nothing.\n"
+	 "Every input is checked before anything is written.\n",
+	 NULL, cmd_merge},
+	{"report", "DB [--run ID] (--opencost | --html PATH)",
+	 "a run's allocations as OpenCost's /allocation response, or\none HTML page of charts and the diagnosis",
+	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},
+	{"advise", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
+	 "diagnose, run the alternatives the findings suggest, rank them",
+	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
+	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"
+	 "idle while pods wait, int8/int4 weights for workloads with a model, and the smallest\n"
+	 "pool that meets every deadline (or SLO, or keeps queue p95 within a minute).  Every\n"
+	 "run goes to the database with its overrides in params.  Prints the runs ranked:\n"
+	 "meeting every deadline and SLO first, then by cost per verified result, then by\n"
+	 "queue p95; the last line names the recommendation.\n",
+	 NULL, cmd_advise},
+	{"search",
+	 "SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max)\n--until 'METRIC OP VALUE' [--seeds N] "
+	 "[--tolerance T]\n[--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
+	 "bisect one parameter: smallest pool, largest sustainable rate",
+	 "Bisects KEY (a --set path) over [X, Y].  --min finds the smallest value that meets\n"
+	 "the condition (the smallest pool that meets every deadline), --max the largest\n"
+	 "(the highest request rate within the SLO); the condition is assumed monotone.\n"
+	 "METRIC is a metric of scope all, or SCOPE.METRIC; OP is one of <= >= < > == !=.\n"
+	 "Bounds may carry a unit (10/s, 90m); whole-number bounds bisect to the exact answer,\n"
+	 "others to within the tolerance (default (Y - X) / 1000).  With --seeds N the\n"
+	 "condition must hold for the N seeds from the scenario's.  Every probe is a run in\n"
+	 "the database.  The last line is KEY=VALUE; exit 3 when no value in range meets it.\n",
+	 "search needs --vary KEY, --lo X, --hi Y, --min or --max, and --until 'METRIC OP VALUE'",
+	 cmd_search},
+};
 
-static int cmd_advise(int argc, char **argv)
+static void print_usage(FILE *out)
 {
-	for (int i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return fputs(advise_help, stdout), 0;
-	struct options o = {0};
-	struct scenario *sc = NULL;
-	struct store *st = NULL;
-	struct advice advice = {0};
-	struct gp_err err;
-	int rc = parse_options(argc, argv, true, &o);
-	if (rc == GP_OK)
-		rc = load(&o, &sc); /* a bad scenario fails before the database is touched */
-	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
-		print_error(rc, &err);
-	struct advise_spec spec = {o.scenario, o.sets, o.n_sets};
-	bool tty = isatty(2) && !o.quiet;
-	if (rc == GP_OK && (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL,
-					    &advice, &err)))
-		print_error(rc, &err);
-	if (tty)
-		fputc('\n', stderr);
-	if (rc == GP_OK && !o.quiet) {
-		printf("advise %s: %zu alternatives, every run in %s\n", sc->name, advice.n,
-		       o.db ? o.db : sc->output.db);
-		advise_write(stdout, &advice);
+	fputs("usage: gpuplan <command> [options]\n\ncommands:\n", out);
+	for (size_t i = 0; i < N_OPTS(commands); i++) {
+		fprintf(out, "  %s ", commands[i].name);
+		put_indented(out, commands[i].synopsis, (int)strlen(commands[i].name) + 3);
+		fputs("\n                     ", out);
+		put_indented(out, commands[i].summary, 21);
+		fputc('\n', out);
 	}
-	advice_free(&advice);
-	store_close(st);
-	scenario_free(sc);
-	options_free(&o);
-	return rc < 0 ? 0 : rc;
+	fputs("\nRun 'gpuplan COMMAND --help' for a command's options.  Exit codes: 0 ok,\n"
+	      "1 runtime failure (I/O, SQLite), 2 invalid usage, scenario or trace,\n"
+	      "3 search found no value in range that meets the condition.\n",
+	      out);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return fputs(usage, stderr), GP_EINPUT;
-	const char *cmd = argv[1];
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
-		return fputs(usage, stdout), 0;
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 2, argv + 2);
-	if (!strcmp(cmd, "report"))
-		return cmd_report(argc - 2, argv + 2);
-	if (!strcmp(cmd, "search"))
-		return cmd_search(argc - 2, argv + 2);
-	if (!strcmp(cmd, "check"))
-		return cmd_check(argc - 2, argv + 2);
-	if (!strcmp(cmd, "sweep"))
-		return cmd_sweep(argc - 2, argv + 2);
-	if (!strcmp(cmd, "merge"))
-		return cmd_merge(argc - 2, argv + 2);
-	if (!strcmp(cmd, "advise"))
-		return cmd_advise(argc - 2, argv + 2);
-	if (!strcmp(cmd, "estimate"))
-		return cmd_estimate(argc - 2, argv + 2);
-	return usage_error("unknown command '%s'", cmd);
+		return print_usage(stderr), GP_EINPUT;
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help"))
+		return print_usage(stdout), 0;
+	for (size_t i = 0; i < N_OPTS(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].run(&commands[i], argc - 2, argv + 2);
+	return usage_error("unknown command '%s'", name);
 }

@@ -73,14 +73,16 @@ static const char *const fixed_reasons[REASON_FIXED] = {
 	[REASON_VRAM] = "node(s) had GPU units with less memory than the pod's VRAM",
 };
 
-/* The slot of a reason text, added if new. */
-static int32_t slot_of(struct placer *pl, const char *text)
+/* The slot of a reason text, added if new with its kind (enum pend_kind). */
+static int32_t slot_of(struct placer *pl, const char *text, enum pend_kind kind)
 {
 	for (size_t i = 0; i < pl->n_reasons; i++)
 		if (!strcmp(pl->reasons[i], text))
 			return (int32_t)i;
 	pl->reasons = gp_xrealloc(pl->reasons, (pl->n_reasons + 1) * sizeof *pl->reasons);
+	pl->reason_kinds = gp_xrealloc(pl->reason_kinds, (pl->n_reasons + 1) * sizeof *pl->reason_kinds);
 	pl->reasons[pl->n_reasons] = gp_xstrdup(text);
+	pl->reason_kinds[pl->n_reasons] = (uint8_t)kind;
 	return (int32_t)pl->n_reasons++;
 }
 
@@ -205,7 +207,7 @@ static void init_rule(struct placer *pl, size_t w, size_t p)
 	char text[512], res[96];
 	*r = (struct pool_rule){.filtered = -1, .unfit = -1};
 	snprintf(text, sizeof text, "Insufficient %s", scenario_resource_name(ws, res, sizeof res));
-	r->resource = slot_of(pl, text);
+	r->resource = slot_of(pl, text, PEND_RESOURCE);
 	for (size_t i = 0; i < ps->n_taints; i++) {
 		const struct taint *t = &ps->taints[i];
 		if (tolerated(ws, t))
@@ -215,7 +217,7 @@ static void init_rule(struct placer *pl, size_t w, size_t p)
 		} else if (r->filtered < 0) {
 			snprintf(text, sizeof text, "node(s) had untolerated taint {%s: %s}", t->key,
 				 t->value);
-			r->filtered = slot_of(pl, text);
+			r->filtered = slot_of(pl, text, PEND_TAINT);
 		}
 	}
 	if (affinity_varies(ws, ps))
@@ -291,7 +293,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->n_pools = sc->n_pools;
 	pl->n_workloads = sc->n_workloads;
 	for (size_t i = 0; i < REASON_FIXED; i++)
-		slot_of(pl, fixed_reasons[i]);
+		slot_of(pl, fixed_reasons[i], (enum pend_kind)i); /* REASON_x == PEND_x */
 	pl->equivalent = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->equivalent);
 	pl->rules = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->rules);
 	pl->spread = gp_xcalloc(sc->n_workloads + 1, sizeof *pl->spread);
@@ -333,6 +335,7 @@ void placement_free(struct placer *pl)
 	for (size_t i = 0; i < pl->n_reasons; i++)
 		free(pl->reasons[i]);
 	free(pl->reasons);
+	free(pl->reason_kinds);
 	free(pl->rules);
 	free(pl->spread);
 	free(pl->equivalent);

@@ -104,14 +104,18 @@ static void rows_hold(struct reasons *r, size_t id)
 	r->cap_rows = cap;
 }
 
-/* The id of text, adding it if new. */
-static int32_t intern(struct reasons *r, const char *text)
+/* The id of text, adding it if new with kinds. */
+static int32_t intern(struct reasons *r, const char *text, uint32_t kinds)
 {
 	size_t i = (size_t)hash_text(text) & (r->n_index - 1);
 	for (; r->index[i]; i = (i + 1) & (r->n_index - 1))
 		if (!strcmp(r->texts[r->index[i] - 1], text))
 			return r->index[i] - 1;
+	size_t cap = r->cap_texts;
 	GP_GROW(r->texts, r->cap_texts, r->n_texts + 1);
+	if (cap != r->cap_texts)
+		r->kinds = gp_xrealloc(r->kinds, r->cap_texts * sizeof *r->kinds);
+	r->kinds[r->n_texts] = kinds;
 	int32_t id = (int32_t)r->n_texts;
 	r->texts[r->n_texts++] = gp_xstrdup(text);
 	r->index[i] = id + 1;
@@ -124,9 +128,10 @@ static int32_t intern(struct reasons *r, const char *text)
 /* --- lifecycle -------------------------------------------------------------- */
 
 void reasons_init(struct reasons *r, size_t n_workloads, int64_t n_nodes,
-		  const char *const *slot_texts, size_t n_slots)
+		  const char *const *slot_texts, const uint8_t *slot_kinds, size_t n_slots)
 {
 	memset(r, 0, sizeof *r);
+	r->slot_kinds = slot_kinds;
 	r->n_workloads = n_workloads ? n_workloads : 1;
 	r->n_nodes = n_nodes;
 	r->slot_texts = slot_texts;
@@ -141,6 +146,7 @@ void reasons_free(struct reasons *r)
 	for (size_t i = 0; i < r->n_texts; i++)
 		free(r->texts[i]);
 	free(r->texts);
+	free(r->kinds);
 	free(r->index);
 	free(r->seconds);
 	free(r->pods);
@@ -219,7 +225,11 @@ static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
 		r->buf_size = need;
 		reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts, r->n_slots);
 	}
-	return intern(r, r->buf);
+	uint32_t kinds = 0;
+	for (size_t i = 0; i < r->n_slots; i++)
+		if (counts[i] > 0)
+			kinds |= PEND_BIT(r->slot_kinds ? r->slot_kinds[i] : PEND_RESOURCE);
+	return intern(r, r->buf, kinds);
 }
 
 /* Records that class cls's head failed with message msg (see reasons_fail). */
@@ -260,7 +270,8 @@ int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32
 	c->pods = pods;
 	/* The node-count cache no longer describes the class's message. */
 	memset(r->class_counts + cls * r->n_slots, 0xff, r->n_slots * sizeof *r->class_counts);
-	return fail_with(r, cls, workload, pods, members, intern(r, text), head, gen);
+	return fail_with(r, cls, workload, pods, members, intern(r, text, PEND_BIT(PEND_QUOTA)), head,
+			 gen);
 }
 
 int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
@@ -348,12 +359,12 @@ const char *reasons_of_job(const struct reasons *r, uint32_t job)
 
 /* --- results --------------------------------------------------------------- */
 
-static void add_row(struct results *out, const char *scope, const char *reason, double seconds,
-		    int64_t pods)
+static void add_row(struct results *out, const char *scope, int32_t workload, size_t id,
+		    uint32_t kinds, double seconds, int64_t pods)
 {
 	GP_GROW(out->pending_reasons, out->cap_pending_reasons, out->n_pending_reasons + 1);
-	out->pending_reasons[out->n_pending_reasons++] =
-		(struct pending_reason){scope, reason, seconds, pods};
+	out->pending_reasons[out->n_pending_reasons++] = (struct pending_reason){
+		scope, out->reason_texts[id], seconds, pods, workload, kinds};
 }
 
 void reasons_write(const struct reasons *r, const struct scenario *sc, struct results *out)
@@ -371,12 +382,12 @@ void reasons_write(const struct reasons *r, const struct scenario *sc, struct re
 			pods += r->pods[id * nw + w];
 		}
 		if (pods > 0)
-			add_row(out, "all", out->reason_texts[id], seconds, pods);
+			add_row(out, "all", -1, id, r->kinds[id], seconds, pods);
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		for (size_t id = 0; id < r->n_texts; id++)
 			if (r->pods[id * nw + w] > 0)
-				add_row(out, sc->workloads[w].name, out->reason_texts[id],
+				add_row(out, sc->workloads[w].name, (int32_t)w, id, r->kinds[id],
 					r->seconds[id * nw + w], r->pods[id * nw + w]);
 	for (size_t i = 0; i < out->n_jobs; i++) {
 		out->jobs[i].reason = job_message(r, (uint32_t)out->jobs[i].job_id);

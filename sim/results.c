@@ -16,6 +16,85 @@ const char *job_status_name(enum job_status s)
 	return "unfinished";
 }
 
+static const char *const step_names[FINDING_STEPS] = {"allocation", "memory", "placement",
+							"application", "capacity"};
+
+const char *finding_step_name(enum finding_step s)
+{
+	return s < FINDING_STEPS ? step_names[s] : "?";
+}
+
+int finding_step_of(const char *name)
+{
+	for (int i = 0; i < FINDING_STEPS; i++)
+		if (name && !strcmp(name, step_names[i]))
+			return i;
+	return -1;
+}
+
+const char *finding_kind_name(enum finding_kind k)
+{
+	static const char *const names[FINDING_KINDS] = {
+		"sharing", "admission", "fragmentation", "stalled", "oom", "vram-full",
+		"preallocation", "kv-cache", "rules", "tokenizer", "off-gpu", "autoscaler-max",
+		"capacity"};
+	return k < FINDING_KINDS ? names[k] : "?";
+}
+
+void finding_free(struct finding *f)
+{
+	free(f->text);
+	free(f->evidence);
+	for (size_t i = 0; i < f->n_fixes; i++) {
+		free(f->fixes[i].label);
+		for (size_t k = 0; k < f->fixes[i].n_sets; k++)
+			free(f->fixes[i].sets[k]);
+	}
+	free(f->fixes);
+	memset(f, 0, sizeof *f);
+}
+
+void finding_copy(struct finding *dst, const struct finding *src)
+{
+	*dst = *src;
+	dst->text = src->text ? gp_xstrdup(src->text) : NULL;
+	dst->evidence = src->evidence ? gp_xstrdup(src->evidence) : NULL;
+	dst->fixes = NULL;
+	dst->n_fixes = 0;
+	for (size_t i = 0; i < src->n_fixes; i++) {
+		struct finding_fix *x = finding_add_fix(dst, src->fixes[i].label);
+		for (size_t k = 0; k < src->fixes[i].n_sets; k++)
+			finding_fix_set(x, src->fixes[i].sets[k]);
+	}
+}
+
+struct finding_fix *finding_add_fix(struct finding *f, const char *label)
+{
+	f->fixes = gp_xrealloc(f->fixes, (f->n_fixes + 1) * sizeof *f->fixes);
+	struct finding_fix *x = &f->fixes[f->n_fixes++];
+	memset(x, 0, sizeof *x);
+	x->label = gp_xstrdup(label);
+	return x;
+}
+
+void finding_fix_set(struct finding_fix *x, const char *set)
+{
+	if (x && x->n_sets < FINDING_MAX_SETS)
+		x->sets[x->n_sets++] = gp_xstrdup(set);
+}
+
+char *finding_fix_text(const struct finding_fix *x)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < x->n_sets; i++)
+		len += strlen(x->sets[i]) + 10;
+	char *s = gp_xmalloc(len), *at = s;
+	*s = '\0';
+	for (size_t i = 0; i < x->n_sets; i++)
+		at += snprintf(at, len - (size_t)(at - s), "%s--set '%s'", i ? " " : "", x->sets[i]);
+	return s;
+}
+
 void results_init(struct results *r)
 {
 	memset(r, 0, sizeof *r);
@@ -36,10 +115,8 @@ void results_free(struct results *r)
 	free(r->reason_texts);
 	free(r->pending_reasons);
 	free(r->allocations);
-	for (size_t i = 0; i < r->n_findings; i++) {
-		free(r->findings[i].text);
-		free(r->findings[i].evidence);
-	}
+	for (size_t i = 0; i < r->n_findings; i++)
+		finding_free(&r->findings[i]);
 	free(r->findings);
 	free(r->curve);
 	free(r->scaling);

@@ -5,7 +5,7 @@
  *
  * Each section of the format is a table of key rules.  One table drives the
  * dispatch, the "did you mean" hint for an unknown key and the refusal of
- * keys that DESIGN.md defines but the simulation does not model yet (a rule
+ * keys that the scenario format defines but the simulation does not model yet (a rule
  * without a handler), so that no key is ever silently ignored.  Sections are
  * read in dependency order (pools and queues before the workloads that refer
  * to them); each handler checks one value and reports it at its location,

@@ -16,7 +16,7 @@
 /* --- inference workloads ------------------------------------------------- */
 
 /*
- * kind: inference (DESIGN.md section 5, "Inference servers").  The keys of
+ * kind: inference (docs/inference.md).  The keys of
  * a server go to w->inference, allocated with the kind (which is read before
  * the other keys).  finish_inference resolves what depends on several keys:
  * GPUs against tensor_parallel, the KV-cache type, the typical context and

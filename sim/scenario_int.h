@@ -42,7 +42,7 @@ typedef int (*key_fn)(struct loader *ld, const struct ynode *v, void *obj);
 
 struct key_rule {
 	const char *key;
-	key_fn fn; /* NULL: defined by DESIGN.md, not simulated yet */
+	key_fn fn; /* NULL: in the scenario format, not simulated yet */
 };
 
 /* scenario.c */

@@ -715,7 +715,7 @@ static const struct key_rule workload_rules[] = {
 	{"topology_spread", workload_topology_spread},
 	{"pods", workload_pods},
 	{"gang", workload_gang},
-	/* DESIGN.md, not simulated yet */
+	/* in the scenario format, not simulated yet */
 	{"quality", workload_quality},
 	{"startup", workload_startup},
 	{"checkpoint", workload_checkpoint},

@@ -866,7 +866,8 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	cluster_init(&s->cluster, sc);
 	placement_init(&s->placer, &s->cluster);
 	reasons_init(&s->reasons, sc->n_workloads, s->cluster.n_ready,
-		     (const char *const *)s->placer.reasons, s->placer.n_reasons);
+		     (const char *const *)s->placer.reasons, s->placer.reason_kinds,
+		     s->placer.n_reasons);
 	int32_t pods = 1;
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		if (sc->workloads[w].gang && sc->workloads[w].pods > pods)

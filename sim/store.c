@@ -1,5 +1,5 @@
 /*
- * store.c - the results database (see store.h and DESIGN.md section 6).
+ * store.c - the results database (see store.h and docs/results.md).
  *
  * One connection per struct store.  The database runs in WAL mode with
  * synchronous=NORMAL (a power cut may lose the last committed run, never
@@ -50,7 +50,7 @@ struct store {
 	sqlite3_stmt *insert[STORE_CACHED_TABLES][STORE_BATCH_SIZES];
 };
 
-/* The schema of DESIGN.md section 6.  Names are the contract; the types,
+/* The schema of docs/results.md.  Names are the contract; the types,
  * NOT NULLs and indexes are ours.  Idempotent. */
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS runs (\n"
@@ -156,9 +156,27 @@ static const char schema_sql[] =
 	"  rank INTEGER NOT NULL,\n"
 	"  step TEXT NOT NULL,\n"
 	"  finding TEXT NOT NULL,\n"
-	"  evidence TEXT\n"
+	"  evidence TEXT,\n"
+	"  kind TEXT,\n"
+	"  scope TEXT,\n"
+	"  fix TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS advice (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  rank INTEGER NOT NULL,\n"
+	"  alternative TEXT NOT NULL,\n"
+	"  overrides TEXT,\n"
+	"  alternative_run_id INTEGER,\n"
+	"  meets INTEGER NOT NULL,\n"
+	"  peak_demand_gpus REAL,\n"
+	"  queue_time_p95_s REAL,\n"
+	"  deadline_met_pct REAL,\n"
+	"  slo_attainment_pct REAL,\n"
+	"  cost_total REAL,\n"
+	"  cost_per_verified_result REAL\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS advice_run ON advice(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS sweep_points (\n"
 	"  sweep TEXT NOT NULL,\n"
 	"  point TEXT NOT NULL,\n"
@@ -248,6 +266,9 @@ static const struct {
 } added_columns[] = {
 	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
 	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
+	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
+	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
+	{"findings", "fix", "TEXT"},   /* the --set overrides of its first alternative */
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -296,6 +317,11 @@ static int ensure_schema(struct store *st, struct gp_err *err)
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
 		rc = exec(st, sql, "setting the schema version", err);
 	}
+	if (!rc) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+		rc = exec(st, sql, "setting the application id", err);
+	}
 	if (!rc)
 		rc = exec(st, "COMMIT", "creating the schema", err);
 	if (rc)
@@ -333,25 +359,82 @@ static int set_wal(struct store *st, struct gp_err *err)
  * sync (a power cut may lose the last run, never corrupt the file). */
 static int configure(struct store *st, struct gp_err *err)
 {
-	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
 	if (set_wal(st, err))
 		return GP_ERUNTIME;
 	return exec(st, "PRAGMA synchronous=NORMAL", "setting synchronous mode", err);
 }
 
-int store_open(const char *path, struct store **out, struct gp_err *err)
+/* What a file is, read before anything is written to it. */
+enum db_kind { DB_EMPTY, DB_OURS, DB_FOREIGN, DB_NEWER };
+
+static int count_rows(struct store *st, const char *sql, int64_t *n, struct gp_err *err)
 {
-	assert(path && out && err);
-	*out = NULL;
-	if (make_parents(path, err))
-		return GP_ERUNTIME;
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc == SQLITE_NOTADB)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: not a SQLite database (%s); choose another --db path",
+				 st->path, sqlite3_errmsg(st->db));
+	if (rc != SQLITE_OK)
+		return db_error(st, err, "reading the database");
+	*n = 0;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_NOTADB)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: not a SQLite database; choose another --db path", st->path);
+	return rc == SQLITE_ROW ? GP_OK : db_error(st, err, "reading the database");
+}
+
+/* A gpuplan database carries STORE_APPLICATION_ID; one written before the id
+ * existed is recognised by user_version 1 and the runs table's own columns.
+ * Anything else is someone else's file and is left byte for byte as it was. */
+static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
+{
+	int64_t objects, app_id, version, legacy;
+	int rc = count_rows(st, "SELECT count(*) FROM sqlite_master", &objects, err);
+	if (!rc)
+		rc = count_rows(st, "PRAGMA application_id", &app_id, err);
+	if (!rc)
+		rc = count_rows(st, "PRAGMA user_version", &version, err);
+	if (!rc)
+		rc = count_rows(st, "SELECT count(*) FROM pragma_table_info('runs') WHERE name IN "
+				"('scenario_sha256', 'events', 'sim_seconds', 'wall_seconds')",
+				&legacy, err);
+	if (rc)
+		return rc;
+	if (objects == 0 && app_id == 0 && version == 0)
+		*kind = DB_EMPTY;
+	else if (app_id == STORE_APPLICATION_ID || (app_id == 0 && version == 1 && legacy == 4))
+		*kind = version > STORE_SCHEMA_VERSION ? DB_NEWER : DB_OURS;
+	else
+		*kind = DB_FOREIGN;
+	if (*kind == DB_FOREIGN)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: not a gpuplan results database (application_id %lld, "
+				 "user_version %lld, %lld schema objects); choose another --db path",
+				 st->path, (long long)app_id, (long long)version, (long long)objects);
+	if (*kind == DB_NEWER)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: results schema version %lld is newer than this gpuplan's (%d); "
+				 "use a newer gpuplan or another --db",
+				 st->path, (long long)version, STORE_SCHEMA_VERSION);
+	return GP_OK;
+}
+
+static int open_db(const char *path, bool write, struct store **out, struct gp_err *err)
+{
 	struct store *st = gp_xcalloc(1, sizeof *st);
 	st->path = gp_xstrdup(path);
 	int rc;
 	/* NOMUTEX: a store is used from one thread at a time (store.h), so the
 	 * per-call locking of SQLite's serialized mode only costs time, under
 	 * the write lock that sweep workers share. */
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	int flags = (write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+		    SQLITE_OPEN_NOMUTEX;
+	enum db_kind kind;
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		if (st->db)
 			rc = db_error(st, err, "cannot open database");
@@ -359,8 +442,14 @@ int store_open(const char *path, struct store **out, struct gp_err *err)
 			rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot open database: out of memory",
 				       path);
 	} else {
-		rc = configure(st, err);
-		if (!rc)
+		sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+		rc = identify(st, &kind, err);
+		if (!rc && !write && kind == DB_EMPTY)
+			rc = gp_errorf(err, GP_ERUNTIME, "%s: an empty database; expected the "
+				       "results of gpuplan run", path);
+		if (!rc && write)
+			rc = configure(st, err);
+		if (!rc && write)
 			rc = ensure_schema(st, err);
 	}
 	if (rc) {
@@ -369,6 +458,22 @@ int store_open(const char *path, struct store **out, struct gp_err *err)
 	}
 	*out = st;
 	return GP_OK;
+}
+
+int store_open(const char *path, struct store **out, struct gp_err *err)
+{
+	assert(path && out && err);
+	*out = NULL;
+	if (make_parents(path, err))
+		return GP_ERUNTIME;
+	return open_db(path, true, out, err);
+}
+
+int store_open_read(const char *path, struct store **out, struct gp_err *err)
+{
+	assert(path && out && err);
+	*out = NULL;
+	return open_db(path, false, out, err);
 }
 
 void store_close(struct store *st)
@@ -388,6 +493,15 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Binds text that is freed before the statement steps (SQLite copies it). */
+static void bind_copy(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, i);
 }
@@ -681,15 +795,26 @@ static int bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, st
 	return GP_OK;
 }
 
-/* Binds a finding (ctx: the results). */
+/* Binds a finding (ctx: a job_ctx): its step and kind by name, its scope
+ * (the pool's or workload's name), and its first alternative's overrides. */
 static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
-	const struct finding *f = &((const struct results *)ctx)->findings[i];
+	const struct job_ctx *jc = ctx;
+	const struct finding *f = &jc->r->findings[i];
 	(void)err;
 	sqlite3_bind_int(s, p, f->rank);
-	bind_text(s, p + 1, f->step);
+	bind_text(s, p + 1, finding_step_name((enum finding_step)f->step));
 	bind_text(s, p + 2, f->text);
 	bind_text(s, p + 3, f->evidence);
+	bind_text(s, p + 4, finding_kind_name((enum finding_kind)f->kind));
+	const char *scope = f->workload >= 0 && (size_t)f->workload < jc->sc->n_workloads
+				    ? jc->sc->workloads[f->workload].name
+			    : f->pool >= 0 && (size_t)f->pool < jc->sc->n_pools ? jc->sc->pools[f->pool].name
+										 : NULL;
+	bind_text(s, p + 5, scope);
+	char *fix = f->n_fixes ? finding_fix_text(&f->fixes[0]) : NULL;
+	bind_copy(s, p + 6, fix);
+	free(fix);
 	return GP_OK;
 }
 
@@ -731,7 +856,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 "run_id, workload, request_id, arrival_s, ttft_s, tpot_s, e2e_s, prompt_tokens, "
 		 "output_tokens, slo_met, verified",
 		 11, r->n_requests, bind_request, &jc},
-		{"findings", "run_id, rank, step, finding, evidence", 5, r->n_findings, bind_finding, r},
+		{"findings", "run_id, rank, step, finding, evidence, kind, scope, fix", 8,
+		 r->n_findings, bind_finding, &jc},
 		{"inflation_curve", "run_id, arrived_pct, allocated_pct, fragmentation_pct", 4,
 		 r->n_curve, bind_curve, r},
 	};
@@ -827,6 +953,49 @@ int store_write_run(struct store *st, const struct scenario *sc, const struct re
 	assert(st && sc && r && err);
 	bool written;
 	return write_run(st, sc, r, NULL, NULL, run_id, &written, err);
+}
+
+int store_write_advice(struct store *st, int64_t base_run, const struct store_advice *rows,
+		       size_t n, struct gp_err *err)
+{
+	static const char sql[] =
+		"INSERT INTO advice (run_id, rank, alternative, overrides, alternative_run_id, meets, "
+		"peak_demand_gpus, queue_time_p95_s, deadline_met_pct, slo_attainment_pct, "
+		"cost_total, cost_per_verified_result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+		"?10, ?11, ?12)";
+	if (exec(st, "BEGIN IMMEDIATE", "writing advice", err))
+		return GP_ERUNTIME;
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		int rc = db_error(st, err, "writing advice");
+		rollback(st);
+		return rc;
+	}
+	int rc = GP_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct store_advice *a = &rows[i];
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, base_run);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)(i + 1));
+		bind_text(s, 3, a->alternative);
+		bind_text(s, 4, a->overrides);
+		sqlite3_bind_int64(s, 5, a->run_id);
+		sqlite3_bind_int(s, 6, a->meets);
+		bind_real(s, 7, a->peak_demand);
+		bind_real(s, 8, a->queue_p95);
+		bind_real(s, 9, a->deadline_pct);
+		bind_real(s, 10, a->slo_pct);
+		bind_real(s, 11, a->cost);
+		bind_real(s, 12, a->cost_per_verified);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			rc = db_error(st, err, "writing advice");
+	}
+	sqlite3_finalize(s);
+	if (!rc)
+		rc = exec(st, "COMMIT", "writing advice", err);
+	if (rc)
+		rollback(st);
+	return rc;
 }
 
 int store_write_point_run(struct store *st, const struct scenario *sc, const struct results *r,
@@ -1321,7 +1490,7 @@ static void read_reason(sqlite3_stmt *s, void *rows, size_t i)
 {
 	struct pending_reason *pr = &((struct pending_reason *)rows)[i];
 	*pr = (struct pending_reason){col_text(s, 0), col_text(s, 1), col_real(s, 2),
-				      sqlite3_column_int64(s, 3)};
+				      sqlite3_column_int64(s, 3), -1, 0};
 }
 
 int store_read_pending_reasons(struct store *st, int64_t run_id, struct pending_reason **rows,
@@ -1348,8 +1517,9 @@ static void read_finding(sqlite3_stmt *s, void *rows, size_t i)
 	struct finding *f = &((struct finding *)rows)[i];
 	memset(f, 0, sizeof *f);
 	f->rank = sqlite3_column_int(s, 0);
-	const unsigned char *step = sqlite3_column_text(s, 1);
-	snprintf(f->step, sizeof f->step, "%s", step ? (const char *)step : "");
+	int step = finding_step_of((const char *)sqlite3_column_text(s, 1));
+	f->step = (uint8_t)(step < 0 ? FINDING_CAPACITY : step);
+	f->pool = f->workload = f->queue = -1;
 	f->text = col_text(s, 2);
 	f->evidence = col_text(s, 3);
 }
@@ -1365,10 +1535,8 @@ int store_read_findings(struct store *st, int64_t run_id, struct finding **rows,
 
 void store_free_findings(struct finding *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].text);
-		free(rows[i].evidence);
-	}
+	for (size_t i = 0; i < n; i++)
+		finding_free(&rows[i]);
 	free(rows);
 }
 

@@ -1,6 +1,6 @@
 /*
- * units.c - parsers for the units of the scenario format (units.h, DESIGN.md
- * section 4).
+ * units.c - parsers for the units of the scenario format (units.h,
+ * docs/scenario.md).
  *
  * Every parser consumes the whole string or fails: no whitespace, no signs
  * (quantities are never negative), no trailing junk.  Numbers are scanned by

@@ -92,6 +92,33 @@ Test(advise, sharing_recommends_a_mode_that_removes_the_queue)
 	cr_expect_gt(query("SELECT count(*) FROM findings WHERE run_id = 1 AND step = 'allocation'"), 0);
 }
 
+/* Issue 22's reproduction: findings once kept their scope in 64 bytes and
+ * advise looked the pool up by that (truncated) name, so a pool named with 70
+ * letters lost every sharing alternative.  Findings now carry the pool's
+ * index: the same 10 alternatives are planned and time-slicing x4 wins, as
+ * with the short name. */
+Test(advise, a_pool_name_of_any_length_gets_the_same_advice)
+{
+	char name[254], path[128], cmd[1024], args[256];
+	memset(name, 'a', 70);
+	name[70] = '\0';
+	snprintf(path, sizeof path, "%s/long.yaml", dir);
+	snprintf(cmd, sizeof cmd, "sed 's/name: a100/name: %s/' scenarios/sharing.yaml > %s", name, path);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(args, sizeof args, "%s --db %s", path, db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "advise sharing: 10 alternatives"), "%s", out);
+	char want[512];
+	snprintf(want, sizeof want, "recommendation: time-slicing x4 on %s (run ", name);
+	cr_expect(strstr(last_line(), want), "%s", out);
+	snprintf(want, sizeof want, "--set 'pools.%s.sharing={mode: time-slicing, replicas: 4}'", name);
+	cr_expect(strstr(last_line(), want), "%s", out);
+	char sql[512];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM findings WHERE run_id = 1 AND scope = '%s' "
+				  "AND kind = 'sharing'", name);
+	cr_expect_eq(query(sql), 1, "the finding names the pool in full");
+}
+
 Test(advise, a_healthy_scenario_is_left_as_it_is)
 {
 	char args[256];

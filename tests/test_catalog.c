@@ -69,7 +69,7 @@ Test(catalog_gpu, lookup_ignores_case_but_not_spelling)
 	cr_assert_null(catalog_gpu(NULL));
 }
 
-/* Profiles as DESIGN.md section 5 lists them: name, compute sevenths, memory eighths, max. */
+/* Profiles as NVIDIA's MIG user guide lists them: name, compute sevenths, memory eighths, max. */
 struct want_mig {
 	const char *name;
 	int g, m, max;
@@ -208,7 +208,7 @@ Test(catalog_model, lookup_ignores_case)
 
 Test(catalog_model, fp16_weights_match_the_design_examples)
 {
-	/* DESIGN.md: 70B FP16 about 140 GB, 13B about 26 GB, 7B about 14 GB. */
+	/* docs/sharing.md: 70B FP16 about 140 GB, 13B about 26 GB, 7B about 14 GB. */
 	cr_assert_float_eq(catalog_model("llama-2-70b")->params * 2 / 1e9, 138.0, 3.0);
 	cr_assert_float_eq(catalog_model("llama-2-13b")->params * 2 / 1e9, 26.0, 0.5);
 	cr_assert_float_eq(catalog_model("llama-2-7b")->params * 2 / 1e9, 13.5, 0.5);

@@ -154,3 +154,37 @@ Test(cli, help_and_unknown_commands)
 	cr_assert(strstr(out, "unknown command 'frobnicate'"));
 	cr_assert_eq(gpuplan(""), 2);
 }
+
+/* Every command's --help comes from its argument table: it exits 0 and lists
+ * the options the command accepts; the usage text names every exit code. */
+Test(cli, every_command_has_help_and_the_usage_names_every_exit_code)
+{
+	static const char *const cmds[][2] = {
+		{"run", "--quiet"}, {"check", "--seed N"}, {"estimate", "--kv-cache Q"},
+		{"sweep", "--shard K/N"}, {"merge", "OUT.db IN.db"}, {"report", "--run ID"},
+		{"advise", "--db PATH"}, {"search", "--tolerance T"},
+	};
+	char args[64];
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		snprintf(args, sizeof args, "%s --help", cmds[i][0]);
+		cr_assert_eq(gpuplan(args), 0, "%s: %s", args, out);
+		cr_expect(strstr(out, cmds[i][1]), "%s lists %s:\n%s", args, cmds[i][1], out);
+	}
+	cr_assert_eq(gpuplan("--help"), 0);
+	cr_expect(strstr(out, "3 search found no value"), "%s", out);
+}
+
+/* One parser for every command: the same message for the same mistake. */
+Test(cli, every_command_reports_unknown_options_and_missing_values_alike)
+{
+	cr_assert_eq(gpuplan("report x.db --frobnicate"), 2);
+	cr_expect(strstr(out, "unknown option '--frobnicate'"), "%s", out);
+	cr_assert_eq(gpuplan("sweep x.yaml --frobnicate"), 2);
+	cr_expect(strstr(out, "unknown option '--frobnicate'"), "%s", out);
+	cr_assert_eq(gpuplan("estimate --model m --quant q --gpu g --tp"), 2);
+	cr_expect(strstr(out, "--tp expects an integer from 1 to 1024, got ''"), "%s", out);
+	cr_assert_eq(gpuplan("search scenarios/eval-window.yaml --lo"), 2);
+	cr_expect(strstr(out, "--lo expects a value"), "%s", out);
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml extra.yaml"), 2);
+	cr_expect(strstr(out, "unexpected argument 'extra.yaml'"), "%s", out);
+}

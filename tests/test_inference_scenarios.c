@@ -172,7 +172,7 @@ Test(inference_scenarios, the_full_conversation_trace_meets_the_slo_at_its_own_s
      .timeout = 120)
 {
 	if (access(FULL_TRACE, R_OK) != 0)
-		cr_skip_test("%s is absent (see DESIGN.md: real traces live in ../shared/data)",
+		cr_skip_test("%s is absent (see docs/design.md: real traces live in ../shared/data)",
 			     FULL_TRACE);
 	run("tests/fixtures/azure-conv-full.yaml", NULL, 0);
 	cr_assert_float_eq(metric("chat", "requests_completed"), 19366, 0);
@@ -186,7 +186,7 @@ Test(inference_scenarios, the_full_conversation_trace_misses_the_slo_20_times_fa
      .timeout = 120)
 {
 	if (access(FULL_TRACE, R_OK) != 0)
-		cr_skip_test("%s is absent (see DESIGN.md: real traces live in ../shared/data)",
+		cr_skip_test("%s is absent (see docs/design.md: real traces live in ../shared/data)",
 			     FULL_TRACE);
 	const char *sets[] = {"workloads.chat.requests.speedup=20"};
 	run("tests/fixtures/azure-conv-full.yaml", sets, 1);

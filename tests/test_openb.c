@@ -532,7 +532,7 @@ Test(timed, pods_run_their_trace_durations_beside_the_trace_waits)
 Test(inflation, default_trace_orders_the_policies_as_the_paper, .timeout = 60)
 {
 	if (access(SHARED "openb_pod_list_default.csv", R_OK) != 0)
-		cr_skip_test("%s is absent (see DESIGN.md: real traces live in ../shared/data)",
+		cr_skip_test("%s is absent (see docs/design.md: real traces live in ../shared/data)",
 			     SHARED "openb_pod_list_default.csv");
 	double mean[GPU_POLICY_COUNT] = {0};
 	const int seeds[] = {42, 43};

@@ -1,5 +1,5 @@
 /*
- * test_store.c - the results database (store.h, DESIGN.md section 6).
+ * test_store.c - the results database (store.h, docs/results.md).
  *
  * Each test builds a small scenario and results object by hand, writes them
  * to a database in a fresh temporary folder and reads the rows back with
@@ -149,7 +149,7 @@ static int64_t write_fixture(struct fixture *f)
 	return id;
 }
 
-/* The contract: table -> columns in order (DESIGN.md section 6). */
+/* The contract: table -> columns in order (docs/results.md). */
 static const struct {
 	const char *table;
 	const char *columns;
@@ -167,7 +167,10 @@ static const struct {
 	{"pending_reasons", "run_id,scope,reason,pending_seconds,pods"},
 	{"allocations", "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
 			"ram_byte_hours,ram_cost,total_cost,gpu_efficiency"},
-	{"findings", "run_id,rank,step,finding,evidence"},
+	{"findings", "run_id,rank,step,finding,evidence,kind,scope,fix"},
+	{"advice", "run_id,rank,alternative,overrides,alternative_run_id,meets,peak_demand_gpus,"
+		   "queue_time_p95_s,deadline_met_pct,slo_attainment_pct,cost_total,"
+		   "cost_per_verified_result"},
 };
 
 Test(store, open_creates_every_contract_table_with_its_columns)
@@ -560,7 +563,9 @@ Test(store, newer_schema_version_is_refused)
 {
 	sqlite3 *db = NULL;
 	cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	/* a newer gpuplan's database: our application id, a later schema */
+	cr_assert_eq(sqlite3_exec(db, "PRAGMA application_id = 1196444750; PRAGMA user_version = 99",
+				  NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	struct store *st;
 	struct gp_err err;

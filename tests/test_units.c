@@ -4,7 +4,7 @@
 
 #include "gpuplan/units.h"
 
-/* 2026-10-27T00:00:00Z, the start used in DESIGN.md's example. */
+/* 2026-10-27T00:00:00Z, the start of the worked example (scenarios/eval-window.yaml). */
 #define START_2026_10_27 INT64_C(1793059200)
 
 static sim_time dur(const char *s)

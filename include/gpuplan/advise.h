@@ -40,7 +40,9 @@
 
 #include <stdio.h>
 
-#define ADVISE_MAX_SETS 6
+#define ADVISE_MAX_SETS FINDING_MAX_SETS
+#define ADVISE_LABEL 600   /* room for two 253-character names */
+#define ADVISE_SET 1100    /* an override naming a pool and a workload of 253 */
 #define ADVISE_QUEUE_OK_S 60.0  /* "no queue to speak of": p95 within a minute */
 
 struct advise_spec {
@@ -51,8 +53,8 @@ struct advise_spec {
 
 /* One run of the table. */
 struct advise_row {
-	char label[128];           /* "base", "time-slicing x4 on a100", ... */
-	char sets[ADVISE_MAX_SETS][256]; /* its overrides beyond the spec's */
+	char label[ADVISE_LABEL];  /* "base", "time-slicing x4 on a100", ... */
+	char sets[ADVISE_MAX_SETS][ADVISE_SET]; /* its overrides beyond the spec's */
 	size_t n_sets;
 	int64_t run_id;
 	bool meets;                /* deadlines and SLOs met, nothing failed or unfinished */

@@ -1,6 +1,6 @@
 /*
  * catalog.h - the built-in tables: GPU types with their MIG profiles, and LLM
- * architectures (DESIGN.md section 5).  Data, not code: the tables live in
+ * architectures (docs/sharing.md).  Data, not code: the tables live in
  * catalog.c and are read-only; lookups are by exact name.
  */
 #ifndef GPUPLAN_CATALOG_H

@@ -1,6 +1,6 @@
 /*
  * contention.h - how co-located pods slow each other down on one GPU, and the
- * DCGM-style activity the GPU shows (DESIGN.md section 5, "GPUs and sharing").
+ * DCGM-style activity the GPU shows (docs/sharing.md).
  *
  * A pod alone is busy on the GPU a fraction f of its time, using a fraction s
  * of the SMs.  Its exclusive duration D splits into GPU work f*D and other

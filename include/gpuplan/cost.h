@@ -1,6 +1,6 @@
 /*
  * cost.h - what a run cost, OpenCost's way, and what each verified result cost
- * (DESIGN.md section 5, "Cost and verified results").
+ * (docs/cost.md).
  *
  * A pod is charged for what it is allocated — its GPU equivalent (a whole
  * GPU, 1/R of a time-sliced or MPS GPU, g/7 of a MIG GPU, milli/1000), its

@@ -1,6 +1,6 @@
 /*
  * diagnose.h - why work waited and what would help, read from a finished run
- * (DESIGN.md section 5, "Diagnosis").
+ * (docs/diagnosis.md).
  *
  * The diagnosis follows the order that separates the causes, and each
  * finding carries the figures that support it:

@@ -1,6 +1,6 @@
 /*
  * estimate.h - `gpuplan estimate`: the footprint and step times of one model
- * on one GPU type, from names as the user typed them (DESIGN.md section 3).
+ * on one GPU type, from names as the user typed them (docs/sharing.md).
  *
  * estimate_compute validates the names (unknown ones get a "did you mean")
  * and the tensor-parallel degree, then fills a struct estimate from the

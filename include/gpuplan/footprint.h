@@ -1,8 +1,8 @@
 /*
  * footprint.h - how much GPU memory a model needs: quantizations, weights,
  * KV cache, runtime overhead, the smallest tensor-parallel degree that fits,
- * and how many sequences the KV cache holds (DESIGN.md section 5, "Models,
- * quantization, footprints").
+ * and how many sequences the KV cache holds (docs/sharing.md,
+ * "How footprints and step times are modeled").
  *
  * Pure functions over the catalog's read-only structs: nothing here
  * allocates, prints or keeps state.  Sizes are bytes as doubles (exact for

@@ -1,8 +1,7 @@
 /*
  * infer.h - inference services: replicas that are continuous-batching
  * servers on a roofline, the requests they serve, the router in front of
- * them and the autoscaler that sizes them (DESIGN.md section 5, "Inference
- * servers").  The model and its defaults are described at the top of
+ * them and the autoscaler that sizes them (docs/inference.md).  The model and its defaults are described at the top of
  * infer.c.
  *
  * Lifecycle.  The simulation creates one struct infer per run
@@ -102,7 +101,7 @@ void infer_results(struct infer *in, struct results *out);
  * requests capped at the unit. */
 double infer_server_memory(const struct pool_spec *p, const struct workload_spec *w);
 
-/* The part of a GPU a replica's unit gives it when alone (DESIGN.md sharing). */
+/* The part of a GPU a replica's unit gives it when alone (docs/inference.md, "Sharing"). */
 struct gpu_share infer_unit_share(const struct pool_spec *p, const struct workload_spec *w);
 
 /* An iteration of `seconds` on the simulation clock: rounded to the

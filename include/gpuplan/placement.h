@@ -64,6 +64,7 @@
 #define GPUPLAN_PLACEMENT_H
 
 #include "gpuplan/cluster.h"
+#include "gpuplan/results.h"
 
 /* One job's request: `pods` pods (the workload's, with gang; else one) of
  * `gpus` units each. */
@@ -77,14 +78,14 @@ struct pod_request {
 /* The reasons a node can give: fixed slots, then one per resource name and
  * one per untolerated taint (placement_init builds them from the scenario). */
 enum {
-	REASON_UNSCHEDULABLE,
-	REASON_WINDOW,
-	REASON_AFFINITY,
-	REASON_SPREAD,
-	REASON_SPREAD_LABEL,
-	REASON_CPU,
-	REASON_MEMORY,
-	REASON_VRAM,
+	REASON_UNSCHEDULABLE = PEND_UNSCHEDULABLE,
+	REASON_WINDOW = PEND_WINDOW,
+	REASON_AFFINITY = PEND_AFFINITY,
+	REASON_SPREAD = PEND_SPREAD,
+	REASON_SPREAD_LABEL = PEND_SPREAD_LABEL,
+	REASON_CPU = PEND_CPU,
+	REASON_MEMORY = PEND_MEMORY,
+	REASON_VRAM = PEND_VRAM,
 	REASON_FIXED
 };
 
@@ -100,6 +101,7 @@ struct placer {
 	struct pool_rule *rules;      /* [workload * n_pools + pool] */
 	struct spread_state *spread;  /* per workload */
 	char **reasons;               /* slot texts */
+	uint8_t *reason_kinds;        /* per slot: its enum pend_kind (results.h) */
 	size_t n_reasons;
 	/* Scratch of a search (a placer serves one thread; searches write only here) */
 	int32_t *candidate;           /* per pool: its best node */

@@ -51,8 +51,10 @@ struct reasons {
 	size_t n_workloads;
 	int64_t n_nodes;
 	const char *const *slot_texts; /* the reasons a node can give (placement's slots) */
+	const uint8_t *slot_kinds;     /* their enum pend_kind */
 	size_t n_slots;
 	char **texts;                  /* interned messages, by id */
+	uint32_t *kinds;               /* by id: PEND_BIT of each kind the message gives */
 	size_t n_texts, cap_texts;
 	int32_t *index;                /* open addressing: message hash -> id + 1 */
 	size_t n_index;
@@ -68,9 +70,9 @@ struct reasons {
 	size_t buf_size;
 };
 
-/* slot_texts must outlive the tracker (they are placement's). */
+/* slot_texts and slot_kinds must outlive the tracker (they are placement's). */
 void reasons_init(struct reasons *r, size_t n_workloads, int64_t n_nodes,
-		  const char *const *slot_texts, size_t n_slots);
+		  const char *const *slot_texts, const uint8_t *slot_kinds, size_t n_slots);
 void reasons_free(struct reasons *r);
 
 /* Job joined class cls (it was enqueued). */
@@ -83,7 +85,8 @@ int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t po
 		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
 		     sim_time now);
 
-/* The same for a failure that is not about nodes (queue quota), in its own words. */
+/* The same for a failure that is not about nodes (queue quota: PEND_QUOTA),
+ * in its own words. */
 int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
 			  size_t members, const char *text, uint32_t head, uint64_t gen,
 			  sim_time now);

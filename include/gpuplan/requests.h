@@ -1,6 +1,6 @@
 /*
  * requests.h - the requests of an inference workload: synthetic arrival
- * processes and the replay of Azure LLM traces (DESIGN.md section 5).
+ * processes and the replay of Azure LLM traces (docs/inference.md).
  *
  * Synthetic: inter-arrival times are exponential (poisson) or gamma with
  * shape k and the same mean (gamma-bursty: k < 1 gives bursts, the

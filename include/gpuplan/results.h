@@ -1,6 +1,6 @@
 /*
  * results.h - what one simulation run produced, in the shape of the results
- * tables (DESIGN.md section 6).  The simulation fills it; store writes it to
+ * tables (docs/results.md).  The simulation fills it; store writes it to
  * SQLite and report prints it.  Strings (scopes, units, names) point to the
  * scenario or to static text unless noted, so a results object must not
  * outlive the scenario it was made from.
@@ -13,7 +13,7 @@
 
 struct metric {
 	const char *scope;   /* "all", a pool or a workload name */
-	const char *name;    /* DESIGN.md metric name */
+	const char *name;    /* metric name, as docs/results.md lists it */
 	double value;        /* NAN is stored as NULL */
 	const char *unit;    /* "s", "gpus", "pct", "count", "gpu_hours", ... */
 };
@@ -84,12 +84,37 @@ struct allocation {
 	double gpu_efficiency;   /* NAN when nothing was allocated */
 };
 
+/* What a pending reason is about: placement.h's slots (kube-scheduler's
+ * filters), the GPU resource itself, a taint, or a Kueue quota.  One message
+ * can give several reasons (nodes fail differently), hence a mask. */
+enum pend_kind {
+	PEND_UNSCHEDULABLE,  /* node(s) were unschedulable: a closed window */
+	PEND_WINDOW,         /* no time before the window closes */
+	PEND_AFFINITY,       /* node_selector, affinity, gpu_spec */
+	PEND_SPREAD,         /* topology spread */
+	PEND_SPREAD_LABEL,   /* topology spread, the node lacks the key */
+	PEND_CPU,
+	PEND_MEMORY,
+	PEND_VRAM,           /* units isolate less memory than the pod's VRAM */
+	PEND_RESOURCE,       /* Insufficient nvidia.com/gpu, a MIG profile, milli */
+	PEND_TAINT,          /* an untolerated taint */
+	PEND_QUOTA,          /* Kueue: insufficient unused quota */
+	PEND_KINDS
+};
+
+#define PEND_BIT(k) (1u << (k))
+/* The kinds that are rules keeping pods off nodes (placement's step). */
+#define PEND_RULES (PEND_BIT(PEND_AFFINITY) | PEND_BIT(PEND_TAINT) | PEND_BIT(PEND_SPREAD) | \
+		    PEND_BIT(PEND_SPREAD_LABEL))
+
 /* Pending time per kube-scheduler message (see reasons.h). */
 struct pending_reason {
 	const char *scope;      /* "all" or a workload name */
 	const char *reason;     /* in results.reason_texts */
 	double pending_seconds; /* pod-seconds spent pending with the reason */
 	int64_t pods;           /* pods that began to wait with it */
+	int32_t workload;       /* index into scenario.workloads; -1 for scope all */
+	uint32_t kinds;         /* PEND_BIT of each enum pend_kind the message gives */
 };
 
 /* One inference request (only with output.requests). */
@@ -108,14 +133,73 @@ struct request_record {
 	sim_time done;        /* SIM_NEVER: not finished */
 };
 
+/* The diagnosis' steps, in the order that separates causes (diagnose.h). */
+enum finding_step {
+	FINDING_ALLOCATION,   /* whole-GPU allocation, admission (quota), fragmentation */
+	FINDING_MEMORY,       /* VRAM: OOM kills, no room, KV cache, preallocation */
+	FINDING_PLACEMENT,    /* rules keep pods off idle capacity */
+	FINDING_APPLICATION,  /* the work is bound off the GPU (tokenizer, CPU, I/O) */
+	FINDING_CAPACITY,     /* none of the above: the pool is too small */
+	FINDING_STEPS
+};
+
+/* What a finding says; each kind has its own alternatives in advise. */
+enum finding_kind {
+	KIND_SHARING,        /* allocated GPUs idle: sharing modes would hold the pods */
+	KIND_ADMISSION,      /* a queue's quota refuses work while GPUs are free */
+	KIND_FRAGMENTATION,  /* free capacity in pieces no pending pod fits */
+	KIND_STALLED,        /* a pod fits no unit anywhere: it can never run */
+	KIND_OOM,            /* pods are OOM-killed */
+	KIND_VRAM_FULL,      /* no VRAM left on the allocated GPUs for one more pod */
+	KIND_PREALLOCATION,  /* time-sliced servers preallocate more than the GPU has */
+	KIND_KV_CACHE,       /* an inference server's KV cache is too small */
+	KIND_RULES,          /* placement rules hide idle capacity */
+	KIND_TOKENIZER,      /* requests wait for the CPU tokenizer */
+	KIND_OFF_GPU,        /* batch jobs' time goes off the GPU */
+	KIND_AUTOSCALER_MAX, /* an autoscaled service sits at max_replicas */
+	KIND_CAPACITY,       /* busy GPUs, work waits: a larger pool */
+	FINDING_KINDS
+};
+
+const char *finding_step_name(enum finding_step s);  /* "allocation", ... */
+const char *finding_kind_name(enum finding_kind k);  /* "sharing", "admission", ... */
+/* The step of a name, or -1. */
+int finding_step_of(const char *name);
+
+#define FINDING_MAX_SETS 6
+
+/* An alternative a finding names: a label and --set overrides (owned). */
+struct finding_fix {
+	char *label;
+	char *sets[FINDING_MAX_SETS];
+	size_t n_sets;
+};
+
 /* One finding of the diagnosis (diagnose.h), a row of the findings table. */
 struct finding {
 	int32_t rank;        /* 1 = the first thing to look at */
-	char step[16];       /* "allocation", "memory", "placement" or "application" */
-	char scope[64];      /* the pool or workload it is about (not a column) */
+	uint8_t step;        /* enum finding_step */
+	uint8_t kind;        /* enum finding_kind */
+	int32_t pool;        /* index into scenario.pools; -1: not about one pool */
+	int32_t workload;    /* index into scenario.workloads; -1: not about one */
+	int32_t queue;       /* index into scenario.queues; -1: none */
+	double weight;       /* how much it explains (pod- or GPU-seconds, kills, ...) */
+	double figure;       /* the kind's headline figure (GPUs free, preemptions, ...) */
 	char *text;          /* owned: what is wrong and what would help */
 	char *evidence;      /* owned: the figures that support it */
+	struct finding_fix *fixes; /* owned: the alternatives it names, best guess first */
+	size_t n_fixes;
 };
+
+/* Frees what f owns. */
+void finding_free(struct finding *f);
+/* A deep copy of src into dst. */
+void finding_copy(struct finding *dst, const struct finding *src);
+/* Appends an alternative to f: label, then n --set overrides. */
+struct finding_fix *finding_add_fix(struct finding *f, const char *label);
+void finding_fix_set(struct finding_fix *x, const char *set);
+/* The --set text of a fix: "--set 'A' --set 'B'" (malloc'd). */
+char *finding_fix_text(const struct finding_fix *x);
 
 /* What the autoscaler did to one pool, and what the diagnosis needs to tell
  * capacity (at max with pods pending) from provisioning time (autoscale.h).

@@ -1,7 +1,7 @@
 /*
  * roofline.h - how long one forward pass (one iteration of a continuous-
  * batching server) takes on a GPU, a share of a GPU, or a tensor-parallel
- * group (DESIGN.md section 5, "Inference servers").
+ * group (docs/sharing.md, docs/inference.md).
  *
  *   time = max(FLOPs / (peak x compute_eff), bytes / (bandwidth x memory_eff))
  *          + all-reduce time (tp > 1) + fixed per-iteration overhead

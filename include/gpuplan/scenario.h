@@ -1,5 +1,5 @@
 /*
- * scenario.h - a validated, immutable scenario (DESIGN.md section 4).
+ * scenario.h - a validated, immutable scenario (docs/scenario.md).
  *
  * scenario_load reads the YAML file, applies --set overrides, checks every
  * value (units, ranges, references to the catalog and between sections) and
@@ -208,8 +208,7 @@ struct arrival {
 enum gpu_request { REQUEST_GPUS, REQUEST_MIG, REQUEST_MILLI };
 
 /*
- * Inference workloads (kind: inference, DESIGN.md section 5 "Inference
- * servers").  Each replica is a continuous-batching server; requests arrive
+ * Inference workloads (kind: inference, docs/inference.md).  Each replica is a continuous-batching server; requests arrive
  * from a synthetic process or a trace and are routed to the ready replicas.
  * Token counts are tokens; times are sim_time.
  */

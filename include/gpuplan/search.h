@@ -19,7 +19,7 @@ enum search_op { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
 
 /* "METRIC OP VALUE", METRIC of scope all or "SCOPE.METRIC". */
 struct search_condition {
-	char scope[64];
+	char scope[256];   /* a pool or workload name: up to 253 characters */
 	char metric[64];
 	enum search_op op;
 	double value;

@@ -3,7 +3,7 @@
  *
  * sim_run owns all mutable state (event queue, cluster, pending work, jobs,
  * collectors) for the duration of the run and leaves the outcome in a
- * results object: metrics (DESIGN.md section 6 names), job rows and the
+ * results object: metrics (names of docs/results.md), job rows and the
  * timeseries.  Same scenario and seed, same results.
  */
 #ifndef GPUPLAN_SIM_H

@@ -1,21 +1,21 @@
 /*
- * store.h - the results database (SQLite, DESIGN.md section 6).
+ * store.h - the results database (SQLite, docs/results.md).
  *
  * store_open creates the schema if needed and sets WAL mode and a busy
  * timeout, so several processes can append to one database.  store_write_run
  * writes one run (runs, params, metrics, jobs, timeseries rows) in a single
  * transaction: either the whole run is there or none of it.  Runs append.
  *
- * The schema is every table of DESIGN.md section 6 with declared column types
+ * The schema is every table of docs/results.md with declared column types
  * (times in seconds as REAL, NULL where a time never happened, flags as 0/1
  * INTEGER); tables the results object has no rows for yet (requests,
  * allocations, findings) are created empty.  jobs has one more column than
- * DESIGN.md lists: reason, the job's last pending reason in kube-scheduler's
+ * the original schema: reason, the job's last pending reason in kube-scheduler's
  * words (added to older databases when they are opened).  The schema
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
  *
- * Sweep points (DESIGN.md sections 3 and 7): the table
+ * Sweep points (docs/sweeps.md): the table
  * sweep_points(sweep, point, run_id) with UNIQUE(sweep, point) names the run
  * each point of a sweep produced.  store_write_point_run writes the run and
  * its point in the same transaction, after checking under the write lock
@@ -40,6 +40,8 @@
 #include "gpuplan/scenario.h"
 
 #define STORE_SCHEMA_VERSION 1
+/* PRAGMA application_id of every gpuplan results database: "GPLN". */
+#define STORE_APPLICATION_ID 0x47504C4E
 
 struct store;
 
@@ -47,10 +49,31 @@ struct store;
  * A file that is not a SQLite database is an error, and is left untouched. */
 int store_open(const char *path, struct store **out, struct gp_err *err);
 
+/* Opens an existing gpuplan database read-only, for commands that only read
+ * (report): nothing is created, migrated or switched to WAL.  Both opens
+ * refuse, before writing anything, a database that is not gpuplan's (another
+ * application_id, or tables without ours) or has a newer schema. */
+int store_open_read(const char *path, struct store **out, struct gp_err *err);
+
 /* Writes the run; *run_id (may be NULL) receives its id.  Rows are inserted
  * in the order of the results arrays.  On error nothing of the run is left. */
 int store_write_run(struct store *st, const struct scenario *sc, const struct results *r,
 		    int64_t *run_id, struct gp_err *err);
+
+/* One ranked alternative of `gpuplan advise`, a row of the advice table. */
+struct store_advice {
+	const char *alternative;   /* its label */
+	const char *overrides;     /* "--set 'KEY=VALUE' ...", or NULL for the base */
+	int64_t run_id;            /* the alternative's run */
+	bool meets;
+	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
+};
+
+/* Writes advise's ranking of the alternatives to base_run's scenario (rank
+ * 1 first) in one transaction.  The advice table's run_id is the base run;
+ * alternative_run_id each alternative's own. */
+int store_write_advice(struct store *st, int64_t base_run, const struct store_advice *rows,
+		       size_t n, struct gp_err *err);
 
 /* Like store_write_run, for the sweep point (sweep, point).  When the
  * database already holds that point, nothing is written, *written is false

@@ -1,5 +1,5 @@
 /*
- * sweep.h - many runs of one scenario (DESIGN.md sections 3 and 7).
+ * sweep.h - many runs of one scenario (docs/sweeps.md).
  *
  * A sweep file names a base scenario and the overrides to vary:
  *

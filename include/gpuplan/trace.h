@@ -1,6 +1,6 @@
 /*
  * trace.h - batch job traces in CSV, for `arrival: {trace: PATH, format: csv}`
- * (DESIGN.md section 4).
+ * (docs/scenario.md).
  *
  * A trace is one job per line: submit_s,duration_s,gpus[,deadline_s], seconds
  * since the scenario start (deadline_s absolute, an empty cell = none).  The

@@ -1,5 +1,5 @@
 /*
- * units.h - parsing the units of the scenario format (DESIGN.md section 4).
+ * units.h - parsing the units of the scenario format (docs/scenario.md).
  *
  * Each parser takes a whole string and returns 0 when all of it is a valid
  * value, -1 otherwise (the caller reports the location and UNITS_HINT_*).

@@ -1,5 +1,5 @@
 /*
- * bench.c - `make bench`: the benchmarks of DESIGN.md section 9 that exist.
+ * bench.c - `make bench`: the benchmarks of docs/benchmarks.md.
  *
  * Each benchmark runs in a child process so that its peak RSS is its own
  * (wait4 reports the child's rusage).  Results are printed and appended to

@@ -1,0 +1,108 @@
+/*
+ * test_docs.c - README.md and docs/ say what bin/gpuplan does: every command
+ * and option they name exists, every link resolves, no page points to a
+ * design file outside the repository, and the README's console blocks run
+ * as written (tests/docs.sh does the work; these tests run it and check that
+ * it catches each kind of mistake).
+ */
+#include <criterion/criterion.h>
+
+#include "scratch.h"
+#include <stdio.h>
+#include <string.h>
+
+static char out[65536];
+
+TestSuite(docs, .init = scratch_make, .fini = scratch_remove, .timeout = 60);
+
+Test(docs, readme_and_docs_match_the_program)
+{
+	int rc = capture("sh tests/docs.sh", out, sizeof out);
+	cr_assert_eq(rc, 0, "tests/docs.sh found problems:\n%s", out);
+}
+
+/* A page with one mistake of each kind, all of which must be reported. */
+Test(docs, the_checker_reports_every_kind_of_mistake)
+{
+	char page[128], cmd[512];
+	snprintf(page, sizeof page, "%s/bad.md", dir);
+	FILE *f = fopen(page, "w");
+	cr_assert_not_null(f);
+	fputs("# A bad page\n"
+	      "\n"
+	      "Run `gpuplan run x.yaml --no-such-flag`, or `gpuplan frobnicate`; see [x](missing.md).\n"
+	      "\n"
+	      "```console\n"
+	      "$ bin/gpuplan check scenarios/quickstart.yaml\n"
+	      "$ bin/gpuplan check scenarios/no-such-file.yaml\n"
+	      "$ bin/gpuplan check tests/fixtures/bad/unknown-key.yaml \\\n"
+	      "    --seed 3\n"
+	      "tests/fixtures/bad/unknown-key.yaml:1:1: error: shown as an error\n"
+	      "```\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "GPUPLAN_DOCS_PAGES=%s sh tests/docs.sh %s", page, page);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	cr_expect(strstr(out, "bad.md:3: 'gpuplan run --no-such-flag': no such option"), "%s", out);
+	cr_expect(strstr(out, "bad.md:3: 'gpuplan frobnicate' is not a command"), "%s", out);
+	cr_expect(strstr(out, "bad.md:3: the link to missing.md names no file"), "%s", out);
+	/* The second command fails (exit 2) without an error shown. */
+	cr_expect(strstr(out, "bad.md:7: exit code 2, expected 0"), "%s", out);
+	cr_expect(!strstr(out, "bad.md:6:"), "%s", out);
+}
+
+/* --diff compares the output shown with the real one; "..." skips lines. */
+Test(docs, diff_mode_compares_outputs)
+{
+	char page[128], cmd[512];
+	snprintf(page, sizeof page, "%s/diff.md", dir);
+	FILE *f = fopen(page, "w");
+	cr_assert_not_null(f);
+	fputs("```console\n"
+	      "$ bin/gpuplan run scenarios/eval-window.yaml\n"
+	      "eval-window: seed 42, run 1 in results/eval-window.db\n"
+	      "...\n"
+	      "$ bin/gpuplan run scenarios/eval-window.yaml --seed 7\n"
+	      "eval-window: seed 7, run 3 in results/eval-window.db\n"
+	      "...\n"
+	      "```\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "GPUPLAN_DOCS_PAGES=%s sh tests/docs.sh --diff %s", page, page);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	cr_expect(!strstr(out, "diff.md:2:"), "%s", out);
+	cr_expect(strstr(out, "diff.md:5: the output shown is not the real one"), "%s", out);
+	cr_expect(strstr(out, "real:         eval-window: seed 7, run 2 in results/eval-window.db"), "%s", out);
+}
+
+/* The console blocks of the reference pages run too (outputs are compared
+ * only with --diff, when pages are refreshed). */
+Test(docs, reference_pages_run_as_written)
+{
+	int rc = capture("sh tests/docs.sh docs/*.md", out, sizeof out);
+	cr_assert_eq(rc, 0, "tests/docs.sh found problems:\n%s", out);
+}
+
+/* docs/results.md must list every table with its columns in order, and
+ * every metric the runs write. */
+Test(docs, the_checker_compares_the_results_page_with_the_database)
+{
+	char page[128], results[128], cmd[1024];
+	snprintf(results, sizeof results, "%s/results.md", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sed -e 's/^| params | run_id, key, value:/| params | run_id, key:/'"
+		 " -e 's/makespan_s/makespan/' docs/results.md >%s",
+		 results);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(page, sizeof page, "%s/page.md", dir);
+	FILE *f = fopen(page, "w");
+	cr_assert_not_null(f);
+	fputs("```console\n$ bin/gpuplan run scenarios/eval-window.yaml --quiet\n```\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "GPUPLAN_DOCS_PAGES=%s GPUPLAN_DOCS_RESULTS=%s sh tests/docs.sh %s",
+		 page, results, page);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	cr_expect(strstr(out, "table params has columns 'run_id key value'; the page lists 'run_id key'"),
+		  "%s", out);
+	cr_expect(strstr(out, "metric makespan_s (written by the commands of"), "%s", out);
+}

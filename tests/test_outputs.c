@@ -1,0 +1,194 @@
+/*
+ * test_outputs.c - what gpuplan writes never destroys what was there: an
+ * output file is replaced whole or not at all (never the database it reads,
+ * never through a FIFO or device, a symbolic link keeps pointing at it), and
+ * a SQLite file that is not a gpuplan results database is left byte for
+ * byte as it was, by `run --db` and by `report`.
+ */
+#include <criterion/criterion.h>
+
+#include "scratch.h"
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+TestSuite(outputs, .init = scratch_make, .fini = scratch_remove);
+
+/* The whole content of path (NUL-terminated, *n bytes), or NULL. */
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t cap = 0, len = 0, got;
+	do {
+		buf = realloc(buf, cap += 65536);
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	fclose(f);
+	buf[len] = '\0';
+	*n = len;
+	return buf;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void expect_same_bytes(const char *path, const char *before, size_t n_before)
+{
+	size_t n;
+	char *after = slurp(path, &n);
+	cr_assert_not_null(after, "%s is gone", path);
+	cr_expect(n == n_before && !memcmp(after, before, n), "%s changed (%zu -> %zu bytes)", path,
+		  n_before, n);
+	free(after);
+}
+
+/* A results database with one run of the quickstart scenario. */
+static void make_results(char *db, size_t size)
+{
+	char cmd[512], out[4096];
+	snprintf(db, size, "%s/r.db", dir);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s", db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+}
+
+Test(outputs, report_html_refuses_to_overwrite_its_own_database)
+{
+	char db[128], cmd[512], out[4096];
+	make_results(db, sizeof db);
+	size_t n;
+	char *before = slurp(db, &n);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, db);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_expect(strstr(out, "is the input"), "%s", out);
+	expect_same_bytes(db, before, n);
+	free(before);
+}
+
+Test(outputs, a_failed_report_keeps_the_file_that_was_there)
+{
+	char db[128], html[160], cmd[512], out[4096];
+	make_results(db, sizeof db);
+	snprintf(html, sizeof html, "%s/out.html", dir);
+	write_text(html, "keep me\n");
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --run 999 --html %s", db, html);
+	cr_expect_neq(capture(cmd, out, sizeof out), 0, "%s", out);
+	expect_same_bytes(html, "keep me\n", 8);
+	/* ... and no temporary file is left beside it */
+	snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp", dir);
+	capture(cmd, out, sizeof out);
+	cr_expect_eq(atoi(out), 0, "temporary files left: %s", out);
+}
+
+Test(outputs, a_report_through_a_symlink_replaces_the_target_and_keeps_the_link)
+{
+	char db[128], target[160], link[160], cmd[512], out[4096];
+	make_results(db, sizeof db);
+	snprintf(target, sizeof target, "%s/target.html", dir);
+	snprintf(link, sizeof link, "%s/link.html", dir);
+	write_text(target, "old\n");
+	cr_assert_eq(symlink(target, link), 0);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, link);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	struct stat st;
+	cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+	size_t n;
+	char *page = slurp(target, &n);
+	cr_expect(page && strstr(page, "<html"), "the target holds no report");
+	free(page);
+}
+
+Test(outputs, a_fifo_as_output_is_refused_and_kept)
+{
+	char db[128], fifo[160], cmd[512], out[4096];
+	make_results(db, sizeof db);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, fifo);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_expect(strstr(out, "not a regular file"), "%s", out);
+	struct stat st;
+	cr_expect(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was removed");
+}
+
+/* A SQLite file of some other application, in rollback-journal mode. */
+static void make_foreign(const char *path, const char *sql)
+{
+	sqlite3 *h;
+	cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+}
+
+static void expect_foreign_untouched(const char *sql)
+{
+	char db[128], cmd[512], out[4096], wal[160];
+	snprintf(db, sizeof db, "%s/foreign.db", dir);
+	make_foreign(db, sql);
+	size_t n;
+	char *before = slurp(db, &n);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s", db);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_expect(strstr(out, "not a gpuplan results database"), "%s", out);
+	expect_same_bytes(db, before, n);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --opencost", db);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	expect_same_bytes(db, before, n);
+	snprintf(wal, sizeof wal, "%s-wal", db);
+	cr_expect_neq(access(wal, F_OK), 0, "a WAL file appeared beside %s", db);
+	free(before);
+}
+
+Test(outputs, a_foreign_database_is_left_byte_identical)
+{
+	expect_foreign_untouched("CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"
+				 "INSERT INTO notes(text) VALUES ('mine');");
+}
+
+Test(outputs, a_foreign_database_with_its_own_runs_table_is_refused_untouched)
+{
+	expect_foreign_untouched("CREATE TABLE runs(id INTEGER PRIMARY KEY, who TEXT);"
+				 "PRAGMA user_version = 7;");
+}
+
+Test(outputs, report_only_reads_the_results_database)
+{
+	char db[128], cmd[512], out[65536];
+	make_results(db, sizeof db);
+	/* fold the WAL into the file so that the file alone is the database */
+	make_foreign(db, "PRAGMA wal_checkpoint(TRUNCATE);");
+	size_t n;
+	char *before = slurp(db, &n);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --opencost", db);
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	expect_same_bytes(db, before, n);
+	free(before);
+}
+
+Test(outputs, a_database_from_before_the_application_id_is_adopted)
+{
+	char db[128], cmd[512], out[4096];
+	make_results(db, sizeof db);
+	make_foreign(db, "PRAGMA application_id = 0;");
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s", db);
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	sqlite3 *h;
+	sqlite3_stmt *s;
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "PRAGMA application_id", -1, &s, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
+	cr_expect_eq(sqlite3_column_int(s, 0), 0x47504C4E);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+}
