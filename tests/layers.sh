@@ -1,0 +1,53 @@
+#!/bin/sh
+# tests/layers.sh - the #include lines of sim/ and include/gpuplan/ against the
+# layer map of docs/design.md ("| L3 | engine | ..." rows).
+#
+#   tests/layers.sh          prints every include that goes up a layer, every
+#                            pair of modules that include each other, and every
+#                            module the map does not place; exits 1 if any
+#
+# A file belongs to the module of its name; a private file of a module
+# (scenario_pools.c, scenario_int.h) to the module before the first '_'.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+map=docs/design.md
+
+awk -F'|' '$2 ~ /^ L[0-9] $/ { gsub(/ /, "", $2); gsub(/[ `]/, "", $3); print $3, substr($2, 2) }' \
+	"$map" >/tmp/gpuplan-layers.$$
+trap 'rm -f /tmp/gpuplan-layers.$$' EXIT
+
+for f in sim/*.c sim/*.h include/gpuplan/*.h; do
+	[ -f "$f" ] || continue
+	m=$(basename "$f"); m=${m%.*}
+	grep -o '#include "gpuplan/[a-z0-9_]*\.h"' "$f" | sed 's/.*gpuplan\/\(.*\)\.h"/\1/' |
+		while read -r d; do echo "$f $m $d"; done
+	grep -o '#include "[a-z0-9_]*\.h"' "$f" | sed 's/#include "\(.*\)\.h"/\1/' |
+		while read -r d; do echo "$f $m $d"; done
+done | awk -v mapfile=/tmp/gpuplan-layers.$$ -v map="$map" '
+BEGIN { while ((getline l < mapfile) > 0) { split(l, a, " "); layer[a[1]] = a[2] } }
+function module(n,   p) {
+	if (n in layer) return n
+	p = n; sub(/_.*/, "", p)
+	return (p in layer) ? p : n
+}
+{
+	from = module($2); to = module($3)
+	if (from == to) next
+	if (!(from in layer)) { unplaced[from] = $1; next }
+	if (!(to in layer)) { unplaced[to] = $1; next }
+	if (layer[to] + 0 > layer[from] + 0)
+		print "up: " $1 " (" from ", L" layer[from] ") includes " to " (L" layer[to] ")"
+	edge[from " " to] = 1
+}
+END {
+	for (e in edge) {
+		split(e, p, " ")
+		if ((p[2] " " p[1]) in edge && p[1] < p[2]) print "mutual: " p[1] " <-> " p[2]
+	}
+	for (m in unplaced) print "no layer: " m " (" unplaced[m] "): add a row to " map
+}' | sort >/tmp/gpuplan-layers.$$.out
+cat /tmp/gpuplan-layers.$$.out
+[ ! -s /tmp/gpuplan-layers.$$.out ]
+rc=$?
+rm -f /tmp/gpuplan-layers.$$.out
+exit $rc
