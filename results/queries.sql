@@ -131,7 +131,7 @@ SELECT config, pool, CAST(min(gpus) AS INTEGER) AS gpus, runs,
 
 -- 6. Every run of a database side by side: its overrides, peak demand, queue time,
 --    the four kinds of utilization that matter here, OOM kills and completions
---    (the table of the README's GPU sharing section).
+--    (the table of docs/sharing.md).
 SELECT r.run_id,
        coalesce((SELECT group_concat(value, ' ') FROM params p WHERE p.run_id = r.run_id), 'exclusive') AS plan,
        max(CASE WHEN m.name = 'peak_demand_gpus' THEN m.value END) AS peak_demand,

@@ -29,7 +29,7 @@
  * FGD's target workload is the trace's pod shapes (step 1's pods before
  * re-sampling), the most frequent ones up to experiment.popularity (0.95).
  *
- * Simplifications, all documented in the README: the simulator's re-sampling
+ * Simplifications, all documented in docs/openb.md: the simulator's re-sampling
  * stops on a pod's per-GPU milli and adds its total (a slip in the source);
  * here both are the total.  The draws (node order, re-sampling, shuffle)
  * come from one GSL stream of the scenario seed, not Go's math/rand: the
