@@ -52,7 +52,12 @@ static sim_time to_sim(double seconds)
 static sim_time poisson_next(const struct scenario *sc, const struct workload_spec *w,
 			     struct stream *st, sim_time t)
 {
-	sim_time next = t + to_sim(gsl_ran_exponential(st->rng, 1.0 / w->arrival.rate));
+	double gap = gsl_ran_exponential(st->rng, 1.0 / w->arrival.rate);
+	/* A gap past the end of representable time is an arrival that never comes
+	 * (a tiny rate with a horizon); without this the sum would overflow. */
+	if (gap >= sim_seconds(SIM_NEVER - t) / 2)
+		return SIM_NEVER;
+	sim_time next = t + to_sim(gap);
 	if ((w->count >= 0 && st->emitted >= w->count) || (sc->horizon && next > sc->horizon))
 		return SIM_NEVER;
 	return next;

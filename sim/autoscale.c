@@ -219,7 +219,10 @@ static void draw_interruption(struct autoscale *as, int32_t node)
 	if (!ap->spot)
 		return;
 	double mean = 1.0 / spec_of(as, node)->spot.rate; /* seconds */
-	sim_time after = (sim_time)llround(gsl_ran_exponential(ap->rng, mean) * (double)SIM_SECOND);
+	double draw = gsl_ran_exponential(ap->rng, mean);
+	if (draw > sim_seconds(SCENARIO_MAX_SPAN))
+		return; /* past the end of the clock: never */
+	sim_time after = (sim_time)llround(draw * (double)SIM_SECOND);
 	engine_push(as->h.engine, now_of(as) + after, EV_AS_NOTICE, (uint32_t)node, as->gen[node]);
 }
 

@@ -76,7 +76,12 @@ static int top_start(struct loader *ld, const struct ynode *v, void *obj)
 static int top_horizon(struct loader *ld, const struct ynode *v, void *obj)
 {
 	(void)obj;
-	return ld_get_duration(ld, v, "horizon", true, &ld->sc->horizon);
+	int rc = ld_get_duration(ld, v, "horizon", true, &ld->sc->horizon);
+	if (!rc && ld->sc->horizon > SCENARIO_MAX_SPAN)
+		return gp_located(ld->err, v->loc, "horizon '%s' is past the %d years gpuplan "
+				  "simulates; expected a shorter horizon", v->value,
+				  SCENARIO_MAX_YEARS);
+	return rc;
 }
 
 /* Sections read after the walk, in dependency order (see load_root). */
@@ -246,6 +251,29 @@ static int check_spot(struct loader *ld)
 	return GP_OK;
 }
 
+/* A counted poisson stream must arrive within the span gpuplan can simulate:
+ * 100 jobs at 1e-10/h would need 1e12 hours, past the end of its clock. */
+static int check_arrival_span(struct loader *ld)
+{
+	const struct scenario *sc = ld->sc;
+	const double max_s = sim_seconds(SCENARIO_MAX_SPAN);
+	for (size_t i = 0; i < sc->n_workloads; i++) {
+		const struct workload_spec *w = &sc->workloads[i];
+		if (w->arrival.kind != ARRIVAL_POISSON || w->count < 0)
+			continue;
+		double mean_span = (double)w->count / w->arrival.rate;
+		if (mean_span > max_s / 2)
+			return gp_located(ld->err, w->loc,
+					  "%lld jobs at rate %g/h arrive over %.3g years on "
+					  "average, past the %d years gpuplan simulates; expected "
+					  "a rate of at least %g/h",
+					  (long long)w->count, w->arrival.rate * 3600,
+					  mean_span / (365.0 * 86400), SCENARIO_MAX_YEARS,
+					  (double)w->count * 2 / max_s * 3600);
+	}
+	return GP_OK;
+}
+
 static int check_job_limit(struct loader *ld)
 {
 	const struct scenario *sc = ld->sc;
@@ -293,6 +321,8 @@ static int load_root(struct loader *ld, const struct ynode *root)
 		rc = ld_expand_openb_workloads(ld);
 	if (!rc)
 		rc = check_job_limit(ld);
+	if (!rc)
+		rc = check_arrival_span(ld);
 	if (!rc && !sc->output.db) {
 		size_t n = strlen(sc->name) + sizeof "results/.db";
 		sc->output.db = gp_xmalloc(n);

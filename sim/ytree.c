@@ -23,6 +23,7 @@
 
 /* Real scenarios nest a handful of levels and hold a few thousand nodes. */
 #define YTREE_MAX_DEPTH 128
+#define YTREE_MAX_LABEL 200 /* characters of an override named in a message */
 #define YTREE_MAX_NODES 2000000
 
 /* Words longer than this get no suggestion (the distance table is quadratic). */
@@ -254,6 +255,40 @@ static int parser_error(const struct builder *b, const yaml_parser_t *p, const c
 }
 
 /*
+ * Refuses nesting deeper than YTREE_MAX_DEPTH from the event stream, before
+ * libyaml builds a document: libyaml's scanner re-checks every open simple
+ * key at each token, so a document nested N deep costs O(N^2) to load (a
+ * 200 KB "[[[..." took minutes).  Stopping at the first event past the limit
+ * keeps that cost to the limit's square.  Syntax errors are left for the
+ * loader to report in its usual words.
+ */
+static int check_depth(struct builder *b, const char *text, size_t len)
+{
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		return gp_errorf(b->err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", b->file);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int depth = 0, rc = GP_OK;
+	for (bool done = false; !done && !rc;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev))
+			break;
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > YTREE_MAX_DEPTH)
+				rc = gp_located(b->err, mark_loc(b, ev.start_mark),
+						"nesting deeper than %d levels; expected a flatter "
+						"document", YTREE_MAX_DEPTH);
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+/*
  * Parses one document of text into *out.  An empty document is an error for
  * a file but an empty scalar for a --set value ("KEY=" sets null).
  */
@@ -268,7 +303,11 @@ static int parse_text(const char *file, const char *text, size_t len, int col_sh
 	if (!yaml_parser_initialize(&parser))
 		return gp_errorf(err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	int rc = GP_OK;
+	int rc = check_depth(&b, text, len);
+	if (rc) {
+		yaml_parser_delete(&parser);
+		return rc;
+	}
 	if (!yaml_parser_load(&parser, &doc)) {
 		rc = parser_error(&b, &parser, text, len);
 		yaml_parser_delete(&parser);
@@ -544,9 +583,14 @@ static int find_slot(struct ytree *t, const char *file, const char *key, size_t 
 
 int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
 {
+	/* The label names the override in messages; a huge value is cut so that
+	 * the message after it still fits in the error buffer. */
 	size_t n = strlen(assignment) + 7;
 	char *label = gp_xmalloc(n);
-	snprintf(label, n, "--set %s", assignment);
+	if (n > YTREE_MAX_LABEL)
+		snprintf(label, n, "--set %.*s...", YTREE_MAX_LABEL - 16, assignment);
+	else
+		snprintf(label, n, "--set %s", assignment);
 	const char *file = intern(t, label);
 	free(label);
 	const char *eq = strchr(assignment, '=');

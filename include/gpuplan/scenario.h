@@ -385,6 +385,11 @@ struct param {
 	char *value;
 };
 
+/* The longest simulated span: time is int64 microseconds (292,000 years), and
+ * a plan past this is a typo (a rate in /h meant as /s), not a question. */
+#define SCENARIO_MAX_YEARS 1000
+#define SCENARIO_MAX_SPAN ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
+
 struct scenario {
 	char *name;
 	char *path;                /* as given */

@@ -1,0 +1,64 @@
+/*
+ * test_limits.c - inputs at the edges of what gpuplan can represent are
+ * refused up front with a located message and exit 2, or run; they never
+ * abort, hang or take quadratic time.
+ */
+#include <criterion/criterion.h>
+
+#include "scratch.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+TestSuite(limits, .init = scratch_make, .fini = scratch_remove);
+
+static double seconds_since(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* An open stream at a tiny rate draws gaps past the end of the clock: those
+ * arrivals never come, and the run ends normally (it aborted in the engine). */
+Test(limits, a_tiny_rate_with_a_horizon_runs_with_no_arrival)
+{
+	char path[128], cmd[512], out[8192];
+	snprintf(path, sizeof path, "%s/open.yaml", dir);
+	write_file(path, "name: open-tiny\nhorizon: 2h\npools:\n"
+			 "  - {name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}\n"
+			 "workloads:\n"
+			 "  - {name: w, arrival: {process: poisson, rate: 1e-10/h}, gpus: 1, "
+			 "duration: 1h}\n");
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run %s --quiet --db %s/o.db", path, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+}
+
+/* libyaml loads a document nested N deep in O(N^2): 100,000 levels through
+ * --set took 17 s.  The depth is refused from the event stream instead. */
+Test(limits, deep_nesting_through_set_is_refused_at_once)
+{
+	char path[128], cmd[512], out[4096];
+	snprintf(path, sizeof path, "%s/deep", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 100000; i++)
+		fputc('[', f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan check scenarios/quickstart.yaml --set \"name=$(cat %s)\"",
+		 path);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_expect_lt(seconds_since(&t0), 2.0, "took %.1f s", seconds_since(&t0));
+	cr_expect(strstr(out, "nesting deeper than 128 levels"), "%s", out);
+}
