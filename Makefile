@@ -20,7 +20,9 @@ BENCH_SRC:= $(wildcard tests/bench/*.c)
 # Debian packages behind the libraries (pkg-config name:package); the deps
 # recipe also installs the sqlite3 shell and GNU parallel (sweep scripts), and
 # Debian's chromium for the browser test of the HTML report; chromium is
-# installed on its own and may fail (the test then skips with a message).
+# installed on its own and may fail (the test then skips with a message), as
+# are prometheus (promtool backfills the OpenMetrics export) and slurm-wlm
+# with munge (a one-node Slurm cluster runs the sweep's job-array script).
 DEPS := gsl:libgsl-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev criterion:libcriterion-dev
 
 .PHONY: all deps run test asan bench fuzz valgrind clean format
@@ -47,6 +49,17 @@ deps:
 	  { $$sudo apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; } || \
 	  echo "deps: chromium could not be installed; the HTML browser test will skip"; \
+	fi; \
+	extra=""; \
+	command -v promtool >/dev/null 2>&1 || extra="prometheus"; \
+	command -v slurmctld >/dev/null 2>&1 || extra="$$extra slurm-wlm"; \
+	command -v munged >/dev/null 2>&1 || extra="$$extra munge"; \
+	if [ -n "$$extra" ]; then \
+	  echo "deps: installing$$extra (Prometheus backfill and Slurm tests)"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  { $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
+	    --no-install-recommends $$extra >/dev/null; } || \
+	  echo "deps: $$extra could not be installed; the promtool and Slurm tests will skip"; \
 	fi
 
 bin/gpuplan: $(BUILD)/obj/main.o $(BUILD)/libgpuplan.a

@@ -18,14 +18,13 @@
 #include <ctype.h>
 #include <string.h>
 
-#define GiB (1024.0 * 1024.0 * 1024.0)
 #define GBps 1e9
 
 /* Memory of a MIG profile: memory_slices eighths of the GPU's memory.  For
  * the 40 and 80 GB cards this is exactly the figure in the profile name; for
  * the H200 the names round (3g.71gb is 4/8 of 141 GiB = 70.5 GiB), and using
  * eighths keeps two 3g.71gb within the card. */
-#define EIGHTHS(total_gib, slices) ((total_gib) * GiB * (slices) / 8.0)
+#define EIGHTHS(total_gib, slices) ((total_gib) * GP_GIB * (slices) / 8.0)
 
 static const struct mig_profile mig_a100_40gb[] = {
 	/* name        compute  memory  max  bytes */
@@ -63,16 +62,16 @@ static const struct mig_profile mig_h200[] = {
 
 static const struct gpu_type gpus[] = {
 	/* name          product label              memory      bandwidth     bf16  int8  SMs  MIG */
-	{"A100-40GB",  "NVIDIA-A100-SXM4-40GB",   40 * GiB,   1555 * GBps,  312,  624,  108, MIG(mig_a100_40gb)},
-	{"A100-80GB",  "NVIDIA-A100-SXM4-80GB",   80 * GiB,   2039 * GBps,  312,  624,  108, MIG(mig_80gb)},
-	{"H100-80GB",  "NVIDIA-H100-80GB-HBM3",   80 * GiB,   3350 * GBps,  989,  1979, 132, MIG(mig_80gb)},
-	{"H200-141GB", "NVIDIA-H200",             141 * GiB,  4800 * GBps,  989,  1979, 132, MIG(mig_h200)},
-	{"L40S",       "NVIDIA-L40S",             48 * GiB,   864 * GBps,   362,  733,  142, NO_MIG},
-	{"L4",         "NVIDIA-L4",               24 * GiB,   300 * GBps,   121,  242,  58,  NO_MIG},
-	{"A10",        "NVIDIA-A10",              24 * GiB,   600 * GBps,   125,  250,  72,  NO_MIG},
-	{"T4",         "Tesla-T4",                16 * GiB,   320 * GBps,   65,   130,  40,  NO_MIG},
-	{"V100-16GB",  "Tesla-V100-SXM2-16GB",    16 * GiB,   900 * GBps,   125,  62,   80,  NO_MIG},
-	{"V100-32GB",  "Tesla-V100-SXM2-32GB",    32 * GiB,   900 * GBps,   125,  62,   80,  NO_MIG},
+	{"A100-40GB",  "NVIDIA-A100-SXM4-40GB",   40 * GP_GIB,   1555 * GBps,  312,  624,  108, MIG(mig_a100_40gb)},
+	{"A100-80GB",  "NVIDIA-A100-SXM4-80GB",   80 * GP_GIB,   2039 * GBps,  312,  624,  108, MIG(mig_80gb)},
+	{"H100-80GB",  "NVIDIA-H100-80GB-HBM3",   80 * GP_GIB,   3350 * GBps,  989,  1979, 132, MIG(mig_80gb)},
+	{"H200-141GB", "NVIDIA-H200",             141 * GP_GIB,  4800 * GBps,  989,  1979, 132, MIG(mig_h200)},
+	{"L40S",       "NVIDIA-L40S",             48 * GP_GIB,   864 * GBps,   362,  733,  142, NO_MIG},
+	{"L4",         "NVIDIA-L4",               24 * GP_GIB,   300 * GBps,   121,  242,  58,  NO_MIG},
+	{"A10",        "NVIDIA-A10",              24 * GP_GIB,   600 * GBps,   125,  250,  72,  NO_MIG},
+	{"T4",         "Tesla-T4",                16 * GP_GIB,   320 * GBps,   65,   130,  40,  NO_MIG},
+	{"V100-16GB",  "Tesla-V100-SXM2-16GB",    16 * GP_GIB,   900 * GBps,   125,  62,   80,  NO_MIG},
+	{"V100-32GB",  "Tesla-V100-SXM2-32GB",    32 * GP_GIB,   900 * GBps,   125,  62,   80,  NO_MIG},
 };
 
 /* From each model's config.json; params are the published sizes. */

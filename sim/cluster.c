@@ -167,18 +167,6 @@ static int32_t mig_index(const struct pool_state *ps, const char *profile);
 
 /* --- setup --------------------------------------------------------------- */
 
-static int32_t units_per_gpu(const struct sharing *sh)
-{
-	switch (sh->mode) {
-	case SHARING_TIME_SLICING:
-	case SHARING_MPS: return sh->replicas;
-	case SHARING_FRACTIONAL: return 1000;
-	case SHARING_MIG: return (int32_t)sh->n_layout;
-	case SHARING_EXCLUSIVE: break;
-	}
-	return 1;
-}
-
 /* The distinct profiles of a MIG layout, each with an index of its free instances. */
 static void init_mig(struct pool_state *ps, const struct pool_spec *spec)
 {
@@ -210,7 +198,7 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	ps->n_nodes = slots;
 	ps->n_ready = up;
 	ps->gpus_per_node = g;
-	ps->units_per_gpu = units_per_gpu(&spec->sharing);
+	ps->units_per_gpu = sharing_units_per_gpu(&spec->sharing);
 	ps->capacity = (int64_t)g * up;
 	ps->open = true;
 	ps->closes_at = SIM_NEVER;
@@ -218,7 +206,9 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	switch (spec->sharing.mode) {
 	case SHARING_TIME_SLICING:
 	case SHARING_MPS: index_init(&ps->part, g + 1, slots, up, g); break;
-	case SHARING_FRACTIONAL: index_init(&ps->part, 1001, slots, up, 1000); break;
+	case SHARING_FRACTIONAL:
+		index_init(&ps->part, SHARING_MILLI + 1, slots, up, SHARING_MILLI);
+		break;
 	case SHARING_MIG: init_mig(ps, spec); break;
 	case SHARING_EXCLUSIVE: break;
 	}
@@ -311,7 +301,7 @@ int32_t cluster_pods_per_node(const struct cluster *c, size_t p, const struct wo
 			    ? (gpus ? ps->units_per_gpu * g / gpus : INT32_MAX)
 			    : (gpus ? g / gpus : INT32_MAX);
 		break;
-	case REQUEST_MILLI: n = w->milli > 0 ? 1000 / w->milli * g : 0; break;
+	case REQUEST_MILLI: n = w->milli > 0 ? SHARING_MILLI / w->milli * g : 0; break;
 	case REQUEST_MIG: {
 		int32_t m = mig_index(ps, w->mig_profile);
 		n = m >= 0 ? ps->mig[m].levels - 1 : 0;
@@ -365,7 +355,7 @@ static const struct bucket_index *request_index(const struct cluster *c, size_t 
 	switch (w->request) {
 	case REQUEST_GPUS:
 		*need = gpus;
-		if (mode == SHARING_TIME_SLICING || mode == SHARING_MPS)
+		if (sharing_replicated(&c->sc->pools[p].sharing))
 			return &ps->part;
 		return mode != SHARING_MIG ? &ps->whole : NULL;
 	case REQUEST_MILLI:
@@ -496,20 +486,19 @@ static void remove_tenant(struct gpu *g, uint32_t job)
 static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
 		    int32_t gpus, struct placement *pl)
 {
-	const struct pool_state *ps = &c->pools[nd->pool];
 	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
+	struct sharing_ask ask = scenario_ask(w);
 	pl->mig_slot = -1;
 	if (w->request == REQUEST_MIG) {
 		int i = pick_instance(c, nd, w->mig_profile, &pl->mig_slot);
-		const struct mig_profile *mp = sh->layout[pl->mig_slot];
 		pl->gpu_mask = UINT64_C(1) << i;
 		pl->units = 1;
-		pl->equivalent = mp->compute_slices / 7.0;
-		return pl->equivalent;
+		pl->equivalent = sharing_pod_equivalent(sh, &ask, 1);
+		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 	}
-	bool replicas = sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS;
+	bool replicas = sharing_replicated(sh);
 	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
-	pl->units = w->request == REQUEST_MILLI ? w->milli : replicas ? 1 : ps->units_per_gpu;
+	pl->units = sharing_pod_units(sh, &ask);
 	pl->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
 	for (int32_t k = 0; k < n && !c->prefer; k++) {
 		int i = pick_gpu(c, nd, pl->gpu_mask, pl->units, !replicas && w->request == REQUEST_GPUS);
@@ -517,14 +506,8 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 		pl->gpu_mask |= UINT64_C(1) << i;
 	}
 	assert(__builtin_popcountll(pl->gpu_mask) == n && "one GPU per unit asked");
-	if (w->request == REQUEST_MILLI)
-		pl->equivalent = w->milli / 1000.0;
-	else
-		pl->equivalent = replicas ? (double)n / ps->units_per_gpu : (double)n;
-	/* A time-sliced pod may use every SM while its slice runs; an MPS pod 1/R. */
-	return w->request == REQUEST_MILLI ? w->milli / 1000.0
-	       : sh->mode == SHARING_MPS  ? 1.0 / sh->replicas
-					  : 1.0;
+	pl->equivalent = sharing_pod_equivalent(sh, &ask, n);
+	return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 }
 
 static void account(struct cluster *c, int32_t node, double equivalent)

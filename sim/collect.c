@@ -3,10 +3,10 @@
  */
 #include "gpuplan/collect.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 void collect_init(struct collect *c, const struct scenario *sc, struct results *out)
 {
@@ -65,10 +65,14 @@ static void close_window(struct collect *c, sim_time end)
 			m[GAUGE_ENGINE] / len, m[GAUGE_SM] / len, m[GAUGE_VRAM] / len,
 			m[GAUGE_PENDING] / len, m[GAUGE_RUNNING] / len, m[GAUGE_POWERED] / len,
 			m[GAUGE_CPU] / len, m[GAUGE_RAM] / len, m[GAUGE_GPU_COST] / len,
-			m[GAUGE_CPU_COST] / len, m[GAUGE_RAM_COST] / len};
+			m[GAUGE_CPU_COST] / len, m[GAUGE_RAM_COST] / len,
+			m[GAUGE_REQ_RUNNING] / len, m[GAUGE_REQ_WAITING] / len,
+			m[GAUGE_KV_TOTAL] > 0 ? m[GAUGE_KV_USED] / m[GAUGE_KV_TOTAL] : NAN,
+			s->preemptions};
 		GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + 1);
 		c->out->ts[c->out->n_ts++] = row;
 		memset(s->window, 0, sizeof s->window);
+		s->preemptions = 0;
 	}
 	c->window_start = end;
 }
@@ -106,6 +110,13 @@ void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, si
 	s->value[g] += delta;
 	if (s->value[g] < 0 && s->value[g] > -1e-9)
 		s->value[g] = 0; /* float dust from adding and removing fractions */
+}
+
+void collect_preempted(struct collect *c, size_t scope, sim_time now)
+{
+	if (c->started)
+		roll(c, now);
+	c->scopes[scope].preemptions++;
 }
 
 void collect_settle(struct collect *c)

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* Hours a timeseries window lasts: a step, or less for the last one. */
 /* The end of the timeseries window starting at t: a step later, or the run's end. */
@@ -36,7 +35,7 @@ static struct allocation workload_window(const struct scenario *sc, const struct
 	return (struct allocation){row->scope, row->t, end,
 		row->gpus_allocated * h, row->gpu_cost_per_h * h,
 		row->cpu_cores * h, row->cpu_cost_per_h * h,
-		row->ram_gib * GIB * h, row->ram_cost_per_h * h, 0,
+		row->ram_gib * GP_GIB * h, row->ram_cost_per_h * h, 0,
 		row->gpus_allocated > 0 ? row->engine_active / row->gpus_allocated : NAN};
 }
 
@@ -48,12 +47,12 @@ static void add_idle(const struct pool_spec *p, const struct scenario *sc, const
 	double powered_nodes = row->powered_gpus / p->gpus_per_node;
 	double gpu_h = fmax(0, row->powered_gpus - row->gpus_allocated) * h;
 	double cpu_h = fmax(0, powered_nodes * p->cpu - row->cpu_cores) * h;
-	double gib_h = fmax(0, powered_nodes * p->memory_bytes / GIB - row->ram_gib) * h;
+	double gib_h = fmax(0, powered_nodes * p->memory_bytes / GP_GIB - row->ram_gib) * h;
 	idle->gpu_hours += gpu_h;
 	idle->gpu_cost += gpu_h * p->price.gpu_hour;
 	idle->cpu_core_hours += cpu_h;
 	idle->cpu_cost += cpu_h * p->price.cpu_hour;
-	idle->ram_byte_hours += gib_h * GIB;
+	idle->ram_byte_hours += gib_h * GP_GIB;
 	idle->ram_cost += gib_h * p->price.gib_hour;
 }
 

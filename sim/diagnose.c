@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 enum step {
 	STEP_ALLOCATION = FINDING_ALLOCATION,
@@ -75,19 +74,6 @@ static void duration(double seconds, char *buf, size_t len)
 /* --- sharing options and quantization -------------------------------------- */
 
 /* Units of its resource p's mode puts on one GPU for a whole-GPU pod. */
-static int32_t units_now(const struct pool_spec *p)
-{
-	const struct sharing *sh = &p->sharing;
-	switch (sh->mode) {
-	case SHARING_TIME_SLICING:
-	case SHARING_MPS: return sh->replicas;
-	case SHARING_MIG: return (int32_t)sh->n_layout;
-	case SHARING_EXCLUSIVE:
-	case SHARING_FRACTIONAL: break;
-	}
-	return 1;
-}
-
 /* The MIG profile of p's GPU that holds vram with the most instances (more
  * compute on ties), or NULL. */
 static const struct mig_profile *best_mig(const struct pool_spec *p, double vram)
@@ -110,7 +96,8 @@ size_t diagnose_sharing_options(const struct pool_spec *p, const struct workload
 	if (w->request != REQUEST_GPUS)
 		return 0;
 	double mem = p->gpu->memory_bytes, vram = w->vram_bytes;
-	int32_t now = units_now(p);
+	struct sharing_ask ask = scenario_ask(w);
+	int32_t now = sharing_pods_per_gpu(&p->sharing, &ask);
 	size_t n = 0;
 	static const int32_t replicas[] = {2, 4};
 	for (size_t i = 0; i < 2; i++) {
@@ -384,7 +371,7 @@ static bool name_options(struct view *v, const struct pool_spec *p, struct sbuf 
 		}
 		sb_printf(ev, "; %s pods: %.1f GiB VRAM each on %.0f GiB GPUs, gpu_busy %.2f, "
 			      "sm_share %.2f",
-			  ws->name, ws->vram_bytes / GIB, p->gpu->memory_bytes / GIB, ws->gpu_busy,
+			  ws->name, ws->vram_bytes / GP_GIB, p->gpu->memory_bytes / GP_GIB, ws->gpu_busy,
 			  ws->sm_share);
 		any = true;
 	}
@@ -422,10 +409,10 @@ static bool name_quant(struct view *v, const struct pool_spec *p, int32_t per_gp
 		if (v->pend[w] <= 0 || !diagnose_quant_fit(p, ws, per_gpu, &q, &vram, &freed))
 			continue;
 		sb_printf(text, "%s%s weights for %s would fit %d per GPU (%.1f GiB freed per pod)",
-			  any ? "; " : "", quant_name(q), ws->name, (int)per_gpu, freed / GIB);
+			  any ? "; " : "", quant_name(q), ws->name, (int)per_gpu, freed / GP_GIB);
 		sb_printf(ev, "; with %s a %s pod takes %.1f GiB: %d x %.1f = %.1f GiB of %.0f GiB",
-			  quant_name(q), ws->name, vram / GIB, (int)per_gpu, vram / GIB,
-			  per_gpu * vram / GIB, p->gpu->memory_bytes / GIB);
+			  quant_name(q), ws->name, vram / GP_GIB, (int)per_gpu, vram / GP_GIB,
+			  per_gpu * vram / GP_GIB, p->gpu->memory_bytes / GP_GIB);
 		any = true;
 	}
 	return any;
@@ -470,9 +457,9 @@ static void oom_finding(struct view *v, size_t p, double kills)
 		if (v->pend[w] > 0)
 			sb_printf(&ev, "; %s: %.0f kills, %.1f GiB a pod: %d x %.1f = %.1f GiB on %.0f GiB "
 				       "GPUs",
-				  ws->name, v->pend[w], ws->vram_bytes / GIB, (int)per_gpu,
-				  ws->vram_bytes / GIB, per_gpu * ws->vram_bytes / GIB,
-				  ps->gpu->memory_bytes / GIB);
+				  ws->name, v->pend[w], ws->vram_bytes / GP_GIB, (int)per_gpu,
+				  ws->vram_bytes / GP_GIB, per_gpu * ws->vram_bytes / GP_GIB,
+				  ps->gpu->memory_bytes / GP_GIB);
 	}
 	sb_printf(&text, "; ");
 	if (!name_quant(v, ps, per_gpu, &text, &ev))
@@ -498,8 +485,8 @@ static double smallest_pending_pod(const struct view *v)
 static void full_memory_finding(struct view *v, size_t p, const struct pool_sums *s)
 {
 	const struct pool_spec *ps = &v->sc->pools[p];
-	double mem = ps->gpu->memory_bytes / GIB, used = s->vram / s->alloc;
-	double pod = smallest_pending_pod(v) / GIB;
+	double mem = ps->gpu->memory_bytes / GP_GIB, used = s->vram / s->alloc;
+	double pod = smallest_pending_pod(v) / GP_GIB;
 	if (pod <= 0 || mem - used >= pod)
 		return;
 	struct sbuf text = {0}, ev = {0};

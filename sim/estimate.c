@@ -12,7 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define GiB (1024.0 * 1024.0 * 1024.0)
 #define MAX_NAMES 64
 
 /* "did you mean 'A100-40GB' or 'A100-80GB'?" when name begins two or three
@@ -93,8 +92,8 @@ static void need_text(char *buf, size_t len, const struct footprint *fp, int64_t
 	snprintf(buf, len,
 		 "one GPU needs %.2f GiB of weights + %.2f GiB runtime + %.2f GiB of KV for a "
 		 "sequence of %" PRId64 " tokens = %.2f GiB and has %.2f GiB",
-		 fp->weights_per_gpu / GiB, fp->overhead_per_gpu / GiB, kv / GiB, context,
-		 total / GiB, fp->memory_per_gpu / GiB);
+		 fp->weights_per_gpu / GP_GIB, fp->overhead_per_gpu / GP_GIB, kv / GP_GIB, context,
+		 total / GP_GIB, fp->memory_per_gpu / GP_GIB);
 }
 
 /* "; --quant int4 fits at --tp 2", or "" when no format fits on 8 GPUs. */
@@ -190,7 +189,7 @@ int estimate_compute(const struct estimate_request *req, struct estimate *e, str
 /* "138.00 GB (128.52 GiB)" */
 static const char *size_text(char *buf, size_t len, double bytes)
 {
-	snprintf(buf, len, "%.2f GB (%.2f GiB)", bytes / 1e9, bytes / GiB);
+	snprintf(buf, len, "%.2f GB (%.2f GiB)", bytes / 1e9, bytes / GP_GIB);
 	return buf;
 }
 
@@ -222,7 +221,7 @@ void estimate_write_text(FILE *out, const struct estimate *e)
 	const struct model_arch *m = e->model;
 	const struct footprint *fp = &e->fp;
 	fprintf(out, "%s, %s weights, %s KV cache, on %s (%.0f GiB)\n", m->name,
-		quant_name(e->quant), quant_name(e->kv), e->gpu->name, e->gpu->memory_bytes / GiB);
+		quant_name(e->quant), quant_name(e->kv), e->gpu->name, e->gpu->memory_bytes / GP_GIB);
 	fprintf(out, "  weights              %s  %.2fB params x %g B\n",
 		size_text(a, sizeof a, e->weights_bytes), m->params / 1e9,
 		quant_weight_bytes(e->quant));

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MiB (1024.0 * 1024.0)
 #define NO_TYPE 31 /* a gpu_spec that names no pool's GPU */
 
 struct gpuplace {
@@ -54,7 +53,7 @@ static struct gpupolicy_pod pod_of(const struct gpuplace *g, int32_t w, int32_t 
 	bool milli = ws->request == REQUEST_MILLI;
 	return (struct gpupolicy_pod){(int32_t)llround(ws->cpu * 1000), milli ? 1 : gpus,
 				      milli ? ws->milli : gpus > 0 ? GPUPOLICY_MILLI : 0,
-				      g->types_of_workload[w], llround(ws->memory_bytes / MiB)};
+				      g->types_of_workload[w], llround(ws->memory_bytes / GP_MIB)};
 }
 
 /* FGD's target: every workload's request, weighted by its jobs. */
@@ -151,7 +150,7 @@ static void view(const struct gpuplace *g, int32_t node, struct gpupolicy_node *
 	if (sp->cpu > 0)
 		v->cpu_left = (int32_t)fmax(0, floor(nd->cpu_free * 1000 + 1e-6));
 	if (sp->memory_bytes > 0)
-		v->memory_left = (int64_t)fmax(0, floor(nd->memory_free / MiB + 1e-6));
+		v->memory_left = (int64_t)fmax(0, floor(nd->memory_free / GP_MIB + 1e-6));
 	for (int32_t i = 0; i < nd->gpus; i++) {
 		int32_t f = c->gpus[nd->first_gpu + i].free;
 		v->free[i] = (int16_t)(shares ? f : f > 0 ? GPUPOLICY_MILLI : 0);

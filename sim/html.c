@@ -140,7 +140,7 @@ static void page_free(struct page *pg)
 	store_free_pending_reasons(pg->reasons, pg->n_reasons);
 	store_free_findings(pg->findings, pg->n_findings);
 	free(pg->load);
-	free(pg->lat);
+	store_free_latencies(pg->lat, pg->n_lat);
 }
 
 /* --- text ------------------------------------------------------------------ */

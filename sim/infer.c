@@ -100,9 +100,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 #define BLOCK FOOTPRINT_BLOCK_TOKENS
-#define BACKOFF_CAP (5 * SIM_MINUTE)
 #define HPA_TOLERANCE 0.1
 
 enum req_state { RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
@@ -235,23 +233,9 @@ double infer_server_memory(const struct pool_spec *p, const struct workload_spec
 
 struct gpu_share infer_unit_share(const struct pool_spec *p, const struct workload_spec *w)
 {
-	const struct sharing *sh = &p->sharing;
-	switch (sh->mode) {
-	case SHARING_MPS: return (struct gpu_share){1.0 / sh->replicas, 1.0};
-	case SHARING_FRACTIONAL:
-		if (w->request == REQUEST_MILLI)
-			return (struct gpu_share){w->milli / 1000.0, 1.0};
-		break;
-	case SHARING_MIG:
-		for (size_t i = 0; i < sh->n_layout; i++)
-			if (w->mig_profile && !strcmp(sh->layout[i]->name, w->mig_profile))
-				return (struct gpu_share){sh->layout[i]->compute_slices / 7.0,
-							  sh->layout[i]->memory_slices / 8.0};
-		break;
-	case SHARING_EXCLUSIVE:
-	case SHARING_TIME_SLICING: break;
-	}
-	return GPU_SHARE_WHOLE;
+	struct sharing_ask a = scenario_ask(w);
+	return (struct gpu_share){sharing_compute(&p->sharing, p->gpu, &a),
+				  sharing_memory_share(&p->sharing, &a)};
 }
 
 /* --- gauges ----------------------------------------------------------------- */
@@ -268,6 +252,14 @@ static void gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, doubl
 		collect_add(in->h.collect, collect_scope_workload(sc, (size_t)w), g, delta, now);
 }
 
+/* Moves one of the server gauges (requests, KV blocks) of the replica's
+ * workload and of all: they are per model, as vLLM's, and a request
+ * waiting at the router has no pool yet. */
+static void server_gauge(struct infer *in, const struct replica *r, enum gauge g, double delta)
+{
+	gauge(in, -1, svc_of(in, r)->w, g, delta);
+}
+
 /* What a placed replica holds, in and out of the gauges (as a batch pod's). */
 static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 {
@@ -276,13 +268,13 @@ static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 	int32_t w = svc_of(in, r)->w;
 	double gpus = __builtin_popcountll(r->pl.gpu_mask);
 	gauge(in, r->pool, w, GAUGE_ALLOCATED, sign * r->pl.equivalent);
-	gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GIB);
+	gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GP_GIB);
 	gauge(in, r->pool, w, GAUGE_RUNNING, sign);
 	gauge(in, r->pool, w, GAUGE_CPU, sign * ws->cpu);
-	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GIB);
+	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
 	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * r->pl.equivalent * price->gpu_hour);
 	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
-	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GIB * price->gib_hour);
+	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 }
 
 /* The replica starts or stops counting in the activity gauges. */
@@ -500,6 +492,11 @@ static void preempt_newest(struct infer *in, struct replica *r)
 	q->state = RQ_WAITING;
 	push_front(&r->wait, &r->wait_head, &r->wait_n, &r->wait_cap, v->req);
 	s->preemptions++;
+	server_gauge(in, r, GAUGE_REQ_RUNNING, -1);
+	server_gauge(in, r, GAUGE_REQ_WAITING, 1);
+	server_gauge(in, r, GAUGE_KV_USED, -v->blocks);
+	collect_preempted(in->h.collect, 0, now_of(in));
+	collect_preempted(in->h.collect, collect_scope_workload(in->sc, (size_t)s->w), now_of(in));
 }
 
 /* Decodes of the running sequences (step 1); returns their count, Σ context
@@ -525,6 +522,7 @@ static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget
 				break; /* it was the newest */
 			q->blocks++;
 			r->free_blocks--;
+			server_gauge(in, r, GAUGE_KV_USED, 1);
 		}
 		q->sched = 1;
 		(*budget)--;
@@ -559,6 +557,9 @@ static void plan_prefills(struct infer *in, struct replica *r, int32_t budget, b
 		r->free_blocks -= need;
 		assert(r->free_blocks >= 0 && "no KV block handed out twice");
 		q->state = RQ_RUNNING;
+		server_gauge(in, r, GAUGE_REQ_WAITING, -1);
+		server_gauge(in, r, GAUGE_REQ_RUNNING, 1);
+		server_gauge(in, r, GAUGE_KV_USED, (double)need);
 		if (q->admitted == SIM_NEVER)
 			q->admitted = now;
 		int32_t chunk = target < budget ? target : budget;
@@ -620,6 +621,8 @@ static void end_iteration(struct infer *in, struct replica *r)
 				s->reqs[q->req].first = now;
 			if (q->generated >= q->output) {
 				r->free_blocks += q->blocks;
+				server_gauge(in, r, GAUGE_REQ_RUNNING, -1);
+				server_gauge(in, r, GAUGE_KV_USED, -q->blocks);
 				s->reqs[q->req].generated = q->generated;
 				finish_request(in, s, q->req, RQ_DONE);
 				r->outstanding--;
@@ -685,6 +688,7 @@ static void dispatch(struct infer *in, struct replica *r, uint32_t id)
 	assert(r->state == RS_READY);
 	if (blocks_for((int64_t)q->prompt + q->output) > r->blocks) {
 		finish_request(in, s, id, RQ_REJECTED); /* longer than max_model_len */
+		server_gauge(in, r, GAUGE_REQ_WAITING, -1);
 		return;
 	}
 	q->ready = now;
@@ -743,6 +747,7 @@ static void on_arrival(struct infer *in, struct service *s)
 		s->reqs[id] = (struct req){now, now, SIM_NEVER, SIM_NEVER, SIM_NEVER, nr.prompt,
 					   nr.output, 0, RQ_WAITING, false, false};
 		s->outstanding++;
+		gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 		struct replica *r = route(in, s);
 		if (r)
 			dispatch(in, r, id);
@@ -796,17 +801,8 @@ static void become_ready(struct infer *in, struct replica *r)
 {
 	r->state = RS_READY;
 	r->ready_since = now_of(in);
+	server_gauge(in, r, GAUGE_KV_TOTAL, (double)r->blocks);
 	drain_backlog(in, svc_of(in, r));
-}
-
-/* Backoff after the n-th crash: the workload's restart backoff (10 s by
- * default) doubling, capped at 5 min, as the kubelet's CrashLoopBackOff. */
-static sim_time backoff(sim_time first, int32_t n)
-{
-	sim_time b = first > 0 ? first : 1;
-	for (int32_t k = 0; k < n && b < BACKOFF_CAP; k++)
-		b *= 2;
-	return b < BACKOFF_CAP ? b : BACKOFF_CAP;
 }
 
 static uint32_t tenant_of(const struct infer *in, const struct replica *r)
@@ -857,7 +853,7 @@ static void crash(struct infer *in, struct replica *r)
 	r->demand = 0;
 	r->state = RS_BACKOFF;
 	if (infer_work_left(in))
-		engine_push(in->h.engine, now_of(in) + backoff(s->ws->restart_backoff, r->restarts++), EV_INFER_RETRY,
+		engine_push(in->h.engine, now_of(in) + sim_backoff(s->ws->restart_backoff, r->restarts++), EV_INFER_RETRY,
 			    (uint32_t)(r - in->reps), r->life);
 }
 
@@ -911,8 +907,10 @@ static void release(struct infer *in, struct replica *r)
 	struct service *s = svc_of(in, r);
 	assert(!r->busy && r->outstanding == 0);
 	set_active(in, r, false);
-	if (r->ready_since != SIM_NEVER)
+	if (r->ready_since != SIM_NEVER) {
 		r->ready_us += (double)(now_of(in) - r->ready_since);
+		server_gauge(in, r, GAUGE_KV_TOTAL, -(double)r->blocks);
+	}
 	r->ready_since = SIM_NEVER;
 	hold_gauges(in, r, -1);
 	gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);

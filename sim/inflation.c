@@ -54,7 +54,6 @@
 #include <string.h>
 #include <time.h>
 
-#define MiB (1024.0 * 1024.0)
 #define NO_TYPE 31 /* a type bit no node has: a gpu_spec that matches no pool */
 
 /* A pod of the experiment: its request, the request's index among the
@@ -126,7 +125,7 @@ static int build_nodes(struct experiment *x, struct gp_err *err)
 		}
 		for (int32_t i = 0; i < ps->nodes; i++, k++) {
 			gpupolicy_node_init(&x->nodes[k], ps->gpus_per_node, llround(ps->cpu * 1000),
-					    llround(ps->memory_bytes / MiB), t,
+					    llround(ps->memory_bytes / GP_MIB), t,
 					    ps->sharing.mode == SHARING_FRACTIONAL);
 			x->pool_of[k] = (int32_t)p;
 			x->capacity += (int64_t)ps->gpus_per_node * GPUPOLICY_MILLI;
@@ -198,7 +197,7 @@ static void add_workload_pods(struct experiment *x, const struct workload_spec *
 {
 	struct gpupolicy_pod p = {clamp32(llround(w->cpu * 1000)), 1, 0,
 				  types_of(x, (const char *const *)w->gpu_spec, w->n_gpu_spec),
-				  llround(w->memory_bytes / MiB)};
+				  llround(w->memory_bytes / GP_MIB)};
 	bool milli = w->request == REQUEST_MILLI;
 	int64_t n = w->count > 0 ? w->count : 0;
 	for (int64_t i = 0; i < n; i++) {

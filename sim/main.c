@@ -14,6 +14,7 @@
 #include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
+#include "gpuplan/openmetrics.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
 #include "gpuplan/sim.h"
@@ -744,7 +745,7 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	const char *db = NULL, *html = NULL;
 	int64_t run_id = 0;
-	bool opencost = false;
+	bool opencost = false, openmetrics = false;
 	const struct cli_opt opts[] = {
 		{.kind = CLI_PATH, .target = &db, .meta = "DB"},
 		{.name = "--run", .kind = CLI_INT, .target = &run_id, .meta = "ID", .lo = 1,
@@ -752,6 +753,11 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 		{.name = "--opencost", .kind = CLI_FLAG, .target = &opencost,
 		 .help = "its allocations per workload and output.step window, __idle__\n"
 			 "included, in the shape of OpenCost's /allocation API response"},
+		{.name = "--openmetrics", .kind = CLI_FLAG, .target = &openmetrics,
+		 .help = "its time series as OpenMetrics text stamped at the scenario's\n"
+			 "wall-clock times (gpuplan_* gauges per pool and workload, vLLM's\n"
+			 "metrics per inference workload), for\n"
+			 "promtool tsdb create-blocks-from openmetrics FILE DATA_DIR"},
 		{.name = "--html", .kind = CLI_PATH, .target = &html, .meta = "PATH",
 		 .help = "one self-contained HTML page (inline SVG, no script, no network):\n"
 			 "the diagnosis, capacity, demand and allocation over time, the four\n"
@@ -760,9 +766,11 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (!opencost && !html)
-		return usage_error("%s", "report needs --opencost or --html PATH (see 'gpuplan report "
-				   "--help')");
+	if (!opencost && !openmetrics && !html)
+		return usage_error("%s", "report needs --opencost, --openmetrics or --html PATH (see "
+				   "'gpuplan report --help')");
+	if (opencost && openmetrics)
+		return usage_error("%s", "--opencost and --openmetrics both print: choose one");
 	if (access(db, R_OK) != 0)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
@@ -772,6 +780,8 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 		rc = report_html(st, db, run_id, html, &err);
 	if (!rc && opencost)
 		rc = report_opencost(st, db, run_id, &err);
+	if (!rc && openmetrics)
+		rc = openmetrics_write(stdout, st, run_id, &err);
 	store_close(st);
 	return rc ? fail(rc, &err, false) : 0;
 }
@@ -806,8 +816,9 @@ static const struct cli_cmd commands[] = {
 	 "other runs by scenario, seed and start time, so merging twice adds nothing.\n"
 	 "Every input is checked before anything is written.\n",
 	 NULL, cmd_merge},
-	{"report", "DB [--run ID] (--opencost | --html PATH)",
-	 "a run's allocations as OpenCost's /allocation response, or\none HTML page of charts and the diagnosis",
+	{"report", "DB [--run ID] (--opencost | --openmetrics | --html PATH)",
+	 "a run's allocations as OpenCost's /allocation response, its\ntime series as "
+	 "OpenMetrics text for Prometheus, or one HTML\npage of charts and the diagnosis",
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},
 	{"advise", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
 	 "diagnose, run the alternatives the findings suggest, rank them",

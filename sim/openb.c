@@ -19,8 +19,6 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/units.h"
 
-#define GiB (1024.0 * 1024.0 * 1024.0)
-#define MiB (1024.0 * 1024.0)
 #define GBps 1e9
 #define MAX_COLS 16
 #define MAX_GPUS_PER_NODE 64
@@ -33,11 +31,11 @@ static const struct gpu_type models[] = {
 	{"G1",      "G1",                     0,         0,           0,    0,   0,  NULL, 0},
 	{"G2",      "G2",                     0,         0,           0,    0,   0,  NULL, 0},
 	{"G3",      "G3",                     0,         0,           0,    0,   0,  NULL, 0},
-	{"T4",      "Tesla-T4",               16 * GiB,  320 * GBps,  65,   130, 40, NULL, 0},
-	{"P100",    "Tesla-P100-PCIE-16GB",   16 * GiB,  732 * GBps,  18.7, 0,   56, NULL, 0},
-	{"V100M16", "Tesla-V100-SXM2-16GB",   16 * GiB,  900 * GBps,  125,  62,  80, NULL, 0},
-	{"V100M32", "Tesla-V100-SXM2-32GB",   32 * GiB,  900 * GBps,  125,  62,  80, NULL, 0},
-	{"A10",     "NVIDIA-A10",             24 * GiB,  600 * GBps,  125,  250, 72, NULL, 0},
+	{"T4",      "Tesla-T4",               16 * GP_GIB,  320 * GBps,  65,   130, 40, NULL, 0},
+	{"P100",    "Tesla-P100-PCIE-16GB",   16 * GP_GIB,  732 * GBps,  18.7, 0,   56, NULL, 0},
+	{"V100M16", "Tesla-V100-SXM2-16GB",   16 * GP_GIB,  900 * GBps,  125,  62,  80, NULL, 0},
+	{"V100M32", "Tesla-V100-SXM2-32GB",   32 * GP_GIB,  900 * GBps,  125,  62,  80, NULL, 0},
+	{"A10",     "NVIDIA-A10",             24 * GP_GIB,  600 * GBps,  125,  250, 72, NULL, 0},
 };
 
 #define N_MODELS (sizeof models / sizeof models[0])
@@ -476,7 +474,7 @@ static void make_pool(struct pool_spec *out, const struct pool_spec *entry,
 	out->gpu = nd->gpu;
 	out->gpus_per_node = nd->gpus;
 	out->cpu = (double)nd->cpu_milli / 1000.0;
-	out->memory_bytes = (double)nd->memory_mib * MiB;
+	out->memory_bytes = (double)nd->memory_mib * GP_MIB;
 	bool has_model = false;
 	for (size_t i = 0; i < entry->n_labels; i++)
 		has_model |= !strcmp(entry->labels[i].key, OPENB_MODEL_LABEL);
@@ -605,7 +603,7 @@ static void copy_rules(struct workload_spec *w, const struct workload_spec *pare
 static void set_request(struct workload_spec *w, const struct openb_pod *p)
 {
 	w->cpu = (double)p->cpu_milli / 1000.0;
-	w->memory_bytes = (double)p->memory_mib * MiB;
+	w->memory_bytes = (double)p->memory_mib * GP_MIB;
 	w->request = p->num_gpu == 1 && p->gpu_milli < 1000 ? REQUEST_MILLI : REQUEST_GPUS;
 	w->milli = w->request == REQUEST_MILLI ? p->gpu_milli : 0;
 	w->gpus = w->request == REQUEST_MILLI ? 1 : p->num_gpu;

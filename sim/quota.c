@@ -87,7 +87,7 @@ void quota_request(const struct quota *q, const struct workload_spec *w, int32_t
 		double per_pod = 0;
 		if (!strcmp(name, "nvidia.com/gpu"))
 			per_pod = w->request == REQUEST_GPUS ? gpus
-				  : w->request == REQUEST_MILLI ? w->milli / 1000.0
+				  : w->request == REQUEST_MILLI ? (double)w->milli / SHARING_MILLI
 								 : 0;
 		else if (w->request == REQUEST_MIG && !strcmp(name, mig))
 			per_pod = 1;

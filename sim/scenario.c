@@ -581,60 +581,27 @@ const char *scenario_resource_name(const struct workload_spec *w, char *buf, siz
 	return buf;
 }
 
-bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w)
+struct sharing_ask scenario_ask(const struct workload_spec *w)
 {
-	switch (w->request) {
-	case REQUEST_GPUS: return p->sharing.mode != SHARING_MIG;
-	case REQUEST_MILLI: return p->sharing.mode == SHARING_FRACTIONAL;
-	case REQUEST_MIG:
-		for (size_t i = 0; i < p->sharing.n_layout; i++)
-			if (!strcmp(p->sharing.layout[i]->name, w->mig_profile))
-				return true;
-		return false;
-	}
-	return false;
+	return (struct sharing_ask){w->request, w->gpus, w->milli, w->mig_profile, w->vram_bytes};
 }
 
-/* The memory one unit of the pool guarantees a pod; 0 when it is not isolated. */
+bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w)
+{
+	struct sharing_ask a = scenario_ask(w);
+	return sharing_offers(&p->sharing, &a);
+}
+
 double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w)
 {
-	const struct sharing *sh = &p->sharing;
-	switch (sh->mode) {
-	case SHARING_MPS: return p->gpu->memory_bytes / sh->replicas;
-	case SHARING_FRACTIONAL:
-		return w->request == REQUEST_MILLI ? p->gpu->memory_bytes * w->milli / 1000.0
-						   : p->gpu->memory_bytes;
-	case SHARING_MIG:
-		for (size_t i = 0; i < sh->n_layout; i++)
-			if (w->mig_profile && !strcmp(sh->layout[i]->name, w->mig_profile))
-				return sh->layout[i]->memory_bytes;
-		return 0;
-	case SHARING_EXCLUSIVE:
-	case SHARING_TIME_SLICING: break;
-	}
-	return 0;
+	struct sharing_ask a = scenario_ask(w);
+	return sharing_unit_memory(&p->sharing, p->gpu, &a);
 }
 
 double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w)
 {
-	if (!scenario_pool_offers(p, w))
-		return 0;
-	double limit = scenario_unit_memory(p, w);
-	if (limit > 0 && w->vram_bytes > limit)
-		return 0; /* MPS, MIG and fractional enforce memory at placement */
-	switch (w->request) {
-	case REQUEST_MILLI: return w->milli / 1000.0;
-	case REQUEST_MIG:
-		for (size_t i = 0; i < p->sharing.n_layout; i++)
-			if (!strcmp(p->sharing.layout[i]->name, w->mig_profile))
-				return p->sharing.layout[i]->compute_slices / 7.0;
-		return 0;
-	case REQUEST_GPUS: break;
-	}
-	if (w->gpus > p->gpus_per_node)
-		return 0;
-	bool shared = p->sharing.mode == SHARING_TIME_SLICING || p->sharing.mode == SHARING_MPS;
-	return shared ? (double)w->gpus / p->sharing.replicas : (double)w->gpus;
+	struct sharing_ask a = scenario_ask(w);
+	return sharing_equivalent(&p->sharing, p->gpu, p->gpus_per_node, &a);
 }
 
 const char *scenario_root_cohort(const struct scenario *sc, size_t q)

@@ -46,7 +46,6 @@ enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
 #define STALL_AFTER (8 * SIM_DAY)
 
 /* Restarts after an OOM kill back off like the kubelet's: doubling, capped. */
-#define BACKOFF_CAP (5 * SIM_MINUTE)
 
 struct job {
 	sim_time submit, start, end, deadline, duration;
@@ -110,7 +109,6 @@ struct sim {
 	struct autoscale *as;   /* node autoscaling and spot (autoscale.h); NULL without */
 };
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* --- state changes, each mirrored in the gauges ------------------------- */
 
@@ -234,13 +232,13 @@ static void pod_gauges(struct sim *s, const struct job *j, const struct placemen
 	bool mig = sharing_of(s, pl->node)->mode == SHARING_MIG;
 	const struct price *price = &s->sc->pools[pool].price;
 	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * pl->equivalent);
-	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GIB);
+	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GP_GIB);
 	gauge(s, pool, j->workload, GAUGE_RUNNING, pl == pods_of((struct job *)j) ? sign : 0);
 	gauge(s, pool, j->workload, GAUGE_CPU, sign * ws->cpu);
-	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GIB);
+	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
 	gauge(s, pool, j->workload, GAUGE_GPU_COST, sign * pl->equivalent * price->gpu_hour);
 	gauge(s, pool, j->workload, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
-	gauge(s, pool, j->workload, GAUGE_RAM_COST, sign * ws->memory_bytes / GIB * price->gib_hour);
+	gauge(s, pool, j->workload, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
 	gauge_workload(s, j->workload, GAUGE_ENGINE, sign * gpus * j->busy * (mig ? share : 1));
 	gauge_workload(s, j->workload, GAUGE_SM, sign * gpus * j->busy * fmin(ws->sm_share, share));
@@ -261,7 +259,7 @@ static double cost_per_hour(const struct sim *s, const struct job *j)
 		const struct placement *pl = &pods_of((struct job *)j)[k];
 		const struct price *p = &s->sc->pools[s->cluster.nodes[pl->node].pool].price;
 		cost += pl->equivalent * p->gpu_hour + ws->cpu * p->cpu_hour +
-			ws->memory_bytes / GIB * p->gib_hour;
+			ws->memory_bytes / GP_GIB * p->gib_hour;
 	}
 	return cost;
 }
@@ -377,13 +375,9 @@ static void oom_kill(struct sim *s, uint32_t id)
 		gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
 		return;
 	}
-	sim_time backoff = ws->restart_backoff;
-	for (int32_t k = 0; k < j->restarts && backoff < BACKOFF_CAP; k++)
-		backoff *= 2;
-	j->restarts++;
+	sim_time backoff = sim_backoff(ws->restart_backoff, j->restarts++);
 	s->backing_off++;
-	engine_push(&s->engine, s->engine.now + (backoff < BACKOFF_CAP ? backoff : BACKOFF_CAP),
-		    EV_RETRY, id, 0);
+	engine_push(&s->engine, s->engine.now + backoff, EV_RETRY, id, 0);
 }
 
 /* Starts the head of class cls on the nodes placement_plan found for it. */
@@ -815,7 +809,7 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 			continue;
 		double n = (double)scenario_pool_slots(&sc->pools[p]) * sc->pools[p].gpus_per_node;
 		gpus += n;
-		gib += n * sc->pools[p].gpu->memory_bytes / GIB;
+		gib += n * sc->pools[p].gpu->memory_bytes / GP_GIB;
 	}
 	return gpus > 0 ? gib / gpus : 0;
 }

@@ -125,7 +125,11 @@ static const char schema_sql[] =
 	"  sm_active REAL,\n"
 	"  vram_used_gib REAL,\n"
 	"  pending REAL,\n"
-	"  running REAL\n"
+	"  running REAL,\n"
+	"  requests_running REAL,\n"
+	"  requests_waiting REAL,\n"
+	"  kv_cache_usage REAL,\n"
+	"  preemptions REAL\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS timeseries_run ON timeseries(run_id, scope, t_s);\n"
 	"CREATE TABLE IF NOT EXISTS pending_reasons (\n"
@@ -190,7 +194,16 @@ static const char schema_sql[] =
 	"  allocated_pct REAL,\n"
 	"  fragmentation_pct REAL\n"
 	");\n"
-	"CREATE INDEX IF NOT EXISTS inflation_curve_run ON inflation_curve(run_id);\n";
+	"CREATE INDEX IF NOT EXISTS inflation_curve_run ON inflation_curve(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS scopes (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  scope TEXT NOT NULL,\n"
+	"  kind TEXT NOT NULL,\n"
+	"  workload_kind TEXT,\n"
+	"  model TEXT,\n"
+	"  gpu TEXT\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS scopes_run ON scopes(run_id);\n";
 
 /* Fills err with "PATH: WHAT: SQLITE MESSAGE" and returns GP_ERUNTIME.  Call
  * it before anything else touches the connection (ROLLBACK resets errmsg). */
@@ -269,6 +282,11 @@ static const struct {
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
 	{"findings", "fix", "TEXT"},   /* the --set overrides of its first alternative */
+	/* inference servers, as vLLM's scheduler and cache gauges */
+	{"timeseries", "requests_running", "REAL"},
+	{"timeseries", "requests_waiting", "REAL"},
+	{"timeseries", "kv_cache_usage", "REAL"},
+	{"timeseries", "preemptions", "REAL"},
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -760,6 +778,36 @@ static int bind_ts(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_
 	bind_real(s, p + 7, t->vram_used_gib);
 	bind_real(s, p + 8, t->pending);
 	bind_real(s, p + 9, t->running);
+	bind_real(s, p + 10, t->requests_running);
+	bind_real(s, p + 11, t->requests_waiting);
+	bind_real(s, p + 12, t->kv_cache_usage);
+	bind_real(s, p + 13, t->preemptions);
+	return GP_OK;
+}
+
+/* Binds scope i of the scenario: all, then the pools, then the workloads
+ * (ctx: the scenario), in the order of the timeseries rows. */
+static int bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct scenario *sc = ctx;
+	(void)err;
+	const char *name = "all", *kind = "all", *wkind = NULL, *model = NULL, *gpu = NULL;
+	if (i >= 1 && i <= sc->n_pools) {
+		name = sc->pools[i - 1].name;
+		kind = "pool";
+		gpu = sc->pools[i - 1].gpu->name;
+	} else if (i > sc->n_pools) {
+		const struct workload_spec *w = &sc->workloads[i - 1 - sc->n_pools];
+		name = w->name;
+		kind = "workload";
+		wkind = w->kind == WORKLOAD_INFERENCE ? "inference" : "batch";
+		model = w->model ? w->model->name : NULL;
+	}
+	bind_text(s, p, name);
+	bind_text(s, p + 1, kind);
+	bind_text(s, p + 2, wkind);
+	bind_text(s, p + 3, model);
+	bind_text(s, p + 4, gpu);
 	return GP_OK;
 }
 
@@ -844,8 +892,9 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 16, r->n_jobs, bind_job, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
-		 "sm_active, vram_used_gib, pending, running",
-		 11, r->n_ts, bind_ts, r},
+		 "sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, "
+		 "kv_cache_usage, preemptions",
+		 15, r->n_ts, bind_ts, r},
 		{"allocations",
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
 		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency",
@@ -860,6 +909,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 r->n_findings, bind_finding, &jc},
 		{"inflation_curve", "run_id, arrived_pct, allocated_pct, fragmentation_pct", 4,
 		 r->n_curve, bind_curve, r},
+		{"scopes", "run_id, scope, kind, workload_kind, model, gpu", 6,
+		 1 + sc->n_pools + sc->n_workloads, bind_scope, sc},
 	};
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		if (insert_rows(st, i, &tables[i], id, err))
@@ -1464,19 +1515,42 @@ static void read_ts(sqlite3_stmt *s, void *rows, size_t i)
 	t->t = (sim_time)llround(sqlite3_column_double(s, 0) * (double)SIM_SECOND);
 	t->scope = col_text(s, 1);
 	double *f[] = {&t->gpus_capacity, &t->gpus_allocated, &t->gpus_demand, &t->engine_active,
-		       &t->sm_active, &t->vram_used_gib, &t->pending, &t->running};
-	for (int k = 0; k < 8; k++)
+		       &t->sm_active, &t->vram_used_gib, &t->pending, &t->running,
+		       &t->requests_running, &t->requests_waiting, &t->kv_cache_usage,
+		       &t->preemptions};
+	for (int k = 0; k < 12; k++)
 		*f[k] = col_real(s, 2 + k);
+}
+
+/* Whether the database has the column (a table of its own, or added since;
+ * a database opened read-only is not migrated). */
+static bool has_column(struct store *st, const char *table, const char *column)
+{
+	sqlite3_stmt *s;
+	bool has = false;
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s,
+			       NULL) != SQLITE_OK)
+		return false;
+	bind_text(s, 1, table);
+	bind_text(s, 2, column);
+	has = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return has;
 }
 
 int store_read_timeseries(struct store *st, int64_t run_id, struct ts_row **rows, size_t *n,
 			  struct gp_err *err)
 {
-	return read_rows(st,
-			 "SELECT t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
-			 "sm_active, vram_used_gib, pending, running FROM timeseries WHERE run_id = ?1 "
-			 "ORDER BY rowid",
-			 run_id, (void **)rows, n, sizeof **rows, read_ts, "reading timeseries", err);
+	bool servers = has_column(st, "timeseries", "preemptions");
+	char sql[512];
+	snprintf(sql, sizeof sql,
+		 "SELECT t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
+		 "sm_active, vram_used_gib, pending, running, %s FROM timeseries WHERE run_id = ?1 "
+		 "ORDER BY rowid",
+		 servers ? "requests_running, requests_waiting, kv_cache_usage, preemptions"
+			 : "NULL, NULL, NULL, NULL");
+	return read_rows(st, sql, run_id, (void **)rows, n, sizeof **rows, read_ts,
+			 "reading timeseries", err);
 }
 
 void store_free_timeseries(struct ts_row *rows, size_t n)
@@ -1588,14 +1662,54 @@ int store_read_load_curve(struct store *st, int64_t run_id, struct store_load_po
 static void read_latency(sqlite3_stmt *s, void *rows, size_t i)
 {
 	((struct store_latency *)rows)[i] =
-		(struct store_latency){col_real(s, 0), col_real(s, 1), col_real(s, 2)};
+		(struct store_latency){col_real(s, 0), col_real(s, 1), col_real(s, 2), col_real(s, 3),
+				       sqlite3_column_int64(s, 4), col_text(s, 5)};
 }
 
 int store_read_latencies(struct store *st, int64_t run_id, struct store_latency **rows, size_t *n,
 			 struct gp_err *err)
 {
 	return read_rows(st,
-			 "SELECT arrival_s, ttft_s, e2e_s FROM requests WHERE run_id = ?1 "
-			 "ORDER BY arrival_s, rowid",
+			 "SELECT arrival_s, ttft_s, e2e_s, tpot_s, output_tokens, workload FROM requests "
+			 "WHERE run_id = ?1 ORDER BY arrival_s, rowid",
 			 run_id, (void **)rows, n, sizeof **rows, read_latency, "reading requests", err);
+}
+
+void store_free_latencies(struct store_latency *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].workload);
+	free(rows);
+}
+
+static void read_scope(sqlite3_stmt *s, void *rows, size_t i)
+{
+	((struct store_scope *)rows)[i] = (struct store_scope){
+		col_text(s, 0), col_text(s, 1), col_text(s, 2), col_text(s, 3), col_text(s, 4)};
+}
+
+int store_read_scopes(struct store *st, int64_t run_id, struct store_scope **rows, size_t *n,
+		      struct gp_err *err)
+{
+	if (!has_column(st, "scopes", "scope")) {
+		*rows = NULL;
+		*n = 0;
+		return GP_OK;
+	}
+	return read_rows(st,
+			 "SELECT scope, kind, workload_kind, model, gpu FROM scopes WHERE run_id = ?1 "
+			 "ORDER BY rowid",
+			 run_id, (void **)rows, n, sizeof **rows, read_scope, "reading scopes", err);
+}
+
+void store_free_scopes(struct store_scope *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].scope);
+		free(rows[i].kind);
+		free(rows[i].workload_kind);
+		free(rows[i].model);
+		free(rows[i].gpu);
+	}
+	free(rows);
 }

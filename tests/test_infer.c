@@ -364,6 +364,40 @@ Test(infer, kv_blocks_bound_admission_and_decode_growth_preempts_the_newest)
 	cr_assert_leq(r.requests[0].done, r.requests[11].done);
 }
 
+/* The gauges behind vLLM's scheduler and cache metrics (collect.h), in the
+ * timeseries rows of the workload.  Integrated over the run, requests
+ * waiting + running give every request's time from arrival to completion
+ * (Little's law, exactly: each request is counted in one of the two from
+ * its arrival to its last token); the preemptions counted per window add
+ * up to the run's metric; the cache is used, never beyond its 100 blocks. */
+Test(infer, server_gauges_integrate_to_the_requests_time_and_count_preemptions)
+{
+	char text[1024];
+	burst("burst.csv", 12, 160, 200);
+	run(hundred_blocks(text, sizeof text));
+	double in_system = 0, gauged = 0, preempted = 0, kv_max = 0;
+	for (size_t i = 0; i < r.n_requests; i++)
+		in_system += sim_seconds(r.requests[i].done - r.requests[i].arrival);
+	const struct ts_row *rows[64];
+	size_t n = 0;
+	for (size_t i = 0; i < r.n_ts && n < 64; i++)
+		if (!strcmp(r.ts[i].scope, "chat"))
+			rows[n++] = &r.ts[i];
+	cr_assert_gt(n, 0);
+	for (size_t k = 0; k < n; k++) {
+		sim_time end = k + 1 < n ? rows[k + 1]->t : r.sim_end;
+		gauged += (rows[k]->requests_running + rows[k]->requests_waiting) * sim_seconds(end - rows[k]->t);
+		preempted += rows[k]->preemptions;
+		if (!isnan(rows[k]->kv_cache_usage))
+			kv_max = fmax(kv_max, rows[k]->kv_cache_usage);
+	}
+	cr_expect_float_eq(gauged, in_system, 1e-6 * in_system, "%.9g vs %.9g", gauged, in_system);
+	cr_expect_float_eq(preempted, metric("chat", "preemptions"), 0);
+	cr_expect_gt(preempted, 0);
+	cr_expect_gt(kv_max, 0.5, "ten sequences of 10+ blocks in 100");
+	cr_expect_leq(kv_max, 1);
+}
+
 Test(infer, a_request_longer_than_the_whole_cache_is_rejected)
 {
 	char text[1024];

@@ -166,3 +166,41 @@ Test(sharing, a_restarted_pod_starts_once_the_memory_is_released)
 	cr_assert_eq(r.jobs[1].end, (3610 + 3600) * SIM_SECOND);
 	cr_assert_float_eq(all("jobs_failed"), 0, 1e-12);
 }
+
+/* --- the sharing module (sharing.h): one definition of units and equivalents */
+
+static const struct sharing fractional = {.mode = SHARING_FRACTIONAL};
+
+/* A fractional GPU has 1000 units: a whole-GPU pod takes all of them (one pod
+ * per GPU), a 250-milli pod a quarter (four per GPU).  cluster.c and the
+ * diagnosis both read these figures from sharing.c; before it the diagnosis
+ * counted a fractional GPU as 1 unit and the cluster as 1000. */
+Test(sharing_units, a_fractional_gpu_has_1000_units_and_a_whole_pod_takes_them_all)
+{
+	struct sharing_ask whole = {REQUEST_GPUS, 1, 0, NULL, 0};
+	struct sharing_ask quarter = {REQUEST_MILLI, 1, 250, NULL, 0};
+	cr_assert_eq(sharing_units_per_gpu(&fractional), 1000);
+	cr_assert_eq(sharing_pod_units(&fractional, &whole), 1000);
+	cr_assert_eq(sharing_pods_per_gpu(&fractional, &whole), 1);
+	cr_assert_eq(sharing_pods_per_gpu(&fractional, &quarter), 4);
+	cr_assert_float_eq(sharing_pod_equivalent(&fractional, &quarter, 1), 0.25, 1e-12);
+	struct sharing ts = {.mode = SHARING_TIME_SLICING, .replicas = 4};
+	struct sharing_ask two = {REQUEST_GPUS, 2, 0, NULL, 0};
+	/* two replicas on two GPUs of 4 replicas each: 2/4 GPU */
+	cr_assert_float_eq(sharing_pod_equivalent(&ts, &two, 2), 0.5, 1e-12);
+	cr_assert_eq(sharing_pods_per_gpu(&ts, &two), 4);
+}
+
+/* The kubelet's CrashLoopBackOff doubles from the first delay to a 5-minute
+ * cap (kubernetes pkg/kubelet/kubelet.go: MaxContainerBackOff = 300 s).  A
+ * Job's pods and a Deployment's replicas use one rule here, so a 0 s backoff
+ * behaves the same for both: 1 tick, then 2, 4, 8 ... (before, batch retries
+ * stayed at 0 s while replica retries grew from 1 us). */
+Test(sharing_units, restart_backoff_is_one_rule_for_batch_and_replicas)
+{
+	cr_assert_eq(sim_backoff(10 * SIM_SECOND, 0), 10 * SIM_SECOND);
+	cr_assert_eq(sim_backoff(10 * SIM_SECOND, 3), 80 * SIM_SECOND);
+	cr_assert_eq(sim_backoff(10 * SIM_SECOND, 5), 300 * SIM_SECOND, "320 s is capped at 300 s");
+	cr_assert_eq(sim_backoff(0, 0), 1);
+	cr_assert_eq(sim_backoff(0, 3), 8);
+}

@@ -163,7 +163,8 @@ static const struct {
 	{"requests", "run_id,workload,request_id,arrival_s,ttft_s,tpot_s,e2e_s,prompt_tokens,"
 		     "output_tokens,slo_met,verified"},
 	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"
-		       "sm_active,vram_used_gib,pending,running"},
+		       "sm_active,vram_used_gib,pending,running,requests_running,requests_waiting,"
+		       "kv_cache_usage,preemptions"},
 	{"pending_reasons", "run_id,scope,reason,pending_seconds,pods"},
 	{"allocations", "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
 			"ram_byte_hours,ram_cost,total_cost,gpu_efficiency"},
@@ -171,6 +172,7 @@ static const struct {
 	{"advice", "run_id,rank,alternative,overrides,alternative_run_id,meets,peak_demand_gpus,"
 		   "queue_time_p95_s,deadline_met_pct,slo_attainment_pct,cost_total,"
 		   "cost_per_verified_result"},
+	{"scopes", "run_id,scope,kind,workload_kind,model,gpu"},
 };
 
 Test(store, open_creates_every_contract_table_with_its_columns)

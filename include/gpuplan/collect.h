@@ -33,6 +33,11 @@ enum gauge {
 	GAUGE_GPU_COST,   /* $/h accruing for allocated GPUs */
 	GAUGE_CPU_COST,   /* $/h for allocated cores */
 	GAUGE_RAM_COST,   /* $/h for allocated memory */
+	/* inference servers (vLLM's scheduler and cache gauges) */
+	GAUGE_REQ_RUNNING, /* requests in a running batch */
+	GAUGE_REQ_WAITING, /* requests arrived, not in a batch (router, tokenizer, queue) */
+	GAUGE_KV_USED,     /* KV-cache blocks held by sequences */
+	GAUGE_KV_TOTAL,    /* KV-cache blocks of the serving replicas */
 	GAUGE_COUNT
 };
 
@@ -41,6 +46,7 @@ struct scope_gauges {
 	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
 	double total[GAUGE_COUNT];   /* integral since the span start */
 	double peak[GAUGE_COUNT];
+	double preemptions;          /* counted in the current window (collect_preempted) */
 	sim_time last;               /* integrals are up to date until here */
 };
 
@@ -69,6 +75,10 @@ void collect_start(struct collect *c, sim_time now);
 
 /* Adds delta to gauge g of scope at time now. */
 void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, sim_time now);
+
+/* Counts one preemption of scope at time now (a counter: the timeseries
+ * row holds the number in its window, not a time average). */
+void collect_preempted(struct collect *c, size_t scope, sim_time now);
 
 /* Called when the clock is about to leave `now`: records peaks. */
 void collect_settle(struct collect *c);

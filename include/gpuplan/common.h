@@ -25,6 +25,24 @@ typedef int64_t sim_time;
 
 static inline double sim_seconds(sim_time t) { return (double)t / (double)SIM_SECOND; }
 
+/* Binary sizes: memory in bytes is a double throughout. */
+#define GP_MIB (1024.0 * 1024.0)
+#define GP_GIB (1024.0 * GP_MIB)
+
+/* The kubelet's CrashLoopBackOff (and a Job's pod-failure backoff): the
+ * delay before the restart after the n-th failure (n from 0) is `first`
+ * doubled n times, capped at 5 minutes.  A first delay of 0 counts as one
+ * tick, so that restarts still space out and a pod that fails at once
+ * cannot loop at one instant; batch and inference share this rule. */
+#define SIM_BACKOFF_CAP (5 * SIM_MINUTE)
+static inline sim_time sim_backoff(sim_time first, int32_t n)
+{
+	sim_time b = first > 0 ? first : 1;
+	for (int32_t k = 0; k < n && b < SIM_BACKOFF_CAP; k++)
+		b *= 2;
+	return b < SIM_BACKOFF_CAP ? b : SIM_BACKOFF_CAP;
+}
+
 enum gp_status {
 	GP_OK = 0,
 	GP_ERUNTIME = 1, /* I/O, SQLite: exit code 1 */

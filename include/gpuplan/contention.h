@@ -17,7 +17,7 @@
 #ifndef GPUPLAN_CONTENTION_H
 #define GPUPLAN_CONTENTION_H
 
-#include "gpuplan/scenario.h"
+#include "gpuplan/sharing.h"
 
 /* A pod's presence on one GPU. */
 struct tenant {

@@ -68,6 +68,12 @@ struct ts_row {
 	double gpu_cost_per_h;
 	double cpu_cost_per_h;
 	double ram_cost_per_h;
+	/* inference servers (vLLM's gauges); columns of the timeseries table */
+	double requests_running;  /* time-weighted means, like the gauges above */
+	double requests_waiting;
+	double kv_cache_usage;    /* KV blocks used / blocks of the serving replicas,
+				   * 0..1 (vLLM's gpu_cache_usage_perc); NAN: none */
+	double preemptions;       /* sequences preempted in the window (a count) */
 };
 
 /* One OpenCost allocation: a workload (or __idle__) over one window. */

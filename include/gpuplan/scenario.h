@@ -15,6 +15,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/common.h"
 #include "gpuplan/gpupolicy.h"
+#include "gpuplan/sharing.h"
 
 /* Refuse inputs that would need more memory than a planning run should take
  * (a count of 1e12 jobs).  Raised with GPUPLAN_MAX_JOBS in the environment. */
@@ -80,6 +81,7 @@ struct window {
 
 #define WINDOW_EVERY_DAY 0x7f
 
+<<<<<<< HEAD
 enum sharing_mode {
 	SHARING_EXCLUSIVE,    /* one pod per GPU */
 	SHARING_TIME_SLICING, /* R units per GPU, kernels serialized, no memory isolation */
@@ -134,6 +136,8 @@ struct spot_spec {
 	struct srcloc loc;
 };
 
+=======
+>>>>>>> main
 struct pool_spec {
 	char *name;
 	struct srcloc loc;
@@ -203,9 +207,6 @@ struct arrival {
 	size_t n_pods;
 };
 
-/* What one pod asks for: nvidia.com/gpu units (whole GPUs, or time-slicing
- * and MPS replicas, one per GPU), one MIG instance, or a share of one GPU. */
-enum gpu_request { REQUEST_GPUS, REQUEST_MIG, REQUEST_MILLI };
 
 /*
  * Inference workloads (kind: inference, docs/inference.md).  Each replica is a continuous-batching server; requests arrive
@@ -444,21 +445,18 @@ int64_t scenario_capacity_gpus(const struct scenario *sc);
  * "nvidia.com/mig-3g.40gb" (buf of at least 64 bytes). */
 const char *scenario_resource_name(const struct workload_spec *w, char *buf, size_t len);
 
-/* The memory one unit of pool p guarantees a pod of workload w (an MPS
- * replica's share, a MIG instance's, milli/1000 of the GPU); 0 where memory is
- * not isolated (exclusive, time-slicing). */
-double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
+/* Workload w's pod request, as the sharing module reads it (sharing.h). */
+struct sharing_ask scenario_ask(const struct workload_spec *w);
 
 /* Frees what a pool spec owns (not the spec itself). */
 void scenario_pool_free(struct pool_spec *p);
 
-/* Whether pool p offers the resource workload w's pods ask for. */
+/* Pool p's answers from sharing.h for workload w's pods: whether p offers
+ * the resource they ask for; the memory one unit guarantees (0 where memory
+ * is not isolated); and how many GPUs' worth one pod is allocated there, 0
+ * when p can never host it. */
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
-
-/* Whether pool p can ever host a pod of workload w (the resource exists there
- * and the pod's memory fits the unit's limit), and if so how many GPUs' worth
- * one pod is allocated there (1/R for a replica, g/7 for a MIG instance,
- * milli/1000 for a share); 0 when it cannot. */
+double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
 double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w);
 
 /* Jobs the scenario will submit (sum of counts); used for the resource limit. */

@@ -9,8 +9,13 @@
  * The schema is every table of docs/results.md with declared column types
  * (times in seconds as REAL, NULL where a time never happened, flags as 0/1
  * INTEGER); tables the results object has no rows for yet (requests,
- * allocations, findings) are created empty.  jobs has one more column than
- * the original schema: reason, the job's last pending reason in kube-scheduler's
+ * allocations, findings) are created empty.  timeseries has four more
+ * columns for inference servers, as vLLM's gauges: requests_running,
+ * requests_waiting (means over the window), kv_cache_usage (0..1) and
+ * preemptions (a count in the window).  The table scopes(run_id, scope,
+ * kind, workload_kind, model, gpu) says what each scope name is, so that
+ * exports can label pools, workloads and models.  jobs has one more column
+ * than the original schema: reason, the job's last pending reason in kube-scheduler's
  * words (added to older databases when they are opened).  The schema
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
@@ -161,11 +166,33 @@ int store_read_load_curve(struct store *st, int64_t run_id, struct store_load_po
 /* One request's latencies (only with output.requests). */
 struct store_latency {
 	double arrival_s, ttft_s, e2e_s; /* NAN: never reached */
+	double tpot_s;                   /* NAN: fewer than 2 tokens, or unfinished */
+	int64_t output_tokens;
+	char *workload;                  /* owned */
 };
 
-/* The requests of a run by arrival (none: *n = 0); free(). */
+/* The requests of a run by arrival (none: *n = 0); free with
+ * store_free_latencies. */
 int store_read_latencies(struct store *st, int64_t run_id, struct store_latency **rows, size_t *n,
 			 struct gp_err *err);
+void store_free_latencies(struct store_latency *rows, size_t n);
+
+/* What a scope of a run is (the scopes table): "all", a pool with its GPU
+ * type, or a workload ("batch" or "inference") with its model, if any.
+ * Strings are owned; "" where the column is NULL. */
+struct store_scope {
+	char *scope;
+	char *kind;          /* "all", "pool", "workload" */
+	char *workload_kind; /* "batch", "inference"; "" for all and pools */
+	char *model;         /* the catalog name ("llama-2-7b"); "" for none */
+	char *gpu;           /* the pool's GPU type; "" for others */
+};
+
+/* The scopes of a run in timeseries order (none for runs written before
+ * the table existed: *n = 0); free with store_free_scopes. */
+int store_read_scopes(struct store *st, int64_t run_id, struct store_scope **rows, size_t *n,
+		      struct gp_err *err);
+void store_free_scopes(struct store_scope *rows, size_t n);
 
 void store_close(struct store *st);
 
