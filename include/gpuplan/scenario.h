@@ -81,24 +81,6 @@ struct window {
 
 #define WINDOW_EVERY_DAY 0x7f
 
-<<<<<<< HEAD
-enum sharing_mode {
-	SHARING_EXCLUSIVE,    /* one pod per GPU */
-	SHARING_TIME_SLICING, /* R units per GPU, kernels serialized, no memory isolation */
-	SHARING_MPS,          /* R units per GPU, 1/R of the SMs and of the memory each */
-	SHARING_MIG,          /* a fixed layout of isolated instances per GPU */
-	SHARING_FRACTIONAL,   /* milli requests: milli/1000 of the SMs and memory */
-};
-
-struct sharing {
-	enum sharing_mode mode;
-	int32_t replicas;     /* time-slicing, mps: units per GPU (>= 1) */
-	double overhead;      /* time-slicing: context-switch overhead o, default 0.05 */
-	const struct mig_profile **layout; /* mig: the instances of every GPU */
-	size_t n_layout;
-	struct srcloc loc;
-};
-
 /* Cluster Autoscaler's expanders: which node group grows when several could. */
 enum expander_kind { EXPANDER_RANDOM, EXPANDER_LEAST_WASTE, EXPANDER_PRICE, EXPANDER_PRIORITY };
 
@@ -136,8 +118,6 @@ struct spot_spec {
 	struct srcloc loc;
 };
 
-=======
->>>>>>> main
 struct pool_spec {
 	char *name;
 	struct srcloc loc;
