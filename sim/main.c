@@ -11,6 +11,7 @@
 #include "gpuplan/advise.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
+#include "gpuplan/import.h"
 #include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
 #include "gpuplan/opencost.h"
@@ -788,6 +789,74 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 
 /* --- the commands ------------------------------------------------------------------ */
 
+/* --horizon: a positive duration. */
+static int parse_horizon(const char *value, void *target, struct gp_err *err)
+{
+	sim_time *t = target;
+	if (units_duration(value, t) || *t <= 0)
+		return gp_errorf(err, GP_EINPUT, "import: --horizon expects %s, got '%s'",
+				 UNITS_HINT_DURATION, value);
+	return GP_OK;
+}
+
+/* Writes the scenario whole (outfile.h), then the self-check. */
+static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct import_options o = {0};
+	struct cli_list map = {0};
+	const char *path = NULL;
+	const struct cli_opt opts[] = {
+		{.name = "--nodes", .kind = CLI_PATH, .target = &o.nodes, .meta = "NODES", .required = true,
+		 .help = "kubectl get nodes -o json (or -o yaml)"},
+		{.name = "--pods", .kind = CLI_PATH, .target = &o.pods, .meta = "PODS", .required = true,
+		 .help = "kubectl get pods -A -o json (or -o yaml)"},
+		{.name = "--kueue", .kind = CLI_PATH, .target = &o.kueue, .meta = "KUEUE",
+		 .help = "kubectl get clusterqueues,localqueues,resourceflavors,cohorts -o yaml"},
+		{.name = "--dcgm", .kind = CLI_PATH, .target = &o.dcgm, .meta = "METRICS",
+		 .help = "a dcgm-exporter scrape, or a Prometheus query_range JSON response"},
+		{.name = "--opencost", .kind = CLI_PATH, .target = &o.opencost, .meta = "ALLOC",
+		 .help = "an OpenCost /allocation response: prices, real cost per workload"},
+		{.name = "--prices", .kind = CLI_PATH, .target = &o.prices, .meta = "PRICES",
+		 .help = "{GPU-TYPE: {gpu_hour: X, cpu_hour: Y, gib_hour: Z}}; cpu for CPU nodes"},
+		{.name = "--gpu-map", .kind = CLI_LIST, .target = &map, .meta = "PRODUCT=TYPE",
+		 .help = "a product label the catalog lacks, as a catalog type (repeatable)"},
+		{.name = "--at", .kind = CLI_TEXT, .target = &o.at, .meta = "TIME",
+		 .help = "the snapshot, RFC 3339 (default: the latest time in the pods)"},
+		{.name = "--horizon", .kind = CLI_PARSE, .target = &o.horizon, .meta = "DURATION",
+		 .parse = parse_horizon, .help = "how long the scenario runs (default 24h)"},
+		{.name = "--name", .kind = CLI_NAME, .target = &o.name, .meta = "NAME",
+		 .help = "the scenario's name (default imported)"},
+		{.name = "-o", .kind = CLI_PATH, .target = &path, .meta = "SCENARIO.yaml",
+		 .required = true, .help = "where to write the scenario"},
+	};
+	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
+	if (rc)
+		return list_free(&map), rc < 0 ? 0 : rc;
+	o.gpu_map = map.v;
+	o.n_gpu_map = map.n;
+	struct import_result r;
+	struct import_check c = {0};
+	struct outfile of;
+	struct gp_err err;
+	rc = import_build(&o, &r, &err);
+	list_free(&map);
+	if (rc)
+		return fail(rc, &err, false);
+	if (!(rc = outfile_open(&of, path, o.pods, &err))) {
+		if (fwrite(r.yaml, 1, r.yaml_len, of.f) != r.yaml_len) {
+			outfile_abort(&of);
+			rc = gp_errorf(&err, GP_ERUNTIME, "cannot write %s: %s", path, strerror(errno));
+		} else {
+			rc = outfile_commit(&of, &err);
+		}
+	}
+	if (!rc && !(rc = import_check(&r, path, &c, &err)))
+		import_write_check(stdout, &r, &c, path);
+	import_check_free(&c);
+	import_result_free(&r);
+	return rc ? fail(rc, &err, false) : 0;
+}
+
 static const struct cli_cmd commands[] = {
 	{"run", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
 	 "simulate and append the run to the results database",
@@ -844,6 +913,15 @@ static const struct cli_cmd commands[] = {
 	 "the database.  The last line is KEY=VALUE; exit 3 when no value in range meets it.\n",
 	 "search needs --vary KEY, --lo X, --hi Y, --min or --max, and --until 'METRIC OP VALUE'",
 	 cmd_search},
+	{"import",
+	 "--nodes NODES --pods PODS [--kueue KUEUE] [--dcgm METRICS]\n[--opencost ALLOC] [--prices PRICES] "
+	 "[--gpu-map PRODUCT=TYPE]...\n[--at TIME] [--horizon DURATION] [--name NAME] -o SCENARIO.yaml",
+	 "a scenario from kubectl, GPU Feature Discovery, Kueue, DCGM\nand OpenCost output",
+	 "Writes a scenario that reproduces a cluster snapshot (docs/import.md): nodes\n"
+	 "become pools, pods workloads, running pods start on their own node.  Then it\n"
+	 "simulates the first second and prints each pending pod's PodScheduled message\n"
+	 "beside gpuplan's, with the count that agree.  Bad input: exit 2, nothing written.\n",
+	 NULL, cmd_import},
 };
 
 static void print_usage(FILE *out)

@@ -218,7 +218,7 @@ static int pool_gpu(struct loader *ld, const struct ynode *v, void *obj)
 static int pool_gpus_per_node(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int64_t n = 0;
-	int rc = ld_get_int(ld, v, "gpus_per_node", 1, MAX_GPUS_PER_NODE, &n);
+	int rc = ld_get_int(ld, v, "gpus_per_node", 0, MAX_GPUS_PER_NODE, &n);
 	((struct pool_spec *)obj)->gpus_per_node = (int32_t)n;
 	return rc;
 }
@@ -651,6 +651,24 @@ static const struct key_rule pool_rules[] = {
 	{"spot", pool_spot},
 };
 
+/* The GPU of a CPU-only pool: no product label, no memory, no MIG. */
+static const struct gpu_type no_gpu = {"none", NULL, 0, 0, 0, 0, 0, NULL, 0};
+
+/* gpus_per_node: 0 is a node without GPUs (a control-plane or CPU node): it
+ * offers no GPU resource, so kube-scheduler counts it in a GPU pod's
+ * FitError ("Insufficient nvidia.com/gpu", or the first filter it fails). */
+static int cpu_only_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	const struct ynode *v = ynode_get(item, "gpu");
+	if (!v)
+		v = ynode_get(item, "sharing");
+	if (v)
+		return gp_located(ld->err, v->loc, "a pool with gpus_per_node: 0 has no GPUs; "
+				  "expected no gpu or sharing");
+	p->gpu = &no_gpu;
+	return GP_OK;
+}
+
 static int load_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
 {
 	p->loc = item->loc;
@@ -670,9 +688,11 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 	if (!rc)
 		rc = ld_require(ld, item, "nodes", "pool", "a whole number of nodes >= 1");
 	if (!rc)
-		rc = ld_require(ld, item, "gpu", "pool", "a catalog GPU type like A100-80GB");
+		rc = ld_require(ld, item, "gpus_per_node", "pool", "a whole number from 0 to 64");
+	if (!rc && p->gpus_per_node == 0)
+		return cpu_only_pool(ld, item, p);
 	if (!rc)
-		rc = ld_require(ld, item, "gpus_per_node", "pool", "a whole number from 1 to 64");
+		rc = ld_require(ld, item, "gpu", "pool", "a catalog GPU type like A100-80GB");
 	if (!rc && p->sharing.mode == SHARING_MIG)
 		rc = check_mig_layout(ld, item, p);
 	if (!rc)

@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
 #include "gpuplan/sha256.h"
 
 static char dir[64];
@@ -596,7 +598,7 @@ Test(scenario, pool_errors)
 		 "H100-80GB, H200-141GB, L40S, L4, A10, T4, V100-16GB or V100-32GB"},
 		{P("nodes: 1, gpu: A100-80GB, gpus_per_node: 65"),
 		 "DIR/s.yaml:2:60: error: invalid gpus_per_node '65'; expected a whole number from "
-		 "1 "
+		 "0 "
 		 "to 64"},
 		{P("nodes: 1, gpus_per_node: 8"), "DIR/s.yaml:2:9: error: missing key 'gpu' in "
 						  "pool; expected a catalog GPU type like "
@@ -605,7 +607,7 @@ Test(scenario, pool_errors)
 		 "DIR/s.yaml:2:9: error: missing key 'nodes' in pool; expected a whole number of "
 		 "nodes >= 1"},
 		{P("nodes: 1, gpu: T4"), "DIR/s.yaml:2:9: error: missing key 'gpus_per_node' in "
-					 "pool; expected a whole number from 1 to 64"},
+					 "pool; expected a whole number from 0 to 64"},
 		{NAME "pools: [{nodes: 1, gpu: T4, gpus_per_node: 1}]\n" WL,
 		 "DIR/s.yaml:2:9: error: missing key 'name' in pool; expected a name like batch"},
 		{P("nodse: 1, gpu: T4, gpus_per_node: 1"),
@@ -1067,4 +1069,38 @@ Test(scenario, bad_corpus)
 	}
 	closedir(d);
 	cr_assert_geq(files, 30, "only %d files in %s", files, folder);
+}
+
+/* A node without GPUs (a control plane, a CPU node) counts in a GPU pod's
+ * FitError as kube-scheduler counts it, under the first filter it fails:
+ * here its control-plane taint (an empty value prints as "{KEY: }",
+ * kube-scheduler's fmt "{%s: %s}"). */
+Test(scenario, a_pool_without_gpus_offers_none_but_counts_in_messages)
+{
+	const char *text = "name: t\n"
+			   "pools:\n"
+			   "  - {name: cp, nodes: 1, gpus_per_node: 0, cpu: 4, taints: "
+			   "[{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]}\n"
+			   "  - {name: g, nodes: 1, gpu: L4, gpus_per_node: 1}\n"
+			   "workloads: [{name: w, count: 2, arrival: {at: \"00:00\"}, gpus: 1, "
+			   "duration: 1h}]\n";
+	struct scenario *sc = load(text);
+	cr_assert_eq(scenario_capacity_gpus(sc), 1);
+	struct results r;
+	struct gp_err err;
+	results_init(&r);
+	cr_assert_eq(sim_run(sc, &r, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(r.n_reason_texts, 1);
+	cr_assert_str_eq(r.reason_texts[0], "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
+			 "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.");
+	results_free(&r);
+	scenario_free(sc);
+}
+
+Test(scenario, a_pool_without_gpus_takes_no_gpu_type)
+{
+	fails("name: t\npools: [{name: cp, nodes: 1, gpus_per_node: 0, gpu: L4}]\n"
+	      "workloads: [{name: w, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h}]\n",
+	      "DIR/s.yaml:2:53: error: a pool with gpus_per_node: 0 has no GPUs; expected no gpu "
+	      "or sharing");
 }

@@ -1,0 +1,2 @@
+build-dbg/obj/common.o: sim/common.c include/gpuplan/common.h
+include/gpuplan/common.h:

@@ -1,0 +1,13 @@
+build-dbg/obj/import_read.o: sim/import_read.c sim/import_int.h \
+ include/gpuplan/catalog.h include/gpuplan/common.h \
+ include/gpuplan/import.h include/gpuplan/scenario.h \
+ include/gpuplan/gpupolicy.h include/gpuplan/ytree.h \
+ include/gpuplan/units.h
+sim/import_int.h:
+include/gpuplan/catalog.h:
+include/gpuplan/common.h:
+include/gpuplan/import.h:
+include/gpuplan/scenario.h:
+include/gpuplan/gpupolicy.h:
+include/gpuplan/ytree.h:
+include/gpuplan/units.h:

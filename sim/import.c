@@ -1,0 +1,771 @@
+/*
+ * import.c - `gpuplan import`: the cluster as read (import_nodes.c,
+ * import_pods.c, import_extra.c) becomes workloads, and the scenario is
+ * written as YAML text (see import.h).
+ *
+ * Workloads.  Pods are grouped by controller and request (two pods of one
+ * controller that ask for different things are two workloads).  A group's
+ * running pods become one workload per node (and remaining time), pinned to
+ * it by required node affinity on kubernetes.io/hostname and tolerating
+ * every taint, arriving at 00:00 first: the simulation's first pass places
+ * them before any pending pod, so the pending pods meet the cluster as it
+ * was.  Pending pods follow, in kube-scheduler's queue order (priority, then
+ * creation); all arrive at 00:00, so the scenario's fifo order is that order.
+ */
+#include "import_int.h"
+
+#include "gpuplan/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WL_NAME 64
+
+struct imp_wl {
+	char name[WL_NAME];
+	const struct imp_pod *proto;  /* whose request the workload has */
+	int32_t count;
+	sim_time duration;            /* SIM_NEVER: the horizon */
+	char note[160];               /* where the duration comes from */
+	int32_t node;                 /* pinned: its node; -1: pending pods */
+	size_t controller;            /* index into ctl */
+};
+
+struct imp_ctl {
+	char key[320];                /* "Deployment ml/vllm" */
+	double busy, sm, fb;          /* DCGM sums over its pods' samples */
+	int32_t n_busy, n_sm, n_fb;
+	double real_cost;
+	bool costed;
+	sim_time mean_run;            /* mean run of finished pods; -1: none */
+	int32_t finished;
+};
+
+void imp_warn(struct imp *im, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < im->r->n_warnings; i++)
+		if (!strcmp(im->r->warnings[i], buf))
+			return;
+	im->r->warnings = gp_xrealloc(im->r->warnings,
+				      (im->r->n_warnings + 1) * sizeof *im->r->warnings);
+	im->r->warnings[im->r->n_warnings++] = gp_xstrdup(buf);
+}
+
+/* --- grouping ------------------------------------------------------------------ */
+
+static bool same_request(const struct imp_pod *a, const struct imp_pod *b)
+{
+	if (a->gpus != b->gpus || (a->mig == NULL) != (b->mig == NULL) ||
+	    (a->mig && strcmp(a->mig, b->mig)) || a->cpu != b->cpu || a->memory != b->memory ||
+	    a->priority != b->priority || (a->queue == NULL) != (b->queue == NULL) ||
+	    (a->queue && strcmp(a->queue, b->queue)) || a->n_reqs != b->n_reqs ||
+	    a->n_tols != b->n_tols || a->service != b->service)
+		return false;
+	for (size_t i = 0; i < a->n_reqs; i++) {
+		const struct imp_req *x = &a->reqs[i], *y = &b->reqs[i];
+		if (strcmp(x->key, y->key) || x->op != y->op || x->n_values != y->n_values)
+			return false;
+		for (size_t v = 0; v < x->n_values; v++)
+			if (strcmp(x->values[v], y->values[v]))
+				return false;
+	}
+	for (size_t i = 0; i < a->n_tols; i++) {
+		const struct imp_tol *x = &a->tols[i], *y = &b->tols[i];
+		if (strcmp(x->key, y->key) || strcmp(x->value, y->value) || x->op != y->op ||
+		    x->effect != y->effect)
+			return false;
+	}
+	return true;
+}
+
+struct grouping {
+	struct imp_wl *wl;
+	size_t n_wl;
+	struct imp_ctl *ctl;
+	size_t n_ctl;
+};
+
+static size_t controller_of(struct grouping *g, const char *key)
+{
+	for (size_t i = 0; i < g->n_ctl; i++)
+		if (!strcmp(g->ctl[i].key, key))
+			return i;
+	g->ctl = gp_xrealloc(g->ctl, (g->n_ctl + 1) * sizeof *g->ctl);
+	struct imp_ctl *c = &g->ctl[g->n_ctl];
+	memset(c, 0, sizeof *c);
+	snprintf(c->key, sizeof c->key, "%s", key);
+	c->mean_run = -1;
+	return g->n_ctl++;
+}
+
+/* The mean run time of every controller's finished pods. */
+static void mean_runs(const struct imp *im, struct grouping *g)
+{
+	for (size_t i = 0; i < im->n_pods; i++) {
+		const struct imp_pod *p = &im->pods[i];
+		if (p->phase != PHASE_SUCCEEDED || p->started < 0 || p->finished < p->started ||
+		    p->node_level)
+			continue;
+		size_t k = controller_of(g, p->controller);
+		struct imp_ctl *c = &g->ctl[k];
+		sim_time run = (p->finished - p->started) * SIM_SECOND;
+		c->mean_run = c->finished ? c->mean_run + (run - c->mean_run) / (c->finished + 1) : run;
+		c->finished++;
+	}
+}
+
+/* A workload name: the controller's name, then with its namespace, then
+ * numbered; dots become dashes (names appear in --set paths). */
+static void unique_name(const struct grouping *g, const char *want, char *out)
+{
+	char base[WL_NAME];
+	size_t i = 0;
+	for (; want[i] && i < WL_NAME - 8; i++)
+		base[i] = want[i] == '.' || want[i] == '/' ? '-' : want[i];
+	base[i] = '\0';
+	snprintf(out, WL_NAME, "%s", base);
+	for (unsigned n = 2;; n++) {
+		bool used = !strcmp(out, "all") || !strcmp(out, "__idle__");
+		for (size_t w = 0; w < g->n_wl && !used; w++)
+			used = !strcmp(g->wl[w].name, out);
+		if (!used)
+			return;
+		snprintf(out, WL_NAME, "%.*s-%u", WL_NAME - 12, base, n % 100000u);
+	}
+}
+
+static struct imp_wl *add_wl(struct grouping *g, const struct imp_pod *p, int32_t node)
+{
+	g->wl = gp_xrealloc(g->wl, (g->n_wl + 1) * sizeof *g->wl);
+	struct imp_wl *w = &g->wl[g->n_wl++];
+	memset(w, 0, sizeof *w);
+	w->proto = p;
+	w->node = node;
+	w->controller = controller_of(g, p->controller);
+	w->duration = SIM_NEVER;
+	return w;
+}
+
+/* Whether pod p is a GPU pod gpuplan models; says why not otherwise. */
+static bool modelled(struct imp *im, const struct imp_pod *p)
+{
+	if (p->node_level || (p->phase != PHASE_PENDING && p->phase != PHASE_RUNNING))
+		return false;
+	if (!p->gpus && !p->mig) {
+		imp_warn(im, "pods without GPUs are left out (their cpu and memory on GPU nodes "
+			 "are not charged), e.g. %s/%s", p->ns, p->name);
+		return false;
+	}
+	if (p->gpus && p->mig) {
+		imp_warn(im, "pod %s/%s asks for whole GPUs and a MIG instance; left out", p->ns,
+			 p->name);
+		return false;
+	}
+	if (p->node && imp_node_index(im, p->node) < 0) {
+		imp_warn(im, "pod %s/%s is bound to node %s, which is not in %s; left out", p->ns,
+			 p->name, p->node, im->o->nodes);
+		return false;
+	}
+	return true;
+}
+
+/* The time a running pod of controller c has left. */
+static sim_time remaining(const struct imp *im, const struct imp_pod *p, const struct imp_ctl *c)
+{
+	if (p->service || c->mean_run < 0)
+		return SIM_NEVER;
+	sim_time ran = p->started >= 0 ? (im->snapshot - p->started) * SIM_SECOND : 0;
+	return c->mean_run - ran > SIM_SECOND ? c->mean_run - ran : SIM_SECOND;
+}
+
+/* Running pods: a workload per (controller, request, node, remaining time). */
+static void group_running(struct imp *im, struct grouping *g, const bool *ok)
+{
+	for (size_t i = 0; i < im->n_pods; i++) {
+		const struct imp_pod *p = &im->pods[i];
+		if (!ok[i] || !p->node)
+			continue;
+		int32_t node = (int32_t)imp_node_index(im, p->node);
+		size_t ctl = controller_of(g, p->controller);
+		sim_time left = remaining(im, p, &g->ctl[ctl]);
+		struct imp_wl *w = NULL;
+		for (size_t k = 0; k < g->n_wl && !w; k++)
+			if (g->wl[k].node == node && g->wl[k].duration == left &&
+			    !strcmp(g->wl[k].proto->controller, p->controller) &&
+			    same_request(g->wl[k].proto, p))
+				w = &g->wl[k];
+		if (!w) {
+			char host[128], want[WL_NAME + 128];
+			imp_hostname(im, node, host, sizeof host);
+			snprintf(want, sizeof want, "%s-on-%s", strchr(p->controller, '/') + 1, host);
+			char name[WL_NAME];
+			unique_name(g, want, name);
+			w = add_wl(g, p, node);
+			memcpy(w->name, name, WL_NAME);
+			w->duration = left;
+		}
+		w->count++;
+	}
+}
+
+/* kube-scheduler's queue order: higher priority first, then older. */
+static int by_queue_order(const void *a, const void *b)
+{
+	const struct imp_pod *x = *(const struct imp_pod *const *)a;
+	const struct imp_pod *y = *(const struct imp_pod *const *)b;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->created < y->created ? -1 : x->created > y->created;
+}
+
+static void group_pending(struct imp *im, struct grouping *g, const bool *ok)
+{
+	const struct imp_pod **order = gp_xcalloc(im->n_pods, sizeof *order);
+	size_t n = 0;
+	for (size_t i = 0; i < im->n_pods; i++)
+		if (ok[i] && !im->pods[i].node)
+			order[n++] = &im->pods[i];
+	qsort(order, n, sizeof *order, by_queue_order);
+	size_t first = g->n_wl;
+	for (size_t i = 0; i < n; i++) {
+		const struct imp_pod *p = order[i];
+		struct imp_wl *w = NULL;
+		for (size_t k = first; k < g->n_wl && !w; k++)
+			if (!strcmp(g->wl[k].proto->controller, p->controller) &&
+			    same_request(g->wl[k].proto, p))
+				w = &g->wl[k];
+		if (!w) {
+			char name[WL_NAME];
+			unique_name(g, strchr(p->controller, '/') + 1, name);
+			w = add_wl(g, p, -1);
+			memcpy(w->name, name, WL_NAME);
+			const struct imp_ctl *c = &g->ctl[w->controller];
+			w->duration = p->service || c->mean_run < 0 ? SIM_NEVER : c->mean_run;
+		}
+		w->count++;
+		im->r->pending = gp_xrealloc(im->r->pending,
+					     (im->r->n_pending + 1) * sizeof *im->r->pending);
+		struct import_pending *pp = &im->r->pending[im->r->n_pending++];
+		char pod[512];
+		snprintf(pod, sizeof pod, "%s/%s", p->ns, p->name);
+		pp->pod = gp_xstrdup(pod);
+		pp->workload = gp_xstrdup(w->name);
+		pp->message = gp_xstrdup(p->message ? p->message : "");
+		pp->gated = p->gated || (p->reason && !strcmp(p->reason, "SchedulingGated"));
+	}
+	free(order);
+}
+
+/* Pending pods must meet the workload order of the scenario: the list
+ * above is in queue order per workload; keep it, but by scenario order. */
+static void sort_pending(struct imp *im, const struct grouping *g)
+{
+	struct import_pending *sorted = gp_xcalloc(im->r->n_pending, sizeof *sorted);
+	size_t n = 0;
+	for (size_t w = 0; w < g->n_wl; w++)
+		for (size_t i = 0; i < im->r->n_pending; i++)
+			if (!strcmp(im->r->pending[i].workload, g->wl[w].name))
+				sorted[n++] = im->r->pending[i];
+	free(im->r->pending);
+	im->r->pending = sorted;
+}
+
+/* --- writing --------------------------------------------------------------------- */
+
+static void quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void write_duration(FILE *out, sim_time t)
+{
+	int64_t s = (t + SIM_SECOND / 2) / SIM_SECOND;
+	if (s <= 0)
+		s = 1;
+	if (s % 3600 == 0)
+		fprintf(out, "%lldh", (long long)(s / 3600));
+	else if (s % 60 == 0)
+		fprintf(out, "%lldm", (long long)(s / 60));
+	else
+		fprintf(out, "%llds", (long long)s);
+}
+
+static void write_bytes(FILE *out, double b)
+{
+	if (fmod(b, 1048576.0) == 0)
+		fprintf(out, "%.0fMiB", b / 1048576.0);
+	else if (fmod(b, 1024.0) == 0)
+		fprintf(out, "%.0fKiB", b / 1024.0);
+	else
+		fprintf(out, "%.0f", b);
+}
+
+static const char *const sharing_modes[] = {"exclusive", "time-slicing", "mps", "mig"};
+static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+
+static void write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
+{
+	const struct imp_shape *s = &p->shape;
+	fputs("  # nodes:", out);
+	for (size_t i = 0; i < p->n_nodes; i++)
+		fprintf(out, "%s %s", i ? "," : "", im->nodes[p->nodes[i]].name);
+	fprintf(out, "\n  - name: %s\n    nodes: %zu\n", p->name, p->n_nodes);
+	if (s->gpu)
+		fprintf(out, "    gpu: %s\n    gpus_per_node: %d\n", s->gpu->name, (int)s->gpus);
+	else
+		fputs("    gpus_per_node: 0\n", out);
+	fprintf(out, "    cpu: %.6g\n    memory: ", s->cpu);
+	write_bytes(out, s->memory);
+	fputc('\n', out);
+	if (s->sharing == IMP_TIME_SLICING || s->sharing == IMP_MPS)
+		fprintf(out, "    sharing: {mode: %s, replicas: %d}\n", sharing_modes[s->sharing],
+			(int)s->replicas);
+	if (s->sharing == IMP_MIG) {
+		fputs("    sharing: {mode: mig, layout: [", out);
+		bool first = true;
+		for (size_t m = 0; m < s->n_mig; m++)
+			for (int32_t k = 0; k < s->mig[m].per_gpu; k++, first = false)
+				fprintf(out, "%s%s", first ? "" : ", ", s->mig[m].profile->name);
+		fputs("]}\n", out);
+	}
+	if (s->n_labels) {
+		fputs("    labels: {", out);
+		for (size_t i = 0; i < s->n_labels; i++) {
+			fputs(i ? ", " : "", out);
+			quoted(out, s->labels[i].key);
+			fputs(": ", out);
+			quoted(out, s->labels[i].value);
+		}
+		fputs("}\n", out);
+	}
+	if (s->n_taints) {
+		fputs("    taints:\n", out);
+		for (size_t i = 0; i < s->n_taints; i++) {
+			fputs("      - {key: ", out);
+			quoted(out, s->taints[i].key);
+			if (s->taints[i].value[0]) {
+				fputs(", value: ", out);
+				quoted(out, s->taints[i].value);
+			}
+			fprintf(out, ", effect: %s}\n", effect_names[s->taints[i].effect]);
+		}
+	}
+	if (p->priced)
+		fprintf(out, "    price: {gpu_hour: %.6g, cpu_hour: %.6g, gib_hour: %.6g}\n",
+			p->price.gpu_hour, p->price.cpu_hour, p->price.gib_hour);
+}
+
+static const char *const op_names[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+
+static void write_affinity(FILE *out, const struct imp *im, const struct imp_wl *w)
+{
+	const struct imp_pod *p = w->proto;
+	if (w->node >= 0) {
+		char host[128];
+		imp_hostname(im, w->node, host, sizeof host);
+		fputs("    affinity: [{key: kubernetes.io/hostname, operator: In, values: [", out);
+		quoted(out, host);
+		fputs("]}]\n    tolerations: [{operator: Exists}]\n", out);
+		return;
+	}
+	if (p->n_reqs) {
+		fputs("    affinity:\n", out);
+		for (size_t i = 0; i < p->n_reqs; i++) {
+			fputs("      - {key: ", out);
+			quoted(out, p->reqs[i].key);
+			fprintf(out, ", operator: %s", op_names[p->reqs[i].op]);
+			if (p->reqs[i].n_values) {
+				fputs(", values: [", out);
+				for (size_t v = 0; v < p->reqs[i].n_values; v++) {
+					fputs(v ? ", " : "", out);
+					quoted(out, p->reqs[i].values[v]);
+				}
+				fputs("]", out);
+			}
+			fputs("}\n", out);
+		}
+	}
+	if (p->n_tols) {
+		fputs("    tolerations:\n", out);
+		for (size_t i = 0; i < p->n_tols; i++) {
+			const struct imp_tol *t = &p->tols[i];
+			fputs("      - {", out);
+			if (t->key[0]) {
+				fputs("key: ", out);
+				quoted(out, t->key);
+				fputs(", ", out);
+			}
+			fprintf(out, "operator: %s", t->op == TOLERATION_EXISTS ? "Exists" : "Equal");
+			if (t->op == TOLERATION_EQUAL) {
+				fputs(", value: ", out);
+				quoted(out, t->value);
+			}
+			if (t->effect >= 0)
+				fprintf(out, ", effect: %s", effect_names[t->effect]);
+			fputs("}\n", out);
+		}
+	}
+}
+
+static bool mig_single(const struct imp_shape *s)
+{
+	return s->sharing == IMP_MIG && s->n_mig == 1 && s->product && strstr(s->product, "-MIG-");
+}
+
+/* Whether pod p selects product (a nodeSelector or an In requirement on it). */
+static bool selects_product(const struct imp_pod *p, const char *product)
+{
+	for (size_t i = 0; i < p->n_reqs; i++)
+		if (!strcmp(p->reqs[i].key, "nvidia.com/gpu.product") && p->reqs[i].op == AFFINITY_IN)
+			for (size_t v = 0; v < p->reqs[i].n_values; v++)
+				if (!strcmp(p->reqs[i].values[v], product))
+					return true;
+	return false;
+}
+
+/* The MIG profile a pod's nvidia.com/gpu: 1 means under MIG's single
+ * strategy, where the device plugin hands out MIG devices as nvidia.com/gpu:
+ * its node's profile for a running pod; for a pending one, the profile of
+ * the single-strategy product it selects, or of every single-strategy pool
+ * when no pool offers whole GPUs. */
+static const char *single_profile(const struct imp *im, const struct imp_wl *w)
+{
+	if (w->proto->gpus != 1)
+		return NULL;
+	if (w->node >= 0)
+		return mig_single(&im->nodes[w->node].shape) ? im->nodes[w->node].shape.mig[0].profile->name
+							     : NULL;
+	const char *only = NULL;
+	bool whole = false, several = false;
+	for (size_t i = 0; i < im->n_pools; i++) {
+		const struct imp_shape *s = &im->pools[i].shape;
+		if (mig_single(s) && selects_product(w->proto, s->product))
+			return s->mig[0].profile->name;
+		if (mig_single(s)) {
+			several |= only && strcmp(only, s->mig[0].profile->name);
+			only = s->mig[0].profile->name;
+		}
+		whole |= s->gpu && s->sharing != IMP_MIG;
+	}
+	return whole || several ? NULL : only;
+}
+
+static void write_calibration(FILE *out, const struct imp_ctl *c)
+{
+	if (c->n_busy) {
+		double busy = fmin(1, fmax(0.001, c->busy / c->n_busy));
+		fprintf(out, "    gpu_busy: %.3g\n", busy);
+		if (c->n_sm)
+			fprintf(out, "    sm_share: %.3g\n",
+				fmin(1, fmax(0.001, (c->sm / c->n_sm) / fmax(busy, 0.001))));
+	}
+	if (c->n_fb && c->fb > 0)
+		fprintf(out, "    vram: %.0fMiB\n", c->fb / c->n_fb);
+}
+
+static void write_workload(FILE *out, const struct imp *im, const struct grouping *g,
+			   const struct imp_wl *w)
+{
+	const struct imp_pod *p = w->proto;
+	const struct imp_ctl *c = &g->ctl[w->controller];
+	if (w->node >= 0)
+		fprintf(out, "  # %s: %d running on %s\n", c->key, (int)w->count,
+			im->nodes[w->node].name);
+	else
+		fprintf(out, "  # %s: %d pending\n", c->key, (int)w->count);
+	char at[32];
+	units_format_rfc3339(im->snapshot, at, sizeof at);
+	fprintf(out, "  - name: %s\n    count: %d\n    arrival: {at: %s}\n", w->name, (int)w->count,
+		at);
+	const char *mig = p->mig ? p->mig : single_profile(im, w);
+	if (mig)
+		fprintf(out, "    gpus: {mig: %s}\n", mig);
+	else
+		fprintf(out, "    gpus: %d\n", (int)p->gpus);
+	fputs("    duration: ", out);
+	write_duration(out, w->duration == SIM_NEVER ? im->horizon : w->duration);
+	if (p->service)
+		fputs("   # a service: the whole horizon", out);
+	else if (w->duration == SIM_NEVER)
+		fputs("   # no finished pod to learn from: the whole horizon", out);
+	else if (w->node >= 0)
+		fprintf(out, "   # what is left of the mean of %d finished pods", (int)c->finished);
+	else
+		fprintf(out, "   # the mean of %d finished pods", (int)c->finished);
+	fputc('\n', out);
+	if (p->cpu > 0)
+		fprintf(out, "    cpu: %.4g\n", p->cpu);
+	if (p->memory > 0) {
+		fputs("    memory: ", out);
+		write_bytes(out, p->memory);
+		fputc('\n', out);
+	}
+	if (p->priority)
+		fprintf(out, "    priority: %lld\n", (long long)p->priority);
+	const char *q = imp_cluster_queue(im, p);
+	if (q)
+		fprintf(out, "    queue: %s\n", q);
+	else if (p->queue)
+		imp_warn((struct imp *)im, "pod %s/%s names Kueue LocalQueue %s, which %s; its "
+			 "workload has no queue", p->ns, p->name, p->queue,
+			 im->o->kueue ? "the --kueue file does not define" : "needs --kueue");
+	write_affinity(out, im, w);
+	write_calibration(out, c);
+}
+
+static void write_queues(FILE *out, const struct imp *im)
+{
+	if (im->n_cohorts) {
+		fputs("cohorts:\n", out);
+		for (size_t i = 0; i < im->n_cohorts; i++) {
+			fprintf(out, "  - {name: %s", im->cohorts[i].name);
+			if (im->cohorts[i].parent)
+				fprintf(out, ", parent: %s", im->cohorts[i].parent);
+			fputs("}\n", out);
+		}
+	}
+	if (!im->n_queues)
+		return;
+	fputs("queues:\n", out);
+	for (size_t i = 0; i < im->n_queues; i++) {
+		const struct imp_queue *q = &im->queues[i];
+		fprintf(out, "  - name: %s\n    strategy: %s\n", q->name, q->strategy);
+		if (q->cohort)
+			fprintf(out, "    cohort: %s\n", q->cohort);
+		bool limit = false;
+		fputs("    quota: {", out);
+		for (size_t k = 0; k < q->n_quota; k++) {
+			fprintf(out, "%s", k ? ", " : "");
+			quoted(out, q->quota[k].resource);
+			if (!strcmp(q->quota[k].resource, "memory")) {
+				fputs(": ", out);
+				write_bytes(out, q->quota[k].nominal);
+			} else
+				fprintf(out, ": %.6g", q->quota[k].nominal);
+			limit |= !isinf(q->quota[k].borrowing_limit);
+		}
+		fputs("}\n", out);
+		if (limit && q->cohort) {
+			fputs("    borrowing_limit: {", out);
+			bool first = true;
+			for (size_t k = 0; k < q->n_quota; k++) {
+				if (isinf(q->quota[k].borrowing_limit))
+					continue;
+				fputs(first ? "" : ", ", out);
+				first = false;
+				quoted(out, q->quota[k].resource);
+				fprintf(out, ": %.6g", q->quota[k].borrowing_limit);
+			}
+			fputs("}\n", out);
+		}
+		if (q->reclaim)
+			fprintf(out, "    preemption: {reclaim_within_cohort: %s}\n", q->reclaim);
+	}
+}
+
+static void write_scenario(FILE *out, const struct imp *im, const struct grouping *g)
+{
+	char at[32];
+	units_format_rfc3339(im->snapshot, at, sizeof at);
+	fprintf(out, "# Imported by `gpuplan import` from %s (%zu nodes) and %s (%zu pods)",
+		im->o->nodes, im->n_nodes, im->o->pods, im->n_pods);
+	if (im->o->kueue)
+		fprintf(out, ", Kueue from %s", im->o->kueue);
+	if (im->o->dcgm)
+		fprintf(out, ", DCGM from %s", im->o->dcgm);
+	if (im->o->opencost)
+		fprintf(out, ", prices from %s", im->o->opencost);
+	fprintf(out, ".\n# The snapshot is the start: running pods start on their own nodes, "
+		"pending pods arrive.\nname: %s\nseed: 1\nstart: %s\nhorizon: ",
+		im->o->name ? im->o->name : "imported", at);
+	write_duration(out, im->horizon);
+	fputs("\npools:\n", out);
+	for (size_t i = 0; i < im->n_pools; i++)
+		write_pool(out, im, &im->pools[i]);
+	write_queues(out, im);
+	fputs("workloads:\n", out);
+	for (size_t i = 0; i < g->n_wl; i++)
+		write_workload(out, im, g, &g->wl[i]);
+}
+
+/* --- orchestration ------------------------------------------------------------------ */
+
+/* The latest time the pods mention: when the snapshot was taken, at the latest. */
+static int64_t latest_time(const struct imp *im)
+{
+	int64_t t = 0;
+	for (size_t i = 0; i < im->n_pods; i++) {
+		const struct imp_pod *p = &im->pods[i];
+		t = p->created > t ? p->created : t;
+		t = p->started > t ? p->started : t;
+		t = p->finished > t ? p->finished : t;
+	}
+	return t;
+}
+
+/* DCGM samples and OpenCost costs, from pods to their controllers. */
+static void per_controller(struct imp *im, struct grouping *g)
+{
+	for (size_t i = 0; i < im->n_pods; i++) {
+		const struct imp_pod *p = &im->pods[i];
+		if (p->node_level || (!p->n_busy && !p->n_fb && !p->real_cost))
+			continue;
+		size_t k = controller_of(g, p->controller);
+		struct imp_ctl *c = &g->ctl[k];
+		c->busy += p->busy, c->n_busy += p->n_busy;
+		c->sm += p->sm, c->n_sm += p->n_sm;
+		c->fb += p->fb, c->n_fb += p->n_fb;
+		c->real_cost += p->real_cost;
+		c->costed |= p->real_cost > 0;
+	}
+}
+
+static void fill_result(struct imp *im, const struct grouping *g)
+{
+	struct import_result *r = im->r;
+	r->n_workloads = g->n_wl;
+	r->workload_controller = gp_xcalloc(g->n_wl, sizeof *r->workload_controller);
+	for (size_t w = 0; w < g->n_wl; w++) {
+		r->workload_controller[w] = gp_xstrdup(g->ctl[g->wl[w].controller].key);
+		if (g->ctl[g->wl[w].controller].n_busy)
+			r->n_calibrated++;
+	}
+	for (size_t c = 0; c < g->n_ctl; c++) {
+		if (!g->ctl[c].costed)
+			continue;
+		r->costs = gp_xrealloc(r->costs, (r->n_costs + 1) * sizeof *r->costs);
+		r->costs[r->n_costs++] = (struct import_cost){gp_xstrdup(g->ctl[c].key),
+							      g->ctl[c].real_cost};
+	}
+	r->cost_window = (im->cost_end - im->cost_start) * SIM_SECOND;
+	r->n_nodes = im->n_nodes;
+	r->n_pools = im->n_pools;
+	r->n_pods = im->n_pods;
+	r->snapshot = im->snapshot;
+	for (size_t w = 0; w < g->n_wl; w++)
+		r->n_running += g->wl[w].node >= 0 ? (size_t)g->wl[w].count : 0;
+}
+
+static int build(struct imp *im)
+{
+	int rc = imp_read_pods(im);
+	if (!rc)
+		rc = imp_read_nodes(im);
+	if (!rc && im->o->kueue)
+		rc = imp_read_kueue(im);
+	if (!rc && im->o->at && units_rfc3339(im->o->at, &im->snapshot))
+		rc = gp_errorf(im->err, GP_EINPUT, "--at expects %s, got '%s'", UNITS_HINT_TIME,
+			       im->o->at);
+	if (!rc && !im->o->at)
+		im->snapshot = latest_time(im);
+	if (!rc && im->o->dcgm)
+		rc = imp_read_dcgm(im);
+	if (!rc && im->o->opencost)
+		rc = imp_read_opencost(im);
+	if (!rc && im->o->prices)
+		rc = imp_read_prices(im);
+	if (rc)
+		return rc;
+	struct grouping g = {0};
+	bool *ok = gp_xcalloc(im->n_pods, sizeof *ok);
+	for (size_t i = 0; i < im->n_pods; i++)
+		ok[i] = modelled(im, &im->pods[i]);
+	mean_runs(im, &g);
+	group_running(im, &g, ok);
+	group_pending(im, &g, ok);
+	sort_pending(im, &g);
+	per_controller(im, &g);
+	free(ok);
+	if (!g.n_wl)
+		rc = gp_errorf(im->err, GP_EINPUT, "%s: no running or pending pod asks for GPUs; "
+			       "nothing to plan", im->o->pods);
+	if (!rc) {
+		FILE *out = open_memstream(&im->r->yaml, &im->r->yaml_len);
+		write_scenario(out, im, &g);
+		fclose(out);
+		fill_result(im, &g);
+	}
+	free(g.wl);
+	free(g.ctl);
+	return rc;
+}
+
+static void imp_free(struct imp *im)
+{
+	for (size_t i = 0; i < im->n_pods; i++) {
+		for (size_t r = 0; r < im->pods[i].n_reqs; r++)
+			free(im->pods[i].reqs[r].values);
+		free(im->pods[i].reqs);
+		free(im->pods[i].tols);
+	}
+	free(im->pods);
+	for (size_t i = 0; i < im->n_nodes; i++) {
+		free(im->nodes[i].shape.labels);
+		free(im->nodes[i].shape.taints);
+	}
+	free(im->nodes);
+	for (size_t i = 0; i < im->n_pools; i++)
+		free(im->pools[i].nodes);
+	free(im->pools);
+	for (size_t i = 0; i < im->n_queues; i++)
+		free(im->queues[i].quota);
+	free(im->queues);
+	free(im->local_queues);
+	free(im->cohorts);
+	free(im->prices);
+	struct imp_file *files[] = {&im->nodes_f, &im->pods_f, &im->kueue_f,
+				    &im->dcgm_f,  &im->cost_f, &im->prices_f};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		imp_close(files[i]);
+}
+
+int import_build(const struct import_options *o, struct import_result *r, struct gp_err *err)
+{
+	memset(r, 0, sizeof *r);
+	struct imp im = {.o = o, .err = err, .r = r};
+	im.horizon = o->horizon > 0 ? o->horizon : SIM_DAY;
+	int rc = build(&im);
+	imp_free(&im);
+	if (rc) {
+		import_result_free(r);
+		memset(r, 0, sizeof *r);
+	}
+	return rc;
+}
+
+void import_result_free(struct import_result *r)
+{
+	free(r->yaml);
+	for (size_t i = 0; i < r->n_pending; i++) {
+		free(r->pending[i].pod);
+		free(r->pending[i].workload);
+		free(r->pending[i].message);
+	}
+	free(r->pending);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	for (size_t i = 0; i < r->n_workloads; i++)
+		free(r->workload_controller[i]);
+	free(r->workload_controller);
+	for (size_t i = 0; i < r->n_costs; i++)
+		free(r->costs[i].controller);
+	free(r->costs);
+}

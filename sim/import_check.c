@@ -1,0 +1,160 @@
+/*
+ * import_check.c - the imported scenario's calibration check (import.h):
+ * does gpuplan say what kube-scheduler said about the same pods on the same
+ * cluster?
+ *
+ * The scenario is simulated for one second: the running pods are placed on
+ * their nodes in the first pass and every pending pod's class fails with a
+ * FitError message (reasons.h), which is set beside the pod's PodScheduled
+ * message.  Jobs of a workload are its pending pods in order (the scenario
+ * lists them so).  kube-scheduler appends the outcome of its preemption
+ * attempt (" preemption: 0/5 nodes are available: ..."), which is about the
+ * PostFilter, not the filters: it is left out of the comparison.
+ */
+#include "gpuplan/import.h"
+
+#include "gpuplan/results.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t import_message_core(const char *msg)
+{
+	const char *p = strstr(msg, " preemption: ");
+	size_t len = p ? (size_t)(p - msg) : strlen(msg);
+	while (len && (msg[len - 1] == ' ' || msg[len - 1] == '\n'))
+		len--;
+	return len;
+}
+
+static int simulate(const char *path, const char *set, struct scenario **sc, struct results *res,
+		    struct gp_err *err)
+{
+	const char *sets[1] = {set};
+	int rc = scenario_load(path, sets, 1, sc, err);
+	results_init(res);
+	if (!rc)
+		rc = sim_run(*sc, res, err);
+	return rc;
+}
+
+static char *simulated_message(const struct results *res, const struct job_record *j)
+{
+	char buf[512];
+	if (j->start != SIM_NEVER && j->node >= 0)
+		snprintf(buf, sizeof buf, "scheduled on %s", res->node_names[j->node]);
+	else if (j->reason >= 0)
+		snprintf(buf, sizeof buf, "%s", res->reason_texts[j->reason]);
+	else
+		snprintf(buf, sizeof buf, "(no attempt)");
+	return gp_xstrdup(buf);
+}
+
+static int check_messages(const struct import_result *r, const char *path, struct import_check *c,
+			  struct gp_err *err)
+{
+	struct scenario *sc = NULL;
+	struct results res;
+	int rc = simulate(path, "horizon=1s", &sc, &res, err);
+	c->rows = gp_xcalloc(r->n_pending ? r->n_pending : 1, sizeof *c->rows);
+	size_t *seen = gp_xcalloc(sc ? sc->n_workloads + 1 : 1, sizeof *seen);
+	for (size_t i = 0; !rc && i < r->n_pending; i++) {
+		const struct import_pending *p = &r->pending[i];
+		struct import_check_row *row = &c->rows[c->n_rows++];
+		int w = scenario_workload_index(sc, p->workload);
+		size_t k = 0, want = w >= 0 ? seen[w]++ : 0;
+		const struct job_record *job = NULL;
+		for (size_t j = 0; w >= 0 && j < res.n_jobs && !job; j++)
+			if (res.jobs[j].workload == w && k++ == want)
+				job = &res.jobs[j];
+		row->pod = p;
+		row->simulated = job ? simulated_message(&res, job) : gp_xstrdup("(not simulated)");
+		size_t len = import_message_core(p->message);
+		row->compared = !p->gated && len > 0;
+		row->agree = row->compared && len == import_message_core(row->simulated) &&
+			     !strncmp(p->message, row->simulated, len);
+		c->compared += row->compared;
+		c->agree += row->agree;
+	}
+	free(seen);
+	results_free(&res);
+	scenario_free(sc);
+	return rc;
+}
+
+/* The simulated cost of each controller over the OpenCost window. */
+static int check_costs(const struct import_result *r, const char *path, struct import_check *c,
+		       struct gp_err *err)
+{
+	char set[64];
+	snprintf(set, sizeof set, "horizon=%llds", (long long)(r->cost_window / SIM_SECOND));
+	struct scenario *sc = NULL;
+	struct results res;
+	int rc = simulate(path, set, &sc, &res, err);
+	c->simulated_cost = gp_xcalloc(r->n_costs, sizeof *c->simulated_cost);
+	for (size_t a = 0; !rc && a < res.n_allocations; a++) {
+		int w = scenario_workload_index(sc, res.allocations[a].name);
+		for (size_t k = 0; w >= 0 && (size_t)w < r->n_workloads && k < r->n_costs; k++)
+			if (!strcmp(r->costs[k].controller, r->workload_controller[w]))
+				c->simulated_cost[k] += res.allocations[a].total_cost;
+	}
+	results_free(&res);
+	scenario_free(sc);
+	return rc;
+}
+
+int import_check(const struct import_result *r, const char *path, struct import_check *out,
+		 struct gp_err *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = check_messages(r, path, out, err);
+	if (!rc && r->n_costs && r->cost_window > 0)
+		rc = check_costs(r, path, out, err);
+	return rc;
+}
+
+void import_check_free(struct import_check *c)
+{
+	for (size_t i = 0; i < c->n_rows; i++)
+		free(c->rows[i].simulated);
+	free(c->rows);
+	free(c->simulated_cost);
+}
+
+void import_write_check(FILE *out, const struct import_result *r, const struct import_check *c,
+			const char *path)
+{
+	fprintf(out, "wrote %s: %zu pools from %zu nodes, %zu workloads from %zu pods "
+		"(%zu running, %zu pending)", path, r->n_pools, r->n_nodes, r->n_workloads,
+		r->n_pods, r->n_running, r->n_pending);
+	if (r->n_calibrated)
+		fprintf(out, ", %zu calibrated by DCGM", r->n_calibrated);
+	fputs("\n", out);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		fprintf(out, "note: %s\n", r->warnings[i]);
+	if (c->n_rows)
+		fputs("\nself-check: each pending pod, kube-scheduler's message, then gpuplan's\n", out);
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct import_check_row *row = &c->rows[i];
+		const char *mark = !row->compared ? "skip" : row->agree ? "ok" : "DIFF";
+		fprintf(out, "%-4s %s (%s)\n", mark, row->pod->pod, row->pod->workload);
+		if (row->pod->gated)
+			fputs("       real: gated (waiting for admission), not compared\n", out);
+		else
+			fprintf(out, "       real: %.*s\n", (int)import_message_core(row->pod->message),
+				row->pod->message[0] ? row->pod->message : "(no message yet)");
+		fprintf(out, "    gpuplan: %s\n", row->simulated);
+	}
+	if (c->n_rows)
+		fprintf(out, "%zu of %zu compared messages agree\n", c->agree, c->compared);
+	if (!r->n_costs || !c->simulated_cost)
+		return;
+	fprintf(out, "\ncost over the OpenCost window (%.1f h): real (OpenCost) beside simulated\n",
+		sim_seconds(r->cost_window) / 3600.0);
+	for (size_t k = 0; k < r->n_costs; k++)
+		fprintf(out, "  %-40s %10.2f %10.2f\n", r->costs[k].controller, r->costs[k].real,
+			c->simulated_cost[k]);
+}

@@ -1,0 +1,544 @@
+/*
+ * import_extra.c - the optional inputs of `gpuplan import`: Kueue objects,
+ * DCGM metrics, OpenCost allocations and a price list (see import.h).
+ *
+ * Kueue (kueue.x-k8s.io v1beta1, and v1beta2's renamed fields): a
+ * ClusterQueue's spec.cohort (v1beta2: cohortName), queueingStrategy
+ * (default BestEffortFIFO), resourceGroups[].flavors[].resources[] with
+ * nominalQuota and borrowingLimit (summed over flavors: gpuplan's quota is
+ * per resource), preemption.reclaimWithinCohort; a LocalQueue's
+ * spec.clusterQueue; a Cohort's spec.parent (v1beta2: parentName).
+ *
+ * DCGM (github.com/NVIDIA/dcgm-exporter, etc/default-counters.csv):
+ * DCGM_FI_PROF_GR_ENGINE_ACTIVE and DCGM_FI_PROF_SM_ACTIVE are ratios in
+ * [0, 1], DCGM_FI_DEV_FB_USED is MiB; with Kubernetes mapping on, each series
+ * carries the pod's namespace and pod labels (exported_namespace and
+ * exported_pod once Prometheus has renamed them beside its own target labels).
+ *
+ * OpenCost (opencost.io/docs/integrations/api): {"code": 200, "data": [{NAME:
+ * {properties: {node, namespace, pod, ...}, window: {start, end}, gpuHours,
+ * gpuCost, cpuCoreHours, cpuCost, ramByteHours, ramCost, totalCost}}]}.
+ */
+#include "import_int.h"
+
+#include "gpuplan/units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB 1073741824.0
+
+/* --- Kueue --------------------------------------------------------------------- */
+
+static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queue *q)
+{
+	struct imp_file *f = &im->kueue_f;
+	const struct ynode *groups = NULL;
+	int rc = imp_seq(f, spec, "resourceGroups", &groups);
+	for (size_t g = 0; !rc && groups && g < groups->n; g++) {
+		const struct ynode *flavors = NULL;
+		size_t base = imp_push_key(f, "resourceGroups");
+		imp_push_index(f, g);
+		rc = imp_seq(f, groups->items[g], "flavors", &flavors);
+		for (size_t fl = 0; !rc && flavors && fl < flavors->n; fl++) {
+			const struct ynode *res = NULL;
+			size_t at = imp_push_key(f, "flavors");
+			imp_push_index(f, fl);
+			rc = imp_seq(f, flavors->items[fl], "resources", &res);
+			for (size_t r = 0; !rc && res && r < res->n; r++) {
+				const char *name = NULL;
+				const struct ynode *nominal, *limit;
+				size_t at2 = imp_push_key(f, "resources");
+				imp_push_index(f, r);
+				rc = imp_str(f, res->items[r], "name", &name);
+				nominal = ynode_get(res->items[r], "nominalQuota");
+				limit = ynode_get(res->items[r], "borrowingLimit");
+				double n = 0, l = INFINITY;
+				if (!rc && (!name || !nominal))
+					rc = imp_error(f, res->items[r], NULL,
+						       "expected a resource with name and nominalQuota");
+				if (!rc)
+					rc = imp_quantity(f, nominal, "nominalQuota", &n);
+				if (!rc && limit)
+					rc = imp_quantity(f, limit, "borrowingLimit", &l);
+				imp_pop(f, at2);
+				if (rc)
+					break;
+				if (strcmp(name, "cpu") && strcmp(name, "memory") &&
+				    strcmp(name, "nvidia.com/gpu") && strncmp(name, "nvidia.com/mig-", 15))
+					continue; /* pods, ephemeral-storage: not modelled */
+				size_t k = 0;
+				while (k < q->n_quota && strcmp(q->quota[k].resource, name))
+					k++;
+				if (k == q->n_quota) {
+					q->quota = gp_xrealloc(q->quota, (k + 1) * sizeof *q->quota);
+					q->quota[q->n_quota++] = (struct quota_entry){(char *)name, 0, 0, {0}};
+				}
+				q->quota[k].nominal += n;
+				q->quota[k].borrowing_limit += l;
+			}
+			imp_pop(f, at);
+		}
+		imp_pop(f, base);
+	}
+	return rc;
+}
+
+static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const char *name)
+{
+	struct imp_file *f = &im->kueue_f;
+	const struct ynode *spec = NULL, *pre = NULL;
+	struct imp_queue q = {.name = name, .strategy = "BestEffortFIFO"};
+	int rc = imp_map(f, item, "spec", &spec);
+	if (!rc && !spec)
+		rc = imp_error(f, item, "spec", "expected the ClusterQueue's spec");
+	if (rc)
+		return rc;
+	size_t base = imp_push_key(f, "spec");
+	if (!(rc = imp_str(f, spec, "cohort", &q.cohort)) && !q.cohort)
+		rc = imp_str(f, spec, "cohortName", &q.cohort);
+	const char *strategy = NULL;
+	if (!rc && !(rc = imp_str(f, spec, "queueingStrategy", &strategy)) && strategy) {
+		if (strcmp(strategy, "StrictFIFO") && strcmp(strategy, "BestEffortFIFO"))
+			rc = imp_error(f, ynode_get(spec, "queueingStrategy"), "queueingStrategy",
+				       "expected StrictFIFO or BestEffortFIFO, got '%s'", strategy);
+		q.strategy = strategy;
+	}
+	if (!rc && !(rc = imp_map(f, spec, "preemption", &pre)) && pre)
+		rc = imp_str(f, pre, "reclaimWithinCohort", &q.reclaim);
+	if (!rc && q.reclaim && strcmp(q.reclaim, "Never") && strcmp(q.reclaim, "LowerPriority") &&
+	    strcmp(q.reclaim, "Any"))
+		rc = imp_error(f, pre, "reclaimWithinCohort",
+			       "expected Never, LowerPriority or Any, got '%s'", q.reclaim);
+	if (!rc)
+		rc = kueue_quota(im, spec, &q);
+	imp_pop(f, base);
+	if (rc) {
+		free(q.quota);
+		return rc;
+	}
+	im->queues = gp_xrealloc(im->queues, (im->n_queues + 1) * sizeof *im->queues);
+	im->queues[im->n_queues++] = q;
+	return GP_OK;
+}
+
+static int kueue_item(struct imp *im, const struct ynode *item)
+{
+	struct imp_file *f = &im->kueue_f;
+	const char *kind = NULL, *name = NULL, *ns = NULL, *ref = NULL;
+	const struct ynode *meta = NULL, *spec = NULL;
+	int rc = imp_str(f, item, "kind", &kind);
+	if (!rc)
+		rc = imp_map(f, item, "metadata", &meta);
+	if (!rc && meta && !(rc = imp_str(f, meta, "name", &name)))
+		rc = imp_str(f, meta, "namespace", &ns);
+	if (!rc && (!kind || !name))
+		rc = imp_error(f, item, NULL, "expected an object with kind and metadata.name");
+	if (!rc)
+		rc = imp_map(f, item, "spec", &spec);
+	if (rc)
+		return rc;
+	if (!strcmp(kind, "ClusterQueue"))
+		return kueue_cluster_queue(im, item, name);
+	if (!strcmp(kind, "LocalQueue")) {
+		if (!(rc = imp_str(f, spec, "clusterQueue", &ref)) && !ref)
+			rc = imp_error(f, item, "spec.clusterQueue", "expected the ClusterQueue");
+		if (rc)
+			return rc;
+		im->local_queues = gp_xrealloc(im->local_queues,
+					       (im->n_local_queues + 1) * sizeof *im->local_queues);
+		im->local_queues[im->n_local_queues++] =
+			(struct imp_local_queue){ns ? ns : "default", name, ref};
+	} else if (!strcmp(kind, "Cohort")) {
+		if (spec && !(rc = imp_str(f, spec, "parent", &ref)) && !ref)
+			rc = imp_str(f, spec, "parentName", &ref);
+		if (rc)
+			return rc;
+		im->cohorts = gp_xrealloc(im->cohorts, (im->n_cohorts + 1) * sizeof *im->cohorts);
+		im->cohorts[im->n_cohorts++] = (struct imp_cohort){name, ref};
+	} else if (strcmp(kind, "ResourceFlavor") && strcmp(kind, "WorkloadPriorityClass")) {
+		return imp_error(f, ynode_get(item, "kind"), "kind", "expected ClusterQueue, "
+				 "LocalQueue, ResourceFlavor or Cohort, got '%s'", kind);
+	}
+	return GP_OK;
+}
+
+int imp_read_kueue(struct imp *im)
+{
+	struct imp_file *f = &im->kueue_f;
+	const struct ynode *items = NULL;
+	int rc = imp_open(f, im->o->kueue, im->err);
+	if (!rc)
+		rc = imp_list(f, NULL, &items);
+	for (size_t i = 0; !rc && items && i < items->n; i++) {
+		size_t base = imp_push_key(f, "items");
+		imp_push_index(f, i);
+		rc = kueue_item(im, items->items[i]);
+		imp_pop(f, base);
+	}
+	/* A cohort named by a queue but without an object of its own is a root. */
+	for (size_t q = 0; !rc && q < im->n_queues; q++) {
+		const char *c = im->queues[q].cohort;
+		size_t k = 0;
+		while (c && k < im->n_cohorts && strcmp(im->cohorts[k].name, c))
+			k++;
+		if (c && k == im->n_cohorts && im->n_cohorts) {
+			im->cohorts = gp_xrealloc(im->cohorts, (k + 1) * sizeof *im->cohorts);
+			im->cohorts[im->n_cohorts++] = (struct imp_cohort){c, NULL};
+		}
+	}
+	return rc;
+}
+
+const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p)
+{
+	if (!p->queue)
+		return NULL;
+	for (size_t i = 0; i < im->n_local_queues; i++)
+		if (!strcmp(im->local_queues[i].ns, p->ns) && !strcmp(im->local_queues[i].name, p->queue))
+			for (size_t q = 0; q < im->n_queues; q++)
+				if (!strcmp(im->queues[q].name, im->local_queues[i].cluster_queue))
+					return im->queues[q].name;
+	return NULL;
+}
+
+/* --- DCGM ----------------------------------------------------------------------- */
+
+enum dcgm_field { DCGM_BUSY, DCGM_SM, DCGM_FB, DCGM_OTHER };
+
+static enum dcgm_field dcgm_field(const char *name, size_t len)
+{
+	static const char *const names[] = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+					    "DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_DEV_FB_USED"};
+	for (int i = 0; i < 3; i++)
+		if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+			return (enum dcgm_field)i;
+	return DCGM_OTHER;
+}
+
+static struct imp_pod *find_pod(struct imp *im, const char *ns, const char *pod)
+{
+	for (size_t i = 0; ns && pod && i < im->n_pods; i++)
+		if (!strcmp(im->pods[i].ns, ns) && !strcmp(im->pods[i].name, pod))
+			return &im->pods[i];
+	return NULL;
+}
+
+static void dcgm_sample(struct imp *im, enum dcgm_field field, const char *ns, const char *pod,
+			double v)
+{
+	struct imp_pod *p = find_pod(im, ns, pod);
+	if (!p || field == DCGM_OTHER || !isfinite(v))
+		return;
+	if (field == DCGM_BUSY)
+		p->busy += v, p->n_busy++;
+	else if (field == DCGM_SM)
+		p->sm += v, p->n_sm++;
+	else
+		p->fb += v, p->n_fb++;
+}
+
+/* One label value of the text format ("..." with \\, \" and \n escapes) into buf. */
+static const char *text_label_value(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (; *s && *s != '"'; s++) {
+		char c = *s;
+		if (c == '\\' && s[1]) {
+			s++;
+			c = *s == 'n' ? '\n' : *s;
+		}
+		if (n + 1 < len)
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return *s == '"' ? s + 1 : NULL;
+}
+
+/* One sample line: NAME{k="v",...} VALUE [TIMESTAMP]. */
+static int text_line(struct imp *im, const char *line, int lineno)
+{
+	const char *file = im->o->dcgm, *s = line;
+	while (isalnum((unsigned char)*s) || *s == '_' || *s == ':')
+		s++;
+	size_t name_len = (size_t)(s - line);
+	char ns[256] = "", pod[256] = "", xns[256] = "", xpod[256] = "";
+	if (!name_len)
+		return gp_located(im->err, (struct srcloc){file, lineno, 1},
+				  "expected a metric name (Prometheus text format)");
+	if (*s == '{') {
+		s++;
+		while (*s && *s != '}') {
+			const char *k = s;
+			while (isalnum((unsigned char)*s) || *s == '_')
+				s++;
+			size_t kl = (size_t)(s - k);
+			if (!kl || s[0] != '=' || s[1] != '"')
+				return gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
+						  "expected label=\"value\"");
+			char v[256];
+			s = text_label_value(s + 2, v, sizeof v);
+			if (!s)
+				return gp_located(im->err, (struct srcloc){file, lineno, (int)(k - line) + 1},
+						  "unterminated label value");
+			char *dst = kl == 9 && !strncmp(k, "namespace", 9)    ? ns
+				    : kl == 3 && !strncmp(k, "pod", 3)         ? pod
+				    : kl == 18 && !strncmp(k, "exported_namespace", 18) ? xns
+				    : kl == 12 && !strncmp(k, "exported_pod", 12) ? xpod
+										 : NULL;
+			if (dst)
+				snprintf(dst, 256, "%s", v);
+			if (*s == ',')
+				s++;
+		}
+		if (*s != '}')
+			return gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
+					  "expected '}'");
+		s++;
+	}
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno == ERANGE)
+		return gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
+				  "expected the sample's value");
+	dcgm_sample(im, dcgm_field(line, name_len), xns[0] ? xns : ns, xpod[0] ? xpod : pod, v);
+	return GP_OK;
+}
+
+static int read_text(struct imp *im)
+{
+	FILE *in = fopen(im->o->dcgm, "r");
+	if (!in)
+		return gp_errorf(im->err, GP_EINPUT, "%s: error: cannot read: %s", im->o->dcgm,
+				 strerror(errno));
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = GP_OK, lineno = 0;
+	while (!rc && getline(&line, &cap, in) >= 0) {
+		lineno++;
+		char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s && *s != '#' && *s != '\n' && *s != '\r')
+			rc = text_line(im, s, lineno);
+	}
+	free(line);
+	fclose(in);
+	return rc;
+}
+
+/* A Prometheus /api/v1/query (vector) or query_range (matrix) response. */
+static int read_prometheus_json(struct imp *im)
+{
+	struct imp_file *f = &im->dcgm_f;
+	const struct ynode *data = NULL, *result = NULL;
+	const char *status = NULL;
+	int rc = imp_open(f, im->o->dcgm, im->err);
+	if (!rc)
+		rc = imp_str(f, f->tree->root, "status", &status);
+	if (!rc && (!status || strcmp(status, "success")))
+		rc = imp_error(f, f->tree->root, "status", "expected a Prometheus API response "
+			       "with status success");
+	if (!rc)
+		rc = imp_map(f, f->tree->root, "data", &data);
+	if (!rc && data)
+		rc = imp_seq(f, data, "result", &result);
+	if (!rc && !result)
+		rc = imp_error(f, f->tree->root, "data.result", "expected the query's result");
+	size_t base = imp_push_key(f, "data.result"), keyed = f->len;
+	for (size_t i = 0; !rc && i < result->n; i++) {
+		const struct ynode *metric = NULL, *values = NULL, *value = NULL;
+		const char *name = NULL, *ns = NULL, *pod = NULL, *x = NULL;
+		imp_push_index(f, i);
+		const struct ynode *s = result->items[i];
+		if (!(rc = imp_map(f, s, "metric", &metric)) && metric &&
+		    !(rc = imp_str(f, metric, "__name__", &name)) &&
+		    !(rc = imp_str(f, metric, "namespace", &ns)) &&
+		    !(rc = imp_str(f, metric, "pod", &pod)) &&
+		    !(rc = imp_str(f, metric, "exported_namespace", &x))) {
+			ns = x ? x : ns;
+			rc = imp_str(f, metric, "exported_pod", &x);
+			pod = x ? x : pod;
+		}
+		if (!rc && !name)
+			rc = imp_error(f, s, "metric.__name__", "expected the series' metric name");
+		if (!rc && !(rc = imp_seq(f, s, "values", &values)) && !values)
+			rc = imp_seq(f, s, "value", &value);
+		const struct ynode *one[1] = {value};
+		const struct ynode *const *pts = values ? (const struct ynode *const *)values->items : one;
+		size_t n = values ? values->n : value ? 1 : 0;
+		for (size_t k = 0; !rc && k < n; k++) {
+			const struct ynode *pt = pts[k];
+			double v;
+			if (pt->kind != YNODE_SEQ || pt->n != 2 || pt->items[1]->kind != YNODE_SCALAR ||
+			    units_number(pt->items[1]->value, &v))
+				rc = imp_error(f, pt, values ? "values" : "value",
+					       "expected [timestamp, \"value\"] pairs");
+			else
+				dcgm_sample(im, dcgm_field(name, strlen(name)), ns, pod, v);
+		}
+		imp_pop(f, keyed);
+	}
+	imp_pop(f, base);
+	return rc;
+}
+
+int imp_read_dcgm(struct imp *im)
+{
+	FILE *in = fopen(im->o->dcgm, "r");
+	if (!in)
+		return gp_errorf(im->err, GP_EINPUT, "%s: error: cannot read: %s", im->o->dcgm,
+				 strerror(errno));
+	int c;
+	while ((c = fgetc(in)) != EOF && isspace(c))
+		;
+	fclose(in);
+	return c == '{' ? read_prometheus_json(im) : read_text(im);
+}
+
+/* --- prices ----------------------------------------------------------------------- */
+
+static struct imp_gpu_price *price_of(struct imp *im, const char *type)
+{
+	for (size_t i = 0; i < im->n_prices; i++)
+		if (!strcmp(im->prices[i].type, type))
+			return &im->prices[i];
+	im->prices = gp_xrealloc(im->prices, (im->n_prices + 1) * sizeof *im->prices);
+	struct imp_gpu_price *p = &im->prices[im->n_prices++];
+	memset(p, 0, sizeof *p);
+	p->type = type;
+	return p;
+}
+
+/* Sets every pool's price from the table (OpenCost's rates, --prices over them). */
+static void apply_prices(struct imp *im)
+{
+	for (size_t i = 0; i < im->n_pools; i++) {
+		struct imp_pool *pool = &im->pools[i];
+		const char *type = pool->shape.gpu ? pool->shape.gpu->name : "cpu";
+		for (size_t k = 0; k < im->n_prices; k++) {
+			struct imp_gpu_price *p = &im->prices[k];
+			if (strcmp(p->type, type))
+				continue;
+			if (!p->given) {
+				p->price.gpu_hour = p->gpu_hours > 0 ? p->gpu_cost / p->gpu_hours : 0;
+				p->price.cpu_hour = p->cpu_hours > 0 ? p->cpu_cost / p->cpu_hours : 0;
+				p->price.gib_hour = p->gib_hours > 0 ? p->ram_cost / p->gib_hours : 0;
+			}
+			pool->price = p->price;
+			pool->priced = true;
+		}
+	}
+}
+
+int imp_read_prices(struct imp *im)
+{
+	static const char *const keys[] = {"gpu_hour", "cpu_hour", "gib_hour"};
+	struct imp_file *f = &im->prices_f;
+	int rc = imp_open(f, im->o->prices, im->err);
+	const struct ynode *root = rc ? NULL : f->tree->root;
+	if (!rc && root->kind != YNODE_MAP)
+		rc = imp_error(f, root, NULL, "expected a map like {H100-80GB: {gpu_hour: 4.5}}");
+	for (size_t i = 0; !rc && i < root->n; i++) {
+		const char *type = root->keys[i];
+		if (strcmp(type, "cpu") && !catalog_gpu(type))
+			return imp_error(f, root->items[i], type, "not a catalog GPU type (or cpu)");
+		struct imp_gpu_price *p = price_of(im, type);
+		double *dst[3] = {&p->price.gpu_hour, &p->price.cpu_hour, &p->price.gib_hour};
+		p->price = (struct price){0};
+		p->given = true;
+		size_t base = imp_push_key(f, type);
+		const struct ynode *m = root->items[i];
+		if (m->kind != YNODE_MAP)
+			rc = imp_error(f, m, NULL, "expected a map like {gpu_hour: 4.5}");
+		for (size_t k = 0; !rc && k < m->n; k++) {
+			int j = 0;
+			while (j < 3 && strcmp(m->keys[k], keys[j]))
+				j++;
+			if (j == 3)
+				rc = imp_error(f, m->items[k], m->keys[k],
+					       "expected gpu_hour, cpu_hour or gib_hour");
+			else if (!(rc = imp_num(f, m, keys[j], dst[j])) && *dst[j] < 0)
+				rc = imp_error(f, m->items[k], m->keys[k], "expected a price >= 0");
+		}
+		imp_pop(f, base);
+	}
+	if (!rc)
+		apply_prices(im);
+	return rc;
+}
+
+/* --- OpenCost ---------------------------------------------------------------------- */
+
+static int cost_allocation(struct imp *im, const struct ynode *a)
+{
+	struct imp_file *f = &im->cost_f;
+	const struct ynode *props = NULL, *window = NULL;
+	const char *node = NULL, *ns = NULL, *pod = NULL;
+	double v[7] = {0};
+	static const char *const keys[] = {"gpuHours", "gpuCost", "cpuCoreHours", "cpuCost",
+					   "ramByteHours", "ramCost", "totalCost"};
+	int rc = imp_map(f, a, "properties", &props);
+	if (!rc && props && !(rc = imp_str(f, props, "node", &node)) &&
+	    !(rc = imp_str(f, props, "namespace", &ns)))
+		rc = imp_str(f, props, "pod", &pod);
+	for (int k = 0; !rc && k < 7; k++)
+		rc = imp_num(f, a, keys[k], &v[k]);
+	if (!rc && !(rc = imp_map(f, a, "window", &window)) && window) {
+		int64_t s = 0, e = 0;
+		if (!(rc = imp_time(f, window, "start", &s)) && !(rc = imp_time(f, window, "end", &e))) {
+			if (!im->cost_start || s < im->cost_start)
+				im->cost_start = s;
+			if (e > im->cost_end)
+				im->cost_end = e;
+		}
+	}
+	if (rc)
+		return rc;
+	struct imp_pod *p = find_pod(im, ns, pod);
+	if (p)
+		p->real_cost += v[6];
+	int n = imp_node_index(im, node);
+	if (n < 0)
+		return GP_OK;
+	const struct imp_shape *s = &im->pools[im->nodes[n].pool].shape;
+	struct imp_gpu_price *pr = price_of(im, s->gpu ? s->gpu->name : "cpu");
+	pr->gpu_hours += v[0], pr->gpu_cost += v[1];
+	pr->cpu_hours += v[2], pr->cpu_cost += v[3];
+	pr->gib_hours += v[4] / GIB, pr->ram_cost += v[5];
+	return GP_OK;
+}
+
+int imp_read_opencost(struct imp *im)
+{
+	struct imp_file *f = &im->cost_f;
+	const struct ynode *data = NULL;
+	int rc = imp_open(f, im->o->opencost, im->err);
+	if (!rc)
+		rc = imp_seq(f, f->tree->root, "data", &data);
+	if (!rc && !data)
+		rc = imp_error(f, f->tree->root, "data", "expected OpenCost's /allocation response "
+			       "{\"code\": 200, \"data\": [...]}");
+	for (size_t i = 0; !rc && i < data->n; i++) {
+		const struct ynode *set = data->items[i];
+		size_t base = imp_push_key(f, "data");
+		imp_push_index(f, i);
+		if (set->kind != YNODE_MAP)
+			rc = imp_error(f, set, NULL, "expected a set of allocations by name");
+		for (size_t k = 0; !rc && k < set->n; k++) {
+			size_t at = imp_push_key(f, set->keys[k]);
+			if (strcmp(set->keys[k], "__idle__") && strcmp(set->keys[k], "__unallocated__"))
+				rc = cost_allocation(im, set->items[k]);
+			imp_pop(f, at);
+		}
+		imp_pop(f, base);
+	}
+	if (!rc && !im->o->prices)
+		apply_prices(im);
+	return rc;
+}

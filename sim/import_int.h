@@ -1,0 +1,219 @@
+/*
+ * import_int.h - what the files of `gpuplan import` share (import.h is the
+ * public face): the located JSON/YAML reader, the cluster as read (nodes,
+ * pods) and the model the scenario is written from (pools, workloads).
+ *
+ * Files: import.c (orchestration, grouping, the YAML writer), import_read.c
+ * (typed access with JSON paths in errors), import_nodes.c (nodes -> pools),
+ * import_pods.c (pods), import_extra.c (Kueue, DCGM, OpenCost, prices).
+ * Everything is owned by struct imp and freed by imp_free; strings that
+ * come from the input trees point into them (the trees live as long).
+ */
+#ifndef GPUPLAN_IMPORT_INT_H
+#define GPUPLAN_IMPORT_INT_H
+
+#include "gpuplan/catalog.h"
+#include "gpuplan/import.h"
+#include "gpuplan/scenario.h"
+#include "gpuplan/ytree.h"
+
+/* --- reading (import_read.c) ----------------------------------------------- */
+
+/* Where a reader is: the file's tree and the JSON path of the current node. */
+struct imp_file {
+	const char *path;
+	struct ytree *tree;
+	char jpath[512];
+	size_t len;
+	struct gp_err *err;
+};
+
+int imp_open(struct imp_file *f, const char *path, struct gp_err *err);
+void imp_close(struct imp_file *f);
+
+/* Path steps: push returns the length to pop back to. */
+size_t imp_push_key(struct imp_file *f, const char *key);
+size_t imp_push_index(struct imp_file *f, size_t i);
+void imp_pop(struct imp_file *f, size_t len);
+
+/* "FILE:LINE:COL: error: PATH[.key]: MESSAGE" (key may be NULL). */
+int imp_error(struct imp_file *f, const struct ynode *at, const char *key, const char *fmt, ...)
+	GP_PRINTF(4, 5);
+
+bool imp_is_null(const struct ynode *v);
+
+/* The member key of map m (NULL when absent or null); an error when m is not
+ * a map or the member has the wrong kind. */
+int imp_map(struct imp_file *f, const struct ynode *m, const char *key, const struct ynode **out);
+int imp_seq(struct imp_file *f, const struct ynode *m, const char *key, const struct ynode **out);
+int imp_str(struct imp_file *f, const struct ynode *m, const char *key, const char **out);
+int imp_int(struct imp_file *f, const struct ynode *m, const char *key, int64_t *out);
+int imp_num(struct imp_file *f, const struct ynode *m, const char *key, double *out);
+int imp_time(struct imp_file *f, const struct ynode *m, const char *key, int64_t *out);
+
+/* The `items` of a kubectl List whose items are of kind (NULL: any kind). */
+int imp_list(struct imp_file *f, const char *kind, const struct ynode **items);
+
+/* Kubernetes quantities: cpu in cores ("500m", "2"), others as numbers with
+ * the binary or decimal suffixes (Ki, Mi, Gi, k, M, G ...). */
+int imp_cpu(struct imp_file *f, const struct ynode *v, const char *key, double *out);
+int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out);
+
+/* --- the cluster as read ---------------------------------------------------- */
+
+enum imp_sharing { IMP_EXCLUSIVE, IMP_TIME_SLICING, IMP_MPS, IMP_MIG };
+
+struct imp_mig {
+	const struct mig_profile *profile;
+	int32_t per_gpu;
+};
+
+/* What makes nodes interchangeable: two nodes of equal shape are one pool. */
+struct imp_shape {
+	const struct gpu_type *gpu;  /* NULL: no GPUs */
+	const char *product;         /* the node's product label, when it is not the
+				      * catalog's (SHARED, MIG suffixes); NULL otherwise */
+	int32_t gpus;                /* physical */
+	enum imp_sharing sharing;
+	int32_t replicas;
+	struct imp_mig mig[8];
+	size_t n_mig;
+	double cpu, memory;          /* allocatable, less DaemonSet and static pods */
+	struct kv *labels;           /* those pods select on, sorted by key */
+	size_t n_labels;
+	struct taint *taints;        /* owned array; strings point into the tree */
+	size_t n_taints;
+};
+
+struct imp_node {
+	const char *name;
+	const struct ynode *labels;  /* metadata.labels (a map, or NULL) */
+	struct srcloc loc;
+	struct imp_shape shape;
+	int32_t pool, index;         /* index: the node's number in its pool */
+};
+
+enum imp_phase { PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED, PHASE_FAILED, PHASE_OTHER };
+
+/* A requirement as read (nodeSelector entries become In with one value). */
+struct imp_req {
+	const char *key;
+	enum affinity_op op;
+	const char **values;
+	size_t n_values;
+};
+
+struct imp_tol {
+	const char *key, *value;     /* "" when absent */
+	enum toleration_op op;
+	int effect;                  /* enum taint_effect, -1 = all */
+};
+
+struct imp_pod {
+	const char *ns, *name;
+	char controller[320];        /* "Deployment ml/vllm" */
+	bool node_level;             /* DaemonSet or static pod: charged to its node */
+	bool service;                /* restartPolicy Always */
+	enum imp_phase phase;
+	const char *node;            /* spec.nodeName; NULL when unbound */
+	struct srcloc loc;
+	/* request */
+	int32_t gpus;                /* nvidia.com/gpu limits */
+	const char *mig;             /* nvidia.com/mig-<profile>: the profile */
+	double cpu, memory;          /* requests (max of containers' sum and any init) */
+	struct imp_req *reqs;        /* owned */
+	size_t n_reqs;
+	struct imp_tol *tols;        /* owned */
+	size_t n_tols;
+	int64_t priority;
+	const char *queue;           /* kueue.x-k8s.io/queue-name */
+	/* history */
+	int64_t created, started, finished; /* epoch seconds; -1 unknown */
+	const char *message;         /* PodScheduled False: its message */
+	const char *reason;          /* ... and its reason (Unschedulable, SchedulingGated) */
+	bool gated;                  /* spec.schedulingGates not empty */
+	/* DCGM, per pod: sums and sample counts */
+	double busy, sm, fb;
+	int32_t n_busy, n_sm, n_fb;
+	double real_cost;            /* OpenCost */
+};
+
+/* --- the model --------------------------------------------------------------- */
+
+struct imp_pool {
+	char name[64];
+	struct imp_shape shape;      /* the first node's (equal for all) */
+	int32_t *nodes;              /* node indexes, owned */
+	size_t n_nodes;
+	struct price price;
+	bool priced;
+};
+
+struct imp_queue {
+	const char *name, *cohort, *strategy, *reclaim;
+	struct quota_entry *quota;   /* resource names point into the tree; owned array */
+	size_t n_quota;
+};
+
+struct imp_local_queue {
+	const char *ns, *name, *cluster_queue;
+};
+
+struct imp_cohort {
+	const char *name, *parent;
+};
+
+struct imp_gpu_price {
+	const char *type;            /* catalog name, or "cpu" */
+	struct price price;
+	double gpu_cost, gpu_hours, cpu_cost, cpu_hours, ram_cost, gib_hours; /* OpenCost sums */
+	bool given;                  /* from --prices */
+};
+
+struct imp {
+	const struct import_options *o;
+	struct gp_err *err;
+	struct imp_file nodes_f, pods_f, kueue_f, dcgm_f, cost_f, prices_f;
+	struct imp_node *nodes;
+	size_t n_nodes;
+	struct imp_pod *pods;
+	size_t n_pods;
+	struct imp_pool *pools;
+	size_t n_pools;
+	struct imp_queue *queues;
+	size_t n_queues;
+	struct imp_local_queue *local_queues;
+	size_t n_local_queues;
+	struct imp_cohort *cohorts;
+	size_t n_cohorts;
+	struct imp_gpu_price *prices;
+	size_t n_prices;
+	int64_t snapshot;
+	sim_time horizon;
+	int64_t cost_start, cost_end; /* OpenCost window; 0 without */
+	struct import_result *r;
+};
+
+void imp_warn(struct imp *im, const char *fmt, ...) GP_PRINTF(2, 3);
+
+/* import_nodes.c: reads the nodes (after the pods: DaemonSet requests and the
+ * label keys pods select on are needed) and groups them into pools. */
+int imp_read_nodes(struct imp *im);
+int imp_node_index(const struct imp *im, const char *name);
+/* The value the simulated node has for kubernetes.io/hostname. */
+void imp_hostname(const struct imp *im, int32_t node, char *buf, size_t len);
+
+/* import_pods.c */
+int imp_read_pods(struct imp *im);
+/* Whether some pod selects on label key (nodeSelector or affinity). */
+bool imp_selected_key(const struct imp *im, const char *key);
+
+/* import_extra.c */
+int imp_read_kueue(struct imp *im);
+int imp_read_dcgm(struct imp *im);
+int imp_read_opencost(struct imp *im);
+int imp_read_prices(struct imp *im);
+/* The ClusterQueue of a pod's LocalQueue, or NULL. */
+const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * import_nodes.c - `kubectl get nodes -o json` as pools of identical nodes.
+ *
+ * What a node offers comes from the NVIDIA device plugin's allocatable
+ * resources and GPU Feature Discovery's labels (github.com/NVIDIA/
+ * k8s-device-plugin, docs/gpu-feature-discovery; NVIDIA GPU Operator,
+ * "Time-Slicing GPUs in Kubernetes"):
+ *   exclusive     nvidia.com/gpu allocatable = GPUs; gpu.product the model.
+ *   time-slicing  gpu.sharing-strategy=time-slicing, gpu.replicas=R,
+ *   and MPS       gpu.count the physical GPUs, nvidia.com/gpu = count x R,
+ *                 and gpu.product carries "-SHARED" (renameByDefault false).
+ *   MIG mixed     mig.strategy=mixed: nvidia.com/mig-<profile> allocatable
+ *                 per profile over gpu.count GPUs (one layout for every GPU).
+ *   MIG single    mig.strategy=single: nvidia.com/gpu counts MIG devices and
+ *                 gpu.product ends in "-MIG-<profile>"; each GPU is split into
+ *                 the profile's maximum (mig-parted's all-<profile> configs).
+ * Nodes whose shape is equal (GPU type, count, sharing, cpu, memory, the
+ * labels pods select on, taints) are one pool; a pool is named after its GPU
+ * type (h100-80gb, h100-80gb-2, ..., cpu for CPU-only nodes).
+ */
+#include "import_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LABEL_PRODUCT "nvidia.com/gpu.product"
+#define LABEL_HOSTNAME "kubernetes.io/hostname"
+
+static const char *label(const struct imp_node *n, const char *key)
+{
+	const struct ynode *v = ynode_get(n->labels, key);
+	return v && v->kind == YNODE_SCALAR ? v->value : NULL;
+}
+
+/* The catalog type of a product label, through --gpu-map first. */
+static int gpu_type(struct imp *im, const struct imp_node *n, const char *product,
+		    const struct gpu_type **out)
+{
+	size_t len = strlen(product);
+	for (size_t i = 0; i < im->o->n_gpu_map; i++) {
+		const char *m = im->o->gpu_map[i], *eq = strchr(m, '=');
+		if (eq && (size_t)(eq - m) == len && !strncmp(m, product, len)) {
+			*out = catalog_gpu(eq + 1);
+			if (*out)
+				return GP_OK;
+			return gp_errorf(im->err, GP_EINPUT, "--gpu-map %s: '%s' is not a catalog GPU "
+					 "type", m, eq + 1);
+		}
+	}
+	for (size_t i = 0; i < catalog_gpu_count(); i++)
+		if (catalog_gpu_at(i)->product && !strcmp(catalog_gpu_at(i)->product, product)) {
+			*out = catalog_gpu_at(i);
+			return GP_OK;
+		}
+	char names[600] = "";
+	size_t at = 0;
+	for (size_t i = 0; i < catalog_gpu_count() && at < sizeof names - 1; i++) {
+		int k = snprintf(names + at, sizeof names - at, "%s%s (%s)", i ? ", " : "",
+				 catalog_gpu_at(i)->name, catalog_gpu_at(i)->product);
+		at += k > 0 ? (size_t)k : 0;
+	}
+	return gp_located(im->err, n->loc, "node %s: GPU product '%s' is not in the catalog; "
+			  "map it with --gpu-map '%s=TYPE', TYPE one of %s", n->name, product,
+			  product, names);
+}
+
+static bool ends_with(const char *s, const char *suffix, size_t *stem)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+	*stem = ls >= lx ? ls - lx : 0;
+	return ls >= lx && !strcmp(s + ls - lx, suffix);
+}
+
+static int label_int(struct imp *im, const struct imp_node *n, const char *key, int64_t dflt,
+		     int64_t *out)
+{
+	const char *v = label(n, key);
+	char *end;
+	*out = dflt;
+	if (!v)
+		return GP_OK;
+	long long x = strtoll(v, &end, 10);
+	if (*end || end == v || x < 0)
+		return gp_located(im->err, ynode_get(n->labels, key)->loc,
+				  "node %s: label %s: expected a whole number, got '%s'", n->name, key,
+				  v);
+	*out = x;
+	return GP_OK;
+}
+
+/* MIG mixed: the per-GPU layout from nvidia.com/mig-<profile> allocatable. */
+static int mixed_layout(struct imp *im, struct imp_node *n, const struct ynode *alloc,
+			int64_t count)
+{
+	struct imp_shape *s = &n->shape;
+	for (size_t i = 0; alloc && i < alloc->n; i++) {
+		if (strncmp(alloc->keys[i], "nvidia.com/mig-", 15))
+			continue;
+		double v = 0;
+		struct imp_file *f = &im->nodes_f;
+		int rc = imp_quantity(f, alloc->items[i], alloc->keys[i], &v);
+		if (rc)
+			return rc;
+		if (v <= 0)
+			continue;
+		const struct mig_profile *mp = catalog_mig_profile(s->gpu, alloc->keys[i] + 15);
+		if (!mp)
+			return gp_located(im->err, alloc->items[i]->loc, "node %s: %s has no MIG "
+					  "profile %s", n->name, s->gpu->name, alloc->keys[i] + 15);
+		if (count <= 0 || fmod(v, (double)count) != 0 || s->n_mig == 8)
+			return gp_located(im->err, alloc->items[i]->loc, "node %s: %g %s over %lld "
+					  "GPUs: gpuplan needs the same MIG layout on every GPU of "
+					  "a node", n->name, v, alloc->keys[i], (long long)count);
+		s->mig[s->n_mig++] = (struct imp_mig){mp, (int32_t)(v / (double)count)};
+	}
+	if (s->n_mig)
+		s->sharing = IMP_MIG;
+	return GP_OK;
+}
+
+/* GPU type, count and sharing from the labels and allocatable. */
+static int read_gpus(struct imp *im, struct imp_node *n, const struct ynode *alloc)
+{
+	struct imp_shape *s = &n->shape;
+	const char *product = label(n, LABEL_PRODUCT);
+	const char *strategy = label(n, "nvidia.com/gpu.sharing-strategy");
+	const char *mig = label(n, "nvidia.com/mig.strategy");
+	double units = 0;
+	bool mig_alloc = false;
+	for (size_t i = 0; alloc && i < alloc->n; i++)
+		mig_alloc |= !strncmp(alloc->keys[i], "nvidia.com/mig-", 15);
+	const struct ynode *g = ynode_get(alloc, "nvidia.com/gpu");
+	int rc = g ? imp_quantity(&im->nodes_f, g, "nvidia.com/gpu", &units) : GP_OK;
+	if (rc || (units <= 0 && !mig_alloc))
+		return rc; /* a CPU-only node */
+	if (!product)
+		return gp_located(im->err, n->loc, "node %s offers nvidia.com/gpu but has no %s "
+				  "label; expected GPU Feature Discovery's labels", n->name,
+				  LABEL_PRODUCT);
+	char base[256];
+	size_t stem;
+	const char *mig_profile = NULL;
+	snprintf(base, sizeof base, "%s", product);
+	if (ends_with(base, "-SHARED", &stem))
+		base[stem] = '\0';
+	char *m = strstr(base, "-MIG-");
+	if (m) {
+		mig_profile = m + 5;
+		*m = '\0';
+	}
+	if ((rc = gpu_type(im, n, base, &s->gpu)))
+		return rc;
+	if (strcmp(product, s->gpu->product))
+		s->product = product;
+	int64_t count, replicas;
+	if ((rc = label_int(im, n, "nvidia.com/gpu.count", -1, &count)) ||
+	    (rc = label_int(im, n, "nvidia.com/gpu.replicas", 1, &replicas)))
+		return rc;
+	if (mig_profile && mig && !strcmp(mig, "single")) {
+		const struct mig_profile *mp = catalog_mig_profile(s->gpu, mig_profile);
+		if (!mp)
+			return gp_located(im->err, n->loc, "node %s: %s has no MIG profile %s",
+					  n->name, s->gpu->name, mig_profile);
+		if (fmod(units, mp->max_instances) != 0)
+			return gp_located(im->err, n->loc, "node %s: %g MIG %s devices do not fill "
+					  "whole GPUs (%d per GPU)", n->name, units, mp->name,
+					  mp->max_instances);
+		s->gpus = (int32_t)(units / mp->max_instances);
+		s->sharing = IMP_MIG;
+		s->mig[s->n_mig++] = (struct imp_mig){mp, mp->max_instances};
+		return GP_OK;
+	}
+	if (mig_alloc) {
+		if (units > 0)
+			imp_warn(im, "node %s: %g whole GPUs beside MIG ones; gpuplan models one "
+				 "layout per node, kept the MIG GPUs", n->name, units);
+		s->gpus = (int32_t)(count > 0 ? count - (int64_t)units : 0);
+		return mixed_layout(im, n, alloc, s->gpus);
+	}
+	if (replicas > 1 && strategy && (!strcmp(strategy, "time-slicing") || !strcmp(strategy, "mps"))) {
+		s->sharing = !strcmp(strategy, "mps") ? IMP_MPS : IMP_TIME_SLICING;
+		s->replicas = (int32_t)replicas;
+		s->gpus = (int32_t)(count > 0 ? count : (int64_t)units / replicas);
+		return GP_OK;
+	}
+	s->gpus = (int32_t)units;
+	return GP_OK;
+}
+
+static int kv_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
+}
+
+/* The labels pods select on, and the product label where the catalog's differs. */
+static void keep_labels(struct imp *im, struct imp_node *n)
+{
+	struct imp_shape *s = &n->shape;
+	for (size_t i = 0; n->labels && i < n->labels->n; i++) {
+		const char *k = n->labels->keys[i];
+		const struct ynode *v = n->labels->items[i];
+		bool product = !strcmp(k, LABEL_PRODUCT) && s->product;
+		if (v->kind != YNODE_SCALAR || !(product || imp_selected_key(im, k)))
+			continue;
+		s->labels = gp_xrealloc(s->labels, (s->n_labels + 1) * sizeof *s->labels);
+		s->labels[s->n_labels++] = (struct kv){(char *)k, v->value};
+	}
+	if (s->n_labels)
+		qsort(s->labels, s->n_labels, sizeof *s->labels, kv_cmp);
+}
+
+static int read_taints(struct imp *im, struct imp_node *n, const struct ynode *spec)
+{
+	static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+	struct imp_file *f = &im->nodes_f;
+	const struct ynode *taints = NULL;
+	int rc = spec ? imp_seq(f, spec, "taints", &taints) : GP_OK;
+	for (size_t i = 0; !rc && taints && i < taints->n; i++) {
+		const char *key = NULL, *value = NULL, *effect = NULL;
+		size_t base = imp_push_key(f, "spec.taints");
+		imp_push_index(f, i);
+		if (!(rc = imp_str(f, taints->items[i], "key", &key)) &&
+		    !(rc = imp_str(f, taints->items[i], "value", &value)))
+			rc = imp_str(f, taints->items[i], "effect", &effect);
+		int e = -1;
+		for (int k = 0; effect && k < 3; k++)
+			if (!strcmp(effect, effects[k]))
+				e = k;
+		if (!rc && (!key || e < 0))
+			rc = imp_error(f, taints->items[i], NULL, "expected a taint with key and effect "
+				       "NoSchedule, PreferNoSchedule or NoExecute");
+		imp_pop(f, base);
+		if (rc)
+			return rc;
+		struct imp_shape *s = &n->shape;
+		s->taints = gp_xrealloc(s->taints, (s->n_taints + 1) * sizeof *s->taints);
+		s->taints[s->n_taints++] = (struct taint){(char *)key, (char *)(value ? value : ""),
+							  (enum taint_effect)e};
+	}
+	return rc;
+}
+
+/* What DaemonSet and static pods bound to the node request. */
+static void node_level_requests(const struct imp *im, const char *node, double *cpu,
+				double *memory)
+{
+	for (size_t i = 0; i < im->n_pods; i++) {
+		const struct imp_pod *p = &im->pods[i];
+		if (p->node_level && p->node && !strcmp(p->node, node) &&
+		    (p->phase == PHASE_RUNNING || p->phase == PHASE_PENDING)) {
+			*cpu += p->cpu;
+			*memory += p->memory;
+		}
+	}
+}
+
+static int read_node(struct imp *im, const struct ynode *item, struct imp_node *n)
+{
+	struct imp_file *f = &im->nodes_f;
+	const struct ynode *meta = NULL, *spec = NULL, *status = NULL, *alloc = NULL;
+	n->loc = item->loc;
+	int rc = imp_map(f, item, "metadata", &meta);
+	if (!rc)
+		rc = imp_str(f, meta, "name", &n->name);
+	if (!rc && !n->name)
+		rc = imp_error(f, meta, "metadata.name", "expected the node's name");
+	if (!rc) {
+		size_t base = imp_push_key(f, "metadata");
+		rc = imp_map(f, meta, "labels", &n->labels);
+		imp_pop(f, base);
+	}
+	if (!rc)
+		rc = imp_map(f, item, "spec", &spec);
+	if (!rc)
+		rc = imp_map(f, item, "status", &status);
+	if (!rc && status) {
+		size_t base = imp_push_key(f, "status");
+		rc = imp_map(f, status, "allocatable", &alloc);
+		imp_pop(f, base);
+	}
+	if (!rc && !alloc)
+		rc = imp_error(f, status ? status : item, status ? "allocatable" : "status",
+			       "expected the node's allocatable resources");
+	size_t base = imp_push_key(f, "status.allocatable");
+	const struct ynode *cpu = alloc ? ynode_get(alloc, "cpu") : NULL;
+	const struct ynode *mem = alloc ? ynode_get(alloc, "memory") : NULL;
+	if (!rc && cpu)
+		rc = imp_cpu(f, cpu, "cpu", &n->shape.cpu);
+	if (!rc && mem)
+		rc = imp_quantity(f, mem, "memory", &n->shape.memory);
+	if (!rc)
+		rc = read_gpus(im, n, alloc);
+	imp_pop(f, base);
+	if (!rc)
+		rc = read_taints(im, n, spec);
+	if (rc)
+		return rc;
+	const struct ynode *unsched = spec ? ynode_get(spec, "unschedulable") : NULL;
+	if (unsched && unsched->kind == YNODE_SCALAR && !strcmp(unsched->value, "true"))
+		imp_warn(im, "node %s is cordoned; gpuplan keeps it with its taints (kube-scheduler "
+			 "reports it as unschedulable)", n->name);
+	double used_cpu = 0, used_memory = 0;
+	node_level_requests(im, n->name, &used_cpu, &used_memory);
+	n->shape.cpu = fmax(0, n->shape.cpu - used_cpu);
+	n->shape.memory = fmax(0, n->shape.memory - used_memory);
+	keep_labels(im, n);
+	return GP_OK;
+}
+
+static bool same_shape(const struct imp_shape *a, const struct imp_shape *b)
+{
+	if (a->gpu != b->gpu || a->gpus != b->gpus || a->sharing != b->sharing ||
+	    a->replicas != b->replicas || a->n_mig != b->n_mig || a->cpu != b->cpu ||
+	    a->memory != b->memory || a->n_labels != b->n_labels || a->n_taints != b->n_taints)
+		return false;
+	for (size_t i = 0; i < a->n_mig; i++)
+		if (a->mig[i].profile != b->mig[i].profile || a->mig[i].per_gpu != b->mig[i].per_gpu)
+			return false;
+	for (size_t i = 0; i < a->n_labels; i++)
+		if (strcmp(a->labels[i].key, b->labels[i].key) ||
+		    strcmp(a->labels[i].value, b->labels[i].value))
+			return false;
+	for (size_t i = 0; i < a->n_taints; i++)
+		if (strcmp(a->taints[i].key, b->taints[i].key) ||
+		    strcmp(a->taints[i].value, b->taints[i].value) ||
+		    a->taints[i].effect != b->taints[i].effect)
+			return false;
+	return true;
+}
+
+/* "h100-80gb", then "h100-80gb-2" ... for the next pool of the same type. */
+static void name_pool(struct imp *im, struct imp_pool *p)
+{
+	char base[48];
+	const char *type = p->shape.gpu ? p->shape.gpu->name : "cpu";
+	size_t i = 0;
+	for (; type[i] && i < sizeof base - 1; i++)
+		base[i] = (char)tolower((unsigned char)type[i]);
+	base[i] = '\0';
+	int same = 0;
+	for (size_t q = 0; q + 1 < im->n_pools; q++)
+		same += im->pools[q].shape.gpu == p->shape.gpu;
+	if (same)
+		snprintf(p->name, sizeof p->name, "%s-%d", base, same + 1);
+	else
+		snprintf(p->name, sizeof p->name, "%s", base);
+}
+
+static void group(struct imp *im)
+{
+	im->pools = gp_xcalloc(im->n_nodes, sizeof *im->pools);
+	for (size_t i = 0; i < im->n_nodes; i++) {
+		struct imp_node *n = &im->nodes[i];
+		size_t p = 0;
+		while (p < im->n_pools && !same_shape(&im->pools[p].shape, &n->shape))
+			p++;
+		struct imp_pool *pool = &im->pools[p];
+		if (p == im->n_pools) {
+			im->n_pools++;
+			pool->shape = n->shape;
+			name_pool(im, pool);
+		}
+		pool->nodes = gp_xrealloc(pool->nodes, (pool->n_nodes + 1) * sizeof *pool->nodes);
+		n->pool = (int32_t)p;
+		n->index = (int32_t)pool->n_nodes;
+		pool->nodes[pool->n_nodes++] = (int32_t)i;
+	}
+}
+
+int imp_read_nodes(struct imp *im)
+{
+	struct imp_file *f = &im->nodes_f;
+	const struct ynode *items = NULL;
+	int rc = imp_open(f, im->o->nodes, im->err);
+	if (!rc)
+		rc = imp_list(f, "Node", &items);
+	if (!rc && (!items || !items->n))
+		rc = gp_located(im->err, (struct srcloc){f->path, 0, 0},
+				"no nodes; expected `kubectl get nodes -o json`");
+	if (rc)
+		return rc;
+	im->nodes = gp_xcalloc(items->n, sizeof *im->nodes);
+	for (size_t i = 0; i < items->n; i++) {
+		size_t base = imp_push_key(f, "items");
+		imp_push_index(f, i);
+		rc = read_node(im, items->items[i], &im->nodes[im->n_nodes++]);
+		imp_pop(f, base);
+		if (rc)
+			return rc;
+	}
+	group(im);
+	return GP_OK;
+}
+
+int imp_node_index(const struct imp *im, const char *name)
+{
+	for (size_t i = 0; name && i < im->n_nodes; i++)
+		if (!strcmp(im->nodes[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+void imp_hostname(const struct imp *im, int32_t node, char *buf, size_t len)
+{
+	const struct imp_node *n = &im->nodes[node];
+	for (size_t i = 0; i < n->shape.n_labels; i++)
+		if (!strcmp(n->shape.labels[i].key, LABEL_HOSTNAME)) {
+			snprintf(buf, len, "%s", n->shape.labels[i].value);
+			return;
+		}
+	snprintf(buf, len, "%s-%d", im->pools[n->pool].name, (int)n->index);
+}

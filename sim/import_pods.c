@@ -1,0 +1,426 @@
+/*
+ * import_pods.c - `kubectl get pods -A -o json` as struct imp_pod.
+ *
+ * Shapes (Kubernetes core/v1 Pod): metadata.{name, namespace, labels,
+ * ownerReferences, creationTimestamp}; spec.{nodeName, containers[],
+ * initContainers[], nodeSelector, affinity.nodeAffinity.
+ * requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[],
+ * tolerations[], priority, restartPolicy, schedulingGates[]};
+ * status.{phase, conditions[], containerStatuses[].state}.
+ * A pod's cpu and memory request is the larger of its containers' sum and
+ * its largest init container (kube-scheduler's effective request); extended
+ * resources (nvidia.com/gpu, nvidia.com/mig-<profile>) come from limits,
+ * which the device plugin's resources must set (requests equal limits).
+ */
+#include "import_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+
+/* The owner with controller: true, as "Kind namespace/name"; a ReplicaSet
+ * that a Deployment made (its name ends in -<pod-template-hash>) is named by
+ * the Deployment. */
+static int read_owner(struct imp *im, const struct ynode *meta, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *owners = NULL, *labels = NULL;
+	const char *kind = "Pod", *name = p->name, *hash = NULL;
+	int rc = imp_seq(f, meta, "ownerReferences", &owners);
+	if (!rc)
+		rc = imp_map(f, meta, "labels", &labels);
+	if (!rc && labels)
+		rc = imp_str(f, labels, "pod-template-hash", &hash);
+	for (size_t i = 0; !rc && owners && i < owners->n; i++) {
+		const struct ynode *o = owners->items[i], *ctl = ynode_get(o, "controller");
+		if (owners->n > 1 && !(ctl && ctl->kind == YNODE_SCALAR && !strcmp(ctl->value, "true")))
+			continue;
+		size_t base = imp_push_key(f, "ownerReferences");
+		imp_push_index(f, i);
+		rc = imp_str(f, o, "kind", &kind);
+		if (!rc)
+			rc = imp_str(f, o, "name", &name);
+		if (!rc && (!kind || !name))
+			rc = imp_error(f, o, NULL, "expected an owner with kind and name");
+		imp_pop(f, base);
+		break;
+	}
+	if (rc)
+		return rc;
+	size_t len = strlen(name);
+	if (!strcmp(kind, "ReplicaSet") && hash && len > strlen(hash) + 1 &&
+	    !strcmp(name + len - strlen(hash), hash) && name[len - strlen(hash) - 1] == '-') {
+		kind = "Deployment";
+		len -= strlen(hash) + 1;
+	}
+	snprintf(p->controller, sizeof p->controller, "%s %s/%.*s", kind, p->ns, (int)len, name);
+	p->node_level = !strcmp(kind, "DaemonSet") || !strcmp(kind, "Node");
+	return GP_OK;
+}
+
+/* Adds the resources of one container: limits for extended resources,
+ * requests for cpu and memory (into *cpu, *memory). */
+static int read_container(struct imp *im, const struct ynode *c, struct imp_pod *p, double *cpu,
+			  double *memory, int32_t *gpus)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *res = NULL, *lim = NULL, *req = NULL;
+	int rc = imp_map(f, c, "resources", &res);
+	if (rc || !res)
+		return rc;
+	size_t base = imp_push_key(f, "resources");
+	if (!(rc = imp_map(f, res, "limits", &lim)))
+		rc = imp_map(f, res, "requests", &req);
+	for (size_t i = 0; !rc && lim && i < lim->n; i++) {
+		const char *k = lim->keys[i];
+		double v;
+		size_t at = imp_push_key(f, "limits");
+		if (!strcmp(k, "nvidia.com/gpu") || !strncmp(k, "nvidia.com/mig-", 15)) {
+			rc = imp_quantity(f, lim->items[i], k, &v);
+			if (!rc && v != (double)(int32_t)v)
+				rc = imp_error(f, lim->items[i], k, "expected a whole number of units");
+			if (!rc && k[11] == 'g')
+				*gpus += (int32_t)v;
+			else if (!rc && v > 0) {
+				if (p->mig && strcmp(p->mig, k + 15))
+					imp_warn(im, "pod %s/%s asks for two MIG profiles; kept %s",
+						 p->ns, p->name, p->mig);
+				else
+					p->mig = k + 15;
+				if (v > 1)
+					imp_warn(im, "pod %s/%s asks for %g MIG instances; gpuplan "
+						 "gives a pod one", p->ns, p->name, v);
+			}
+		}
+		imp_pop(f, at);
+	}
+	/* A request defaults to the limit when only the limit is set. */
+	const struct ynode *src[2] = {req, lim};
+	double got[2] = {-1, -1};
+	const char *names[2] = {"cpu", "memory"};
+	for (int r = 0; !rc && r < 2; r++)
+		for (int s = 0; !rc && s < 2 && got[r] < 0; s++) {
+			const struct ynode *v = src[s] ? ynode_get(src[s], names[r]) : NULL;
+			if (!v)
+				continue;
+			size_t at = imp_push_key(f, s ? "limits" : "requests");
+			rc = imp_quantity(f, v, names[r], &got[r]);
+			imp_pop(f, at);
+		}
+	imp_pop(f, base);
+	*cpu += got[0] > 0 ? got[0] : 0;
+	*memory += got[1] > 0 ? got[1] : 0;
+	return rc;
+}
+
+static int read_containers(struct imp *im, const struct ynode *spec, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *cs = NULL, *init = NULL;
+	int rc = imp_seq(f, spec, "containers", &cs);
+	if (!rc)
+		rc = imp_seq(f, spec, "initContainers", &init);
+	if (!rc && !cs)
+		rc = imp_error(f, spec, "containers", "expected a list of containers");
+	for (size_t i = 0; !rc && i < cs->n; i++) {
+		size_t base = imp_push_key(f, "containers");
+		imp_push_index(f, i);
+		rc = read_container(im, cs->items[i], p, &p->cpu, &p->memory, &p->gpus);
+		imp_pop(f, base);
+	}
+	for (size_t i = 0; !rc && init && i < init->n; i++) {
+		double cpu = 0, memory = 0;
+		int32_t gpus = 0;
+		size_t base = imp_push_key(f, "initContainers");
+		imp_push_index(f, i);
+		rc = read_container(im, init->items[i], p, &cpu, &memory, &gpus);
+		imp_pop(f, base);
+		p->gpus = gpus > p->gpus ? gpus : p->gpus;
+		p->cpu = cpu > p->cpu ? cpu : p->cpu;
+		p->memory = memory > p->memory ? memory : p->memory;
+	}
+	return rc;
+}
+
+static void add_req(struct imp_pod *p, const char *key, enum affinity_op op, const char **values,
+		    size_t n)
+{
+	p->reqs = gp_xrealloc(p->reqs, (p->n_reqs + 1) * sizeof *p->reqs);
+	p->reqs[p->n_reqs++] = (struct imp_req){key, op, values, n};
+}
+
+static const char *const op_names[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+
+/* One matchExpressions entry; Gt and Lt are not modelled (a warning). */
+static int read_expression(struct imp *im, const struct ynode *e, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const char *key = NULL, *op = NULL;
+	const struct ynode *vals = NULL;
+	int rc = imp_str(f, e, "key", &key);
+	if (!rc)
+		rc = imp_str(f, e, "operator", &op);
+	if (!rc)
+		rc = imp_seq(f, e, "values", &vals);
+	if (!rc && (!key || !op))
+		rc = imp_error(f, e, NULL, "expected a requirement with key and operator");
+	if (rc)
+		return rc;
+	for (int k = 0; k < 4; k++) {
+		if (strcmp(op, op_names[k]))
+			continue;
+		size_t n = vals ? vals->n : 0;
+		const char **v = n ? gp_xcalloc(n, sizeof *v) : NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (vals->items[i]->kind != YNODE_SCALAR) {
+				free(v);
+				return imp_error(f, vals->items[i], "values", "expected strings");
+			}
+			v[i] = vals->items[i]->value;
+		}
+		if (k < 2 && !n) {
+			free(v);
+			return imp_error(f, e, "values", "expected values with operator %s", op);
+		}
+		add_req(p, key, (enum affinity_op)k, v, n);
+		return GP_OK;
+	}
+	imp_warn(im, "pod %s/%s: node affinity operator %s on %s is not modelled; left out",
+		 p->ns, p->name, op, key);
+	return GP_OK;
+}
+
+static int read_affinity(struct imp *im, const struct ynode *spec, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *sel = NULL, *aff = NULL, *na = NULL, *req = NULL, *terms = NULL;
+	int rc = imp_map(f, spec, "nodeSelector", &sel);
+	for (size_t i = 0; !rc && sel && i < sel->n; i++) {
+		if (sel->items[i]->kind != YNODE_SCALAR)
+			return imp_error(f, sel->items[i], "nodeSelector", "expected string values");
+		const char **v = gp_xcalloc(1, sizeof *v);
+		v[0] = sel->items[i]->value;
+		add_req(p, sel->keys[i], AFFINITY_IN, v, 1);
+	}
+	if (!rc)
+		rc = imp_map(f, spec, "affinity", &aff);
+	if (!rc && aff)
+		rc = imp_map(f, aff, "nodeAffinity", &na);
+	if (!rc && na)
+		rc = imp_map(f, na, "requiredDuringSchedulingIgnoredDuringExecution", &req);
+	if (!rc && req)
+		rc = imp_seq(f, req, "nodeSelectorTerms", &terms);
+	if (rc || !terms || !terms->n)
+		return rc;
+	if (terms->n > 1)
+		imp_warn(im, "pod %s/%s: %zu nodeSelectorTerms (ORed); gpuplan models one, kept "
+			 "the first", p->ns, p->name, terms->n);
+	const struct ynode *exprs = NULL;
+	size_t base = imp_push_key(f, "affinity.nodeAffinity."
+				   "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]");
+	rc = imp_seq(f, terms->items[0], "matchExpressions", &exprs);
+	for (size_t i = 0; !rc && exprs && i < exprs->n; i++) {
+		size_t at = imp_push_key(f, "matchExpressions");
+		imp_push_index(f, i);
+		rc = read_expression(im, exprs->items[i], p);
+		imp_pop(f, at);
+	}
+	imp_pop(f, base);
+	return rc;
+}
+
+static int read_tolerations(struct imp *im, const struct ynode *spec, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *tols = NULL;
+	int rc = imp_seq(f, spec, "tolerations", &tols);
+	for (size_t i = 0; !rc && tols && i < tols->n; i++) {
+		const struct ynode *t = tols->items[i];
+		const char *key = NULL, *op = NULL, *value = NULL, *effect = NULL;
+		size_t base = imp_push_key(f, "tolerations");
+		imp_push_index(f, i);
+		if (!(rc = imp_str(f, t, "key", &key)) && !(rc = imp_str(f, t, "operator", &op)) &&
+		    !(rc = imp_str(f, t, "value", &value)))
+			rc = imp_str(f, t, "effect", &effect);
+		struct imp_tol tol = {key ? key : "", value ? value : "",
+				      op && !strcmp(op, "Exists") ? TOLERATION_EXISTS : TOLERATION_EQUAL, -1};
+		if (!rc && op && strcmp(op, "Exists") && strcmp(op, "Equal"))
+			rc = imp_error(f, ynode_get(t, "operator"), "operator",
+				       "expected Equal or Exists, got '%s'", op);
+		for (int e = 0; !rc && effect && e < 3; e++)
+			if (!strcmp(effect, effect_names[e]))
+				tol.effect = e;
+		if (!rc && effect && tol.effect < 0)
+			rc = imp_error(f, ynode_get(t, "effect"), "effect",
+				       "expected NoSchedule, PreferNoSchedule or NoExecute, got '%s'",
+				       effect);
+		imp_pop(f, base);
+		if (rc)
+			return rc;
+		if (!tol.key[0] && tol.op == TOLERATION_EQUAL)
+			continue; /* an empty key needs Exists; the API server refuses it */
+		if (tol.effect == EFFECT_NO_EXECUTE && (!strcmp(tol.key, "node.kubernetes.io/not-ready") ||
+							!strcmp(tol.key, "node.kubernetes.io/unreachable")))
+			continue; /* DefaultTolerationSeconds adds these to every pod */
+		p->tols = gp_xrealloc(p->tols, (p->n_tols + 1) * sizeof *p->tols);
+		p->tols[p->n_tols++] = tol;
+	}
+	return rc;
+}
+
+static int read_spec(struct imp *im, const struct ynode *spec, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const char *restart = NULL;
+	const struct ynode *gates = NULL;
+	size_t base = imp_push_key(f, "spec");
+	int rc = imp_str(f, spec, "nodeName", &p->node);
+	if (!rc)
+		rc = imp_int(f, spec, "priority", &p->priority);
+	if (!rc)
+		rc = imp_str(f, spec, "restartPolicy", &restart);
+	if (!rc)
+		rc = imp_seq(f, spec, "schedulingGates", &gates);
+	if (!rc)
+		rc = read_containers(im, spec, p);
+	if (!rc)
+		rc = read_affinity(im, spec, p);
+	if (!rc)
+		rc = read_tolerations(im, spec, p);
+	imp_pop(f, base);
+	p->service = !restart || !strcmp(restart, "Always");
+	p->gated = gates && gates->n > 0;
+	return rc;
+}
+
+/* Earliest start and latest finish of the containers (running or terminated). */
+static int read_container_times(struct imp *im, const struct ynode *st, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *cs = NULL;
+	int rc = imp_seq(f, st, "containerStatuses", &cs);
+	for (size_t i = 0; !rc && cs && i < cs->n; i++) {
+		const struct ynode *state = NULL, *run = NULL, *term = NULL;
+		int64_t s = -1, e = -1;
+		size_t base = imp_push_key(f, "containerStatuses");
+		imp_push_index(f, i);
+		if (!(rc = imp_map(f, cs->items[i], "state", &state)) && state) {
+			imp_push_key(f, "state");
+			if (!(rc = imp_map(f, state, "running", &run)) && run)
+				rc = imp_time(f, run, "startedAt", &s);
+			if (!rc && !(rc = imp_map(f, state, "terminated", &term)) && term &&
+			    !(rc = imp_time(f, term, "startedAt", &s)))
+				rc = imp_time(f, term, "finishedAt", &e);
+		}
+		imp_pop(f, base);
+		if (s >= 0 && (p->started < 0 || s < p->started))
+			p->started = s;
+		if (e >= 0 && e > p->finished)
+			p->finished = e;
+	}
+	return rc;
+}
+
+static int read_status(struct imp *im, const struct ynode *st, struct imp_pod *p)
+{
+	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
+	struct imp_file *f = &im->pods_f;
+	const char *phase = NULL;
+	const struct ynode *conds = NULL;
+	size_t base = imp_push_key(f, "status");
+	int rc = imp_str(f, st, "phase", &phase);
+	p->phase = PHASE_OTHER;
+	for (int i = 0; phase && i < 4; i++)
+		if (!strcmp(phase, phases[i]))
+			p->phase = (enum imp_phase)i;
+	if (!rc)
+		rc = imp_seq(f, st, "conditions", &conds);
+	for (size_t i = 0; !rc && conds && i < conds->n; i++) {
+		const char *type = NULL, *status = NULL;
+		size_t at = imp_push_key(f, "conditions");
+		imp_push_index(f, i);
+		rc = imp_str(f, conds->items[i], "type", &type);
+		if (!rc)
+			rc = imp_str(f, conds->items[i], "status", &status);
+		if (!rc && type && status && !strcmp(type, "PodScheduled") && !strcmp(status, "False")) {
+			rc = imp_str(f, conds->items[i], "message", &p->message);
+			if (!rc)
+				rc = imp_str(f, conds->items[i], "reason", &p->reason);
+		}
+		imp_pop(f, at);
+	}
+	if (!rc)
+		rc = read_container_times(im, st, p);
+	imp_pop(f, base);
+	return rc;
+}
+
+static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *meta = NULL, *spec = NULL, *status = NULL, *labels = NULL;
+	p->loc = item->loc;
+	p->created = p->started = p->finished = -1;
+	int rc = imp_map(f, item, "metadata", &meta);
+	if (!rc && !meta)
+		rc = imp_error(f, item, "metadata", "expected the pod's metadata");
+	if (rc)
+		return rc;
+	size_t base = imp_push_key(f, "metadata");
+	if (!(rc = imp_str(f, meta, "name", &p->name)) && !(rc = imp_str(f, meta, "namespace", &p->ns)))
+		rc = imp_time(f, meta, "creationTimestamp", &p->created);
+	if (!rc && !p->name)
+		rc = imp_error(f, meta, "name", "expected the pod's name");
+	if (!p->ns)
+		p->ns = "default";
+	if (!rc)
+		rc = read_owner(im, meta, p);
+	if (!rc)
+		rc = imp_map(f, meta, "labels", &labels);
+	if (!rc && labels)
+		rc = imp_str(f, labels, "kueue.x-k8s.io/queue-name", &p->queue);
+	imp_pop(f, base);
+	if (!rc)
+		rc = imp_map(f, item, "spec", &spec);
+	if (!rc && !spec)
+		rc = imp_error(f, item, "spec", "expected the pod's spec");
+	if (!rc)
+		rc = read_spec(im, spec, p);
+	if (!rc)
+		rc = imp_map(f, item, "status", &status);
+	if (!rc && status)
+		rc = read_status(im, status, p);
+	return rc;
+}
+
+int imp_read_pods(struct imp *im)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *items = NULL;
+	int rc = imp_open(f, im->o->pods, im->err);
+	if (!rc)
+		rc = imp_list(f, "Pod", &items);
+	if (rc || !items)
+		return rc;
+	im->pods = gp_xcalloc(items->n, sizeof *im->pods);
+	for (size_t i = 0; i < items->n; i++) {
+		size_t base = imp_push_key(f, "items");
+		imp_push_index(f, i);
+		rc = read_pod(im, items->items[i], &im->pods[im->n_pods++]);
+		imp_pop(f, base);
+		if (rc)
+			return rc;
+	}
+	return GP_OK;
+}
+
+bool imp_selected_key(const struct imp *im, const char *key)
+{
+	for (size_t i = 0; i < im->n_pods; i++)
+		for (size_t r = 0; r < im->pods[i].n_reqs; r++)
+			if (!strcmp(im->pods[i].reqs[r].key, key))
+				return true;
+	return false;
+}

@@ -1,0 +1,435 @@
+/*
+ * test_import.c - `gpuplan import`: kubectl, GPU Feature Discovery, Kueue,
+ * DCGM and OpenCost output in, a scenario that reproduces the snapshot out.
+ *
+ * The fixtures (tests/fixtures/import, written by make_fixtures.py) follow
+ * the shapes of real output: `kubectl get nodes/pods -o json` (core/v1 Node
+ * and Pod, a List), GFD's labels as NVIDIA's GPU Operator documents them for
+ * time-slicing ("nvidia.com/gpu.count reports the physical GPUs,
+ * nvidia.com/gpu.product includes a -SHARED suffix, nvidia.com/gpu.replicas
+ * matches the reported capacity": gpu-operator docs, gpu-sharing), MIG mixed
+ * allocatable (nvidia.com/mig-<profile>, NVIDIA/k8s-device-plugin README),
+ * dcgm-exporter's text exposition (NVIDIA/dcgm-exporter, labels gpu, UUID,
+ * modelName, Hostname, container, namespace, pod; FB_USED in MiB), Kueue
+ * v1beta1 ClusterQueue/LocalQueue (kubernetes-sigs/kueue,
+ * apis/kueue/v1beta1/clusterqueue_types.go) and OpenCost's /allocation
+ * response (opencost.io/docs/integrations/api).  kube-scheduler's FitError
+ * messages (pkg/scheduler/framework/types.go, FitError.Error: "COUNT
+ * REASON" strings sorted, then " preemption: ...") are the check.
+ */
+#include <criterion/criterion.h>
+
+#include "gpuplan/import.h"
+#include "gpuplan/scenario.h"
+
+#include "scratch.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define FX "tests/fixtures/import/"
+
+TestSuite(import, .init = scratch_make, .fini = scratch_remove);
+
+static struct import_options fixture(void)
+{
+	return (struct import_options){.nodes = FX "nodes.json", .pods = FX "pods.json",
+				       .at = "2026-11-30T12:00:00Z"};
+}
+
+static void build(const struct import_options *o, struct import_result *r)
+{
+	struct gp_err err;
+	int rc = import_build(o, r, &err);
+	cr_assert_eq(rc, GP_OK, "%s", err.msg);
+}
+
+/* Writes text to dir/name and returns the path (static buffer per slot). */
+static const char *put(int slot, const char *name, const char *text)
+{
+	static char paths[4][128];
+	snprintf(paths[slot], sizeof paths[slot], "%s/%s", dir, name);
+	FILE *f = fopen(paths[slot], "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return paths[slot];
+}
+
+/* Builds, writes and loads the scenario; returns it (caller frees). */
+static struct scenario *load(const struct import_result *r)
+{
+	const char *path = put(3, "imported.yaml", r->yaml);
+	struct scenario *sc = NULL;
+	struct gp_err err;
+	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s\n%s", err.msg, r->yaml);
+	return sc;
+}
+
+static const struct pool_spec *pool(const struct scenario *sc, const char *name)
+{
+	int p = scenario_pool_index(sc, name);
+	cr_assert_geq(p, 0, "no pool %s", name);
+	return &sc->pools[p];
+}
+
+static const struct workload_spec *workload(const struct scenario *sc, const char *name)
+{
+	int w = scenario_workload_index(sc, name);
+	cr_assert_geq(w, 0, "no workload %s", name);
+	return &sc->workloads[w];
+}
+
+Test(import, nodes_of_one_shape_are_one_pool_and_gfd_labels_give_the_sharing)
+{
+	struct import_options o = fixture();
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_assert_eq(sc->n_pools, 4);
+	/* Two H100 nodes, 8 GPUs each, allocatable cpu 191450m less the
+	 * dcgm-exporter DaemonSet's 100m = 191.35 cores. */
+	const struct pool_spec *h = pool(sc, "h100-80gb");
+	cr_assert_eq(h->nodes, 2);
+	cr_assert_eq(h->gpus_per_node, 8);
+	cr_assert_float_eq(h->cpu, 191.35, 1e-9);
+	cr_assert_eq(h->n_taints, 1);
+	cr_assert_str_eq(h->taints[0].key, "nvidia.com/gpu");
+	/* NVIDIA-L4-SHARED, gpu.count 1, gpu.replicas 4, time-slicing, allocatable 4. */
+	const struct pool_spec *l4 = pool(sc, "l4");
+	cr_assert_eq(l4->gpus_per_node, 1);
+	cr_assert_eq(l4->sharing.mode, SHARING_TIME_SLICING);
+	cr_assert_eq(l4->sharing.replicas, 4);
+	/* MIG mixed: 4 GPUs with 8 x 1g.10gb, 4 x 2g.20gb, 4 x 3g.40gb allocatable:
+	 * per GPU two 1g.10gb, one 2g.20gb, one 3g.40gb. */
+	const struct pool_spec *a = pool(sc, "a100-80gb");
+	cr_assert_eq(a->sharing.mode, SHARING_MIG);
+	cr_assert_eq(a->gpus_per_node, 4);
+	cr_assert_eq(a->sharing.n_layout, 4);
+	/* The control plane is a pool without GPUs, so FitErrors count it. */
+	const struct pool_spec *cpu = pool(sc, "cpu");
+	cr_assert_eq(cpu->gpus_per_node, 0);
+	cr_assert_eq(scenario_capacity_gpus(sc), 2 * 8 + 1 + 4);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+Test(import, pods_become_workloads_by_controller_and_running_ones_stay_on_their_node)
+{
+	struct import_options o = fixture();
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	/* The Deployment's two pods (ReplicaSet vllm-llama-70b-6d8f9b7c4d,
+	 * pod-template-hash 6d8f9b7c4d) run on gpu-h100-1, node 0 of h100-80gb. */
+	const struct workload_spec *v = workload(sc, "vllm-llama-70b-on-h100-80gb-0");
+	cr_assert_eq(v->count, 2);
+	cr_assert_eq(v->gpus, 4);
+	cr_assert_eq(v->n_affinity, 1);
+	cr_assert_str_eq(v->affinity[0].values[0], "h100-80gb-0");
+	cr_assert_eq(v->duration.mean, 86400.0, "a service serves the whole horizon");
+	/* The Job's finished pods ran 3h and 3h20m: mean 3h10m = 11400 s; the
+	 * running one started at 10:00, so at 12:00 it has 11400 - 7200 = 4200 s left. */
+	cr_assert_float_eq(workload(sc, "finetune-llama-8b-on-h100-80gb-1")->duration.mean, 4200.0,
+			   1e-9);
+	/* MIG requests keep their profile; the pending pod is a workload of its own. */
+	cr_assert_str_eq(workload(sc, "triton-on-a100-80gb-0")->mig_profile, "3g.40gb");
+	cr_assert_eq(workload(sc, "embed-bge-on-l4-0")->count, 4);
+	cr_assert_eq(workload(sc, "embed-bge")->count, 1);
+	cr_assert_eq(workload(sc, "pretrain-13b")->priority, 1000);
+	/* Running pods come first, then pending ones by priority (pretrain, 1000). */
+	cr_assert_str_eq(sc->workloads[5].name, "pretrain-13b");
+	cr_assert_eq(r.n_running, 12);
+	cr_assert_eq(r.n_pending, 5);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+Test(import, the_self_check_gives_kube_schedulers_message_for_every_pending_pod)
+{
+	struct import_options o = fixture();
+	struct import_result r;
+	struct import_check c;
+	struct gp_err err;
+	build(&o, &r);
+	const char *path = put(0, "s.yaml", r.yaml);
+	cr_assert_eq(import_check(&r, path, &c, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(c.n_rows, 5);
+	/* Two sweep pods are gated by Kueue: not compared; the other three agree. */
+	cr_assert_eq(c.compared, 3);
+	cr_assert_eq(c.agree, 3);
+	for (size_t i = 0; i < c.n_rows; i++)
+		if (!strcmp(c.rows[i].pod->pod, "research/notebook-bob"))
+			cr_assert_str_eq(c.rows[i].simulated,
+					 "0/5 nodes are available: 1 node(s) had untolerated taint "
+					 "{node-role.kubernetes.io/control-plane: }, 2 Insufficient "
+					 "nvidia.com/mig-3g.40gb, 2 node(s) had untolerated taint "
+					 "{nvidia.com/gpu: present}.");
+	import_check_free(&c);
+	import_result_free(&r);
+}
+
+Test(import, a_wrong_message_is_reported_as_a_disagreement)
+{
+	struct import_options o = fixture();
+	struct import_result r;
+	struct import_check c;
+	struct gp_err err;
+	build(&o, &r);
+	free(r.pending[0].message);
+	r.pending[0].message = strdup("0/5 nodes are available: 5 Insufficient cpu.");
+	const char *path = put(0, "s.yaml", r.yaml);
+	cr_assert_eq(import_check(&r, path, &c, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(c.agree, 2);
+	cr_assert_not(c.rows[0].agree);
+	import_check_free(&c);
+	import_result_free(&r);
+}
+
+Test(import, the_preemption_suffix_is_not_part_of_the_compared_message)
+{
+	const char *m = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are "
+			"available: 2 Preemption is not helpful for scheduling.";
+	cr_assert_eq(import_message_core(m), strlen("0/2 nodes are available: 2 Insufficient cpu."));
+}
+
+Test(import, dcgm_means_calibrate_busy_sm_share_and_vram)
+{
+	struct import_options o = fixture();
+	o.dcgm = FX "dcgm.prom";
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	/* vllm: GR_ENGINE 0.62 0.58 0.60 0.60 0.40 0.40 0.40 0.40, mean 0.5;
+	 * SM_ACTIVE four 0.45 and four 0.30, mean 0.375; sm_share 0.375/0.5 = 0.75;
+	 * FB_USED 71680 MiB on each GPU. */
+	const struct workload_spec *v = workload(sc, "vllm-llama-70b-on-h100-80gb-0");
+	cr_assert_float_eq(v->gpu_busy, 0.5, 1e-9);
+	cr_assert_float_eq(v->sm_share, 0.75, 1e-9);
+	cr_assert_float_eq(v->vram_bytes, 71680.0 * 1048576, 1);
+	/* Idle GPUs of gpu-h100-2 carry no pod label and do not dilute the Job:
+	 * 0.9 busy, 0.81/0.9 = 0.9 sm_share. */
+	cr_assert_float_eq(workload(sc, "finetune-llama-8b-on-h100-80gb-1")->gpu_busy, 0.9, 1e-9);
+	/* A MIG instance's series: 0.25 busy, 20480 MiB. */
+	cr_assert_float_eq(workload(sc, "triton-on-a100-80gb-0")->gpu_busy, 0.25, 1e-9);
+	/* No series for the L4 pods: defaults. */
+	cr_assert_float_eq(workload(sc, "embed-bge")->gpu_busy, 1.0, 1e-9);
+	cr_assert_eq(r.n_calibrated, 3);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+Test(import, a_prometheus_range_query_is_averaged_over_its_points)
+{
+	/* /api/v1/query_range: resultType matrix, values [[time, "value"], ...];
+	 * after Prometheus' relabelling the exporter's labels are exported_*. */
+	const char *json =
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[\n"
+		" {\"metric\":{\"__name__\":\"DCGM_FI_PROF_GR_ENGINE_ACTIVE\",\"gpu\":\"0\","
+		"\"exported_namespace\":\"serving\",\"exported_pod\":\"embed-bge-5f7c9d8b6a-c4n8w\","
+		"\"namespace\":\"gpu-operator\",\"pod\":\"nvidia-dcgm-exporter-tq4zr\"},\n"
+		"  \"values\":[[1796040000,\"0.1\"],[1796040060,\"0.3\"]]}]}}\n";
+	struct import_options o = fixture();
+	o.dcgm = put(0, "range.json", json);
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	/* (0.1 + 0.3) / 2 = 0.2, for the running and the pending pods alike. */
+	cr_assert_float_eq(workload(sc, "embed-bge-on-l4-0")->gpu_busy, 0.2, 1e-9);
+	cr_assert_float_eq(workload(sc, "embed-bge")->gpu_busy, 0.2, 1e-9);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+Test(import, kueue_cluster_queues_become_queues_and_local_queues_route_pods)
+{
+	struct import_options o = fixture();
+	o.kueue = FX "kueue.yaml";
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	int q = scenario_queue_index(sc, "research");
+	cr_assert_geq(q, 0);
+	const struct queue_spec *qs = &sc->queues[q];
+	cr_assert_str_eq(qs->cohort, "org");
+	cr_assert_eq(qs->strategy, STRATEGY_BEST_EFFORT_FIFO);
+	cr_assert_eq(qs->reclaim, RECLAIM_ANY);
+	bool gpu = false;
+	for (size_t i = 0; i < qs->n_quota; i++)
+		if (!strcmp(qs->quota[i].resource, "nvidia.com/gpu")) {
+			gpu = true;
+			cr_assert_float_eq(qs->quota[i].nominal, 8, 1e-9);
+			cr_assert_float_eq(qs->quota[i].borrowing_limit, 4, 1e-9);
+		}
+	cr_assert(gpu);
+	cr_assert_eq(sc->queues[scenario_queue_index(sc, "serving")].strategy, STRATEGY_STRICT_FIFO);
+	/* Pods labelled kueue.x-k8s.io/queue-name: research in namespace research. */
+	cr_assert_eq(workload(sc, "sweep-lr-0")->queue, q);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+Test(import, opencost_prices_the_gpu_types_and_gives_the_real_cost)
+{
+	struct import_options o = fixture();
+	o.opencost = FX "opencost.json";
+	struct import_result r;
+	struct import_check c;
+	struct gp_err err;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	/* gpuCost / gpuHours on the H100 nodes: 4.10 per GPU-hour. */
+	cr_assert_float_eq(pool(sc, "h100-80gb")->price.gpu_hour, 4.10, 1e-6);
+	cr_assert_float_eq(pool(sc, "l4")->price.gpu_hour, 0, 1e-9, "not in the response");
+	scenario_free(sc);
+	/* Over the 24 h window the Deployment ran all along on 8 GPUs, 32 cores and
+	 * 512 GiB: 8 x 24 x 4.10 + 32 x 24 x 0.031611 + 512 x 24 x 0.004237 = 863.54
+	 * in OpenCost and in the simulation of the next 24 h. */
+	cr_assert_float_eq(r.cost_window, 24 * 3600.0 * 1e6, 1);
+	cr_assert_eq(import_check(&r, put(0, "s.yaml", r.yaml), &c, &err), GP_OK, "%s", err.msg);
+	for (size_t k = 0; k < r.n_costs; k++)
+		if (strstr(r.costs[k].controller, "vllm")) {
+			cr_assert_float_eq(r.costs[k].real, 863.54, 0.01);
+			cr_assert_float_eq(c.simulated_cost[k], 863.54, 0.05);
+		}
+	import_check_free(&c);
+	import_result_free(&r);
+}
+
+Test(import, a_price_list_wins_over_opencost)
+{
+	struct import_options o = fixture();
+	o.opencost = FX "opencost.json";
+	o.prices = put(0, "p.yaml", "H100-80GB: {gpu_hour: 3.00}\nL4: {gpu_hour: 0.80}\n");
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_assert_float_eq(pool(sc, "h100-80gb")->price.gpu_hour, 3.00, 1e-9);
+	cr_assert_float_eq(pool(sc, "l4")->price.gpu_hour, 0.80, 1e-9);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+/* A one-node cluster with the given GPU labels and allocatable. */
+static const char *one_node(const char *labels, const char *alloc)
+{
+	static char buf[2048];
+	snprintf(buf, sizeof buf,
+		 "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", "
+		 "\"kind\": \"Node\", \"metadata\": {\"name\": \"n1\", \"labels\": {%s}}, "
+		 "\"spec\": {}, \"status\": {\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\"%s}}}]}\n",
+		 labels, alloc);
+	return buf;
+}
+
+static const char *one_pod(const char *limits)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof buf,
+		 "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", "
+		 "\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\", \"namespace\": \"default\", "
+		 "\"creationTimestamp\": \"2026-11-30T12:00:00Z\"}, \"spec\": {\"containers\": [{\"name\": "
+		 "\"c\", \"resources\": {\"limits\": {%s}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n",
+		 limits);
+	return buf;
+}
+
+Test(import, mig_single_strategy_splits_each_gpu_into_the_profiles_maximum)
+{
+	/* GFD under MIG single: gpu.product gets -MIG-<profile>, nvidia.com/gpu
+	 * counts MIG devices: 14 x 1g.10gb are two A100-80GB (7 each). */
+	struct import_options o = {
+		.nodes = put(0, "n.json", one_node("\"nvidia.com/mig.strategy\": \"single\", "
+						   "\"nvidia.com/gpu.product\": "
+						   "\"NVIDIA-A100-SXM4-80GB-MIG-1g.10gb\"",
+						   ", \"nvidia.com/gpu\": \"14\"")),
+		.pods = put(1, "p.json", one_pod("\"nvidia.com/gpu\": \"1\""))};
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_assert_eq(sc->pools[0].gpus_per_node, 2);
+	cr_assert_eq(sc->pools[0].sharing.mode, SHARING_MIG);
+	cr_assert_eq(sc->pools[0].sharing.n_layout, 7);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+Test(import, an_unknown_product_names_the_catalog_and_gpu_map_fixes_it)
+{
+	struct import_options o = {
+		.nodes = put(0, "n.json", one_node("\"nvidia.com/gpu.product\": \"NVIDIA-B200\"",
+						   ", \"nvidia.com/gpu\": \"8\"")),
+		.pods = put(1, "p.json", one_pod("\"nvidia.com/gpu\": \"1\""))};
+	struct import_result r;
+	struct gp_err err;
+	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "n.json:1:") && strstr(err.msg, "'NVIDIA-B200'") &&
+		  strstr(err.msg, "H100-80GB (NVIDIA-H100-80GB-HBM3)") && strstr(err.msg, "--gpu-map"),
+		  "%s", err.msg);
+	const char *map[] = {"NVIDIA-B200=H200-141GB"};
+	o.gpu_map = map;
+	o.n_gpu_map = 1;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_assert_str_eq(sc->pools[0].gpu->name, "H200-141GB");
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+static void refused(const char *nodes, const char *pods, const char *want)
+{
+	struct import_options o = {.nodes = put(0, "n.json", nodes), .pods = put(1, "p.json", pods)};
+	struct import_result r;
+	struct gp_err err;
+	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
+}
+
+Test(import, bad_input_names_file_line_and_json_path)
+{
+	const char *node = one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+				    ", \"nvidia.com/gpu\": \"1\"");
+	char n[2048];
+	snprintf(n, sizeof n, "%s", node);
+	refused(n, "not json: [", "p.json:2:1: error:");
+	refused(n, "{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\"}]}", "expected a Pod, got 'Node'");
+	refused(n, one_pod("\"nvidia.com/gpu\": \"many\""),
+		"p.json:1:261: error: .items[0].spec.containers[0].resources.limits.nvidia.com/gpu: "
+		"expected a Kubernetes quantity");
+	refused(n, "{\"kind\": \"PodList\"}", "expected a List");
+	refused("{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\", \"metadata\": {\"name\": \"x\"}, "
+		"\"status\": {\"allocatable\": {\"cpu\": [1]}}}]}",
+		one_pod("\"nvidia.com/gpu\": \"1\""), ".items[0].status.allocatable.cpu: expected");
+}
+
+Test(import, the_same_inputs_give_the_same_bytes)
+{
+	struct import_options o = fixture();
+	o.dcgm = FX "dcgm.prom";
+	o.kueue = FX "kueue.yaml";
+	struct import_result a, b;
+	build(&o, &a);
+	build(&o, &b);
+	cr_assert_eq(a.yaml_len, b.yaml_len);
+	cr_assert_eq(memcmp(a.yaml, b.yaml, a.yaml_len), 0);
+	import_result_free(&a);
+	import_result_free(&b);
+}
+
+Test(import, the_cli_exits_2_and_writes_nothing_on_bad_input)
+{
+	char cmd[512], out[4096], path[128];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/out.yaml", dir);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import --nodes %s --pods %s -o %s", FX "pods.json",
+		 FX "pods.json", path);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2);
+	cr_assert(strstr(out, "nodes") || strstr(out, "Node"), "%s", out);
+	cr_assert_neq(stat(path, &st), 0, "nothing written");
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import --nodes %s --pods %s --at 2026-11-30T12:00:00Z -o %s",
+		 FX "nodes.json", FX "pods.json", path);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_assert(strstr(out, "3 of 3 compared messages agree"), "%s", out);
+	cr_assert_eq(stat(path, &st), 0);
+}
