@@ -2,6 +2,7 @@
 #include "gpuplan/results.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,7 @@ void results_free(struct results *r)
 		free(r->node_names[i]);
 	free(r->node_names);
 	free(r->metrics);
+	free(r->metric_slots);
 	free(r->jobs);
 	free(r->requests);
 	free(r->ts);
@@ -123,15 +125,65 @@ void results_free(struct results *r)
 	memset(r, 0, sizeof *r);
 }
 
+/* FNV-1a over scope, a separator and name. */
+static size_t metric_hash(const char *scope, const char *name)
+{
+	uint64_t h = 1469598103934665603u;
+	for (const char *p = scope; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	h = (h ^ 0xff) * 1099511628211u;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	return (size_t)h;
+}
+
+static void index_put(size_t *slots, size_t n_slots, const struct metric *m, size_t pos)
+{
+	size_t i = metric_hash(m->scope, m->name) & (n_slots - 1);
+	while (slots[i])
+		i = (i + 1) & (n_slots - 1);
+	slots[i] = pos + 1;
+}
+
+/* Indexes the metric at pos, doubling the table past half full. */
+static void index_add(struct results *r, size_t pos)
+{
+	if (r->n_indexed != pos)
+		return; /* metrics were added around the index: it stays a scan */
+	if (2 * (pos + 1) > r->n_metric_slots) {
+		size_t n = r->n_metric_slots ? 2 * r->n_metric_slots : 64;
+		free(r->metric_slots);
+		r->metric_slots = gp_xcalloc(n, sizeof *r->metric_slots);
+		r->n_metric_slots = n;
+		for (size_t k = 0; k < pos; k++)
+			index_put(r->metric_slots, n, &r->metrics[k], k);
+	}
+	index_put(r->metric_slots, r->n_metric_slots, &r->metrics[pos], pos);
+	r->n_indexed = pos + 1;
+}
+
 void results_add_metric(struct results *r, const char *scope, const char *name, double value,
 			const char *unit)
 {
 	GP_GROW(r->metrics, r->cap_metrics, r->n_metrics + 1);
 	r->metrics[r->n_metrics++] = (struct metric){scope, name, value, unit};
+	index_add(r, r->n_metrics - 1);
 }
 
+/* The first metric added under (scope, name), as the scan finds it. */
 double results_metric(const struct results *r, const char *scope, const char *name)
 {
+	if (r->metric_slots && r->n_indexed == r->n_metrics) {
+		size_t best = SIZE_MAX;
+		size_t i = metric_hash(scope, name) & (r->n_metric_slots - 1);
+		for (; r->metric_slots[i]; i = (i + 1) & (r->n_metric_slots - 1)) {
+			size_t pos = r->metric_slots[i] - 1;
+			const struct metric *m = &r->metrics[pos];
+			if (pos < best && !strcmp(m->scope, scope) && !strcmp(m->name, name))
+				best = pos;
+		}
+		return best == SIZE_MAX ? NAN : r->metrics[best].value;
+	}
 	for (size_t i = 0; i < r->n_metrics; i++)
 		if (!strcmp(r->metrics[i].scope, scope) && !strcmp(r->metrics[i].name, name))
 			return r->metrics[i].value;

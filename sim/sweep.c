@@ -165,6 +165,7 @@ struct spec {
 	size_t *dims;              /* values along each dimension */
 	size_t n_dims, cap_dims;
 	struct srcloc base_loc;
+	size_t seeds_values;       /* values of the seeds: dimension (the last), 0 without */
 	struct gp_err *err;
 };
 
@@ -280,14 +281,41 @@ static int check_section(const struct spec *s, const struct ynode *m, const char
 }
 
 /* Repeated values along a column would run the same point twice. */
+struct keyed {
+	const char *key;
+	size_t i;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first i (in input order) whose key equals an earlier one, or n when
+ * none does; by sorting, so a million seeds take a moment, not minutes. */
+static size_t first_repeat(const char *const *keys, size_t n)
+{
+	struct keyed *k = gp_xcalloc(n, sizeof *k);
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct keyed){keys[i], i};
+	qsort(k, n, sizeof *k, cmp_keyed);
+	size_t first = n;
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(k[i].key, k[i - 1].key) && k[i].i < first)
+			first = k[i].i; /* equal keys sort by index: k[i] is a later copy */
+	free(k);
+	return first;
+}
+
 static int check_repeats(const struct spec *s, const struct column *c, const char *section)
 {
-	for (size_t i = 1; i < c->n; i++)
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(c->values[i], c->values[j]))
-				return gp_located(s->err, c->value_locs[i],
-						  "%s %s repeats the value %s; each point would "
-						  "run twice", section, c->key, c->values[i]);
+	size_t i = first_repeat((const char *const *)c->values, c->n);
+	if (i < c->n)
+		return gp_located(s->err, c->value_locs[i],
+				  "%s %s repeats the value %s; each point would run twice", section,
+				  c->key, c->values[i]);
 	return GP_OK;
 }
 
@@ -302,17 +330,25 @@ static int load_grid(struct spec *s, const struct ynode *grid)
 	return rc;
 }
 
-/* Whether zip row i equals an earlier row in every column from `first`. */
-static bool zip_row_repeats(const struct spec *s, size_t first, size_t i)
+/* The first zip row (columns from `first`) that repeats an earlier one, or
+ * the row count when none does. */
+static size_t zip_first_repeat(const struct spec *s, size_t first)
 {
-	for (size_t j = 0; j < i; j++) {
-		bool same = true;
-		for (size_t c = first; c < s->n_cols && same; c++)
-			same = !strcmp(s->cols[c].values[i], s->cols[c].values[j]);
-		if (same)
-			return true;
+	size_t rows = s->cols[first].n;
+	char **keys = gp_xcalloc(rows, sizeof *keys);
+	for (size_t i = 0; i < rows; i++) {
+		struct sbuf b = {NULL, 0, 0};
+		for (size_t c = first; c < s->n_cols; c++) {
+			put_quoted(&b, s->cols[c].values[i]);
+			sb_putc(&b, ',');
+		}
+		keys[i] = sb_take(&b);
 	}
-	return false;
+	size_t i = first_repeat((const char *const *)keys, rows);
+	for (size_t r = 0; r < rows; r++)
+		free(keys[r]);
+	free(keys);
+	return i;
 }
 
 /* Zip columns share one dimension: their lists pair up, so they must be
@@ -334,11 +370,11 @@ static int load_zip(struct spec *s, const struct ynode *zip)
 					c->key, c->n, c0->key, c0->n);
 	}
 	s->dims[dim] = rc ? 0 : s->cols[first].n;
-	for (size_t i = 1; i < s->dims[dim] && !rc; i++)
-		if (zip_row_repeats(s, first, i))
-			rc = gp_located(s->err, s->cols[first].value_locs[i],
-					"zip row %zu repeats an earlier row; each point would run twice",
-					i + 1);
+	size_t i = rc ? 0 : zip_first_repeat(s, first);
+	if (!rc && i < s->dims[dim])
+		rc = gp_located(s->err, s->cols[first].value_locs[i],
+				"zip row %zu repeats an earlier row; each point would run twice",
+				i + 1);
 	return rc;
 }
 
@@ -375,6 +411,7 @@ static int load_seeds(struct spec *s, const struct ynode *seeds)
 		c->values[c->n] = gp_xstrdup(text);
 		c->value_locs[c->n++] = node_loc(item);
 	}
+	s->seeds_values = n;
 	return check_repeats(s, c, "seeds");
 }
 
@@ -384,13 +421,14 @@ static int count_points(const struct spec *s, const struct ynode *root, size_t *
 	if (s->n_dims == 0)
 		return gp_located(s->err, node_loc(root), "nothing to sweep; give a grid, a zip or "
 				  "seeds");
-	*n = 1;
+	size_t total = 1; /* *n is set only when whole: sweep_free walks that many points */
 	for (size_t d = 0; d < s->n_dims; d++) {
-		if (s->dims[d] > SWEEP_MAX_POINTS / *n)
+		if (s->dims[d] > SWEEP_MAX_POINTS / total)
 			return gp_located(s->err, node_loc(root), "the sweep has more than %d points; "
 					  "split it or sweep fewer values", SWEEP_MAX_POINTS);
-		*n *= s->dims[d];
+		total *= s->dims[d];
 	}
+	*n = total;
 	return GP_OK;
 }
 
@@ -580,13 +618,17 @@ static int locate_point_error(const struct spec *s, const struct sweep *sw, size
 }
 
 /* Loads the base alone (its own errors stay located in it), then every
- * point: cheap next to running them, and nothing runs on a bad sweep. */
+ * point: cheap next to running them, and nothing runs on a bad sweep.  The
+ * seeds are the last, fastest dimension, and a seed (a whole number, checked
+ * by load_seeds) cannot make a scenario invalid: only the first seed of each
+ * combination is loaded, so a million seeds cost one load, not a million. */
 static int validate(const struct spec *s, const struct sweep *sw, struct gp_err *err)
 {
 	struct scenario *sc;
 	int rc = scenario_load(sw->base, NULL, 0, &sc, err);
 	scenario_free(sc);
-	for (size_t i = 0; i < sw->n_points && !rc; i++) {
+	size_t stride = s->seeds_values ? s->seeds_values : 1;
+	for (size_t i = 0; i < sw->n_points && !rc; i += stride) {
 		struct gp_err inner;
 		const struct sweep_point *p = &sw->points[i];
 		rc = scenario_load(sw->base, (const char *const *)p->sets, p->n_sets, &sc, &inner);
@@ -621,7 +663,7 @@ void sweep_free(struct sweep *sw)
 {
 	if (!sw)
 		return;
-	for (size_t i = 0; i < sw->n_points; i++) {
+	for (size_t i = 0; sw->points && i < sw->n_points; i++) {
 		for (size_t j = 0; j < sw->points[i].n_sets; j++)
 			free(sw->points[i].sets[j]);
 		free(sw->points[i].sets);

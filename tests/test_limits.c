@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpuplan/sweep.h"
+
 TestSuite(limits, .init = scratch_make, .fini = scratch_remove);
 
 static double seconds_since(const struct timespec *a)
@@ -61,4 +63,33 @@ Test(limits, deep_nesting_through_set_is_refused_at_once)
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 	cr_expect_lt(seconds_since(&t0), 2.0, "took %.1f s", seconds_since(&t0));
 	cr_expect(strstr(out, "nesting deeper than 128 levels"), "%s", out);
+}
+
+/* The documented maximum, a million seeds, loads in seconds: the repeat check
+ * sorted instead of comparing every pair (it took minutes). */
+Test(limits, a_million_seeds_load_quickly, .timeout = 60)
+{
+	struct sweep *sw = NULL;
+	struct gp_err err = {""};
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_eq(sweep_load("tests/fixtures/sweep/million-seeds.yaml", &sw, &err), GP_OK, "%s",
+		     err.msg);
+	cr_expect_eq(sw->n_points, 1000000);
+	cr_expect_lt(seconds_since(&t0), 20.0, "took %.1f s", seconds_since(&t0));
+	sweep_free(sw);
+}
+
+/* Past the limit the product is refused, not freed half-built (a segfault). */
+Test(limits, a_sweep_over_the_point_limit_is_refused)
+{
+	struct sweep *sw = NULL;
+	struct gp_err err = {""};
+	cr_expect_eq(sweep_load("tests/fixtures/sweep/over-limit.yaml", &sw, &err), GP_EINPUT);
+	cr_expect_null(sw);
+	cr_expect(strstr(err.msg, "more than 1000000 points"), "%s", err.msg);
+	char cmd[512], out[4096];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan sweep tests/fixtures/sweep/over-limit.yaml --db %s/s.db",
+		 dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 }
