@@ -57,19 +57,31 @@ static void set(struct advise_row *a, const char *fmt, ...)
 
 /* --- running --------------------------------------------------------------- */
 
-static void fill_row(struct advise_row *row, const struct results *r)
+/* Whether the scenario sets a goal of its own (a deadline or an SLO); with
+ * none, the goal is search's default, queue p95 within a minute. */
+static bool has_goal(const struct scenario *sc)
+{
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		if (sc->workloads[w].deadline_kind != DEADLINE_NONE || sc->workloads[w].inference)
+			return true;
+	return false;
+}
+
+static void fill_row(struct advise_row *row, const struct results *r, bool queue_goal)
 {
 	double failed = results_metric(r, "all", "jobs_failed");
 	double unfinished = results_metric(r, "all", "jobs_unfinished");
 	double slo = results_metric(r, "all", "slo_met");
+	double kills = results_metric(r, "all", "oom_kills");
 	row->peak_demand = results_metric(r, "all", "peak_demand_gpus");
 	row->queue_p95 = results_metric(r, "all", "queue_time_p95_s");
 	row->deadline_pct = results_metric(r, "all", "deadline_met_pct");
 	row->slo_pct = results_metric(r, "all", "slo_attainment_pct");
 	row->cost = results_metric(r, "all", "cost_total");
 	row->cost_per_verified = results_metric(r, "all", "cost_per_verified_result");
-	row->meets = !strcmp(r->status, "ok") && !(failed > 0) && !(unfinished > 0) &&
-		     (isnan(row->deadline_pct) || row->deadline_pct >= 100) && !(slo < 1);
+	row->meets = !strcmp(r->status, "ok") && !(failed > 0) && !(unfinished > 0) && !(kills > 0) &&
+		     (isnan(row->deadline_pct) || row->deadline_pct >= 100) && !(slo < 1) &&
+		     (!queue_goal || !(row->queue_p95 > ADVISE_QUEUE_OK_S));
 }
 
 /* Runs the spec's scenario with the row's overrides and writes it to st.
@@ -91,7 +103,7 @@ static int run_row(const struct advise_spec *sp, struct store *st, struct advise
 	if (!rc)
 		rc = store_write_run(st, sc, &r, &row->run_id, err);
 	if (!rc)
-		fill_row(row, &r);
+		fill_row(row, &r, !has_goal(sc));
 	if (!rc && keep_sc) {
 		*keep_sc = sc;
 		*keep_r = r;
@@ -307,32 +319,51 @@ static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t 
 }
 
 /* The rules a placement finding blames, one relaxed at a time, then all of
- * them together when there are several. */
+ * them together when there are several (whether or not the finding planned
+ * some of them already). */
 static void plan_rules(struct plan *pl, const struct scenario *sc, size_t w)
 {
 	const struct workload_spec *ws = &sc->workloads[w];
 	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
 	diagnose_hidden_pools(sc, w, hidden);
-	size_t first = pl->n;
+	struct plan one = {0};
 	if (ws->n_node_selector)
-		set(plan_add(pl, "%s without its node_selector", ws->name),
+		set(plan_add(&one, "%s without its node_selector", ws->name),
 		    "workloads.%s.node_selector={}", ws->name);
 	if (ws->n_affinity)
-		set(plan_add(pl, "%s without its node affinity", ws->name), "workloads.%s.affinity=[]",
+		set(plan_add(&one, "%s without its node affinity", ws->name), "workloads.%s.affinity=[]",
 		    ws->name);
 	if (ws->n_gpu_spec)
-		set(plan_add(pl, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]", ws->name);
-	plan_tolerations(pl, sc, w, hidden);
+		set(plan_add(&one, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]", ws->name);
+	plan_tolerations(&one, sc, w, hidden);
 	free(hidden);
-	size_t added = pl->n - first;
-	struct advise_row *all = added > 1 ? plan_add(pl, "%s with every rule relaxed", ws->name) : NULL;
-	for (size_t i = first; all && i < first + added; i++)
-		set(all, "%s", pl->alts[i].sets[0]);
+	for (size_t i = 0; i < one.n; i++) {
+		struct advise_row *a = plan_add(pl, "%s", one.alts[i].label);
+		if (a)
+			set(a, "%s", one.alts[i].sets[0]);
+	}
+	struct advise_row *all = one.n > 1 ? plan_add(pl, "%s with every rule relaxed", ws->name) : NULL;
+	for (size_t i = 0; all && i < one.n; i++)
+		set(all, "%s", one.alts[i].sets[0]);
+	free(one.alts);
+}
+
+/* Every alternative a finding names, in the finding's order. */
+static void plan_fixes(struct plan *pl, const struct results *r)
+{
+	for (size_t f = 0; f < r->n_findings; f++)
+		for (size_t i = 0; i < r->findings[f].n_fixes; i++) {
+			const struct finding_fix *x = &r->findings[f].fixes[i];
+			struct advise_row *a = plan_add(pl, "%s", x->label);
+			for (size_t k = 0; a && k < x->n_sets; k++)
+				set(a, "%s", x->sets[k]);
+		}
 }
 
 static struct plan plan_alternatives(const struct scenario *sc, const struct results *r)
 {
 	struct plan pl = {0};
+	plan_fixes(&pl, r);
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];
 		int p = fd->pool, w = fd->workload;
@@ -407,7 +438,8 @@ static void on_probe(void *ctx, const struct search_probe *p)
 }
 
 /* Reads the row's figures back from the run the search recorded. */
-static int row_from_store(struct store *st, struct advise_row *row, struct gp_err *err)
+static int row_from_store(struct store *st, struct advise_row *row, bool queue_goal,
+			  struct gp_err *err)
 {
 	struct metric *m = NULL;
 	size_t n = 0;
@@ -417,7 +449,7 @@ static int row_from_store(struct store *st, struct advise_row *row, struct gp_er
 		results_init(&r);
 		r.metrics = m;
 		r.n_metrics = n;
-		fill_row(row, &r);
+		fill_row(row, &r, queue_goal);
 		r.metrics = NULL;
 	}
 	store_free_metrics(m, n);
@@ -442,6 +474,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	char answer[64];
 	if (!rc)
 		rc = search_run(&s, st, on_probe, &pr, &found, answer, sizeof answer, err);
+	if (rc == GP_EINPUT)
+		return GP_OK; /* the goal's metric is absent (nothing ran): no pool size answers it */
 	if (rc || !found || !pr.answer_run)
 		return rc;
 	struct advise_row *a = plan_add(pl, "pool %s at %s nodes (smallest with %s)", ps->name,
@@ -450,12 +484,18 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 		return GP_OK;
 	set(a, "%s=%s", key, pr.answer);
 	a->run_id = pr.answer_run;
-	return row_from_store(st, a, err);
+	a->hardware = pr.answer[0] && strtol(pr.answer, NULL, 10) > ps->nodes;
+	return row_from_store(st, a, !has_goal(sc), err);
 }
 
-static bool needs_sizing(const struct advise_row *base)
+/* The pool search runs when the base misses its goal, queues, or the
+ * diagnosis concludes capacity. */
+static bool needs_sizing(const struct advise_row *base, const struct results *r)
 {
-	return !base->meets || base->queue_p95 > ADVISE_QUEUE_OK_S;
+	bool capacity = false;
+	for (size_t i = 0; i < r->n_findings; i++)
+		capacity |= r->findings[i].step == FINDING_CAPACITY;
+	return capacity || !base->meets || base->queue_p95 > ADVISE_QUEUE_OK_S;
 }
 
 /* --- ranking and output ---------------------------------------------------- */
@@ -473,6 +513,8 @@ static int by_advice(const void *a, const void *b)
 	const struct advise_row *x = a, *y = b;
 	if (x->meets != y->meets)
 		return x->meets ? -1 : 1;
+	if (x->meets && x->hardware != y->hardware)
+		return x->hardware ? 1 : -1; /* more hardware only when nothing cheaper meets */
 	int c = cmp_nan_last(x->cost_per_verified, y->cost_per_verified);
 	if (!c)
 		c = cmp_nan_last(x->queue_p95, y->queue_p95);
@@ -487,6 +529,29 @@ static void copy_findings(struct advice *out, const struct results *r)
 	for (size_t i = 0; i < r->n_findings; i++)
 		finding_copy(&out->findings[i], &r->findings[i]);
 	out->n_findings = r->n_findings;
+}
+
+/* Costs within ADVISE_SAME_COST of the cheapest are the same price: among
+ * the rows that meet the goal that cheaply (and need no more hardware than
+ * the first), the one planned first wins, which puts the findings' own
+ * alternatives ahead of generic ones (a KV-starved server's memory_fraction
+ * before int8 weights that are 2% cheaper).  Moves it to the front. */
+static void prefer_named(struct advise_row *rows, size_t n)
+{
+	if (!n || !rows[0].meets)
+		return;
+	size_t best = 0;
+	double c0 = rows[0].cost_per_verified;
+	for (size_t i = 1; i < n; i++) {
+		const struct advise_row *r = &rows[i];
+		double c = r->cost_per_verified;
+		bool same = isnan(c0) ? isnan(c) : c <= c0 * (1 + ADVISE_SAME_COST);
+		if (r->meets && r->hardware == rows[0].hardware && same && r->seq < rows[best].seq)
+			best = i;
+	}
+	struct advise_row keep = rows[best];
+	memmove(rows + 1, rows, best * sizeof *rows);
+	rows[0] = keep;
 }
 
 /* The row's overrides as --set text; NULL for none. */
@@ -552,13 +617,14 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 			fn(ctx, a);
 	}
 	free(more.alts);
-	if (!rc && needs_sizing(&pl.alts[0]))
+	if (!rc && needs_sizing(&pl.alts[0], &r))
 		rc = size_pool(sp, st, sc, &r, &pl, err);
 	results_free(&r);
 	scenario_free(sc);
 	for (size_t i = 0; i < pl.n; i++)
 		pl.alts[i].seq = i;
 	qsort(pl.alts, pl.n, sizeof *pl.alts, by_advice);
+	prefer_named(pl.alts, pl.n);
 	out->rows = pl.alts;
 	out->n = pl.n;
 	if (!rc)
@@ -576,10 +642,14 @@ static const char *num(char *buf, size_t len, double v, int decimals)
 	return buf;
 }
 
-/* Dollars: cents, or four decimals below a dollar (a verified request costs little). */
+/* Dollars: cents, or three significant digits below a dollar (a verified
+ * request costs little: 0.000218, not 0.00). */
 static const char *money(char *buf, size_t len, double v)
 {
-	return num(buf, len, v, fabs(v) < 1 && v != 0 ? 4 : 2);
+	if (isnan(v) || fabs(v) >= 1 || v == 0)
+		return num(buf, len, v, 2);
+	snprintf(buf, len, "%.3g", v);
+	return buf;
 }
 
 static const struct advise_row *base_row(const struct advice *a)
@@ -616,8 +686,10 @@ void advise_write(FILE *out, const struct advice *a)
 			num(b[3], 32, r->slo_pct, 1), num(b[4], 32, r->cost, 2),
 			money(b[5], 32, r->cost_per_verified));
 	}
-	fprintf(out, "\nmeets = every deadline and SLO met, no job failed or unfinished; ranked by "
-		     "meets, then $/verified (cost per verified result), then queue p95.\n");
+	fprintf(out, "\nmeets = the goal: every deadline and SLO met (queue p95 within a minute when "
+		     "the scenario has neither), no job failed, unfinished or OOM-killed; ranked by "
+		     "meets, then more hardware last, then $/verified (cost per verified result; "
+		     "within 3%% of the cheapest, a finding's own alternative first), then queue p95.\n");
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);

@@ -17,8 +17,10 @@
 #include "gpuplan/diagnose.h"
 
 #include "gpuplan/cluster.h"
+#include "gpuplan/gpupolicy.h"
+#include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
-#include "gpuplan/report.h"
+#include "gpuplan/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -30,7 +32,8 @@ enum step {
 	STEP_ALLOCATION = FINDING_ALLOCATION,
 	STEP_MEMORY = FINDING_MEMORY,
 	STEP_PLACEMENT = FINDING_PLACEMENT,
-	STEP_APPLICATION = FINDING_APPLICATION
+	STEP_APPLICATION = FINDING_APPLICATION,
+	STEP_CAPACITY = FINDING_CAPACITY
 };
 
 /* --- text ------------------------------------------------------------------ */
@@ -66,9 +69,16 @@ static char *sb_take(struct sbuf *b)
 	return s;
 }
 
+/* part of whole in percent, at most 100: time-sliced pods' engine activity
+ * adds up past their GPU's allocation, but a GPU is at most 100% active. */
+static double share_pct(double part, double whole)
+{
+	return whole > 0 && !isnan(part) ? fmin(100, 100 * part / whole) : 0;
+}
+
 static void duration(double seconds, char *buf, size_t len)
 {
-	report_duration((sim_time)llround(seconds * (double)SIM_SECOND), buf, len);
+	units_format_duration((sim_time)llround(seconds * (double)SIM_SECOND), buf, len);
 }
 
 /* --- sharing options and quantization -------------------------------------- */
@@ -289,6 +299,66 @@ static struct finding *add(struct view *v, enum step step, enum finding_kind kin
 	return &d->f;
 }
 
+/* --- the alternatives a finding names --------------------------------------- */
+
+/* An alternative named by label (formatted), unless f names it already. */
+static struct finding_fix *fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
+
+static struct finding_fix *fix(struct finding *f, const char *fmt, ...)
+{
+	struct sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	int need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	GP_GROW(b.s, b.cap, (size_t)(need > 0 ? need : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(b.s, b.cap, fmt, ap);
+	va_end(ap);
+	bool dup = false;
+	for (size_t i = 0; i < f->n_fixes; i++)
+		dup |= !strcmp(f->fixes[i].label, b.s);
+	struct finding_fix *x = dup ? NULL : finding_add_fix(f, b.s);
+	free(b.s);
+	return x;
+}
+
+/* One --set override of alternative x (NULL: ignored). */
+static void fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
+
+static void fix_set(struct finding_fix *x, const char *fmt, ...)
+{
+	if (!x)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *buf = gp_xmalloc((size_t)(need > 0 ? need : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(buf, (size_t)(need > 0 ? need : 0) + 1, fmt, ap);
+	va_end(ap);
+	finding_fix_set(x, buf);
+	free(buf);
+}
+
+/* Pool p shared by time-slicing or MPS with r replicas, as advise labels it. */
+static void fix_replicas(struct finding *f, const struct pool_spec *p, enum sharing_mode mode,
+			 int32_t r)
+{
+	struct diagnose_option o = {mode, r, r, NULL, 0};
+	char name[64];
+	diagnose_option_name(&o, name, sizeof name);
+	fix_set(fix(f, "%s on %s", name, p->name), "pools.%s.sharing={mode: %s, replicas: %d}",
+		p->name, mode == SHARING_MPS ? "mps" : "time-slicing", (int)r);
+}
+
+static void fix_quant(struct finding *f, const struct workload_spec *w, enum quant q)
+{
+	fix_set(fix(f, "%s weights for %s", quant_name(q), w->name), "workloads.%s.quantization=%s",
+		w->name, quant_name(q));
+}
+
 /* --- steps 1 and 2: allocation and memory, per pool ------------------------ */
 
 /* Time-weighted sums over the windows in which work the pool could host pended. */
@@ -348,7 +418,7 @@ static void pool_evidence(struct sbuf *b, const struct view *v, const struct poo
 		     "%.1f%% engine-active and %.1f%% SM-active",
 		  100 * s->pend_s / v->span, a, span, s->pods / s->pend_s, s->gpus / s->pend_s, p->name,
 		  100 * s->alloc / s->cap, s->alloc / s->pend_s, s->cap / s->pend_s,
-		  100 * s->engine / s->alloc, 100 * s->sm / s->alloc);
+		  share_pct(s->engine, s->alloc), share_pct(s->sm, s->alloc));
 }
 
 /* Names the options of every pending workload into text and evidence; false
@@ -393,7 +463,15 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 		return;
 	}
 	sb_printf(&text, ")");
-	add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
+	struct finding *f =
+		add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
+	for (size_t w = 0; w < v->sc->n_workloads; w++) {
+		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
+		size_t n = v->pend[w] > 0 ? diagnose_sharing_options(ps, &v->sc->workloads[w], o) : 0;
+		for (size_t i = 0; i < n; i++)
+			if (o[i].mode == SHARING_TIME_SLICING || o[i].mode == SHARING_MPS)
+				fix_replicas(f, ps, o[i].mode, o[i].replicas);
+	}
 }
 
 /* The quantization that fits per_gpu pods of a pending model workload, into
@@ -418,6 +496,40 @@ static bool name_quant(struct view *v, const struct pool_spec *p, int32_t per_gp
 	return any;
 }
 
+/* The narrower weights that fit per_gpu pods a GPU of p, for each workload
+ * marked in v->pend, as alternatives of f. */
+static void fix_quants(struct view *v, struct finding *f, const struct pool_spec *p, int32_t per_gpu)
+{
+	for (size_t w = 0; w < v->sc->n_workloads; w++) {
+		enum quant q;
+		double vram, freed;
+		if (v->pend[w] > 0 && diagnose_quant_fit(p, &v->sc->workloads[w], per_gpu, &q, &vram, &freed))
+			fix_quant(f, &v->sc->workloads[w], q);
+	}
+}
+
+/* The memory a pod of w takes on a GPU of p: a server's, or the pod's VRAM. */
+static double pod_memory(const struct pool_spec *p, const struct workload_spec *w)
+{
+	return w->inference ? infer_server_memory(p, w) : w->vram_bytes;
+}
+
+/* Whether a pod of w can overflow a GPU of p: alone (exclusive), or with the
+ * largest co-tenants time-slicing gives it.  A pool where it cannot is not
+ * blamed for w's OOM kills. */
+static bool can_overflow(struct view *v, size_t p, size_t w)
+{
+	const struct pool_spec *ps = &v->sc->pools[p];
+	double mem = ps->gpu->memory_bytes, mine = pod_memory(ps, &v->sc->workloads[w]);
+	if (ps->sharing.mode == SHARING_EXCLUSIVE)
+		return mine > mem;
+	double most = mine;
+	for (size_t k = 0; k < v->sc->n_workloads; k++)
+		if (allowed(v, k, p))
+			most = fmax(most, pod_memory(ps, &v->sc->workloads[k]));
+	return mine + (ps->sharing.replicas - 1) * most > mem;
+}
+
 /* Marks, in v->pend, the workloads of p whose pods were OOM-killed; their
  * kills.  Only exclusive and time-sliced GPUs let a pod overflow them. */
 static double oom_kills(struct view *v, size_t p)
@@ -427,7 +539,7 @@ static double oom_kills(struct view *v, size_t p)
 	double kills = 0;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		double k = metric(v, v->sc->workloads[w].name, "oom_kills");
-		bool here = can && k > 0 && allowed(v, w, p);
+		bool here = can && k > 0 && allowed(v, w, p) && can_overflow(v, p, w);
 		v->pend[w] = here ? k : 0;
 		kills += here ? k : 0;
 	}
@@ -451,7 +563,7 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	double alloc = metric(v, ps->name, "gpu_allocation_pct");
 	sb_printf(&ev, "%.0f OOM kills; pool %s %.1f%% allocated, its allocated GPUs %.1f%% "
 		       "engine-active",
-		  kills, ps->name, alloc, alloc > 0 ? 100 * metric(v, ps->name, "engine_active_pct") / alloc : 0);
+		  kills, ps->name, alloc, share_pct(metric(v, ps->name, "engine_active_pct"), alloc));
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		const struct workload_spec *ws = &v->sc->workloads[w];
 		if (v->pend[w] > 0)
@@ -465,7 +577,12 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	if (!name_quant(v, ps, per_gpu, &text, &ev))
 		sb_printf(&text, "no narrower weight format fits %d per GPU: fewer replicas would",
 			  (int)per_gpu);
-	add(v, STEP_MEMORY, KIND_OOM, kills, (int)p, -1, sb_take(&text), sb_take(&ev));
+	struct finding *f = add(v, STEP_MEMORY, KIND_OOM, kills, (int)p, -1, sb_take(&text), sb_take(&ev));
+	fix_quants(v, f, ps, per_gpu);
+	if (sliced && per_gpu > 2)
+		fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
+	else if (sliced)
+		fix_set(fix(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=exclusive", ps->name);
 }
 
 /* The smallest VRAM of a pod that pended (bytes); 0 when none is known. */
@@ -500,8 +617,12 @@ static void full_memory_finding(struct view *v, size_t p, const struct pool_sums
 	if (!name_quant(v, ps, 2, &text, &ev))
 		sb_printf(&text, "no narrower weight format fits two per GPU: a GPU with more memory "
 				 "would");
-	add(v, STEP_MEMORY, KIND_VRAM_FULL, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
+	struct finding *f =
+		add(v, STEP_MEMORY, KIND_VRAM_FULL, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
+	fix_quants(v, f, ps, 2);
 }
+
+static bool preallocation_finding(struct view *v, size_t p);
 
 static void diagnose_pools(struct view *v)
 {
@@ -514,7 +635,9 @@ static void diagnose_pools(struct view *v)
 			allocation_finding(v, p, &s);
 		bool named = v->n_drafts > before;
 		double kills = oom_kills(v, p); /* reuses v->pend */
-		if (kills > 0) {
+		if (kills > 0 && preallocation_finding(v, p)) {
+			/* the servers' preallocation, not their weights */
+		} else if (kills > 0) {
 			oom_finding(v, p, kills);
 		} else if (lock && !named) {
 			pool_sums(v, p, &s); /* no unit holds the pods: is it their VRAM? */
@@ -639,7 +762,15 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 				  p->taints[t].value);
 	}
 	free(pools.s);
-	add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w, sb_take(&text), sb_take(&ev));
+	struct finding *f = add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w, sb_take(&text), sb_take(&ev));
+	if (ws->n_node_selector)
+		fix_set(fix(f, "%s without its node_selector", ws->name), "workloads.%s.node_selector={}",
+			ws->name);
+	if (ws->n_affinity)
+		fix_set(fix(f, "%s without its node affinity", ws->name), "workloads.%s.affinity=[]",
+			ws->name);
+	if (ws->n_gpu_spec)
+		fix_set(fix(f, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]", ws->name);
 }
 
 void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
@@ -677,28 +808,41 @@ static double offered_rate(const struct inference_spec *in)
 	return period > 0 ? (double)rq->n_rows * rq->speedup / period : 0;
 }
 
-/* The tokenizer (one per replica) is saturated while the GPUs idle. */
+/* The tokenizer workers are saturated: requests wait for them, not for the
+ * GPU, and the service misses its SLO or its GPUs idle. */
 static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 {
 	const struct inference_spec *in = ws->inference;
 	double tok = sim_seconds(in->tokenize), rate = offered_rate(in);
 	int32_t replicas = in->target_queue > 0 ? in->max_replicas : in->replicas;
-	double busy = replicas > 0 ? rate * tok / replicas : 0;
-	double duty = metric(v, ws->name, "duty_cycle_pct");
-	if (tok <= 0 || busy < DIAGNOSE_TOKENIZER || isnan(duty) || duty >= 100 * DIAGNOSE_DUTY)
+	int32_t workers = in->tokenize_workers > 0 ? in->tokenize_workers : 1;
+	double busy = replicas > 0 ? rate * tok / (replicas * workers) : 0;
+	double duty = metric(v, ws->name, "duty_cycle_pct"), slo = metric(v, ws->name, "slo_met");
+	if (tok <= 0 || busy < DIAGNOSE_TOKENIZER || (!(slo < 1) && !(duty < 100 * DIAGNOSE_DUTY)))
 		return;
+	/* Workers a replica needs to keep them 70% busy. */
+	int32_t need = (int32_t)ceil(rate * tok / (replicas * 0.7) - 1e-9);
+	if (need <= workers)
+		need = workers + 1;
 	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "%s is bound by tokenization, not by GPUs: requests queue at the "
-			 "tokenizer while the GPUs idle, so more GPUs would not help; more tokenizer "
-			 "workers or a faster tokenizer would",
-		  ws->name);
-	sb_printf(&ev, "tokenizer %.3g ms a request x %.4g requests/s over %d replica%s = %.0f%% busy "
-		       "(one per replica); replicas in iterations %.1f%% of the time; TTFT p99 %.3g s, "
-		       "of which the wait for a batch slot averages %.3g s; SLO attainment %.1f%%",
-		  tok * 1000, rate, (int)replicas, replicas == 1 ? "" : "s", 100 * busy, duty,
-		  metric(v, ws->name, "ttft_p99_s"), metric(v, ws->name, "request_queue_mean_s"),
+	sb_printf(&text, "%s is bound by tokenization, not by GPUs: requests wait for the CPU "
+			 "tokenizer while the GPUs idle, so more GPUs would not help; %d tokenizer "
+			 "workers a replica would",
+		  ws->name, (int)need);
+	sb_printf(&ev, "tokenizer %.3g ms a request x %.4g requests/s over %d replica%s x %d worker%s "
+		       "= %.0f%% busy; requests waited %.3g s on average for a tokenizer worker and "
+		       "%.3g s for a batch slot; replicas in iterations %.1f%% of the time; TTFT p99 "
+		       "%.3g s; SLO attainment %.1f%%",
+		  tok * 1000, rate, (int)replicas, replicas == 1 ? "" : "s", (int)workers,
+		  workers == 1 ? "" : "s", 100 * busy, metric(v, ws->name, "tokenize_wait_mean_s"),
+		  metric(v, ws->name, "request_queue_mean_s"), duty, metric(v, ws->name, "ttft_p99_s"),
 		  metric(v, ws->name, "slo_attainment_pct"));
-	add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1, (int)(ws - v->sc->workloads), sb_take(&text), sb_take(&ev));
+	struct finding *fd = add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1,
+				 (int)(ws - v->sc->workloads), sb_take(&text), sb_take(&ev));
+	fd->figure = busy;
+	long long us = (long long)llround(tok * 1e6);
+	fix_set(fix(fd, "%d tokenizer workers for %s", (int)need, ws->name),
+		"workloads.%s.tokenize={time: %lldus, workers: %d}", ws->name, us, (int)need);
 }
 
 /* Batch jobs start at once yet miss deadlines, with their GPUs mostly idle:
@@ -737,6 +881,480 @@ static void diagnose_application(struct view *v)
 	}
 }
 
+/* --- evidence from pending reasons ------------------------------------------ */
+
+/* Pod-seconds workload w pended with a message giving any kind of mask;
+ * *top (may be NULL) receives the longest such message. */
+static double kind_pending(const struct view *v, size_t w, uint32_t mask, const char **top)
+{
+	double seconds = 0, best = -1;
+	for (size_t i = 0; i < v->r->n_pending_reasons; i++) {
+		const struct pending_reason *pr = &v->r->pending_reasons[i];
+		if (pr->workload != (int32_t)w || !(pr->kinds & mask))
+			continue;
+		seconds += pr->pending_seconds;
+		if (top && pr->pending_seconds > best) {
+			best = pr->pending_seconds;
+			*top = pr->reason;
+		}
+	}
+	return seconds;
+}
+
+/* GPUs' worth one job of w asks for. */
+static double job_gpus(const struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	double unit = 0;
+	for (size_t p = 0; p < v->sc->n_pools && unit <= 0; p++)
+		unit = scenario_gpu_equivalent(&v->sc->pools[p], ws);
+	int32_t pods = ws->gang && ws->pods > 1 ? ws->pods : 1;
+	return (unit > 0 ? unit : 1) * pods;
+}
+
+/* Free GPU capacity in the pools w may use, over the windows in which w pended. */
+struct free_sums {
+	double secs;      /* seconds of those windows */
+	double free, cap; /* GPU-seconds free and in capacity */
+	double pend;      /* w's pending pod-seconds */
+	double covered;   /* of which in windows whose free capacity held one of its jobs */
+};
+
+static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
+{
+	memset(f, 0, sizeof *f);
+	double need = job_gpus(v, w);
+	for (size_t k = 0; k < v->n_windows; k++) {
+		double pending = row(v, k, workload_scope(v, w))->pending, L = v->len[k];
+		if (pending <= 0)
+			continue;
+		double free = 0, cap = 0;
+		for (size_t p = 0; p < v->sc->n_pools; p++) {
+			if (!allowed(v, w, p))
+				continue;
+			const struct ts_row *y = row(v, k, pool_scope(v, p));
+			free += fmax(0, y->gpus_capacity - y->gpus_allocated);
+			cap += y->gpus_capacity;
+		}
+		f->secs += L;
+		f->free += free * L;
+		f->cap += cap * L;
+		f->pend += pending * L;
+		if (free >= need - 1e-9)
+			f->covered += pending * L;
+	}
+}
+
+/* Long enough to matter: pending pod-seconds over DIAGNOSE_PENDING_SHARE of the span. */
+static bool matters(const struct view *v, double pod_seconds)
+{
+	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->span;
+}
+
+/* --- allocation: admission (Kueue quota) ------------------------------------ */
+
+/* The nvidia.com/gpu line of queue q's quota, or NULL. */
+static const struct quota_entry *gpu_quota(const struct queue_spec *q)
+{
+	for (size_t i = 0; i < q->n_quota; i++)
+		if (!strcmp(q->quota[i].resource, "nvidia.com/gpu"))
+			return &q->quota[i];
+	return NULL;
+}
+
+/* The queue's quota as a --set map, with resource `res` at `amount`. */
+static void quota_map_text(struct sbuf *b, const struct queue_spec *q, const char *res,
+			   double amount, bool limit)
+{
+	sb_printf(b, "{");
+	size_t n = 0;
+	for (size_t i = 0; i < q->n_quota; i++) {
+		const struct quota_entry *e = &q->quota[i];
+		double x = !strcmp(e->resource, res) ? amount : limit ? e->borrowing_limit : e->nominal;
+		if (isinf(x))
+			continue;
+		if (!strcmp(e->resource, "memory"))
+			sb_printf(b, "%s%s: %.0fGiB", n++ ? ", " : "", e->resource, x / GP_GIB);
+		else
+			sb_printf(b, "%s%s: %g", n++ ? ", " : "", e->resource, x);
+	}
+	sb_printf(b, "}");
+}
+
+/* Jobs of w wait on their queue's quota while the GPUs they could use are free. */
+static void admission_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const char *top = NULL;
+	double quota_s = kind_pending(v, w, PEND_BIT(PEND_QUOTA), &top);
+	if (!matters(v, quota_s) || ws->queue < 0 || (size_t)ws->queue >= v->sc->n_queues)
+		return;
+	struct free_sums f;
+	free_while_pending(v, w, &f);
+	double need = job_gpus(v, w);
+	if (f.secs <= 0 || f.free / f.secs < need)
+		return; /* the GPUs were busy too: not the quota alone */
+	const struct queue_spec *q = &v->sc->queues[ws->queue];
+	const struct quota_entry *e = gpu_quota(q);
+	double idle = f.free / f.secs;
+	struct sbuf text = {0}, ev = {0};
+	sb_printf(&text, "%s waits on admission, not on hardware: queue %s's quota refuses its jobs "
+			 "while %.1f GPUs are free; raise the quota",
+		  ws->name, q->name, idle);
+	if (e && !isinf(e->borrowing_limit))
+		sb_printf(&text, " or its borrowing limit");
+	char d[32];
+	duration(quota_s, d, sizeof d);
+	sb_printf(&ev, "%s of pod time pending with \"%s\"; queue %s", d, top, q->name);
+	if (e)
+		sb_printf(&ev, " quota nvidia.com/gpu %g", e->nominal);
+	if (e && !isinf(e->borrowing_limit))
+		sb_printf(&ev, ", borrowing limit %g", e->borrowing_limit);
+	sb_printf(&ev, q->cohort ? ", cohort %s" : ", no cohort%s", q->cohort ? q->cohort : "");
+	sb_printf(&ev, "; meanwhile the pools it may use had %.1f of %.0f GPUs free on average; a "
+		       "job asks for %.3g",
+		  idle, f.cap / f.secs, need);
+	struct finding *fd = add(v, STEP_ALLOCATION, KIND_ADMISSION, quota_s, -1, (int)w,
+				 sb_take(&text), sb_take(&ev));
+	fd->queue = ws->queue;
+	fd->figure = idle;
+	if (!e)
+		return;
+	double more = ceil(idle - 1e-9);
+	struct sbuf map = {0};
+	quota_map_text(&map, q, "nvidia.com/gpu", e->nominal + more, false);
+	fix_set(fix(fd, "quota of %s at %g GPUs", q->name, e->nominal + more), "queues.%s.quota=%s",
+		q->name, map.s);
+	free(map.s);
+	if (!isinf(e->borrowing_limit)) {
+		struct sbuf lim = {0};
+		quota_map_text(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
+		fix_set(fix(fd, "borrowing limit of %s at %g GPUs", q->name, e->borrowing_limit + more),
+			"queues.%s.borrowing_limit=%s", q->name, lim.s);
+		free(lim.s);
+	}
+}
+
+/* --- allocation: fragmentation ----------------------------------------------- */
+
+/* Jobs of w wait for GPUs while the free capacity of the pools they may use
+ * sums to a job's request: it is in pieces (partial GPUs, GPUs spread over
+ * nodes) that no job fits.  Packing it is a placement policy's job. */
+static void fragmentation_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const char *top = NULL;
+	double res_s = kind_pending(v, w, PEND_BIT(PEND_RESOURCE), &top);
+	if (!matters(v, res_s))
+		return;
+	struct free_sums f;
+	free_while_pending(v, w, &f);
+	if (!matters(v, f.covered) || f.covered < 0.5 * f.pend)
+		return;
+	double need = job_gpus(v, w);
+	const struct scheduler_spec *sch = &v->sc->scheduler;
+	struct sbuf text = {0}, ev = {0};
+	sb_printf(&text, "%s waits on fragmentation, not on capacity: the free GPU capacity sums to "
+			 "what a job asks for but is spread over partial GPUs or nodes that no job "
+			 "fits; a placement that packs it (gpu_policy best-fit or fgd, scoring "
+			 "MostAllocated) would",
+		  ws->name);
+	char d[32];
+	duration(res_s, d, sizeof d);
+	sb_printf(&ev, "%s of pod time pending with \"%s\"; while it pended, the pools it may use "
+		       "had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPUs) in "
+		       "windows holding %.0f%% of its pending time; gpu_policy %s, scoring %s",
+		  d, top, f.free / f.secs, f.cap / f.secs, need, 100 * f.covered / f.pend,
+		  gpupolicy_names[sch->gpu_policy],
+		  sch->scoring == SCORING_MOST_ALLOCATED ? "MostAllocated" : "LeastAllocated");
+	struct finding *fd = add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w,
+				 sb_take(&text), sb_take(&ev));
+	fd->figure = f.free / f.secs;
+	static const enum gpu_policy packers[] = {GPU_POLICY_BEST_FIT, GPU_POLICY_FGD,
+						  GPU_POLICY_GPU_PACKING};
+	for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++)
+		if (packers[i] != sch->gpu_policy)
+			fix_set(fix(fd, "gpu_policy %s", gpupolicy_names[packers[i]]),
+				"scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
+	if (sch->scoring != SCORING_MOST_ALLOCATED)
+		fix_set(fix(fd, "scoring MostAllocated"), "scheduler.scoring=MostAllocated");
+}
+
+/* --- stalled work: a pod that fits no unit anywhere ------------------------- */
+
+/* Why a pod of w never fits pool p: 0 it fits an empty node, else a PEND kind. */
+static int never_fits(struct view *v, size_t w, size_t p)
+{
+	const struct pool_spec *ps = &v->sc->pools[p];
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	if (placement_pool_filtered(placer(v), w, p))
+		return PEND_AFFINITY;
+	if (!scenario_pool_offers(ps, ws))
+		return PEND_RESOURCE;
+	if (ws->request == REQUEST_GPUS && ws->gpus > ps->gpus_per_node)
+		return PEND_RESOURCE; /* a pod's units go on distinct GPUs of one node */
+	if (scenario_gpu_equivalent(ps, ws) <= 0)
+		return PEND_VRAM;
+	if (ws->cpu > ps->cpu || ws->memory_bytes > ps->memory_bytes)
+		return PEND_CPU;
+	return 0;
+}
+
+/* The smallest changes that let a pod of w fit a unit of p whose memory
+ * its VRAM exceeds: narrower weights, or fewer units per GPU. */
+static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p, struct sbuf *text)
+{
+	const struct pool_spec *ps = &v->sc->pools[p];
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	double unit = scenario_unit_memory(ps, ws);
+	int tp = ws->request == REQUEST_GPUS && ws->gpus > 0 ? ws->gpus : 1;
+	bool any = false;
+	static const enum quant narrower[] = {QUANT_INT8, QUANT_INT4};
+	for (size_t i = 0; ws->model && i < 2; i++) {
+		double now = footprint_weights_bytes(ws->model, (enum quant)ws->quantization);
+		double saved = (now - footprint_weights_bytes(ws->model, narrower[i])) / tp;
+		if (saved > 0 && ws->vram_bytes - saved <= unit) {
+			sb_printf(text, "%s%s weights (%.1f GiB a pod)", any ? ", or " : "",
+				  quant_name(narrower[i]), (ws->vram_bytes - saved) / GP_GIB);
+			fix_quant(fd, ws, narrower[i]);
+			any = true;
+			break;
+		}
+	}
+	const struct sharing *sh = &ps->sharing;
+	if (sh->mode == SHARING_MPS) {
+		for (int32_t r = sh->replicas / 2; r >= 1; r /= 2)
+			if (ws->vram_bytes <= ps->gpu->memory_bytes / r) {
+				sb_printf(text, "%s%s", any ? ", or " : "", r > 1 ? "MPS with fewer replicas" : "exclusive GPUs");
+				if (r > 1)
+					fix_replicas(fd, ps, SHARING_MPS, r);
+				else
+					fix_set(fix(fd, "exclusive GPUs on %s", ps->name),
+						"pools.%s.sharing=exclusive", ps->name);
+				any = true;
+				break;
+			}
+	}
+	if (!any)
+		sb_printf(text, "a GPU with more memory");
+}
+
+/* Work of w is left that can never start: no pool fits one of its pods. */
+static void stalled_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	double unfinished = metric(v, ws->name, "jobs_unfinished");
+	double completed = metric(v, ws->name, "jobs_completed");
+	if (!(unfinished > 0) || completed > 0)
+		return;
+	int why = -1;
+	size_t at = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		int k = never_fits(v, w, p);
+		if (!k)
+			return; /* some pool fits it: it waits, it is not stalled */
+		/* The cause to report: the pool that comes closest (VRAM, then size, then rules). */
+		int rank = k == PEND_VRAM ? 3 : k == PEND_RESOURCE ? 2 : k == PEND_CPU ? 1 : 0;
+		int best = why == PEND_VRAM ? 3 : why == PEND_RESOURCE ? 2 : why == PEND_CPU ? 1 : why < 0 ? -1 : 0;
+		if (rank > best)
+			why = k, at = p;
+	}
+	if (why < 0)
+		return;
+	const struct pool_spec *ps = &v->sc->pools[at];
+	struct sbuf text = {0}, ev = {0};
+	enum step step = why == PEND_VRAM ? STEP_MEMORY : why == PEND_AFFINITY ? STEP_PLACEMENT
+										 : STEP_ALLOCATION;
+	sb_printf(&text, "%s can never run: ", ws->name);
+	if (why == PEND_VRAM)
+		sb_printf(&text, "a pod needs %.1f GiB of VRAM and a unit of pool %s isolates %.1f GiB; "
+				 "it would fit with ",
+			  ws->vram_bytes / GP_GIB, ps->name, scenario_unit_memory(ps, ws) / GP_GIB);
+	else if (why == PEND_RESOURCE)
+		sb_printf(&text, "no node of pool %s offers what a pod asks for (%d GPU%s a pod, "
+				 "%d a node)",
+			  ps->name, (int)(ws->request == REQUEST_GPUS ? ws->gpus : 1),
+			  ws->request == REQUEST_GPUS && ws->gpus == 1 ? "" : "s", (int)ps->gpus_per_node);
+	else if (why == PEND_CPU)
+		sb_printf(&text, "a pod asks for more cpu or memory than a node of pool %s has",
+			  ps->name);
+	else
+		sb_printf(&text, "its placement rules keep it off every pool whose GPUs would hold it; "
+				 "relax them");
+	sb_printf(&ev, "%.0f of %.0f jobs unfinished, none completed; run status %s",
+		  unfinished, metric(v, ws->name, "jobs_submitted"), v->r->status);
+	const char *top = NULL;
+	double pend = kind_pending(v, w, ~0u, &top);
+	if (top)
+		sb_printf(&ev, "; pending with \"%s\"", top);
+	struct finding *fd = add(v, step, KIND_STALLED, 1e18 + pend, (int)at, (int)w, NULL, NULL);
+	if (why == PEND_VRAM)
+		fix_vram(v, fd, w, at, &text);
+	fd->text = sb_take(&text);
+	fd->evidence = sb_take(&ev);
+}
+
+/* --- memory: preallocation under time-slicing ------------------------------ */
+
+/* Time-sliced servers of an inference workload each preallocate
+ * memory_fraction of the GPU, and R of them overflow it: the preallocation,
+ * not the weights, is the cause.  Returns whether it reported. */
+static bool preallocation_finding(struct view *v, size_t p)
+{
+	const struct pool_spec *ps = &v->sc->pools[p];
+	if (ps->sharing.mode != SHARING_TIME_SLICING)
+		return false;
+	int32_t R = ps->sharing.replicas;
+	double mem = ps->gpu->memory_bytes;
+	for (size_t w = 0; w < v->sc->n_workloads; w++) {
+		const struct workload_spec *ws = &v->sc->workloads[w];
+		const struct inference_spec *in = ws->inference;
+		double kills = metric(v, ws->name, "oom_kills");
+		if (!in || !(in->memory_fraction > 0) || !(kills > 0) || !allowed(v, w, p) ||
+		    R * in->memory_fraction <= 1)
+			continue;
+		double each = infer_server_memory(ps, ws);
+		double weights = ws->model ? footprint_weights_bytes(ws->model, (enum quant)ws->quantization)
+					   : 0;
+		double fit = floor(100 * 0.95 / R) / 100;
+		struct sbuf text = {0}, ev = {0};
+		sb_printf(&text, "pool %s: time-slicing x%d puts %d servers of %s on a GPU, each "
+				 "preallocating memory_fraction %.2g of it (%.0f%% together), so they are "
+				 "OOM-killed; the preallocation is the cause, not the weights: "
+				 "memory_fraction %.2g would fit",
+			  ps->name, (int)R, (int)R, ws->name, in->memory_fraction,
+			  100 * R * in->memory_fraction, fit);
+		sb_printf(&ev, "%.0f OOM kills of %s; memory_fraction %.2g x %.0f GiB = %.1f GiB a server: "
+			       "%d x %.1f = %.1f GiB on %.0f GiB GPUs; its weights take %.1f GiB",
+			  kills, ws->name, in->memory_fraction, mem / GP_GIB, each / GP_GIB, (int)R, each / GP_GIB,
+			  R * each / GP_GIB, mem / GP_GIB, weights / GP_GIB);
+		struct finding *fd = add(v, STEP_MEMORY, KIND_PREALLOCATION, kills, (int)p, (int)w,
+					 sb_take(&text), sb_take(&ev));
+		fix_set(fix(fd, "memory_fraction %.2g for %s", fit, ws->name),
+			"workloads.%s.memory_fraction=%.2g", ws->name, fit);
+		if (R > 2)
+			fix_replicas(fd, ps, SHARING_TIME_SLICING, R / 2);
+		return true;
+	}
+	return false;
+}
+
+/* --- inference: KV cache and autoscaler ------------------------------------- */
+
+/* A service misses its SLO while its server preempts sequences for want of
+ * KV blocks, and memory_fraction leaves the cache small. */
+static void kv_cache_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double slo = metric(v, ws->name, "slo_met"), pre = metric(v, ws->name, "preemptions");
+	double reqs = metric(v, ws->name, "requests_submitted");
+	double kills = metric(v, ws->name, "oom_kills");
+	if (!(slo < 1) || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
+	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
+		return;
+	struct sbuf text = {0}, ev = {0};
+	int32_t share = 1;
+	for (size_t p = 0; p < v->sc->n_pools; p++)
+		if (allowed(v, w, p) && v->sc->pools[p].sharing.mode == SHARING_TIME_SLICING &&
+		    v->sc->pools[p].sharing.replicas > share)
+			share = v->sc->pools[p].sharing.replicas;
+	double target = floor(100 * 0.9 / share) / 100;
+	if (target <= in->memory_fraction)
+		return;
+	sb_printf(&text, "%s is starved of KV cache: memory_fraction %.2g leaves its server too "
+			 "few KV blocks, so sequences are preempted and requests queue for admission; "
+			 "memory_fraction %.2g would give it the memory",
+		  ws->name, in->memory_fraction, target);
+	sb_printf(&ev, "%.0f preemptions over %.0f requests; TTFT p99 %.3g s, of which the wait for "
+		       "admission averages %.3g s; SLO attainment %.1f%%; max_batch %d",
+		  pre, reqs, metric(v, ws->name, "ttft_p99_s"), metric(v, ws->name, "request_queue_mean_s"),
+		  metric(v, ws->name, "slo_attainment_pct"), (int)in->max_batch);
+	struct finding *fd = add(v, STEP_MEMORY, KIND_KV_CACHE, pre, -1, (int)w, sb_take(&text),
+				 sb_take(&ev));
+	fd->figure = pre;
+	fix_set(fix(fd, "memory_fraction %.2g for %s", target, ws->name),
+		"workloads.%s.memory_fraction=%.2g", ws->name, target);
+}
+
+/* An autoscaled service misses its SLO with its replicas at max_replicas. */
+static void autoscaler_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double slo = metric(v, ws->name, "slo_met");
+	if (!(in->target_queue > 0) || !(slo < 1) || !v->n_windows)
+		return;
+	double at_max = 0;
+	for (size_t k = 0; k < v->n_windows; k++)
+		if (row(v, k, workload_scope(v, w))->running >= in->max_replicas - 0.05)
+			at_max += v->len[k];
+	if (at_max < DIAGNOSE_PENDING_SHARE * v->span)
+		return;
+	struct sbuf text = {0}, ev = {0};
+	sb_printf(&text, "%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
+			 "higher max_replicas (the pool permitting) would",
+		  ws->name, (int)in->max_replicas);
+	char d[32], span[32];
+	duration(at_max, d, sizeof d);
+	duration(v->span, span, sizeof span);
+	sb_printf(&ev, "replicas at max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
+		  (int)in->max_replicas, d, span, metric(v, ws->name, "ttft_p99_s"),
+		  metric(v, ws->name, "slo_attainment_pct"));
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w,
+				 sb_take(&text), sb_take(&ev));
+	fix_set(fix(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
+		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
+}
+
+/* --- capacity: the conclusion when nothing else explains the wait ----------- */
+
+/* Work waited (or missed its goal) and no other step explains it. */
+static void capacity_finding(struct view *v)
+{
+	double p95 = metric(v, "all", "queue_time_p95_s"), met = metric(v, "all", "deadline_met_pct");
+	double slo = metric(v, "all", "slo_met");
+	bool late = met < 100, queued = p95 > 60, missed = slo < 1;
+	if (!late && !queued && !missed)
+		return;
+	int pool = -1;
+	double most = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		double a = metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
+		if (pool < 0 || a > most)
+			pool = (int)p, most = a;
+	}
+	double alloc = metric(v, "all", "gpu_allocation_pct"), engine = metric(v, "all", "engine_active_pct");
+	struct sbuf text = {0}, ev = {0};
+	sb_printf(&text, "capacity: work waits for busy GPUs, and neither allocation, memory, "
+			 "placement nor the application explains it; a larger pool would (advise "
+			 "searches for the smallest)");
+	sb_printf(&ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
+	if (!isnan(met))
+		sb_printf(&ev, ", deadlines met %.1f%%", met);
+	if (!isnan(slo))
+		sb_printf(&ev, ", SLO %s", slo >= 1 ? "met" : "missed");
+	sb_printf(&ev, "; GPUs %.1f%% allocated, the allocated ones %.1f%% engine-active; no quota, "
+		       "rule or fragmentation reason and no OOM kill",
+		  alloc, share_pct(engine, alloc));
+	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, pool, -1, sb_take(&text), sb_take(&ev));
+}
+
+static void diagnose_evidence(struct view *v)
+{
+	for (size_t w = 0; w < v->sc->n_workloads; w++) {
+		stalled_finding(v, w);
+		if (v->n_windows) {
+			admission_finding(v, w);
+			fragmentation_finding(v, w);
+		}
+		if (v->sc->workloads[w].inference) {
+			kv_cache_finding(v, w);
+			autoscaler_finding(v, w);
+		}
+	}
+}
+
 /* --- ranking --------------------------------------------------------------- */
 
 static int by_rank(const void *a, const void *b)
@@ -767,63 +1385,13 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 {
 	struct view v;
 	view_init(&v, sc, r);
+	diagnose_evidence(&v);
 	if (v.n_windows)
 		diagnose_pools(&v);
 	diagnose_placement(&v);
 	diagnose_application(&v);
+	if (!v.n_drafts)
+		capacity_finding(&v);
 	rank(&v);
 	view_free(&v);
-}
-
-/* --- printing -------------------------------------------------------------- */
-
-/* Share of the windows (scope all) in which some pod pended; NAN without windows. */
-static double pending_share(const struct results *r)
-{
-	double pend = 0, span = 0;
-	for (size_t i = 0; i < r->n_ts; i++) {
-		const struct ts_row *x = &r->ts[i];
-		if (strcmp(x->scope, "all"))
-			continue;
-		span += 1;
-		pend += x->pending > 0;
-	}
-	return span > 0 ? 100 * pend / span : NAN;
-}
-
-/* The no-finding line, with the figures the run has. */
-static void print_no_finding(FILE *out, const struct results *r)
-{
-	double alloc = results_metric(r, "all", "gpu_allocation_pct");
-	double engine = results_metric(r, "all", "engine_active_pct");
-	double kills = results_metric(r, "all", "oom_kills");
-	double pend = pending_share(r);
-	fprintf(out, "\ndiagnosis: no finding");
-	if (pend == 0)
-		fprintf(out, " (healthy): no pod pended");
-	else if (pend > 0)
-		fprintf(out, ": pods pended in %.0f%% of the windows, but none of allocation, memory, "
-			     "placement or application explains it: a wait for capacity, which a larger "
-			     "pool ('gpuplan search') would shorten",
-			pend);
-	if (alloc > 0 && !isnan(engine))
-		fprintf(out, "; allocated GPUs %.0f%% engine-active", 100 * engine / alloc);
-	if (!isnan(kills))
-		fprintf(out, ", %.0f OOM kills", kills);
-	fprintf(out, ".\n");
-}
-
-void diagnose_print(FILE *out, const struct results *r)
-{
-	if (!r->n_findings) {
-		print_no_finding(out, r);
-		return;
-	}
-	fprintf(out, "\ndiagnosis (in order: allocation, memory, placement, application):\n");
-	for (size_t i = 0; i < r->n_findings; i++) {
-		const struct finding *f = &r->findings[i];
-		fprintf(out, "%2d. [%s] %s\n    evidence: %s\n", (int)f->rank,
-			finding_step_name((enum finding_step)f->step), f->text,
-			f->evidence);
-	}
 }

@@ -149,7 +149,7 @@ struct replica {
 	struct seq *run;      /* max_batch, in admission order */
 	int32_t n_run;
 	int64_t outstanding;  /* waiting + running */
-	sim_time tok_free;    /* the tokenizer is free from then */
+	sim_time *tok_free;   /* per tokenizer worker: free from then (in infer.tok) */
 	sim_time wake_at;     /* of the pending wake-up; SIM_NEVER: none */
 	/* the iteration in flight: its exclusive work left (µs) at rate since last */
 	double remaining, rate, u;
@@ -187,6 +187,7 @@ struct infer {
 	size_t n_svcs;
 	struct replica *reps;
 	size_t n_reps;
+	sim_time *tok;            /* tokenizer workers of every replica */
 	double *gpu_eng, *gpu_sm; /* per GPU: sums over active replicas, uncapped */
 	int64_t pending;          /* replicas pending placement */
 };
@@ -693,8 +694,14 @@ static void dispatch(struct infer *in, struct replica *r, uint32_t id)
 	}
 	q->ready = now;
 	if (s->is->tokenize > 0) {
-		q->ready = (r->tok_free > now ? r->tok_free : now) + s->is->tokenize;
-		r->tok_free = q->ready;
+		/* FIFO over the workers: the one free first takes the request, so
+		 * ready times stay in arrival order. */
+		int32_t first = 0;
+		for (int32_t k = 1; k < s->is->tokenize_workers; k++)
+			if (r->tok_free[k] < r->tok_free[first])
+				first = k;
+		q->ready = (r->tok_free[first] > now ? r->tok_free[first] : now) + s->is->tokenize;
+		r->tok_free[first] = q->ready;
 	}
 	push_back(&r->wait, &r->wait_head, &r->wait_n, &r->wait_cap, id);
 	r->outstanding++;
@@ -1126,11 +1133,18 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 				break;
 			}
 	}
+	size_t workers = 0;
+	for (size_t i = 0; i < in->n_svcs; i++)
+		workers += (size_t)in->svcs[i].n_reps * (size_t)in->svcs[i].is->tokenize_workers;
+	in->tok = gp_xcalloc(workers + 1, sizeof *in->tok);
+	workers = 0;
 	for (size_t i = 0; i < in->n_svcs; i++)
 		for (int32_t k = 0; k < in->svcs[i].n_reps; k++) {
 			struct replica *r = &in->reps[in->svcs[i].first_rep + k];
 			r->svc = (int32_t)i;
 			r->ready_since = r->wake_at = SIM_NEVER;
+			r->tok_free = in->tok + workers;
+			workers += (size_t)in->svcs[i].is->tokenize_workers;
 		}
 	return in;
 }
@@ -1177,6 +1191,7 @@ void infer_destroy(struct infer *in)
 	}
 	free(in->svcs);
 	free(in->reps);
+	free(in->tok);
 	free(in->gpu_eng);
 	free(in->gpu_sm);
 	free(in);
@@ -1244,6 +1259,7 @@ struct figures {
 	sim_time first_arrival, last_done;
 	double busy_us, ready_us;
 	bool slo_holds;
+	double tok_wait;          /* seconds admitted requests waited for a tokenizer worker */
 };
 
 static void add_service(struct infer *in, const struct service *s, struct figures *f)
@@ -1256,8 +1272,10 @@ static void add_service(struct infer *in, const struct service *s, struct figure
 		f->rejected += q->state == RQ_REJECTED;
 		f->slo_met += q->slo_met;
 		f->verified += q->verified;
-		if (q->admitted != SIM_NEVER)
+		if (q->admitted != SIM_NEVER) {
 			f->queue[f->n_queue++] = sim_seconds(q->admitted - q->ready);
+			f->tok_wait += fmax(0, sim_seconds(q->ready - q->arrival - s->is->tokenize));
+		}
 		if (q->state != RQ_DONE)
 			continue;
 		f->tokens += q->output;
@@ -1324,6 +1342,8 @@ static void write_figures(struct results *out, const char *scope, struct figures
 	results_add_metric(out, scope, "e2e_p99_s", pct(f->e2e, f->n_done, 99), "s");
 	results_add_metric(out, scope, "e2e_mean_s", mean_of(f->e2e, f->n_done), "s");
 	results_add_metric(out, scope, "request_queue_mean_s", mean_of(f->queue, f->n_queue), "s");
+	results_add_metric(out, scope, "tokenize_wait_mean_s",
+			   f->n_queue ? f->tok_wait / (double)f->n_queue : NAN, "s");
 	results_add_metric(out, scope, "slo_attainment_pct",
 			   f->submitted ? 100.0 * (double)f->slo_met / (double)f->submitted : NAN,
 			   "pct");
@@ -1368,14 +1388,14 @@ void infer_results(struct infer *in, struct results *out)
 	size_t cap = total ? total : 1;
 	struct figures all = {gp_xmalloc(cap * sizeof(double)), gp_xmalloc(cap * sizeof(double)),
 			      gp_xmalloc(cap * sizeof(double)), gp_xmalloc(cap * sizeof(double)),
-			      0, 0, 0, 0, 0, 0, 0, 0, 0, SIM_NEVER, SIM_NEVER, 0, 0, true};
+			      0, 0, 0, 0, 0, 0, 0, 0, 0, SIM_NEVER, SIM_NEVER, 0, 0, true, 0};
 	for (size_t i = 0; i < in->n_svcs; i++) {
 		const struct service *s = &in->svcs[i];
 		struct figures f = all;
 		f.n_done = f.n_tpot = f.n_queue = 0;
 		f.submitted = f.rejected = f.tokens = f.slo_met = f.verified = f.preemptions = 0;
 		f.first_arrival = f.last_done = SIM_NEVER;
-		f.busy_us = f.ready_us = 0;
+		f.busy_us = f.ready_us = f.tok_wait = 0;
 		add_service(in, s, &f);
 		f.slo_holds = slo_holds(&s->is->slo, &f);
 		all.slo_holds = all.slo_holds && f.slo_holds;

@@ -3,7 +3,6 @@
  */
 #include "gpuplan/report.h"
 
-#include "gpuplan/diagnose.h"
 #include "gpuplan/footprint.h"
 #include "gpuplan/units.h"
 
@@ -12,27 +11,7 @@
 
 void report_duration(sim_time t, char *buf, size_t len)
 {
-	if (t == SIM_NEVER) {
-		snprintf(buf, len, "never");
-		return;
-	}
-	if (t < 0 || (t < SIM_MINUTE && t % SIM_SECOND)) {
-		snprintf(buf, len, "%.6gs", sim_seconds(t));
-		return;
-	}
-	int64_t s = (t + SIM_SECOND / 2) / SIM_SECOND; /* to the nearest second */
-	static const struct { const char *unit; int64_t secs; } parts[] = {
-		{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}};
-	size_t used = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; i < 4 && used < len; i++) {
-		if (s >= parts[i].secs || (i == 3 && used == 0)) {
-			int n = snprintf(buf + used, len - used, "%lld%s",
-					 (long long)(s / parts[i].secs), parts[i].unit);
-			used += n > 0 ? (size_t)n : 0;
-			s %= parts[i].secs;
-		}
-	}
+	units_format_duration(t, buf, len);
 }
 
 /* A metric as text, "-" when absent. */
@@ -145,7 +124,7 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		fprintf(out, "cost = allocations at pool prices; $/verified adds the workload's "
 			     "share of idle (all: total idle %.2f).\n", idle);
 	inference_summary(out, sc, r);
-	diagnose_print(out, r);
+	report_findings(out, r);
 }
 
 static const char *order_name(enum sched_order o)
@@ -277,4 +256,57 @@ void report_scenario(FILE *out, const struct scenario *sc)
 	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
 		fprintf(out, "  experiment: inflation to %g x the GPUs, target workload %g of the pods\n",
 			sc->experiment.inflate, sc->experiment.popularity);
+}
+
+/* --- the diagnosis --------------------------------------------------------- */
+
+/* Share of the windows (scope all) in which some pod pended; NAN without windows. */
+static double pending_share(const struct results *r)
+{
+	double pend = 0, span = 0;
+	for (size_t i = 0; i < r->n_ts; i++) {
+		const struct ts_row *x = &r->ts[i];
+		if (strcmp(x->scope, "all"))
+			continue;
+		span += 1;
+		pend += x->pending > 0;
+	}
+	return span > 0 ? 100 * pend / span : NAN;
+}
+
+/* The no-finding line, with the figures the run has. */
+static void print_no_finding(FILE *out, const struct results *r)
+{
+	double alloc = results_metric(r, "all", "gpu_allocation_pct");
+	double engine = results_metric(r, "all", "engine_active_pct");
+	double kills = results_metric(r, "all", "oom_kills");
+	double pend = pending_share(r);
+	fprintf(out, "\ndiagnosis: no finding");
+	if (pend == 0)
+		fprintf(out, " (healthy): no pod pended");
+	else if (pend > 0)
+		fprintf(out, ": pods pended in %.0f%% of the windows, but none of allocation, memory, "
+			     "placement or application explains it: a wait for capacity, which a larger "
+			     "pool ('gpuplan search') would shorten",
+			pend);
+	if (alloc > 0 && !isnan(engine))
+		fprintf(out, "; allocated GPUs %.0f%% engine-active", fmin(100, 100 * engine / alloc));
+	if (!isnan(kills))
+		fprintf(out, ", %.0f OOM kills", kills);
+	fprintf(out, ".\n");
+}
+
+void report_findings(FILE *out, const struct results *r)
+{
+	if (!r->n_findings) {
+		print_no_finding(out, r);
+		return;
+	}
+	fprintf(out, "\ndiagnosis (in order: allocation, memory, placement, application, capacity):\n");
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct finding *f = &r->findings[i];
+		fprintf(out, "%2d. [%s] %s\n    evidence: %s\n", (int)f->rank,
+			finding_step_name((enum finding_step)f->step), f->text,
+			f->evidence);
+	}
 }

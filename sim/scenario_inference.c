@@ -34,6 +34,7 @@ struct inference_spec *ld_new_inference(void)
 {
 	struct inference_spec *in = gp_xcalloc(1, sizeof *in);
 	in->replicas = in->max_replicas = 1;
+	in->tokenize_workers = 1;
 	in->scale_interval = 15 * SIM_SECOND;
 	in->scale_down_window = 5 * SIM_MINUTE;
 	in->load_bandwidth = INFER_DEFAULT_LOAD_BANDWIDTH;
@@ -178,10 +179,38 @@ int ld_workload_kv_cache(struct loader *ld, const struct ynode *v, void *obj)
 	return in ? ld_get_enum(ld, v, "kv_cache", quant_names, QUANT_COUNT, &in->kv_cache) : GP_EINPUT;
 }
 
+static int tokenize_time(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "tokenize.time", false, &((struct inference_spec *)obj)->tokenize);
+}
+
+static int tokenize_workers(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 1;
+	int rc = ld_get_int(ld, v, "tokenize.workers", 1, 1024, &n);
+	((struct inference_spec *)obj)->tokenize_workers = (int32_t)n;
+	return rc;
+}
+
+static const struct key_rule tokenize_rules[] = {
+	{"time", tokenize_time},
+	{"workers", tokenize_workers},
+};
+
+/* tokenize: 80ms | {time: 80ms, workers: 4} (CPU tokenizer workers per replica,
+ * as vLLM's API server processes; default one). */
 int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct inference_spec *in = inference_of(ld, v, obj, "tokenize");
-	return in ? ld_get_duration(ld, v, "tokenize", false, &in->tokenize) : GP_EINPUT;
+	if (!in)
+		return GP_EINPUT;
+	if (v->kind != YNODE_MAP)
+		return ld_get_duration(ld, v, "tokenize", false, &in->tokenize);
+	int rc = ld_walk_map(ld, v, "tokenize", "a duration like 80ms, or {time: 80ms, workers: 4}",
+			     tokenize_rules, N_OF(tokenize_rules), in);
+	if (!rc)
+		rc = ld_require(ld, v, "time", "tokenize", "the CPU time per request, like 80ms");
+	return rc;
 }
 
 int ld_workload_route(struct loader *ld, const struct ynode *v, void *obj)

@@ -487,3 +487,29 @@ int units_bool(const char *s, bool *out)
 	}
 	return -1;
 }
+
+void units_format_duration(sim_time t, char *buf, size_t len)
+{
+	if (t == SIM_NEVER) {
+		snprintf(buf, len, "never");
+		return;
+	}
+	if (t < 0 || (t < SIM_MINUTE && t % SIM_SECOND)) {
+		snprintf(buf, len, "%.6gs", sim_seconds(t));
+		return;
+	}
+	int64_t s = (t + SIM_SECOND / 2) / SIM_SECOND; /* to the nearest second */
+	static const struct { const char *unit; int64_t secs; } parts[] = {
+		{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}};
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < 4 && used < len; i++) {
+		if (s >= parts[i].secs || (i == 3 && used == 0)) {
+			int n = snprintf(buf + used, len - used, "%lld%s",
+					 (long long)(s / parts[i].secs), parts[i].unit);
+			used += n > 0 ? (size_t)n : 0;
+			s %= parts[i].secs;
+		}
+	}
+}
+

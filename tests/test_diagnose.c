@@ -6,6 +6,7 @@
  */
 #include "gpuplan/catalog.h"
 #include "gpuplan/diagnose.h"
+#include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/sim.h"
 #include "gpuplan/store.h"
@@ -106,7 +107,11 @@ Test(diagnose, application_when_the_tokenizer_is_saturated)
 {
 	run("tests/fixtures/diagnose/application.yaml", NULL, 0);
 	EXPECT_FINDING(0, "application", "chat is bound by tokenization", "more GPUs would not help",
-		       "tokenizer 100 ms a request x 15 requests/s over 1 replica = 150% busy");
+		       "tokenizer 100 ms a request x 15 requests/s over 1 replica x 1 worker = 150% busy",
+		       "3 tokenizer workers a replica would");
+	/* 15/s x 100 ms = 1.5 workers' worth; at 70% busy each: ceil(1.5 / 0.7) = 3. */
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0],
+			 "workloads.chat.tokenize={time: 100000us, workers: 3}");
 	cr_expect_lt(results_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
 	cr_expect_eq(r.n_findings, 1);
 }
@@ -125,21 +130,21 @@ Test(diagnose, a_healthy_run_has_no_finding_and_says_so)
 	cr_assert_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
 	char buf[2048] = "";
 	FILE *f = fmemopen(buf, sizeof buf - 1, "w");
-	diagnose_print(f, &r);
+	report_findings(f, &r);
 	fclose(f);
 	cr_expect(strstr(buf, "no finding (healthy)"), "%s", buf);
 	cr_expect(strstr(buf, "90% engine-active"), "%s", buf);
 }
 
-Test(diagnose, a_wait_on_busy_gpus_is_capacity_not_a_finding)
+/* Capacity is a conclusion: only when no other step explains the wait. */
+Test(diagnose, a_wait_on_busy_gpus_is_capacity_and_comes_last)
 {
 	run("scenarios/eval-window.yaml", NULL, 0);
-	cr_assert_eq(r.n_findings, 0);
-	char buf[2048] = "";
-	FILE *f = fmemopen(buf, sizeof buf - 1, "w");
-	diagnose_print(f, &r);
-	fclose(f);
-	cr_expect(strstr(buf, "a wait for capacity"), "%s", buf);
+	cr_assert_eq(r.n_findings, 1);
+	EXPECT_FINDING(0, "capacity", "capacity: work waits for busy GPUs", "no quota, rule or "
+		       "fragmentation reason and no OOM kill");
+	cr_expect_eq(r.findings[0].kind, KIND_CAPACITY);
+	cr_expect_eq(r.findings[0].n_fixes, 0, "advise searches the pool size itself");
 }
 
 Test(diagnose, example_sharing_is_an_allocation_lock)

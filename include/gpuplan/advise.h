@@ -43,7 +43,8 @@
 #define ADVISE_MAX_SETS FINDING_MAX_SETS
 #define ADVISE_LABEL 600   /* room for two 253-character names */
 #define ADVISE_SET 1100    /* an override naming a pool and a workload of 253 */
-#define ADVISE_QUEUE_OK_S 60.0  /* "no queue to speak of": p95 within a minute */
+#define ADVISE_QUEUE_OK_S 60.0
+#define ADVISE_SAME_COST 0.03   /* costs per verified result this close are one price */  /* "no queue to speak of": p95 within a minute */
 
 struct advise_spec {
 	const char *scenario;
@@ -57,7 +58,10 @@ struct advise_row {
 	char sets[ADVISE_MAX_SETS][ADVISE_SET]; /* its overrides beyond the spec's */
 	size_t n_sets;
 	int64_t run_id;
-	bool meets;                /* deadlines and SLOs met, nothing failed or unfinished */
+	bool meets;                /* the goal: deadlines and SLOs met (queue p95 within a
+				    * minute when the scenario has neither), nothing failed
+				    * or unfinished */
+	bool hardware;             /* more nodes than the scenario has */
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
 	size_t seq;                /* order run, for ties */
 };

@@ -87,8 +87,5 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
 /* Adds the ranked findings of a finished run to r (r->findings, owned by r). */
 void diagnose_run(const struct scenario *sc, struct results *r);
 
-/* The findings in rank order, or a line saying the run is healthy, with the
- * figures that say so; for the run summary. */
-void diagnose_print(FILE *out, const struct results *r);
 
 #endif

@@ -21,4 +21,8 @@ void report_scenario(FILE *out, const struct scenario *sc);
 /* "1h30m", "45s", "2d3h" for a duration. */
 void report_duration(sim_time t, char *buf, size_t len);
 
+/* The diagnosis' findings in rank order (diagnose.h), or a line saying the
+ * run has none, with the figures that say so; part of report_summary. */
+void report_findings(FILE *out, const struct results *r);
+
 #endif

@@ -240,7 +240,8 @@ struct inference_spec {
 	double memory_fraction;    /* of the unit's memory the server takes; 0 = footprint */
 	bool vram_given;           /* the workload's vram is the server's memory per GPU */
 	int kv_cache;              /* an enum quant */
-	sim_time tokenize;         /* CPU time per request, one tokenizer per replica */
+	sim_time tokenize;         /* CPU time per request on a tokenizer worker */
+	int32_t tokenize_workers;  /* tokenizer workers per replica, default 1 */
 	enum route_policy route;
 	int64_t context;           /* tokens of a typical request (mean prompt + mean
 				    * output): the fit check and the default memory */

@@ -20,6 +20,10 @@
 /* "90s", "500ms", "15m", "1h30m", "2d", "1.5h", "250us", bare number = seconds. >= 0. */
 int units_duration(const char *s, sim_time *out);
 
+/* A duration as "1d2h3m4s" (whole seconds, zero parts left out), "0.25s"
+ * below a minute when not whole, "never" for SIM_NEVER. */
+void units_format_duration(sim_time t, char *buf, size_t len);
+
 /* "80GiB", "512MiB", "1TiB", "80GB" (10^9), "64KiB", "100B", bare number = bytes. >= 0. */
 int units_size(const char *s, double *bytes);
 

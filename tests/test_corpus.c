@@ -1,0 +1,127 @@
+/*
+ * test_corpus.c - the diagnosis corpus (issue 14): tests/fixtures/diagnosis
+ * holds small scenarios with ONE known cause each.  For every one, `gpuplan
+ * advise` must name the cause in its first finding (its step and the key
+ * words of its text) and recommend an alternative that meets the goal: the
+ * recommendation line is the form `recommendation: WHAT (run N): --set ...`,
+ * never "none of these meets", and the run it names has meets = 1 in the
+ * advice table.
+ *
+ * The causes model what Kubernetes, Kueue and vLLM do:
+ *  - Kueue admits a workload only within its ClusterQueue's nominal quota
+ *    plus what it may borrow (kubernetes-sigs/kueue, site/content/en/docs/
+ *    concepts/cluster_queue.md, "Resource quotas", "borrowingLimit"); its
+ *    message "insufficient unused quota for nvidia.com/gpu in flavor default,
+ *    N more needed" (pkg/scheduler/flavorassigner).
+ *  - kube-scheduler's FitError messages (pkg/scheduler/framework/
+ *    plugins/noderesources/fit.go "Insufficient %v", nodeaffinity
+ *    "node(s) didn't match Pod's node affinity/selector", tainttoleration
+ *    "node(s) had untolerated taint {%s: %s}").
+ *  - vLLM preallocates gpu_memory_utilization of the GPU per server and
+ *    preempts sequences (recompute) when KV blocks run out (vllm-project/vllm,
+ *    docs "Preemption": "Not enough KV cache space").
+ */
+#include <criterion/criterion.h>
+
+#include "scratch.h"
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char db[96], out[65536];
+
+static void make_dir(void)
+{
+	scratch_make();
+	snprintf(db, sizeof db, "%s/c.db", dir);
+}
+
+TestSuite(corpus, .init = make_dir, .fini = scratch_remove, .timeout = 60);
+
+struct case_ {
+	const char *file;      /* under tests/fixtures/diagnosis */
+	const char *step;      /* of the first finding */
+	const char *words[3];  /* in its text */
+	const char *recommend; /* in the recommendation line */
+};
+
+static const struct case_ cases[] = {
+	{"fragmentation", "allocation", {"whole waits on fragmentation", "gpu_policy"}, "gpu_policy "},
+	{"quota", "allocation", {"waits on admission", "queue team-a", "12.0 GPUs are free"},
+	 "quota of team-a at"},
+	{"sharing", "allocation", {"pool a100", "whole-GPU allocation is the lock"}, "on a100"},
+	{"stalled", "memory", {"tune can never run", "int8 weights"}, "--set"},
+	{"oom-one-pool", "memory", {"pool sliced", "OOM-killed"}, "int8 weights for tune"},
+	{"kv-cache", "memory", {"starved of KV cache", "memory_fraction 0.25"},
+	 "memory_fraction 0.9 for chat"},
+	{"preallocation", "memory", {"preallocat", "not the weights", "memory_fraction 0.47"},
+	 "memory_fraction 0.47 for chat"},
+	{"selector", "placement", {"train waits on placement rules", "pool h100"},
+	 "train without its node_selector"},
+	{"taint", "placement", {"batch waits on placement rules", "taint"}, "batch tolerating team=research"},
+	{"tokenizer", "application", {"bound by tokenization", "tokenizer workers"},
+	 "tokenizer workers for chat"},
+	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
+	{"capacity", "capacity", {"capacity: work waits for busy GPUs"}, "pool h100 at 2 nodes"},
+};
+
+static long long query(const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	long long v = -1;
+	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* Advises one case and checks it; returns whether the cause was found. */
+static bool check(const struct case_ *c)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/%s.yaml --db %s",
+		 db, c->file, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", c->file, out);
+	char first[64];
+	snprintf(first, sizeof first, "\n 1. [%s] ", c->step);
+	const char *f = strstr(out, first);
+	cr_expect(f, "%s: first finding is not [%s]:\n%s", c->file, c->step, out);
+	bool found = f != NULL;
+	const char *eol = f ? strchr(f + 1, '\n') : NULL;
+	for (size_t i = 0; f && i < 3 && c->words[i]; i++) {
+		const char *w = strstr(f, c->words[i]);
+		bool in_first = w && (!eol || w < eol);
+		cr_expect(in_first, "%s: the first finding lacks '%s':\n%s", c->file, c->words[i], out);
+		found &= in_first;
+	}
+	const char *rec = strstr(out, "\nrecommendation: ");
+	cr_assert(rec, "%s: no recommendation:\n%s", c->file, out);
+	cr_expect(!strstr(rec, "none of these meets"), "%s: nothing meets the goal:\n%s", c->file, out);
+	cr_expect(strstr(rec, c->recommend), "%s: the recommendation is not '%s':\n%s", c->file,
+		  c->recommend, out);
+	long long run = 0;
+	const char *at = strstr(rec, "(run ");
+	cr_assert(at && sscanf(at, "(run %lld)", &run) == 1, "%s: %s", c->file, rec);
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT meets FROM advice WHERE run_id = 1 AND rank = 1 AND "
+				  "alternative_run_id = %lld", run);
+	cr_expect_eq(query(sql), 1, "%s: the advice table ranks run %lld first, meeting the goal",
+		     c->file, run);
+	cr_expect_gt(query("SELECT count(*) FROM findings WHERE run_id = 1 AND rank = 1 AND "
+			   "kind IS NOT NULL"), 0, "%s", c->file);
+	return found;
+}
+
+Test(corpus, every_scenario_names_its_cause_and_advise_meets_the_goal)
+{
+	size_t n = sizeof cases / sizeof cases[0], found = 0;
+	cr_assert_geq(n, 12);
+	for (size_t i = 0; i < n; i++)
+		found += check(&cases[i]);
+	cr_expect_eq(found, n, "cause found in %zu of %zu", found, n);
+}
