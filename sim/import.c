@@ -153,6 +153,23 @@ static struct imp_wl *add_wl(struct grouping *g, const struct imp_pod *p, int32_
 	return w;
 }
 
+/* Whether some node offers what pending pod p asks for (the scenario loader
+ * refuses a request no pool can ever hold): its MIG profile, or as many
+ * whole GPUs or replicas on one node (MIG single: one device of the profile). */
+static bool offered(const struct imp *im, const struct imp_pod *p)
+{
+	for (size_t i = 0; i < im->n_pools; i++) {
+		const struct imp_shape *s = &im->pools[i].shape;
+		for (size_t m = 0; m < s->n_mig; m++)
+			if (p->mig ? !strcmp(s->mig[m].profile->name, p->mig)
+				   : p->gpus == 1 && s->product && strstr(s->product, "-MIG-"))
+				return true;
+		if (!p->mig && s->gpu && s->sharing != IMP_MIG && s->gpus >= p->gpus)
+			return true;
+	}
+	return false;
+}
+
 /* Whether pod p is a GPU pod gpuplan models; says why not otherwise. */
 static bool modelled(struct imp *im, const struct imp_pod *p)
 {
@@ -166,6 +183,12 @@ static bool modelled(struct imp *im, const struct imp_pod *p)
 	if (p->gpus && p->mig) {
 		imp_warn(im, "pod %s/%s asks for whole GPUs and a MIG instance; left out", p->ns,
 			 p->name);
+		return false;
+	}
+	if (!p->node && !offered(im, p)) {
+		imp_warn(im, "pod %s/%s asks for %d %s%s, which no node offers; left out", p->ns,
+			 p->name, p->mig ? 1 : (int)p->gpus, p->mig ? "nvidia.com/mig-" : "nvidia.com/gpu",
+			 p->mig ? p->mig : "");
 		return false;
 	}
 	if (p->node && imp_node_index(im, p->node) < 0) {
@@ -502,9 +525,9 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	fputs("    duration: ", out);
 	write_duration(out, w->duration == SIM_NEVER ? im->horizon : w->duration);
 	if (p->service)
-		fputs("   # a service: the whole horizon", out);
+		fputs("   # a service: --horizon", out);
 	else if (w->duration == SIM_NEVER)
-		fputs("   # no finished pod to learn from: the whole horizon", out);
+		fputs("   # no finished pod to learn from: --horizon", out);
 	else if (w->node >= 0)
 		fprintf(out, "   # what is left of the mean of %d finished pods", (int)c->finished);
 	else
@@ -592,11 +615,12 @@ static void write_scenario(FILE *out, const struct imp *im, const struct groupin
 		fprintf(out, ", DCGM from %s", im->o->dcgm);
 	if (im->o->opencost)
 		fprintf(out, ", prices from %s", im->o->opencost);
-	fprintf(out, ".\n# The snapshot is the start: running pods start on their own nodes, "
-		"pending pods arrive.\nname: %s\nseed: 1\nstart: %s\nhorizon: ",
-		im->o->name ? im->o->name : "imported", at);
+	fputs(".\n# The snapshot is the start: running pods start on their own nodes, pending "
+	      "pods arrive.\n# Services, and batch pods without a finished pod to learn from, "
+	      "run for ", out);
 	write_duration(out, im->horizon);
-	fputs("\npools:\n", out);
+	fprintf(out, "; the run lasts\n# until all work is done.\nname: %s\nseed: 1\nstart: %s\n"
+		"pools:\n", im->o->name ? im->o->name : "imported", at);
 	for (size_t i = 0; i < im->n_pools; i++)
 		write_pool(out, im, &im->pools[i]);
 	write_queues(out, im);
