@@ -4,9 +4,87 @@
 #include "gpuplan/collect.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+
+/* The readable steps of an adaptive run, finest first; each divides the
+ * next, so a coarser window is a whole number of finer ones.  It starts at
+ * the old fixed default (5m): a run short enough for it keeps its rows. */
+static const sim_time auto_steps[] = {5 * SIM_MINUTE, 15 * SIM_MINUTE, SIM_HOUR, 6 * SIM_HOUR,
+				      SIM_DAY, 7 * SIM_DAY};
+#define N_AUTO_STEPS (sizeof auto_steps / sizeof auto_steps[0])
+
+/* Where each gauge's window mean sits in a timeseries row; the KV-cache
+ * gauges have none (the row holds their ratio), so a merge keeps their
+ * integrals aside (collect.held_kv). */
+#define NO_FIELD SIZE_MAX
+static const size_t row_field[GAUGE_COUNT] = {
+	[GAUGE_CAPACITY] = offsetof(struct ts_row, gpus_capacity),
+	[GAUGE_ALLOCATED] = offsetof(struct ts_row, gpus_allocated),
+	[GAUGE_DEMAND] = offsetof(struct ts_row, gpus_demand),
+	[GAUGE_ENGINE] = offsetof(struct ts_row, engine_active),
+	[GAUGE_SM] = offsetof(struct ts_row, sm_active),
+	[GAUGE_VRAM] = offsetof(struct ts_row, vram_used_gib),
+	[GAUGE_PENDING] = offsetof(struct ts_row, pending),
+	[GAUGE_RUNNING] = offsetof(struct ts_row, running),
+	[GAUGE_POWERED] = offsetof(struct ts_row, powered_gpus),
+	[GAUGE_CPU] = offsetof(struct ts_row, cpu_cores),
+	[GAUGE_RAM] = offsetof(struct ts_row, ram_gib),
+	[GAUGE_GPU_COST] = offsetof(struct ts_row, gpu_cost_per_h),
+	[GAUGE_CPU_COST] = offsetof(struct ts_row, cpu_cost_per_h),
+	[GAUGE_RAM_COST] = offsetof(struct ts_row, ram_cost_per_h),
+	[GAUGE_REQ_RUNNING] = offsetof(struct ts_row, requests_running),
+	[GAUGE_REQ_WAITING] = offsetof(struct ts_row, requests_waiting),
+	[GAUGE_KV_USED] = NO_FIELD,
+	[GAUGE_KV_TOTAL] = NO_FIELD};
+
+static double *field(struct ts_row *row, size_t g)
+{
+	return (double *)((char *)row + row_field[g]);
+}
+
+/* A merge's sums per scope: the gauges' integrals, then the preemptions. */
+#define SUMS (GAUGE_COUNT + 1)
+
+/* The integral of gauge g over window k of scope i, whose rows hold means. */
+static double window_integral(const struct collect *c, size_t k, size_t i, size_t g, double len)
+{
+	if (row_field[g] == NO_FIELD)
+		return c->held_kv[(k * c->n_scopes + i) * 2 + (g == GAUGE_KV_TOTAL)];
+	return *field(&c->out->ts[c->ts_first + k * c->n_scopes + i], g) * len;
+}
+
+/* Fills window k's rows from the sums of its scopes over len µs. */
+static void fill_window(struct collect *c, size_t k, sim_time t, double len, const double *sum)
+{
+	if (c->adaptive)
+		GP_GROW(c->held_kv, c->cap_held_kv, (k + 1) * c->n_scopes * 2);
+	for (size_t i = 0; i < c->n_scopes; i++) {
+		const double *m = &sum[i * SUMS];
+		struct ts_row *row = &c->out->ts[c->ts_first + k * c->n_scopes + i];
+		row->t = t;
+		row->scope = c->names[i];
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			if (row_field[g] != NO_FIELD)
+				*field(row, g) = m[g] / len;
+		row->kv_cache_usage = m[GAUGE_KV_TOTAL] > 0 ? m[GAUGE_KV_USED] / m[GAUGE_KV_TOTAL] : NAN;
+		row->preemptions = m[GAUGE_COUNT];
+		if (c->adaptive) {
+			c->held_kv[(k * c->n_scopes + i) * 2] = m[GAUGE_KV_USED];
+			c->held_kv[(k * c->n_scopes + i) * 2 + 1] = m[GAUGE_KV_TOTAL];
+		}
+	}
+}
+
+/* The start of the window of length step that holds t (floor, also below 0). */
+static sim_time align_down(sim_time t, sim_time step)
+{
+	sim_time r = t % step;
+	return r < 0 ? t - r - step : t - r;
+}
 
 void collect_init(struct collect *c, const struct scenario *sc, struct results *out)
 {
@@ -28,14 +106,20 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		c->names[collect_scope_workload(sc, w)] = sc->workloads[w].name;
-	c->step = sc->output.step;
+	c->adaptive = sc->output.step <= 0;
+	c->step = c->adaptive ? auto_steps[0] : sc->output.step;
 	c->out = out;
+	c->ts_first = out->n_ts;
+	c->sum = gp_xcalloc(c->n_scopes * SUMS, sizeof *c->sum);
+	out->step = c->step;
 }
 
 void collect_free(struct collect *c)
 {
 	free(c->scopes);
 	free(c->names);
+	free(c->sum);
+	free(c->held_kv);
 	memset(c, 0, sizeof *c);
 }
 
@@ -52,29 +136,96 @@ static void advance(struct collect *c, struct scope_gauges *s, sim_time t)
 	s->last = t;
 }
 
-/* Emits the rows of the current window, which ends at window_start + step. */
+static void coarsen(struct collect *c);
+
+/* Emits the rows of the current window, which ends at window_start + step
+ * (or earlier, for the last window of the run). */
 static void close_window(struct collect *c, sim_time end)
 {
 	double len = (double)(end - c->window_start);
+	GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + c->n_scopes);
+	c->out->n_ts += c->n_scopes;
+	double *sum = c->sum;
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
 		advance(c, s, end);
-		const double *m = s->window;
-		struct ts_row row = {c->window_start, c->names[i],
-			m[GAUGE_CAPACITY] / len, m[GAUGE_ALLOCATED] / len, m[GAUGE_DEMAND] / len,
-			m[GAUGE_ENGINE] / len, m[GAUGE_SM] / len, m[GAUGE_VRAM] / len,
-			m[GAUGE_PENDING] / len, m[GAUGE_RUNNING] / len, m[GAUGE_POWERED] / len,
-			m[GAUGE_CPU] / len, m[GAUGE_RAM] / len, m[GAUGE_GPU_COST] / len,
-			m[GAUGE_CPU_COST] / len, m[GAUGE_RAM_COST] / len,
-			m[GAUGE_REQ_RUNNING] / len, m[GAUGE_REQ_WAITING] / len,
-			m[GAUGE_KV_TOTAL] > 0 ? m[GAUGE_KV_USED] / m[GAUGE_KV_TOTAL] : NAN,
-			s->preemptions};
-		GP_GROW(c->out->ts, c->out->cap_ts, c->out->n_ts + 1);
-		c->out->ts[c->out->n_ts++] = row;
+		memcpy(&sum[i * SUMS], s->window, sizeof s->window);
+		sum[i * SUMS + GAUGE_COUNT] = s->preemptions;
 		memset(s->window, 0, sizeof s->window);
 		s->preemptions = 0;
 	}
+	fill_window(c, c->n_windows, c->window_start, len, sum);
 	c->window_start = end;
+	c->n_windows++;
+	while (c->adaptive && c->n_windows > COLLECT_MAX_WINDOWS && c->step < auto_steps[N_AUTO_STEPS - 1])
+		coarsen(c);
+}
+
+/* Adds window k's integrals (len µs long) and preemptions to sum. */
+static void add_window(struct collect *c, size_t k, double len, double *sum)
+{
+	for (size_t i = 0; i < c->n_scopes; i++) {
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			sum[i * SUMS + g] += window_integral(c, k, i, g, len);
+		sum[i * SUMS + GAUGE_COUNT] += c->out->ts[c->ts_first + k * c->n_scopes + i].preemptions;
+	}
+}
+
+/* Adds the values before the first arrival over len µs (the part of the
+ * first coarse window that lies before the first window held). */
+static void add_initial(struct collect *c, double len, double *sum)
+{
+	for (size_t i = 0; i < c->n_scopes; i++)
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			sum[i * SUMS + g] += c->scopes[i].initial[g] * len;
+}
+
+/*
+ * Merges the windows held into the next readable step.  A complete coarse
+ * window becomes one row per scope (its integrals over its length); the one
+ * that holds the open window goes back into the open window's integrals, and
+ * the open window then starts where it does (at the end of the run too:
+ * collect_finish then closes it again).  Rows are rewritten in place: a
+ * coarse window never starts after the first fine window it absorbs.
+ */
+static void coarsen(struct collect *c)
+{
+	size_t k = 0;
+	while (k < N_AUTO_STEPS - 1 && auto_steps[k] <= c->step)
+		k++;
+	sim_time to = auto_steps[k], now = c->window_start;
+	size_t out = 0, i = 0;
+	double *sum = c->sum;
+	sim_time first = align_down(c->first_window, to);
+	while (i < c->n_windows) {
+		sim_time start = align_down(c->out->ts[c->ts_first + i * c->n_scopes].t, to);
+		sim_time end = start + to;
+		memset(sum, 0, c->n_scopes * SUMS * sizeof *sum);
+		if (start == first)
+			add_initial(c, (double)(c->first_window - first), sum);
+		for (; i < c->n_windows; i++) {
+			sim_time t = c->out->ts[c->ts_first + i * c->n_scopes].t;
+			if (t >= end)
+				break;
+			sim_time t_end = t + c->step < now ? t + c->step : now;
+			add_window(c, i, (double)(t_end - t), sum);
+		}
+		if (end > now) { /* the open window's coarse window */
+			for (size_t s = 0; s < c->n_scopes; s++) {
+				for (size_t g = 0; g < GAUGE_COUNT; g++)
+					c->scopes[s].window[g] += sum[s * SUMS + g];
+				c->scopes[s].preemptions += sum[s * SUMS + GAUGE_COUNT];
+			}
+			c->window_start = start;
+			break;
+		}
+		fill_window(c, out++, start, (double)(end - start), sum);
+	}
+	c->n_windows = out;
+	c->out->n_ts = c->ts_first + out * c->n_scopes;
+	c->first_window = first;
+	c->step = to;
+	c->out->step = to;
 }
 
 /* Closes every window that ends at or before t. */
@@ -88,10 +239,11 @@ void collect_start(struct collect *c, sim_time now)
 {
 	c->started = true;
 	c->span_start = now;
-	c->window_start = now >= 0 ? now - now % c->step : now - (c->step + now % c->step) % c->step;
+	c->window_start = align_down(now, c->step);
+	c->first_window = c->window_start;
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
-		s->last = c->window_start;
+		memcpy(s->initial, s->value, sizeof s->initial);
 		/* The window before the first arrival counts; the totals start at it. */
 		for (int g = 0; g < GAUGE_COUNT; g++)
 			s->window[g] = s->value[g] * (double)(now - c->window_start);
@@ -112,13 +264,6 @@ void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, si
 		s->value[g] = 0; /* float dust from adding and removing fractions */
 }
 
-void collect_preempted(struct collect *c, size_t scope, sim_time now)
-{
-	if (c->started)
-		roll(c, now);
-	c->scopes[scope].preemptions++;
-}
-
 void collect_settle(struct collect *c)
 {
 	for (size_t i = 0; i < c->n_scopes; i++)
@@ -133,9 +278,16 @@ void collect_finish(struct collect *c, sim_time end)
 		return;
 	collect_settle(c);
 	roll(c, end);
-	if (end > c->window_start)
+	while (end > c->window_start) /* again if coarsening reopened a longer window */
 		close_window(c, end);
 	for (size_t i = 0; i < c->n_scopes; i++)
 		advance(c, &c->scopes[i], end);
 }
 
+
+void collect_preempted(struct collect *c, size_t scope, sim_time now)
+{
+	if (c->started)
+		roll(c, now);
+	c->scopes[scope].preemptions++;
+}

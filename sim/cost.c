@@ -7,11 +7,12 @@
 #include <stdlib.h>
 
 
-/* Hours a timeseries window lasts: a step, or less for the last one. */
-/* The end of the timeseries window starting at t: a step later, or the run's end. */
+/* The end of the timeseries window starting at t: a step later (the step
+ * the run used, so allocations follow an adaptive step), or the run's end. */
 static sim_time window_end(const struct scenario *sc, const struct results *r, sim_time t)
 {
-	return t + sc->output.step < r->sim_end ? t + sc->output.step : r->sim_end;
+	(void)sc;
+	return t + r->step < r->sim_end ? t + r->step : r->sim_end;
 }
 
 static double window_hours(const struct scenario *sc, const struct results *r, sim_time t)

@@ -234,7 +234,7 @@ static void view_init(struct view *v, const struct scenario *sc, struct results 
 		sim_time t = row(v, k, 0)->t;
 		sim_time end = k + 1 < v->n_windows ? row(v, k + 1, 0)->t : r->sim_end;
 		if (end <= t)
-			end = t + sc->output.step;
+			end = t + r->step;
 		v->len[k] = sim_seconds(end - t);
 		v->span += v->len[k];
 	}

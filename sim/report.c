@@ -3,6 +3,7 @@
  */
 #include "gpuplan/report.h"
 
+#include "gpuplan/collect.h"
 #include "gpuplan/footprint.h"
 #include "gpuplan/units.h"
 
@@ -101,8 +102,15 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	report_duration(r->sim_end, span, sizeof span);
 	fprintf(out, "%s: seed %llu, run %lld in %s\n", sc->name, (unsigned long long)sc->seed,
 		(long long)run_id, db);
-	fprintf(out, "simulated %s from the start in %.3f s (%llu events), status %s\n\n", span,
-		r->wall_seconds, (unsigned long long)r->events, r->status);
+	/* The step chosen for the span (output.step, when given, is the user's own). */
+	char step[64] = "";
+	if (!sc->output.step && r->step > 0 && r->n_ts) { /* inflation has no timeseries */
+		char d[32];
+		report_duration(r->step, d, sizeof d);
+		snprintf(step, sizeof step, "; timeseries step %s (auto)", d);
+	}
+	fprintf(out, "simulated %s from the start in %.3f s (%llu events), status %s%s\n\n", span,
+		r->wall_seconds, (unsigned long long)r->events, r->status, step);
 	fprintf(out, "%-18s", "scope");
 	for (size_t c = 0; c < N_COLUMNS; c++)
 		fprintf(out, " %s", columns[c].title);
@@ -244,7 +252,10 @@ void report_scenario(FILE *out, const struct scenario *sc)
 	for (size_t q = 0; q < sc->n_queues; q++)
 		fprintf(out, "  queue %s: %s\n", sc->queues[q].name,
 			sc->queues[q].strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO");
-	report_duration(sc->output.step, h, sizeof h);
+	if (sc->output.step)
+		report_duration(sc->output.step, h, sizeof h);
+	else
+		snprintf(h, sizeof h, "auto (at most %d windows)", COLLECT_MAX_WINDOWS);
 	char policy[48] = ""; /* the default best-fit goes unsaid */
 	if (sc->scheduler.gpu_policy != GPU_POLICY_BEST_FIT)
 		snprintf(policy, sizeof policy, ", gpu_policy %s",

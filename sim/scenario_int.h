@@ -25,7 +25,7 @@
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
 #define DEFAULT_START_EPOCH INT64_C(1767225600) /* 2026-01-01T00:00:00Z */
-#define DEFAULT_STEP (5 * SIM_MINUTE)
+#define DEFAULT_STEP 0 /* adaptive: collect.h chooses it for the span */
 #define DEFAULT_QUEUE "default"
 #define MAX_NODES_PER_POOL 1000000
 #define MAX_GPUS_PER_NODE 64

@@ -64,7 +64,8 @@ static const char schema_sql[] =
 	"  events INTEGER,\n"
 	"  sim_seconds REAL,\n"
 	"  status TEXT,\n"
-	"  start TEXT\n"
+	"  start TEXT,\n"
+	"  step_s REAL\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS runs_identity ON runs(started_at, wall_seconds);\n"
 	"CREATE TABLE IF NOT EXISTS params (\n"
@@ -279,6 +280,7 @@ static const struct {
 } added_columns[] = {
 	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
 	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
+	{"runs", "step_s", "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
 	{"findings", "fix", "TEXT"},   /* the --set overrides of its first alternative */
@@ -653,8 +655,8 @@ static int write_run_row(struct store *st, const struct scenario *sc, const stru
 	sqlite3_stmt *s;
 	if (sqlite3_prepare_v2(st->db,
 			       "INSERT INTO runs (name, scenario_path, scenario_sha256, seed, "
-			       "started_at, wall_seconds, events, sim_seconds, status, start) "
-			       "VALUES (?,?,?,?,?,?,?,?,?,?)",
+			       "started_at, wall_seconds, events, sim_seconds, status, start, step_s) "
+			       "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &s, NULL) != SQLITE_OK)
 		return write_error(st, "runs", err);
 	bind_text(s, 1, sc->name);
@@ -669,6 +671,10 @@ static int write_run_row(struct store *st, const struct scenario *sc, const stru
 	char start[32];
 	units_format_rfc3339(sc->start_epoch, start, sizeof start);
 	bind_text(s, 10, start);
+	if (r->step > 0 && r->n_ts)
+		bind_time(s, 11, r->step);
+	else
+		sqlite3_bind_null(s, 11);
 	int rc = step_reset(st, s, "runs", err);
 	sqlite3_finalize(s);
 	if (!rc)

@@ -151,7 +151,7 @@ Test(scenarios, littles_law_links_timeseries_and_jobs, .timeout = 60)
 	for (size_t i = 0; i < r.n_ts; i++) {
 		if (strcmp(r.ts[i].scope, "all"))
 			continue;
-		sim_time end = r.ts[i].t + sc->output.step;
+		sim_time end = r.ts[i].t + r.step;
 		if (end > r.sim_end)
 			end = r.sim_end;
 		pending += r.ts[i].pending * sim_seconds(end - r.ts[i].t);

@@ -155,7 +155,7 @@ static const struct {
 	const char *columns;
 } contract[] = {
 	{"runs", "run_id,name,scenario_path,scenario_sha256,seed,started_at,wall_seconds,events,"
-		 "sim_seconds,status,start"},
+		 "sim_seconds,status,start,step_s"},
 	{"params", "run_id,key,value"},
 	{"metrics", "run_id,scope,name,value,unit"},
 	{"jobs", "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"

@@ -12,6 +12,15 @@
  * Two spans: timeseries windows are aligned to multiples of `step` from the
  * scenario start, beginning with the window of the first arrival; the totals
  * (time averages, GPU-hours) cover [first arrival, end of the run].
+ *
+ * Without output.step the step adapts to the span, which is known only at
+ * the end: windows start at 5m and, whenever more than COLLECT_MAX_WINDOWS
+ * of them are closed, merge in place into the next readable step (15m, 1h,
+ * 6h, 1d, 7d; each divides the next, so windows nest and stay aligned to
+ * the scenario start).  A merge sums integrals, so totals and Little's law
+ * are unchanged; the rows held never exceed the bound, which keeps both the
+ * database and the memory of a long run small.  The step used ends up in
+ * results.step.  An explicit output.step is never changed.
  */
 #ifndef GPUPLAN_COLLECT_H
 #define GPUPLAN_COLLECT_H
@@ -41,8 +50,12 @@ enum gauge {
 	GAUGE_COUNT
 };
 
+/* Windows an adaptive run keeps per scope, at most. */
+#define COLLECT_MAX_WINDOWS 2000
+
 struct scope_gauges {
 	double value[GAUGE_COUNT];
+	double initial[GAUGE_COUNT]; /* values before the first arrival */
 	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
 	double total[GAUGE_COUNT];   /* integral since the span start */
 	double peak[GAUGE_COUNT];
@@ -54,7 +67,15 @@ struct collect {
 	struct scope_gauges *scopes;
 	const char **names;
 	size_t n_scopes;
-	sim_time step;
+	sim_time step;               /* current window length */
+	bool adaptive;               /* no output.step: coarsen as windows accumulate */
+	size_t n_windows;            /* closed windows, rows from ts_first */
+	size_t ts_first;             /* index of the collector's first row in out->ts */
+	sim_time first_window;       /* start of the earliest window held */
+	double *held_kv;             /* adaptive: KV used and total integrals per window
+				      * and scope (rows hold only their ratio) */
+	size_t cap_held_kv;
+	double *sum;                 /* scratch: one window's sums per scope */
 	bool started;                /* first arrival seen */
 	sim_time span_start;         /* first arrival */
 	sim_time window_start;

@@ -234,6 +234,8 @@ struct results {
 	size_t n_jobs, cap_jobs;
 	struct ts_row *ts;
 	size_t n_ts, cap_ts;
+	sim_time step;             /* of the ts windows: output.step, or the one chosen
+				    * for the span when output.step is absent (collect.h) */
 	struct allocation *allocations;
 	size_t n_allocations, cap_allocations;
 	struct pending_reason *pending_reasons;

@@ -356,7 +356,8 @@ struct experiment_spec {
 struct output_spec {
 	char *db;                  /* resolved: as given (relative to the working
 				    * directory, as users expect of an output path) */
-	sim_time step;             /* timeseries resolution, default 5m */
+	sim_time step;             /* timeseries resolution; 0 (the default): chosen for
+				    * the span, 5m to 7d (collect.h, results.step) */
 	bool jobs;                 /* default true */
 	bool requests;             /* default false */
 };
