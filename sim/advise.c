@@ -11,7 +11,7 @@
 #include "gpuplan/diagnose.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -99,7 +99,7 @@ static int run_row(const struct advise_spec *sp, struct store *st, struct advise
 	results_init(&r);
 	int rc = scenario_load(sp->scenario, sets, n, &sc, err);
 	if (!rc)
-		rc = sim_run(sc, &r, err);
+		rc = run_simulate(sc, &r, err);
 	if (!rc)
 		rc = store_write_run(st, sc, &r, &row->run_id, err);
 	if (!rc)

@@ -15,7 +15,7 @@
 
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@ static int simulate(const char *path, const char *set, struct scenario **sc, str
 	int rc = scenario_load(path, sets, 1, sc, err);
 	results_init(res);
 	if (!rc)
-		rc = sim_run(*sc, res, err);
+		rc = run_simulate(*sc, res, err);
 	return rc;
 }
 

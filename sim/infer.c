@@ -176,6 +176,8 @@ struct service {
 	bool arriving;
 	int64_t outstanding;  /* arrived, not done or rejected */
 	int64_t preemptions;
+	int64_t oom_kills;    /* replicas killed for overflowing VRAM */
+	int64_t verified;     /* requests within SLO that passed quality */
 	double demand_unit;   /* GPUs' worth of one replica before placement */
 	uint64_t quality_seed;
 };
@@ -190,6 +192,8 @@ struct infer {
 	sim_time *tok;            /* tokenizer workers of every replica */
 	double *gpu_eng, *gpu_sm; /* per GPU: sums over active replicas, uncapped */
 	int64_t pending;          /* replicas pending placement */
+	unsigned news;            /* INFER_ flags since the last infer_news */
+	sim_time progress_at;     /* the last arrival or completion (INFER_PROGRESS) */
 };
 
 static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }
@@ -470,11 +474,10 @@ static void finish_request(struct infer *in, struct service *s, uint32_t id, enu
 	q->done = now_of(in);
 	q->slo_met = within_slo(&s->is->slo, q);
 	q->verified = q->slo_met && quality_draw(s->quality_seed, id) < s->ws->pass_rate;
-	if (q->verified && in->h.verified)
-		in->h.verified[s->w]++;
+	s->verified += q->verified;
 	s->outstanding--;
-	if (in->h.progress)
-		*in->h.progress = q->done;
+	in->news |= INFER_PROGRESS;
+	in->progress_at = q->done;
 }
 
 /* --- the server ------------------------------------------------------------- */
@@ -762,8 +765,8 @@ static void on_arrival(struct infer *in, struct service *s)
 			push_back(&s->backlog, &s->back_head, &s->back_n, &s->back_cap, id);
 	}
 	kick_all(in, s);
-	if (in->h.progress)
-		*in->h.progress = now;
+	in->news |= INFER_PROGRESS;
+	in->progress_at = now;
 	if (s->stream.next != SIM_NEVER)
 		engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)(s - in->svcs), 0);
 	else
@@ -855,7 +858,7 @@ static void crash(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
 	release_pod(in, r);
-	in->h.oom_kills[s->w]++;
+	s->oom_kills++;
 	gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
 	r->demand = 0;
 	r->state = RS_BACKOFF;
@@ -924,9 +927,7 @@ static void release(struct infer *in, struct replica *r)
 	release_pod(in, r);
 	r->state = RS_UNUSED;
 	r->demand = 0;
-	*in->h.dirty = true;
-	if (in->h.freed)
-		(*in->h.freed)++;
+	in->news |= INFER_FREED;
 }
 
 void infer_place_pending(struct infer *in)
@@ -1078,6 +1079,37 @@ void infer_event(struct infer *in, const struct event *ev)
 }
 
 bool infer_has_pending(const struct infer *in) { return in && in->pending > 0; }
+
+unsigned infer_news(struct infer *in, sim_time *at)
+{
+	if (!in)
+		return 0;
+	unsigned news = in->news;
+	in->news = 0;
+	*at = in->progress_at;
+	return news;
+}
+
+/* The service of workload w; NULL when w is not an inference workload. */
+static const struct service *service_of(const struct infer *in, size_t w)
+{
+	for (size_t i = 0; in && i < in->n_svcs; i++)
+		if (in->svcs[i].w == (int32_t)w)
+			return &in->svcs[i];
+	return NULL;
+}
+
+int64_t infer_oom_kills(const struct infer *in, size_t w)
+{
+	const struct service *s = service_of(in, w);
+	return s ? s->oom_kills : 0;
+}
+
+int64_t infer_verified(const struct infer *in, size_t w)
+{
+	const struct service *s = service_of(in, w);
+	return s ? s->verified : 0;
+}
 
 bool infer_work_left(const struct infer *in)
 {

@@ -18,7 +18,7 @@
 #include "gpuplan/openmetrics.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/store.h"
 #include "gpuplan/sweep.h"
 #include "gpuplan/units.h"
@@ -343,7 +343,7 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (rc == GP_OK) {
 		const char *db = o.db ? o.db : sc->output.db;
-		rc = sim_run(sc, &r, &err);
+		rc = run_simulate(sc, &r, &err);
 		if (rc == GP_OK)
 			rc = store_open(db, &st, &err);
 		if (rc == GP_OK)

@@ -203,3 +203,34 @@ bool quota_same_cohort(const struct quota *q, size_t a, size_t b)
 {
 	return q->root[a] >= 0 && q->root[a] == q->root[b];
 }
+
+/* Whether candidate v may give back quota to a job of queue qi (priority
+ * prio) asking req: it borrows a resource req needs, within qi's cohort. */
+static bool may_reclaim_from(const struct quota *q, size_t qi, int32_t prio, const double *req,
+			     const struct quota_candidate *v)
+{
+	if (v->queue == qi || !quota_same_cohort(q, qi, v->queue))
+		return false;
+	if (q->sc->queues[qi].reclaim == RECLAIM_LOWER_PRIORITY && v->priority >= prio)
+		return false;
+	for (size_t r = 0; r < q->n_res; r++)
+		if (req[r] > 0 && quota_borrowing(q, v->queue, r))
+			return true;
+	return false;
+}
+
+int64_t quota_pick_victim(const struct quota *q, size_t qi, int32_t prio, const double *req,
+			  const struct quota_candidate *cands, size_t n)
+{
+	int64_t victim = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct quota_candidate *c = &cands[i];
+		if (!may_reclaim_from(q, qi, prio, req, c))
+			continue;
+		const struct quota_candidate *b = victim >= 0 ? &cands[victim] : NULL;
+		if (!b || c->priority < b->priority ||
+		    (c->priority == b->priority && c->started >= b->started))
+			victim = (int64_t)i;
+	}
+	return victim;
+}

@@ -4,7 +4,7 @@
 #include "gpuplan/search.h"
 
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/units.h"
 
 #include <math.h>
@@ -127,7 +127,7 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 	struct results r;
 	results_init(&r);
 	if (!rc)
-		rc = sim_run(sc, &r, err);
+		rc = run_simulate(sc, &r, err);
 	if (!rc)
 		rc = store_write_run(st, sc, &r, run_id, err);
 	if (!rc)

@@ -1,9 +1,14 @@
 /*
  * sim.c - the run loop: arrivals, scheduling passes, completions, windows.
  *
- * Events: a workload's next arrival, a job's completion, a pool's window
- * opening or closing.  After all the events of one instant are handled, one
- * scheduling pass starts what can start (so that simultaneous arrivals are
+ * Events: a workload's next arrival (EV_ARRIVAL), a job's completion
+ * (EV_FINISH), a pool's window opening or closing (EV_WINDOW), a pod's
+ * restart after an OOM kill's backoff (EV_RETRY); every other type is the
+ * inference module's (enum infer_event: requests, iterations, replica
+ * start-ups and restarts, autoscaler looks), handed to infer_event, which
+ * reports back through infer_news what the loop must know.  After all the
+ * events of one instant are handled, one scheduling pass starts what can
+ * start (so that simultaneous arrivals are
  * ordered by the scheduler's order, not by chance, and so that jobs finishing
  * at 13:00 free their GPUs before the 13:00 pass).  A pass asks placement
  * about class heads only (see sched.h), and runs only when something changed
@@ -25,51 +30,18 @@
 #include "gpuplan/sched.h"
 #include "gpuplan/units.h"
 
-#include "gpuplan/cost.h"
-#include "gpuplan/diagnose.h"
-#include "gpuplan/inflation.h"
 #include "gpuplan/quota.h"
 
 #include <assert.h>
-#include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
 
 /* A run stops as stalled when work is left that nothing can start: nothing
  * running, nothing more arriving, and no start through a week of windows. */
 #define STALL_AFTER (8 * SIM_DAY)
-
-/* Restarts after an OOM kill back off like the kubelet's: doubling, capped. */
-
-struct job {
-	sim_time submit, start, end, deadline, duration;
-	sim_time finish_at;    /* time of the live finish event */
-	sim_time last;         /* progress is accounted until here */
-	double remaining;      /* exclusive-GPU work left, µs */
-	double rate;           /* work done per µs while sharing */
-	double demand;         /* GPUs' worth it adds to the demand gauge */
-	double busy;           /* f over its whole allocation: start-up keeps the GPU idle */
-	double cost_per_h;     /* what its allocation costs at its pool's prices */
-	double cost;           /* of the allocations it has finished */
-	double kept;           /* exclusive-GPU work saved by checkpoints, µs */
-	double span_work;      /* work (start-up included) the current allocation began with */
-	sim_time span_start;   /* when the current allocation began */
-	struct placement pl;   /* pl.node < 0: never placed; a gang's first pod */
-	struct placement *more; /* a gang: every pod's placement (NULL: one pod) */
-	int32_t pods;          /* pods placed together: a gang's, else 1 */
-	int32_t workload, gpus;
-	int32_t restarts;
-	uint16_t gen;          /* of the live finish event */
-	uint8_t status;
-	bool verified;         /* finished by its deadline and passed its quality draw */
-	sim_time trace_queue;  /* the trace's own wait (openb); SIM_NEVER: none */
-};
 
 struct sim {
 	const struct scenario *sc;
@@ -79,8 +51,9 @@ struct sim {
 	struct sched sched;
 	struct arrivals arrivals;
 	struct collect collect;
-	struct job *jobs;
+	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
+	struct sim_workload *wl; /* per workload */
 	size_t arriving;       /* workloads whose stream has more arrivals */
 	size_t running;
 	size_t backing_off;    /* jobs waiting to be retried after an OOM kill */
@@ -90,21 +63,17 @@ struct sim {
 	size_t cap_blocked;
 	uint32_t pass;
 	int64_t *strict_head;   /* per queue, scratch for schedule() */
-	double *demand_unit;    /* per workload: GPUs' worth of one unit before placement */
 	double *gpu_engine;     /* per GPU: current engine activity in [0, 1] */
 	double *gpu_sm;         /* per GPU: current SM activity in [0, 1] */
-	int64_t *oom_kills;     /* per workload */
 	struct reasons reasons; /* why pending work waits (reasons.h) */
 	uint64_t freed;         /* bumped by whatever may let blocked work fit:
 				 * a release, a window opening, a spread pod */
 	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
 	int32_t *why;           /* per reason slot, of a failed attempt */
-	int64_t *verified;      /* per workload */
-	int64_t *preemptions;   /* per workload: window closes and quota reclaims */
 	struct quota quota;     /* queue quotas and cohorts (quota.h) */
 	double *req;            /* scratch: a job's request per quota resource */
-	gsl_rng **quality;      /* per workload: its own stream, so quality draws
-				 * never shift the arrivals' */
+	struct quota_candidate *cands; /* scratch: running jobs, for reclaim */
+	size_t cap_cands;
 	struct infer *infer;    /* inference services (infer.h); NULL without */
 	struct autoscale *as;   /* node autoscaling and spot (autoscale.h); NULL without */
 };
@@ -140,27 +109,27 @@ static struct gpu *gpu_at(struct sim *s, int32_t node, int i)
 }
 
 /* The placements of the job's pods (j->pods of them). */
-static struct placement *pods_of(struct job *j)
+static struct placement *pods_of(struct sim_job *j)
 {
 	return j->more ? j->more : &j->pl;
 }
 
 /* GPUs' worth the job's pods hold. */
-static double job_equivalent(const struct job *j)
+static double job_equivalent(const struct sim_job *j)
 {
 	double eq = 0;
 	for (int32_t k = 0; k < j->pods; k++)
-		eq += pods_of((struct job *)j)[k].equivalent;
+		eq += pods_of((struct sim_job *)j)[k].equivalent;
 	return eq;
 }
 
 /* The job's slowdown: the worst over the GPUs its pods have a share of (a
  * gang's pods advance together, at the pace of the slowest). */
-static double job_slow(struct sim *s, const struct job *j)
+static double job_slow(struct sim *s, const struct sim_job *j)
 {
 	double slow = 1;
 	for (int32_t p = 0; p < j->pods; p++) {
-		const struct placement *pl = &pods_of((struct job *)j)[p];
+		const struct placement *pl = &pods_of((struct sim_job *)j)[p];
 		const struct sharing *sh = sharing_of(s, pl->node);
 		if (sh->mode == SHARING_EXCLUSIVE)
 			continue;
@@ -180,7 +149,7 @@ static double job_slow(struct sim *s, const struct job *j)
 /* Re-rates a running job after its co-tenants changed; moves its finish. */
 static void retime(struct sim *s, uint32_t id)
 {
-	struct job *j = &s->jobs[id];
+	struct sim_job *j = &s->jobs[id];
 	double rate = contention_rate(j->busy, job_slow(s, j));
 	if (rate == j->rate)
 		return;
@@ -218,7 +187,7 @@ static void gpus_changed(struct sim *s, const struct placement *pl)
 
 /* The gauges a running pod moves itself: allocation, VRAM, and its own
  * (uncapped) activity in its workload's scope.  A job counts as running once. */
-static void pod_gauges(struct sim *s, const struct job *j, const struct placement *pl, double sign)
+static void pod_gauges(struct sim *s, const struct sim_job *j, const struct placement *pl, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	int32_t pool = s->cluster.nodes[pl->node].pool;
@@ -233,7 +202,7 @@ static void pod_gauges(struct sim *s, const struct job *j, const struct placemen
 	const struct price *price = &s->sc->pools[pool].price;
 	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * pl->equivalent);
 	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GP_GIB);
-	gauge(s, pool, j->workload, GAUGE_RUNNING, pl == pods_of((struct job *)j) ? sign : 0);
+	gauge(s, pool, j->workload, GAUGE_RUNNING, pl == pods_of((struct sim_job *)j) ? sign : 0);
 	gauge(s, pool, j->workload, GAUGE_CPU, sign * ws->cpu);
 	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
 	gauge(s, pool, j->workload, GAUGE_GPU_COST, sign * pl->equivalent * price->gpu_hour);
@@ -244,19 +213,19 @@ static void pod_gauges(struct sim *s, const struct job *j, const struct placemen
 	gauge_workload(s, j->workload, GAUGE_SM, sign * gpus * j->busy * fmin(ws->sm_share, share));
 }
 
-static void job_gauges(struct sim *s, const struct job *j, double sign)
+static void job_gauges(struct sim *s, const struct sim_job *j, double sign)
 {
 	for (int32_t k = 0; k < j->pods; k++)
-		pod_gauges(s, j, &pods_of((struct job *)j)[k], sign);
+		pod_gauges(s, j, &pods_of((struct sim_job *)j)[k], sign);
 }
 
 /* What the job's allocation costs per hour at its pool's prices. */
-static double cost_per_hour(const struct sim *s, const struct job *j)
+static double cost_per_hour(const struct sim *s, const struct sim_job *j)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	double cost = 0;
 	for (int32_t k = 0; k < j->pods; k++) {
-		const struct placement *pl = &pods_of((struct job *)j)[k];
+		const struct placement *pl = &pods_of((struct sim_job *)j)[k];
 		const struct price *p = &s->sc->pools[s->cluster.nodes[pl->node].pool].price;
 		cost += pl->equivalent * p->gpu_hour + ws->cpu * p->cpu_hour +
 			ws->memory_bytes / GP_GIB * p->gib_hour;
@@ -270,7 +239,7 @@ static double cost_per_hour(const struct sim *s, const struct job *j)
  * the job is busy f*D/(D+S) of its D+S, which gives the same finish time as
  * start-up followed by work under any constant slowdown.
  */
-static void begin_work(struct sim *s, struct job *j)
+static void begin_work(struct sim *s, struct sim_job *j)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	double work = (double)j->duration - j->kept, total = work + (double)ws->startup;
@@ -296,7 +265,7 @@ static bool fit_window(const struct sim *s)
 }
 
 /* Admits (+1) or releases (-1) the job's request against its queue's quota. */
-static void charge_quota(struct sim *s, const struct job *j, double sign)
+static void charge_quota(struct sim *s, const struct sim_job *j, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
@@ -305,7 +274,7 @@ static void charge_quota(struct sim *s, const struct job *j, double sign)
 
 static void enqueue(struct sim *s, uint32_t id)
 {
-	const struct job *j = &s->jobs[id];
+	const struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	size_t cls = sched_add(&s->sched, j->workload, j->gpus, ws->queue,
 			       sched_entry(s->sched.order, id, j->submit, ws->priority, j->deadline,
@@ -322,10 +291,10 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 		collect_start(&s->collect, now);
 	GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
 	uint32_t id = (uint32_t)s->n_jobs++;
-	struct job *j = &s->jobs[id];
-	*j = (struct job){.submit = now, .start = SIM_NEVER, .end = SIM_NEVER,
+	struct sim_job *j = &s->jobs[id];
+	*j = (struct sim_job){.submit = now, .start = SIM_NEVER, .end = SIM_NEVER,
 			  .deadline = nj->deadline, .duration = nj->duration,
-			  .demand = s->demand_unit[w] * nj->gpus, .workload = (int32_t)w,
+			  .demand = s->wl[w].demand_unit * nj->gpus, .workload = (int32_t)w,
 			  .gpus = nj->gpus, .status = JOB_PENDING, .trace_queue = nj->trace_queue};
 	j->pl.node = -1;
 	j->pods = placement_pods(&s->placer, w);
@@ -351,7 +320,7 @@ static bool pod_overflows(struct sim *s, const struct placement *pl)
 }
 
 /* A gang dies with any of its pods. */
-static bool overflows(struct sim *s, struct job *j)
+static bool overflows(struct sim *s, struct sim_job *j)
 {
 	for (int32_t k = 0; k < j->pods; k++)
 		if (pod_overflows(s, &pods_of(j)[k]))
@@ -363,11 +332,11 @@ static bool overflows(struct sim *s, struct job *j)
  * new one after a backoff, until its restart limit. */
 static void oom_kill(struct sim *s, uint32_t id)
 {
-	struct job *j = &s->jobs[id];
+	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	placement_release(&s->placer, j->workload, id, pods_of(j));
 	s->freed++;
-	s->oom_kills[j->workload]++;
+	s->wl[j->workload].oom_kills++;
 	if (j->restarts >= ws->restart_limit) {
 		j->status = JOB_FAILED;
 		j->end = s->engine.now;
@@ -386,7 +355,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	uint32_t id = sched_head(&s->sched, cls)->job;
 	sched_pop(&s->sched, cls);
 	reasons_leave(&s->reasons, id, s->engine.now);
-	struct job *j = &s->jobs[id];
+	struct sim_job *j = &s->jobs[id];
 	autoscale_started(s->as, cls, j->pods);
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (j->pods > 1 && !j->more)
@@ -424,7 +393,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 
 static void finish(struct sim *s, uint32_t id, uint16_t gen)
 {
-	struct job *j = &s->jobs[id];
+	struct sim_job *j = &s->jobs[id];
 	if (j->status != JOB_RUNNING || gen != j->gen || s->engine.now != j->finish_at)
 		return; /* superseded by a later finish: the job's rate changed */
 	job_gauges(s, j, -1);
@@ -436,9 +405,9 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	charge_quota(s, j, -1);
 	/* Every result gets a quality draw, in completion order. */
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	bool passed = gsl_rng_uniform(s->quality[j->workload]) < ws->pass_rate;
+	bool passed = gsl_rng_uniform(s->wl[j->workload].quality) < ws->pass_rate;
 	j->verified = passed && j->end <= j->deadline;
-	s->verified[j->workload] += j->verified;
+	s->wl[j->workload].verified += j->verified;
 	s->running--;
 	gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
 	for (int32_t k = 0; k < j->pods; k++)
@@ -455,7 +424,7 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
  */
 static void evict(struct sim *s, uint32_t id)
 {
-	struct job *j = &s->jobs[id];
+	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	sim_time now = s->engine.now;
 	double left = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
@@ -469,7 +438,7 @@ static void evict(struct sim *s, uint32_t id)
 	j->status = JOB_PENDING;
 	j->gen++; /* its finish event is stale */
 	s->running--;
-	s->preemptions[j->workload]++;
+	s->wl[j->workload].preemptions++;
 	s->freed++;
 	gauge(s, -1, j->workload, GAUGE_PENDING, 1);
 	for (int32_t k = 0; k < j->pods; k++)
@@ -478,55 +447,39 @@ static void evict(struct sim *s, uint32_t id)
 	s->last_progress = now;
 }
 
-/* Whether job v of queue vq is a victim that preemptor j (queue q) may take
- * quota back from: it borrows a resource j needs, within j's cohort. */
-static bool may_reclaim_from(struct sim *s, const struct job *j, size_t q, const struct job *v)
-{
-	size_t vq = (size_t)s->sc->workloads[v->workload].queue;
-	if (v->status != JOB_RUNNING || vq == q || !quota_same_cohort(&s->quota, q, vq))
-		return false;
-	if (s->sc->queues[q].reclaim == RECLAIM_LOWER_PRIORITY &&
-	    s->sc->workloads[v->workload].priority >= s->sc->workloads[j->workload].priority)
-		return false;
-	for (size_t r = 0; r < s->quota.n_res; r++)
-		if (s->req[r] > 0 && quota_borrowing(&s->quota, vq, r))
-			return true;
-	return false;
-}
-
 /*
- * Kueue's reclaimWithinCohort: preempts jobs of the cohort that borrow what
- * job id's queue is owed, lowest priority first, then the most recently
- * started, until the job fits its quota.  Scans the running jobs: reclaim is
- * rare, and only a queue within its own quota triggers it.  Returns whether
- * the job fits now; why gets the quota message when it does not.
+ * Kueue's reclaimWithinCohort: preempts the victims quota_pick_victim names
+ * among the running jobs until job id fits its quota.  Scans the running
+ * jobs: reclaim is rare, and only a queue within its own quota triggers it.
+ * Returns whether the job fits now; why gets the quota message when it does not.
  */
 static bool reclaim(struct sim *s, uint32_t id, char *why, size_t len)
 {
-	const struct job *j = &s->jobs[id];
+	const struct sim_job *j = &s->jobs[id];
 	size_t q = (size_t)s->sc->workloads[j->workload].queue;
 	for (;;) {
 		quota_request(&s->quota, &s->sc->workloads[j->workload], j->gpus, j->pods, s->req);
 		enum quota_verdict v = quota_check(&s->quota, q, s->req, why, len);
 		if (v != QUOTA_RECLAIM)
 			return v == QUOTA_FITS;
-		int64_t victim = -1;
+		size_t n = 0;
 		for (size_t i = 0; i < s->n_jobs; i++) {
-			const struct job *c = &s->jobs[i];
-			if (!may_reclaim_from(s, j, q, c))
+			const struct sim_job *c = &s->jobs[i];
+			if (c->status != JOB_RUNNING)
 				continue;
-			const struct job *b = victim >= 0 ? &s->jobs[victim] : NULL;
-			int32_t pc = s->sc->workloads[c->workload].priority;
-			if (!b || pc < s->sc->workloads[b->workload].priority ||
-			    (pc == s->sc->workloads[b->workload].priority && c->span_start >= b->span_start))
-				victim = (int64_t)i;
+			GP_GROW(s->cands, s->cap_cands, n + 1);
+			s->cands[n++] = (struct quota_candidate){
+				(uint32_t)i, (size_t)s->sc->workloads[c->workload].queue,
+				s->sc->workloads[c->workload].priority, c->span_start};
 		}
+		int64_t victim = quota_pick_victim(&s->quota, q, s->sc->workloads[j->workload].priority,
+						   s->req, s->cands, n);
 		if (victim < 0) {
 			snprintf(why, len, "insufficient unused quota in cohort %s to reclaim",
 				 scenario_root_cohort(s->sc, q));
 			return false;
 		}
-		evict(s, (uint32_t)victim);
+		evict(s, s->cands[victim].job);
 	}
 }
 
@@ -535,7 +488,7 @@ static bool reclaim(struct sim *s, uint32_t id, char *why, size_t len)
 static void preempt_pool(struct sim *s, size_t p)
 {
 	for (size_t i = 0; i < s->n_jobs; i++) {
-		struct job *j = &s->jobs[i];
+		struct sim_job *j = &s->jobs[i];
 		if (j->status != JOB_RUNNING || j->finish_at == s->engine.now)
 			continue;
 		for (int32_t k = 0; k < j->pods; k++)
@@ -572,6 +525,20 @@ static void on_retry(struct sim *s, uint32_t id)
 {
 	s->backing_off--;
 	enqueue(s, id);
+}
+
+/* Acts on what the inference module reports it did (infer.h): freed units
+ * may let blocked work start; requests moving mean the run is not stalled. */
+static void infer_heard(struct sim *s)
+{
+	sim_time at;
+	unsigned news = infer_news(s->infer, &at);
+	if (news & INFER_FREED) {
+		s->dirty = true;
+		s->freed++;
+	}
+	if (news & INFER_PROGRESS)
+		s->last_progress = at;
 }
 
 /* --- events ---------------------------------------------------------------- */
@@ -649,7 +616,7 @@ static bool try_class(struct sim *s, size_t c)
 	uint32_t head = cl->heap[0].job;
 	if (reasons_blocked(&s->reasons, c, head, s->freed, cl->n))
 		return false;
-	const struct job *j = &s->jobs[head];
+	const struct sim_job *j = &s->jobs[head];
 	char why[200];
 	if (!reclaim(s, head, why, sizeof why)) {
 		reasons_fail_text(&s->reasons, c, j->workload, j->pods, cl->n, why, head, s->freed,
@@ -709,136 +676,19 @@ static void schedule(struct sim *s)
 
 /* --- results -------------------------------------------------------------- */
 
-static void add_queue_metrics(struct results *r, const char *scope, double *q, size_t n)
+/* The node names, and a row per job when output.jobs. */
+static void write_rows(struct sim *s, struct results *r)
 {
-	double mean = NAN, p50 = NAN, p95 = NAN, p99 = NAN, max = NAN;
-	if (n) {
-		gsl_sort(q, 1, n);
-		mean = gsl_stats_mean(q, 1, n);
-		p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
-		p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
-		p99 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.99);
-		max = q[n - 1];
-	}
-	results_add_metric(r, scope, "queue_time_mean_s", mean, "s");
-	results_add_metric(r, scope, "queue_time_p50_s", p50, "s");
-	results_add_metric(r, scope, "queue_time_p95_s", p95, "s");
-	results_add_metric(r, scope, "queue_time_p99_s", p99, "s");
-	results_add_metric(r, scope, "queue_time_max_s", max, "s");
-}
-
-/* Job counts, deadlines, queue times and makespan of the jobs of workload w
- * (w < 0: all jobs). */
-static void add_job_metrics(const struct sim *s, struct results *r, const char *scope, int32_t w,
-			    double *scratch)
-{
-	size_t n = 0, submitted = 0, completed = 0, failed = 0, met = 0;
-	sim_time first = SIM_NEVER, last = SIM_NEVER;
-	for (size_t i = 0; i < s->n_jobs; i++) {
-		const struct job *j = &s->jobs[i];
-		if (w >= 0 && j->workload != w)
-			continue;
-		submitted++;
-		if (j->start != SIM_NEVER)
-			scratch[n++] = sim_seconds(j->start - j->submit);
-		if (first == SIM_NEVER || j->submit < first)
-			first = j->submit;
-		if (j->status == JOB_COMPLETED) {
-			completed++;
-			if (last == SIM_NEVER || j->end > last)
-				last = j->end;
-		}
-		failed += j->status == JOB_FAILED;
-		met += j->status == JOB_COMPLETED && j->end <= j->deadline;
-	}
-	add_queue_metrics(r, scope, scratch, n);
-	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
-	results_add_metric(r, scope, "jobs_completed", (double)completed, "jobs");
-	results_add_metric(r, scope, "jobs_failed", (double)failed, "jobs");
-	results_add_metric(r, scope, "jobs_unfinished", (double)(submitted - completed - failed), "jobs");
-	results_add_metric(r, scope, "deadline_met_pct",
-			   submitted ? 100.0 * (double)met / (double)submitted : NAN, "pct");
-	results_add_metric(r, scope, "makespan_s",
-			   last != SIM_NEVER ? sim_seconds(last - first) : NAN, "s");
-	int64_t oom = 0;
-	for (size_t k = 0; k < s->sc->n_workloads; k++)
-		oom += w < 0 || (size_t)w == k ? s->oom_kills[k] : 0;
-	results_add_metric(r, scope, "oom_kills", (double)oom, "kills");
-	int64_t preempted = 0;
-	for (size_t k = 0; k < s->sc->n_workloads; k++)
-		preempted += w < 0 || (size_t)w == k ? s->preemptions[k] : 0;
-	results_add_metric(r, scope, "jobs_preempted", (double)preempted, "jobs");
-}
-
-/* Capacity, allocation and activity from the integrated gauges of a scope. */
-static void add_gauge_metrics(const struct sim *s, struct results *r, size_t scope, double gpu_gib)
-{
-	const struct scope_gauges *g = &s->collect.scopes[scope];
-	const char *name = s->collect.names[scope];
-	const double hour = (double)SIM_HOUR;
-	double cap = g->total[GAUGE_CAPACITY];
-	bool has_capacity = scope <= s->sc->n_pools;
-	if (has_capacity) {
-		results_add_metric(r, name, "capacity_gpus", g->value[GAUGE_CAPACITY], "gpus");
-		results_add_metric(r, name, "gpu_allocation_pct",
-				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN, "pct");
-		results_add_metric(r, name, "engine_active_pct",
-				   cap > 0 ? 100 * g->total[GAUGE_ENGINE] / cap : NAN, "pct");
-		results_add_metric(r, name, "sm_active_pct",
-				   cap > 0 ? 100 * g->total[GAUGE_SM] / cap : NAN, "pct");
-		results_add_metric(r, name, "vram_used_pct",
-				   cap > 0 && gpu_gib > 0 ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib) : NAN,
-				   "pct");
-		/* What vram_used_gib rows are out of (the HTML report's VRAM %). */
-		results_add_metric(r, name, "vram_capacity_gib", g->value[GAUGE_CAPACITY] * gpu_gib,
-				   "GiB");
-	}
-	if (scope == 0 || scope > s->sc->n_pools)
-		results_add_metric(r, name, "peak_demand_gpus", g->peak[GAUGE_DEMAND], "gpus");
-	results_add_metric(r, name, "peak_allocated_gpus", g->peak[GAUGE_ALLOCATED], "gpus");
-	results_add_metric(r, name, "gpu_hours_allocated", g->total[GAUGE_ALLOCATED] / hour, "gpu_hours");
-	results_add_metric(r, name, "gpu_hours_busy", g->total[GAUGE_ENGINE] / hour, "gpu_hours");
-}
-
-/* Mean GPU memory (GiB) per GPU over the pools of a scope, for vram_used_pct. */
-static double gpu_gib(const struct scenario *sc, size_t scope)
-{
-	double gpus = 0, gib = 0;
-	for (size_t p = 0; p < sc->n_pools; p++) {
-		if (scope != 0 && scope != collect_scope_pool(sc, p))
-			continue;
-		double n = (double)scenario_pool_slots(&sc->pools[p]) * sc->pools[p].gpus_per_node;
-		gpus += n;
-		gib += n * sc->pools[p].gpu->memory_bytes / GP_GIB;
-	}
-	return gpus > 0 ? gib / gpus : 0;
-}
-
-static void write_results(struct sim *s, struct results *r)
-{
-	const struct scenario *sc = s->sc;
-	double *scratch = gp_xmalloc((s->n_jobs ? s->n_jobs : 1) * sizeof *scratch);
-	for (size_t scope = 0; scope < s->collect.n_scopes; scope++) {
-		add_gauge_metrics(s, r, scope, gpu_gib(sc, scope));
-		if (scope == 0)
-			add_job_metrics(s, r, "all", -1, scratch);
-		else if (scope > sc->n_pools)
-			add_job_metrics(s, r, s->collect.names[scope], (int32_t)(scope - 1 - sc->n_pools),
-					scratch);
-	}
-	free(scratch);
-	cost_account(sc, r, s->verified);
-
 	r->n_nodes = s->cluster.n_nodes;
 	r->node_names = gp_xcalloc(r->n_nodes, sizeof *r->node_names);
 	for (size_t i = 0; i < r->n_nodes; i++)
 		r->node_names[i] = cluster_node_name(&s->cluster, (int32_t)i);
-	if (!sc->output.jobs)
+	if (!s->sc->output.jobs)
 		return;
 	r->jobs = gp_xcalloc(s->n_jobs, sizeof *r->jobs);
 	r->n_jobs = r->cap_jobs = s->n_jobs;
 	for (size_t i = 0; i < s->n_jobs; i++) {
-		const struct job *j = &s->jobs[i];
+		const struct sim_job *j = &s->jobs[i];
 		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
 		/* A job still running at the end is charged up to the end. */
 		double cost = j->cost + (j->status == JOB_RUNNING
@@ -871,25 +721,21 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->why = gp_xcalloc(s->placer.n_reasons, sizeof *s->why);
 	s->gpu_engine = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_engine);
 	s->gpu_sm = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_sm);
-	s->oom_kills = gp_xcalloc(sc->n_workloads, sizeof *s->oom_kills);
-	s->demand_unit = gp_xcalloc(sc->n_workloads, sizeof *s->demand_unit);
-	s->verified = gp_xcalloc(sc->n_workloads, sizeof *s->verified);
-	s->preemptions = gp_xcalloc(sc->n_workloads, sizeof *s->preemptions);
+	s->wl = gp_xcalloc(sc->n_workloads, sizeof *s->wl);
 	quota_init(&s->quota, sc);
 	s->req = gp_xcalloc(s->quota.n_res + 1, sizeof *s->req);
-	s->quality = gp_xcalloc(sc->n_workloads, sizeof *s->quality);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
-		s->quality[w] = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(s->quality[w], (unsigned long)arrivals_stream_seed(
+		s->wl[w].quality = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(s->wl[w].quality, (unsigned long)arrivals_stream_seed(
 						   sc->seed ^ UINT64_C(0x7175616c697479), /* "quality" */
 						   sc->workloads[w].name));
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		/* Before placement a pod counts as one unit of the first pool that fits it. */
-		s->demand_unit[w] = 1;
+		s->wl[w].demand_unit = 1;
 		for (size_t p = 0; p < sc->n_pools; p++)
 			if (placement_equivalent(&s->placer, w, p, 1) > 0) {
-				s->demand_unit[w] = placement_equivalent(&s->placer, w, p, 1);
+				s->wl[w].demand_unit = placement_equivalent(&s->placer, w, p, 1);
 				break;
 			}
 	}
@@ -909,11 +755,10 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	}
 	for (size_t p = 0; p < sc->n_pools; p++)
 		on_window(s, p);
-	struct infer_host host = {&s->engine, &s->cluster, &s->placer,     &s->collect,
-				  s->oom_kills, s->verified, &s->dirty, &s->last_progress,
-				  &s->freed};
+	struct infer_host host = {&s->engine, &s->cluster, &s->placer, &s->collect};
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
+	infer_heard(s);
 	struct autoscale_host ah = {&s->engine, &s->cluster, &s->placer, &s->collect, &s->sched,
 				    &s->reasons, &s->freed, &s->dirty, s, sim_work_left, drain_node};
 	s->as = autoscale_create(sc, &ah);
@@ -941,32 +786,24 @@ static void sim_destroy(struct sim *s)
 	free(s->why);
 	free(s->gpu_engine);
 	free(s->gpu_sm);
-	free(s->oom_kills);
-	free(s->demand_unit);
 	for (size_t w = 0; w < s->sc->n_workloads; w++)
-		gsl_rng_free(s->quality[w]);
-	free(s->quality);
-	free(s->verified);
-	free(s->preemptions);
+		gsl_rng_free(s->wl[w].quality);
+	free(s->wl);
 	quota_free(&s->quota);
 	free(s->req);
+	free(s->cands);
 }
 
-static double wall_now(void)
+struct sim *sim_create(const struct scenario *sc, struct results *out)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
-{
-	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
-		return inflation_run(sc, out, err); /* the paper's protocol, not a timed run */
-	double t0 = wall_now();
-	units_format_rfc3339((int64_t)time(NULL), out->started_at, sizeof out->started_at);
 	struct sim *s = gp_xmalloc(sizeof *s);
 	sim_init(s, sc, out);
+	return s;
+}
+
+void sim_advance(struct sim *s, struct results *out)
+{
+	const struct scenario *sc = s->sc;
 	sim_time stop = sc->horizon ? sc->horizon : SIM_NEVER;
 	struct event ev;
 	while (engine_next_time(&s->engine) <= stop && engine_pop(&s->engine, &ev)) {
@@ -976,16 +813,20 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 		case EV_WINDOW: on_window(s, ev.id); break;
 		case EV_RETRY: on_retry(s, ev.id); break;
 		default:
-			if (autoscale_owns_event(ev.type))
+			if (autoscale_owns_event(ev.type)) {
 				autoscale_event(s->as, &ev);
-			else
-				infer_event(s->infer, &ev);
+				break;
+			}
+			infer_event(s->infer, &ev);
+			infer_heard(s);
 			break;
 		}
 		if (engine_next_time(&s->engine) == s->engine.now)
 			continue; /* more happens at this instant */
-		if (s->dirty && infer_has_pending(s->infer))
+		if (s->dirty && infer_has_pending(s->infer)) {
 			infer_place_pending(s->infer); /* replicas go before batch work */
+			infer_heard(s);
+		}
 		if (s->dirty)
 			schedule(s);
 		if (autoscale_settle(s->as)) /* its events go into the pods' messages */
@@ -1007,13 +848,28 @@ int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err)
 	out->status = !work_left(s) ? "ok" : sc->horizon ? "horizon" : "stalled";
 	out->sim_end = end;
 	out->events = s->engine.processed;
-	write_results(s, out);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		s->wl[w].oom_kills += infer_oom_kills(s->infer, w);
+		s->wl[w].verified += infer_verified(s->infer, w);
+	}
+}
+
+const struct sim_job *sim_jobs(const struct sim *s, size_t *n)
+{
+	*n = s->n_jobs;
+	return s->jobs;
+}
+
+const struct sim_workload *sim_workloads(const struct sim *s) { return s->wl; }
+
+const struct collect *sim_collect(const struct sim *s) { return &s->collect; }
+
+void sim_finish(struct sim *s, struct results *out)
+{
+	write_rows(s, out);
 	infer_results(s->infer, out);
-	autoscale_results(s->as, out, end);
-	reasons_write(&s->reasons, sc, out);
+	autoscale_results(s->as, out, out->sim_end);
+	reasons_write(&s->reasons, s->sc, out);
 	sim_destroy(s);
 	free(s);
-	diagnose_run(sc, out); /* reads only the results */
-	out->wall_seconds = wall_now() - t0;
-	return GP_OK;
 }

@@ -26,7 +26,7 @@
 
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/store.h"
 #include "gpuplan/units.h"
 #include "gpuplan/ytree.h"
@@ -741,7 +741,7 @@ static int run_point(const struct sweep *sw, const struct sweep_point *p, struct
 		return rc;
 	struct results r;
 	results_init(&r);
-	rc = sim_run(sc, &r, err);
+	rc = run_simulate(sc, &r, err);
 	if (!rc)
 		rc = store_write_point_run(st, sc, &r, sw->name, p->key, NULL, written, err);
 	results_free(&r);

@@ -9,7 +9,7 @@
 #define GPUPLAN_TESTS_RUN_H
 
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
 
@@ -21,7 +21,7 @@ static void run(const char *path, const char *const *sets, size_t n_sets)
 	struct gp_err err;
 	cr_assert_eq(scenario_load(path, sets, n_sets, &sc, &err), GP_OK, "%s", err.msg);
 	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
 }
 
 static void cleanup(void)

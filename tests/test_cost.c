@@ -5,7 +5,7 @@
  */
 #include "gpuplan/cost.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

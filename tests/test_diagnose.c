@@ -8,7 +8,7 @@
 #include "gpuplan/diagnose.h"
 #include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/store.h"
 
 #include <criterion/criterion.h>
@@ -28,7 +28,7 @@ static void run(const char *path, const char *const *sets, size_t n_sets)
 	struct gp_err err;
 	cr_assert_eq(scenario_load(path, sets, n_sets, &sc, &err), GP_OK, "%s", err.msg);
 	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK, "%s", err.msg);
 }
 
 static void cleanup(void)

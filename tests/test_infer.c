@@ -16,7 +16,7 @@
 
 #include "gpuplan/infer.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/store.h"
 
 #include <sqlite3.h>
@@ -62,7 +62,7 @@ static void run_with(const char *text, const char *const *sets, size_t n)
 	write_file("s.yaml", text);
 	snprintf(p, sizeof p, "%s/s.yaml", dir);
 	cr_assert_eq(scenario_load(p, sets, n, &sc, &err), GP_OK, "%s\n%s", err.msg, text);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
 }
 
 static void run(const char *text) { run_with(text, NULL, 0); }

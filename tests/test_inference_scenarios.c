@@ -9,7 +9,7 @@
 #include "gpuplan/infer.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/store.h"
 
 #include <criterion/criterion.h>

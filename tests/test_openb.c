@@ -11,7 +11,7 @@
 #include "gpuplan/gpupolicy.h"
 #include "gpuplan/openb.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/store.h"
 
 #include <criterion/criterion.h>
@@ -394,7 +394,7 @@ static void run_scenario(const char *path, const char *const *sets, size_t n,
 	struct gp_err err;
 	cr_assert_eq(scenario_load(path, sets, n, sc, &err), GP_OK, "%s", err.msg);
 	results_init(r);
-	cr_assert_eq(sim_run(*sc, r, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(run_simulate(*sc, r, &err), GP_OK, "%s", err.msg);
 }
 
 static void drop(struct scenario *sc, struct results *r)

@@ -12,7 +12,7 @@
 #include "gpuplan/placement.h"
 #include "gpuplan/reasons.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/store.h"
 
 #include <criterion/criterion.h>
@@ -492,7 +492,7 @@ static void run(const char *file, const char *const *sets, size_t n)
 	load(file, sets, n);
 	results_init(&r);
 	ran = true;
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
 }
 
 #define RUN(file, ...)                                              \

@@ -4,7 +4,7 @@
  * and preempt policies, with exact start and end times.
  */
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -18,7 +18,7 @@
 
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/sha256.h"
 
 static char dir[64];
@@ -1089,7 +1089,7 @@ Test(scenario, a_pool_without_gpus_offers_none_but_counts_in_messages)
 	struct results r;
 	struct gp_err err;
 	results_init(&r);
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(r.n_reason_texts, 1);
 	cr_assert_str_eq(r.reason_texts[0], "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
 			 "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.");

@@ -4,7 +4,7 @@
  * determinism.
  */
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
 #include <gsl/gsl_sf_gamma.h>
@@ -192,7 +192,7 @@ Test(scenarios, same_seed_gives_identical_results)
 	struct results first = r;
 	results_init(&r);
 	struct gp_err err;
-	cr_assert_eq(sim_run(sc, &r, &err), GP_OK);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
 	cr_assert_eq(first.n_metrics, r.n_metrics);
 	for (size_t i = 0; i < r.n_metrics; i++) {
 		cr_assert_str_eq(first.metrics[i].name, r.metrics[i].name);

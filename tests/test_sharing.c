@@ -4,7 +4,7 @@
  * kills under time-slicing, and memory limits enforced at placement.
  */
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

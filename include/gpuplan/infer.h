@@ -8,7 +8,8 @@
  * (infer_create), lets it place the initial replicas at time 0
  * (infer_start), routes the events whose type is an enum infer_event to it
  * (infer_event), asks it to place replicas still pending whenever capacity
- * may have been freed (infer_place_pending), and at the end asks for the
+ * may have been freed (infer_place_pending), after each of these reads what
+ * happened (infer_news: units freed, progress), and at the end asks for the
  * metrics and request rows (infer_results) before infer_destroy.  The
  * module owns its replicas, requests and arrival streams; it borrows the
  * run's engine, cluster, placer and collector through struct infer_host.
@@ -60,11 +61,13 @@ struct infer_host {
 	struct cluster *cluster;
 	struct placer *placer;
 	struct collect *collect;
-	int64_t *oom_kills;   /* per workload: replicas killed for overflowing VRAM */
-	int64_t *verified;    /* per workload: requests within SLO that passed quality */
-	bool *dirty;          /* set when a replica frees its units */
-	sim_time *progress;   /* moved to the time of each arrival and completion */
-	uint64_t *freed;      /* bumped when a replica frees units (blocked work may fit) */
+};
+
+/* What happened in the module that the run loop acts on; the loop asks after
+ * each call (infer_news) and the module never touches the loop's state. */
+enum infer_news_flag {
+	INFER_FREED = 1u << 0,    /* a replica freed its units: blocked work may fit */
+	INFER_PROGRESS = 1u << 1, /* a request arrived or finished (the run is not stalled) */
 };
 
 struct infer;
@@ -85,6 +88,15 @@ void infer_place_pending(struct infer *in);
 
 /* Whether replicas wait for room. */
 bool infer_has_pending(const struct infer *in);
+
+/* The INFER_ flags raised since the last call, cleared; *at gets the time of
+ * the last progress when INFER_PROGRESS is among them.  0 for NULL. */
+unsigned infer_news(struct infer *in, sim_time *at);
+
+/* Of inference workload w (0 for others): replicas killed for overflowing
+ * VRAM, and requests within SLO that passed their quality draw. */
+int64_t infer_oom_kills(const struct infer *in, size_t w);
+int64_t infer_verified(const struct infer *in, size_t w);
 
 /* Whether requests are still to arrive or to be served. */
 bool infer_work_left(const struct infer *in);

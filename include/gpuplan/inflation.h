@@ -12,7 +12,7 @@
  * arrived GPU demand, 0 .. 100 x inflate, the GPU allocation ratio and the
  * paper's fragmentation when arrived demand first reached k%.
  *
- * It runs in place of the timed simulation (sim_run calls it); the cluster is
+ * It runs in place of the timed simulation (run_simulate calls it); the cluster is
  * the scenario's pools, modelled as the policies see them (gpupolicy_node).
  */
 #ifndef GPUPLAN_INFLATION_H

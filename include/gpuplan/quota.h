@@ -9,7 +9,7 @@
  * whole stays within the sum of its members' nominal quotas.  A queue that
  * asks for no more than its own nominal quota while others borrow it may
  * reclaim it by preemption (reclaim_within_cohort: Any or LowerPriority);
- * choosing the victims is the simulation's (it knows the running jobs).
+ * the simulation lists the running jobs and quota_pick_victim chooses.
  * Resources a queue does not list are not limited for it.  Kueue's flavors
  * are not modeled: every resource is in the flavor "default".
  */
@@ -56,5 +56,21 @@ bool quota_borrowing(const struct quota *q, size_t qi, size_t r);
 
 /* Whether queues a and b share a cohort. */
 bool quota_same_cohort(const struct quota *q, size_t a, size_t b);
+
+/* A running job that a reclaim could preempt. */
+struct quota_candidate {
+	uint32_t job;          /* the caller's id */
+	size_t queue;
+	int32_t priority;
+	sim_time started;      /* when its current allocation began */
+};
+
+/* The victim Kueue's reclaimWithinCohort takes next for a job of queue qi
+ * with priority prio asking req: among the candidates of other queues of its
+ * cohort that borrow a resource req needs (under LowerPriority, only those of
+ * lower priority), the lowest priority, then the most recently started (the
+ * later candidate on a tie).  Returns its index in cands, -1 when none.  O(n). */
+int64_t quota_pick_victim(const struct quota *q, size_t qi, int32_t prio, const double *req,
+			  const struct quota_candidate *cands, size_t n);
 
 #endif

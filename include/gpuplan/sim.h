@@ -1,18 +1,77 @@
 /*
- * sim.h - one simulation run of a validated scenario.
+ * sim.h - the run loop of one timed simulation of a validated scenario.
  *
- * sim_run owns all mutable state (event queue, cluster, pending work, jobs,
- * collectors) for the duration of the run and leaves the outcome in a
- * results object: metrics (names of docs/results.md), job rows and the
- * timeseries.  Same scenario and seed, same results.
+ * A struct sim owns all mutable state of a run (event queue, cluster,
+ * pending work, jobs, collectors).  Lifecycle, driven by run.c:
+ *   sim_create   builds the state and schedules the first events;
+ *   sim_advance  handles events until the horizon, the end of the work or a
+ *                stall, and leaves the run's status, end and event count;
+ *   sim_jobs / sim_workloads / sim_collect  what the metrics reduce (metrics.h);
+ *   sim_finish   adds the job and node rows, the inference results and the
+ *                pending reasons to the results, then frees the state.
+ * The loop dispatches events and knows nothing of metrics or diagnosis.
+ * Same scenario and seed, same results.
  */
 #ifndef GPUPLAN_SIM_H
 #define GPUPLAN_SIM_H
 
+#include "gpuplan/collect.h"
+#include "gpuplan/placement.h"
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
-/* Runs the scenario; *out must be results_init'ed.  Returns GP_OK. */
-int sim_run(const struct scenario *sc, struct results *out, struct gp_err *err);
+#include <gsl/gsl_rng.h>
+
+/* One batch job (a gang's pods count as one job). */
+struct sim_job {
+	sim_time submit, start, end, deadline, duration;
+	sim_time finish_at;    /* time of the live finish event */
+	sim_time last;         /* progress is accounted until here */
+	double remaining;      /* exclusive-GPU work left, µs */
+	double rate;           /* work done per µs while sharing */
+	double demand;         /* GPUs' worth it adds to the demand gauge */
+	double busy;           /* f over its whole allocation: start-up keeps the GPU idle */
+	double cost_per_h;     /* what its allocation costs at its pool's prices */
+	double cost;           /* of the allocations it has finished */
+	double kept;           /* exclusive-GPU work saved by checkpoints, µs */
+	double span_work;      /* work (start-up included) the current allocation began with */
+	sim_time span_start;   /* when the current allocation began */
+	struct placement pl;   /* pl.node < 0: never placed; a gang's first pod */
+	struct placement *more; /* a gang: every pod's placement (NULL: one pod) */
+	int32_t pods;          /* pods placed together: a gang's, else 1 */
+	int32_t workload, gpus;
+	int32_t restarts;
+	uint16_t gen;          /* of the live finish event */
+	uint8_t status;        /* enum job_status */
+	bool verified;         /* finished by its deadline and passed its quality draw */
+	sim_time trace_queue;  /* the trace's own wait (openb); SIM_NEVER: none */
+};
+
+/* What the run keeps per workload, batch and inference alike. */
+struct sim_workload {
+	double demand_unit;    /* GPUs' worth of one unit before placement */
+	int64_t oom_kills;     /* pods (or replicas) killed for overflowing VRAM */
+	int64_t verified;      /* results (or requests) that count as verified */
+	int64_t preemptions;   /* batch jobs stopped by a window or a quota reclaim */
+	gsl_rng *quality;      /* its own quality draws, so they never shift the arrivals' */
+};
+
+struct sim;
+
+/* The state of a run of sc whose results go to out (results_init'ed). */
+struct sim *sim_create(const struct scenario *sc, struct results *out);
+
+/* Runs the loop; sets out's status, sim_end and events. */
+void sim_advance(struct sim *s, struct results *out);
+
+/* The jobs in submission order, the per-workload state (one per scenario
+ * workload, inference counts included) and the gauges, after sim_advance. */
+const struct sim_job *sim_jobs(const struct sim *s, size_t *n);
+const struct sim_workload *sim_workloads(const struct sim *s);
+const struct collect *sim_collect(const struct sim *s);
+
+/* Adds the node and job rows, the inference metrics and requests and the
+ * pending reasons to out, then frees s. */
+void sim_finish(struct sim *s, struct results *out);
 
 #endif

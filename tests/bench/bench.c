@@ -8,7 +8,7 @@
  */
 #include "gpuplan/engine.h"
 #include "gpuplan/scenario.h"
-#include "gpuplan/sim.h"
+#include "gpuplan/run.h"
 #include "gpuplan/sweep.h"
 #include "gpuplan/units.h"
 #include "gpuplan/ytree.h"
@@ -79,7 +79,7 @@ static int bench_scenario(const char *path, struct outcome *o)
 	}
 	struct results r;
 	results_init(&r);
-	sim_run(sc, &r, &err);
+	run_simulate(sc, &r, &err);
 	o->wall_seconds = now_s() - t0;
 	o->events = (double)r.events;
 	results_free(&r);

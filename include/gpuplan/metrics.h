@@ -1,0 +1,24 @@
+/*
+ * metrics.h - the metrics of a finished timed run, reduced from its jobs,
+ * its per-workload counts and its integrated gauges (names and units in
+ * docs/results.md).
+ *
+ * Per scope, in the order the metrics table keeps: capacity, allocation and
+ * activity from the gauges (pools and all), peak demand (all and
+ * workloads), then for all and each workload the job counts, queue-time
+ * percentiles (GSL's quantiles of the sorted waits), deadlines met,
+ * makespan, OOM kills and preemptions; then the cost metrics and
+ * allocation rows (cost.h).  O(jobs x scopes) once per run; one scratch
+ * array of a double per job.
+ */
+#ifndef GPUPLAN_METRICS_H
+#define GPUPLAN_METRICS_H
+
+#include "gpuplan/results.h"
+#include "gpuplan/sim.h"
+
+/* Adds the run's metrics and cost rows to r.  The run must have advanced to
+ * its end (sim_advance) and not be finished yet. */
+void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * run.h - one run of a validated scenario, whatever its protocol: what
+ * main, sweep, search and advise call.
+ *
+ * run_simulate dispatches on experiment.protocol: the inflation protocol
+ * (inflation.h) fills its curve; a timed run drives the loop (sim.h),
+ * reduces its metrics (metrics.h) and diagnoses it (diagnose.h).  The
+ * results object gets everything the store writes, the wall-clock start
+ * and duration included.  Same scenario and seed, same results.
+ *
+ * The module sits with metrics, cost and diagnose (layer 6 of
+ * docs/design.md): it calls them and the loop below them.
+ */
+#ifndef GPUPLAN_RUN_H
+#define GPUPLAN_RUN_H
+
+#include "gpuplan/results.h"
+#include "gpuplan/scenario.h"
+
+/* Runs the scenario; *out must be results_init'ed.  Returns GP_OK, or the
+ * protocol's error status with err filled. */
+int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *err);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * metrics.c - reduces a finished run to its metrics (metrics.h).
+ */
+#include "gpuplan/metrics.h"
+
+#include "gpuplan/cost.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+
+static void add_queue_metrics(struct results *r, const char *scope, double *q, size_t n)
+{
+	double mean = NAN, p50 = NAN, p95 = NAN, p99 = NAN, max = NAN;
+	if (n) {
+		gsl_sort(q, 1, n);
+		mean = gsl_stats_mean(q, 1, n);
+		p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
+		p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
+		p99 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.99);
+		max = q[n - 1];
+	}
+	results_add_metric(r, scope, "queue_time_mean_s", mean, "s");
+	results_add_metric(r, scope, "queue_time_p50_s", p50, "s");
+	results_add_metric(r, scope, "queue_time_p95_s", p95, "s");
+	results_add_metric(r, scope, "queue_time_p99_s", p99, "s");
+	results_add_metric(r, scope, "queue_time_max_s", max, "s");
+}
+
+/* Job counts, deadlines, queue times and makespan of the jobs of workload w
+ * (w < 0: all jobs). */
+static void add_job_metrics(const struct sim *s, const struct scenario *sc, struct results *r,
+			    const char *scope, int32_t w, double *scratch)
+{
+	size_t n_jobs;
+	const struct sim_job *jobs = sim_jobs(s, &n_jobs);
+	const struct sim_workload *wl = sim_workloads(s);
+	size_t n = 0, submitted = 0, completed = 0, failed = 0, met = 0;
+	sim_time first = SIM_NEVER, last = SIM_NEVER;
+	for (size_t i = 0; i < n_jobs; i++) {
+		const struct sim_job *j = &jobs[i];
+		if (w >= 0 && j->workload != w)
+			continue;
+		submitted++;
+		if (j->start != SIM_NEVER)
+			scratch[n++] = sim_seconds(j->start - j->submit);
+		if (first == SIM_NEVER || j->submit < first)
+			first = j->submit;
+		if (j->status == JOB_COMPLETED) {
+			completed++;
+			if (last == SIM_NEVER || j->end > last)
+				last = j->end;
+		}
+		failed += j->status == JOB_FAILED;
+		met += j->status == JOB_COMPLETED && j->end <= j->deadline;
+	}
+	add_queue_metrics(r, scope, scratch, n);
+	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
+	results_add_metric(r, scope, "jobs_completed", (double)completed, "jobs");
+	results_add_metric(r, scope, "jobs_failed", (double)failed, "jobs");
+	results_add_metric(r, scope, "jobs_unfinished", (double)(submitted - completed - failed), "jobs");
+	results_add_metric(r, scope, "deadline_met_pct",
+			   submitted ? 100.0 * (double)met / (double)submitted : NAN, "pct");
+	results_add_metric(r, scope, "makespan_s",
+			   last != SIM_NEVER ? sim_seconds(last - first) : NAN, "s");
+	int64_t oom = 0;
+	for (size_t k = 0; k < sc->n_workloads; k++)
+		oom += w < 0 || (size_t)w == k ? wl[k].oom_kills : 0;
+	results_add_metric(r, scope, "oom_kills", (double)oom, "kills");
+	int64_t preempted = 0;
+	for (size_t k = 0; k < sc->n_workloads; k++)
+		preempted += w < 0 || (size_t)w == k ? wl[k].preemptions : 0;
+	results_add_metric(r, scope, "jobs_preempted", (double)preempted, "jobs");
+}
+
+/* Capacity, allocation and activity from the integrated gauges of a scope. */
+static void add_gauge_metrics(const struct collect *c, const struct scenario *sc, struct results *r,
+			      size_t scope, double gpu_gib)
+{
+	const struct scope_gauges *g = &c->scopes[scope];
+	const char *name = c->names[scope];
+	const double hour = (double)SIM_HOUR;
+	double cap = g->total[GAUGE_CAPACITY];
+	bool has_capacity = scope <= sc->n_pools;
+	if (has_capacity) {
+		results_add_metric(r, name, "capacity_gpus", g->value[GAUGE_CAPACITY], "gpus");
+		results_add_metric(r, name, "gpu_allocation_pct",
+				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN, "pct");
+		results_add_metric(r, name, "engine_active_pct",
+				   cap > 0 ? 100 * g->total[GAUGE_ENGINE] / cap : NAN, "pct");
+		results_add_metric(r, name, "sm_active_pct",
+				   cap > 0 ? 100 * g->total[GAUGE_SM] / cap : NAN, "pct");
+		results_add_metric(r, name, "vram_used_pct",
+				   cap > 0 && gpu_gib > 0 ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib) : NAN,
+				   "pct");
+		/* What vram_used_gib rows are out of (the HTML report's VRAM %). */
+		results_add_metric(r, name, "vram_capacity_gib", g->value[GAUGE_CAPACITY] * gpu_gib,
+				   "GiB");
+	}
+	if (scope == 0 || scope > sc->n_pools)
+		results_add_metric(r, name, "peak_demand_gpus", g->peak[GAUGE_DEMAND], "gpus");
+	results_add_metric(r, name, "peak_allocated_gpus", g->peak[GAUGE_ALLOCATED], "gpus");
+	results_add_metric(r, name, "gpu_hours_allocated", g->total[GAUGE_ALLOCATED] / hour, "gpu_hours");
+	results_add_metric(r, name, "gpu_hours_busy", g->total[GAUGE_ENGINE] / hour, "gpu_hours");
+}
+
+/* Mean GPU memory (GiB) per GPU over the pools of a scope, for vram_used_pct. */
+static double gpu_gib(const struct scenario *sc, size_t scope)
+{
+	double gpus = 0, gib = 0;
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		if (scope != 0 && scope != collect_scope_pool(sc, p))
+			continue;
+		double n = (double)scenario_pool_slots(&sc->pools[p]) * sc->pools[p].gpus_per_node;
+		gpus += n;
+		gib += n * sc->pools[p].gpu->memory_bytes / GP_GIB;
+	}
+	return gpus > 0 ? gib / gpus : 0;
+}
+
+void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r)
+{
+	const struct collect *c = sim_collect(s);
+	size_t n_jobs;
+	sim_jobs(s, &n_jobs);
+	double *scratch = gp_xmalloc((n_jobs ? n_jobs : 1) * sizeof *scratch);
+	for (size_t scope = 0; scope < c->n_scopes; scope++) {
+		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
+		if (scope == 0)
+			add_job_metrics(s, sc, r, "all", -1, scratch);
+		else if (scope > sc->n_pools)
+			add_job_metrics(s, sc, r, c->names[scope], (int32_t)(scope - 1 - sc->n_pools),
+					scratch);
+	}
+	free(scratch);
+	const struct sim_workload *wl = sim_workloads(s);
+	int64_t *verified = gp_xcalloc(sc->n_workloads + 1, sizeof *verified);
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		verified[w] = wl[w].verified;
+	cost_account(sc, r, verified);
+	free(verified);
+}
