@@ -5,11 +5,20 @@
 
 #include <math.h>
 
-static double sum_busy(const struct tenant *t, size_t n, bool weight_by_sm)
+static double sum_busy(const struct tenant *t, size_t n)
 {
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
-		sum += t[i].f * (weight_by_sm ? t[i].s : 1.0);
+		sum += t[i].f;
+	return sum;
+}
+
+/* SMs the tenants use together when each is capped at its unit's share. */
+static double sum_capped(const struct tenant *t, size_t n)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += t[i].f * fmin(t[i].s, t[i].share);
 	return sum;
 }
 
@@ -20,13 +29,17 @@ double contention_slow(const struct sharing *sh, const struct tenant *tenants, s
 	case SHARING_EXCLUSIVE: return 1;
 	case SHARING_TIME_SLICING:
 		/* Kernels of co-located pods are serialized, with a context switch cost. */
-		return n >= 2 ? fmax(1, sum_busy(tenants, n, false)) * (1 + sh->overhead) : 1;
+		return n >= 2 ? fmax(1, sum_busy(tenants, n)) * (1 + sh->overhead) : 1;
 	case SHARING_MIG: return fmax(1, t->s / t->share);
 	case SHARING_MPS:
 	case SHARING_FRACTIONAL:
 		if (t->share >= 1)
 			return 1; /* a whole GPU in a fractional pool */
-		return fmax(1, sum_busy(tenants, n, true)) * fmax(1, t->s / t->share);
+		/* Each pod's SMs are capped at its share (MPS's active thread
+		 * percentage, a fraction's limit): the cap slows it by s/share, and
+		 * only what the capped pods use together beyond the GPU slows
+		 * them further.  The cap enters once, as min(s, share). */
+		return fmax(1, sum_capped(tenants, n)) * fmax(1, t->s / t->share);
 	}
 	return 1;
 }
@@ -37,7 +50,7 @@ void contention_activity(const struct sharing *sh, const struct tenant *tenants,
 	double e = 0, m = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct tenant *t = &tenants[i];
-		/* A MIG instance keeps g/7 of the engines busy at most. */
+		/* A MIG instance keeps its share of the engines busy at most. */
 		e += t->f * (sh->mode == SHARING_MIG ? t->share : 1.0);
 		m += t->f * fmin(t->s, t->share);
 	}

@@ -34,7 +34,7 @@
  *
  * Sharing (docs/inference.md).  A replica's roofline uses the share of its
  * unit when alone (infer_unit_share): exclusive and time-slicing {1, 1};
- * MPS {1/R, 1}; fractional {milli/1000, 1}; MIG {g/7, memory slices/8}.
+ * MPS {1/R, 1}; fractional {milli/1000, 1}; MIG {instance SMs / GPU SMs, memory slices/8}.
  * Co-tenants that run at the same time slow an iteration down, as
  * processor sharing: an iteration's work (its exclusive time) progresses at
  * a rate that changes whenever a co-tenant starts or stops:
@@ -54,7 +54,7 @@
  * iteration.
  *
  * Activity.  While a replica is in an iteration its GPUs are busy: the
- * engine gauge counts 1 per GPU (g/7 for a MIG instance), SM activity
+ * engine gauge counts 1 per GPU (its SM share for a MIG instance), SM activity
  * min(sm_share, compute share); GPU-level figures are capped at 1 per GPU.
  * Between iterations the gauges drop, so an idle server holding a whole GPU
  * shows its real duty cycle (a few percent at low load).

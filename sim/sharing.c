@@ -81,7 +81,6 @@ double sharing_unit_memory(const struct sharing *sh, const struct gpu_type *gpu,
 double sharing_compute(const struct sharing *sh, const struct gpu_type *gpu,
 		       const struct sharing_ask *a)
 {
-	(void)gpu;
 	const struct mig_profile *mp;
 	switch (sh->mode) {
 	case SHARING_MPS: return 1.0 / sh->replicas;
@@ -89,7 +88,7 @@ double sharing_compute(const struct sharing *sh, const struct gpu_type *gpu,
 		return a->request == REQUEST_MILLI ? (double)a->milli / SHARING_MILLI : 1.0;
 	case SHARING_MIG:
 		mp = sharing_mig(sh, a->mig_profile, NULL);
-		return mp ? mp->compute_slices / 7.0 : 1.0;
+		return mp ? (double)mp->sms / gpu->sm_count : 1.0;
 	case SHARING_EXCLUSIVE:
 	case SHARING_TIME_SLICING: break; /* a time-sliced pod has every SM while its slice runs */
 	}

@@ -57,13 +57,15 @@ Test(cost, the_same_jobs_on_time_sliced_gpus)
 	cr_assert_float_eq(m("all", "cost_idle"), h * (64 * 0.03 + 768 * 0.004), 1e-6);
 }
 
-/* MIG, two 3g.40gb per GPU: 3/7 of a GPU each, all four at once; a kernel that
- * wants every SM runs 7/3 slower: rate = 1 / (0.1 + 0.9 x 7/3) = 1 / 2.2. */
+/* MIG, two 3g.40gb per GPU: 3/7 of a GPU each (allocation and cost), all four
+ * at once; a 3g instance of an A100 has 42 of its 108 SMs (nvidia-smi mig
+ * -lgip; NVIDIA MIG User Guide), so a kernel that wants every SM runs 108/42
+ * slower: rate = 1 / (0.1 + 0.9 x 108/42) = 1 / 2.4142857142857. */
 Test(cost, the_same_jobs_on_mig_slices)
 {
 	RUN("pools.batch.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
 	    "workloads.eval.gpus={mig: 3g.40gb}");
-	double h = 2.2, per_job = h * (3.0 / 7 * 2.50 + 8 * 0.03 + 64 * 0.004);
+	double h = 0.1 + 0.9 * 108 / 42, per_job = h * (3.0 / 7 * 2.50 + 8 * 0.03 + 64 * 0.004);
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
 	double idle = h * ((4 - 12.0 / 7) * 2.50 + 64 * 0.03 + 768 * 0.004);

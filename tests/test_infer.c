@@ -165,7 +165,9 @@ Test(infer, a_mig_slice_gives_its_compute_and_bandwidth_share)
 {
 	run(ONE_H100(", sharing: {mode: mig, layout: [3g.40gb, 3g.40gb]}", ", gpus: {mig: 3g.40gb}",
 		     ONE_REQUEST(1000, 20)));
-	struct roofline rf = roof_of("H100-80GB", (struct gpu_share){3.0 / 7, 4.0 / 8}, 1);
+	/* An H100's 3g instance has 60 of its 132 SMs (nvidia-smi mig -lgip on
+	 * H100-SXM5-80GB; NVIDIA MIG User Guide, "Supported MIG Profiles"). */
+	struct roofline rf = roof_of("H100-80GB", (struct gpu_share){60.0 / 132, 4.0 / 8}, 1);
 	sim_time ttft, e2e;
 	expected_latency(&rf, 1000, 20, 2048, &ttft, &e2e);
 	assert_one_request(ttft, e2e);
@@ -288,7 +290,8 @@ Test(infer, server_memory_follows_the_unit_of_each_sharing_mode)
 	cr_assert_float_eq(infer_server_memory(&p, &w), 0.9 * h100->memory_bytes, 1);
 	s = infer_unit_share(&p, &w);
 	cr_assert_float_eq(s.compute, 1, 0);
-	/* A MIG instance: its memory, g/7 of the SMs and memory_slices/8 of the bandwidth. */
+	/* A MIG instance: its memory, its SMs (2g on an H100: 32 of 132) and
+	 * memory_slices/8 of the bandwidth. */
 	const struct mig_profile *mig = catalog_mig_profile(h100, "2g.20gb");
 	p = pool_of(h100, SHARING_MIG, 1);
 	p.sharing.layout = &mig;
@@ -297,7 +300,7 @@ Test(infer, server_memory_follows_the_unit_of_each_sharing_mode)
 	w.mig_profile = "2g.20gb";
 	cr_assert_float_eq(infer_server_memory(&p, &w), 0.9 * mig->memory_bytes, 1);
 	s = infer_unit_share(&p, &w);
-	cr_assert_float_eq(s.compute, 2.0 / 7, 1e-15);
+	cr_assert_float_eq(s.compute, 32.0 / 132, 1e-15);
 	cr_assert_float_eq(s.bandwidth, 2.0 / 8, 1e-15);
 	/* A fractional share: milli/1000 of memory and SMs. */
 	p = pool_of(h100, SHARING_FRACTIONAL, 1);

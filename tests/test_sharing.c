@@ -74,18 +74,63 @@ Test(sharing, a_pod_speeds_up_when_its_co_tenant_leaves)
 	cr_assert_eq(r.jobs[0].end, (3690 + 3600) * SIM_SECOND);
 }
 
-/* A 1g slice has 1/7 of the SMs: a kernel that wants them all runs 7x slower. */
-Test(sharing, a_mig_1g_slice_slows_a_full_gpu_kernel_seven_times)
+/* A 1g slice of an A100 has 14 of its 108 SMs (not 1/7: the 7g instance has
+ * 98; nvidia-smi mig -lgip on A100-SXM4-80GB, NVIDIA MIG User Guide
+ * "Supported MIG Profiles"): a kernel that wants them all runs 108/14 =
+ * 7.714x slower (before: 7x, with 7g counted as all 108). */
+Test(sharing, a_mig_1g_slice_slows_a_full_gpu_kernel_by_its_sm_count)
 {
 	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb]}", "workloads.w.gpus={mig: 1g.10gb}",
 	    "workloads.w.count=1", "workloads.w.gpu_busy=1", "workloads.w.vram=5GiB");
-	cr_assert_eq(r.jobs[0].end, 7 * SIM_HOUR);
+	cr_assert_float_eq(sim_seconds(r.jobs[0].end), 3600.0 * 108 / 14, 1e-3);
 	cleanup();
-	/* Half of its time on the GPU: 0.5 + 0.5 x 7 = 4 hours. */
+	/* Half of its time on the GPU: 0.5 + 0.5 x 108/14 = 4.357 hours. */
 	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb]}", "workloads.w.gpus={mig: 1g.10gb}",
 	    "workloads.w.count=1", "workloads.w.gpu_busy=0.5", "workloads.w.vram=5GiB");
-	cr_assert_eq(r.jobs[0].end, 4 * SIM_HOUR);
-	cr_assert_float_eq(results_metric(&r, "all", "engine_active_pct"), 50.0 / 7, 1e-9);
+	cr_assert_float_eq(sim_seconds(r.jobs[0].end), 3600.0 * (0.5 + 0.5 * 108 / 14), 1e-3);
+	cr_assert_float_eq(results_metric(&r, "all", "engine_active_pct"), 50.0 * 14 / 108, 1e-6);
+}
+
+/* The catalog's SM counts of MIG instances: 14 per slice on an A100, 7g =
+ * 98 of 108 (same sources). */
+Test(sharing, mig_instances_have_their_sm_counts)
+{
+	const struct gpu_type *a100 = catalog_gpu("A100-80GB");
+	cr_assert_eq(catalog_mig_profile(a100, "1g.10gb")->sms, 14);
+	cr_assert_eq(catalog_mig_profile(a100, "7g.80gb")->sms, 98);
+	cr_assert_eq(a100->sm_count, 108);
+	cr_assert_eq(catalog_mig_profile(catalog_gpu("A100-40GB"), "3g.20gb")->sms, 42);
+	cr_assert_eq(catalog_mig_profile(catalog_gpu("H100-80GB"), "7g.80gb")->sms, 132);
+	for (size_t i = 0; i < catalog_gpu_count(); i++) {
+		const struct gpu_type *g = catalog_gpu_at(i);
+		for (size_t k = 0; k < g->n_mig; k++)
+			cr_assert(g->mig[k].sms > 0 && g->mig[k].sms <= g->sm_count, "%s %s", g->name,
+				  g->mig[k].name);
+	}
+}
+
+/* MPS caps each pod's SMs at 1/R (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, NVIDIA
+ * k8s-device-plugin's MPS sharing): two compute-bound pods (f = s = 1) on MPS
+ * x2 each get half the GPU and take 2x their exclusive hour; four on MPS x4
+ * take 4x.  Before, the cap was counted twice: 4x and 16x. */
+Test(sharing, mps_pods_take_r_times_their_exclusive_time_not_r_squared)
+{
+	RUN("pools.p.sharing={mode: mps, replicas: 2}", "workloads.w.count=2",
+	    "workloads.w.gpu_busy=1", "workloads.w.sm_share=1");
+	for (size_t i = 0; i < 2; i++)
+		cr_assert_eq(r.jobs[i].end, 2 * SIM_HOUR);
+	cr_assert_float_eq(all("sm_active_pct"), 100, 1e-9);
+	cleanup();
+	RUN("pools.p.sharing={mode: mps, replicas: 4}", "workloads.w.count=4",
+	    "workloads.w.gpu_busy=1", "workloads.w.sm_share=1");
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_eq(r.jobs[i].end, 4 * SIM_HOUR);
+	cleanup();
+	/* A fraction caps the same way: 500 milli, two pods, 2x. */
+	RUN("pools.p.sharing=fractional", "workloads.w.gpus={milli: 500}", "workloads.w.count=2",
+	    "workloads.w.gpu_busy=1", "workloads.w.sm_share=1");
+	for (size_t i = 0; i < 2; i++)
+		cr_assert_eq(r.jobs[i].end, 2 * SIM_HOUR);
 }
 
 /* Time-slicing does not isolate memory: two 50 GiB pods on one 80 GiB GPU. */

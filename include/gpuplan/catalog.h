@@ -14,6 +14,8 @@ struct mig_profile {
 	int memory_slices;     /* out of 8 */
 	int max_instances;     /* per GPU */
 	double memory_bytes;
+	int sms;               /* streaming multiprocessors of one instance (the
+				* compute it guarantees is sms / the GPU's sm_count) */
 };
 
 struct gpu_type {

@@ -9,10 +9,14 @@
  * GPU's SMs the pod's unit guarantees:
  *   exclusive      slow = 1
  *   time-slicing   slow = max(1, sum f) * (1 + overhead) with two or more pods
- *   mps/fractional slow = max(1, sum f*s) * max(1, s / share)
- *   mig            slow = max(1, s / share), share = g/7 (isolated instances)
- * Activity of the GPU: engine active = sum f (capped at 1; MIG instances
- * count f*g/7), SM active = sum f*min(s, share), capped at 1.
+ *   mps/fractional slow = max(1, sum f*min(s, share)) * max(1, s / share)
+ *   mig            slow = max(1, s / share), share = the instance's SMs over
+ *                  the GPU's (an A100's 1g: 14 of 108; isolated instances)
+ * (the SM cap enters once: two compute-bound pods, f = s = 1, on MPS x2 each
+ * run at half speed, 2x their exclusive time, not 4x.)  share comes from
+ * sharing_compute (sharing.h).  Activity of the GPU: engine active = sum f
+ * (capped at 1; MIG instances count f*share), SM active = sum
+ * f*min(s, share), capped at 1.
  */
 #ifndef GPUPLAN_CONTENTION_H
 #define GPUPLAN_CONTENTION_H
@@ -24,7 +28,7 @@ struct tenant {
 	uint32_t job;
 	double f;     /* gpu_busy */
 	double s;     /* sm_share */
-	double share; /* of the GPU's SMs its unit guarantees: 1, 1/R, milli/1000, g/7 */
+	double share; /* of the GPU's SMs its unit guarantees: 1, 1/R, milli/1000, MIG SMs */
 };
 
 /* The slowdown of tenant t's GPU work among the n tenants of one GPU. */

@@ -20,7 +20,7 @@
 #include "gpuplan/footprint.h"
 
 /* The part of one GPU a replica gets; the caller derives it from the
- * sharing mode: {1, 1} whole GPU; MIG {g/7, memory_slices/8}; MPS or
+ * sharing mode: {1, 1} whole GPU; MIG {SMs/GPU SMs, memory_slices/8}; MPS or
  * fractional {1/R or milli/1000, 1}.  Both in (0, 1]. */
 struct gpu_share {
 	double compute;    /* fraction of the SMs (peak FLOPs) */
