@@ -747,12 +747,10 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 		sb_printf(&text, "%s waits on placement rules, not on hardware: %s its pods off "
 				 "pool%s %s while GPUs there are idle; relax the rule or move capacity",
 			  ws->name, phrase[rules & 3], nh > 1 ? "s" : "", pools.s);
-	char d[32];
-	duration(pend, d, sizeof d);
-	sb_printf(&ev, "%s of pod time pending (%lld pod%s) with rule reasons, most with \"%s\"; "
+	sb_printf(&ev, "%.1f pod-hours pending (%lld pod%s) with rule reasons, most with \"%s\"; "
 		       "meanwhile pool%s %s had %.1f of %.0f GPUs idle on average (%.1f idle GPU-hours, "
 		       "up to %.0f at once)",
-		  d, (long long)pods, pods == 1 ? "" : "s", top, nh > 1 ? "s" : "", pools.s, idle / secs, cap / secs,
+		  pend / 3600, (long long)pods, pods == 1 ? "" : "s", top, nh > 1 ? "s" : "", pools.s, idle / secs, cap / secs,
 		  idle / 3600, most);
 	name_rules(&ev, ws);
 	for (size_t i = 0; i < nh; i++) {
@@ -1003,17 +1001,15 @@ static void admission_finding(struct view *v, size_t w)
 		  ws->name, q->name, idle);
 	if (e && !isinf(e->borrowing_limit))
 		sb_printf(&text, " or its borrowing limit");
-	char d[32];
-	duration(quota_s, d, sizeof d);
-	sb_printf(&ev, "%s of pod time pending with \"%s\"; queue %s", d, top, q->name);
+	sb_printf(&ev, "%.1f pod-hours pending with \"%s\"; queue %s", quota_s / 3600, top, q->name);
 	if (e)
 		sb_printf(&ev, " quota nvidia.com/gpu %g", e->nominal);
 	if (e && !isinf(e->borrowing_limit))
 		sb_printf(&ev, ", borrowing limit %g", e->borrowing_limit);
 	sb_printf(&ev, q->cohort ? ", cohort %s" : ", no cohort%s", q->cohort ? q->cohort : "");
 	sb_printf(&ev, "; meanwhile the pools it may use had %.1f of %.0f GPUs free on average; a "
-		       "job asks for %.3g",
-		  idle, f.cap / f.secs, need);
+		       "job asks for %.3g GPU%s",
+		  idle, f.cap / f.secs, need, need == 1 ? "" : "s");
 	struct finding *fd = add(v, STEP_ALLOCATION, KIND_ADMISSION, quota_s, -1, (int)w,
 				 sb_take(&text), sb_take(&ev));
 	fd->queue = ws->queue;
@@ -1059,12 +1055,11 @@ static void fragmentation_finding(struct view *v, size_t w)
 			 "fits; a placement that packs it (gpu_policy best-fit or fgd, scoring "
 			 "MostAllocated) would",
 		  ws->name);
-	char d[32];
-	duration(res_s, d, sizeof d);
-	sb_printf(&ev, "%s of pod time pending with \"%s\"; while it pended, the pools it may use "
-		       "had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPUs) in "
+	sb_printf(&ev, "%.1f pod-hours pending with \"%s\"; while it pended, the pools it may use "
+		       "had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPU%s) in "
 		       "windows holding %.0f%% of its pending time; gpu_policy %s, scoring %s",
-		  d, top, f.free / f.secs, f.cap / f.secs, need, 100 * f.covered / f.pend,
+		  res_s / 3600, top, f.free / f.secs, f.cap / f.secs, need, need == 1 ? "" : "s",
+		  100 * f.covered / f.pend,
 		  gpupolicy_names[sch->gpu_policy],
 		  sch->scoring == SCORING_MOST_ALLOCATED ? "MostAllocated" : "LeastAllocated");
 	struct finding *fd = add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w,

@@ -25,33 +25,74 @@ static const char *fmt(char *buf, size_t len, double v, int decimals)
 	return buf;
 }
 
+/* Column formats besides a number of decimals. */
+#define FMT_GPUS (-1)  /* a GPU count: whole, or to 0.01 when a share ("0.5", not "0") */
+#define FMT_MONEY (-2) /* dollars: cents, three significant digits below a dollar
+			* (0.000218, not 0.00), "-" when the scenario has no prices */
+
 struct column {
 	const char *title;
 	const char *metric;
 	int decimals;
 };
 
+/* Whether any pool has a price: without one every cost is 0, shown as "-". */
+static bool has_prices(const struct scenario *sc)
+{
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct price *x = &sc->pools[p].price;
+		if (x->gpu_hour > 0 || x->cpu_hour > 0 || x->gib_hour > 0)
+			return true;
+	}
+	return false;
+}
+
+static const char *fmt_column(char *buf, size_t len, double v, int format, bool prices)
+{
+	if (isnan(v) || (format == FMT_MONEY && !prices))
+		return fmt(buf, len, NAN, 0);
+	if (format == FMT_GPUS) {
+		double r = round(v * 100) / 100;
+		if (r == floor(r))
+			snprintf(buf, len, "%.0f", r);
+		else
+			snprintf(buf, len, "%.2f", r);
+		for (size_t n = strlen(buf); strchr(buf, '.') && buf[n - 1] == '0'; n--)
+			buf[n - 1] = '\0'; /* "0.50" -> "0.5" */
+		return buf;
+	}
+	if (format == FMT_MONEY) {
+		if (v != 0 && fabs(v) < 1)
+			snprintf(buf, len, "%.3g", v);
+		else
+			snprintf(buf, len, "%.2f", v);
+		return buf;
+	}
+	return fmt(buf, len, v, format);
+}
+
 static const struct column columns[] = {
-	{"capacity", "capacity_gpus", 0},      {"peak-demand", "peak_demand_gpus", 0},
-	{"peak-alloc", "peak_allocated_gpus", 0}, {"alloc%", "gpu_allocation_pct", 1},
+	{"capacity", "capacity_gpus", FMT_GPUS}, {"peak-demand", "peak_demand_gpus", FMT_GPUS},
+	{"peak-alloc", "peak_allocated_gpus", FMT_GPUS}, {"alloc%", "gpu_allocation_pct", 1},
 	{"engine%", "engine_active_pct", 1},   {"sm%", "sm_active_pct", 1},
 	{"vram%", "vram_used_pct", 1},         {"queue-mean-s", "queue_time_mean_s", 0},
 	{"queue-p95-s", "queue_time_p95_s", 0}, {"done", "jobs_completed", 0},
 	{"of", "jobs_submitted", 0},           {"deadline%", "deadline_met_pct", 1},
 	{"gpu-hours", "gpu_hours_allocated", 2}, {"oom", "oom_kills", 0},
-	{"cost", "cost_total", 2},             {"$/verified", "cost_per_verified_result", 2},
+	{"cost", "cost_total", FMT_MONEY},     {"$/verified", "cost_per_verified_result", FMT_MONEY},
 };
 
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
 
-static void summary_row(FILE *out, const struct results *r, const char *scope, const char *label)
+static void summary_row(FILE *out, const struct results *r, const char *scope, const char *label,
+			bool prices)
 {
 	char buf[32];
 	fprintf(out, "%-18s", label);
 	for (size_t c = 0; c < N_COLUMNS; c++)
 		fprintf(out, " %*s", (int)strlen(columns[c].title),
-			fmt(buf, sizeof buf, results_metric(r, scope, columns[c].metric),
-			    columns[c].decimals));
+			fmt_column(buf, sizeof buf, results_metric(r, scope, columns[c].metric),
+				   columns[c].decimals, prices));
 	fputc('\n', out);
 }
 
@@ -115,20 +156,21 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	for (size_t c = 0; c < N_COLUMNS; c++)
 		fprintf(out, " %s", columns[c].title);
 	fputc('\n', out);
-	summary_row(out, r, "all", "all");
-	char label[64];
+	bool prices = has_prices(sc);
+	summary_row(out, r, "all", "all", prices);
+	char label[300];
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		snprintf(label, sizeof label, "pool %s", sc->pools[p].name);
-		summary_row(out, r, sc->pools[p].name, label);
+		summary_row(out, r, sc->pools[p].name, label, prices);
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		snprintf(label, sizeof label, "workload %s", sc->workloads[w].name);
-		summary_row(out, r, sc->workloads[w].name, label);
+		summary_row(out, r, sc->workloads[w].name, label, prices);
 	}
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
 		     "activity, vram%% = framebuffer used; time averages over the span.\n");
 	double idle = results_metric(r, "all", "cost_idle");
-	if (!isnan(idle)) /* the inflation protocol has no time, so no cost */
+	if (!isnan(idle) && prices) /* the inflation protocol has no time, so no cost */
 		fprintf(out, "cost = allocations at pool prices; $/verified adds the workload's "
 			     "share of idle (all: total idle %.2f).\n", idle);
 	inference_summary(out, sc, r);

@@ -6,6 +6,7 @@
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
 #include "gpuplan/units.h"
+#include "gpuplan/ytree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,22 @@ static const struct {
 	const char *text;
 	enum search_op op;
 } ops[] = {{"<=", OP_LE}, {">=", OP_GE}, {"==", OP_EQ}, {"!=", OP_NE}, {"<", OP_LT}, {">", OP_GT}};
+
+/* "--until 'deadline_met >= 100': unknown metric 'deadline_met'; did you mean
+ * 'deadline_met_pct'?": the closest name by edit distance, else one that
+ * begins with it. */
+static int unknown_metric(const char *text, const char *metric, struct gp_err *err)
+{
+	const char *close = ytree_closest(metric, results_metric_names, results_n_metric_names);
+	for (size_t i = 0; !close && i < results_n_metric_names; i++)
+		if (!strncmp(results_metric_names[i], metric, strlen(metric)))
+			close = results_metric_names[i];
+	if (close)
+		return gp_errorf(err, GP_EINPUT, "--until '%s': unknown metric '%s'; did you mean '%s'?",
+				 text, metric, close);
+	return gp_errorf(err, GP_EINPUT, "--until '%s': unknown metric '%s'; see docs/results.md "
+			 "for the metrics", text, metric);
+}
 
 int search_parse_condition(const char *text, struct search_condition *c, struct gp_err *err)
 {
@@ -43,6 +60,8 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 	const char *dot = strchr(name, '.');
 	snprintf(c->scope, sizeof c->scope, "%.*s", dot ? (int)(dot - name) : 3, dot ? name : "all");
 	snprintf(c->metric, sizeof c->metric, "%s", dot ? dot + 1 : name);
+	if (!results_known_metric(c->metric))
+		return unknown_metric(text, c->metric, err);
 	const char *value = at + strlen(ops[k - 1].text);
 	while (*value == ' ')
 		value++;

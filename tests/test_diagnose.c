@@ -97,7 +97,7 @@ Test(diagnose, placement_when_a_selector_hides_idle_capacity)
 	run("tests/fixtures/diagnose/placement.yaml", NULL, 0);
 	EXPECT_FINDING(0, "placement", "train waits on placement rules",
 		       "its node selector/affinity keeps its pods off pool h100",
-		       "6h of pod time pending (3 pods)", "didn't match Pod's node affinity/selector",
+		       "6.0 pod-hours pending (3 pods)", "didn't match Pod's node affinity/selector",
 		       "pool h100 had 4.0 of 4 GPUs idle on average (12.0 idle GPU-hours",
 		       "node_selector nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB");
 	cr_expect_eq(r.n_findings, 1);
@@ -158,9 +158,9 @@ Test(diagnose, example_placement_ranks_the_selector_before_the_taint)
 {
 	run("scenarios/placement.yaml", NULL, 0);
 	EXPECT_FINDING(0, "placement", "train", "pools h100 and reserved",
-		       "4h of pod time pending (2 pods)", "20.0 idle GPU-hours");
+		       "4.0 pod-hours pending (2 pods)", "20.0 idle GPU-hours");
 	EXPECT_FINDING(1, "placement", "batch", "a taint it does not tolerate", "pool reserved",
-		       "1h of pod time pending (1 pod)", "4.0 idle GPU-hours");
+		       "1.0 pod-hours pending (1 pod)", "4.0 idle GPU-hours");
 }
 
 /* --- the checks the findings name ------------------------------------------ */

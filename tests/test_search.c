@@ -113,6 +113,25 @@ Test(search, bad_input_exits_2_before_any_run)
 			    "--until 'deadline_met_pct >= 100'"), 2, "needs --min or --max");
 }
 
+/* Issue 14: an unknown metric used to run every probe and fail after the
+ * first; it is refused before anything runs, with the closest name. */
+Test(search, an_unknown_metric_fails_before_any_probe_with_the_closest_name)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
+			    "--until 'deadline_met >= 100'"), 2);
+	cr_expect(strstr(out, "unknown metric 'deadline_met'; did you mean 'deadline_met_pct'?"), "%s",
+		  out);
+	char path[128];
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	FILE *f = fopen(path, "r");
+	cr_expect_null(f, "no database was written");
+	if (f)
+		fclose(f);
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
+			    "--until 'eval.ttft_p99 <= 2'"), 2);
+	cr_expect(strstr(out, "did you mean 'ttft_p99_s'?"), "%s", out);
+}
+
 Test(search, parses_conditions)
 {
 	struct search_condition c;

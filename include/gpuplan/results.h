@@ -263,6 +263,12 @@ void results_init(struct results *r);
 void results_free(struct results *r);
 void results_add_metric(struct results *r, const char *scope, const char *name, double value,
 			const char *unit);
+/* Every metric name a run can write (docs/results.md), sorted; for checking
+ * a name before anything runs (search --until). */
+extern const char *const results_metric_names[];
+extern const size_t results_n_metric_names;
+bool results_known_metric(const char *name);
+
 /* The metric's value, or NAN when absent. */
 double results_metric(const struct results *r, const char *scope, const char *name);
 
