@@ -84,7 +84,9 @@ static void add_gauge_metrics(const struct collect *c, const struct scenario *sc
 	double cap = g->total[GAUGE_CAPACITY];
 	bool has_capacity = scope <= sc->n_pools;
 	if (has_capacity) {
-		results_add_metric(r, name, "capacity_gpus", g->value[GAUGE_CAPACITY], "gpus");
+		/* An autoscaled pool ends at its min: its capacity is the most it had Ready. */
+		results_add_metric(r, name, "capacity_gpus",
+				   fmax(g->value[GAUGE_CAPACITY], g->peak[GAUGE_CAPACITY]), "gpus");
 		results_add_metric(r, name, "gpu_allocation_pct",
 				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN, "pct");
 		results_add_metric(r, name, "engine_active_pct",
