@@ -41,4 +41,5 @@ Test(fuzz, csv_trace_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixture
 Test(fuzz, sweep_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/sweep", fuzz_sweep), 0); }
 Test(fuzz, azure_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/azure", fuzz_azure), 0); }
 Test(fuzz, openb_node_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/openb_nodes", fuzz_openb_nodes), 0); }
+Test(fuzz, import_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/import", fuzz_import), 0); }
 Test(fuzz, openb_pod_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/openb_pods", fuzz_openb_pods), 0); }

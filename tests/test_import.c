@@ -433,3 +433,39 @@ Test(import, the_cli_exits_2_and_writes_nothing_on_bad_input)
 	cr_assert(strstr(out, "3 of 3 compared messages agree"), "%s", out);
 	cr_assert_eq(stat(path, &st), 0);
 }
+
+Test(import, a_broken_scrape_line_is_named_by_line_and_column)
+{
+	struct import_options o = fixture();
+	o.dcgm = put(0, "m.prom", "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+				  "DCGM_FI_DEV_FB_USED{gpu=\"0\",pod=\"triton-0} 1\n");
+	struct import_result r;
+	struct gp_err err;
+	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "m.prom:2:") && strstr(err.msg, "unterminated label value"), "%s",
+		  err.msg);
+}
+
+Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
+{
+	/* kubectl writes <, > and & as \u003c, \u003e, \u0026 (Go's encoding/json);
+	 * a selector value escaped so must still match the node's label. */
+	struct import_options o = {
+		.nodes = put(0, "n.json", one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\", "
+						   "\"team\": \"a\\u0026b\"",
+						   ", \"nvidia.com/gpu\": \"1\"")),
+		.pods = put(1, "p.json",
+			    "{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
+			    "\"p\", \"namespace\": \"default\"}, \"spec\": {\"nodeSelector\": {\"team\": "
+			    "\"a&b\"}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
+			    "{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n")};
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	bool team = false;
+	for (size_t i = 0; i < sc->pools[0].n_labels; i++)
+		team |= !strcmp(sc->pools[0].labels[i].value, "a&b");
+	cr_assert(team, "%s", r.yaml);
+	scenario_free(sc);
+	import_result_free(&r);
+}

@@ -7,6 +7,7 @@
  * -DFUZZ_TARGET=...), and included by tests/test_fuzz.c, which replays the
  * inputs kept under tests/fixtures/fuzz/<target>/ as regression tests.
  */
+#include "gpuplan/import.h"
 #include "gpuplan/openb.h"
 #include "gpuplan/requests.h"
 #include "gpuplan/scenario.h"
@@ -114,6 +115,31 @@ int fuzz_openb_pods(const uint8_t *data, size_t size)
 	bool timed = size && (data[0] & 1);
 	if (openb_read_pods(to_file("p.csv", data, size), fuzz_ref, timed, &pods, &n, &err) == GP_OK)
 		openb_free_pods(pods, n);
+	return 0;
+}
+
+/*
+ * `gpuplan import`: the first byte picks the input the rest replaces (0 nodes,
+ * 1 pods, 2 DCGM, 3 Kueue, 4 OpenCost, 5 prices); the others are the
+ * fixture cluster's, so the fuzzer reaches grouping and writing too.
+ */
+int fuzz_import(const uint8_t *data, size_t size)
+{
+	static const char *const names[] = {"nodes.json", "pods.json", "dcgm.prom",
+					    "kueue.yaml", "opencost.json", "prices.yaml"};
+	if (!size)
+		return 0;
+	unsigned which = data[0] % 6;
+	const char *path = to_file(names[which], data + 1, size - 1);
+	struct import_options o = {.nodes = "tests/fixtures/import/nodes.json",
+				   .pods = "tests/fixtures/import/pods.json",
+				   .at = "2026-11-30T12:00:00Z"};
+	const char **slot[] = {&o.nodes, &o.pods, &o.dcgm, &o.kueue, &o.opencost, &o.prices};
+	*slot[which] = path;
+	struct import_result r;
+	struct gp_err err;
+	if (import_build(&o, &r, &err) == GP_OK)
+		import_result_free(&r);
 	return 0;
 }
 
