@@ -192,8 +192,8 @@ static bool modelled(struct imp *im, const struct imp_pod *p)
 		return false;
 	}
 	if (p->node && imp_node_index(im, p->node) < 0) {
-		imp_warn(im, "pod %s/%s is bound to node %s, which is not in %s; left out", p->ns,
-			 p->name, p->node, im->o->nodes);
+		imp_warn(im, "pods bound to nodes that %s lacks are left out, e.g. %s/%s on %s",
+			 im->o->nodes, p->ns, p->name, p->node);
 		return false;
 	}
 	return true;

@@ -31,8 +31,14 @@ static int read_owner(struct imp *im, const struct ynode *meta, struct imp_pod *
 	int rc = imp_seq(f, meta, "ownerReferences", &owners);
 	if (!rc)
 		rc = imp_map(f, meta, "labels", &labels);
+	const char *group = NULL;
 	if (!rc && labels)
 		rc = imp_str(f, labels, "pod-template-hash", &hash);
+	/* Kueue's plain-pod groups (kueue.x-k8s.io/pod-group-name) are one job. */
+	if (!rc && labels && !owners)
+		rc = imp_str(f, labels, "kueue.x-k8s.io/pod-group-name", &group);
+	if (group)
+		kind = "PodGroup", name = group;
 	for (size_t i = 0; !rc && owners && i < owners->n; i++) {
 		const struct ynode *o = owners->items[i], *ctl = ynode_get(o, "controller");
 		if (owners->n > 1 && !(ctl && ctl->kind == YNODE_SCALAR && !strcmp(ctl->value, "true")))

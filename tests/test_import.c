@@ -469,3 +469,30 @@ Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
 	scenario_free(sc);
 	import_result_free(&r);
 }
+
+Test(import, pods_of_a_kueue_pod_group_are_one_workload)
+{
+	/* Kueue's plain Pod integration groups pods by kueue.x-k8s.io/pod-group-name
+	 * (kubernetes-sigs/kueue, site docs "Run a plain Pod group"). */
+	const char *pod = "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"%s\", \"namespace\": "
+			  "\"ml\", \"labels\": {\"kueue.x-k8s.io/pod-group-name\": \"sweep\"}}, "
+			  "\"spec\": {\"restartPolicy\": \"Never\", \"containers\": [{\"name\": \"c\", "
+			  "\"resources\": {\"limits\": {\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": "
+			  "{\"phase\": \"Pending\"}}";
+	char a[512], b[512], list[1200];
+	snprintf(a, sizeof a, pod, "sweep-0");
+	snprintf(b, sizeof b, pod, "sweep-1");
+	snprintf(list, sizeof list, "{\"kind\": \"List\", \"items\": [%s, %s]}\n", a, b);
+	struct import_options o = {
+		.nodes = put(0, "n.json", one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+						   ", \"nvidia.com/gpu\": \"1\"")),
+		.pods = put(1, "p.json", list)};
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_assert_eq(sc->n_workloads, 1);
+	cr_assert_str_eq(sc->workloads[0].name, "sweep");
+	cr_assert_eq(sc->workloads[0].count, 2);
+	scenario_free(sc);
+	import_result_free(&r);
+}
