@@ -88,15 +88,16 @@ static const struct gpu_type gpus[] = {
 	{"V100-32GB",  "Tesla-V100-SXM2-32GB",    32 * GP_GIB,   900 * GBps,   125,  62,   80,  NO_MIG},
 };
 
-/* From each model's config.json; params are the published sizes. */
+/* From each model's config.json; params are the published sizes.  None ties
+ * its lm_head to the embedding (tie_word_embeddings: false). */
 static const struct model_arch models[] = {
-	/* name           params   layers hidden heads kv  head_dim ffn    vocab */
-	{"llama-2-7b",   6.74e9,  32,    4096,  32,   32, 128,     11008, 32000},
-	{"llama-2-13b",  13.0e9,  40,    5120,  40,   40, 128,     13824, 32000},
-	{"llama-2-70b",  69.0e9,  80,    8192,  64,   8,  128,     28672, 32000},
-	{"llama-3-8b",   8.03e9,  32,    4096,  32,   8,  128,     14336, 128256},
-	{"llama-3-70b",  70.6e9,  80,    8192,  64,   8,  128,     28672, 128256},
-	{"mistral-7b",   7.24e9,  32,    4096,  32,   8,  128,     14336, 32000},
+	/* name           params   layers hidden heads kv  head_dim ffn    vocab   tied */
+	{"llama-2-7b",   6.74e9,  32,    4096,  32,   32, 128,     11008, 32000, false},
+	{"llama-2-13b",  13.0e9,  40,    5120,  40,   40, 128,     13824, 32000, false},
+	{"llama-2-70b",  69.0e9,  80,    8192,  64,   8,  128,     28672, 32000, false},
+	{"llama-3-8b",   8.03e9,  32,    4096,  32,   8,  128,     14336, 128256, false},
+	{"llama-3-70b",  70.6e9,  80,    8192,  64,   8,  128,     28672, 128256, false},
+	{"mistral-7b",   7.24e9,  32,    4096,  32,   8,  128,     14336, 32000, false},
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

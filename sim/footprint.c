@@ -5,19 +5,24 @@
  *
  *   memory = weights / tp + overhead + KV blocks
  *
- * Weights = params x bytes per weight (docs/sharing.md):
- *   fp16, bf16   2
- *   fp8, int8    1      per-tensor or per-channel scales are < 0.05 % and
- *                       are ignored
+ * Weights (docs/sharing.md): 16-bit formats count params x 2 bytes.  A
+ * quantized checkpoint (fp8, int8, int4) narrows the linear layers of the
+ * transformer blocks only: the token embedding and an untied lm_head stay
+ * 16-bit (vocab x hidden each), as in the published INT8/INT4 checkpoints
+ * (llm-compressor's W8A8/W4A16 recipes and AWQ/GPTQ ignore lm_head and
+ * never quantize the embedding):
+ *   weights = (params - kept) x bytes per weight + kept x 2,
+ *   kept = vocab x hidden x (2 untied, 1 tied)
+ * with bytes per weight
+ *   fp8, int8    1      per-channel scales are < 0.05 % and are ignored
  *   int4         0.51953125 = 0.5 + (2 + 0.5) / 128: AWQ and GPTQ at their
  *                       default group size of 128 keep one fp16 scale and one
  *                       4-bit zero point per group of 128 weights
- * Every parameter is counted at that width, embeddings and lm_head included.
- * Real int8/int4 checkpoints often keep those two at 16 bits (+0.26 GB for
- * Llama-2-7B, +1.05 GB for Llama-3-8B with its 128k vocabulary); the plain
- * rule keeps "INT8 halves FP16" exact, as the design states it.
+ * Llama-3-8B (128,256 x 4,096 x 2 = 1.05e9 kept): 9.08e9 bytes in int8 and
+ * 5.73e9 in int4, as its HF INT8 (~9.1 GB) and INT4 (~5.7 GB) checkpoints
+ * weigh; counting every parameter narrow gave 8.03e9 and 4.17e9.
  * Examples: Llama-2-70B fp16 138 GB (two A100-80GB), Llama-2-13B fp16 26 GB,
- * Llama-2-7B fp16 13.5 GB against 3.5 GB in int4.
+ * Llama-2-7B fp16 13.5 GB against 3.76 GB in int4.
  *
  * KV cache per token = 2 (K and V) x layers x kv_heads x head_dim x bytes of
  * the KV format (Llama-2-7B in fp16: 2 x 32 x 32 x 128 x 2 = 512 KiB; the
@@ -99,7 +104,13 @@ enum quant quant_default_kv(enum quant weights)
 
 double footprint_weights_bytes(const struct model_arch *m, enum quant weights)
 {
-	return m->params * quant_weight_bytes(weights);
+	double width = quant_weight_bytes(weights);
+	if (width >= 2)
+		return m->params * width;
+	double kept = (double)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
+	if (kept > m->params)
+		kept = m->params;
+	return (m->params - kept) * width + kept * 2.0;
 }
 
 double footprint_kv_bytes_per_token(const struct model_arch *m, enum quant kv)

@@ -75,10 +75,10 @@ Test(diagnose, memory_names_the_quantization_that_fits_and_what_it_frees)
 {
 	run("tests/fixtures/diagnose/memory.yaml", NULL, 0);
 	EXPECT_FINDING(0, "memory", "pool a100", "VRAM is the limit",
-		       "int8 weights for finetune would fit 2 per GPU (12.1 GiB freed per pod)",
+		       "int8 weights for finetune would fit 2 per GPU (11.8 GiB freed per pod)",
 		       "VRAM 26.2 of 40 GiB used per allocated GPU",
 		       "13.8 GiB left where a pending pod needs 26.2 GiB",
-		       "2 x 14.1 = 28.2 GiB of 40 GiB", "10.0% engine-active");
+		       "2 x 14.4 = 28.8 GiB of 40 GiB", "10.0% engine-active");
 	cr_expect_eq(r.n_findings, 1);
 }
 
@@ -88,8 +88,8 @@ Test(diagnose, memory_after_oom_kills_under_time_slicing)
 	run("scenarios/sharing.yaml", sets, 1);
 	cr_assert_gt(results_metric(&r, "all", "oom_kills"), 0);
 	EXPECT_FINDING(0, "memory", "time-slicing x8", "OOM-killed",
-		       "int8 weights for chat would fit 8 per GPU (6.3 GiB freed per pod)",
-		       "8 x 14.6 = 116.4 GiB on 80 GiB GPUs", "8 x 8.3 = 66.2 GiB of 80 GiB");
+		       "int8 weights for chat would fit 8 per GPU (6.0 GiB freed per pod)",
+		       "8 x 14.6 = 116.4 GiB on 80 GiB GPUs", "8 x 8.5 = 68.2 GiB of 80 GiB");
 }
 
 Test(diagnose, placement_when_a_selector_hides_idle_capacity)

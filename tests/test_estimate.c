@@ -153,7 +153,7 @@ Test(estimate_cli, options_change_the_figures)
 	cr_assert_eq(gpuplan("estimate --model llama-2-7b --quant int4 --gpu L4 --context 2048 "
 			     "--batch 64 --kv-cache int8 --json"),
 		     0, "%s", out);
-	expect_key("\"weights_bytes\": 3501640625,");
+	expect_key("\"weights_bytes\": 3889736625,"); /* 16-bit embedding and lm_head (footprint.c) */
 	expect_key("\"kv_cache\": \"int8\"");
 	expect_key("\"kv_bytes_per_token\": 262144,");
 	expect_key("\"kv_bytes\": 34359738368,");

@@ -215,7 +215,9 @@ static struct pool_spec pool_of(const struct gpu_type *g, enum sharing_mode mode
 
 static int64_t hand_blocks(double memory, const struct model_arch *m, enum quant q, int tp)
 {
-	double weights = m->params * quant_weight_bytes(q) / tp;
+	/* quantized: the embedding and lm_head (vocab x hidden each) stay 16-bit */
+	double kept = quant_weight_bytes(q) < 2 ? 2.0 * m->vocab * m->hidden : 0;
+	double weights = ((m->params - kept) * quant_weight_bytes(q) + kept * 2) / tp;
 	int heads = (m->kv_heads + tp - 1) / tp;
 	double per_token = 2.0 * m->layers * heads * m->head_dim * quant_kv_bytes(quant_default_kv(q));
 	double left = memory - weights - 2.0 * 1024 * 1024 * 1024;
@@ -312,7 +314,9 @@ Test(infer, server_memory_follows_the_unit_of_each_sharing_mode)
 	is.memory_fraction = 0;
 	p = pool_of(h100, SHARING_EXCLUSIVE, 1);
 	w.request = REQUEST_GPUS;
-	double want = llama3()->params * 1.0 + 2.0 * 1073741824 + 16 * 63 * 16 * 131072.0;
+	/* int8 weights: 8.03e9 - 2 x 128,256 x 4,096 narrow, the embedding and
+	 * lm_head 16-bit: 9,080,673,152 bytes */
+	double want = 9080673152.0 + 2.0 * 1073741824 + 16 * 63 * 16 * 131072.0;
 	cr_assert_float_eq(infer_server_memory(&p, &w), want, 1);
 }
 

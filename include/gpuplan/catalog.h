@@ -45,6 +45,7 @@ struct model_arch {
 	int head_dim;
 	int ffn;
 	int vocab;
+	bool tied_embeddings; /* lm_head shares the embedding (none in the table) */
 };
 
 const struct model_arch *catalog_model(const char *name);

@@ -55,7 +55,8 @@ enum quant quant_default_kv(enum quant weights);
 /* Largest tensor-parallel degree footprint_min_tp tries (one 8-GPU node). */
 #define FOOTPRINT_MAX_TP 8
 
-/* params x quant_weight_bytes: the whole model, before any TP split. */
+/* The whole model's weights, before any TP split: params x 2 in 16 bits; a
+ * quantized checkpoint narrows all but the embedding and lm_head (footprint.c). */
 double footprint_weights_bytes(const struct model_arch *m, enum quant weights);
 
 /* 2 (K and V) x layers x kv_heads x head_dim x quant_kv_bytes(kv). */
