@@ -9,6 +9,7 @@
 #include "gpuplan/advise.h"
 
 #include "gpuplan/diagnose.h"
+#include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
 #include "gpuplan/run.h"
@@ -478,8 +479,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 		return GP_OK; /* the goal's metric is absent (nothing ran): no pool size answers it */
 	if (rc || !found || !pr.answer_run)
 		return rc;
-	struct advise_row *a = plan_add(pl, "pool %s at %s nodes (smallest with %s)", ps->name,
-					pr.answer, words);
+	struct advise_row *a = plan_add(pl, "pool %s at %s node%s (smallest with %s)", ps->name,
+					pr.answer, strcmp(pr.answer, "1") ? "s" : "", words);
 	if (!a)
 		return GP_OK;
 	set(a, "%s=%s", key, pr.answer);
@@ -602,6 +603,10 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	if (fn)
 		fn(ctx, base);
 	copy_findings(out, &r);
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct price *x = &sc->pools[p].price;
+		out->prices |= x->gpu_hour > 0 || x->cpu_hour > 0 || x->gib_hour > 0;
+	}
 	struct plan more = plan_alternatives(sc, &r);
 	for (size_t i = 0; i < more.n && !rc; i++) {
 		struct advise_row *a = plan_add(&pl, "%s", more.alts[i].label);
@@ -642,13 +647,13 @@ static const char *num(char *buf, size_t len, double v, int decimals)
 	return buf;
 }
 
-/* Dollars: cents, or three significant digits below a dollar (a verified
- * request costs little: 0.000218, not 0.00). */
-static const char *money(char *buf, size_t len, double v)
+/* "$5.41", "$0.000218"; "-" when unknown or when the scenario has no prices. */
+static const char *money(char *buf, size_t len, double v, bool prices)
 {
-	if (isnan(v) || fabs(v) >= 1 || v == 0)
-		return num(buf, len, v, 2);
-	snprintf(buf, len, "%.3g", v);
+	if (isnan(v) || !prices)
+		return num(buf, len, NAN, 0);
+	char d[32];
+	snprintf(buf, len, "$%s", report_money(v, d, sizeof d));
 	return buf;
 }
 
@@ -683,8 +688,8 @@ void advise_write(FILE *out, const struct advice *a)
 		fprintf(out, "%4zu  %-58.58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1, r->label,
 			(long long)r->run_id, r->meets ? "yes" : "no", num(b[0], 32, r->peak_demand, 0),
 			num(b[1], 32, r->queue_p95, 0), num(b[2], 32, r->deadline_pct, 1),
-			num(b[3], 32, r->slo_pct, 1), num(b[4], 32, r->cost, 2),
-			money(b[5], 32, r->cost_per_verified));
+			num(b[3], 32, r->slo_pct, 1), a->prices ? num(b[4], 32, r->cost, 2) : "-",
+			a->prices ? report_money(r->cost_per_verified, b[5], 32) : "-");
 	}
 	fprintf(out, "\nmeets = the goal: every deadline and SLO met (queue p95 within a minute when "
 		     "the scenario has neither), no job failed, unfinished or OOM-killed; ranked by "
@@ -706,18 +711,18 @@ void advise_write(FILE *out, const struct advice *a)
 	}
 	if (best == base) {
 		fprintf(out, "recommendation: keep the scenario as it is (run %lld): queue p95 %s s, "
-			     "$%s per verified result\n",
+			     "%s per verified result\n",
 			(long long)best->run_id, num(q, 32, best->queue_p95, 0),
-			money(c, 32, best->cost_per_verified));
+			money(c, 32, best->cost_per_verified, a->prices));
 		return;
 	}
 	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);
 	write_sets(out, best);
 	fprintf(out, "; queue p95 %s s", num(q, 32, best->queue_p95, 0));
-	fprintf(out, ", $%s per verified result", money(c, 32, best->cost_per_verified));
+	fprintf(out, ", %s per verified result", money(c, 32, best->cost_per_verified, a->prices));
 	if (base)
-		fprintf(out, " (base: queue p95 %s s, $%s)", num(q, 32, base->queue_p95, 0),
-			money(c, 32, base->cost_per_verified));
+		fprintf(out, " (base: queue p95 %s s, %s)", num(q, 32, base->queue_p95, 0),
+			money(c, 32, base->cost_per_verified, a->prices));
 	fputc('\n', out);
 }
 

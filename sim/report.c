@@ -10,6 +10,17 @@
 #include <math.h>
 #include <string.h>
 
+const char *report_money(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (v == 0 || fabs(v) >= 1)
+		snprintf(buf, len, "%.2f", v);
+	else /* three significant digits, without an exponent */
+		snprintf(buf, len, "%.*f", 2 - (int)floor(log10(fabs(v))), v);
+	return buf;
+}
+
 void report_duration(sim_time t, char *buf, size_t len)
 {
 	units_format_duration(t, buf, len);
@@ -61,13 +72,8 @@ static const char *fmt_column(char *buf, size_t len, double v, int format, bool 
 			buf[n - 1] = '\0'; /* "0.50" -> "0.5" */
 		return buf;
 	}
-	if (format == FMT_MONEY) {
-		if (v != 0 && fabs(v) < 1)
-			snprintf(buf, len, "%.3g", v);
-		else
-			snprintf(buf, len, "%.2f", v);
-		return buf;
-	}
+	if (format == FMT_MONEY)
+		return report_money(v, buf, len);
 	return fmt(buf, len, v, format);
 }
 

@@ -72,6 +72,7 @@ struct advice {
 	struct finding *findings;  /* the base run's, owned */
 	size_t n_findings;
 	char db[512];              /* where the runs went, for messages */
+	bool prices;               /* some pool has a price: costs are shown */
 };
 
 /* Called after each run (progress). */

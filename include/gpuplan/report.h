@@ -21,6 +21,10 @@ void report_scenario(FILE *out, const struct scenario *sc);
 /* "1h30m", "45s", "2d3h" for a duration. */
 void report_duration(sim_time t, char *buf, size_t len);
 
+/* Dollars: cents from a dollar up, three significant digits below (a verified
+ * request costs 0.000218, not 0.00), "-" for NAN.  Returns buf. */
+const char *report_money(double v, char *buf, size_t len);
+
 /* The diagnosis' findings in rank order (diagnose.h), or a line saying the
  * run has none, with the figures that say so; part of report_summary. */
 void report_findings(FILE *out, const struct results *r);
