@@ -25,7 +25,7 @@ BENCH_SRC:= $(wildcard tests/bench/*.c)
 # with munge (a one-node Slurm cluster runs the sweep's job-array script).
 DEPS := gsl:libgsl-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev criterion:libcriterion-dev
 
-.PHONY: all deps run test asan bench fuzz valgrind clean format
+.PHONY: all deps run test asan bench fuzz valgrind clean format layers
 all: bin/gpuplan
 
 # Installs whatever is missing with apt-get (as root, or through sudo).
@@ -95,9 +95,14 @@ run: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) bin/gpuplan
 	bin/gpuplan run scenarios/quickstart.yaml --db results/quickstart.db
 
-test: deps
+test: deps layers
 	@$(MAKE) --no-print-directory -j$(JOBS) bin/gpuplan $(BUILD)/tests/all
 	$(BUILD)/tests/all -j$(JOBS)
+
+# Fails when a module includes one of a higher layer, or two modules include
+# each other (the layer map is the table in docs/design.md).
+layers:
+	@tests/layers.sh
 
 asan: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-asan OPT="-O1 -g" \

@@ -751,7 +751,7 @@ static void on_arrival(struct infer *in, struct service *s)
 {
 	sim_time now = now_of(in);
 	struct new_request nr;
-	while (request_stream_take(&s->stream, now, &nr)) {
+	while (arrivals_requests_take(&s->stream, now, &nr)) {
 		GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
 		uint32_t id = (uint32_t)s->n_reqs++;
 		s->reqs[id] = (struct req){now, now, SIM_NEVER, SIM_NEVER, SIM_NEVER, nr.prompt,
@@ -1151,8 +1151,8 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 		s->first_rep = (int32_t)in->n_reps;
 		s->n_reps = s->is->max_replicas;
 		in->n_reps += (size_t)s->n_reps;
-		request_stream_init(&s->stream, sc, ws);
-		int64_t expect = requests_expected(ws, sc->horizon);
+		arrivals_requests_init(&s->stream, sc, ws);
+		int64_t expect = scenario_requests_expected(ws, sc->horizon);
 		if (expect > 0)
 			GP_GROW(s->reqs, s->cap_reqs, (size_t)expect);
 		s->n_history = (int32_t)(s->is->scale_down_window / s->is->scale_interval) + 1;
@@ -1212,7 +1212,7 @@ void infer_destroy(struct infer *in)
 	if (!in)
 		return;
 	for (size_t i = 0; i < in->n_svcs; i++) {
-		request_stream_free(&in->svcs[i].stream);
+		arrivals_requests_free(&in->svcs[i].stream);
 		free(in->svcs[i].reqs);
 		free(in->svcs[i].backlog);
 		free(in->svcs[i].history);

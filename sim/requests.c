@@ -1,11 +1,10 @@
 /*
- * requests.c - request arrivals of inference workloads (see requests.h).
+ * requests.c - the Azure LLM trace reader (see requests.h).
  */
 #include "gpuplan/requests.h"
 
 #include "gpuplan/csv.h"
 
-#include "gpuplan/arrivals.h"
 #include "gpuplan/units.h"
 
 #include <errno.h>
@@ -18,112 +17,6 @@
 
 #define AZURE_LAYOUT "TIMESTAMP,ContextTokens,GeneratedTokens"
 #define AZURE_TIME_HINT "a time like 2023-11-16 18:17:03.9799600"
-#define MAX_TOKENS 10000000 /* far above any model's context; keeps sums exact */
-
-/* --- synthetic and replayed streams --------------------------------------- */
-
-static sim_time to_sim(double seconds)
-{
-	return (sim_time)llround(seconds * (double)SIM_SECOND);
-}
-
-static int32_t draw_tokens(const struct dist *d, gsl_rng *rng)
-{
-	double x = round(dist_draw(d, rng));
-	return x < 1 ? 1 : x > MAX_TOKENS ? MAX_TOKENS : (int32_t)x;
-}
-
-/* The gap to the next synthetic arrival, in seconds. */
-static double draw_gap(const struct request_spec *rs, gsl_rng *rng)
-{
-	double mean = 1.0 / rs->rate;
-	if (rs->process == REQUESTS_GAMMA)
-		return gsl_ran_gamma(rng, rs->shape, mean / rs->shape);
-	return gsl_ran_exponential(rng, mean);
-}
-
-/* Time of trace request (tile, row). */
-static sim_time trace_time(const struct request_spec *rs, int32_t tile, size_t row)
-{
-	double at = (double)tile * (double)rs->period + (double)rs->rows[row].at;
-	return rs->from + (sim_time)llround(at / rs->speedup);
-}
-
-/* Moves st->next past the request just emitted at `now`. */
-static void advance(struct request_stream *st, sim_time now)
-{
-	const struct request_spec *rs = &st->w->inference->requests;
-	if (rs->process == REQUESTS_TRACE) {
-		if (++st->row == rs->n_rows) {
-			st->row = 0;
-			st->tile++;
-		}
-		st->next = st->tile < rs->repeat ? trace_time(rs, st->tile, st->row) : SIM_NEVER;
-	} else if (rs->count >= 0 && st->emitted >= rs->count) {
-		st->next = SIM_NEVER;
-	} else {
-		st->next = now + to_sim(draw_gap(rs, st->rng));
-	}
-	if (st->horizon && st->next != SIM_NEVER && st->next > st->horizon)
-		st->next = SIM_NEVER;
-}
-
-void request_stream_init(struct request_stream *st, const struct scenario *sc,
-			 const struct workload_spec *w)
-{
-	const struct request_spec *rs = &w->inference->requests;
-	memset(st, 0, sizeof *st);
-	st->w = w;
-	st->horizon = sc->horizon;
-	if (rs->process == REQUESTS_TRACE) {
-		st->next = rs->n_rows && rs->repeat > 0 ? trace_time(rs, 0, 0) : SIM_NEVER;
-	} else {
-		/* Not the batch stream's seed: the two must not draw the same numbers. */
-		char name[160];
-		snprintf(name, sizeof name, "%s/requests", w->name);
-		st->rng = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(st->rng, (unsigned long)arrivals_stream_seed(sc->seed, name));
-		st->next = rs->count == 0 ? SIM_NEVER : rs->from + to_sim(draw_gap(rs, st->rng));
-	}
-	if (st->horizon && st->next != SIM_NEVER && st->next > st->horizon)
-		st->next = SIM_NEVER;
-}
-
-void request_stream_free(struct request_stream *st)
-{
-	if (st->rng)
-		gsl_rng_free(st->rng);
-	st->rng = NULL;
-}
-
-bool request_stream_take(struct request_stream *st, sim_time now, struct new_request *rq)
-{
-	const struct request_spec *rs = &st->w->inference->requests;
-	if (st->next != now)
-		return false;
-	st->emitted++;
-	if (rs->process == REQUESTS_TRACE) {
-		rq->prompt = rs->rows[st->row].prompt;
-		rq->output = rs->rows[st->row].output;
-	} else {
-		rq->prompt = draw_tokens(&rs->prompt_tokens, st->rng);
-		rq->output = draw_tokens(&rs->output_tokens, st->rng);
-	}
-	advance(st, now);
-	return true;
-}
-
-int64_t requests_expected(const struct workload_spec *w, sim_time horizon)
-{
-	const struct request_spec *rs = &w->inference->requests;
-	if (rs->process == REQUESTS_TRACE)
-		return (int64_t)rs->n_rows * rs->repeat;
-	if (rs->count >= 0)
-		return rs->count;
-	double span = sim_seconds(horizon - rs->from);
-	double n = span > 0 ? ceil(rs->rate * span) : 0;
-	return n >= 9.2e18 ? INT64_MAX : (int64_t)n;
-}
 
 sim_time requests_period(const struct request_row *rows, size_t n)
 {
@@ -202,9 +95,9 @@ static int tokens_cell(const struct reader *r, const char *cell, const char *col
 		       int32_t *out)
 {
 	int64_t v;
-	if (units_integer(cell, &v) || v < lo || v > MAX_TOKENS)
+	if (units_integer(cell, &v) || v < lo || v > REQUESTS_MAX_TOKENS)
 		return row_error(r, "invalid %s '%s'; expected a whole number of tokens from %lld to %d",
-				 column, cell, (long long)lo, MAX_TOKENS);
+				 column, cell, (long long)lo, REQUESTS_MAX_TOKENS);
 	*out = (int32_t)v;
 	return GP_OK;
 }

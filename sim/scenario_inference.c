@@ -626,12 +626,12 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 	rc = check_fits(ld, item, w);
 	if (rc)
 		return rc;
-	if (requests_expected(w, ld->sc->horizon) > ld->max_jobs)
+	if (scenario_requests_expected(w, ld->sc->horizon) > ld->max_jobs)
 		return gp_located(ld->err, ynode_get(item, "requests")->loc,
 				  "the workload sends %lld requests, above the limit of %lld; "
 				  "expected fewer, or raise the limit with the environment variable "
 				  "GPUPLAN_MAX_JOBS",
-				  (long long)requests_expected(w, ld->sc->horizon),
+				  (long long)scenario_requests_expected(w, ld->sc->horizon),
 				  (long long)ld->max_jobs);
 	/* What a unit must guarantee for the server to start (placement's filter). */
 	if (!in->vram_given) {
@@ -649,3 +649,14 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 	return GP_OK;
 }
 
+int64_t scenario_requests_expected(const struct workload_spec *w, sim_time horizon)
+{
+	const struct request_spec *rs = &w->inference->requests;
+	if (rs->process == REQUESTS_TRACE)
+		return (int64_t)rs->n_rows * rs->repeat;
+	if (rs->count >= 0)
+		return rs->count;
+	double span = sim_seconds(horizon - rs->from);
+	double n = span > 0 ? ceil(rs->rate * span) : 0;
+	return n >= 9.2e18 ? INT64_MAX : (int64_t)n;
+}

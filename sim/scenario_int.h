@@ -111,4 +111,30 @@ int ld_expand_openb_workloads(struct loader *ld);
 int ld_load_workloads(struct loader *ld, const struct ynode *v);
 char *ld_resolve(const char *dir, const char *path);
 
+/* --- openb (scenario_openb.c) --- */
+
+/*
+ * Replaces every pool of sc that names an openb node list (pool_spec.trace_path)
+ * by one pool per distinct node shape (model, GPUs, CPU, memory), in order of
+ * first appearance: "<pool>-<model>-<gpus>x<cores>c" (with "-<GiB>Gi" when
+ * two shapes differ by memory only), gpu the model's type, the model as the
+ * label OPENB_MODEL_LABEL, the other keys of the entry (sharing, price,
+ * labels, taints, windows, startup) copied.
+ */
+int ld_openb_expand_pools(struct scenario *sc, struct gp_err *err);
+
+/*
+ * For a timed replay: the workloads that stand for the pods of an openb
+ * workload, one per distinct request (cpu, memory, GPUs, milli, gpu_spec), in
+ * order of first appearance, named "<workload>/<cpu>m-<memory>Mi-<n>x<milli>m"
+ * ("-cpu" for CPU-only pods, "-<models>" after a gpu_spec).  Each takes the
+ * parent's other settings (queue, priority, tolerations, selectors ...) and
+ * trace rows: submit = creation_time, duration = deletion_time -
+ * scheduled_time (deletion - creation for a pod the trace never scheduled),
+ * trace_queue = scheduled - creation.  A pod wider than widest (GPUs of the
+ * largest node) is an error at its line.  The caller owns *subs (n of them).
+ */
+int ld_openb_split_workload(const struct workload_spec *parent, int32_t widest,
+			    struct workload_spec **subs, size_t *n, struct gp_err *err);
+
 #endif

@@ -595,7 +595,7 @@ static int check_expanders(struct loader *ld)
 
 
 /* trace: an openb node list in place of nodes, gpu, gpus_per_node, cpu and
- * memory; the entry becomes one pool per node shape (openb_expand_pools). */
+ * memory; the entry becomes one pool per node shape (ld_openb_expand_pools). */
 static int pool_trace(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct pool_spec *p = obj;
@@ -704,7 +704,7 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 static int expand_openb_pools(struct loader *ld)
 {
 	struct scenario *sc = ld->sc;
-	int rc = openb_expand_pools(sc, ld->err);
+	int rc = ld_openb_expand_pools(sc, ld->err);
 	for (size_t i = 0; i < sc->n_pools && !rc; i++) {
 		if (sc->pools[i].gpus_per_node > ld->widest_node)
 			ld->widest_node = sc->pools[i].gpus_per_node;

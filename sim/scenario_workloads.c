@@ -890,7 +890,7 @@ int ld_load_workloads(struct loader *ld, const struct ynode *v)
 
 
 /* A timed replay runs an openb workload as one workload per pod request
- * (openb_split_workload), in its place. */
+ * (ld_openb_split_workload), in its place. */
 int ld_expand_openb_workloads(struct loader *ld)
 {
 	struct scenario *sc = ld->sc;
@@ -899,7 +899,7 @@ int ld_expand_openb_workloads(struct loader *ld)
 		if (w->arrival.kind != ARRIVAL_TRACE || w->arrival.format != TRACE_OPENB)
 			continue;
 		size_t n = 0;
-		int rc = openb_split_workload(w, ld->widest_node, &subs, &n, ld->err);
+		int rc = ld_openb_split_workload(w, ld->widest_node, &subs, &n, ld->err);
 		if (rc)
 			return rc;
 		size_t total = sc->n_workloads - 1 + n;

@@ -116,20 +116,22 @@ Test(docs, includes_follow_the_layer_map)
 }
 
 /* Moving engine to the top layer makes every include of it go up, and a
- * module without a row, or an exception that no longer holds, is named. */
+ * module without a row, or an exception that no longer holds, is named.
+ * (No two modules include each other any more, so the map cannot make a
+ * mutual include appear; the check for them is the same awk pass.) */
 Test(docs, the_layer_check_reports_what_breaks_the_map)
 {
 	char map[128], cmd[1024];
 	snprintf(map, sizeof map, "%s/design.md", dir);
 	snprintf(cmd, sizeof cmd,
 		 "sed -e 's/^| L3 | engine |/| L8 | engine |/' -e '/^| L0 | sha256 |/d'"
-		 " -e 's/^mutual: scenario <-> trace$/mutual: cluster <-> sched/' docs/design.md >%s",
+		 " -e '/^Where the includes differ/,/^```text$/ s/^```text$/```text\\nmutual: cluster <-> sched/'"
+		 " docs/design.md >%s",
 		 map);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(cmd, sizeof cmd, "GPUPLAN_LAYER_MAP=%s sh tests/layers.sh", map);
 	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
 	cr_expect(strstr(out, "(sim, L5) includes engine (L8)"), "%s", out);
 	cr_expect(strstr(out, "no layer: sha256"), "%s", out);
-	cr_expect(strstr(out, "mutual: scenario <-> trace\n"), "%s", out);
 	cr_expect(strstr(out, "fixed: mutual: cluster <-> sched"), "%s", out);
 }

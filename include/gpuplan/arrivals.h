@@ -51,4 +51,45 @@ double dist_draw(const struct dist *d, gsl_rng *rng);
 /* The distribution's mean. */
 double dist_mean(const struct dist *d);
 
+/* --- the requests of inference workloads ----------------------------------
+ *
+ * Synthetic: inter-arrival times are exponential (poisson) or gamma with
+ * shape k and the same mean (gamma-bursty: k < 1 gives bursts, the
+ * coefficient of variation is 1/sqrt(k)); prompt and output lengths are
+ * drawn from their distributions and rounded to whole tokens, at least 1.
+ * Draw order per request is fixed (gap, prompt, output), from one GSL stream
+ * per workload seeded from the scenario seed and the workload's name, so the
+ * same scenario and seed give the same requests.
+ *
+ * Traces: rows are replayed at (tile x period + at) / speedup after `from`,
+ * tile = 0 .. repeat-1.  A tile's period is the trace's span plus one mean
+ * gap, so consecutive tiles neither overlap nor leave a hole.  Rows are read
+ * once; tiles are generated lazily, so a million requests cost no more
+ * memory than the trace.
+ */
+
+struct new_request {
+	int32_t prompt;   /* tokens, >= 1 */
+	int32_t output;   /* tokens, >= 1 */
+};
+
+struct request_stream {
+	const struct workload_spec *w;
+	sim_time horizon;  /* 0: none */
+	gsl_rng *rng;      /* synthetic only */
+	sim_time next;     /* time of the next arrival; SIM_NEVER when done */
+	int64_t emitted;
+	size_t row;        /* trace: next row of the current tile */
+	int32_t tile;
+};
+
+/* Sets up the stream of inference workload w (w->inference != NULL). */
+void arrivals_requests_init(struct request_stream *st, const struct scenario *sc,
+			    const struct workload_spec *w);
+void arrivals_requests_free(struct request_stream *st);
+
+/* If a request arrives at `now` (the stream's next time), fills *rq and
+ * advances the stream; false when none is due now. */
+bool arrivals_requests_take(struct request_stream *st, sim_time now, struct new_request *rq);
+
 #endif

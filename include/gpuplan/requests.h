@@ -1,20 +1,8 @@
 /*
- * requests.h - the requests of an inference workload: synthetic arrival
- * processes and the replay of Azure LLM traces (docs/inference.md).
+ * requests.h - request traces of inference workloads: the Azure LLM trace
+ * reader and the tile period of a replay (docs/inference.md).
  *
- * Synthetic: inter-arrival times are exponential (poisson) or gamma with
- * shape k and the same mean (gamma-bursty: k < 1 gives bursts, the
- * coefficient of variation is 1/sqrt(k)); prompt and output lengths are
- * drawn from their distributions and rounded to whole tokens, at least 1.
- * Draw order per request is fixed (gap, prompt, output), from one GSL stream
- * per workload seeded from the scenario seed and the workload's name, so the
- * same scenario and seed give the same requests.
- *
- * Traces: rows are replayed at (tile x period + at) / speedup after `from`,
- * tile = 0 .. repeat-1.  A tile's period is the trace's span plus one mean
- * gap, so consecutive tiles neither overlap nor leave a hole.  Rows are read
- * once; tiles are generated lazily, so a million requests cost no more
- * memory than the trace.
+ * The streams that emit the requests are arrivals' (arrivals.h).
  *
  * requests_read_azure reads TIMESTAMP,ContextTokens,GeneratedTokens (the
  * header is optional, CRLF or LF, the last line may lack its end).  Errors
@@ -24,37 +12,18 @@
 #ifndef GPUPLAN_REQUESTS_H
 #define GPUPLAN_REQUESTS_H
 
-#include "gpuplan/scenario.h"
+#include "gpuplan/common.h"
 
-#include <gsl/gsl_rng.h>
+/* The most tokens a prompt or output may have: far above any model's
+ * context, and keeps sums exact. */
+#define REQUESTS_MAX_TOKENS 10000000
 
-struct new_request {
-	int32_t prompt;   /* tokens, >= 1 */
-	int32_t output;   /* tokens, >= 1 */
+/* One row of a request trace (azure: TIMESTAMP,ContextTokens,GeneratedTokens). */
+struct request_row {
+	sim_time at;               /* since the trace's first row, before speedup */
+	int32_t prompt;            /* >= 1 */
+	int32_t output;            /* >= 1 (a row with 0 generated tokens counts 1) */
 };
-
-struct request_stream {
-	const struct workload_spec *w;
-	sim_time horizon;  /* 0: none */
-	gsl_rng *rng;      /* synthetic only */
-	sim_time next;     /* time of the next arrival; SIM_NEVER when done */
-	int64_t emitted;
-	size_t row;        /* trace: next row of the current tile */
-	int32_t tile;
-};
-
-/* Sets up the stream of inference workload w (w->inference != NULL). */
-void request_stream_init(struct request_stream *st, const struct scenario *sc,
-			 const struct workload_spec *w);
-void request_stream_free(struct request_stream *st);
-
-/* If a request arrives at `now` (the stream's next time), fills *rq and
- * advances the stream; false when none is due now. */
-bool request_stream_take(struct request_stream *st, sim_time now, struct new_request *rq);
-
-/* Requests the stream will emit: count, rows x repeat, or rate x span up
- * to the horizon for an open synthetic stream (an estimate, for sizing). */
-int64_t requests_expected(const struct workload_spec *w, sim_time horizon);
 
 /* Reads an Azure LLM trace.  max_rows: the request limit (GPUPLAN_MAX_JOBS). */
 int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows,

@@ -15,7 +15,9 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/common.h"
 #include "gpuplan/gpupolicy.h"
+#include "gpuplan/requests.h"
 #include "gpuplan/sharing.h"
+#include "gpuplan/trace.h"
 
 /* Refuse inputs that would need more memory than a planning run should take
  * (a count of 1e12 jobs).  Raised with GPUPLAN_MAX_JOBS in the environment. */
@@ -161,17 +163,6 @@ struct dist {
 	double max;
 };
 
-/* One row of a batch trace (csv: submit_s,duration_s,gpus[,deadline_s]). */
-struct trace_job {
-	sim_time submit;
-	sim_time duration;
-	sim_time deadline;         /* absolute; SIM_NEVER when absent */
-	int32_t gpus;
-	int32_t line;              /* in the trace file, for messages */
-	sim_time trace_queue;      /* openb: the trace's own wait, scheduled - creation;
-				    * SIM_NEVER when the trace has none */
-};
-
 enum deadline_kind { DEADLINE_NONE, DEADLINE_AT, DEADLINE_WITHIN };
 
 struct arrival {
@@ -195,13 +186,6 @@ struct arrival {
  */
 enum request_process { REQUESTS_POISSON, REQUESTS_GAMMA, REQUESTS_TRACE };
 enum route_policy { ROUTE_ROUND_ROBIN, ROUTE_LEAST_OUTSTANDING };
-
-/* One row of a request trace (azure: TIMESTAMP,ContextTokens,GeneratedTokens). */
-struct request_row {
-	sim_time at;               /* since the trace's first row, before speedup */
-	int32_t prompt;            /* >= 1 */
-	int32_t output;            /* >= 1 (a row with 0 generated tokens counts 1) */
-};
 
 struct request_spec {
 	enum request_process process;
@@ -443,5 +427,9 @@ double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_
 
 /* Jobs the scenario will submit (sum of counts); used for the resource limit. */
 int64_t scenario_job_count(const struct scenario *sc);
+
+/* Requests the stream will emit: count, rows x repeat, or rate x span up
+ * to the horizon for an open synthetic stream (an estimate, for sizing). */
+int64_t scenario_requests_expected(const struct workload_spec *w, sim_time horizon);
 
 #endif

@@ -13,7 +13,18 @@
 #ifndef GPUPLAN_TRACE_H
 #define GPUPLAN_TRACE_H
 
-#include "gpuplan/scenario.h"
+#include "gpuplan/common.h"
+
+/* One row of a batch trace (csv: submit_s,duration_s,gpus[,deadline_s]). */
+struct trace_job {
+	sim_time submit;
+	sim_time duration;
+	sim_time deadline;         /* absolute; SIM_NEVER when absent */
+	int32_t gpus;
+	int32_t line;              /* in the trace file, for messages */
+	sim_time trace_queue;      /* openb: the trace's own wait, scheduled - creation;
+				    * SIM_NEVER when the trace has none */
+};
 
 struct trace_limits {
 	int32_t max_gpus; /* the widest node of any pool: wider jobs can never run */
