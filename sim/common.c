@@ -1,10 +1,14 @@
 /* common.c - error formatting and the allocation wrappers (see common.h). */
 #include "gpuplan/common.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int gp_errorf(struct gp_err *err, int status, const char *fmt, ...)
 {
@@ -64,4 +68,52 @@ void gp_grow(void **p, size_t *cap, size_t need, size_t elem)
 		c *= 2;
 	*p = gp_xrealloc(*p, c * elem);
 	*cap = c;
+}
+
+FILE *gp_open_input(const char *path, const char **why)
+{
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = S_ISDIR(st.st_mode) ? "a folder, not a file"
+					   : "not a regular file (a device, FIFO or socket)";
+		return NULL;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "r");
+	if (!f) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return f;
+}
+
+int gp_read_input(const char *path, char **text, size_t *len, const char **why)
+{
+	FILE *f = gp_open_input(path, why);
+	if (!f)
+		return GP_EINPUT;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = gp_xmalloc(cap + 1);
+	while ((n += fread(buf + n, 1, cap - n, f)) == cap)
+		buf = gp_xrealloc(buf, (cap *= 2) + 1);
+	int failed = ferror(f), saved = errno;
+	fclose(f);
+	if (failed) {
+		free(buf);
+		*why = strerror(saved);
+		return GP_EINPUT;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return GP_OK;
 }

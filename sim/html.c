@@ -184,6 +184,9 @@ static double py(const struct plot *p, double y)
 	return CHART_H - MARGIN_B - fmin(1, fmax(0, f)) * h;
 }
 
+/* At most this many ticks on an axis, whatever the data. */
+#define MAX_TICKS 60
+
 /* 1, 2 or 5 times a power of ten, near range / target. */
 static double nice_step(double range, int target)
 {
@@ -231,7 +234,8 @@ static void y_axis(const struct plot *p, const char *title)
 {
 	FILE *out = p->out;
 	if (p->log_y) {
-		for (double v = p->y0; v <= p->y1 * 1.0001; v *= 10) {
+		int n = 0; /* bounded: values read from a database may be anything */
+		for (double v = p->y0; v > 0 && v <= p->y1 * 1.0001 && n++ < MAX_TICKS; v *= 10) {
 			double y = py(p, v);
 			fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
 				     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
@@ -239,7 +243,9 @@ static void y_axis(const struct plot *p, const char *title)
 		}
 	} else {
 		double step = nice_step(p->y1 - p->y0, 5);
-		for (double v = p->y0; v <= p->y1 + step * 1e-6; v += step) {
+		int n = 0;
+		for (double v = p->y0; step > 0 && v <= p->y1 + step * 1e-6 && n++ < MAX_TICKS;
+		     v += step) {
 			double y = py(p, v);
 			fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
 				     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
@@ -261,9 +267,15 @@ static void time_axis(const struct plot *p, int64_t epoch)
 	double span = p->x1 - p->x0, step = steps[0];
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && span / step > 10; i++)
 		step = steps[i];
+	if (span / step > 10) /* longer than months: whole days, 1, 2 or 5 times a power of 10 */
+		step = 24 * nice_step(span / 24, 10);
+	if (!isfinite(span) || !(step > 0) || !isfinite(step))
+		step = INFINITY; /* a span no chart can show: no ticks */
 	bool clock = span <= 48;
 	int base = (int)(((epoch % 86400) + 86400) % 86400); /* seconds after midnight */
-	for (double h = ceil(p->x0 / step - 1e-9) * step; h <= p->x1 + 1e-9; h += step) {
+	int n = 0;
+	for (double h = ceil(p->x0 / step - 1e-9) * step; h <= p->x1 + 1e-9 && n++ < MAX_TICKS;
+	     h += step) {
 		double x = px(p, h);
 		long s = ((long)llround(h * 3600) + base) % 86400;
 		fprintf(p->out, "<line class=\"tickline\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
@@ -652,7 +664,8 @@ static void chart_loadtest(FILE *out, const struct page *pg)
 	svg_open(out, "chart-loadtest", "Load test: TTFT p99 against request rate");
 	y_axis(&p, "TTFT p99 (s)");
 	double step = nice_step(p.x1, 8);
-	for (double x = 0; x <= p.x1 + step * 1e-6; x += step)
+	int n = 0;
+	for (double x = 0; step > 0 && x <= p.x1 + step * 1e-6 && n++ < MAX_TICKS; x += step)
 		fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
 			px(&p, x), CHART_H - MARGIN_B + 18, x);
 	fprintf(out, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">requests per "

@@ -168,9 +168,10 @@ typedef int (*row_fn)(struct reader *r, void *ctx);
 /* Reads the file: the first non-comment line is the header, then one row per line. */
 static int read_csv(struct reader *r, struct srcloc ref, row_fn row, void *ctx)
 {
-	FILE *f = fopen(r->path, "r");
+	const char *why;
+	FILE *f = gp_open_input(r->path, &why);
 	if (!f)
-		return gp_located(r->err, ref, "cannot read trace %s: %s", r->path, strerror(errno));
+		return gp_located(r->err, ref, "cannot read trace %s: %s", r->path, why);
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = GP_OK;

@@ -146,21 +146,10 @@ static int read_line(const struct reader *r, char *line, bool first, struct requ
 
 static int read_text(const char *path, struct srcloc ref, char **text, struct gp_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return gp_located(err, ref, "cannot read trace %s: %s", path, strerror(errno));
-	size_t cap = 1 << 16, n = 0;
-	char *buf = gp_xmalloc(cap + 1);
-	while ((n += fread(buf + n, 1, cap - n, f)) == cap)
-		buf = gp_xrealloc(buf, (cap *= 2) + 1);
-	bool failed = ferror(f);
-	fclose(f);
-	if (failed) {
-		free(buf);
-		return gp_located(err, ref, "cannot read trace %s", path);
-	}
-	buf[n] = '\0';
-	*text = buf;
+	const char *why;
+	size_t len;
+	if (gp_read_input(path, text, &len, &why))
+		return gp_located(err, ref, "cannot read trace %s: %s", path, why);
 	return GP_OK;
 }
 

@@ -347,23 +347,9 @@ static char *dir_of(const char *path)
 
 static int read_file(const char *path, char **text, size_t *len, struct gp_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
-				 strerror(errno));
-	size_t cap = 4096, n = 0;
-	char *buf = gp_xmalloc(cap);
-	while ((n += fread(buf + n, 1, cap - n, f)) == cap)
-		buf = gp_xrealloc(buf, cap *= 2);
-	int failed = ferror(f), saved = errno;
-	fclose(f);
-	if (failed) {
-		free(buf);
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
-				 strerror(saved));
-	}
-	*text = buf;
-	*len = n;
+	const char *why;
+	if (gp_read_input(path, text, len, &why))
+		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path, why);
 	return GP_OK;
 }
 

@@ -169,20 +169,30 @@ static int pool_windows(struct loader *ld, const struct ynode *v, void *obj)
 
 #define NODES_HINT "a whole number from 1 to 1000000, or 0 with autoscale"
 #define PRICE_HINT "a price per hour >= 0, like 2.50"
+#define MAX_PRICE 1e6 /* $/hour: past this, bills overflow to infinity (NULL costs) */
+
+static int get_price(struct loader *ld, const struct ynode *v, const char *what, double *out)
+{
+	int rc = ld_get_amount(ld, v, what, PRICE_HINT, out);
+	if (!rc && *out > MAX_PRICE)
+		return gp_located(ld->err, v->loc, "%s %s is above %g per hour; expected a price "
+				  "like 2.50", what, v->value, MAX_PRICE);
+	return rc;
+}
 
 static int price_gpu(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_amount(ld, v, "gpu_hour", PRICE_HINT, &((struct price *)obj)->gpu_hour);
+	return get_price(ld, v, "gpu_hour", &((struct price *)obj)->gpu_hour);
 }
 
 static int price_cpu(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_amount(ld, v, "cpu_hour", PRICE_HINT, &((struct price *)obj)->cpu_hour);
+	return get_price(ld, v, "cpu_hour", &((struct price *)obj)->cpu_hour);
 }
 
 static int price_gib(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_amount(ld, v, "gib_hour", PRICE_HINT, &((struct price *)obj)->gib_hour);
+	return get_price(ld, v, "gib_hour", &((struct price *)obj)->gib_hour);
 }
 
 static const struct key_rule price_rules[] = {

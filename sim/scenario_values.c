@@ -94,6 +94,8 @@ int ld_get_string(struct loader *ld, const struct ynode *v, const char *what, co
 
 static bool name_chars(const char *s, bool dots)
 {
+	if (!*s)
+		return false;
 	for (; *s; s++) {
 		char c = *s;
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -104,11 +106,24 @@ static bool name_chars(const char *s, bool dots)
 	return true;
 }
 
+/* A name becomes a file name, a metric scope and part of --set paths: at most
+ * SCENARIO_MAX_NAME characters, a Kubernetes object name's limit. */
+static int check_name_length(struct loader *ld, const struct ynode *v, const char *what)
+{
+	size_t n = strlen(v->value);
+	if (n > SCENARIO_MAX_NAME)
+		return gp_located(ld->err, v->loc, "%s of %zu characters; expected at most %d",
+				  what, n, SCENARIO_MAX_NAME);
+	return GP_OK;
+}
+
 int ld_get_scenario_name(struct loader *ld, const struct ynode *v, char **out)
 {
 	if (v->kind != YNODE_SCALAR || ld_is_null(v) || !name_chars(v->value, true))
 		return ld_bad_value(ld, v, "name",
 				 "letters, digits, '.', '_' or '-', like eval-window");
+	if (check_name_length(ld, v, "a name"))
+		return GP_EINPUT;
 	*out = gp_xstrdup(v->value);
 	return GP_OK;
 }
@@ -124,6 +139,8 @@ int ld_get_item_name(struct loader *ld, const struct ynode *v, const char *what,
 			ld->err, v->loc,
 			"%s '%s' is reserved for whole-run results; expected another name", what,
 			v->value);
+	if (check_name_length(ld, v, what))
+		return GP_EINPUT;
 	*out = gp_xstrdup(v->value);
 	return GP_OK;
 }

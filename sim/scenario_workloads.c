@@ -187,6 +187,10 @@ static int workload_restart(struct loader *ld, const struct ynode *v, void *obj)
 
 /* Distribution parameters by kind (index = enum dist_kind). */
 const char *const ld_dist_names[] = {"fixed", "exponential", "lognormal", "gamma", "uniform"};
+#define DIST_MAX_SIGMA 5.0
+#define DIST_MIN_SHAPE 0.01
+#define DIST_MAX_SHAPE 1e6
+
 const char *const ld_dist_params[][2] = {
 	{"mean", NULL}, {"mean", NULL}, {"mean", "sigma"}, {"mean", "shape"}, {"min", "max"}};
 
@@ -233,12 +237,26 @@ static int dist_max(struct loader *ld, const struct ynode *v, void *obj)
 
 int ld_dist_sigma(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_positive(ld, v, "sigma", ld_dist_param_hint("sigma"), &((struct dist *)obj)->sigma);
+	double *sigma = &((struct dist *)obj)->sigma;
+	int rc = ld_get_positive(ld, v, "sigma", ld_dist_param_hint("sigma"), sigma);
+	/* Past 5 the median is under mean / 268,000: nearly every draw is a job of
+	 * no length, and the few others carry the whole mean. */
+	if (!rc && *sigma > DIST_MAX_SIGMA)
+		return gp_located(ld->err, v->loc, "sigma %s is above %g: nearly every job would "
+				  "last no time; expected a sigma like 0.5", v->value, DIST_MAX_SIGMA);
+	return rc;
 }
 
 int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_positive(ld, v, "shape", ld_dist_param_hint("shape"), &((struct dist *)obj)->shape);
+	double *shape = &((struct dist *)obj)->shape;
+	int rc = ld_get_positive(ld, v, "shape", ld_dist_param_hint("shape"), shape);
+	/* Below 0.01 almost every gamma draw underflows to zero. */
+	if (!rc && (*shape < DIST_MIN_SHAPE || *shape > DIST_MAX_SHAPE))
+		return gp_located(ld->err, v->loc, "shape %s is outside [%g, %g]: the draws "
+				  "underflow to jobs of no length; expected a shape like 2", v->value,
+				  DIST_MIN_SHAPE, DIST_MAX_SHAPE);
+	return rc;
 }
 
 static const struct key_rule dist_rules[] = {

@@ -162,9 +162,10 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 {
 	*rows = NULL;
 	*n_rows = 0;
-	FILE *f = fopen(path, "r");
+	const char *why;
+	FILE *f = gp_open_input(path, &why);
 	if (!f)
-		return gp_located(err, ref, "cannot read trace %s: %s", path, strerror(errno));
+		return gp_located(err, ref, "cannot read trace %s: %s", path, why);
 	struct reader r = {path, lim, 0, 0, NULL, 0, 0, err};
 	char *line = NULL;
 	size_t cap = 0;

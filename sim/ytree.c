@@ -204,6 +204,10 @@ static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode *
 			YTREE_MAX_NODES);
 	switch (yn->type) {
 	case YAML_SCALAR_NODE:
+		/* "a\0b" would be cut to "a" by every C string after this point. */
+		if (memchr(yn->data.scalar.value, '\0', yn->data.scalar.length))
+			return gp_located(b->err, loc, "a NUL character (\\0) in a value; expected "
+					  "text without one");
 		*out = new_scalar(loc, (const char *)yn->data.scalar.value, yn->data.scalar.length,
 				  yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
 		return GP_OK;
@@ -360,29 +364,9 @@ int ytree_parse(const char *name, const char *text, size_t len, struct ytree **o
 /* Reads a whole file into a NUL-terminated buffer. */
 static int read_all(const char *path, char **text, size_t *len, struct gp_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
-				 strerror(errno));
-	size_t cap = 4096, n = 0;
-	char *buf = gp_xmalloc(cap);
-	for (;;) {
-		n += fread(buf + n, 1, cap - n - 1, f);
-		if (n < cap - 1)
-			break;
-		buf = gp_xrealloc(buf, cap *= 2);
-	}
-	int failed = ferror(f);
-	int saved = errno;
-	fclose(f);
-	if (failed) {
-		free(buf);
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path,
-				 strerror(saved));
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
+	const char *why;
+	if (gp_read_input(path, text, len, &why))
+		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path, why);
 	return GP_OK;
 }
 

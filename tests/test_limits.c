@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "gpuplan/sweep.h"
@@ -91,5 +92,33 @@ Test(limits, a_sweep_over_the_point_limit_is_refused)
 	char cmd[512], out[4096];
 	snprintf(cmd, sizeof cmd, "bin/gpuplan sweep tests/fixtures/sweep/over-limit.yaml --db %s/s.db",
 		 dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+}
+
+/* Inputs that are not regular files: /dev/zero never ends (it read until out
+ * of memory), a FIFO with no writer blocked forever.  Both are refused. */
+Test(limits, special_files_are_refused_as_inputs, .timeout = 30)
+{
+	char fifo[128], cmd[1024], out[4096], trace[160];
+	snprintf(fifo, sizeof fifo, "%s/fifo.yaml", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	const char *scenarios[] = {"/dev/zero", fifo, "/tmp"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof cmd, "timeout 10 bin/gpuplan check %s", scenarios[i]);
+		cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s: %s", scenarios[i], out);
+		cr_expect(strstr(out, "not a regular file") || strstr(out, "a folder"), "%s", out);
+	}
+	/* a trace that is a device */
+	snprintf(trace, sizeof trace, "%s/trace.yaml", dir);
+	write_file(trace, "name: t\npools:\n  - {name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}\n"
+			  "workloads:\n  - {name: w, arrival: {trace: /dev/zero, format: csv}}\n");
+	snprintf(cmd, sizeof cmd, "timeout 10 bin/gpuplan check %s", trace);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_expect(strstr(out, "not a regular file"), "%s", out);
+	/* a sweep whose base is a FIFO */
+	snprintf(trace, sizeof trace, "%s/sweep.yaml", dir);
+	snprintf(cmd, sizeof cmd, "base: %s\nseeds: 2\n", fifo);
+	write_file(trace, cmd);
+	snprintf(cmd, sizeof cmd, "timeout 10 bin/gpuplan sweep %s --db %s/s.db", trace, dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 }

@@ -192,3 +192,29 @@ Test(outputs, a_database_from_before_the_application_id_is_adopted)
 	sqlite3_finalize(s);
 	sqlite3_close(h);
 }
+
+/* A results database is data from elsewhere (merge takes any file): markup in
+ * it stays text in the report, and absurd times draw no gigabytes of ticks. */
+Test(outputs, a_crafted_database_cannot_inject_markup_or_blow_up_the_report, .timeout = 60)
+{
+	char db[128], html[160], cmd[512], out[4096];
+	make_results(db, sizeof db);
+	make_foreign(db, "INSERT INTO findings(run_id, rank, step, finding, evidence) VALUES "
+			 "(1, 0, '\"><script>alert(1)</script>', '<img src=x onerror=alert(2)>', "
+			 "'<b>bold</b>');"
+			 "UPDATE timeseries SET t_s = 1e308 WHERE rowid = (SELECT max(rowid) FROM "
+			 "timeseries);"
+			 "UPDATE timeseries SET gpus_allocated = 1e308 WHERE rowid = (SELECT min(rowid) "
+			 "FROM timeseries);");
+	snprintf(html, sizeof html, "%s/r.html", dir);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, html);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	size_t n;
+	char *page = slurp(html, &n);
+	cr_assert_not_null(page);
+	cr_expect_lt(n, 4u << 20, "the page is %zu bytes", n);
+	cr_expect_null(strstr(page, "<script"), "markup from the database reached the page");
+	cr_expect_null(strstr(page, "<img"), "markup from the database reached the page");
+	cr_expect_null(strstr(page, "<b>bold"), "markup from the database reached the page");
+	free(page);
+}

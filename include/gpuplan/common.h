@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 typedef int64_t sim_time;
@@ -73,6 +74,14 @@ int gp_errorf(struct gp_err *err, int status, const char *fmt, ...) GP_PRINTF(3,
  * column, "FILE: error:" without a line) and returns GP_EINPUT. */
 int gp_located(struct gp_err *err, struct srcloc loc, const char *fmt, ...) GP_PRINTF(3, 4);
 int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list ap);
+
+/* Input files.  gp_open_input opens PATH for reading only when it is a regular
+ * file: a FIFO would block forever and /dev/zero never ends, so anything else
+ * is refused.  On failure it returns NULL and *why says why ("not a regular
+ * file ...", or strerror's text).  gp_read_input reads a whole file into a
+ * NUL-terminated buffer (*text, malloc'd; *len bytes before the NUL). */
+FILE *gp_open_input(const char *path, const char **why);
+int gp_read_input(const char *path, char **text, size_t *len, const char **why);
 
 void *gp_xmalloc(size_t n);
 void *gp_xcalloc(size_t n, size_t size);

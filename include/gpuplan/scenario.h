@@ -355,6 +355,8 @@ struct param {
 /* The longest simulated span: time is int64 microseconds (292,000 years), and
  * a plan past this is a typo (a rate in /h meant as /s), not a question. */
 #define SCENARIO_MAX_YEARS 1000
+/* The longest scenario, pool, workload or queue name (as a Kubernetes object's). */
+#define SCENARIO_MAX_NAME 253
 #define SCENARIO_MAX_SPAN ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
 
 struct scenario {
