@@ -54,9 +54,8 @@ int imp_time(struct imp_file *f, const struct ynode *m, const char *key, int64_t
 /* The `items` of a kubectl List whose items are of kind (NULL: any kind). */
 int imp_list(struct imp_file *f, const char *kind, const struct ynode **items);
 
-/* Kubernetes quantities: cpu in cores ("500m", "2"), others as numbers with
- * the binary or decimal suffixes (Ki, Mi, Gi, k, M, G ...). */
-int imp_cpu(struct imp_file *f, const struct ynode *v, const char *key, double *out);
+/* A Kubernetes quantity as a number: "500m" cores, "16Gi" bytes (the binary
+ * and decimal suffixes Ki, Mi, Gi, Ti, Pi, n, u, m, k, M, G, T, P). */
 int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out);
 
 /* --- the cluster as read ---------------------------------------------------- */

@@ -288,7 +288,7 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 	const struct ynode *cpu = alloc ? ynode_get(alloc, "cpu") : NULL;
 	const struct ynode *mem = alloc ? ynode_get(alloc, "memory") : NULL;
 	if (!rc && cpu)
-		rc = imp_cpu(f, cpu, "cpu", &n->shape.cpu);
+		rc = imp_quantity(f, cpu, "cpu", &n->shape.cpu);
 	if (!rc && mem)
 		rc = imp_quantity(f, mem, "memory", &n->shape.memory);
 	if (!rc)

@@ -212,8 +212,3 @@ int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, dou
 				 v && v->kind == YNODE_SCALAR ? "'" : "");
 	return GP_OK;
 }
-
-int imp_cpu(struct imp_file *f, const struct ynode *v, const char *key, double *out)
-{
-	return imp_quantity(f, v, key, out);
-}

@@ -24,6 +24,7 @@
 #include "gpuplan/units.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -942,6 +943,9 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* Past `ulimit -f` a write fails with EFBIG and is reported, instead of
+	 * the process dying of SIGXFSZ with no message. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2)
 		return print_usage(stderr), GP_EINPUT;
 	const char *name = argv[1];

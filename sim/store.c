@@ -27,6 +27,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -233,6 +234,11 @@ static void rollback(struct store *st)
  * A folder that already exists is fine. */
 static int make_parents(const char *path, struct gp_err *err)
 {
+	/* Checked first: a path the system cannot open must not leave thousands
+	 * of folders behind on its way to failing. */
+	if (strlen(path) >= PATH_MAX)
+		return gp_errorf(err, GP_ERUNTIME, "%.80s...: a path of %zu characters; expected "
+				 "at most %d", path, strlen(path), PATH_MAX - 1);
 	char *dir = gp_xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	int rc = GP_OK;

@@ -496,3 +496,18 @@ Test(import, pods_of_a_kueue_pod_group_are_one_workload)
 	scenario_free(sc);
 	import_result_free(&r);
 }
+
+Test(import, kubectl_yaml_output_reads_like_its_json)
+{
+	/* nodes.yaml is `kubectl get nodes -o yaml` of the nodes of nodes.json. */
+	struct import_options o = fixture();
+	struct import_result a, b;
+	build(&o, &a);
+	o.nodes = FX "nodes.yaml";
+	build(&o, &b);
+	const char *pa = strstr(a.yaml, "\npools:"), *pb = strstr(b.yaml, "\npools:");
+	cr_assert(pa && pb);
+	cr_assert_str_eq(pa, pb);
+	import_result_free(&a);
+	import_result_free(&b);
+}

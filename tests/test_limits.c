@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpuplan/sweep.h"
 
@@ -121,4 +122,46 @@ Test(limits, special_files_are_refused_as_inputs, .timeout = 30)
 	write_file(trace, cmd);
 	snprintf(cmd, sizeof cmd, "timeout 10 bin/gpuplan sweep %s --db %s/s.db", trace, dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+}
+
+/* Spreadsheets save CSV with a UTF-8 byte order mark before the header; it
+ * was read as part of the first column name ("unknown header"). */
+Test(limits, a_byte_order_mark_before_a_csv_header_is_accepted)
+{
+	char trace[128], scen[128], cmd[512], out[8192];
+	snprintf(trace, sizeof trace, "%s/jobs.csv", dir);
+	write_file(trace, "\xEF\xBB\xBFsubmit_s,duration_s,gpus\n0,3600,1\n60,1800,2\n");
+	snprintf(scen, sizeof scen, "%s/s.yaml", dir);
+	write_file(scen, "name: bom\npools:\n  - {name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}\n"
+			 "workloads:\n  - {name: w, arrival: {trace: jobs.csv, format: csv}}\n");
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run %s --db %s/b.db", scen, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+}
+
+/* A --db path the system cannot open is refused before any folder is made
+ * (3,000 levels created 2,000 folders on the way to failing). */
+Test(limits, an_overlong_db_path_creates_no_folder)
+{
+	char cmd[16384], out[4096];
+	int n = snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s/",
+			 dir);
+	for (int i = 0; i < 3000 && n < (int)sizeof cmd - 16; i++)
+		n += snprintf(cmd + n, sizeof cmd - (size_t)n, "a/");
+	snprintf(cmd + n, sizeof cmd - (size_t)n, "r.db");
+	cr_expect_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	char probe[256];
+	snprintf(probe, sizeof probe, "%s/a", dir);
+	cr_expect_neq(access(probe, F_OK), 0, "folders were created");
+}
+
+/* A results file past `ulimit -f` ends with a message and exit 1, not a
+ * silent death by SIGXFSZ. */
+Test(limits, a_file_size_limit_is_reported_not_fatal)
+{
+	char cmd[512], out[8192];
+	snprintf(cmd, sizeof cmd, "sh -c 'ulimit -f 64; bin/gpuplan run scenarios/quickstart.yaml "
+		 "--quiet --db %s/f.db'", dir);
+	int rc = capture(cmd, out, sizeof out);
+	cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
+	cr_expect(strstr(out, "error"), "%s", out);
 }

@@ -8,7 +8,8 @@
 
 #include "gpuplan/common.h"
 
-/* s without leading and trailing blanks (and line ends), in place. */
+/* s without leading and trailing blanks (and line ends), and without a UTF-8
+ * byte order mark at its start, in place. */
 char *csv_trim(char *s);
 
 /* Splits line at commas into trimmed cells[0 .. max); returns the number of
