@@ -8,11 +8,14 @@
 
 
 /* The end of the timeseries window starting at t: a step later (the step
- * the run used, so allocations follow an adaptive step), or the run's end. */
+ * the run used, so allocations follow an adaptive step), or the run's end;
+ * never before t (a row the run wrote at or after its end, as a power
+ * window's closing row can be, is an empty window, not a reversed one). */
 static sim_time window_end(const struct scenario *sc, const struct results *r, sim_time t)
 {
 	(void)sc;
-	return t + r->step < r->sim_end ? t + r->step : r->sim_end;
+	sim_time end = t + r->step < r->sim_end ? t + r->step : r->sim_end;
+	return end > t ? end : t;
 }
 
 static double window_hours(const struct scenario *sc, const struct results *r, sim_time t)
@@ -64,6 +67,8 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 	size_t n_ts = r->n_ts, per_window = 1 + sc->n_pools + sc->n_workloads;
 	for (size_t i = 0; i + per_window <= n_ts; i += per_window) {
 		const struct ts_row *row = &r->ts[i];
+		if (window_end(sc, r, row->t) <= row->t)
+			continue; /* an empty window charges nothing */
 		struct allocation idle = {COST_IDLE_NAME, row->t, window_end(sc, r, row->t),
 					  0, 0, 0, 0, 0, 0, 0, 0};
 		for (size_t p = 0; p < sc->n_pools; p++) {
@@ -103,11 +108,16 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 		/* shareIdle: idle follows cost; with no cost at all, nobody is charged for it. */
 		double share = total > 0 ? idle * cost[w] / total : 0;
 		results_add_metric(r, name, "cost_total", cost[w], "usd");
+		results_add_metric(r, name, "cost_allocated", cost[w], "usd");
+		results_add_metric(r, name, "cost_idle", share, "usd");
 		results_add_metric(r, name, "verified_results", (double)verified[w], "results");
 		results_add_metric(r, name, "cost_per_verified_result",
 				   verified[w] ? (cost[w] + share) / (double)verified[w] : NAN, "usd");
 	}
-	results_add_metric(r, "all", "cost_total", total, "usd");
+	/* The bill: allocations plus idle, OpenCost's total over every
+	 * allocation including __idle__. */
+	results_add_metric(r, "all", "cost_total", total + idle, "usd");
+	results_add_metric(r, "all", "cost_allocated", total, "usd");
 	results_add_metric(r, "all", "cost_idle", idle, "usd");
 	results_add_metric(r, "all", "verified_results", (double)all_verified, "results");
 	results_add_metric(r, "all", "cost_per_verified_result",

@@ -1383,7 +1383,11 @@ static void write_figures(struct results *out, const char *scope, struct figures
 	results_add_metric(out, scope, "preemptions", (double)f->preemptions, "count");
 	results_add_metric(out, scope, "duty_cycle_pct",
 			   f->ready_us > 0 ? 100 * f->busy_us / f->ready_us : NAN, "pct");
+	/* The workload's cost with its share of idle, as $/verified counts it
+	 * (at scope all cost_total is already the bill, idle included). */
 	double cost = results_metric(out, scope, "cost_total");
+	if (strcmp(scope, "all"))
+		cost += results_metric(out, scope, "cost_idle");
 	results_add_metric(out, scope, "cost_per_million_tokens",
 			   f->tokens > 0 && !isnan(cost) ? cost / (double)f->tokens * 1e6 : NAN,
 			   "usd");

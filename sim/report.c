@@ -178,7 +178,7 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	double idle = results_metric(r, "all", "cost_idle");
 	if (!isnan(idle) && prices) /* the inflation protocol has no time, so no cost */
 		fprintf(out, "cost = allocations at pool prices; $/verified adds the workload's "
-			     "share of idle (all: total idle %.2f).\n", idle);
+			     "share of idle (all: the bill, idle %.2f included).\n", idle);
 	inference_summary(out, sc, r);
 	report_findings(out, r);
 }

@@ -24,11 +24,18 @@ TestSuite(cost, .fini = cleanup);
 static double m(const char *scope, const char *name) { return results_metric(&r, scope, name); }
 
 /* Per job-hour: 2 GPUs x 2.50 + 8 cores x 0.03 + 64 GiB x 0.004 = 5.496.
- * Idle over 12:00-14:00: no GPU, 80 cores and 896 GiB: 2 h x (2.40 + 3.584). */
+ * Idle over 12:00-14:00: no GPU, 80 cores and 896 GiB: 2 h x (2.40 + 3.584).
+ * At scope all, cost_total is the bill, allocations plus idle, as OpenCost's
+ * total over every allocation including __idle__ (opencost docs, "Idle":
+ * idle is the cost of capacity not allocated; the response's totals sum the
+ * __idle__ entry with the rest); cost_allocated is the allocated part. */
 Test(cost, worked_example_on_exclusive_gpus)
 {
 	RUN0();
-	cr_assert_float_eq(m("all", "cost_total"), 4 * 5.496, 1e-9);
+	cr_assert_float_eq(m("all", "cost_allocated"), 4 * 5.496, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 4 * 5.496 + 11.968, 1e-9);
+	cr_assert_float_eq(m("eval", "cost_total"), 4 * 5.496, 1e-9, "a workload's is its allocations");
+	cr_assert_float_eq(m("eval", "cost_idle"), 11.968, 1e-9, "its share of idle");
 	cr_assert_float_eq(m("all", "cost_idle"), 2 * (80 * 0.03 + 896 * 0.004), 1e-9);
 	cr_assert_float_eq(m("all", "verified_results"), 4, 1e-12);
 	cr_assert_float_eq(m("eval", "cost_per_verified_result"), (21.984 + 11.968) / 4, 1e-9);
@@ -53,8 +60,9 @@ Test(cost, the_same_jobs_on_time_sliced_gpus)
 	double h = 1.801, per_job = h * (1 * 2.50 + 8 * 0.03 + 64 * 0.004);
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
-	cr_assert_float_eq(m("all", "cost_total"), 4 * per_job, 1e-6);
+	cr_assert_float_eq(m("all", "cost_allocated"), 4 * per_job, 1e-6);
 	cr_assert_float_eq(m("all", "cost_idle"), h * (64 * 0.03 + 768 * 0.004), 1e-6);
+	cr_assert_float_eq(m("all", "cost_total"), 4 * per_job + h * (64 * 0.03 + 768 * 0.004), 1e-6);
 }
 
 /* MIG, two 3g.40gb per GPU: 3/7 of a GPU each (allocation and cost), all four
@@ -148,7 +156,7 @@ Test(cost, opencost_json_matches_the_database)
 		" (SELECT sum(json_extract(a.value, '$.totalCost')) FROM json_each(?1, '$.data') w,"
 		"  json_each(w.value) a),"
 		" (SELECT sum(total_cost) FROM allocations),"
-		" (SELECT sum(value) FROM metrics WHERE scope = 'all' AND name IN ('cost_total', 'cost_idle')),"
+		" (SELECT value FROM metrics WHERE scope = 'all' AND name = 'cost_total'),"
 		" (SELECT count(*) FROM json_each(?1, '$.data') w, json_each(w.value) a WHERE a.key = '__idle__'),"
 		" json_extract(?1, '$.data[0].eval.start'), json_extract(?1, '$.data[0].eval.minutes')",
 		-1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
@@ -166,4 +174,45 @@ Test(cost, opencost_json_matches_the_database)
 	sqlite3_close(db);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* powered: window charges idle only while the pool is open.  The run's
+ * last timeseries row can sit at or past its end; its window was reversed
+ * (end before start) and its idle negative: -165 of idle and -36.25 $ per
+ * verified result on the eval-window example.  Now idle is never negative
+ * and no allocation window ends before it starts: the four jobs fill the
+ * four GPUs 12:00-14:00 while open, so idle GPU cost is 0 and a verified
+ * result costs its allocations, 20 / 4 = 5 (2 GPUs x 1 h x 2.50 each). */
+Test(cost, powered_window_never_gives_negative_idle_or_reversed_windows)
+{
+	const char *sets[] = {"pools.batch.powered=window"};
+	run("tests/fixtures/eval-window.yaml", sets, 1);
+	cr_assert_geq(m("all", "cost_idle"), 0);
+	cr_assert_geq(m("batch", "cost_idle"), 0);
+	for (size_t i = 0; i < r.n_allocations; i++) {
+		cr_assert_geq(r.allocations[i].end, r.allocations[i].start, "window %zu reversed", i);
+		cr_assert_geq(r.allocations[i].total_cost, 0, "allocation %zu negative", i);
+	}
+	cr_assert_float_eq(m("eval", "cost_per_verified_result"),
+			   (m("eval", "cost_total") + m("eval", "cost_idle")) / 4, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), m("all", "cost_allocated") + m("all", "cost_idle"),
+			   1e-9);
+	cr_assert_gt(m("eval", "cost_per_verified_result"), 0);
+}
+
+/* cost_per_million_tokens counts the workload's share of idle, as $/verified
+ * does: one H100 of two serves, the other idles and chat carries it. */
+Test(cost, cost_per_million_tokens_includes_the_share_of_idle)
+{
+	const char *sets[] = {"pools.h100.nodes=2", "workloads.chat.requests.count=200",
+			      "output={step: 1m, requests: true}"};
+	run("scenarios/inference.yaml", sets, 3);
+	double tokens = 0;
+	for (size_t i = 0; i < r.n_requests; i++)
+		if (r.requests[i].status == REQUEST_COMPLETED)
+			tokens += r.requests[i].output_tokens;
+	double idle = m("chat", "cost_idle");
+	cr_assert_gt(idle, 0, "the second H100 idles");
+	cr_assert_float_eq(m("chat", "cost_per_million_tokens"),
+			   (m("chat", "cost_total") + idle) / tokens * 1e6, 1e-9);
 }

@@ -12,6 +12,11 @@
  * GPUs) minus what is allocated, at the pool's prices.  Idle is shared over
  * workloads in proportion to their cost (OpenCost's shareIdle), so
  *   cost per verified result = (cost + share of idle) / verified results.
+ * Metrics: a workload's cost_total and cost_allocated are its allocations,
+ * its cost_idle its share of idle; at scope all, cost_allocated is every
+ * allocation, cost_idle the idle, and cost_total the bill, both together
+ * (OpenCost's total with __idle__).  Idle is never negative and a window
+ * never ends before it starts.
  * gpu_efficiency is GPU usage over request: engine activity over allocation.
  */
 #ifndef GPUPLAN_COST_H
