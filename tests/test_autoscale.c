@@ -49,8 +49,14 @@ static const char *reason(size_t job)
 
 static const char *node(size_t job) { return r.node_names[r.jobs[job].node]; }
 
-/* The bill: allocations plus idle (powered, unallocated) capacity. */
-static double bill(void) { return metric("all", "cost_total") + metric("all", "cost_idle"); }
+/* The bill: cost_total of scope all, allocations plus idle (powered,
+ * unallocated) capacity. */
+static double bill(void)
+{
+	cr_assert_float_eq(metric("all", "cost_total"),
+			   metric("all", "cost_allocated") + metric("all", "cost_idle"), 1e-9);
+	return metric("all", "cost_total");
+}
 
 /*
  * Scale from zero.  The jobs arrive at 0; the scheduler finds no node; the
