@@ -39,7 +39,7 @@ const char *finding_kind_name(enum finding_kind k)
 	static const char *const names[FINDING_KINDS] = {
 		"sharing", "admission", "fragmentation", "stalled", "oom", "vram-full",
 		"preallocation", "kv-cache", "rules", "tokenizer", "off-gpu", "autoscaler-max",
-		"capacity"};
+		"node-group-max", "provisioning", "capacity"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 

@@ -351,3 +351,35 @@ Test(autoscale, the_loader_checks_autoscale_and_spot)
 		"a map like {min: 0, max: 4, provision_time: 5m}",
 		"pools.batch.autoscale=null");
 }
+
+/* --- the diagnosis (diagnose.h) ------------------------------------------------ */
+
+/* max 2: at max with job 2 pending 3900 s of the 8100 s span (over the 5%
+ * threshold): the node group's max is the limit; the fix doubles it. */
+Test(autoscale, the_diagnosis_names_a_node_group_at_its_max)
+{
+	run(A, NULL, 0);
+	cr_assert_geq(r.n_findings, 1);
+	const struct finding *f = &r.findings[0];
+	cr_assert_eq(f->kind, KIND_NODE_GROUP_MAX);
+	cr_assert_eq(f->pool, 0);
+	cr_assert_float_eq(f->figure, 3900, 1e-9);
+	cr_assert_eq(f->n_fixes, 1);
+	cr_assert_str_eq(f->fixes[0].sets[0], "pools.batch.autoscale.max=4");
+}
+
+/* max 3: nobody waits for capacity; all 900 pending pod-seconds are the wait
+ * for provisioning: the fix keeps the 3 nodes warm. */
+Test(autoscale, the_diagnosis_names_provisioning_time_not_capacity)
+{
+	RUN_WITH(A, "pools.batch.autoscale.max=3");
+	cr_assert_geq(r.n_findings, 1);
+	const struct finding *f = &r.findings[0];
+	cr_assert_eq(f->kind, KIND_PROVISIONING);
+	cr_assert_float_eq(f->figure, 900, 1e-9);
+	cr_assert_eq(f->fixes[0].n_sets, 2);
+	cr_assert_str_eq(f->fixes[0].sets[0], "pools.batch.nodes=3");
+	cr_assert_str_eq(f->fixes[0].sets[1], "pools.batch.autoscale.min=3");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_assert_neq(r.findings[i].kind, KIND_NODE_GROUP_MAX);
+}

@@ -163,6 +163,8 @@ enum finding_kind {
 	KIND_TOKENIZER,      /* requests wait for the CPU tokenizer */
 	KIND_OFF_GPU,        /* batch jobs' time goes off the GPU */
 	KIND_AUTOSCALER_MAX, /* an autoscaled service sits at max_replicas */
+	KIND_NODE_GROUP_MAX, /* a node pool's Cluster Autoscaler sits at max with pods pending */
+	KIND_PROVISIONING,   /* pods wait for nodes being provisioned, not for capacity */
 	KIND_CAPACITY,       /* busy GPUs, work waits: a larger pool */
 	FINDING_KINDS
 };
