@@ -1068,7 +1068,8 @@ void infer_event(struct infer *in, const struct event *ev)
 	case EV_INFER_SCALE: on_scale(in, &in->svcs[ev->id]); break;
 	case EV_INFER_RETRY: {
 		struct replica *r = &in->reps[ev->id];
-		if (r->state == RS_BACKOFF && ev->gen == r->life) {
+		/* After the last request the run is over: no restart is due. */
+		if (r->state == RS_BACKOFF && ev->gen == r->life && infer_work_left(in)) {
 			make_pending(in, r);
 			infer_place_pending(in);
 		}
@@ -1190,6 +1191,9 @@ void infer_start(struct infer *in)
 		collect_start(in->h.collect, now_of(in));
 	for (size_t i = 0; i < in->n_svcs; i++) {
 		struct service *s = &in->svcs[i];
+		/* Arrivals are due before the first placement: a replica OOM-killed
+		 * at once must see work left, or its restart is never scheduled. */
+		s->arriving = s->stream.next != SIM_NEVER;
 		for (int32_t k = 0; k < s->is->replicas; k++)
 			make_pending(in, &in->reps[s->first_rep + k]);
 		for (int32_t k = 0; k < s->is->replicas; k++) {
@@ -1199,7 +1203,6 @@ void infer_start(struct infer *in)
 		}
 		for (int32_t k = 0; k < s->n_history; k++)
 			s->history[k] = s->is->replicas;
-		s->arriving = s->stream.next != SIM_NEVER;
 		if (s->arriving)
 			engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)i, 0);
 		if (s->is->target_queue > 0)

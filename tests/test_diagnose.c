@@ -103,6 +103,36 @@ Test(diagnose, placement_when_a_selector_hides_idle_capacity)
 	cr_expect_eq(r.n_findings, 1);
 }
 
+/* Pending-reason rows carry the kinds of their message, so the diagnosis
+ * never reads kube-scheduler's or Kueue's text back: the placement fixture's
+ * "1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node
+ * affinity/selector" is resource + affinity; Kueue's "insufficient unused
+ * quota" is quota. */
+Test(diagnose, pending_reasons_carry_their_kinds)
+{
+	run("tests/fixtures/diagnose/placement.yaml", NULL, 0);
+	bool found = false;
+	for (size_t i = 0; i < r.n_pending_reasons; i++) {
+		const struct pending_reason *pr = &r.pending_reasons[i];
+		if (pr->workload != 0 || !strstr(pr->reason, "affinity/selector"))
+			continue;
+		found = true;
+		cr_expect_eq(pr->kinds, PEND_BIT(PEND_AFFINITY) | PEND_BIT(PEND_RESOURCE), "%s", pr->reason);
+	}
+	cr_expect(found);
+	cleanup();
+	run("tests/fixtures/diagnosis/quota.yaml", NULL, 0);
+	cr_assert_gt(r.n_pending_reasons, 0);
+	for (size_t i = 0; i < r.n_pending_reasons; i++)
+		cr_expect_eq(r.pending_reasons[i].kinds, PEND_BIT(PEND_QUOTA), "%s",
+			     r.pending_reasons[i].reason);
+	cr_expect_eq(r.findings[0].kind, KIND_ADMISSION);
+	cr_expect_eq(r.findings[0].queue, 0);
+	cr_expect_eq(r.findings[0].workload, 0);
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "queues.team-a.quota={nvidia.com/gpu: 16}",
+			 "4 + the 12 GPUs that were free");
+}
+
 Test(diagnose, application_when_the_tokenizer_is_saturated)
 {
 	run("tests/fixtures/diagnose/application.yaml", NULL, 0);

@@ -419,6 +419,23 @@ Test(infer, a_request_longer_than_the_whole_cache_is_rejected)
 	cr_assert_eq(r.requests[0].done, SIM_NEVER);
 }
 
+/* Three requests arrive together on a replica with two tokenizer workers of
+ * 100 ms: two start at once, the third takes the first worker freed, at
+ * 100 ms.  Waits for a worker: 0, 0 and 0.1 s, a mean of 0.1 / 3 s; with one
+ * worker they are 0, 0.1 and 0.2 s, a mean of 0.1 s. */
+Test(infer, tokenizer_workers_take_requests_in_arrival_order)
+{
+	burst("burst.csv", 3, 100, 2);
+	run(ONE_H100("", ", tokenize: {time: 100ms, workers: 2}", "{trace: burst.csv}"));
+	cr_assert_float_eq(metric("chat", "tokenize_wait_mean_s"), 0.1 / 3, 1e-9);
+	cr_assert_lt(r.requests[1].first_token, r.requests[2].first_token - 90000);
+	results_free(&r);
+	scenario_free(sc);
+	results_init(&r);
+	run(ONE_H100("", ", tokenize: 100ms", "{trace: burst.csv}"));
+	cr_assert_float_eq(metric("chat", "tokenize_wait_mean_s"), 0.1, 1e-9);
+}
+
 Test(infer, max_batch_caps_the_running_sequences)
 {
 	burst("burst.csv", 5, 100, 10);
@@ -584,4 +601,29 @@ Test(infer, request_rows_land_in_the_requests_table)
 	cr_assert_str_eq((const char *)sqlite3_column_text(q, 5), "chat");
 	sqlite3_finalize(q);
 	sqlite3_close(h);
+}
+
+/* A replica OOM-killed under time-slicing restarts with the kubelet's
+ * CrashLoopBackOff, for ever, as a Deployment's pod does (kubelet: 10 s
+ * doubling to a 300 s cap; Kubernetes docs, "Pod Lifecycle": "restarted
+ * with an exponential back-off delay (10s, 20s, 40s, ...) that is capped at
+ * five minutes").  Two servers at 90 % of one time-sliced H100 (2 replicas):
+ * the second is killed at 0 s, and again at each restart: 10, 30, 70, 150
+ * and 310 s, while requests keep arriving (4,000 at 10/s, about 400 s).
+ * Before, the kill at 0 s came before arrivals were due and no restart was
+ * ever scheduled: 1 kill. */
+Test(infer, a_replica_oom_killed_under_time_slicing_restarts_with_backoff)
+{
+	const char *ts = ", sharing: {mode: time-slicing, replicas: 2}";
+	const char *req = "{process: poisson, rate: 10/s, count: 4000, prompt_tokens: 200, output_tokens: 20}";
+	char text[2048];
+	snprintf(text, sizeof text, ONE_H100("%s", ", replicas: 2", "%s"), ts, req);
+	const char *pack[] = {"scheduler.scoring=MostAllocated"};
+	run_with(text, pack, 1);
+	double last = 0;
+	for (size_t i = 0; i < r.n_requests; i++)
+		last = fmax(last, sim_seconds(r.requests[i].arrival));
+	cr_assert(last > 310 && last < 610, "arrivals end at %.0f s", last);
+	cr_assert_float_eq(metric("chat", "oom_kills"), 6, 0, "kills at 0, 10, 30, 70, 150, 310 s: %g", metric("chat", "oom_kills"));
+	cr_assert_float_eq(metric("chat", "requests_completed"), 4000, 0);
 }

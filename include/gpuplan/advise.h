@@ -2,31 +2,33 @@
  * advise.h - the what-if runs the diagnosis suggests (`gpuplan advise`).
  *
  * advise_run runs the scenario as given (the base), reads its findings
- * (diagnose.h) and runs the alternatives they point to, each one a run in
- * the results database with its overrides in the params table:
- *   - allocation finding on pool P: P's GPUs shared by time-slicing x2, x4
- *     and MPS x2, x4, a MIG layout of the profile that holds the pods, and
- *     fractional shares, where the units hold every workload P hosts (MIG
- *     and fractional change the workloads' requests too, so only for
- *     one-GPU workloads that run nowhere else);
- *   - memory finding on pool P: the narrower weight formats that fit, with
- *     time-slicing where P is exclusive (two or four pods a GPU);
- *   - placement finding on workload W: W without its node_selector, without
- *     its node affinity, on any GPU type, tolerating the taints of the pools
- *     its rules keep it off (each that applies), and all of these together;
+ * (diagnose.h) and runs the alternatives, each one a run in the results
+ * database with its overrides in the params table:
+ *   - every alternative a finding names (finding.fixes: sharing modes,
+ *     narrower weights, memory_fraction, tokenizer workers, GPU policy and
+ *     scoring, quota and borrowing limits, max_replicas, relaxed rules);
+ *   - allocation finding on pool P: besides, time-slicing and MPS where their
+ *     units hold every workload P hosts, a MIG layout and fractional shares
+ *     (for one-GPU workloads that run nowhere else);
+ *   - memory finding on an exclusive pool P: narrower weights with
+ *     time-slicing x2 and x4;
+ *   - placement finding on workload W: its rules relaxed one at a time
+ *     (tolerating the taints of the pools they keep it off included), and
+ *     all together;
  *   - every workload with a model: its weights in int8 and in int4;
- *   - when the base queues (p95 over a minute), misses a deadline or an SLO:
- *     the smallest node count of the pool that holds the queued work that
- *     meets every deadline (deadline_met_pct >= 100), else every SLO
- *     (slo_met >= 1), else keeps queue p95 within a minute, found by
- *     search_run (search.h) over 1 .. 4x its nodes (no row when even 4x
- *     does not).  The pool is the allocation or memory finding's, else the
- *     largest one the rules let the longest-queued workload use.
- * Alternatives are ranked: those that meet every deadline and SLO with no
- * job failed or left unfinished first, then by cost per verified result,
- * then by queue p95, then by SLO attainment.  The first is the
- * recommendation; when none meets, advise_write says so and names the
- * closest.
+ *   - when the base misses its goal, queues (p95 over a minute) or the
+ *     diagnosis concludes capacity: the smallest node count of the pool that
+ *     holds the queued work that meets every deadline, else every SLO, else
+ *     keeps queue p95 within a minute (search_run over 1 .. 4x its nodes; no
+ *     row when even 4x does not).
+ * The goal: every deadline and SLO met, nothing failed, unfinished or
+ * OOM-killed, and with no deadline or SLO in the scenario, queue p95 within
+ * a minute.  Alternatives that meet it rank first, more hardware after the
+ * others, then by cost per verified result (within ADVISE_SAME_COST of the
+ * cheapest, the one planned first: a finding's own), then queue p95, then
+ * SLO attainment.  The first is the recommendation; when none meets,
+ * advise_write says so and names the closest.  The ranking also goes to the
+ * advice table (store_write_advice).
  *
  * The advice owns its rows and a copy of the base run's findings;
  * advice_free releases them.  Nothing here prints except advise_write, to

@@ -2,24 +2,36 @@
  * diagnose.h - why work waited and what would help, read from a finished run
  * (docs/diagnosis.md).
  *
- * The diagnosis follows the order that separates the causes, and each
- * finding carries the figures that support it:
- *   1. allocation   work pends on a pool whose GPUs are mostly allocated and
- *                   mostly idle: whole-GPU allocation is the lock.  Names
- *                   the sharing modes whose units would hold the pending pods.
- *   2. memory       pods are OOM-killed, or work pends on a full, idle pool
- *                   whose allocated GPUs have too little VRAM left for one
- *                   more pod: memory is the limit.  Names the quantization
- *                   that would fit and the GiB it frees per pod.
+ * The diagnosis follows the order that separates the causes; every finding
+ * is derived from what the run recorded (pending reasons by kind, kills per
+ * workload, timeseries windows, inference metrics), carries its figures in
+ * its evidence, and names its alternatives as --set overrides (struct
+ * finding_fix, results.h) that advise runs:
+ *   1. allocation   sharing: work pends on a pool whose GPUs are mostly
+ *                   allocated and mostly idle (sharing modes); admission: a
+ *                   queue's quota refuses work while the GPUs it may use are
+ *                   free (the quota or borrowing limit raised); fragmentation:
+ *                   jobs wait for GPUs while the free capacity holds one in
+ *                   pieces (packing GPU policies, MostAllocated scoring).
+ *   2. memory       stalled: no unit anywhere isolates a pod's VRAM, it can
+ *                   never run (narrower weights, fewer MPS replicas); oom:
+ *                   kills on a pool where the pods can overflow a GPU;
+ *                   preallocation: time-sliced servers' memory_fraction adds
+ *                   up past the GPU; vram-full: no room left for one more
+ *                   pod; kv-cache: a server preempts for KV blocks under a
+ *                   small memory_fraction while the SLO is missed.
  *   3. placement    pods pend with node-selector, affinity, gpu_spec, taint
  *                   or spread reasons while the capacity those rules hide
  *                   is idle: scheduler configuration, not hardware.
- *   4. application  an inference service's tokenizer is saturated while its
- *                   GPUs are idle, or batch jobs that start at once miss
- *                   their deadlines with GPUs mostly idle: the work is bound
- *                   off the GPU, and more GPUs would not help.
- * No finding without evidence: a run where none of these holds has none,
- * and the summary says it is healthy.
+ *   4. application  an inference service's tokenizer workers are saturated
+ *                   (more workers), or batch jobs that start at once miss
+ *                   their deadlines with GPUs mostly idle: more GPUs would
+ *                   not help.
+ *   5. capacity     an autoscaled service misses its SLO at max_replicas; or,
+ *                   only when nothing above explains it, work queues or
+ *                   misses its goals on busy GPUs (advise sizes the pool).
+ * A run where none of these holds has no finding, and the summary says it
+ * is healthy.  Findings rank by step, then by how much they explain.
  *
  * The analysis reads only the scenario and the results object (metrics,
  * timeseries windows, pending reasons), so it costs O(windows x scopes +
