@@ -136,31 +136,47 @@ static int32_t free_instances(const struct pool_state *ps, const struct pool_spe
 	return n;
 }
 
+/* The node's keys in its pool's whole and part indexes, computed from its
+ * GPUs alone (refresh stores them; cluster_pool_consistent compares). */
+static void node_keys(const struct cluster *c, int32_t node, int32_t *whole, int32_t *part)
+{
+	const struct node *nd = &c->nodes[node];
+	const struct pool_state *ps = &c->pools[nd->pool];
+	bool fractional = c->sc->pools[nd->pool].sharing.mode == SHARING_FRACTIONAL;
+	*whole = *part = 0;
+	for (int32_t i = 0; i < nd->gpus; i++) {
+		const struct gpu *g = &c->gpus[nd->first_gpu + i];
+		*whole += untouched(ps, g);
+		if (fractional)
+			*part = g->free > *part ? g->free : *part;
+		else
+			*part += g->free > 0;
+	}
+}
+
+/* The node's key in the index of MIG profile m of its pool. */
+static int32_t node_mig_key(const struct cluster *c, int32_t node, size_t m)
+{
+	const struct node *nd = &c->nodes[node];
+	int32_t n = 0;
+	for (int32_t i = 0; i < nd->gpus; i++)
+		n += free_instances(&c->pools[nd->pool], &c->sc->pools[nd->pool],
+				    &c->gpus[nd->first_gpu + i], m);
+	return n;
+}
+
 /* Recomputes the node's keys in every index of its pool from its GPUs. */
 static void refresh(struct cluster *c, int32_t node)
 {
-	const struct node *nd = &c->nodes[node];
-	if (!nd->ready)
+	if (!c->nodes[node].ready)
 		return; /* out of the indexes until it is Ready (cluster_node_up) */
-	struct pool_state *ps = &c->pools[nd->pool];
-	const struct pool_spec *spec = &c->sc->pools[nd->pool];
-	int32_t local = node - ps->first_node, whole = 0, part = 0;
-	for (int32_t i = 0; i < nd->gpus; i++) {
-		const struct gpu *g = &c->gpus[nd->first_gpu + i];
-		whole += untouched(ps, g);
-		if (spec->sharing.mode == SHARING_FRACTIONAL)
-			part = g->free > part ? g->free : part;
-		else
-			part += g->free > 0;
-	}
+	struct pool_state *ps = &c->pools[c->nodes[node].pool];
+	int32_t local = node - ps->first_node, whole, part;
+	node_keys(c, node, &whole, &part);
 	index_set(&ps->whole, local, whole);
 	index_set(&ps->part, local, part);
-	for (size_t m = 0; m < ps->n_mig; m++) {
-		int32_t n = 0;
-		for (int32_t i = 0; i < nd->gpus; i++)
-			n += free_instances(ps, spec, &c->gpus[nd->first_gpu + i], m);
-		index_set(&ps->mig[m], local, n);
-	}
+	for (size_t m = 0; m < ps->n_mig; m++)
+		index_set(&ps->mig[m], local, node_mig_key(c, node, m));
 }
 
 static int32_t mig_index(const struct pool_state *ps, const char *profile);
@@ -549,6 +565,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	}
 	account(c, node, pl->equivalent);
 	refresh(c, node);
+	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
 }
 
 void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl)
@@ -571,6 +588,7 @@ void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl
 	c->nodes[pl->node].memory_free += pl->memory;
 	account(c, pl->node, -pl->equivalent);
 	refresh(c, pl->node);
+	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
 }
 
 int32_t cluster_max_free(const struct cluster *c, size_t p)
@@ -593,36 +611,107 @@ char *cluster_node_name(const struct cluster *c, int32_t node)
 	return s;
 }
 
+/* Whether index ix agrees with the keys want[] of the pool's n nodes: each
+ * node's key, its bit in that level's bitset and no other, the per-level
+ * counts.  Fills why with the first disagreement. */
+static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int32_t n,
+			 const char *name, char *why, size_t len)
+{
+	if (!ix->levels)
+		return true; /* an index this pool's sharing mode does not use */
+	int64_t bits = 0, members = 0;
+	for (size_t i = 0; i < (size_t)ix->levels * ix->words; i++)
+		bits += __builtin_popcountll(ix->bits[i]);
+	for (int32_t i = 0; i < n; i++)
+		members += want[i] >= 0; /* -1: a node that is not Ready, in no bucket */
+	if (bits != members)
+		return snprintf(why, len, "%s index: %lld bits set for %lld nodes", name,
+				(long long)bits, (long long)members), false;
+	int32_t *count = gp_xcalloc((size_t)ix->levels, sizeof *count);
+	bool ok = true;
+	for (int32_t i = 0; i < n && ok; i++) {
+		int32_t k = want[i];
+		if (k < 0) {
+			ok = ix->key[i] == -1;
+			if (!ok)
+				snprintf(why, len, "%s index: node %d is not Ready but has key %d", name,
+					 (int)i, (int)ix->key[i]);
+			continue;
+		}
+		ok = k < ix->levels && ix->key[i] == k &&
+		     (ix->bits[(size_t)k * ix->words + (size_t)i / 64] >> (i % 64) & 1);
+		if (!ok)
+			snprintf(why, len, "%s index: node %d has key %d and should have %d", name,
+				 (int)i, (int)ix->key[i], (int)k);
+		else
+			count[k]++;
+	}
+	for (int32_t k = 0; k < ix->levels && ok; k++)
+		if (count[k] != ix->count[k]) {
+			ok = false;
+			snprintf(why, len, "%s index: level %d counts %d nodes, %d have it", name,
+				 (int)k, (int)ix->count[k], (int)count[k]);
+		}
+	free(count);
+	return ok;
+}
+
+bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_t len)
+{
+	char scratch[1];
+	if (!why) {
+		why = scratch;
+		len = sizeof scratch;
+	}
+	const struct pool_state *ps = &c->pools[p];
+	int32_t n = ps->n_nodes;
+	int32_t *whole = gp_xcalloc((size_t)n + 1, sizeof *whole);
+	int32_t *part = gp_xcalloc((size_t)n + 1, sizeof *part);
+	double allocated = 0;
+	bool ok = true;
+	for (int32_t i = 0; i < n && ok; i++) {
+		int32_t node = ps->first_node + i;
+		node_keys(c, node, &whole[i], &part[i]);
+		if (!c->nodes[node].ready)
+			whole[i] = part[i] = -1;
+		allocated += c->nodes[node].allocated;
+		for (int32_t k = 0; k < c->nodes[node].gpus && ok; k++) {
+			const struct gpu *g = &c->gpus[c->nodes[node].first_gpu + k];
+			if (g->free < 0 || g->free > ps->units_per_gpu) {
+				ok = false;
+				snprintf(why, len, "node %d GPU %d has %d free units of %d", (int)node,
+					 (int)k, (int)g->free, (int)ps->units_per_gpu);
+			}
+		}
+	}
+	ok = ok && index_agrees(&ps->whole, whole, n, "whole", why, len) &&
+	     index_agrees(&ps->part, part, n, "part", why, len);
+	for (size_t m = 0; m < ps->n_mig && ok; m++) {
+		for (int32_t i = 0; i < n; i++)
+			whole[i] = c->nodes[ps->first_node + i].ready
+					   ? node_mig_key(c, ps->first_node + i, m)
+					   : -1;
+		ok = index_agrees(&ps->mig[m], whole, n, ps->mig_profiles[m]->name, why, len);
+	}
+	if (ok && fabs(allocated - ps->allocated) > 1e-6) {
+		ok = false;
+		snprintf(why, len, "pool %zu: allocated %.9g, its nodes hold %.9g", p, ps->allocated,
+			 allocated);
+	}
+	free(whole);
+	free(part);
+	return ok;
+}
+
 bool cluster_consistent(const struct cluster *c)
 {
 	double total = 0;
 	for (size_t p = 0; p < c->n_pools; p++) {
-		const struct pool_state *ps = &c->pools[p];
-		double pool = 0;
-		for (int32_t i = 0; i < ps->n_nodes; i++) {
-			int32_t node = ps->first_node + i;
-			int32_t whole = ps->whole.key[i];
-			if (!c->nodes[node].ready) {
-				pool += c->nodes[node].allocated; /* a cordoned node drains */
-				if (whole != -1)
-					return false;
-				continue;
-			}
-			refresh((struct cluster *)c, node); /* recompute, then compare */
-			if (ps->whole.key[i] != whole)
-				return false;
-			for (int32_t k = 0; k < c->nodes[node].gpus; k++) {
-				const struct gpu *g = &c->gpus[c->nodes[node].first_gpu + k];
-				if (g->free < 0 || g->free > ps->units_per_gpu)
-					return false;
-			}
-			pool += c->nodes[node].allocated;
-		}
-		if (pool - ps->allocated > 1e-6 || ps->allocated - pool > 1e-6)
+		if (!cluster_pool_consistent(c, p, NULL, 0))
 			return false;
-		total += pool;
+		total += c->pools[p].allocated;
 	}
-	return total - c->allocated < 1e-6 && c->allocated - total < 1e-6;
+	return fabs(total - c->allocated) < 1e-6;
 }
 
 /* --- windows ----------------------------------------------------------- */

@@ -733,7 +733,7 @@ static const struct key_rule workload_rules[] = {
 	{"topology_spread", workload_topology_spread},
 	{"pods", workload_pods},
 	{"gang", workload_gang},
-	/* in the scenario format, not simulated yet */
+	/* results and restarts: quality, start-up, checkpoints; then the model and its server */
 	{"quality", workload_quality},
 	{"startup", workload_startup},
 	{"checkpoint", workload_checkpoint},

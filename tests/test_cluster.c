@@ -230,3 +230,34 @@ Test(cluster, touching_windows_merge)
 	cr_assert(window_state(&pools[0], start, 9 * SIM_HOUR, &next));
 	cr_assert_eq(next, 18 * SIM_HOUR);
 }
+
+/* The check recomputes each node's key from its GPUs and compares: a drifted
+ * index is reported, with the node, and left as it was (Lua's hard tests
+ * check the same way: report, never repair). */
+Test(cluster, consistency_check_reports_drift_and_repairs_nothing)
+{
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec w = pod(3);
+	struct placement pl;
+	cluster_take(&c, 1, &w, 3, 7, &pl); /* node a-1: 1 untouched GPU */
+	char why[160] = "";
+	cr_assert(cluster_pool_consistent(&c, 0, why, sizeof why), "%s", why);
+	c.pools[0].whole.key[1] = 4; /* the index claims a-1 is untouched */
+	cr_assert_not(cluster_pool_consistent(&c, 0, why, sizeof why));
+	cr_expect(strstr(why, "whole index: node 1 has key 4 and should have 1"), "%s", why);
+	cr_assert_not(cluster_consistent(&c));
+	cr_assert_eq(c.pools[0].whole.key[1], 4, "nothing repaired");
+	c.pools[0].whole.key[1] = 1;
+	cr_assert(cluster_pool_consistent(&c, 0, why, sizeof why), "%s", why);
+	c.pools[0].whole.count[4]++; /* a count without its node */
+	cr_assert_not(cluster_pool_consistent(&c, 0, why, sizeof why));
+	cr_expect(strstr(why, "whole index: level 4 counts"), "%s", why);
+	c.pools[0].whole.count[4]--;
+	c.pools[1].allocated += 0.5; /* a total that drifted */
+	cr_assert_not(cluster_pool_consistent(&c, 1, why, sizeof why));
+	cr_expect(strstr(why, "pool 1: allocated 0.5"), "%s", why);
+	c.pools[1].allocated -= 0.5;
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}

@@ -175,7 +175,14 @@ int32_t cluster_max_free(const struct cluster *c, size_t p);
 /* "<pool>-<i>" for node (caller frees). */
 char *cluster_node_name(const struct cluster *c, int32_t node);
 
-/* Checks every index and total against the GPUs (tests and debug builds). */
+/* Compares every index of pool p (each node's key, its bit, the per-level
+ * counts) and the pool's allocation with a recomputation from the GPUs;
+ * false on drift, with the first disagreement in why (NULL: not wanted).
+ * Repairs nothing.  O(nodes x GPUs + levels x words) of the pool; runs after
+ * every cluster_take and cluster_release when NDEBUG is off. */
+bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_t len);
+
+/* Every pool, and the cluster's total allocation. */
 bool cluster_consistent(const struct cluster *c);
 
 /*
