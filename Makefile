@@ -111,7 +111,14 @@ asan: deps
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/all -j$(JOBS)
 
+# The M/M/1 benchmark runs beside SimPy: Debian's python3-simpy, installed here only.
 bench: deps
+	@/usr/bin/python3 -c 'import SimPy.Simulation' 2>/dev/null || { \
+	  echo "bench: installing python3-simpy (the M/M/1 side by side)"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq python3-simpy >/dev/null || \
+	  echo "bench: python3-simpy could not be installed; the SimPy run will be skipped"; }
 	@$(MAKE) --no-print-directory -j$(JOBS) OPT="-O3 -g -DNDEBUG" BUILD=build-bench \
 	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
 	@for b in $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%); do $$b results/bench.db || exit 1; done

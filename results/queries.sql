@@ -38,9 +38,15 @@ SELECT r.run_id,
 
 -- 2. Queue p95 and cost per verified result by sharing mode and pool size,
 --    over seeds (and any other override): mean, and worst case for the queue.
+--    A stalled run (work left that nothing could start) has no queue figure
+--    for the jobs that never ran, so the means leave it out: `stalled` counts
+--    such runs (and `horizon` those cut by the horizon) so that none is
+--    dropped silently; read their rows in query 1.
 SELECT coalesce(sh.value, '(base)') AS sharing,
        CAST(n.value AS INTEGER) AS nodes,
        count(*) AS runs,
+       sum(r.status = 'stalled') AS stalled,
+       sum(r.status = 'horizon') AS horizon,
        round(avg(q.value)) AS queue_p95_s,
        round(max(q.value)) AS worst_queue_p95_s,
        round(avg(c.value), 2) AS cost_per_verified

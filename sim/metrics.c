@@ -4,17 +4,18 @@
 #include "gpuplan/metrics.h"
 
 #include "gpuplan/cost.h"
+#include "gpuplan/sort.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void add_queue_metrics(struct results *r, const char *scope, double *q, size_t n)
 {
 	double mean = NAN, p50 = NAN, p95 = NAN, p99 = NAN, max = NAN;
 	if (n) {
-		gsl_sort(q, 1, n);
+		sort_doubles(q, n); /* the array gsl_sort gives, in O(n) */
 		mean = gsl_stats_mean(q, 1, n);
 		p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
 		p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
@@ -29,31 +30,30 @@ static void add_queue_metrics(struct results *r, const char *scope, double *q, s
 }
 
 /* Job counts, deadlines, queue times and makespan of the jobs of workload w
- * (w < 0: all jobs). */
+ * (w < 0: all jobs), from the counts the run kept per workload (sim.h):
+ * finished jobs may be gone.  The waits gathered here sort to the array the
+ * jobs would give, so the figures do not depend on the jobs being kept. */
 static void add_job_metrics(const struct sim *s, const struct scenario *sc, struct results *r,
 			    const char *scope, int32_t w, double *scratch)
 {
-	size_t n_jobs;
-	const struct sim_job *jobs = sim_jobs(s, &n_jobs);
 	const struct sim_workload *wl = sim_workloads(s);
-	size_t n = 0, submitted = 0, completed = 0, failed = 0, met = 0;
+	size_t n = 0;
+	int64_t submitted = 0, completed = 0, failed = 0, met = 0;
 	sim_time first = SIM_NEVER, last = SIM_NEVER;
-	for (size_t i = 0; i < n_jobs; i++) {
-		const struct sim_job *j = &jobs[i];
-		if (w >= 0 && j->workload != w)
+	for (size_t k = 0; k < sc->n_workloads; k++) {
+		const struct sim_workload *x = &wl[k];
+		if (w >= 0 && (size_t)w != k)
 			continue;
-		submitted++;
-		if (j->start != SIM_NEVER)
-			scratch[n++] = sim_seconds(j->start - j->submit);
-		if (first == SIM_NEVER || j->submit < first)
-			first = j->submit;
-		if (j->status == JOB_COMPLETED) {
-			completed++;
-			if (last == SIM_NEVER || j->end > last)
-				last = j->end;
-		}
-		failed += j->status == JOB_FAILED;
-		met += j->status == JOB_COMPLETED && j->end <= j->deadline;
+		submitted += x->submitted;
+		completed += x->completed;
+		failed += x->failed;
+		met += x->met;
+		if (x->first_submit != SIM_NEVER && (first == SIM_NEVER || x->first_submit < first))
+			first = x->first_submit;
+		if (x->last_end != SIM_NEVER && (last == SIM_NEVER || x->last_end > last))
+			last = x->last_end;
+		memcpy(scratch + n, x->waits, x->n_waits * sizeof *scratch);
+		n += x->n_waits;
 	}
 	add_queue_metrics(r, scope, scratch, n);
 	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
@@ -124,9 +124,10 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r)
 {
 	const struct collect *c = sim_collect(s);
-	size_t n_jobs;
-	sim_jobs(s, &n_jobs);
-	double *scratch = gp_xmalloc((n_jobs ? n_jobs : 1) * sizeof *scratch);
+	size_t n_waits = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		n_waits += sim_workloads(s)[w].n_waits;
+	double *scratch = gp_xmalloc((n_waits ? n_waits : 1) * sizeof *scratch);
 	for (size_t scope = 0; scope < c->n_scopes; scope++) {
 		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
 		if (scope == 0)

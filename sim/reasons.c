@@ -209,6 +209,12 @@ void reasons_join(struct reasons *r, size_t cls, uint32_t job)
 	j->seq = c->fails;
 }
 
+void reasons_retire(struct reasons *r, uint32_t job)
+{
+	if (job < r->cap_jobs)
+		r->jobs[job] = (struct reason_job){-1, 0, -1};
+}
+
 /* The message for counts, formatted only when they differ from the class's
  * last ones: most failed attempts repeat the previous message. */
 static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)

@@ -327,15 +327,9 @@ static int req_process(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
-/* A rate with its unit, or a bare number of requests per second (so that
- * `search --vary workloads.chat.requests.rate` can bisect plain numbers). */
 static int req_rate(struct loader *ld, const struct ynode *v, void *obj)
 {
-	double *rate = &((struct request_spec *)obj)->rate;
-	if (v->kind == YNODE_SCALAR && (!units_rate(v->value, rate) || !units_number(v->value, rate)) &&
-	    *rate > 0 && *rate <= 1e9)
-		return GP_OK;
-	return ld_bad_value(ld, v, "rate", UNITS_HINT_RATE ", or a number of requests per second > 0");
+	return ld_get_rate(ld, v, "rate", &((struct request_spec *)obj)->rate);
 }
 
 static int req_shape(struct loader *ld, const struct ynode *v, void *obj)

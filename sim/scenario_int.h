@@ -82,6 +82,9 @@ int ld_get_amount(struct loader *ld, const struct ynode *v, const char *what, co
 int ld_get_bool(struct loader *ld, const struct ynode *v, const char *what, bool *out);
 int ld_get_clock(struct loader *ld, const struct ynode *v, const char *what, sim_time *out);
 int ld_get_duration(struct loader *ld, const struct ynode *v, const char *what, bool positive, sim_time *out);
+/* Every rate key's one rule: a rate with its unit (10/h), or a bare number
+ * per second (so that `search --vary` can bisect plain numbers); > 0. */
+int ld_get_rate(struct loader *ld, const struct ynode *v, const char *what, double *per_second);
 int ld_get_enum(struct loader *ld, const struct ynode *v, const char *what, const char *const *names, size_t n, int *out);
 int ld_get_fraction(struct loader *ld, const struct ynode *v, const char *what, double *out);
 int ld_get_gpu_type(struct loader *ld, const struct ynode *v, const char *what, const struct gpu_type **out);

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gpuplan/units.h"
 
@@ -45,7 +46,15 @@ const char *ld_join(char *buf, size_t size, const char *const *words, size_t n,
 int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, const char *word,
 			const char *const *names, size_t n)
 {
-	const char *close = ytree_closest(word, names, n);
+	/* A name the word begins ("H100" for "H100-80GB") is the likelier meaning
+	 * than one a few edits away ("A10"). */
+	const char *close = NULL;
+	for (size_t i = 0; i < n && !close && *word; i++)
+		if (names[i] && strlen(names[i]) > strlen(word) &&
+		    !strncasecmp(names[i], word, strlen(word)))
+			close = names[i];
+	if (!close)
+		close = ytree_closest(word, names, n);
 	if (close)
 		return gp_located(ld->err, loc, "unknown %s '%s'; did you mean '%s'?", what, word,
 				  close);
@@ -416,3 +425,12 @@ int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what,
 			  what, name, first.line, first.col);
 }
 
+
+int ld_get_rate(struct loader *ld, const struct ynode *v, const char *what, double *per_second)
+{
+	if (v->kind == YNODE_SCALAR &&
+	    (!units_rate(v->value, per_second) || !units_number(v->value, per_second)) &&
+	    *per_second > 0 && *per_second <= 1e9)
+		return GP_OK;
+	return ld_bad_value(ld, v, what, UNITS_HINT_RATE ", or a number per second > 0");
+}

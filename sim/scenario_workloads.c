@@ -624,10 +624,7 @@ static int arrival_process(struct loader *ld, const struct ynode *v, void *obj)
 
 static int arrival_rate(struct loader *ld, const struct ynode *v, void *obj)
 {
-	double *rate = &((struct arrival *)obj)->rate;
-	if (v->kind != YNODE_SCALAR || units_rate(v->value, rate) || !(*rate > 0))
-		return ld_bad_value(ld, v, "rate", UNITS_HINT_RATE);
-	return GP_OK;
+	return ld_get_rate(ld, v, "rate", &((struct arrival *)obj)->rate);
 }
 
 static int arrival_from(struct loader *ld, const struct ynode *v, void *obj)

@@ -25,15 +25,15 @@ void sched_free(struct sched *s)
 	memset(s, 0, sizeof *s);
 }
 
-struct sched_entry sched_entry(enum sched_order order, uint32_t job, sim_time submit,
+struct sched_entry sched_entry(enum sched_order order, uint32_t job, uint32_t seq, sim_time submit,
 			       int32_t priority, sim_time deadline, sim_time duration)
 {
-	struct sched_entry e = {submit, 0, job};
+	struct sched_entry e = {submit, 0, job, seq};
 	switch (order) {
 	case ORDER_FIFO: break;
-	case ORDER_PRIORITY: e = (struct sched_entry){-(int64_t)priority, submit, job}; break;
-	case ORDER_EDF: e = (struct sched_entry){deadline, submit, job}; break;
-	case ORDER_SJF: e = (struct sched_entry){duration, submit, job}; break;
+	case ORDER_PRIORITY: e = (struct sched_entry){-(int64_t)priority, submit, job, seq}; break;
+	case ORDER_EDF: e = (struct sched_entry){deadline, submit, job, seq}; break;
+	case ORDER_SJF: e = (struct sched_entry){duration, submit, job, seq}; break;
 	}
 	return e;
 }

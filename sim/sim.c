@@ -53,6 +53,9 @@ struct sim {
 	struct collect collect;
 	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
+	uint32_t *free_ids;    /* retired job indexes to reuse (output.jobs false) */
+	size_t n_free, cap_free;
+	uint32_t submitted;    /* jobs so far: the next job's seq */
 	struct sim_workload *wl; /* per workload */
 	size_t arriving;       /* workloads whose stream has more arrivals */
 	size_t running;
@@ -277,8 +280,8 @@ static void enqueue(struct sim *s, uint32_t id)
 	const struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	size_t cls = sched_add(&s->sched, j->workload, j->gpus, ws->queue,
-			       sched_entry(s->sched.order, id, j->submit, ws->priority, j->deadline,
-					   j->duration));
+			       sched_entry(s->sched.order, id, j->seq, j->submit, ws->priority,
+					   j->deadline, j->duration));
 	reasons_join(&s->reasons, cls, id);
 	autoscale_joined(s->as, cls, j->pods);
 	s->dirty = true;
@@ -289,13 +292,25 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 	sim_time now = s->engine.now;
 	if (!s->collect.started)
 		collect_start(&s->collect, now);
-	GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
-	uint32_t id = (uint32_t)s->n_jobs++;
+	uint32_t id;
+	uint16_t gen = 0;
+	if (s->n_free) {
+		id = s->free_ids[--s->n_free];
+		gen = (uint16_t)(s->jobs[id].gen + 1); /* its old finish events stay stale */
+	} else {
+		GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
+		id = (uint32_t)s->n_jobs++;
+	}
 	struct sim_job *j = &s->jobs[id];
 	*j = (struct sim_job){.submit = now, .start = SIM_NEVER, .end = SIM_NEVER,
 			  .deadline = nj->deadline, .duration = nj->duration,
 			  .demand = s->wl[w].demand_unit * nj->gpus, .workload = (int32_t)w,
-			  .gpus = nj->gpus, .status = JOB_PENDING, .trace_queue = nj->trace_queue};
+			  .gpus = nj->gpus, .gen = gen, .status = JOB_PENDING,
+			  .trace_queue = nj->trace_queue, .seq = s->submitted++};
+	struct sim_workload *wl = &s->wl[w];
+	wl->submitted++;
+	if (wl->first_submit == SIM_NEVER)
+		wl->first_submit = now;
 	j->pl.node = -1;
 	j->pods = placement_pods(&s->placer, w);
 	j->demand *= j->pods;
@@ -328,6 +343,29 @@ static bool overflows(struct sim *s, struct sim_job *j)
 	return false;
 }
 
+/* A job has completed or failed: its counts go to its workload, and without
+ * job rows its index is freed for the next arrival (sim.h). */
+static void retire(struct sim *s, uint32_t id)
+{
+	struct sim_job *j = &s->jobs[id];
+	struct sim_workload *wl = &s->wl[j->workload];
+	if (j->status == JOB_COMPLETED) {
+		wl->completed++;
+		wl->met += j->end <= j->deadline;
+		if (wl->last_end == SIM_NEVER || j->end > wl->last_end)
+			wl->last_end = j->end;
+	} else {
+		wl->failed++;
+	}
+	if (s->sc->output.jobs)
+		return;
+	free(j->more);
+	j->more = NULL;
+	reasons_retire(&s->reasons, id);
+	GP_GROW(s->free_ids, s->cap_free, s->n_free + 1);
+	s->free_ids[s->n_free++] = id;
+}
+
 /* The pod whose allocation overflowed the GPU dies with OOM; the Job makes a
  * new one after a backoff, until its restart limit. */
 static void oom_kill(struct sim *s, uint32_t id)
@@ -342,6 +380,7 @@ static void oom_kill(struct sim *s, uint32_t id)
 		j->end = s->engine.now;
 		gauge(s, -1, j->workload, GAUGE_PENDING, -1);
 		gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
+		retire(s, id);
 		return;
 	}
 	sim_time backoff = sim_backoff(ws->restart_backoff, j->restarts++);
@@ -370,8 +409,12 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 		oom_kill(s, id);
 		return;
 	}
-	if (j->start == SIM_NEVER)
+	if (j->start == SIM_NEVER) {
 		j->start = s->engine.now; /* queue time runs to the first start */
+		struct sim_workload *wl = &s->wl[j->workload];
+		GP_GROW(wl->waits, wl->cap_waits, wl->n_waits + 1);
+		wl->waits[wl->n_waits++] = sim_seconds(j->start - j->submit);
+	}
 	j->span_start = s->engine.now;
 	j->last = s->engine.now;
 	charge_quota(s, j, +1);
@@ -414,6 +457,7 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 		gpus_changed(s, &pods_of(j)[k]);
 	s->dirty = true;
 	s->last_progress = s->engine.now;
+	retire(s, id);
 }
 
 /*
@@ -722,6 +766,8 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->gpu_engine = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_engine);
 	s->gpu_sm = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_sm);
 	s->wl = gp_xcalloc(sc->n_workloads, sizeof *s->wl);
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		s->wl[w].first_submit = s->wl[w].last_end = SIM_NEVER;
 	quota_init(&s->quota, sc);
 	s->req = gp_xcalloc(s->quota.n_res + 1, sizeof *s->req);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
@@ -744,7 +790,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	collect_init(&s->collect, sc, out);
 	s->strict_head = gp_xcalloc(sc->n_queues, sizeof *s->strict_head);
 	int64_t expected = scenario_job_count(sc);
-	if (expected > 0)
+	if (expected > 0 && sc->output.jobs) /* else jobs retire: memory follows those in flight */
 		GP_GROW(s->jobs, s->cap_jobs, (size_t)expected);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		sim_time next = s->arrivals.streams[w].next;
@@ -786,8 +832,11 @@ static void sim_destroy(struct sim *s)
 	free(s->why);
 	free(s->gpu_engine);
 	free(s->gpu_sm);
-	for (size_t w = 0; w < s->sc->n_workloads; w++)
+	for (size_t w = 0; w < s->sc->n_workloads; w++) {
 		gsl_rng_free(s->wl[w].quality);
+		free(s->wl[w].waits);
+	}
+	free(s->free_ids);
 	free(s->wl);
 	quota_free(&s->quota);
 	free(s->req);

@@ -593,6 +593,9 @@ Test(scenario, pool_errors)
 		 "1000000, or 0 with autoscale"},
 		{P("nodes: 1, gpu: A100-80G, gpus_per_node: 8"),
 		 "DIR/s.yaml:2:34: error: unknown GPU type 'A100-80G'; did you mean 'A100-80GB'?"},
+		/* a name the word begins is suggested before a near spelling (A10) */
+		{P("nodes: 1, gpu: H100, gpus_per_node: 8"),
+		 "DIR/s.yaml:2:34: error: unknown GPU type 'H100'; did you mean 'H100-80GB'?"},
 		{P("nodes: 1, gpu: B200, gpus_per_node: 8"),
 		 "DIR/s.yaml:2:34: error: unknown GPU type 'B200'; expected A100-40GB, A100-80GB, "
 		 "H100-80GB, H200-141GB, L40S, L4, A10, T4, V100-16GB or V100-32GB"},
@@ -886,12 +889,10 @@ Test(scenario, arrival_errors)
 		 "5/m, 300/h or 20/d"},
 		{W("arrival: {process: poisson, rate: ten/h}, count: 2, duration: 1h"),
 		 "DIR/s.yaml:3:57: error: invalid rate 'ten/h'; expected a rate like 10/s, 5/m, "
-		 "300/h "
-		 "or 20/d"},
+		 "300/h or 20/d, or a number per second > 0"},
 		{W("arrival: {process: poisson, rate: 0/h}, count: 2, duration: 1h"),
 		 "DIR/s.yaml:3:57: error: invalid rate '0/h'; expected a rate like 10/s, 5/m, "
-		 "300/h "
-		 "or 20/d"},
+		 "300/h or 20/d, or a number per second > 0"},
 		{W("arrival: {process: poisson, rate: 1/h, format: csv}, count: 2, duration: 1h"),
 		 "DIR/s.yaml:3:62: error: format does not apply to a poisson arrival; expected "
 		 "only "
@@ -1103,4 +1104,15 @@ Test(scenario, a_pool_without_gpus_takes_no_gpu_type)
 	      "workloads: [{name: w, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h}]\n",
 	      "DIR/s.yaml:2:53: error: a pool with gpus_per_node: 0 has no GPUs; expected no gpu "
 	      "or sharing");
+}
+
+/* One rule for every rate key: a batch arrival's rate, like an inference
+ * request rate, takes a bare number per second (before, batch refused it
+ * while inference accepted it). */
+Test(scenario, a_bare_number_is_a_rate_per_second_for_every_rate_key)
+{
+	struct scenario *sc = load(NAME POOL
+		"workloads: [{name: w, count: 3, arrival: {process: poisson, rate: 2}, duration: 1h}]\n");
+	cr_assert_float_eq(sc->workloads[0].arrival.rate, 2.0, 1e-15);
+	scenario_free(sc);
 }

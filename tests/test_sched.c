@@ -14,10 +14,10 @@ Test(sched, groups_identical_requests_into_one_class)
 {
 	struct sched s;
 	sched_init(&s, ORDER_FIFO);
-	size_t a = sched_add(&s, 0, 2, 0, sched_entry(ORDER_FIFO, 0, 10, 0, SIM_NEVER, 5));
-	size_t b = sched_add(&s, 0, 2, 0, sched_entry(ORDER_FIFO, 1, 11, 0, SIM_NEVER, 5));
-	size_t c = sched_add(&s, 0, 4, 0, sched_entry(ORDER_FIFO, 2, 12, 0, SIM_NEVER, 5));
-	size_t d = sched_add(&s, 1, 2, 0, sched_entry(ORDER_FIFO, 3, 13, 0, SIM_NEVER, 5));
+	size_t a = sched_add(&s, 0, 2, 0, sched_entry(ORDER_FIFO, 0, 0, 10, 0, SIM_NEVER, 5));
+	size_t b = sched_add(&s, 0, 2, 0, sched_entry(ORDER_FIFO, 1, 1, 11, 0, SIM_NEVER, 5));
+	size_t c = sched_add(&s, 0, 4, 0, sched_entry(ORDER_FIFO, 2, 2, 12, 0, SIM_NEVER, 5));
+	size_t d = sched_add(&s, 1, 2, 0, sched_entry(ORDER_FIFO, 3, 3, 13, 0, SIM_NEVER, 5));
 	cr_assert_eq(a, b);
 	cr_assert_neq(a, c);
 	cr_assert_neq(a, d);
@@ -32,7 +32,7 @@ Test(sched, fifo_orders_by_submit_then_arrival)
 	sched_init(&s, ORDER_FIFO);
 	sim_time submit[] = {30, 10, 20, 10};
 	for (uint32_t j = 0; j < 4; j++)
-		sched_add(&s, 0, 1, 0, sched_entry(ORDER_FIFO, j, submit[j], 0, SIM_NEVER, 0));
+		sched_add(&s, 0, 1, 0, sched_entry(ORDER_FIFO, j, j, submit[j], 0, SIM_NEVER, 0));
 	uint32_t expect[] = {1, 3, 2, 0};
 	for (int i = 0; i < 4; i++)
 		cr_assert_eq(pop_head(&s, 0), expect[i]);
@@ -55,7 +55,7 @@ Test(sched, priority_edf_and_sjf_orders)
 		sched_init(&s, cases[k].order);
 		for (uint32_t j = 0; j < 3; j++)
 			sched_add(&s, 0, 1, 0,
-				  sched_entry(cases[k].order, j, 0, prio[j], deadline[j], duration[j]));
+				  sched_entry(cases[k].order, j, j, 0, prio[j], deadline[j], duration[j]));
 		cr_assert_eq(sched_head(&s, 0)->job, cases[k].first, "order %d", (int)cases[k].order);
 		sched_free(&s);
 	}
@@ -68,7 +68,7 @@ Test(sched, keeps_heap_order_under_many_classes)
 	/* Enough classes to force the index to grow several times. */
 	for (uint32_t j = 0; j < 5000; j++)
 		sched_add(&s, (int32_t)(j % 100), (int32_t)(j % 7 + 1), 0,
-			  sched_entry(ORDER_SJF, j, 0, 0, SIM_NEVER, (sim_time)((j * 7919) % 1000)));
+			  sched_entry(ORDER_SJF, j, j, 0, 0, SIM_NEVER, (sim_time)((j * 7919) % 1000)));
 	cr_assert_eq(s.n_classes, 700);
 	for (size_t c = 0; c < s.n_classes; c++) {
 		sim_time last = -1;
@@ -79,5 +79,19 @@ Test(sched, keeps_heap_order_under_many_classes)
 		}
 	}
 	cr_assert_eq(s.pending, 0);
+	sched_free(&s);
+}
+
+/* A retired job's index is reused by a later arrival (sim.h), so ties go by
+ * arrival order (seq), not by index: job 7 arrived first here. */
+Test(sched, ties_break_by_arrival_order_not_by_job_index)
+{
+	struct sched s;
+	sched_init(&s, ORDER_FIFO);
+	size_t a = sched_add(&s, 0, 1, 0, sched_entry(ORDER_FIFO, 7, 0, 10, 0, SIM_NEVER, 5));
+	sched_add(&s, 0, 1, 0, sched_entry(ORDER_FIFO, 2, 1, 10, 0, SIM_NEVER, 5));
+	cr_assert_eq(sched_head(&s, a)->job, 7);
+	sched_pop(&s, a);
+	cr_assert_eq(sched_head(&s, a)->job, 2);
 	sched_free(&s);
 }

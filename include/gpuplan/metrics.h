@@ -6,10 +6,10 @@
  * Per scope, in the order the metrics table keeps: capacity, allocation and
  * activity from the gauges (pools and all), peak demand (all and
  * workloads), then for all and each workload the job counts, queue-time
- * percentiles (GSL's quantiles of the sorted waits), deadlines met,
+ * percentiles (GSL's quantiles of the waits, sorted by sort.h), deadlines met,
  * makespan, OOM kills and preemptions; then the cost metrics and
- * allocation rows (cost.h).  O(jobs x scopes) once per run; one scratch
- * array of a double per job.
+ * allocation rows (cost.h).  O(started jobs) once per run, from the counts
+ * the run keeps per workload (finished jobs may be retired, sim.h).
  */
 #ifndef GPUPLAN_METRICS_H
 #define GPUPLAN_METRICS_H

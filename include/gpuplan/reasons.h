@@ -78,6 +78,9 @@ void reasons_free(struct reasons *r);
 /* Job joined class cls (it was enqueued). */
 void reasons_join(struct reasons *r, size_t cls, uint32_t job);
 
+/* Forgets a finished job whose index is about to be reused (sim.h). */
+void reasons_retire(struct reasons *r, uint32_t job);
+
 /* The head of class cls failed at now: counts per slot (placement_plan's);
  * members, the class's pending jobs; pods, pods per job of workload w; head
  * and gen, for reasons_blocked.  Returns the message id. */

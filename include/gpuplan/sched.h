@@ -21,7 +21,8 @@
 
 struct sched_entry {
 	int64_t k1, k2;  /* order keys */
-	uint32_t job;    /* job index: arrival order, the last tie-breaker */
+	uint32_t job;    /* job index (reused once a job is retired, sim.h) */
+	uint32_t seq;    /* arrival order, the last tie-breaker */
 };
 
 struct sched_class {
@@ -45,7 +46,7 @@ void sched_init(struct sched *s, enum sched_order order);
 void sched_free(struct sched *s);
 
 /* The order keys of a job under the scheduler's order. */
-struct sched_entry sched_entry(enum sched_order order, uint32_t job, sim_time submit,
+struct sched_entry sched_entry(enum sched_order order, uint32_t job, uint32_t seq, sim_time submit,
 			       int32_t priority, sim_time deadline, sim_time duration);
 
 /* Adds a pending job; returns its class index. */
@@ -68,7 +69,7 @@ static inline bool sched_before(const struct sched_entry *a, const struct sched_
 		return a->k1 < b->k1;
 	if (a->k2 != b->k2)
 		return a->k2 < b->k2;
-	return a->job < b->job;
+	return a->seq < b->seq;
 }
 
 #endif

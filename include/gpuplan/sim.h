@@ -10,6 +10,11 @@
  *   sim_finish   adds the job and node rows, the inference results and the
  *                pending reasons to the results, then frees the state.
  * The loop dispatches events and knows nothing of metrics or diagnosis.
+ * With output.jobs false no job row is written, so a job is retired when it
+ * completes or fails: its index goes to a free list and the next arrival
+ * reuses it (submission order lives in seq).  Memory then follows the jobs
+ * in flight, not the jobs submitted; the per-workload counts carry what the
+ * metrics need.
  * Same scenario and seed, same results.
  */
 #ifndef GPUPLAN_SIM_H
@@ -45,6 +50,7 @@ struct sim_job {
 	uint8_t status;        /* enum job_status */
 	bool verified;         /* finished by its deadline and passed its quality draw */
 	sim_time trace_queue;  /* the trace's own wait (openb); SIM_NEVER: none */
+	uint32_t seq;          /* submission order (job_id); the index may be reused */
 };
 
 /* What the run keeps per workload, batch and inference alike. */
@@ -54,6 +60,12 @@ struct sim_workload {
 	int64_t verified;      /* results (or requests) that count as verified */
 	int64_t preemptions;   /* batch jobs stopped by a window or a quota reclaim */
 	gsl_rng *quality;      /* its own quality draws, so they never shift the arrivals' */
+	/* what the job metrics need, kept as jobs move so that finished jobs
+	 * can be retired (metrics.h) */
+	int64_t submitted, completed, failed, met; /* met: completed by the deadline */
+	sim_time first_submit, last_end; /* SIM_NEVER: none yet */
+	double *waits;         /* queue time (s) of each job that started, in start order */
+	size_t n_waits, cap_waits;
 };
 
 struct sim;
@@ -64,7 +76,8 @@ struct sim *sim_create(const struct scenario *sc, struct results *out);
 /* Runs the loop; sets out's status, sim_end and events. */
 void sim_advance(struct sim *s, struct results *out);
 
-/* The jobs in submission order, the per-workload state (one per scenario
+/* The jobs in submission order (with output.jobs; without, only those not
+ * retired, in no useful order), the per-workload state (one per scenario
  * workload, inference counts included) and the gauges, after sim_advance. */
 const struct sim_job *sim_jobs(const struct sim *s, size_t *n);
 const struct sim_workload *sim_workloads(const struct sim *s);

@@ -5,10 +5,13 @@
  * (wait4 reports the child's rusage).  Results are printed and appended to
  * the `bench` table of the database named on the command line.  These are
  * measurements, never assertions: a slow machine does not fail a build.
+ * A second argument runs only the benchmarks whose name contains it:
+ * build-bench/bench/bench results/bench.db M/M/1
  */
 #include "gpuplan/engine.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
+#include "gpuplan/store.h"
 #include "gpuplan/sweep.h"
 #include "gpuplan/units.h"
 #include "gpuplan/ytree.h"
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +32,7 @@
 struct outcome {
 	double wall_seconds;
 	double events;
+	double db_mib;  /* size of the database written; 0: none */
 };
 
 static double now_s(void)
@@ -67,24 +72,47 @@ static int bench_engine_hold(struct outcome *o)
 	return 0;
 }
 
-/* A whole scenario: load, simulate; the figure includes everything but SQLite. */
-static int bench_scenario(const char *path, struct outcome *o)
+/* A whole scenario: load (with one --set, when given), simulate, and with
+ * `db` write the run into a fresh database as `gpuplan run` does; the
+ * figure includes the writing then, and the database's size is kept. */
+static int bench_scenario(const char *path, const char *set, bool db, struct outcome *o)
 {
 	struct scenario *sc;
 	struct gp_err err;
+	char dir[] = "/tmp/gpuplan-bench-XXXXXX", file[64];
+	if (db && !mkdtemp(dir))
+		return 1;
+	snprintf(file, sizeof file, "%s/run.db", dir);
 	double t0 = now_s();
-	if (scenario_load(path, NULL, 0, &sc, &err)) {
+	if (scenario_load(path, set ? &set : NULL, set ? 1 : 0, &sc, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
 	struct results r;
 	results_init(&r);
-	run_simulate(sc, &r, &err);
+	int rc = run_simulate(sc, &r, &err);
+	struct store *st;
+	int64_t id;
+	if (!rc && db && !(rc = store_open(file, &st, &err))) {
+		rc = store_write_run(st, sc, &r, &id, &err);
+		store_close(st);
+	}
 	o->wall_seconds = now_s() - t0;
 	o->events = (double)r.events;
+	struct stat sb;
+	if (db && stat(file, &sb) == 0)
+		o->db_mib = (double)sb.st_size / (1024.0 * 1024.0);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
 	results_free(&r);
 	scenario_free(sc);
-	return 0;
+	if (db) {
+		char cmd[96];
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			rc = 1;
+	}
+	return rc;
 }
 
 /* A sweep benchmark: the sweep file's points, run by BENCH_SWEEP_JOBS
@@ -151,19 +179,28 @@ struct bench {
 	const char *target;
 	const char *scenario; /* a scenario or a sweep file; NULL: the engine hold model */
 	const char *requires; /* a data file it reads, skipped without it; NULL: none */
+	const char *set;      /* a --set override of the scenario; NULL: none */
+	bool db;              /* write the run into a database, as gpuplan run does */
 };
 
+#define MM1_SIMPY "M/M/1 200k jobs, default output, into a database"
+
 static const struct bench benches[] = {
-	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL, NULL},
+	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL, NULL, NULL, false},
+	{MM1_SIMPY, ">= 50x SimPy, DB <= 16 MiB", "tests/bench/mm1-200k.yaml", NULL, NULL, true},
+	{"M/M/1 1 M customers, default output, no database", "<= 0.9 s (2x a bare C engine)",
+	 "tests/bench/mm1-200k.yaml", NULL, "workloads.customers.count=1000000", false},
+	{"10 M batch jobs, 100,000 GPUs (12,500 nodes)", "< 20 s, < 1 GiB RSS",
+	 "tests/bench/batch-10m.yaml", NULL, NULL, false},
 	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
-	 "tests/bench/batch-1m.yaml", NULL},
-	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL},
+	 "tests/bench/batch-1m.yaml", NULL, NULL, false},
+	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL, NULL, false},
 	{"Azure conv trace, 1 M requests, 16 replicas", "< 10 s", "tests/bench/azure-1m.yaml",
-	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv"},
+	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv", NULL, false},
 	{"openb default, inflation to 130%, FGD", "< 1 s per experiment", "scenarios/openb.yaml",
-	 "../shared/data/openb/openb_pod_list_default.csv"},
+	 "../shared/data/openb/openb_pod_list_default.csv", NULL, false},
 	{"openb sweep: 6 policies x 24 traces x 10 seeds", "none (1,440 runs, --jobs 2)",
-	 "scenarios/sweeps/openb-policies.yaml", "../shared/data/openb/openb_pod_list_default.csv"},
+	 "scenarios/sweeps/openb-policies.yaml", "../shared/data/openb/openb_pod_list_default.csv", NULL, false},
 };
 
 /* Runs one benchmark in a child; fills wall, events and peak RSS (MiB). */
@@ -177,7 +214,7 @@ static int run_child(const struct bench *b, struct outcome *o, double *rss_mib)
 		close(fd[0]);
 		int rc = !b->scenario		? bench_engine_hold(o)
 			 : is_sweep(b->scenario) ? bench_sweep(b->scenario, o)
-						 : bench_scenario(b->scenario, o);
+						 : bench_scenario(b->scenario, b->set, b->db, o);
 		if (write(fd[1], o, sizeof *o) != (ssize_t)sizeof *o)
 			rc = 1;
 		_exit(rc);
@@ -214,9 +251,28 @@ static void record(sqlite3 *db, const struct bench *b, const struct outcome *o, 
 	sqlite3_finalize(st);
 }
 
+/*
+ * The same M/M/1 in SimPy (tests/bench/mm1_simpy.py, Debian's python3-simpy,
+ * which `make bench` installs), run in this process's turn so that both see
+ * the same machine load.  Returns SimPy's wall seconds, or a negative value
+ * when it could not run.
+ */
+static double simpy_mm1(void)
+{
+	FILE *p = popen("/usr/bin/python3 tests/bench/mm1_simpy.py 200000", "r");
+	if (!p)
+		return -1;
+	long customers = 0;
+	double wait = 0, wall = -1;
+	if (fscanf(p, "customers %ld mean_wait_h %lf wall_s %lf", &customers, &wait, &wall) != 3)
+		wall = -1;
+	return pclose(p) == 0 ? wall : -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "results/bench.db";
+	const char *only = argc > 2 ? argv[2] : NULL; /* run the benchmarks whose name has it */
 	sqlite3 *db;
 	if (sqlite3_open(path, &db) != SQLITE_OK ||
 	    sqlite3_exec(db,
@@ -232,6 +288,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
 		struct outcome o = {0};
 		double rss = 0;
+		if (only && !strstr(benches[i].name, only))
+			continue;
 		if (benches[i].requires && access(benches[i].requires, R_OK) != 0) {
 			printf("%-48s skipped: %s is missing\n", benches[i].name, benches[i].requires);
 			continue;
@@ -243,8 +301,20 @@ int main(int argc, char **argv)
 		}
 		printf("%-48s %10.3f %14.0f %12.1f  %s\n", benches[i].name, o.wall_seconds,
 		       o.events / o.wall_seconds, rss, benches[i].target);
+		if (o.db_mib > 0)
+			printf("%-48s %10s database %.1f MiB\n", "", "", o.db_mib);
 		fflush(stdout);
 		record(db, &benches[i], &o, rss);
+		if (!strcmp(benches[i].name, MM1_SIMPY)) {
+			double simpy = simpy_mm1();
+			if (simpy > 0)
+				printf("%-48s %10.3f %14s %12s  gpuplan is %.1fx SimPy\n",
+				       "  the same M/M/1 in SimPy 2 (python3-simpy)", simpy, "", "",
+				       simpy / o.wall_seconds);
+			else
+				printf("  SimPy skipped: /usr/bin/python3 with python3-simpy is missing\n");
+			fflush(stdout);
+		}
 	}
 	sqlite3_close(db);
 	return failed;
