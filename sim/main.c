@@ -11,6 +11,7 @@
 #include "gpuplan/advise.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
+#include "gpuplan/json.h"
 #include "gpuplan/import.h"
 #include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
@@ -274,8 +275,13 @@ struct options {
 	int64_t seed;         /* -1: not given */
 	char seed_set[32];
 	bool quiet;
+	bool json;            /* run, advise: one JSON document on stdout */
 };
 
+#define OPT_JSON(o)                                                                            \
+	{.name = "--json", .kind = CLI_FLAG, .target = &(o)->json,                                 \
+	 .help = "print one JSON document (summary, metrics per scope, findings)\n"             \
+		 "instead of the tables"}
 #define OPT_SCENARIO(o) {.kind = CLI_PATH, .target = &(o)->scenario, .meta = "SCENARIO.yaml"}
 #define OPT_DB(o, what)                                                                       \
 	{.name = "--db", .kind = CLI_PATH, .target = &(o)->db, .meta = "PATH", .help = what}
@@ -330,7 +336,7 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
 	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
-				       OPT_SEED(&o), OPT_QUIET(&o)};
+				       OPT_SEED(&o), OPT_QUIET(&o), OPT_JSON(&o)};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct results r;
@@ -349,7 +355,9 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 			rc = store_open(db, &st, &err);
 		if (rc == GP_OK)
 			rc = store_write_run(st, sc, &r, &run_id, &err);
-		if (rc == GP_OK && !o.quiet)
+		if (rc == GP_OK && o.json)
+			rc = json_write_run(stdout, st, db, run_id, &err);
+		else if (rc == GP_OK && !o.quiet)
 			report_summary(stdout, sc, &r, db, run_id);
 		if (rc > 0)
 			fail(rc, &err, false);
@@ -371,7 +379,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
 	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
-				       OPT_SEED(&o), OPT_QUIET(&o)};
+				       OPT_SEED(&o), OPT_QUIET(&o), OPT_JSON(&o)};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct advice advice = {0};
@@ -384,13 +392,20 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
 		fail(rc, &err, false);
 	struct advise_spec spec = {o.scenario, o.sets.v, o.sets.n};
-	bool tty = rc == GP_OK && isatty(2) && !o.quiet;
+	bool tty = rc == GP_OK && isatty(2) && !o.quiet && !o.json;
 	if (rc == GP_OK && (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL,
 					    &advice, &err)))
 		fail(rc, &err, false);
 	if (tty)
 		fputc('\n', stderr);
-	if (rc == GP_OK && !o.quiet) {
+	if (rc == GP_OK && o.json) {
+		int64_t base = 0;
+		for (size_t i = 0; i < advice.n; i++)
+			if (advice.rows[i].seq == 0)
+				base = advice.rows[i].run_id;
+		if ((rc = json_write_advice(stdout, st, o.db ? o.db : sc->output.db, base, &err)))
+			fail(rc, &err, false);
+	} else if (rc == GP_OK && !o.quiet) {
 		printf("advise %s: %zu alternatives, every run in %s\n", sc->name, advice.n,
 		       o.db ? o.db : sc->output.db);
 		advise_write(stdout, &advice);
@@ -859,7 +874,7 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 }
 
 static const struct cli_cmd commands[] = {
-	{"run", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
+	{"run", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n[--json]",
 	 "simulate and append the run to the results database",
 	 "Simulates the scenario, prints a summary and appends the run to the database.\n", NULL,
 	 cmd_run},
@@ -890,7 +905,7 @@ static const struct cli_cmd commands[] = {
 	 "a run's allocations as OpenCost's /allocation response, its\ntime series as "
 	 "OpenMetrics text for Prometheus, or one HTML\npage of charts and the diagnosis",
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},
-	{"advise", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
+	{"advise", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n[--json]",
 	 "diagnose, run the alternatives the findings suggest, rank them",
 	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
 	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"

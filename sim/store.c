@@ -1725,3 +1725,55 @@ void store_free_scopes(struct store_scope *rows, size_t n)
 	}
 	free(rows);
 }
+
+int store_each_row(struct store *st, const char *table, int64_t run_id, store_row_fn fn, void *ctx,
+		   struct gp_err *err)
+{
+	static const char *const tables[] = {"runs", "params", "metrics", "findings", "advice"};
+	bool known = false;
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+		known |= !strcmp(table, tables[i]);
+	assert(known && "only tables keyed by run_id");
+	if (!known || !has_column(st, table, "run_id"))
+		return GP_OK;
+	char sql[160], what[64];
+	snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE run_id = ?1 ORDER BY rowid", table);
+	snprintf(what, sizeof what, "reading %s", table);
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return db_error(st, err, what);
+	sqlite3_bind_int64(s, 1, run_id);
+	int ncols = sqlite3_column_count(s);
+	struct store_cell *cells = gp_xcalloc((size_t)ncols, sizeof *cells);
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		size_t n = 0;
+		for (int c = 0; c < ncols; c++) {
+			const char *name = sqlite3_column_name(s, c);
+			if (!strcmp(name, "run_id"))
+				continue;
+			struct store_cell *cell = &cells[n++];
+			*cell = (struct store_cell){.name = name};
+			switch (sqlite3_column_type(s, c)) {
+			case SQLITE_INTEGER:
+				cell->type = STORE_INTEGER;
+				cell->integer = sqlite3_column_int64(s, c);
+				break;
+			case SQLITE_FLOAT:
+				cell->type = STORE_REAL;
+				cell->real = sqlite3_column_double(s, c);
+				break;
+			case SQLITE_NULL: cell->type = STORE_NULL; break;
+			default:
+				cell->type = STORE_TEXT;
+				cell->text = (const char *)sqlite3_column_text(s, c);
+				break;
+			}
+		}
+		fn(ctx, cells, n);
+	}
+	int rc = step == SQLITE_DONE ? GP_OK : db_error(st, err, what);
+	free(cells);
+	sqlite3_finalize(s);
+	return rc;
+}

@@ -570,3 +570,51 @@ Test(sweep, gnu_parallel_script_gives_the_single_database_results)
 	cr_assert_eq(shell(cmd), 0, "a second run resumes and merges nothing new: %s", out);
 	cr_expect_eq(query(tmp("par.db"), "SELECT count(*) FROM runs"), 12);
 }
+
+/* The Slurm job-array script against a real one-node Slurm cluster that
+ * tests/slurm-cluster.sh starts in the test's folder (slurmctld, slurmd and
+ * munged as root, on their own ports, key and socket): the script submits
+ * itself as an array of three tasks, each running its shard, and a merge
+ * job that depends on the array (afterok).  The merged database holds the
+ * same results, point by point, as a sweep run locally into one database.
+ * Skips, with the reason, where Slurm cannot be started.
+ * (Slurm: sbatch --array, --dependency=afterok:<array job id> waits for
+ * every task of the array, https://slurm.schedmd.com/job_array.html.) */
+Test(sweep, slurm_array_script_gives_the_single_database_results, .timeout = 120)
+{
+	char cmd[4096], cwd[256];
+	cr_assert_not_null(getcwd(cwd, sizeof cwd));
+	struct sweep *sw = load(FIX "grid.yaml");
+	run(sw, tmp("single.db"), 1, whole, false);
+	sweep_free(sw);
+	/* No assertion between start and stop: the daemons must not outlive us. */
+	snprintf(cmd, sizeof cmd, "tests/slurm-cluster.sh start %s/slurm", dir);
+	int rc = shell(cmd);
+	if (rc == 77) {
+		snprintf(cmd, sizeof cmd, "cat %s/slurm/why", dir);
+		shell(cmd);
+		cr_skip_test("Slurm cannot be started here: %s", out);
+	}
+	cr_assert_eq(rc, 0, "%s", out);
+	/* Submitted from a folder of its own, as from a login node: the
+	 * outputs, shards and merged database go under it. */
+	snprintf(cmd, sizeof cmd,
+		 "{ mkdir -p %s/work && cd %s/work && export SLURM_CONF=%s/slurm/slurm.conf && "
+		 "GPUPLAN=%s/bin/gpuplan SHARD_DIR=%s/work/shards %s/scenarios/sweeps/slurm-array.sh "
+		 "%s/" FIX "grid.yaml 3 && "
+		 "for i in $(seq 1 400); do [ -z \"$(squeue -h -t PD,R,CG,CF)\" ] && break; sleep 0.2; done; "
+		 "squeue -h -t all -o '%%i %%T'; cat results/*.out; }",
+		 dir, dir, dir, cwd, dir, cwd, cwd);
+	rc = shell(cmd);
+	char log[8192];
+	snprintf(log, sizeof log, "%s", out);
+	snprintf(cmd, sizeof cmd, "tests/slurm-cluster.sh stop %s/slurm", dir);
+	shell(cmd);
+	cr_assert_eq(rc, 0, "%s", log);
+	cr_expect(strstr(log, "submitted array"), "%s", log);
+	cr_expect_null(strstr(log, "FAILED"), "%s", log);
+	cr_expect(strstr(log, "shard-2.db: 4 runs merged"), "%s", log);
+	snprintf(cmd, sizeof cmd, "%s/work/results/grid.db", dir);
+	expect_exactly_once(cmd, "grid", 12);
+	cr_expect_eq(differences(tmp("single.db"), cmd), 0);
+}

@@ -194,6 +194,26 @@ int store_read_scopes(struct store *st, int64_t run_id, struct store_scope **row
 		      struct gp_err *err);
 void store_free_scopes(struct store_scope *rows, size_t n);
 
+/* One column of a row, as SQLite holds it. */
+enum store_cell_type { STORE_NULL, STORE_INTEGER, STORE_REAL, STORE_TEXT };
+struct store_cell {
+	const char *name;
+	enum store_cell_type type;
+	int64_t integer;
+	double real;
+	const char *text;    /* valid during the callback only */
+};
+
+/* Called with the columns of one row, run_id left out. */
+typedef void (*store_row_fn)(void *ctx, const struct store_cell *cells, size_t n);
+
+/* Calls fn for every row of table (one of runs, params, metrics, findings,
+ * advice) whose run_id is run_id, in the order written, with whatever
+ * columns the database has: exports stay whole when tables gain columns.
+ * A table the database does not have yet has no rows. */
+int store_each_row(struct store *st, const char *table, int64_t run_id, store_row_fn fn, void *ctx,
+		   struct gp_err *err);
+
 void store_close(struct store *st);
 
 #endif

@@ -1,0 +1,48 @@
+/*
+ * json.h - runs of the results database as one JSON document on stdout
+ * (`gpuplan run --json`, `gpuplan advise --json`), for scripts and
+ * notebooks: json.load(subprocess.run(...).stdout) and the figures are there.
+ *
+ * A run's document:
+ *   {"db": PATH, "run_id": N,
+ *    "run": {name, scenario_path, scenario_sha256, seed, ..., status, start},
+ *    "params": {KEY: VALUE, ...},            the --set overrides, as given
+ *    "summary": {METRIC: VALUE, ...},        the metrics of scope all
+ *    "metrics": {SCOPE: {METRIC: VALUE, ...}, ...},  every scope, all included
+ *    "units": {METRIC: UNIT, ...},
+ *    "findings": [{rank, step, finding, evidence, kind, scope, fix, ...}, ...]}
+ * advise's document:
+ *   {"db": PATH, "base": <the base run's document>,
+ *    "alternatives": [{rank, alternative, overrides, alternative_run_id, meets,
+ *                      peak_demand_gpus, queue_time_p95_s, ...}, ...],
+ *    "recommendation": <the first alternative when it meets every deadline
+ *                       and SLO, else null>}
+ * Rows are read back from the database with whatever columns it has
+ * (store_each_row), so the document grows with the tables and is the same
+ * for a run however it is asked for.  A metric that does not apply (NULL,
+ * NaN) is null.  Strings are escaped per RFC 8259; bytes that are not UTF-8
+ * become U+FFFD, so the output is always valid JSON.
+ */
+#ifndef GPUPLAN_JSON_H
+#define GPUPLAN_JSON_H
+
+#include "gpuplan/store.h"
+
+#include <stdio.h>
+
+/* Writes s as a JSON string, quotes included. */
+void json_string(FILE *out, const char *s);
+
+/* Writes v as a JSON number (the shortest that reads back the same), or
+ * null when it is not finite. */
+void json_number(FILE *out, double v);
+
+/* The document of run run_id (the latest when <= 0); db is the path shown. */
+int json_write_run(FILE *out, struct store *st, const char *db, int64_t run_id,
+		   struct gp_err *err);
+
+/* The document of advise's ranking, stored under its base run. */
+int json_write_advice(FILE *out, struct store *st, const char *db, int64_t base_run,
+		      struct gp_err *err);
+
+#endif
