@@ -52,7 +52,8 @@ static void add_job_metrics(const struct sim *s, const struct scenario *sc, stru
 			first = x->first_submit;
 		if (x->last_end != SIM_NEVER && (last == SIM_NEVER || x->last_end > last))
 			last = x->last_end;
-		memcpy(scratch + n, x->waits, x->n_waits * sizeof *scratch);
+		if (x->n_waits) /* waits is NULL when none started */
+			memcpy(scratch + n, x->waits, x->n_waits * sizeof *scratch);
 		n += x->n_waits;
 	}
 	add_queue_metrics(r, scope, scratch, n);
