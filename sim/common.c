@@ -43,8 +43,10 @@ int gp_located(struct gp_err *err, struct srcloc loc, const char *fmt, ...)
 static void *check(void *p)
 {
 	if (!p) {
-		fputs("gpuplan: out of memory\n", stderr);
-		abort();
+		/* Exit 1 (a runtime error) with the documented message: an open run
+		 * transaction is rolled back, and no core is dumped. */
+		fputs("gpuplan: error: out of memory\n", stderr);
+		exit(GP_ERUNTIME);
 	}
 	return p;
 }

@@ -30,6 +30,7 @@ static int output_db(struct loader *ld, const struct ynode *v, void *obj)
 
 static int output_step(struct loader *ld, const struct ynode *v, void *obj)
 {
+	((struct output_spec *)obj)->step_loc = v->loc;
 	return ld_get_duration(ld, v, "step", true, &((struct output_spec *)obj)->step);
 }
 
@@ -274,6 +275,62 @@ static int check_arrival_span(struct loader *ld)
 	return GP_OK;
 }
 
+/* A limit from the environment variable name, or its default. */
+static int env_limit(const char *name, int64_t fallback, int64_t *out, struct gp_err *err)
+{
+	const char *s = getenv(name);
+	*out = fallback;
+	if (!s || !*s)
+		return GP_OK;
+	if (units_integer(s, out) || *out < 1)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: error: '%s' is invalid; expected a whole number >= 1", name, s);
+	return GP_OK;
+}
+
+static int max_jobs(int64_t *out, struct gp_err *err)
+{
+	return env_limit("GPUPLAN_MAX_JOBS", SCENARIO_DEFAULT_MAX_JOBS, out, err);
+}
+
+/* The latest arrival the scenario is known to have: a lower bound of its span
+ * when it runs until done. */
+static sim_time known_span(const struct scenario *sc)
+{
+	if (sc->horizon)
+		return sc->horizon;
+	double last = 0;
+	for (size_t i = 0; i < sc->n_workloads; i++) {
+		const struct arrival *a = &sc->workloads[i].arrival;
+		double t = a->kind == ARRIVAL_AT ? (double)a->at
+			   : a->kind == ARRIVAL_TRACE && a->n_rows ? (double)a->rows[a->n_rows - 1].submit
+			   : a->kind == ARRIVAL_POISSON && sc->workloads[i].count > 0
+				   ? (double)a->from + (double)sc->workloads[i].count / a->rate * SIM_SECOND
+				   : 0;
+		last = t > last ? t : last;
+	}
+	return (sim_time)last;
+}
+
+/* An explicit output.step must not make more timeseries windows than a run
+ * should hold (output.step: 1ms over a year is 3e10 rows); without a step the
+ * collector adapts and stays within COLLECT_MAX_WINDOWS. */
+static int check_windows(struct loader *ld, int64_t max_windows)
+{
+	const struct scenario *sc = ld->sc;
+	if (sc->output.step <= 0)
+		return GP_OK;
+	double windows = (double)known_span(sc) / (double)sc->output.step;
+	if (windows <= (double)max_windows)
+		return GP_OK;
+	return gp_located(ld->err, sc->output.step_loc,
+			  "output.step makes %.3g timeseries windows per scope, above the limit "
+			  "of %lld; expected a longer step, or no step (it then adapts to the "
+			  "span), or raise the limit with the environment variable "
+			  "GPUPLAN_MAX_WINDOWS",
+			  windows, (long long)max_windows);
+}
+
 static int check_job_limit(struct loader *ld)
 {
 	const struct scenario *sc = ld->sc;
@@ -323,6 +380,12 @@ static int load_root(struct loader *ld, const struct ynode *root)
 		rc = check_job_limit(ld);
 	if (!rc)
 		rc = check_arrival_span(ld);
+	int64_t max_windows = 0;
+	if (!rc)
+		rc = env_limit("GPUPLAN_MAX_WINDOWS", SCENARIO_DEFAULT_MAX_WINDOWS, &max_windows,
+			       ld->err);
+	if (!rc)
+		rc = check_windows(ld, max_windows);
 	if (!rc && !sc->output.db) {
 		size_t n = strlen(sc->name) + sizeof "results/.db";
 		sc->output.db = gp_xmalloc(n);
@@ -353,19 +416,6 @@ static int read_file(const char *path, char **text, size_t *len, struct gp_err *
 	return GP_OK;
 }
 
-static int max_jobs(int64_t *out, struct gp_err *err)
-{
-	const char *s = getenv("GPUPLAN_MAX_JOBS");
-	*out = SCENARIO_DEFAULT_MAX_JOBS;
-	if (!s || !*s)
-		return GP_OK;
-	if (units_integer(s, out) || *out < 1)
-		return gp_errorf(
-			err, GP_EINPUT,
-			"GPUPLAN_MAX_JOBS: error: '%s' is invalid; expected a whole number >= 1",
-			s);
-	return GP_OK;
-}
 
 /* Applies the --set overrides in order and records them for the params table. */
 static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, struct gp_err *err)
@@ -415,7 +465,7 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->scheduler = (struct scheduler_spec){ORDER_FIFO, SCORING_MOST_ALLOCATED, WINDOW_FIT,
 						GPU_POLICY_BEST_FIT};
 	sc->experiment = (struct experiment_spec){EXPERIMENT_NONE, 1.3, 0.95, {NULL, 0, 0}};
-	sc->output = (struct output_spec){NULL, DEFAULT_STEP, true, false};
+	sc->output = (struct output_spec){.db = NULL, .step = DEFAULT_STEP, .jobs = true, .requests = false};
 	int rc = load(sc, sets, n_sets, err);
 	if (rc) {
 		scenario_free(sc);

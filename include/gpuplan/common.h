@@ -4,8 +4,9 @@
  * Time is an int64_t count of microseconds since the scenario start (sim_time).
  * Library functions return a status (enum gp_status) and fill a caller-supplied
  * struct gp_err; they never print and never exit.  Memory comes from gp_xmalloc
- * and friends, which abort on exhaustion: a planner cannot do anything useful
- * without memory, and inputs that would need too much are refused up front.
+ * and friends, which exit 1 on exhaustion ("gpuplan: error: out of memory"):
+ * a planner cannot do anything useful without memory, and inputs that would
+ * need too much are refused up front.
  */
 #ifndef GPUPLAN_COMMON_H
 #define GPUPLAN_COMMON_H

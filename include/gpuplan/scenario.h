@@ -342,6 +342,7 @@ struct output_spec {
 				    * directory, as users expect of an output path) */
 	sim_time step;             /* timeseries resolution; 0 (the default): chosen for
 				    * the span, 5m to 7d (collect.h, results.step) */
+	struct srcloc step_loc;    /* where an explicit step was given */
 	bool jobs;                 /* default true */
 	bool requests;             /* default false */
 };
@@ -357,6 +358,9 @@ struct param {
 #define SCENARIO_MAX_YEARS 1000
 /* The longest scenario, pool, workload or queue name (as a Kubernetes object's). */
 #define SCENARIO_MAX_NAME 253
+/* Timeseries windows per scope an explicit output.step may make (over the
+ * horizon, or the known arrivals): raise with GPUPLAN_MAX_WINDOWS. */
+#define SCENARIO_DEFAULT_MAX_WINDOWS 1000000
 #define SCENARIO_MAX_SPAN ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
 
 struct scenario {
