@@ -12,18 +12,22 @@
 
 /* --- bucket index ----------------------------------------------------------- */
 
-static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, int32_t key)
+/* An index over `nodes` slots whose first `members` are in bucket key; the
+ * others (nodes not Ready) are in no bucket, key -1. */
+static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, int32_t members,
+		       int32_t key)
 {
 	ix->levels = levels;
 	ix->words = ((size_t)nodes + 63) / 64;
-	ix->bits = gp_xcalloc((size_t)levels * ix->words, sizeof *ix->bits);
+	ix->bits = gp_xcalloc((size_t)levels * ix->words + 1, sizeof *ix->bits);
 	ix->count = gp_xcalloc((size_t)levels, sizeof *ix->count);
-	ix->key = gp_xcalloc((size_t)nodes, sizeof *ix->key);
+	ix->key = gp_xcalloc((size_t)nodes + 1, sizeof *ix->key);
 	for (int32_t i = 0; i < nodes; i++) {
-		ix->key[i] = key;
-		ix->bits[(size_t)key * ix->words + (size_t)i / 64] |= UINT64_C(1) << (i % 64);
+		ix->key[i] = i < members ? key : -1;
+		if (i < members)
+			ix->bits[(size_t)key * ix->words + (size_t)i / 64] |= UINT64_C(1) << (i % 64);
 	}
-	ix->count[key] = nodes;
+	ix->count[key] = members;
 }
 
 static void index_free(struct bucket_index *ix)
@@ -33,6 +37,8 @@ static void index_free(struct bucket_index *ix)
 	free(ix->key);
 }
 
+/* Moves node `local` to bucket key; -1 takes it out of every bucket (a node
+ * that is not Ready), and a node out of the buckets comes back in. */
 static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 {
 	if (!ix->levels) /* an index this pool's sharing mode does not use */
@@ -40,13 +46,17 @@ static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 	int32_t old = ix->key[local];
 	if (old == key)
 		return;
-	assert(key >= 0 && key < ix->levels);
+	assert(key >= -1 && key < ix->levels);
 	uint64_t bit = UINT64_C(1) << (local % 64);
 	size_t w = (size_t)local / 64;
-	ix->bits[(size_t)old * ix->words + w] &= ~bit;
-	ix->bits[(size_t)key * ix->words + w] |= bit;
-	ix->count[old]--;
-	ix->count[key]++;
+	if (old >= 0) {
+		ix->bits[(size_t)old * ix->words + w] &= ~bit;
+		ix->count[old]--;
+	}
+	if (key >= 0) {
+		ix->bits[(size_t)key * ix->words + w] |= bit;
+		ix->count[key]++;
+	}
 	ix->key[local] = key;
 }
 
@@ -158,6 +168,8 @@ static int32_t node_mig_key(const struct cluster *c, int32_t node, size_t m)
 /* Recomputes the node's keys in every index of its pool from its GPUs. */
 static void refresh(struct cluster *c, int32_t node)
 {
+	if (!c->nodes[node].ready)
+		return; /* out of the indexes until it is Ready (cluster_node_up) */
 	struct pool_state *ps = &c->pools[c->nodes[node].pool];
 	int32_t local = node - ps->first_node, whole, part;
 	node_keys(c, node, &whole, &part);
@@ -166,6 +178,8 @@ static void refresh(struct cluster *c, int32_t node)
 	for (size_t m = 0; m < ps->n_mig; m++)
 		index_set(&ps->mig[m], local, node_mig_key(c, node, m));
 }
+
+static int32_t mig_index(const struct pool_state *ps, const char *profile);
 
 /* --- setup --------------------------------------------------------------- */
 
@@ -185,36 +199,39 @@ static void init_mig(struct pool_state *ps, const struct pool_spec *spec)
 			count += sh->layout[k] == sh->layout[i];
 		int32_t all = spec->gpus_per_node * (int32_t)count;
 		ps->mig_profiles[ps->n_mig] = sh->layout[i];
-		index_init(&ps->mig[ps->n_mig++], all + 1, spec->nodes, all);
+		index_init(&ps->mig[ps->n_mig++], all + 1, ps->n_nodes, spec->nodes, all);
 	}
 }
 
+/* Pool p's slots: its `nodes` Ready, the rest (an autoscaler's room to grow)
+ * down until cluster_node_up. */
 static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t first_gpu)
 {
 	const struct pool_spec *spec = &c->sc->pools[p];
 	struct pool_state *ps = &c->pools[p];
-	int32_t g = spec->gpus_per_node;
+	int32_t g = spec->gpus_per_node, slots = scenario_pool_slots(spec), up = spec->nodes;
 	ps->first_node = first_node;
-	ps->n_nodes = spec->nodes;
+	ps->n_nodes = slots;
+	ps->n_ready = up;
 	ps->gpus_per_node = g;
 	ps->units_per_gpu = sharing_units_per_gpu(&spec->sharing);
-	ps->capacity = (int64_t)g * spec->nodes;
+	ps->capacity = (int64_t)g * up;
 	ps->open = true;
 	ps->closes_at = SIM_NEVER;
-	index_init(&ps->whole, g + 1, spec->nodes, g);
+	index_init(&ps->whole, g + 1, slots, up, g);
 	switch (spec->sharing.mode) {
 	case SHARING_TIME_SLICING:
-	case SHARING_MPS: index_init(&ps->part, g + 1, spec->nodes, g); break;
+	case SHARING_MPS: index_init(&ps->part, g + 1, slots, up, g); break;
 	case SHARING_FRACTIONAL:
-		index_init(&ps->part, SHARING_MILLI + 1, spec->nodes, SHARING_MILLI);
+		index_init(&ps->part, SHARING_MILLI + 1, slots, up, SHARING_MILLI);
 		break;
 	case SHARING_MIG: init_mig(ps, spec); break;
 	case SHARING_EXCLUSIVE: break;
 	}
 	uint8_t all_instances = (uint8_t)((1u << spec->sharing.n_layout) - 1);
-	for (int32_t i = 0; i < spec->nodes; i++) {
-		c->nodes[first_node + i] =
-			(struct node){(int32_t)p, first_gpu + i * g, g, 0, spec->cpu, spec->memory_bytes};
+	for (int32_t i = 0; i < slots; i++) {
+		c->nodes[first_node + i] = (struct node){(int32_t)p, first_gpu + i * g, g, 0, spec->cpu,
+							 spec->memory_bytes, i < up};
 		for (int32_t k = 0; k < g; k++)
 			c->gpus[first_gpu + i * g + k] =
 				(struct gpu){.free = ps->units_per_gpu, .mig_free = all_instances};
@@ -228,18 +245,90 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	c->n_pools = sc->n_pools;
 	c->pools = gp_xcalloc(sc->n_pools, sizeof *c->pools);
 	for (size_t p = 0; p < sc->n_pools; p++) {
-		c->n_nodes += (size_t)sc->pools[p].nodes;
-		c->n_gpus += (size_t)sc->pools[p].nodes * (size_t)sc->pools[p].gpus_per_node;
+		int32_t slots = scenario_pool_slots(&sc->pools[p]);
+		c->n_nodes += (size_t)slots;
+		c->n_gpus += (size_t)slots * (size_t)sc->pools[p].gpus_per_node;
 	}
-	c->nodes = gp_xcalloc(c->n_nodes, sizeof *c->nodes);
-	c->gpus = gp_xcalloc(c->n_gpus, sizeof *c->gpus);
+	c->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *c->nodes);
+	c->gpus = gp_xcalloc(c->n_gpus + 1, sizeof *c->gpus);
 	int32_t node = 0, gpu = 0;
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		init_pool(c, p, node, gpu);
-		node += sc->pools[p].nodes;
-		gpu += sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+		node += c->pools[p].n_nodes;
+		gpu += c->pools[p].n_nodes * sc->pools[p].gpus_per_node;
 		c->capacity += c->pools[p].capacity;
+		c->n_ready += c->pools[p].n_ready;
 	}
+}
+
+void cluster_node_up(struct cluster *c, int32_t node)
+{
+	struct node *nd = &c->nodes[node];
+	struct pool_state *ps = &c->pools[nd->pool];
+	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
+	nd->ready = true;
+	ps->n_ready++;
+	c->n_ready++;
+	ps->capacity += nd->gpus;
+	c->capacity += nd->gpus;
+	refresh(c, node);
+}
+
+void cluster_node_down(struct cluster *c, int32_t node)
+{
+	struct node *nd = &c->nodes[node];
+	struct pool_state *ps = &c->pools[nd->pool];
+	assert(nd->ready);
+	int32_t local = node - ps->first_node;
+	index_set(&ps->whole, local, -1);
+	index_set(&ps->part, local, -1);
+	for (size_t m = 0; m < ps->n_mig; m++)
+		index_set(&ps->mig[m], local, -1);
+	nd->ready = false;
+	ps->n_ready--;
+	c->n_ready--;
+	ps->capacity -= nd->gpus;
+	c->capacity -= nd->gpus;
+}
+
+bool cluster_node_empty(const struct cluster *c, int32_t node)
+{
+	const struct node *nd = &c->nodes[node];
+	for (int32_t i = 0; i < nd->gpus; i++)
+		if (c->gpus[nd->first_gpu + i].n_tenants)
+			return false;
+	const struct pool_spec *spec = &c->sc->pools[nd->pool];
+	return nd->allocated == 0 && nd->cpu_free >= spec->cpu - 1e-9 &&
+	       nd->memory_free >= spec->memory_bytes - 0.5;
+}
+
+int32_t cluster_pods_per_node(const struct cluster *c, size_t p, const struct workload_spec *w,
+			      int32_t gpus)
+{
+	const struct pool_spec *spec = &c->sc->pools[p];
+	const struct pool_state *ps = &c->pools[p];
+	int32_t g = spec->gpus_per_node, n = 0;
+	switch (w->request) {
+	case REQUEST_GPUS:
+		if (gpus > g)
+			return 0;
+		/* Whole GPUs: g / gpus pods; replicas: one per GPU each, R per GPU. */
+		n = spec->sharing.mode == SHARING_TIME_SLICING || spec->sharing.mode == SHARING_MPS
+			    ? (gpus ? ps->units_per_gpu * g / gpus : INT32_MAX)
+			    : (gpus ? g / gpus : INT32_MAX);
+		break;
+	case REQUEST_MILLI: n = w->milli > 0 ? SHARING_MILLI / w->milli * g : 0; break;
+	case REQUEST_MIG: {
+		int32_t m = mig_index(ps, w->mig_profile);
+		n = m >= 0 ? ps->mig[m].levels - 1 : 0;
+		break;
+	}
+	}
+	if (spec->cpu > 0 && w->cpu > 0)
+		n = (int32_t)fmin(n, floor(spec->cpu / w->cpu + 1e-9));
+	if (spec->memory_bytes > 0 && w->memory_bytes > 0)
+		n = (int32_t)fmin(n, floor(spec->memory_bytes / w->memory_bytes + 1e-9));
+	return n;
 }
 
 void cluster_free(struct cluster *c)
@@ -351,7 +440,7 @@ int32_t cluster_count_short(const struct cluster *c, size_t p, const struct work
 	int32_t need = 0, n = 0;
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
 	if (!ix || need >= ix->levels)
-		return c->pools[p].n_nodes;
+		return c->pools[p].n_ready;
 	for (int32_t k = 0; k < need; k++)
 		n += ix->count[k];
 	return n;
@@ -530,17 +619,26 @@ static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int
 {
 	if (!ix->levels)
 		return true; /* an index this pool's sharing mode does not use */
-	int64_t bits = 0;
+	int64_t bits = 0, members = 0;
 	for (size_t i = 0; i < (size_t)ix->levels * ix->words; i++)
 		bits += __builtin_popcountll(ix->bits[i]);
-	if (bits != n)
-		return snprintf(why, len, "%s index: %lld bits set for %d nodes", name,
-				(long long)bits, (int)n), false;
+	for (int32_t i = 0; i < n; i++)
+		members += want[i] >= 0; /* -1: a node that is not Ready, in no bucket */
+	if (bits != members)
+		return snprintf(why, len, "%s index: %lld bits set for %lld nodes", name,
+				(long long)bits, (long long)members), false;
 	int32_t *count = gp_xcalloc((size_t)ix->levels, sizeof *count);
 	bool ok = true;
 	for (int32_t i = 0; i < n && ok; i++) {
 		int32_t k = want[i];
-		ok = k >= 0 && k < ix->levels && ix->key[i] == k &&
+		if (k < 0) {
+			ok = ix->key[i] == -1;
+			if (!ok)
+				snprintf(why, len, "%s index: node %d is not Ready but has key %d", name,
+					 (int)i, (int)ix->key[i]);
+			continue;
+		}
+		ok = k < ix->levels && ix->key[i] == k &&
 		     (ix->bits[(size_t)k * ix->words + (size_t)i / 64] >> (i % 64) & 1);
 		if (!ok)
 			snprintf(why, len, "%s index: node %d has key %d and should have %d", name,
@@ -574,6 +672,8 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 	for (int32_t i = 0; i < n && ok; i++) {
 		int32_t node = ps->first_node + i;
 		node_keys(c, node, &whole[i], &part[i]);
+		if (!c->nodes[node].ready)
+			whole[i] = part[i] = -1;
 		allocated += c->nodes[node].allocated;
 		for (int32_t k = 0; k < c->nodes[node].gpus && ok; k++) {
 			const struct gpu *g = &c->gpus[c->nodes[node].first_gpu + k];
@@ -588,7 +688,9 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 	     index_agrees(&ps->part, part, n, "part", why, len);
 	for (size_t m = 0; m < ps->n_mig && ok; m++) {
 		for (int32_t i = 0; i < n; i++)
-			whole[i] = node_mig_key(c, ps->first_node + i, m);
+			whole[i] = c->nodes[ps->first_node + i].ready
+					   ? node_mig_key(c, ps->first_node + i, m)
+					   : -1;
 		ok = index_agrees(&ps->mig[m], whole, n, ps->mig_profiles[m]->name, why, len);
 	}
 	if (ok && fabs(allocated - ps->allocated) > 1e-6) {

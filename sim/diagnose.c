@@ -1302,6 +1302,83 @@ static void autoscaler_finding(struct view *v, size_t w)
 		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
 }
 
+/* --- capacity: node pools that autoscale (autoscale.h) --------------------- */
+
+/* Pending pod-seconds of the run, all reasons. */
+static double pending_pod_seconds(const struct view *v)
+{
+	double total = 0;
+	for (size_t i = 0; i < v->r->n_pending_reasons; i++)
+		if (!strcmp(v->r->pending_reasons[i].scope, "all"))
+			total += v->r->pending_reasons[i].pending_seconds;
+	return total;
+}
+
+/* A pool's Cluster Autoscaler sat at its max while pods it could host waited:
+ * the max is the capacity limit. */
+static void node_group_max_finding(struct view *v, const struct pool_scaling *ps)
+{
+	const struct pool_spec *p = &v->sc->pools[ps->pool];
+	if (!p->autoscale.on || ps->at_max_s <= 0 || ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->span)
+		return;
+	struct sbuf text = {0}, ev = {0};
+	sb_printf(&text, "pool %s's cluster autoscaler sits at its max of %d nodes while pods it "
+			 "could host wait: the max, not provisioning, limits the work; a higher max "
+			 "would let the pool grow",
+		  p->name, (int)p->autoscale.max);
+	char d[32], span[32];
+	duration(ps->at_max_s, d, sizeof d);
+	duration(v->span, span, sizeof span);
+	sb_printf(&ev, "at max with pods pending %s of %s; queue p95 %.0f s, deadlines met %.1f%%; "
+		       "%lld scale-ups, %.2f node-hours",
+		  d, span, metric(v, "all", "queue_time_p95_s"), metric(v, "all", "deadline_met_pct"),
+		  (long long)ps->scale_ups, ps->node_hours);
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1,
+				 sb_take(&text), sb_take(&ev));
+	fd->figure = ps->at_max_s;
+	int32_t more = p->autoscale.max * 2;
+	fix_set(fix(fd, "autoscale max %d for %s", (int)more, p->name), "pools.%s.autoscale.max=%d",
+		p->name, (int)more);
+}
+
+/* Pods waited mostly for nodes being provisioned while the pool had room to
+ * grow: provisioning time, not capacity, is the wait. */
+static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
+{
+	const struct pool_spec *p = &v->sc->pools[ps->pool];
+	double pending = pending_pod_seconds(v);
+	if (!p->autoscale.on || !matters(v, ps->provisioning_wait_s) ||
+	    ps->provisioning_wait_s < 0.5 * pending || ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->span)
+		return;
+	int32_t warm = (int32_t)ceil(ps->peak_nodes - 1e-9);
+	warm = warm < 1 ? 1 : warm > p->autoscale.max ? p->autoscale.max : warm;
+	struct sbuf text = {0}, ev = {0};
+	char d[32];
+	duration(sim_seconds(p->autoscale.provision_time), d, sizeof d);
+	sb_printf(&text, "pool %s: pods wait for nodes to be provisioned (%s each), not for "
+			 "capacity: its autoscaler stayed below its max; %d warm node(s) (autoscale "
+			 "min) or faster provisioning would cut the wait, at the price of idle nodes",
+		  p->name, d, (int)warm);
+	sb_printf(&ev, "%.0f of %.0f pending pod-seconds waiting for provisioning; %lld scale-ups, "
+		       "%lld nodes removed, %.2f node-hours; queue p95 %.0f s",
+		  ps->provisioning_wait_s, pending, (long long)ps->scale_ups,
+		  (long long)ps->scale_downs, ps->node_hours, metric(v, "all", "queue_time_p95_s"));
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_PROVISIONING, ps->provisioning_wait_s,
+				 ps->pool, -1, sb_take(&text), sb_take(&ev));
+	fd->figure = ps->provisioning_wait_s;
+	struct finding_fix *x = fix(fd, "autoscale min %d for %s", (int)warm, p->name);
+	fix_set(x, "pools.%s.nodes=%d", p->name, (int)warm);
+	fix_set(x, "pools.%s.autoscale.min=%d", p->name, (int)warm);
+}
+
+static void diagnose_scaling(struct view *v)
+{
+	for (size_t i = 0; i < v->r->n_scaling; i++) {
+		node_group_max_finding(v, &v->r->scaling[i]);
+		provisioning_finding(v, &v->r->scaling[i]);
+	}
+}
+
 /* --- capacity: the conclusion when nothing else explains the wait ----------- */
 
 /* Work waited (or missed its goal) and no other step explains it. */
@@ -1385,6 +1462,7 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 		diagnose_pools(&v);
 	diagnose_placement(&v);
 	diagnose_application(&v);
+	diagnose_scaling(&v);
 	if (!v.n_drafts)
 		capacity_finding(&v);
 	rank(&v);

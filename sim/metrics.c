@@ -85,7 +85,9 @@ static void add_gauge_metrics(const struct collect *c, const struct scenario *sc
 	double cap = g->total[GAUGE_CAPACITY];
 	bool has_capacity = scope <= sc->n_pools;
 	if (has_capacity) {
-		results_add_metric(r, name, "capacity_gpus", g->value[GAUGE_CAPACITY], "gpus");
+		/* An autoscaled pool ends at its min: its capacity is the most it had Ready. */
+		results_add_metric(r, name, "capacity_gpus",
+				   fmax(g->value[GAUGE_CAPACITY], g->peak[GAUGE_CAPACITY]), "gpus");
 		results_add_metric(r, name, "gpu_allocation_pct",
 				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN, "pct");
 		results_add_metric(r, name, "engine_active_pct",
@@ -113,7 +115,7 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		if (scope != 0 && scope != collect_scope_pool(sc, p))
 			continue;
-		double n = (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+		double n = (double)scenario_pool_slots(&sc->pools[p]) * sc->pools[p].gpus_per_node;
 		gpus += n;
 		gib += n * sc->pools[p].gpu->memory_bytes / GP_GIB;
 	}

@@ -184,15 +184,16 @@ static bool tolerated(const struct workload_spec *w, const struct taint *taint)
 /* Which nodes of the pool match a hostname-keyed affinity. */
 static void init_mask(struct pool_rule *r, const struct workload_spec *w, const struct pool_spec *p)
 {
-	size_t words = ((size_t)p->nodes + 63) / 64;
+	int32_t slots = scenario_pool_slots(p);
+	size_t words = ((size_t)slots + 63) / 64;
 	r->allowed = gp_xcalloc(words, sizeof *r->allowed);
-	for (int32_t i = 0; i < p->nodes; i++)
+	for (int32_t i = 0; i < slots; i++)
 		if (affinity_matches(w, p, i)) {
 			r->allowed[i / 64] |= UINT64_C(1) << (i % 64);
 			r->n_allowed++;
 		}
 	r->affinity_ok = r->n_allowed > 0;
-	if (r->n_allowed == p->nodes || r->n_allowed == 0) {
+	if (r->n_allowed == slots || r->n_allowed == 0) {
 		free(r->allowed);
 		r->allowed = NULL;
 	}
@@ -260,7 +261,7 @@ static void init_spread(struct placer *pl, size_t w)
 		if (per_node(ps, key)) {
 			st->pool_domain[p] = DOMAIN_PER_NODE;
 			st->node_base[p] = st->n_domains;
-			for (int32_t i = 0; i < ps->nodes; i++)
+			for (int32_t i = 0; i < scenario_pool_slots(ps); i++)
 				st->eligible[st->n_domains++] =
 					r->affinity_ok &&
 					(!r->allowed || (r->allowed[i / 64] >> (i % 64) & 1));
@@ -396,6 +397,15 @@ static int32_t pool_closed(const struct pool_state *ps, const struct pod_request
 	if (pod->fit_window && ps->closes_at != SIM_NEVER && pod->duration > ps->closes_at - now)
 		return REASON_WINDOW;
 	return -1;
+}
+
+bool placement_fits_empty(const struct placer *pl, const struct pod_request *pod, size_t p,
+			  sim_time now)
+{
+	const struct pool_rule *r = rule_of(pl, pod->workload, p);
+	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&pl->c->pools[p], pod, now) >= 0)
+		return false;
+	return cluster_pods_per_node(pl->c, p, &pl->c->sc->workloads[pod->workload], pod->gpus) > 0;
 }
 
 /* NodeResourcesFit's score over the node's GPUs, in kube's integers. */
@@ -643,6 +653,8 @@ static void explain_nodes(const struct placer *pl, size_t p, const struct pool_r
 	const struct pool_state *ps = &c->pools[p];
 	for (int32_t i = 0; i < ps->n_nodes; i++) {
 		int32_t node = ps->first_node + i;
+		if (!c->nodes[node].ready) /* a node slot the scheduler does not see */
+			continue;
 		if (r->allowed && !(r->allowed[i / 64] >> (i % 64) & 1))
 			continue;
 		bool units = cluster_has_units(c, node, w, pod->gpus);
@@ -660,6 +672,19 @@ static void explain_nodes(const struct placer *pl, size_t p, const struct pool_r
 	}
 }
 
+/* Ready nodes of pool p a hostname-keyed affinity allows (O(slots); only
+ * such affinities get here, and they are rare). */
+static int32_t ready_allowed(const struct cluster *c, size_t p, const struct pool_rule *r)
+{
+	const struct pool_state *ps = &c->pools[p];
+	if (ps->n_ready == ps->n_nodes)
+		return r->n_allowed;
+	int32_t n = 0;
+	for (int32_t i = 0; i < ps->n_nodes; i++)
+		n += c->nodes[ps->first_node + i].ready && (r->allowed[i / 64] >> (i % 64) & 1);
+	return n;
+}
+
 /* How many nodes fail the pod for each reason (the first filter each fails). */
 static void explain(const struct placer *pl, const struct pod_request *pod, sim_time now,
 		    int32_t *why)
@@ -671,13 +696,13 @@ static void explain(const struct placer *pl, const struct pod_request *pod, sim_
 	memset(why, 0, pl->n_reasons * sizeof *why);
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
-		int32_t n = c->pools[p].n_nodes, closed = pool_closed(&c->pools[p], pod, now);
+		int32_t n = c->pools[p].n_ready, closed = pool_closed(&c->pools[p], pod, now);
 		int32_t slot = closed >= 0 ? closed : r->filtered;
 		if (slot >= 0) {
 			why[slot] += n;
 			continue;
 		}
-		int32_t allowed = r->allowed ? r->n_allowed : n;
+		int32_t allowed = r->allowed ? ready_allowed(c, p, r) : n;
 		why[REASON_AFFINITY] += n - allowed;
 		if (r->unfit >= 0) {
 			why[r->unfit] += allowed;

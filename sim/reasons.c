@@ -43,6 +43,10 @@ static size_t append(char *buf, size_t size, size_t used, const char *a, const c
 size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
 		      const int32_t *counts, size_t n)
 {
+	/* kube-scheduler's ErrNoNodesAvailable when there is no node at all
+	 * (a pool scaled to zero). */
+	if (n_nodes == 0)
+		return (size_t)snprintf(buf, size, "no nodes available to schedule pods");
 	/* "COUNT REASON" strings, sorted like Go's sort.Strings (bytewise). */
 	char **parts = gp_xcalloc(n ? n : 1, sizeof *parts);
 	size_t k = 0;
@@ -274,6 +278,37 @@ int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32
 	memset(r->class_counts + cls * r->n_slots, 0xff, r->n_slots * sizeof *r->class_counts);
 	return fail_with(r, cls, workload, pods, members, intern(r, text, PEND_BIT(PEND_QUOTA)), head,
 			 gen);
+}
+
+int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const int32_t *counts, const char *note, uint32_t head,
+			  uint64_t gen, sim_time now)
+{
+	if (!note)
+		return reasons_fail(r, cls, workload, pods, members, counts, head, gen, now);
+	class_at(r, cls);
+	size_t len = reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts,
+				    r->n_slots);
+	size_t need = len + strlen(note) + sizeof " (cluster-autoscaler: )";
+	if (need > r->buf_size) {
+		r->buf = gp_xrealloc(r->buf, need);
+		r->buf_size = need;
+		reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts, r->n_slots);
+	}
+	snprintf(r->buf + len, need - len, " (cluster-autoscaler: %s)", note);
+	char *text = gp_xstrdup(r->buf);
+	int32_t id = reasons_fail_text(r, cls, workload, pods, members, text, head, gen, now);
+	free(text);
+	return id;
+}
+
+void reasons_set_nodes(struct reasons *r, int64_t n_nodes)
+{
+	if (r->n_nodes == n_nodes)
+		return;
+	r->n_nodes = n_nodes;
+	/* Cached counts name messages made with the old total. */
+	memset(r->class_counts, 0xff, r->cap_classes * r->n_slots * sizeof *r->class_counts);
 }
 
 bool reasons_blocked(const struct reasons *r, size_t cls, uint32_t head, uint64_t gen,

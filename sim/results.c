@@ -39,7 +39,7 @@ const char *finding_kind_name(enum finding_kind k)
 	static const char *const names[FINDING_KINDS] = {
 		"sharing", "admission", "fragmentation", "stalled", "oom", "vram-full",
 		"preallocation", "kv-cache", "rules", "tokenizer", "off-gpu", "autoscaler-max",
-		"capacity"};
+		"node-group-max", "provisioning", "capacity"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 
@@ -98,18 +98,20 @@ char *finding_fix_text(const struct finding_fix *x)
 }
 
 const char *const results_metric_names[] = {
-	"arrived_demand_pct", "capacity_gpus", "cost_allocated", "cost_idle", "cost_per_million_tokens",
-	"cost_per_verified_result", "cost_total", "deadline_met_pct", "duty_cycle_pct",
-	"e2e_mean_s", "e2e_p50_s", "e2e_p99_s", "engine_active_pct", "fragmentation_pct",
-	"gpu_allocation_pct", "gpu_hours_allocated", "gpu_hours_busy", "jobs_completed",
-	"jobs_failed", "jobs_preempted", "jobs_submitted", "jobs_unfinished", "makespan_s",
-	"oom_kills", "peak_allocated_gpus", "peak_demand_gpus", "pods_scheduled", "pods_trace",
-	"preemptions", "queue_time_max_s", "queue_time_mean_s", "queue_time_p50_s",
-	"queue_time_p95_s", "queue_time_p99_s", "request_queue_mean_s", "requests_completed",
-	"requests_rejected", "requests_submitted", "requests_unfinished", "slo_attainment_pct",
-	"slo_met", "sm_active_pct", "target_shapes", "throughput_rps", "tokenize_wait_mean_s",
-	"tokens_per_s", "tpot_p50_s", "tpot_p99_s", "ttft_mean_s", "ttft_p50_s", "ttft_p99_s",
-	"verified_results", "vram_capacity_gib", "vram_used_pct",
+	"arrived_demand_pct", "autoscaler_at_max_s", "capacity_gpus", "cost_allocated",
+	"cost_idle", "cost_nodes", "cost_per_million_tokens", "cost_per_verified_result",
+	"cost_total", "deadline_met_pct", "duty_cycle_pct", "e2e_mean_s", "e2e_p50_s",
+	"e2e_p99_s", "engine_active_pct", "fragmentation_pct", "gpu_allocation_pct",
+	"gpu_hours_allocated", "gpu_hours_busy", "jobs_completed", "jobs_failed",
+	"jobs_preempted", "jobs_submitted", "jobs_unfinished", "makespan_s", "node_hours",
+	"nodes_added", "nodes_peak", "oom_kills", "peak_allocated_gpus", "peak_demand_gpus",
+	"pods_scheduled", "pods_trace", "preemptions", "provisioning_wait_s", "queue_time_max_s",
+	"queue_time_mean_s", "queue_time_p50_s", "queue_time_p95_s", "queue_time_p99_s",
+	"request_queue_mean_s", "requests_completed", "requests_rejected", "requests_submitted",
+	"requests_unfinished", "scale_downs", "scale_ups", "slo_attainment_pct", "slo_met",
+	"sm_active_pct", "spot_interruptions", "target_shapes", "throughput_rps",
+	"tokenize_wait_mean_s", "tokens_per_s", "tpot_p50_s", "tpot_p99_s", "ttft_mean_s",
+	"ttft_p50_s", "ttft_p99_s", "verified_results", "vram_capacity_gib", "vram_used_pct",
 };
 const size_t results_n_metric_names = sizeof results_metric_names / sizeof results_metric_names[0];
 
@@ -146,6 +148,7 @@ void results_free(struct results *r)
 		finding_free(&r->findings[i]);
 	free(r->findings);
 	free(r->curve);
+	free(r->scaling);
 	memset(r, 0, sizeof *r);
 }
 

@@ -64,6 +64,7 @@ int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
 
 /* scenario_pools.c */
 extern const char *const ld_effect_names[3];
+extern const char *const ld_expander_names[4];
 int ld_load_pools(struct loader *ld, const struct ynode *v);
 
 /* scenario_queues.c */

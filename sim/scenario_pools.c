@@ -167,6 +167,7 @@ static int pool_windows(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+#define NODES_HINT "a whole number from 1 to 1000000, or 0 with autoscale"
 #define PRICE_HINT "a price per hour >= 0, like 2.50"
 #define MAX_PRICE 1e6 /* $/hour: past this, bills overflow to infinity (NULL costs) */
 
@@ -212,9 +213,11 @@ static int pool_name(struct loader *ld, const struct ynode *v, void *obj)
 static int pool_nodes(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int64_t n = 0;
-	int rc = ld_get_int(ld, v, "nodes", 1, MAX_NODES_PER_POOL, &n);
+	/* 0 only with autoscale (scale from zero): finish_scaling checks. */
+	if (v->kind != YNODE_SCALAR || units_integer(v->value, &n) || n < 0 || n > MAX_NODES_PER_POOL)
+		return ld_bad_value(ld, v, "nodes", NODES_HINT);
 	((struct pool_spec *)obj)->nodes = (int32_t)n;
-	return rc;
+	return GP_OK;
 }
 
 static int pool_gpu(struct loader *ld, const struct ynode *v, void *obj)
@@ -372,6 +375,235 @@ static int pool_startup(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 
+/* --- autoscale and spot ------------------------------------------------------ */
+
+#define AUTOSCALE_HINT "a map like {min: 0, max: 4, provision_time: 5m}"
+
+static int as_count(struct loader *ld, const struct ynode *v, const char *what, int32_t *out)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, what, 0, MAX_NODES_PER_POOL, &n);
+	*out = (int32_t)n;
+	return rc;
+}
+
+static int as_min(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return as_count(ld, v, "autoscale min", &((struct autoscale_spec *)obj)->min);
+}
+
+static int as_max(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int rc = as_count(ld, v, "autoscale max", &((struct autoscale_spec *)obj)->max);
+	if (!rc && ((struct autoscale_spec *)obj)->max < 1)
+		return ld_bad_value(ld, v, "autoscale max", "a whole number of nodes >= 1");
+	return rc;
+}
+
+static int as_provision(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "provision_time", false,
+			       &((struct autoscale_spec *)obj)->provision_time);
+}
+
+static int as_unneeded(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "scale_down_unneeded_time", false,
+			       &((struct autoscale_spec *)obj)->unneeded_time);
+}
+
+static int as_delay(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "scale_down_delay_after_add", false,
+			       &((struct autoscale_spec *)obj)->delay_after_add);
+}
+
+static int as_scan(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "scan_interval", true,
+			       &((struct autoscale_spec *)obj)->scan_interval);
+}
+
+static int as_threshold(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_fraction(ld, v, "scale_down_utilization_threshold",
+			       &((struct autoscale_spec *)obj)->threshold);
+}
+
+const char *const ld_expander_names[4] = {"random", "least-waste", "price", "priority"};
+
+static int as_expander(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "expander", ld_expander_names, N_OF(ld_expander_names), &k);
+	((struct autoscale_spec *)obj)->expander = (enum expander_kind)k;
+	return rc;
+}
+
+static int as_priority(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "priority", -1000000, 1000000, &n);
+	((struct autoscale_spec *)obj)->priority = (int32_t)n;
+	return rc;
+}
+
+static const struct key_rule autoscale_rules[] = {
+	{"min", as_min},
+	{"max", as_max},
+	{"provision_time", as_provision},
+	{"scale_down_unneeded_time", as_unneeded},
+	{"scale_down_utilization_threshold", as_threshold},
+	{"scale_down_delay_after_add", as_delay},
+	{"scan_interval", as_scan},
+	{"expander", as_expander},
+	{"priority", as_priority},
+};
+
+static int pool_autoscale(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	struct autoscale_spec *a = &p->autoscale;
+	*a = (struct autoscale_spec){.on = true, .provision_time = -1,
+				     .unneeded_time = 10 * SIM_MINUTE, .threshold = 0.5,
+				     .scan_interval = 10 * SIM_SECOND,
+				     .delay_after_add = 10 * SIM_MINUTE,
+				     .expander = EXPANDER_RANDOM, .loc = v->loc};
+	int rc = ld_walk_map(ld, v, "autoscale", AUTOSCALE_HINT, autoscale_rules,
+			     N_OF(autoscale_rules), a);
+	return rc ? rc : ld_require(ld, v, "max", "autoscale", "the largest number of nodes, like 4");
+}
+
+struct spot_load {
+	struct pool_spec *pool;
+	double discount;           /* -1: none */
+	bool has_price;
+	struct price price;
+};
+
+static int spot_discount(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct spot_load *sl = obj;
+	int rc = ld_get_amount(ld, v, "discount", "a fraction below 1 like 0.7", &sl->discount);
+	if (!rc && !(sl->discount < 1))
+		return ld_bad_value(ld, v, "discount", "a fraction below 1 like 0.7 (70% off)");
+	return rc;
+}
+
+static int spot_price(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct spot_load *sl = obj;
+	sl->has_price = true;
+	return ld_walk_map(ld, v, "spot price",
+			   "a map like {gpu_hour: 0.90, cpu_hour: 0.01, gib_hour: 0.001}",
+			   price_rules, N_OF(price_rules), &sl->price);
+}
+
+static int interruption_rate(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct spot_spec *sp = obj;
+	if (v->kind != YNODE_SCALAR || units_rate(v->value, &sp->rate) || sp->rate < 0)
+		return ld_bad_value(ld, v, "interruption rate", "a rate per node like 0.05/h");
+	return GP_OK;
+}
+
+static int interruption_notice(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "notice", false, &((struct spot_spec *)obj)->notice);
+}
+
+static const struct key_rule interruption_rules[] = {
+	{"rate", interruption_rate}, {"notice", interruption_notice}};
+
+static int spot_interruption(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct spot_load *sl = obj;
+	return ld_walk_map(ld, v, "interruption", "a map like {rate: 0.05/h}", interruption_rules,
+			   N_OF(interruption_rules), &sl->pool->spot);
+}
+
+static const struct key_rule spot_rules[] = {
+	{"discount", spot_discount}, {"price", spot_price}, {"interruption", spot_interruption}};
+
+/* The spot price replaces the pool's: given, or the pool's less the discount
+ * (price may come after spot in the map, so this runs once the pool is read). */
+static int pool_spot(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	p->spot = (struct spot_spec){.on = true, .notice = 2 * SIM_MINUTE, .loc = v->loc};
+	struct spot_load sl = {.pool = p, .discount = -1};
+	int rc = ld_walk_map(ld, v, "spot", "a map like {discount: 0.7, interruption: {rate: 0.05/h}}",
+			     spot_rules, N_OF(spot_rules), &sl);
+	if (rc)
+		return rc;
+	if (sl.has_price && sl.discount >= 0)
+		return gp_located(ld->err, v->loc, "spot takes a price or a discount, not both");
+	return GP_OK;
+}
+
+/* Applies spot's price and checks autoscale against the pool (after the walk). */
+static int finish_scaling(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	const struct ynode *spot = ynode_get(item, "spot");
+	if (spot) {
+		const struct ynode *d = ynode_get(spot, "discount"), *pr = ynode_get(spot, "price");
+		double off = 0;
+		if (d && units_number(d->value, &off) == 0) {
+			p->price.gpu_hour *= 1 - off;
+			p->price.cpu_hour *= 1 - off;
+			p->price.gib_hour *= 1 - off;
+		}
+		if (pr) {
+			p->price = (struct price){0, 0, 0};
+			int rc = ld_walk_map(ld, pr, "spot price", "", price_rules, N_OF(price_rules),
+					     &p->price);
+			if (rc)
+				return rc;
+		}
+	}
+	struct autoscale_spec *a = &p->autoscale;
+	const struct ynode *nodes = ynode_get(item, "nodes");
+	if (!a->on) {
+		if (p->nodes < 1)
+			return ld_bad_value(ld, nodes, "nodes", NODES_HINT);
+		return GP_OK;
+	}
+	if (a->provision_time < 0)
+		a->provision_time = p->startup;
+	if (a->min > a->max)
+		return gp_located(ld->err, a->loc, "autoscale min %d is above max %d; expected "
+				  "min <= max", (int)a->min, (int)a->max);
+	if (p->nodes < a->min || p->nodes > a->max)
+		return gp_located(ld->err, nodes->loc, "nodes %d is outside autoscale's [%d, %d]; "
+				  "expected the initial size between min and max",
+				  (int)p->nodes, (int)a->min, (int)a->max);
+	if (p->powered_in_windows)
+		return gp_located(ld->err, ynode_get(item, "powered")->loc,
+				  "powered: window and autoscale both decide when nodes are up; "
+				  "expected one of them");
+	return GP_OK;
+}
+
+/* The expander is the autoscaler's, one for the cluster. */
+static int check_expanders(struct loader *ld)
+{
+	const struct pool_spec *first = NULL;
+	for (size_t i = 0; i < ld->sc->n_pools; i++) {
+		const struct pool_spec *p = &ld->sc->pools[i];
+		if (!p->autoscale.on)
+			continue;
+		if (first && first->autoscale.expander != p->autoscale.expander)
+			return gp_located(ld->err, p->autoscale.loc,
+					  "expander %s differs from %s (pool %s); expected one "
+					  "expander for the cluster's autoscaler",
+					  ld_expander_names[p->autoscale.expander],
+					  ld_expander_names[first->autoscale.expander], first->name);
+		first = first ? first : p;
+	}
+	return GP_OK;
+}
+
+
 /* trace: an openb node list in place of nodes, gpu, gpus_per_node, cpu and
  * memory; the entry becomes one pool per node shape (ld_openb_expand_pools). */
 static int pool_trace(struct loader *ld, const struct ynode *v, void *obj)
@@ -425,7 +657,8 @@ static const struct key_rule pool_rules[] = {
 	{"labels", pool_labels},   {"taints", pool_taints},
 	{"sharing", pool_sharing}, {"windows", pool_windows},
 	{"price", pool_price},     {"startup", pool_startup},
-	{"powered", pool_powered},
+	{"powered", pool_powered}, {"autoscale", pool_autoscale},
+	{"spot", pool_spot},
 };
 
 /* The GPU of a CPU-only pool: no product label, no memory, no MIG. */
@@ -454,6 +687,9 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 	int rc = ld_walk_map(ld, item, "pool", POOL_HINT, pool_rules, N_OF(pool_rules), p);
 	if (!rc)
 		rc = ld_require(ld, item, "name", "pool", "a name like batch");
+	if (!rc && p->trace_path && (p->autoscale.on || p->spot.on))
+		return gp_located(ld->err, item->loc, "an openb node list is a fixed set of nodes; "
+				  "expected no autoscale or spot beside a trace");
 	if (!rc && p->trace_path)
 		return check_openb_pool(ld, item, p);
 	if (!rc && ynode_get(item, "format"))
@@ -469,6 +705,8 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 		rc = ld_require(ld, item, "gpu", "pool", "a catalog GPU type like A100-80GB");
 	if (!rc && p->sharing.mode == SHARING_MIG)
 		rc = check_mig_layout(ld, item, p);
+	if (!rc)
+		rc = finish_scaling(ld, item, p);
 	return rc;
 }
 
@@ -512,6 +750,7 @@ int ld_load_pools(struct loader *ld, const struct ynode *v)
 		if (p->gpus_per_node > ld->widest_node)
 			ld->widest_node = p->gpus_per_node;
 	}
-	return expand_openb_pools(ld);
+	rc = check_expanders(ld);
+	return rc ? rc : expand_openb_pools(ld);
 }
 

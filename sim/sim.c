@@ -20,6 +20,7 @@
 #include "gpuplan/sim.h"
 
 #include "gpuplan/arrivals.h"
+#include "gpuplan/autoscale.h"
 #include "gpuplan/cluster.h"
 #include "gpuplan/collect.h"
 #include "gpuplan/engine.h"
@@ -77,6 +78,7 @@ struct sim {
 	struct quota_candidate *cands; /* scratch: running jobs, for reclaim */
 	size_t cap_cands;
 	struct infer *infer;    /* inference services (infer.h); NULL without */
+	struct autoscale *as;   /* node autoscaling and spot (autoscale.h); NULL without */
 };
 
 
@@ -281,6 +283,7 @@ static void enqueue(struct sim *s, uint32_t id)
 			       sched_entry(s->sched.order, id, j->seq, j->submit, ws->priority,
 					   j->deadline, j->duration));
 	reasons_join(&s->reasons, cls, id);
+	autoscale_joined(s->as, cls, j->pods);
 	s->dirty = true;
 }
 
@@ -392,6 +395,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	sched_pop(&s->sched, cls);
 	reasons_leave(&s->reasons, id, s->engine.now);
 	struct sim_job *j = &s->jobs[id];
+	autoscale_started(s->as, cls, j->pods);
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
@@ -539,6 +543,28 @@ static void preempt_pool(struct sim *s, size_t p)
 	}
 }
 
+/* A spot node's notice: its batch jobs are evicted (autoscale.h). */
+static void drain_node(void *ctx, int32_t node)
+{
+	struct sim *s = ctx;
+	const struct node *nd = &s->cluster.nodes[node];
+	for (int32_t i = 0; i < nd->gpus; i++) {
+		struct gpu *g = &s->cluster.gpus[nd->first_gpu + i];
+		while (g->n_tenants) {
+			uint32_t id = g->tenants[0].job;
+			assert(!infer_is_tenant(id) && "no replica on spot (scenario check_spot)");
+			evict(s, id);
+		}
+	}
+}
+
+static bool work_left(const struct sim *s);
+
+static bool sim_work_left(void *ctx)
+{
+	return work_left(ctx);
+}
+
 static void on_retry(struct sim *s, uint32_t id)
 {
 	s->backing_off--;
@@ -639,13 +665,15 @@ static bool try_class(struct sim *s, size_t c)
 	if (!reclaim(s, head, why, sizeof why)) {
 		reasons_fail_text(&s->reasons, c, j->workload, j->pods, cl->n, why, head, s->freed,
 				  s->engine.now);
+		autoscale_class_failed(s->as, c, false); /* no pods yet for the autoscaler */
 		return false;
 	}
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, s->why))
 		return true;
-	reasons_fail(&s->reasons, c, j->workload, j->pods, cl->n, s->why, head, s->freed,
-		     s->engine.now);
+	autoscale_class_failed(s->as, c, true);
+	reasons_fail_note(&s->reasons, c, j->workload, j->pods, cl->n, s->why,
+			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
 	return false;
 }
 
@@ -725,7 +753,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	engine_init(&s->engine);
 	cluster_init(&s->cluster, sc);
 	placement_init(&s->placer, &s->cluster);
-	reasons_init(&s->reasons, sc->n_workloads, (int64_t)s->cluster.n_nodes,
+	reasons_init(&s->reasons, sc->n_workloads, s->cluster.n_ready,
 		     (const char *const *)s->placer.reasons, s->placer.reason_kinds,
 		     s->placer.n_reasons);
 	int32_t pods = 1;
@@ -777,11 +805,16 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
 	infer_heard(s);
+	struct autoscale_host ah = {&s->engine, &s->cluster, &s->placer, &s->collect, &s->sched,
+				    &s->reasons, &s->freed, &s->dirty, s, sim_work_left, drain_node};
+	s->as = autoscale_create(sc, &ah);
+	autoscale_start(s->as);
 }
 
 static void sim_destroy(struct sim *s)
 {
 	infer_destroy(s->infer);
+	autoscale_destroy(s->as);
 	engine_free(&s->engine);
 	cluster_free(&s->cluster);
 	sched_free(&s->sched);
@@ -829,6 +862,10 @@ void sim_advance(struct sim *s, struct results *out)
 		case EV_WINDOW: on_window(s, ev.id); break;
 		case EV_RETRY: on_retry(s, ev.id); break;
 		default:
+			if (autoscale_owns_event(ev.type)) {
+				autoscale_event(s->as, &ev);
+				break;
+			}
 			infer_event(s->infer, &ev);
 			infer_heard(s);
 			break;
@@ -841,6 +878,8 @@ void sim_advance(struct sim *s, struct results *out)
 		}
 		if (s->dirty)
 			schedule(s);
+		if (autoscale_settle(s->as)) /* its events go into the pods' messages */
+			schedule(s);
 		if (engine_next_time(&s->engine) != s->engine.now)
 			collect_settle(&s->collect);
 		if (!s->running && !s->arriving && !s->backing_off &&
@@ -850,6 +889,9 @@ void sim_advance(struct sim *s, struct results *out)
 	/* The run ends at the horizon, or with the last arrival, start or
 	 * completion: window events after that are not part of the work. */
 	sim_time end = sc->horizon ? sc->horizon : s->last_progress;
+	sim_time settled = autoscale_settled_at(s->as);
+	if (!sc->horizon && !work_left(s) && settled != SIM_NEVER && settled > end)
+		end = settled; /* nodes billed until the autoscaler removed them */
 	collect_finish(&s->collect, end);
 	reasons_finish(&s->reasons, end);
 	out->status = !work_left(s) ? "ok" : sc->horizon ? "horizon" : "stalled";
@@ -875,6 +917,7 @@ void sim_finish(struct sim *s, struct results *out)
 {
 	write_rows(s, out);
 	infer_results(s->infer, out);
+	autoscale_results(s->as, out, out->sim_end);
 	reasons_write(&s->reasons, s->sc, out);
 	sim_destroy(s);
 	free(s);

@@ -487,7 +487,7 @@ Test(scenario, set_errors_name_the_override)
 	const char *const zero[] = {"pools.p.nodes=0"};
 	fails_with(NAME POOL WL, zero, 1,
 		   "--set pools.p.nodes=0:1:15: error: invalid nodes '0'; expected a whole number "
-		   "from 1 to 1000000");
+		   "from 1 to 1000000, or 0 with autoscale");
 	const char *const item[] = {"workloads.ww.count=2"};
 	fails_with(NAME POOL WL, item, 1,
 		   "--set workloads.ww.count=2:1:11: error: no item named 'ww' in workloads; did "
@@ -587,10 +587,10 @@ Test(scenario, pool_errors)
 	static const struct bad_case cases[] = {
 		{P("nodes: 0, gpu: A100-80GB, gpus_per_node: 8"),
 		 "DIR/s.yaml:2:26: error: invalid nodes '0'; expected a whole number from 1 to "
-		 "1000000"},
+		 "1000000, or 0 with autoscale"},
 		{P("nodes: -2, gpu: A100-80GB, gpus_per_node: 8"),
 		 "DIR/s.yaml:2:26: error: invalid nodes '-2'; expected a whole number from 1 to "
-		 "1000000"},
+		 "1000000, or 0 with autoscale"},
 		{P("nodes: 1, gpu: A100-80G, gpus_per_node: 8"),
 		 "DIR/s.yaml:2:34: error: unknown GPU type 'A100-80G'; did you mean 'A100-80GB'?"},
 		/* a name the word begins is suggested before a near spelling (A10) */

@@ -20,6 +20,12 @@
  * Tenants.  Every GPU lists the running pods with a share of it (struct
  * tenant), which the contention model reads when the set changes.
  *
+ * Slots.  A pool keeps a node slot for every node it may ever have
+ * (scenario_pool_slots: its autoscaler's maximum), allocated once.  Only
+ * Ready nodes are in the indexes; a slot that is down, provisioning or
+ * cordoned has key -1 in every index, so finds, counts and reasons never see
+ * it.  cluster_node_up / cluster_node_down move a node in and out, O(indexes).
+ *
  * Windows (when a pool serves batch work) are an open flag and the time the
  * current window closes; the simulation moves them.
  */
@@ -44,6 +50,7 @@ struct node {
 	double allocated;      /* GPU equivalents */
 	double cpu_free;       /* cores not requested; only where the pool sets cpu */
 	double memory_free;    /* bytes not requested; only where the pool sets memory */
+	bool ready;            /* in the indexes: schedulable (see "Slots" above) */
 };
 
 struct bucket_index {
@@ -56,7 +63,8 @@ struct bucket_index {
 
 struct pool_state {
 	int32_t first_node;
-	int32_t n_nodes;
+	int32_t n_nodes;           /* slots (scenario_pool_slots) */
+	int32_t n_ready;           /* of them Ready, in the indexes */
 	int32_t gpus_per_node;
 	int32_t units_per_gpu;     /* 1, R, 1000, or the layout's instance count */
 	struct bucket_index whole; /* untouched GPUs per node */
@@ -64,7 +72,7 @@ struct pool_state {
 	struct bucket_index *mig;  /* per layout profile (mig_profiles) */
 	const struct mig_profile **mig_profiles;
 	size_t n_mig;
-	int64_t capacity;          /* GPUs */
+	int64_t capacity;          /* GPUs of the Ready nodes */
 	double allocated;          /* GPU equivalents */
 	bool open;                 /* serving batch work now */
 	sim_time closes_at;        /* end of the current window; SIM_NEVER: always open */
@@ -79,6 +87,7 @@ struct cluster {
 	struct pool_state *pools;
 	size_t n_pools;
 	int64_t capacity;
+	int64_t n_ready;       /* Ready nodes of all pools */
 	double allocated;
 	uint64_t prefer;       /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
@@ -143,6 +152,22 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 
 /* Gives back what pl holds for job. */
 void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl);
+
+/* Node slot `node` (down and empty) becomes Ready: into the indexes, its
+ * GPUs into the capacity. */
+void cluster_node_up(struct cluster *c, int32_t node);
+
+/* A Ready node leaves the indexes and the capacity (cordoned or removed);
+ * pods still on it keep their units until they are released. */
+void cluster_node_down(struct cluster *c, int32_t node);
+
+/* Whether no pod holds anything on the node. */
+bool cluster_node_empty(const struct cluster *c, int32_t node);
+
+/* How many pods of w asking for `gpus` units an empty node of pool p holds
+ * (GPU units, cpu and memory); 0 when none fits.  The autoscaler's estimate. */
+int32_t cluster_pods_per_node(const struct cluster *c, size_t p, const struct workload_spec *w,
+			      int32_t gpus);
 
 /* Largest number of untouched GPUs on one node of pool p. */
 int32_t cluster_max_free(const struct cluster *c, size_t p);

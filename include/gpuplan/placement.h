@@ -146,6 +146,13 @@ void placement_take(struct placer *pl, const struct pod_request *pod, const int3
 void placement_release(struct placer *pl, int32_t workload, uint32_t job,
 		       const struct placement *pls);
 
+/* Whether an empty Ready node of pool p would take a pod of the request now:
+ * kube-scheduler's filters on a copy of the pool's node template, as the
+ * Cluster Autoscaler checks its node groups (autoscale.h).  A hostname
+ * affinity or spread constraint is judged for the pool, not the new node. */
+bool placement_fits_empty(const struct placer *pl, const struct pod_request *pod, size_t p,
+			  sim_time now);
+
 /* Whether starting a pod of workload w can let other pods of w fit (its
  * DoNotSchedule spread constraint counts running pods). */
 bool placement_start_unblocks(const struct placer *pl, size_t w);

@@ -94,6 +94,16 @@ int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32
 			  size_t members, const char *text, uint32_t head, uint64_t gen,
 			  sim_time now);
 
+/* reasons_fail with a note after kube-scheduler's message: the Cluster
+ * Autoscaler's event about the pod ("pod triggered scale-up: [batch]").
+ * NULL: reasons_fail.  Allocates (rare: notes change at autoscaler scans). */
+int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const int32_t *counts, const char *note, uint32_t head,
+			  uint64_t gen, sim_time now);
+
+/* The number of nodes messages count ("0/N nodes"): the Ready ones. */
+void reasons_set_nodes(struct reasons *r, int64_t n_nodes);
+
 /* Whether class cls last failed with this head at capacity generation gen
  * and no job joined it since (members, its pending jobs): then trying it
  * again cannot succeed, and its jobs keep their reason.  A job that joined

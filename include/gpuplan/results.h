@@ -163,6 +163,8 @@ enum finding_kind {
 	KIND_TOKENIZER,      /* requests wait for the CPU tokenizer */
 	KIND_OFF_GPU,        /* batch jobs' time goes off the GPU */
 	KIND_AUTOSCALER_MAX, /* an autoscaled service sits at max_replicas */
+	KIND_NODE_GROUP_MAX, /* a node pool's Cluster Autoscaler sits at max with pods pending */
+	KIND_PROVISIONING,   /* pods wait for nodes being provisioned, not for capacity */
 	KIND_CAPACITY,       /* busy GPUs, work waits: a larger pool */
 	FINDING_KINDS
 };
@@ -207,6 +209,21 @@ void finding_fix_set(struct finding_fix *x, const char *set);
 /* The --set text of a fix: "--set 'A' --set 'B'" (malloc'd). */
 char *finding_fix_text(const struct finding_fix *x);
 
+/* What the autoscaler did to one pool, and what the diagnosis needs to tell
+ * capacity (at max with pods pending) from provisioning time (autoscale.h).
+ * One row per pool that autoscales or is spot, in scenario order. */
+struct pool_scaling {
+	int32_t pool;               /* index into scenario.pools */
+	int64_t scale_ups;          /* scale-up decisions for the pool */
+	int64_t nodes_added;        /* nodes launched (scale-ups and spot replacements) */
+	int64_t scale_downs;        /* nodes removed as unneeded */
+	int64_t interruptions;      /* spot interruption notices */
+	double node_hours;          /* billed: from launch to removal */
+	double peak_nodes;          /* most Ready nodes at once */
+	double at_max_s;            /* seconds at max with pending pods it could host */
+	double provisioning_wait_s; /* pod-seconds pending while nodes for them provisioned */
+};
+
 struct results {
 	struct metric *metrics;
 	size_t n_metrics, cap_metrics;
@@ -232,6 +249,8 @@ struct results {
 	struct finding *findings;  /* ranked; none for a healthy run */
 	size_t n_findings;
 	struct curve_row *curve;   /* the inflation experiment's curve; none otherwise */
+	struct pool_scaling *scaling; /* autoscaled and spot pools; none otherwise */
+	size_t n_scaling;
 	size_t n_curve;
 	char **node_names;         /* owned */
 	size_t n_nodes;

@@ -83,6 +83,43 @@ struct window {
 
 #define WINDOW_EVERY_DAY 0x7f
 
+/* Cluster Autoscaler's expanders: which node group grows when several could. */
+enum expander_kind { EXPANDER_RANDOM, EXPANDER_LEAST_WASTE, EXPANDER_PRICE, EXPANDER_PRIORITY };
+
+/*
+ * pools[].autoscale: the pool is a node group of the Cluster Autoscaler
+ * (autoscale.h), sized between min and max; `nodes` is its initial size.
+ * Defaults are the autoscaler's: scan every 10s, a node unneeded for 10m
+ * below 0.5 of its GPUs requested is removed, no scale-down for 10m after a
+ * scale-up; a new node is billed from launch and Ready after provision_time.
+ */
+struct autoscale_spec {
+	bool on;
+	int32_t min, max;
+	sim_time provision_time;      /* launch to Ready; default the pool's startup */
+	sim_time unneeded_time;       /* --scale-down-unneeded-time, 10m */
+	double threshold;             /* --scale-down-utilization-threshold, 0.5 */
+	sim_time scan_interval;       /* --scan-interval, 10s */
+	sim_time delay_after_add;     /* --scale-down-delay-after-add, 10m */
+	enum expander_kind expander;  /* --expander, random (the same for every pool) */
+	int32_t priority;             /* the priority expander's: higher wins */
+	struct srcloc loc;
+};
+
+/*
+ * pools[].spot: spot capacity.  Its price is the pool's (price:) with
+ * `discount` off, or `price` itself; each node is interrupted after an
+ * exponential time of mean 1/rate, with a notice (default 2m): at the notice
+ * the node is cordoned and drained (its batch jobs are evicted with their
+ * checkpoints), at its end the node is gone.
+ */
+struct spot_spec {
+	bool on;
+	double rate;                  /* interruptions per node-second */
+	sim_time notice;              /* 2m */
+	struct srcloc loc;
+};
+
 struct pool_spec {
 	char *name;
 	struct srcloc loc;
@@ -101,6 +138,8 @@ struct pool_spec {
 	sim_time startup;
 	struct sharing sharing;
 	bool powered_in_windows;   /* powered: window; idle is charged only while open */
+	struct autoscale_spec autoscale;
+	struct spot_spec spot;
 	char *trace_path;          /* an openb node list while loading; the loader replaces
 				    * the entry by its pools (openb.h), so NULL after */
 	struct srcloc trace_loc;
@@ -362,7 +401,16 @@ int scenario_pool_index(const struct scenario *sc, const char *name);
 int scenario_workload_index(const struct scenario *sc, const char *name);
 int scenario_queue_index(const struct scenario *sc, const char *name);
 
-/* Total GPUs of all pools. */
+/* Node slots the cluster keeps for pool p: its nodes, or room for its
+ * autoscaler's maximum (twice with spot: interrupted nodes linger through
+ * their notice while replacements launch). */
+static inline int32_t scenario_pool_slots(const struct pool_spec *p)
+{
+	int32_t n = p->autoscale.on && p->autoscale.max > p->nodes ? p->autoscale.max : p->nodes;
+	return p->autoscale.on && p->spot.on ? 2 * n : n;
+}
+
+/* Total GPUs of all pools (their initial nodes). */
 int64_t scenario_capacity_gpus(const struct scenario *sc);
 
 /* Kubernetes' name of what a workload's pods request: "nvidia.com/gpu" or

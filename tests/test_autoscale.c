@@ -1,0 +1,385 @@
+/*
+ * test_autoscale.c - node-pool autoscaling (the Cluster Autoscaler) and spot
+ * capacity, with queue times to the second and bills to the cent computed by
+ * hand.
+ *
+ * The semantics checked are kubernetes/autoscaler's cluster-autoscaler
+ * (cluster-autoscaler/FAQ.md "How does scale-up work?", "How does
+ * scale-down work?", "What are the parameters to CA?": scan-interval 10s,
+ * scale-down-unneeded-time 10m, scale-down-delay-after-add 10m,
+ * scale-down-utilization-threshold 0.5; expanders in
+ * cluster-autoscaler/expander/{random,waste,price,priority}; its events
+ * "pod triggered scale-up: [{group 0->2 (max: 2)}]" and "pod didn't trigger
+ * scale-up: 1 max node group size reached"; kube-scheduler's
+ * ErrNoNodesAvailable "no nodes available to schedule pods").
+ *
+ * The fixture (tests/fixtures/autoscale.yaml): pool batch, 4 x A100-80GB a
+ * node at $2.50/GPU-h ($10.00 a node-hour), nodes 0, autoscale min 0 max 2,
+ * provision_time 5m; three 4-GPU jobs of 1h at 00:00, deadline 02:00.
+ */
+#include "gpuplan/scenario.h"
+#include "gpuplan/sim.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run.h"
+
+TestSuite(autoscale, .fini = cleanup);
+
+#define A "tests/fixtures/autoscale.yaml"
+#define X "tests/fixtures/autoscale-expanders.yaml"
+#define S SIM_SECOND
+
+static double metric(const char *scope, const char *name)
+{
+	for (size_t i = 0; i < r.n_metrics; i++)
+		if (!strcmp(r.metrics[i].scope, scope) && !strcmp(r.metrics[i].name, name))
+			return r.metrics[i].value;
+	cr_assert_fail("no metric %s of %s", name, scope);
+	return NAN;
+}
+
+static const char *reason(size_t job)
+{
+	return r.jobs[job].reason >= 0 ? r.reason_texts[r.jobs[job].reason] : "";
+}
+
+static const char *node(size_t job) { return r.node_names[r.jobs[job].node]; }
+
+/* The bill: cost_total of scope all, allocations plus idle (powered,
+ * unallocated) capacity. */
+static double bill(void)
+{
+	cr_assert_float_eq(metric("all", "cost_total"),
+			   metric("all", "cost_allocated") + metric("all", "cost_idle"), 1e-9);
+	return metric("all", "cost_total");
+}
+
+/*
+ * Scale from zero.  The jobs arrive at 0; the scheduler finds no node; the
+ * autoscaler's loop at 0 (after that pass) packs the three 4-GPU pods into
+ * new 4-GPU nodes, 3 needed, capped at max 2: two nodes launch at 0 and are
+ * Ready at 300 s.  Jobs 0 and 1 run 300-3900; job 2 waits for a node: it
+ * starts at 3900 on batch-0 (the lowest node on ties) and ends at 7500,
+ * after its 7200 s deadline.  Queue times 300, 300, 3600 + 300 = 3900: mean
+ * 1500 s.  Scale-down: batch-1 is empty from 3900, unneeded at the scan of
+ * 3900, removed 10 min later at 4500 (the scale-up at 0 is more than 10 min
+ * back); batch-0 is empty at 7500 and removed at 8100, where the run ends.
+ * Node-hours: 4500/3600 + 8100/3600 = 1.25 + 2.25 = 3.5; bill 3.5 x $10.00
+ * = $35.00 = allocations 3 jobs x 4 GPU-h x $2.50 = $30.00 + idle $5.00
+ * (batch-0 idle 0-300 and 7500-8100, batch-1 0-300 and 3900-4500: 30 min
+ * x $10.00/h).
+ */
+Test(autoscale, scale_from_zero_waits_for_provisioning_and_caps_at_max)
+{
+	run(A, NULL, 0);
+	cr_assert_eq(r.jobs[0].start, 300 * S);
+	cr_assert_eq(r.jobs[1].start, 300 * S);
+	cr_assert_eq(r.jobs[2].start, 3900 * S);
+	cr_assert_eq(r.jobs[2].end, 7500 * S);
+	cr_assert_str_eq(node(2), "batch-0");
+	cr_assert_float_eq(metric("all", "queue_time_mean_s"), 1500, 1e-9);
+	cr_assert_float_eq(metric("all", "deadline_met_pct"), 200.0 / 3, 1e-9);
+	cr_assert_eq(r.sim_end, 8100 * S, "the run ends when the last node is removed");
+	cr_assert_float_eq(metric("batch", "node_hours"), 3.5, 1e-9);
+	cr_assert_float_eq(metric("batch", "cost_nodes"), 35.00, 1e-9);
+	cr_assert_float_eq(bill(), 35.00, 1e-9);
+	cr_assert_float_eq(metric("all", "cost_idle"), 5.00, 1e-9);
+	cr_assert_float_eq(metric("batch", "scale_ups"), 1, 0);
+	cr_assert_float_eq(metric("batch", "nodes_added"), 2, 0);
+	cr_assert_float_eq(metric("batch", "scale_downs"), 2, 0);
+	cr_assert_float_eq(metric("batch", "nodes_peak"), 2, 0);
+}
+
+/*
+ * What the diagnosis reads.  At max from the scan at 0, with job 2 pending
+ * that a third node would host, until it starts at 3900: 3900 s.  Waiting
+ * for provisioning: jobs 0 and 1, 0-300 s: 600 pod-seconds (job 2 was not
+ * given a node, so it waits for capacity, not for provisioning).
+ */
+Test(autoscale, results_tell_capacity_from_provisioning_time)
+{
+	run(A, NULL, 0);
+	cr_assert_eq(r.n_scaling, 1);
+	const struct pool_scaling *ps = &r.scaling[0];
+	cr_assert_eq(ps->pool, 0);
+	cr_assert_float_eq(ps->at_max_s, 3900, 1e-9);
+	cr_assert_float_eq(ps->provisioning_wait_s, 600, 1e-9);
+	cr_assert_eq(ps->scale_ups, 1);
+	cr_assert_float_eq(metric("batch", "autoscaler_at_max_s"), 3900, 1e-9);
+	cr_assert_float_eq(metric("batch", "provisioning_wait_s"), 600, 1e-9);
+}
+
+/* The scheduler's message carries the autoscaler's event. */
+Test(autoscale, pending_pods_carry_the_autoscalers_event)
+{
+	run(A, NULL, 0);
+	cr_assert_str_eq(reason(0), "no nodes available to schedule pods "
+				    "(cluster-autoscaler: pod triggered scale-up: [batch])");
+	cr_assert_str_eq(reason(2), "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. "
+				    "(cluster-autoscaler: pod didn't trigger scale-up: 1 max node "
+				    "group size reached)");
+	double waiting = 0;
+	for (size_t i = 0; i < r.n_pending_reasons; i++)
+		if (!strcmp(r.pending_reasons[i].scope, "all") &&
+		    strstr(r.pending_reasons[i].reason, "max node group size reached"))
+			waiting += r.pending_reasons[i].pending_seconds;
+	cr_assert_float_eq(waiting, 3600, 1e-9, "job 2 from 300 (next scan) to 3900");
+}
+
+/* A pod no node group fits: CA's NotTriggerScaleUp; nothing launches. */
+Test(autoscale, a_pod_no_node_group_fits_does_not_trigger_scale_up)
+{
+	RUN_WITH(A, "workloads.train.node_selector={zone: b}", "horizon=1h");
+	cr_assert_str_eq(reason(0), "no nodes available to schedule pods (cluster-autoscaler: pod "
+				    "didn't trigger scale-up (it wouldn't fit if a new node is added))");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 0, 0);
+	cr_assert_float_eq(metric("batch", "node_hours"), 0, 0);
+}
+
+/*
+ * max 3: one scan launches three nodes, all jobs run 300-3900 (queue 300 s
+ * each, every deadline met), the nodes are removed at 4500.  Node-hours
+ * 3 x 4500/3600 = 3.75: bill $37.50, $2.50 more than max 2 for a mean queue
+ * time 1200 s shorter and no missed deadline.
+ */
+Test(autoscale, a_larger_max_trades_the_bill_for_queue_time)
+{
+	RUN_WITH(A, "pools.batch.autoscale.max=3");
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_eq(r.jobs[i].start, 300 * S);
+	cr_assert_float_eq(metric("all", "queue_time_max_s"), 300, 1e-9);
+	cr_assert_float_eq(metric("all", "deadline_met_pct"), 100, 1e-9);
+	cr_assert_float_eq(metric("batch", "node_hours"), 3.75, 1e-9);
+	cr_assert_float_eq(bill(), 37.50, 1e-9);
+	cr_assert_float_eq(r.scaling[0].at_max_s, 0, 0, "every pod got a node");
+	cr_assert_float_eq(r.scaling[0].provisioning_wait_s, 900, 1e-9, "3 pods x 300 s");
+}
+
+/*
+ * unneeded 1m, no delay after add: batch-1 goes at 3900 + 60, batch-0 at
+ * 7500 + 60.  Node-hours (3960 + 7560)/3600 = 3.2: $32.00.
+ */
+Test(autoscale, the_unneeded_time_decides_when_empty_nodes_go)
+{
+	RUN_WITH(A, "pools.batch.autoscale.scale_down_unneeded_time=1m",
+		 "pools.batch.autoscale.scale_down_delay_after_add=0s");
+	cr_assert_eq(r.sim_end, 7560 * S);
+	cr_assert_float_eq(metric("batch", "node_hours"), 3.2, 1e-9);
+	cr_assert_float_eq(bill(), 32.00, 1e-9);
+}
+
+/*
+ * delay after add 2h: batch-1, unneeded from 3900, cannot go before 7200
+ * (the scale-up at 0 + 2h); batch-0 goes at 7500 + 60.  Node-hours
+ * (7200 + 7560)/3600 = 4.1: $41.00.
+ */
+Test(autoscale, no_scale_down_within_the_delay_after_a_scale_up)
+{
+	RUN_WITH(A, "pools.batch.autoscale.scale_down_unneeded_time=1m",
+		 "pools.batch.autoscale.scale_down_delay_after_add=2h");
+	cr_assert_float_eq(metric("batch", "node_hours"), 4.1, 1e-9);
+	cr_assert_float_eq(bill(), 41.00, 1e-9);
+}
+
+/*
+ * min 1, one node at the start: job 0 starts at 0; the scan at 0 adds one
+ * node (max 2) for job 1, Ready at 300; job 2 takes batch-0 when job 0 ends
+ * at 3600 and ends at 7200, its deadline (met: end <= deadline).  batch-1 is
+ * empty at 3900 and removed at 4500; batch-0 stays (min 1) and is billed to
+ * the end of the work, 7200.  Queue times 0, 300, 3600: mean 1300 s.
+ * Node-hours 7200/3600 + 4500/3600 = 3.25: $32.50.
+ */
+Test(autoscale, min_keeps_nodes_and_nodes_is_the_initial_size)
+{
+	RUN_WITH(A, "pools.batch.nodes=1", "pools.batch.autoscale.min=1");
+	cr_assert_eq(r.jobs[0].start, 0);
+	cr_assert_eq(r.jobs[1].start, 300 * S);
+	cr_assert_eq(r.jobs[2].start, 3600 * S);
+	cr_assert_float_eq(metric("all", "queue_time_mean_s"), 1300, 1e-9);
+	cr_assert_float_eq(metric("all", "deadline_met_pct"), 100, 1e-9);
+	cr_assert_eq(r.sim_end, 7200 * S);
+	cr_assert_float_eq(metric("batch", "node_hours"), 3.25, 1e-9);
+	cr_assert_float_eq(bill(), 32.50, 1e-9);
+	cr_assert_float_eq(metric("batch", "scale_downs"), 1, 0);
+}
+
+/*
+ * Expanders (tests/fixtures/autoscale-expanders.yaml): two 1-GPU pods; the
+ * option of pool small is 2 nodes of 1 GPU (nothing wasted, $6.00/h for 2
+ * GPUs: $3.00 per requested GPU), of pool big 1 node of 4 GPUs (half its
+ * GPUs wasted, $4.00/h: $2.00 per requested GPU).  least-waste picks small,
+ * price and priority (10 over 5) pick big.  The pods run 120-1920 s and the
+ * nodes go at 2520: small bills 2 x 2520/3600 x $3.00 = $4.20, big 2520/3600
+ * x $4.00 = $2.80.
+ */
+static void expander(const char *name)
+{
+	char a[80], b[80];
+	snprintf(a, sizeof a, "pools.small.autoscale.expander=%s", name);
+	snprintf(b, sizeof b, "pools.big.autoscale.expander=%s", name);
+	const char *const sets[] = {a, b};
+	run(X, sets, 2);
+}
+
+Test(autoscale, least_waste_prefers_the_node_group_it_fills)
+{
+	expander("least-waste");
+	cr_assert_str_eq(node(0), "small-0");
+	cr_assert_str_eq(node(1), "small-1");
+	cr_assert_eq(r.jobs[0].start, 120 * S);
+	cr_assert_float_eq(bill(), 4.20, 1e-9);
+}
+
+Test(autoscale, price_prefers_the_cheapest_requested_gpu)
+{
+	expander("price");
+	cr_assert_str_eq(node(0), "big-0");
+	cr_assert_str_eq(node(1), "big-0");
+	cr_assert_float_eq(bill(), 2.80, 1e-9);
+}
+
+Test(autoscale, priority_prefers_the_highest_priority)
+{
+	expander("priority");
+	cr_assert_str_eq(node(0), "big-0");
+	cr_assert_float_eq(metric("small", "nodes_added"), 0, 0);
+}
+
+/* spot discount 0.7 of $2.50: $0.75/GPU-h; max 3 as above: 3.75 node-hours
+ * x 4 GPUs x $0.75 = $11.25. */
+Test(autoscale, a_spot_discount_prices_the_nodes)
+{
+	RUN_WITH(A, "pools.batch.autoscale.max=3",
+		 "pools.batch.spot={discount: 0.7, interruption: {rate: 0/h}}");
+	cr_assert_float_eq(bill(), 11.25, 1e-9);
+	cr_assert_float_eq(metric("batch", "spot_interruptions"), 0, 0);
+}
+
+/*
+ * An autoscaled spot pool of one node with a 3h job checkpointing every
+ * minute: every interruption evicts the job (it keeps its checkpointed work)
+ * and the autoscaler replaces the node for it, so there is one scale-up per
+ * interruption plus the first; the job still finishes.
+ */
+Test(autoscale, the_autoscaler_replaces_interrupted_spot_nodes)
+{
+	RUN_WITH(A, "workloads.train.count=1", "workloads.train.duration=3h",
+		 "workloads.train.checkpoint=1m", "workloads.train.deadline={within: 1d}",
+		 "pools.batch.autoscale.max=1",
+		 "pools.batch.spot={discount: 0.6, interruption: {rate: 2/h}}");
+	double n = metric("batch", "spot_interruptions");
+	cr_assert_gt(n, 0, "at 2/h over 3h, seed 1 interrupts");
+	cr_assert_float_eq(metric("batch", "scale_ups"), n + 1, 0);
+	cr_assert_eq(r.jobs[0].status, JOB_COMPLETED);
+	cr_assert_float_eq(metric("all", "jobs_preempted"), n, 0);
+	/* Each eviction loses under a minute of work and adds a provisioning
+	 * wait of 5m after the next scan (within 10s): the job ends within
+	 * 3h + n x (5m + 10s + 1m) of its first start. */
+	cr_assert_leq(r.jobs[0].end - r.jobs[0].start,
+		      3 * SIM_HOUR + (sim_time)n * (6 * SIM_MINUTE + 10 * S));
+	cr_assert_geq(r.jobs[0].end - r.jobs[0].start, 3 * SIM_HOUR + (sim_time)n * 5 * SIM_MINUTE);
+}
+
+/*
+ * A fixed spot pool: interruptions arrive at rate x node-hours (Poisson);
+ * 20 one-GPU nodes kept busy for about 100 h at 0.05/h give about 100.
+ * Within 4 standard deviations (sqrt of the mean).  Checkpoints every 10m
+ * bound the lost work: allocated GPU-hours exceed the 2,000 of work by
+ * less than 10 min per eviction.
+ */
+Test(autoscale, spot_interruptions_follow_their_rate)
+{
+	RUN_WITH(A, "pools=[{name: spot, nodes: 20, gpu: L4, gpus_per_node: 1, startup: 2m, "
+		    "price: {gpu_hour: 1.0}, spot: {interruption: {rate: 0.05/h}}}]",
+		 "workloads.train.gpus=1", "workloads.train.count=100",
+		 "workloads.train.duration=20h", "workloads.train.checkpoint=10m",
+		 "workloads.train.deadline={within: 30d}");
+	double n = metric("spot", "spot_interruptions"), hours = metric("spot", "node_hours");
+	double mean = 0.05 * hours;
+	cr_assert_gt(hours, 2000);
+	cr_assert_lt(fabs(n - mean), 4 * sqrt(mean), "%g interruptions, expected about %g", n, mean);
+	cr_assert_float_eq(metric("all", "jobs_completed"), 100, 0);
+	double evicted = metric("all", "jobs_preempted");
+	cr_assert_gt(evicted, 0);
+	double allocated = metric("all", "gpu_hours_allocated");
+	cr_assert_geq(allocated, 2000 - 1e-6);
+	cr_assert_lt(allocated, 2000 + evicted / 6);
+}
+
+/* --- the loader ------------------------------------------------------------ */
+
+static void rejects(const char *const *sets, size_t n, const char *msg)
+{
+	struct gp_err err = {""};
+	struct scenario *bad = NULL;
+	cr_assert_eq(scenario_load(A, sets, n, &bad, &err), GP_EINPUT, "expected: %s", msg);
+	cr_assert_null(bad);
+	cr_assert_str_eq(err.msg, msg);
+}
+
+#define REJECTS(msg, ...)                                              \
+	do {                                                           \
+		const char *const sets_[] = {__VA_ARGS__};             \
+		rejects(sets_, sizeof sets_ / sizeof *sets_, msg);      \
+	} while (0)
+
+Test(autoscale, the_loader_checks_autoscale_and_spot)
+{
+	REJECTS("tests/fixtures/autoscale.yaml:11:16: error: autoscale min 3 is above max 2; "
+		"expected min <= max",
+		"pools.batch.autoscale.min=3");
+	REJECTS("--set pools.batch.nodes=3:1:19: error: nodes 3 is outside autoscale's [0, 2]; "
+		"expected the initial size between min and max",
+		"pools.batch.nodes=3");
+	REJECTS("--set pools.batch.autoscale.mx=3:1:23: error: unknown key 'mx' in autoscale; did "
+		"you mean 'max'?",
+		"pools.batch.autoscale.mx=3");
+	REJECTS("--set pools.batch.autoscale.expander=cheapest:1:32: error: unknown expander "
+		"'cheapest'; expected random, least-waste, price or priority",
+		"pools.batch.autoscale.expander=cheapest");
+	REJECTS("--set pools.batch.spot={discount: 0.5, price: {gpu_hour: 1}}:1:18: error: spot "
+		"takes a price or a discount, not both",
+		"pools.batch.spot={discount: 0.5, price: {gpu_hour: 1}}");
+	REJECTS("--set pools.batch.spot={interruption: {rate: 5}}:1:40: error: invalid "
+		"interruption rate '5'; expected a rate per node like 0.05/h",
+		"pools.batch.spot={interruption: {rate: 5}}");
+	REJECTS("--set pools.batch.autoscale=null:1:23: error: invalid autoscale 'null'; expected "
+		"a map like {min: 0, max: 4, provision_time: 5m}",
+		"pools.batch.autoscale=null");
+}
+
+/* --- the diagnosis (diagnose.h) ------------------------------------------------ */
+
+/* max 2: at max with job 2 pending 3900 s of the 8100 s span (over the 5%
+ * threshold): the node group's max is the limit; the fix doubles it. */
+Test(autoscale, the_diagnosis_names_a_node_group_at_its_max)
+{
+	run(A, NULL, 0);
+	cr_assert_geq(r.n_findings, 1);
+	const struct finding *f = &r.findings[0];
+	cr_assert_eq(f->kind, KIND_NODE_GROUP_MAX);
+	cr_assert_eq(f->pool, 0);
+	cr_assert_float_eq(f->figure, 3900, 1e-9);
+	cr_assert_eq(f->n_fixes, 1);
+	cr_assert_str_eq(f->fixes[0].sets[0], "pools.batch.autoscale.max=4");
+}
+
+/* max 3: nobody waits for capacity; all 900 pending pod-seconds are the wait
+ * for provisioning: the fix keeps the 3 nodes warm. */
+Test(autoscale, the_diagnosis_names_provisioning_time_not_capacity)
+{
+	RUN_WITH(A, "pools.batch.autoscale.max=3");
+	cr_assert_geq(r.n_findings, 1);
+	const struct finding *f = &r.findings[0];
+	cr_assert_eq(f->kind, KIND_PROVISIONING);
+	cr_assert_float_eq(f->figure, 900, 1e-9);
+	cr_assert_eq(f->fixes[0].n_sets, 2);
+	cr_assert_str_eq(f->fixes[0].sets[0], "pools.batch.nodes=3");
+	cr_assert_str_eq(f->fixes[0].sets[1], "pools.batch.autoscale.min=3");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_assert_neq(r.findings[i].kind, KIND_NODE_GROUP_MAX);
+}
