@@ -95,6 +95,27 @@ static int check_merge_schema(struct store *st, const char *schema, const char *
 	return GP_OK;
 }
 
+/* A damaged input is found before the output is opened: attached to the
+ * output's connection, its errors would name the output (and leave an empty
+ * one behind). */
+static int check_integrity(struct store *in, const char *in_path, struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(in->db, "PRAGMA quick_check(1)", -1, &s, NULL);
+	const char *result = NULL;
+	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		result = (const char *)sqlite3_column_text(s, 0);
+	if (!result || strcmp(result, "ok")) {
+		gp_errorf(err, GP_EINPUT, "%s: error: a damaged database (%s); expected an intact "
+			  "gpuplan results database", in_path, result ? result : sqlite3_errmsg(in->db));
+		rc = GP_EINPUT;
+	} else {
+		rc = GP_OK;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int store_check_merge_input(const char *in_path, const char *out_path, struct gp_err *err)
 {
 	assert(in_path && err);
@@ -107,6 +128,8 @@ int store_check_merge_input(const char *in_path, const char *out_path, struct gp
 			       in.db ? sqlite3_errmsg(in.db) : "out of memory");
 	else
 		rc = check_merge_schema(&in, "main", in_path, err);
+	if (!rc)
+		rc = check_integrity(&in, in_path, err);
 	sqlite3_close(in.db);
 	return rc;
 }

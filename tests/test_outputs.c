@@ -218,3 +218,21 @@ Test(outputs, a_crafted_database_cannot_inject_markup_or_blow_up_the_report, .ti
 	cr_expect_null(strstr(page, "<b>bold"), "markup from the database reached the page");
 	free(page);
 }
+
+/* A damaged merge input is refused before the output exists: attached to the
+ * output's connection its error named OUT.db and left an empty one. */
+Test(outputs, a_damaged_merge_input_leaves_no_output_and_is_named)
+{
+	char db[128], bad[160], outdb[160], cmd[1024], out[4096];
+	make_results(db, sizeof db);
+	make_foreign(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
+	snprintf(bad, sizeof bad, "%s/bad.db", dir);
+	snprintf(cmd, sizeof cmd, "cp %s %s && dd if=/dev/zero of=%s bs=4096 seek=2 count=1 "
+		 "conv=notrunc 2>/dev/null", db, bad, bad);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(outdb, sizeof outdb, "%s/out.db", dir);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan merge %s %s", outdb, bad);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_expect(!strncmp(out, bad, strlen(bad)), "the error does not name the input: %s", out);
+	cr_expect_neq(access(outdb, F_OK), 0, "an output database was created");
+}
