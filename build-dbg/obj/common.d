@@ -1,2 +1,0 @@
-build-dbg/obj/common.o: sim/common.c include/gpuplan/common.h
-include/gpuplan/common.h:

@@ -1,4 +1,0 @@
-build-dbg/obj/csv.o: sim/csv.c include/gpuplan/csv.h \
- include/gpuplan/common.h
-include/gpuplan/csv.h:
-include/gpuplan/common.h:
