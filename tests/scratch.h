@@ -1,13 +1,15 @@
 /*
  * scratch.h - what the tests that drive bin/gpuplan share: a private folder
  * for each test (Criterion runs every test in a process of its own), and
- * running a shell command with its output captured.  Functions are static
+ * running a shell command with its output captured, and reading one number
+ * from a results database.  Functions are static
  * inline so a file that uses only some of them compiles without warnings.
  */
 #ifndef GPUPLAN_TESTS_SCRATCH_H
 #define GPUPLAN_TESTS_SCRATCH_H
 
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,24 @@ static inline int capture(const char *cmd, char *out, size_t size)
 		fclose(f);
 	cr_assert(WIFEXITED(status), "%s", cmd);
 	return WEXITSTATUS(status);
+}
+
+/* The first column of the first row of sql over the database at db (-1 when
+ * no row), asserting that the query runs. */
+static inline long long scratch_query(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	long long v = -1;
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK, "%s", db);
+	sqlite3_busy_timeout(h, 10000);
+	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(h));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
 }
 
 #endif

@@ -26,19 +26,6 @@ static int gpuplan(const char *args)
 	return capture(cmd, out, sizeof out);
 }
 
-static long long query(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	long long v = -1;
-	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
 
 Test(cli, run_writes_a_run_and_prints_the_summary)
 {
@@ -48,12 +35,12 @@ Test(cli, run_writes_a_run_and_prints_the_summary)
 	cr_assert_eq(gpuplan(args), 0, "%s", out);
 	cr_assert(strstr(out, "peak-demand"), "%s", out);
 	cr_assert(strstr(out, "workload eval"), "%s", out);
-	cr_assert_eq(query(db, "SELECT count(*) FROM runs"), 1);
-	cr_assert_eq(query(db, "SELECT count(*) FROM jobs"), 4);
-	cr_assert_eq(query(db, "SELECT value FROM metrics WHERE scope='all' AND name='peak_demand_gpus'"), 8);
-	cr_assert_eq(query(db, "SELECT count(*) FROM timeseries WHERE scope='all'"), 8, "2 h in 15 min steps");
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs"), 1);
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM jobs"), 4);
+	cr_assert_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope='all' AND name='peak_demand_gpus'"), 8);
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM timeseries WHERE scope='all'"), 8, "2 h in 15 min steps");
 	cr_assert_eq(gpuplan(args), 0, "%s", out);
-	cr_assert_eq(query(db, "SELECT max(run_id) FROM runs"), 2, "runs append");
+	cr_assert_eq(scratch_query(db, "SELECT max(run_id) FROM runs"), 2, "runs append");
 }
 
 Test(cli, same_seed_gives_byte_identical_rows)
@@ -75,11 +62,11 @@ Test(cli, same_seed_gives_byte_identical_rows)
 		snprintf(a, sizeof a, tables[i], 1);
 		snprintf(b, sizeof b, tables[i], 2);
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM (%s EXCEPT %s)", a, b);
-		cr_assert_eq(query(db, sql), 0, "rows differ: %s", tables[i]);
+		cr_assert_eq(scratch_query(db, sql), 0, "rows differ: %s", tables[i]);
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM (%s)", a);
-		cr_assert_gt(query(db, sql), 0);
+		cr_assert_gt(scratch_query(db, sql), 0);
 	}
-	cr_assert_eq(query(db, "SELECT count(DISTINCT scenario_sha256) FROM runs"), 1);
+	cr_assert_eq(scratch_query(db, "SELECT count(DISTINCT scenario_sha256) FROM runs"), 1);
 }
 
 Test(cli, set_and_seed_are_recorded_as_params)
@@ -89,9 +76,9 @@ Test(cli, set_and_seed_are_recorded_as_params)
 	snprintf(args, sizeof args,
 		 "run scenarios/eval-window.yaml --quiet --set pools.batch.nodes=2 --seed 7 --db %s", db);
 	cr_assert_eq(gpuplan(args), 0, "%s", out);
-	cr_assert_eq(query(db, "SELECT count(*) FROM params WHERE key='pools.batch.nodes' AND value='2'"), 1);
-	cr_assert_eq(query(db, "SELECT seed FROM runs"), 7);
-	cr_assert_eq(query(db, "SELECT value FROM metrics WHERE scope='all' AND name='queue_time_max_s'"), 0);
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM params WHERE key='pools.batch.nodes' AND value='2'"), 1);
+	cr_assert_eq(scratch_query(db, "SELECT seed FROM runs"), 7);
+	cr_assert_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope='all' AND name='queue_time_max_s'"), 0);
 }
 
 /* Each bad input exits 2, names the place, and leaves the database as it was. */
@@ -105,7 +92,7 @@ static void assert_rejected(const char *args, const char *expect)
 	snprintf(full, sizeof full, "%s --db %s", args, db);
 	cr_assert_eq(gpuplan(full), 2, "exit 2 for: %s\n%s", args, out);
 	cr_assert(strstr(out, expect), "expected '%s' in:\n%s", expect, out);
-	cr_assert_eq(query(db, "SELECT count(*) FROM runs"), 1, "nothing written");
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs"), 1, "nothing written");
 }
 
 Test(cli, bad_input_exits_2_with_a_located_message_and_writes_nothing)

@@ -66,19 +66,6 @@ static const struct case_ cases[] = {
 	{"capacity", "capacity", {"capacity: work waits for busy GPUs"}, "pool h100 at 2 nodes"},
 };
 
-static long long query(const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	long long v = -1;
-	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
 
 /* Advises one case and checks it; returns whether the cause was found. */
 static bool check(const struct case_ *c)
@@ -110,9 +97,9 @@ static bool check(const struct case_ *c)
 	char sql[256];
 	snprintf(sql, sizeof sql, "SELECT meets FROM advice WHERE run_id = 1 AND rank = 1 AND "
 				  "alternative_run_id = %lld", run);
-	cr_expect_eq(query(sql), 1, "%s: the advice table ranks run %lld first, meeting the goal",
+	cr_expect_eq(scratch_query(db, sql), 1, "%s: the advice table ranks run %lld first, meeting the goal",
 		     c->file, run);
-	cr_expect_gt(query("SELECT count(*) FROM findings WHERE run_id = 1 AND rank = 1 AND "
+	cr_expect_gt(scratch_query(db, "SELECT count(*) FROM findings WHERE run_id = 1 AND rank = 1 AND "
 			   "kind IS NOT NULL"), 0, "%s", c->file);
 	return found;
 }

@@ -193,19 +193,6 @@ Test(openmetrics, families_are_contiguous_and_each_series_is_in_time_order)
 	free(text);
 }
 
-static long long query(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *s;
-	long long v = -1;
-	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(h);
-	return v;
-}
 
 /* The value of the last sample whose line starts with prefix. */
 static double last_value(const char *prefix)
@@ -241,11 +228,11 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 		long long expected;
 	} hists[] = {
 		{"vllm:time_to_first_token_seconds",
-		 query(db, "SELECT count(*) FROM requests WHERE ttft_s IS NOT NULL")},
+		 scratch_query(db, "SELECT count(*) FROM requests WHERE ttft_s IS NOT NULL")},
 		{"vllm:time_per_output_token_seconds",
-		 query(db, "SELECT sum(output_tokens - 1) FROM requests WHERE tpot_s IS NOT NULL")},
+		 scratch_query(db, "SELECT sum(output_tokens - 1) FROM requests WHERE tpot_s IS NOT NULL")},
 		{"vllm:e2e_request_latency_seconds",
-		 query(db, "SELECT count(*) FROM requests WHERE e2e_s IS NOT NULL")},
+		 scratch_query(db, "SELECT count(*) FROM requests WHERE e2e_s IS NOT NULL")},
 	};
 	cr_assert_eq(hists[0].expected, 300);
 	for (int i = 0; i < 3; i++) {
@@ -258,7 +245,7 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 	 * holds the requests the database says took at most 0.1 s. */
 	snprintf(prefix, sizeof prefix, "vllm:time_to_first_token_seconds_bucket%s,le=\"0.1\"}", labels);
 	cr_expect_float_eq(last_value(prefix),
-			   (double)query(db, "SELECT count(*) FROM requests WHERE ttft_s <= 0.1"), 0);
+			   (double)scratch_query(db, "SELECT count(*) FROM requests WHERE ttft_s <= 0.1"), 0);
 	const char *les[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
 			     "0.25", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "+Inf"};
 	double prev = 0;
@@ -271,7 +258,7 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 	}
 	/* The TPOT sum is every request's decode time: (e2e - ttft) summed. */
 	snprintf(prefix, sizeof prefix, "vllm:time_per_output_token_seconds_sum%s}", labels);
-	double decode = (double)query(db, "SELECT CAST(round(sum(e2e_s - ttft_s) * 1000) AS INTEGER) "
+	double decode = (double)scratch_query(db, "SELECT CAST(round(sum(e2e_s - ttft_s) * 1000) AS INTEGER) "
 					  "FROM requests WHERE tpot_s IS NOT NULL") / 1000;
 	cr_expect_float_eq(last_value(prefix), decode, 1e-3, "%g vs %g", last_value(prefix), decode);
 }

@@ -19,19 +19,6 @@
 
 TestSuite(reliability, .init = scratch_make, .fini = scratch_remove);
 
-static long long query(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	long long v = -1;
-	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(h));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
 
 static pid_t spawn_run(const char *scenario, const char *db)
 {
@@ -79,17 +66,17 @@ Test(reliability, a_killed_run_leaves_the_whole_run_or_none, .timeout = 120)
 		sqlite3_close(h);
 		cr_assert_str_eq(check, "ok");
 	}
-	long long runs = query(db, "SELECT count(*) FROM runs");
+	long long runs = scratch_query(db, "SELECT count(*) FROM runs");
 	cr_assert_geq(runs, 1);
-	cr_assert_eq(query(db, "SELECT count(*) FROM jobs"), runs * 100000, "only whole runs");
-	cr_assert_eq(query(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS "
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM jobs"), runs * 100000, "only whole runs");
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS "
 			       "(SELECT 1 FROM metrics m WHERE m.run_id = r.run_id)"), 0);
 	static const char *const tables[] = {"params", "metrics", "jobs", "timeseries", "allocations"};
 	for (size_t i = 0; i < 5; i++) {
 		char sql[160];
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE run_id NOT IN (SELECT run_id FROM runs)",
 			 tables[i]);
-		cr_assert_eq(query(db, sql), 0, "no orphan rows in %s", tables[i]);
+		cr_assert_eq(scratch_query(db, sql), 0, "no orphan rows in %s", tables[i]);
 	}
 }
 
@@ -117,8 +104,8 @@ Test(reliability, processes_appending_to_one_database_lose_nothing, .timeout = 6
 		waitpid(pids[p], &st, 0);
 		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "every run succeeded");
 	}
-	cr_assert_eq(query(db, "SELECT count(*) FROM runs"), procs * each);
-	cr_assert_eq(query(db, "SELECT count(DISTINCT run_id) FROM jobs"), procs * each);
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs"), procs * each);
+	cr_assert_eq(scratch_query(db, "SELECT count(DISTINCT run_id) FROM jobs"), procs * each);
 }
 
 /* The result tables, wall-clock columns excluded, keyed by run. */
@@ -176,7 +163,7 @@ Test(reliability, every_example_scenario_gives_identical_rows_twice, .timeout = 
 				 "SELECT (SELECT count(*) FROM (%s WHERE run_id = 1 EXCEPT %s WHERE run_id = 2))"
 				 " + (SELECT count(*) FROM (%s WHERE run_id = 2 EXCEPT %s WHERE run_id = 1))",
 				 result_tables[t], result_tables[t], result_tables[t], result_tables[t]);
-			cr_assert_eq(query(db, sql), 0, "%s: rows differ in: %s", path, result_tables[t]);
+			cr_assert_eq(scratch_query(db, sql), 0, "%s: rows differ in: %s", path, result_tables[t]);
 		}
 		scenarios++;
 	}
