@@ -238,10 +238,10 @@ static void plan_quantization(struct plan *pl, const struct scenario *sc, const 
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		for (size_t i = 0; ws->model && i < 2; i++) {
-			if (quant_weight_bytes(qs[i]) >= quant_weight_bytes((enum quant)ws->quantization))
+			if (footprint_quant_weight_bytes(qs[i]) >= footprint_quant_weight_bytes((enum quant)ws->quantization))
 				continue;
-			set(plan_add(pl, "%s weights for %s", quant_name(qs[i]), ws->name),
-			    "workloads.%s.quantization=%s", ws->name, quant_name(qs[i]));
+			set(plan_add(pl, "%s weights for %s", footprint_quant_name(qs[i]), ws->name),
+			    "workloads.%s.quantization=%s", ws->name, footprint_quant_name(qs[i]));
 		}
 	}
 	for (size_t f = 0; f < r->n_findings; f++) {
@@ -259,8 +259,8 @@ static void plan_quantization(struct plan *pl, const struct scenario *sc, const 
 				if (!diagnose_quant_fit(ps, ws, k, &q, &vram, &freed))
 					continue;
 				struct advise_row *a = plan_add(pl, "%s weights for %s, time-slicing x%d on %s",
-								quant_name(q), ws->name, (int)k, ps->name);
-				set(a, "workloads.%s.quantization=%s", ws->name, quant_name(q));
+								footprint_quant_name(q), ws->name, (int)k, ps->name);
+				set(a, "workloads.%s.quantization=%s", ws->name, footprint_quant_name(q));
 				set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}", ps->name, (int)k);
 			}
 		}

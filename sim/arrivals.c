@@ -24,7 +24,7 @@ uint64_t arrivals_stream_seed(uint64_t seed, const char *workload)
 	return mix(seed ^ mix(h));
 }
 
-double dist_draw(const struct dist *d, gsl_rng *rng)
+double arrivals_dist_draw(const struct dist *d, gsl_rng *rng)
 {
 	switch (d->kind) {
 	case DIST_FIXED: return d->mean;
@@ -38,7 +38,7 @@ double dist_draw(const struct dist *d, gsl_rng *rng)
 	return d->mean;
 }
 
-double dist_mean(const struct dist *d)
+double arrivals_dist_mean(const struct dist *d)
 {
 	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
 }
@@ -111,7 +111,7 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 	case ARRIVAL_AT:
 	case ARRIVAL_POISSON:
 		job->gpus = ws->gpus;
-		job->duration = to_sim(fmax(0.0, dist_draw(&ws->duration, st->rng)));
+		job->duration = to_sim(fmax(0.0, arrivals_dist_draw(&ws->duration, st->rng)));
 		job->deadline = deadline_of(ws, now);
 		if (ws->arrival.kind == ARRIVAL_AT)
 			st->next = st->emitted < ws->count ? now : SIM_NEVER;

@@ -18,7 +18,7 @@ static sim_time to_sim(double seconds)
 
 static int32_t draw_tokens(const struct dist *d, gsl_rng *rng)
 {
-	double x = round(dist_draw(d, rng));
+	double x = round(arrivals_dist_draw(d, rng));
 	return x < 1 ? 1 : x > REQUESTS_MAX_TOKENS ? REQUESTS_MAX_TOKENS : (int32_t)x;
 }
 

@@ -498,31 +498,31 @@ static void remove_tenant(struct gpu *g, uint32_t job)
 	assert(0 && "job is a tenant of the GPU it releases");
 }
 
-/* Chooses the GPUs (and MIG slot) and what each holds; fills pl and the tenant's share. */
+/* Chooses the GPUs (and MIG slot) and what each holds; fills grant and the tenant's share. */
 static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
-		    int32_t gpus, struct placement *pl)
+		    int32_t gpus, struct cluster_grant *grant)
 {
 	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
 	struct sharing_ask ask = scenario_ask(w);
-	pl->mig_slot = -1;
+	grant->mig_slot = -1;
 	if (w->request == REQUEST_MIG) {
-		int i = pick_instance(c, nd, w->mig_profile, &pl->mig_slot);
-		pl->gpu_mask = UINT64_C(1) << i;
-		pl->units = 1;
-		pl->equivalent = sharing_pod_equivalent(sh, &ask, 1);
+		int i = pick_instance(c, nd, w->mig_profile, &grant->mig_slot);
+		grant->gpu_mask = UINT64_C(1) << i;
+		grant->units = 1;
+		grant->equivalent = sharing_pod_equivalent(sh, &ask, 1);
 		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 	}
 	bool replicas = sharing_replicated(sh);
 	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
-	pl->units = sharing_pod_units(sh, &ask);
-	pl->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
+	grant->units = sharing_pod_units(sh, &ask);
+	grant->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
 	for (int32_t k = 0; k < n && !c->prefer; k++) {
-		int i = pick_gpu(c, nd, pl->gpu_mask, pl->units, !replicas && w->request == REQUEST_GPUS);
+		int i = pick_gpu(c, nd, grant->gpu_mask, grant->units, !replicas && w->request == REQUEST_GPUS);
 		assert(i >= 0 && "the index promised room on this node");
-		pl->gpu_mask |= UINT64_C(1) << i;
+		grant->gpu_mask |= UINT64_C(1) << i;
 	}
-	assert(__builtin_popcountll(pl->gpu_mask) == n && "one GPU per unit asked");
-	pl->equivalent = sharing_pod_equivalent(sh, &ask, n);
+	assert(__builtin_popcountll(grant->gpu_mask) == n && "one GPU per unit asked");
+	grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
 	return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 }
 
@@ -538,56 +538,56 @@ static void account(struct cluster *c, int32_t node, double equivalent)
 }
 
 void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
-		  uint32_t job, struct placement *pl)
+		  uint32_t job, struct cluster_grant *grant)
 {
 	const struct node *nd = &c->nodes[node];
-	pl->node = node;
-	pl->vram = w->vram_bytes;
-	pl->cpu = c->sc->pools[nd->pool].cpu > 0 ? w->cpu : 0;
-	pl->memory = c->sc->pools[nd->pool].memory_bytes > 0 ? w->memory_bytes : 0;
-	c->nodes[node].cpu_free -= pl->cpu;
-	c->nodes[node].memory_free -= pl->memory;
+	grant->node = node;
+	grant->vram = w->vram_bytes;
+	grant->cpu = c->sc->pools[nd->pool].cpu > 0 ? w->cpu : 0;
+	grant->memory = c->sc->pools[nd->pool].memory_bytes > 0 ? w->memory_bytes : 0;
+	c->nodes[node].cpu_free -= grant->cpu;
+	c->nodes[node].memory_free -= grant->memory;
 	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
 	       "no cpu or memory over-requested");
-	double share = choose(c, nd, w, gpus, pl);
+	double share = choose(c, nd, w, gpus, grant);
 	c->prefer = 0;
 	struct tenant t = {job, w->gpu_busy, w->sm_share, share};
 	for (int i = 0; i < nd->gpus; i++) {
-		if (!(pl->gpu_mask >> i & 1))
+		if (!(grant->gpu_mask >> i & 1))
 			continue;
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
-		if (pl->mig_slot >= 0)
-			g->mig_free &= (uint8_t)~(1u << pl->mig_slot);
-		g->free -= pl->units;
+		if (grant->mig_slot >= 0)
+			g->mig_free &= (uint8_t)~(1u << grant->mig_slot);
+		g->free -= grant->units;
 		assert(g->free >= 0);
 		g->vram_used += w->vram_bytes;
 		add_tenant(g, t);
 	}
-	account(c, node, pl->equivalent);
+	account(c, node, grant->equivalent);
 	refresh(c, node);
 	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
 }
 
-void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl)
+void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant)
 {
-	const struct node *nd = &c->nodes[pl->node];
+	const struct node *nd = &c->nodes[grant->node];
 	for (int i = 0; i < nd->gpus; i++) {
-		if (!(pl->gpu_mask >> i & 1))
+		if (!(grant->gpu_mask >> i & 1))
 			continue;
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
-		if (pl->mig_slot >= 0)
-			g->mig_free |= (uint8_t)(1u << pl->mig_slot);
-		g->free += pl->units;
-		g->vram_used -= pl->vram;
+		if (grant->mig_slot >= 0)
+			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
+		g->free += grant->units;
+		g->vram_used -= grant->vram;
 		if (g->vram_used < 1)
 			g->vram_used = 0; /* float dust */
 		assert(g->free <= c->pools[nd->pool].units_per_gpu && "units released twice");
 		remove_tenant(g, job);
 	}
-	c->nodes[pl->node].cpu_free += pl->cpu;
-	c->nodes[pl->node].memory_free += pl->memory;
-	account(c, pl->node, -pl->equivalent);
-	refresh(c, pl->node);
+	c->nodes[grant->node].cpu_free += grant->cpu;
+	c->nodes[grant->node].memory_free += grant->memory;
+	account(c, grant->node, -grant->equivalent);
+	refresh(c, grant->node);
 	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
 }
 
@@ -762,7 +762,7 @@ static int64_t window_next_open(const struct pool_spec *pool, int64_t s)
 	return best;
 }
 
-bool window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t, sim_time *next_change)
+bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t, sim_time *next_change)
 {
 	*next_change = SIM_NEVER;
 	if (pool->n_windows == 0)

@@ -355,8 +355,8 @@ static void fix_replicas(struct finding *f, const struct pool_spec *p, enum shar
 
 static void fix_quant(struct finding *f, const struct workload_spec *w, enum quant q)
 {
-	fix_set(fix(f, "%s weights for %s", quant_name(q), w->name), "workloads.%s.quantization=%s",
-		w->name, quant_name(q));
+	fix_set(fix(f, "%s weights for %s", footprint_quant_name(q), w->name), "workloads.%s.quantization=%s",
+		w->name, footprint_quant_name(q));
 }
 
 /* --- steps 1 and 2: allocation and memory, per pool ------------------------ */
@@ -487,9 +487,9 @@ static bool name_quant(struct view *v, const struct pool_spec *p, int32_t per_gp
 		if (v->pend[w] <= 0 || !diagnose_quant_fit(p, ws, per_gpu, &q, &vram, &freed))
 			continue;
 		sb_printf(text, "%s%s weights for %s would fit %d per GPU (%.1f GiB freed per pod)",
-			  any ? "; " : "", quant_name(q), ws->name, (int)per_gpu, freed / GP_GIB);
+			  any ? "; " : "", footprint_quant_name(q), ws->name, (int)per_gpu, freed / GP_GIB);
 		sb_printf(ev, "; with %s a %s pod takes %.1f GiB: %d x %.1f = %.1f GiB of %.0f GiB",
-			  quant_name(q), ws->name, vram / GP_GIB, (int)per_gpu, vram / GP_GIB,
+			  footprint_quant_name(q), ws->name, vram / GP_GIB, (int)per_gpu, vram / GP_GIB,
 			  per_gpu * vram / GP_GIB, p->gpu->memory_bytes / GP_GIB);
 		any = true;
 	}
@@ -1110,7 +1110,7 @@ static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p, str
 		double saved = (now - footprint_weights_bytes(ws->model, narrower[i])) / tp;
 		if (saved > 0 && ws->vram_bytes - saved <= unit) {
 			sb_printf(text, "%s%s weights (%.1f GiB a pod)", any ? ", or " : "",
-				  quant_name(narrower[i]), (ws->vram_bytes - saved) / GP_GIB);
+				  footprint_quant_name(narrower[i]), (ws->vram_bytes - saved) / GP_GIB);
 			fix_quant(fd, ws, narrower[i]);
 			any = true;
 			break;

@@ -78,7 +78,7 @@ static int find_gpu(const char *name, const struct gpu_type **g, struct gp_err *
 static int find_quant(const char *flag, const char *what, const char *name, enum quant *q,
 		      struct gp_err *err)
 {
-	if (quant_parse(name, q) == GP_OK)
+	if (footprint_quant_parse(name, q) == GP_OK)
 		return GP_OK;
 	return unknown(err, flag, what, name, quant_names, QUANT_COUNT);
 }
@@ -102,12 +102,12 @@ static void quant_hint(char *buf, size_t len, const struct estimate *e)
 	static const enum quant order[] = {QUANT_FP16, QUANT_INT8, QUANT_INT4};
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		if (quant_weight_bytes(order[i]) >= quant_weight_bytes(e->quant))
+		if (footprint_quant_weight_bytes(order[i]) >= footprint_quant_weight_bytes(e->quant))
 			continue;
-		int tp = footprint_min_tp(e->model, order[i], quant_default_kv(order[i]),
+		int tp = footprint_min_tp(e->model, order[i], footprint_quant_default_kv(order[i]),
 					  e->gpu->memory_bytes, e->context);
 		if (tp) {
-			snprintf(buf, len, "; --quant %s fits at --tp %d", quant_name(order[i]), tp);
+			snprintf(buf, len, "; --quant %s fits at --tp %d", footprint_quant_name(order[i]), tp);
 			return;
 		}
 	}
@@ -125,13 +125,13 @@ static int does_not_fit(const struct estimate *e, int tp, struct gp_err *err)
 		return gp_errorf(err, GP_EINPUT,
 				 "--tp %d: %s in %s does not fit on %d x %s: %s; the smallest "
 				 "tensor-parallel degree that fits is %d",
-				 tp, e->model->name, quant_name(e->quant), tp, e->gpu->name, need,
+				 tp, e->model->name, footprint_quant_name(e->quant), tp, e->gpu->name, need,
 				 e->min_tp);
 	quant_hint(hint, sizeof hint, e);
 	return gp_errorf(err, GP_EINPUT,
 			 "--quant %s: %s does not fit on %s at any tensor-parallel degree up to "
 			 "%d (at --tp %d, %s)%s",
-			 quant_name(e->quant), e->model->name, e->gpu->name, FOOTPRINT_MAX_TP,
+			 footprint_quant_name(e->quant), e->model->name, e->gpu->name, FOOTPRINT_MAX_TP,
 			 shown, need, hint);
 }
 
@@ -155,7 +155,7 @@ int estimate_compute(const struct estimate_request *req, struct estimate *e, str
 	    (rc = find_quant("--quant", "quantization", req->quant, &e->quant, err)) ||
 	    (rc = find_gpu(req->gpu, &e->gpu, err)))
 		return rc;
-	e->kv = quant_default_kv(e->quant);
+	e->kv = footprint_quant_default_kv(e->quant);
 	if (req->kv_cache &&
 	    (rc = find_quant("--kv-cache", "KV-cache type", req->kv_cache, &e->kv, err)))
 		return rc;
@@ -221,13 +221,13 @@ void estimate_write_text(FILE *out, const struct estimate *e)
 	const struct model_arch *m = e->model;
 	const struct footprint *fp = &e->fp;
 	fprintf(out, "%s, %s weights, %s KV cache, on %s (%.0f GiB)\n", m->name,
-		quant_name(e->quant), quant_name(e->kv), e->gpu->name, e->gpu->memory_bytes / GP_GIB);
+		footprint_quant_name(e->quant), footprint_quant_name(e->kv), e->gpu->name, e->gpu->memory_bytes / GP_GIB);
 	fprintf(out, "  weights              %s  %.2fB params x %g B\n",
 		size_text(a, sizeof a, e->weights_bytes), m->params / 1e9,
-		quant_weight_bytes(e->quant));
+		footprint_quant_weight_bytes(e->quant));
 	fprintf(out, "  KV per token         %s B  2 x %d layers x %d KV heads x %d x %g B\n",
 		grouped(a, sizeof a, (int64_t)e->kv_bytes_per_token), m->layers, m->kv_heads,
-		m->head_dim, quant_kv_bytes(e->kv));
+		m->head_dim, footprint_quant_kv_bytes(e->kv));
 	char label[64], c[32];
 	snprintf(label, sizeof label, "KV for %s x %s", grouped(a, sizeof a, e->context),
 		 grouped(c, sizeof c, e->batch));
@@ -257,8 +257,8 @@ void estimate_write_json(FILE *out, const struct estimate *e)
 	const struct footprint *fp = &e->fp;
 	fprintf(out, "{\n");
 	fprintf(out, "  \"model\": \"%s\",\n", e->model->name);
-	fprintf(out, "  \"quant\": \"%s\",\n", quant_name(e->quant));
-	fprintf(out, "  \"kv_cache\": \"%s\",\n", quant_name(e->kv));
+	fprintf(out, "  \"quant\": \"%s\",\n", footprint_quant_name(e->quant));
+	fprintf(out, "  \"kv_cache\": \"%s\",\n", footprint_quant_name(e->kv));
 	fprintf(out, "  \"gpu\": \"%s\",\n", e->gpu->name);
 	fprintf(out, "  \"context\": %" PRId64 ",\n", e->context);
 	fprintf(out, "  \"batch\": %" PRId64 ",\n", e->batch);

@@ -70,7 +70,7 @@ static bool name_is(const char *s, const char *name)
 	return *s == *name;
 }
 
-int quant_parse(const char *s, enum quant *q)
+int footprint_quant_parse(const char *s, enum quant *q)
 {
 	for (int i = 0; s && i < QUANT_COUNT; i++)
 		if (name_is(s, quant_names[i])) {
@@ -80,31 +80,31 @@ int quant_parse(const char *s, enum quant *q)
 	return GP_EINPUT;
 }
 
-const char *quant_name(enum quant q)
+const char *footprint_quant_name(enum quant q)
 {
 	return (unsigned)q < QUANT_COUNT ? quant_names[q] : "?";
 }
 
-double quant_weight_bytes(enum quant q)
+double footprint_quant_weight_bytes(enum quant q)
 {
 	assert((unsigned)q < QUANT_COUNT);
 	return weight_bytes[q];
 }
 
-double quant_kv_bytes(enum quant q)
+double footprint_quant_kv_bytes(enum quant q)
 {
 	assert((unsigned)q < QUANT_COUNT);
 	return kv_bytes[q];
 }
 
-enum quant quant_default_kv(enum quant weights)
+enum quant footprint_quant_default_kv(enum quant weights)
 {
 	return weights == QUANT_BF16 ? QUANT_BF16 : QUANT_FP16;
 }
 
 double footprint_weights_bytes(const struct model_arch *m, enum quant weights)
 {
-	double width = quant_weight_bytes(weights);
+	double width = footprint_quant_weight_bytes(weights);
 	if (width >= 2)
 		return m->params * width;
 	double kept = (double)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
@@ -115,14 +115,14 @@ double footprint_weights_bytes(const struct model_arch *m, enum quant weights)
 
 double footprint_kv_bytes_per_token(const struct model_arch *m, enum quant kv)
 {
-	return 2.0 * m->layers * m->kv_heads * m->head_dim * quant_kv_bytes(kv);
+	return 2.0 * m->layers * m->kv_heads * m->head_dim * footprint_quant_kv_bytes(kv);
 }
 
 double footprint_kv_bytes_per_token_per_gpu(const struct model_arch *m, enum quant kv, int tp)
 {
 	assert(tp >= 1);
 	int heads = (m->kv_heads + tp - 1) / tp;
-	return 2.0 * m->layers * heads * m->head_dim * quant_kv_bytes(kv);
+	return 2.0 * m->layers * heads * m->head_dim * footprint_quant_kv_bytes(kv);
 }
 
 bool footprint_tp_valid(const struct model_arch *m, int tp)
@@ -186,7 +186,7 @@ bool footprint_widest_fitting_quant(const struct model_arch *m, int tp, double m
 		return false;
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		struct footprint fp;
-		footprint_compute(m, order[i], quant_default_kv(order[i]), tp, memory_per_gpu, &fp);
+		footprint_compute(m, order[i], footprint_quant_default_kv(order[i]), tp, memory_per_gpu, &fp);
 		if (footprint_max_sequences(&fp, context) >= 1) {
 			*q = order[i];
 			return true;

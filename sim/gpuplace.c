@@ -185,18 +185,18 @@ uint64_t gpuplace_choose(struct gpuplace *g, int32_t node, int32_t w, int32_t gp
 	return gpupolicy_choose(g->policy, &v, &p, &g->target, g->rng);
 }
 
-void gpuplace_moved(struct gpuplace *g, const struct placement *pl, int sign)
+void gpuplace_moved(struct gpuplace *g, const struct cluster_grant *grant, int sign)
 {
 	if (!g)
 		return;
 	if (g->version)
-		g->version[pl->node]++;
-	if (!g->tags || !pl->gpu_mask)
+		g->version[grant->node]++;
+	if (!g->tags || !grant->gpu_mask)
 		return;
 	const struct cluster *c = g->c;
-	bool shares = c->sc->pools[c->nodes[pl->node].pool].sharing.mode == SHARING_FRACTIONAL;
-	int gpus = __builtin_popcountll(pl->gpu_mask);
-	int tag = shares && pl->units < GPUPOLICY_MILLI ? 0 : gpus;
+	bool shares = c->sc->pools[c->nodes[grant->node].pool].sharing.mode == SHARING_FRACTIONAL;
+	int gpus = __builtin_popcountll(grant->gpu_mask);
+	int tag = shares && grant->units < GPUPOLICY_MILLI ? 0 : gpus;
 	if (tag < GPUPOLICY_TAGS)
-		g->tags[(size_t)pl->node * GPUPOLICY_TAGS + (size_t)tag] += (uint16_t)sign;
+		g->tags[(size_t)grant->node * GPUPOLICY_TAGS + (size_t)tag] += (uint16_t)sign;
 }

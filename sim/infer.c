@@ -137,7 +137,7 @@ struct replica {
 	bool active;          /* counted in the activity gauges */
 	uint16_t gen;         /* of the live iteration or wake-up event */
 	uint16_t life;        /* of the slot's current pod: its ready and retry events */
-	struct placement pl;
+	struct cluster_grant grant;
 	int32_t pool;
 	double memory;        /* per GPU */
 	double eng_w, sm_w;   /* per GPU while active */
@@ -271,13 +271,13 @@ static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 	const struct workload_spec *ws = svc_of(in, r)->ws;
 	const struct price *price = &in->sc->pools[r->pool].price;
 	int32_t w = svc_of(in, r)->w;
-	double gpus = __builtin_popcountll(r->pl.gpu_mask);
-	gauge(in, r->pool, w, GAUGE_ALLOCATED, sign * r->pl.equivalent);
+	double gpus = __builtin_popcountll(r->grant.gpu_mask);
+	gauge(in, r->pool, w, GAUGE_ALLOCATED, sign * r->grant.equivalent);
 	gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GP_GIB);
 	gauge(in, r->pool, w, GAUGE_RUNNING, sign);
 	gauge(in, r->pool, w, GAUGE_CPU, sign * ws->cpu);
 	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
-	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * r->pl.equivalent * price->gpu_hour);
+	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * r->grant.equivalent * price->gpu_hour);
 	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
 	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 }
@@ -289,10 +289,10 @@ static void set_active(struct infer *in, struct replica *r, bool active)
 		return;
 	r->active = active;
 	double sign = active ? 1 : -1;
-	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
 	double eng = 0, sm = 0;
 	for (int i = 0; i < nd->gpus; i++) {
-		if (!(r->pl.gpu_mask >> i & 1))
+		if (!(r->grant.gpu_mask >> i & 1))
 			continue;
 		size_t g = (size_t)(nd->first_gpu + i);
 		double e0 = fmin(1, in->gpu_eng[g]), s0 = fmin(1, in->gpu_sm[g]);
@@ -303,7 +303,7 @@ static void set_active(struct infer *in, struct replica *r, bool active)
 		eng += fmin(1, in->gpu_eng[g]) - e0;
 		sm += fmin(1, in->gpu_sm[g]) - s0;
 	}
-	double gpus = __builtin_popcountll(r->pl.gpu_mask);
+	double gpus = __builtin_popcountll(r->grant.gpu_mask);
 	int32_t w = svc_of(in, r)->w;
 	gauge(in, r->pool, -1, GAUGE_ENGINE, eng);
 	gauge(in, r->pool, -1, GAUGE_SM, sm);
@@ -352,10 +352,10 @@ static double replica_rate(const struct infer *in, const struct replica *r)
 {
 	if (!contended(in, r))
 		return 1;
-	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
 	double rate = 1;
 	for (int i = 0; i < nd->gpus; i++)
-		if (r->pl.gpu_mask >> i & 1)
+		if (r->grant.gpu_mask >> i & 1)
 			rate = fmin(rate, gpu_rate(in, r, &in->h.cluster->gpus[nd->first_gpu + i]));
 	return rate;
 }
@@ -389,9 +389,9 @@ static void neighbours_changed(struct infer *in, const struct replica *r)
 {
 	if (!contended(in, r))
 		return;
-	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
 	for (int i = 0; i < nd->gpus; i++) {
-		if (!(r->pl.gpu_mask >> i & 1))
+		if (!(r->grant.gpu_mask >> i & 1))
 			continue;
 		const struct gpu *g = &in->h.cluster->gpus[nd->first_gpu + i];
 		for (uint16_t k = 0; k < g->n_tenants; k++) {
@@ -780,10 +780,10 @@ static bool overflows(const struct infer *in, const struct replica *r)
 	const struct sharing *sh = sharing_of(in, r);
 	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
 		return false;
-	const struct node *nd = &in->h.cluster->nodes[r->pl.node];
+	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
 	double memory = in->sc->pools[r->pool].gpu->memory_bytes;
 	for (int i = 0; i < nd->gpus; i++)
-		if ((r->pl.gpu_mask >> i & 1) && in->h.cluster->gpus[nd->first_gpu + i].vram_used > memory)
+		if ((r->grant.gpu_mask >> i & 1) && in->h.cluster->gpus[nd->first_gpu + i].vram_used > memory)
 			return true;
 	return false;
 }
@@ -830,26 +830,26 @@ static bool take_pod(struct infer *in, struct replica *r)
 	int32_t node;
 	if (!placement_plan(in->h.placer, &pod, now_of(in), &node, NULL))
 		return false;
-	placement_take(in->h.placer, &pod, &node, tenant_of(in, r), &r->pl);
+	placement_take(in->h.placer, &pod, &node, tenant_of(in, r), &r->grant);
 	r->pool = in->h.cluster->nodes[node].pool;
 	r->memory = infer_server_memory(&in->sc->pools[r->pool], s->ws);
 	const struct node *nd = &in->h.cluster->nodes[node];
 	for (int i = 0; i < nd->gpus; i++) {
-		if (!(r->pl.gpu_mask >> i & 1))
+		if (!(r->grant.gpu_mask >> i & 1))
 			continue;
 		struct gpu *g = &in->h.cluster->gpus[nd->first_gpu + i];
-		g->vram_used += r->memory - r->pl.vram;
+		g->vram_used += r->memory - r->grant.vram;
 		for (uint16_t k = 0; k < g->n_tenants; k++)
 			if (g->tenants[k].job == tenant_of(in, r))
 				g->tenants[k].f = 0;
 	}
-	r->pl.vram = r->memory;
+	r->grant.vram = r->memory;
 	return true;
 }
 
 static void release_pod(struct infer *in, struct replica *r)
 {
-	placement_release(in->h.placer, svc_of(in, r)->w, tenant_of(in, r), &r->pl);
+	placement_release(in->h.placer, svc_of(in, r)->w, tenant_of(in, r), &r->grant);
 }
 
 /* A pod that cannot serve (VRAM overflow, no room for one KV-cache of the
@@ -883,8 +883,8 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 		crash(in, r);
 		return true;
 	}
-	gauge(in, -1, s->w, GAUGE_DEMAND, r->pl.equivalent - r->demand);
-	r->demand = r->pl.equivalent;
+	gauge(in, -1, s->w, GAUGE_DEMAND, r->grant.equivalent - r->demand);
+	r->demand = r->grant.equivalent;
 	hold_gauges(in, r, +1);
 	set_up_server(in, r);
 	if (initial) {

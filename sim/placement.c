@@ -726,7 +726,7 @@ static void explain(const struct placer *pl, const struct pod_request *pod, sim_
 /* --- plans ------------------------------------------------------------------ */
 
 static void take_pod(struct placer *pl, const struct pod_request *pod, int32_t node, uint32_t job,
-		     struct placement *out)
+		     struct cluster_grant *out)
 {
 	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
 	if (pl->gpu) /* the policy's GPUs, not cluster_take's best fit */
@@ -737,7 +737,7 @@ static void take_pod(struct placer *pl, const struct pod_request *pod, int32_t n
 }
 
 static void release_pod(struct placer *pl, int32_t workload, uint32_t job,
-			const struct placement *p)
+			const struct cluster_grant *p)
 {
 	cluster_release(pl->c, job, p);
 	spread_move(pl, (size_t)workload, p->node, -1);
@@ -783,16 +783,16 @@ int32_t placement_find(const struct placer *pl, const struct pod_request *pod, s
 }
 
 void placement_take(struct placer *pl, const struct pod_request *pod, const int32_t *nodes,
-		    uint32_t job, struct placement *pls)
+		    uint32_t job, struct cluster_grant *grants)
 {
 	int32_t n = placement_pods(pl, (size_t)pod->workload);
 	for (int32_t k = 0; k < n; k++)
-		take_pod(pl, pod, nodes[k], job, &pls[k]);
+		take_pod(pl, pod, nodes[k], job, &grants[k]);
 }
 
 void placement_release(struct placer *pl, int32_t workload, uint32_t job,
-		       const struct placement *pls)
+		       const struct cluster_grant *grants)
 {
 	for (int32_t k = placement_pods(pl, (size_t)workload) - 1; k >= 0; k--)
-		release_pod(pl, workload, job, &pls[k]);
+		release_pod(pl, workload, job, &grants[k]);
 }

@@ -214,8 +214,8 @@ static void report_inference(FILE *out, const struct workload_spec *w)
 	const struct inference_spec *in = w->inference;
 	const struct request_spec *rq = &in->requests;
 	char t[32];
-	fprintf(out, "inference %s %s (KV %s), ", w->model->name, quant_name((enum quant)w->quantization),
-		quant_name((enum quant)in->kv_cache));
+	fprintf(out, "inference %s %s (KV %s), ", w->model->name, footprint_quant_name((enum quant)w->quantization),
+		footprint_quant_name((enum quant)in->kv_cache));
 	if (in->target_queue > 0)
 		fprintf(out, "%d to %d replicas (target queue %g)", (int)in->replicas,
 			(int)in->max_replicas, in->target_queue);

@@ -499,7 +499,7 @@ static int does_not_fit(struct loader *ld, struct srcloc at, const struct worklo
 	snprintf(what, sizeof what,
 		 "%s in %s does not fit a replica of %d x %s (pool %s): one GPU needs %.2f GiB "
 		 "(weights, runtime and the KV cache of one %lld-token request) and has %.2f GiB",
-		 w->model->name, quant_name(q), (int)in->tensor_parallel, p->gpu->name, p->name,
+		 w->model->name, footprint_quant_name(q), (int)in->tensor_parallel, p->gpu->name, p->name,
 		 need / gib, (long long)in->context, cap / gib);
 	int tp = footprint_min_tp(w->model, q, kv, cap, in->context);
 	if (tp && w->request == REQUEST_GPUS && tp <= p->gpus_per_node)
@@ -507,9 +507,9 @@ static int does_not_fit(struct loader *ld, struct srcloc at, const struct worklo
 				  what, tp);
 	enum quant narrower;
 	if (footprint_widest_fitting_quant(w->model, in->tensor_parallel, cap, in->context,
-					   &narrower) && quant_weight_bytes(narrower) < quant_weight_bytes(q))
+					   &narrower) && footprint_quant_weight_bytes(narrower) < footprint_quant_weight_bytes(q))
 		return gp_located(ld->err, at, "%s; quantization %s fits", what,
-				  quant_name(narrower));
+				  footprint_quant_name(narrower));
 	return gp_located(ld->err, at, "%s; expected a larger GPU or unit", what);
 }
 
@@ -611,7 +611,7 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 				  "one token per sequence (vLLM refuses to start otherwise)",
 				  (int)in->max_batched_tokens, (int)in->max_batch);
 	if (in->kv_cache < 0)
-		in->kv_cache = quant_default_kv((enum quant)w->quantization);
+		in->kv_cache = footprint_quant_default_kv((enum quant)w->quantization);
 	in->context = typical_context(&in->requests);
 	in->vram_given = ynode_get(item, "vram") != NULL;
 	if (in->vram_given && in->memory_fraction > 0)

@@ -142,7 +142,7 @@ static int quality_pass_rate(struct loader *ld, const struct ynode *v, void *obj
 	for (size_t i = 0; i < v->n; i++) {
 		enum quant q;
 		double p;
-		if (quant_parse(v->keys[i], &q))
+		if (footprint_quant_parse(v->keys[i], &q))
 			return ld_unknown_word(ld, v->key_locs[i], "quantization", v->keys[i], quant_names,
 					    QUANT_COUNT);
 		int rc = get_pass_rate(ld, v->items[i], &p);
@@ -166,10 +166,10 @@ static int derive_quality(struct loader *ld, const struct ynode *item, struct wo
 	const struct ynode *rates = ynode_get(ynode_get(item, "quality"), "pass_rate");
 	if (!rates || rates->kind != YNODE_MAP)
 		return GP_OK;
-	const char *want = quant_name(w->model ? (enum quant)w->quantization : QUANT_FP16);
+	const char *want = footprint_quant_name(w->model ? (enum quant)w->quantization : QUANT_FP16);
 	for (size_t i = 0; i < rates->n; i++) {
 		enum quant q;
-		if (!quant_parse(rates->keys[i], &q) && !strcmp(quant_name(q), want))
+		if (!footprint_quant_parse(rates->keys[i], &q) && !strcmp(footprint_quant_name(q), want))
 			return get_pass_rate(ld, rates->items[i], &w->pass_rate);
 	}
 	return gp_located(ld->err, rates->loc, "pass_rate has no entry for %s; expected one for "
@@ -211,7 +211,7 @@ int ld_dist_kind(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
-static int dist_seconds(struct loader *ld, const struct ynode *v, const char *what, bool positive,
+static int ld_dist_seconds(struct loader *ld, const struct ynode *v, const char *what, bool positive,
 			double *out)
 {
 	sim_time t;
@@ -220,19 +220,19 @@ static int dist_seconds(struct loader *ld, const struct ynode *v, const char *wh
 	return rc;
 }
 
-static int dist_mean(struct loader *ld, const struct ynode *v, void *obj)
+static int ld_dist_mean(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return dist_seconds(ld, v, "mean", true, &((struct dist *)obj)->mean);
+	return ld_dist_seconds(ld, v, "mean", true, &((struct dist *)obj)->mean);
 }
 
-static int dist_min(struct loader *ld, const struct ynode *v, void *obj)
+static int ld_dist_min(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return dist_seconds(ld, v, "min", false, &((struct dist *)obj)->min);
+	return ld_dist_seconds(ld, v, "min", false, &((struct dist *)obj)->min);
 }
 
-static int dist_max(struct loader *ld, const struct ynode *v, void *obj)
+static int ld_dist_max(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return dist_seconds(ld, v, "max", true, &((struct dist *)obj)->max);
+	return ld_dist_seconds(ld, v, "max", true, &((struct dist *)obj)->max);
 }
 
 int ld_dist_sigma(struct loader *ld, const struct ynode *v, void *obj)
@@ -260,8 +260,8 @@ int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 static const struct key_rule dist_rules[] = {
-	{"dist", ld_dist_kind},   {"mean", dist_mean}, {"sigma", ld_dist_sigma},
-	{"shape", ld_dist_shape}, {"min", dist_min},   {"max", dist_max},
+	{"dist", ld_dist_kind},   {"mean", ld_dist_mean}, {"sigma", ld_dist_sigma},
+	{"shape", ld_dist_shape}, {"min", ld_dist_min},   {"max", ld_dist_max},
 };
 
 static int load_dist(struct loader *ld, const struct ynode *v, struct dist *d)
@@ -293,7 +293,7 @@ static int workload_duration(struct loader *ld, const struct ynode *v, void *obj
 	d->kind = DIST_FIXED;
 	if (v->kind != YNODE_SCALAR)
 		return ld_bad_value(ld, v, "duration", DURATION_HINT);
-	return dist_seconds(ld, v, "duration", true, &d->mean);
+	return ld_dist_seconds(ld, v, "duration", true, &d->mean);
 }
 
 static int deadline_within(struct loader *ld, const struct ynode *v, void *obj)

@@ -112,9 +112,9 @@ static struct gpu *gpu_at(struct sim *s, int32_t node, int i)
 }
 
 /* The placements of the job's pods (j->pods of them). */
-static struct placement *pods_of(struct sim_job *j)
+static struct cluster_grant *pods_of(struct sim_job *j)
 {
-	return j->more ? j->more : &j->pl;
+	return j->more ? j->more : &j->grant;
 }
 
 /* GPUs' worth the job's pods hold. */
@@ -132,14 +132,14 @@ static double job_slow(struct sim *s, const struct sim_job *j)
 {
 	double slow = 1;
 	for (int32_t p = 0; p < j->pods; p++) {
-		const struct placement *pl = &pods_of((struct sim_job *)j)[p];
-		const struct sharing *sh = sharing_of(s, pl->node);
+		const struct cluster_grant *grant = &pods_of((struct sim_job *)j)[p];
+		const struct sharing *sh = sharing_of(s, grant->node);
 		if (sh->mode == SHARING_EXCLUSIVE)
 			continue;
 		for (int i = 0; i < 64; i++) {
-			if (!(pl->gpu_mask >> i & 1))
+			if (!(grant->gpu_mask >> i & 1))
 				continue;
-			const struct gpu *g = gpu_at(s, pl->node, i);
+			const struct gpu *g = gpu_at(s, grant->node, i);
 			for (uint16_t k = 0; k < g->n_tenants; k++)
 				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 					slow = fmax(slow, contention_slow(sh, g->tenants, g->n_tenants,
@@ -167,14 +167,14 @@ static void retime(struct sim *s, uint32_t id)
 
 /* After the tenants of the job's GPUs changed: their activity, and the rates
  * of everyone still on them. */
-static void gpus_changed(struct sim *s, const struct placement *pl)
+static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 {
-	const struct sharing *sh = sharing_of(s, pl->node);
-	int32_t pool = s->cluster.nodes[pl->node].pool;
+	const struct sharing *sh = sharing_of(s, grant->node);
+	int32_t pool = s->cluster.nodes[grant->node].pool;
 	for (int i = 0; i < 64; i++) {
-		if (!(pl->gpu_mask >> i & 1))
+		if (!(grant->gpu_mask >> i & 1))
 			continue;
-		struct gpu *g = gpu_at(s, pl->node, i);
+		struct gpu *g = gpu_at(s, grant->node, i);
 		size_t gi = (size_t)(g - s->cluster.gpus);
 		double engine, sm;
 		contention_activity(sh, g->tenants, g->n_tenants, &engine, &sm);
@@ -190,25 +190,25 @@ static void gpus_changed(struct sim *s, const struct placement *pl)
 
 /* The gauges a running pod moves itself: allocation, VRAM, and its own
  * (uncapped) activity in its workload's scope.  A job counts as running once. */
-static void pod_gauges(struct sim *s, const struct sim_job *j, const struct placement *pl, double sign)
+static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	int32_t pool = s->cluster.nodes[pl->node].pool;
-	double gpus = __builtin_popcountll(pl->gpu_mask);
+	int32_t pool = s->cluster.nodes[grant->node].pool;
+	double gpus = __builtin_popcountll(grant->gpu_mask);
 	double share = 1;
 	/* A CPU-only pod (an openb trace has them) holds no GPU. */
-	const struct gpu *g = pl->gpu_mask ? gpu_at(s, pl->node, __builtin_ctzll(pl->gpu_mask)) : NULL;
+	const struct gpu *g = grant->gpu_mask ? gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask)) : NULL;
 	for (uint16_t k = 0; g && k < g->n_tenants; k++)
 		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 			share = g->tenants[k].share;
-	bool mig = sharing_of(s, pl->node)->mode == SHARING_MIG;
+	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
 	const struct price *price = &s->sc->pools[pool].price;
-	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * pl->equivalent);
+	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * grant->equivalent);
 	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GP_GIB);
-	gauge(s, pool, j->workload, GAUGE_RUNNING, pl == pods_of((struct sim_job *)j) ? sign : 0);
+	gauge(s, pool, j->workload, GAUGE_RUNNING, grant == pods_of((struct sim_job *)j) ? sign : 0);
 	gauge(s, pool, j->workload, GAUGE_CPU, sign * ws->cpu);
 	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
-	gauge(s, pool, j->workload, GAUGE_GPU_COST, sign * pl->equivalent * price->gpu_hour);
+	gauge(s, pool, j->workload, GAUGE_GPU_COST, sign * grant->equivalent * price->gpu_hour);
 	gauge(s, pool, j->workload, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
 	gauge(s, pool, j->workload, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
@@ -228,9 +228,9 @@ static double cost_per_hour(const struct sim *s, const struct sim_job *j)
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	double cost = 0;
 	for (int32_t k = 0; k < j->pods; k++) {
-		const struct placement *pl = &pods_of((struct sim_job *)j)[k];
-		const struct price *p = &s->sc->pools[s->cluster.nodes[pl->node].pool].price;
-		cost += pl->equivalent * p->gpu_hour + ws->cpu * p->cpu_hour +
+		const struct cluster_grant *grant = &pods_of((struct sim_job *)j)[k];
+		const struct price *p = &s->sc->pools[s->cluster.nodes[grant->node].pool].price;
+		cost += grant->equivalent * p->gpu_hour + ws->cpu * p->cpu_hour +
 			ws->memory_bytes / GP_GIB * p->gib_hour;
 	}
 	return cost;
@@ -250,11 +250,11 @@ static void begin_work(struct sim *s, struct sim_job *j)
 	j->span_work = total;
 	j->busy = total > 0 ? ws->gpu_busy * work / total : ws->gpu_busy;
 	for (int32_t p = 0; p < j->pods; p++) {
-		const struct placement *pl = &pods_of(j)[p];
+		const struct cluster_grant *grant = &pods_of(j)[p];
 		for (int i = 0; i < 64; i++) {
-			if (!(pl->gpu_mask >> i & 1))
+			if (!(grant->gpu_mask >> i & 1))
 				continue;
-			struct gpu *g = gpu_at(s, pl->node, i);
+			struct gpu *g = gpu_at(s, grant->node, i);
 			for (uint16_t k = 0; k < g->n_tenants; k++)
 				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 					g->tenants[k].f = j->busy;
@@ -311,7 +311,7 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 	wl->submitted++;
 	if (wl->first_submit == SIM_NEVER)
 		wl->first_submit = now;
-	j->pl.node = -1;
+	j->grant.node = -1;
 	j->pods = placement_pods(&s->placer, w);
 	j->demand *= j->pods;
 	gauge(s, -1, (int32_t)w, GAUGE_DEMAND, j->demand);
@@ -322,14 +322,14 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 
 /* Whether the job's footprint overflows a GPU's memory: only where memory is
  * not isolated (exclusive, time-slicing); elsewhere placement prevented it. */
-static bool pod_overflows(struct sim *s, const struct placement *pl)
+static bool pod_overflows(struct sim *s, const struct cluster_grant *grant)
 {
-	const struct sharing *sh = sharing_of(s, pl->node);
+	const struct sharing *sh = sharing_of(s, grant->node);
 	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
 		return false;
-	double memory = s->sc->pools[s->cluster.nodes[pl->node].pool].gpu->memory_bytes;
+	double memory = s->sc->pools[s->cluster.nodes[grant->node].pool].gpu->memory_bytes;
 	for (int i = 0; i < 64; i++)
-		if ((pl->gpu_mask >> i & 1) && gpu_at(s, pl->node, i)->vram_used > memory)
+		if ((grant->gpu_mask >> i & 1) && gpu_at(s, grant->node, i)->vram_used > memory)
 			return true;
 	return false;
 }
@@ -401,7 +401,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
 	if (j->more)
-		j->pl = j->more[0];
+		j->grant = j->more[0];
 	if (placement_start_unblocks(&s->placer, (size_t)j->workload))
 		s->freed++;
 	s->last_progress = s->engine.now;
@@ -430,7 +430,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	job_gauges(s, j, +1);
 	for (int32_t k = 0; k < j->pods; k++)
 		gpus_changed(s, &pods_of(j)[k]);
-	if (!j->pl.gpu_mask)
+	if (!j->grant.gpu_mask)
 		retime(s, id); /* a CPU-only pod (openb traces): no GPU to retime it */
 }
 
@@ -614,7 +614,7 @@ static void on_window(struct sim *s, size_t p)
 	struct pool_state *ps = &s->cluster.pools[p];
 	sim_time next;
 	bool was_open = ps->open;
-	ps->open = window_state(&s->sc->pools[p], s->sc->start_epoch, s->engine.now, &next);
+	ps->open = cluster_window_state(&s->sc->pools[p], s->sc->start_epoch, s->engine.now, &next);
 	if (was_open && !ps->open && !fit_window(s))
 		preempt_pool(s, p);
 	/* powered: window - the nodes are up (and idle is charged) only while open. */
@@ -738,7 +738,7 @@ static void write_rows(struct sim *s, struct results *r)
 		double cost = j->cost + (j->status == JOB_RUNNING
 						 ? j->cost_per_h * sim_seconds(r->sim_end - j->span_start) / 3600
 						 : 0);
-		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->pl.node, j->gpus, j->status,
+		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->grant.node, j->gpus, j->status,
 			met, j->verified, j->submit, j->start, j->end, j->deadline, cost,
 			-1 /* reason: reasons_write */, j->trace_queue != SIM_NEVER, j->trace_queue};
 	}

@@ -51,17 +51,17 @@ Test(cluster, most_allocated_packs_onto_the_fullest_node)
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = pod(3);
-	struct placement pl;
-	cluster_take(&c, 1, &w, 3, 7, &pl); /* node a-1 keeps 1 free GPU */
-	cr_assert_eq(pl.gpu_mask, 0x7);
-	cr_assert_float_eq(pl.equivalent, 3, 1e-12);
+	struct cluster_grant grant;
+	cluster_take(&c, 1, &w, 3, 7, &grant); /* node a-1 keeps 1 free GPU */
+	cr_assert_eq(grant.gpu_mask, 0x7);
+	cr_assert_float_eq(grant.equivalent, 3, 1e-12);
 	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), 1);
 	cr_assert_eq(cluster_find(&c, 0, &w, 2, SCORING_MOST_ALLOCATED), 0, "lowest full-enough node");
 	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_LEAST_ALLOCATED), 0);
 	cr_assert_eq(cluster_find(&c, 0, &w, 5, SCORING_MOST_ALLOCATED), -1, "wider than the node");
 	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].n_tenants, 1);
 	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].tenants[0].job, 7);
-	cluster_release(&c, 7, &pl);
+	cluster_release(&c, 7, &grant);
 	cr_assert_float_eq(c.allocated, 0, 1e-12);
 	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].n_tenants, 0);
 	cr_assert(cluster_consistent(&c));
@@ -73,7 +73,7 @@ Test(cluster, takes_the_lowest_free_gpus_and_gives_them_back)
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = pod(2);
-	struct placement a, b, d;
+	struct cluster_grant a, b, d;
 	cluster_take(&c, 3, &w, 2, 1, &a);
 	cluster_take(&c, 3, &w, 3, 2, &b);
 	cr_assert_eq(a.gpu_mask, 0x03);
@@ -92,7 +92,7 @@ Test(cluster, time_slicing_replicas_go_one_per_gpu_best_fit)
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = pod(1);
-	struct placement p1, p2, p3;
+	struct cluster_grant p1, p2, p3;
 	cluster_take(&c, 0, &w, 1, 1, &p1);
 	cluster_take(&c, 0, &w, 1, 2, &p2);
 	cr_assert_eq(p1.gpu_mask, 1);
@@ -114,7 +114,7 @@ Test(cluster, milli_shares_best_fit_on_one_gpu)
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = {.request = REQUEST_MILLI, .milli = 600, .gpu_busy = 1, .sm_share = 1};
-	struct placement a, b, d;
+	struct cluster_grant a, b, d;
 	cluster_take(&c, 0, &w, 1, 1, &a);
 	w.milli = 300;
 	cluster_take(&c, 0, &w, 1, 2, &b);
@@ -142,7 +142,7 @@ Test(cluster, mig_instances_of_the_layout)
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = {.request = REQUEST_MIG, .mig_profile = "3g.40gb", .gpu_busy = 1, .sm_share = 1};
-	struct placement a, b;
+	struct cluster_grant a, b;
 	cluster_take(&c, 0, &w, 1, 1, &a);
 	cluster_take(&c, 0, &w, 1, 2, &b);
 	cr_assert_eq(a.mig_slot, 0);
@@ -193,11 +193,11 @@ Test(cluster, window_state_follows_a_daily_window)
 	pools[0].windows = noon_to_five;
 	pools[0].n_windows = 1;
 	sim_time next;
-	cr_assert_not(window_state(&pools[0], start, 0, &next));
+	cr_assert_not(cluster_window_state(&pools[0], start, 0, &next));
 	cr_assert_eq(next, 12 * SIM_HOUR);
-	cr_assert(window_state(&pools[0], start, 12 * SIM_HOUR, &next));
+	cr_assert(cluster_window_state(&pools[0], start, 12 * SIM_HOUR, &next));
 	cr_assert_eq(next, 17 * SIM_HOUR);
-	cr_assert_not(window_state(&pools[0], start, 17 * SIM_HOUR, &next));
+	cr_assert_not(cluster_window_state(&pools[0], start, 17 * SIM_HOUR, &next));
 	cr_assert_eq(next, 36 * SIM_HOUR, "opens again the next day");
 }
 
@@ -209,12 +209,12 @@ Test(cluster, overnight_windows_and_weekdays)
 	pools[0].windows = night;
 	pools[0].n_windows = 1;
 	sim_time next;
-	cr_assert_not(window_state(&pools[0], start, 3 * SIM_HOUR, &next),
+	cr_assert_not(cluster_window_state(&pools[0], start, 3 * SIM_HOUR, &next),
 		      "Monday night's window is not a Tuesday window");
 	cr_assert_eq(next, 22 * SIM_HOUR);
-	cr_assert(window_state(&pools[0], start, 23 * SIM_HOUR, &next));
+	cr_assert(cluster_window_state(&pools[0], start, 23 * SIM_HOUR, &next));
 	cr_assert_eq(next, 30 * SIM_HOUR, "closes at 06:00 on Wednesday");
-	cr_assert_not(window_state(&pools[0], start, 30 * SIM_HOUR, &next));
+	cr_assert_not(cluster_window_state(&pools[0], start, 30 * SIM_HOUR, &next));
 	cr_assert_eq(next, (7 * 24 + 22) * SIM_HOUR, "next Tuesday");
 }
 
@@ -227,7 +227,7 @@ Test(cluster, touching_windows_merge)
 	pools[0].windows = two;
 	pools[0].n_windows = 2;
 	sim_time next;
-	cr_assert(window_state(&pools[0], start, 9 * SIM_HOUR, &next));
+	cr_assert(cluster_window_state(&pools[0], start, 9 * SIM_HOUR, &next));
 	cr_assert_eq(next, 18 * SIM_HOUR);
 }
 
@@ -239,8 +239,8 @@ Test(cluster, consistency_check_reports_drift_and_repairs_nothing)
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = pod(3);
-	struct placement pl;
-	cluster_take(&c, 1, &w, 3, 7, &pl); /* node a-1: 1 untouched GPU */
+	struct cluster_grant grant;
+	cluster_take(&c, 1, &w, 3, 7, &grant); /* node a-1: 1 untouched GPU */
 	char why[160] = "";
 	cr_assert(cluster_pool_consistent(&c, 0, why, sizeof why), "%s", why);
 	c.pools[0].whole.key[1] = 4; /* the index claims a-1 is untouched */

@@ -29,14 +29,14 @@ Test(quant, names_parse_both_ways_and_ignore_case)
 	static const char *const names[] = {"fp16", "bf16", "fp8", "int8", "int4"};
 	for (int i = 0; i < QUANT_COUNT; i++) {
 		enum quant q;
-		cr_assert_eq(quant_parse(names[i], &q), GP_OK, "%s", names[i]);
+		cr_assert_eq(footprint_quant_parse(names[i], &q), GP_OK, "%s", names[i]);
 		cr_assert_eq(q, (enum quant)i);
-		cr_assert_str_eq(quant_name(q), names[i]);
+		cr_assert_str_eq(footprint_quant_name(q), names[i]);
 	}
 	enum quant q = QUANT_FP16;
-	cr_assert_eq(quant_parse("INT4", &q), GP_OK);
+	cr_assert_eq(footprint_quant_parse("INT4", &q), GP_OK);
 	cr_assert_eq(q, QUANT_INT4);
-	cr_assert_eq(quant_parse("Bf16", &q), GP_OK);
+	cr_assert_eq(footprint_quant_parse("Bf16", &q), GP_OK);
 	cr_assert_eq(q, QUANT_BF16);
 }
 
@@ -45,37 +45,37 @@ Test(quant, anything_else_is_an_input_error)
 	static const char *const bad[] = {"fp32", "int", "int44", "fp16 ", "", "float16", "4bit"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		enum quant q = QUANT_INT8;
-		cr_assert_eq(quant_parse(bad[i], &q), GP_EINPUT, "'%s'", bad[i]);
+		cr_assert_eq(footprint_quant_parse(bad[i], &q), GP_EINPUT, "'%s'", bad[i]);
 		cr_assert_eq(q, QUANT_INT8, "a failed parse leaves the value alone");
 	}
 	enum quant q;
-	cr_assert_eq(quant_parse(NULL, &q), GP_EINPUT);
-	cr_assert_str_eq(quant_name(QUANT_COUNT), "?");
+	cr_assert_eq(footprint_quant_parse(NULL, &q), GP_EINPUT);
+	cr_assert_str_eq(footprint_quant_name(QUANT_COUNT), "?");
 }
 
 Test(quant, bytes_per_weight_and_per_kv_element)
 {
-	cr_assert_eq(quant_weight_bytes(QUANT_FP16), 2.0);
-	cr_assert_eq(quant_weight_bytes(QUANT_BF16), 2.0);
-	cr_assert_eq(quant_weight_bytes(QUANT_FP8), 1.0);
-	cr_assert_eq(quant_weight_bytes(QUANT_INT8), 1.0);
+	cr_assert_eq(footprint_quant_weight_bytes(QUANT_FP16), 2.0);
+	cr_assert_eq(footprint_quant_weight_bytes(QUANT_BF16), 2.0);
+	cr_assert_eq(footprint_quant_weight_bytes(QUANT_FP8), 1.0);
+	cr_assert_eq(footprint_quant_weight_bytes(QUANT_INT8), 1.0);
 	/* 4 bits + one fp16 scale and one 4-bit zero per group of 128 */
-	cr_assert_eq(quant_weight_bytes(QUANT_INT4), 0.5 + 2.0 / 128 + 0.5 / 128);
-	cr_assert_eq(quant_weight_bytes(QUANT_INT4), 133.0 / 256);
-	cr_assert_eq(quant_kv_bytes(QUANT_FP16), 2.0);
-	cr_assert_eq(quant_kv_bytes(QUANT_BF16), 2.0);
-	cr_assert_eq(quant_kv_bytes(QUANT_FP8), 1.0);
-	cr_assert_eq(quant_kv_bytes(QUANT_INT8), 1.0);
-	cr_assert_eq(quant_kv_bytes(QUANT_INT4), 0.5);
+	cr_assert_eq(footprint_quant_weight_bytes(QUANT_INT4), 0.5 + 2.0 / 128 + 0.5 / 128);
+	cr_assert_eq(footprint_quant_weight_bytes(QUANT_INT4), 133.0 / 256);
+	cr_assert_eq(footprint_quant_kv_bytes(QUANT_FP16), 2.0);
+	cr_assert_eq(footprint_quant_kv_bytes(QUANT_BF16), 2.0);
+	cr_assert_eq(footprint_quant_kv_bytes(QUANT_FP8), 1.0);
+	cr_assert_eq(footprint_quant_kv_bytes(QUANT_INT8), 1.0);
+	cr_assert_eq(footprint_quant_kv_bytes(QUANT_INT4), 0.5);
 }
 
 Test(quant, the_kv_cache_defaults_to_the_activation_type)
 {
-	cr_assert_eq(quant_default_kv(QUANT_FP16), QUANT_FP16);
-	cr_assert_eq(quant_default_kv(QUANT_BF16), QUANT_BF16);
-	cr_assert_eq(quant_default_kv(QUANT_FP8), QUANT_FP16);
-	cr_assert_eq(quant_default_kv(QUANT_INT8), QUANT_FP16);
-	cr_assert_eq(quant_default_kv(QUANT_INT4), QUANT_FP16);
+	cr_assert_eq(footprint_quant_default_kv(QUANT_FP16), QUANT_FP16);
+	cr_assert_eq(footprint_quant_default_kv(QUANT_BF16), QUANT_BF16);
+	cr_assert_eq(footprint_quant_default_kv(QUANT_FP8), QUANT_FP16);
+	cr_assert_eq(footprint_quant_default_kv(QUANT_INT8), QUANT_FP16);
+	cr_assert_eq(footprint_quant_default_kv(QUANT_INT4), QUANT_FP16);
 }
 
 /* 16-bit: params x 2.  Quantized: the blocks' linear layers narrow, the
@@ -297,14 +297,14 @@ Test(footprint, every_model_gpu_and_quantization_is_consistent)
 		for (size_t gi = 0; gi < catalog_gpu_count(); gi++) {
 			const struct gpu_type *g = catalog_gpu_at(gi);
 			for (int q = 0; q < QUANT_COUNT; q++) {
-				enum quant kv = quant_default_kv((enum quant)q);
+				enum quant kv = footprint_quant_default_kv((enum quant)q);
 				int tp = footprint_min_tp(m, (enum quant)q, kv, g->memory_bytes, ctx);
 				struct footprint fp;
 				for (int t = 1; t < (tp ? tp : 2 * FOOTPRINT_MAX_TP); t *= 2) {
 					footprint_compute(m, (enum quant)q, kv, t, g->memory_bytes, &fp);
 					cr_assert_eq(footprint_max_sequences(&fp, ctx), 0,
 						     "%s %s on %s fits at tp %d", m->name,
-						     quant_name(q), g->name, t);
+						     footprint_quant_name(q), g->name, t);
 				}
 				if (!tp)
 					continue;
@@ -338,7 +338,7 @@ Test(footprint, narrower_weights_never_fit_worse)
 			for (size_t k = 0; k < 3; k++) {
 				int tp = footprint_min_tp(m, order[k], QUANT_FP16, mem, 4096);
 				int eff = tp ? tp : 2 * FOOTPRINT_MAX_TP;
-				cr_assert_leq(eff, prev_tp, "%s %s", m->name, quant_name(order[k]));
+				cr_assert_leq(eff, prev_tp, "%s %s", m->name, footprint_quant_name(order[k]));
 				prev_tp = eff;
 			}
 			for (int tp = 1; tp <= FOOTPRINT_MAX_TP; tp *= 2) {

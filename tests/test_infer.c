@@ -216,10 +216,10 @@ static struct pool_spec pool_of(const struct gpu_type *g, enum sharing_mode mode
 static int64_t hand_blocks(double memory, const struct model_arch *m, enum quant q, int tp)
 {
 	/* quantized: the embedding and lm_head (vocab x hidden each) stay 16-bit */
-	double kept = quant_weight_bytes(q) < 2 ? 2.0 * m->vocab * m->hidden : 0;
-	double weights = ((m->params - kept) * quant_weight_bytes(q) + kept * 2) / tp;
+	double kept = footprint_quant_weight_bytes(q) < 2 ? 2.0 * m->vocab * m->hidden : 0;
+	double weights = ((m->params - kept) * footprint_quant_weight_bytes(q) + kept * 2) / tp;
 	int heads = (m->kv_heads + tp - 1) / tp;
-	double per_token = 2.0 * m->layers * heads * m->head_dim * quant_kv_bytes(quant_default_kv(q));
+	double per_token = 2.0 * m->layers * heads * m->head_dim * footprint_quant_kv_bytes(footprint_quant_default_kv(q));
 	double left = memory - weights - 2.0 * 1024 * 1024 * 1024;
 	return left > 0 ? (int64_t)floor(left / (16 * per_token)) : 0;
 }
@@ -236,7 +236,7 @@ Test(infer, kv_capacity_and_sequences_for_every_model_gpu_and_quantization)
 			const struct gpu_type *g = catalog_gpu_at(gi);
 			for (int q = 0; q < QUANT_COUNT; q++) {
 				struct inference_spec is = {.memory_fraction = 0.9, .tensor_parallel = 1,
-							    .kv_cache = quant_default_kv((enum quant)q),
+							    .kv_cache = footprint_quant_default_kv((enum quant)q),
 							    .max_batch = 256, .context = 2048};
 				struct workload_spec w = {.model = m, .quantization = q, .inference = &is,
 							  .request = REQUEST_GPUS, .gpus = 1};
@@ -244,11 +244,11 @@ Test(infer, kv_capacity_and_sequences_for_every_model_gpu_and_quantization)
 				double memory = infer_server_memory(&p, &w);
 				cr_assert_float_eq(memory, 0.9 * g->memory_bytes, 1e-3);
 				struct footprint fp;
-				footprint_compute(m, (enum quant)q, quant_default_kv((enum quant)q), 1,
+				footprint_compute(m, (enum quant)q, footprint_quant_default_kv((enum quant)q), 1,
 						  memory, &fp);
 				int64_t blocks = hand_blocks(memory, m, (enum quant)q, 1);
 				cr_assert_eq(fp.kv_blocks, blocks, "%s %s %s", m->name, g->name,
-					     quant_name((enum quant)q));
+					     footprint_quant_name((enum quant)q));
 				cr_assert_eq(footprint_max_sequences(&fp, 2048), blocks / 128);
 				checked++;
 				fits += blocks >= 128;

@@ -106,7 +106,7 @@ static void occupy(int32_t node, int32_t gpus, double cpu)
 {
 	struct workload_spec other = {.name = "other", .request = REQUEST_GPUS, .gpus = gpus,
 				      .gpu_busy = 1, .sm_share = 1, .cpu = cpu};
-	struct placement p;
+	struct cluster_grant p;
 	cluster_take(&c, node, &other, gpus, next_job++, &p);
 }
 
@@ -117,7 +117,7 @@ static void fill(int32_t node) { occupy(node, c.nodes[node].gpus, 0); }
 static void run_pod(int32_t node)
 {
 	struct pod_request pod = request();
-	struct placement p;
+	struct cluster_grant p;
 	placement_take(&pl, &pod, &node, next_job++, &p);
 }
 
@@ -321,7 +321,7 @@ Test(placement, cpu_and_memory_come_back_on_release)
 	SETUP("workloads.w.cpu=20", "workloads.w.memory=100GiB");
 	struct pod_request pod = request();
 	int32_t node = A100_0;
-	struct placement p;
+	struct cluster_grant p;
 	placement_take(&pl, &pod, &node, 1, &p);
 	cr_assert_float_eq(c.nodes[A100_0].cpu_free, 12, 1e-9);
 	cr_assert_float_eq(c.nodes[A100_0].memory_free, 156.0 * 1024 * 1024 * 1024, 1);
@@ -476,7 +476,7 @@ Test(placement, a_gangs_pods_see_each_other)
 	cr_assert_eq(nodes[1], A100_1);
 	cr_assert_eq(nodes[2], H100_0);
 	cr_assert_eq(nodes[3], H100_0, "the fourth pod packs next to the third");
-	struct placement p[4];
+	struct cluster_grant p[4];
 	placement_take(&pl, &pod, nodes, 7, p);
 	cr_assert_float_eq(c.allocated, 16, 1e-12);
 	placement_release(&pl, 0, 7, p);

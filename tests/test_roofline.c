@@ -30,7 +30,7 @@ static const struct gpu_type *gpu(const char *name)
 static void setup(struct roofline *r, const char *m, enum quant q, const char *g,
 		  struct gpu_share share, int tp)
 {
-	roofline_init(r, model(m), q, quant_default_kv(q), gpu(g), NULL, share, tp);
+	roofline_init(r, model(m), q, footprint_quant_default_kv(q), gpu(g), NULL, share, tp);
 }
 
 static void terms(const struct roofline *r, struct roofline_work w, struct roofline_terms *t)

@@ -46,10 +46,10 @@ void arrivals_free(struct arrivals *a);
 bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *job);
 
 /* Draws one value of a distribution (in its unit). */
-double dist_draw(const struct dist *d, gsl_rng *rng);
+double arrivals_dist_draw(const struct dist *d, gsl_rng *rng);
 
 /* The distribution's mean. */
-double dist_mean(const struct dist *d);
+double arrivals_dist_mean(const struct dist *d);
 
 /* --- the requests of inference workloads ----------------------------------
  *

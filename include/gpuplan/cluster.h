@@ -94,7 +94,7 @@ struct cluster {
 };
 
 /* Where a pod runs and what it holds.  gpu_mask is relative to the node. */
-struct placement {
+struct cluster_grant {
 	int32_t node;
 	uint64_t gpu_mask;
 	int32_t units;         /* per GPU: 1 (whole GPU or replica), milli, or 1 instance */
@@ -148,10 +148,10 @@ bool cluster_cpu_memory_bind(const struct cluster *c, size_t p, const struct wor
  * (best fit: the fullest GPUs that fit, lowest index on ties) and takes them
  * for job; fills *pl. */
 void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
-		  uint32_t job, struct placement *pl);
+		  uint32_t job, struct cluster_grant *grant);
 
 /* Gives back what pl holds for job. */
-void cluster_release(struct cluster *c, uint32_t job, const struct placement *pl);
+void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant);
 
 /* Node slot `node` (down and empty) becomes Ready: into the indexes, its
  * GPUs into the capacity. */
@@ -190,6 +190,6 @@ bool cluster_consistent(const struct cluster *c);
  * and when that changes next (SIM_NEVER if never).  A pool without windows is
  * always open.  Overlapping windows merge.
  */
-bool window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t, sim_time *next_change);
+bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t, sim_time *next_change);
 
 #endif

@@ -28,23 +28,23 @@ enum quant {
 
 /* "fp16", "bf16", "fp8", "int8", "int4" (case-insensitive) -> *q.  Returns
  * GP_OK, or GP_EINPUT for any other string (the caller names the place). */
-int quant_parse(const char *s, enum quant *q);
+int footprint_quant_parse(const char *s, enum quant *q);
 
 /* The canonical lower-case name; "?" for a value outside the enum. */
-const char *quant_name(enum quant q);
+const char *footprint_quant_name(enum quant q);
 
 /* The names in enum order, for "did you mean" hints and messages. */
 extern const char *const quant_names[QUANT_COUNT];
 
 /* Bytes per weight, group-wise scales included (int4: 0.5 + 2.5/128). */
-double quant_weight_bytes(enum quant q);
+double footprint_quant_weight_bytes(enum quant q);
 
 /* Bytes per KV-cache element stored in this format. */
-double quant_kv_bytes(enum quant q);
+double footprint_quant_kv_bytes(enum quant q);
 
 /* The KV-cache format a server uses when none is given: the activation type,
  * bf16 for bf16 weights and fp16 otherwise (vLLM's kv_cache_dtype "auto"). */
-enum quant quant_default_kv(enum quant weights);
+enum quant footprint_quant_default_kv(enum quant weights);
 
 /* Per-GPU runtime overhead: CUDA context, activations, CUDA graphs, NCCL. */
 #define FOOTPRINT_OVERHEAD_BYTES (2.0 * 1024.0 * 1024.0 * 1024.0)
@@ -59,7 +59,7 @@ enum quant quant_default_kv(enum quant weights);
  * quantized checkpoint narrows all but the embedding and lm_head (footprint.c). */
 double footprint_weights_bytes(const struct model_arch *m, enum quant weights);
 
-/* 2 (K and V) x layers x kv_heads x head_dim x quant_kv_bytes(kv). */
+/* 2 (K and V) x layers x kv_heads x head_dim x footprint_quant_kv_bytes(kv). */
 double footprint_kv_bytes_per_token(const struct model_arch *m, enum quant kv);
 
 /* The same on one GPU of a TP group: KV heads are split, and replicated when

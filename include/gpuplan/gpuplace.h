@@ -46,6 +46,6 @@ uint64_t gpuplace_choose(struct gpuplace *g, int32_t node, int32_t w, int32_t gp
 
 /* A pod took (sign +1) or gave back (-1) what pl holds: affinity tags and
  * the node's cached scores follow. */
-void gpuplace_moved(struct gpuplace *g, const struct placement *pl, int sign);
+void gpuplace_moved(struct gpuplace *g, const struct cluster_grant *grant, int sign);
 
 #endif

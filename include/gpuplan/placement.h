@@ -107,7 +107,7 @@ struct placer {
 	int32_t *candidate;           /* per pool: its best node */
 	int64_t *scratch;             /* per node: ScheduleAnyway scores */
 	int32_t *stamp;               /* [0]: generation; [1 + domain]: last seen */
-	struct placement *tentative;  /* a gang's pods while it is tried */
+	struct cluster_grant *tentative;  /* a gang's pods while it is tried */
 	size_t cap_tentative;
 	struct gpuplace *gpu;         /* scheduler.gpu_policy other than best-fit: nodes
 				       * are scored one by one (gpuplace.h); NULL: indexed */
@@ -138,13 +138,13 @@ int32_t placement_pods(const struct placer *pl, size_t w);
 int32_t placement_find(const struct placer *pl, const struct pod_request *pod, sim_time now);
 
 /* Takes the job's pods on the nodes placement_plan found (nothing may have
- * changed in between) for job; fills pls[0 .. pods-1]. */
+ * changed in between) for job; fills grants[0 .. pods-1]. */
 void placement_take(struct placer *pl, const struct pod_request *pod, const int32_t *nodes,
-		    uint32_t job, struct placement *pls);
+		    uint32_t job, struct cluster_grant *grants);
 
 /* Gives back the placements of a job's pods (in reverse order of taking). */
 void placement_release(struct placer *pl, int32_t workload, uint32_t job,
-		       const struct placement *pls);
+		       const struct cluster_grant *grants);
 
 /* Whether an empty Ready node of pool p would take a pod of the request now:
  * kube-scheduler's filters on a copy of the pool's node template, as the

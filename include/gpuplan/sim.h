@@ -41,8 +41,8 @@ struct sim_job {
 	double kept;           /* exclusive-GPU work saved by checkpoints, µs */
 	double span_work;      /* work (start-up included) the current allocation began with */
 	sim_time span_start;   /* when the current allocation began */
-	struct placement pl;   /* pl.node < 0: never placed; a gang's first pod */
-	struct placement *more; /* a gang: every pod's placement (NULL: one pod) */
+	struct cluster_grant grant;   /* grant.node < 0: never placed; a gang's first pod */
+	struct cluster_grant *more; /* a gang: every pod's placement (NULL: one pod) */
 	int32_t pods;          /* pods placed together: a gang's, else 1 */
 	int32_t workload, gpus;
 	int32_t restarts;
