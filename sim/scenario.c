@@ -199,6 +199,9 @@ static double expected_jobs(const struct scenario *sc, const struct workload_spe
 	return span > 0 ? ceil(w->arrival.rate * span) * per : 0;
 }
 
+static int check_vram(struct loader *ld, const struct ynode *item,
+		      const struct workload_spec *w);
+
 /* Every workload asks for a resource that some pool offers (memory aside: a pod
  * too large for every unit is a finding of the run, not an input error). */
 static int check_hosted(struct loader *ld, const struct ynode *list)
@@ -230,8 +233,53 @@ static int check_hosted(struct loader *ld, const struct ynode *list)
 					  "no node offering %s has %d GPUs; the largest has %d",
 					  scenario_resource_name(w, res, sizeof res), (int)w->gpus,
 					  (int)widest);
+		int rc = check_vram(ld, item, w);
+		if (rc)
+			return rc;
 	}
 	return GP_OK;
+}
+
+/* Whether w's gpu_spec (none: any) allows pool p's GPU. */
+static bool gpu_spec_allows(const struct workload_spec *w, const struct pool_spec *p)
+{
+	bool ok = w->n_gpu_spec == 0;
+	for (size_t i = 0; i < w->n_gpu_spec; i++)
+		ok = ok || !strcmp(w->gpu_spec[i], p->gpu->name);
+	return ok;
+}
+
+/*
+ * A batch pod whose VRAM exceeds one GPU of every pool that could host it
+ * would be OOM-killed at each start (exclusive and time-sliced GPUs do not
+ * isolate memory, and an isolated unit is smaller than its GPU): an input
+ * error, not a crash loop for the run to find.  A pod too large only for an
+ * isolated unit (MPS, MIG, fractional) waits, a finding of the run.
+ */
+static int check_vram(struct loader *ld, const struct ynode *item, const struct workload_spec *w)
+{
+	if (w->inference || w->vram_bytes <= 0)
+		return GP_OK; /* inference replicas have their own fit check */
+	const struct pool_spec *largest = NULL;
+	for (size_t p = 0; p < ld->sc->n_pools; p++) {
+		const struct pool_spec *ps = &ld->sc->pools[p];
+		if (scenario_pool_offers(ps, w) && gpu_spec_allows(w, ps) &&
+		    (!largest || ps->gpu->memory_bytes > largest->gpu->memory_bytes))
+			largest = ps;
+	}
+	if (!largest || w->vram_bytes <= largest->gpu->memory_bytes)
+		return GP_OK;
+	const struct ynode *v = ynode_get(item, "vram");
+	if (!v)
+		v = ynode_get(item, "model");
+	char res[80];
+	return gp_located(ld->err, v ? v->loc : item->loc,
+			  "vram %.2f GiB does not fit one GPU of any pool that can run %s (the "
+			  "largest, %s in pool %s, has %.2f GiB), so every start would be "
+			  "OOM-killed; expected at most %.2f GiB per GPU, or a pool with larger GPUs",
+			  w->vram_bytes / GP_GIB, scenario_resource_name(w, res, sizeof res),
+			  largest->gpu->name, largest->name, largest->gpu->memory_bytes / GP_GIB,
+			  largest->gpu->memory_bytes / GP_GIB);
 }
 
 /* Interruptions evict batch jobs only: a replica's eviction is not modelled. */

@@ -822,6 +822,34 @@ static int derive_vram(struct loader *ld, const struct ynode *item, struct workl
 	return GP_OK;
 }
 
+/* The first time a job of w can arrive: its `at`, the start of its poisson
+ * stream, or its trace's first row. */
+static sim_time first_arrival(const struct workload_spec *w)
+{
+	const struct arrival *a = &w->arrival;
+	if (a->kind == ARRIVAL_AT)
+		return a->at;
+	if (a->kind == ARRIVAL_POISSON)
+		return a->from;
+	return a->n_rows ? a->rows[0].submit : 0;
+}
+
+/* A deadline at a clock time before the jobs can arrive makes every job late
+ * before it exists: a typo (11:00 for 23:00), not a plan. */
+static int check_deadline(struct loader *ld, const struct ynode *item,
+			  const struct workload_spec *w)
+{
+	if (w->deadline_kind != DEADLINE_AT || w->deadline >= first_arrival(w))
+		return GP_OK;
+	const struct ynode *d = ynode_get(item, "deadline");
+	char at[32];
+	units_format_duration(first_arrival(w), at, sizeof at);
+	return gp_located(ld->err, d->loc,
+			  "deadline '%s' is before the first arrival (start + %s); expected a "
+			  "deadline after the jobs arrive, or {within: 5h} from each arrival",
+			  d->value, at);
+}
+
 static int finish_workload(struct loader *ld, const struct ynode *item, struct workload_spec *w)
 {
 	int rc = derive_vram(ld, item, w);
@@ -833,6 +861,9 @@ static int finish_workload(struct loader *ld, const struct ynode *item, struct w
 		return ld_finish_inference(ld, item, w);
 	if (!rc)
 		rc = ld_require(ld, item, "arrival", "workload", ARRIVAL_HINT);
+	if (rc)
+		return rc;
+	rc = check_deadline(ld, item, w);
 	if (rc)
 		return rc;
 	if (w->arrival.kind == ARRIVAL_TRACE)

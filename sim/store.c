@@ -135,7 +135,8 @@ static const char schema_sql[] =
 	"  requests_running REAL,\n"
 	"  requests_waiting REAL,\n"
 	"  kv_cache_usage REAL,\n"
-	"  preemptions REAL\n"
+	"  preemptions REAL,\n"
+	"  gpus_provisioning REAL\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS timeseries_run ON timeseries(run_id, scope, t_s);\n"
 	"CREATE TABLE IF NOT EXISTS pending_reasons (\n"
@@ -299,6 +300,8 @@ static const struct {
 	{"timeseries", "requests_waiting", "REAL"},
 	{"timeseries", "kv_cache_usage", "REAL"},
 	{"timeseries", "preemptions", "REAL"},
+	/* nodes being provisioned by the Cluster Autoscaler, in GPUs */
+	{"timeseries", "gpus_provisioning", "REAL"},
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -946,6 +949,7 @@ static int bind_ts(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_
 	bind_real(s, p + 11, t->requests_waiting);
 	bind_real(s, p + 12, t->kv_cache_usage);
 	bind_real(s, p + 13, t->preemptions);
+	bind_real(s, p + 14, t->gpus_provisioning);
 	return GP_OK;
 }
 
@@ -1059,8 +1063,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
 		 "sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, "
-		 "kv_cache_usage, preemptions",
-		 15, r->n_ts, bind_ts, r},
+		 "kv_cache_usage, preemptions, gpus_provisioning",
+		 16, r->n_ts, bind_ts, r},
 		{"allocations",
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
 		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency",

@@ -124,6 +124,10 @@ static int read_row(struct reader *r, char **cells, int n)
 		rc = seconds_cell(r, cells[3], 3, &job.deadline);
 	if (rc)
 		return rc;
+	if (job.deadline != SIM_NEVER && job.deadline < job.submit)
+		return row_error(r, "deadline_s '%s' is before submit_s '%s'; expected a deadline "
+				 "at or after the job's arrival (both in seconds since the start)",
+				 cells[3], cells[0]);
 	GP_GROW(r->rows, r->cap, r->n + 1);
 	r->rows[r->n++] = job;
 	return GP_OK;

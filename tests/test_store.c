@@ -185,7 +185,7 @@ static const struct {
 		     "output_tokens,slo_met,verified"},
 	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"
 		       "sm_active,vram_used_gib,pending,running,requests_running,requests_waiting,"
-		       "kv_cache_usage,preemptions"},
+		       "kv_cache_usage,preemptions,gpus_provisioning"},
 	{"pending_reasons", "run_id,scope,reason,pending_seconds,pods"},
 	{"allocations", "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
 			"ram_byte_hours,ram_cost,total_cost,gpu_efficiency"},

@@ -74,6 +74,9 @@ struct ts_row {
 	double kv_cache_usage;    /* KV blocks used / blocks of the serving replicas,
 				   * 0..1 (vLLM's gpu_cache_usage_perc); NAN: none */
 	double preemptions;       /* sequences preempted in the window (a count) */
+	/* the Cluster Autoscaler: GPUs of nodes launched and not Ready yet, beside
+	 * gpus_capacity (the Ready ones); a column of the timeseries table */
+	double gpus_provisioning;
 };
 
 /* One OpenCost allocation: a workload (or __idle__) over one window. */
