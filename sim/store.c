@@ -92,7 +92,9 @@ static const char schema_sql[] =
 	"  verified INTEGER,\n"
 	"  cost REAL,\n"
 	"  reason_id INTEGER,\n"
-	"  trace_queue_s REAL\n"
+	"  trace_queue_s REAL,\n"
+	"  preemptions INTEGER,\n"
+	"  oom_kills INTEGER\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS jobs_run ON job_rows(run_id);\n"
 	/* LEFT JOINs keep job_rows the outer loop: rows come in their order. */
@@ -100,7 +102,8 @@ static const char schema_sql[] =
 	"  w.text AS workload, j.submit_s AS submit_s, j.start_s AS start_s, j.end_s AS end_s,\n"
 	"  j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node, s.text AS status,\n"
 	"  j.deadline_s AS deadline_s, j.deadline_met AS deadline_met, j.verified AS verified,\n"
-	"  j.cost AS cost, r.text AS reason, j.trace_queue_s AS trace_queue_s\n"
+	"  j.cost AS cost, r.text AS reason, j.trace_queue_s AS trace_queue_s,\n"
+	"  j.preemptions AS preemptions, j.oom_kills AS oom_kills\n"
 	"FROM job_rows j\n"
 	"LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id\n"
 	"LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id\n"
@@ -291,6 +294,8 @@ static const struct {
 } added_columns[] = {
 	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
 	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
+	{"jobs", "preemptions", "INTEGER"}, /* times the job was stopped and requeued */
+	{"jobs", "oom_kills", "INTEGER"},   /* times a pod of the job was OOM-killed */
 	{"runs", "step_s", "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
@@ -341,7 +346,7 @@ static const char copy_old_jobs_sql[] =
 	"   UNION SELECT run_id, reason FROM temp.old_jobs WHERE reason IS NOT NULL);\n"
 	"INSERT INTO job_rows (run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s,\n"
 	"  gpus, node_id, status_id, deadline_s, deadline_met, verified, cost, reason_id,\n"
-	"  trace_queue_s)\n"
+	"  trace_queue_s, preemptions, oom_kills)\n"
 	"  SELECT j.run_id, j.job_id,\n"
 	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.workload),\n"
 	"  j.submit_s, j.start_s, j.end_s, j.queue_s, j.gpus,\n"
@@ -349,7 +354,7 @@ static const char copy_old_jobs_sql[] =
 	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.status),\n"
 	"  j.deadline_s, j.deadline_met, j.verified, j.cost,\n"
 	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.reason),\n"
-	"  j.trace_queue_s FROM temp.old_jobs j ORDER BY j.k1, j.k2;\n"
+	"  j.trace_queue_s, j.preemptions, j.oom_kills FROM temp.old_jobs j ORDER BY j.k1, j.k2;\n"
 	"DROP INDEX job_texts_copying;\n";
 
 int sti_copy_old_jobs(struct store *st, struct gp_err *err)
@@ -900,6 +905,8 @@ static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp
 	bind_real(s, p + 12, j->cost);
 	bind_id(s, p + 13, job_has_reason(c, j), c->reason0 + j->reason);
 	bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
+	sqlite3_bind_int(s, p + 15, j->preemptions);
+	sqlite3_bind_int(s, p + 16, j->oom_kills);
 	return GP_OK;
 }
 
@@ -1057,8 +1064,9 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
 		{"job_rows",
 		 "run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s, gpus, node_id, "
-		 "status_id, deadline_s, deadline_met, verified, cost, reason_id, trace_queue_s",
-		 16, r->n_jobs, bind_job, &jc},
+		 "status_id, deadline_s, deadline_met, verified, cost, reason_id, trace_queue_s, "
+		 "preemptions, oom_kills",
+		 18, r->n_jobs, bind_job, &jc},
 		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, bind_job_text, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "

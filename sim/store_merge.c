@@ -279,9 +279,12 @@ static int copy_old_jobs(struct store *st, struct gp_err *err)
 		"CREATE TEMP VIEW old_jobs AS SELECT m.seq AS k1, j.rowid AS k2, m.new AS run_id, "
 		"j.job_id, j.workload, j.submit_s, j.start_s, j.end_s, j.queue_s, j.gpus, j.node, "
 		"j.status, j.deadline_s, j.deadline_met, j.verified, j.cost, %s AS reason, "
-		"%s AS trace_queue_s FROM " MERGE_SRC ".jobs j JOIN temp.merge_map m ON m.old = j.run_id",
+		"%s AS trace_queue_s, %s AS preemptions, %s AS oom_kills FROM " MERGE_SRC ".jobs j "
+		"JOIN temp.merge_map m ON m.old = j.run_id",
 		src_has_column(st, "jobs", "reason") ? "j.reason" : "NULL",
-		src_has_column(st, "jobs", "trace_queue_s") ? "j.trace_queue_s" : "NULL");
+		src_has_column(st, "jobs", "trace_queue_s") ? "j.trace_queue_s" : "NULL",
+		src_has_column(st, "jobs", "preemptions") ? "j.preemptions" : "NULL",
+		src_has_column(st, "jobs", "oom_kills") ? "j.oom_kills" : "NULL");
 	int rc = sti_exec(st, sql, "merging jobs", err);
 	sqlite3_free(sql);
 	return rc ? rc : sti_copy_old_jobs(st, err);
