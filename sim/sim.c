@@ -931,7 +931,8 @@ static void write_rows(struct sim *s, struct results *r)
 						 : 0);
 		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->grant.node, j->gpus, j->status,
 			met, j->verified, j->submit, j->start, j->end, j->deadline, cost,
-			-1 /* reason: reasons_write */, j->trace_queue != SIM_NEVER, j->trace_queue};
+			-1 /* reason: reasons_write */, j->trace_queue != SIM_NEVER, j->trace_queue,
+			j->preemptions, j->oom_kills};
 	}
 }
 

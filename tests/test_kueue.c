@@ -173,6 +173,8 @@ Test(kueue, reclaim_evicts_the_smallest_set_kueue_finds)
 	RUN(K, COHORT);
 	cr_assert_eq(r.jobs[2].start, 1 * H, "b reclaims at once");
 	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 1, 1e-12, "only big");
+	cr_assert_eq(r.jobs[0].preemptions, 1, "the jobs table names the victim");
+	cr_assert_eq(r.jobs[1].preemptions + r.jobs[2].preemptions, 0);
 	cr_assert_eq(r.jobs[1].end, 10 * H + 30 * M, "small keeps running");
 	cr_assert_eq(r.jobs[0].end, 21 * H, "big starts over at 11:00");
 	cr_assert_float_eq(pending("big", "couldn't assign flavors to pod set main: insufficient "
@@ -211,6 +213,8 @@ Test(kueue, within_cluster_queue_lower_priority_preempts_in_the_queue)
 	cr_assert_eq(r.jobs[1].end, 12 * H);
 	cr_assert_eq(r.jobs[0].end, 10 * H);
 	cr_assert_float_eq(results_metric(&r, "low", "jobs_preempted"), 1, 1e-12);
+	cr_assert_eq(r.jobs[1].preemptions, 1);
+	cr_assert_eq(r.jobs[0].preemptions, 0);
 	double extra[] = {3600, 0}; /* low's second wait, 01:00-02:00 */
 	assert_every_second_has_a_reason(extra);
 	cleanup();
