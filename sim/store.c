@@ -81,7 +81,9 @@ static const char schema_sql[] =
 	"  verified INTEGER,\n"
 	"  cost REAL,\n"
 	"  reason TEXT,\n"
-	"  trace_queue_s REAL\n"
+	"  trace_queue_s REAL,\n"
+	"  preemptions INTEGER,\n"
+	"  oom_kills INTEGER\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS jobs_run ON jobs(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS requests (\n"
@@ -269,6 +271,8 @@ static const struct {
 } added_columns[] = {
 	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
 	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
+	{"jobs", "preemptions", "INTEGER"}, /* times the job was stopped and requeued */
+	{"jobs", "oom_kills", "INTEGER"},   /* times a pod of the job was OOM-killed */
 	{"runs", "step_s", "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
@@ -730,6 +734,8 @@ static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp
 	bool reason = j->reason >= 0 && (size_t)j->reason < c->r->n_reason_texts;
 	sti_bind_text(s, p + 13, reason ? c->r->reason_texts[j->reason] : NULL);
 	bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
+	sqlite3_bind_int(s, p + 15, j->preemptions);
+	sqlite3_bind_int(s, p + 16, j->oom_kills);
 	return GP_OK;
 }
 
@@ -886,8 +892,9 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
 		{"jobs",
 		 "run_id, job_id, workload, submit_s, start_s, end_s, queue_s, gpus, node, status, "
-		 "deadline_s, deadline_met, verified, cost, reason, trace_queue_s",
-		 16, r->n_jobs, bind_job, &jc},
+		 "deadline_s, deadline_met, verified, cost, reason, trace_queue_s, preemptions, "
+		 "oom_kills",
+		 18, r->n_jobs, bind_job, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
 		 "sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, "

@@ -40,6 +40,8 @@ struct job_record {
 			      * index into results.reason_texts; -1: never waited with one */
 	bool has_trace_queue; /* the trace gives the job's own wait (openb) */
 	sim_time trace_queue; /* that wait, scheduled - creation in the trace */
+	int32_t preemptions;  /* times it was stopped: window, spot notice, Kueue preemption */
+	int32_t oom_kills;    /* times a pod of it was OOM-killed */
 };
 
 /* One point of the inflation curve (inflation.h). */
