@@ -16,7 +16,12 @@
  * kind, workload_kind, model, gpu) says what each scope name is, so that
  * exports can label pools, workloads and models.  jobs has one more column
  * than the original schema: reason, the job's last pending reason in kube-scheduler's
- * words (added to older databases when they are opened).  The schema
+ * words (added to older databases when they are opened).  jobs is a view
+ * (schema version 2): job_rows holds a row per job with integer ids where
+ * texts repeat (workload_id, node_id, status_id, reason_id), job_texts
+ * (run_id, text_id, text) each distinct text of a run once, and the view
+ * joins them into the documented columns; a version 1 database is migrated
+ * when it is opened, and merged from as it is.  The schema
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
  *
@@ -44,7 +49,7 @@
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 /* PRAGMA application_id of every gpuplan results database: "GPLN". */
 #define STORE_APPLICATION_ID 0x47504C4E
 
@@ -118,6 +123,18 @@ int store_merge(struct store *st, const char *in_path, struct store_merge_stats 
 int store_run_count(struct store *st, int64_t *n, struct gp_err *err);
 
 /* Closes the connection and frees st (NULL is fine). */
+/* What a `gpuplan search` found: KEY=answer meets the condition, run_id is
+ * the answer's run and first_run_id .. last_run_id its probes' runs. */
+struct store_search {
+	const char *key;
+	const char *answer;
+	const char *condition;     /* the --until text */
+	int64_t run_id, first_run_id, last_run_id;
+};
+
+/* Appends a row to the searches table. */
+int store_write_search(struct store *st, const struct store_search *s, struct gp_err *err);
+
 /* A run as stored: id, scenario name, scenario start (RFC 3339), simulated seconds. */
 struct store_run {
 	int64_t run_id;
@@ -126,7 +143,9 @@ struct store_run {
 	double sim_seconds;
 };
 
-/* The run run_id, or the latest when run_id <= 0; GP_EINPUT when there is none. */
+/* The run run_id; when run_id <= 0 the latest, except that when the latest
+ * is a probe of a `gpuplan search`, that search's answer (probes after the
+ * answer are not what the search found).  GP_EINPUT when there is none. */
 int store_run_info(struct store *st, int64_t run_id, struct store_run *out, struct gp_err *err);
 
 /* The allocation rows of a run, in the order written; free with store_free_allocations. */
