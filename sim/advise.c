@@ -381,13 +381,15 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
 
 /* --- the pool-size search -------------------------------------------------- */
 
-/* The pool to size: the first allocation or memory finding's, else the
+/* The pool to size: the first allocation, memory or capacity finding's (a
+ * placement finding's pool is the one a rule keeps work off), else the
  * largest pool the workload that queued longest may run in (its rules
  * allowing). */
 static int pool_to_size(const struct scenario *sc, const struct results *r)
 {
 	for (size_t f = 0; f < r->n_findings; f++)
-		if (r->findings[f].pool >= 0)
+		if (r->findings[f].pool >= 0 && r->findings[f].step != FINDING_PLACEMENT &&
+		    r->findings[f].step != FINDING_APPLICATION)
 			return r->findings[f].pool;
 	int w = -1;
 	double longest = 0;

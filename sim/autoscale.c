@@ -227,6 +227,16 @@ static void draw_interruption(struct autoscale *as, int32_t node)
 }
 
 /* Launches node slot `node`: billed from now, Ready after the provision time. */
+/* A node of the pool starts (+1) or stops (-1) being provisioned: the
+ * timeseries' gpus_provisioning beside the Ready gpus_capacity. */
+static void provisioning(struct autoscale *as, int32_t node, int32_t delta)
+{
+	size_t p = (size_t)as->h.cluster->nodes[node].pool;
+	as->pools[p].provisioning += delta;
+	assert(as->pools[p].provisioning >= 0);
+	gauge(as, p, GAUGE_PROVISIONING, delta * as->h.cluster->nodes[node].gpus);
+}
+
 static void launch(struct autoscale *as, int32_t node)
 {
 	const struct pool_spec *ps = spec_of(as, node);
@@ -235,7 +245,7 @@ static void launch(struct autoscale *as, int32_t node)
 	assert(as->state[node] == NODE_DOWN);
 	as->state[node] = NODE_PROVISIONING;
 	as->gen[node]++;
-	ap->provisioning++;
+	provisioning(as, node, +1);
 	ap->out.nodes_added++;
 	if (ap->autoscaled)
 		ap->size++;
@@ -265,10 +275,9 @@ static void on_ready(struct autoscale *as, int32_t node, uint16_t gen)
 	if (gen != as->gen[node] || as->state[node] != NODE_PROVISIONING)
 		return; /* interrupted while provisioning */
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
-	struct as_pool *ap = &as->pools[p];
 	as->state[node] = NODE_READY;
 	as->unneeded[node] = SIM_NEVER;
-	ap->provisioning--;
+	provisioning(as, node, -1);
 	cluster_node_up(as->h.cluster, node);
 	gauge(as, p, GAUGE_CAPACITY, as->h.cluster->nodes[node].gpus);
 	nodes_changed(as);
@@ -299,7 +308,7 @@ static void on_notice(struct autoscale *as, int32_t node, uint16_t gen)
 	if (ap->autoscaled)
 		ap->size--; /* the group no longer counts it */
 	if (as->state[node] == NODE_PROVISIONING) {
-		ap->provisioning--;
+		provisioning(as, node, -1);
 	} else {
 		take_out(as, node);
 		as->h.drain(as->h.ctx, node);

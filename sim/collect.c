@@ -39,7 +39,8 @@ static const size_t row_field[GAUGE_COUNT] = {
 	[GAUGE_REQ_RUNNING] = offsetof(struct ts_row, requests_running),
 	[GAUGE_REQ_WAITING] = offsetof(struct ts_row, requests_waiting),
 	[GAUGE_KV_USED] = NO_FIELD,
-	[GAUGE_KV_TOTAL] = NO_FIELD};
+	[GAUGE_KV_TOTAL] = NO_FIELD,
+	[GAUGE_PROVISIONING] = offsetof(struct ts_row, gpus_provisioning)};
 
 static double *field(struct ts_row *row, size_t g)
 {

@@ -918,6 +918,8 @@ struct free_sums {
 	double covered;   /* of which in windows whose free capacity held one of its jobs */
 };
 
+/* MIG pools are left out: their free instances are of the shapes the layout
+ * fixed, so no placement policy packs them (the layout is the question). */
 static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 {
 	memset(f, 0, sizeof *f);
@@ -928,7 +930,7 @@ static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 			continue;
 		double free = 0, cap = 0;
 		for (size_t p = 0; p < v->sc->n_pools; p++) {
-			if (!allowed(v, w, p))
+			if (!allowed(v, w, p) || v->sc->pools[p].sharing.mode == SHARING_MIG)
 				continue;
 			const struct ts_row *y = row(v, k, pool_scope(v, p));
 			free += fmax(0, y->gpus_capacity - y->gpus_allocated);
@@ -1056,7 +1058,7 @@ static void fragmentation_finding(struct view *v, size_t w)
 	sb_printf(&text, "%s waits on fragmentation, not on capacity: the free GPU capacity sums to "
 			 "what a job asks for but is spread over partial GPUs or nodes that no job "
 			 "fits; a placement that packs it (gpu_policy best-fit or fgd, scoring "
-			 "MostAllocated) would",
+			 "MostAllocated) starts it on what is free",
 		  ws->name);
 	sb_printf(&ev, "%.1f pod-hours pending with \"%s\"; while it pended, the pools it may use "
 		       "had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPU%s) in "
@@ -1388,7 +1390,7 @@ static void capacity_finding(struct view *v)
 {
 	double p95 = metric(v, "all", "queue_time_p95_s"), met = metric(v, "all", "deadline_met_pct");
 	double slo = metric(v, "all", "slo_met");
-	bool late = met < 100, queued = p95 > 60, missed = slo < 1;
+	bool late = met < 100, queued = p95 > DIAGNOSE_QUEUE_OK_S, missed = slo < 1;
 	if (!late && !queued && !missed)
 		return;
 	int pool = -1;
@@ -1412,6 +1414,57 @@ static void capacity_finding(struct view *v)
 		       "rule or fragmentation reason and no OOM kill",
 		  alloc, share_pct(engine, alloc));
 	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, pool, -1, sb_take(&text), sb_take(&ev));
+}
+
+/* Whether some finding already explains workload w's wait: it names w, or
+ * names no workload and is about a pool w may use (or no pool). */
+static bool explained(struct view *v, size_t w)
+{
+	for (size_t i = 0; i < v->n_drafts; i++) {
+		const struct finding *f = &v->drafts[i].f;
+		if (f->workload == (int)w ||
+		    (f->workload < 0 && (f->pool < 0 || allowed(v, w, (size_t)f->pool))))
+			return true;
+	}
+	return false;
+}
+
+/* Workload w queued (or missed deadlines) and no finding names it: the pools
+ * it may use were busy.  Its pool is the busiest of those; on MIG, the
+ * instances of its profile are what is short, not whole GPUs. */
+static void workload_capacity_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	double p95 = metric(v, ws->name, "queue_time_p95_s"), met = metric(v, ws->name, "deadline_met_pct");
+	if (explained(v, w) || !(p95 > DIAGNOSE_QUEUE_OK_S || met < 100))
+		return;
+	int pool = -1;
+	double most = -1;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		double a = metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
+		if (allowed(v, w, p) && (isnan(a) ? 0 : a) > most)
+			pool = (int)p, most = isnan(a) ? 0 : a;
+	}
+	if (pool < 0)
+		return; /* nowhere to run: the stalled finding's case */
+	const struct pool_spec *ps = &v->sc->pools[pool];
+	struct sbuf text = {0}, ev = {0};
+	if (ws->request == REQUEST_MIG)
+		sb_printf(&text, "%s waits for a %s instance of pool %s, all held by other "
+				 "pods; more nodes, or a MIG layout with more %s instances, would start it",
+			  ws->name, ws->mig_profile, ps->name, ws->mig_profile);
+	else
+		sb_printf(&text, "%s waits for busy GPUs of pool %s, and neither allocation, "
+				 "memory nor placement explains it; a larger pool would (advise searches "
+				 "for the smallest)",
+			  ws->name, ps->name);
+	sb_printf(&ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
+	if (!isnan(met))
+		sb_printf(&ev, ", deadlines met %.1f%%", met);
+	sb_printf(&ev, "; pool %s %.1f%% allocated", ps->name, most);
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w,
+				 sb_take(&text), sb_take(&ev));
+	fd->figure = isnan(p95) ? 0 : p95;
 }
 
 static void diagnose_evidence(struct view *v)
@@ -1465,7 +1518,10 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 	diagnose_placement(&v);
 	diagnose_application(&v);
 	diagnose_scaling(&v);
-	if (!v.n_drafts)
+	bool any = v.n_drafts > 0;
+	for (size_t w = 0; any && w < sc->n_workloads; w++)
+		workload_capacity_finding(&v, w);
+	if (!any)
 		capacity_finding(&v);
 	rank(&v);
 	view_free(&v);

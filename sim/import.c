@@ -598,8 +598,13 @@ static void write_queues(FILE *out, const struct imp *im)
 			}
 			fputs("}\n", out);
 		}
-		if (q->reclaim)
+		if (q->reclaim && q->within)
+			fprintf(out, "    preemption: {reclaim_within_cohort: %s, within_cluster_queue: %s}\n",
+				q->reclaim, q->within);
+		else if (q->reclaim)
 			fprintf(out, "    preemption: {reclaim_within_cohort: %s}\n", q->reclaim);
+		else if (q->within)
+			fprintf(out, "    preemption: {within_cluster_queue: %s}\n", q->within);
 	}
 }
 

@@ -6,7 +6,7 @@
  * ClusterQueue's spec.cohort (v1beta2: cohortName), queueingStrategy
  * (default BestEffortFIFO), resourceGroups[].flavors[].resources[] with
  * nominalQuota and borrowingLimit (summed over flavors: gpuplan's quota is
- * per resource), preemption.reclaimWithinCohort; a LocalQueue's
+ * per resource), preemption.reclaimWithinCohort and withinClusterQueue; a LocalQueue's
  * spec.clusterQueue; a Cohort's spec.parent (v1beta2: parentName).
  *
  * DCGM (github.com/NVIDIA/dcgm-exporter, etc/default-counters.csv):
@@ -114,6 +114,13 @@ static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const c
 	    strcmp(q.reclaim, "Any"))
 		rc = imp_error(f, pre, "reclaimWithinCohort",
 			       "expected Never, LowerPriority or Any, got '%s'", q.reclaim);
+	if (!rc && pre)
+		rc = imp_str(f, pre, "withinClusterQueue", &q.within);
+	if (!rc && q.within && strcmp(q.within, "Never") && strcmp(q.within, "LowerPriority") &&
+	    strcmp(q.within, "LowerOrNewerEqualPriority"))
+		rc = imp_error(f, pre, "withinClusterQueue",
+			       "expected Never, LowerPriority or LowerOrNewerEqualPriority, got '%s'",
+			       q.within);
 	if (!rc)
 		rc = kueue_quota(im, spec, &q);
 	imp_pop(f, base);

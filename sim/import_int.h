@@ -149,7 +149,7 @@ struct imp_pool {
 };
 
 struct imp_queue {
-	const char *name, *cohort, *strategy, *reclaim;
+	const char *name, *cohort, *strategy, *reclaim, *within;
 	struct quota_entry *quota;   /* resource names point into the tree; owned array */
 	size_t n_quota;
 };

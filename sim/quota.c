@@ -1,5 +1,6 @@
 /*
- * quota.c - Kueue-like admission (see quota.h).
+ * quota.c - Kueue-like admission: quota reservation and preemption targets
+ * (see quota.h).
  */
 #include "gpuplan/quota.h"
 
@@ -53,6 +54,8 @@ void quota_init(struct quota *q, const struct scenario *sc)
 	q->nominal = gp_xcalloc(cells, sizeof *q->nominal);
 	q->limit = gp_xcalloc(cells, sizeof *q->limit);
 	q->usage = gp_xcalloc(cells, sizeof *q->usage);
+	q->saved = gp_xcalloc(cells, sizeof *q->saved);
+	q->need = gp_xcalloc(q->n_res + 1, sizeof *q->need);
 	q->root = gp_xcalloc(sc->n_queues, sizeof *q->root);
 	for (size_t i = 0; i < sc->n_queues * q->n_res; i++)
 		q->nominal[i] = q->limit[i] = INFINITY;
@@ -72,6 +75,8 @@ void quota_free(struct quota *q)
 	free(q->nominal);
 	free(q->limit);
 	free(q->usage);
+	free(q->saved);
+	free(q->need);
 	free(q->root);
 	memset(q, 0, sizeof *q);
 }
@@ -111,6 +116,38 @@ static void cohort_totals(const struct quota *q, int32_t k, size_t r, double *no
 		}
 }
 
+/* What queue qi could admit of resource r now (Kueue's ClusterQueue
+ * Available): its unused nominal quota without a cohort; in a cohort, what
+ * the cohort has unused, capped by the queue's borrowing limit.
+ * INFINITY when r is not limited for qi. */
+static double available(const struct quota *q, size_t qi, size_t r)
+{
+	size_t cell = qi * q->n_res + r;
+	double nominal = q->nominal[cell], own = q->usage[cell];
+	if (isinf(nominal))
+		return INFINITY;
+	int32_t k = q->root[qi];
+	if (k < 0)
+		return nominal - own;
+	double cohort_nominal, cohort_usage;
+	cohort_totals(q, k, r, &cohort_nominal, &cohort_usage);
+	return fmin(nominal + q->limit[cell] - own, cohort_nominal - cohort_usage);
+}
+
+/* The most queue qi could ever admit of r, with nothing else admitted
+ * (Kueue's PotentialAvailable). */
+static double potential(const struct quota *q, size_t qi, size_t r)
+{
+	size_t cell = qi * q->n_res + r;
+	double nominal = q->nominal[cell];
+	int32_t k = q->root[qi];
+	if (isinf(nominal) || k < 0)
+		return nominal;
+	double cohort_nominal, cohort_usage;
+	cohort_totals(q, k, r, &cohort_nominal, &cohort_usage);
+	return nominal + fmin(q->limit[cell], cohort_nominal - nominal);
+}
+
 /* Amounts as Kubernetes quantities: whole numbers plainly, memory in Gi. */
 static void amount(const char *res, double v, char *buf, size_t len)
 {
@@ -120,67 +157,43 @@ static void amount(const char *res, double v, char *buf, size_t len)
 		snprintf(buf, len, "%.6g", v);
 }
 
-static enum quota_verdict wait(char *why, size_t len, const char *res, double missing)
-{
-	char a[32];
-	amount(res, missing, a, sizeof a);
-	snprintf(why, len, "insufficient unused quota for %s in flavor default, %s more needed",
-		 res, a);
-	return QUOTA_WAIT;
-}
-
-static enum quota_verdict too_big(char *why, size_t len, const char *res, double req,
-				  double max)
-{
-	char a[32], b[32];
-	amount(res, req, a, sizeof a);
-	amount(res, max, b, sizeof b);
-	snprintf(why, len, "insufficient quota for %s in flavor default, request > maximum "
-		 "capacity (%s > %s)", res, a, b);
-	return QUOTA_WAIT;
-}
-
-/* The verdict for one resource. */
-static enum quota_verdict check_one(const struct quota *q, size_t qi, size_t r, double req,
-				    char *why, size_t len)
-{
-	size_t cell = qi * q->n_res + r;
-	double nominal = q->nominal[cell], own = q->usage[cell] + req;
-	const char *res = q->res[r];
-	if (isinf(nominal) || req <= 0)
-		return QUOTA_FITS;
-	int32_t k = q->root[qi];
-	if (k < 0)
-		return req > nominal ? too_big(why, len, res, req, nominal)
-		       : own > nominal ? wait(why, len, res, own - nominal)
-				       : QUOTA_FITS;
-	double cohort_nominal, cohort_usage;
-	cohort_totals(q, k, r, &cohort_nominal, &cohort_usage);
-	double most = nominal + fmin(q->limit[cell], cohort_nominal - nominal);
-	if (req > most)
-		return too_big(why, len, res, req, most);
-	if (own - nominal > q->limit[cell])
-		return wait(why, len, res, own - nominal - q->limit[cell]);
-	if (cohort_usage + req <= cohort_nominal)
-		return QUOTA_FITS;
-	/* Within its own quota while others borrow it: it may take it back. */
-	if (own <= nominal && q->sc->queues[qi].reclaim != RECLAIM_NEVER)
-		return QUOTA_RECLAIM;
-	return wait(why, len, res, cohort_usage + req - cohort_nominal);
-}
+/* Kueue's flavor assigner writes "couldn't assign flavors to pod set NAME: "
+ * before the per-resource status (flavorassigner.go, Assignment.Message);
+ * a batch Job's single pod set is "main". */
+#define POD_SET "couldn't assign flavors to pod set main: "
 
 enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *req, char *why,
 			       size_t why_len)
 {
-	enum quota_verdict v = QUOTA_FITS;
+	char a[32], b[32];
+	/* flavorassigner.go fitsResourceQuota: "No Fit" first, above the
+	 * maximum capacity; then "Preempt", above what is available now. */
 	for (size_t r = 0; r < q->n_res; r++) {
-		enum quota_verdict one = check_one(q, qi, r, req[r], why, why_len);
-		if (one == QUOTA_WAIT)
-			return one;
-		if (one == QUOTA_RECLAIM)
-			v = one;
+		double most = potential(q, qi, r);
+		if (req[r] > 0 && req[r] > most + 1e-9) {
+			amount(q->res[r], req[r], a, sizeof a);
+			amount(q->res[r], most, b, sizeof b);
+			snprintf(why, why_len, POD_SET "insufficient quota for %s in flavor default, "
+				 "request > maximum capacity (%s > %s)", q->res[r], a, b);
+			return QUOTA_NO_FIT;
+		}
 	}
-	return v;
+	for (size_t r = 0; r < q->n_res; r++) {
+		double free_now = available(q, qi, r);
+		if (req[r] > 0 && req[r] > free_now + 1e-9) {
+			amount(q->res[r], req[r] - free_now, a, sizeof a);
+			snprintf(why, why_len, POD_SET "insufficient unused quota for %s in flavor "
+				 "default, %s more needed", q->res[r], a);
+			return QUOTA_WAIT;
+		}
+	}
+	return QUOTA_FITS;
+}
+
+void quota_behind(const struct quota *q, size_t qi, char *why, size_t why_len)
+{
+	snprintf(why, why_len, "waiting for the head of StrictFIFO ClusterQueue %s to be admitted",
+		 q->sc->queues[qi].name);
 }
 
 void quota_charge(struct quota *q, size_t qi, const double *req, double sign)
@@ -204,33 +217,166 @@ bool quota_same_cohort(const struct quota *q, size_t a, size_t b)
 	return q->root[a] >= 0 && q->root[a] == q->root[b];
 }
 
-/* Whether candidate v may give back quota to a job of queue qi (priority
- * prio) asking req: it borrows a resource req needs, within qi's cohort. */
-static bool may_reclaim_from(const struct quota *q, size_t qi, int32_t prio, const double *req,
-			     const struct quota_candidate *v)
+/* --- preemption ----------------------------------------------------------- */
+
+/* Whether req fits queue qi now; without borrow, only within its nominal
+ * quota (preemption.go, workloadFits). */
+static bool fits(const struct quota *q, size_t qi, const double *req, bool borrow)
 {
-	if (v->queue == qi || !quota_same_cohort(q, qi, v->queue))
-		return false;
-	if (q->sc->queues[qi].reclaim == RECLAIM_LOWER_PRIORITY && v->priority >= prio)
-		return false;
+	for (size_t r = 0; r < q->n_res; r++) {
+		size_t cell = qi * q->n_res + r;
+		if (req[r] <= 0 || isinf(q->nominal[cell]))
+			continue;
+		if (!borrow && q->usage[cell] + req[r] > q->nominal[cell] + 1e-9)
+			return false;
+		if (req[r] > available(q, qi, r) + 1e-9)
+			return false;
+	}
+	return true;
+}
+
+/* Whether a candidate holds a resource that needs preemption
+ * (preemption.go, workloadUsesResources). */
+static bool uses_needed(const struct quota *q, const double *req)
+{
 	for (size_t r = 0; r < q->n_res; r++)
-		if (req[r] > 0 && quota_borrowing(q, v->queue, r))
+		if (q->need[r] && req[r] > 0)
 			return true;
 	return false;
 }
 
-int64_t quota_pick_victim(const struct quota *q, size_t qi, int32_t prio, const double *req,
-			  const struct quota_candidate *cands, size_t n)
+/* preemption.go, cqIsBorrowing: over the resources that need preemption. */
+static bool borrows_needed(const struct quota *q, size_t qi)
 {
-	int64_t victim = -1;
+	for (size_t r = 0; r < q->n_res; r++)
+		if (q->need[r] && quota_borrowing(q, qi, r))
+			return true;
+	return false;
+}
+
+/* preemption.go, findCandidates: keeps, in place, the candidates the
+ * queue's policies allow; returns how many. */
+static size_t find_candidates(const struct quota *q, size_t qi, int32_t prio, sim_time queued,
+			      struct quota_candidate *cands, size_t n)
+{
+	const struct queue_spec *qs = &q->sc->queues[qi];
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct quota_candidate *c = &cands[i];
-		if (!may_reclaim_from(q, qi, prio, req, c))
+		struct quota_candidate c = cands[i];
+		if (!uses_needed(q, c.req))
 			continue;
-		const struct quota_candidate *b = victim >= 0 ? &cands[victim] : NULL;
-		if (!b || c->priority < b->priority ||
-		    (c->priority == b->priority && c->started >= b->started))
-			victim = (int64_t)i;
+		c.own = c.queue == qi;
+		if (c.own) {
+			if (qs->within == WITHIN_NEVER || c.priority > prio)
+				continue;
+			/* Equal priority only under LowerOrNewerEqualPriority, and
+			 * only if the candidate is newer than the preemptor. */
+			if (c.priority == prio &&
+			    !(qs->within == WITHIN_LOWER_OR_NEWER_EQUAL && queued < c.queued))
+				continue;
+		} else {
+			if (qs->reclaim == RECLAIM_NEVER || !quota_same_cohort(q, qi, c.queue) ||
+			    !borrows_needed(q, c.queue))
+				continue;
+			if (qs->reclaim == RECLAIM_LOWER_PRIORITY && c.priority >= prio)
+				continue;
+		}
+		cands[k++] = c;
 	}
-	return victim;
+	return k;
+}
+
+/* preemption.go, candidatesOrdering: other queues' workloads first, then
+ * lower priority, then the most recently admitted (then the newer job,
+ * where Kueue compares UIDs). */
+static int candidate_order(const void *pa, const void *pb)
+{
+	const struct quota_candidate *a = pa, *b = pb;
+	if (a->own != b->own)
+		return a->own ? 1 : -1;
+	if (a->priority != b->priority)
+		return a->priority < b->priority ? -1 : 1;
+	if (a->admitted != b->admitted)
+		return a->admitted > b->admitted ? -1 : 1;
+	return a->seq > b->seq ? -1 : a->seq < b->seq;
+}
+
+/* preemption.go, minimalPreemptions and fillBackWorkloads: removes
+ * candidates in order (skipping other queues no longer borrowing) until
+ * req fits, then adds back, latest removed first, each it fits without.
+ * Returns the targets' job ids in targets. */
+static size_t minimal(struct quota *q, size_t qi, const double *req,
+		      const struct quota_candidate *cands, size_t n, bool borrow, uint32_t *targets)
+{
+	size_t cells = q->sc->n_queues * q->n_res;
+	memcpy(q->saved, q->usage, cells * sizeof *q->usage);
+	size_t t = 0;
+	bool ok = false;
+	for (size_t i = 0; i < n && !ok; i++) {
+		if (!cands[i].own && !borrows_needed(q, cands[i].queue))
+			continue;
+		quota_charge(q, cands[i].queue, cands[i].req, -1);
+		targets[t++] = (uint32_t)i;
+		ok = fits(q, qi, req, borrow);
+	}
+	if (ok)
+		for (size_t i = t - 1; i-- > 0;) {
+			const struct quota_candidate *c = &cands[targets[i]];
+			quota_charge(q, c->queue, c->req, +1);
+			if (fits(q, qi, req, borrow))
+				targets[i] = targets[--t]; /* not needed: it stays */
+			else
+				quota_charge(q, c->queue, c->req, -1);
+		}
+	memcpy(q->usage, q->saved, cells * sizeof *q->usage);
+	if (!ok)
+		return 0;
+	for (size_t i = 0; i < t; i++)
+		targets[i] = cands[targets[i]].job;
+	return t;
+}
+
+/* Whether queue qi uses less than its nominal quota of every resource that
+ * needs preemption (queueUnderNominalInResourcesNeedingPreemption). */
+static bool under_nominal(const struct quota *q, size_t qi)
+{
+	for (size_t r = 0; r < q->n_res; r++)
+		if (q->need[r] && q->usage[qi * q->n_res + r] >= q->nominal[qi * q->n_res + r])
+			return false;
+	return true;
+}
+
+size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued,
+		     const double *req, struct quota_candidate *cands, size_t n,
+		     uint32_t *targets)
+{
+	const struct queue_spec *qs = &q->sc->queues[qi];
+	if (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER)
+		return 0;
+	bool any = false;
+	for (size_t r = 0; r < q->n_res; r++) {
+		q->need[r] = req[r] > 0 && req[r] > available(q, qi, r) + 1e-9;
+		any |= q->need[r];
+	}
+	if (!any)
+		return 0;
+	n = find_candidates(q, qi, prio, queued, cands, n);
+	if (!n)
+		return 0;
+	qsort(cands, n, sizeof *cands, candidate_order);
+	size_t others = 0; /* the other queues' candidates come first */
+	while (others < n && !cands[others].own)
+		others++;
+	/* preemption.go, getTargets (without borrowWithinCohort): only its own
+	 * queue's candidates: borrowing allowed.  Else first without
+	 * borrowing, all candidates, if the queue is under its nominal quota;
+	 * then its own queue's only, borrowing allowed. */
+	if (others == 0)
+		return minimal(q, qi, req, cands, n, true, targets);
+	if (under_nominal(q, qi)) {
+		size_t t = minimal(q, qi, req, cands, n, false, targets);
+		if (t)
+			return t;
+	}
+	return minimal(q, qi, req, cands + others, n - others, true, targets);
 }

@@ -95,7 +95,20 @@ static int preemption_reclaim(struct loader *ld, const struct ynode *v, void *ob
 	return rc;
 }
 
-static const struct key_rule preemption_rules[] = {{"reclaim_within_cohort", preemption_reclaim}};
+/* Kueue's ClusterQueue spec.preemption.withinClusterQueue (Never by default). */
+static int preemption_within(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority"};
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "within_cluster_queue", names, N_OF(names), &k);
+	((struct queue_spec *)obj)->within = (enum within_policy)k;
+	return rc;
+}
+
+static const struct key_rule preemption_rules[] = {
+	{"reclaim_within_cohort", preemption_reclaim},
+	{"within_cluster_queue", preemption_within},
+};
 
 static int queue_preemption(struct loader *ld, const struct ynode *v, void *obj)
 {

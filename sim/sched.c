@@ -94,24 +94,60 @@ size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 	return c;
 }
 
-void sched_pop(struct sched *s, size_t c)
+/* Moves the entry at i down to its place among its children. */
+static void sift_down(struct sched_class *cl, size_t i)
 {
-	struct sched_class *cl = &s->classes[c];
-	assert(cl->n > 0);
-	struct sched_entry last = cl->heap[--cl->n];
-	size_t n = cl->n, i = 0;
+	struct sched_entry e = cl->heap[i];
+	size_t n = cl->n;
 	for (;;) {
 		size_t k = 2 * i + 1;
 		if (k >= n)
 			break;
 		if (k + 1 < n && sched_before(&cl->heap[k + 1], &cl->heap[k]))
 			k++;
-		if (!sched_before(&cl->heap[k], &last))
+		if (!sched_before(&cl->heap[k], &e))
 			break;
 		cl->heap[i] = cl->heap[k];
 		i = k;
 	}
-	if (n)
-		cl->heap[i] = last;
+	cl->heap[i] = e;
+}
+
+/* Moves the entry at i up to its place among its parents. */
+static void sift_up(struct sched_class *cl, size_t i)
+{
+	struct sched_entry e = cl->heap[i];
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!sched_before(&e, &cl->heap[parent]))
+			break;
+		cl->heap[i] = cl->heap[parent];
+		i = parent;
+	}
+	cl->heap[i] = e;
+}
+
+void sched_pop(struct sched *s, size_t c)
+{
+	struct sched_class *cl = &s->classes[c];
+	assert(cl->n > 0);
+	cl->heap[0] = cl->heap[--cl->n];
+	if (cl->n)
+		sift_down(cl, 0);
+	s->pending--;
+}
+
+void sched_remove(struct sched *s, size_t c, uint32_t job)
+{
+	struct sched_class *cl = &s->classes[c];
+	size_t i = 0;
+	while (i < cl->n && cl->heap[i].job != job)
+		i++;
+	assert(i < cl->n && "the job waits in its class");
+	cl->heap[i] = cl->heap[--cl->n];
+	if (i < cl->n) {
+		sift_up(cl, i);
+		sift_down(cl, i); /* one of the two moves it, if anything */
+	}
 	s->pending--;
 }

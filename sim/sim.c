@@ -10,11 +10,16 @@
  * events of one instant are handled, one scheduling pass starts what can
  * start (so that simultaneous arrivals are
  * ordered by the scheduler's order, not by chance, and so that jobs finishing
- * at 13:00 free their GPUs before the 13:00 pass).  A pass asks placement
- * about class heads only (see sched.h), and runs only when something changed
- * that could let work start: an arrival, a completion, a window opening.  A
- * head that does not fit gives its class kube-scheduler's reason (reasons.h),
- * and the class is not asked again until capacity is freed or a job joins it.
+ * at 13:00 free their GPUs before the 13:00 pass).  A pass has two stages, as
+ * Kueue and kube-scheduler do: admission reserves queue quota for the heads
+ * of the admission classes (quota.h; a StrictFIFO queue offers only its
+ * first head, so a head short of quota blocks the queue, never one short of
+ * nodes), then placement asks about the heads of the admitted classes (see
+ * sched.h).  A pass runs only when something changed that could let work
+ * start: an arrival, a completion, a window opening.  A head that does not
+ * fit gives its class Kueue's or kube-scheduler's reason (reasons.h), and
+ * the class is not asked again until quota or capacity is freed or a job
+ * joins it; every pending job carries a reason from the instant it joins.
  * A gang job's pods are placed together and run at the pace of the slowest.
  */
 #include "gpuplan/sim.h"
@@ -48,7 +53,8 @@ struct sim {
 	struct engine engine;
 	struct cluster cluster;
 	struct placer placer;
-	struct sched sched;
+	struct sched sched;     /* admitted jobs whose pods wait for nodes */
+	struct sched admit;     /* jobs waiting for Kueue to admit them */
 	struct arrivals arrivals;
 	struct collect collect;
 	struct sim_job *jobs;
@@ -64,8 +70,13 @@ struct sim {
 	sim_time last_progress;
 	uint32_t *pass_blocked; /* per class: the pass that found it blocked */
 	size_t cap_blocked;
+	uint32_t *admit_blocked; /* the same per admission class */
+	size_t cap_admit_blocked;
+	uint8_t *behind;        /* per admission class: its reason is quota_behind's */
+	size_t cap_behind;
 	uint32_t pass;
-	int64_t *strict_head;   /* per queue, scratch for schedule() */
+	uint64_t quota_gen;     /* bumped by every admission and release of quota */
+	int64_t *strict_head;   /* per queue, scratch for admit_pass() */
 	double *gpu_engine;     /* per GPU: current engine activity in [0, 1] */
 	double *gpu_sm;         /* per GPU: current SM activity in [0, 1] */
 	struct reasons reasons; /* why pending work waits (reasons.h) */
@@ -75,12 +86,21 @@ struct sim {
 	int32_t *why;           /* per reason slot, of a failed attempt */
 	struct quota quota;     /* queue quotas and cohorts (quota.h) */
 	double *req;            /* scratch: a job's request per quota resource */
-	struct quota_candidate *cands; /* scratch: running jobs, for reclaim */
+	struct quota_candidate *cands; /* scratch: admitted jobs, for preemption */
 	size_t cap_cands;
+	double *cand_req;       /* scratch: their requests, [cand * n_res] */
+	size_t cap_cand_req;
+	uint32_t *victims, *best_victims; /* preemption targets: tried, the round's best */
+	size_t cap_victims;
 	struct infer *infer;    /* inference services (infer.h); NULL without */
 	struct autoscale *as;   /* node autoscaling and spot (autoscale.h); NULL without */
 };
 
+
+/* The reasons tracker keeps one class space: a placement class c is 2c, an
+ * admission class 2c + 1. */
+#define PLACE_RC(c) (2 * (size_t)(c))
+#define ADMIT_RC(c) (2 * (size_t)(c) + 1)
 
 /* --- state changes, each mirrored in the gauges ------------------------- */
 
@@ -267,23 +287,43 @@ static bool fit_window(const struct sim *s)
 	return s->sc->scheduler.window_policy == WINDOW_FIT;
 }
 
-/* Admits (+1) or releases (-1) the job's request against its queue's quota. */
-static void charge_quota(struct sim *s, const struct sim_job *j, double sign)
+/* Admits (+1) or releases (-1) the job's request against its queue's quota.
+ * Either may change what other jobs may be admitted or preempt. */
+static void charge_quota(struct sim *s, struct sim_job *j, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
 	quota_charge(&s->quota, (size_t)ws->queue, s->req, sign);
+	j->admitted = sign > 0;
+	s->quota_gen++;
+	s->dirty = true;
 }
 
+/* Gives back the quota of a job that held it (it ended or was preempted). */
+static void release_quota(struct sim *s, struct sim_job *j)
+{
+	if (j->admitted)
+		charge_quota(s, j, -1);
+}
+
+/* Puts a pending job in the queue of its stage: its queue's admission
+ * classes until it holds quota, then the classes kube-scheduler places. */
 static void enqueue(struct sim *s, uint32_t id)
 {
-	const struct sim_job *j = &s->jobs[id];
+	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	size_t cls = sched_add(&s->sched, j->workload, j->gpus, ws->queue,
-			       sched_entry(s->sched.order, id, j->seq, j->submit, ws->priority,
-					   j->deadline, j->duration));
-	reasons_join(&s->reasons, cls, id);
-	autoscale_joined(s->as, cls, j->pods);
+	struct sched_entry e = sched_entry(s->sched.order, id, j->seq, j->submit, ws->priority,
+					   j->deadline, j->duration);
+	if (!j->admitted) {
+		size_t cls = sched_add(&s->admit, j->workload, j->gpus, ws->queue, e);
+		j->cls = (int32_t)cls;
+		reasons_join(&s->reasons, ADMIT_RC(cls), id);
+	} else {
+		size_t cls = sched_add(&s->sched, j->workload, j->gpus, ws->queue, e);
+		j->cls = (int32_t)cls;
+		reasons_join(&s->reasons, PLACE_RC(cls), id);
+		autoscale_joined(s->as, cls, j->pods);
+	}
 	s->dirty = true;
 }
 
@@ -306,7 +346,8 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 			  .deadline = nj->deadline, .duration = nj->duration,
 			  .demand = s->wl[w].demand_unit * nj->gpus, .workload = (int32_t)w,
 			  .gpus = nj->gpus, .gen = gen, .status = JOB_PENDING,
-			  .trace_queue = nj->trace_queue, .seq = s->submitted++};
+			  .trace_queue = nj->trace_queue, .seq = s->submitted++, .cls = -1,
+			  .admitted_at = SIM_NEVER};
 	struct sim_workload *wl = &s->wl[w];
 	wl->submitted++;
 	if (wl->first_submit == SIM_NEVER)
@@ -375,14 +416,17 @@ static void oom_kill(struct sim *s, uint32_t id)
 	placement_release(&s->placer, j->workload, id, pods_of(j));
 	s->freed++;
 	s->wl[j->workload].oom_kills++;
+	j->oom_kills++;
 	if (j->restarts >= ws->restart_limit) {
 		j->status = JOB_FAILED;
 		j->end = s->engine.now;
+		release_quota(s, j);
 		gauge(s, -1, j->workload, GAUGE_PENDING, -1);
 		gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
 		retire(s, id);
 		return;
 	}
+	/* The Job makes a new pod; its workload stays admitted meanwhile. */
 	sim_time backoff = sim_backoff(ws->restart_backoff, j->restarts++);
 	s->backing_off++;
 	engine_push(&s->engine, s->engine.now + backoff, EV_RETRY, id, 0);
@@ -395,6 +439,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	sched_pop(&s->sched, cls);
 	reasons_leave(&s->reasons, id, s->engine.now);
 	struct sim_job *j = &s->jobs[id];
+	j->cls = -1;
 	autoscale_started(s->as, cls, j->pods);
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (j->pods > 1 && !j->more)
@@ -417,7 +462,6 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	}
 	j->span_start = s->engine.now;
 	j->last = s->engine.now;
-	charge_quota(s, j, +1);
 	begin_work(s, j);
 	j->cost_per_h = cost_per_hour(s, j);
 	j->rate = 0; /* retime() sets it and schedules the finish */
@@ -445,7 +489,7 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	j->end = s->engine.now;
 	j->status = JOB_COMPLETED;
 	j->cost += j->cost_per_h * sim_seconds(j->end - j->span_start) / 3600;
-	charge_quota(s, j, -1);
+	release_quota(s, j);
 	/* Every result gets a quality draw, in completion order. */
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	bool passed = gsl_rng_uniform(s->wl[j->workload].quality) < ws->pass_rate;
@@ -461,12 +505,14 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 }
 
 /*
- * Stops a running job and puts it back in its queue: its pool's window closed
- * under window_policy preempt, or a queue reclaimed quota it had borrowed.
+ * Stops a running job and puts it back in a queue.  Its pool's window closed
+ * under window_policy preempt, or its spot node is going: its workload stays
+ * admitted (the Job makes new pods, which wait for nodes).  Kueue preempted
+ * it (readmit): its quota goes back and it waits to be admitted again.
  * Its work since the last checkpoint is lost (all of it without checkpoints);
  * start-up comes first, so work is what was done beyond it.
  */
-static void evict(struct sim *s, uint32_t id)
+static void evict(struct sim *s, uint32_t id, bool readmit)
 {
 	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
@@ -478,11 +524,13 @@ static void evict(struct sim *s, uint32_t id)
 	j->cost += j->cost_per_h * sim_seconds(now - j->span_start) / 3600;
 	job_gauges(s, j, -1);
 	placement_release(&s->placer, j->workload, id, pods_of(j));
-	charge_quota(s, j, -1);
+	if (readmit)
+		release_quota(s, j);
 	j->status = JOB_PENDING;
 	j->gen++; /* its finish event is stale */
 	s->running--;
 	s->wl[j->workload].preemptions++;
+	j->preemptions++;
 	s->freed++;
 	gauge(s, -1, j->workload, GAUGE_PENDING, 1);
 	for (int32_t k = 0; k < j->pods; k++)
@@ -491,40 +539,25 @@ static void evict(struct sim *s, uint32_t id)
 	s->last_progress = now;
 }
 
-/*
- * Kueue's reclaimWithinCohort: preempts the victims quota_pick_victim names
- * among the running jobs until job id fits its quota.  Scans the running
- * jobs: reclaim is rare, and only a queue within its own quota triggers it.
- * Returns whether the job fits now; why gets the quota message when it does not.
- */
-static bool reclaim(struct sim *s, uint32_t id, char *why, size_t len)
+/* Kueue evicts an admitted job to admit another: a running one stops; one
+ * whose pods wait for nodes leaves kube-scheduler's queue.  Either waits to
+ * be admitted again. */
+static void preempt(struct sim *s, uint32_t id)
 {
-	const struct sim_job *j = &s->jobs[id];
-	size_t q = (size_t)s->sc->workloads[j->workload].queue;
-	for (;;) {
-		quota_request(&s->quota, &s->sc->workloads[j->workload], j->gpus, j->pods, s->req);
-		enum quota_verdict v = quota_check(&s->quota, q, s->req, why, len);
-		if (v != QUOTA_RECLAIM)
-			return v == QUOTA_FITS;
-		size_t n = 0;
-		for (size_t i = 0; i < s->n_jobs; i++) {
-			const struct sim_job *c = &s->jobs[i];
-			if (c->status != JOB_RUNNING)
-				continue;
-			GP_GROW(s->cands, s->cap_cands, n + 1);
-			s->cands[n++] = (struct quota_candidate){
-				(uint32_t)i, (size_t)s->sc->workloads[c->workload].queue,
-				s->sc->workloads[c->workload].priority, c->span_start};
-		}
-		int64_t victim = quota_pick_victim(&s->quota, q, s->sc->workloads[j->workload].priority,
-						   s->req, s->cands, n);
-		if (victim < 0) {
-			snprintf(why, len, "insufficient unused quota in cohort %s to reclaim",
-				 scenario_root_cohort(s->sc, q));
-			return false;
-		}
-		evict(s, s->cands[victim].job);
+	struct sim_job *j = &s->jobs[id];
+	if (j->status == JOB_RUNNING) {
+		evict(s, id, true);
+		return;
 	}
+	assert(j->admitted && j->cls >= 0 && "candidates run or wait for nodes");
+	size_t cls = (size_t)j->cls;
+	sched_remove(&s->sched, cls, id);
+	reasons_leave(&s->reasons, id, s->engine.now);
+	autoscale_started(s->as, cls, j->pods); /* its pods leave the class as a start's do */
+	release_quota(s, j);
+	s->wl[j->workload].preemptions++;
+	j->preemptions++;
+	enqueue(s, id);
 }
 
 /* Under window_policy preempt, a closing window stops what runs on its pool
@@ -537,7 +570,7 @@ static void preempt_pool(struct sim *s, size_t p)
 			continue;
 		for (int32_t k = 0; k < j->pods; k++)
 			if (s->cluster.nodes[pods_of(j)[k].node].pool == (int32_t)p) {
-				evict(s, (uint32_t)i);
+				evict(s, (uint32_t)i, false);
 				break;
 			}
 	}
@@ -553,7 +586,7 @@ static void drain_node(void *ctx, int32_t node)
 		while (g->n_tenants) {
 			uint32_t id = g->tenants[0].job;
 			assert(!infer_is_tenant(id) && "no replica on spot (scenario check_spot)");
-			evict(s, id);
+			evict(s, id, false);
 		}
 	}
 }
@@ -604,7 +637,7 @@ static void on_arrival(struct sim *s, size_t w)
 
 static bool work_left(const struct sim *s)
 {
-	return s->arriving || s->running || s->sched.pending || s->backing_off ||
+	return s->arriving || s->running || s->sched.pending || s->admit.pending || s->backing_off ||
 	       infer_work_left(s->infer);
 }
 
@@ -633,72 +666,217 @@ static void on_window(struct sim *s, size_t p)
 
 /* --- scheduling ----------------------------------------------------------- */
 
-/* For each StrictFIFO queue, the class whose head comes first; -1 elsewhere. */
+/* Grows a per-class array of n-byte cells to hold classes, zeroing the new ones. */
+static void *grow_zeroed(void *p, size_t *cap, size_t classes, size_t size)
+{
+	if (classes <= *cap)
+		return p;
+	size_t had = *cap, want = had ? had : 16;
+	while (want < classes)
+		want *= 2;
+	p = gp_xrealloc(p, want * size);
+	memset((char *)p + had * size, 0, (want - had) * size);
+	*cap = want;
+	return p;
+}
+
+/* For each StrictFIFO queue, the admission class whose head comes first; -1
+ * elsewhere. */
 static void strict_heads(const struct sim *s, int64_t *head)
 {
 	for (size_t q = 0; q < s->sc->n_queues; q++)
 		head[q] = -1;
-	for (size_t c = 0; c < s->sched.n_classes; c++) {
-		const struct sched_class *cl = &s->sched.classes[c];
+	for (size_t c = 0; c < s->admit.n_classes; c++) {
+		const struct sched_class *cl = &s->admit.classes[c];
 		if (!cl->n || s->sc->queues[cl->queue].strategy != STRATEGY_STRICT_FIFO)
 			continue;
 		int64_t h = head[cl->queue];
-		if (h < 0 || sched_before(&cl->heap[0], &s->sched.classes[h].heap[0]))
+		if (h < 0 || sched_before(&cl->heap[0], &s->admit.classes[h].heap[0]))
 			head[cl->queue] = (int64_t)c;
 	}
 }
 
+/* The jobs of admission class c wait behind their StrictFIFO queue's head. */
+static void wait_behind(struct sim *s, size_t c)
+{
+	const struct sched_class *cl = &s->admit.classes[c];
+	uint32_t head = cl->heap[0].job;
+	if (s->behind[c] && reasons_blocked(&s->reasons, ADMIT_RC(c), head, s->quota_gen, cl->n))
+		return;
+	char why[200];
+	quota_behind(&s->quota, (size_t)cl->queue, why, sizeof why);
+	const struct sim_job *j = &s->jobs[head];
+	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why, head,
+			  s->quota_gen, s->engine.now);
+	s->behind[c] = 1;
+}
+
+/* The preemption targets that would let job id of queue q in, into
+ * s->victims; returns how many (0: none would).  Candidates are the
+ * admitted jobs that run or wait for nodes (not those between an OOM kill
+ * and their restart).  Scans the jobs: it runs only for a queue with a
+ * preemption policy whose head is short of quota, once per change of quota. */
+static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
+{
+	const struct queue_spec *qs = &s->sc->queues[q];
+	if (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER)
+		return 0;
+	size_t n = 0, nr = s->quota.n_res;
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const struct sim_job *c = &s->jobs[i];
+		if (!c->admitted || !(c->status == JOB_RUNNING || c->cls >= 0))
+			continue;
+		const struct workload_spec *cw = &s->sc->workloads[c->workload];
+		GP_GROW(s->cands, s->cap_cands, n + 1);
+		GP_GROW(s->cand_req, s->cap_cand_req, (n + 1) * nr + 1);
+		quota_request(&s->quota, cw, c->gpus, c->pods, s->cand_req + n * nr);
+		s->cands[n++] = (struct quota_candidate){.job = (uint32_t)i, .seq = c->seq,
+			.queue = (size_t)cw->queue, .priority = cw->priority,
+			.admitted = c->admitted_at, .queued = c->submit};
+	}
+	for (size_t i = 0; i < n; i++) /* the array may have moved while it grew */
+		s->cands[i].req = s->cand_req + i * nr;
+	if (n > s->cap_victims) {
+		s->cap_victims = n;
+		s->victims = gp_xrealloc(s->victims, n * sizeof *s->victims);
+		s->best_victims = gp_xrealloc(s->best_victims, n * sizeof *s->best_victims);
+	}
+	const struct sim_job *j = &s->jobs[id];
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
+	return quota_preempt(&s->quota, q, ws->priority, j->submit, s->req, s->cands, n,
+			     s->victims);
+}
+
 /*
- * Whether the head of class c can start now; its pods' nodes go to s->plan.
- * When it cannot, its class records why (reasons.h).  A class that failed
- * with the same head and nothing freed since is not tried again: starting
- * work only takes capacity away, so it would fail again.
+ * Whether Kueue can admit the head of admission class c now, at once or by
+ * preempting the *n_victims jobs it leaves in s->victims.  When it cannot,
+ * the class records Kueue's reason; a class that failed with the same head
+ * and no quota change since is not tried again.
+ */
+static bool try_admit(struct sim *s, size_t c, size_t *n_victims)
+{
+	const struct sched_class *cl = &s->admit.classes[c];
+	uint32_t head = cl->heap[0].job;
+	*n_victims = 0;
+	if (!s->behind[c] && reasons_blocked(&s->reasons, ADMIT_RC(c), head, s->quota_gen, cl->n))
+		return false;
+	const struct sim_job *j = &s->jobs[head];
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	char why[256];
+	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
+	enum quota_verdict v = quota_check(&s->quota, (size_t)ws->queue, s->req, why, sizeof why);
+	if (v == QUOTA_FITS)
+		return true;
+	if (v == QUOTA_WAIT && (*n_victims = preemption_targets(s, head, (size_t)ws->queue)) > 0)
+		return true;
+	s->behind[c] = 0;
+	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why, head,
+			  s->quota_gen, s->engine.now);
+	return false;
+}
+
+/* Admits the head of admission class c after preempting its victims: it
+ * reserves its quota and its pods go to kube-scheduler. */
+static void admit(struct sim *s, size_t c, const uint32_t *victims, size_t n_victims)
+{
+	uint32_t id = sched_head(&s->admit, c)->job;
+	sched_pop(&s->admit, c);
+	reasons_leave(&s->reasons, id, s->engine.now);
+	struct sim_job *j = &s->jobs[id];
+	for (size_t i = 0; i < n_victims; i++)
+		preempt(s, victims[i]);
+	charge_quota(s, j, +1);
+	j->admitted_at = s->engine.now;
+	enqueue(s, id);
+}
+
+/*
+ * Kueue's part of a pass: admits class heads, the first in the scheduler's
+ * order among those that fit, until none does.  A class found blocked stays
+ * blocked for the rest of the pass (admitting only takes quota), unless a
+ * preemption gave quota back.
+ */
+static void admit_pass(struct sim *s)
+{
+	struct sched *a = &s->admit;
+	int64_t *heads = s->strict_head;
+	s->pass++;
+	for (;;) {
+		s->admit_blocked = grow_zeroed(s->admit_blocked, &s->cap_admit_blocked, a->n_classes,
+					       sizeof *s->admit_blocked);
+		s->behind = grow_zeroed(s->behind, &s->cap_behind, a->n_classes, sizeof *s->behind);
+		strict_heads(s, heads);
+		int64_t best = -1;
+		size_t n_best = 0;
+		for (size_t c = 0; c < a->n_classes; c++) {
+			const struct sched_class *cl = &a->classes[c];
+			if (!cl->n || s->admit_blocked[c] == s->pass)
+				continue;
+			bool strict = s->sc->queues[cl->queue].strategy == STRATEGY_STRICT_FIFO;
+			if (strict && heads[cl->queue] != (int64_t)c) {
+				wait_behind(s, c); /* not blocked: its turn may come this pass */
+				continue;
+			}
+			if (best >= 0 && sched_before(&a->classes[best].heap[0], &cl->heap[0]))
+				continue; /* cannot win this round; its turn comes */
+			size_t n_victims;
+			if (!try_admit(s, c, &n_victims)) {
+				s->admit_blocked[c] = s->pass;
+				continue;
+			}
+			best = (int64_t)c;
+			n_best = n_victims;
+			uint32_t *v = s->best_victims; /* keep the winner's targets */
+			s->best_victims = s->victims;
+			s->victims = v;
+		}
+		if (best < 0)
+			break;
+		admit(s, (size_t)best, s->best_victims, n_best);
+		if (n_best)
+			s->pass++; /* preempted quota is back: every class may try again */
+	}
+}
+
+/*
+ * Whether the head of placement class c can start now; its pods' nodes go
+ * to s->plan.  When it cannot, its class records why (reasons.h).  A class
+ * that failed with the same head and nothing freed since is not tried
+ * again: starting work only takes capacity away, so it would fail again.
  */
 static bool try_class(struct sim *s, size_t c)
 {
 	const struct sched_class *cl = &s->sched.classes[c];
 	uint32_t head = cl->heap[0].job;
-	if (reasons_blocked(&s->reasons, c, head, s->freed, cl->n))
+	if (reasons_blocked(&s->reasons, PLACE_RC(c), head, s->freed, cl->n))
 		return false;
 	const struct sim_job *j = &s->jobs[head];
-	char why[200];
-	if (!reclaim(s, head, why, sizeof why)) {
-		reasons_fail_text(&s->reasons, c, j->workload, j->pods, cl->n, why, head, s->freed,
-				  s->engine.now);
-		autoscale_class_failed(s->as, c, false); /* no pods yet for the autoscaler */
-		return false;
-	}
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
 	if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, s->why))
 		return true;
 	autoscale_class_failed(s->as, c, true);
-	reasons_fail_note(&s->reasons, c, j->workload, j->pods, cl->n, s->why,
+	reasons_fail_note(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, s->why,
 			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
 	return false;
 }
 
 /*
- * Starts pending work until nothing more fits.  A class found blocked stays
- * blocked for the rest of the pass: starting work only takes capacity away.
+ * kube-scheduler's part of a pass: starts admitted work until nothing more
+ * fits.  A class found blocked stays blocked for the rest of the pass:
+ * starting work only takes capacity away.
  */
-static void schedule(struct sim *s)
+static void place_pass(struct sim *s)
 {
 	struct sched *sch = &s->sched;
-	int64_t *heads = s->strict_head;
-	size_t had = s->cap_blocked;
-	GP_GROW(s->pass_blocked, s->cap_blocked, sch->n_classes);
-	if (s->cap_blocked > had)
-		memset(s->pass_blocked + had, 0, (s->cap_blocked - had) * sizeof *s->pass_blocked);
 	s->pass++;
 	for (;;) {
-		strict_heads(s, heads);
+		s->pass_blocked = grow_zeroed(s->pass_blocked, &s->cap_blocked, sch->n_classes,
+					      sizeof *s->pass_blocked);
 		int64_t best = -1;
 		for (size_t c = 0; c < sch->n_classes; c++) {
 			const struct sched_class *cl = &sch->classes[c];
 			if (!cl->n || s->pass_blocked[c] == s->pass)
-				continue;
-			bool strict = s->sc->queues[cl->queue].strategy == STRATEGY_STRICT_FIFO;
-			if (strict && heads[cl->queue] != (int64_t)c)
 				continue;
 			if (best >= 0 && sched_before(&sch->classes[best].heap[0], &cl->heap[0]))
 				continue; /* cannot win this round; its turn comes */
@@ -714,6 +892,19 @@ static void schedule(struct sim *s)
 		if (best < 0)
 			break;
 		start(s, (size_t)best, s->best_plan);
+	}
+}
+
+/* Admits, then places, until neither can do more: a job that fails for
+ * good in placement (OOM past its restart limit) gives its quota back. */
+static void schedule(struct sim *s)
+{
+	for (;;) {
+		admit_pass(s);
+		uint64_t gen = s->quota_gen;
+		place_pass(s);
+		if (s->quota_gen == gen)
+			break;
 	}
 	s->dirty = false;
 }
@@ -740,7 +931,8 @@ static void write_rows(struct sim *s, struct results *r)
 						 : 0);
 		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->grant.node, j->gpus, j->status,
 			met, j->verified, j->submit, j->start, j->end, j->deadline, cost,
-			-1 /* reason: reasons_write */, j->trace_queue != SIM_NEVER, j->trace_queue};
+			-1 /* reason: reasons_write */, j->trace_queue != SIM_NEVER, j->trace_queue,
+			j->preemptions, j->oom_kills};
 	}
 }
 
@@ -786,6 +978,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 			}
 	}
 	sched_init(&s->sched, sc->scheduler.order);
+	sched_init(&s->admit, sc->scheduler.order);
 	arrivals_init(&s->arrivals, sc);
 	collect_init(&s->collect, sc, out);
 	s->strict_head = gp_xcalloc(sc->n_queues, sizeof *s->strict_head);
@@ -818,12 +1011,15 @@ static void sim_destroy(struct sim *s)
 	engine_free(&s->engine);
 	cluster_free(&s->cluster);
 	sched_free(&s->sched);
+	sched_free(&s->admit);
 	arrivals_free(&s->arrivals);
 	collect_free(&s->collect);
 	for (size_t i = 0; i < s->n_jobs; i++)
 		free(s->jobs[i].more);
 	free(s->jobs);
 	free(s->pass_blocked);
+	free(s->admit_blocked);
+	free(s->behind);
 	free(s->strict_head);
 	placement_free(&s->placer);
 	reasons_free(&s->reasons);
@@ -841,6 +1037,9 @@ static void sim_destroy(struct sim *s)
 	quota_free(&s->quota);
 	free(s->req);
 	free(s->cands);
+	free(s->cand_req);
+	free(s->victims);
+	free(s->best_victims);
 }
 
 struct sim *sim_create(const struct scenario *sc, struct results *out)

@@ -81,7 +81,9 @@ static const char schema_sql[] =
 	"  verified INTEGER,\n"
 	"  cost REAL,\n"
 	"  reason TEXT,\n"
-	"  trace_queue_s REAL\n"
+	"  trace_queue_s REAL,\n"
+	"  preemptions INTEGER,\n"
+	"  oom_kills INTEGER\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS jobs_run ON jobs(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS requests (\n"
@@ -113,7 +115,8 @@ static const char schema_sql[] =
 	"  requests_running REAL,\n"
 	"  requests_waiting REAL,\n"
 	"  kv_cache_usage REAL,\n"
-	"  preemptions REAL\n"
+	"  preemptions REAL,\n"
+	"  gpus_provisioning REAL\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS timeseries_run ON timeseries(run_id, scope, t_s);\n"
 	"CREATE TABLE IF NOT EXISTS pending_reasons (\n"
@@ -268,6 +271,8 @@ static const struct {
 } added_columns[] = {
 	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
 	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
+	{"jobs", "preemptions", "INTEGER"}, /* times the job was stopped and requeued */
+	{"jobs", "oom_kills", "INTEGER"},   /* times a pod of the job was OOM-killed */
 	{"runs", "step_s", "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
@@ -277,6 +282,8 @@ static const struct {
 	{"timeseries", "requests_waiting", "REAL"},
 	{"timeseries", "kv_cache_usage", "REAL"},
 	{"timeseries", "preemptions", "REAL"},
+	/* nodes being provisioned by the Cluster Autoscaler, in GPUs */
+	{"timeseries", "gpus_provisioning", "REAL"},
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -727,6 +734,8 @@ static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp
 	bool reason = j->reason >= 0 && (size_t)j->reason < c->r->n_reason_texts;
 	sti_bind_text(s, p + 13, reason ? c->r->reason_texts[j->reason] : NULL);
 	bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
+	sqlite3_bind_int(s, p + 15, j->preemptions);
+	sqlite3_bind_int(s, p + 16, j->oom_kills);
 	return GP_OK;
 }
 
@@ -776,6 +785,7 @@ static int bind_ts(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_
 	bind_real(s, p + 11, t->requests_waiting);
 	bind_real(s, p + 12, t->kv_cache_usage);
 	bind_real(s, p + 13, t->preemptions);
+	bind_real(s, p + 14, t->gpus_provisioning);
 	return GP_OK;
 }
 
@@ -882,13 +892,14 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
 		{"jobs",
 		 "run_id, job_id, workload, submit_s, start_s, end_s, queue_s, gpus, node, status, "
-		 "deadline_s, deadline_met, verified, cost, reason, trace_queue_s",
-		 16, r->n_jobs, bind_job, &jc},
+		 "deadline_s, deadline_met, verified, cost, reason, trace_queue_s, preemptions, "
+		 "oom_kills",
+		 18, r->n_jobs, bind_job, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
 		 "sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, "
-		 "kv_cache_usage, preemptions",
-		 15, r->n_ts, bind_ts, r},
+		 "kv_cache_usage, preemptions, gpus_provisioning",
+		 16, r->n_ts, bind_ts, r},
 		{"allocations",
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
 		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency",

@@ -150,8 +150,8 @@ static void read_ts(sqlite3_stmt *s, void *rows, size_t i)
 	double *f[] = {&t->gpus_capacity, &t->gpus_allocated, &t->gpus_demand, &t->engine_active,
 		       &t->sm_active, &t->vram_used_gib, &t->pending, &t->running,
 		       &t->requests_running, &t->requests_waiting, &t->kv_cache_usage,
-		       &t->preemptions};
-	for (int k = 0; k < 12; k++)
+		       &t->preemptions, &t->gpus_provisioning};
+	for (int k = 0; k < 13; k++)
 		*f[k] = col_real(s, 2 + k);
 }
 
@@ -175,13 +175,15 @@ int store_read_timeseries(struct store *st, int64_t run_id, struct ts_row **rows
 			  struct gp_err *err)
 {
 	bool servers = has_column(st, "timeseries", "preemptions");
+	bool provisioning = has_column(st, "timeseries", "gpus_provisioning");
 	char sql[512];
 	snprintf(sql, sizeof sql,
 		 "SELECT t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
-		 "sm_active, vram_used_gib, pending, running, %s FROM timeseries WHERE run_id = ?1 "
-		 "ORDER BY rowid",
+		 "sm_active, vram_used_gib, pending, running, %s, %s FROM timeseries "
+		 "WHERE run_id = ?1 ORDER BY rowid",
 		 servers ? "requests_running, requests_waiting, kv_cache_usage, preemptions"
-			 : "NULL, NULL, NULL, NULL");
+			 : "NULL, NULL, NULL, NULL",
+		 provisioning ? "gpus_provisioning" : "0");
 	return read_rows(st, sql, run_id, (void **)rows, n, sizeof **rows, read_ts,
 			 "reading timeseries", err);
 }

@@ -383,3 +383,39 @@ Test(autoscale, the_diagnosis_names_provisioning_time_not_capacity)
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_assert_neq(r.findings[i].kind, KIND_NODE_GROUP_MAX);
 }
+
+/* --- the timeseries ---------------------------------------------------------- */
+
+/* The row of scope at t (seconds) in the run's timeseries. */
+static const struct ts_row *ts_at(const char *scope, int64_t t)
+{
+	for (size_t i = 0; i < r.n_ts; i++)
+		if (!strcmp(r.ts[i].scope, scope) && r.ts[i].t == t * S)
+			return &r.ts[i];
+	cr_assert_fail("no timeseries row of %s at %lld s", scope, (long long)t);
+	return NULL;
+}
+
+/*
+ * Provisioning nodes beside Ready ones (5m windows, time-weighted means in
+ * GPUs).  The fixture launches 2 nodes of 4 GPUs at 0, Ready at 300: the
+ * window [0, 300) has 8 GPUs provisioning and none Ready, [300, 600) none
+ * provisioning and 8 Ready.  With provision_time 7m30s they are Ready at
+ * 450: [300, 600) holds 8 provisioning for 150 of its 300 s (mean 4) and 8
+ * Ready for the other 150 (mean 4).  Scope all sums the pools: the same.
+ */
+Test(autoscale, the_timeseries_shows_provisioning_beside_ready_nodes)
+{
+	run(A, NULL, 0);
+	cr_assert_float_eq(ts_at("batch", 0)->gpus_provisioning, 8, 1e-9);
+	cr_assert_float_eq(ts_at("batch", 0)->gpus_capacity, 0, 1e-9);
+	cr_assert_float_eq(ts_at("batch", 300)->gpus_provisioning, 0, 1e-9);
+	cr_assert_float_eq(ts_at("batch", 300)->gpus_capacity, 8, 1e-9);
+	cleanup();
+	RUN_WITH(A, "pools.batch.autoscale.provision_time=7m30s");
+	cr_assert_float_eq(ts_at("batch", 0)->gpus_provisioning, 8, 1e-9);
+	cr_assert_float_eq(ts_at("batch", 300)->gpus_provisioning, 4, 1e-9);
+	cr_assert_float_eq(ts_at("batch", 300)->gpus_capacity, 4, 1e-9);
+	cr_assert_float_eq(ts_at("all", 300)->gpus_provisioning, 4, 1e-9);
+	cr_assert_float_eq(ts_at("batch", 600)->gpus_provisioning, 0, 1e-9);
+}

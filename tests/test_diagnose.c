@@ -92,6 +92,26 @@ Test(diagnose, memory_after_oom_kills_under_time_slicing)
 		       "8 x 14.6 = 116.4 GiB on 80 GiB GPUs", "8 x 8.5 = 68.2 GiB of 80 GiB");
 }
 
+/* A fixed MIG layout is not fragmentation: nb's free 2g.20gb instances (4/7
+ * of the GPU, more than the 3/7 a 3g.40gb asks) can never host it, and no
+ * gpu_policy or scoring changes that.  Before, nb's wait ranked first as
+ * "fragmentation" with packing policies as the fix.  And a workload that
+ * waits while another finding explains someone else's wait gets its own
+ * capacity finding (here batch's taint is placement; nb's wait is the one
+ * 3g.40gb instance, busy). */
+Test(diagnose, a_fixed_mig_layout_is_capacity_for_its_profile_not_fragmentation)
+{
+	run("tests/fixtures/diagnose/mig-layout.yaml", NULL, 0);
+	EXPECT_FINDING(0, "placement", "batch waits on placement rules", "pool reserved");
+	EXPECT_FINDING(1, "capacity", "nb waits for a 3g.40gb instance of pool mig",
+		       "a MIG layout with more 3g.40gb instances");
+	cr_expect_eq(r.n_findings, 2);
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_FRAGMENTATION, "%s", r.findings[i].text);
+	cr_expect_eq(r.findings[1].workload, 1, "nb");
+	cr_expect_eq(r.findings[1].pool, 2, "pool mig");
+}
+
 Test(diagnose, placement_when_a_selector_hides_idle_capacity)
 {
 	run("tests/fixtures/diagnose/placement.yaml", NULL, 0);

@@ -255,6 +255,7 @@ Test(import, kueue_cluster_queues_become_queues_and_local_queues_route_pods)
 	cr_assert_str_eq(qs->cohort, "org");
 	cr_assert_eq(qs->strategy, STRATEGY_BEST_EFFORT_FIFO);
 	cr_assert_eq(qs->reclaim, RECLAIM_ANY);
+	cr_assert_eq(qs->within, WITHIN_LOWER_PRIORITY, "spec.preemption.withinClusterQueue");
 	bool gpu = false;
 	for (size_t i = 0; i < qs->n_quota; i++)
 		if (!strcmp(qs->quota[i].resource, "nvidia.com/gpu")) {

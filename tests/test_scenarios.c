@@ -166,18 +166,13 @@ Test(scenarios, littles_law_links_timeseries_and_jobs, .timeout = 60)
 	cr_assert_float_eq(pending / span, lambda * waits / (double)r.n_jobs, 1e-6);
 }
 
-Test(scenarios, strict_fifo_blocks_behind_a_head_that_does_not_fit)
+Test(scenarios, best_effort_fifo_lets_work_past_a_head_that_does_not_fit)
 {
-	/* A 4-GPU job arrives behind a running 2-GPU job; a 1-GPU job follows. */
+	/* A 4-GPU job arrives behind a running 2-GPU job; a 1-GPU job follows.
+	 * StrictFIFO and quota: tests/test_kueue.c. */
 	const char *best[] = {"workloads.big.arrival.at=\"00:01\"", "workloads.small.arrival.at=\"00:02\""};
 	run("tests/fixtures/strategy.yaml", best, 2);
 	cr_assert_eq(job(2)->start, 2 * SIM_MINUTE, "BestEffortFIFO lets the small job through");
-	cleanup();
-	const char *strict[] = {"workloads.big.arrival.at=\"00:01\"", "workloads.small.arrival.at=\"00:02\"",
-				"queues.default.strategy=StrictFIFO"};
-	run("tests/fixtures/strategy.yaml", strict, 3);
-	cr_assert_eq(job(1)->start, SIM_HOUR, "the big job starts when the first ends");
-	cr_assert_eq(job(2)->start, 2 * SIM_HOUR, "StrictFIFO holds the small job behind it");
 }
 
 Test(scenarios, priority_order_starts_urgent_work_first)

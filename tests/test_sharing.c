@@ -148,6 +148,9 @@ Test(sharing, an_overflow_under_time_slicing_is_one_oom_kill)
 	    "workloads.w.vram=50GiB", "workloads.w.restart={limit: 1, backoff: 10s}");
 	cr_assert_float_eq(all("oom_kills"), 2, 1e-12);
 	cr_assert_float_eq(all("jobs_failed"), 1, 1e-12);
+	/* The jobs table counts them on the job whose pod died: the second. */
+	cr_assert_eq(r.jobs[0].oom_kills, 0);
+	cr_assert_eq(r.jobs[1].oom_kills, 2);
 }
 
 /* MPS, MIG and fractional units cap memory; a pod that does not fit is not placed. */

@@ -85,7 +85,8 @@ static void fixture_init(struct fixture *f)
 					 .status = JOB_COMPLETED, .deadline_met = true,
 					 .verified = true, .submit = 10 * SIM_SECOND,
 					 .start = 40 * SIM_SECOND, .end = 3640 * SIM_SECOND,
-					 .deadline = 7200 * SIM_SECOND, .cost = 5.0};
+					 .deadline = 7200 * SIM_SECOND, .cost = 5.0,
+					 .preemptions = 2, .oom_kills = 1};
 	/* failed, no deadline, cost unknown */
 	r->jobs[1] = (struct job_record){.job_id = 1, .workload = 1, .node = 0, .gpus = 1,
 					 .status = JOB_FAILED, .submit = 20 * SIM_SECOND,
@@ -159,12 +160,12 @@ static const struct {
 	{"params", "run_id,key,value"},
 	{"metrics", "run_id,scope,name,value,unit"},
 	{"jobs", "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"
-		 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s"},
+		 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s,preemptions,oom_kills"},
 	{"requests", "run_id,workload,request_id,arrival_s,ttft_s,tpot_s,e2e_s,prompt_tokens,"
 		     "output_tokens,slo_met,verified"},
 	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"
 		       "sm_active,vram_used_gib,pending,running,requests_running,requests_waiting,"
-		       "kv_cache_usage,preemptions"},
+		       "kv_cache_usage,preemptions,gpus_provisioning"},
 	{"pending_reasons", "run_id,scope,reason,pending_seconds,pods"},
 	{"allocations", "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
 			"ram_byte_hours,ram_cost,total_cost,gpu_efficiency"},
@@ -311,8 +312,8 @@ Test(store, job_rows_round_trip_in_array_order)
 	sqlite3_stmt *s;
 	cr_assert_eq(sqlite3_prepare_v2(db,
 					"SELECT job_id, workload, submit_s, start_s, end_s, queue_s, "
-					"gpus, node, status, deadline_s, deadline_met, verified, cost "
-					"FROM jobs WHERE run_id = 1 ORDER BY rowid",
+					"gpus, node, status, deadline_s, deadline_met, verified, cost, "
+					"preemptions, oom_kills FROM jobs WHERE run_id = 1 ORDER BY rowid",
 					-1, &s, NULL),
 		     SQLITE_OK);
 
@@ -330,6 +331,8 @@ Test(store, job_rows_round_trip_in_array_order)
 	cr_expect_eq(sqlite3_column_int(s, 10), 1);
 	cr_expect_eq(sqlite3_column_int(s, 11), 1);
 	cr_expect_eq(sqlite3_column_double(s, 12), 5.0);
+	cr_expect_eq(sqlite3_column_int(s, 13), 2);
+	cr_expect_eq(sqlite3_column_int(s, 14), 1);
 
 	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
 	cr_expect_eq(sqlite3_column_int64(s, 0), 1);
@@ -740,6 +743,39 @@ Test(store, merge_reads_databases_written_before_sweep_points_existed)
 	cr_expect_eq(ms.copied, 2);
 	store_close(st);
 	expect_only_runs(2);
+	fixture_free(&f);
+}
+
+/* A database written before jobs had preemptions and oom_kills: opening it
+ * adds the columns (NULL in its rows), and merge copies its runs. */
+Test(store, databases_without_the_per_job_counts_open_and_merge)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(other_db("old.db"), &f, 1, 1);
+	sqlite3 *old;
+	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(old, "ALTER TABLE jobs DROP COLUMN preemptions; "
+				       "ALTER TABLE jobs DROP COLUMN oom_kills", NULL, NULL, NULL),
+		     SQLITE_OK);
+	sqlite3_close(old);
+	struct store *st;
+	struct gp_err err;
+	struct store_merge_stats ms;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_merge(st, other_db("old.db"), &ms, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(ms.copied, 1);
+	store_close(st);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE preemptions IS NULL"), 3,
+		     "the old rows have no counts");
+	sqlite3_close(db);
+	cr_assert_eq(store_open(other_db("old.db"), &st, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
+	cr_expect_eq(query_int(old, "SELECT count(*) FROM pragma_table_info('jobs') "
+				    "WHERE name IN ('preemptions', 'oom_kills')"), 2);
+	sqlite3_close(old);
 	fixture_free(&f);
 }
 

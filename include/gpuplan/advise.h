@@ -37,6 +37,7 @@
 #ifndef GPUPLAN_ADVISE_H
 #define GPUPLAN_ADVISE_H
 
+#include "gpuplan/diagnose.h"
 #include "gpuplan/results.h"
 #include "gpuplan/store.h"
 
@@ -45,8 +46,8 @@
 #define ADVISE_MAX_SETS FINDING_MAX_SETS
 #define ADVISE_LABEL 600   /* room for two 253-character names */
 #define ADVISE_SET 1100    /* an override naming a pool and a workload of 253 */
-#define ADVISE_QUEUE_OK_S 60.0
-#define ADVISE_SAME_COST 0.03   /* costs per verified result this close are one price */  /* "no queue to speak of": p95 within a minute */
+#define ADVISE_QUEUE_OK_S DIAGNOSE_QUEUE_OK_S /* "no queue to speak of" */
+#define ADVISE_SAME_COST 0.03   /* costs per verified result this close are one price */
 
 struct advise_spec {
 	const char *scenario;

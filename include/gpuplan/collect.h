@@ -47,6 +47,7 @@ enum gauge {
 	GAUGE_REQ_WAITING, /* requests arrived, not in a batch (router, tokenizer, queue) */
 	GAUGE_KV_USED,     /* KV-cache blocks held by sequences */
 	GAUGE_KV_TOTAL,    /* KV-cache blocks of the serving replicas */
+	GAUGE_PROVISIONING, /* GPUs of nodes launched and not Ready yet (autoscale.h) */
 	GAUGE_COUNT
 };
 

@@ -48,6 +48,10 @@
 
 #include <stdio.h>
 
+/* "No queue to speak of": queue p95 within a minute (the goal when a
+ * scenario sets no deadline or SLO; advise.h uses the same). */
+#define DIAGNOSE_QUEUE_OK_S 60.0
+
 /* Thresholds, as fractions. */
 #define DIAGNOSE_IDLE 0.30          /* "mostly idle": engine activity below 30 % of
 				     * the allocated GPUs */

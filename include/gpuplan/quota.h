@@ -1,17 +1,29 @@
 /*
  * quota.h - admission by queue quota, as Kueue's ClusterQueues do it.
  *
- * A queue's quota lists resources (nvidia.com/gpu, nvidia.com/mig-<profile>,
- * cpu, memory) with a nominal amount; a job is admitted when what its queue
- * has admitted plus the job fits.  Queues of one cohort (the root of the
- * cohort tree) lend each other what they do not use: a queue may go over its
- * nominal quota by up to its borrowing_limit, as long as the cohort as a
- * whole stays within the sum of its members' nominal quotas.  A queue that
- * asks for no more than its own nominal quota while others borrow it may
- * reclaim it by preemption (reclaim_within_cohort: Any or LowerPriority);
- * the simulation lists the running jobs and quota_pick_victim chooses.
- * Resources a queue does not list are not limited for it.  Kueue's flavors
- * are not modeled: every resource is in the flavor "default".
+ * Admission reserves quota; it does not place pods.  A queue's quota lists
+ * resources (nvidia.com/gpu, nvidia.com/mig-<profile>, cpu, memory) with a
+ * nominal amount; a job is admitted when what its queue has admitted plus
+ * the job fits, and it holds that quota from admission until it ends or is
+ * preempted, while its pods wait for nodes or run (kube-scheduler's part,
+ * placement.h).  Queues of one cohort (the root of the cohort tree) lend
+ * each other what they do not use: a queue may go over its nominal quota by
+ * up to its borrowing_limit, as long as the cohort as a whole stays within
+ * the sum of its members' nominal quotas.  Resources a queue does not list
+ * are not limited for it.  Kueue's flavors are not modeled: every resource
+ * is in the flavor "default", and a job is one pod set, "main".
+ *
+ * Preemption (quota_preempt) follows Kueue's classical preemptor
+ * (pkg/scheduler/preemption/preemption.go): candidates come from the
+ * queue itself under withinClusterQueue and from the borrowing queues of
+ * its cohort under reclaimWithinCohort; they are ordered other queues
+ * first, then lower priority, then the most recently admitted; the
+ * smallest set is found by removing candidates in that order until the job
+ * fits, then adding back, in reverse, those it fits without.
+ *
+ * Costs: quota_check and a fit test are O(queues * resources) (cohort
+ * sums); quota_preempt sorts its candidates, O(n log n), plus a fit test
+ * per candidate.  quota_init allocates; nothing else does.
  */
 #ifndef GPUPLAN_QUOTA_H
 #define GPUPLAN_QUOTA_H
@@ -25,13 +37,15 @@ struct quota {
 	double *nominal;        /* [queue * n_res + r]; INFINITY: not limited */
 	double *limit;          /* borrowing limit; INFINITY: none */
 	double *usage;          /* admitted amounts */
+	double *saved;          /* scratch: usage while quota_preempt simulates */
+	bool *need;             /* scratch: per resource, short of quota */
 	int32_t *root;          /* per queue: its root cohort's number, -1 for none */
 };
 
 enum quota_verdict {
 	QUOTA_FITS,     /* admit */
-	QUOTA_RECLAIM,  /* admit after preempting borrowers of the cohort */
-	QUOTA_WAIT,     /* not now; the message says why */
+	QUOTA_WAIT,     /* not now: a release or a preemption may let it in */
+	QUOTA_NO_FIT,   /* never: the request is above what the queue may ever use */
 };
 
 void quota_init(struct quota *q, const struct scenario *sc);
@@ -42,11 +56,15 @@ void quota_free(struct quota *q);
 void quota_request(const struct quota *q, const struct workload_spec *w, int32_t gpus,
 		   int32_t pods, double *req);
 
-/* Whether queue qi may admit req now; on QUOTA_WAIT, Kueue's message in why
- * ("insufficient unused quota for nvidia.com/gpu in flavor default, 2 more
- * needed").  QUOTA_RECLAIM only when the queue's reclaim policy allows it. */
+/* Whether queue qi may admit req now; otherwise Kueue's message in why
+ * ("couldn't assign flavors to pod set main: insufficient unused quota for
+ * nvidia.com/gpu in flavor default, 2 more needed"). */
 enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *req, char *why,
 			       size_t why_len);
+
+/* The reason of a job of StrictFIFO queue qi that waits behind the queue's
+ * head: Kueue never nominates it, so it has no condition of its own. */
+void quota_behind(const struct quota *q, size_t qi, char *why, size_t why_len);
 
 /* Adds (sign +1, admission) or removes (-1, release) req to queue qi's usage. */
 void quota_charge(struct quota *q, size_t qi, const double *req, double sign);
@@ -57,20 +75,27 @@ bool quota_borrowing(const struct quota *q, size_t qi, size_t r);
 /* Whether queues a and b share a cohort. */
 bool quota_same_cohort(const struct quota *q, size_t a, size_t b);
 
-/* A running job that a reclaim could preempt. */
+/* An admitted job that a preemption could evict. */
 struct quota_candidate {
 	uint32_t job;          /* the caller's id */
+	uint32_t seq;          /* submission order: the last tie-breaker, newer first */
 	size_t queue;
 	int32_t priority;
-	sim_time started;      /* when its current allocation began */
+	sim_time admitted;     /* when it reserved its quota */
+	sim_time queued;       /* its queue-order timestamp (submission) */
+	const double *req;     /* what it holds, [n_res] */
+	bool own;              /* set by quota_preempt: of the preemptor's queue */
 };
 
-/* The victim Kueue's reclaimWithinCohort takes next for a job of queue qi
- * with priority prio asking req: among the candidates of other queues of its
- * cohort that borrow a resource req needs (under LowerPriority, only those of
- * lower priority), the lowest priority, then the most recently started (the
- * later candidate on a tie).  Returns its index in cands, -1 when none.  O(n). */
-int64_t quota_pick_victim(const struct quota *q, size_t qi, int32_t prio, const double *req,
-			  const struct quota_candidate *cands, size_t n);
+/* The smallest set of the n candidates (the caller's admitted jobs, in any
+ * order) whose eviction lets a job of queue qi (priority prio, queued at
+ * queued) asking req be admitted, as Kueue's getTargets and
+ * minimalPreemptions choose it under the queue's withinClusterQueue and
+ * reclaimWithinCohort policies.  Reorders cands; writes the chosen
+ * candidates' job ids to targets (room for n) and returns how many, 0 when
+ * no set lets the job in.  Usage is unchanged on return. */
+size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued,
+		     const double *req, struct quota_candidate *cands, size_t n,
+		     uint32_t *targets);
 
 #endif

@@ -40,6 +40,8 @@ struct job_record {
 			      * index into results.reason_texts; -1: never waited with one */
 	bool has_trace_queue; /* the trace gives the job's own wait (openb) */
 	sim_time trace_queue; /* that wait, scheduled - creation in the trace */
+	int32_t preemptions;  /* times it was stopped: window, spot notice, Kueue preemption */
+	int32_t oom_kills;    /* times a pod of it was OOM-killed */
 };
 
 /* One point of the inflation curve (inflation.h). */
@@ -74,6 +76,9 @@ struct ts_row {
 	double kv_cache_usage;    /* KV blocks used / blocks of the serving replicas,
 				   * 0..1 (vLLM's gpu_cache_usage_perc); NAN: none */
 	double preemptions;       /* sequences preempted in the window (a count) */
+	/* the Cluster Autoscaler: GPUs of nodes launched and not Ready yet, beside
+	 * gpus_capacity (the Ready ones); a column of the timeseries table */
+	double gpus_provisioning;
 };
 
 /* One OpenCost allocation: a workload (or __idle__) over one window. */

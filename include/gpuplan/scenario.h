@@ -285,6 +285,9 @@ enum queue_strategy { STRATEGY_BEST_EFFORT_FIFO, STRATEGY_STRICT_FIFO };
  * that other queues of its cohort borrowed. */
 enum reclaim_policy { RECLAIM_NEVER, RECLAIM_LOWER_PRIORITY, RECLAIM_ANY };
 
+/* Kueue's withinClusterQueue: whom a job may preempt in its own queue. */
+enum within_policy { WITHIN_NEVER, WITHIN_LOWER_PRIORITY, WITHIN_LOWER_OR_NEWER_EQUAL };
+
 /* A quota line of a ClusterQueue-like queue: nvidia.com/gpu (units),
  * nvidia.com/mig-<profile> (instances), cpu (cores) or memory (bytes). */
 struct quota_entry {
@@ -302,6 +305,7 @@ struct queue_spec {
 	struct quota_entry *quota; /* resources not listed are not limited */
 	size_t n_quota;
 	enum reclaim_policy reclaim;
+	enum within_policy within;
 };
 
 /* A cohort may belong to a parent cohort (Kueue's hierarchical cohorts);

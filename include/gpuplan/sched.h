@@ -8,7 +8,9 @@
  * order (fifo, priority, edf, sjf), then arrival.  A scheduling pass picks, among
  * the class heads that can be placed now, the one that comes first; a
  * StrictFIFO queue offers only its first head, so a head that does not fit
- * blocks the queue, while BestEffortFIFO lets later classes through.
+ * blocks the queue, while BestEffortFIFO lets later classes through.  The
+ * run keeps two of these: Kueue's admission queue and kube-scheduler's
+ * (sim.h).
  *
  * Within a class, jobs start in order: a head that cannot start (for example
  * because it would not fit before its pool's window closes) holds back the
@@ -61,6 +63,10 @@ static inline const struct sched_entry *sched_head(const struct sched *s, size_t
 
 /* Removes the head of class c. */
 void sched_pop(struct sched *s, size_t c);
+
+/* Removes job from class c, wherever it is in the heap (it must be there).
+ * O(n) in the class's size to find it: for preemption, which is rare. */
+void sched_remove(struct sched *s, size_t c, uint32_t job);
 
 /* Whether a comes before b. */
 static inline bool sched_before(const struct sched_entry *a, const struct sched_entry *b)

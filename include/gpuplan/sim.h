@@ -15,6 +15,11 @@
  * reuses it (submission order lives in seq).  Memory then follows the jobs
  * in flight, not the jobs submitted; the per-workload counts carry what the
  * metrics need.
+ * A batch job waits twice, as under Kueue: in its queue until it is admitted
+ * (its quota reserved, quota.h), then as pods that kube-scheduler places
+ * (placement.h).  It keeps its quota while its pods wait, run, or restart
+ * after an OOM kill or a node's loss; a Kueue preemption gives the quota
+ * back and sends it to its queue again.
  * Same scenario and seed, same results.
  */
 #ifndef GPUPLAN_SIM_H
@@ -46,6 +51,11 @@ struct sim_job {
 	int32_t pods;          /* pods placed together: a gang's, else 1 */
 	int32_t workload, gpus;
 	int32_t restarts;
+	int32_t preemptions;   /* times it was stopped: a window, a spot notice, a preemption */
+	int32_t oom_kills;     /* times a pod of it was OOM-killed */
+	int32_t cls;           /* its class in the queue it waits in; -1: in none */
+	sim_time admitted_at;  /* when Kueue admitted it (reserved its quota) */
+	bool admitted;         /* holds its queue's quota (quota.h) */
 	uint16_t gen;          /* of the live finish event */
 	uint8_t status;        /* enum job_status */
 	bool verified;         /* finished by its deadline and passed its quality draw */

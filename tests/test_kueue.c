@@ -1,0 +1,251 @@
+/*
+ * test_kueue.c - Kueue's admission as gpuplan models it: quota reserved at
+ * admission while pods wait for nodes, StrictFIFO blocking on quota only,
+ * Kueue's minimal preemption set, withinClusterQueue, and a reason for
+ * every second a job waits.  Each rule cites where Kueue has it
+ * (github.com/kubernetes-sigs/kueue); figures are worked by hand in the
+ * comments, and each case differs from what the old model (quota charged at
+ * node placement, StrictFIFO blocking on node fit, victims one by one)
+ * gave.
+ */
+#include "gpuplan/scenario.h"
+#include "gpuplan/run.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "run.h"
+
+TestSuite(kueue, .fini = cleanup);
+
+#define RUN RUN_WITH
+#define H SIM_HOUR
+#define M SIM_MINUTE
+#define K "tests/fixtures/kueue.yaml"
+
+static const char *reason(size_t job)
+{
+	return r.jobs[job].reason >= 0 ? r.reason_texts[r.jobs[job].reason] : "";
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Pod-seconds of scope's pending_reasons rows whose message starts with
+ * prefix ("" for all). */
+static double pending(const char *scope, const char *prefix)
+{
+	double sum = 0;
+	for (size_t i = 0; i < r.n_pending_reasons; i++)
+		if (!strcmp(r.pending_reasons[i].scope, scope) &&
+		    starts_with(r.pending_reasons[i].reason, prefix))
+			sum += r.pending_reasons[i].pending_seconds;
+	return sum;
+}
+
+/* The invariants of every run: a job that waited has a reason, and each
+ * workload's pending_reasons add up to its jobs' waits (pods x seconds).
+ * Waits are start - submit plus extra[w] seconds (the second wait of
+ * preempted jobs, worked by hand); a job that never started waits to the end. */
+static void assert_every_second_has_a_reason(const double *extra)
+{
+	double *waits = calloc(sc->n_workloads, sizeof *waits);
+	for (size_t i = 0; i < r.n_jobs; i++) {
+		const struct job_record *j = &r.jobs[i];
+		sim_time until = j->start != SIM_NEVER ? j->start : r.sim_end;
+		if (until > j->submit)
+			cr_assert_geq(j->reason, 0, "job %zu waited %g s without a reason", i,
+				      sim_seconds(until - j->submit));
+		int32_t pods = sc->workloads[j->workload].gang ? sc->workloads[j->workload].pods : 1;
+		waits[j->workload] += sim_seconds(until - j->submit) * pods;
+	}
+	double total = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		double want = waits[w] + (extra ? extra[w] : 0);
+		total += want;
+		cr_assert_float_eq(pending(sc->workloads[w].name, ""), want, 1e-6,
+				   "workload %s: reasons %g s, waits %g s", sc->workloads[w].name,
+				   pending(sc->workloads[w].name, ""), want);
+	}
+	cr_assert_float_eq(pending("all", ""), total, 1e-6);
+	free(waits);
+}
+
+/*
+ * Admission reserves quota; kube-scheduler places the pods afterwards
+ * (Kueue: pkg/scheduler/scheduler.go, Scheduler.schedule admits by
+ * assuming the workload's quota in the cache; the job is unsuspended and
+ * its pods are then scheduled by kube-scheduler).  hog (no quota) takes 3
+ * of the 4 GPUs 00:00-02:00.  x (queue q, 2 GPUs of its 2) is admitted at
+ * 00:10 and waits for a node until 02:00, holding the quota; y (1 GPU) at
+ * 00:20 finds the quota used although a GPU is free: it is admitted when x
+ * ends at 03:00.  The old model charged quota at placement: y ran at 00:20.
+ */
+Test(kueue, an_admitted_job_holds_its_quota_while_its_pods_wait_for_nodes)
+{
+	RUN(K, "workloads=[{name: hog, arrival: {at: \"00:00\"}, gpus: 3, duration: 2h}, "
+	       "{name: x, queue: q, arrival: {at: \"00:10\"}, gpus: 2, duration: 1h}, "
+	       "{name: y, queue: q, arrival: {at: \"00:20\"}, gpus: 1, duration: 1h}]");
+	cr_assert_eq(r.jobs[1].start, 2 * H);
+	cr_assert_eq(r.jobs[2].start, 3 * H, "y waits for x's quota, not for a GPU");
+	cr_assert(starts_with(reason(1), "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."),
+		  "admitted, x waits with kube-scheduler's FitError: %s", reason(1));
+	cr_assert_str_eq(reason(2), "couldn't assign flavors to pod set main: insufficient unused "
+				    "quota for nvidia.com/gpu in flavor default, 1 more needed");
+	/* x: 110 min on nodes; y: 160 min on quota. */
+	cr_assert_float_eq(pending("x", "0/1 nodes"), 110 * 60, 1e-6);
+	cr_assert_float_eq(pending("y", "couldn't assign flavors"), 160 * 60, 1e-6);
+	assert_every_second_has_a_reason(NULL);
+}
+
+/*
+ * StrictFIFO requeues a head that does not get quota at the head of its
+ * queue, so the workloads behind it wait; BestEffortFIFO moves it aside
+ * (Kueue: pkg/queue/cluster_queue.go, requeueIfNotPresent: immediate for
+ * StrictFIFO, inadmissibleWorkloads otherwise).  Node fit is not Kueue's:
+ * an admitted head waiting for nodes blocks nothing.  strategy.yaml: first
+ * (2 GPUs) 00:00-01:00 on one 4-GPU node; big (4 GPUs) at 00:01; small
+ * (1 GPU) at 00:02.
+ */
+#define S "tests/fixtures/strategy.yaml"
+#define LATE "workloads.big.arrival.at=\"00:01\"", "workloads.small.arrival.at=\"00:02\""
+
+Test(kueue, strict_fifo_never_blocks_on_node_fit)
+{
+	/* No quota: big is admitted at 00:01 and waits for nodes; small is
+	 * admitted behind it and runs on a free GPU at 00:02 (the old model
+	 * held it to 02:00).  big gets the node when small ends at 01:02. */
+	RUN(S, LATE, "queues.default.strategy=StrictFIFO");
+	cr_assert_eq(r.jobs[2].start, 2 * M);
+	cr_assert_eq(r.jobs[1].start, H + 2 * M);
+	assert_every_second_has_a_reason(NULL);
+}
+
+Test(kueue, strict_fifo_blocks_on_quota)
+{
+	/* Quota 5: first holds 2, so big (4) lacks 1.  BestEffortFIFO admits
+	 * small (2 + 1 <= 5) past it at 00:02. */
+	RUN(S, LATE, "queues.default.quota={nvidia.com/gpu: 5}");
+	cr_assert_eq(r.jobs[2].start, 2 * M);
+	assert_every_second_has_a_reason(NULL);
+	cleanup();
+	/* StrictFIFO: small waits behind big until first ends at 01:00; both
+	 * are admitted then (4 + 1 <= 5), big takes the node, small runs at
+	 * 02:00: 58 min behind the head, 60 min on nodes. */
+	RUN(S, LATE, "queues.default.quota={nvidia.com/gpu: 5}", "queues.default.strategy=StrictFIFO");
+	cr_assert_eq(r.jobs[1].start, H);
+	cr_assert_eq(r.jobs[2].start, 2 * H);
+	cr_assert_float_eq(pending("small", "waiting for the head of StrictFIFO ClusterQueue default"),
+			   58 * 60, 1e-6);
+	cr_assert_float_eq(pending("small", "0/1 nodes"), 60 * 60, 1e-6);
+	cr_assert_float_eq(pending("big", "couldn't assign flavors to pod set main: insufficient "
+					  "unused quota for nvidia.com/gpu in flavor default, 1 more needed"),
+			   59 * 60, 1e-6);
+	assert_every_second_has_a_reason(NULL);
+}
+
+/*
+ * Kueue's minimal set (pkg/scheduler/preemption/preemption.go,
+ * minimalPreemptions and fillBackWorkloads; order from candidatesOrdering:
+ * other queues first, lower priority, most recently admitted first).
+ * Cohort of 5 GPUs: team-a nominal 2, team-b 3.  team-a runs big (3 GPUs,
+ * 00:00) and small (1 GPU, 00:30), borrowing 2.  At 01:00 team-b asks for 3
+ * (reclaimWithinCohort: Any); 1 is unused.  Removing small (newest) leaves
+ * 2 free, not enough; removing big too frees 5; adding small back leaves 4
+ * free, enough: only big is evicted.  The old model evicted small, then big.
+ * big waits again: team-a holds 1, the cohort 4 of 5, big needs 3: "2 more
+ * needed" to 10:30 (small ends), "1 more needed" to 11:00 (b ends); it
+ * runs 11:00-21:00.
+ */
+#define COHORT "pools.p.gpus_per_node=8", \
+	"queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 2}}, " \
+	"{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 3}, " \
+	"preemption: {reclaim_within_cohort: Any}}]", \
+	"workloads=[{name: big, queue: team-a, arrival: {at: \"00:00\"}, gpus: 3, duration: 10h}, " \
+	"{name: small, queue: team-a, arrival: {at: \"00:30\"}, gpus: 1, duration: 10h}, " \
+	"{name: b, queue: team-b, arrival: {at: \"01:00\"}, gpus: 3, duration: 10h}]"
+
+Test(kueue, reclaim_evicts_the_smallest_set_kueue_finds)
+{
+	RUN(K, COHORT);
+	cr_assert_eq(r.jobs[2].start, 1 * H, "b reclaims at once");
+	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 1, 1e-12, "only big");
+	cr_assert_eq(r.jobs[0].preemptions, 1, "the jobs table names the victim");
+	cr_assert_eq(r.jobs[1].preemptions + r.jobs[2].preemptions, 0);
+	cr_assert_eq(r.jobs[1].end, 10 * H + 30 * M, "small keeps running");
+	cr_assert_eq(r.jobs[0].end, 21 * H, "big starts over at 11:00");
+	cr_assert_float_eq(pending("big", "couldn't assign flavors to pod set main: insufficient "
+					  "unused quota for nvidia.com/gpu in flavor default, 2 more needed"),
+			   9.5 * 3600, 1e-6);
+	cr_assert_float_eq(pending("big", "couldn't assign flavors to pod set main: insufficient "
+					  "unused quota for nvidia.com/gpu in flavor default, 1 more needed"),
+			   0.5 * 3600, 1e-6);
+	double extra[] = {10 * 3600, 0, 0}; /* big's second wait, 01:00-11:00 */
+	assert_every_second_has_a_reason(extra);
+}
+
+/*
+ * withinClusterQueue (Kueue API: apis/kueue/v1beta1/clusterqueue_types.go,
+ * ClusterQueuePreemption.WithinClusterQueue: Never (default), LowerPriority,
+ * LowerOrNewerEqualPriority; candidates in preemption.go, findCandidates).
+ * Queue q holds 2 GPUs: two low jobs (priority 0) take them 00:00-10:00.
+ * high (priority 10, 1 GPU, 1 h) comes at 01:00.
+ */
+#define WITHIN "workloads=[{name: low, queue: q, count: 2, arrival: {at: \"00:00\"}, gpus: 1, " \
+	       "duration: 10h}, {name: high, queue: q, priority: 10, arrival: {at: \"01:00\"}, " \
+	       "gpus: 1, duration: 1h}]"
+
+Test(kueue, within_cluster_queue_lower_priority_preempts_in_the_queue)
+{
+	/* Never: high waits for a low job to end. */
+	RUN(K, WITHIN);
+	cr_assert_eq(r.jobs[2].start, 10 * H);
+	assert_every_second_has_a_reason(NULL);
+	cleanup();
+	/* LowerPriority: the newer low job (ties of admission time: the later
+	 * one) is evicted at 01:00; it waits for high's quota to 02:00 and
+	 * starts over, ending at 12:00. */
+	RUN(K, WITHIN, "queues.q.preemption={within_cluster_queue: LowerPriority}");
+	cr_assert_eq(r.jobs[2].start, 1 * H);
+	cr_assert_eq(r.jobs[1].end, 12 * H);
+	cr_assert_eq(r.jobs[0].end, 10 * H);
+	cr_assert_float_eq(results_metric(&r, "low", "jobs_preempted"), 1, 1e-12);
+	cr_assert_eq(r.jobs[1].preemptions, 1);
+	cr_assert_eq(r.jobs[0].preemptions, 0);
+	double extra[] = {3600, 0}; /* low's second wait, 01:00-02:00 */
+	assert_every_second_has_a_reason(extra);
+	cleanup();
+	/* Equal priorities are not lower: high at priority 0 waits. */
+	RUN(K, WITHIN, "queues.q.preemption={within_cluster_queue: LowerOrNewerEqualPriority}",
+	    "workloads.high.priority=0");
+	cr_assert_eq(r.jobs[2].start, 10 * H, "the low jobs are older than high");
+}
+
+/*
+ * LowerOrNewerEqualPriority lets a job preempt an equal-priority job that
+ * was queued after it.  Quota 2: w (1 GPU) 00:00-01:00; x (2 GPUs) at 00:10
+ * lacks 1; y (1 GPU) at 00:20 is admitted past it (BestEffortFIFO).  At
+ * 01:00 w ends; x is still 1 short, and y is newer: y is evicted, x runs
+ * 01:00-06:00, y 06:00-11:00.  Under LowerPriority x waits for y to end
+ * at 05:20.
+ */
+#define NEWER "workloads=[{name: w, queue: q, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h}, " \
+	      "{name: x, queue: q, arrival: {at: \"00:10\"}, gpus: 2, duration: 5h}, " \
+	      "{name: y, queue: q, arrival: {at: \"00:20\"}, gpus: 1, duration: 5h}]"
+
+Test(kueue, lower_or_newer_equal_priority_preempts_a_newer_job)
+{
+	RUN(K, NEWER, "queues.q.preemption={within_cluster_queue: LowerOrNewerEqualPriority}");
+	cr_assert_eq(r.jobs[1].start, 1 * H);
+	cr_assert_eq(r.jobs[2].start, 20 * M);
+	cr_assert_eq(r.jobs[2].end, 11 * H);
+	double extra[] = {0, 0, 5 * 3600}; /* y's second wait, 01:00-06:00 */
+	assert_every_second_has_a_reason(extra);
+	cleanup();
+	RUN(K, NEWER, "queues.q.preemption={within_cluster_queue: LowerPriority}");
+	cr_assert_eq(r.jobs[1].start, 5 * H + 20 * M);
+	assert_every_second_has_a_reason(NULL);
+}
