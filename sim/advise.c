@@ -424,22 +424,6 @@ static const char *size_condition(const struct scenario *sc, const char **words)
 	return deadlines ? "deadline_met_pct >= 100" : slo ? "slo_met >= 1" : "queue_time_p95_s <= 60";
 }
 
-struct probes {
-	char value[64];
-	int64_t run_id;
-	char answer[64];
-	int64_t answer_run;
-};
-
-static void on_probe(void *ctx, const struct search_probe *p)
-{
-	struct probes *pr = ctx;
-	if (p->holds && (!pr->answer[0] || strtol(p->value, NULL, 10) < strtol(pr->answer, NULL, 10))) {
-		snprintf(pr->answer, sizeof pr->answer, "%s", p->value);
-		pr->answer_run = p->first_run_id;
-	}
-}
-
 /* Reads the row's figures back from the run the search recorded. */
 static int row_from_store(struct store *st, struct advise_row *row, bool queue_goal,
 			  struct gp_err *err)
@@ -472,22 +456,20 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	s.hi.number = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
 	const char *words;
 	int rc = search_parse_condition(size_condition(sc, &words), &s.until, err);
-	struct probes pr = {0};
-	bool found = false;
-	char answer[64];
+	struct search_answer ans = {0};
 	if (!rc)
-		rc = search_run(&s, st, on_probe, &pr, &found, answer, sizeof answer, err);
+		rc = search_run(&s, st, NULL, NULL, &ans, err);
 	if (rc == GP_EINPUT)
 		return GP_OK; /* the goal's metric is absent (nothing ran): no pool size answers it */
-	if (rc || !found || !pr.answer_run)
+	if (rc || !ans.found || !ans.run_id)
 		return rc;
 	struct advise_row *a = plan_add(pl, "pool %s at %s node%s (smallest with %s)", ps->name,
-					pr.answer, strcmp(pr.answer, "1") ? "s" : "", words);
+					ans.value, strcmp(ans.value, "1") ? "s" : "", words);
 	if (!a)
 		return GP_OK;
-	set(a, "%s=%s", key, pr.answer);
-	a->run_id = pr.answer_run;
-	a->hardware = pr.answer[0] && strtol(pr.answer, NULL, 10) > ps->nodes;
+	set(a, "%s=%s", key, ans.value);
+	a->run_id = ans.run_id;
+	a->hardware = strtol(ans.value, NULL, 10) > ps->nodes;
 	return row_from_store(st, a, !has_goal(sc), err);
 }
 

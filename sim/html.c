@@ -313,7 +313,7 @@ static void legend(FILE *out, const char *const *labels, const char *const *colo
 			x + 24);
 		esc(out, labels[i]);
 		fputs("</text></g>\n", out);
-		x += 36 + 6.5 * (double)strlen(labels[i]);
+		x += 40 + 7.2 * (double)strlen(labels[i]);
 	}
 }
 
@@ -576,7 +576,46 @@ static void chart_reasons(FILE *out, const struct page *pg)
 	free(rows);
 }
 
-/* Bars of the latency percentiles of scope all, on a log axis. */
+/* The log axis's decades around [lo, hi] (lo > 0). */
+static void log_range(struct plot *p, double lo, double hi)
+{
+	p->log_y = true;
+	p->y0 = pow(10, floor(log10(lo)));
+	p->y1 = pow(10, ceil(log10(hi * 1.01)));
+	if (p->y1 <= p->y0)
+		p->y1 = p->y0 * 10;
+}
+
+/* Extends [*lo, *hi] by the positive values of metric name in every scope. */
+static void slo_range(const struct page *pg, const char *name, double *lo, double *hi)
+{
+	for (size_t i = 0; i < pg->n_metrics; i++)
+		if (!strcmp(pg->metrics[i].name, name) && pg->metrics[i].value > 0)
+			*lo = fmin(*lo, pg->metrics[i].value), *hi = fmax(*hi, pg->metrics[i].value);
+}
+
+/* A dashed horizontal line at every service's bound metric name, labelled. */
+static void slo_lines(const struct plot *p, const struct page *pg, const char *name,
+		      const char *what, const char *color)
+{
+	for (size_t i = 0; i < pg->n_metrics; i++) {
+		const struct metric *m = &pg->metrics[i];
+		if (strcmp(m->name, name) || !(m->value > 0))
+			continue;
+		double y = py(p, m->value);
+		fprintf(p->out, "<line class=\"slo\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+				"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
+				"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+				"paint-order=\"stroke\" stroke=\"#fff\" stroke-width=\"3\">",
+			MARGIN_L, y, CHART_W - MARGIN_R, y, color, CHART_W - MARGIN_R - 4, y - 4);
+		fprintf(p->out, "%s SLO %.4g s (", what, m->value);
+		esc(p->out, m->scope);
+		fputs(")</text>\n", p->out);
+	}
+}
+
+/* Bars of the latency percentiles of scope all, on a log axis, with
+ * every service's TTFT and TPOT SLO. */
 static void chart_latency(FILE *out, const struct page *pg)
 {
 	static const char *const names[] = {"ttft_p50_s", "ttft_p99_s", "tpot_p50_s",
@@ -591,7 +630,10 @@ static void chart_latency(FILE *out, const struct page *pg)
 	}
 	if (!(hi > 0))
 		return;
-	struct plot p = {out, 0, 6, pow(10, floor(log10(lo))), pow(10, ceil(log10(hi * 1.01))), true};
+	slo_range(pg, "slo_ttft_s", &lo, &hi);
+	slo_range(pg, "slo_tpot_s", &lo, &hi);
+	struct plot p = {out, 0, 6, 0, 0, true};
+	log_range(&p, lo, hi);
 	svg_open(out, "chart-latency", "Latency percentiles (seconds, log scale)");
 	y_axis(&p, "seconds (log)");
 	double slot = (CHART_W - MARGIN_L - MARGIN_R) / 6.0;
@@ -604,8 +646,10 @@ static void chart_latency(FILE *out, const struct page *pg)
 			x, top, slot * 0.6, CHART_H - MARGIN_B - top, palette[i / 2], x + slot * 0.3,
 			top - 4, v[i], x + slot * 0.3, CHART_H - MARGIN_B + 18, labels[i]);
 	}
+	slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[0]);
+	slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[1]);
 	svg_close(out, "Time to first token, time per output token and end-to-end latency of every "
-		       "request of the run: median and 99th percentile.");
+		       "request of the run: median and 99th percentile; dashed: each service's SLO.");
 }
 
 static int by_double(const void *a, const void *b)
@@ -621,35 +665,65 @@ static double quantile(const double *v, size_t n, double q)
 	return v[i ? i - 1 : 0];
 }
 
-/* TTFT p50 and p99 of the requests arriving in each window of scope all. */
+/* The q-quantile of the first m values of buf, sorted in place; 0 when m = 0. */
+static double window_quantile(double *buf, size_t m, double q)
+{
+	if (!m)
+		return 0;
+	qsort(buf, m, sizeof *buf, by_double);
+	return quantile(buf, m, q);
+}
+
+/* TTFT p50 and p99 and TPOT p99 of the requests arriving in each window of
+ * scope all, on a log axis (TTFT spans milliseconds to minutes, TPOT is
+ * milliseconds), with every service's TTFT and TPOT SLO as a dashed line. */
 static void chart_latency_time(FILE *out, const struct page *pg, const struct scope_series *all)
 {
 	if (!pg->n_lat || !all->n)
 		return;
-	double *p50 = gp_xcalloc(all->n, sizeof *p50), *p99 = gp_xcalloc(all->n, sizeof *p99);
-	double *buf = gp_xcalloc(pg->n_lat, sizeof *buf);
+	double *y[3];
+	for (size_t k = 0; k < 3; k++)
+		y[k] = gp_xcalloc(all->n, sizeof *y[k]);
+	double *ttft = gp_xcalloc(pg->n_lat, sizeof *ttft), *tpot = gp_xcalloc(pg->n_lat, sizeof *tpot);
+	double lo = INFINITY, hi = 0;
 	size_t j = 0;
 	for (size_t i = 0; i < all->n; i++) {
-		size_t m = 0;
-		for (; j < pg->n_lat && pg->lat[j].arrival_s / 3600 < all->end[i]; j++)
+		size_t m = 0, t = 0;
+		for (; j < pg->n_lat && pg->lat[j].arrival_s / 3600 < all->end[i]; j++) {
 			if (!isnan(pg->lat[j].ttft_s))
-				buf[m++] = pg->lat[j].ttft_s;
-		qsort(buf, m, sizeof *buf, by_double);
-		p50[i] = m ? quantile(buf, m, 0.5) : 0;
-		p99[i] = m ? quantile(buf, m, 0.99) : 0;
+				ttft[m++] = pg->lat[j].ttft_s;
+			if (!isnan(pg->lat[j].tpot_s))
+				tpot[t++] = pg->lat[j].tpot_s;
+		}
+		y[0][i] = window_quantile(ttft, m, 0.5);
+		y[1][i] = window_quantile(ttft, m, 0.99);
+		y[2][i] = window_quantile(tpot, t, 0.99);
+		for (size_t k = 0; k < 3; k++)
+			if (y[k][i] > 0)
+				lo = fmin(lo, y[k][i]), hi = fmax(hi, y[k][i]);
 	}
-	struct plot p = time_plot(out, all, nice_top(max_of(p99, all->n)));
-	svg_open(out, "chart-latency-time", "Time to first token by arrival window (seconds)");
-	y_axis(&p, "TTFT (s)");
-	time_axis(&p, pg->epoch);
-	step_line(&p, all, p50, palette[0], false);
-	step_line(&p, all, p99, palette[1], false);
-	static const char *const labels[] = {"TTFT p50", "TTFT p99"};
-	const char *colors[] = {palette[0], palette[1]};
-	legend(out, labels, colors, NULL, 2);
-	svg_close(out, "Percentiles of the requests that arrived in each window (requests that never "
-		       "got a first token are left out).");
-	free(p50), free(p99), free(buf);
+	slo_range(pg, "slo_ttft_s", &lo, &hi);
+	slo_range(pg, "slo_tpot_s", &lo, &hi);
+	if (hi > 0) {
+		struct plot p = time_plot(out, all, 1);
+		log_range(&p, lo, hi);
+		svg_open(out, "chart-latency-time",
+			 "Time to first token and per output token by arrival window (seconds, log scale)");
+		y_axis(&p, "seconds (log)");
+		time_axis(&p, pg->epoch);
+		const char *colors[] = {palette[0], palette[1], palette[2]};
+		for (size_t k = 0; k < 3; k++)
+			step_line(&p, all, y[k], colors[k], false);
+		slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[1]);
+		slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[2]);
+		static const char *const labels[] = {"TTFT p50", "TTFT p99", "TPOT p99"};
+		legend(out, labels, colors, NULL, 3);
+		svg_close(out, "Percentiles of the requests that arrived in each window (requests that "
+			       "never got a first token are left out); dashed: each service's SLO.");
+	}
+	for (size_t k = 0; k < 3; k++)
+		free(y[k]);
+	free(ttft), free(tpot);
 }
 
 /* TTFT p99 against the request rate, over the runs of the load test. */

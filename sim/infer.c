@@ -1417,6 +1417,15 @@ static void request_rows(struct infer *in, struct results *out)
 	}
 }
 
+/* The service's SLO bounds, for reports that draw them. */
+static void write_slo(struct results *out, const char *scope, const struct slo_spec *slo)
+{
+	if (slo->ttft)
+		results_add_metric(out, scope, "slo_ttft_s", sim_seconds(slo->ttft), "s");
+	if (slo->tpot)
+		results_add_metric(out, scope, "slo_tpot_s", sim_seconds(slo->tpot), "s");
+}
+
 void infer_results(struct infer *in, struct results *out)
 {
 	if (!in)
@@ -1439,6 +1448,7 @@ void infer_results(struct infer *in, struct results *out)
 		f.slo_holds = slo_holds(&s->is->slo, &f);
 		all.slo_holds = all.slo_holds && f.slo_holds;
 		write_figures(out, s->ws->name, &f);
+		write_slo(out, s->ws->name, &s->is->slo);
 	}
 	/* "all": every service's requests together. */
 	bool holds = all.slo_holds;

@@ -689,14 +689,22 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 	return GP_OK;
 }
 
+/* So that `report` on the database shows the answer, not the last probe. */
+static int record_search(struct store *st, const struct search_spec *sp,
+			 const struct search_answer *ans, struct gp_err *err)
+{
+	struct store_search row = {sp->key, ans->value, sp->until.text, ans->run_id,
+				   ans->first_run_id, ans->last_run_id};
+	return store_write_search(st, &row, err);
+}
+
 static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct search_cli cli = {.o.seed = -1, .seeds = 1};
 	struct scenario *sc = NULL, *hi = NULL;
 	struct store *st = NULL;
 	struct gp_err err;
-	char answer[64];
-	bool found = false;
+	struct search_answer ans = {0};
 	int rc = search_parse(cmd, &cli, argc, argv);
 	if (rc == GP_OK)
 		rc = check_bound(&cli.spec, &cli.spec.lo, &sc);
@@ -704,11 +712,12 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 		rc = check_bound(&cli.spec, &cli.spec.hi, &hi);
 	if (rc == GP_OK && (rc = store_open(cli.o.db ? cli.o.db : sc->output.db, &st, &err)))
 		fail(rc, &err, false);
-	if (rc == GP_OK && (rc = search_run(&cli.spec, st, print_probe, &cli, &found, answer,
-					    sizeof answer, &err)))
+	if (rc == GP_OK && (rc = search_run(&cli.spec, st, print_probe, &cli, &ans, &err)))
 		fail(rc, &err, false);
-	if (rc == GP_OK && found)
-		printf("%s=%s\n", cli.spec.key, answer);
+	if (rc == GP_OK && ans.found && (rc = record_search(st, &cli.spec, &ans, &err)))
+		fail(rc, &err, false);
+	if (rc == GP_OK && ans.found)
+		printf("%s=%s\n", cli.spec.key, ans.value);
 	else if (rc == GP_OK) {
 		printf("no value of %s in [%.6g%s, %.6g%s] meets %s.%s\n", cli.spec.key,
 		       cli.spec.lo.number, cli.spec.lo.suffix, cli.spec.hi.number, cli.spec.hi.suffix,
@@ -766,7 +775,9 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{.kind = CLI_PATH, .target = &db, .meta = "DB"},
 		{.name = "--run", .kind = CLI_INT, .target = &run_id, .meta = "ID", .lo = 1,
-		 .hi = INT64_MAX, .expects = "a run id >= 1", .help = "the run (default: the latest)"},
+		 .hi = INT64_MAX, .expects = "a run id >= 1",
+		 .help = "the run (default: the latest; when the latest runs are a\n"
+			 "search's probes, the search's answer)"},
 		{.name = "--opencost", .kind = CLI_FLAG, .target = &opencost,
 		 .help = "its allocations per workload and output.step window, __idle__\n"
 			 "included, in the shape of OpenCost's /allocation API response"},

@@ -109,6 +109,7 @@ const char *const results_metric_names[] = {
 	"queue_time_mean_s", "queue_time_p50_s", "queue_time_p95_s", "queue_time_p99_s",
 	"request_queue_mean_s", "requests_completed", "requests_rejected", "requests_submitted",
 	"requests_unfinished", "scale_downs", "scale_ups", "slo_attainment_pct", "slo_met",
+	"slo_tpot_s", "slo_ttft_s",
 	"sm_active_pct", "spot_interruptions", "target_shapes", "throughput_rps",
 	"tokenize_wait_mean_s", "tokens_per_s", "tpot_p50_s", "tpot_p99_s", "ttft_mean_s",
 	"ttft_p50_s", "ttft_p99_s", "verified_results", "vram_capacity_gib", "vram_used_pct",

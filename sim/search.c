@@ -45,7 +45,7 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 		return gp_errorf(err, GP_EINPUT, "--until '%s': expected 'METRIC OP VALUE' with OP "
 				 "one of <= >= < > == !=, like 'deadline_met_pct >= 100'", text);
 	c->op = ops[k - 1].op;
-	char name[64];
+	char name[sizeof c->scope + sizeof c->metric];
 	size_t n = (size_t)(at - text);
 	while (n && text[n - 1] == ' ')
 		n--;
@@ -59,15 +59,17 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 	name[n] = '\0';
 	const char *dot = strchr(name, '.');
 	snprintf(c->scope, sizeof c->scope, "%.*s", dot ? (int)(dot - name) : 3, dot ? name : "all");
-	snprintf(c->metric, sizeof c->metric, "%s", dot ? dot + 1 : name);
-	if (!results_known_metric(c->metric))
-		return unknown_metric(text, c->metric, err);
+	const char *metric = dot ? dot + 1 : name;
+	if (strlen(metric) >= sizeof c->metric || !results_known_metric(metric))
+		return unknown_metric(text, metric, err);
+	memcpy(c->metric, metric, strlen(metric) + 1);
 	const char *value = at + strlen(ops[k - 1].text);
 	while (*value == ' ')
 		value++;
 	if (units_number(value, &c->value))
 		return gp_errorf(err, GP_EINPUT, "--until '%s': expected a number after the "
 				 "operator, got '%s'", text, value);
+	snprintf(c->text, sizeof c->text, "%s", text);
 	return GP_OK;
 }
 
@@ -162,7 +164,7 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 
 /* Whether the condition holds at x for every seed. */
 static int probe(const struct search_spec *s, struct store *st, double x, search_probe_fn fn,
-		 void *ctx, bool *ok, struct gp_err *err)
+		 void *ctx, struct search_answer *a, bool *ok, struct gp_err *err)
 {
 	char value[64];
 	format_value(s, x, value, sizeof value);
@@ -175,29 +177,34 @@ static int probe(const struct search_spec *s, struct store *st, double x, search
 			return rc;
 		if (k == 0)
 			p.first_run_id = id;
+		if (!a->first_run_id)
+			a->first_run_id = id;
+		a->last_run_id = id;
 		p.metric = k == 0 ? m : worse(s->until.op, p.metric, m);
 		p.holds &= holds(s->until.op, m, s->until.value);
 	}
 	if (fn)
 		fn(ctx, &p);
 	*ok = p.holds;
+	if (p.holds)
+		a->run_id = p.first_run_id; /* probes that hold close in on the answer */
 	return GP_OK;
 }
 
 int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
-	       bool *found, char *answer, size_t answer_len, struct gp_err *err)
+	       struct search_answer *a, struct gp_err *err)
 {
 	/* good: the end of the range where the condition should hold. */
 	double good = s->maximize ? s->lo.number : s->hi.number;
 	double bad = s->maximize ? s->hi.number : s->lo.number;
 	double tol = s->integer ? 1 : s->tolerance > 0 ? s->tolerance : fabs(s->hi.number - s->lo.number) / 1000;
 	bool ok;
-	*found = false;
-	int rc = probe(s, st, good, fn, ctx, &ok, err);
+	*a = (struct search_answer){0};
+	int rc = probe(s, st, good, fn, ctx, a, &ok, err);
 	if (rc || !ok)
 		return rc;
-	*found = true;
-	rc = probe(s, st, bad, fn, ctx, &ok, err);
+	a->found = true;
+	rc = probe(s, st, bad, fn, ctx, a, &ok, err);
 	if (rc)
 		return rc;
 	if (ok)
@@ -208,7 +215,7 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 			mid = s->maximize ? floor(mid) : ceil(mid);
 		if (mid == good || mid == bad)
 			break;
-		rc = probe(s, st, mid, fn, ctx, &ok, err);
+		rc = probe(s, st, mid, fn, ctx, a, &ok, err);
 		if (rc)
 			return rc;
 		if (ok)
@@ -217,6 +224,6 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 			bad = mid;
 		ok = false;
 	}
-	format_value(s, good, answer, answer_len);
+	format_value(s, good, a->value, sizeof a->value);
 	return GP_OK;
 }

@@ -190,13 +190,37 @@ static const char schema_sql[] =
 	"  model TEXT,\n"
 	"  gpu TEXT\n"
 	");\n"
-	"CREATE INDEX IF NOT EXISTS scopes_run ON scopes(run_id);\n";
+	"CREATE INDEX IF NOT EXISTS scopes_run ON scopes(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS searches (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  key TEXT NOT NULL,\n"
+	"  answer TEXT NOT NULL,\n"
+	"  condition TEXT NOT NULL,\n"
+	"  first_run_id INTEGER NOT NULL,\n"
+	"  last_run_id INTEGER NOT NULL\n"
+	");\n";
 
 /* Fills err with "PATH: WHAT: SQLITE MESSAGE" and returns GP_ERUNTIME.  Call
  * it before anything else touches the connection (ROLLBACK resets errmsg). */
 int sti_db_error(struct store *st, struct gp_err *err, const char *what)
 {
 	return gp_errorf(err, GP_ERUNTIME, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+/* Runs a query that returns one integer (or none: *v = 0). */
+int sti_query_int(struct store *st, const char *sql, int64_t *v, const char *what,
+		     struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	*v = 0;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return sti_db_error(st, err, what);
+	int step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		*v = sqlite3_column_int64(s, 0);
+	int rc = step == SQLITE_ROW || step == SQLITE_DONE ? GP_OK : sti_db_error(st, err, what);
+	sqlite3_finalize(s);
+	return rc;
 }
 
 /* Runs SQL that returns no rows we need (pragmas, BEGIN, COMMIT, DDL). */
@@ -955,6 +979,25 @@ static int write_point_row(struct store *st, const char *sweep, const char *poin
 	sti_bind_text(s, 2, point);
 	sqlite3_bind_int64(s, 3, id);
 	int rc = step_reset(st, s, "sweep_points", err);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int store_write_search(struct store *st, const struct store_search *x, struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db,
+			       "INSERT INTO searches (run_id, key, answer, condition, first_run_id, "
+			       "last_run_id) VALUES (?,?,?,?,?,?)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return write_error(st, "searches", err);
+	sqlite3_bind_int64(s, 1, x->run_id);
+	sti_bind_text(s, 2, x->key);
+	sti_bind_text(s, 3, x->answer);
+	sti_bind_text(s, 4, x->condition);
+	sqlite3_bind_int64(s, 5, x->first_run_id);
+	sqlite3_bind_int64(s, 6, x->last_run_id);
+	int rc = step_reset(st, s, "searches", err);
 	sqlite3_finalize(s);
 	return rc;
 }

@@ -31,6 +31,9 @@ struct store {
 void sti_bind_text(sqlite3_stmt *s, int i, const char *v);
 int sti_db_error(struct store *st, struct gp_err *err, const char *what);
 int sti_exec(struct store *st, const char *sql, const char *what, struct gp_err *err);
+/* Runs a query that returns one integer (or none: *v = 0). */
+int sti_query_int(struct store *st, const char *sql, int64_t *v, const char *what,
+		  struct gp_err *err);
 void sti_rollback(struct store *st);
 
 #endif

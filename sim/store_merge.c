@@ -32,22 +32,6 @@ static int check_merge_input(const char *in_path, const char *out_path, struct g
 	return GP_OK;
 }
 
-/* Runs a query that returns one integer (or none: *v = 0). */
-static int query_int(struct store *st, const char *sql, int64_t *v, const char *what,
-		     struct gp_err *err)
-{
-	sqlite3_stmt *s;
-	*v = 0;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return sti_db_error(st, err, what);
-	int step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
-		*v = sqlite3_column_int64(s, 0);
-	int rc = step == SQLITE_ROW || step == SQLITE_DONE ? GP_OK : sti_db_error(st, err, what);
-	sqlite3_finalize(s);
-	return rc;
-}
-
 /* Whether table exists in schema (main or MERGE_SRC). */
 static int has_table(struct store *st, const char *schema, const char *table, bool *has,
 		     struct gp_err *err)
@@ -56,7 +40,7 @@ static int has_table(struct store *st, const char *schema, const char *table, bo
 				    "WHERE type = 'table' AND name = %Q",
 				    schema, table);
 	int64_t n = 0;
-	int rc = query_int(st, sql, &n, "reading the schema", err);
+	int rc = sti_query_int(st, sql, &n, "reading the schema", err);
 	sqlite3_free(sql);
 	*has = n > 0;
 	return rc;
@@ -79,7 +63,7 @@ static int check_merge_schema(struct store *st, const char *schema, const char *
 	int64_t version = 0;
 	bool runs = false;
 	sql = sqlite3_mprintf("PRAGMA \"%w\".user_version", schema);
-	rc = query_int(st, sql, &version, "reading the schema version", err);
+	rc = sti_query_int(st, sql, &version, "reading the schema version", err);
 	sqlite3_free(sql);
 	if (rc || has_table(st, schema, "runs", &runs, err))
 		return GP_ERUNTIME;
@@ -180,6 +164,8 @@ static int map_new_runs(struct store *st, bool src_points, struct gp_err *err)
 
 /* The columns of table other than run_id that both databases have, as a
  * comma-separated list with the prefix before each name ("t." or "").
+ * With the prefix, a column that names another run (advice.alternative_run_id,
+ * searches.first_run_id: any *_run_id) is renumbered as run_id is.
  * Returns NULL when there are none; sqlite3_free the result. */
 static char *common_columns(struct store *st, const char *table, const char *prefix)
 {
@@ -194,9 +180,14 @@ static char *common_columns(struct store *st, const char *table, const char *pre
 		return NULL;
 	char *list = NULL;
 	while (sqlite3_step(s) == SQLITE_ROW) {
-		char *next = sqlite3_mprintf("%z%s%s\"%w\"", list, list ? ", " : "", prefix,
-					     (const char *)sqlite3_column_text(s, 0));
-		list = next;
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		size_t n = strlen(name);
+		bool run_ref = *prefix && n > 7 && !strcmp(name + n - 7, "_run_id");
+		if (run_ref)
+			list = sqlite3_mprintf("%z%s(SELECT r.new FROM temp.merge_map r WHERE r.old = "
+					       "%s\"%w\")", list, list ? ", " : "", prefix, name);
+		else
+			list = sqlite3_mprintf("%z%s%s\"%w\"", list, list ? ", " : "", prefix, name);
 	}
 	sqlite3_finalize(s);
 	return list;
@@ -265,10 +256,10 @@ static int merge_tx(struct store *st, struct store_merge_stats *stats, struct gp
 	if (!rc)
 		rc = copy_tables(st, err);
 	if (!rc)
-		rc = query_int(st, "SELECT count(*) FROM temp.merge_map", &copied, "counting runs",
+		rc = sti_query_int(st, "SELECT count(*) FROM temp.merge_map", &copied, "counting runs",
 			       err);
 	if (!rc)
-		rc = query_int(st, "SELECT count(*) FROM " MERGE_SRC ".runs", &total, "counting runs",
+		rc = sti_query_int(st, "SELECT count(*) FROM " MERGE_SRC ".runs", &total, "counting runs",
 			       err);
 	stats->copied = copied;
 	stats->duplicates = total - copied;

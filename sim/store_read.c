@@ -13,8 +13,33 @@
 
 /* --- reading back ---------------------------------------------------------- */
 
+/* The answer's run of the search whose probes include run id, or id itself
+ * (also when the database predates the searches table). */
+static int64_t search_answer_of(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT run_id FROM searches WHERE ?1 BETWEEN first_run_id AND "
+			       "last_run_id ORDER BY rowid DESC LIMIT 1",
+			       -1, &s, NULL) != SQLITE_OK)
+		return id;
+	sqlite3_bind_int64(s, 1, id);
+	int64_t answer = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : id;
+	sqlite3_finalize(s);
+	return answer;
+}
+
 int store_run_info(struct store *st, int64_t run_id, struct store_run *out, struct gp_err *err)
 {
+	if (run_id <= 0) {
+		int rc = sti_query_int(st, "SELECT coalesce(max(run_id), 0) FROM runs", &run_id,
+				       "reading runs", err);
+		if (rc)
+			return rc;
+		if (!run_id)
+			return gp_errorf(err, GP_EINPUT, "%s: no runs yet", st->path);
+		run_id = search_answer_of(st, run_id);
+	}
 	sqlite3_stmt *s;
 	const char *sql = run_id > 0 ? "SELECT run_id, name, start, sim_seconds FROM runs WHERE run_id = ?"
 				     : "SELECT run_id, name, start, sim_seconds FROM runs "

@@ -134,6 +134,18 @@ Test(html, inference_runs_show_latency_and_the_load_test)
 	cr_expect(strstr(page, "id=\"chart-latency-time\""), "requests rows give latency over time");
 	cr_expect(strstr(page, "id=\"chart-loadtest\""));
 	cr_expect_geq(count(page, "<circle class=\"point\""), 3, "one point per probe");
+	/* The page is the search's answer, not its last probe: bisecting 4..60/s
+	 * for 32/s probes 33/s (fails) last. */
+	long long answer = scratch_query(db, "SELECT run_id FROM searches");
+	cr_assert_lt(answer, scratch_query(db, "SELECT max(run_id) FROM runs"), "a failed probe last");
+	char title[64];
+	snprintf(title, sizeof title, "<small>run %lld</small>", answer);
+	cr_expect(strstr(page, title), "the answer's run %lld is shown", answer);
+	/* Latency over time on a log axis, with the SLO bounds of scenarios/
+	 * inference.yaml (ttft: 2s, tpot: 100ms) drawn on both latency charts. */
+	cr_expect(strstr(page, "by arrival window (seconds, log scale)"));
+	cr_expect_eq(count(page, "TTFT SLO 2 s (chat)"), 2);
+	cr_expect_eq(count(page, "TPOT SLO 0.1 s (chat)"), 2);
 }
 
 Test(html, errors_are_located_and_leave_no_page)

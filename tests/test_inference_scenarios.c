@@ -146,15 +146,14 @@ Test(inference_scenarios, search_max_finds_the_fastest_replay_within_the_slo, .t
 	cr_assert_eq(search_parse_value("100", &spec.hi, &err), GP_OK);
 	cr_assert_eq(search_parse_condition("ttft_p99_s <= 2", &spec.until, &err), GP_OK);
 	cr_assert_eq(search_check_range(&spec, &err), GP_OK, "%s", err.msg);
-	bool found = false;
-	char answer[64];
-	cr_assert_eq(search_run(&spec, st, NULL, NULL, &found, answer, sizeof answer, &err), GP_OK,
-		     "%s", err.msg);
+	struct search_answer ans;
+	cr_assert_eq(search_run(&spec, st, NULL, NULL, &ans, &err), GP_OK, "%s", err.msg);
 	store_close(st);
 	unlink(db);
-	cr_assert(found);
-	int k = atoi(answer);
-	cr_assert(k > 1 && k < 100, "max speedup %s", answer);
+	cr_assert(ans.found);
+	cr_assert(ans.first_run_id == 1 && ans.run_id >= 1 && ans.run_id <= ans.last_run_id);
+	int k = atoi(ans.value);
+	cr_assert(k > 1 && k < 100, "max speedup %s", ans.value);
 	char set[64];
 	snprintf(set, sizeof set, "workloads.chat.requests.speedup=%d", k);
 	const char *at[] = {set};

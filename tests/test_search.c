@@ -72,6 +72,42 @@ Test(search, max_finds_the_most_jobs_the_window_holds)
 	cr_assert_str_eq(last_line(), "workloads.eval.count=10");
 }
 
+/* The search records its answer, and `report` without --run shows the
+ * answer's run, not the last probe: bisecting 1..40 for 10 probes 11 (too
+ * many) last. */
+Test(search, report_defaults_to_the_answer_not_the_last_probe)
+{
+	cr_assert_eq(search("scenarios/eval-window.yaml --vary workloads.eval.count --lo 1 --hi 40 "
+			    "--max --until 'eval.deadline_met_pct >= 100'"), 0, "%s", out);
+	cr_assert_str_eq(last_line(), "workloads.eval.count=10");
+	long long answer = count("SELECT run_id FROM searches WHERE key = 'workloads.eval.count' "
+				 "AND answer = '10' AND condition = 'eval.deadline_met_pct >= 100' "
+				 "AND first_run_id = 1 AND last_run_id = (SELECT max(run_id) FROM runs)");
+	cr_assert_gt(answer, 0, "one searches row");
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM params WHERE run_id = %lld AND "
+		 "key = 'workloads.eval.count' AND value = '10'", answer);
+	cr_assert_eq(count(sql), 1, "the row names the answer's run");
+	cr_assert_lt(answer, count("SELECT max(run_id) FROM runs"), "a failed probe came last");
+	char path[128];
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	struct store *st;
+	struct gp_err err;
+	struct store_run run;
+	cr_assert_eq(store_open_read(path, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_run_info(st, 0, &run, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	cr_expect_eq(run.run_id, answer);
+	/* A run appended later is the latest again. */
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/eval-window.yaml --db %s --quiet", path);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_assert_eq(store_open_read(path, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_run_info(st, 0, &run, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	cr_expect_eq(run.run_id, count("SELECT max(run_id) FROM runs"));
+}
+
 /* Two waves fit 12:00-17:00 while 2 d <= 5 h: the longest duration is 150 minutes. */
 Test(search, max_over_a_real_value_with_a_unit)
 {

@@ -726,6 +726,34 @@ Test(store, merge_copies_every_row_with_new_run_ids_and_skips_what_it_holds)
 	fixture_free(&f);
 }
 
+/* Columns that name other runs (*_run_id: searches' probes and answer,
+ * advice's alternatives) are renumbered with run_id; before, they kept the
+ * input's numbers and pointed at the output's own runs. */
+Test(store, merge_renumbers_every_column_that_names_a_run)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(dbpath, &f, 2, 2);             /* the output's runs 1 and 2 */
+	write_runs(other_db("in.db"), &f, 3, 0);  /* three points: runs 1..3 there */
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(other_db("in.db"), &st, &err), GP_OK, "%s", err.msg);
+	struct store_search row = {"k", "7", "x <= 1", 2, 1, 3};
+	cr_assert_eq(store_write_search(st, &row, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	struct store_merge_stats ms;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_merge(st, other_db("in.db"), &ms, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(ms.copied, 3);
+	store_close(st);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM searches WHERE run_id = 4 AND "
+				   "first_run_id = 3 AND last_run_id = 5"),
+		     1, "in's runs 1..3 are the output's 3..5");
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
 Test(store, merge_reads_databases_written_before_sweep_points_existed)
 {
 	struct fixture f;

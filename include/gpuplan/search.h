@@ -23,6 +23,7 @@ struct search_condition {
 	char metric[64];
 	enum search_op op;
 	double value;
+	char text[400];    /* as given, for the searches table */
 };
 
 /* A parameter value: a number with an optional unit suffix ("10/s", "90m"). */
@@ -62,9 +63,17 @@ int search_parse_value(const char *text, struct search_value *v, struct gp_err *
 /* Checks lo < hi with one unit, and sets spec->integer for whole-number bounds. */
 int search_check_range(struct search_spec *spec, struct gp_err *err);
 
-/* Runs the bisection.  *found is false when no value in [lo, hi] meets the
- * condition; otherwise *answer holds it, formatted as it would be set. */
+/* What a search found.  The probes' runs are first_run_id .. last_run_id
+ * (with the seeds' runs); run_id is the answer's (its first seed's). */
+struct search_answer {
+	bool found;                /* some value in [lo, hi] meets the condition */
+	char value[64];            /* formatted as it would be set: "3", "12.5/s" */
+	int64_t run_id;
+	int64_t first_run_id, last_run_id;
+};
+
+/* Runs the bisection and fills *answer. */
 int search_run(const struct search_spec *spec, struct store *st, search_probe_fn on_probe,
-	       void *ctx, bool *found, char *answer, size_t answer_len, struct gp_err *err);
+	       void *ctx, struct search_answer *answer, struct gp_err *err);
 
 #endif

@@ -118,6 +118,18 @@ int store_merge(struct store *st, const char *in_path, struct store_merge_stats 
 int store_run_count(struct store *st, int64_t *n, struct gp_err *err);
 
 /* Closes the connection and frees st (NULL is fine). */
+/* What a `gpuplan search` found: KEY=answer meets the condition, run_id is
+ * the answer's run and first_run_id .. last_run_id its probes' runs. */
+struct store_search {
+	const char *key;
+	const char *answer;
+	const char *condition;     /* the --until text */
+	int64_t run_id, first_run_id, last_run_id;
+};
+
+/* Appends a row to the searches table. */
+int store_write_search(struct store *st, const struct store_search *s, struct gp_err *err);
+
 /* A run as stored: id, scenario name, scenario start (RFC 3339), simulated seconds. */
 struct store_run {
 	int64_t run_id;
@@ -126,7 +138,9 @@ struct store_run {
 	double sim_seconds;
 };
 
-/* The run run_id, or the latest when run_id <= 0; GP_EINPUT when there is none. */
+/* The run run_id; when run_id <= 0 the latest, except that when the latest
+ * is a probe of a `gpuplan search`, that search's answer (probes after the
+ * answer are not what the search found).  GP_EINPUT when there is none. */
 int store_run_info(struct store *st, int64_t run_id, struct store_run *out, struct gp_err *err);
 
 /* The allocation rows of a run, in the order written; free with store_free_allocations. */
