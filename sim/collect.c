@@ -112,6 +112,7 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	c->out = out;
 	c->ts_first = out->n_ts;
 	c->sum = gp_xcalloc(c->n_scopes * SUMS, sizeof *c->sum);
+	c->moved = gp_xcalloc(c->n_scopes, sizeof *c->moved);
 	out->step = c->step;
 }
 
@@ -121,6 +122,7 @@ void collect_free(struct collect *c)
 	free(c->names);
 	free(c->sum);
 	free(c->held_kv);
+	free(c->moved);
 	memset(c, 0, sizeof *c);
 }
 
@@ -253,24 +255,24 @@ void collect_start(struct collect *c, sim_time now)
 	}
 }
 
-void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, sim_time now)
+void collect_catch_up(struct collect *c, size_t scope, sim_time now)
 {
-	struct scope_gauges *s = &c->scopes[scope];
-	if (c->started) {
-		roll(c, now);
-		advance(c, s, now);
-	}
-	s->value[g] += delta;
-	if (s->value[g] < 0 && s->value[g] > -1e-9)
-		s->value[g] = 0; /* float dust from adding and removing fractions */
+	roll(c, now);
+	advance(c, &c->scopes[scope], now);
 }
 
+/* Values only change through collect_touch, which lists the scope; the
+ * others' peaks are already at least their values. */
 void collect_settle(struct collect *c)
 {
-	for (size_t i = 0; i < c->n_scopes; i++)
+	for (size_t k = 0; k < c->n_moved; k++) {
+		struct scope_gauges *s = &c->scopes[c->moved[k]];
 		for (int g = 0; g < GAUGE_COUNT; g++)
-			if (c->scopes[i].value[g] > c->scopes[i].peak[g])
-				c->scopes[i].peak[g] = c->scopes[i].value[g];
+			if (s->value[g] > s->peak[g])
+				s->peak[g] = s->value[g];
+		s->moved = false;
+	}
+	c->n_moved = 0;
 }
 
 void collect_finish(struct collect *c, sim_time end)

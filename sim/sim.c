@@ -104,12 +104,6 @@ struct sim {
 
 /* --- state changes, each mirrored in the gauges ------------------------- */
 
-/* Moves gauge g of one workload's scope only. */
-static void gauge_workload(struct sim *s, int32_t w, enum gauge g, double delta)
-{
-	collect_add(&s->collect, collect_scope_workload(s->sc, (size_t)w), g, delta, s->engine.now);
-}
-
 /* Moves gauge g of scope all, and of the pool and the workload when >= 0. */
 static void gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta)
 {
@@ -209,7 +203,9 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 }
 
 /* The gauges a running pod moves itself: allocation, VRAM, and its own
- * (uncapped) activity in its workload's scope.  A job counts as running once. */
+ * (uncapped) activity in its workload's scope.  A job counts as running once.
+ * One collect_move per scope: each gauge gets the same additions, in the
+ * same order, as one call per gauge would give it. */
 static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
@@ -223,17 +219,22 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 			share = g->tenants[k].share;
 	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
 	const struct price *price = &s->sc->pools[pool].price;
-	gauge(s, pool, j->workload, GAUGE_ALLOCATED, sign * grant->equivalent);
-	gauge(s, pool, j->workload, GAUGE_VRAM, sign * gpus * ws->vram_bytes / GP_GIB);
-	gauge(s, pool, j->workload, GAUGE_RUNNING, grant == pods_of((struct sim_job *)j) ? sign : 0);
-	gauge(s, pool, j->workload, GAUGE_CPU, sign * ws->cpu);
-	gauge(s, pool, j->workload, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
-	gauge(s, pool, j->workload, GAUGE_GPU_COST, sign * grant->equivalent * price->gpu_hour);
-	gauge(s, pool, j->workload, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
-	gauge(s, pool, j->workload, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
+	double d[GAUGE_COUNT] = {0};
+	d[GAUGE_ALLOCATED] = sign * grant->equivalent;
+	d[GAUGE_VRAM] = sign * gpus * ws->vram_bytes / GP_GIB;
+	d[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0;
+	d[GAUGE_CPU] = sign * ws->cpu;
+	d[GAUGE_RAM] = sign * ws->memory_bytes / GP_GIB;
+	d[GAUGE_GPU_COST] = sign * grant->equivalent * price->gpu_hour;
+	d[GAUGE_CPU_COST] = sign * ws->cpu * price->cpu_hour;
+	d[GAUGE_RAM_COST] = sign * ws->memory_bytes / GP_GIB * price->gib_hour;
+	sim_time now = s->engine.now;
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
-	gauge_workload(s, j->workload, GAUGE_ENGINE, sign * gpus * j->busy * (mig ? share : 1));
-	gauge_workload(s, j->workload, GAUGE_SM, sign * gpus * j->busy * fmin(ws->sm_share, share));
+	collect_move(&s->collect, 0, d, now);
+	collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), d, now);
+	d[GAUGE_ENGINE] = sign * gpus * j->busy * (mig ? share : 1);
+	d[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share);
+	collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload), d, now);
 }
 
 static void job_gauges(struct sim *s, const struct sim_job *j, double sign)

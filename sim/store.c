@@ -65,27 +65,50 @@ static const char schema_sql[] =
 	"  unit TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS metrics_run_scope_name ON metrics(run_id, scope, name);\n"
-	"CREATE TABLE IF NOT EXISTS jobs (\n"
+	/* jobs is a view: a run's job rows hold integers where the texts
+	 * repeat (workload, node, status, last pending message), and each
+	 * distinct text is stored once per run in job_texts.  A column added
+	 * to jobs goes into job_rows and into the view (and, for databases
+	 * made before it, into added_columns and the migration). */
+	"CREATE TABLE IF NOT EXISTS job_texts (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  text_id INTEGER NOT NULL,\n"
+	"  text TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run_id, text_id)\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS job_rows (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  job_id INTEGER NOT NULL,\n"
-	"  workload TEXT NOT NULL,\n"
+	"  workload_id INTEGER NOT NULL,\n"
 	"  submit_s REAL,\n"
 	"  start_s REAL,\n"
 	"  end_s REAL,\n"
 	"  queue_s REAL,\n"
 	"  gpus INTEGER,\n"
-	"  node TEXT,\n"
-	"  status TEXT,\n"
+	"  node_id INTEGER,\n"
+	"  status_id INTEGER,\n"
 	"  deadline_s REAL,\n"
 	"  deadline_met INTEGER,\n"
 	"  verified INTEGER,\n"
 	"  cost REAL,\n"
-	"  reason TEXT,\n"
+	"  reason_id INTEGER,\n"
 	"  trace_queue_s REAL,\n"
 	"  preemptions INTEGER,\n"
 	"  oom_kills INTEGER\n"
 	");\n"
-	"CREATE INDEX IF NOT EXISTS jobs_run ON jobs(run_id);\n"
+	"CREATE INDEX IF NOT EXISTS jobs_run ON job_rows(run_id);\n"
+	/* LEFT JOINs keep job_rows the outer loop: rows come in their order. */
+	"CREATE VIEW IF NOT EXISTS jobs AS SELECT j.run_id AS run_id, j.job_id AS job_id,\n"
+	"  w.text AS workload, j.submit_s AS submit_s, j.start_s AS start_s, j.end_s AS end_s,\n"
+	"  j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node, s.text AS status,\n"
+	"  j.deadline_s AS deadline_s, j.deadline_met AS deadline_met, j.verified AS verified,\n"
+	"  j.cost AS cost, r.text AS reason, j.trace_queue_s AS trace_queue_s,\n"
+	"  j.preemptions AS preemptions, j.oom_kills AS oom_kills\n"
+	"FROM job_rows j\n"
+	"LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id\n"
+	"LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id\n"
+	"LEFT JOIN job_texts s ON s.run_id = j.run_id AND s.text_id = j.status_id\n"
+	"LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id;\n"
 	"CREATE TABLE IF NOT EXISTS requests (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  workload TEXT NOT NULL,\n"
@@ -333,6 +356,60 @@ static int add_missing_columns(struct store *st, struct gp_err *err)
 	return GP_OK;
 }
 
+/* Copies the rows of the view temp.old_jobs (k1, k2, run_id and the
+ * columns jobs had as a table, before job_texts) into job_texts and
+ * job_rows, in (k1, k2) order; each run's distinct texts are numbered in
+ * text order.  The caller makes the view and drops it. */
+static const char copy_old_jobs_sql[] =
+	"CREATE INDEX job_texts_copying ON job_texts(run_id, text);\n"
+	"INSERT INTO job_texts (run_id, text_id, text)\n"
+	"  SELECT run_id, row_number() OVER (PARTITION BY run_id ORDER BY text) - 1, text FROM\n"
+	"  (SELECT run_id, workload AS text FROM temp.old_jobs WHERE workload IS NOT NULL\n"
+	"   UNION SELECT run_id, node FROM temp.old_jobs WHERE node IS NOT NULL\n"
+	"   UNION SELECT run_id, status FROM temp.old_jobs WHERE status IS NOT NULL\n"
+	"   UNION SELECT run_id, reason FROM temp.old_jobs WHERE reason IS NOT NULL);\n"
+	"INSERT INTO job_rows (run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s,\n"
+	"  gpus, node_id, status_id, deadline_s, deadline_met, verified, cost, reason_id,\n"
+	"  trace_queue_s, preemptions, oom_kills)\n"
+	"  SELECT j.run_id, j.job_id,\n"
+	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.workload),\n"
+	"  j.submit_s, j.start_s, j.end_s, j.queue_s, j.gpus,\n"
+	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.node),\n"
+	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.status),\n"
+	"  j.deadline_s, j.deadline_met, j.verified, j.cost,\n"
+	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.reason),\n"
+	"  j.trace_queue_s, j.preemptions, j.oom_kills FROM temp.old_jobs j ORDER BY j.k1, j.k2;\n"
+	"DROP INDEX job_texts_copying;\n";
+
+int sti_copy_old_jobs(struct store *st, struct gp_err *err)
+{
+	int rc = sti_exec(st, copy_old_jobs_sql, "copying job rows to job_rows", err);
+	sqlite3_exec(st->db, "DROP VIEW IF EXISTS temp.old_jobs", NULL, NULL, NULL);
+	return rc;
+}
+
+/* A database made before job_texts has jobs as a table: its rows move to
+ * job_rows and job_texts, and jobs becomes the view.  Runs under
+ * ensure_schema's lock, after add_missing_columns gave jobs every column. */
+static int migrate_jobs(struct store *st, struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' "
+			       "AND name = 'jobs'", -1, &s, NULL) != SQLITE_OK)
+		return sti_db_error(st, err, "reading the schema");
+	int step = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (step == SQLITE_DONE)
+		return GP_OK;
+	if (step != SQLITE_ROW)
+		return sti_db_error(st, err, "reading the schema");
+	if (sti_exec(st, "CREATE TEMP VIEW old_jobs AS SELECT 0 AS k1, j.rowid AS k2, j.* "
+		     "FROM main.jobs j", "reading the jobs table", err) ||
+	    sti_copy_old_jobs(st, err) || sti_exec(st, "DROP TABLE main.jobs", "moving jobs", err))
+		return GP_ERUNTIME;
+	return sti_exec(st, schema_sql, "creating the jobs view", err); /* and jobs_run */
+}
+
 /* Creates the schema if absent, under the write lock so that processes
  * opening a new database at the same time do not race.  Refuses a schema
  * newer than ours. */
@@ -351,6 +428,8 @@ static int ensure_schema(struct store *st, struct gp_err *err)
 		rc = sti_exec(st, schema_sql, "creating the schema", err);
 	if (!rc)
 		rc = add_missing_columns(st, err);
+	if (!rc)
+		rc = migrate_jobs(st, err);
 	if (!rc && version < STORE_SCHEMA_VERSION) {
 		char sql[64];
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
@@ -723,40 +802,132 @@ static int bind_metric(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct
 	return GP_OK;
 }
 
-/* What a job row needs besides the record: names for its indexes. */
+/* What a job row needs besides the record: names for its indexes, and the
+ * ids of its texts in job_texts.  Ids are numbered by kind, each kind after
+ * the ones before: workload w is w, then the statuses, the nodes and the
+ * pending messages; job_texts gets the ids the rows use, ascending. */
 struct job_ctx {
 	const struct scenario *sc;
 	const struct results *r;
 	const char *path;
+	int64_t status0, node0, reason0, end; /* first id of each kind; ids end here */
+	int64_t status_id[JOB_FAILED + 1];    /* one id per status text */
+	int64_t *texts;                       /* the ids used */
+	size_t n_texts;
 };
 
-/* Binds a job.  A workload or node index out of range is a bug upstream; it
- * fails the write (and so the whole run) instead of reading out of bounds. */
+/* A job's record refers to a workload and node that exist (else bind_job
+ * fails the write). */
+static bool job_valid(const struct job_ctx *c, const struct job_record *j)
+{
+	return j->workload >= 0 && (size_t)j->workload < c->sc->n_workloads &&
+	       (j->node < 0 || (size_t)j->node < c->r->n_nodes);
+}
+
+static bool job_has_reason(const struct job_ctx *c, const struct job_record *j)
+{
+	return j->reason >= 0 && (size_t)j->reason < c->r->n_reason_texts;
+}
+
+static int64_t job_status_id(const struct job_ctx *c, const struct job_record *j)
+{
+	return c->status_id[j->status <= JOB_FAILED ? j->status : JOB_PENDING];
+}
+
+/* Numbers the kinds of text and lists the ids the job rows use, in one
+ * pass over the rows. */
+static void job_texts_plan(struct job_ctx *c)
+{
+	const struct results *r = c->r;
+	c->status0 = (int64_t)c->sc->n_workloads;
+	c->node0 = c->status0 + JOB_FAILED + 1;
+	c->reason0 = c->node0 + (int64_t)r->n_nodes;
+	c->end = c->reason0 + (int64_t)r->n_reason_texts;
+	/* Pending and running share "unfinished": the lowest status with the
+	 * same text gives the id. */
+	for (int k = 0; k <= JOB_FAILED; k++) {
+		c->status_id[k] = c->status0 + k;
+		for (int e = 0; e < k; e++)
+			if (!strcmp(job_status_name((enum job_status)e), job_status_name((enum job_status)k))) {
+				c->status_id[k] = c->status0 + e;
+				break;
+			}
+	}
+	uint8_t *used = gp_xcalloc((size_t)c->end + 1, 1);
+	for (size_t i = 0; i < r->n_jobs; i++) {
+		const struct job_record *j = &r->jobs[i];
+		if (!job_valid(c, j))
+			continue;
+		used[j->workload] = 1;
+		used[job_status_id(c, j)] = 1;
+		if (j->node >= 0)
+			used[c->node0 + j->node] = 1;
+		if (job_has_reason(c, j))
+			used[c->reason0 + j->reason] = 1;
+	}
+	c->texts = gp_xcalloc((size_t)c->end + 1, sizeof *c->texts);
+	for (int64_t id = 0; id < c->end; id++)
+		if (used[id])
+			c->texts[c->n_texts++] = id;
+	free(used);
+}
+
+/* The text of id (job_texts_plan's numbering). */
+static const char *job_text(const struct job_ctx *c, int64_t id)
+{
+	if (id < c->status0)
+		return c->sc->workloads[id].name;
+	if (id < c->node0)
+		return job_status_name((enum job_status)(id - c->status0));
+	if (id < c->reason0)
+		return c->r->node_names[id - c->node0];
+	return c->r->reason_texts[id - c->reason0];
+}
+
+/* Binds a job_texts row: the i-th id used. */
+static int bind_job_text(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct job_ctx *c = ctx;
+	(void)err;
+	sqlite3_bind_int64(s, p, c->texts[i]);
+	sti_bind_text(s, p + 1, job_text(c, c->texts[i]));
+	return GP_OK;
+}
+
+static void bind_id(sqlite3_stmt *s, int i, bool has, int64_t id)
+{
+	if (has)
+		sqlite3_bind_int64(s, i, id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Binds a job_rows row.  A workload or node index out of range is a bug
+ * upstream; it fails the write (and so the whole run) instead of reading
+ * out of bounds. */
 static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
 	const struct job_ctx *c = ctx;
 	const struct job_record *j = &c->r->jobs[i];
-	if (j->workload < 0 || (size_t)j->workload >= c->sc->n_workloads ||
-	    (j->node >= 0 && (size_t)j->node >= c->r->n_nodes))
+	if (!job_valid(c, j))
 		return gp_errorf(err, GP_ERUNTIME,
 				 "%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
 				 c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
 				 (int)j->node, c->r->n_nodes);
 	sqlite3_bind_int64(s, p, j->job_id);
-	sti_bind_text(s, p + 1, c->sc->workloads[j->workload].name);
+	sqlite3_bind_int64(s, p + 1, j->workload);
 	bind_time(s, p + 2, j->submit);
 	bind_time(s, p + 3, j->start);
 	bind_time(s, p + 4, j->end);
 	bind_time(s, p + 5, j->start == SIM_NEVER ? SIM_NEVER : j->start - j->submit);
 	sqlite3_bind_int(s, p + 6, j->gpus);
-	sti_bind_text(s, p + 7, j->node >= 0 ? c->r->node_names[j->node] : NULL);
-	sti_bind_text(s, p + 8, job_status_name((enum job_status)j->status));
+	bind_id(s, p + 7, j->node >= 0, c->node0 + j->node);
+	sqlite3_bind_int64(s, p + 8, job_status_id(c, j));
 	bind_time(s, p + 9, j->deadline);
 	sqlite3_bind_int(s, p + 10, j->deadline_met ? 1 : 0);
 	sqlite3_bind_int(s, p + 11, j->verified ? 1 : 0);
 	bind_real(s, p + 12, j->cost);
-	bool reason = j->reason >= 0 && (size_t)j->reason < c->r->n_reason_texts;
-	sti_bind_text(s, p + 13, reason ? c->r->reason_texts[j->reason] : NULL);
+	bind_id(s, p + 13, job_has_reason(c, j), c->reason0 + j->reason);
 	bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
 	sqlite3_bind_int(s, p + 15, j->preemptions);
 	sqlite3_bind_int(s, p + 16, j->oom_kills);
@@ -910,15 +1081,17 @@ static int bind_curve(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 static int write_rows(struct store *st, const struct scenario *sc, const struct results *r,
 		      int64_t id, struct gp_err *err)
 {
-	struct job_ctx jc = {sc, r, st->path};
+	struct job_ctx jc = {.sc = sc, .r = r, .path = st->path};
+	job_texts_plan(&jc);
 	const struct rows tables[] = {
 		{"params", "run_id, key, value", 3, sc->n_params, bind_param, sc},
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
-		{"jobs",
-		 "run_id, job_id, workload, submit_s, start_s, end_s, queue_s, gpus, node, status, "
-		 "deadline_s, deadline_met, verified, cost, reason, trace_queue_s, preemptions, "
-		 "oom_kills",
+		{"job_rows",
+		 "run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s, gpus, node_id, "
+		 "status_id, deadline_s, deadline_met, verified, cost, reason_id, trace_queue_s, "
+		 "preemptions, oom_kills",
 		 18, r->n_jobs, bind_job, &jc},
+		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, bind_job_text, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
 		 "sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, "
@@ -941,10 +1114,11 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"scopes", "run_id, scope, kind, workload_kind, model, gpu", 6,
 		 1 + sc->n_pools + sc->n_workloads, bind_scope, sc},
 	};
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-		if (insert_rows(st, i, &tables[i], id, err))
-			return GP_ERUNTIME;
-	return GP_OK;
+	int rc = GP_OK;
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !rc; i++)
+		rc = insert_rows(st, i, &tables[i], id, err);
+	free(jc.texts);
+	return rc;
 }
 
 /* Looks (sweep, point) up; *has tells whether it is there. */

@@ -245,6 +245,42 @@ static int copy_tables(struct store *st, struct gp_err *err)
 	return rc;
 }
 
+/* Whether the input's table has column (of its own name, not ours). */
+static bool src_has_column(struct store *st, const char *table, const char *column)
+{
+	char *sql = sqlite3_mprintf("SELECT count(*) FROM pragma_table_info(%Q, '" MERGE_SRC "') "
+				    "WHERE name = %Q", table, column);
+	int64_t n = 0;
+	struct gp_err ignored;
+	sti_query_int(st, sql, &n, "reading the schema", &ignored);
+	sqlite3_free(sql);
+	return n > 0;
+}
+
+/* An input made before job_texts holds its job rows in a jobs table: they go
+ * to job_rows and job_texts as its runs' new ids, in the runs' order. */
+static int copy_old_jobs(struct store *st, struct gp_err *err)
+{
+	bool old = false;
+	if (has_table(st, MERGE_SRC, "jobs", &old, err))
+		return GP_ERUNTIME;
+	if (!old)
+		return GP_OK;
+	char *sql = sqlite3_mprintf(
+		"CREATE TEMP VIEW old_jobs AS SELECT m.seq AS k1, j.rowid AS k2, m.new AS run_id, "
+		"j.job_id, j.workload, j.submit_s, j.start_s, j.end_s, j.queue_s, j.gpus, j.node, "
+		"j.status, j.deadline_s, j.deadline_met, j.verified, j.cost, %s AS reason, "
+		"%s AS trace_queue_s, %s AS preemptions, %s AS oom_kills FROM " MERGE_SRC ".jobs j "
+		"JOIN temp.merge_map m ON m.old = j.run_id",
+		src_has_column(st, "jobs", "reason") ? "j.reason" : "NULL",
+		src_has_column(st, "jobs", "trace_queue_s") ? "j.trace_queue_s" : "NULL",
+		src_has_column(st, "jobs", "preemptions") ? "j.preemptions" : "NULL",
+		src_has_column(st, "jobs", "oom_kills") ? "j.oom_kills" : "NULL");
+	int rc = sti_exec(st, sql, "merging jobs", err);
+	sqlite3_free(sql);
+	return rc ? rc : sti_copy_old_jobs(st, err);
+}
+
 /* The merge proper, inside one transaction on the attached input. */
 static int merge_tx(struct store *st, struct store_merge_stats *stats, struct gp_err *err)
 {
@@ -255,6 +291,8 @@ static int merge_tx(struct store *st, struct store_merge_stats *stats, struct gp
 		rc = map_new_runs(st, src_points, err);
 	if (!rc)
 		rc = copy_tables(st, err);
+	if (!rc)
+		rc = copy_old_jobs(st, err);
 	if (!rc)
 		rc = sti_query_int(st, "SELECT count(*) FROM temp.merge_map", &copied, "counting runs",
 			       err);

@@ -140,7 +140,7 @@ fi
 if [ -f "$results_page" ]; then
 	"$BIN" run scenarios/eval-window.yaml --quiet --db "$work/schema.db" >/dev/null 2>&1 ||
 		problem "tests/docs.sh: could not write a results database to compare with docs/results.md"
-	for t in $(sqlite3 "$work/schema.db" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"); do
+	for t in $(sqlite3 "$work/schema.db" "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"); do
 		real=$(sqlite3 "$work/schema.db" "SELECT group_concat(name, ' ') FROM pragma_table_info('$t')")
 		# | table | col, col (a note), col: what it is |
 		row=$(grep "^| $t |" "$results_page" | head -n 1)

@@ -180,7 +180,7 @@ Test(outputs, a_database_from_before_the_application_id_is_adopted)
 {
 	char db[128], cmd[512], out[4096];
 	make_results(db, sizeof db);
-	make_foreign(db, "PRAGMA application_id = 0;");
+	make_foreign(db, "PRAGMA application_id = 0; PRAGMA user_version = 1;"); /* before both */
 	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s", db);
 	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	sqlite3 *h;

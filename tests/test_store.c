@@ -126,6 +126,27 @@ static sqlite3 *reader(void)
 	return db;
 }
 
+static sqlite3 *reader_of(const char *path)
+{
+	sqlite3 *db = NULL;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	return db;
+}
+
+/* The text of the single row a query returns (valid until the next query). */
+static char query_text_buf[4096];
+static const char *query_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(s), SQLITE_ROW, "%s", sql);
+	const unsigned char *t = sqlite3_column_text(s, 0);
+	snprintf(query_text_buf, sizeof query_text_buf, "%s", t ? (const char *)t : "");
+	sqlite3_finalize(s);
+	return query_text_buf;
+}
+
 /* The single integer a query returns. */
 static int64_t query_int(sqlite3 *db, const char *sql)
 {
@@ -313,7 +334,7 @@ Test(store, job_rows_round_trip_in_array_order)
 	cr_assert_eq(sqlite3_prepare_v2(db,
 					"SELECT job_id, workload, submit_s, start_s, end_s, queue_s, "
 					"gpus, node, status, deadline_s, deadline_met, verified, cost, "
-					"preemptions, oom_kills FROM jobs WHERE run_id = 1 ORDER BY rowid",
+					"preemptions, oom_kills FROM jobs WHERE run_id = 1 ORDER BY job_id",
 					-1, &s, NULL),
 		     SQLITE_OK);
 
@@ -607,15 +628,19 @@ Test(store, hundred_thousand_jobs_write_in_one_run)
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE node IS NULL"), 33334);
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE queue_s = 5"), 66666);
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE workload = 'eval'"), 50000);
-	cr_expect_eq(query_int(db, "SELECT min(rowid) = (SELECT rowid FROM jobs WHERE "
-				   "job_id = 0) AND max(rowid) = (SELECT rowid FROM jobs WHERE "
-				   "job_id = 99999) FROM jobs"),
+	cr_expect_eq(query_int(db, "SELECT min(rowid) = (SELECT rowid FROM job_rows WHERE "
+				   "job_id = 0) AND max(rowid) = (SELECT rowid FROM job_rows WHERE "
+				   "job_id = 99999) FROM job_rows"),
 		     1);
+	/* Each text once per run: 2 workloads, 2 nodes, 2 statuses. */
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM job_texts"), 6);
 	sqlite3_close(db);
 	fixture_free(&f);
 }
 
 /* --- sweep points and merge ----------------------------------------------- */
+
+
 
 /* The path of another database in the test's folder. */
 static const char *other_db(const char *name)
@@ -693,6 +718,75 @@ static void write_runs(const char *path, struct fixture *f, int n, int plain)
 	store_close(st);
 }
 
+/* Turns the database at path back into schema version 1, where jobs was a
+ * table with the texts in each row; returns its jobs rows, quoted. */
+static char *make_version_1(const char *path)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db,
+				  "CREATE TABLE jobs_v1 AS SELECT * FROM jobs; DROP VIEW jobs;"
+				  "DROP TABLE job_rows; DROP TABLE job_texts;"
+				  "ALTER TABLE jobs_v1 RENAME TO jobs; CREATE INDEX jobs_run ON jobs(run_id);"
+				  "PRAGMA user_version = 1",
+				  NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	db = reader_of(path);
+	char *rows = gp_xstrdup(query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) "
+					   "|| quote(workload) || quote(submit_s) || quote(node) || "
+					   "quote(status) || quote(reason) || quote(cost), '|') FROM jobs"));
+	sqlite3_close(db);
+	cr_assert(strchr(rows, '|'), "job rows to compare: %s", rows);
+	return rows;
+}
+
+Test(store, a_version_1_database_gets_its_jobs_moved_to_job_rows_on_open)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(dbpath, &f, 2, 2);
+	char *v1 = make_version_1(dbpath);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs' "
+				   "AND type = 'view'"), 1);
+	cr_expect_str_eq(query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
+				   "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
+				   "|| quote(reason) || quote(cost), '|') FROM jobs"),
+			 v1, "the same rows, in their order");
+	sqlite3_close(db);
+	free(v1);
+	fixture_free(&f);
+}
+
+Test(store, merge_reads_the_jobs_of_a_version_1_input)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(other_db("in.db"), &f, 2, 2);
+	char *v1 = make_version_1(other_db("in.db"));
+	struct store *st;
+	struct gp_err err;
+	struct store_merge_stats ms;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_merge(st, other_db("in.db"), &ms, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	cr_expect_eq(ms.copied, 2);
+	sqlite3 *db = reader();
+	cr_expect_str_eq(query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
+				   "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
+				   "|| quote(reason) || quote(cost), '|') FROM jobs"),
+			 v1);
+	sqlite3_close(db);
+	free(v1);
+	fixture_free(&f);
+}
+
 Test(store, merge_copies_every_row_with_new_run_ids_and_skips_what_it_holds)
 {
 	struct fixture f;
@@ -719,7 +813,7 @@ Test(store, merge_copies_every_row_with_new_run_ids_and_skips_what_it_holds)
 		     1, "NULL stays NULL");
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM timeseries WHERE run_id = 2"), 2);
 	cr_expect_eq(query_int(db, "SELECT group_concat(job_id) = '0,1,2' FROM (SELECT job_id "
-				   "FROM jobs WHERE run_id = 3 ORDER BY rowid)"),
+				   "FROM job_rows WHERE run_id = 3 ORDER BY rowid)"),
 		     1, "rows keep their order");
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM runs WHERE wall_seconds = 1.25"), 1);
 	sqlite3_close(db);
@@ -781,6 +875,7 @@ Test(store, databases_without_the_per_job_counts_open_and_merge)
 	struct fixture f;
 	fixture_init(&f);
 	write_runs(other_db("old.db"), &f, 1, 1);
+	free(make_version_1(other_db("old.db"))); /* jobs a table, as it then was */
 	sqlite3 *old;
 	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
 	cr_assert_eq(sqlite3_exec(old, "ALTER TABLE jobs DROP COLUMN preemptions; "

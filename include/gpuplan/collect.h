@@ -3,11 +3,15 @@
  * over time, for the timeseries table and the time-averaged metrics.
  *
  * Scopes: 0 is "all", then one per pool, then one per workload.  A gauge
- * changes only when the simulation says so (collect_add); integrals advance
+ * changes only when the simulation says so (collect_add, or collect_move for
+ * all the gauges a state change moves in one scope); integrals advance
  * lazily, so a change costs O(1) and a timeseries window costs O(scopes).
- * Peaks are taken when the clock is about to move (collect_settle), so the
- * transient states inside one instant (a job finishing and another starting
- * at 13:00) never count as peaks.
+ * The first change of a scope at a new instant brings its integrals up to
+ * date (out of line); the others at that instant are an inline add.
+ * Peaks are taken when the clock is about to move (collect_settle), over
+ * the scopes that moved since the last settle only, so the transient states
+ * inside one instant (a job finishing and another starting at 13:00) never
+ * count as peaks and an instant costs what it changed, not O(scopes).
  *
  * Two spans: timeseries windows are aligned to multiples of `step` from the
  * scenario start, beginning with the window of the first arrival; the totals
@@ -62,6 +66,7 @@ struct scope_gauges {
 	double peak[GAUGE_COUNT];
 	double preemptions;          /* counted in the current window (collect_preempted) */
 	sim_time last;               /* integrals are up to date until here */
+	bool moved;                  /* changed since the last collect_settle */
 };
 
 struct collect {
@@ -81,6 +86,8 @@ struct collect {
 	sim_time span_start;         /* first arrival */
 	sim_time window_start;
 	struct results *out;         /* receives timeseries rows */
+	size_t *moved;               /* scopes changed since the last settle */
+	size_t n_moved;
 };
 
 void collect_init(struct collect *c, const struct scenario *sc, struct results *out);
@@ -95,14 +102,51 @@ static inline size_t collect_scope_workload(const struct scenario *sc, size_t w)
 /* Starts the spans at the first arrival (called once, at that time). */
 void collect_start(struct collect *c, sim_time now);
 
+/* Brings scope's integrals (and the windows) up to now: the first change
+ * of a scope at an instant calls it, through collect_add or collect_move. */
+void collect_catch_up(struct collect *c, size_t scope, sim_time now);
+
+/* Float dust from adding and removing fractions is a zero. */
+static inline double collect_undust(double v)
+{
+	return v < 0 && v > -1e-9 ? 0 : v;
+}
+
+static inline struct scope_gauges *collect_touch(struct collect *c, size_t scope, sim_time now)
+{
+	struct scope_gauges *s = &c->scopes[scope];
+	if (c->started && now > s->last)
+		collect_catch_up(c, scope, now);
+	if (!s->moved) {
+		s->moved = true;
+		c->moved[c->n_moved++] = scope;
+	}
+	return s;
+}
+
 /* Adds delta to gauge g of scope at time now. */
-void collect_add(struct collect *c, size_t scope, enum gauge g, double delta, sim_time now);
+static inline void collect_add(struct collect *c, size_t scope, enum gauge g, double delta,
+			       sim_time now)
+{
+	struct scope_gauges *s = collect_touch(c, scope, now);
+	s->value[g] = collect_undust(s->value[g] + delta);
+}
+
+/* Adds delta[g] to every gauge g of scope at time now, in gauge order: the
+ * same values as one collect_add per gauge (adding 0 changes none). */
+static inline void collect_move(struct collect *c, size_t scope, const double *delta, sim_time now)
+{
+	struct scope_gauges *s = collect_touch(c, scope, now);
+	for (size_t g = 0; g < GAUGE_COUNT; g++)
+		s->value[g] = collect_undust(s->value[g] + delta[g]);
+}
 
 /* Counts one preemption of scope at time now (a counter: the timeseries
  * row holds the number in its window, not a time average). */
 void collect_preempted(struct collect *c, size_t scope, sim_time now);
 
-/* Called when the clock is about to leave `now`: records peaks. */
+/* Called when the clock is about to leave `now`: records the peaks of the
+ * scopes that moved. */
 void collect_settle(struct collect *c);
 
 /* Closes the last window and the totals at `end`. */

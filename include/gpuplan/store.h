@@ -16,7 +16,12 @@
  * kind, workload_kind, model, gpu) says what each scope name is, so that
  * exports can label pools, workloads and models.  jobs has one more column
  * than the original schema: reason, the job's last pending reason in kube-scheduler's
- * words (added to older databases when they are opened).  The schema
+ * words (added to older databases when they are opened).  jobs is a view
+ * (schema version 2): job_rows holds a row per job with integer ids where
+ * texts repeat (workload_id, node_id, status_id, reason_id), job_texts
+ * (run_id, text_id, text) each distinct text of a run once, and the view
+ * joins them into the documented columns; a version 1 database is migrated
+ * when it is opened, and merged from as it is.  The schema
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
  *
@@ -44,7 +49,7 @@
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 /* PRAGMA application_id of every gpuplan results database: "GPLN". */
 #define STORE_APPLICATION_ID 0x47504C4E
 
