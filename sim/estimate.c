@@ -222,9 +222,16 @@ void estimate_write_text(FILE *out, const struct estimate *e)
 	const struct footprint *fp = &e->fp;
 	fprintf(out, "%s, %s weights, %s KV cache, on %s (%.0f GiB)\n", m->name,
 		footprint_quant_name(e->quant), footprint_quant_name(e->kv), e->gpu->name, e->gpu->memory_bytes / GP_GIB);
-	fprintf(out, "  weights              %s  %.2fB params x %g B\n",
-		size_text(a, sizeof a, e->weights_bytes), m->params / 1e9,
-		footprint_quant_weight_bytes(e->quant));
+	double kept = footprint_kept_params(m, e->quant);
+	if (kept >= m->params)
+		fprintf(out, "  weights              %s  %.2fB params x %g B\n",
+			size_text(a, sizeof a, e->weights_bytes), m->params / 1e9,
+			footprint_quant_weight_bytes(e->quant));
+	else
+		fprintf(out, "  weights              %s  %.2fB params x %g B + %.2fB embedding%s x 2 B\n",
+			size_text(a, sizeof a, e->weights_bytes), (m->params - kept) / 1e9,
+			footprint_quant_weight_bytes(e->quant), kept / 1e9,
+			m->tied_embeddings ? "" : " and lm_head");
 	fprintf(out, "  KV per token         %s B  2 x %d layers x %d KV heads x %d x %g B\n",
 		grouped(a, sizeof a, (int64_t)e->kv_bytes_per_token), m->layers, m->kv_heads,
 		m->head_dim, footprint_quant_kv_bytes(e->kv));

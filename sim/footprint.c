@@ -102,14 +102,18 @@ enum quant footprint_quant_default_kv(enum quant weights)
 	return weights == QUANT_BF16 ? QUANT_BF16 : QUANT_FP16;
 }
 
+double footprint_kept_params(const struct model_arch *m, enum quant weights)
+{
+	if (footprint_quant_weight_bytes(weights) >= 2)
+		return m->params;
+	double kept = (double)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
+	return kept > m->params ? m->params : kept;
+}
+
 double footprint_weights_bytes(const struct model_arch *m, enum quant weights)
 {
 	double width = footprint_quant_weight_bytes(weights);
-	if (width >= 2)
-		return m->params * width;
-	double kept = (double)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
-	if (kept > m->params)
-		kept = m->params;
+	double kept = footprint_kept_params(m, weights);
 	return (m->params - kept) * width + kept * 2.0;
 }
 

@@ -362,7 +362,10 @@ static struct plot time_plot(FILE *out, const struct scope_series *s, double top
 
 /* --- charts ---------------------------------------------------------------- */
 
-enum field { F_CAPACITY, F_ALLOCATED, F_DEMAND, F_ENGINE, F_SM, F_VRAM, F_PENDING };
+enum field {
+	F_CAPACITY, F_ALLOCATED, F_DEMAND, F_ENGINE, F_SM, F_VRAM, F_PENDING,
+	F_REQ_RUNNING, F_REQ_WAITING, F_KV_USAGE
+};
 
 static double field(const struct ts_row *r, enum field f)
 {
@@ -374,6 +377,9 @@ static double field(const struct ts_row *r, enum field f)
 	case F_SM: return r->sm_active;
 	case F_VRAM: return r->vram_used_gib;
 	case F_PENDING: return r->pending;
+	case F_REQ_RUNNING: return r->requests_running;
+	case F_REQ_WAITING: return r->requests_waiting;
+	case F_KV_USAGE: return r->kv_cache_usage;
 	}
 	return 0;
 }
@@ -416,6 +422,39 @@ static void chart_capacity(FILE *out, const struct page *pg, const struct scope_
 	svg_close(out, "Demand above capacity is work that waits; allocation below capacity with "
 		       "demand above it is work that cannot use what is free.");
 	free(cap), free(alloc), free(demand), free(zero);
+}
+
+/* vLLM's server gauges over time (scope all): requests running and waiting
+ * (vllm:num_requests_running, vllm:num_requests_waiting), and the share of
+ * KV-cache blocks in use (vllm:gpu_cache_usage_perc). */
+static void chart_servers(FILE *out, const struct page *pg, const struct scope_series *all)
+{
+	bool kv = false;
+	for (size_t i = 0; i < all->n; i++)
+		kv |= !isnan(all->row[i]->kv_cache_usage);
+	if (!kv)
+		return; /* no inference server ran */
+	double *run = column(all, F_REQ_RUNNING, 1), *wait = column(all, F_REQ_WAITING, 1);
+	struct plot p = time_plot(out, all, nice_top(fmax(max_of(run, all->n), max_of(wait, all->n))));
+	svg_open(out, "chart-servers", "Inference servers: requests running and waiting");
+	y_axis(&p, "requests");
+	time_axis(&p, pg->epoch);
+	step_line(&p, all, run, palette[0], false);
+	step_line(&p, all, wait, palette[1], false);
+	static const char *const labels[] = {"running (in the batch)", "waiting (queued)"};
+	const char *colors[] = {palette[0], palette[1]};
+	legend(out, labels, colors, NULL, 2);
+	svg_close(out, "Time-weighted means per window, every replica together: vLLM's "
+		       "num_requests_running and num_requests_waiting.");
+	double *usage = column(all, F_KV_USAGE, 100);
+	p = time_plot(out, all, 100);
+	svg_open(out, "chart-kv-cache", "KV cache in use (% of the serving replicas' blocks)");
+	y_axis(&p, "% of blocks");
+	time_axis(&p, pg->epoch);
+	step_line(&p, all, usage, palette[2], false);
+	svg_close(out, "vLLM's gpu_cache_usage_perc; near 100% the server preempts sequences and "
+		       "TTFT grows.");
+	free(run), free(wait), free(usage);
 }
 
 /* Allocation, engine, SM and VRAM as % of the scope's capacity. */
@@ -909,6 +948,7 @@ static void section_charts(FILE *out, const struct page *pg)
 	fputs("<section id=\"latency\">\n<h2>Latency</h2>\n", out);
 	chart_latency(out, pg);
 	chart_latency_time(out, pg, all);
+	chart_servers(out, pg, all);
 	chart_loadtest(out, pg);
 	fputs("</section>\n", out);
 }

@@ -180,6 +180,17 @@ Test(estimate_cli, text_output_gives_gb_and_gib)
 	expect_key("decode step ");
 }
 
+/* The weights line adds up as printed: Llama-3-8B keeps its embedding and
+ * untied lm_head (128,256 x 4,096 x 2 = 1.05e9) at 2 B; the other 6.98e9
+ * params at 0.51953125 B (int4) give 3.63e9 + 2.10e9 = 5.73e9 bytes.  It
+ * printed "8.03B params x 0.519531 B" (4.17e9), which no longer matched. */
+Test(estimate_cli, quantized_weights_show_the_16_bit_embedding)
+{
+	cr_assert_eq(gpuplan("estimate --model llama-3-8b --quant int4 --gpu L4"), 0, "%s", out);
+	expect_key("weights              5.73 GB (5.33 GiB)  6.98B params x 0.519531 B + 1.05B "
+		   "embedding and lm_head x 2 B");
+}
+
 Test(estimate_cli, bad_input_exits_2_with_a_located_message)
 {
 	static const struct {

@@ -133,6 +133,8 @@ Test(html, inference_runs_show_latency_and_the_load_test)
 	cr_expect(strstr(page, "id=\"chart-latency\""));
 	cr_expect(strstr(page, "id=\"chart-latency-time\""), "requests rows give latency over time");
 	cr_expect(strstr(page, "id=\"chart-loadtest\""));
+	cr_expect(strstr(page, "id=\"chart-servers\""), "vLLM's running and waiting gauges");
+	cr_expect(strstr(page, "id=\"chart-kv-cache\""), "vLLM's KV-cache usage");
 	cr_expect_geq(count(page, "<circle class=\"point\""), 3, "one point per probe");
 	/* The page is the search's answer, not its last probe: bisecting 4..60/s
 	 * for 32/s probes 33/s (fails) last. */

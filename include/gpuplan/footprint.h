@@ -58,6 +58,9 @@ enum quant footprint_quant_default_kv(enum quant weights);
 /* The whole model's weights, before any TP split: params x 2 in 16 bits; a
  * quantized checkpoint narrows all but the embedding and lm_head (footprint.c). */
 double footprint_weights_bytes(const struct model_arch *m, enum quant weights);
+/* The parameters kept at 16 bits: all of them in a 16-bit format; the
+ * embedding and an untied lm_head (vocab x hidden each) in a quantized one. */
+double footprint_kept_params(const struct model_arch *m, enum quant weights);
 
 /* 2 (K and V) x layers x kv_heads x head_dim x footprint_quant_kv_bytes(kv). */
 double footprint_kv_bytes_per_token(const struct model_arch *m, enum quant kv);
