@@ -14,10 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --max-empty-bulk-delete: empty nodes removed in one scan. */
-#define MAX_EMPTY_BULK_DELETE 10
+/* --max-scale-down-parallelism (10): nodes removed in one scan;
+ * --max-drain-parallelism (1): of them, nodes whose pods are moved. */
+#define MAX_SCALE_DOWN_PARALLELISM 10
+#define MAX_DRAIN_PARALLELISM 1
 
-/* Slack for packing fractions of a node. */
+/* Tenant ids of the pods the simulations put on nodes for a while
+ * (PROBE_TENANT - k for the k-th): above any job id, below the replicas' bit. */
+#define PROBE_TENANT UINT32_C(0x7fffffff)
+
+/* Slack for comparing scores. */
 #define EPS 1e-9
 
 enum node_state { NODE_DOWN, NODE_PROVISIONING, NODE_READY, NODE_DRAINING };
@@ -38,9 +44,11 @@ struct as_pool {
 	bool autoscaled, spot;
 	int32_t size;          /* Ready + provisioning: the node group's size */
 	int32_t provisioning;
-	double *room;          /* scratch of a scan: free share of upcoming and new nodes */
-	int32_t n_room;
-	int32_t n_new;         /* scratch: new nodes of this pool's option */
+	int32_t *est;          /* scratch of a scan: upcoming nodes [0, n_up), then the new
+				* nodes of the estimate (down slots standing for the template) */
+	int32_t *est_pods;     /* pods the simulation put on each */
+	int32_t n_est, n_up;
+	int32_t n_new;         /* scratch: new nodes with pods of this pool's option */
 	double req_gpu, req_cpu, req_mem; /* scratch: what the option's pods request */
 	gsl_rng *rng;          /* spot interruptions */
 	struct pool_scaling out;
@@ -59,6 +67,15 @@ struct autoscale {
 	sim_time *unneeded;    /* per node slot: first scan that saw it unneeded; SIM_NEVER */
 	struct as_class *classes;
 	size_t cap_classes;
+	struct as_class *replicas; /* per workload: its pending inference replicas */
+	int64_t replicas_helped;   /* of them, given upcoming or new nodes by the last scan */
+	struct probe *probes;      /* pods the simulations hold on nodes, a stack */
+	size_t n_probes, cap_probes;
+	struct ranked *order;      /* scratch: the groups in the estimator's order */
+	size_t cap_order;
+	uint32_t *moving;          /* scratch: the tenants of a node to remove */
+	size_t cap_moving;
+	int32_t n_removable;       /* unneeded nodes above their pool's min, last scan */
 	sim_time scan_interval; /* SIM_NEVER: no autoscaled pool */
 	sim_time delay_after_add;
 	sim_time last_scale_up;
@@ -68,6 +85,18 @@ struct autoscale {
 	gsl_rng *rng;          /* the expander's ties and random choice */
 	char **triggered;      /* per pool: "pod triggered scale-up: [POOL]" */
 	char **max_notes;      /* [n]: "pod didn't trigger scale-up: n max node group size reached" */
+};
+
+/* A pod a simulation holds on a node. */
+struct probe {
+	int32_t workload;
+	struct cluster_grant grant;
+};
+
+/* A group of pending pods and its place in the estimator's order. */
+struct ranked {
+	double score;
+	size_t group;
 };
 
 static const char NO_FIT_NOTE[] =
@@ -134,7 +163,8 @@ static void init_pool(struct autoscale *as, size_t p)
 	ap->spot = ps->spot.on && ps->spot.rate > 0;
 	ap->size = ps->nodes;
 	ap->out.pool = (int32_t)p;
-	ap->room = gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->room);
+	ap->est = gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->est);
+	ap->est_pods = gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->est_pods);
 	if (ap->spot) {
 		ap->rng = gsl_rng_alloc(gsl_rng_mt19937);
 		gsl_rng_set(ap->rng, (unsigned long)arrivals_stream_seed(
@@ -173,6 +203,7 @@ struct autoscale *autoscale_create(const struct scenario *sc, const struct autos
 		as->unneeded[i] = SIM_NEVER;
 	}
 	as->pools = gp_xcalloc(sc->n_pools, sizeof *as->pools);
+	as->replicas = gp_xcalloc(sc->n_workloads + 1, sizeof *as->replicas);
 	as->triggered = gp_xcalloc(sc->n_pools, sizeof *as->triggered);
 	as->max_notes = gp_xcalloc(sc->n_pools + 1, sizeof *as->max_notes);
 	for (size_t p = 0; p < sc->n_pools; p++)
@@ -193,7 +224,8 @@ void autoscale_destroy(struct autoscale *as)
 	if (!as)
 		return;
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
-		free(as->pools[p].room);
+		free(as->pools[p].est);
+		free(as->pools[p].est_pods);
 		if (as->pools[p].rng)
 			gsl_rng_free(as->pools[p].rng);
 		free(as->triggered[p]);
@@ -206,6 +238,10 @@ void autoscale_destroy(struct autoscale *as)
 	free(as->gen);
 	free(as->unneeded);
 	free(as->classes);
+	free(as->replicas);
+	free(as->probes);
+	free(as->order);
+	free(as->moving);
 	gsl_rng_free(as->rng);
 	free(as);
 }
@@ -399,140 +435,262 @@ void autoscale_started(struct autoscale *as, size_t cls, int32_t pods)
 	c->blocked = false;
 }
 
+/* --- the simulations' pods ---------------------------------------------------- */
+
+/* Puts one pod of the request on node for the simulation (the scheduler's
+ * own placement, undone by unprobe). */
+static void probe(struct autoscale *as, const struct pod_request *pod, int32_t node)
+{
+	GP_GROW(as->probes, as->cap_probes, as->n_probes + 1);
+	struct probe *pr = &as->probes[as->n_probes];
+	pr->workload = pod->workload;
+	placement_take_pod(as->h.placer, pod, node, PROBE_TENANT - (uint32_t)as->n_probes,
+			   &pr->grant);
+	as->n_probes++;
+}
+
+/* Takes the simulation's pods off again, down to the first `mark`. */
+static void unprobe(struct autoscale *as, size_t mark)
+{
+	while (as->n_probes > mark) {
+		size_t k = --as->n_probes;
+		placement_release_pod(as->h.placer, as->probes[k].workload,
+				      PROBE_TENANT - (uint32_t)k, &as->probes[k].grant);
+	}
+}
+
 /* --- scale-up ------------------------------------------------------------------- */
 
-/* The pods of class cls, and its pod request. */
-static int64_t class_pods(const struct autoscale *as, size_t cls, struct pod_request *pod)
+/* The groups of pending pods the autoscaler looks at: the scheduler's
+ * classes, then each inference workload's pending replicas. */
+static size_t n_groups(const struct autoscale *as)
 {
-	const struct sched_class *cl = &as->h.sched->classes[cls];
-	*pod = (struct pod_request){cl->workload, cl->gpus, 0, false};
-	return (int64_t)cl->n * placement_pods(as->h.placer, (size_t)cl->workload);
+	return as->h.sched->n_classes + as->sc->n_workloads;
 }
 
-/* Packs up to n pods of `share` of a node each into pool p's room (nodes
- * r.. of it), first fit; returns the pods placed. */
-static int64_t pack_room(struct as_pool *ap, int32_t from, double share, int64_t n)
+/* Group g, its pod request and its pods. */
+static struct as_class *group(struct autoscale *as, size_t g, struct pod_request *pod,
+			      int64_t *n)
 {
-	int64_t placed = 0;
-	for (int32_t i = from; i < ap->n_room && placed < n; i++) {
-		int64_t k = (int64_t)floor(ap->room[i] / share + EPS);
-		k = k < n - placed ? k : n - placed;
-		ap->room[i] -= (double)k * share;
-		placed += k;
+	size_t classes = as->h.sched->n_classes;
+	if (g < classes) {
+		const struct sched_class *cl = &as->h.sched->classes[g];
+		*pod = (struct pod_request){cl->workload, cl->gpus, 0, false};
+		*n = (int64_t)cl->n * placement_pods(as->h.placer, (size_t)cl->workload);
+		return class_at(as, g);
 	}
-	return placed;
+	*pod = (struct pod_request){(int32_t)(g - classes), 1, 0, false};
+	*n = infer_pending_replicas(as->h.infer, g - classes, pod);
+	return &as->replicas[g - classes];
 }
 
-/* Packs n pods into new nodes of pool p (its room after the upcoming nodes),
- * opening nodes while the pool is below max; returns the pods placed. */
-static int64_t pack_new(struct autoscale *as, size_t p, const struct pod_request *pod,
-			int32_t per_node, int64_t n)
+/* What the option of pool p requests (the least-waste expander's figures). */
+static void add_request(struct autoscale *as, size_t p, const struct pod_request *pod, int64_t n)
 {
 	struct as_pool *ap = &as->pools[p];
-	const struct autoscale_spec *a = &as->sc->pools[p].autoscale;
-	double share = 1.0 / per_node;
-	int32_t first_new = ap->n_room - ap->n_new;
-	int64_t placed = pack_room(ap, first_new, share, n);
-	while (placed < n && ap->size + ap->n_new < a->max) {
-		ap->room[ap->n_room++] = 1.0;
-		ap->n_new++;
-		placed += pack_room(ap, ap->n_room - 1, share, n - placed);
-	}
 	const struct workload_spec *w = &as->sc->workloads[pod->workload];
-	ap->req_gpu += (double)placed * placement_equivalent(as->h.placer, (size_t)pod->workload, p,
-							      pod->gpus);
-	ap->req_cpu += (double)placed * w->cpu;
-	ap->req_mem += (double)placed * w->memory_bytes;
-	return placed;
+	ap->req_gpu += (double)n * placement_equivalent(as->h.placer, (size_t)pod->workload, p,
+							 pod->gpus);
+	ap->req_cpu += (double)n * w->cpu;
+	ap->req_mem += (double)n * w->memory_bytes;
 }
 
-/* The room of every autoscaled pool: its upcoming (provisioning) nodes. */
-static void reset_room(struct autoscale *as)
+static void note_triggered(struct as_class *c, size_t p)
+{
+	if (c->note == NOTE_NONE) {
+		c->note = NOTE_TRIGGERED;
+		c->pool = (int32_t)p;
+	}
+}
+
+/* The upcoming (provisioning) nodes of every autoscaled pool, empty. */
+static void reset_estimates(struct autoscale *as)
 {
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
 		struct as_pool *ap = &as->pools[p];
-		ap->n_room = ap->autoscaled ? ap->provisioning : 0;
-		for (int32_t i = 0; i < ap->n_room; i++)
-			ap->room[i] = 1.0;
+		const struct pool_state *cs = &as->h.cluster->pools[p];
+		ap->n_est = 0;
+		for (int32_t i = 0; ap->autoscaled && i < cs->n_nodes; i++)
+			if (as->state[cs->first_node + i] == NODE_PROVISIONING) {
+				ap->est_pods[ap->n_est] = 0;
+				ap->est[ap->n_est++] = cs->first_node + i;
+			}
+		ap->n_up = ap->n_est;
 		ap->n_new = 0;
 		ap->req_gpu = ap->req_cpu = ap->req_mem = 0;
 	}
 }
 
-/* Pods of the blocked classes that fit upcoming nodes wait for them; the
- * rest (c->remain) need new nodes.  Notes are reset here. */
+static int by_score(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+/* The groups with pods left, in CA's DecreasingPodOrderer order for pool
+ * p's template (cpu / node cpu + memory / node memory, largest first;
+ * estimator/decreasing_pod_orderer.go), the groups' order on ties. */
+static size_t order_groups(struct autoscale *as, size_t p)
+{
+	const struct pool_spec *ps = &as->sc->pools[p];
+	size_t n = 0, classes = as->h.sched->n_classes;
+	GP_GROW(as->order, as->cap_order, n_groups(as));
+	for (size_t g = 0; g < n_groups(as); g++) {
+		const struct as_class *c = g < classes ? &as->classes[g] : &as->replicas[g - classes];
+		if (!c->remain)
+			continue;
+		int32_t w = g < classes ? as->h.sched->classes[g].workload : (int32_t)(g - classes);
+		const struct workload_spec *ws = &as->sc->workloads[w];
+		double score = (ps->cpu > 0 ? ws->cpu / ps->cpu : 0) +
+			       (ps->memory_bytes > 0 ? ws->memory_bytes / ps->memory_bytes : 0);
+		as->order[n++] = (struct ranked){score, g};
+	}
+	qsort(as->order, n, sizeof *as->order, by_score);
+	return n;
+}
+
+/* The next down slot of pool p after *cursor (a new node of its template), or -1. */
+static int32_t next_slot(const struct autoscale *as, size_t p, int32_t *cursor)
+{
+	const struct pool_state *cs = &as->h.cluster->pools[p];
+	while (++*cursor < cs->n_nodes)
+		if (as->state[cs->first_node + *cursor] == NODE_DOWN)
+			return cs->first_node + *cursor;
+	return -1;
+}
+
+/* Puts a pod on estimation node i of pool p. */
+static void put(struct autoscale *as, size_t p, int32_t i, const struct pod_request *pod)
+{
+	probe(as, pod, as->pools[p].est[i]);
+	as->pools[p].est_pods[i]++;
+}
+
+/* Pods of the blocked groups that fit upcoming nodes wait for them, pod by
+ * pod with the scheduler's filters (CA counts upcoming nodes as part of the
+ * cluster: core/scaleup/orchestrator), in the estimator's order for each
+ * pool (what the estimate that launched them put there); the rest
+ * (c->remain) need new nodes.  Notes are reset here.  The pods stay on the
+ * upcoming nodes for the scan. */
 static void fill_upcoming(struct autoscale *as, sim_time now)
 {
-	for (size_t cls = 0; cls < as->h.sched->n_classes; cls++) {
-		struct as_class *c = class_at(as, cls);
-		c->note = NOTE_NONE;
-		c->remain = 0;
-		c->helped = 0;
+	size_t classes = as->h.sched->n_classes;
+	for (size_t g = 0; g < n_groups(as); g++) {
 		struct pod_request pod;
-		int64_t n = class_pods(as, cls, &pod);
-		if (!c->blocked || n == 0)
-			continue;
-		c->remain = n;
-		for (size_t p = 0; p < as->sc->n_pools && c->remain; p++) {
-			struct as_pool *ap = &as->pools[p];
-			if (!ap->autoscaled || !ap->n_room || !placement_fits_empty(as->h.placer, &pod, p, now))
-				continue;
-			int32_t k = cluster_pods_per_node(as->h.cluster, p,
-							  &as->sc->workloads[pod.workload], pod.gpus);
-			int64_t placed = pack_room(ap, 0, 1.0 / k, c->remain);
-			c->helped += placed;
-			if (placed && c->note == NOTE_NONE) {
-				c->note = NOTE_TRIGGERED;
-				c->pool = (int32_t)p;
+		int64_t n;
+		struct as_class *c = group(as, g, &pod, &n);
+		c->note = NOTE_NONE;
+		c->helped = 0;
+		c->blocked = g < classes ? c->blocked : n > 0; /* replicas pending: unplaceable */
+		c->remain = c->blocked ? n : 0;
+	}
+	for (size_t p = 0; p < as->sc->n_pools; p++) {
+		struct as_pool *ap = &as->pools[p];
+		size_t n = ap->n_up ? order_groups(as, p) : 0;
+		for (size_t k = 0; k < n; k++) {
+			struct pod_request pod;
+			int64_t pods;
+			struct as_class *c = group(as, as->order[k].group, &pod, &pods);
+			/* Identical pods: a node one of them did not fit takes no later one. */
+			for (int32_t i = 0; i < ap->n_up && c->remain;) {
+				if (!placement_fits_node(as->h.placer, &pod, ap->est[i], now)) {
+					i++;
+					continue;
+				}
+				put(as, p, i, &pod);
+				c->remain--;
+				c->helped++;
+				note_triggered(c, p);
 			}
-			c->remain -= placed;
 		}
 	}
 }
 
-/* Packs the remaining pods of the classes an empty node of pool p fits into
- * new nodes of p; with `apply`, the pods placed leave c->remain for good. */
+/* Places up to c->remain pods of the group on pool p's new nodes as CA's
+ * BinpackingNodeEstimator does (estimator/binpacking_estimator.go): first
+ * on the new nodes added so far (tryToScheduleOnExistingNodes, stopping at
+ * the first pod that fits none), then on the last node added, opening a
+ * new node from the template when it is full, while the pool is below max
+ * (the limiter); an empty new node the pod does not fit ends the group.
+ * Returns the pods placed; *last is the last node added (-1: none). */
+static int64_t pack_group(struct autoscale *as, size_t p, const struct pod_request *pod,
+			  int64_t n, sim_time now, int32_t *last, int32_t *cursor)
+{
+	struct as_pool *ap = &as->pools[p];
+	const struct placer *pl = as->h.placer;
+	int32_t room = as->sc->pools[p].autoscale.max - ap->size;
+	int64_t placed = 0;
+	/* Identical pods: a new node one of them did not fit takes no later one. */
+	for (int32_t i = ap->n_up; i < ap->n_est && placed < n;) {
+		if (placement_fits_node(pl, pod, ap->est[i], now)) {
+			put(as, p, i, pod);
+			placed++;
+		} else {
+			i++;
+		}
+	}
+	while (placed < n) {
+		if (*last >= 0 && placement_fits_node(pl, pod, ap->est[*last], now)) {
+			put(as, p, *last, pod);
+			placed++;
+			continue;
+		}
+		if ((*last >= 0 && !ap->est_pods[*last]) || ap->n_est - ap->n_up >= room)
+			break;
+		int32_t node = next_slot(as, p, cursor);
+		if (node < 0)
+			break;
+		*last = ap->n_est;
+		ap->est_pods[ap->n_est] = 0;
+		ap->est[ap->n_est++] = node;
+		if (!placement_fits_node(pl, pod, node, now))
+			break;
+	}
+	return placed;
+}
+
+/* Pool p's option: the new nodes (with pods) the estimate needs for the
+ * remaining pods, capped at max; with `apply`, the pods placed leave
+ * c->remain for good.  The simulation's pods stay on the nodes. */
 static void pack_pool(struct autoscale *as, size_t p, sim_time now, bool apply)
 {
-	for (size_t cls = 0; cls < as->h.sched->n_classes; cls++) {
-		struct as_class *c = &as->classes[cls];
+	struct as_pool *ap = &as->pools[p];
+	int32_t last = -1, cursor = -1;
+	ap->n_est = ap->n_up;
+	ap->req_gpu = ap->req_cpu = ap->req_mem = 0;
+	size_t n = order_groups(as, p);
+	for (size_t k = 0; k < n; k++) {
 		struct pod_request pod;
-		if (!c->remain)
-			continue;
-		class_pods(as, cls, &pod);
+		int64_t pods;
+		struct as_class *c = group(as, as->order[k].group, &pod, &pods);
 		if (!placement_fits_empty(as->h.placer, &pod, p, now))
 			continue;
-		int32_t k = cluster_pods_per_node(as->h.cluster, p, &as->sc->workloads[pod.workload],
-						  pod.gpus);
-		int64_t placed = pack_new(as, p, &pod, k, c->remain);
+		int64_t placed = pack_group(as, p, &pod, c->remain, now, &last, &cursor);
+		add_request(as, p, &pod, placed);
 		if (!apply || !placed)
 			continue;
 		c->remain -= placed;
 		c->helped += placed;
-		if (c->note == NOTE_NONE) {
-			c->note = NOTE_TRIGGERED;
-			c->pool = (int32_t)p;
-		}
+		note_triggered(c, p);
 	}
+	ap->n_new = 0;
+	for (int32_t i = ap->n_up; i < ap->n_est; i++)
+		ap->n_new += ap->est_pods[i] > 0;
 }
 
-/* Each autoscaled pool's option: the new nodes its bin-packing estimate
- * needs for the remaining pods, capped at max. */
+/* Each autoscaled pool's option, each from the same cluster (upcoming nodes
+ * with the pods that wait for them). */
 static void estimate(struct autoscale *as, sim_time now)
 {
-	for (size_t p = 0; p < as->sc->n_pools; p++)
-		if (as->pools[p].autoscaled)
-			pack_pool(as, p, now, false);
-}
-
-/* Packs the chosen option again, this time taking its pods off the classes. */
-static void apply_choice(struct autoscale *as, size_t p, sim_time now)
-{
-	struct as_pool *ap = &as->pools[p];
-	ap->n_room -= ap->n_new;
-	ap->n_new = 0;
-	ap->req_gpu = ap->req_cpu = ap->req_mem = 0;
-	pack_pool(as, p, now, true);
+	size_t mark = as->n_probes;
+	for (size_t p = 0; p < as->sc->n_pools; p++) {
+		if (!as->pools[p].autoscaled)
+			continue;
+		pack_pool(as, p, now, false);
+		unprobe(as, mark);
+	}
 }
 
 /* Lower is better: the expander's score of pool p's option. */
@@ -607,12 +765,12 @@ static void scale_up(struct autoscale *as, size_t p)
 static void note_rest(struct autoscale *as, sim_time now)
 {
 	bool *at_max = gp_xcalloc(as->sc->n_pools, sizeof *at_max);
-	for (size_t cls = 0; cls < as->h.sched->n_classes; cls++) {
-		struct as_class *c = &as->classes[cls];
+	for (size_t g = 0; g < n_groups(as); g++) {
+		struct pod_request pod;
+		int64_t n;
+		struct as_class *c = group(as, g, &pod, &n);
 		if (!c->remain)
 			continue;
-		struct pod_request pod;
-		class_pods(as, cls, &pod);
 		bool fits_any = false;
 		c->at_max = 0;
 		for (size_t p = 0; p < as->sc->n_pools; p++) {
@@ -637,36 +795,111 @@ static void note_rest(struct autoscale *as, sim_time now)
 	free(at_max);
 }
 
-/* The pods waiting for each pool's nodes, from the classes' notes. */
+/* The pods waiting for each pool's nodes, from the groups' notes. */
 static void count_waiting(struct autoscale *as)
 {
+	size_t classes = as->h.sched->n_classes;
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
 		accrue(as, &as->pools[p]);
 		as->pools[p].waiting = 0;
 	}
-	for (size_t cls = 0; cls < as->h.sched->n_classes; cls++) {
-		const struct as_class *c = &as->classes[cls];
-		if (c->note == NOTE_TRIGGERED)
-			as->pools[c->pool].waiting += c->helped;
+	as->replicas_helped = 0;
+	for (size_t g = 0; g < n_groups(as); g++) {
+		const struct as_class *c = g < classes ? &as->classes[g] : &as->replicas[g - classes];
+		if (c->note != NOTE_TRIGGERED)
+			continue;
+		as->pools[c->pool].waiting += c->helped;
+		as->replicas_helped += g < classes ? 0 : c->helped;
+	}
+}
+
+/* Replicas the last scan gave nodes that have been placed since stop
+ * waiting for provisioning (the scheduler's classes say so through
+ * autoscale_started).  O(inference workloads) while some wait. */
+static void replicas_placed(struct autoscale *as)
+{
+	for (size_t w = 0; as->replicas_helped && w < as->sc->n_workloads; w++) {
+		struct as_class *c = &as->replicas[w];
+		struct pod_request pod;
+		if (c->note != NOTE_TRIGGERED || !c->helped)
+			continue;
+		int64_t left = infer_pending_replicas(as->h.infer, w, &pod);
+		if (left >= c->helped)
+			continue;
+		set_waiting(as, c->pool, left - c->helped);
+		as->replicas_helped -= c->helped - left;
+		c->helped = left;
 	}
 }
 
 /* --- scale-down ------------------------------------------------------------------ */
 
-/* Whether a Ready node is unneeded: GPU requests below the threshold and no
- * pod that would have to move (gpuplan moves none: only empty nodes). */
-static bool unneeded(const struct autoscale *as, int32_t node)
+/*
+ * Whether every pod on node could move (CA's removal simulation,
+ * simulator/cluster.go SimulateNodeRemoval with the drainability rules of
+ * simulator/drainability/rules): an inference replica is a Deployment's pod
+ * (rules/replicated) and moves when the scheduler finds it another Ready
+ * node beside the pods moved before it; a batch job's pod blocks, as Jobs
+ * that must not restart are marked cluster-autoscaler.kubernetes.io/
+ * safe-to-evict: "false" (rules/notsafetoevict).  The node is cordoned for
+ * the simulation and back afterwards; nothing else changes.
+ */
+static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
+{
+	const struct cluster *c = as->h.cluster;
+	const struct node *nd = &c->nodes[node];
+	size_t n = 0;
+	for (int32_t i = 0; i < nd->gpus; i++) {
+		const struct gpu *g = &c->gpus[nd->first_gpu + i];
+		for (uint16_t k = 0; k < g->n_tenants; k++) {
+			uint32_t id = g->tenants[k].job;
+			if (!infer_is_tenant(id))
+				return false;
+			size_t j = 0;
+			while (j < n && as->moving[j] != id)
+				j++;
+			GP_GROW(as->moving, as->cap_moving, n + 1);
+			if (j == n) /* a replica on several GPUs moves once */
+				as->moving[n++] = id;
+		}
+	}
+	if (n == 0)
+		return true;
+	cluster_node_down(as->h.cluster, node);
+	size_t mark = as->n_probes;
+	bool ok = true;
+	for (size_t j = 0; j < n && ok; j++) {
+		struct pod_request pod = infer_replica_pod(as->h.infer, as->moving[j]);
+		int32_t to = placement_find(as->h.placer, &pod, now);
+		ok = to >= 0;
+		if (ok)
+			probe(as, &pod, to);
+	}
+	unprobe(as, mark);
+	cluster_node_uncordon(as->h.cluster, node);
+	return ok;
+}
+
+/* Whether a Ready node is unneeded (core/scaledown/eligibility: a GPU node
+ * is judged by its GPU requests against the threshold) and its pods could
+ * move. */
+static bool unneeded(struct autoscale *as, int32_t node, sim_time now)
 {
 	const struct node *nd = &as->h.cluster->nodes[node];
 	double threshold = spec_of(as, node)->autoscale.threshold;
-	return nd->allocated / nd->gpus < threshold && cluster_node_empty(as->h.cluster, node);
+	return nd->allocated / nd->gpus < threshold && pods_can_move(as, node, now);
 }
 
+/* Cordons and drains node (its replicas go pending: their Deployments'
+ * new pods, which the run places on the other nodes), then deletes it. */
 static void remove_node(struct autoscale *as, int32_t node)
 {
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	struct as_pool *ap = &as->pools[p];
 	take_out(as, node);
+	if (!cluster_node_empty(as->h.cluster, node))
+		as->h.drain(as->h.ctx, node);
+	assert(cluster_node_empty(as->h.cluster, node) && "drained");
 	as->state[node] = NODE_DOWN;
 	as->gen[node]++; /* its interruption draw is stale */
 	as->unneeded[node] = SIM_NEVER;
@@ -677,34 +910,42 @@ static void remove_node(struct autoscale *as, int32_t node)
 }
 
 /* Tracks unneeded nodes; outside the cool-down after a scale-up, removes
- * those unneeded long enough, down to min. */
-static void scale_down(struct autoscale *as, sim_time now)
+ * those unneeded long enough, down to min: at most
+ * MAX_SCALE_DOWN_PARALLELISM a scan, of which MAX_DRAIN_PARALLELISM with
+ * pods to move.  Returns whether a node was drained. */
+static bool scale_down(struct autoscale *as, sim_time now)
 {
 	bool cooldown = as->last_scale_up != SIM_NEVER && now < as->last_scale_up + as->delay_after_add;
-	int32_t removed = 0;
+	int32_t removed = 0, drained = 0;
+	as->n_removable = 0;
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
 		const struct pool_spec *ps = &as->sc->pools[p];
 		const struct pool_state *cs = &as->h.cluster->pools[p];
-		if (!as->pools[p].autoscaled)
-			continue;
-		for (int32_t i = 0; i < cs->n_nodes; i++) {
+		for (int32_t i = 0; as->pools[p].autoscaled && i < cs->n_nodes; i++) {
 			int32_t node = cs->first_node + i;
 			if (as->state[node] != NODE_READY)
 				continue;
-			if (!unneeded(as, node)) {
+			if (!unneeded(as, node, now)) {
 				as->unneeded[node] = SIM_NEVER;
 				continue;
 			}
 			if (as->unneeded[node] == SIM_NEVER)
 				as->unneeded[node] = now;
-			if (!cooldown && removed < MAX_EMPTY_BULK_DELETE &&
-			    now - as->unneeded[node] >= ps->autoscale.unneeded_time &&
-			    as->pools[p].size > ps->autoscale.min) {
+			if (as->pools[p].size <= ps->autoscale.min)
+				continue;
+			bool empty = cluster_node_empty(as->h.cluster, node);
+			if (!cooldown && removed < MAX_SCALE_DOWN_PARALLELISM &&
+			    (empty || drained < MAX_DRAIN_PARALLELISM) &&
+			    now - as->unneeded[node] >= ps->autoscale.unneeded_time) {
 				remove_node(as, node);
 				removed++;
+				drained += !empty;
+			} else {
+				as->n_removable++;
 			}
 		}
 	}
+	return drained > 0;
 }
 
 /* --- the loop ------------------------------------------------------------------- */
@@ -723,7 +964,7 @@ static bool notes_differ(const struct autoscale *as, const uint8_t *before, cons
 }
 
 /* One loop of the autoscaler: scale up for the unschedulable pods, or else
- * scale down; returns whether the pods' notes changed. */
+ * scale down; returns whether the pods' notes changed or pods were moved. */
 static bool scan(struct autoscale *as)
 {
 	sim_time now = now_of(as);
@@ -736,30 +977,34 @@ static bool scan(struct autoscale *as)
 		before[cls] = c->note;
 		what[cls] = c->note == NOTE_TRIGGERED ? c->pool : c->at_max;
 	}
-	reset_room(as);
+	reset_estimates(as);
 	fill_upcoming(as, now);
 	estimate(as, now);
 	int32_t chosen = expand(as);
 	if (chosen >= 0) {
-		apply_choice(as, (size_t)chosen, now);
+		pack_pool(as, (size_t)chosen, now, true);
 		scale_up(as, (size_t)chosen);
 	}
+	unprobe(as, 0);
 	note_rest(as, now);
 	count_waiting(as);
+	bool moved = false;
 	if (chosen < 0) /* CA: no scale-down in a loop that scaled up */
-		scale_down(as, now);
-	bool changed = notes_differ(as, before, what, n);
+		moved = scale_down(as, now);
+	bool changed = moved || notes_differ(as, before, what, n);
 	free(before);
 	free(what);
 	return changed;
 }
 
-/* Whether an autoscaled pool has nodes the autoscaler will still remove. */
-static bool above_min(const struct autoscale *as)
+/* Whether a later scan can still change the nodes: pods wait, nodes are
+ * being provisioned, or unneeded nodes are above their pool's min. */
+static bool scans_matter(const struct autoscale *as)
 {
+	if (as->h.work_left(as->h.ctx) || as->n_removable)
+		return true;
 	for (size_t p = 0; p < as->sc->n_pools; p++)
-		if (as->pools[p].autoscaled &&
-		    (as->pools[p].size > as->sc->pools[p].autoscale.min || as->pools[p].provisioning))
+		if (as->pools[p].autoscaled && as->pools[p].provisioning)
 			return true;
 	return false;
 }
@@ -771,11 +1016,15 @@ sim_time autoscale_settled_at(const struct autoscale *as)
 
 bool autoscale_settle(struct autoscale *as)
 {
-	if (!as || !as->scan_due)
+	if (!as)
+		return false;
+	if (as->replicas_helped)
+		replicas_placed(as);
+	if (!as->scan_due)
 		return false;
 	as->scan_due = false;
 	bool changed = scan(as);
-	if (as->h.work_left(as->h.ctx) || above_min(as))
+	if (scans_matter(as))
 		engine_push(as->h.engine, now_of(as) + as->scan_interval, EV_AS_SCAN, 0, 0);
 	if (changed) {
 		(*as->h.freed)++; /* the scheduler tries again: its messages get the notes */

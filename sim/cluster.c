@@ -267,9 +267,15 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 
 void cluster_node_up(struct cluster *c, int32_t node)
 {
+	assert(c->nodes[node].allocated == 0 && "a node comes up empty");
+	cluster_node_uncordon(c, node);
+}
+
+void cluster_node_uncordon(struct cluster *c, int32_t node)
+{
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
-	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
+	assert(!nd->ready);
 	nd->ready = true;
 	ps->n_ready++;
 	c->n_ready++;
@@ -499,7 +505,20 @@ bool cluster_has_units(const struct cluster *c, int32_t node, const struct workl
 	size_t p = (size_t)c->nodes[node].pool;
 	int32_t need = 0;
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
-	return ix && need < ix->levels && ix->key[node - c->pools[p].first_node] >= need;
+	if (!ix || need >= ix->levels)
+		return false;
+	if (c->nodes[node].ready)
+		return ix->key[node - c->pools[p].first_node] >= need;
+	/* A node out of the indexes (the autoscaler's simulations): its key
+	 * from its GPUs, as refresh would set it. */
+	const struct pool_state *ps = &c->pools[p];
+	int32_t whole, part;
+	node_keys(c, node, &whole, &part);
+	if (ix == &ps->whole)
+		return whole >= need;
+	if (ix == &ps->part)
+		return part >= need;
+	return node_mig_key(c, node, (size_t)(ix - ps->mig)) >= need;
 }
 
 bool cluster_cpu_fits(const struct cluster *c, int32_t node, const struct workload_spec *w)

@@ -93,6 +93,7 @@
 
 #include "gpuplan/arrivals.h"
 #include "gpuplan/requests.h"
+#include "gpuplan/sort.h"
 
 #include <assert.h>
 #include <gsl/gsl_statistics_double.h>
@@ -177,6 +178,7 @@ struct service {
 	int64_t outstanding;  /* arrived, not done or rejected */
 	int64_t preemptions;
 	int64_t oom_kills;    /* replicas killed for overflowing VRAM */
+	int64_t evicted;      /* replicas whose node was taken away (spot, scale-down) */
 	int64_t verified;     /* requests within SLO that passed quality */
 	double demand_unit;   /* GPUs' worth of one replica before placement */
 	uint64_t quality_seed;
@@ -206,6 +208,12 @@ static inline struct service *svc_of(struct infer *in, const struct replica *r)
 }
 
 /* --- the server model's inputs ------------------------------------------- */
+
+/* A replica's pod, as the scheduler sees it. */
+static struct pod_request pod_of(const struct service *s)
+{
+	return (struct pod_request){s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0, false};
+}
 
 sim_time infer_iteration_time(double seconds)
 {
@@ -826,7 +834,7 @@ static uint32_t tenant_of(const struct infer *in, const struct replica *r)
 static bool take_pod(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
-	struct pod_request pod = {s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0, false};
+	struct pod_request pod = pod_of(s);
 	int32_t node;
 	if (!placement_plan(in->h.placer, &pod, now_of(in), &node, NULL))
 		return false;
@@ -942,6 +950,40 @@ void infer_place_pending(struct infer *in)
 				break; /* the next one would not fit either */
 		}
 	}
+}
+
+/* Its node is going (infer.h): requests keep their tokens (recomputed, as
+ * after a preemption); the Deployment's new pod is a pending replica. */
+void infer_evict(struct infer *in, uint32_t tenant)
+{
+	struct replica *r = &in->reps[tenant & ~INFER_TENANT_BIT];
+	struct service *s = svc_of(in, r);
+	bool replace = r->state != RS_DRAINING;
+	s->evicted++;
+	for (; r->wait_n; r->wait_n--) /* from the tail: the router's queue keeps their order */
+		push_front(&s->backlog, &s->back_head, &s->back_n, &s->back_cap,
+			   r->wait[(r->wait_head + r->wait_n - 1) % r->wait_cap]);
+	while (r->n_run) { /* admitted before the waiting ones: ahead of them */
+		struct seq *v = &r->run[--r->n_run];
+		s->reqs[v->req].generated = v->generated;
+		s->reqs[v->req].state = RQ_WAITING;
+		push_front(&s->backlog, &s->back_head, &s->back_n, &s->back_cap, v->req);
+		server_gauge(in, r, GAUGE_REQ_RUNNING, -1);
+		server_gauge(in, r, GAUGE_REQ_WAITING, 1);
+		server_gauge(in, r, GAUGE_KV_USED, -v->blocks);
+	}
+	r->busy = false, r->outstanding = 0, r->wake_at = SIM_NEVER;
+	r->gen++, r->life++; /* its iteration, wake-up and ready events are void */
+	for (int32_t k = 0; k < s->is->tokenize_workers; k++)
+		r->tok_free[k] = 0;
+	if (r->active) {
+		set_active(in, r, false);
+		neighbours_changed(in, r);
+	}
+	release(in, r);
+	if (replace)
+		make_pending(in, r);
+	drain_backlog(in, s);
 }
 
 /* --- the autoscaler ------------------------------------------------------- */
@@ -1100,6 +1142,22 @@ static const struct service *service_of(const struct infer *in, size_t w)
 	return NULL;
 }
 
+struct pod_request infer_replica_pod(const struct infer *in, uint32_t tenant)
+{
+	return pod_of(&in->svcs[in->reps[tenant & ~INFER_TENANT_BIT].svc]);
+}
+
+int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_request *pod)
+{
+	const struct service *s = service_of(in, w);
+	int32_t n = 0;
+	for (int32_t k = 0; s && k < s->n_reps; k++)
+		n += in->reps[s->first_rep + k].state == RS_PENDING;
+	if (n)
+		*pod = pod_of(s);
+	return n;
+}
+
 int64_t infer_oom_kills(const struct infer *in, size_t w)
 {
 	const struct service *s = service_of(in, w);
@@ -1234,52 +1292,17 @@ void infer_destroy(struct infer *in)
 
 /* --- results ---------------------------------------------------------------- */
 
-/* Moves the k-th smallest of v[0..n) to v[k], the smaller ones before it and
- * the larger after (quickselect, median of three): O(n), where sorting a
- * million latencies per figure took most of the time of writing results. */
-static void select_kth(double *v, ptrdiff_t n, ptrdiff_t k)
-{
-	ptrdiff_t lo = 0, hi = n - 1;
-	while (hi > lo) {
-		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
-		double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-		ptrdiff_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				double t = v[i];
-				v[i++] = v[j];
-				v[j--] = t;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return;
-	}
-}
-
 /* The p-th percentile of v[0..n) as gsl_stats_quantile_from_sorted_data
- * defines it (linear between order statistics); reorders v. */
+ * defines it (linear between order statistics); sorts v. */
 static double pct(double *v, size_t n, double p)
 {
 	if (!n)
 		return NAN;
+	sort_doubles(v, n);
 	double at = (double)(n - 1) * p / 100;
-	ptrdiff_t i = (ptrdiff_t)floor(at);
-	select_kth(v, (ptrdiff_t)n, i);
-	double lo = v[i], frac = at - (double)i;
-	if (frac == 0 || i + 1 >= (ptrdiff_t)n)
-		return lo;
-	double hi = v[i + 1];
-	for (size_t k = (size_t)i + 2; k < n; k++)
-		hi = v[k] < hi ? v[k] : hi;
-	return lo + frac * (hi - lo);
+	size_t i = (size_t)floor(at);
+	double frac = at - (double)i;
+	return frac == 0 || i + 1 >= n ? v[i] : v[i] + frac * (v[i + 1] - v[i]);
 }
 
 static double mean_of(const double *v, size_t n) { return n ? gsl_stats_mean(v, 1, n) : NAN; }
@@ -1449,6 +1472,7 @@ void infer_results(struct infer *in, struct results *out)
 		all.slo_holds = all.slo_holds && f.slo_holds;
 		write_figures(out, s->ws->name, &f);
 		write_slo(out, s->ws->name, &s->is->slo);
+		results_add_metric(out, s->ws->name, "replicas_evicted", (double)s->evicted, "count");
 	}
 	/* "all": every service's requests together. */
 	bool holds = all.slo_holds;

@@ -968,6 +968,28 @@ static void release_pod(struct placer *pl, int32_t workload, uint32_t job,
 	gpuplace_moved(pl->gpu, p, -1);
 }
 
+bool placement_fits_node(const struct placer *pl, const struct pod_request *pod, int32_t node,
+			 sim_time now)
+{
+	size_t p = (size_t)pl->c->nodes[node].pool;
+	const struct pool_rule *r = rule_of(pl, pod->workload, p);
+	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&pl->c->pools[p], pod, now) >= 0)
+		return false;
+	return node_feasible(pl, r, node, node - pl->c->pools[p].first_node, pod);
+}
+
+void placement_take_pod(struct placer *pl, const struct pod_request *pod, int32_t node,
+			uint32_t job, struct cluster_grant *grant)
+{
+	take_pod(pl, pod, node, job, grant);
+}
+
+void placement_release_pod(struct placer *pl, int32_t workload, uint32_t job,
+			   const struct cluster_grant *grant)
+{
+	release_pod(pl, workload, job, grant);
+}
+
 int32_t placement_pods(const struct placer *pl, size_t w)
 {
 	const struct workload_spec *ws = &pl->c->sc->workloads[w];

@@ -107,7 +107,7 @@ const char *const results_metric_names[] = {
 	"nodes_added", "nodes_peak", "oom_kills", "peak_allocated_gpus", "peak_demand_gpus",
 	"pods_scheduled", "pods_trace", "preemptions", "provisioning_wait_s", "queue_time_max_s",
 	"queue_time_mean_s", "queue_time_p50_s", "queue_time_p95_s", "queue_time_p99_s",
-	"request_queue_mean_s", "requests_completed", "requests_rejected", "requests_submitted",
+	"replicas_evicted", "request_queue_mean_s", "requests_completed", "requests_rejected", "requests_submitted",
 	"requests_unfinished", "scale_downs", "scale_ups", "slo_attainment_pct", "slo_met",
 	"slo_tpot_s", "slo_ttft_s",
 	"sm_active_pct", "spot_interruptions", "target_shapes", "throughput_rps",

@@ -282,24 +282,6 @@ static int check_vram(struct loader *ld, const struct ynode *item, const struct 
 			  largest->gpu->memory_bytes / GP_GIB);
 }
 
-/* Interruptions evict batch jobs only: a replica's eviction is not modelled. */
-static int check_spot(struct loader *ld)
-{
-	const struct scenario *sc = ld->sc;
-	for (size_t p = 0; p < sc->n_pools; p++) {
-		if (!sc->pools[p].spot.on || sc->pools[p].spot.rate <= 0)
-			continue;
-		for (size_t i = 0; i < sc->n_workloads; i++)
-			if (sc->workloads[i].kind == WORKLOAD_INFERENCE)
-				return gp_located(ld->err, sc->pools[p].spot.loc,
-						  "spot interruptions of inference replicas are not "
-						  "modelled (workload %s); expected batch workloads only, "
-						  "or interruption rate 0/h",
-						  sc->workloads[i].name);
-	}
-	return GP_OK;
-}
-
 /* A counted poisson stream must arrive within the span gpuplan can simulate:
  * 100 jobs at 1e-10/h would need 1e12 hours, past the end of its clock. */
 static int check_arrival_span(struct loader *ld)
@@ -419,8 +401,6 @@ static int load_root(struct loader *ld, const struct ynode *root)
 		rc = check_experiment(ld);
 	if (!rc)
 		rc = check_hosted(ld, ynode_get(root, "workloads"));
-	if (!rc)
-		rc = check_spot(ld);
 	/* After the checks that map workloads to their YAML items one to one. */
 	if (!rc && sc->experiment.protocol == EXPERIMENT_NONE)
 		rc = ld_expand_openb_workloads(ld);

@@ -577,7 +577,10 @@ static void preempt_pool(struct sim *s, size_t p)
 	}
 }
 
-/* A spot node's notice: its batch jobs are evicted (autoscale.h). */
+static void infer_heard(struct sim *s);
+
+/* A node the autoscaler takes away (a spot notice, a scale-down): its batch
+ * jobs are evicted, its replicas replaced (autoscale.h, infer.h). */
 static void drain_node(void *ctx, int32_t node)
 {
 	struct sim *s = ctx;
@@ -586,10 +589,13 @@ static void drain_node(void *ctx, int32_t node)
 		struct gpu *g = &s->cluster.gpus[nd->first_gpu + i];
 		while (g->n_tenants) {
 			uint32_t id = g->tenants[0].job;
-			assert(!infer_is_tenant(id) && "no replica on spot (scenario check_spot)");
-			evict(s, id, false);
+			if (infer_is_tenant(id))
+				infer_evict(s->infer, id);
+			else
+				evict(s, id, false);
 		}
 	}
+	infer_heard(s);
 }
 
 static bool work_left(const struct sim *s);
@@ -999,8 +1005,9 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
 	infer_heard(s);
-	struct autoscale_host ah = {&s->engine, &s->cluster, &s->placer, &s->collect, &s->sched,
-				    &s->reasons, &s->freed, &s->dirty, s, sim_work_left, drain_node};
+	struct autoscale_host ah = {&s->engine,  &s->cluster, &s->placer, &s->collect,
+				    &s->sched,   &s->reasons, s->infer,   &s->freed,
+				    &s->dirty,   s,           sim_work_left, drain_node};
 	s->as = autoscale_create(sc, &ah);
 	autoscale_start(s->as);
 }
@@ -1078,8 +1085,13 @@ void sim_advance(struct sim *s, struct results *out)
 		}
 		if (s->dirty)
 			schedule(s);
-		if (autoscale_settle(s->as)) /* its events go into the pods' messages */
+		if (autoscale_settle(s->as)) { /* its events go into the pods' messages */
+			if (infer_has_pending(s->infer)) { /* replicas it moved */
+				infer_place_pending(s->infer);
+				infer_heard(s);
+			}
 			schedule(s);
+		}
 		if (engine_next_time(&s->engine) != s->engine.now)
 			collect_settle(&s->collect);
 		if (!s->running && !s->arriving && !s->backing_off &&

@@ -419,3 +419,210 @@ Test(autoscale, the_timeseries_shows_provisioning_beside_ready_nodes)
 	cr_assert_float_eq(ts_at("all", 300)->gpus_provisioning, 4, 1e-9);
 	cr_assert_float_eq(ts_at("batch", 600)->gpus_provisioning, 0, 1e-9);
 }
+
+/* --- the scale-up estimate: CA's binpacking estimator -------------------------- */
+
+/*
+ * The estimate places pod by pod with the scheduler's filters on new nodes
+ * from the pool's template (kubernetes/autoscaler cluster-autoscaler/
+ * estimator/binpacking_estimator.go: tryToScheduleOnExistingNodes, then the
+ * last node added, then a new node while the limiter allows), not a division
+ * of GPU counts.  tests/fixtures/autoscale-pack.yaml: 2 jobs of 3 GPUs (big)
+ * and 2 of 1 GPU (small), 1h each at 0, on 4-GPU nodes, max 4.
+ *
+ * Scan at 0: big pod 1 opens e0 (3 of 4 GPUs), big pod 2 does not fit e0's
+ * last GPU: e1.  The small pods fit the new nodes already added: e0's and
+ * e1's last GPU.  2 nodes (a share per pod would say 2 x 1 + 2 x 1/4 = 3).
+ * They are Ready at 300; every job runs 300-3900 (queue 300 s each); both
+ * nodes are empty at 3900 and removed at 4500.  Node-hours 2 x 4500/3600 =
+ * 2.5: $25.00 = allocations 8 GPU-h x $2.50 = $20.00 + idle 2 x (300 + 600)
+ * s = 0.5 node-h x $10.00 = $5.00.
+ */
+Test(autoscale, the_estimate_packs_pod_by_pod_onto_the_new_nodes)
+{
+	run("tests/fixtures/autoscale-pack.yaml", NULL, 0);
+	cr_assert_float_eq(metric("batch", "nodes_added"), 2, 0);
+	cr_assert_float_eq(metric("batch", "scale_ups"), 1, 0);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_eq(r.jobs[i].start, 300 * S, "job %zu", i);
+	cr_assert_float_eq(metric("all", "queue_time_mean_s"), 300, 1e-9);
+	cr_assert_eq(r.sim_end, 4500 * S);
+	cr_assert_float_eq(metric("batch", "node_hours"), 2.5, 1e-9);
+	cr_assert_float_eq(bill(), 25.00, 1e-9);
+	cr_assert_float_eq(metric("all", "cost_idle"), 5.00, 1e-9);
+}
+
+/*
+ * Sizes and caps.  3 big and 3 small, max 3: the big pods open e0, e1, e2
+ * and the small ones take their last GPUs: 3 nodes, every job at 300,
+ * removed at 4500: 3 x 4500/3600 = 3.75 node-h, $37.50.  Max 2: big pods 1
+ * and 2 open e0 and e1, big pod 3 fits neither and the limiter allows no
+ * third node; small pods 1 and 2 take e0's and e1's last GPU, small pod 3
+ * fits no node added: 2 nodes.  At 300 four jobs start; the last big and
+ * small jobs wait (the scan at 300 finds the pool at max: "max node group
+ * size reached", the class's message) and start at 3900 when the others end.
+ */
+Test(autoscale, the_estimate_stops_at_max_and_names_it)
+{
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "workloads.big.count=3",
+		 "workloads.small.count=3", "pools.batch.autoscale.max=3");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 3, 0);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_eq(r.jobs[i].start, 300 * S, "job %zu", i);
+	cr_assert_float_eq(bill(), 37.50, 1e-9);
+	cleanup();
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "workloads.big.count=3",
+		 "workloads.small.count=3", "pools.batch.autoscale.max=2");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 2, 0);
+	cr_assert_float_eq(metric("batch", "scale_ups"), 1, 0);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_eq(r.jobs[i].start, (i == 2 || i == 5 ? 3900 : 300) * S, "job %zu", i);
+	cr_assert(strstr(reason(2), "(cluster-autoscaler: pod didn't trigger scale-up: 1 max "
+				    "node group size reached)"), "%s", reason(2));
+	cr_assert(strstr(reason(5), "max node group size reached"), "%s", reason(5));
+}
+
+/*
+ * The estimator's order is CA's DecreasingPodOrderer (estimator/
+ * decreasing_pod_orderer.go: cpu / node cpu + memory / node memory, largest
+ * first), whatever the scenario's order.  Nodes of 4 GPUs and 8 cpu; 2 pods
+ * of 1 GPU and 2 cpu (big, score 0.25) and 2 of 1 GPU and 6 cpu (small,
+ * 0.75).  Small first: e0 takes one (2 cpu left), the second opens e1; the
+ * big pods fit e0 (2 cpu) and e1 (2 cpu): 2 nodes.  In the scenario's order
+ * the big pods would share e0 (4 cpu left), the small ones need e1 and e2:
+ * 3.  Until 4m, before the nodes are Ready: what the scan at 0 launched.
+ */
+Test(autoscale, the_estimate_orders_pods_by_their_share_of_the_node)
+{
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.cpu=8",
+		 "workloads.big.gpus=1", "workloads.big.cpu=2", "workloads.small.cpu=6",
+		 "horizon=4m");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 2, 0);
+	cleanup();
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.cpu=8",
+		 "workloads.big.gpus=1", "workloads.big.cpu=2", "workloads.small.cpu=2",
+		 "horizon=4m");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 1, 0, "4 pods of 1 GPU, 2 cpu: one node");
+}
+
+/* --- inference replicas ---------------------------------------------------------- */
+
+#define SERVE "tests/fixtures/autoscale-serve.yaml"
+
+/*
+ * Pending replicas trigger scale-up (CA scales up for every unschedulable
+ * pod, whoever owns it).  tests/fixtures/autoscale-serve.yaml: 2 replicas of
+ * 1 H100 on 1-GPU nodes at $4.00 an hour, no node at 0, max 3; until 1h.
+ * The scan at 0 finds both replicas pending: one new node each (each takes
+ * the whole GPU): 2 nodes, Ready at 300, where the replicas are placed; they
+ * waited 2 x 300 = 600 s for provisioning.  Bill: 2 nodes x 1 h x $4.00 =
+ * $8.00, of which idle 2 x 300 s x $4.00/h = $0.67 (before the replicas).
+ * Max 1: one node; the second replica waits at max from the scan at 0 to
+ * the horizon (3600 s); 300 s of provisioning wait; $4.00.
+ */
+Test(autoscale, pending_replicas_trigger_scale_up)
+{
+	RUN_WITH(SERVE, "horizon=1h");
+	cr_assert_float_eq(metric("serve", "nodes_added"), 2, 0);
+	cr_assert_float_eq(metric("serve", "scale_ups"), 1, 0);
+	cr_assert_float_eq(metric("serve", "provisioning_wait_s"), 600, 1e-9);
+	cr_assert_float_eq(metric("serve", "autoscaler_at_max_s"), 0, 0);
+	cr_assert_float_eq(bill(), 8.00, 1e-9);
+	cr_assert_float_eq(metric("all", "cost_idle"), 2 * 300 * 4.00 / 3600, 1e-9);
+	cr_assert_gt(metric("chat", "requests_completed"), 0);
+	cleanup();
+	RUN_WITH(SERVE, "horizon=1h", "pools.serve.autoscale.max=1");
+	cr_assert_float_eq(metric("serve", "nodes_added"), 1, 0);
+	cr_assert_float_eq(metric("serve", "provisioning_wait_s"), 300, 1e-9);
+	cr_assert_float_eq(metric("serve", "autoscaler_at_max_s"), 3600, 1e-9);
+	cr_assert_float_eq(bill(), 4.00, 1e-9);
+}
+
+/*
+ * Scale-down moves replicas (CA's removal simulation: kubernetes/autoscaler
+ * cluster-autoscaler/simulator/cluster.go; a Deployment's pod is drainable,
+ * simulator/drainability/rules/replicated; --max-drain-parallelism 1 in
+ * cluster-autoscaler/main.go).  Two nodes of 2 H100 ($6.00 a node-hour) at
+ * 0, LeastAllocated: the 2 replicas spread, one a node, 1 of 2 GPUs
+ * requested each (0.5).  Threshold 0.6: both are under it and each replica
+ * fits the other node, so both are unneeded from the scan at 0; at 600
+ * (unneeded 10m) serve-0 goes first, its replica is evicted and its
+ * replacement placed on serve-1, which is then full (1.0) and stays.  Until
+ * 1h: (600 + 3600)/3600 node-h x $6.00 = $7.00; one eviction.  Threshold
+ * 0.5: 0.5 is not below it, nothing goes: 2 x $6.00 = $12.00.  Unneeded
+ * time 5m: serve-0 goes at 300: (300 + 3600)/3600 x $6.00 = $6.50.
+ */
+static void serve2(const char *threshold, const char *unneeded)
+{
+	RUN_WITH(SERVE, "horizon=1h", "pools.serve.nodes=2", "pools.serve.gpus_per_node=2",
+		 "pools.serve.price.gpu_hour=3", "scheduler.scoring=LeastAllocated", threshold,
+		 unneeded);
+}
+
+Test(autoscale, scale_down_moves_replicas_off_an_underused_node)
+{
+	serve2("pools.serve.autoscale.scale_down_utilization_threshold=0.6",
+	       "pools.serve.autoscale.scale_down_unneeded_time=10m");
+	cr_assert_float_eq(metric("serve", "scale_downs"), 1, 0);
+	cr_assert_float_eq(metric("chat", "replicas_evicted"), 1, 0);
+	cr_assert_float_eq(metric("serve", "node_hours"), 7.0 / 6, 1e-9);
+	cr_assert_float_eq(bill(), 7.00, 1e-9);
+	cr_assert_float_eq(metric("chat", "requests_unfinished") + metric("chat", "requests_completed"),
+			   metric("chat", "requests_submitted"), 0, "no request lost");
+	cleanup();
+	serve2("pools.serve.autoscale.scale_down_utilization_threshold=0.5",
+	       "pools.serve.autoscale.scale_down_unneeded_time=10m");
+	cr_assert_float_eq(metric("serve", "scale_downs"), 0, 0);
+	cr_assert_float_eq(metric("chat", "replicas_evicted"), 0, 0);
+	cr_assert_float_eq(bill(), 12.00, 1e-9);
+	cleanup();
+	serve2("pools.serve.autoscale.scale_down_utilization_threshold=0.6",
+	       "pools.serve.autoscale.scale_down_unneeded_time=5m");
+	cr_assert_float_eq(bill(), 6.50, 1e-9);
+}
+
+/*
+ * A batch job's pod does not move (a Job marked safe-to-evict: "false",
+ * cluster-autoscaler/simulator/drainability/rules/notsafetoevict): nodes of
+ * 4 GPUs, threshold 0.6; a 1-GPU job of 2h joins one replica's node (1 + 1
+ * of 4: 0.5).  That node is blocked; the other (1 of 4) is unneeded, its
+ * replica fits beside the job, and it goes at 600.  The job keeps running:
+ * nothing preempted; (600 + 3600)/3600 node-h x $12.00 = $14.00.
+ */
+Test(autoscale, a_batch_job_keeps_its_node)
+{
+	RUN_WITH(SERVE, "horizon=1h", "pools.serve.nodes=2", "pools.serve.gpus_per_node=4",
+		 "pools.serve.price.gpu_hour=3", "scheduler.scoring=LeastAllocated",
+		 "pools.serve.autoscale.scale_down_utilization_threshold=0.6",
+		 "workloads=[{name: chat, kind: inference, model: llama-3-8b, replicas: 2, "
+		 "startup: 30s, memory_fraction: 0.9, requests: {process: poisson, rate: 0.5/s, "
+		 "count: 3000, prompt_tokens: 512, output_tokens: 64}}, {name: train, kind: batch, "
+		 "count: 1, arrival: {at: \"00:00\"}, gpus: 1, duration: 2h}]");
+	cr_assert_float_eq(metric("serve", "scale_downs"), 1, 0);
+	cr_assert_float_eq(metric("chat", "replicas_evicted"), 1, 0);
+	cr_assert_float_eq(metric("all", "jobs_preempted"), 0, 0);
+	size_t train = r.jobs[0].workload == 1 ? 0 : 1;
+	cr_assert_eq(r.jobs[train].start, 0);
+	cr_assert_float_eq(bill(), 14.00, 1e-9);
+}
+
+/*
+ * Spot capacity serves inference: an interrupted node's replica is evicted
+ * at the notice (its requests go back to the router) and replaced; the
+ * fixed pool's node group launches a replacement node.  Two spot nodes of
+ * one H100 at 1 interruption per node-hour over the ~1.6 h of 3000 requests
+ * (seed 3): every interruption evicts the one replica of its node and
+ * launches one node; no request is lost.
+ */
+Test(autoscale, spot_interruptions_evict_and_replace_replicas)
+{
+	RUN_WITH(SERVE, "pools=[{name: spot, nodes: 2, gpu: H100-80GB, gpus_per_node: 1, "
+			"startup: 2m, price: {gpu_hour: 4.0}, spot: {discount: 0.6, "
+			"interruption: {rate: 1/h}}}]");
+	double n = metric("spot", "spot_interruptions");
+	cr_assert_gt(n, 0);
+	cr_assert_float_eq(metric("chat", "replicas_evicted"), n, 0);
+	cr_assert_float_eq(metric("spot", "nodes_added"), n, 0);
+	cr_assert_float_eq(metric("chat", "requests_completed"), 3000, 0);
+	cr_assert_str_eq(r.status, "ok");
+}

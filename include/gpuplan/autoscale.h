@@ -10,13 +10,18 @@
  * unschedulable on the nodes (not those waiting for queue quota: Kueue has
  * not admitted them, so they have no pods yet).
  *
- * Scale-up.  Pods that fit nodes already provisioning ("upcoming nodes") wait
- * for them.  For the others, each autoscaled pool below its max is an option
- * when an empty node of it passes the scheduler's filters for them
- * (placement_fits_empty: taints, affinity, selector, GPU model, resources,
- * windows); a bin-packing estimate (first fit, pods in class order, each pod
- * taking 1/k of a node where k of them fill one: cluster_pods_per_node) says
- * how many new nodes, capped at max.  The expander picks one option:
+ * Scale-up.  The pending pods are the scheduler's classes and the inference
+ * replicas pending for room (infer_pending_replicas).  Pods that fit nodes
+ * already provisioning ("upcoming nodes") wait for them.  For the others,
+ * each autoscaled pool below its max is an option: CA's binpacking
+ * estimator (estimator/binpacking_estimator.go) puts the pods, pod by pod
+ * with the scheduler's filters (placement_fits_node), on down node slots
+ * standing for new nodes of the pool's template: first on the new nodes
+ * added so far, then on the last one, opening another while the pool is
+ * below max; groups of pods in CA's DecreasingPodOrderer order (cpu and
+ * memory share of the template).  The simulation's pods are real placements
+ * on those slots (placement_take_pod), taken back before the scan ends.  The
+ * expander picks one option:
  * random (the default), least-waste (the smallest share of the new nodes'
  * GPUs, cpu and memory left unrequested; CA's expander/waste), price (the
  * lowest cost per hour per requested GPU) or priority (the pool's
@@ -27,19 +32,25 @@
  *
  * Scale-down.  A Ready node whose GPU requests are below
  * scale_down_utilization_threshold of its GPUs (GPU nodes are judged by GPU
- * requests) and whose pods could move is unneeded; gpuplan moves no pod, so
- * only an empty node qualifies: a node with a running batch job or an
- * inference replica stays.  A node unneeded at every scan for
+ * requests) and whose pods could move is unneeded: a batch job's pod never
+ * moves (a Job marked safe-to-evict: false), an inference replica (a
+ * Deployment's pod) moves when the scheduler finds it another Ready node,
+ * beside the replicas moved before it (CA's removal simulation, the node
+ * cordoned meanwhile).  A node unneeded at every scan for
  * scale_down_unneeded_time (10m, counted from the first scan that saw it) is
- * removed, never below min, at most 10 empty nodes per scan
- * (--max-empty-bulk-delete); nothing is removed in a scan that scaled up or
- * within scale_down_delay_after_add (10m) of a scale-up.
+ * removed, never below min, at most 10 nodes per scan
+ * (--max-scale-down-parallelism) of which 1 with pods to move
+ * (--max-drain-parallelism): its replicas are evicted and their replacements
+ * placed on the other nodes; nothing is removed in a scan that scaled up or
+ * within scale_down_delay_after_add (10m) of a scale-up.  Scans stop when no
+ * work is left, nothing is provisioning and no unneeded node is above min.
  *
  * Spot.  Each node of a spot pool is interrupted after an exponential time
  * (rate per node-hour) from its launch, drawn from the pool's own stream.
  * At the notice (2m) the node is cordoned and drained: its batch jobs are
- * evicted and keep the work of their last checkpoint; at the end of the notice
- * it is gone.  An autoscaled pool gets the capacity back through scale-up
+ * evicted and keep the work of their last checkpoint, its inference replicas
+ * are evicted (their requests go back to the router) and replaced by
+ * pending ones; at the end of the notice it is gone.  An autoscaled pool gets the capacity back through scale-up
  * (the evicted pods are pending); a fixed pool's node group launches a
  * replacement in the same slot when the node is gone.
  *
@@ -57,8 +68,10 @@
  * pending (capacity evidence), and the pod-seconds pods waited for nodes
  * being provisioned (provisioning time, not capacity, is the wait).
  *
- * Cost.  A scan costs O(pending classes x autoscaled pools x their max nodes)
- * for scale-up and O(slots of autoscaled pools) for scale-down; other events
+ * Cost.  A scan costs, for scale-up, O(pods placed on upcoming and new nodes
+ * x GPUs of a node, plus pending groups x their nodes tried) per autoscaled
+ * pool, and for scale-down O(slots of autoscaled pools) plus a placement
+ * search per replica on an underused node; other events
  * O(1) apart from a drain (the node's pods).  Pools without autoscale or spot
  * cost nothing.  Nothing allocates after autoscale_create but the per-class
  * state, which grows with the scheduler's classes.
@@ -73,6 +86,7 @@
 #include "gpuplan/cluster.h"
 #include "gpuplan/collect.h"
 #include "gpuplan/engine.h"
+#include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
 #include "gpuplan/reasons.h"
 #include "gpuplan/results.h"
@@ -100,11 +114,12 @@ struct autoscale_host {
 	struct collect *collect;
 	struct sched *sched;
 	struct reasons *reasons;
+	struct infer *infer;  /* pending replicas trigger scale-up; replicas move */
 	uint64_t *freed;      /* bumped when a node comes up (blocked work may fit) */
 	bool *dirty;          /* set when a node comes up */
 	void *ctx;            /* the run, for the two calls below */
 	bool (*work_left)(void *ctx);            /* whether scans are still needed */
-	void (*drain)(void *ctx, int32_t node);  /* evict the batch jobs on node */
+	void (*drain)(void *ctx, int32_t node);  /* evict the pods on node */
 };
 
 struct autoscale;

@@ -164,7 +164,8 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 		       int32_t gpus, cluster_node_pred ok, const void *ctx,
 		       cluster_node_visit visit, void *visit_ctx);
 
-/* NodeResourcesFit, node by node, for messages and per-node scans. */
+/* NodeResourcesFit, node by node, for messages and per-node scans; a node
+ * that is not Ready is judged on its GPUs as if it were (O(its GPUs)). */
 bool cluster_has_units(const struct cluster *c, int32_t node, const struct workload_spec *w,
 		       int32_t gpus);
 bool cluster_cpu_fits(const struct cluster *c, int32_t node, const struct workload_spec *w);
@@ -195,6 +196,10 @@ void cluster_node_up(struct cluster *c, int32_t node);
 /* A Ready node leaves the indexes and the capacity (cordoned or removed);
  * pods still on it keep their units until they are released. */
 void cluster_node_down(struct cluster *c, int32_t node);
+
+/* A node cluster_node_down took out comes back with the pods it still
+ * holds (the autoscaler's scale-down simulation cordons a node for a while). */
+void cluster_node_uncordon(struct cluster *c, int32_t node);
 
 /* Whether no pod holds anything on the node. */
 bool cluster_node_empty(const struct cluster *c, int32_t node);

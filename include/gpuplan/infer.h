@@ -86,6 +86,19 @@ void infer_event(struct infer *in, const struct event *ev);
 /* Places pending replicas that fit now. */
 void infer_place_pending(struct infer *in);
 
+/* The node under a replica (tenant id INFER_TENANT_BIT | replica) is
+ * cordoned and drained: the replica gives its units back at once, its
+ * requests go back to the router, and unless it was being scaled down a
+ * replacement waits for room (a Deployment's new pod). */
+void infer_evict(struct infer *in, uint32_t tenant);
+
+/* Replicas of inference workload w pending for room, and their pod request
+ * (*pod untouched for other workloads); 0 for NULL. */
+int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_request *pod);
+
+/* The pod request of replica tenant (INFER_TENANT_BIT | replica). */
+struct pod_request infer_replica_pod(const struct infer *in, uint32_t tenant);
+
 /* Whether replicas wait for room. */
 bool infer_has_pending(const struct infer *in);
 

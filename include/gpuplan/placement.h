@@ -176,6 +176,26 @@ int64_t placement_balanced_score(const int64_t *requested, const int64_t *alloca
 bool placement_fits_empty(const struct placer *pl, const struct pod_request *pod, size_t p,
 			  sim_time now);
 
+/*
+ * The Cluster Autoscaler's simulations (autoscale.h) run these filters on
+ * nodes that are not Ready: a slot being provisioned, or a down slot standing
+ * for a new node of its pool's template (CA's binpacking estimator), and put
+ * pods there for a while to see what else fits beside them.
+ */
+
+/* Whether one pod of the request passes every filter on node, Ready or not:
+ * the pool's (window, taints, affinity, gpu_spec, VRAM) and the node's own
+ * (a hostname affinity, GPU units, cpu, memory).  O(GPUs of the node). */
+bool placement_fits_node(const struct placer *pl, const struct pod_request *pod, int32_t node,
+			 sim_time now);
+
+/* One pod of the request on node for tenant id job (placement_fits_node
+ * said yes), as placement_take places a pod; and back, in reverse order. */
+void placement_take_pod(struct placer *pl, const struct pod_request *pod, int32_t node,
+			uint32_t job, struct cluster_grant *grant);
+void placement_release_pod(struct placer *pl, int32_t workload, uint32_t job,
+			   const struct cluster_grant *grant);
+
 /* Whether starting a pod of workload w can let other pods of w fit (its
  * DoNotSchedule spread constraint counts running pods). */
 bool placement_start_unblocks(const struct placer *pl, size_t w);
