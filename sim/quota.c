@@ -4,6 +4,7 @@
  */
 #include "gpuplan/quota.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@ void quota_init(struct quota *q, const struct scenario *sc)
 	q->saved = gp_xcalloc(cells, sizeof *q->saved);
 	q->need = gp_xcalloc(q->n_res + 1, sizeof *q->need);
 	q->root = gp_xcalloc(sc->n_queues, sizeof *q->root);
+	q->limited = gp_xcalloc(sc->n_queues + 1, sizeof *q->limited);
 	for (size_t i = 0; i < sc->n_queues * q->n_res; i++)
 		q->nominal[i] = q->limit[i] = INFINITY;
 	for (size_t i = 0; i < sc->n_queues; i++)
@@ -65,6 +67,7 @@ void quota_init(struct quota *q, const struct scenario *sc)
 			size_t cell = i * q->n_res + (size_t)res_index(q, e->resource);
 			q->nominal[cell] = e->nominal;
 			q->limit[cell] = e->borrowing_limit;
+			q->limited[i] = true;
 		}
 	number_roots(q);
 }
@@ -78,6 +81,7 @@ void quota_free(struct quota *q)
 	free(q->saved);
 	free(q->need);
 	free(q->root);
+	free(q->limited);
 	memset(q, 0, sizeof *q);
 }
 
@@ -203,6 +207,9 @@ void quota_charge(struct quota *q, size_t qi, const double *req, double sign)
 		*u += sign * req[r];
 		if (*u < 1e-9)
 			*u = 0; /* float dust */
+		/* An admission keeps the queue within its nominal quota plus its
+		 * borrowing limit, and its cohort within the sum of its quotas. */
+		assert(sign < 0 || available(q, qi, r) >= -1e-6);
 	}
 }
 
@@ -357,6 +364,14 @@ size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued,
 	for (size_t r = 0; r < q->n_res; r++) {
 		q->need[r] = req[r] > 0 && req[r] > available(q, qi, r) + 1e-9;
 		any |= q->need[r];
+		/* flavorassigner.go, fitsResourceQuota: preemption is an option
+		 * for a request within the nominal quota, or for any under
+		 * withinClusterQueue; a larger one can only wait.  (Its
+		 * mayReclaimInHierarchy needs a subtree below the root cohort;
+		 * gpuplan's cohorts are flattened to their root.) */
+		if (q->need[r] && req[r] > q->nominal[qi * q->n_res + r] + 1e-9 &&
+		    qs->within == WITHIN_NEVER)
+			return 0;
 	}
 	if (!any)
 		return 0;

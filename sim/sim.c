@@ -86,6 +86,8 @@ struct sim {
 	int32_t *why;           /* per reason slot, of a failed attempt */
 	struct quota quota;     /* queue quotas and cohorts (quota.h) */
 	double *req;            /* scratch: a job's request per quota resource */
+	uint32_t *holders;      /* jobs that hold quota of a queue with one */
+	size_t n_holders, cap_holders;
 	struct quota_candidate *cands; /* scratch: admitted jobs, for preemption */
 	size_t cap_cands;
 	double *cand_req;       /* scratch: their requests, [cand * n_res] */
@@ -289,14 +291,28 @@ static bool fit_window(const struct sim *s)
 }
 
 /* Admits (+1) or releases (-1) the job's request against its queue's quota.
- * Either may change what other jobs may be admitted or preempt. */
+ * Either may change what other jobs may be admitted or preempt, except in
+ * a queue without a quota, which counts nothing. */
 static void charge_quota(struct sim *s, struct sim_job *j, double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	j->admitted = sign > 0;
+	if (!quota_limited(&s->quota, (size_t)ws->queue))
+		return;
 	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
 	quota_charge(&s->quota, (size_t)ws->queue, s->req, sign);
-	j->admitted = sign > 0;
 	s->quota_gen++;
+	uint32_t id = (uint32_t)(j - s->jobs);
+	if (sign > 0) { /* the preemption candidates, without a scan of every job */
+		GP_GROW(s->holders, s->cap_holders, s->n_holders + 1);
+		j->holder = (uint32_t)s->n_holders;
+		s->holders[s->n_holders++] = id;
+	} else {
+		assert(j->holder < s->n_holders && s->holders[j->holder] == id);
+		uint32_t last = s->holders[--s->n_holders];
+		s->holders[j->holder] = last;
+		s->jobs[last].holder = j->holder;
+	}
 	s->dirty = true;
 }
 
@@ -315,6 +331,10 @@ static void enqueue(struct sim *s, uint32_t id)
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	struct sched_entry e = sched_entry(s->sched.order, id, j->seq, j->submit, ws->priority,
 					   j->deadline, j->duration);
+	if (!j->admitted && !quota_limited(&s->quota, (size_t)ws->queue)) {
+		j->admitted = true; /* nothing to wait for: no admission class */
+		j->admitted_at = s->engine.now;
+	}
 	if (!j->admitted) {
 		size_t cls = sched_add(&s->admit, j->workload, j->gpus, ws->queue, e);
 		j->cls = (int32_t)cls;
@@ -719,9 +739,9 @@ static void wait_behind(struct sim *s, size_t c)
 }
 
 /* The preemption targets that would let job id of queue q in, into
- * s->victims; returns how many (0: none would).  Candidates are the
- * admitted jobs that run or wait for nodes (not those between an OOM kill
- * and their restart).  Scans the jobs: it runs only for a queue with a
+ * s->victims; returns how many (0: none would).  Candidates are the jobs
+ * that hold quota and run or wait for nodes (not those between an OOM kill
+ * and their restart).  O(holders): it runs only for a queue with a
  * preemption policy whose head is short of quota, once per change of quota. */
 static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
 {
@@ -729,15 +749,16 @@ static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
 	if (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER)
 		return 0;
 	size_t n = 0, nr = s->quota.n_res;
-	for (size_t i = 0; i < s->n_jobs; i++) {
+	for (size_t h = 0; h < s->n_holders; h++) {
+		uint32_t i = s->holders[h];
 		const struct sim_job *c = &s->jobs[i];
-		if (!c->admitted || !(c->status == JOB_RUNNING || c->cls >= 0))
+		if (!(c->status == JOB_RUNNING || c->cls >= 0))
 			continue;
 		const struct workload_spec *cw = &s->sc->workloads[c->workload];
 		GP_GROW(s->cands, s->cap_cands, n + 1);
 		GP_GROW(s->cand_req, s->cap_cand_req, (n + 1) * nr + 1);
 		quota_request(&s->quota, cw, c->gpus, c->pods, s->cand_req + n * nr);
-		s->cands[n++] = (struct quota_candidate){.job = (uint32_t)i, .seq = c->seq,
+		s->cands[n++] = (struct quota_candidate){.job = i, .seq = c->seq,
 			.queue = (size_t)cw->queue, .priority = cw->priority,
 			.admitted = c->admitted_at, .queued = c->submit};
 	}
@@ -1045,6 +1066,7 @@ static void sim_destroy(struct sim *s)
 	quota_free(&s->quota);
 	free(s->req);
 	free(s->cands);
+	free(s->holders);
 	free(s->cand_req);
 	free(s->victims);
 	free(s->best_victims);

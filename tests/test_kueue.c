@@ -249,3 +249,64 @@ Test(kueue, lower_or_newer_equal_priority_preempts_a_newer_job)
 	cr_assert_eq(r.jobs[1].start, 5 * H + 20 * M);
 	assert_every_second_has_a_reason(NULL);
 }
+
+/*
+ * Kueue preempts admitted workloads, whether their pods run or wait for
+ * nodes (preemption.go, findCandidates: the ClusterQueue's admitted
+ * Workloads).  hog (no quota) takes 3 of the 4 GPUs 00:00-02:00.  low
+ * (priority 0, 2 GPUs) is admitted at 00:10 and waits for a node.  high
+ * (priority 10, 1 GPU, 1 h) at 00:20 evicts it (LowerPriority) and runs on
+ * the free GPU to 01:20.  low waits for quota to 01:20, then for nodes to
+ * 02:00: 10 + 60 + 40 minutes, each with its reason.
+ */
+Test(kueue, a_job_waiting_for_nodes_can_be_preempted)
+{
+	RUN(K, "queues.q.preemption={within_cluster_queue: LowerPriority}",
+	    "workloads=[{name: hog, arrival: {at: \"00:00\"}, gpus: 3, duration: 2h}, "
+	    "{name: low, queue: q, arrival: {at: \"00:10\"}, gpus: 2, duration: 1h}, "
+	    "{name: high, queue: q, priority: 10, arrival: {at: \"00:20\"}, gpus: 1, duration: 1h}]");
+	cr_assert_eq(r.jobs[2].start, 20 * M);
+	cr_assert_eq(r.jobs[1].start, 2 * H);
+	cr_assert_eq(r.jobs[1].preemptions, 1, "evicted before it ever ran");
+	cr_assert_float_eq(pending("low", "0/1 nodes"), 50 * 60, 1e-6);
+	cr_assert_float_eq(pending("low", "couldn't assign flavors"), 60 * 60, 1e-6);
+	assert_every_second_has_a_reason(NULL);
+}
+
+/* A job stopped by its pool's window (window_policy: preempt) keeps its
+ * admission and waits for nodes again, 17:00 to 12:00 the next day: 19 h
+ * with a reason. */
+Test(kueue, a_job_stopped_by_a_window_waits_with_a_reason)
+{
+	RUN("tests/fixtures/windows.yaml", "scheduler.window_policy=preempt");
+	cr_assert_eq(r.jobs[0].preemptions, 1);
+	double extra[] = {19 * 3600};
+	assert_every_second_has_a_reason(extra);
+}
+
+/*
+ * A request above the queue's nominal quota may only wait for what the
+ * cohort lends, never reclaim it (Kueue: pkg/scheduler/flavorassigner/
+ * flavorassigner.go, fitsResourceQuota tries preemption for val <=
+ * nominal, or under withinClusterQueue).  team-b (nominal 3) runs four
+ * 1-GPU jobs 00:00-10:00, borrowing team-a's 1.  At 01:00 team-a (nominal
+ * 1, reclaimWithinCohort: Any) asks for 2: it waits to 10:00.  Asking for
+ * 1, it reclaims at once.
+ */
+#define ABOVE "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 1}, " \
+	      "preemption: {reclaim_within_cohort: Any}}, " \
+	      "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 3}}]", \
+	"workloads=[{name: b, queue: team-b, count: 4, arrival: {at: \"00:00\"}, gpus: 1, " \
+	"duration: 10h}, {name: a, queue: team-a, arrival: {at: \"01:00\"}, gpus: 2, duration: 1h}]"
+
+Test(kueue, a_request_above_the_nominal_quota_does_not_reclaim)
+{
+	RUN(K, ABOVE);
+	cr_assert_eq(r.jobs[4].start, 10 * H);
+	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
+	assert_every_second_has_a_reason(NULL);
+	cleanup();
+	RUN(K, ABOVE, "workloads.a.gpus=1");
+	cr_assert_eq(r.jobs[4].start, 1 * H);
+	cr_assert_eq(r.jobs[3].preemptions, 1, "the most recently admitted borrower (the last)");
+}

@@ -40,6 +40,7 @@ struct quota {
 	double *saved;          /* scratch: usage while quota_preempt simulates */
 	bool *need;             /* scratch: per resource, short of quota */
 	int32_t *root;          /* per queue: its root cohort's number, -1 for none */
+	bool *limited;          /* per queue: it lists a quota (else it admits anything) */
 };
 
 enum quota_verdict {
@@ -65,6 +66,13 @@ enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *r
 /* The reason of a job of StrictFIFO queue qi that waits behind the queue's
  * head: Kueue never nominates it, so it has no condition of its own. */
 void quota_behind(const struct quota *q, size_t qi, char *why, size_t why_len);
+
+/* Whether queue qi limits any resource: a queue without a quota admits a
+ * job at once and is never short, so it neither preempts nor is preempted. */
+static inline bool quota_limited(const struct quota *q, size_t qi)
+{
+	return q->limited[qi];
+}
 
 /* Adds (sign +1, admission) or removes (-1, release) req to queue qi's usage. */
 void quota_charge(struct quota *q, size_t qi, const double *req, double sign);

@@ -55,6 +55,7 @@ struct sim_job {
 	int32_t oom_kills;     /* times a pod of it was OOM-killed */
 	int32_t cls;           /* its class in the queue it waits in; -1: in none */
 	sim_time admitted_at;  /* when Kueue admitted it (reserved its quota) */
+	uint32_t holder;       /* its place in the run's list of quota holders */
 	bool admitted;         /* holds its queue's quota (quota.h) */
 	uint16_t gen;          /* of the live finish event */
 	uint8_t status;        /* enum job_status */
