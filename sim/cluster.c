@@ -435,16 +435,11 @@ bool cluster_has_units(const struct cluster *c, int32_t node, const struct workl
 	return node_mig_key(c, node, (size_t)(ix - ps->mig)) >= need;
 }
 
-bool cluster_cpu_fits(const struct cluster *c, int32_t node, const struct workload_spec *w)
+const int32_t *cluster_unit_keys(const struct cluster *c, size_t p, const struct workload_spec *w,
+				 int32_t gpus, int32_t *need)
 {
-	const struct node *nd = &c->nodes[node];
-	return c->sc->pools[nd->pool].cpu <= 0 || w->cpu <= nd->cpu_free + 1e-9;
-}
-
-bool cluster_memory_fits(const struct cluster *c, int32_t node, const struct workload_spec *w)
-{
-	const struct node *nd = &c->nodes[node];
-	return c->sc->pools[nd->pool].memory_bytes <= 0 || w->memory_bytes <= nd->memory_free + 0.5;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, need);
+	return ix && *need < ix->levels ? ix->key : NULL;
 }
 
 bool cluster_cpu_memory_bind(const struct cluster *c, size_t p, const struct workload_spec *w)

@@ -267,9 +267,8 @@ void collect_settle(struct collect *c)
 {
 	for (size_t k = 0; k < c->n_moved; k++) {
 		struct scope_gauges *s = &c->scopes[c->moved[k]];
-		for (int g = 0; g < GAUGE_COUNT; g++)
-			if (s->value[g] > s->peak[g])
-				s->peak[g] = s->value[g];
+		for (int g = 0; g < GAUGE_COUNT; g++) /* a store each: vectorizes */
+			s->peak[g] = s->value[g] > s->peak[g] ? s->value[g] : s->peak[g];
 		s->moved = false;
 	}
 	c->n_moved = 0;

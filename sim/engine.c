@@ -72,8 +72,10 @@ static struct engine_bucket *lowest(struct engine *e, unsigned *level, unsigned 
 	return &e->b[*level][*digit];
 }
 
-static sim_time min_time(const struct engine_bucket *b)
+static sim_time min_time(const struct engine_bucket *b, unsigned level)
 {
+	if (level == 0)
+		return b->items[0].t; /* all of one time */
 	sim_time m = SIM_NEVER;
 	for (uint32_t k = 0; k < b->n; k++)
 		m = b->items[k].t < m ? b->items[k].t : m;
@@ -87,11 +89,20 @@ static void spread(struct engine *e)
 {
 	unsigned level, digit;
 	struct engine_bucket *b = lowest(e, &level, &digit);
-	e->last = key_of(min_time(b));
+	e->last = key_of(min_time(b, level));
 	uint64_t *m = e->digits[level];
 	m[digit / 64] &= ~(UINT64_C(1) << (digit % 64));
 	if (!(m[0] | m[1] | m[2] | m[3]))
 		e->levels &= (uint8_t)~(1u << level);
+	if (level == 0) {
+		/* A level-0 bucket holds one time, the new last: it becomes the
+		 * FIFO as it is (the FIFO is empty; its array is kept for reuse). */
+		struct engine_bucket fifo = e->due;
+		e->due = *b;
+		*b = fifo;
+		b->n = 0;
+		return;
+	}
 	uint32_t n = b->n;
 	b->n = 0; /* nothing is filed here while it is read */
 	for (uint32_t k = 0; k < n; k++)
@@ -124,7 +135,8 @@ sim_time engine_next_time(struct engine *e)
 	/* Not spread yet: the clock may still get events before this minimum. */
 	if (e->next == SIM_NEVER) {
 		unsigned level, digit;
-		e->next = min_time(lowest(e, &level, &digit));
+		struct engine_bucket *b = lowest(e, &level, &digit);
+		e->next = min_time(b, level);
 	}
 	return e->next;
 }

@@ -651,13 +651,15 @@ static void explain_nodes(const struct placer *pl, size_t p, const struct pool_r
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	const struct pool_state *ps = &c->pools[p];
+	int32_t need = 0;
+	const int32_t *keys = cluster_unit_keys(c, p, w, pod->gpus, &need); /* Ready nodes' */
 	for (int32_t i = 0; i < ps->n_nodes; i++) {
 		int32_t node = ps->first_node + i;
 		if (!c->nodes[node].ready) /* a node slot the scheduler does not see */
 			continue;
 		if (r->allowed && !(r->allowed[i / 64] >> (i % 64) & 1))
 			continue;
-		bool units = cluster_has_units(c, node, w, pod->gpus);
+		bool units = keys && keys[i] >= need;
 		bool cpu = cluster_cpu_fits(c, node, w), memory = cluster_memory_fits(c, node, w);
 		why[r->resource] += !units;
 		why[REASON_CPU] += !cpu;

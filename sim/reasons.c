@@ -307,8 +307,10 @@ void reasons_set_nodes(struct reasons *r, int64_t n_nodes)
 	if (r->n_nodes == n_nodes)
 		return;
 	r->n_nodes = n_nodes;
-	/* Cached counts name messages made with the old total. */
-	memset(r->class_counts, 0xff, r->cap_classes * r->n_slots * sizeof *r->class_counts);
+	/* Cached counts name messages made with the old total (none before the
+	 * first class: a run of inference replicas only). */
+	if (r->class_counts)
+		memset(r->class_counts, 0xff, r->cap_classes * r->n_slots * sizeof *r->class_counts);
 }
 
 bool reasons_blocked(const struct reasons *r, size_t cls, uint32_t head, uint64_t gen,

@@ -127,6 +127,15 @@ static struct gpu *gpu_at(struct sim *s, int32_t node, int i)
 	return &s->cluster.gpus[s->cluster.nodes[node].first_gpu + i];
 }
 
+/* The lowest GPU of a node's mask, taken out of it: a loop over a pod's
+ * GPUs visits its set bits only, in ascending order. */
+static int pop_gpu(uint64_t *mask)
+{
+	int i = __builtin_ctzll(*mask);
+	*mask &= *mask - 1;
+	return i;
+}
+
 /* The placements of the job's pods (j->pods of them). */
 static struct cluster_grant *pods_of(struct sim_job *j)
 {
@@ -152,10 +161,8 @@ static double job_slow(struct sim *s, const struct sim_job *j)
 		const struct sharing *sh = sharing_of(s, grant->node);
 		if (sh->mode == SHARING_EXCLUSIVE)
 			continue;
-		for (int i = 0; i < 64; i++) {
-			if (!(grant->gpu_mask >> i & 1))
-				continue;
-			const struct gpu *g = gpu_at(s, grant->node, i);
+		for (uint64_t m = grant->gpu_mask; m;) {
+			const struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
 			for (uint16_t k = 0; k < g->n_tenants; k++)
 				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 					slow = fmax(slow, contention_slow(sh, g->tenants, g->n_tenants,
@@ -187,10 +194,8 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 {
 	const struct sharing *sh = sharing_of(s, grant->node);
 	int32_t pool = s->cluster.nodes[grant->node].pool;
-	for (int i = 0; i < 64; i++) {
-		if (!(grant->gpu_mask >> i & 1))
-			continue;
-		struct gpu *g = gpu_at(s, grant->node, i);
+	for (uint64_t m = grant->gpu_mask; m;) {
+		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
 		size_t gi = (size_t)(g - s->cluster.gpus);
 		double engine, sm;
 		contention_activity(sh, g->tenants, g->n_tenants, &engine, &sm);
@@ -274,10 +279,8 @@ static void begin_work(struct sim *s, struct sim_job *j)
 	j->busy = total > 0 ? ws->gpu_busy * work / total : ws->gpu_busy;
 	for (int32_t p = 0; p < j->pods; p++) {
 		const struct cluster_grant *grant = &pods_of(j)[p];
-		for (int i = 0; i < 64; i++) {
-			if (!(grant->gpu_mask >> i & 1))
-				continue;
-			struct gpu *g = gpu_at(s, grant->node, i);
+		for (uint64_t m = grant->gpu_mask; m;) {
+			struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
 			for (uint16_t k = 0; k < g->n_tenants; k++)
 				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 					g->tenants[k].f = j->busy;
@@ -390,8 +393,8 @@ static bool pod_overflows(struct sim *s, const struct cluster_grant *grant)
 	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
 		return false;
 	double memory = s->sc->pools[s->cluster.nodes[grant->node].pool].gpu->memory_bytes;
-	for (int i = 0; i < 64; i++)
-		if ((grant->gpu_mask >> i & 1) && gpu_at(s, grant->node, i)->vram_used > memory)
+	for (uint64_t m = grant->gpu_mask; m;)
+		if (gpu_at(s, grant->node, pop_gpu(&m))->vram_used > memory)
 			return true;
 	return false;
 }

@@ -450,6 +450,15 @@ Test(autoscale, the_estimate_packs_pod_by_pod_onto_the_new_nodes)
 	cr_assert_float_eq(metric("batch", "node_hours"), 2.5, 1e-9);
 	cr_assert_float_eq(bill(), 25.00, 1e-9);
 	cr_assert_float_eq(metric("all", "cost_idle"), 5.00, 1e-9);
+	cleanup();
+	/* Nodes of 8 GPUs ($20.00 an hour): both big pods and both small ones
+	 * fit e0 (3 + 3 + 1 + 1): 1 node, 300-4500 s: 1.25 node-h, $25.00. */
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.gpus_per_node=8");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 1, 0);
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_eq(r.jobs[i].start, 300 * S, "job %zu", i);
+	cr_assert_float_eq(metric("batch", "node_hours"), 1.25, 1e-9);
+	cr_assert_float_eq(bill(), 25.00, 1e-9);
 }
 
 /*
@@ -536,6 +545,15 @@ Test(autoscale, pending_replicas_trigger_scale_up)
 	cr_assert_float_eq(metric("serve", "provisioning_wait_s"), 300, 1e-9);
 	cr_assert_float_eq(metric("serve", "autoscaler_at_max_s"), 3600, 1e-9);
 	cr_assert_float_eq(bill(), 4.00, 1e-9);
+	cleanup();
+	/* Nodes of 2 GPUs ($8.00 an hour): the second replica fits the first
+	 * one's new node: 1 node; still 2 x 300 s of provisioning wait; $8.00,
+	 * idle 2 GPUs x 300 s x $4.00/h = $0.67. */
+	RUN_WITH(SERVE, "horizon=1h", "pools.serve.gpus_per_node=2");
+	cr_assert_float_eq(metric("serve", "nodes_added"), 1, 0);
+	cr_assert_float_eq(metric("serve", "provisioning_wait_s"), 600, 1e-9);
+	cr_assert_float_eq(bill(), 8.00, 1e-9);
+	cr_assert_float_eq(metric("all", "cost_idle"), 2 * 300 * 4.00 / 3600, 1e-9);
 }
 
 /*

@@ -133,8 +133,28 @@ int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workl
  * that is not Ready is judged on its GPUs as if it were (O(its GPUs)). */
 bool cluster_has_units(const struct cluster *c, int32_t node, const struct workload_spec *w,
 		       int32_t gpus);
-bool cluster_cpu_fits(const struct cluster *c, int32_t node, const struct workload_spec *w);
-bool cluster_memory_fits(const struct cluster *c, int32_t node, const struct workload_spec *w);
+static inline bool cluster_cpu_fits(const struct cluster *c, int32_t node,
+				    const struct workload_spec *w)
+{
+	const struct node *nd = &c->nodes[node];
+	return c->sc->pools[nd->pool].cpu <= 0 || w->cpu <= nd->cpu_free + 1e-9;
+}
+
+static inline bool cluster_memory_fits(const struct cluster *c, int32_t node,
+				       const struct workload_spec *w)
+{
+	const struct node *nd = &c->nodes[node];
+	return c->sc->pools[nd->pool].memory_bytes <= 0 || w->memory_bytes <= nd->memory_free + 0.5;
+}
+
+/* cluster_has_units for a whole pool at once: the free-unit keys of pool
+ * p's nodes (by node - first node of the pool) for a pod of workload w
+ * asking for gpus, and in *need the key a Ready node must reach; NULL when
+ * no node of the pool can offer the pod's unit.  A Ready node has the units
+ * when keys[i] >= *need, as cluster_has_units says; one lookup per pool
+ * instead of one per node.  Valid until the cluster next changes. */
+const int32_t *cluster_unit_keys(const struct cluster *c, size_t p, const struct workload_spec *w,
+				 int32_t gpus, int32_t *need);
 
 /* Nodes of pool p without the GPU units for the pod (all of them when the
  * pool does not offer its resource): O(buckets). */

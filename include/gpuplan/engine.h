@@ -13,7 +13,9 @@
  * (a level, 0..7) and that byte's value (a digit, 0..255); events equal to
  * last wait in a FIFO.  Popping empties the FIFO; when it is empty, the
  * lowest non-empty bucket is spread over lower levels around its minimum,
- * which becomes last.  An event moves down at most 8 times, pushes are O(1),
+ * which becomes last; a level-0 bucket holds a single time and becomes the
+ * FIFO whole (its array swapped in, no event copied), which is the common
+ * case when events are dense.  An event moves down at most 8 times, pushes are O(1),
  * and all memory traffic is sequential appends.  Events of equal time always
  * share a bucket and spreading keeps bucket order, so they leave in the order
  * they came, as an insertion counter would order them.  Bucket arrays grow
