@@ -230,8 +230,12 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	}
 	uint8_t all_instances = (uint8_t)((1u << spec->sharing.n_layout) - 1);
 	for (int32_t i = 0; i < slots; i++) {
-		c->nodes[first_node + i] = (struct node){(int32_t)p, first_gpu + i * g, g, 0, spec->cpu,
-							 spec->memory_bytes, i < up};
+		c->nodes[first_node + i] = (struct node){.pool = (int32_t)p,
+							 .first_gpu = first_gpu + i * g,
+							 .gpus = g,
+							 .cpu_free = spec->cpu,
+							 .memory_free = spec->memory_bytes,
+							 .ready = i < up};
 		for (int32_t k = 0; k < g; k++)
 			c->gpus[first_gpu + i * g + k] =
 				(struct gpu){.free = ps->units_per_gpu, .mig_free = all_instances};
@@ -407,6 +411,88 @@ int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workl
 	return local < 0 ? -1 : nc.first_node + local;
 }
 
+/* The buckets of ix a search over nodes with room visits: [*lo, *hi]; the
+ * best one only (the fullest for MostAllocated, else the emptiest) when
+ * best_only.  False when no node has room. */
+static bool room_buckets(const struct bucket_index *ix, int32_t need, bool best_only,
+			 enum sched_scoring scoring, int32_t *lo, int32_t *hi)
+{
+	if (need < 0 || need >= ix->levels)
+		return false;
+	*lo = need;
+	*hi = ix->levels - 1;
+	if (!best_only)
+		return true;
+	bool most = scoring == SCORING_MOST_ALLOCATED;
+	for (int32_t k = most ? need : ix->levels - 1; k >= need && k < ix->levels; k += most ? 1 : -1)
+		if (ix->count[k]) {
+			*lo = *hi = k;
+			return true;
+		}
+	return false;
+}
+
+int32_t cluster_count_room(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, bool best_only, enum sched_scoring scoring)
+{
+	int32_t need = 0, lo = 0, hi = -1, n = 0;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	if (!ix || !room_buckets(ix, need, best_only, scoring, &lo, &hi))
+		return 0;
+	for (int32_t k = lo; k <= hi; k++)
+		n += ix->count[k];
+	return n;
+}
+
+int32_t cluster_nth_room(const struct cluster *c, size_t p, const struct workload_spec *w,
+			 int32_t gpus, bool best_only, enum sched_scoring scoring, int32_t nth)
+{
+	int32_t need = 0, lo = 0, hi = -1;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	if (!ix || !room_buckets(ix, need, best_only, scoring, &lo, &hi))
+		return -1;
+	for (int32_t k = lo; k <= hi; k++) {
+		if (nth >= ix->count[k]) {
+			nth -= ix->count[k];
+			continue;
+		}
+		const uint64_t *b = ix->bits + (size_t)k * ix->words;
+		for (size_t i = 0; i < ix->words; i++) {
+			int32_t in_word = __builtin_popcountll(b[i]);
+			if (nth >= in_word) {
+				nth -= in_word;
+				continue;
+			}
+			uint64_t bits = b[i];
+			while (nth-- > 0)
+				bits &= bits - 1;
+			return c->pools[p].first_node + (int32_t)(i * 64) + __builtin_ctzll(bits);
+		}
+	}
+	return -1;
+}
+
+void cluster_each_room(const struct cluster *c, size_t p, const struct workload_spec *w,
+		       int32_t gpus, cluster_node_pred ok, const void *ctx,
+		       cluster_node_visit visit, void *visit_ctx)
+{
+	int32_t need = 0, lo = 0, hi = -1;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	if (!ix || !room_buckets(ix, need, false, SCORING_LEAST_ALLOCATED, &lo, &hi))
+		return;
+	struct node_check nc = {c, c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
+				ctx};
+	for (int32_t k = lo; k <= hi; k++) {
+		const uint64_t *b = ix->bits + (size_t)k * ix->words;
+		for (size_t i = 0; ix->count[k] && i < ix->words; i++)
+			for (uint64_t bits = b[i]; bits; bits &= bits - 1) {
+				int32_t local = (int32_t)(i * 64) + __builtin_ctzll(bits);
+				if (check_node(&nc, local))
+					visit(nc.first_node + local, visit_ctx);
+			}
+	}
+}
+
 int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
 		     int32_t gpus, enum sched_scoring scoring)
 {
@@ -540,6 +626,16 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 	return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 }
 
+int64_t cluster_scored_cpu(const struct workload_spec *w)
+{
+	return w->cpu > 0 ? llround(w->cpu * 1000) : CLUSTER_NONZERO_CPU_MILLI;
+}
+
+int64_t cluster_scored_memory(const struct workload_spec *w)
+{
+	return w->memory_bytes > 0 ? llround(w->memory_bytes) : CLUSTER_NONZERO_MEMORY;
+}
+
 static void account(struct cluster *c, int32_t node, double equivalent)
 {
 	struct node *nd = &c->nodes[node];
@@ -561,6 +657,10 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	grant->memory = c->sc->pools[nd->pool].memory_bytes > 0 ? w->memory_bytes : 0;
 	c->nodes[node].cpu_free -= grant->cpu;
 	c->nodes[node].memory_free -= grant->memory;
+	grant->cpu_scored = cluster_scored_cpu(w);
+	grant->memory_scored = cluster_scored_memory(w);
+	c->nodes[node].cpu_scored += grant->cpu_scored;
+	c->nodes[node].memory_scored += grant->memory_scored;
 	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
 	       "no cpu or memory over-requested");
 	double share = choose(c, nd, w, gpus, grant);
@@ -600,6 +700,9 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 	}
 	c->nodes[grant->node].cpu_free += grant->cpu;
 	c->nodes[grant->node].memory_free += grant->memory;
+	c->nodes[grant->node].cpu_scored -= grant->cpu_scored;
+	c->nodes[grant->node].memory_scored -= grant->memory_scored;
+	assert(c->nodes[grant->node].cpu_scored >= 0 && c->nodes[grant->node].memory_scored >= 0);
 	account(c, grant->node, -grant->equivalent);
 	refresh(c, grant->node);
 	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));

@@ -1051,6 +1051,9 @@ static void fragmentation_finding(struct view *v, size_t w)
 		return;
 	double need = job_gpus(v, w);
 	const struct scheduler_spec *sch = &v->sc->scheduler;
+	char scoring[96];
+	scenario_scoring_name(&sch->scoring, scoring, sizeof scoring);
+	bool packs = sch->scoring.type == SCORING_MOST_ALLOCATED && sch->scoring.weight[SCORE_GPU];
 	struct sbuf text = {0}, ev = {0};
 	sb_printf(&text, "%s waits on fragmentation, not on capacity: the free GPU capacity sums to "
 			 "what a job asks for but is spread over partial GPUs or nodes that no job "
@@ -1062,8 +1065,7 @@ static void fragmentation_finding(struct view *v, size_t w)
 		       "windows holding %.0f%% of its pending time; gpu_policy %s, scoring %s",
 		  res_s / 3600, top, f.free / f.secs, f.cap / f.secs, need, need == 1 ? "" : "s",
 		  100 * f.covered / f.pend,
-		  gpupolicy_names[sch->gpu_policy],
-		  sch->scoring == SCORING_MOST_ALLOCATED ? "MostAllocated" : "LeastAllocated");
+		  gpupolicy_names[sch->gpu_policy], scoring);
 	struct finding *fd = add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w,
 				 sb_take(&text), sb_take(&ev));
 	fd->figure = f.free / f.secs;
@@ -1073,7 +1075,7 @@ static void fragmentation_finding(struct view *v, size_t w)
 		if (packers[i] != sch->gpu_policy)
 			fix_set(fix(fd, "gpu_policy %s", gpupolicy_names[packers[i]]),
 				"scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
-	if (sch->scoring != SCORING_MOST_ALLOCATED)
+	if (!packs)
 		fix_set(fix(fd, "scoring MostAllocated"), "scheduler.scoring=MostAllocated");
 }
 

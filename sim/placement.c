@@ -10,6 +10,7 @@
  */
 #include "gpuplan/placement.h"
 
+#include "gpuplan/arrivals.h"
 #include "gpuplan/gpuplace.h"
 
 #include <math.h>
@@ -17,10 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* kube-scheduler's default profile (apis/config/v1/default_plugins.go): the
+ * score plugins gpuplan models and their weights. */
 #define MAX_NODE_SCORE 100
-#define WEIGHT_FIT 1     /* NodeResourcesFit */
-#define WEIGHT_TAINT 3   /* TaintToleration */
-#define WEIGHT_SPREAD 2  /* PodTopologySpread */
+#define MAX_CUSTOM_SCORE 10 /* a requestedToCapacityRatio shape's scores */
+#define WEIGHT_FIT 1        /* NodeResourcesFit */
+#define WEIGHT_BALANCED 1   /* NodeResourcesBalancedAllocation */
+#define WEIGHT_TAINT 3      /* TaintToleration */
+#define WEIGHT_SPREAD 2     /* PodTopologySpread */
+#define GPU_MILLI 1000      /* GPUs are scored in thousandths (shares of one) */
 
 /* Tenant ids of a gang's pods while it is tried (PROBE_JOB - k for pod k):
  * distinct, so that releasing them in reverse restores every GPU exactly. */
@@ -41,6 +47,15 @@ struct pool_rule {
 	bool affinity_ok;   /* some node matches the pod's node affinity (taints aside) */
 	uint64_t *allowed;  /* hostname-keyed affinity: the matching nodes (local); NULL: all */
 	int32_t n_allowed;
+};
+
+/* The per-node conditions of a find: hostname affinity, hostname spread. */
+struct node_filter {
+	const struct pool_rule *rule;
+	const struct spread_state *st; /* NULL: no per-node spread check */
+	int32_t first_node;
+	int32_t base;
+	int64_t threshold;
 };
 
 /* A workload's PodTopologySpread constraint: running pods per domain. */
@@ -315,9 +330,12 @@ void placement_init(struct placer *pl, struct cluster *c)
 		}
 	}
 	pl->candidate = gp_xcalloc(sc->n_pools + 1, sizeof *pl->candidate);
+	pl->filters = gp_xcalloc(sc->n_pools + 1, sizeof *pl->filters);
 	pl->scratch = gp_xcalloc(c->n_nodes + 1, sizeof *pl->scratch);
 	pl->stamp = gp_xcalloc((size_t)domains + 1, sizeof *pl->stamp);
 	pl->gpu = gpuplace_create(c);
+	pl->ties = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(pl->ties, (unsigned long)arrivals_stream_seed(sc->seed, "scheduler"));
 }
 
 void placement_free(struct placer *pl)
@@ -340,8 +358,10 @@ void placement_free(struct placer *pl)
 	free(pl->spread);
 	free(pl->equivalent);
 	free(pl->candidate);
+	free(pl->filters);
 	free(pl->scratch);
 	free(pl->stamp);
+	gsl_rng_free(pl->ties);
 	free(pl->tentative);
 	gpuplace_free(pl->gpu);
 	memset(pl, 0, sizeof *pl);
@@ -408,12 +428,197 @@ bool placement_fits_empty(const struct placer *pl, const struct pod_request *pod
 	return cluster_pods_per_node(pl->c, p, &pl->c->sc->workloads[pod->workload], pod->gpus) > 0;
 }
 
-/* NodeResourcesFit's score over the node's GPUs, in kube's integers. */
-static int64_t fit_score(const struct node *nd, double equivalent, enum sched_scoring how)
+/* --- resource scores (kube-scheduler's noderesources plugins) ------------- */
+
+/* leastRequestedScore and mostRequestedScore (least_allocated.go,
+ * most_allocated.go). */
+static int64_t least_requested(int64_t requested, int64_t capacity)
 {
-	double cap = nd->gpus, used = fmin(cap, nd->allocated + equivalent);
-	double v = how == SCORING_MOST_ALLOCATED ? used : cap - used;
-	return (int64_t)floor(v * MAX_NODE_SCORE / cap + 1e-9);
+	if (requested > capacity)
+		return 0;
+	return (capacity - requested) * MAX_NODE_SCORE / capacity;
+}
+
+static int64_t most_requested(int64_t requested, int64_t capacity)
+{
+	if (requested > capacity)
+		requested = capacity;
+	return requested * MAX_NODE_SCORE / capacity;
+}
+
+/* helper.BuildBrokenLinearFunction over the shape, scores scaled to 0..100. */
+static int64_t broken_linear(const struct scoring_spec *s, int64_t u)
+{
+	const int64_t k = MAX_NODE_SCORE / MAX_CUSTOM_SCORE;
+	for (int32_t i = 0; i < s->n_shape; i++) {
+		if (u > s->shape[i].utilization)
+			continue;
+		if (i == 0)
+			return s->shape[0].score * k;
+		int64_t u0 = s->shape[i - 1].utilization, u1 = s->shape[i].utilization;
+		int64_t s0 = s->shape[i - 1].score * k, s1 = s->shape[i].score * k;
+		return s0 + (s1 - s0) * (u - u0) / (u1 - u0);
+	}
+	return s->shape[s->n_shape - 1].score * k;
+}
+
+/* requested_to_capacity_ratio.go: the shape at requested x 100 / capacity. */
+static int64_t ratio_requested(const struct scoring_spec *s, int64_t requested, int64_t capacity)
+{
+	if (requested > capacity)
+		return broken_linear(s, 100);
+	return broken_linear(s, requested <= 0 ? 0 : requested * 100 / capacity);
+}
+
+int64_t placement_fit_score(const struct scoring_spec *s, const int64_t *requested,
+			    const int64_t *allocatable)
+{
+	int64_t node_score = 0, weight_sum = 0;
+	for (int r = 0; r < SCORE_RESOURCES; r++) {
+		if (!s->weight[r] || allocatable[r] == 0)
+			continue; /* not scored, or the node does not have it */
+		int64_t score = s->type == SCORING_MOST_ALLOCATED
+					? most_requested(requested[r], allocatable[r])
+				: s->type == SCORING_LEAST_ALLOCATED
+					? least_requested(requested[r], allocatable[r])
+					: ratio_requested(s, requested[r], allocatable[r]);
+		if (s->type == SCORING_REQUESTED_TO_CAPACITY_RATIO && score <= 0)
+			continue; /* kube counts only positive ratio scores */
+		node_score += score * s->weight[r];
+		weight_sum += s->weight[r];
+	}
+	if (weight_sum == 0)
+		return 0;
+	if (s->type == SCORING_REQUESTED_TO_CAPACITY_RATIO)
+		return llround((double)node_score / (double)weight_sum);
+	return node_score / weight_sum;
+}
+
+int64_t placement_balanced_score(const int64_t *requested, const int64_t *allocatable, size_t n)
+{
+	double fraction[SCORE_RESOURCES], total = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < SCORE_RESOURCES; i++) {
+		if (allocatable[i] == 0)
+			continue;
+		double f = (double)requested[i] / (double)allocatable[i];
+		fraction[k++] = f > 1 ? 1 : f;
+		total += f > 1 ? 1 : f;
+	}
+	double sd = 0;
+	if (k == 2) {
+		sd = fabs((fraction[0] - fraction[1]) / 2);
+	} else if (k > 2) {
+		double mean = total / (double)k, sum = 0;
+		for (size_t i = 0; i < k; i++)
+			sum += (fraction[i] - mean) * (fraction[i] - mean);
+		sd = sqrt(sum / (double)k);
+	}
+	return (int64_t)((1 - sd) * MAX_NODE_SCORE);
+}
+
+/* BalancedAllocation skips a pod that requests neither cpu nor memory
+ * (a best-effort pod: kubernetes#129138). */
+static bool balanced_applies(const struct workload_spec *w)
+{
+	return w->cpu > 0 || w->memory_bytes > 0;
+}
+
+/* NodeResourcesFit and BalancedAllocation for a pod of the request on node,
+ * weighted: GPUs as GPU equivalents (the pod's eq included), cpu and memory
+ * as kube-scheduler's non-zero requests; a resource the pool does not set
+ * has allocatable 0 and is left out, as kube leaves out what a node lacks. */
+static int64_t resource_score(const struct placer *pl, int32_t node,
+			      const struct pod_request *pod, double eq)
+{
+	const struct node *nd = &pl->c->nodes[node];
+	const struct pool_spec *ps = &pl->c->sc->pools[nd->pool];
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	int64_t alloc[SCORE_RESOURCES] = {(int64_t)nd->gpus * GPU_MILLI, llround(ps->cpu * 1000),
+					  llround(ps->memory_bytes)};
+	int64_t req[SCORE_RESOURCES] = {llround((nd->allocated + eq) * GPU_MILLI),
+					nd->cpu_scored + cluster_scored_cpu(w),
+					nd->memory_scored + cluster_scored_memory(w)};
+	int64_t s = WEIGHT_FIT * placement_fit_score(&pl->c->sc->scheduler.scoring, req, alloc);
+	if (!balanced_applies(w))
+		return s;
+	/* BalancedAllocation counts the requests as they are (useRequested) */
+	int64_t used[2] = {llround((ps->cpu - nd->cpu_free + w->cpu) * 1000),
+			   llround(ps->memory_bytes - nd->memory_free + w->memory_bytes)};
+	return s + WEIGHT_BALANCED * placement_balanced_score(used, alloc + SCORE_CPU, 2);
+}
+
+/* How the resource score of a pod varies over the nodes of a pool. */
+enum score_shape {
+	SHAPE_FLAT,     /* the same on every node: ties among all with room */
+	SHAPE_GPU_KEY,  /* a function of the index key: ties within the best bucket */
+	SHAPE_PER_NODE, /* node by node */
+};
+
+static enum score_shape score_shape(const struct placer *pl, size_t p, const struct workload_spec *w)
+{
+	const struct scoring_spec *s = &pl->c->sc->scheduler.scoring;
+	const struct pool_spec *ps = &pl->c->sc->pools[p];
+	bool cpu = ps->cpu > 0, memory = ps->memory_bytes > 0;
+	if ((s->weight[SCORE_CPU] && cpu) || (s->weight[SCORE_MEMORY] && memory) ||
+	    (balanced_applies(w) && cpu && memory))
+		return SHAPE_PER_NODE;
+	if (!s->weight[SCORE_GPU])
+		return SHAPE_FLAT;
+	/* Whole exclusive GPUs: the key (untouched GPUs) is what the node has
+	 * free, so one bucket is one score; shares and ratio shapes are not. */
+	bool whole = pl->c->pools[p].units_per_gpu == 1 && w->request == REQUEST_GPUS &&
+		     !sharing_replicated(&ps->sharing);
+	return whole && s->type != SCORING_REQUESTED_TO_CAPACITY_RATIO ? SHAPE_GPU_KEY
+								       : SHAPE_PER_NODE;
+}
+
+/* --- the best node: kube-scheduler's selectHost ------------------------------- */
+
+/* The highest score seen so far and how many nodes hold it; a tie is drawn
+ * from the run's seeded stream as selectHost's reservoir sampling does
+ * (schedule_one.go): the newcomer wins with probability 1 / count. */
+struct pick {
+	int64_t score;
+	uint64_t count;
+	int32_t node;
+	size_t pool;          /* where a group's winner is drawn */
+	int32_t nth;          /* -1: node is the winner; else draw the nth of the group */
+	bool best_only;
+};
+
+static void pick_init(struct pick *pk)
+{
+	*pk = (struct pick){INT64_MIN, 0, -1, 0, -1, false};
+}
+
+/* Offers one node (group 0) or a group of n nodes of pool p with equal score. */
+static void pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node,
+		       size_t p, int32_t n, bool best_only)
+{
+	if (score < pk->score || n <= 0)
+		return;
+	if (score > pk->score) {
+		pk->score = score;
+		pk->count = 0;
+	}
+	pk->count += (uint64_t)n;
+	if (pk->count > (uint64_t)n &&
+	    gsl_rng_uniform_int(pl->ties, (unsigned long)pk->count) >= (unsigned long)n)
+		return;
+	pk->node = node;
+	pk->pool = p;
+	pk->best_only = best_only;
+	pk->nth = n > 1 ? (int32_t)gsl_rng_uniform_int(pl->ties, (unsigned long)n) : -1;
+}
+
+static int32_t pick_node(const struct placer *pl, const struct pick *pk, const struct pod_request *pod)
+{
+	if (pk->nth < 0)
+		return pk->node;
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	return cluster_nth_room(pl->c, pk->pool, w, pod->gpus, pk->best_only,
+				pl->c->sc->scheduler.scoring.type, pk->nth);
 }
 
 /* TaintToleration's normalized score: fewer untolerated PreferNoSchedule
@@ -438,14 +643,6 @@ static const struct spread_state *hard_spread(const struct placer *pl,
 	return st;
 }
 
-/* The per-node conditions of a find: hostname affinity, hostname spread. */
-struct node_filter {
-	const struct pool_rule *rule;
-	const struct spread_state *st; /* NULL: no per-node spread check */
-	int32_t first_node;
-	int32_t base;
-	int64_t threshold;
-};
 
 static bool node_passes(const struct cluster *c, int32_t node, const void *ctx)
 {
@@ -457,16 +654,39 @@ static bool node_passes(const struct cluster *c, int32_t node, const void *ctx)
 	return !f->st || f->st->count[f->base + local] <= f->threshold;
 }
 
-/* The best node of every pool that can host the pod (pl->candidate), through
- * the indexes; then the highest weighted score wins, the lower pool on ties. */
+/* A visit of cluster_each_room: offers a node with its own score. */
+struct scan_offer {
+	const struct placer *pl;
+	const struct pod_request *pod;
+	struct pick *pick;
+	size_t pool;
+	double eq;
+	int64_t base;  /* the pool's part of the score (TaintToleration) */
+};
+
+static void offer_node(int32_t node, void *ctx)
+{
+	struct scan_offer *o = ctx;
+	int64_t s = o->base + resource_score(o->pl, node, o->pod, o->eq);
+	pick_offer(o->pl, o->pick, s, node, o->pool, 1, false);
+}
+
+/*
+ * Whether each pool has a node that can host the pod (pl->candidate),
+ * through the indexes; then the weighted scores, by the cheapest way the
+ * pool's score shape allows: one score for a whole group of tied nodes
+ * (every node with room, or the best bucket), or node by node.  Ties are
+ * drawn (pick_offer).
+ */
 static int32_t find_indexed(const struct placer *pl, const struct pod_request *pod, sim_time now)
 {
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
-	enum sched_scoring how = c->sc->scheduler.scoring;
+	enum sched_scoring how = c->sc->scheduler.scoring.type;
 	int64_t threshold = 0;
 	const struct spread_state *st = hard_spread(pl, pod, &threshold);
 	int32_t max_prefer = 0;
+	struct node_filter *filters = pl->filters;
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
 		pl->candidate[p] = -1;
@@ -482,29 +702,37 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 				f.base = st->node_base[p];
 			}
 		}
+		filters[p] = f;
 		bool per_node_check = r->allowed || f.st;
 		int32_t node = cluster_find_where(c, p, w, pod->gpus, how,
-						  per_node_check ? node_passes : NULL, &f);
+						  per_node_check ? node_passes : NULL, &filters[p]);
 		pl->candidate[p] = node;
 		if (node >= 0 && r->prefer > max_prefer)
 			max_prefer = r->prefer;
 	}
-	int32_t best = -1;
-	int64_t best_score = INT64_MIN;
+	struct pick pk;
+	pick_init(&pk);
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		int32_t node = pl->candidate[p];
 		if (node < 0)
 			continue;
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-		int64_t s = WEIGHT_FIT * fit_score(&c->nodes[node], eq, how) +
-			    WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
-		if (s > best_score) {
-			best = node;
-			best_score = s;
+		int64_t base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
+		bool per_node_check = r->allowed || filters[p].st || cluster_cpu_memory_bind(c, p, w);
+		enum score_shape shape = per_node_check ? SHAPE_PER_NODE : score_shape(pl, p, w);
+		if (shape == SHAPE_PER_NODE) {
+			struct scan_offer o = {pl, pod, &pk, p, eq, base};
+			bool check = r->allowed || filters[p].st;
+			cluster_each_room(c, p, w, pod->gpus, check ? node_passes : NULL, &filters[p],
+					  offer_node, &o);
+			continue;
 		}
+		bool best_only = shape == SHAPE_GPU_KEY;
+		int32_t n = cluster_count_room(c, p, w, pod->gpus, best_only, how);
+		pick_offer(pl, &pk, base + resource_score(pl, node, pod, eq), node, p, n, best_only);
 	}
-	return best;
+	return pick_node(pl, &pk, pod);
 }
 
 /* Whether node passes every filter for the pod (the pool's have passed). */
@@ -536,7 +764,6 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	const struct spread_state *st = &pl->spread[pod->workload];
-	enum sched_scoring how = c->sc->scheduler.scoring;
 	int32_t max_prefer = 0, domains = 0, stamp = ++pl->stamp[0];
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
@@ -569,8 +796,8 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 			hi = raw > hi ? raw : hi;
 		}
 	}
-	int32_t best = -1;
-	int64_t best_score = INT64_MIN;
+	struct pick pk;
+	pick_init(&pk);
 	for (size_t node = 0; node < c->n_nodes; node++) {
 		int64_t raw = pl->scratch[node];
 		if (raw == INT64_MIN)
@@ -581,15 +808,12 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 				 : hi == 0 ? MAX_NODE_SCORE
 					   : MAX_NODE_SCORE * (hi + lo - raw) / hi;
 		double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)p, pod->gpus);
-		int64_t s = WEIGHT_FIT * fit_score(&c->nodes[node], eq, how) +
+		int64_t s = resource_score(pl, (int32_t)node, pod, eq) +
 			    WEIGHT_TAINT * taint_score(r->prefer, max_prefer) +
 			    WEIGHT_SPREAD * spread;
-		if (s > best_score) {
-			best = (int32_t)node;
-			best_score = s;
-		}
+		pick_offer(pl, &pk, s, (int32_t)node, (size_t)p, 1, false);
 	}
-	return best;
+	return pk.node;
 }
 
 /*

@@ -308,10 +308,10 @@ void report_scenario(FILE *out, const struct scenario *sc)
 	if (sc->scheduler.gpu_policy != GPU_POLICY_BEST_FIT)
 		snprintf(policy, sizeof policy, ", gpu_policy %s",
 			 gpupolicy_names[sc->scheduler.gpu_policy]);
+	char scoring[96];
+	scenario_scoring_name(&sc->scheduler.scoring, scoring, sizeof scoring);
 	fprintf(out, "  scheduler: order %s, scoring %s%s; output %s, step %s\n",
-		order_name(sc->scheduler.order),
-		sc->scheduler.scoring == SCORING_MOST_ALLOCATED ? "MostAllocated" : "LeastAllocated",
-		policy, sc->output.db, h);
+		order_name(sc->scheduler.order), scoring, policy, sc->output.db, h);
 	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
 		fprintf(out, "  experiment: inflation to %g x the GPUs, target workload %g of the pods\n",
 			sc->experiment.inflate, sc->experiment.popularity);

@@ -490,8 +490,11 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->dir = dir_of(path);
 	sc->seed = 1;
 	sc->start_epoch = DEFAULT_START_EPOCH;
-	sc->scheduler = (struct scheduler_spec){ORDER_FIFO, SCORING_MOST_ALLOCATED, WINDOW_FIT,
-						GPU_POLICY_BEST_FIT};
+	/* kube-scheduler's defaults: NodeResourcesFit LeastAllocated over cpu and memory */
+	sc->scheduler = (struct scheduler_spec){.order = ORDER_FIFO, .window_policy = WINDOW_FIT,
+						.gpu_policy = GPU_POLICY_BEST_FIT};
+	sc->scheduler.scoring.type = SCORING_LEAST_ALLOCATED;
+	sc->scheduler.scoring.weight[SCORE_CPU] = sc->scheduler.scoring.weight[SCORE_MEMORY] = 1;
 	sc->experiment = (struct experiment_spec){EXPERIMENT_NONE, 1.3, 0.95, {NULL, 0, 0}};
 	sc->output = (struct output_spec){.db = NULL, .step = DEFAULT_STEP, .jobs = true, .requests = false};
 	int rc = load(sc, sets, n_sets, err);

@@ -176,7 +176,15 @@ int ld_load_queues(struct loader *ld, const struct ynode *v)
 }
 
 static const char *const order_names[] = {"fifo", "priority", "edf", "sjf"};
-static const char *const scoring_names[] = {"MostAllocated", "LeastAllocated"};
+/* The scoringStrategy types; the first two are also the short aliases. */
+static const char *const scoring_names[] = {"MostAllocated", "LeastAllocated",
+					    "RequestedToCapacityRatio"};
+static const char *const score_resource_names[SCORE_RESOURCES] = {"nvidia.com/gpu", "cpu",
+								  "memory"};
+
+#define SCORING_HINT                                                                         \
+	"MostAllocated, LeastAllocated, or a map like {type: LeastAllocated, resources: "   \
+	"[{name: cpu, weight: 1}, {name: memory, weight: 1}]}"
 
 static int sched_order(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -186,12 +194,173 @@ static int sched_order(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+static int strategy_type(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int t = 0;
+	int rc = ld_get_enum(ld, v, "scoring type", scoring_names, N_OF(scoring_names), &t);
+	((struct scoring_spec *)obj)->type = (enum sched_scoring)t;
+	return rc;
+}
+
+struct resource_item {
+	int name;       /* enum score_resource; -1 until read */
+	int64_t weight;
+};
+
+static int resource_name(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_enum(ld, v, "scored resource", score_resource_names, SCORE_RESOURCES,
+			   &((struct resource_item *)obj)->name);
+}
+
+static int resource_weight(struct loader *ld, const struct ynode *v, void *obj)
+{
+	/* kube's validation: weights from 1 to 100 */
+	return ld_get_int(ld, v, "weight", 1, 100, &((struct resource_item *)obj)->weight);
+}
+
+static const struct key_rule resource_rules[] = {{"name", resource_name},
+						 {"weight", resource_weight}};
+
+/* resources: [{name, weight}]; the list replaces the default cpu and memory. */
+static int strategy_resources(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct scoring_spec *s = obj;
+	int rc = ld_expect_list(ld, v, "resources", "a list like [{name: cpu, weight: 1}]");
+	if (!rc && v->n == 0)
+		return gp_located(ld->err, v->loc, "resources is empty; expected at least one of "
+				  "nvidia.com/gpu, cpu, memory");
+	memset(s->weight, 0, sizeof s->weight);
+	for (size_t i = 0; i < v->n && !rc; i++) {
+		struct resource_item it = {-1, 1};
+		rc = ld_walk_map(ld, v->items[i], "scored resource", "a map like {name: cpu, weight: 1}",
+				 resource_rules, N_OF(resource_rules), &it);
+		if (!rc)
+			rc = ld_require(ld, v->items[i], "name", "scored resource",
+					"nvidia.com/gpu, cpu or memory");
+		if (!rc && s->weight[it.name])
+			return gp_located(ld->err, v->items[i]->loc,
+					  "resource %s is listed twice; expected each resource once",
+					  score_resource_names[it.name]);
+		if (!rc)
+			s->weight[it.name] = (int32_t)it.weight;
+	}
+	return rc;
+}
+
+static int point_utilization(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t u = 0;
+	int rc = ld_get_int(ld, v, "utilization", 0, 100, &u);
+	((struct scoring_point *)obj)->utilization = (int32_t)u;
+	return rc;
+}
+
+static int point_score(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t x = 0;
+	int rc = ld_get_int(ld, v, "score", 0, 10, &x); /* kube's MaxCustomPriorityScore */
+	((struct scoring_point *)obj)->score = (int32_t)x;
+	return rc;
+}
+
+static const struct key_rule point_rules[] = {{"utilization", point_utilization},
+					      {"score", point_score}};
+
+/* shape: [{utilization, score}], utilization strictly increasing (kube's validation). */
+static int ratio_shape(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct scoring_spec *s = obj;
+	int rc = ld_expect_list(ld, v, "shape", "a list like [{utilization: 0, score: 0}, "
+				"{utilization: 100, score: 10}]");
+	if (!rc && (v->n == 0 || v->n > SCORING_MAX_SHAPE))
+		return gp_located(ld->err, v->loc, "shape has %zu points; expected 1 to %d",
+				  v->n, SCORING_MAX_SHAPE);
+	for (size_t i = 0; i < v->n && !rc; i++) {
+		struct scoring_point *pt = &s->shape[i];
+		rc = ld_walk_map(ld, v->items[i], "shape point", "a map like {utilization: 50, score: 5}",
+				 point_rules, N_OF(point_rules), pt);
+		if (!rc)
+			rc = ld_require(ld, v->items[i], "utilization", "shape point", "0 to 100");
+		if (!rc)
+			rc = ld_require(ld, v->items[i], "score", "shape point", "0 to 10");
+		if (!rc && i > 0 && pt->utilization <= s->shape[i - 1].utilization)
+			return gp_located(ld->err, v->items[i]->loc,
+					  "utilization %d does not increase; expected points in "
+					  "increasing utilization", (int)pt->utilization);
+		s->n_shape = (int32_t)i + 1;
+	}
+	return rc;
+}
+
+static const struct key_rule ratio_rules[] = {{"shape", ratio_shape}};
+
+static int strategy_ratio(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int rc = ld_walk_map(ld, v, "requestedToCapacityRatio", "a map like {shape: [...]}",
+			     ratio_rules, N_OF(ratio_rules), obj);
+	return rc ? rc : ld_require(ld, v, "shape", "requestedToCapacityRatio",
+				    "a list of {utilization, score}");
+}
+
+static const struct key_rule strategy_rules[] = {
+	{"type", strategy_type},
+	{"resources", strategy_resources},
+	{"requestedToCapacityRatio", strategy_ratio},
+};
+
+/* The stock kube-scheduler's: LeastAllocated over cpu and memory, weight 1. */
+static void scoring_default(struct scoring_spec *s)
+{
+	*s = (struct scoring_spec){.type = SCORING_LEAST_ALLOCATED};
+	s->weight[SCORE_CPU] = s->weight[SCORE_MEMORY] = 1;
+}
+
+/* scoring: an alias (MostAllocated, LeastAllocated: over nvidia.com/gpu) or
+ * kube's scoringStrategy map. */
 static int sched_scoring(struct loader *ld, const struct ynode *v, void *obj)
 {
-	int s = 0;
-	int rc = ld_get_enum(ld, v, "scoring", scoring_names, N_OF(scoring_names), &s);
-	((struct scheduler_spec *)obj)->scoring = (enum sched_scoring)s;
-	return rc;
+	struct scoring_spec *s = &((struct scheduler_spec *)obj)->scoring;
+	if (v->kind == YNODE_SCALAR) {
+		int t = 0;
+		int rc = ld_get_enum(ld, v, "scoring", scoring_names, 2, &t);
+		*s = (struct scoring_spec){.type = (enum sched_scoring)t};
+		s->weight[SCORE_GPU] = 1;
+		return rc;
+	}
+	if (v->kind != YNODE_MAP)
+		return ld_bad_value(ld, v, "scoring", SCORING_HINT);
+	scoring_default(s);
+	int rc = ld_walk_map(ld, v, "scoring", SCORING_HINT, strategy_rules, N_OF(strategy_rules), s);
+	if (rc)
+		return rc;
+	const struct ynode *ratio = ynode_get(v, "requestedToCapacityRatio");
+	if (s->type == SCORING_REQUESTED_TO_CAPACITY_RATIO && !ratio)
+		return gp_located(ld->err, v->loc, "type RequestedToCapacityRatio needs "
+				  "requestedToCapacityRatio: {shape: [{utilization, score}, ...]}");
+	if (s->type != SCORING_REQUESTED_TO_CAPACITY_RATIO && ratio)
+		return gp_located(ld->err, ratio->loc, "requestedToCapacityRatio applies to type "
+				  "RequestedToCapacityRatio only; expected no shape with type %s",
+				  scoring_names[s->type]);
+	return GP_OK;
+}
+
+void scenario_scoring_name(const struct scoring_spec *s, char *buf, size_t len)
+{
+	bool alias = s->type != SCORING_REQUESTED_TO_CAPACITY_RATIO && s->weight[SCORE_GPU] == 1 &&
+		     !s->weight[SCORE_CPU] && !s->weight[SCORE_MEMORY];
+	size_t n = (size_t)snprintf(buf, len, "%s", scoring_names[s->type]);
+	if (alias)
+		return;
+	const char *sep = "(";
+	for (int r = 0; r < SCORE_RESOURCES; r++)
+		if (s->weight[r] && n < len) {
+			n += (size_t)snprintf(buf + n, len - n, "%s%s:%d", sep, score_resource_names[r],
+					      (int)s->weight[r]);
+			sep = ",";
+		}
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
 }
 
 static int sched_window_policy(struct loader *ld, const struct ynode *v, void *obj)

@@ -169,17 +169,23 @@ Test(cluster, placement_scores_across_pools)
 	struct placer pl;
 	placement_init(&pl, &c);
 	struct pod_request req = {0, 4, SIM_HOUR, true};
-	/* Empty: a 4-GPU pod fills an "a" node (score 1.0) rather than half a "b" node. */
-	cr_assert_eq(placement_find(&pl, &req, 0), 0);
-	sc.scheduler.scoring = SCORING_LEAST_ALLOCATED;
-	cr_assert_eq(placement_find(&pl, &req, 0), 3, "spread picks the emptiest node");
-	sc.scheduler.scoring = SCORING_MOST_ALLOCATED;
+	/* scoring: MostAllocated (the alias: over nvidia.com/gpu, weight 1).  Empty:
+	 * a 4-GPU pod fills an "a" node (score 100) rather than half a "b" node
+	 * (50); the three "a" nodes tie, and the tie is drawn (selectHost). */
+	sc.scheduler.scoring = (struct scoring_spec){.type = SCORING_MOST_ALLOCATED,
+						     .weight = {[SCORE_GPU] = 1}};
+	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 0);
+	sc.scheduler.scoring.type = SCORING_LEAST_ALLOCATED;
+	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 1,
+		     "spread picks an emptiest node: (8 - 4) x 100 / 8 = 50 against 0");
+	sc.scheduler.scoring.type = SCORING_MOST_ALLOCATED;
 	c.pools[0].open = false;
-	cr_assert_eq(placement_find(&pl, &req, 0), 3, "a closed pool serves nothing");
+	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 1, "a closed pool serves nothing");
 	c.pools[1].closes_at = 30 * SIM_MINUTE;
 	cr_assert_eq(placement_find(&pl, &req, 0), -1, "an hour does not fit before the close");
 	req.duration = 30 * SIM_MINUTE;
-	cr_assert_eq(placement_find(&pl, &req, 0), 3, "ending exactly at the close fits");
+	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 1,
+		     "ending exactly at the close fits");
 	placement_free(&pl);
 	cluster_free(&c);
 }

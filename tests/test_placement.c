@@ -110,6 +110,13 @@ static void occupy(int32_t node, int32_t gpus, double cpu)
 	cluster_take(&c, node, &other, gpus, next_job++, &p);
 }
 
+/* The pool of a node ("h100"), or "none": tied nodes are drawn (selectHost),
+ * so a test names the pool where several nodes score the same. */
+static const char *pool_of(int32_t node)
+{
+	return node < 0 ? "none" : sc->pools[c.nodes[node].pool].name;
+}
+
 /* Fills a node's GPUs. */
 static void fill(int32_t node) { occupy(node, c.nodes[node].gpus, 0); }
 
@@ -291,7 +298,7 @@ Test(placement, prefer_no_schedule_is_a_penalty_not_a_filter)
 Test(placement, cpu_and_memory_are_checked_on_the_node)
 {
 	SETUP("workloads.w.cpu=40");
-	cr_assert_eq(where(), H100_0, "32 cores on an A100 node are too few");
+	cr_assert_str_eq(pool_of(where()), "h100", "32 cores on an A100 node are too few");
 	cleanup();
 	SETUP("workloads.w.cpu=100");
 	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient cpu.");
@@ -334,7 +341,7 @@ Test(placement, a_mig_profile_is_its_own_resource)
 {
 	SETUP("pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
 	      "workloads.w.gpus={mig: 3g.40gb}", "workloads.w.vram=30GiB");
-	cr_assert_eq(where(), H100_0);
+	cr_assert_str_eq(pool_of(where()), "h100");
 	for (int i = 0; i < 32; i++)
 		run_pod(H100_0 + i / 16);
 	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient "
@@ -380,14 +387,40 @@ Test(placement, least_allocated_spreads_by_kube_schedulers_formula)
 	cr_assert_eq(where(), H100_0);
 }
 
-/* Equal scores: the lower pool, then the lower node. */
-Test(placement, ties_go_to_the_lower_pool_then_node)
+/* Equal scores: kube-scheduler's selectHost draws among the best nodes
+ * (pkg/scheduler/schedule_one.go, reservoir sampling), here from the run's
+ * seeded stream.  A 4-GPU pod scores 4 x 100 / 4 = 100 on either A100 node and
+ * (4 + 4) x 100 / 8 = 100 on h100-1 with 4 GPUs taken; h100-0 scores 50. */
+Test(placement, ties_are_drawn_among_the_best_nodes)
 {
 	SETUP("workloads.w.gpus=4");
-	occupy(H100_1, 4, 0); /* h100-1 would also score 100 */
-	cr_assert_eq(where(), A100_0);
+	occupy(H100_1, 4, 0);
+	int32_t seen[5] = {0};
+	for (int i = 0; i < 300; i++)
+		seen[where()]++;
+	cr_assert_eq(seen[H100_0] + seen[SPOT_0], 0, "never a lower score");
+	for (int n = A100_0; n <= H100_1; n += n == A100_1 ? 2 : 1)
+		cr_assert(seen[n] > 60 && seen[n] < 140, "node %d drawn %d times of 300", n, seen[n]);
 	fill(A100_0);
-	cr_assert_eq(where(), A100_1);
+	fill(A100_1);
+	cr_assert_eq(where(), H100_1, "one best node: no draw");
+}
+
+/* The draws come from the scenario's seed: the same seed, the same nodes. */
+Test(placement, ties_are_reproducible_from_the_seed)
+{
+	int32_t first[40];
+	for (int round = 0; round < 2; round++) {
+		SETUP("workloads.w.gpus=4");
+		for (int i = 0; i < 40; i++) {
+			int32_t n = where();
+			if (round == 0)
+				first[i] = n;
+			else
+				cr_assert_eq(n, first[i], "draw %d", i);
+		}
+		cleanup();
+	}
 }
 
 /* --- PodTopologySpread ------------------------------------------------------------------- */
@@ -395,15 +428,15 @@ Test(placement, ties_go_to_the_lower_pool_then_node)
 Test(placement, do_not_schedule_spread_overrides_bin_packing)
 {
 	SETUP("workloads.w.topology_spread={key: topology.kubernetes.io/zone, max_skew: 1}");
-	cr_assert_eq(where(), A100_0);
+	cr_assert_str_eq(pool_of(where()), "a100");
 	run_pod(A100_0);
-	cr_assert_eq(where(), H100_0, "zone a has one pod more than zone b");
+	cr_assert_str_eq(pool_of(where()), "h100", "zone a has one pod more than zone b");
 	fill(H100_0);
 	fill(H100_1);
 	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient nvidia.com/gpu, "
 				"2 " SPREAD ".");
 	run_pod(SPOT_0); /* as if it tolerated the taint: zone b has one pod too */
-	cr_assert_eq(where(), A100_0);
+	cr_assert_str_eq(pool_of(where()), "a100");
 }
 
 Test(placement, nodes_without_the_key_fail_with_missing_required_label)
@@ -441,9 +474,10 @@ Test(placement, schedule_anyway_prefers_the_emptier_domain_without_blocking)
 	SETUP("workloads.w.topology_spread={key: topology.kubernetes.io/zone, "
 	      "when_unsatisfiable: ScheduleAnyway}");
 	run_pod(A100_0);
-	cr_assert_eq(where(), H100_0);
+	cr_assert_str_eq(pool_of(where()), "h100");
 	fill(H100_0);
 	fill(H100_1);
+	/* a100-0 scores 2 x 100 / 4 = 50 for GPUs, a100-1 25: no tie */
 	cr_assert_eq(where(), A100_0, "a skew is allowed when nothing else fits");
 }
 
@@ -455,8 +489,8 @@ Test(placement, a_gang_is_placed_whole_or_not_at_all)
 	int32_t nodes[4];
 	struct pod_request pod = request();
 	cr_assert(placement_plan(&pl, &pod, 0, nodes, NULL));
-	cr_assert_eq(nodes[0], H100_0);
-	cr_assert_eq(nodes[1], H100_1);
+	cr_assert_eq(nodes[0] + nodes[1], H100_0 + H100_1, "one pod on each H100 node");
+	cr_assert_str_eq(pool_of(nodes[0]), "h100");
 	cr_assert_float_eq(c.allocated, 0, 1e-12, "a plan takes nothing");
 	cleanup();
 	SETUP("workloads.w.gpus=8", "workloads.w.pods=3", "workloads.w.gang=true");
@@ -472,10 +506,9 @@ Test(placement, a_gangs_pods_see_each_other)
 	int32_t nodes[4];
 	struct pod_request pod = request();
 	cr_assert(placement_plan(&pl, &pod, 0, nodes, NULL));
-	cr_assert_eq(nodes[0], A100_0);
-	cr_assert_eq(nodes[1], A100_1);
-	cr_assert_eq(nodes[2], H100_0);
-	cr_assert_eq(nodes[3], H100_0, "the fourth pod packs next to the third");
+	cr_assert_eq(nodes[0] + nodes[1], A100_0 + A100_1, "two pods fill the A100 nodes");
+	cr_assert_str_eq(pool_of(nodes[2]), "h100");
+	cr_assert_eq(nodes[3], nodes[2], "the fourth pod packs next to the third");
 	struct cluster_grant p[4];
 	placement_take(&pl, &pod, nodes, 7, p);
 	cr_assert_float_eq(c.allocated, 16, 1e-12);
@@ -529,11 +562,13 @@ Test(placement, the_placement_scenario_waits_for_the_reasons_it_gives)
 {
 	RUN("scenarios/placement.yaml");
 	cr_assert_eq(r.n_jobs, 8);
+	/* the two H100 nodes tie for the third batch job: drawn */
 	const char *nodes[] = {"a100-0", "a100-0", "a100-0", "a100-0",
-			       "h100-0", "h100-1", "h100-0", "reserved-0"};
+			       "h100-", "h100-", "h100-", "reserved-0"};
 	const sim_time starts[] = {0, 0, 2 * SIM_HOUR, 2 * SIM_HOUR, 0, 0, SIM_HOUR, 0};
+	cr_assert_str_neq(node_of(4), node_of(5));
 	for (size_t i = 0; i < 8; i++) {
-		cr_assert_str_eq(node_of(i), nodes[i], "job %zu", i);
+		cr_assert(!strncmp(node_of(i), nodes[i], strlen(nodes[i])), "job %zu", i);
 		cr_assert_eq(r.jobs[i].start, starts[i], "job %zu", i);
 	}
 	cr_assert_null(reason_of(0));
@@ -601,9 +636,12 @@ Test(placement, a_spread_constraint_holds_through_a_run)
 {
 	RUN("tests/fixtures/placement-cases.yaml", "workloads.w.count=3", "workloads.w.gpus=4",
 	    "workloads.w.topology_spread={key: topology.kubernetes.io/zone, max_skew: 1}");
-	cr_assert_str_eq(node_of(0), "a100-0");
-	cr_assert_str_eq(node_of(1), "h100-0");
-	cr_assert_str_eq(node_of(2), "a100-1");
+	cr_assert(!strncmp(node_of(0), "a100-", 5));
+	cr_assert(!strncmp(node_of(1), "h100-", 5));
+	/* the third ties at 100 on the other A100 node and beside the second */
+	cr_assert(!strcmp(node_of(2), node_of(1)) ||
+		  (!strncmp(node_of(2), "a100-", 5) && strcmp(node_of(2), node_of(0))),
+		  "third on %s", node_of(2));
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_eq(r.jobs[i].start, 0);
 }
@@ -705,4 +743,170 @@ Test(placement, a_failure_counts_every_node_once)
 		cr_assert(cluster_consistent(&c));
 		cleanup();
 	}
+}
+
+/* --- scoring: kube-scheduler's noderesources plugins ----------------------------------- */
+
+/*
+ * The formulas of kubernetes/kubernetes pkg/scheduler/framework/plugins/
+ * noderesources: least_allocated.go ((capacity - requested) x 100 /
+ * capacity, 0 when over), most_allocated.go (requested x 100 / capacity,
+ * requested capped), both averaged by weight in integers over the resources
+ * the node has; requested_to_capacity_ratio.go (the shape's broken line,
+ * helper.BuildBrokenLinearFunction, scores x 10, only positive scores
+ * averaged, rounded); balanced_allocation.go ((1 - |f1 - f2| / 2) x 100,
+ * truncated, fractions capped at 1).
+ */
+Test(placement, fit_scores_are_kube_schedulers_integers)
+{
+	struct scoring_spec least = {.type = SCORING_LEAST_ALLOCATED,
+				     .weight = {[SCORE_CPU] = 1, [SCORE_MEMORY] = 1}};
+	/* cpu 8000m of 64000m: 56000 x 100 / 64000 = 87 (87.5 truncated); memory
+	 * 64 of 512 GiB: 87; (87 + 87) / 2 = 87 */
+	int64_t req[3] = {0, 8000, 64LL << 30}, alloc[3] = {8000, 64000, 512LL << 30};
+	cr_assert_eq(placement_fit_score(&least, req, alloc), 87);
+	/* 16000m: 75; 128 GiB: 75 */
+	int64_t req2[3] = {0, 16000, 128LL << 30};
+	cr_assert_eq(placement_fit_score(&least, req2, alloc), 75);
+	/* weights 3 (cpu) and 1 (memory): cpu 100 - 10 = 90, memory 50: (270 + 50) / 4 = 80 */
+	struct scoring_spec w31 = {.type = SCORING_LEAST_ALLOCATED,
+				   .weight = {[SCORE_CPU] = 3, [SCORE_MEMORY] = 1}};
+	int64_t req3[3] = {0, 100, 50}, alloc3[3] = {0, 1000, 100};
+	cr_assert_eq(placement_fit_score(&w31, req3, alloc3), 80);
+	/* over capacity: Least 0, Most 100 */
+	struct scoring_spec most = {.type = SCORING_MOST_ALLOCATED, .weight = {[SCORE_GPU] = 1}};
+	int64_t over[3] = {9000, 0, 0};
+	cr_assert_eq(placement_fit_score(&most, over, alloc), 100);
+	cr_assert_eq(placement_fit_score(&least, (int64_t[3]){0, 70000, 1}, (int64_t[3]){0, 64000, 0}),
+		     0, "memory absent from the node is left out");
+	/* GPUs in thousandths: 3 of 8 taken, plus the pod's 1: 4000 x 100 / 8000 = 50 */
+	cr_assert_eq(placement_fit_score(&most, (int64_t[3]){4000, 0, 0}, alloc), 50);
+	/* no resource the node has: 0 */
+	cr_assert_eq(placement_fit_score(&least, req, (int64_t[3]){8000, 0, 0}), 0);
+}
+
+Test(placement, requested_to_capacity_ratio_follows_its_shape)
+{
+	/* The bin-packing shape of kube's docs: {0, 0}, {100, 10}: utilization
+	 * 37 -> 3.7 x 10 = 37; a peaked shape {0,0},{50,10},{100,0} at 75: 100 +
+	 * (0 - 100) x (75 - 50) / 50 = 50. */
+	struct scoring_spec s = {.type = SCORING_REQUESTED_TO_CAPACITY_RATIO,
+				 .weight = {[SCORE_GPU] = 1},
+				 .n_shape = 2,
+				 .shape = {{0, 0}, {100, 10}}};
+	cr_assert_eq(placement_fit_score(&s, (int64_t[3]){2960, 0, 0}, (int64_t[3]){8000, 0, 0}), 37);
+	struct scoring_spec peak = {.type = SCORING_REQUESTED_TO_CAPACITY_RATIO,
+				    .weight = {[SCORE_GPU] = 1, [SCORE_CPU] = 1},
+				    .n_shape = 3,
+				    .shape = {{0, 0}, {50, 10}, {100, 0}}};
+	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){6000, 0, 0}, (int64_t[3]){8000, 0, 0}), 50);
+	/* cpu at 25% scores 50, GPU at 75% 50: round(100 / 2) = 50; cpu at 0
+	 * scores 0 and is left out of the average: GPU alone, 50 */
+	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){6000, 250, 0},
+					 (int64_t[3]){8000, 1000, 0}), 50);
+	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){6000, 0, 0},
+					 (int64_t[3]){8000, 1000, 0}), 50);
+	/* over capacity: the shape at 100 */
+	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){9000, 0, 0}, (int64_t[3]){8000, 0, 0}), 0);
+}
+
+Test(placement, balanced_allocation_is_one_minus_the_deviation)
+{
+	/* cpu 0.125, memory 0.125: 100; cpu 0.5, memory 0.125: 1 - 0.1875 =
+	 * 0.8125 -> 81; cpu over capacity counts 1: |1 - 0| / 2 -> 50 */
+	cr_assert_eq(placement_balanced_score((int64_t[2]){8, 64}, (int64_t[2]){64, 512}, 2), 100);
+	cr_assert_eq(placement_balanced_score((int64_t[2]){32, 64}, (int64_t[2]){64, 512}, 2), 81);
+	cr_assert_eq(placement_balanced_score((int64_t[2]){90, 0}, (int64_t[2]){64, 512}, 2), 50);
+	cr_assert_eq(placement_balanced_score((int64_t[2]){32, 64}, (int64_t[2]){64, 0}, 2), 100,
+		     "one resource: no deviation");
+}
+
+/* A pod without cpu or memory requests counts 100m and 200 MiB for scores
+ * (kubernetes pkg/scheduler/util/pod_resources.go, GetNonzeroRequests).
+ * Pools of 1 core and 1 GiB: a node holding one such pod scores, for the
+ * next, cpu (1000 - 200) x 100 / 1000 = 80 and memory (1024 - 400) x 100 /
+ * 1024 = 60 (60.9): 70; an empty node 90 and 80 (80.4): 85.  Without the
+ * defaults both nodes would score 100 and tie. */
+Test(placement, pods_without_requests_count_kubes_nonzero_defaults)
+{
+	SETUP("scheduler.scoring={type: LeastAllocated}", "pools.a100.cpu=1",
+	      "pools.a100.memory=1GiB", "workloads.w.node_selector={topology.kubernetes.io/zone: a}");
+	for (int i = 0; i < 2; i++) { /* 4 GPUs a node: 2 x 2 pods, then the checks */
+		run_pod(A100_0);
+		cr_assert_eq(where(), A100_1, "after %d pods on a100-0", i + 1);
+		run_pod(A100_1);
+		int32_t n = where();
+		cr_assert(n == A100_0 || n == A100_1, "a tie again");
+	}
+}
+
+static double queue_of(const char *workload)
+{
+	for (size_t i = 0; i < r.n_jobs; i++)
+		if (!strcmp(sc->workloads[r.jobs[i].workload].name, workload))
+			return sim_seconds(r.jobs[i].start - r.jobs[i].submit);
+	return -1;
+}
+
+/*
+ * Issue 15's case, by hand (tests/fixtures/stock-scoring.yaml).  Default
+ * scoring, LeastAllocated over cpu and memory (fit.go's default
+ * scoringStrategy, weight 1 each) plus BalancedAllocation, weights 1 and 1
+ * (apis/config/v1/default_plugins.go); TaintToleration adds 300 everywhere.
+ * First small pod: both nodes score 87 + 100 (cpu 8/64, memory 64/512:
+ * balanced) and tie; one is drawn.  Second: the used node scores 75 + 100,
+ * the empty one 87 + 100: the small pods land on different nodes, each node
+ * has 7 free GPUs, and the 8-GPU pod waits until the first ends: 7,200 s.
+ * MostAllocated over GPUs: the second small pod scores 2 x 100 / 8 = 25 (+
+ * 100 balanced) on the used node against 12 + 100: both pack on one node and
+ * the 8-GPU pod starts on the other at 0.
+ */
+Test(placement, stock_scoring_spreads_and_a_multi_gpu_job_waits)
+{
+	RUN("tests/fixtures/stock-scoring.yaml");
+	cr_assert_str_neq(node_of(0), node_of(1), "the small pods spread");
+	cr_assert_float_eq(queue_of("big"), 7200, 1e-9);
+	cleanup();
+	RUN("tests/fixtures/stock-scoring.yaml", "scheduler.scoring=MostAllocated");
+	cr_assert_str_eq(node_of(0), node_of(1), "the small pods pack");
+	cr_assert_float_eq(queue_of("big"), 0, 1e-9);
+	cleanup();
+	/* every seed: the tie of the first pod moves nodes, not the figures */
+	for (int seed = 1; seed <= 5; seed++) {
+		char set[32];
+		snprintf(set, sizeof set, "seed=%d", seed);
+		RUN("tests/fixtures/stock-scoring.yaml", set);
+		cr_assert_float_eq(queue_of("big"), 7200, 1e-9, "seed %d", seed);
+		cleanup();
+	}
+}
+
+/* kube's scoringStrategy shape, and the aliases. */
+Test(placement, scoring_strategy_takes_kubes_shape)
+{
+	SETUP("scheduler.scoring={type: MostAllocated, resources: [{name: nvidia.com/gpu, weight: 2}, "
+	      "{name: cpu, weight: 1}]}");
+	const struct scoring_spec *s = &sc->scheduler.scoring;
+	cr_assert_eq(s->type, SCORING_MOST_ALLOCATED);
+	cr_assert_eq(s->weight[SCORE_GPU], 2);
+	cr_assert_eq(s->weight[SCORE_CPU], 1);
+	cr_assert_eq(s->weight[SCORE_MEMORY], 0, "the list replaces the default");
+	char name[96];
+	scenario_scoring_name(s, name, sizeof name);
+	cr_assert_str_eq(name, "MostAllocated(nvidia.com/gpu:2,cpu:1)");
+	cleanup();
+	SETUP("scheduler.scoring={type: RequestedToCapacityRatio, resources: [{name: nvidia.com/gpu}], "
+	      "requestedToCapacityRatio: {shape: [{utilization: 0, score: 10}, {utilization: 100, score: 0}]}}");
+	s = &sc->scheduler.scoring;
+	cr_assert_eq(s->type, SCORING_REQUESTED_TO_CAPACITY_RATIO);
+	cr_assert_eq(s->weight[SCORE_GPU], 1, "weight defaults to 1");
+	cr_assert_eq(s->n_shape, 2);
+	cr_assert_eq(s->shape[0].score, 10);
+	/* a falling shape spreads: a 4-GPU pod goes to an empty H100 node (50%
+	 * used after it: score 5 x 10 = 50) rather than fill an A100 (100%: 0) */
+	cr_assert_str_eq(pool_of(where()), "h100");
+	cleanup();
+	SETUP("scheduler.scoring=LeastAllocated");
+	scenario_scoring_name(&sc->scheduler.scoring, name, sizeof name);
+	cr_assert_str_eq(name, "LeastAllocated");
 }

@@ -348,7 +348,9 @@ Test(scenario, full_scenario_every_field)
 	/* stream runs 42 of the 48 horizon hours at 10/h. */
 	cr_assert_eq(scenario_job_count(sc), 4 + 420 + 4 + 3 + 1 + 10);
 	cr_assert_eq(sc->scheduler.order, ORDER_EDF);
-	cr_assert_eq(sc->scheduler.scoring, SCORING_LEAST_ALLOCATED);
+	cr_assert_eq(sc->scheduler.scoring.type, SCORING_LEAST_ALLOCATED, "the alias");
+	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_GPU], 1);
+	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_CPU] + sc->scheduler.scoring.weight[SCORE_MEMORY], 0);
 	cr_assert_eq(sc->scheduler.window_policy, WINDOW_FIT);
 	cr_assert_str_eq(sc->output.db, "out/full.db");
 	cr_assert_eq(sc->output.step, 60 * SIM_SECOND);
@@ -395,7 +397,11 @@ Test(scenario, defaults)
 	cr_assert_eq(w->queue, 0);
 	cr_assert_eq(w->priority, 0);
 	cr_assert_eq(sc->scheduler.order, ORDER_FIFO);
-	cr_assert_eq(sc->scheduler.scoring, SCORING_MOST_ALLOCATED);
+	/* kube-scheduler's default: LeastAllocated over cpu and memory, weight 1 each */
+	cr_assert_eq(sc->scheduler.scoring.type, SCORING_LEAST_ALLOCATED);
+	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_GPU], 0);
+	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_CPU], 1);
+	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_MEMORY], 1);
 	cr_assert_eq(sc->scheduler.window_policy, WINDOW_FIT);
 	cr_assert_str_eq(sc->output.db, "results/t.db");
 	cr_assert_eq(sc->output.step, 0); /* chosen for the span by collect */

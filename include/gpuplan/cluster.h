@@ -50,6 +50,9 @@ struct node {
 	double allocated;      /* GPU equivalents */
 	double cpu_free;       /* cores not requested; only where the pool sets cpu */
 	double memory_free;    /* bytes not requested; only where the pool sets memory */
+	int64_t cpu_scored;    /* millicores requested as kube-scheduler scores them
+				* (cluster_scored_cpu: 100m for a pod without cpu) */
+	int64_t memory_scored; /* bytes, likewise (200 MiB for a pod without memory) */
 	bool ready;            /* in the indexes: schedulable (see "Slots" above) */
 };
 
@@ -103,7 +106,19 @@ struct cluster_grant {
 	double vram;           /* bytes the pod uses on each of its GPUs */
 	double cpu;            /* cores taken from the node (0 where cpu is not limited) */
 	double memory;         /* bytes taken from the node (0 where memory is not limited) */
+	int64_t cpu_scored;    /* what the node's cpu_scored and memory_scored gained */
+	int64_t memory_scored;
 };
+
+/* kube-scheduler scores a pod that requests no cpu or memory as if it asked
+ * for 100m and 200 MiB (pkg/scheduler/util/pod_resources.go,
+ * GetNonzeroRequests), so that such pods do not all pile on one node. */
+#define CLUSTER_NONZERO_CPU_MILLI 100
+#define CLUSTER_NONZERO_MEMORY (200 * 1024 * 1024)
+
+/* A pod of w's cpu in millicores and memory in bytes, as scores count them. */
+int64_t cluster_scored_cpu(const struct workload_spec *w);
+int64_t cluster_scored_memory(const struct workload_spec *w);
 
 void cluster_init(struct cluster *c, const struct scenario *sc);
 void cluster_free(struct cluster *c);
@@ -128,6 +143,26 @@ typedef bool (*cluster_node_pred)(const struct cluster *c, int32_t node, const v
 int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workload_spec *w,
 			   int32_t gpus, enum sched_scoring scoring, cluster_node_pred ok,
 			   const void *ctx);
+
+/* The Ready nodes of pool p with the GPU units for a pod of w (the units
+ * alone: cpu, memory and other conditions are not looked at), in the best
+ * bucket only when best_only (the fullest for MostAllocated, else the
+ * emptiest), else in every bucket with room: how many, O(buckets); and the
+ * nth of them (0-based, bucket by bucket, then by node number), O(buckets +
+ * words).  Scores draw their ties among these (placement.h). */
+int32_t cluster_count_room(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, bool best_only, enum sched_scoring scoring);
+int32_t cluster_nth_room(const struct cluster *c, size_t p, const struct workload_spec *w,
+			 int32_t gpus, bool best_only, enum sched_scoring scoring, int32_t nth);
+
+typedef void (*cluster_node_visit)(int32_t node, void *ctx);
+
+/* Calls visit for every Ready node of pool p that can host the pod now (GPU
+ * units, cpu and memory) and passes ok (NULL: none): O(buckets + nodes with
+ * room).  For scores that differ from node to node. */
+void cluster_each_room(const struct cluster *c, size_t p, const struct workload_spec *w,
+		       int32_t gpus, cluster_node_pred ok, const void *ctx,
+		       cluster_node_visit visit, void *visit_ctx);
 
 /* NodeResourcesFit, node by node, for messages and per-node scans; a node
  * that is not Ready is judged on its GPUs as if it were (O(its GPUs)). */

@@ -33,18 +33,27 @@
  * product name of its GPU) and kubernetes.io/hostname (the node's name,
  * "<pool>-<i>") unless the pool sets them itself.
  *
- * Scores, as kube-scheduler's default plugins with their default weights:
- * NodeResourcesFit (weight 1) with MostAllocated, requested x 100 / capacity,
- * or LeastAllocated, (capacity - requested) x 100 / capacity, in integers,
- * over the node's GPUs (requested: GPU equivalents allocated plus the pod's);
- * TaintToleration (weight 3): untolerated PreferNoSchedule taints, reversed
- * and normalized over the feasible nodes; PodTopologySpread (weight 2) for a
- * ScheduleAnyway constraint, count x log(domains + 2) + max_skew - 1, rounded,
- * normalized as kube-scheduler does.  Other default score plugins
- * (BalancedAllocation, ImageLocality, InterPodAffinity) are not modelled.
- * Ties, which kube-scheduler breaks at random, go to the pool's index order
- * (fullest or emptiest node by the GPU key), then the lower pool, then the
- * lower node: deterministic.
+ * Scores, as kube-scheduler's default profile with its weights
+ * (apis/config/v1/default_plugins.go): NodeResourcesFit (1) with
+ * scheduler.scoring's strategy (scenario.h: MostAllocated, LeastAllocated or
+ * RequestedToCapacityRatio over weighted GPUs, cpu and memory; by default
+ * LeastAllocated over cpu and memory), NodeResourcesBalancedAllocation (1)
+ * over cpu and memory for pods that request either, TaintToleration (3):
+ * untolerated PreferNoSchedule taints, reversed and normalized over the
+ * feasible nodes; PodTopologySpread (2) for a ScheduleAnyway constraint,
+ * count x log(domains + 2) + max_skew - 1, rounded, normalized as
+ * kube-scheduler does.  Requests: GPU equivalents (thousandths), and cpu and
+ * memory with kube's non-zero defaults for the fit score (100m, 200 MiB), as
+ * they are for the balance.  A resource the pool does not set is left out.
+ * ImageLocality and InterPodAffinity are not modelled.  Ties go to a node
+ * drawn from the run's seeded stream (pl->ties), with selectHost's
+ * reservoir sampling: every best node equally likely, same seed same node.
+ *
+ * Search.  Where the score is the same on every node of a pool (nothing it
+ * weighs varies there) or a function of the GPU index key (whole exclusive
+ * GPUs), a pool is one group of tied nodes counted through its buckets;
+ * elsewhere (cpu or memory weighed or limiting, shares of GPUs, ratio shapes,
+ * hostname keys) its nodes with room are scored one by one.
  *
  * Gangs.  A job of `pods` pods (gang) is placed pod after pod, each pod
  * seeing the ones before it; if one does not fit, none is placed, and the
@@ -53,9 +62,8 @@
  * Cost.  What depends only on the workload and the pool (taints, labels,
  * gpu_spec, whether the pool offers the resource, VRAM) is decided once, in
  * placement_init.  A search then costs O(pools x buckets) through the
- * cluster's indexes, plus the nodes it has to look at one by one: those that
- * fail on cpu or memory, a hostname-keyed affinity or a hostname-keyed
- * DoNotSchedule spread.  A ScheduleAnyway spread constraint needs every
+ * cluster's indexes for pools that are one group of tied nodes, plus the
+ * nodes with room of the pools scored one by one (see Search).  A ScheduleAnyway spread constraint needs every
  * feasible node's score, so its workloads cost O(nodes) per search.  A
  * failure's message costs O(pools + buckets), or O(nodes of a pool) where a
  * per-node check (cpu, memory, hostname keys) applies.
@@ -65,6 +73,8 @@
 
 #include "gpuplan/cluster.h"
 #include "gpuplan/results.h"
+
+#include <gsl/gsl_rng.h>
 
 /* One job's request: `pods` pods (the workload's, with gang; else one) of
  * `gpus` units each. */
@@ -91,6 +101,7 @@ enum {
 
 struct pool_rule;
 struct spread_state;
+struct node_filter;
 struct gpuplace;
 
 struct placer {
@@ -104,7 +115,9 @@ struct placer {
 	uint8_t *reason_kinds;        /* per slot: its enum pend_kind (results.h) */
 	size_t n_reasons;
 	/* Scratch of a search (a placer serves one thread; searches write only here) */
-	int32_t *candidate;           /* per pool: its best node */
+	int32_t *candidate;           /* per pool: a node with room, or -1 */
+	struct node_filter *filters;  /* per pool: its per-node conditions (scratch) */
+	gsl_rng *ties;                /* draws among the best-scoring nodes (seeded) */
 	int64_t *scratch;             /* per node: ScheduleAnyway scores */
 	int32_t *stamp;               /* [0]: generation; [1 + domain]: last seen */
 	struct cluster_grant *tentative;  /* a gang's pods while it is tried */
@@ -145,6 +158,16 @@ void placement_take(struct placer *pl, const struct pod_request *pod, const int3
 /* Gives back the placements of a job's pods (in reverse order of taking). */
 void placement_release(struct placer *pl, int32_t workload, uint32_t job,
 		       const struct cluster_grant *grants);
+
+/* NodeResourcesFit's score of a node (0..100) under strategy s, from the
+ * requested amounts (the pod's included) and the node's allocatable, per
+ * enum score_resource; a resource with allocatable 0 is left out. */
+int64_t placement_fit_score(const struct scoring_spec *s, const int64_t *requested,
+			    const int64_t *allocatable);
+
+/* NodeResourcesBalancedAllocation's score (0..100) over n resources:
+ * (1 - standard deviation of requested / allocatable) x 100, truncated. */
+int64_t placement_balanced_score(const int64_t *requested, const int64_t *allocatable, size_t n);
 
 /* Whether an empty Ready node of pool p would take a pod of the request now:
  * kube-scheduler's filters on a copy of the pool's node template, as the

@@ -317,7 +317,36 @@ struct cohort_spec {
 };
 
 enum sched_order { ORDER_FIFO, ORDER_PRIORITY, ORDER_EDF, ORDER_SJF };
-enum sched_scoring { SCORING_MOST_ALLOCATED, SCORING_LEAST_ALLOCATED };
+enum sched_scoring {
+	SCORING_MOST_ALLOCATED,
+	SCORING_LEAST_ALLOCATED,
+	SCORING_REQUESTED_TO_CAPACITY_RATIO,
+};
+
+/* The resources NodeResourcesFit's score can weigh (kube's resources list). */
+enum score_resource { SCORE_GPU, SCORE_CPU, SCORE_MEMORY, SCORE_RESOURCES };
+
+#define SCORING_MAX_SHAPE 16 /* points of a requestedToCapacityRatio shape */
+
+/*
+ * scheduler.scoring: kube-scheduler's NodeResourcesFit scoringStrategy
+ * {type, resources: [{name, weight}], requestedToCapacityRatio: {shape}}.
+ * Default, as a stock kube-scheduler: LeastAllocated over cpu and memory,
+ * weight 1 each.  The short names are aliases: MostAllocated and
+ * LeastAllocated over nvidia.com/gpu, weight 1.
+ */
+struct scoring_spec {
+	enum sched_scoring type;
+	int32_t weight[SCORE_RESOURCES];  /* 0: the resource is not scored */
+	int32_t n_shape;                  /* requestedToCapacityRatio only */
+	struct scoring_point {
+		int32_t utilization;      /* 0..100, increasing */
+		int32_t score;            /* 0..10 (kube's MaxCustomPriorityScore) */
+	} shape[SCORING_MAX_SHAPE];
+};
+
+/* "MostAllocated" for the alias, else e.g. "LeastAllocated(cpu:1,memory:1)". */
+void scenario_scoring_name(const struct scoring_spec *s, char *buf, size_t len);
 enum window_policy {
 	WINDOW_FIT,     /* start only what ends before the window closes */
 	WINDOW_PREEMPT, /* start anything; stop and requeue what runs at the close */
@@ -325,7 +354,7 @@ enum window_policy {
 
 struct scheduler_spec {
 	enum sched_order order;
-	enum sched_scoring scoring;
+	struct scoring_spec scoring;
 	enum window_policy window_policy;
 	enum gpu_policy gpu_policy; /* placement policy (gpupolicy.h); default best-fit */
 };
