@@ -545,6 +545,14 @@ Test(autoscale, pending_replicas_trigger_scale_up)
 	cr_assert_float_eq(metric("serve", "provisioning_wait_s"), 300, 1e-9);
 	cr_assert_float_eq(metric("serve", "autoscaler_at_max_s"), 3600, 1e-9);
 	cr_assert_float_eq(bill(), 4.00, 1e-9);
+	/* The diagnosis sees the replica waiting at max: the max is the limit. */
+	const struct finding *at_max = NULL;
+	for (size_t i = 0; i < r.n_findings; i++)
+		if (r.findings[i].kind == KIND_NODE_GROUP_MAX)
+			at_max = &r.findings[i];
+	cr_assert_not_null(at_max);
+	cr_assert_float_eq(at_max->figure, 3600, 1e-9);
+	cr_assert_str_eq(at_max->fixes[0].sets[0], "pools.serve.autoscale.max=2");
 	cleanup();
 	/* Nodes of 2 GPUs ($8.00 an hour): the second replica fits the first
 	 * one's new node: 1 node; still 2 x 300 s of provisioning wait; $8.00,
