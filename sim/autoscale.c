@@ -834,15 +834,32 @@ static void replicas_placed(struct autoscale *as)
 
 /* --- scale-down ------------------------------------------------------------------ */
 
+/* A Ready node other than `from` where a pod of the request fits beside the
+ * pods moved before it, first fit in node order trying the last
+ * destination first (CA's hinting simulator: filters, no scores); -1. */
+static int32_t destination(const struct autoscale *as, const struct pod_request *pod,
+			   int32_t from, int32_t hint, sim_time now)
+{
+	const struct cluster *c = as->h.cluster;
+	if (hint >= 0 && placement_fits_node(as->h.placer, pod, hint, now))
+		return hint;
+	for (size_t node = 0; node < c->n_nodes; node++)
+		if (c->nodes[node].ready && (int32_t)node != from && (int32_t)node != hint &&
+		    placement_fits_node(as->h.placer, pod, (int32_t)node, now))
+			return (int32_t)node;
+	return -1;
+}
+
 /*
  * Whether every pod on node could move (CA's removal simulation,
  * simulator/cluster.go SimulateNodeRemoval with the drainability rules of
  * simulator/drainability/rules): an inference replica is a Deployment's pod
- * (rules/replicated) and moves when the scheduler finds it another Ready
- * node beside the pods moved before it; a batch job's pod blocks, as Jobs
- * that must not restart are marked cluster-autoscaler.kubernetes.io/
- * safe-to-evict: "false" (rules/notsafetoevict).  The node is cordoned for
- * the simulation and back afterwards; nothing else changes.
+ * (rules/replicated) and moves when another Ready node passes the
+ * scheduler's filters for it beside the replicas moved before it; a batch
+ * job's pod blocks, as Jobs that must not restart are marked
+ * cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
+ * (rules/notsafetoevict).  Nothing changes: the moved pods are taken back.
+ * O(replicas x nodes x GPUs of a node) at worst.
  */
 static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 {
@@ -863,21 +880,16 @@ static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 				as->moving[n++] = id;
 		}
 	}
-	if (n == 0)
-		return true;
-	cluster_node_down(as->h.cluster, node);
 	size_t mark = as->n_probes;
-	bool ok = true;
-	for (size_t j = 0; j < n && ok; j++) {
+	int32_t to = -1;
+	for (size_t j = 0; j < n && (j == 0 || to >= 0); j++) {
 		struct pod_request pod = infer_replica_pod(as->h.infer, as->moving[j]);
-		int32_t to = placement_find(as->h.placer, &pod, now);
-		ok = to >= 0;
-		if (ok)
+		to = destination(as, &pod, node, to, now);
+		if (to >= 0)
 			probe(as, &pod, to);
 	}
 	unprobe(as, mark);
-	cluster_node_uncordon(as->h.cluster, node);
-	return ok;
+	return n == 0 || to >= 0;
 }
 
 /* Whether a Ready node is unneeded (core/scaledown/eligibility: a GPU node

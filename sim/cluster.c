@@ -267,15 +267,9 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 
 void cluster_node_up(struct cluster *c, int32_t node)
 {
-	assert(c->nodes[node].allocated == 0 && "a node comes up empty");
-	cluster_node_uncordon(c, node);
-}
-
-void cluster_node_uncordon(struct cluster *c, int32_t node)
-{
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
-	assert(!nd->ready);
+	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
 	nd->ready = true;
 	ps->n_ready++;
 	c->n_ready++;

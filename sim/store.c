@@ -94,10 +94,12 @@ static const char schema_sql[] =
 	"  reason_id INTEGER,\n"
 	"  trace_queue_s REAL,\n"
 	"  preemptions INTEGER,\n"
-	"  oom_kills INTEGER\n"
-	");\n"
-	"CREATE INDEX IF NOT EXISTS jobs_run ON job_rows(run_id);\n"
-	/* LEFT JOINs keep job_rows the outer loop: rows come in their order. */
+	"  oom_kills INTEGER,\n"
+	"  PRIMARY KEY (run_id, job_id)\n"
+	") WITHOUT ROWID;\n"
+	/* job_rows is keyed by (run_id, job_id), the order rows are written
+	 * in: no rowid and no run index beside it.  LEFT JOINs keep job_rows
+	 * the outer loop, so the view gives the rows in that order. */
 	"CREATE VIEW IF NOT EXISTS jobs AS SELECT j.run_id AS run_id, j.job_id AS job_id,\n"
 	"  w.text AS workload, j.submit_s AS submit_s, j.start_s AS start_s, j.end_s AS end_s,\n"
 	"  j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node, s.text AS status,\n"
@@ -407,7 +409,7 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
 		     "FROM main.jobs j", "reading the jobs table", err) ||
 	    sti_copy_old_jobs(st, err) || sti_exec(st, "DROP TABLE main.jobs", "moving jobs", err))
 		return GP_ERUNTIME;
-	return sti_exec(st, schema_sql, "creating the jobs view", err); /* and jobs_run */
+	return sti_exec(st, schema_sql, "creating the jobs view", err);
 }
 
 /* Creates the schema if absent, under the write lock so that processes

@@ -198,7 +198,10 @@ static int copy_table(struct store *st, const char *table, struct gp_err *err)
 {
 	char *cols = common_columns(st, table, "");
 	char *tcols = common_columns(st, table, "t.");
-	const char *order = strcmp(table, "runs") ? "m.seq, t.rowid" : "m.seq";
+	/* job_rows has no rowid: its key (run_id, job_id) is its order. */
+	const char *order = !strcmp(table, "runs")       ? "m.seq"
+			    : !strcmp(table, "job_rows") ? "m.seq, t.job_id"
+							 : "m.seq, t.rowid";
 	char *sql = sqlite3_mprintf("INSERT INTO main.\"%w\" (run_id%s%s) SELECT m.new%s%s FROM " MERGE_SRC
 				    ".\"%w\" t JOIN temp.merge_map m ON m.old = t.run_id ORDER BY %s",
 				    table, cols ? ", " : "", cols ? cols : "", tcols ? ", " : "",

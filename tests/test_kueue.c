@@ -310,3 +310,23 @@ Test(kueue, a_request_above_the_nominal_quota_does_not_reclaim)
 	cr_assert_eq(r.jobs[4].start, 1 * H);
 	cr_assert_eq(r.jobs[3].preemptions, 1, "the most recently admitted borrower (the last)");
 }
+
+/*
+ * In one scheduling cycle Kueue admits heads within their nominal quota
+ * before heads that would borrow, then by priority and time (scheduler.go,
+ * entryOrdering.Less).  Cohort of 2 GPUs, team-a and team-b 1 each.  a1
+ * (team-a) holds team-a's GPU 00:00-01:00.  At 00:10 a2 (team-a, would
+ * borrow) and b1 (team-b, within its quota) arrive together, a2 first: b1
+ * gets the last GPU of the cohort, a2 waits for a1 to end.
+ */
+Test(kueue, heads_within_nominal_quota_are_admitted_before_borrowers)
+{
+	RUN(K, "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 1}}, "
+	       "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 1}}]",
+	    "workloads=[{name: a1, queue: team-a, arrival: {at: \"00:00\"}, duration: 1h}, "
+	    "{name: a2, queue: team-a, arrival: {at: \"00:10\"}, duration: 1h}, "
+	    "{name: b1, queue: team-b, arrival: {at: \"00:10\"}, duration: 1h}]");
+	cr_assert_eq(r.jobs[2].start, 10 * M, "b1 is within team-b's quota");
+	cr_assert_eq(r.jobs[1].start, 1 * H, "a2 would have borrowed it");
+	assert_every_second_has_a_reason(NULL);
+}

@@ -217,10 +217,6 @@ void cluster_node_up(struct cluster *c, int32_t node);
  * pods still on it keep their units until they are released. */
 void cluster_node_down(struct cluster *c, int32_t node);
 
-/* A node cluster_node_down took out comes back with the pods it still
- * holds (the autoscaler's scale-down simulation cordons a node for a while). */
-void cluster_node_uncordon(struct cluster *c, int32_t node);
-
 /* Whether no pod holds anything on the node. */
 bool cluster_node_empty(const struct cluster *c, int32_t node);
 
