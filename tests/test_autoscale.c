@@ -652,3 +652,28 @@ Test(autoscale, spot_interruptions_evict_and_replace_replicas)
 	cr_assert_float_eq(metric("chat", "requests_completed"), 3000, 0);
 	cr_assert_str_eq(r.status, "ok");
 }
+
+/*
+ * One spot node of one H100 ($4.00 less 60%: $1.60 an hour) serving one
+ * replica, interrupted at 1 per node-hour (seed 3: 4 times in the ~1.6 h of
+ * 3000 requests).  At each notice the replica is evicted (its GPU idle from
+ * then); the node goes 2m later and the fixed pool's node group launches its
+ * replacement at once, so the pool is billed without a gap (node-hours =
+ * the span); the replacement is Ready after the pool's startup (2m), where
+ * the replica's new pod is placed.  Idle per interruption: 120 + 120 s;
+ * cost_idle = 4 x 240 s x $1.60/h = $0.43 (0.4267).  Every request
+ * completes (those of the evicted replica went back to the router).
+ */
+Test(autoscale, a_spot_interruption_idles_the_gpu_for_notice_and_startup)
+{
+	RUN_WITH(SERVE, "workloads.chat.replicas=1",
+		 "pools=[{name: spot, nodes: 1, gpu: H100-80GB, gpus_per_node: 1, startup: 2m, "
+		 "price: {gpu_hour: 4.0}, spot: {discount: 0.6, interruption: {rate: 1/h}}}]");
+	cr_assert_float_eq(metric("spot", "spot_interruptions"), 4, 0);
+	cr_assert_float_eq(metric("chat", "replicas_evicted"), 4, 0);
+	cr_assert_float_eq(metric("spot", "node_hours") * 3600, sim_seconds(r.sim_end), 1e-6);
+	cr_assert_float_eq(metric("all", "cost_idle"), 4 * 240 * 1.60 / 3600, 1e-9);
+	cr_assert_float_eq(metric("all", "gpu_hours_allocated") * 3600,
+			   sim_seconds(r.sim_end) - 4 * 240, 1e-6);
+	cr_assert_float_eq(metric("chat", "requests_completed"), 3000, 0);
+}
