@@ -120,6 +120,8 @@ Test(autoscale, pending_pods_carry_the_autoscalers_event)
 	cr_assert_str_eq(reason(0), "no nodes available to schedule pods "
 				    "(cluster-autoscaler: pod triggered scale-up: [batch])");
 	cr_assert_str_eq(reason(2), "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. "
+				    "preemption: 0/2 nodes are available: 2 No preemption victims "
+				    "found for incoming pod.. "
 				    "(cluster-autoscaler: pod didn't trigger scale-up: 1 max node "
 				    "group size reached)");
 	double waiting = 0;

@@ -44,6 +44,28 @@
 size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
 		      const int32_t *counts, size_t n);
 
+/* DefaultPreemption's verdicts on a node (kubernetes pkg/scheduler/framework/
+ * preemption/preemption.go, plugins/defaultpreemption/default_preemption.go). */
+#define REASONS_NO_VICTIMS "No preemption victims found for incoming pod"
+#define REASONS_NOT_HELPFUL "Preemption is not helpful for scheduling"
+
+/*
+ * The FitError as kube-scheduler's default profile writes it, with the
+ * PostFilter's message: reasons_format's, then " preemption: " and a second
+ * FitError over the same nodes, then "." (FitError.Error() closes each part
+ * with "." and the inner one has its own, hence "..").  A node that failed an
+ * UnschedulableAndUnresolvable filter (kinds[i], enum pend_kind: a window,
+ * taint, affinity, missing spread label, VRAM) is "Preemption is not helpful
+ * for scheduling"; one short of resources or over a spread skew would have
+ * its lower-priority pods tried as victims, and gpuplan runs none that
+ * kube-scheduler would evict (it models Kueue's preemption, not the
+ * scheduler's priority preemption): "No preemption victims found for
+ * incoming pod".  With no node at all the message is ErrNoNodesAvailable,
+ * without a suffix.  Returns what snprintf would.
+ */
+size_t reasons_format_fit_error(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
+				const uint8_t *kinds, const int32_t *counts, size_t n);
+
 struct reason_class;
 struct reason_job;
 
