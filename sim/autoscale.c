@@ -30,9 +30,11 @@ enum node_state { NODE_DOWN, NODE_PROVISIONING, NODE_READY, NODE_DRAINING };
 
 enum note_kind { NOTE_NONE, NOTE_TRIGGERED, NOTE_MAX, NOTE_NO_FIT };
 
-/* Per scheduler class: what the autoscaler last said about its pods. */
+/* Per group of identical pending pods (a scheduler class, or an inference
+ * workload's pending replicas): what the autoscaler last said about them. */
 struct as_class {
-	bool blocked;          /* the scheduler's last try failed on the nodes */
+	bool blocked;          /* the scheduler's last try failed on the nodes (a class);
+				* replicas are pending (set by each scan) */
 	uint8_t note;          /* enum note_kind */
 	int32_t pool;          /* NOTE_TRIGGERED: the pool its nodes come from */
 	int32_t at_max;        /* NOTE_MAX: pools at max that would fit it */
