@@ -9,6 +9,7 @@
  * gave.
  */
 #include "gpuplan/scenario.h"
+#include "gpuplan/quota.h"
 #include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
@@ -329,4 +330,83 @@ Test(kueue, heads_within_nominal_quota_are_admitted_before_borrowers)
 	cr_assert_eq(r.jobs[2].start, 10 * M, "b1 is within team-b's quota");
 	cr_assert_eq(r.jobs[1].start, 1 * H, "a2 would have borrowed it");
 	assert_every_second_has_a_reason(NULL);
+}
+
+/* --- quota_preempt alone --------------------------------------------------- */
+
+/* Loads kueue-reclaim.yaml (team-a nominal 2, team-b 3, one cohort) with
+ * sets into sc and a quota over it. */
+static void quota_over(struct quota *q, const char *const *sets, size_t n_sets)
+{
+	struct gp_err err;
+	cr_assert_eq(scenario_load("tests/fixtures/kueue-reclaim.yaml", sets, n_sets, &sc, &err),
+		     GP_OK, "%s", err.msg);
+	results_init(&r);
+	quota_init(q, sc);
+	cr_assert_eq(q->n_res, 1, "nvidia.com/gpu only");
+}
+
+/*
+ * candidatesOrdering puts lower priority before recency (preemption.go).
+ * team-a holds 4 (nominal 2): A (priority 5, 1 GPU, admitted last), B
+ * (priority 0, 1 GPU, first) and C (priority 0, 2 GPUs, second).  team-b
+ * asks for 2 with 1 unused: C (priority 0, newer than B) goes first and
+ * alone frees enough; A, the newest, is not touched.
+ */
+Test(kueue, preemption_takes_lower_priority_before_recent_admissions)
+{
+	struct quota q;
+	quota_over(&q, NULL, 0);
+	size_t a = (size_t)scenario_queue_index(sc, "team-a"), b = (size_t)scenario_queue_index(sc, "team-b");
+	double one = 1, two = 2, want = 2;
+	struct quota_candidate c[] = {
+		{.job = 10, .seq = 2, .queue = a, .priority = 5, .admitted = 3 * H, .req = &one},
+		{.job = 11, .seq = 0, .queue = a, .priority = 0, .admitted = 1 * H, .req = &one},
+		{.job = 12, .seq = 1, .queue = a, .priority = 0, .admitted = 2 * H, .req = &two},
+	};
+	for (size_t i = 0; i < 3; i++)
+		quota_charge(&q, a, c[i].req, +1);
+	uint32_t targets[3];
+	char why[200];
+	cr_assert_eq(quota_check(&q, b, &want, why, sizeof why), QUOTA_WAIT);
+	cr_assert_str_eq(why, "couldn't assign flavors to pod set main: insufficient unused quota "
+			      "for nvidia.com/gpu in flavor default, 1 more needed");
+	size_t n = quota_preempt(&q, b, 0, 4 * H, &want, c, 3, targets);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(targets[0], 12);
+	cr_assert_float_eq(q.usage[a], 4, 1e-12, "usage is unchanged by the simulation");
+	quota_free(&q);
+}
+
+/*
+ * Other queues' borrowing jobs come before the queue's own
+ * (candidatesOrdering), and a queue under its nominal quota first tries
+ * without borrowing (getTargets).  team-b (reclaim Any, within
+ * LowerPriority) holds 1 GPU with its own job D (priority 0); team-a holds
+ * 4 of its nominal 2 with E (1 GPU) and F (3 GPUs), both priority 9 and
+ * admitted together.  The cohort's 5 are used; a team-b job of priority 5
+ * asks for 1.  Order: F, E (equal priority and admission: the later job
+ * first, where Kueue compares UIDs), then D.  Removing F fits: F alone is
+ * evicted, not the lower-priority D.
+ */
+Test(kueue, preemption_reclaims_from_other_queues_before_its_own)
+{
+	struct quota q;
+	const char *sets[] = {"queues.team-b.preemption={reclaim_within_cohort: Any, "
+			      "within_cluster_queue: LowerPriority}"};
+	quota_over(&q, sets, 1);
+	size_t a = (size_t)scenario_queue_index(sc, "team-a"), b = (size_t)scenario_queue_index(sc, "team-b");
+	double one = 1, three = 3, want = 1;
+	struct quota_candidate c[] = {
+		{.job = 20, .seq = 0, .queue = b, .priority = 0, .admitted = 0, .req = &one},
+		{.job = 21, .seq = 1, .queue = a, .priority = 9, .admitted = 0, .req = &one},
+		{.job = 22, .seq = 2, .queue = a, .priority = 9, .admitted = 0, .req = &three},
+	};
+	for (size_t i = 0; i < 3; i++)
+		quota_charge(&q, c[i].queue, c[i].req, +1);
+	uint32_t targets[3];
+	size_t n = quota_preempt(&q, b, 5, 1 * H, &want, c, 3, targets);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(targets[0], 22, "team-a's, not team-b's own D");
+	quota_free(&q);
 }
