@@ -40,6 +40,8 @@ struct as_class {
 	int32_t at_max;        /* NOTE_MAX: pools at max that would fit it */
 	int64_t remain;        /* scratch of a scan: pods no node takes yet */
 	int64_t helped;        /* pods the last scan gave upcoming or new nodes */
+	uint8_t was;           /* scratch of a scan: the note before it */
+	int32_t was_detail;    /* and its pool or at_max */
 };
 
 struct as_pool {
@@ -55,6 +57,7 @@ struct as_pool {
 	gsl_rng *rng;          /* spot interruptions */
 	struct pool_scaling out;
 	bool at_max;           /* since the last scan */
+	bool at_max_now;       /* scratch of a scan */
 	sim_time at_max_since;
 	int64_t waiting;       /* pods of classes waiting for this pool's new nodes */
 	sim_time waiting_since;
@@ -766,7 +769,8 @@ static void scale_up(struct autoscale *as, size_t p)
  * max with pods they could host. */
 static void note_rest(struct autoscale *as, sim_time now)
 {
-	bool *at_max = gp_xcalloc(as->sc->n_pools, sizeof *at_max);
+	for (size_t p = 0; p < as->sc->n_pools; p++)
+		as->pools[p].at_max_now = false;
 	for (size_t g = 0; g < n_groups(as); g++) {
 		struct pod_request pod;
 		int64_t n;
@@ -782,7 +786,7 @@ static void note_rest(struct autoscale *as, sim_time now)
 			fits_any = true;
 			if (ap->size >= as->sc->pools[p].autoscale.max) {
 				c->at_max++;
-				at_max[p] = true;
+				as->pools[p].at_max_now = true;
 			}
 		}
 		if (c->note == NOTE_NONE && !fits_any)
@@ -792,9 +796,8 @@ static void note_rest(struct autoscale *as, sim_time now)
 	}
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
 		accrue(as, &as->pools[p]);
-		as->pools[p].at_max = at_max[p];
+		as->pools[p].at_max = as->pools[p].at_max_now;
 	}
-	free(at_max);
 }
 
 /* The pods waiting for each pool's nodes, from the groups' notes. */
@@ -964,14 +967,17 @@ static bool scale_down(struct autoscale *as, sim_time now)
 
 /* --- the loop ------------------------------------------------------------------- */
 
-/* Notes before a scan, to tell whether the pods' messages change. */
-static bool notes_differ(const struct autoscale *as, const uint8_t *before, const int32_t *what,
-			 size_t n)
+static int32_t note_detail(const struct as_class *c)
+{
+	return c->note == NOTE_TRIGGERED ? c->pool : c->at_max;
+}
+
+/* Whether a class's note changed in the scan: its pods' messages change. */
+static bool notes_differ(const struct autoscale *as, size_t n)
 {
 	for (size_t cls = 0; cls < n; cls++) {
 		const struct as_class *c = &as->classes[cls];
-		int32_t detail = c->note == NOTE_TRIGGERED ? c->pool : c->at_max;
-		if (c->note != before[cls] || (c->note != NOTE_NONE && detail != what[cls]))
+		if (c->note != c->was || (c->note != NOTE_NONE && note_detail(c) != c->was_detail))
 			return true;
 	}
 	return false;
@@ -984,12 +990,10 @@ static bool scan(struct autoscale *as)
 	sim_time now = now_of(as);
 	size_t n = as->h.sched->n_classes;
 	class_at(as, n ? n - 1 : 0);
-	uint8_t *before = gp_xmalloc(n + 1);
-	int32_t *what = gp_xmalloc((n + 1) * sizeof *what);
 	for (size_t cls = 0; cls < n; cls++) {
-		const struct as_class *c = &as->classes[cls];
-		before[cls] = c->note;
-		what[cls] = c->note == NOTE_TRIGGERED ? c->pool : c->at_max;
+		struct as_class *c = &as->classes[cls];
+		c->was = c->note;
+		c->was_detail = note_detail(c);
 	}
 	reset_estimates(as);
 	fill_upcoming(as, now);
@@ -1005,10 +1009,7 @@ static bool scan(struct autoscale *as)
 	bool moved = false;
 	if (chosen < 0) /* CA: no scale-down in a loop that scaled up */
 		moved = scale_down(as, now);
-	bool changed = moved || notes_differ(as, before, what, n);
-	free(before);
-	free(what);
-	return changed;
+	return moved || notes_differ(as, n);
 }
 
 /* Whether a later scan can still change the nodes: pods wait, nodes are

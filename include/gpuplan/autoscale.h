@@ -75,7 +75,8 @@
  * search per replica on an underused node; other events
  * O(1) apart from a drain (the node's pods).  Pools without autoscale or spot
  * cost nothing.  Nothing allocates after autoscale_create but the per-class
- * state, which grows with the scheduler's classes.
+ * state, which grows with the scheduler's classes, and the simulations'
+ * scratch (their pods, the groups in order), which grows to the largest scan.
  *
  * Lifecycle: autoscale_create (NULL when no pool autoscales or is spot),
  * autoscale_start at time 0, then the hooks; autoscale_results at the end;
