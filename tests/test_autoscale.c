@@ -679,3 +679,23 @@ Test(autoscale, a_spot_interruption_idles_the_gpu_for_notice_and_startup)
 			   sim_seconds(r.sim_end) - 4 * 240, 1e-6);
 	cr_assert_float_eq(metric("chat", "requests_completed"), 3000, 0);
 }
+
+/*
+ * MIG: the estimate takes instances of the layout, not GPU counts.  Nodes of
+ * one A100-80GB cut [3g.40gb, 2g.20gb, 2g.20gb]; 2 pods of 3g.40gb and 4 of
+ * 2g.20gb.  Big pod 1 opens e0's 3g instance, big pod 2 finds it taken and
+ * opens e1; the 2g pods fill e0's and e1's two 2g instances: 2 nodes, every
+ * pod placed when they are Ready at 300 (a share per pod, 1 and 1/2 of a
+ * node, would say 2 + 2 = 4).  Until the work is done (MIG slows the jobs).
+ */
+Test(autoscale, the_estimate_takes_mig_instances)
+{
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.gpus_per_node=1",
+		 "pools.batch.sharing={mode: mig, layout: [3g.40gb, 2g.20gb, 2g.20gb]}",
+		 "workloads.big.gpus={mig: 3g.40gb}", "workloads.small.gpus={mig: 2g.20gb}",
+		 "workloads.small.count=4");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 2, 0);
+	cr_assert_float_eq(metric("batch", "scale_ups"), 1, 0);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_eq(r.jobs[i].start, 300 * S, "job %zu", i);
+}
