@@ -10,6 +10,7 @@
  */
 #include "gpuplan/scenario.h"
 #include "gpuplan/quota.h"
+#include "gpuplan/report.h"
 #include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
@@ -409,4 +410,25 @@ Test(kueue, preemption_reclaims_from_other_queues_before_its_own)
 	cr_assert_eq(n, 1);
 	cr_assert_eq(targets[0], 22, "team-a's, not team-b's own D");
 	quota_free(&q);
+}
+
+/* check prints a queue's preemption policies beside its strategy. */
+Test(kueue, check_shows_the_preemption_policies)
+{
+	struct gp_err err;
+	const char *sets[] = {"queues.team-a.preemption={within_cluster_queue: "
+			      "LowerOrNewerEqualPriority}"};
+	cr_assert_eq(scenario_load("tests/fixtures/kueue-reclaim.yaml", sets, 1, &sc, &err), GP_OK,
+		     "%s", err.msg);
+	results_init(&r);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	report_scenario(f, sc);
+	fclose(f);
+	cr_assert(strstr(buf, "  queue team-a: BestEffortFIFO, within_cluster_queue "
+			      "LowerOrNewerEqualPriority\n"), "%s", buf);
+	cr_assert(strstr(buf, "  queue team-b: BestEffortFIFO, reclaim_within_cohort Any\n"), "%s", buf);
+	cr_assert(strstr(buf, "  queue default: BestEffortFIFO\n"), "%s", buf);
+	free(buf);
 }

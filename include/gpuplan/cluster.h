@@ -5,7 +5,9 @@
  *
  * Units.  Each GPU has `free` units of the kind its pool's sharing mode
  * hands out: exclusive 1 (the whole GPU); time-slicing and MPS R replicas (a
- * pod takes one replica on each of `gpus` distinct GPUs); fractional 1000
+ * pod takes one replica on each of `gpus` distinct GPUs; under time-slicing,
+ * when fewer GPUs have one free, several of one GPU: sharing_stacks, and each
+ * GPU's tenant records how many); fractional 1000
  * milli (a pod takes milli on one GPU, or whole GPUs); MIG the instances of
  * the layout (a pod takes one instance of its profile).
  *
@@ -13,8 +15,8 @@
  * of pool p is "<pool>-<i>").  A bucket index keeps, for every value k of a
  * per-node key, a bitset of the nodes whose key is k, so finding the fullest
  * (or emptiest) node with key >= need looks at buckets, not nodes.  Keys:
- * whole-GPU requests use the count of untouched GPUs; replicas the count of
- * GPUs with a free replica; milli the largest free milli of one GPU; MIG one
+ * whole-GPU requests use the count of untouched GPUs; MPS replicas the count
+ * of GPUs with a free replica, time-sliced ones the free replicas; milli the largest free milli of one GPU; MIG one
  * index per profile with the count of its free instances.
  *
  * Tenants.  Every GPU lists the running pods with a share of it (struct
