@@ -237,7 +237,8 @@ char *cluster_node_name(const struct cluster *c, int32_t node);
  * counts) and the pool's allocation with a recomputation from the GPUs;
  * false on drift, with the first disagreement in why (NULL: not wanted).
  * Repairs nothing.  O(nodes x GPUs + levels x words) of the pool; runs after
- * every cluster_take and cluster_release when NDEBUG is off. */
+ * every cluster_take and cluster_release on a Ready node when NDEBUG is off
+ * (a node out of the indexes changes none of them). */
 bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_t len);
 
 /* Every pool, and the cluster's total allocation. */
