@@ -899,7 +899,7 @@ static void admission_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const char *top = NULL;
-	double quota_s = kind_pending(v, w, PEND_BIT(PEND_QUOTA), &top);
+	double quota_s = kind_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER), &top);
 	if (!matters(v, quota_s) || ws->queue < 0 || (size_t)ws->queue >= v->sc->n_queues)
 		return;
 	struct free_sums f;
@@ -911,9 +911,17 @@ static void admission_finding(struct view *v, size_t w)
 	const struct quota_entry *e = gpu_quota(q);
 	double idle = f.free / f.secs;
 	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "%s waits on admission, not on hardware: queue %s's quota refuses its jobs "
-			 "while %.1f GPUs are free; raise the quota",
-		  ws->name, q->name, idle);
+	/* Mostly behind a StrictFIFO head: the jobs would fit, the order holds them. */
+	bool strict = 2 * kind_pending(v, w, PEND_BIT(PEND_QUEUE_ORDER), NULL) > quota_s;
+	if (strict)
+		sb_printf(&text, "%s waits on admission, not on hardware: its jobs queue behind the "
+				 "head of StrictFIFO queue %s while %.1f GPUs are free; let them pass "
+				 "it (BestEffortFIFO) or raise the quota",
+			  ws->name, q->name, idle);
+	else
+		sb_printf(&text, "%s waits on admission, not on hardware: queue %s's quota refuses "
+				 "its jobs while %.1f GPUs are free; raise the quota",
+			  ws->name, q->name, idle);
 	if (e && !isinf(e->borrowing_limit))
 		sb_printf(&text, " or its borrowing limit");
 	sb_printf(&ev, "%.1f pod-hours pending with \"%s\"; queue %s", quota_s / 3600, top, q->name);
@@ -929,6 +937,9 @@ static void admission_finding(struct view *v, size_t w)
 				 sb_take(&text), sb_take(&ev));
 	fd->queue = ws->queue;
 	fd->figure = idle;
+	if (strict)
+		fix_set(fix(fd, "BestEffortFIFO for %s", q->name), "queues.%s.strategy=BestEffortFIFO",
+			q->name);
 	if (!e)
 		return;
 	double more = ceil(idle - 1e-9);

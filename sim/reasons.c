@@ -257,6 +257,16 @@ void reasons_retire(struct reasons *r, uint32_t job)
 		r->jobs[job] = (struct reason_job){-1, 0, -1};
 }
 
+/* The kinds of reason the nodes gave (PEND_BIT mask). */
+static uint32_t count_kinds(const struct reasons *r, const int32_t *counts)
+{
+	uint32_t kinds = 0;
+	for (size_t i = 0; i < r->n_slots; i++)
+		if (counts[i] > 0)
+			kinds |= PEND_BIT(r->slot_kinds ? r->slot_kinds[i] : PEND_RESOURCE);
+	return kinds;
+}
+
 /* The message for counts, formatted only when they differ from the class's
  * last ones: most failed attempts repeat the previous message. */
 static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
@@ -274,11 +284,7 @@ static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
 		reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
 					 r->slot_kinds, counts, r->n_slots);
 	}
-	uint32_t kinds = 0;
-	for (size_t i = 0; i < r->n_slots; i++)
-		if (counts[i] > 0)
-			kinds |= PEND_BIT(r->slot_kinds ? r->slot_kinds[i] : PEND_RESOURCE);
-	return intern(r, r->buf, kinds);
+	return intern(r, r->buf, count_kinds(r, counts));
 }
 
 /* Records that class cls's head failed with message msg (see reasons_fail). */
@@ -313,13 +319,21 @@ int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32
 			  size_t members, const char *text, uint32_t head, uint64_t gen,
 			  sim_time now)
 {
+	return reasons_fail_kind(r, cls, workload, pods, members, text, PEND_BIT(PEND_QUOTA), head,
+				 gen, now);
+}
+
+int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const char *text, uint32_t kinds, uint32_t head,
+			  uint64_t gen, sim_time now)
+{
 	struct reason_class *c = class_at(r, cls);
 	accrue(r, c, now);
 	c->workload = workload;
 	c->pods = pods;
 	/* The node-count cache no longer describes the class's message. */
 	memset(r->class_counts + cls * r->n_slots, 0xff, r->n_slots * sizeof *r->class_counts);
-	return fail_with(r, cls, workload, pods, members, intern(r, text, PEND_BIT(PEND_QUOTA)), head,
+	return fail_with(r, cls, workload, pods, members, intern(r, text, kinds), head,
 			 gen);
 }
 
@@ -341,7 +355,9 @@ int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32
 	}
 	snprintf(r->buf + len, need - len, " (cluster-autoscaler: %s)", note);
 	char *text = gp_xstrdup(r->buf);
-	int32_t id = reasons_fail_text(r, cls, workload, pods, members, text, head, gen, now);
+	/* The note does not change what the nodes said: the kinds are theirs. */
+	int32_t id = reasons_fail_kind(r, cls, workload, pods, members, text,
+				       count_kinds(r, counts), head, gen, now);
 	free(text);
 	return id;
 }

@@ -736,8 +736,8 @@ static void wait_behind(struct sim *s, size_t c)
 	char why[200];
 	quota_behind(&s->quota, (size_t)cl->queue, why, sizeof why);
 	const struct sim_job *j = &s->jobs[head];
-	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why, head,
-			  s->quota_gen, s->engine.now);
+	reasons_fail_kind(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why,
+			  PEND_BIT(PEND_QUEUE_ORDER), head, s->quota_gen, s->engine.now);
 	s->behind[c] = 1;
 }
 

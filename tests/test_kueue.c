@@ -432,3 +432,43 @@ Test(kueue, check_shows_the_preemption_policies)
 	cr_assert(strstr(buf, "  queue default: BestEffortFIFO\n"), "%s", buf);
 	free(buf);
 }
+
+/*
+ * The diagnosis tells a StrictFIFO wait from a quota wait by the reason's
+ * kind, not its words: small's eight jobs wait 9 h 50 m behind wide (which
+ * lacks 2 GPUs of quota) while 12 GPUs are free, then 6 of them an hour on
+ * quota: 78.7 of 84.7 pod-hours behind the head.  The first fix is
+ * BestEffortFIFO.
+ */
+Test(kueue, the_diagnosis_names_strict_fifo_when_the_order_holds_the_jobs)
+{
+	run("tests/fixtures/kueue-strict.yaml", NULL, 0);
+	cr_assert_float_eq(pending("small", "waiting for the head"), 8 * (9 * 3600 + 50 * 60), 1e-6);
+	cr_assert_float_eq(pending("small", "couldn't assign"), 6 * 3600, 1e-6);
+	assert_every_second_has_a_reason(NULL);
+	cr_assert_geq(r.n_findings, 1);
+	const struct finding *f = &r.findings[0];
+	cr_assert(strstr(f->text, "small waits on admission") &&
+		  strstr(f->text, "StrictFIFO queue team"), "%s", f->text);
+	cr_assert_geq(f->n_fixes, 1);
+	cr_assert_str_eq(f->fixes[0].sets[0], "queues.team.strategy=BestEffortFIFO");
+}
+
+/* A FitError with the Cluster Autoscaler's note keeps the nodes' kinds: it
+ * is not a quota wait (it was tagged as one before). */
+Test(kueue, an_autoscaler_note_keeps_the_fit_errors_kinds)
+{
+	run("tests/fixtures/autoscale.yaml", NULL, 0);
+	size_t noted = 0;
+	for (size_t i = 0; i < r.n_pending_reasons; i++) {
+		const struct pending_reason *pr = &r.pending_reasons[i];
+		if (!strstr(pr->reason, "(cluster-autoscaler: "))
+			continue;
+		noted++;
+		cr_assert(!(pr->kinds & PEND_BIT(PEND_QUOTA)), "%s", pr->reason);
+		/* "no nodes available" (a pool at zero) gives no node's kind */
+		if (strstr(pr->reason, "Insufficient nvidia.com/gpu"))
+			cr_assert(pr->kinds & PEND_BIT(PEND_RESOURCE), "%s", pr->reason);
+	}
+	cr_assert_gt(noted, 0);
+}

@@ -116,6 +116,11 @@ int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32
 			  size_t members, const char *text, uint32_t head, uint64_t gen,
 			  sim_time now);
 
+/* reasons_fail_text for a message of the given kinds (PEND_BIT mask). */
+int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const char *text, uint32_t kinds, uint32_t head,
+			  uint64_t gen, sim_time now);
+
 /* reasons_fail with a note after kube-scheduler's message: the Cluster
  * Autoscaler's event about the pod ("pod triggered scale-up: [batch]").
  * NULL: reasons_fail.  Allocates (rare: notes change at autoscaler scans). */
