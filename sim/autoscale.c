@@ -30,14 +30,18 @@ enum node_state { NODE_DOWN, NODE_PROVISIONING, NODE_READY, NODE_DRAINING };
 
 enum note_kind { NOTE_NONE, NOTE_TRIGGERED, NOTE_MAX, NOTE_NO_FIT };
 
-/* Per scheduler class: what the autoscaler last said about its pods. */
+/* Per group of identical pending pods (a scheduler class, or an inference
+ * workload's pending replicas): what the autoscaler last said about them. */
 struct as_class {
-	bool blocked;          /* the scheduler's last try failed on the nodes */
+	bool blocked;          /* the scheduler's last try failed on the nodes (a class);
+				* replicas are pending (set by each scan) */
 	uint8_t note;          /* enum note_kind */
 	int32_t pool;          /* NOTE_TRIGGERED: the pool its nodes come from */
 	int32_t at_max;        /* NOTE_MAX: pools at max that would fit it */
 	int64_t remain;        /* scratch of a scan: pods no node takes yet */
 	int64_t helped;        /* pods the last scan gave upcoming or new nodes */
+	uint8_t was;           /* scratch of a scan: the note before it */
+	int32_t was_detail;    /* and its pool or at_max */
 };
 
 struct as_pool {
@@ -53,6 +57,7 @@ struct as_pool {
 	gsl_rng *rng;          /* spot interruptions */
 	struct pool_scaling out;
 	bool at_max;           /* since the last scan */
+	bool at_max_now;       /* scratch of a scan */
 	sim_time at_max_since;
 	int64_t waiting;       /* pods of classes waiting for this pool's new nodes */
 	sim_time waiting_since;
@@ -764,7 +769,8 @@ static void scale_up(struct autoscale *as, size_t p)
  * max with pods they could host. */
 static void note_rest(struct autoscale *as, sim_time now)
 {
-	bool *at_max = gp_xcalloc(as->sc->n_pools, sizeof *at_max);
+	for (size_t p = 0; p < as->sc->n_pools; p++)
+		as->pools[p].at_max_now = false;
 	for (size_t g = 0; g < n_groups(as); g++) {
 		struct pod_request pod;
 		int64_t n;
@@ -780,7 +786,7 @@ static void note_rest(struct autoscale *as, sim_time now)
 			fits_any = true;
 			if (ap->size >= as->sc->pools[p].autoscale.max) {
 				c->at_max++;
-				at_max[p] = true;
+				as->pools[p].at_max_now = true;
 			}
 		}
 		if (c->note == NOTE_NONE && !fits_any)
@@ -790,9 +796,8 @@ static void note_rest(struct autoscale *as, sim_time now)
 	}
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
 		accrue(as, &as->pools[p]);
-		as->pools[p].at_max = at_max[p];
+		as->pools[p].at_max = as->pools[p].at_max_now;
 	}
-	free(at_max);
 }
 
 /* The pods waiting for each pool's nodes, from the groups' notes. */
@@ -834,15 +839,32 @@ static void replicas_placed(struct autoscale *as)
 
 /* --- scale-down ------------------------------------------------------------------ */
 
+/* A Ready node other than `from` where a pod of the request fits beside the
+ * pods moved before it, first fit in node order trying the last
+ * destination first (CA's hinting simulator: filters, no scores); -1. */
+static int32_t destination(const struct autoscale *as, const struct pod_request *pod,
+			   int32_t from, int32_t hint, sim_time now)
+{
+	const struct cluster *c = as->h.cluster;
+	if (hint >= 0 && placement_fits_node(as->h.placer, pod, hint, now))
+		return hint;
+	for (size_t node = 0; node < c->n_nodes; node++)
+		if (c->nodes[node].ready && (int32_t)node != from && (int32_t)node != hint &&
+		    placement_fits_node(as->h.placer, pod, (int32_t)node, now))
+			return (int32_t)node;
+	return -1;
+}
+
 /*
  * Whether every pod on node could move (CA's removal simulation,
  * simulator/cluster.go SimulateNodeRemoval with the drainability rules of
  * simulator/drainability/rules): an inference replica is a Deployment's pod
- * (rules/replicated) and moves when the scheduler finds it another Ready
- * node beside the pods moved before it; a batch job's pod blocks, as Jobs
- * that must not restart are marked cluster-autoscaler.kubernetes.io/
- * safe-to-evict: "false" (rules/notsafetoevict).  The node is cordoned for
- * the simulation and back afterwards; nothing else changes.
+ * (rules/replicated) and moves when another Ready node passes the
+ * scheduler's filters for it beside the replicas moved before it; a batch
+ * job's pod blocks, as Jobs that must not restart are marked
+ * cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
+ * (rules/notsafetoevict).  Nothing changes: the moved pods are taken back.
+ * O(replicas x nodes x GPUs of a node) at worst.
  */
 static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 {
@@ -863,21 +885,16 @@ static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 				as->moving[n++] = id;
 		}
 	}
-	if (n == 0)
-		return true;
-	cluster_node_down(as->h.cluster, node);
 	size_t mark = as->n_probes;
-	bool ok = true;
-	for (size_t j = 0; j < n && ok; j++) {
+	int32_t to = -1;
+	for (size_t j = 0; j < n && (j == 0 || to >= 0); j++) {
 		struct pod_request pod = infer_replica_pod(as->h.infer, as->moving[j]);
-		int32_t to = placement_find(as->h.placer, &pod, now);
-		ok = to >= 0;
-		if (ok)
+		to = destination(as, &pod, node, to, now);
+		if (to >= 0)
 			probe(as, &pod, to);
 	}
 	unprobe(as, mark);
-	cluster_node_uncordon(as->h.cluster, node);
-	return ok;
+	return n == 0 || to >= 0;
 }
 
 /* Whether a Ready node is unneeded (core/scaledown/eligibility: a GPU node
@@ -950,14 +967,17 @@ static bool scale_down(struct autoscale *as, sim_time now)
 
 /* --- the loop ------------------------------------------------------------------- */
 
-/* Notes before a scan, to tell whether the pods' messages change. */
-static bool notes_differ(const struct autoscale *as, const uint8_t *before, const int32_t *what,
-			 size_t n)
+static int32_t note_detail(const struct as_class *c)
+{
+	return c->note == NOTE_TRIGGERED ? c->pool : c->at_max;
+}
+
+/* Whether a class's note changed in the scan: its pods' messages change. */
+static bool notes_differ(const struct autoscale *as, size_t n)
 {
 	for (size_t cls = 0; cls < n; cls++) {
 		const struct as_class *c = &as->classes[cls];
-		int32_t detail = c->note == NOTE_TRIGGERED ? c->pool : c->at_max;
-		if (c->note != before[cls] || (c->note != NOTE_NONE && detail != what[cls]))
+		if (c->note != c->was || (c->note != NOTE_NONE && note_detail(c) != c->was_detail))
 			return true;
 	}
 	return false;
@@ -970,12 +990,10 @@ static bool scan(struct autoscale *as)
 	sim_time now = now_of(as);
 	size_t n = as->h.sched->n_classes;
 	class_at(as, n ? n - 1 : 0);
-	uint8_t *before = gp_xmalloc(n + 1);
-	int32_t *what = gp_xmalloc((n + 1) * sizeof *what);
 	for (size_t cls = 0; cls < n; cls++) {
-		const struct as_class *c = &as->classes[cls];
-		before[cls] = c->note;
-		what[cls] = c->note == NOTE_TRIGGERED ? c->pool : c->at_max;
+		struct as_class *c = &as->classes[cls];
+		c->was = c->note;
+		c->was_detail = note_detail(c);
 	}
 	reset_estimates(as);
 	fill_upcoming(as, now);
@@ -991,10 +1009,7 @@ static bool scan(struct autoscale *as)
 	bool moved = false;
 	if (chosen < 0) /* CA: no scale-down in a loop that scaled up */
 		moved = scale_down(as, now);
-	bool changed = moved || notes_differ(as, before, what, n);
-	free(before);
-	free(what);
-	return changed;
+	return moved || notes_differ(as, n);
 }
 
 /* Whether a later scan can still change the nodes: pods wait, nodes are

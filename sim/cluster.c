@@ -142,13 +142,16 @@ static void node_keys(const struct cluster *c, int32_t node, int32_t *whole, int
 {
 	const struct node *nd = &c->nodes[node];
 	const struct pool_state *ps = &c->pools[nd->pool];
-	bool fractional = c->sc->pools[nd->pool].sharing.mode == SHARING_FRACTIONAL;
+	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
+	bool fractional = sh->mode == SHARING_FRACTIONAL, stacks = sharing_stacks(sh);
 	*whole = *part = 0;
 	for (int32_t i = 0; i < nd->gpus; i++) {
 		const struct gpu *g = &c->gpus[nd->first_gpu + i];
 		*whole += untouched(ps, g);
 		if (fractional)
 			*part = g->free > *part ? g->free : *part;
+		else if (stacks) /* free replicas, wherever they are */
+			*part += g->free;
 		else
 			*part += g->free > 0;
 	}
@@ -221,7 +224,11 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	index_init(&ps->whole, g + 1, slots, up, g);
 	switch (spec->sharing.mode) {
 	case SHARING_TIME_SLICING:
-	case SHARING_MPS: index_init(&ps->part, g + 1, slots, up, g); break;
+	case SHARING_MPS: {
+		int32_t most = sharing_stacks(&spec->sharing) ? g * spec->sharing.replicas : g;
+		index_init(&ps->part, most + 1, slots, up, most);
+		break;
+	}
 	case SHARING_FRACTIONAL:
 		index_init(&ps->part, SHARING_MILLI + 1, slots, up, SHARING_MILLI);
 		break;
@@ -267,15 +274,9 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 
 void cluster_node_up(struct cluster *c, int32_t node)
 {
-	assert(c->nodes[node].allocated == 0 && "a node comes up empty");
-	cluster_node_uncordon(c, node);
-}
-
-void cluster_node_uncordon(struct cluster *c, int32_t node)
-{
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
-	assert(!nd->ready);
+	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
 	nd->ready = true;
 	ps->n_ready++;
 	c->n_ready++;
@@ -320,7 +321,7 @@ int32_t cluster_pods_per_node(const struct cluster *c, size_t p, const struct wo
 	int32_t g = spec->gpus_per_node, n = 0;
 	switch (w->request) {
 	case REQUEST_GPUS:
-		if (gpus > g)
+		if (gpus > sharing_max_units(&spec->sharing, g))
 			return 0;
 		/* Whole GPUs: g / gpus pods; replicas: one per GPU each, R per GPU. */
 		n = spec->sharing.mode == SHARING_TIME_SLICING || spec->sharing.mode == SHARING_MPS
@@ -588,19 +589,53 @@ static void add_tenant(struct gpu *g, struct tenant t)
 	g->tenants[g->n_tenants++] = t;
 }
 
-static void remove_tenant(struct gpu *g, uint32_t job)
+/* Removes job from the GPU's tenants; the units it held there. */
+static int32_t remove_tenant(struct gpu *g, uint32_t job)
 {
 	for (uint16_t i = 0; i < g->n_tenants; i++)
 		if (g->tenants[i].job == job) {
+			int32_t units = g->tenants[i].units;
 			g->tenants[i] = g->tenants[--g->n_tenants];
-			return;
+			return units;
 		}
 	assert(0 && "job is a tenant of the GPU it releases");
+	return 0;
 }
 
-/* Chooses the GPUs (and MIG slot) and what each holds; fills grant and the tenant's share. */
+/*
+ * Time-sliced replicas beyond the node's GPUs with a free one: one on each
+ * of those GPUs, then the rest one at a time where the most are free, as
+ * the device plugin's distributed allocation balances replicas over GPUs
+ * (k8s-device-plugin, "the plugin simply creates R references to each GPU
+ * and indiscriminately hands them out").  per_gpu[i]: replicas on GPU i.
+ */
+static void stack_replicas(const struct cluster *c, const struct node *nd, int32_t n,
+			   struct cluster_grant *grant, int32_t *per_gpu)
+{
+	int32_t left = n;
+	for (int i = 0; i < nd->gpus; i++)
+		if (c->gpus[nd->first_gpu + i].free > 0) {
+			grant->gpu_mask |= UINT64_C(1) << i;
+			per_gpu[i] = 1;
+			left--;
+		}
+	for (; left > 0; left--) {
+		int best = -1;
+		for (int i = 0; i < nd->gpus; i++) {
+			int32_t room = c->gpus[nd->first_gpu + i].free - per_gpu[i];
+			if (room > 0 && (best < 0 || room > c->gpus[nd->first_gpu + best].free -
+							       per_gpu[best]))
+				best = i;
+		}
+		assert(best >= 0 && "the index promised the replicas on this node");
+		per_gpu[best]++;
+	}
+}
+
+/* Chooses the GPUs (and MIG slot) and what each holds (per_gpu[i], units on
+ * GPU i); fills grant and returns the tenant's share. */
 static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
-		    int32_t gpus, struct cluster_grant *grant)
+		    int32_t gpus, struct cluster_grant *grant, int32_t *per_gpu)
 {
 	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
 	struct sharing_ask ask = scenario_ask(w);
@@ -608,14 +643,23 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 	if (w->request == REQUEST_MIG) {
 		int i = pick_instance(c, nd, w->mig_profile, &grant->mig_slot);
 		grant->gpu_mask = UINT64_C(1) << i;
-		grant->units = 1;
+		grant->units = per_gpu[i] = 1;
 		grant->equivalent = sharing_pod_equivalent(sh, &ask, 1);
 		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 	}
 	bool replicas = sharing_replicated(sh);
-	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
+	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus, with_free = 0;
 	grant->units = sharing_pod_units(sh, &ask);
 	grant->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
+	for (int i = 0; i < nd->gpus; i++) {
+		per_gpu[i] = grant->units;
+		with_free += c->gpus[nd->first_gpu + i].free > 0;
+	}
+	if (sharing_stacks(sh) && with_free < n && !c->prefer) {
+		stack_replicas(c, nd, n, grant, per_gpu);
+		grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
+		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
+	}
 	for (int32_t k = 0; k < n && !c->prefer; k++) {
 		int i = pick_gpu(c, nd, grant->gpu_mask, grant->units, !replicas && w->request == REQUEST_GPUS);
 		assert(i >= 0 && "the index promised room on this node");
@@ -663,23 +707,26 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	c->nodes[node].memory_scored += grant->memory_scored;
 	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
 	       "no cpu or memory over-requested");
-	double share = choose(c, nd, w, gpus, grant);
+	int32_t per_gpu[64];
+	double share = choose(c, nd, w, gpus, grant, per_gpu);
 	c->prefer = 0;
-	struct tenant t = {job, w->gpu_busy, w->sm_share, share};
 	for (int i = 0; i < nd->gpus; i++) {
 		if (!(grant->gpu_mask >> i & 1))
 			continue;
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if (grant->mig_slot >= 0)
 			g->mig_free &= (uint8_t)~(1u << grant->mig_slot);
-		g->free -= grant->units;
+		g->free -= per_gpu[i];
 		assert(g->free >= 0);
 		g->vram_used += w->vram_bytes;
-		add_tenant(g, t);
+		add_tenant(g, (struct tenant){job, w->gpu_busy, w->sm_share, share, per_gpu[i]});
 	}
 	account(c, node, grant->equivalent);
 	refresh(c, node);
-	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
+	/* A node out of the indexes (the autoscaler's simulations, a drain)
+	 * changes none of them; the next change on a Ready node checks the
+	 * whole pool, this node included. */
+	assert(!nd->ready || cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
 }
 
 void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant)
@@ -691,12 +738,11 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if (grant->mig_slot >= 0)
 			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
-		g->free += grant->units;
+		g->free += remove_tenant(g, job);
 		g->vram_used -= grant->vram;
 		if (g->vram_used < 1)
 			g->vram_used = 0; /* float dust */
 		assert(g->free <= c->pools[nd->pool].units_per_gpu && "units released twice");
-		remove_tenant(g, job);
 	}
 	c->nodes[grant->node].cpu_free += grant->cpu;
 	c->nodes[grant->node].memory_free += grant->memory;
@@ -705,7 +751,10 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 	assert(c->nodes[grant->node].cpu_scored >= 0 && c->nodes[grant->node].memory_scored >= 0);
 	account(c, grant->node, -grant->equivalent);
 	refresh(c, grant->node);
-	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
+	/* A node out of the indexes (the autoscaler's simulations, a drain)
+	 * changes none of them; the next change on a Ready node checks the
+	 * whole pool, this node included. */
+	assert(!nd->ready || cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
 }
 
 int32_t cluster_max_free(const struct cluster *c, size_t p)

@@ -81,93 +81,6 @@ static void duration(double seconds, char *buf, size_t len)
 	units_format_duration((sim_time)llround(seconds * (double)SIM_SECOND), buf, len);
 }
 
-/* --- sharing options and quantization -------------------------------------- */
-
-/* Units of its resource p's mode puts on one GPU for a whole-GPU pod. */
-/* The MIG profile of p's GPU that holds vram with the most instances (more
- * compute on ties), or NULL. */
-static const struct mig_profile *best_mig(const struct pool_spec *p, double vram)
-{
-	const struct mig_profile *best = NULL;
-	for (size_t i = 0; i < p->gpu->n_mig; i++) {
-		const struct mig_profile *m = &p->gpu->mig[i];
-		if (m->memory_bytes < vram)
-			continue;
-		if (!best || m->max_instances > best->max_instances ||
-		    (m->max_instances == best->max_instances && m->compute_slices > best->compute_slices))
-			best = m;
-	}
-	return best;
-}
-
-size_t diagnose_sharing_options(const struct pool_spec *p, const struct workload_spec *w,
-				struct diagnose_option *out)
-{
-	if (w->request != REQUEST_GPUS)
-		return 0;
-	double mem = p->gpu->memory_bytes, vram = w->vram_bytes;
-	struct sharing_ask ask = scenario_ask(w);
-	int32_t now = sharing_pods_per_gpu(&p->sharing, &ask);
-	size_t n = 0;
-	static const int32_t replicas[] = {2, 4};
-	for (size_t i = 0; i < 2; i++) {
-		int32_t r = replicas[i];
-		if (r > now && vram * r <= mem)
-			out[n++] = (struct diagnose_option){SHARING_TIME_SLICING, r, r, NULL, 0};
-	}
-	for (size_t i = 0; i < 2; i++) {
-		int32_t r = replicas[i];
-		if (r > now && vram <= mem / r)
-			out[n++] = (struct diagnose_option){SHARING_MPS, r, r, NULL, 0};
-	}
-	if (w->gpus != 1 || vram <= 0)
-		return n; /* a MIG instance or a share is one GPU's; sizing needs the VRAM */
-	const struct mig_profile *m = best_mig(p, vram);
-	if (m && m->max_instances > now)
-		out[n++] = (struct diagnose_option){SHARING_MIG, m->max_instances, 0, m, 0};
-	int32_t milli = (int32_t)ceil(vram / mem * 1000 / 50 - 1e-9) * 50;
-	if (milli < 50)
-		milli = 50;
-	if (milli < 1000 && 1000 / milli > now)
-		out[n++] = (struct diagnose_option){SHARING_FRACTIONAL, 1000 / milli, 0, NULL, milli};
-	return n;
-}
-
-void diagnose_option_name(const struct diagnose_option *o, char *buf, size_t len)
-{
-	switch (o->mode) {
-	case SHARING_TIME_SLICING: snprintf(buf, len, "time-slicing x%d", (int)o->replicas); break;
-	case SHARING_MPS: snprintf(buf, len, "MPS x%d", (int)o->replicas); break;
-	case SHARING_MIG: snprintf(buf, len, "MIG %s x%d", o->mig->name, (int)o->per_gpu); break;
-	case SHARING_FRACTIONAL: snprintf(buf, len, "fractional %d milli", (int)o->milli); break;
-	case SHARING_EXCLUSIVE: snprintf(buf, len, "exclusive"); break;
-	}
-}
-
-bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w, int32_t per_gpu,
-			enum quant *q, double *vram, double *freed)
-{
-	if (!w->model || w->vram_bytes <= 0)
-		return false;
-	int tp = w->request == REQUEST_GPUS && w->gpus > 0 ? w->gpus : 1;
-	double now = footprint_weights_bytes(w->model, (enum quant)w->quantization);
-	/* fp8 has int8's footprint; int8 is the one every GPU runs. */
-	static const enum quant narrower[] = {QUANT_INT8, QUANT_INT4};
-	for (size_t i = 0; i < 2; i++) {
-		double saved = (now - footprint_weights_bytes(w->model, narrower[i])) / tp;
-		if (saved <= 0)
-			continue;
-		double need = w->vram_bytes - saved;
-		if (need * per_gpu <= p->gpu->memory_bytes) {
-			*q = narrower[i];
-			*vram = need;
-			*freed = saved;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* --- the run's windows ----------------------------------------------------- */
 
 /* A finding before ranking. */
@@ -986,7 +899,7 @@ static void admission_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const char *top = NULL;
-	double quota_s = kind_pending(v, w, PEND_BIT(PEND_QUOTA), &top);
+	double quota_s = kind_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER), &top);
 	if (!matters(v, quota_s) || ws->queue < 0 || (size_t)ws->queue >= v->sc->n_queues)
 		return;
 	struct free_sums f;
@@ -998,9 +911,17 @@ static void admission_finding(struct view *v, size_t w)
 	const struct quota_entry *e = gpu_quota(q);
 	double idle = f.free / f.secs;
 	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "%s waits on admission, not on hardware: queue %s's quota refuses its jobs "
-			 "while %.1f GPUs are free; raise the quota",
-		  ws->name, q->name, idle);
+	/* Mostly behind a StrictFIFO head: the jobs would fit, the order holds them. */
+	bool strict = 2 * kind_pending(v, w, PEND_BIT(PEND_QUEUE_ORDER), NULL) > quota_s;
+	if (strict)
+		sb_printf(&text, "%s waits on admission, not on hardware: its jobs queue behind the "
+				 "head of StrictFIFO queue %s while %.1f GPUs are free; let them pass "
+				 "it (BestEffortFIFO) or raise the quota",
+			  ws->name, q->name, idle);
+	else
+		sb_printf(&text, "%s waits on admission, not on hardware: queue %s's quota refuses "
+				 "its jobs while %.1f GPUs are free; raise the quota",
+			  ws->name, q->name, idle);
 	if (e && !isinf(e->borrowing_limit))
 		sb_printf(&text, " or its borrowing limit");
 	sb_printf(&ev, "%.1f pod-hours pending with \"%s\"; queue %s", quota_s / 3600, top, q->name);
@@ -1016,6 +937,9 @@ static void admission_finding(struct view *v, size_t w)
 				 sb_take(&text), sb_take(&ev));
 	fd->queue = ws->queue;
 	fd->figure = idle;
+	if (strict)
+		fix_set(fix(fd, "BestEffortFIFO for %s", q->name), "queues.%s.strategy=BestEffortFIFO",
+			q->name);
 	if (!e)
 		return;
 	double more = ceil(idle - 1e-9);

@@ -8,8 +8,9 @@
  * FitError message (reasons.h), which is set beside the pod's PodScheduled
  * message.  Jobs of a workload are its pending pods in order (the scenario
  * lists them so).  kube-scheduler appends the outcome of its preemption
- * attempt (" preemption: 0/5 nodes are available: ..."), which is about the
- * PostFilter, not the filters: it is left out of the comparison.
+ * attempt (" preemption: 0/5 nodes are available: ..."), as gpuplan does
+ * (reasons.h), which is about the PostFilter, not the filters: it is left
+ * out of the comparison and of the report.
  */
 #include "gpuplan/import.h"
 
@@ -146,7 +147,8 @@ void import_write_check(FILE *out, const struct import_result *r, const struct i
 		else
 			fprintf(out, "       real: %.*s\n", (int)import_message_core(row->pod->message),
 				row->pod->message[0] ? row->pod->message : "(no message yet)");
-		fprintf(out, "    gpuplan: %s\n", row->simulated);
+		fprintf(out, "    gpuplan: %.*s\n", (int)import_message_core(row->simulated),
+			row->simulated);
 	}
 	if (c->n_rows)
 		fprintf(out, "%zu of %zu compared messages agree\n", c->agree, c->compared);

@@ -1298,7 +1298,11 @@ static double pct(double *v, size_t n, double p)
 {
 	if (!n)
 		return NAN;
-	sort_doubles(v, n);
+	size_t k = 1;
+	while (k < n && v[k - 1] <= v[k])
+		k++;
+	if (k < n) /* sorted by the previous percentile of the same figures */
+		sort_doubles(v, n);
 	double at = (double)(n - 1) * p / 100;
 	size_t i = (size_t)floor(at);
 	double frac = at - (double)i;

@@ -213,6 +213,16 @@ void quota_charge(struct quota *q, size_t qi, const double *req, double sign)
 	}
 }
 
+bool quota_borrows(const struct quota *q, size_t qi, const double *req)
+{
+	for (size_t r = 0; r < q->n_res; r++) {
+		size_t cell = qi * q->n_res + r;
+		if (req[r] > 0 && q->usage[cell] + req[r] > q->nominal[cell] + 1e-9)
+			return true;
+	}
+	return false;
+}
+
 bool quota_borrowing(const struct quota *q, size_t qi, size_t r)
 {
 	size_t cell = qi * q->n_res + r;

@@ -68,6 +68,48 @@ size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const
 	return used;
 }
 
+/* Whether kube-scheduler's filter for a node failing with this kind returns
+ * UnschedulableAndUnresolvable (NodeUnschedulable, TaintToleration,
+ * NodeAffinity, PodTopologySpread's missing label; gpuplan's window and VRAM
+ * rules, which no eviction changes), rather than Unschedulable
+ * (NodeResourcesFit's Insufficient, PodTopologySpread's skew). */
+static bool unresolvable(uint8_t kind)
+{
+	switch ((enum pend_kind)kind) {
+	case PEND_UNSCHEDULABLE:
+	case PEND_WINDOW:
+	case PEND_AFFINITY:
+	case PEND_TAINT:
+	case PEND_SPREAD_LABEL:
+	case PEND_VRAM: return true;
+	default: return false;
+	}
+}
+
+size_t reasons_format_fit_error(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
+				const uint8_t *kinds, const int32_t *counts, size_t n)
+{
+	size_t used = reasons_format(buf, size, n_nodes, texts, counts, n);
+	if (n_nodes == 0)
+		return used; /* ErrNoNodesAvailable is not a FitError: no PostFilter */
+	/* A node fails exactly one unresolvable filter (the first), or one or
+	 * more resolvable ones: the rest of the nodes are the resolvable. */
+	int64_t hopeless = 0;
+	for (size_t i = 0; i < n; i++)
+		if (counts[i] > 0 && kinds && unresolvable(kinds[i]))
+			hopeless += counts[i];
+	if (hopeless > n_nodes)
+		hopeless = n_nodes;
+	const char *post_texts[] = {REASONS_NO_VICTIMS, REASONS_NOT_HELPFUL};
+	int32_t post_counts[] = {(int32_t)(n_nodes - hopeless), (int32_t)hopeless};
+	char inner[160];
+	reasons_format(inner, sizeof inner, n_nodes, post_texts, post_counts, 2);
+	/* FitError.Error() adds " %v." after DefaultPreemption's "preemption: "
+	 * + the inner FitError, which ends with its own "." */
+	used += append(buf, size, used, " preemption: ", inner);
+	return used + append(buf, size, used, ".", "");
+}
+
 /* --- interning ------------------------------------------------------------ */
 
 static uint64_t hash_text(const char *s)
@@ -215,6 +257,16 @@ void reasons_retire(struct reasons *r, uint32_t job)
 		r->jobs[job] = (struct reason_job){-1, 0, -1};
 }
 
+/* The kinds of reason the nodes gave (PEND_BIT mask). */
+static uint32_t count_kinds(const struct reasons *r, const int32_t *counts)
+{
+	uint32_t kinds = 0;
+	for (size_t i = 0; i < r->n_slots; i++)
+		if (counts[i] > 0)
+			kinds |= PEND_BIT(r->slot_kinds ? r->slot_kinds[i] : PEND_RESOURCE);
+	return kinds;
+}
+
 /* The message for counts, formatted only when they differ from the class's
  * last ones: most failed attempts repeat the previous message. */
 static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
@@ -224,18 +276,15 @@ static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
 	if (c->msg >= 0 && !memcmp(last, counts, r->n_slots * sizeof *counts))
 		return c->msg;
 	memcpy(last, counts, r->n_slots * sizeof *counts);
-	size_t need = reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts,
-				     r->n_slots) + 1;
+	size_t need = reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
+					       r->slot_kinds, counts, r->n_slots) + 1;
 	if (need > r->buf_size) {
 		r->buf = gp_xrealloc(r->buf, need);
 		r->buf_size = need;
-		reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts, r->n_slots);
+		reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
+					 r->slot_kinds, counts, r->n_slots);
 	}
-	uint32_t kinds = 0;
-	for (size_t i = 0; i < r->n_slots; i++)
-		if (counts[i] > 0)
-			kinds |= PEND_BIT(r->slot_kinds ? r->slot_kinds[i] : PEND_RESOURCE);
-	return intern(r, r->buf, kinds);
+	return intern(r, r->buf, count_kinds(r, counts));
 }
 
 /* Records that class cls's head failed with message msg (see reasons_fail). */
@@ -270,13 +319,21 @@ int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32
 			  size_t members, const char *text, uint32_t head, uint64_t gen,
 			  sim_time now)
 {
+	return reasons_fail_kind(r, cls, workload, pods, members, text, PEND_BIT(PEND_QUOTA), head,
+				 gen, now);
+}
+
+int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const char *text, uint32_t kinds, uint32_t head,
+			  uint64_t gen, sim_time now)
+{
 	struct reason_class *c = class_at(r, cls);
 	accrue(r, c, now);
 	c->workload = workload;
 	c->pods = pods;
 	/* The node-count cache no longer describes the class's message. */
 	memset(r->class_counts + cls * r->n_slots, 0xff, r->n_slots * sizeof *r->class_counts);
-	return fail_with(r, cls, workload, pods, members, intern(r, text, PEND_BIT(PEND_QUOTA)), head,
+	return fail_with(r, cls, workload, pods, members, intern(r, text, kinds), head,
 			 gen);
 }
 
@@ -287,17 +344,20 @@ int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32
 	if (!note)
 		return reasons_fail(r, cls, workload, pods, members, counts, head, gen, now);
 	class_at(r, cls);
-	size_t len = reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts,
-				    r->n_slots);
+	size_t len = reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
+					      r->slot_kinds, counts, r->n_slots);
 	size_t need = len + strlen(note) + sizeof " (cluster-autoscaler: )";
 	if (need > r->buf_size) {
 		r->buf = gp_xrealloc(r->buf, need);
 		r->buf_size = need;
-		reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts, r->n_slots);
+		reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
+					 r->slot_kinds, counts, r->n_slots);
 	}
 	snprintf(r->buf + len, need - len, " (cluster-autoscaler: %s)", note);
 	char *text = gp_xstrdup(r->buf);
-	int32_t id = reasons_fail_text(r, cls, workload, pods, members, text, head, gen, now);
+	/* The note does not change what the nodes said: the kinds are theirs. */
+	int32_t id = reasons_fail_kind(r, cls, workload, pods, members, text,
+				       count_kinds(r, counts), head, gen, now);
 	free(text);
 	return id;
 }

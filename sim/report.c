@@ -286,6 +286,20 @@ static void report_workload(FILE *out, const struct scenario *sc, const struct w
 		w->priority, w->gpu_busy);
 }
 
+/* A queue's strategy, and its preemption policies when it has any. */
+static void report_queue(FILE *out, const struct queue_spec *q)
+{
+	static const char *const reclaim[] = {"Never", "LowerPriority", "Any"};
+	static const char *const within[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority"};
+	fprintf(out, "  queue %s: %s", q->name,
+		q->strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO");
+	if (q->reclaim != RECLAIM_NEVER)
+		fprintf(out, ", reclaim_within_cohort %s", reclaim[q->reclaim]);
+	if (q->within != WITHIN_NEVER)
+		fprintf(out, ", within_cluster_queue %s", within[q->within]);
+	fputc('\n', out);
+}
+
 void report_scenario(FILE *out, const struct scenario *sc)
 {
 	char start[32], h[32];
@@ -298,8 +312,7 @@ void report_scenario(FILE *out, const struct scenario *sc)
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		report_workload(out, sc, &sc->workloads[w]);
 	for (size_t q = 0; q < sc->n_queues; q++)
-		fprintf(out, "  queue %s: %s\n", sc->queues[q].name,
-			sc->queues[q].strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO");
+		report_queue(out, &sc->queues[q]);
 	if (sc->output.step)
 		report_duration(sc->output.step, h, sizeof h);
 	else

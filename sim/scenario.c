@@ -201,6 +201,33 @@ static double expected_jobs(const struct scenario *sc, const struct workload_spe
 
 static int check_vram(struct loader *ld, const struct ynode *item,
 		      const struct workload_spec *w);
+static bool gpu_spec_allows(const struct workload_spec *w, const struct pool_spec *p);
+
+/*
+ * A pool whose time-slicing sets failRequestsGreaterThanOne makes the device
+ * plugin fail a pod asking for more than one replica at admission
+ * (UnexpectedAdmissionError, "request for 'nvidia.com/gpu: 2' too large:
+ * maximum request size for shared resources is 1"): a pod that can land
+ * there asking for more is refused here rather than failed in the run.
+ */
+static int check_one_per_pod(struct loader *ld, struct srcloc at, const struct workload_spec *w)
+{
+	if (w->request != REQUEST_GPUS || w->gpus <= 1)
+		return GP_OK;
+	for (size_t p = 0; p < ld->sc->n_pools; p++) {
+		const struct pool_spec *ps = &ld->sc->pools[p];
+		if (ps->sharing.mode == SHARING_TIME_SLICING && ps->sharing.one_per_pod &&
+		    scenario_pool_offers(ps, w) && gpu_spec_allows(w, ps))
+			return gp_located(ld->err, at,
+					  "pool %s sets failRequestsGreaterThanOne, so the device "
+					  "plugin refuses a pod asking for %d replicas ('request for "
+					  "'nvidia.com/gpu: %d' too large: maximum request size for "
+					  "shared resources is 1'); expected gpus: 1, or a gpu_spec "
+					  "that avoids the pool",
+					  ps->name, (int)w->gpus, (int)w->gpus);
+	}
+	return GP_OK;
+}
 
 /* Every workload asks for a resource that some pool offers (memory aside: a pod
  * too large for every unit is a finding of the run, not an input error). */
@@ -214,8 +241,9 @@ static int check_hosted(struct loader *ld, const struct ynode *list)
 		for (size_t p = 0; p < sc->n_pools; p++) {
 			const struct pool_spec *ps = &sc->pools[p];
 			offered |= scenario_pool_offers(ps, w);
-			if (scenario_pool_offers(ps, w) && ps->gpus_per_node > widest)
-				widest = ps->gpus_per_node;
+			int32_t most = sharing_max_units(&ps->sharing, ps->gpus_per_node);
+			if (scenario_pool_offers(ps, w) && most > widest)
+				widest = most;
 		}
 		const struct ynode *item = list->items[i], *g = ynode_get(item, "gpus");
 		struct srcloc at = g ? g->loc : item->loc;
@@ -228,12 +256,15 @@ static int check_hosted(struct loader *ld, const struct ynode *list)
 					  : w->request == REQUEST_MILLI
 						  ? "sharing: fractional"
 						  : "sharing exclusive, time-slicing, mps or fractional");
+		int rc = check_one_per_pod(ld, at, w);
+		if (rc)
+			return rc;
 		if (w->request == REQUEST_GPUS && w->gpus > widest)
 			return gp_located(ld->err, at,
 					  "no node offering %s has %d GPUs; the largest has %d",
 					  scenario_resource_name(w, res, sizeof res), (int)w->gpus,
 					  (int)widest);
-		int rc = check_vram(ld, item, w);
+		rc = check_vram(ld, item, w);
 		if (rc)
 			return rc;
 	}
@@ -465,7 +496,7 @@ static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, st
 
 static int load(struct scenario *sc, const char *const *sets, size_t n_sets, struct gp_err *err)
 {
-	struct loader ld = {sc, err, 0, 0};
+	struct loader ld = {.sc = sc, .err = err};
 	int rc = max_jobs(&ld.max_jobs, err);
 	if (rc)
 		return rc;

@@ -36,6 +36,7 @@ struct loader {
 	struct gp_err *err;
 	int64_t max_jobs;
 	int32_t widest_node; /* largest gpus_per_node of any pool */
+	int32_t widest_request; /* most units a pod may ask for on a node (sharing_max_units) */
 };
 
 typedef int (*key_fn)(struct loader *ld, const struct ynode *v, void *obj);

@@ -254,9 +254,9 @@ static const char *const sharing_names[] = {"exclusive", "time-slicing", "mps", 
 					    "fractional"};
 
 /* The keys each mode takes, beside mode. */
-static const char *const sharing_keys[][3] = {
-	{"mode"}, {"mode", "replicas", "overhead"}, {"mode", "replicas"}, {"mode", "layout"},
-	{"mode"}};
+static const char *const sharing_keys[][4] = {
+	{"mode"}, {"mode", "replicas", "overhead", "failRequestsGreaterThanOne"}, {"mode", "replicas"},
+	{"mode", "layout"}, {"mode"}};
 
 static int sharing_params(struct loader *ld, const struct ynode *v, struct sharing *sh)
 {
@@ -273,6 +273,9 @@ static int sharing_params(struct loader *ld, const struct ynode *v, struct shari
 		rc = ld_get_int(ld, r, "replicas", 1, sh->mode == SHARING_MPS ? 48 : 64, &n);
 		sh->replicas = (int32_t)n;
 	}
+	const struct ynode *f = ynode_get(v, "failRequestsGreaterThanOne");
+	if (!rc && f)
+		rc = ld_get_bool(ld, f, "failRequestsGreaterThanOne", &sh->one_per_pod);
 	if (!rc && o) {
 		rc = ld_get_amount(ld, o, "overhead", "a fraction like 0.05", &sh->overhead);
 		if (!rc && sh->overhead > 1)
@@ -306,7 +309,7 @@ static int pool_sharing(struct loader *ld, const struct ynode *v, void *obj)
 		return sh->mode == SHARING_EXCLUSIVE || sh->mode == SHARING_FRACTIONAL
 			       ? GP_OK
 			       : sharing_params(ld, v, sh);
-	rc = ld_only_keys(ld, v, sharing_keys[m], 3, "this sharing mode");
+	rc = ld_only_keys(ld, v, sharing_keys[m], 4, "this sharing mode");
 	return rc ? rc : sharing_params(ld, v, sh);
 }
 
@@ -710,6 +713,17 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 	return rc;
 }
 
+/* The most units a node advertises to one pod's request: time-sliced replicas
+ * stack (failRequestsGreaterThanOne is judged later, with its own message). */
+static void widen_request(struct loader *ld, const struct pool_spec *p)
+{
+	int32_t n = p->sharing.mode == SHARING_TIME_SLICING
+			    ? p->gpus_per_node * p->sharing.replicas
+			    : sharing_max_units(&p->sharing, p->gpus_per_node);
+	if (n > ld->widest_request)
+		ld->widest_request = n;
+}
+
 /* Entries with an openb node list become their pools; names stay distinct. */
 static int expand_openb_pools(struct loader *ld)
 {
@@ -718,6 +732,7 @@ static int expand_openb_pools(struct loader *ld)
 	for (size_t i = 0; i < sc->n_pools && !rc; i++) {
 		if (sc->pools[i].gpus_per_node > ld->widest_node)
 			ld->widest_node = sc->pools[i].gpus_per_node;
+		widen_request(ld, &sc->pools[i]);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(sc->pools[j].name, sc->pools[i].name))
 				return gp_located(ld->err, sc->pools[i].loc,
@@ -749,6 +764,7 @@ int ld_load_pools(struct loader *ld, const struct ynode *v)
 						 sc->pools[j].loc);
 		if (p->gpus_per_node > ld->widest_node)
 			ld->widest_node = p->gpus_per_node;
+		widen_request(ld, p);
 	}
 	rc = check_expanders(ld);
 	return rc ? rc : expand_openb_pools(ld);

@@ -72,10 +72,10 @@ static int workload_gpus(struct loader *ld, const struct ynode *v, void *obj)
 	int rc = ld_get_int(ld, v, "gpus", 1, INT64_MAX, &g);
 	if (rc)
 		return rc;
-	if (g > ld->widest_node)
+	if (g > ld->widest_request)
 		return gp_located(ld->err, v->loc,
 				  "no node has %lld GPUs; the largest pool node has %d",
-				  (long long)g, (int)ld->widest_node);
+				  (long long)g, (int)ld->widest_request);
 	w->request = REQUEST_GPUS;
 	w->gpus = (int32_t)g;
 	return GP_OK;
@@ -701,7 +701,7 @@ static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 				       ld->sc->experiment.protocol == EXPERIMENT_NONE, &a->pods,
 				       &a->n_pods, ld->err);
 	if (!rc && a->kind == ARRIVAL_TRACE) {
-		struct trace_limits lim = {ld->widest_node, ld->max_jobs};
+		struct trace_limits lim = {ld->widest_request, ld->max_jobs};
 		rc = trace_read_csv(a->trace_path, ynode_get(v, "trace")->loc, &lim, &a->rows,
 				    &a->n_rows, ld->err);
 	}

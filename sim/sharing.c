@@ -23,6 +23,18 @@ bool sharing_replicated(const struct sharing *sh)
 	return sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS;
 }
 
+bool sharing_stacks(const struct sharing *sh)
+{
+	return sh->mode == SHARING_TIME_SLICING && !sh->one_per_pod;
+}
+
+int32_t sharing_max_units(const struct sharing *sh, int32_t gpus_per_node)
+{
+	if (sh->mode == SHARING_TIME_SLICING && sh->one_per_pod)
+		return gpus_per_node > 0 ? 1 : 0;
+	return sharing_stacks(sh) ? gpus_per_node * sh->replicas : gpus_per_node;
+}
+
 int32_t sharing_pod_units(const struct sharing *sh, const struct sharing_ask *a)
 {
 	switch (a->request) {
@@ -123,7 +135,7 @@ double sharing_equivalent(const struct sharing *sh, const struct gpu_type *gpu,
 	double limit = sharing_unit_memory(sh, gpu, a);
 	if (limit > 0 && a->vram_bytes > limit)
 		return 0; /* MPS, MIG and fractional enforce memory at placement */
-	if (a->request == REQUEST_GPUS && a->gpus > gpus_per_node)
+	if (a->request == REQUEST_GPUS && a->gpus > sharing_max_units(sh, gpus_per_node))
 		return 0;
 	return sharing_pod_equivalent(sh, a, a->request == REQUEST_GPUS ? a->gpus : 1);
 }

@@ -736,8 +736,8 @@ static void wait_behind(struct sim *s, size_t c)
 	char why[200];
 	quota_behind(&s->quota, (size_t)cl->queue, why, sizeof why);
 	const struct sim_job *j = &s->jobs[head];
-	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why, head,
-			  s->quota_gen, s->engine.now);
+	reasons_fail_kind(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why,
+			  PEND_BIT(PEND_QUEUE_ORDER), head, s->quota_gen, s->engine.now);
 	s->behind[c] = 1;
 }
 
@@ -781,11 +781,12 @@ static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
 
 /*
  * Whether Kueue can admit the head of admission class c now, at once or by
- * preempting the *n_victims jobs it leaves in s->victims.  When it cannot,
- * the class records Kueue's reason; a class that failed with the same head
- * and no quota change since is not tried again.
+ * preempting the *n_victims jobs it leaves in s->victims; *borrows, whether
+ * it would borrow from the cohort (counted before any preemption).  When it
+ * cannot, the class records Kueue's reason; a class that failed with the
+ * same head and no quota change since is not tried again.
  */
-static bool try_admit(struct sim *s, size_t c, size_t *n_victims)
+static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows)
 {
 	const struct sched_class *cl = &s->admit.classes[c];
 	uint32_t head = cl->heap[0].job;
@@ -797,6 +798,7 @@ static bool try_admit(struct sim *s, size_t c, size_t *n_victims)
 	char why[256];
 	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
 	enum quota_verdict v = quota_check(&s->quota, (size_t)ws->queue, s->req, why, sizeof why);
+	*borrows = quota_borrows(&s->quota, (size_t)ws->queue, s->req);
 	if (v == QUOTA_FITS)
 		return true;
 	if (v == QUOTA_WAIT && (*n_victims = preemption_targets(s, head, (size_t)ws->queue)) > 0)
@@ -823,10 +825,11 @@ static void admit(struct sim *s, size_t c, const uint32_t *victims, size_t n_vic
 }
 
 /*
- * Kueue's part of a pass: admits class heads, the first in the scheduler's
- * order among those that fit, until none does.  A class found blocked stays
- * blocked for the rest of the pass (admitting only takes quota), unless a
- * preemption gave quota back.
+ * Kueue's part of a pass: admits class heads until none fits, each round the
+ * first among those that fit, heads within their nominal quota before those
+ * that would borrow, then in the scheduler's order (Kueue: scheduler.go,
+ * entryOrdering.Less).  A class found blocked stays blocked for the rest of
+ * the pass (admitting only takes quota), unless a preemption gave quota back.
  */
 static void admit_pass(struct sim *s)
 {
@@ -840,6 +843,7 @@ static void admit_pass(struct sim *s)
 		strict_heads(s, heads);
 		int64_t best = -1;
 		size_t n_best = 0;
+		bool best_borrows = false;
 		for (size_t c = 0; c < a->n_classes; c++) {
 			const struct sched_class *cl = &a->classes[c];
 			if (!cl->n || s->admit_blocked[c] == s->pass)
@@ -849,15 +853,21 @@ static void admit_pass(struct sim *s)
 				wait_behind(s, c); /* not blocked: its turn may come this pass */
 				continue;
 			}
-			if (best >= 0 && sched_before(&a->classes[best].heap[0], &cl->heap[0]))
+			const struct sched_entry *b = best >= 0 ? &a->classes[best].heap[0] : NULL;
+			if (b && !best_borrows && sched_before(b, &cl->heap[0]))
 				continue; /* cannot win this round; its turn comes */
 			size_t n_victims;
-			if (!try_admit(s, c, &n_victims)) {
+			bool borrows;
+			if (!try_admit(s, c, &n_victims, &borrows)) {
 				s->admit_blocked[c] = s->pass;
 				continue;
 			}
+			if (b && (borrows > best_borrows ||
+				  (borrows == best_borrows && sched_before(b, &cl->heap[0]))))
+				continue;
 			best = (int64_t)c;
 			n_best = n_victims;
+			best_borrows = borrows;
 			uint32_t *v = s->best_victims; /* keep the winner's targets */
 			s->best_victims = s->victims;
 			s->victims = v;

@@ -120,6 +120,8 @@ Test(autoscale, pending_pods_carry_the_autoscalers_event)
 	cr_assert_str_eq(reason(0), "no nodes available to schedule pods "
 				    "(cluster-autoscaler: pod triggered scale-up: [batch])");
 	cr_assert_str_eq(reason(2), "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. "
+				    "preemption: 0/2 nodes are available: 2 No preemption victims "
+				    "found for incoming pod.. "
 				    "(cluster-autoscaler: pod didn't trigger scale-up: 1 max node "
 				    "group size reached)");
 	double waiting = 0;
@@ -651,4 +653,49 @@ Test(autoscale, spot_interruptions_evict_and_replace_replicas)
 	cr_assert_float_eq(metric("spot", "nodes_added"), n, 0);
 	cr_assert_float_eq(metric("chat", "requests_completed"), 3000, 0);
 	cr_assert_str_eq(r.status, "ok");
+}
+
+/*
+ * One spot node of one H100 ($4.00 less 60%: $1.60 an hour) serving one
+ * replica, interrupted at 1 per node-hour (seed 3: 4 times in the ~1.6 h of
+ * 3000 requests).  At each notice the replica is evicted (its GPU idle from
+ * then); the node goes 2m later and the fixed pool's node group launches its
+ * replacement at once, so the pool is billed without a gap (node-hours =
+ * the span); the replacement is Ready after the pool's startup (2m), where
+ * the replica's new pod is placed.  Idle per interruption: 120 + 120 s;
+ * cost_idle = 4 x 240 s x $1.60/h = $0.43 (0.4267).  Every request
+ * completes (those of the evicted replica went back to the router).
+ */
+Test(autoscale, a_spot_interruption_idles_the_gpu_for_notice_and_startup)
+{
+	RUN_WITH(SERVE, "workloads.chat.replicas=1",
+		 "pools=[{name: spot, nodes: 1, gpu: H100-80GB, gpus_per_node: 1, startup: 2m, "
+		 "price: {gpu_hour: 4.0}, spot: {discount: 0.6, interruption: {rate: 1/h}}}]");
+	cr_assert_float_eq(metric("spot", "spot_interruptions"), 4, 0);
+	cr_assert_float_eq(metric("chat", "replicas_evicted"), 4, 0);
+	cr_assert_float_eq(metric("spot", "node_hours") * 3600, sim_seconds(r.sim_end), 1e-6);
+	cr_assert_float_eq(metric("all", "cost_idle"), 4 * 240 * 1.60 / 3600, 1e-9);
+	cr_assert_float_eq(metric("all", "gpu_hours_allocated") * 3600,
+			   sim_seconds(r.sim_end) - 4 * 240, 1e-6);
+	cr_assert_float_eq(metric("chat", "requests_completed"), 3000, 0);
+}
+
+/*
+ * MIG: the estimate takes instances of the layout, not GPU counts.  Nodes of
+ * one A100-80GB cut [3g.40gb, 2g.20gb, 2g.20gb]; 2 pods of 3g.40gb and 4 of
+ * 2g.20gb.  Big pod 1 opens e0's 3g instance, big pod 2 finds it taken and
+ * opens e1; the 2g pods fill e0's and e1's two 2g instances: 2 nodes, every
+ * pod placed when they are Ready at 300 (a share per pod, 1 and 1/2 of a
+ * node, would say 2 + 2 = 4).  Until the work is done (MIG slows the jobs).
+ */
+Test(autoscale, the_estimate_takes_mig_instances)
+{
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.gpus_per_node=1",
+		 "pools.batch.sharing={mode: mig, layout: [3g.40gb, 2g.20gb, 2g.20gb]}",
+		 "workloads.big.gpus={mig: 3g.40gb}", "workloads.small.gpus={mig: 2g.20gb}",
+		 "workloads.small.count=4");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 2, 0);
+	cr_assert_float_eq(metric("batch", "scale_ups"), 1, 0);
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_eq(r.jobs[i].start, 300 * S, "job %zu", i);
 }

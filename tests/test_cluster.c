@@ -267,3 +267,42 @@ Test(cluster, consistency_check_reports_drift_and_repairs_nothing)
 	cr_assert(cluster_consistent(&c));
 	cluster_free(&c);
 }
+
+/*
+ * Time-sliced replicas stack when fewer GPUs have one free: the NVIDIA
+ * device plugin advertises R x GPUs replicas and "simply creates R
+ * references to each GPU and indiscriminately hands them out"
+ * (NVIDIA/k8s-device-plugin README.md, "With CUDA Time-Slicing"), and
+ * kube-scheduler counts only the node's free replicas.  Pool a: 4 GPUs x 2
+ * replicas = 8 per node.  Six replicas: one on each GPU, then one more on
+ * each of the two first GPUs with the most left (0 and 1): free {0, 0, 1, 1}.
+ */
+Test(cluster, time_sliced_replicas_stack_when_gpus_run_out)
+{
+	pools[0].sharing = (struct sharing){.mode = SHARING_TIME_SLICING, .replicas = 2};
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec six = pod(6), three = pod(3), two = pod(2);
+	cr_assert_eq(cluster_find(&c, 0, &six, 6, SCORING_MOST_ALLOCATED), 0);
+	struct cluster_grant a, b;
+	cluster_take(&c, 0, &six, 6, 1, &a);
+	cr_assert_eq(a.gpu_mask, 0xf);
+	cr_assert_float_eq(a.equivalent, 3, 1e-12, "6 replicas of half a GPU");
+	const int32_t after[] = {0, 0, 1, 1};
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(c.gpus[i].free, after[i], "GPU %d", i);
+	cr_assert_eq(cluster_find(&c, 0, &three, 3, SCORING_MOST_ALLOCATED), 1,
+		     "2 replicas left on a-0: a 3-replica pod goes to a-1");
+	cr_assert_eq(cluster_find(&c, 0, &two, 2, SCORING_MOST_ALLOCATED), 0);
+	cluster_take(&c, 0, &two, 2, 2, &b); /* two GPUs with one free: one each */
+	cr_assert_eq(b.gpu_mask, 0xc);
+	cr_assert(cluster_consistent(&c));
+	cluster_release(&c, 1, &a);
+	const int32_t back[] = {2, 2, 1, 1};
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(c.gpus[i].free, back[i], "GPU %d after the release", i);
+	cluster_release(&c, 2, &b);
+	cr_assert_eq(c.allocated, 0);
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}

@@ -165,7 +165,9 @@ Test(import, the_self_check_gives_kube_schedulers_message_for_every_pending_pod)
 					 "0/5 nodes are available: 1 node(s) had untolerated taint "
 					 "{node-role.kubernetes.io/control-plane: }, 2 Insufficient "
 					 "nvidia.com/mig-3g.40gb, 2 node(s) had untolerated taint "
-					 "{nvidia.com/gpu: present}.");
+					 "{nvidia.com/gpu: present}. preemption: 0/5 nodes are "
+					 "available: 2 No preemption victims found for incoming pod, "
+					 "3 Preemption is not helpful for scheduling..");
 	import_check_free(&c);
 	import_result_free(&r);
 }

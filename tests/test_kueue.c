@@ -9,6 +9,8 @@
  * gave.
  */
 #include "gpuplan/scenario.h"
+#include "gpuplan/quota.h"
+#include "gpuplan/report.h"
 #include "gpuplan/run.h"
 
 #include <criterion/criterion.h>
@@ -309,4 +311,164 @@ Test(kueue, a_request_above_the_nominal_quota_does_not_reclaim)
 	RUN(K, ABOVE, "workloads.a.gpus=1");
 	cr_assert_eq(r.jobs[4].start, 1 * H);
 	cr_assert_eq(r.jobs[3].preemptions, 1, "the most recently admitted borrower (the last)");
+}
+
+/*
+ * In one scheduling cycle Kueue admits heads within their nominal quota
+ * before heads that would borrow, then by priority and time (scheduler.go,
+ * entryOrdering.Less).  Cohort of 2 GPUs, team-a and team-b 1 each.  a1
+ * (team-a) holds team-a's GPU 00:00-01:00.  At 00:10 a2 (team-a, would
+ * borrow) and b1 (team-b, within its quota) arrive together, a2 first: b1
+ * gets the last GPU of the cohort, a2 waits for a1 to end.
+ */
+Test(kueue, heads_within_nominal_quota_are_admitted_before_borrowers)
+{
+	RUN(K, "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 1}}, "
+	       "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 1}}]",
+	    "workloads=[{name: a1, queue: team-a, arrival: {at: \"00:00\"}, duration: 1h}, "
+	    "{name: a2, queue: team-a, arrival: {at: \"00:10\"}, duration: 1h}, "
+	    "{name: b1, queue: team-b, arrival: {at: \"00:10\"}, duration: 1h}]");
+	cr_assert_eq(r.jobs[2].start, 10 * M, "b1 is within team-b's quota");
+	cr_assert_eq(r.jobs[1].start, 1 * H, "a2 would have borrowed it");
+	assert_every_second_has_a_reason(NULL);
+}
+
+/* --- quota_preempt alone --------------------------------------------------- */
+
+/* Loads kueue-reclaim.yaml (team-a nominal 2, team-b 3, one cohort) with
+ * sets into sc and a quota over it. */
+static void quota_over(struct quota *q, const char *const *sets, size_t n_sets)
+{
+	struct gp_err err;
+	cr_assert_eq(scenario_load("tests/fixtures/kueue-reclaim.yaml", sets, n_sets, &sc, &err),
+		     GP_OK, "%s", err.msg);
+	results_init(&r);
+	quota_init(q, sc);
+	cr_assert_eq(q->n_res, 1, "nvidia.com/gpu only");
+}
+
+/*
+ * candidatesOrdering puts lower priority before recency (preemption.go).
+ * team-a holds 4 (nominal 2): A (priority 5, 1 GPU, admitted last), B
+ * (priority 0, 1 GPU, first) and C (priority 0, 2 GPUs, second).  team-b
+ * asks for 2 with 1 unused: C (priority 0, newer than B) goes first and
+ * alone frees enough; A, the newest, is not touched.
+ */
+Test(kueue, preemption_takes_lower_priority_before_recent_admissions)
+{
+	struct quota q;
+	quota_over(&q, NULL, 0);
+	size_t a = (size_t)scenario_queue_index(sc, "team-a"), b = (size_t)scenario_queue_index(sc, "team-b");
+	double one = 1, two = 2, want = 2;
+	struct quota_candidate c[] = {
+		{.job = 10, .seq = 2, .queue = a, .priority = 5, .admitted = 3 * H, .req = &one},
+		{.job = 11, .seq = 0, .queue = a, .priority = 0, .admitted = 1 * H, .req = &one},
+		{.job = 12, .seq = 1, .queue = a, .priority = 0, .admitted = 2 * H, .req = &two},
+	};
+	for (size_t i = 0; i < 3; i++)
+		quota_charge(&q, a, c[i].req, +1);
+	uint32_t targets[3];
+	char why[200];
+	cr_assert_eq(quota_check(&q, b, &want, why, sizeof why), QUOTA_WAIT);
+	cr_assert_str_eq(why, "couldn't assign flavors to pod set main: insufficient unused quota "
+			      "for nvidia.com/gpu in flavor default, 1 more needed");
+	size_t n = quota_preempt(&q, b, 0, 4 * H, &want, c, 3, targets);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(targets[0], 12);
+	cr_assert_float_eq(q.usage[a], 4, 1e-12, "usage is unchanged by the simulation");
+	quota_free(&q);
+}
+
+/*
+ * Other queues' borrowing jobs come before the queue's own
+ * (candidatesOrdering), and a queue under its nominal quota first tries
+ * without borrowing (getTargets).  team-b (reclaim Any, within
+ * LowerPriority) holds 1 GPU with its own job D (priority 0); team-a holds
+ * 4 of its nominal 2 with E (1 GPU) and F (3 GPUs), both priority 9 and
+ * admitted together.  The cohort's 5 are used; a team-b job of priority 5
+ * asks for 1.  Order: F, E (equal priority and admission: the later job
+ * first, where Kueue compares UIDs), then D.  Removing F fits: F alone is
+ * evicted, not the lower-priority D.
+ */
+Test(kueue, preemption_reclaims_from_other_queues_before_its_own)
+{
+	struct quota q;
+	const char *sets[] = {"queues.team-b.preemption={reclaim_within_cohort: Any, "
+			      "within_cluster_queue: LowerPriority}"};
+	quota_over(&q, sets, 1);
+	size_t a = (size_t)scenario_queue_index(sc, "team-a"), b = (size_t)scenario_queue_index(sc, "team-b");
+	double one = 1, three = 3, want = 1;
+	struct quota_candidate c[] = {
+		{.job = 20, .seq = 0, .queue = b, .priority = 0, .admitted = 0, .req = &one},
+		{.job = 21, .seq = 1, .queue = a, .priority = 9, .admitted = 0, .req = &one},
+		{.job = 22, .seq = 2, .queue = a, .priority = 9, .admitted = 0, .req = &three},
+	};
+	for (size_t i = 0; i < 3; i++)
+		quota_charge(&q, c[i].queue, c[i].req, +1);
+	uint32_t targets[3];
+	size_t n = quota_preempt(&q, b, 5, 1 * H, &want, c, 3, targets);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(targets[0], 22, "team-a's, not team-b's own D");
+	quota_free(&q);
+}
+
+/* check prints a queue's preemption policies beside its strategy. */
+Test(kueue, check_shows_the_preemption_policies)
+{
+	struct gp_err err;
+	const char *sets[] = {"queues.team-a.preemption={within_cluster_queue: "
+			      "LowerOrNewerEqualPriority}"};
+	cr_assert_eq(scenario_load("tests/fixtures/kueue-reclaim.yaml", sets, 1, &sc, &err), GP_OK,
+		     "%s", err.msg);
+	results_init(&r);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	report_scenario(f, sc);
+	fclose(f);
+	cr_assert(strstr(buf, "  queue team-a: BestEffortFIFO, within_cluster_queue "
+			      "LowerOrNewerEqualPriority\n"), "%s", buf);
+	cr_assert(strstr(buf, "  queue team-b: BestEffortFIFO, reclaim_within_cohort Any\n"), "%s", buf);
+	cr_assert(strstr(buf, "  queue default: BestEffortFIFO\n"), "%s", buf);
+	free(buf);
+}
+
+/*
+ * The diagnosis tells a StrictFIFO wait from a quota wait by the reason's
+ * kind, not its words: small's eight jobs wait 9 h 50 m behind wide (which
+ * lacks 2 GPUs of quota) while 12 GPUs are free, then 6 of them an hour on
+ * quota: 78.7 of 84.7 pod-hours behind the head.  The first fix is
+ * BestEffortFIFO.
+ */
+Test(kueue, the_diagnosis_names_strict_fifo_when_the_order_holds_the_jobs)
+{
+	run("tests/fixtures/kueue-strict.yaml", NULL, 0);
+	cr_assert_float_eq(pending("small", "waiting for the head"), 8 * (9 * 3600 + 50 * 60), 1e-6);
+	cr_assert_float_eq(pending("small", "couldn't assign"), 6 * 3600, 1e-6);
+	assert_every_second_has_a_reason(NULL);
+	cr_assert_geq(r.n_findings, 1);
+	const struct finding *f = &r.findings[0];
+	cr_assert(strstr(f->text, "small waits on admission") &&
+		  strstr(f->text, "StrictFIFO queue team"), "%s", f->text);
+	cr_assert_geq(f->n_fixes, 1);
+	cr_assert_str_eq(f->fixes[0].sets[0], "queues.team.strategy=BestEffortFIFO");
+}
+
+/* A FitError with the Cluster Autoscaler's note keeps the nodes' kinds: it
+ * is not a quota wait (it was tagged as one before). */
+Test(kueue, an_autoscaler_note_keeps_the_fit_errors_kinds)
+{
+	run("tests/fixtures/autoscale.yaml", NULL, 0);
+	size_t noted = 0;
+	for (size_t i = 0; i < r.n_pending_reasons; i++) {
+		const struct pending_reason *pr = &r.pending_reasons[i];
+		if (!strstr(pr->reason, "(cluster-autoscaler: "))
+			continue;
+		noted++;
+		cr_assert(!(pr->kinds & PEND_BIT(PEND_QUOTA)), "%s", pr->reason);
+		/* "no nodes available" (a pool at zero) gives no node's kind */
+		if (strstr(pr->reason, "Insufficient nvidia.com/gpu"))
+			cr_assert(pr->kinds & PEND_BIT(PEND_RESOURCE), "%s", pr->reason);
+	}
+	cr_assert_gt(noted, 0);
 }

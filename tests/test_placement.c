@@ -32,6 +32,10 @@ static uint32_t next_job = 1000;
 #define TAINT "1 node(s) had untolerated taint {spot: true}"
 #define AFFINITY "node(s) didn't match Pod's node affinity/selector"
 #define SPREAD "node(s) didn't match pod topology spread constraints"
+/* DefaultPreemption's PostFilter message after a FitError (reasons.h). */
+#define NO_VICTIMS "No preemption victims found for incoming pod"
+#define NOT_HELPFUL "Preemption is not helpful for scheduling"
+#define PREEMPTION(n, parts) " preemption: 0/" #n " nodes are available: " parts ".."
 
 enum { A100_0, A100_1, H100_0, H100_1, SPOT_0 };
 
@@ -138,6 +142,56 @@ Test(placement, format_is_kube_schedulers_fit_error)
 	reasons_format(buf, sizeof buf, 3, texts, counts, 2);
 	cr_assert_str_eq(buf, "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) "
 			      "didn't match Pod's node affinity/selector.");
+}
+
+/*
+ * The message kube-scheduler's default profile writes: the FitError, then
+ * DefaultPreemption's PostFilter message, "preemption: " and a FitError over
+ * the same nodes (plugins/defaultpreemption/default_preemption.go PostFilter;
+ * framework/preemption/preemption.go Preempt: nodes not tried as candidates
+ * get "Preemption is not helpful for scheduling"; SelectVictimsOnNode: "No
+ * preemption victims found for incoming pod"), each FitError part closed by
+ * FitError.Error()'s " %v." (framework/types.go), hence "..".  As
+ * kube-scheduler prints it: "0/1 nodes are available: 1 Insufficient cpu.
+ * preemption: 0/1 nodes are available: 1 No preemption victims found for
+ * incoming pod..".  Unresolvable filters (taints, affinity, cordons) are not
+ * helpful; NodeResourcesFit and a spread skew are Unschedulable, and gpuplan
+ * evicts no lower-priority pod for the scheduler: no victims.
+ */
+Test(placement, fit_error_carries_the_preemption_message)
+{
+	const char *texts[] = {"Insufficient cpu", "node(s) had untolerated taint {spot: true}",
+			       AFFINITY, "Insufficient memory", SPREAD};
+	const uint8_t kinds[] = {PEND_CPU, PEND_TAINT, PEND_AFFINITY, PEND_MEMORY, PEND_SPREAD};
+	char buf[512];
+	int32_t one[] = {1, 0, 0, 0, 0};
+	size_t n = reasons_format_fit_error(buf, sizeof buf, 1, texts, kinds, one, 5);
+	cr_assert_str_eq(buf, "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes "
+			      "are available: 1 No preemption victims found for incoming pod..");
+	cr_assert_eq(n, strlen(buf));
+	/* Two nodes short of cpu and memory both (counted under each), one
+	 * tainted, two off by affinity, one over the skew: 3 resolvable. */
+	int32_t mixed[] = {2, 1, 2, 2, 1};
+	reasons_format_fit_error(buf, sizeof buf, 6, texts, kinds, mixed, 5);
+	cr_assert_str_eq(buf, "0/6 nodes are available: 1 node(s) didn't match pod topology spread "
+			      "constraints, 1 node(s) had untolerated taint {spot: true}, 2 "
+			      "Insufficient cpu, 2 Insufficient memory, 2 " AFFINITY "."
+			      " preemption: 0/6 nodes are available: 3 " NO_VICTIMS ", 3 "
+			      NOT_HELPFUL "..");
+	int32_t rules[] = {0, 1, 3, 0, 0};
+	reasons_format_fit_error(buf, sizeof buf, 4, texts, kinds, rules, 5);
+	cr_assert_str_eq(buf, "0/4 nodes are available: 1 node(s) had untolerated taint {spot: "
+			      "true}, 3 " AFFINITY ". preemption: 0/4 nodes are available: 4 "
+			      "Preemption is not helpful for scheduling..");
+	/* No node: ErrNoNodesAvailable, not a FitError, no PostFilter. */
+	reasons_format_fit_error(buf, sizeof buf, 0, texts, kinds, one, 5);
+	cr_assert_str_eq(buf, "no nodes available to schedule pods");
+	/* Cut short like snprintf, with the full length returned. */
+	char small[40];
+	size_t need = reasons_format_fit_error(small, sizeof small, 1, texts, kinds, one, 5);
+	cr_assert_eq(need, strlen("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 "
+				  "nodes are available: 1 No preemption victims found for incoming pod.."));
+	cr_assert_eq(strlen(small), sizeof small - 1);
 }
 
 /* Go's sort.Strings over "COUNT REASON": "10 ..." sorts before "2 ...". */
@@ -552,10 +606,11 @@ static const char *node_of(size_t job) { return r.node_names[r.jobs[job].node]; 
 
 #define TRAIN_WHY                                                                                  \
 	"0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint "   \
-	"{dedicated: inference}, 2 node(s) didn't match Pod's node affinity/selector."
+	"{dedicated: inference}, 2 node(s) didn't match Pod's node affinity/selector."           \
+	PREEMPTION(4, "1 " NO_VICTIMS ", 3 " NOT_HELPFUL)
 #define BATCH_WHY                                                                                  \
 	"0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, 3 "        \
-	"Insufficient nvidia.com/gpu."
+	"Insufficient nvidia.com/gpu." PREEMPTION(4, "1 " NOT_HELPFUL ", 3 " NO_VICTIMS)
 
 /* The example: A100 selector with idle H100s, and an untolerated taint. */
 Test(placement, the_placement_scenario_waits_for_the_reasons_it_gives)
@@ -603,7 +658,8 @@ Test(placement, a_gang_job_waits_and_starts_whole)
 	cr_assert_float_eq(results_metric(&r, "all", "peak_demand_gpus"), 32, 1e-9);
 	cr_assert_float_eq(results_metric(&r, "all", "gpu_hours_allocated"), 32, 1e-9);
 	cr_assert_str_eq(reason_of(1), "0/5 nodes are available: " TAINT
-				       ", 4 Insufficient nvidia.com/gpu.");
+				       ", 4 Insufficient nvidia.com/gpu." PREEMPTION(5, "1 " NOT_HELPFUL
+				       ", 4 " NO_VICTIMS));
 	cr_assert_float_eq(row("all", 0)->pending_seconds, 7200, 1e-9, "two pods for an hour");
 	cr_assert_eq(row("all", 0)->pods, 2);
 }
@@ -626,7 +682,7 @@ Test(placement, pods_wait_for_cpu_with_its_reason)
 	cr_assert_eq(r.jobs[2].start, SIM_HOUR);
 	cr_assert_eq(r.jobs[3].start, SIM_HOUR);
 	cr_assert_str_eq(reason_of(3), "0/5 nodes are available: " TAINT ", 2 Insufficient cpu, 2 "
-				       AFFINITY ".");
+				       AFFINITY "." PREEMPTION(5, "2 " NO_VICTIMS ", 3 " NOT_HELPFUL));
 	cr_assert_float_eq(row("w", 0)->pending_seconds, 7200, 1e-9);
 	cr_assert_eq(row("w", 0)->pods, 2);
 }
@@ -654,7 +710,8 @@ Test(placement, jobs_that_join_a_blocked_class_get_its_reason)
 	    "horizon=10h");
 	cr_assert_eq(r.n_jobs, 3);
 	const struct pending_reason *all = row("all", 0);
-	cr_assert_str_eq(all->reason, "0/5 nodes are available: " TAINT ", 4 " AFFINITY ".");
+	cr_assert_str_eq(all->reason, "0/5 nodes are available: " TAINT ", 4 " AFFINITY "."
+				      PREEMPTION(5, "5 " NOT_HELPFUL));
 	cr_assert_eq(all->pods, 3);
 	double expected = 0;
 	for (size_t i = 0; i < 3; i++) {

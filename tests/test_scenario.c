@@ -1099,7 +1099,9 @@ Test(scenario, a_pool_without_gpus_offers_none_but_counts_in_messages)
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(r.n_reason_texts, 1);
 	cr_assert_str_eq(r.reason_texts[0], "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
-			 "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }.");
+			 "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. "
+			 "preemption: 0/2 nodes are available: 1 No preemption victims found for "
+			 "incoming pod, 1 Preemption is not helpful for scheduling..");
 	results_free(&r);
 	scenario_free(sc);
 }

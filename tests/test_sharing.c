@@ -252,3 +252,16 @@ Test(sharing_units, restart_backoff_is_one_rule_for_batch_and_replicas)
 	cr_assert_eq(sim_backoff(0, 0), 1);
 	cr_assert_eq(sim_backoff(0, 3), 8);
 }
+
+/* gpus: 3 on one GPU time-sliced x8: the device plugin grants three replicas
+ * of the one GPU (NVIDIA/k8s-device-plugin README.md, "With CUDA
+ * Time-Slicing"), so two such pods run at once (6 of 8 replicas, 0.75 GPUs
+ * allocated) and a third waits for 3 free replicas. */
+Test(sharing, a_time_sliced_pod_may_take_several_replicas_of_one_gpu)
+{
+	RUN("pools.p.sharing={mode: time-slicing, replicas: 8}", "workloads.w.gpus=3",
+	    "workloads.w.count=3");
+	cr_assert_eq(started_at(0), 2);
+	cr_assert_float_eq(all("peak_allocated_gpus"), 0.75, 1e-12);
+	cr_assert_eq(all("jobs_completed"), 3);
+}

@@ -34,9 +34,10 @@
  * scale_down_utilization_threshold of its GPUs (GPU nodes are judged by GPU
  * requests) and whose pods could move is unneeded: a batch job's pod never
  * moves (a Job marked safe-to-evict: false), an inference replica (a
- * Deployment's pod) moves when the scheduler finds it another Ready node,
- * beside the replicas moved before it (CA's removal simulation, the node
- * cordoned meanwhile).  A node unneeded at every scan for
+ * Deployment's pod) moves when another Ready node passes the scheduler's
+ * filters for it, beside the replicas moved before it (CA's removal
+ * simulation: first fit, no scores, so the scheduler's random ties are not
+ * drawn).  A node unneeded at every scan for
  * scale_down_unneeded_time (10m, counted from the first scan that saw it) is
  * removed, never below min, at most 10 nodes per scan
  * (--max-scale-down-parallelism) of which 1 with pods to move
@@ -74,7 +75,8 @@
  * search per replica on an underused node; other events
  * O(1) apart from a drain (the node's pods).  Pools without autoscale or spot
  * cost nothing.  Nothing allocates after autoscale_create but the per-class
- * state, which grows with the scheduler's classes.
+ * state, which grows with the scheduler's classes, and the simulations'
+ * scratch (their pods, the groups in order), which grows to the largest scan.
  *
  * Lifecycle: autoscale_create (NULL when no pool autoscales or is spot),
  * autoscale_start at time 0, then the hooks; autoscale_results at the end;

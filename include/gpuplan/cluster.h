@@ -5,7 +5,9 @@
  *
  * Units.  Each GPU has `free` units of the kind its pool's sharing mode
  * hands out: exclusive 1 (the whole GPU); time-slicing and MPS R replicas (a
- * pod takes one replica on each of `gpus` distinct GPUs); fractional 1000
+ * pod takes one replica on each of `gpus` distinct GPUs; under time-slicing,
+ * when fewer GPUs have one free, several of one GPU: sharing_stacks, and each
+ * GPU's tenant records how many); fractional 1000
  * milli (a pod takes milli on one GPU, or whole GPUs); MIG the instances of
  * the layout (a pod takes one instance of its profile).
  *
@@ -13,8 +15,8 @@
  * of pool p is "<pool>-<i>").  A bucket index keeps, for every value k of a
  * per-node key, a bitset of the nodes whose key is k, so finding the fullest
  * (or emptiest) node with key >= need looks at buckets, not nodes.  Keys:
- * whole-GPU requests use the count of untouched GPUs; replicas the count of
- * GPUs with a free replica; milli the largest free milli of one GPU; MIG one
+ * whole-GPU requests use the count of untouched GPUs; MPS replicas the count
+ * of GPUs with a free replica, time-sliced ones the free replicas; milli the largest free milli of one GPU; MIG one
  * index per profile with the count of its free instances.
  *
  * Tenants.  Every GPU lists the running pods with a share of it (struct
@@ -217,10 +219,6 @@ void cluster_node_up(struct cluster *c, int32_t node);
  * pods still on it keep their units until they are released. */
 void cluster_node_down(struct cluster *c, int32_t node);
 
-/* A node cluster_node_down took out comes back with the pods it still
- * holds (the autoscaler's scale-down simulation cordons a node for a while). */
-void cluster_node_uncordon(struct cluster *c, int32_t node);
-
 /* Whether no pod holds anything on the node. */
 bool cluster_node_empty(const struct cluster *c, int32_t node);
 
@@ -239,7 +237,8 @@ char *cluster_node_name(const struct cluster *c, int32_t node);
  * counts) and the pool's allocation with a recomputation from the GPUs;
  * false on drift, with the first disagreement in why (NULL: not wanted).
  * Repairs nothing.  O(nodes x GPUs + levels x words) of the pool; runs after
- * every cluster_take and cluster_release when NDEBUG is off. */
+ * every cluster_take and cluster_release on a Ready node when NDEBUG is off
+ * (a node out of the indexes changes none of them). */
 bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_t len);
 
 /* Every pool, and the cluster's total allocation. */

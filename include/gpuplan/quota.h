@@ -77,6 +77,10 @@ static inline bool quota_limited(const struct quota *q, size_t qi)
 /* Adds (sign +1, admission) or removes (-1, release) req to queue qi's usage. */
 void quota_charge(struct quota *q, size_t qi, const double *req, double sign);
 
+/* Whether admitting req would take queue qi over its nominal quota of a
+ * resource: it would borrow from its cohort. */
+bool quota_borrows(const struct quota *q, size_t qi, const double *req);
+
 /* Whether queue qi uses more of resource r than its nominal quota. */
 bool quota_borrowing(const struct quota *q, size_t qi, size_t r);
 

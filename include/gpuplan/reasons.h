@@ -44,6 +44,28 @@
 size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
 		      const int32_t *counts, size_t n);
 
+/* DefaultPreemption's verdicts on a node (kubernetes pkg/scheduler/framework/
+ * preemption/preemption.go, plugins/defaultpreemption/default_preemption.go). */
+#define REASONS_NO_VICTIMS "No preemption victims found for incoming pod"
+#define REASONS_NOT_HELPFUL "Preemption is not helpful for scheduling"
+
+/*
+ * The FitError as kube-scheduler's default profile writes it, with the
+ * PostFilter's message: reasons_format's, then " preemption: " and a second
+ * FitError over the same nodes, then "." (FitError.Error() closes each part
+ * with "." and the inner one has its own, hence "..").  A node that failed an
+ * UnschedulableAndUnresolvable filter (kinds[i], enum pend_kind: a window,
+ * taint, affinity, missing spread label, VRAM) is "Preemption is not helpful
+ * for scheduling"; one short of resources or over a spread skew would have
+ * its lower-priority pods tried as victims, and gpuplan runs none that
+ * kube-scheduler would evict (it models Kueue's preemption, not the
+ * scheduler's priority preemption): "No preemption victims found for
+ * incoming pod".  With no node at all the message is ErrNoNodesAvailable,
+ * without a suffix.  Returns what snprintf would.
+ */
+size_t reasons_format_fit_error(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
+				const uint8_t *kinds, const int32_t *counts, size_t n);
+
 struct reason_class;
 struct reason_job;
 
@@ -93,6 +115,11 @@ int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t po
 int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
 			  size_t members, const char *text, uint32_t head, uint64_t gen,
 			  sim_time now);
+
+/* reasons_fail_text for a message of the given kinds (PEND_BIT mask). */
+int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const char *text, uint32_t kinds, uint32_t head,
+			  uint64_t gen, sim_time now);
 
 /* reasons_fail with a note after kube-scheduler's message: the Cluster
  * Autoscaler's event about the pod ("pod triggered scale-up: [batch]").

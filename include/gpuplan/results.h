@@ -110,6 +110,7 @@ enum pend_kind {
 	PEND_RESOURCE,       /* Insufficient nvidia.com/gpu, a MIG profile, milli */
 	PEND_TAINT,          /* an untolerated taint */
 	PEND_QUOTA,          /* Kueue: insufficient unused quota */
+	PEND_QUEUE_ORDER,    /* Kueue: behind a StrictFIFO head that lacks quota */
 	PEND_KINDS
 };
 

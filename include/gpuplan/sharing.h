@@ -38,6 +38,7 @@ struct sharing {
 	enum sharing_mode mode;
 	int32_t replicas;     /* time-slicing, mps: units per GPU (>= 1) */
 	double overhead;      /* time-slicing: context-switch overhead o, default 0.05 */
+	bool one_per_pod;     /* time-slicing: failRequestsGreaterThanOne (a pod asks for 1) */
 	const struct mig_profile **layout; /* mig: the instances of every GPU */
 	size_t n_layout;
 	struct srcloc loc;
@@ -61,8 +62,21 @@ struct sharing_ask {
 /* Units of one GPU: 1, R, 1000, or the MIG layout's instance count. */
 int32_t sharing_units_per_gpu(const struct sharing *sh);
 
-/* Time-slicing and MPS: a pod's n units are n replicas on n distinct GPUs. */
+/* Time-slicing and MPS: a pod's n units are n replicas, one per GPU where
+ * the node has n GPUs with a free replica. */
 bool sharing_replicated(const struct sharing *sh);
+
+/* Time-slicing: the NVIDIA device plugin advertises R x GPUs replicas and
+ * hands them out "indiscriminately" (k8s-device-plugin README, "With CUDA
+ * Time-Slicing"), so a pod's replicas may come from one GPU when fewer GPUs
+ * have one free; unless failRequestsGreaterThanOne, which refuses any pod
+ * asking for more than one.  MPS keeps one replica per GPU. */
+bool sharing_stacks(const struct sharing *sh);
+
+/* The most units one pod may ask for on a node of gpus_per_node GPUs:
+ * GPUs x R where replicas stack, 1 under failRequestsGreaterThanOne, else
+ * the GPUs. */
+int32_t sharing_max_units(const struct sharing *sh, int32_t gpus_per_node);
 
 /* Units a pod takes on each GPU it uses. */
 int32_t sharing_pod_units(const struct sharing *sh, const struct sharing_ask *a);
