@@ -672,12 +672,12 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 
 int64_t cluster_scored_cpu(const struct workload_spec *w)
 {
-	return w->cpu > 0 ? llround(w->cpu * 1000) : CLUSTER_NONZERO_CPU_MILLI;
+	return w->cpu > 0 ? gp_llround(w->cpu * 1000) : CLUSTER_NONZERO_CPU_MILLI;
 }
 
 int64_t cluster_scored_memory(const struct workload_spec *w)
 {
-	return w->memory_bytes > 0 ? llround(w->memory_bytes) : CLUSTER_NONZERO_MEMORY;
+	return w->memory_bytes > 0 ? gp_llround(w->memory_bytes) : CLUSTER_NONZERO_MEMORY;
 }
 
 static void account(struct cluster *c, int32_t node, double equivalent)

@@ -490,7 +490,7 @@ int64_t placement_fit_score(const struct scoring_spec *s, const int64_t *request
 	if (weight_sum == 0)
 		return 0;
 	if (s->type == SCORING_REQUESTED_TO_CAPACITY_RATIO)
-		return llround((double)node_score / (double)weight_sum);
+		return gp_llround((double)node_score / (double)weight_sum);
 	return node_score / weight_sum;
 }
 
@@ -534,17 +534,17 @@ static int64_t resource_score(const struct placer *pl, int32_t node,
 	const struct node *nd = &pl->c->nodes[node];
 	const struct pool_spec *ps = &pl->c->sc->pools[nd->pool];
 	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
-	int64_t alloc[SCORE_RESOURCES] = {(int64_t)nd->gpus * GPU_MILLI, llround(ps->cpu * 1000),
-					  llround(ps->memory_bytes)};
-	int64_t req[SCORE_RESOURCES] = {llround((nd->allocated + eq) * GPU_MILLI),
+	int64_t alloc[SCORE_RESOURCES] = {(int64_t)nd->gpus * GPU_MILLI, gp_llround(ps->cpu * 1000),
+					  gp_llround(ps->memory_bytes)};
+	int64_t req[SCORE_RESOURCES] = {gp_llround((nd->allocated + eq) * GPU_MILLI),
 					nd->cpu_scored + cluster_scored_cpu(w),
 					nd->memory_scored + cluster_scored_memory(w)};
 	int64_t s = WEIGHT_FIT * placement_fit_score(&pl->c->sc->scheduler.scoring, req, alloc);
 	if (!balanced_applies(w))
 		return s;
 	/* BalancedAllocation counts the requests as they are (useRequested) */
-	int64_t used[2] = {llround((ps->cpu - nd->cpu_free + w->cpu) * 1000),
-			   llround(ps->memory_bytes - nd->memory_free + w->memory_bytes)};
+	int64_t used[2] = {gp_llround((ps->cpu - nd->cpu_free + w->cpu) * 1000),
+			   gp_llround(ps->memory_bytes - nd->memory_free + w->memory_bytes)};
 	return s + WEIGHT_BALANCED * placement_balanced_score(used, alloc + SCORE_CPU, 2);
 }
 
@@ -751,7 +751,7 @@ static int64_t spread_raw(const struct placer *pl, const struct spread_state *st
 			  double weight, int32_t max_skew)
 {
 	int32_t d = domain_of(pl, st, node);
-	return d < 0 ? -1 : llround(st->count[d] * weight + (max_skew - 1));
+	return d < 0 ? -1 : gp_llround(st->count[d] * weight + (max_skew - 1));
 }
 
 /*

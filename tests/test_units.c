@@ -1,5 +1,6 @@
 /* test_units.c - the unit parsers of the scenario format (units.h). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "gpuplan/units.h"
@@ -450,4 +451,26 @@ Test(units_bool, other_words_are_rejected)
 	const char *bad[] = {"", "1", "0", "y", "n", "truee", "tru", "yes ", "maybe"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		cr_assert_eq(units_bool(bad[i], &b), -1, "\"%s\" should be rejected", bad[i]);
+}
+
+/* gp_llround (common.h) gives llround's integer: halves away from zero,
+ * the doubles next to them, negatives, and a sweep of random values at the
+ * magnitudes scores use (milli-GPUs, milli-cores, bytes up to 2^45). */
+Test(units, gp_llround_is_llround)
+{
+	const double cases[] = {0.5, -0.5, 1.5, -1.5, 2.5, 0.49999999999999994, -0.49999999999999994,
+				4503599627370495.5, -4503599627370495.5, 9007199254740993.0, 1e18,
+				-1e18, 0.0, -0.0, 1999.9999999999998, 2199023255552.5};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_expect_eq(gp_llround(cases[i]), llround(cases[i]), "%.17g", cases[i]);
+	uint64_t x = 88172645463325252u; /* xorshift64 */
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		double v = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * ldexp(1, (int)(x % 46));
+		if (i % 3 == 0)
+			v = floor(v) + 0.5; /* a half */
+		cr_assert_eq(gp_llround(v), llround(v), "%.17g", v);
+	}
 }

@@ -27,6 +27,17 @@ typedef int64_t sim_time;
 
 static inline double sim_seconds(sim_time t) { return (double)t / (double)SIM_SECOND; }
 
+/* llround(x) without the libm call, for finite |x| < 2^63: x minus its
+ * truncation is exact (Sterbenz), so the half-way test is exact and the
+ * result is llround's, halves away from zero.  Scores round once per node
+ * scanned: the call was most of a scoring pass. */
+static inline int64_t gp_llround(double x)
+{
+	int64_t t = (int64_t)x; /* toward zero */
+	double f = x - (double)t;
+	return t + (f >= 0.5) - (f <= -0.5);
+}
+
 /* Binary sizes: memory in bytes is a double throughout. */
 #define GP_MIB (1024.0 * 1024.0)
 #define GP_GIB (1024.0 * GP_MIB)
