@@ -364,7 +364,7 @@ static struct plot time_plot(FILE *out, const struct scope_series *s, double top
 
 enum field {
 	F_CAPACITY, F_ALLOCATED, F_DEMAND, F_ENGINE, F_SM, F_VRAM, F_PENDING,
-	F_REQ_RUNNING, F_REQ_WAITING, F_KV_USAGE
+	F_REQ_RUNNING, F_REQ_WAITING, F_KV_USAGE, F_PROVISIONING
 };
 
 static double field(const struct ts_row *r, enum field f)
@@ -380,6 +380,7 @@ static double field(const struct ts_row *r, enum field f)
 	case F_REQ_RUNNING: return r->requests_running;
 	case F_REQ_WAITING: return r->requests_waiting;
 	case F_KV_USAGE: return r->kv_cache_usage;
+	case F_PROVISIONING: return r->gpus_capacity + r->gpus_provisioning;
 	}
 	return 0;
 }
@@ -407,21 +408,29 @@ static void chart_capacity(FILE *out, const struct page *pg, const struct scope_
 {
 	double *cap = column(all, F_CAPACITY, 1), *alloc = column(all, F_ALLOCATED, 1);
 	double *demand = column(all, F_DEMAND, 1), *zero = gp_xcalloc(all->n + 1, sizeof *zero);
-	double top = nice_top(fmax(max_of(cap, all->n), max_of(demand, all->n)));
+	double *launched = column(all, F_PROVISIONING, 1);
+	bool provisioning = false; /* some node was launched and not Ready yet */
+	for (size_t i = 0; i < all->n && !provisioning; i++)
+		provisioning = all->row[i]->gpus_provisioning > 0;
+	double top = nice_top(fmax(max_of(launched, all->n), max_of(demand, all->n)));
 	struct plot p = time_plot(out, all, top);
 	svg_open(out, "chart-capacity", "Capacity, demand and allocation (GPUs)");
 	y_axis(&p, "GPUs");
 	time_axis(&p, pg->epoch);
 	step_band(&p, all, zero, alloc, palette[0]);
 	step_line(&p, all, demand, palette[1], false);
+	if (provisioning)
+		step_line(&p, all, launched, palette[3], true);
 	step_line(&p, all, cap, "#111827", true);
-	static const char *const labels[] = {"allocated", "demand (arrived, not finished)", "capacity"};
-	const char *colors[] = {palette[0], palette[1], "#111827"};
-	static const bool dashed[] = {false, false, true};
-	legend(out, labels, colors, dashed, 3);
+	static const char *const labels[] = {"allocated", "demand (arrived, not finished)", "capacity",
+					     "capacity + provisioning"};
+	const char *colors[] = {palette[0], palette[1], "#111827", palette[3]};
+	static const bool dashed[] = {false, false, true, true};
+	legend(out, labels, colors, dashed, provisioning ? 4 : 3);
 	svg_close(out, "Demand above capacity is work that waits; allocation below capacity with "
-		       "demand above it is work that cannot use what is free.");
-	free(cap), free(alloc), free(demand), free(zero);
+		       "demand above it is work that cannot use what is free; capacity counts Ready "
+		       "nodes, provisioning the nodes the autoscaler launched that are not Ready yet.");
+	free(cap), free(alloc), free(demand), free(zero), free(launched);
 }
 
 /* vLLM's server gauges over time (scope all): requests running and waiting

@@ -105,6 +105,7 @@ static void sample(struct om *om, const char *name, const struct series *s, bool
 static double ratio(double num, double den) { return den > 0 ? num / den : NAN; }
 
 static double v_capacity(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_capacity; }
+static double v_provisioning(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_provisioning; }
 static double v_allocated(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_allocated; }
 static double v_demand(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_demand; }
 static double v_memory(const struct ts_row *r, bool pool) { (void)pool; return r->vram_used_gib * GIB; }
@@ -132,6 +133,8 @@ static const struct gauge_family {
 	const char *help;
 } gauges[] = {
 	{"gpuplan_gpus_capacity", ON_POOL, v_capacity, "GPUs in the pool (simulated)"},
+	{"gpuplan_gpus_provisioning", ON_POOL, v_provisioning,
+	 "GPUs of nodes the autoscaler launched that are not Ready yet (simulated)"},
 	{"gpuplan_gpus_allocated", ON_POOL | ON_WORKLOAD, v_allocated,
 	 "GPUs allocated to pods, whole-GPU equivalents (simulated)"},
 	{"gpuplan_gpus_demand", ON_WORKLOAD, v_demand,

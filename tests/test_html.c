@@ -88,6 +88,17 @@ Test(html, the_page_has_every_chart_and_the_findings)
 	cr_expect_eq(count(page, "<svg "), count(page, "</svg>"));
 }
 
+/* An autoscaled pool draws its launched-not-Ready GPUs above capacity
+ * (scenarios/autoscale.yaml: two 4-GPU nodes launched at 00:00, Ready after
+ * the 5-minute provision time); a fixed pool has no such line. */
+Test(html, provisioning_nodes_show_above_capacity_only_when_some_launch)
+{
+	report("scenarios/autoscale.yaml", "autoscale");
+	cr_expect_eq(count(page, ">capacity + provisioning<"), 1);
+	report("scenarios/sharing.yaml", "sharing");
+	cr_expect_eq(count(page, ">capacity + provisioning<"), 0);
+}
+
 Test(html, the_page_is_self_contained)
 {
 	report("scenarios/placement.yaml", "placement");

@@ -189,7 +189,7 @@ Test(openmetrics, families_are_contiguous_and_each_series_is_in_time_order)
 		last_t = t;
 	}
 	cr_expect_str_eq(last_line, "# EOF");
-	cr_expect_eq(n_seen, 15, "8 gpuplan families, 4 vLLM gauges and counters, 3 histograms");
+	cr_expect_eq(n_seen, 16, "9 gpuplan families, 4 vLLM gauges and counters, 3 histograms");
 	free(text);
 }
 
@@ -261,6 +261,23 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 	double decode = (double)scratch_query(db, "SELECT CAST(round(sum(e2e_s - ttft_s) * 1000) AS INTEGER) "
 					  "FROM requests WHERE tpot_s IS NOT NULL") / 1000;
 	cr_expect_float_eq(last_value(prefix), decode, 1e-3, "%g vs %g", last_value(prefix), decode);
+}
+
+/* scenarios/autoscale.yaml launches two 4-GPU nodes at 00:00 that are Ready
+ * after its 5-minute provision time: the first 5-minute window holds 8 GPUs
+ * provisioning and none Ready; by the next they are capacity. */
+Test(openmetrics, provisioning_gpus_are_a_pool_gauge)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/autoscale.yaml --db %s --quiet && "
+		 "bin/gpuplan report %s --openmetrics", path("as.db"), path("as.db"));
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(has_line("# TYPE gpuplan_gpus_provisioning gauge"));
+	const char *first = strstr(out, "gpuplan_gpus_provisioning{pool=\"batch\"");
+	cr_assert_not_null(first);
+	cr_expect(!strncmp(strchr(first, '}'), "} 8 ", 4), "%.80s", first);
+	cr_expect(has_line("gpuplan_gpus_capacity{pool=\"batch\",scenario=\"autoscale\",run=\"1\"} 0 "
+			   "1767225900.000"), "none Ready in the first window");
 }
 
 Test(openmetrics, a_missing_run_exits_2_and_prints_nothing)
