@@ -22,7 +22,6 @@
 #include "gpuplan/gpupolicy.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
-#include "gpuplan/units.h"
 
 #include <math.h>
 #include <stdarg.h>
