@@ -459,7 +459,7 @@ int32_t cluster_nth_room(const struct cluster *c, size_t p, const struct workloa
 		}
 		const uint64_t *b = ix->bits + (size_t)k * ix->words;
 		for (size_t i = 0; i < ix->words; i++) {
-			int32_t in_word = __builtin_popcountll(b[i]);
+			int32_t in_word = gp_popcount64(b[i]);
 			if (nth >= in_word) {
 				nth -= in_word;
 				continue;

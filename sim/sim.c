@@ -217,7 +217,7 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	int32_t pool = s->cluster.nodes[grant->node].pool;
-	double gpus = __builtin_popcountll(grant->gpu_mask);
+	double gpus = gp_popcount64(grant->gpu_mask);
 	double share = 1;
 	/* A CPU-only pod (an openb trace has them) holds no GPU. */
 	const struct gpu *g = grant->gpu_mask ? gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask)) : NULL;

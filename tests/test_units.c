@@ -474,3 +474,18 @@ Test(units, gp_llround_is_llround)
 		cr_assert_eq(gp_llround(v), llround(v), "%.17g", v);
 	}
 }
+
+/* gp_popcount64 (common.h) counts as the builtin does. */
+Test(units, gp_popcount64_counts_set_bits)
+{
+	cr_expect_eq(gp_popcount64(0), 0);
+	cr_expect_eq(gp_popcount64(~UINT64_C(0)), 64);
+	cr_expect_eq(gp_popcount64(UINT64_C(1) << 63), 1);
+	uint64_t x = 88172645463325252u;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		cr_assert_eq(gp_popcount64(x), __builtin_popcountll(x), "%llx", (unsigned long long)x);
+	}
+}
