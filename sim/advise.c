@@ -60,14 +60,6 @@ static void set(struct advise_row *a, const char *fmt, ...)
 
 /* Whether the scenario sets a goal of its own (a deadline or an SLO); with
  * none, the goal is search's default, queue p95 within a minute. */
-static bool has_goal(const struct scenario *sc)
-{
-	for (size_t w = 0; w < sc->n_workloads; w++)
-		if (sc->workloads[w].deadline_kind != DEADLINE_NONE || sc->workloads[w].inference)
-			return true;
-	return false;
-}
-
 static void fill_row(struct advise_row *row, const struct results *r, bool queue_goal)
 {
 	double failed = results_metric(r, "all", "jobs_failed");
@@ -104,7 +96,7 @@ static int run_row(const struct advise_spec *sp, struct store *st, struct advise
 	if (!rc)
 		rc = store_write_run(st, sc, &r, &row->run_id, err);
 	if (!rc)
-		fill_row(row, &r, !has_goal(sc));
+		fill_row(row, &r, !diagnose_has_goal(sc));
 	if (!rc && keep_sc) {
 		*keep_sc = sc;
 		*keep_r = r;
@@ -470,7 +462,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	set(a, "%s=%s", key, ans.value);
 	a->run_id = ans.run_id;
 	a->hardware = strtol(ans.value, NULL, 10) > ps->nodes;
-	return row_from_store(st, a, !has_goal(sc), err);
+	return row_from_store(st, a, !diagnose_has_goal(sc), err);
 }
 
 /* The pool search runs when the base misses its goal, queues, or the

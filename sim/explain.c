@@ -342,9 +342,13 @@ static void explain_fragmentation(struct ctx *c)
 	scenario_scoring_name(&sch->scoring, scoring, sizeof scoring);
 	sb_printf(&c->text, "%s waits on fragmentation, not on capacity: the free GPU capacity sums to "
 			    "what a job asks for but is spread over partial GPUs or nodes that no job "
-			    "fits; a placement that packs it (gpu_policy best-fit or fgd, scoring "
-			    "MostAllocated) starts it on what is free",
+			    "fits; a placement that packs it (",
 		  ws->name);
+	/* The packers the finding offers: never the policy already in use. */
+	for (size_t i = 0; i < c->f->n_fixes; i++)
+		sb_printf(&c->text, "%s%s", i ? (i + 1 == c->f->n_fixes ? " or " : ", ") : "",
+			  c->f->fixes[i].label);
+	sb_printf(&c->text, ") starts it on what is free");
 	sb_printf(&c->ev, "%.1f pod-hours pending with \"%s\"; while it pended, the pools it may use "
 			  "had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPU%s) in "
 			  "windows holding %.0f%% of its pending time; gpu_policy %s, scoring %s",
@@ -499,9 +503,18 @@ static void explain_run_capacity(struct ctx *c)
 	double p95 = metric(c, "all", "queue_time_p95_s"), met = metric(c, "all", "deadline_met_pct");
 	double slo = metric(c, "all", "slo_met");
 	double alloc = metric(c, "all", "gpu_allocation_pct"), engine = metric(c, "all", "engine_active_pct");
-	sb_printf(&c->text, "capacity: work waits for busy GPUs, and neither allocation, memory, "
-			    "placement nor the application explains it; a larger pool would (advise "
-			    "searches for the smallest)");
+	bool windows = false; /* closed pools idle their GPUs without freeing them */
+	for (size_t p = 0; p < c->sc->n_pools; p++)
+		windows |= c->sc->pools[p].n_windows > 0;
+	if (windows)
+		sb_printf(&c->text, "capacity: work waits for GPUs that are busy or outside their "
+				    "pools' windows, and neither allocation, memory, placement nor the "
+				    "application explains it; a larger pool or a wider window would "
+				    "(advise searches for the smallest pool)");
+	else
+		sb_printf(&c->text, "capacity: work waits for busy GPUs, and neither allocation, memory, "
+				    "placement nor the application explains it; a larger pool would (advise "
+				    "searches for the smallest)");
 	sb_printf(&c->ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
 	if (!isnan(met))
 		sb_printf(&c->ev, ", deadlines met %.1f%%", met);

@@ -357,9 +357,9 @@ static void print_no_finding(FILE *out, const struct results *r)
 	if (pend == 0)
 		fprintf(out, " (healthy): no pod pended");
 	else if (pend > 0)
-		fprintf(out, ": pods pended in %.0f%% of the windows, but none of allocation, memory, "
-			     "placement or application explains it: a wait for capacity, which a larger "
-			     "pool ('gpuplan search') would shorten",
+		/* Without a finding the goal was met (the capacity finding says when not). */
+		fprintf(out, ": pods pended in %.0f%% of the windows, within the goal (every deadline "
+			     "and SLO met; without either, queue p95 within a minute)",
 			pend);
 	if (alloc > 0 && !isnan(engine))
 		fprintf(out, "; allocated GPUs %.0f%% engine-active", fmin(100, 100 * engine / alloc));

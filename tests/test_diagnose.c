@@ -187,12 +187,47 @@ Test(diagnose, a_healthy_run_has_no_finding_and_says_so)
 }
 
 /* Capacity is a conclusion: only when no other step explains the wait. */
+/* Provisioning is the wait when it is most of the pending time and the queue
+ * is long enough to be a finding, even under 5% of the span (it said
+ * "capacity ... a larger pool would", and advise had nothing to search). */
+Test(diagnose, a_short_wait_for_nodes_to_boot_is_provisioning_not_capacity)
+{
+	run("tests/fixtures/diagnose/provisioning-short.yaml", NULL, 0);
+	cr_assert_geq(r.n_findings, 1);
+	cr_expect_eq(r.findings[0].kind, KIND_PROVISIONING, "%s", r.findings[0].text);
+	EXPECT_FINDING(0, "capacity", "pods wait for nodes to be provisioned", "waiting for provisioning");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
+}
+
+/* The fragmentation finding offers the packers not in use: with best-fit in
+ * use, fgd, gpu-packing and MostAllocated (it said "best-fit or fgd"). */
+Test(diagnose, fragmentation_never_offers_the_policy_in_use)
+{
+	run("tests/fixtures/diagnose/fragmented.yaml", NULL, 0);
+	EXPECT_FINDING(0, "allocation", "big waits on fragmentation",
+		       "(gpu_policy fgd, gpu_policy gpu-packing or scoring MostAllocated)",
+		       "gpu_policy best-fit");
+	cr_expect(!strstr(r.findings[0].text, "best-fit"), "%s", r.findings[0].text);
+}
+
+/* scenarios/eval-window.yaml meets every deadline although its jobs wait
+ * for the 12:00 window: waiting is within the goal, so there is no finding
+ * (it said "capacity: ... a larger pool would").  With the window cut to
+ * 12:00-13:00 and the deadline at 13:00, half the jobs are late: capacity,
+ * worded for closed windows, and not fragmentation (the closed pool's idle
+ * GPUs are not free capacity: it said "3.83 of 4 GPUs free"). */
 Test(diagnose, a_wait_on_busy_gpus_is_capacity_and_comes_last)
 {
 	run("scenarios/eval-window.yaml", NULL, 0);
+	cr_expect_eq(r.n_findings, 0, "every deadline met");
+	cleanup();
+	static const char *const tight[] = {"pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]",
+					    "workloads.eval.deadline=\"13:00\""};
+	run("scenarios/eval-window.yaml", tight, 2);
 	cr_assert_eq(r.n_findings, 1);
-	EXPECT_FINDING(0, "capacity", "capacity: work waits for busy GPUs", "no quota, rule or "
-		       "fragmentation reason and no OOM kill");
+	EXPECT_FINDING(0, "capacity", "work waits for GPUs that are busy or outside their pools' "
+		       "windows", "deadlines met 50.0%", "no quota, rule or fragmentation reason");
 	cr_expect_eq(r.findings[0].kind, KIND_CAPACITY);
 	cr_expect_eq(r.findings[0].n_fixes, 0, "advise searches the pool size itself");
 }

@@ -107,6 +107,10 @@ const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q);
 /* Adds the ranked findings of a finished run to r (r->findings, owned by r):
  * typed values only, text and evidence NULL until explain_results
  * (explain.h) makes them. */
+/* Whether some workload has a deadline or an SLO: the goal a run is judged
+ * by; without one, the goal is queue p95 within DIAGNOSE_QUEUE_OK_S. */
+bool diagnose_has_goal(const struct scenario *sc);
+
 void diagnose_run(const struct scenario *sc, struct results *r);
 
 
