@@ -427,9 +427,13 @@ static void chart_capacity(FILE *out, const struct page *pg, const struct scope_
 	const char *colors[] = {palette[0], palette[1], "#111827", palette[3]};
 	static const bool dashed[] = {false, false, true, true};
 	legend(out, labels, colors, dashed, provisioning ? 4 : 3);
-	svg_close(out, "Demand above capacity is work that waits; allocation below capacity with "
-		       "demand above it is work that cannot use what is free; capacity counts Ready "
-		       "nodes, provisioning the nodes the autoscaler launched that are not Ready yet.");
+	svg_close(out, provisioning ? "Demand above capacity is work that waits; allocation below "
+				      "capacity with demand above it is work that cannot use what "
+				      "is free; capacity counts Ready nodes, provisioning the nodes "
+				      "the autoscaler launched that are not Ready yet."
+				    : "Demand above capacity is work that waits; allocation below "
+				      "capacity with demand above it is work that cannot use what "
+				      "is free.");
 	free(cap), free(alloc), free(demand), free(zero), free(launched);
 }
 
@@ -571,6 +575,9 @@ static int wrap_lines(const char *text, FILE *out, double y)
 			end = at + WRAP_CHARS;
 			while (end > at + 1 && !(text[end - 2] == ',' && text[end - 1] == ' '))
 				end--;
+			if (end <= at + 1) /* no ", ": the last space, never inside a word */
+				for (end = at + WRAP_CHARS; end > at + 1 && text[end - 1] != ' '; end--)
+					;
 			if (end <= at + 1)
 				end = at + WRAP_CHARS;
 		}
@@ -620,7 +627,8 @@ static void chart_reasons(FILE *out, const struct page *pg)
 			rows[i]->pending_seconds / 3600, (long long)rows[i]->pods, rows[i]->pods == 1 ? "" : "s");
 		y += 30;
 	}
-	svg_close(out, "Pod-hours spent pending, per kube-scheduler message (all workloads).");
+	svg_close(out, "Pod-hours spent pending, per pending message: kube-scheduler's, Kueue's or "
+		       "the autoscaler's (all workloads).");
 	free(rows);
 }
 
@@ -851,7 +859,7 @@ static void section_header(FILE *out, const struct page *pg)
 		     {"peak demand", "peak_demand_gpus", "%.0f GPUs"},
 		     {"queue p95", "queue_time_p95_s", "%.0f s"},
 		     {"TTFT p99", "ttft_p99_s", "%.3g s"},
-		     {"cost per verified result", "cost_per_verified_result", "%.2f"}};
+		     {"cost per verified result", "cost_per_verified_result", "$%.2f"}};
 	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
 		double v = metric(pg, "all", facts[i].metric);
 		if (isnan(v))
@@ -884,7 +892,8 @@ static void section_findings(FILE *out, const struct page *pg)
 		      "GPU.</p>\n",
 		      out);
 	fputs("<p class=\"meta\">In the order that separates the causes: allocation, memory, "
-	      "placement, application.</p>\n</section>\n",
+	      "placement, application, and capacity only when none of them explains the "
+	      "wait.</p>\n</section>\n",
 	      out);
 }
 
@@ -909,7 +918,9 @@ static void section_summary(FILE *out, const struct page *pg)
 	fputs("</tr>\n", out);
 	for (size_t k = 0; k < pg->n_scopes; k++) {
 		const char *scope = pg->scopes[k].name;
-		fputs("<tr><td>", out);
+		/* As the CLI's summary labels them: pools have capacity, workloads not. */
+		fputs(k == 0 ? "<tr><td>" : pg->scopes[k].has_capacity ? "<tr><td>pool " : "<tr><td>workload ",
+		      out);
 		esc(out, scope);
 		fputs("</td>", out);
 		for (size_t c = 0; c < nc; c++) {

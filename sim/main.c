@@ -719,9 +719,9 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc == GP_OK && ans.found)
 		printf("%s=%s\n", cli.spec.key, ans.value);
 	else if (rc == GP_OK) {
-		printf("no value of %s in [%.6g%s, %.6g%s] meets %s.%s\n", cli.spec.key,
+		printf("no value of %s in [%.6g%s, %.6g%s] meets '%s'\n", cli.spec.key,
 		       cli.spec.lo.number, cli.spec.lo.suffix, cli.spec.hi.number, cli.spec.hi.suffix,
-		       cli.spec.until.scope, cli.spec.until.metric);
+		       cli.spec.until.text);
 		rc = EXIT_NOT_FOUND;
 	}
 	store_close(st);

@@ -202,10 +202,17 @@ int ld_get_duration(struct loader *ld, const struct ynode *v, const char *what, 
 	return GP_OK;
 }
 
+/* A bare number is bytes, as in Kubernetes; one under a MiB is refused:
+ * "vram: 60" means 60 GiB, and the run would go on with a pod of no memory. */
 int ld_get_size(struct loader *ld, const struct ynode *v, const char *what, double *out)
 {
 	if (v->kind != YNODE_SCALAR || units_size(v->value, out) || *out < 0)
 		return ld_bad_value(ld, v, what, UNITS_HINT_SIZE);
+	size_t n = strlen(v->value);
+	if (*out > 0 && *out < 1048576 && n && isdigit((unsigned char)v->value[n - 1]))
+		return gp_located(ld->err, v->loc, "invalid %s '%s': a bare number is bytes, and %s "
+				  "bytes is under a MiB; expected %s (write %sB if bytes are meant)",
+				  what, v->value, v->value, UNITS_HINT_SIZE, v->value);
 	return GP_OK;
 }
 

@@ -86,6 +86,12 @@ Test(html, the_page_has_every_chart_and_the_findings)
 		  "the four meanings of utilization are in the legend");
 	cr_expect(strstr(page, ">10:00<"), "clock ticks");
 	cr_expect_eq(count(page, "<svg "), count(page, "</svg>"));
+	/* A long message wraps between words (it cut "fou|nd"), and the summary
+	 * labels its rows as the CLI does. */
+	cr_expect(strstr(page, "No preemption victims </text>") || strstr(page, "No preemption victims found"),
+		  "wrapped between words");
+	cr_expect(!strstr(page, "victims fou"));
+	cr_expect(strstr(page, "<td>pool a100</td>") && strstr(page, "<td>workload chat</td>"));
 }
 
 /* An autoscaled pool draws its launched-not-Ready GPUs above capacity

@@ -130,7 +130,7 @@ Test(search, no_value_in_range_exits_3)
 {
 	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 2 --min "
 			    "--until 'queue_time_max_s < 0'"), 3, "%s", out);
-	cr_assert(strstr(last_line(), "no value of pools.batch.nodes"), "%s", out);
+	cr_assert_str_eq(last_line(), "no value of pools.batch.nodes in [1, 2] meets 'queue_time_max_s < 0'");
 }
 
 Test(search, bad_input_exits_2_before_any_run)
