@@ -12,7 +12,9 @@
  *
  * Findings are collected with their step and a weight (pending GPU-seconds,
  * kills, pod-seconds: how much they explain), then ranked by step, the order
- * that separates the causes, and by weight within a step.
+ * that separates the causes, and by weight within a step.  A finding carries
+ * typed values only (indexes, figures, the id of the pending reason it
+ * cites); its sentences are made from them by explain.c.
  */
 #include "gpuplan/diagnose.h"
 
@@ -20,7 +22,6 @@
 #include "gpuplan/gpupolicy.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
-#include "gpuplan/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -36,7 +37,7 @@ enum step {
 	STEP_CAPACITY = FINDING_CAPACITY
 };
 
-/* --- text ------------------------------------------------------------------ */
+/* --- --set text ------------------------------------------------------------ */
 
 /* A growing string. */
 struct sbuf {
@@ -59,26 +60,6 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
 	va_end(ap);
 	b->n += (size_t)need;
-}
-
-/* The string, handed over to the caller ("" when nothing was written). */
-static char *sb_take(struct sbuf *b)
-{
-	char *s = b->s ? b->s : gp_xstrdup("");
-	*b = (struct sbuf){0};
-	return s;
-}
-
-/* part of whole in percent, at most 100: time-sliced pods' engine activity
- * adds up past their GPU's allocation, but a GPU is at most 100% active. */
-static double share_pct(double part, double whole)
-{
-	return whole > 0 && !isnan(part) ? fmin(100, 100 * part / whole) : 0;
-}
-
-static void duration(double seconds, char *buf, size_t len)
-{
-	units_format_duration((sim_time)llround(seconds * (double)SIM_SECOND), buf, len);
 }
 
 /* --- the run's windows ----------------------------------------------------- */
@@ -195,7 +176,7 @@ static double metric(const struct view *v, const char *scope, const char *name)
 
 /* A finding about pool (or -1) and workload (or -1). */
 static struct finding *add(struct view *v, enum step step, enum finding_kind kind, double weight,
-			   int pool, int workload, char *text, char *evidence)
+			   int pool, int workload)
 {
 	GP_GROW(v->drafts, v->cap_drafts, v->n_drafts + 1);
 	struct draft *d = &v->drafts[v->n_drafts];
@@ -206,11 +187,30 @@ static struct finding *add(struct view *v, enum step step, enum finding_kind kin
 	d->f.workload = workload;
 	d->f.queue = -1;
 	d->f.weight = weight;
-	d->f.text = text;
-	d->f.evidence = evidence;
+	d->f.reason = -1;
 	v->n_drafts++;
 	return &d->f;
 }
+
+/* The id of a pending reason's message in r->reason_texts (rows point into
+ * it), or -1. */
+static int32_t reason_id(const struct view *v, const char *text)
+{
+	for (size_t i = 0; text && i < v->r->n_reason_texts; i++)
+		if (v->r->reason_texts[i] == text)
+			return (int32_t)i;
+	return -1;
+}
+
+/* Makes the workloads marked in v->pend the members of f. */
+static void pending_members(struct view *v, struct finding *f)
+{
+	f->members = gp_xcalloc(v->sc->n_workloads + 1, sizeof *f->members);
+	for (size_t w = 0; w < v->sc->n_workloads; w++)
+		if (v->pend[w] > 0)
+			f->members[f->n_members++] = (int32_t)w;
+}
+
 
 /* --- the alternatives a finding names --------------------------------------- */
 
@@ -310,6 +310,14 @@ static void pool_sums(struct view *v, size_t p, struct pool_sums *s)
 	}
 }
 
+/* The pool figures of f from the sums s. */
+static void pool_figures(const struct view *v, struct finding *f, const struct pool_sums *s)
+{
+	f->fig.pool = (struct finding_pool){.pend_s = s->pend_s, .span = v->span, .pods = s->pods,
+					    .gpus = s->gpus, .cap = s->cap, .alloc = s->alloc,
+					    .engine = s->engine, .sm = s->sm, .vram = s->vram};
+}
+
 /* Work pended long enough on a pool that was mostly allocated and mostly idle. */
 static bool full_and_idle(const struct view *v, const struct pool_sums *s)
 {
@@ -317,67 +325,25 @@ static bool full_and_idle(const struct view *v, const struct pool_sums *s)
 	       s->alloc >= DIAGNOSE_ALLOCATED * s->cap && s->engine < DIAGNOSE_IDLE * s->alloc;
 }
 
-/* "work pended in 83% of the span (12h57m of 15h36m): 41.2 pods asking for
- * 41.2 GPUs on average; pool a100 98.5% allocated (15.8 of 16 GPUs), its
- * allocated GPUs 8.0% engine-active, 4.0% SM-active" */
-static void pool_evidence(struct sbuf *b, const struct view *v, const struct pool_spec *p,
-			  const struct pool_sums *s)
+/* Whether some pending workload's pods a sharing mode would hold more of on p. */
+static bool any_options(const struct view *v, const struct pool_spec *p)
 {
-	char a[32], span[32];
-	duration(s->pend_s, a, sizeof a);
-	duration(v->span, span, sizeof span);
-	sb_printf(b, "work pended in %.0f%% of the span (%s of %s): %.1f pods asking for %.1f GPUs "
-		     "on average; pool %s %.1f%% allocated (%.1f of %.0f GPUs), its allocated GPUs "
-		     "%.1f%% engine-active and %.1f%% SM-active",
-		  100 * s->pend_s / v->span, a, span, s->pods / s->pend_s, s->gpus / s->pend_s, p->name,
-		  100 * s->alloc / s->cap, s->alloc / s->pend_s, s->cap / s->pend_s,
-		  share_pct(s->engine, s->alloc), share_pct(s->sm, s->alloc));
-}
-
-/* Names the options of every pending workload into text and evidence; false
- * when none has any. */
-static bool name_options(struct view *v, const struct pool_spec *p, struct sbuf *text,
-			 struct sbuf *ev)
-{
-	bool any = false;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
-		const struct workload_spec *ws = &v->sc->workloads[w];
 		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
-		size_t n = v->pend[w] > 0 ? diagnose_sharing_options(p, ws, o) : 0;
-		if (!n)
-			continue;
-		sb_printf(text, "%s%s: ", any ? "; " : "", ws->name);
-		for (size_t i = 0; i < n; i++) {
-			char name[64];
-			diagnose_option_name(&o[i], name, sizeof name);
-			sb_printf(text, "%s%s", i ? ", " : "", name);
-		}
-		sb_printf(ev, "; %s pods: %.1f GiB VRAM each on %.0f GiB GPUs, gpu_busy %.2f, "
-			      "sm_share %.2f",
-			  ws->name, ws->vram_bytes / GP_GIB, p->gpu->memory_bytes / GP_GIB, ws->gpu_busy,
-			  ws->sm_share);
-		any = true;
+		if (v->pend[w] > 0 && diagnose_sharing_options(p, &v->sc->workloads[w], o))
+			return true;
 	}
-	return any;
+	return false;
 }
 
 static void allocation_finding(struct view *v, size_t p, const struct pool_sums *s)
 {
 	const struct pool_spec *ps = &v->sc->pools[p];
-	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "pool %s: pods wait while its allocated GPUs are mostly idle, so "
-			 "whole-GPU allocation is the lock; these sharing modes would hold the "
-			 "pending pods (",
-		  ps->name);
-	pool_evidence(&ev, v, ps, s);
-	if (!name_options(v, ps, &text, &ev)) {
-		free(text.s);
-		free(ev.s);
+	if (!any_options(v, ps))
 		return;
-	}
-	sb_printf(&text, ")");
-	struct finding *f =
-		add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
+	struct finding *f = add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1);
+	pool_figures(v, f, s);
+	pending_members(v, f);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
 		size_t n = v->pend[w] > 0 ? diagnose_sharing_options(ps, &v->sc->workloads[w], o) : 0;
@@ -385,28 +351,6 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 			if (o[i].mode == SHARING_TIME_SLICING || o[i].mode == SHARING_MPS)
 				fix_replicas(f, ps, o[i].mode, o[i].replicas);
 	}
-}
-
-/* The quantization that fits per_gpu pods of a pending model workload, into
- * text and evidence.  Returns whether some workload had one. */
-static bool name_quant(struct view *v, const struct pool_spec *p, int32_t per_gpu,
-		       struct sbuf *text, struct sbuf *ev)
-{
-	bool any = false;
-	for (size_t w = 0; w < v->sc->n_workloads; w++) {
-		const struct workload_spec *ws = &v->sc->workloads[w];
-		enum quant q;
-		double vram, freed;
-		if (v->pend[w] <= 0 || !diagnose_quant_fit(p, ws, per_gpu, &q, &vram, &freed))
-			continue;
-		sb_printf(text, "%s%s weights for %s would fit %d per GPU (%.1f GiB freed per pod)",
-			  any ? "; " : "", footprint_quant_name(q), ws->name, (int)per_gpu, freed / GP_GIB);
-		sb_printf(ev, "; with %s a %s pod takes %.1f GiB: %d x %.1f = %.1f GiB of %.0f GiB",
-			  footprint_quant_name(q), ws->name, vram / GP_GIB, (int)per_gpu, vram / GP_GIB,
-			  per_gpu * vram / GP_GIB, p->gpu->memory_bytes / GP_GIB);
-		any = true;
-	}
-	return any;
 }
 
 /* The narrower weights that fit per_gpu pods a GPU of p, for each workload
@@ -465,32 +409,9 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	const struct pool_spec *ps = &v->sc->pools[p];
 	bool sliced = ps->sharing.mode == SHARING_TIME_SLICING;
 	int32_t per_gpu = sliced ? ps->sharing.replicas : 1;
-	struct sbuf text = {0}, ev = {0};
-	if (sliced)
-		sb_printf(&text, "pool %s: VRAM is the limit: time-slicing x%d puts more pods on a GPU "
-				 "than its memory holds, and they are OOM-killed",
-			  ps->name, (int)per_gpu);
-	else
-		sb_printf(&text, "pool %s: VRAM is the limit: pods need more memory than a GPU has, "
-				 "and they are OOM-killed", ps->name);
-	double alloc = metric(v, ps->name, "gpu_allocation_pct");
-	sb_printf(&ev, "%.0f OOM kills; pool %s %.1f%% allocated, its allocated GPUs %.1f%% "
-		       "engine-active",
-		  kills, ps->name, alloc, share_pct(metric(v, ps->name, "engine_active_pct"), alloc));
-	for (size_t w = 0; w < v->sc->n_workloads; w++) {
-		const struct workload_spec *ws = &v->sc->workloads[w];
-		if (v->pend[w] > 0)
-			sb_printf(&ev, "; %s: %.0f kills, %.1f GiB a pod: %d x %.1f = %.1f GiB on %.0f GiB "
-				       "GPUs",
-				  ws->name, v->pend[w], ws->vram_bytes / GP_GIB, (int)per_gpu,
-				  ws->vram_bytes / GP_GIB, per_gpu * ws->vram_bytes / GP_GIB,
-				  ps->gpu->memory_bytes / GP_GIB);
-	}
-	sb_printf(&text, "; ");
-	if (!name_quant(v, ps, per_gpu, &text, &ev))
-		sb_printf(&text, "no narrower weight format fits %d per GPU: fewer replicas would",
-			  (int)per_gpu);
-	struct finding *f = add(v, STEP_MEMORY, KIND_OOM, kills, (int)p, -1, sb_take(&text), sb_take(&ev));
+	struct finding *f = add(v, STEP_MEMORY, KIND_OOM, kills, (int)p, -1);
+	f->fig.oom.kills = kills;
+	pending_members(v, f);
 	fix_quants(v, f, ps, per_gpu);
 	if (sliced && per_gpu > 2)
 		fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
@@ -519,19 +440,10 @@ static void full_memory_finding(struct view *v, size_t p, const struct pool_sums
 	double pod = smallest_pending_pod(v) / GP_GIB;
 	if (pod <= 0 || mem - used >= pod)
 		return;
-	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "pool %s: VRAM is the limit: pods wait while its allocated GPUs are mostly "
-			 "idle, but a GPU has no room for one more pod; ",
-		  ps->name);
-	pool_evidence(&ev, v, ps, s);
-	sb_printf(&ev, "; VRAM %.1f of %.0f GiB used per allocated GPU (%.0f%%), %.1f GiB left where "
-		       "a pending pod needs %.1f GiB",
-		  used, mem, 100 * used / mem, mem - used, pod);
-	if (!name_quant(v, ps, 2, &text, &ev))
-		sb_printf(&text, "no narrower weight format fits two per GPU: a GPU with more memory "
-				 "would");
-	struct finding *f =
-		add(v, STEP_MEMORY, KIND_VRAM_FULL, s->gpus, (int)p, -1, sb_take(&text), sb_take(&ev));
+	struct finding *f = add(v, STEP_MEMORY, KIND_VRAM_FULL, s->gpus, (int)p, -1);
+	pool_figures(v, f, s);
+	f->fig.pool.pod_gib = pod;
+	pending_members(v, f);
 	fix_quants(v, f, ps, 2);
 }
 
@@ -561,9 +473,6 @@ static void diagnose_pools(struct view *v)
 
 /* --- step 3: placement, per workload --------------------------------------- */
 
-/* Which rules the messages name. */
-enum { RULE_AFFINITY = 1, RULE_TAINT = 2, RULE_SPREAD = 4 };
-
 /* The pending time of workload w with a rule's reason, its pods, its
  * longest such message and the rules the messages name. */
 static double rule_pending(const struct view *v, size_t w, int64_t *pods, const char **top,
@@ -579,9 +488,9 @@ static double rule_pending(const struct view *v, size_t w, int64_t *pods, const 
 			continue;
 		seconds += pr->pending_seconds;
 		*pods += pr->pods;
-		*rules |= (pr->kinds & PEND_BIT(PEND_AFFINITY) ? RULE_AFFINITY : 0) |
-			  (pr->kinds & PEND_BIT(PEND_TAINT) ? RULE_TAINT : 0) |
-			  (pr->kinds & (PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL)) ? RULE_SPREAD : 0);
+		*rules |= (pr->kinds & PEND_BIT(PEND_AFFINITY) ? FINDING_RULE_AFFINITY : 0) |
+			  (pr->kinds & PEND_BIT(PEND_TAINT) ? FINDING_RULE_TAINT : 0) |
+			  (pr->kinds & (PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL)) ? FINDING_RULE_SPREAD : 0);
 		if (pr->pending_seconds > best) {
 			best = pr->pending_seconds;
 			*top = pr->reason;
@@ -604,19 +513,6 @@ static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *o
 	return n;
 }
 
-/* The rules of w that can keep it off nodes: selector, gpu_spec, affinity, spread. */
-static void name_rules(struct sbuf *b, const struct workload_spec *w)
-{
-	for (size_t i = 0; i < w->n_node_selector; i++)
-		sb_printf(b, "; node_selector %s=%s", w->node_selector[i].key, w->node_selector[i].value);
-	if (w->n_gpu_spec)
-		sb_printf(b, "; gpu_spec allows %zu GPU type%s", w->n_gpu_spec, w->n_gpu_spec > 1 ? "s" : "");
-	if (w->n_affinity)
-		sb_printf(b, "; %zu node affinity requirement%s", w->n_affinity, w->n_affinity > 1 ? "s" : "");
-	if (w->spread.key)
-		sb_printf(b, "; topology spread on %s, max_skew %d", w->spread.key, (int)w->spread.max_skew);
-}
-
 static void placement_finding(struct view *v, size_t w, size_t *hidden)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -624,7 +520,7 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	const char *top;
 	int rules;
 	double pend = rule_pending(v, w, &pods, &top, &rules);
-	bool spread_only = rules == RULE_SPREAD;
+	bool spread_only = rules == FINDING_RULE_SPREAD;
 	size_t nh = pend > 0 ? hidden_pools(v, w, spread_only, hidden) : 0;
 	double idle = 0, most = 0, cap = 0, secs = 0;
 	for (size_t k = 0; k < v->n_windows && nh; k++) {
@@ -644,36 +540,14 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	double pod_gpus = ws->request == REQUEST_GPUS ? ws->gpus : 1;
 	if (!nh || most < pod_gpus || idle <= 0)
 		return; /* nothing hidden was free: the rules cost nothing here */
-	struct sbuf text = {0}, ev = {0}, pools = {0};
+	struct finding *f = add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w);
+	f->reason = reason_id(v, top);
+	f->fig.rules = (struct finding_rules){.pending_s = pend, .idle = idle, .cap = cap,
+					      .secs = secs, .most = most, .pods = pods,
+					      .rules = rules};
+	f->members = gp_xcalloc(nh, sizeof *f->members);
 	for (size_t i = 0; i < nh; i++)
-		sb_printf(&pools, "%s%s", i ? (i + 1 == nh ? " and " : ", ") : "",
-			  v->sc->pools[hidden[i]].name);
-	static const char *const phrase[] = {
-		"", "its node selector/affinity keeps", "a taint it does not tolerate keeps",
-		"its node selector/affinity and a taint it does not tolerate keep"};
-	if (spread_only)
-		sb_printf(&text, "%s waits on placement rules, not on hardware: its topology spread "
-				 "constraint keeps its pods from pool%s %s while GPUs there are idle; "
-				 "raise max_skew or use ScheduleAnyway",
-			  ws->name, nh > 1 ? "s" : "", pools.s);
-	else
-		sb_printf(&text, "%s waits on placement rules, not on hardware: %s its pods off "
-				 "pool%s %s while GPUs there are idle; relax the rule or move capacity",
-			  ws->name, phrase[rules & 3], nh > 1 ? "s" : "", pools.s);
-	sb_printf(&ev, "%.1f pod-hours pending (%lld pod%s) with rule reasons, most with \"%s\"; "
-		       "meanwhile pool%s %s had %.1f of %.0f GPUs idle on average (%.1f idle GPU-hours, "
-		       "up to %.0f at once)",
-		  pend / 3600, (long long)pods, pods == 1 ? "" : "s", top, nh > 1 ? "s" : "", pools.s, idle / secs, cap / secs,
-		  idle / 3600, most);
-	name_rules(&ev, ws);
-	for (size_t i = 0; i < nh; i++) {
-		const struct pool_spec *p = &v->sc->pools[hidden[i]];
-		for (size_t t = 0; t < p->n_taints; t++)
-			sb_printf(&ev, "; pool %s taint %s=%s", p->name, p->taints[t].key,
-				  p->taints[t].value);
-	}
-	free(pools.s);
-	struct finding *f = add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w, sb_take(&text), sb_take(&ev));
+		f->members[f->n_members++] = (int32_t)hidden[i];
 	if (ws->n_node_selector)
 		fix_set(fix(f, "%s without its node_selector", ws->name), "workloads.%s.node_selector={}",
 			ws->name);
@@ -735,21 +609,11 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 	int32_t need = (int32_t)ceil(rate * tok / (replicas * 0.7) - 1e-9);
 	if (need <= workers)
 		need = workers + 1;
-	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "%s is bound by tokenization, not by GPUs: requests wait for the CPU "
-			 "tokenizer while the GPUs idle, so more GPUs would not help; %d tokenizer "
-			 "workers a replica would",
-		  ws->name, (int)need);
-	sb_printf(&ev, "tokenizer %.3g ms a request x %.4g requests/s over %d replica%s x %d worker%s "
-		       "= %.0f%% busy; requests waited %.3g s on average for a tokenizer worker and "
-		       "%.3g s for a batch slot; replicas in iterations %.1f%% of the time; TTFT p99 "
-		       "%.3g s; SLO attainment %.1f%%",
-		  tok * 1000, rate, (int)replicas, replicas == 1 ? "" : "s", (int)workers,
-		  workers == 1 ? "" : "s", 100 * busy, metric(v, ws->name, "tokenize_wait_mean_s"),
-		  metric(v, ws->name, "request_queue_mean_s"), duty, metric(v, ws->name, "ttft_p99_s"),
-		  metric(v, ws->name, "slo_attainment_pct"));
 	struct finding *fd = add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1,
-				 (int)(ws - v->sc->workloads), sb_take(&text), sb_take(&ev));
+				 (int)(ws - v->sc->workloads));
+	fd->fig.tokenizer = (struct finding_tokenizer){.rate = rate, .busy = busy,
+						       .replicas = replicas, .workers = workers,
+						       .need = need};
 	fd->figure = busy;
 	long long us = (long long)llround(tok * 1e6);
 	fix_set(fix(fd, "%d tokenizer workers for %s", (int)need, ws->name),
@@ -767,18 +631,7 @@ static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 	    p95 > DIAGNOSE_PROMPT_START * ws->duration.mean || failed > 0 ||
 	    ws->gpu_busy >= DIAGNOSE_IDLE)
 		return;
-	struct sbuf text = {0}, ev = {0};
-	char d[32], off[32];
-	duration(ws->duration.mean, d, sizeof d);
-	duration((1 - ws->gpu_busy) * ws->duration.mean, off, sizeof off);
-	sb_printf(&text, "%s misses deadlines although its jobs start at once, and their GPUs are "
-			 "mostly idle: the time goes to CPU and I/O stages, so more or shared GPUs "
-			 "would not help; speeding up the off-GPU work would",
-		  ws->name);
-	sb_printf(&ev, "deadline met %.1f%% with queue p95 %.0f s; gpu_busy %.2f: %s of a %s job "
-		       "is off the GPU",
-		  met, p95, ws->gpu_busy, off, d);
-	add(v, STEP_APPLICATION, KIND_OFF_GPU, 100 - met, -1, (int)(ws - v->sc->workloads), sb_take(&text), sb_take(&ev));
+	add(v, STEP_APPLICATION, KIND_OFF_GPU, 100 - met, -1, (int)(ws - v->sc->workloads));
 }
 
 static void diagnose_application(struct view *v)
@@ -866,8 +719,7 @@ static bool matters(const struct view *v, double pod_seconds)
 
 /* --- allocation: admission (Kueue quota) ------------------------------------ */
 
-/* The nvidia.com/gpu line of queue q's quota, or NULL. */
-static const struct quota_entry *gpu_quota(const struct queue_spec *q)
+const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q)
 {
 	for (size_t i = 0; i < q->n_quota; i++)
 		if (!strcmp(q->quota[i].resource, "nvidia.com/gpu"))
@@ -908,35 +760,16 @@ static void admission_finding(struct view *v, size_t w)
 	if (f.secs <= 0 || f.free / f.secs < need)
 		return; /* the GPUs were busy too: not the quota alone */
 	const struct queue_spec *q = &v->sc->queues[ws->queue];
-	const struct quota_entry *e = gpu_quota(q);
+	const struct quota_entry *e = diagnose_gpu_quota(q);
 	double idle = f.free / f.secs;
-	struct sbuf text = {0}, ev = {0};
 	/* Mostly behind a StrictFIFO head: the jobs would fit, the order holds them. */
 	bool strict = 2 * kind_pending(v, w, PEND_BIT(PEND_QUEUE_ORDER), NULL) > quota_s;
-	if (strict)
-		sb_printf(&text, "%s waits on admission, not on hardware: its jobs queue behind the "
-				 "head of StrictFIFO queue %s while %.1f GPUs are free; let them pass "
-				 "it (BestEffortFIFO) or raise the quota",
-			  ws->name, q->name, idle);
-	else
-		sb_printf(&text, "%s waits on admission, not on hardware: queue %s's quota refuses "
-				 "its jobs while %.1f GPUs are free; raise the quota",
-			  ws->name, q->name, idle);
-	if (e && !isinf(e->borrowing_limit))
-		sb_printf(&text, " or its borrowing limit");
-	sb_printf(&ev, "%.1f pod-hours pending with \"%s\"; queue %s", quota_s / 3600, top, q->name);
-	if (e)
-		sb_printf(&ev, " quota nvidia.com/gpu %g", e->nominal);
-	if (e && !isinf(e->borrowing_limit))
-		sb_printf(&ev, ", borrowing limit %g", e->borrowing_limit);
-	sb_printf(&ev, q->cohort ? ", cohort %s" : ", no cohort%s", q->cohort ? q->cohort : "");
-	sb_printf(&ev, "; meanwhile the pools it may use had %.1f of %.0f GPUs free on average; a "
-		       "job asks for %.3g GPU%s",
-		  idle, f.cap / f.secs, need, need == 1 ? "" : "s");
-	struct finding *fd = add(v, STEP_ALLOCATION, KIND_ADMISSION, quota_s, -1, (int)w,
-				 sb_take(&text), sb_take(&ev));
+	struct finding *fd = add(v, STEP_ALLOCATION, KIND_ADMISSION, quota_s, -1, (int)w);
 	fd->queue = ws->queue;
 	fd->figure = idle;
+	fd->reason = reason_id(v, top);
+	fd->fig.wait = (struct finding_wait){.pending_s = quota_s, .secs = f.secs, .free = f.free,
+					     .cap = f.cap, .need = need, .strict = strict};
 	if (strict)
 		fix_set(fix(fd, "BestEffortFIFO for %s", q->name), "queues.%s.strategy=BestEffortFIFO",
 			q->name);
@@ -964,7 +797,6 @@ static void admission_finding(struct view *v, size_t w)
  * nodes) that no job fits.  Packing it is a placement policy's job. */
 static void fragmentation_finding(struct view *v, size_t w)
 {
-	const struct workload_spec *ws = &v->sc->workloads[w];
 	const char *top = NULL;
 	double res_s = kind_pending(v, w, PEND_BIT(PEND_RESOURCE), &top);
 	if (!matters(v, res_s))
@@ -975,23 +807,12 @@ static void fragmentation_finding(struct view *v, size_t w)
 		return;
 	double need = job_gpus(v, w);
 	const struct scheduler_spec *sch = &v->sc->scheduler;
-	char scoring[96];
-	scenario_scoring_name(&sch->scoring, scoring, sizeof scoring);
 	bool packs = sch->scoring.type == SCORING_MOST_ALLOCATED && sch->scoring.weight[SCORE_GPU];
-	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "%s waits on fragmentation, not on capacity: the free GPU capacity sums to "
-			 "what a job asks for but is spread over partial GPUs or nodes that no job "
-			 "fits; a placement that packs it (gpu_policy best-fit or fgd, scoring "
-			 "MostAllocated) starts it on what is free",
-		  ws->name);
-	sb_printf(&ev, "%.1f pod-hours pending with \"%s\"; while it pended, the pools it may use "
-		       "had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPU%s) in "
-		       "windows holding %.0f%% of its pending time; gpu_policy %s, scoring %s",
-		  res_s / 3600, top, f.free / f.secs, f.cap / f.secs, need, need == 1 ? "" : "s",
-		  100 * f.covered / f.pend,
-		  gpupolicy_names[sch->gpu_policy], scoring);
-	struct finding *fd = add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w,
-				 sb_take(&text), sb_take(&ev));
+	struct finding *fd = add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w);
+	fd->reason = reason_id(v, top);
+	fd->fig.wait = (struct finding_wait){.pending_s = res_s, .secs = f.secs, .free = f.free,
+					     .cap = f.cap, .need = need, .pend = f.pend,
+					     .covered = f.covered};
 	fd->figure = f.free / f.secs;
 	static const enum gpu_policy packers[] = {GPU_POLICY_BEST_FIT, GPU_POLICY_FGD,
 						  GPU_POLICY_GPU_PACKING};
@@ -1025,22 +846,21 @@ static int never_fits(struct view *v, size_t w, size_t p)
 
 /* The smallest changes that let a pod of w fit a unit of p whose memory
  * its VRAM exceeds: narrower weights, or fewer units per GPU. */
-static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p, struct sbuf *text)
+static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p)
 {
 	const struct pool_spec *ps = &v->sc->pools[p];
 	const struct workload_spec *ws = &v->sc->workloads[w];
+	struct finding_stalled *st = &fd->fig.stalled;
 	double unit = scenario_unit_memory(ps, ws);
 	int tp = ws->request == REQUEST_GPUS && ws->gpus > 0 ? ws->gpus : 1;
-	bool any = false;
 	static const enum quant narrower[] = {QUANT_INT8, QUANT_INT4};
 	for (size_t i = 0; ws->model && i < 2; i++) {
 		double now = footprint_weights_bytes(ws->model, (enum quant)ws->quantization);
 		double saved = (now - footprint_weights_bytes(ws->model, narrower[i])) / tp;
 		if (saved > 0 && ws->vram_bytes - saved <= unit) {
-			sb_printf(text, "%s%s weights (%.1f GiB a pod)", any ? ", or " : "",
-				  footprint_quant_name(narrower[i]), (ws->vram_bytes - saved) / GP_GIB);
+			st->quant = (int32_t)narrower[i];
+			st->quant_vram = ws->vram_bytes - saved;
 			fix_quant(fd, ws, narrower[i]);
-			any = true;
 			break;
 		}
 	}
@@ -1048,18 +868,15 @@ static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p, str
 	if (sh->mode == SHARING_MPS) {
 		for (int32_t r = sh->replicas / 2; r >= 1; r /= 2)
 			if (ws->vram_bytes <= ps->gpu->memory_bytes / r) {
-				sb_printf(text, "%s%s", any ? ", or " : "", r > 1 ? "MPS with fewer replicas" : "exclusive GPUs");
+				st->mps_replicas = r;
 				if (r > 1)
 					fix_replicas(fd, ps, SHARING_MPS, r);
 				else
 					fix_set(fix(fd, "exclusive GPUs on %s", ps->name),
 						"pools.%s.sharing=exclusive", ps->name);
-				any = true;
 				break;
 			}
 	}
-	if (!any)
-		sb_printf(text, "a GPU with more memory");
 }
 
 /* Work of w is left that can never start: no pool fits one of its pods. */
@@ -1084,37 +901,15 @@ static void stalled_finding(struct view *v, size_t w)
 	}
 	if (why < 0)
 		return;
-	const struct pool_spec *ps = &v->sc->pools[at];
-	struct sbuf text = {0}, ev = {0};
 	enum step step = why == PEND_VRAM ? STEP_MEMORY : why == PEND_AFFINITY ? STEP_PLACEMENT
 										 : STEP_ALLOCATION;
-	sb_printf(&text, "%s can never run: ", ws->name);
-	if (why == PEND_VRAM)
-		sb_printf(&text, "a pod needs %.1f GiB of VRAM and a unit of pool %s isolates %.1f GiB; "
-				 "it would fit with ",
-			  ws->vram_bytes / GP_GIB, ps->name, scenario_unit_memory(ps, ws) / GP_GIB);
-	else if (why == PEND_RESOURCE)
-		sb_printf(&text, "no node of pool %s offers what a pod asks for (%d GPU%s a pod, "
-				 "%d a node)",
-			  ps->name, (int)(ws->request == REQUEST_GPUS ? ws->gpus : 1),
-			  ws->request == REQUEST_GPUS && ws->gpus == 1 ? "" : "s", (int)ps->gpus_per_node);
-	else if (why == PEND_CPU)
-		sb_printf(&text, "a pod asks for more cpu or memory than a node of pool %s has",
-			  ps->name);
-	else
-		sb_printf(&text, "its placement rules keep it off every pool whose GPUs would hold it; "
-				 "relax them");
-	sb_printf(&ev, "%.0f of %.0f jobs unfinished, none completed; run status %s",
-		  unfinished, metric(v, ws->name, "jobs_submitted"), v->r->status);
 	const char *top = NULL;
 	double pend = kind_pending(v, w, ~0u, &top);
-	if (top)
-		sb_printf(&ev, "; pending with \"%s\"", top);
-	struct finding *fd = add(v, step, KIND_STALLED, 1e18 + pend, (int)at, (int)w, NULL, NULL);
+	struct finding *fd = add(v, step, KIND_STALLED, 1e18 + pend, (int)at, (int)w);
+	fd->reason = reason_id(v, top);
+	fd->fig.stalled = (struct finding_stalled){.why = why, .quant = -1};
 	if (why == PEND_VRAM)
-		fix_vram(v, fd, w, at, &text);
-	fd->text = sb_take(&text);
-	fd->evidence = sb_take(&ev);
+		fix_vram(v, fd, w, at);
 }
 
 /* --- memory: preallocation under time-slicing ------------------------------ */
@@ -1128,7 +923,6 @@ static bool preallocation_finding(struct view *v, size_t p)
 	if (ps->sharing.mode != SHARING_TIME_SLICING)
 		return false;
 	int32_t R = ps->sharing.replicas;
-	double mem = ps->gpu->memory_bytes;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		const struct workload_spec *ws = &v->sc->workloads[w];
 		const struct inference_spec *in = ws->inference;
@@ -1136,23 +930,10 @@ static bool preallocation_finding(struct view *v, size_t p)
 		if (!in || !(in->memory_fraction > 0) || !(kills > 0) || !allowed(v, w, p) ||
 		    R * in->memory_fraction <= 1)
 			continue;
-		double each = infer_server_memory(ps, ws);
-		double weights = ws->model ? footprint_weights_bytes(ws->model, (enum quant)ws->quantization)
-					   : 0;
 		double fit = floor(100 * 0.95 / R) / 100;
-		struct sbuf text = {0}, ev = {0};
-		sb_printf(&text, "pool %s: time-slicing x%d puts %d servers of %s on a GPU, each "
-				 "preallocating memory_fraction %.2g of it (%.0f%% together), so they are "
-				 "OOM-killed; the preallocation is the cause, not the weights: "
-				 "memory_fraction %.2g would fit",
-			  ps->name, (int)R, (int)R, ws->name, in->memory_fraction,
-			  100 * R * in->memory_fraction, fit);
-		sb_printf(&ev, "%.0f OOM kills of %s; memory_fraction %.2g x %.0f GiB = %.1f GiB a server: "
-			       "%d x %.1f = %.1f GiB on %.0f GiB GPUs; its weights take %.1f GiB",
-			  kills, ws->name, in->memory_fraction, mem / GP_GIB, each / GP_GIB, (int)R, each / GP_GIB,
-			  R * each / GP_GIB, mem / GP_GIB, weights / GP_GIB);
-		struct finding *fd = add(v, STEP_MEMORY, KIND_PREALLOCATION, kills, (int)p, (int)w,
-					 sb_take(&text), sb_take(&ev));
+		struct finding *fd = add(v, STEP_MEMORY, KIND_PREALLOCATION, kills, (int)p, (int)w);
+		fd->fig.prealloc.kills = kills;
+		fd->fig.prealloc.fit = fit;
 		fix_set(fix(fd, "memory_fraction %.2g for %s", fit, ws->name),
 			"workloads.%s.memory_fraction=%.2g", ws->name, fit);
 		if (R > 2)
@@ -1176,7 +957,6 @@ static void kv_cache_finding(struct view *v, size_t w)
 	if (!(slo < 1) || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
 	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
 		return;
-	struct sbuf text = {0}, ev = {0};
 	int32_t share = 1;
 	for (size_t p = 0; p < v->sc->n_pools; p++)
 		if (allowed(v, w, p) && v->sc->pools[p].sharing.mode == SHARING_TIME_SLICING &&
@@ -1185,16 +965,10 @@ static void kv_cache_finding(struct view *v, size_t w)
 	double target = floor(100 * 0.9 / share) / 100;
 	if (target <= in->memory_fraction)
 		return;
-	sb_printf(&text, "%s is starved of KV cache: memory_fraction %.2g leaves its server too "
-			 "few KV blocks, so sequences are preempted and requests queue for admission; "
-			 "memory_fraction %.2g would give it the memory",
-		  ws->name, in->memory_fraction, target);
-	sb_printf(&ev, "%.0f preemptions over %.0f requests; TTFT p99 %.3g s, of which the wait for "
-		       "admission averages %.3g s; SLO attainment %.1f%%; max_batch %d",
-		  pre, reqs, metric(v, ws->name, "ttft_p99_s"), metric(v, ws->name, "request_queue_mean_s"),
-		  metric(v, ws->name, "slo_attainment_pct"), (int)in->max_batch);
-	struct finding *fd = add(v, STEP_MEMORY, KIND_KV_CACHE, pre, -1, (int)w, sb_take(&text),
-				 sb_take(&ev));
+	struct finding *fd = add(v, STEP_MEMORY, KIND_KV_CACHE, pre, -1, (int)w);
+	fd->fig.kv.target = target;
+	fd->fig.kv.preemptions = pre;
+	fd->fig.kv.requests = reqs;
 	fd->figure = pre;
 	fix_set(fix(fd, "memory_fraction %.2g for %s", target, ws->name),
 		"workloads.%s.memory_fraction=%.2g", ws->name, target);
@@ -1214,18 +988,9 @@ static void autoscaler_finding(struct view *v, size_t w)
 			at_max += v->len[k];
 	if (at_max < DIAGNOSE_PENDING_SHARE * v->span)
 		return;
-	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
-			 "higher max_replicas (the pool permitting) would",
-		  ws->name, (int)in->max_replicas);
-	char d[32], span[32];
-	duration(at_max, d, sizeof d);
-	duration(v->span, span, sizeof span);
-	sb_printf(&ev, "replicas at max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
-		  (int)in->max_replicas, d, span, metric(v, ws->name, "ttft_p99_s"),
-		  metric(v, ws->name, "slo_attainment_pct"));
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w,
-				 sb_take(&text), sb_take(&ev));
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
+	fd->fig.scaling.at_max_s = at_max;
+	fd->fig.scaling.span = v->span;
 	fix_set(fix(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
 		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
 }
@@ -1249,20 +1014,10 @@ static void node_group_max_finding(struct view *v, const struct pool_scaling *ps
 	const struct pool_spec *p = &v->sc->pools[ps->pool];
 	if (!p->autoscale.on || ps->at_max_s <= 0 || ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->span)
 		return;
-	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "pool %s's cluster autoscaler sits at its max of %d nodes while pods it "
-			 "could host wait: the max, not provisioning, limits the work; a higher max "
-			 "would let the pool grow",
-		  p->name, (int)p->autoscale.max);
-	char d[32], span[32];
-	duration(ps->at_max_s, d, sizeof d);
-	duration(v->span, span, sizeof span);
-	sb_printf(&ev, "at max with pods pending %s of %s; queue p95 %.0f s, deadlines met %.1f%%; "
-		       "%lld scale-ups, %.2f node-hours",
-		  d, span, metric(v, "all", "queue_time_p95_s"), metric(v, "all", "deadline_met_pct"),
-		  (long long)ps->scale_ups, ps->node_hours);
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1,
-				 sb_take(&text), sb_take(&ev));
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1);
+	fd->fig.scaling = (struct finding_scaling){.at_max_s = ps->at_max_s, .span = v->span,
+						   .node_hours = ps->node_hours,
+						   .scale_ups = ps->scale_ups};
 	fd->figure = ps->at_max_s;
 	int32_t more = p->autoscale.max * 2;
 	fix_set(fix(fd, "autoscale max %d for %s", (int)more, p->name), "pools.%s.autoscale.max=%d",
@@ -1280,19 +1035,12 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 		return;
 	int32_t warm = (int32_t)ceil(ps->peak_nodes - 1e-9);
 	warm = warm < 1 ? 1 : warm > p->autoscale.max ? p->autoscale.max : warm;
-	struct sbuf text = {0}, ev = {0};
-	char d[32];
-	duration(sim_seconds(p->autoscale.provision_time), d, sizeof d);
-	sb_printf(&text, "pool %s: pods wait for nodes to be provisioned (%s each), not for "
-			 "capacity: its autoscaler stayed below its max; %d warm node(s) (autoscale "
-			 "min) or faster provisioning would cut the wait, at the price of idle nodes",
-		  p->name, d, (int)warm);
-	sb_printf(&ev, "%.0f of %.0f pending pod-seconds waiting for provisioning; %lld scale-ups, "
-		       "%lld nodes removed, %.2f node-hours; queue p95 %.0f s",
-		  ps->provisioning_wait_s, pending, (long long)ps->scale_ups,
-		  (long long)ps->scale_downs, ps->node_hours, metric(v, "all", "queue_time_p95_s"));
 	struct finding *fd = add(v, STEP_CAPACITY, KIND_PROVISIONING, ps->provisioning_wait_s,
-				 ps->pool, -1, sb_take(&text), sb_take(&ev));
+				 ps->pool, -1);
+	fd->fig.scaling = (struct finding_scaling){.wait_s = ps->provisioning_wait_s,
+						   .pending_s = pending, .node_hours = ps->node_hours,
+						   .scale_ups = ps->scale_ups,
+						   .scale_downs = ps->scale_downs, .warm = warm};
 	fd->figure = ps->provisioning_wait_s;
 	struct finding_fix *x = fix(fd, "autoscale min %d for %s", (int)warm, p->name);
 	fix_set(x, "pools.%s.nodes=%d", p->name, (int)warm);
@@ -1324,20 +1072,7 @@ static void capacity_finding(struct view *v)
 		if (pool < 0 || a > most)
 			pool = (int)p, most = a;
 	}
-	double alloc = metric(v, "all", "gpu_allocation_pct"), engine = metric(v, "all", "engine_active_pct");
-	struct sbuf text = {0}, ev = {0};
-	sb_printf(&text, "capacity: work waits for busy GPUs, and neither allocation, memory, "
-			 "placement nor the application explains it; a larger pool would (advise "
-			 "searches for the smallest)");
-	sb_printf(&ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
-	if (!isnan(met))
-		sb_printf(&ev, ", deadlines met %.1f%%", met);
-	if (!isnan(slo))
-		sb_printf(&ev, ", SLO %s", slo >= 1 ? "met" : "missed");
-	sb_printf(&ev, "; GPUs %.1f%% allocated, the allocated ones %.1f%% engine-active; no quota, "
-		       "rule or fragmentation reason and no OOM kill",
-		  alloc, share_pct(engine, alloc));
-	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, pool, -1, sb_take(&text), sb_take(&ev));
+	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, pool, -1);
 }
 
 /* Whether some finding already explains workload w's wait: it names w, or
@@ -1371,23 +1106,8 @@ static void workload_capacity_finding(struct view *v, size_t w)
 	}
 	if (pool < 0)
 		return; /* nowhere to run: the stalled finding's case */
-	const struct pool_spec *ps = &v->sc->pools[pool];
-	struct sbuf text = {0}, ev = {0};
-	if (ws->request == REQUEST_MIG)
-		sb_printf(&text, "%s waits for a %s instance of pool %s, all held by other "
-				 "pods; more nodes, or a MIG layout with more %s instances, would start it",
-			  ws->name, ws->mig_profile, ps->name, ws->mig_profile);
-	else
-		sb_printf(&text, "%s waits for busy GPUs of pool %s, and neither allocation, "
-				 "memory nor placement explains it; a larger pool would (advise searches "
-				 "for the smallest)",
-			  ws->name, ps->name);
-	sb_printf(&ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
-	if (!isnan(met))
-		sb_printf(&ev, ", deadlines met %.1f%%", met);
-	sb_printf(&ev, "; pool %s %.1f%% allocated", ps->name, most);
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w,
-				 sb_take(&text), sb_take(&ev));
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w);
+	fd->fig.capacity.pool_alloc_pct = most;
 	fd->figure = isnan(p95) ? 0 : p95;
 }
 

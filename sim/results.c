@@ -47,6 +47,7 @@ void finding_free(struct finding *f)
 {
 	free(f->text);
 	free(f->evidence);
+	free(f->members);
 	for (size_t i = 0; i < f->n_fixes; i++) {
 		free(f->fixes[i].label);
 		for (size_t k = 0; k < f->fixes[i].n_sets; k++)
@@ -61,6 +62,11 @@ void finding_copy(struct finding *dst, const struct finding *src)
 	*dst = *src;
 	dst->text = src->text ? gp_xstrdup(src->text) : NULL;
 	dst->evidence = src->evidence ? gp_xstrdup(src->evidence) : NULL;
+	dst->members = NULL;
+	if (src->n_members) {
+		dst->members = gp_xmalloc(src->n_members * sizeof *dst->members);
+		memcpy(dst->members, src->members, src->n_members * sizeof *dst->members);
+	}
 	dst->fixes = NULL;
 	dst->n_fixes = 0;
 	for (size_t i = 0; i < src->n_fixes; i++) {

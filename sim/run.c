@@ -5,6 +5,7 @@
 #include "gpuplan/run.h"
 
 #include "gpuplan/diagnose.h"
+#include "gpuplan/explain.h"
 #include "gpuplan/inflation.h"
 #include "gpuplan/metrics.h"
 #include "gpuplan/sim.h"
@@ -30,6 +31,7 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 	metrics_reduce(s, sc, out);
 	sim_finish(s, out);
 	diagnose_run(sc, out); /* reads only the results */
+	explain_results(sc, out); /* the findings' sentences, for the store and reports */
 	out->wall_seconds = wall_now() - t0;
 	return GP_OK;
 }

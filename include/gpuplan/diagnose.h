@@ -4,8 +4,9 @@
  *
  * The diagnosis follows the order that separates the causes; every finding
  * is derived from what the run recorded (pending reasons by kind, kills per
- * workload, timeseries windows, inference metrics), carries its figures in
- * its evidence, and names its alternatives as --set overrides (struct
+ * workload, timeseries windows, inference metrics), carries its figures as
+ * typed values (union finding_figures, results.h; explain.h puts them in
+ * words), and names its alternatives as --set overrides (struct
  * finding_fix, results.h) that advise runs:
  *   1. allocation   sharing: work pends on a pool whose GPUs are mostly
  *                   allocated and mostly idle (sharing modes); admission: a
@@ -100,7 +101,12 @@ bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w
  * off it: the capacity a placement finding says the rules hide. */
 void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
 
-/* Adds the ranked findings of a finished run to r (r->findings, owned by r). */
+/* The nvidia.com/gpu line of queue q's quota, or NULL. */
+const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q);
+
+/* Adds the ranked findings of a finished run to r (r->findings, owned by r):
+ * typed values only, text and evidence NULL until explain_results
+ * (explain.h) makes them. */
 void diagnose_run(const struct scenario *sc, struct results *r);
 
 

@@ -189,7 +189,73 @@ struct finding_fix {
 	size_t n_sets;
 };
 
-/* One finding of the diagnosis (diagnose.h), a row of the findings table. */
+/* The rules a placement finding's pending reasons name (finding_figures.rules). */
+enum { FINDING_RULE_AFFINITY = 1, FINDING_RULE_TAINT = 2, FINDING_RULE_SPREAD = 4 };
+
+/* The figures a finding's sentences are made of, by kind: what the diagnosis
+ * computed.  What the scenario or the run's metrics already hold (names,
+ * memory, queue p95, SLO attainment) is looked up there by explain.h. */
+union finding_figures {
+	struct finding_pool {   /* sharing, vram-full: over the windows in which
+				 * work the pool could host pended */
+		double pend_s, span; /* seconds of those windows; of all windows */
+		double pods, gpus;   /* pending pod- and GPU-seconds */
+		double cap, alloc, engine, sm; /* the pool's GPU-seconds */
+		double vram;         /* GiB-seconds of VRAM used */
+		double pod_gib;      /* vram-full: the smallest pending pod's VRAM */
+	} pool;
+	struct {
+		double kills;        /* on the pool */
+	} oom;
+	struct {
+		double kills;        /* of the workload */
+		double fit;          /* the memory_fraction that would fit */
+	} prealloc;
+	struct {
+		double target;       /* the memory_fraction that would give it the memory */
+		double preemptions, requests;
+	} kv;
+	struct finding_scaling { /* autoscaler-max, node-group-max, provisioning */
+		double at_max_s, span;   /* seconds at max (with pods pending); of all windows */
+		double wait_s, pending_s; /* provisioning: pod-seconds waiting for nodes; pending */
+		double node_hours;
+		int64_t scale_ups, scale_downs;
+		int32_t warm;        /* provisioning: the nodes to keep warm */
+	} scaling;
+	struct {
+		double pool_alloc_pct; /* a workload's: its busiest pool's allocation */
+	} capacity;
+	struct finding_rules {
+		double pending_s;    /* pod-seconds with a rule's reason */
+		double idle, cap, secs; /* GPU-seconds idle and in capacity in the hidden
+					 * pools, seconds, over the windows w pended */
+		double most;         /* most GPUs idle there at once */
+		int64_t pods;
+		int32_t rules;       /* FINDING_RULE_* the messages name */
+	} rules;
+	struct finding_tokenizer {
+		double rate, busy;   /* requests/s offered; tokenizer utilisation */
+		int32_t replicas, workers, need;
+	} tokenizer;
+	struct finding_wait {    /* admission, fragmentation: the windows w pended */
+		double pending_s;    /* pod-seconds with a quota (resource) reason */
+		double secs, free, cap; /* seconds; GPU-seconds free and in capacity */
+		double need;         /* GPUs a job asks for */
+		double pend, covered; /* fragmentation: w's pending pod-seconds, of which
+				       * in windows whose free capacity held a job */
+		bool strict;         /* admission: mostly behind a StrictFIFO head */
+	} wait;
+	struct finding_stalled {
+		int32_t why;         /* enum pend_kind: PEND_VRAM, RESOURCE, CPU or AFFINITY */
+		int32_t quant;       /* an enum quant that fits, or -1 */
+		double quant_vram;   /* a pod's VRAM with it, bytes */
+		int32_t mps_replicas; /* MPS replicas that fit (1: exclusive), or 0 */
+	} stalled;
+};
+
+/* One finding of the diagnosis (diagnose.h), a row of the findings table.
+ * The diagnosis fills the typed fields; text and evidence are made from them
+ * by explain.h (NULL until then). */
 struct finding {
 	int32_t rank;        /* 1 = the first thing to look at */
 	uint8_t step;        /* enum finding_step */
@@ -199,8 +265,14 @@ struct finding {
 	int32_t queue;       /* index into scenario.queues; -1: none */
 	double weight;       /* how much it explains (pod- or GPU-seconds, kills, ...) */
 	double figure;       /* the kind's headline figure (GPUs free, preemptions, ...) */
-	char *text;          /* owned: what is wrong and what would help */
-	char *evidence;      /* owned: the figures that support it */
+	int32_t reason;      /* the longest pending reason it cites: an index into
+			      * results.reason_texts; -1: none */
+	int32_t *members;    /* owned: the workloads it is about (sharing, oom,
+			      * vram-full) or the pools a rule hides (rules) */
+	size_t n_members;
+	union finding_figures fig;
+	char *text;          /* owned: what is wrong and what would help (explain.h) */
+	char *evidence;      /* owned: the figures that support it (explain.h) */
 	struct finding_fix *fixes; /* owned: the alternatives it names, best guess first */
 	size_t n_fixes;
 };
