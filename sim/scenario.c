@@ -250,7 +250,8 @@ static int check_hosted(struct loader *ld, const struct ynode *list)
 		char res[80];
 		if (!offered)
 			return gp_located(ld->err, at,
-					  "no pool offers %s; expected a pool with %s",
+					  "no pool offers %s%s; expected a pool with %s",
+					  w->request == REQUEST_MILLI ? "fractional shares of " : "",
 					  scenario_resource_name(w, res, sizeof res),
 					  w->request == REQUEST_MIG ? "a MIG layout that includes it"
 					  : w->request == REQUEST_MILLI

@@ -84,8 +84,25 @@ int search_parse_value(const char *text, struct search_value *v, struct gp_err *
 	return GP_OK;
 }
 
+/* Bounds in two duration units ("30s", "10m") become seconds. */
+static void same_duration_unit(struct search_spec *s)
+{
+	char a[32], b[32];
+	sim_time ta, tb;
+	snprintf(a, sizeof a, "1%s", s->lo.suffix);
+	snprintf(b, sizeof b, "1%s", s->hi.suffix);
+	if (!s->lo.suffix[0] || !s->hi.suffix[0] || units_duration(a, &ta) || units_duration(b, &tb))
+		return;
+	s->lo.number *= sim_seconds(ta);
+	s->hi.number *= sim_seconds(tb);
+	snprintf(s->lo.suffix, sizeof s->lo.suffix, "s");
+	snprintf(s->hi.suffix, sizeof s->hi.suffix, "s");
+}
+
 int search_check_range(struct search_spec *s, struct gp_err *err)
 {
+	if (strcmp(s->lo.suffix, s->hi.suffix))
+		same_duration_unit(s);
 	if (strcmp(s->lo.suffix, s->hi.suffix))
 		return gp_errorf(err, GP_EINPUT, "--lo and --hi have different units ('%s', '%s')",
 				 s->lo.suffix, s->hi.suffix);

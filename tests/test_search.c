@@ -182,3 +182,20 @@ Test(search, parses_conditions)
 	cr_assert_eq(c.op, OP_LT);
 	cr_assert_eq(search_parse_condition("x >= ", &c, &err), GP_EINPUT);
 }
+
+/* Bounds in two duration units bisect in seconds: 30s..10m is 30..600 s. */
+Test(search, duration_bounds_in_two_units_become_seconds)
+{
+	struct search_spec s = {0};
+	struct gp_err err;
+	cr_assert_eq(search_parse_value("30s", &s.lo, &err), GP_OK);
+	cr_assert_eq(search_parse_value("10m", &s.hi, &err), GP_OK);
+	cr_assert_eq(search_check_range(&s, &err), GP_OK, "%s", err.msg);
+	cr_expect_float_eq(s.lo.number, 30, 0);
+	cr_expect_float_eq(s.hi.number, 600, 0);
+	cr_expect_str_eq(s.lo.suffix, "s");
+	cr_expect(s.integer);
+	cr_assert_eq(search_parse_value("2/s", &s.lo, &err), GP_OK);
+	cr_assert_eq(search_parse_value("10m", &s.hi, &err), GP_OK);
+	cr_expect_eq(search_check_range(&s, &err), GP_EINPUT, "a rate and a duration do not mix");
+}
