@@ -93,126 +93,21 @@
 
 #include "gpuplan/arrivals.h"
 #include "gpuplan/requests.h"
-#include "gpuplan/sort.h"
 
 #include <assert.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK FOOTPRINT_BLOCK_TOKENS
-#define HPA_TOLERANCE 0.1
-
-enum req_state { RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
-
-/* One request of a service, by index in arrival order. */
-struct req {
-	sim_time arrival;
-	sim_time ready;       /* tokenized */
-	sim_time admitted;    /* first admission; SIM_NEVER before */
-	sim_time first;       /* first token; SIM_NEVER before */
-	sim_time done;        /* SIM_NEVER before */
-	int32_t prompt, output;
-	int32_t generated;    /* survives preemption */
-	uint8_t state;        /* enum req_state */
-	bool slo_met, verified;
-};
-
-/* A running sequence of a replica. */
-struct seq {
-	uint32_t req;
-	int32_t target;       /* tokens to prefill: prompt (+ generated, after a preemption) */
-	int32_t kv;           /* tokens in the KV cache */
-	int32_t generated, output;
-	int32_t blocks;       /* KV blocks held */
-	int32_t sched;        /* tokens computed in the current iteration */
-};
-
-enum rep_state { RS_UNUSED, RS_PENDING, RS_STARTING, RS_READY, RS_DRAINING, RS_BACKOFF };
-
-struct replica {
-	int32_t svc;
-	uint8_t state;        /* enum rep_state */
-	bool busy;            /* an iteration is in flight */
-	bool active;          /* counted in the activity gauges */
-	uint16_t gen;         /* of the live iteration or wake-up event */
-	uint16_t life;        /* of the slot's current pod: its ready and retry events */
-	struct cluster_grant grant;
-	int32_t pool;
-	double memory;        /* per GPU */
-	double eng_w, sm_w;   /* per GPU while active */
-	struct roofline roof;
-	int64_t blocks, free_blocks;
-	/* waiting requests: a ring of request indices */
-	uint32_t *wait;
-	uint32_t wait_head, wait_n, wait_cap;
-	struct seq *run;      /* max_batch, in admission order */
-	int32_t n_run;
-	int64_t outstanding;  /* waiting + running */
-	sim_time *tok_free;   /* per tokenizer worker: free from then (in infer.tok) */
-	sim_time wake_at;     /* of the pending wake-up; SIM_NEVER: none */
-	/* the iteration in flight: its exclusive work left (µs) at rate since last */
-	double remaining, rate, u;
-	sim_time iter_start, last;
-	int32_t restarts;
-	sim_time ready_since; /* SIM_NEVER: not serving */
-	double busy_us, ready_us;
-	double demand;        /* GPUs' worth in the demand gauge */
-};
-
-struct service {
-	int32_t w;            /* workload index */
-	const struct workload_spec *ws;
-	const struct inference_spec *is;
-	struct request_stream stream;
-	struct req *reqs;
-	size_t n_reqs, cap_reqs;
-	uint32_t *backlog;    /* ring: requests waiting for a ready replica */
-	uint32_t back_head, back_n, back_cap;
-	int32_t first_rep, n_reps; /* slots in infer.reps */
-	int32_t rr;           /* round-robin cursor */
-	int32_t *history;     /* autoscaler recommendations, a ring */
-	int32_t n_history, history_at;
-	bool arriving;
-	int64_t outstanding;  /* arrived, not done or rejected */
-	int64_t preemptions;
-	int64_t oom_kills;    /* replicas killed for overflowing VRAM */
-	int64_t evicted;      /* replicas whose node was taken away (spot, scale-down) */
-	int64_t verified;     /* requests within SLO that passed quality */
-	double demand_unit;   /* GPUs' worth of one replica before placement */
-	uint64_t quality_seed;
-};
-
-struct infer {
-	const struct scenario *sc;
-	struct infer_host h;
-	struct service *svcs;
-	size_t n_svcs;
-	struct replica *reps;
-	size_t n_reps;
-	sim_time *tok;            /* tokenizer workers of every replica */
-	double *gpu_eng, *gpu_sm; /* per GPU: sums over active replicas, uncapped */
-	int64_t pending;          /* replicas pending placement */
-	unsigned news;            /* INFER_ flags since the last infer_news */
-	sim_time progress_at;     /* the last arrival or completion (INFER_PROGRESS) */
-};
-
-static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }
-
-static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
-
-static inline struct service *svc_of(struct infer *in, const struct replica *r)
-{
-	return &in->svcs[r->svc];
-}
+#include "infer_int.h"
 
 /* --- the server model's inputs ------------------------------------------- */
 
 /* A replica's pod, as the scheduler sees it. */
 static struct pod_request pod_of(const struct service *s)
 {
-	return (struct pod_request){s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0, false};
+	return (struct pod_request){s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0,
+				    false};
 }
 
 sim_time infer_iteration_time(double seconds)
@@ -239,8 +134,9 @@ double infer_server_memory(const struct pool_spec *p, const struct workload_spec
 	struct footprint fp;
 	footprint_compute(w->model, (enum quant)w->quantization, (enum quant)is->kv_cache,
 			  is->tensor_parallel, unit, &fp);
-	double all = fp.weights_per_gpu + fp.overhead_per_gpu +
-		     (double)(is->max_batch * blocks_for(is->context) * BLOCK) * fp.kv_bytes_per_token;
+	double all =
+		fp.weights_per_gpu + fp.overhead_per_gpu +
+		(double)(is->max_batch * blocks_for(is->context) * BLOCK) * fp.kv_bytes_per_token;
 	return all < unit ? all : unit;
 }
 
@@ -575,8 +471,8 @@ static void plan_prefills(struct infer *in, struct replica *r, int32_t budget, b
 		if (q->admitted == SIM_NEVER)
 			q->admitted = now;
 		int32_t chunk = target < budget ? target : budget;
-		r->run[r->n_run++] = (struct seq){id, target, 0, q->generated, q->output,
-						  (int32_t)need, chunk};
+		r->run[r->n_run++] =
+			(struct seq){id, target, 0, q->generated, q->output, (int32_t)need, chunk};
 		budget -= chunk;
 		roofline_add_prefill(w, chunk, 0);
 	}
@@ -669,8 +565,8 @@ static void kick(struct infer *in, struct replica *r)
 		if (ready > now_of(in) && r->wake_at != ready) {
 			r->wake_at = ready;
 			r->gen++;
-			engine_push(in->h.engine, ready, EV_INFER_ITERATION, (uint32_t)(r - in->reps),
-				    r->gen);
+			engine_push(in->h.engine, ready, EV_INFER_ITERATION,
+				    (uint32_t)(r - in->reps), r->gen);
 		}
 	}
 }
@@ -762,8 +658,9 @@ static void on_arrival(struct infer *in, struct service *s)
 	while (arrivals_requests_take(&s->stream, now, &nr)) {
 		GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
 		uint32_t id = (uint32_t)s->n_reqs++;
-		s->reqs[id] = (struct req){now, now, SIM_NEVER, SIM_NEVER, SIM_NEVER, nr.prompt,
-					   nr.output, 0, RQ_WAITING, false, false};
+		s->reqs[id] =
+			(struct req){now,       now, SIM_NEVER,  SIM_NEVER, SIM_NEVER, nr.prompt,
+				     nr.output, 0,   RQ_WAITING, false,     false};
 		s->outstanding++;
 		gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 		struct replica *r = route(in, s);
@@ -776,7 +673,8 @@ static void on_arrival(struct infer *in, struct service *s)
 	in->news |= INFER_PROGRESS;
 	in->progress_at = now;
 	if (s->stream.next != SIM_NEVER)
-		engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)(s - in->svcs), 0);
+		engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL,
+			    (uint32_t)(s - in->svcs), 0);
 	else
 		s->arriving = false;
 }
@@ -791,7 +689,8 @@ static bool overflows(const struct infer *in, const struct replica *r)
 	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
 	double memory = in->sc->pools[r->pool].gpu->memory_bytes;
 	for (int i = 0; i < nd->gpus; i++)
-		if ((r->grant.gpu_mask >> i & 1) && in->h.cluster->gpus[nd->first_gpu + i].vram_used > memory)
+		if ((r->grant.gpu_mask >> i & 1) &&
+		    in->h.cluster->gpus[nd->first_gpu + i].vram_used > memory)
 			return true;
 	return false;
 }
@@ -871,8 +770,9 @@ static void crash(struct infer *in, struct replica *r)
 	r->demand = 0;
 	r->state = RS_BACKOFF;
 	if (infer_work_left(in))
-		engine_push(in->h.engine, now_of(in) + sim_backoff(s->ws->restart_backoff, r->restarts++), EV_INFER_RETRY,
-			    (uint32_t)(r - in->reps), r->life);
+		engine_push(in->h.engine,
+			    now_of(in) + sim_backoff(s->ws->restart_backoff, r->restarts++),
+			    EV_INFER_RETRY, (uint32_t)(r - in->reps), r->life);
 }
 
 /* Tries to place pending replica r now; `initial` replicas serve at once. */
@@ -885,8 +785,8 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 	r->life++;
 	gauge(in, -1, s->w, GAUGE_PENDING, -1);
 	struct footprint fp;
-	footprint_compute(s->ws->model, (enum quant)s->ws->quantization, (enum quant)s->is->kv_cache,
-			  s->is->tensor_parallel, r->memory, &fp);
+	footprint_compute(s->ws->model, (enum quant)s->ws->quantization,
+			  (enum quant)s->is->kv_cache, s->is->tensor_parallel, r->memory, &fp);
 	if (overflows(in, r) || fp.kv_blocks < blocks_for(s->is->context)) {
 		crash(in, r);
 		return true;
@@ -1014,7 +914,7 @@ static int32_t recommend(const struct inference_spec *is, int64_t waiting_n, int
 	} else {
 		double ratio = ((double)waiting_n / ready) / is->target_queue;
 		desired = fabs(ratio - 1) <= HPA_TOLERANCE ? current
-							    : (int32_t)ceil(current * ratio - 1e-9);
+							   : (int32_t)ceil(current * ratio - 1e-9);
 	}
 	if (desired < is->replicas)
 		desired = is->replicas;
@@ -1025,8 +925,8 @@ static int32_t recommend(const struct inference_spec *is, int64_t waiting_n, int
 static struct replica *victim(struct infer *in, struct service *s)
 {
 	struct replica *best = NULL;
-	static const int rank[] = {[RS_PENDING] = 0, [RS_BACKOFF] = 1, [RS_STARTING] = 2,
-				   [RS_READY] = 3};
+	static const int rank[] = {
+		[RS_PENDING] = 0, [RS_BACKOFF] = 1, [RS_STARTING] = 2, [RS_READY] = 3};
 	for (int32_t k = s->n_reps - 1; k >= 0; k--) {
 		struct replica *r = &in->reps[s->first_rep + k];
 		if (r->state != RS_PENDING && r->state != RS_BACKOFF && r->state != RS_STARTING &&
@@ -1216,7 +1116,8 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 			GP_GROW(s->reqs, s->cap_reqs, (size_t)expect);
 		s->n_history = (int32_t)(s->is->scale_down_window / s->is->scale_interval) + 1;
 		s->history = gp_xcalloc((size_t)s->n_history, sizeof *s->history);
-		s->quality_seed = arrivals_stream_seed(sc->seed ^ UINT64_C(0x7175616c697479), ws->name);
+		s->quality_seed =
+			arrivals_stream_seed(sc->seed ^ UINT64_C(0x7175616c697479), ws->name);
 		s->demand_unit = 1;
 		for (size_t p = 0; p < sc->n_pools; p++)
 			if (placement_equivalent(host->placer, w, p, 1) > 0) {
@@ -1264,7 +1165,8 @@ void infer_start(struct infer *in)
 		if (s->arriving)
 			engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)i, 0);
 		if (s->is->target_queue > 0)
-			engine_push(in->h.engine, s->is->scale_interval, EV_INFER_SCALE, (uint32_t)i, 0);
+			engine_push(in->h.engine, s->is->scale_interval, EV_INFER_SCALE,
+				    (uint32_t)i, 0);
 	}
 }
 
@@ -1288,206 +1190,4 @@ void infer_destroy(struct infer *in)
 	free(in->gpu_eng);
 	free(in->gpu_sm);
 	free(in);
-}
-
-/* --- results ---------------------------------------------------------------- */
-
-/* The p-th percentile of v[0..n) as gsl_stats_quantile_from_sorted_data
- * defines it (linear between order statistics); sorts v. */
-static double pct(double *v, size_t n, double p)
-{
-	if (!n)
-		return NAN;
-	size_t k = 1;
-	while (k < n && v[k - 1] <= v[k])
-		k++;
-	if (k < n) /* sorted by the previous percentile of the same figures */
-		sort_doubles(v, n);
-	double at = (double)(n - 1) * p / 100;
-	size_t i = (size_t)floor(at);
-	double frac = at - (double)i;
-	return frac == 0 || i + 1 >= n ? v[i] : v[i] + frac * (v[i + 1] - v[i]);
-}
-
-static double mean_of(const double *v, size_t n) { return n ? gsl_stats_mean(v, 1, n) : NAN; }
-
-/* Latencies of the completed requests of one scope, plus what the SLO
- * check needs: each bound at its percentile, with requests that failed or
- * never finished counting as infinitely late. */
-struct figures {
-	double *ttft, *tpot, *e2e, *queue;
-	size_t n_done, n_tpot, n_queue;
-	int64_t submitted, rejected, tokens, slo_met, verified, preemptions;
-	sim_time first_arrival, last_done;
-	double busy_us, ready_us;
-	bool slo_holds;
-	double tok_wait;          /* seconds admitted requests waited for a tokenizer worker */
-};
-
-static void add_service(struct infer *in, const struct service *s, struct figures *f)
-{
-	for (size_t i = 0; i < s->n_reqs; i++) {
-		const struct req *q = &s->reqs[i];
-		f->submitted++;
-		if (f->first_arrival == SIM_NEVER || q->arrival < f->first_arrival)
-			f->first_arrival = q->arrival;
-		f->rejected += q->state == RQ_REJECTED;
-		f->slo_met += q->slo_met;
-		f->verified += q->verified;
-		if (q->admitted != SIM_NEVER) {
-			f->queue[f->n_queue++] = sim_seconds(q->admitted - q->ready);
-			f->tok_wait += fmax(0, sim_seconds(q->ready - q->arrival - s->is->tokenize));
-		}
-		if (q->state != RQ_DONE)
-			continue;
-		f->tokens += q->output;
-		f->ttft[f->n_done] = sim_seconds(q->first - q->arrival);
-		f->e2e[f->n_done++] = sim_seconds(q->done - q->arrival);
-		if (q->output > 1)
-			f->tpot[f->n_tpot++] = sim_seconds(q->done - q->first) / (q->output - 1);
-		if (f->last_done == SIM_NEVER || q->done > f->last_done)
-			f->last_done = q->done;
-	}
-	f->preemptions += s->preemptions;
-	sim_time end = in->h.engine->now;
-	for (int32_t k = 0; k < s->n_reps; k++) {
-		const struct replica *r = &in->reps[s->first_rep + k];
-		f->busy_us += r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
-		f->ready_us += r->ready_us + (r->ready_since != SIM_NEVER ? (double)(end - r->ready_since) : 0);
-	}
-}
-
-/* Whether each SLO bound holds at its percentile over all submitted requests. */
-static bool slo_holds(const struct slo_spec *slo, const struct figures *f)
-{
-	size_t n = (size_t)f->submitted;
-	if (!n)
-		return true;
-	/* Requests that did not complete are later than any bound. */
-	double missing = (double)(n - f->n_done) / (double)n * 100;
-	const sim_time bounds[] = {slo->ttft, slo->e2e};
-	const double *values[] = {f->ttft, f->e2e};
-	for (size_t b = 0; b < 2; b++) {
-		if (!bounds[b])
-			continue;
-		if (missing > 100 - slo->percentile)
-			return false;
-		/* The percentile over n when the missing ones sort last. */
-		double at = pct((double *)values[b], f->n_done, fmin(100, slo->percentile * (double)n /
-								  (double)f->n_done));
-		if (at > sim_seconds(bounds[b]))
-			return false;
-	}
-	if (slo->tpot && f->n_tpot && pct(f->tpot, f->n_tpot, slo->percentile) > sim_seconds(slo->tpot))
-		return false;
-	return true;
-}
-
-static void write_figures(struct results *out, const char *scope, struct figures *f)
-{
-	double span = f->last_done != SIM_NEVER ? sim_seconds(f->last_done - f->first_arrival) : NAN;
-	double done = (double)f->n_done;
-	results_add_metric(out, scope, "requests_submitted", (double)f->submitted, "requests");
-	results_add_metric(out, scope, "requests_completed", done, "requests");
-	results_add_metric(out, scope, "requests_rejected", (double)f->rejected, "requests");
-	results_add_metric(out, scope, "requests_unfinished",
-			   (double)(f->submitted - f->rejected) - done, "requests");
-	results_add_metric(out, scope, "throughput_rps", span > 0 ? done / span : NAN, "rps");
-	results_add_metric(out, scope, "tokens_per_s", span > 0 ? (double)f->tokens / span : NAN,
-			   "tokens/s");
-	results_add_metric(out, scope, "ttft_p50_s", pct(f->ttft, f->n_done, 50), "s");
-	results_add_metric(out, scope, "ttft_p99_s", pct(f->ttft, f->n_done, 99), "s");
-	results_add_metric(out, scope, "ttft_mean_s", mean_of(f->ttft, f->n_done), "s");
-	results_add_metric(out, scope, "tpot_p50_s", pct(f->tpot, f->n_tpot, 50), "s");
-	results_add_metric(out, scope, "tpot_p99_s", pct(f->tpot, f->n_tpot, 99), "s");
-	results_add_metric(out, scope, "e2e_p50_s", pct(f->e2e, f->n_done, 50), "s");
-	results_add_metric(out, scope, "e2e_p99_s", pct(f->e2e, f->n_done, 99), "s");
-	results_add_metric(out, scope, "e2e_mean_s", mean_of(f->e2e, f->n_done), "s");
-	results_add_metric(out, scope, "request_queue_mean_s", mean_of(f->queue, f->n_queue), "s");
-	results_add_metric(out, scope, "tokenize_wait_mean_s",
-			   f->n_queue ? f->tok_wait / (double)f->n_queue : NAN, "s");
-	results_add_metric(out, scope, "slo_attainment_pct",
-			   f->submitted ? 100.0 * (double)f->slo_met / (double)f->submitted : NAN,
-			   "pct");
-	results_add_metric(out, scope, "slo_met", f->slo_holds ? 1 : 0, "bool");
-	results_add_metric(out, scope, "preemptions", (double)f->preemptions, "count");
-	results_add_metric(out, scope, "duty_cycle_pct",
-			   f->ready_us > 0 ? 100 * f->busy_us / f->ready_us : NAN, "pct");
-	/* The workload's cost with its share of idle, as $/verified counts it
-	 * (at scope all cost_total is already the bill, idle included). */
-	double cost = results_metric(out, scope, "cost_total");
-	if (strcmp(scope, "all"))
-		cost += results_metric(out, scope, "cost_idle");
-	results_add_metric(out, scope, "cost_per_million_tokens",
-			   f->tokens > 0 && !isnan(cost) ? cost / (double)f->tokens * 1e6 : NAN,
-			   "usd");
-}
-
-static void request_rows(struct infer *in, struct results *out)
-{
-	size_t n = 0, k = 0;
-	for (size_t i = 0; i < in->n_svcs; i++)
-		n += in->svcs[i].n_reqs;
-	out->requests = gp_xcalloc(n ? n : 1, sizeof *out->requests);
-	out->n_requests = n;
-	for (size_t i = 0; i < in->n_svcs; i++) {
-		const struct service *s = &in->svcs[i];
-		for (size_t j = 0; j < s->n_reqs; j++) {
-			const struct req *q = &s->reqs[j];
-			uint8_t st = q->state == RQ_DONE       ? REQUEST_COMPLETED
-				     : q->state == RQ_REJECTED ? REQUEST_REJECTED
-							       : REQUEST_UNFINISHED;
-			out->requests[k++] = (struct request_record){
-				(int64_t)j, s->w, q->prompt, q->output, st, q->slo_met, q->verified,
-				q->arrival, q->first, q->state == RQ_DONE ? q->done : SIM_NEVER};
-		}
-	}
-}
-
-/* The service's SLO bounds, for reports that draw them. */
-static void write_slo(struct results *out, const char *scope, const struct slo_spec *slo)
-{
-	if (slo->ttft)
-		results_add_metric(out, scope, "slo_ttft_s", sim_seconds(slo->ttft), "s");
-	if (slo->tpot)
-		results_add_metric(out, scope, "slo_tpot_s", sim_seconds(slo->tpot), "s");
-}
-
-void infer_results(struct infer *in, struct results *out)
-{
-	if (!in)
-		return;
-	size_t total = 0;
-	for (size_t i = 0; i < in->n_svcs; i++)
-		total += in->svcs[i].n_reqs;
-	size_t cap = total ? total : 1;
-	struct figures all = {gp_xmalloc(cap * sizeof(double)), gp_xmalloc(cap * sizeof(double)),
-			      gp_xmalloc(cap * sizeof(double)), gp_xmalloc(cap * sizeof(double)),
-			      0, 0, 0, 0, 0, 0, 0, 0, 0, SIM_NEVER, SIM_NEVER, 0, 0, true, 0};
-	for (size_t i = 0; i < in->n_svcs; i++) {
-		const struct service *s = &in->svcs[i];
-		struct figures f = all;
-		f.n_done = f.n_tpot = f.n_queue = 0;
-		f.submitted = f.rejected = f.tokens = f.slo_met = f.verified = f.preemptions = 0;
-		f.first_arrival = f.last_done = SIM_NEVER;
-		f.busy_us = f.ready_us = f.tok_wait = 0;
-		add_service(in, s, &f);
-		f.slo_holds = slo_holds(&s->is->slo, &f);
-		all.slo_holds = all.slo_holds && f.slo_holds;
-		write_figures(out, s->ws->name, &f);
-		write_slo(out, s->ws->name, &s->is->slo);
-		results_add_metric(out, s->ws->name, "replicas_evicted", (double)s->evicted, "count");
-	}
-	/* "all": every service's requests together. */
-	bool holds = all.slo_holds;
-	for (size_t i = 0; i < in->n_svcs; i++)
-		add_service(in, &in->svcs[i], &all);
-	all.slo_holds = holds;
-	write_figures(out, "all", &all);
-	free(all.ttft);
-	free(all.tpot);
-	free(all.e2e);
-	free(all.queue);
-	if (in->sc->output.requests)
-		request_rows(in, out);
 }

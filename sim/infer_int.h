@@ -1,0 +1,117 @@
+/*
+ * infer_int.h - what infer.c and infer_results.c share: a service's
+ * requests, sequences, replicas and the model's state (see infer.h).
+ */
+#ifndef GPUPLAN_INFER_INT_H
+#define GPUPLAN_INFER_INT_H
+
+#include "gpuplan/arrivals.h"
+#include "gpuplan/infer.h"
+
+#define BLOCK         FOOTPRINT_BLOCK_TOKENS
+#define HPA_TOLERANCE 0.1
+
+enum req_state { RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
+
+/* One request of a service, by index in arrival order. */
+struct req {
+	sim_time arrival;
+	sim_time ready;    /* tokenized */
+	sim_time admitted; /* first admission; SIM_NEVER before */
+	sim_time first;    /* first token; SIM_NEVER before */
+	sim_time done;     /* SIM_NEVER before */
+	int32_t prompt, output;
+	int32_t generated; /* survives preemption */
+	uint8_t state;     /* enum req_state */
+	bool slo_met, verified;
+};
+
+/* A running sequence of a replica. */
+struct seq {
+	uint32_t req;
+	int32_t target; /* tokens to prefill: prompt (+ generated, after a preemption) */
+	int32_t kv;     /* tokens in the KV cache */
+	int32_t generated, output;
+	int32_t blocks; /* KV blocks held */
+	int32_t sched;  /* tokens computed in the current iteration */
+};
+
+enum rep_state { RS_UNUSED, RS_PENDING, RS_STARTING, RS_READY, RS_DRAINING, RS_BACKOFF };
+
+struct replica {
+	int32_t svc;
+	uint8_t state; /* enum rep_state */
+	bool busy;     /* an iteration is in flight */
+	bool active;   /* counted in the activity gauges */
+	uint16_t gen;  /* of the live iteration or wake-up event */
+	uint16_t life; /* of the slot's current pod: its ready and retry events */
+	struct cluster_grant grant;
+	int32_t pool;
+	double memory;      /* per GPU */
+	double eng_w, sm_w; /* per GPU while active */
+	struct roofline roof;
+	int64_t blocks, free_blocks;
+	/* waiting requests: a ring of request indices */
+	uint32_t *wait;
+	uint32_t wait_head, wait_n, wait_cap;
+	struct seq *run; /* max_batch, in admission order */
+	int32_t n_run;
+	int64_t outstanding; /* waiting + running */
+	sim_time *tok_free;  /* per tokenizer worker: free from then (in infer.tok) */
+	sim_time wake_at;    /* of the pending wake-up; SIM_NEVER: none */
+	/* the iteration in flight: its exclusive work left (µs) at rate since last */
+	double remaining, rate, u;
+	sim_time iter_start, last;
+	int32_t restarts;
+	sim_time ready_since; /* SIM_NEVER: not serving */
+	double busy_us, ready_us;
+	double demand; /* GPUs' worth in the demand gauge */
+};
+
+struct service {
+	int32_t w; /* workload index */
+	const struct workload_spec *ws;
+	const struct inference_spec *is;
+	struct request_stream stream;
+	struct req *reqs;
+	size_t n_reqs, cap_reqs;
+	uint32_t *backlog; /* ring: requests waiting for a ready replica */
+	uint32_t back_head, back_n, back_cap;
+	int32_t first_rep, n_reps; /* slots in infer.reps */
+	int32_t rr;                /* round-robin cursor */
+	int32_t *history;          /* autoscaler recommendations, a ring */
+	int32_t n_history, history_at;
+	bool arriving;
+	int64_t outstanding; /* arrived, not done or rejected */
+	int64_t preemptions;
+	int64_t oom_kills;  /* replicas killed for overflowing VRAM */
+	int64_t evicted;    /* replicas whose node was taken away (spot, scale-down) */
+	int64_t verified;   /* requests within SLO that passed quality */
+	double demand_unit; /* GPUs' worth of one replica before placement */
+	uint64_t quality_seed;
+};
+
+struct infer {
+	const struct scenario *sc;
+	struct infer_host h;
+	struct service *svcs;
+	size_t n_svcs;
+	struct replica *reps;
+	size_t n_reps;
+	sim_time *tok;            /* tokenizer workers of every replica */
+	double *gpu_eng, *gpu_sm; /* per GPU: sums over active replicas, uncapped */
+	int64_t pending;          /* replicas pending placement */
+	unsigned news;            /* INFER_ flags since the last infer_news */
+	sim_time progress_at;     /* the last arrival or completion (INFER_PROGRESS) */
+};
+
+static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }
+
+static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
+
+static inline struct service *svc_of(struct infer *in, const struct replica *r)
+{
+	return &in->svcs[r->svc];
+}
+
+#endif
