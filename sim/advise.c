@@ -20,7 +20,7 @@
 #include <string.h>
 
 struct plan {
-	struct advise_row *alts;   /* labels and sets only */
+	struct advise_row *alts; /* labels and sets only */
 	size_t n, cap;
 };
 
@@ -72,9 +72,9 @@ static void fill_row(struct advise_row *row, const struct results *r, bool queue
 	row->slo_pct = results_metric(r, "all", "slo_attainment_pct");
 	row->cost = results_metric(r, "all", "cost_total");
 	row->cost_per_verified = results_metric(r, "all", "cost_per_verified_result");
-	row->meets = !strcmp(r->status, "ok") && !(failed > 0) && !(unfinished > 0) && !(kills > 0) &&
-		     (isnan(row->deadline_pct) || row->deadline_pct >= 100) && !(slo < 1) &&
-		     (!queue_goal || !(row->queue_p95 > ADVISE_QUEUE_OK_S));
+	row->meets = !strcmp(r->status, "ok") && !(failed > 0) && !(unfinished > 0) &&
+		     !(kills > 0) && (isnan(row->deadline_pct) || row->deadline_pct >= 100) &&
+		     !(slo < 1) && (!queue_goal || !(row->queue_p95 > ADVISE_QUEUE_OK_S));
 }
 
 /* Runs the spec's scenario with the row's overrides and writes it to st.
@@ -131,9 +131,10 @@ static bool hosts(const struct pool_spec *p, const struct workload_spec *w)
 static void plan_replicas(struct plan *pl, const struct scenario *sc, size_t p)
 {
 	const struct pool_spec *ps = &sc->pools[p];
-	static const struct diagnose_option tries[] = {
-		{SHARING_TIME_SLICING, 2, 2, NULL, 0}, {SHARING_TIME_SLICING, 4, 4, NULL, 0},
-		{SHARING_MPS, 2, 2, NULL, 0},          {SHARING_MPS, 4, 4, NULL, 0}};
+	static const struct diagnose_option tries[] = {{SHARING_TIME_SLICING, 2, 2, NULL, 0},
+						       {SHARING_TIME_SLICING, 4, 4, NULL, 0},
+						       {SHARING_MPS, 2, 2, NULL, 0},
+						       {SHARING_MPS, 4, 4, NULL, 0}};
 	for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
 		bool all = true, any = false;
 		for (size_t w = 0; w < sc->n_workloads && all; w++) {
@@ -146,8 +147,9 @@ static void plan_replicas(struct plan *pl, const struct scenario *sc, size_t p)
 			continue;
 		char name[64];
 		diagnose_option_name(&tries[t], name, sizeof name);
-		set(plan_add(pl, "%s on %s", name, ps->name), "pools.%s.sharing={mode: %s, replicas: %d}",
-		    ps->name, tries[t].mode == SHARING_MPS ? "mps" : "time-slicing", (int)tries[t].replicas);
+		set(plan_add(pl, "%s on %s", name, ps->name),
+		    "pools.%s.sharing={mode: %s, replicas: %d}", ps->name,
+		    tries[t].mode == SHARING_MPS ? "mps" : "time-slicing", (int)tries[t].replicas);
 	}
 }
 
@@ -160,7 +162,8 @@ static size_t movable(const struct scenario *sc, size_t p, size_t *ws)
 		const struct workload_spec *x = &sc->workloads[w];
 		if (!hosts(&sc->pools[p], x))
 			continue;
-		if (x->request != REQUEST_GPUS || x->gpus != 1 || x->inference || n >= ADVISE_MAX_SETS - 1)
+		if (x->request != REQUEST_GPUS || x->gpus != 1 || x->inference ||
+		    n >= ADVISE_MAX_SETS - 1)
 			return 0;
 		for (size_t q = 0; q < sc->n_pools; q++)
 			if (q != p && hosts(&sc->pools[q], x))
@@ -198,23 +201,25 @@ static void plan_partitions(struct plan *pl, const struct scenario *sc, size_t p
 			largest = ws[i];
 	struct diagnose_option mig, frac;
 	if (option_of(ps, &sc->workloads[largest], SHARING_MIG, &mig)) {
-		struct advise_row *a = plan_add(pl, "MIG %s x%d on %s", mig.mig->name, (int)mig.per_gpu,
-						ps->name);
+		struct advise_row *a =
+			plan_add(pl, "MIG %s x%d on %s", mig.mig->name, (int)mig.per_gpu, ps->name);
 		char layout[ADVISE_SET] = "";
 		for (int32_t k = 0; k < mig.per_gpu; k++)
 			snprintf(layout + strlen(layout), sizeof layout - strlen(layout), "%s%s",
 				 k ? ", " : "", mig.mig->name);
 		set(a, "pools.%s.sharing={mode: mig, layout: [%s]}", ps->name, layout);
 		for (size_t i = 0; i < n; i++)
-			set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name, mig.mig->name);
+			set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name,
+			    mig.mig->name);
 	}
 	bool all = true;
 	for (size_t i = 0; i < n && all; i++)
 		all = option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
 	if (!all)
 		return;
-	struct advise_row *a = n == 1 ? plan_add(pl, "fractional %d milli on %s", (int)frac.milli, ps->name)
-				      : plan_add(pl, "fractional shares on %s", ps->name);
+	struct advise_row *a =
+		n == 1 ? plan_add(pl, "fractional %d milli on %s", (int)frac.milli, ps->name)
+		       : plan_add(pl, "fractional shares on %s", ps->name);
 	set(a, "pools.%s.sharing={mode: fractional}", ps->name);
 	for (size_t i = 0; i < n; i++) {
 		option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
@@ -230,9 +235,11 @@ static void plan_quantization(struct plan *pl, const struct scenario *sc, const 
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		for (size_t i = 0; ws->model && i < 2; i++) {
-			if (footprint_quant_weight_bytes(qs[i]) >= footprint_quant_weight_bytes((enum quant)ws->quantization))
+			if (footprint_quant_weight_bytes(qs[i]) >=
+			    footprint_quant_weight_bytes((enum quant)ws->quantization))
 				continue;
-			set(plan_add(pl, "%s weights for %s", footprint_quant_name(qs[i]), ws->name),
+			set(plan_add(pl, "%s weights for %s", footprint_quant_name(qs[i]),
+				     ws->name),
 			    "workloads.%s.quantization=%s", ws->name, footprint_quant_name(qs[i]));
 		}
 	}
@@ -250,10 +257,13 @@ static void plan_quantization(struct plan *pl, const struct scenario *sc, const 
 				double vram, freed;
 				if (!diagnose_quant_fit(ps, ws, k, &q, &vram, &freed))
 					continue;
-				struct advise_row *a = plan_add(pl, "%s weights for %s, time-slicing x%d on %s",
-								footprint_quant_name(q), ws->name, (int)k, ps->name);
-				set(a, "workloads.%s.quantization=%s", ws->name, footprint_quant_name(q));
-				set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}", ps->name, (int)k);
+				struct advise_row *a = plan_add(
+					pl, "%s weights for %s, time-slicing x%d on %s",
+					footprint_quant_name(q), ws->name, (int)k, ps->name);
+				set(a, "workloads.%s.quantization=%s", ws->name,
+				    footprint_quant_name(q));
+				set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}",
+				    ps->name, (int)k);
 			}
 		}
 	}
@@ -292,7 +302,8 @@ static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t 
 	char list[1024] = "[", names[512] = "";
 	for (size_t i = 0; i < ws->n_tolerations; i++) {
 		const struct toleration *t = &ws->tolerations[i];
-		add_toleration(list, sizeof list, t->key, t->op == TOLERATION_EXISTS, t->value, t->effect);
+		add_toleration(list, sizeof list, t->key, t->op == TOLERATION_EXISTS, t->value,
+			       t->effect);
 	}
 	size_t before = strlen(list);
 	for (size_t p = 0; p < sc->n_pools; p++)
@@ -324,10 +335,11 @@ static void plan_rules(struct plan *pl, const struct scenario *sc, size_t w)
 		set(plan_add(&one, "%s without its node_selector", ws->name),
 		    "workloads.%s.node_selector={}", ws->name);
 	if (ws->n_affinity)
-		set(plan_add(&one, "%s without its node affinity", ws->name), "workloads.%s.affinity=[]",
-		    ws->name);
+		set(plan_add(&one, "%s without its node affinity", ws->name),
+		    "workloads.%s.affinity=[]", ws->name);
 	if (ws->n_gpu_spec)
-		set(plan_add(&one, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]", ws->name);
+		set(plan_add(&one, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]",
+		    ws->name);
 	plan_tolerations(&one, sc, w, hidden);
 	free(hidden);
 	for (size_t i = 0; i < one.n; i++) {
@@ -335,7 +347,8 @@ static void plan_rules(struct plan *pl, const struct scenario *sc, size_t w)
 		if (a)
 			set(a, "%s", one.alts[i].sets[0]);
 	}
-	struct advise_row *all = one.n > 1 ? plan_add(pl, "%s with every rule relaxed", ws->name) : NULL;
+	struct advise_row *all =
+		one.n > 1 ? plan_add(pl, "%s with every rule relaxed", ws->name) : NULL;
 	for (size_t i = 0; all && i < one.n; i++)
 		set(all, "%s", one.alts[i].sets[0]);
 	free(one.alts);
@@ -413,7 +426,9 @@ static const char *size_condition(const struct scenario *sc, const char **words)
 		slo |= sc->workloads[w].inference != NULL;
 	}
 	*words = deadlines ? "every deadline met" : slo ? "every SLO met" : "queue p95 <= 60 s";
-	return deadlines ? "deadline_met_pct >= 100" : slo ? "slo_met >= 1" : "queue_time_p95_s <= 60";
+	return deadlines ? "deadline_met_pct >= 100"
+	       : slo     ? "slo_met >= 1"
+			 : "queue_time_p95_s <= 60";
 }
 
 /* Reads the row's figures back from the run the search recorded. */
@@ -442,8 +457,12 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	const struct pool_spec *ps = &sc->pools[p];
 	char key[ADVISE_SET];
 	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
-	struct search_spec s = {.scenario = sp->scenario, .sets = sp->sets, .n_sets = sp->n_sets,
-				.key = key, .seeds = 1, .integer = true};
+	struct search_spec s = {.scenario = sp->scenario,
+				.sets = sp->sets,
+				.n_sets = sp->n_sets,
+				.key = key,
+				.seeds = 1,
+				.integer = true};
 	s.lo.number = 1;
 	s.hi.number = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
 	const char *words;
@@ -551,9 +570,10 @@ static int write_advice(struct store *st, const struct advice *a, struct gp_err 
 		const struct advise_row *r = &a->rows[i];
 		if (r->seq == 0)
 			base = r->run_id;
-		rows[i] = (struct store_advice){r->label, overrides_text(r), r->run_id, r->meets,
-			r->peak_demand, r->queue_p95, r->deadline_pct, r->slo_pct, r->cost,
-			r->cost_per_verified};
+		rows[i] = (struct store_advice){
+			r->label,       overrides_text(r),   r->run_id,       r->meets,
+			r->peak_demand, r->queue_p95,        r->deadline_pct, r->slo_pct,
+			r->cost,        r->cost_per_verified};
 	}
 	int rc = store_write_advice(st, base, rows, a->n, err);
 	for (size_t i = 0; i < a->n; i++)
@@ -655,22 +675,26 @@ void advise_write(FILE *out, const struct advice *a)
 		fprintf(out, "the base run has no finding\n");
 	for (size_t i = 0; i < a->n_findings; i++)
 		fprintf(out, "%2d. [%s] %s\n", (int)a->findings[i].rank,
-			finding_step_name((enum finding_step)a->findings[i].step), a->findings[i].text);
-	fprintf(out, "\n%4s  %-58s %6s %5s %11s %11s %9s %6s %10s %10s\n", "rank", "alternative", "run",
-		"meets", "peak-demand", "queue-p95-s", "deadline%", "slo%", "cost", "$/verified");
+			finding_step_name((enum finding_step)a->findings[i].step),
+			a->findings[i].text);
+	fprintf(out, "\n%4s  %-58s %6s %5s %11s %11s %9s %6s %10s %10s\n", "rank", "alternative",
+		"run", "meets", "peak-demand", "queue-p95-s", "deadline%", "slo%", "cost",
+		"$/verified");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
 		char b[6][32];
-		fprintf(out, "%4zu  %-58.58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1, r->label,
-			(long long)r->run_id, r->meets ? "yes" : "no", num(b[0], 32, r->peak_demand, 0),
-			num(b[1], 32, r->queue_p95, 0), num(b[2], 32, r->deadline_pct, 1),
-			num(b[3], 32, r->slo_pct, 1), a->prices ? num(b[4], 32, r->cost, 2) : "-",
+		fprintf(out, "%4zu  %-58.58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1,
+			r->label, (long long)r->run_id, r->meets ? "yes" : "no",
+			num(b[0], 32, r->peak_demand, 0), num(b[1], 32, r->queue_p95, 0),
+			num(b[2], 32, r->deadline_pct, 1), num(b[3], 32, r->slo_pct, 1),
+			a->prices ? num(b[4], 32, r->cost, 2) : "-",
 			a->prices ? report_money(r->cost_per_verified, b[5], 32) : "-");
 	}
-	fprintf(out, "\nmeets = the goal: every deadline and SLO met (queue p95 within a minute when "
-		     "the scenario has neither), no job failed, unfinished or OOM-killed; ranked by "
-		     "meets, then more hardware last, then $/verified (cost per verified result; "
-		     "within 3%% of the cheapest, a finding's own alternative first), then queue p95.\n");
+	fprintf(out,
+		"\nmeets = the goal: every deadline and SLO met (queue p95 within a minute when "
+		"the scenario has neither), no job failed, unfinished or OOM-killed; ranked by "
+		"meets, then more hardware last, then $/verified (cost per verified result; "
+		"within 3%% of the cheapest, a finding's own alternative first), then queue p95.\n");
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);
@@ -679,15 +703,17 @@ void advise_write(FILE *out, const struct advice *a)
 		bool app = false;
 		for (size_t i = 0; i < a->n_findings; i++)
 			app |= a->findings[i].step == FINDING_APPLICATION;
-		fprintf(out, "recommendation: none of these meets every deadline and SLO%s; the closest "
-			     "is %s (run %lld)\n",
-			app ? " (the application finding says GPUs would not help)" : "", best->label,
-			(long long)best->run_id);
+		fprintf(out,
+			"recommendation: none of these meets every deadline and SLO%s; the closest "
+			"is %s (run %lld)\n",
+			app ? " (the application finding says GPUs would not help)" : "",
+			best->label, (long long)best->run_id);
 		return;
 	}
 	if (best == base) {
-		fprintf(out, "recommendation: keep the scenario as it is (run %lld): queue p95 %s s, "
-			     "%s per verified result\n",
+		fprintf(out,
+			"recommendation: keep the scenario as it is (run %lld): queue p95 %s s, "
+			"%s per verified result\n",
 			(long long)best->run_id, num(q, 32, best->queue_p95, 0),
 			money(c, 32, best->cost_per_verified, a->prices));
 		return;

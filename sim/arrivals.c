@@ -43,10 +43,7 @@ double arrivals_dist_mean(const struct dist *d)
 	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
 }
 
-static sim_time to_sim(double seconds)
-{
-	return (sim_time)llround(seconds * (double)SIM_SECOND);
-}
+static sim_time to_sim(double seconds) { return (sim_time)llround(seconds * (double)SIM_SECOND); }
 
 /* Time of the next poisson arrival after t, or SIM_NEVER past the horizon. */
 static sim_time poisson_next(const struct scenario *sc, const struct workload_spec *w,
@@ -124,7 +121,8 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 		job->duration = row->duration;
 		job->trace_queue = row->trace_queue;
 		job->deadline = row->deadline != SIM_NEVER ? row->deadline : deadline_of(ws, now);
-		st->next = st->row < ws->arrival.n_rows ? ws->arrival.rows[st->row].submit : SIM_NEVER;
+		st->next =
+			st->row < ws->arrival.n_rows ? ws->arrival.rows[st->row].submit : SIM_NEVER;
 		break;
 	}
 	}

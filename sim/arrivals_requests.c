@@ -11,10 +11,7 @@
 
 /* --- synthetic and replayed streams --------------------------------------- */
 
-static sim_time to_sim(double seconds)
-{
-	return (sim_time)llround(seconds * (double)SIM_SECOND);
-}
+static sim_time to_sim(double seconds) { return (sim_time)llround(seconds * (double)SIM_SECOND); }
 
 static int32_t draw_tokens(const struct dist *d, gsl_rng *rng)
 {
@@ -58,7 +55,7 @@ static void advance(struct request_stream *st, sim_time now)
 }
 
 void arrivals_requests_init(struct request_stream *st, const struct scenario *sc,
-			 const struct workload_spec *w)
+			    const struct workload_spec *w)
 {
 	const struct request_spec *rs = &w->inference->requests;
 	memset(st, 0, sizeof *st);

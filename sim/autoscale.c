@@ -17,7 +17,7 @@
 /* --max-scale-down-parallelism (10): nodes removed in one scan;
  * --max-drain-parallelism (1): of them, nodes whose pods are moved. */
 #define MAX_SCALE_DOWN_PARALLELISM 10
-#define MAX_DRAIN_PARALLELISM 1
+#define MAX_DRAIN_PARALLELISM      1
 
 /* Tenant ids of the pods the simulations put on nodes for a while
  * (PROBE_TENANT - k for the k-th): above any job id, below the replicas' bit. */
@@ -33,33 +33,33 @@ enum note_kind { NOTE_NONE, NOTE_TRIGGERED, NOTE_MAX, NOTE_NO_FIT };
 /* Per group of identical pending pods (a scheduler class, or an inference
  * workload's pending replicas): what the autoscaler last said about them. */
 struct as_class {
-	bool blocked;          /* the scheduler's last try failed on the nodes (a class);
+	bool blocked;       /* the scheduler's last try failed on the nodes (a class);
 				* replicas are pending (set by each scan) */
-	uint8_t note;          /* enum note_kind */
-	int32_t pool;          /* NOTE_TRIGGERED: the pool its nodes come from */
-	int32_t at_max;        /* NOTE_MAX: pools at max that would fit it */
-	int64_t remain;        /* scratch of a scan: pods no node takes yet */
-	int64_t helped;        /* pods the last scan gave upcoming or new nodes */
-	uint8_t was;           /* scratch of a scan: the note before it */
-	int32_t was_detail;    /* and its pool or at_max */
+	uint8_t note;       /* enum note_kind */
+	int32_t pool;       /* NOTE_TRIGGERED: the pool its nodes come from */
+	int32_t at_max;     /* NOTE_MAX: pools at max that would fit it */
+	int64_t remain;     /* scratch of a scan: pods no node takes yet */
+	int64_t helped;     /* pods the last scan gave upcoming or new nodes */
+	uint8_t was;        /* scratch of a scan: the note before it */
+	int32_t was_detail; /* and its pool or at_max */
 };
 
 struct as_pool {
 	bool autoscaled, spot;
-	int32_t size;          /* Ready + provisioning: the node group's size */
+	int32_t size; /* Ready + provisioning: the node group's size */
 	int32_t provisioning;
-	int32_t *est;          /* scratch of a scan: upcoming nodes [0, n_up), then the new
+	int32_t *est;      /* scratch of a scan: upcoming nodes [0, n_up), then the new
 				* nodes of the estimate (down slots standing for the template) */
-	int32_t *est_pods;     /* pods the simulation put on each */
+	int32_t *est_pods; /* pods the simulation put on each */
 	int32_t n_est, n_up;
-	int32_t n_new;         /* scratch: new nodes with pods of this pool's option */
+	int32_t n_new;                    /* scratch: new nodes with pods of this pool's option */
 	double req_gpu, req_cpu, req_mem; /* scratch: what the option's pods request */
-	gsl_rng *rng;          /* spot interruptions */
+	gsl_rng *rng;                     /* spot interruptions */
 	struct pool_scaling out;
-	bool at_max;           /* since the last scan */
-	bool at_max_now;       /* scratch of a scan */
+	bool at_max;     /* since the last scan */
+	bool at_max_now; /* scratch of a scan */
 	sim_time at_max_since;
-	int64_t waiting;       /* pods of classes waiting for this pool's new nodes */
+	int64_t waiting; /* pods of classes waiting for this pool's new nodes */
 	sim_time waiting_since;
 };
 
@@ -67,29 +67,29 @@ struct autoscale {
 	const struct scenario *sc;
 	struct autoscale_host h;
 	struct as_pool *pools;
-	uint8_t *state;        /* per node slot: enum node_state */
-	uint16_t *gen;         /* per node slot: its launch, for stale events */
-	sim_time *unneeded;    /* per node slot: first scan that saw it unneeded; SIM_NEVER */
+	uint8_t *state;     /* per node slot: enum node_state */
+	uint16_t *gen;      /* per node slot: its launch, for stale events */
+	sim_time *unneeded; /* per node slot: first scan that saw it unneeded; SIM_NEVER */
 	struct as_class *classes;
 	size_t cap_classes;
 	struct as_class *replicas; /* per workload: its pending inference replicas */
 	int64_t replicas_helped;   /* of them, given upcoming or new nodes by the last scan */
 	struct probe *probes;      /* pods the simulations hold on nodes, a stack */
 	size_t n_probes, cap_probes;
-	struct ranked *order;      /* scratch: the groups in the estimator's order */
+	struct ranked *order; /* scratch: the groups in the estimator's order */
 	size_t cap_order;
-	uint32_t *moving;          /* scratch: the tenants of a node to remove */
+	uint32_t *moving; /* scratch: the tenants of a node to remove */
 	size_t cap_moving;
-	int32_t n_removable;       /* unneeded nodes above their pool's min, last scan */
+	int32_t n_removable;    /* unneeded nodes above their pool's min, last scan */
 	sim_time scan_interval; /* SIM_NEVER: no autoscaled pool */
 	sim_time delay_after_add;
 	sim_time last_scale_up;
-	sim_time last_removal;  /* when a node last stopped being billed; SIM_NEVER */
+	sim_time last_removal; /* when a node last stopped being billed; SIM_NEVER */
 	bool scan_due;
 	enum expander_kind expander;
-	gsl_rng *rng;          /* the expander's ties and random choice */
-	char **triggered;      /* per pool: "pod triggered scale-up: [POOL]" */
-	char **max_notes;      /* [n]: "pod didn't trigger scale-up: n max node group size reached" */
+	gsl_rng *rng;     /* the expander's ties and random choice */
+	char **triggered; /* per pool: "pod triggered scale-up: [POOL]" */
+	char **max_notes; /* [n]: "pod didn't trigger scale-up: n max node group size reached" */
 };
 
 /* A pod a simulation holds on a node. */
@@ -141,7 +141,8 @@ static void accrue(struct autoscale *as, struct as_pool *ap)
 {
 	sim_time now = now_of(as);
 	if (now > ap->waiting_since) {
-		ap->out.provisioning_wait_s += sim_seconds(now - ap->waiting_since) * (double)ap->waiting;
+		ap->out.provisioning_wait_s +=
+			sim_seconds(now - ap->waiting_since) * (double)ap->waiting;
 		ap->waiting_since = now;
 	}
 	if (now > ap->at_max_since) {
@@ -169,14 +170,16 @@ static void init_pool(struct autoscale *as, size_t p)
 	ap->size = ps->nodes;
 	ap->out.pool = (int32_t)p;
 	ap->est = gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->est);
-	ap->est_pods = gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->est_pods);
+	ap->est_pods =
+		gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->est_pods);
 	if (ap->spot) {
 		ap->rng = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(ap->rng, (unsigned long)arrivals_stream_seed(
-					     as->sc->seed ^ UINT64_C(0x73706f74), ps->name)); /* "spot" */
+		gsl_rng_set(ap->rng,
+			    (unsigned long)arrivals_stream_seed(as->sc->seed ^ UINT64_C(0x73706f74),
+								ps->name)); /* "spot" */
 	}
-	if (ap->autoscaled && (as->scan_interval == SIM_NEVER ||
-			       ps->autoscale.scan_interval < as->scan_interval)) {
+	if (ap->autoscaled &&
+	    (as->scan_interval == SIM_NEVER || ps->autoscale.scan_interval < as->scan_interval)) {
 		as->scan_interval = ps->autoscale.scan_interval; /* one loop for the cluster */
 		as->expander = ps->autoscale.expander;
 		as->delay_after_add = ps->autoscale.delay_after_add;
@@ -219,8 +222,8 @@ struct autoscale *autoscale_create(const struct scenario *sc, const struct autos
 			 "pod didn't trigger scale-up: %zu max node group size reached", n);
 	}
 	as->rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(as->rng, (unsigned long)arrivals_stream_seed(
-				     sc->seed ^ UINT64_C(0x6361), "cluster-autoscaler")); /* "ca" */
+	gsl_rng_set(as->rng, (unsigned long)arrivals_stream_seed(sc->seed ^ UINT64_C(0x6361),
+								 "cluster-autoscaler")); /* "ca" */
 	return as;
 }
 
@@ -387,9 +390,7 @@ void autoscale_start(struct autoscale *as)
 void autoscale_event(struct autoscale *as, const struct event *ev)
 {
 	switch ((enum autoscale_event)ev->type) {
-	case EV_AS_SCAN:
-		as->scan_due = true;
-		break;
+	case EV_AS_SCAN: as->scan_due = true; break;
 	case EV_AS_READY: on_ready(as, (int32_t)ev->id, ev->gen); break;
 	case EV_AS_NOTICE: on_notice(as, (int32_t)ev->id, ev->gen); break;
 	case EV_AS_GONE: on_gone(as, (int32_t)ev->id, ev->gen); break;
@@ -474,8 +475,7 @@ static size_t n_groups(const struct autoscale *as)
 }
 
 /* Group g, its pod request and its pods. */
-static struct as_class *group(struct autoscale *as, size_t g, struct pod_request *pod,
-			      int64_t *n)
+static struct as_class *group(struct autoscale *as, size_t g, struct pod_request *pod, int64_t *n)
 {
 	size_t classes = as->h.sched->n_classes;
 	if (g < classes) {
@@ -494,8 +494,8 @@ static void add_request(struct autoscale *as, size_t p, const struct pod_request
 {
 	struct as_pool *ap = &as->pools[p];
 	const struct workload_spec *w = &as->sc->workloads[pod->workload];
-	ap->req_gpu += (double)n * placement_equivalent(as->h.placer, (size_t)pod->workload, p,
-							 pod->gpus);
+	ap->req_gpu +=
+		(double)n * placement_equivalent(as->h.placer, (size_t)pod->workload, p, pod->gpus);
 	ap->req_cpu += (double)n * w->cpu;
 	ap->req_mem += (double)n * w->memory_bytes;
 }
@@ -543,7 +543,8 @@ static size_t order_groups(struct autoscale *as, size_t p)
 	size_t n = 0, classes = as->h.sched->n_classes;
 	GP_GROW(as->order, as->cap_order, n_groups(as));
 	for (size_t g = 0; g < n_groups(as); g++) {
-		const struct as_class *c = g < classes ? &as->classes[g] : &as->replicas[g - classes];
+		const struct as_class *c =
+			g < classes ? &as->classes[g] : &as->replicas[g - classes];
 		if (!c->remain)
 			continue;
 		int32_t w = g < classes ? as->h.sched->classes[g].workload : (int32_t)(g - classes);
@@ -620,8 +621,8 @@ static void fill_upcoming(struct autoscale *as, sim_time now)
  * new node from the template when it is full, while the pool is below max
  * (the limiter); an empty new node the pod does not fit ends the group.
  * Returns the pods placed; *last is the last node added (-1: none). */
-static int64_t pack_group(struct autoscale *as, size_t p, const struct pod_request *pod,
-			  int64_t n, sim_time now, int32_t *last, int32_t *cursor)
+static int64_t pack_group(struct autoscale *as, size_t p, const struct pod_request *pod, int64_t n,
+			  sim_time now, int32_t *last, int32_t *cursor)
 {
 	struct as_pool *ap = &as->pools[p];
 	const struct placer *pl = as->h.placer;
@@ -710,12 +711,14 @@ static double option_score(const struct autoscale *as, size_t p)
 		if (ps->cpu > 0)
 			waste += (nodes * ps->cpu - ap->req_cpu) / (nodes * ps->cpu);
 		if (ps->memory_bytes > 0)
-			waste += (nodes * ps->memory_bytes - ap->req_mem) / (nodes * ps->memory_bytes);
+			waste += (nodes * ps->memory_bytes - ap->req_mem) /
+				 (nodes * ps->memory_bytes);
 		return waste;
 	}
 	case EXPANDER_PRICE: {
-		double per_node = ps->gpus_per_node * ps->price.gpu_hour + ps->cpu * ps->price.cpu_hour +
-				  ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
+		double per_node =
+			ps->gpus_per_node * ps->price.gpu_hour + ps->cpu * ps->price.cpu_hour +
+			ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
 		return nodes * per_node / fmax(ap->req_gpu, EPS);
 	}
 	case EXPANDER_PRIORITY: return -(double)ps->autoscale.priority;
@@ -810,7 +813,8 @@ static void count_waiting(struct autoscale *as)
 	}
 	as->replicas_helped = 0;
 	for (size_t g = 0; g < n_groups(as); g++) {
-		const struct as_class *c = g < classes ? &as->classes[g] : &as->replicas[g - classes];
+		const struct as_class *c =
+			g < classes ? &as->classes[g] : &as->replicas[g - classes];
 		if (c->note != NOTE_TRIGGERED)
 			continue;
 		as->pools[c->pool].waiting += c->helped;
@@ -842,8 +846,8 @@ static void replicas_placed(struct autoscale *as)
 /* A Ready node other than `from` where a pod of the request fits beside the
  * pods moved before it, first fit in node order trying the last
  * destination first (CA's hinting simulator: filters, no scores); -1. */
-static int32_t destination(const struct autoscale *as, const struct pod_request *pod,
-			   int32_t from, int32_t hint, sim_time now)
+static int32_t destination(const struct autoscale *as, const struct pod_request *pod, int32_t from,
+			   int32_t hint, sim_time now)
 {
 	const struct cluster *c = as->h.cluster;
 	if (hint >= 0 && placement_fits_node(as->h.placer, pod, hint, now))
@@ -932,7 +936,8 @@ static void remove_node(struct autoscale *as, int32_t node)
  * pods to move.  Returns whether a node was drained. */
 static bool scale_down(struct autoscale *as, sim_time now)
 {
-	bool cooldown = as->last_scale_up != SIM_NEVER && now < as->last_scale_up + as->delay_after_add;
+	bool cooldown =
+		as->last_scale_up != SIM_NEVER && now < as->last_scale_up + as->delay_after_add;
 	int32_t removed = 0, drained = 0;
 	as->n_removable = 0;
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
@@ -1064,7 +1069,8 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		if (!ap->autoscaled && !ps->spot.on)
 			continue;
 		accrue(as, ap);
-		const struct scope_gauges *g = &as->h.collect->scopes[collect_scope_pool(as->sc, p)];
+		const struct scope_gauges *g =
+			&as->h.collect->scopes[collect_scope_pool(as->sc, p)];
 		ap->out.node_hours = g->total[GAUGE_POWERED] / hour / ps->gpus_per_node;
 		ap->out.peak_nodes = g->peak[GAUGE_CAPACITY] / ps->gpus_per_node;
 		struct pool_scaling *r = &out->scaling[out->n_scaling++];
@@ -1072,9 +1078,9 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		interruptions += r->interruptions;
 		results_add_metric(out, ps->name, "node_hours", r->node_hours, "node_hours");
 		/* The pool's bill: every node from launch to removal at its prices. */
-		double node_price = ps->gpus_per_node * ps->price.gpu_hour +
-				    ps->cpu * ps->price.cpu_hour +
-				    ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
+		double node_price =
+			ps->gpus_per_node * ps->price.gpu_hour + ps->cpu * ps->price.cpu_hour +
+			ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
 		results_add_metric(out, ps->name, "cost_nodes", r->node_hours * node_price, "usd");
 		results_add_metric(out, ps->name, "nodes_peak", r->peak_nodes, "nodes");
 		results_add_metric(out, ps->name, "scale_ups", (double)r->scale_ups, "count");
@@ -1083,7 +1089,8 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		results_add_metric(out, ps->name, "spot_interruptions", (double)r->interruptions,
 				   "count");
 		results_add_metric(out, ps->name, "autoscaler_at_max_s", r->at_max_s, "s");
-		results_add_metric(out, ps->name, "provisioning_wait_s", r->provisioning_wait_s, "s");
+		results_add_metric(out, ps->name, "provisioning_wait_s", r->provisioning_wait_s,
+				   "s");
 	}
 	results_add_metric(out, "all", "spot_interruptions", (double)interruptions, "count");
 }

@@ -24,7 +24,7 @@
  * the 40 and 80 GB cards this is exactly the figure in the profile name; for
  * the H200 the names round (3g.71gb is 4/8 of 141 GiB = 70.5 GiB), and using
  * eighths keeps two 3g.71gb within the card. */
-#define EIGHTHS(total_gib, slices) ((total_gib) * GP_GIB * (slices) / 8.0)
+#define EIGHTHS(total_gib, slices) ((total_gib)*GP_GIB * (slices) / 8.0)
 
 /* SMs per instance are what `nvidia-smi mig -lgip` lists: an A100 (108 SMs)
  * gives 14 per compute slice, so 7g has 98 of the 108; an H100 or H200 (132
@@ -32,43 +32,31 @@
  * MIG Profiles"; nvidia-smi mig -lgip on A100-SXM4-80GB and H100-SXM5-80GB). */
 static const struct mig_profile mig_a100_40gb[] = {
 	/* name        compute  memory  max  bytes             SMs */
-	{"1g.5gb",     1,       1,      7,   EIGHTHS(40, 1),   14},
-	{"1g.10gb",    1,       2,      4,   EIGHTHS(40, 2),   14},
-	{"2g.10gb",    2,       2,      3,   EIGHTHS(40, 2),   28},
-	{"3g.20gb",    3,       4,      2,   EIGHTHS(40, 4),   42},
-	{"4g.20gb",    4,       4,      1,   EIGHTHS(40, 4),   56},
-	{"7g.40gb",    7,       8,      1,   EIGHTHS(40, 8),   98},
+	{"1g.5gb", 1, 1, 7, EIGHTHS(40, 1), 14},  {"1g.10gb", 1, 2, 4, EIGHTHS(40, 2), 14},
+	{"2g.10gb", 2, 2, 3, EIGHTHS(40, 2), 28}, {"3g.20gb", 3, 4, 2, EIGHTHS(40, 4), 42},
+	{"4g.20gb", 4, 4, 1, EIGHTHS(40, 4), 56}, {"7g.40gb", 7, 8, 1, EIGHTHS(40, 8), 98},
 };
 
 static const struct mig_profile mig_a100_80gb[] = {
 	/* name        compute  memory  max  bytes             SMs */
-	{"1g.10gb",    1,       1,      7,   EIGHTHS(80, 1),   14},
-	{"1g.20gb",    1,       2,      4,   EIGHTHS(80, 2),   14},
-	{"2g.20gb",    2,       2,      3,   EIGHTHS(80, 2),   28},
-	{"3g.40gb",    3,       4,      2,   EIGHTHS(80, 4),   42},
-	{"4g.40gb",    4,       4,      1,   EIGHTHS(80, 4),   56},
-	{"7g.80gb",    7,       8,      1,   EIGHTHS(80, 8),   98},
+	{"1g.10gb", 1, 1, 7, EIGHTHS(80, 1), 14}, {"1g.20gb", 1, 2, 4, EIGHTHS(80, 2), 14},
+	{"2g.20gb", 2, 2, 3, EIGHTHS(80, 2), 28}, {"3g.40gb", 3, 4, 2, EIGHTHS(80, 4), 42},
+	{"4g.40gb", 4, 4, 1, EIGHTHS(80, 4), 56}, {"7g.80gb", 7, 8, 1, EIGHTHS(80, 8), 98},
 };
 
 /* H100-80GB: the A100-80GB's names, Hopper's SM counts. */
 static const struct mig_profile mig_h100_80gb[] = {
 	/* name        compute  memory  max  bytes             SMs */
-	{"1g.10gb",    1,       1,      7,   EIGHTHS(80, 1),   16},
-	{"1g.20gb",    1,       2,      4,   EIGHTHS(80, 2),   26},
-	{"2g.20gb",    2,       2,      3,   EIGHTHS(80, 2),   32},
-	{"3g.40gb",    3,       4,      2,   EIGHTHS(80, 4),   60},
-	{"4g.40gb",    4,       4,      1,   EIGHTHS(80, 4),   64},
-	{"7g.80gb",    7,       8,      1,   EIGHTHS(80, 8),   132},
+	{"1g.10gb", 1, 1, 7, EIGHTHS(80, 1), 16}, {"1g.20gb", 1, 2, 4, EIGHTHS(80, 2), 26},
+	{"2g.20gb", 2, 2, 3, EIGHTHS(80, 2), 32}, {"3g.40gb", 3, 4, 2, EIGHTHS(80, 4), 60},
+	{"4g.40gb", 4, 4, 1, EIGHTHS(80, 4), 64}, {"7g.80gb", 7, 8, 1, EIGHTHS(80, 8), 132},
 };
 
 static const struct mig_profile mig_h200[] = {
 	/* name        compute  memory  max  bytes             SMs */
-	{"1g.18gb",    1,       1,      7,   EIGHTHS(141, 1),  16},
-	{"1g.35gb",    1,       2,      4,   EIGHTHS(141, 2),  26},
-	{"2g.35gb",    2,       2,      3,   EIGHTHS(141, 2),  32},
-	{"3g.71gb",    3,       4,      2,   EIGHTHS(141, 4),  60},
-	{"4g.71gb",    4,       4,      1,   EIGHTHS(141, 4),  64},
-	{"7g.141gb",   7,       8,      1,   EIGHTHS(141, 8),  132},
+	{"1g.18gb", 1, 1, 7, EIGHTHS(141, 1), 16}, {"1g.35gb", 1, 2, 4, EIGHTHS(141, 2), 26},
+	{"2g.35gb", 2, 2, 3, EIGHTHS(141, 2), 32}, {"3g.71gb", 3, 4, 2, EIGHTHS(141, 4), 60},
+	{"4g.71gb", 4, 4, 1, EIGHTHS(141, 4), 64}, {"7g.141gb", 7, 8, 1, EIGHTHS(141, 8), 132},
 };
 
 #define MIG(t) (t), sizeof(t) / sizeof((t)[0])
@@ -76,28 +64,31 @@ static const struct mig_profile mig_h200[] = {
 
 static const struct gpu_type gpus[] = {
 	/* name          product label              memory      bandwidth     bf16  int8  SMs  MIG */
-	{"A100-40GB",  "NVIDIA-A100-SXM4-40GB",   40 * GP_GIB,   1555 * GBps,  312,  624,  108, MIG(mig_a100_40gb)},
-	{"A100-80GB",  "NVIDIA-A100-SXM4-80GB",   80 * GP_GIB,   2039 * GBps,  312,  624,  108, MIG(mig_a100_80gb)},
-	{"H100-80GB",  "NVIDIA-H100-80GB-HBM3",   80 * GP_GIB,   3350 * GBps,  989,  1979, 132, MIG(mig_h100_80gb)},
-	{"H200-141GB", "NVIDIA-H200",             141 * GP_GIB,  4800 * GBps,  989,  1979, 132, MIG(mig_h200)},
-	{"L40S",       "NVIDIA-L40S",             48 * GP_GIB,   864 * GBps,   362,  733,  142, NO_MIG},
-	{"L4",         "NVIDIA-L4",               24 * GP_GIB,   300 * GBps,   121,  242,  58,  NO_MIG},
-	{"A10",        "NVIDIA-A10",              24 * GP_GIB,   600 * GBps,   125,  250,  72,  NO_MIG},
-	{"T4",         "Tesla-T4",                16 * GP_GIB,   320 * GBps,   65,   130,  40,  NO_MIG},
-	{"V100-16GB",  "Tesla-V100-SXM2-16GB",    16 * GP_GIB,   900 * GBps,   125,  62,   80,  NO_MIG},
-	{"V100-32GB",  "Tesla-V100-SXM2-32GB",    32 * GP_GIB,   900 * GBps,   125,  62,   80,  NO_MIG},
+	{"A100-40GB", "NVIDIA-A100-SXM4-40GB", 40 * GP_GIB, 1555 * GBps, 312, 624, 108,
+	 MIG(mig_a100_40gb)},
+	{"A100-80GB", "NVIDIA-A100-SXM4-80GB", 80 * GP_GIB, 2039 * GBps, 312, 624, 108,
+	 MIG(mig_a100_80gb)},
+	{"H100-80GB", "NVIDIA-H100-80GB-HBM3", 80 * GP_GIB, 3350 * GBps, 989, 1979, 132,
+	 MIG(mig_h100_80gb)},
+	{"H200-141GB", "NVIDIA-H200", 141 * GP_GIB, 4800 * GBps, 989, 1979, 132, MIG(mig_h200)},
+	{"L40S", "NVIDIA-L40S", 48 * GP_GIB, 864 * GBps, 362, 733, 142, NO_MIG},
+	{"L4", "NVIDIA-L4", 24 * GP_GIB, 300 * GBps, 121, 242, 58, NO_MIG},
+	{"A10", "NVIDIA-A10", 24 * GP_GIB, 600 * GBps, 125, 250, 72, NO_MIG},
+	{"T4", "Tesla-T4", 16 * GP_GIB, 320 * GBps, 65, 130, 40, NO_MIG},
+	{"V100-16GB", "Tesla-V100-SXM2-16GB", 16 * GP_GIB, 900 * GBps, 125, 62, 80, NO_MIG},
+	{"V100-32GB", "Tesla-V100-SXM2-32GB", 32 * GP_GIB, 900 * GBps, 125, 62, 80, NO_MIG},
 };
 
 /* From each model's config.json; params are the published sizes.  None ties
  * its lm_head to the embedding (tie_word_embeddings: false). */
 static const struct model_arch models[] = {
 	/* name           params   layers hidden heads kv  head_dim ffn    vocab   tied */
-	{"llama-2-7b",   6.74e9,  32,    4096,  32,   32, 128,     11008, 32000, false},
-	{"llama-2-13b",  13.0e9,  40,    5120,  40,   40, 128,     13824, 32000, false},
-	{"llama-2-70b",  69.0e9,  80,    8192,  64,   8,  128,     28672, 32000, false},
-	{"llama-3-8b",   8.03e9,  32,    4096,  32,   8,  128,     14336, 128256, false},
-	{"llama-3-70b",  70.6e9,  80,    8192,  64,   8,  128,     28672, 128256, false},
-	{"mistral-7b",   7.24e9,  32,    4096,  32,   8,  128,     14336, 32000, false},
+	{"llama-2-7b", 6.74e9, 32, 4096, 32, 32, 128, 11008, 32000, false},
+	{"llama-2-13b", 13.0e9, 40, 5120, 40, 40, 128, 13824, 32000, false},
+	{"llama-2-70b", 69.0e9, 80, 8192, 64, 8, 128, 28672, 32000, false},
+	{"llama-3-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, false},
+	{"llama-3-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672, 128256, false},
+	{"mistral-7b", 7.24e9, 32, 4096, 32, 8, 128, 14336, 32000, false},
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

@@ -25,7 +25,8 @@ static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, i
 	for (int32_t i = 0; i < nodes; i++) {
 		ix->key[i] = i < members ? key : -1;
 		if (i < members)
-			ix->bits[(size_t)key * ix->words + (size_t)i / 64] |= UINT64_C(1) << (i % 64);
+			ix->bits[(size_t)key * ix->words + (size_t)i / 64] |= UINT64_C(1)
+									      << (i % 64);
 	}
 	ix->count[key] = members;
 }
@@ -74,16 +75,16 @@ struct node_check {
 	const struct cluster *c;
 	int32_t first_node;
 	const struct workload_spec *w;
-	bool cpu_memory;           /* check the node's cpu and memory */
-	cluster_node_pred ok;      /* NULL: none */
+	bool cpu_memory;      /* check the node's cpu and memory */
+	cluster_node_pred ok; /* NULL: none */
 	const void *ctx;
 };
 
 static bool check_node(const struct node_check *nc, int32_t local)
 {
 	int32_t node = nc->first_node + local;
-	if (nc->cpu_memory && (!cluster_cpu_fits(nc->c, node, nc->w) ||
-			       !cluster_memory_fits(nc->c, node, nc->w)))
+	if (nc->cpu_memory &&
+	    (!cluster_cpu_fits(nc->c, node, nc->w) || !cluster_memory_fits(nc->c, node, nc->w)))
 		return false;
 	return !nc->ok || nc->ok(nc->c, node, nc->ctx);
 }
@@ -385,9 +386,7 @@ static const struct bucket_index *request_index(const struct cluster *c, size_t 
 		if (sharing_replicated(&c->sc->pools[p].sharing))
 			return &ps->part;
 		return mode != SHARING_MIG ? &ps->whole : NULL;
-	case REQUEST_MILLI:
-		*need = w->milli;
-		return mode == SHARING_FRACTIONAL ? &ps->part : NULL;
+	case REQUEST_MILLI: *need = w->milli; return mode == SHARING_FRACTIONAL ? &ps->part : NULL;
 	case REQUEST_MIG: {
 		int32_t m = mig_index(ps, w->mig_profile);
 		*need = 1;
@@ -405,10 +404,11 @@ int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workl
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
 	if (!ix)
 		return -1;
-	struct node_check nc = {c, c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
+	struct node_check nc = {c,  c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
 				ctx};
 	bool checks = nc.cpu_memory || ok;
-	int32_t local = index_find(ix, need, scoring == SCORING_MOST_ALLOCATED, checks ? &nc : NULL);
+	int32_t local =
+		index_find(ix, need, scoring == SCORING_MOST_ALLOCATED, checks ? &nc : NULL);
 	return local < 0 ? -1 : nc.first_node + local;
 }
 
@@ -425,7 +425,8 @@ static bool room_buckets(const struct bucket_index *ix, int32_t need, bool best_
 	if (!best_only)
 		return true;
 	bool most = scoring == SCORING_MOST_ALLOCATED;
-	for (int32_t k = most ? need : ix->levels - 1; k >= need && k < ix->levels; k += most ? 1 : -1)
+	for (int32_t k = most ? need : ix->levels - 1; k >= need && k < ix->levels;
+	     k += most ? 1 : -1)
 		if (ix->count[k]) {
 			*lo = *hi = k;
 			return true;
@@ -481,7 +482,7 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
 	if (!ix || !room_buckets(ix, need, false, SCORING_LEAST_ALLOCATED, &lo, &hi))
 		return;
-	struct node_check nc = {c, c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
+	struct node_check nc = {c,  c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
 				ctx};
 	for (int32_t k = lo; k <= hi; k++) {
 		const uint64_t *b = ix->bits + (size_t)k * ix->words;
@@ -494,8 +495,8 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 	}
 }
 
-int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
-		     int32_t gpus, enum sched_scoring scoring)
+int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w, int32_t gpus,
+		     enum sched_scoring scoring)
 {
 	return cluster_find_where(c, p, w, gpus, scoring, NULL, NULL);
 }
@@ -623,8 +624,8 @@ static void stack_replicas(const struct cluster *c, const struct node *nd, int32
 		int best = -1;
 		for (int i = 0; i < nd->gpus; i++) {
 			int32_t room = c->gpus[nd->first_gpu + i].free - per_gpu[i];
-			if (room > 0 && (best < 0 || room > c->gpus[nd->first_gpu + best].free -
-							       per_gpu[best]))
+			if (room > 0 &&
+			    (best < 0 || room > c->gpus[nd->first_gpu + best].free - per_gpu[best]))
 				best = i;
 		}
 		assert(best >= 0 && "the index promised the replicas on this node");
@@ -635,7 +636,7 @@ static void stack_replicas(const struct cluster *c, const struct node *nd, int32
 /* Chooses the GPUs (and MIG slot) and what each holds (per_gpu[i], units on
  * GPU i); fills grant and returns the tenant's share. */
 static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
-		    int32_t gpus, struct cluster_grant *grant, int32_t *per_gpu)
+		     int32_t gpus, struct cluster_grant *grant, int32_t *per_gpu)
 {
 	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
 	struct sharing_ask ask = scenario_ask(w);
@@ -661,7 +662,8 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 	}
 	for (int32_t k = 0; k < n && !c->prefer; k++) {
-		int i = pick_gpu(c, nd, grant->gpu_mask, grant->units, !replicas && w->request == REQUEST_GPUS);
+		int i = pick_gpu(c, nd, grant->gpu_mask, grant->units,
+				 !replicas && w->request == REQUEST_GPUS);
 		assert(i >= 0 && "the index promised room on this node");
 		grant->gpu_mask |= UINT64_C(1) << i;
 	}
@@ -715,7 +717,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 			continue;
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if (grant->mig_slot >= 0)
-			g->mig_free &= (uint8_t)~(1u << grant->mig_slot);
+			g->mig_free &= (uint8_t) ~(1u << grant->mig_slot);
 		g->free -= per_gpu[i];
 		assert(g->free >= 0);
 		g->vram_used += w->vram_bytes;
@@ -792,7 +794,8 @@ static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int
 		members += want[i] >= 0; /* -1: a node that is not Ready, in no bucket */
 	if (bits != members)
 		return snprintf(why, len, "%s index: %lld bits set for %lld nodes", name,
-				(long long)bits, (long long)members), false;
+				(long long)bits, (long long)members),
+		       false;
 	int32_t *count = gp_xcalloc((size_t)ix->levels, sizeof *count);
 	bool ok = true;
 	for (int32_t i = 0; i < n && ok; i++) {
@@ -800,8 +803,8 @@ static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int
 		if (k < 0) {
 			ok = ix->key[i] == -1;
 			if (!ok)
-				snprintf(why, len, "%s index: node %d is not Ready but has key %d", name,
-					 (int)i, (int)ix->key[i]);
+				snprintf(why, len, "%s index: node %d is not Ready but has key %d",
+					 name, (int)i, (int)ix->key[i]);
 			continue;
 		}
 		ok = k < ix->levels && ix->key[i] == k &&
@@ -845,8 +848,8 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 			const struct gpu *g = &c->gpus[c->nodes[node].first_gpu + k];
 			if (g->free < 0 || g->free > ps->units_per_gpu) {
 				ok = false;
-				snprintf(why, len, "node %d GPU %d has %d free units of %d", (int)node,
-					 (int)k, (int)g->free, (int)ps->units_per_gpu);
+				snprintf(why, len, "node %d GPU %d has %d free units of %d",
+					 (int)node, (int)k, (int)g->free, (int)ps->units_per_gpu);
 			}
 		}
 	}
@@ -861,8 +864,8 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 	}
 	if (ok && fabs(allocated - ps->allocated) > 1e-6) {
 		ok = false;
-		snprintf(why, len, "pool %zu: allocated %.9g, its nodes hold %.9g", p, ps->allocated,
-			 allocated);
+		snprintf(why, len, "pool %zu: allocated %.9g, its nodes hold %.9g", p,
+			 ps->allocated, allocated);
 	}
 	free(whole);
 	free(part);
@@ -928,7 +931,8 @@ static int64_t window_next_open(const struct pool_spec *pool, int64_t s)
 	return best;
 }
 
-bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t, sim_time *next_change)
+bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t,
+			  sim_time *next_change)
 {
 	*next_change = SIM_NEVER;
 	if (pool->n_windows == 0)

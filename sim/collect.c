@@ -9,12 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* The readable steps of an adaptive run, finest first; each divides the
  * next, so a coarser window is a whole number of finer ones.  It starts at
  * the old fixed default (5m): a run short enough for it keeps its rows. */
-static const sim_time auto_steps[] = {5 * SIM_MINUTE, 15 * SIM_MINUTE, SIM_HOUR, 6 * SIM_HOUR,
-				      SIM_DAY, 7 * SIM_DAY};
+static const sim_time auto_steps[] = {5 * SIM_MINUTE, 15 * SIM_MINUTE, SIM_HOUR,
+				      6 * SIM_HOUR,   SIM_DAY,         7 * SIM_DAY};
 #define N_AUTO_STEPS (sizeof auto_steps / sizeof auto_steps[0])
 
 /* Where each gauge's window mean sits in a timeseries row; the KV-cache
@@ -71,7 +70,8 @@ static void fill_window(struct collect *c, size_t k, sim_time t, double len, con
 		for (size_t g = 0; g < GAUGE_COUNT; g++)
 			if (row_field[g] != NO_FIELD)
 				*field(row, g) = m[g] / len;
-		row->kv_cache_usage = m[GAUGE_KV_TOTAL] > 0 ? m[GAUGE_KV_USED] / m[GAUGE_KV_TOTAL] : NAN;
+		row->kv_cache_usage =
+			m[GAUGE_KV_TOTAL] > 0 ? m[GAUGE_KV_USED] / m[GAUGE_KV_TOTAL] : NAN;
 		row->preemptions = m[GAUGE_COUNT];
 		if (c->adaptive) {
 			c->held_kv[(k * c->n_scopes + i) * 2] = m[GAUGE_KV_USED];
@@ -160,7 +160,8 @@ static void close_window(struct collect *c, sim_time end)
 	fill_window(c, c->n_windows, c->window_start, len, sum);
 	c->window_start = end;
 	c->n_windows++;
-	while (c->adaptive && c->n_windows > COLLECT_MAX_WINDOWS && c->step < auto_steps[N_AUTO_STEPS - 1])
+	while (c->adaptive && c->n_windows > COLLECT_MAX_WINDOWS &&
+	       c->step < auto_steps[N_AUTO_STEPS - 1])
 		coarsen(c);
 }
 
@@ -170,7 +171,8 @@ static void add_window(struct collect *c, size_t k, double len, double *sum)
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		for (size_t g = 0; g < GAUGE_COUNT; g++)
 			sum[i * SUMS + g] += window_integral(c, k, i, g, len);
-		sum[i * SUMS + GAUGE_COUNT] += c->out->ts[c->ts_first + k * c->n_scopes + i].preemptions;
+		sum[i * SUMS + GAUGE_COUNT] +=
+			c->out->ts[c->ts_first + k * c->n_scopes + i].preemptions;
 	}
 }
 
@@ -285,7 +287,6 @@ void collect_finish(struct collect *c, sim_time end)
 	for (size_t i = 0; i < c->n_scopes; i++)
 		advance(c, &c->scopes[i], end);
 }
-
 
 void collect_preempted(struct collect *c, size_t scope, sim_time now)
 {

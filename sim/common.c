@@ -23,9 +23,10 @@ int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list 
 {
 	const char *file = loc.file ? loc.file : "(input)";
 	int n = loc.line <= 0 ? snprintf(err->msg, sizeof err->msg, "%s: error: ", file)
-		: loc.col <= 0 ? snprintf(err->msg, sizeof err->msg, "%s:%d: error: ", file, loc.line)
-			       : snprintf(err->msg, sizeof err->msg, "%s:%d:%d: error: ", file,
-					  loc.line, loc.col);
+		: loc.col <= 0
+			? snprintf(err->msg, sizeof err->msg, "%s:%d: error: ", file, loc.line)
+			: snprintf(err->msg, sizeof err->msg, "%s:%d:%d: error: ", file, loc.line,
+				   loc.col);
 	if (n >= 0 && (size_t)n < sizeof err->msg)
 		vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
 	return GP_EINPUT;

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-
 /* The end of the timeseries window starting at t: a step later (the step
  * the run used, so allocations follow an adaptive step), or the run's end;
  * never before t (a row the run wrote at or after its end, as a power
@@ -36,10 +35,17 @@ static struct allocation workload_window(const struct scenario *sc, const struct
 {
 	double h = window_hours(sc, r, row->t);
 	sim_time end = window_end(sc, r, row->t);
-	return (struct allocation){row->scope, row->t, end,
-		row->gpus_allocated * h, row->gpu_cost_per_h * h,
-		row->cpu_cores * h, row->cpu_cost_per_h * h,
-		row->ram_gib * GP_GIB * h, row->ram_cost_per_h * h, 0,
+	return (struct allocation){
+		row->scope,
+		row->t,
+		end,
+		row->gpus_allocated * h,
+		row->gpu_cost_per_h * h,
+		row->cpu_cores * h,
+		row->cpu_cost_per_h * h,
+		row->ram_gib * GP_GIB * h,
+		row->ram_cost_per_h * h,
+		0,
 		row->gpus_allocated > 0 ? row->engine_active / row->gpus_allocated : NAN};
 }
 
@@ -69,8 +75,8 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 		const struct ts_row *row = &r->ts[i];
 		if (window_end(sc, r, row->t) <= row->t)
 			continue; /* an empty window charges nothing */
-		struct allocation idle = {COST_IDLE_NAME, row->t, window_end(sc, r, row->t),
-					  0, 0, 0, 0, 0, 0, 0, 0};
+		struct allocation idle = {
+			COST_IDLE_NAME, row->t, window_end(sc, r, row->t), 0, 0, 0, 0, 0, 0, 0, 0};
 		for (size_t p = 0; p < sc->n_pools; p++) {
 			double before = idle.gpu_cost + idle.cpu_cost + idle.ram_cost;
 			add_idle(&sc->pools[p], sc, r, &row[1 + p], &idle);
@@ -112,7 +118,8 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 		results_add_metric(r, name, "cost_idle", share, "usd");
 		results_add_metric(r, name, "verified_results", (double)verified[w], "results");
 		results_add_metric(r, name, "cost_per_verified_result",
-				   verified[w] ? (cost[w] + share) / (double)verified[w] : NAN, "usd");
+				   verified[w] ? (cost[w] + share) / (double)verified[w] : NAN,
+				   "usd");
 	}
 	/* The bill: allocations plus idle, OpenCost's total over every
 	 * allocation including __idle__. */

@@ -10,7 +10,8 @@ char *csv_trim(char *s)
 {
 	/* A UTF-8 byte order mark, which spreadsheet exports put before the
 	 * header, is no part of the first cell. */
-	if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF)
+	if ((unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
+	    (unsigned char)s[2] == 0xBF)
 		s += 3;
 	while (*s == ' ' || *s == '\t')
 		s++;

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 enum step {
 	STEP_ALLOCATION = FINDING_ALLOCATION,
 	STEP_MEMORY = FINDING_MEMORY,
@@ -68,19 +67,19 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 struct draft {
 	struct finding f;
 	enum step step;
-	double weight;   /* how much it explains: larger ranks first within a step */
-	size_t seq;      /* ties keep the order found */
+	double weight; /* how much it explains: larger ranks first within a step */
+	size_t seq;    /* ties keep the order found */
 };
 
 struct view {
 	const struct scenario *sc;
 	struct results *r;
 	size_t n_scopes, n_windows;
-	double *len;           /* seconds of each window */
-	double span;           /* seconds of all windows */
-	double *pend;          /* per workload: pending pod-seconds in the pool's windows */
-	uint8_t *allow;        /* [w * pools + p]: 0 not yet known, 1 no, 2 yes */
-	bool has_placer;       /* built on first use: the rules of placement */
+	double *len;     /* seconds of each window */
+	double span;     /* seconds of all windows */
+	double *pend;    /* per workload: pending pod-seconds in the pool's windows */
+	uint8_t *allow;  /* [w * pools + p]: 0 not yet known, 1 no, 2 yes */
+	bool has_placer; /* built on first use: the rules of placement */
 	struct cluster cluster;
 	struct placer placer;
 	struct draft *drafts;
@@ -92,7 +91,11 @@ static const struct ts_row *row(const struct view *v, size_t k, size_t scope)
 	return &v->r->ts[k * v->n_scopes + scope];
 }
 
-static size_t pool_scope(const struct view *v, size_t p) { (void)v; return 1 + p; }
+static size_t pool_scope(const struct view *v, size_t p)
+{
+	(void)v;
+	return 1 + p;
+}
 static size_t workload_scope(const struct view *v, size_t w) { return 1 + v->sc->n_pools + w; }
 
 /* Whether the rows are windows of every scope in collect's order (all, pools,
@@ -103,7 +106,7 @@ static bool rows_match(const struct view *v)
 	if (!v->r->n_ts || v->r->n_ts % v->n_scopes)
 		return false;
 	for (size_t i = 0; i < v->n_scopes; i++) {
-		const char *want = i == 0 ? "all"
+		const char *want = i == 0             ? "all"
 				   : i <= sc->n_pools ? sc->pools[i - 1].name
 						      : sc->workloads[i - 1 - sc->n_pools].name;
 		if (!v->r->ts[i].scope || strcmp(v->r->ts[i].scope, want))
@@ -211,7 +214,6 @@ static void pending_members(struct view *v, struct finding *f)
 			f->members[f->n_members++] = (int32_t)w;
 }
 
-
 /* --- the alternatives a finding names --------------------------------------- */
 
 /* An alternative named by label (formatted), unless f names it already. */
@@ -268,17 +270,17 @@ static void fix_replicas(struct finding *f, const struct pool_spec *p, enum shar
 
 static void fix_quant(struct finding *f, const struct workload_spec *w, enum quant q)
 {
-	fix_set(fix(f, "%s weights for %s", footprint_quant_name(q), w->name), "workloads.%s.quantization=%s",
-		w->name, footprint_quant_name(q));
+	fix_set(fix(f, "%s weights for %s", footprint_quant_name(q), w->name),
+		"workloads.%s.quantization=%s", w->name, footprint_quant_name(q));
 }
 
 /* --- steps 1 and 2: allocation and memory, per pool ------------------------ */
 
 /* Time-weighted sums over the windows in which work the pool could host pended. */
 struct pool_sums {
-	double pend_s;                        /* seconds of those windows */
-	double cap, alloc, engine, sm, vram;  /* GPU-seconds (GiB-seconds for vram) */
-	double pods, gpus;                    /* pending pod- and GPU-seconds */
+	double pend_s;                       /* seconds of those windows */
+	double cap, alloc, engine, sm, vram; /* GPU-seconds (GiB-seconds for vram) */
+	double pods, gpus;                   /* pending pod- and GPU-seconds */
 };
 
 static void pool_sums(struct view *v, size_t p, struct pool_sums *s)
@@ -313,9 +315,15 @@ static void pool_sums(struct view *v, size_t p, struct pool_sums *s)
 /* The pool figures of f from the sums s. */
 static void pool_figures(const struct view *v, struct finding *f, const struct pool_sums *s)
 {
-	f->fig.pool = (struct finding_pool){.pend_s = s->pend_s, .span = v->span, .pods = s->pods,
-					    .gpus = s->gpus, .cap = s->cap, .alloc = s->alloc,
-					    .engine = s->engine, .sm = s->sm, .vram = s->vram};
+	f->fig.pool = (struct finding_pool){.pend_s = s->pend_s,
+					    .span = v->span,
+					    .pods = s->pods,
+					    .gpus = s->gpus,
+					    .cap = s->cap,
+					    .alloc = s->alloc,
+					    .engine = s->engine,
+					    .sm = s->sm,
+					    .vram = s->vram};
 }
 
 /* Work pended long enough on a pool that was mostly allocated and mostly idle. */
@@ -346,7 +354,8 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 	pending_members(v, f);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
-		size_t n = v->pend[w] > 0 ? diagnose_sharing_options(ps, &v->sc->workloads[w], o) : 0;
+		size_t n =
+			v->pend[w] > 0 ? diagnose_sharing_options(ps, &v->sc->workloads[w], o) : 0;
 		for (size_t i = 0; i < n; i++)
 			if (o[i].mode == SHARING_TIME_SLICING || o[i].mode == SHARING_MPS)
 				fix_replicas(f, ps, o[i].mode, o[i].replicas);
@@ -355,12 +364,14 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 
 /* The narrower weights that fit per_gpu pods a GPU of p, for each workload
  * marked in v->pend, as alternatives of f. */
-static void fix_quants(struct view *v, struct finding *f, const struct pool_spec *p, int32_t per_gpu)
+static void fix_quants(struct view *v, struct finding *f, const struct pool_spec *p,
+		       int32_t per_gpu)
 {
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		enum quant q;
 		double vram, freed;
-		if (v->pend[w] > 0 && diagnose_quant_fit(p, &v->sc->workloads[w], per_gpu, &q, &vram, &freed))
+		if (v->pend[w] > 0 &&
+		    diagnose_quant_fit(p, &v->sc->workloads[w], per_gpu, &q, &vram, &freed))
 			fix_quant(f, &v->sc->workloads[w], q);
 	}
 }
@@ -416,7 +427,8 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	if (sliced && per_gpu > 2)
 		fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
 	else if (sliced)
-		fix_set(fix(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=exclusive", ps->name);
+		fix_set(fix(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=exclusive",
+			ps->name);
 }
 
 /* The smallest VRAM of a pod that pended (bytes); 0 when none is known. */
@@ -490,7 +502,9 @@ static double rule_pending(const struct view *v, size_t w, int64_t *pods, const 
 		*pods += pr->pods;
 		*rules |= (pr->kinds & PEND_BIT(PEND_AFFINITY) ? FINDING_RULE_AFFINITY : 0) |
 			  (pr->kinds & PEND_BIT(PEND_TAINT) ? FINDING_RULE_TAINT : 0) |
-			  (pr->kinds & (PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL)) ? FINDING_RULE_SPREAD : 0);
+			  (pr->kinds & (PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL))
+				   ? FINDING_RULE_SPREAD
+				   : 0);
 		if (pr->pending_seconds > best) {
 			best = pr->pending_seconds;
 			*top = pr->reason;
@@ -542,20 +556,25 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 		return; /* nothing hidden was free: the rules cost nothing here */
 	struct finding *f = add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w);
 	f->reason = reason_id(v, top);
-	f->fig.rules = (struct finding_rules){.pending_s = pend, .idle = idle, .cap = cap,
-					      .secs = secs, .most = most, .pods = pods,
+	f->fig.rules = (struct finding_rules){.pending_s = pend,
+					      .idle = idle,
+					      .cap = cap,
+					      .secs = secs,
+					      .most = most,
+					      .pods = pods,
 					      .rules = rules};
 	f->members = gp_xcalloc(nh, sizeof *f->members);
 	for (size_t i = 0; i < nh; i++)
 		f->members[f->n_members++] = (int32_t)hidden[i];
 	if (ws->n_node_selector)
-		fix_set(fix(f, "%s without its node_selector", ws->name), "workloads.%s.node_selector={}",
-			ws->name);
+		fix_set(fix(f, "%s without its node_selector", ws->name),
+			"workloads.%s.node_selector={}", ws->name);
 	if (ws->n_affinity)
-		fix_set(fix(f, "%s without its node affinity", ws->name), "workloads.%s.affinity=[]",
-			ws->name);
+		fix_set(fix(f, "%s without its node affinity", ws->name),
+			"workloads.%s.affinity=[]", ws->name);
 	if (ws->n_gpu_spec)
-		fix_set(fix(f, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]", ws->name);
+		fix_set(fix(f, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]",
+			ws->name);
 }
 
 void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
@@ -609,11 +628,10 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 	int32_t need = (int32_t)ceil(rate * tok / (replicas * 0.7) - 1e-9);
 	if (need <= workers)
 		need = workers + 1;
-	struct finding *fd = add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1,
-				 (int)(ws - v->sc->workloads));
-	fd->fig.tokenizer = (struct finding_tokenizer){.rate = rate, .busy = busy,
-						       .replicas = replicas, .workers = workers,
-						       .need = need};
+	struct finding *fd =
+		add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1, (int)(ws - v->sc->workloads));
+	fd->fig.tokenizer = (struct finding_tokenizer){
+		.rate = rate, .busy = busy, .replicas = replicas, .workers = workers, .need = need};
 	fd->figure = busy;
 	long long us = (long long)llround(tok * 1e6);
 	fix_set(fix(fd, "%d tokenizer workers for %s", (int)need, ws->name),
@@ -688,7 +706,8 @@ struct free_sums {
  * fixed, so no placement policy packs them (the layout is the question). */
 /* The share of [t, t + seconds) in which pool p's windows are open (1 for a
  * pool without windows): a closed pool's idle GPUs are not free for work. */
-static double open_share(const struct view *v, const struct pool_spec *p, sim_time t, double seconds)
+static double open_share(const struct view *v, const struct pool_spec *p, sim_time t,
+			 double seconds)
 {
 	if (!p->n_windows || seconds <= 0)
 		return 1;
@@ -754,7 +773,9 @@ static void quota_map_text(struct sbuf *b, const struct queue_spec *q, const cha
 	size_t n = 0;
 	for (size_t i = 0; i < q->n_quota; i++) {
 		const struct quota_entry *e = &q->quota[i];
-		double x = !strcmp(e->resource, res) ? amount : limit ? e->borrowing_limit : e->nominal;
+		double x = !strcmp(e->resource, res) ? amount
+			   : limit                   ? e->borrowing_limit
+						     : e->nominal;
 		if (isinf(x))
 			continue;
 		if (!strcmp(e->resource, "memory"))
@@ -770,7 +791,8 @@ static void admission_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const char *top = NULL;
-	double quota_s = kind_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER), &top);
+	double quota_s =
+		kind_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER), &top);
 	if (!matters(v, quota_s) || ws->queue < 0 || (size_t)ws->queue >= v->sc->n_queues)
 		return;
 	struct free_sums f;
@@ -787,11 +809,15 @@ static void admission_finding(struct view *v, size_t w)
 	fd->queue = ws->queue;
 	fd->figure = idle;
 	fd->reason = reason_id(v, top);
-	fd->fig.wait = (struct finding_wait){.pending_s = quota_s, .secs = f.secs, .free = f.free,
-					     .cap = f.cap, .need = need, .strict = strict};
+	fd->fig.wait = (struct finding_wait){.pending_s = quota_s,
+					     .secs = f.secs,
+					     .free = f.free,
+					     .cap = f.cap,
+					     .need = need,
+					     .strict = strict};
 	if (strict)
-		fix_set(fix(fd, "BestEffortFIFO for %s", q->name), "queues.%s.strategy=BestEffortFIFO",
-			q->name);
+		fix_set(fix(fd, "BestEffortFIFO for %s", q->name),
+			"queues.%s.strategy=BestEffortFIFO", q->name);
 	if (!e)
 		return;
 	double more = ceil(idle - 1e-9);
@@ -803,7 +829,8 @@ static void admission_finding(struct view *v, size_t w)
 	if (!isinf(e->borrowing_limit)) {
 		struct sbuf lim = {0};
 		quota_map_text(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
-		fix_set(fix(fd, "borrowing limit of %s at %g GPUs", q->name, e->borrowing_limit + more),
+		fix_set(fix(fd, "borrowing limit of %s at %g GPUs", q->name,
+			    e->borrowing_limit + more),
 			"queues.%s.borrowing_limit=%s", q->name, lim.s);
 		free(lim.s);
 	}
@@ -829,8 +856,12 @@ static void fragmentation_finding(struct view *v, size_t w)
 	bool packs = sch->scoring.type == SCORING_MOST_ALLOCATED && sch->scoring.weight[SCORE_GPU];
 	struct finding *fd = add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w);
 	fd->reason = reason_id(v, top);
-	fd->fig.wait = (struct finding_wait){.pending_s = res_s, .secs = f.secs, .free = f.free,
-					     .cap = f.cap, .need = need, .pend = f.pend,
+	fd->fig.wait = (struct finding_wait){.pending_s = res_s,
+					     .secs = f.secs,
+					     .free = f.free,
+					     .cap = f.cap,
+					     .need = need,
+					     .pend = f.pend,
 					     .covered = f.covered};
 	fd->figure = f.free / f.secs;
 	static const enum gpu_policy packers[] = {GPU_POLICY_BEST_FIT, GPU_POLICY_FGD,
@@ -914,14 +945,19 @@ static void stalled_finding(struct view *v, size_t w)
 			return; /* some pool fits it: it waits, it is not stalled */
 		/* The cause to report: the pool that comes closest (VRAM, then size, then rules). */
 		int rank = k == PEND_VRAM ? 3 : k == PEND_RESOURCE ? 2 : k == PEND_CPU ? 1 : 0;
-		int best = why == PEND_VRAM ? 3 : why == PEND_RESOURCE ? 2 : why == PEND_CPU ? 1 : why < 0 ? -1 : 0;
+		int best = why == PEND_VRAM       ? 3
+			   : why == PEND_RESOURCE ? 2
+			   : why == PEND_CPU      ? 1
+			   : why < 0              ? -1
+						  : 0;
 		if (rank > best)
 			why = k, at = p;
 	}
 	if (why < 0)
 		return;
-	enum step step = why == PEND_VRAM ? STEP_MEMORY : why == PEND_AFFINITY ? STEP_PLACEMENT
-										 : STEP_ALLOCATION;
+	enum step step = why == PEND_VRAM       ? STEP_MEMORY
+			 : why == PEND_AFFINITY ? STEP_PLACEMENT
+						: STEP_ALLOCATION;
 	const char *top = NULL;
 	double pend = kind_pending(v, w, ~0u, &top);
 	struct finding *fd = add(v, step, KIND_STALLED, 1e18 + pend, (int)at, (int)w);
@@ -1031,10 +1067,12 @@ static double pending_pod_seconds(const struct view *v)
 static void node_group_max_finding(struct view *v, const struct pool_scaling *ps)
 {
 	const struct pool_spec *p = &v->sc->pools[ps->pool];
-	if (!p->autoscale.on || ps->at_max_s <= 0 || ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->span)
+	if (!p->autoscale.on || ps->at_max_s <= 0 ||
+	    ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->span)
 		return;
 	struct finding *fd = add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1);
-	fd->fig.scaling = (struct finding_scaling){.at_max_s = ps->at_max_s, .span = v->span,
+	fd->fig.scaling = (struct finding_scaling){.at_max_s = ps->at_max_s,
+						   .span = v->span,
 						   .node_hours = ps->node_hours,
 						   .scale_ups = ps->scale_ups};
 	fd->figure = ps->at_max_s;
@@ -1058,12 +1096,14 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 		return;
 	int32_t warm = (int32_t)ceil(ps->peak_nodes - 1e-9);
 	warm = warm < 1 ? 1 : warm > p->autoscale.max ? p->autoscale.max : warm;
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_PROVISIONING, ps->provisioning_wait_s,
-				 ps->pool, -1);
+	struct finding *fd =
+		add(v, STEP_CAPACITY, KIND_PROVISIONING, ps->provisioning_wait_s, ps->pool, -1);
 	fd->fig.scaling = (struct finding_scaling){.wait_s = ps->provisioning_wait_s,
-						   .pending_s = pending, .node_hours = ps->node_hours,
+						   .pending_s = pending,
+						   .node_hours = ps->node_hours,
 						   .scale_ups = ps->scale_ups,
-						   .scale_downs = ps->scale_downs, .warm = warm};
+						   .scale_downs = ps->scale_downs,
+						   .warm = warm};
 	fd->figure = ps->provisioning_wait_s;
 	struct finding_fix *x = fix(fd, "autoscale min %d for %s", (int)warm, p->name);
 	fix_set(x, "pools.%s.nodes=%d", p->name, (int)warm);
@@ -1083,7 +1123,8 @@ static void diagnose_scaling(struct view *v)
 /* Work waited (or missed its goal) and no other step explains it. */
 static void capacity_finding(struct view *v)
 {
-	double p95 = metric(v, "all", "queue_time_p95_s"), met = metric(v, "all", "deadline_met_pct");
+	double p95 = metric(v, "all", "queue_time_p95_s"),
+	       met = metric(v, "all", "deadline_met_pct");
 	double slo = metric(v, "all", "slo_met");
 	/* Queueing is the goal only where the scenario sets no deadline or SLO:
 	 * work that waits for a window and meets its deadlines is as planned. */
@@ -1120,7 +1161,8 @@ static bool explained(struct view *v, size_t w)
 static void workload_capacity_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	double p95 = metric(v, ws->name, "queue_time_p95_s"), met = metric(v, ws->name, "deadline_met_pct");
+	double p95 = metric(v, ws->name, "queue_time_p95_s"),
+	       met = metric(v, ws->name, "deadline_met_pct");
 	bool goal = ws->deadline_kind != DEADLINE_NONE || ws->inference;
 	if (explained(v, w) || !((!goal && p95 > DIAGNOSE_QUEUE_OK_S) || met < 100))
 		return;
@@ -1133,7 +1175,8 @@ static void workload_capacity_finding(struct view *v, size_t w)
 	}
 	if (pool < 0)
 		return; /* nowhere to run: the stalled finding's case */
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w);
+	struct finding *fd =
+		add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w);
 	fd->fig.capacity.pool_alloc_pct = most;
 	fd->figure = isnan(p95) ? 0 : p95;
 }
@@ -1171,7 +1214,8 @@ static void rank(struct view *v)
 	if (!v->n_drafts)
 		return; /* a healthy run: no finding */
 	qsort(v->drafts, v->n_drafts, sizeof *v->drafts, by_rank);
-	r->findings = gp_xrealloc(r->findings, (r->n_findings + v->n_drafts + 1) * sizeof *r->findings);
+	r->findings =
+		gp_xrealloc(r->findings, (r->n_findings + v->n_drafts + 1) * sizeof *r->findings);
 	for (size_t i = 0; i < v->n_drafts; i++) {
 		r->findings[r->n_findings] = v->drafts[i].f;
 		r->findings[r->n_findings].rank = (int32_t)(r->n_findings + 1);

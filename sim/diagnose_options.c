@@ -20,7 +20,8 @@ static const struct mig_profile *best_mig(const struct pool_spec *p, double vram
 		if (m->memory_bytes < vram)
 			continue;
 		if (!best || m->max_instances > best->max_instances ||
-		    (m->max_instances == best->max_instances && m->compute_slices > best->compute_slices))
+		    (m->max_instances == best->max_instances &&
+		     m->compute_slices > best->compute_slices))
 			best = m;
 	}
 	return best;
@@ -55,7 +56,8 @@ size_t diagnose_sharing_options(const struct pool_spec *p, const struct workload
 	if (milli < 50)
 		milli = 50;
 	if (milli < 1000 && 1000 / milli > now)
-		out[n++] = (struct diagnose_option){SHARING_FRACTIONAL, 1000 / milli, 0, NULL, milli};
+		out[n++] =
+			(struct diagnose_option){SHARING_FRACTIONAL, 1000 / milli, 0, NULL, milli};
 	return n;
 }
 

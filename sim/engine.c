@@ -93,7 +93,7 @@ static void spread(struct engine *e)
 	uint64_t *m = e->digits[level];
 	m[digit / 64] &= ~(UINT64_C(1) << (digit % 64));
 	if (!(m[0] | m[1] | m[2] | m[3]))
-		e->levels &= (uint8_t)~(1u << level);
+		e->levels &= (uint8_t) ~(1u << level);
 	if (level == 0) {
 		/* A level-0 bucket holds one time, the new last: it becomes the
 		 * FIFO as it is (the FIFO is empty; its array is kept for reuse). */

@@ -17,8 +17,8 @@
 /* "did you mean 'A100-40GB' or 'A100-80GB'?" when name begins two or three
  * names and the closest by edit distance is not one of them ("A10" for
  * "A100" would mislead). */
-static bool prefix_hint(struct gp_err *err, const char *flag, const char *what,
-			const char *name, const char *const *names, size_t n)
+static bool prefix_hint(struct gp_err *err, const char *flag, const char *what, const char *name,
+			const char *const *names, size_t n)
 {
 	const char *hits[3];
 	size_t k = 0, len = strlen(name);
@@ -102,12 +102,14 @@ static void quant_hint(char *buf, size_t len, const struct estimate *e)
 	static const enum quant order[] = {QUANT_FP16, QUANT_INT8, QUANT_INT4};
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		if (footprint_quant_weight_bytes(order[i]) >= footprint_quant_weight_bytes(e->quant))
+		if (footprint_quant_weight_bytes(order[i]) >=
+		    footprint_quant_weight_bytes(e->quant))
 			continue;
 		int tp = footprint_min_tp(e->model, order[i], footprint_quant_default_kv(order[i]),
 					  e->gpu->memory_bytes, e->context);
 		if (tp) {
-			snprintf(buf, len, "; --quant %s fits at --tp %d", footprint_quant_name(order[i]), tp);
+			snprintf(buf, len, "; --quant %s fits at --tp %d",
+				 footprint_quant_name(order[i]), tp);
 			return;
 		}
 	}
@@ -125,14 +127,14 @@ static int does_not_fit(const struct estimate *e, int tp, struct gp_err *err)
 		return gp_errorf(err, GP_EINPUT,
 				 "--tp %d: %s in %s does not fit on %d x %s: %s; the smallest "
 				 "tensor-parallel degree that fits is %d",
-				 tp, e->model->name, footprint_quant_name(e->quant), tp, e->gpu->name, need,
-				 e->min_tp);
+				 tp, e->model->name, footprint_quant_name(e->quant), tp,
+				 e->gpu->name, need, e->min_tp);
 	quant_hint(hint, sizeof hint, e);
 	return gp_errorf(err, GP_EINPUT,
 			 "--quant %s: %s does not fit on %s at any tensor-parallel degree up to "
 			 "%d (at --tp %d, %s)%s",
-			 footprint_quant_name(e->quant), e->model->name, e->gpu->name, FOOTPRINT_MAX_TP,
-			 shown, need, hint);
+			 footprint_quant_name(e->quant), e->model->name, e->gpu->name,
+			 FOOTPRINT_MAX_TP, shown, need, hint);
 }
 
 static void step_times(struct estimate *e)
@@ -221,14 +223,16 @@ void estimate_write_text(FILE *out, const struct estimate *e)
 	const struct model_arch *m = e->model;
 	const struct footprint *fp = &e->fp;
 	fprintf(out, "%s, %s weights, %s KV cache, on %s (%.0f GiB)\n", m->name,
-		footprint_quant_name(e->quant), footprint_quant_name(e->kv), e->gpu->name, e->gpu->memory_bytes / GP_GIB);
+		footprint_quant_name(e->quant), footprint_quant_name(e->kv), e->gpu->name,
+		e->gpu->memory_bytes / GP_GIB);
 	double kept = footprint_kept_params(m, e->quant);
 	if (kept >= m->params)
 		fprintf(out, "  weights              %s  %.2fB params x %g B\n",
 			size_text(a, sizeof a, e->weights_bytes), m->params / 1e9,
 			footprint_quant_weight_bytes(e->quant));
 	else
-		fprintf(out, "  weights              %s  %.2fB params x %g B + %.2fB embedding%s x 2 B\n",
+		fprintf(out,
+			"  weights              %s  %.2fB params x %g B + %.2fB embedding%s x 2 B\n",
 			size_text(a, sizeof a, e->weights_bytes), (m->params - kept) / 1e9,
 			footprint_quant_weight_bytes(e->quant), kept / 1e9,
 			m->tied_embeddings ? "" : " and lm_head");

@@ -190,7 +190,8 @@ bool footprint_widest_fitting_quant(const struct model_arch *m, int tp, double m
 		return false;
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		struct footprint fp;
-		footprint_compute(m, order[i], footprint_quant_default_kv(order[i]), tp, memory_per_gpu, &fp);
+		footprint_compute(m, order[i], footprint_quant_default_kv(order[i]), tp,
+				  memory_per_gpu, &fp);
 		if (footprint_max_sequences(&fp, context) >= 1) {
 			*q = order[i];
 			return true;

@@ -17,11 +17,11 @@
 struct gpuplace {
 	const struct cluster *c;
 	enum gpu_policy policy;
-	gsl_rng *rng;                /* random's draws, a stream of its own */
-	int32_t *type_of_pool;       /* type bit of each pool's GPU */
-	uint32_t *types_of_workload; /* gpu_spec as a mask of type bits; 0: any */
-	struct gpupolicy_target target;  /* FGD */
-	uint16_t *tags;              /* [node * GPUPOLICY_TAGS + tag]: GPU pods per affinity tag */
+	gsl_rng *rng;                   /* random's draws, a stream of its own */
+	int32_t *type_of_pool;          /* type bit of each pool's GPU */
+	uint32_t *types_of_workload;    /* gpu_spec as a mask of type bits; 0: any */
+	struct gpupolicy_target target; /* FGD */
+	uint16_t *tags; /* [node * GPUPOLICY_TAGS + tag]: GPU pods per affinity tag */
 	/* Scores (a function of the node's state and the request, random's
 	 * aside): [node * n_workloads + w] with the gpus and the node version
 	 * they were computed for */
@@ -52,7 +52,9 @@ static struct gpupolicy_pod pod_of(const struct gpuplace *g, int32_t w, int32_t 
 	const struct workload_spec *ws = &g->c->sc->workloads[w];
 	bool milli = ws->request == REQUEST_MILLI;
 	return (struct gpupolicy_pod){(int32_t)llround(ws->cpu * 1000), milli ? 1 : gpus,
-				      milli ? ws->milli : gpus > 0 ? GPUPOLICY_MILLI : 0,
+				      milli      ? ws->milli
+				      : gpus > 0 ? GPUPOLICY_MILLI
+						 : 0,
 				      g->types_of_workload[w], llround(ws->memory_bytes / GP_MIB)};
 }
 
@@ -66,7 +68,8 @@ static void build_target(struct gpuplace *g)
 			continue;
 		if (ws->arrival.kind == ARRIVAL_TRACE) {
 			for (size_t r = 0; r < ws->arrival.n_rows; r++) {
-				struct gpupolicy_pod p = pod_of(g, (int32_t)w, ws->arrival.rows[r].gpus);
+				struct gpupolicy_pod p =
+					pod_of(g, (int32_t)w, ws->arrival.rows[r].gpus);
 				gpupolicy_target_add(&g->target, &p, 1);
 			}
 			continue;

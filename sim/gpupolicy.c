@@ -69,16 +69,13 @@
 #include <string.h>
 
 #define MAX_NODE_SCORE 100
-#define MAX_SPEC_CPU 128000.0
-#define MAX_SPEC_GPU 8000
+#define MAX_SPEC_CPU   128000.0
+#define MAX_SPEC_GPU   8000
 
 const char *const gpupolicy_names[GPU_POLICY_COUNT] = {
-	[GPU_POLICY_BEST_FIT] = "best-fit",
-	[GPU_POLICY_RANDOM] = "random",
-	[GPU_POLICY_DOT_PRODUCT] = "dot-product",
-	[GPU_POLICY_GPU_CLUSTERING] = "gpu-clustering",
-	[GPU_POLICY_GPU_PACKING] = "gpu-packing",
-	[GPU_POLICY_FGD] = "fgd",
+	[GPU_POLICY_BEST_FIT] = "best-fit",       [GPU_POLICY_RANDOM] = "random",
+	[GPU_POLICY_DOT_PRODUCT] = "dot-product", [GPU_POLICY_GPU_CLUSTERING] = "gpu-clustering",
+	[GPU_POLICY_GPU_PACKING] = "gpu-packing", [GPU_POLICY_FGD] = "fgd",
 };
 
 /* --- node state ------------------------------------------------------------- */
@@ -240,9 +237,9 @@ static int random_gpu(const struct gpupolicy_node *n, int32_t milli, gsl_rng *rn
 static int64_t dot_product_score(const struct gpupolicy_node *n, const struct gpupolicy_pod *p)
 {
 	double cpu_left = n->cpu_left >= GPUPOLICY_UNLIMITED ? MAX_SPEC_CPU : n->cpu_left;
-	double dot = cpu_left / MAX_SPEC_CPU * (p->cpu / MAX_SPEC_CPU) +
-		     (double)n->milli_left / MAX_SPEC_GPU *
-			     ((double)p->gpus * p->milli / MAX_SPEC_GPU);
+	double dot =
+		cpu_left / MAX_SPEC_CPU * (p->cpu / MAX_SPEC_CPU) +
+		(double)n->milli_left / MAX_SPEC_GPU * ((double)p->gpus * p->milli / MAX_SPEC_GPU);
 	return (int64_t)(MAX_NODE_SCORE * (1 - dot / 2));
 }
 
@@ -251,7 +248,8 @@ static int64_t clustering_score(const struct gpupolicy_node *n, const struct gpu
 	int tag = gpupolicy_tag(p);
 	if (tag < 0)
 		return 0;
-	int64_t base = (int64_t)(MAX_NODE_SCORE / 4) * (MAX_SPEC_GPU - n->milli_left) / MAX_SPEC_GPU;
+	int64_t base =
+		(int64_t)(MAX_NODE_SCORE / 4) * (MAX_SPEC_GPU - n->milli_left) / MAX_SPEC_GPU;
 	if (tag < GPUPOLICY_TAGS && n->tag_count[tag] > 0)
 		return base + (n->n_tags == 1 ? MAX_NODE_SCORE * 3 / 4 : MAX_NODE_SCORE * 2 / 4);
 	return base + (n->n_tags == 0 ? MAX_NODE_SCORE / 4 : 0);
@@ -399,15 +397,15 @@ static int cmp_shape(const void *a, const void *b)
 	return (x->types < y->types) - (x->types > y->types);
 }
 
-void gpupolicy_target_add(struct gpupolicy_target *t, const struct gpupolicy_pod *p,
-			  double weight)
+void gpupolicy_target_add(struct gpupolicy_target *t, const struct gpupolicy_pod *p, double weight)
 {
 	size_t k = 0;
 	while (k < t->n && !same_shape(&t->shapes[k], p))
 		k++;
 	if (k == t->n) {
 		GP_GROW(t->shapes, t->cap, t->n + 1);
-		t->shapes[t->n++] = (struct gpupolicy_shape){p->cpu, p->gpus, p->milli, p->types, 0};
+		t->shapes[t->n++] =
+			(struct gpupolicy_shape){p->cpu, p->gpus, p->milli, p->types, 0};
 	}
 	t->shapes[k].freq += weight;
 }
@@ -436,8 +434,8 @@ void gpupolicy_target_finish(struct gpupolicy_target *t, double popularity)
 	qsort(t->shapes, t->n, sizeof *t->shapes, cmp_milli);
 }
 
-void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods,
-			    size_t n, double popularity)
+void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods, size_t n,
+			    double popularity)
 {
 	memset(t, 0, sizeof *t);
 	for (size_t i = 0; i < n; i++)

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHART_W 960
-#define CHART_H 300
+#define CHART_W  960
+#define CHART_H  300
 #define MARGIN_L 64 /* y tick labels and the axis title */
 #define MARGIN_R 20
 #define MARGIN_T 34 /* the legend */
@@ -39,15 +39,15 @@ static const char *const palette[] = {"#2563eb", "#dc2626", "#16a34a", "#9333ea"
 /* One scope's windows. */
 struct scope_series {
 	const char *name;
-	bool has_capacity;        /* all and pools */
+	bool has_capacity; /* all and pools */
 	size_t n;
-	double *start, *end;      /* hours since the scenario start */
+	double *start, *end; /* hours since the scenario start */
 	const struct ts_row **row;
 };
 
 struct page {
 	struct store_run run;
-	int64_t epoch;            /* of the scenario start; 0 when unknown */
+	int64_t epoch; /* of the scenario start; 0 when unknown */
 	struct metric *metrics;
 	size_t n_metrics;
 	struct ts_row *ts;
@@ -79,7 +79,8 @@ static struct scope_series *scope_of(struct page *pg, const char *name)
 			return &pg->scopes[i];
 	pg->scopes = gp_xrealloc(pg->scopes, (pg->n_scopes + 1) * sizeof *pg->scopes);
 	struct scope_series *s = &pg->scopes[pg->n_scopes++];
-	*s = (struct scope_series){.name = name, .has_capacity = !isnan(metric(pg, name, "capacity_gpus"))};
+	*s = (struct scope_series){.name = name,
+				   .has_capacity = !isnan(metric(pg, name, "capacity_gpus"))};
 	return s;
 }
 
@@ -164,7 +165,7 @@ static void esc(FILE *out, const char *s)
 
 struct plot {
 	FILE *out;
-	double x0, x1, y0, y1;    /* data ranges */
+	double x0, x1, y0, y1; /* data ranges */
 	bool log_y;
 };
 
@@ -208,9 +209,10 @@ static void svg_open_sized(FILE *out, const char *id, const char *title, int hei
 {
 	fputs("<figure><h3 class=\"chart-title\">", out);
 	esc(out, title);
-	fprintf(out, "</h3><svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-		     "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-		     "aria-labelledby=\"%s-title\"><title id=\"%s-title\">",
+	fprintf(out,
+		"</h3><svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+		"aria-labelledby=\"%s-title\"><title id=\"%s-title\">",
 		id, CHART_W, height, CHART_W, height, id, id);
 	esc(out, title);
 	fprintf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
@@ -237,8 +239,9 @@ static void y_axis(const struct plot *p, const char *title)
 		int n = 0; /* bounded: values read from a database may be anything */
 		for (double v = p->y0; v > 0 && v <= p->y1 * 1.0001 && n++ < MAX_TICKS; v *= 10) {
 			double y = py(p, v);
-			fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-				     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			fprintf(out,
+				"<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+				"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 				MARGIN_L, y, CHART_W - MARGIN_R, y, MARGIN_L - 6, y + 4, v);
 		}
 	} else {
@@ -247,13 +250,15 @@ static void y_axis(const struct plot *p, const char *title)
 		for (double v = p->y0; step > 0 && v <= p->y1 + step * 1e-6 && n++ < MAX_TICKS;
 		     v += step) {
 			double y = py(p, v);
-			fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-				     "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			fprintf(out,
+				"<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+				"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 				MARGIN_L, y, CHART_W - MARGIN_R, y, MARGIN_L - 6, y + 4, v);
 		}
 	}
-	fprintf(out, "<text class=\"axis-title\" transform=\"translate(14 %d) rotate(-90)\" "
-		     "text-anchor=\"middle\">",
+	fprintf(out,
+		"<text class=\"axis-title\" transform=\"translate(14 %d) rotate(-90)\" "
+		"text-anchor=\"middle\">",
 		(MARGIN_T + CHART_H - MARGIN_B) / 2);
 	esc(out, title);
 	fputs("</text>\n", out);
@@ -262,8 +267,9 @@ static void y_axis(const struct plot *p, const char *title)
 /* The time axis in hours since the start: clock ticks for up to two days. */
 static void time_axis(const struct plot *p, int64_t epoch)
 {
-	static const double steps[] = {10.0 / 3600, 30.0 / 3600, 1.0 / 60, 2.0 / 60, 5.0 / 60,
-				       10.0 / 60, 0.25, 0.5, 1, 2, 3, 6, 12, 24, 48, 168, 336, 720};
+	static const double steps[] = {
+		10.0 / 3600, 30.0 / 3600, 1.0 / 60, 2.0 / 60, 5.0 / 60, 10.0 / 60, 0.25, 0.5, 1,
+		2,           3,           6,        12,       24,       48,        168,  336, 720};
 	double span = p->x1 - p->x0, step = steps[0];
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0] && span / step > 10; i++)
 		step = steps[i];
@@ -278,24 +284,29 @@ static void time_axis(const struct plot *p, int64_t epoch)
 	     h += step) {
 		double x = px(p, h);
 		long s = ((long)llround(h * 3600) + base) % 86400;
-		fprintf(p->out, "<line class=\"tickline\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
-			x, CHART_H - MARGIN_B, x, CHART_H - MARGIN_B + 5);
+		fprintf(p->out,
+			"<line class=\"tickline\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
+			CHART_H - MARGIN_B, x, CHART_H - MARGIN_B + 5);
 		if (clock && step < 1.0 / 60)
-			fprintf(p->out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
-					"%02ld:%02ld:%02ld</text>\n",
+			fprintf(p->out,
+				"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+				"%02ld:%02ld:%02ld</text>\n",
 				x, CHART_H - MARGIN_B + 18, s / 3600, s / 60 % 60, s % 60);
 		else if (clock)
-			fprintf(p->out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
-					"%02ld:%02ld</text>\n",
+			fprintf(p->out,
+				"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+				"%02ld:%02ld</text>\n",
 				x, CHART_H - MARGIN_B + 18, s / 3600, s / 60 % 60);
 		else
-			fprintf(p->out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
-					"day %g</text>\n",
+			fprintf(p->out,
+				"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+				"day %g</text>\n",
 				x, CHART_H - MARGIN_B + 18, floor(h / 24));
 	}
-	fprintf(p->out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", MARGIN_L,
-		CHART_H - MARGIN_B, CHART_W - MARGIN_R, CHART_H - MARGIN_B);
-	fprintf(p->out, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+	fprintf(p->out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+		MARGIN_L, CHART_H - MARGIN_B, CHART_W - MARGIN_R, CHART_H - MARGIN_B);
+	fprintf(p->out,
+		"<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 		(MARGIN_L + CHART_W - MARGIN_R) / 2, CHART_H - 4,
 		clock ? "time of day (scenario clock)" : "days since the start");
 }
@@ -306,11 +317,12 @@ static void legend(FILE *out, const char *const *labels, const char *const *colo
 {
 	double x = MARGIN_L;
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "<g class=\"legend-item\"><line x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"14\" "
-			     "stroke=\"%s\" stroke-width=\"3\"%s/><text class=\"legend\" x=\"%.1f\" "
-			     "y=\"18\">",
-			x, x + 18, colors[i], dashed && dashed[i] ? " stroke-dasharray=\"5 3\"" : "",
-			x + 24);
+		fprintf(out,
+			"<g class=\"legend-item\"><line x1=\"%.1f\" y1=\"14\" x2=\"%.1f\" y2=\"14\" "
+			"stroke=\"%s\" stroke-width=\"3\"%s/><text class=\"legend\" x=\"%.1f\" "
+			"y=\"18\">",
+			x, x + 18, colors[i],
+			dashed && dashed[i] ? " stroke-dasharray=\"5 3\"" : "", x + 24);
 		esc(out, labels[i]);
 		fputs("</text></g>\n", out);
 		x += 40 + 7.2 * (double)strlen(labels[i]);
@@ -323,7 +335,8 @@ static void step_line(const struct plot *p, const struct scope_series *s, const 
 {
 	if (!s->n)
 		return;
-	fprintf(p->out, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"M%.1f %.1f",
+	fprintf(p->out,
+		"<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"M%.1f %.1f",
 		color, dashed ? " stroke-dasharray=\"6 4\"" : "", px(p, s->start[0]), py(p, y[0]));
 	for (size_t i = 0; i < s->n; i++) {
 		if (i)
@@ -339,8 +352,9 @@ static void step_band(const struct plot *p, const struct scope_series *s, const 
 {
 	if (!s->n)
 		return;
-	fprintf(p->out, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" "
-			"stroke-width=\"1\" d=\"M%.1f %.1f",
+	fprintf(p->out,
+		"<path class=\"band\" fill=\"%s\" fill-opacity=\"0.35\" stroke=\"%s\" "
+		"stroke-width=\"1\" d=\"M%.1f %.1f",
 		color, color, px(p, s->start[0]), py(p, upper[0]));
 	for (size_t i = 0; i < s->n; i++) {
 		if (i)
@@ -357,14 +371,24 @@ static void step_band(const struct plot *p, const struct scope_series *s, const 
 /* A plot over a scope's windows, y from 0 to top. */
 static struct plot time_plot(FILE *out, const struct scope_series *s, double top)
 {
-	return (struct plot){out, s->n ? s->start[0] : 0, s->n ? s->end[s->n - 1] : 1, 0, top, false};
+	return (struct plot){out,  s->n ? s->start[0] : 0, s->n ? s->end[s->n - 1] : 1, 0, top,
+			     false};
 }
 
 /* --- charts ---------------------------------------------------------------- */
 
 enum field {
-	F_CAPACITY, F_ALLOCATED, F_DEMAND, F_ENGINE, F_SM, F_VRAM, F_PENDING,
-	F_REQ_RUNNING, F_REQ_WAITING, F_KV_USAGE, F_PROVISIONING
+	F_CAPACITY,
+	F_ALLOCATED,
+	F_DEMAND,
+	F_ENGINE,
+	F_SM,
+	F_VRAM,
+	F_PENDING,
+	F_REQ_RUNNING,
+	F_REQ_WAITING,
+	F_KV_USAGE,
+	F_PROVISIONING
 };
 
 static double field(const struct ts_row *r, enum field f)
@@ -422,18 +446,19 @@ static void chart_capacity(FILE *out, const struct page *pg, const struct scope_
 	if (provisioning)
 		step_line(&p, all, launched, palette[3], true);
 	step_line(&p, all, cap, "#111827", true);
-	static const char *const labels[] = {"allocated", "demand (arrived, not finished)", "capacity",
-					     "capacity + provisioning"};
+	static const char *const labels[] = {"allocated", "demand (arrived, not finished)",
+					     "capacity", "capacity + provisioning"};
 	const char *colors[] = {palette[0], palette[1], "#111827", palette[3]};
 	static const bool dashed[] = {false, false, true, true};
 	legend(out, labels, colors, dashed, provisioning ? 4 : 3);
-	svg_close(out, provisioning ? "Demand above capacity is work that waits; allocation below "
-				      "capacity with demand above it is work that cannot use what "
-				      "is free; capacity counts Ready nodes, provisioning the nodes "
-				      "the autoscaler launched that are not Ready yet."
-				    : "Demand above capacity is work that waits; allocation below "
-				      "capacity with demand above it is work that cannot use what "
-				      "is free.");
+	svg_close(out, provisioning
+			       ? "Demand above capacity is work that waits; allocation below "
+				 "capacity with demand above it is work that cannot use what "
+				 "is free; capacity counts Ready nodes, provisioning the nodes "
+				 "the autoscaler launched that are not Ready yet."
+			       : "Demand above capacity is work that waits; allocation below "
+				 "capacity with demand above it is work that cannot use what "
+				 "is free.");
 	free(cap), free(alloc), free(demand), free(zero), free(launched);
 }
 
@@ -448,7 +473,8 @@ static void chart_servers(FILE *out, const struct page *pg, const struct scope_s
 	if (!kv)
 		return; /* no inference server ran */
 	double *run = column(all, F_REQ_RUNNING, 1), *wait = column(all, F_REQ_WAITING, 1);
-	struct plot p = time_plot(out, all, nice_top(fmax(max_of(run, all->n), max_of(wait, all->n))));
+	struct plot p =
+		time_plot(out, all, nice_top(fmax(max_of(run, all->n), max_of(wait, all->n))));
 	svg_open(out, "chart-servers", "Inference servers: requests running and waiting");
 	y_axis(&p, "requests");
 	time_axis(&p, pg->epoch);
@@ -476,9 +502,11 @@ static void chart_utilization(FILE *out, const struct page *pg, const struct sco
 {
 	double *cap = column(s, F_CAPACITY, 1);
 	double vram_cap = metric(pg, s->name, "vram_capacity_gib");
-	double gib_per_gpu = vram_cap > 0 && cap[s->n ? s->n - 1 : 0] > 0 ? vram_cap / cap[s->n - 1] : NAN;
+	double gib_per_gpu =
+		vram_cap > 0 && cap[s->n ? s->n - 1 : 0] > 0 ? vram_cap / cap[s->n - 1] : NAN;
 	enum field fs[] = {F_ALLOCATED, F_ENGINE, F_SM, F_VRAM};
-	static const char *const labels[] = {"allocated", "engine active", "SM active", "VRAM used"};
+	static const char *const labels[] = {"allocated", "engine active", "SM active",
+					     "VRAM used"};
 	const char *colors[] = {palette[0], palette[1], palette[2], palette[3]};
 	struct plot p = time_plot(out, s, 100);
 	svg_open(out, id, title);
@@ -501,8 +529,9 @@ static void chart_utilization(FILE *out, const struct page *pg, const struct sco
 	free(zero);
 	static const bool dashed[] = {false, false, true, false};
 	legend(out, labels, colors, dashed, shown);
-	svg_close(out, "Four meanings of utilization: GPUs allocated to pods, GR engine active and SM "
-		       "active (DCGM), and framebuffer used, each as a share of the GPUs there are.");
+	svg_close(out,
+		  "Four meanings of utilization: GPUs allocated to pods, GR engine active and SM "
+		  "active (DCGM), and framebuffer used, each as a share of the GPUs there are.");
 	free(cap);
 }
 
@@ -576,7 +605,8 @@ static int wrap_lines(const char *text, FILE *out, double y)
 			while (end > at + 1 && !(text[end - 2] == ',' && text[end - 1] == ' '))
 				end--;
 			if (end <= at + 1) /* no ", ": the last space, never inside a word */
-				for (end = at + WRAP_CHARS; end > at + 1 && text[end - 1] != ' '; end--)
+				for (end = at + WRAP_CHARS; end > at + 1 && text[end - 1] != ' ';
+				     end--)
 					;
 			if (end <= at + 1)
 				end = at + WRAP_CHARS;
@@ -605,7 +635,8 @@ static void chart_reasons(FILE *out, const struct page *pg)
 		if (!strcmp(pg->reasons[i].scope, "all"))
 			rows[n++] = &pg->reasons[i];
 	if (!n) {
-		fputs("<p class=\"none\" id=\"no-reasons\">No pod waited with a scheduling reason.</p>\n", out);
+		fputs("<p class=\"none\" id=\"no-reasons\">No pod waited with a scheduling reason.</p>\n",
+		      out);
 		free(rows);
 		return;
 	}
@@ -613,18 +644,21 @@ static void chart_reasons(FILE *out, const struct page *pg)
 	int h = 12;
 	for (size_t i = 0; i < n; i++)
 		h += 30 + 16 * wrap_lines(rows[i]->reason, NULL, 0);
-	double top = nice_top(rows[0]->pending_seconds / 3600), w = CHART_W - 2 * MARGIN_L - MARGIN_R;
+	double top = nice_top(rows[0]->pending_seconds / 3600),
+	       w = CHART_W - 2 * MARGIN_L - MARGIN_R;
 	svg_open_sized(out, "chart-reasons", "Pending time by reason (pod-hours)", h);
 	double y = 8;
 	for (size_t i = 0; i < n; i++) {
 		double len = fmax(1, w * rows[i]->pending_seconds / 3600 / top);
 		int lines = wrap_lines(rows[i]->reason, out, y);
 		y += 16 * lines;
-		fprintf(out, "<rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
-			     "fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f pod-h, %lld "
-			     "pod%s</text>\n",
+		fprintf(out,
+			"<rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
+			"fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f pod-h, %lld "
+			"pod%s</text>\n",
 			MARGIN_L, y + 2, len, palette[i % N_PALETTE], MARGIN_L + len + 6, y + 15,
-			rows[i]->pending_seconds / 3600, (long long)rows[i]->pods, rows[i]->pods == 1 ? "" : "s");
+			rows[i]->pending_seconds / 3600, (long long)rows[i]->pods,
+			rows[i]->pods == 1 ? "" : "s");
 		y += 30;
 	}
 	svg_close(out, "Pod-hours spent pending, per pending message: kube-scheduler's, Kueue's or "
@@ -647,7 +681,8 @@ static void slo_range(const struct page *pg, const char *name, double *lo, doubl
 {
 	for (size_t i = 0; i < pg->n_metrics; i++)
 		if (!strcmp(pg->metrics[i].name, name) && pg->metrics[i].value > 0)
-			*lo = fmin(*lo, pg->metrics[i].value), *hi = fmax(*hi, pg->metrics[i].value);
+			*lo = fmin(*lo, pg->metrics[i].value),
+			*hi = fmax(*hi, pg->metrics[i].value);
 }
 
 /* A dashed horizontal line at every service's bound metric name, labelled. */
@@ -659,10 +694,11 @@ static void slo_lines(const struct plot *p, const struct page *pg, const char *n
 		if (strcmp(m->name, name) || !(m->value > 0))
 			continue;
 		double y = py(p, m->value);
-		fprintf(p->out, "<line class=\"slo\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-				"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
-				"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-				"paint-order=\"stroke\" stroke=\"#fff\" stroke-width=\"3\">",
+		fprintf(p->out,
+			"<line class=\"slo\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
+			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+			"paint-order=\"stroke\" stroke=\"#fff\" stroke-width=\"3\">",
 			MARGIN_L, y, CHART_W - MARGIN_R, y, color, CHART_W - MARGIN_R - 4, y - 4);
 		fprintf(p->out, "%s SLO %.4g s (", what, m->value);
 		esc(p->out, m->scope);
@@ -694,18 +730,22 @@ static void chart_latency(FILE *out, const struct page *pg)
 	y_axis(&p, "seconds (log)");
 	double slot = (CHART_W - MARGIN_L - MARGIN_R) / 6.0;
 	for (size_t i = 0; i < 6; i++) {
-		double x = MARGIN_L + slot * (double)i + slot * 0.2, top = py(&p, v[i] > 0 ? v[i] : p.y0);
-		fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			     "fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
-			     "text-anchor=\"middle\">%.4g s</text><text class=\"tick\" x=\"%.1f\" y=\"%d\" "
-			     "text-anchor=\"middle\">%s</text>\n",
-			x, top, slot * 0.6, CHART_H - MARGIN_B - top, palette[i / 2], x + slot * 0.3,
-			top - 4, v[i], x + slot * 0.3, CHART_H - MARGIN_B + 18, labels[i]);
+		double x = MARGIN_L + slot * (double)i + slot * 0.2,
+		       top = py(&p, v[i] > 0 ? v[i] : p.y0);
+		fprintf(out,
+			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\" "
+			"text-anchor=\"middle\">%.4g s</text><text class=\"tick\" x=\"%.1f\" y=\"%d\" "
+			"text-anchor=\"middle\">%s</text>\n",
+			x, top, slot * 0.6, CHART_H - MARGIN_B - top, palette[i / 2],
+			x + slot * 0.3, top - 4, v[i], x + slot * 0.3, CHART_H - MARGIN_B + 18,
+			labels[i]);
 	}
 	slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[0]);
 	slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[1]);
-	svg_close(out, "Time to first token, time per output token and end-to-end latency of every "
-		       "request of the run: median and 99th percentile; dashed: each service's SLO.");
+	svg_close(out,
+		  "Time to first token, time per output token and end-to-end latency of every "
+		  "request of the run: median and 99th percentile; dashed: each service's SLO.");
 }
 
 static int by_double(const void *a, const void *b)
@@ -740,7 +780,8 @@ static void chart_latency_time(FILE *out, const struct page *pg, const struct sc
 	double *y[3];
 	for (size_t k = 0; k < 3; k++)
 		y[k] = gp_xcalloc(all->n, sizeof *y[k]);
-	double *ttft = gp_xcalloc(pg->n_lat, sizeof *ttft), *tpot = gp_xcalloc(pg->n_lat, sizeof *tpot);
+	double *ttft = gp_xcalloc(pg->n_lat, sizeof *ttft),
+	       *tpot = gp_xcalloc(pg->n_lat, sizeof *tpot);
 	double lo = INFINITY, hi = 0;
 	size_t j = 0;
 	for (size_t i = 0; i < all->n; i++) {
@@ -763,8 +804,9 @@ static void chart_latency_time(FILE *out, const struct page *pg, const struct sc
 	if (hi > 0) {
 		struct plot p = time_plot(out, all, 1);
 		log_range(&p, lo, hi);
-		svg_open(out, "chart-latency-time",
-			 "Time to first token and per output token by arrival window (seconds, log scale)");
+		svg_open(
+			out, "chart-latency-time",
+			"Time to first token and per output token by arrival window (seconds, log scale)");
 		y_axis(&p, "seconds (log)");
 		time_axis(&p, pg->epoch);
 		const char *colors[] = {palette[0], palette[1], palette[2]};
@@ -774,8 +816,9 @@ static void chart_latency_time(FILE *out, const struct page *pg, const struct sc
 		slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[2]);
 		static const char *const labels[] = {"TTFT p50", "TTFT p99", "TPOT p99"};
 		legend(out, labels, colors, NULL, 3);
-		svg_close(out, "Percentiles of the requests that arrived in each window (requests that "
-			       "never got a first token are left out); dashed: each service's SLO.");
+		svg_close(out,
+			  "Percentiles of the requests that arrived in each window (requests that "
+			  "never got a first token are left out); dashed: each service's SLO.");
 	}
 	for (size_t k = 0; k < 3; k++)
 		free(y[k]);
@@ -796,10 +839,12 @@ static void chart_loadtest(FILE *out, const struct page *pg)
 	double step = nice_step(p.x1, 8);
 	int n = 0;
 	for (double x = 0; step > 0 && x <= p.x1 + step * 1e-6 && n++ < MAX_TICKS; x += step)
-		fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
+		fprintf(out,
+			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n",
 			px(&p, x), CHART_H - MARGIN_B + 18, x);
-	fprintf(out, "<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">requests per "
-		     "second</text>\n<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
+	fprintf(out,
+		"<text class=\"axis-title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">requests per "
+		"second</text>\n<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
 		(MARGIN_L + CHART_W - MARGIN_R) / 2, CHART_H - 4, palette[0]);
 	for (size_t i = 0; i < pg->n_load; i++)
 		fprintf(out, "%s%.1f %.1f", i ? "L" : "M", px(&p, pg->load[i].rate),
@@ -807,11 +852,12 @@ static void chart_loadtest(FILE *out, const struct page *pg)
 	fputs("\"/>\n", out);
 	for (size_t i = 0; i < pg->n_load; i++) {
 		bool me = pg->load[i].run_id == pg->run.run_id;
-		fprintf(out, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>run "
-			     "%lld: %.4g/s, TTFT p99 %.4g s, SLO %.1f%%</title></circle>\n",
+		fprintf(out,
+			"<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\"><title>run "
+			"%lld: %.4g/s, TTFT p99 %.4g s, SLO %.1f%%</title></circle>\n",
 			px(&p, pg->load[i].rate), py(&p, pg->load[i].ttft_p99_s), me ? 6 : 4,
-			me ? palette[1] : palette[0], (long long)pg->load[i].run_id, pg->load[i].rate,
-			pg->load[i].ttft_p99_s, pg->load[i].slo_attainment_pct);
+			me ? palette[1] : palette[0], (long long)pg->load[i].run_id,
+			pg->load[i].rate, pg->load[i].ttft_p99_s, pg->load[i].slo_attainment_pct);
 	}
 	svg_close(out, "Each point is a run of this scenario at one request rate (gpuplan search "
 		       "--max probes); the larger red point is this run.");
@@ -848,9 +894,11 @@ static void section_header(FILE *out, const struct page *pg)
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>gpuplan: ",
 	      out);
 	esc(out, pg->run.name);
-	fprintf(out, " (run %lld)</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>", (long long)pg->run.run_id, style);
+	fprintf(out, " (run %lld)</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>",
+		(long long)pg->run.run_id, style);
 	esc(out, pg->run.name);
-	fprintf(out, " <small>run %lld</small></h1>\n<p class=\"meta\">scenario start ", (long long)pg->run.run_id);
+	fprintf(out, " <small>run %lld</small></h1>\n<p class=\"meta\">scenario start ",
+		(long long)pg->run.run_id);
 	esc(out, pg->run.start);
 	fprintf(out, ", %.2f simulated hours", pg->run.sim_seconds / 3600);
 	static const struct {
@@ -876,8 +924,8 @@ static void section_findings(FILE *out, const struct page *pg)
 	for (size_t i = 0; i < pg->n_findings; i++) {
 		const struct finding *f = &pg->findings[i];
 		const char *step = finding_step_name((enum finding_step)f->step);
-		fprintf(out, "<li class=\"finding step-%s\" data-rank=\"%d\"><span class=\"step\">", step,
-			(int)f->rank);
+		fprintf(out, "<li class=\"finding step-%s\" data-rank=\"%d\"><span class=\"step\">",
+			step, (int)f->rank);
 		esc(out, step);
 		fputs("</span><span class=\"text\">", out);
 		esc(out, f->text);
@@ -901,25 +949,34 @@ static const struct {
 	const char *title, *metric;
 	int decimals;
 } columns[] = {
-	{"capacity", "capacity_gpus", 0},         {"peak demand", "peak_demand_gpus", 0},
-	{"peak alloc", "peak_allocated_gpus", 0}, {"alloc %", "gpu_allocation_pct", 1},
-	{"engine %", "engine_active_pct", 1},     {"SM %", "sm_active_pct", 1},
-	{"VRAM %", "vram_used_pct", 1},           {"queue p95 s", "queue_time_p95_s", 0},
-	{"deadline %", "deadline_met_pct", 1},    {"SLO %", "slo_attainment_pct", 1},
-	{"cost", "cost_total", 2},                {"$/verified", "cost_per_verified_result", 2},
+	{"capacity", "capacity_gpus", 0},
+	{"peak demand", "peak_demand_gpus", 0},
+	{"peak alloc", "peak_allocated_gpus", 0},
+	{"alloc %", "gpu_allocation_pct", 1},
+	{"engine %", "engine_active_pct", 1},
+	{"SM %", "sm_active_pct", 1},
+	{"VRAM %", "vram_used_pct", 1},
+	{"queue p95 s", "queue_time_p95_s", 0},
+	{"deadline %", "deadline_met_pct", 1},
+	{"SLO %", "slo_attainment_pct", 1},
+	{"cost", "cost_total", 2},
+	{"$/verified", "cost_per_verified_result", 2},
 };
 
 static void section_summary(FILE *out, const struct page *pg)
 {
 	size_t nc = sizeof columns / sizeof columns[0];
-	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<table id=\"summary-table\">\n<tr><th>scope</th>", out);
+	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<table id=\"summary-table\">\n<tr><th>scope</th>",
+	      out);
 	for (size_t c = 0; c < nc; c++)
 		fprintf(out, "<th>%s</th>", columns[c].title);
 	fputs("</tr>\n", out);
 	for (size_t k = 0; k < pg->n_scopes; k++) {
 		const char *scope = pg->scopes[k].name;
 		/* As the CLI's summary labels them: pools have capacity, workloads not. */
-		fputs(k == 0 ? "<tr><td>" : pg->scopes[k].has_capacity ? "<tr><td>pool " : "<tr><td>workload ",
+		fputs(k == 0                       ? "<tr><td>"
+		      : pg->scopes[k].has_capacity ? "<tr><td>pool "
+						   : "<tr><td>workload ",
 		      out);
 		esc(out, scope);
 		fputs("</td>", out);
@@ -944,7 +1001,8 @@ static void section_charts(FILE *out, const struct page *pg)
 	}
 	fputs("<section id=\"capacity\">\n<h2>Capacity, demand and allocation</h2>\n", out);
 	chart_capacity(out, pg, all);
-	fputs("</section>\n<section id=\"utilization\">\n<h2>Four meanings of utilization</h2>\n", out);
+	fputs("</section>\n<section id=\"utilization\">\n<h2>Four meanings of utilization</h2>\n",
+	      out);
 	chart_utilization(out, pg, all, "chart-utilization",
 			  "Allocation, engine and SM activity, VRAM (% of capacity)");
 	size_t pools = 0;
@@ -955,7 +1013,8 @@ static void section_charts(FILE *out, const struct page *pg)
 			continue;
 		char id[32], title[160];
 		snprintf(id, sizeof id, "chart-pool-%zu", i++);
-		snprintf(title, sizeof title, "Pool %s: allocation, activity, VRAM (%% of its capacity)",
+		snprintf(title, sizeof title,
+			 "Pool %s: allocation, activity, VRAM (%% of its capacity)",
 			 pg->scopes[k].name);
 		chart_utilization(out, pg, &pg->scopes[k], id, title);
 	}

@@ -25,21 +25,21 @@
 
 struct imp_wl {
 	char name[WL_NAME];
-	const struct imp_pod *proto;  /* whose request the workload has */
+	const struct imp_pod *proto; /* whose request the workload has */
 	int32_t count;
-	sim_time duration;            /* SIM_NEVER: the horizon */
-	char note[160];               /* where the duration comes from */
-	int32_t node;                 /* pinned: its node; -1: pending pods */
-	size_t controller;            /* index into ctl */
+	sim_time duration; /* SIM_NEVER: the horizon */
+	char note[160];    /* where the duration comes from */
+	int32_t node;      /* pinned: its node; -1: pending pods */
+	size_t controller; /* index into ctl */
 };
 
 struct imp_ctl {
-	char key[320];                /* "Deployment ml/vllm" */
-	double busy, sm, fb;          /* DCGM sums over its pods' samples */
+	char key[320];       /* "Deployment ml/vllm" */
+	double busy, sm, fb; /* DCGM sums over its pods' samples */
 	int32_t n_busy, n_sm, n_fb;
 	double real_cost;
 	bool costed;
-	sim_time mean_run;            /* mean run of finished pods; -1: none */
+	sim_time mean_run; /* mean run of finished pods; -1: none */
 	int32_t finished;
 };
 
@@ -53,8 +53,8 @@ void imp_warn(struct imp *im, const char *fmt, ...)
 	for (size_t i = 0; i < im->r->n_warnings; i++)
 		if (!strcmp(im->r->warnings[i], buf))
 			return;
-	im->r->warnings = gp_xrealloc(im->r->warnings,
-				      (im->r->n_warnings + 1) * sizeof *im->r->warnings);
+	im->r->warnings =
+		gp_xrealloc(im->r->warnings, (im->r->n_warnings + 1) * sizeof *im->r->warnings);
 	im->r->warnings[im->r->n_warnings++] = gp_xstrdup(buf);
 }
 
@@ -116,7 +116,8 @@ static void mean_runs(const struct imp *im, struct grouping *g)
 		size_t k = controller_of(g, p->controller);
 		struct imp_ctl *c = &g->ctl[k];
 		sim_time run = (p->finished - p->started) * SIM_SECOND;
-		c->mean_run = c->finished ? c->mean_run + (run - c->mean_run) / (c->finished + 1) : run;
+		c->mean_run =
+			c->finished ? c->mean_run + (run - c->mean_run) / (c->finished + 1) : run;
 		c->finished++;
 	}
 }
@@ -176,8 +177,10 @@ static bool modelled(struct imp *im, const struct imp_pod *p)
 	if (p->node_level || (p->phase != PHASE_PENDING && p->phase != PHASE_RUNNING))
 		return false;
 	if (!p->gpus && !p->mig) {
-		imp_warn(im, "pods without GPUs are left out (their cpu and memory on GPU nodes "
-			 "are not charged), e.g. %s/%s", p->ns, p->name);
+		imp_warn(im,
+			 "pods without GPUs are left out (their cpu and memory on GPU nodes "
+			 "are not charged), e.g. %s/%s",
+			 p->ns, p->name);
 		return false;
 	}
 	if (p->gpus && p->mig) {
@@ -187,8 +190,8 @@ static bool modelled(struct imp *im, const struct imp_pod *p)
 	}
 	if (!p->node && !offered(im, p)) {
 		imp_warn(im, "pod %s/%s asks for %d %s%s, which no node offers; left out", p->ns,
-			 p->name, p->mig ? 1 : (int)p->gpus, p->mig ? "nvidia.com/mig-" : "nvidia.com/gpu",
-			 p->mig ? p->mig : "");
+			 p->name, p->mig ? 1 : (int)p->gpus,
+			 p->mig ? "nvidia.com/mig-" : "nvidia.com/gpu", p->mig ? p->mig : "");
 		return false;
 	}
 	if (p->node && imp_node_index(im, p->node) < 0) {
@@ -227,7 +230,8 @@ static void group_running(struct imp *im, struct grouping *g, const bool *ok)
 		if (!w) {
 			char host[128], want[WL_NAME + 128];
 			imp_hostname(im, node, host, sizeof host);
-			snprintf(want, sizeof want, "%s-on-%s", strchr(p->controller, '/') + 1, host);
+			snprintf(want, sizeof want, "%s-on-%s", strchr(p->controller, '/') + 1,
+				 host);
 			char name[WL_NAME];
 			unique_name(g, want, name);
 			w = add_wl(g, p, node);
@@ -435,7 +439,8 @@ static void write_affinity(FILE *out, const struct imp *im, const struct imp_wl 
 				quoted(out, t->key);
 				fputs(", ", out);
 			}
-			fprintf(out, "operator: %s", t->op == TOLERATION_EXISTS ? "Exists" : "Equal");
+			fprintf(out, "operator: %s",
+				t->op == TOLERATION_EXISTS ? "Exists" : "Equal");
 			if (t->op == TOLERATION_EQUAL) {
 				fputs(", value: ", out);
 				quoted(out, t->value);
@@ -456,7 +461,8 @@ static bool mig_single(const struct imp_shape *s)
 static bool selects_product(const struct imp_pod *p, const char *product)
 {
 	for (size_t i = 0; i < p->n_reqs; i++)
-		if (!strcmp(p->reqs[i].key, "nvidia.com/gpu.product") && p->reqs[i].op == AFFINITY_IN)
+		if (!strcmp(p->reqs[i].key, "nvidia.com/gpu.product") &&
+		    p->reqs[i].op == AFFINITY_IN)
 			for (size_t v = 0; v < p->reqs[i].n_values; v++)
 				if (!strcmp(p->reqs[i].values[v], product))
 					return true;
@@ -473,8 +479,9 @@ static const char *single_profile(const struct imp *im, const struct imp_wl *w)
 	if (w->proto->gpus != 1)
 		return NULL;
 	if (w->node >= 0)
-		return mig_single(&im->nodes[w->node].shape) ? im->nodes[w->node].shape.mig[0].profile->name
-							     : NULL;
+		return mig_single(&im->nodes[w->node].shape)
+			       ? im->nodes[w->node].shape.mig[0].profile->name
+			       : NULL;
 	const char *only = NULL;
 	bool whole = false, several = false;
 	for (size_t i = 0; i < im->n_pools; i++) {
@@ -546,8 +553,10 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	if (q)
 		fprintf(out, "    queue: %s\n", q);
 	else if (p->queue)
-		imp_warn((struct imp *)im, "pod %s/%s names Kueue LocalQueue %s, which %s; its "
-			 "workload has no queue", p->ns, p->name, p->queue,
+		imp_warn((struct imp *)im,
+			 "pod %s/%s names Kueue LocalQueue %s, which %s; its "
+			 "workload has no queue",
+			 p->ns, p->name, p->queue,
 			 im->o->kueue ? "the --kueue file does not define" : "needs --kueue");
 	write_affinity(out, im, w);
 	write_calibration(out, c);
@@ -599,7 +608,8 @@ static void write_queues(FILE *out, const struct imp *im)
 			fputs("}\n", out);
 		}
 		if (q->reclaim && q->within)
-			fprintf(out, "    preemption: {reclaim_within_cohort: %s, within_cluster_queue: %s}\n",
+			fprintf(out,
+				"    preemption: {reclaim_within_cohort: %s, within_cluster_queue: %s}\n",
 				q->reclaim, q->within);
 		else if (q->reclaim)
 			fprintf(out, "    preemption: {reclaim_within_cohort: %s}\n", q->reclaim);
@@ -622,10 +632,13 @@ static void write_scenario(FILE *out, const struct imp *im, const struct groupin
 		fprintf(out, ", prices from %s", im->o->opencost);
 	fputs(".\n# The snapshot is the start: running pods start on their own nodes, pending "
 	      "pods arrive.\n# Services, and batch pods without a finished pod to learn from, "
-	      "run for ", out);
+	      "run for ",
+	      out);
 	write_duration(out, im->horizon);
-	fprintf(out, "; the run lasts\n# until all work is done.\nname: %s\nseed: 1\nstart: %s\n"
-		"pools:\n", im->o->name ? im->o->name : "imported", at);
+	fprintf(out,
+		"; the run lasts\n# until all work is done.\nname: %s\nseed: 1\nstart: %s\n"
+		"pools:\n",
+		im->o->name ? im->o->name : "imported", at);
 	for (size_t i = 0; i < im->n_pools; i++)
 		write_pool(out, im, &im->pools[i]);
 	write_queues(out, im);
@@ -680,8 +693,8 @@ static void fill_result(struct imp *im, const struct grouping *g)
 		if (!g->ctl[c].costed)
 			continue;
 		r->costs = gp_xrealloc(r->costs, (r->n_costs + 1) * sizeof *r->costs);
-		r->costs[r->n_costs++] = (struct import_cost){gp_xstrdup(g->ctl[c].key),
-							      g->ctl[c].real_cost};
+		r->costs[r->n_costs++] =
+			(struct import_cost){gp_xstrdup(g->ctl[c].key), g->ctl[c].real_cost};
 	}
 	r->cost_window = (im->cost_end - im->cost_start) * SIM_SECOND;
 	r->n_nodes = im->n_nodes;
@@ -723,8 +736,10 @@ static int build(struct imp *im)
 	per_controller(im, &g);
 	free(ok);
 	if (!g.n_wl)
-		rc = gp_errorf(im->err, GP_EINPUT, "%s: no running or pending pod asks for GPUs; "
-			       "nothing to plan", im->o->pods);
+		rc = gp_errorf(im->err, GP_EINPUT,
+			       "%s: no running or pending pod asks for GPUs; "
+			       "nothing to plan",
+			       im->o->pods);
 	if (!rc) {
 		FILE *out = open_memstream(&im->r->yaml, &im->r->yaml_len);
 		write_scenario(out, im, &g);

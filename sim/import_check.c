@@ -128,16 +128,19 @@ void import_check_free(struct import_check *c)
 void import_write_check(FILE *out, const struct import_result *r, const struct import_check *c,
 			const char *path)
 {
-	fprintf(out, "wrote %s: %zu pools from %zu nodes, %zu workloads from %zu pods "
-		"(%zu running, %zu pending)", path, r->n_pools, r->n_nodes, r->n_workloads,
-		r->n_pods, r->n_running, r->n_pending);
+	fprintf(out,
+		"wrote %s: %zu pools from %zu nodes, %zu workloads from %zu pods "
+		"(%zu running, %zu pending)",
+		path, r->n_pools, r->n_nodes, r->n_workloads, r->n_pods, r->n_running,
+		r->n_pending);
 	if (r->n_calibrated)
 		fprintf(out, ", %zu calibrated by DCGM", r->n_calibrated);
 	fputs("\n", out);
 	for (size_t i = 0; i < r->n_warnings; i++)
 		fprintf(out, "note: %s\n", r->warnings[i]);
 	if (c->n_rows)
-		fputs("\nself-check: each pending pod, kube-scheduler's message, then gpuplan's\n", out);
+		fputs("\nself-check: each pending pod, kube-scheduler's message, then gpuplan's\n",
+		      out);
 	for (size_t i = 0; i < c->n_rows; i++) {
 		const struct import_check_row *row = &c->rows[i];
 		const char *mark = !row->compared ? "skip" : row->agree ? "ok" : "DIFF";
@@ -145,7 +148,8 @@ void import_write_check(FILE *out, const struct import_result *r, const struct i
 		if (row->pod->gated)
 			fputs("       real: gated (waiting for admission), not compared\n", out);
 		else
-			fprintf(out, "       real: %.*s\n", (int)import_message_core(row->pod->message),
+			fprintf(out, "       real: %.*s\n",
+				(int)import_message_core(row->pod->message),
 				row->pod->message[0] ? row->pod->message : "(no message yet)");
 		fprintf(out, "    gpuplan: %.*s\n", (int)import_message_core(row->simulated),
 			row->simulated);

@@ -59,8 +59,9 @@ static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queu
 				limit = ynode_get(res->items[r], "borrowingLimit");
 				double n = 0, l = INFINITY;
 				if (!rc && (!name || !nominal))
-					rc = imp_error(f, res->items[r], NULL,
-						       "expected a resource with name and nominalQuota");
+					rc = imp_error(
+						f, res->items[r], NULL,
+						"expected a resource with name and nominalQuota");
 				if (!rc)
 					rc = imp_quantity(f, nominal, "nominalQuota", &n);
 				if (!rc && limit)
@@ -69,14 +70,17 @@ static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queu
 				if (rc)
 					break;
 				if (strcmp(name, "cpu") && strcmp(name, "memory") &&
-				    strcmp(name, "nvidia.com/gpu") && strncmp(name, "nvidia.com/mig-", 15))
+				    strcmp(name, "nvidia.com/gpu") &&
+				    strncmp(name, "nvidia.com/mig-", 15))
 					continue; /* pods, ephemeral-storage: not modelled */
 				size_t k = 0;
 				while (k < q->n_quota && strcmp(q->quota[k].resource, name))
 					k++;
 				if (k == q->n_quota) {
-					q->quota = gp_xrealloc(q->quota, (k + 1) * sizeof *q->quota);
-					q->quota[q->n_quota++] = (struct quota_entry){(char *)name, 0, 0, {0}};
+					q->quota =
+						gp_xrealloc(q->quota, (k + 1) * sizeof *q->quota);
+					q->quota[q->n_quota++] =
+						(struct quota_entry){(char *)name, 0, 0, {0}};
 				}
 				q->quota[k].nominal += n;
 				q->quota[k].borrowing_limit += l;
@@ -118,9 +122,10 @@ static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const c
 		rc = imp_str(f, pre, "withinClusterQueue", &q.within);
 	if (!rc && q.within && strcmp(q.within, "Never") && strcmp(q.within, "LowerPriority") &&
 	    strcmp(q.within, "LowerOrNewerEqualPriority"))
-		rc = imp_error(f, pre, "withinClusterQueue",
-			       "expected Never, LowerPriority or LowerOrNewerEqualPriority, got '%s'",
-			       q.within);
+		rc = imp_error(
+			f, pre, "withinClusterQueue",
+			"expected Never, LowerPriority or LowerOrNewerEqualPriority, got '%s'",
+			q.within);
 	if (!rc)
 		rc = kueue_quota(im, spec, &q);
 	imp_pop(f, base);
@@ -168,8 +173,10 @@ static int kueue_item(struct imp *im, const struct ynode *item)
 		im->cohorts = gp_xrealloc(im->cohorts, (im->n_cohorts + 1) * sizeof *im->cohorts);
 		im->cohorts[im->n_cohorts++] = (struct imp_cohort){name, ref};
 	} else if (strcmp(kind, "ResourceFlavor") && strcmp(kind, "WorkloadPriorityClass")) {
-		return imp_error(f, ynode_get(item, "kind"), "kind", "expected ClusterQueue, "
-				 "LocalQueue, ResourceFlavor or Cohort, got '%s'", kind);
+		return imp_error(f, ynode_get(item, "kind"), "kind",
+				 "expected ClusterQueue, "
+				 "LocalQueue, ResourceFlavor or Cohort, got '%s'",
+				 kind);
 	}
 	return GP_OK;
 }
@@ -206,7 +213,8 @@ const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p)
 	if (!p->queue)
 		return NULL;
 	for (size_t i = 0; i < im->n_local_queues; i++)
-		if (!strcmp(im->local_queues[i].ns, p->ns) && !strcmp(im->local_queues[i].name, p->queue))
+		if (!strcmp(im->local_queues[i].ns, p->ns) &&
+		    !strcmp(im->local_queues[i].name, p->queue))
 			for (size_t q = 0; q < im->n_queues; q++)
 				if (!strcmp(im->queues[q].name, im->local_queues[i].cluster_queue))
 					return im->queues[q].name;
@@ -285,25 +293,28 @@ static int text_line(struct imp *im, const char *line, int lineno)
 				s++;
 			size_t kl = (size_t)(s - k);
 			if (!kl || s[0] != '=' || s[1] != '"')
-				return gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
-						  "expected label=\"value\"");
+				return gp_located(
+					im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
+					"expected label=\"value\"");
 			char v[256];
 			s = text_label_value(s + 2, v, sizeof v);
 			if (!s)
-				return gp_located(im->err, (struct srcloc){file, lineno, (int)(k - line) + 1},
-						  "unterminated label value");
-			char *dst = kl == 9 && !strncmp(k, "namespace", 9)    ? ns
-				    : kl == 3 && !strncmp(k, "pod", 3)         ? pod
+				return gp_located(
+					im->err, (struct srcloc){file, lineno, (int)(k - line) + 1},
+					"unterminated label value");
+			char *dst = kl == 9 && !strncmp(k, "namespace", 9)              ? ns
+				    : kl == 3 && !strncmp(k, "pod", 3)                  ? pod
 				    : kl == 18 && !strncmp(k, "exported_namespace", 18) ? xns
-				    : kl == 12 && !strncmp(k, "exported_pod", 12) ? xpod
-										 : NULL;
+				    : kl == 12 && !strncmp(k, "exported_pod", 12)       ? xpod
+											: NULL;
 			if (dst)
 				snprintf(dst, 256, "%s", v);
 			if (*s == ',')
 				s++;
 		}
 		if (*s != '}')
-			return gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
+			return gp_located(im->err,
+					  (struct srcloc){file, lineno, (int)(s - line) + 1},
 					  "expected '}'");
 		s++;
 	}
@@ -349,7 +360,8 @@ static int read_prometheus_json(struct imp *im)
 	if (!rc)
 		rc = imp_str(f, f->tree->root, "status", &status);
 	if (!rc && (!status || strcmp(status, "success")))
-		rc = imp_error(f, f->tree->root, "status", "expected a Prometheus API response "
+		rc = imp_error(f, f->tree->root, "status",
+			       "expected a Prometheus API response "
 			       "with status success");
 	if (!rc)
 		rc = imp_map(f, f->tree->root, "data", &data);
@@ -377,12 +389,14 @@ static int read_prometheus_json(struct imp *im)
 		if (!rc && !(rc = imp_seq(f, s, "values", &values)) && !values)
 			rc = imp_seq(f, s, "value", &value);
 		const struct ynode *one[1] = {value};
-		const struct ynode *const *pts = values ? (const struct ynode *const *)values->items : one;
+		const struct ynode *const *pts =
+			values ? (const struct ynode *const *)values->items : one;
 		size_t n = values ? values->n : value ? 1 : 0;
 		for (size_t k = 0; !rc && k < n; k++) {
 			const struct ynode *pt = pts[k];
 			double v;
-			if (pt->kind != YNODE_SEQ || pt->n != 2 || pt->items[1]->kind != YNODE_SCALAR ||
+			if (pt->kind != YNODE_SEQ || pt->n != 2 ||
+			    pt->items[1]->kind != YNODE_SCALAR ||
 			    units_number(pt->items[1]->value, &v))
 				rc = imp_error(f, pt, values ? "values" : "value",
 					       "expected [timestamp, \"value\"] pairs");
@@ -433,9 +447,12 @@ static void apply_prices(struct imp *im)
 			if (strcmp(p->type, type))
 				continue;
 			if (!p->given) {
-				p->price.gpu_hour = p->gpu_hours > 0 ? p->gpu_cost / p->gpu_hours : 0;
-				p->price.cpu_hour = p->cpu_hours > 0 ? p->cpu_cost / p->cpu_hours : 0;
-				p->price.gib_hour = p->gib_hours > 0 ? p->ram_cost / p->gib_hours : 0;
+				p->price.gpu_hour =
+					p->gpu_hours > 0 ? p->gpu_cost / p->gpu_hours : 0;
+				p->price.cpu_hour =
+					p->cpu_hours > 0 ? p->cpu_cost / p->cpu_hours : 0;
+				p->price.gib_hour =
+					p->gib_hours > 0 ? p->ram_cost / p->gib_hours : 0;
 			}
 			pool->price = p->price;
 			pool->priced = true;
@@ -454,7 +471,8 @@ int imp_read_prices(struct imp *im)
 	for (size_t i = 0; !rc && i < root->n; i++) {
 		const char *type = root->keys[i];
 		if (strcmp(type, "cpu") && !catalog_gpu(type))
-			return imp_error(f, root->items[i], type, "not a catalog GPU type (or cpu)");
+			return imp_error(f, root->items[i], type,
+					 "not a catalog GPU type (or cpu)");
 		struct imp_gpu_price *p = price_of(im, type);
 		double *dst[3] = {&p->price.gpu_hour, &p->price.cpu_hour, &p->price.gib_hour};
 		p->price = (struct price){0};
@@ -488,7 +506,7 @@ static int cost_allocation(struct imp *im, const struct ynode *a)
 	const struct ynode *props = NULL, *window = NULL;
 	const char *node = NULL, *ns = NULL, *pod = NULL;
 	double v[7] = {0};
-	static const char *const keys[] = {"gpuHours", "gpuCost", "cpuCoreHours", "cpuCost",
+	static const char *const keys[] = {"gpuHours",     "gpuCost", "cpuCoreHours", "cpuCost",
 					   "ramByteHours", "ramCost", "totalCost"};
 	int rc = imp_map(f, a, "properties", &props);
 	if (!rc && props && !(rc = imp_str(f, props, "node", &node)) &&
@@ -498,7 +516,8 @@ static int cost_allocation(struct imp *im, const struct ynode *a)
 		rc = imp_num(f, a, keys[k], &v[k]);
 	if (!rc && !(rc = imp_map(f, a, "window", &window)) && window) {
 		int64_t s = 0, e = 0;
-		if (!(rc = imp_time(f, window, "start", &s)) && !(rc = imp_time(f, window, "end", &e))) {
+		if (!(rc = imp_time(f, window, "start", &s)) &&
+		    !(rc = imp_time(f, window, "end", &e))) {
 			if (!im->cost_start || s < im->cost_start)
 				im->cost_start = s;
 			if (e > im->cost_end)
@@ -529,7 +548,8 @@ int imp_read_opencost(struct imp *im)
 	if (!rc)
 		rc = imp_seq(f, f->tree->root, "data", &data);
 	if (!rc && !data)
-		rc = imp_error(f, f->tree->root, "data", "expected OpenCost's /allocation response "
+		rc = imp_error(f, f->tree->root, "data",
+			       "expected OpenCost's /allocation response "
 			       "{\"code\": 200, \"data\": [...]}");
 	for (size_t i = 0; !rc && i < data->n; i++) {
 		const struct ynode *set = data->items[i];
@@ -539,7 +559,8 @@ int imp_read_opencost(struct imp *im)
 			rc = imp_error(f, set, NULL, "expected a set of allocations by name");
 		for (size_t k = 0; !rc && k < set->n; k++) {
 			size_t at = imp_push_key(f, set->keys[k]);
-			if (strcmp(set->keys[k], "__idle__") && strcmp(set->keys[k], "__unallocated__"))
+			if (strcmp(set->keys[k], "__idle__") &&
+			    strcmp(set->keys[k], "__unallocated__"))
 				rc = cost_allocation(im, set->items[k]);
 			imp_pop(f, at);
 		}

@@ -69,27 +69,27 @@ struct imp_mig {
 
 /* What makes nodes interchangeable: two nodes of equal shape are one pool. */
 struct imp_shape {
-	const struct gpu_type *gpu;  /* NULL: no GPUs */
-	const char *product;         /* the node's product label, when it is not the
+	const struct gpu_type *gpu; /* NULL: no GPUs */
+	const char *product;        /* the node's product label, when it is not the
 				      * catalog's (SHARED, MIG suffixes); NULL otherwise */
-	int32_t gpus;                /* physical */
+	int32_t gpus;               /* physical */
 	enum imp_sharing sharing;
 	int32_t replicas;
 	struct imp_mig mig[8];
 	size_t n_mig;
-	double cpu, memory;          /* allocatable, less DaemonSet and static pods */
-	struct kv *labels;           /* those pods select on, sorted by key */
+	double cpu, memory; /* allocatable, less DaemonSet and static pods */
+	struct kv *labels;  /* those pods select on, sorted by key */
 	size_t n_labels;
-	struct taint *taints;        /* owned array; strings point into the tree */
+	struct taint *taints; /* owned array; strings point into the tree */
 	size_t n_taints;
 };
 
 struct imp_node {
 	const char *name;
-	const struct ynode *labels;  /* metadata.labels (a map, or NULL) */
+	const struct ynode *labels; /* metadata.labels (a map, or NULL) */
 	struct srcloc loc;
 	struct imp_shape shape;
-	int32_t pool, index;         /* index: the node's number in its pool */
+	int32_t pool, index; /* index: the node's number in its pool */
 };
 
 enum imp_phase { PHASE_PENDING, PHASE_RUNNING, PHASE_SUCCEEDED, PHASE_FAILED, PHASE_OTHER };
@@ -103,46 +103,46 @@ struct imp_req {
 };
 
 struct imp_tol {
-	const char *key, *value;     /* "" when absent */
+	const char *key, *value; /* "" when absent */
 	enum toleration_op op;
-	int effect;                  /* enum taint_effect, -1 = all */
+	int effect; /* enum taint_effect, -1 = all */
 };
 
 struct imp_pod {
 	const char *ns, *name;
-	char controller[320];        /* "Deployment ml/vllm" */
-	bool node_level;             /* DaemonSet or static pod: charged to its node */
-	bool service;                /* restartPolicy Always */
+	char controller[320]; /* "Deployment ml/vllm" */
+	bool node_level;      /* DaemonSet or static pod: charged to its node */
+	bool service;         /* restartPolicy Always */
 	enum imp_phase phase;
-	const char *node;            /* spec.nodeName; NULL when unbound */
+	const char *node; /* spec.nodeName; NULL when unbound */
 	struct srcloc loc;
 	/* request */
-	int32_t gpus;                /* nvidia.com/gpu limits */
-	const char *mig;             /* nvidia.com/mig-<profile>: the profile */
-	double cpu, memory;          /* requests (max of containers' sum and any init) */
-	struct imp_req *reqs;        /* owned */
+	int32_t gpus;         /* nvidia.com/gpu limits */
+	const char *mig;      /* nvidia.com/mig-<profile>: the profile */
+	double cpu, memory;   /* requests (max of containers' sum and any init) */
+	struct imp_req *reqs; /* owned */
 	size_t n_reqs;
-	struct imp_tol *tols;        /* owned */
+	struct imp_tol *tols; /* owned */
 	size_t n_tols;
 	int64_t priority;
-	const char *queue;           /* kueue.x-k8s.io/queue-name */
+	const char *queue; /* kueue.x-k8s.io/queue-name */
 	/* history */
 	int64_t created, started, finished; /* epoch seconds; -1 unknown */
-	const char *message;         /* PodScheduled False: its message */
-	const char *reason;          /* ... and its reason (Unschedulable, SchedulingGated) */
-	bool gated;                  /* spec.schedulingGates not empty */
+	const char *message;                /* PodScheduled False: its message */
+	const char *reason; /* ... and its reason (Unschedulable, SchedulingGated) */
+	bool gated;         /* spec.schedulingGates not empty */
 	/* DCGM, per pod: sums and sample counts */
 	double busy, sm, fb;
 	int32_t n_busy, n_sm, n_fb;
-	double real_cost;            /* OpenCost */
+	double real_cost; /* OpenCost */
 };
 
 /* --- the model --------------------------------------------------------------- */
 
 struct imp_pool {
 	char name[64];
-	struct imp_shape shape;      /* the first node's (equal for all) */
-	int32_t *nodes;              /* node indexes, owned */
+	struct imp_shape shape; /* the first node's (equal for all) */
+	int32_t *nodes;         /* node indexes, owned */
 	size_t n_nodes;
 	struct price price;
 	bool priced;
@@ -150,7 +150,7 @@ struct imp_pool {
 
 struct imp_queue {
 	const char *name, *cohort, *strategy, *reclaim, *within;
-	struct quota_entry *quota;   /* resource names point into the tree; owned array */
+	struct quota_entry *quota; /* resource names point into the tree; owned array */
 	size_t n_quota;
 };
 
@@ -163,10 +163,10 @@ struct imp_cohort {
 };
 
 struct imp_gpu_price {
-	const char *type;            /* catalog name, or "cpu" */
+	const char *type; /* catalog name, or "cpu" */
 	struct price price;
 	double gpu_cost, gpu_hours, cpu_cost, cpu_hours, ram_cost, gib_hours; /* OpenCost sums */
-	bool given;                  /* from --prices */
+	bool given;                                                           /* from --prices */
 };
 
 struct imp {

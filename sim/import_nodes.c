@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LABEL_PRODUCT "nvidia.com/gpu.product"
+#define LABEL_PRODUCT  "nvidia.com/gpu.product"
 #define LABEL_HOSTNAME "kubernetes.io/hostname"
 
 static const char *label(const struct imp_node *n, const char *key)
@@ -46,8 +46,10 @@ static int gpu_type(struct imp *im, const struct imp_node *n, const char *produc
 			*out = catalog_gpu(eq + 1);
 			if (*out)
 				return GP_OK;
-			return gp_errorf(im->err, GP_EINPUT, "--gpu-map %s: '%s' is not a catalog GPU "
-					 "type", m, eq + 1);
+			return gp_errorf(im->err, GP_EINPUT,
+					 "--gpu-map %s: '%s' is not a catalog GPU "
+					 "type",
+					 m, eq + 1);
 		}
 	}
 	for (size_t i = 0; i < catalog_gpu_count(); i++)
@@ -62,9 +64,10 @@ static int gpu_type(struct imp *im, const struct imp_node *n, const char *produc
 				 catalog_gpu_at(i)->name, catalog_gpu_at(i)->product);
 		at += k > 0 ? (size_t)k : 0;
 	}
-	return gp_located(im->err, n->loc, "node %s: GPU product '%s' is not in the catalog; "
-			  "map it with --gpu-map '%s=TYPE', TYPE one of %s", n->name, product,
-			  product, names);
+	return gp_located(im->err, n->loc,
+			  "node %s: GPU product '%s' is not in the catalog; "
+			  "map it with --gpu-map '%s=TYPE', TYPE one of %s",
+			  n->name, product, product, names);
 }
 
 static bool ends_with(const char *s, const char *suffix, size_t *stem)
@@ -85,8 +88,8 @@ static int label_int(struct imp *im, const struct imp_node *n, const char *key, 
 	long long x = strtoll(v, &end, 10);
 	if (*end || end == v || x < 0)
 		return gp_located(im->err, ynode_get(n->labels, key)->loc,
-				  "node %s: label %s: expected a whole number, got '%s'", n->name, key,
-				  v);
+				  "node %s: label %s: expected a whole number, got '%s'", n->name,
+				  key, v);
 	*out = x;
 	return GP_OK;
 }
@@ -108,12 +111,16 @@ static int mixed_layout(struct imp *im, struct imp_node *n, const struct ynode *
 			continue;
 		const struct mig_profile *mp = catalog_mig_profile(s->gpu, alloc->keys[i] + 15);
 		if (!mp)
-			return gp_located(im->err, alloc->items[i]->loc, "node %s: %s has no MIG "
-					  "profile %s", n->name, s->gpu->name, alloc->keys[i] + 15);
+			return gp_located(im->err, alloc->items[i]->loc,
+					  "node %s: %s has no MIG "
+					  "profile %s",
+					  n->name, s->gpu->name, alloc->keys[i] + 15);
 		if (count <= 0 || fmod(v, (double)count) != 0 || s->n_mig == 8)
-			return gp_located(im->err, alloc->items[i]->loc, "node %s: %g %s over %lld "
+			return gp_located(im->err, alloc->items[i]->loc,
+					  "node %s: %g %s over %lld "
 					  "GPUs: gpuplan needs the same MIG layout on every GPU of "
-					  "a node", n->name, v, alloc->keys[i], (long long)count);
+					  "a node",
+					  n->name, v, alloc->keys[i], (long long)count);
 		s->mig[s->n_mig++] = (struct imp_mig){mp, (int32_t)(v / (double)count)};
 	}
 	if (s->n_mig)
@@ -137,9 +144,10 @@ static int read_gpus(struct imp *im, struct imp_node *n, const struct ynode *all
 	if (rc || (units <= 0 && !mig_alloc))
 		return rc; /* a CPU-only node */
 	if (!product)
-		return gp_located(im->err, n->loc, "node %s offers nvidia.com/gpu but has no %s "
-				  "label; expected GPU Feature Discovery's labels", n->name,
-				  LABEL_PRODUCT);
+		return gp_located(im->err, n->loc,
+				  "node %s offers nvidia.com/gpu but has no %s "
+				  "label; expected GPU Feature Discovery's labels",
+				  n->name, LABEL_PRODUCT);
 	char base[256];
 	size_t stem;
 	const char *mig_profile = NULL;
@@ -165,9 +173,10 @@ static int read_gpus(struct imp *im, struct imp_node *n, const struct ynode *all
 			return gp_located(im->err, n->loc, "node %s: %s has no MIG profile %s",
 					  n->name, s->gpu->name, mig_profile);
 		if (fmod(units, mp->max_instances) != 0)
-			return gp_located(im->err, n->loc, "node %s: %g MIG %s devices do not fill "
-					  "whole GPUs (%d per GPU)", n->name, units, mp->name,
-					  mp->max_instances);
+			return gp_located(im->err, n->loc,
+					  "node %s: %g MIG %s devices do not fill "
+					  "whole GPUs (%d per GPU)",
+					  n->name, units, mp->name, mp->max_instances);
 		s->gpus = (int32_t)(units / mp->max_instances);
 		s->sharing = IMP_MIG;
 		s->mig[s->n_mig++] = (struct imp_mig){mp, mp->max_instances};
@@ -175,12 +184,15 @@ static int read_gpus(struct imp *im, struct imp_node *n, const struct ynode *all
 	}
 	if (mig_alloc) {
 		if (units > 0)
-			imp_warn(im, "node %s: %g whole GPUs beside MIG ones; gpuplan models one "
-				 "layout per node, kept the MIG GPUs", n->name, units);
+			imp_warn(im,
+				 "node %s: %g whole GPUs beside MIG ones; gpuplan models one "
+				 "layout per node, kept the MIG GPUs",
+				 n->name, units);
 		s->gpus = (int32_t)(count > 0 ? count - (int64_t)units : 0);
 		return mixed_layout(im, n, alloc, s->gpus);
 	}
-	if (replicas > 1 && strategy && (!strcmp(strategy, "time-slicing") || !strcmp(strategy, "mps"))) {
+	if (replicas > 1 && strategy &&
+	    (!strcmp(strategy, "time-slicing") || !strcmp(strategy, "mps"))) {
 		s->sharing = !strcmp(strategy, "mps") ? IMP_MPS : IMP_TIME_SLICING;
 		s->replicas = (int32_t)replicas;
 		s->gpus = (int32_t)(count > 0 ? count : (int64_t)units / replicas);
@@ -230,7 +242,8 @@ static int read_taints(struct imp *im, struct imp_node *n, const struct ynode *s
 			if (!strcmp(effect, effects[k]))
 				e = k;
 		if (!rc && (!key || e < 0))
-			rc = imp_error(f, taints->items[i], NULL, "expected a taint with key and effect "
+			rc = imp_error(f, taints->items[i], NULL,
+				       "expected a taint with key and effect "
 				       "NoSchedule, PreferNoSchedule or NoExecute");
 		imp_pop(f, base);
 		if (rc)
@@ -244,8 +257,7 @@ static int read_taints(struct imp *im, struct imp_node *n, const struct ynode *s
 }
 
 /* What DaemonSet and static pods bound to the node request. */
-static void node_level_requests(const struct imp *im, const char *node, double *cpu,
-				double *memory)
+static void node_level_requests(const struct imp *im, const char *node, double *cpu, double *memory)
 {
 	for (size_t i = 0; i < im->n_pods; i++) {
 		const struct imp_pod *p = &im->pods[i];
@@ -300,8 +312,10 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 		return rc;
 	const struct ynode *unsched = spec ? ynode_get(spec, "unschedulable") : NULL;
 	if (unsched && unsched->kind == YNODE_SCALAR && !strcmp(unsched->value, "true"))
-		imp_warn(im, "node %s is cordoned; gpuplan keeps it with its taints (kube-scheduler "
-			 "reports it as unschedulable)", n->name);
+		imp_warn(im,
+			 "node %s is cordoned; gpuplan keeps it with its taints (kube-scheduler "
+			 "reports it as unschedulable)",
+			 n->name);
 	double used_cpu = 0, used_memory = 0;
 	node_level_requests(im, n->name, &used_cpu, &used_memory);
 	n->shape.cpu = fmax(0, n->shape.cpu - used_cpu);
@@ -317,7 +331,8 @@ static bool same_shape(const struct imp_shape *a, const struct imp_shape *b)
 	    a->memory != b->memory || a->n_labels != b->n_labels || a->n_taints != b->n_taints)
 		return false;
 	for (size_t i = 0; i < a->n_mig; i++)
-		if (a->mig[i].profile != b->mig[i].profile || a->mig[i].per_gpu != b->mig[i].per_gpu)
+		if (a->mig[i].profile != b->mig[i].profile ||
+		    a->mig[i].per_gpu != b->mig[i].per_gpu)
 			return false;
 	for (size_t i = 0; i < a->n_labels; i++)
 		if (strcmp(a->labels[i].key, b->labels[i].key) ||

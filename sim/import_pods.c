@@ -41,7 +41,8 @@ static int read_owner(struct imp *im, const struct ynode *meta, struct imp_pod *
 		kind = "PodGroup", name = group;
 	for (size_t i = 0; !rc && owners && i < owners->n; i++) {
 		const struct ynode *o = owners->items[i], *ctl = ynode_get(o, "controller");
-		if (owners->n > 1 && !(ctl && ctl->kind == YNODE_SCALAR && !strcmp(ctl->value, "true")))
+		if (owners->n > 1 &&
+		    !(ctl && ctl->kind == YNODE_SCALAR && !strcmp(ctl->value, "true")))
 			continue;
 		size_t base = imp_push_key(f, "ownerReferences");
 		imp_push_index(f, i);
@@ -86,7 +87,8 @@ static int read_container(struct imp *im, const struct ynode *c, struct imp_pod 
 		if (!strcmp(k, "nvidia.com/gpu") || !strncmp(k, "nvidia.com/mig-", 15)) {
 			rc = imp_quantity(f, lim->items[i], k, &v);
 			if (!rc && v != (double)(int32_t)v)
-				rc = imp_error(f, lim->items[i], k, "expected a whole number of units");
+				rc = imp_error(f, lim->items[i], k,
+					       "expected a whole number of units");
 			if (!rc && k[11] == 'g')
 				*gpus += (int32_t)v;
 			else if (!rc && v > 0) {
@@ -96,8 +98,10 @@ static int read_container(struct imp *im, const struct ynode *c, struct imp_pod 
 				else
 					p->mig = k + 15;
 				if (v > 1)
-					imp_warn(im, "pod %s/%s asks for %g MIG instances; gpuplan "
-						 "gives a pod one", p->ns, p->name, v);
+					imp_warn(im,
+						 "pod %s/%s asks for %g MIG instances; gpuplan "
+						 "gives a pod one",
+						 p->ns, p->name, v);
 			}
 		}
 		imp_pop(f, at);
@@ -193,8 +197,8 @@ static int read_expression(struct imp *im, const struct ynode *e, struct imp_pod
 		add_req(p, key, (enum affinity_op)k, v, n);
 		return GP_OK;
 	}
-	imp_warn(im, "pod %s/%s: node affinity operator %s on %s is not modelled; left out",
-		 p->ns, p->name, op, key);
+	imp_warn(im, "pod %s/%s: node affinity operator %s on %s is not modelled; left out", p->ns,
+		 p->name, op, key);
 	return GP_OK;
 }
 
@@ -205,7 +209,8 @@ static int read_affinity(struct imp *im, const struct ynode *spec, struct imp_po
 	int rc = imp_map(f, spec, "nodeSelector", &sel);
 	for (size_t i = 0; !rc && sel && i < sel->n; i++) {
 		if (sel->items[i]->kind != YNODE_SCALAR)
-			return imp_error(f, sel->items[i], "nodeSelector", "expected string values");
+			return imp_error(f, sel->items[i], "nodeSelector",
+					 "expected string values");
 		const char **v = gp_xcalloc(1, sizeof *v);
 		v[0] = sel->items[i]->value;
 		add_req(p, sel->keys[i], AFFINITY_IN, v, 1);
@@ -221,11 +226,14 @@ static int read_affinity(struct imp *im, const struct ynode *spec, struct imp_po
 	if (rc || !terms || !terms->n)
 		return rc;
 	if (terms->n > 1)
-		imp_warn(im, "pod %s/%s: %zu nodeSelectorTerms (ORed); gpuplan models one, kept "
-			 "the first", p->ns, p->name, terms->n);
+		imp_warn(im,
+			 "pod %s/%s: %zu nodeSelectorTerms (ORed); gpuplan models one, kept "
+			 "the first",
+			 p->ns, p->name, terms->n);
 	const struct ynode *exprs = NULL;
-	size_t base = imp_push_key(f, "affinity.nodeAffinity."
-				   "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]");
+	size_t base = imp_push_key(
+		f, "affinity.nodeAffinity."
+		   "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]");
 	rc = imp_seq(f, terms->items[0], "matchExpressions", &exprs);
 	for (size_t i = 0; !rc && exprs && i < exprs->n; i++) {
 		size_t at = imp_push_key(f, "matchExpressions");
@@ -250,8 +258,9 @@ static int read_tolerations(struct imp *im, const struct ynode *spec, struct imp
 		if (!(rc = imp_str(f, t, "key", &key)) && !(rc = imp_str(f, t, "operator", &op)) &&
 		    !(rc = imp_str(f, t, "value", &value)))
 			rc = imp_str(f, t, "effect", &effect);
-		struct imp_tol tol = {key ? key : "", value ? value : "",
-				      op && !strcmp(op, "Exists") ? TOLERATION_EXISTS : TOLERATION_EQUAL, -1};
+		struct imp_tol tol = {
+			key ? key : "", value ? value : "",
+			op && !strcmp(op, "Exists") ? TOLERATION_EXISTS : TOLERATION_EQUAL, -1};
 		if (!rc && op && strcmp(op, "Exists") && strcmp(op, "Equal"))
 			rc = imp_error(f, ynode_get(t, "operator"), "operator",
 				       "expected Equal or Exists, got '%s'", op);
@@ -259,16 +268,18 @@ static int read_tolerations(struct imp *im, const struct ynode *spec, struct imp
 			if (!strcmp(effect, effect_names[e]))
 				tol.effect = e;
 		if (!rc && effect && tol.effect < 0)
-			rc = imp_error(f, ynode_get(t, "effect"), "effect",
-				       "expected NoSchedule, PreferNoSchedule or NoExecute, got '%s'",
-				       effect);
+			rc = imp_error(
+				f, ynode_get(t, "effect"), "effect",
+				"expected NoSchedule, PreferNoSchedule or NoExecute, got '%s'",
+				effect);
 		imp_pop(f, base);
 		if (rc)
 			return rc;
 		if (!tol.key[0] && tol.op == TOLERATION_EQUAL)
 			continue; /* an empty key needs Exists; the API server refuses it */
-		if (tol.effect == EFFECT_NO_EXECUTE && (!strcmp(tol.key, "node.kubernetes.io/not-ready") ||
-							!strcmp(tol.key, "node.kubernetes.io/unreachable")))
+		if (tol.effect == EFFECT_NO_EXECUTE &&
+		    (!strcmp(tol.key, "node.kubernetes.io/not-ready") ||
+		     !strcmp(tol.key, "node.kubernetes.io/unreachable")))
 			continue; /* DefaultTolerationSeconds adds these to every pod */
 		p->tols = gp_xrealloc(p->tols, (p->n_tols + 1) * sizeof *p->tols);
 		p->tols[p->n_tols++] = tol;
@@ -350,7 +361,8 @@ static int read_status(struct imp *im, const struct ynode *st, struct imp_pod *p
 		rc = imp_str(f, conds->items[i], "type", &type);
 		if (!rc)
 			rc = imp_str(f, conds->items[i], "status", &status);
-		if (!rc && type && status && !strcmp(type, "PodScheduled") && !strcmp(status, "False")) {
+		if (!rc && type && status && !strcmp(type, "PodScheduled") &&
+		    !strcmp(status, "False")) {
 			rc = imp_str(f, conds->items[i], "message", &p->message);
 			if (!rc)
 				rc = imp_str(f, conds->items[i], "reason", &p->reason);
@@ -375,7 +387,8 @@ static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
 	if (rc)
 		return rc;
 	size_t base = imp_push_key(f, "metadata");
-	if (!(rc = imp_str(f, meta, "name", &p->name)) && !(rc = imp_str(f, meta, "namespace", &p->ns)))
+	if (!(rc = imp_str(f, meta, "name", &p->name)) &&
+	    !(rc = imp_str(f, meta, "namespace", &p->ns)))
 		rc = imp_time(f, meta, "creationTimestamp", &p->created);
 	if (!rc && !p->name)
 		rc = imp_error(f, meta, "name", "expected the pod's name");

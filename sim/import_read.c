@@ -83,8 +83,8 @@ bool imp_is_null(const struct ynode *v)
 static const char *const kind_names[] = {"a string or number", "an object", "a list"};
 
 /* The member, checked to be of kind; *out NULL when absent or null. */
-static int member(struct imp_file *f, const struct ynode *m, const char *key,
-		  enum ynode_kind kind, const struct ynode **out)
+static int member(struct imp_file *f, const struct ynode *m, const char *key, enum ynode_kind kind,
+		  const struct ynode **out)
 {
 	*out = NULL;
 	if (!m || m->kind != YNODE_MAP)
@@ -148,7 +148,8 @@ int imp_list(struct imp_file *f, const char *kind, const struct ynode **items)
 	const struct ynode *root = f->tree->root;
 	const char *k = NULL;
 	if (root->kind != YNODE_MAP)
-		return imp_error(f, root, NULL, "expected a kubectl List (`kubectl get %s -o json`)",
+		return imp_error(f, root, NULL,
+				 "expected a kubectl List (`kubectl get %s -o json`)",
 				 kind ? kind : "...");
 	int rc = imp_str(f, root, "kind", &k);
 	if (!rc && (!k || strcmp(k, "List")))
@@ -180,10 +181,20 @@ static bool quantity(const char *s, double *out)
 	static const struct {
 		const char *suffix;
 		double factor;
-	} suffixes[] = {{"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0},
-			{"Ti", 1099511627776.0}, {"Pi", 1125899906842624.0},
-			{"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"k", 1e3}, {"M", 1e6},
-			{"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"", 1.0}};
+	} suffixes[] = {{"Ki", 1024.0},
+			{"Mi", 1048576.0},
+			{"Gi", 1073741824.0},
+			{"Ti", 1099511627776.0},
+			{"Pi", 1125899906842624.0},
+			{"n", 1e-9},
+			{"u", 1e-6},
+			{"m", 1e-3},
+			{"k", 1e3},
+			{"M", 1e6},
+			{"G", 1e9},
+			{"T", 1e12},
+			{"P", 1e15},
+			{"", 1.0}};
 	size_t len = strlen(s);
 	for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
 		size_t sl = strlen(suffixes[i].suffix);
@@ -206,7 +217,8 @@ static bool quantity(const char *s, double *out)
 int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out)
 {
 	if (!v || v->kind != YNODE_SCALAR || !quantity(v->value, out))
-		return imp_error(f, v, key, "expected a Kubernetes quantity like 16Gi or 500m%s%s%s",
+		return imp_error(f, v, key,
+				 "expected a Kubernetes quantity like 16Gi or 500m%s%s%s",
 				 v && v->kind == YNODE_SCALAR ? ", got '" : "",
 				 v && v->kind == YNODE_SCALAR ? v->value : "",
 				 v && v->kind == YNODE_SCALAR ? "'" : "");

@@ -69,25 +69,25 @@ struct experiment {
 	enum gpu_policy policy;
 	gsl_rng *rng;
 	struct gpupolicy_node *nodes;
-	int32_t *pool_of;          /* per node */
-	uint32_t *rank;            /* per node: its place in the seed's node order (ties) */
+	int32_t *pool_of; /* per node */
+	uint32_t *rank;   /* per node: its place in the seed's node order (ties) */
 	size_t n_nodes;
-	const char *types[32];     /* GPU type names by type bit */
+	const char *types[32]; /* GPU type names by type bit */
 	int32_t n_types;
-	struct ipod *pods;         /* after tuning and shuffling */
+	struct ipod *pods; /* after tuning and shuffling */
 	size_t n_pods, cap_pods;
-	size_t n_base;             /* the trace's own pods, before tuning */
+	size_t n_base;              /* the trace's own pods, before tuning */
 	struct gpupolicy_pod *reqs; /* the distinct (cpu, gpus, milli) */
 	int32_t n_reqs, cap_reqs;
 	struct gpupolicy_target target;
-	int64_t capacity;          /* milli-GPUs */
-	double *frag;              /* per node, under the target */
+	int64_t capacity; /* milli-GPUs */
+	double *frag;     /* per node, under the target */
 	double frag_total;
-	int64_t allocated;         /* milli-GPUs */
+	int64_t allocated; /* milli-GPUs */
 	/* FGD's cache: score of node n for request r, valid while stamp == version[n] */
 	int64_t *score;
 	uint32_t *stamp, *version;
-	int32_t *placed_on;        /* per pod: node, -1 unscheduled */
+	int32_t *placed_on; /* per pod: node, -1 unscheduled */
 };
 
 /* --- the cluster ------------------------------------------------------------ */
@@ -117,14 +117,17 @@ static int build_nodes(struct experiment *x, struct gp_err *err)
 		const struct pool_spec *ps = &sc->pools[p];
 		int32_t t = type_bit(x, ps->gpu->name);
 		if (t < 0 && x->n_types == NO_TYPE)
-			return gp_located(err, ps->loc, "experiment inflation tells at most %d GPU "
-					  "types apart", NO_TYPE);
+			return gp_located(err, ps->loc,
+					  "experiment inflation tells at most %d GPU "
+					  "types apart",
+					  NO_TYPE);
 		if (t < 0) {
 			t = x->n_types;
 			x->types[x->n_types++] = ps->gpu->name;
 		}
 		for (int32_t i = 0; i < ps->nodes; i++, k++) {
-			gpupolicy_node_init(&x->nodes[k], ps->gpus_per_node, llround(ps->cpu * 1000),
+			gpupolicy_node_init(&x->nodes[k], ps->gpus_per_node,
+					    llround(ps->cpu * 1000),
 					    llround(ps->memory_bytes / GP_MIB), t,
 					    ps->sharing.mode == SHARING_FRACTIONAL);
 			x->pool_of[k] = (int32_t)p;
@@ -312,7 +315,10 @@ static void place(struct experiment *x, size_t n, const struct ipod *p)
 	x->frag_total += x->frag[n];
 }
 
-static double pct(double part, int64_t whole) { return whole > 0 ? 100 * part / (double)whole : NAN; }
+static double pct(double part, int64_t whole)
+{
+	return whole > 0 ? 100 * part / (double)whole : NAN;
+}
 
 /* Rows of the curve up to arrived demand `arrived` (milli), or all the rows
  * left with to_end, not beyond `last` %. */
@@ -322,9 +328,9 @@ static void record(struct experiment *x, struct results *out, int64_t arrived, i
 	while ((int32_t)out->n_curve <= last &&
 	       (to_end || (int64_t)out->n_curve * x->capacity <= arrived * 100)) {
 		out->curve = gp_xrealloc(out->curve, (out->n_curve + 1) * sizeof *out->curve);
-		out->curve[out->n_curve] = (struct curve_row){(int32_t)out->n_curve,
-							      pct((double)x->allocated, x->capacity),
-							      pct(x->frag_total, x->capacity)};
+		out->curve[out->n_curve] = (struct curve_row){
+			(int32_t)out->n_curve, pct((double)x->allocated, x->capacity),
+			pct(x->frag_total, x->capacity)};
 		out->n_curve++;
 	}
 }
@@ -378,11 +384,18 @@ static void write_jobs(const struct experiment *x, struct results *out)
 	for (size_t i = 0; i < x->n_pods; i++) {
 		const struct ipod *p = &x->pods[i];
 		bool placed = x->placed_on[i] >= 0;
-		out->jobs[i] = (struct job_record){.job_id = (int64_t)i, .workload = p->workload,
-			.node = x->placed_on[i], .gpus = p->p.gpus,
-			.status = placed ? JOB_RUNNING : JOB_FAILED, .submit = 0,
-			.start = placed ? 0 : SIM_NEVER, .end = SIM_NEVER, .deadline = SIM_NEVER,
-			.cost = NAN, .reason = -1, .trace_queue = SIM_NEVER};
+		out->jobs[i] = (struct job_record){.job_id = (int64_t)i,
+						   .workload = p->workload,
+						   .node = x->placed_on[i],
+						   .gpus = p->p.gpus,
+						   .status = placed ? JOB_RUNNING : JOB_FAILED,
+						   .submit = 0,
+						   .start = placed ? 0 : SIM_NEVER,
+						   .end = SIM_NEVER,
+						   .deadline = SIM_NEVER,
+						   .cost = NAN,
+						   .reason = -1,
+						   .trace_queue = SIM_NEVER};
 	}
 }
 
@@ -392,7 +405,8 @@ static double allocated_gpus(const struct experiment *x, int32_t p)
 	int64_t milli = 0;
 	for (size_t n = 0; n < x->n_nodes; n++)
 		if (p < 0 || x->pool_of[n] == p)
-			milli += (int64_t)x->nodes[n].gpus * GPUPOLICY_MILLI - x->nodes[n].milli_left;
+			milli += (int64_t)x->nodes[n].gpus * GPUPOLICY_MILLI -
+				 x->nodes[n].milli_left;
 	return (double)milli / GPUPOLICY_MILLI;
 }
 
@@ -407,11 +421,13 @@ static void write_metrics(const struct experiment *x, struct results *out)
 	}
 	double cap = (double)x->capacity / GPUPOLICY_MILLI, alloc = allocated_gpus(x, -1);
 	results_add_metric(out, "all", "capacity_gpus", cap, "gpus");
-	results_add_metric(out, "all", "peak_demand_gpus", (double)arrived / GPUPOLICY_MILLI, "gpus");
+	results_add_metric(out, "all", "peak_demand_gpus", (double)arrived / GPUPOLICY_MILLI,
+			   "gpus");
 	results_add_metric(out, "all", "peak_allocated_gpus", alloc, "gpus");
 	results_add_metric(out, "all", "gpu_allocation_pct", pct(alloc, (int64_t)cap), "pct");
 	results_add_metric(out, "all", "fragmentation_pct", pct(x->frag_total, x->capacity), "pct");
-	results_add_metric(out, "all", "arrived_demand_pct", pct((double)arrived, x->capacity), "pct");
+	results_add_metric(out, "all", "arrived_demand_pct", pct((double)arrived, x->capacity),
+			   "pct");
 	results_add_metric(out, "all", "jobs_submitted", (double)x->n_pods, "jobs");
 	results_add_metric(out, "all", "jobs_failed", (double)failed, "jobs");
 	results_add_metric(out, "all", "pods_scheduled", (double)(x->n_pods - failed), "pods");
@@ -423,8 +439,8 @@ static void write_metrics(const struct experiment *x, struct results *out)
 		const char *name = sc->pools[p].name;
 		results_add_metric(out, name, "capacity_gpus", pcap, "gpus");
 		results_add_metric(out, name, "peak_allocated_gpus", palloc, "gpus");
-		results_add_metric(out, name, "gpu_allocation_pct", pcap > 0 ? 100 * palloc / pcap : NAN,
-				   "pct");
+		results_add_metric(out, name, "gpu_allocation_pct",
+				   pcap > 0 ? 100 * palloc / pcap : NAN, "pct");
 	}
 }
 

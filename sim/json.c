@@ -13,8 +13,10 @@ static int utf8_length(const unsigned char *s)
 {
 	if (s[0] < 0x80)
 		return 1;
-	int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-					       : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+	int n = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
+		: s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+		: s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+					       : 0;
 	for (int i = 1; i < n; i++)
 		if ((s[i] & 0xC0) != 0x80)
 			return 0;
@@ -78,9 +80,9 @@ static void json_cell(FILE *out, const struct store_cell *c)
 struct rows_out {
 	FILE *out;
 	size_t n;
-	bool key_value;      /* params: {KEY: VALUE} */
-	bool first_only;     /* advice's recommendation: the first row, if it meets */
-	bool wrote;          /* first_only: it did */
+	bool key_value;  /* params: {KEY: VALUE} */
+	bool first_only; /* advice's recommendation: the first row, if it meets */
+	bool wrote;      /* first_only: it did */
 };
 
 static void put_row(void *ctx, const struct store_cell *cells, size_t n)
@@ -89,8 +91,8 @@ static void put_row(void *ctx, const struct store_cell *cells, size_t n)
 	if (ro->first_only) {
 		bool meets = false;
 		for (size_t i = 0; i < n; i++)
-			meets |= !strcmp(cells[i].name, "meets") && cells[i].type == STORE_INTEGER &&
-				 cells[i].integer == 1;
+			meets |= !strcmp(cells[i].name, "meets") &&
+				 cells[i].type == STORE_INTEGER && cells[i].integer == 1;
 		if (ro->n++ > 0 || !meets)
 			return;
 		ro->wrote = true;

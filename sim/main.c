@@ -85,7 +85,7 @@ struct cli_list {
 /* One argument of a command.  A row without a name is a positional argument,
  * filled in table order; a positional CLI_LIST takes all remaining ones. */
 struct cli_opt {
-	const char *name;    /* "--db"; NULL for a positional */
+	const char *name; /* "--db"; NULL for a positional */
 	enum cli_kind kind;
 	void *target;
 	const char *meta;    /* "PATH": the value in help and errors */
@@ -93,7 +93,7 @@ struct cli_opt {
 	int64_t lo, hi;      /* CLI_INT range; CLI_CHOICE value in lo */
 	const char *expects; /* what the error says it expects: "a run id >= 1" */
 	int (*parse)(const char *value, void *target, struct gp_err *err); /* CLI_PARSE */
-	bool required;       /* an option that must be given (positionals always are) */
+	bool required; /* an option that must be given (positionals always are) */
 };
 
 /* One command: its synopsis (continuation lines after '\n'), one line for
@@ -173,44 +173,42 @@ static int set_value(const struct cli_opt *o, const char *v)
 	case CLI_PATH:
 	case CLI_NAME:
 		if (!v || !v[0])
-			return usage_error("%s expects a %s", o->name, o->kind == CLI_PATH ? "path" : "name");
+			return usage_error("%s expects a %s", o->name,
+					   o->kind == CLI_PATH ? "path" : "name");
 		*(const char **)o->target = v;
 		return GP_OK;
 	case CLI_TEXT:
 		if (!v)
-			return usage_error("%s expects %s", o->name, o->expects ? o->expects : o->meta);
+			return usage_error("%s expects %s", o->name,
+					   o->expects ? o->expects : o->meta);
 		*(const char **)o->target = v;
 		return GP_OK;
 	case CLI_INT:
 		if (!v || units_integer(v, o->target) || *(int64_t *)o->target < o->lo ||
 		    *(int64_t *)o->target > o->hi)
-			return usage_error("%s expects %s, got '%s'", o->name, o->expects, v ? v : "");
+			return usage_error("%s expects %s, got '%s'", o->name, o->expects,
+					   v ? v : "");
 		return GP_OK;
 	case CLI_LIST:
 		if (!v)
-			return usage_error("%s expects %s", o->name, o->expects ? o->expects : o->meta);
+			return usage_error("%s expects %s", o->name,
+					   o->expects ? o->expects : o->meta);
 		list_push(o->target, v);
 		return GP_OK;
 	case CLI_PARSE:
 		if (!v)
-			return usage_error("%s expects %s", o->name, o->expects ? o->expects : o->meta);
+			return usage_error("%s expects %s", o->name,
+					   o->expects ? o->expects : o->meta);
 		if (o->parse(v, o->target, &err))
 			return fail(GP_EINPUT, &err, true);
 		return GP_OK;
-	case CLI_FLAG:
-		*(bool *)o->target = true;
-		return GP_OK;
-	case CLI_CHOICE:
-		*(int *)o->target = (int)o->lo;
-		return GP_OK;
+	case CLI_FLAG: *(bool *)o->target = true; return GP_OK;
+	case CLI_CHOICE: *(int *)o->target = (int)o->lo; return GP_OK;
 	}
 	return GP_EINPUT;
 }
 
-static bool takes_value(enum cli_kind k)
-{
-	return k != CLI_FLAG && k != CLI_CHOICE;
-}
+static bool takes_value(enum cli_kind k) { return k != CLI_FLAG && k != CLI_CHOICE; }
 
 /* Fills the targets of opts from argv.  Returns GP_OK, GP_EINPUT after
  * printing the error, or CLI_HELP after printing the help. */
@@ -233,10 +231,12 @@ static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size
 				rc = usage_error("unknown option '%s'", a);
 				break;
 			}
-			const char *v = takes_value(opts[r].kind) && i + 1 < argc ? argv[++i] : NULL;
+			const char *v =
+				takes_value(opts[r].kind) && i + 1 < argc ? argv[++i] : NULL;
 			rc = set_value(&opts[r], v);
 		} else {
-			for (r = next_pos; r < n && (opts[r].name || (seen[r] && opts[r].kind != CLI_LIST)); r++)
+			for (r = next_pos;
+			     r < n && (opts[r].name || (seen[r] && opts[r].kind != CLI_LIST)); r++)
 				;
 			if (r == n) {
 				rc = usage_error("unexpected argument '%s'", a);
@@ -275,27 +275,40 @@ struct options {
 	int64_t seed;         /* -1: not given */
 	char seed_set[32];
 	bool quiet;
-	bool json;            /* run, advise: one JSON document on stdout */
+	bool json; /* run, advise: one JSON document on stdout */
 };
 
-#define OPT_JSON(o)                                                                            \
-	{.name = "--json", .kind = CLI_FLAG, .target = &(o)->json,                                 \
-	 .help = "print one JSON document (summary, metrics per scope, findings)\n"             \
-		 "instead of the tables"}
-#define OPT_SCENARIO(o) {.kind = CLI_PATH, .target = &(o)->scenario, .meta = "SCENARIO.yaml"}
-#define OPT_DB(o, what)                                                                       \
-	{.name = "--db", .kind = CLI_PATH, .target = &(o)->db, .meta = "PATH", .help = what}
-#define OPT_SET(o)                                                                             \
-	{.name = "--set", .kind = CLI_LIST, .target = &(o)->sets, .meta = "KEY=VALUE",         \
-	 .help = "override a scenario value by dotted path, naming list items by\n"          \
-		 "their name: --set pools.batch.nodes=3 (repeatable)"}
-#define OPT_SEED(o)                                                                            \
-	{.name = "--seed", .kind = CLI_INT, .target = &(o)->seed, .meta = "N",                 \
-	 .help = "same as --set seed=N", .lo = 0, .hi = INT64_MAX,                             \
-	 .expects = "a non-negative integer"}
-#define OPT_QUIET(o)                                                                           \
-	{.name = "--quiet", .kind = CLI_FLAG, .target = &(o)->quiet,                           \
-	 .help = "print nothing on success"}
+#define OPT_JSON(o)                                                                        \
+	{                                                                                  \
+		.name = "--json", .kind = CLI_FLAG, .target = &(o)->json,                  \
+		.help = "print one JSON document (summary, metrics per scope, findings)\n" \
+			"instead of the tables"                                            \
+	}
+#define OPT_SCENARIO(o)                                                             \
+	{                                                                           \
+		.kind = CLI_PATH, .target = &(o)->scenario, .meta = "SCENARIO.yaml" \
+	}
+#define OPT_DB(o, what)                                                                            \
+	{                                                                                          \
+		.name = "--db", .kind = CLI_PATH, .target = &(o)->db, .meta = "PATH", .help = what \
+	}
+#define OPT_SET(o)                                                                            \
+	{                                                                                     \
+		.name = "--set", .kind = CLI_LIST, .target = &(o)->sets, .meta = "KEY=VALUE", \
+		.help = "override a scenario value by dotted path, naming list items by\n"    \
+			"their name: --set pools.batch.nodes=3 (repeatable)"                  \
+	}
+#define OPT_SEED(o)                                                                   \
+	{                                                                             \
+		.name = "--seed", .kind = CLI_INT, .target = &(o)->seed, .meta = "N", \
+		.help = "same as --set seed=N", .lo = 0, .hi = INT64_MAX,             \
+		.expects = "a non-negative integer"                                   \
+	}
+#define OPT_QUIET(o)                                                        \
+	{                                                                   \
+		.name = "--quiet", .kind = CLI_FLAG, .target = &(o)->quiet, \
+		.help = "print nothing on success"                          \
+	}
 #define DEFAULT_DB "results database (default: output.db, else results/<name>.db)"
 
 /* After parsing: --seed N goes last, so that it wins over --set seed=M. */
@@ -336,7 +349,7 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
 	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
-				       OPT_SEED(&o), OPT_QUIET(&o), OPT_JSON(&o)};
+				       OPT_SEED(&o),     OPT_QUIET(&o),          OPT_JSON(&o)};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct results r;
@@ -379,7 +392,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
 	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
-				       OPT_SEED(&o), OPT_QUIET(&o), OPT_JSON(&o)};
+				       OPT_SEED(&o),     OPT_QUIET(&o),          OPT_JSON(&o)};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct advice advice = {0};
@@ -393,8 +406,8 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		fail(rc, &err, false);
 	struct advise_spec spec = {o.scenario, o.sets.v, o.sets.n};
 	bool tty = rc == GP_OK && isatty(2) && !o.quiet && !o.json;
-	if (rc == GP_OK && (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL,
-					    &advice, &err)))
+	if (rc == GP_OK &&
+	    (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL, &advice, &err)))
 		fail(rc, &err, false);
 	if (tty)
 		fputc('\n', stderr);
@@ -426,24 +439,57 @@ static int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 	int64_t tp = 0;
 	bool json = false;
 	const struct cli_opt opts[] = {
-		{.name = "--model", .kind = CLI_NAME, .target = &req.model, .meta = "M", .required = true,
+		{.name = "--model",
+		 .kind = CLI_NAME,
+		 .target = &req.model,
+		 .meta = "M",
+		 .required = true,
 		 .help = "llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b,\nmistral-7b"},
-		{.name = "--quant", .kind = CLI_NAME, .target = &req.quant, .meta = "Q", .required = true,
+		{.name = "--quant",
+		 .kind = CLI_NAME,
+		 .target = &req.quant,
+		 .meta = "Q",
+		 .required = true,
 		 .help = "weights: fp16, bf16, fp8, int8, int4"},
-		{.name = "--gpu", .kind = CLI_NAME, .target = &req.gpu, .meta = "G", .required = true,
+		{.name = "--gpu",
+		 .kind = CLI_NAME,
+		 .target = &req.gpu,
+		 .meta = "G",
+		 .required = true,
 		 .help = "a catalog GPU type: A100-80GB, H100-80GB, L40S, L4, T4, ..."},
-		{.name = "--context", .kind = CLI_INT, .target = &req.context, .meta = "N",
-		 .help = "tokens per sequence, prompt + output (default 4096)", .lo = 1, .hi = 100000000,
+		{.name = "--context",
+		 .kind = CLI_INT,
+		 .target = &req.context,
+		 .meta = "N",
+		 .help = "tokens per sequence, prompt + output (default 4096)",
+		 .lo = 1,
+		 .hi = 100000000,
 		 .expects = "an integer from 1 to 100000000"},
-		{.name = "--batch", .kind = CLI_INT, .target = &req.batch, .meta = "B",
-		 .help = "sequences decoding together (default 1)", .lo = 1, .hi = 100000000,
+		{.name = "--batch",
+		 .kind = CLI_INT,
+		 .target = &req.batch,
+		 .meta = "B",
+		 .help = "sequences decoding together (default 1)",
+		 .lo = 1,
+		 .hi = 100000000,
 		 .expects = "an integer from 1 to 100000000"},
-		{.name = "--tp", .kind = CLI_INT, .target = &tp, .meta = "N",
-		 .help = "tensor-parallel degree (default: the smallest that fits)", .lo = 1, .hi = 1024,
+		{.name = "--tp",
+		 .kind = CLI_INT,
+		 .target = &tp,
+		 .meta = "N",
+		 .help = "tensor-parallel degree (default: the smallest that fits)",
+		 .lo = 1,
+		 .hi = 1024,
 		 .expects = "an integer from 1 to 1024"},
-		{.name = "--kv-cache", .kind = CLI_NAME, .target = &req.kv_cache, .meta = "Q",
+		{.name = "--kv-cache",
+		 .kind = CLI_NAME,
+		 .target = &req.kv_cache,
+		 .meta = "Q",
 		 .help = "KV-cache type (default: fp16; bf16 for bf16 weights)"},
-		{.name = "--json", .kind = CLI_FLAG, .target = &json, .help = "print one JSON object"},
+		{.name = "--json",
+		 .kind = CLI_FLAG,
+		 .target = &json,
+		 .help = "print one JSON object"},
 	};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
@@ -509,20 +555,37 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 	bool resume = false, quiet = false;
 	const struct cli_opt opts[] = {
 		{.kind = CLI_PATH, .target = &file, .meta = "SWEEP.yaml"},
-		{.name = "--db", .kind = CLI_PATH, .target = &db, .meta = "PATH",
+		{.name = "--db",
+		 .kind = CLI_PATH,
+		 .target = &db,
+		 .meta = "PATH",
 		 .help = "results database (default: db: in the sweep file, else\n"
 			 "results/<sweep name>.db)"},
-		{.name = "--jobs", .kind = CLI_INT, .target = &jobs, .meta = "N",
-		 .help = "worker processes writing to the database (default 1)", .lo = 1,
-		 .hi = SWEEP_MAX_JOBS, .expects = "a number of processes from 1 to 256"},
-		{.name = "--shard", .kind = CLI_PARSE, .target = &shard, .meta = "K/N",
-		 .parse = parse_shard, .expects = "K/N, like 0/4",
+		{.name = "--jobs",
+		 .kind = CLI_INT,
+		 .target = &jobs,
+		 .meta = "N",
+		 .help = "worker processes writing to the database (default 1)",
+		 .lo = 1,
+		 .hi = SWEEP_MAX_JOBS,
+		 .expects = "a number of processes from 1 to 256"},
+		{.name = "--shard",
+		 .kind = CLI_PARSE,
+		 .target = &shard,
+		 .meta = "K/N",
+		 .parse = parse_shard,
+		 .expects = "K/N, like 0/4",
 		 .help = "run only shard K of N, numbered from 0 (point i goes to shard\n"
 			 "i mod N): one machine or pod per shard, then 'gpuplan merge'"},
-		{.name = "--resume", .kind = CLI_FLAG, .target = &resume,
+		{.name = "--resume",
+		 .kind = CLI_FLAG,
+		 .target = &resume,
 		 .help = "skip points the database already holds (a killed sweep goes\n"
 			 "on where it stopped); without it they are an error"},
-		{.name = "--quiet", .kind = CLI_FLAG, .target = &quiet, .help = "print nothing on success"},
+		{.name = "--quiet",
+		 .kind = CLI_FLAG,
+		 .target = &quiet,
+		 .help = "print nothing on success"},
 	};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
@@ -533,8 +596,12 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 		return fail(rc, &err, false);
 	bool tty = isatty(2);
 	struct progress_line line = {sw->name, 0};
-	struct sweep_options so = {db ? db : sw->db, (unsigned)jobs, shard, resume,
-				   tty ? sweep_progress_line : NULL, &line};
+	struct sweep_options so = {db ? db : sw->db,
+				   (unsigned)jobs,
+				   shard,
+				   resume,
+				   tty ? sweep_progress_line : NULL,
+				   &line};
 	struct sweep_progress p;
 	rc = sweep_run(sw, &so, &p, &err);
 	if (tty)
@@ -543,8 +610,8 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 		fail(rc, &err, false);
 	else if (!quiet)
 		printf("sweep %s: %zu points, %zu run, %zu already in the database%s -> %s (%.1f s)\n",
-		       sw->name, p.total, p.written, p.present + p.raced, shard.n ? " (this shard)" : "",
-		       so.db, p.elapsed_s);
+		       sw->name, p.total, p.written, p.present + p.raced,
+		       shard.n ? " (this shard)" : "", so.db, p.elapsed_s);
 	sweep_free(sw);
 	return rc;
 }
@@ -553,7 +620,8 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 static int cmd_merge(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct cli_list dbs = {0};
-	const struct cli_opt opts[] = {{.kind = CLI_LIST, .target = &dbs, .meta = "OUT.db IN.db..."}};
+	const struct cli_opt opts[] = {
+		{.kind = CLI_LIST, .target = &dbs, .meta = "OUT.db IN.db..."}};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc == GP_OK && dbs.n < 2)
 		rc = usage_error("%s", "merge expects OUT.db and at least one IN.db");
@@ -615,12 +683,14 @@ static int parse_tolerance(const char *value, void *target, struct gp_err *err)
 {
 	double *t = target;
 	if (units_number(value, t) || *t <= 0)
-		return gp_errorf(err, GP_EINPUT, "--tolerance expects a number > 0, got '%s'", value);
+		return gp_errorf(err, GP_EINPUT, "--tolerance expects a number > 0, got '%s'",
+				 value);
 	return GP_OK;
 }
 
 /* Loads the scenario with KEY at a bound, so that a bad key fails before any run. */
-static int check_bound(const struct search_spec *sp, const struct search_value *b, struct scenario **sc)
+static int check_bound(const struct search_spec *sp, const struct search_value *b,
+		       struct scenario **sc)
 {
 	char assign[512];
 	snprintf(assign, sizeof assign, "%s=%.17g%s", sp->key, b->number, b->suffix);
@@ -651,24 +721,63 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 	struct search_spec *sp = &cli->spec;
 	const struct cli_opt opts[] = {
 		OPT_SCENARIO(o),
-		{.name = "--vary", .kind = CLI_TEXT, .target = &sp->key, .meta = "KEY",
-		 .expects = "a value", .required = true, .help = "the --set path that varies"},
-		{.name = "--lo", .kind = CLI_PARSE, .target = &sp->lo, .meta = "X", .parse = parse_lo,
-		 .expects = "a value", .required = true,
+		{.name = "--vary",
+		 .kind = CLI_TEXT,
+		 .target = &sp->key,
+		 .meta = "KEY",
+		 .expects = "a value",
+		 .required = true,
+		 .help = "the --set path that varies"},
+		{.name = "--lo",
+		 .kind = CLI_PARSE,
+		 .target = &sp->lo,
+		 .meta = "X",
+		 .parse = parse_lo,
+		 .expects = "a value",
+		 .required = true,
 		 .help = "lower bound, with an optional unit (10/s, 90m)"},
-		{.name = "--hi", .kind = CLI_PARSE, .target = &sp->hi, .meta = "Y", .parse = parse_hi,
-		 .expects = "a value", .required = true, .help = "upper bound"},
-		{.name = "--min", .kind = CLI_CHOICE, .target = &cli->dir, .lo = 1, .required = true,
+		{.name = "--hi",
+		 .kind = CLI_PARSE,
+		 .target = &sp->hi,
+		 .meta = "Y",
+		 .parse = parse_hi,
+		 .expects = "a value",
+		 .required = true,
+		 .help = "upper bound"},
+		{.name = "--min",
+		 .kind = CLI_CHOICE,
+		 .target = &cli->dir,
+		 .lo = 1,
+		 .required = true,
 		 .help = "find the smallest value that meets the condition"},
-		{.name = "--max", .kind = CLI_CHOICE, .target = &cli->dir, .lo = 2, .required = true,
+		{.name = "--max",
+		 .kind = CLI_CHOICE,
+		 .target = &cli->dir,
+		 .lo = 2,
+		 .required = true,
 		 .help = "find the largest value that meets the condition"},
-		{.name = "--until", .kind = CLI_PARSE, .target = &sp->until, .meta = "'METRIC OP VALUE'",
-		 .parse = parse_until, .expects = "a value", .required = true, .help = "the condition"},
-		{.name = "--seeds", .kind = CLI_INT, .target = &cli->seeds, .meta = "N", .lo = 1,
-		 .hi = 1000, .expects = "a whole number from 1 to 1000",
+		{.name = "--until",
+		 .kind = CLI_PARSE,
+		 .target = &sp->until,
+		 .meta = "'METRIC OP VALUE'",
+		 .parse = parse_until,
+		 .expects = "a value",
+		 .required = true,
+		 .help = "the condition"},
+		{.name = "--seeds",
+		 .kind = CLI_INT,
+		 .target = &cli->seeds,
+		 .meta = "N",
+		 .lo = 1,
+		 .hi = 1000,
+		 .expects = "a whole number from 1 to 1000",
 		 .help = "seeds that must all meet it (default 1)"},
-		{.name = "--tolerance", .kind = CLI_PARSE, .target = &sp->tolerance, .meta = "T",
-		 .parse = parse_tolerance, .help = "for real ranges (default (Y - X) / 1000)"},
+		{.name = "--tolerance",
+		 .kind = CLI_PARSE,
+		 .target = &sp->tolerance,
+		 .meta = "T",
+		 .parse = parse_tolerance,
+		 .help = "for real ranges (default (Y - X) / 1000)"},
 		OPT_DB(o, DEFAULT_DB),
 		OPT_SET(o),
 		OPT_SEED(o),
@@ -693,8 +802,8 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 static int record_search(struct store *st, const struct search_spec *sp,
 			 const struct search_answer *ans, struct gp_err *err)
 {
-	struct store_search row = {sp->key, ans->value, sp->until.text, ans->run_id,
-				   ans->first_run_id, ans->last_run_id};
+	struct store_search row = {sp->key,     ans->value,        sp->until.text,
+				   ans->run_id, ans->first_run_id, ans->last_run_id};
 	return store_write_search(st, &row, err);
 }
 
@@ -720,8 +829,8 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 		printf("%s=%s\n", cli.spec.key, ans.value);
 	else if (rc == GP_OK) {
 		printf("no value of %s in [%.6g%s, %.6g%s] meets '%s'\n", cli.spec.key,
-		       cli.spec.lo.number, cli.spec.lo.suffix, cli.spec.hi.number, cli.spec.hi.suffix,
-		       cli.spec.until.text);
+		       cli.spec.lo.number, cli.spec.lo.suffix, cli.spec.hi.number,
+		       cli.spec.hi.suffix, cli.spec.until.text);
 		rc = EXIT_NOT_FOUND;
 	}
 	store_close(st);
@@ -760,7 +869,8 @@ static int report_opencost(struct store *st, const char *db, int64_t run_id, str
 	if (!rc)
 		rc = store_read_allocations(st, run.run_id, &rows, &n, err);
 	if (!rc && units_rfc3339(run.start, &epoch))
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: run %lld has no start time", db, (long long)run.run_id);
+		rc = gp_errorf(err, GP_ERUNTIME, "%s: run %lld has no start time", db,
+			       (long long)run.run_id);
 	if (!rc)
 		opencost_write(stdout, rows, n, epoch);
 	store_free_allocations(rows, n);
@@ -774,19 +884,31 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 	bool opencost = false, openmetrics = false;
 	const struct cli_opt opts[] = {
 		{.kind = CLI_PATH, .target = &db, .meta = "DB"},
-		{.name = "--run", .kind = CLI_INT, .target = &run_id, .meta = "ID", .lo = 1,
-		 .hi = INT64_MAX, .expects = "a run id >= 1",
+		{.name = "--run",
+		 .kind = CLI_INT,
+		 .target = &run_id,
+		 .meta = "ID",
+		 .lo = 1,
+		 .hi = INT64_MAX,
+		 .expects = "a run id >= 1",
 		 .help = "the run (default: the latest; when the latest runs are a\n"
 			 "search's probes, the search's answer)"},
-		{.name = "--opencost", .kind = CLI_FLAG, .target = &opencost,
+		{.name = "--opencost",
+		 .kind = CLI_FLAG,
+		 .target = &opencost,
 		 .help = "its allocations per workload and output.step window, __idle__\n"
 			 "included, in the shape of OpenCost's /allocation API response"},
-		{.name = "--openmetrics", .kind = CLI_FLAG, .target = &openmetrics,
+		{.name = "--openmetrics",
+		 .kind = CLI_FLAG,
+		 .target = &openmetrics,
 		 .help = "its time series as OpenMetrics text stamped at the scenario's\n"
 			 "wall-clock times (gpuplan_* gauges per pool and workload, vLLM's\n"
 			 "metrics per inference workload), for\n"
 			 "promtool tsdb create-blocks-from openmetrics FILE DATA_DIR"},
-		{.name = "--html", .kind = CLI_PATH, .target = &html, .meta = "PATH",
+		{.name = "--html",
+		 .kind = CLI_PATH,
+		 .target = &html,
+		 .meta = "PATH",
 		 .help = "one self-contained HTML page (inline SVG, no script, no network):\n"
 			 "the diagnosis, capacity, demand and allocation over time, the four\n"
 			 "meanings of utilization, queue and pending reasons, latencies"},
@@ -795,7 +917,8 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!opencost && !openmetrics && !html)
-		return usage_error("%s", "report needs --opencost, --openmetrics or --html PATH (see "
+		return usage_error("%s",
+				   "report needs --opencost, --openmetrics or --html PATH (see "
 				   "'gpuplan report --help')");
 	if (opencost && openmetrics)
 		return usage_error("%s", "--opencost and --openmetrics both print: choose one");
@@ -833,28 +956,65 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 	struct cli_list map = {0};
 	const char *path = NULL;
 	const struct cli_opt opts[] = {
-		{.name = "--nodes", .kind = CLI_PATH, .target = &o.nodes, .meta = "NODES", .required = true,
+		{.name = "--nodes",
+		 .kind = CLI_PATH,
+		 .target = &o.nodes,
+		 .meta = "NODES",
+		 .required = true,
 		 .help = "kubectl get nodes -o json (or -o yaml)"},
-		{.name = "--pods", .kind = CLI_PATH, .target = &o.pods, .meta = "PODS", .required = true,
+		{.name = "--pods",
+		 .kind = CLI_PATH,
+		 .target = &o.pods,
+		 .meta = "PODS",
+		 .required = true,
 		 .help = "kubectl get pods -A -o json (or -o yaml)"},
-		{.name = "--kueue", .kind = CLI_PATH, .target = &o.kueue, .meta = "KUEUE",
+		{.name = "--kueue",
+		 .kind = CLI_PATH,
+		 .target = &o.kueue,
+		 .meta = "KUEUE",
 		 .help = "kubectl get clusterqueues,localqueues,resourceflavors,cohorts -o yaml"},
-		{.name = "--dcgm", .kind = CLI_PATH, .target = &o.dcgm, .meta = "METRICS",
+		{.name = "--dcgm",
+		 .kind = CLI_PATH,
+		 .target = &o.dcgm,
+		 .meta = "METRICS",
 		 .help = "a dcgm-exporter scrape, or a Prometheus query_range JSON response"},
-		{.name = "--opencost", .kind = CLI_PATH, .target = &o.opencost, .meta = "ALLOC",
+		{.name = "--opencost",
+		 .kind = CLI_PATH,
+		 .target = &o.opencost,
+		 .meta = "ALLOC",
 		 .help = "an OpenCost /allocation response: prices, real cost per workload"},
-		{.name = "--prices", .kind = CLI_PATH, .target = &o.prices, .meta = "PRICES",
+		{.name = "--prices",
+		 .kind = CLI_PATH,
+		 .target = &o.prices,
+		 .meta = "PRICES",
 		 .help = "{GPU-TYPE: {gpu_hour: X, cpu_hour: Y, gib_hour: Z}}; cpu for CPU nodes"},
-		{.name = "--gpu-map", .kind = CLI_LIST, .target = &map, .meta = "PRODUCT=TYPE",
+		{.name = "--gpu-map",
+		 .kind = CLI_LIST,
+		 .target = &map,
+		 .meta = "PRODUCT=TYPE",
 		 .help = "a product label the catalog lacks, as a catalog type (repeatable)"},
-		{.name = "--at", .kind = CLI_TEXT, .target = &o.at, .meta = "TIME",
+		{.name = "--at",
+		 .kind = CLI_TEXT,
+		 .target = &o.at,
+		 .meta = "TIME",
 		 .help = "the snapshot, RFC 3339 (default: the latest time in the pods)"},
-		{.name = "--horizon", .kind = CLI_PARSE, .target = &o.horizon, .meta = "DURATION",
-		 .parse = parse_horizon, .help = "how long the scenario runs (default 24h)"},
-		{.name = "--name", .kind = CLI_NAME, .target = &o.name, .meta = "NAME",
+		{.name = "--horizon",
+		 .kind = CLI_PARSE,
+		 .target = &o.horizon,
+		 .meta = "DURATION",
+		 .parse = parse_horizon,
+		 .help = "how long the scenario runs (default 24h)"},
+		{.name = "--name",
+		 .kind = CLI_NAME,
+		 .target = &o.name,
+		 .meta = "NAME",
 		 .help = "the scenario's name (default imported)"},
-		{.name = "-o", .kind = CLI_PATH, .target = &path, .meta = "SCENARIO.yaml",
-		 .required = true, .help = "where to write the scenario"},
+		{.name = "-o",
+		 .kind = CLI_PATH,
+		 .target = &path,
+		 .meta = "SCENARIO.yaml",
+		 .required = true,
+		 .help = "where to write the scenario"},
 	};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
@@ -872,7 +1032,8 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!(rc = outfile_open(&of, path, o.pods, &err))) {
 		if (fwrite(r.yaml, 1, r.yaml_len, of.f) != r.yaml_len) {
 			outfile_abort(&of);
-			rc = gp_errorf(&err, GP_ERUNTIME, "cannot write %s: %s", path, strerror(errno));
+			rc = gp_errorf(&err, GP_ERUNTIME, "cannot write %s: %s", path,
+				       strerror(errno));
 		} else {
 			rc = outfile_commit(&of, &err);
 		}
@@ -894,7 +1055,8 @@ static const struct cli_cmd commands[] = {
 	 "Validates the scenario (and the traces it names) and prints what it resolved to.\n"
 	 "Writes nothing.\n",
 	 NULL, cmd_check},
-	{"estimate", "--model M --quant Q --gpu G [--context N] [--batch B]\n[--tp N] [--kv-cache Q] [--json]",
+	{"estimate",
+	 "--model M --quant Q --gpu G [--context N] [--batch B]\n[--tp N] [--kv-cache Q] [--json]",
 	 "footprint and step times of one model on one GPU type",
 	 "Prints the memory footprint and step times of one model on one GPU type.\n", NULL,
 	 cmd_estimate},

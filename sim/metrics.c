@@ -60,7 +60,8 @@ static void add_job_metrics(const struct sim *s, const struct scenario *sc, stru
 	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
 	results_add_metric(r, scope, "jobs_completed", (double)completed, "jobs");
 	results_add_metric(r, scope, "jobs_failed", (double)failed, "jobs");
-	results_add_metric(r, scope, "jobs_unfinished", (double)(submitted - completed - failed), "jobs");
+	results_add_metric(r, scope, "jobs_unfinished", (double)(submitted - completed - failed),
+			   "jobs");
 	results_add_metric(r, scope, "deadline_met_pct",
 			   submitted ? 100.0 * (double)met / (double)submitted : NAN, "pct");
 	results_add_metric(r, scope, "makespan_s",
@@ -94,9 +95,10 @@ static void add_gauge_metrics(const struct collect *c, const struct scenario *sc
 				   cap > 0 ? 100 * g->total[GAUGE_ENGINE] / cap : NAN, "pct");
 		results_add_metric(r, name, "sm_active_pct",
 				   cap > 0 ? 100 * g->total[GAUGE_SM] / cap : NAN, "pct");
-		results_add_metric(r, name, "vram_used_pct",
-				   cap > 0 && gpu_gib > 0 ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib) : NAN,
-				   "pct");
+		results_add_metric(
+			r, name, "vram_used_pct",
+			cap > 0 && gpu_gib > 0 ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib) : NAN,
+			"pct");
 		/* What vram_used_gib rows are out of (the HTML report's VRAM %). */
 		results_add_metric(r, name, "vram_capacity_gib", g->value[GAUGE_CAPACITY] * gpu_gib,
 				   "GiB");
@@ -104,7 +106,8 @@ static void add_gauge_metrics(const struct collect *c, const struct scenario *sc
 	if (scope == 0 || scope > sc->n_pools)
 		results_add_metric(r, name, "peak_demand_gpus", g->peak[GAUGE_DEMAND], "gpus");
 	results_add_metric(r, name, "peak_allocated_gpus", g->peak[GAUGE_ALLOCATED], "gpus");
-	results_add_metric(r, name, "gpu_hours_allocated", g->total[GAUGE_ALLOCATED] / hour, "gpu_hours");
+	results_add_metric(r, name, "gpu_hours_allocated", g->total[GAUGE_ALLOCATED] / hour,
+			   "gpu_hours");
 	results_add_metric(r, name, "gpu_hours_busy", g->total[GAUGE_ENGINE] / hour, "gpu_hours");
 }
 
@@ -134,8 +137,8 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 		if (scope == 0)
 			add_job_metrics(s, sc, r, "all", -1, scratch);
 		else if (scope > sc->n_pools)
-			add_job_metrics(s, sc, r, c->names[scope], (int32_t)(scope - 1 - sc->n_pools),
-					scratch);
+			add_job_metrics(s, sc, r, c->names[scope],
+					(int32_t)(scope - 1 - sc->n_pools), scratch);
 	}
 	free(scratch);
 	const struct sim_workload *wl = sim_workloads(s);

@@ -19,26 +19,26 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/units.h"
 
-#define GBps 1e9
-#define MAX_COLS 16
+#define GBps              1e9
+#define MAX_COLS          16
 #define MAX_GPUS_PER_NODE 64
-#define MAX_SECONDS INT64_C(1000000000000) /* beyond, sim_time would overflow */
+#define MAX_SECONDS       INT64_C(1000000000000) /* beyond, sim_time would overflow */
 
 /* The trace's models.  T4, A10, V100M16 and V100M32 mirror catalog.c's T4,
  * A10, V100-16GB and V100-32GB (test_openb checks that they agree). */
 static const struct gpu_type models[] = {
 	/* name      product label             memory     bandwidth    bf16  int8 SMs */
-	{"G1",      "G1",                     0,         0,           0,    0,   0,  NULL, 0},
-	{"G2",      "G2",                     0,         0,           0,    0,   0,  NULL, 0},
-	{"G3",      "G3",                     0,         0,           0,    0,   0,  NULL, 0},
-	{"T4",      "Tesla-T4",               16 * GP_GIB,  320 * GBps,  65,   130, 40, NULL, 0},
-	{"P100",    "Tesla-P100-PCIE-16GB",   16 * GP_GIB,  732 * GBps,  18.7, 0,   56, NULL, 0},
-	{"V100M16", "Tesla-V100-SXM2-16GB",   16 * GP_GIB,  900 * GBps,  125,  62,  80, NULL, 0},
-	{"V100M32", "Tesla-V100-SXM2-32GB",   32 * GP_GIB,  900 * GBps,  125,  62,  80, NULL, 0},
-	{"A10",     "NVIDIA-A10",             24 * GP_GIB,  600 * GBps,  125,  250, 72, NULL, 0},
+	{"G1", "G1", 0, 0, 0, 0, 0, NULL, 0},
+	{"G2", "G2", 0, 0, 0, 0, 0, NULL, 0},
+	{"G3", "G3", 0, 0, 0, 0, 0, NULL, 0},
+	{"T4", "Tesla-T4", 16 * GP_GIB, 320 * GBps, 65, 130, 40, NULL, 0},
+	{"P100", "Tesla-P100-PCIE-16GB", 16 * GP_GIB, 732 * GBps, 18.7, 0, 56, NULL, 0},
+	{"V100M16", "Tesla-V100-SXM2-16GB", 16 * GP_GIB, 900 * GBps, 125, 62, 80, NULL, 0},
+	{"V100M32", "Tesla-V100-SXM2-32GB", 32 * GP_GIB, 900 * GBps, 125, 62, 80, NULL, 0},
+	{"A10", "NVIDIA-A10", 24 * GP_GIB, 600 * GBps, 125, 250, 72, NULL, 0},
 };
 
-#define N_MODELS (sizeof models / sizeof models[0])
+#define N_MODELS   (sizeof models / sizeof models[0])
 #define MODEL_LIST "G1, G2, G3, T4, P100, V100M16, V100M32 or A10"
 
 const struct gpu_type *openb_gpu_type(const char *model)
@@ -79,15 +79,14 @@ struct reader {
 	int line;
 	const struct column *known;
 	int n_known;
-	int ncols;               /* of the header; 0 until it is read */
-	int at[MAX_COLS];        /* known column k is cell at[k]; -1 absent */
+	int ncols;        /* of the header; 0 until it is read */
+	int at[MAX_COLS]; /* known column k is cell at[k]; -1 absent */
 	char *cells[MAX_COLS];
 	struct gp_err *err;
 };
 
 /* Errors name the trace file and line. */
 #define row_error(r, ...) csv_error((r)->err, (r)->path, (r)->line, __VA_ARGS__)
-
 
 /* Splits line in place at commas into r->cells; the number of cells (more
  * than MAX_COLS counts as MAX_COLS + 1). */
@@ -126,8 +125,8 @@ static int read_header(struct reader *r, int n)
 	}
 	for (int k = 0; k < r->n_known; k++)
 		if (r->known[k].required && r->at[k] < 0)
-			return row_error(r, "the header lacks column %s; expected %s", r->known[k].name,
-					 expected_header(r, want, sizeof want));
+			return row_error(r, "the header lacks column %s; expected %s",
+					 r->known[k].name, expected_header(r, want, sizeof want));
 	r->ncols = n;
 	return GP_OK;
 }
@@ -184,8 +183,9 @@ static int read_csv(struct reader *r, struct srcloc ref, row_fn row, void *ctx)
 		if (!r->ncols)
 			rc = read_header(r, n);
 		else if (n != r->ncols)
-			rc = row_error(r, "expected %d columns as in the header, got %s%d", r->ncols,
-				       n > MAX_COLS ? "more than " : "", n > MAX_COLS ? MAX_COLS : n);
+			rc = row_error(r, "expected %d columns as in the header, got %s%d",
+				       r->ncols, n > MAX_COLS ? "more than " : "",
+				       n > MAX_COLS ? MAX_COLS : n);
 		else
 			rc = row(r, ctx);
 	}
@@ -228,8 +228,10 @@ static int node_row(struct reader *r, void *ctx)
 	if (!rc)
 		rc = int_cell(r, N_GPU, 0, MAX_GPUS_PER_NODE, &gpus);
 	if (!rc && gpus == 0)
-		rc = row_error(r, "node %s has no GPU; gpuplan pools hold GPU nodes (the "
-			       "paper replays openb_node_list_gpu_node.csv)", cell(r, N_SN));
+		rc = row_error(r,
+			       "node %s has no GPU; gpuplan pools hold GPU nodes (the "
+			       "paper replays openb_node_list_gpu_node.csv)",
+			       cell(r, N_SN));
 	if (!rc)
 		rc = model_of(r, "model", cell(r, N_MODEL), &nd.gpu);
 	if (rc)
@@ -269,12 +271,24 @@ void openb_free_nodes(struct openb_node *nodes, size_t n)
 
 /* --- pods ------------------------------------------------------------------- */
 
-enum { P_NAME, P_CPU, P_MEMORY, P_NUM_GPU, P_GPU_MILLI, P_SPEC, P_QOS, P_PHASE, P_CREATION,
-       P_DELETION, P_SCHEDULED, P_COLUMNS };
+enum {
+	P_NAME,
+	P_CPU,
+	P_MEMORY,
+	P_NUM_GPU,
+	P_GPU_MILLI,
+	P_SPEC,
+	P_QOS,
+	P_PHASE,
+	P_CREATION,
+	P_DELETION,
+	P_SCHEDULED,
+	P_COLUMNS
+};
 static const struct column pod_columns[P_COLUMNS] = {
-	{"name", true},           {"cpu_milli", true},      {"memory_mib", true},
-	{"num_gpu", true},        {"gpu_milli", true},      {"gpu_spec", false},
-	{"qos", false},           {"pod_phase", false},     {"creation_time", false},
+	{"name", true},           {"cpu_milli", true},       {"memory_mib", true},
+	{"num_gpu", true},        {"gpu_milli", true},       {"gpu_spec", false},
+	{"qos", false},           {"pod_phase", false},      {"creation_time", false},
 	{"deletion_time", false}, {"scheduled_time", false},
 };
 
@@ -294,8 +308,10 @@ static int spec_cell(const struct reader *r, uint32_t *out)
 		size_t len = bar ? (size_t)(bar - s) : strlen(s);
 		char model[32];
 		if (len == 0 || len >= sizeof model)
-			return row_error(r, "invalid gpu_spec '%s'; expected models joined by '|', "
-				       "like V100M16|V100M32", cell(r, P_SPEC));
+			return row_error(r,
+					 "invalid gpu_spec '%s'; expected models joined by '|', "
+					 "like V100M16|V100M32",
+					 cell(r, P_SPEC));
 		memcpy(model, s, len);
 		model[len] = '\0';
 		const struct gpu_type *g;
@@ -325,8 +341,10 @@ static int gpu_request(const struct reader *r, struct openb_pod *p)
 		return row_error(r, "gpu_milli 0 with num_gpu %s; expected 1 to 1000",
 				 cell(r, P_NUM_GPU));
 	if (g > 1 && m != 1000)
-		return row_error(r, "gpu_milli '%s' with num_gpu %s; a pod shares one GPU at most, "
-				 "expected gpu_milli 1000", cell(r, P_GPU_MILLI), cell(r, P_NUM_GPU));
+		return row_error(r,
+				 "gpu_milli '%s' with num_gpu %s; a pod shares one GPU at most, "
+				 "expected gpu_milli 1000",
+				 cell(r, P_GPU_MILLI), cell(r, P_NUM_GPU));
 	p->num_gpu = (int32_t)g;
 	p->gpu_milli = (int32_t)m;
 	return GP_OK;
@@ -344,16 +362,18 @@ static int times(const struct reader *r, bool timed, struct openb_pod *p)
 		return rc;
 	bool columns = r->at[P_CREATION] >= 0 && r->at[P_DELETION] >= 0;
 	if (timed && columns && (p->creation < 0 || p->deletion < 0))
-		return row_error(r, "a timed replay needs creation_time and deletion_time; expected "
+		return row_error(r,
+				 "a timed replay needs creation_time and deletion_time; expected "
 				 "both, or experiment: {protocol: inflation}");
 	if (p->deletion >= 0 && p->creation > p->deletion)
 		return row_error(r, "deletion_time %s is before creation_time %s",
 				 cell(r, P_DELETION), cell(r, P_CREATION));
-	if (p->scheduled >= 0 && (p->scheduled < p->creation ||
-				  (p->deletion >= 0 && p->scheduled > p->deletion)))
-		return row_error(r, "scheduled_time %s is outside creation_time %s .. "
-				 "deletion_time %s", cell(r, P_SCHEDULED), cell(r, P_CREATION),
-				 cell(r, P_DELETION));
+	if (p->scheduled >= 0 &&
+	    (p->scheduled < p->creation || (p->deletion >= 0 && p->scheduled > p->deletion)))
+		return row_error(r,
+				 "scheduled_time %s is outside creation_time %s .. "
+				 "deletion_time %s",
+				 cell(r, P_SCHEDULED), cell(r, P_CREATION), cell(r, P_DELETION));
 	return GP_OK;
 }
 
@@ -390,7 +410,8 @@ int openb_read_pods(const char *path, struct srcloc ref, bool timed, struct open
 		rc = gp_errorf(err, GP_EINPUT,
 			       "%s:1: error: a timed replay needs the columns creation_time and "
 			       "deletion_time; expected them in the header, or experiment: "
-			       "{protocol: inflation}", path);
+			       "{protocol: inflation}",
+			       path);
 	if (!rc && l.n == 0)
 		rc = gp_located(err, (struct srcloc){path, 0, 0},
 				"the pod list has no pods; expected rows of "

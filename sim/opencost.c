@@ -22,8 +22,9 @@ static void allocation(FILE *out, const struct allocation *a, int64_t start_epoc
 	char start[32], end[32];
 	units_format_rfc3339(start_epoch + a->start / SIM_SECOND, start, sizeof start);
 	units_format_rfc3339(start_epoch + a->end / SIM_SECOND, end, sizeof end);
-	fprintf(out, "\"%s\":{\"name\":\"%s\",\"window\":{\"start\":\"%s\",\"end\":\"%s\"},"
-		     "\"start\":\"%s\",\"end\":\"%s\"",
+	fprintf(out,
+		"\"%s\":{\"name\":\"%s\",\"window\":{\"start\":\"%s\",\"end\":\"%s\"},"
+		"\"start\":\"%s\",\"end\":\"%s\"",
 		a->name, a->name, start, end, start, end);
 	number(out, "minutes", sim_seconds(a->end - a->start) / 60);
 	number(out, "gpuHours", a->gpu_hours);

@@ -22,10 +22,10 @@ enum { ON_POOL = 1, ON_WORKLOAD = 2, ON_VLLM = 4 };
 /* One pool or workload: its rows in time order and their window ends. */
 struct series {
 	const char *name;
-	int kind;            /* ON_POOL or ON_WORKLOAD */
-	const char *model;   /* inference workloads with a model; NULL otherwise */
+	int kind;          /* ON_POOL or ON_WORKLOAD */
+	const char *model; /* inference workloads with a model; NULL otherwise */
 	const struct ts_row **rows;
-	double *end;         /* seconds from the scenario start */
+	double *end; /* seconds from the scenario start */
 	size_t n;
 };
 
@@ -33,12 +33,12 @@ struct om {
 	FILE *out;
 	char scenario[128];
 	int64_t run_id;
-	int64_t epoch;       /* the scenario start, Unix seconds */
+	int64_t epoch; /* the scenario start, Unix seconds */
 	struct series *sv;
 	size_t n_sv;
 	const struct store_latency *lat;
 	size_t n_lat;
-	bool started;        /* the current family's header is out */
+	bool started; /* the current family's header is out */
 };
 
 /* Writes s as an OpenMetrics label value: backslash, quote, newline escaped. */
@@ -104,16 +104,56 @@ static void sample(struct om *om, const char *name, const struct series *s, bool
 
 static double ratio(double num, double den) { return den > 0 ? num / den : NAN; }
 
-static double v_capacity(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_capacity; }
-static double v_provisioning(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_provisioning; }
-static double v_allocated(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_allocated; }
-static double v_demand(const struct ts_row *r, bool pool) { (void)pool; return r->gpus_demand; }
-static double v_memory(const struct ts_row *r, bool pool) { (void)pool; return r->vram_used_gib * GIB; }
-static double v_pending(const struct ts_row *r, bool pool) { (void)pool; return r->pending; }
-static double v_running(const struct ts_row *r, bool pool) { (void)pool; return r->running; }
-static double v_req_running(const struct ts_row *r, bool pool) { (void)pool; return r->requests_running; }
-static double v_req_waiting(const struct ts_row *r, bool pool) { (void)pool; return r->requests_waiting; }
-static double v_kv(const struct ts_row *r, bool pool) { (void)pool; return r->kv_cache_usage; }
+static double v_capacity(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->gpus_capacity;
+}
+static double v_provisioning(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->gpus_provisioning;
+}
+static double v_allocated(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->gpus_allocated;
+}
+static double v_demand(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->gpus_demand;
+}
+static double v_memory(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->vram_used_gib * GIB;
+}
+static double v_pending(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->pending;
+}
+static double v_running(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->running;
+}
+static double v_req_running(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->requests_running;
+}
+static double v_req_waiting(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->requests_waiting;
+}
+static double v_kv(const struct ts_row *r, bool pool)
+{
+	(void)pool;
+	return r->kv_cache_usage;
+}
 
 /* A pool's activity is over its GPUs; a workload's over the GPUs it holds. */
 static double v_engine(const struct ts_row *r, bool pool)
@@ -147,13 +187,15 @@ static const struct gauge_family {
 	 "DCGM_FI_PROF_SM_ACTIVE (simulated)"},
 	{"gpuplan_gpu_memory_used_bytes", ON_POOL | ON_WORKLOAD, v_memory,
 	 "GPU memory held by pods (simulated)"},
-	{"gpuplan_pods_pending", ON_WORKLOAD, v_pending, "Pods waiting to be scheduled (simulated)"},
+	{"gpuplan_pods_pending", ON_WORKLOAD, v_pending,
+	 "Pods waiting to be scheduled (simulated)"},
 	{"gpuplan_pods_running", ON_POOL | ON_WORKLOAD, v_running, "Pods running (simulated)"},
 	{"vllm:num_requests_running", ON_VLLM, v_req_running,
 	 "Number of requests currently running on GPU."},
 	{"vllm:num_requests_waiting", ON_VLLM, v_req_waiting,
 	 "Number of requests waiting to be processed."},
-	{"vllm:gpu_cache_usage_perc", ON_VLLM, v_kv, "GPU KV-cache usage. 1 means 100 percent usage."},
+	{"vllm:gpu_cache_usage_perc", ON_VLLM, v_kv,
+	 "GPU KV-cache usage. 1 means 100 percent usage."},
 };
 
 static bool applies(int on, const struct series *s)
@@ -204,18 +246,17 @@ static void write_preemptions(struct om *om)
 static const char *const ttft_buckets[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06",
 					   "0.08",  "0.1",   "0.25", "0.5",  "0.75", "1.0",
 					   "2.5",   "5.0",   "7.5",  "10.0", NULL};
-static const char *const tpot_buckets[] = {"0.01", "0.025", "0.05", "0.075", "0.1",
-					   "0.15", "0.2",   "0.3",  "0.4",   "0.5",
-					   "0.75", "1.0",   "2.5",  NULL};
-static const char *const e2e_buckets[] = {"1.0",  "2.5",  "5.0",  "10.0", "15.0",
-					  "20.0", "30.0", "40.0", "50.0", "60.0", NULL};
+static const char *const tpot_buckets[] = {"0.01", "0.025", "0.05", "0.075", "0.1", "0.15", "0.2",
+					   "0.3",  "0.4",   "0.5",  "0.75",  "1.0", "2.5",  NULL};
+static const char *const e2e_buckets[] = {"1.0",  "2.5",  "5.0",  "10.0", "15.0", "20.0",
+					  "30.0", "40.0", "50.0", "60.0", NULL};
 
 enum obs_kind { OBS_TTFT, OBS_TPOT, OBS_E2E };
 
 struct obs {
-	int64_t at_us;   /* when it is observed, µs from the scenario start */
-	double value;    /* seconds */
-	double weight;   /* observations of that value */
+	int64_t at_us; /* when it is observed, µs from the scenario start */
+	double value;  /* seconds */
+	double weight; /* observations of that value */
 };
 
 static int64_t to_us(double s) { return llround(s * 1e6); }
@@ -391,7 +432,8 @@ int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err
 	struct om om = {.out = out, .run_id = run.run_id};
 	snprintf(om.scenario, sizeof om.scenario, "%s", run.name);
 	if (units_rfc3339(run.start, &om.epoch))
-		return gp_errorf(err, GP_EINPUT, "run %lld has no scenario start time to stamp samples with",
+		return gp_errorf(err, GP_EINPUT,
+				 "run %lld has no scenario start time to stamp samples with",
 				 (long long)run.run_id);
 	struct ts_row *ts = NULL;
 	struct store_latency *lat = NULL;

@@ -29,11 +29,15 @@ static int check_target(const char *path, const char *input, struct gp_err *err)
 	if (stat(path, &out) != 0)
 		return GP_OK; /* a new file */
 	if (!S_ISREG(out.st_mode))
-		return gp_errorf(err, GP_EINPUT, "%s: not a regular file; expected a path to "
-				 "write a new file or replace one", path);
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: not a regular file; expected a path to "
+				 "write a new file or replace one",
+				 path);
 	if (input && stat(input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-		return gp_errorf(err, GP_EINPUT, "%s: is the input %s; expected another path for the "
-				 "output", path, input);
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: is the input %s; expected another path for the "
+				 "output",
+				 path, input);
 	return GP_OK;
 }
 
@@ -77,7 +81,8 @@ int outfile_commit(struct outfile *of, struct gp_err *err)
 		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot write: %s", of->path, strerror(errno));
 	of->f = NULL;
 	if (!rc && rename(of->tmp, of->path) != 0)
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot replace: %s", of->path, strerror(errno));
+		rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot replace: %s", of->path,
+			       strerror(errno));
 	if (rc)
 		unlink(of->tmp);
 	free(of->tmp);

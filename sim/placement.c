@@ -20,32 +20,32 @@
 
 /* kube-scheduler's default profile (apis/config/v1/default_plugins.go): the
  * score plugins gpuplan models and their weights. */
-#define MAX_NODE_SCORE 100
-#define MAX_CUSTOM_SCORE 10 /* a requestedToCapacityRatio shape's scores */
-#define WEIGHT_FIT 1        /* NodeResourcesFit */
-#define WEIGHT_BALANCED 1   /* NodeResourcesBalancedAllocation */
-#define WEIGHT_TAINT 3      /* TaintToleration */
-#define WEIGHT_SPREAD 2     /* PodTopologySpread */
-#define GPU_MILLI 1000      /* GPUs are scored in thousandths (shares of one) */
+#define MAX_NODE_SCORE   100
+#define MAX_CUSTOM_SCORE 10   /* a requestedToCapacityRatio shape's scores */
+#define WEIGHT_FIT       1    /* NodeResourcesFit */
+#define WEIGHT_BALANCED  1    /* NodeResourcesBalancedAllocation */
+#define WEIGHT_TAINT     3    /* TaintToleration */
+#define WEIGHT_SPREAD    2    /* PodTopologySpread */
+#define GPU_MILLI        1000 /* GPUs are scored in thousandths (shares of one) */
 
 /* Tenant ids of a gang's pods while it is tried (PROBE_JOB - k for pod k):
  * distinct, so that releasing them in reverse restores every GPU exactly. */
 #define PROBE_JOB UINT32_MAX
 
-#define LABEL_PRODUCT "nvidia.com/gpu.product"
+#define LABEL_PRODUCT  "nvidia.com/gpu.product"
 #define LABEL_HOSTNAME "kubernetes.io/hostname"
 
-#define DOMAIN_NONE (-1)     /* the pool's nodes lack the key */
+#define DOMAIN_NONE     (-1) /* the pool's nodes lack the key */
 #define DOMAIN_PER_NODE (-2) /* each node is a domain (its hostname) */
 
 /* What is decided once for a workload's pods in a pool. */
 struct pool_rule {
-	int32_t filtered;   /* slot all nodes fail before resources (taint, affinity); -1 none */
-	int32_t unfit;      /* slot all nodes fail in NodeResourcesFit for good; -1 none */
-	int32_t resource;   /* slot "Insufficient <the pod's resource>" */
-	int32_t prefer;     /* untolerated PreferNoSchedule taints */
-	bool affinity_ok;   /* some node matches the pod's node affinity (taints aside) */
-	uint64_t *allowed;  /* hostname-keyed affinity: the matching nodes (local); NULL: all */
+	int32_t filtered;  /* slot all nodes fail before resources (taint, affinity); -1 none */
+	int32_t unfit;     /* slot all nodes fail in NodeResourcesFit for good; -1 none */
+	int32_t resource;  /* slot "Insufficient <the pod's resource>" */
+	int32_t prefer;    /* untolerated PreferNoSchedule taints */
+	bool affinity_ok;  /* some node matches the pod's node affinity (taints aside) */
+	uint64_t *allowed; /* hostname-keyed affinity: the matching nodes (local); NULL: all */
 	int32_t n_allowed;
 };
 
@@ -61,14 +61,14 @@ struct node_filter {
 /* A workload's PodTopologySpread constraint: running pods per domain. */
 struct spread_state {
 	bool on;
-	int32_t *pool_domain;  /* per pool: its domain, DOMAIN_NONE or DOMAIN_PER_NODE */
-	int32_t *node_base;    /* per pool: the domain of its node 0 (DOMAIN_PER_NODE) */
+	int32_t *pool_domain; /* per pool: its domain, DOMAIN_NONE or DOMAIN_PER_NODE */
+	int32_t *node_base;   /* per pool: the domain of its node 0 (DOMAIN_PER_NODE) */
 	int32_t n_domains;
-	int32_t *count;        /* running pods of the workload per domain */
-	uint8_t *eligible;     /* a node of the domain matches the pod's node affinity */
-	int64_t *hist;         /* eligible domains per count */
+	int32_t *count;    /* running pods of the workload per domain */
+	uint8_t *eligible; /* a node of the domain matches the pod's node affinity */
+	int64_t *hist;     /* eligible domains per count */
 	size_t cap_hist;
-	int32_t min;           /* least count over eligible domains */
+	int32_t min; /* least count over eligible domains */
 };
 
 static const struct pool_rule *rule_of(const struct placer *pl, int32_t w, size_t p)
@@ -95,7 +95,8 @@ static int32_t slot_of(struct placer *pl, const char *text, enum pend_kind kind)
 		if (!strcmp(pl->reasons[i], text))
 			return (int32_t)i;
 	pl->reasons = gp_xrealloc(pl->reasons, (pl->n_reasons + 1) * sizeof *pl->reasons);
-	pl->reason_kinds = gp_xrealloc(pl->reason_kinds, (pl->n_reasons + 1) * sizeof *pl->reason_kinds);
+	pl->reason_kinds =
+		gp_xrealloc(pl->reason_kinds, (pl->n_reasons + 1) * sizeof *pl->reason_kinds);
 	pl->reasons[pl->n_reasons] = gp_xstrdup(text);
 	pl->reason_kinds[pl->n_reasons] = (uint8_t)kind;
 	return (int32_t)pl->n_reasons++;
@@ -121,8 +122,8 @@ static bool per_node(const struct pool_spec *p, const char *key)
 }
 
 /* The value of key on node `local` of pool p, NULL when absent. */
-static const char *node_label(const struct pool_spec *p, int32_t local, const char *key,
-			      char *buf, size_t len)
+static const char *node_label(const struct pool_spec *p, int32_t local, const char *key, char *buf,
+			      size_t len)
 {
 	if (!per_node(p, key))
 		return pool_label(p, key);
@@ -230,8 +231,8 @@ static void init_rule(struct placer *pl, size_t w, size_t p)
 		if (t->effect == EFFECT_PREFER_NO_SCHEDULE) {
 			r->prefer++;
 		} else if (r->filtered < 0) {
-			snprintf(text, sizeof text, "node(s) had untolerated taint {%s: %s}", t->key,
-				 t->value);
+			snprintf(text, sizeof text, "node(s) had untolerated taint {%s: %s}",
+				 t->key, t->value);
 			r->filtered = slot_of(pl, text, PEND_TAINT);
 		}
 	}
@@ -528,8 +529,8 @@ static bool balanced_applies(const struct workload_spec *w)
  * weighted: GPUs as GPU equivalents (the pod's eq included), cpu and memory
  * as kube-scheduler's non-zero requests; a resource the pool does not set
  * has allocatable 0 and is left out, as kube leaves out what a node lacks. */
-static int64_t resource_score(const struct placer *pl, int32_t node,
-			      const struct pod_request *pod, double eq)
+static int64_t resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
+			      double eq)
 {
 	const struct node *nd = &pl->c->nodes[node];
 	const struct pool_spec *ps = &pl->c->sc->pools[nd->pool];
@@ -555,7 +556,8 @@ enum score_shape {
 	SHAPE_PER_NODE, /* node by node */
 };
 
-static enum score_shape score_shape(const struct placer *pl, size_t p, const struct workload_spec *w)
+static enum score_shape score_shape(const struct placer *pl, size_t p,
+				    const struct workload_spec *w)
 {
 	const struct scoring_spec *s = &pl->c->sc->scheduler.scoring;
 	const struct pool_spec *ps = &pl->c->sc->pools[p];
@@ -582,15 +584,12 @@ struct pick {
 	int64_t score;
 	uint64_t count;
 	int32_t node;
-	size_t pool;          /* where a group's winner is drawn */
-	int32_t nth;          /* -1: node is the winner; else draw the nth of the group */
+	size_t pool; /* where a group's winner is drawn */
+	int32_t nth; /* -1: node is the winner; else draw the nth of the group */
 	bool best_only;
 };
 
-static void pick_init(struct pick *pk)
-{
-	*pk = (struct pick){INT64_MIN, 0, -1, 0, -1, false};
-}
+static void pick_init(struct pick *pk) { *pk = (struct pick){INT64_MIN, 0, -1, 0, -1, false}; }
 
 /* Offers one node (group 0) or a group of n nodes of pool p with equal score. */
 static void pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node,
@@ -612,7 +611,8 @@ static void pick_offer(const struct placer *pl, struct pick *pk, int64_t score, 
 	pk->nth = n > 1 ? (int32_t)gsl_rng_uniform_int(pl->ties, (unsigned long)n) : -1;
 }
 
-static int32_t pick_node(const struct placer *pl, const struct pick *pk, const struct pod_request *pod)
+static int32_t pick_node(const struct placer *pl, const struct pick *pk,
+			 const struct pod_request *pod)
 {
 	if (pk->nth < 0)
 		return pk->node;
@@ -643,7 +643,6 @@ static const struct spread_state *hard_spread(const struct placer *pl,
 	return st;
 }
 
-
 static bool node_passes(const struct cluster *c, int32_t node, const void *ctx)
 {
 	const struct node_filter *f = ctx;
@@ -661,7 +660,7 @@ struct scan_offer {
 	struct pick *pick;
 	size_t pool;
 	double eq;
-	int64_t base;  /* the pool's part of the score (TaintToleration) */
+	int64_t base; /* the pool's part of the score (TaintToleration) */
 };
 
 static void offer_node(int32_t node, void *ctx)
@@ -719,18 +718,20 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 		int64_t base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
-		bool per_node_check = r->allowed || filters[p].st || cluster_cpu_memory_bind(c, p, w);
+		bool per_node_check =
+			r->allowed || filters[p].st || cluster_cpu_memory_bind(c, p, w);
 		enum score_shape shape = per_node_check ? SHAPE_PER_NODE : score_shape(pl, p, w);
 		if (shape == SHAPE_PER_NODE) {
 			struct scan_offer o = {pl, pod, &pk, p, eq, base};
 			bool check = r->allowed || filters[p].st;
-			cluster_each_room(c, p, w, pod->gpus, check ? node_passes : NULL, &filters[p],
-					  offer_node, &o);
+			cluster_each_room(c, p, w, pod->gpus, check ? node_passes : NULL,
+					  &filters[p], offer_node, &o);
 			continue;
 		}
 		bool best_only = shape == SHAPE_GPU_KEY;
 		int32_t n = cluster_count_room(c, p, w, pod->gpus, best_only, how);
-		pick_offer(pl, &pk, base + resource_score(pl, node, pod, eq), node, p, n, best_only);
+		pick_offer(pl, &pk, base + resource_score(pl, node, pod, eq), node, p, n,
+			   best_only);
 	}
 	return pick_node(pl, &pk, pod);
 }
@@ -998,8 +999,8 @@ int32_t placement_pods(const struct placer *pl, size_t w)
 	return ws->gang && ws->pods > 1 ? ws->pods : 1;
 }
 
-bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now,
-		    int32_t *nodes, int32_t *why)
+bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now, int32_t *nodes,
+		    int32_t *why)
 {
 	int32_t n = placement_pods(pl, (size_t)pod->workload), k = 0;
 	bool ok = true;

@@ -85,8 +85,8 @@ void quota_free(struct quota *q)
 	memset(q, 0, sizeof *q);
 }
 
-void quota_request(const struct quota *q, const struct workload_spec *w, int32_t gpus,
-		   int32_t pods, double *req)
+void quota_request(const struct quota *q, const struct workload_spec *w, int32_t gpus, int32_t pods,
+		   double *req)
 {
 	char mig[96];
 	if (w->request == REQUEST_MIG)
@@ -95,9 +95,9 @@ void quota_request(const struct quota *q, const struct workload_spec *w, int32_t
 		const char *name = q->res[r];
 		double per_pod = 0;
 		if (!strcmp(name, "nvidia.com/gpu"))
-			per_pod = w->request == REQUEST_GPUS ? gpus
+			per_pod = w->request == REQUEST_GPUS    ? gpus
 				  : w->request == REQUEST_MILLI ? (double)w->milli / SHARING_MILLI
-								 : 0;
+								: 0;
 		else if (w->request == REQUEST_MIG && !strcmp(name, mig))
 			per_pod = 1;
 		else if (!strcmp(name, "cpu"))
@@ -177,8 +177,10 @@ enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *r
 		if (req[r] > 0 && req[r] > most + 1e-9) {
 			amount(q->res[r], req[r], a, sizeof a);
 			amount(q->res[r], most, b, sizeof b);
-			snprintf(why, why_len, POD_SET "insufficient quota for %s in flavor default, "
-				 "request > maximum capacity (%s > %s)", q->res[r], a, b);
+			snprintf(why, why_len,
+				 POD_SET "insufficient quota for %s in flavor default, "
+					 "request > maximum capacity (%s > %s)",
+				 q->res[r], a, b);
 			return QUOTA_NO_FIT;
 		}
 	}
@@ -186,8 +188,10 @@ enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *r
 		double free_now = available(q, qi, r);
 		if (req[r] > 0 && req[r] > free_now + 1e-9) {
 			amount(q->res[r], req[r] - free_now, a, sizeof a);
-			snprintf(why, why_len, POD_SET "insufficient unused quota for %s in flavor "
-				 "default, %s more needed", q->res[r], a);
+			snprintf(why, why_len,
+				 POD_SET "insufficient unused quota for %s in flavor "
+					 "default, %s more needed",
+				 q->res[r], a);
 			return QUOTA_WAIT;
 		}
 	}
@@ -363,9 +367,8 @@ static bool under_nominal(const struct quota *q, size_t qi)
 	return true;
 }
 
-size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued,
-		     const double *req, struct quota_candidate *cands, size_t n,
-		     uint32_t *targets)
+size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, const double *req,
+		     struct quota_candidate *cands, size_t n, uint32_t *targets)
 {
 	const struct queue_spec *qs = &q->sc->queues[qi];
 	if (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER)

@@ -10,20 +10,20 @@
 
 /* A class's current message and the jobs that carry it. */
 struct reason_class {
-	int32_t msg;        /* -1: never failed */
+	int32_t msg; /* -1: never failed */
 	int32_t workload;
-	int32_t pods;       /* per job */
-	uint32_t fails;     /* failed attempts so far */
-	int64_t counted;    /* members that carry msg (they joined before the last failure) */
-	sim_time since;     /* pending time is accrued up to here */
-	uint32_t head;      /* of the last failed attempt */
+	int32_t pods;    /* per job */
+	uint32_t fails;  /* failed attempts so far */
+	int64_t counted; /* members that carry msg (they joined before the last failure) */
+	sim_time since;  /* pending time is accrued up to here */
+	uint32_t head;   /* of the last failed attempt */
 	uint64_t gen;
 };
 
 struct reason_job {
-	int32_t cls;        /* -1: not pending */
-	uint32_t seq;       /* the class's fails when the job joined */
-	int32_t msg;        /* last message once it left; -1 none */
+	int32_t cls;  /* -1: not pending */
+	uint32_t seq; /* the class's fails when the job joined */
+	int32_t msg;  /* last message once it left; -1 none */
 };
 
 /* --- formatting ---------------------------------------------------------- */
@@ -58,7 +58,8 @@ size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const
 		snprintf(parts[k++], len, "%d %s", (int)counts[i], texts[i]);
 	}
 	qsort(parts, k, sizeof *parts, compare_strings);
-	size_t used = (size_t)snprintf(buf, size, "0/%lld nodes are available:", (long long)n_nodes);
+	size_t used =
+		(size_t)snprintf(buf, size, "0/%lld nodes are available:", (long long)n_nodes);
 	for (size_t i = 0; i < k; i++) {
 		used += append(buf, size, used, i ? ", " : " ", parts[i]);
 		free(parts[i]);
@@ -277,7 +278,8 @@ static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
 		return c->msg;
 	memcpy(last, counts, r->n_slots * sizeof *counts);
 	size_t need = reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
-					       r->slot_kinds, counts, r->n_slots) + 1;
+					       r->slot_kinds, counts, r->n_slots) +
+		      1;
 	if (need > r->buf_size) {
 		r->buf = gp_xrealloc(r->buf, need);
 		r->buf_size = need;
@@ -304,9 +306,8 @@ static int32_t fail_with(struct reasons *r, size_t cls, int32_t workload, int32_
 	return msg;
 }
 
-int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
-		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
-		     sim_time now)
+int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods, size_t members,
+		     const int32_t *counts, uint32_t head, uint64_t gen, sim_time now)
 {
 	struct reason_class *c = class_at(r, cls);
 	accrue(r, c, now);
@@ -333,8 +334,7 @@ int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32
 	c->pods = pods;
 	/* The node-count cache no longer describes the class's message. */
 	memset(r->class_counts + cls * r->n_slots, 0xff, r->n_slots * sizeof *r->class_counts);
-	return fail_with(r, cls, workload, pods, members, intern(r, text, kinds), head,
-			 gen);
+	return fail_with(r, cls, workload, pods, members, intern(r, text, kinds), head, gen);
 }
 
 int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
@@ -370,7 +370,8 @@ void reasons_set_nodes(struct reasons *r, int64_t n_nodes)
 	/* Cached counts name messages made with the old total (none before the
 	 * first class: a run of inference replicas only). */
 	if (r->class_counts)
-		memset(r->class_counts, 0xff, r->cap_classes * r->n_slots * sizeof *r->class_counts);
+		memset(r->class_counts, 0xff,
+		       r->cap_classes * r->n_slots * sizeof *r->class_counts);
 }
 
 bool reasons_blocked(const struct reasons *r, size_t cls, uint32_t head, uint64_t gen,

@@ -21,10 +21,7 @@ const char *report_money(double v, char *buf, size_t len)
 	return buf;
 }
 
-void report_duration(sim_time t, char *buf, size_t len)
-{
-	units_format_duration(t, buf, len);
-}
+void report_duration(sim_time t, char *buf, size_t len) { units_format_duration(t, buf, len); }
 
 /* A metric as text, "-" when absent. */
 static const char *fmt(char *buf, size_t len, double v, int decimals)
@@ -37,8 +34,9 @@ static const char *fmt(char *buf, size_t len, double v, int decimals)
 }
 
 /* Column formats besides a number of decimals. */
-#define FMT_GPUS (-1)  /* a GPU count: whole, or to 0.01 when a share ("0.5", not "0") */
-#define FMT_MONEY (-2) /* dollars: cents, three significant digits below a dollar
+#define FMT_GPUS (-1) /* a GPU count: whole, or to 0.01 when a share ("0.5", not "0") */
+#define FMT_MONEY \
+	(-2) /* dollars: cents, three significant digits below a dollar
 			* (0.000218, not 0.00), "-" when the scenario has no prices */
 
 struct column {
@@ -78,14 +76,22 @@ static const char *fmt_column(char *buf, size_t len, double v, int format, bool 
 }
 
 static const struct column columns[] = {
-	{"capacity", "capacity_gpus", FMT_GPUS}, {"peak-demand", "peak_demand_gpus", FMT_GPUS},
-	{"peak-alloc", "peak_allocated_gpus", FMT_GPUS}, {"alloc%", "gpu_allocation_pct", 1},
-	{"engine%", "engine_active_pct", 1},   {"sm%", "sm_active_pct", 1},
-	{"vram%", "vram_used_pct", 1},         {"queue-mean-s", "queue_time_mean_s", 0},
-	{"queue-p95-s", "queue_time_p95_s", 0}, {"done", "jobs_completed", 0},
-	{"of", "jobs_submitted", 0},           {"deadline%", "deadline_met_pct", 1},
-	{"gpu-hours", "gpu_hours_allocated", 2}, {"oom", "oom_kills", 0},
-	{"cost", "cost_total", FMT_MONEY},     {"$/verified", "cost_per_verified_result", FMT_MONEY},
+	{"capacity", "capacity_gpus", FMT_GPUS},
+	{"peak-demand", "peak_demand_gpus", FMT_GPUS},
+	{"peak-alloc", "peak_allocated_gpus", FMT_GPUS},
+	{"alloc%", "gpu_allocation_pct", 1},
+	{"engine%", "engine_active_pct", 1},
+	{"sm%", "sm_active_pct", 1},
+	{"vram%", "vram_used_pct", 1},
+	{"queue-mean-s", "queue_time_mean_s", 0},
+	{"queue-p95-s", "queue_time_p95_s", 0},
+	{"done", "jobs_completed", 0},
+	{"of", "jobs_submitted", 0},
+	{"deadline%", "deadline_met_pct", 1},
+	{"gpu-hours", "gpu_hours_allocated", 2},
+	{"oom", "oom_kills", 0},
+	{"cost", "cost_total", FMT_MONEY},
+	{"$/verified", "cost_per_verified_result", FMT_MONEY},
 };
 
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
@@ -132,18 +138,20 @@ static void inference_summary(FILE *out, const struct scenario *sc, const struct
 		fprintf(out, "%-18s", ws->name);
 		for (size_t c = 0; c < N_INFER_COLUMNS; c++)
 			fprintf(out, " %*s", (int)strlen(infer_columns[c].title),
-				fmt(buf, sizeof buf, results_metric(r, ws->name, infer_columns[c].metric),
+				fmt(buf, sizeof buf,
+				    results_metric(r, ws->name, infer_columns[c].metric),
 				    infer_columns[c].decimals));
 		fputc('\n', out);
 	}
 	if (any)
-		fprintf(out, "\nttft = time to first token, tpot = time per output token, e2e = "
-			     "end to end (seconds); slo%% = requests within every SLO bound; duty%% = "
-			     "replicas' time in iterations.\n");
+		fprintf(out,
+			"\nttft = time to first token, tpot = time per output token, e2e = "
+			"end to end (seconds); slo%% = requests within every SLO bound; duty%% = "
+			"replicas' time in iterations.\n");
 }
 
-void report_summary(FILE *out, const struct scenario *sc, const struct results *r,
-		    const char *db, int64_t run_id)
+void report_summary(FILE *out, const struct scenario *sc, const struct results *r, const char *db,
+		    int64_t run_id)
 {
 	char span[32];
 	report_duration(r->sim_end, span, sizeof span);
@@ -177,8 +185,10 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		     "activity, vram%% = framebuffer used; time averages over the span.\n");
 	double idle = results_metric(r, "all", "cost_idle");
 	if (!isnan(idle) && prices) /* the inflation protocol has no time, so no cost */
-		fprintf(out, "cost = allocations at pool prices; $/verified adds the workload's "
-			     "share of idle (all: the bill, idle %.2f included).\n", idle);
+		fprintf(out,
+			"cost = allocations at pool prices; $/verified adds the workload's "
+			"share of idle (all: the bill, idle %.2f included).\n",
+			idle);
 	inference_summary(out, sc, r);
 	report_findings(out, r);
 }
@@ -214,14 +224,16 @@ static void report_inference(FILE *out, const struct workload_spec *w)
 	const struct inference_spec *in = w->inference;
 	const struct request_spec *rq = &in->requests;
 	char t[32];
-	fprintf(out, "inference %s %s (KV %s), ", w->model->name, footprint_quant_name((enum quant)w->quantization),
+	fprintf(out, "inference %s %s (KV %s), ", w->model->name,
+		footprint_quant_name((enum quant)w->quantization),
 		footprint_quant_name((enum quant)in->kv_cache));
 	if (in->target_queue > 0)
 		fprintf(out, "%d to %d replicas (target queue %g)", (int)in->replicas,
 			(int)in->max_replicas, in->target_queue);
 	else
 		fprintf(out, "%d replica%s", (int)in->replicas, in->replicas == 1 ? "" : "s");
-	fprintf(out, " x %d GPU%s (tp %d), max_batch %d, ", w->request == REQUEST_GPUS ? (int)w->gpus : 1,
+	fprintf(out, " x %d GPU%s (tp %d), max_batch %d, ",
+		w->request == REQUEST_GPUS ? (int)w->gpus : 1,
 		w->request == REQUEST_GPUS && w->gpus > 1 ? "s" : "", (int)in->tensor_parallel,
 		(int)in->max_batch);
 	if (in->memory_fraction > 0)
@@ -264,12 +276,14 @@ static void report_workload(FILE *out, const struct scenario *sc, const struct w
 		break;
 	case ARRIVAL_POISSON:
 		if (w->count >= 0)
-			fprintf(out, "%lld jobs, poisson %.6g/h", (long long)w->count, w->arrival.rate * 3600);
+			fprintf(out, "%lld jobs, poisson %.6g/h", (long long)w->count,
+				w->arrival.rate * 3600);
 		else
 			fprintf(out, "poisson %.6g/h until the horizon", w->arrival.rate * 3600);
 		break;
 	case ARRIVAL_TRACE:
-		if (w->arrival.format == TRACE_OPENB && w->arrival.pods) /* the inflation protocol's pods */
+		if (w->arrival.format == TRACE_OPENB &&
+		    w->arrival.pods) /* the inflation protocol's pods */
 			fprintf(out, "%zu pods from %s", w->arrival.n_pods, w->arrival.trace_path);
 		else
 			fprintf(out, "%zu jobs from %s", w->arrival.n_rows, w->arrival.trace_path);
@@ -277,10 +291,12 @@ static void report_workload(FILE *out, const struct scenario *sc, const struct w
 	}
 	report_duration((sim_time)llround(w->duration.mean * (double)SIM_SECOND), b, sizeof b);
 	if (w->arrival.kind != ARRIVAL_TRACE)
-		fprintf(out, ", %d GPUs, duration %s%s", w->gpus, w->duration.kind == DIST_FIXED ? "" : "mean ", b);
+		fprintf(out, ", %d GPUs, duration %s%s", w->gpus,
+			w->duration.kind == DIST_FIXED ? "" : "mean ", b);
 	if (w->deadline_kind != DEADLINE_NONE) {
 		report_duration(w->deadline, a, sizeof a);
-		fprintf(out, ", deadline %s%s", w->deadline_kind == DEADLINE_AT ? "start+" : "within ", a);
+		fprintf(out, ", deadline %s%s",
+			w->deadline_kind == DEADLINE_AT ? "start+" : "within ", a);
 	}
 	fprintf(out, ", queue %s, priority %d, gpu_busy %.2f\n", sc->queues[w->queue].name,
 		w->priority, w->gpu_busy);
@@ -326,7 +342,8 @@ void report_scenario(FILE *out, const struct scenario *sc)
 	fprintf(out, "  scheduler: order %s, scoring %s%s; output %s, step %s\n",
 		order_name(sc->scheduler.order), scoring, policy, sc->output.db, h);
 	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
-		fprintf(out, "  experiment: inflation to %g x the GPUs, target workload %g of the pods\n",
+		fprintf(out,
+			"  experiment: inflation to %g x the GPUs, target workload %g of the pods\n",
 			sc->experiment.inflate, sc->experiment.popularity);
 }
 
@@ -358,11 +375,13 @@ static void print_no_finding(FILE *out, const struct results *r)
 		fprintf(out, " (healthy): no pod pended");
 	else if (pend > 0)
 		/* Without a finding the goal was met (the capacity finding says when not). */
-		fprintf(out, ": pods pended in %.0f%% of the windows, within the goal (every deadline "
-			     "and SLO met; without either, queue p95 within a minute)",
+		fprintf(out,
+			": pods pended in %.0f%% of the windows, within the goal (every deadline "
+			"and SLO met; without either, queue p95 within a minute)",
 			pend);
 	if (alloc > 0 && !isnan(engine))
-		fprintf(out, "; allocated GPUs %.0f%% engine-active", fmin(100, 100 * engine / alloc));
+		fprintf(out, "; allocated GPUs %.0f%% engine-active",
+			fmin(100, 100 * engine / alloc));
 	if (!isnan(kills))
 		fprintf(out, ", %.0f OOM kills", kills);
 	fprintf(out, ".\n");
@@ -374,11 +393,11 @@ void report_findings(FILE *out, const struct results *r)
 		print_no_finding(out, r);
 		return;
 	}
-	fprintf(out, "\ndiagnosis (in order: allocation, memory, placement, application, capacity):\n");
+	fprintf(out,
+		"\ndiagnosis (in order: allocation, memory, placement, application, capacity):\n");
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct finding *f = &r->findings[i];
 		fprintf(out, "%2d. [%s] %s\n    evidence: %s\n", (int)f->rank,
-			finding_step_name((enum finding_step)f->step), f->text,
-			f->evidence);
+			finding_step_name((enum finding_step)f->step), f->text, f->evidence);
 	}
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AZURE_LAYOUT "TIMESTAMP,ContextTokens,GeneratedTokens"
+#define AZURE_LAYOUT    "TIMESTAMP,ContextTokens,GeneratedTokens"
 #define AZURE_TIME_HINT "a time like 2023-11-16 18:17:03.9799600"
 
 sim_time requests_period(const struct request_row *rows, size_t n)
@@ -89,22 +89,21 @@ static bool parse_time(const char *s, sim_time *out)
 	return true;
 }
 
-
-
 static int tokens_cell(const struct reader *r, const char *cell, const char *column, int64_t lo,
 		       int32_t *out)
 {
 	int64_t v;
 	if (units_integer(cell, &v) || v < lo || v > REQUESTS_MAX_TOKENS)
-		return row_error(r, "invalid %s '%s'; expected a whole number of tokens from %lld to %d",
-				 column, cell, (long long)lo, REQUESTS_MAX_TOKENS);
+		return row_error(
+			r, "invalid %s '%s'; expected a whole number of tokens from %lld to %d",
+			column, cell, (long long)lo, REQUESTS_MAX_TOKENS);
 	*out = (int32_t)v;
 	return GP_OK;
 }
 
 struct timed_row {
 	struct request_row row;
-	size_t index;      /* file order, for a stable sort */
+	size_t index; /* file order, for a stable sort */
 };
 
 static int cmp_rows(const void *a, const void *b)
@@ -126,14 +125,16 @@ static int read_line(const struct reader *r, char *line, bool first, struct requ
 		return GP_OK;
 	if (first && (cells[0][0] < '0' || cells[0][0] > '9')) {
 		*skip = true;
-		if (n == 3 && !strcmp(cells[0], "TIMESTAMP") && !strcmp(cells[1], "ContextTokens") &&
-		    !strcmp(cells[2], "GeneratedTokens"))
+		if (n == 3 && !strcmp(cells[0], "TIMESTAMP") &&
+		    !strcmp(cells[1], "ContextTokens") && !strcmp(cells[2], "GeneratedTokens"))
 			return GP_OK;
 		return row_error(r, "unknown header; expected the columns " AZURE_LAYOUT);
 	}
 	if (n != 3)
-		return row_error(r, "expected 3 columns (" AZURE_LAYOUT "), got %s", n > 3 ? "more" :
-				 n == 2 ? "2" : "1");
+		return row_error(r, "expected 3 columns (" AZURE_LAYOUT "), got %s",
+				 n > 3    ? "more"
+				 : n == 2 ? "2"
+					  : "1");
 	if (!parse_time(cells[0], &out->at))
 		return row_error(r, "invalid TIMESTAMP '%s'; expected " AZURE_TIME_HINT, cells[0]);
 	int rc = tokens_cell(r, cells[1], "ContextTokens", 1, &out->prompt);
@@ -175,7 +176,8 @@ int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows,
 		if (rc || skip)
 			continue;
 		if ((int64_t)n >= max_rows) {
-			rc = row_error(&r, "more than %lld requests; expected fewer, or raise the "
+			rc = row_error(&r,
+				       "more than %lld requests; expected fewer, or raise the "
 				       "limit with the environment variable GPUPLAN_MAX_JOBS",
 				       (long long)max_rows);
 			break;
@@ -187,8 +189,8 @@ int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows,
 	}
 	free(text);
 	if (!rc && n == 0)
-		rc = gp_errorf(err, GP_EINPUT, "%s: error: no requests; expected rows of " AZURE_LAYOUT,
-			       path);
+		rc = gp_errorf(err, GP_EINPUT,
+			       "%s: error: no requests; expected rows of " AZURE_LAYOUT, path);
 	if (rc) {
 		free(t);
 		return rc;

@@ -19,7 +19,7 @@ const char *job_status_name(enum job_status s)
 }
 
 static const char *const step_names[FINDING_STEPS] = {"allocation", "memory", "placement",
-							"application", "capacity"};
+						      "application", "capacity"};
 
 const char *finding_step_name(enum finding_step s)
 {
@@ -37,9 +37,9 @@ int finding_step_of(const char *name)
 const char *finding_kind_name(enum finding_kind k)
 {
 	static const char *const names[FINDING_KINDS] = {
-		"sharing", "admission", "fragmentation", "stalled", "oom", "vram-full",
-		"preallocation", "kv-cache", "rules", "tokenizer", "off-gpu", "autoscaler-max",
-		"node-group-max", "provisioning", "capacity"};
+		"sharing",   "admission",      "fragmentation",  "stalled",      "oom",
+		"vram-full", "preallocation",  "kv-cache",       "rules",        "tokenizer",
+		"off-gpu",   "autoscaler-max", "node-group-max", "provisioning", "capacity"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 
@@ -99,26 +99,78 @@ char *finding_fix_text(const struct finding_fix *x)
 	char *s = gp_xmalloc(len), *at = s;
 	*s = '\0';
 	for (size_t i = 0; i < x->n_sets; i++)
-		at += snprintf(at, len - (size_t)(at - s), "%s--set '%s'", i ? " " : "", x->sets[i]);
+		at += snprintf(at, len - (size_t)(at - s), "%s--set '%s'", i ? " " : "",
+			       x->sets[i]);
 	return s;
 }
 
 const char *const results_metric_names[] = {
-	"arrived_demand_pct", "autoscaler_at_max_s", "capacity_gpus", "cost_allocated",
-	"cost_idle", "cost_nodes", "cost_per_million_tokens", "cost_per_verified_result",
-	"cost_total", "deadline_met_pct", "duty_cycle_pct", "e2e_mean_s", "e2e_p50_s",
-	"e2e_p99_s", "engine_active_pct", "fragmentation_pct", "gpu_allocation_pct",
-	"gpu_hours_allocated", "gpu_hours_busy", "jobs_completed", "jobs_failed",
-	"jobs_preempted", "jobs_submitted", "jobs_unfinished", "makespan_s", "node_hours",
-	"nodes_added", "nodes_peak", "oom_kills", "peak_allocated_gpus", "peak_demand_gpus",
-	"pods_scheduled", "pods_trace", "preemptions", "provisioning_wait_s", "queue_time_max_s",
-	"queue_time_mean_s", "queue_time_p50_s", "queue_time_p95_s", "queue_time_p99_s",
-	"replicas_evicted", "request_queue_mean_s", "requests_completed", "requests_rejected", "requests_submitted",
-	"requests_unfinished", "scale_downs", "scale_ups", "slo_attainment_pct", "slo_met",
-	"slo_tpot_s", "slo_ttft_s",
-	"sm_active_pct", "spot_interruptions", "target_shapes", "throughput_rps",
-	"tokenize_wait_mean_s", "tokens_per_s", "tpot_p50_s", "tpot_p99_s", "ttft_mean_s",
-	"ttft_p50_s", "ttft_p99_s", "verified_results", "vram_capacity_gib", "vram_used_pct",
+	"arrived_demand_pct",
+	"autoscaler_at_max_s",
+	"capacity_gpus",
+	"cost_allocated",
+	"cost_idle",
+	"cost_nodes",
+	"cost_per_million_tokens",
+	"cost_per_verified_result",
+	"cost_total",
+	"deadline_met_pct",
+	"duty_cycle_pct",
+	"e2e_mean_s",
+	"e2e_p50_s",
+	"e2e_p99_s",
+	"engine_active_pct",
+	"fragmentation_pct",
+	"gpu_allocation_pct",
+	"gpu_hours_allocated",
+	"gpu_hours_busy",
+	"jobs_completed",
+	"jobs_failed",
+	"jobs_preempted",
+	"jobs_submitted",
+	"jobs_unfinished",
+	"makespan_s",
+	"node_hours",
+	"nodes_added",
+	"nodes_peak",
+	"oom_kills",
+	"peak_allocated_gpus",
+	"peak_demand_gpus",
+	"pods_scheduled",
+	"pods_trace",
+	"preemptions",
+	"provisioning_wait_s",
+	"queue_time_max_s",
+	"queue_time_mean_s",
+	"queue_time_p50_s",
+	"queue_time_p95_s",
+	"queue_time_p99_s",
+	"replicas_evicted",
+	"request_queue_mean_s",
+	"requests_completed",
+	"requests_rejected",
+	"requests_submitted",
+	"requests_unfinished",
+	"scale_downs",
+	"scale_ups",
+	"slo_attainment_pct",
+	"slo_met",
+	"slo_tpot_s",
+	"slo_ttft_s",
+	"sm_active_pct",
+	"spot_interruptions",
+	"target_shapes",
+	"throughput_rps",
+	"tokenize_wait_mean_s",
+	"tokens_per_s",
+	"tpot_p50_s",
+	"tpot_p99_s",
+	"ttft_mean_s",
+	"ttft_p50_s",
+	"ttft_p99_s",
+	"verified_results",
+	"vram_capacity_gib",
+	"vram_used_pct",
 };
 const size_t results_n_metric_names = sizeof results_metric_names / sizeof results_metric_names[0];
 

@@ -62,33 +62,27 @@
 #include <string.h>
 
 #define GBps 1e9
-#define US 1e-6
+#define US   1e-6
 
-#define COMPUTE_EFF 0.7
-#define MEMORY_EFF 0.8
-#define STEP_OVERHEAD_S 2e-3
-#define LINK_EFF 0.8
+#define COMPUTE_EFF      0.7
+#define MEMORY_EFF       0.8
+#define STEP_OVERHEAD_S  2e-3
+#define LINK_EFF         0.8
 #define ACTIVATION_BYTES 2.0
 
 struct gpu_row {
 	const char *name;
-	double link_gbps;   /* per direction, nominal */
-	double latency_us;  /* per all-reduce */
+	double link_gbps;  /* per direction, nominal */
+	double latency_us; /* per all-reduce */
 	bool fp8;
 };
 
 static const struct gpu_row rows[] = {
 	/* name          link GB/s  latency  FP8 */
-	{"A100-40GB",    300,       8,       false},
-	{"A100-80GB",    300,       8,       false},
-	{"H100-80GB",    450,       8,       true},
-	{"H200-141GB",   450,       8,       true},
-	{"L40S",         32,        20,      true},
-	{"L4",           32,        20,      true},
-	{"A10",          32,        20,      false},
-	{"T4",           16,        20,      false},
-	{"V100-16GB",    150,       8,       false},
-	{"V100-32GB",    150,       8,       false},
+	{"A100-40GB", 300, 8, false}, {"A100-80GB", 300, 8, false}, {"H100-80GB", 450, 8, true},
+	{"H200-141GB", 450, 8, true}, {"L40S", 32, 20, true},       {"L4", 32, 20, true},
+	{"A10", 32, 20, false},       {"T4", 16, 20, false},        {"V100-16GB", 150, 8, false},
+	{"V100-32GB", 150, 8, false},
 };
 
 static const struct gpu_row unknown_gpu = {"", 32, 20, false};
@@ -117,12 +111,9 @@ double roofline_peak_flops(const struct gpu_type *gpu, const struct roofline_gpu
 {
 	double bf16 = gpu->bf16_tflops * 1e12, int8 = gpu->int8_tops * 1e12;
 	switch (weights) {
-	case QUANT_INT8:
-		return int8 > bf16 ? int8 : bf16;
-	case QUANT_FP8:
-		return k->fp8 ? int8 : bf16;
-	default:
-		return bf16;
+	case QUANT_INT8: return int8 > bf16 ? int8 : bf16;
+	case QUANT_FP8: return k->fp8 ? int8 : bf16;
+	default: return bf16;
 	}
 }
 

@@ -30,7 +30,7 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 	sim_advance(s, out);
 	metrics_reduce(s, sc, out);
 	sim_finish(s, out);
-	diagnose_run(sc, out); /* reads only the results */
+	diagnose_run(sc, out);    /* reads only the results */
 	explain_results(sc, out); /* the findings' sentences, for the store and reports */
 	out->wall_seconds = wall_now() - t0;
 	return GP_OK;

@@ -25,7 +25,7 @@
 static int output_db(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_string(ld, v, "db", "a path like results/run.db",
-			  &((struct output_spec *)obj)->db);
+			     &((struct output_spec *)obj)->db);
 }
 
 static int output_step(struct loader *ld, const struct ynode *v, void *obj)
@@ -79,9 +79,10 @@ static int top_horizon(struct loader *ld, const struct ynode *v, void *obj)
 	(void)obj;
 	int rc = ld_get_duration(ld, v, "horizon", true, &ld->sc->horizon);
 	if (!rc && ld->sc->horizon > SCENARIO_MAX_SPAN)
-		return gp_located(ld->err, v->loc, "horizon '%s' is past the %d years gpuplan "
-				  "simulates; expected a shorter horizon", v->value,
-				  SCENARIO_MAX_YEARS);
+		return gp_located(ld->err, v->loc,
+				  "horizon '%s' is past the %d years gpuplan "
+				  "simulates; expected a shorter horizon",
+				  v->value, SCENARIO_MAX_YEARS);
 	return rc;
 }
 
@@ -96,14 +97,14 @@ static int top_scheduler(struct loader *ld, const struct ynode *v, void *obj)
 {
 	(void)obj;
 	return ld_walk_map(ld, v, "scheduler", "a map like {order: fifo, scoring: MostAllocated}",
-			ld_scheduler_rules, N_OF(ld_scheduler_rules), &ld->sc->scheduler);
+			   ld_scheduler_rules, N_OF(ld_scheduler_rules), &ld->sc->scheduler);
 }
 
 static int top_output(struct loader *ld, const struct ynode *v, void *obj)
 {
 	(void)obj;
-	return ld_walk_map(ld, v, "output", "a map like {db: results/run.db, step: 5m}", output_rules,
-			N_OF(output_rules), &ld->sc->output);
+	return ld_walk_map(ld, v, "output", "a map like {db: results/run.db, step: 5m}",
+			   output_rules, N_OF(output_rules), &ld->sc->output);
 }
 
 static int experiment_protocol(struct loader *ld, const struct ynode *v, void *obj)
@@ -138,7 +139,7 @@ static int top_experiment(struct loader *ld, const struct ynode *v, void *obj)
 	struct experiment_spec *e = &ld->sc->experiment;
 	e->loc = v->loc;
 	int rc = ld_walk_map(ld, v, "experiment", "a map like {protocol: inflation, inflate: 1.3}",
-			  experiment_rules, N_OF(experiment_rules), e);
+			     experiment_rules, N_OF(experiment_rules), e);
 	return rc ? rc : ld_require(ld, v, "protocol", "experiment", "protocol: inflation");
 }
 
@@ -147,23 +148,26 @@ static int top_experiment(struct loader *ld, const struct ynode *v, void *obj)
 static int check_experiment(struct loader *ld)
 {
 	const struct scenario *sc = ld->sc;
-	for (size_t i = 0; sc->scheduler.gpu_policy != GPU_POLICY_BEST_FIT && i < sc->n_pools; i++) {
+	for (size_t i = 0; sc->scheduler.gpu_policy != GPU_POLICY_BEST_FIT && i < sc->n_pools;
+	     i++) {
 		enum sharing_mode m = sc->pools[i].sharing.mode;
 		if (m != SHARING_EXCLUSIVE && m != SHARING_FRACTIONAL)
 			return gp_located(ld->err, sc->pools[i].sharing.loc,
 					  "gpu_policy %s places whole GPUs and milli shares; "
 					  "expected pool %s with sharing exclusive or fractional",
-					  gpupolicy_names[sc->scheduler.gpu_policy], sc->pools[i].name);
+					  gpupolicy_names[sc->scheduler.gpu_policy],
+					  sc->pools[i].name);
 	}
 	if (sc->experiment.protocol != EXPERIMENT_INFLATION)
 		return GP_OK;
 	for (size_t i = 0; i < sc->n_pools; i++) {
 		enum sharing_mode m = sc->pools[i].sharing.mode;
 		if (m != SHARING_EXCLUSIVE && m != SHARING_FRACTIONAL)
-			return gp_located(ld->err, sc->pools[i].loc,
-					  "experiment inflation places whole GPUs and milli shares; "
-					  "expected pool %s with sharing exclusive or fractional",
-					  sc->pools[i].name);
+			return gp_located(
+				ld->err, sc->pools[i].loc,
+				"experiment inflation places whole GPUs and milli shares; "
+				"expected pool %s with sharing exclusive or fractional",
+				sc->pools[i].name);
 		if (sc->pools[i].gpus_per_node > GPUPOLICY_MAX_GPUS)
 			return gp_located(ld->err, sc->pools[i].loc, "too many GPUs per node");
 	}
@@ -173,18 +177,24 @@ static int check_experiment(struct loader *ld)
 			return gp_located(ld->err, w->loc,
 					  "experiment inflation places batch pods of GPUs or milli "
 					  "shares; expected workload %s without %s",
-					  w->name, w->inference ? "kind: inference" : "a MIG profile");
+					  w->name,
+					  w->inference ? "kind: inference" : "a MIG profile");
 	}
 	return GP_OK;
 }
 
 static const struct key_rule top_rules[] = {
-	{"name", top_name},     {"seed", top_seed},
-	{"start", top_start},   {"horizon", top_horizon},
-	{"pools", top_later},   {"workloads", top_later},
-	{"queues", top_later},  {"scheduler", top_scheduler},
+	{"name", top_name},
+	{"seed", top_seed},
+	{"start", top_start},
+	{"horizon", top_horizon},
+	{"pools", top_later},
+	{"workloads", top_later},
+	{"queues", top_later},
+	{"scheduler", top_scheduler},
 	{"cohorts", top_later},
-	{"output", top_output}, {"experiment", top_experiment},
+	{"output", top_output},
+	{"experiment", top_experiment},
 	{"gpu_types", NULL},
 	{"models", NULL},
 };
@@ -199,8 +209,7 @@ static double expected_jobs(const struct scenario *sc, const struct workload_spe
 	return span > 0 ? ceil(w->arrival.rate * span) * per : 0;
 }
 
-static int check_vram(struct loader *ld, const struct ynode *item,
-		      const struct workload_spec *w);
+static int check_vram(struct loader *ld, const struct ynode *item, const struct workload_spec *w);
 static bool gpu_spec_allows(const struct workload_spec *w, const struct pool_spec *p);
 
 /*
@@ -218,13 +227,14 @@ static int check_one_per_pod(struct loader *ld, struct srcloc at, const struct w
 		const struct pool_spec *ps = &ld->sc->pools[p];
 		if (ps->sharing.mode == SHARING_TIME_SLICING && ps->sharing.one_per_pod &&
 		    scenario_pool_offers(ps, w) && gpu_spec_allows(w, ps))
-			return gp_located(ld->err, at,
-					  "pool %s sets failRequestsGreaterThanOne, so the device "
-					  "plugin refuses a pod asking for %d replicas ('request for "
-					  "'nvidia.com/gpu: %d' too large: maximum request size for "
-					  "shared resources is 1'); expected gpus: 1, or a gpu_spec "
-					  "that avoids the pool",
-					  ps->name, (int)w->gpus, (int)w->gpus);
+			return gp_located(
+				ld->err, at,
+				"pool %s sets failRequestsGreaterThanOne, so the device "
+				"plugin refuses a pod asking for %d replicas ('request for "
+				"'nvidia.com/gpu: %d' too large: maximum request size for "
+				"shared resources is 1'); expected gpus: 1, or a gpu_spec "
+				"that avoids the pool",
+				ps->name, (int)w->gpus, (int)w->gpus);
 	}
 	return GP_OK;
 }
@@ -249,14 +259,14 @@ static int check_hosted(struct loader *ld, const struct ynode *list)
 		struct srcloc at = g ? g->loc : item->loc;
 		char res[80];
 		if (!offered)
-			return gp_located(ld->err, at,
-					  "no pool offers %s%s; expected a pool with %s",
-					  w->request == REQUEST_MILLI ? "fractional shares of " : "",
-					  scenario_resource_name(w, res, sizeof res),
-					  w->request == REQUEST_MIG ? "a MIG layout that includes it"
-					  : w->request == REQUEST_MILLI
-						  ? "sharing: fractional"
-						  : "sharing exclusive, time-slicing, mps or fractional");
+			return gp_located(
+				ld->err, at, "no pool offers %s%s; expected a pool with %s",
+				w->request == REQUEST_MILLI ? "fractional shares of " : "",
+				scenario_resource_name(w, res, sizeof res),
+				w->request == REQUEST_MIG ? "a MIG layout that includes it"
+				: w->request == REQUEST_MILLI
+					? "sharing: fractional"
+					: "sharing exclusive, time-slicing, mps or fractional");
 		int rc = check_one_per_pod(ld, at, w);
 		if (rc)
 			return rc;
@@ -305,13 +315,14 @@ static int check_vram(struct loader *ld, const struct ynode *item, const struct 
 	if (!v)
 		v = ynode_get(item, "model");
 	char res[80];
-	return gp_located(ld->err, v ? v->loc : item->loc,
-			  "vram %.2f GiB does not fit one GPU of any pool that can run %s (the "
-			  "largest, %s in pool %s, has %.2f GiB), so every start would be "
-			  "OOM-killed; expected at most %.2f GiB per GPU, or a pool with larger GPUs",
-			  w->vram_bytes / GP_GIB, scenario_resource_name(w, res, sizeof res),
-			  largest->gpu->name, largest->name, largest->gpu->memory_bytes / GP_GIB,
-			  largest->gpu->memory_bytes / GP_GIB);
+	return gp_located(
+		ld->err, v ? v->loc : item->loc,
+		"vram %.2f GiB does not fit one GPU of any pool that can run %s (the "
+		"largest, %s in pool %s, has %.2f GiB), so every start would be "
+		"OOM-killed; expected at most %.2f GiB per GPU, or a pool with larger GPUs",
+		w->vram_bytes / GP_GIB, scenario_resource_name(w, res, sizeof res),
+		largest->gpu->name, largest->name, largest->gpu->memory_bytes / GP_GIB,
+		largest->gpu->memory_bytes / GP_GIB);
 }
 
 /* A counted poisson stream must arrive within the span gpuplan can simulate:
@@ -346,7 +357,8 @@ static int env_limit(const char *name, int64_t fallback, int64_t *out, struct gp
 		return GP_OK;
 	if (units_integer(s, out) || *out < 1)
 		return gp_errorf(err, GP_EINPUT,
-				 "%s: error: '%s' is invalid; expected a whole number >= 1", name, s);
+				 "%s: error: '%s' is invalid; expected a whole number >= 1", name,
+				 s);
 	return GP_OK;
 }
 
@@ -365,9 +377,11 @@ static sim_time known_span(const struct scenario *sc)
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		const struct arrival *a = &sc->workloads[i].arrival;
 		double t = a->kind == ARRIVAL_AT ? (double)a->at
-			   : a->kind == ARRIVAL_TRACE && a->n_rows ? (double)a->rows[a->n_rows - 1].submit
+			   : a->kind == ARRIVAL_TRACE && a->n_rows
+				   ? (double)a->rows[a->n_rows - 1].submit
 			   : a->kind == ARRIVAL_POISSON && sc->workloads[i].count > 0
-				   ? (double)a->from + (double)sc->workloads[i].count / a->rate * SIM_SECOND
+				   ? (double)a->from +
+					     (double)sc->workloads[i].count / a->rate * SIM_SECOND
 				   : 0;
 		last = t > last ? t : last;
 	}
@@ -413,8 +427,8 @@ static int check_job_limit(struct loader *ld)
 static int load_root(struct loader *ld, const struct ynode *root)
 {
 	struct scenario *sc = ld->sc;
-	int rc = ld_walk_map(ld, root, "scenario", "a map with name, pools and workloads", top_rules,
-			  N_OF(top_rules), NULL);
+	int rc = ld_walk_map(ld, root, "scenario", "a map with name, pools and workloads",
+			     top_rules, N_OF(top_rules), NULL);
 	if (!rc)
 		rc = ld_require(ld, root, "name", "scenario", "a name like eval-window");
 	if (!rc)
@@ -476,7 +490,6 @@ static int read_file(const char *path, char **text, size_t *len, struct gp_err *
 	return GP_OK;
 }
 
-
 /* Applies the --set overrides in order and records them for the params table. */
 static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, struct gp_err *err)
 {
@@ -523,12 +536,14 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->seed = 1;
 	sc->start_epoch = DEFAULT_START_EPOCH;
 	/* kube-scheduler's defaults: NodeResourcesFit LeastAllocated over cpu and memory */
-	sc->scheduler = (struct scheduler_spec){.order = ORDER_FIFO, .window_policy = WINDOW_FIT,
+	sc->scheduler = (struct scheduler_spec){.order = ORDER_FIFO,
+						.window_policy = WINDOW_FIT,
 						.gpu_policy = GPU_POLICY_BEST_FIT};
 	sc->scheduler.scoring.type = SCORING_LEAST_ALLOCATED;
 	sc->scheduler.scoring.weight[SCORE_CPU] = sc->scheduler.scoring.weight[SCORE_MEMORY] = 1;
 	sc->experiment = (struct experiment_spec){EXPERIMENT_NONE, 1.3, 0.95, {NULL, 0, 0}};
-	sc->output = (struct output_spec){.db = NULL, .step = DEFAULT_STEP, .jobs = true, .requests = false};
+	sc->output = (struct output_spec){
+		.db = NULL, .step = DEFAULT_STEP, .jobs = true, .requests = false};
 	int rc = load(sc, sets, n_sets, err);
 	if (rc) {
 		scenario_free(sc);

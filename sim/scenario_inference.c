@@ -23,10 +23,10 @@
  * whether the model fits a unit of some pool at that TP degree.
  */
 #define REQUESTS_HINT                                                                              \
-	"{process: poisson, rate: 5/s, prompt_tokens: 1000, output_tokens: 200} or {trace: PATH, "  \
+	"{process: poisson, rate: 5/s, prompt_tokens: 1000, output_tokens: 200} or {trace: PATH, " \
 	"format: azure}"
-#define TOKENS_HINT "a number of tokens like 512, or {dist: lognormal, mean: 1000, sigma: 1}"
-#define INFER_DEFAULT_MAX_BATCH 256       /* vLLM's max_num_seqs */
+#define TOKENS_HINT                  "a number of tokens like 512, or {dist: lognormal, mean: 1000, sigma: 1}"
+#define INFER_DEFAULT_MAX_BATCH      256  /* vLLM's max_num_seqs */
 #define INFER_DEFAULT_BATCHED_TOKENS 2048 /* vLLM's max_num_batched_tokens with chunked prefill */
 #define INFER_DEFAULT_LOAD_BANDWIDTH 2e9  /* bytes/s: safetensors from local NVMe or a warm cache */
 
@@ -56,8 +56,10 @@ static struct inference_spec *inference_of(struct loader *ld, const struct ynode
 {
 	struct workload_spec *w = obj;
 	if (!w->inference)
-		gp_located(ld->err, v->loc, "%s applies to inference workloads; expected kind: "
-			   "inference beside it", key);
+		gp_located(ld->err, v->loc,
+			   "%s applies to inference workloads; expected kind: "
+			   "inference beside it",
+			   key);
 	return w->inference;
 }
 
@@ -80,18 +82,19 @@ static int infer_replicas_max(struct loader *ld, const struct ynode *v, void *ob
 static int infer_target_queue(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_positive(ld, v, "target_queue", "a number of waiting requests > 0, like 4",
-			    &((struct inference_spec *)obj)->target_queue);
+			       &((struct inference_spec *)obj)->target_queue);
 }
 
 static int infer_interval(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_duration(ld, v, "interval", true, &((struct inference_spec *)obj)->scale_interval);
+	return ld_get_duration(ld, v, "interval", true,
+			       &((struct inference_spec *)obj)->scale_interval);
 }
 
 static int infer_scale_down(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_duration(ld, v, "scale_down_window", false,
-			    &((struct inference_spec *)obj)->scale_down_window);
+			       &((struct inference_spec *)obj)->scale_down_window);
 }
 
 static int infer_load_bandwidth(struct loader *ld, const struct ynode *v, void *obj)
@@ -103,9 +106,12 @@ static int infer_load_bandwidth(struct loader *ld, const struct ynode *v, void *
 }
 
 static const struct key_rule replicas_rules[] = {
-	{"min", infer_replicas_min},        {"max", infer_replicas_max},
-	{"target_queue", infer_target_queue}, {"interval", infer_interval},
-	{"scale_down_window", infer_scale_down}, {"load_bandwidth", infer_load_bandwidth},
+	{"min", infer_replicas_min},
+	{"max", infer_replicas_max},
+	{"target_queue", infer_target_queue},
+	{"interval", infer_interval},
+	{"scale_down_window", infer_scale_down},
+	{"load_bandwidth", infer_load_bandwidth},
 };
 
 #define REPLICAS_HINT "a whole number like 2, or {min: 1, max: 8, target_queue: 4}"
@@ -122,12 +128,13 @@ int ld_workload_replicas(struct loader *ld, const struct ynode *v, void *obj)
 		in->replicas = in->max_replicas = (int32_t)n;
 		return rc;
 	}
-	int rc = ld_walk_map(ld, v, "replicas", REPLICAS_HINT, replicas_rules, N_OF(replicas_rules), in);
+	int rc = ld_walk_map(ld, v, "replicas", REPLICAS_HINT, replicas_rules, N_OF(replicas_rules),
+			     in);
 	if (!rc)
 		rc = ld_require(ld, v, "max", "replicas", "the largest number of replicas, like 8");
 	if (!rc)
 		rc = ld_require(ld, v, "target_queue", "replicas",
-			     "the waiting requests per replica to scale at, like 4");
+				"the waiting requests per replica to scale at, like 4");
 	if (!rc && !ynode_get(v, "min"))
 		in->replicas = 1;
 	if (!rc && in->max_replicas < in->replicas)
@@ -176,12 +183,14 @@ int ld_workload_memory_fraction(struct loader *ld, const struct ynode *v, void *
 int ld_workload_kv_cache(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct inference_spec *in = inference_of(ld, v, obj, "kv_cache");
-	return in ? ld_get_enum(ld, v, "kv_cache", quant_names, QUANT_COUNT, &in->kv_cache) : GP_EINPUT;
+	return in ? ld_get_enum(ld, v, "kv_cache", quant_names, QUANT_COUNT, &in->kv_cache)
+		  : GP_EINPUT;
 }
 
 static int tokenize_time(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_duration(ld, v, "tokenize.time", false, &((struct inference_spec *)obj)->tokenize);
+	return ld_get_duration(ld, v, "tokenize.time", false,
+			       &((struct inference_spec *)obj)->tokenize);
 }
 
 static int tokenize_workers(struct loader *ld, const struct ynode *v, void *obj)
@@ -255,7 +264,7 @@ int ld_workload_slo(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct inference_spec *in = inference_of(ld, v, obj, "slo");
 	return in ? ld_walk_map(ld, v, "slo", "a map like {ttft: 2s, tpot: 100ms, percentile: 99}",
-			     slo_rules, N_OF(slo_rules), &in->slo)
+				slo_rules, N_OF(slo_rules), &in->slo)
 		  : GP_EINPUT;
 }
 
@@ -298,7 +307,8 @@ static int load_tokens(struct loader *ld, const struct ynode *v, const char *wha
 	}
 	int rc = ld_walk_map(ld, v, what, TOKENS_HINT, tok_dist_rules, N_OF(tok_dist_rules), d);
 	if (!rc)
-		rc = ld_require(ld, v, "dist", what, "fixed, exponential, lognormal, gamma or uniform");
+		rc = ld_require(ld, v, "dist", what,
+				"fixed, exponential, lognormal, gamma or uniform");
 	if (rc)
 		return rc;
 	const char *const *params = ld_dist_params[d->kind];
@@ -307,9 +317,9 @@ static int load_tokens(struct loader *ld, const struct ynode *v, const char *wha
 	snprintf(kind, sizeof kind, "dist %s", ld_dist_names[d->kind]);
 	for (size_t i = 0; i < 2 && params[i] && !rc; i++)
 		rc = ld_require(ld, v, params[i], kind,
-			     !strcmp(params[i], "sigma") || !strcmp(params[i], "shape")
-				     ? ld_dist_param_hint(params[i])
-				     : "a number of tokens");
+				!strcmp(params[i], "sigma") || !strcmp(params[i], "shape")
+					? ld_dist_param_hint(params[i])
+					: "a number of tokens");
 	if (!rc)
 		rc = ld_only_keys(ld, v, allowed, N_OF(allowed), kind);
 	if (!rc && d->kind == DIST_UNIFORM && d->max < d->min)
@@ -334,8 +344,9 @@ static int req_rate(struct loader *ld, const struct ynode *v, void *obj)
 
 static int req_shape(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_positive(ld, v, "shape", "a number > 0 like 0.5 (below 1 is burstier than poisson)",
-			    &((struct request_spec *)obj)->shape);
+	return ld_get_positive(ld, v, "shape",
+			       "a number > 0 like 0.5 (below 1 is burstier than poisson)",
+			       &((struct request_spec *)obj)->shape);
 }
 
 static int req_from(struct loader *ld, const struct ynode *v, void *obj)
@@ -364,7 +375,7 @@ static int req_trace(struct loader *ld, const struct ynode *v, void *obj)
 	char *path = NULL;
 	rs->process = REQUESTS_TRACE;
 	int rc = ld_get_string(ld, v, "trace", "a path to an Azure LLM trace, like traces/conv.csv",
-			    &path);
+			       &path);
 	if (rc)
 		return rc;
 	rs->trace_path = ld_resolve(ld->sc->dir, path);
@@ -378,7 +389,8 @@ static int req_format(struct loader *ld, const struct ynode *v, void *obj)
 	int f = 0;
 	(void)obj;
 	if (v->kind == YNODE_SCALAR && !strcmp(v->value, "csv"))
-		return gp_located(ld->err, v->loc, "format 'csv' is for batch job traces; expected "
+		return gp_located(ld->err, v->loc,
+				  "format 'csv' is for batch job traces; expected "
 				  "azure (TIMESTAMP,ContextTokens,GeneratedTokens)");
 	return ld_get_enum(ld, v, "format", names, N_OF(names), &f);
 }
@@ -401,13 +413,15 @@ static int req_repeat(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 static const struct key_rule request_rules[] = {
-	{"process", req_process}, {"rate", req_rate},       {"shape", req_shape},
-	{"from", req_from},       {"count", req_count},     {"prompt_tokens", req_prompt},
-	{"output_tokens", req_output}, {"trace", req_trace}, {"format", req_format},
-	{"speedup", req_speedup}, {"repeat", req_repeat},
+	{"process", req_process},      {"rate", req_rate},
+	{"shape", req_shape},          {"from", req_from},
+	{"count", req_count},          {"prompt_tokens", req_prompt},
+	{"output_tokens", req_output}, {"trace", req_trace},
+	{"format", req_format},        {"speedup", req_speedup},
+	{"repeat", req_repeat},
 };
 
-static const char *const synthetic_keys[] = {"process", "rate",          "shape", "from",
+static const char *const synthetic_keys[] = {"process", "rate",          "shape",        "from",
 					     "count",   "prompt_tokens", "output_tokens"};
 static const char *const trace_keys[] = {"trace", "format", "speedup", "repeat", "from"};
 
@@ -424,7 +438,8 @@ static int check_requests(struct loader *ld, const struct ynode *v, struct reque
 			rs->period = requests_period(rs->rows, rs->n_rows);
 		return rc;
 	}
-	rc = ld_only_keys(ld, v, synthetic_keys, N_OF(synthetic_keys), "a synthetic request process");
+	rc = ld_only_keys(ld, v, synthetic_keys, N_OF(synthetic_keys),
+			  "a synthetic request process");
 	if (!rc)
 		rc = ld_require(ld, v, "rate", "requests", UNITS_HINT_RATE);
 	if (!rc && rs->process == REQUESTS_GAMMA)
@@ -437,7 +452,8 @@ static int check_requests(struct loader *ld, const struct ynode *v, struct reque
 	if (!rc)
 		rc = ld_require(ld, v, "output_tokens", "requests", TOKENS_HINT);
 	if (!rc && rs->count < 0 && !ld->sc->horizon)
-		return gp_located(ld->err, v->loc, "a request process without count never ends; "
+		return gp_located(ld->err, v->loc,
+				  "a request process without count never ends; "
 				  "expected a count or a scenario horizon");
 	return rc;
 }
@@ -448,11 +464,13 @@ int ld_workload_requests(struct loader *ld, const struct ynode *v, void *obj)
 	if (!in)
 		return GP_EINPUT;
 	struct request_spec *rs = &in->requests;
-	int rc = ld_walk_map(ld, v, "requests", REQUESTS_HINT, request_rules, N_OF(request_rules), rs);
+	int rc = ld_walk_map(ld, v, "requests", REQUESTS_HINT, request_rules, N_OF(request_rules),
+			     rs);
 	if (rc)
 		return rc;
 	if (!!ynode_get(v, "process") + !!ynode_get(v, "trace") != 1)
-		return gp_located(ld->err, v->loc, "requests need exactly one of process or trace; "
+		return gp_located(ld->err, v->loc,
+				  "requests need exactly one of process or trace; "
 				  "expected " REQUESTS_HINT);
 	return check_requests(ld, v, rs);
 }
@@ -499,15 +517,16 @@ static int does_not_fit(struct loader *ld, struct srcloc at, const struct worklo
 	snprintf(what, sizeof what,
 		 "%s in %s does not fit a replica of %d x %s (pool %s): one GPU needs %.2f GiB "
 		 "(weights, runtime and the KV cache of one %lld-token request) and has %.2f GiB",
-		 w->model->name, footprint_quant_name(q), (int)in->tensor_parallel, p->gpu->name, p->name,
-		 need / gib, (long long)in->context, cap / gib);
+		 w->model->name, footprint_quant_name(q), (int)in->tensor_parallel, p->gpu->name,
+		 p->name, need / gib, (long long)in->context, cap / gib);
 	int tp = footprint_min_tp(w->model, q, kv, cap, in->context);
 	if (tp && w->request == REQUEST_GPUS && tp <= p->gpus_per_node)
 		return gp_located(ld->err, at, "%s; the smallest tensor_parallel that fits is %d",
 				  what, tp);
 	enum quant narrower;
 	if (footprint_widest_fitting_quant(w->model, in->tensor_parallel, cap, in->context,
-					   &narrower) && footprint_quant_weight_bytes(narrower) < footprint_quant_weight_bytes(q))
+					   &narrower) &&
+	    footprint_quant_weight_bytes(narrower) < footprint_quant_weight_bytes(q))
 		return gp_located(ld->err, at, "%s; quantization %s fits", what,
 				  footprint_quant_name(narrower));
 	return gp_located(ld->err, at, "%s; expected a larger GPU or unit", what);
@@ -551,14 +570,16 @@ static int resolve_tp(struct loader *ld, const struct ynode *item, struct worklo
 	const struct ynode *tp = ynode_get(item, "tensor_parallel"), *g = ynode_get(item, "gpus");
 	if (w->request != REQUEST_GPUS) {
 		if (tp && in->tensor_parallel > 1)
-			return gp_located(ld->err, tp->loc, "tensor_parallel %d needs %d GPUs; a "
+			return gp_located(ld->err, tp->loc,
+					  "tensor_parallel %d needs %d GPUs; a "
 					  "replica on a MIG instance or a GPU share has one",
 					  (int)in->tensor_parallel, (int)in->tensor_parallel);
 		in->tensor_parallel = 1;
 	} else if (tp && g && w->gpus != in->tensor_parallel) {
-		return gp_located(ld->err, tp->loc, "tensor_parallel %d differs from gpus %d; "
-				  "expected one GPU per tensor-parallel rank", (int)in->tensor_parallel,
-				  (int)w->gpus);
+		return gp_located(ld->err, tp->loc,
+				  "tensor_parallel %d differs from gpus %d; "
+				  "expected one GPU per tensor-parallel rank",
+				  (int)in->tensor_parallel, (int)w->gpus);
 	} else if (tp) {
 		w->gpus = in->tensor_parallel;
 	} else {
@@ -566,9 +587,11 @@ static int resolve_tp(struct loader *ld, const struct ynode *item, struct worklo
 	}
 	if (footprint_tp_valid(w->model, in->tensor_parallel))
 		return GP_OK;
-	return gp_located(ld->err, (tp ? tp : g)->loc,
-			  "tensor_parallel %d does not divide the %d attention heads of %s; expected "
-			  "1, 2, 4 or 8", (int)in->tensor_parallel, w->model->heads, w->model->name);
+	return gp_located(
+		ld->err, (tp ? tp : g)->loc,
+		"tensor_parallel %d does not divide the %d attention heads of %s; expected "
+		"1, 2, 4 or 8",
+		(int)in->tensor_parallel, w->model->heads, w->model->name);
 }
 
 int ld_finish_inference(struct loader *ld, const struct ynode *item, struct workload_spec *w)
@@ -581,7 +604,8 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 		{"deadline", "expected an slo like {ttft: 2s}"},
 		{"gpu_busy", "a replica's activity comes from its iterations"},
 		{"queue", "replicas are placed as the service starts or scales, before batch work"},
-		{"priority", "replicas are placed as the service starts or scales, before batch work"},
+		{"priority",
+		 "replicas are placed as the service starts or scales, before batch work"},
 		{"pods", "a replica is one pod (tensor_parallel spans the GPUs of one node)"},
 		{"gang", "a replica is one pod (tensor_parallel spans the GPUs of one node)"},
 	};
@@ -594,9 +618,12 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 						  item->keys[i], batch_only[k][1]);
 	const struct ynode *limit = ynode_get(ynode_get(item, "restart"), "limit");
 	if (limit)
-		return gp_located(ld->err, limit->loc, "limit does not apply to an inference "
-				  "workload; its replicas restart for ever, as a Deployment's pods do");
-	int rc = ld_require(ld, item, "model", "inference workload", "a catalog model like llama-3-8b");
+		return gp_located(
+			ld->err, limit->loc,
+			"limit does not apply to an inference "
+			"workload; its replicas restart for ever, as a Deployment's pods do");
+	int rc = ld_require(ld, item, "model", "inference workload",
+			    "a catalog model like llama-3-8b");
 	if (!rc)
 		rc = ld_require(ld, item, "requests", "inference workload", REQUESTS_HINT);
 	if (!rc)
@@ -621,12 +648,13 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 	if (rc)
 		return rc;
 	if (scenario_requests_expected(w, ld->sc->horizon) > ld->max_jobs)
-		return gp_located(ld->err, ynode_get(item, "requests")->loc,
-				  "the workload sends %lld requests, above the limit of %lld; "
-				  "expected fewer, or raise the limit with the environment variable "
-				  "GPUPLAN_MAX_JOBS",
-				  (long long)scenario_requests_expected(w, ld->sc->horizon),
-				  (long long)ld->max_jobs);
+		return gp_located(
+			ld->err, ynode_get(item, "requests")->loc,
+			"the workload sends %lld requests, above the limit of %lld; "
+			"expected fewer, or raise the limit with the environment variable "
+			"GPUPLAN_MAX_JOBS",
+			(long long)scenario_requests_expected(w, ld->sc->horizon),
+			(long long)ld->max_jobs);
 	/* What a unit must guarantee for the server to start (placement's filter). */
 	if (!in->vram_given) {
 		struct footprint fp;

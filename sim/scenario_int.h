@@ -25,17 +25,17 @@
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
 #define DEFAULT_START_EPOCH INT64_C(1767225600) /* 2026-01-01T00:00:00Z */
-#define DEFAULT_STEP 0 /* adaptive: collect.h chooses it for the span */
-#define DEFAULT_QUEUE "default"
-#define MAX_NODES_PER_POOL 1000000
-#define MAX_GPUS_PER_NODE 64
+#define DEFAULT_STEP        0                   /* adaptive: collect.h chooses it for the span */
+#define DEFAULT_QUEUE       "default"
+#define MAX_NODES_PER_POOL  1000000
+#define MAX_GPUS_PER_NODE   64
 
 /* The state of one load: where errors go and what later sections need. */
 struct loader {
 	struct scenario *sc;
 	struct gp_err *err;
 	int64_t max_jobs;
-	int32_t widest_node; /* largest gpus_per_node of any pool */
+	int32_t widest_node;    /* largest gpus_per_node of any pool */
 	int32_t widest_request; /* most units a pod may ask for on a node (sharing_max_units) */
 };
 
@@ -76,33 +76,48 @@ extern const struct key_rule ld_scheduler_rules[4];
 
 /* scenario_values.c */
 int ld_bad_value(struct loader *ld, const struct ynode *v, const char *what, const char *hint);
-int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what, const char *where, const char *key);
-int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what, const char *name, struct srcloc first);
+int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what, const char *where,
+		       const char *key);
+int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what, const char *name,
+		 struct srcloc first);
 int ld_expect_list(struct loader *ld, const struct ynode *v, const char *what, const char *hint);
-int ld_get_amount(struct loader *ld, const struct ynode *v, const char *what, const char *hint, double *out);
+int ld_get_amount(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
+		  double *out);
 int ld_get_bool(struct loader *ld, const struct ynode *v, const char *what, bool *out);
 int ld_get_clock(struct loader *ld, const struct ynode *v, const char *what, sim_time *out);
-int ld_get_duration(struct loader *ld, const struct ynode *v, const char *what, bool positive, sim_time *out);
+int ld_get_duration(struct loader *ld, const struct ynode *v, const char *what, bool positive,
+		    sim_time *out);
 /* Every rate key's one rule: a rate with its unit (10/h), or a bare number
  * per second (so that `search --vary` can bisect plain numbers); > 0. */
 int ld_get_rate(struct loader *ld, const struct ynode *v, const char *what, double *per_second);
-int ld_get_enum(struct loader *ld, const struct ynode *v, const char *what, const char *const *names, size_t n, int *out);
+int ld_get_enum(struct loader *ld, const struct ynode *v, const char *what,
+		const char *const *names, size_t n, int *out);
 int ld_get_fraction(struct loader *ld, const struct ynode *v, const char *what, double *out);
-int ld_get_gpu_type(struct loader *ld, const struct ynode *v, const char *what, const struct gpu_type **out);
-int ld_get_int(struct loader *ld, const struct ynode *v, const char *what, int64_t lo, int64_t hi, int64_t *out);
+int ld_get_gpu_type(struct loader *ld, const struct ynode *v, const char *what,
+		    const struct gpu_type **out);
+int ld_get_int(struct loader *ld, const struct ynode *v, const char *what, int64_t lo, int64_t hi,
+	       int64_t *out);
 int ld_get_item_name(struct loader *ld, const struct ynode *v, const char *what, char **out);
-int ld_get_kv_map(struct loader *ld, const struct ynode *v, const char *what, struct kv **out, size_t *n);
-int ld_get_positive(struct loader *ld, const struct ynode *v, const char *what, const char *hint, double *out);
+int ld_get_kv_map(struct loader *ld, const struct ynode *v, const char *what, struct kv **out,
+		  size_t *n);
+int ld_get_positive(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
+		    double *out);
 int ld_get_scenario_name(struct loader *ld, const struct ynode *v, char **out);
 int ld_get_size(struct loader *ld, const struct ynode *v, const char *what, double *out);
-int ld_get_string(struct loader *ld, const struct ynode *v, const char *what, const char *hint, char **out);
+int ld_get_string(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
+		  char **out);
 int ld_get_text(struct loader *ld, const struct ynode *v, const char *what, char **out);
 bool ld_is_null(const struct ynode *v);
-const char *ld_join(char *buf, size_t size, const char *const *words, size_t n, const char *last_sep);
-int ld_only_keys(struct loader *ld, const struct ynode *map, const char *const *allowed, size_t n, const char *what);
-int ld_require(struct loader *ld, const struct ynode *map, const char *key, const char *what, const char *hint);
-int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, const char *word, const char *const *names, size_t n);
-int ld_walk_map(struct loader *ld, const struct ynode *map, const char *what, const char *hint, const struct key_rule *rules, size_t n, void *obj);
+const char *ld_join(char *buf, size_t size, const char *const *words, size_t n,
+		    const char *last_sep);
+int ld_only_keys(struct loader *ld, const struct ynode *map, const char *const *allowed, size_t n,
+		 const char *what);
+int ld_require(struct loader *ld, const struct ynode *map, const char *key, const char *what,
+	       const char *hint);
+int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, const char *word,
+		    const char *const *names, size_t n);
+int ld_walk_map(struct loader *ld, const struct ynode *map, const char *what, const char *hint,
+		const struct key_rule *rules, size_t n, void *obj);
 
 /* scenario_workloads.c */
 extern const char *const ld_dist_params[][2];

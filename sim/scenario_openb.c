@@ -85,9 +85,9 @@ static void make_pool(struct pool_spec *out, const struct pool_spec *entry,
 			(struct kv){gp_xstrdup(OPENB_MODEL_LABEL), gp_xstrdup(nd->gpu->name)};
 	out->taints = gp_xcalloc(entry->n_taints + 1, sizeof *out->taints);
 	for (size_t i = 0; i < entry->n_taints; i++)
-		out->taints[i] = (struct taint){gp_xstrdup(entry->taints[i].key),
-						gp_xstrdup(entry->taints[i].value),
-						entry->taints[i].effect};
+		out->taints[i] =
+			(struct taint){gp_xstrdup(entry->taints[i].key),
+				       gp_xstrdup(entry->taints[i].value), entry->taints[i].effect};
 	out->windows = gp_xcalloc(entry->n_windows + 1, sizeof *out->windows);
 	if (entry->n_windows)
 		memcpy(out->windows, entry->windows, entry->n_windows * sizeof *out->windows);
@@ -98,8 +98,8 @@ static void make_pool(struct pool_spec *out, const struct pool_spec *entry,
 /* Frees what make_pool copied and the entry's own strings. */
 
 /* The pools of one entry's node list, appended to out. */
-static int expand_one(const struct pool_spec *entry, struct pool_spec **out, size_t *n,
-		      size_t *cap, struct gp_err *err)
+static int expand_one(const struct pool_spec *entry, struct pool_spec **out, size_t *n, size_t *cap,
+		      struct gp_err *err)
 {
 	struct openb_node *nodes;
 	size_t n_nodes;
@@ -222,8 +222,11 @@ static struct trace_job row_of(const struct openb_pod *p)
 {
 	bool placed = p->scheduled >= 0;
 	int64_t run = p->deletion - (placed ? p->scheduled : p->creation);
-	return (struct trace_job){p->creation * SIM_SECOND, run * SIM_SECOND, SIM_NEVER,
-				  p->num_gpu, p->line,
+	return (struct trace_job){p->creation * SIM_SECOND,
+				  run * SIM_SECOND,
+				  SIM_NEVER,
+				  p->num_gpu,
+				  p->line,
 				  placed ? (p->scheduled - p->creation) * SIM_SECOND : SIM_NEVER};
 }
 
@@ -254,16 +257,18 @@ static void new_request(struct workload_spec *w, const struct workload_spec *par
 }
 
 int ld_openb_split_workload(const struct workload_spec *parent, int32_t widest,
-			 struct workload_spec **subs, size_t *n, struct gp_err *err)
+			    struct workload_spec **subs, size_t *n, struct gp_err *err)
 {
 	const struct openb_pod *pods = parent->arrival.pods;
 	size_t n_pods = parent->arrival.n_pods, k = 0;
 	for (size_t i = 0; i < n_pods; i++)
 		if (pods[i].num_gpu > widest)
-			return gp_located(err, (struct srcloc){parent->arrival.trace_path, pods[i].line, 0},
-					  "pod %s asks for %d GPUs; the largest pool node has %d",
-					  pods[i].name, (int)pods[i].num_gpu, (int)widest);
-	size_t *first = gp_xcalloc(n_pods + 1, sizeof *first), *of = gp_xcalloc(n_pods + 1, sizeof *of);
+			return gp_located(
+				err, (struct srcloc){parent->arrival.trace_path, pods[i].line, 0},
+				"pod %s asks for %d GPUs; the largest pool node has %d",
+				pods[i].name, (int)pods[i].num_gpu, (int)widest);
+	size_t *first = gp_xcalloc(n_pods + 1, sizeof *first),
+	       *of = gp_xcalloc(n_pods + 1, sizeof *of);
 	for (size_t i = 0; i < n_pods; i++) {
 		size_t s = 0;
 		while (s < k && !same_request(&pods[first[s]], &pods[i]))

@@ -14,8 +14,8 @@
 
 /* --- pools --------------------------------------------------------------- */
 
-#define POOL_HINT "a map like {name: batch, nodes: 1, gpu: A100-80GB, gpus_per_node: 4}"
-#define WINDOW_HINT "a map like {from: \"12:00\", to: \"17:00\"}"
+#define POOL_HINT        "a map like {name: batch, nodes: 1, gpu: A100-80GB, gpus_per_node: 4}"
+#define WINDOW_HINT      "a map like {from: \"12:00\", to: \"17:00\"}"
 #define TIME_OF_DAY_HINT "a time of day like \"12:00\" or \"17:30\""
 
 const char *const ld_effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
@@ -46,7 +46,8 @@ static const struct key_rule taint_rules[] = {
 static int pool_taints(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct pool_spec *p = obj;
-	int rc = ld_expect_list(ld, v, "taints", "a list like [{key: dedicated, effect: NoSchedule}]");
+	int rc = ld_expect_list(ld, v, "taints",
+				"a list like [{key: dedicated, effect: NoSchedule}]");
 	if (rc)
 		return rc;
 	p->taints = gp_xcalloc(v->n, sizeof *p->taints);
@@ -55,13 +56,13 @@ static int pool_taints(struct loader *ld, const struct ynode *v, void *obj)
 		const struct ynode *item = v->items[i];
 		struct taint *t = &p->taints[i];
 		rc = ld_walk_map(ld, item, "taint",
-			      "a map like {key: dedicated, value: batch, effect: NoSchedule}",
-			      taint_rules, N_OF(taint_rules), t);
+				 "a map like {key: dedicated, value: batch, effect: NoSchedule}",
+				 taint_rules, N_OF(taint_rules), t);
 		if (!rc)
 			rc = ld_require(ld, item, "key", "taint", "a label key like dedicated");
 		if (!rc)
 			rc = ld_require(ld, item, "effect", "taint",
-				     "NoSchedule, PreferNoSchedule or NoExecute");
+					"NoSchedule, PreferNoSchedule or NoExecute");
 		if (!rc && !t->value)
 			t->value = gp_xstrdup("");
 	}
@@ -169,14 +170,16 @@ static int pool_windows(struct loader *ld, const struct ynode *v, void *obj)
 
 #define NODES_HINT "a whole number from 1 to 1000000, or 0 with autoscale"
 #define PRICE_HINT "a price per hour >= 0, like 2.50"
-#define MAX_PRICE 1e6 /* $/hour: past this, bills overflow to infinity (NULL costs) */
+#define MAX_PRICE  1e6 /* $/hour: past this, bills overflow to infinity (NULL costs) */
 
 static int get_price(struct loader *ld, const struct ynode *v, const char *what, double *out)
 {
 	int rc = ld_get_amount(ld, v, what, PRICE_HINT, out);
 	if (!rc && *out > MAX_PRICE)
-		return gp_located(ld->err, v->loc, "%s %s is above %g per hour; expected a price "
-				  "like 2.50", what, v->value, MAX_PRICE);
+		return gp_located(ld->err, v->loc,
+				  "%s %s is above %g per hour; expected a price "
+				  "like 2.50",
+				  what, v->value, MAX_PRICE);
 	return rc;
 }
 
@@ -201,8 +204,8 @@ static const struct key_rule price_rules[] = {
 static int pool_price(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_walk_map(ld, v, "price",
-			"a map like {gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004}", price_rules,
-			N_OF(price_rules), &((struct pool_spec *)obj)->price);
+			   "a map like {gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004}",
+			   price_rules, N_OF(price_rules), &((struct pool_spec *)obj)->price);
 }
 
 static int pool_name(struct loader *ld, const struct ynode *v, void *obj)
@@ -214,7 +217,8 @@ static int pool_nodes(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int64_t n = 0;
 	/* 0 only with autoscale (scale from zero): finish_scaling checks. */
-	if (v->kind != YNODE_SCALAR || units_integer(v->value, &n) || n < 0 || n > MAX_NODES_PER_POOL)
+	if (v->kind != YNODE_SCALAR || units_integer(v->value, &n) || n < 0 ||
+	    n > MAX_NODES_PER_POOL)
 		return ld_bad_value(ld, v, "nodes", NODES_HINT);
 	((struct pool_spec *)obj)->nodes = (int32_t)n;
 	return GP_OK;
@@ -236,7 +240,7 @@ static int pool_gpus_per_node(struct loader *ld, const struct ynode *v, void *ob
 static int pool_cpu(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_amount(ld, v, "cpu", "a number of cores >= 0, like 96",
-			  &((struct pool_spec *)obj)->cpu);
+			     &((struct pool_spec *)obj)->cpu);
 }
 
 static int pool_memory(struct loader *ld, const struct ynode *v, void *obj)
@@ -255,8 +259,11 @@ static const char *const sharing_names[] = {"exclusive", "time-slicing", "mps", 
 
 /* The keys each mode takes, beside mode. */
 static const char *const sharing_keys[][4] = {
-	{"mode"}, {"mode", "replicas", "overhead", "failRequestsGreaterThanOne"}, {"mode", "replicas"},
-	{"mode", "layout"}, {"mode"}};
+	{"mode"},
+	{"mode", "replicas", "overhead", "failRequestsGreaterThanOne"},
+	{"mode", "replicas"},
+	{"mode", "layout"},
+	{"mode"}};
 
 static int sharing_params(struct loader *ld, const struct ynode *v, struct sharing *sh)
 {
@@ -322,10 +329,13 @@ static int check_mig_layout(struct loader *ld, const struct ynode *item, struct 
 	if (rc)
 		return rc;
 	if (!p->gpu->n_mig)
-		return gp_located(ld->err, v->loc, "%s does not support MIG; expected a GPU with "
-				  "MIG profiles like A100-80GB or H100-80GB", p->gpu->name);
+		return gp_located(ld->err, v->loc,
+				  "%s does not support MIG; expected a GPU with "
+				  "MIG profiles like A100-80GB or H100-80GB",
+				  p->gpu->name);
 	if (v->n == 0 || v->n > 7)
-		return gp_located(ld->err, v->loc, "a MIG layout has 1 to 7 instances, not %zu", v->n);
+		return gp_located(ld->err, v->loc, "a MIG layout has 1 to 7 instances, not %zu",
+				  v->n);
 	struct sharing *sh = &p->sharing;
 	sh->layout = gp_xcalloc(v->n, sizeof *sh->layout);
 	sh->n_layout = v->n;
@@ -339,8 +349,8 @@ static int check_mig_layout(struct loader *ld, const struct ynode *item, struct 
 			for (size_t k = 0; k < p->gpu->n_mig && k < 16; k++)
 				names[k] = p->gpu->mig[k].name;
 			return it->kind == YNODE_SCALAR
-				       ? ld_unknown_word(ld, it->loc, "MIG profile", it->value, names,
-						      p->gpu->n_mig)
+				       ? ld_unknown_word(ld, it->loc, "MIG profile", it->value,
+							 names, p->gpu->n_mig)
 				       : ld_bad_value(ld, it, "MIG profile", "a name like 3g.40gb");
 		}
 		sh->layout[i] = mp;
@@ -350,8 +360,10 @@ static int check_mig_layout(struct loader *ld, const struct ynode *item, struct 
 		for (size_t k = 0; k <= i; k++)
 			same += sh->layout[k] == mp;
 		if (same > mp->max_instances)
-			return gp_located(ld->err, it->loc, "%s allows at most %d instance(s) of %s "
-					  "per GPU", p->gpu->name, mp->max_instances, mp->name);
+			return gp_located(ld->err, it->loc,
+					  "%s allows at most %d instance(s) of %s "
+					  "per GPU",
+					  p->gpu->name, mp->max_instances, mp->name);
 	}
 	if (compute > 7 || memory > 8)
 		return gp_located(ld->err, v->loc,
@@ -376,7 +388,6 @@ static int pool_startup(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_duration(ld, v, "startup", false, &((struct pool_spec *)obj)->startup);
 }
-
 
 /* --- autoscale and spot ------------------------------------------------------ */
 
@@ -467,19 +478,23 @@ static int pool_autoscale(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct pool_spec *p = obj;
 	struct autoscale_spec *a = &p->autoscale;
-	*a = (struct autoscale_spec){.on = true, .provision_time = -1,
-				     .unneeded_time = 10 * SIM_MINUTE, .threshold = 0.5,
+	*a = (struct autoscale_spec){.on = true,
+				     .provision_time = -1,
+				     .unneeded_time = 10 * SIM_MINUTE,
+				     .threshold = 0.5,
 				     .scan_interval = 10 * SIM_SECOND,
 				     .delay_after_add = 10 * SIM_MINUTE,
-				     .expander = EXPANDER_RANDOM, .loc = v->loc};
+				     .expander = EXPANDER_RANDOM,
+				     .loc = v->loc};
 	int rc = ld_walk_map(ld, v, "autoscale", AUTOSCALE_HINT, autoscale_rules,
 			     N_OF(autoscale_rules), a);
-	return rc ? rc : ld_require(ld, v, "max", "autoscale", "the largest number of nodes, like 4");
+	return rc ? rc
+		  : ld_require(ld, v, "max", "autoscale", "the largest number of nodes, like 4");
 }
 
 struct spot_load {
 	struct pool_spec *pool;
-	double discount;           /* -1: none */
+	double discount; /* -1: none */
 	bool has_price;
 	struct price price;
 };
@@ -515,8 +530,8 @@ static int interruption_notice(struct loader *ld, const struct ynode *v, void *o
 	return ld_get_duration(ld, v, "notice", false, &((struct spot_spec *)obj)->notice);
 }
 
-static const struct key_rule interruption_rules[] = {
-	{"rate", interruption_rate}, {"notice", interruption_notice}};
+static const struct key_rule interruption_rules[] = {{"rate", interruption_rate},
+						     {"notice", interruption_notice}};
 
 static int spot_interruption(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -535,8 +550,9 @@ static int pool_spot(struct loader *ld, const struct ynode *v, void *obj)
 	struct pool_spec *p = obj;
 	p->spot = (struct spot_spec){.on = true, .notice = 2 * SIM_MINUTE, .loc = v->loc};
 	struct spot_load sl = {.pool = p, .discount = -1};
-	int rc = ld_walk_map(ld, v, "spot", "a map like {discount: 0.7, interruption: {rate: 0.05/h}}",
-			     spot_rules, N_OF(spot_rules), &sl);
+	int rc = ld_walk_map(ld, v, "spot",
+			     "a map like {discount: 0.7, interruption: {rate: 0.05/h}}", spot_rules,
+			     N_OF(spot_rules), &sl);
 	if (rc)
 		return rc;
 	if (sl.has_price && sl.discount >= 0)
@@ -558,8 +574,8 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 		}
 		if (pr) {
 			p->price = (struct price){0, 0, 0};
-			int rc = ld_walk_map(ld, pr, "spot price", "", price_rules, N_OF(price_rules),
-					     &p->price);
+			int rc = ld_walk_map(ld, pr, "spot price", "", price_rules,
+					     N_OF(price_rules), &p->price);
 			if (rc)
 				return rc;
 		}
@@ -574,10 +590,13 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 	if (a->provision_time < 0)
 		a->provision_time = p->startup;
 	if (a->min > a->max)
-		return gp_located(ld->err, a->loc, "autoscale min %d is above max %d; expected "
-				  "min <= max", (int)a->min, (int)a->max);
+		return gp_located(ld->err, a->loc,
+				  "autoscale min %d is above max %d; expected "
+				  "min <= max",
+				  (int)a->min, (int)a->max);
 	if (p->nodes < a->min || p->nodes > a->max)
-		return gp_located(ld->err, nodes->loc, "nodes %d is outside autoscale's [%d, %d]; "
+		return gp_located(ld->err, nodes->loc,
+				  "nodes %d is outside autoscale's [%d, %d]; "
 				  "expected the initial size between min and max",
 				  (int)p->nodes, (int)a->min, (int)a->max);
 	if (p->powered_in_windows)
@@ -600,12 +619,12 @@ static int check_expanders(struct loader *ld)
 					  "expander %s differs from %s (pool %s); expected one "
 					  "expander for the cluster's autoscaler",
 					  ld_expander_names[p->autoscale.expander],
-					  ld_expander_names[first->autoscale.expander], first->name);
+					  ld_expander_names[first->autoscale.expander],
+					  first->name);
 		first = first ? first : p;
 	}
 	return GP_OK;
 }
-
 
 /* trace: an openb node list in place of nodes, gpu, gpus_per_node, cpu and
  * memory; the entry becomes one pool per node shape (ld_openb_expand_pools). */
@@ -613,8 +632,10 @@ static int pool_trace(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct pool_spec *p = obj;
 	char *path = NULL;
-	int rc = ld_get_string(ld, v, "trace", "a path to an openb node list like "
-			    "openb_node_list_gpu_node.csv", &path);
+	int rc = ld_get_string(ld, v, "trace",
+			       "a path to an openb node list like "
+			       "openb_node_list_gpu_node.csv",
+			       &path);
 	if (rc)
 		return rc;
 	free(p->trace_path);
@@ -641,11 +662,12 @@ static int check_openb_pool(struct loader *ld, const struct ynode *item, struct 
 			if (!strcmp(item->keys[i], from_list[k]))
 				return gp_located(ld->err, item->key_locs[i],
 						  "%s comes from the node list (one node per row); "
-						  "expected no %s with a trace", item->keys[i],
-						  item->keys[i]);
+						  "expected no %s with a trace",
+						  item->keys[i], item->keys[i]);
 	int rc = ld_require(ld, item, "format", "pool", "format: openb beside the trace");
 	if (!rc && p->sharing.mode == SHARING_MIG)
-		return gp_located(ld->err, p->sharing.loc, "an openb node list shares GPUs by milli; "
+		return gp_located(ld->err, p->sharing.loc,
+				  "an openb node list shares GPUs by milli; "
 				  "expected sharing fractional or exclusive");
 	if (!ynode_get(item, "sharing"))
 		p->sharing.mode = SHARING_FRACTIONAL;
@@ -676,7 +698,8 @@ static int cpu_only_pool(struct loader *ld, const struct ynode *item, struct poo
 	if (!v)
 		v = ynode_get(item, "sharing");
 	if (v)
-		return gp_located(ld->err, v->loc, "a pool with gpus_per_node: 0 has no GPUs; "
+		return gp_located(ld->err, v->loc,
+				  "a pool with gpus_per_node: 0 has no GPUs; "
 				  "expected no gpu or sharing");
 	p->gpu = &no_gpu;
 	return GP_OK;
@@ -691,7 +714,8 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 	if (!rc)
 		rc = ld_require(ld, item, "name", "pool", "a name like batch");
 	if (!rc && p->trace_path && (p->autoscale.on || p->spot.on))
-		return gp_located(ld->err, item->loc, "an openb node list is a fixed set of nodes; "
+		return gp_located(ld->err, item->loc,
+				  "an openb node list is a fixed set of nodes; "
 				  "expected no autoscale or spot beside a trace");
 	if (!rc && p->trace_path)
 		return check_openb_pool(ld, item, p);
@@ -735,10 +759,11 @@ static int expand_openb_pools(struct loader *ld)
 		widen_request(ld, &sc->pools[i]);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(sc->pools[j].name, sc->pools[i].name))
-				return gp_located(ld->err, sc->pools[i].loc,
-						  "pool name '%s' (of an openb node list) is also the "
-						  "name of the pool at line %d; expected distinct names",
-						  sc->pools[i].name, sc->pools[j].loc.line);
+				return gp_located(
+					ld->err, sc->pools[i].loc,
+					"pool name '%s' (of an openb node list) is also the "
+					"name of the pool at line %d; expected distinct names",
+					sc->pools[i].name, sc->pools[j].loc.line);
 	}
 	return rc;
 }
@@ -761,7 +786,7 @@ int ld_load_pools(struct loader *ld, const struct ynode *v)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(sc->pools[j].name, p->name))
 				return ld_duplicate(ld, v->items[i], "pool", p->name,
-						 sc->pools[j].loc);
+						    sc->pools[j].loc);
 		if (p->gpus_per_node > ld->widest_node)
 			ld->widest_node = p->gpus_per_node;
 		widen_request(ld, p);
@@ -769,4 +794,3 @@ int ld_load_pools(struct loader *ld, const struct ynode *v)
 	rc = check_expanders(ld);
 	return rc ? rc : expand_openb_pools(ld);
 }
-

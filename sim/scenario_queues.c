@@ -7,7 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-
 #include "scenario_int.h"
 
 /* --- queues, scheduler, output ------------------------------------------- */
@@ -40,8 +39,10 @@ static int quota_amount(struct loader *ld, const char *key, const struct ynode *
 	if (!strcmp(key, "cpu") || !strcmp(key, "nvidia.com/gpu") ||
 	    !strncmp(key, "nvidia.com/mig-", 15))
 		return ld_get_amount(ld, v, key, "an amount >= 0, like 4", out);
-	return gp_located(ld->err, v->loc, "unknown resource '%s'; expected nvidia.com/gpu, "
-			  "nvidia.com/mig-<profile>, cpu or memory", key);
+	return gp_located(ld->err, v->loc,
+			  "unknown resource '%s'; expected nvidia.com/gpu, "
+			  "nvidia.com/mig-<profile>, cpu or memory",
+			  key);
 }
 
 static struct quota_entry *quota_line(struct queue_spec *q, const char *resource)
@@ -60,7 +61,7 @@ static int quota_map(struct loader *ld, const struct ynode *v, struct queue_spec
 {
 	if (v->kind != YNODE_MAP)
 		return ld_bad_value(ld, v, limit ? "borrowing_limit" : "quota",
-				 "a map like {nvidia.com/gpu: 4}");
+				    "a map like {nvidia.com/gpu: 4}");
 	for (size_t i = 0; i < v->n; i++) {
 		double amount;
 		int rc = quota_amount(ld, v->keys[i], v->items[i], &amount);
@@ -113,13 +114,16 @@ static const struct key_rule preemption_rules[] = {
 static int queue_preemption(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_walk_map(ld, v, "preemption", "a map like {reclaim_within_cohort: Any}",
-			preemption_rules, N_OF(preemption_rules), obj);
+			   preemption_rules, N_OF(preemption_rules), obj);
 }
 
 static const struct key_rule queue_rules[] = {
-	{"name", queue_name},   {"strategy", queue_strategy},
-	{"cohort", queue_cohort}, {"quota", queue_quota},
-	{"borrowing_limit", queue_borrowing_limit}, {"preemption", queue_preemption},
+	{"name", queue_name},
+	{"strategy", queue_strategy},
+	{"cohort", queue_cohort},
+	{"quota", queue_quota},
+	{"borrowing_limit", queue_borrowing_limit},
+	{"preemption", queue_preemption},
 };
 
 /* A borrowing limit needs a quota to borrow beyond, and a cohort to borrow from. */
@@ -128,11 +132,15 @@ static int check_queue(struct loader *ld, const struct queue_spec *q)
 	for (size_t i = 0; i < q->n_quota; i++) {
 		const struct quota_entry *e = &q->quota[i];
 		if (isinf(e->nominal))
-			return gp_located(ld->err, e->loc, "borrowing_limit for %s without a quota "
-					  "for it; expected %s in quota too", e->resource, e->resource);
+			return gp_located(ld->err, e->loc,
+					  "borrowing_limit for %s without a quota "
+					  "for it; expected %s in quota too",
+					  e->resource, e->resource);
 		if (!isinf(e->borrowing_limit) && !q->cohort)
-			return gp_located(ld->err, e->loc, "borrowing_limit without a cohort to "
-					  "borrow from; expected cohort: NAME in queue %s", q->name);
+			return gp_located(ld->err, e->loc,
+					  "borrowing_limit without a cohort to "
+					  "borrow from; expected cohort: NAME in queue %s",
+					  q->name);
 	}
 	return GP_OK;
 }
@@ -142,7 +150,7 @@ int ld_load_queues(struct loader *ld, const struct ynode *v)
 	struct scenario *sc = ld->sc;
 	size_t n = v ? v->n : 0;
 	int rc = v ? ld_expect_list(ld, v, "queues",
-				 "a list like [{name: team-a, strategy: StrictFIFO}]")
+				    "a list like [{name: team-a, strategy: StrictFIFO}]")
 		   : GP_OK;
 	if (rc)
 		return rc;
@@ -153,8 +161,8 @@ int ld_load_queues(struct loader *ld, const struct ynode *v)
 		struct queue_spec *q = &sc->queues[i];
 		q->loc = item->loc;
 		rc = ld_walk_map(ld, item, "queue",
-			      "a map like {name: team-a, strategy: BestEffortFIFO}", queue_rules,
-			      N_OF(queue_rules), q);
+				 "a map like {name: team-a, strategy: BestEffortFIFO}", queue_rules,
+				 N_OF(queue_rules), q);
 		if (!rc)
 			rc = ld_require(ld, item, "name", "queue", "a name like team-a");
 		if (!rc)
@@ -182,8 +190,8 @@ static const char *const scoring_names[] = {"MostAllocated", "LeastAllocated",
 static const char *const score_resource_names[SCORE_RESOURCES] = {"nvidia.com/gpu", "cpu",
 								  "memory"};
 
-#define SCORING_HINT                                                                         \
-	"MostAllocated, LeastAllocated, or a map like {type: LeastAllocated, resources: "   \
+#define SCORING_HINT                                                                      \
+	"MostAllocated, LeastAllocated, or a map like {type: LeastAllocated, resources: " \
 	"[{name: cpu, weight: 1}, {name: memory, weight: 1}]}"
 
 static int sched_order(struct loader *ld, const struct ynode *v, void *obj)
@@ -203,7 +211,7 @@ static int strategy_type(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 struct resource_item {
-	int name;       /* enum score_resource; -1 until read */
+	int name; /* enum score_resource; -1 until read */
 	int64_t weight;
 };
 
@@ -228,20 +236,23 @@ static int strategy_resources(struct loader *ld, const struct ynode *v, void *ob
 	struct scoring_spec *s = obj;
 	int rc = ld_expect_list(ld, v, "resources", "a list like [{name: cpu, weight: 1}]");
 	if (!rc && v->n == 0)
-		return gp_located(ld->err, v->loc, "resources is empty; expected at least one of "
+		return gp_located(ld->err, v->loc,
+				  "resources is empty; expected at least one of "
 				  "nvidia.com/gpu, cpu, memory");
 	memset(s->weight, 0, sizeof s->weight);
 	for (size_t i = 0; i < v->n && !rc; i++) {
 		struct resource_item it = {-1, 1};
-		rc = ld_walk_map(ld, v->items[i], "scored resource", "a map like {name: cpu, weight: 1}",
-				 resource_rules, N_OF(resource_rules), &it);
+		rc = ld_walk_map(ld, v->items[i], "scored resource",
+				 "a map like {name: cpu, weight: 1}", resource_rules,
+				 N_OF(resource_rules), &it);
 		if (!rc)
 			rc = ld_require(ld, v->items[i], "name", "scored resource",
 					"nvidia.com/gpu, cpu or memory");
 		if (!rc && s->weight[it.name])
-			return gp_located(ld->err, v->items[i]->loc,
-					  "resource %s is listed twice; expected each resource once",
-					  score_resource_names[it.name]);
+			return gp_located(
+				ld->err, v->items[i]->loc,
+				"resource %s is listed twice; expected each resource once",
+				score_resource_names[it.name]);
 		if (!rc)
 			s->weight[it.name] = (int32_t)it.weight;
 	}
@@ -271,15 +282,17 @@ static const struct key_rule point_rules[] = {{"utilization", point_utilization}
 static int ratio_shape(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct scoring_spec *s = obj;
-	int rc = ld_expect_list(ld, v, "shape", "a list like [{utilization: 0, score: 0}, "
+	int rc = ld_expect_list(ld, v, "shape",
+				"a list like [{utilization: 0, score: 0}, "
 				"{utilization: 100, score: 10}]");
 	if (!rc && (v->n == 0 || v->n > SCORING_MAX_SHAPE))
-		return gp_located(ld->err, v->loc, "shape has %zu points; expected 1 to %d",
-				  v->n, SCORING_MAX_SHAPE);
+		return gp_located(ld->err, v->loc, "shape has %zu points; expected 1 to %d", v->n,
+				  SCORING_MAX_SHAPE);
 	for (size_t i = 0; i < v->n && !rc; i++) {
 		struct scoring_point *pt = &s->shape[i];
-		rc = ld_walk_map(ld, v->items[i], "shape point", "a map like {utilization: 50, score: 5}",
-				 point_rules, N_OF(point_rules), pt);
+		rc = ld_walk_map(ld, v->items[i], "shape point",
+				 "a map like {utilization: 50, score: 5}", point_rules,
+				 N_OF(point_rules), pt);
 		if (!rc)
 			rc = ld_require(ld, v->items[i], "utilization", "shape point", "0 to 100");
 		if (!rc)
@@ -287,7 +300,8 @@ static int ratio_shape(struct loader *ld, const struct ynode *v, void *obj)
 		if (!rc && i > 0 && pt->utilization <= s->shape[i - 1].utilization)
 			return gp_located(ld->err, v->items[i]->loc,
 					  "utilization %d does not increase; expected points in "
-					  "increasing utilization", (int)pt->utilization);
+					  "increasing utilization",
+					  (int)pt->utilization);
 		s->n_shape = (int32_t)i + 1;
 	}
 	return rc;
@@ -299,8 +313,9 @@ static int strategy_ratio(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int rc = ld_walk_map(ld, v, "requestedToCapacityRatio", "a map like {shape: [...]}",
 			     ratio_rules, N_OF(ratio_rules), obj);
-	return rc ? rc : ld_require(ld, v, "shape", "requestedToCapacityRatio",
-				    "a list of {utilization, score}");
+	return rc ? rc
+		  : ld_require(ld, v, "shape", "requestedToCapacityRatio",
+			       "a list of {utilization, score}");
 }
 
 static const struct key_rule strategy_rules[] = {
@@ -331,15 +346,18 @@ static int sched_scoring(struct loader *ld, const struct ynode *v, void *obj)
 	if (v->kind != YNODE_MAP)
 		return ld_bad_value(ld, v, "scoring", SCORING_HINT);
 	scoring_default(s);
-	int rc = ld_walk_map(ld, v, "scoring", SCORING_HINT, strategy_rules, N_OF(strategy_rules), s);
+	int rc = ld_walk_map(ld, v, "scoring", SCORING_HINT, strategy_rules, N_OF(strategy_rules),
+			     s);
 	if (rc)
 		return rc;
 	const struct ynode *ratio = ynode_get(v, "requestedToCapacityRatio");
 	if (s->type == SCORING_REQUESTED_TO_CAPACITY_RATIO && !ratio)
-		return gp_located(ld->err, v->loc, "type RequestedToCapacityRatio needs "
+		return gp_located(ld->err, v->loc,
+				  "type RequestedToCapacityRatio needs "
 				  "requestedToCapacityRatio: {shape: [{utilization, score}, ...]}");
 	if (s->type != SCORING_REQUESTED_TO_CAPACITY_RATIO && ratio)
-		return gp_located(ld->err, ratio->loc, "requestedToCapacityRatio applies to type "
+		return gp_located(ld->err, ratio->loc,
+				  "requestedToCapacityRatio applies to type "
 				  "RequestedToCapacityRatio only; expected no shape with type %s",
 				  scoring_names[s->type]);
 	return GP_OK;
@@ -355,8 +373,8 @@ void scenario_scoring_name(const struct scoring_spec *s, char *buf, size_t len)
 	const char *sep = "(";
 	for (int r = 0; r < SCORE_RESOURCES; r++)
 		if (s->weight[r] && n < len) {
-			n += (size_t)snprintf(buf + n, len - n, "%s%s:%d", sep, score_resource_names[r],
-					      (int)s->weight[r]);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s:%d", sep,
+					      score_resource_names[r], (int)s->weight[r]);
 			sep = ",";
 		}
 	if (n < len)
@@ -420,22 +438,27 @@ int ld_load_cohorts(struct loader *ld, const struct ynode *v)
 	for (size_t i = 0; i < v->n && !rc; i++) {
 		struct cohort_spec *c = &sc->cohorts[sc->n_cohorts++];
 		c->loc = v->items[i]->loc;
-		rc = ld_walk_map(ld, v->items[i], "cohort", "a map like {name: org, parent: company}",
-			      cohort_rules, N_OF(cohort_rules), c);
+		rc = ld_walk_map(ld, v->items[i], "cohort",
+				 "a map like {name: org, parent: company}", cohort_rules,
+				 N_OF(cohort_rules), c);
 		if (!rc)
 			rc = ld_require(ld, v->items[i], "name", "cohort", "a name like org");
 	}
 	for (size_t i = 0; i < sc->n_cohorts && !rc; i++) {
 		const struct cohort_spec *c = &sc->cohorts[i];
 		if (c->parent && ld_cohort_index(sc, c->parent) < 0)
-			return gp_located(ld->err, c->loc, "cohort %s has an unknown parent '%s'; "
-					  "expected a cohort of the cohorts list", c->name, c->parent);
+			return gp_located(ld->err, c->loc,
+					  "cohort %s has an unknown parent '%s'; "
+					  "expected a cohort of the cohorts list",
+					  c->name, c->parent);
 		size_t steps = 0;
 		for (int k = (int)i; k >= 0 && sc->cohorts[k].parent; steps++) {
 			if (steps > sc->n_cohorts)
-				return gp_located(ld->err, c->loc, "cohort %s is its own ancestor (a "
-						  "cohort loop); expected parents that end at a root",
-						  c->name);
+				return gp_located(
+					ld->err, c->loc,
+					"cohort %s is its own ancestor (a "
+					"cohort loop); expected parents that end at a root",
+					c->name);
 			k = ld_cohort_index(sc, sc->cohorts[k].parent);
 		}
 	}

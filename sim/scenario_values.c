@@ -31,7 +31,7 @@ int ld_bad_value(struct loader *ld, const struct ynode *v, const char *what, con
 
 /* "a, b or c" into buf. */
 const char *ld_join(char *buf, size_t size, const char *const *words, size_t n,
-			const char *last_sep)
+		    const char *last_sep)
 {
 	size_t used = 0;
 	buf[0] = '\0';
@@ -44,7 +44,7 @@ const char *ld_join(char *buf, size_t size, const char *const *words, size_t n,
 
 /* An unknown word among names: suggest the closest, else list them all. */
 int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, const char *word,
-			const char *const *names, size_t n)
+		    const char *const *names, size_t n)
 {
 	/* A name the word begins ("H100" for "H100-80GB") is the likelier meaning
 	 * than one a few edits away ("A10"). */
@@ -64,7 +64,7 @@ int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, cons
 }
 
 int ld_require(struct loader *ld, const struct ynode *map, const char *key, const char *what,
-		   const char *hint)
+	       const char *hint)
 {
 	if (ynode_get(map, key))
 		return GP_OK;
@@ -93,7 +93,7 @@ int ld_get_text(struct loader *ld, const struct ynode *v, const char *what, char
 
 /* A non-empty string. */
 int ld_get_string(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
-		      char **out)
+		  char **out)
 {
 	if (v->kind != YNODE_SCALAR || ld_is_null(v))
 		return ld_bad_value(ld, v, what, hint);
@@ -130,7 +130,7 @@ int ld_get_scenario_name(struct loader *ld, const struct ynode *v, char **out)
 {
 	if (v->kind != YNODE_SCALAR || ld_is_null(v) || !name_chars(v->value, true))
 		return ld_bad_value(ld, v, "name",
-				 "letters, digits, '.', '_' or '-', like eval-window");
+				    "letters, digits, '.', '_' or '-', like eval-window");
 	if (check_name_length(ld, v, "a name"))
 		return GP_EINPUT;
 	*out = gp_xstrdup(v->value);
@@ -154,8 +154,8 @@ int ld_get_item_name(struct loader *ld, const struct ynode *v, const char *what,
 	return GP_OK;
 }
 
-int ld_get_int(struct loader *ld, const struct ynode *v, const char *what, int64_t lo,
-		   int64_t hi, int64_t *out)
+int ld_get_int(struct loader *ld, const struct ynode *v, const char *what, int64_t lo, int64_t hi,
+	       int64_t *out)
 {
 	char hint[96];
 	if (hi == INT64_MAX)
@@ -170,15 +170,15 @@ int ld_get_int(struct loader *ld, const struct ynode *v, const char *what, int64
 
 /* A number >= 0 (cores, prices). */
 int ld_get_amount(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
-		      double *out)
+		  double *out)
 {
 	if (v->kind != YNODE_SCALAR || units_number(v->value, out) || *out < 0)
 		return ld_bad_value(ld, v, what, hint);
 	return GP_OK;
 }
 
-int ld_get_positive(struct loader *ld, const struct ynode *v, const char *what,
-			const char *hint, double *out)
+int ld_get_positive(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
+		    double *out)
 {
 	if (v->kind != YNODE_SCALAR || units_number(v->value, out) || !(*out > 0))
 		return ld_bad_value(ld, v, what, hint);
@@ -193,7 +193,7 @@ int ld_get_fraction(struct loader *ld, const struct ynode *v, const char *what, 
 }
 
 int ld_get_duration(struct loader *ld, const struct ynode *v, const char *what, bool positive,
-			sim_time *out)
+		    sim_time *out)
 {
 	if (v->kind != YNODE_SCALAR || units_duration(v->value, out))
 		return ld_bad_value(ld, v, what, UNITS_HINT_DURATION);
@@ -210,9 +210,11 @@ int ld_get_size(struct loader *ld, const struct ynode *v, const char *what, doub
 		return ld_bad_value(ld, v, what, UNITS_HINT_SIZE);
 	size_t n = strlen(v->value);
 	if (*out > 0 && *out < 1048576 && n && isdigit((unsigned char)v->value[n - 1]))
-		return gp_located(ld->err, v->loc, "invalid %s '%s': a bare number is bytes, and %s "
-				  "bytes is under a MiB; expected %s (write %sB if bytes are meant)",
-				  what, v->value, v->value, UNITS_HINT_SIZE, v->value);
+		return gp_located(
+			ld->err, v->loc,
+			"invalid %s '%s': a bare number is bytes, and %s "
+			"bytes is under a MiB; expected %s (write %sB if bytes are meant)",
+			what, v->value, v->value, UNITS_HINT_SIZE, v->value);
 	return GP_OK;
 }
 
@@ -240,7 +242,7 @@ int ld_get_clock(struct loader *ld, const struct ynode *v, const char *what, sim
 
 /* One of names (exact spelling; the hint forgives case). */
 int ld_get_enum(struct loader *ld, const struct ynode *v, const char *what,
-		    const char *const *names, size_t n, int *out)
+		const char *const *names, size_t n, int *out)
 {
 	char list[256];
 	if (v->kind != YNODE_SCALAR)
@@ -255,7 +257,7 @@ int ld_get_enum(struct loader *ld, const struct ynode *v, const char *what,
 }
 
 int ld_get_gpu_type(struct loader *ld, const struct ynode *v, const char *what,
-			const struct gpu_type **out)
+		    const struct gpu_type **out)
 {
 	if (v->kind != YNODE_SCALAR || ld_is_null(v))
 		return ld_bad_value(ld, v, what, "a catalog GPU type like A100-80GB");
@@ -296,14 +298,14 @@ static bool dns_subdomain_ok(const char *s, size_t n)
 	return true;
 }
 
-#define LABEL_KEY_HINT                                                                             \
-	"an optional DNS prefix and '/', then up to 63 letters, digits, '-', '_' or '.' "          \
+#define LABEL_KEY_HINT                                                                    \
+	"an optional DNS prefix and '/', then up to 63 letters, digits, '-', '_' or '.' " \
 	"starting and ending with a letter or digit, like topology.kubernetes.io/zone"
 
 /* A label, taint or toleration key, as the Kubernetes API server checks it:
  * the scheduler could never match a key the API would have refused. */
-int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what,
-			   const char *where, const char *key)
+int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what, const char *where,
+		       const char *key)
 {
 	const char *slash = strchr(key, '/');
 	bool ok = slash ? dns_subdomain_ok(key, (size_t)(slash - key)) &&
@@ -311,17 +313,17 @@ int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what,
 			: label_name_ok(key, strlen(key));
 	if (ok)
 		return GP_OK;
-	return gp_located(ld->err, loc, "invalid %s '%s' in %s; expected " LABEL_KEY_HINT, what, key,
-			  where);
+	return gp_located(ld->err, loc, "invalid %s '%s' in %s; expected " LABEL_KEY_HINT, what,
+			  key, where);
 }
 
 /* A map of string to string (labels, node selectors). */
 int ld_get_kv_map(struct loader *ld, const struct ynode *v, const char *what, struct kv **out,
-		      size_t *n)
+		  size_t *n)
 {
 	if (v->kind != YNODE_MAP)
 		return ld_bad_value(ld, v, what,
-				 "a map like {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}");
+				    "a map like {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}");
 	*out = gp_xcalloc(v->n, sizeof **out);
 	*n = v->n;
 	for (size_t i = 0; i < v->n; i++) {
@@ -373,7 +375,7 @@ static int unknown_key(struct loader *ld, const struct ynode *map, size_t i, con
 
 /* Checks map against rules and calls the handler of each key with obj. */
 int ld_walk_map(struct loader *ld, const struct ynode *map, const char *what, const char *hint,
-		    const struct key_rule *rules, size_t n, void *obj)
+		const struct key_rule *rules, size_t n, void *obj)
 {
 	if (map->kind != YNODE_MAP)
 		return ld_bad_value(ld, map, what, hint);
@@ -397,8 +399,8 @@ int ld_walk_map(struct loader *ld, const struct ynode *map, const char *what, co
 }
 
 /* For a key that is valid only with some other setting: "KEY does not apply to WHAT". */
-int ld_only_keys(struct loader *ld, const struct ynode *map, const char *const *allowed,
-		     size_t n, const char *what)
+int ld_only_keys(struct loader *ld, const struct ynode *map, const char *const *allowed, size_t n,
+		 const char *what)
 {
 	for (size_t i = 0; i < map->n; i++) {
 		bool ok = false;
@@ -422,8 +424,8 @@ int ld_expect_list(struct loader *ld, const struct ynode *v, const char *what, c
 	return v->kind == YNODE_SEQ ? GP_OK : ld_bad_value(ld, v, what, hint);
 }
 
-int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what,
-		     const char *name, struct srcloc first)
+int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what, const char *name,
+		 struct srcloc first)
 {
 	const struct ynode *v = ynode_get(item, "name");
 	return gp_located(ld->err, v ? v->loc : item->loc,
@@ -431,7 +433,6 @@ int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what,
 			  "unique names",
 			  what, name, first.line, first.col);
 }
-
 
 int ld_get_rate(struct loader *ld, const struct ynode *v, const char *what, double *per_second)
 {

@@ -16,13 +16,12 @@
 
 /* --- workloads ------------------------------------------------------------ */
 
-#define WORKLOAD_HINT                                                                              \
+#define WORKLOAD_HINT \
 	"a map like {name: eval, count: 4, arrival: {at: \"12:00\"}, gpus: 2, duration: 1h}"
-#define ARRIVAL_HINT "{at: \"12:00\"}, {process: poisson, rate: 10/h} or {trace: PATH, format: csv}"
+#define ARRIVAL_HINT  "{at: \"12:00\"}, {process: poisson, rate: 10/h} or {trace: PATH, format: csv}"
 #define DURATION_HINT UNITS_HINT_DURATION ", or {dist: exponential, mean: 1h}"
 
 static const char *const kind_names[] = {"batch", "inference"};
-
 
 static int workload_kind(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -62,7 +61,7 @@ static int workload_gpus(struct loader *ld, const struct ynode *v, void *obj)
 		if (!strcmp(v->keys[0], "mig")) {
 			w->request = REQUEST_MIG;
 			return ld_get_string(ld, v->items[0], "MIG profile", "a name like 3g.40gb",
-					  &w->mig_profile);
+					     &w->mig_profile);
 		}
 		w->request = REQUEST_MILLI;
 		rc = ld_get_int(ld, v->items[0], "milli", 1, 1000, &g);
@@ -90,8 +89,9 @@ static int workload_model(struct loader *ld, const struct ynode *v, void *obj)
 	size_t n = catalog_model_count();
 	for (size_t i = 0; i < n && i < 16; i++)
 		names[i] = catalog_model_at(i)->name;
-	return v->kind == YNODE_SCALAR ? ld_unknown_word(ld, v->loc, "model", v->value, names, n)
-				       : ld_bad_value(ld, v, "model", "a catalog model like llama-2-13b");
+	return v->kind == YNODE_SCALAR
+		       ? ld_unknown_word(ld, v->loc, "model", v->value, names, n)
+		       : ld_bad_value(ld, v, "model", "a catalog model like llama-2-13b");
 }
 
 static int workload_quantization(struct loader *ld, const struct ynode *v, void *obj)
@@ -112,12 +112,14 @@ static int restart_limit(struct loader *ld, const struct ynode *v, void *obj)
 
 static int restart_backoff(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_duration(ld, v, "backoff", false, &((struct workload_spec *)obj)->restart_backoff);
+	return ld_get_duration(ld, v, "backoff", false,
+			       &((struct workload_spec *)obj)->restart_backoff);
 }
 
 static int workload_checkpoint(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_duration(ld, v, "checkpoint", true, &((struct workload_spec *)obj)->checkpoint);
+	return ld_get_duration(ld, v, "checkpoint", true,
+			       &((struct workload_spec *)obj)->checkpoint);
 }
 
 static int workload_startup(struct loader *ld, const struct ynode *v, void *obj)
@@ -143,8 +145,8 @@ static int quality_pass_rate(struct loader *ld, const struct ynode *v, void *obj
 		enum quant q;
 		double p;
 		if (footprint_quant_parse(v->keys[i], &q))
-			return ld_unknown_word(ld, v->key_locs[i], "quantization", v->keys[i], quant_names,
-					    QUANT_COUNT);
+			return ld_unknown_word(ld, v->key_locs[i], "quantization", v->keys[i],
+					       quant_names, QUANT_COUNT);
 		int rc = get_pass_rate(ld, v->items[i], &p);
 		if (rc)
 			return rc;
@@ -157,7 +159,7 @@ static const struct key_rule quality_rules[] = {{"pass_rate", quality_pass_rate}
 static int workload_quality(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_walk_map(ld, v, "quality", "a map like {pass_rate: 0.99}", quality_rules,
-			N_OF(quality_rules), obj);
+			   N_OF(quality_rules), obj);
 }
 
 /* A per-quantization pass rate needs the workload's quantization (fp16 without one). */
@@ -166,14 +168,18 @@ static int derive_quality(struct loader *ld, const struct ynode *item, struct wo
 	const struct ynode *rates = ynode_get(ynode_get(item, "quality"), "pass_rate");
 	if (!rates || rates->kind != YNODE_MAP)
 		return GP_OK;
-	const char *want = footprint_quant_name(w->model ? (enum quant)w->quantization : QUANT_FP16);
+	const char *want =
+		footprint_quant_name(w->model ? (enum quant)w->quantization : QUANT_FP16);
 	for (size_t i = 0; i < rates->n; i++) {
 		enum quant q;
-		if (!footprint_quant_parse(rates->keys[i], &q) && !strcmp(footprint_quant_name(q), want))
+		if (!footprint_quant_parse(rates->keys[i], &q) &&
+		    !strcmp(footprint_quant_name(q), want))
 			return get_pass_rate(ld, rates->items[i], &w->pass_rate);
 	}
-	return gp_located(ld->err, rates->loc, "pass_rate has no entry for %s; expected one for "
-			  "the workload's quantization", want);
+	return gp_located(ld->err, rates->loc,
+			  "pass_rate has no entry for %s; expected one for "
+			  "the workload's quantization",
+			  want);
 }
 
 static const struct key_rule restart_rules[] = {{"limit", restart_limit},
@@ -182,7 +188,7 @@ static const struct key_rule restart_rules[] = {{"limit", restart_limit},
 static int workload_restart(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_walk_map(ld, v, "restart", "a map like {limit: 6, backoff: 10s}", restart_rules,
-			N_OF(restart_rules), obj);
+			   N_OF(restart_rules), obj);
 }
 
 /* Distribution parameters by kind (index = enum dist_kind). */
@@ -211,8 +217,8 @@ int ld_dist_kind(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
-static int ld_dist_seconds(struct loader *ld, const struct ynode *v, const char *what, bool positive,
-			double *out)
+static int ld_dist_seconds(struct loader *ld, const struct ynode *v, const char *what,
+			   bool positive, double *out)
 {
 	sim_time t;
 	int rc = ld_get_duration(ld, v, what, positive, &t);
@@ -242,8 +248,10 @@ int ld_dist_sigma(struct loader *ld, const struct ynode *v, void *obj)
 	/* Past 5 the median is under mean / 268,000: nearly every draw is a job of
 	 * no length, and the few others carry the whole mean. */
 	if (!rc && *sigma > DIST_MAX_SIGMA)
-		return gp_located(ld->err, v->loc, "sigma %s is above %g: nearly every job would "
-				  "last no time; expected a sigma like 0.5", v->value, DIST_MAX_SIGMA);
+		return gp_located(ld->err, v->loc,
+				  "sigma %s is above %g: nearly every job would "
+				  "last no time; expected a sigma like 0.5",
+				  v->value, DIST_MAX_SIGMA);
 	return rc;
 }
 
@@ -253,9 +261,10 @@ int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj)
 	int rc = ld_get_positive(ld, v, "shape", ld_dist_param_hint("shape"), shape);
 	/* Below 0.01 almost every gamma draw underflows to zero. */
 	if (!rc && (*shape < DIST_MIN_SHAPE || *shape > DIST_MAX_SHAPE))
-		return gp_located(ld->err, v->loc, "shape %s is outside [%g, %g]: the draws "
-				  "underflow to jobs of no length; expected a shape like 2", v->value,
-				  DIST_MIN_SHAPE, DIST_MAX_SHAPE);
+		return gp_located(ld->err, v->loc,
+				  "shape %s is outside [%g, %g]: the draws "
+				  "underflow to jobs of no length; expected a shape like 2",
+				  v->value, DIST_MIN_SHAPE, DIST_MAX_SHAPE);
 	return rc;
 }
 
@@ -268,7 +277,8 @@ static int load_dist(struct loader *ld, const struct ynode *v, struct dist *d)
 {
 	int rc = ld_walk_map(ld, v, "duration", DURATION_HINT, dist_rules, N_OF(dist_rules), d);
 	if (!rc)
-		rc = ld_require(ld, v, "dist", "duration", "exponential, lognormal, gamma or uniform");
+		rc = ld_require(ld, v, "dist", "duration",
+				"exponential, lognormal, gamma or uniform");
 	if (rc)
 		return rc;
 	const char *const *params = ld_dist_params[d->kind];
@@ -311,8 +321,8 @@ static int workload_deadline(struct loader *ld, const struct ynode *v, void *obj
 		return ld_get_clock(ld, v, "deadline", &w->deadline);
 	}
 	w->deadline_kind = DEADLINE_WITHIN;
-	int rc = ld_walk_map(ld, v, "deadline", UNITS_HINT_CLOCK ", or {within: 5h}", deadline_rules,
-			  N_OF(deadline_rules), w);
+	int rc = ld_walk_map(ld, v, "deadline", UNITS_HINT_CLOCK ", or {within: 5h}",
+			     deadline_rules, N_OF(deadline_rules), w);
 	return rc ? rc : ld_require(ld, v, "within", "deadline", UNITS_HINT_DURATION);
 }
 
@@ -334,7 +344,7 @@ static int workload_vram(struct loader *ld, const struct ynode *v, void *obj)
 static int workload_cpu(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_amount(ld, v, "cpu", "a number of cores >= 0, like 8",
-			  &((struct workload_spec *)obj)->cpu);
+			     &((struct workload_spec *)obj)->cpu);
 }
 
 static int workload_memory(struct loader *ld, const struct ynode *v, void *obj)
@@ -378,7 +388,7 @@ static int toleration_value(struct loader *ld, const struct ynode *v, void *obj)
 static int toleration_effect(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_enum(ld, v, "toleration effect", ld_effect_names, N_OF(ld_effect_names),
-			&((struct toleration *)obj)->effect);
+			   &((struct toleration *)obj)->effect);
 }
 
 static const struct key_rule toleration_rules[] = {
@@ -416,9 +426,9 @@ static int load_toleration(struct loader *ld, const struct ynode *item, struct t
 static int workload_tolerations(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct workload_spec *w = obj;
-	int rc =
-		ld_expect_list(ld, v, "tolerations",
-			    "a list like [{key: dedicated, operator: Exists, effect: NoSchedule}]");
+	int rc = ld_expect_list(
+		ld, v, "tolerations",
+		"a list like [{key: dedicated, operator: Exists, effect: NoSchedule}]");
 	if (rc)
 		return rc;
 	w->tolerations = gp_xcalloc(v->n, sizeof *w->tolerations);
@@ -431,7 +441,8 @@ static int workload_tolerations(struct loader *ld, const struct ynode *v, void *
 static int workload_gpu_spec(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct workload_spec *w = obj;
-	int rc = ld_expect_list(ld, v, "gpu_spec", "a list of GPU types like [A100-80GB, H100-80GB]");
+	int rc = ld_expect_list(ld, v, "gpu_spec",
+				"a list of GPU types like [A100-80GB, H100-80GB]");
 	if (rc)
 		return rc;
 	w->gpu_spec = gp_xcalloc(v->n, sizeof *w->gpu_spec);
@@ -448,21 +459,24 @@ static int workload_gpu_spec(struct loader *ld, const struct ynode *v, void *obj
 
 /* --- placement rules: affinity, topology_spread, pods, gang -------------- */
 
-#define AFFINITY_HINT "a map like {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3]}"
+#define AFFINITY_HINT \
+	"a map like {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-80GB-HBM3]}"
 
 static const char *const affinity_op_names[] = {"In", "NotIn", "Exists", "DoesNotExist"};
 
 static int affinity_key(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct affinity_expr *e = obj;
-	int rc = ld_get_string(ld, v, "affinity key", "a label key like nvidia.com/gpu.product", &e->key);
+	int rc = ld_get_string(ld, v, "affinity key", "a label key like nvidia.com/gpu.product",
+			       &e->key);
 	return rc ? rc : ld_check_label_key(ld, v->loc, "label key", "affinity", e->key);
 }
 
 static int affinity_operator(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int op = 0;
-	int rc = ld_get_enum(ld, v, "affinity operator", affinity_op_names, N_OF(affinity_op_names), &op);
+	int rc = ld_get_enum(ld, v, "affinity operator", affinity_op_names, N_OF(affinity_op_names),
+			     &op);
 	((struct affinity_expr *)obj)->op = (enum affinity_op)op;
 	return rc;
 }
@@ -487,12 +501,12 @@ static const struct key_rule affinity_rules[] = {
 static int load_affinity_expr(struct loader *ld, const struct ynode *item, struct affinity_expr *e)
 {
 	int rc = ld_walk_map(ld, item, "affinity requirement", AFFINITY_HINT, affinity_rules,
-			  N_OF(affinity_rules), e);
+			     N_OF(affinity_rules), e);
 	if (!rc)
 		rc = ld_require(ld, item, "key", "affinity requirement", "a label key");
 	if (!rc)
 		rc = ld_require(ld, item, "operator", "affinity requirement",
-			     "In, NotIn, Exists or DoesNotExist");
+				"In, NotIn, Exists or DoesNotExist");
 	if (rc)
 		return rc;
 	bool listed = e->op == AFFINITY_IN || e->op == AFFINITY_NOT_IN;
@@ -527,7 +541,7 @@ static int spread_key(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct topology_spread *t = obj;
 	int rc = ld_get_string(ld, v, "topology_spread key",
-			    "a label key like topology.kubernetes.io/zone", &t->key);
+			       "a label key like topology.kubernetes.io/zone", &t->key);
 	return rc ? rc : ld_check_label_key(ld, v->loc, "label key", "topology_spread", t->key);
 }
 
@@ -542,15 +556,14 @@ static int spread_max_skew(struct loader *ld, const struct ynode *v, void *obj)
 static int spread_when(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int when = 0;
-	int rc = ld_get_enum(ld, v, "when_unsatisfiable", spread_when_names, N_OF(spread_when_names),
-			  &when);
+	int rc = ld_get_enum(ld, v, "when_unsatisfiable", spread_when_names,
+			     N_OF(spread_when_names), &when);
 	((struct topology_spread *)obj)->when = (enum spread_when)when;
 	return rc;
 }
 
-static const struct key_rule spread_rules[] = {{"key", spread_key},
-					       {"max_skew", spread_max_skew},
-					       {"when_unsatisfiable", spread_when}};
+static const struct key_rule spread_rules[] = {
+	{"key", spread_key}, {"max_skew", spread_max_skew}, {"when_unsatisfiable", spread_when}};
 
 static int workload_topology_spread(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -558,11 +571,12 @@ static int workload_topology_spread(struct loader *ld, const struct ynode *v, vo
 	t->max_skew = 1;
 	t->when = SPREAD_DO_NOT_SCHEDULE;
 	int rc = ld_walk_map(ld, v, "topology_spread",
-			  "a map like {key: topology.kubernetes.io/zone, max_skew: 1, "
-			  "when_unsatisfiable: DoNotSchedule}",
-			  spread_rules, N_OF(spread_rules), t);
+			     "a map like {key: topology.kubernetes.io/zone, max_skew: 1, "
+			     "when_unsatisfiable: DoNotSchedule}",
+			     spread_rules, N_OF(spread_rules), t);
 	if (!rc)
-		rc = ld_require(ld, v, "key", "topology_spread", "a label key like topology.kubernetes.io/zone");
+		rc = ld_require(ld, v, "key", "topology_spread",
+				"a label key like topology.kubernetes.io/zone");
 	return rc;
 }
 
@@ -662,7 +676,8 @@ static int arrival_format(struct loader *ld, const struct ynode *v, void *obj)
 	static const char *const names[] = {"csv", "openb"};
 	int f = 0;
 	if (v->kind == YNODE_SCALAR && !strcmp(v->value, "azure"))
-		return gp_located(ld->err, v->loc, "format 'azure' is for inference requests; "
+		return gp_located(ld->err, v->loc,
+				  "format 'azure' is for inference requests; "
 				  "expected csv or openb");
 	int rc = ld_get_enum(ld, v, "format", names, N_OF(names), &f);
 	((struct arrival *)obj)->format = f ? TRACE_OPENB : TRACE_CSV;
@@ -755,8 +770,8 @@ static const struct key_rule workload_rules[] = {
 static int finish_openb_workload(struct loader *ld, const struct ynode *item,
 				 struct workload_spec *w)
 {
-	static const char *const from_list[] = {"count", "gpus", "duration", "cpu", "memory",
-						"gpu_spec", "pods", "gang", "vram", "model"};
+	static const char *const from_list[] = {"count",    "gpus", "duration", "cpu",  "memory",
+						"gpu_spec", "pods", "gang",     "vram", "model"};
 	for (size_t i = 0; i < item->n; i++)
 		for (size_t k = 0; k < N_OF(from_list); k++)
 			if (!strcmp(item->keys[i], from_list[k]))
@@ -808,7 +823,8 @@ static int derive_vram(struct loader *ld, const struct ynode *item, struct workl
 	const struct ynode *q = ynode_get(item, "quantization");
 	if (!w->model) {
 		if (q)
-			return gp_located(ld->err, q->loc, "quantization applies to a model; "
+			return gp_located(ld->err, q->loc,
+					  "quantization applies to a model; "
 					  "expected a model like llama-2-13b beside it");
 		return GP_OK;
 	}
@@ -889,7 +905,7 @@ static int load_workload(struct loader *ld, const struct ynode *item, struct wor
 	w->gpu_busy = 1;
 	w->sm_share = 1;
 	w->pass_rate = 1;
-	w->restart_limit = 6;             /* a Kubernetes Job's default backoffLimit */
+	w->restart_limit = 6;                 /* a Kubernetes Job's default backoffLimit */
 	w->restart_backoff = 10 * SIM_SECOND; /* the kubelet's first crash-loop delay */
 	w->queue = (int32_t)scenario_queue_index(ld->sc, DEFAULT_QUEUE);
 	w->deadline_kind = DEADLINE_NONE;
@@ -898,7 +914,7 @@ static int load_workload(struct loader *ld, const struct ynode *item, struct wor
 	int rc = kind ? workload_kind(ld, kind, w) : GP_OK;
 	if (!rc)
 		rc = ld_walk_map(ld, item, "workload", WORKLOAD_HINT, workload_rules,
-			      N_OF(workload_rules), w);
+				 N_OF(workload_rules), w);
 	return rc ? rc : finish_workload(ld, item, w);
 }
 
@@ -921,7 +937,7 @@ int ld_load_workloads(struct loader *ld, const struct ynode *v)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(sc->workloads[j].name, w->name))
 				return ld_duplicate(ld, v->items[i], "workload", w->name,
-						 sc->workloads[j].loc);
+						    sc->workloads[j].loc);
 		/* Metrics are scoped by pool or workload name: the two must not collide. */
 		int p = scenario_pool_index(sc, w->name);
 		if (p >= 0)
@@ -933,7 +949,6 @@ int ld_load_workloads(struct loader *ld, const struct ynode *v)
 	}
 	return GP_OK;
 }
-
 
 /* A timed replay runs an openb workload as one workload per pod request
  * (ld_openb_split_workload), in its place. */
@@ -962,4 +977,3 @@ int ld_expand_openb_workloads(struct loader *ld)
 	}
 	return GP_OK;
 }
-

@@ -40,7 +40,8 @@ struct sched_entry sched_entry(enum sched_order order, uint32_t job, uint32_t se
 
 static size_t slot_of(const struct sched *s, int32_t workload, int32_t gpus)
 {
-	uint64_t h = ((uint64_t)(uint32_t)workload << 32 | (uint32_t)gpus) * UINT64_C(0x9E3779B97F4A7C15);
+	uint64_t h = ((uint64_t)(uint32_t)workload << 32 | (uint32_t)gpus) *
+		     UINT64_C(0x9E3779B97F4A7C15);
 	size_t i = (size_t)(h >> 32) & (s->n_slots - 1);
 	for (;;) {
 		int32_t c = s->slots[i];

@@ -28,10 +28,13 @@ static int unknown_metric(const char *text, const char *metric, struct gp_err *e
 		if (!strncmp(results_metric_names[i], metric, strlen(metric)))
 			close = results_metric_names[i];
 	if (close)
-		return gp_errorf(err, GP_EINPUT, "--until '%s': unknown metric '%s'; did you mean '%s'?",
-				 text, metric, close);
-	return gp_errorf(err, GP_EINPUT, "--until '%s': unknown metric '%s'; see docs/results.md "
-			 "for the metrics", text, metric);
+		return gp_errorf(err, GP_EINPUT,
+				 "--until '%s': unknown metric '%s'; did you mean '%s'?", text,
+				 metric, close);
+	return gp_errorf(err, GP_EINPUT,
+			 "--until '%s': unknown metric '%s'; see docs/results.md "
+			 "for the metrics",
+			 text, metric);
 }
 
 int search_parse_condition(const char *text, struct search_condition *c, struct gp_err *err)
@@ -42,8 +45,10 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 	for (; k < sizeof ops / sizeof ops[0] && !at; k++)
 		at = strstr(text, ops[k].text);
 	if (!at)
-		return gp_errorf(err, GP_EINPUT, "--until '%s': expected 'METRIC OP VALUE' with OP "
-				 "one of <= >= < > == !=, like 'deadline_met_pct >= 100'", text);
+		return gp_errorf(err, GP_EINPUT,
+				 "--until '%s': expected 'METRIC OP VALUE' with OP "
+				 "one of <= >= < > == !=, like 'deadline_met_pct >= 100'",
+				 text);
 	c->op = ops[k - 1].op;
 	char name[sizeof c->scope + sizeof c->metric];
 	size_t n = (size_t)(at - text);
@@ -53,12 +58,15 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 	while (*start == ' ' && n)
 		start++, n--;
 	if (!n || n >= sizeof name)
-		return gp_errorf(err, GP_EINPUT, "--until '%s': expected a metric name before the "
-				 "operator", text);
+		return gp_errorf(err, GP_EINPUT,
+				 "--until '%s': expected a metric name before the "
+				 "operator",
+				 text);
 	memcpy(name, start, n);
 	name[n] = '\0';
 	const char *dot = strchr(name, '.');
-	snprintf(c->scope, sizeof c->scope, "%.*s", dot ? (int)(dot - name) : 3, dot ? name : "all");
+	snprintf(c->scope, sizeof c->scope, "%.*s", dot ? (int)(dot - name) : 3,
+		 dot ? name : "all");
 	const char *metric = dot ? dot + 1 : name;
 	if (strlen(metric) >= sizeof c->metric || !results_known_metric(metric))
 		return unknown_metric(text, metric, err);
@@ -67,8 +75,10 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 	while (*value == ' ')
 		value++;
 	if (units_number(value, &c->value))
-		return gp_errorf(err, GP_EINPUT, "--until '%s': expected a number after the "
-				 "operator, got '%s'", text, value);
+		return gp_errorf(err, GP_EINPUT,
+				 "--until '%s': expected a number after the "
+				 "operator, got '%s'",
+				 text, value);
 	snprintf(c->text, sizeof c->text, "%s", text);
 	return GP_OK;
 }
@@ -78,8 +88,10 @@ int search_parse_value(const char *text, struct search_value *v, struct gp_err *
 	char *end;
 	v->number = strtod(text, &end);
 	if (end == text || !isfinite(v->number) || strlen(end) >= sizeof v->suffix)
-		return gp_errorf(err, GP_EINPUT, "'%s' is not numeric; expected a number with an "
-				 "optional unit, like 4, 2.5 or 10/s", text);
+		return gp_errorf(err, GP_EINPUT,
+				 "'%s' is not numeric; expected a number with an "
+				 "optional unit, like 4, 2.5 or 10/s",
+				 text);
 	snprintf(v->suffix, sizeof v->suffix, "%s", end);
 	return GP_OK;
 }
@@ -91,7 +103,8 @@ static void same_duration_unit(struct search_spec *s)
 	sim_time ta, tb;
 	snprintf(a, sizeof a, "1%s", s->lo.suffix);
 	snprintf(b, sizeof b, "1%s", s->hi.suffix);
-	if (!s->lo.suffix[0] || !s->hi.suffix[0] || units_duration(a, &ta) || units_duration(b, &tb))
+	if (!s->lo.suffix[0] || !s->hi.suffix[0] || units_duration(a, &ta) ||
+	    units_duration(b, &tb))
 		return;
 	s->lo.number *= sim_seconds(ta);
 	s->hi.number *= sim_seconds(tb);
@@ -157,7 +170,8 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 	int rc = scenario_load(s->scenario, sets, n, &sc, err);
 	if (!rc && seed_offset) {
 		/* Seeds follow the scenario's own: seed, seed + 1, ... */
-		snprintf(seed, sizeof seed, "seed=%llu", (unsigned long long)(sc->seed + seed_offset));
+		snprintf(seed, sizeof seed, "seed=%llu",
+			 (unsigned long long)(sc->seed + seed_offset));
 		sets[n++] = seed;
 		scenario_free(sc);
 		rc = scenario_load(s->scenario, sets, n, &sc, err);
@@ -214,7 +228,9 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 	/* good: the end of the range where the condition should hold. */
 	double good = s->maximize ? s->lo.number : s->hi.number;
 	double bad = s->maximize ? s->hi.number : s->lo.number;
-	double tol = s->integer ? 1 : s->tolerance > 0 ? s->tolerance : fabs(s->hi.number - s->lo.number) / 1000;
+	double tol = s->integer         ? 1
+		     : s->tolerance > 0 ? s->tolerance
+					: fabs(s->hi.number - s->lo.number) / 1000;
 	bool ok;
 	*a = (struct search_answer){0};
 	int rc = probe(s, st, good, fn, ctx, a, &ok, err);

@@ -53,51 +53,50 @@ struct sim {
 	struct engine engine;
 	struct cluster cluster;
 	struct placer placer;
-	struct sched sched;     /* admitted jobs whose pods wait for nodes */
-	struct sched admit;     /* jobs waiting for Kueue to admit them */
+	struct sched sched; /* admitted jobs whose pods wait for nodes */
+	struct sched admit; /* jobs waiting for Kueue to admit them */
 	struct arrivals arrivals;
 	struct collect collect;
 	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
-	uint32_t *free_ids;    /* retired job indexes to reuse (output.jobs false) */
+	uint32_t *free_ids; /* retired job indexes to reuse (output.jobs false) */
 	size_t n_free, cap_free;
-	uint32_t submitted;    /* jobs so far: the next job's seq */
+	uint32_t submitted;      /* jobs so far: the next job's seq */
 	struct sim_workload *wl; /* per workload */
-	size_t arriving;       /* workloads whose stream has more arrivals */
+	size_t arriving;         /* workloads whose stream has more arrivals */
 	size_t running;
-	size_t backing_off;    /* jobs waiting to be retried after an OOM kill */
-	bool dirty;            /* something changed that may let work start */
+	size_t backing_off; /* jobs waiting to be retried after an OOM kill */
+	bool dirty;         /* something changed that may let work start */
 	sim_time last_progress;
 	uint32_t *pass_blocked; /* per class: the pass that found it blocked */
 	size_t cap_blocked;
 	uint32_t *admit_blocked; /* the same per admission class */
 	size_t cap_admit_blocked;
-	uint8_t *behind;        /* per admission class: its reason is quota_behind's */
+	uint8_t *behind; /* per admission class: its reason is quota_behind's */
 	size_t cap_behind;
 	uint32_t pass;
-	uint64_t quota_gen;     /* bumped by every admission and release of quota */
-	int64_t *strict_head;   /* per queue, scratch for admit_pass() */
-	double *gpu_engine;     /* per GPU: current engine activity in [0, 1] */
-	double *gpu_sm;         /* per GPU: current SM activity in [0, 1] */
-	struct reasons reasons; /* why pending work waits (reasons.h) */
-	uint64_t freed;         /* bumped by whatever may let blocked work fit:
+	uint64_t quota_gen;        /* bumped by every admission and release of quota */
+	int64_t *strict_head;      /* per queue, scratch for admit_pass() */
+	double *gpu_engine;        /* per GPU: current engine activity in [0, 1] */
+	double *gpu_sm;            /* per GPU: current SM activity in [0, 1] */
+	struct reasons reasons;    /* why pending work waits (reasons.h) */
+	uint64_t freed;            /* bumped by whatever may let blocked work fit:
 				 * a release, a window opening, a spread pod */
 	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
-	int32_t *why;           /* per reason slot, of a failed attempt */
-	struct quota quota;     /* queue quotas and cohorts (quota.h) */
-	double *req;            /* scratch: a job's request per quota resource */
-	uint32_t *holders;      /* jobs that hold quota of a queue with one */
+	int32_t *why;              /* per reason slot, of a failed attempt */
+	struct quota quota;        /* queue quotas and cohorts (quota.h) */
+	double *req;               /* scratch: a job's request per quota resource */
+	uint32_t *holders;         /* jobs that hold quota of a queue with one */
 	size_t n_holders, cap_holders;
 	struct quota_candidate *cands; /* scratch: admitted jobs, for preemption */
 	size_t cap_cands;
-	double *cand_req;       /* scratch: their requests, [cand * n_res] */
+	double *cand_req; /* scratch: their requests, [cand * n_res] */
 	size_t cap_cand_req;
 	uint32_t *victims, *best_victims; /* preemption targets: tried, the round's best */
 	size_t cap_victims;
-	struct infer *infer;    /* inference services (infer.h); NULL without */
-	struct autoscale *as;   /* node autoscaling and spot (autoscale.h); NULL without */
+	struct infer *infer;  /* inference services (infer.h); NULL without */
+	struct autoscale *as; /* node autoscaling and spot (autoscale.h); NULL without */
 };
-
 
 /* The reasons tracker keeps one class space: a placement class c is 2c, an
  * admission class 2c + 1. */
@@ -137,10 +136,7 @@ static int pop_gpu(uint64_t *mask)
 }
 
 /* The placements of the job's pods (j->pods of them). */
-static struct cluster_grant *pods_of(struct sim_job *j)
-{
-	return j->more ? j->more : &j->grant;
-}
+static struct cluster_grant *pods_of(struct sim_job *j) { return j->more ? j->more : &j->grant; }
 
 /* GPUs' worth the job's pods hold. */
 static double job_equivalent(const struct sim_job *j)
@@ -165,8 +161,9 @@ static double job_slow(struct sim *s, const struct sim_job *j)
 			const struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
 			for (uint16_t k = 0; k < g->n_tenants; k++)
 				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
-					slow = fmax(slow, contention_slow(sh, g->tenants, g->n_tenants,
-									  &g->tenants[k]));
+					slow = fmax(slow,
+						    contention_slow(sh, g->tenants, g->n_tenants,
+								    &g->tenants[k]));
 		}
 	}
 	return slow;
@@ -213,14 +210,16 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
  * (uncapped) activity in its workload's scope.  A job counts as running once.
  * One collect_move per scope: each gauge gets the same additions, in the
  * same order, as one call per gauge would give it. */
-static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant, double sign)
+static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
+		       double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	int32_t pool = s->cluster.nodes[grant->node].pool;
 	double gpus = gp_popcount64(grant->gpu_mask);
 	double share = 1;
 	/* A CPU-only pod (an openb trace has them) holds no GPU. */
-	const struct gpu *g = grant->gpu_mask ? gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask)) : NULL;
+	const struct gpu *g =
+		grant->gpu_mask ? gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask)) : NULL;
 	for (uint16_t k = 0; g && k < g->n_tenants; k++)
 		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
 			share = g->tenants[k].share;
@@ -288,10 +287,7 @@ static void begin_work(struct sim *s, struct sim_job *j)
 	}
 }
 
-static bool fit_window(const struct sim *s)
-{
-	return s->sc->scheduler.window_policy == WINDOW_FIT;
-}
+static bool fit_window(const struct sim *s) { return s->sc->scheduler.window_policy == WINDOW_FIT; }
 
 /* Admits (+1) or releases (-1) the job's request against its queue's quota.
  * Either may change what other jobs may be admitted or preempt, except in
@@ -366,12 +362,20 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 		id = (uint32_t)s->n_jobs++;
 	}
 	struct sim_job *j = &s->jobs[id];
-	*j = (struct sim_job){.submit = now, .start = SIM_NEVER, .end = SIM_NEVER,
-			  .deadline = nj->deadline, .duration = nj->duration,
-			  .demand = s->wl[w].demand_unit * nj->gpus, .workload = (int32_t)w,
-			  .gpus = nj->gpus, .gen = gen, .status = JOB_PENDING,
-			  .trace_queue = nj->trace_queue, .seq = s->submitted++, .cls = -1,
-			  .admitted_at = SIM_NEVER};
+	*j = (struct sim_job){.submit = now,
+			      .start = SIM_NEVER,
+			      .end = SIM_NEVER,
+			      .deadline = nj->deadline,
+			      .duration = nj->duration,
+			      .demand = s->wl[w].demand_unit * nj->gpus,
+			      .workload = (int32_t)w,
+			      .gpus = nj->gpus,
+			      .gen = gen,
+			      .status = JOB_PENDING,
+			      .trace_queue = nj->trace_queue,
+			      .seq = s->submitted++,
+			      .cls = -1,
+			      .admitted_at = SIM_NEVER};
 	struct sim_workload *wl = &s->wl[w];
 	wl->submitted++;
 	if (wl->first_submit == SIM_NEVER)
@@ -623,10 +627,7 @@ static void drain_node(void *ctx, int32_t node)
 
 static bool work_left(const struct sim *s);
 
-static bool sim_work_left(void *ctx)
-{
-	return work_left(ctx);
-}
+static bool sim_work_left(void *ctx) { return work_left(ctx); }
 
 static void on_retry(struct sim *s, uint32_t id)
 {
@@ -667,8 +668,8 @@ static void on_arrival(struct sim *s, size_t w)
 
 static bool work_left(const struct sim *s)
 {
-	return s->arriving || s->running || s->sched.pending || s->admit.pending || s->backing_off ||
-	       infer_work_left(s->infer);
+	return s->arriving || s->running || s->sched.pending || s->admit.pending ||
+	       s->backing_off || infer_work_left(s->infer);
 }
 
 /* Moves pool p's window state to now and schedules its next change. */
@@ -683,7 +684,8 @@ static void on_window(struct sim *s, size_t p)
 	/* powered: window - the nodes are up (and idle is charged) only while open. */
 	double powered = s->collect.scopes[collect_scope_pool(s->sc, p)].value[GAUGE_POWERED];
 	if (s->sc->pools[p].powered_in_windows && ps->open != (powered > 0))
-		gauge(s, (int32_t)p, -1, GAUGE_POWERED, (ps->open ? 1.0 : -1.0) * (double)ps->capacity);
+		gauge(s, (int32_t)p, -1, GAUGE_POWERED,
+		      (ps->open ? 1.0 : -1.0) * (double)ps->capacity);
 	ps->closes_at = ps->open ? next : SIM_NEVER;
 	if (ps->open) {
 		s->dirty = true;
@@ -761,9 +763,12 @@ static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
 		GP_GROW(s->cands, s->cap_cands, n + 1);
 		GP_GROW(s->cand_req, s->cap_cand_req, (n + 1) * nr + 1);
 		quota_request(&s->quota, cw, c->gpus, c->pods, s->cand_req + n * nr);
-		s->cands[n++] = (struct quota_candidate){.job = i, .seq = c->seq,
-			.queue = (size_t)cw->queue, .priority = cw->priority,
-			.admitted = c->admitted_at, .queued = c->submit};
+		s->cands[n++] = (struct quota_candidate){.job = i,
+							 .seq = c->seq,
+							 .queue = (size_t)cw->queue,
+							 .priority = cw->priority,
+							 .admitted = c->admitted_at,
+							 .queued = c->submit};
 	}
 	for (size_t i = 0; i < n; i++) /* the array may have moved while it grew */
 		s->cands[i].req = s->cand_req + i * nr;
@@ -837,8 +842,8 @@ static void admit_pass(struct sim *s)
 	int64_t *heads = s->strict_head;
 	s->pass++;
 	for (;;) {
-		s->admit_blocked = grow_zeroed(s->admit_blocked, &s->cap_admit_blocked, a->n_classes,
-					       sizeof *s->admit_blocked);
+		s->admit_blocked = grow_zeroed(s->admit_blocked, &s->cap_admit_blocked,
+					       a->n_classes, sizeof *s->admit_blocked);
 		s->behind = grow_zeroed(s->behind, &s->cap_behind, a->n_classes, sizeof *s->behind);
 		strict_heads(s, heads);
 		int64_t best = -1;
@@ -967,13 +972,28 @@ static void write_rows(struct sim *s, struct results *r)
 		const struct sim_job *j = &s->jobs[i];
 		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
 		/* A job still running at the end is charged up to the end. */
-		double cost = j->cost + (j->status == JOB_RUNNING
-						 ? j->cost_per_h * sim_seconds(r->sim_end - j->span_start) / 3600
-						 : 0);
-		r->jobs[i] = (struct job_record){(int64_t)i, j->workload, j->grant.node, j->gpus, j->status,
-			met, j->verified, j->submit, j->start, j->end, j->deadline, cost,
-			-1 /* reason: reasons_write */, j->trace_queue != SIM_NEVER, j->trace_queue,
-			j->preemptions, j->oom_kills};
+		double cost =
+			j->cost +
+			(j->status == JOB_RUNNING
+				 ? j->cost_per_h * sim_seconds(r->sim_end - j->span_start) / 3600
+				 : 0);
+		r->jobs[i] = (struct job_record){(int64_t)i,
+						 j->workload,
+						 j->grant.node,
+						 j->gpus,
+						 j->status,
+						 met,
+						 j->verified,
+						 j->submit,
+						 j->start,
+						 j->end,
+						 j->deadline,
+						 cost,
+						 -1 /* reason: reasons_write */,
+						 j->trace_queue != SIM_NEVER,
+						 j->trace_queue,
+						 j->preemptions,
+						 j->oom_kills};
 	}
 }
 
@@ -1005,9 +1025,10 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->req = gp_xcalloc(s->quota.n_res + 1, sizeof *s->req);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		s->wl[w].quality = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(s->wl[w].quality, (unsigned long)arrivals_stream_seed(
-						   sc->seed ^ UINT64_C(0x7175616c697479), /* "quality" */
-						   sc->workloads[w].name));
+		gsl_rng_set(s->wl[w].quality,
+			    (unsigned long)arrivals_stream_seed(
+				    sc->seed ^ UINT64_C(0x7175616c697479), /* "quality" */
+				    sc->workloads[w].name));
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		/* Before placement a pod counts as one unit of the first pool that fits it. */
@@ -1039,9 +1060,9 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
 	infer_heard(s);
-	struct autoscale_host ah = {&s->engine,  &s->cluster, &s->placer, &s->collect,
-				    &s->sched,   &s->reasons, s->infer,   &s->freed,
-				    &s->dirty,   s,           sim_work_left, drain_node};
+	struct autoscale_host ah = {&s->engine, &s->cluster, &s->placer,    &s->collect,
+				    &s->sched,  &s->reasons, s->infer,      &s->freed,
+				    &s->dirty,  s,           sim_work_left, drain_node};
 	s->as = autoscale_create(sc, &ah);
 	autoscale_start(s->as);
 }

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #define DIGIT_BITS 11
-#define DIGITS (1u << DIGIT_BITS)
-#define PASSES 6 /* 6 x 11 >= 64 */
-#define SMALL 64 /* below this, insertion sort */
+#define DIGITS     (1u << DIGIT_BITS)
+#define PASSES     6  /* 6 x 11 >= 64 */
+#define SMALL      64 /* below this, insertion sort */
 
 /* A key whose unsigned order is the doubles' order: negative numbers have
  * every bit flipped, others only the sign bit. */

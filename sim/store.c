@@ -234,7 +234,7 @@ int sti_db_error(struct store *st, struct gp_err *err, const char *what)
 
 /* Runs a query that returns one integer (or none: *v = 0). */
 int sti_query_int(struct store *st, const char *sql, int64_t *v, const char *what,
-		     struct gp_err *err)
+		  struct gp_err *err)
 {
 	sqlite3_stmt *s;
 	*v = 0;
@@ -271,8 +271,10 @@ static int make_parents(const char *path, struct gp_err *err)
 	/* Checked first: a path the system cannot open must not leave thousands
 	 * of folders behind on its way to failing. */
 	if (strlen(path) >= PATH_MAX)
-		return gp_errorf(err, GP_ERUNTIME, "%.80s...: a path of %zu characters; expected "
-				 "at most %d", path, strlen(path), PATH_MAX - 1);
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%.80s...: a path of %zu characters; expected "
+				 "at most %d",
+				 path, strlen(path), PATH_MAX - 1);
 	char *dir = gp_xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	int rc = GP_OK;
@@ -284,8 +286,8 @@ static int make_parents(const char *path, struct gp_err *err)
 			char c = *p;
 			*p = '\0';
 			if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-				rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot create folder %s: %s", path,
-					       dir, strerror(errno));
+				rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot create folder %s: %s",
+					       path, dir, strerror(errno));
 				break;
 			}
 			*p = c;
@@ -318,11 +320,12 @@ static int read_user_version(struct store *st, int *version, struct gp_err *err)
 static const struct {
 	const char *table, *column, *type;
 } added_columns[] = {
-	{"jobs", "reason", "TEXT"}, /* last pending reason, kube-scheduler's message */
-	{"jobs", "trace_queue_s", "REAL"}, /* the trace's own wait (openb), beside queue_s */
+	{"jobs", "reason", "TEXT"},         /* last pending reason, kube-scheduler's message */
+	{"jobs", "trace_queue_s", "REAL"},  /* the trace's own wait (openb), beside queue_s */
 	{"jobs", "preemptions", "INTEGER"}, /* times the job was stopped and requeued */
 	{"jobs", "oom_kills", "INTEGER"},   /* times a pod of the job was OOM-killed */
-	{"runs", "step_s", "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
+	{"runs", "step_s",
+	 "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
 	{"findings", "fix", "TEXT"},   /* the --set overrides of its first alternative */
@@ -396,8 +399,10 @@ int sti_copy_old_jobs(struct store *st, struct gp_err *err)
 static int migrate_jobs(struct store *st, struct gp_err *err)
 {
 	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' "
-			       "AND name = 'jobs'", -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT 1 FROM main.sqlite_master WHERE type = 'table' "
+			       "AND name = 'jobs'",
+			       -1, &s, NULL) != SQLITE_OK)
 		return sti_db_error(st, err, "reading the schema");
 	int step = sqlite3_step(s);
 	sqlite3_finalize(s);
@@ -405,8 +410,10 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
 		return GP_OK;
 	if (step != SQLITE_ROW)
 		return sti_db_error(st, err, "reading the schema");
-	if (sti_exec(st, "CREATE TEMP VIEW old_jobs AS SELECT 0 AS k1, j.rowid AS k2, j.* "
-		     "FROM main.jobs j", "reading the jobs table", err) ||
+	if (sti_exec(st,
+		     "CREATE TEMP VIEW old_jobs AS SELECT 0 AS k1, j.rowid AS k2, j.* "
+		     "FROM main.jobs j",
+		     "reading the jobs table", err) ||
 	    sti_copy_old_jobs(st, err) || sti_exec(st, "DROP TABLE main.jobs", "moving jobs", err))
 		return GP_ERUNTIME;
 	return sti_exec(st, schema_sql, "creating the jobs view", err);
@@ -459,7 +466,8 @@ static int ensure_schema(struct store *st, struct gp_err *err)
 static int set_wal(struct store *st, struct gp_err *err)
 {
 	for (int waited = 0;; waited += STORE_RETRY_MS) {
-		int rc = sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+		int rc = sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+				      NULL);
 		if (rc == SQLITE_NOTADB)
 			return gp_errorf(err, GP_ERUNTIME,
 					 "%s: not a SQLite database (%s); choose another --db path",
@@ -520,7 +528,8 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 	if (!rc)
 		rc = count_rows(st, "PRAGMA user_version", &version, err);
 	if (!rc)
-		rc = count_rows(st, "SELECT count(*) FROM pragma_table_info('runs') WHERE name IN "
+		rc = count_rows(st,
+				"SELECT count(*) FROM pragma_table_info('runs') WHERE name IN "
 				"('scenario_sha256', 'events', 'sim_seconds', 'wall_seconds')",
 				&legacy, err);
 	if (rc)
@@ -532,15 +541,17 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 	else
 		*kind = DB_FOREIGN;
 	if (*kind == DB_FOREIGN)
-		return gp_errorf(err, GP_EINPUT,
-				 "%s: not a gpuplan results database (application_id %lld, "
-				 "user_version %lld, %lld schema objects); choose another --db path",
-				 st->path, (long long)app_id, (long long)version, (long long)objects);
+		return gp_errorf(
+			err, GP_EINPUT,
+			"%s: not a gpuplan results database (application_id %lld, "
+			"user_version %lld, %lld schema objects); choose another --db path",
+			st->path, (long long)app_id, (long long)version, (long long)objects);
 	if (*kind == DB_NEWER)
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%s: results schema version %lld is newer than this gpuplan's (%d); "
-				 "use a newer gpuplan or another --db",
-				 st->path, (long long)version, STORE_SCHEMA_VERSION);
+		return gp_errorf(
+			err, GP_ERUNTIME,
+			"%s: results schema version %lld is newer than this gpuplan's (%d); "
+			"use a newer gpuplan or another --db",
+			st->path, (long long)version, STORE_SCHEMA_VERSION);
 	return GP_OK;
 }
 
@@ -565,8 +576,10 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 		sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
 		rc = identify(st, &kind, err);
 		if (!rc && !write && kind == DB_EMPTY)
-			rc = gp_errorf(err, GP_ERUNTIME, "%s: an empty database; expected the "
-				       "results of gpuplan run", path);
+			rc = gp_errorf(err, GP_ERUNTIME,
+				       "%s: an empty database; expected the "
+				       "results of gpuplan run",
+				       path);
 		if (!rc && write)
 			rc = configure(st, err);
 		if (!rc && write)
@@ -668,8 +681,7 @@ static int step_reset(struct store *st, sqlite3_stmt *s, const char *table, stru
 
 /* Binds row i of a table's rows into statement s, its first column (after
  * run_id) at parameter p.  Returns GP_OK, or an error filled in err. */
-typedef int (*bind_row_fn)(sqlite3_stmt *s, int p, size_t i, const void *ctx,
-			   struct gp_err *err);
+typedef int (*bind_row_fn)(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 
 /* One table's rows: "table", "run_id, col, ..." and the binder of the other
  * ncols - 1 columns. */
@@ -686,7 +698,7 @@ struct rows {
 static int prepare_insert(struct store *st, const struct rows *t, int k, sqlite3_stmt **s,
 			  struct gp_err *err)
 {
-	size_t row = 2 * (size_t)t->ncols + 2;  /* "(?,?)," */
+	size_t row = 2 * (size_t)t->ncols + 2; /* "(?,?)," */
 	size_t len = strlen(t->table) + strlen(t->columns) + 32 + (size_t)k * row;
 	char *sql = gp_xmalloc(len);
 	char *p = sql + snprintf(sql, len, "INSERT INTO %s (%s) VALUES ", t->table, t->columns);
@@ -711,8 +723,8 @@ static int prepare_insert(struct store *st, const struct rows *t, int k, sqlite3
 
 /* The kept statement inserting 2^b rows into table slot t, prepared on
  * first use. */
-static int insert_stmt(struct store *st, size_t slot, const struct rows *t, int b,
-		       sqlite3_stmt **s, struct gp_err *err)
+static int insert_stmt(struct store *st, size_t slot, const struct rows *t, int b, sqlite3_stmt **s,
+		       struct gp_err *err)
 {
 	assert(slot < STORE_CACHED_TABLES && b < STORE_BATCH_SIZES);
 	sqlite3_stmt **kept = &st->insert[slot][b];
@@ -731,7 +743,8 @@ static int insert_rows(struct store *st, size_t slot, const struct rows *t, int6
 	int rc = GP_OK;
 	for (size_t i = 0; i < t->n && !rc;) {
 		int b = STORE_BATCH_SIZES - 1;
-		while (b > 0 && ((size_t)1 << b > t->n - i || (1 << b) * t->ncols > STORE_MAX_PARAMS))
+		while (b > 0 &&
+		       ((size_t)1 << b > t->n - i || (1 << b) * t->ncols > STORE_MAX_PARAMS))
 			b--;
 		sqlite3_stmt *s;
 		if ((rc = insert_stmt(st, slot, t, b, &s, err)))
@@ -753,11 +766,12 @@ static int write_run_row(struct store *st, const struct scenario *sc, const stru
 			 int64_t *id, struct gp_err *err)
 {
 	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT INTO runs (name, scenario_path, scenario_sha256, seed, "
-			       "started_at, wall_seconds, events, sim_seconds, status, start, step_s) "
-			       "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "INSERT INTO runs (name, scenario_path, scenario_sha256, seed, "
+		    "started_at, wall_seconds, events, sim_seconds, status, start, step_s) "
+		    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		    -1, &s, NULL) != SQLITE_OK)
 		return write_error(st, "runs", err);
 	sti_bind_text(s, 1, sc->name);
 	sti_bind_text(s, 2, sc->path);
@@ -850,7 +864,8 @@ static void job_texts_plan(struct job_ctx *c)
 	for (int k = 0; k <= JOB_FAILED; k++) {
 		c->status_id[k] = c->status0 + k;
 		for (int e = 0; e < k; e++)
-			if (!strcmp(job_status_name((enum job_status)e), job_status_name((enum job_status)k))) {
+			if (!strcmp(job_status_name((enum job_status)e),
+				    job_status_name((enum job_status)k))) {
 				c->status_id[k] = c->status0 + e;
 				break;
 			}
@@ -912,10 +927,11 @@ static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp
 	const struct job_ctx *c = ctx;
 	const struct job_record *j = &c->r->jobs[i];
 	if (!job_valid(c, j))
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
-				 c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
-				 (int)j->node, c->r->n_nodes);
+		return gp_errorf(
+			err, GP_ERUNTIME,
+			"%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
+			c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
+			(int)j->node, c->r->n_nodes);
 	sqlite3_bind_int64(s, p, j->job_id);
 	sqlite3_bind_int64(s, p + 1, j->workload);
 	bind_time(s, p + 2, j->submit);
@@ -943,16 +959,18 @@ static int bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	const struct job_ctx *c = ctx;
 	const struct request_record *q = &c->r->requests[i];
 	if (q->workload < 0 || (size_t)q->workload >= c->sc->n_workloads)
-		return gp_errorf(err, GP_ERUNTIME, "%s: writing requests: request %lld has workload %d of %zu",
-				 c->path, (long long)q->request_id, (int)q->workload, c->sc->n_workloads);
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: writing requests: request %lld has workload %d of %zu",
+				 c->path, (long long)q->request_id, (int)q->workload,
+				 c->sc->n_workloads);
 	bool first = q->first_token != SIM_NEVER, done = q->done != SIM_NEVER;
 	sqlite3_bind_text(s, p, c->sc->workloads[q->workload].name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, p + 1, q->request_id);
 	bind_time(s, p + 2, q->arrival);
 	bind_time(s, p + 3, first ? q->first_token - q->arrival : SIM_NEVER);
 	if (done && first && q->output_tokens > 1)
-		sqlite3_bind_double(s, p + 4, sim_seconds(q->done - q->first_token) /
-						      (q->output_tokens - 1));
+		sqlite3_bind_double(s, p + 4,
+				    sim_seconds(q->done - q->first_token) / (q->output_tokens - 1));
 	else
 		sqlite3_bind_null(s, p + 4);
 	bind_time(s, p + 5, done ? q->done - q->arrival : SIM_NEVER);
@@ -1058,8 +1076,9 @@ static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	sti_bind_text(s, p + 4, finding_kind_name((enum finding_kind)f->kind));
 	const char *scope = f->workload >= 0 && (size_t)f->workload < jc->sc->n_workloads
 				    ? jc->sc->workloads[f->workload].name
-			    : f->pool >= 0 && (size_t)f->pool < jc->sc->n_pools ? jc->sc->pools[f->pool].name
-										 : NULL;
+			    : f->pool >= 0 && (size_t)f->pool < jc->sc->n_pools
+				    ? jc->sc->pools[f->pool].name
+				    : NULL;
 	sti_bind_text(s, p + 5, scope);
 	char *fix = f->n_fixes ? finding_fix_text(&f->fixes[0]) : NULL;
 	bind_copy(s, p + 6, fix);
@@ -1162,10 +1181,11 @@ static int write_point_row(struct store *st, const char *sweep, const char *poin
 int store_write_search(struct store *st, const struct store_search *x, struct gp_err *err)
 {
 	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT INTO searches (run_id, key, answer, condition, first_run_id, "
-			       "last_run_id) VALUES (?,?,?,?,?,?)",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "INSERT INTO searches (run_id, key, answer, condition, first_run_id, "
+		    "last_run_id) VALUES (?,?,?,?,?,?)",
+		    -1, &s, NULL) != SQLITE_OK)
 		return write_error(st, "searches", err);
 	sqlite3_bind_int64(s, 1, x->run_id);
 	sti_bind_text(s, 2, x->key);

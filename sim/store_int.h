@@ -13,13 +13,13 @@
 #include "gpuplan/store.h"
 
 #define STORE_BUSY_TIMEOUT_MS 60000
-#define STORE_RETRY_MS 10
+#define STORE_RETRY_MS        10
 
 /* Tables whose insert statements are kept, and batch sizes per table:
  * 1, 2, 4, .. STORE_BATCH_ROWS rows. */
 #define STORE_CACHED_TABLES 17
-#define STORE_BATCH_ROWS 64
-#define STORE_BATCH_SIZES 7
+#define STORE_BATCH_ROWS    64
+#define STORE_BATCH_SIZES   7
 
 struct store {
 	sqlite3 *db;

@@ -90,8 +90,10 @@ static int check_integrity(struct store *in, const char *in_path, struct gp_err 
 	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
 		result = (const char *)sqlite3_column_text(s, 0);
 	if (!result || strcmp(result, "ok")) {
-		gp_errorf(err, GP_EINPUT, "%s: error: a damaged database (%s); expected an intact "
-			  "gpuplan results database", in_path, result ? result : sqlite3_errmsg(in->db));
+		gp_errorf(err, GP_EINPUT,
+			  "%s: error: a damaged database (%s); expected an intact "
+			  "gpuplan results database",
+			  in_path, result ? result : sqlite3_errmsg(in->db));
 		rc = GP_EINPUT;
 	} else {
 		rc = GP_OK;
@@ -138,27 +140,29 @@ static const char dup_run_sql[] =
 static int map_new_runs(struct store *st, bool src_points, struct gp_err *err)
 {
 	if (sti_exec(st,
-		 "CREATE TEMP TABLE IF NOT EXISTS merge_map (seq INTEGER PRIMARY KEY,"
-		 " old INTEGER NOT NULL UNIQUE, new INTEGER);"
-		 "DELETE FROM temp.merge_map;",
-		 "preparing the merge", err))
+		     "CREATE TEMP TABLE IF NOT EXISTS merge_map (seq INTEGER PRIMARY KEY,"
+		     " old INTEGER NOT NULL UNIQUE, new INTEGER);"
+		     "DELETE FROM temp.merge_map;",
+		     "preparing the merge", err))
 		return GP_ERUNTIME;
 	char *sql;
 	if (src_points)
-		sql = sqlite3_mprintf("INSERT INTO temp.merge_map (old) SELECT r.run_id FROM " MERGE_SRC
-				      ".runs r WHERE NOT %s AND (%s OR NOT %s) ORDER BY r.run_id",
-				      dup_point_sql, in_sweep_sql, dup_run_sql);
+		sql = sqlite3_mprintf(
+			"INSERT INTO temp.merge_map (old) SELECT r.run_id FROM " MERGE_SRC
+			".runs r WHERE NOT %s AND (%s OR NOT %s) ORDER BY r.run_id",
+			dup_point_sql, in_sweep_sql, dup_run_sql);
 	else
-		sql = sqlite3_mprintf("INSERT INTO temp.merge_map (old) SELECT r.run_id FROM " MERGE_SRC
-				      ".runs r WHERE NOT %s ORDER BY r.run_id",
-				      dup_run_sql);
+		sql = sqlite3_mprintf(
+			"INSERT INTO temp.merge_map (old) SELECT r.run_id FROM " MERGE_SRC
+			".runs r WHERE NOT %s ORDER BY r.run_id",
+			dup_run_sql);
 	int rc = sti_exec(st, sql, "choosing the runs to merge", err);
 	sqlite3_free(sql);
 	if (!rc)
 		rc = sti_exec(st,
-			  "UPDATE temp.merge_map SET new = seq + "
-			  "(SELECT coalesce(max(run_id), 0) FROM main.runs)",
-			  "numbering the merged runs", err);
+			      "UPDATE temp.merge_map SET new = seq + "
+			      "(SELECT coalesce(max(run_id), 0) FROM main.runs)",
+			      "numbering the merged runs", err);
 	return rc;
 }
 
@@ -170,10 +174,11 @@ static int map_new_runs(struct store *st, bool src_points, struct gp_err *err)
 static char *common_columns(struct store *st, const char *table, const char *prefix)
 {
 	sqlite3_stmt *s;
-	char *sql = sqlite3_mprintf("SELECT m.name FROM pragma_table_info(%Q, 'main') m"
-				    " JOIN pragma_table_info(%Q, '" MERGE_SRC "') i ON i.name = m.name"
-				    " WHERE m.name <> 'run_id' ORDER BY m.cid",
-				    table, table);
+	char *sql =
+		sqlite3_mprintf("SELECT m.name FROM pragma_table_info(%Q, 'main') m"
+				" JOIN pragma_table_info(%Q, '" MERGE_SRC "') i ON i.name = m.name"
+				" WHERE m.name <> 'run_id' ORDER BY m.cid",
+				table, table);
 	int ok = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK;
 	sqlite3_free(sql);
 	if (!ok)
@@ -184,10 +189,13 @@ static char *common_columns(struct store *st, const char *table, const char *pre
 		size_t n = strlen(name);
 		bool run_ref = *prefix && n > 7 && !strcmp(name + n - 7, "_run_id");
 		if (run_ref)
-			list = sqlite3_mprintf("%z%s(SELECT r.new FROM temp.merge_map r WHERE r.old = "
-					       "%s\"%w\")", list, list ? ", " : "", prefix, name);
+			list = sqlite3_mprintf(
+				"%z%s(SELECT r.new FROM temp.merge_map r WHERE r.old = "
+				"%s\"%w\")",
+				list, list ? ", " : "", prefix, name);
 		else
-			list = sqlite3_mprintf("%z%s%s\"%w\"", list, list ? ", " : "", prefix, name);
+			list = sqlite3_mprintf("%z%s%s\"%w\"", list, list ? ", " : "", prefix,
+					       name);
 	}
 	sqlite3_finalize(s);
 	return list;
@@ -202,10 +210,11 @@ static int copy_table(struct store *st, const char *table, struct gp_err *err)
 	const char *order = !strcmp(table, "runs")       ? "m.seq"
 			    : !strcmp(table, "job_rows") ? "m.seq, t.job_id"
 							 : "m.seq, t.rowid";
-	char *sql = sqlite3_mprintf("INSERT INTO main.\"%w\" (run_id%s%s) SELECT m.new%s%s FROM " MERGE_SRC
-				    ".\"%w\" t JOIN temp.merge_map m ON m.old = t.run_id ORDER BY %s",
-				    table, cols ? ", " : "", cols ? cols : "", tcols ? ", " : "",
-				    tcols ? tcols : "", table, order);
+	char *sql = sqlite3_mprintf(
+		"INSERT INTO main.\"%w\" (run_id%s%s) SELECT m.new%s%s FROM " MERGE_SRC
+		".\"%w\" t JOIN temp.merge_map m ON m.old = t.run_id ORDER BY %s",
+		table, cols ? ", " : "", cols ? cols : "", tcols ? ", " : "", tcols ? tcols : "",
+		table, order);
 	char what[128];
 	snprintf(what, sizeof what, "merging %s", table);
 	int rc = sti_exec(st, sql, what, err);
@@ -252,7 +261,8 @@ static int copy_tables(struct store *st, struct gp_err *err)
 static bool src_has_column(struct store *st, const char *table, const char *column)
 {
 	char *sql = sqlite3_mprintf("SELECT count(*) FROM pragma_table_info(%Q, '" MERGE_SRC "') "
-				    "WHERE name = %Q", table, column);
+				    "WHERE name = %Q",
+				    table, column);
 	int64_t n = 0;
 	struct gp_err ignored;
 	sti_query_int(st, sql, &n, "reading the schema", &ignored);
@@ -297,11 +307,11 @@ static int merge_tx(struct store *st, struct store_merge_stats *stats, struct gp
 	if (!rc)
 		rc = copy_old_jobs(st, err);
 	if (!rc)
-		rc = sti_query_int(st, "SELECT count(*) FROM temp.merge_map", &copied, "counting runs",
-			       err);
+		rc = sti_query_int(st, "SELECT count(*) FROM temp.merge_map", &copied,
+				   "counting runs", err);
 	if (!rc)
-		rc = sti_query_int(st, "SELECT count(*) FROM " MERGE_SRC ".runs", &total, "counting runs",
-			       err);
+		rc = sti_query_int(st, "SELECT count(*) FROM " MERGE_SRC ".runs", &total,
+				   "counting runs", err);
 	stats->copied = copied;
 	stats->duplicates = total - copied;
 	return rc;

@@ -41,9 +41,10 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run *out, stru
 		run_id = search_answer_of(st, run_id);
 	}
 	sqlite3_stmt *s;
-	const char *sql = run_id > 0 ? "SELECT run_id, name, start, sim_seconds FROM runs WHERE run_id = ?"
-				     : "SELECT run_id, name, start, sim_seconds FROM runs "
-				       "ORDER BY run_id DESC LIMIT 1";
+	const char *sql =
+		run_id > 0 ? "SELECT run_id, name, start, sim_seconds FROM runs WHERE run_id = ?"
+			   : "SELECT run_id, name, start, sim_seconds FROM runs "
+			     "ORDER BY run_id DESC LIMIT 1";
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return sti_db_error(st, err, "reading runs");
 	if (run_id > 0)
@@ -58,7 +59,8 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run *out, stru
 		snprintf(out->start, sizeof out->start, "%s", start ? (const char *)start : "");
 		out->sim_seconds = sqlite3_column_double(s, 3);
 	} else if (step == SQLITE_DONE) {
-		rc = run_id > 0 ? gp_errorf(err, GP_EINPUT, "%s: no run %lld", st->path, (long long)run_id)
+		rc = run_id > 0 ? gp_errorf(err, GP_EINPUT, "%s: no run %lld", st->path,
+					    (long long)run_id)
 				: gp_errorf(err, GP_EINPUT, "%s: no runs yet", st->path);
 	} else {
 		rc = sti_db_error(st, err, "reading runs");
@@ -89,11 +91,13 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 		a->name = gp_xstrdup(name ? (const char *)name : "");
 		a->start = (sim_time)llround(sqlite3_column_double(s, 1) * (double)SIM_SECOND);
 		a->end = (sim_time)llround(sqlite3_column_double(s, 2) * (double)SIM_SECOND);
-		double *f[] = {&a->gpu_hours, &a->gpu_cost, &a->cpu_core_hours, &a->cpu_cost,
-			       &a->ram_byte_hours, &a->ram_cost, &a->total_cost, &a->gpu_efficiency};
+		double *f[] = {&a->gpu_hours,  &a->gpu_cost,       &a->cpu_core_hours,
+			       &a->cpu_cost,   &a->ram_byte_hours, &a->ram_cost,
+			       &a->total_cost, &a->gpu_efficiency};
 		for (int k = 0; k < 8; k++)
-			*f[k] = sqlite3_column_type(s, 3 + k) == SQLITE_NULL ? NAN
-									     : sqlite3_column_double(s, 3 + k);
+			*f[k] = sqlite3_column_type(s, 3 + k) == SQLITE_NULL
+					? NAN
+					: sqlite3_column_double(s, 3 + k);
 	}
 	int rc = step == SQLITE_DONE ? GP_OK : sti_db_error(st, err, "reading allocations");
 	sqlite3_finalize(s);
@@ -152,8 +156,9 @@ static void read_metric(sqlite3_stmt *s, void *rows, size_t i)
 int store_read_metrics(struct store *st, int64_t run_id, struct metric **rows, size_t *n,
 		       struct gp_err *err)
 {
-	return read_rows(st, "SELECT scope, name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY rowid",
-			 run_id, (void **)rows, n, sizeof **rows, read_metric, "reading metrics", err);
+	return read_rows(
+		st, "SELECT scope, name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY rowid",
+		run_id, (void **)rows, n, sizeof **rows, read_metric, "reading metrics", err);
 }
 
 void store_free_metrics(struct metric *rows, size_t n)
@@ -172,10 +177,11 @@ static void read_ts(sqlite3_stmt *s, void *rows, size_t i)
 	memset(t, 0, sizeof *t);
 	t->t = (sim_time)llround(sqlite3_column_double(s, 0) * (double)SIM_SECOND);
 	t->scope = col_text(s, 1);
-	double *f[] = {&t->gpus_capacity, &t->gpus_allocated, &t->gpus_demand, &t->engine_active,
-		       &t->sm_active, &t->vram_used_gib, &t->pending, &t->running,
-		       &t->requests_running, &t->requests_waiting, &t->kv_cache_usage,
-		       &t->preemptions, &t->gpus_provisioning};
+	double *f[] = {&t->gpus_capacity,    &t->gpus_allocated, &t->gpus_demand,
+		       &t->engine_active,    &t->sm_active,      &t->vram_used_gib,
+		       &t->pending,          &t->running,        &t->requests_running,
+		       &t->requests_waiting, &t->kv_cache_usage, &t->preemptions,
+		       &t->gpus_provisioning};
 	for (int k = 0; k < 13; k++)
 		*f[k] = col_real(s, 2 + k);
 }
@@ -186,8 +192,8 @@ static bool has_column(struct store *st, const char *table, const char *column)
 {
 	sqlite3_stmt *s;
 	bool has = false;
-	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &s,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
+			       &s, NULL) != SQLITE_OK)
 		return false;
 	sti_bind_text(s, 1, table);
 	sti_bind_text(s, 2, column);
@@ -223,8 +229,8 @@ void store_free_timeseries(struct ts_row *rows, size_t n)
 static void read_reason(sqlite3_stmt *s, void *rows, size_t i)
 {
 	struct pending_reason *pr = &((struct pending_reason *)rows)[i];
-	*pr = (struct pending_reason){col_text(s, 0), col_text(s, 1), col_real(s, 2),
-				      sqlite3_column_int64(s, 3), -1, 0};
+	*pr = (struct pending_reason){
+		col_text(s, 0), col_text(s, 1), col_real(s, 2), sqlite3_column_int64(s, 3), -1, 0};
 }
 
 int store_read_pending_reasons(struct store *st, int64_t run_id, struct pending_reason **rows,
@@ -233,8 +239,8 @@ int store_read_pending_reasons(struct store *st, int64_t run_id, struct pending_
 	return read_rows(st,
 			 "SELECT scope, reason, pending_seconds, pods FROM pending_reasons "
 			 "WHERE run_id = ?1 ORDER BY rowid",
-			 run_id, (void **)rows, n, sizeof **rows, read_reason, "reading pending_reasons",
-			 err);
+			 run_id, (void **)rows, n, sizeof **rows, read_reason,
+			 "reading pending_reasons", err);
 }
 
 void store_free_pending_reasons(struct pending_reason *rows, size_t n)
@@ -264,7 +270,8 @@ int store_read_findings(struct store *st, int64_t run_id, struct finding **rows,
 	return read_rows(st,
 			 "SELECT rank, step, finding, evidence FROM findings WHERE run_id = ?1 "
 			 "ORDER BY rank, rowid",
-			 run_id, (void **)rows, n, sizeof **rows, read_finding, "reading findings", err);
+			 run_id, (void **)rows, n, sizeof **rows, read_finding, "reading findings",
+			 err);
 }
 
 void store_free_findings(struct finding *rows, size_t n)
@@ -282,8 +289,12 @@ static void read_load_point(sqlite3_stmt *s, void *rows, size_t i)
 	double rate = NAN;
 	if (v && units_rate((const char *)v, &rate) && units_number((const char *)v, &rate))
 		rate = NAN;
-	*p = (struct store_load_point){sqlite3_column_int64(s, 0), rate, col_real(s, 2),
-				       col_real(s, 3), col_real(s, 4), col_real(s, 5)};
+	*p = (struct store_load_point){sqlite3_column_int64(s, 0),
+				       rate,
+				       col_real(s, 2),
+				       col_real(s, 3),
+				       col_real(s, 4),
+				       col_real(s, 5)};
 }
 
 static int by_rate(const void *a, const void *b)
@@ -321,18 +332,22 @@ int store_read_load_curve(struct store *st, int64_t run_id, struct store_load_po
 
 static void read_latency(sqlite3_stmt *s, void *rows, size_t i)
 {
-	((struct store_latency *)rows)[i] =
-		(struct store_latency){col_real(s, 0), col_real(s, 1), col_real(s, 2), col_real(s, 3),
-				       sqlite3_column_int64(s, 4), col_text(s, 5)};
+	((struct store_latency *)rows)[i] = (struct store_latency){col_real(s, 0),
+								   col_real(s, 1),
+								   col_real(s, 2),
+								   col_real(s, 3),
+								   sqlite3_column_int64(s, 4),
+								   col_text(s, 5)};
 }
 
 int store_read_latencies(struct store *st, int64_t run_id, struct store_latency **rows, size_t *n,
 			 struct gp_err *err)
 {
-	return read_rows(st,
-			 "SELECT arrival_s, ttft_s, e2e_s, tpot_s, output_tokens, workload FROM requests "
-			 "WHERE run_id = ?1 ORDER BY arrival_s, rowid",
-			 run_id, (void **)rows, n, sizeof **rows, read_latency, "reading requests", err);
+	return read_rows(
+		st,
+		"SELECT arrival_s, ttft_s, e2e_s, tpot_s, output_tokens, workload FROM requests "
+		"WHERE run_id = ?1 ORDER BY arrival_s, rowid",
+		run_id, (void **)rows, n, sizeof **rows, read_latency, "reading requests", err);
 }
 
 void store_free_latencies(struct store_latency *rows, size_t n)
@@ -356,10 +371,11 @@ int store_read_scopes(struct store *st, int64_t run_id, struct store_scope **row
 		*n = 0;
 		return GP_OK;
 	}
-	return read_rows(st,
-			 "SELECT scope, kind, workload_kind, model, gpu FROM scopes WHERE run_id = ?1 "
-			 "ORDER BY rowid",
-			 run_id, (void **)rows, n, sizeof **rows, read_scope, "reading scopes", err);
+	return read_rows(
+		st,
+		"SELECT scope, kind, workload_kind, model, gpu FROM scopes WHERE run_id = ?1 "
+		"ORDER BY rowid",
+		run_id, (void **)rows, n, sizeof **rows, read_scope, "reading scopes", err);
 }
 
 void store_free_scopes(struct store_scope *rows, size_t n)

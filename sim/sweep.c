@@ -83,12 +83,12 @@ static bool plain_safe(const char *s, bool quoted)
 		return false;
 	if (s[0] == '-' && (n == 1 || s[1] == ' '))
 		return false;
-	if (quoted && (!strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-		       !strcmp(s, "NULL")))
+	if (quoted &&
+	    (!strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL")))
 		return false;
 	for (const char *p = s; *p; p++)
-		if ((unsigned char)*p < 0x20 || strchr(",[]{}", *p) || (p[0] == ':' && p[1] == ' ') ||
-		    (p[0] == ' ' && p[1] == '#'))
+		if ((unsigned char)*p < 0x20 || strchr(",[]{}", *p) ||
+		    (p[0] == ':' && p[1] == ' ') || (p[0] == ' ' && p[1] == '#'))
 			return false;
 	return true;
 }
@@ -148,12 +148,12 @@ static void put_flow(struct sbuf *b, const struct ynode *n)
 
 /* One overridden path and its values. */
 struct column {
-	const char *key;           /* in the tree */
+	const char *key; /* in the tree */
 	struct srcloc key_loc;
-	char **values;             /* flow text, owned */
+	char **values; /* flow text, owned */
 	struct srcloc *value_locs;
 	size_t n;
-	size_t dim;                /* the dimension it varies along */
+	size_t dim; /* the dimension it varies along */
 };
 
 /* The parsed file: columns and dimension sizes. */
@@ -162,10 +162,10 @@ struct spec {
 	struct ytree *tree;
 	struct column *cols;
 	size_t n_cols, cap_cols;
-	size_t *dims;              /* values along each dimension */
+	size_t *dims; /* values along each dimension */
 	size_t n_dims, cap_dims;
 	struct srcloc base_loc;
-	size_t seeds_values;       /* values of the seeds: dimension (the last), 0 without */
+	size_t seeds_values; /* values of the seeds: dimension (the last), 0 without */
 	struct gp_err *err;
 };
 
@@ -244,21 +244,31 @@ static int add_column(struct spec *s, const struct ynode *map, size_t key_i, con
 	const struct ynode *list = map->items[key_i];
 	struct srcloc kloc = map->key_locs[key_i];
 	if (strchr(key, '='))
-		return gp_located(s->err, kloc, "%s path '%s' contains '='; expected a dotted "
-				  "path like pools.batch.nodes", section, key);
+		return gp_located(s->err, kloc,
+				  "%s path '%s' contains '='; expected a dotted "
+				  "path like pools.batch.nodes",
+				  section, key);
 	if (find_column(s, key))
-		return gp_located(s->err, kloc, "%s sweeps %s, which is already swept above; "
-				  "sweep each path once", section, key);
+		return gp_located(s->err, kloc,
+				  "%s sweeps %s, which is already swept above; "
+				  "sweep each path once",
+				  section, key);
 	if (list->kind != YNODE_SEQ)
-		return gp_located(s->err, node_loc(list), "%s %s must be a list of values, like "
-				  "[1, 2, 4]", section, key);
+		return gp_located(s->err, node_loc(list),
+				  "%s %s must be a list of values, like "
+				  "[1, 2, 4]",
+				  section, key);
 	if (list->n == 0)
 		return gp_located(s->err, node_loc(list), "%s %s has no values; give at least one",
 				  section, key);
 	GP_GROW(s->cols, s->cap_cols, s->n_cols + 1);
 	struct column *c = &s->cols[s->n_cols++];
-	*c = (struct column){key, kloc, gp_xcalloc(list->n, sizeof(char *)),
-			     gp_xcalloc(list->n, sizeof(struct srcloc)), 0, dim};
+	*c = (struct column){key,
+			     kloc,
+			     gp_xcalloc(list->n, sizeof(char *)),
+			     gp_xcalloc(list->n, sizeof(struct srcloc)),
+			     0,
+			     dim};
 	struct sbuf b = {NULL, 0, 0};
 	for (size_t i = 0; i < list->n; i++) {
 		put_flow(&b, list->items[i]);
@@ -272,11 +282,15 @@ static int add_column(struct spec *s, const struct ynode *map, size_t key_i, con
 static int check_section(const struct spec *s, const struct ynode *m, const char *section)
 {
 	if (m->kind != YNODE_MAP)
-		return gp_located(s->err, node_loc(m), "%s must map --set paths to lists of values, "
-				  "like pools.batch.nodes: [1, 2, 4]", section);
+		return gp_located(s->err, node_loc(m),
+				  "%s must map --set paths to lists of values, "
+				  "like pools.batch.nodes: [1, 2, 4]",
+				  section);
 	if (m->n == 0)
-		return gp_located(s->err, node_loc(m), "%s is empty; expected --set paths with lists "
-				  "of values, like pools.batch.nodes: [1, 2, 4]", section);
+		return gp_located(s->err, node_loc(m),
+				  "%s is empty; expected --set paths with lists "
+				  "of values, like pools.batch.nodes: [1, 2, 4]",
+				  section);
 	return GP_OK;
 }
 
@@ -365,9 +379,10 @@ static int load_zip(struct spec *s, const struct ynode *zip)
 			break;
 		const struct column *c = &s->cols[s->n_cols - 1], *c0 = &s->cols[first];
 		if (c->n != c0->n)
-			rc = gp_located(s->err, node_loc(zip->items[i]),
-					"zip lists must be equally long: %s has %zu values, %s has %zu",
-					c->key, c->n, c0->key, c0->n);
+			rc = gp_located(
+				s->err, node_loc(zip->items[i]),
+				"zip lists must be equally long: %s has %zu values, %s has %zu",
+				c->key, c->n, c0->key, c0->n);
 	}
 	s->dims[dim] = rc ? 0 : s->cols[first].n;
 	size_t i = rc ? 0 : zip_first_repeat(s, first);
@@ -384,27 +399,38 @@ static int load_seeds(struct spec *s, const struct ynode *seeds)
 {
 	const struct column *swept = find_column(s, "seed");
 	if (swept)
-		return gp_located(s->err, node_loc(seeds), "seeds and a swept 'seed' path (%d:%d) "
-				  "both set the seed; keep one", swept->key_loc.line, swept->key_loc.col);
+		return gp_located(s->err, node_loc(seeds),
+				  "seeds and a swept 'seed' path (%d:%d) "
+				  "both set the seed; keep one",
+				  swept->key_loc.line, swept->key_loc.col);
 	bool count = seeds->kind == YNODE_SCALAR;
 	size_t n = count ? 0 : seeds->n;
 	int64_t v = 0;
 	if (count && (units_integer(seeds->value, &v) || v < 1 || v > SWEEP_MAX_POINTS))
-		return gp_located(s->err, node_loc(seeds), "seeds must be a count from 1 to %d or a "
-				  "list of seeds like [1, 2, 3]; got '%s'", SWEEP_MAX_POINTS, seeds->value);
+		return gp_located(s->err, node_loc(seeds),
+				  "seeds must be a count from 1 to %d or a "
+				  "list of seeds like [1, 2, 3]; got '%s'",
+				  SWEEP_MAX_POINTS, seeds->value);
 	if (count)
 		n = (size_t)v;
 	if (!count && (seeds->kind != YNODE_SEQ || n == 0))
-		return gp_located(s->err, node_loc(seeds), "seeds must be a count like 5 or a "
+		return gp_located(s->err, node_loc(seeds),
+				  "seeds must be a count like 5 or a "
 				  "non-empty list of seeds like [1, 2, 3]");
 	GP_GROW(s->cols, s->cap_cols, s->n_cols + 1);
 	struct column *c = &s->cols[s->n_cols++];
-	*c = (struct column){"seed", node_loc(seeds), gp_xcalloc(n, sizeof(char *)),
-			     gp_xcalloc(n, sizeof(struct srcloc)), 0, add_dim(s, n)};
+	*c = (struct column){"seed",
+			     node_loc(seeds),
+			     gp_xcalloc(n, sizeof(char *)),
+			     gp_xcalloc(n, sizeof(struct srcloc)),
+			     0,
+			     add_dim(s, n)};
 	for (size_t i = 0; i < n; i++) {
 		const struct ynode *item = count ? seeds : seeds->items[i];
-		if (!count && (item->kind != YNODE_SCALAR || units_integer(item->value, &v) || v < 0))
-			return gp_located(s->err, node_loc(item), "a seed must be a whole number "
+		if (!count &&
+		    (item->kind != YNODE_SCALAR || units_integer(item->value, &v) || v < 0))
+			return gp_located(s->err, node_loc(item),
+					  "a seed must be a whole number "
 					  ">= 0");
 		char text[32];
 		snprintf(text, sizeof text, "%" PRId64, count ? (int64_t)i + 1 : v);
@@ -419,13 +445,16 @@ static int load_seeds(struct spec *s, const struct ynode *seeds)
 static int count_points(const struct spec *s, const struct ynode *root, size_t *n)
 {
 	if (s->n_dims == 0)
-		return gp_located(s->err, node_loc(root), "nothing to sweep; give a grid, a zip or "
+		return gp_located(s->err, node_loc(root),
+				  "nothing to sweep; give a grid, a zip or "
 				  "seeds");
 	size_t total = 1; /* *n is set only when whole: sweep_free walks that many points */
 	for (size_t d = 0; d < s->n_dims; d++) {
 		if (s->dims[d] > SWEEP_MAX_POINTS / total)
-			return gp_located(s->err, node_loc(root), "the sweep has more than %d points; "
-					  "split it or sweep fewer values", SWEEP_MAX_POINTS);
+			return gp_located(s->err, node_loc(root),
+					  "the sweep has more than %d points; "
+					  "split it or sweep fewer values",
+					  SWEEP_MAX_POINTS);
 		total *= s->dims[d];
 	}
 	*n = total;
@@ -472,12 +501,15 @@ static int load_identity(struct spec *s, const struct ynode *root, struct sweep 
 	if (rc)
 		return rc;
 	if (!base)
-		return gp_located(s->err, node_loc(root), "missing key 'base': the scenario to sweep, "
+		return gp_located(s->err, node_loc(root),
+				  "missing key 'base': the scenario to sweep, "
 				  "relative to the sweep file");
 	if (name && name->value[strspn(name->value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
 						    "QRSTUVWXYZ0123456789._-")])
-		return gp_located(s->err, node_loc(name), "name '%s' may hold only letters, digits, "
-				  "'.', '_' and '-'", name->value);
+		return gp_located(s->err, node_loc(name),
+				  "name '%s' may hold only letters, digits, "
+				  "'.', '_' and '-'",
+				  name->value);
 	s->base_loc = node_loc(base);
 	sw->name = name ? gp_xstrdup(name->value) : stem(sw->path);
 	sw->base = resolve(sw->path, base->value);
@@ -502,7 +534,8 @@ static int parse(struct spec *s, struct sweep *sw)
 		return rc;
 	const struct ynode *root = s->tree->root;
 	if (root->kind != YNODE_MAP)
-		return gp_located(s->err, node_loc(root), "a sweep file is a mapping with base, "
+		return gp_located(s->err, node_loc(root),
+				  "a sweep file is a mapping with base, "
 				  "grid, zip and seeds");
 	rc = check_keys(s, root);
 	if (!rc)
@@ -605,7 +638,7 @@ static int locate_point_error(const struct spec *s, const struct sweep *sw, size
 			continue;
 		size_t keylen = strlen(s->cols[c].key);
 		struct srcloc loc = (size_t)col <= keylen ? s->cols[c].key_loc
-							   : s->cols[c].value_locs[digit[c]];
+							  : s->cols[c].value_locs[digit[c]];
 		rc = gp_located(err, loc, "--set %s (point %zu of %zu): %s", p->sets[c], i + 1,
 				sw->n_points, inner + 6 + pre + used);
 		done = true;
@@ -705,8 +738,10 @@ int sweep_parse_shard(const char *text, struct sweep_shard *out, struct gp_err *
 				  "the number of shards must be at least 1");
 	if (k >= n)
 		return gp_located(err, (struct srcloc){file, 1, 1},
-				  "shard %" PRIu32 " does not exist: the %" PRIu32 " shards are numbered "
-				  "0 to %" PRIu32, k, n, n - 1);
+				  "shard %" PRIu32 " does not exist: the %" PRIu32
+				  " shards are numbered "
+				  "0 to %" PRIu32,
+				  k, n, n - 1);
 	*out = (struct sweep_shard){k, n};
 	return GP_OK;
 }
@@ -814,7 +849,7 @@ static int run_here(const struct sweep *sw, const struct sweep_options *o, const
 /* What a worker says about one point.  Smaller than PIPE_BUF, so that each
  * message is one atomic write however many workers share the pipe. */
 struct worker_msg {
-	uint32_t index;            /* UINT32_MAX: the worker could not start */
+	uint32_t index; /* UINT32_MAX: the worker could not start */
 	int32_t rc;
 	int32_t written;
 	char msg[sizeof(struct gp_err)];
@@ -885,8 +920,8 @@ static void worker(const struct sweep *sw, const char *db, int tasks, int result
 
 /* The parent's side of the workers: pipes, pids and hand-out state. */
 struct pool {
-	int tasks;                 /* write end; -1 once closed */
-	int results;               /* read end */
+	int tasks;   /* write end; -1 once closed */
+	int results; /* read end */
 	pid_t *pids;
 	unsigned n;
 	const size_t *left;
@@ -921,11 +956,13 @@ static int start_workers(const struct sweep *sw, const struct sweep_options *o, 
 {
 	int tasks[2], results[2];
 	if (pipe(tasks) != 0)
-		return gp_errorf(err, GP_ERUNTIME, "sweep: cannot create a pipe: %s", strerror(errno));
+		return gp_errorf(err, GP_ERUNTIME, "sweep: cannot create a pipe: %s",
+				 strerror(errno));
 	if (pipe(results) != 0) {
 		close(tasks[0]);
 		close(tasks[1]);
-		return gp_errorf(err, GP_ERUNTIME, "sweep: cannot create a pipe: %s", strerror(errno));
+		return gp_errorf(err, GP_ERUNTIME, "sweep: cannot create a pipe: %s",
+				 strerror(errno));
 	}
 	pid_t parent = getpid();
 	pl->pids = gp_xcalloc(jobs, sizeof *pl->pids);

@@ -20,7 +20,7 @@
 #include "gpuplan/units.h"
 
 #define TRACE_MAX_COLS 4
-#define TRACE_LAYOUT "submit_s,duration_s,gpus[,deadline_s]"
+#define TRACE_LAYOUT   "submit_s,duration_s,gpus[,deadline_s]"
 
 /* Larger values would overflow sim_time (microseconds) in later arithmetic. */
 #define TRACE_MAX_SECONDS 1e12
@@ -41,8 +41,6 @@ struct reader {
 
 /* Errors name the trace file and line. */
 #define row_error(r, ...) csv_error((r)->err, (r)->path, (r)->line, __VA_ARGS__)
-
-
 
 static const char *layout(int ncols)
 {
@@ -125,7 +123,8 @@ static int read_row(struct reader *r, char **cells, int n)
 	if (rc)
 		return rc;
 	if (job.deadline != SIM_NEVER && job.deadline < job.submit)
-		return row_error(r, "deadline_s '%s' is before submit_s '%s'; expected a deadline "
+		return row_error(r,
+				 "deadline_s '%s' is before submit_s '%s'; expected a deadline "
 				 "at or after the job's arrival (both in seconds since the start)",
 				 cells[3], cells[0]);
 	GP_GROW(r->rows, r->cap, r->n + 1);

@@ -31,15 +31,9 @@ struct unit {
 
 /* Durations, largest first: components of "1h30m" must come in this order. */
 static const struct unit duration_units[] = {
-	{"d", 86400e6},
-	{"h", 3600e6},
-	{"min", 60e6},
-	{"m", 60e6},
-	{"s", 1e6},
-	{"ms", 1e3},
-	{"us", 1.0},
-	{"\xc2\xb5s", 1.0}, /* U+00B5 micro sign */
-	{"\xce\xbcs", 1.0}, /* U+03BC Greek mu */
+	{"d", 86400e6},     {"h", 3600e6}, {"min", 60e6},      {"m", 60e6}, {"s", 1e6},
+	{"ms", 1e3},        {"us", 1.0},   {"\xc2\xb5s", 1.0}, /* U+00B5 micro sign */
+	{"\xce\xbcs", 1.0},                                    /* U+03BC Greek mu */
 };
 
 /* Sizes: SI (GB = 10^9) and IEC (GiB = 2^30), plus the Kubernetes quantity
@@ -72,11 +66,7 @@ static const struct unit size_units[] = {
 
 /* Rate denominators, in seconds. */
 static const struct unit rate_units[] = {
-	{"s", 1.0},
-	{"m", 60.0},
-	{"min", 60.0},
-	{"h", 3600.0},
-	{"d", 86400.0},
+	{"s", 1.0}, {"m", 60.0}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0},
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -162,7 +152,8 @@ int units_duration(const char *s, sim_time *out)
 				return -1;
 			scale = 1e6;
 		} else {
-			const struct unit *u = find_unit(duration_units, N_OF(duration_units), p, len);
+			const struct unit *u =
+				find_unit(duration_units, N_OF(duration_units), p, len);
 			/* Largest unit first and each once, so "30m1h" and "1m30m" are rejected. */
 			if (!u || u->scale >= last_scale)
 				return -1;
@@ -187,7 +178,8 @@ static int size_span(const char *p, const char *end, double *bytes)
 	p += n;
 	double scale = 1.0;
 	if (p < end) {
-		const struct unit *u = find_unit(size_units, N_OF(size_units), p, (size_t)(end - p));
+		const struct unit *u =
+			find_unit(size_units, N_OF(size_units), p, (size_t)(end - p));
 		if (!u)
 			return -1;
 		scale = u->scale;
@@ -213,8 +205,8 @@ int units_rate(const char *s, double *per_second)
 	/* No bare number: per second and per hour differ by 3600, too costly to guess. */
 	if (!slash || slash == s || scan_number(s, slash, true, &v) != (size_t)(slash - s))
 		return -1;
-	const struct unit *u = find_unit(rate_units, N_OF(rate_units), slash + 1,
-					 (size_t)(end - slash - 1));
+	const struct unit *u =
+		find_unit(rate_units, N_OF(rate_units), slash + 1, (size_t)(end - slash - 1));
 	if (!u)
 		return -1;
 	*per_second = v / u->scale;
@@ -233,16 +225,19 @@ int units_bandwidth(const char *s, double *bytes_per_second)
 
 /* ---- calendar -------------------------------------------------------- */
 
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's days_from_civil). */
 static int64_t days_from_civil(int64_t y, int m, int d)
 {
 	y -= m <= 2;
 	int64_t era = floor_div(y, 400);
-	int64_t yoe = y - era * 400;                        /* [0, 399] */
+	int64_t yoe = y - era * 400;                                   /* [0, 399] */
 	int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1; /* [0, 365] */
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;       /* [0, 146096] */
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;           /* [0, 146096] */
 	return era * 146097 + doe - 719468;
 }
 
@@ -468,7 +463,7 @@ int units_bool(const char *s, bool *out)
 		const char *word;
 		bool value;
 	} words[] = {
-		{"true", true}, {"yes", true}, {"on", true},
+		{"true", true},   {"yes", true}, {"on", true},
 		{"false", false}, {"no", false}, {"off", false},
 	};
 	if (!s)
@@ -499,8 +494,10 @@ void units_format_duration(sim_time t, char *buf, size_t len)
 		return;
 	}
 	int64_t s = (t + SIM_SECOND / 2) / SIM_SECOND; /* to the nearest second */
-	static const struct { const char *unit; int64_t secs; } parts[] = {
-		{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}};
+	static const struct {
+		const char *unit;
+		int64_t secs;
+	} parts[] = {{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}};
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < 4 && used < len; i++) {
@@ -512,4 +509,3 @@ void units_format_duration(sim_time t, char *buf, size_t len)
 		}
 	}
 }
-

@@ -206,7 +206,8 @@ static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode *
 	case YAML_SCALAR_NODE:
 		/* "a\0b" would be cut to "a" by every C string after this point. */
 		if (memchr(yn->data.scalar.value, '\0', yn->data.scalar.length))
-			return gp_located(b->err, loc, "a NUL character (\\0) in a value; expected "
+			return gp_located(b->err, loc,
+					  "a NUL character (\\0) in a value; expected "
 					  "text without one");
 		*out = new_scalar(loc, (const char *)yn->data.scalar.value, yn->data.scalar.length,
 				  yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
@@ -216,10 +217,8 @@ static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode *
 		(*out)->kind = YNODE_SEQ;
 		(*out)->loc = loc;
 		return convert_seq(b, yn, depth, *out);
-	case YAML_MAPPING_NODE:
-		return convert_map(b, yn, depth, out);
-	case YAML_NO_NODE:
-		break;
+	case YAML_MAPPING_NODE: return convert_map(b, yn, depth, out);
+	case YAML_NO_NODE: break;
 	}
 	return gp_located(b->err, loc, "empty node");
 }
@@ -270,7 +269,8 @@ static int check_depth(struct builder *b, const char *text, size_t len)
 {
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
-		return gp_errorf(b->err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", b->file);
+		return gp_errorf(b->err, GP_ERUNTIME, "%s: error: cannot initialize libyaml",
+				 b->file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	int depth = 0, rc = GP_OK;
 	for (bool done = false; !done && !rc;) {
@@ -281,8 +281,10 @@ static int check_depth(struct builder *b, const char *text, size_t len)
 			if (++depth > YTREE_MAX_DEPTH)
 				rc = gp_located(b->err, mark_loc(b, ev.start_mark),
 						"nesting deeper than %d levels; expected a flatter "
-						"document", YTREE_MAX_DEPTH);
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+						"document",
+						YTREE_MAX_DEPTH);
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			   ev.type == YAML_MAPPING_END_EVENT) {
 			depth--;
 		}
 		done = ev.type == YAML_STREAM_END_EVENT;

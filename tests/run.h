@@ -32,10 +32,10 @@ static void cleanup(void)
 }
 
 /* run(path) with the overrides given as arguments: RUN_WITH(path, "a=1", "b=2"). */
-#define RUN_WITH(path, ...)                                        \
-	do {                                                       \
-		const char *const sets_[] = {__VA_ARGS__};         \
-		run(path, sets_, sizeof sets_ / sizeof *sets_);     \
+#define RUN_WITH(path, ...)                                     \
+	do {                                                    \
+		const char *const sets_[] = {__VA_ARGS__};      \
+		run(path, sets_, sizeof sets_ / sizeof *sets_); \
 	} while (0)
 
 #endif

@@ -74,22 +74,31 @@ Test(advise, sharing_recommends_a_mode_that_removes_the_queue)
 	const char *at = strstr(rec, "(run ");
 	cr_assert(at && sscanf(at, "(run %lld)", &run) == 1, "%s", rec);
 	at = strstr(rec, "; queue p95 0 s, $");
-	cr_assert(at && sscanf(at, "; queue p95 0 s, $%lf per verified result", &cost) == 1, "%s", rec);
+	cr_assert(at && sscanf(at, "; queue p95 0 s, $%lf per verified result", &cost) == 1, "%s",
+		  rec);
 	char sql[256];
-	snprintf(sql, sizeof sql, "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
-				  "AND name = 'queue_time_p95_s'", run);
+	snprintf(sql, sizeof sql,
+		 "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
+		 "AND name = 'queue_time_p95_s'",
+		 run);
 	cr_expect_float_eq(query(sql), 0, 1e-9, "the recommended run has no queue");
-	snprintf(sql, sizeof sql, "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
-				  "AND name = 'cost_per_verified_result'", run);
+	snprintf(sql, sizeof sql,
+		 "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
+		 "AND name = 'cost_per_verified_result'",
+		 run);
 	cr_expect_float_eq(query(sql), cost, 0.006, "the printed cost is the run's");
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM params WHERE run_id = %lld AND "
-				  "key = 'pools.a100.sharing'", run);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM params WHERE run_id = %lld AND "
+		 "key = 'pools.a100.sharing'",
+		 run);
 	cr_expect_eq(query(sql), 1, "its overrides are in params");
-	cr_expect_lt(cost, query("SELECT value FROM metrics WHERE run_id = 1 AND scope = 'all' "
-				 "AND name = 'cost_per_verified_result'"),
+	cr_expect_lt(cost,
+		     query("SELECT value FROM metrics WHERE run_id = 1 AND scope = 'all' "
+			   "AND name = 'cost_per_verified_result'"),
 		     "cheaper per verified result than the base");
 	cr_expect_gt(query("SELECT count(*) FROM runs"), 9, "every alternative and probe is a run");
-	cr_expect_gt(query("SELECT count(*) FROM findings WHERE run_id = 1 AND step = 'allocation'"), 0);
+	cr_expect_gt(
+		query("SELECT count(*) FROM findings WHERE run_id = 1 AND step = 'allocation'"), 0);
 }
 
 /* Issue 22's reproduction: findings once kept their scope in 64 bytes and
@@ -103,7 +112,8 @@ Test(advise, a_pool_name_of_any_length_gets_the_same_advice)
 	memset(name, 'a', 70);
 	name[70] = '\0';
 	snprintf(path, sizeof path, "%s/long.yaml", dir);
-	snprintf(cmd, sizeof cmd, "sed 's/name: a100/name: %s/' scenarios/sharing.yaml > %s", name, path);
+	snprintf(cmd, sizeof cmd, "sed 's/name: a100/name: %s/' scenarios/sharing.yaml > %s", name,
+		 path);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(args, sizeof args, "%s --db %s", path, db);
 	cr_assert_eq(advise(args), 0, "%s", out);
@@ -111,11 +121,14 @@ Test(advise, a_pool_name_of_any_length_gets_the_same_advice)
 	char want[512];
 	snprintf(want, sizeof want, "recommendation: time-slicing x4 on %s (run ", name);
 	cr_expect(strstr(last_line(), want), "%s", out);
-	snprintf(want, sizeof want, "--set 'pools.%s.sharing={mode: time-slicing, replicas: 4}'", name);
+	snprintf(want, sizeof want, "--set 'pools.%s.sharing={mode: time-slicing, replicas: 4}'",
+		 name);
 	cr_expect(strstr(last_line(), want), "%s", out);
 	char sql[512];
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM findings WHERE run_id = 1 AND scope = '%s' "
-				  "AND kind = 'sharing'", name);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM findings WHERE run_id = 1 AND scope = '%s' "
+		 "AND kind = 'sharing'",
+		 name);
 	cr_expect_eq(query(sql), 1, "the finding names the pool in full");
 }
 
@@ -125,7 +138,8 @@ Test(advise, a_healthy_scenario_is_left_as_it_is)
 	snprintf(args, sizeof args, "tests/fixtures/diagnose/healthy.yaml --db %s", db);
 	cr_assert_eq(advise(args), 0, "%s", out);
 	cr_expect(strstr(out, "the base run has no finding"), "%s", out);
-	cr_expect(strstr(last_line(), "recommendation: keep the scenario as it is (run 1)"), "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: keep the scenario as it is (run 1)"), "%s",
+		  out);
 	cr_expect_eq(query("SELECT count(*) FROM runs"), 1, "nothing to try");
 }
 
@@ -162,5 +176,6 @@ Test(advise, placement_relaxes_the_rules_it_blames)
 	cr_expect(strstr(out, "batch tolerating dedicated=inference"), "%s", out);
 	cr_expect(strstr(out, "train with every rule relaxed"), "%s", out);
 	cr_expect(strstr(out, "pool a100 at "), "the pool the selector allows is sized:\n%s", out);
-	cr_expect_eq(query("SELECT count(*) FROM params WHERE key = 'workloads.batch.tolerations'"), 1);
+	cr_expect_eq(query("SELECT count(*) FROM params WHERE key = 'workloads.batch.tolerations'"),
+		     1);
 }

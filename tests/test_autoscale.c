@@ -136,8 +136,9 @@ Test(autoscale, pending_pods_carry_the_autoscalers_event)
 Test(autoscale, a_pod_no_node_group_fits_does_not_trigger_scale_up)
 {
 	RUN_WITH(A, "workloads.train.node_selector={zone: b}", "horizon=1h");
-	cr_assert_str_eq(reason(0), "no nodes available to schedule pods (cluster-autoscaler: pod "
-				    "didn't trigger scale-up (it wouldn't fit if a new node is added))");
+	cr_assert_str_eq(reason(0),
+			 "no nodes available to schedule pods (cluster-autoscaler: pod "
+			 "didn't trigger scale-up (it wouldn't fit if a new node is added))");
 	cr_assert_float_eq(metric("batch", "nodes_added"), 0, 0);
 	cr_assert_float_eq(metric("batch", "node_hours"), 0, 0);
 }
@@ -295,15 +296,17 @@ Test(autoscale, the_autoscaler_replaces_interrupted_spot_nodes)
  */
 Test(autoscale, spot_interruptions_follow_their_rate)
 {
-	RUN_WITH(A, "pools=[{name: spot, nodes: 20, gpu: L4, gpus_per_node: 1, startup: 2m, "
-		    "price: {gpu_hour: 1.0}, spot: {interruption: {rate: 0.05/h}}}]",
+	RUN_WITH(A,
+		 "pools=[{name: spot, nodes: 20, gpu: L4, gpus_per_node: 1, startup: 2m, "
+		 "price: {gpu_hour: 1.0}, spot: {interruption: {rate: 0.05/h}}}]",
 		 "workloads.train.gpus=1", "workloads.train.count=100",
 		 "workloads.train.duration=20h", "workloads.train.checkpoint=10m",
 		 "workloads.train.deadline={within: 30d}");
 	double n = metric("spot", "spot_interruptions"), hours = metric("spot", "node_hours");
 	double mean = 0.05 * hours;
 	cr_assert_gt(hours, 2000);
-	cr_assert_lt(fabs(n - mean), 4 * sqrt(mean), "%g interruptions, expected about %g", n, mean);
+	cr_assert_lt(fabs(n - mean), 4 * sqrt(mean), "%g interruptions, expected about %g", n,
+		     mean);
 	cr_assert_float_eq(metric("all", "jobs_completed"), 100, 0);
 	double evicted = metric("all", "jobs_preempted");
 	cr_assert_gt(evicted, 0);
@@ -323,10 +326,10 @@ static void rejects(const char *const *sets, size_t n, const char *msg)
 	cr_assert_str_eq(err.msg, msg);
 }
 
-#define REJECTS(msg, ...)                                              \
-	do {                                                           \
-		const char *const sets_[] = {__VA_ARGS__};             \
-		rejects(sets_, sizeof sets_ / sizeof *sets_, msg);      \
+#define REJECTS(msg, ...)                                          \
+	do {                                                       \
+		const char *const sets_[] = {__VA_ARGS__};         \
+		rejects(sets_, sizeof sets_ / sizeof *sets_, msg); \
 	} while (0)
 
 Test(autoscale, the_loader_checks_autoscale_and_spot)
@@ -489,7 +492,8 @@ Test(autoscale, the_estimate_stops_at_max_and_names_it)
 	for (size_t i = 0; i < 6; i++)
 		cr_assert_eq(r.jobs[i].start, (i == 2 || i == 5 ? 3900 : 300) * S, "job %zu", i);
 	cr_assert(strstr(reason(2), "(cluster-autoscaler: pod didn't trigger scale-up: 1 max "
-				    "node group size reached)"), "%s", reason(2));
+				    "node group size reached)"),
+		  "%s", reason(2));
 	cr_assert(strstr(reason(5), "max node group size reached"), "%s", reason(5));
 }
 
@@ -505,15 +509,14 @@ Test(autoscale, the_estimate_stops_at_max_and_names_it)
  */
 Test(autoscale, the_estimate_orders_pods_by_their_share_of_the_node)
 {
-	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.cpu=8",
-		 "workloads.big.gpus=1", "workloads.big.cpu=2", "workloads.small.cpu=6",
-		 "horizon=4m");
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.cpu=8", "workloads.big.gpus=1",
+		 "workloads.big.cpu=2", "workloads.small.cpu=6", "horizon=4m");
 	cr_assert_float_eq(metric("batch", "nodes_added"), 2, 0);
 	cleanup();
-	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.cpu=8",
-		 "workloads.big.gpus=1", "workloads.big.cpu=2", "workloads.small.cpu=2",
-		 "horizon=4m");
-	cr_assert_float_eq(metric("batch", "nodes_added"), 1, 0, "4 pods of 1 GPU, 2 cpu: one node");
+	RUN_WITH("tests/fixtures/autoscale-pack.yaml", "pools.batch.cpu=8", "workloads.big.gpus=1",
+		 "workloads.big.cpu=2", "workloads.small.cpu=2", "horizon=4m");
+	cr_assert_float_eq(metric("batch", "nodes_added"), 1, 0,
+			   "4 pods of 1 GPU, 2 cpu: one node");
 }
 
 /* --- inference replicas ---------------------------------------------------------- */
@@ -595,7 +598,8 @@ Test(autoscale, scale_down_moves_replicas_off_an_underused_node)
 	cr_assert_float_eq(metric("chat", "replicas_evicted"), 1, 0);
 	cr_assert_float_eq(metric("serve", "node_hours"), 7.0 / 6, 1e-9);
 	cr_assert_float_eq(bill(), 7.00, 1e-9);
-	cr_assert_float_eq(metric("chat", "requests_unfinished") + metric("chat", "requests_completed"),
+	cr_assert_float_eq(metric("chat", "requests_unfinished") +
+				   metric("chat", "requests_completed"),
 			   metric("chat", "requests_submitted"), 0, "no request lost");
 	cleanup();
 	serve2("pools.serve.autoscale.scale_down_utilization_threshold=0.5",

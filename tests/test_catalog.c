@@ -38,7 +38,8 @@ Test(catalog_gpu, every_gpu_matches_its_datasheet)
 		cr_assert_str_eq(g->name, expected[i].name);
 		cr_assert_str_eq(g->product, expected[i].product);
 		cr_assert_eq(g->memory_bytes, expected[i].memory_gib * GiB, "%s memory", g->name);
-		cr_assert_eq(g->hbm_bandwidth, expected[i].bandwidth_gbs * 1e9, "%s bandwidth", g->name);
+		cr_assert_eq(g->hbm_bandwidth, expected[i].bandwidth_gbs * 1e9, "%s bandwidth",
+			     g->name);
 		cr_assert_eq(g->bf16_tflops, expected[i].bf16_tflops, "%s bf16", g->name);
 		cr_assert_eq(g->int8_tops, expected[i].int8_tops, "%s int8", g->name);
 		cr_assert_eq(g->sm_count, expected[i].sms, "%s SMs", g->name);
@@ -88,7 +89,8 @@ static void check_mig(const char *gpu, const struct want_mig *want, size_t n)
 		cr_assert_eq(p->compute_slices, want[i].g, "%s %s compute", gpu, p->name);
 		cr_assert_eq(p->memory_slices, want[i].m, "%s %s memory slices", gpu, p->name);
 		cr_assert_eq(p->max_instances, want[i].max, "%s %s max", gpu, p->name);
-		cr_assert_float_eq(p->memory_bytes, want[i].gib * GiB, 1.0, "%s %s bytes", gpu, p->name);
+		cr_assert_float_eq(p->memory_bytes, want[i].gib * GiB, 1.0, "%s %s bytes", gpu,
+				   p->name);
 		/* The memory of a profile is its share of the card. */
 		cr_assert_float_eq(p->memory_bytes, g->memory_bytes * p->memory_slices / 8.0, 1.0);
 	}
@@ -121,8 +123,9 @@ Test(catalog_mig, h100_80gb_profiles_match_the_design)
 Test(catalog_mig, h200_profiles_are_eighths_of_141_gib)
 {
 	static const struct want_mig w[] = {
-		{"1g.18gb", 1, 1, 7, 17.625}, {"1g.35gb", 1, 2, 4, 35.25}, {"2g.35gb", 2, 2, 3, 35.25},
-		{"3g.71gb", 3, 4, 2, 70.5},   {"4g.71gb", 4, 4, 1, 70.5},  {"7g.141gb", 7, 8, 1, 141},
+		{"1g.18gb", 1, 1, 7, 17.625}, {"1g.35gb", 1, 2, 4, 35.25},
+		{"2g.35gb", 2, 2, 3, 35.25},  {"3g.71gb", 3, 4, 2, 70.5},
+		{"4g.71gb", 4, 4, 1, 70.5},   {"7g.141gb", 7, 8, 1, 141},
 	};
 	check_mig("H200-141GB", w, sizeof w / sizeof w[0]);
 }
@@ -133,11 +136,15 @@ Test(catalog_mig, every_profile_fits_seven_compute_and_eight_memory_slices)
 		const struct gpu_type *g = catalog_gpu_at(i);
 		for (size_t k = 0; k < g->n_mig; k++) {
 			const struct mig_profile *p = &g->mig[k];
-			cr_assert(p->compute_slices >= 1 && p->compute_slices <= 7, "%s %s", g->name, p->name);
-			cr_assert(p->memory_slices >= 1 && p->memory_slices <= 8, "%s %s", g->name, p->name);
+			cr_assert(p->compute_slices >= 1 && p->compute_slices <= 7, "%s %s",
+				  g->name, p->name);
+			cr_assert(p->memory_slices >= 1 && p->memory_slices <= 8, "%s %s", g->name,
+				  p->name);
 			cr_assert(p->max_instances >= 1);
-			cr_assert_leq(p->max_instances * p->compute_slices, 7, "%s %s", g->name, p->name);
-			cr_assert_leq(p->max_instances * p->memory_slices, 8, "%s %s", g->name, p->name);
+			cr_assert_leq(p->max_instances * p->compute_slices, 7, "%s %s", g->name,
+				      p->name);
+			cr_assert_leq(p->max_instances * p->memory_slices, 8, "%s %s", g->name,
+				      p->name);
 			cr_assert_leq(p->memory_bytes * p->max_instances, g->memory_bytes);
 		}
 	}
@@ -148,7 +155,8 @@ Test(catalog_mig, profile_name_starts_with_its_compute_slices)
 	for (size_t i = 0; i < catalog_gpu_count(); i++) {
 		const struct gpu_type *g = catalog_gpu_at(i);
 		for (size_t k = 0; k < g->n_mig; k++)
-			cr_assert_eq(g->mig[k].name[0] - '0', g->mig[k].compute_slices, "%s", g->mig[k].name);
+			cr_assert_eq(g->mig[k].name[0] - '0', g->mig[k].compute_slices, "%s",
+				     g->mig[k].name);
 	}
 }
 
@@ -191,7 +199,8 @@ Test(catalog_model, architectures_match_their_config_json)
 		cr_assert_eq(m->head_dim, w[i].head_dim, "%s head_dim", m->name);
 		cr_assert_eq(m->ffn, w[i].ffn, "%s ffn", m->name);
 		cr_assert_eq(m->vocab, w[i].vocab, "%s vocab", m->name);
-		cr_assert_eq(m->heads * m->head_dim, m->hidden, "%s heads x head_dim = hidden", m->name);
+		cr_assert_eq(m->heads * m->head_dim, m->hidden, "%s heads x head_dim = hidden",
+			     m->name);
 		cr_assert_eq(m->heads % m->kv_heads, 0, "%s GQA groups are whole", m->name);
 	}
 	cr_assert_null(catalog_model_at(catalog_model_count()));

@@ -26,7 +26,6 @@ static int gpuplan(const char *args)
 	return capture(cmd, out, sizeof out);
 }
 
-
 Test(cli, run_writes_a_run_and_prints_the_summary)
 {
 	char args[256], db[128];
@@ -37,8 +36,13 @@ Test(cli, run_writes_a_run_and_prints_the_summary)
 	cr_assert(strstr(out, "workload eval"), "%s", out);
 	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs"), 1);
 	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM jobs"), 4);
-	cr_assert_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope='all' AND name='peak_demand_gpus'"), 8);
-	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM timeseries WHERE scope='all'"), 8, "2 h in 15 min steps");
+	cr_assert_eq(
+		scratch_query(
+			db,
+			"SELECT value FROM metrics WHERE scope='all' AND name='peak_demand_gpus'"),
+		8);
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM timeseries WHERE scope='all'"), 8,
+		     "2 h in 15 min steps");
 	cr_assert_eq(gpuplan(args), 0, "%s", out);
 	cr_assert_eq(scratch_query(db, "SELECT max(run_id) FROM runs"), 2, "runs append");
 }
@@ -73,12 +77,22 @@ Test(cli, set_and_seed_are_recorded_as_params)
 {
 	char args[256], db[128];
 	snprintf(db, sizeof db, "%s/p.db", dir);
-	snprintf(args, sizeof args,
-		 "run scenarios/eval-window.yaml --quiet --set pools.batch.nodes=2 --seed 7 --db %s", db);
+	snprintf(
+		args, sizeof args,
+		"run scenarios/eval-window.yaml --quiet --set pools.batch.nodes=2 --seed 7 --db %s",
+		db);
 	cr_assert_eq(gpuplan(args), 0, "%s", out);
-	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM params WHERE key='pools.batch.nodes' AND value='2'"), 1);
+	cr_assert_eq(
+		scratch_query(
+			db,
+			"SELECT count(*) FROM params WHERE key='pools.batch.nodes' AND value='2'"),
+		1);
 	cr_assert_eq(scratch_query(db, "SELECT seed FROM runs"), 7);
-	cr_assert_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope='all' AND name='queue_time_max_s'"), 0);
+	cr_assert_eq(
+		scratch_query(
+			db,
+			"SELECT value FROM metrics WHERE scope='all' AND name='queue_time_max_s'"),
+		0);
 }
 
 /* Each bad input exits 2, names the place, and leaves the database as it was. */
@@ -107,7 +121,8 @@ Test(cli, bad_input_exits_2_with_a_located_message_and_writes_nothing)
 	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.gpu=A200",
 			"pools.batch.gpu=A200:1:");
 	assert_rejected("run scenarios/eval-window.yaml --seed -1", "--seed");
-	assert_rejected("run scenarios/eval-window.yaml --frobnicate", "unknown option '--frobnicate'");
+	assert_rejected("run scenarios/eval-window.yaml --frobnicate",
+			"unknown option '--frobnicate'");
 	assert_rejected("run", "missing SCENARIO.yaml");
 	assert_rejected("run tests/fixtures/does-not-exist.yaml", "does-not-exist.yaml");
 }
@@ -116,17 +131,20 @@ Test(cli, bad_fixture_files_never_create_a_database)
 {
 	char args[512], db[128];
 	snprintf(db, sizeof db, "%s/never.db", dir);
-	snprintf(args, sizeof args,
-		 "sh -c 'ls tests/fixtures/bad/*.yaml >/dev/null || exit 1;"
-		 " for f in tests/fixtures/bad/*.yaml; do bin/gpuplan run \"$f\" --quiet --db %s 2>/dev/null;"
-		 " [ $? -eq 2 ] || { echo \"not 2: $f\"; exit 1; }; done'", db);
+	snprintf(
+		args, sizeof args,
+		"sh -c 'ls tests/fixtures/bad/*.yaml >/dev/null || exit 1;"
+		" for f in tests/fixtures/bad/*.yaml; do bin/gpuplan run \"$f\" --quiet --db %s 2>/dev/null;"
+		" [ $? -eq 2 ] || { echo \"not 2: $f\"; exit 1; }; done'",
+		db);
 	cr_assert_eq(system(args), 0);
 	cr_assert_neq(access(db, F_OK), 0, "no database was created");
 }
 
 Test(cli, check_prints_the_resolved_scenario_and_writes_nothing)
 {
-	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --set pools.batch.gpus_per_node=8"), 0, "%s", out);
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --set pools.batch.gpus_per_node=8"),
+		     0, "%s", out);
 	cr_assert(strstr(out, "pool batch: 1 x 8 A100-80GB"), "%s", out);
 	cr_assert(strstr(out, "workload eval"), "%s", out);
 }
@@ -147,9 +165,9 @@ Test(cli, help_and_unknown_commands)
 Test(cli, every_command_has_help_and_the_usage_names_every_exit_code)
 {
 	static const char *const cmds[][2] = {
-		{"run", "--quiet"}, {"check", "--seed N"}, {"estimate", "--kv-cache Q"},
-		{"sweep", "--shard K/N"}, {"merge", "OUT.db IN.db"}, {"report", "--run ID"},
-		{"advise", "--db PATH"}, {"search", "--tolerance T"},
+		{"run", "--quiet"},       {"check", "--seed N"},       {"estimate", "--kv-cache Q"},
+		{"sweep", "--shard K/N"}, {"merge", "OUT.db IN.db"},   {"report", "--run ID"},
+		{"advise", "--db PATH"},  {"search", "--tolerance T"},
 	};
 	char args[64];
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {

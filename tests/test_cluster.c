@@ -14,10 +14,10 @@ static void two_pools(void)
 {
 	memset(pools, 0, sizeof pools);
 	memset(&sc, 0, sizeof sc);
-	pools[0] = (struct pool_spec){.name = "a", .nodes = 3, .gpus_per_node = 4,
-				      .gpu = catalog_gpu("A100-80GB")};
-	pools[1] = (struct pool_spec){.name = "b", .nodes = 2, .gpus_per_node = 8,
-				      .gpu = catalog_gpu("H100-80GB")};
+	pools[0] = (struct pool_spec){
+		.name = "a", .nodes = 3, .gpus_per_node = 4, .gpu = catalog_gpu("A100-80GB")};
+	pools[1] = (struct pool_spec){
+		.name = "b", .nodes = 2, .gpus_per_node = 8, .gpu = catalog_gpu("H100-80GB")};
 	sc.pools = pools;
 	sc.n_pools = 2;
 }
@@ -42,8 +42,8 @@ Test(cluster, starts_empty_with_the_capacity_of_its_pools)
 
 static struct workload_spec pod(int32_t gpus)
 {
-	return (struct workload_spec){.name = "w", .request = REQUEST_GPUS, .gpus = gpus,
-				      .gpu_busy = 1, .sm_share = 1};
+	return (struct workload_spec){
+		.name = "w", .request = REQUEST_GPUS, .gpus = gpus, .gpu_busy = 1, .sm_share = 1};
 }
 
 Test(cluster, most_allocated_packs_onto_the_fullest_node)
@@ -56,7 +56,8 @@ Test(cluster, most_allocated_packs_onto_the_fullest_node)
 	cr_assert_eq(grant.gpu_mask, 0x7);
 	cr_assert_float_eq(grant.equivalent, 3, 1e-12);
 	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), 1);
-	cr_assert_eq(cluster_find(&c, 0, &w, 2, SCORING_MOST_ALLOCATED), 0, "lowest full-enough node");
+	cr_assert_eq(cluster_find(&c, 0, &w, 2, SCORING_MOST_ALLOCATED), 0,
+		     "lowest full-enough node");
 	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_LEAST_ALLOCATED), 0);
 	cr_assert_eq(cluster_find(&c, 0, &w, 5, SCORING_MOST_ALLOCATED), -1, "wider than the node");
 	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].n_tenants, 1);
@@ -113,7 +114,8 @@ Test(cluster, milli_shares_best_fit_on_one_gpu)
 	pools[0].sharing = (struct sharing){.mode = SHARING_FRACTIONAL};
 	struct cluster c;
 	cluster_init(&c, &sc);
-	struct workload_spec w = {.request = REQUEST_MILLI, .milli = 600, .gpu_busy = 1, .sm_share = 1};
+	struct workload_spec w = {
+		.request = REQUEST_MILLI, .milli = 600, .gpu_busy = 1, .sm_share = 1};
 	struct cluster_grant a, b, d;
 	cluster_take(&c, 0, &w, 1, 1, &a);
 	w.milli = 300;
@@ -141,14 +143,16 @@ Test(cluster, mig_instances_of_the_layout)
 	pools[0].gpus_per_node = 1;
 	struct cluster c;
 	cluster_init(&c, &sc);
-	struct workload_spec w = {.request = REQUEST_MIG, .mig_profile = "3g.40gb", .gpu_busy = 1, .sm_share = 1};
+	struct workload_spec w = {
+		.request = REQUEST_MIG, .mig_profile = "3g.40gb", .gpu_busy = 1, .sm_share = 1};
 	struct cluster_grant a, b;
 	cluster_take(&c, 0, &w, 1, 1, &a);
 	cluster_take(&c, 0, &w, 1, 2, &b);
 	cr_assert_eq(a.mig_slot, 0);
 	cr_assert_eq(b.mig_slot, 1);
 	cr_assert_float_eq(a.equivalent, 3.0 / 7, 1e-12);
-	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), -1, "both 3g instances taken");
+	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), -1,
+		     "both 3g instances taken");
 	w.mig_profile = "1g.10gb";
 	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_MOST_ALLOCATED), 0);
 	cluster_release(&c, 1, &a);
@@ -172,8 +176,8 @@ Test(cluster, placement_scores_across_pools)
 	/* scoring: MostAllocated (the alias: over nvidia.com/gpu, weight 1).  Empty:
 	 * a 4-GPU pod fills an "a" node (score 100) rather than half a "b" node
 	 * (50); the three "a" nodes tie, and the tie is drawn (selectHost). */
-	sc.scheduler.scoring = (struct scoring_spec){.type = SCORING_MOST_ALLOCATED,
-						     .weight = {[SCORE_GPU] = 1}};
+	sc.scheduler.scoring =
+		(struct scoring_spec){.type = SCORING_MOST_ALLOCATED, .weight = {[SCORE_GPU] = 1}};
 	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 0);
 	sc.scheduler.scoring.type = SCORING_LEAST_ALLOCATED;
 	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 1,

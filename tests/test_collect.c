@@ -14,7 +14,8 @@
 
 static struct pool_spec pool = {.name = "p", .nodes = 1, .gpus_per_node = 1};
 static struct workload_spec workload = {.name = "w"};
-static struct scenario sc = {.pools = &pool, .n_pools = 1, .workloads = &workload, .n_workloads = 1};
+static struct scenario sc = {
+	.pools = &pool, .n_pools = 1, .workloads = &workload, .n_workloads = 1};
 static struct results r;
 static struct collect c;
 

@@ -47,32 +47,48 @@ struct case_ {
 };
 
 static const struct case_ cases[] = {
-	{"fragmentation", "allocation", {"whole waits on fragmentation", "gpu_policy"}, "gpu_policy "},
-	{"quota", "allocation", {"waits on admission", "queue team-a", "12.0 GPUs are free"},
+	{"fragmentation",
+	 "allocation",
+	 {"whole waits on fragmentation", "gpu_policy"},
+	 "gpu_policy "},
+	{"quota",
+	 "allocation",
+	 {"waits on admission", "queue team-a", "12.0 GPUs are free"},
 	 "quota of team-a at"},
 	{"sharing", "allocation", {"pool a100", "whole-GPU allocation is the lock"}, "on a100"},
 	{"stalled", "memory", {"tune can never run", "int8 weights"}, "--set"},
 	{"oom-one-pool", "memory", {"pool sliced", "OOM-killed"}, "int8 weights for tune"},
-	{"kv-cache", "memory", {"starved of KV cache", "memory_fraction 0.25"},
+	{"kv-cache",
+	 "memory",
+	 {"starved of KV cache", "memory_fraction 0.25"},
 	 "memory_fraction 0.9 for chat"},
-	{"preallocation", "memory", {"preallocat", "not the weights", "memory_fraction 0.47"},
+	{"preallocation",
+	 "memory",
+	 {"preallocat", "not the weights", "memory_fraction 0.47"},
 	 "memory_fraction 0.47 for chat"},
-	{"selector", "placement", {"train waits on placement rules", "pool h100"},
+	{"selector",
+	 "placement",
+	 {"train waits on placement rules", "pool h100"},
 	 "train without its node_selector"},
-	{"taint", "placement", {"batch waits on placement rules", "taint"}, "batch tolerating team=research"},
-	{"tokenizer", "application", {"bound by tokenization", "tokenizer workers"},
+	{"taint",
+	 "placement",
+	 {"batch waits on placement rules", "taint"},
+	 "batch tolerating team=research"},
+	{"tokenizer",
+	 "application",
+	 {"bound by tokenization", "tokenizer workers"},
 	 "tokenizer workers for chat"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
 	{"capacity", "capacity", {"capacity: work waits for busy GPUs"}, "pool h100 at 2 nodes"},
 };
 
-
 /* Advises one case and checks it; returns whether the cause was found. */
 static bool check(const struct case_ *c)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/%s.yaml --db %s",
-		 db, c->file, db);
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/%s.yaml --db %s", db,
+		 c->file, db);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", c->file, out);
 	char first[64];
 	snprintf(first, sizeof first, "\n 1. [%s] ", c->step);
@@ -83,24 +99,30 @@ static bool check(const struct case_ *c)
 	for (size_t i = 0; f && i < 3 && c->words[i]; i++) {
 		const char *w = strstr(f, c->words[i]);
 		bool in_first = w && (!eol || w < eol);
-		cr_expect(in_first, "%s: the first finding lacks '%s':\n%s", c->file, c->words[i], out);
+		cr_expect(in_first, "%s: the first finding lacks '%s':\n%s", c->file, c->words[i],
+			  out);
 		found &= in_first;
 	}
 	const char *rec = strstr(out, "\nrecommendation: ");
 	cr_assert(rec, "%s: no recommendation:\n%s", c->file, out);
-	cr_expect(!strstr(rec, "none of these meets"), "%s: nothing meets the goal:\n%s", c->file, out);
+	cr_expect(!strstr(rec, "none of these meets"), "%s: nothing meets the goal:\n%s", c->file,
+		  out);
 	cr_expect(strstr(rec, c->recommend), "%s: the recommendation is not '%s':\n%s", c->file,
 		  c->recommend, out);
 	long long run = 0;
 	const char *at = strstr(rec, "(run ");
 	cr_assert(at && sscanf(at, "(run %lld)", &run) == 1, "%s: %s", c->file, rec);
 	char sql[256];
-	snprintf(sql, sizeof sql, "SELECT meets FROM advice WHERE run_id = 1 AND rank = 1 AND "
-				  "alternative_run_id = %lld", run);
-	cr_expect_eq(scratch_query(db, sql), 1, "%s: the advice table ranks run %lld first, meeting the goal",
-		     c->file, run);
-	cr_expect_gt(scratch_query(db, "SELECT count(*) FROM findings WHERE run_id = 1 AND rank = 1 AND "
-			   "kind IS NOT NULL"), 0, "%s", c->file);
+	snprintf(sql, sizeof sql,
+		 "SELECT meets FROM advice WHERE run_id = 1 AND rank = 1 AND "
+		 "alternative_run_id = %lld",
+		 run);
+	cr_expect_eq(scratch_query(db, sql), 1,
+		     "%s: the advice table ranks run %lld first, meeting the goal", c->file, run);
+	cr_expect_gt(
+		scratch_query(db, "SELECT count(*) FROM findings WHERE run_id = 1 AND rank = 1 AND "
+				  "kind IS NOT NULL"),
+		0, "%s", c->file);
 	return found;
 }
 

@@ -19,7 +19,7 @@
 TestSuite(cost, .fini = cleanup);
 
 #define RUN(...) RUN_WITH("tests/fixtures/cost.yaml", __VA_ARGS__)
-#define RUN0() run("tests/fixtures/cost.yaml", NULL, 0)
+#define RUN0()   run("tests/fixtures/cost.yaml", NULL, 0)
 
 static double m(const char *scope, const char *name) { return results_metric(&r, scope, name); }
 
@@ -34,7 +34,8 @@ Test(cost, worked_example_on_exclusive_gpus)
 	RUN0();
 	cr_assert_float_eq(m("all", "cost_allocated"), 4 * 5.496, 1e-9);
 	cr_assert_float_eq(m("all", "cost_total"), 4 * 5.496 + 11.968, 1e-9);
-	cr_assert_float_eq(m("eval", "cost_total"), 4 * 5.496, 1e-9, "a workload's is its allocations");
+	cr_assert_float_eq(m("eval", "cost_total"), 4 * 5.496, 1e-9,
+			   "a workload's is its allocations");
 	cr_assert_float_eq(m("eval", "cost_idle"), 11.968, 1e-9, "its share of idle");
 	cr_assert_float_eq(m("all", "cost_idle"), 2 * (80 * 0.03 + 896 * 0.004), 1e-9);
 	cr_assert_float_eq(m("all", "verified_results"), 4, 1e-12);
@@ -62,7 +63,8 @@ Test(cost, the_same_jobs_on_time_sliced_gpus)
 		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
 	cr_assert_float_eq(m("all", "cost_allocated"), 4 * per_job, 1e-6);
 	cr_assert_float_eq(m("all", "cost_idle"), h * (64 * 0.03 + 768 * 0.004), 1e-6);
-	cr_assert_float_eq(m("all", "cost_total"), 4 * per_job + h * (64 * 0.03 + 768 * 0.004), 1e-6);
+	cr_assert_float_eq(m("all", "cost_total"), 4 * per_job + h * (64 * 0.03 + 768 * 0.004),
+			   1e-6);
 }
 
 /* MIG, two 3g.40gb per GPU: 3/7 of a GPU each (allocation and cost), all four
@@ -107,15 +109,18 @@ Test(cost, idle_is_shared_in_proportion_to_cost)
  * have mean 1,600 and sd 17.9; 4 sd is a false alarm once in 15,000 seeds. */
 Test(cost, quality_draws_are_binomial)
 {
-	const char *base[] = {"pools.batch.nodes=100", "workloads.eval.count=2000",
-			      "workloads.eval.gpus=1", "workloads.eval.duration=1m",
-			      "workloads.eval.deadline={within: 1d}", "workloads.eval.quality={pass_rate: 0.8}"};
+	const char *base[] = {"pools.batch.nodes=100",
+			      "workloads.eval.count=2000",
+			      "workloads.eval.gpus=1",
+			      "workloads.eval.duration=1m",
+			      "workloads.eval.deadline={within: 1d}",
+			      "workloads.eval.quality={pass_rate: 0.8}"};
 	run("tests/fixtures/cost.yaml", base, 6);
 	double v = m("all", "verified_results"), sd = sqrt(2000 * 0.8 * 0.2);
 	cr_assert_lt(fabs(v - 1600), 4 * sd, "verified %f", v);
 	cleanup();
-	const char *exact[] = {base[0], base[1], base[2], base[3], base[4],
-			       "workloads.eval.quality={pass_rate: 1}"};
+	const char *exact[] = {base[0], base[1], base[2],
+			       base[3], base[4], "workloads.eval.quality={pass_rate: 1}"};
 	run("tests/fixtures/cost.yaml", exact, 6);
 	cr_assert_float_eq(m("all", "verified_results"), 2000, 1e-12);
 }
@@ -139,7 +144,8 @@ Test(cost, opencost_json_matches_the_database)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(cmd, sizeof cmd,
 		 "bin/gpuplan run tests/fixtures/cost.yaml --quiet --db %s/c.db && "
-		 "bin/gpuplan report %s/c.db --opencost > %s/oc.json", dir, dir, dir);
+		 "bin/gpuplan report %s/c.db --opencost > %s/oc.json",
+		 dir, dir, dir);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(path, sizeof path, "%s/oc.json", dir);
 	FILE *f = fopen(path, "r");
@@ -151,15 +157,18 @@ Test(cost, opencost_json_matches_the_database)
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(db,
-		"SELECT json_valid(?1), json_extract(?1, '$.code'),"
-		" (SELECT sum(json_extract(a.value, '$.totalCost')) FROM json_each(?1, '$.data') w,"
-		"  json_each(w.value) a),"
-		" (SELECT sum(total_cost) FROM allocations),"
-		" (SELECT value FROM metrics WHERE scope = 'all' AND name = 'cost_total'),"
-		" (SELECT count(*) FROM json_each(?1, '$.data') w, json_each(w.value) a WHERE a.key = '__idle__'),"
-		" json_extract(?1, '$.data[0].eval.start'), json_extract(?1, '$.data[0].eval.minutes')",
-		-1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	cr_assert_eq(
+		sqlite3_prepare_v2(
+			db,
+			"SELECT json_valid(?1), json_extract(?1, '$.code'),"
+			" (SELECT sum(json_extract(a.value, '$.totalCost')) FROM json_each(?1, '$.data') w,"
+			"  json_each(w.value) a),"
+			" (SELECT sum(total_cost) FROM allocations),"
+			" (SELECT value FROM metrics WHERE scope = 'all' AND name = 'cost_total'),"
+			" (SELECT count(*) FROM json_each(?1, '$.data') w, json_each(w.value) a WHERE a.key = '__idle__'),"
+			" json_extract(?1, '$.data[0].eval.start'), json_extract(?1, '$.data[0].eval.minutes')",
+			-1, &st, NULL),
+		SQLITE_OK, "%s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_assert_eq(sqlite3_column_int(st, 0), 1, "valid JSON");
@@ -190,13 +199,14 @@ Test(cost, powered_window_never_gives_negative_idle_or_reversed_windows)
 	cr_assert_geq(m("all", "cost_idle"), 0);
 	cr_assert_geq(m("batch", "cost_idle"), 0);
 	for (size_t i = 0; i < r.n_allocations; i++) {
-		cr_assert_geq(r.allocations[i].end, r.allocations[i].start, "window %zu reversed", i);
+		cr_assert_geq(r.allocations[i].end, r.allocations[i].start, "window %zu reversed",
+			      i);
 		cr_assert_geq(r.allocations[i].total_cost, 0, "allocation %zu negative", i);
 	}
 	cr_assert_float_eq(m("eval", "cost_per_verified_result"),
 			   (m("eval", "cost_total") + m("eval", "cost_idle")) / 4, 1e-9);
-	cr_assert_float_eq(m("all", "cost_total"), m("all", "cost_allocated") + m("all", "cost_idle"),
-			   1e-9);
+	cr_assert_float_eq(m("all", "cost_total"),
+			   m("all", "cost_allocated") + m("all", "cost_idle"), 1e-9);
 	cr_assert_gt(m("eval", "cost_per_verified_result"), 0);
 }
 

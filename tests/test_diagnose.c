@@ -53,10 +53,10 @@ static void expect_finding(size_t i, const char *step, const char *const *has, s
 			  "finding %zu has '%s':\n%s\n%s", i + 1, has[k], f->text, f->evidence);
 }
 
-#define EXPECT_FINDING(i, step, ...)                                                   \
-	do {                                                                           \
-		static const char *const has_[] = {__VA_ARGS__};                       \
-		expect_finding(i, step, has_, sizeof has_ / sizeof has_[0]);           \
+#define EXPECT_FINDING(i, step, ...)                                         \
+	do {                                                                 \
+		static const char *const has_[] = {__VA_ARGS__};             \
+		expect_finding(i, step, has_, sizeof has_ / sizeof has_[0]); \
 	} while (0)
 
 Test(diagnose, allocation_names_the_sharing_modes_that_hold_the_pending_pods)
@@ -64,11 +64,12 @@ Test(diagnose, allocation_names_the_sharing_modes_that_hold_the_pending_pods)
 	run("tests/fixtures/diagnose/allocation.yaml", NULL, 0);
 	EXPECT_FINDING(0, "allocation", "pool a100", "whole-GPU allocation is the lock",
 		       "time-slicing x2", "time-slicing x4", "MPS x2", "MPS x4", "MIG 1g.20gb x4",
-		       "fractional 200 milli",
-		       "work pended in 75% of the span (3h of 4h)", "8.0 pods asking for 8.0 GPUs",
-		       "100.0% allocated (4.0 of 4 GPUs)", "10.0% engine-active", "5.0% SM-active",
+		       "fractional 200 milli", "work pended in 75% of the span (3h of 4h)",
+		       "8.0 pods asking for 8.0 GPUs", "100.0% allocated (4.0 of 4 GPUs)",
+		       "10.0% engine-active", "5.0% SM-active",
 		       "14.6 GiB VRAM each on 80 GiB GPUs");
-	cr_expect_eq(r.n_findings, 1, "nothing else: %s", r.n_findings > 1 ? r.findings[1].text : "");
+	cr_expect_eq(r.n_findings, 1, "nothing else: %s",
+		     r.n_findings > 1 ? r.findings[1].text : "");
 }
 
 Test(diagnose, memory_names_the_quantization_that_fits_and_what_it_frees)
@@ -117,7 +118,8 @@ Test(diagnose, placement_when_a_selector_hides_idle_capacity)
 	run("tests/fixtures/diagnose/placement.yaml", NULL, 0);
 	EXPECT_FINDING(0, "placement", "train waits on placement rules",
 		       "its node selector/affinity keeps its pods off pool h100",
-		       "6.0 pod-hours pending (3 pods)", "didn't match Pod's node affinity/selector",
+		       "6.0 pod-hours pending (3 pods)",
+		       "didn't match Pod's node affinity/selector",
 		       "pool h100 had 4.0 of 4 GPUs idle on average (12.0 idle GPU-hours",
 		       "node_selector nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB");
 	cr_expect_eq(r.n_findings, 1);
@@ -137,7 +139,8 @@ Test(diagnose, pending_reasons_carry_their_kinds)
 		if (pr->workload != 0 || !strstr(pr->reason, "affinity/selector"))
 			continue;
 		found = true;
-		cr_expect_eq(pr->kinds, PEND_BIT(PEND_AFFINITY) | PEND_BIT(PEND_RESOURCE), "%s", pr->reason);
+		cr_expect_eq(pr->kinds, PEND_BIT(PEND_AFFINITY) | PEND_BIT(PEND_RESOURCE), "%s",
+			     pr->reason);
 	}
 	cr_expect(found);
 	cleanup();
@@ -156,9 +159,10 @@ Test(diagnose, pending_reasons_carry_their_kinds)
 Test(diagnose, application_when_the_tokenizer_is_saturated)
 {
 	run("tests/fixtures/diagnose/application.yaml", NULL, 0);
-	EXPECT_FINDING(0, "application", "chat is bound by tokenization", "more GPUs would not help",
-		       "tokenizer 100 ms a request x 15 requests/s over 1 replica x 1 worker = 150% busy",
-		       "3 tokenizer workers a replica would");
+	EXPECT_FINDING(
+		0, "application", "chat is bound by tokenization", "more GPUs would not help",
+		"tokenizer 100 ms a request x 15 requests/s over 1 replica x 1 worker = 150% busy",
+		"3 tokenizer workers a replica would");
 	/* 15/s x 100 ms = 1.5 workers' worth; at 70% busy each: ceil(1.5 / 0.7) = 3. */
 	cr_expect_str_eq(r.findings[0].fixes[0].sets[0],
 			 "workloads.chat.tokenize={time: 100000us, workers: 3}");
@@ -195,7 +199,8 @@ Test(diagnose, a_short_wait_for_nodes_to_boot_is_provisioning_not_capacity)
 	run("tests/fixtures/diagnose/provisioning-short.yaml", NULL, 0);
 	cr_assert_geq(r.n_findings, 1);
 	cr_expect_eq(r.findings[0].kind, KIND_PROVISIONING, "%s", r.findings[0].text);
-	EXPECT_FINDING(0, "capacity", "pods wait for nodes to be provisioned", "waiting for provisioning");
+	EXPECT_FINDING(0, "capacity", "pods wait for nodes to be provisioned",
+		       "waiting for provisioning");
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 }
@@ -222,12 +227,15 @@ Test(diagnose, a_wait_on_busy_gpus_is_capacity_and_comes_last)
 	run("scenarios/eval-window.yaml", NULL, 0);
 	cr_expect_eq(r.n_findings, 0, "every deadline met");
 	cleanup();
-	static const char *const tight[] = {"pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]",
-					    "workloads.eval.deadline=\"13:00\""};
+	static const char *const tight[] = {
+		"pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]",
+		"workloads.eval.deadline=\"13:00\""};
 	run("scenarios/eval-window.yaml", tight, 2);
 	cr_assert_eq(r.n_findings, 1);
-	EXPECT_FINDING(0, "capacity", "work waits for GPUs that are busy or outside their pools' "
-		       "windows", "deadlines met 50.0%", "no quota, rule or fragmentation reason");
+	EXPECT_FINDING(0, "capacity",
+		       "work waits for GPUs that are busy or outside their pools' "
+		       "windows",
+		       "deadlines met 50.0%", "no quota, rule or fragmentation reason");
 	cr_expect_eq(r.findings[0].kind, KIND_CAPACITY);
 	cr_expect_eq(r.findings[0].n_fixes, 0, "advise searches the pool size itself");
 }
@@ -316,8 +324,10 @@ Test(diagnose, quantization_fit_picks_the_widest_format_that_fits)
 	double vram, freed;
 	cr_assert(diagnose_quant_fit(&p, &w, 2, &q, &vram, &freed));
 	cr_expect_eq(q, QUANT_INT8);
-	cr_expect_float_eq(freed, footprint_weights_bytes(w.model, QUANT_FP16) -
-					  footprint_weights_bytes(w.model, QUANT_INT8), 1);
+	cr_expect_float_eq(freed,
+			   footprint_weights_bytes(w.model, QUANT_FP16) -
+				   footprint_weights_bytes(w.model, QUANT_INT8),
+			   1);
 	cr_expect_float_eq(vram, w.vram_bytes - freed, 1);
 	cr_assert(diagnose_quant_fit(&p, &w, 4, &q, &vram, &freed), "int4: 4 x 8.3 GiB");
 	cr_expect_eq(q, QUANT_INT4);

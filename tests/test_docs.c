@@ -72,7 +72,8 @@ Test(docs, diff_mode_compares_outputs)
 	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
 	cr_expect(!strstr(out, "diff.md:2:"), "%s", out);
 	cr_expect(strstr(out, "diff.md:5: the output shown is not the real one"), "%s", out);
-	cr_expect(strstr(out, "real:         eval-window: seed 7, run 2 in results/eval-window.db"), "%s", out);
+	cr_expect(strstr(out, "real:         eval-window: seed 7, run 2 in results/eval-window.db"),
+		  "%s", out);
 }
 
 /* The console blocks of the reference pages run too (outputs are compared
@@ -99,11 +100,14 @@ Test(docs, the_checker_compares_the_results_page_with_the_database)
 	cr_assert_not_null(f);
 	fputs("```console\n$ bin/gpuplan run scenarios/eval-window.yaml --quiet\n```\n", f);
 	fclose(f);
-	snprintf(cmd, sizeof cmd, "GPUPLAN_DOCS_PAGES=%s GPUPLAN_DOCS_RESULTS=%s sh tests/docs.sh %s",
-		 page, results, page);
+	snprintf(cmd, sizeof cmd,
+		 "GPUPLAN_DOCS_PAGES=%s GPUPLAN_DOCS_RESULTS=%s sh tests/docs.sh %s", page, results,
+		 page);
 	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
-	cr_expect(strstr(out, "table params has columns 'run_id key value'; the page lists 'run_id key'"),
-		  "%s", out);
+	cr_expect(
+		strstr(out,
+		       "table params has columns 'run_id key value'; the page lists 'run_id key'"),
+		"%s", out);
 	cr_expect(strstr(out, "metric makespan_s (written by the commands of"), "%s", out);
 }
 
@@ -123,11 +127,12 @@ Test(docs, the_layer_check_reports_what_breaks_the_map)
 {
 	char map[128], cmd[1024];
 	snprintf(map, sizeof map, "%s/design.md", dir);
-	snprintf(cmd, sizeof cmd,
-		 "sed -e 's/^| L3 | engine |/| L8 | engine |/' -e '/^| L0 | sha256 |/d'"
-		 " -e '/^Where the includes differ/,/^```text$/ s/^```text$/```text\\nmutual: cluster <-> sched/'"
-		 " docs/design.md >%s",
-		 map);
+	snprintf(
+		cmd, sizeof cmd,
+		"sed -e 's/^| L3 | engine |/| L8 | engine |/' -e '/^| L0 | sha256 |/d'"
+		" -e '/^Where the includes differ/,/^```text$/ s/^```text$/```text\\nmutual: cluster <-> sched/'"
+		" docs/design.md >%s",
+		map);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(cmd, sizeof cmd, "GPUPLAN_LAYER_MAP=%s sh tests/layers.sh", map);
 	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);

@@ -85,12 +85,12 @@ Test(engine, ties_stay_in_insertion_order_across_levels)
 {
 	struct engine e;
 	engine_init(&e);
-	engine_push(&e, 1000000, 0, 0, 0);  /* filed high: far from last */
+	engine_push(&e, 1000000, 0, 0, 0); /* filed high: far from last */
 	engine_push(&e, 5, 0, 100, 0);
 	struct event ev;
 	cr_assert(engine_pop(&e, &ev));
 	cr_assert_eq(ev.id, 100);
-	engine_push(&e, 1000000, 0, 1, 0);  /* filed from a later last */
+	engine_push(&e, 1000000, 0, 1, 0); /* filed from a later last */
 	engine_push(&e, 70000, 0, 101, 0);
 	cr_assert(engine_pop(&e, &ev));
 	cr_assert_eq(ev.id, 101);
@@ -146,7 +146,8 @@ Test(engine, matches_a_stable_sort_with_ties)
 	int64_t order = 0, now = 0;
 	for (int round = 0; round < 20000; round++) {
 		if (n == 0 || gsl_rng_uniform(rng) < 0.55) {
-			int64_t t = now + (int64_t)gsl_rng_uniform_int(rng, 50) * (gsl_rng_uniform(rng) < 0.1 ? 100000 : 1);
+			int64_t t = now + (int64_t)gsl_rng_uniform_int(rng, 50) *
+						  (gsl_rng_uniform(rng) < 0.1 ? 100000 : 1);
 			engine_push(&e, t, 0, (uint32_t)order, 0);
 			ref[n][0] = t;
 			ref[n][1] = order++;

@@ -12,7 +12,8 @@
 
 static struct estimate_request request(const char *m, const char *q, const char *g)
 {
-	return (struct estimate_request){.model = m, .quant = q, .gpu = g, .context = 4096, .batch = 1};
+	return (struct estimate_request){
+		.model = m, .quant = q, .gpu = g, .context = 4096, .batch = 1};
 }
 
 Test(estimate, llama_2_70b_fp16_needs_two_a100_80gb)
@@ -90,10 +91,11 @@ Test(estimate, a_model_that_does_not_fit_names_the_smallest_tp_or_quantization)
 			  "sequence of 4096 tokens = 131.77 GiB and has 80.00 GiB; the smallest "
 			  "tensor-parallel degree that fits is 2");
 	req = request("llama-2-70b", "fp16", "T4");
-	expect_error(req, "--quant fp16: llama-2-70b does not fit on T4 at any tensor-parallel "
-			  "degree up to 8 (at --tp 8, one GPU needs 16.07 GiB of weights + 2.00 GiB "
-			  "runtime + 0.16 GiB of KV for a sequence of 4096 tokens = 18.22 GiB and "
-			  "has 16.00 GiB); --quant int8 fits at --tp 8");
+	expect_error(req,
+		     "--quant fp16: llama-2-70b does not fit on T4 at any tensor-parallel "
+		     "degree up to 8 (at --tp 8, one GPU needs 16.07 GiB of weights + 2.00 GiB "
+		     "runtime + 0.16 GiB of KV for a sequence of 4096 tokens = 18.22 GiB and "
+		     "has 16.00 GiB); --quant int8 fits at --tp 8");
 	req.tp = 3;
 	expect_error(req, "--tp 3: must be a positive divisor of the 64 attention heads of "
 			  "llama-2-70b");
@@ -127,15 +129,28 @@ Test(estimate_cli, json_has_the_documented_keys_in_order)
 	cr_assert_eq(gpuplan("estimate --model llama-2-70b --quant fp16 --gpu A100-80GB --json"), 0,
 		     "%s", out);
 	static const char *const keys[] = {
-		"\"model\": \"llama-2-70b\"", "\"quant\": \"fp16\"", "\"kv_cache\": \"fp16\"",
-		"\"gpu\": \"A100-80GB\"", "\"context\": 4096", "\"batch\": 1", "\"tp\": 2",
-		"\"params\": 69000000000", "\"gpu_memory_bytes\": 85899345920",
-		"\"weights_bytes\": 138000000000", "\"kv_bytes_per_token\": 327680",
-		"\"kv_bytes\": 1342177280", "\"overhead_bytes_per_gpu\": 2147483648",
-		"\"min_tensor_parallel\": 2", "\"weights_bytes_per_gpu\": 69000000000",
-		"\"kv_capacity_bytes\": ", "\"kv_capacity_tokens\": 90032",
-		"\"max_sequences\": 21", "\"batch_fits\": true", "\"prefill_s\": 1.",
-		"\"prefill_bound\": \"compute\"", "\"decode_step_s\": 0.04",
+		"\"model\": \"llama-2-70b\"",
+		"\"quant\": \"fp16\"",
+		"\"kv_cache\": \"fp16\"",
+		"\"gpu\": \"A100-80GB\"",
+		"\"context\": 4096",
+		"\"batch\": 1",
+		"\"tp\": 2",
+		"\"params\": 69000000000",
+		"\"gpu_memory_bytes\": 85899345920",
+		"\"weights_bytes\": 138000000000",
+		"\"kv_bytes_per_token\": 327680",
+		"\"kv_bytes\": 1342177280",
+		"\"overhead_bytes_per_gpu\": 2147483648",
+		"\"min_tensor_parallel\": 2",
+		"\"weights_bytes_per_gpu\": 69000000000",
+		"\"kv_capacity_bytes\": ",
+		"\"kv_capacity_tokens\": 90032",
+		"\"max_sequences\": 21",
+		"\"batch_fits\": true",
+		"\"prefill_s\": 1.",
+		"\"prefill_bound\": \"compute\"",
+		"\"decode_step_s\": 0.04",
 		"\"decode_bound\": \"memory\"",
 	};
 	const char *at = out;
@@ -153,7 +168,8 @@ Test(estimate_cli, options_change_the_figures)
 	cr_assert_eq(gpuplan("estimate --model llama-2-7b --quant int4 --gpu L4 --context 2048 "
 			     "--batch 64 --kv-cache int8 --json"),
 		     0, "%s", out);
-	expect_key("\"weights_bytes\": 3889736625,"); /* 16-bit embedding and lm_head (footprint.c) */
+	expect_key(
+		"\"weights_bytes\": 3889736625,"); /* 16-bit embedding and lm_head (footprint.c) */
 	expect_key("\"kv_cache\": \"int8\"");
 	expect_key("\"kv_bytes_per_token\": 262144,");
 	expect_key("\"kv_bytes\": 34359738368,");
@@ -205,7 +221,8 @@ Test(estimate_cli, bad_input_exits_2_with_a_located_message)
 		{"estimate --model llama-2-70b --quant fp16 --gpu A100-80GB --tp 1",
 		 "gpuplan: error: --tp 1: llama-2-70b in fp16 does not fit on 1 x A100-80GB"},
 		{"estimate --quant fp16 --gpu T4", "gpuplan: error: estimate: missing --model"},
-		{"estimate --model llama-2-7b --gpu T4", "gpuplan: error: estimate: missing --quant"},
+		{"estimate --model llama-2-7b --gpu T4",
+		 "gpuplan: error: estimate: missing --quant"},
 		{"estimate --model llama-2-7b --quant fp16 --gpu T4 --context 0",
 		 "gpuplan: error: --context expects an integer from 1 to 100000000, got '0'"},
 		{"estimate --model llama-2-7b --quant fp16 --gpu T4 --batch x",

@@ -49,10 +49,16 @@ static void two_reasons(void)
 	r.n_reason_texts = 2;
 }
 
-static struct finding finding(enum finding_step step, enum finding_kind kind, int pool, int workload)
+static struct finding finding(enum finding_step step, enum finding_kind kind, int pool,
+			      int workload)
 {
-	return (struct finding){.rank = 1, .step = (uint8_t)step, .kind = (uint8_t)kind, .pool = pool,
-				.workload = workload, .queue = -1, .reason = -1};
+	return (struct finding){.rank = 1,
+				.step = (uint8_t)step,
+				.kind = (uint8_t)kind,
+				.pool = pool,
+				.workload = workload,
+				.queue = -1,
+				.reason = -1};
 }
 
 /* A placement finding about train whose rules (a selector and a taint) hide
@@ -67,19 +73,25 @@ Test(explain, a_rules_finding_reads_its_figures_members_and_reason)
 	f.members = pools;
 	f.n_members = 2;
 	f.reason = 1;
-	f.fig.rules = (struct finding_rules){.pending_s = 7200, .pods = 2, .idle = 14400,
-					     .cap = 28800, .secs = 3600, .most = 4,
+	f.fig.rules = (struct finding_rules){.pending_s = 7200,
+					     .pods = 2,
+					     .idle = 14400,
+					     .cap = 28800,
+					     .secs = 3600,
+					     .most = 4,
 					     .rules = FINDING_RULE_AFFINITY | FINDING_RULE_TAINT};
 	explain_finding(sc, &r, &f, &text, &evidence);
-	cr_expect_str_eq(text, "train waits on placement rules, not on hardware: its node "
-			       "selector/affinity and a taint it does not tolerate keep its pods off "
-			       "pools a100 and h100 while GPUs there are idle; relax the rule or move "
-			       "capacity");
-	cr_expect_str_eq(evidence, "2.0 pod-hours pending (2 pods) with rule reasons, most with "
-				   "\"0/2 nodes are available: 1 node(s) didn't match\"; meanwhile pools "
-				   "a100 and h100 had 4.0 of 8 GPUs idle on average (4.0 idle GPU-hours, "
-				   "up to 4 at once); node_selector "
-				   "nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB");
+	cr_expect_str_eq(text,
+			 "train waits on placement rules, not on hardware: its node "
+			 "selector/affinity and a taint it does not tolerate keep its pods off "
+			 "pools a100 and h100 while GPUs there are idle; relax the rule or move "
+			 "capacity");
+	cr_expect_str_eq(evidence,
+			 "2.0 pod-hours pending (2 pods) with rule reasons, most with "
+			 "\"0/2 nodes are available: 1 node(s) didn't match\"; meanwhile pools "
+			 "a100 and h100 had 4.0 of 8 GPUs idle on average (4.0 idle GPU-hours, "
+			 "up to 4 at once); node_selector "
+			 "nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB");
 }
 
 /* A spread constraint alone, one pod, one pool: the spread sentence and the
@@ -92,15 +104,21 @@ Test(explain, a_spread_only_finding_says_max_skew)
 	f.members = pools;
 	f.n_members = 1;
 	f.reason = 0;
-	f.fig.rules = (struct finding_rules){.pending_s = 1800, .pods = 1, .idle = 3600,
-					     .cap = 7200, .secs = 1800, .most = 2,
+	f.fig.rules = (struct finding_rules){.pending_s = 1800,
+					     .pods = 1,
+					     .idle = 3600,
+					     .cap = 7200,
+					     .secs = 1800,
+					     .most = 2,
 					     .rules = FINDING_RULE_SPREAD};
 	explain_finding(sc, &r, &f, &text, &evidence);
-	cr_expect_str_eq(text, "train waits on placement rules, not on hardware: its topology spread "
-			       "constraint keeps its pods from pool h100 while GPUs there are idle; "
-			       "raise max_skew or use ScheduleAnyway");
-	cr_expect(!strncmp(evidence, "0.5 pod-hours pending (1 pod) with rule reasons, most with "
-				     "\"first message\"; meanwhile pool h100 had 2.0 of 4 GPUs idle",
+	cr_expect_str_eq(text,
+			 "train waits on placement rules, not on hardware: its topology spread "
+			 "constraint keeps its pods from pool h100 while GPUs there are idle; "
+			 "raise max_skew or use ScheduleAnyway");
+	cr_expect(!strncmp(evidence,
+			   "0.5 pod-hours pending (1 pod) with rule reasons, most with "
+			   "\"first message\"; meanwhile pool h100 had 2.0 of 4 GPUs idle",
 			   strlen("0.5 pod-hours pending (1 pod) with rule reasons, most with "
 				  "\"first message\"; meanwhile pool h100 had 2.0 of 4 GPUs idle")),
 		  "%s", evidence);
@@ -116,9 +134,10 @@ Test(explain, the_capacity_conclusion_reads_the_metrics_it_cites)
 	struct finding f = finding(FINDING_CAPACITY, KIND_CAPACITY, 1, -1);
 	explain_finding(sc, &r, &f, &text, &evidence);
 	cr_expect(!strncmp(text, "capacity: work waits for busy GPUs", 34), "%s", text);
-	cr_expect_str_eq(evidence, "queue p95 120 s; GPUs 90.0% allocated, the allocated ones 50.0% "
-				   "engine-active; no quota, rule or fragmentation reason and no OOM "
-				   "kill");
+	cr_expect_str_eq(evidence,
+			 "queue p95 120 s; GPUs 90.0% allocated, the allocated ones 50.0% "
+			 "engine-active; no quota, rule or fragmentation reason and no OOM "
+			 "kill");
 }
 
 /* diagnose_run writes typed values only: on the placement fixture the rules

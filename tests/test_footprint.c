@@ -103,11 +103,15 @@ Test(footprint, weights_of_every_model_in_every_quantization)
 	cr_assert_eq(catalog_model_count(), sizeof weights / sizeof weights[0]);
 	for (size_t i = 0; i < sizeof weights / sizeof weights[0]; i++) {
 		const struct model_arch *m = model(weights[i].model);
-		cr_assert_eq(footprint_weights_bytes(m, QUANT_FP16), weights[i].fp16, "%s", m->name);
-		cr_assert_eq(footprint_weights_bytes(m, QUANT_BF16), weights[i].fp16, "%s", m->name);
+		cr_assert_eq(footprint_weights_bytes(m, QUANT_FP16), weights[i].fp16, "%s",
+			     m->name);
+		cr_assert_eq(footprint_weights_bytes(m, QUANT_BF16), weights[i].fp16, "%s",
+			     m->name);
 		cr_assert_eq(footprint_weights_bytes(m, QUANT_FP8), weights[i].int8, "%s", m->name);
-		cr_assert_eq(footprint_weights_bytes(m, QUANT_INT8), weights[i].int8, "%s", m->name);
-		cr_assert_eq(footprint_weights_bytes(m, QUANT_INT4), weights[i].int4, "%s", m->name);
+		cr_assert_eq(footprint_weights_bytes(m, QUANT_INT8), weights[i].int8, "%s",
+			     m->name);
+		cr_assert_eq(footprint_weights_bytes(m, QUANT_INT4), weights[i].int4, "%s",
+			     m->name);
 	}
 }
 
@@ -117,9 +121,11 @@ Test(footprint, the_design_facts_hold)
 	double w70 = footprint_weights_bytes(model("llama-2-70b"), QUANT_FP16);
 	cr_assert(w70 >= 135e9 && w70 <= 145e9, "%g", w70);
 	cr_assert_eq(footprint_min_tp(model("llama-2-70b"), QUANT_FP16, QUANT_FP16,
-				      memory("A100-80GB"), 4096), 2);
+				      memory("A100-80GB"), 4096),
+		     2);
 	cr_assert_eq(footprint_min_tp(model("llama-3-70b"), QUANT_FP16, QUANT_FP16,
-				      memory("A100-80GB"), 4096), 2);
+				      memory("A100-80GB"), 4096),
+		     2);
 	/* 13B FP16 about 26 GB */
 	cr_assert_eq(footprint_weights_bytes(model("llama-2-13b"), QUANT_FP16), 26e9);
 	/* 7B INT4 about 4 GB against about 14 GB in FP16 */
@@ -154,11 +160,16 @@ Test(footprint, kv_bytes_per_token_of_every_model)
 	cr_assert_eq(kv[3].bytes, 131072);
 	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
 		const struct model_arch *m = model(kv[i].model);
-		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_FP16), kv[i].bytes, "%s", m->name);
-		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_BF16), kv[i].bytes, "%s", m->name);
-		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_FP8), kv[i].bytes / 2, "%s", m->name);
-		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_INT8), kv[i].bytes / 2, "%s", m->name);
-		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_INT4), kv[i].bytes / 4, "%s", m->name);
+		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_FP16), kv[i].bytes, "%s",
+			     m->name);
+		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_BF16), kv[i].bytes, "%s",
+			     m->name);
+		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_FP8), kv[i].bytes / 2, "%s",
+			     m->name);
+		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_INT8), kv[i].bytes / 2, "%s",
+			     m->name);
+		cr_assert_eq(footprint_kv_bytes_per_token(m, QUANT_INT4), kv[i].bytes / 4, "%s",
+			     m->name);
 		cr_assert_eq(footprint_kv_bytes_per_token_per_gpu(m, QUANT_FP16, 1), kv[i].bytes);
 	}
 }
@@ -247,8 +258,9 @@ Test(footprint, the_smallest_tp_depends_on_the_context)
 	cr_assert_eq(footprint_min_tp(m, QUANT_INT4, QUANT_FP16, a40, 4096), 1);
 	cr_assert_eq(footprint_min_tp(m, QUANT_INT4, QUANT_FP16, a40, 32768), 2);
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, a40, 4096), 4);
-	cr_assert_eq(footprint_min_tp(model("llama-2-13b"), QUANT_FP16, QUANT_FP16, memory("L4"),
-				      4096), 2, "26 GB of weights on a 24 GiB card");
+	cr_assert_eq(
+		footprint_min_tp(model("llama-2-13b"), QUANT_FP16, QUANT_FP16, memory("L4"), 4096),
+		2, "26 GB of weights on a 24 GiB card");
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, memory("T4"), 4096), 0,
 		     "16.07 GiB per GPU even at TP 8");
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, memory("H200-141GB"), 4096), 1);
@@ -281,7 +293,8 @@ Test(footprint, a_memory_cap_is_a_mig_slice_or_a_memory_fraction)
 Test(footprint, nothing_fits_when_weights_exceed_the_cap)
 {
 	struct footprint fp;
-	footprint_compute(model("llama-2-70b"), QUANT_FP16, QUANT_FP16, 1, memory("A100-80GB"), &fp);
+	footprint_compute(model("llama-2-70b"), QUANT_FP16, QUANT_FP16, 1, memory("A100-80GB"),
+			  &fp);
 	cr_assert_eq(fp.kv_capacity_per_gpu, 0);
 	cr_assert_eq(fp.kv_blocks, 0);
 	cr_assert_eq(footprint_max_sequences(&fp, 1), 0);
@@ -298,10 +311,12 @@ Test(footprint, every_model_gpu_and_quantization_is_consistent)
 			const struct gpu_type *g = catalog_gpu_at(gi);
 			for (int q = 0; q < QUANT_COUNT; q++) {
 				enum quant kv = footprint_quant_default_kv((enum quant)q);
-				int tp = footprint_min_tp(m, (enum quant)q, kv, g->memory_bytes, ctx);
+				int tp = footprint_min_tp(m, (enum quant)q, kv, g->memory_bytes,
+							  ctx);
 				struct footprint fp;
 				for (int t = 1; t < (tp ? tp : 2 * FOOTPRINT_MAX_TP); t *= 2) {
-					footprint_compute(m, (enum quant)q, kv, t, g->memory_bytes, &fp);
+					footprint_compute(m, (enum quant)q, kv, t, g->memory_bytes,
+							  &fp);
 					cr_assert_eq(footprint_max_sequences(&fp, ctx), 0,
 						     "%s %s on %s fits at tp %d", m->name,
 						     footprint_quant_name(q), g->name, t);
@@ -338,7 +353,8 @@ Test(footprint, narrower_weights_never_fit_worse)
 			for (size_t k = 0; k < 3; k++) {
 				int tp = footprint_min_tp(m, order[k], QUANT_FP16, mem, 4096);
 				int eff = tp ? tp : 2 * FOOTPRINT_MAX_TP;
-				cr_assert_leq(eff, prev_tp, "%s %s", m->name, footprint_quant_name(order[k]));
+				cr_assert_leq(eff, prev_tp, "%s %s", m->name,
+					      footprint_quant_name(order[k]));
 				prev_tp = eff;
 			}
 			for (int tp = 1; tp <= FOOTPRINT_MAX_TP; tp *= 2) {

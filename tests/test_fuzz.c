@@ -36,10 +36,31 @@ static size_t replay(const char *dir, target_fn fn)
 	return n;
 }
 
-Test(fuzz, scenario_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/scenario", fuzz_scenario), 0); }
-Test(fuzz, csv_trace_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/trace_csv", fuzz_trace_csv), 0); }
-Test(fuzz, sweep_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/sweep", fuzz_sweep), 0); }
-Test(fuzz, azure_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/azure", fuzz_azure), 0); }
-Test(fuzz, openb_node_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/openb_nodes", fuzz_openb_nodes), 0); }
-Test(fuzz, import_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/import", fuzz_import), 0); }
-Test(fuzz, openb_pod_inputs_replay_cleanly) { cr_assert_gt(replay("tests/fixtures/fuzz/openb_pods", fuzz_openb_pods), 0); }
+Test(fuzz, scenario_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/scenario", fuzz_scenario), 0);
+}
+Test(fuzz, csv_trace_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/trace_csv", fuzz_trace_csv), 0);
+}
+Test(fuzz, sweep_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/sweep", fuzz_sweep), 0);
+}
+Test(fuzz, azure_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/azure", fuzz_azure), 0);
+}
+Test(fuzz, openb_node_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/openb_nodes", fuzz_openb_nodes), 0);
+}
+Test(fuzz, import_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/import", fuzz_import), 0);
+}
+Test(fuzz, openb_pod_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/openb_pods", fuzz_openb_pods), 0);
+}

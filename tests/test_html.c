@@ -73,7 +73,7 @@ Test(html, the_page_has_every_chart_and_the_findings)
 	report("scenarios/sharing.yaml", "sharing");
 	cr_expect(!strncmp(page, "<!DOCTYPE html>", 15));
 	static const char *const ids[] = {"chart-capacity", "chart-utilization", "chart-queue",
-					  "chart-reasons", "findings", "summary-table"};
+					  "chart-reasons",  "findings",          "summary-table"};
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
 		char needle[64];
 		snprintf(needle, sizeof needle, "id=\"%s\"", ids[i]);
@@ -82,13 +82,14 @@ Test(html, the_page_has_every_chart_and_the_findings)
 	cr_expect_eq(count(page, "<li class=\"finding step-allocation\""), 1);
 	cr_expect(strstr(page, "time-slicing x4"), "the finding's text");
 	cr_expect(strstr(page, ">engine active<") && strstr(page, ">SM active<") &&
-		  strstr(page, ">VRAM used<") && strstr(page, ">allocated<"),
+			  strstr(page, ">VRAM used<") && strstr(page, ">allocated<"),
 		  "the four meanings of utilization are in the legend");
 	cr_expect(strstr(page, ">10:00<"), "clock ticks");
 	cr_expect_eq(count(page, "<svg "), count(page, "</svg>"));
 	/* A long message wraps between words (it cut "fou|nd"), and the summary
 	 * labels its rows as the CLI does. */
-	cr_expect(strstr(page, "No preemption victims </text>") || strstr(page, "No preemption victims found"),
+	cr_expect(strstr(page, "No preemption victims </text>") ||
+			  strstr(page, "No preemption victims found"),
 		  "wrapped between words");
 	cr_expect(!strstr(page, "victims fou"));
 	cr_expect(strstr(page, "<td>pool a100</td>") && strstr(page, "<td>workload chat</td>"));
@@ -148,7 +149,8 @@ Test(html, inference_runs_show_latency_and_the_load_test)
 	cr_assert_eq(sh("bin/gpuplan report %s --html %s", db, html), 0, "%s", out);
 	page = slurp(html);
 	cr_expect(strstr(page, "id=\"chart-latency\""));
-	cr_expect(strstr(page, "id=\"chart-latency-time\""), "requests rows give latency over time");
+	cr_expect(strstr(page, "id=\"chart-latency-time\""),
+		  "requests rows give latency over time");
 	cr_expect(strstr(page, "id=\"chart-loadtest\""));
 	cr_expect(strstr(page, "id=\"chart-servers\""), "vLLM's running and waiting gauges");
 	cr_expect(strstr(page, "id=\"chart-kv-cache\""), "vLLM's KV-cache usage");
@@ -156,7 +158,8 @@ Test(html, inference_runs_show_latency_and_the_load_test)
 	/* The page is the search's answer, not its last probe: bisecting 4..60/s
 	 * for 32/s probes 33/s (fails) last. */
 	long long answer = scratch_query(db, "SELECT run_id FROM searches");
-	cr_assert_lt(answer, scratch_query(db, "SELECT max(run_id) FROM runs"), "a failed probe last");
+	cr_assert_lt(answer, scratch_query(db, "SELECT max(run_id) FROM runs"),
+		     "a failed probe last");
 	char title[64];
 	snprintf(title, sizeof title, "<small>run %lld</small>", answer);
 	cr_expect(strstr(page, title), "the answer's run %lld is shown", answer);
@@ -177,23 +180,25 @@ Test(html, errors_are_located_and_leave_no_page)
 	cr_expect(strstr(out, "no run 9"), "%s", out);
 	struct stat sb;
 	cr_expect_neq(stat(html, &sb), 0, "no half-written page");
-	cr_expect_eq(sh("bin/gpuplan report %s --html %s/no/such/dir/x.html", db, dir), 1, "%s", out);
+	cr_expect_eq(sh("bin/gpuplan report %s --html %s/no/such/dir/x.html", db, dir), 1, "%s",
+		     out);
 	cr_expect(strstr(out, "cannot write"), "%s", out);
 	cr_expect_eq(sh("bin/gpuplan report %s --html%s", db, ""), 2, "%s", out);
 }
 
 /* --- in a real browser ------------------------------------------------------ */
 
-#define CHROMIUM_FLAGS                                                                        \
-	"--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "                 \
-	"--disable-background-networking --disable-component-update --disable-sync "          \
+#define CHROMIUM_FLAGS                                                               \
+	"--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "       \
+	"--disable-background-networking --disable-component-update --disable-sync " \
 	"--disable-dev-shm-usage --hide-scrollbars"
 
 Test(html, chromium_renders_the_charts_and_the_findings, .timeout = 60)
 {
 	if (sh("command -v chromium%s%s", "", "") != 0)
-		cr_skip_test("chromium is not installed (make deps installs it): skipping the browser "
-			     "check of the HTML report");
+		cr_skip_test(
+			"chromium is not installed (make deps installs it): skipping the browser "
+			"check of the HTML report");
 	report("scenarios/sharing.yaml", "sharing");
 	char cmd[1024], html[128];
 	snprintf(html, sizeof html, "%s/sharing.html", dir);
@@ -205,10 +210,11 @@ Test(html, chromium_renders_the_charts_and_the_findings, .timeout = 60)
 	snprintf(cmd, sizeof cmd, "%s/dom.html", dir);
 	char *dom = slurp(cmd);
 	/* The DOM as the browser built it: the parser kept every chart as SVG. */
-	static const char *const want[] = {"<svg id=\"chart-capacity\"", "<svg id=\"chart-utilization\"",
-					   "<svg id=\"chart-queue\"", "<svg id=\"chart-reasons\"",
-					   "<ol id=\"findings\">", "<li class=\"finding step-allocation\"",
-					   "<path class=\"series\"", "<table id=\"summary-table\">"};
+	static const char *const want[] = {
+		"<svg id=\"chart-capacity\"", "<svg id=\"chart-utilization\"",
+		"<svg id=\"chart-queue\"",    "<svg id=\"chart-reasons\"",
+		"<ol id=\"findings\">",       "<li class=\"finding step-allocation\"",
+		"<path class=\"series\"",     "<table id=\"summary-table\">"};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		cr_expect(strstr(dom, want[i]), "the rendered DOM has %s", want[i]);
 	cr_expect_null(strstr(dom, "parsererror"));

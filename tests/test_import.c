@@ -34,8 +34,8 @@ TestSuite(import, .init = scratch_make, .fini = scratch_remove);
 
 static struct import_options fixture(void)
 {
-	return (struct import_options){.nodes = FX "nodes.json", .pods = FX "pods.json",
-				       .at = "2026-11-30T12:00:00Z"};
+	return (struct import_options){
+		.nodes = FX "nodes.json", .pods = FX "pods.json", .at = "2026-11-30T12:00:00Z"};
 }
 
 static void build(const struct import_options *o, struct import_result *r)
@@ -161,13 +161,14 @@ Test(import, the_self_check_gives_kube_schedulers_message_for_every_pending_pod)
 	cr_assert_eq(c.agree, 3);
 	for (size_t i = 0; i < c.n_rows; i++)
 		if (!strcmp(c.rows[i].pod->pod, "research/notebook-bob"))
-			cr_assert_str_eq(c.rows[i].simulated,
-					 "0/5 nodes are available: 1 node(s) had untolerated taint "
-					 "{node-role.kubernetes.io/control-plane: }, 2 Insufficient "
-					 "nvidia.com/mig-3g.40gb, 2 node(s) had untolerated taint "
-					 "{nvidia.com/gpu: present}. preemption: 0/5 nodes are "
-					 "available: 2 No preemption victims found for incoming pod, "
-					 "3 Preemption is not helpful for scheduling..");
+			cr_assert_str_eq(
+				c.rows[i].simulated,
+				"0/5 nodes are available: 1 node(s) had untolerated taint "
+				"{node-role.kubernetes.io/control-plane: }, 2 Insufficient "
+				"nvidia.com/mig-3g.40gb, 2 node(s) had untolerated taint "
+				"{nvidia.com/gpu: present}. preemption: 0/5 nodes are "
+				"available: 2 No preemption victims found for incoming pod, "
+				"3 Preemption is not helpful for scheduling..");
 	import_check_free(&c);
 	import_result_free(&r);
 }
@@ -193,7 +194,8 @@ Test(import, the_preemption_suffix_is_not_part_of_the_compared_message)
 {
 	const char *m = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are "
 			"available: 2 Preemption is not helpful for scheduling.";
-	cr_assert_eq(import_message_core(m), strlen("0/2 nodes are available: 2 Insufficient cpu."));
+	cr_assert_eq(import_message_core(m),
+		     strlen("0/2 nodes are available: 2 Insufficient cpu."));
 }
 
 Test(import, dcgm_means_calibrate_busy_sm_share_and_vram)
@@ -266,7 +268,8 @@ Test(import, kueue_cluster_queues_become_queues_and_local_queues_route_pods)
 			cr_assert_float_eq(qs->quota[i].borrowing_limit, 4, 1e-9);
 		}
 	cr_assert(gpu);
-	cr_assert_eq(sc->queues[scenario_queue_index(sc, "serving")].strategy, STRATEGY_STRICT_FIFO);
+	cr_assert_eq(sc->queues[scenario_queue_index(sc, "serving")].strategy,
+		     STRATEGY_STRICT_FIFO);
 	/* Pods labelled kueue.x-k8s.io/queue-name: research in namespace research. */
 	cr_assert_eq(workload(sc, "sweep-lr-0")->queue, q);
 	scenario_free(sc);
@@ -318,23 +321,25 @@ Test(import, a_price_list_wins_over_opencost)
 static const char *one_node(const char *labels, const char *alloc)
 {
 	static char buf[2048];
-	snprintf(buf, sizeof buf,
-		 "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", "
-		 "\"kind\": \"Node\", \"metadata\": {\"name\": \"n1\", \"labels\": {%s}}, "
-		 "\"spec\": {}, \"status\": {\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\"%s}}}]}\n",
-		 labels, alloc);
+	snprintf(
+		buf, sizeof buf,
+		"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", "
+		"\"kind\": \"Node\", \"metadata\": {\"name\": \"n1\", \"labels\": {%s}}, "
+		"\"spec\": {}, \"status\": {\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\"%s}}}]}\n",
+		labels, alloc);
 	return buf;
 }
 
 static const char *one_pod(const char *limits)
 {
 	static char buf[1024];
-	snprintf(buf, sizeof buf,
-		 "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", "
-		 "\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\", \"namespace\": \"default\", "
-		 "\"creationTimestamp\": \"2026-11-30T12:00:00Z\"}, \"spec\": {\"containers\": [{\"name\": "
-		 "\"c\", \"resources\": {\"limits\": {%s}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n",
-		 limits);
+	snprintf(
+		buf, sizeof buf,
+		"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"v1\", "
+		"\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\", \"namespace\": \"default\", "
+		"\"creationTimestamp\": \"2026-11-30T12:00:00Z\"}, \"spec\": {\"containers\": [{\"name\": "
+		"\"c\", \"resources\": {\"limits\": {%s}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n",
+		limits);
 	return buf;
 }
 
@@ -342,12 +347,12 @@ Test(import, mig_single_strategy_splits_each_gpu_into_the_profiles_maximum)
 {
 	/* GFD under MIG single: gpu.product gets -MIG-<profile>, nvidia.com/gpu
 	 * counts MIG devices: 14 x 1g.10gb are two A100-80GB (7 each). */
-	struct import_options o = {
-		.nodes = put(0, "n.json", one_node("\"nvidia.com/mig.strategy\": \"single\", "
-						   "\"nvidia.com/gpu.product\": "
-						   "\"NVIDIA-A100-SXM4-80GB-MIG-1g.10gb\"",
-						   ", \"nvidia.com/gpu\": \"14\"")),
-		.pods = put(1, "p.json", one_pod("\"nvidia.com/gpu\": \"1\""))};
+	struct import_options o = {.nodes = put(0, "n.json",
+						one_node("\"nvidia.com/mig.strategy\": \"single\", "
+							 "\"nvidia.com/gpu.product\": "
+							 "\"NVIDIA-A100-SXM4-80GB-MIG-1g.10gb\"",
+							 ", \"nvidia.com/gpu\": \"14\"")),
+				   .pods = put(1, "p.json", one_pod("\"nvidia.com/gpu\": \"1\""))};
 	struct import_result r;
 	build(&o, &r);
 	struct scenario *sc = load(&r);
@@ -361,14 +366,16 @@ Test(import, mig_single_strategy_splits_each_gpu_into_the_profiles_maximum)
 Test(import, an_unknown_product_names_the_catalog_and_gpu_map_fixes_it)
 {
 	struct import_options o = {
-		.nodes = put(0, "n.json", one_node("\"nvidia.com/gpu.product\": \"NVIDIA-B200\"",
-						   ", \"nvidia.com/gpu\": \"8\"")),
+		.nodes = put(0, "n.json",
+			     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-B200\"",
+				      ", \"nvidia.com/gpu\": \"8\"")),
 		.pods = put(1, "p.json", one_pod("\"nvidia.com/gpu\": \"1\""))};
 	struct import_result r;
 	struct gp_err err;
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "n.json:1:") && strstr(err.msg, "'NVIDIA-B200'") &&
-		  strstr(err.msg, "H100-80GB (NVIDIA-H100-80GB-HBM3)") && strstr(err.msg, "--gpu-map"),
+			  strstr(err.msg, "H100-80GB (NVIDIA-H100-80GB-HBM3)") &&
+			  strstr(err.msg, "--gpu-map"),
 		  "%s", err.msg);
 	const char *map[] = {"NVIDIA-B200=H200-141GB"};
 	o.gpu_map = map;
@@ -382,7 +389,8 @@ Test(import, an_unknown_product_names_the_catalog_and_gpu_map_fixes_it)
 
 static void refused(const char *nodes, const char *pods, const char *want)
 {
-	struct import_options o = {.nodes = put(0, "n.json", nodes), .pods = put(1, "p.json", pods)};
+	struct import_options o = {.nodes = put(0, "n.json", nodes),
+				   .pods = put(1, "p.json", pods)};
 	struct import_result r;
 	struct gp_err err;
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
@@ -396,7 +404,8 @@ Test(import, bad_input_names_file_line_and_json_path)
 	char n[2048];
 	snprintf(n, sizeof n, "%s", node);
 	refused(n, "not json: [", "p.json:2:1: error:");
-	refused(n, "{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\"}]}", "expected a Pod, got 'Node'");
+	refused(n, "{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\"}]}",
+		"expected a Pod, got 'Node'");
 	refused(n, one_pod("\"nvidia.com/gpu\": \"many\""),
 		"p.json:1:261: error: .items[0].spec.containers[0].resources.limits.nvidia.com/gpu: "
 		"expected a Kubernetes quantity");
@@ -430,7 +439,8 @@ Test(import, the_cli_exits_2_and_writes_nothing_on_bad_input)
 	cr_assert_eq(capture(cmd, out, sizeof out), 2);
 	cr_assert(strstr(out, "nodes") || strstr(out, "Node"), "%s", out);
 	cr_assert_neq(stat(path, &st), 0, "nothing written");
-	snprintf(cmd, sizeof cmd, "bin/gpuplan import --nodes %s --pods %s --at 2026-11-30T12:00:00Z -o %s",
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --nodes %s --pods %s --at 2026-11-30T12:00:00Z -o %s",
 		 FX "nodes.json", FX "pods.json", path);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_assert(strstr(out, "3 of 3 compared messages agree"), "%s", out);
@@ -440,8 +450,9 @@ Test(import, the_cli_exits_2_and_writes_nothing_on_bad_input)
 Test(import, a_broken_scrape_line_is_named_by_line_and_column)
 {
 	struct import_options o = fixture();
-	o.dcgm = put(0, "m.prom", "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
-				  "DCGM_FI_DEV_FB_USED{gpu=\"0\",pod=\"triton-0} 1\n");
+	o.dcgm = put(0, "m.prom",
+		     "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+		     "DCGM_FI_DEV_FB_USED{gpu=\"0\",pod=\"triton-0} 1\n");
 	struct import_result r;
 	struct gp_err err;
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
@@ -454,14 +465,16 @@ Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
 	/* kubectl writes <, > and & as \u003c, \u003e, \u0026 (Go's encoding/json);
 	 * a selector value escaped so must still match the node's label. */
 	struct import_options o = {
-		.nodes = put(0, "n.json", one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\", "
-						   "\"team\": \"a\\u0026b\"",
-						   ", \"nvidia.com/gpu\": \"1\"")),
-		.pods = put(1, "p.json",
-			    "{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
-			    "\"p\", \"namespace\": \"default\"}, \"spec\": {\"nodeSelector\": {\"team\": "
-			    "\"a&b\"}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
-			    "{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n")};
+		.nodes = put(0, "n.json",
+			     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\", "
+				      "\"team\": \"a\\u0026b\"",
+				      ", \"nvidia.com/gpu\": \"1\"")),
+		.pods = put(
+			1, "p.json",
+			"{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
+			"\"p\", \"namespace\": \"default\"}, \"spec\": {\"nodeSelector\": {\"team\": "
+			"\"a&b\"}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
+			"{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n")};
 	struct import_result r;
 	build(&o, &r);
 	struct scenario *sc = load(&r);
@@ -477,19 +490,21 @@ Test(import, pods_of_a_kueue_pod_group_are_one_workload)
 {
 	/* Kueue's plain Pod integration groups pods by kueue.x-k8s.io/pod-group-name
 	 * (kubernetes-sigs/kueue, site docs "Run a plain Pod group"). */
-	const char *pod = "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"%s\", \"namespace\": "
-			  "\"ml\", \"labels\": {\"kueue.x-k8s.io/pod-group-name\": \"sweep\"}}, "
-			  "\"spec\": {\"restartPolicy\": \"Never\", \"containers\": [{\"name\": \"c\", "
-			  "\"resources\": {\"limits\": {\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": "
-			  "{\"phase\": \"Pending\"}}";
+	const char *pod =
+		"{\"kind\": \"Pod\", \"metadata\": {\"name\": \"%s\", \"namespace\": "
+		"\"ml\", \"labels\": {\"kueue.x-k8s.io/pod-group-name\": \"sweep\"}}, "
+		"\"spec\": {\"restartPolicy\": \"Never\", \"containers\": [{\"name\": \"c\", "
+		"\"resources\": {\"limits\": {\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": "
+		"{\"phase\": \"Pending\"}}";
 	char a[512], b[512], list[1200];
 	snprintf(a, sizeof a, pod, "sweep-0");
 	snprintf(b, sizeof b, pod, "sweep-1");
 	snprintf(list, sizeof list, "{\"kind\": \"List\", \"items\": [%s, %s]}\n", a, b);
-	struct import_options o = {
-		.nodes = put(0, "n.json", one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
-						   ", \"nvidia.com/gpu\": \"1\"")),
-		.pods = put(1, "p.json", list)};
+	struct import_options o = {.nodes =
+					   put(0, "n.json",
+					       one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+							", \"nvidia.com/gpu\": \"1\"")),
+				   .pods = put(1, "p.json", list)};
 	struct import_result r;
 	build(&o, &r);
 	struct scenario *sc = load(&r);

@@ -75,16 +75,17 @@ static double metric(const char *scope, const char *name)
 }
 
 /* One Llama-3-8B replica on one H100; WORKLOAD adds keys to the workload. */
-#define ONE_H100(pool_extra, workload_extra, requests)                                            \
-	"name: t\n"                                                                                \
-	"pools: [{name: p, nodes: 1, gpu: H100-80GB, gpus_per_node: 2" pool_extra "}]\n"           \
-	"workloads:\n"                                                                             \
-	"  - {name: chat, kind: inference, model: llama-3-8b, memory_fraction: 0.9, "             \
-	"requests: " requests workload_extra "}\n"                                                 \
+#define ONE_H100(pool_extra, workload_extra, requests)                                   \
+	"name: t\n"                                                                      \
+	"pools: [{name: p, nodes: 1, gpu: H100-80GB, gpus_per_node: 2" pool_extra "}]\n" \
+	"workloads:\n"                                                                   \
+	"  - {name: chat, kind: inference, model: llama-3-8b, memory_fraction: 0.9, "    \
+	"requests: " requests workload_extra "}\n"                                       \
 	"output: {requests: true}\n"
 
-#define ONE_REQUEST(prompt, output)                                                                \
-	"{process: poisson, rate: 1/s, count: 1, prompt_tokens: " #prompt ", output_tokens: " #output "}"
+#define ONE_REQUEST(prompt, output)                                       \
+	"{process: poisson, rate: 1/s, count: 1, prompt_tokens: " #prompt \
+	", output_tokens: " #output "}"
 
 static const struct model_arch *llama3(void) { return catalog_model("llama-3-8b"); }
 
@@ -116,8 +117,8 @@ static void assert_one_request(sim_time ttft, sim_time e2e)
 	cr_assert_eq(q->status, REQUEST_COMPLETED);
 	cr_assert_eq(q->first_token - q->arrival, ttft, "ttft %lld vs %lld",
 		     (long long)(q->first_token - q->arrival), (long long)ttft);
-	cr_assert_eq(q->done - q->arrival, e2e, "e2e %lld vs %lld", (long long)(q->done - q->arrival),
-		     (long long)e2e);
+	cr_assert_eq(q->done - q->arrival, e2e, "e2e %lld vs %lld",
+		     (long long)(q->done - q->arrival), (long long)e2e);
 }
 
 Test(infer, a_lone_request_takes_its_prefill_plus_its_decode_steps)
@@ -219,7 +220,8 @@ static int64_t hand_blocks(double memory, const struct model_arch *m, enum quant
 	double kept = footprint_quant_weight_bytes(q) < 2 ? 2.0 * m->vocab * m->hidden : 0;
 	double weights = ((m->params - kept) * footprint_quant_weight_bytes(q) + kept * 2) / tp;
 	int heads = (m->kv_heads + tp - 1) / tp;
-	double per_token = 2.0 * m->layers * heads * m->head_dim * footprint_quant_kv_bytes(footprint_quant_default_kv(q));
+	double per_token = 2.0 * m->layers * heads * m->head_dim *
+			   footprint_quant_kv_bytes(footprint_quant_default_kv(q));
 	double left = memory - weights - 2.0 * 1024 * 1024 * 1024;
 	return left > 0 ? (int64_t)floor(left / (16 * per_token)) : 0;
 }
@@ -235,16 +237,23 @@ Test(infer, kv_capacity_and_sequences_for_every_model_gpu_and_quantization)
 		for (size_t gi = 0; gi < catalog_gpu_count(); gi++) {
 			const struct gpu_type *g = catalog_gpu_at(gi);
 			for (int q = 0; q < QUANT_COUNT; q++) {
-				struct inference_spec is = {.memory_fraction = 0.9, .tensor_parallel = 1,
-							    .kv_cache = footprint_quant_default_kv((enum quant)q),
-							    .max_batch = 256, .context = 2048};
-				struct workload_spec w = {.model = m, .quantization = q, .inference = &is,
-							  .request = REQUEST_GPUS, .gpus = 1};
+				struct inference_spec is = {
+					.memory_fraction = 0.9,
+					.tensor_parallel = 1,
+					.kv_cache = footprint_quant_default_kv((enum quant)q),
+					.max_batch = 256,
+					.context = 2048};
+				struct workload_spec w = {.model = m,
+							  .quantization = q,
+							  .inference = &is,
+							  .request = REQUEST_GPUS,
+							  .gpus = 1};
 				struct pool_spec p = pool_of(g, SHARING_EXCLUSIVE, 1);
 				double memory = infer_server_memory(&p, &w);
 				cr_assert_float_eq(memory, 0.9 * g->memory_bytes, 1e-3);
 				struct footprint fp;
-				footprint_compute(m, (enum quant)q, footprint_quant_default_kv((enum quant)q), 1,
+				footprint_compute(m, (enum quant)q,
+						  footprint_quant_default_kv((enum quant)q), 1,
 						  memory, &fp);
 				int64_t blocks = hand_blocks(memory, m, (enum quant)q, 1);
 				cr_assert_eq(fp.kv_blocks, blocks, "%s %s %s", m->name, g->name,
@@ -263,10 +272,16 @@ Test(infer, a_known_case_llama_3_8b_fp16_on_an_h100)
 {
 	/* 0.9 x 80 GiB - 16.06 GB - 2 GiB = 55.04 GiB of KV: 28,181 blocks of
 	 * 2 MiB, 220 sequences of 2,048 tokens. */
-	struct inference_spec is = {.memory_fraction = 0.9, .tensor_parallel = 1,
-				    .kv_cache = QUANT_FP16, .max_batch = 256, .context = 2048};
-	struct workload_spec w = {.model = llama3(), .quantization = QUANT_FP16, .inference = &is,
-				  .request = REQUEST_GPUS, .gpus = 1};
+	struct inference_spec is = {.memory_fraction = 0.9,
+				    .tensor_parallel = 1,
+				    .kv_cache = QUANT_FP16,
+				    .max_batch = 256,
+				    .context = 2048};
+	struct workload_spec w = {.model = llama3(),
+				  .quantization = QUANT_FP16,
+				  .inference = &is,
+				  .request = REQUEST_GPUS,
+				  .gpus = 1};
 	struct pool_spec p = pool_of(catalog_gpu("H100-80GB"), SHARING_EXCLUSIVE, 1);
 	struct footprint fp;
 	footprint_compute(llama3(), QUANT_FP16, QUANT_FP16, 1, infer_server_memory(&p, &w), &fp);
@@ -278,10 +293,16 @@ Test(infer, a_known_case_llama_3_8b_fp16_on_an_h100)
 Test(infer, server_memory_follows_the_unit_of_each_sharing_mode)
 {
 	const struct gpu_type *h100 = catalog_gpu("H100-80GB");
-	struct inference_spec is = {.memory_fraction = 0.9, .tensor_parallel = 1,
-				    .kv_cache = QUANT_FP16, .max_batch = 16, .context = 1000};
-	struct workload_spec w = {.model = llama3(), .quantization = QUANT_INT8, .inference = &is,
-				  .request = REQUEST_GPUS, .gpus = 1};
+	struct inference_spec is = {.memory_fraction = 0.9,
+				    .tensor_parallel = 1,
+				    .kv_cache = QUANT_FP16,
+				    .max_batch = 16,
+				    .context = 1000};
+	struct workload_spec w = {.model = llama3(),
+				  .quantization = QUANT_INT8,
+				  .inference = &is,
+				  .request = REQUEST_GPUS,
+				  .gpus = 1};
 	struct pool_spec p = pool_of(h100, SHARING_MPS, 4);
 	cr_assert_float_eq(infer_server_memory(&p, &w), 0.9 * h100->memory_bytes / 4, 1);
 	struct gpu_share s = infer_unit_share(&p, &w);
@@ -328,8 +349,8 @@ static void burst(const char *name, int n, int prompt, int output)
 	char text[4096] = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n";
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(text);
-		snprintf(text + len, sizeof text - len, "2023-11-16 18:00:00.0000000,%d,%d\r\n", prompt,
-			 output);
+		snprintf(text + len, sizeof text - len, "2023-11-16 18:00:00.0000000,%d,%d\r\n",
+			 prompt, output);
 	}
 	write_file(name, text);
 }
@@ -393,7 +414,8 @@ Test(infer, server_gauges_integrate_to_the_requests_time_and_count_preemptions)
 	cr_assert_gt(n, 0);
 	for (size_t k = 0; k < n; k++) {
 		sim_time end = k + 1 < n ? rows[k + 1]->t : r.sim_end;
-		gauged += (rows[k]->requests_running + rows[k]->requests_waiting) * sim_seconds(end - rows[k]->t);
+		gauged += (rows[k]->requests_running + rows[k]->requests_waiting) *
+			  sim_seconds(end - rows[k]->t);
 		preempted += rows[k]->preemptions;
 		if (!isnan(rows[k]->kv_cache_usage))
 			kv_max = fmax(kv_max, rows[k]->kv_cache_usage);
@@ -452,11 +474,13 @@ Test(infer, a_near_idle_server_shows_its_real_duty_cycle)
 {
 	/* A request every 20 s, each busy for about 0.45 s: about 2 % activity
 	 * while the replica holds a whole GPU. */
-	run(ONE_H100("", "",
-		     "{process: poisson, rate: 3/m, count: 200, prompt_tokens: 500, output_tokens: 50}"));
+	run(ONE_H100(
+		"", "",
+		"{process: poisson, rate: 3/m, count: 200, prompt_tokens: 500, output_tokens: 50}"));
 	double duty = metric("chat", "duty_cycle_pct");
 	cr_assert(duty > 1 && duty < 4, "duty %.2f%%", duty);
-	cr_assert_float_eq(metric("p", "gpu_allocation_pct"), 50, 0.01, "one of the pool's two GPUs");
+	cr_assert_float_eq(metric("p", "gpu_allocation_pct"), 50, 0.01,
+			   "one of the pool's two GPUs");
 	double engine = metric("p", "engine_active_pct");
 	cr_assert_float_eq(engine, duty / 2, 0.05, "engine %.3f%% of two GPUs", engine);
 }
@@ -464,7 +488,8 @@ Test(infer, a_near_idle_server_shows_its_real_duty_cycle)
 Test(infer, time_sliced_replicas_share_the_gpu_and_overflow_its_memory)
 {
 	const char *ts = ", sharing: {mode: time-slicing, replicas: 2}";
-	const char *req = "{process: poisson, rate: 20/s, count: 400, prompt_tokens: 500, output_tokens: 100}";
+	const char *req =
+		"{process: poisson, rate: 20/s, count: 400, prompt_tokens: 500, output_tokens: 100}";
 	char text[2048];
 	/* Two replicas at 45 % of the memory each fit one GPU ... */
 	snprintf(text, sizeof text, ONE_H100("%s", ", replicas: 2, route: least-outstanding", "%s"),
@@ -495,8 +520,9 @@ Test(infer, time_sliced_replicas_share_the_gpu_and_overflow_its_memory)
 
 Test(infer, round_robin_spreads_requests_over_the_replicas)
 {
-	run(ONE_H100("", ", replicas: 2",
-		     "{process: poisson, rate: 1/s, count: 40, prompt_tokens: 100, output_tokens: 5}"));
+	run(ONE_H100(
+		"", ", replicas: 2",
+		"{process: poisson, rate: 1/s, count: 40, prompt_tokens: 100, output_tokens: 5}"));
 	cr_assert_float_eq(metric("p", "peak_allocated_gpus"), 2, 0);
 	cr_assert_float_eq(metric("chat", "requests_completed"), 40, 0);
 	/* Each replica served about half: its duty cycle counts both. */
@@ -545,14 +571,15 @@ Test(infer, a_scenario_resolves_the_server_keys)
 {
 	char p[160];
 	struct gp_err err = {""};
-	write_file("s.yaml", "name: t\n"
-			     "pools: [{name: p, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"
-			     "workloads:\n"
-			     "  - {name: chat, kind: inference, model: llama-3-8b, quantization: bf16,\n"
-			     "     gpus: 2, max_batch: 4096,\n"
-			     "     requests: {process: poisson, rate: 12.5, count: 10,\n"
-			     "                prompt_tokens: {dist: uniform, min: 100, max: 300},\n"
-			     "                output_tokens: 50}}\n");
+	write_file("s.yaml",
+		   "name: t\n"
+		   "pools: [{name: p, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"
+		   "workloads:\n"
+		   "  - {name: chat, kind: inference, model: llama-3-8b, quantization: bf16,\n"
+		   "     gpus: 2, max_batch: 4096,\n"
+		   "     requests: {process: poisson, rate: 12.5, count: 10,\n"
+		   "                prompt_tokens: {dist: uniform, min: 100, max: 300},\n"
+		   "                output_tokens: 50}}\n");
 	snprintf(p, sizeof p, "%s/s.yaml", dir);
 	cr_assert_eq(scenario_load(p, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	const struct workload_spec *w = &sc->workloads[0];
@@ -571,8 +598,9 @@ Test(infer, a_scenario_resolves_the_server_keys)
 
 Test(infer, request_rows_land_in_the_requests_table)
 {
-	run(ONE_H100("", ", slo: {ttft: 1s}",
-		     "{process: poisson, rate: 1/s, count: 20, prompt_tokens: 300, output_tokens: 4}"));
+	run(ONE_H100(
+		"", ", slo: {ttft: 1s}",
+		"{process: poisson, rate: 1/s, count: 20, prompt_tokens: 300, output_tokens: 4}"));
 	char db[192];
 	snprintf(db, sizeof db, "%s/r.db", dir);
 	struct store *st;
@@ -584,11 +612,12 @@ Test(infer, request_rows_land_in_the_requests_table)
 	sqlite3 *h;
 	sqlite3_stmt *q;
 	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(h,
-					"SELECT count(*), sum(slo_met), min(request_id), max(request_id),"
-					" sum(abs(e2e_s - ttft_s - 3 * tpot_s) < 1e-9), min(workload)"
-					" FROM requests WHERE run_id = ?",
-					-1, &q, NULL),
+	cr_assert_eq(sqlite3_prepare_v2(
+			     h,
+			     "SELECT count(*), sum(slo_met), min(request_id), max(request_id),"
+			     " sum(abs(e2e_s - ttft_s - 3 * tpot_s) < 1e-9), min(workload)"
+			     " FROM requests WHERE run_id = ?",
+			     -1, &q, NULL),
 		     SQLITE_OK);
 	sqlite3_bind_int64(q, 1, id);
 	cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
@@ -615,7 +644,8 @@ Test(infer, request_rows_land_in_the_requests_table)
 Test(infer, a_replica_oom_killed_under_time_slicing_restarts_with_backoff)
 {
 	const char *ts = ", sharing: {mode: time-slicing, replicas: 2}";
-	const char *req = "{process: poisson, rate: 10/s, count: 4000, prompt_tokens: 200, output_tokens: 20}";
+	const char *req =
+		"{process: poisson, rate: 10/s, count: 4000, prompt_tokens: 200, output_tokens: 20}";
 	char text[2048];
 	snprintf(text, sizeof text, ONE_H100("%s", ", replicas: 2", "%s"), ts, req);
 	const char *pack[] = {"scheduler.scoring=MostAllocated"};
@@ -624,6 +654,7 @@ Test(infer, a_replica_oom_killed_under_time_slicing_restarts_with_backoff)
 	for (size_t i = 0; i < r.n_requests; i++)
 		last = fmax(last, sim_seconds(r.requests[i].arrival));
 	cr_assert(last > 310 && last < 610, "arrivals end at %.0f s", last);
-	cr_assert_float_eq(metric("chat", "oom_kills"), 6, 0, "kills at 0, 10, 30, 70, 150, 310 s: %g", metric("chat", "oom_kills"));
+	cr_assert_float_eq(metric("chat", "oom_kills"), 6, 0,
+			   "kills at 0, 10, 30, 70, 150, 310 s: %g", metric("chat", "oom_kills"));
 	cr_assert_float_eq(metric("chat", "requests_completed"), 4000, 0);
 }

@@ -77,7 +77,8 @@ Test(inference_scenarios, one_replica_with_max_batch_1_is_an_md1_queue, .timeout
 	double mean = gsl_stats_mean(means, 1, batches);
 	double se = gsl_stats_sd(means, 1, batches) / sqrt((double)batches);
 	cr_assert(D > 0.06 && D < 0.08, "D = %.4f s", D);
-	cr_assert_lt(fabs(mean - wq), 4 * se, "mean wait %.4f s vs P-K %.4f s (se %.4f)", mean, wq, se);
+	cr_assert_lt(fabs(mean - wq), 4 * se, "mean wait %.4f s vs P-K %.4f s (se %.4f)", mean, wq,
+		     se);
 	cr_assert_lt(fabs(mean - wq) / wq, 0.10);
 	/* The metric is the same wait (admission - arrival; no tokenizer here). */
 	cr_assert_float_eq(metric("md1", "request_queue_mean_s"), mean, 1e-6);
@@ -171,8 +172,9 @@ Test(inference_scenarios, the_full_conversation_trace_meets_the_slo_at_its_own_s
      .timeout = 120)
 {
 	if (access(FULL_TRACE, R_OK) != 0)
-		cr_skip_test("%s is absent (see docs/design.md: real traces live in ../shared/data)",
-			     FULL_TRACE);
+		cr_skip_test(
+			"%s is absent (see docs/design.md: real traces live in ../shared/data)",
+			FULL_TRACE);
 	run("tests/fixtures/azure-conv-full.yaml", NULL, 0);
 	cr_assert_float_eq(metric("chat", "requests_completed"), 19366, 0);
 	cr_assert_float_eq(metric("all", "slo_met"), 1, 0);
@@ -185,8 +187,9 @@ Test(inference_scenarios, the_full_conversation_trace_misses_the_slo_20_times_fa
      .timeout = 120)
 {
 	if (access(FULL_TRACE, R_OK) != 0)
-		cr_skip_test("%s is absent (see docs/design.md: real traces live in ../shared/data)",
-			     FULL_TRACE);
+		cr_skip_test(
+			"%s is absent (see docs/design.md: real traces live in ../shared/data)",
+			FULL_TRACE);
 	const char *sets[] = {"workloads.chat.requests.speedup=20"};
 	run("tests/fixtures/azure-conv-full.yaml", sets, 1);
 	cr_assert_float_eq(metric("all", "slo_met"), 0, 0);

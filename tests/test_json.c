@@ -132,8 +132,10 @@ Test(json, run_json_is_one_document_of_the_runs_rows)
 	char args[512], db[128];
 	snprintf(db, sizeof db, "%s/r.db", dir);
 	/* A --set value with double quotes reaches params as given. */
-	snprintf(args, sizeof args,
-		 "run scenarios/quickstart.yaml --db %s --json --set 'pools.a100.gpu=\"A100-80GB\"'", db);
+	snprintf(
+		args, sizeof args,
+		"run scenarios/quickstart.yaml --db %s --json --set 'pools.a100.gpu=\"A100-80GB\"'",
+		db);
 	cr_assert_eq(gpuplan_json(args), 0, "%s", out);
 	expect_valid();
 	expect_same(db, "$.run_id", "SELECT max(run_id) FROM runs");
@@ -142,8 +144,9 @@ Test(json, run_json_is_one_document_of_the_runs_rows)
 	expect_same(db, "$.params.\"pools.a100.gpu\"", "SELECT '\"A100-80GB\"'");
 	expect_same(db, "$.summary.queue_time_p95_s",
 		    "SELECT value FROM metrics WHERE scope = 'all' AND name = 'queue_time_p95_s'");
-	expect_same(db, "$.metrics.a100.gpu_allocation_pct",
-		    "SELECT value FROM metrics WHERE scope = 'a100' AND name = 'gpu_allocation_pct'");
+	expect_same(
+		db, "$.metrics.a100.gpu_allocation_pct",
+		"SELECT value FROM metrics WHERE scope = 'a100' AND name = 'gpu_allocation_pct'");
 	expect_same(db, "$.metrics.eval.jobs_completed",
 		    "SELECT value FROM metrics WHERE scope = 'eval' AND name = 'jobs_completed'");
 	expect_same(db, "$.units.cost_total", "SELECT 'usd'");
@@ -167,15 +170,19 @@ Test(json, run_json_carries_the_findings_in_rank_order)
 {
 	char args[512], db[128];
 	snprintf(db, sizeof db, "%s/f.db", dir);
-	snprintf(args, sizeof args, "run tests/fixtures/diagnose/allocation.yaml --db %s --json", db);
+	snprintf(args, sizeof args, "run tests/fixtures/diagnose/allocation.yaml --db %s --json",
+		 db);
 	cr_assert_eq(gpuplan_json(args), 0, "%s", out);
 	expect_valid();
 	cr_assert_neq(atoi(query(db, "SELECT count(*) FROM findings", NULL)), 0);
-	expect_same(db, "$.findings[0].finding", "SELECT finding FROM findings ORDER BY rank LIMIT 1");
-	expect_same(db, "$.findings[0].evidence", "SELECT evidence FROM findings ORDER BY rank LIMIT 1");
+	expect_same(db, "$.findings[0].finding",
+		    "SELECT finding FROM findings ORDER BY rank LIMIT 1");
+	expect_same(db, "$.findings[0].evidence",
+		    "SELECT evidence FROM findings ORDER BY rank LIMIT 1");
 	expect_same(db, "$.findings[0].step", "SELECT step FROM findings ORDER BY rank LIMIT 1");
 	char q[256];
-	snprintf(q, sizeof q, "SELECT json_array_length(?1, '$.findings') = (SELECT count(*) FROM findings)");
+	snprintf(q, sizeof q,
+		 "SELECT json_array_length(?1, '$.findings') = (SELECT count(*) FROM findings)");
 	cr_expect_str_eq(query(db, q, out), "1");
 }
 
@@ -183,7 +190,8 @@ Test(json, advise_json_ranks_the_alternatives_of_the_base_run)
 {
 	char args[512], db[128];
 	snprintf(db, sizeof db, "%s/a.db", dir);
-	snprintf(args, sizeof args, "advise tests/fixtures/diagnose/allocation.yaml --db %s --json", db);
+	snprintf(args, sizeof args, "advise tests/fixtures/diagnose/allocation.yaml --db %s --json",
+		 db);
 	cr_assert_eq(gpuplan_json(args), 0, "%s", out);
 	expect_valid();
 	char q[512];
@@ -192,11 +200,13 @@ Test(json, advise_json_ranks_the_alternatives_of_the_base_run)
 		 "AND json_array_length(?1, '$.alternatives') > 1");
 	cr_expect_str_eq(query(db, q, out), "1", "%s", out);
 	expect_same(db, "$.base.run_id", "SELECT DISTINCT run_id FROM advice");
-	expect_same(db, "$.alternatives[0].alternative", "SELECT alternative FROM advice WHERE rank = 1");
+	expect_same(db, "$.alternatives[0].alternative",
+		    "SELECT alternative FROM advice WHERE rank = 1");
 	expect_same(db, "$.alternatives[0].alternative_run_id",
 		    "SELECT alternative_run_id FROM advice WHERE rank = 1");
-	expect_same(db, "$.base.findings[0].kind", "SELECT kind FROM findings f JOIN advice a "
-						   "ON a.run_id = f.run_id AND a.rank = 1 ORDER BY f.rank LIMIT 1");
+	expect_same(db, "$.base.findings[0].kind",
+		    "SELECT kind FROM findings f JOIN advice a "
+		    "ON a.run_id = f.run_id AND a.rank = 1 ORDER BY f.rank LIMIT 1");
 	/* The recommendation is the first alternative when it meets, else null. */
 	snprintf(q, sizeof q,
 		 "SELECT CASE (SELECT meets FROM advice WHERE rank = 1) WHEN 1 THEN "
@@ -208,7 +218,8 @@ Test(json, advise_json_ranks_the_alternatives_of_the_base_run)
 Test(json, a_bad_scenario_prints_no_document_and_exits_2)
 {
 	char args[512];
-	snprintf(args, sizeof args, "run tests/fixtures/bad/arrival-before-start.yaml --db %s/x.db --json", dir);
+	snprintf(args, sizeof args,
+		 "run tests/fixtures/bad/arrival-before-start.yaml --db %s/x.db --json", dir);
 	cr_expect_eq(gpuplan_json(args), 2);
 	cr_expect_str_eq(out, "", "nothing on stdout");
 }

@@ -22,9 +22,9 @@
 TestSuite(kueue, .fini = cleanup);
 
 #define RUN RUN_WITH
-#define H SIM_HOUR
-#define M SIM_MINUTE
-#define K "tests/fixtures/kueue.yaml"
+#define H   SIM_HOUR
+#define M   SIM_MINUTE
+#define K   "tests/fixtures/kueue.yaml"
 
 static const char *reason(size_t job)
 {
@@ -61,7 +61,8 @@ static void assert_every_second_has_a_reason(const double *extra)
 		if (until > j->submit)
 			cr_assert_geq(j->reason, 0, "job %zu waited %g s without a reason", i,
 				      sim_seconds(until - j->submit));
-		int32_t pods = sc->workloads[j->workload].gang ? sc->workloads[j->workload].pods : 1;
+		int32_t pods =
+			sc->workloads[j->workload].gang ? sc->workloads[j->workload].pods : 1;
 		waits[j->workload] += sim_seconds(until - j->submit) * pods;
 	}
 	double total = 0;
@@ -112,7 +113,7 @@ Test(kueue, an_admitted_job_holds_its_quota_while_its_pods_wait_for_nodes)
  * (2 GPUs) 00:00-01:00 on one 4-GPU node; big (4 GPUs) at 00:01; small
  * (1 GPU) at 00:02.
  */
-#define S "tests/fixtures/strategy.yaml"
+#define S    "tests/fixtures/strategy.yaml"
 #define LATE "workloads.big.arrival.at=\"00:01\"", "workloads.small.arrival.at=\"00:02\""
 
 Test(kueue, strict_fifo_never_blocks_on_node_fit)
@@ -137,15 +138,18 @@ Test(kueue, strict_fifo_blocks_on_quota)
 	/* StrictFIFO: small waits behind big until first ends at 01:00; both
 	 * are admitted then (4 + 1 <= 5), big takes the node, small runs at
 	 * 02:00: 58 min behind the head, 60 min on nodes. */
-	RUN(S, LATE, "queues.default.quota={nvidia.com/gpu: 5}", "queues.default.strategy=StrictFIFO");
+	RUN(S, LATE, "queues.default.quota={nvidia.com/gpu: 5}",
+	    "queues.default.strategy=StrictFIFO");
 	cr_assert_eq(r.jobs[1].start, H);
 	cr_assert_eq(r.jobs[2].start, 2 * H);
-	cr_assert_float_eq(pending("small", "waiting for the head of StrictFIFO ClusterQueue default"),
-			   58 * 60, 1e-6);
+	cr_assert_float_eq(
+		pending("small", "waiting for the head of StrictFIFO ClusterQueue default"),
+		58 * 60, 1e-6);
 	cr_assert_float_eq(pending("small", "0/1 nodes"), 60 * 60, 1e-6);
-	cr_assert_float_eq(pending("big", "couldn't assign flavors to pod set main: insufficient "
-					  "unused quota for nvidia.com/gpu in flavor default, 1 more needed"),
-			   59 * 60, 1e-6);
+	cr_assert_float_eq(
+		pending("big", "couldn't assign flavors to pod set main: insufficient "
+			       "unused quota for nvidia.com/gpu in flavor default, 1 more needed"),
+		59 * 60, 1e-6);
 	assert_every_second_has_a_reason(NULL);
 }
 
@@ -162,13 +166,14 @@ Test(kueue, strict_fifo_blocks_on_quota)
  * needed" to 10:30 (small ends), "1 more needed" to 11:00 (b ends); it
  * runs 11:00-21:00.
  */
-#define COHORT "pools.p.gpus_per_node=8", \
-	"queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 2}}, " \
-	"{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 3}, " \
-	"preemption: {reclaim_within_cohort: Any}}]", \
-	"workloads=[{name: big, queue: team-a, arrival: {at: \"00:00\"}, gpus: 3, duration: 10h}, " \
-	"{name: small, queue: team-a, arrival: {at: \"00:30\"}, gpus: 1, duration: 10h}, " \
-	"{name: b, queue: team-b, arrival: {at: \"01:00\"}, gpus: 3, duration: 10h}]"
+#define COHORT                                                                                              \
+	"pools.p.gpus_per_node=8",                                                                          \
+		"queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 2}}, "                      \
+		"{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 3}, "                               \
+		"preemption: {reclaim_within_cohort: Any}}]",                                               \
+		"workloads=[{name: big, queue: team-a, arrival: {at: \"00:00\"}, gpus: 3, duration: 10h}, " \
+		"{name: small, queue: team-a, arrival: {at: \"00:30\"}, gpus: 1, duration: 10h}, "          \
+		"{name: b, queue: team-b, arrival: {at: \"01:00\"}, gpus: 3, duration: 10h}]"
 
 Test(kueue, reclaim_evicts_the_smallest_set_kueue_finds)
 {
@@ -179,12 +184,14 @@ Test(kueue, reclaim_evicts_the_smallest_set_kueue_finds)
 	cr_assert_eq(r.jobs[1].preemptions + r.jobs[2].preemptions, 0);
 	cr_assert_eq(r.jobs[1].end, 10 * H + 30 * M, "small keeps running");
 	cr_assert_eq(r.jobs[0].end, 21 * H, "big starts over at 11:00");
-	cr_assert_float_eq(pending("big", "couldn't assign flavors to pod set main: insufficient "
-					  "unused quota for nvidia.com/gpu in flavor default, 2 more needed"),
-			   9.5 * 3600, 1e-6);
-	cr_assert_float_eq(pending("big", "couldn't assign flavors to pod set main: insufficient "
-					  "unused quota for nvidia.com/gpu in flavor default, 1 more needed"),
-			   0.5 * 3600, 1e-6);
+	cr_assert_float_eq(
+		pending("big", "couldn't assign flavors to pod set main: insufficient "
+			       "unused quota for nvidia.com/gpu in flavor default, 2 more needed"),
+		9.5 * 3600, 1e-6);
+	cr_assert_float_eq(
+		pending("big", "couldn't assign flavors to pod set main: insufficient "
+			       "unused quota for nvidia.com/gpu in flavor default, 1 more needed"),
+		0.5 * 3600, 1e-6);
 	double extra[] = {10 * 3600, 0, 0}; /* big's second wait, 01:00-11:00 */
 	assert_every_second_has_a_reason(extra);
 }
@@ -196,9 +203,10 @@ Test(kueue, reclaim_evicts_the_smallest_set_kueue_finds)
  * Queue q holds 2 GPUs: two low jobs (priority 0) take them 00:00-10:00.
  * high (priority 10, 1 GPU, 1 h) comes at 01:00.
  */
-#define WITHIN "workloads=[{name: low, queue: q, count: 2, arrival: {at: \"00:00\"}, gpus: 1, " \
-	       "duration: 10h}, {name: high, queue: q, priority: 10, arrival: {at: \"01:00\"}, " \
-	       "gpus: 1, duration: 1h}]"
+#define WITHIN                                                                            \
+	"workloads=[{name: low, queue: q, count: 2, arrival: {at: \"00:00\"}, gpus: 1, "  \
+	"duration: 10h}, {name: high, queue: q, priority: 10, arrival: {at: \"01:00\"}, " \
+	"gpus: 1, duration: 1h}]"
 
 Test(kueue, within_cluster_queue_lower_priority_preempts_in_the_queue)
 {
@@ -234,9 +242,10 @@ Test(kueue, within_cluster_queue_lower_priority_preempts_in_the_queue)
  * 01:00-06:00, y 06:00-11:00.  Under LowerPriority x waits for y to end
  * at 05:20.
  */
-#define NEWER "workloads=[{name: w, queue: q, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h}, " \
-	      "{name: x, queue: q, arrival: {at: \"00:10\"}, gpus: 2, duration: 5h}, " \
-	      "{name: y, queue: q, arrival: {at: \"00:20\"}, gpus: 1, duration: 5h}]"
+#define NEWER                                                                               \
+	"workloads=[{name: w, queue: q, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h}, " \
+	"{name: x, queue: q, arrival: {at: \"00:10\"}, gpus: 2, duration: 5h}, "            \
+	"{name: y, queue: q, arrival: {at: \"00:20\"}, gpus: 1, duration: 5h}]"
 
 Test(kueue, lower_or_newer_equal_priority_preempts_a_newer_job)
 {
@@ -295,11 +304,12 @@ Test(kueue, a_job_stopped_by_a_window_waits_with_a_reason)
  * 1, reclaimWithinCohort: Any) asks for 2: it waits to 10:00.  Asking for
  * 1, it reclaims at once.
  */
-#define ABOVE "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 1}, " \
-	      "preemption: {reclaim_within_cohort: Any}}, " \
-	      "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 3}}]", \
-	"workloads=[{name: b, queue: team-b, count: 4, arrival: {at: \"00:00\"}, gpus: 1, " \
-	"duration: 10h}, {name: a, queue: team-a, arrival: {at: \"01:00\"}, gpus: 2, duration: 1h}]"
+#define ABOVE                                                                                       \
+	"queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 1}, "                       \
+	"preemption: {reclaim_within_cohort: Any}}, "                                               \
+	"{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 3}}]",                              \
+		"workloads=[{name: b, queue: team-b, count: 4, arrival: {at: \"00:00\"}, gpus: 1, " \
+		"duration: 10h}, {name: a, queue: team-a, arrival: {at: \"01:00\"}, gpus: 2, duration: 1h}]"
 
 Test(kueue, a_request_above_the_nominal_quota_does_not_reclaim)
 {
@@ -323,8 +333,9 @@ Test(kueue, a_request_above_the_nominal_quota_does_not_reclaim)
  */
 Test(kueue, heads_within_nominal_quota_are_admitted_before_borrowers)
 {
-	RUN(K, "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 1}}, "
-	       "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 1}}]",
+	RUN(K,
+	    "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 1}}, "
+	    "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 1}}]",
 	    "workloads=[{name: a1, queue: team-a, arrival: {at: \"00:00\"}, duration: 1h}, "
 	    "{name: a2, queue: team-a, arrival: {at: \"00:10\"}, duration: 1h}, "
 	    "{name: b1, queue: team-b, arrival: {at: \"00:10\"}, duration: 1h}]");
@@ -358,7 +369,8 @@ Test(kueue, preemption_takes_lower_priority_before_recent_admissions)
 {
 	struct quota q;
 	quota_over(&q, NULL, 0);
-	size_t a = (size_t)scenario_queue_index(sc, "team-a"), b = (size_t)scenario_queue_index(sc, "team-b");
+	size_t a = (size_t)scenario_queue_index(sc, "team-a"),
+	       b = (size_t)scenario_queue_index(sc, "team-b");
 	double one = 1, two = 2, want = 2;
 	struct quota_candidate c[] = {
 		{.job = 10, .seq = 2, .queue = a, .priority = 5, .admitted = 3 * H, .req = &one},
@@ -396,7 +408,8 @@ Test(kueue, preemption_reclaims_from_other_queues_before_its_own)
 	const char *sets[] = {"queues.team-b.preemption={reclaim_within_cohort: Any, "
 			      "within_cluster_queue: LowerPriority}"};
 	quota_over(&q, sets, 1);
-	size_t a = (size_t)scenario_queue_index(sc, "team-a"), b = (size_t)scenario_queue_index(sc, "team-b");
+	size_t a = (size_t)scenario_queue_index(sc, "team-a"),
+	       b = (size_t)scenario_queue_index(sc, "team-b");
 	double one = 1, three = 3, want = 1;
 	struct quota_candidate c[] = {
 		{.job = 20, .seq = 0, .queue = b, .priority = 0, .admitted = 0, .req = &one},
@@ -427,8 +440,10 @@ Test(kueue, check_shows_the_preemption_policies)
 	report_scenario(f, sc);
 	fclose(f);
 	cr_assert(strstr(buf, "  queue team-a: BestEffortFIFO, within_cluster_queue "
-			      "LowerOrNewerEqualPriority\n"), "%s", buf);
-	cr_assert(strstr(buf, "  queue team-b: BestEffortFIFO, reclaim_within_cohort Any\n"), "%s", buf);
+			      "LowerOrNewerEqualPriority\n"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "  queue team-b: BestEffortFIFO, reclaim_within_cohort Any\n"), "%s",
+		  buf);
 	cr_assert(strstr(buf, "  queue default: BestEffortFIFO\n"), "%s", buf);
 	free(buf);
 }
@@ -443,13 +458,15 @@ Test(kueue, check_shows_the_preemption_policies)
 Test(kueue, the_diagnosis_names_strict_fifo_when_the_order_holds_the_jobs)
 {
 	run("tests/fixtures/kueue-strict.yaml", NULL, 0);
-	cr_assert_float_eq(pending("small", "waiting for the head"), 8 * (9 * 3600 + 50 * 60), 1e-6);
+	cr_assert_float_eq(pending("small", "waiting for the head"), 8 * (9 * 3600 + 50 * 60),
+			   1e-6);
 	cr_assert_float_eq(pending("small", "couldn't assign"), 6 * 3600, 1e-6);
 	assert_every_second_has_a_reason(NULL);
 	cr_assert_geq(r.n_findings, 1);
 	const struct finding *f = &r.findings[0];
 	cr_assert(strstr(f->text, "small waits on admission") &&
-		  strstr(f->text, "StrictFIFO queue team"), "%s", f->text);
+			  strstr(f->text, "StrictFIFO queue team"),
+		  "%s", f->text);
 	cr_assert_geq(f->n_fixes, 1);
 	cr_assert_str_eq(f->fixes[0].sets[0], "queues.team.strategy=BestEffortFIFO");
 }

@@ -58,8 +58,8 @@ Test(limits, deep_nesting_through_set_is_refused_at_once)
 	for (int i = 0; i < 100000; i++)
 		fputc('[', f);
 	fclose(f);
-	snprintf(cmd, sizeof cmd, "bin/gpuplan check scenarios/quickstart.yaml --set \"name=$(cat %s)\"",
-		 path);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan check scenarios/quickstart.yaml --set \"name=$(cat %s)\"", path);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
@@ -92,8 +92,8 @@ Test(limits, a_sweep_over_the_point_limit_is_refused)
 	cr_expect_null(sw);
 	cr_expect(strstr(err.msg, "more than 1000000 points"), "%s", err.msg);
 	char cmd[512], out[4096];
-	snprintf(cmd, sizeof cmd, "bin/gpuplan sweep tests/fixtures/sweep/over-limit.yaml --db %s/s.db",
-		 dir);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan sweep tests/fixtures/sweep/over-limit.yaml --db %s/s.db", dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 }
 
@@ -112,8 +112,9 @@ Test(limits, special_files_are_refused_as_inputs, .timeout = 30)
 	}
 	/* a trace that is a device */
 	snprintf(trace, sizeof trace, "%s/trace.yaml", dir);
-	write_file(trace, "name: t\npools:\n  - {name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}\n"
-			  "workloads:\n  - {name: w, arrival: {trace: /dev/zero, format: csv}}\n");
+	write_file(trace,
+		   "name: t\npools:\n  - {name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}\n"
+		   "workloads:\n  - {name: w, arrival: {trace: /dev/zero, format: csv}}\n");
 	snprintf(cmd, sizeof cmd, "timeout 10 bin/gpuplan check %s", trace);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 	cr_expect(strstr(out, "not a regular file"), "%s", out);
@@ -133,8 +134,9 @@ Test(limits, a_byte_order_mark_before_a_csv_header_is_accepted)
 	snprintf(trace, sizeof trace, "%s/jobs.csv", dir);
 	write_file(trace, "\xEF\xBB\xBFsubmit_s,duration_s,gpus\n0,3600,1\n60,1800,2\n");
 	snprintf(scen, sizeof scen, "%s/s.yaml", dir);
-	write_file(scen, "name: bom\npools:\n  - {name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}\n"
-			 "workloads:\n  - {name: w, arrival: {trace: jobs.csv, format: csv}}\n");
+	write_file(scen,
+		   "name: bom\npools:\n  - {name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}\n"
+		   "workloads:\n  - {name: w, arrival: {trace: jobs.csv, format: csv}}\n");
 	snprintf(cmd, sizeof cmd, "bin/gpuplan run %s --db %s/b.db", scen, dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 }
@@ -144,8 +146,8 @@ Test(limits, a_byte_order_mark_before_a_csv_header_is_accepted)
 Test(limits, an_overlong_db_path_creates_no_folder)
 {
 	char cmd[16384], out[4096];
-	int n = snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s/",
-			 dir);
+	int n = snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s/", dir);
 	for (int i = 0; i < 3000 && n < (int)sizeof cmd - 16; i++)
 		n += snprintf(cmd + n, sizeof cmd - (size_t)n, "a/");
 	snprintf(cmd + n, sizeof cmd - (size_t)n, "r.db");
@@ -160,8 +162,10 @@ Test(limits, an_overlong_db_path_creates_no_folder)
 Test(limits, a_file_size_limit_is_reported_not_fatal)
 {
 	char cmd[512], out[8192];
-	snprintf(cmd, sizeof cmd, "sh -c 'ulimit -f 64; bin/gpuplan run scenarios/quickstart.yaml "
-		 "--quiet --db %s/f.db'", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sh -c 'ulimit -f 64; bin/gpuplan run scenarios/quickstart.yaml "
+		 "--quiet --db %s/f.db'",
+		 dir);
 	int rc = capture(cmd, out, sizeof out);
 	cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
 	cr_expect(strstr(out, "error"), "%s", out);
@@ -172,11 +176,14 @@ Test(limits, a_file_size_limit_is_reported_not_fatal)
 Test(limits, an_explicit_step_past_the_window_limit_is_refused)
 {
 	char cmd[512], out[8192];
-	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --db %s/w.db "
-		 "--set output.step=1ms --set horizon=1000h", dir);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run scenarios/quickstart.yaml --db %s/w.db "
+		 "--set output.step=1ms --set horizon=1000h",
+		 dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 	cr_expect(strstr(out, "3.6e+09 timeseries windows per scope") &&
-			  strstr(out, "GPUPLAN_MAX_WINDOWS"), "%s", out);
+			  strstr(out, "GPUPLAN_MAX_WINDOWS"),
+		  "%s", out);
 	char db[160];
 	snprintf(db, sizeof db, "%s/w.db", dir);
 	cr_expect_neq(access(db, F_OK), 0, "a refused run created its database");
@@ -186,8 +193,10 @@ Test(limits, an_explicit_step_past_the_window_limit_is_refused)
 Test(limits, out_of_memory_exits_1_with_a_message, .timeout = 60)
 {
 	char cmd[512], out[8192];
-	snprintf(cmd, sizeof cmd, "sh -c 'ulimit -v 400000; bin/gpuplan run scenarios/quickstart.yaml "
-		 "--quiet --db %s/m.db --set workloads.eval.count=40000000 --set output.step=7d'", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sh -c 'ulimit -v 400000; bin/gpuplan run scenarios/quickstart.yaml "
+		 "--quiet --db %s/m.db --set workloads.eval.count=40000000 --set output.step=7d'",
+		 dir);
 	int rc = capture(cmd, out, sizeof out);
 	cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
 	cr_expect(strstr(out, "gpuplan: error: out of memory"), "%s", out);

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FIX "tests/fixtures/openb/"
-#define BAD "tests/fixtures/bad/traces/"
+#define FIX    "tests/fixtures/openb/"
+#define BAD    "tests/fixtures/bad/traces/"
 #define SHARED "../shared/data/openb/"
 
 static const struct srcloc here = {"test", 1, 1};
@@ -35,7 +35,8 @@ Test(openb, reads_a_node_list)
 	struct openb_node *nodes;
 	size_t n;
 	struct gp_err err;
-	cr_assert_eq(openb_read_nodes(FIX "nodes.csv", here, &nodes, &n, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(openb_read_nodes(FIX "nodes.csv", here, &nodes, &n, &err), GP_OK, "%s",
+		     err.msg);
 	cr_assert_eq(n, 20);
 	cr_assert_str_eq(nodes[0].name, "openb-node-0026");
 	cr_assert_eq(nodes[0].cpu_milli, 96000);
@@ -98,25 +99,30 @@ static void expect_pod_error(const char *file, const char *want)
 	struct openb_pod *pods = NULL;
 	size_t n = 0;
 	struct gp_err err = {""};
-	cr_assert_eq(openb_read_pods(file, here, true, &pods, &n, &err), GP_EINPUT, "%s read", file);
+	cr_assert_eq(openb_read_pods(file, here, true, &pods, &n, &err), GP_EINPUT, "%s read",
+		     file);
 	cr_assert_not_null(strstr(err.msg, want), "'%s' lacks '%s'", err.msg, want);
 	cr_assert_null(pods);
 }
 
 Test(openb, bad_rows_name_the_file_and_line)
 {
-	expect_pod_error(BAD "openb-pods-columns.csv",
-			 "openb-pods-columns.csv:3: error: expected 11 columns as in the header, got 10");
-	expect_pod_error(BAD "openb-pods-nan.csv",
-			 "openb-pods-nan.csv:2: error: expected a whole number in column cpu_milli, "
-			 "got '12x00'");
+	expect_pod_error(
+		BAD "openb-pods-columns.csv",
+		"openb-pods-columns.csv:3: error: expected 11 columns as in the header, got 10");
+	expect_pod_error(
+		BAD "openb-pods-nan.csv",
+		"openb-pods-nan.csv:2: error: expected a whole number in column cpu_milli, "
+		"got '12x00'");
 	expect_pod_error(BAD "openb-pods-share-two.csv", "openb-pods-share-two.csv:2: error:");
 	struct openb_node *nodes = NULL;
 	size_t n = 0;
 	struct gp_err err = {""};
-	cr_assert_eq(openb_read_nodes(BAD "openb-nodes-nan.csv", here, &nodes, &n, &err), GP_EINPUT);
+	cr_assert_eq(openb_read_nodes(BAD "openb-nodes-nan.csv", here, &nodes, &n, &err),
+		     GP_EINPUT);
 	cr_assert_not_null(strstr(err.msg, "openb-nodes-nan.csv:2: error: expected a whole number "
-					   "in column gpu, got 'eight'"), "%s", err.msg);
+					   "in column gpu, got 'eight'"),
+			   "%s", err.msg);
 	cr_assert_eq(openb_read_nodes("tests/fixtures/openb/absent.csv", here, &nodes, &n, &err),
 		     GP_EINPUT);
 	cr_assert_not_null(strstr(err.msg, "test:1:1: error: cannot read trace"), "%s", err.msg);
@@ -124,10 +130,11 @@ Test(openb, bad_rows_name_the_file_and_line)
 
 Test(openb, known_models_mirror_the_catalog)
 {
-	const char *pairs[][2] = {{"T4", "T4"}, {"A10", "A10"}, {"V100M16", "V100-16GB"},
-				  {"V100M32", "V100-32GB"}};
+	const char *pairs[][2] = {
+		{"T4", "T4"}, {"A10", "A10"}, {"V100M16", "V100-16GB"}, {"V100M32", "V100-32GB"}};
 	for (size_t i = 0; i < 4; i++) {
-		const struct gpu_type *o = openb_gpu_type(pairs[i][0]), *c = catalog_gpu(pairs[i][1]);
+		const struct gpu_type *o = openb_gpu_type(pairs[i][0]),
+				      *c = catalog_gpu(pairs[i][1]);
 		cr_assert(o && c);
 		cr_assert_float_eq(o->memory_bytes, c->memory_bytes, 1, "%s", pairs[i][0]);
 		cr_assert_float_eq(o->hbm_bandwidth, c->hbm_bandwidth, 1, "%s", pairs[i][0]);
@@ -365,9 +372,9 @@ Test(policy, target_workload_keeps_the_most_frequent_shapes)
 {
 	struct gpupolicy_pod pods[10];
 	for (int i = 0; i < 10; i++)
-		pods[i] = i < 5 ? (struct gpupolicy_pod){4000, 1, 500, 0, 1}
-		       : i < 8 ? (struct gpupolicy_pod){8000, 1, 1000, 0, 2}
-			       : (struct gpupolicy_pod){2000, 0, 0, 0, 3};
+		pods[i] = i < 5   ? (struct gpupolicy_pod){4000, 1, 500, 0, 1}
+			  : i < 8 ? (struct gpupolicy_pod){8000, 1, 1000, 0, 2}
+				  : (struct gpupolicy_pod){2000, 0, 0, 0, 3};
 	struct gpupolicy_target t;
 	gpupolicy_target_build(&t, pods, 10, 1.0);
 	cr_assert_eq(t.n, 3);
@@ -388,8 +395,8 @@ Test(policy, target_workload_keeps_the_most_frequent_shapes)
 
 /* --- the inflation protocol on the excerpt ----------------------------------------- */
 
-static void run_scenario(const char *path, const char *const *sets, size_t n,
-			 struct scenario **sc, struct results *r)
+static void run_scenario(const char *path, const char *const *sets, size_t n, struct scenario **sc,
+			 struct results *r)
 {
 	struct gp_err err;
 	cr_assert_eq(scenario_load(path, sets, n, sc, &err), GP_OK, "%s", err.msg);
@@ -426,7 +433,8 @@ Test(inflation, curve_has_a_row_per_percent_and_stays_sound)
 		cr_assert(arrived > 125 && arrived <= 130 + 1e-9, "%s: %g", set, arrived);
 		double placed = results_metric(&r, "all", "pods_scheduled");
 		double failed = results_metric(&r, "all", "jobs_failed");
-		cr_assert_float_eq(placed + failed, results_metric(&r, "all", "jobs_submitted"), 1e-9);
+		cr_assert_float_eq(placed + failed, results_metric(&r, "all", "jobs_submitted"),
+				   1e-9);
 		cr_assert_float_eq(results_metric(&r, "all", "gpu_allocation_pct"),
 				   r.curve[130].allocated_pct, 1e-9);
 		cr_assert_eq(r.n_jobs, (size_t)results_metric(&r, "all", "jobs_submitted"));
@@ -484,8 +492,10 @@ Test(inflation, the_store_keeps_the_curve)
 	sqlite3 *db;
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *s;
-	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT count(*), max(arrived_pct), max(allocated_pct) "
-					"FROM inflation_curve WHERE run_id = ?", -1, &s, NULL),
+	cr_assert_eq(sqlite3_prepare_v2(db,
+					"SELECT count(*), max(arrived_pct), max(allocated_pct) "
+					"FROM inflation_curve WHERE run_id = ?",
+					-1, &s, NULL),
 		     SQLITE_OK);
 	sqlite3_bind_int64(s, 1, id);
 	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
@@ -541,8 +551,9 @@ Test(timed, pods_run_their_trace_durations_beside_the_trace_waits)
 Test(inflation, default_trace_orders_the_policies_as_the_paper, .timeout = 60)
 {
 	if (access(SHARED "openb_pod_list_default.csv", R_OK) != 0)
-		cr_skip_test("%s is absent (see docs/design.md: real traces live in ../shared/data)",
-			     SHARED "openb_pod_list_default.csv");
+		cr_skip_test(
+			"%s is absent (see docs/design.md: real traces live in ../shared/data)",
+			SHARED "openb_pod_list_default.csv");
 	double mean[GPU_POLICY_COUNT] = {0};
 	const int seeds[] = {42, 43};
 	for (int policy = 0; policy < GPU_POLICY_COUNT; policy++)
@@ -562,8 +573,9 @@ Test(inflation, default_trace_orders_the_policies_as_the_paper, .timeout = 60)
 			cr_assert_gt(mean[GPU_POLICY_FGD], mean[policy], "FGD %.2f vs %s %.2f",
 				     mean[GPU_POLICY_FGD], gpupolicy_names[policy], mean[policy]);
 		if (policy != GPU_POLICY_RANDOM)
-			cr_assert_lt(mean[GPU_POLICY_RANDOM], mean[policy], "random %.2f vs %s %.2f",
-				     mean[GPU_POLICY_RANDOM], gpupolicy_names[policy], mean[policy]);
+			cr_assert_lt(mean[GPU_POLICY_RANDOM], mean[policy],
+				     "random %.2f vs %s %.2f", mean[GPU_POLICY_RANDOM],
+				     gpupolicy_names[policy], mean[policy]);
 	}
 	/* The authors' published runs: FGD about 95.3%, random about 87.5%. */
 	cr_assert(mean[GPU_POLICY_FGD] > 94 && mean[GPU_POLICY_FGD] < 96.5, "%g",
@@ -582,7 +594,8 @@ Test(timed, every_gpu_policy_replays_the_excerpt)
 		struct results r;
 		run_scenario(FIX "timed.yaml", sets, 1, &sc, &r);
 		cr_assert_str_eq(r.status, "ok", "%s", set);
-		cr_assert_float_eq(results_metric(&r, "all", "jobs_completed"), 240, 1e-9, "%s", set);
+		cr_assert_float_eq(results_metric(&r, "all", "jobs_completed"), 240, 1e-9, "%s",
+				   set);
 		drop(sc, &r);
 	}
 }
@@ -592,8 +605,8 @@ Test(timed, a_gpu_policy_needs_whole_gpus_or_shares)
 	struct scenario *sc = NULL;
 	struct gp_err err;
 	const char *sets[] = {"scheduler.gpu_policy=fgd", "pools.p.sharing=exclusive"};
-	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 2, &sc, &err),
-		     GP_OK, "%s", err.msg);
+	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 2, &sc, &err), GP_OK,
+		     "%s", err.msg);
 	scenario_free(sc);
 	/* The fixture's pool time-slices. */
 	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 1, &sc, &err),

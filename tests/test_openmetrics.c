@@ -77,8 +77,8 @@ static void export(const char *name, const char *text)
 	char yaml[64], cmd[1024];
 	snprintf(yaml, sizeof yaml, "%s.yaml", name);
 	write_text(yaml, text);
-	snprintf(cmd, sizeof cmd, "bin/gpuplan run %s/%s.yaml --db %s/%s.db --quiet", dir, name, dir,
-		 name);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run %s/%s.yaml --db %s/%s.db --quiet", dir, name,
+		 dir, name);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s/%s.db --openmetrics > %s/%s.om", dir, name,
 		 dir, name);
@@ -133,16 +133,20 @@ Test(openmetrics, gauges_are_window_means_stamped_at_each_window_end)
 		cr_expect(has_line(line), "%s", line);
 		snprintf(line, sizeof line, "gpuplan_pods_running%s 2 %ld.000", eval, ends[k]);
 		cr_expect(has_line(line), "%s", line);
-		snprintf(line, sizeof line, "gpuplan_pods_pending%s %g %ld.000", eval, pending[k], ends[k]);
+		snprintf(line, sizeof line, "gpuplan_pods_pending%s %g %ld.000", eval, pending[k],
+			 ends[k]);
 		cr_expect(has_line(line), "%s", line);
-		snprintf(line, sizeof line, "gpuplan_gpus_demand%s %g %ld.000", eval, demand[k], ends[k]);
+		snprintf(line, sizeof line, "gpuplan_gpus_demand%s %g %ld.000", eval, demand[k],
+			 ends[k]);
 		cr_expect(has_line(line), "%s", line);
-		snprintf(line, sizeof line, "gpuplan_gpu_engine_active_ratio%s 0.5 %ld.000", pool, ends[k]);
+		snprintf(line, sizeof line, "gpuplan_gpu_engine_active_ratio%s 0.5 %ld.000", pool,
+			 ends[k]);
 		cr_expect(has_line(line), "%s", line);
 	}
 	cr_expect_eq(count_prefix("gpuplan_gpus_capacity{"), 4, "one sample per window\n%s", out);
 	cr_expect_eq(count_prefix("gpuplan_gpus_capacity{pool=\"gpus\""), 4, "pools only");
-	cr_expect_eq(count_prefix("gpuplan_pods_pending{pool="), 0, "pending pods are a workload's");
+	cr_expect_eq(count_prefix("gpuplan_pods_pending{pool="), 0,
+		     "pending pods are a workload's");
 	cr_expect_eq(count_prefix("vllm:"), 0, "no inference workload, no vLLM series");
 	cr_expect(has_line("# TYPE gpuplan_gpu_memory_used_bytes gauge"));
 }
@@ -164,13 +168,15 @@ Test(openmetrics, families_are_contiguous_and_each_series_is_in_time_order)
 		if (!strncmp(line, "# TYPE ", 7)) {
 			sscanf(line + 7, "%127s", family);
 			for (size_t i = 0; i < n_seen; i++)
-				cr_assert_str_neq(seen[i], family, "family %s appears twice", family);
+				cr_assert_str_neq(seen[i], family, "family %s appears twice",
+						  family);
 			strcpy(seen[n_seen++], family);
 			continue;
 		}
 		if (line[0] == '#')
 			continue;
-		cr_assert(family[0] && !strncmp(line, family, strlen(family)), "%s outside %s", line, family);
+		cr_assert(family[0] && !strncmp(line, family, strlen(family)), "%s outside %s",
+			  line, family);
 		char *value = strrchr(line, ' ');
 		double t = atof(value + 1);
 		*value = '\0';
@@ -192,7 +198,6 @@ Test(openmetrics, families_are_contiguous_and_each_series_is_in_time_order)
 	cr_expect_eq(n_seen, 16, "9 gpuplan families, 4 vLLM gauges and counters, 3 histograms");
 	free(text);
 }
-
 
 /* The value of the last sample whose line starts with prefix. */
 static double last_value(const char *prefix)
@@ -230,7 +235,9 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 		{"vllm:time_to_first_token_seconds",
 		 scratch_query(db, "SELECT count(*) FROM requests WHERE ttft_s IS NOT NULL")},
 		{"vllm:time_per_output_token_seconds",
-		 scratch_query(db, "SELECT sum(output_tokens - 1) FROM requests WHERE tpot_s IS NOT NULL")},
+		 scratch_query(
+			 db,
+			 "SELECT sum(output_tokens - 1) FROM requests WHERE tpot_s IS NOT NULL")},
 		{"vllm:e2e_request_latency_seconds",
 		 scratch_query(db, "SELECT count(*) FROM requests WHERE e2e_s IS NOT NULL")},
 	};
@@ -238,29 +245,36 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 	for (int i = 0; i < 3; i++) {
 		snprintf(prefix, sizeof prefix, "%s_count%s}", hists[i].family, labels);
 		cr_expect_float_eq(last_value(prefix), (double)hists[i].expected, 0, "%s", prefix);
-		snprintf(prefix, sizeof prefix, "%s_bucket%s,le=\"+Inf\"}", hists[i].family, labels);
+		snprintf(prefix, sizeof prefix, "%s_bucket%s,le=\"+Inf\"}", hists[i].family,
+			 labels);
 		cr_expect_float_eq(last_value(prefix), (double)hists[i].expected, 0, "%s", prefix);
 	}
 	/* TTFT buckets at the last point: non-decreasing, and the 0.1 s one
 	 * holds the requests the database says took at most 0.1 s. */
-	snprintf(prefix, sizeof prefix, "vllm:time_to_first_token_seconds_bucket%s,le=\"0.1\"}", labels);
-	cr_expect_float_eq(last_value(prefix),
-			   (double)scratch_query(db, "SELECT count(*) FROM requests WHERE ttft_s <= 0.1"), 0);
-	const char *les[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
-			     "0.25", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "+Inf"};
+	snprintf(prefix, sizeof prefix, "vllm:time_to_first_token_seconds_bucket%s,le=\"0.1\"}",
+		 labels);
+	cr_expect_float_eq(
+		last_value(prefix),
+		(double)scratch_query(db, "SELECT count(*) FROM requests WHERE ttft_s <= 0.1"), 0);
+	const char *les[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06",
+			     "0.08",  "0.1",   "0.25", "0.5",  "0.75", "1.0",
+			     "2.5",   "5.0",   "7.5",  "10.0", "+Inf"};
 	double prev = 0;
 	for (int i = 0; i < 17; i++) {
-		snprintf(prefix, sizeof prefix, "vllm:time_to_first_token_seconds_bucket%s,le=\"%s\"}",
-			 labels, les[i]);
+		snprintf(prefix, sizeof prefix,
+			 "vllm:time_to_first_token_seconds_bucket%s,le=\"%s\"}", labels, les[i]);
 		double v = last_value(prefix);
 		cr_expect_geq(v, prev, "bucket %s", les[i]);
 		prev = v;
 	}
 	/* The TPOT sum is every request's decode time: (e2e - ttft) summed. */
 	snprintf(prefix, sizeof prefix, "vllm:time_per_output_token_seconds_sum%s}", labels);
-	double decode = (double)scratch_query(db, "SELECT CAST(round(sum(e2e_s - ttft_s) * 1000) AS INTEGER) "
-					  "FROM requests WHERE tpot_s IS NOT NULL") / 1000;
-	cr_expect_float_eq(last_value(prefix), decode, 1e-3, "%g vs %g", last_value(prefix), decode);
+	double decode = (double)scratch_query(
+				db, "SELECT CAST(round(sum(e2e_s - ttft_s) * 1000) AS INTEGER) "
+				    "FROM requests WHERE tpot_s IS NOT NULL") /
+			1000;
+	cr_expect_float_eq(last_value(prefix), decode, 1e-3, "%g vs %g", last_value(prefix),
+			   decode);
 }
 
 /* scenarios/autoscale.yaml launches two 4-GPU nodes at 00:00 that are Ready
@@ -269,15 +283,19 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 Test(openmetrics, provisioning_gpus_are_a_pool_gauge)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/autoscale.yaml --db %s --quiet && "
-		 "bin/gpuplan report %s --openmetrics", path("as.db"), path("as.db"));
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run scenarios/autoscale.yaml --db %s --quiet && "
+		 "bin/gpuplan report %s --openmetrics",
+		 path("as.db"), path("as.db"));
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect(has_line("# TYPE gpuplan_gpus_provisioning gauge"));
 	const char *first = strstr(out, "gpuplan_gpus_provisioning{pool=\"batch\"");
 	cr_assert_not_null(first);
 	cr_expect(!strncmp(strchr(first, '}'), "} 8 ", 4), "%.80s", first);
-	cr_expect(has_line("gpuplan_gpus_capacity{pool=\"batch\",scenario=\"autoscale\",run=\"1\"} 0 "
-			   "1767225900.000"), "none Ready in the first window");
+	cr_expect(
+		has_line("gpuplan_gpus_capacity{pool=\"batch\",scenario=\"autoscale\",run=\"1\"} 0 "
+			 "1767225900.000"),
+		"none Ready in the first window");
 }
 
 Test(openmetrics, a_missing_run_exits_2_and_prints_nothing)
@@ -320,11 +338,12 @@ Test(openmetrics, promtool_backfills_every_sample_at_its_timestamp)
 	cr_expect_eq(atol(out), samples, "every sample backfilled: %s vs %ld", out, samples);
 	/* The first TTFT count and a KV-cache gauge, with millisecond stamps:
 	 * the windows of 10 s from the first arrival at 00:00:00. */
-	snprintf(cmd, sizeof cmd,
-		 "grep -c '^{__name__=\"vllm:time_to_first_token_seconds_count\", model_name=\"llama-3-8b\", "
-		 "run=\"1\", scenario=\"chat\", simulated=\"true\", workload=\"chat\"} [0-9.e+]* "
-		 "17930592[0-9]0000$' %s/dump.txt",
-		 dir);
+	snprintf(
+		cmd, sizeof cmd,
+		"grep -c '^{__name__=\"vllm:time_to_first_token_seconds_count\", model_name=\"llama-3-8b\", "
+		"run=\"1\", scenario=\"chat\", simulated=\"true\", workload=\"chat\"} [0-9.e+]* "
+		"17930592[0-9]0000$' %s/dump.txt",
+		dir);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect_gt(atol(out), 1, "TTFT counts at the 10 s window ends");
 	snprintf(cmd, sizeof cmd,
@@ -342,12 +361,13 @@ Test(openmetrics, a_database_from_before_the_scopes_table_still_exports)
 {
 	export("om", worked);
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd,
-		 "sqlite3 %s/om.db 'DROP TABLE scopes; ALTER TABLE timeseries DROP COLUMN preemptions; "
-		 "ALTER TABLE timeseries DROP COLUMN kv_cache_usage; ALTER TABLE timeseries DROP COLUMN "
-		 "requests_waiting; ALTER TABLE timeseries DROP COLUMN requests_running' && "
-		 "bin/gpuplan report %s/om.db --openmetrics",
-		 dir, dir);
+	snprintf(
+		cmd, sizeof cmd,
+		"sqlite3 %s/om.db 'DROP TABLE scopes; ALTER TABLE timeseries DROP COLUMN preemptions; "
+		"ALTER TABLE timeseries DROP COLUMN kv_cache_usage; ALTER TABLE timeseries DROP COLUMN "
+		"requests_waiting; ALTER TABLE timeseries DROP COLUMN requests_running' && "
+		"bin/gpuplan report %s/om.db --openmetrics",
+		dir, dir);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect(has_line("gpuplan_gpus_capacity{pool=\"gpus\",scenario=\"om\",run=\"1\"} 4 "
 			   "1793104200.000"),

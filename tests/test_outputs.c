@@ -199,13 +199,14 @@ Test(outputs, a_crafted_database_cannot_inject_markup_or_blow_up_the_report, .ti
 {
 	char db[128], html[160], cmd[512], out[4096];
 	make_results(db, sizeof db);
-	make_foreign(db, "INSERT INTO findings(run_id, rank, step, finding, evidence) VALUES "
-			 "(1, 0, '\"><script>alert(1)</script>', '<img src=x onerror=alert(2)>', "
-			 "'<b>bold</b>');"
-			 "UPDATE timeseries SET t_s = 1e308 WHERE rowid = (SELECT max(rowid) FROM "
-			 "timeseries);"
-			 "UPDATE timeseries SET gpus_allocated = 1e308 WHERE rowid = (SELECT min(rowid) "
-			 "FROM timeseries);");
+	make_foreign(
+		db, "INSERT INTO findings(run_id, rank, step, finding, evidence) VALUES "
+		    "(1, 0, '\"><script>alert(1)</script>', '<img src=x onerror=alert(2)>', "
+		    "'<b>bold</b>');"
+		    "UPDATE timeseries SET t_s = 1e308 WHERE rowid = (SELECT max(rowid) FROM "
+		    "timeseries);"
+		    "UPDATE timeseries SET gpus_allocated = 1e308 WHERE rowid = (SELECT min(rowid) "
+		    "FROM timeseries);");
 	snprintf(html, sizeof html, "%s/r.html", dir);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, html);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
@@ -227,8 +228,10 @@ Test(outputs, a_damaged_merge_input_leaves_no_output_and_is_named)
 	make_results(db, sizeof db);
 	make_foreign(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
 	snprintf(bad, sizeof bad, "%s/bad.db", dir);
-	snprintf(cmd, sizeof cmd, "cp %s %s && dd if=/dev/zero of=%s bs=4096 seek=2 count=1 "
-		 "conv=notrunc 2>/dev/null", db, bad, bad);
+	snprintf(cmd, sizeof cmd,
+		 "cp %s %s && dd if=/dev/zero of=%s bs=4096 seek=2 count=1 "
+		 "conv=notrunc 2>/dev/null",
+		 db, bad, bad);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(outdb, sizeof outdb, "%s/out.db", dir);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan merge %s %s", outdb, bad);

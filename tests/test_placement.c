@@ -29,12 +29,12 @@ static struct results r;
 static bool placed, ran;
 static uint32_t next_job = 1000;
 
-#define TAINT "1 node(s) had untolerated taint {spot: true}"
-#define AFFINITY "node(s) didn't match Pod's node affinity/selector"
-#define SPREAD "node(s) didn't match pod topology spread constraints"
+#define TAINT                "1 node(s) had untolerated taint {spot: true}"
+#define AFFINITY             "node(s) didn't match Pod's node affinity/selector"
+#define SPREAD               "node(s) didn't match pod topology spread constraints"
 /* DefaultPreemption's PostFilter message after a FitError (reasons.h). */
-#define NO_VICTIMS "No preemption victims found for incoming pod"
-#define NOT_HELPFUL "Preemption is not helpful for scheduling"
+#define NO_VICTIMS           "No preemption victims found for incoming pod"
+#define NOT_HELPFUL          "Preemption is not helpful for scheduling"
 #define PREEMPTION(n, parts) " preemption: 0/" #n " nodes are available: " parts ".."
 
 enum { A100_0, A100_1, H100_0, H100_1, SPOT_0 };
@@ -70,10 +70,10 @@ static void cleanup(void)
 
 TestSuite(placement, .fini = cleanup);
 
-#define SETUP(...)                                                  \
-	do {                                                        \
+#define SETUP(...)                                                                   \
+	do {                                                                         \
 		const char *const sets_[] = {"name=placement-cases", ##__VA_ARGS__}; \
-		setup(sets_, sizeof sets_ / sizeof *sets_);         \
+		setup(sets_, sizeof sets_ / sizeof *sets_);                          \
 	} while (0)
 
 static struct pod_request request(void)
@@ -108,8 +108,12 @@ static const char *why(void)
 /* Takes `gpus` whole GPUs (and cpu cores) on node for some other work. */
 static void occupy(int32_t node, int32_t gpus, double cpu)
 {
-	struct workload_spec other = {.name = "other", .request = REQUEST_GPUS, .gpus = gpus,
-				      .gpu_busy = 1, .sm_share = 1, .cpu = cpu};
+	struct workload_spec other = {.name = "other",
+				      .request = REQUEST_GPUS,
+				      .gpus = gpus,
+				      .gpu_busy = 1,
+				      .sm_share = 1,
+				      .cpu = cpu};
 	struct cluster_grant p;
 	cluster_take(&c, node, &other, gpus, next_job++, &p);
 }
@@ -176,8 +180,8 @@ Test(placement, fit_error_carries_the_preemption_message)
 	cr_assert_str_eq(buf, "0/6 nodes are available: 1 node(s) didn't match pod topology spread "
 			      "constraints, 1 node(s) had untolerated taint {spot: true}, 2 "
 			      "Insufficient cpu, 2 Insufficient memory, 2 " AFFINITY "."
-			      " preemption: 0/6 nodes are available: 3 " NO_VICTIMS ", 3 "
-			      NOT_HELPFUL "..");
+			      " preemption: 0/6 nodes are available: 3 " NO_VICTIMS
+			      ", 3 " NOT_HELPFUL "..");
 	int32_t rules[] = {0, 1, 3, 0, 0};
 	reasons_format_fit_error(buf, sizeof buf, 4, texts, kinds, rules, 5);
 	cr_assert_str_eq(buf, "0/4 nodes are available: 1 node(s) had untolerated taint {spot: "
@@ -189,8 +193,10 @@ Test(placement, fit_error_carries_the_preemption_message)
 	/* Cut short like snprintf, with the full length returned. */
 	char small[40];
 	size_t need = reasons_format_fit_error(small, sizeof small, 1, texts, kinds, one, 5);
-	cr_assert_eq(need, strlen("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 "
-				  "nodes are available: 1 No preemption victims found for incoming pod.."));
+	cr_assert_eq(
+		need,
+		strlen("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 "
+		       "nodes are available: 1 No preemption victims found for incoming pod.."));
 	cr_assert_eq(strlen(small), sizeof small - 1);
 }
 
@@ -292,7 +298,8 @@ Test(placement, an_untolerated_taint_keeps_pods_off_an_idle_node)
 	SETUP("workloads.w.gpus=8");
 	fill(H100_0);
 	fill(H100_1);
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
 }
 
 Test(placement, tolerations_equal_and_exists)
@@ -319,21 +326,25 @@ Test(placement, a_toleration_must_match_value_and_effect)
 	SETUP("workloads.w.gpus=8", "workloads.w.tolerations=[{key: spot, value: \"false\"}]");
 	fill(H100_0);
 	fill(H100_1);
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
 	cleanup();
 	SETUP("workloads.w.gpus=8",
 	      "workloads.w.tolerations=[{key: spot, operator: Exists, effect: NoExecute}]");
 	fill(H100_0);
 	fill(H100_1);
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
 }
 
 Test(placement, no_execute_filters_like_no_schedule)
 {
-	SETUP("pools.spot.taints=[{key: spot, value: \"true\", effect: NoExecute}]", "workloads.w.gpus=8");
+	SETUP("pools.spot.taints=[{key: spot, value: \"true\", effect: NoExecute}]",
+	      "workloads.w.gpus=8");
 	fill(H100_0);
 	fill(H100_1);
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
 }
 
 /* PreferNoSchedule is a score: 100 + 3 x 100 on h100-0 against 100 + 3 x 0 on spot-0. */
@@ -373,8 +384,8 @@ Test(placement, a_node_short_of_cpu_is_passed_over)
 	occupy(A100_0, 1, 30);
 	cr_assert_eq(where(), A100_1);
 	occupy(A100_1, 1, 30);
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient cpu, 2 " AFFINITY
-				".");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 2 Insufficient cpu, 2 " AFFINITY ".");
 }
 
 Test(placement, cpu_and_memory_come_back_on_release)
@@ -454,7 +465,8 @@ Test(placement, ties_are_drawn_among_the_best_nodes)
 		seen[where()]++;
 	cr_assert_eq(seen[H100_0] + seen[SPOT_0], 0, "never a lower score");
 	for (int n = A100_0; n <= H100_1; n += n == A100_1 ? 2 : 1)
-		cr_assert(seen[n] > 60 && seen[n] < 140, "node %d drawn %d times of 300", n, seen[n]);
+		cr_assert(seen[n] > 60 && seen[n] < 140, "node %d drawn %d times of 300", n,
+			  seen[n]);
 	fill(A100_0);
 	fill(A100_1);
 	cr_assert_eq(where(), H100_1, "one best node: no draw");
@@ -487,8 +499,9 @@ Test(placement, do_not_schedule_spread_overrides_bin_packing)
 	cr_assert_str_eq(pool_of(where()), "h100", "zone a has one pod more than zone b");
 	fill(H100_0);
 	fill(H100_1);
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient nvidia.com/gpu, "
-				"2 " SPREAD ".");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 2 Insufficient nvidia.com/gpu, "
+			 "2 " SPREAD ".");
 	run_pod(SPOT_0); /* as if it tolerated the taint: zone b has one pod too */
 	cr_assert_str_eq(pool_of(where()), "a100");
 }
@@ -500,8 +513,9 @@ Test(placement, nodes_without_the_key_fail_with_missing_required_label)
 	cr_assert_eq(where(), H100_0);
 	fill(H100_0);
 	fill(H100_1);
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 2 Insufficient nvidia.com/gpu, "
-				"2 " SPREAD " (missing required label).");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 2 Insufficient nvidia.com/gpu, "
+			 "2 " SPREAD " (missing required label).");
 }
 
 /* Per hostname, max_skew 1: one pod per node.  The tainted node counts as a
@@ -549,7 +563,8 @@ Test(placement, a_gang_is_placed_whole_or_not_at_all)
 	cleanup();
 	SETUP("workloads.w.gpus=8", "workloads.w.pods=3", "workloads.w.gang=true");
 	/* The third pod's reason, with the first two holding their nodes. */
-	cr_assert_str_eq(why(), "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
+	cr_assert_str_eq(why(),
+			 "0/5 nodes are available: " TAINT ", 4 Insufficient nvidia.com/gpu.");
 	cr_assert_float_eq(c.allocated, 0, 1e-12);
 	cr_assert(cluster_consistent(&c));
 }
@@ -582,10 +597,10 @@ static void run(const char *file, const char *const *sets, size_t n)
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
 }
 
-#define RUN(file, ...)                                              \
-	do {                                                        \
+#define RUN(file, ...)                                                             \
+	do {                                                                       \
 		const char *const sets_[] = {"name=placement-run", ##__VA_ARGS__}; \
-		run(file, sets_, sizeof sets_ / sizeof *sets_);     \
+		run(file, sets_, sizeof sets_ / sizeof *sets_);                    \
 	} while (0)
 
 static const char *reason_of(size_t job)
@@ -605,11 +620,11 @@ static const struct pending_reason *row(const char *scope, size_t k)
 static const char *node_of(size_t job) { return r.node_names[r.jobs[job].node]; }
 
 #define TRAIN_WHY                                                                                  \
-	"0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint "   \
-	"{dedicated: inference}, 2 node(s) didn't match Pod's node affinity/selector."           \
-	PREEMPTION(4, "1 " NO_VICTIMS ", 3 " NOT_HELPFUL)
-#define BATCH_WHY                                                                                  \
-	"0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, 3 "        \
+	"0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint " \
+	"{dedicated: inference}, 2 node(s) didn't match Pod's node affinity/selector." PREEMPTION( \
+		4, "1 " NO_VICTIMS ", 3 " NOT_HELPFUL)
+#define BATCH_WHY                                                                             \
+	"0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: inference}, 3 " \
 	"Insufficient nvidia.com/gpu." PREEMPTION(4, "1 " NOT_HELPFUL ", 3 " NO_VICTIMS)
 
 /* The example: A100 selector with idle H100s, and an untolerated taint. */
@@ -619,7 +634,7 @@ Test(placement, the_placement_scenario_waits_for_the_reasons_it_gives)
 	cr_assert_eq(r.n_jobs, 8);
 	/* the two H100 nodes tie for the third batch job: drawn */
 	const char *nodes[] = {"a100-0", "a100-0", "a100-0", "a100-0",
-			       "h100-", "h100-", "h100-", "reserved-0"};
+			       "h100-",  "h100-",  "h100-",  "reserved-0"};
 	const sim_time starts[] = {0, 0, 2 * SIM_HOUR, 2 * SIM_HOUR, 0, 0, SIM_HOUR, 0};
 	cr_assert_str_neq(node_of(4), node_of(5));
 	for (size_t i = 0; i < 8; i++) {
@@ -658,8 +673,8 @@ Test(placement, a_gang_job_waits_and_starts_whole)
 	cr_assert_float_eq(results_metric(&r, "all", "peak_demand_gpus"), 32, 1e-9);
 	cr_assert_float_eq(results_metric(&r, "all", "gpu_hours_allocated"), 32, 1e-9);
 	cr_assert_str_eq(reason_of(1), "0/5 nodes are available: " TAINT
-				       ", 4 Insufficient nvidia.com/gpu." PREEMPTION(5, "1 " NOT_HELPFUL
-				       ", 4 " NO_VICTIMS));
+				       ", 4 Insufficient nvidia.com/gpu." PREEMPTION(
+					       5, "1 " NOT_HELPFUL ", 4 " NO_VICTIMS));
 	cr_assert_float_eq(row("all", 0)->pending_seconds, 7200, 1e-9, "two pods for an hour");
 	cr_assert_eq(row("all", 0)->pods, 2);
 }
@@ -681,8 +696,9 @@ Test(placement, pods_wait_for_cpu_with_its_reason)
 	    "workloads.w.node_selector={topology.kubernetes.io/zone: a}");
 	cr_assert_eq(r.jobs[2].start, SIM_HOUR);
 	cr_assert_eq(r.jobs[3].start, SIM_HOUR);
-	cr_assert_str_eq(reason_of(3), "0/5 nodes are available: " TAINT ", 2 Insufficient cpu, 2 "
-				       AFFINITY "." PREEMPTION(5, "2 " NO_VICTIMS ", 3 " NOT_HELPFUL));
+	cr_assert_str_eq(reason_of(3),
+			 "0/5 nodes are available: " TAINT ", 2 Insufficient cpu, 2 " AFFINITY
+			 "." PREEMPTION(5, "2 " NO_VICTIMS ", 3 " NOT_HELPFUL));
 	cr_assert_float_eq(row("w", 0)->pending_seconds, 7200, 1e-9);
 	cr_assert_eq(row("w", 0)->pods, 2);
 }
@@ -696,7 +712,7 @@ Test(placement, a_spread_constraint_holds_through_a_run)
 	cr_assert(!strncmp(node_of(1), "h100-", 5));
 	/* the third ties at 100 on the other A100 node and beside the second */
 	cr_assert(!strcmp(node_of(2), node_of(1)) ||
-		  (!strncmp(node_of(2), "a100-", 5) && strcmp(node_of(2), node_of(0))),
+			  (!strncmp(node_of(2), "a100-", 5) && strcmp(node_of(2), node_of(0))),
 		  "third on %s", node_of(2));
 	for (size_t i = 0; i < 3; i++)
 		cr_assert_eq(r.jobs[i].start, 0);
@@ -710,8 +726,8 @@ Test(placement, jobs_that_join_a_blocked_class_get_its_reason)
 	    "horizon=10h");
 	cr_assert_eq(r.n_jobs, 3);
 	const struct pending_reason *all = row("all", 0);
-	cr_assert_str_eq(all->reason, "0/5 nodes are available: " TAINT ", 4 " AFFINITY "."
-				      PREEMPTION(5, "5 " NOT_HELPFUL));
+	cr_assert_str_eq(all->reason, "0/5 nodes are available: " TAINT ", 4 " AFFINITY
+				      "." PREEMPTION(5, "5 " NOT_HELPFUL));
 	cr_assert_eq(all->pods, 3);
 	double expected = 0;
 	for (size_t i = 0; i < 3; i++) {
@@ -736,13 +752,15 @@ Test(placement, reasons_reach_the_database)
 	sqlite3 *h;
 	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
 	sqlite3_stmt *s;
-	cr_assert_eq(sqlite3_prepare_v2(h,
-					"SELECT (SELECT reason FROM jobs WHERE job_id = 6), "
-					"(SELECT count(*) FROM jobs WHERE reason IS NULL), "
-					"(SELECT sum(pending_seconds) FROM pending_reasons WHERE scope = 'all'), "
-					"(SELECT pods FROM pending_reasons WHERE scope = 'train')",
-					-1, &s, NULL),
-		     SQLITE_OK);
+	cr_assert_eq(
+		sqlite3_prepare_v2(
+			h,
+			"SELECT (SELECT reason FROM jobs WHERE job_id = 6), "
+			"(SELECT count(*) FROM jobs WHERE reason IS NULL), "
+			"(SELECT sum(pending_seconds) FROM pending_reasons WHERE scope = 'all'), "
+			"(SELECT pods FROM pending_reasons WHERE scope = 'train')",
+			-1, &s, NULL),
+		SQLITE_OK);
 	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
 	cr_assert_str_eq((const char *)sqlite3_column_text(s, 0), BATCH_WHY);
 	cr_assert_eq(sqlite3_column_int(s, 1), 5);
@@ -767,7 +785,8 @@ Test(placement, a_failure_counts_every_node_once)
 {
 	const char *const variants[][2] = {
 		{"workloads.w.gpus=4", "workloads.w.gang=false"},
-		{"workloads.w.node_selector={topology.kubernetes.io/zone: b}", "workloads.w.gpus=8"},
+		{"workloads.w.node_selector={topology.kubernetes.io/zone: b}",
+		 "workloads.w.gpus=8"},
 		{"workloads.w.affinity=[{key: kubernetes.io/hostname, operator: NotIn, values: [a100-1]}]",
 		 "workloads.w.gpus=2"},
 		{"workloads.w.topology_spread={key: kubernetes.io/hostname, max_skew: 2}",
@@ -793,7 +812,8 @@ Test(placement, a_failure_counts_every_node_once)
 			int32_t sum = 0;
 			for (size_t k = 0; k < pl.n_reasons; k++)
 				sum += counts[k];
-			cr_assert_eq(sum, 5, "variant %zu round %d: %d nodes counted", v, round, sum);
+			cr_assert_eq(sum, 5, "variant %zu round %d: %d nodes counted", v, round,
+				     sum);
 			failed = true;
 		}
 		cr_assert(failed, "variant %zu never filled up", v);
@@ -834,8 +854,9 @@ Test(placement, fit_scores_are_kube_schedulers_integers)
 	struct scoring_spec most = {.type = SCORING_MOST_ALLOCATED, .weight = {[SCORE_GPU] = 1}};
 	int64_t over[3] = {9000, 0, 0};
 	cr_assert_eq(placement_fit_score(&most, over, alloc), 100);
-	cr_assert_eq(placement_fit_score(&least, (int64_t[3]){0, 70000, 1}, (int64_t[3]){0, 64000, 0}),
-		     0, "memory absent from the node is left out");
+	cr_assert_eq(
+		placement_fit_score(&least, (int64_t[3]){0, 70000, 1}, (int64_t[3]){0, 64000, 0}),
+		0, "memory absent from the node is left out");
 	/* GPUs in thousandths: 3 of 8 taken, plus the pod's 1: 4000 x 100 / 8000 = 50 */
 	cr_assert_eq(placement_fit_score(&most, (int64_t[3]){4000, 0, 0}, alloc), 50);
 	/* no resource the node has: 0 */
@@ -851,20 +872,25 @@ Test(placement, requested_to_capacity_ratio_follows_its_shape)
 				 .weight = {[SCORE_GPU] = 1},
 				 .n_shape = 2,
 				 .shape = {{0, 0}, {100, 10}}};
-	cr_assert_eq(placement_fit_score(&s, (int64_t[3]){2960, 0, 0}, (int64_t[3]){8000, 0, 0}), 37);
+	cr_assert_eq(placement_fit_score(&s, (int64_t[3]){2960, 0, 0}, (int64_t[3]){8000, 0, 0}),
+		     37);
 	struct scoring_spec peak = {.type = SCORING_REQUESTED_TO_CAPACITY_RATIO,
 				    .weight = {[SCORE_GPU] = 1, [SCORE_CPU] = 1},
 				    .n_shape = 3,
 				    .shape = {{0, 0}, {50, 10}, {100, 0}}};
-	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){6000, 0, 0}, (int64_t[3]){8000, 0, 0}), 50);
+	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){6000, 0, 0}, (int64_t[3]){8000, 0, 0}),
+		     50);
 	/* cpu at 25% scores 50, GPU at 75% 50: round(100 / 2) = 50; cpu at 0
 	 * scores 0 and is left out of the average: GPU alone, 50 */
-	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){6000, 250, 0},
-					 (int64_t[3]){8000, 1000, 0}), 50);
-	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){6000, 0, 0},
-					 (int64_t[3]){8000, 1000, 0}), 50);
+	cr_assert_eq(
+		placement_fit_score(&peak, (int64_t[3]){6000, 250, 0}, (int64_t[3]){8000, 1000, 0}),
+		50);
+	cr_assert_eq(
+		placement_fit_score(&peak, (int64_t[3]){6000, 0, 0}, (int64_t[3]){8000, 1000, 0}),
+		50);
 	/* over capacity: the shape at 100 */
-	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){9000, 0, 0}, (int64_t[3]){8000, 0, 0}), 0);
+	cr_assert_eq(placement_fit_score(&peak, (int64_t[3]){9000, 0, 0}, (int64_t[3]){8000, 0, 0}),
+		     0);
 }
 
 Test(placement, balanced_allocation_is_one_minus_the_deviation)
@@ -887,7 +913,8 @@ Test(placement, balanced_allocation_is_one_minus_the_deviation)
 Test(placement, pods_without_requests_count_kubes_nonzero_defaults)
 {
 	SETUP("scheduler.scoring={type: LeastAllocated}", "pools.a100.cpu=1",
-	      "pools.a100.memory=1GiB", "workloads.w.node_selector={topology.kubernetes.io/zone: a}");
+	      "pools.a100.memory=1GiB",
+	      "workloads.w.node_selector={topology.kubernetes.io/zone: a}");
 	for (int i = 0; i < 2; i++) { /* 4 GPUs a node: 2 x 2 pods, then the checks */
 		run_pod(A100_0);
 		cr_assert_eq(where(), A100_1, "after %d pods on a100-0", i + 1);

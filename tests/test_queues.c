@@ -37,8 +37,10 @@ Test(queues, the_borrowing_limit_caps_what_a_queue_borrows)
 	RUN(Q, "queues.team-a.borrowing_limit={nvidia.com/gpu: 1}");
 	cr_assert_eq(r.jobs[2].start, 0);
 	cr_assert_eq(r.jobs[3].start, 10 * H, "the fourth waits for a GPU of its own quota");
-	cr_assert_str_eq(reason(3), "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor default, "
-				    "1 more needed");
+	cr_assert_str_eq(
+		reason(3),
+		"couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor default, "
+		"1 more needed");
 	double pending = 0;
 	for (size_t i = 0; i < r.n_pending_reasons; i++)
 		if (!strcmp(r.pending_reasons[i].scope, "all") &&
@@ -59,14 +61,17 @@ Test(queues, a_request_above_the_maximum_capacity_never_fits)
 {
 	RUN(Q, "queues=[{name: team-a, quota: {nvidia.com/gpu: 2}}]", "workloads.a.gpus=3");
 	cr_assert_eq(r.jobs[0].start, SIM_NEVER);
-	cr_assert_str_eq(reason(0), "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor default, "
-				    "request > maximum capacity (3 > 2)");
+	cr_assert_str_eq(
+		reason(0),
+		"couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor default, "
+		"request > maximum capacity (3 > 2)");
 	cr_assert_str_eq(r.status, "stalled");
 }
 
-#define TEAM_B "workloads=[{name: a, queue: team-a, count: 4, arrival: {at: \"00:00\"}, gpus: 1, " \
-	       "duration: 10h}, {name: b, queue: team-b, count: 2, arrival: {at: \"01:00\"}, " \
-	       "gpus: 1, duration: 10h}]"
+#define TEAM_B                                                                              \
+	"workloads=[{name: a, queue: team-a, count: 4, arrival: {at: \"00:00\"}, gpus: 1, " \
+	"duration: 10h}, {name: b, queue: team-b, count: 2, arrival: {at: \"01:00\"}, "     \
+	"gpus: 1, duration: 10h}]"
 
 /* Team b comes for its quota at 01:00 while team a borrows it. */
 Test(queues, reclaim_preempts_the_borrowers)

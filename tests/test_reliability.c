@@ -19,13 +19,13 @@
 
 TestSuite(reliability, .init = scratch_make, .fini = scratch_remove);
 
-
 static pid_t spawn_run(const char *scenario, const char *db)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
 		freopen("/dev/null", "w", stdout);
-		execl("bin/gpuplan", "gpuplan", "run", scenario, "--quiet", "--db", db, (char *)NULL);
+		execl("bin/gpuplan", "gpuplan", "run", scenario, "--quiet", "--db", db,
+		      (char *)NULL);
 		_exit(127);
 	}
 	return pid;
@@ -68,13 +68,17 @@ Test(reliability, a_killed_run_leaves_the_whole_run_or_none, .timeout = 120)
 	}
 	long long runs = scratch_query(db, "SELECT count(*) FROM runs");
 	cr_assert_geq(runs, 1);
-	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM jobs"), runs * 100000, "only whole runs");
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM jobs"), runs * 100000,
+		     "only whole runs");
 	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS "
-			       "(SELECT 1 FROM metrics m WHERE m.run_id = r.run_id)"), 0);
-	static const char *const tables[] = {"params", "metrics", "jobs", "timeseries", "allocations"};
+				       "(SELECT 1 FROM metrics m WHERE m.run_id = r.run_id)"),
+		     0);
+	static const char *const tables[] = {"params", "metrics", "jobs", "timeseries",
+					     "allocations"};
 	for (size_t i = 0; i < 5; i++) {
 		char sql[160];
-		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE run_id NOT IN (SELECT run_id FROM runs)",
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM %s WHERE run_id NOT IN (SELECT run_id FROM runs)",
 			 tables[i]);
 		cr_assert_eq(scratch_query(db, sql), 0, "no orphan rows in %s", tables[i]);
 	}
@@ -159,11 +163,14 @@ Test(reliability, every_example_scenario_gives_identical_rows_twice, .timeout = 
 		}
 		for (size_t t = 0; t < sizeof result_tables / sizeof *result_tables; t++) {
 			char sql[2048];
-			snprintf(sql, sizeof sql,
-				 "SELECT (SELECT count(*) FROM (%s WHERE run_id = 1 EXCEPT %s WHERE run_id = 2))"
-				 " + (SELECT count(*) FROM (%s WHERE run_id = 2 EXCEPT %s WHERE run_id = 1))",
-				 result_tables[t], result_tables[t], result_tables[t], result_tables[t]);
-			cr_assert_eq(scratch_query(db, sql), 0, "%s: rows differ in: %s", path, result_tables[t]);
+			snprintf(
+				sql, sizeof sql,
+				"SELECT (SELECT count(*) FROM (%s WHERE run_id = 1 EXCEPT %s WHERE run_id = 2))"
+				" + (SELECT count(*) FROM (%s WHERE run_id = 2 EXCEPT %s WHERE run_id = 1))",
+				result_tables[t], result_tables[t], result_tables[t],
+				result_tables[t]);
+			cr_assert_eq(scratch_query(db, sql), 0, "%s: rows differ in: %s", path,
+				     result_tables[t]);
 		}
 		scenarios++;
 	}

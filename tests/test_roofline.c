@@ -8,10 +8,10 @@
 
 #include "gpuplan/roofline.h"
 
-#define A100_BW (2039e9 * 0.8)     /* bytes/s after memory efficiency */
-#define A100_FLOPS (312e12 * 0.7)  /* BF16 after compute efficiency */
-#define OVERHEAD 2e-3
-#define REL 1e-12
+#define A100_BW    (2039e9 * 0.8) /* bytes/s after memory efficiency */
+#define A100_FLOPS (312e12 * 0.7) /* BF16 after compute efficiency */
+#define OVERHEAD   2e-3
+#define REL        1e-12
 
 static const struct model_arch *model(const char *name)
 {
@@ -40,9 +40,8 @@ static void terms(const struct roofline *r, struct roofline_work w, struct roofl
 }
 
 /* a == b to 12 significant digits */
-#define cr_assert_close(a, b, msg)                                                     \
-	cr_assert_float_eq((a), (b), REL * (b), "%s: %.12g vs %.12g", msg, (double)(a), \
-			   (double)(b))
+#define cr_assert_close(a, b, msg) \
+	cr_assert_float_eq((a), (b), REL *(b), "%s: %.12g vs %.12g", msg, (double)(a), (double)(b))
 
 Test(roofline, decode_of_7b_fp16_batch_1_on_an_a100_is_memory_bound)
 {
@@ -177,7 +176,8 @@ Test(roofline, int4_decode_reads_about_a_quarter_of_the_weights)
 	setup(&r16, "llama-2-7b", QUANT_FP16, "L4", GPU_SHARE_WHOLE, 1);
 	setup(&r4, "llama-2-7b", QUANT_INT4, "L4", GPU_SHARE_WHOLE, 1);
 	double bw = 300e9 * 0.8;
-	cr_assert_close(roofline_decode_time(&r16, 1, 1), (13.48e9 + 524288) / bw + OVERHEAD, "fp16");
+	cr_assert_close(roofline_decode_time(&r16, 1, 1), (13.48e9 + 524288) / bw + OVERHEAD,
+			"fp16");
 	/* int4 weights: (6.74e9 - 2 x 32,000 x 4,096) x 133/256 + 2 x 262,144,000
 	 * = 3,889,736,625 bytes (footprint.c) */
 	cr_assert_close(roofline_decode_time(&r4, 1, 1), (3889736625.0 + 524288) / bw + OVERHEAD,

@@ -113,10 +113,10 @@ static void all_fail(const struct bad_case *cases, size_t n)
 }
 
 #define N_OF(a) (sizeof(a) / sizeof *(a))
-#define NAME "name: t\n"
-#define POOL "pools: [{name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}]\n"
-#define WL "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h}]\n"
-#define H (3600 * SIM_SECOND)
+#define NAME    "name: t\n"
+#define POOL    "pools: [{name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}]\n"
+#define WL      "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h}]\n"
+#define H       (3600 * SIM_SECOND)
 
 /* --- valid scenarios ------------------------------------------------------- */
 
@@ -350,7 +350,9 @@ Test(scenario, full_scenario_every_field)
 	cr_assert_eq(sc->scheduler.order, ORDER_EDF);
 	cr_assert_eq(sc->scheduler.scoring.type, SCORING_LEAST_ALLOCATED, "the alias");
 	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_GPU], 1);
-	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_CPU] + sc->scheduler.scoring.weight[SCORE_MEMORY], 0);
+	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_CPU] +
+			     sc->scheduler.scoring.weight[SCORE_MEMORY],
+		     0);
 	cr_assert_eq(sc->scheduler.window_policy, WINDOW_FIT);
 	cr_assert_str_eq(sc->output.db, "out/full.db");
 	cr_assert_eq(sc->output.step, 60 * SIM_SECOND);
@@ -712,7 +714,8 @@ Test(scenario, queue_scheduler_output_errors)
 		{NAME POOL WL "queues: [{name: q, quota: {nvidia.com/gpus: 4}}]\n",
 		 "DIR/s.yaml:4:45: error: unknown resource 'nvidia.com/gpus'; expected nvidia.com/gpu, "
 		 "nvidia.com/mig-<profile>, cpu or memory"},
-		{NAME POOL WL "queues: [{name: q, quota: {nvidia.com/gpu: 4}, borrowing_limit: {nvidia.com/gpu: 2}}]\n",
+		{NAME POOL WL
+		 "queues: [{name: q, quota: {nvidia.com/gpu: 4}, borrowing_limit: {nvidia.com/gpu: 2}}]\n",
 		 "DIR/s.yaml:4:66: error: borrowing_limit without a cohort to borrow from; expected "
 		 "cohort: NAME in queue q"},
 		{NAME POOL WL "queues: [{name: q}, {name: q}]\n",
@@ -750,7 +753,7 @@ Test(scenario, queue_scheduler_output_errors)
 }
 
 #define W(fields) NAME POOL "workloads: [{name: w, " fields "}]\n"
-#define AT "arrival: {at: \"00:00\"}, "
+#define AT        "arrival: {at: \"00:00\"}, "
 
 Test(scenario, workload_errors)
 {
@@ -1098,10 +1101,12 @@ Test(scenario, a_pool_without_gpus_offers_none_but_counts_in_messages)
 	results_init(&r);
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(r.n_reason_texts, 1);
-	cr_assert_str_eq(r.reason_texts[0], "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
-			 "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. "
-			 "preemption: 0/2 nodes are available: 1 No preemption victims found for "
-			 "incoming pod, 1 Preemption is not helpful for scheduling..");
+	cr_assert_str_eq(
+		r.reason_texts[0],
+		"0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
+		"1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. "
+		"preemption: 0/2 nodes are available: 1 No preemption victims found for "
+		"incoming pod, 1 Preemption is not helpful for scheduling..");
 	results_free(&r);
 	scenario_free(sc);
 }
@@ -1119,7 +1124,8 @@ Test(scenario, a_pool_without_gpus_takes_no_gpu_type)
  * while inference accepted it). */
 Test(scenario, a_bare_number_is_a_rate_per_second_for_every_rate_key)
 {
-	struct scenario *sc = load(NAME POOL
+	struct scenario *sc = load(
+		NAME POOL
 		"workloads: [{name: w, count: 3, arrival: {process: poisson, rate: 2}, duration: 1h}]\n");
 	cr_assert_float_eq(sc->workloads[0].arrival.rate, 2.0, 1e-15);
 	scenario_free(sc);

@@ -89,7 +89,8 @@ Test(scenarios, a_one_hour_window_lets_only_the_first_wave_finish)
 
 Test(scenarios, window_fit_holds_a_job_that_would_run_past_the_close)
 {
-	const char *sets[] = {"workloads.eval.arrival.at=\"16:30\"", "workloads.eval.deadline={within: 2d}"};
+	const char *sets[] = {"workloads.eval.arrival.at=\"16:30\"",
+			      "workloads.eval.deadline={within: 2d}"};
 	run("scenarios/eval-window.yaml", sets, 2);
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_geq(job(i)->start, (24 + 12) * SIM_HOUR, "nothing starts at 16:30");
@@ -128,9 +129,11 @@ Test(scenarios, mmc_mean_wait_matches_erlang_c, .timeout = 120)
 	double mean = gsl_stats_mean(means, 1, batches);
 	double se = gsl_stats_sd(means, 1, batches) / sqrt((double)batches);
 	cr_assert_float_eq(wq, 2683.6, 1.0, "Erlang C by hand: %f", wq);
-	cr_assert_lt(fabs(mean - wq), 4 * se, "mean wait %.1f s vs Erlang C %.1f s (se %.1f)", mean, wq, se);
+	cr_assert_lt(fabs(mean - wq), 4 * se, "mean wait %.1f s vs Erlang C %.1f s (se %.1f)", mean,
+		     wq, se);
 	cr_assert_lt(fabs(mean - wq) / wq, 0.10);
-	cr_assert_float_eq(metric("all", "queue_time_mean_s"), gsl_stats_mean(means, 1, batches), 1e-6 * wq);
+	cr_assert_float_eq(metric("all", "queue_time_mean_s"), gsl_stats_mean(means, 1, batches),
+			   1e-6 * wq);
 	/* Server utilization tends to rho = 0.8. */
 	cr_assert_float_eq(metric("all", "gpu_allocation_pct"), 80, 1.5);
 }
@@ -170,7 +173,8 @@ Test(scenarios, best_effort_fifo_lets_work_past_a_head_that_does_not_fit)
 {
 	/* A 4-GPU job arrives behind a running 2-GPU job; a 1-GPU job follows.
 	 * StrictFIFO and quota: tests/test_kueue.c. */
-	const char *best[] = {"workloads.big.arrival.at=\"00:01\"", "workloads.small.arrival.at=\"00:02\""};
+	const char *best[] = {"workloads.big.arrival.at=\"00:01\"",
+			      "workloads.small.arrival.at=\"00:02\""};
 	run("tests/fixtures/strategy.yaml", best, 2);
 	cr_assert_eq(job(2)->start, 2 * SIM_MINUTE, "BestEffortFIFO lets the small job through");
 }
@@ -200,8 +204,9 @@ Test(scenarios, same_seed_gives_identical_results)
 	for (size_t i = 0; i < r.n_jobs; i++) {
 		const struct job_record *a = &first.jobs[i], *b = &r.jobs[i];
 		cr_assert(a->submit == b->submit && a->start == b->start && a->end == b->end &&
-			  a->node == b->node && a->status == b->status && a->cost == b->cost &&
-			  a->verified == b->verified, "job %zu differs", i);
+				  a->node == b->node && a->status == b->status &&
+				  a->cost == b->cost && a->verified == b->verified,
+			  "job %zu differs", i);
 	}
 	cr_assert_eq(first.n_ts, r.n_ts);
 	cr_assert_eq(memcmp(first.ts, r.ts, r.n_ts * sizeof *r.ts), 0);
@@ -262,7 +267,8 @@ Test(scenarios, retiring_finished_jobs_keeps_memory_to_the_jobs_in_flight, .time
 		    strcmp(m->name, "makespan_s") && strcmp(m->name, "deadline_met_pct"))
 			continue;
 		double v = results_metric(&r, m->scope, m->name);
-		cr_expect(v == m->value, "%s %s: %.17g, kept %.17g", m->scope, m->name, v, m->value);
+		cr_expect(v == m->value, "%s %s: %.17g, kept %.17g", m->scope, m->name, v,
+			  m->value);
 		compared++;
 	}
 	cr_expect_eq(compared, 2 * 12); /* scopes all and jobs: 5 waits, 5 counts, 2 others */

@@ -55,8 +55,10 @@ Test(sched, priority_edf_and_sjf_orders)
 		sched_init(&s, cases[k].order);
 		for (uint32_t j = 0; j < 3; j++)
 			sched_add(&s, 0, 1, 0,
-				  sched_entry(cases[k].order, j, j, 0, prio[j], deadline[j], duration[j]));
-		cr_assert_eq(sched_head(&s, 0)->job, cases[k].first, "order %d", (int)cases[k].order);
+				  sched_entry(cases[k].order, j, j, 0, prio[j], deadline[j],
+					      duration[j]));
+		cr_assert_eq(sched_head(&s, 0)->job, cases[k].first, "order %d",
+			     (int)cases[k].order);
 		sched_free(&s);
 	}
 }
@@ -68,7 +70,8 @@ Test(sched, keeps_heap_order_under_many_classes)
 	/* Enough classes to force the index to grow several times. */
 	for (uint32_t j = 0; j < 5000; j++)
 		sched_add(&s, (int32_t)(j % 100), (int32_t)(j % 7 + 1), 0,
-			  sched_entry(ORDER_SJF, j, j, 0, 0, SIM_NEVER, (sim_time)((j * 7919) % 1000)));
+			  sched_entry(ORDER_SJF, j, j, 0, 0, SIM_NEVER,
+				      (sim_time)((j * 7919) % 1000)));
 	cr_assert_eq(s.n_classes, 700);
 	for (size_t c = 0; c < s.n_classes; c++) {
 		sim_time last = -1;

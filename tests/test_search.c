@@ -48,15 +48,17 @@ static long long count(const char *sql)
 	return n;
 }
 
-#define ONE_HOUR_WINDOW                                                                 \
-	"--set 'pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]' "              \
+#define ONE_HOUR_WINDOW                                                   \
+	"--set 'pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]' " \
 	"--set 'workloads.eval.deadline=\"13:00\"'"
 
 /* Four 2-GPU one-hour jobs due at 13:00 in a 12:00-13:00 window need 8 GPUs: 2 nodes. */
 Test(search, min_finds_the_smallest_pool_that_meets_every_deadline)
 {
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 8 --min "
-			    "--until 'deadline_met_pct >= 100' " ONE_HOUR_WINDOW), 0, "%s", out);
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 8 --min "
+		       "--until 'deadline_met_pct >= 100' " ONE_HOUR_WINDOW),
+		0, "%s", out);
 	cr_assert_str_eq(last_line(), "pools.batch.nodes=2");
 	long long probes = count("SELECT count(*) FROM runs");
 	cr_assert_geq(probes, 3);
@@ -68,7 +70,8 @@ Test(search, min_finds_the_smallest_pool_that_meets_every_deadline)
 Test(search, max_finds_the_most_jobs_the_window_holds)
 {
 	cr_assert_eq(search("scenarios/eval-window.yaml --vary workloads.eval.count --lo 1 --hi 40 "
-			    "--max --until 'eval.deadline_met_pct >= 100'"), 0, "%s", out);
+			    "--max --until 'eval.deadline_met_pct >= 100'"),
+		     0, "%s", out);
 	cr_assert_str_eq(last_line(), "workloads.eval.count=10");
 }
 
@@ -78,15 +81,19 @@ Test(search, max_finds_the_most_jobs_the_window_holds)
 Test(search, report_defaults_to_the_answer_not_the_last_probe)
 {
 	cr_assert_eq(search("scenarios/eval-window.yaml --vary workloads.eval.count --lo 1 --hi 40 "
-			    "--max --until 'eval.deadline_met_pct >= 100'"), 0, "%s", out);
+			    "--max --until 'eval.deadline_met_pct >= 100'"),
+		     0, "%s", out);
 	cr_assert_str_eq(last_line(), "workloads.eval.count=10");
-	long long answer = count("SELECT run_id FROM searches WHERE key = 'workloads.eval.count' "
-				 "AND answer = '10' AND condition = 'eval.deadline_met_pct >= 100' "
-				 "AND first_run_id = 1 AND last_run_id = (SELECT max(run_id) FROM runs)");
+	long long answer =
+		count("SELECT run_id FROM searches WHERE key = 'workloads.eval.count' "
+		      "AND answer = '10' AND condition = 'eval.deadline_met_pct >= 100' "
+		      "AND first_run_id = 1 AND last_run_id = (SELECT max(run_id) FROM runs)");
 	cr_assert_gt(answer, 0, "one searches row");
 	char sql[256];
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM params WHERE run_id = %lld AND "
-		 "key = 'workloads.eval.count' AND value = '10'", answer);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM params WHERE run_id = %lld AND "
+		 "key = 'workloads.eval.count' AND value = '10'",
+		 answer);
 	cr_assert_eq(count(sql), 1, "the row names the answer's run");
 	cr_assert_lt(answer, count("SELECT max(run_id) FROM runs"), "a failed probe came last");
 	char path[128];
@@ -100,7 +107,8 @@ Test(search, report_defaults_to_the_answer_not_the_last_probe)
 	cr_expect_eq(run.run_id, answer);
 	/* A run appended later is the latest again. */
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/eval-window.yaml --db %s --quiet", path);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/eval-window.yaml --db %s --quiet",
+		 path);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_assert_eq(store_open_read(path, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_run_info(st, 0, &run, &err), GP_OK, "%s", err.msg);
@@ -121,50 +129,67 @@ Test(search, max_over_a_real_value_with_a_unit)
 
 Test(search, every_seed_must_meet_the_condition)
 {
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 4 --min "
-			    "--seeds 3 --until 'deadline_met_pct >= 100' " ONE_HOUR_WINDOW), 0, "%s", out);
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 4 --min "
+		       "--seeds 3 --until 'deadline_met_pct >= 100' " ONE_HOUR_WINDOW),
+		0, "%s", out);
 	cr_assert_eq(count("SELECT count(DISTINCT seed) FROM runs"), 3);
 }
 
 Test(search, no_value_in_range_exits_3)
 {
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 2 --min "
-			    "--until 'queue_time_max_s < 0'"), 3, "%s", out);
-	cr_assert_str_eq(last_line(), "no value of pools.batch.nodes in [1, 2] meets 'queue_time_max_s < 0'");
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 2 --min "
+		       "--until 'queue_time_max_s < 0'"),
+		3, "%s", out);
+	cr_assert_str_eq(last_line(),
+			 "no value of pools.batch.nodes in [1, 2] meets 'queue_time_max_s < 0'");
 }
 
 Test(search, bad_input_exits_2_before_any_run)
 {
 	cr_assert_eq(search("scenarios/eval-window.yaml --vary scheduler.order --lo 1 --hi 3 --max "
-			    "--until 'deadline_met_pct >= 100'"), 2);
+			    "--until 'deadline_met_pct >= 100'"),
+		     2);
 	cr_assert(strstr(out, "--set scheduler.order=1:1:17: error: unknown order '1'"), "%s", out);
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo one --hi 3 --min "
-			    "--until 'deadline_met_pct >= 100'"), 2);
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo one --hi 3 --min "
+		       "--until 'deadline_met_pct >= 100'"),
+		2);
 	cr_assert(strstr(out, "is not numeric"), "%s", out);
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 4 --hi 3 --min "
-			    "--until 'deadline_met_pct >= 100'"), 2);
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
-			    "--until 'deadline_met_pct about 100'"), 2);
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 4 --hi 3 --min "
+		       "--until 'deadline_met_pct >= 100'"),
+		2);
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
+		       "--until 'deadline_met_pct about 100'"),
+		2);
 	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 "
-			    "--until 'deadline_met_pct >= 100'"), 2, "needs --min or --max");
+			    "--until 'deadline_met_pct >= 100'"),
+		     2, "needs --min or --max");
 }
 
 /* Issue 14: an unknown metric used to run every probe and fail after the
  * first; it is refused before anything runs, with the closest name. */
 Test(search, an_unknown_metric_fails_before_any_probe_with_the_closest_name)
 {
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
-			    "--until 'deadline_met >= 100'"), 2);
-	cr_expect(strstr(out, "unknown metric 'deadline_met'; did you mean 'deadline_met_pct'?"), "%s",
-		  out);
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
+		       "--until 'deadline_met >= 100'"),
+		2);
+	cr_expect(strstr(out, "unknown metric 'deadline_met'; did you mean 'deadline_met_pct'?"),
+		  "%s", out);
 	char path[128];
 	snprintf(path, sizeof path, "%s/s.db", dir);
 	FILE *f = fopen(path, "r");
 	cr_expect_null(f, "no database was written");
 	if (f)
 		fclose(f);
-	cr_assert_eq(search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
-			    "--until 'eval.ttft_p99 <= 2'"), 2);
+	cr_assert_eq(
+		search("scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 --min "
+		       "--until 'eval.ttft_p99 <= 2'"),
+		2);
 	cr_expect(strstr(out, "did you mean 'ttft_p99_s'?"), "%s", out);
 }
 

@@ -45,7 +45,8 @@ Test(sharing, pods_per_gpu_in_each_mode)
 	cr_assert_eq(started_at(0), 7, "mig: seven 1g.10gb instances");
 	cr_assert_float_eq(all("peak_allocated_gpus"), 1, 1e-12);
 	cleanup();
-	RUN("pools.p.sharing=fractional", "workloads.w.gpus={milli: 250}", "workloads.w.vram=20GiB");
+	RUN("pools.p.sharing=fractional", "workloads.w.gpus={milli: 250}",
+	    "workloads.w.vram=20GiB");
 	cr_assert_eq(started_at(0), 4, "fractional: four 250-milli shares");
 }
 
@@ -104,8 +105,8 @@ Test(sharing, mig_instances_have_their_sm_counts)
 	for (size_t i = 0; i < catalog_gpu_count(); i++) {
 		const struct gpu_type *g = catalog_gpu_at(i);
 		for (size_t k = 0; k < g->n_mig; k++)
-			cr_assert(g->mig[k].sms > 0 && g->mig[k].sms <= g->sm_count, "%s %s", g->name,
-				  g->mig[k].name);
+			cr_assert(g->mig[k].sms > 0 && g->mig[k].sms <= g->sm_count, "%s %s",
+				  g->name, g->mig[k].name);
 	}
 }
 
@@ -158,7 +159,8 @@ Test(sharing, isolated_units_never_place_a_pod_too_large_for_them)
 {
 	static const char *const modes[][2] = {
 		{"pools.p.sharing={mode: mps, replicas: 4}", "workloads.w.gpus=1"},
-		{"pools.p.sharing={mode: mig, layout: [1g.10gb]}", "workloads.w.gpus={mig: 1g.10gb}"},
+		{"pools.p.sharing={mode: mig, layout: [1g.10gb]}",
+		 "workloads.w.gpus={mig: 1g.10gb}"},
 		{"pools.p.sharing=fractional", "workloads.w.gpus={milli: 100}"},
 	};
 	for (size_t m = 0; m < 3; m++) {

@@ -37,10 +37,7 @@ static void setup(void)
 	snprintf(dbpath, sizeof dbpath, "%s/results.db", tmpdir);
 }
 
-static void teardown(void)
-{
-	nftw(tmpdir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
+static void teardown(void) { nftw(tmpdir, remove_entry, 8, FTW_DEPTH | FTW_PHYS); }
 
 TestSuite(store, .init = setup, .fini = teardown);
 
@@ -81,33 +78,65 @@ static void fixture_init(struct fixture *f)
 	r->cap_jobs = 3;
 	r->jobs = gp_xcalloc(3, sizeof *r->jobs);
 	/* finished on time */
-	r->jobs[0] = (struct job_record){.job_id = 0, .workload = 0, .node = 1, .gpus = 2,
-					 .status = JOB_COMPLETED, .deadline_met = true,
-					 .verified = true, .submit = 10 * SIM_SECOND,
-					 .start = 40 * SIM_SECOND, .end = 3640 * SIM_SECOND,
-					 .deadline = 7200 * SIM_SECOND, .cost = 5.0,
-					 .preemptions = 2, .oom_kills = 1};
+	r->jobs[0] = (struct job_record){.job_id = 0,
+					 .workload = 0,
+					 .node = 1,
+					 .gpus = 2,
+					 .status = JOB_COMPLETED,
+					 .deadline_met = true,
+					 .verified = true,
+					 .submit = 10 * SIM_SECOND,
+					 .start = 40 * SIM_SECOND,
+					 .end = 3640 * SIM_SECOND,
+					 .deadline = 7200 * SIM_SECOND,
+					 .cost = 5.0,
+					 .preemptions = 2,
+					 .oom_kills = 1};
 	/* failed, no deadline, cost unknown */
-	r->jobs[1] = (struct job_record){.job_id = 1, .workload = 1, .node = 0, .gpus = 1,
-					 .status = JOB_FAILED, .submit = 20 * SIM_SECOND,
-					 .start = 20 * SIM_SECOND, .end = 500 * SIM_SECOND,
-					 .deadline = SIM_NEVER, .cost = NAN};
+	r->jobs[1] = (struct job_record){.job_id = 1,
+					 .workload = 1,
+					 .node = 0,
+					 .gpus = 1,
+					 .status = JOB_FAILED,
+					 .submit = 20 * SIM_SECOND,
+					 .start = 20 * SIM_SECOND,
+					 .end = 500 * SIM_SECOND,
+					 .deadline = SIM_NEVER,
+					 .cost = NAN};
 	/* never started */
-	r->jobs[2] = (struct job_record){.job_id = 2, .workload = 0, .node = -1, .gpus = 4,
-					 .status = JOB_PENDING, .submit = 30 * SIM_SECOND,
-					 .start = SIM_NEVER, .end = SIM_NEVER,
-					 .deadline = 100 * SIM_SECOND, .cost = 0};
+	r->jobs[2] = (struct job_record){.job_id = 2,
+					 .workload = 0,
+					 .node = -1,
+					 .gpus = 4,
+					 .status = JOB_PENDING,
+					 .submit = 30 * SIM_SECOND,
+					 .start = SIM_NEVER,
+					 .end = SIM_NEVER,
+					 .deadline = 100 * SIM_SECOND,
+					 .cost = 0};
 	r->n_ts = 2;
 	r->cap_ts = 2;
 	r->ts = gp_xcalloc(2, sizeof *r->ts);
 	/* Designated: fields that are not timeseries columns stay zero. */
-	r->ts[0] = (struct ts_row){.t = 0, .scope = "all", .gpus_capacity = 8,
-				   .gpus_allocated = 2, .gpus_demand = 7, .engine_active = 1.5,
-				   .sm_active = 1.0, .vram_used_gib = 30.5, .pending = 1,
+	r->ts[0] = (struct ts_row){.t = 0,
+				   .scope = "all",
+				   .gpus_capacity = 8,
+				   .gpus_allocated = 2,
+				   .gpus_demand = 7,
+				   .engine_active = 1.5,
+				   .sm_active = 1.0,
+				   .vram_used_gib = 30.5,
+				   .pending = 1,
 				   .running = 1};
-	r->ts[1] = (struct ts_row){.t = 300 * SIM_SECOND, .scope = "all", .gpus_capacity = 8,
-				   .gpus_allocated = 3, .gpus_demand = 3, .engine_active = 2.5,
-				   .sm_active = NAN, .vram_used_gib = 60, .pending = 0,
+	r->ts[1] = (struct ts_row){.t = 300 * SIM_SECOND,
+				   .scope = "all",
+				   .gpus_capacity = 8,
+				   .gpus_allocated = 3,
+				   .gpus_demand = 3,
+				   .engine_active = 2.5,
+				   .sm_active = NAN,
+				   .vram_used_gib = 60,
+				   .pending = 0,
 				   .running = 2};
 	r->events = 1234;
 	r->sim_end = 3640 * SIM_SECOND + SIM_SECOND / 2;
@@ -180,8 +209,9 @@ static const struct {
 		 "sim_seconds,status,start,step_s"},
 	{"params", "run_id,key,value"},
 	{"metrics", "run_id,scope,name,value,unit"},
-	{"jobs", "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"
-		 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s,preemptions,oom_kills"},
+	{"jobs",
+	 "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"
+	 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s,preemptions,oom_kills"},
 	{"requests", "run_id,workload,request_id,arrival_s,ttft_s,tpot_s,e2e_s,prompt_tokens,"
 		     "output_tokens,slo_met,verified"},
 	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"
@@ -280,12 +310,13 @@ Test(store, runs_row_round_trips)
 	cr_expect_eq(id, 1);
 	sqlite3 *db = reader();
 	sqlite3_stmt *s;
-	cr_assert_eq(sqlite3_prepare_v2(db,
-					"SELECT run_id, name, scenario_path, scenario_sha256, seed, "
-					"started_at, wall_seconds, events, sim_seconds, status "
-					"FROM runs",
-					-1, &s, NULL),
-		     SQLITE_OK);
+	cr_assert_eq(
+		sqlite3_prepare_v2(db,
+				   "SELECT run_id, name, scenario_path, scenario_sha256, seed, "
+				   "started_at, wall_seconds, events, sim_seconds, status "
+				   "FROM runs",
+				   -1, &s, NULL),
+		SQLITE_OK);
 	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
 	cr_expect_eq(sqlite3_column_int64(s, 0), id);
 	cr_expect_str_eq((const char *)sqlite3_column_text(s, 1), "unit");
@@ -335,11 +366,12 @@ Test(store, job_rows_round_trip_in_array_order)
 	write_fixture(&f);
 	sqlite3 *db = reader();
 	sqlite3_stmt *s;
-	cr_assert_eq(sqlite3_prepare_v2(db,
-					"SELECT job_id, workload, submit_s, start_s, end_s, queue_s, "
-					"gpus, node, status, deadline_s, deadline_met, verified, cost, "
-					"preemptions, oom_kills FROM jobs WHERE run_id = 1 ORDER BY job_id",
-					-1, &s, NULL),
+	cr_assert_eq(sqlite3_prepare_v2(
+			     db,
+			     "SELECT job_id, workload, submit_s, start_s, end_s, queue_s, "
+			     "gpus, node, status, deadline_s, deadline_met, verified, cost, "
+			     "preemptions, oom_kills FROM jobs WHERE run_id = 1 ORDER BY job_id",
+			     -1, &s, NULL),
 		     SQLITE_OK);
 
 	cr_assert_eq(sqlite3_step(s), SQLITE_ROW);
@@ -533,8 +565,7 @@ Test(store, sqlite_error_mid_run_rolls_back_the_whole_run)
 	cr_assert_eq(sqlite3_exec(db, "DROP TABLE timeseries", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	cr_expect_eq(store_write_run(st, &f.sc, &f.r, NULL, &err), GP_ERUNTIME);
-	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "timeseries"), "message: %s",
-		  err.msg);
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "timeseries"), "message: %s", err.msg);
 	/* the connection is usable again after the failure */
 	int64_t n = -1;
 	cr_assert_eq(store_run_count(st, &n, &err), GP_OK, "%s", err.msg);
@@ -594,8 +625,10 @@ Test(store, newer_schema_version_is_refused)
 	sqlite3 *db = NULL;
 	cr_assert_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
 	/* a newer gpuplan's database: our application id, a later schema */
-	cr_assert_eq(sqlite3_exec(db, "PRAGMA application_id = 1196444750; PRAGMA user_version = 99",
-				  NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db,
+				  "PRAGMA application_id = 1196444750; PRAGMA user_version = 99",
+				  NULL, NULL, NULL),
+		     SQLITE_OK);
 	sqlite3_close(db);
 	struct store *st;
 	struct gp_err err;
@@ -627,8 +660,7 @@ Test(store, hundred_thousand_jobs_write_in_one_run)
 	write_fixture(&f);
 	sqlite3 *db = reader();
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs"), (int64_t)n);
-	cr_expect_eq(query_int(db, "SELECT sum(job_id) FROM jobs"),
-		     (int64_t)(n * (n - 1) / 2));
+	cr_expect_eq(query_int(db, "SELECT sum(job_id) FROM jobs"), (int64_t)(n * (n - 1) / 2));
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE node IS NULL"), 33334);
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE queue_s = 5"), 66666);
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE workload = 'eval'"), 50000);
@@ -642,8 +674,6 @@ Test(store, hundred_thousand_jobs_write_in_one_run)
 }
 
 /* --- sweep points and merge ----------------------------------------------- */
-
-
 
 /* The path of another database in the test's folder. */
 static const char *other_db(const char *name)
@@ -664,20 +694,20 @@ Test(store, a_sweep_point_is_written_once)
 	bool written = false, has = true;
 	cr_assert_eq(store_has_point(st, "s", "{\"a\":\"1\"}", &has, &err), GP_OK, "%s", err.msg);
 	cr_expect(!has);
-	cr_assert_eq(store_write_point_run(st, &f.sc, &f.r, "s", "{\"a\":\"1\"}", &id, &written,
-					   &err),
-		     GP_OK, "%s", err.msg);
+	cr_assert_eq(
+		store_write_point_run(st, &f.sc, &f.r, "s", "{\"a\":\"1\"}", &id, &written, &err),
+		GP_OK, "%s", err.msg);
 	cr_expect(written);
 	cr_expect_eq(id, 1);
 	id = -1;
-	cr_assert_eq(store_write_point_run(st, &f.sc, &f.r, "s", "{\"a\":\"1\"}", &id, &written,
-					   &err),
-		     GP_OK, "%s", err.msg);
+	cr_assert_eq(
+		store_write_point_run(st, &f.sc, &f.r, "s", "{\"a\":\"1\"}", &id, &written, &err),
+		GP_OK, "%s", err.msg);
 	cr_expect(!written, "the point is already there");
 	cr_expect_eq(id, -1, "run_id untouched when nothing is written");
-	cr_assert_eq(store_write_point_run(st, &f.sc, &f.r, "t", "{\"a\":\"1\"}", &id, &written,
-					   &err),
-		     GP_OK, "%s", err.msg);
+	cr_assert_eq(
+		store_write_point_run(st, &f.sc, &f.r, "t", "{\"a\":\"1\"}", &id, &written, &err),
+		GP_OK, "%s", err.msg);
 	cr_expect(written, "the same point of another sweep is another point");
 	cr_assert_eq(store_has_point(st, "s", "{\"a\":\"1\"}", &has, &err), GP_OK, "%s", err.msg);
 	cr_expect(has);
@@ -727,18 +757,21 @@ static char *make_version_1(const char *path)
 {
 	sqlite3 *db;
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db,
-				  "CREATE TABLE jobs_v1 AS SELECT * FROM jobs; DROP VIEW jobs;"
-				  "DROP TABLE job_rows; DROP TABLE job_texts;"
-				  "ALTER TABLE jobs_v1 RENAME TO jobs; CREATE INDEX jobs_run ON jobs(run_id);"
-				  "PRAGMA user_version = 1",
-				  NULL, NULL, NULL),
-		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	cr_assert_eq(
+		sqlite3_exec(
+			db,
+			"CREATE TABLE jobs_v1 AS SELECT * FROM jobs; DROP VIEW jobs;"
+			"DROP TABLE job_rows; DROP TABLE job_texts;"
+			"ALTER TABLE jobs_v1 RENAME TO jobs; CREATE INDEX jobs_run ON jobs(run_id);"
+			"PRAGMA user_version = 1",
+			NULL, NULL, NULL),
+		SQLITE_OK, "%s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	db = reader_of(path);
-	char *rows = gp_xstrdup(query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) "
-					   "|| quote(workload) || quote(submit_s) || quote(node) || "
-					   "quote(status) || quote(reason) || quote(cost), '|') FROM jobs"));
+	char *rows = gp_xstrdup(
+		query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) "
+			       "|| quote(workload) || quote(submit_s) || quote(node) || "
+			       "quote(status) || quote(reason) || quote(cost), '|') FROM jobs"));
 	sqlite3_close(db);
 	cr_assert(strchr(rows, '|'), "job rows to compare: %s", rows);
 	return rows;
@@ -757,11 +790,13 @@ Test(store, a_version_1_database_gets_its_jobs_moved_to_job_rows_on_open)
 	sqlite3 *db = reader();
 	cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs' "
-				   "AND type = 'view'"), 1);
-	cr_expect_str_eq(query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
-				   "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
-				   "|| quote(reason) || quote(cost), '|') FROM jobs"),
-			 v1, "the same rows, in their order");
+				   "AND type = 'view'"),
+		     1);
+	cr_expect_str_eq(
+		query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
+			       "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
+			       "|| quote(reason) || quote(cost), '|') FROM jobs"),
+		v1, "the same rows, in their order");
 	sqlite3_close(db);
 	free(v1);
 	fixture_free(&f);
@@ -781,10 +816,11 @@ Test(store, merge_reads_the_jobs_of_a_version_1_input)
 	store_close(st);
 	cr_expect_eq(ms.copied, 2);
 	sqlite3 *db = reader();
-	cr_expect_str_eq(query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
-				   "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
-				   "|| quote(reason) || quote(cost), '|') FROM jobs"),
-			 v1);
+	cr_expect_str_eq(
+		query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
+			       "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
+			       "|| quote(reason) || quote(cost), '|') FROM jobs"),
+		v1);
 	sqlite3_close(db);
 	free(v1);
 	fixture_free(&f);
@@ -794,8 +830,8 @@ Test(store, merge_copies_every_row_with_new_run_ids_and_skips_what_it_holds)
 {
 	struct fixture f;
 	fixture_init(&f);
-	write_runs(dbpath, &f, 1, 1);              /* the output holds a plain run already */
-	write_runs(other_db("in.db"), &f, 3, 1);   /* that run and two sweep points */
+	write_runs(dbpath, &f, 1, 1);            /* the output holds a plain run already */
+	write_runs(other_db("in.db"), &f, 3, 1); /* that run and two sweep points */
 	struct store *st;
 	struct gp_err err;
 	struct store_merge_stats ms;
@@ -812,8 +848,9 @@ Test(store, merge_copies_every_row_with_new_run_ids_and_skips_what_it_holds)
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM sweep_points WHERE run_id IN (2, 3)"), 2);
 	cr_expect_eq(query_int(db, "SELECT run_id FROM sweep_points WHERE point = 'p2'"), 3);
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM params WHERE run_id = 3"), 2);
-	cr_expect_eq(query_int(db, "SELECT count(*) FROM metrics WHERE run_id = 3 AND value IS NULL"),
-		     1, "NULL stays NULL");
+	cr_expect_eq(
+		query_int(db, "SELECT count(*) FROM metrics WHERE run_id = 3 AND value IS NULL"), 1,
+		"NULL stays NULL");
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM timeseries WHERE run_id = 2"), 2);
 	cr_expect_eq(query_int(db, "SELECT group_concat(job_id) = '0,1,2' FROM (SELECT job_id "
 				   "FROM jobs WHERE run_id = 3)"),
@@ -830,8 +867,8 @@ Test(store, merge_renumbers_every_column_that_names_a_run)
 {
 	struct fixture f;
 	fixture_init(&f);
-	write_runs(dbpath, &f, 2, 2);             /* the output's runs 1 and 2 */
-	write_runs(other_db("in.db"), &f, 3, 0);  /* three points: runs 1..3 there */
+	write_runs(dbpath, &f, 2, 2);            /* the output's runs 1 and 2 */
+	write_runs(other_db("in.db"), &f, 3, 0); /* three points: runs 1..3 there */
 	struct store *st;
 	struct gp_err err;
 	cr_assert_eq(store_open(other_db("in.db"), &st, &err), GP_OK, "%s", err.msg);
@@ -881,8 +918,10 @@ Test(store, databases_without_the_per_job_counts_open_and_merge)
 	free(make_version_1(other_db("old.db"))); /* jobs a table, as it then was */
 	sqlite3 *old;
 	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(old, "ALTER TABLE jobs DROP COLUMN preemptions; "
-				       "ALTER TABLE jobs DROP COLUMN oom_kills", NULL, NULL, NULL),
+	cr_assert_eq(sqlite3_exec(old,
+				  "ALTER TABLE jobs DROP COLUMN preemptions; "
+				  "ALTER TABLE jobs DROP COLUMN oom_kills",
+				  NULL, NULL, NULL),
 		     SQLITE_OK);
 	sqlite3_close(old);
 	struct store *st;
@@ -900,7 +939,8 @@ Test(store, databases_without_the_per_job_counts_open_and_merge)
 	store_close(st);
 	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
 	cr_expect_eq(query_int(old, "SELECT count(*) FROM pragma_table_info('jobs') "
-				    "WHERE name IN ('preemptions', 'oom_kills')"), 2);
+				    "WHERE name IN ('preemptions', 'oom_kills')"),
+		     2);
 	sqlite3_close(old);
 	fixture_free(&f);
 }
@@ -925,8 +965,9 @@ Test(store, merge_inputs_are_checked_before_anything_is_written)
 	cr_expect(strstr(err.msg, "no runs table"), "%s", err.msg);
 
 	cr_assert_eq(sqlite3_open(other_db("new.db"), &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE runs(run_id INTEGER PRIMARY KEY);"
-				      "PRAGMA user_version = 99",
+	cr_assert_eq(sqlite3_exec(db,
+				  "CREATE TABLE runs(run_id INTEGER PRIMARY KEY);"
+				  "PRAGMA user_version = 99",
 				  NULL, NULL, NULL),
 		     SQLITE_OK);
 	sqlite3_close(db);

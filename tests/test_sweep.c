@@ -44,10 +44,7 @@ static const char *tmp(const char *name)
 }
 
 /* Runs a shell command line; returns its exit code, stdout+stderr in out. */
-static int shell(const char *cmdline)
-{
-	return capture(cmdline, out, sizeof out);
-}
+static int shell(const char *cmdline) { return capture(cmdline, out, sizeof out); }
 
 static int gpuplan(const char *args)
 {
@@ -141,8 +138,8 @@ static void expect_exactly_once(const char *db, const char *sweep, long long poi
 	char sql[256];
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM sweep_points WHERE sweep = '%s'", sweep);
 	cr_expect_eq(query(db, sql), points, "%s: points of %s", db, sweep);
-	snprintf(sql, sizeof sql, "SELECT count(DISTINCT point) FROM sweep_points WHERE sweep = '%s'",
-		 sweep);
+	snprintf(sql, sizeof sql,
+		 "SELECT count(DISTINCT point) FROM sweep_points WHERE sweep = '%s'", sweep);
 	cr_expect_eq(query(db, sql), points, "%s: distinct points of %s", db, sweep);
 	cr_expect_eq(query(db, "SELECT count(*) FROM runs WHERE run_id NOT IN "
 			       "(SELECT run_id FROM sweep_points)"),
@@ -175,14 +172,16 @@ Test(sweep, grid_expands_in_nested_loop_order_with_seeds_innermost)
 	for (size_t i = 0; i < 3; i++) {
 		cr_assert_eq(sw->points[i].n_sets, 3);
 		for (size_t j = 0; j < 3; j++)
-			cr_expect_str_eq(sw->points[i].sets[j], expect[i][j], "point %zu set %zu", i, j);
+			cr_expect_str_eq(sw->points[i].sets[j], expect[i][j], "point %zu set %zu",
+					 i, j);
 	}
 	const struct sweep_point *last = &sw->points[11];
 	cr_expect_str_eq(last->sets[0], "pools.batch.nodes=3");
 	cr_expect_str_eq(last->sets[1], "scheduler.order=sjf");
 	cr_expect_str_eq(last->sets[2], "seed=2");
-	cr_expect_str_eq(last->key,
-			 "{\"pools.batch.nodes\":\"3\",\"scheduler.order\":\"sjf\",\"seed\":\"2\"}");
+	cr_expect_str_eq(
+		last->key,
+		"{\"pools.batch.nodes\":\"3\",\"scheduler.order\":\"sjf\",\"seed\":\"2\"}");
 	for (size_t i = 0; i < 12; i++)
 		for (size_t j = 0; j < i; j++)
 			cr_expect_str_neq(sw->points[i].key, sw->points[j].key);
@@ -259,8 +258,8 @@ Test(sweep, shard_text_is_k_of_n_from_zero)
 	cr_assert_eq(sweep_parse_shard("2/3", &sh, &err), GP_OK, "%s", err.msg);
 	cr_expect(sh.k == 2 && sh.n == 3);
 	cr_assert_eq(sweep_parse_shard("0/1", &sh, &err), GP_OK, "%s", err.msg);
-	static const char *const bad[] = {"3/2", "2/2", "1/0", "x", "1/", "/2", "-1/2", "1/2/3",
-					  "1/2x", "1234567890/2"};
+	static const char *const bad[] = {"3/2", "2/2",  "1/0",   "x",    "1/",
+					  "/2",  "-1/2", "1/2/3", "1/2x", "1234567890/2"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		cr_expect_eq(sweep_parse_shard(bad[i], &sh, &err), GP_EINPUT, "%s", bad[i]);
 		char prefix[64];
@@ -290,7 +289,8 @@ Test(sweep, bad_sweep_files_exit_2_with_a_located_error_and_write_nothing)
 		{"unknown-key.yaml", FIX "unknown-key.yaml:2:1:", "did you mean 'grid'"},
 		{"no-axes.yaml", FIX "no-axes.yaml:2:1:", "nothing to sweep"},
 		{"no-base.yaml", FIX "no-base.yaml:2:1:", "missing key 'base'"},
-		{"base-missing.yaml", FIX "base-missing.yaml:2:7:", "cannot read the base scenario"},
+		{"base-missing.yaml",
+		 FIX "base-missing.yaml:2:7:", "cannot read the base scenario"},
 		{"seed-twice.yaml", FIX "seed-twice.yaml:5:8:", "both set the seed"},
 		{"repeat-value.yaml", FIX "repeat-value.yaml:4:29:", "repeats the value 1"},
 		{"bad-seeds.yaml", FIX "bad-seeds.yaml:3:8:", "seeds must be a count"},
@@ -466,8 +466,8 @@ static void sleep_ms(long ms)
 Test(sweep, a_killed_sweep_resumes_with_every_point_exactly_once)
 {
 	const char *db = tmp("k.db");
-	const char *args[] = {"bin/gpuplan", "sweep", FIX "many.yaml", "--db", db, "--jobs", "2",
-			      NULL};
+	const char *args[] = {"bin/gpuplan", "sweep", FIX "many.yaml", "--db", db, "--jobs",
+			      "2",           NULL};
 	pid_t pid = spawn(args);
 	long long n = 0;
 	for (int waited = 0; waited < 20000 && n < 30; waited += 2) {
@@ -497,10 +497,10 @@ Test(sweep, a_killed_sweep_resumes_with_every_point_exactly_once)
 Test(sweep, concurrent_sweeps_on_one_database_lose_nothing)
 {
 	const char *db = tmp("c.db");
-	const char *a[] = {"bin/gpuplan", "sweep", FIX "many.yaml", "--db", db, "--jobs", "2",
-			   "--resume", NULL};
-	const char *b[] = {"bin/gpuplan", "sweep", FIX "other.yaml", "--db", db, "--jobs", "2",
-			   NULL};
+	const char *a[] = {"bin/gpuplan", "sweep", FIX "many.yaml", "--db", db,
+			   "--jobs",      "2",     "--resume",      NULL};
+	const char *b[] = {"bin/gpuplan", "sweep", FIX "other.yaml", "--db", db, "--jobs",
+			   "2",           NULL};
 	pid_t pa = spawn(a), pb = spawn(b), pc = spawn(a);
 	cr_expect_eq(wait_exit(pa), 0);
 	cr_expect_eq(wait_exit(pb), 0);
@@ -560,8 +560,8 @@ Test(sweep, gnu_parallel_script_gives_the_single_database_results)
 	sweep_free(sw);
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd,
-		 "GPUPLAN=bin/gpuplan SHARD_DIR=%s/shards scenarios/sweeps/run-parallel.sh "
-		 FIX "grid.yaml 3 %s",
+		 "GPUPLAN=bin/gpuplan SHARD_DIR=%s/shards scenarios/sweeps/run-parallel.sh " FIX
+		 "grid.yaml 3 %s",
 		 dir, tmp("par.db"));
 	cr_assert_eq(shell(cmd), 0, "%s", out);
 	cr_expect(strstr(out, "shard-2.db: 4 runs merged"), "%s", out);
@@ -598,13 +598,14 @@ Test(sweep, slurm_array_script_gives_the_single_database_results, .timeout = 120
 	cr_assert_eq(rc, 0, "%s", out);
 	/* Submitted from a folder of its own, as from a login node: the
 	 * outputs, shards and merged database go under it. */
-	snprintf(cmd, sizeof cmd,
-		 "{ mkdir -p %s/work && cd %s/work && export SLURM_CONF=%s/slurm/slurm.conf && "
-		 "GPUPLAN=%s/bin/gpuplan SHARD_DIR=%s/work/shards %s/scenarios/sweeps/slurm-array.sh "
-		 "%s/" FIX "grid.yaml 3 && "
-		 "for i in $(seq 1 400); do [ -z \"$(squeue -h -t PD,R,CG,CF)\" ] && break; sleep 0.2; done; "
-		 "squeue -h -t all -o '%%i %%T'; cat results/*.out; }",
-		 dir, dir, dir, cwd, dir, cwd, cwd);
+	snprintf(
+		cmd, sizeof cmd,
+		"{ mkdir -p %s/work && cd %s/work && export SLURM_CONF=%s/slurm/slurm.conf && "
+		"GPUPLAN=%s/bin/gpuplan SHARD_DIR=%s/work/shards %s/scenarios/sweeps/slurm-array.sh "
+		"%s/" FIX "grid.yaml 3 && "
+		"for i in $(seq 1 400); do [ -z \"$(squeue -h -t PD,R,CG,CF)\" ] && break; sleep 0.2; done; "
+		"squeue -h -t all -o '%%i %%T'; cat results/*.out; }",
+		dir, dir, dir, cwd, dir, cwd, cwd);
 	rc = shell(cmd);
 	char log[8192];
 	snprintf(log, sizeof log, "%s", out);

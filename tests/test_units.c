@@ -121,10 +121,7 @@ Test(units_duration, components_must_be_largest_first_and_not_repeated)
 	dur_bad("1min30m");
 }
 
-Test(units_duration, bare_number_after_a_unit_is_rejected)
-{
-	dur_bad("1h30");
-}
+Test(units_duration, bare_number_after_a_unit_is_rejected) { dur_bad("1h30"); }
 
 Test(units_duration, overflowing_values_are_rejected)
 {
@@ -201,7 +198,8 @@ Test(units_rate, rates_convert_to_per_second)
 Test(units_rate, invalid_rates_are_rejected)
 {
 	double r;
-	const char *bad[] = {"", "10", "10/", "/s", "10/x", "-1/s", "10/s/s", "10 /s", "ten/s", "10/S"};
+	const char *bad[] = {"",     "10",     "10/",   "/s",    "10/x",
+			     "-1/s", "10/s/s", "10 /s", "ten/s", "10/S"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		cr_assert_eq(units_rate(bad[i], &r), -1, "\"%s\" should be rejected", bad[i]);
 }
@@ -220,7 +218,8 @@ Test(units_bandwidth, bandwidth_converts_to_bytes_per_second)
 Test(units_bandwidth, invalid_bandwidths_are_rejected)
 {
 	double b;
-	const char *bad[] = {"", "2039GB", "2039GB/h", "GB/s", "/s", "-5GB/s", "2039XB/s", "2039GB/s "};
+	const char *bad[] = {"",   "2039GB", "2039GB/h", "GB/s",
+			     "/s", "-5GB/s", "2039XB/s", "2039GB/s "};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		cr_assert_eq(units_bandwidth(bad[i], &b), -1, "\"%s\" should be rejected", bad[i]);
 }
@@ -281,12 +280,26 @@ Test(units_rfc3339, invalid_dates_are_rejected)
 {
 	int64_t e;
 	const char *bad[] = {
-		"", "2026-10-27T00:00:00", "2025-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
-		"2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-04-31T00:00:00Z",
-		"2026-10-27T24:00:00Z", "2026-10-27T12:60:00Z", "2026-10-27T12:00:61Z",
-		"2026-10-27T12:00:00.Z", "2026-10-27T12:00:00+2:00", "2026-10-27T12:00:00+24:00",
-		"2026-10-27T12:00:00+02:60", "2026-10-27T12:00:00Zjunk", "2026-10-27T12:00Z",
-		"26-10-27T12:00:00Z", "2026/10/27T12:00:00Z", "2026-10-27X12:00:00Z", "13:00",
+		"",
+		"2026-10-27T00:00:00",
+		"2025-02-29T00:00:00Z",
+		"1900-02-29T00:00:00Z",
+		"2026-13-01T00:00:00Z",
+		"2026-00-10T00:00:00Z",
+		"2026-04-31T00:00:00Z",
+		"2026-10-27T24:00:00Z",
+		"2026-10-27T12:60:00Z",
+		"2026-10-27T12:00:61Z",
+		"2026-10-27T12:00:00.Z",
+		"2026-10-27T12:00:00+2:00",
+		"2026-10-27T12:00:00+24:00",
+		"2026-10-27T12:00:00+02:60",
+		"2026-10-27T12:00:00Zjunk",
+		"2026-10-27T12:00Z",
+		"26-10-27T12:00:00Z",
+		"2026/10/27T12:00:00Z",
+		"2026-10-27X12:00:00Z",
+		"13:00",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		cr_assert_eq(units_rfc3339(bad[i], &e), -1, "\"%s\" should be rejected", bad[i]);
@@ -294,8 +307,9 @@ Test(units_rfc3339, invalid_dates_are_rejected)
 
 Test(units_rfc3339, formatting_round_trips)
 {
-	const char *times[] = {"1970-01-01T00:00:00Z", "2026-10-27T00:00:00Z", "2024-02-29T23:59:59Z",
-			       "1969-07-20T20:17:40Z", "2100-12-31T12:00:00Z", "0001-01-01T00:00:00Z"};
+	const char *times[] = {"1970-01-01T00:00:00Z", "2026-10-27T00:00:00Z",
+			       "2024-02-29T23:59:59Z", "1969-07-20T20:17:40Z",
+			       "2100-12-31T12:00:00Z", "0001-01-01T00:00:00Z"};
 	for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
 		char buf[32];
 		units_format_rfc3339(epoch(times[i]), buf, sizeof buf);
@@ -333,10 +347,12 @@ Test(units_time_of_day, hours_minutes_and_seconds_since_midnight)
 Test(units_time_of_day, out_of_range_or_malformed_times_are_rejected)
 {
 	int32_t v;
-	const char *bad[] = {"", "25:00", "24:01", "24:00:01", "12:60", "12:00:60", "12", "12:0",
-			     "123:00", "12:00:0", "12:00:00:00", "-1:00", " 12:00", "12:00 ", "12h00"};
+	const char *bad[] = {"",       "25:00",  "24:01",  "24:00:01", "12:60",       "12:00:60",
+			     "12",     "12:0",   "123:00", "12:00:0",  "12:00:00:00", "-1:00",
+			     " 12:00", "12:00 ", "12h00"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		cr_assert_eq(units_time_of_day(bad[i], &v), -1, "\"%s\" should be rejected", bad[i]);
+		cr_assert_eq(units_time_of_day(bad[i], &v), -1, "\"%s\" should be rejected",
+			     bad[i]);
 }
 
 Test(units_clock, clock_time_is_relative_to_the_start_day)
@@ -423,8 +439,17 @@ Test(units_integer, plain_and_exact_exponent_forms_parse)
 Test(units_integer, fractions_junk_and_out_of_range_are_rejected)
 {
 	int64_t v;
-	const char *bad[] = {"", "1.5", "1e-1", "12abc", "9223372036854775808", "-9223372036854775809",
-			     "1e19", "1e300", "inf", " 5", "0x10"};
+	const char *bad[] = {"",
+			     "1.5",
+			     "1e-1",
+			     "12abc",
+			     "9223372036854775808",
+			     "-9223372036854775809",
+			     "1e19",
+			     "1e300",
+			     "inf",
+			     " 5",
+			     "0x10"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		cr_assert_eq(units_integer(bad[i], &v), -1, "\"%s\" should be rejected", bad[i]);
 }
@@ -458,9 +483,22 @@ Test(units_bool, other_words_are_rejected)
  * magnitudes scores use (milli-GPUs, milli-cores, bytes up to 2^45). */
 Test(units, gp_llround_is_llround)
 {
-	const double cases[] = {0.5, -0.5, 1.5, -1.5, 2.5, 0.49999999999999994, -0.49999999999999994,
-				4503599627370495.5, -4503599627370495.5, 9007199254740993.0, 1e18,
-				-1e18, 0.0, -0.0, 1999.9999999999998, 2199023255552.5};
+	const double cases[] = {0.5,
+				-0.5,
+				1.5,
+				-1.5,
+				2.5,
+				0.49999999999999994,
+				-0.49999999999999994,
+				4503599627370495.5,
+				-4503599627370495.5,
+				9007199254740993.0,
+				1e18,
+				-1e18,
+				0.0,
+				-0.0,
+				1999.9999999999998,
+				2199023255552.5};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		cr_expect_eq(gp_llround(cases[i]), llround(cases[i]), "%.17g", cases[i]);
 	uint64_t x = 88172645463325252u; /* xorshift64 */
@@ -486,6 +524,7 @@ Test(units, gp_popcount64_counts_set_bits)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		cr_assert_eq(gp_popcount64(x), __builtin_popcountll(x), "%llx", (unsigned long long)x);
+		cr_assert_eq(gp_popcount64(x), __builtin_popcountll(x), "%llx",
+			     (unsigned long long)x);
 	}
 }

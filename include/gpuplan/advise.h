@@ -43,39 +43,39 @@
 
 #include <stdio.h>
 
-#define ADVISE_MAX_SETS FINDING_MAX_SETS
-#define ADVISE_LABEL 600   /* room for two 253-character names */
-#define ADVISE_SET 1100    /* an override naming a pool and a workload of 253 */
+#define ADVISE_MAX_SETS   FINDING_MAX_SETS
+#define ADVISE_LABEL      600                 /* room for two 253-character names */
+#define ADVISE_SET        1100                /* an override naming a pool and a workload of 253 */
 #define ADVISE_QUEUE_OK_S DIAGNOSE_QUEUE_OK_S /* "no queue to speak of" */
-#define ADVISE_SAME_COST 0.03   /* costs per verified result this close are one price */
+#define ADVISE_SAME_COST  0.03 /* costs per verified result this close are one price */
 
 struct advise_spec {
 	const char *scenario;
-	const char *const *sets;   /* --set overrides applied to every run */
+	const char *const *sets; /* --set overrides applied to every run */
 	size_t n_sets;
 };
 
 /* One run of the table. */
 struct advise_row {
-	char label[ADVISE_LABEL];  /* "base", "time-slicing x4 on a100", ... */
+	char label[ADVISE_LABEL];               /* "base", "time-slicing x4 on a100", ... */
 	char sets[ADVISE_MAX_SETS][ADVISE_SET]; /* its overrides beyond the spec's */
 	size_t n_sets;
 	int64_t run_id;
-	bool meets;                /* the goal: deadlines and SLOs met (queue p95 within a
+	bool meets;    /* the goal: deadlines and SLOs met (queue p95 within a
 				    * minute when the scenario has neither), nothing failed
 				    * or unfinished */
-	bool hardware;             /* more nodes than the scenario has */
+	bool hardware; /* more nodes than the scenario has */
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
-	size_t seq;                /* order run, for ties */
+	size_t seq; /* order run, for ties */
 };
 
 struct advice {
-	struct advise_row *rows;   /* ranked, best first */
+	struct advise_row *rows; /* ranked, best first */
 	size_t n;
-	struct finding *findings;  /* the base run's, owned */
+	struct finding *findings; /* the base run's, owned */
 	size_t n_findings;
-	char db[512];              /* where the runs went, for messages */
-	bool prices;               /* some pool has a price: costs are shown */
+	char db[512]; /* where the runs went, for messages */
+	bool prices;  /* some pool has a price: costs are shown */
 };
 
 /* Called after each run (progress). */

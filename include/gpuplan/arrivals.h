@@ -17,22 +17,22 @@
 #include <gsl/gsl_rng.h>
 
 struct new_job {
-	sim_time duration;  /* exclusive-GPU duration */
-	sim_time deadline;  /* absolute; SIM_NEVER: none */
+	sim_time duration; /* exclusive-GPU duration */
+	sim_time deadline; /* absolute; SIM_NEVER: none */
 	int32_t gpus;
 	sim_time trace_queue; /* the trace's own wait (openb rows); SIM_NEVER: none */
 };
 
 struct stream {
 	gsl_rng *rng;
-	sim_time next;      /* time of the next arrival; SIM_NEVER when done */
+	sim_time next; /* time of the next arrival; SIM_NEVER when done */
 	int64_t emitted;
-	size_t row;         /* traces: next row */
+	size_t row; /* traces: next row */
 };
 
 struct arrivals {
 	const struct scenario *sc;
-	struct stream *streams;   /* one per workload */
+	struct stream *streams; /* one per workload */
 };
 
 /* The seed of a workload's stream: the scenario seed mixed with its name. */
@@ -69,17 +69,17 @@ double arrivals_dist_mean(const struct dist *d);
  */
 
 struct new_request {
-	int32_t prompt;   /* tokens, >= 1 */
-	int32_t output;   /* tokens, >= 1 */
+	int32_t prompt; /* tokens, >= 1 */
+	int32_t output; /* tokens, >= 1 */
 };
 
 struct request_stream {
 	const struct workload_spec *w;
-	sim_time horizon;  /* 0: none */
-	gsl_rng *rng;      /* synthetic only */
-	sim_time next;     /* time of the next arrival; SIM_NEVER when done */
+	sim_time horizon; /* 0: none */
+	gsl_rng *rng;     /* synthetic only */
+	sim_time next;    /* time of the next arrival; SIM_NEVER when done */
 	int64_t emitted;
-	size_t row;        /* trace: next row of the current tile */
+	size_t row; /* trace: next row of the current tile */
 	int32_t tile;
 };
 

@@ -116,12 +116,12 @@ struct autoscale_host {
 	struct collect *collect;
 	struct sched *sched;
 	struct reasons *reasons;
-	struct infer *infer;  /* pending replicas trigger scale-up; replicas move */
-	uint64_t *freed;      /* bumped when a node comes up (blocked work may fit) */
-	bool *dirty;          /* set when a node comes up */
-	void *ctx;            /* the run, for the two calls below */
-	bool (*work_left)(void *ctx);            /* whether scans are still needed */
-	void (*drain)(void *ctx, int32_t node);  /* evict the pods on node */
+	struct infer *infer;          /* pending replicas trigger scale-up; replicas move */
+	uint64_t *freed;              /* bumped when a node comes up (blocked work may fit) */
+	bool *dirty;                  /* set when a node comes up */
+	void *ctx;                    /* the run, for the two calls below */
+	bool (*work_left)(void *ctx); /* whether scans are still needed */
+	void (*drain)(void *ctx, int32_t node); /* evict the pods on node */
 };
 
 struct autoscale;

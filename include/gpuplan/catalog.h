@@ -9,22 +9,22 @@
 #include "gpuplan/common.h"
 
 struct mig_profile {
-	const char *name;      /* "3g.40gb" */
-	int compute_slices;    /* g, out of 7 */
-	int memory_slices;     /* out of 8 */
-	int max_instances;     /* per GPU */
+	const char *name;   /* "3g.40gb" */
+	int compute_slices; /* g, out of 7 */
+	int memory_slices;  /* out of 8 */
+	int max_instances;  /* per GPU */
 	double memory_bytes;
-	int sms;               /* streaming multiprocessors of one instance (the
+	int sms; /* streaming multiprocessors of one instance (the
 				* compute it guarantees is sms / the GPU's sm_count) */
 };
 
 struct gpu_type {
-	const char *name;          /* "A100-80GB" */
-	const char *product;       /* nvidia.com/gpu.product label value */
+	const char *name;    /* "A100-80GB" */
+	const char *product; /* nvidia.com/gpu.product label value */
 	double memory_bytes;
-	double hbm_bandwidth;      /* bytes/s */
-	double bf16_tflops;        /* dense (FP16 tensor where BF16 is absent) */
-	double int8_tops;          /* dense */
+	double hbm_bandwidth; /* bytes/s */
+	double bf16_tflops;   /* dense (FP16 tensor where BF16 is absent) */
+	double int8_tops;     /* dense */
 	int sm_count;
 	const struct mig_profile *mig; /* NULL when the GPU has no MIG */
 	size_t n_mig;
@@ -36,8 +36,8 @@ const struct gpu_type *catalog_gpu_at(size_t i);
 const struct mig_profile *catalog_mig_profile(const struct gpu_type *gpu, const char *name);
 
 struct model_arch {
-	const char *name;     /* "llama-2-13b" (lookups ignore case) */
-	double params;        /* parameter count */
+	const char *name; /* "llama-2-13b" (lookups ignore case) */
+	double params;    /* parameter count */
 	int layers;
 	int hidden;
 	int heads;

@@ -38,16 +38,16 @@
 #include "gpuplan/scenario.h"
 
 struct gpu {
-	int32_t free;          /* free units (see above) */
-	uint8_t mig_free;      /* MIG: bit i set = layout instance i free */
+	int32_t free;     /* free units (see above) */
+	uint8_t mig_free; /* MIG: bit i set = layout instance i free */
 	uint16_t n_tenants, cap_tenants;
 	struct tenant *tenants;
-	double vram_used;      /* bytes of the tenants' footprints */
+	double vram_used; /* bytes of the tenants' footprints */
 };
 
 struct node {
 	int32_t pool;
-	int32_t first_gpu;     /* index into cluster.gpus */
+	int32_t first_gpu; /* index into cluster.gpus */
 	int32_t gpus;
 	double allocated;      /* GPU equivalents */
 	double cpu_free;       /* cores not requested; only where the pool sets cpu */
@@ -59,17 +59,17 @@ struct node {
 };
 
 struct bucket_index {
-	int32_t levels;        /* keys 0 .. levels-1 */
-	size_t words;          /* 64-bit words per bitset */
-	uint64_t *bits;        /* levels bitsets */
-	int32_t *count;        /* nodes per level */
-	int32_t *key;          /* per node of the pool */
+	int32_t levels; /* keys 0 .. levels-1 */
+	size_t words;   /* 64-bit words per bitset */
+	uint64_t *bits; /* levels bitsets */
+	int32_t *count; /* nodes per level */
+	int32_t *key;   /* per node of the pool */
 };
 
 struct pool_state {
 	int32_t first_node;
-	int32_t n_nodes;           /* slots (scenario_pool_slots) */
-	int32_t n_ready;           /* of them Ready, in the indexes */
+	int32_t n_nodes; /* slots (scenario_pool_slots) */
+	int32_t n_ready; /* of them Ready, in the indexes */
 	int32_t gpus_per_node;
 	int32_t units_per_gpu;     /* 1, R, 1000, or the layout's instance count */
 	struct bucket_index whole; /* untouched GPUs per node */
@@ -77,10 +77,10 @@ struct pool_state {
 	struct bucket_index *mig;  /* per layout profile (mig_profiles) */
 	const struct mig_profile **mig_profiles;
 	size_t n_mig;
-	int64_t capacity;          /* GPUs of the Ready nodes */
-	double allocated;          /* GPU equivalents */
-	bool open;                 /* serving batch work now */
-	sim_time closes_at;        /* end of the current window; SIM_NEVER: always open */
+	int64_t capacity;   /* GPUs of the Ready nodes */
+	double allocated;   /* GPU equivalents */
+	bool open;          /* serving batch work now */
+	sim_time closes_at; /* end of the current window; SIM_NEVER: always open */
 };
 
 struct cluster {
@@ -92,9 +92,9 @@ struct cluster {
 	struct pool_state *pools;
 	size_t n_pools;
 	int64_t capacity;
-	int64_t n_ready;       /* Ready nodes of all pools */
+	int64_t n_ready; /* Ready nodes of all pools */
 	double allocated;
-	uint64_t prefer;       /* GPUs the next cluster_take gives its pod (a gpu_policy's
+	uint64_t prefer; /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
 };
 
@@ -102,13 +102,13 @@ struct cluster {
 struct cluster_grant {
 	int32_t node;
 	uint64_t gpu_mask;
-	int32_t units;         /* per GPU: 1 (whole GPU or replica), milli, or 1 instance */
-	int8_t mig_slot;       /* MIG: layout index of the instance; -1 otherwise */
-	double equivalent;     /* GPUs' worth allocated (1/R, milli/1000, g/7 ...) */
-	double vram;           /* bytes the pod uses on each of its GPUs */
-	double cpu;            /* cores taken from the node (0 where cpu is not limited) */
-	double memory;         /* bytes taken from the node (0 where memory is not limited) */
-	int64_t cpu_scored;    /* what the node's cpu_scored and memory_scored gained */
+	int32_t units;      /* per GPU: 1 (whole GPU or replica), milli, or 1 instance */
+	int8_t mig_slot;    /* MIG: layout index of the instance; -1 otherwise */
+	double equivalent;  /* GPUs' worth allocated (1/R, milli/1000, g/7 ...) */
+	double vram;        /* bytes the pod uses on each of its GPUs */
+	double cpu;         /* cores taken from the node (0 where cpu is not limited) */
+	double memory;      /* bytes taken from the node (0 where memory is not limited) */
+	int64_t cpu_scored; /* what the node's cpu_scored and memory_scored gained */
 	int64_t memory_scored;
 };
 
@@ -116,7 +116,7 @@ struct cluster_grant {
  * for 100m and 200 MiB (pkg/scheduler/util/pod_resources.go,
  * GetNonzeroRequests), so that such pods do not all pile on one node. */
 #define CLUSTER_NONZERO_CPU_MILLI 100
-#define CLUSTER_NONZERO_MEMORY (200 * 1024 * 1024)
+#define CLUSTER_NONZERO_MEMORY    (200 * 1024 * 1024)
 
 /* A pod of w's cpu in millicores and memory in bytes, as scores count them. */
 int64_t cluster_scored_cpu(const struct workload_spec *w);
@@ -135,8 +135,8 @@ void cluster_free(struct cluster *c);
  * bind, the nodes of a bucket are checked one by one until one fits, so a
  * find costs O(buckets) when they do not bind and O(buckets + nodes that fail
  * on cpu or memory) when they do. */
-int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w,
-		     int32_t gpus, enum sched_scoring scoring);
+int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w, int32_t gpus,
+		     enum sched_scoring scoring);
 
 /* An extra per-node condition for cluster_find_where (placement's per-node filters). */
 typedef bool (*cluster_node_pred)(const struct cluster *c, int32_t node, const void *ctx);
@@ -249,6 +249,7 @@ bool cluster_consistent(const struct cluster *c);
  * and when that changes next (SIM_NEVER if never).  A pool without windows is
  * always open.  Overlapping windows merge.
  */
-bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t, sim_time *next_change);
+bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t,
+			  sim_time *next_change);
 
 #endif

@@ -32,25 +32,25 @@
 #include "gpuplan/results.h"
 
 enum gauge {
-	GAUGE_CAPACITY,   /* GPUs */
-	GAUGE_ALLOCATED,  /* GPUs */
-	GAUGE_DEMAND,     /* GPUs requested by work that arrived and has not finished */
-	GAUGE_ENGINE,     /* GPUs' worth of engine activity */
-	GAUGE_SM,         /* GPUs' worth of SM activity */
-	GAUGE_VRAM,       /* GiB */
-	GAUGE_PENDING,    /* jobs */
-	GAUGE_RUNNING,    /* jobs */
-	GAUGE_POWERED,    /* GPUs powered (capacity, or only in windows with powered: window) */
-	GAUGE_CPU,        /* cores allocated */
-	GAUGE_RAM,        /* GiB allocated */
-	GAUGE_GPU_COST,   /* $/h accruing for allocated GPUs */
-	GAUGE_CPU_COST,   /* $/h for allocated cores */
-	GAUGE_RAM_COST,   /* $/h for allocated memory */
+	GAUGE_CAPACITY,  /* GPUs */
+	GAUGE_ALLOCATED, /* GPUs */
+	GAUGE_DEMAND,    /* GPUs requested by work that arrived and has not finished */
+	GAUGE_ENGINE,    /* GPUs' worth of engine activity */
+	GAUGE_SM,        /* GPUs' worth of SM activity */
+	GAUGE_VRAM,      /* GiB */
+	GAUGE_PENDING,   /* jobs */
+	GAUGE_RUNNING,   /* jobs */
+	GAUGE_POWERED,   /* GPUs powered (capacity, or only in windows with powered: window) */
+	GAUGE_CPU,       /* cores allocated */
+	GAUGE_RAM,       /* GiB allocated */
+	GAUGE_GPU_COST,  /* $/h accruing for allocated GPUs */
+	GAUGE_CPU_COST,  /* $/h for allocated cores */
+	GAUGE_RAM_COST,  /* $/h for allocated memory */
 	/* inference servers (vLLM's scheduler and cache gauges) */
-	GAUGE_REQ_RUNNING, /* requests in a running batch */
-	GAUGE_REQ_WAITING, /* requests arrived, not in a batch (router, tokenizer, queue) */
-	GAUGE_KV_USED,     /* KV-cache blocks held by sequences */
-	GAUGE_KV_TOTAL,    /* KV-cache blocks of the serving replicas */
+	GAUGE_REQ_RUNNING,  /* requests in a running batch */
+	GAUGE_REQ_WAITING,  /* requests arrived, not in a batch (router, tokenizer, queue) */
+	GAUGE_KV_USED,      /* KV-cache blocks held by sequences */
+	GAUGE_KV_TOTAL,     /* KV-cache blocks of the serving replicas */
 	GAUGE_PROVISIONING, /* GPUs of nodes launched and not Ready yet (autoscale.h) */
 	GAUGE_COUNT
 };
@@ -64,36 +64,40 @@ struct scope_gauges {
 	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
 	double total[GAUGE_COUNT];   /* integral since the span start */
 	double peak[GAUGE_COUNT];
-	double preemptions;          /* counted in the current window (collect_preempted) */
-	sim_time last;               /* integrals are up to date until here */
-	bool moved;                  /* changed since the last collect_settle */
+	double preemptions; /* counted in the current window (collect_preempted) */
+	sim_time last;      /* integrals are up to date until here */
+	bool moved;         /* changed since the last collect_settle */
 };
 
 struct collect {
 	struct scope_gauges *scopes;
 	const char **names;
 	size_t n_scopes;
-	sim_time step;               /* current window length */
-	bool adaptive;               /* no output.step: coarsen as windows accumulate */
-	size_t n_windows;            /* closed windows, rows from ts_first */
-	size_t ts_first;             /* index of the collector's first row in out->ts */
-	sim_time first_window;       /* start of the earliest window held */
-	double *held_kv;             /* adaptive: KV used and total integrals per window
+	sim_time step;         /* current window length */
+	bool adaptive;         /* no output.step: coarsen as windows accumulate */
+	size_t n_windows;      /* closed windows, rows from ts_first */
+	size_t ts_first;       /* index of the collector's first row in out->ts */
+	sim_time first_window; /* start of the earliest window held */
+	double *held_kv;       /* adaptive: KV used and total integrals per window
 				      * and scope (rows hold only their ratio) */
 	size_t cap_held_kv;
-	double *sum;                 /* scratch: one window's sums per scope */
-	bool started;                /* first arrival seen */
-	sim_time span_start;         /* first arrival */
+	double *sum;         /* scratch: one window's sums per scope */
+	bool started;        /* first arrival seen */
+	sim_time span_start; /* first arrival */
 	sim_time window_start;
-	struct results *out;         /* receives timeseries rows */
-	size_t *moved;               /* scopes changed since the last settle */
+	struct results *out; /* receives timeseries rows */
+	size_t *moved;       /* scopes changed since the last settle */
 	size_t n_moved;
 };
 
 void collect_init(struct collect *c, const struct scenario *sc, struct results *out);
 void collect_free(struct collect *c);
 
-static inline size_t collect_scope_pool(const struct scenario *sc, size_t p) { (void)sc; return 1 + p; }
+static inline size_t collect_scope_pool(const struct scenario *sc, size_t p)
+{
+	(void)sc;
+	return 1 + p;
+}
 static inline size_t collect_scope_workload(const struct scenario *sc, size_t w)
 {
 	return 1 + sc->n_pools + w;
@@ -107,10 +111,7 @@ void collect_start(struct collect *c, sim_time now);
 void collect_catch_up(struct collect *c, size_t scope, sim_time now);
 
 /* Float dust from adding and removing fractions is a zero. */
-static inline double collect_undust(double v)
-{
-	return v < 0 && v > -1e-9 ? 0 : v;
-}
+static inline double collect_undust(double v) { return v < 0 && v > -1e-9 ? 0 : v; }
 
 static inline struct scope_gauges *collect_touch(struct collect *c, size_t scope, sim_time now)
 {

@@ -21,9 +21,9 @@ typedef int64_t sim_time;
 
 #define SIM_SECOND INT64_C(1000000)
 #define SIM_MINUTE (60 * SIM_SECOND)
-#define SIM_HOUR (60 * SIM_MINUTE)
-#define SIM_DAY (24 * SIM_HOUR)
-#define SIM_NEVER INT64_MAX
+#define SIM_HOUR   (60 * SIM_MINUTE)
+#define SIM_DAY    (24 * SIM_HOUR)
+#define SIM_NEVER  INT64_MAX
 
 static inline double sim_seconds(sim_time t) { return (double)t / (double)SIM_SECOND; }
 

@@ -26,9 +26,9 @@
 /* A pod's presence on one GPU. */
 struct tenant {
 	uint32_t job;
-	double f;     /* gpu_busy */
-	double s;     /* sm_share */
-	double share; /* of the GPU's SMs its unit guarantees: 1, 1/R, milli/1000, MIG SMs */
+	double f;      /* gpu_busy */
+	double s;      /* sm_share */
+	double share;  /* of the GPU's SMs its unit guarantees: 1, 1/R, milli/1000, MIG SMs */
 	int32_t units; /* units the pod holds on this GPU (time-sliced replicas may stack) */
 };
 

@@ -17,7 +17,6 @@ char *csv_trim(char *s);
 int csv_split(char *line, char **cells, int max);
 
 /* Fills err with "PATH:LINE: error: MESSAGE" and returns GP_EINPUT. */
-int csv_error(struct gp_err *err, const char *path, int line, const char *fmt, ...)
-	GP_PRINTF(4, 5);
+int csv_error(struct gp_err *err, const char *path, int line, const char *fmt, ...) GP_PRINTF(4, 5);
 
 #endif

@@ -54,22 +54,24 @@
 #define DIAGNOSE_QUEUE_OK_S 60.0
 
 /* Thresholds, as fractions. */
-#define DIAGNOSE_IDLE 0.30          /* "mostly idle": engine activity below 30 % of
+#define DIAGNOSE_IDLE \
+	0.30                        /* "mostly idle": engine activity below 30 % of
 				     * the allocated GPUs */
-#define DIAGNOSE_ALLOCATED 0.75     /* "mostly allocated": >= 75 % of the pool */
+#define DIAGNOSE_ALLOCATED     0.75 /* "mostly allocated": >= 75 % of the pool */
 #define DIAGNOSE_PENDING_SHARE 0.05 /* work pends in >= 5 % of the span */
-#define DIAGNOSE_TOKENIZER 0.85     /* a tokenizer busy >= 85 % of the time */
-#define DIAGNOSE_DUTY 0.50          /* replicas in iterations < 50 % of the time */
-#define DIAGNOSE_PROMPT_START 0.05  /* batch jobs "start at once": queue p95 below
+#define DIAGNOSE_TOKENIZER     0.85 /* a tokenizer busy >= 85 % of the time */
+#define DIAGNOSE_DUTY          0.50 /* replicas in iterations < 50 % of the time */
+#define DIAGNOSE_PROMPT_START \
+	0.05 /* batch jobs "start at once": queue p95 below
 				     * 5 % of their mean duration */
 
 /* A way of sharing a pool's GPUs whose unit holds a pod of a workload. */
 struct diagnose_option {
 	enum sharing_mode mode;
-	int32_t per_gpu;                /* pods of the workload one GPU then holds */
-	int32_t replicas;               /* time-slicing, mps */
-	const struct mig_profile *mig;  /* mig: the profile, per_gpu instances of it */
-	int32_t milli;                  /* fractional: the share a pod would ask for */
+	int32_t per_gpu;               /* pods of the workload one GPU then holds */
+	int32_t replicas;              /* time-slicing, mps */
+	const struct mig_profile *mig; /* mig: the profile, per_gpu instances of it */
+	int32_t milli;                 /* fractional: the share a pod would ask for */
 };
 
 #define DIAGNOSE_MAX_OPTIONS 6
@@ -112,6 +114,5 @@ const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q);
 bool diagnose_has_goal(const struct scenario *sc);
 
 void diagnose_run(const struct scenario *sc, struct results *r);
-
 
 #endif

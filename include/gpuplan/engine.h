@@ -28,9 +28,9 @@
 
 struct event {
 	sim_time t;
-	uint32_t id;    /* what the event is about: a job, a pool, a workload ... */
-	uint16_t type;  /* the caller's event kind */
-	uint16_t gen;   /* for lazy cancellation */
+	uint32_t id;   /* what the event is about: a job, a pool, a workload ... */
+	uint16_t type; /* the caller's event kind */
+	uint16_t gen;  /* for lazy cancellation */
 };
 
 #define ENGINE_LEVELS 8   /* bytes of a 64-bit time */
@@ -42,16 +42,16 @@ struct engine_bucket {
 };
 
 struct engine {
-	struct engine_bucket due;            /* events at time last, FIFO from due_head */
+	struct engine_bucket due; /* events at time last, FIFO from due_head */
 	uint32_t due_head;
 	struct engine_bucket b[ENGINE_LEVELS][ENGINE_DIGITS];
-	uint64_t digits[ENGINE_LEVELS][4];   /* non-empty buckets of each level */
-	uint8_t levels;                      /* levels with a non-empty bucket */
-	uint64_t last;                       /* key of the latest pop; every key is >= it */
-	size_t n;                            /* events queued */
+	uint64_t digits[ENGINE_LEVELS][4]; /* non-empty buckets of each level */
+	uint8_t levels;                    /* levels with a non-empty bucket */
+	uint64_t last;                     /* key of the latest pop; every key is >= it */
+	size_t n;                          /* events queued */
 	sim_time now;
-	uint64_t processed;                  /* events popped */
-	sim_time next;                       /* cache of engine_next_time; SIM_NEVER: unknown */
+	uint64_t processed; /* events popped */
+	sim_time next;      /* cache of engine_next_time; SIM_NEVER: unknown */
 };
 
 void engine_init(struct engine *e);

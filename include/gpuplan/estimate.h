@@ -16,17 +16,17 @@
 #include <stdio.h>
 
 #define ESTIMATE_DEFAULT_CONTEXT 4096
-#define ESTIMATE_DEFAULT_BATCH 1
+#define ESTIMATE_DEFAULT_BATCH   1
 
 /* What the user asked for; names are looked up ignoring case. */
 struct estimate_request {
-	const char *model;     /* --model */
-	const char *quant;     /* --quant */
-	const char *gpu;       /* --gpu */
-	const char *kv_cache;  /* --kv-cache, NULL = quant_default_kv */
-	int64_t context;       /* --context, tokens per sequence (prompt + output), >= 1 */
-	int64_t batch;         /* --batch, decoding sequences, >= 1 */
-	int tp;                /* --tp, 0 = the smallest that fits */
+	const char *model;    /* --model */
+	const char *quant;    /* --quant */
+	const char *gpu;      /* --gpu */
+	const char *kv_cache; /* --kv-cache, NULL = quant_default_kv */
+	int64_t context;      /* --context, tokens per sequence (prompt + output), >= 1 */
+	int64_t batch;        /* --batch, decoding sequences, >= 1 */
+	int tp;               /* --tp, 0 = the smallest that fits */
 };
 
 struct estimate {
@@ -36,15 +36,15 @@ struct estimate {
 	enum quant kv;
 	int64_t context;
 	int64_t batch;
-	int tp;                     /* the degree everything below is for */
-	int min_tp;                 /* smallest of 1, 2, 4, 8 that fits one sequence */
-	double weights_bytes;       /* whole model */
-	double kv_bytes_per_token;  /* whole model (all GPUs of the group) */
-	double kv_bytes;            /* kv_bytes_per_token x context x batch */
-	struct footprint fp;        /* per GPU at tp, on the whole card */
-	int64_t max_sequences;      /* of `context` tokens, at tp */
-	struct roofline_terms prefill;  /* `context` prompt tokens, nothing cached */
-	struct roofline_terms decode;   /* one token for `batch` sequences at `context` */
+	int tp;                        /* the degree everything below is for */
+	int min_tp;                    /* smallest of 1, 2, 4, 8 that fits one sequence */
+	double weights_bytes;          /* whole model */
+	double kv_bytes_per_token;     /* whole model (all GPUs of the group) */
+	double kv_bytes;               /* kv_bytes_per_token x context x batch */
+	struct footprint fp;           /* per GPU at tp, on the whole card */
+	int64_t max_sequences;         /* of `context` tokens, at tp */
+	struct roofline_terms prefill; /* `context` prompt tokens, nothing cached */
+	struct roofline_terms decode;  /* one token for `batch` sequences at `context` */
 };
 
 /* Fills *e.  GP_EINPUT with err naming the flag ("--model: unknown model

@@ -17,14 +17,7 @@
 #include "gpuplan/catalog.h"
 
 /* Weight (and KV-cache) number formats, narrowest last. */
-enum quant {
-	QUANT_FP16,
-	QUANT_BF16,
-	QUANT_FP8,
-	QUANT_INT8,
-	QUANT_INT4,
-	QUANT_COUNT
-};
+enum quant { QUANT_FP16, QUANT_BF16, QUANT_FP8, QUANT_INT8, QUANT_INT4, QUANT_COUNT };
 
 /* "fp16", "bf16", "fp8", "int8", "int4" (case-insensitive) -> *q.  Returns
  * GP_OK, or GP_EINPUT for any other string (the caller names the place). */
@@ -76,13 +69,13 @@ bool footprint_tp_valid(const struct model_arch *m, int tp);
 /* What one GPU of a TP group holds when the server takes memory_per_gpu. */
 struct footprint {
 	int tp;
-	double memory_per_gpu;         /* the cap the server may use */
-	double weights_per_gpu;        /* weights / tp */
-	double overhead_per_gpu;       /* FOOTPRINT_OVERHEAD_BYTES */
-	double kv_capacity_per_gpu;    /* what is left for KV blocks, >= 0 */
-	double kv_bytes_per_token;     /* per GPU (see above) */
-	int64_t kv_blocks;             /* whole blocks per GPU = blocks of the group */
-	int64_t kv_tokens;             /* kv_blocks x FOOTPRINT_BLOCK_TOKENS */
+	double memory_per_gpu;      /* the cap the server may use */
+	double weights_per_gpu;     /* weights / tp */
+	double overhead_per_gpu;    /* FOOTPRINT_OVERHEAD_BYTES */
+	double kv_capacity_per_gpu; /* what is left for KV blocks, >= 0 */
+	double kv_bytes_per_token;  /* per GPU (see above) */
+	int64_t kv_blocks;          /* whole blocks per GPU = blocks of the group */
+	int64_t kv_tokens;          /* kv_blocks x FOOTPRINT_BLOCK_TOKENS */
 };
 
 /* Fills *fp for model m with the given weight and KV formats on tp GPUs of

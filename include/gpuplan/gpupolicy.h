@@ -27,7 +27,7 @@
 #include <gsl/gsl_rng.h>
 
 enum gpu_policy {
-	GPU_POLICY_BEST_FIT,       /* the default */
+	GPU_POLICY_BEST_FIT, /* the default */
 	GPU_POLICY_RANDOM,
 	GPU_POLICY_DOT_PRODUCT,
 	GPU_POLICY_GPU_CLUSTERING,
@@ -39,11 +39,11 @@ enum gpu_policy {
 /* The scenario names, in enum order: "best-fit", "random", ... */
 extern const char *const gpupolicy_names[GPU_POLICY_COUNT];
 
-#define GPUPOLICY_MILLI 1000        /* milli-GPUs of one GPU */
-#define GPUPOLICY_MAX_GPUS 64       /* per node (a pool's limit) */
+#define GPUPOLICY_MILLI     1000          /* milli-GPUs of one GPU */
+#define GPUPOLICY_MAX_GPUS  64            /* per node (a pool's limit) */
 #define GPUPOLICY_UNLIMITED INT32_MAX / 2 /* cpu_left of a node that does not limit CPU */
 /* Affinity tags of GPU clustering: 0 shares a GPU, k = k whole GPUs. */
-#define GPUPOLICY_TAGS (GPUPOLICY_MAX_GPUS + 1)
+#define GPUPOLICY_TAGS      (GPUPOLICY_MAX_GPUS + 1)
 
 /*
  * A node's free resources.  free[] holds the free milli-GPUs of each GPU;
@@ -53,26 +53,26 @@ extern const char *const gpupolicy_names[GPU_POLICY_COUNT];
  * node per affinity tag, for GPU clustering.
  */
 struct gpupolicy_node {
-	int32_t cpu_left;      /* milli-cores; GPUPOLICY_UNLIMITED when not limited */
+	int32_t cpu_left; /* milli-cores; GPUPOLICY_UNLIMITED when not limited */
 	int32_t gpus;
-	int64_t memory_left;   /* MiB; INT64_MAX when not limited */
-	int32_t milli_left;    /* sum of free[] */
-	int32_t whole_free;    /* GPUs with all their milli free */
-	int32_t max_free;      /* largest free[] */
+	int64_t memory_left; /* MiB; INT64_MAX when not limited */
+	int32_t milli_left;  /* sum of free[] */
+	int32_t whole_free;  /* GPUs with all their milli free */
+	int32_t max_free;    /* largest free[] */
 	int32_t type;
-	bool shares;           /* GPUs may be shared (milli requests); else whole GPUs only */
-	int32_t n_tags;        /* distinct affinity tags among its GPU pods */
+	bool shares;    /* GPUs may be shared (milli requests); else whole GPUs only */
+	int32_t n_tags; /* distinct affinity tags among its GPU pods */
 	int16_t free[GPUPOLICY_MAX_GPUS];
 	uint16_t tag_count[GPUPOLICY_TAGS];
 };
 
 /* What a pod asks for. */
 struct gpupolicy_pod {
-	int32_t cpu;           /* milli-cores */
-	int32_t gpus;          /* 0: a CPU-only pod */
-	int32_t milli;         /* per GPU: 1..999 shares one GPU (gpus == 1), 1000 whole GPUs, 0 none */
-	uint32_t types;        /* allowed GPU types (bit = type); 0: any */
-	int64_t memory;        /* MiB */
+	int32_t cpu;    /* milli-cores */
+	int32_t gpus;   /* 0: a CPU-only pod */
+	int32_t milli;  /* per GPU: 1..999 shares one GPU (gpus == 1), 1000 whole GPUs, 0 none */
+	uint32_t types; /* allowed GPU types (bit = type); 0: any */
+	int64_t memory; /* MiB */
 };
 
 /* One shape of the target workload and its share of the pods. */
@@ -85,7 +85,7 @@ struct gpupolicy_shape {
 /* The target workload FGD measures fragmentation against: the most frequent
  * pod shapes (cpu, gpus, milli, allowed types) of a workload. */
 struct gpupolicy_target {
-	struct gpupolicy_shape *shapes;  /* freqs sum to 1; built targets order them by milli */
+	struct gpupolicy_shape *shapes; /* freqs sum to 1; built targets order them by milli */
 	size_t n, cap;
 };
 
@@ -125,13 +125,12 @@ double gpupolicy_frag(const struct gpupolicy_node *n, const struct gpupolicy_tar
  * by cpu, milli, gpus, types), the most frequent ones until they cover
  * popularity (0..1] of the pods, their frequencies renormalized; then
  * ordered by milli (the sum does not care, and frag reads GPUs once per milli). */
-void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods,
-			    size_t n, double popularity);
+void gpupolicy_target_build(struct gpupolicy_target *t, const struct gpupolicy_pod *pods, size_t n,
+			    double popularity);
 
 /* The same in steps: an empty target, pods of one shape with a weight (their
  * count), then the cut at popularity and the renormalization. */
-void gpupolicy_target_add(struct gpupolicy_target *t, const struct gpupolicy_pod *p,
-			  double weight);
+void gpupolicy_target_add(struct gpupolicy_target *t, const struct gpupolicy_pod *p, double weight);
 void gpupolicy_target_finish(struct gpupolicy_target *t, double popularity);
 void gpupolicy_target_free(struct gpupolicy_target *t);
 

@@ -54,45 +54,45 @@
 #include <stdio.h>
 
 struct import_options {
-	const char *nodes;           /* required */
-	const char *pods;            /* required */
+	const char *nodes;                            /* required */
+	const char *pods;                             /* required */
 	const char *kueue, *dcgm, *opencost, *prices; /* NULL: not given */
-	const char *const *gpu_map;  /* "PRODUCT=TYPE": a product label the catalog lacks */
+	const char *const *gpu_map; /* "PRODUCT=TYPE": a product label the catalog lacks */
 	size_t n_gpu_map;
-	const char *at;              /* snapshot, RFC 3339; NULL: the latest time in the pods */
-	sim_time horizon;            /* 0: 24h */
-	const char *name;            /* scenario name; NULL: "imported" */
+	const char *at;   /* snapshot, RFC 3339; NULL: the latest time in the pods */
+	sim_time horizon; /* 0: 24h */
+	const char *name; /* scenario name; NULL: "imported" */
 };
 
 /* A pending pod, for the self-check. */
 struct import_pending {
-	char *pod;                   /* namespace/name */
-	char *workload;              /* its workload in the scenario */
-	char *message;               /* its PodScheduled condition's message; "" when none */
-	bool gated;                  /* held by a scheduling gate (Kueue admission): the
+	char *pod;      /* namespace/name */
+	char *workload; /* its workload in the scenario */
+	char *message;  /* its PodScheduled condition's message; "" when none */
+	bool gated;     /* held by a scheduling gate (Kueue admission): the
 				      * scheduler never saw it, so messages are not compared */
 };
 
 /* A controller's cost over the OpenCost window. */
 struct import_cost {
-	char *controller;            /* "Deployment ml/vllm" */
-	double real;                 /* OpenCost's totalCost */
+	char *controller; /* "Deployment ml/vllm" */
+	double real;      /* OpenCost's totalCost */
 };
 
 struct import_result {
-	char *yaml;                  /* the scenario text */
+	char *yaml; /* the scenario text */
 	size_t yaml_len;
 	struct import_pending *pending;
 	size_t n_pending;
-	char **warnings;             /* what was approximated or left out */
+	char **warnings; /* what was approximated or left out */
 	size_t n_warnings;
-	char **workload_controller;  /* per scenario workload, in order: its controller */
+	char **workload_controller; /* per scenario workload, in order: its controller */
 	size_t n_workloads;
-	struct import_cost *costs;   /* with opencost */
+	struct import_cost *costs; /* with opencost */
 	size_t n_costs;
-	sim_time cost_window;        /* the OpenCost window's length; 0 without */
+	sim_time cost_window; /* the OpenCost window's length; 0 without */
 	size_t n_nodes, n_pools, n_pods, n_running, n_calibrated;
-	int64_t snapshot;            /* epoch seconds: the scenario's start */
+	int64_t snapshot; /* epoch seconds: the scenario's start */
 };
 
 int import_build(const struct import_options *o, struct import_result *r, struct gp_err *err);
@@ -100,15 +100,15 @@ void import_result_free(struct import_result *r);
 
 struct import_check_row {
 	const struct import_pending *pod;
-	char *simulated;             /* gpuplan's message, or "scheduled on NODE" */
-	bool compared;               /* not gated, and the real message is kube-scheduler's */
+	char *simulated; /* gpuplan's message, or "scheduled on NODE" */
+	bool compared;   /* not gated, and the real message is kube-scheduler's */
 	bool agree;
 };
 
 struct import_check {
 	struct import_check_row *rows;
 	size_t n_rows, compared, agree;
-	double *simulated_cost;      /* per import_result.costs */
+	double *simulated_cost; /* per import_result.costs */
 };
 
 /* Simulates the snapshot of the scenario written at path (r's). */

@@ -38,8 +38,7 @@ void json_string(FILE *out, const char *s);
 void json_number(FILE *out, double v);
 
 /* The document of run run_id (the latest when <= 0); db is the path shown. */
-int json_write_run(FILE *out, struct store *st, const char *db, int64_t run_id,
-		   struct gp_err *err);
+int json_write_run(FILE *out, struct store *st, const char *db, int64_t run_id, struct gp_err *err);
 
 /* The document of advise's ranking, stored under its base run. */
 int json_write_advice(FILE *out, struct store *st, const char *db, int64_t base_run,

@@ -30,7 +30,7 @@
 #define OPENB_MODEL_LABEL "alibabacloud.com/gpu-card-model"
 
 struct openb_node {
-	char *name;               /* sn */
+	char *name; /* sn */
 	int64_t cpu_milli;
 	int64_t memory_mib;
 	int32_t gpus;
@@ -44,9 +44,9 @@ struct openb_pod {
 	char *name;
 	int64_t cpu_milli;
 	int64_t memory_mib;
-	int32_t num_gpu;          /* 0 .. 64 */
-	int32_t gpu_milli;        /* per GPU: 1..1000 with num_gpu 1, 1000 with more, 0 with none */
-	uint32_t spec;            /* allowed models (bit i = openb_gpu_at(i)); 0: any */
+	int32_t num_gpu;   /* 0 .. 64 */
+	int32_t gpu_milli; /* per GPU: 1..1000 with num_gpu 1, 1000 with more, 0 with none */
+	uint32_t spec;     /* allowed models (bit i = openb_gpu_at(i)); 0: any */
 	char qos[16];
 	int64_t creation, deletion, scheduled;
 	int32_t line;

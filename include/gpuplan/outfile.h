@@ -20,9 +20,9 @@
 #include "gpuplan/common.h"
 
 struct outfile {
-	FILE *f;     /* write here between open and commit/abort */
-	char *path;  /* the file to replace (a symbolic link resolved) */
-	char *tmp;   /* the temporary file beside it */
+	FILE *f;    /* write here between open and commit/abort */
+	char *path; /* the file to replace (a symbolic link resolved) */
+	char *tmp;  /* the temporary file beside it */
 };
 
 /* GP_EINPUT when PATH names an existing file that is not a regular one, or is

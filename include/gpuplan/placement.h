@@ -80,9 +80,9 @@
  * `gpus` units each. */
 struct pod_request {
 	int32_t workload;
-	int32_t gpus;         /* units per pod (REQUEST_GPUS); 1 otherwise */
-	sim_time duration;    /* expected, for window fit */
-	bool fit_window;      /* window_policy fit: must end before the window closes */
+	int32_t gpus;      /* units per pod (REQUEST_GPUS); 1 otherwise */
+	sim_time duration; /* expected, for window fit */
+	bool fit_window;   /* window_policy fit: must end before the window closes */
 };
 
 /* The reasons a node can give: fixed slots, then one per resource name and
@@ -106,23 +106,23 @@ struct gpuplace;
 
 struct placer {
 	struct cluster *c;
-	double *equivalent;   /* [workload * n_pools + pool]: GPUs' worth of one unit
+	double *equivalent; /* [workload * n_pools + pool]: GPUs' worth of one unit
 			       * (one GPU or replica, the instance, the share); 0 = never fits */
 	size_t n_pools, n_workloads;
-	struct pool_rule *rules;      /* [workload * n_pools + pool] */
-	struct spread_state *spread;  /* per workload */
-	char **reasons;               /* slot texts */
-	uint8_t *reason_kinds;        /* per slot: its enum pend_kind (results.h) */
+	struct pool_rule *rules;     /* [workload * n_pools + pool] */
+	struct spread_state *spread; /* per workload */
+	char **reasons;              /* slot texts */
+	uint8_t *reason_kinds;       /* per slot: its enum pend_kind (results.h) */
 	size_t n_reasons;
 	/* Scratch of a search (a placer serves one thread; searches write only here) */
-	int32_t *candidate;           /* per pool: a node with room, or -1 */
-	struct node_filter *filters;  /* per pool: its per-node conditions (scratch) */
-	gsl_rng *ties;                /* draws among the best-scoring nodes (seeded) */
-	int64_t *scratch;             /* per node: ScheduleAnyway scores */
-	int32_t *stamp;               /* [0]: generation; [1 + domain]: last seen */
-	struct cluster_grant *tentative;  /* a gang's pods while it is tried */
+	int32_t *candidate;              /* per pool: a node with room, or -1 */
+	struct node_filter *filters;     /* per pool: its per-node conditions (scratch) */
+	gsl_rng *ties;                   /* draws among the best-scoring nodes (seeded) */
+	int64_t *scratch;                /* per node: ScheduleAnyway scores */
+	int32_t *stamp;                  /* [0]: generation; [1 + domain]: last seen */
+	struct cluster_grant *tentative; /* a gang's pods while it is tried */
 	size_t cap_tentative;
-	struct gpuplace *gpu;         /* scheduler.gpu_policy other than best-fit: nodes
+	struct gpuplace *gpu; /* scheduler.gpu_policy other than best-fit: nodes
 				       * are scored one by one (gpuplace.h); NULL: indexed */
 };
 
@@ -131,8 +131,7 @@ void placement_free(struct placer *pl);
 
 /* GPUs' worth a pod of workload w asking for `gpus` units is allocated in pool
  * p; 0 when it never fits there. */
-static inline double placement_equivalent(const struct placer *pl, size_t w, size_t p,
-					  int32_t gpus)
+static inline double placement_equivalent(const struct placer *pl, size_t w, size_t p, int32_t gpus)
 {
 	return pl->equivalent[w * pl->n_pools + p] * gpus;
 }
@@ -141,8 +140,8 @@ static inline double placement_equivalent(const struct placer *pl, size_t w, siz
  * taking anything; true when all fit.  When one does not and why is not
  * NULL, why[slot] (pl->n_reasons entries) receives how many nodes failed
  * that pod for each reason. */
-bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now,
-		    int32_t *nodes, int32_t *why);
+bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now, int32_t *nodes,
+		    int32_t *why);
 
 /* The pods of a job of workload w: its `pods` with gang, else 1. */
 int32_t placement_pods(const struct placer *pl, size_t w);

@@ -32,21 +32,21 @@
 
 struct quota {
 	const struct scenario *sc;
-	size_t n_res;           /* distinct resources any quota names */
-	const char **res;       /* their names (the scenario's strings) */
-	double *nominal;        /* [queue * n_res + r]; INFINITY: not limited */
-	double *limit;          /* borrowing limit; INFINITY: none */
-	double *usage;          /* admitted amounts */
-	double *saved;          /* scratch: usage while quota_preempt simulates */
-	bool *need;             /* scratch: per resource, short of quota */
-	int32_t *root;          /* per queue: its root cohort's number, -1 for none */
-	bool *limited;          /* per queue: it lists a quota (else it admits anything) */
+	size_t n_res;     /* distinct resources any quota names */
+	const char **res; /* their names (the scenario's strings) */
+	double *nominal;  /* [queue * n_res + r]; INFINITY: not limited */
+	double *limit;    /* borrowing limit; INFINITY: none */
+	double *usage;    /* admitted amounts */
+	double *saved;    /* scratch: usage while quota_preempt simulates */
+	bool *need;       /* scratch: per resource, short of quota */
+	int32_t *root;    /* per queue: its root cohort's number, -1 for none */
+	bool *limited;    /* per queue: it lists a quota (else it admits anything) */
 };
 
 enum quota_verdict {
-	QUOTA_FITS,     /* admit */
-	QUOTA_WAIT,     /* not now: a release or a preemption may let it in */
-	QUOTA_NO_FIT,   /* never: the request is above what the queue may ever use */
+	QUOTA_FITS,   /* admit */
+	QUOTA_WAIT,   /* not now: a release or a preemption may let it in */
+	QUOTA_NO_FIT, /* never: the request is above what the queue may ever use */
 };
 
 void quota_init(struct quota *q, const struct scenario *sc);
@@ -54,8 +54,8 @@ void quota_free(struct quota *q);
 
 /* What a job of workload w (gpus units per pod, pods pods) asks of each
  * resource, into req[n_res]. */
-void quota_request(const struct quota *q, const struct workload_spec *w, int32_t gpus,
-		   int32_t pods, double *req);
+void quota_request(const struct quota *q, const struct workload_spec *w, int32_t gpus, int32_t pods,
+		   double *req);
 
 /* Whether queue qi may admit req now; otherwise Kueue's message in why
  * ("couldn't assign flavors to pod set main: insufficient unused quota for
@@ -69,10 +69,7 @@ void quota_behind(const struct quota *q, size_t qi, char *why, size_t why_len);
 
 /* Whether queue qi limits any resource: a queue without a quota admits a
  * job at once and is never short, so it neither preempts nor is preempted. */
-static inline bool quota_limited(const struct quota *q, size_t qi)
-{
-	return q->limited[qi];
-}
+static inline bool quota_limited(const struct quota *q, size_t qi) { return q->limited[qi]; }
 
 /* Adds (sign +1, admission) or removes (-1, release) req to queue qi's usage. */
 void quota_charge(struct quota *q, size_t qi, const double *req, double sign);
@@ -89,14 +86,14 @@ bool quota_same_cohort(const struct quota *q, size_t a, size_t b);
 
 /* An admitted job that a preemption could evict. */
 struct quota_candidate {
-	uint32_t job;          /* the caller's id */
-	uint32_t seq;          /* submission order: the last tie-breaker, newer first */
+	uint32_t job; /* the caller's id */
+	uint32_t seq; /* submission order: the last tie-breaker, newer first */
 	size_t queue;
 	int32_t priority;
-	sim_time admitted;     /* when it reserved its quota */
-	sim_time queued;       /* its queue-order timestamp (submission) */
-	const double *req;     /* what it holds, [n_res] */
-	bool own;              /* set by quota_preempt: of the preemptor's queue */
+	sim_time admitted; /* when it reserved its quota */
+	sim_time queued;   /* its queue-order timestamp (submission) */
+	const double *req; /* what it holds, [n_res] */
+	bool own;          /* set by quota_preempt: of the preemptor's queue */
 };
 
 /* The smallest set of the n candidates (the caller's admitted jobs, in any
@@ -106,8 +103,7 @@ struct quota_candidate {
  * reclaimWithinCohort policies.  Reorders cands; writes the chosen
  * candidates' job ids to targets (room for n) and returns how many, 0 when
  * no set lets the job in.  Usage is unchanged on return. */
-size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued,
-		     const double *req, struct quota_candidate *cands, size_t n,
-		     uint32_t *targets);
+size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, const double *req,
+		     struct quota_candidate *cands, size_t n, uint32_t *targets);
 
 #endif

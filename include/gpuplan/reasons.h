@@ -46,7 +46,7 @@ size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const
 
 /* DefaultPreemption's verdicts on a node (kubernetes pkg/scheduler/framework/
  * preemption/preemption.go, plugins/defaultpreemption/default_preemption.go). */
-#define REASONS_NO_VICTIMS "No preemption victims found for incoming pod"
+#define REASONS_NO_VICTIMS  "No preemption victims found for incoming pod"
 #define REASONS_NOT_HELPFUL "Preemption is not helpful for scheduling"
 
 /*
@@ -75,20 +75,20 @@ struct reasons {
 	const char *const *slot_texts; /* the reasons a node can give (placement's slots) */
 	const uint8_t *slot_kinds;     /* their enum pend_kind */
 	size_t n_slots;
-	char **texts;                  /* interned messages, by id */
-	uint32_t *kinds;               /* by id: PEND_BIT of each kind the message gives */
+	char **texts;    /* interned messages, by id */
+	uint32_t *kinds; /* by id: PEND_BIT of each kind the message gives */
 	size_t n_texts, cap_texts;
-	int32_t *index;                /* open addressing: message hash -> id + 1 */
+	int32_t *index; /* open addressing: message hash -> id + 1 */
 	size_t n_index;
-	double *seconds;               /* [id * n_workloads + workload] */
+	double *seconds; /* [id * n_workloads + workload] */
 	int64_t *pods;
-	size_t cap_rows;               /* messages the two arrays above hold */
+	size_t cap_rows; /* messages the two arrays above hold */
 	struct reason_class *classes;
 	size_t cap_classes;
-	int32_t *class_counts;         /* [class * n_slots + slot]: last counts seen */
+	int32_t *class_counts; /* [class * n_slots + slot]: last counts seen */
 	struct reason_job *jobs;
 	size_t cap_jobs;
-	char *buf;                     /* formatting scratch */
+	char *buf; /* formatting scratch */
 	size_t buf_size;
 };
 
@@ -106,9 +106,8 @@ void reasons_retire(struct reasons *r, uint32_t job);
 /* The head of class cls failed at now: counts per slot (placement_plan's);
  * members, the class's pending jobs; pods, pods per job of workload w; head
  * and gen, for reasons_blocked.  Returns the message id. */
-int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
-		     size_t members, const int32_t *counts, uint32_t head, uint64_t gen,
-		     sim_time now);
+int32_t reasons_fail(struct reasons *r, size_t cls, int32_t workload, int32_t pods, size_t members,
+		     const int32_t *counts, uint32_t head, uint64_t gen, sim_time now);
 
 /* The same for a failure that is not about nodes (queue quota: PEND_QUOTA),
  * in its own words. */

@@ -12,8 +12,8 @@
 
 /* The summary of a run: the four meanings of utilization, queue time, peak
  * demand and deadlines, for every scope. */
-void report_summary(FILE *out, const struct scenario *sc, const struct results *r,
-		    const char *db, int64_t run_id);
+void report_summary(FILE *out, const struct scenario *sc, const struct results *r, const char *db,
+		    int64_t run_id);
 
 /* The resolved pools, workloads, queues and scheduler of a scenario. */
 void report_scenario(FILE *out, const struct scenario *sc);

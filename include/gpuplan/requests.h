@@ -20,9 +20,9 @@
 
 /* One row of a request trace (azure: TIMESTAMP,ContextTokens,GeneratedTokens). */
 struct request_row {
-	sim_time at;               /* since the trace's first row, before speedup */
-	int32_t prompt;            /* >= 1 */
-	int32_t output;            /* >= 1 (a row with 0 generated tokens counts 1) */
+	sim_time at;    /* since the trace's first row, before speedup */
+	int32_t prompt; /* >= 1 */
+	int32_t output; /* >= 1 (a row with 0 generated tokens counts 1) */
 };
 
 /* Reads an Azure LLM trace.  max_rows: the request limit (GPUPLAN_MAX_JOBS). */

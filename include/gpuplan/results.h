@@ -12,10 +12,10 @@
 #include "gpuplan/scenario.h"
 
 struct metric {
-	const char *scope;   /* "all", a pool or a workload name */
-	const char *name;    /* metric name, as docs/results.md lists it */
-	double value;        /* NAN is stored as NULL */
-	const char *unit;    /* "s", "gpus", "pct", "count", "gpu_hours", ... */
+	const char *scope; /* "all", a pool or a workload name */
+	const char *name;  /* metric name, as docs/results.md lists it */
+	double value;      /* NAN is stored as NULL */
+	const char *unit;  /* "s", "gpus", "pct", "count", "gpu_hours", ... */
 };
 
 enum job_status { JOB_PENDING, JOB_RUNNING, JOB_COMPLETED, JOB_FAILED };
@@ -24,19 +24,19 @@ enum job_status { JOB_PENDING, JOB_RUNNING, JOB_COMPLETED, JOB_FAILED };
 const char *job_status_name(enum job_status s);
 
 struct job_record {
-	int64_t job_id;      /* 0-based in submission order */
-	int32_t workload;    /* index into scenario.workloads */
-	int32_t node;        /* index into results.node_names; -1 never placed */
+	int64_t job_id;   /* 0-based in submission order */
+	int32_t workload; /* index into scenario.workloads */
+	int32_t node;     /* index into results.node_names; -1 never placed */
 	int32_t gpus;
-	uint8_t status;      /* enum job_status */
+	uint8_t status; /* enum job_status */
 	bool deadline_met;
 	bool verified;
 	sim_time submit;
-	sim_time start;      /* SIM_NEVER: never started */
-	sim_time end;        /* SIM_NEVER: not finished */
-	sim_time deadline;   /* SIM_NEVER: none */
+	sim_time start;    /* SIM_NEVER: never started */
+	sim_time end;      /* SIM_NEVER: not finished */
+	sim_time deadline; /* SIM_NEVER: none */
 	double cost;
-	int32_t reason;      /* last pending reason, kube-scheduler's message: an
+	int32_t reason;       /* last pending reason, kube-scheduler's message: an
 			      * index into results.reason_texts; -1: never waited with one */
 	bool has_trace_queue; /* the trace gives the job's own wait (openb) */
 	sim_time trace_queue; /* that wait, scheduled - creation in the trace */
@@ -52,14 +52,14 @@ struct curve_row {
 };
 
 struct ts_row {
-	sim_time t;          /* start of the step window */
+	sim_time t; /* start of the step window */
 	const char *scope;
 	/* time-weighted means over [t, t + step) */
 	double gpus_capacity;
 	double gpus_allocated;
 	double gpus_demand;
-	double engine_active;  /* GPUs' worth of engine activity (sum of f) */
-	double sm_active;      /* GPUs' worth of SM activity (sum of f*s) */
+	double engine_active; /* GPUs' worth of engine activity (sum of f) */
+	double sm_active;     /* GPUs' worth of SM activity (sum of f*s) */
 	double vram_used_gib;
 	double pending;
 	double running;
@@ -71,11 +71,11 @@ struct ts_row {
 	double cpu_cost_per_h;
 	double ram_cost_per_h;
 	/* inference servers (vLLM's gauges); columns of the timeseries table */
-	double requests_running;  /* time-weighted means, like the gauges above */
+	double requests_running; /* time-weighted means, like the gauges above */
 	double requests_waiting;
-	double kv_cache_usage;    /* KV blocks used / blocks of the serving replicas,
+	double kv_cache_usage; /* KV blocks used / blocks of the serving replicas,
 				   * 0..1 (vLLM's gpu_cache_usage_perc); NAN: none */
-	double preemptions;       /* sequences preempted in the window (a count) */
+	double preemptions;    /* sequences preempted in the window (a count) */
 	/* the Cluster Autoscaler: GPUs of nodes launched and not Ready yet, beside
 	 * gpus_capacity (the Ready ones); a column of the timeseries table */
 	double gpus_provisioning;
@@ -92,32 +92,33 @@ struct allocation {
 	double ram_byte_hours;
 	double ram_cost;
 	double total_cost;
-	double gpu_efficiency;   /* NAN when nothing was allocated */
+	double gpu_efficiency; /* NAN when nothing was allocated */
 };
 
 /* What a pending reason is about: placement.h's slots (kube-scheduler's
  * filters), the GPU resource itself, a taint, or a Kueue quota.  One message
  * can give several reasons (nodes fail differently), hence a mask. */
 enum pend_kind {
-	PEND_UNSCHEDULABLE,  /* node(s) were unschedulable: a closed window */
-	PEND_WINDOW,         /* no time before the window closes */
-	PEND_AFFINITY,       /* node_selector, affinity, gpu_spec */
-	PEND_SPREAD,         /* topology spread */
-	PEND_SPREAD_LABEL,   /* topology spread, the node lacks the key */
+	PEND_UNSCHEDULABLE, /* node(s) were unschedulable: a closed window */
+	PEND_WINDOW,        /* no time before the window closes */
+	PEND_AFFINITY,      /* node_selector, affinity, gpu_spec */
+	PEND_SPREAD,        /* topology spread */
+	PEND_SPREAD_LABEL,  /* topology spread, the node lacks the key */
 	PEND_CPU,
 	PEND_MEMORY,
-	PEND_VRAM,           /* units isolate less memory than the pod's VRAM */
-	PEND_RESOURCE,       /* Insufficient nvidia.com/gpu, a MIG profile, milli */
-	PEND_TAINT,          /* an untolerated taint */
-	PEND_QUOTA,          /* Kueue: insufficient unused quota */
-	PEND_QUEUE_ORDER,    /* Kueue: behind a StrictFIFO head that lacks quota */
+	PEND_VRAM,        /* units isolate less memory than the pod's VRAM */
+	PEND_RESOURCE,    /* Insufficient nvidia.com/gpu, a MIG profile, milli */
+	PEND_TAINT,       /* an untolerated taint */
+	PEND_QUOTA,       /* Kueue: insufficient unused quota */
+	PEND_QUEUE_ORDER, /* Kueue: behind a StrictFIFO head that lacks quota */
 	PEND_KINDS
 };
 
 #define PEND_BIT(k) (1u << (k))
 /* The kinds that are rules keeping pods off nodes (placement's step). */
-#define PEND_RULES (PEND_BIT(PEND_AFFINITY) | PEND_BIT(PEND_TAINT) | PEND_BIT(PEND_SPREAD) | \
-		    PEND_BIT(PEND_SPREAD_LABEL))
+#define PEND_RULES                                                                \
+	(PEND_BIT(PEND_AFFINITY) | PEND_BIT(PEND_TAINT) | PEND_BIT(PEND_SPREAD) | \
+	 PEND_BIT(PEND_SPREAD_LABEL))
 
 /* Pending time per kube-scheduler message (see reasons.h). */
 struct pending_reason {
@@ -133,11 +134,11 @@ struct pending_reason {
 enum request_status { REQUEST_UNFINISHED, REQUEST_COMPLETED, REQUEST_REJECTED };
 
 struct request_record {
-	int64_t request_id;  /* 0-based per workload, in arrival order */
-	int32_t workload;    /* index into scenario.workloads */
+	int64_t request_id; /* 0-based per workload, in arrival order */
+	int32_t workload;   /* index into scenario.workloads */
 	int32_t prompt_tokens;
 	int32_t output_tokens;
-	uint8_t status;      /* enum request_status */
+	uint8_t status; /* enum request_status */
 	bool slo_met;
 	bool verified;
 	sim_time arrival;
@@ -147,11 +148,11 @@ struct request_record {
 
 /* The diagnosis' steps, in the order that separates causes (diagnose.h). */
 enum finding_step {
-	FINDING_ALLOCATION,   /* whole-GPU allocation, admission (quota), fragmentation */
-	FINDING_MEMORY,       /* VRAM: OOM kills, no room, KV cache, preallocation */
-	FINDING_PLACEMENT,    /* rules keep pods off idle capacity */
-	FINDING_APPLICATION,  /* the work is bound off the GPU (tokenizer, CPU, I/O) */
-	FINDING_CAPACITY,     /* none of the above: the pool is too small */
+	FINDING_ALLOCATION,  /* whole-GPU allocation, admission (quota), fragmentation */
+	FINDING_MEMORY,      /* VRAM: OOM kills, no room, KV cache, preallocation */
+	FINDING_PLACEMENT,   /* rules keep pods off idle capacity */
+	FINDING_APPLICATION, /* the work is bound off the GPU (tokenizer, CPU, I/O) */
+	FINDING_CAPACITY,    /* none of the above: the pool is too small */
 	FINDING_STEPS
 };
 
@@ -175,8 +176,8 @@ enum finding_kind {
 	FINDING_KINDS
 };
 
-const char *finding_step_name(enum finding_step s);  /* "allocation", ... */
-const char *finding_kind_name(enum finding_kind k);  /* "sharing", "admission", ... */
+const char *finding_step_name(enum finding_step s); /* "allocation", ... */
+const char *finding_kind_name(enum finding_kind k); /* "sharing", "admission", ... */
 /* The step of a name, or -1. */
 int finding_step_of(const char *name);
 
@@ -196,59 +197,59 @@ enum { FINDING_RULE_AFFINITY = 1, FINDING_RULE_TAINT = 2, FINDING_RULE_SPREAD = 
  * computed.  What the scenario or the run's metrics already hold (names,
  * memory, queue p95, SLO attainment) is looked up there by explain.h. */
 union finding_figures {
-	struct finding_pool {   /* sharing, vram-full: over the windows in which
+	struct finding_pool {                  /* sharing, vram-full: over the windows in which
 				 * work the pool could host pended */
-		double pend_s, span; /* seconds of those windows; of all windows */
-		double pods, gpus;   /* pending pod- and GPU-seconds */
+		double pend_s, span;           /* seconds of those windows; of all windows */
+		double pods, gpus;             /* pending pod- and GPU-seconds */
 		double cap, alloc, engine, sm; /* the pool's GPU-seconds */
-		double vram;         /* GiB-seconds of VRAM used */
-		double pod_gib;      /* vram-full: the smallest pending pod's VRAM */
+		double vram;                   /* GiB-seconds of VRAM used */
+		double pod_gib;                /* vram-full: the smallest pending pod's VRAM */
 	} pool;
 	struct {
-		double kills;        /* on the pool */
+		double kills; /* on the pool */
 	} oom;
 	struct {
-		double kills;        /* of the workload */
-		double fit;          /* the memory_fraction that would fit */
+		double kills; /* of the workload */
+		double fit;   /* the memory_fraction that would fit */
 	} prealloc;
 	struct {
-		double target;       /* the memory_fraction that would give it the memory */
+		double target; /* the memory_fraction that would give it the memory */
 		double preemptions, requests;
 	} kv;
-	struct finding_scaling { /* autoscaler-max, node-group-max, provisioning */
-		double at_max_s, span;   /* seconds at max (with pods pending); of all windows */
+	struct finding_scaling {          /* autoscaler-max, node-group-max, provisioning */
+		double at_max_s, span;    /* seconds at max (with pods pending); of all windows */
 		double wait_s, pending_s; /* provisioning: pod-seconds waiting for nodes; pending */
 		double node_hours;
 		int64_t scale_ups, scale_downs;
-		int32_t warm;        /* provisioning: the nodes to keep warm */
+		int32_t warm; /* provisioning: the nodes to keep warm */
 	} scaling;
 	struct {
 		double pool_alloc_pct; /* a workload's: its busiest pool's allocation */
 	} capacity;
 	struct finding_rules {
-		double pending_s;    /* pod-seconds with a rule's reason */
+		double pending_s;       /* pod-seconds with a rule's reason */
 		double idle, cap, secs; /* GPU-seconds idle and in capacity in the hidden
 					 * pools, seconds, over the windows w pended */
-		double most;         /* most GPUs idle there at once */
+		double most;            /* most GPUs idle there at once */
 		int64_t pods;
-		int32_t rules;       /* FINDING_RULE_* the messages name */
+		int32_t rules; /* FINDING_RULE_* the messages name */
 	} rules;
 	struct finding_tokenizer {
-		double rate, busy;   /* requests/s offered; tokenizer utilisation */
+		double rate, busy; /* requests/s offered; tokenizer utilisation */
 		int32_t replicas, workers, need;
 	} tokenizer;
-	struct finding_wait {    /* admission, fragmentation: the windows w pended */
-		double pending_s;    /* pod-seconds with a quota (resource) reason */
+	struct finding_wait {           /* admission, fragmentation: the windows w pended */
+		double pending_s;       /* pod-seconds with a quota (resource) reason */
 		double secs, free, cap; /* seconds; GPU-seconds free and in capacity */
-		double need;         /* GPUs a job asks for */
-		double pend, covered; /* fragmentation: w's pending pod-seconds, of which
+		double need;            /* GPUs a job asks for */
+		double pend, covered;   /* fragmentation: w's pending pod-seconds, of which
 				       * in windows whose free capacity held a job */
-		bool strict;         /* admission: mostly behind a StrictFIFO head */
+		bool strict;            /* admission: mostly behind a StrictFIFO head */
 	} wait;
 	struct finding_stalled {
-		int32_t why;         /* enum pend_kind: PEND_VRAM, RESOURCE, CPU or AFFINITY */
-		int32_t quant;       /* an enum quant that fits, or -1 */
-		double quant_vram;   /* a pod's VRAM with it, bytes */
+		int32_t why;          /* enum pend_kind: PEND_VRAM, RESOURCE, CPU or AFFINITY */
+		int32_t quant;        /* an enum quant that fits, or -1 */
+		double quant_vram;    /* a pod's VRAM with it, bytes */
 		int32_t mps_replicas; /* MPS replicas that fit (1: exclusive), or 0 */
 	} stalled;
 };
@@ -257,22 +258,22 @@ union finding_figures {
  * The diagnosis fills the typed fields; text and evidence are made from them
  * by explain.h (NULL until then). */
 struct finding {
-	int32_t rank;        /* 1 = the first thing to look at */
-	uint8_t step;        /* enum finding_step */
-	uint8_t kind;        /* enum finding_kind */
-	int32_t pool;        /* index into scenario.pools; -1: not about one pool */
-	int32_t workload;    /* index into scenario.workloads; -1: not about one */
-	int32_t queue;       /* index into scenario.queues; -1: none */
-	double weight;       /* how much it explains (pod- or GPU-seconds, kills, ...) */
-	double figure;       /* the kind's headline figure (GPUs free, preemptions, ...) */
-	int32_t reason;      /* the longest pending reason it cites: an index into
+	int32_t rank;     /* 1 = the first thing to look at */
+	uint8_t step;     /* enum finding_step */
+	uint8_t kind;     /* enum finding_kind */
+	int32_t pool;     /* index into scenario.pools; -1: not about one pool */
+	int32_t workload; /* index into scenario.workloads; -1: not about one */
+	int32_t queue;    /* index into scenario.queues; -1: none */
+	double weight;    /* how much it explains (pod- or GPU-seconds, kills, ...) */
+	double figure;    /* the kind's headline figure (GPUs free, preemptions, ...) */
+	int32_t reason;   /* the longest pending reason it cites: an index into
 			      * results.reason_texts; -1: none */
-	int32_t *members;    /* owned: the workloads it is about (sharing, oom,
+	int32_t *members; /* owned: the workloads it is about (sharing, oom,
 			      * vram-full) or the pools a rule hides (rules) */
 	size_t n_members;
 	union finding_figures fig;
-	char *text;          /* owned: what is wrong and what would help (explain.h) */
-	char *evidence;      /* owned: the figures that support it (explain.h) */
+	char *text;                /* owned: what is wrong and what would help (explain.h) */
+	char *evidence;            /* owned: the figures that support it (explain.h) */
 	struct finding_fix *fixes; /* owned: the alternatives it names, best guess first */
 	size_t n_fixes;
 };
@@ -308,35 +309,35 @@ struct results {
 	/* A hash index of metrics by (scope, name), kept by results_add_metric, so
 	 * that reports over 16,000 workloads do not scan every metric per cell;
 	 * metrics put in the array by other means are found by a scan. */
-	size_t *metric_slots;      /* 1 + position, 0 = empty; a power of two long */
+	size_t *metric_slots; /* 1 + position, 0 = empty; a power of two long */
 	size_t n_metric_slots, n_indexed;
-	struct job_record *jobs;   /* only when output.jobs */
+	struct job_record *jobs; /* only when output.jobs */
 	size_t n_jobs, cap_jobs;
 	struct ts_row *ts;
 	size_t n_ts, cap_ts;
-	sim_time step;             /* of the ts windows: output.step, or the one chosen
+	sim_time step; /* of the ts windows: output.step, or the one chosen
 				    * for the span when output.step is absent (collect.h) */
 	struct allocation *allocations;
 	size_t n_allocations, cap_allocations;
 	struct pending_reason *pending_reasons;
 	size_t n_pending_reasons, cap_pending_reasons;
-	char **reason_texts;       /* owned: the messages rows and jobs point to */
+	char **reason_texts; /* owned: the messages rows and jobs point to */
 	size_t n_reason_texts;
 	struct request_record *requests; /* only when output.requests */
 	size_t n_requests;
-	struct finding *findings;  /* ranked; none for a healthy run */
+	struct finding *findings; /* ranked; none for a healthy run */
 	size_t n_findings;
-	struct curve_row *curve;   /* the inflation experiment's curve; none otherwise */
+	struct curve_row *curve;      /* the inflation experiment's curve; none otherwise */
 	struct pool_scaling *scaling; /* autoscaled and spot pools; none otherwise */
 	size_t n_scaling;
 	size_t n_curve;
-	char **node_names;         /* owned */
+	char **node_names; /* owned */
 	size_t n_nodes;
-	uint64_t events;           /* events the engine processed */
-	sim_time sim_end;          /* clock when the run ended */
+	uint64_t events;  /* events the engine processed */
+	sim_time sim_end; /* clock when the run ended */
 	double wall_seconds;
-	char started_at[32];       /* RFC 3339 wall clock */
-	const char *status;        /* "ok", or "horizon" when work was left unfinished */
+	char started_at[32]; /* RFC 3339 wall clock */
+	const char *status;  /* "ok", or "horizon" when work was left unfinished */
 };
 
 void results_init(struct results *r);

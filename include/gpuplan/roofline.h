@@ -23,8 +23,8 @@
  * sharing mode: {1, 1} whole GPU; MIG {SMs/GPU SMs, memory_slices/8}; MPS or
  * fractional {1/R or milli/1000, 1}.  Both in (0, 1]. */
 struct gpu_share {
-	double compute;    /* fraction of the SMs (peak FLOPs) */
-	double bandwidth;  /* fraction of the HBM bandwidth */
+	double compute;   /* fraction of the SMs (peak FLOPs) */
+	double bandwidth; /* fraction of the HBM bandwidth */
 };
 
 #define GPU_SHARE_WHOLE ((struct gpu_share){1.0, 1.0})
@@ -74,9 +74,9 @@ void roofline_init(struct roofline *r, const struct model_arch *m, enum quant we
 
 /* The work of one iteration, summed over the sequences in the batch. */
 struct roofline_work {
-	double tokens;    /* tokens computed: prefill tokens + 1 per decoding sequence */
-	double keys;      /* sum over those tokens of the keys each one attends to */
-	double kv_read;   /* cached tokens whose K and V are read (the computed
+	double tokens;  /* tokens computed: prefill tokens + 1 per decoding sequence */
+	double keys;    /* sum over those tokens of the keys each one attends to */
+	double kv_read; /* cached tokens whose K and V are read (the computed
 			   * tokens' K and V are written: bytes count both) */
 };
 
@@ -96,11 +96,11 @@ void roofline_add_decode(struct roofline_work *w, double seqs, double context);
 struct roofline_terms {
 	double flops;
 	double bytes;
-	double compute_s;  /* flops / flops_per_s */
-	double memory_s;   /* bytes / bytes_per_s */
-	double comm_s;     /* TP all-reduces, 0 when tp = 1 */
+	double compute_s; /* flops / flops_per_s */
+	double memory_s;  /* bytes / bytes_per_s */
+	double comm_s;    /* TP all-reduces, 0 when tp = 1 */
 	double overhead_s;
-	double total_s;    /* max(compute_s, memory_s) + comm_s + overhead_s; 0 for no work */
+	double total_s; /* max(compute_s, memory_s) + comm_s + overhead_s; 0 for no work */
 };
 
 void roofline_terms(const struct roofline *r, const struct roofline_work *w,

@@ -32,17 +32,17 @@ enum taint_effect { EFFECT_NO_SCHEDULE, EFFECT_PREFER_NO_SCHEDULE, EFFECT_NO_EXE
 
 struct taint {
 	char *key;
-	char *value;               /* "" when absent */
+	char *value; /* "" when absent */
 	enum taint_effect effect;
 };
 
 enum toleration_op { TOLERATION_EQUAL, TOLERATION_EXISTS };
 
 struct toleration {
-	char *key;                 /* "" with Exists tolerates every taint */
+	char *key; /* "" with Exists tolerates every taint */
 	enum toleration_op op;
 	char *value;
-	int effect;                /* an enum taint_effect, or -1 for all effects */
+	int effect; /* an enum taint_effect, or -1 for all effects */
 };
 
 /* One requirement of `affinity` (a nodeSelectorTerm's matchExpressions; the
@@ -52,7 +52,7 @@ enum affinity_op { AFFINITY_IN, AFFINITY_NOT_IN, AFFINITY_EXISTS, AFFINITY_DOES_
 struct affinity_expr {
 	char *key;
 	enum affinity_op op;
-	char **values;             /* In, NotIn: at least one; Exists, DoesNotExist: none */
+	char **values; /* In, NotIn: at least one; Exists, DoesNotExist: none */
 	size_t n_values;
 };
 
@@ -61,8 +61,8 @@ enum spread_when { SPREAD_DO_NOT_SCHEDULE, SPREAD_SCHEDULE_ANYWAY };
 /* topology_spread: the pods of the workload spread over the values of a node
  * label (kube-scheduler's PodTopologySpread, one constraint). */
 struct topology_spread {
-	char *key;                 /* NULL: no constraint */
-	int32_t max_skew;          /* >= 1 */
+	char *key;        /* NULL: no constraint */
+	int32_t max_skew; /* >= 1 */
 	enum spread_when when;
 };
 
@@ -96,13 +96,13 @@ enum expander_kind { EXPANDER_RANDOM, EXPANDER_LEAST_WASTE, EXPANDER_PRICE, EXPA
 struct autoscale_spec {
 	bool on;
 	int32_t min, max;
-	sim_time provision_time;      /* launch to Ready; default the pool's startup */
-	sim_time unneeded_time;       /* --scale-down-unneeded-time, 10m */
-	double threshold;             /* --scale-down-utilization-threshold, 0.5 */
-	sim_time scan_interval;       /* --scan-interval, 10s */
-	sim_time delay_after_add;     /* --scale-down-delay-after-add, 10m */
-	enum expander_kind expander;  /* --expander, random (the same for every pool) */
-	int32_t priority;             /* the priority expander's: higher wins */
+	sim_time provision_time;     /* launch to Ready; default the pool's startup */
+	sim_time unneeded_time;      /* --scale-down-unneeded-time, 10m */
+	double threshold;            /* --scale-down-utilization-threshold, 0.5 */
+	sim_time scan_interval;      /* --scan-interval, 10s */
+	sim_time delay_after_add;    /* --scale-down-delay-after-add, 10m */
+	enum expander_kind expander; /* --expander, random (the same for every pool) */
+	int32_t priority;            /* the priority expander's: higher wins */
 	struct srcloc loc;
 };
 
@@ -115,8 +115,8 @@ struct autoscale_spec {
  */
 struct spot_spec {
 	bool on;
-	double rate;                  /* interruptions per node-second */
-	sim_time notice;              /* 2m */
+	double rate;     /* interruptions per node-second */
+	sim_time notice; /* 2m */
 	struct srcloc loc;
 };
 
@@ -125,22 +125,22 @@ struct pool_spec {
 	struct srcloc loc;
 	int32_t nodes;
 	const struct gpu_type *gpu;
-	int32_t gpus_per_node;     /* 1 .. 64 */
-	double cpu;                /* cores per node */
-	double memory_bytes;       /* per node */
+	int32_t gpus_per_node; /* 1 .. 64 */
+	double cpu;            /* cores per node */
+	double memory_bytes;   /* per node */
 	struct kv *labels;
 	size_t n_labels;
 	struct taint *taints;
 	size_t n_taints;
-	struct window *windows;    /* none: always open */
+	struct window *windows; /* none: always open */
 	size_t n_windows;
 	struct price price;
 	sim_time startup;
 	struct sharing sharing;
-	bool powered_in_windows;   /* powered: window; idle is charged only while open */
+	bool powered_in_windows; /* powered: window; idle is charged only while open */
 	struct autoscale_spec autoscale;
 	struct spot_spec spot;
-	char *trace_path;          /* an openb node list while loading; the loader replaces
+	char *trace_path; /* an openb node list while loading; the loader replaces
 				    * the entry by its pools (openb.h), so NULL after */
 	struct srcloc trace_loc;
 };
@@ -167,17 +167,16 @@ enum deadline_kind { DEADLINE_NONE, DEADLINE_AT, DEADLINE_WITHIN };
 
 struct arrival {
 	enum arrival_kind kind;
-	sim_time at;               /* ARRIVAL_AT: all `count` jobs arrive then */
-	double rate;               /* ARRIVAL_POISSON: per second */
-	sim_time from;             /* ARRIVAL_POISSON: first possible arrival (default 0) */
-	char *trace_path;          /* ARRIVAL_TRACE: resolved against the scenario's folder */
+	sim_time at;      /* ARRIVAL_AT: all `count` jobs arrive then */
+	double rate;      /* ARRIVAL_POISSON: per second */
+	sim_time from;    /* ARRIVAL_POISSON: first possible arrival (default 0) */
+	char *trace_path; /* ARRIVAL_TRACE: resolved against the scenario's folder */
 	enum trace_format format;
-	struct trace_job *rows;    /* ARRIVAL_TRACE: sorted by submit (stable) */
+	struct trace_job *rows; /* ARRIVAL_TRACE: sorted by submit (stable) */
 	size_t n_rows;
-	struct openb_pod *pods;    /* TRACE_OPENB: the pod list as read (openb.h), file order */
+	struct openb_pod *pods; /* TRACE_OPENB: the pod list as read (openb.h), file order */
 	size_t n_pods;
 };
-
 
 /*
  * Inference workloads (kind: inference, docs/inference.md).  Each replica is a continuous-batching server; requests arrive
@@ -196,38 +195,38 @@ struct request_spec {
 				    * trace: rows x repeat */
 	struct dist prompt_tokens; /* synthetic, in tokens */
 	struct dist output_tokens;
-	char *trace_path;          /* resolved against the scenario's folder */
-	struct request_row *rows;  /* trace: sorted by time (stable) */
+	char *trace_path;         /* resolved against the scenario's folder */
+	struct request_row *rows; /* trace: sorted by time (stable) */
 	size_t n_rows;
-	double speedup;            /* trace times are divided by it; default 1 */
-	int32_t repeat;            /* the trace is tiled this often; default 1 */
-	sim_time period;           /* one tile before speedup: span + one mean gap */
+	double speedup;  /* trace times are divided by it; default 1 */
+	int32_t repeat;  /* the trace is tiled this often; default 1 */
+	sim_time period; /* one tile before speedup: span + one mean gap */
 };
 
 struct slo_spec {
-	sim_time ttft;             /* 0: no bound */
+	sim_time ttft; /* 0: no bound */
 	sim_time tpot;
 	sim_time e2e;
-	double percentile;         /* the percentile the bounds hold at; default 99 */
+	double percentile; /* the percentile the bounds hold at; default 99 */
 };
 
 struct inference_spec {
-	int32_t replicas;          /* fixed count, or the autoscaler's minimum */
-	int32_t max_replicas;      /* = replicas when fixed */
-	double target_queue;       /* autoscaled: waiting requests per replica; 0 = fixed */
-	sim_time scale_interval;   /* autoscaler period, default 15s (the HPA's) */
+	int32_t replicas;           /* fixed count, or the autoscaler's minimum */
+	int32_t max_replicas;       /* = replicas when fixed */
+	double target_queue;        /* autoscaled: waiting requests per replica; 0 = fixed */
+	sim_time scale_interval;    /* autoscaler period, default 15s (the HPA's) */
 	sim_time scale_down_window; /* stabilization before scaling down, default 5m */
-	double load_bandwidth;     /* bytes/s a new replica loads its weights at, default 2 GB/s */
-	int32_t tensor_parallel;   /* GPUs per replica for REQUEST_GPUS; 1 otherwise */
-	int32_t max_batch;         /* sequences in a batch (vLLM max_num_seqs), default 256 */
+	double load_bandwidth;      /* bytes/s a new replica loads its weights at, default 2 GB/s */
+	int32_t tensor_parallel;    /* GPUs per replica for REQUEST_GPUS; 1 otherwise */
+	int32_t max_batch;          /* sequences in a batch (vLLM max_num_seqs), default 256 */
 	int32_t max_batched_tokens; /* tokens per iteration (chunked prefill), default 2048 */
-	double memory_fraction;    /* of the unit's memory the server takes; 0 = footprint */
-	bool vram_given;           /* the workload's vram is the server's memory per GPU */
-	int kv_cache;              /* an enum quant */
-	sim_time tokenize;         /* CPU time per request on a tokenizer worker */
-	int32_t tokenize_workers;  /* tokenizer workers per replica, default 1 */
+	double memory_fraction;     /* of the unit's memory the server takes; 0 = footprint */
+	bool vram_given;            /* the workload's vram is the server's memory per GPU */
+	int kv_cache;               /* an enum quant */
+	sim_time tokenize;          /* CPU time per request on a tokenizer worker */
+	int32_t tokenize_workers;   /* tokenizer workers per replica, default 1 */
 	enum route_policy route;
-	int64_t context;           /* tokens of a typical request (mean prompt + mean
+	int64_t context; /* tokens of a typical request (mean prompt + mean
 				    * output): the fit check and the default memory */
 	struct request_spec requests;
 	struct slo_spec slo;
@@ -237,44 +236,44 @@ struct workload_spec {
 	char *name;
 	struct srcloc loc;
 	enum workload_kind kind;
-	int64_t count;             /* jobs; for traces, the number of rows; -1 for a
+	int64_t count; /* jobs; for traces, the number of rows; -1 for a
 				    * poisson stream without count (runs to the horizon) */
 	struct arrival arrival;
 	enum gpu_request request;
-	int32_t gpus;              /* REQUEST_GPUS: units per job, on one node */
-	char *mig_profile;         /* REQUEST_MIG: "3g.40gb" */
-	int32_t milli;             /* REQUEST_MILLI: 1 .. 1000 */
-	struct dist duration;      /* seconds, exclusive-GPU duration */
+	int32_t gpus;         /* REQUEST_GPUS: units per job, on one node */
+	char *mig_profile;    /* REQUEST_MIG: "3g.40gb" */
+	int32_t milli;        /* REQUEST_MILLI: 1 .. 1000 */
+	struct dist duration; /* seconds, exclusive-GPU duration */
 	enum deadline_kind deadline_kind;
-	sim_time deadline;         /* DEADLINE_AT: absolute; DEADLINE_WITHIN: after arrival */
-	double gpu_busy;           /* f in (0, 1], default 1 */
-	double sm_share;           /* s in (0, 1], default 1 */
-	double vram_bytes;         /* per GPU; given, or derived from model and quantization;
+	sim_time deadline;              /* DEADLINE_AT: absolute; DEADLINE_WITHIN: after arrival */
+	double gpu_busy;                /* f in (0, 1], default 1 */
+	double sm_share;                /* s in (0, 1], default 1 */
+	double vram_bytes;              /* per GPU; given, or derived from model and quantization;
 				    * 0 = unknown */
-	const struct model_arch *model;  /* NULL: none */
-	int quantization;          /* an enum quant (footprint.h) when model is set */
-	double pass_rate;          /* quality: probability a result passes verification,
+	const struct model_arch *model; /* NULL: none */
+	int quantization;               /* an enum quant (footprint.h) when model is set */
+	double pass_rate;               /* quality: probability a result passes verification,
 				    * resolved for the workload's quantization; default 1 */
-	sim_time startup;          /* per job: image pull, model load; holds the GPUs */
-	sim_time checkpoint;       /* a preempted job resumes from its last multiple of
+	sim_time startup;               /* per job: image pull, model load; holds the GPUs */
+	sim_time checkpoint;            /* a preempted job resumes from its last multiple of
 				    * this much work; 0: it starts over */
-	int32_t restart_limit;     /* OOM kills retried this often, default 6 */
-	sim_time restart_backoff;  /* first delay, doubled per restart up to 5m; default 10s */
-	double cpu;                /* cores per job */
+	int32_t restart_limit;          /* OOM kills retried this often, default 6 */
+	sim_time restart_backoff;       /* first delay, doubled per restart up to 5m; default 10s */
+	double cpu;                     /* cores per job */
 	double memory_bytes;
 	struct kv *node_selector;
 	size_t n_node_selector;
 	struct toleration *tolerations;
 	size_t n_tolerations;
-	char **gpu_spec;           /* allowed GPU type names; none = any */
+	char **gpu_spec; /* allowed GPU type names; none = any */
 	size_t n_gpu_spec;
 	struct affinity_expr *affinity;
 	size_t n_affinity;
 	struct topology_spread spread;
-	int32_t pods;              /* pods per job, each asking for `gpus` (default 1) */
-	bool gang;                 /* all pods of a job start together or none does;
+	int32_t pods;  /* pods per job, each asking for `gpus` (default 1) */
+	bool gang;     /* all pods of a job start together or none does;
 				    * without gang, each pod is a job of its own */
-	int32_t queue;             /* index into scenario.queues */
+	int32_t queue; /* index into scenario.queues */
 	int32_t priority;
 	struct inference_spec *inference; /* kind inference; NULL for batch */
 };
@@ -293,7 +292,7 @@ enum within_policy { WITHIN_NEVER, WITHIN_LOWER_PRIORITY, WITHIN_LOWER_OR_NEWER_
 struct quota_entry {
 	char *resource;
 	double nominal;
-	double borrowing_limit;    /* INFINITY: may borrow all the cohort has unused */
+	double borrowing_limit; /* INFINITY: may borrow all the cohort has unused */
 	struct srcloc loc;
 };
 
@@ -312,7 +311,7 @@ struct queue_spec {
  * queues borrow across the whole tree. */
 struct cohort_spec {
 	char *name;
-	char *parent;              /* NULL: a root */
+	char *parent; /* NULL: a root */
 	struct srcloc loc;
 };
 
@@ -337,11 +336,11 @@ enum score_resource { SCORE_GPU, SCORE_CPU, SCORE_MEMORY, SCORE_RESOURCES };
  */
 struct scoring_spec {
 	enum sched_scoring type;
-	int32_t weight[SCORE_RESOURCES];  /* 0: the resource is not scored */
-	int32_t n_shape;                  /* requestedToCapacityRatio only */
+	int32_t weight[SCORE_RESOURCES]; /* 0: the resource is not scored */
+	int32_t n_shape;                 /* requestedToCapacityRatio only */
 	struct scoring_point {
-		int32_t utilization;      /* 0..100, increasing */
-		int32_t score;            /* 0..10 (kube's MaxCustomPriorityScore) */
+		int32_t utilization; /* 0..100, increasing */
+		int32_t score;       /* 0..10 (kube's MaxCustomPriorityScore) */
 	} shape[SCORING_MAX_SHAPE];
 };
 
@@ -365,19 +364,19 @@ enum experiment_protocol { EXPERIMENT_NONE, EXPERIMENT_INFLATION };
 
 struct experiment_spec {
 	enum experiment_protocol protocol;
-	double inflate;            /* arrived GPU demand to reach, x capacity; default 1.3 */
-	double popularity;         /* share of pods FGD's target workload covers; default 0.95 */
+	double inflate;    /* arrived GPU demand to reach, x capacity; default 1.3 */
+	double popularity; /* share of pods FGD's target workload covers; default 0.95 */
 	struct srcloc loc;
 };
 
 struct output_spec {
-	char *db;                  /* resolved: as given (relative to the working
+	char *db;               /* resolved: as given (relative to the working
 				    * directory, as users expect of an output path) */
-	sim_time step;             /* timeseries resolution; 0 (the default): chosen for
+	sim_time step;          /* timeseries resolution; 0 (the default): chosen for
 				    * the span, 5m to 7d (collect.h, results.step) */
-	struct srcloc step_loc;    /* where an explicit step was given */
-	bool jobs;                 /* default true */
-	bool requests;             /* default false */
+	struct srcloc step_loc; /* where an explicit step was given */
+	bool jobs;              /* default true */
+	bool requests;          /* default false */
 };
 
 /* A --set override as given, for the params table. */
@@ -388,22 +387,22 @@ struct param {
 
 /* The longest simulated span: time is int64 microseconds (292,000 years), and
  * a plan past this is a typo (a rate in /h meant as /s), not a question. */
-#define SCENARIO_MAX_YEARS 1000
+#define SCENARIO_MAX_YEARS           1000
 /* The longest scenario, pool, workload or queue name (as a Kubernetes object's). */
-#define SCENARIO_MAX_NAME 253
+#define SCENARIO_MAX_NAME            253
 /* Timeseries windows per scope an explicit output.step may make (over the
  * horizon, or the known arrivals): raise with GPUPLAN_MAX_WINDOWS. */
 #define SCENARIO_DEFAULT_MAX_WINDOWS 1000000
-#define SCENARIO_MAX_SPAN ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
+#define SCENARIO_MAX_SPAN            ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
 
 struct scenario {
 	char *name;
-	char *path;                /* as given */
-	char *dir;                 /* folder of path, for relative references */
-	char sha256[65];           /* of the file's bytes */
-	uint64_t seed;             /* default 1 */
-	int64_t start_epoch;       /* seconds since the Unix epoch; default 2026-01-01T00:00:00Z */
-	sim_time horizon;          /* 0 = run until all work is done */
+	char *path;          /* as given */
+	char *dir;           /* folder of path, for relative references */
+	char sha256[65];     /* of the file's bytes */
+	uint64_t seed;       /* default 1 */
+	int64_t start_epoch; /* seconds since the Unix epoch; default 2026-01-01T00:00:00Z */
+	sim_time horizon;    /* 0 = run until all work is done */
 	struct pool_spec *pools;
 	size_t n_pools;
 	struct workload_spec *workloads;
@@ -417,12 +416,12 @@ struct scenario {
 	struct output_spec output;
 	struct param *params;
 	size_t n_params;
-	struct ytree *tree;        /* owns the strings locations point to */
+	struct ytree *tree; /* owns the strings locations point to */
 };
 
 /* Loads and validates.  sets: "KEY=VALUE" strings applied in order. */
-int scenario_load(const char *path, const char *const *sets, size_t n_sets,
-		  struct scenario **out, struct gp_err *err);
+int scenario_load(const char *path, const char *const *sets, size_t n_sets, struct scenario **out,
+		  struct gp_err *err);
 
 void scenario_free(struct scenario *sc);
 

@@ -22,9 +22,9 @@
 #include "gpuplan/scenario.h"
 
 struct sched_entry {
-	int64_t k1, k2;  /* order keys */
-	uint32_t job;    /* job index (reused once a job is retired, sim.h) */
-	uint32_t seq;    /* arrival order, the last tie-breaker */
+	int64_t k1, k2; /* order keys */
+	uint32_t job;   /* job index (reused once a job is retired, sim.h) */
+	uint32_t seq;   /* arrival order, the last tie-breaker */
 };
 
 struct sched_class {
@@ -39,9 +39,9 @@ struct sched {
 	enum sched_order order;
 	struct sched_class *classes;
 	size_t n_classes, cap_classes;
-	int32_t *slots;          /* open-addressing index (workload, gpus) -> class */
+	int32_t *slots; /* open-addressing index (workload, gpus) -> class */
 	size_t n_slots;
-	size_t pending;          /* jobs in all classes */
+	size_t pending; /* jobs in all classes */
 };
 
 void sched_init(struct sched *s, enum sched_order order);

@@ -19,11 +19,11 @@ enum search_op { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
 
 /* "METRIC OP VALUE", METRIC of scope all or "SCOPE.METRIC". */
 struct search_condition {
-	char scope[256];   /* a pool or workload name: up to 253 characters */
+	char scope[256]; /* a pool or workload name: up to 253 characters */
 	char metric[64];
 	enum search_op op;
 	double value;
-	char text[400];    /* as given, for the searches table */
+	char text[400]; /* as given, for the searches table */
 };
 
 /* A parameter value: a number with an optional unit suffix ("10/s", "90m"). */
@@ -34,22 +34,22 @@ struct search_value {
 
 struct search_spec {
 	const char *scenario;
-	const char *const *sets;   /* --set overrides applied to every probe */
+	const char *const *sets; /* --set overrides applied to every probe */
 	size_t n_sets;
-	const char *key;           /* the --set path that varies */
+	const char *key; /* the --set path that varies */
 	struct search_value lo, hi;
-	bool integer;              /* both bounds are whole numbers */
-	bool maximize;             /* --max; otherwise --min */
+	bool integer;  /* both bounds are whole numbers */
+	bool maximize; /* --max; otherwise --min */
 	struct search_condition until;
-	int seeds;                 /* >= 1: seeds seed .. seed + seeds - 1 */
-	double tolerance;          /* real ranges; 0 = (hi - lo) / 1000 */
+	int seeds;        /* >= 1: seeds seed .. seed + seeds - 1 */
+	double tolerance; /* real ranges; 0 = (hi - lo) / 1000 */
 };
 
 /* What one probe found, for progress output. */
 struct search_probe {
-	const char *value;         /* as set, e.g. "12.5/s" */
-	bool holds;                /* for every seed */
-	double metric;             /* the worst value over the seeds */
+	const char *value; /* as set, e.g. "12.5/s" */
+	bool holds;        /* for every seed */
+	double metric;     /* the worst value over the seeds */
 	int64_t first_run_id;
 };
 
@@ -66,8 +66,8 @@ int search_check_range(struct search_spec *spec, struct gp_err *err);
 /* What a search found.  The probes' runs are first_run_id .. last_run_id
  * (with the seeds' runs); run_id is the answer's (its first seed's). */
 struct search_answer {
-	bool found;                /* some value in [lo, hi] meets the condition */
-	char value[64];            /* formatted as it would be set: "3", "12.5/s" */
+	bool found;     /* some value in [lo, hi] meets the condition */
+	char value[64]; /* formatted as it would be set: "3", "12.5/s" */
 	int64_t run_id;
 	int64_t first_run_id, last_run_id;
 };

@@ -11,7 +11,7 @@
 
 struct sha256 {
 	uint32_t h[8];
-	uint64_t length;     /* bytes hashed so far */
+	uint64_t length; /* bytes hashed so far */
 	uint8_t block[64];
 	size_t used;
 };

@@ -36,9 +36,9 @@ enum sharing_mode {
 
 struct sharing {
 	enum sharing_mode mode;
-	int32_t replicas;     /* time-slicing, mps: units per GPU (>= 1) */
-	double overhead;      /* time-slicing: context-switch overhead o, default 0.05 */
-	bool one_per_pod;     /* time-slicing: failRequestsGreaterThanOne (a pod asks for 1) */
+	int32_t replicas; /* time-slicing, mps: units per GPU (>= 1) */
+	double overhead;  /* time-slicing: context-switch overhead o, default 0.05 */
+	bool one_per_pod; /* time-slicing: failRequestsGreaterThanOne (a pod asks for 1) */
 	const struct mig_profile **layout; /* mig: the instances of every GPU */
 	size_t n_layout;
 	struct srcloc loc;
@@ -51,10 +51,10 @@ enum gpu_request { REQUEST_GPUS, REQUEST_MIG, REQUEST_MILLI };
 /* A pod's request as sharing sees it (scenario_ask makes one from a workload). */
 struct sharing_ask {
 	enum gpu_request request;
-	int32_t gpus;             /* REQUEST_GPUS: units, one per GPU */
-	int32_t milli;            /* REQUEST_MILLI: 1..1000 of one GPU */
-	const char *mig_profile;  /* REQUEST_MIG: the profile's name */
-	double vram_bytes;        /* what the pod uses on each GPU; 0 unknown */
+	int32_t gpus;            /* REQUEST_GPUS: units, one per GPU */
+	int32_t milli;           /* REQUEST_MILLI: 1..1000 of one GPU */
+	const char *mig_profile; /* REQUEST_MIG: the profile's name */
+	double vram_bytes;       /* what the pod uses on each GPU; 0 unknown */
 };
 
 #define SHARING_MILLI 1000 /* units of a fractional GPU */

@@ -35,47 +35,47 @@
 /* One batch job (a gang's pods count as one job). */
 struct sim_job {
 	sim_time submit, start, end, deadline, duration;
-	sim_time finish_at;    /* time of the live finish event */
-	sim_time last;         /* progress is accounted until here */
-	double remaining;      /* exclusive-GPU work left, µs */
-	double rate;           /* work done per µs while sharing */
-	double demand;         /* GPUs' worth it adds to the demand gauge */
-	double busy;           /* f over its whole allocation: start-up keeps the GPU idle */
-	double cost_per_h;     /* what its allocation costs at its pool's prices */
-	double cost;           /* of the allocations it has finished */
-	double kept;           /* exclusive-GPU work saved by checkpoints, µs */
-	double span_work;      /* work (start-up included) the current allocation began with */
-	sim_time span_start;   /* when the current allocation began */
-	struct cluster_grant grant;   /* grant.node < 0: never placed; a gang's first pod */
+	sim_time finish_at;         /* time of the live finish event */
+	sim_time last;              /* progress is accounted until here */
+	double remaining;           /* exclusive-GPU work left, µs */
+	double rate;                /* work done per µs while sharing */
+	double demand;              /* GPUs' worth it adds to the demand gauge */
+	double busy;                /* f over its whole allocation: start-up keeps the GPU idle */
+	double cost_per_h;          /* what its allocation costs at its pool's prices */
+	double cost;                /* of the allocations it has finished */
+	double kept;                /* exclusive-GPU work saved by checkpoints, µs */
+	double span_work;           /* work (start-up included) the current allocation began with */
+	sim_time span_start;        /* when the current allocation began */
+	struct cluster_grant grant; /* grant.node < 0: never placed; a gang's first pod */
 	struct cluster_grant *more; /* a gang: every pod's placement (NULL: one pod) */
-	int32_t pods;          /* pods placed together: a gang's, else 1 */
+	int32_t pods;               /* pods placed together: a gang's, else 1 */
 	int32_t workload, gpus;
 	int32_t restarts;
-	int32_t preemptions;   /* times it was stopped: a window, a spot notice, a preemption */
-	int32_t oom_kills;     /* times a pod of it was OOM-killed */
-	int32_t cls;           /* its class in the queue it waits in; -1: in none */
-	sim_time admitted_at;  /* when Kueue admitted it (reserved its quota) */
-	uint32_t holder;       /* its place in the run's list of quota holders */
-	bool admitted;         /* holds its queue's quota (quota.h) */
-	uint16_t gen;          /* of the live finish event */
-	uint8_t status;        /* enum job_status */
-	bool verified;         /* finished by its deadline and passed its quality draw */
-	sim_time trace_queue;  /* the trace's own wait (openb); SIM_NEVER: none */
-	uint32_t seq;          /* submission order (job_id); the index may be reused */
+	int32_t preemptions;  /* times it was stopped: a window, a spot notice, a preemption */
+	int32_t oom_kills;    /* times a pod of it was OOM-killed */
+	int32_t cls;          /* its class in the queue it waits in; -1: in none */
+	sim_time admitted_at; /* when Kueue admitted it (reserved its quota) */
+	uint32_t holder;      /* its place in the run's list of quota holders */
+	bool admitted;        /* holds its queue's quota (quota.h) */
+	uint16_t gen;         /* of the live finish event */
+	uint8_t status;       /* enum job_status */
+	bool verified;        /* finished by its deadline and passed its quality draw */
+	sim_time trace_queue; /* the trace's own wait (openb); SIM_NEVER: none */
+	uint32_t seq;         /* submission order (job_id); the index may be reused */
 };
 
 /* What the run keeps per workload, batch and inference alike. */
 struct sim_workload {
-	double demand_unit;    /* GPUs' worth of one unit before placement */
-	int64_t oom_kills;     /* pods (or replicas) killed for overflowing VRAM */
-	int64_t verified;      /* results (or requests) that count as verified */
-	int64_t preemptions;   /* batch jobs stopped by a window or a quota reclaim */
-	gsl_rng *quality;      /* its own quality draws, so they never shift the arrivals' */
+	double demand_unit;  /* GPUs' worth of one unit before placement */
+	int64_t oom_kills;   /* pods (or replicas) killed for overflowing VRAM */
+	int64_t verified;    /* results (or requests) that count as verified */
+	int64_t preemptions; /* batch jobs stopped by a window or a quota reclaim */
+	gsl_rng *quality;    /* its own quality draws, so they never shift the arrivals' */
 	/* what the job metrics need, kept as jobs move so that finished jobs
 	 * can be retired (metrics.h) */
 	int64_t submitted, completed, failed, met; /* met: completed by the deadline */
-	sim_time first_submit, last_end; /* SIM_NEVER: none yet */
-	double *waits;         /* queue time (s) of each job that started, in start order */
+	sim_time first_submit, last_end;           /* SIM_NEVER: none yet */
+	double *waits; /* queue time (s) of each job that started, in start order */
 	size_t n_waits, cap_waits;
 };
 

@@ -72,9 +72,9 @@ int store_write_run(struct store *st, const struct scenario *sc, const struct re
 
 /* One ranked alternative of `gpuplan advise`, a row of the advice table. */
 struct store_advice {
-	const char *alternative;   /* its label */
-	const char *overrides;     /* "--set 'KEY=VALUE' ...", or NULL for the base */
-	int64_t run_id;            /* the alternative's run */
+	const char *alternative; /* its label */
+	const char *overrides;   /* "--set 'KEY=VALUE' ...", or NULL for the base */
+	int64_t run_id;          /* the alternative's run */
 	bool meets;
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
 };
@@ -128,7 +128,7 @@ int store_run_count(struct store *st, int64_t *n, struct gp_err *err);
 struct store_search {
 	const char *key;
 	const char *answer;
-	const char *condition;     /* the --until text */
+	const char *condition; /* the --until text */
 	int64_t run_id, first_run_id, last_run_id;
 };
 
@@ -174,7 +174,7 @@ void store_free_findings(struct finding *rows, size_t n);
  * with a --set of some workload's requests.rate, as `search --max` probes. */
 struct store_load_point {
 	int64_t run_id;
-	double rate;               /* requests per second */
+	double rate;                                                      /* requests per second */
 	double ttft_p99_s, e2e_p99_s, throughput_rps, slo_attainment_pct; /* scope all */
 };
 
@@ -187,7 +187,7 @@ struct store_latency {
 	double arrival_s, ttft_s, e2e_s; /* NAN: never reached */
 	double tpot_s;                   /* NAN: fewer than 2 tokens, or unfinished */
 	int64_t output_tokens;
-	char *workload;                  /* owned */
+	char *workload; /* owned */
 };
 
 /* The requests of a run by arrival (none: *n = 0); free with
@@ -220,7 +220,7 @@ struct store_cell {
 	enum store_cell_type type;
 	int64_t integer;
 	double real;
-	const char *text;    /* valid during the callback only */
+	const char *text; /* valid during the callback only */
 };
 
 /* Called with the columns of one row, run_id left out. */

@@ -44,20 +44,20 @@
 /* Refuse sweeps whose expansion would not fit a planning session (every
  * point is held in memory and checked before the first run). */
 #define SWEEP_MAX_POINTS 1000000
-#define SWEEP_MAX_JOBS 256
+#define SWEEP_MAX_JOBS   256
 
 struct sweep_point {
-	size_t index;            /* position in the expansion, 0-based */
-	char **sets;             /* "KEY=VALUE": grid keys, zip keys, then seed */
+	size_t index; /* position in the expansion, 0-based */
+	char **sets;  /* "KEY=VALUE": grid keys, zip keys, then seed */
 	size_t n_sets;
-	char *key;               /* identity in the database (JSON object) */
+	char *key; /* identity in the database (JSON object) */
 };
 
 struct sweep {
-	char *path;              /* as given */
+	char *path; /* as given */
 	char *name;
-	char *base;              /* base scenario path, resolved against the sweep's folder */
-	char *db;                /* db:, else results/<name>.db */
+	char *base; /* base scenario path, resolved against the sweep's folder */
+	char *db;   /* db:, else results/<name>.db */
 	struct sweep_point *points;
 	size_t n_points;
 };
@@ -81,20 +81,20 @@ bool sweep_shard_has(struct sweep_shard sh, size_t index);
 
 /* Where a sweep stands; passed to the progress callback and returned. */
 struct sweep_progress {
-	size_t total;            /* points of the shard */
-	size_t present;          /* already in the database at the start (--resume) */
-	size_t written;          /* run and written by this sweep */
-	size_t raced;            /* run, but another process wrote the point first */
+	size_t total;   /* points of the shard */
+	size_t present; /* already in the database at the start (--resume) */
+	size_t written; /* run and written by this sweep */
+	size_t raced;   /* run, but another process wrote the point first */
 	double elapsed_s;
 };
 
 typedef void (*sweep_progress_fn)(void *ctx, const struct sweep_progress *p);
 
 struct sweep_options {
-	const char *db;          /* results database */
-	unsigned jobs;           /* worker processes, 1 .. SWEEP_MAX_JOBS; 1 runs in this process */
+	const char *db; /* results database */
+	unsigned jobs;  /* worker processes, 1 .. SWEEP_MAX_JOBS; 1 runs in this process */
 	struct sweep_shard shard;
-	bool resume;             /* skip points already in the database; without it
+	bool resume;                /* skip points already in the database; without it
 				  * they are an error (GP_EINPUT) and nothing runs */
 	sweep_progress_fn progress; /* called in this process after each point; may be NULL */
 	void *progress_ctx;

@@ -19,10 +19,10 @@
 struct trace_job {
 	sim_time submit;
 	sim_time duration;
-	sim_time deadline;         /* absolute; SIM_NEVER when absent */
+	sim_time deadline; /* absolute; SIM_NEVER when absent */
 	int32_t gpus;
-	int32_t line;              /* in the trace file, for messages */
-	sim_time trace_queue;      /* openb: the trace's own wait, scheduled - creation;
+	int32_t line;         /* in the trace file, for messages */
+	sim_time trace_queue; /* openb: the trace's own wait, scheduled - creation;
 				    * SIM_NEVER when the trace has none */
 };
 

@@ -10,12 +10,12 @@
 
 #include "gpuplan/common.h"
 
-#define UNITS_HINT_DURATION "a duration like 90s, 500ms, 15m, 1h30m or 2d"
-#define UNITS_HINT_SIZE "a size like 80GiB, 512MiB or 80GB"
-#define UNITS_HINT_RATE "a rate like 10/s, 5/m, 300/h or 20/d"
+#define UNITS_HINT_DURATION  "a duration like 90s, 500ms, 15m, 1h30m or 2d"
+#define UNITS_HINT_SIZE      "a size like 80GiB, 512MiB or 80GB"
+#define UNITS_HINT_RATE      "a rate like 10/s, 5/m, 300/h or 20/d"
 #define UNITS_HINT_BANDWIDTH "a bandwidth like 2039GB/s"
-#define UNITS_HINT_CLOCK "a clock time like \"13:00\" or an RFC 3339 time like 2026-10-27T13:00:00Z"
-#define UNITS_HINT_TIME "an RFC 3339 time like 2026-10-27T00:00:00Z"
+#define UNITS_HINT_CLOCK     "a clock time like \"13:00\" or an RFC 3339 time like 2026-10-27T13:00:00Z"
+#define UNITS_HINT_TIME      "an RFC 3339 time like 2026-10-27T00:00:00Z"
 
 /* "90s", "500ms", "15m", "1h30m", "2d", "1.5h", "250us", bare number = seconds. >= 0. */
 int units_duration(const char *s, sim_time *out);

@@ -21,12 +21,12 @@ enum ynode_kind { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
 struct ynode {
 	enum ynode_kind kind;
 	struct srcloc loc;
-	char *value;           /* scalar text; NULL for maps and sequences */
-	bool quoted;           /* scalar was quoted (so "12:00" is a string) */
-	size_t n;              /* entries of a map or items of a sequence */
-	char **keys;           /* map keys (NULL for sequences) */
+	char *value; /* scalar text; NULL for maps and sequences */
+	bool quoted; /* scalar was quoted (so "12:00" is a string) */
+	size_t n;    /* entries of a map or items of a sequence */
+	char **keys; /* map keys (NULL for sequences) */
 	struct srcloc *key_locs;
-	struct ynode **items;  /* map values or sequence items */
+	struct ynode **items; /* map values or sequence items */
 };
 
 struct ytree {

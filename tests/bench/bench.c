@@ -32,7 +32,7 @@
 struct outcome {
 	double wall_seconds;
 	double events;
-	double db_mib;  /* size of the database written; 0: none */
+	double db_mib; /* size of the database written; 0: none */
 };
 
 static double now_s(void)
@@ -194,13 +194,15 @@ static const struct bench benches[] = {
 	 "tests/bench/batch-10m.yaml", NULL, NULL, false},
 	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
 	 "tests/bench/batch-1m.yaml", NULL, NULL, false},
-	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL, NULL, false},
+	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL,
+	 NULL, false},
 	{"Azure conv trace, 1 M requests, 16 replicas", "< 10 s", "tests/bench/azure-1m.yaml",
 	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv", NULL, false},
 	{"openb default, inflation to 130%, FGD", "< 1 s per experiment", "scenarios/openb.yaml",
 	 "../shared/data/openb/openb_pod_list_default.csv", NULL, false},
 	{"openb sweep: 6 policies x 24 traces x 10 seeds", "none (1,440 runs, --jobs 2)",
-	 "scenarios/sweeps/openb-policies.yaml", "../shared/data/openb/openb_pod_list_default.csv", NULL, false},
+	 "scenarios/sweeps/openb-policies.yaml", "../shared/data/openb/openb_pod_list_default.csv",
+	 NULL, false},
 };
 
 /* Runs one benchmark in a child; fills wall, events and peak RSS (MiB). */
@@ -212,7 +214,7 @@ static int run_child(const struct bench *b, struct outcome *o, double *rss_mib)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		int rc = !b->scenario		? bench_engine_hold(o)
+		int rc = !b->scenario            ? bench_engine_hold(o)
 			 : is_sweep(b->scenario) ? bench_sweep(b->scenario, o)
 						 : bench_scenario(b->scenario, b->set, b->db, o);
 		if (write(fd[1], o, sizeof *o) != (ssize_t)sizeof *o)
@@ -275,10 +277,11 @@ int main(int argc, char **argv)
 	const char *only = argc > 2 ? argv[2] : NULL; /* run the benchmarks whose name has it */
 	sqlite3 *db;
 	if (sqlite3_open(path, &db) != SQLITE_OK ||
-	    sqlite3_exec(db,
-			 "CREATE TABLE IF NOT EXISTS bench(name TEXT, started_at TEXT, wall_seconds REAL,"
-			 " events REAL, events_per_s REAL, peak_rss_mib REAL, target TEXT)",
-			 NULL, NULL, NULL) != SQLITE_OK) {
+	    sqlite3_exec(
+		    db,
+		    "CREATE TABLE IF NOT EXISTS bench(name TEXT, started_at TEXT, wall_seconds REAL,"
+		    " events REAL, events_per_s REAL, peak_rss_mib REAL, target TEXT)",
+		    NULL, NULL, NULL) != SQLITE_OK) {
 		fprintf(stderr, "bench: cannot open %s: %s\n", path, sqlite3_errmsg(db));
 		return 1;
 	}
@@ -291,7 +294,8 @@ int main(int argc, char **argv)
 		if (only && !strstr(benches[i].name, only))
 			continue;
 		if (benches[i].requires && access(benches[i].requires, R_OK) != 0) {
-			printf("%-48s skipped: %s is missing\n", benches[i].name, benches[i].requires);
+			printf("%-48s skipped: %s is missing\n", benches[i].name,
+			       benches[i].requires);
 			continue;
 		}
 		if (run_child(&benches[i], &o, &rss)) {

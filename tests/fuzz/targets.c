@@ -52,7 +52,8 @@ int fuzz_scenario(const uint8_t *data, size_t size)
 		sets_text = malloc(len + 1);
 		memcpy(sets_text, split + sizeof mark - 1, len);
 		sets_text[len] = '\0';
-		for (char *line = strtok(sets_text, "\n"); line && n_sets < 16; line = strtok(NULL, "\n"))
+		for (char *line = strtok(sets_text, "\n"); line && n_sets < 16;
+		     line = strtok(NULL, "\n"))
 			sets[n_sets++] = line;
 	}
 	struct scenario *sc = NULL;
@@ -91,7 +92,8 @@ int fuzz_azure(const uint8_t *data, size_t size)
 	struct request_row *rows = NULL;
 	size_t n = 0;
 	struct gp_err err;
-	if (requests_read_azure(to_file("a.csv", data, size), fuzz_ref, 100000, &rows, &n, &err) == GP_OK)
+	if (requests_read_azure(to_file("a.csv", data, size), fuzz_ref, 100000, &rows, &n, &err) ==
+	    GP_OK)
 		free(rows);
 	return 0;
 }
@@ -113,7 +115,8 @@ int fuzz_openb_pods(const uint8_t *data, size_t size)
 	struct gp_err err;
 	/* The first byte picks the mode: timed replays need deletion times. */
 	bool timed = size && (data[0] & 1);
-	if (openb_read_pods(to_file("p.csv", data, size), fuzz_ref, timed, &pods, &n, &err) == GP_OK)
+	if (openb_read_pods(to_file("p.csv", data, size), fuzz_ref, timed, &pods, &n, &err) ==
+	    GP_OK)
 		openb_free_pods(pods, n);
 	return 0;
 }
@@ -125,7 +128,7 @@ int fuzz_openb_pods(const uint8_t *data, size_t size)
  */
 int fuzz_import(const uint8_t *data, size_t size)
 {
-	static const char *const names[] = {"nodes.json", "pods.json", "dcgm.prom",
+	static const char *const names[] = {"nodes.json", "pods.json",     "dcgm.prom",
 					    "kueue.yaml", "opencost.json", "prices.yaml"};
 	if (!size)
 		return 0;
@@ -145,8 +148,5 @@ int fuzz_import(const uint8_t *data, size_t size)
 
 #ifdef FUZZ_TARGET
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return FUZZ_TARGET(data, size);
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return FUZZ_TARGET(data, size); }
 #endif
