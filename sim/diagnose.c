@@ -344,13 +344,39 @@ static bool any_options(const struct view *v, const struct pool_spec *p)
 	return false;
 }
 
+/* Marks in v->pend, instead of the pending workloads, the ones that hold
+ * GPUs of p mostly idle (engine activity under DIAGNOSE_IDLE of what they
+ * hold) and that a sharing mode would pack: sharing them frees whole GPUs
+ * for pending work that cannot share itself.  Returns whether any. */
+static bool mark_idle_holders(struct view *v, size_t p)
+{
+	bool any = false;
+	for (size_t w = 0; w < v->sc->n_workloads; w++) {
+		const struct workload_spec *ws = &v->sc->workloads[w];
+		double held = 0, engine = 0; /* GPU-seconds allocated and engine-active */
+		for (size_t k = 0; k < v->n_windows; k++) {
+			const struct ts_row *x = row(v, k, workload_scope(v, w));
+			held += x->gpus_allocated * v->len[k];
+			engine += x->engine_active * v->len[k];
+		}
+		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
+		bool idle = held > 0 && engine < DIAGNOSE_IDLE * held && allowed(v, w, p) &&
+			    diagnose_sharing_options(&v->sc->pools[p], ws, o) > 0;
+		v->pend[w] = idle ? held : 0;
+		any |= idle;
+	}
+	return any;
+}
+
 static void allocation_finding(struct view *v, size_t p, const struct pool_sums *s)
 {
 	const struct pool_spec *ps = &v->sc->pools[p];
-	if (!any_options(v, ps))
+	bool holders = !any_options(v, ps);
+	if (holders && !mark_idle_holders(v, p))
 		return;
 	struct finding *f = add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1);
 	pool_figures(v, f, s);
+	f->fig.pool.holders = holders;
 	pending_members(v, f);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];

@@ -119,11 +119,17 @@ static void pool_evidence(struct ctx *c)
 static void explain_sharing(struct ctx *c)
 {
 	const struct pool_spec *p = c->p;
-	sb_printf(&c->text,
-		  "pool %s: pods wait while its allocated GPUs are mostly idle, so "
-		  "whole-GPU allocation is the lock; these sharing modes would hold the "
-		  "pending pods (",
-		  p->name);
+	sb_printf(
+		&c->text,
+		c->f->fig.pool.holders
+			? "pool %s: pods wait while its allocated GPUs are mostly idle, so "
+			  "whole-GPU allocation is the lock; the pending pods cannot share a GPU, "
+			  "but the idle ones holding whole GPUs can, and sharing them frees GPUs "
+			  "for the pending ("
+			: "pool %s: pods wait while its allocated GPUs are mostly idle, so "
+			  "whole-GPU allocation is the lock; these sharing modes would hold the "
+			  "pending pods (",
+		p->name);
 	pool_evidence(c);
 	bool any = false;
 	for (size_t m = 0; m < c->f->n_members; m++) {

@@ -205,6 +205,21 @@ Test(diagnose, a_short_wait_for_nodes_to_boot_is_provisioning_not_capacity)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 }
 
+/* Pending pods that cannot share (2 GPUs, 60 GiB each) behind near-idle
+ * holders of whole GPUs: the lock is still allocation, and the fixes share
+ * the holders (servers: 15.5 GiB, gpu_busy 0.03, so x2 and x4 fit). */
+Test(diagnose, idle_holders_of_whole_gpus_are_the_allocation_lock)
+{
+	run("tests/fixtures/diagnose/idle-holders.yaml", NULL, 0);
+	EXPECT_FINDING(0, "allocation", "pool h100", "the idle ones holding whole GPUs can",
+		       "servers: time-slicing x2, time-slicing x4", "3.0% engine-active");
+	cr_expect_eq(r.findings[0].n_members, 1);
+	cr_expect_eq(r.findings[0].members[0], 0, "servers, not train");
+	cr_expect(r.findings[0].fig.pool.holders);
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
+}
+
 /* The fragmentation finding offers the packers not in use: with best-fit in
  * use, fgd, gpu-packing and MostAllocated (it said "best-fit or fgd"). */
 Test(diagnose, fragmentation_never_offers_the_policy_in_use)

@@ -204,6 +204,8 @@ union finding_figures {
 		double cap, alloc, engine, sm; /* the pool's GPU-seconds */
 		double vram;                   /* GiB-seconds of VRAM used */
 		double pod_gib;                /* vram-full: the smallest pending pod's VRAM */
+		bool holders;                  /* sharing: the members are the idle workloads
+						* holding the GPUs, not the pending ones */
 	} pool;
 	struct {
 		double kills; /* on the pool */
