@@ -522,6 +522,10 @@ static int count_rows(struct store *st, const char *sql, int64_t *n, struct gp_e
 static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 {
 	int64_t objects, app_id, version, legacy;
+	/* One read transaction: the four figures from one snapshot.  Read one by
+	 * one, another process creating the schema between them made a new
+	 * database look like 0 objects with user_version 2: someone else's. */
+	sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
 	int rc = count_rows(st, "SELECT count(*) FROM sqlite_master", &objects, err);
 	if (!rc)
 		rc = count_rows(st, "PRAGMA application_id", &app_id, err);
@@ -532,6 +536,7 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 				"SELECT count(*) FROM pragma_table_info('runs') WHERE name IN "
 				"('scenario_sha256', 'events', 'sim_seconds', 'wall_seconds')",
 				&legacy, err);
+	sqlite3_exec(st->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
 	if (rc)
 		return rc;
 	if (objects == 0 && app_id == 0 && version == 0)
