@@ -601,6 +601,13 @@ static void explain_capacity(struct ctx *c)
 			"%s waits for a %s instance of pool %s, all held by other "
 			"pods; more nodes, or a MIG layout with more %s instances, would start it",
 			ws->name, ws->mig_profile, ps->name, ws->mig_profile);
+	else if (ps->n_windows)
+		sb_printf(
+			&c->text,
+			"%s waits for GPUs of pool %s that are busy or outside its windows, and "
+			"neither allocation, memory nor placement explains it; a larger pool or a "
+			"wider window would (advise searches for the smallest pool)",
+			ws->name, ps->name);
 	else
 		sb_printf(&c->text,
 			  "%s waits for busy GPUs of pool %s, and neither allocation, "

@@ -514,16 +514,28 @@ static void map_step(struct ynode *map, const struct step *st, struct srcloc loc
 	*slot = &map->items[i];
 }
 
-/* Splits the next step off key (at *pos); returns -1 on an empty or overlong step. */
+/* Splits the next step off key (at *pos); returns -1 on an empty, overlong
+ * or unclosed step.  A step in double quotes may hold dots, as a resource
+ * name does: queues.team-a.quota."nvidia.com/gpu". */
 static int next_step(const char *key, size_t keylen, size_t *pos, struct step *st)
 {
-	size_t start = *pos, end = start;
-	while (end < keylen && key[end] != '.')
-		end++;
-	if (end == start || end - start >= sizeof st->text)
+	size_t start = *pos, end = start, from = start, to;
+	if (start < keylen && key[start] == '"') {
+		from = start + 1;
+		for (end = from; end < keylen && key[end] != '"'; end++)
+			;
+		if (end == keylen || (end + 1 < keylen && key[end + 1] != '.'))
+			return -1;
+		to = end++;
+	} else {
+		while (end < keylen && key[end] != '.')
+			end++;
+		to = end;
+	}
+	if (to == from || to - from >= sizeof st->text)
 		return -1;
-	memcpy(st->text, key + start, end - start);
-	st->text[end - start] = '\0';
+	memcpy(st->text, key + from, to - from);
+	st->text[to - from] = '\0';
 	st->col = (int)start + 1;
 	st->last = end == keylen;
 	*pos = end + 1;
@@ -543,8 +555,9 @@ static int find_slot(struct ytree *t, const char *file, const char *key, size_t 
 		if (next_step(key, keylen, &pos, &st))
 			return gp_located(
 				err, (struct srcloc){file, 1, col},
-				"empty or overlong step in '%.*s'; expected a dotted path "
-				"like pools.batch.nodes",
+				"empty, overlong or unclosed step in '%.*s'; expected a dotted "
+				"path like pools.batch.nodes (a step with dots in double quotes: "
+				"quota.\"nvidia.com/gpu\")",
 				(int)keylen, key);
 		struct srcloc loc = {file, 1, st.col};
 		struct ynode *cur = *slot;

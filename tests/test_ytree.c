@@ -229,6 +229,23 @@ Test(ytree_set, list_items_by_name)
 	ytree_free(t);
 }
 
+/* A key with dots, as Kubernetes resource names have, is one step in double
+ * quotes (a review could not --vary a Kueue quota of nvidia.com/gpu). */
+Test(ytree_set, a_quoted_step_may_hold_dots)
+{
+	struct ytree *t = set_ok("quota.\"nvidia.com/gpu\"=8");
+	const struct ynode *q = ynode_get(t->root, "quota");
+	cr_assert_not_null(q);
+	cr_assert_eq(q->n, 1);
+	cr_assert_str_eq(q->keys[0], "nvidia.com/gpu");
+	cr_assert_str_eq(q->items[0]->value, "8");
+	ytree_free(t);
+	set_fails(doc, "quota.\"nvidia.com/gpu=8",
+		  "--set quota.\"nvidia.com/gpu=8:1:7: error: empty, overlong or unclosed step in "
+		  "'quota.\"nvidia.com/gpu'; expected a dotted path like pools.batch.nodes (a step "
+		  "with dots in double quotes: quota.\"nvidia.com/gpu\")");
+}
+
 Test(ytree_set, list_items_by_index)
 {
 	struct ytree *t = set_ok("pools.0.nodes=7");
@@ -314,8 +331,9 @@ Test(ytree_set, errors)
 		  "--set =3:1:1: error: empty key before '='; expected KEY=VALUE, like "
 		  "pools.batch.nodes=3");
 	set_fails(doc, "pools..nodes=3",
-		  "--set pools..nodes=3:1:7: error: empty or overlong step in 'pools..nodes'; "
-		  "expected a dotted path like pools.batch.nodes");
+		  "--set pools..nodes=3:1:7: error: empty, overlong or unclosed step in "
+		  "'pools..nodes'; expected a dotted path like pools.batch.nodes (a step with dots "
+		  "in double quotes: quota.\"nvidia.com/gpu\")");
 	set_fails(
 		doc, "pools.btch.nodes=3",
 		"--set pools.btch.nodes=3:1:7: error: no item named 'btch' in pools; did you mean "
