@@ -120,3 +120,25 @@ int gp_read_input(const char *path, char **text, size_t *len, const char **why)
 	*len = n;
 	return GP_OK;
 }
+
+void gp_sb_printf(struct gp_sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (need <= 0)
+		return;
+	GP_GROW(b->s, b->cap, b->n + (size_t)need + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)need;
+}
+
+char *gp_sb_take(struct gp_sbuf *b)
+{
+	char *s = b->s ? b->s : gp_xstrdup("");
+	*b = (struct gp_sbuf){0};
+	return s;
+}

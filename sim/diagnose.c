@@ -36,31 +36,6 @@ enum step {
 	STEP_CAPACITY = FINDING_CAPACITY
 };
 
-/* --- --set text ------------------------------------------------------------ */
-
-/* A growing string. */
-struct sbuf {
-	char *s;
-	size_t n, cap;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) GP_PRINTF(2, 3);
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int need = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (need <= 0)
-		return;
-	GP_GROW(b->s, b->cap, b->n + (size_t)need + 1);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-	va_end(ap);
-	b->n += (size_t)need;
-}
-
 /* --- the run's windows ----------------------------------------------------- */
 
 /* A finding before ranking. */
@@ -221,7 +196,7 @@ static struct finding_fix *fix(struct finding *f, const char *fmt, ...) GP_PRINT
 
 static struct finding_fix *fix(struct finding *f, const char *fmt, ...)
 {
-	struct sbuf b = {0};
+	struct gp_sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
 	int need = vsnprintf(NULL, 0, fmt, ap);
@@ -792,10 +767,10 @@ const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q)
 }
 
 /* The queue's quota as a --set map, with resource `res` at `amount`. */
-static void quota_map_text(struct sbuf *b, const struct queue_spec *q, const char *res,
+static void quota_map_text(struct gp_sbuf *b, const struct queue_spec *q, const char *res,
 			   double amount, bool limit)
 {
-	sb_printf(b, "{");
+	gp_sb_printf(b, "{");
 	size_t n = 0;
 	for (size_t i = 0; i < q->n_quota; i++) {
 		const struct quota_entry *e = &q->quota[i];
@@ -805,11 +780,11 @@ static void quota_map_text(struct sbuf *b, const struct queue_spec *q, const cha
 		if (isinf(x))
 			continue;
 		if (!strcmp(e->resource, "memory"))
-			sb_printf(b, "%s%s: %.0fGiB", n++ ? ", " : "", e->resource, x / GP_GIB);
+			gp_sb_printf(b, "%s%s: %.0fGiB", n++ ? ", " : "", e->resource, x / GP_GIB);
 		else
-			sb_printf(b, "%s%s: %g", n++ ? ", " : "", e->resource, x);
+			gp_sb_printf(b, "%s%s: %g", n++ ? ", " : "", e->resource, x);
 	}
-	sb_printf(b, "}");
+	gp_sb_printf(b, "}");
 }
 
 /* Jobs of w wait on their queue's quota while the GPUs they could use are free. */
@@ -847,13 +822,13 @@ static void admission_finding(struct view *v, size_t w)
 	if (!e)
 		return;
 	double more = ceil(idle - 1e-9);
-	struct sbuf map = {0};
+	struct gp_sbuf map = {0};
 	quota_map_text(&map, q, "nvidia.com/gpu", e->nominal + more, false);
 	fix_set(fix(fd, "quota of %s at %g GPUs", q->name, e->nominal + more), "queues.%s.quota=%s",
 		q->name, map.s);
 	free(map.s);
 	if (!isinf(e->borrowing_limit)) {
-		struct sbuf lim = {0};
+		struct gp_sbuf lim = {0};
 		quota_map_text(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
 		fix_set(fix(fd, "borrowing limit of %s at %g GPUs", q->name,
 			    e->borrowing_limit + more),

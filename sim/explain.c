@@ -12,42 +12,10 @@
 #include "gpuplan/units.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* --- text ------------------------------------------------------------------ */
-
-/* A growing string. */
-struct sbuf {
-	char *s;
-	size_t n, cap;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) GP_PRINTF(2, 3);
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int need = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (need <= 0)
-		return;
-	GP_GROW(b->s, b->cap, b->n + (size_t)need + 1);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-	va_end(ap);
-	b->n += (size_t)need;
-}
-
-/* The string, handed over to the caller ("" when nothing was written). */
-static char *sb_take(struct sbuf *b)
-{
-	char *s = b->s ? b->s : gp_xstrdup("");
-	*b = (struct sbuf){0};
-	return s;
-}
 
 /* part of whole in percent, at most 100: time-sliced pods' engine activity
  * adds up past their GPU's allocation, but a GPU is at most 100% active. */
@@ -68,7 +36,7 @@ struct ctx {
 	const struct finding *f;
 	const struct pool_spec *p;     /* NULL: not about one pool */
 	const struct workload_spec *w; /* NULL: not about one workload */
-	struct sbuf text, ev;
+	struct gp_sbuf text, ev;
 };
 
 static double metric(const struct ctx *c, const char *scope, const char *name)
@@ -107,19 +75,19 @@ static void pool_evidence(struct ctx *c)
 	char a[32], span[32];
 	duration(s->pend_s, a, sizeof a);
 	duration(s->span, span, sizeof span);
-	sb_printf(&c->ev,
-		  "work pended in %.0f%% of the span (%s of %s): %.1f pods asking for %.1f GPUs "
-		  "on average; pool %s %.1f%% allocated (%.1f of %.0f GPUs), its allocated GPUs "
-		  "%.1f%% engine-active and %.1f%% SM-active",
-		  100 * s->pend_s / s->span, a, span, s->pods / s->pend_s, s->gpus / s->pend_s,
-		  c->p->name, 100 * s->alloc / s->cap, s->alloc / s->pend_s, s->cap / s->pend_s,
-		  share_pct(s->engine, s->alloc), share_pct(s->sm, s->alloc));
+	gp_sb_printf(&c->ev,
+		     "work pended in %.0f%% of the span (%s of %s): %.1f pods asking for %.1f GPUs "
+		     "on average; pool %s %.1f%% allocated (%.1f of %.0f GPUs), its allocated GPUs "
+		     "%.1f%% engine-active and %.1f%% SM-active",
+		     100 * s->pend_s / s->span, a, span, s->pods / s->pend_s, s->gpus / s->pend_s,
+		     c->p->name, 100 * s->alloc / s->cap, s->alloc / s->pend_s, s->cap / s->pend_s,
+		     share_pct(s->engine, s->alloc), share_pct(s->sm, s->alloc));
 }
 
 static void explain_sharing(struct ctx *c)
 {
 	const struct pool_spec *p = c->p;
-	sb_printf(
+	gp_sb_printf(
 		&c->text,
 		c->f->fig.pool.holders
 			? "pool %s: pods wait while its allocated GPUs are mostly idle, so "
@@ -138,20 +106,20 @@ static void explain_sharing(struct ctx *c)
 		size_t n = diagnose_sharing_options(p, ws, o);
 		if (!n)
 			continue;
-		sb_printf(&c->text, "%s%s: ", any ? "; " : "", ws->name);
+		gp_sb_printf(&c->text, "%s%s: ", any ? "; " : "", ws->name);
 		for (size_t i = 0; i < n; i++) {
 			char name[64];
 			diagnose_option_name(&o[i], name, sizeof name);
-			sb_printf(&c->text, "%s%s", i ? ", " : "", name);
+			gp_sb_printf(&c->text, "%s%s", i ? ", " : "", name);
 		}
-		sb_printf(&c->ev,
-			  "; %s pods: %.1f GiB VRAM each on %.0f GiB GPUs, gpu_busy %.2f, "
-			  "sm_share %.2f",
-			  ws->name, ws->vram_bytes / GP_GIB, p->gpu->memory_bytes / GP_GIB,
-			  ws->gpu_busy, ws->sm_share);
+		gp_sb_printf(&c->ev,
+			     "; %s pods: %.1f GiB VRAM each on %.0f GiB GPUs, gpu_busy %.2f, "
+			     "sm_share %.2f",
+			     ws->name, ws->vram_bytes / GP_GIB, p->gpu->memory_bytes / GP_GIB,
+			     ws->gpu_busy, ws->sm_share);
 		any = true;
 	}
-	sb_printf(&c->text, ")");
+	gp_sb_printf(&c->text, ")");
 }
 
 /* The narrower weights that fit per_gpu pods of each member a GPU; whether
@@ -165,14 +133,15 @@ static bool name_quant(struct ctx *c, int32_t per_gpu)
 		double vram, freed;
 		if (!diagnose_quant_fit(c->p, ws, per_gpu, &q, &vram, &freed))
 			continue;
-		sb_printf(&c->text,
-			  "%s%s weights for %s would fit %d per GPU (%.1f GiB freed per pod)",
-			  any ? "; " : "", footprint_quant_name(q), ws->name, (int)per_gpu,
-			  freed / GP_GIB);
-		sb_printf(&c->ev,
-			  "; with %s a %s pod takes %.1f GiB: %d x %.1f = %.1f GiB of %.0f GiB",
-			  footprint_quant_name(q), ws->name, vram / GP_GIB, (int)per_gpu,
-			  vram / GP_GIB, per_gpu * vram / GP_GIB, c->p->gpu->memory_bytes / GP_GIB);
+		gp_sb_printf(&c->text,
+			     "%s%s weights for %s would fit %d per GPU (%.1f GiB freed per pod)",
+			     any ? "; " : "", footprint_quant_name(q), ws->name, (int)per_gpu,
+			     freed / GP_GIB);
+		gp_sb_printf(&c->ev,
+			     "; with %s a %s pod takes %.1f GiB: %d x %.1f = %.1f GiB of %.0f GiB",
+			     footprint_quant_name(q), ws->name, vram / GP_GIB, (int)per_gpu,
+			     vram / GP_GIB, per_gpu * vram / GP_GIB,
+			     c->p->gpu->memory_bytes / GP_GIB);
 		any = true;
 	}
 	return any;
@@ -182,19 +151,19 @@ static void explain_vram_full(struct ctx *c)
 {
 	const struct finding_pool *s = &c->f->fig.pool;
 	double mem = c->p->gpu->memory_bytes / GP_GIB, used = s->vram / s->alloc, pod = s->pod_gib;
-	sb_printf(&c->text,
-		  "pool %s: VRAM is the limit: pods wait while its allocated GPUs are mostly "
-		  "idle, but a GPU has no room for one more pod; ",
-		  c->p->name);
+	gp_sb_printf(&c->text,
+		     "pool %s: VRAM is the limit: pods wait while its allocated GPUs are mostly "
+		     "idle, but a GPU has no room for one more pod; ",
+		     c->p->name);
 	pool_evidence(c);
-	sb_printf(&c->ev,
-		  "; VRAM %.1f of %.0f GiB used per allocated GPU (%.0f%%), %.1f GiB left where "
-		  "a pending pod needs %.1f GiB",
-		  used, mem, 100 * used / mem, mem - used, pod);
+	gp_sb_printf(&c->ev,
+		     "; VRAM %.1f of %.0f GiB used per allocated GPU (%.0f%%), %.1f GiB left where "
+		     "a pending pod needs %.1f GiB",
+		     used, mem, 100 * used / mem, mem - used, pod);
 	if (!name_quant(c, 2))
-		sb_printf(&c->text,
-			  "no narrower weight format fits two per GPU: a GPU with more memory "
-			  "would");
+		gp_sb_printf(&c->text,
+			     "no narrower weight format fits two per GPU: a GPU with more memory "
+			     "would");
 }
 
 /* --- memory: OOM kills, preallocation, KV cache ------------------------------ */
@@ -205,35 +174,35 @@ static void explain_oom(struct ctx *c)
 	bool sliced = ps->sharing.mode == SHARING_TIME_SLICING;
 	int32_t per_gpu = sliced ? ps->sharing.replicas : 1;
 	if (sliced)
-		sb_printf(&c->text,
-			  "pool %s: VRAM is the limit: time-slicing x%d puts more pods on a GPU "
-			  "than its memory holds, and they are OOM-killed",
-			  ps->name, (int)per_gpu);
+		gp_sb_printf(&c->text,
+			     "pool %s: VRAM is the limit: time-slicing x%d puts more pods on a GPU "
+			     "than its memory holds, and they are OOM-killed",
+			     ps->name, (int)per_gpu);
 	else
-		sb_printf(&c->text,
-			  "pool %s: VRAM is the limit: pods need more memory than a GPU has, "
-			  "and they are OOM-killed",
-			  ps->name);
+		gp_sb_printf(&c->text,
+			     "pool %s: VRAM is the limit: pods need more memory than a GPU has, "
+			     "and they are OOM-killed",
+			     ps->name);
 	double alloc = metric(c, ps->name, "gpu_allocation_pct");
-	sb_printf(&c->ev,
-		  "%.0f OOM kills; pool %s %.1f%% allocated, its allocated GPUs %.1f%% "
-		  "engine-active",
-		  c->f->fig.oom.kills, ps->name, alloc,
-		  share_pct(metric(c, ps->name, "engine_active_pct"), alloc));
+	gp_sb_printf(&c->ev,
+		     "%.0f OOM kills; pool %s %.1f%% allocated, its allocated GPUs %.1f%% "
+		     "engine-active",
+		     c->f->fig.oom.kills, ps->name, alloc,
+		     share_pct(metric(c, ps->name, "engine_active_pct"), alloc));
 	for (size_t m = 0; m < c->f->n_members; m++) {
 		const struct workload_spec *ws = member(c, m);
-		sb_printf(&c->ev,
-			  "; %s: %.0f kills, %.1f GiB a pod: %d x %.1f = %.1f GiB on %.0f GiB "
-			  "GPUs",
-			  ws->name, metric(c, ws->name, "oom_kills"), ws->vram_bytes / GP_GIB,
-			  (int)per_gpu, ws->vram_bytes / GP_GIB, per_gpu * ws->vram_bytes / GP_GIB,
-			  ps->gpu->memory_bytes / GP_GIB);
+		gp_sb_printf(&c->ev,
+			     "; %s: %.0f kills, %.1f GiB a pod: %d x %.1f = %.1f GiB on %.0f GiB "
+			     "GPUs",
+			     ws->name, metric(c, ws->name, "oom_kills"), ws->vram_bytes / GP_GIB,
+			     (int)per_gpu, ws->vram_bytes / GP_GIB,
+			     per_gpu * ws->vram_bytes / GP_GIB, ps->gpu->memory_bytes / GP_GIB);
 	}
-	sb_printf(&c->text, "; ");
+	gp_sb_printf(&c->text, "; ");
 	if (!name_quant(c, per_gpu))
-		sb_printf(&c->text,
-			  "no narrower weight format fits %d per GPU: fewer replicas would",
-			  (int)per_gpu);
+		gp_sb_printf(&c->text,
+			     "no narrower weight format fits %d per GPU: fewer replicas would",
+			     (int)per_gpu);
 }
 
 static void explain_preallocation(struct ctx *c)
@@ -245,36 +214,36 @@ static void explain_preallocation(struct ctx *c)
 	double mem = ps->gpu->memory_bytes, each = infer_server_memory(ps, ws);
 	double weights =
 		ws->model ? footprint_weights_bytes(ws->model, (enum quant)ws->quantization) : 0;
-	sb_printf(&c->text,
-		  "pool %s: time-slicing x%d puts %d servers of %s on a GPU, each "
-		  "preallocating memory_fraction %.2g of it (%.0f%% together), so they are "
-		  "OOM-killed; the preallocation is the cause, not the weights: "
-		  "memory_fraction %.2g would fit",
-		  ps->name, (int)R, (int)R, ws->name, in->memory_fraction,
-		  100 * R * in->memory_fraction, c->f->fig.prealloc.fit);
-	sb_printf(&c->ev,
-		  "%.0f OOM kills of %s; memory_fraction %.2g x %.0f GiB = %.1f GiB a server: "
-		  "%d x %.1f = %.1f GiB on %.0f GiB GPUs; its weights take %.1f GiB",
-		  c->f->fig.prealloc.kills, ws->name, in->memory_fraction, mem / GP_GIB,
-		  each / GP_GIB, (int)R, each / GP_GIB, R * each / GP_GIB, mem / GP_GIB,
-		  weights / GP_GIB);
+	gp_sb_printf(&c->text,
+		     "pool %s: time-slicing x%d puts %d servers of %s on a GPU, each "
+		     "preallocating memory_fraction %.2g of it (%.0f%% together), so they are "
+		     "OOM-killed; the preallocation is the cause, not the weights: "
+		     "memory_fraction %.2g would fit",
+		     ps->name, (int)R, (int)R, ws->name, in->memory_fraction,
+		     100 * R * in->memory_fraction, c->f->fig.prealloc.fit);
+	gp_sb_printf(&c->ev,
+		     "%.0f OOM kills of %s; memory_fraction %.2g x %.0f GiB = %.1f GiB a server: "
+		     "%d x %.1f = %.1f GiB on %.0f GiB GPUs; its weights take %.1f GiB",
+		     c->f->fig.prealloc.kills, ws->name, in->memory_fraction, mem / GP_GIB,
+		     each / GP_GIB, (int)R, each / GP_GIB, R * each / GP_GIB, mem / GP_GIB,
+		     weights / GP_GIB);
 }
 
 static void explain_kv_cache(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
 	const struct inference_spec *in = ws->inference;
-	sb_printf(&c->text,
-		  "%s is starved of KV cache: memory_fraction %.2g leaves its server too "
-		  "few KV blocks, so sequences are preempted and requests queue for admission; "
-		  "memory_fraction %.2g would give it the memory",
-		  ws->name, in->memory_fraction, c->f->fig.kv.target);
-	sb_printf(&c->ev,
-		  "%.0f preemptions over %.0f requests; TTFT p99 %.3g s, of which the wait for "
-		  "admission averages %.3g s; SLO attainment %.1f%%; max_batch %d",
-		  c->f->fig.kv.preemptions, c->f->fig.kv.requests,
-		  metric(c, ws->name, "ttft_p99_s"), metric(c, ws->name, "request_queue_mean_s"),
-		  metric(c, ws->name, "slo_attainment_pct"), (int)in->max_batch);
+	gp_sb_printf(&c->text,
+		     "%s is starved of KV cache: memory_fraction %.2g leaves its server too "
+		     "few KV blocks, so sequences are preempted and requests queue for admission; "
+		     "memory_fraction %.2g would give it the memory",
+		     ws->name, in->memory_fraction, c->f->fig.kv.target);
+	gp_sb_printf(&c->ev,
+		     "%.0f preemptions over %.0f requests; TTFT p99 %.3g s, of which the wait for "
+		     "admission averages %.3g s; SLO attainment %.1f%%; max_batch %d",
+		     c->f->fig.kv.preemptions, c->f->fig.kv.requests,
+		     metric(c, ws->name, "ttft_p99_s"), metric(c, ws->name, "request_queue_mean_s"),
+		     metric(c, ws->name, "slo_attainment_pct"), (int)in->max_batch);
 }
 
 /* --- stalled work ------------------------------------------------------------ */
@@ -285,17 +254,17 @@ static void stalled_vram(struct ctx *c)
 	const struct finding_stalled *s = &c->f->fig.stalled;
 	bool any = false;
 	if (s->quant >= 0) {
-		sb_printf(&c->text, "%s weights (%.1f GiB a pod)",
-			  footprint_quant_name((enum quant)s->quant), s->quant_vram / GP_GIB);
+		gp_sb_printf(&c->text, "%s weights (%.1f GiB a pod)",
+			     footprint_quant_name((enum quant)s->quant), s->quant_vram / GP_GIB);
 		any = true;
 	}
 	if (s->mps_replicas > 0) {
-		sb_printf(&c->text, "%s%s", any ? ", or " : "",
-			  s->mps_replicas > 1 ? "MPS with fewer replicas" : "exclusive GPUs");
+		gp_sb_printf(&c->text, "%s%s", any ? ", or " : "",
+			     s->mps_replicas > 1 ? "MPS with fewer replicas" : "exclusive GPUs");
 		any = true;
 	}
 	if (!any)
-		sb_printf(&c->text, "a GPU with more memory");
+		gp_sb_printf(&c->text, "a GPU with more memory");
 }
 
 static void explain_stalled(struct ctx *c)
@@ -303,31 +272,33 @@ static void explain_stalled(struct ctx *c)
 	const struct workload_spec *ws = c->w;
 	const struct pool_spec *ps = c->p;
 	int32_t why = c->f->fig.stalled.why;
-	sb_printf(&c->text, "%s can never run: ", ws->name);
+	gp_sb_printf(&c->text, "%s can never run: ", ws->name);
 	if (why == PEND_VRAM)
-		sb_printf(&c->text,
-			  "a pod needs %.1f GiB of VRAM and a unit of pool %s isolates %.1f GiB; "
-			  "it would fit with ",
-			  ws->vram_bytes / GP_GIB, ps->name, scenario_unit_memory(ps, ws) / GP_GIB);
+		gp_sb_printf(
+			&c->text,
+			"a pod needs %.1f GiB of VRAM and a unit of pool %s isolates %.1f GiB; "
+			"it would fit with ",
+			ws->vram_bytes / GP_GIB, ps->name, scenario_unit_memory(ps, ws) / GP_GIB);
 	else if (why == PEND_RESOURCE)
-		sb_printf(&c->text,
-			  "no node of pool %s offers what a pod asks for (%d GPU%s a pod, "
-			  "%d a node)",
-			  ps->name, (int)(ws->request == REQUEST_GPUS ? ws->gpus : 1),
-			  ws->request == REQUEST_GPUS && ws->gpus == 1 ? "" : "s",
-			  (int)ps->gpus_per_node);
+		gp_sb_printf(&c->text,
+			     "no node of pool %s offers what a pod asks for (%d GPU%s a pod, "
+			     "%d a node)",
+			     ps->name, (int)(ws->request == REQUEST_GPUS ? ws->gpus : 1),
+			     ws->request == REQUEST_GPUS && ws->gpus == 1 ? "" : "s",
+			     (int)ps->gpus_per_node);
 	else if (why == PEND_CPU)
-		sb_printf(&c->text, "a pod asks for more cpu or memory than a node of pool %s has",
-			  ps->name);
+		gp_sb_printf(&c->text,
+			     "a pod asks for more cpu or memory than a node of pool %s has",
+			     ps->name);
 	else
-		sb_printf(&c->text,
-			  "its placement rules keep it off every pool whose GPUs would hold it; "
-			  "relax them");
-	sb_printf(&c->ev, "%.0f of %.0f jobs unfinished, none completed; run status %s",
-		  metric(c, ws->name, "jobs_unfinished"), metric(c, ws->name, "jobs_submitted"),
-		  c->r->status);
+		gp_sb_printf(&c->text,
+			     "its placement rules keep it off every pool whose GPUs would hold it; "
+			     "relax them");
+	gp_sb_printf(&c->ev, "%.0f of %.0f jobs unfinished, none completed; run status %s",
+		     metric(c, ws->name, "jobs_unfinished"), metric(c, ws->name, "jobs_submitted"),
+		     c->r->status);
 	if (reason_or_null(c))
-		sb_printf(&c->ev, "; pending with \"%s\"", reason(c));
+		gp_sb_printf(&c->ev, "; pending with \"%s\"", reason(c));
 	if (why == PEND_VRAM)
 		stalled_vram(c);
 }
@@ -342,29 +313,30 @@ static void explain_admission(struct ctx *c)
 	const struct quota_entry *e = diagnose_gpu_quota(q);
 	double idle = f->free / f->secs, need = f->need;
 	if (f->strict)
-		sb_printf(&c->text,
-			  "%s waits on admission, not on hardware: its jobs queue behind the "
-			  "head of StrictFIFO queue %s while %.1f GPUs are free; let them pass "
-			  "it (BestEffortFIFO) or raise the quota",
-			  ws->name, q->name, idle);
+		gp_sb_printf(&c->text,
+			     "%s waits on admission, not on hardware: its jobs queue behind the "
+			     "head of StrictFIFO queue %s while %.1f GPUs are free; let them pass "
+			     "it (BestEffortFIFO) or raise the quota",
+			     ws->name, q->name, idle);
 	else
-		sb_printf(&c->text,
-			  "%s waits on admission, not on hardware: queue %s's quota refuses "
-			  "its jobs while %.1f GPUs are free; raise the quota",
-			  ws->name, q->name, idle);
+		gp_sb_printf(&c->text,
+			     "%s waits on admission, not on hardware: queue %s's quota refuses "
+			     "its jobs while %.1f GPUs are free; raise the quota",
+			     ws->name, q->name, idle);
 	if (e && !isinf(e->borrowing_limit))
-		sb_printf(&c->text, " or its borrowing limit");
-	sb_printf(&c->ev, "%.1f pod-hours pending with \"%s\"; queue %s", f->pending_s / 3600,
-		  reason(c), q->name);
+		gp_sb_printf(&c->text, " or its borrowing limit");
+	gp_sb_printf(&c->ev, "%.1f pod-hours pending with \"%s\"; queue %s", f->pending_s / 3600,
+		     reason(c), q->name);
 	if (e)
-		sb_printf(&c->ev, " quota nvidia.com/gpu %g", e->nominal);
+		gp_sb_printf(&c->ev, " quota nvidia.com/gpu %g", e->nominal);
 	if (e && !isinf(e->borrowing_limit))
-		sb_printf(&c->ev, ", borrowing limit %g", e->borrowing_limit);
-	sb_printf(&c->ev, q->cohort ? ", cohort %s" : ", no cohort%s", q->cohort ? q->cohort : "");
-	sb_printf(&c->ev,
-		  "; meanwhile the pools it may use had %.1f of %.0f GPUs free on average; a "
-		  "job asks for %.3g GPU%s",
-		  idle, f->cap / f->secs, need, need == 1 ? "" : "s");
+		gp_sb_printf(&c->ev, ", borrowing limit %g", e->borrowing_limit);
+	gp_sb_printf(&c->ev, q->cohort ? ", cohort %s" : ", no cohort%s",
+		     q->cohort ? q->cohort : "");
+	gp_sb_printf(&c->ev,
+		     "; meanwhile the pools it may use had %.1f of %.0f GPUs free on average; a "
+		     "job asks for %.3g GPU%s",
+		     idle, f->cap / f->secs, need, need == 1 ? "" : "s");
 }
 
 static void explain_fragmentation(struct ctx *c)
@@ -374,42 +346,43 @@ static void explain_fragmentation(struct ctx *c)
 	const struct scheduler_spec *sch = &c->sc->scheduler;
 	char scoring[96];
 	scenario_scoring_name(&sch->scoring, scoring, sizeof scoring);
-	sb_printf(&c->text,
-		  "%s waits on fragmentation, not on capacity: the free GPU capacity sums to "
-		  "what a job asks for but is spread over partial GPUs or nodes that no job "
-		  "fits; a placement that packs it (",
-		  ws->name);
+	gp_sb_printf(&c->text,
+		     "%s waits on fragmentation, not on capacity: the free GPU capacity sums to "
+		     "what a job asks for but is spread over partial GPUs or nodes that no job "
+		     "fits; a placement that packs it (",
+		     ws->name);
 	/* The packers the finding offers: never the policy already in use. */
 	for (size_t i = 0; i < c->f->n_fixes; i++)
-		sb_printf(&c->text, "%s%s", i ? (i + 1 == c->f->n_fixes ? " or " : ", ") : "",
-			  c->f->fixes[i].label);
-	sb_printf(&c->text, ") starts it on what is free");
-	sb_printf(&c->ev,
-		  "%.1f pod-hours pending with \"%s\"; while it pended, the pools it may use "
-		  "had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPU%s) in "
-		  "windows holding %.0f%% of its pending time; gpu_policy %s, scoring %s",
-		  f->pending_s / 3600, reason(c), f->free / f->secs, f->cap / f->secs, f->need,
-		  f->need == 1 ? "" : "s", 100 * f->covered / f->pend,
-		  gpupolicy_names[sch->gpu_policy], scoring);
+		gp_sb_printf(&c->text, "%s%s", i ? (i + 1 == c->f->n_fixes ? " or " : ", ") : "",
+			     c->f->fixes[i].label);
+	gp_sb_printf(&c->text, ") starts it on what is free");
+	gp_sb_printf(
+		&c->ev,
+		"%.1f pod-hours pending with \"%s\"; while it pended, the pools it may use "
+		"had %.2f of %.0f GPUs free on average, and enough for one job (%.3g GPU%s) in "
+		"windows holding %.0f%% of its pending time; gpu_policy %s, scoring %s",
+		f->pending_s / 3600, reason(c), f->free / f->secs, f->cap / f->secs, f->need,
+		f->need == 1 ? "" : "s", 100 * f->covered / f->pend,
+		gpupolicy_names[sch->gpu_policy], scoring);
 }
 
 /* --- placement ------------------------------------------------------------- */
 
 /* The rules of w that can keep it off nodes: selector, gpu_spec, affinity, spread. */
-static void name_rules(struct sbuf *b, const struct workload_spec *w)
+static void name_rules(struct gp_sbuf *b, const struct workload_spec *w)
 {
 	for (size_t i = 0; i < w->n_node_selector; i++)
-		sb_printf(b, "; node_selector %s=%s", w->node_selector[i].key,
-			  w->node_selector[i].value);
+		gp_sb_printf(b, "; node_selector %s=%s", w->node_selector[i].key,
+			     w->node_selector[i].value);
 	if (w->n_gpu_spec)
-		sb_printf(b, "; gpu_spec allows %zu GPU type%s", w->n_gpu_spec,
-			  w->n_gpu_spec > 1 ? "s" : "");
+		gp_sb_printf(b, "; gpu_spec allows %zu GPU type%s", w->n_gpu_spec,
+			     w->n_gpu_spec > 1 ? "s" : "");
 	if (w->n_affinity)
-		sb_printf(b, "; %zu node affinity requirement%s", w->n_affinity,
-			  w->n_affinity > 1 ? "s" : "");
+		gp_sb_printf(b, "; %zu node affinity requirement%s", w->n_affinity,
+			     w->n_affinity > 1 ? "s" : "");
 	if (w->spread.key)
-		sb_printf(b, "; topology spread on %s, max_skew %d", w->spread.key,
-			  (int)w->spread.max_skew);
+		gp_sb_printf(b, "; topology spread on %s, max_skew %d", w->spread.key,
+			     (int)w->spread.max_skew);
 }
 
 static void explain_rules(struct ctx *c)
@@ -417,37 +390,38 @@ static void explain_rules(struct ctx *c)
 	const struct workload_spec *ws = c->w;
 	const struct finding_rules *g = &c->f->fig.rules;
 	size_t nh = c->f->n_members;
-	struct sbuf pools = {0};
+	struct gp_sbuf pools = {0};
 	for (size_t i = 0; i < nh; i++)
-		sb_printf(&pools, "%s%s", i ? (i + 1 == nh ? " and " : ", ") : "",
-			  c->sc->pools[c->f->members[i]].name);
+		gp_sb_printf(&pools, "%s%s", i ? (i + 1 == nh ? " and " : ", ") : "",
+			     c->sc->pools[c->f->members[i]].name);
 	static const char *const phrase[] = {
 		"", "its node selector/affinity keeps", "a taint it does not tolerate keeps",
 		"its node selector/affinity and a taint it does not tolerate keep"};
 	if (g->rules == FINDING_RULE_SPREAD)
-		sb_printf(&c->text,
-			  "%s waits on placement rules, not on hardware: its topology spread "
-			  "constraint keeps its pods from pool%s %s while GPUs there are idle; "
-			  "raise max_skew or use ScheduleAnyway",
-			  ws->name, nh > 1 ? "s" : "", pools.s);
+		gp_sb_printf(&c->text,
+			     "%s waits on placement rules, not on hardware: its topology spread "
+			     "constraint keeps its pods from pool%s %s while GPUs there are idle; "
+			     "raise max_skew or use ScheduleAnyway",
+			     ws->name, nh > 1 ? "s" : "", pools.s);
 	else
-		sb_printf(&c->text,
-			  "%s waits on placement rules, not on hardware: %s its pods off "
-			  "pool%s %s while GPUs there are idle; relax the rule or move capacity",
-			  ws->name, phrase[g->rules & 3], nh > 1 ? "s" : "", pools.s);
-	sb_printf(&c->ev,
-		  "%.1f pod-hours pending (%lld pod%s) with rule reasons, most with \"%s\"; "
-		  "meanwhile pool%s %s had %.1f of %.0f GPUs idle on average (%.1f idle GPU-hours, "
-		  "up to %.0f at once)",
-		  g->pending_s / 3600, (long long)g->pods, g->pods == 1 ? "" : "s", reason(c),
-		  nh > 1 ? "s" : "", pools.s, g->idle / g->secs, g->cap / g->secs, g->idle / 3600,
-		  g->most);
+		gp_sb_printf(&c->text,
+			     "%s waits on placement rules, not on hardware: %s its pods off "
+			     "pool%s %s while GPUs there are idle; relax the rule or move capacity",
+			     ws->name, phrase[g->rules & 3], nh > 1 ? "s" : "", pools.s);
+	gp_sb_printf(
+		&c->ev,
+		"%.1f pod-hours pending (%lld pod%s) with rule reasons, most with \"%s\"; "
+		"meanwhile pool%s %s had %.1f of %.0f GPUs idle on average (%.1f idle GPU-hours, "
+		"up to %.0f at once)",
+		g->pending_s / 3600, (long long)g->pods, g->pods == 1 ? "" : "s", reason(c),
+		nh > 1 ? "s" : "", pools.s, g->idle / g->secs, g->cap / g->secs, g->idle / 3600,
+		g->most);
 	name_rules(&c->ev, ws);
 	for (size_t i = 0; i < nh; i++) {
 		const struct pool_spec *p = &c->sc->pools[c->f->members[i]];
 		for (size_t t = 0; t < p->n_taints; t++)
-			sb_printf(&c->ev, "; pool %s taint %s=%s", p->name, p->taints[t].key,
-				  p->taints[t].value);
+			gp_sb_printf(&c->ev, "; pool %s taint %s=%s", p->name, p->taints[t].key,
+				     p->taints[t].value);
 	}
 	free(pools.s);
 }
@@ -460,12 +434,12 @@ static void explain_tokenizer(struct ctx *c)
 	const struct finding_tokenizer *g = &c->f->fig.tokenizer;
 	double tok = sim_seconds(ws->inference->tokenize);
 	int32_t replicas = g->replicas, workers = g->workers;
-	sb_printf(&c->text,
-		  "%s is bound by tokenization, not by GPUs: requests wait for the CPU "
-		  "tokenizer while the GPUs idle, so more GPUs would not help; %d tokenizer "
-		  "workers a replica would",
-		  ws->name, (int)g->need);
-	sb_printf(
+	gp_sb_printf(&c->text,
+		     "%s is bound by tokenization, not by GPUs: requests wait for the CPU "
+		     "tokenizer while the GPUs idle, so more GPUs would not help; %d tokenizer "
+		     "workers a replica would",
+		     ws->name, (int)g->need);
+	gp_sb_printf(
 		&c->ev,
 		"tokenizer %.3g ms a request x %.4g requests/s over %d replica%s x %d worker%s "
 		"= %.0f%% busy; requests waited %.3g s on average for a tokenizer worker and "
@@ -485,15 +459,15 @@ static void explain_off_gpu(struct ctx *c)
 	char d[32], off[32];
 	duration(ws->duration.mean, d, sizeof d);
 	duration((1 - ws->gpu_busy) * ws->duration.mean, off, sizeof off);
-	sb_printf(&c->text,
-		  "%s misses deadlines although its jobs start at once, and their GPUs are "
-		  "mostly idle: the time goes to CPU and I/O stages, so more or shared GPUs "
-		  "would not help; speeding up the off-GPU work would",
-		  ws->name);
-	sb_printf(&c->ev,
-		  "deadline met %.1f%% with queue p95 %.0f s; gpu_busy %.2f: %s of a %s job "
-		  "is off the GPU",
-		  met, p95, ws->gpu_busy, off, d);
+	gp_sb_printf(&c->text,
+		     "%s misses deadlines although its jobs start at once, and their GPUs are "
+		     "mostly idle: the time goes to CPU and I/O stages, so more or shared GPUs "
+		     "would not help; speeding up the off-GPU work would",
+		     ws->name);
+	gp_sb_printf(&c->ev,
+		     "deadline met %.1f%% with queue p95 %.0f s; gpu_busy %.2f: %s of a %s job "
+		     "is off the GPU",
+		     met, p95, ws->gpu_busy, off, d);
 }
 
 /* --- capacity ---------------------------------------------------------------- */
@@ -502,36 +476,37 @@ static void explain_autoscaler_max(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
 	const struct finding_scaling *g = &c->f->fig.scaling;
-	sb_printf(&c->text,
-		  "%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
-		  "higher max_replicas (the pool permitting) would",
-		  ws->name, (int)ws->inference->max_replicas);
+	gp_sb_printf(&c->text,
+		     "%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
+		     "higher max_replicas (the pool permitting) would",
+		     ws->name, (int)ws->inference->max_replicas);
 	char d[32], span[32];
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);
-	sb_printf(&c->ev,
-		  "replicas at max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
-		  (int)ws->inference->max_replicas, d, span, metric(c, ws->name, "ttft_p99_s"),
-		  metric(c, ws->name, "slo_attainment_pct"));
+	gp_sb_printf(
+		&c->ev,
+		"replicas at max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
+		(int)ws->inference->max_replicas, d, span, metric(c, ws->name, "ttft_p99_s"),
+		metric(c, ws->name, "slo_attainment_pct"));
 }
 
 static void explain_node_group_max(struct ctx *c)
 {
 	const struct pool_spec *p = c->p;
 	const struct finding_scaling *g = &c->f->fig.scaling;
-	sb_printf(&c->text,
-		  "pool %s's cluster autoscaler sits at its max of %d nodes while pods it "
-		  "could host wait: the max, not provisioning, limits the work; a higher max "
-		  "would let the pool grow",
-		  p->name, (int)p->autoscale.max);
+	gp_sb_printf(&c->text,
+		     "pool %s's cluster autoscaler sits at its max of %d nodes while pods it "
+		     "could host wait: the max, not provisioning, limits the work; a higher max "
+		     "would let the pool grow",
+		     p->name, (int)p->autoscale.max);
 	char d[32], span[32];
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);
-	sb_printf(&c->ev,
-		  "at max with pods pending %s of %s; queue p95 %.0f s, deadlines met %.1f%%; "
-		  "%lld scale-ups, %.2f node-hours",
-		  d, span, metric(c, "all", "queue_time_p95_s"),
-		  metric(c, "all", "deadline_met_pct"), (long long)g->scale_ups, g->node_hours);
+	gp_sb_printf(&c->ev,
+		     "at max with pods pending %s of %s; queue p95 %.0f s, deadlines met %.1f%%; "
+		     "%lld scale-ups, %.2f node-hours",
+		     d, span, metric(c, "all", "queue_time_p95_s"),
+		     metric(c, "all", "deadline_met_pct"), (long long)g->scale_ups, g->node_hours);
 }
 
 static void explain_provisioning(struct ctx *c)
@@ -540,16 +515,16 @@ static void explain_provisioning(struct ctx *c)
 	const struct finding_scaling *g = &c->f->fig.scaling;
 	char d[32];
 	duration(sim_seconds(p->autoscale.provision_time), d, sizeof d);
-	sb_printf(&c->text,
-		  "pool %s: pods wait for nodes to be provisioned (%s each), not for "
-		  "capacity: its autoscaler stayed below its max; %d warm node(s) (autoscale "
-		  "min) or faster provisioning would cut the wait, at the price of idle nodes",
-		  p->name, d, (int)g->warm);
-	sb_printf(&c->ev,
-		  "%.0f of %.0f pending pod-seconds waiting for provisioning; %lld scale-ups, "
-		  "%lld nodes removed, %.2f node-hours; queue p95 %.0f s",
-		  g->wait_s, g->pending_s, (long long)g->scale_ups, (long long)g->scale_downs,
-		  g->node_hours, metric(c, "all", "queue_time_p95_s"));
+	gp_sb_printf(&c->text,
+		     "pool %s: pods wait for nodes to be provisioned (%s each), not for "
+		     "capacity: its autoscaler stayed below its max; %d warm node(s) (autoscale "
+		     "min) or faster provisioning would cut the wait, at the price of idle nodes",
+		     p->name, d, (int)g->warm);
+	gp_sb_printf(&c->ev,
+		     "%.0f of %.0f pending pod-seconds waiting for provisioning; %lld scale-ups, "
+		     "%lld nodes removed, %.2f node-hours; queue p95 %.0f s",
+		     g->wait_s, g->pending_s, (long long)g->scale_ups, (long long)g->scale_downs,
+		     g->node_hours, metric(c, "all", "queue_time_p95_s"));
 }
 
 /* The conclusion for the whole run, when no other step explains the wait. */
@@ -564,25 +539,26 @@ static void explain_run_capacity(struct ctx *c)
 	for (size_t p = 0; p < c->sc->n_pools; p++)
 		windows |= c->sc->pools[p].n_windows > 0;
 	if (windows)
-		sb_printf(&c->text,
-			  "capacity: work waits for GPUs that are busy or outside their "
-			  "pools' windows, and neither allocation, memory, placement nor the "
-			  "application explains it; a larger pool or a wider window would "
-			  "(advise searches for the smallest pool)");
+		gp_sb_printf(&c->text,
+			     "capacity: work waits for GPUs that are busy or outside their "
+			     "pools' windows, and neither allocation, memory, placement nor the "
+			     "application explains it; a larger pool or a wider window would "
+			     "(advise searches for the smallest pool)");
 	else
-		sb_printf(&c->text,
-			  "capacity: work waits for busy GPUs, and neither allocation, memory, "
-			  "placement nor the application explains it; a larger pool would (advise "
-			  "searches for the smallest)");
-	sb_printf(&c->ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
+		gp_sb_printf(
+			&c->text,
+			"capacity: work waits for busy GPUs, and neither allocation, memory, "
+			"placement nor the application explains it; a larger pool would (advise "
+			"searches for the smallest)");
+	gp_sb_printf(&c->ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
 	if (!isnan(met))
-		sb_printf(&c->ev, ", deadlines met %.1f%%", met);
+		gp_sb_printf(&c->ev, ", deadlines met %.1f%%", met);
 	if (!isnan(slo))
-		sb_printf(&c->ev, ", SLO %s", slo >= 1 ? "met" : "missed");
-	sb_printf(&c->ev,
-		  "; GPUs %.1f%% allocated, the allocated ones %.1f%% engine-active; no quota, "
-		  "rule or fragmentation reason and no OOM kill",
-		  alloc, share_pct(engine, alloc));
+		gp_sb_printf(&c->ev, ", SLO %s", slo >= 1 ? "met" : "missed");
+	gp_sb_printf(&c->ev,
+		     "; GPUs %.1f%% allocated, the allocated ones %.1f%% engine-active; no quota, "
+		     "rule or fragmentation reason and no OOM kill",
+		     alloc, share_pct(engine, alloc));
 }
 
 static void explain_capacity(struct ctx *c)
@@ -596,29 +572,30 @@ static void explain_capacity(struct ctx *c)
 	double p95 = metric(c, ws->name, "queue_time_p95_s"),
 	       met = metric(c, ws->name, "deadline_met_pct");
 	if (ws->request == REQUEST_MIG)
-		sb_printf(
+		gp_sb_printf(
 			&c->text,
 			"%s waits for a %s instance of pool %s, all held by other "
 			"pods; more nodes, or a MIG layout with more %s instances, would start it",
 			ws->name, ws->mig_profile, ps->name, ws->mig_profile);
 	else if (ps->n_windows)
-		sb_printf(
+		gp_sb_printf(
 			&c->text,
 			"%s waits for GPUs of pool %s that are busy or outside its windows, and "
 			"neither allocation, memory nor placement explains it; a larger pool or a "
 			"wider window would (advise searches for the smallest pool)",
 			ws->name, ps->name);
 	else
-		sb_printf(&c->text,
-			  "%s waits for busy GPUs of pool %s, and neither allocation, "
-			  "memory nor placement explains it; a larger pool would (advise searches "
-			  "for the smallest)",
-			  ws->name, ps->name);
-	sb_printf(&c->ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
+		gp_sb_printf(
+			&c->text,
+			"%s waits for busy GPUs of pool %s, and neither allocation, "
+			"memory nor placement explains it; a larger pool would (advise searches "
+			"for the smallest)",
+			ws->name, ps->name);
+	gp_sb_printf(&c->ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
 	if (!isnan(met))
-		sb_printf(&c->ev, ", deadlines met %.1f%%", met);
-	sb_printf(&c->ev, "; pool %s %.1f%% allocated", ps->name,
-		  c->f->fig.capacity.pool_alloc_pct);
+		gp_sb_printf(&c->ev, ", deadlines met %.1f%%", met);
+	gp_sb_printf(&c->ev, "; pool %s %.1f%% allocated", ps->name,
+		     c->f->fig.capacity.pool_alloc_pct);
 }
 
 /* --- dispatch ---------------------------------------------------------------- */
@@ -651,8 +628,8 @@ void explain_finding(const struct scenario *sc, const struct results *r, const s
 		c.w = &sc->workloads[f->workload];
 	if (f->kind < FINDING_KINDS)
 		explainers[f->kind](&c);
-	*text = sb_take(&c.text);
-	*evidence = sb_take(&c.ev);
+	*text = gp_sb_take(&c.text);
+	*evidence = gp_sb_take(&c.ev);
 }
 
 void explain_results(const struct scenario *sc, struct results *r)

@@ -115,4 +115,14 @@ void gp_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #define GP_GROW(arr, cap, need) gp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* A growing string: start from {0}, append with gp_sb_printf, and take the
+ * result (malloc'd; "" when nothing was written) with gp_sb_take. */
+struct gp_sbuf {
+	char *s;
+	size_t n, cap;
+};
+
+void gp_sb_printf(struct gp_sbuf *b, const char *fmt, ...) GP_PRINTF(2, 3);
+char *gp_sb_take(struct gp_sbuf *b);
+
 #endif
