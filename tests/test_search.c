@@ -7,7 +7,6 @@
 #include <criterion/criterion.h>
 
 #include "scratch.h"
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +37,7 @@ static long long count(const char *sql)
 {
 	char path[128];
 	snprintf(path, sizeof path, "%s/s.db", dir);
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	long long n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return n;
+	return scratch_query(path, sql);
 }
 
 #define ONE_HOUR_WINDOW                                                   \

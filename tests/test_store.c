@@ -802,19 +802,34 @@ Test(store, a_version_1_database_gets_its_jobs_moved_to_job_rows_on_open)
 	fixture_free(&f);
 }
 
+/* Merges other_db(name) into the output database; its stats. */
+static struct store_merge_stats merge_into_output(const char *name)
+{
+	struct store *st;
+	struct gp_err err;
+	struct store_merge_stats ms;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(store_merge(st, other_db(name), &ms, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	return ms;
+}
+
+/* Runs sql on other_db(name) directly, as an older gpuplan would have left it. */
+static void exec_on(const char *name, const char *sql)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(other_db(name), &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
+	sqlite3_close(db);
+}
+
 Test(store, merge_reads_the_jobs_of_a_version_1_input)
 {
 	struct fixture f;
 	fixture_init(&f);
 	write_runs(other_db("in.db"), &f, 2, 2);
 	char *v1 = make_version_1(other_db("in.db"));
-	struct store *st;
-	struct gp_err err;
-	struct store_merge_stats ms;
-	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
-	cr_assert_eq(store_merge(st, other_db("in.db"), &ms, &err), GP_OK, "%s", err.msg);
-	store_close(st);
-	cr_expect_eq(ms.copied, 2);
+	cr_expect_eq(merge_into_output("in.db").copied, 2);
 	sqlite3 *db = reader();
 	cr_expect_str_eq(
 		query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
@@ -875,11 +890,7 @@ Test(store, merge_renumbers_every_column_that_names_a_run)
 	struct store_search row = {"k", "7", "x <= 1", 2, 1, 3};
 	cr_assert_eq(store_write_search(st, &row, &err), GP_OK, "%s", err.msg);
 	store_close(st);
-	struct store_merge_stats ms;
-	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
-	cr_assert_eq(store_merge(st, other_db("in.db"), &ms, &err), GP_OK, "%s", err.msg);
-	cr_expect_eq(ms.copied, 3);
-	store_close(st);
+	cr_expect_eq(merge_into_output("in.db").copied, 3);
 	sqlite3 *db = reader();
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM searches WHERE run_id = 4 AND "
 				   "first_run_id = 3 AND last_run_id = 5"),
@@ -893,17 +904,8 @@ Test(store, merge_reads_databases_written_before_sweep_points_existed)
 	struct fixture f;
 	fixture_init(&f);
 	write_runs(other_db("old.db"), &f, 2, 2);
-	sqlite3 *old;
-	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(old, "DROP TABLE sweep_points", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(old);
-	struct store *st;
-	struct gp_err err;
-	struct store_merge_stats ms;
-	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
-	cr_assert_eq(store_merge(st, other_db("old.db"), &ms, &err), GP_OK, "%s", err.msg);
-	cr_expect_eq(ms.copied, 2);
-	store_close(st);
+	exec_on("old.db", "DROP TABLE sweep_points");
+	cr_expect_eq(merge_into_output("old.db").copied, 2);
 	expect_only_runs(2);
 	fixture_free(&f);
 }
@@ -916,27 +918,18 @@ Test(store, databases_without_the_per_job_counts_open_and_merge)
 	fixture_init(&f);
 	write_runs(other_db("old.db"), &f, 1, 1);
 	free(make_version_1(other_db("old.db"))); /* jobs a table, as it then was */
-	sqlite3 *old;
-	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(old,
-				  "ALTER TABLE jobs DROP COLUMN preemptions; "
-				  "ALTER TABLE jobs DROP COLUMN oom_kills",
-				  NULL, NULL, NULL),
-		     SQLITE_OK);
-	sqlite3_close(old);
-	struct store *st;
-	struct gp_err err;
-	struct store_merge_stats ms;
-	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
-	cr_assert_eq(store_merge(st, other_db("old.db"), &ms, &err), GP_OK, "%s", err.msg);
-	cr_expect_eq(ms.copied, 1);
-	store_close(st);
+	exec_on("old.db", "ALTER TABLE jobs DROP COLUMN preemptions; "
+			  "ALTER TABLE jobs DROP COLUMN oom_kills");
+	cr_expect_eq(merge_into_output("old.db").copied, 1);
 	sqlite3 *db = reader();
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE preemptions IS NULL"), 3,
 		     "the old rows have no counts");
 	sqlite3_close(db);
+	struct store *st;
+	struct gp_err err;
 	cr_assert_eq(store_open(other_db("old.db"), &st, &err), GP_OK, "%s", err.msg);
 	store_close(st);
+	sqlite3 *old;
 	cr_assert_eq(sqlite3_open(other_db("old.db"), &old), SQLITE_OK);
 	cr_expect_eq(query_int(old, "SELECT count(*) FROM pragma_table_info('jobs') "
 				    "WHERE name IN ('preemptions', 'oom_kills')"),
