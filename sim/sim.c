@@ -57,9 +57,10 @@ struct sim {
 	struct sched admit; /* jobs waiting for Kueue to admit them */
 	struct arrivals arrivals;
 	struct collect collect;
+	struct results *out; /* receives a job's row when it retires (output.jobs) */
 	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
-	uint32_t *free_ids; /* retired job indexes to reuse (output.jobs false) */
+	uint32_t *free_ids; /* retired job indexes to reuse */
 	size_t n_free, cap_free;
 	uint32_t submitted;      /* jobs so far: the next job's seq */
 	struct sim_workload *wl; /* per workload */
@@ -376,6 +377,10 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 			      .seq = s->submitted++,
 			      .cls = -1,
 			      .admitted_at = SIM_NEVER};
+	if (s->sc->output.jobs) {
+		GP_GROW(s->out->jobs, s->out->cap_jobs, s->submitted);
+		s->out->n_jobs = s->submitted;
+	}
 	struct sim_workload *wl = &s->wl[w];
 	wl->submitted++;
 	if (wl->first_submit == SIM_NEVER)
@@ -412,8 +417,34 @@ static bool overflows(struct sim *s, struct sim_job *j)
 	return false;
 }
 
-/* A job has completed or failed: its counts go to its workload, and without
- * job rows its index is freed for the next arrival (sim.h). */
+/* The job's row (output.jobs), at its submission number.  A job still
+ * running at the end is charged up to the end. */
+static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
+{
+	bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
+	double running = j->status == JOB_RUNNING ? sim_seconds(s->out->sim_end - j->span_start) : 0;
+	s->out->jobs[j->seq] = (struct job_record){j->seq,
+						   j->workload,
+						   j->grant.node,
+						   j->gpus,
+						   j->status,
+						   met,
+						   j->verified,
+						   j->submit,
+						   j->start,
+						   j->end,
+						   j->deadline,
+						   j->cost + j->cost_per_h * running / 3600,
+						   reasons_job_message(&s->reasons, id),
+						   j->trace_queue != SIM_NEVER,
+						   j->trace_queue,
+						   j->preemptions,
+						   j->oom_kills};
+}
+
+/* A job has completed or failed: its counts go to its workload, its row
+ * (output.jobs) to the results, and its index to the next arrival (sim.h),
+ * so memory follows the jobs in flight. */
 static void retire(struct sim *s, uint32_t id)
 {
 	struct sim_job *j = &s->jobs[id];
@@ -427,7 +458,7 @@ static void retire(struct sim *s, uint32_t id)
 		wl->failed++;
 	}
 	if (s->sc->output.jobs)
-		return;
+		record_job(s, j, id);
 	free(j->more);
 	j->more = NULL;
 	reasons_retire(&s->reasons, id);
@@ -957,7 +988,7 @@ static void schedule(struct sim *s)
 
 /* --- results -------------------------------------------------------------- */
 
-/* The node names, and a row per job when output.jobs. */
+/* The node names, and the rows of the jobs not retired (output.jobs). */
 static void write_rows(struct sim *s, struct results *r)
 {
 	r->n_nodes = s->cluster.n_nodes;
@@ -966,35 +997,13 @@ static void write_rows(struct sim *s, struct results *r)
 		r->node_names[i] = cluster_node_name(&s->cluster, (int32_t)i);
 	if (!s->sc->output.jobs)
 		return;
-	r->jobs = gp_xcalloc(s->n_jobs, sizeof *r->jobs);
-	r->n_jobs = r->cap_jobs = s->n_jobs;
-	for (size_t i = 0; i < s->n_jobs; i++) {
-		const struct sim_job *j = &s->jobs[i];
-		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
-		/* A job still running at the end is charged up to the end. */
-		double cost =
-			j->cost +
-			(j->status == JOB_RUNNING
-				 ? j->cost_per_h * sim_seconds(r->sim_end - j->span_start) / 3600
-				 : 0);
-		r->jobs[i] = (struct job_record){(int64_t)i,
-						 j->workload,
-						 j->grant.node,
-						 j->gpus,
-						 j->status,
-						 met,
-						 j->verified,
-						 j->submit,
-						 j->start,
-						 j->end,
-						 j->deadline,
-						 cost,
-						 -1 /* reason: reasons_write */,
-						 j->trace_queue != SIM_NEVER,
-						 j->trace_queue,
-						 j->preemptions,
-						 j->oom_kills};
-	}
+	bool *retired = gp_xcalloc(s->n_jobs + 1, sizeof *retired);
+	for (size_t k = 0; k < s->n_free; k++)
+		retired[s->free_ids[k]] = true;
+	for (size_t i = 0; i < s->n_jobs; i++)
+		if (!retired[i])
+			record_job(s, &s->jobs[i], (uint32_t)i);
+	free(retired);
 }
 
 /* --- the loop ------------------------------------------------------------- */
@@ -1045,8 +1054,9 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	collect_init(&s->collect, sc, out);
 	s->strict_head = gp_xcalloc(sc->n_queues, sizeof *s->strict_head);
 	int64_t expected = scenario_job_count(sc);
-	if (expected > 0 && sc->output.jobs) /* else jobs retire: memory follows those in flight */
-		GP_GROW(s->jobs, s->cap_jobs, (size_t)expected);
+	s->out = out;
+	if (expected > 0 && sc->output.jobs) /* one row per job, at its submission number */
+		GP_GROW(out->jobs, out->cap_jobs, (size_t)expected);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		sim_time next = s->arrivals.streams[w].next;
 		if (next == SIM_NEVER)
