@@ -422,7 +422,8 @@ static bool overflows(struct sim *s, struct sim_job *j)
 static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
 {
 	bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
-	double running = j->status == JOB_RUNNING ? sim_seconds(s->out->sim_end - j->span_start) : 0;
+	double running =
+		j->status == JOB_RUNNING ? sim_seconds(s->out->sim_end - j->span_start) : 0;
 	s->out->jobs[j->seq] = (struct job_record){j->seq,
 						   j->workload,
 						   j->grant.node,
