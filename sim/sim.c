@@ -208,9 +208,13 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 }
 
 /* The gauges a running pod moves itself: allocation, VRAM, and its own
- * (uncapped) activity in its workload's scope.  A job counts as running once.
- * One collect_move per scope: each gauge gets the same additions, in the
- * same order, as one call per gauge would give it. */
+ * (uncapped) activity in its workload's scope, the last two of the list.
+ * A job counts as running once.  One collect_move per scope. */
+static const uint8_t pod_gauge_list[] = {
+	GAUGE_ALLOCATED, GAUGE_VRAM,     GAUGE_RUNNING,  GAUGE_CPU,    GAUGE_RAM,
+	GAUGE_GPU_COST,  GAUGE_CPU_COST, GAUGE_RAM_COST, GAUGE_ENGINE, GAUGE_SM};
+#define POD_GAUGES (sizeof pod_gauge_list / sizeof pod_gauge_list[0])
+
 static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
 		       double sign)
 {
@@ -226,22 +230,26 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 			share = g->tenants[k].share;
 	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
 	const struct price *price = &s->sc->pools[pool].price;
-	double d[GAUGE_COUNT] = {0};
-	d[GAUGE_ALLOCATED] = sign * grant->equivalent;
-	d[GAUGE_VRAM] = sign * gpus * ws->vram_bytes / GP_GIB;
-	d[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0;
-	d[GAUGE_CPU] = sign * ws->cpu;
-	d[GAUGE_RAM] = sign * ws->memory_bytes / GP_GIB;
-	d[GAUGE_GPU_COST] = sign * grant->equivalent * price->gpu_hour;
-	d[GAUGE_CPU_COST] = sign * ws->cpu * price->cpu_hour;
-	d[GAUGE_RAM_COST] = sign * ws->memory_bytes / GP_GIB * price->gib_hour;
+	double ram = ws->memory_bytes / GP_GIB;
+	const double d[POD_GAUGES] = {
+		sign * grant->equivalent,
+		sign * gpus * ws->vram_bytes / GP_GIB,
+		grant == pods_of((struct sim_job *)j) ? sign : 0,
+		sign * ws->cpu,
+		sign * ram,
+		sign * grant->equivalent * price->gpu_hour,
+		sign * ws->cpu * price->cpu_hour,
+		sign * ram * price->gib_hour,
+		sign * gpus * j->busy * (mig ? share : 1),
+		sign * gpus * j->busy * fmin(ws->sm_share, share),
+	};
 	sim_time now = s->engine.now;
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
-	collect_move(&s->collect, 0, d, now);
-	collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), d, now);
-	d[GAUGE_ENGINE] = sign * gpus * j->busy * (mig ? share : 1);
-	d[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share);
-	collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload), d, now);
+	collect_move(&s->collect, 0, pod_gauge_list, d, POD_GAUGES - 2, now);
+	collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), pod_gauge_list, d,
+		     POD_GAUGES - 2, now);
+	collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
+		     pod_gauge_list, d, POD_GAUGES, now);
 }
 
 static void job_gauges(struct sim *s, const struct sim_job *j, double sign)
