@@ -11,30 +11,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_queue_metrics(struct results *r, const char *scope, double *q, size_t n)
+struct queue_stats {
+	double mean, p50, p95, p99, max;
+};
+
+static struct queue_stats queue_stats(double *q, size_t n)
 {
-	double mean = NAN, p50 = NAN, p95 = NAN, p99 = NAN, max = NAN;
+	struct queue_stats st = {NAN, NAN, NAN, NAN, NAN};
 	if (n) {
 		sort_doubles(q, n); /* the array gsl_sort gives, in O(n) */
-		mean = gsl_stats_mean(q, 1, n);
-		p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
-		p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
-		p99 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.99);
-		max = q[n - 1];
+		st.mean = gsl_stats_mean(q, 1, n);
+		st.p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
+		st.p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
+		st.p99 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.99);
+		st.max = q[n - 1];
 	}
-	results_add_metric(r, scope, "queue_time_mean_s", mean, "s");
-	results_add_metric(r, scope, "queue_time_p50_s", p50, "s");
-	results_add_metric(r, scope, "queue_time_p95_s", p95, "s");
-	results_add_metric(r, scope, "queue_time_p99_s", p99, "s");
-	results_add_metric(r, scope, "queue_time_max_s", max, "s");
+	return st;
+}
+
+static void add_queue_metrics(struct results *r, const char *scope, const struct queue_stats *st)
+{
+	results_add_metric(r, scope, "queue_time_mean_s", st->mean, "s");
+	results_add_metric(r, scope, "queue_time_p50_s", st->p50, "s");
+	results_add_metric(r, scope, "queue_time_p95_s", st->p95, "s");
+	results_add_metric(r, scope, "queue_time_p99_s", st->p99, "s");
+	results_add_metric(r, scope, "queue_time_max_s", st->max, "s");
+}
+
+/* The workload whose jobs are the only ones that started, or -1: then scope
+ * all has its very waits, and its queue figures are computed once. */
+static int32_t sole_waiting_workload(const struct sim *s, const struct scenario *sc)
+{
+	int32_t sole = -1;
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		if (sim_workloads(s)[w].n_waits) {
+			if (sole >= 0)
+				return -1;
+			sole = (int32_t)w;
+		}
+	return sole;
 }
 
 /* Job counts, deadlines, queue times and makespan of the jobs of workload w
  * (w < 0: all jobs), from the counts the run kept per workload (sim.h):
  * finished jobs may be gone.  The waits gathered here sort to the array the
- * jobs would give, so the figures do not depend on the jobs being kept. */
-static void add_job_metrics(const struct sim *s, const struct scenario *sc, struct results *r,
-			    const char *scope, int32_t w, double *scratch)
+ * jobs would give, so the figures do not depend on the jobs being kept.
+ * Queue figures already known (known, not NULL) are not computed again.
+ * Returns the queue figures. */
+static struct queue_stats add_job_metrics(const struct sim *s, const struct scenario *sc,
+					  struct results *r, const char *scope, int32_t w,
+					  double *scratch, const struct queue_stats *known)
 {
 	const struct sim_workload *wl = sim_workloads(s);
 	size_t n = 0;
@@ -52,11 +78,12 @@ static void add_job_metrics(const struct sim *s, const struct scenario *sc, stru
 			first = x->first_submit;
 		if (x->last_end != SIM_NEVER && (last == SIM_NEVER || x->last_end > last))
 			last = x->last_end;
-		if (x->n_waits) /* waits is NULL when none started */
+		if (x->n_waits && !known) /* waits is NULL when none started */
 			memcpy(scratch + n, x->waits, x->n_waits * sizeof *scratch);
 		n += x->n_waits;
 	}
-	add_queue_metrics(r, scope, scratch, n);
+	struct queue_stats st = known ? *known : queue_stats(scratch, n);
+	add_queue_metrics(r, scope, &st);
 	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
 	results_add_metric(r, scope, "jobs_completed", (double)completed, "jobs");
 	results_add_metric(r, scope, "jobs_failed", (double)failed, "jobs");
@@ -74,6 +101,7 @@ static void add_job_metrics(const struct sim *s, const struct scenario *sc, stru
 	for (size_t k = 0; k < sc->n_workloads; k++)
 		preempted += w < 0 || (size_t)w == k ? wl[k].preemptions : 0;
 	results_add_metric(r, scope, "jobs_preempted", (double)preempted, "jobs");
+	return st;
 }
 
 /* Capacity, allocation and activity from the integrated gauges of a scope. */
@@ -132,13 +160,16 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		n_waits += sim_workloads(s)[w].n_waits;
 	double *scratch = gp_xmalloc((n_waits ? n_waits : 1) * sizeof *scratch);
+	int32_t sole = sole_waiting_workload(s, sc);
+	struct queue_stats all = {0};
 	for (size_t scope = 0; scope < c->n_scopes; scope++) {
 		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
+		int32_t w = (int32_t)(scope - 1 - sc->n_pools);
 		if (scope == 0)
-			add_job_metrics(s, sc, r, "all", -1, scratch);
+			all = add_job_metrics(s, sc, r, "all", -1, scratch, NULL);
 		else if (scope > sc->n_pools)
-			add_job_metrics(s, sc, r, c->names[scope],
-					(int32_t)(scope - 1 - sc->n_pools), scratch);
+			add_job_metrics(s, sc, r, c->names[scope], w, scratch,
+					w == sole ? &all : NULL);
 	}
 	free(scratch);
 	const struct sim_workload *wl = sim_workloads(s);

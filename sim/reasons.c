@@ -409,7 +409,7 @@ const char *reasons_text(const struct reasons *r, int32_t id)
 	return id >= 0 && (size_t)id < r->n_texts ? r->texts[id] : NULL;
 }
 
-static int32_t job_message(const struct reasons *r, uint32_t job)
+int32_t reasons_job_message(const struct reasons *r, uint32_t job)
 {
 	if (job >= r->cap_jobs)
 		return -1;
@@ -423,7 +423,7 @@ static int32_t job_message(const struct reasons *r, uint32_t job)
 
 const char *reasons_of_job(const struct reasons *r, uint32_t job)
 {
-	return reasons_text(r, job_message(r, job));
+	return reasons_text(r, reasons_job_message(r, job));
 }
 
 /* --- results --------------------------------------------------------------- */
@@ -458,7 +458,4 @@ void reasons_write(const struct reasons *r, const struct scenario *sc, struct re
 			if (r->pods[id * nw + w] > 0)
 				add_row(out, sc->workloads[w].name, (int32_t)w, id, r->kinds[id],
 					r->seconds[id * nw + w], r->pods[id * nw + w]);
-	for (size_t i = 0; i < out->n_jobs; i++) {
-		out->jobs[i].reason = job_message(r, (uint32_t)out->jobs[i].job_id);
-	}
 }

@@ -57,9 +57,10 @@ struct sim {
 	struct sched admit; /* jobs waiting for Kueue to admit them */
 	struct arrivals arrivals;
 	struct collect collect;
+	struct results *out; /* receives a job's row when it retires (output.jobs) */
 	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
-	uint32_t *free_ids; /* retired job indexes to reuse (output.jobs false) */
+	uint32_t *free_ids; /* retired job indexes to reuse */
 	size_t n_free, cap_free;
 	uint32_t submitted;      /* jobs so far: the next job's seq */
 	struct sim_workload *wl; /* per workload */
@@ -207,9 +208,13 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 }
 
 /* The gauges a running pod moves itself: allocation, VRAM, and its own
- * (uncapped) activity in its workload's scope.  A job counts as running once.
- * One collect_move per scope: each gauge gets the same additions, in the
- * same order, as one call per gauge would give it. */
+ * (uncapped) activity in its workload's scope, the last two of the list.
+ * A job counts as running once.  One collect_move per scope. */
+static const uint8_t pod_gauge_list[] = {
+	GAUGE_ALLOCATED, GAUGE_VRAM,     GAUGE_RUNNING,  GAUGE_CPU,    GAUGE_RAM,
+	GAUGE_GPU_COST,  GAUGE_CPU_COST, GAUGE_RAM_COST, GAUGE_ENGINE, GAUGE_SM};
+#define POD_GAUGES (sizeof pod_gauge_list / sizeof pod_gauge_list[0])
+
 static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
 		       double sign)
 {
@@ -225,22 +230,26 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 			share = g->tenants[k].share;
 	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
 	const struct price *price = &s->sc->pools[pool].price;
-	double d[GAUGE_COUNT] = {0};
-	d[GAUGE_ALLOCATED] = sign * grant->equivalent;
-	d[GAUGE_VRAM] = sign * gpus * ws->vram_bytes / GP_GIB;
-	d[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0;
-	d[GAUGE_CPU] = sign * ws->cpu;
-	d[GAUGE_RAM] = sign * ws->memory_bytes / GP_GIB;
-	d[GAUGE_GPU_COST] = sign * grant->equivalent * price->gpu_hour;
-	d[GAUGE_CPU_COST] = sign * ws->cpu * price->cpu_hour;
-	d[GAUGE_RAM_COST] = sign * ws->memory_bytes / GP_GIB * price->gib_hour;
+	double ram = ws->memory_bytes / GP_GIB;
+	const double d[POD_GAUGES] = {
+		sign * grant->equivalent,
+		sign * gpus * ws->vram_bytes / GP_GIB,
+		grant == pods_of((struct sim_job *)j) ? sign : 0,
+		sign * ws->cpu,
+		sign * ram,
+		sign * grant->equivalent * price->gpu_hour,
+		sign * ws->cpu * price->cpu_hour,
+		sign * ram * price->gib_hour,
+		sign * gpus * j->busy * (mig ? share : 1),
+		sign * gpus * j->busy * fmin(ws->sm_share, share),
+	};
 	sim_time now = s->engine.now;
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
-	collect_move(&s->collect, 0, d, now);
-	collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), d, now);
-	d[GAUGE_ENGINE] = sign * gpus * j->busy * (mig ? share : 1);
-	d[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share);
-	collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload), d, now);
+	collect_move(&s->collect, 0, pod_gauge_list, d, POD_GAUGES - 2, now);
+	collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), pod_gauge_list, d,
+		     POD_GAUGES - 2, now);
+	collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
+		     pod_gauge_list, d, POD_GAUGES, now);
 }
 
 static void job_gauges(struct sim *s, const struct sim_job *j, double sign)
@@ -376,6 +385,10 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 			      .seq = s->submitted++,
 			      .cls = -1,
 			      .admitted_at = SIM_NEVER};
+	if (s->sc->output.jobs) {
+		GP_GROW(s->out->jobs, s->out->cap_jobs, s->submitted);
+		s->out->n_jobs = s->submitted;
+	}
 	struct sim_workload *wl = &s->wl[w];
 	wl->submitted++;
 	if (wl->first_submit == SIM_NEVER)
@@ -412,8 +425,35 @@ static bool overflows(struct sim *s, struct sim_job *j)
 	return false;
 }
 
-/* A job has completed or failed: its counts go to its workload, and without
- * job rows its index is freed for the next arrival (sim.h). */
+/* The job's row (output.jobs), at its submission number.  A job still
+ * running at the end is charged up to the end. */
+static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
+{
+	bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
+	double running =
+		j->status == JOB_RUNNING ? sim_seconds(s->out->sim_end - j->span_start) : 0;
+	s->out->jobs[j->seq] = (struct job_record){j->seq,
+						   j->workload,
+						   j->grant.node,
+						   j->gpus,
+						   j->status,
+						   met,
+						   j->verified,
+						   j->submit,
+						   j->start,
+						   j->end,
+						   j->deadline,
+						   j->cost + j->cost_per_h * running / 3600,
+						   reasons_job_message(&s->reasons, id),
+						   j->trace_queue != SIM_NEVER,
+						   j->trace_queue,
+						   j->preemptions,
+						   j->oom_kills};
+}
+
+/* A job has completed or failed: its counts go to its workload, its row
+ * (output.jobs) to the results, and its index to the next arrival (sim.h),
+ * so memory follows the jobs in flight. */
 static void retire(struct sim *s, uint32_t id)
 {
 	struct sim_job *j = &s->jobs[id];
@@ -427,7 +467,7 @@ static void retire(struct sim *s, uint32_t id)
 		wl->failed++;
 	}
 	if (s->sc->output.jobs)
-		return;
+		record_job(s, j, id);
 	free(j->more);
 	j->more = NULL;
 	reasons_retire(&s->reasons, id);
@@ -957,7 +997,7 @@ static void schedule(struct sim *s)
 
 /* --- results -------------------------------------------------------------- */
 
-/* The node names, and a row per job when output.jobs. */
+/* The node names, and the rows of the jobs not retired (output.jobs). */
 static void write_rows(struct sim *s, struct results *r)
 {
 	r->n_nodes = s->cluster.n_nodes;
@@ -966,35 +1006,13 @@ static void write_rows(struct sim *s, struct results *r)
 		r->node_names[i] = cluster_node_name(&s->cluster, (int32_t)i);
 	if (!s->sc->output.jobs)
 		return;
-	r->jobs = gp_xcalloc(s->n_jobs, sizeof *r->jobs);
-	r->n_jobs = r->cap_jobs = s->n_jobs;
-	for (size_t i = 0; i < s->n_jobs; i++) {
-		const struct sim_job *j = &s->jobs[i];
-		bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
-		/* A job still running at the end is charged up to the end. */
-		double cost =
-			j->cost +
-			(j->status == JOB_RUNNING
-				 ? j->cost_per_h * sim_seconds(r->sim_end - j->span_start) / 3600
-				 : 0);
-		r->jobs[i] = (struct job_record){(int64_t)i,
-						 j->workload,
-						 j->grant.node,
-						 j->gpus,
-						 j->status,
-						 met,
-						 j->verified,
-						 j->submit,
-						 j->start,
-						 j->end,
-						 j->deadline,
-						 cost,
-						 -1 /* reason: reasons_write */,
-						 j->trace_queue != SIM_NEVER,
-						 j->trace_queue,
-						 j->preemptions,
-						 j->oom_kills};
-	}
+	bool *retired = gp_xcalloc(s->n_jobs + 1, sizeof *retired);
+	for (size_t k = 0; k < s->n_free; k++)
+		retired[s->free_ids[k]] = true;
+	for (size_t i = 0; i < s->n_jobs; i++)
+		if (!retired[i])
+			record_job(s, &s->jobs[i], (uint32_t)i);
+	free(retired);
 }
 
 /* --- the loop ------------------------------------------------------------- */
@@ -1045,8 +1063,9 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	collect_init(&s->collect, sc, out);
 	s->strict_head = gp_xcalloc(sc->n_queues, sizeof *s->strict_head);
 	int64_t expected = scenario_job_count(sc);
-	if (expected > 0 && sc->output.jobs) /* else jobs retire: memory follows those in flight */
-		GP_GROW(s->jobs, s->cap_jobs, (size_t)expected);
+	s->out = out;
+	if (expected > 0 && sc->output.jobs) /* one row per job, at its submission number */
+		GP_GROW(out->jobs, out->cap_jobs, (size_t)expected);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		sim_time next = s->arrivals.streams[w].next;
 		if (next == SIM_NEVER)

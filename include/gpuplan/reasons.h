@@ -146,11 +146,12 @@ void reasons_finish(struct reasons *r, sim_time end);
 /* The message text of id, or of job's last reason (NULL when it never had one). */
 const char *reasons_text(const struct reasons *r, int32_t id);
 const char *reasons_of_job(const struct reasons *r, uint32_t job);
+/* The id of job's last reason, -1 when it never had one (a job record's reason). */
+int32_t reasons_job_message(const struct reasons *r, uint32_t job);
 
-/* Copies the messages into out (which owns its copies), the pending_reasons
- * rows (scope all first, then workloads in scenario order; messages in the
- * order they first appeared) and each job record's reason.  Call after the
- * job records are written. */
+/* Copies the messages into out (which owns its copies) and the
+ * pending_reasons rows (scope all first, then workloads in scenario order;
+ * messages in the order they first appeared). */
 void reasons_write(const struct reasons *r, const struct scenario *sc, struct results *out);
 
 #endif

@@ -87,9 +87,10 @@ struct sim *sim_create(const struct scenario *sc, struct results *out);
 /* Runs the loop; sets out's status, sim_end and events. */
 void sim_advance(struct sim *s, struct results *out);
 
-/* The jobs in submission order (with output.jobs; without, only those not
- * retired, in no useful order), the per-workload state (one per scenario
- * workload, inference counts included) and the gauges, after sim_advance. */
+/* The job slots not retired (jobs still pending or running; a finished job's
+ * slot goes to the next arrival, its row to the results), in no useful
+ * order, the per-workload state (one per scenario workload, inference
+ * counts included) and the gauges, after sim_advance. */
 const struct sim_job *sim_jobs(const struct sim *s, size_t *n);
 const struct sim_workload *sim_workloads(const struct sim *s);
 const struct collect *sim_collect(const struct sim *s);
