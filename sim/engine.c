@@ -1,67 +1,93 @@
 /*
- * engine.c - a 256-way radix heap of events (see engine.h).
+ * engine.c - a 256-way radix heap of events handing out sorted runs (see
+ * engine.h).
  */
 #include "gpuplan/engine.h"
 
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Times as unsigned keys that sort like the signed times. */
-static inline uint64_t key_of(sim_time t) { return (uint64_t)t ^ (UINT64_C(1) << 63); }
+_Static_assert(sizeof(struct engine_block) == ENGINE_BLOCK_BYTES, "a block is its bytes");
 
-static inline void append(struct engine_bucket *b, const struct event *ev)
+#define CHUNK_BLOCKS ENGINE_CHUNK_BLOCKS
+
+/* Where every empty bucket ends: a full block's last slot, so that the
+ * first event filed takes a block.  Never written. */
+static _Alignas(ENGINE_BLOCK_BYTES) struct engine_block nil;
+#define NIL_END (&nil.ev[ENGINE_BLOCK_EVENTS])
+
+static const struct engine_bucket empty = {NIL_END, UINT64_MAX};
+
+static inline sim_time time_of(uint64_t key) { return (sim_time)(key ^ (UINT64_C(1) << 63)); }
+
+/* The block holding the event before p (p may be one past a block's last event). */
+static inline struct engine_block *block_of(const struct event *p)
 {
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 16;
-		b->items = gp_xrealloc(b->items, b->cap * sizeof *b->items);
-	}
-	b->items[b->n++] = *ev;
+	return (struct engine_block *)((uintptr_t)(p - 1) & ~(uintptr_t)(ENGINE_BLOCK_BYTES - 1));
 }
 
-/* Files ev under the highest byte in which its time differs from last. */
-static inline void file(struct engine *e, const struct event *ev)
+static struct engine_block *block_new(struct engine *e)
 {
-	uint64_t k = key_of(ev->t), x = k ^ e->last;
-	if (!x) {
-		append(&e->due, ev);
-		return;
+	if (!e->free) {
+		gp_grow((void **)&e->chunks, &e->chunks_cap, e->n_chunks + 1, sizeof *e->chunks);
+		char *p = gp_xmalloc((CHUNK_BLOCKS + 1) * ENGINE_BLOCK_BYTES);
+		e->chunks[e->n_chunks++] = p;
+		uintptr_t a = ((uintptr_t)p + ENGINE_BLOCK_BYTES - 1) &
+			      ~(uintptr_t)(ENGINE_BLOCK_BYTES - 1);
+		struct engine_block *blk = (struct engine_block *)a;
+		for (int i = CHUNK_BLOCKS - 1; i >= 0; i--) {
+			blk[i].next = e->free;
+			e->free = &blk[i];
+		}
 	}
-	unsigned level = (63 - (unsigned)__builtin_clzll(x)) / 8;
-	unsigned digit = (unsigned)(k >> (8 * level)) & 255;
-	append(&e->b[level][digit], ev);
-	e->digits[level][digit / 64] |= UINT64_C(1) << (digit % 64);
-	e->levels |= (uint8_t)(1u << level);
+	struct engine_block *blk = e->free;
+	e->free = blk->next;
+	blk->next = NULL;
+	return blk;
+}
+
+static inline void block_free(struct engine *e, struct engine_block *blk)
+{
+	blk->next = e->free;
+	e->free = blk;
+}
+
+/* Gives bucket (level, digit), whose last block is full, a new one. */
+void engine_grow(struct engine *e, unsigned level, unsigned digit)
+{
+	struct engine_bucket *b = &e->b[level][digit];
+	struct engine_block *blk = block_new(e);
+	if (b->end == NIL_END) {
+		e->first[level][digit] = blk->ev;
+		e->digits[level][digit / 64] |= UINT64_C(1) << (digit % 64);
+		e->levels |= 1u << level;
+	} else
+		block_of(b->end)->next = blk;
+	b->end = blk->ev;
 }
 
 void engine_init(struct engine *e)
 {
 	memset(e, 0, sizeof *e);
-	e->last = key_of(0);
-	e->next = SIM_NEVER;
+	for (int l = 0; l < ENGINE_LEVELS; l++)
+		for (int d = 0; d < ENGINE_DIGITS; d++)
+			e->b[l][d] = empty;
+	e->soonest = SIM_NEVER;
+	e->last = engine_key(0);
 }
 
 void engine_free(struct engine *e)
 {
-	free(e->due.items);
-	for (int l = 0; l < ENGINE_LEVELS; l++)
-		for (int d = 0; d < ENGINE_DIGITS; d++)
-			free(e->b[l][d].items);
+	for (size_t i = 0; i < e->n_chunks; i++)
+		free(e->chunks[i]);
+	free(e->chunks);
+	free(e->run);
+	free(e->tmp);
 	memset(e, 0, sizeof *e);
 }
 
-void engine_push(struct engine *e, sim_time t, uint16_t type, uint32_t id, uint16_t gen)
-{
-	assert(t >= e->now && "events are never scheduled in the past");
-	struct event ev = {t, id, type, gen};
-	file(e, &ev);
-	e->n++;
-	if (e->next != SIM_NEVER && t < e->next)
-		e->next = t;
-}
-
 /* The lowest non-empty bucket: the lowest level, then the lowest digit. */
-static struct engine_bucket *lowest(struct engine *e, unsigned *level, unsigned *digit)
+static void lowest(const struct engine *e, unsigned *level, unsigned *digit)
 {
 	*level = (unsigned)__builtin_ctz(e->levels);
 	const uint64_t *m = e->digits[*level];
@@ -69,74 +95,217 @@ static struct engine_bucket *lowest(struct engine *e, unsigned *level, unsigned 
 	while (!m[w])
 		w++;
 	*digit = w * 64 + (unsigned)__builtin_ctzll(m[w]);
-	return &e->b[*level][*digit];
 }
 
-static sim_time min_time(const struct engine_bucket *b, unsigned level)
-{
-	if (level == 0)
-		return b->items[0].t; /* all of one time */
-	sim_time m = SIM_NEVER;
-	for (uint32_t k = 0; k < b->n; k++)
-		m = b->items[k].t < m ? b->items[k].t : m;
-	return m;
-}
-
-/* Spreads the lowest bucket around its minimum, which becomes last: its
- * events all land in lower levels (they share every byte above this level,
- * and this one, with the minimum), and the minimum's in the FIFO. */
-static void spread(struct engine *e)
+static void set_soonest(struct engine *e)
 {
 	unsigned level, digit;
-	struct engine_bucket *b = lowest(e, &level, &digit);
-	e->last = key_of(min_time(b, level));
+	if (!e->levels) {
+		e->soonest = SIM_NEVER;
+		return;
+	}
+	lowest(e, &level, &digit);
+	e->soonest = time_of(e->b[level][digit].min);
+}
+
+/* Empties bucket (level, digit). */
+static void clear(struct engine *e, unsigned level, unsigned digit)
+{
+	e->b[level][digit] = empty;
 	uint64_t *m = e->digits[level];
 	m[digit / 64] &= ~(UINT64_C(1) << (digit % 64));
 	if (!(m[0] | m[1] | m[2] | m[3]))
-		e->levels &= (uint8_t) ~(1u << level);
-	if (level == 0) {
-		/* A level-0 bucket holds one time, the new last: it becomes the
-		 * FIFO as it is (the FIFO is empty; its array is kept for reuse). */
-		struct engine_bucket fifo = e->due;
-		e->due = *b;
-		*b = fifo;
-		b->n = 0;
-		return;
-	}
-	uint32_t n = b->n;
-	b->n = 0; /* nothing is filed here while it is read */
-	for (uint32_t k = 0; k < n; k++)
-		file(e, &b->items[k]);
+		e->levels &= ~(1u << level);
 }
 
-bool engine_pop(struct engine *e, struct event *ev)
+/* Makes room for n events in the run's array and its scratch; the run may
+ * be being read. */
+static void make_room(struct engine *e, size_t n)
+{
+	if (n <= e->cap)
+		return;
+	while (e->cap < n)
+		e->cap = e->cap ? 2 * e->cap : 256;
+	free(e->tmp);
+	e->tmp = gp_xmalloc(e->cap * sizeof *e->tmp);
+	size_t r = 0, rend = 0; /* where the run is read, kept across the move */
+	if (e->run) {
+		r = (size_t)(e->r - e->run);
+		rend = (size_t)(e->rend - e->run);
+	}
+	e->run = gp_xrealloc(e->run, e->cap * sizeof *e->run);
+	e->r = e->run + r;
+	e->rend = e->run + rend;
+}
+
+/* Copies bucket (level, digit) into e->tmp, empties it and frees its
+ * blocks; returns how many events it held (a level-0 bucket may have been
+ * read from the front). */
+static size_t take(struct engine *e, unsigned level, unsigned digit)
+{
+	struct event *p = e->first[level][digit], *end = e->b[level][digit].end;
+	struct engine_block *blk = block_of(p + 1), *tail = block_of(end);
+	size_t n = (size_t)((blk == tail ? end : blk->ev + ENGINE_BLOCK_EVENTS) - p);
+	if (blk != tail) {
+		for (struct engine_block *k = blk->next; k != tail; k = k->next)
+			n += ENGINE_BLOCK_EVENTS;
+		n += (size_t)(end - tail->ev);
+	}
+	make_room(e, n);
+	struct event *to = e->tmp;
+	for (;;) {
+		struct event *stop = blk == tail ? end : blk->ev + ENGINE_BLOCK_EVENTS;
+		memcpy(to, p, (size_t)(stop - p) * sizeof *p);
+		to += stop - p;
+		struct engine_block *next = blk->next;
+		block_free(e, blk);
+		if (blk == tail)
+			break;
+		blk = next;
+		p = blk->ev;
+	}
+	clear(e, level, digit);
+	return n;
+}
+
+/* Spreads bucket (level, digit), level >= 1, around its minimum, which
+ * becomes last: its events all land in lower levels (they share every byte
+ * above this level, and this one, with the minimum).  Filed straight from
+ * its blocks, each freed once read. */
+static void spread(struct engine *e, unsigned level, unsigned digit)
+{
+	uint64_t last = e->b[level][digit].min;
+	struct event *p = e->first[level][digit], *end = e->b[level][digit].end;
+	struct engine_block *blk = block_of(p + 1), *tail = block_of(end);
+	clear(e, level, digit); /* nothing is filed here while it is read */
+	e->last = last;
+	for (;;) {
+		struct event *stop = blk == tail ? end : blk->ev + ENGINE_BLOCK_EVENTS;
+		for (; p < stop; p++)
+			engine_file(e, last, p);
+		struct engine_block *next = blk->next;
+		block_free(e, blk);
+		if (blk == tail)
+			break;
+		blk = next;
+		p = blk->ev;
+	}
+}
+
+static void swap_run(struct engine *e)
+{
+	struct event *x = e->run;
+	e->run = e->tmp;
+	e->tmp = x;
+}
+
+/* Turns counts of nibble values into where each value's events start; true
+ * when one value has all n (the pass would not move anything). */
+static bool starts(size_t at[16], size_t n)
+{
+	size_t sum = 0;
+	bool one = false;
+	for (int d = 0; d < 16; d++) {
+		size_t c = at[d];
+		one |= c == n;
+		at[d] = sum;
+		sum += c;
+	}
+	return one;
+}
+
+/* Sorts e->tmp[0..n) into e->run by time when the times differ in their low
+ * byte only (a level-1 bucket's): two stable counting passes, on the low
+ * nibble then the high one. */
+static void sort_low_byte(struct engine *e, size_t n)
+{
+	size_t lo[16] = {0}, hi[16] = {0};
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = engine_key(e->tmp[i].t);
+		lo[k & 15]++;
+		hi[(k >> 4) & 15]++;
+	}
+	if (!starts(lo, n)) {
+		for (size_t i = 0; i < n; i++)
+			e->run[lo[engine_key(e->tmp[i].t) & 15]++] = e->tmp[i];
+		swap_run(e);
+	}
+	if (!starts(hi, n)) {
+		for (size_t i = 0; i < n; i++)
+			e->run[hi[(engine_key(e->tmp[i].t) >> 4) & 15]++] = e->tmp[i];
+	} else
+		swap_run(e);
+}
+
+/* Sorts a[0..n) by time, equal times in their order. */
+static void sort_insertion(struct event *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct event x = a[i];
+		size_t j = i;
+		for (; j > 0 && a[j - 1].t > x.t; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+/* Makes the lowest bucket the run (see engine.h); the run is empty. */
+static void next_run(struct engine *e)
+{
+	unsigned level, digit;
+	for (;;) {
+		lowest(e, &level, &digit);
+		struct event *first = e->first[level][digit], *end = e->b[level][digit].end;
+		if (level <= 1 || block_of(first + 1) == block_of(end))
+			break;
+		spread(e, level, digit);
+	}
+	size_t n = take(e, level, digit);
+	if (level == 1)
+		sort_low_byte(e, n);
+	else {
+		swap_run(e);
+		if (level > 1)
+			sort_insertion(e->run, n);
+	}
+	e->r = e->run;
+	e->rend = e->run + n;
+	set_soonest(e);
+}
+
+/* Pops the first event of the earliest bucket, spread down to level 0 (one
+ * time, the earliest). */
+static void pop_bucket(struct engine *e, struct event *ev)
+{
+	unsigned level, digit;
+	for (lowest(e, &level, &digit); level; lowest(e, &level, &digit))
+		spread(e, level, digit);
+	struct event **first = &e->first[0][digit];
+	*ev = *(*first)++;
+	if (*first == e->b[0][digit].end) {
+		block_free(e, block_of(*first));
+		clear(e, 0, digit);
+		set_soonest(e);
+	} else if (engine_block_full(*first)) {
+		struct engine_block *blk = block_of(*first);
+		*first = blk->next->ev;
+		block_free(e, blk);
+	}
+}
+
+bool engine_pop_slow(struct engine *e, struct event *ev)
 {
 	if (!e->n)
 		return false;
-	if (e->due_head == e->due.n) {
-		e->due_head = e->due.n = 0;
-		spread(e);
-	}
-	*ev = e->due.items[e->due_head++];
+	if (e->r == e->rend)
+		next_run(e);
+	if (e->r->t <= e->soonest)
+		*ev = *e->r++;
+	else
+		pop_bucket(e, ev);
 	assert(ev->t >= e->now && "time never goes backwards");
 	e->n--;
 	e->now = ev->t;
 	e->processed++;
-	e->next = SIM_NEVER;
 	return true;
-}
-
-sim_time engine_next_time(struct engine *e)
-{
-	if (!e->n)
-		return SIM_NEVER;
-	if (e->due_head < e->due.n)
-		return e->due.items[e->due_head].t;
-	/* Not spread yet: the clock may still get events before this minimum. */
-	if (e->next == SIM_NEVER) {
-		unsigned level, digit;
-		struct engine_bucket *b = lowest(e, &level, &digit);
-		e->next = min_time(b, level);
-	}
-	return e->next;
 }

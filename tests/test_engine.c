@@ -165,3 +165,198 @@ Test(engine, matches_a_stable_sort_with_ties)
 	engine_free(&e);
 	gsl_rng_free(rng);
 }
+
+/* 300, 310 and 320 us share their bytes but the low one, so they form one
+ * sorted run.  Scheduled while it is read: 305 falls before the run's rest
+ * and pops from its bucket first; 310 ties with the run's 310, scheduled
+ * earlier, and follows it. */
+Test(engine, an_event_scheduled_inside_a_run_keeps_its_place)
+{
+	struct engine e;
+	engine_init(&e);
+	engine_push(&e, 320, 0, 3, 0);
+	engine_push(&e, 300, 0, 1, 0);
+	engine_push(&e, 310, 0, 2, 0);
+	struct event ev;
+	cr_assert(engine_pop(&e, &ev));
+	cr_assert_eq(ev.id, 1);
+	engine_push(&e, 305, 0, 4, 0);
+	engine_push(&e, 310, 0, 5, 0);
+	cr_assert_eq(engine_next_time(&e), 305);
+	uint32_t want[] = {4, 2, 5, 3};
+	sim_time at[] = {305, 310, 310, 320};
+	for (int i = 0; i < 4; i++) {
+		cr_assert(engine_pop(&e, &ev));
+		cr_assert_eq(ev.id, want[i], "pop %d", i);
+		cr_assert_eq(ev.t, at[i]);
+	}
+	cr_assert_not(engine_pop(&e, &ev));
+	engine_free(&e);
+}
+
+/*
+ * Against a reference under every kind of load the queue meets: a binary
+ * heap ordered by (time, scheduling order), which is what "time order, ties
+ * in scheduling order" means.  Each round draws a mix of increments: zero
+ * (the same instant), under 256 us (one level-1 bucket, sorted by nibbles),
+ * under 65,536 us, whole seconds, up to 2^40 us, and bursts of up to 100
+ * events at one time (more than a 31-event block holds).  Before every pop
+ * the next time is checked, so peeks between pushes are exercised too.
+ */
+struct ref_event {
+	int64_t t;
+	uint32_t order;
+};
+
+static bool ref_before(struct ref_event a, struct ref_event b)
+{
+	return a.t != b.t ? a.t < b.t : a.order < b.order;
+}
+
+static void ref_push(struct ref_event *h, size_t *n, struct ref_event x)
+{
+	size_t i = (*n)++;
+	for (; i && ref_before(x, h[(i - 1) / 2]); i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = x;
+}
+
+static struct ref_event ref_pop(struct ref_event *h, size_t *n)
+{
+	struct ref_event top = h[0], x = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && ref_before(h[c + 1], h[c]))
+			c++;
+		if (!ref_before(h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+	return top;
+}
+
+static int64_t draw_increment(gsl_rng *rng, unsigned kinds)
+{
+	switch (gsl_rng_uniform_int(rng, kinds)) {
+	case 0: return 0;
+	case 1: return (int64_t)gsl_rng_uniform_int(rng, 256);
+	case 2: return (int64_t)gsl_rng_uniform_int(rng, 65536);
+	case 3: return (int64_t)gsl_rng_uniform_int(rng, 4) * 1000000;
+	default: return (int64_t)(gsl_rng_uniform(rng) * 0x1p40);
+	}
+}
+
+Test(engine, matches_a_reference_heap_under_mixed_loads)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	static struct ref_event ref[1 << 20];
+	for (int round = 0; round < 200; round++) {
+		struct engine e;
+		engine_init(&e);
+		size_t n = 0;
+		uint32_t order = 0;
+		int64_t now = 0;
+		unsigned kinds = 1 + (unsigned)gsl_rng_uniform_int(rng, 5);
+		double p_push = 0.3 + 0.4 * gsl_rng_uniform(rng);
+		int ops = 1 + (int)gsl_rng_uniform_int(rng, 5000);
+		for (int op = 0; op < ops; op++) {
+			if (gsl_rng_uniform(rng) < p_push) {
+				int64_t t = now + draw_increment(rng, kinds);
+				int burst = 1; /* sometimes more than a block holds */
+				if (gsl_rng_uniform(rng) < 0.05)
+					burst += (int)gsl_rng_uniform_int(rng, 100);
+				for (int k = 0; k < burst; k++) {
+					engine_push(&e, t, 0, order, 0);
+					ref_push(ref, &n, (struct ref_event){t, order++});
+				}
+				continue;
+			}
+			struct event ev;
+			if (!n) {
+				cr_assert_eq(engine_next_time(&e), SIM_NEVER);
+				cr_assert_not(engine_pop(&e, &ev));
+				continue;
+			}
+			struct ref_event x = ref_pop(ref, &n);
+			cr_assert_eq(engine_next_time(&e), x.t, "round %d op %d: next time", round,
+				     op);
+			cr_assert(engine_pop(&e, &ev));
+			cr_assert_eq(ev.t, x.t, "round %d op %d: time", round, op);
+			cr_assert_eq(ev.id, x.order, "round %d op %d: order at time %lld", round,
+				     op, (long long)x.t);
+			cr_assert_eq(e.now, x.t);
+			now = x.t;
+			cr_assert_eq(engine_pending(&e), n);
+		}
+		while (n) {
+			struct ref_event x = ref_pop(ref, &n);
+			struct event ev;
+			cr_assert(engine_pop(&e, &ev));
+			cr_assert_eq(ev.id, x.order, "round %d: drained in order", round);
+		}
+		cr_assert_eq(engine_next_time(&e), SIM_NEVER);
+		engine_free(&e);
+	}
+	gsl_rng_free(rng);
+}
+
+/* Blocks a bucket or the run read are returned as soon as they are read:
+ * after the queue is drained, every block is free again. */
+static size_t free_blocks(const struct engine *e)
+{
+	size_t n = 0;
+	for (const struct engine_block *b = e->free; b; b = b->next)
+		n++;
+	return n;
+}
+
+Test(engine, returns_every_block_once_drained)
+{
+	struct engine e;
+	engine_init(&e);
+	for (uint32_t i = 0; i < 10000; i++) /* one time, then spread over levels */
+		engine_push(&e, i < 5000 ? 7 : (sim_time)i * 977, 0, i, 0);
+	struct event ev;
+	while (engine_pop(&e, &ev))
+		;
+	cr_assert_gt(e.n_chunks, 0);
+	cr_assert_eq(free_blocks(&e), e.n_chunks * ENGINE_CHUNK_BLOCKS,
+		     "every block back in the pool");
+	engine_free(&e);
+}
+
+/* The hold model: once warm, the pool and the run's arrays no longer grow,
+ * and the blocks in use follow the events pending: at most a full block per
+ * 31 events, plus one partly filled block per non-empty bucket. */
+Test(engine, stops_allocating_once_warm)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct engine e;
+	engine_init(&e);
+	const uint32_t pending = 20000;
+	for (uint32_t i = 0; i < pending; i++)
+		engine_push(&e, 1 + (sim_time)gsl_ran_exponential(rng, 1e6), 0, i, 0);
+	struct event ev;
+	size_t chunks = 0, cap = 0;
+	for (int i = 0; i < 2000000; i++) {
+		if (i == 1000000) {
+			chunks = e.n_chunks;
+			cap = e.cap;
+		}
+		cr_assert(engine_pop(&e, &ev));
+		engine_push(&e, ev.t + 1 + (sim_time)gsl_ran_exponential(rng, 1e6), 0, ev.id, 0);
+	}
+	cr_assert_eq(e.n_chunks, chunks, "no block allocated once warm");
+	cr_assert_eq(e.cap, cap, "the run's arrays no longer grow");
+	size_t in_use = e.n_chunks * ENGINE_CHUNK_BLOCKS - free_blocks(&e);
+	cr_assert_leq(in_use, pending / 31 + ENGINE_LEVELS * ENGINE_DIGITS);
+	cr_assert_leq(e.n_chunks * ENGINE_CHUNK_BLOCKS,
+		      2 * (pending / 31 + ENGINE_LEVELS * ENGINE_DIGITS));
+	engine_free(&e);
+	gsl_rng_free(rng);
+}

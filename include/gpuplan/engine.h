@@ -7,24 +7,39 @@
  * function pointers).  Cancelling is lazy: an event carries a generation
  * that the owner of `id` compares with its own, and stale events are skipped.
  *
- * The queue is a radix heap, which fits a simulation clock: time never goes
- * back, so every key is at least `last`, the time of the latest pop.  An
- * event is filed under the highest byte in which its time differs from last
- * (a level, 0..7) and that byte's value (a digit, 0..255); events equal to
- * last wait in a FIFO.  Popping empties the FIFO; when it is empty, the
- * lowest non-empty bucket is spread over lower levels around its minimum,
- * which becomes last; a level-0 bucket holds a single time and becomes the
- * FIFO whole (its array swapped in, no event copied), which is the common
- * case when events are dense.  An event moves down at most 8 times, pushes are O(1),
- * and all memory traffic is sequential appends.  Events of equal time always
- * share a bucket and spreading keeps bucket order, so they leave in the order
- * they came, as an insertion counter would order them.  Bucket arrays grow
- * by doubling and are reused: once warm, nothing allocates.
+ * The queue is a radix heap that hands out sorted runs.  Time never goes
+ * back, so every key is at least `last`: an event is filed under the highest
+ * byte in which its time differs from last (a level, 0..7) and that byte's
+ * value (a digit, 0..255), and the lowest non-empty bucket holds the earliest
+ * events.  Pops read the run, a sorted array, with one inline compare; when
+ * it is used up, the lowest bucket becomes the next run: a level-0 bucket
+ * holds one time and is taken as it is; a level-1 bucket's times differ in
+ * their low byte only, so two counting passes on a nibble each sort it
+ * without a branch; a small higher one is sorted by insertion; any other is
+ * spread around its minimum, which becomes last, into lower levels, and the
+ * search goes on.  An event scheduled while a run is read may fall before the
+ * run's rest: `soonest`, the earliest time in the buckets, tells, and such an
+ * event is popped from its bucket (spread down to level 0) instead.
+ *
+ * Equal times keep their order: buckets are appended to, spreading and both
+ * sorts are stable, and a run holds every event of its times that was
+ * scheduled before it was made, so it wins ties with the buckets.
+ *
+ * Cost: a push is an inline append; an event moves down at most 8 levels.
+ * Held 1e5 deep with exponential increments (docs/benchmarks.md), an event is
+ * filed twice and sorted once, and the appends, sorts and reads are all
+ * sequential.  Memory: buckets are chains of 512-byte blocks from one pool
+ * (a block is freed as soon as it is read), and the run and its scratch grow
+ * to the largest bucket, so memory follows the events pending (plus at most
+ * one partly filled block per non-empty bucket); once warm, nothing
+ * allocates.
  */
 #ifndef GPUPLAN_ENGINE_H
 #define GPUPLAN_ENGINE_H
 
 #include "gpuplan/common.h"
+
+#include <assert.h>
 
 struct event {
 	sim_time t;
@@ -33,39 +48,114 @@ struct event {
 	uint16_t gen;  /* for lazy cancellation */
 };
 
-#define ENGINE_LEVELS 8   /* bytes of a 64-bit time */
-#define ENGINE_DIGITS 256 /* values of a byte */
+#define ENGINE_LEVELS       8   /* bytes of a 64-bit time */
+#define ENGINE_DIGITS       256 /* values of a byte */
+#define ENGINE_BLOCK_BYTES  512
+#define ENGINE_BLOCK_EVENTS (ENGINE_BLOCK_BYTES / sizeof(struct event) - 1) /* 31 */
+#define ENGINE_CHUNK_BLOCKS 64 /* blocks allocated at a time */
+
+/* Part of a bucket: blocks are aligned to their size, so the slot after a
+ * block's last event (where `next` lives) tells that the block is full. */
+struct engine_block {
+	struct event ev[ENGINE_BLOCK_EVENTS];
+	struct engine_block *next;
+	char pad[sizeof(struct event) - sizeof(struct engine_block *)];
+};
 
 struct engine_bucket {
-	struct event *items;
-	uint32_t n, cap;
+	struct event *end; /* the free slot after its last event; an empty bucket's looks full */
+	uint64_t min;      /* its smallest key; UINT64_MAX when empty */
 };
 
 struct engine {
-	struct engine_bucket due; /* events at time last, FIFO from due_head */
-	uint32_t due_head;
-	struct engine_bucket b[ENGINE_LEVELS][ENGINE_DIGITS];
-	uint64_t digits[ENGINE_LEVELS][4]; /* non-empty buckets of each level */
-	uint8_t levels;                    /* levels with a non-empty bucket */
-	uint64_t last;                     /* key of the latest pop; every key is >= it */
-	size_t n;                          /* events queued */
+	struct event *r, *rend; /* the run's unread events: due before the buckets' */
+	sim_time soonest;       /* earliest time in the buckets; SIM_NEVER when none */
+	uint64_t last;          /* every key in the buckets is >= it */
+	size_t n;               /* events queued */
 	sim_time now;
 	uint64_t processed; /* events popped */
-	sim_time next;      /* cache of engine_next_time; SIM_NEVER: unknown */
+	struct engine_bucket b[ENGINE_LEVELS][ENGINE_DIGITS];
+	struct event *first[ENGINE_LEVELS][ENGINE_DIGITS]; /* each bucket's first event */
+	uint64_t digits[ENGINE_LEVELS][4];                 /* non-empty buckets of each level */
+	unsigned levels;                                   /* levels with a non-empty bucket */
+	struct event *run, *tmp;   /* the run's array, and scratch of the same size */
+	size_t cap;                /* of both */
+	struct engine_block *free; /* blocks to reuse */
+	void **chunks;             /* what the blocks came in, to free */
+	size_t n_chunks, chunks_cap;
 };
 
 void engine_init(struct engine *e);
 void engine_free(struct engine *e);
 
-/* Schedules an event at t >= now. */
-void engine_push(struct engine *e, sim_time t, uint16_t type, uint32_t id, uint16_t gen);
+/* Schedules an event at t >= now (inline, below). */
+static inline void engine_push(struct engine *e, sim_time t, uint16_t type, uint32_t id,
+			       uint16_t gen);
 
-/* Pops the earliest event into *ev and advances the clock to it; false when empty. */
-bool engine_pop(struct engine *e, struct event *ev);
+/* Pops the earliest event into *ev and advances the clock to it; false when
+ * empty (inline, below). */
+static inline bool engine_pop(struct engine *e, struct event *ev);
 
 /* Time of the earliest event, or SIM_NEVER.  Does not move the clock. */
-sim_time engine_next_time(struct engine *e);
+static inline sim_time engine_next_time(const struct engine *e)
+{
+	if (e->r == e->rend)
+		return e->soonest;
+	return e->r->t < e->soonest ? e->r->t : e->soonest;
+}
 
 static inline size_t engine_pending(const struct engine *e) { return e->n; }
+
+/* The rest is the inline fast path and what it calls; not for callers. */
+
+void engine_grow(struct engine *e, unsigned level, unsigned digit);
+bool engine_pop_slow(struct engine *e, struct event *ev);
+
+/* Times as unsigned keys that sort like the signed times. */
+static inline uint64_t engine_key(sim_time t) { return (uint64_t)t ^ (UINT64_C(1) << 63); }
+
+static inline bool engine_block_full(const struct event *end)
+{
+	return ((uintptr_t)end & (ENGINE_BLOCK_BYTES - 1)) ==
+	       ENGINE_BLOCK_EVENTS * sizeof(struct event);
+}
+
+/* Files ev under the highest byte in which its key differs from last (a
+ * key equal to last goes to level 0 as well). */
+static inline void engine_file(struct engine *e, uint64_t last, const struct event *ev)
+{
+	uint64_t k = engine_key(ev->t);
+	unsigned level = (63 - (unsigned)__builtin_clzll((k ^ last) | 1)) / 8;
+	unsigned digit = (unsigned)(k >> (8 * level)) & 255;
+	struct engine_bucket *b = &e->b[level][digit];
+	if (engine_block_full(b->end))
+		engine_grow(e, level, digit); /* also marks a bucket that was empty */
+	*b->end++ = *ev;
+	b->min = k < b->min ? k : b->min;
+}
+
+static inline void engine_push(struct engine *e, sim_time t, uint16_t type, uint32_t id,
+			       uint16_t gen)
+{
+	assert(t >= e->now && "events are never scheduled in the past");
+	struct event ev = {t, id, type, gen};
+	engine_file(e, e->last, &ev);
+	e->soonest = t < e->soonest ? t : e->soonest;
+	e->n++;
+}
+
+static inline bool engine_pop(struct engine *e, struct event *ev)
+{
+	const struct event *r = e->r;
+	if (r == e->rend || r->t > e->soonest)
+		return engine_pop_slow(e, ev);
+	*ev = *r;
+	e->r++;
+	assert(ev->t >= e->now && "time never goes backwards");
+	e->n--;
+	e->now = ev->t;
+	e->processed++;
+	return true;
+}
 
 #endif

@@ -49,29 +49,94 @@ static double now_s(void)
  * the earliest and schedules one at now + an exponential increment.  The
  * increments are drawn beforehand so that the figure is the queue's own.
  */
+#define HOLD_PENDING 100000
+#define HOLD_STEPS   10000000
+#define HOLD_DRAWS   (1 << 16)
+
+static sim_time *hold_draws(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	sim_time *draw = malloc(HOLD_DRAWS * sizeof *draw);
+	for (size_t i = 0; i < HOLD_DRAWS; i++)
+		draw[i] = 1 + (sim_time)gsl_ran_exponential(rng, 1e6);
+	gsl_rng_free(rng);
+	return draw;
+}
+
 static int bench_engine_hold(struct outcome *o)
 {
-	const size_t pending = 100000, steps = 10000000, n_draws = 1 << 16;
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	sim_time *draw = malloc(n_draws * sizeof *draw);
-	for (size_t i = 0; i < n_draws; i++)
-		draw[i] = 1 + (sim_time)gsl_ran_exponential(rng, 1e6);
+	sim_time *draw = hold_draws();
 	struct engine e;
 	engine_init(&e);
-	for (size_t i = 0; i < pending; i++)
-		engine_push(&e, draw[i % n_draws], 0, (uint32_t)i, 0);
+	for (size_t i = 0; i < HOLD_PENDING; i++)
+		engine_push(&e, draw[i % HOLD_DRAWS], 0, (uint32_t)i, 0);
 	double t0 = now_s();
 	struct event ev;
-	for (size_t i = 0; i < steps; i++) {
+	for (size_t i = 0; i < HOLD_STEPS; i++) {
 		engine_pop(&e, &ev);
-		engine_push(&e, ev.t + draw[i & (n_draws - 1)], 0, ev.id, 0);
+		engine_push(&e, ev.t + draw[i & (HOLD_DRAWS - 1)], 0, ev.id, 0);
 	}
 	o->wall_seconds = now_s() - t0;
-	o->events = (double)steps;
+	o->events = (double)HOLD_STEPS;
 	engine_free(&e);
 	free(draw);
-	gsl_rng_free(rng);
 	return 0;
+}
+
+/* A peer for the figure above, run beside it: the same hold model on a
+ * plain binary heap ordered by (time, scheduling order).  Returns its wall
+ * seconds. */
+struct heap_entry {
+	sim_time t;
+	uint32_t order, id;
+};
+
+static bool heap_before(const struct heap_entry *a, const struct heap_entry *b)
+{
+	return a->t != b->t ? a->t < b->t : a->order < b->order;
+}
+
+static void heap_push(struct heap_entry *h, size_t *n, struct heap_entry x)
+{
+	size_t i = (*n)++;
+	for (; i && heap_before(&x, &h[(i - 1) / 2]); i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = x;
+}
+
+static struct heap_entry heap_pop(struct heap_entry *h, size_t *n)
+{
+	struct heap_entry top = h[0], x = h[--*n];
+	size_t i = 0;
+	for (size_t c; (c = 2 * i + 1) < *n; i = c) {
+		if (c + 1 < *n && heap_before(&h[c + 1], &h[c]))
+			c++;
+		if (!heap_before(&h[c], &x))
+			break;
+		h[i] = h[c];
+	}
+	h[i] = x;
+	return top;
+}
+
+static double heap_hold(void)
+{
+	sim_time *draw = hold_draws();
+	struct heap_entry *h = malloc(HOLD_PENDING * sizeof *h);
+	size_t n = 0;
+	uint32_t order = 0;
+	for (size_t i = 0; i < HOLD_PENDING; i++)
+		heap_push(h, &n, (struct heap_entry){draw[i % HOLD_DRAWS], order++, (uint32_t)i});
+	double t0 = now_s();
+	for (size_t i = 0; i < HOLD_STEPS; i++) {
+		struct heap_entry x = heap_pop(h, &n);
+		heap_push(h, &n,
+			  (struct heap_entry){x.t + draw[i & (HOLD_DRAWS - 1)], order++, x.id});
+	}
+	double wall = now_s() - t0;
+	free(h);
+	free(draw);
+	return wall;
 }
 
 /*
@@ -362,6 +427,13 @@ int main(int argc, char **argv)
 			printf("%-48s %10s database %.1f MiB\n", "", "", o.db_mib);
 		fflush(stdout);
 		record(db, &benches[i], &o, rss);
+		if (!benches[i].scenario) {
+			double heap = heap_hold();
+			printf("%-48s %10.3f %14.0f %12s  the engine is %.1fx a binary heap\n",
+			       "  the same hold model on a binary heap", heap, HOLD_STEPS / heap,
+			       "", heap / o.wall_seconds);
+			fflush(stdout);
+		}
 		if (!strcmp(benches[i].name, MM1_BARE)) {
 			double mean, p99, bare = bare_mm1(1000000, &mean, &p99);
 			printf("%-48s %10.3f %14s %12s  gpuplan takes %.1fx its time (mean wait %.2f h, "
