@@ -222,6 +222,9 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	ps->capacity = (int64_t)g * up;
 	ps->open = true;
 	ps->closes_at = SIM_NEVER;
+	ps->ready = gp_xcalloc(((size_t)slots + 63) / 64 + 1, sizeof *ps->ready);
+	for (int32_t i = 0; i < up; i++)
+		ps->ready[i / 64] |= UINT64_C(1) << (i % 64);
 	index_init(&ps->whole, g + 1, slots, up, g);
 	switch (spec->sharing.mode) {
 	case SHARING_TIME_SLICING:
@@ -279,6 +282,8 @@ void cluster_node_up(struct cluster *c, int32_t node)
 	struct pool_state *ps = &c->pools[nd->pool];
 	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
 	nd->ready = true;
+	int32_t local = node - ps->first_node;
+	ps->ready[local / 64] |= UINT64_C(1) << (local % 64);
 	ps->n_ready++;
 	c->n_ready++;
 	ps->capacity += nd->gpus;
@@ -297,6 +302,7 @@ void cluster_node_down(struct cluster *c, int32_t node)
 	for (size_t m = 0; m < ps->n_mig; m++)
 		index_set(&ps->mig[m], local, -1);
 	nd->ready = false;
+	ps->ready[local / 64] &= ~(UINT64_C(1) << (local % 64));
 	ps->n_ready--;
 	c->n_ready--;
 	ps->capacity -= nd->gpus;
@@ -353,6 +359,7 @@ void cluster_free(struct cluster *c)
 			index_free(&ps->mig[m]);
 		free(ps->mig);
 		free(ps->mig_profiles);
+		free(ps->ready);
 	}
 	for (size_t i = 0; i < c->n_gpus; i++)
 		free(c->gpus[i].tenants);
@@ -493,6 +500,156 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 					visit(nc.first_node + local, visit_ctx);
 			}
 	}
+}
+
+void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t p,
+		       const struct workload_spec *w, int32_t gpus, cluster_node_pred ok,
+		       const void *ctx, int32_t from, int32_t to)
+{
+	int32_t need = 0;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	*wk = (struct cluster_walk){.c = c,
+				    .w = w,
+				    .ok = ok,
+				    .ctx = ctx,
+				    .need = need,
+				    .first_node = c->pools[p].first_node,
+				    .cpu_memory = cluster_cpu_memory_bind(c, p, w),
+				    .from = from,
+				    .to = to};
+	if (!ix || need < 0 || need >= ix->levels || from >= to) {
+		wk->from = wk->to; /* nothing to visit */
+		return;
+	}
+	wk->key = ix->key;
+	for (int32_t k = need; k < ix->levels && wk->n_levels >= 0; k++) {
+		if (!ix->count[k])
+			continue;
+		if (wk->n_levels == CLUSTER_WALK_LEVELS)
+			wk->n_levels = -1; /* too many buckets: compare the keys */
+		else
+			wk->level[wk->n_levels++] = ix->bits + (size_t)k * ix->words;
+	}
+	wk->word = (size_t)from / 64;
+	wk->bits = 0;
+	wk->from = from;
+}
+
+/* The slots of word i with room, from the buckets or the keys, within [from, to). */
+static uint64_t walk_word(const struct cluster_walk *wk, size_t i)
+{
+	uint64_t b = 0;
+	if (wk->n_levels >= 0) {
+		for (int32_t l = 0; l < wk->n_levels; l++)
+			b |= wk->level[l][i];
+	} else {
+		int32_t lo = (int32_t)(i * 64), hi = lo + 64 < wk->to ? lo + 64 : wk->to;
+		for (int32_t j = lo; j < hi; j++)
+			b |= (uint64_t)(wk->key[j] >= wk->need) << (j - lo);
+	}
+	if (i == (size_t)wk->from / 64)
+		b &= ~UINT64_C(0) << (wk->from % 64);
+	if (i == (size_t)(wk->to - 1) / 64 && wk->to % 64)
+		b &= (UINT64_C(1) << (wk->to % 64)) - 1;
+	return b;
+}
+
+int32_t cluster_walk_next(struct cluster_walk *wk)
+{
+	if (wk->from >= wk->to)
+		return -1;
+	size_t last = (size_t)(wk->to - 1) / 64;
+	for (;;) {
+		while (!wk->bits) {
+			if (wk->word > last) {
+				wk->from = wk->to;
+				return -1;
+			}
+			wk->bits = walk_word(wk, wk->word++);
+		}
+		int32_t local = (int32_t)((wk->word - 1) * 64) + __builtin_ctzll(wk->bits);
+		wk->bits &= wk->bits - 1;
+		int32_t node = wk->first_node + local;
+		if (wk->cpu_memory && (!cluster_cpu_fits(wk->c, node, wk->w) ||
+				       !cluster_memory_fits(wk->c, node, wk->w)))
+			continue;
+		if (!wk->ok || wk->ok(wk->c, node, wk->ctx))
+			return node;
+	}
+}
+
+void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t p,
+			const struct workload_spec *w, int32_t gpus, int32_t level, int32_t from,
+			int32_t to)
+{
+	cluster_walk_init(wk, c, p, w, gpus, NULL, NULL, from, to);
+	int32_t need = 0;
+	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	if (level < 0 || !ix || wk->from >= wk->to)
+		return;
+	wk->n_levels = 0;
+	if (level >= need && level < ix->levels && ix->count[level])
+		wk->level[wk->n_levels++] = ix->bits + (size_t)level * ix->words;
+}
+
+int32_t cluster_walk_count(const struct cluster_walk *wk)
+{
+	int32_t n = 0;
+	if (wk->from >= wk->to)
+		return 0;
+	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++)
+		n += gp_popcount64(walk_word(wk, i));
+	return n;
+}
+
+int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth)
+{
+	if (wk->from >= wk->to)
+		return -1;
+	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
+		uint64_t b = walk_word(wk, i);
+		int32_t in_word = gp_popcount64(b);
+		if (nth >= in_word) {
+			nth -= in_word;
+			continue;
+		}
+		while (nth-- > 0)
+			b &= b - 1;
+		return wk->first_node + (int32_t)(i * 64) + __builtin_ctzll(b);
+	}
+	return -1;
+}
+
+int32_t cluster_ready_rank(const struct cluster *c, size_t p, int32_t local)
+{
+	const struct pool_state *ps = &c->pools[p];
+	if (ps->n_ready == ps->n_nodes)
+		return local;
+	int32_t n = 0;
+	for (int32_t i = 0; i < local / 64; i++)
+		n += gp_popcount64(ps->ready[i]);
+	if (local % 64)
+		n += gp_popcount64(ps->ready[local / 64] & ((UINT64_C(1) << (local % 64)) - 1));
+	return n;
+}
+
+int32_t cluster_ready_select(const struct cluster *c, size_t p, int32_t rank)
+{
+	const struct pool_state *ps = &c->pools[p];
+	if (ps->n_ready == ps->n_nodes)
+		return rank;
+	for (int32_t i = 0; i * 64 < ps->n_nodes; i++) {
+		uint64_t b = ps->ready[i];
+		int32_t in_word = gp_popcount64(b);
+		if (rank >= in_word) {
+			rank -= in_word;
+			continue;
+		}
+		while (rank-- > 0)
+			b &= b - 1;
+		return i * 64 + __builtin_ctzll(b);
+	}
+	return -1;
 }
 
 int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w, int32_t gpus,
@@ -858,6 +1015,11 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 		node_keys(c, node, &whole[i], &part[i]);
 		if (!c->nodes[node].ready)
 			whole[i] = part[i] = -1;
+		if ((bool)(ps->ready[i / 64] >> (i % 64) & 1) != c->nodes[node].ready) {
+			ok = false;
+			snprintf(why, len, "node %d: Ready is %d, its ready bit is not", (int)node,
+				 (int)c->nodes[node].ready);
+		}
 		allocated += c->nodes[node].allocated;
 		for (int32_t k = 0; k < c->nodes[node].gpus && ok; k++) {
 			const struct gpu *g = &c->gpus[c->nodes[node].first_gpu + k];

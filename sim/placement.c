@@ -71,6 +71,35 @@ struct spread_state {
 	int32_t min; /* least count over eligible domains */
 };
 
+/* kube-scheduler's feasible-node search (placement.h, "Sampling";
+ * pkg/scheduler/schedule_one.go). */
+#define MIN_FEASIBLE_NODES      100 /* minFeasibleNodesToFind */
+#define MIN_FEASIBLE_PERCENTAGE 5   /* minFeasibleNodesPercentageToFind */
+
+struct node_sample {
+	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
+	int64_t cursor;        /* where the next search of a plan starts */
+	int64_t planned;       /* the cursor after the last plan that succeeded; -1: none */
+	int32_t planned_first; /* that plan's first node */
+	int32_t *nodes;        /* the feasible nodes found (capacity: every node) */
+	int32_t n;
+	/* resource scores of this search by node state: sampled nodes of a
+	 * cluster of identical nodes repeat a few states (direct-mapped) */
+	uint32_t memo_gen;
+	struct score_memo {
+		uint32_t gen;
+		int32_t pool;
+		double allocated, cpu_free, memory_free;
+		int64_t cpu_scored, memory_scored, score;
+	} memo[256];
+	/* Pools scored as groups (their score a function of the unit key):
+	 * slots [from, to) of pool, whose `count` nodes with room were found. */
+	struct sample_seg {
+		int32_t pool, from, to, count;
+	} * segs; /* capacity: two per pool (the first is cut by the start) */
+	int32_t n_segs;
+};
+
 static const struct pool_rule *rule_of(const struct placer *pl, int32_t w, size_t p)
 {
 	return &pl->rules[(size_t)w * pl->n_pools + p];
@@ -335,6 +364,16 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->scratch = gp_xcalloc(c->n_nodes + 1, sizeof *pl->scratch);
 	pl->stamp = gp_xcalloc((size_t)domains + 1, sizeof *pl->stamp);
 	pl->gpu = gpuplace_create(c);
+	pl->sample = gp_xcalloc(1, sizeof *pl->sample);
+	pl->sample->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->nodes);
+	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
+	pl->sample->planned = -1;
+	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
+	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
+	 * simulator, example/test-scheduler-config.yaml). */
+	pl->percentage = sc->scheduler.percentage_of_nodes_to_score;
+	if (pl->gpu && !pl->percentage)
+		pl->percentage = 100;
 	pl->ties = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(pl->ties, (unsigned long)arrivals_stream_seed(sc->seed, "scheduler"));
 }
@@ -363,6 +402,11 @@ void placement_free(struct placer *pl)
 	free(pl->scratch);
 	free(pl->stamp);
 	gsl_rng_free(pl->ties);
+	if (pl->sample) {
+		free(pl->sample->nodes);
+		free(pl->sample->segs);
+	}
+	free(pl->sample);
 	free(pl->tentative);
 	gpuplace_free(pl->gpu);
 	memset(pl, 0, sizeof *pl);
@@ -587,16 +631,20 @@ struct pick {
 	size_t pool; /* where a group's winner is drawn */
 	int32_t nth; /* -1: node is the winner; else draw the nth of the group */
 	bool best_only;
+	int32_t seg, level; /* a sampled group: its segment and key (-1: any) */
 };
 
-static void pick_init(struct pick *pk) { *pk = (struct pick){INT64_MIN, 0, -1, 0, -1, false}; }
+static void pick_init(struct pick *pk)
+{
+	*pk = (struct pick){INT64_MIN, 0, -1, 0, -1, false, -1, -1};
+}
 
 /* Offers one node (group 0) or a group of n nodes of pool p with equal score. */
-static void pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node,
+static bool pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node,
 		       size_t p, int32_t n, bool best_only)
 {
 	if (score < pk->score || n <= 0)
-		return;
+		return false;
 	if (score > pk->score) {
 		pk->score = score;
 		pk->count = 0;
@@ -604,11 +652,13 @@ static void pick_offer(const struct placer *pl, struct pick *pk, int64_t score, 
 	pk->count += (uint64_t)n;
 	if (pk->count > (uint64_t)n &&
 	    gsl_rng_uniform_int(pl->ties, (unsigned long)pk->count) >= (unsigned long)n)
-		return;
+		return false;
 	pk->node = node;
 	pk->pool = p;
 	pk->best_only = best_only;
 	pk->nth = n > 1 ? (int32_t)gsl_rng_uniform_int(pl->ties, (unsigned long)n) : -1;
+	pk->seg = -1;
+	return true;
 }
 
 static int32_t pick_node(const struct placer *pl, const struct pick *pk,
@@ -671,6 +721,33 @@ static void offer_node(int32_t node, void *ctx)
 }
 
 /*
+ * Whether pool p's nodes can pass the filters that are the same on all of
+ * them (window, taints, node affinity, the resource, a DoNotSchedule spread
+ * over a label the pool carries); f receives what is then checked node by
+ * node (a hostname affinity or spread).  O(1).
+ */
+static bool pool_passes(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			size_t p, const struct spread_state *st, int64_t threshold,
+			struct node_filter *f)
+{
+	const struct cluster *c = pl->c;
+	const struct pool_rule *r = rule_of(pl, pod->workload, p);
+	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&c->pools[p], pod, now) >= 0)
+		return false;
+	*f = (struct node_filter){r, NULL, c->pools[p].first_node, 0, threshold};
+	if (st) {
+		int32_t d = st->pool_domain[p];
+		if (d == DOMAIN_NONE || (d >= 0 && st->count[d] > threshold))
+			return false;
+		if (d == DOMAIN_PER_NODE) {
+			f->st = st;
+			f->base = st->node_base[p];
+		}
+	}
+	return true;
+}
+
+/*
  * Whether each pool has a node that can host the pod (pl->candidate),
  * through the indexes; then the weighted scores, by the cheapest way the
  * pool's score shape allows: one score for a whole group of tied nodes
@@ -689,20 +766,9 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
 		pl->candidate[p] = -1;
-		if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&c->pools[p], pod, now) >= 0)
+		if (!pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
 			continue;
-		struct node_filter f = {r, NULL, c->pools[p].first_node, 0, threshold};
-		if (st) {
-			int32_t d = st->pool_domain[p];
-			if (d == DOMAIN_NONE || (d >= 0 && st->count[d] > threshold))
-				continue;
-			if (d == DOMAIN_PER_NODE) {
-				f.st = st;
-				f.base = st->node_base[p];
-			}
-		}
-		filters[p] = f;
-		bool per_node_check = r->allowed || f.st;
+		bool per_node_check = r->allowed || filters[p].st;
 		int32_t node = cluster_find_where(c, p, w, pod->gpus, how,
 						  per_node_check ? node_passes : NULL, &filters[p]);
 		pl->candidate[p] = node;
@@ -736,6 +802,108 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 	return pick_node(pl, &pk, pod);
 }
 
+/* --- sampling: kube-scheduler's feasible-node search ------------------------- */
+
+int32_t placement_nodes_to_find(int32_t percentage, int32_t all)
+{
+	if (all < MIN_FEASIBLE_NODES)
+		return all;
+	if (percentage == 0) {
+		percentage = 50 - all / 125;
+		if (percentage < MIN_FEASIBLE_PERCENTAGE)
+			percentage = MIN_FEASIBLE_PERCENTAGE;
+	}
+	int32_t n = (int32_t)((int64_t)all * percentage / 100);
+	return n < MIN_FEASIBLE_NODES ? MIN_FEASIBLE_NODES : n;
+}
+
+int64_t placement_next_start(const struct placer *pl) { return pl->sample->next_start; }
+
+/*
+ * findNodesThatPassFilters: the Ready nodes in node order from the rank
+ * pl->sample->cursor on, wrapping, through the walks of the pools that pass
+ * their pool-wide filters; the first placement_nodes_to_find feasible ones
+ * go to pl->sample, one by one, or with `groups`, as counted runs of slots
+ * for pools whose score is a function of the unit key (SHAPE_FLAT,
+ * SHAPE_GPU_KEY) and that check nothing node by node.  Filters run one node
+ * at a time, so the search ends at the first feasible node beyond them, and
+ * the cursor moves there: past every node processed, feasible or rejected.
+ * False when the cluster has no more feasible nodes than that (every one is
+ * then scored, without sampling) or is too small to sample; the cursor
+ * stays, as kube's moves by all its nodes.  Cost: O(pools + nodes found one
+ * by one + words walked x buckets).
+ */
+static bool sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			 bool groups)
+{
+	const struct cluster *c = pl->c;
+	struct node_sample *sm = pl->sample;
+	int32_t all = (int32_t)c->n_ready, want = placement_nodes_to_find(pl->percentage, all);
+	if (want >= all)
+		return false;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	int64_t threshold = 0, room = 0;
+	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	struct node_filter *filters = pl->filters;
+	for (size_t p = 0; p < pl->n_pools; p++)
+		if (pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
+			room += cluster_count_room(c, p, w, pod->gpus, false,
+						   SCORING_LEAST_ALLOCATED);
+	if (room <= want)
+		return false; /* at most `want` nodes have the GPU units: all are scored */
+	int64_t start = sm->cursor % all, offset = 0;
+	size_t p0 = 0;
+	while (offset + c->pools[p0].n_ready <= start)
+		offset += c->pools[p0++].n_ready;
+	int32_t local0 = cluster_ready_select(c, p0, (int32_t)(start - offset)), found = 0;
+	sm->n = sm->n_segs = 0;
+	/* p0 from local0 on, the other pools, then p0 again up to local0 */
+	for (size_t k = 0; k <= pl->n_pools; k++) {
+		size_t p = (p0 + k) % pl->n_pools;
+		const struct pool_state *ps = &c->pools[p];
+		if (k > 0 && p == 0)
+			offset = 0; /* wrapped to the first node */
+		int32_t from = k == 0 ? local0 : 0, to = k == pl->n_pools ? local0 : ps->n_nodes;
+		const struct node_filter *f = &filters[p];
+		if (from >= to || !pool_passes(pl, pod, now, p, st, threshold, &filters[p])) {
+			offset += ps->n_ready;
+			continue;
+		}
+		bool check = f->rule->allowed || f->st;
+		int32_t next = -1; /* the first feasible node too many */
+		struct cluster_walk wk;
+		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
+		    score_shape(pl, p, w) != SHAPE_PER_NODE) {
+			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
+			int32_t n = cluster_walk_count(&wk);
+			if (found + n > want) {
+				next = cluster_walk_nth(&wk, want - found);
+				n = want - found;
+				to = next - ps->first_node;
+			}
+			if (n > 0)
+				sm->segs[sm->n_segs++] =
+					(struct sample_seg){(int32_t)p, from, to, n};
+			found += n;
+		} else {
+			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? node_passes : NULL, f,
+					  from, to);
+			while (next < 0 && (next = cluster_walk_next(&wk)) >= 0)
+				if (found < want) {
+					sm->nodes[sm->n++] = next;
+					found++;
+					next = -1;
+				}
+		}
+		if (next >= 0) {
+			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
+			return true;
+		}
+		offset += ps->n_ready;
+	}
+	return false;
+}
+
 /* Whether node passes every filter for the pod (the pool's have passed). */
 static bool node_feasible(const struct placer *pl, const struct pool_rule *r, int32_t node,
 			  int32_t local, const struct pod_request *pod)
@@ -747,6 +915,133 @@ static bool node_feasible(const struct placer *pl, const struct pool_rule *r, in
 	       cluster_memory_fits(pl->c, node, w);
 }
 
+/* Every feasible node, in node order, into pl->sample: for the searches that
+ * score node by node when there is no sampling.  O(nodes). */
+static void feasible_all(const struct placer *pl, const struct pod_request *pod, sim_time now)
+{
+	const struct cluster *c = pl->c;
+	struct node_sample *sm = pl->sample;
+	int64_t threshold = 0;
+	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	struct node_filter f;
+	sm->n = 0;
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		if (!pool_passes(pl, pod, now, p, st, threshold, &f))
+			continue;
+		for (int32_t i = 0; i < c->pools[p].n_nodes; i++) {
+			int32_t node = f.first_node + i;
+			if (node_feasible(pl, f.rule, node, i, pod) &&
+			    (!f.st || f.st->count[f.base + i] <= threshold))
+				sm->nodes[sm->n++] = node;
+		}
+	}
+}
+
+/* Offers the sampled nodes of segment i with key `level` (-1: any key) as
+ * one group of equal score. */
+static void offer_segment(const struct placer *pl, struct pick *pk, const struct pod_request *pod,
+			  int32_t i, int32_t level, int64_t base)
+{
+	const struct sample_seg *sg = &pl->sample->segs[i];
+	struct cluster_walk wk;
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from, sg->to);
+	int32_t n = level < 0 ? sg->count : cluster_walk_count(&wk);
+	if (n <= 0)
+		return;
+	int32_t node = cluster_walk_nth(&wk, 0);
+	double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)sg->pool, pod->gpus);
+	if (pick_offer(pl, pk, base + resource_score(pl, node, pod, eq), node, (size_t)sg->pool, n,
+		       false)) {
+		pk->seg = i;
+		pk->level = level;
+	}
+}
+
+static uint64_t bits_of(double x)
+{
+	uint64_t u;
+	memcpy(&u, &x, sizeof u);
+	return u;
+}
+
+/* resource_score through the search's memo: equal node states (everything
+ * resource_score reads of the node) score the same. */
+static int64_t memo_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
+			  double eq)
+{
+	const struct node *nd = &pl->c->nodes[node];
+	uint64_t h = (bits_of(nd->allocated) * UINT64_C(0x9E3779B97F4A7C15)) ^
+		     (bits_of(nd->cpu_free) * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
+		     (bits_of(nd->memory_free) * UINT64_C(0x165667B19E3779F9)) ^
+		     ((uint64_t)nd->cpu_scored * UINT64_C(0x27D4EB2F165667C5)) ^
+		     ((uint64_t)nd->memory_scored * UINT64_C(0x94D049BB133111EB)) ^
+		     (uint64_t)nd->pool;
+	struct node_sample *sm = pl->sample;
+	struct score_memo *m = &sm->memo[(h ^ (h >> 29)) % (sizeof sm->memo / sizeof *sm->memo)];
+	if (m->gen == sm->memo_gen && m->pool == nd->pool && m->allocated == nd->allocated &&
+	    m->cpu_free == nd->cpu_free && m->memory_free == nd->memory_free &&
+	    m->cpu_scored == nd->cpu_scored && m->memory_scored == nd->memory_scored)
+		return m->score;
+	*m = (struct score_memo){sm->memo_gen,      nd->pool,
+				 nd->allocated,     nd->cpu_free,
+				 nd->memory_free,   nd->cpu_scored,
+				 nd->memory_scored, resource_score(pl, node, pod, eq)};
+	return m->score;
+}
+
+/*
+ * The best of the sampled nodes: the ones found one by one scored each, a
+ * segment of a group-scored pool one score per key (or one for the pool);
+ * TaintToleration normalized over the sampled nodes, as kube normalizes over
+ * the nodes it scores.  O(nodes + segments x keys x words).
+ */
+static int32_t find_sampled(const struct placer *pl, const struct pod_request *pod)
+{
+	const struct node_sample *sm = pl->sample;
+	const struct cluster *c = pl->c;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	int32_t max_prefer = 0;
+	for (int32_t i = 0; i < sm->n + sm->n_segs; i++) {
+		size_t p = (size_t)(i < sm->n ? c->nodes[sm->nodes[i]].pool
+					      : sm->segs[i - sm->n].pool);
+		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
+	}
+	struct pick pk;
+	pick_init(&pk);
+	if (++pl->sample->memo_gen == 0) { /* wrapped: forget every entry */
+		memset(pl->sample->memo, 0, sizeof pl->sample->memo);
+		pl->sample->memo_gen = 1;
+	}
+	for (int32_t i = 0; i < sm->n; i++) {
+		int32_t node = sm->nodes[i];
+		size_t p = (size_t)c->nodes[node].pool;
+		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
+		int64_t s = WEIGHT_TAINT * taint_score(r->prefer, max_prefer) +
+			    memo_score(pl, node, pod, eq);
+		pick_offer(pl, &pk, s, node, p, 1, false);
+	}
+	for (int32_t i = 0; i < sm->n_segs; i++) {
+		size_t p = (size_t)sm->segs[i].pool;
+		int64_t base = WEIGHT_TAINT *
+			       taint_score(rule_of(pl, pod->workload, p)->prefer, max_prefer);
+		if (score_shape(pl, p, w) == SHAPE_FLAT) {
+			offer_segment(pl, &pk, pod, i, -1, base);
+			continue;
+		}
+		for (int32_t k = pod->gpus; k <= c->pools[p].gpus_per_node; k++)
+			offer_segment(pl, &pk, pod, i, k, base);
+	}
+	if (pk.seg < 0 || pk.nth < 0)
+		return pk.node;
+	const struct sample_seg *sg = &sm->segs[pk.seg];
+	struct cluster_walk wk;
+	cluster_walk_level(&wk, c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to);
+	return cluster_walk_nth(&wk, pk.nth);
+}
+
 /* PodTopologySpread's raw score of a node, -1 for a node without the key. */
 static int64_t spread_raw(const struct placer *pl, const struct spread_state *st, int32_t node,
 			  double weight, int32_t max_skew)
@@ -756,42 +1051,34 @@ static int64_t spread_raw(const struct placer *pl, const struct spread_state *st
 }
 
 /*
- * A ScheduleAnyway constraint scores every feasible node against the least
- * and most loaded ones, so every node is looked at: the feasible nodes and
- * their domains first, then their weighted scores.
+ * A ScheduleAnyway constraint scores every feasible node (the sampled ones,
+ * or all) against the least and most loaded ones: their domains first, then
+ * their weighted scores.
  */
-static int32_t find_scan(const struct placer *pl, const struct pod_request *pod, sim_time now)
+static int32_t find_scan(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			 bool sampled)
 {
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	const struct spread_state *st = &pl->spread[pod->workload];
+	const struct node_sample *sm = pl->sample;
+	if (!sampled)
+		feasible_all(pl, pod, now);
 	int32_t max_prefer = 0, domains = 0, stamp = ++pl->stamp[0];
-	for (size_t p = 0; p < pl->n_pools; p++) {
-		const struct pool_rule *r = rule_of(pl, pod->workload, p);
-		const struct pool_state *ps = &c->pools[p];
-		bool open = r->filtered < 0 && r->unfit < 0 && pool_closed(ps, pod, now) < 0;
-		for (int32_t i = 0; i < ps->n_nodes; i++) {
-			int32_t node = ps->first_node + i;
-			pl->scratch[node] = INT64_MIN; /* not feasible */
-			if (!open || !node_feasible(pl, r, node, i, pod))
-				continue;
-			pl->scratch[node] = 0;
-			if (r->prefer > max_prefer)
-				max_prefer = r->prefer;
-			int32_t d = domain_of(pl, st, node);
-			if (d >= 0 && pl->stamp[1 + d] != stamp) {
-				pl->stamp[1 + d] = stamp;
-				domains++;
-			}
+	for (int32_t i = 0; i < sm->n; i++) {
+		int32_t node = sm->nodes[i], d = domain_of(pl, st, node);
+		const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)c->nodes[node].pool);
+		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
+		if (d >= 0 && pl->stamp[1 + d] != stamp) {
+			pl->stamp[1 + d] = stamp;
+			domains++;
 		}
 	}
 	double weight = log(domains + 2.0);
 	int64_t lo = INT64_MAX, hi = 0;
-	for (size_t node = 0; node < c->n_nodes; node++) {
-		if (pl->scratch[node] == INT64_MIN)
-			continue;
-		int64_t raw = spread_raw(pl, st, (int32_t)node, weight, w->spread.max_skew);
-		pl->scratch[node] = raw;
+	for (int32_t i = 0; i < sm->n; i++) {
+		int64_t raw = spread_raw(pl, st, sm->nodes[i], weight, w->spread.max_skew);
+		pl->scratch[i] = raw;
 		if (raw >= 0) {
 			lo = raw < lo ? raw : lo;
 			hi = raw > hi ? raw : hi;
@@ -799,57 +1086,48 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 	}
 	struct pick pk;
 	pick_init(&pk);
-	for (size_t node = 0; node < c->n_nodes; node++) {
-		int64_t raw = pl->scratch[node];
-		if (raw == INT64_MIN)
-			continue;
+	for (int32_t i = 0; i < sm->n; i++) {
+		int32_t node = sm->nodes[i];
+		int64_t raw = pl->scratch[i];
 		int32_t p = c->nodes[node].pool;
 		const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)p);
 		int64_t spread = raw < 0   ? 0 /* ignored: no key */
 				 : hi == 0 ? MAX_NODE_SCORE
 					   : MAX_NODE_SCORE * (hi + lo - raw) / hi;
 		double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)p, pod->gpus);
-		int64_t s = resource_score(pl, (int32_t)node, pod, eq) +
+		int64_t s = resource_score(pl, node, pod, eq) +
 			    WEIGHT_TAINT * taint_score(r->prefer, max_prefer) +
 			    WEIGHT_SPREAD * spread;
-		pick_offer(pl, &pk, s, (int32_t)node, (size_t)p, 1, false);
+		pick_offer(pl, &pk, s, node, (size_t)p, 1, false);
 	}
 	return pk.node;
 }
 
 /*
  * scheduler.gpu_policy other than best-fit: the paper's policies score every
- * node that passes the filters (a DoNotSchedule spread included); their score
- * stands for kube-scheduler's scoring plugins.  Ties go to the lower node;
- * random draws among the feasible nodes.
+ * node that passes the filters (a DoNotSchedule spread included), or the
+ * sampled ones; their score stands for kube-scheduler's scoring plugins.
+ * Ties go to the first node offered; random draws among the feasible nodes.
  */
-static int32_t find_policy(const struct placer *pl, const struct pod_request *pod, sim_time now)
+static int32_t find_policy(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			   bool sampled)
 {
-	const struct cluster *c = pl->c;
-	int64_t threshold = 0, best_score = INT64_MIN;
-	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	const struct node_sample *sm = pl->sample;
+	if (!sampled)
+		feasible_all(pl, pod, now);
 	bool random = gpuplace_policy(pl->gpu) == GPU_POLICY_RANDOM;
+	int64_t best_score = INT64_MIN;
 	int32_t best = -1;
-	unsigned long seen = 0;
-	for (size_t p = 0; p < pl->n_pools; p++) {
-		const struct pool_rule *r = rule_of(pl, pod->workload, p);
-		const struct pool_state *ps = &c->pools[p];
-		if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(ps, pod, now) >= 0)
+	for (int32_t i = 0; i < sm->n; i++) {
+		int32_t node = sm->nodes[i];
+		if (random) {
+			best = gpuplace_draw(pl->gpu, (unsigned long)i + 1) == 0 ? node : best;
 			continue;
-		for (int32_t i = 0; i < ps->n_nodes; i++) {
-			int32_t node = ps->first_node + i, d = st ? domain_of(pl, st, node) : 0;
-			if (!node_feasible(pl, r, node, i, pod) ||
-			    (st && (d < 0 || st->count[d] > threshold)))
-				continue;
-			if (random) {
-				best = gpuplace_draw(pl->gpu, ++seen) == 0 ? node : best;
-				continue;
-			}
-			int64_t s = gpuplace_score(pl->gpu, node, pod->workload, pod->gpus);
-			if (s > best_score) {
-				best = node;
-				best_score = s;
-			}
+		}
+		int64_t s = gpuplace_score(pl->gpu, node, pod->workload, pod->gpus);
+		if (s > best_score) {
+			best = node;
+			best_score = s;
 		}
 	}
 	return best;
@@ -857,12 +1135,14 @@ static int32_t find_policy(const struct placer *pl, const struct pod_request *po
 
 static int32_t find_one(const struct placer *pl, const struct pod_request *pod, sim_time now)
 {
-	if (pl->gpu)
-		return find_policy(pl, pod, now);
 	const struct topology_spread *t = &pl->c->sc->workloads[pod->workload].spread;
+	bool scan = pl->gpu || (t->key && t->when == SPREAD_SCHEDULE_ANYWAY);
+	bool sampled = sample_nodes(pl, pod, now, !scan); /* the scans score node by node */
+	if (pl->gpu)
+		return find_policy(pl, pod, now, sampled);
 	if (t->key && t->when == SPREAD_SCHEDULE_ANYWAY)
-		return find_scan(pl, pod, now);
-	return find_indexed(pl, pod, now);
+		return find_scan(pl, pod, now, sampled);
+	return sampled ? find_sampled(pl, pod) : find_indexed(pl, pod, now);
 }
 
 /* --- reasons ----------------------------------------------------------------- */
@@ -1004,6 +1284,7 @@ bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time n
 {
 	int32_t n = placement_pods(pl, (size_t)pod->workload), k = 0;
 	bool ok = true;
+	pl->sample->cursor = pl->sample->next_start;
 	if (n == 1) {
 		nodes[0] = find_one(pl, pod, now);
 		ok = nodes[0] >= 0;
@@ -1019,6 +1300,10 @@ bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time n
 			take_pod(pl, pod, nodes[k], PROBE_JOB - (uint32_t)k, &pl->tentative[k]);
 		}
 	}
+	if (ok) { /* placement_take moves the rotation on if these are the nodes taken */
+		pl->sample->planned = pl->sample->cursor;
+		pl->sample->planned_first = nodes[0];
+	}
 	if (!ok && why)
 		explain(pl, pod, now, why); /* while the gang's earlier pods hold their place */
 	while (k-- > 0)
@@ -1028,6 +1313,7 @@ bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time n
 
 int32_t placement_find(const struct placer *pl, const struct pod_request *pod, sim_time now)
 {
+	pl->sample->cursor = pl->sample->next_start;
 	return find_one(pl, pod, now);
 }
 
@@ -1035,6 +1321,12 @@ void placement_take(struct placer *pl, const struct pod_request *pod, const int3
 		    uint32_t job, struct cluster_grant *grants)
 {
 	int32_t n = placement_pods(pl, (size_t)pod->workload);
+	struct node_sample *sm = pl->sample;
+	/* The simulation takes the last plan that succeeded (a failed plan
+	 * processed every node and leaves the rotation as it was). */
+	if (sm->planned >= 0 && nodes[0] == sm->planned_first)
+		sm->next_start = sm->planned;
+	sm->planned = -1;
 	for (int32_t k = 0; k < n; k++)
 		take_pod(pl, pod, nodes[k], job, &grants[k]);
 }

@@ -333,10 +333,14 @@ void report_scenario(FILE *out, const struct scenario *sc)
 		report_duration(sc->output.step, h, sizeof h);
 	else
 		snprintf(h, sizeof h, "auto (at most %d windows)", COLLECT_MAX_WINDOWS);
-	char policy[48] = ""; /* the default best-fit goes unsaid */
+	char policy[96] = ""; /* the defaults (best-fit, adaptive) go unsaid */
+	size_t n = 0;
 	if (sc->scheduler.gpu_policy != GPU_POLICY_BEST_FIT)
-		snprintf(policy, sizeof policy, ", gpu_policy %s",
-			 gpupolicy_names[sc->scheduler.gpu_policy]);
+		n = (size_t)snprintf(policy, sizeof policy, ", gpu_policy %s",
+				     gpupolicy_names[sc->scheduler.gpu_policy]);
+	if (sc->scheduler.percentage_of_nodes_to_score)
+		snprintf(policy + n, sizeof policy - n, ", percentage_of_nodes_to_score %d",
+			 (int)sc->scheduler.percentage_of_nodes_to_score);
 	char scoring[96];
 	scenario_scoring_name(&sc->scheduler.scoring, scoring, sizeof scoring);
 	fprintf(out, "  scheduler: order %s, scoring %s%s; output %s, step %s\n",

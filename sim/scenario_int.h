@@ -72,7 +72,7 @@ int ld_load_pools(struct loader *ld, const struct ynode *v);
 int ld_cohort_index(const struct scenario *sc, const char *name);
 int ld_load_cohorts(struct loader *ld, const struct ynode *v);
 int ld_load_queues(struct loader *ld, const struct ynode *v);
-extern const struct key_rule ld_scheduler_rules[4];
+extern const struct key_rule ld_scheduler_rules[5];
 
 /* scenario_values.c */
 int ld_bad_value(struct loader *ld, const struct ynode *v, const char *what, const char *hint);

@@ -398,11 +398,22 @@ static int sched_gpu_policy(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+/* percentageOfNodesToScore (KubeSchedulerConfiguration v1): 0 is kube's
+ * adaptive default, as an absent key; kube's validation allows 0 to 100. */
+static int sched_percentage(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "percentage_of_nodes_to_score", 0, 100, &n);
+	((struct scheduler_spec *)obj)->percentage_of_nodes_to_score = (int32_t)n;
+	return rc;
+}
+
 const struct key_rule ld_scheduler_rules[] = {
 	{"order", sched_order},
 	{"scoring", sched_scoring},
 	{"window_policy", sched_window_policy},
 	{"gpu_policy", sched_gpu_policy},
+	{"percentage_of_nodes_to_score", sched_percentage},
 };
 
 static int cohort_name(struct loader *ld, const struct ynode *v, void *obj)

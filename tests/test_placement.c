@@ -994,3 +994,177 @@ Test(placement, scoring_strategy_takes_kubes_shape)
 	scenario_scoring_name(&sc->scheduler.scoring, name, sizeof name);
 	cr_assert_str_eq(name, "LeastAllocated");
 }
+
+/* --- sampling: percentageOfNodesToScore ------------------------------------------ */
+
+/*
+ * kube-scheduler's numFeasibleNodesToFind (kubernetes/kubernetes,
+ * pkg/scheduler/schedule_one.go; the cases of its TestNumFeasibleNodesToFind
+ * in schedule_one_test.go first): below minFeasibleNodesToFind (100) nodes,
+ * all; else the percentage, adaptive when 0: 50 - nodes / 125, at least 5;
+ * at least 100 nodes.
+ */
+Test(placement, nodes_to_find_is_kubes_num_feasible_nodes_to_find)
+{
+	cr_assert_eq(placement_nodes_to_find(0, 10), 10);
+	cr_assert_eq(placement_nodes_to_find(40, 10), 10);
+	cr_assert_eq(placement_nodes_to_find(0, 1000), 420); /* 50 - 8 = 42% */
+	cr_assert_eq(placement_nodes_to_find(40, 1000), 400);
+	cr_assert_eq(placement_nodes_to_find(0, 6000), 300); /* 50 - 48 = 2%: 5% */
+	cr_assert_eq(placement_nodes_to_find(40, 6000), 2400);
+	cr_assert_eq(placement_nodes_to_find(0, 99), 99);
+	cr_assert_eq(placement_nodes_to_find(0, 200), 100); /* 49% of 200 = 98: 100 */
+	cr_assert_eq(placement_nodes_to_find(50, 200), 100);
+	cr_assert_eq(placement_nodes_to_find(0, 12500), 625); /* 5% */
+	cr_assert_eq(placement_nodes_to_find(1, 12500), 125);
+	cr_assert_eq(placement_nodes_to_find(1, 5000), 100); /* 50: at least 100 */
+	cr_assert_eq(placement_nodes_to_find(100, 12500), 12500);
+}
+
+/* 200 nodes: a100-0, a100-1 (ranks 0, 1), h100-0 .. h100-196 (ranks 2 .. 198)
+ * and spot-0 (rank 199, tainted: rejected); at 50% kube looks for 100
+ * feasible nodes of the 199. */
+#define SAMPLED_200 "pools.h100.nodes=197", "scheduler.percentage_of_nodes_to_score=50"
+
+/*
+ * findNodesThatPassFilters starts at nextStartNodeIndex, stops at the first
+ * feasible node beyond 100, scores only the 100 found, and nextStartNodeIndex
+ * moves on by the nodes processed (schedule_one.go).  a100-1 holds 2 GPUs: a
+ * 1-GPU pod scores (2 + 1) x 100 / 4 = 75 there, 1 x 100 / 4 = 25 on a100-0,
+ * 1 x 100 / 8 = 12 on an H100 (MostAllocated).
+ *  1. From rank 0: ranks 0 .. 99 found, rank 100 is the 101st feasible: the
+ *     pod goes to a100-1, the best; the index moves by 100 to 100.
+ *  2. From 100: ranks 100 .. 198 (99 nodes), spot-0 rejected, a100-0 the
+ *     100th, a100-1 the 101st.  a100-1 would score (3 + 1) x 100 / 4 = 100,
+ *     the best of all, but it is not among the nodes found: a100-0 (25) takes
+ *     the pod, and the index moves by 101 (wrapping) to 1.
+ *  3. From 1: a100-1 is found first and takes the pod (100); rank 101 is the
+ *     101st: the index is 101.
+ * With a cpu request (1 core: BalancedAllocation, 98 on an A100, 99 on an
+ * H100 as 1/32 and 1/64 of cpu against no memory) nodes are found and scored
+ * one by one instead of as groups by free GPUs, with the same outcome.
+ */
+Test(placement, a_search_scores_the_nodes_it_found_and_the_rotation_moves_on)
+{
+	const char *cpu[] = {"workloads.w.cpu=0", "workloads.w.cpu=1"};
+	for (int v = 0; v < 2; v++) {
+		SETUP(SAMPLED_200, cpu[v]);
+		occupy(A100_1, 2, 0);
+		cr_assert_eq(c.n_ready, 200);
+		cr_assert_eq(placement_next_start(&pl), 0);
+		int32_t n = where();
+		cr_assert_eq(n, A100_1, "%s", cpu[v]);
+		cr_assert_eq(placement_next_start(&pl), 0, "a plan alone does not move it");
+		run_pod(n);
+		cr_assert_eq(placement_next_start(&pl), 100, "%s", cpu[v]);
+		n = where();
+		cr_assert_eq(n, A100_0, "the best node found, not a100-1 (%s)", cpu[v]);
+		run_pod(n);
+		cr_assert_eq(placement_next_start(&pl), 1, "%s", cpu[v]);
+		n = where();
+		cr_assert_eq(n, A100_1, "%s", cpu[v]);
+		run_pod(n);
+		cr_assert_eq(placement_next_start(&pl), 101, "%s", cpu[v]);
+		cleanup();
+	}
+}
+
+/* The nodes rejected after the 100th feasible one are processed too: with
+ * ranks 100 .. 149 full, the 101st feasible node is rank 150, and the index
+ * moves by 100 feasible + 50 rejected. */
+Test(placement, rejected_nodes_before_the_search_ends_count_as_processed)
+{
+	SETUP(SAMPLED_200);
+	for (int32_t n = 100; n < 150; n++)
+		fill(n);
+	run_pod(where());
+	cr_assert_eq(placement_next_start(&pl), 150);
+}
+
+/*
+ * With no more feasible nodes than kube looks for, every one is scored: ranks
+ * 2 .. 100 full leave a100-0, a100-1 and ranks 101 .. 198, 100 nodes.  Rank
+ * 198 with 7 GPUs taken scores (7 + 1) x 100 / 8 = 100, the best: it takes
+ * the pod, and the index stays (kube processed all 200 nodes).  With one
+ * feasible node more (rank 100 free) the search stops at rank 198, the 101st
+ * feasible: it is not scored, and an A100 node (25) takes the pod.
+ */
+Test(placement, few_feasible_nodes_are_all_scored_as_without_sampling)
+{
+	for (int more = 0; more < 2; more++) {
+		SETUP(SAMPLED_200);
+		for (int32_t n = 2; n <= (more ? 99 : 100); n++)
+			fill(n);
+		occupy(198, 7, 0);
+		int32_t n = where();
+		run_pod(n);
+		if (!more) {
+			cr_assert_eq(n, 198);
+			cr_assert_eq(placement_next_start(&pl), 0);
+		} else {
+			cr_assert_str_eq(pool_of(n), "a100");
+			cr_assert_eq(placement_next_start(&pl), 198);
+		}
+		cleanup();
+	}
+}
+
+/* Under 100 nodes, or at 100%, kube scores every feasible node: the best of
+ * the cluster wins and the index never moves. */
+Test(placement, small_clusters_and_100_percent_score_every_node)
+{
+	SETUP("scheduler.percentage_of_nodes_to_score=1");
+	occupy(H100_1, 7, 0);
+	run_pod(where());
+	cr_assert_eq(c.nodes[H100_1].allocated, 8, "5 nodes: all scored");
+	cr_assert_eq(placement_next_start(&pl), 0);
+	cleanup();
+	SETUP("pools.h100.nodes=197", "scheduler.percentage_of_nodes_to_score=100");
+	occupy(198, 7, 0);
+	cr_assert_eq(where(), 198);
+	run_pod(198);
+	cr_assert_eq(placement_next_start(&pl), 0);
+}
+
+/* A gang's pods are searched one after another, each from where the one
+ * before left the index (as in the first test: a100-1, then a100-0 from rank
+ * 100); the index moves when the gang is taken. */
+Test(placement, a_gangs_pods_move_the_rotation_in_turn)
+{
+	SETUP(SAMPLED_200, "workloads.w.pods=2", "workloads.w.gang=true");
+	occupy(A100_1, 2, 0);
+	int32_t nodes[2];
+	struct pod_request pod = request();
+	cr_assert(placement_plan(&pl, &pod, 0, nodes, NULL));
+	cr_assert_eq(nodes[0], A100_1);
+	cr_assert_eq(nodes[1], A100_0);
+	cr_assert_eq(placement_next_start(&pl), 0);
+	struct cluster_grant g[2];
+	placement_take(&pl, &pod, nodes, next_job++, g);
+	cr_assert_eq(placement_next_start(&pl), 1);
+}
+
+/* The paper's policies score every node: its simulator sets
+ * percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-simulator,
+ * example/test-scheduler-config.yaml); an explicit value still applies. */
+Test(placement, gpu_policies_score_every_node_unless_told)
+{
+	SETUP("pools.h100.nodes=197", "scheduler.gpu_policy=gpu-packing");
+	cr_assert_eq(pl.percentage, 100);
+	run_pod(where());
+	cr_assert_eq(placement_next_start(&pl), 0);
+	cleanup();
+	SETUP(SAMPLED_200, "scheduler.gpu_policy=gpu-packing");
+	cr_assert_eq(pl.percentage, 50);
+	run_pod(where());
+	cr_assert_eq(placement_next_start(&pl), 100, "ranks 0 .. 99 found, rank 100 the 101st");
+}
+
+/* A ScheduleAnyway spread scores the nodes found like any other score. */
+Test(placement, schedule_anyway_scores_only_the_nodes_found)
+{
+	SETUP(SAMPLED_200, "workloads.w.topology_spread={key: topology.kubernetes.io/zone, "
+			   "max_skew: 1, when_unsatisfiable: ScheduleAnyway}");
+	run_pod(where());
+	cr_assert_eq(placement_next_start(&pl), 100);
+}

@@ -77,6 +77,7 @@ struct pool_state {
 	struct bucket_index *mig;  /* per layout profile (mig_profiles) */
 	const struct mig_profile **mig_profiles;
 	size_t n_mig;
+	uint64_t *ready;    /* bit per slot: Ready (in the indexes) */
 	int64_t capacity;   /* GPUs of the Ready nodes */
 	double allocated;   /* GPU equivalents */
 	bool open;          /* serving batch work now */
@@ -166,6 +167,57 @@ typedef void (*cluster_node_visit)(int32_t node, void *ctx);
 void cluster_each_room(const struct cluster *c, size_t p, const struct workload_spec *w,
 		       int32_t gpus, cluster_node_pred ok, const void *ctx,
 		       cluster_node_visit visit, void *visit_ctx);
+
+/*
+ * Walks.  kube-scheduler filters its node list from a rotating index and
+ * stops once it has found enough feasible nodes (placement.h, "Sampling").
+ * A walk visits, in node order over the slots [from, to) of pool p, the
+ * Ready nodes with room for the pod (GPU units, cpu and memory, and ok):
+ * per 64 slots it ORs the bitsets of the buckets with room (or, over more
+ * than CLUSTER_WALK_LEVELS such buckets, compares the keys), so a walk costs
+ * O(nodes it returns + words it skips x buckets).  Nothing is allocated;
+ * the cluster must not change during a walk.
+ */
+#define CLUSTER_WALK_LEVELS 16
+
+struct cluster_walk {
+	const struct cluster *c;
+	const struct workload_spec *w;
+	cluster_node_pred ok; /* NULL: none */
+	const void *ctx;
+	const int32_t *key; /* the request's index keys, for the key mode */
+	const uint64_t *level[CLUSTER_WALK_LEVELS];
+	int32_t n_levels; /* -1: compare keys (more buckets with room) */
+	int32_t need;
+	int32_t first_node;
+	bool cpu_memory;  /* check the node's cpu and memory */
+	int32_t from, to; /* slots still to visit: [from, to) */
+	size_t word;      /* the word `bits` came from */
+	uint64_t bits;    /* candidates of that word not yet visited */
+};
+
+void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t p,
+		       const struct workload_spec *w, int32_t gpus, cluster_node_pred ok,
+		       const void *ctx, int32_t from, int32_t to);
+
+/* The next node of the walk, or -1 when it is over. */
+int32_t cluster_walk_next(struct cluster_walk *wk);
+
+/* A walk over the nodes with room whose key is `level` (-1: any key with
+ * room), for counting and choosing without visiting: cpu, memory and other
+ * conditions are not looked at (for pools where nothing varies but the
+ * units).  How many nodes it has, and the nth of them (0-based, node order;
+ * -1 if none): O(words x buckets). */
+void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t p,
+			const struct workload_spec *w, int32_t gpus, int32_t level, int32_t from,
+			int32_t to);
+int32_t cluster_walk_count(const struct cluster_walk *wk);
+int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth);
+
+/* Ready slots of pool p before slot `local` (its rank among the Ready nodes,
+ * O(words)); and the slot of the Ready node of rank `rank` (O(words)). */
+int32_t cluster_ready_rank(const struct cluster *c, size_t p, int32_t local);
+int32_t cluster_ready_select(const struct cluster *c, size_t p, int32_t rank);
 
 /* NodeResourcesFit, node by node, for messages and per-node scans; a node
  * that is not Ready is judged on its GPUs as if it were (O(its GPUs)). */

@@ -55,6 +55,26 @@
  * elsewhere (cpu or memory weighed or limiting, shares of GPUs, ratio shapes,
  * hostname keys) its nodes with room are scored one by one.
  *
+ * Sampling.  On a large cluster kube-scheduler does not filter and score
+ * every node (pkg/scheduler/schedule_one.go): numFeasibleNodesToFind gives
+ * how many feasible nodes it looks for: every node below
+ * minFeasibleNodesToFind (100) nodes, else percentageOfNodesToScore of them
+ * (scheduler.percentage_of_nodes_to_score; 0: adaptive, 50 - nodes / 125,
+ * at least minFeasibleNodesPercentageToFind 5), at least 100.
+ * findNodesThatPassFilters runs the filters on its node list from
+ * nextStartNodeIndex onwards, wrapping, and cancels when a feasible node
+ * beyond that number turns up; only the ones found are scored, and
+ * nextStartNodeIndex moves on by the nodes processed (feasible and
+ * rejected).  gpuplan's node list is its Ready nodes in node order (pool
+ * after pool); filters run one node at a time, so "processed" is every node
+ * before the first feasible node too many.  The rotation moves when a plan
+ * is taken (placement_take), as a cycle that binds; a failed search
+ * processed every node, which leaves it where it was.  Where there are no
+ * more feasible nodes than the number looked for, every one is scored, by
+ * the cheap ways of Search below, exactly as without sampling.  The paper's
+ * policies (scheduler.gpu_policy) default to 100%, as its simulator is
+ * configured.
+ *
  * Gangs.  A job of `pods` pods (gang) is placed pod after pod, each pod
  * seeing the ones before it; if one does not fit, none is placed, and the
  * reason is that pod's.
@@ -103,6 +123,7 @@ struct pool_rule;
 struct spread_state;
 struct node_filter;
 struct gpuplace;
+struct node_sample;
 
 struct placer {
 	struct cluster *c;
@@ -122,12 +143,22 @@ struct placer {
 	int32_t *stamp;                  /* [0]: generation; [1 + domain]: last seen */
 	struct cluster_grant *tentative; /* a gang's pods while it is tried */
 	size_t cap_tentative;
-	struct gpuplace *gpu; /* scheduler.gpu_policy other than best-fit: nodes
+	struct gpuplace *gpu;       /* scheduler.gpu_policy other than best-fit: nodes
 				       * are scored one by one (gpuplace.h); NULL: indexed */
+	struct node_sample *sample; /* the rotation and the feasible nodes found (Sampling) */
+	int32_t percentage;         /* percentageOfNodesToScore in effect; 0: adaptive */
 };
 
 void placement_init(struct placer *pl, struct cluster *c);
 void placement_free(struct placer *pl);
+
+/* kube-scheduler's numFeasibleNodesToFind: how many feasible nodes of `all`
+ * a search looks for with percentageOfNodesToScore `percentage` (0: adaptive). */
+int32_t placement_nodes_to_find(int32_t percentage, int32_t all);
+
+/* kube-scheduler's nextStartNodeIndex: the rank, among the Ready nodes in
+ * node order, where the next search's filters start. */
+int64_t placement_next_start(const struct placer *pl);
 
 /* GPUs' worth a pod of workload w asking for `gpus` units is allocated in pool
  * p; 0 when it never fits there. */
@@ -150,7 +181,9 @@ int32_t placement_pods(const struct placer *pl, size_t w);
 int32_t placement_find(const struct placer *pl, const struct pod_request *pod, sim_time now);
 
 /* Takes the job's pods on the nodes placement_plan found (nothing may have
- * changed in between) for job; fills grants[0 .. pods-1]. */
+ * changed in between) for job; fills grants[0 .. pods-1].  When they are the
+ * nodes of the last plan that succeeded, the rotation moves on as that plan
+ * left it (Sampling). */
 void placement_take(struct placer *pl, const struct pod_request *pod, const int32_t *nodes,
 		    uint32_t job, struct cluster_grant *grants);
 

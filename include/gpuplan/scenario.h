@@ -356,6 +356,9 @@ struct scheduler_spec {
 	struct scoring_spec scoring;
 	enum window_policy window_policy;
 	enum gpu_policy gpu_policy; /* placement policy (gpupolicy.h); default best-fit */
+	/* KubeSchedulerConfiguration's percentageOfNodesToScore, 1..100; 0 (or
+	 * absent): kube's adaptive default (placement.h, "Sampling") */
+	int32_t percentage_of_nodes_to_score;
 };
 
 /* experiment: {protocol: inflation, inflate: 1.3} runs the ATC'23 paper's
