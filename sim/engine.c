@@ -118,8 +118,8 @@ static void clear(struct engine *e, unsigned level, unsigned digit)
 		e->levels &= ~(1u << level);
 }
 
-/* Makes room for n events in the run's array and its scratch (the run is
- * used up: nothing in them is kept). */
+/* Makes room for n events in the run's arrays (the run is used up: nothing
+ * in them is kept). */
 static void make_room(struct engine *e, size_t n)
 {
 	assert(e->r == e->rend);
@@ -187,13 +187,6 @@ static void spread(struct engine *e, unsigned level, unsigned digit)
 	}
 }
 
-static void swap_run(struct engine *e)
-{
-	struct event *x = e->run;
-	e->run = e->tmp;
-	e->tmp = x;
-}
-
 /* Turns counts of nibble values into where each value's events start; true
  * when one value has all n (the pass would not move anything). */
 static bool starts(size_t at[16], size_t n)
@@ -209,27 +202,31 @@ static bool starts(size_t at[16], size_t n)
 	return one;
 }
 
-/* Sorts e->tmp[0..n) into e->run by time when the times differ in their low
- * byte only (a level-1 bucket's): two stable counting passes, on the low
- * nibble then the high one. */
-static void sort_low_byte(struct engine *e, size_t n)
+/* Sorts a[0..n) by time when the times differ in their low byte only (a
+ * level-1 bucket's): two stable counting passes, on the low nibble then the
+ * high one, between a and the scratch s[0..n).  Returns which holds the
+ * result. */
+static struct event *sort_low_byte(struct event *a, struct event *s, size_t n)
 {
 	size_t lo[16] = {0}, hi[16] = {0};
 	for (size_t i = 0; i < n; i++) {
-		uint64_t k = engine_key(e->tmp[i].t);
+		uint64_t k = engine_key(a[i].t);
 		lo[k & 15]++;
 		hi[(k >> 4) & 15]++;
 	}
 	if (!starts(lo, n)) {
 		for (size_t i = 0; i < n; i++)
-			e->run[lo[engine_key(e->tmp[i].t) & 15]++] = e->tmp[i];
-		swap_run(e);
+			s[lo[engine_key(a[i].t) & 15]++] = a[i];
+		struct event *x = a;
+		a = s;
+		s = x;
 	}
 	if (!starts(hi, n)) {
 		for (size_t i = 0; i < n; i++)
-			e->run[hi[(engine_key(e->tmp[i].t) >> 4) & 15]++] = e->tmp[i];
-	} else
-		swap_run(e);
+			s[hi[(engine_key(a[i].t) >> 4) & 15]++] = a[i];
+		a = s;
+	}
+	return a;
 }
 
 /* Sorts a[0..n) by time, equal times in their order. */
@@ -244,27 +241,46 @@ static void sort_insertion(struct event *a, size_t n)
 	}
 }
 
-/* Makes the lowest bucket the run (see engine.h); the run is empty. */
+#define SORT_SMALL 16 /* up to this many, insertion beats the counting passes */
+
+/* Makes the lowest bucket the run (see engine.h), once the run is used up.
+ * A bucket in one block is sorted where it is, and its block is kept until
+ * the run is used up; a longer one is copied out. */
 static void next_run(struct engine *e)
 {
+	if (e->run_block) {
+		block_free(e, e->run_block);
+		e->run_block = NULL;
+	}
 	unsigned level, digit;
+	struct event *first, *end;
 	for (;;) {
 		lowest(e, &level, &digit);
-		struct event *first = e->first[level][digit], *end = e->b[level][digit].end;
+		first = e->first[level][digit];
+		end = e->b[level][digit].end;
 		if (level <= 1 || block_of(first + 1) == block_of(end))
 			break;
 		spread(e, level, digit);
 	}
-	size_t n = take(e, level, digit);
-	if (level == 1)
-		sort_low_byte(e, n);
-	else {
-		swap_run(e);
-		if (level > 1)
-			sort_insertion(e->run, n);
+	size_t n;
+	if (block_of(first + 1) == block_of(end)) {
+		clear(e, level, digit);
+		n = (size_t)(end - first);
+		if (level == 1 && n > SORT_SMALL) {
+			make_room(e, n);
+			first = sort_low_byte(first, e->tmp, n);
+		} else if (level > 0)
+			sort_insertion(first, n);
+		if (first != e->tmp)
+			e->run_block = block_of(first + 1);
+		else
+			block_free(e, block_of(end));
+	} else {
+		n = take(e, level, digit);
+		first = level == 1 ? sort_low_byte(e->tmp, e->run, n) : e->tmp;
 	}
-	e->r = e->run;
-	e->rend = e->run + n;
+	e->r = first;
+	e->rend = first + n;
 	set_soonest(e);
 }
 
@@ -290,8 +306,13 @@ static void pop_bucket(struct engine *e, struct event *ev)
 
 bool engine_pop_slow(struct engine *e, struct event *ev)
 {
-	if (!e->n)
+	if (!e->n) {
+		if (e->run_block) { /* the run is used up too */
+			block_free(e, e->run_block);
+			e->run_block = NULL;
+		}
 		return false;
+	}
 	if (e->r == e->rend)
 		next_run(e);
 	if (e->r->t <= e->soonest)

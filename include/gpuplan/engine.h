@@ -15,8 +15,9 @@
  * the lowest bucket becomes the next run: a level-0 bucket holds one time and
  * is taken as it is; a level-1 bucket's times differ in their low byte only,
  * so two counting passes on a nibble each sort it without a branch; a small
- * higher one is sorted by insertion; any other is spread around its minimum,
- * which becomes last, into lower levels, and the search goes on.  An event
+ * one (any level, in one block) is sorted by insertion where it lies; any
+ * other is spread around its minimum, which becomes last, into lower levels,
+ * and the search goes on.  An event
  * scheduled while a run is read may fall before the run's rest: `soonest`,
  * the earliest time in the buckets, tells, and such an event is popped from
  * its bucket (spread down to level 0) instead.
@@ -82,10 +83,11 @@ struct engine {
 	struct event *first[ENGINE_LEVELS][ENGINE_DIGITS]; /* each bucket's first event */
 	uint64_t digits[ENGINE_LEVELS][4];                 /* non-empty buckets of each level */
 	unsigned levels;                                   /* levels with a non-empty bucket */
-	struct event *run, *tmp;   /* the run's array, and scratch of the same size */
-	size_t cap;                /* of both */
-	struct engine_block *free; /* blocks to reuse */
-	void **chunks;             /* what the blocks came in, to free */
+	struct event *run, *tmp;        /* two arrays for runs and their sorting */
+	struct engine_block *run_block; /* holding the run, or NULL */
+	size_t cap;                     /* of both */
+	struct engine_block *free;      /* blocks to reuse */
+	void **chunks;                  /* what the blocks came in, to free */
 	size_t n_chunks, chunks_cap;
 };
 
