@@ -118,24 +118,19 @@ static void clear(struct engine *e, unsigned level, unsigned digit)
 		e->levels &= ~(1u << level);
 }
 
-/* Makes room for n events in the run's array and its scratch; the run may
- * be being read. */
+/* Makes room for n events in the run's array and its scratch (the run is
+ * used up: nothing in them is kept). */
 static void make_room(struct engine *e, size_t n)
 {
+	assert(e->r == e->rend);
 	if (n <= e->cap)
 		return;
 	while (e->cap < n)
 		e->cap = e->cap ? 2 * e->cap : 256;
+	free(e->run);
 	free(e->tmp);
+	e->run = gp_xmalloc(e->cap * sizeof *e->run);
 	e->tmp = gp_xmalloc(e->cap * sizeof *e->tmp);
-	size_t r = 0, rend = 0; /* where the run is read, kept across the move */
-	if (e->run) {
-		r = (size_t)(e->r - e->run);
-		rend = (size_t)(e->rend - e->run);
-	}
-	e->run = gp_xrealloc(e->run, e->cap * sizeof *e->run);
-	e->r = e->run + r;
-	e->rend = e->run + rend;
 }
 
 /* Copies bucket (level, digit) into e->tmp, empties it and frees its

@@ -11,28 +11,32 @@
  * back, so every key is at least `last`: an event is filed under the highest
  * byte in which its time differs from last (a level, 0..7) and that byte's
  * value (a digit, 0..255), and the lowest non-empty bucket holds the earliest
- * events.  Pops read the run, a sorted array, with one inline compare; when
- * it is used up, the lowest bucket becomes the next run: a level-0 bucket
- * holds one time and is taken as it is; a level-1 bucket's times differ in
- * their low byte only, so two counting passes on a nibble each sort it
- * without a branch; a small higher one is sorted by insertion; any other is
- * spread around its minimum, which becomes last, into lower levels, and the
- * search goes on.  An event scheduled while a run is read may fall before the
- * run's rest: `soonest`, the earliest time in the buckets, tells, and such an
- * event is popped from its bucket (spread down to level 0) instead.
+ * events.  Pops read the run, a sorted array, inline; when it is used up,
+ * the lowest bucket becomes the next run: a level-0 bucket holds one time and
+ * is taken as it is; a level-1 bucket's times differ in their low byte only,
+ * so two counting passes on a nibble each sort it without a branch; a small
+ * higher one is sorted by insertion; any other is spread around its minimum,
+ * which becomes last, into lower levels, and the search goes on.  An event
+ * scheduled while a run is read may fall before the run's rest: `soonest`,
+ * the earliest time in the buckets, tells, and such an event is popped from
+ * its bucket (spread down to level 0) instead.
  *
  * Equal times keep their order: buckets are appended to, spreading and both
- * sorts are stable, and a run holds every event of its times that was
- * scheduled before it was made, so it wins ties with the buckets.
+ * sorts are stable, and a run holds every event in its span scheduled
+ * before it was made, so it wins ties with the buckets.
  *
- * Cost: a push is an inline append; an event moves down at most 8 levels.
- * Held 1e5 deep with exponential increments (docs/benchmarks.md), an event is
- * filed twice and sorted once, and the appends, sorts and reads are all
- * sequential.  Memory: buckets are chains of 512-byte blocks from one pool
- * (a block is freed as soon as it is read), and the run and its scratch grow
- * to the largest bucket, so memory follows the events pending (plus at most
- * one partly filled block per non-empty bucket); once warm, nothing
- * allocates.
+ * Cost: push O(1); pop O(1) amortized (an event moves down at most 8
+ * levels and is copied into one run, sorted in linear time); next time O(1).
+ *
+ * Why it is fast: a push is an inline append to a bucket's last block, and
+ * a pop an inline read; held 1e5 deep with exponential increments
+ * (docs/benchmarks.md), an event is filed twice and sorted once, and every
+ * append, sort pass and read goes through memory in order.
+ *
+ * Memory: buckets are chains of 512-byte blocks from one pool, each freed as
+ * soon as it is read, and the run and its scratch grow to the largest bucket
+ * made a run, so memory follows the events pending (plus at most one partly
+ * filled block per non-empty bucket); once warm, nothing allocates.
  */
 #ifndef GPUPLAN_ENGINE_H
 #define GPUPLAN_ENGINE_H
@@ -68,7 +72,7 @@ struct engine_bucket {
 };
 
 struct engine {
-	struct event *r, *rend; /* the run's unread events: due before the buckets' */
+	struct event *r, *rend; /* the run's unread events, in order */
 	sim_time soonest;       /* earliest time in the buckets; SIM_NEVER when none */
 	uint64_t last;          /* every key in the buckets is >= it */
 	size_t n;               /* events queued */
