@@ -522,6 +522,9 @@ void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t 
 		return;
 	}
 	wk->key = ix->key;
+	const struct pool_spec *spec = &c->sc->pools[p];
+	wk->cpu = spec->cpu > 0 ? w->cpu : -INFINITY;
+	wk->memory = spec->memory_bytes > 0 ? w->memory_bytes : -INFINITY;
 	for (int32_t k = need; k < ix->levels && wk->n_levels >= 0; k++) {
 		if (!ix->count[k])
 			continue;
@@ -570,8 +573,10 @@ int32_t cluster_walk_next(struct cluster_walk *wk)
 		int32_t local = (int32_t)((wk->word - 1) * 64) + __builtin_ctzll(wk->bits);
 		wk->bits &= wk->bits - 1;
 		int32_t node = wk->first_node + local;
-		if (wk->cpu_memory && (!cluster_cpu_fits(wk->c, node, wk->w) ||
-				       !cluster_memory_fits(wk->c, node, wk->w)))
+		const struct node *nd = &wk->c->nodes[node];
+		/* cluster_cpu_fits and cluster_memory_fits, the pool's part hoisted */
+		if (wk->cpu_memory &&
+		    (wk->cpu > nd->cpu_free + 1e-9 || wk->memory > nd->memory_free + 0.5))
 			continue;
 		if (!wk->ok || wk->ok(wk->c, node, wk->ctx))
 			return node;

@@ -631,8 +631,11 @@ struct pick {
 	size_t pool; /* where a group's winner is drawn */
 	int32_t nth; /* -1: node is the winner; else draw the nth of the group */
 	bool best_only;
-	int32_t seg, level; /* a sampled group: its segment and key (-1: any) */
+	int32_t seg, level; /* a sampled group: its segment and key (-1: any);
+			     * SEG_NODES: the best of the nodes found one by one */
 };
+
+#define SEG_NODES (-2)
 
 static void pick_init(struct pick *pk)
 {
@@ -916,7 +919,9 @@ static bool node_feasible(const struct placer *pl, const struct pool_rule *r, in
 }
 
 /* Every feasible node, in node order, into pl->sample: for the searches that
- * score node by node when there is no sampling.  O(nodes). */
+ * score node by node when there is no sampling.  Only Ready nodes: a slot
+ * that is down or provisioning is no node the scheduler sees (node_feasible
+ * judges any slot, for the autoscaler).  O(nodes). */
 static void feasible_all(const struct placer *pl, const struct pod_request *pod, sim_time now)
 {
 	const struct cluster *c = pl->c;
@@ -930,7 +935,7 @@ static void feasible_all(const struct placer *pl, const struct pod_request *pod,
 			continue;
 		for (int32_t i = 0; i < c->pools[p].n_nodes; i++) {
 			int32_t node = f.first_node + i;
-			if (node_feasible(pl, f.rule, node, i, pod) &&
+			if (c->nodes[node].ready && node_feasible(pl, f.rule, node, i, pod) &&
 			    (!f.st || f.st->count[f.base + i] <= threshold))
 				sm->nodes[sm->n++] = node;
 		}
@@ -939,8 +944,8 @@ static void feasible_all(const struct placer *pl, const struct pod_request *pod,
 
 /* Offers the sampled nodes of segment i with key `level` (-1: any key) as
  * one group of equal score. */
-static void offer_segment(const struct placer *pl, struct pick *pk, const struct pod_request *pod,
-			  int32_t i, int32_t level, int64_t base)
+static int64_t offer_segment(const struct placer *pl, struct pick *pk,
+			     const struct pod_request *pod, int32_t i, int32_t level, int64_t base)
 {
 	const struct sample_seg *sg = &pl->sample->segs[i];
 	struct cluster_walk wk;
@@ -948,13 +953,33 @@ static void offer_segment(const struct placer *pl, struct pick *pk, const struct
 	cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from, sg->to);
 	int32_t n = level < 0 ? sg->count : cluster_walk_count(&wk);
 	if (n <= 0)
-		return;
+		return INT64_MAX; /* no node: does not end the search for the best key */
 	int32_t node = cluster_walk_nth(&wk, 0);
 	double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)sg->pool, pod->gpus);
-	if (pick_offer(pl, pk, base + resource_score(pl, node, pod, eq), node, (size_t)sg->pool, n,
-		       false)) {
+	int64_t score = base + resource_score(pl, node, pod, eq);
+	if (pick_offer(pl, pk, score, node, (size_t)sg->pool, n, false)) {
 		pk->seg = i;
 		pk->level = level;
+	}
+	return score;
+}
+
+/* A segment of a SHAPE_GPU_KEY pool: its keys best first (the fewest
+ * untouched GPUs for MostAllocated, the most for LeastAllocated, whose
+ * scores fall monotonically from there), until one scores lower. */
+static void offer_segment_keys(const struct placer *pl, struct pick *pk,
+			       const struct pod_request *pod, int32_t i, int64_t base)
+{
+	int32_t top = pl->c->pools[pl->sample->segs[i].pool].gpus_per_node;
+	bool most = pl->c->sc->scheduler.scoring.type == SCORING_MOST_ALLOCATED;
+	int64_t best = INT64_MIN;
+	for (int32_t j = pod->gpus; j <= top; j++) {
+		int64_t s = offer_segment(pl, pk, pod, i, most ? j : top + pod->gpus - j, base);
+		if (s == INT64_MAX)
+			continue;
+		if (s < best)
+			break;
+		best = s;
 	}
 }
 
@@ -1008,12 +1033,14 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 	}
-	struct pick pk;
-	pick_init(&pk);
 	if (++pl->sample->memo_gen == 0) { /* wrapped: forget every entry */
 		memset(pl->sample->memo, 0, sizeof pl->sample->memo);
 		pl->sample->memo_gen = 1;
 	}
+	/* The nodes found one by one: their best score and how many hold it, so
+	 * that they enter the draw as one group (one draw, not one per tie). */
+	int64_t best = INT64_MIN;
+	int32_t n_best = 0, first = -1;
 	for (int32_t i = 0; i < sm->n; i++) {
 		int32_t node = sm->nodes[i];
 		size_t p = (size_t)c->nodes[node].pool;
@@ -1021,21 +1048,36 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 		int64_t s = WEIGHT_TAINT * taint_score(r->prefer, max_prefer) +
 			    memo_score(pl, node, pod, eq);
-		pick_offer(pl, &pk, s, node, p, 1, false);
+		pl->scratch[i] = s;
+		if (s > best) {
+			best = s;
+			n_best = 0;
+			first = node;
+		}
+		n_best += s == best;
 	}
+	struct pick pk;
+	pick_init(&pk);
+	if (n_best > 0 &&
+	    pick_offer(pl, &pk, best, first, (size_t)c->nodes[first].pool, n_best, false))
+		pk.seg = SEG_NODES;
 	for (int32_t i = 0; i < sm->n_segs; i++) {
 		size_t p = (size_t)sm->segs[i].pool;
 		int64_t base = WEIGHT_TAINT *
 			       taint_score(rule_of(pl, pod->workload, p)->prefer, max_prefer);
-		if (score_shape(pl, p, w) == SHAPE_FLAT) {
+		if (score_shape(pl, p, w) == SHAPE_FLAT)
 			offer_segment(pl, &pk, pod, i, -1, base);
-			continue;
-		}
-		for (int32_t k = pod->gpus; k <= c->pools[p].gpus_per_node; k++)
-			offer_segment(pl, &pk, pod, i, k, base);
+		else
+			offer_segment_keys(pl, &pk, pod, i, base);
 	}
-	if (pk.seg < 0 || pk.nth < 0)
+	if (pk.nth < 0)
 		return pk.node;
+	if (pk.seg == SEG_NODES) {
+		for (int32_t i = 0, nth = pk.nth; i < sm->n; i++)
+			if (pl->scratch[i] == best && nth-- == 0)
+				return sm->nodes[i];
+		return -1; /* not reached: n_best nodes hold the best score */
+	}
 	const struct sample_seg *sg = &sm->segs[pk.seg];
 	struct cluster_walk wk;
 	cluster_walk_level(&wk, c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to);

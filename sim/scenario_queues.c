@@ -399,7 +399,8 @@ static int sched_gpu_policy(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 /* percentageOfNodesToScore (KubeSchedulerConfiguration v1): 0 is kube's
- * adaptive default, as an absent key; kube's validation allows 0 to 100. */
+ * adaptive default, as an absent key; kube's validation refuses the rest
+ * ("not in valid range [0-100]", pkg/scheduler/apis/config/validation). */
 static int sched_percentage(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int64_t n = 0;

@@ -1168,3 +1168,22 @@ Test(placement, schedule_anyway_scores_only_the_nodes_found)
 	run_pod(where());
 	cr_assert_eq(placement_next_start(&pl), 100);
 }
+
+/* A node that left the scheduler's view (cordoned, or an autoscaler's slot
+ * that is down) is no candidate, for the searches that score node by node
+ * too: h100-1, fullest and so the best for gpu-packing or MostAllocated,
+ * goes down with 7 GPUs taken. */
+Test(placement, a_node_out_of_service_is_never_chosen)
+{
+	const char *how[] = {"scheduler.gpu_policy=gpu-packing",
+			     "workloads.w.topology_spread={key: topology.kubernetes.io/zone, "
+			     "max_skew: 1, when_unsatisfiable: ScheduleAnyway}"};
+	for (int v = 0; v < 2; v++) {
+		SETUP(how[v]);
+		occupy(H100_1, 7, 0);
+		cr_assert_eq(where(), H100_1, "%s", how[v]);
+		cluster_node_down(&c, H100_1);
+		cr_assert_neq(where(), H100_1, "%s", how[v]);
+		cleanup();
+	}
+}

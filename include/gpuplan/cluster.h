@@ -190,10 +190,11 @@ struct cluster_walk {
 	int32_t n_levels; /* -1: compare keys (more buckets with room) */
 	int32_t need;
 	int32_t first_node;
-	bool cpu_memory;  /* check the node's cpu and memory */
-	int32_t from, to; /* slots still to visit: [from, to) */
-	size_t word;      /* the word `bits` came from */
-	uint64_t bits;    /* candidates of that word not yet visited */
+	bool cpu_memory;    /* check the node's cpu and memory: */
+	double cpu, memory; /* the pod's, -inf where the pool does not limit it */
+	int32_t from, to;   /* slots still to visit: [from, to) */
+	size_t word;        /* the word `bits` came from */
+	uint64_t bits;      /* candidates of that word not yet visited */
 };
 
 void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t p,
