@@ -597,32 +597,38 @@ void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t
 		wk->level[wk->n_levels++] = ix->bits + (size_t)level * ix->words;
 }
 
-int32_t cluster_walk_count(const struct cluster_walk *wk)
+int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count)
 {
-	int32_t n = 0;
-	if (wk->from >= wk->to)
-		return 0;
-	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++)
-		n += gp_popcount64(walk_word(wk, i));
-	return n;
-}
-
-int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth)
-{
+	*count = 0;
 	if (wk->from >= wk->to)
 		return -1;
 	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
 		uint64_t b = walk_word(wk, i);
 		int32_t in_word = gp_popcount64(b);
-		if (nth >= in_word) {
-			nth -= in_word;
+		if (nth < 0 || nth >= in_word) {
+			nth -= nth < 0 ? 0 : in_word;
+			*count += in_word;
 			continue;
 		}
+		*count += nth;
 		while (nth-- > 0)
 			b &= b - 1;
 		return wk->first_node + (int32_t)(i * 64) + __builtin_ctzll(b);
 	}
 	return -1;
+}
+
+int32_t cluster_walk_count(const struct cluster_walk *wk)
+{
+	int32_t n = 0;
+	cluster_walk_find(wk, -1, &n);
+	return n;
+}
+
+int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth)
+{
+	int32_t n = 0;
+	return cluster_walk_find(wk, nth, &n);
 }
 
 int32_t cluster_ready_rank(const struct cluster *c, size_t p, int32_t local)

@@ -878,12 +878,10 @@ static bool sample_nodes(const struct placer *pl, const struct pod_request *pod,
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
 		    score_shape(pl, p, w) != SHAPE_PER_NODE) {
 			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
-			int32_t n = cluster_walk_count(&wk);
-			if (found + n > want) {
-				next = cluster_walk_nth(&wk, want - found);
-				n = want - found;
-				to = next - ps->first_node;
-			}
+			int32_t n = 0;
+			next = cluster_walk_find(&wk, want - found, &n);
+			if (next >= 0)
+				to = next - ps->first_node; /* the first node too many ends it */
 			if (n > 0)
 				sm->segs[sm->n_segs++] =
 					(struct sample_seg){(int32_t)p, from, to, n};

@@ -215,6 +215,11 @@ void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t
 int32_t cluster_walk_count(const struct cluster_walk *wk);
 int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth);
 
+/* Both in one pass that stops early: the nth node (nth >= 0) and in *count
+ * the nodes before it; or, when there are no more than nth (or nth < 0),
+ * -1 and in *count all of them.  O(words up to the node found x buckets). */
+int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count);
+
 /* Ready slots of pool p before slot `local` (its rank among the Ready nodes,
  * O(words)); and the slot of the Ready node of rank `rank` (O(words)). */
 int32_t cluster_ready_rank(const struct cluster *c, size_t p, int32_t local);
