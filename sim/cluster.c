@@ -278,6 +278,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 
 void cluster_node_up(struct cluster *c, int32_t node)
 {
+	c->changes++;
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
 	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
@@ -293,6 +294,7 @@ void cluster_node_up(struct cluster *c, int32_t node)
 
 void cluster_node_down(struct cluster *c, int32_t node)
 {
+	c->changes++;
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
 	assert(nd->ready);
@@ -885,6 +887,7 @@ static void check_pool(struct cluster *c, const struct node *nd)
 void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
 		  uint32_t job, struct cluster_grant *grant)
 {
+	c->changes++;
 	const struct node *nd = &c->nodes[node];
 	grant->node = node;
 	grant->vram = w->vram_bytes;
@@ -919,6 +922,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 
 void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant)
 {
+	c->changes++;
 	const struct node *nd = &c->nodes[grant->node];
 	for (int i = 0; i < nd->gpus; i++) {
 		if (!(grant->gpu_mask >> i & 1))

@@ -84,10 +84,13 @@ struct sim {
 	uint64_t freed;            /* bumped by whatever may let blocked work fit:
 				 * a release, a window opening, a spread pod */
 	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
-	int32_t *why;              /* per reason slot, of a failed attempt */
-	struct quota quota;        /* queue quotas and cohorts (quota.h) */
-	double *req;               /* scratch: a job's request per quota resource */
-	uint32_t *holders;         /* jobs that hold quota of a queue with one */
+	uint64_t *failed_at; /* per placement class: cluster.changes + 1 at its kept failure */
+	size_t cap_failed_at;
+	int32_t *class_why; /* per placement class, per reason slot: that failure's counts */
+	bool has_windows;   /* some pool has windows */
+	struct quota quota; /* queue quotas and cohorts (quota.h) */
+	double *req;        /* scratch: a job's request per quota resource */
+	uint32_t *holders;  /* jobs that hold quota of a queue with one */
 	size_t n_holders, cap_holders;
 	struct quota_candidate *cands; /* scratch: admitted jobs, for preemption */
 	size_t cap_cands;
@@ -727,6 +730,7 @@ static void on_window(struct sim *s, size_t p)
 		gauge(s, (int32_t)p, -1, GAUGE_POWERED,
 		      (ps->open ? 1.0 : -1.0) * (double)ps->capacity);
 	ps->closes_at = ps->open ? next : SIM_NEVER;
+	s->cluster.changes++; /* placement sees windows */
 	if (ps->open) {
 		s->dirty = true;
 		s->freed++;
@@ -926,6 +930,23 @@ static void admit_pass(struct sim *s)
 }
 
 /*
+ * The counts of class c's last failure (s->failed_at[c] != 0), kept while
+ * nothing placement sees has changed (cluster.changes): its head would fail
+ * the same way, so the job that joins it gets them without a search.  One-pod
+ * jobs only, and without window_policy fit on windowed pools: a gang's plan
+ * and a fit window's test (the time left) depend on more than the nodes.
+ */
+static int32_t *class_why(struct sim *s, size_t c)
+{
+	size_t n = s->placer.n_reasons, had = s->cap_failed_at;
+	s->failed_at = grow_zeroed(s->failed_at, &s->cap_failed_at, c + 1, sizeof *s->failed_at);
+	if (s->cap_failed_at != had)
+		s->class_why =
+			gp_xrealloc(s->class_why, s->cap_failed_at * n * sizeof *s->class_why);
+	return &s->class_why[c * n];
+}
+
+/*
  * Whether the head of placement class c can start now; its pods' nodes go
  * to s->plan.  When it cannot, its class records why (reasons.h).  A class
  * that failed with the same head and nothing freed since is not tried
@@ -938,11 +959,18 @@ static bool try_class(struct sim *s, size_t c)
 	if (reasons_blocked(&s->reasons, PLACE_RC(c), head, s->freed, cl->n))
 		return false;
 	const struct sim_job *j = &s->jobs[head];
-	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
-	if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, s->why))
-		return true;
+	int32_t *why = class_why(s, c);
+	uint64_t now_state = s->cluster.changes + 1; /* 0: no failure kept */
+	if (s->failed_at[c] != now_state) {
+		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
+		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
+		s->failed_at[c] = 0;
+		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why))
+			return true;
+		s->failed_at[c] = kept ? now_state : 0;
+	}
 	autoscale_class_failed(s->as, c, true);
-	reasons_fail_note(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, s->why,
+	reasons_fail_note(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, why,
 			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
 	return false;
 }
@@ -1033,7 +1061,6 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 			pods = sc->workloads[w].pods;
 	s->plan = gp_xcalloc((size_t)pods, sizeof *s->plan);
 	s->best_plan = gp_xcalloc((size_t)pods, sizeof *s->best_plan);
-	s->why = gp_xcalloc(s->placer.n_reasons, sizeof *s->why);
 	s->gpu_engine = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_engine);
 	s->gpu_sm = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_sm);
 	s->wl = gp_xcalloc(sc->n_workloads, sizeof *s->wl);
@@ -1073,8 +1100,10 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 		engine_push(&s->engine, next < 0 ? 0 : next, EV_ARRIVAL, (uint32_t)w, 0);
 		s->arriving++;
 	}
-	for (size_t p = 0; p < sc->n_pools; p++)
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		s->has_windows |= sc->pools[p].n_windows > 0;
 		on_window(s, p);
+	}
 	struct infer_host host = {&s->engine, &s->cluster, &s->placer, &s->collect};
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
@@ -1107,7 +1136,8 @@ static void sim_destroy(struct sim *s)
 	reasons_free(&s->reasons);
 	free(s->plan);
 	free(s->best_plan);
-	free(s->why);
+	free(s->failed_at);
+	free(s->class_why);
 	free(s->gpu_engine);
 	free(s->gpu_sm);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {

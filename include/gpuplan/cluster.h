@@ -96,8 +96,10 @@ struct cluster {
 	int64_t capacity;
 	int64_t n_ready; /* Ready nodes of all pools */
 	double allocated;
-	uint64_t prefer; /* GPUs the next cluster_take gives its pod (a gpu_policy's
+	uint64_t prefer;  /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
+	uint64_t changes; /* takes, releases, nodes up or down, windows: while it
+			   * stays, a placement that failed fails again the same way */
 };
 
 /* Where a pod runs and what it holds.  gpu_mask is relative to the node. */
