@@ -310,3 +310,63 @@ Test(cluster, time_sliced_replicas_stack_when_gpus_run_out)
 	cr_assert(cluster_consistent(&c));
 	cluster_free(&c);
 }
+
+/*
+ * Walks (placement's sampling): pool a with 150 nodes of 4 GPUs.  Nodes 61,
+ * 62 and 100 full, node 64 with 2 GPUs taken.  Over slots [60, 130) a 1-GPU
+ * pod has room on 60, 63 .. 99 and 101 .. 129: 1 + 37 + 29 = 67 nodes, across
+ * three 64-bit words; the 0th is 60, the 1st 63, the 38th 101 (63 .. 99 are
+ * the 1st to 37th), the 66th 129.  Node 64 is alone with 2 untouched GPUs.
+ * Nodes 10 and 70 then go down: ranks among the Ready nodes skip them.
+ */
+Test(cluster, walks_visit_the_nodes_with_room_in_node_order)
+{
+	pools[0].nodes = 150;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec w4 = pod(4), w2 = pod(2), w1 = pod(1);
+	struct cluster_grant g;
+	uint32_t job = 1;
+	cluster_take(&c, 61, &w4, 4, job++, &g);
+	cluster_take(&c, 62, &w4, 4, job++, &g);
+	cluster_take(&c, 100, &w4, 4, job++, &g);
+	cluster_take(&c, 64, &w2, 2, job++, &g);
+	struct cluster_walk wk;
+	cluster_walk_level(&wk, &c, 0, &w1, 1, -1, 60, 130);
+	cr_assert_eq(cluster_walk_count(&wk), 67);
+	cr_assert_eq(cluster_walk_nth(&wk, 0), 60);
+	cr_assert_eq(cluster_walk_nth(&wk, 1), 63);
+	cr_assert_eq(cluster_walk_nth(&wk, 38), 101);
+	cr_assert_eq(cluster_walk_nth(&wk, 66), 129);
+	int32_t n = 0;
+	cr_assert_eq(cluster_walk_find(&wk, 38, &n), 101);
+	cr_assert_eq(n, 38, "the nodes before it");
+	cr_assert_eq(cluster_walk_find(&wk, 67, &n), -1);
+	cr_assert_eq(n, 67, "no 67th: all of them");
+	cluster_walk_level(&wk, &c, 0, &w1, 1, 2, 60, 130);
+	cr_assert_eq(cluster_walk_count(&wk), 1);
+	cr_assert_eq(cluster_walk_nth(&wk, 0), 64);
+	cluster_walk_init(&wk, &c, 0, &w1, 1, NULL, NULL, 60, 130);
+	cr_assert_eq(cluster_walk_next(&wk), 60);
+	cr_assert_eq(cluster_walk_next(&wk), 63);
+	cr_assert_eq(cluster_walk_next(&wk), 64);
+	cluster_walk_init(&wk, &c, 0, &w1, 1, NULL, NULL, 129, 130);
+	cr_assert_eq(cluster_walk_next(&wk), 129);
+	cr_assert_eq(cluster_walk_next(&wk), -1);
+	cr_assert_eq(cluster_walk_next(&wk), -1, "over stays over");
+
+	cluster_node_down(&c, 10);
+	cluster_node_down(&c, 70);
+	cr_assert_eq(cluster_ready_rank(&c, 0, 11), 10);
+	cr_assert_eq(cluster_ready_rank(&c, 0, 71), 69);
+	cr_assert_eq(cluster_ready_select(&c, 0, 10), 11);
+	cr_assert_eq(cluster_ready_select(&c, 0, 68), 69);
+	cr_assert_eq(cluster_ready_select(&c, 0, 69), 71);
+	cluster_walk_level(&wk, &c, 0, &w1, 1, -1, 0, 150);
+	cr_assert_eq(cluster_walk_count(&wk), 145, "150 - 3 full - 2 down");
+	cr_assert(cluster_consistent(&c));
+	cluster_node_up(&c, 10);
+	cr_assert_eq(cluster_ready_select(&c, 0, 10), 10);
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
