@@ -1187,3 +1187,46 @@ Test(placement, a_node_out_of_service_is_never_chosen)
 		cleanup();
 	}
 }
+
+/* Nodes the run's jobs ran on, each counted once. */
+static int nodes_used(void)
+{
+	int n = 0;
+	for (size_t i = 0; i < r.n_jobs; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = r.jobs[k].node == r.jobs[i].node;
+		n += !seen;
+	}
+	return n;
+}
+
+/*
+ * A whole run on 200 nodes: 300 one-GPU pods at 00:00, MostAllocated.
+ * Scoring every node packs them: 4 + 4 on the A100 nodes, then 292 on 37
+ * H100 nodes (36 full, one with 4): 39 nodes.  Sampling 50% finds the 100
+ * nodes after the rotating index, which moves by about 100 every pod, so
+ * pods also start half-empty nodes the full search would not have chosen:
+ * more nodes, and the same ones for the same seed.
+ */
+Test(placement, a_sampled_run_packs_less_and_repeats_itself)
+{
+	RUN("tests/fixtures/placement-cases.yaml", "pools.h100.nodes=197", "workloads.w.count=300",
+	    "scheduler.percentage_of_nodes_to_score=100");
+	cr_assert_eq(r.n_jobs, 300);
+	cr_assert_eq(nodes_used(), 39);
+	cleanup();
+	int32_t first[300];
+	for (int round = 0; round < 2; round++) {
+		RUN("tests/fixtures/placement-cases.yaml", "pools.h100.nodes=197",
+		    "workloads.w.count=300", "scheduler.percentage_of_nodes_to_score=50");
+		cr_assert_gt(nodes_used(), 39);
+		for (size_t i = 0; i < r.n_jobs; i++) {
+			if (round == 0)
+				first[i] = r.jobs[i].node;
+			else
+				cr_assert_eq(r.jobs[i].node, first[i], "job %zu", i);
+		}
+		cleanup();
+	}
+}
