@@ -504,9 +504,10 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 	}
 }
 
-void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t p,
+/* A walk over the buckets of level `level`, or every level with room (-1). */
+static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t p,
 		       const struct workload_spec *w, int32_t gpus, cluster_node_pred ok,
-		       const void *ctx, int32_t from, int32_t to)
+		       const void *ctx, int32_t from, int32_t to, int32_t level)
 {
 	int32_t need = 0;
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
@@ -527,7 +528,8 @@ void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t 
 	const struct pool_spec *spec = &c->sc->pools[p];
 	wk->cpu = spec->cpu > 0 ? w->cpu : -INFINITY;
 	wk->memory = spec->memory_bytes > 0 ? w->memory_bytes : -INFINITY;
-	for (int32_t k = need; k < ix->levels && wk->n_levels >= 0; k++) {
+	int32_t lo = level < 0 ? need : level, hi = level < 0 ? ix->levels - 1 : level;
+	for (int32_t k = lo; k >= need && k <= hi && wk->n_levels >= 0; k++) {
 		if (!ix->count[k])
 			continue;
 		if (wk->n_levels == CLUSTER_WALK_LEVELS)
@@ -537,7 +539,13 @@ void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t 
 	}
 	wk->word = (size_t)from / 64;
 	wk->bits = 0;
-	wk->from = from;
+}
+
+void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t p,
+		       const struct workload_spec *w, int32_t gpus, cluster_node_pred ok,
+		       const void *ctx, int32_t from, int32_t to)
+{
+	walk_setup(wk, c, p, w, gpus, ok, ctx, from, to, -1);
 }
 
 /* The slots of word i with room, from the buckets or the keys, within [from, to). */
@@ -589,14 +597,7 @@ void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t
 			const struct workload_spec *w, int32_t gpus, int32_t level, int32_t from,
 			int32_t to)
 {
-	cluster_walk_init(wk, c, p, w, gpus, NULL, NULL, from, to);
-	int32_t need = 0;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
-	if (level < 0 || !ix || wk->from >= wk->to)
-		return;
-	wk->n_levels = 0;
-	if (level >= need && level < ix->levels && ix->count[level])
-		wk->level[wk->n_levels++] = ix->bits + (size_t)level * ix->words;
+	walk_setup(wk, c, p, w, gpus, NULL, NULL, from, to, level);
 }
 
 int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count)
