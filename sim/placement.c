@@ -1037,15 +1037,27 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 	}
 	/* The nodes found one by one: their best score and how many hold it, so
 	 * that they enter the draw as one group (one draw, not one per tie). */
-	int64_t best = INT64_MIN;
-	int32_t n_best = 0, first = -1;
+	int64_t best = INT64_MIN, pool_base = 0, s = 0;
+	int32_t n_best = 0, first = -1, pool = -1;
+	double eq = 0;
+	const struct node *last = NULL;
 	for (int32_t i = 0; i < sm->n; i++) {
 		int32_t node = sm->nodes[i];
-		size_t p = (size_t)c->nodes[node].pool;
-		const struct pool_rule *r = rule_of(pl, pod->workload, p);
-		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-		int64_t s = WEIGHT_TAINT * taint_score(r->prefer, max_prefer) +
-			    memo_score(pl, node, pod, eq);
+		const struct node *nd = &c->nodes[node];
+		if (nd->pool != pool) { /* the walk gives the nodes pool by pool */
+			pool = nd->pool;
+			const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)pool);
+			eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)pool,
+						  pod->gpus);
+			pool_base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
+			last = NULL;
+		}
+		/* a node in the same state as the one before scores the same */
+		if (!last || nd->allocated != last->allocated || nd->cpu_free != last->cpu_free ||
+		    nd->memory_free != last->memory_free || nd->cpu_scored != last->cpu_scored ||
+		    nd->memory_scored != last->memory_scored)
+			s = pool_base + memo_score(pl, node, pod, eq);
+		last = nd;
 		pl->scratch[i] = s;
 		if (s > best) {
 			best = s;
