@@ -76,10 +76,11 @@ struct sim {
 	uint8_t *behind; /* per admission class: its reason is quota_behind's */
 	size_t cap_behind;
 	uint32_t pass;
-	uint64_t quota_gen;        /* bumped by every admission and release of quota */
-	int64_t *strict_head;      /* per queue, scratch for admit_pass() */
-	double *gpu_engine;        /* per GPU: current engine activity in [0, 1] */
-	double *gpu_sm;            /* per GPU: current SM activity in [0, 1] */
+	uint64_t quota_gen;   /* bumped by every admission and release of quota */
+	int64_t *strict_head; /* per queue, scratch for admit_pass() */
+	struct gpu_activity {
+		double engine, sm; /* in [0, 1]; side by side: one cache line per GPU */
+	} * gpu_activity;          /* per GPU, now */
 	struct reasons reasons;    /* why pending work waits (reasons.h) */
 	uint64_t freed;            /* bumped by whatever may let blocked work fit:
 				 * a release, a window opening, a spread pod */
@@ -200,14 +201,30 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 		size_t gi = (size_t)(g - s->cluster.gpus);
 		double engine, sm;
 		contention_activity(sh, g->tenants, g->n_tenants, &engine, &sm);
-		gauge(s, pool, -1, GAUGE_ENGINE, engine - s->gpu_engine[gi]);
-		gauge(s, pool, -1, GAUGE_SM, sm - s->gpu_sm[gi]);
-		s->gpu_engine[gi] = engine;
-		s->gpu_sm[gi] = sm;
+		struct gpu_activity *was = &s->gpu_activity[gi];
+		gauge(s, pool, -1, GAUGE_ENGINE, engine - was->engine);
+		gauge(s, pool, -1, GAUGE_SM, sm - was->sm);
+		*was = (struct gpu_activity){engine, sm};
 		for (uint16_t k = 0; k < g->n_tenants; k++)
 			if (!infer_is_tenant(g->tenants[k].job)) /* replicas time themselves */
 				retime(s, g->tenants[k].job);
 	}
+}
+
+/* The share of its GPUs' compute a pod has (sharing_compute): 1 on exclusive
+ * and time-sliced GPUs, without reading the GPU's tenants (a cache miss per
+ * pod on a large cluster); else its tenant's.  A CPU-only pod (an openb
+ * trace has them) holds no GPU. */
+static double pod_share(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant)
+{
+	enum sharing_mode mode = sharing_of(s, grant->node)->mode;
+	if (mode == SHARING_EXCLUSIVE || mode == SHARING_TIME_SLICING || !grant->gpu_mask)
+		return 1;
+	const struct gpu *g = gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask));
+	for (uint16_t k = 0; k < g->n_tenants; k++)
+		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
+			return g->tenants[k].share;
+	return 1;
 }
 
 /* The gauges a running pod moves itself: allocation, VRAM, and its own
@@ -224,13 +241,7 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	int32_t pool = s->cluster.nodes[grant->node].pool;
 	double gpus = gp_popcount64(grant->gpu_mask);
-	double share = 1;
-	/* A CPU-only pod (an openb trace has them) holds no GPU. */
-	const struct gpu *g =
-		grant->gpu_mask ? gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask)) : NULL;
-	for (uint16_t k = 0; g && k < g->n_tenants; k++)
-		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
-			share = g->tenants[k].share;
+	double share = pod_share(s, j, grant);
 	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
 	const struct price *price = &s->sc->pools[pool].price;
 	double ram = ws->memory_bytes / GP_GIB;
@@ -1061,8 +1072,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 			pods = sc->workloads[w].pods;
 	s->plan = gp_xcalloc((size_t)pods, sizeof *s->plan);
 	s->best_plan = gp_xcalloc((size_t)pods, sizeof *s->best_plan);
-	s->gpu_engine = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_engine);
-	s->gpu_sm = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_sm);
+	s->gpu_activity = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_activity);
 	s->wl = gp_xcalloc(sc->n_workloads, sizeof *s->wl);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		s->wl[w].first_submit = s->wl[w].last_end = SIM_NEVER;
@@ -1138,8 +1148,7 @@ static void sim_destroy(struct sim *s)
 	free(s->best_plan);
 	free(s->failed_at);
 	free(s->class_why);
-	free(s->gpu_engine);
-	free(s->gpu_sm);
+	free(s->gpu_activity);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {
 		gsl_rng_free(s->wl[w].quality);
 		free(s->wl[w].waits);
