@@ -707,7 +707,7 @@ static void infer_heard(struct sim *s)
 
 static void on_arrival(struct sim *s, size_t w)
 {
-	struct new_job nj;
+	struct new_job nj = {0}; /* zeroed: with -flto, GCC cannot tell arrivals_take fills it */
 	const struct workload_spec *ws = &s->sc->workloads[w];
 	int32_t copies = ws->gang ? 1 : ws->pods; /* pods without gang: a job each */
 	while (arrivals_take(&s->arrivals, w, s->engine.now, &nj))
