@@ -20,6 +20,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,29 +299,35 @@ struct bench {
 	const char *requires; /* a data file it reads, skipped without it; NULL: none */
 	const char *set;      /* a --set override of the scenario; NULL: none */
 	bool db;              /* write the run into a database, as gpuplan run does */
+	int runs;             /* the best of this many (it and its peer): short cases
+			       * repeat, so that one busy moment of the machine does
+			       * not make the figure */
 };
 
+#define BEST_OF   3
 #define MM1_SIMPY "M/M/1 200k jobs, default output, into a database"
 #define MM1_BARE  "M/M/1 1 M customers, default output, no database"
 
 static const struct bench benches[] = {
-	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL, NULL, NULL, false},
-	{MM1_SIMPY, ">= 50x SimPy, DB <= 16 MiB", "tests/bench/mm1-200k.yaml", NULL, NULL, true},
+	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL, NULL, NULL, false,
+	 BEST_OF},
+	{MM1_SIMPY, ">= 50x SimPy, DB <= 16 MiB", "tests/bench/mm1-200k.yaml", NULL, NULL, true,
+	 BEST_OF},
 	{MM1_BARE, "<= 2x the bare C engine", "tests/bench/mm1-200k.yaml", NULL,
-	 "workloads.customers.count=1000000", false},
+	 "workloads.customers.count=1000000", false, BEST_OF},
 	{"10 M batch jobs, 100,000 GPUs (12,500 nodes)", "< 20 s, < 1 GiB RSS",
-	 "tests/bench/batch-10m.yaml", NULL, NULL, false},
+	 "tests/bench/batch-10m.yaml", NULL, NULL, false, 1},
 	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
-	 "tests/bench/batch-1m.yaml", NULL, NULL, false},
+	 "tests/bench/batch-1m.yaml", NULL, NULL, false, 1},
 	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL,
-	 NULL, false},
+	 NULL, false, 1},
 	{"Azure conv trace, 1 M requests, 16 replicas", "< 10 s", "tests/bench/azure-1m.yaml",
-	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv", NULL, false},
+	 "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv", NULL, false, 1},
 	{"openb default, inflation to 130%, FGD", "< 1 s per experiment", "scenarios/openb.yaml",
-	 "../shared/data/openb/openb_pod_list_default.csv", NULL, false},
+	 "../shared/data/openb/openb_pod_list_default.csv", NULL, false, 1},
 	{"openb sweep: 6 policies x 24 traces x 10 seeds", "none (1,440 runs, --jobs 2)",
 	 "scenarios/sweeps/openb-policies.yaml", "../shared/data/openb/openb_pod_list_default.csv",
-	 NULL, false},
+	 NULL, false, 1},
 };
 
 /* Runs one benchmark in a child; fills wall, events and peak RSS (MiB). */
@@ -348,6 +355,23 @@ static int run_child(const struct bench *b, struct outcome *o, double *rss_mib)
 	    WEXITSTATUS(status) || got != (ssize_t)sizeof *o)
 		return 1;
 	*rss_mib = (double)ru.ru_maxrss / 1024.0;
+	return 0;
+}
+
+/* The best (least wall time) of the benchmark's runs; the largest peak RSS. */
+static int run_best(const struct bench *b, struct outcome *best, double *rss_mib)
+{
+	*rss_mib = 0;
+	best->wall_seconds = HUGE_VAL;
+	for (int r = 0; r < (b->runs > 1 ? b->runs : 1); r++) {
+		struct outcome o = {0};
+		double rss;
+		if (run_child(b, &o, &rss))
+			return 1;
+		if (o.wall_seconds < best->wall_seconds)
+			*best = o;
+		*rss_mib = fmax(*rss_mib, rss);
+	}
 	return 0;
 }
 
@@ -405,6 +429,7 @@ int main(int argc, char **argv)
 	}
 	printf("%-48s %10s %14s %12s  %s\n", "benchmark", "wall s", "events/s", "peak RSS MiB",
 	       "target");
+	printf("(the engine and M/M/1 cases and their peers: the best of %d runs)\n", BEST_OF);
 	int failed = 0;
 	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
 		struct outcome o = {0};
@@ -416,7 +441,7 @@ int main(int argc, char **argv)
 			       benches[i].requires);
 			continue;
 		}
-		if (run_child(&benches[i], &o, &rss)) {
+		if (run_best(&benches[i], &o, &rss)) {
 			printf("%-48s failed\n", benches[i].name);
 			failed = 1;
 			continue;
@@ -428,14 +453,18 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		record(db, &benches[i], &o, rss);
 		if (!benches[i].scenario) {
-			double heap = heap_hold();
+			double heap = HUGE_VAL;
+			for (int r = 0; r < benches[i].runs; r++)
+				heap = fmin(heap, heap_hold());
 			printf("%-48s %10.3f %14.0f %12s  the engine is %.1fx a binary heap\n",
 			       "  the same hold model on a binary heap", heap, HOLD_STEPS / heap,
 			       "", heap / o.wall_seconds);
 			fflush(stdout);
 		}
 		if (!strcmp(benches[i].name, MM1_BARE)) {
-			double mean, p99, bare = bare_mm1(1000000, &mean, &p99);
+			double mean, p99, bare = HUGE_VAL;
+			for (int r = 0; r < benches[i].runs; r++)
+				bare = fmin(bare, bare_mm1(1000000, &mean, &p99));
 			printf("%-48s %10.3f %14s %12s  gpuplan takes %.1fx its time (mean wait %.2f h, "
 			       "p99 %.1f h)\n",
 			       "  the same M/M/1, bare C on gpuplan's engine", bare, "", "",
@@ -443,7 +472,9 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 		if (!strcmp(benches[i].name, MM1_SIMPY)) {
-			double simpy = simpy_mm1();
+			double simpy = HUGE_VAL;
+			for (int r = 0; r < benches[i].runs && simpy > 0; r++)
+				simpy = fmin(simpy, simpy_mm1());
 			if (simpy > 0)
 				printf("%-48s %10.3f %14s %12s  gpuplan is %.1fx SimPy\n",
 				       "  the same M/M/1 in SimPy 2 (python3-simpy)", simpy, "", "",
