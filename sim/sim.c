@@ -48,6 +48,11 @@ enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
  * running, nothing more arriving, and no start through a week of windows. */
 #define STALL_AFTER (8 * SIM_DAY)
 
+/* A GPU's engine and SM activity in [0, 1], side by side: one cache miss. */
+struct gpu_activity {
+	double engine, sm;
+};
+
 struct sim {
 	const struct scenario *sc;
 	struct engine engine;
@@ -76,14 +81,12 @@ struct sim {
 	uint8_t *behind; /* per admission class: its reason is quota_behind's */
 	size_t cap_behind;
 	uint32_t pass;
-	uint64_t quota_gen;   /* bumped by every admission and release of quota */
-	int64_t *strict_head; /* per queue, scratch for admit_pass() */
-	struct gpu_activity {
-		double engine, sm; /* in [0, 1]; side by side: one cache line per GPU */
-	} * gpu_activity;          /* per GPU, now */
-	struct reasons reasons;    /* why pending work waits (reasons.h) */
-	uint64_t freed;            /* bumped by whatever may let blocked work fit:
-				 * a release, a window opening, a spread pod */
+	uint64_t quota_gen;                /* bumped by every admission and release of quota */
+	int64_t *strict_head;              /* per queue, scratch for admit_pass() */
+	struct gpu_activity *gpu_activity; /* per GPU, now */
+	struct reasons reasons;            /* why pending work waits (reasons.h) */
+	/* bumped by whatever may let blocked work fit: a release, a window opening, a spread pod */
+	uint64_t freed;
 	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
 	uint64_t *failed_at; /* per placement class: cluster.changes + 1 at its kept failure */
 	size_t cap_failed_at;
