@@ -133,6 +133,27 @@ static void make_room(struct engine *e, size_t n)
 	e->tmp = gp_xmalloc(e->cap * sizeof *e->tmp);
 }
 
+/* A bucket is read block by block, from its first event to end (in block
+ * tail): the events of blk end here. */
+static inline struct event *span_end(struct engine_block *blk, struct engine_block *tail,
+				     struct event *end)
+{
+	return blk == tail ? end : blk->ev + ENGINE_BLOCK_EVENTS;
+}
+
+/* Frees blk, read, and moves *blk and *p to the next block; false after the tail. */
+static inline bool next_block(struct engine *e, struct engine_block **blk,
+			      struct engine_block *tail, struct event **p)
+{
+	struct engine_block *read = *blk, *next = read->next;
+	block_free(e, read);
+	if (read == tail)
+		return false;
+	*blk = next;
+	*p = next->ev;
+	return true;
+}
+
 /* Copies bucket (level, digit) into e->tmp, empties it and frees its
  * blocks; returns how many events it held (a level-0 bucket may have been
  * read from the front). */
@@ -140,7 +161,7 @@ static size_t take(struct engine *e, unsigned level, unsigned digit)
 {
 	struct event *p = e->first[level][digit], *end = e->b[level][digit].end;
 	struct engine_block *blk = block_of(p + 1), *tail = block_of(end);
-	size_t n = (size_t)((blk == tail ? end : blk->ev + ENGINE_BLOCK_EVENTS) - p);
+	size_t n = (size_t)(span_end(blk, tail, end) - p);
 	if (blk != tail) {
 		for (struct engine_block *k = blk->next; k != tail; k = k->next)
 			n += ENGINE_BLOCK_EVENTS;
@@ -148,17 +169,11 @@ static size_t take(struct engine *e, unsigned level, unsigned digit)
 	}
 	make_room(e, n);
 	struct event *to = e->tmp;
-	for (;;) {
-		struct event *stop = blk == tail ? end : blk->ev + ENGINE_BLOCK_EVENTS;
+	do {
+		struct event *stop = span_end(blk, tail, end);
 		memcpy(to, p, (size_t)(stop - p) * sizeof *p);
 		to += stop - p;
-		struct engine_block *next = blk->next;
-		block_free(e, blk);
-		if (blk == tail)
-			break;
-		blk = next;
-		p = blk->ev;
-	}
+	} while (next_block(e, &blk, tail, &p));
 	clear(e, level, digit);
 	return n;
 }
@@ -174,17 +189,10 @@ static void spread(struct engine *e, unsigned level, unsigned digit)
 	struct engine_block *blk = block_of(p + 1), *tail = block_of(end);
 	clear(e, level, digit); /* nothing is filed here while it is read */
 	e->last = last;
-	for (;;) {
-		struct event *stop = blk == tail ? end : blk->ev + ENGINE_BLOCK_EVENTS;
-		for (; p < stop; p++)
+	do {
+		for (struct event *stop = span_end(blk, tail, end); p < stop; p++)
 			engine_file(e, last, p);
-		struct engine_block *next = blk->next;
-		block_free(e, blk);
-		if (blk == tail)
-			break;
-		blk = next;
-		p = blk->ev;
-	}
+	} while (next_block(e, &blk, tail, &p));
 }
 
 /* Turns counts of nibble values into where each value's events start; true
