@@ -113,16 +113,29 @@ struct sim {
 
 /* --- state changes, each mirrored in the gauges ------------------------- */
 
-/* Moves gauge g of scope all, and of the pool and the workload when >= 0. */
-static void gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta)
+/* Moves gauges[k] by delta[k], k < n, in scope all, and in the pool's and the
+ * workload's when >= 0: one touch per scope. */
+static void gauges(struct sim *s, int32_t pool, int32_t w, const uint8_t *list, const double *delta,
+		   size_t n)
 {
 	sim_time now = s->engine.now;
-	collect_add(&s->collect, 0, g, delta, now);
+	collect_move(&s->collect, 0, list, delta, n, now);
 	if (pool >= 0)
-		collect_add(&s->collect, collect_scope_pool(s->sc, (size_t)pool), g, delta, now);
+		collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), list, delta, n,
+			     now);
 	if (w >= 0)
-		collect_add(&s->collect, collect_scope_workload(s->sc, (size_t)w), g, delta, now);
+		collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)w), list, delta, n,
+			     now);
 }
+
+static void gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta)
+{
+	const uint8_t list[] = {(uint8_t)g};
+	gauges(s, pool, w, list, &delta, 1);
+}
+
+/* Demand and pending, which a job's arrival and start move together. */
+static const uint8_t demand_pending[] = {GAUGE_DEMAND, GAUGE_PENDING};
 
 static const struct sharing *sharing_of(const struct sim *s, int32_t node)
 {
@@ -205,8 +218,9 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 		double engine, sm;
 		contention_activity(sh, g->tenants, g->n_tenants, &engine, &sm);
 		struct gpu_activity *was = &s->gpu_activity[gi];
-		gauge(s, pool, -1, GAUGE_ENGINE, engine - was->engine);
-		gauge(s, pool, -1, GAUGE_SM, sm - was->sm);
+		static const uint8_t activity[] = {GAUGE_ENGINE, GAUGE_SM};
+		gauges(s, pool, -1, activity, (const double[]){engine - was->engine, sm - was->sm},
+		       2);
 		*was = (struct gpu_activity){engine, sm};
 		for (uint16_t k = 0; k < g->n_tenants; k++)
 			if (!infer_is_tenant(g->tenants[k].job)) /* replicas time themselves */
@@ -413,8 +427,7 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 	j->grant.node = -1;
 	j->pods = placement_pods(&s->placer, w);
 	j->demand *= j->pods;
-	gauge(s, -1, (int32_t)w, GAUGE_DEMAND, j->demand);
-	gauge(s, -1, (int32_t)w, GAUGE_PENDING, 1);
+	gauges(s, -1, (int32_t)w, demand_pending, (const double[]){j->demand, 1}, 2);
 	enqueue(s, id);
 	s->last_progress = now;
 }
@@ -552,9 +565,9 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	j->rate = 0; /* retime() sets it and schedules the finish */
 	j->status = JOB_RUNNING;
 	s->running++;
-	gauge(s, -1, j->workload, GAUGE_PENDING, -1);
 	/* Demand follows the pod to where it landed (a replica is 1/R of a GPU). */
-	gauge(s, -1, j->workload, GAUGE_DEMAND, job_equivalent(j) - j->demand);
+	gauges(s, -1, j->workload, demand_pending,
+	       (const double[]){job_equivalent(j) - j->demand, -1}, 2);
 	j->demand = job_equivalent(j);
 	job_gauges(s, j, +1);
 	for (int32_t k = 0; k < j->pods; k++)
