@@ -233,6 +233,23 @@ Test(scenarios, horizon_stops_the_run_and_counts_unfinished_work)
 	cr_assert_float_eq(metric("all", "jobs_completed"), 0, 1e-9);
 }
 
+/* Runs tests/fixtures/mmc.yaml with sets into sc and r, as run() does, and
+ * returns how many job slots the simulation held at the end. */
+static size_t run_counting_slots(const char **sets, size_t n_sets)
+{
+	struct gp_err err;
+	cr_assert_eq(scenario_load("tests/fixtures/mmc.yaml", sets, n_sets, &sc, &err), GP_OK, "%s",
+		     err.msg);
+	results_init(&r);
+	struct sim *s = sim_create(sc, &r);
+	sim_advance(s, &r);
+	size_t slots;
+	sim_jobs(s, &slots);
+	metrics_reduce(s, sc, &r);
+	sim_finish(s, &r);
+	return slots;
+}
+
 /*
  * With job rows too, a finished job retires: its row goes to the results at
  * its submission number and its slot to the next arrival, so the M/M/4 of
@@ -242,17 +259,7 @@ Test(scenarios, horizon_stops_the_run_and_counts_unfinished_work)
 Test(scenarios, job_rows_are_written_as_jobs_retire, .timeout = 60)
 {
 	const char *sets[] = {"workloads.jobs.count=20000"};
-	struct gp_err err;
-	cr_assert_eq(scenario_load("tests/fixtures/mmc.yaml", sets, 1, &sc, &err), GP_OK, "%s",
-		     err.msg);
-	results_init(&r);
-	struct sim *s = sim_create(sc, &r);
-	sim_advance(s, &r);
-	size_t slots;
-	sim_jobs(s, &slots);
-	cr_expect_lt(slots, 200, "%zu job slots for 20,000 jobs", slots);
-	metrics_reduce(s, sc, &r);
-	sim_finish(s, &r);
+	cr_expect_lt(run_counting_slots(sets, 1), 200, "job slots for 20,000 jobs");
 	cr_assert_eq(r.n_jobs, 20000);
 	for (size_t i = 0; i < r.n_jobs; i++) {
 		const struct job_record *j = &r.jobs[i];
@@ -277,17 +284,7 @@ Test(scenarios, retiring_finished_jobs_keeps_memory_to_the_jobs_in_flight, .time
 	struct scenario *kept_sc = sc;
 	memset(&r, 0, sizeof r);
 	const char *retire[] = {"workloads.jobs.count=20000", "output.jobs=false"};
-	struct gp_err err;
-	cr_assert_eq(scenario_load("tests/fixtures/mmc.yaml", retire, 2, &sc, &err), GP_OK, "%s",
-		     err.msg);
-	results_init(&r);
-	struct sim *s = sim_create(sc, &r);
-	sim_advance(s, &r);
-	size_t slots;
-	sim_jobs(s, &slots);
-	cr_expect_lt(slots, 200, "%zu job slots for 20,000 jobs", slots);
-	metrics_reduce(s, sc, &r);
-	sim_finish(s, &r);
+	cr_expect_lt(run_counting_slots(retire, 2), 200, "job slots for 20,000 jobs");
 	cr_assert_eq(r.n_jobs, 0);
 	cr_assert_eq(kept.n_jobs, 20000);
 	size_t compared = 0;
