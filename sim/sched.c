@@ -76,25 +76,6 @@ static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t 
 	return c;
 }
 
-size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
-		 struct sched_entry e)
-{
-	size_t c = class_of(s, workload, gpus, queue);
-	struct sched_class *cl = &s->classes[c];
-	GP_GROW(cl->heap, cl->cap, cl->n + 1);
-	size_t i = cl->n++;
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!sched_before(&e, &cl->heap[parent]))
-			break;
-		cl->heap[i] = cl->heap[parent];
-		i = parent;
-	}
-	cl->heap[i] = e;
-	s->pending++;
-	return c;
-}
-
 /* Moves the entry at i down to its place among its children. */
 static void sift_down(struct sched_class *cl, size_t i)
 {
@@ -126,6 +107,18 @@ static void sift_up(struct sched_class *cl, size_t i)
 		i = parent;
 	}
 	cl->heap[i] = e;
+}
+
+size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
+		 struct sched_entry e)
+{
+	size_t c = class_of(s, workload, gpus, queue);
+	struct sched_class *cl = &s->classes[c];
+	GP_GROW(cl->heap, cl->cap, cl->n + 1);
+	cl->heap[cl->n++] = e;
+	sift_up(cl, cl->n - 1);
+	s->pending++;
+	return c;
 }
 
 void sched_pop(struct sched *s, size_t c)
