@@ -878,9 +878,9 @@ static void check_pool(struct cluster *c, const struct node *nd)
 	(void)nd;
 #else
 	struct pool_state *ps = &c->pools[nd->pool];
-	if (!nd->ready || ++ps->changes < ps->n_nodes)
+	if (!nd->ready || ++ps->unchecked < ps->n_nodes)
 		return;
-	ps->changes = 0;
+	ps->unchecked = 0;
 	assert(cluster_pool_consistent(c, (size_t)nd->pool, NULL, 0));
 #endif
 }

@@ -164,12 +164,13 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 	struct queue_stats all = {0};
 	for (size_t scope = 0; scope < c->n_scopes; scope++) {
 		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
-		int32_t w = (int32_t)(scope - 1 - sc->n_pools);
-		if (scope == 0)
+		if (scope == 0) {
 			all = add_job_metrics(s, sc, r, "all", -1, scratch, NULL);
-		else if (scope > sc->n_pools)
+		} else if (scope > sc->n_pools) {
+			int32_t w = (int32_t)(scope - 1 - sc->n_pools);
 			add_job_metrics(s, sc, r, c->names[scope], w, scratch,
 					w == sole ? &all : NULL);
+		}
 	}
 	free(scratch);
 	const struct sim_workload *wl = sim_workloads(s);

@@ -82,7 +82,7 @@ struct pool_state {
 	double allocated;   /* GPU equivalents */
 	bool open;          /* serving batch work now */
 	sim_time closes_at; /* end of the current window; SIM_NEVER: always open */
-	int32_t changes;    /* since the last check of the whole pool (debug builds) */
+	int32_t unchecked;  /* changes since the last check of the whole pool (debug builds) */
 };
 
 struct cluster {
