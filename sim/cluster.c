@@ -12,6 +12,12 @@
 
 /* --- bucket index ----------------------------------------------------------- */
 
+/* Where the block count of node `local` in level k is. */
+static size_t index_block(const struct bucket_index *ix, int32_t k, int32_t local)
+{
+	return (size_t)k * ix->blocks + (size_t)local / (64 * CLUSTER_BLOCK_WORDS);
+}
+
 /* An index over `nodes` slots whose first `members` are in bucket key; the
  * others (nodes not Ready) are in no bucket, key -1. */
 static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, int32_t members,
@@ -19,14 +25,18 @@ static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, i
 {
 	ix->levels = levels;
 	ix->words = ((size_t)nodes + 63) / 64;
+	ix->blocks = (ix->words + CLUSTER_BLOCK_WORDS - 1) / CLUSTER_BLOCK_WORDS;
 	ix->bits = gp_xcalloc((size_t)levels * ix->words + 1, sizeof *ix->bits);
 	ix->count = gp_xcalloc((size_t)levels, sizeof *ix->count);
+	ix->block = gp_xcalloc((size_t)levels * ix->blocks + 1, sizeof *ix->block);
 	ix->key = gp_xcalloc((size_t)nodes + 1, sizeof *ix->key);
 	for (int32_t i = 0; i < nodes; i++) {
 		ix->key[i] = i < members ? key : -1;
-		if (i < members)
+		if (i < members) {
 			ix->bits[(size_t)key * ix->words + (size_t)i / 64] |= UINT64_C(1)
 									      << (i % 64);
+			ix->block[index_block(ix, key, i)]++;
+		}
 	}
 	ix->count[key] = members;
 }
@@ -35,6 +45,7 @@ static void index_free(struct bucket_index *ix)
 {
 	free(ix->bits);
 	free(ix->count);
+	free(ix->block);
 	free(ix->key);
 }
 
@@ -53,10 +64,12 @@ static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 	if (old >= 0) {
 		ix->bits[(size_t)old * ix->words + w] &= ~bit;
 		ix->count[old]--;
+		ix->block[index_block(ix, old, local)]--;
 	}
 	if (key >= 0) {
 		ix->bits[(size_t)key * ix->words + w] |= bit;
 		ix->count[key]++;
+		ix->block[index_block(ix, key, local)]++;
 	}
 	ix->key[local] = key;
 }
@@ -534,8 +547,10 @@ static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t 
 			continue;
 		if (wk->n_levels == CLUSTER_WALK_LEVELS)
 			wk->n_levels = -1; /* too many buckets: compare the keys */
-		else
+		else {
+			wk->block[wk->n_levels] = ix->block + index_block(ix, k, 0);
 			wk->level[wk->n_levels++] = ix->bits + (size_t)k * ix->words;
+		}
 	}
 	wk->word = (size_t)from / 64;
 	wk->bits = 0;
@@ -606,6 +621,21 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 	if (wk->from >= wk->to)
 		return -1;
 	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
+		if (i % CLUSTER_BLOCK_WORDS == 0 && wk->n_levels >= 0 &&
+		    i * 64 >= (size_t)wk->from &&
+		    (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to) {
+			/* a whole block inside the walk: passed at once unless the
+			 * node sought is in it */
+			int32_t in_block = 0;
+			for (int32_t l = 0; l < wk->n_levels; l++)
+				in_block += wk->block[l][i / CLUSTER_BLOCK_WORDS];
+			if (nth < 0 || nth >= in_block) {
+				nth -= nth < 0 ? 0 : in_block;
+				*count += in_block;
+				i += CLUSTER_BLOCK_WORDS - 1;
+				continue;
+			}
+		}
 		uint64_t b = walk_word(wk, i);
 		int32_t in_word = gp_popcount64(b);
 		if (nth < 0 || nth >= in_word) {
@@ -969,7 +999,7 @@ char *cluster_node_name(const struct cluster *c, int32_t node)
 
 /* Whether index ix agrees with the keys want[] of the pool's n nodes: each
  * node's key, its bit in that level's bitset and no other, the per-level
- * counts.  Fills why with the first disagreement. */
+ * and per-block counts.  Fills why with the first disagreement. */
 static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int32_t n,
 			 const char *name, char *why, size_t len)
 {
@@ -1008,6 +1038,19 @@ static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int
 			ok = false;
 			snprintf(why, len, "%s index: level %d counts %d nodes, %d have it", name,
 				 (int)k, (int)ix->count[k], (int)count[k]);
+		}
+	for (int32_t k = 0; k < ix->levels && ok; k++)
+		for (size_t b = 0; b < ix->blocks && ok; b++) {
+			int32_t in_block = 0;
+			for (size_t i = b * CLUSTER_BLOCK_WORDS;
+			     i < (b + 1) * CLUSTER_BLOCK_WORDS && i < ix->words; i++)
+				in_block += gp_popcount64(ix->bits[(size_t)k * ix->words + i]);
+			ok = in_block == ix->block[(size_t)k * ix->blocks + b];
+			if (!ok)
+				snprintf(why, len,
+					 "%s index: level %d block %d counts %d nodes, %d have it",
+					 name, (int)k, (int)b,
+					 (int)ix->block[(size_t)k * ix->blocks + b], (int)in_block);
 		}
 	free(count);
 	return ok;

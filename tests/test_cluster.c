@@ -264,6 +264,10 @@ Test(cluster, consistency_check_reports_drift_and_repairs_nothing)
 	cr_assert_not(cluster_pool_consistent(&c, 0, why, sizeof why));
 	cr_expect(strstr(why, "whole index: level 4 counts"), "%s", why);
 	c.pools[0].whole.count[4]--;
+	c.pools[0].whole.block[4 * c.pools[0].whole.blocks]++; /* a block count without it */
+	cr_assert_not(cluster_pool_consistent(&c, 0, why, sizeof why));
+	cr_expect(strstr(why, "whole index: level 4 block 0 counts"), "%s", why);
+	c.pools[0].whole.block[4 * c.pools[0].whole.blocks]--;
 	c.pools[1].allocated += 0.5; /* a total that drifted */
 	cr_assert_not(cluster_pool_consistent(&c, 1, why, sizeof why));
 	cr_expect(strstr(why, "pool 1: allocated 0.5"), "%s", why);
@@ -368,5 +372,45 @@ Test(cluster, walks_visit_the_nodes_with_room_in_node_order)
 	cluster_node_up(&c, 10);
 	cr_assert_eq(cluster_ready_select(&c, 0, 10), 10);
 	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
+
+/*
+ * Walks over more than a block (CLUSTER_BLOCK_WORDS = 8 words, 512 slots)
+ * count whole blocks from their counts and must agree with counting bits:
+ * pool a with 1300 nodes of 4 GPUs; nodes 600 and 700 full, node 1100 with
+ * 2 GPUs taken.  Over [100, 1250) a 1-GPU pod has room on 1150 - 2 = 1148
+ * nodes; block 1 (slots 512 .. 1023) is the only one inside the walk.  Ranks:
+ * 100 .. 511 are the 0th to 411th, 512 .. 599 the 412th to 499th, 601 .. 699
+ * the 500th to 598th, then node x > 700 the (x - 102)th: the 1000th is 1102.
+ */
+Test(cluster, walks_count_whole_blocks_as_their_bits)
+{
+	pools[0].nodes = 1300;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec w4 = pod(4), w2 = pod(2), w1 = pod(1);
+	struct cluster_grant g;
+	cluster_take(&c, 600, &w4, 4, 1, &g);
+	cluster_take(&c, 700, &w4, 4, 2, &g);
+	cluster_take(&c, 1100, &w2, 2, 3, &g);
+	struct cluster_walk wk;
+	cluster_walk_level(&wk, &c, 0, &w1, 1, -1, 100, 1250);
+	cr_assert_eq(cluster_walk_count(&wk), 1148);
+	cr_assert_eq(cluster_walk_nth(&wk, 411), 511);
+	cr_assert_eq(cluster_walk_nth(&wk, 412), 512, "the first of the block");
+	cr_assert_eq(cluster_walk_nth(&wk, 500), 601);
+	int32_t n = 0;
+	cr_assert_eq(cluster_walk_find(&wk, 1000, &n), 1102, "past the block");
+	cr_assert_eq(n, 1000);
+	cr_assert_eq(cluster_walk_nth(&wk, 1147), 1249);
+	cr_assert_eq(cluster_walk_nth(&wk, 1148), -1);
+	cluster_walk_level(&wk, &c, 0, &w1, 1, 2, 0, 1300); /* 2 untouched GPUs */
+	cr_assert_eq(cluster_walk_count(&wk), 1);
+	cr_assert_eq(cluster_walk_nth(&wk, 0), 1100, "blocks 0 and 1 passed at once, empty");
+	cluster_release(&c, 3, &g); /* node 1100 untouched again: its block counts follow */
+	cr_assert(cluster_consistent(&c));
+	cluster_walk_level(&wk, &c, 0, &w1, 1, 4, 0, 1300);
+	cr_assert_eq(cluster_walk_count(&wk), 1298, "1300 - 2 full");
 	cluster_free(&c);
 }

@@ -58,11 +58,17 @@ struct node {
 	bool ready;            /* in the indexes: schedulable (see "Slots" above) */
 };
 
+/* Words of a bucket index's block: a walk over many slots adds up the
+ * blocks' counts instead of counting their words' bits (see Walks). */
+#define CLUSTER_BLOCK_WORDS 8
+
 struct bucket_index {
 	int32_t levels; /* keys 0 .. levels-1 */
 	size_t words;   /* 64-bit words per bitset */
+	size_t blocks;  /* blocks of CLUSTER_BLOCK_WORDS words per bitset */
 	uint64_t *bits; /* levels bitsets */
 	int32_t *count; /* nodes per level */
+	int32_t *block; /* nodes per level per block: [level * blocks + block] */
 	int32_t *key;   /* per node of the pool */
 };
 
@@ -177,8 +183,11 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
  * Ready nodes with room for the pod (GPU units, cpu and memory, and ok):
  * per 64 slots it ORs the bitsets of the buckets with room (or, over more
  * than CLUSTER_WALK_LEVELS such buckets, compares the keys), so a walk costs
- * O(nodes it returns + words it skips x buckets).  Nothing is allocated;
- * the cluster must not change during a walk.
+ * O(nodes it returns + words it skips x buckets).  Counting and choosing
+ * (cluster_walk_find) take a block of CLUSTER_BLOCK_WORDS words inside the
+ * walk at once from the buckets' block counts: O((blocks + words at either
+ * end) x buckets).  Nothing is allocated; the cluster must not change during
+ * a walk.
  */
 #define CLUSTER_WALK_LEVELS 16
 
@@ -189,7 +198,8 @@ struct cluster_walk {
 	const void *ctx;
 	const int32_t *key; /* the request's index keys, for the key mode */
 	const uint64_t *level[CLUSTER_WALK_LEVELS];
-	int32_t n_levels; /* -1: compare keys (more buckets with room) */
+	const int32_t *block[CLUSTER_WALK_LEVELS]; /* their block counts */
+	int32_t n_levels;                          /* -1: compare keys (more buckets with room) */
 	int32_t need;
 	int32_t first_node;
 	bool cpu_memory;    /* check the node's cpu and memory: */
@@ -210,7 +220,7 @@ int32_t cluster_walk_next(struct cluster_walk *wk);
  * room), for counting and choosing without visiting: cpu, memory and other
  * conditions are not looked at (for pools where nothing varies but the
  * units).  How many nodes it has, and the nth of them (0-based, node order;
- * -1 if none): O(words x buckets). */
+ * -1 if none): as cluster_walk_find. */
 void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t p,
 			const struct workload_spec *w, int32_t gpus, int32_t level, int32_t from,
 			int32_t to);
@@ -219,7 +229,8 @@ int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth);
 
 /* Both in one pass that stops early: the nth node (nth >= 0) and in *count
  * the nodes before it; or, when there are no more than nth (or nth < 0),
- * -1 and in *count all of them.  O(words up to the node found x buckets). */
+ * -1 and in *count all of them.  O((blocks up to the node found + words at
+ * either end) x buckets); O(words x 64) where keys are compared. */
 int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count);
 
 /* Ready slots of pool p before slot `local` (its rank among the Ready nodes,
