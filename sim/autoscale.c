@@ -878,7 +878,7 @@ static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 	for (int32_t i = 0; i < nd->gpus; i++) {
 		const struct gpu *g = &c->gpus[nd->first_gpu + i];
 		for (uint16_t k = 0; k < g->n_tenants; k++) {
-			uint32_t id = g->tenants[k].job;
+			uint32_t id = GPU_TENANTS(g)[k].job;
 			if (!infer_is_tenant(id))
 				return false;
 			size_t j = 0;

@@ -278,7 +278,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 		c->n_gpus += (size_t)slots * (size_t)sc->pools[p].gpus_per_node;
 	}
 	c->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *c->nodes);
-	c->gpus = gp_xcalloc(c->n_gpus + 1, sizeof *c->gpus);
+	c->gpus = gp_xcalloc_lines(c->n_gpus + 1, sizeof *c->gpus);
 	int32_t node = 0, gpu = 0;
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		init_pool(c, p, node, gpu);
@@ -377,7 +377,7 @@ void cluster_free(struct cluster *c)
 		free(ps->ready);
 	}
 	for (size_t i = 0; i < c->n_gpus; i++)
-		free(c->gpus[i].tenants);
+		free(c->gpus[i].more);
 	free(c->pools);
 	free(c->nodes);
 	free(c->gpus);
@@ -782,22 +782,29 @@ static int pick_instance(const struct cluster *c, const struct node *nd, const c
 	return -1;
 }
 
+/* The first tenant goes inline; a second moves them all to `more`, which
+ * the GPU keeps (a shared GPU that had two tenants will have two again). */
 static void add_tenant(struct gpu *g, struct tenant t)
 {
-	if (g->n_tenants == g->cap_tenants) {
-		g->cap_tenants = (uint16_t)(g->cap_tenants ? 2 * g->cap_tenants : 4);
-		g->tenants = gp_xrealloc(g->tenants, g->cap_tenants * sizeof *g->tenants);
+	if (g->n_tenants == 1 && !g->cap_more) {
+		g->cap_more = 4;
+		g->more = gp_xmalloc(g->cap_more * sizeof *g->more);
+		g->more[0] = g->first;
+	} else if (g->cap_more && g->n_tenants == g->cap_more) {
+		g->cap_more = (uint16_t)(2 * g->cap_more);
+		g->more = gp_xrealloc(g->more, g->cap_more * sizeof *g->more);
 	}
-	g->tenants[g->n_tenants++] = t;
+	GPU_TENANTS(g)[g->n_tenants++] = t;
 }
 
 /* Removes job from the GPU's tenants; the units it held there. */
 static int32_t remove_tenant(struct gpu *g, uint32_t job)
 {
+	struct tenant *t = GPU_TENANTS(g);
 	for (uint16_t i = 0; i < g->n_tenants; i++)
-		if (g->tenants[i].job == job) {
-			int32_t units = g->tenants[i].units;
-			g->tenants[i] = g->tenants[--g->n_tenants];
+		if (t[i].job == job) {
+			int32_t units = t[i].units;
+			t[i] = t[--g->n_tenants];
 			return units;
 		}
 	assert(0 && "job is a tenant of the GPU it releases");
@@ -944,7 +951,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 		g->free -= per_gpu[i];
 		assert(g->free >= 0);
 		g->vram_used += w->vram_bytes;
-		add_tenant(g, (struct tenant){job, w->gpu_busy, w->sm_share, share, per_gpu[i]});
+		add_tenant(g, (struct tenant){job, per_gpu[i], w->gpu_busy, w->sm_share, share});
 	}
 	account(c, node, grant->equivalent);
 	refresh(c, node);

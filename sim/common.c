@@ -56,6 +56,12 @@ void *gp_xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
 void *gp_xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1)); }
 void *gp_xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
 
+void *gp_xcalloc_lines(size_t n, size_t size)
+{
+	size_t bytes = (n * size + 63) / 64 * 64; /* aligned_alloc wants a multiple */
+	return memset(check(aligned_alloc(64, bytes ? bytes : 64)), 0, bytes);
+}
+
 char *gp_xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

@@ -238,7 +238,7 @@ static double gpu_rate(const struct infer *in, const struct replica *r, const st
 	const struct sharing *sh = sharing_of(in, r);
 	double load = 0;
 	for (uint16_t k = 0; k < g->n_tenants; k++) {
-		const struct tenant *t = &g->tenants[k];
+		const struct tenant *t = &GPU_TENANTS(g)[k];
 		if (!infer_is_tenant(t->job)) {
 			load += sh->mode == SHARING_TIME_SLICING ? t->f : t->f * t->s;
 			continue;
@@ -299,7 +299,7 @@ static void neighbours_changed(struct infer *in, const struct replica *r)
 			continue;
 		const struct gpu *g = &in->h.cluster->gpus[nd->first_gpu + i];
 		for (uint16_t k = 0; k < g->n_tenants; k++) {
-			uint32_t id = g->tenants[k].job;
+			uint32_t id = GPU_TENANTS(g)[k].job;
 			if (infer_is_tenant(id) && &in->reps[id & ~INFER_TENANT_BIT] != r)
 				rerate(in, &in->reps[id & ~INFER_TENANT_BIT]);
 		}
@@ -746,9 +746,10 @@ static bool take_pod(struct infer *in, struct replica *r)
 			continue;
 		struct gpu *g = &in->h.cluster->gpus[nd->first_gpu + i];
 		g->vram_used += r->memory - r->grant.vram;
+		struct tenant *t = GPU_TENANTS(g);
 		for (uint16_t k = 0; k < g->n_tenants; k++)
-			if (g->tenants[k].job == tenant_of(in, r))
-				g->tenants[k].f = 0;
+			if (t[k].job == tenant_of(in, r))
+				t[k].f = 0;
 	}
 	r->grant.vram = r->memory;
 	return true;

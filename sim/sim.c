@@ -180,11 +180,11 @@ static double job_slow(struct sim *s, const struct sim_job *j)
 			continue;
 		for (uint64_t m = grant->gpu_mask; m;) {
 			const struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+			const struct tenant *t = GPU_TENANTS(g);
 			for (uint16_t k = 0; k < g->n_tenants; k++)
-				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
+				if (t[k].job == (uint32_t)(j - s->jobs))
 					slow = fmax(slow,
-						    contention_slow(sh, g->tenants, g->n_tenants,
-								    &g->tenants[k]));
+						    contention_slow(sh, t, g->n_tenants, &t[k]));
 		}
 	}
 	return slow;
@@ -213,18 +213,19 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 	const struct sharing *sh = sharing_of(s, grant->node);
 	int32_t pool = s->cluster.nodes[grant->node].pool;
 	for (uint64_t m = grant->gpu_mask; m;) {
-		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+		const struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+		const struct tenant *t = GPU_TENANTS(g);
 		size_t gi = (size_t)(g - s->cluster.gpus);
 		double engine, sm;
-		contention_activity(sh, g->tenants, g->n_tenants, &engine, &sm);
+		contention_activity(sh, t, g->n_tenants, &engine, &sm);
 		struct gpu_activity *was = &s->gpu_activity[gi];
 		static const uint8_t activity[] = {GAUGE_ENGINE, GAUGE_SM};
 		gauges(s, pool, -1, activity, (const double[]){engine - was->engine, sm - was->sm},
 		       2);
 		*was = (struct gpu_activity){engine, sm};
 		for (uint16_t k = 0; k < g->n_tenants; k++)
-			if (!infer_is_tenant(g->tenants[k].job)) /* replicas time themselves */
-				retime(s, g->tenants[k].job);
+			if (!infer_is_tenant(t[k].job)) /* replicas time themselves */
+				retime(s, t[k].job);
 	}
 }
 
@@ -238,9 +239,10 @@ static double pod_share(struct sim *s, const struct sim_job *j, const struct clu
 	if (mode == SHARING_EXCLUSIVE || mode == SHARING_TIME_SLICING || !grant->gpu_mask)
 		return 1;
 	const struct gpu *g = gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask));
+	const struct tenant *t = GPU_TENANTS(g);
 	for (uint16_t k = 0; k < g->n_tenants; k++)
-		if (g->tenants[k].job == (uint32_t)(j - s->jobs))
-			return g->tenants[k].share;
+		if (t[k].job == (uint32_t)(j - s->jobs))
+			return t[k].share;
 	return 1;
 }
 
@@ -320,9 +322,10 @@ static void begin_work(struct sim *s, struct sim_job *j)
 		const struct cluster_grant *grant = &pods_of(j)[p];
 		for (uint64_t m = grant->gpu_mask; m;) {
 			struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+			struct tenant *t = GPU_TENANTS(g);
 			for (uint16_t k = 0; k < g->n_tenants; k++)
-				if (g->tenants[k].job == (uint32_t)(j - s->jobs))
-					g->tenants[k].f = j->busy;
+				if (t[k].job == (uint32_t)(j - s->jobs))
+					t[k].f = j->busy;
 		}
 	}
 }
@@ -685,7 +688,7 @@ static void drain_node(void *ctx, int32_t node)
 	for (int32_t i = 0; i < nd->gpus; i++) {
 		struct gpu *g = &s->cluster.gpus[nd->first_gpu + i];
 		while (g->n_tenants) {
-			uint32_t id = g->tenants[0].job;
+			uint32_t id = GPU_TENANTS(g)[0].job;
 			if (infer_is_tenant(id))
 				infer_evict(s->infer, id);
 			else

@@ -61,7 +61,7 @@ Test(cluster, most_allocated_packs_onto_the_fullest_node)
 	cr_assert_eq(cluster_find(&c, 0, &w, 1, SCORING_LEAST_ALLOCATED), 0);
 	cr_assert_eq(cluster_find(&c, 0, &w, 5, SCORING_MOST_ALLOCATED), -1, "wider than the node");
 	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].n_tenants, 1);
-	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].tenants[0].job, 7);
+	cr_assert_eq(GPU_TENANTS(&c.gpus[c.nodes[1].first_gpu])[0].job, 7);
 	cluster_release(&c, 7, &grant);
 	cr_assert_float_eq(c.allocated, 0, 1e-12);
 	cr_assert_eq(c.gpus[c.nodes[1].first_gpu].n_tenants, 0);

@@ -37,13 +37,21 @@
 #include "gpuplan/contention.h"
 #include "gpuplan/scenario.h"
 
+/* One cache line: a pod's start or finish on a large cluster touches its
+ * GPUs and their tenants, and an exclusive GPU's one tenant is inline. */
 struct gpu {
 	int32_t free;     /* free units (see above) */
 	uint8_t mig_free; /* MIG: bit i set = layout instance i free */
-	uint16_t n_tenants, cap_tenants;
-	struct tenant *tenants;
-	double vram_used; /* bytes of the tenants' footprints */
+	uint16_t n_tenants;
+	uint16_t cap_more;   /* tenants `more` holds room for; 0: only `first` */
+	double vram_used;    /* bytes of the tenants' footprints */
+	struct tenant *more; /* all the tenants, once a second one came */
+	struct tenant first;
 };
+
+/* The GPU's n_tenants tenants, an array (const for a const gpu). */
+#define GPU_TENANTS(g) ((g)->cap_more ? (g)->more : &(g)->first)
+_Static_assert(sizeof(struct gpu) == 64, "a GPU is one cache line");
 
 struct node {
 	int32_t pool;

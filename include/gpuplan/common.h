@@ -107,6 +107,9 @@ int gp_read_input(const char *path, char **text, size_t *len, const char **why);
 
 void *gp_xmalloc(size_t n);
 void *gp_xcalloc(size_t n, size_t size);
+/* gp_xcalloc on a 64-byte boundary: elements of a line's size then start
+ * lines of their own.  free() releases it. */
+void *gp_xcalloc_lines(size_t n, size_t size);
 void *gp_xrealloc(void *p, size_t n);
 char *gp_xstrdup(const char *s);
 

@@ -26,10 +26,10 @@
 /* A pod's presence on one GPU. */
 struct tenant {
 	uint32_t job;
+	int32_t units; /* units the pod holds on this GPU (time-sliced replicas may stack) */
 	double f;      /* gpu_busy */
 	double s;      /* sm_share */
 	double share;  /* of the GPU's SMs its unit guarantees: 1, 1/R, milli/1000, MIG SMs */
-	int32_t units; /* units the pod holds on this GPU (time-sliced replicas may stack) */
 };
 
 /* The slowdown of tenant t's GPU work among the n tenants of one GPU. */
