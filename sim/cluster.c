@@ -279,6 +279,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	}
 	c->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *c->nodes);
 	c->gpus = gp_xcalloc_lines(c->n_gpus + 1, sizeof *c->gpus);
+	c->vram_used = gp_xcalloc(c->n_gpus + 1, sizeof *c->vram_used);
 	int32_t node = 0, gpu = 0;
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		init_pool(c, p, node, gpu);
@@ -381,6 +382,7 @@ void cluster_free(struct cluster *c)
 	free(c->pools);
 	free(c->nodes);
 	free(c->gpus);
+	free(c->vram_used);
 	memset(c, 0, sizeof *c);
 }
 
@@ -783,16 +785,18 @@ static int pick_instance(const struct cluster *c, const struct node *nd, const c
 }
 
 /* The first tenant goes inline; a second moves them all to `more`, which
- * the GPU keeps (a shared GPU that had two tenants will have two again). */
+ * the GPU keeps (a shared GPU that had two tenants will have two again).
+ * `more` has room for 4, doubled when a power of two from 4 on is full, so
+ * the count alone says when it is: its room is at least the power of two
+ * at or above the count, whatever the count did since. */
 static void add_tenant(struct gpu *g, struct tenant t)
 {
-	if (g->n_tenants == 1 && !g->cap_more) {
-		g->cap_more = 4;
-		g->more = gp_xmalloc(g->cap_more * sizeof *g->more);
+	uint16_t n = g->n_tenants;
+	if (n == 1 && !g->more) {
+		g->more = gp_xmalloc(4 * sizeof *g->more);
 		g->more[0] = g->first;
-	} else if (g->cap_more && g->n_tenants == g->cap_more) {
-		g->cap_more = (uint16_t)(2 * g->cap_more);
-		g->more = gp_xrealloc(g->more, g->cap_more * sizeof *g->more);
+	} else if (g->more && n >= 4 && !(n & (n - 1))) {
+		g->more = gp_xrealloc(g->more, 2 * (size_t)n * sizeof *g->more);
 	}
 	GPU_TENANTS(g)[g->n_tenants++] = t;
 }
@@ -950,7 +954,8 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 			g->mig_free &= (uint8_t) ~(1u << grant->mig_slot);
 		g->free -= per_gpu[i];
 		assert(g->free >= 0);
-		g->vram_used += w->vram_bytes;
+		if (w->vram_bytes)
+			c->vram_used[nd->first_gpu + i] += w->vram_bytes;
 		add_tenant(g, (struct tenant){job, per_gpu[i], w->gpu_busy, w->sm_share, share});
 	}
 	account(c, node, grant->equivalent);
@@ -969,9 +974,12 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 		if (grant->mig_slot >= 0)
 			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
 		g->free += remove_tenant(g, job);
-		g->vram_used -= grant->vram;
-		if (g->vram_used < 1)
-			g->vram_used = 0; /* float dust */
+		double *vram = &c->vram_used[nd->first_gpu + i];
+		if (grant->vram) {
+			*vram -= grant->vram;
+			if (*vram < 1)
+				*vram = 0; /* float dust */
+		}
 		assert(g->free <= c->pools[nd->pool].units_per_gpu && "units released twice");
 	}
 	c->nodes[grant->node].cpu_free += grant->cpu;

@@ -690,7 +690,7 @@ static bool overflows(const struct infer *in, const struct replica *r)
 	double memory = in->sc->pools[r->pool].gpu->memory_bytes;
 	for (int i = 0; i < nd->gpus; i++)
 		if ((r->grant.gpu_mask >> i & 1) &&
-		    in->h.cluster->gpus[nd->first_gpu + i].vram_used > memory)
+		    in->h.cluster->vram_used[nd->first_gpu + i] > memory)
 			return true;
 	return false;
 }
@@ -745,7 +745,7 @@ static bool take_pod(struct infer *in, struct replica *r)
 		if (!(r->grant.gpu_mask >> i & 1))
 			continue;
 		struct gpu *g = &in->h.cluster->gpus[nd->first_gpu + i];
-		g->vram_used += r->memory - r->grant.vram;
+		in->h.cluster->vram_used[nd->first_gpu + i] += r->memory - r->grant.vram;
 		struct tenant *t = GPU_TENANTS(g);
 		for (uint16_t k = 0; k < g->n_tenants; k++)
 			if (t[k].job == tenant_of(in, r))

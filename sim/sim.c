@@ -48,11 +48,6 @@ enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
  * running, nothing more arriving, and no start through a week of windows. */
 #define STALL_AFTER (8 * SIM_DAY)
 
-/* A GPU's engine and SM activity in [0, 1], side by side: one cache miss. */
-struct gpu_activity {
-	double engine, sm;
-};
-
 struct sim {
 	const struct scenario *sc;
 	struct engine engine;
@@ -81,10 +76,9 @@ struct sim {
 	uint8_t *behind; /* per admission class: its reason is quota_behind's */
 	size_t cap_behind;
 	uint32_t pass;
-	uint64_t quota_gen;                /* bumped by every admission and release of quota */
-	int64_t *strict_head;              /* per queue, scratch for admit_pass() */
-	struct gpu_activity *gpu_activity; /* per GPU, now */
-	struct reasons reasons;            /* why pending work waits (reasons.h) */
+	uint64_t quota_gen;     /* bumped by every admission and release of quota */
+	int64_t *strict_head;   /* per queue, scratch for admit_pass() */
+	struct reasons reasons; /* why pending work waits (reasons.h) */
 	/* bumped by whatever may let blocked work fit: a release, a window opening, a spread pod */
 	uint64_t freed;
 	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
@@ -213,16 +207,14 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 	const struct sharing *sh = sharing_of(s, grant->node);
 	int32_t pool = s->cluster.nodes[grant->node].pool;
 	for (uint64_t m = grant->gpu_mask; m;) {
-		const struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
 		const struct tenant *t = GPU_TENANTS(g);
-		size_t gi = (size_t)(g - s->cluster.gpus);
 		double engine, sm;
 		contention_activity(sh, t, g->n_tenants, &engine, &sm);
-		struct gpu_activity *was = &s->gpu_activity[gi];
 		static const uint8_t activity[] = {GAUGE_ENGINE, GAUGE_SM};
-		gauges(s, pool, -1, activity, (const double[]){engine - was->engine, sm - was->sm},
-		       2);
-		*was = (struct gpu_activity){engine, sm};
+		gauges(s, pool, -1, activity, (const double[]){engine - g->engine, sm - g->sm}, 2);
+		g->engine = engine;
+		g->sm = sm;
 		for (uint16_t k = 0; k < g->n_tenants; k++)
 			if (!infer_is_tenant(t[k].job)) /* replicas time themselves */
 				retime(s, t[k].job);
@@ -443,8 +435,9 @@ static bool pod_overflows(struct sim *s, const struct cluster_grant *grant)
 	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
 		return false;
 	double memory = s->sc->pools[s->cluster.nodes[grant->node].pool].gpu->memory_bytes;
+	const struct node *nd = &s->cluster.nodes[grant->node];
 	for (uint64_t m = grant->gpu_mask; m;)
-		if (gpu_at(s, grant->node, pop_gpu(&m))->vram_used > memory)
+		if (s->cluster.vram_used[nd->first_gpu + pop_gpu(&m)] > memory)
 			return true;
 	return false;
 }
@@ -1091,7 +1084,6 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 			pods = sc->workloads[w].pods;
 	s->plan = gp_xcalloc((size_t)pods, sizeof *s->plan);
 	s->best_plan = gp_xcalloc((size_t)pods, sizeof *s->best_plan);
-	s->gpu_activity = gp_xcalloc(s->cluster.n_gpus, sizeof *s->gpu_activity);
 	s->wl = gp_xcalloc(sc->n_workloads, sizeof *s->wl);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		s->wl[w].first_submit = s->wl[w].last_end = SIM_NEVER;
@@ -1167,7 +1159,6 @@ static void sim_destroy(struct sim *s)
 	free(s->best_plan);
 	free(s->failed_at);
 	free(s->class_why);
-	free(s->gpu_activity);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {
 		gsl_rng_free(s->wl[w].quality);
 		free(s->wl[w].waits);

@@ -87,6 +87,38 @@ Test(cluster, takes_the_lowest_free_gpus_and_gives_them_back)
 	cluster_free(&c);
 }
 
+/* Tenants: the first inline, then an array that grows at 4, 8, 16 ... and
+ * keeps them, whatever order they leave in, as each pod's own units. */
+Test(cluster, a_gpu_keeps_every_tenant_as_they_come_and_go)
+{
+	pools[0].sharing = (struct sharing){.mode = SHARING_TIME_SLICING, .replicas = 20};
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec w = pod(1);
+	struct cluster_grant g[20];
+	for (uint32_t job = 0; job < 20; job++) /* best fit stacks them on GPU 0 */
+		cluster_take(&c, 0, &w, 1, job, &g[job]);
+	cr_assert_eq(c.gpus[0].n_tenants, 20);
+	for (uint32_t job = 0; job < 20; job += 3) /* 7 leave, from everywhere */
+		cluster_release(&c, job, &g[job]);
+	for (uint32_t job = 0; job < 20; job += 3) /* and come back */
+		cluster_take(&c, 0, &w, 1, 100 + job, &g[job]);
+	const struct tenant *t = GPU_TENANTS(&c.gpus[0]);
+	uint32_t seen = 0, back = 0;
+	for (uint16_t k = 0; k < c.gpus[0].n_tenants; k++) {
+		cr_assert_eq(t[k].units, 1);
+		if (t[k].job >= 100)
+			back++;
+		else
+			seen |= UINT32_C(1) << t[k].job;
+	}
+	cr_assert_eq(c.gpus[0].n_tenants, 20);
+	cr_assert_eq(back, 7);
+	cr_assert_eq(seen, 0xFFFFF & ~UINT32_C(0x49249), "jobs 0, 3 ... 18 left");
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
+
 Test(cluster, time_slicing_replicas_go_one_per_gpu_best_fit)
 {
 	pools[0].sharing = (struct sharing){.mode = SHARING_TIME_SLICING, .replicas = 4};

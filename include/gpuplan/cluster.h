@@ -37,20 +37,24 @@
 #include "gpuplan/contention.h"
 #include "gpuplan/scenario.h"
 
-/* One cache line: a pod's start or finish on a large cluster touches its
- * GPUs and their tenants, and an exclusive GPU's one tenant is inline. */
+/*
+ * One cache line: what a pod's start or finish on a large cluster reads and
+ * writes of each of its GPUs, an exclusive GPU's one tenant inline.  The
+ * tenants' VRAM is apart (cluster.vram_used): most pods declare none.
+ */
 struct gpu {
 	int32_t free;     /* free units (see above) */
 	uint8_t mig_free; /* MIG: bit i set = layout instance i free */
 	uint16_t n_tenants;
-	uint16_t cap_more;   /* tenants `more` holds room for; 0: only `first` */
-	double vram_used;    /* bytes of the tenants' footprints */
-	struct tenant *more; /* all the tenants, once a second one came */
+	struct tenant *more; /* all the tenants, once a second one came (room:
+			      * 4, doubled whenever a power of two is full) */
 	struct tenant first;
+	double engine, sm; /* activity in [0, 1] as the simulation last counted
+			    * it in its gauges (sim.c) */
 };
 
 /* The GPU's n_tenants tenants, an array (const for a const gpu). */
-#define GPU_TENANTS(g) ((g)->cap_more ? (g)->more : &(g)->first)
+#define GPU_TENANTS(g) ((g)->more ? (g)->more : &(g)->first)
 _Static_assert(sizeof(struct gpu) == 64, "a GPU is one cache line");
 
 struct node {
@@ -105,6 +109,7 @@ struct cluster {
 	size_t n_nodes;
 	struct gpu *gpus;
 	size_t n_gpus;
+	double *vram_used; /* per GPU, bytes of its tenants' footprints */
 	struct pool_state *pools;
 	size_t n_pools;
 	int64_t capacity;
