@@ -277,7 +277,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 		c->n_nodes += (size_t)slots;
 		c->n_gpus += (size_t)slots * (size_t)sc->pools[p].gpus_per_node;
 	}
-	c->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *c->nodes);
+	c->nodes = gp_xcalloc_lines(c->n_nodes + 1, sizeof *c->nodes);
 	c->gpus = gp_xcalloc_lines(c->n_gpus + 1, sizeof *c->gpus);
 	c->vram_used = gp_xcalloc(c->n_gpus + 1, sizeof *c->vram_used);
 	int32_t node = 0, gpu = 0;

@@ -57,6 +57,8 @@ struct gpu {
 #define GPU_TENANTS(g) ((g)->more ? (g)->more : &(g)->first)
 _Static_assert(sizeof(struct gpu) == 64, "a GPU is one cache line");
 
+/* One cache line (cluster.nodes starts on one): sampling reads a node's
+ * room and scores it from here, node after node. */
 struct node {
 	int32_t pool;
 	int32_t first_gpu; /* index into cluster.gpus */
@@ -69,6 +71,7 @@ struct node {
 	int64_t memory_scored; /* bytes, likewise (200 MiB for a pod without memory) */
 	bool ready;            /* in the indexes: schedulable (see "Slots" above) */
 };
+_Static_assert(sizeof(struct node) == 64, "a node is one cache line");
 
 /* Words of a bucket index's block: a walk over many slots adds up the
  * blocks' counts instead of counting their words' bits (see Walks). */
