@@ -550,6 +550,7 @@ static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t 
 		if (wk->n_levels == CLUSTER_WALK_LEVELS)
 			wk->n_levels = -1; /* too many buckets: compare the keys */
 		else {
+			wk->keys[wk->n_levels] = k;
 			wk->block[wk->n_levels] = ix->block + index_block(ix, k, 0);
 			wk->level[wk->n_levels++] = ix->bits + (size_t)k * ix->words;
 		}
@@ -565,6 +566,17 @@ void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t 
 	walk_setup(wk, c, p, w, gpus, ok, ctx, from, to, -1);
 }
 
+/* The slots of word i within [from, to). */
+static uint64_t walk_mask(const struct cluster_walk *wk, size_t i)
+{
+	uint64_t b = ~UINT64_C(0);
+	if (i == (size_t)wk->from / 64)
+		b &= ~UINT64_C(0) << (wk->from % 64);
+	if (i == (size_t)(wk->to - 1) / 64 && wk->to % 64)
+		b &= (UINT64_C(1) << (wk->to % 64)) - 1;
+	return b;
+}
+
 /* The slots of word i with room, from the buckets or the keys, within [from, to). */
 static uint64_t walk_word(const struct cluster_walk *wk, size_t i)
 {
@@ -577,11 +589,14 @@ static uint64_t walk_word(const struct cluster_walk *wk, size_t i)
 		for (int32_t j = lo; j < hi; j++)
 			b |= (uint64_t)(wk->key[j] >= wk->need) << (j - lo);
 	}
-	if (i == (size_t)wk->from / 64)
-		b &= ~UINT64_C(0) << (wk->from % 64);
-	if (i == (size_t)(wk->to - 1) / 64 && wk->to % 64)
-		b &= (UINT64_C(1) << (wk->to % 64)) - 1;
-	return b;
+	return b & walk_mask(wk, i);
+}
+
+/* Whether words [i, i + CLUSTER_BLOCK_WORDS) are a whole block inside the walk. */
+static bool walk_block(const struct cluster_walk *wk, size_t i)
+{
+	return i % CLUSTER_BLOCK_WORDS == 0 && wk->n_levels >= 0 && i * 64 >= (size_t)wk->from &&
+	       (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to;
 }
 
 int32_t cluster_walk_next(struct cluster_walk *wk)
@@ -623,9 +638,7 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 	if (wk->from >= wk->to)
 		return -1;
 	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
-		if (i % CLUSTER_BLOCK_WORDS == 0 && wk->n_levels >= 0 &&
-		    i * 64 >= (size_t)wk->from &&
-		    (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to) {
+		if (walk_block(wk, i)) {
 			/* a whole block inside the walk: passed at once unless the
 			 * node sought is in it */
 			int32_t in_block = 0;
@@ -651,6 +664,48 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 		return wk->first_node + (int32_t)(i * 64) + __builtin_ctzll(b);
 	}
 	return -1;
+}
+
+/* The first set bit of words w[0 .. n-1] (one is set). */
+static int32_t words_first(const uint64_t *w, size_t n)
+{
+	size_t i = 0;
+	while (i + 1 < n && !w[i])
+		i++;
+	return (int32_t)(i * 64) + __builtin_ctzll(w[i]);
+}
+
+void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t)
+{
+	t->n = wk->n_levels;
+	for (int32_t l = 0; l < t->n; l++) {
+		t->key[l] = wk->keys[l];
+		t->count[l] = 0;
+		t->first[l] = -1;
+	}
+	if (wk->from >= wk->to)
+		return;
+	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
+		int32_t at = wk->first_node + (int32_t)(i * 64);
+		if (walk_block(wk, i)) {
+			for (int32_t l = 0; l < t->n; l++) {
+				int32_t n = wk->block[l][i / CLUSTER_BLOCK_WORDS];
+				if (n && t->first[l] < 0)
+					t->first[l] = at + words_first(wk->level[l] + i,
+								       CLUSTER_BLOCK_WORDS);
+				t->count[l] += n;
+			}
+			i += CLUSTER_BLOCK_WORDS - 1;
+			continue;
+		}
+		uint64_t mask = walk_mask(wk, i);
+		for (int32_t l = 0; l < t->n; l++) {
+			uint64_t b = wk->level[l][i] & mask;
+			if (b && t->first[l] < 0)
+				t->first[l] = at + __builtin_ctzll(b);
+			t->count[l] += gp_popcount64(b);
+		}
+	}
 }
 
 int32_t cluster_walk_count(const struct cluster_walk *wk)

@@ -93,9 +93,11 @@ struct node_sample {
 		int64_t cpu_scored, memory_scored, score;
 	} memo[256];
 	/* Pools scored as groups (their score a function of the unit key):
-	 * slots [from, to) of pool, whose `count` nodes with room were found. */
+	 * slots [from, to) of pool, whose `count` nodes with room were found,
+	 * tallied by key as the sample walked them. */
 	struct sample_seg {
 		int32_t pool, from, to, count;
+		struct cluster_tally keys;
 	} * segs; /* capacity: two per pool (the first is cut by the start) */
 	int32_t n_segs;
 };
@@ -828,13 +830,15 @@ int64_t placement_next_start(const struct placer *pl) { return pl->sample->next_
  * their pool-wide filters; the first placement_nodes_to_find feasible ones
  * go to pl->sample, one by one, or with `groups`, as counted runs of slots
  * for pools whose score is a function of the unit key (SHAPE_FLAT,
- * SHAPE_GPU_KEY) and that check nothing node by node.  Filters run one node
- * at a time, so the search ends at the first feasible node beyond them, and
- * the cursor moves there: past every node processed, feasible or rejected.
+ * SHAPE_GPU_KEY) and that check nothing node by node, tallied by key as
+ * they are found (cluster_walk_tally: find_sampled's scores then cost no
+ * walk of their own).  Filters run one node at a time, so the search ends at
+ * the first feasible node beyond them, and the cursor moves there: past
+ * every node processed, feasible or rejected.
  * False when the cluster has no more feasible nodes than that (every one is
  * then scored, without sampling) or is too small to sample; the cursor
  * stays, as kube's moves by all its nodes.  Cost: O(pools + nodes found one
- * by one + words walked x buckets).
+ * by one + (blocks + words at either end) walked x buckets).
  */
 static bool sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
 			 bool groups)
@@ -882,9 +886,14 @@ static bool sample_nodes(const struct placer *pl, const struct pod_request *pod,
 			next = cluster_walk_find(&wk, want - found, &n);
 			if (next >= 0)
 				to = next - ps->first_node; /* the first node too many ends it */
-			if (n > 0)
-				sm->segs[sm->n_segs++] =
-					(struct sample_seg){(int32_t)p, from, to, n};
+			if (n > 0) {
+				struct sample_seg *sg = &sm->segs[sm->n_segs++];
+				sg->pool = (int32_t)p;
+				sg->from = wk.from = from;
+				sg->to = wk.to = to;
+				sg->count = n;
+				cluster_walk_tally(&wk, &sg->keys);
+			}
 			found += n;
 		} else {
 			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? node_passes : NULL, f,
@@ -940,19 +949,38 @@ static void feasible_all(const struct placer *pl, const struct pod_request *pod,
 	}
 }
 
+/* The nodes of segment sg with key `level` (-1: any key) from its tally:
+ * how many and the first; false where the walk compared keys instead. */
+static bool segment_tally(const struct sample_seg *sg, int32_t level, int32_t *n, int32_t *node)
+{
+	const struct cluster_tally *t = &sg->keys;
+	*n = 0;
+	*node = -1;
+	for (int32_t e = 0; e < t->n; e++)
+		if (t->count[e] && (level < 0 || t->key[e] == level)) {
+			*n += t->count[e];
+			*node = *node < 0 || t->first[e] < *node ? t->first[e] : *node;
+		}
+	return t->n >= 0;
+}
+
 /* Offers the sampled nodes of segment i with key `level` (-1: any key) as
  * one group of equal score. */
 static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 			     const struct pod_request *pod, int32_t i, int32_t level, int64_t base)
 {
 	const struct sample_seg *sg = &pl->sample->segs[i];
-	struct cluster_walk wk;
-	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
-	cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from, sg->to);
-	int32_t n = level < 0 ? sg->count : cluster_walk_count(&wk);
+	int32_t n = 0, node = -1;
+	if (!segment_tally(sg, level, &n, &node)) { /* walk the key's nodes */
+		struct cluster_walk wk;
+		const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+		cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from,
+				   sg->to);
+		n = level < 0 ? sg->count : cluster_walk_count(&wk);
+		node = cluster_walk_nth(&wk, 0);
+	}
 	if (n <= 0)
 		return INT64_MAX; /* no node: does not end the search for the best key */
-	int32_t node = cluster_walk_nth(&wk, 0);
 	double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)sg->pool, pod->gpus);
 	int64_t score = base + resource_score(pl, node, pod, eq);
 	if (pick_offer(pl, pk, score, node, (size_t)sg->pool, n, false)) {
@@ -1017,7 +1045,8 @@ static int64_t memo_score(const struct placer *pl, int32_t node, const struct po
  * The best of the sampled nodes: the ones found one by one scored each, a
  * segment of a group-scored pool one score per key (or one for the pool);
  * TaintToleration normalized over the sampled nodes, as kube normalizes over
- * the nodes it scores.  O(nodes + segments x keys x words).
+ * the nodes it scores.  O(nodes + segments x keys), and a walk for the
+ * winner of a group (or for each key where the sample compared keys).
  */
 static int32_t find_sampled(const struct placer *pl, const struct pod_request *pod)
 {

@@ -410,11 +410,13 @@ Test(cluster, walks_visit_the_nodes_with_room_in_node_order)
 /*
  * Walks over more than a block (CLUSTER_BLOCK_WORDS = 8 words, 512 slots)
  * count whole blocks from their counts and must agree with counting bits:
- * pool a with 1300 nodes of 4 GPUs; nodes 600 and 700 full, node 1100 with
- * 2 GPUs taken.  Over [100, 1250) a 1-GPU pod has room on 1150 - 2 = 1148
- * nodes; block 1 (slots 512 .. 1023) is the only one inside the walk.  Ranks:
- * 100 .. 511 are the 0th to 411th, 512 .. 599 the 412th to 499th, 601 .. 699
- * the 500th to 598th, then node x > 700 the (x - 102)th: the 1000th is 1102.
+ * pool a with 1300 nodes of 4 GPUs; nodes 600 and 700 full, node 800 with 1
+ * GPU taken, node 1100 with 2.  Over [100, 1250) a 1-GPU pod has room on
+ * 1150 - 2 = 1148 nodes; block 1 (slots 512 .. 1023) is the only one inside
+ * the walk.  Ranks: 100 .. 511 are the 0th to 411th, 512 .. 599 the 412th to
+ * 499th, 601 .. 699 the 500th to 598th, then node x > 700 the (x - 102)th:
+ * the 1000th is 1102.  By key: 2 untouched GPUs node 1100 alone, 3 node 800
+ * alone (found inside the block), 4 the other 1146 from node 100 on.
  */
 Test(cluster, walks_count_whole_blocks_as_their_bits)
 {
@@ -425,6 +427,7 @@ Test(cluster, walks_count_whole_blocks_as_their_bits)
 	struct cluster_grant g;
 	cluster_take(&c, 600, &w4, 4, 1, &g);
 	cluster_take(&c, 700, &w4, 4, 2, &g);
+	cluster_take(&c, 800, &w1, 1, 4, &g);
 	cluster_take(&c, 1100, &w2, 2, 3, &g);
 	struct cluster_walk wk;
 	cluster_walk_level(&wk, &c, 0, &w1, 1, -1, 100, 1250);
@@ -437,12 +440,21 @@ Test(cluster, walks_count_whole_blocks_as_their_bits)
 	cr_assert_eq(n, 1000);
 	cr_assert_eq(cluster_walk_nth(&wk, 1147), 1249);
 	cr_assert_eq(cluster_walk_nth(&wk, 1148), -1);
+	struct cluster_tally t;
+	cluster_walk_tally(&wk, &t);
+	cr_assert_eq(t.n, 3, "keys 2, 3 and 4 have room");
+	const int32_t key[] = {2, 3, 4}, count[] = {1, 1, 1146}, first[] = {1100, 800, 100};
+	for (int e = 0; e < 3; e++) {
+		cr_assert_eq(t.key[e], key[e]);
+		cr_assert_eq(t.count[e], count[e], "key %d", key[e]);
+		cr_assert_eq(t.first[e], first[e], "key %d", key[e]);
+	}
 	cluster_walk_level(&wk, &c, 0, &w1, 1, 2, 0, 1300); /* 2 untouched GPUs */
 	cr_assert_eq(cluster_walk_count(&wk), 1);
 	cr_assert_eq(cluster_walk_nth(&wk, 0), 1100, "blocks 0 and 1 passed at once, empty");
 	cluster_release(&c, 3, &g); /* node 1100 untouched again: its block counts follow */
 	cr_assert(cluster_consistent(&c));
 	cluster_walk_level(&wk, &c, 0, &w1, 1, 4, 0, 1300);
-	cr_assert_eq(cluster_walk_count(&wk), 1298, "1300 - 2 full");
+	cr_assert_eq(cluster_walk_count(&wk), 1297, "1300 - 2 full - node 800");
 	cluster_free(&c);
 }

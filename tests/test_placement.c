@@ -1126,6 +1126,30 @@ Test(placement, small_clusters_and_100_percent_score_every_node)
 	cr_assert_eq(placement_next_start(&pl), 0);
 }
 
+/*
+ * A pool with more keys with room than a walk ORs bitsets for
+ * (CLUSTER_WALK_LEVELS, 16) has its keys walked one by one instead of
+ * tallied as the sample found them; the best node is the same either way.
+ * h100 nodes of G = 16 or 20 GPUs, h100-k with k GPUs taken (k < G): G keys
+ * have room for a 1-GPU pod among the 100 nodes found from rank 0.
+ * MostAllocated: h100-(G - 1) scores (G - 1 + 1) x 100 / G = 100, the only
+ * best; once it is full, h100-(G - 2) with (G - 1) x 100 / G = 93 or 95.
+ */
+Test(placement, a_sampled_pool_with_many_keys_with_room_gives_its_fullest_node)
+{
+	const char *gpus[] = {"pools.h100.gpus_per_node=16", "pools.h100.gpus_per_node=20"};
+	for (int v = 0; v < 2; v++) {
+		SETUP(SAMPLED_200, gpus[v]);
+		int32_t g = c.nodes[H100_0].gpus;
+		for (int32_t k = 1; k < g; k++)
+			occupy(H100_0 + k, k, 0);
+		cr_assert_eq(where(), H100_0 + g - 1, "%s", gpus[v]);
+		occupy(H100_0 + g - 1, 1, 0); /* full now; the rotation stays */
+		cr_assert_eq(where(), H100_0 + g - 2, "then the next fullest (%s)", gpus[v]);
+		cleanup();
+	}
+}
+
 /* A gang's pods are searched one after another, each from where the one
  * before left the index (as in the first test: a100-1, then a100-0 from rank
  * 100); the index moves when the gang is taken. */

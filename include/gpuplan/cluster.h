@@ -215,6 +215,7 @@ struct cluster_walk {
 	const int32_t *key; /* the request's index keys, for the key mode */
 	const uint64_t *level[CLUSTER_WALK_LEVELS];
 	const int32_t *block[CLUSTER_WALK_LEVELS]; /* their block counts */
+	int32_t keys[CLUSTER_WALK_LEVELS];         /* and keys, ascending */
 	int32_t n_levels;                          /* -1: compare keys (more buckets with room) */
 	int32_t need;
 	int32_t first_node;
@@ -248,6 +249,20 @@ int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth);
  * -1 and in *count all of them.  O((blocks up to the node found + words at
  * either end) x buckets); O(words x 64) where keys are compared. */
 int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count);
+
+/* A walk's nodes by key (cluster_walk_tally). */
+struct cluster_tally {
+	int32_t n; /* the walk's buckets; -1: keys compared, nothing tallied */
+	int32_t key[CLUSTER_WALK_LEVELS];   /* ascending */
+	int32_t count[CLUSTER_WALK_LEVELS]; /* the walk's nodes with that key */
+	int32_t first[CLUSTER_WALK_LEVELS]; /* the first of them; -1 if none */
+};
+
+/* The walk's nodes counted per bucket, with the first of each, in one pass:
+ * what cluster_walk_level, cluster_walk_count and cluster_walk_nth(0) give
+ * for each key, at the cost of one.  O((blocks + words at either end) x
+ * buckets). */
+void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t);
 
 /* Ready slots of pool p before slot `local` (its rank among the Ready nodes,
  * O(words)); and the slot of the Ready node of rank `rank` (O(words)). */
