@@ -838,16 +838,15 @@ int64_t placement_next_start(const struct placer *pl) { return pl->sample->next_
  * False when the cluster has no more feasible nodes than that (every one is
  * then scored, without sampling) or is too small to sample; the cursor
  * stays, as kube's moves by all its nodes.  Cost: O(pools + nodes found one
- * by one + (blocks + words at either end) walked x buckets).
+ * by one + (blocks + words at either end) walked x buckets).  `want`:
+ * placement_nodes_to_find, fewer than the Ready nodes.
  */
-static bool sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
-			 bool groups)
+static bool sample_walk(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			bool groups, int32_t want)
 {
 	const struct cluster *c = pl->c;
 	struct node_sample *sm = pl->sample;
-	int32_t all = (int32_t)c->n_ready, want = placement_nodes_to_find(pl->percentage, all);
-	if (want >= all)
-		return false;
+	int32_t all = (int32_t)c->n_ready;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	int64_t threshold = 0, room = 0;
 	const struct spread_state *st = hard_spread(pl, pod, &threshold);
@@ -912,6 +911,15 @@ static bool sample_nodes(const struct placer *pl, const struct pod_request *pod,
 		offset += ps->n_ready;
 	}
 	return false;
+}
+
+/* sample_walk where there are more Ready nodes than kube looks for: the
+ * small clusters, most scenarios, return here without calling it. */
+static bool sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			 bool groups)
+{
+	int32_t all = (int32_t)pl->c->n_ready, want = placement_nodes_to_find(pl->percentage, all);
+	return want < all && sample_walk(pl, pod, now, groups, want);
 }
 
 /* Whether node passes every filter for the pod (the pool's have passed). */
