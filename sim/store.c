@@ -685,7 +685,9 @@ static int step_reset(struct store *st, sqlite3_stmt *s, const char *table, stru
 #define STORE_MAX_PARAMS 999
 
 /* Binds row i of a table's rows into statement s, its first column (after
- * run_id) at parameter p.  Returns GP_OK, or an error filled in err. */
+ * run_id) at parameter p: every column, a NULL where there is no value (a
+ * kept statement's bindings are not cleared between batches).  Returns
+ * GP_OK, or an error filled in err. */
 typedef int (*bind_row_fn)(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 
 /* One table's rows: "table", "run_id, col, ..." and the binder of the other
@@ -761,7 +763,7 @@ static int insert_rows(struct store *st, size_t slot, const struct rows *t, int6
 		}
 		if (!rc)
 			rc = step_reset(st, s, t->table, err);
-		sqlite3_clear_bindings(s);
+		/* not cleared: the next batch binds every parameter (bind_row_fn) */
 	}
 	return rc;
 }
