@@ -1029,8 +1029,8 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 		if (grant->mig_slot >= 0)
 			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
 		g->free += remove_tenant(g, job);
-		double *vram = &c->vram_used[nd->first_gpu + i];
 		if (grant->vram) {
+			double *vram = &c->vram_used[nd->first_gpu + i];
 			*vram -= grant->vram;
 			if (*vram < 1)
 				*vram = 0; /* float dust */
