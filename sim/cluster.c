@@ -4,6 +4,8 @@
  */
 #include "gpuplan/cluster.h"
 
+#include "cluster_int.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
@@ -198,6 +200,17 @@ static void refresh(struct cluster *c, int32_t node)
 
 static int32_t mig_index(const struct pool_state *ps, const char *profile);
 
+/* What of node its class is. */
+static struct node_class class_key(const struct node *nd)
+{
+	return (struct node_class){.pool = nd->pool,
+				   .allocated = nd->allocated,
+				   .cpu_free = nd->cpu_free,
+				   .memory_free = nd->memory_free,
+				   .cpu_scored = nd->cpu_scored,
+				   .memory_scored = nd->memory_scored};
+}
+
 /* --- setup --------------------------------------------------------------- */
 
 /* The distinct profiles of a MIG layout, each with an index of its free instances. */
@@ -287,6 +300,12 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 		gpu += c->pools[p].n_nodes * sc->pools[p].gpus_per_node;
 		c->capacity += c->pools[p].capacity;
 		c->n_ready += c->pools[p].n_ready;
+	}
+	c->class_of = gp_xcalloc(c->n_nodes + 1, sizeof *c->class_of);
+	classes_init(&c->classes, c->n_nodes);
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		struct node_class key = class_key(&c->nodes[i]);
+		c->class_of[i] = classes_enter(&c->classes, &key);
 	}
 }
 
@@ -383,6 +402,8 @@ void cluster_free(struct cluster *c)
 	free(c->nodes);
 	free(c->gpus);
 	free(c->vram_used);
+	free(c->class_of);
+	classes_free(&c->classes);
 	memset(c, 0, sizeof *c);
 }
 
@@ -599,30 +620,48 @@ static bool walk_block(const struct cluster_walk *wk, size_t i)
 	       (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to;
 }
 
-int32_t cluster_walk_next(struct cluster_walk *wk)
+int32_t cluster_walk_take(struct cluster_walk *wk, int32_t *out, int32_t max)
 {
 	if (wk->from >= wk->to)
-		return -1;
-	size_t last = (size_t)(wk->to - 1) / 64;
-	for (;;) {
-		while (!wk->bits) {
-			if (wk->word > last) {
+		return 0;
+	/* in locals: stores to out[] could otherwise alias the walk's fields */
+	size_t word = wk->word, last = (size_t)(wk->to - 1) / 64;
+	uint64_t bits = wk->bits;
+	const int32_t first = wk->first_node, *class_of = wk->c->class_of;
+	const struct node_class *classes = wk->c->classes.at;
+	const double cpu = wk->cpu, memory = wk->memory;
+	const bool cpu_memory = wk->cpu_memory;
+	int32_t n = 0;
+	while (n < max) {
+		if (!bits) {
+			if (word > last) {
 				wk->from = wk->to;
-				return -1;
+				break;
 			}
-			wk->bits = walk_word(wk, wk->word++);
-		}
-		int32_t local = (int32_t)((wk->word - 1) * 64) + __builtin_ctzll(wk->bits);
-		wk->bits &= wk->bits - 1;
-		int32_t node = wk->first_node + local;
-		const struct node *nd = &wk->c->nodes[node];
-		/* cluster_cpu_fits and cluster_memory_fits, the pool's part hoisted */
-		if (wk->cpu_memory &&
-		    (wk->cpu > nd->cpu_free + 1e-9 || wk->memory > nd->memory_free + 0.5))
+			bits = walk_word(wk, word++);
 			continue;
+		}
+		int32_t node = first + (int32_t)((word - 1) * 64) + __builtin_ctzll(bits);
+		bits &= bits - 1;
+		/* cluster_cpu_fits and cluster_memory_fits, the pool's part hoisted,
+		 * from the node's class: four bytes a node, not its line */
+		if (cpu_memory) {
+			const struct node_class *k = &classes[class_of[node]];
+			if (cpu > k->cpu_free + 1e-9 || memory > k->memory_free + 0.5)
+				continue;
+		}
 		if (!wk->ok || wk->ok(wk->c, node, wk->ctx))
-			return node;
+			out[n++] = node;
 	}
+	wk->word = word;
+	wk->bits = bits;
+	return n;
+}
+
+int32_t cluster_walk_next(struct cluster_walk *wk)
+{
+	int32_t node;
+	return cluster_walk_take(wk, &node, 1) ? node : -1;
 }
 
 void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t p,
@@ -949,6 +988,8 @@ int64_t cluster_scored_memory(const struct workload_spec *w)
 	return w->memory_bytes > 0 ? gp_llround(w->memory_bytes) : CLUSTER_NONZERO_MEMORY;
 }
 
+/* The pod's GPU equivalents to the node (its cpu and memory are there
+ * already), and the node to its new state. */
 static void account(struct cluster *c, int32_t node, double equivalent)
 {
 	struct node *nd = &c->nodes[node];
@@ -958,6 +999,8 @@ static void account(struct cluster *c, int32_t node, double equivalent)
 	assert(nd->allocated <= nd->gpus + 1e-9 && "no GPU over-allocated");
 	if (nd->allocated < 1e-12)
 		nd->allocated = 0; /* float dust */
+	struct node_class key = class_key(nd);
+	c->class_of[node] = classes_move(&c->classes, c->class_of[node], &key);
 }
 
 /*
@@ -1150,6 +1193,15 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 				 (int)c->nodes[node].ready);
 		}
 		allocated += c->nodes[node].allocated;
+		struct node_class key = class_key(&c->nodes[node]);
+		const struct node_class *st = cluster_class(c, node);
+		if (st->nodes <= 0 || st->pool != key.pool || st->allocated != key.allocated ||
+		    st->cpu_free != key.cpu_free || st->memory_free != key.memory_free ||
+		    st->cpu_scored != key.cpu_scored || st->memory_scored != key.memory_scored) {
+			ok = false;
+			snprintf(why, len, "node %d: its class %d is not what it holds", (int)node,
+				 (int)c->class_of[node]);
+		}
 		for (int32_t k = 0; k < c->nodes[node].gpus && ok; k++) {
 			const struct gpu *g = &c->gpus[c->nodes[node].first_gpu + k];
 			if (g->free < 0 || g->free > ps->units_per_gpu) {

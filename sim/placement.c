@@ -83,15 +83,11 @@ struct node_sample {
 	int32_t planned_first; /* that plan's first node */
 	int32_t *nodes;        /* the feasible nodes found (capacity: every node) */
 	int32_t n;
-	/* resource scores of this search by node state: sampled nodes of a
-	 * cluster of identical nodes repeat a few states (direct-mapped) */
+	/* resource scores of this search by node class (cluster.h): the
+	 * sampled nodes of a cluster of identical nodes are of a few */
 	uint32_t memo_gen;
-	struct score_memo {
-		uint32_t gen;
-		int32_t pool;
-		double allocated, cpu_free, memory_free;
-		int64_t cpu_scored, memory_scored, score;
-	} memo[256];
+	uint32_t *scored; /* per class id: the memo_gen of its score */
+	int64_t *score;
 	/* Pools scored as groups (their score a function of the unit key):
 	 * slots [from, to) of pool, whose `count` nodes with room were found,
 	 * tallied by key as the sample walked them. */
@@ -369,6 +365,8 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample = gp_xcalloc(1, sizeof *pl->sample);
 	pl->sample->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->nodes);
 	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
+	pl->sample->scored = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->scored);
+	pl->sample->score = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->score);
 	pl->sample->planned = -1;
 	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
 	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
@@ -407,6 +405,8 @@ void placement_free(struct placer *pl)
 	if (pl->sample) {
 		free(pl->sample->nodes);
 		free(pl->sample->segs);
+		free(pl->sample->scored);
+		free(pl->sample->score);
 	}
 	free(pl->sample);
 	free(pl->tentative);
@@ -575,13 +575,13 @@ static bool balanced_applies(const struct workload_spec *w)
  * weighted: GPUs as GPU equivalents (the pod's eq included), cpu and memory
  * as kube-scheduler's non-zero requests; a resource the pool does not set
  * has allocatable 0 and is left out, as kube leaves out what a node lacks. */
-static int64_t resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
-			      double eq)
+static int64_t class_score(const struct placer *pl, const struct node_class *nd,
+			   const struct pod_request *pod, double eq)
 {
-	const struct node *nd = &pl->c->nodes[node];
 	const struct pool_spec *ps = &pl->c->sc->pools[nd->pool];
 	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
-	int64_t alloc[SCORE_RESOURCES] = {(int64_t)nd->gpus * GPU_MILLI, gp_llround(ps->cpu * 1000),
+	int64_t gpus = pl->c->pools[nd->pool].gpus_per_node;
+	int64_t alloc[SCORE_RESOURCES] = {gpus * GPU_MILLI, gp_llround(ps->cpu * 1000),
 					  gp_llround(ps->memory_bytes)};
 	int64_t req[SCORE_RESOURCES] = {gp_llround((nd->allocated + eq) * GPU_MILLI),
 					nd->cpu_scored + cluster_scored_cpu(w),
@@ -593,6 +593,12 @@ static int64_t resource_score(const struct placer *pl, int32_t node, const struc
 	int64_t used[2] = {gp_llround((ps->cpu - nd->cpu_free + w->cpu) * 1000),
 			   gp_llround(ps->memory_bytes - nd->memory_free + w->memory_bytes)};
 	return s + WEIGHT_BALANCED * placement_balanced_score(used, alloc + SCORE_CPU, 2);
+}
+
+static int64_t resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
+			      double eq)
+{
+	return class_score(pl, cluster_class(pl->c, node), pod, eq);
 }
 
 /* How the resource score of a pod varies over the nodes of a pool. */
@@ -897,12 +903,12 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 		} else {
 			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? node_passes : NULL, f,
 					  from, to);
-			while (next < 0 && (next = cluster_walk_next(&wk)) >= 0)
-				if (found < want) {
-					sm->nodes[sm->n++] = next;
-					found++;
-					next = -1;
-				}
+			/* the nodes still wanted and one more, which ends the search */
+			int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], want - found + 1);
+			if (n > want - found)
+				next = sm->nodes[sm->n + --n];
+			sm->n += n;
+			found += n;
 		}
 		if (next >= 0) {
 			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
@@ -1017,36 +1023,16 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 	}
 }
 
-static uint64_t bits_of(double x)
-{
-	uint64_t u;
-	memcpy(&u, &x, sizeof u);
-	return u;
-}
-
-/* resource_score through the search's memo: equal node states (everything
- * resource_score reads of the node) score the same. */
-static int64_t memo_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
+/* class_score of class id through the search's memo. */
+static int64_t memo_score(const struct placer *pl, int32_t id, const struct pod_request *pod,
 			  double eq)
 {
-	const struct node *nd = &pl->c->nodes[node];
-	uint64_t h = (bits_of(nd->allocated) * UINT64_C(0x9E3779B97F4A7C15)) ^
-		     (bits_of(nd->cpu_free) * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
-		     (bits_of(nd->memory_free) * UINT64_C(0x165667B19E3779F9)) ^
-		     ((uint64_t)nd->cpu_scored * UINT64_C(0x27D4EB2F165667C5)) ^
-		     ((uint64_t)nd->memory_scored * UINT64_C(0x94D049BB133111EB)) ^
-		     (uint64_t)nd->pool;
 	struct node_sample *sm = pl->sample;
-	struct score_memo *m = &sm->memo[(h ^ (h >> 29)) % (sizeof sm->memo / sizeof *sm->memo)];
-	if (m->gen == sm->memo_gen && m->pool == nd->pool && m->allocated == nd->allocated &&
-	    m->cpu_free == nd->cpu_free && m->memory_free == nd->memory_free &&
-	    m->cpu_scored == nd->cpu_scored && m->memory_scored == nd->memory_scored)
-		return m->score;
-	*m = (struct score_memo){sm->memo_gen,      nd->pool,
-				 nd->allocated,     nd->cpu_free,
-				 nd->memory_free,   nd->cpu_scored,
-				 nd->memory_scored, resource_score(pl, node, pod, eq)};
-	return m->score;
+	if (sm->scored[id] != sm->memo_gen) {
+		sm->scored[id] = sm->memo_gen;
+		sm->score[id] = class_score(pl, &pl->c->classes.at[id], pod, eq);
+	}
+	return sm->score[id];
 }
 
 /*
@@ -1069,32 +1055,28 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 	}
 	if (++pl->sample->memo_gen == 0) { /* wrapped: forget every entry */
-		memset(pl->sample->memo, 0, sizeof pl->sample->memo);
+		memset(pl->sample->scored, 0, (c->n_nodes + 1) * sizeof *pl->sample->scored);
 		pl->sample->memo_gen = 1;
 	}
 	/* The nodes found one by one: their best score and how many hold it, so
 	 * that they enter the draw as one group (one draw, not one per tie). */
 	int64_t best = INT64_MIN, pool_base = 0, s = 0;
-	int32_t n_best = 0, first = -1, pool = -1;
+	int32_t n_best = 0, first = -1, pool = -1, last = -1;
 	double eq = 0;
-	const struct node *last = NULL;
 	for (int32_t i = 0; i < sm->n; i++) {
-		int32_t node = sm->nodes[i];
-		const struct node *nd = &c->nodes[node];
-		if (nd->pool != pool) { /* the walk gives the nodes pool by pool */
-			pool = nd->pool;
-			const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)pool);
-			eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)pool,
-						  pod->gpus);
-			pool_base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
-			last = NULL;
+		int32_t node = sm->nodes[i], id = c->class_of[node];
+		if (id != last) { /* a node of the class before scores the same */
+			int32_t p = c->classes.at[id].pool;
+			if (p != pool) { /* the walk gives the nodes pool by pool */
+				pool = p;
+				const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)p);
+				eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)p,
+							  pod->gpus);
+				pool_base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
+			}
+			s = pool_base + memo_score(pl, id, pod, eq);
+			last = id;
 		}
-		/* a node in the same state as the one before scores the same */
-		if (!last || nd->allocated != last->allocated || nd->cpu_free != last->cpu_free ||
-		    nd->memory_free != last->memory_free || nd->cpu_scored != last->cpu_scored ||
-		    nd->memory_scored != last->memory_scored)
-			s = pool_base + memo_score(pl, node, pod, eq);
-		last = nd;
 		pl->scratch[i] = s;
 		if (s > best) {
 			best = s;

@@ -458,3 +458,155 @@ Test(cluster, walks_count_whole_blocks_as_their_bits)
 	cr_assert_eq(cluster_walk_count(&wk), 1297, "1300 - 2 full - node 800");
 	cluster_free(&c);
 }
+
+/*
+ * Node classes (cluster.h): pool a with 6 nodes of 4 GPUs, 64 cores and 256
+ * GiB.  Pods of 1 GPU, 8 cores, 32 GiB on nodes 0 and 1, a pod of 2 GPUs and
+ * none of cpu or memory on node 2: nodes 0 and 1 share a class, node 2 has
+ * its own, the untouched 3 .. 5 and pool b's two nodes one each: 4 in all.
+ * When node 1 gets a second pod it leaves the class of node 0, which stays;
+ * when every pod is gone, the nodes are back in their first classes, whose
+ * ids were kept, and the freed ids went to the classes after them.
+ */
+Test(cluster, nodes_alike_share_a_class_and_freed_ids_are_reused)
+{
+	pools[0].nodes = 6;
+	pools[0].cpu = 64;
+	pools[0].memory_bytes = 256 * GP_GIB;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	int32_t empty_a = c.class_of[0], empty_b = c.class_of[6];
+	cr_assert_eq(c.classes.live, 2, "an empty node of each pool");
+	struct workload_spec small = pod(1), two = pod(2);
+	small.cpu = 8;
+	small.memory_bytes = 32 * GP_GIB;
+	struct cluster_grant g[4];
+	cluster_take(&c, 0, &small, 1, 1, &g[0]);
+	cluster_take(&c, 1, &small, 1, 2, &g[1]);
+	cluster_take(&c, 2, &two, 2, 3, &g[2]);
+	cr_assert_eq(c.class_of[0], c.class_of[1]);
+	cr_assert_neq(c.class_of[0], c.class_of[2]);
+	cr_assert_eq(c.class_of[3], empty_a);
+	cr_assert_eq(c.classes.live, 4);
+	const struct node_class *k = cluster_class(&c, 1);
+	cr_assert_eq(k->nodes, 2);
+	cr_assert_eq(k->cpu_free, 56);
+	cr_assert_eq(k->memory_free, 224 * GP_GIB);
+	cr_assert_eq(k->cpu_scored, 8000);
+	cr_assert_eq(k->allocated, 1);
+	cr_assert_eq(cluster_class(&c, 2)->cpu_scored, CLUSTER_NONZERO_CPU_MILLI);
+	cr_assert_eq(cluster_class(&c, 2)->memory_scored, CLUSTER_NONZERO_MEMORY);
+	cluster_take(&c, 1, &small, 1, 4, &g[3]);
+	cr_assert_neq(c.class_of[1], c.class_of[0]);
+	cr_assert_eq(cluster_class(&c, 0)->nodes, 1);
+	cr_assert_eq(cluster_class(&c, 1)->cpu_free, 48);
+	cr_assert_eq(c.classes.live, 5);
+	cr_assert(cluster_consistent(&c));
+	for (int i = 3; i >= 0; i--)
+		cluster_release(&c, (uint32_t)i + 1, &g[i]);
+	cr_assert_eq(c.classes.live, 2);
+	for (int32_t node = 0; node < 6; node++)
+		cr_assert_eq(c.class_of[node], empty_a, "node %d", node);
+	cr_assert_eq(c.class_of[7], empty_b);
+	cr_assert_eq(c.classes.n, 5, "the most ever live: 2 + 3 ids, reused since");
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
+
+/* Whether nodes i and j hold the same of what a class keeps. */
+static bool alike(const struct cluster *c, int32_t i, int32_t j)
+{
+	const struct node *a = &c->nodes[i], *b = &c->nodes[j];
+	return a->pool == b->pool && a->allocated == b->allocated && a->cpu_free == b->cpu_free &&
+	       a->memory_free == b->memory_free && a->cpu_scored == b->cpu_scored &&
+	       a->memory_scored == b->memory_scored;
+}
+
+/*
+ * 3,000 takes and releases drawn at random on 300 nodes (pods of 1 to 4
+ * GPUs, 0 to 24 cores): classes grow and shrink through the hash table's
+ * growth and its deletions.  Every 100 steps, two nodes share an id exactly
+ * when they are alike, and the live classes are the distinct ids in use.
+ */
+Test(cluster, classes_follow_random_takes_and_releases)
+{
+	pools[0].nodes = 300;
+	pools[0].cpu = 96;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	int32_t n = (int32_t)c.n_nodes;
+	struct cluster_grant *held = calloc(4000, sizeof *held);
+	uint32_t *job = calloc(4000, sizeof *job), next_job = 1;
+	int32_t n_held = 0, most = 0;
+	uint32_t seed = 12345;
+	for (int step = 1; step <= 3000; step++) {
+		seed = seed * 1103515245u + 12345u;
+		uint32_t r = seed >> 8;
+		if (n_held > 0 && (r % 3 == 0 || n_held == 4000)) {
+			int32_t k = (int32_t)(r / 3 % (uint32_t)n_held);
+			cluster_release(&c, job[k], &held[k]);
+			held[k] = held[--n_held];
+			job[k] = job[n_held];
+		} else {
+			struct workload_spec w = pod(1 + (int32_t)(r % 4));
+			w.cpu = (double)(r / 4 % 4 * 8);
+			int32_t node = (int32_t)(r / 16 % (uint32_t)n);
+			if (c.nodes[node].gpus - c.nodes[node].allocated >= w.gpus &&
+			    c.nodes[node].cpu_free >= w.cpu) {
+				job[n_held] = next_job++;
+				cluster_take(&c, node, &w, w.gpus, job[n_held], &held[n_held]);
+				n_held++;
+			}
+		}
+		most = c.classes.live > most ? c.classes.live : most;
+		if (step % 100)
+			continue;
+		cr_assert(cluster_consistent(&c), "step %d", step);
+		int32_t distinct = 0;
+		for (int32_t i = 0; i < n; i++) {
+			bool first = true;
+			for (int32_t j = 0; j < n; j++) {
+				cr_assert_eq(c.class_of[i] == c.class_of[j], alike(&c, i, j),
+					     "step %d: nodes %d and %d", step, i, j);
+				first = first && !(j < i && c.class_of[j] == c.class_of[i]);
+			}
+			distinct += first;
+		}
+		cr_assert_eq(c.classes.live, distinct, "step %d", step);
+	}
+	cr_assert_gt(most, 32, "the table grew past its first 64 slots");
+	free(held);
+	free(job);
+	cluster_free(&c);
+}
+
+/* cluster_walk_take in runs of 1, 2, 3 ... gives the nodes cluster_walk_next
+ * gives one by one; nodes short of cpu are passed over (pool a: 200 nodes of
+ * 4 GPUs and 32 cores; every 7th node has 24 cores taken; a pod of 1 GPU and
+ * 16 cores). */
+Test(cluster, walks_take_in_runs_what_they_give_one_by_one)
+{
+	pools[0].nodes = 200;
+	pools[0].cpu = 32;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct workload_spec big = pod(1), w = pod(1);
+	big.cpu = 24;
+	w.cpu = 16;
+	struct cluster_grant g;
+	for (int32_t node = 0; node < 200; node += 7)
+		cluster_take(&c, node, &big, 1, (uint32_t)node + 1, &g);
+	int32_t one[200], runs[201], n_one = 0, n_runs = 0;
+	struct cluster_walk wk;
+	cluster_walk_init(&wk, &c, 0, &w, 1, NULL, NULL, 3, 190);
+	for (int32_t node; (node = cluster_walk_next(&wk)) >= 0;)
+		one[n_one++] = node;
+	cr_assert_eq(n_one, 187 - 27, "nodes 3 .. 189 but the 27 multiples of 7");
+	cluster_walk_init(&wk, &c, 0, &w, 1, NULL, NULL, 3, 190);
+	for (int32_t size = 1, got; (got = cluster_walk_take(&wk, runs + n_runs, size)) > 0; size++)
+		n_runs += got;
+	cr_assert_eq(n_runs, n_one);
+	cr_assert_arr_eq(runs, one, (size_t)n_one * sizeof *one);
+	cr_assert_eq(cluster_walk_take(&wk, runs, 5), 0, "over stays over");
+	cluster_free(&c);
+}

@@ -73,6 +73,33 @@ struct node {
 };
 _Static_assert(sizeof(struct node) == 64, "a node is one cache line");
 
+/*
+ * Node classes.  What kube-scheduler's resource filters and scores read of a
+ * node beyond its GPUs' keys: its pool, the GPU equivalents allocated, cpu
+ * and memory free and as scored.  Nodes alike in all of these are of one
+ * class, and the identical nodes of a pool fall in a few, so the cluster
+ * keeps each node's class as an id into a table of the classes nodes are in
+ * (cluster.class_of): a search over many nodes reads four bytes of each, and
+ * filters and scores each class once.  An id stays while a node is of its
+ * class; one that no node is of is reused.
+ */
+struct node_class {
+	int32_t pool;
+	int32_t nodes; /* of this class; 0: the id is free */
+	double allocated, cpu_free, memory_free;
+	int64_t cpu_scored, memory_scored;
+};
+
+struct class_table {
+	struct node_class *at; /* by id: room for one per node (ids are reused) */
+	int32_t n;             /* ids ever used: [0, n) */
+	int32_t *unused;       /* freed ids, a stack of n_unused */
+	int32_t n_unused;
+	int32_t live;  /* classes some node is of */
+	int32_t *slot; /* open addressing over the live classes: id + 1, 0 empty */
+	size_t mask;   /* slots - 1, a power of two at least twice live */
+};
+
 /* Words of a bucket index's block: a walk over many slots adds up the
  * blocks' counts instead of counting their words' bits (see Walks). */
 #define CLUSTER_BLOCK_WORDS 8
@@ -118,11 +145,19 @@ struct cluster {
 	int64_t capacity;
 	int64_t n_ready; /* Ready nodes of all pools */
 	double allocated;
-	uint64_t prefer;  /* GPUs the next cluster_take gives its pod (a gpu_policy's
+	uint64_t prefer;   /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
-	uint64_t changes; /* takes, releases, nodes up or down, windows: while it
+	uint64_t changes;  /* takes, releases, nodes up or down, windows: while it
 			   * stays, a placement that failed fails again the same way */
+	int32_t *class_of; /* per node: its id in classes ("Node classes") */
+	struct class_table classes;
 };
+
+/* The class of node. */
+static inline const struct node_class *cluster_class(const struct cluster *c, int32_t node)
+{
+	return &c->classes.at[c->class_of[node]];
+}
 
 /* Where a pod runs and what it holds.  gpu_mask is relative to the node. */
 struct cluster_grant {
@@ -232,6 +267,10 @@ void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t 
 
 /* The next node of the walk, or -1 when it is over. */
 int32_t cluster_walk_next(struct cluster_walk *wk);
+
+/* The next nodes of the walk, at most max, into out: how many (fewer than
+ * max when it is over).  One call, not one a node, for long walks. */
+int32_t cluster_walk_take(struct cluster_walk *wk, int32_t *out, int32_t max);
 
 /* A walk over the nodes with room whose key is `level` (-1: any key with
  * room), for counting and choosing without visiting: cpu, memory and other

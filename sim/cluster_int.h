@@ -1,0 +1,26 @@
+/*
+ * cluster_int.h - the cluster's private header, shared by its files (as
+ * scenario_int.h is by the loader's).  Not part of the public interface.
+ *
+ *   cluster.c         nodes, GPUs, tenants, bucket indexes, takes and releases
+ *   cluster_classes.c the table of node classes (cluster.h, "Node classes")
+ */
+#ifndef GPUPLAN_CLUSTER_INT_H
+#define GPUPLAN_CLUSTER_INT_H
+
+#include "gpuplan/cluster.h"
+
+/* A table for at most `nodes` nodes, which are of no class yet. */
+void classes_init(struct class_table *t, size_t nodes);
+void classes_free(struct class_table *t);
+
+/* The id of class k, which one more node is now of (k.nodes is ignored). */
+int32_t classes_enter(struct class_table *t, const struct node_class *k);
+
+/* One node fewer of class id: a class no node is of frees its id. */
+void classes_leave(struct class_table *t, int32_t id);
+
+/* The id of class k for a node that was of class id. */
+int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *k);
+
+#endif
