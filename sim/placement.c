@@ -83,6 +83,12 @@ struct node_sample {
 	int32_t planned_first; /* that plan's first node */
 	int32_t *nodes;        /* the feasible nodes found (capacity: every node) */
 	int32_t n;
+	/* sample_walk's nodes come pool by pool: each pool's run ends before
+	 * nodes[end] (capacity: two per pool, the first is cut by the start) */
+	struct sample_run {
+		int32_t pool, end;
+	} * runs;
+	int32_t n_runs;
 	/* resource scores of this search by node class (cluster.h): the
 	 * sampled nodes of a cluster of identical nodes are of a few */
 	uint32_t memo_gen;
@@ -365,6 +371,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample = gp_xcalloc(1, sizeof *pl->sample);
 	pl->sample->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->nodes);
 	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
+	pl->sample->runs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->runs);
 	pl->sample->scored = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->scored);
 	pl->sample->score = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->score);
 	pl->sample->planned = -1;
@@ -405,6 +412,7 @@ void placement_free(struct placer *pl)
 	if (pl->sample) {
 		free(pl->sample->nodes);
 		free(pl->sample->segs);
+		free(pl->sample->runs);
 		free(pl->sample->scored);
 		free(pl->sample->score);
 	}
@@ -868,7 +876,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 	while (offset + c->pools[p0].n_ready <= start)
 		offset += c->pools[p0++].n_ready;
 	int32_t local0 = cluster_ready_select(c, p0, (int32_t)(start - offset)), found = 0;
-	sm->n = sm->n_segs = 0;
+	sm->n = sm->n_segs = sm->n_runs = 0;
 	/* p0 from local0 on, the other pools, then p0 again up to local0 */
 	for (size_t k = 0; k <= pl->n_pools; k++) {
 		size_t p = (p0 + k) % pl->n_pools;
@@ -909,6 +917,8 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 				next = sm->nodes[sm->n + --n];
 			sm->n += n;
 			found += n;
+			if (n > 0)
+				sm->runs[sm->n_runs++] = (struct sample_run){(int32_t)p, sm->n};
 		}
 		if (next >= 0) {
 			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
@@ -1048,9 +1058,9 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	int32_t max_prefer = 0;
-	for (int32_t i = 0; i < sm->n + sm->n_segs; i++) {
-		size_t p = (size_t)(i < sm->n ? c->nodes[sm->nodes[i]].pool
-					      : sm->segs[i - sm->n].pool);
+	for (int32_t i = 0; i < sm->n_runs + sm->n_segs; i++) {
+		size_t p =
+			(size_t)(i < sm->n_runs ? sm->runs[i].pool : sm->segs[i - sm->n_runs].pool);
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 	}
@@ -1060,30 +1070,25 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 	}
 	/* The nodes found one by one: their best score and how many hold it, so
 	 * that they enter the draw as one group (one draw, not one per tie). */
-	int64_t best = INT64_MIN, pool_base = 0, s = 0;
-	int32_t n_best = 0, first = -1, pool = -1, last = -1;
-	double eq = 0;
-	for (int32_t i = 0; i < sm->n; i++) {
-		int32_t node = sm->nodes[i], id = c->class_of[node];
-		if (id != last) { /* a node of the class before scores the same */
-			int32_t p = c->classes.at[id].pool;
-			if (p != pool) { /* the walk gives the nodes pool by pool */
-				pool = p;
-				const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)p);
-				eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)p,
-							  pod->gpus);
-				pool_base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
+	int64_t best = INT64_MIN, s = 0;
+	int32_t n_best = 0, first = -1;
+	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
+		size_t p = (size_t)sm->runs[k].pool;
+		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
+		int64_t pool_base = WEIGHT_TAINT *
+				    taint_score(rule_of(pl, pod->workload, p)->prefer, max_prefer);
+		for (int32_t last = -1; i < sm->runs[k].end; i++) {
+			int32_t node = sm->nodes[i], id = c->class_of[node];
+			if (id != last) /* a node of the class before scores the same */
+				s = pool_base + memo_score(pl, (last = id), pod, eq);
+			pl->scratch[i] = s;
+			if (s > best) {
+				best = s;
+				n_best = 0;
+				first = node;
 			}
-			s = pool_base + memo_score(pl, id, pod, eq);
-			last = id;
+			n_best += s == best;
 		}
-		pl->scratch[i] = s;
-		if (s > best) {
-			best = s;
-			n_best = 0;
-			first = node;
-		}
-		n_best += s == best;
 	}
 	struct pick pk;
 	pick_init(&pk);
