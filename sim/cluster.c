@@ -190,8 +190,11 @@ static void refresh(struct cluster *c, int32_t node)
 	if (!c->nodes[node].ready)
 		return; /* out of the indexes until it is Ready (cluster_node_up) */
 	struct pool_state *ps = &c->pools[c->nodes[node].pool];
-	int32_t local = node - ps->first_node, whole, part;
-	node_keys(c, node, &whole, &part);
+	int32_t local = node - ps->first_node, whole, part = 0;
+	if (c->sc->pools[c->nodes[node].pool].sharing.mode == SHARING_EXCLUSIVE)
+		whole = gp_popcount64(c->nodes[node].untouched); /* the only key */
+	else
+		node_keys(c, node, &whole, &part);
 	index_set(&ps->whole, local, whole);
 	index_set(&ps->part, local, part);
 	for (size_t m = 0; m < ps->n_mig; m++)
@@ -266,13 +269,15 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	case SHARING_EXCLUSIVE: break;
 	}
 	uint8_t all_instances = (uint8_t)((1u << spec->sharing.n_layout) - 1);
+	uint64_t all_gpus = g >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << g) - 1;
 	for (int32_t i = 0; i < slots; i++) {
 		c->nodes[first_node + i] = (struct node){.pool = (int32_t)p,
 							 .first_gpu = first_gpu + i * g,
 							 .gpus = g,
 							 .cpu_free = spec->cpu,
 							 .memory_free = spec->memory_bytes,
-							 .ready = i < up};
+							 .ready = i < up,
+							 .untouched = all_gpus};
 		for (int32_t k = 0; k < g; k++)
 			c->gpus[first_gpu + i * g + k] =
 				(struct gpu){.free = ps->units_per_gpu, .mig_free = all_instances};
@@ -939,6 +944,34 @@ static void stack_replicas(const struct cluster *c, const struct node *nd, int32
 	}
 }
 
+/* n GPUs for a pod of `units` per GPU, one at a time by pick_gpu; where a
+ * GPU has one unit, a GPU with room is an untouched one and best fit takes
+ * the lowest: the node's mask says which without reading the GPUs. */
+static uint64_t best_fit(const struct cluster *c, const struct node *nd, int32_t n, int32_t units,
+			 bool whole)
+{
+	uint64_t mask = 0, room = nd->untouched;
+	bool one_unit = c->pools[nd->pool].units_per_gpu == 1;
+	for (int32_t k = 0; k < n; k++) {
+		int i = one_unit ? (room ? __builtin_ctzll(room) : -1)
+				 : pick_gpu(c, nd, mask, units, whole);
+		assert(i >= 0 && (!one_unit || units == 1) &&
+		       "the index promised room on this node");
+		mask |= UINT64_C(1) << i;
+		room &= room - 1;
+	}
+	return mask;
+}
+
+/* The node's GPUs with a free unit. */
+static int32_t gpus_with_room(const struct cluster *c, const struct node *nd)
+{
+	int32_t n = 0;
+	for (int i = 0; i < nd->gpus; i++)
+		n += c->gpus[nd->first_gpu + i].free > 0;
+	return n;
+}
+
 /* Chooses the GPUs (and MIG slot) and what each holds (per_gpu[i], units on
  * GPU i); fills grant and returns the tenant's share. */
 static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
@@ -954,25 +987,19 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 		grant->equivalent = sharing_pod_equivalent(sh, &ask, 1);
 		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 	}
-	bool replicas = sharing_replicated(sh);
-	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus, with_free = 0;
+	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
 	grant->units = sharing_pod_units(sh, &ask);
 	grant->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
-	for (int i = 0; i < nd->gpus; i++) {
+	for (int i = 0; i < nd->gpus; i++)
 		per_gpu[i] = grant->units;
-		with_free += c->gpus[nd->first_gpu + i].free > 0;
-	}
-	if (sharing_stacks(sh) && with_free < n && !c->prefer) {
+	if (sharing_stacks(sh) && !c->prefer && gpus_with_room(c, nd) < n) {
 		stack_replicas(c, nd, n, grant, per_gpu);
 		grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
 		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 	}
-	for (int32_t k = 0; k < n && !c->prefer; k++) {
-		int i = pick_gpu(c, nd, grant->gpu_mask, grant->units,
-				 !replicas && w->request == REQUEST_GPUS);
-		assert(i >= 0 && "the index promised room on this node");
-		grant->gpu_mask |= UINT64_C(1) << i;
-	}
+	if (!c->prefer)
+		grant->gpu_mask = best_fit(c, nd, n, grant->units,
+					   !sharing_replicated(sh) && w->request == REQUEST_GPUS);
 	assert(__builtin_popcountll(grant->gpu_mask) == n && "one GPU per unit asked");
 	grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
 	return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
@@ -1052,6 +1079,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 			g->mig_free &= (uint8_t) ~(1u << grant->mig_slot);
 		g->free -= per_gpu[i];
 		assert(g->free >= 0);
+		c->nodes[node].untouched &= ~(UINT64_C(1) << i);
 		if (w->vram_bytes)
 			c->vram_used[nd->first_gpu + i] += w->vram_bytes;
 		add_tenant(g, (struct tenant){job, per_gpu[i], w->gpu_busy, w->sm_share, share});
@@ -1072,6 +1100,8 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 		if (grant->mig_slot >= 0)
 			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
 		g->free += remove_tenant(g, job);
+		if (untouched(&c->pools[nd->pool], g))
+			c->nodes[grant->node].untouched |= UINT64_C(1) << i;
 		if (grant->vram) {
 			double *vram = &c->vram_used[nd->first_gpu + i];
 			*vram -= grant->vram;
@@ -1208,6 +1238,11 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 				ok = false;
 				snprintf(why, len, "node %d GPU %d has %d free units of %d",
 					 (int)node, (int)k, (int)g->free, (int)ps->units_per_gpu);
+			} else if ((bool)(c->nodes[node].untouched >> k & 1) != untouched(ps, g)) {
+				ok = false;
+				snprintf(why, len, "node %d GPU %d: its untouched bit is %d",
+					 (int)node, (int)k,
+					 (int)(c->nodes[node].untouched >> k & 1));
 			}
 		}
 	}

@@ -80,8 +80,10 @@ Test(cluster, takes_the_lowest_free_gpus_and_gives_them_back)
 	cr_assert_eq(a.gpu_mask, 0x03);
 	cr_assert_eq(b.gpu_mask, 0x1c);
 	cluster_release(&c, 1, &a);
+	cr_assert_eq(c.nodes[3].untouched, 0xe3, "GPUs 0, 1 back; 5 .. 7 never taken");
 	cluster_take(&c, 3, &w, 1, 3, &d);
 	cr_assert_eq(d.gpu_mask, 0x01);
+	cr_assert_eq(c.nodes[3].untouched, 0xe2);
 	cr_assert_float_eq(c.pools[1].allocated, 4, 1e-12);
 	cr_assert(cluster_consistent(&c));
 	cluster_free(&c);

@@ -63,13 +63,16 @@ struct node {
 	int32_t pool;
 	int32_t first_gpu; /* index into cluster.gpus */
 	int32_t gpus;
+	bool ready;            /* in the indexes: schedulable (see "Slots" above) */
 	double allocated;      /* GPU equivalents */
 	double cpu_free;       /* cores not requested; only where the pool sets cpu */
 	double memory_free;    /* bytes not requested; only where the pool sets memory */
 	int64_t cpu_scored;    /* millicores requested as kube-scheduler scores them
 				* (cluster_scored_cpu: 100m for a pod without cpu) */
 	int64_t memory_scored; /* bytes, likewise (200 MiB for a pod without memory) */
-	bool ready;            /* in the indexes: schedulable (see "Slots" above) */
+	uint64_t untouched;    /* bit i: GPU i has all its units free; an exclusive
+				* pod takes and a node's key counts from here, not
+				* from the GPUs' lines */
 };
 _Static_assert(sizeof(struct node) == 64, "a node is one cache line");
 
