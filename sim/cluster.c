@@ -1057,6 +1057,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	c->changes++;
 	const struct node *nd = &c->nodes[node];
 	grant->node = node;
+	grant->first_gpu = nd->first_gpu;
 	grant->vram = w->vram_bytes;
 	grant->cpu = c->sc->pools[nd->pool].cpu > 0 ? w->cpu : 0;
 	grant->memory = c->sc->pools[nd->pool].memory_bytes > 0 ? w->memory_bytes : 0;

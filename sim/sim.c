@@ -577,6 +577,8 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	struct sim_job *j = &s->jobs[id];
 	if (j->status != JOB_RUNNING || gen != j->gen || s->engine.now != j->finish_at)
 		return; /* superseded by a later finish: the job's rate changed */
+	for (int32_t k = 0; k < j->pods; k++)
+		cluster_prefetch(&s->cluster, &pods_of(j)[k]);
 	job_gauges(s, j, -1);
 	placement_release(&s->placer, j->workload, id, pods_of(j));
 	s->freed++;
