@@ -1,7 +1,10 @@
 /*
  * cluster_classes.c - the table of the classes nodes are of (cluster.h, "Node
- * classes"): an id per distinct class, found by hashing it (open addressing,
- * linear probing; deletion shifts the run back, so no tombstones pile up).
+ * classes"): an id per distinct class, found by hashing it.  A class left
+ * by its last node is kept, not deleted: a node going back and forth
+ * between two classes (a pod comes, a pod goes) then costs a lookup each
+ * way, and the table is rebuilt without such classes when its slots are
+ * half full or its ids run out, which frees their ids.
  */
 #include "cluster_int.h"
 
@@ -41,8 +44,10 @@ static size_t home(const struct class_table *t, const struct node_class *s)
 
 void classes_init(struct class_table *t, size_t nodes)
 {
-	*t = (struct class_table){.at = gp_xcalloc(nodes + 1, sizeof *t->at),
-				  .unused = gp_xcalloc(nodes + 1, sizeof *t->unused),
+	size_t cap = 2 * nodes + 64;
+	*t = (struct class_table){.at = gp_xcalloc(cap, sizeof *t->at),
+				  .cap = (int32_t)cap,
+				  .unused = gp_xcalloc(cap, sizeof *t->unused),
 				  .slot = gp_xcalloc(64, sizeof *t->slot),
 				  .mask = 63};
 }
@@ -55,61 +60,59 @@ void classes_free(struct class_table *t)
 	memset(t, 0, sizeof *t);
 }
 
-/* Twice the slots, the live classes placed again. */
-static void grow(struct class_table *t)
+/* The slots again with the live classes only, twice as many if a quarter
+ * of them would be live; the ids of the others become free.  O(ids). */
+static void rebuild(struct class_table *t)
 {
+	size_t slots = t->mask + 1;
+	if (4 * ((size_t)t->live + 1) > slots)
+		slots *= 2;
 	free(t->slot);
-	t->mask = 2 * t->mask + 1;
-	t->slot = gp_xcalloc(t->mask + 1, sizeof *t->slot);
+	t->slot = gp_xcalloc(slots, sizeof *t->slot);
+	t->mask = slots - 1;
+	t->kept = t->n_unused = 0;
 	for (int32_t id = 0; id < t->n; id++) {
-		if (!t->at[id].nodes)
+		if (!t->at[id].nodes) {
+			t->unused[t->n_unused++] = id;
 			continue;
+		}
 		size_t i = home(t, &t->at[id]);
 		while (t->slot[i])
 			i = (i + 1) & t->mask;
 		t->slot[i] = id + 1;
+		t->kept++;
 	}
 }
 
-int32_t classes_enter(struct class_table *t, const struct node_class *s)
+int32_t classes_enter(struct class_table *t, const struct node_class *k)
 {
-	size_t i = home(t, s);
+	size_t i = home(t, k);
 	for (; t->slot[i]; i = (i + 1) & t->mask) {
 		struct node_class *e = &t->at[t->slot[i] - 1];
-		if (same(e, s)) {
-			e->nodes++;
+		if (same(e, k)) {
+			t->live += !e->nodes++;
 			return t->slot[i] - 1;
 		}
 	}
+	if (2 * ((size_t)t->kept + 1) > t->mask + 1 || (!t->n_unused && t->n == t->cap)) {
+		rebuild(t);
+		for (i = home(t, k); t->slot[i]; i = (i + 1) & t->mask)
+			;
+	}
 	int32_t id = t->n_unused ? t->unused[--t->n_unused] : t->n++;
-	t->at[id] = *s;
+	assert(id < t->cap && "a live class has a node: ids never run out");
+	t->at[id] = *k;
 	t->at[id].nodes = 1;
 	t->slot[i] = id + 1;
-	if (2 * (size_t)++t->live > t->mask + 1)
-		grow(t);
+	t->kept++;
+	t->live++;
 	return id;
 }
 
 void classes_leave(struct class_table *t, int32_t id)
 {
 	assert(id >= 0 && id < t->n && t->at[id].nodes > 0);
-	if (--t->at[id].nodes)
-		return;
-	size_t i = home(t, &t->at[id]);
-	while (t->slot[i] != id + 1)
-		i = (i + 1) & t->mask;
-	/* Shift back each later entry of the run that may not sit past the hole. */
-	for (size_t j = (i + 1) & t->mask; t->slot[j]; j = (j + 1) & t->mask) {
-		size_t k = home(t, &t->at[t->slot[j] - 1]);
-		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-		if (!stays) {
-			t->slot[i] = t->slot[j];
-			i = j;
-		}
-	}
-	t->slot[i] = 0;
-	t->unused[t->n_unused++] = id;
-	t->live--;
+	t->live -= !--t->at[id].nodes;
 }
 
 int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *s)

@@ -17,7 +17,7 @@ void classes_free(struct class_table *t);
 /* The id of class k, which one more node is now of (k.nodes is ignored). */
 int32_t classes_enter(struct class_table *t, const struct node_class *k);
 
-/* One node fewer of class id: a class no node is of frees its id. */
+/* One node fewer of class id (kept in the table until a rebuild). */
 void classes_leave(struct class_table *t, int32_t id);
 
 /* The id of class k for a node that was of class id. */

@@ -468,7 +468,8 @@ Test(cluster, walks_count_whole_blocks_as_their_bits)
  * its own, the untouched 3 .. 5 and pool b's two nodes one each: 4 in all.
  * When node 1 gets a second pod it leaves the class of node 0, which stays;
  * when every pod is gone, the nodes are back in their first classes, whose
- * ids were kept, and the freed ids went to the classes after them.
+ * ids were kept, and the classes they left are kept too: a pod like the
+ * first on node 4 finds its class where it was.
  */
 Test(cluster, nodes_alike_share_a_class_and_freed_ids_are_reused)
 {
@@ -477,7 +478,7 @@ Test(cluster, nodes_alike_share_a_class_and_freed_ids_are_reused)
 	pools[0].memory_bytes = 256 * GP_GIB;
 	struct cluster c;
 	cluster_init(&c, &sc);
-	int32_t empty_a = c.class_of[0], empty_b = c.class_of[6];
+	int32_t empty_a = c.class_of[0], empty_b = c.class_of[6], one_small;
 	cr_assert_eq(c.classes.live, 2, "an empty node of each pool");
 	struct workload_spec small = pod(1), two = pod(2);
 	small.cpu = 8;
@@ -488,6 +489,7 @@ Test(cluster, nodes_alike_share_a_class_and_freed_ids_are_reused)
 	cluster_take(&c, 2, &two, 2, 3, &g[2]);
 	cr_assert_eq(c.class_of[0], c.class_of[1]);
 	cr_assert_neq(c.class_of[0], c.class_of[2]);
+	one_small = c.class_of[0];
 	cr_assert_eq(c.class_of[3], empty_a);
 	cr_assert_eq(c.classes.live, 4);
 	const struct node_class *k = cluster_class(&c, 1);
@@ -510,7 +512,10 @@ Test(cluster, nodes_alike_share_a_class_and_freed_ids_are_reused)
 	for (int32_t node = 0; node < 6; node++)
 		cr_assert_eq(c.class_of[node], empty_a, "node %d", node);
 	cr_assert_eq(c.class_of[7], empty_b);
-	cr_assert_eq(c.classes.n, 5, "the most ever live: 2 + 3 ids, reused since");
+	cr_assert_eq(c.classes.n, 5, "2 + 3 ids: every class the nodes went through");
+	cluster_take(&c, 4, &small, 1, 5, &g[0]);
+	cr_assert_eq(c.class_of[4], one_small, "a class no node was of, kept");
+	cr_assert_eq(c.classes.live, 2 + 1);
 	cr_assert(cluster_consistent(&c));
 	cluster_free(&c);
 }
@@ -526,9 +531,10 @@ static bool alike(const struct cluster *c, int32_t i, int32_t j)
 
 /*
  * 3,000 takes and releases drawn at random on 300 nodes (pods of 1 to 4
- * GPUs, 0 to 24 cores): classes grow and shrink through the hash table's
- * growth and its deletions.  Every 100 steps, two nodes share an id exactly
- * when they are alike, and the live classes are the distinct ids in use.
+ * GPUs, 0 to 24 cores): classes come and go through the table's growth and
+ * its rebuilds, which free the ids of classes no node is of.  Every 100
+ * steps, two nodes share an id exactly when they are alike, and the live
+ * classes are the distinct ids in use.
  */
 Test(cluster, classes_follow_random_takes_and_releases)
 {
@@ -540,6 +546,7 @@ Test(cluster, classes_follow_random_takes_and_releases)
 	struct cluster_grant *held = calloc(4000, sizeof *held);
 	uint32_t *job = calloc(4000, sizeof *job), next_job = 1;
 	int32_t n_held = 0, most = 0;
+	bool rebuilt = false;
 	uint32_t seed = 12345;
 	for (int step = 1; step <= 3000; step++) {
 		seed = seed * 1103515245u + 12345u;
@@ -561,6 +568,7 @@ Test(cluster, classes_follow_random_takes_and_releases)
 			}
 		}
 		most = c.classes.live > most ? c.classes.live : most;
+		rebuilt = rebuilt || c.classes.n_unused > 0;
 		if (step % 100)
 			continue;
 		cr_assert(cluster_consistent(&c), "step %d", step);
@@ -577,6 +585,7 @@ Test(cluster, classes_follow_random_takes_and_releases)
 		cr_assert_eq(c.classes.live, distinct, "step %d", step);
 	}
 	cr_assert_gt(most, 32, "the table grew past its first 64 slots");
+	cr_assert(rebuilt, "a rebuild freed the ids of classes left behind");
 	free(held);
 	free(job);
 	cluster_free(&c);

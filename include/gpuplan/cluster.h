@@ -83,24 +83,27 @@ _Static_assert(sizeof(struct node) == 64, "a node is one cache line");
  * class, and the identical nodes of a pool fall in a few, so the cluster
  * keeps each node's class as an id into a table of the classes nodes are in
  * (cluster.class_of): a search over many nodes reads four bytes of each, and
- * filters and scores each class once.  An id stays while a node is of its
- * class; one that no node is of is reused.
+ * filters and scores each class once.  A class no node is of stays in the
+ * table (a node that moves back and forth finds its classes there) until
+ * the table is rebuilt, which frees its id.
  */
 struct node_class {
 	int32_t pool;
-	int32_t nodes; /* of this class; 0: the id is free */
+	int32_t nodes; /* of this class; 0: kept for a node to come back, or free */
 	double allocated, cpu_free, memory_free;
 	int64_t cpu_scored, memory_scored;
 };
 
 struct class_table {
-	struct node_class *at; /* by id: room for one per node (ids are reused) */
+	struct node_class *at; /* by id */
+	int32_t cap;           /* ids: twice the nodes and some */
 	int32_t n;             /* ids ever used: [0, n) */
-	int32_t *unused;       /* freed ids, a stack of n_unused */
+	int32_t *unused;       /* ids below n in no slot, a stack of n_unused */
 	int32_t n_unused;
 	int32_t live;  /* classes some node is of */
-	int32_t *slot; /* open addressing over the live classes: id + 1, 0 empty */
-	size_t mask;   /* slots - 1, a power of two at least twice live */
+	int32_t kept;  /* classes in slots: the live ones and those kept */
+	int32_t *slot; /* open addressing (linear probing): id + 1, 0 empty */
+	size_t mask;   /* slots - 1, a power of two at least twice kept */
 };
 
 /* Words of a bucket index's block: a walk over many slots adds up the
