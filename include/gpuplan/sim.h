@@ -34,22 +34,27 @@
 
 /* One batch job (a gang's pods count as one job). */
 struct sim_job {
-	sim_time submit, start, end, deadline, duration;
-	sim_time finish_at;         /* time of the live finish event */
-	sim_time last;              /* progress is accounted until here */
-	double remaining;           /* exclusive-GPU work left, µs */
-	double rate;                /* work done per µs while sharing */
-	double demand;              /* GPUs' worth it adds to the demand gauge */
-	double busy;                /* f over its whole allocation: start-up keeps the GPU idle */
-	double cost_per_h;          /* what its allocation costs at its pool's prices */
-	double cost;                /* of the allocations it has finished */
-	double kept;                /* exclusive-GPU work saved by checkpoints, µs */
-	double span_work;           /* work (start-up included) the current allocation began with */
-	sim_time span_start;        /* when the current allocation began */
+	/* first what a finish event checks and releases: the lines a finishing
+	 * job's record is read from first, cold after the hours it ran */
+	sim_time finish_at; /* time of the live finish event */
+	uint8_t status;     /* enum job_status */
+	bool verified;      /* finished by its deadline and passed its quality draw */
+	uint16_t gen;       /* of the live finish event */
+	int32_t pods;       /* pods placed together: a gang's, else 1 */
+	int32_t workload, gpus;
 	struct cluster_grant grant; /* grant.node < 0: never placed; a gang's first pod */
 	struct cluster_grant *more; /* a gang: every pod's placement (NULL: one pod) */
-	int32_t pods;               /* pods placed together: a gang's, else 1 */
-	int32_t workload, gpus;
+	sim_time submit, start, end, deadline, duration;
+	sim_time last;       /* progress is accounted until here */
+	double remaining;    /* exclusive-GPU work left, µs */
+	double rate;         /* work done per µs while sharing */
+	double demand;       /* GPUs' worth it adds to the demand gauge */
+	double busy;         /* f over its whole allocation: start-up keeps the GPU idle */
+	double cost_per_h;   /* what its allocation costs at its pool's prices */
+	double cost;         /* of the allocations it has finished */
+	double kept;         /* exclusive-GPU work saved by checkpoints, µs */
+	double span_work;    /* work (start-up included) the current allocation began with */
+	sim_time span_start; /* when the current allocation began */
 	int32_t restarts;
 	int32_t preemptions;  /* times it was stopped: a window, a spot notice, a preemption */
 	int32_t oom_kills;    /* times a pod of it was OOM-killed */
@@ -57,9 +62,6 @@ struct sim_job {
 	sim_time admitted_at; /* when Kueue admitted it (reserved its quota) */
 	uint32_t holder;      /* its place in the run's list of quota holders */
 	bool admitted;        /* holds its queue's quota (quota.h) */
-	uint16_t gen;         /* of the live finish event */
-	uint8_t status;       /* enum job_status */
-	bool verified;        /* finished by its deadline and passed its quality draw */
 	sim_time trace_queue; /* the trace's own wait (openb); SIM_NEVER: none */
 	uint32_t seq;         /* submission order (job_id); the index may be reused */
 };
