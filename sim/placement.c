@@ -13,6 +13,7 @@
 #include "gpuplan/arrivals.h"
 #include "gpuplan/gpuplace.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,8 +373,8 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->nodes);
 	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
 	pl->sample->runs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->runs);
-	pl->sample->scored = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->scored);
-	pl->sample->score = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->score);
+	pl->sample->scored = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->scored);
+	pl->sample->score = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->score);
 	pl->sample->planned = -1;
 	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
 	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
@@ -1038,6 +1039,7 @@ static int64_t memo_score(const struct placer *pl, int32_t id, const struct pod_
 			  double eq)
 {
 	struct node_sample *sm = pl->sample;
+	assert(id >= 0 && id < pl->c->classes.cap);
 	if (sm->scored[id] != sm->memo_gen) {
 		sm->scored[id] = sm->memo_gen;
 		sm->score[id] = class_score(pl, &pl->c->classes.at[id], pod, eq);
@@ -1065,7 +1067,7 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 	}
 	if (++pl->sample->memo_gen == 0) { /* wrapped: forget every entry */
-		memset(pl->sample->scored, 0, (c->n_nodes + 1) * sizeof *pl->sample->scored);
+		memset(pl->sample->scored, 0, (size_t)c->classes.cap * sizeof *pl->sample->scored);
 		pl->sample->memo_gen = 1;
 	}
 	/* The nodes found one by one: their best score and how many hold it, so

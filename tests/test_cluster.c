@@ -591,6 +591,31 @@ Test(cluster, classes_follow_random_takes_and_releases)
 	cluster_free(&c);
 }
 
+/* Kept classes hold their ids until a rebuild, so ids pass the count of
+ * nodes: one node of pool a (4 GPUs, 64 cores) through 40 classes, a pod of
+ * 1 to 40 cores at a time, leaves ids up to 40 on a cluster of 3 nodes;
+ * what is kept by class id is sized by classes.cap (twice the nodes and 64). */
+Test(cluster, class_ids_pass_the_count_of_nodes_but_not_the_cap)
+{
+	pools[0].nodes = 1;
+	pools[0].cpu = 64;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct cluster_grant g;
+	for (int cores = 1; cores <= 40; cores++) {
+		struct workload_spec w = pod(1);
+		w.cpu = cores;
+		cluster_take(&c, 0, &w, 1, (uint32_t)cores, &g);
+		cluster_release(&c, (uint32_t)cores, &g);
+	}
+	cr_assert_eq(c.classes.live, 2, "the empty node of each pool");
+	cr_assert_gt(c.classes.n, (int32_t)c.n_nodes);
+	cr_assert_leq(c.classes.n, c.classes.cap);
+	cr_assert_eq(c.classes.cap, 2 * 3 + 64);
+	cr_assert(cluster_consistent(&c));
+	cluster_free(&c);
+}
+
 /* cluster_walk_take in runs of 1, 2, 3 ... gives the nodes cluster_walk_next
  * gives one by one; nodes short of cpu are passed over (pool a: 200 nodes of
  * 4 GPUs and 32 cores; every 7th node has 24 cores taken; a pod of 1 GPU and

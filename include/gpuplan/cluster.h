@@ -96,7 +96,7 @@ struct node_class {
 
 struct class_table {
 	struct node_class *at; /* by id */
-	int32_t cap;           /* ids: twice the nodes and some */
+	int32_t cap;           /* ids: twice the nodes and some (size arrays by id with it) */
 	int32_t n;             /* ids ever used: [0, n) */
 	int32_t *unused;       /* ids below n in no slot, a stack of n_unused */
 	int32_t n_unused;
