@@ -1016,7 +1016,7 @@ int64_t cluster_scored_memory(const struct workload_spec *w)
 }
 
 /* The pod's GPU equivalents to the node (its cpu and memory are there
- * already), and the node to its new state. */
+ * already), and the node to its new class. */
 static void account(struct cluster *c, int32_t node, double equivalent)
 {
 	struct node *nd = &c->nodes[node];
@@ -1225,10 +1225,8 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 		}
 		allocated += c->nodes[node].allocated;
 		struct node_class key = class_key(&c->nodes[node]);
-		const struct node_class *st = cluster_class(c, node);
-		if (st->nodes <= 0 || st->pool != key.pool || st->allocated != key.allocated ||
-		    st->cpu_free != key.cpu_free || st->memory_free != key.memory_free ||
-		    st->cpu_scored != key.cpu_scored || st->memory_scored != key.memory_scored) {
+		const struct node_class *kind = cluster_class(c, node);
+		if (kind->nodes <= 0 || !classes_same(kind, &key)) {
 			ok = false;
 			snprintf(why, len, "node %d: its class %d is not what it holds", (int)node,
 				 (int)c->class_of[node]);

@@ -21,9 +21,7 @@ static uint64_t bits_of(double x)
 	return u;
 }
 
-/* Bit for bit: nodes whose doubles are equal in value but not in bits (0
- * and -0) get two classes that score the same. */
-static bool same(const struct node_class *a, const struct node_class *b)
+bool classes_same(const struct node_class *a, const struct node_class *b)
 {
 	return a->pool == b->pool && bits_of(a->allocated) == bits_of(b->allocated) &&
 	       bits_of(a->cpu_free) == bits_of(b->cpu_free) &&
@@ -31,14 +29,15 @@ static bool same(const struct node_class *a, const struct node_class *b)
 	       a->cpu_scored == b->cpu_scored && a->memory_scored == b->memory_scored;
 }
 
-static size_t home(const struct class_table *t, const struct node_class *s)
+/* Class k's first slot. */
+static size_t home(const struct class_table *t, const struct node_class *k)
 {
-	uint64_t h = (bits_of(s->allocated) * UINT64_C(0x9E3779B97F4A7C15)) ^
-		     (bits_of(s->cpu_free) * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
-		     (bits_of(s->memory_free) * UINT64_C(0x165667B19E3779F9)) ^
-		     ((uint64_t)s->cpu_scored * UINT64_C(0x27D4EB2F165667C5)) ^
-		     ((uint64_t)s->memory_scored * UINT64_C(0x94D049BB133111EB)) ^
-		     ((uint64_t)s->pool * UINT64_C(0xD6E8FEB86659FD93));
+	uint64_t h = (bits_of(k->allocated) * UINT64_C(0x9E3779B97F4A7C15)) ^
+		     (bits_of(k->cpu_free) * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
+		     (bits_of(k->memory_free) * UINT64_C(0x165667B19E3779F9)) ^
+		     ((uint64_t)k->cpu_scored * UINT64_C(0x27D4EB2F165667C5)) ^
+		     ((uint64_t)k->memory_scored * UINT64_C(0x94D049BB133111EB)) ^
+		     ((uint64_t)k->pool * UINT64_C(0xD6E8FEB86659FD93));
 	return (size_t)(h ^ (h >> 29) ^ (h >> 47)) & t->mask;
 }
 
@@ -89,7 +88,7 @@ int32_t classes_enter(struct class_table *t, const struct node_class *k)
 	size_t i = home(t, k);
 	for (; t->slot[i]; i = (i + 1) & t->mask) {
 		struct node_class *e = &t->at[t->slot[i] - 1];
-		if (same(e, k)) {
+		if (classes_same(e, k)) {
 			t->live += !e->nodes++;
 			return t->slot[i] - 1;
 		}
@@ -115,11 +114,11 @@ void classes_leave(struct class_table *t, int32_t id)
 	t->live -= !--t->at[id].nodes;
 }
 
-int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *s)
+int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *k)
 {
-	if (same(&t->at[id], s))
+	if (classes_same(&t->at[id], k))
 		return id;
-	int32_t to = classes_enter(t, s);
+	int32_t to = classes_enter(t, k);
 	classes_leave(t, id);
 	return to;
 }

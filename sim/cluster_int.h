@@ -20,6 +20,11 @@ int32_t classes_enter(struct class_table *t, const struct node_class *k);
 /* One node fewer of class id (kept in the table until a rebuild). */
 void classes_leave(struct class_table *t, int32_t id);
 
+/* Whether a and b are one class (their nodes counts aside), bit for bit:
+ * nodes whose doubles are equal in value but not in bits (0 and -0) get two
+ * classes that score the same. */
+bool classes_same(const struct node_class *a, const struct node_class *b);
+
 /* The id of class k for a node that was of class id. */
 int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *k);
 
