@@ -593,7 +593,7 @@ Test(cluster, classes_follow_random_takes_and_releases)
 
 /* Kept classes hold their ids until a rebuild, so ids pass the count of
  * nodes: one node of pool a (4 GPUs, 64 cores) through 40 classes, a pod of
- * 1 to 40 cores at a time, leaves ids up to 40 on a cluster of 3 nodes;
+ * 1 to 40 cores at a time, leaves some 30 ids used on a cluster of 3 nodes;
  * what is kept by class id is sized by classes.cap (twice the nodes and 64). */
 Test(cluster, class_ids_pass_the_count_of_nodes_but_not_the_cap)
 {
