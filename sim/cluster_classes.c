@@ -45,6 +45,7 @@ void classes_init(struct class_table *t, size_t nodes)
 {
 	size_t cap = 2 * nodes + 64;
 	*t = (struct class_table){.at = gp_xcalloc(cap, sizeof *t->at),
+				  .version = gp_xcalloc(cap, sizeof *t->version),
 				  .cap = (int32_t)cap,
 				  .unused = gp_xcalloc(cap, sizeof *t->unused),
 				  .slot = gp_xcalloc(64, sizeof *t->slot),
@@ -54,6 +55,7 @@ void classes_init(struct class_table *t, size_t nodes)
 void classes_free(struct class_table *t)
 {
 	free(t->at);
+	free(t->version);
 	free(t->unused);
 	free(t->slot);
 	memset(t, 0, sizeof *t);
@@ -102,6 +104,7 @@ int32_t classes_enter(struct class_table *t, const struct node_class *k)
 	assert(id < t->cap && "a live class has a node: ids never run out");
 	t->at[id] = *k;
 	t->at[id].nodes = 1;
+	t->version[id]++;
 	t->slot[i] = id + 1;
 	t->kept++;
 	t->live++;

@@ -77,6 +77,17 @@ struct spread_state {
 #define MIN_FEASIBLE_NODES      100 /* minFeasibleNodesToFind */
 #define MIN_FEASIBLE_PERCENTAGE 5   /* minFeasibleNodesPercentageToFind */
 
+/* Resource scores by node class (cluster.h), workload and GPUs asked: the
+ * nodes of a cluster of identical nodes are of a few classes, and an id
+ * with its version names one class for good, so a score serves every later
+ * search too.  Direct-mapped, SCORE_CACHE entries (a power of two). */
+#define SCORE_CACHE 4096
+struct score_entry {
+	uint32_t id, version; /* version 0: empty (versions start at 1) */
+	int32_t workload, gpus;
+	int64_t score;
+};
+
 struct node_sample {
 	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
 	int64_t cursor;        /* where the next search of a plan starts */
@@ -90,11 +101,6 @@ struct node_sample {
 		int32_t pool, end;
 	} * runs;
 	int32_t n_runs;
-	/* resource scores of this search by node class (cluster.h): the
-	 * sampled nodes of a cluster of identical nodes are of a few */
-	uint32_t memo_gen;
-	uint32_t *scored; /* per class id: the memo_gen of its score */
-	int64_t *score;
 	/* Pools scored as groups (their score a function of the unit key):
 	 * slots [from, to) of pool, whose `count` nodes with room were found,
 	 * tallied by key as the sample walked them. */
@@ -373,8 +379,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->nodes);
 	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
 	pl->sample->runs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->runs);
-	pl->sample->scored = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->scored);
-	pl->sample->score = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->score);
+	pl->scores = gp_xcalloc(SCORE_CACHE, sizeof *pl->scores);
 	pl->sample->planned = -1;
 	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
 	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
@@ -414,9 +419,8 @@ void placement_free(struct placer *pl)
 		free(pl->sample->nodes);
 		free(pl->sample->segs);
 		free(pl->sample->runs);
-		free(pl->sample->scored);
-		free(pl->sample->score);
 	}
+	free(pl->scores);
 	free(pl->sample);
 	free(pl->tentative);
 	gpuplace_free(pl->gpu);
@@ -604,10 +608,28 @@ static int64_t class_score(const struct placer *pl, const struct node_class *nd,
 	return s + WEIGHT_BALANCED * placement_balanced_score(used, alloc + SCORE_CPU, 2);
 }
 
+/* class_score of class id through the score cache; eq is the pod's GPU
+ * equivalent in the class's pool (placement_equivalent). */
+static int64_t cached_score(const struct placer *pl, int32_t id, const struct pod_request *pod,
+			    double eq)
+{
+	const struct class_table *t = &pl->c->classes;
+	assert(id >= 0 && id < t->cap);
+	uint64_t h = (uint64_t)(uint32_t)id * UINT64_C(0x9E3779B97F4A7C15) ^
+		     (uint64_t)(uint32_t)pod->workload * UINT64_C(0xC2B2AE3D27D4EB4F) ^
+		     (uint64_t)(uint32_t)pod->gpus * UINT64_C(0x165667B19E3779F9);
+	struct score_entry *e = &pl->scores[(h >> 40) & (SCORE_CACHE - 1)];
+	if (e->id != (uint32_t)id || e->version != t->version[id] || e->workload != pod->workload ||
+	    e->gpus != pod->gpus)
+		*e = (struct score_entry){(uint32_t)id, t->version[id], pod->workload, pod->gpus,
+					  class_score(pl, &t->at[id], pod, eq)};
+	return e->score;
+}
+
 static int64_t resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
 			      double eq)
 {
-	return class_score(pl, cluster_class(pl->c, node), pod, eq);
+	return cached_score(pl, pl->c->class_of[node], pod, eq);
 }
 
 /* How the resource score of a pod varies over the nodes of a pool. */
@@ -1034,19 +1056,6 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 	}
 }
 
-/* class_score of class id through the search's memo. */
-static int64_t memo_score(const struct placer *pl, int32_t id, const struct pod_request *pod,
-			  double eq)
-{
-	struct node_sample *sm = pl->sample;
-	assert(id >= 0 && id < pl->c->classes.cap);
-	if (sm->scored[id] != sm->memo_gen) {
-		sm->scored[id] = sm->memo_gen;
-		sm->score[id] = class_score(pl, &pl->c->classes.at[id], pod, eq);
-	}
-	return sm->score[id];
-}
-
 /*
  * The best of the sampled nodes: the ones found one by one scored each, a
  * segment of a group-scored pool one score per key (or one for the pool);
@@ -1066,10 +1075,6 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 	}
-	if (++pl->sample->memo_gen == 0) { /* wrapped: forget every entry */
-		memset(pl->sample->scored, 0, (size_t)c->classes.cap * sizeof *pl->sample->scored);
-		pl->sample->memo_gen = 1;
-	}
 	/* The nodes found one by one: their best score and how many hold it, so
 	 * that they enter the draw as one group (one draw, not one per tie). */
 	int64_t best = INT64_MIN, s = 0;
@@ -1082,7 +1087,7 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		for (int32_t last = -1; i < sm->runs[k].end; i++) {
 			int32_t node = sm->nodes[i], id = c->class_of[node];
 			if (id != last) /* a node of the class before scores the same */
-				s = pool_base + memo_score(pl, (last = id), pod, eq);
+				s = pool_base + cached_score(pl, (last = id), pod, eq);
 			pl->scratch[i] = s;
 			if (s > best) {
 				best = s;

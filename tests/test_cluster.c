@@ -213,10 +213,16 @@ Test(cluster, placement_scores_across_pools)
 	sc.scheduler.scoring =
 		(struct scoring_spec){.type = SCORING_MOST_ALLOCATED, .weight = {[SCORE_GPU] = 1}};
 	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 0);
+	/* a placer keeps its scores for the run, whose scoring is fixed: a new
+	 * placer for each scoring */
 	sc.scheduler.scoring.type = SCORING_LEAST_ALLOCATED;
+	placement_free(&pl);
+	placement_init(&pl, &c);
 	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 1,
 		     "spread picks an emptiest node: (8 - 4) x 100 / 8 = 50 against 0");
 	sc.scheduler.scoring.type = SCORING_MOST_ALLOCATED;
+	placement_free(&pl);
+	placement_init(&pl, &c);
 	c.pools[0].open = false;
 	cr_assert_eq(c.nodes[placement_find(&pl, &req, 0)].pool, 1, "a closed pool serves nothing");
 	c.pools[1].closes_at = 30 * SIM_MINUTE;

@@ -96,6 +96,8 @@ struct node_class {
 
 struct class_table {
 	struct node_class *at; /* by id */
+	uint32_t *version;     /* by id: one more each time the id names a new class, so
+				* (id, version) names one class for good */
 	int32_t cap;           /* ids: twice the nodes and some (size arrays by id with it) */
 	int32_t n;             /* ids ever used: [0, n) */
 	int32_t *unused;       /* ids below n in no slot, a stack of n_unused */

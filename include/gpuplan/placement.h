@@ -124,6 +124,7 @@ struct spread_state;
 struct node_filter;
 struct gpuplace;
 struct node_sample;
+struct score_entry;
 
 struct placer {
 	struct cluster *c;
@@ -146,9 +147,12 @@ struct placer {
 	struct gpuplace *gpu;       /* scheduler.gpu_policy other than best-fit: nodes
 				       * are scored one by one (gpuplace.h); NULL: indexed */
 	struct node_sample *sample; /* the rotation and the feasible nodes found (Sampling) */
+	struct score_entry *scores; /* resource scores by node class (placement.c) */
 	int32_t percentage;         /* percentageOfNodesToScore in effect; 0: adaptive */
 };
 
+/* A placer for c's scenario, which must not change while the placer lives
+ * (it keeps resource scores by node class from one search to the next). */
 void placement_init(struct placer *pl, struct cluster *c);
 void placement_free(struct placer *pl);
 
