@@ -206,6 +206,10 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 {
 	const struct sharing *sh = sharing_of(s, grant->node);
 	int32_t pool = s->cluster.nodes[grant->node].pool;
+	/* A job retimed here is retimed again to no effect: the tenants its
+	 * rate depends on do not change in this loop.  The one before is
+	 * skipped, which is every GPU but the first of an exclusive pod. */
+	uint32_t retimed = UINT32_MAX;
 	for (uint64_t m = grant->gpu_mask; m;) {
 		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
 		const struct tenant *t = GPU_TENANTS(g);
@@ -216,8 +220,9 @@ static void gpus_changed(struct sim *s, const struct cluster_grant *grant)
 		g->engine = engine;
 		g->sm = sm;
 		for (uint16_t k = 0; k < g->n_tenants; k++)
-			if (!infer_is_tenant(t[k].job)) /* replicas time themselves */
-				retime(s, t[k].job);
+			if (!infer_is_tenant(t[k].job) &&
+			    t[k].job != retimed) /* replicas time themselves */
+				retime(s, (retimed = t[k].job));
 	}
 }
 
