@@ -552,15 +552,22 @@ static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t 
 {
 	int32_t need = 0;
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
-	*wk = (struct cluster_walk){.c = c,
-				    .w = w,
-				    .ok = ok,
-				    .ctx = ctx,
-				    .need = need,
-				    .first_node = c->pools[p].first_node,
-				    .cpu_memory = cluster_cpu_memory_bind(c, p, w),
-				    .from = from,
-				    .to = to};
+	/* field by field: the arrays are filled up to n_levels, not cleared
+	 * (a walk is set up twice a placement on large clusters) */
+	wk->c = c;
+	wk->w = w;
+	wk->ok = ok;
+	wk->ctx = ctx;
+	wk->key = NULL;
+	wk->n_levels = 0;
+	wk->need = need;
+	wk->first_node = c->pools[p].first_node;
+	wk->cpu_memory = cluster_cpu_memory_bind(c, p, w);
+	wk->cpu = wk->memory = 0;
+	wk->from = from;
+	wk->to = to;
+	wk->word = 0;
+	wk->bits = 0;
 	if (!ix || need < 0 || need >= ix->levels || from >= to) {
 		wk->from = wk->to; /* nothing to visit */
 		return;
