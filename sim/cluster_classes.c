@@ -41,6 +41,15 @@ static size_t home(const struct class_table *t, const struct node_class *k)
 	return (size_t)(h ^ (h >> 29) ^ (h >> 47)) & t->mask;
 }
 
+/* The empty slot where class k goes (it is in no slot). */
+static size_t empty_slot(const struct class_table *t, const struct node_class *k)
+{
+	size_t i = home(t, k);
+	while (t->slot[i])
+		i = (i + 1) & t->mask;
+	return i;
+}
+
 void classes_init(struct class_table *t, size_t nodes)
 {
 	size_t cap = 2 * nodes + 64;
@@ -77,10 +86,7 @@ static void rebuild(struct class_table *t)
 			t->unused[t->n_unused++] = id;
 			continue;
 		}
-		size_t i = home(t, &t->at[id]);
-		while (t->slot[i])
-			i = (i + 1) & t->mask;
-		t->slot[i] = id + 1;
+		t->slot[empty_slot(t, &t->at[id])] = id + 1;
 		t->kept++;
 	}
 }
@@ -97,8 +103,7 @@ int32_t classes_enter(struct class_table *t, const struct node_class *k)
 	}
 	if (2 * ((size_t)t->kept + 1) > t->mask + 1 || (!t->n_unused && t->n == t->cap)) {
 		rebuild(t);
-		for (i = home(t, k); t->slot[i]; i = (i + 1) & t->mask)
-			;
+		i = empty_slot(t, k);
 	}
 	int32_t id = t->n_unused ? t->unused[--t->n_unused] : t->n++;
 	assert(id < t->cap && "a live class has a node: ids never run out");
