@@ -88,6 +88,13 @@ struct score_entry {
 	int64_t score;
 };
 
+/* One search's scores by class id (find_sampled): an entry counts when its
+ * stamp is the search's, so a search starts without clearing the table. */
+struct class_memo {
+	uint32_t stamp;
+	int64_t score;
+};
+
 struct node_sample {
 	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
 	int64_t cursor;        /* where the next search of a plan starts */
@@ -109,6 +116,8 @@ struct node_sample {
 		struct cluster_tally keys;
 	} * segs; /* capacity: two per pool (the first is cut by the start) */
 	int32_t n_segs;
+	struct class_memo *memo; /* by class id (capacity: the class table's) */
+	uint32_t memo_stamp;
 };
 
 static const struct pool_rule *rule_of(const struct placer *pl, int32_t w, size_t p)
@@ -380,6 +389,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
 	pl->sample->runs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->runs);
 	pl->scores = gp_xcalloc(SCORE_CACHE, sizeof *pl->scores);
+	pl->sample->memo = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->memo);
 	pl->sample->planned = -1;
 	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
 	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
@@ -419,6 +429,7 @@ void placement_free(struct placer *pl)
 		free(pl->sample->nodes);
 		free(pl->sample->segs);
 		free(pl->sample->runs);
+		free(pl->sample->memo);
 	}
 	free(pl->scores);
 	free(pl->sample);
@@ -1056,6 +1067,17 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 	}
 }
 
+/* A new stamp for sm->memo; the table is cleared when the stamps wrap. */
+static uint32_t next_memo_stamp(const struct placer *pl)
+{
+	struct node_sample *sm = pl->sample;
+	if (++sm->memo_stamp == 0) {
+		memset(sm->memo, 0, (size_t)pl->c->classes.cap * sizeof *sm->memo);
+		sm->memo_stamp = 1;
+	}
+	return sm->memo_stamp;
+}
+
 /*
  * The best of the sampled nodes: the ones found one by one scored each, a
  * segment of a group-scored pool one score per key (or one for the pool);
@@ -1076,18 +1098,23 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 	}
 	/* The nodes found one by one: their best score and how many hold it, so
-	 * that they enter the draw as one group (one draw, not one per tie). */
-	int64_t best = INT64_MIN, s = 0;
+	 * that they enter the draw as one group (one draw, not one per tie).
+	 * A class is scored once a search (its pool, so its base, is its own). */
+	int64_t best = INT64_MIN;
 	int32_t n_best = 0, first = -1;
+	uint32_t stamp = next_memo_stamp(pl);
 	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
 		size_t p = (size_t)sm->runs[k].pool;
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 		int64_t pool_base = WEIGHT_TAINT *
 				    taint_score(rule_of(pl, pod->workload, p)->prefer, max_prefer);
-		for (int32_t last = -1; i < sm->runs[k].end; i++) {
+		for (; i < sm->runs[k].end; i++) {
 			int32_t node = sm->nodes[i], id = c->class_of[node];
-			if (id != last) /* a node of the class before scores the same */
-				s = pool_base + cached_score(pl, (last = id), pod, eq);
+			struct class_memo *m = &sm->memo[id];
+			if (m->stamp != stamp)
+				*m = (struct class_memo){stamp,
+							 pool_base + cached_score(pl, id, pod, eq)};
+			int64_t s = m->score;
 			pl->scratch[i] = s;
 			if (s > best) {
 				best = s;
