@@ -95,6 +95,27 @@ struct node_check {
 	const void *ctx;
 };
 
+/* Whether a node of class k could fail cluster_cpu_fits or
+ * cluster_memory_fits for the largest request of any workload (then for
+ * some workload; else for none, as no request is larger). */
+static bool class_tight(const struct cluster *c, const struct node_class *k)
+{
+	const struct pool_spec *spec = &c->sc->pools[k->pool];
+	return (spec->cpu > 0 && c->most_cpu > k->cpu_free + 1e-9) ||
+	       (spec->memory_bytes > 0 && c->most_memory > k->memory_free + 0.5);
+}
+
+/* Whether a search over pool p must check cpu and memory node by node for
+ * a pod of w: they can stop it (cluster_cpu_memory_bind), and some node of
+ * the pool is tight now or w asks for more than the scenario's workloads
+ * (a caller's own spec).  Skipping a check every node passes changes no
+ * result. */
+static bool check_cpu_memory(const struct cluster *c, size_t p, const struct workload_spec *w)
+{
+	bool beyond = w->cpu > c->most_cpu || w->memory_bytes > c->most_memory;
+	return (c->pools[p].tight > 0 || beyond) && cluster_cpu_memory_bind(c, p, w);
+}
+
 static bool check_node(const struct node_check *nc, int32_t local)
 {
 	int32_t node = nc->first_node + local;
@@ -306,11 +327,16 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 		c->capacity += c->pools[p].capacity;
 		c->n_ready += c->pools[p].n_ready;
 	}
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		c->most_cpu = fmax(c->most_cpu, sc->workloads[w].cpu);
+		c->most_memory = fmax(c->most_memory, sc->workloads[w].memory_bytes);
+	}
 	c->class_of = gp_xcalloc(c->n_nodes + 1, sizeof *c->class_of);
 	classes_init(&c->classes, c->n_nodes);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct node_class key = class_key(&c->nodes[i]);
 		c->class_of[i] = classes_enter(&c->classes, &key);
+		c->pools[c->nodes[i].pool].tight += class_tight(c, &key);
 	}
 }
 
@@ -454,8 +480,7 @@ int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workl
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
 	if (!ix)
 		return -1;
-	struct node_check nc = {c,  c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
-				ctx};
+	struct node_check nc = {c, c->pools[p].first_node, w, check_cpu_memory(c, p, w), ok, ctx};
 	bool checks = nc.cpu_memory || ok;
 	int32_t local =
 		index_find(ix, need, scoring == SCORING_MOST_ALLOCATED, checks ? &nc : NULL);
@@ -532,8 +557,7 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
 	if (!ix || !room_buckets(ix, need, false, SCORING_LEAST_ALLOCATED, &lo, &hi))
 		return;
-	struct node_check nc = {c,  c->pools[p].first_node, w, cluster_cpu_memory_bind(c, p, w), ok,
-				ctx};
+	struct node_check nc = {c, c->pools[p].first_node, w, check_cpu_memory(c, p, w), ok, ctx};
 	for (int32_t k = lo; k <= hi; k++) {
 		const uint64_t *b = ix->bits + (size_t)k * ix->words;
 		for (size_t i = 0; ix->count[k] && i < ix->words; i++)
@@ -562,7 +586,7 @@ static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t 
 	wk->n_levels = 0;
 	wk->need = need;
 	wk->first_node = c->pools[p].first_node;
-	wk->cpu_memory = cluster_cpu_memory_bind(c, p, w);
+	wk->cpu_memory = check_cpu_memory(c, p, w);
 	wk->cpu = wk->memory = 0;
 	wk->from = from;
 	wk->to = to;
@@ -1034,7 +1058,9 @@ static void account(struct cluster *c, int32_t node, double equivalent)
 	if (nd->allocated < 1e-12)
 		nd->allocated = 0; /* float dust */
 	struct node_class key = class_key(nd);
+	bool was_tight = class_tight(c, cluster_class(c, node));
 	c->class_of[node] = classes_move(&c->classes, c->class_of[node], &key);
+	c->pools[nd->pool].tight += class_tight(c, &key) - was_tight;
 }
 
 /*
@@ -1219,9 +1245,11 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 	int32_t *whole = gp_xcalloc((size_t)n + 1, sizeof *whole);
 	int32_t *part = gp_xcalloc((size_t)n + 1, sizeof *part);
 	double allocated = 0;
+	int32_t tight = 0;
 	bool ok = true;
 	for (int32_t i = 0; i < n && ok; i++) {
 		int32_t node = ps->first_node + i;
+		tight += class_tight(c, cluster_class(c, node));
 		node_keys(c, node, &whole[i], &part[i]);
 		if (!c->nodes[node].ready)
 			whole[i] = part[i] = -1;
@@ -1260,6 +1288,11 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 					   ? node_mig_key(c, ps->first_node + i, m)
 					   : -1;
 		ok = index_agrees(&ps->mig[m], whole, n, ps->mig_profiles[m]->name, why, len);
+	}
+	if (ok && tight != ps->tight) {
+		ok = false;
+		snprintf(why, len, "pool %zu: %d tight nodes counted, %d found", p, (int)ps->tight,
+			 (int)tight);
 	}
 	if (ok && fabs(allocated - ps->allocated) > 1e-6) {
 		ok = false;

@@ -622,6 +622,45 @@ Test(cluster, class_ids_pass_the_count_of_nodes_but_not_the_cap)
 	cluster_free(&c);
 }
 
+/* A node is tight when its cpu or memory free could stop the largest
+ * request of the scenario's workloads; while no node of a pool is, searches
+ * skip those checks, and they come back with the first tight node (pool a:
+ * 20 nodes of 4 GPUs and 32 cores; the workload asks for 1 GPU and 16
+ * cores; a pod of 20 cores makes node 5 tight, its release makes it not). */
+Test(cluster, nodes_short_of_the_largest_request_are_tight)
+{
+	pools[0].nodes = 20;
+	pools[0].cpu = 32;
+	struct workload_spec w = pod(1), big = pod(1);
+	w.cpu = 16;
+	big.cpu = 20;
+	sc.workloads = &w;
+	sc.n_workloads = 1;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	cr_assert_eq(c.pools[0].tight, 0, "32 cores free take 16 everywhere");
+	struct cluster_grant g, two;
+	cluster_take(&c, 5, &big, 1, 1, &g);
+	cr_assert_eq(c.pools[0].tight, 1, "12 cores left on node 5");
+	cluster_take(&c, 6, &w, 1, 2, &two);
+	cr_assert_eq(c.pools[0].tight, 1, "16 left on node 6: a pod of w still fits");
+	int32_t found[20];
+	struct cluster_walk wk;
+	cluster_walk_init(&wk, &c, 0, &w, 1, NULL, NULL, 4, 8);
+	cr_assert_eq(cluster_walk_take(&wk, found, 20), 3);
+	cr_assert_arr_eq(found, ((int32_t[]){4, 6, 7}), 3 * sizeof *found, "node 5 passed over");
+	cluster_release(&c, 1, &g);
+	cr_assert_eq(c.pools[0].tight, 0);
+	cluster_walk_init(&wk, &c, 0, &w, 1, NULL, NULL, 4, 8);
+	cr_assert_eq(cluster_walk_take(&wk, found, 20), 4, "no check: every node fits");
+	cluster_walk_init(&wk, &c, 0, &big, 1, NULL, NULL, 4, 8);
+	cr_assert_eq(cluster_walk_take(&wk, found, 20), 3,
+		     "a spec beyond the workloads' is checked: node 6 has 16 cores");
+	cr_assert(cluster_consistent(&c));
+	cluster_release(&c, 2, &two);
+	cluster_free(&c);
+}
+
 /* cluster_walk_take in runs of 1, 2, 3 ... gives the nodes cluster_walk_next
  * gives one by one; nodes short of cpu are passed over (pool a: 200 nodes of
  * 4 GPUs and 32 cores; every 7th node has 24 cores taken; a pod of 1 GPU and

@@ -139,6 +139,9 @@ struct pool_state {
 	bool open;          /* serving batch work now */
 	sim_time closes_at; /* end of the current window; SIM_NEVER: always open */
 	int32_t unchecked;  /* changes since the last check of the whole pool (debug builds) */
+	int32_t tight;      /* slots whose cpu or memory free could stop the largest
+			     * request (cluster.most_cpu, most_memory); while none is,
+			     * searches skip the cpu and memory filters */
 };
 
 struct cluster {
@@ -159,6 +162,7 @@ struct cluster {
 			   * stays, a placement that failed fails again the same way */
 	int32_t *class_of; /* per node: its id in classes ("Node classes") */
 	struct class_table classes;
+	double most_cpu, most_memory; /* the largest a workload's pod requests */
 };
 
 /* The class of node. */
