@@ -41,6 +41,16 @@ static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, i
 		}
 	}
 	ix->count[key] = members;
+	if (levels > CLUSTER_LEAST_LEVELS)
+		return;
+	ix->least = gp_xcalloc((size_t)levels * ix->words + 1, sizeof *ix->least);
+	ix->least_block = gp_xcalloc((size_t)levels * ix->blocks + 1, sizeof *ix->least_block);
+	for (int32_t k = 0; k <= key; k++)
+		for (int32_t i = 0; i < members; i++) {
+			ix->least[(size_t)k * ix->words + (size_t)i / 64] |= UINT64_C(1)
+									     << (i % 64);
+			ix->least_block[index_block(ix, k, i)]++;
+		}
 }
 
 static void index_free(struct bucket_index *ix)
@@ -49,6 +59,8 @@ static void index_free(struct bucket_index *ix)
 	free(ix->count);
 	free(ix->block);
 	free(ix->key);
+	free(ix->least);
+	free(ix->least_block);
 }
 
 /* Moves node `local` to bucket key; -1 takes it out of every bucket (a node
@@ -74,6 +86,15 @@ static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 		ix->block[index_block(ix, key, local)]++;
 	}
 	ix->key[local] = key;
+	if (!ix->least)
+		return;
+	/* the sets of keys old+1 .. key gain the node; of key+1 .. old lose it */
+	int32_t up = key > old ? 1 : -1, lo = (key > old ? old : key) + 1,
+		hi = key > old ? key : old;
+	for (int32_t k = lo; k <= hi; k++) {
+		ix->least[(size_t)k * ix->words + w] ^= bit;
+		ix->least_block[index_block(ix, k, local)] += up;
+	}
 }
 
 static int32_t index_first(const struct bucket_index *ix, int32_t k)
@@ -583,6 +604,8 @@ static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t 
 	wk->ok = ok;
 	wk->ctx = ctx;
 	wk->key = NULL;
+	wk->room = NULL;
+	wk->room_block = NULL;
 	wk->n_levels = 0;
 	wk->need = need;
 	wk->first_node = c->pools[p].first_node;
@@ -612,6 +635,10 @@ static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t 
 			wk->level[wk->n_levels++] = ix->bits + (size_t)k * ix->words;
 		}
 	}
+	if (level < 0 && ix->least) {
+		wk->room = ix->least + (size_t)need * ix->words;
+		wk->room_block = ix->least_block + (size_t)need * ix->blocks;
+	}
 	wk->word = (size_t)from / 64;
 	wk->bits = 0;
 }
@@ -638,7 +665,9 @@ static uint64_t walk_mask(const struct cluster_walk *wk, size_t i)
 static uint64_t walk_word(const struct cluster_walk *wk, size_t i)
 {
 	uint64_t b = 0;
-	if (wk->n_levels >= 0) {
+	if (wk->room) {
+		b = wk->room[i];
+	} else if (wk->n_levels >= 0) {
 		for (int32_t l = 0; l < wk->n_levels; l++)
 			b |= wk->level[l][i];
 	} else {
@@ -652,8 +681,8 @@ static uint64_t walk_word(const struct cluster_walk *wk, size_t i)
 /* Whether words [i, i + CLUSTER_BLOCK_WORDS) are a whole block inside the walk. */
 static bool walk_block(const struct cluster_walk *wk, size_t i)
 {
-	return i % CLUSTER_BLOCK_WORDS == 0 && wk->n_levels >= 0 && i * 64 >= (size_t)wk->from &&
-	       (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to;
+	return i % CLUSTER_BLOCK_WORDS == 0 && (wk->room || wk->n_levels >= 0) &&
+	       i * 64 >= (size_t)wk->from && (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to;
 }
 
 int32_t cluster_walk_take(struct cluster_walk *wk, int32_t *out, int32_t max)
@@ -717,8 +746,11 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 			/* a whole block inside the walk: passed at once unless the
 			 * node sought is in it */
 			int32_t in_block = 0;
-			for (int32_t l = 0; l < wk->n_levels; l++)
-				in_block += wk->block[l][i / CLUSTER_BLOCK_WORDS];
+			if (wk->room)
+				in_block = wk->room_block[i / CLUSTER_BLOCK_WORDS];
+			else
+				for (int32_t l = 0; l < wk->n_levels; l++)
+					in_block += wk->block[l][i / CLUSTER_BLOCK_WORDS];
 			if (nth < 0 || nth >= in_block) {
 				nth -= nth < 0 ? 0 : in_block;
 				*count += in_block;
@@ -758,8 +790,8 @@ void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t)
 		t->count[l] = 0;
 		t->first[l] = -1;
 	}
-	if (wk->from >= wk->to)
-		return;
+	if (wk->from >= wk->to || t->n < 0)
+		return; /* t->n < 0: the walk compares keys, no level to tally */
 	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
 		int32_t at = wk->first_node + (int32_t)(i * 64);
 		if (walk_block(wk, i)) {
@@ -1177,6 +1209,38 @@ char *cluster_node_name(const struct cluster *c, int32_t node)
 /* Whether index ix agrees with the keys want[] of the pool's n nodes: each
  * node's key, its bit in that level's bitset and no other, the per-level
  * and per-block counts.  Fills why with the first disagreement. */
+/* Whether ix->least holds, for each k, the nodes (of n) whose key is k or more. */
+static bool least_agrees(const struct bucket_index *ix, int32_t n, const char *name, char *why,
+			 size_t len)
+{
+	if (!ix->least)
+		return true;
+	for (int32_t k = 0; k < ix->levels; k++)
+		for (size_t b = 0; b < ix->blocks; b++) {
+			int32_t in_block = 0;
+			for (size_t i = b * CLUSTER_BLOCK_WORDS;
+			     i < (b + 1) * CLUSTER_BLOCK_WORDS && i < ix->words; i++) {
+				uint64_t want = 0;
+				for (size_t j = i * 64; j < i * 64 + 64 && j < (size_t)n; j++)
+					if (ix->key[j] >= k)
+						want |= UINT64_C(1) << (j % 64);
+				if (ix->least[(size_t)k * ix->words + i] != want)
+					return snprintf(why, len,
+							"%s index: word %zu of the keys from %d",
+							name, i, (int)k),
+					       false;
+				in_block += gp_popcount64(want);
+			}
+			if (in_block != ix->least_block[(size_t)k * ix->blocks + b])
+				return snprintf(why, len,
+						"%s index: block %zu of the keys from %d counts %d",
+						name, b, (int)k,
+						(int)ix->least_block[(size_t)k * ix->blocks + b]),
+				       false;
+		}
+	return true;
+}
+
 static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int32_t n,
 			 const char *name, char *why, size_t len)
 {
@@ -1230,7 +1294,7 @@ static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int
 					 (int)ix->block[(size_t)k * ix->blocks + b], (int)in_block);
 		}
 	free(count);
-	return ok;
+	return ok && least_agrees(ix, n, name, why, len);
 }
 
 bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_t len)

@@ -539,8 +539,8 @@ static bool alike(const struct cluster *c, int32_t i, int32_t j)
  * 3,000 takes and releases drawn at random on 300 nodes (pods of 1 to 4
  * GPUs, 0 to 24 cores): classes come and go through the table's growth and
  * its rebuilds, which free the ids of classes no node is of.  Every 100
- * steps, two nodes share an id exactly when they are alike, and the live
- * classes are the distinct ids in use.
+ * steps, two nodes share an id exactly when they are alike, the live
+ * classes are the distinct ids in use, and walks count the nodes with room.
  */
 Test(cluster, classes_follow_random_takes_and_releases)
 {
@@ -589,6 +589,17 @@ Test(cluster, classes_follow_random_takes_and_releases)
 			distinct += first;
 		}
 		cr_assert_eq(c.classes.live, distinct, "step %d", step);
+		/* a walk over every key from the pod's on (the index's sets of
+		 * "key k or more") counts what the nodes' own GPUs say */
+		for (int32_t g = 1; g <= 4; g++) {
+			struct workload_spec w = pod(g);
+			struct cluster_walk wk;
+			cluster_walk_init(&wk, &c, 0, &w, g, NULL, NULL, 37, 263);
+			int32_t want = 0;
+			for (int32_t i = 37; i < 263; i++)
+				want += gp_popcount64(c.nodes[i].untouched) >= g;
+			cr_assert_eq(cluster_walk_count(&wk), want, "step %d, %d GPUs", step, g);
+		}
 	}
 	cr_assert_gt(most, 32, "the table grew past its first 64 slots");
 	cr_assert(rebuilt, "a rebuild freed the ids of classes left behind");

@@ -120,7 +120,15 @@ struct bucket_index {
 	int32_t *count; /* nodes per level */
 	int32_t *block; /* nodes per level per block: [level * blocks + block] */
 	int32_t *key;   /* per node of the pool */
+	/* The nodes with key k or more, as bitsets and block counts like the
+	 * levels': a walk over every key from `need` on reads one word, not
+	 * one per level.  NULL past CLUSTER_LEAST_LEVELS levels (milli shares:
+	 * a key's change would move up to 1,000 bits). */
+	uint64_t *least;
+	int32_t *least_block;
 };
+
+#define CLUSTER_LEAST_LEVELS 65
 
 struct pool_state {
 	int32_t first_node;
@@ -270,7 +278,10 @@ struct cluster_walk {
 	const struct workload_spec *w;
 	cluster_node_pred ok; /* NULL: none */
 	const void *ctx;
-	const int32_t *key; /* the request's index keys, for the key mode */
+	const int32_t *key;        /* the request's index keys, for the key mode */
+	const uint64_t *room;      /* every key from need on (bucket_index.least);
+				   * NULL: from the levels or the keys */
+	const int32_t *room_block; /* its block counts */
 	const uint64_t *level[CLUSTER_WALK_LEVELS];
 	const int32_t *block[CLUSTER_WALK_LEVELS]; /* their block counts */
 	int32_t keys[CLUSTER_WALK_LEVELS];         /* and keys, ascending */
