@@ -286,6 +286,7 @@ static void init_pool(struct cluster *c, size_t p, int32_t first_node, int32_t f
 	struct pool_state *ps = &c->pools[p];
 	int32_t g = spec->gpus_per_node, slots = scenario_pool_slots(spec), up = spec->nodes;
 	ps->first_node = first_node;
+	ps->first_gpu = first_gpu;
 	ps->n_nodes = slots;
 	ps->n_ready = up;
 	ps->gpus_per_node = g;
@@ -1206,9 +1207,6 @@ char *cluster_node_name(const struct cluster *c, int32_t node)
 	return s;
 }
 
-/* Whether index ix agrees with the keys want[] of the pool's n nodes: each
- * node's key, its bit in that level's bitset and no other, the per-level
- * and per-block counts.  Fills why with the first disagreement. */
 /* Whether ix->least holds, for each k, the nodes (of n) whose key is k or more. */
 static bool least_agrees(const struct bucket_index *ix, int32_t n, const char *name, char *why,
 			 size_t len)
@@ -1241,6 +1239,10 @@ static bool least_agrees(const struct bucket_index *ix, int32_t n, const char *n
 	return true;
 }
 
+/* Whether index ix agrees with the keys want[] of the pool's n nodes: each
+ * node's key, its bit in that level's bitset and no other, the per-level
+ * and per-block counts, the sets of keys k or more.  Fills why with the
+ * first disagreement. */
 static bool index_agrees(const struct bucket_index *ix, const int32_t *want, int32_t n,
 			 const char *name, char *why, size_t len)
 {

@@ -1413,6 +1413,8 @@ bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time n
 	if (ok) { /* placement_take moves the rotation on if these are the nodes taken */
 		pl->sample->planned = pl->sample->cursor;
 		pl->sample->planned_first = nodes[0];
+		for (int32_t i = 0; i < n; i++)
+			cluster_prefetch_node(pl->c, nodes[i]);
 	}
 	if (!ok && why)
 		explain(pl, pod, now, why); /* while the gang's earlier pods hold their place */
