@@ -312,6 +312,23 @@ static void pop_bucket(struct engine *e, struct event *ev)
 	}
 }
 
+const struct event *engine_peek(const struct engine *e)
+{
+	if (e->r != e->rend && e->r->t <= e->soonest)
+		return e->r;
+	if (!e->levels)
+		return NULL;
+	unsigned level, digit;
+	lowest(e, &level, &digit);
+	uint64_t min = e->b[level][digit].min;
+	struct event *p = e->first[level][digit], *end = e->b[level][digit].end;
+	/* the bucket's first block only: a hint need not search a long bucket */
+	for (struct event *stop = span_end(block_of(p + 1), block_of(end), end); p < stop; p++)
+		if (engine_key(p->t) == min)
+			return p;
+	return NULL;
+}
+
 bool engine_pop_slow(struct engine *e, struct event *ev)
 {
 	if (!e->n) {

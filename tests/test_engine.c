@@ -201,7 +201,8 @@ Test(engine, an_event_scheduled_inside_a_run_keeps_its_place)
  * (the same instant), under 256 us (one level-1 bucket, sorted by nibbles),
  * under 65,536 us, whole seconds, up to 2^40 us, and bursts of up to 100
  * events at one time (more than a 31-event block holds).  Before every pop
- * the next time is checked, so peeks between pushes are exercised too.
+ * the next time is checked, so peeks between pushes are exercised too, and
+ * engine_peek's event, when it finds one, is of that time.
  */
 struct ref_event {
 	int64_t t;
@@ -255,6 +256,7 @@ Test(engine, matches_a_reference_heap_under_mixed_loads)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	static struct ref_event ref[1 << 20];
+	long pops = 0, peeked = 0;
 	for (int round = 0; round < 200; round++) {
 		struct engine e;
 		engine_init(&e);
@@ -285,6 +287,12 @@ Test(engine, matches_a_reference_heap_under_mixed_loads)
 			struct ref_event x = ref_pop(ref, &n);
 			cr_assert_eq(engine_next_time(&e), x.t, "round %d op %d: next time", round,
 				     op);
+			const struct event *peek = engine_peek(&e);
+			if (peek) { /* an event of the next time (ties: any of them) */
+				cr_assert_eq(peek->t, x.t, "round %d op %d: peek", round, op);
+				peeked++;
+			}
+			pops++;
 			cr_assert(engine_pop(&e, &ev));
 			cr_assert_eq(ev.t, x.t, "round %d op %d: time", round, op);
 			cr_assert_eq(ev.id, x.order, "round %d op %d: order at time %lld", round,
@@ -302,6 +310,8 @@ Test(engine, matches_a_reference_heap_under_mixed_loads)
 		cr_assert_eq(engine_next_time(&e), SIM_NEVER);
 		engine_free(&e);
 	}
+	cr_assert_gt(peeked, pops * 9 / 10, "a peek finds the next event %ld times of %ld", peeked,
+		     pops);
 	gsl_rng_free(rng);
 }
 

@@ -112,6 +112,11 @@ static inline sim_time engine_next_time(const struct engine *e)
 
 static inline size_t engine_pending(const struct engine *e) { return e->n; }
 
+/* The event the next pop gives unless an earlier one is pushed first, or
+ * NULL when finding it would take more than a glance (a hint, for callers
+ * that prefetch what the next event will read).  O(1). */
+const struct event *engine_peek(const struct engine *e);
+
 /* The rest is the inline fast path and what it calls; not for callers. */
 
 void engine_grow(struct engine *e, unsigned level, unsigned digit);
