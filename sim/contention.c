@@ -5,6 +5,10 @@
 
 #include <math.h>
 
+/* fmin for the finite values here: inlined, where fmin is a call (its NaN
+ * rule keeps the compiler from using minsd). */
+static double least(double a, double b) { return b < a ? b : a; }
+
 static double sum_busy(const struct tenant *t, size_t n)
 {
 	double sum = 0;
@@ -18,7 +22,7 @@ static double sum_capped(const struct tenant *t, size_t n)
 {
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
-		sum += t[i].f * fmin(t[i].s, t[i].share);
+		sum += t[i].f * least(t[i].s, t[i].share);
 	return sum;
 }
 
@@ -52,8 +56,8 @@ void contention_activity(const struct sharing *sh, const struct tenant *tenants,
 		const struct tenant *t = &tenants[i];
 		/* A MIG instance keeps its share of the engines busy at most. */
 		e += t->f * (sh->mode == SHARING_MIG ? t->share : 1.0);
-		m += t->f * fmin(t->s, t->share);
+		m += t->f * least(t->s, t->share);
 	}
-	*engine = fmin(1, e);
-	*sm = fmin(1, m);
+	*engine = least(1, e);
+	*sm = least(1, m);
 }
