@@ -899,7 +899,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 	int64_t threshold = 0, room = 0;
 	const struct spread_state *st = hard_spread(pl, pod, &threshold);
 	struct node_filter *filters = pl->filters;
-	for (size_t p = 0; p < pl->n_pools; p++)
+	for (size_t p = 0; p < pl->n_pools && room <= want; p++) /* more than want: enough */
 		if (pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
 			room += cluster_count_room(c, p, w, pod->gpus, false,
 						   SCORING_LEAST_ALLOCATED);
