@@ -60,6 +60,10 @@ struct sim {
 	struct results *out; /* receives a job's row when it retires (output.jobs) */
 	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
+	int32_t *node_of; /* by job slot: its first pod's node, set at its start and
+			   * read an event before its finish, so that the node's
+			   * lines are asked for before its record is (prefetch_next) */
+	size_t cap_node_of;
 	uint32_t *free_ids; /* retired job indexes to reuse */
 	size_t n_free, cap_free;
 	uint32_t submitted;      /* jobs so far: the next job's seq */
@@ -409,8 +413,10 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 		gen = (uint16_t)(s->jobs[id].gen + 1); /* its old finish events stay stale */
 	} else {
 		GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
+		GP_GROW(s->node_of, s->cap_node_of, s->n_jobs + 1);
 		id = (uint32_t)s->n_jobs++;
 	}
+	s->node_of[id] = -1;
 	struct sim_job *j = &s->jobs[id];
 	*j = (struct sim_job){.submit = now,
 			      .start = SIM_NEVER,
@@ -556,6 +562,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
 	if (j->more)
 		j->grant = j->more[0];
+	s->node_of[id] = j->grant.node;
 	if (placement_start_unblocks(&s->placer, (size_t)j->workload))
 		s->freed++;
 	s->last_progress = s->engine.now;
@@ -1166,6 +1173,7 @@ static void sim_destroy(struct sim *s)
 	for (size_t i = 0; i < s->n_jobs; i++)
 		free(s->jobs[i].more);
 	free(s->jobs);
+	free(s->node_of);
 	free(s->pass_blocked);
 	free(s->admit_blocked);
 	free(s->behind);
@@ -1211,6 +1219,8 @@ static void prefetch_next(const struct sim *s)
 	for (size_t k = 0; k < sizeof(struct sim_job); k += 64)
 		__builtin_prefetch(job + k);
 	__builtin_prefetch(job + sizeof(struct sim_job) - 1);
+	if (s->node_of[next->id] >= 0) /* a CPU-only pod holds a node too */
+		cluster_prefetch_node(&s->cluster, s->node_of[next->id]);
 }
 
 void sim_advance(struct sim *s, struct results *out)
