@@ -60,9 +60,10 @@ struct sim {
 	struct results *out; /* receives a job's row when it retires (output.jobs) */
 	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
-	int32_t *node_of; /* by job slot: its first pod's node, set at its start and
-			   * read an event before its finish, so that the node's
-			   * lines are asked for before its record is (prefetch_next) */
+	int32_t *node_of; /* by job slot: its first pod's node (-1 before it starts),
+			   * read an event before its finish to ask for the node's
+			   * lines with the record's, which is not there to read yet
+			   * (prefetch_next) */
 	size_t cap_node_of;
 	uint32_t *free_ids; /* retired job indexes to reuse */
 	size_t n_free, cap_free;
@@ -1219,7 +1220,7 @@ static void prefetch_next(const struct sim *s)
 	for (size_t k = 0; k < sizeof(struct sim_job); k += 64)
 		__builtin_prefetch(job + k);
 	__builtin_prefetch(job + sizeof(struct sim_job) - 1);
-	if (s->node_of[next->id] >= 0) /* a CPU-only pod holds a node too */
+	if (s->node_of[next->id] >= 0) /* else a stale event of a reused slot */
 		cluster_prefetch_node(&s->cluster, s->node_of[next->id]);
 }
 
