@@ -10,10 +10,12 @@
 #include <string.h>
 
 /* The readable steps of an adaptive run, finest first; each divides the
- * next, so a coarser window is a whole number of finer ones.  It starts at
- * the old fixed default (5m): a run short enough for it keeps its rows. */
-static const sim_time auto_steps[] = {5 * SIM_MINUTE, 15 * SIM_MINUTE, SIM_HOUR,
-				      6 * SIM_HOUR,   SIM_DAY,         7 * SIM_DAY};
+ * next, so a coarser window is a whole number of finer ones.  The issue's
+ * units (1m to 7d), then 4 and 52 weeks, so that spans past 38 years (2,000
+ * weeks) stay bounded too. */
+static const sim_time auto_steps[] = {SIM_MINUTE,  5 * SIM_MINUTE, 15 * SIM_MINUTE,
+				      SIM_HOUR,    6 * SIM_HOUR,   SIM_DAY,
+				      7 * SIM_DAY, 28 * SIM_DAY,   364 * SIM_DAY};
 #define N_AUTO_STEPS (sizeof auto_steps / sizeof auto_steps[0])
 
 /* Where each gauge's window mean sits in a timeseries row; the KV-cache

@@ -402,8 +402,8 @@ static const struct ts_row *ts_at(const char *scope, int64_t t)
 }
 
 /*
- * Provisioning nodes beside Ready ones (5m windows, time-weighted means in
- * GPUs).  The fixture launches 2 nodes of 4 GPUs at 0, Ready at 300: the
+ * Provisioning nodes beside Ready ones (5m windows, set here: the adaptive
+ * step of so short a run is 1m; time-weighted means in GPUs).  The fixture launches 2 nodes of 4 GPUs at 0, Ready at 300: the
  * window [0, 300) has 8 GPUs provisioning and none Ready, [300, 600) none
  * provisioning and 8 Ready.  With provision_time 7m30s they are Ready at
  * 450: [300, 600) holds 8 provisioning for 150 of its 300 s (mean 4) and 8
@@ -411,13 +411,13 @@ static const struct ts_row *ts_at(const char *scope, int64_t t)
  */
 Test(autoscale, the_timeseries_shows_provisioning_beside_ready_nodes)
 {
-	run(A, NULL, 0);
+	RUN_WITH(A, "output.step=5m");
 	cr_assert_float_eq(ts_at("batch", 0)->gpus_provisioning, 8, 1e-9);
 	cr_assert_float_eq(ts_at("batch", 0)->gpus_capacity, 0, 1e-9);
 	cr_assert_float_eq(ts_at("batch", 300)->gpus_provisioning, 0, 1e-9);
 	cr_assert_float_eq(ts_at("batch", 300)->gpus_capacity, 8, 1e-9);
 	cleanup();
-	RUN_WITH(A, "pools.batch.autoscale.provision_time=7m30s");
+	RUN_WITH(A, "output.step=5m", "pools.batch.autoscale.provision_time=7m30s");
 	cr_assert_float_eq(ts_at("batch", 0)->gpus_provisioning, 8, 1e-9);
 	cr_assert_float_eq(ts_at("batch", 300)->gpus_provisioning, 4, 1e-9);
 	cr_assert_float_eq(ts_at("batch", 300)->gpus_capacity, 4, 1e-9);

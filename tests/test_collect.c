@@ -80,6 +80,20 @@ Test(collect, without_a_step_twenty_days_come_out_in_fifteen_minute_windows)
 	end();
 }
 
+/* A century is past 2,000 weeks: 4-week windows, 1,304 of them, and the
+ * integral of a GPU allocated throughout is the span's. */
+Test(collect, a_century_comes_out_in_four_week_windows)
+{
+	sim_time span = 36500 * SIM_DAY;
+	begin(0, 0);
+	collect_add(&c, 0, GAUGE_ALLOCATED, 1, 0);
+	collect_finish(&c, span);
+	cr_assert_eq(r.step, 28 * SIM_DAY);
+	cr_assert_eq(r.n_ts, 1304 * 3); /* 36,500 days = 1,303 x 28 days and 16 */
+	cr_assert_float_eq(allocated_integral(span), (double)span, 1e-9 * (double)span);
+	end();
+}
+
 /* 25 years (an M/M/1 of 200k jobs at 0.9/h): 1,305 weekly windows. */
 Test(collect, twenty_five_years_come_out_in_weeks)
 {
@@ -91,8 +105,9 @@ Test(collect, twenty_five_years_come_out_in_weeks)
 }
 
 /*
- * The first arrival at 0:07 opens the 5m window [0:05, 0:10); its part
- * before 0:07 holds the values before the arrival.  After merging into 15m
+ * The first arrival at 0:07 opens the 1m window [0:07, 0:08), which merges
+ * into the 5m window [0:05, 0:10); its part before 0:07 holds the values
+ * before the arrival.  After merging into 15m
  * the first window is [0:00, 0:15): the GPU allocated from 0:07 gives a mean
  * of 8/15 there.  The last 15m window holds the rest up to the end, with the
  * GPU allocated throughout; the integral is the allocation's: end - 0:07.
@@ -114,7 +129,8 @@ static void first_and_last(sim_time last, size_t windows, sim_time last_len)
 	end();
 }
 
-/* Ending at minute 10,012: windows of 5m from minute 5 reach 2,001 at minute
+/* Ending at minute 10,012: after the 1m windows merged (at minute 2,008),
+ * windows of 5m from minute 5 reach 2,001 at minute
  * 10,010 and merge while the run goes on; 15m windows up to minute 10,005
  * (667 of them) and the 7 minutes after. */
 Test(collect, merging_during_the_run_keeps_the_first_and_last_windows)
@@ -129,8 +145,22 @@ Test(collect, merging_as_the_run_ends_keeps_the_last_partial_window)
 	first_and_last(10007 * SIM_MINUTE, 668, 2 * SIM_MINUTE);
 }
 
-/* A span that fits 2,000 windows of 5m keeps the old default exactly. */
-Test(collect, a_short_run_keeps_five_minute_windows)
+/* A day fits 2,000 windows of 1m, the finest step (1,440 of them). */
+Test(collect, a_day_comes_out_in_minutes)
+{
+	begin(0, 0);
+	collect_add(&c, 0, GAUGE_ALLOCATED, 1, 0);
+	collect_add(&c, 0, GAUGE_ALLOCATED, -1, 90 * SIM_MINUTE);
+	collect_finish(&c, SIM_DAY);
+	cr_assert_eq(r.step, SIM_MINUTE);
+	cr_assert_eq(r.n_ts, 1440 * 3);
+	cr_assert_float_eq(r.ts[3 * 89].gpus_allocated, 1, 1e-12);
+	cr_assert_float_eq(r.ts[3 * 90].gpus_allocated, 0, 1e-12);
+	end();
+}
+
+/* 2,000 windows of 5m (about a week) are too many at 1m and just fit at 5m. */
+Test(collect, two_thousand_five_minute_windows_stay_five_minutes)
 {
 	begin(0, 0);
 	collect_add(&c, 0, GAUGE_ALLOCATED, 1, 0);
