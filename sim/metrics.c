@@ -4,32 +4,11 @@
 #include "gpuplan/metrics.h"
 
 #include "gpuplan/cost.h"
-#include "gpuplan/sort.h"
 
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
-struct queue_stats {
-	double mean, p50, p95, p99, max;
-};
-
-static struct queue_stats queue_stats(double *q, size_t n)
-{
-	struct queue_stats st = {NAN, NAN, NAN, NAN, NAN};
-	if (n) {
-		sort_doubles(q, n); /* the array gsl_sort gives, in O(n) */
-		st.mean = gsl_stats_mean(q, 1, n);
-		st.p50 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.50);
-		st.p95 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.95);
-		st.p99 = gsl_stats_quantile_from_sorted_data(q, 1, n, 0.99);
-		st.max = q[n - 1];
-	}
-	return st;
-}
-
-static void add_queue_metrics(struct results *r, const char *scope, const struct queue_stats *st)
+static void add_queue_metrics(struct results *r, const char *scope, const struct samples_stats *st)
 {
 	results_add_metric(r, scope, "queue_time_mean_s", st->mean, "s");
 	results_add_metric(r, scope, "queue_time_p50_s", st->p50, "s");
@@ -44,7 +23,7 @@ static int32_t sole_waiting_workload(const struct sim *s, const struct scenario 
 {
 	int32_t sole = -1;
 	for (size_t w = 0; w < sc->n_workloads; w++)
-		if (sim_workloads(s)[w].n_waits) {
+		if (samples_count(&sim_workloads(s)[w].waits)) {
 			if (sole >= 0)
 				return -1;
 			sole = (int32_t)w;
@@ -54,15 +33,16 @@ static int32_t sole_waiting_workload(const struct sim *s, const struct scenario 
 
 /* Job counts, deadlines, queue times and makespan of the jobs of workload w
  * (w < 0: all jobs), from the counts the run kept per workload (sim.h):
- * finished jobs may be gone.  The waits gathered here sort to the array the
- * jobs would give, so the figures do not depend on the jobs being kept.
- * Queue figures already known (known, not NULL) are not computed again.
- * Returns the queue figures. */
-static struct queue_stats add_job_metrics(const struct sim *s, const struct scenario *sc,
-					  struct results *r, const char *scope, int32_t w,
-					  double *scratch, const struct queue_stats *known)
+ * finished jobs may be gone.  The queue times are the workloads' samples
+ * (samples.h), so the figures do not depend on the jobs being kept.  Queue
+ * figures already known (known, not NULL) are not computed again.  Returns
+ * the queue figures. */
+static struct samples_stats add_job_metrics(const struct sim *s, const struct scenario *sc,
+					    struct results *r, const char *scope, int32_t w,
+					    const struct samples_stats *known)
 {
 	const struct sim_workload *wl = sim_workloads(s);
+	const struct samples **waits = gp_xcalloc(sc->n_workloads + 1, sizeof *waits);
 	size_t n = 0;
 	int64_t submitted = 0, completed = 0, failed = 0, met = 0;
 	sim_time first = SIM_NEVER, last = SIM_NEVER;
@@ -78,11 +58,10 @@ static struct queue_stats add_job_metrics(const struct sim *s, const struct scen
 			first = x->first_submit;
 		if (x->last_end != SIM_NEVER && (last == SIM_NEVER || x->last_end > last))
 			last = x->last_end;
-		if (x->n_waits && !known) /* waits is NULL when none started */
-			memcpy(scratch + n, x->waits, x->n_waits * sizeof *scratch);
-		n += x->n_waits;
+		waits[n++] = &x->waits;
 	}
-	struct queue_stats st = known ? *known : queue_stats(scratch, n);
+	struct samples_stats st = known ? *known : samples_stats(waits, n);
+	free(waits);
 	add_queue_metrics(r, scope, &st);
 	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
 	results_add_metric(r, scope, "jobs_completed", (double)completed, "jobs");
@@ -156,23 +135,17 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r)
 {
 	const struct collect *c = sim_collect(s);
-	size_t n_waits = 0;
-	for (size_t w = 0; w < sc->n_workloads; w++)
-		n_waits += sim_workloads(s)[w].n_waits;
-	double *scratch = gp_xmalloc((n_waits ? n_waits : 1) * sizeof *scratch);
 	int32_t sole = sole_waiting_workload(s, sc);
-	struct queue_stats all = {0};
+	struct samples_stats all = {0};
 	for (size_t scope = 0; scope < c->n_scopes; scope++) {
 		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
 		if (scope == 0) {
-			all = add_job_metrics(s, sc, r, "all", -1, scratch, NULL);
+			all = add_job_metrics(s, sc, r, "all", -1, NULL);
 		} else if (scope > sc->n_pools) {
 			int32_t w = (int32_t)(scope - 1 - sc->n_pools);
-			add_job_metrics(s, sc, r, c->names[scope], w, scratch,
-					w == sole ? &all : NULL);
+			add_job_metrics(s, sc, r, c->names[scope], w, w == sole ? &all : NULL);
 		}
 	}
-	free(scratch);
 	const struct sim_workload *wl = sim_workloads(s);
 	int64_t *verified = gp_xcalloc(sc->n_workloads + 1, sizeof *verified);
 	for (size_t w = 0; w < sc->n_workloads; w++)

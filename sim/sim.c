@@ -67,9 +67,10 @@ struct sim {
 	size_t cap_node_of;
 	uint32_t *free_ids; /* retired job indexes to reuse */
 	size_t n_free, cap_free;
-	uint32_t submitted;      /* jobs so far: the next job's seq */
-	struct sim_workload *wl; /* per workload */
-	size_t arriving;         /* workloads whose stream has more arrivals */
+	uint32_t submitted;               /* jobs so far: the next job's seq */
+	struct sim_workload *wl;          /* per workload */
+	struct samples_budget waits_held; /* queue times the workloads hold exactly */
+	size_t arriving;                  /* workloads whose stream has more arrivals */
 	size_t running;
 	size_t backing_off; /* jobs waiting to be retried after an OOM kill */
 	bool dirty;         /* something changed that may let work start */
@@ -574,8 +575,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	if (j->start == SIM_NEVER) {
 		j->start = s->engine.now; /* queue time runs to the first start */
 		struct sim_workload *wl = &s->wl[j->workload];
-		GP_GROW(wl->waits, wl->cap_waits, wl->n_waits + 1);
-		wl->waits[wl->n_waits++] = sim_seconds(j->start - j->submit);
+		samples_add(&wl->waits, &s->waits_held, sim_seconds(j->start - j->submit));
 	}
 	j->span_start = s->engine.now;
 	j->last = s->engine.now;
@@ -1110,6 +1110,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->plan = gp_xcalloc((size_t)pods, sizeof *s->plan);
 	s->best_plan = gp_xcalloc((size_t)pods, sizeof *s->best_plan);
 	s->wl = gp_xcalloc(sc->n_workloads, sizeof *s->wl);
+	s->waits_held.max = SAMPLES_EXACT_MAX;
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		s->wl[w].first_submit = s->wl[w].last_end = SIM_NEVER;
 	quota_init(&s->quota, sc);
@@ -1187,7 +1188,7 @@ static void sim_destroy(struct sim *s)
 	free(s->class_why);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {
 		gsl_rng_free(s->wl[w].quality);
-		free(s->wl[w].waits);
+		samples_free(&s->wl[w].waits);
 	}
 	free(s->free_ids);
 	free(s->wl);

@@ -28,6 +28,7 @@
 #include "gpuplan/collect.h"
 #include "gpuplan/placement.h"
 #include "gpuplan/results.h"
+#include "gpuplan/samples.h"
 #include "gpuplan/scenario.h"
 
 #include <gsl/gsl_rng.h>
@@ -77,8 +78,7 @@ struct sim_workload {
 	 * can be retired (metrics.h) */
 	int64_t submitted, completed, failed, met; /* met: completed by the deadline */
 	sim_time first_submit, last_end;           /* SIM_NEVER: none yet */
-	double *waits; /* queue time (s) of each job that started, in start order */
-	size_t n_waits, cap_waits;
+	struct samples waits;                      /* queue time (s) of each job that started */
 };
 
 struct sim;

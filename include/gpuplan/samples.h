@@ -1,0 +1,59 @@
+/*
+ * samples.h - order statistics of a stream of non-negative values (queue
+ * times), in memory that stops growing.
+ *
+ * A run's samples share a budget of values held exactly (SAMPLES_EXACT_MAX).
+ * While a sample set is exact its figures are those of its sorted values:
+ * the mean and percentiles gsl_stats_mean and
+ * gsl_stats_quantile_from_sorted_data give, bit for bit.  A set that would
+ * take the budget past its max becomes a sketch and frees its values: zeros
+ * are counted, positive values go to a GSL histogram of logarithmic bins,
+ * each 0.5% wider than the one before (1 µs to 1e13 s), about 140 KiB.  A
+ * sketched set's percentiles are within 0.5% of the exact ones (the
+ * histogram inverted at the same ranks, interpolated in the bin); its count,
+ * zeros and max are exact, its mean is the running sum over the count.
+ * Sketches merge bin by bin, so a union (scope all) of sketched sets is
+ * again within 0.5%.
+ */
+#ifndef GPUPLAN_SAMPLES_H
+#define GPUPLAN_SAMPLES_H
+
+#include <gsl/gsl_histogram.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Values a run holds exactly, at most: 80 MB of doubles, and as much again
+ * twice to sort them at the end. */
+#define SAMPLES_EXACT_MAX 10000000
+
+/* The values held exactly by a run's sample sets, against max. */
+struct samples_budget {
+	size_t held, max;
+};
+
+struct samples {
+	double *v; /* the values, while sketch is NULL */
+	size_t n, cap;
+	gsl_histogram *sketch; /* positive values, once the set is a sketch */
+	int64_t count, zeros;  /* once a sketch: every value added, and the zeros */
+	double sum, max;       /* once a sketch: of every value added */
+};
+
+struct samples_stats {
+	double mean, p50, p95, p99, max; /* NaN without values */
+};
+
+/* Adds x >= 0 to s, charging b while s is exact. */
+void samples_add(struct samples *s, struct samples_budget *b, double x);
+
+/* The number of values added to s. */
+int64_t samples_count(const struct samples *s);
+
+/* The figures of the union of parts[0..n): exact when every part is,
+ * else from one sketch of them all. */
+struct samples_stats samples_stats(const struct samples *const *parts, size_t n);
+
+/* Frees what s holds; s is then empty. */
+void samples_free(struct samples *s);
+
+#endif
