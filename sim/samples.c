@@ -93,36 +93,10 @@ void samples_free(struct samples *s)
 
 /* --- figures ------------------------------------------------------------------ */
 
-static const struct samples_stats none = {NAN, NAN, NAN, NAN, NAN};
-
-/* The sorted union, read as metrics always read it. */
-static struct samples_stats exact_stats(const struct samples *const *parts, size_t n, size_t total)
-{
-	if (!total)
-		return none;
-	double *v = gp_xmalloc(total * sizeof *v);
-	size_t at = 0;
-	for (size_t k = 0; k < n; k++) {
-		if (parts[k]->n)
-			memcpy(v + at, parts[k]->v, parts[k]->n * sizeof *v);
-		at += parts[k]->n;
-	}
-	sort_doubles(v, total); /* the array gsl_sort gives, in O(n) */
-	struct samples_stats st = {
-		gsl_stats_mean(v, 1, total),
-		gsl_stats_quantile_from_sorted_data(v, 1, total, 0.50),
-		gsl_stats_quantile_from_sorted_data(v, 1, total, 0.95),
-		gsl_stats_quantile_from_sorted_data(v, 1, total, 0.99),
-		v[total - 1],
-	};
-	free(v);
-	return st;
-}
-
-/* The value of rank r (0-based) of the sketch: a zero, or the positive
- * values' histogram inverted at the middle of the rank, which lands in the
- * bin that holds it. */
-static double value_at(const struct samples *s, const gsl_histogram_pdf *pdf, int64_t r)
+/* The value of rank r (0-based) of a sketch: a zero, or the positive values'
+ * histogram inverted at the middle of the rank, which lands in the bin that
+ * holds it. */
+static double sketch_value(const struct samples *s, const gsl_histogram_pdf *pdf, int64_t r)
 {
 	if (r < s->zeros)
 		return 0;
@@ -131,57 +105,105 @@ static double value_at(const struct samples *s, const gsl_histogram_pdf *pdf, in
 	return x < s->max ? x : s->max;
 }
 
-/* As gsl_stats_quantile_from_sorted_data, between the ranks around f (n - 1). */
-static double quantile(const struct samples *s, const gsl_histogram_pdf *pdf, double f)
+void samples_view_init(struct samples_view *view, const struct samples *const *parts, size_t n)
 {
-	double index = f * (double)(s->count - 1);
-	int64_t lhs = (int64_t)index;
-	double delta = index - (double)lhs;
-	if (lhs == s->count - 1)
-		return value_at(s, pdf, lhs);
-	return (1 - delta) * value_at(s, pdf, lhs) + delta * value_at(s, pdf, lhs + 1);
+	memset(view, 0, sizeof *view);
+	bool exact = true;
+	for (size_t k = 0; k < n; k++) {
+		exact = exact && !parts[k]->sketch;
+		view->n += parts[k]->n;
+	}
+	if (exact) {
+		view->v = gp_xmalloc((view->n ? view->n : 1) * sizeof *view->v);
+		size_t at = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (parts[k]->n)
+				memcpy(view->v + at, parts[k]->v, parts[k]->n * sizeof *view->v);
+			at += parts[k]->n;
+		}
+		sort_doubles(view->v, view->n); /* the array gsl_sort gives, in O(n) */
+		return;
+	}
+	struct samples *all = &view->all;
+	all->sketch = new_sketch();
+	for (size_t k = 0; k < n; k++) {
+		const struct samples *p = parts[k];
+		for (size_t i = 0; i < p->n; i++)
+			sketch_add(all, p->v[i]);
+		if (!p->sketch)
+			continue;
+		gsl_histogram_add(all->sketch, p->sketch);
+		all->count += p->count;
+		all->zeros += p->zeros;
+		all->sum += p->sum;
+		all->max = p->max > all->max ? p->max : all->max;
+	}
+	if (all->zeros < all->count) {
+		view->pdf = gsl_histogram_pdf_alloc(all->sketch->n);
+		gsl_histogram_pdf_init(view->pdf, all->sketch);
+	}
 }
 
-static struct samples_stats sketch_stats(const struct samples *s)
+int64_t samples_view_count(const struct samples_view *view)
 {
-	if (!s->count)
-		return none;
-	struct samples_stats st = {s->sum / (double)s->count, 0, 0, 0, s->max};
-	if (s->zeros == s->count)
-		return st; /* the percentiles are 0 */
-	gsl_histogram_pdf *pdf = gsl_histogram_pdf_alloc(s->sketch->n);
-	gsl_histogram_pdf_init(pdf, s->sketch);
-	st.p50 = quantile(s, pdf, 0.50);
-	st.p95 = quantile(s, pdf, 0.95);
-	st.p99 = quantile(s, pdf, 0.99);
-	gsl_histogram_pdf_free(pdf);
-	return st;
+	return view->all.sketch ? view->all.count : (int64_t)view->n;
+}
+
+double samples_view_mean(const struct samples_view *view)
+{
+	if (!samples_view_count(view))
+		return NAN;
+	if (view->all.sketch)
+		return view->all.sum / (double)view->all.count;
+	return gsl_stats_mean(view->v, 1, view->n);
+}
+
+/* The value of rank r (0-based). */
+static double value_at(const struct samples_view *view, int64_t r)
+{
+	if (!view->all.sketch)
+		return view->v[r];
+	return view->pdf ? sketch_value(&view->all, view->pdf, r) : 0;
+}
+
+double samples_view_quantile(const struct samples_view *view, double f)
+{
+	int64_t n = samples_view_count(view);
+	if (!n)
+		return NAN;
+	if (!view->all.sketch)
+		return gsl_stats_quantile_from_sorted_data(view->v, 1, view->n, f);
+	/* as GSL: between the ranks around f (n - 1) */
+	double index = f * (double)(n - 1);
+	int64_t lhs = (int64_t)index;
+	double delta = index - (double)lhs;
+	if (lhs == n - 1)
+		return value_at(view, lhs);
+	return (1 - delta) * value_at(view, lhs) + delta * value_at(view, lhs + 1);
+}
+
+void samples_view_free(struct samples_view *view)
+{
+	free(view->v);
+	if (view->pdf)
+		gsl_histogram_pdf_free(view->pdf);
+	samples_free(&view->all);
+	memset(view, 0, sizeof *view);
 }
 
 struct samples_stats samples_stats(const struct samples *const *parts, size_t n)
 {
-	size_t total = 0;
-	bool exact = true;
-	for (size_t k = 0; k < n; k++) {
-		exact = exact && !parts[k]->sketch;
-		total += parts[k]->n;
+	struct samples_view view;
+	samples_view_init(&view, parts, n);
+	struct samples_stats st = {NAN, NAN, NAN, NAN, NAN};
+	int64_t count = samples_view_count(&view);
+	if (count) {
+		st.mean = samples_view_mean(&view);
+		st.p50 = samples_view_quantile(&view, 0.50);
+		st.p95 = samples_view_quantile(&view, 0.95);
+		st.p99 = samples_view_quantile(&view, 0.99);
+		st.max = view.all.sketch ? view.all.max : view.v[count - 1];
 	}
-	if (exact)
-		return exact_stats(parts, n, total);
-	struct samples all = {.sketch = new_sketch()};
-	for (size_t k = 0; k < n; k++) {
-		const struct samples *p = parts[k];
-		for (size_t i = 0; i < p->n; i++)
-			sketch_add(&all, p->v[i]);
-		if (!p->sketch)
-			continue;
-		gsl_histogram_add(all.sketch, p->sketch);
-		all.count += p->count;
-		all.zeros += p->zeros;
-		all.sum += p->sum;
-		all.max = p->max > all.max ? p->max : all.max;
-	}
-	struct samples_stats st = sketch_stats(&all);
-	samples_free(&all);
+	samples_view_free(&view);
 	return st;
 }

@@ -43,6 +43,15 @@ struct samples_stats {
 	double mean, p50, p95, p99, max; /* NaN without values */
 };
 
+/* The union of sample sets, ready for its figures: sorted values, or one
+ * sketch of them all. */
+struct samples_view {
+	double *v; /* sorted, when every part was exact */
+	size_t n;
+	struct samples all;     /* the sketch, otherwise */
+	gsl_histogram_pdf *pdf; /* its positive values' distribution; NULL: none */
+};
+
 /* Adds x >= 0 to s, charging b while s is exact. */
 void samples_add(struct samples *s, struct samples_budget *b, double x);
 
@@ -52,6 +61,15 @@ int64_t samples_count(const struct samples *s);
 /* The figures of the union of parts[0..n): exact when every part is,
  * else from one sketch of them all. */
 struct samples_stats samples_stats(const struct samples *const *parts, size_t n);
+
+/* The union of parts[0..n) as a view (exact when every part is); its
+ * number of values, their mean (NaN without values) and the f-quantile,
+ * 0 <= f <= 1, as gsl_stats_quantile_from_sorted_data defines it. */
+void samples_view_init(struct samples_view *view, const struct samples *const *parts, size_t n);
+int64_t samples_view_count(const struct samples_view *view);
+double samples_view_mean(const struct samples_view *view);
+double samples_view_quantile(const struct samples_view *view, double f);
+void samples_view_free(struct samples_view *view);
 
 /* Frees what s holds; s is then empty. */
 void samples_free(struct samples *s);
