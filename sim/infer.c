@@ -377,11 +377,14 @@ static void finish_request(struct infer *in, struct service *s, uint32_t id, enu
 	q->state = (uint8_t)st;
 	q->done = now_of(in);
 	q->slo_met = within_slo(&s->is->slo, q);
-	q->verified = q->slo_met && quality_draw(s->quality_seed, id) < s->ws->pass_rate;
+	q->verified = q->slo_met && quality_draw(s->quality_seed, q->seq) < s->ws->pass_rate;
 	s->verified += q->verified;
 	s->outstanding--;
 	in->news |= INFER_PROGRESS;
 	in->progress_at = q->done;
+	served_add(in, s, q); /* it leaves: its slot goes to the next arrival */
+	GP_GROW(s->free_reqs, s->cap_free, s->n_free + 1);
+	s->free_reqs[s->n_free++] = id;
 }
 
 /* --- the server ------------------------------------------------------------- */
@@ -656,11 +659,19 @@ static void on_arrival(struct infer *in, struct service *s)
 	sim_time now = now_of(in);
 	struct new_request nr;
 	while (arrivals_requests_take(&s->stream, now, &nr)) {
-		GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
-		uint32_t id = (uint32_t)s->n_reqs++;
+		uint32_t id;
+		if (s->n_free)
+			id = s->free_reqs[--s->n_free];
+		else {
+			GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
+			id = (uint32_t)s->n_reqs++;
+		}
+		if (s->served.first_arrival == SIM_NEVER)
+			s->served.first_arrival = now;
+		uint32_t seq = (uint32_t)s->served.submitted++;
 		s->reqs[id] =
-			(struct req){now,       now, SIM_NEVER,  SIM_NEVER, SIM_NEVER, nr.prompt,
-				     nr.output, 0,   RQ_WAITING, false,     false};
+			(struct req){now,       now, SIM_NEVER, SIM_NEVER,  SIM_NEVER, nr.prompt,
+				     nr.output, 0,   seq,       RQ_WAITING, false,     false};
 		s->outstanding++;
 		gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 		struct replica *r = route(in, s);
@@ -1095,6 +1106,7 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 		return NULL;
 	struct infer *in = gp_xcalloc(1, sizeof *in);
 	in->sc = sc;
+	in->held.max = SAMPLES_EXACT_MAX;
 	in->h = *host;
 	in->svcs = gp_xcalloc(n, sizeof *in->svcs);
 	in->reps = gp_xcalloc(reps, sizeof *in->reps);
@@ -1112,9 +1124,7 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 		s->n_reps = s->is->max_replicas;
 		in->n_reps += (size_t)s->n_reps;
 		arrivals_requests_init(&s->stream, sc, ws);
-		int64_t expect = scenario_requests_expected(ws, sc->horizon);
-		if (expect > 0)
-			GP_GROW(s->reqs, s->cap_reqs, (size_t)expect);
+		s->served.first_arrival = s->served.last_done = SIM_NEVER;
 		s->n_history = (int32_t)(s->is->scale_down_window / s->is->scale_interval) + 1;
 		s->history = gp_xcalloc((size_t)s->n_history, sizeof *s->history);
 		s->quality_seed =
@@ -1178,6 +1188,8 @@ void infer_destroy(struct infer *in)
 	for (size_t i = 0; i < in->n_svcs; i++) {
 		arrivals_requests_free(&in->svcs[i].stream);
 		free(in->svcs[i].reqs);
+		free(in->svcs[i].free_reqs);
+		served_free(&in->svcs[i].served);
 		free(in->svcs[i].backlog);
 		free(in->svcs[i].history);
 	}

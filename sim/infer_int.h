@@ -7,13 +7,15 @@
 
 #include "gpuplan/arrivals.h"
 #include "gpuplan/infer.h"
+#include "gpuplan/samples.h"
 
 #define BLOCK         FOOTPRINT_BLOCK_TOKENS
 #define HPA_TOLERANCE 0.1
 
 enum req_state { RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
 
-/* One request of a service, by index in arrival order. */
+/* One request of a service in flight, in a slot that a request which
+ * finished or was rejected gives to the next arrival. */
 struct req {
 	sim_time arrival;
 	sim_time ready;    /* tokenized */
@@ -22,8 +24,21 @@ struct req {
 	sim_time done;     /* SIM_NEVER before */
 	int32_t prompt, output;
 	int32_t generated; /* survives preemption */
+	uint32_t seq;      /* arrival order in its service: the request's id */
 	uint8_t state;     /* enum req_state */
 	bool slo_met, verified;
+};
+
+/* What the requests that left a service leave behind (infer_results adds
+ * the ones still in flight at the end). */
+struct served {
+	int64_t submitted, completed, rejected, tokens, slo_met;
+	struct samples ttft, tpot, e2e; /* completed requests (tpot: of more than a token) */
+	struct samples queue;           /* admitted requests: first admission - ready */
+	double tok_wait;                /* s admitted requests waited for a tokenizer */
+	sim_time first_arrival, last_done;
+	struct request_record *rows; /* output.requests: one per request that left */
+	size_t n_rows, cap_rows;
 };
 
 /* A running sequence of a replica. */
@@ -73,8 +88,11 @@ struct service {
 	const struct workload_spec *ws;
 	const struct inference_spec *is;
 	struct request_stream stream;
-	struct req *reqs;
+	struct req *reqs; /* slots: requests in flight, and free ones */
 	size_t n_reqs, cap_reqs;
+	uint32_t *free_reqs; /* free slots, a stack */
+	size_t n_free, cap_free;
+	struct served served;
 	uint32_t *backlog; /* ring: requests waiting for a ready replica */
 	uint32_t back_head, back_n, back_cap;
 	int32_t first_rep, n_reps; /* slots in infer.reps */
@@ -98,14 +116,20 @@ struct infer {
 	size_t n_svcs;
 	struct replica *reps;
 	size_t n_reps;
-	sim_time *tok;            /* tokenizer workers of every replica */
-	double *gpu_eng, *gpu_sm; /* per GPU: sums over active replicas, uncapped */
-	int64_t pending;          /* replicas pending placement */
-	unsigned news;            /* INFER_ flags since the last infer_news */
-	sim_time progress_at;     /* the last arrival or completion (INFER_PROGRESS) */
+	sim_time *tok;              /* tokenizer workers of every replica */
+	double *gpu_eng, *gpu_sm;   /* per GPU: sums over active replicas, uncapped */
+	int64_t pending;            /* replicas pending placement */
+	unsigned news;              /* INFER_ flags since the last infer_news */
+	struct samples_budget held; /* latencies the services hold exactly */
+	sim_time progress_at;       /* the last arrival or completion (INFER_PROGRESS) */
 };
 
 static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }
+
+/* Adds request q of service s to what s served: its figures, and its row
+ * with output.requests (infer_results.c). */
+void served_add(struct infer *in, struct service *s, const struct req *q);
+void served_free(struct served *v);
 
 static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
 

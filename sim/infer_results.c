@@ -4,107 +4,150 @@
  * and for all, and the request rows.
  */
 #include "gpuplan/infer.h"
-#include "gpuplan/sort.h"
 
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "infer_int.h"
 
-/* --- results ---------------------------------------------------------------- */
+/* --- what a request leaves behind ------------------------------------------------ */
 
-/* The p-th percentile of v[0..n) as gsl_stats_quantile_from_sorted_data
- * defines it (linear between order statistics); sorts v. */
-static double pct(double *v, size_t n, double p)
+void served_add(struct infer *in, struct service *s, const struct req *q)
 {
-	if (!n)
-		return NAN;
-	size_t k = 1;
-	while (k < n && v[k - 1] <= v[k])
-		k++;
-	if (k < n) /* sorted by the previous percentile of the same figures */
-		sort_doubles(v, n);
-	double at = (double)(n - 1) * p / 100;
-	size_t i = (size_t)floor(at);
-	double frac = at - (double)i;
-	return frac == 0 || i + 1 >= n ? v[i] : v[i] + frac * (v[i + 1] - v[i]);
+	struct served *v = &s->served;
+	struct samples_budget *b = &in->held;
+	if (q->admitted != SIM_NEVER) {
+		samples_add(&v->queue, b, sim_seconds(q->admitted - q->ready));
+		v->tok_wait += fmax(0, sim_seconds(q->ready - q->arrival - s->is->tokenize));
+	}
+	v->rejected += q->state == RQ_REJECTED;
+	v->slo_met += q->slo_met;
+	if (q->state == RQ_DONE) {
+		v->completed++;
+		v->tokens += q->output;
+		samples_add(&v->ttft, b, sim_seconds(q->first - q->arrival));
+		samples_add(&v->e2e, b, sim_seconds(q->done - q->arrival));
+		if (q->output > 1)
+			samples_add(&v->tpot, b, sim_seconds(q->done - q->first) / (q->output - 1));
+		if (v->last_done == SIM_NEVER || q->done > v->last_done)
+			v->last_done = q->done;
+	}
+	if (!in->sc->output.requests)
+		return;
+	uint8_t st = q->state == RQ_DONE       ? REQUEST_COMPLETED
+		     : q->state == RQ_REJECTED ? REQUEST_REJECTED
+					       : REQUEST_UNFINISHED;
+	GP_GROW(v->rows, v->cap_rows, v->n_rows + 1);
+	struct request_record *row = &v->rows[v->n_rows++];
+	memset(row, 0, sizeof *row); /* padding too: rows compare whole */
+	row->request_id = q->seq;
+	row->workload = s->w;
+	row->prompt_tokens = q->prompt;
+	row->output_tokens = q->output;
+	row->status = st;
+	row->slo_met = q->slo_met;
+	row->verified = q->verified;
+	row->arrival = q->arrival;
+	row->first_token = q->first;
+	row->done = q->state == RQ_DONE ? q->done : SIM_NEVER;
 }
 
-static double mean_of(const double *v, size_t n) { return n ? gsl_stats_mean(v, 1, n) : NAN; }
+void served_free(struct served *v)
+{
+	samples_free(&v->ttft);
+	samples_free(&v->tpot);
+	samples_free(&v->e2e);
+	samples_free(&v->queue);
+	free(v->rows);
+	memset(v, 0, sizeof *v);
+}
 
-/* Latencies of the completed requests of one scope, plus what the SLO
- * check needs: each bound at its percentile, with requests that failed or
- * never finished counting as infinitely late. */
+/* --- figures ------------------------------------------------------------------- */
+
+/* The figures of a run of services together (one, or all of them). */
 struct figures {
-	double *ttft, *tpot, *e2e, *queue;
-	size_t n_done, n_tpot, n_queue;
-	int64_t submitted, rejected, tokens, slo_met, verified, preemptions;
+	struct samples_view ttft, tpot, e2e, queue;
+	int64_t submitted, completed, rejected, tokens, slo_met, preemptions;
 	sim_time first_arrival, last_done;
-	double busy_us, ready_us;
+	double tok_wait, busy_us, ready_us;
 	bool slo_holds;
-	double tok_wait; /* seconds admitted requests waited for a tokenizer worker */
 };
 
-static void add_service(struct infer *in, const struct service *s, struct figures *f)
+#define EARLIEST(a, b) ((a) == SIM_NEVER || ((b) != SIM_NEVER && (b) < (a)) ? (b) : (a))
+#define LATEST(a, b)   ((a) == SIM_NEVER || ((b) != SIM_NEVER && (b) > (a)) ? (b) : (a))
+
+static void figures_init(struct figures *f, const struct infer *in, const struct service *svcs,
+			 size_t n)
 {
-	for (size_t i = 0; i < s->n_reqs; i++) {
-		const struct req *q = &s->reqs[i];
-		f->submitted++;
-		if (f->first_arrival == SIM_NEVER || q->arrival < f->first_arrival)
-			f->first_arrival = q->arrival;
-		f->rejected += q->state == RQ_REJECTED;
-		f->slo_met += q->slo_met;
-		f->verified += q->verified;
-		if (q->admitted != SIM_NEVER) {
-			f->queue[f->n_queue++] = sim_seconds(q->admitted - q->ready);
-			f->tok_wait +=
-				fmax(0, sim_seconds(q->ready - q->arrival - s->is->tokenize));
+	memset(f, 0, sizeof *f);
+	f->first_arrival = f->last_done = SIM_NEVER;
+	const struct samples **parts = gp_xcalloc(4 * n + 1, sizeof *parts);
+	for (size_t i = 0; i < n; i++) {
+		const struct service *s = &svcs[i];
+		const struct served *v = &s->served;
+		parts[i] = &v->ttft, parts[n + i] = &v->tpot;
+		parts[2 * n + i] = &v->e2e, parts[3 * n + i] = &v->queue;
+		f->submitted += v->submitted;
+		f->completed += v->completed;
+		f->rejected += v->rejected;
+		f->tokens += v->tokens;
+		f->slo_met += v->slo_met;
+		f->preemptions += s->preemptions;
+		f->tok_wait += v->tok_wait;
+		f->first_arrival = EARLIEST(f->first_arrival, v->first_arrival);
+		f->last_done = LATEST(f->last_done, v->last_done);
+		sim_time end = in->h.engine->now;
+		for (int32_t k = 0; k < s->n_reps; k++) {
+			const struct replica *r = &in->reps[s->first_rep + k];
+			f->busy_us += r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
+			f->ready_us +=
+				r->ready_us +
+				(r->ready_since != SIM_NEVER ? (double)(end - r->ready_since) : 0);
 		}
-		if (q->state != RQ_DONE)
-			continue;
-		f->tokens += q->output;
-		f->ttft[f->n_done] = sim_seconds(q->first - q->arrival);
-		f->e2e[f->n_done++] = sim_seconds(q->done - q->arrival);
-		if (q->output > 1)
-			f->tpot[f->n_tpot++] = sim_seconds(q->done - q->first) / (q->output - 1);
-		if (f->last_done == SIM_NEVER || q->done > f->last_done)
-			f->last_done = q->done;
 	}
-	f->preemptions += s->preemptions;
-	sim_time end = in->h.engine->now;
-	for (int32_t k = 0; k < s->n_reps; k++) {
-		const struct replica *r = &in->reps[s->first_rep + k];
-		f->busy_us += r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
-		f->ready_us += r->ready_us +
-			       (r->ready_since != SIM_NEVER ? (double)(end - r->ready_since) : 0);
-	}
+	samples_view_init(&f->ttft, parts, n);
+	samples_view_init(&f->tpot, parts + n, n);
+	samples_view_init(&f->e2e, parts + 2 * n, n);
+	samples_view_init(&f->queue, parts + 3 * n, n);
+	free(parts);
+}
+
+static void figures_free(struct figures *f)
+{
+	samples_view_free(&f->ttft);
+	samples_view_free(&f->tpot);
+	samples_view_free(&f->e2e);
+	samples_view_free(&f->queue);
+}
+
+/* The p-th percentile (0 to 100) of a view; NaN without values. */
+static double pct(const struct samples_view *v, double p)
+{
+	return samples_view_quantile(v, p / 100);
 }
 
 /* Whether each SLO bound holds at its percentile over all submitted requests. */
 static bool slo_holds(const struct slo_spec *slo, const struct figures *f)
 {
-	size_t n = (size_t)f->submitted;
-	if (!n)
+	if (!f->submitted)
 		return true;
+	double n = (double)f->submitted, done = (double)f->completed;
 	/* Requests that did not complete are later than any bound. */
-	double missing = (double)(n - f->n_done) / (double)n * 100;
+	double missing = (n - done) / n * 100;
 	const sim_time bounds[] = {slo->ttft, slo->e2e};
-	const double *values[] = {f->ttft, f->e2e};
+	const struct samples_view *values[] = {&f->ttft, &f->e2e};
 	for (size_t b = 0; b < 2; b++) {
 		if (!bounds[b])
 			continue;
 		if (missing > 100 - slo->percentile)
 			return false;
 		/* The percentile over n when the missing ones sort last. */
-		double at = pct((double *)values[b], f->n_done,
-				fmin(100, slo->percentile * (double)n / (double)f->n_done));
-		if (at > sim_seconds(bounds[b]))
+		if (pct(values[b], fmin(100, slo->percentile * n / done)) > sim_seconds(bounds[b]))
 			return false;
 	}
-	if (slo->tpot && f->n_tpot &&
-	    pct(f->tpot, f->n_tpot, slo->percentile) > sim_seconds(slo->tpot))
+	if (slo->tpot && samples_view_count(&f->tpot) &&
+	    pct(&f->tpot, slo->percentile) > sim_seconds(slo->tpot))
 		return false;
 	return true;
 }
@@ -113,7 +156,7 @@ static void write_figures(struct results *out, const char *scope, struct figures
 {
 	double span =
 		f->last_done != SIM_NEVER ? sim_seconds(f->last_done - f->first_arrival) : NAN;
-	double done = (double)f->n_done;
+	double done = (double)f->completed;
 	results_add_metric(out, scope, "requests_submitted", (double)f->submitted, "requests");
 	results_add_metric(out, scope, "requests_completed", done, "requests");
 	results_add_metric(out, scope, "requests_rejected", (double)f->rejected, "requests");
@@ -122,17 +165,20 @@ static void write_figures(struct results *out, const char *scope, struct figures
 	results_add_metric(out, scope, "throughput_rps", span > 0 ? done / span : NAN, "rps");
 	results_add_metric(out, scope, "tokens_per_s", span > 0 ? (double)f->tokens / span : NAN,
 			   "tokens/s");
-	results_add_metric(out, scope, "ttft_p50_s", pct(f->ttft, f->n_done, 50), "s");
-	results_add_metric(out, scope, "ttft_p99_s", pct(f->ttft, f->n_done, 99), "s");
-	results_add_metric(out, scope, "ttft_mean_s", mean_of(f->ttft, f->n_done), "s");
-	results_add_metric(out, scope, "tpot_p50_s", pct(f->tpot, f->n_tpot, 50), "s");
-	results_add_metric(out, scope, "tpot_p99_s", pct(f->tpot, f->n_tpot, 99), "s");
-	results_add_metric(out, scope, "e2e_p50_s", pct(f->e2e, f->n_done, 50), "s");
-	results_add_metric(out, scope, "e2e_p99_s", pct(f->e2e, f->n_done, 99), "s");
-	results_add_metric(out, scope, "e2e_mean_s", mean_of(f->e2e, f->n_done), "s");
-	results_add_metric(out, scope, "request_queue_mean_s", mean_of(f->queue, f->n_queue), "s");
+	results_add_metric(out, scope, "ttft_p50_s", pct(&f->ttft, 50), "s");
+	results_add_metric(out, scope, "ttft_p99_s", pct(&f->ttft, 99), "s");
+	results_add_metric(out, scope, "ttft_mean_s", samples_view_mean(&f->ttft), "s");
+	results_add_metric(out, scope, "tpot_p50_s", pct(&f->tpot, 50), "s");
+	results_add_metric(out, scope, "tpot_p99_s", pct(&f->tpot, 99), "s");
+	results_add_metric(out, scope, "e2e_p50_s", pct(&f->e2e, 50), "s");
+	results_add_metric(out, scope, "e2e_p99_s", pct(&f->e2e, 99), "s");
+	results_add_metric(out, scope, "e2e_mean_s", samples_view_mean(&f->e2e), "s");
+	results_add_metric(out, scope, "request_queue_mean_s", samples_view_mean(&f->queue), "s");
 	results_add_metric(out, scope, "tokenize_wait_mean_s",
-			   f->n_queue ? f->tok_wait / (double)f->n_queue : NAN, "s");
+			   samples_view_count(&f->queue)
+				   ? f->tok_wait / (double)samples_view_count(&f->queue)
+				   : NAN,
+			   "s");
 	results_add_metric(out, scope, "slo_attainment_pct",
 			   f->submitted ? 100.0 * (double)f->slo_met / (double)f->submitted : NAN,
 			   "pct");
@@ -150,28 +196,30 @@ static void write_figures(struct results *out, const char *scope, struct figures
 			   "usd");
 }
 
+/* Request rows in the order of the workloads and, within one, of arrival. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct request_record *x = a, *y = b;
+	if (x->workload != y->workload)
+		return x->workload < y->workload ? -1 : 1;
+	return (x->request_id > y->request_id) - (x->request_id < y->request_id);
+}
+
 static void request_rows(struct infer *in, struct results *out)
 {
-	size_t n = 0, k = 0;
+	size_t n = 0;
 	for (size_t i = 0; i < in->n_svcs; i++)
-		n += in->svcs[i].n_reqs;
+		n += in->svcs[i].served.n_rows;
 	out->requests = gp_xcalloc(n ? n : 1, sizeof *out->requests);
 	out->n_requests = n;
+	n = 0;
 	for (size_t i = 0; i < in->n_svcs; i++) {
-		const struct service *s = &in->svcs[i];
-		for (size_t j = 0; j < s->n_reqs; j++) {
-			const struct req *q = &s->reqs[j];
-			uint8_t st = q->state == RQ_DONE       ? REQUEST_COMPLETED
-				     : q->state == RQ_REJECTED ? REQUEST_REJECTED
-							       : REQUEST_UNFINISHED;
-			out->requests[k++] = (struct request_record){
-				(int64_t)j,  s->w,
-				q->prompt,   q->output,
-				st,          q->slo_met,
-				q->verified, q->arrival,
-				q->first,    q->state == RQ_DONE ? q->done : SIM_NEVER};
-		}
+		const struct served *v = &in->svcs[i].served;
+		if (v->n_rows)
+			memcpy(out->requests + n, v->rows, v->n_rows * sizeof *v->rows);
+		n += v->n_rows;
 	}
+	qsort(out->requests, n, sizeof *out->requests, cmp_row);
 }
 
 /* The service's SLO bounds, for reports that draw them. */
@@ -187,54 +235,30 @@ void infer_results(struct infer *in, struct results *out)
 {
 	if (!in)
 		return;
-	size_t total = 0;
-	for (size_t i = 0; i < in->n_svcs; i++)
-		total += in->svcs[i].n_reqs;
-	size_t cap = total ? total : 1;
-	struct figures all = {gp_xmalloc(cap * sizeof(double)),
-			      gp_xmalloc(cap * sizeof(double)),
-			      gp_xmalloc(cap * sizeof(double)),
-			      gp_xmalloc(cap * sizeof(double)),
-			      0,
-			      0,
-			      0,
-			      0,
-			      0,
-			      0,
-			      0,
-			      0,
-			      0,
-			      SIM_NEVER,
-			      SIM_NEVER,
-			      0,
-			      0,
-			      true,
-			      0};
+	for (size_t i = 0; i < in->n_svcs; i++) { /* the requests still in flight */
+		struct service *s = &in->svcs[i];
+		for (size_t k = 0; k < s->n_reqs; k++)
+			if (s->reqs[k].state == RQ_WAITING || s->reqs[k].state == RQ_RUNNING)
+				served_add(in, s, &s->reqs[k]);
+	}
+	bool all_hold = true;
 	for (size_t i = 0; i < in->n_svcs; i++) {
 		const struct service *s = &in->svcs[i];
-		struct figures f = all;
-		f.n_done = f.n_tpot = f.n_queue = 0;
-		f.submitted = f.rejected = f.tokens = f.slo_met = f.verified = f.preemptions = 0;
-		f.first_arrival = f.last_done = SIM_NEVER;
-		f.busy_us = f.ready_us = f.tok_wait = 0;
-		add_service(in, s, &f);
+		struct figures f;
+		figures_init(&f, in, s, 1);
 		f.slo_holds = slo_holds(&s->is->slo, &f);
-		all.slo_holds = all.slo_holds && f.slo_holds;
+		all_hold = all_hold && f.slo_holds;
 		write_figures(out, s->ws->name, &f);
+		figures_free(&f);
 		write_slo(out, s->ws->name, &s->is->slo);
 		results_add_metric(out, s->ws->name, "replicas_evicted", (double)s->evicted,
 				   "count");
 	}
-	/* "all": every service's requests together. */
-	bool holds = all.slo_holds;
-	for (size_t i = 0; i < in->n_svcs; i++)
-		add_service(in, &in->svcs[i], &all);
-	all.slo_holds = holds;
+	struct figures all; /* every service's requests together */
+	figures_init(&all, in, in->svcs, in->n_svcs);
+	all.slo_holds = all_hold;
 	write_figures(out, "all", &all);
-	free(all.ttft);
-	free(all.tpot);
-	free(all.e2e);
-	free(all.queue);
+	figures_free(&all);
 	if (in->sc->output.requests)
 		request_rows(in, out);
 }

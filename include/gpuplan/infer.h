@@ -20,9 +20,10 @@
  * changes every iteration); their own activity goes to the collector's
  * engine and SM gauges as it happens.
  *
- * Nothing here prints or exits; nothing allocates per event once the
- * request arrays have reached their size (they are sized up front from
- * the request count when it is known).
+ * Nothing here prints or exits.  A request in flight holds a slot; one
+ * that completes or is rejected leaves its latencies to its service's
+ * samples (samples.h) and its slot to the next arrival, so memory follows
+ * the requests in flight, plus one row per request with output.requests.
  */
 #ifndef GPUPLAN_INFER_H
 #define GPUPLAN_INFER_H
