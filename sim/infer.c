@@ -673,6 +673,8 @@ static void on_arrival(struct infer *in, struct service *s)
 			(struct req){now,       now, SIM_NEVER, SIM_NEVER,  SIM_NEVER, nr.prompt,
 				     nr.output, 0,   seq,       RQ_WAITING, false,     false};
 		s->outstanding++;
+		assert(s->n_reqs - s->n_free == (size_t)s->outstanding &&
+		       "a slot per request in flight");
 		gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 		struct replica *r = route(in, s);
 		if (r)

@@ -20,6 +20,8 @@
 #include "gpuplan/store.h"
 
 #include <sqlite3.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 static char dir[64];
 static struct scenario *sc;
@@ -657,4 +659,45 @@ Test(infer, a_replica_oom_killed_under_time_slicing_restarts_with_backoff)
 	cr_assert_float_eq(metric("chat", "oom_kills"), 6, 0,
 			   "kills at 0, 10, 30, 70, 150, 310 s: %g", metric("chat", "oom_kills"));
 	cr_assert_float_eq(metric("chat", "requests_completed"), 4000, 0);
+}
+
+/*
+ * Requests leave their slots as they finish; the figures and rows must be
+ * those of every request all the same.  A burst at 200/s for 20 s against
+ * one replica, cut by a horizon of 10 s: some requests completed, some still
+ * in flight.  The rows come back in arrival order, one per request
+ * submitted, and the TTFT median is the one the completed rows give.
+ */
+Test(infer, requests_that_left_and_requests_in_flight_are_all_counted)
+{
+	run("name: t\n"
+	    "horizon: 10s\n"
+	    "pools: [{name: p, nodes: 1, gpu: H100-80GB, gpus_per_node: 1}]\n"
+	    "workloads:\n"
+	    "  - {name: chat, kind: inference, model: llama-3-8b, memory_fraction: 0.9,\n"
+	    "     requests: {process: poisson, rate: 200/s, count: 4000,\n"
+	    "       prompt_tokens: {dist: lognormal, mean: 800, sigma: 1},\n"
+	    "       output_tokens: {dist: exponential, mean: 200}}}\n"
+	    "output: {requests: true}\n");
+	double submitted = metric("chat", "requests_submitted");
+	double completed = metric("chat", "requests_completed");
+	double unfinished = metric("chat", "requests_unfinished");
+	cr_assert_gt(completed, 100);
+	cr_assert_gt(unfinished, 100);
+	cr_assert_eq(r.n_requests, (size_t)submitted);
+	size_t done = 0, open = 0;
+	double *ttft = malloc(r.n_requests * sizeof *ttft);
+	for (size_t i = 0; i < r.n_requests; i++) {
+		const struct request_record *q = &r.requests[i];
+		cr_assert_eq(q->request_id, (int64_t)i, "rows in arrival order");
+		if (q->status == REQUEST_COMPLETED)
+			ttft[done++] = sim_seconds(q->first_token - q->arrival);
+		open += q->status == REQUEST_UNFINISHED;
+	}
+	cr_assert_eq((double)done, completed);
+	cr_assert_eq((double)open, unfinished);
+	gsl_sort(ttft, 1, done);
+	cr_assert_eq(metric("chat", "ttft_p50_s"),
+		     gsl_stats_quantile_from_sorted_data(ttft, 1, done, 0.5));
+	free(ttft);
 }
