@@ -188,7 +188,11 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 		free(r.rows);
 		return rc;
 	}
-	qsort(r.rows, r.n, sizeof *r.rows, cmp_job);
+	bool sorted = true; /* as a trace usually is: then qsort's copy is not needed */
+	for (size_t i = 1; sorted && i < r.n; i++)
+		sorted = cmp_job(&r.rows[i - 1], &r.rows[i]) < 0;
+	if (!sorted)
+		qsort(r.rows, r.n, sizeof *r.rows, cmp_job);
 	*rows = r.rows;
 	*n_rows = r.n;
 	return GP_OK;
