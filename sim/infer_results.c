@@ -82,6 +82,7 @@ static void figures_init(struct figures *f, const struct infer *in, const struct
 {
 	memset(f, 0, sizeof *f);
 	f->first_arrival = f->last_done = SIM_NEVER;
+	sim_time end = in->h.engine->now;
 	const struct samples **parts = gp_xcalloc(4 * n + 1, sizeof *parts);
 	for (size_t i = 0; i < n; i++) {
 		const struct service *s = &svcs[i];
@@ -97,7 +98,6 @@ static void figures_init(struct figures *f, const struct infer *in, const struct
 		f->tok_wait += v->tok_wait;
 		f->first_arrival = EARLIEST(f->first_arrival, v->first_arrival);
 		f->last_done = LATEST(f->last_done, v->last_done);
-		sim_time end = in->h.engine->now;
 		for (int32_t k = 0; k < s->n_reps; k++) {
 			const struct replica *r = &in->reps[s->first_rep + k];
 			f->busy_us += r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
@@ -235,7 +235,8 @@ void infer_results(struct infer *in, struct results *out)
 {
 	if (!in)
 		return;
-	for (size_t i = 0; i < in->n_svcs; i++) { /* the requests still in flight */
+	/* the requests still in flight leave now (this is the run's last call) */
+	for (size_t i = 0; i < in->n_svcs; i++) {
 		struct service *s = &in->svcs[i];
 		for (size_t k = 0; k < s->n_reqs; k++)
 			if (s->reqs[k].state == RQ_WAITING || s->reqs[k].state == RQ_RUNNING)

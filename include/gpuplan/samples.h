@@ -1,14 +1,15 @@
 /*
  * samples.h - order statistics of a stream of non-negative values (queue
- * times), in memory that stops growing.
+ * times, request latencies), in memory that stops growing.
  *
- * A run's samples share a budget of values held exactly (SAMPLES_EXACT_MAX).
+ * Sample sets share a budget of values held exactly: a run's queue times
+ * one, its request latencies another, of SAMPLES_EXACT_MAX each.
  * While a sample set is exact its figures are those of its sorted values:
  * the mean and percentiles gsl_stats_mean and
  * gsl_stats_quantile_from_sorted_data give, bit for bit.  A set that would
  * take the budget past its max becomes a sketch and frees its values: zeros
  * are counted, positive values go to a GSL histogram of logarithmic bins,
- * each 0.5% wider than the one before (1 µs to 1e13 s), about 140 KiB.  A
+ * each bound 1.005 times the one before (1 µs to 1e13 s), about 140 KiB.  A
  * sketched set's percentiles are within 0.5% of the exact ones (the
  * histogram inverted at the same ranks, interpolated in the bin); its count,
  * zeros and max are exact, its mean is the running sum over the count.
