@@ -191,6 +191,15 @@ static double bare_mm1(size_t customers, double *mean_wait_h, double *p99_wait_h
 	return now_s() - t0;
 }
 
+/* The best of `runs` runs of bare_mm1. */
+static double best_bare_mm1(size_t customers, int runs, double *mean_wait_h, double *p99_wait_h)
+{
+	double best = HUGE_VAL;
+	for (int r = 0; r < runs; r++)
+		best = fmin(best, bare_mm1(customers, mean_wait_h, p99_wait_h));
+	return best;
+}
+
 /* A whole scenario: load (with one --set, when given), simulate, and with
  * `db` write the run into a fresh database as `gpuplan run` does; the
  * figure includes the writing then, and the database's size is kept. */
@@ -465,9 +474,8 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 		if (!strcmp(benches[i].name, MM1_BARE)) {
-			double mean, p99, bare = HUGE_VAL;
-			for (int r = 0; r < benches[i].runs; r++)
-				bare = fmin(bare, bare_mm1(1000000, &mean, &p99));
+			double mean, p99,
+				bare = best_bare_mm1(1000000, benches[i].runs, &mean, &p99);
 			printf("%-48s %10.3f %14s %12s  gpuplan takes %.1fx its time (mean wait %.2f h, "
 			       "p99 %.1f h)\n",
 			       "  the same M/M/1, bare C on gpuplan's engine", bare, "", "",
@@ -487,9 +495,8 @@ int main(int argc, char **argv)
 				       "  of gpuplan's run, writing the database", o.write_seconds,
 				       "", "", simpy / o.write_seconds);
 				/* the other bound: the model alone, without gpuplan */
-				double mean, p99, bare = HUGE_VAL;
-				for (int r = 0; r < benches[i].runs; r++)
-					bare = fmin(bare, bare_mm1(200000, &mean, &p99));
+				double mean, p99,
+					bare = best_bare_mm1(200000, benches[i].runs, &mean, &p99);
 				printf("%-48s %10.3f %14s %12s  bare C is %.1fx SimPy, no output "
 				       "written\n",
 				       "  the same M/M/1, bare C on gpuplan's engine", bare, "", "",
