@@ -956,7 +956,7 @@ int ld_expand_openb_workloads(struct loader *ld)
 {
 	struct scenario *sc = ld->sc;
 	for (size_t i = 0; i < sc->n_workloads; i++) {
-		struct workload_spec *w = &sc->workloads[i], *subs;
+		struct workload_spec *w = &sc->workloads[i], *subs = NULL;
 		if (w->arrival.kind != ARRIVAL_TRACE || w->arrival.format != TRACE_OPENB)
 			continue;
 		size_t n = 0;
