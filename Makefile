@@ -132,7 +132,7 @@ asan: deps
 # The fast build, for the bench and `make release`.  Link-time optimization
 # inlines across modules (about 7% on the M/M/1); the bench runs where it is
 # built, so it uses this machine's instructions (popcnt, BMI, AVX2: about 6% on
-# the 10 M case); profile-guided optimization lays out and inlines the hot
+# the 10 M case); profile-guided optimization (GCC's) lays out and inlines the hot
 # paths from the counts of a training run (about 20% on the M/M/1, 14% on the
 # 10 M case).  None changes a result: CFLAGS contracts no floating-point
 # expression, and nothing here reorders one.
