@@ -2,8 +2,8 @@
 # tests/bench/pgo-train.sh GPUPLAN DB - the training run of profile-guided
 # optimization (Makefile: pgo_train): the build instrumented with
 # -fprofile-generate runs what the bench measures, cut short, and every
-# example and fixture, so that no path the bench or a user takes is left
-# cold (a function never run in training is optimized for size).
+# example and fixture, so that the counts weigh the paths the bench and
+# users take.
 set -u
 bin=$1 db=$2
 run() { "$bin" run "$@" --db "$db" --quiet || { echo "pgo: $bin run $* failed" >&2; exit 1; }; }
