@@ -259,13 +259,13 @@ static double pod_share(struct sim *s, const struct sim_job *j, const struct clu
 	return 1;
 }
 
-/* The gauges a running pod moves itself: allocation, VRAM, and its own
- * (uncapped) activity in its workload's scope, the last two of the list.
- * A job counts as running once.  One collect_move per scope. */
-static const uint8_t pod_gauge_list[] = {
-	GAUGE_ALLOCATED, GAUGE_VRAM,     GAUGE_RUNNING,  GAUGE_CPU,    GAUGE_RAM,
-	GAUGE_GPU_COST,  GAUGE_CPU_COST, GAUGE_RAM_COST, GAUGE_ENGINE, GAUGE_SM};
-#define POD_GAUGES (sizeof pod_gauge_list / sizeof pod_gauge_list[0])
+/* The gauges a running pod moves itself, the block that starts the gauges
+ * (collect.h): allocation, VRAM, and its own (uncapped) activity in its
+ * workload's scope, the last two.  A job counts as running once.  One
+ * collect_move_block per scope. */
+#define POD_GAUGES (GAUGE_SM + 1)
+_Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2,
+	       "a pod's gauges are the first block, activity last");
 
 static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
 		       double sign)
@@ -278,24 +278,24 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 	const struct price *price = &s->sc->pools[pool].price;
 	double ram = ws->memory_bytes / GP_GIB;
 	const double d[POD_GAUGES] = {
-		sign * grant->equivalent,
-		sign * gpus * ws->vram_bytes / GP_GIB,
-		grant == pods_of((struct sim_job *)j) ? sign : 0,
-		sign * ws->cpu,
-		sign * ram,
-		sign * grant->equivalent * price->gpu_hour,
-		sign * ws->cpu * price->cpu_hour,
-		sign * ram * price->gib_hour,
-		sign * gpus * j->busy * (mig ? share : 1),
-		sign * gpus * j->busy * fmin(ws->sm_share, share),
+		[GAUGE_ALLOCATED] = sign * grant->equivalent,
+		[GAUGE_VRAM] = sign * gpus * ws->vram_bytes / GP_GIB,
+		[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0,
+		[GAUGE_CPU] = sign * ws->cpu,
+		[GAUGE_RAM] = sign * ram,
+		[GAUGE_GPU_COST] = sign * grant->equivalent * price->gpu_hour,
+		[GAUGE_CPU_COST] = sign * ws->cpu * price->cpu_hour,
+		[GAUGE_RAM_COST] = sign * ram * price->gib_hour,
+		[GAUGE_ENGINE] = sign * gpus * j->busy * (mig ? share : 1),
+		[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share),
 	};
 	sim_time now = s->engine.now;
 	/* Scopes all and pool get the GPUs' capped activity in gpus_changed(). */
-	collect_move(&s->collect, 0, pod_gauge_list, d, POD_GAUGES - 2, now);
-	collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), pod_gauge_list, d,
-		     POD_GAUGES - 2, now);
-	collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
-		     pod_gauge_list, d, POD_GAUGES, now);
+	collect_move_block(&s->collect, 0, GAUGE_ALLOCATED, d, POD_GAUGES - 2, now);
+	collect_move_block(&s->collect, collect_scope_pool(s->sc, (size_t)pool), GAUGE_ALLOCATED, d,
+			   POD_GAUGES - 2, now);
+	collect_move_block(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
+			   GAUGE_ALLOCATED, d, POD_GAUGES, now);
 }
 
 static void job_gauges(struct sim *s, const struct sim_job *j, double sign)

@@ -31,21 +31,24 @@
 
 #include "gpuplan/results.h"
 
+/* The gauges a pod's start and finish move come first, in one block
+ * (collect_move_block), engine and SM activity last of them; a gauge's
+ * place here changes no figure, as every gauge is summed on its own. */
 enum gauge {
-	GAUGE_CAPACITY,  /* GPUs */
 	GAUGE_ALLOCATED, /* GPUs */
-	GAUGE_DEMAND,    /* GPUs requested by work that arrived and has not finished */
-	GAUGE_ENGINE,    /* GPUs' worth of engine activity */
-	GAUGE_SM,        /* GPUs' worth of SM activity */
 	GAUGE_VRAM,      /* GiB */
-	GAUGE_PENDING,   /* jobs */
 	GAUGE_RUNNING,   /* jobs */
-	GAUGE_POWERED,   /* GPUs powered (capacity, or only in windows with powered: window) */
 	GAUGE_CPU,       /* cores allocated */
 	GAUGE_RAM,       /* GiB allocated */
 	GAUGE_GPU_COST,  /* $/h accruing for allocated GPUs */
 	GAUGE_CPU_COST,  /* $/h for allocated cores */
 	GAUGE_RAM_COST,  /* $/h for allocated memory */
+	GAUGE_ENGINE,    /* GPUs' worth of engine activity */
+	GAUGE_SM,        /* GPUs' worth of SM activity */
+	GAUGE_CAPACITY,  /* GPUs */
+	GAUGE_DEMAND,    /* GPUs requested by work that arrived and has not finished */
+	GAUGE_PENDING,   /* jobs */
+	GAUGE_POWERED,   /* GPUs powered (capacity, or only in windows with powered: window) */
 	/* inference servers (vLLM's scheduler and cache gauges) */
 	GAUGE_REQ_RUNNING,  /* requests in a running batch */
 	GAUGE_REQ_WAITING,  /* requests arrived, not in a batch (router, tokenizer, queue) */
@@ -131,6 +134,16 @@ static inline void collect_add(struct collect *c, size_t scope, enum gauge g, do
 {
 	struct scope_gauges *s = collect_touch(c, scope, now);
 	s->value[g] = collect_undust(s->value[g] + delta);
+}
+
+/* Adds delta[k] to gauge first + k of scope at time now, for k < n: the
+ * same values as one collect_add per gauge, in a loop that vectorizes. */
+static inline void collect_move_block(struct collect *c, size_t scope, enum gauge first,
+				      const double *delta, size_t n, sim_time now)
+{
+	double *v = collect_touch(c, scope, now)->value + first;
+	for (size_t k = 0; k < n; k++)
+		v[k] = collect_undust(v[k] + delta[k]);
 }
 
 /* Adds delta[k] to gauge gauges[k] of scope at time now, for k < n: the
