@@ -74,9 +74,6 @@ struct figures {
 	bool slo_holds;
 };
 
-#define EARLIEST(a, b) ((a) == SIM_NEVER || ((b) != SIM_NEVER && (b) < (a)) ? (b) : (a))
-#define LATEST(a, b)   ((a) == SIM_NEVER || ((b) != SIM_NEVER && (b) > (a)) ? (b) : (a))
-
 static void figures_init(struct figures *f, const struct infer *in, const struct service *svcs,
 			 size_t n)
 {
@@ -96,8 +93,11 @@ static void figures_init(struct figures *f, const struct infer *in, const struct
 		f->slo_met += v->slo_met;
 		f->preemptions += s->preemptions;
 		f->tok_wait += v->tok_wait;
-		f->first_arrival = EARLIEST(f->first_arrival, v->first_arrival);
-		f->last_done = LATEST(f->last_done, v->last_done);
+		if (v->first_arrival < f->first_arrival) /* SIM_NEVER, none, is the latest */
+			f->first_arrival = v->first_arrival;
+		if (v->last_done != SIM_NEVER &&
+		    (f->last_done == SIM_NEVER || v->last_done > f->last_done))
+			f->last_done = v->last_done;
 		for (int32_t k = 0; k < s->n_reps; k++) {
 			const struct replica *r = &in->reps[s->first_rep + k];
 			f->busy_us += r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
