@@ -156,8 +156,8 @@ static double bare_mm1(size_t customers, double *mean_wait_h, double *p99_wait_h
 	const double hour = 3600e6; /* µs */
 	double t0 = now_s();
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	sim_time *fifo = malloc(customers * sizeof *fifo); /* arrival times, in order */
-	double *waits = malloc(customers * sizeof *waits);
+	sim_time *fifo = gp_xmalloc(customers * sizeof *fifo); /* arrival times, in order */
+	double *waits = gp_xmalloc(customers * sizeof *waits);
 	size_t head = 0, tail = 0, arrived = 0, served = 0;
 	bool busy = false;
 	struct engine e;
