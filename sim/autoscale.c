@@ -1072,7 +1072,7 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		const struct scope_gauges *g =
 			&as->h.collect->scopes[collect_scope_pool(as->sc, p)];
 		ap->out.node_hours = g->total[GAUGE_POWERED] / hour / ps->gpus_per_node;
-		ap->out.peak_nodes = g->peak[GAUGE_CAPACITY] / ps->gpus_per_node;
+		ap->out.peak_nodes = g->peak[PEAK_CAPACITY] / ps->gpus_per_node;
 		struct pool_scaling *r = &out->scaling[out->n_scaling++];
 		*r = ap->out;
 		interruptions += r->interruptions;

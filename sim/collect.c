@@ -242,6 +242,13 @@ static void roll(struct collect *c, sim_time t)
 		close_window(c, c->window_start + c->step);
 }
 
+/* The gauge of each peak (enum peak). */
+static const enum gauge peak_gauge[PEAK_COUNT] = {
+	[PEAK_ALLOCATED] = GAUGE_ALLOCATED,
+	[PEAK_CAPACITY] = GAUGE_CAPACITY,
+	[PEAK_DEMAND] = GAUGE_DEMAND,
+};
+
 void collect_start(struct collect *c, sim_time now)
 {
 	c->started = true;
@@ -255,7 +262,8 @@ void collect_start(struct collect *c, sim_time now)
 		for (int g = 0; g < GAUGE_COUNT; g++)
 			s->window[g] = s->value[g] * (double)(now - c->window_start);
 		s->last = now;
-		memcpy(s->peak, s->value, sizeof s->peak);
+		for (int k = 0; k < PEAK_COUNT; k++)
+			s->peak[k] = s->value[peak_gauge[k]];
 	}
 }
 
@@ -271,8 +279,10 @@ void collect_settle(struct collect *c)
 {
 	for (size_t k = 0; k < c->n_moved; k++) {
 		struct scope_gauges *s = &c->scopes[c->moved[k]];
-		for (int g = 0; g < GAUGE_COUNT; g++) /* a store each: vectorizes */
-			s->peak[g] = s->value[g] > s->peak[g] ? s->value[g] : s->peak[g];
+		for (int p = 0; p < PEAK_COUNT; p++) {
+			double v = s->value[peak_gauge[p]];
+			s->peak[p] = v > s->peak[p] ? v : s->peak[p];
+		}
 		s->moved = false;
 	}
 	c->n_moved = 0;

@@ -95,7 +95,7 @@ static void add_gauge_metrics(const struct collect *c, const struct scenario *sc
 	if (has_capacity) {
 		/* An autoscaled pool ends at its min: its capacity is the most it had Ready. */
 		results_add_metric(r, name, "capacity_gpus",
-				   fmax(g->value[GAUGE_CAPACITY], g->peak[GAUGE_CAPACITY]), "gpus");
+				   fmax(g->value[GAUGE_CAPACITY], g->peak[PEAK_CAPACITY]), "gpus");
 		results_add_metric(r, name, "gpu_allocation_pct",
 				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN, "pct");
 		results_add_metric(r, name, "engine_active_pct",
@@ -111,8 +111,8 @@ static void add_gauge_metrics(const struct collect *c, const struct scenario *sc
 				   "GiB");
 	}
 	if (scope == 0 || scope > sc->n_pools)
-		results_add_metric(r, name, "peak_demand_gpus", g->peak[GAUGE_DEMAND], "gpus");
-	results_add_metric(r, name, "peak_allocated_gpus", g->peak[GAUGE_ALLOCATED], "gpus");
+		results_add_metric(r, name, "peak_demand_gpus", g->peak[PEAK_DEMAND], "gpus");
+	results_add_metric(r, name, "peak_allocated_gpus", g->peak[PEAK_ALLOCATED], "gpus");
 	results_add_metric(r, name, "gpu_hours_allocated", g->total[GAUGE_ALLOCATED] / hour,
 			   "gpu_hours");
 	results_add_metric(r, name, "gpu_hours_busy", g->total[GAUGE_ENGINE] / hour, "gpu_hours");

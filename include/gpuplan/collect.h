@@ -58,6 +58,12 @@ enum gauge {
 	GAUGE_COUNT
 };
 
+/* The gauges whose peak since the span start is kept: peak_allocated_gpus,
+ * a pool's capacity_gpus and an autoscaled one's most nodes,
+ * peak_demand_gpus.  Settling an event costs a compare for each, not one
+ * per gauge. */
+enum peak { PEAK_ALLOCATED, PEAK_CAPACITY, PEAK_DEMAND, PEAK_COUNT };
+
 /* Windows an adaptive run keeps per scope, at most. */
 #define COLLECT_MAX_WINDOWS 2000
 
@@ -66,7 +72,7 @@ struct scope_gauges {
 	double initial[GAUGE_COUNT]; /* values before the first arrival */
 	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
 	double total[GAUGE_COUNT];   /* integral since the span start */
-	double peak[GAUGE_COUNT];
+	double peak[PEAK_COUNT];
 	double preemptions; /* counted in the current window (collect_preempted) */
 	sim_time last;      /* integrals are up to date until here */
 	bool moved;         /* changed since the last collect_settle */
