@@ -115,13 +115,17 @@ void samples_view_init(struct samples_view *view, const struct samples *const *p
 	}
 	if (exact) {
 		view->v = gp_xmalloc((view->n ? view->n : 1) * sizeof *view->v);
+		if (n == 1) { /* the array gsl_sort gives, in O(n) */
+			sort_doubles_copy(view->v, parts[0]->v, view->n);
+			return;
+		}
 		size_t at = 0;
 		for (size_t k = 0; k < n; k++) {
 			if (parts[k]->n)
 				memcpy(view->v + at, parts[k]->v, parts[k]->n * sizeof *view->v);
 			at += parts[k]->n;
 		}
-		sort_doubles(view->v, view->n); /* the array gsl_sort gives, in O(n) */
+		sort_doubles(view->v, view->n);
 		return;
 	}
 	struct samples *all = &view->all;

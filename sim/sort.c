@@ -42,23 +42,31 @@ static void insertion_sort(double *v, size_t n)
 	}
 }
 
-void sort_doubles(double *v, size_t n)
+/* The keys live in the caller's array of doubles while they are sorted:
+ * may_alias lets one storage hold both (GCC and clang). */
+typedef uint64_t key_word __attribute__((may_alias));
+
+void sort_doubles_copy(double *dst, const double *src, size_t n)
 {
 	if (n < SMALL) {
-		insertion_sort(v, n);
+		if (dst != src && n)
+			memmove(dst, src, n * sizeof *dst);
+		insertion_sort(dst, n);
 		return;
 	}
-	uint64_t *a = gp_xmalloc(n * sizeof *a), *b = gp_xmalloc(n * sizeof *b);
+	key_word *a = (key_word *)dst;
+	uint64_t *b = gp_xmalloc(n * sizeof *b);
 	size_t(*count)[DIGITS] = gp_xcalloc(PASSES, sizeof *count);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t k = key_of(v[i]);
+		uint64_t k = key_of(src[i]);
 		a[i] = k;
 		for (int p = 0; p < PASSES; p++)
 			count[p][(k >> (p * DIGIT_BITS)) & (DIGITS - 1)]++;
 	}
+	key_word *from = a, *to = b;
 	for (int p = 0; p < PASSES; p++) {
 		unsigned shift = (unsigned)(p * DIGIT_BITS);
-		if (count[p][(a[0] >> shift) & (DIGITS - 1)] == n)
+		if (count[p][(from[0] >> shift) & (DIGITS - 1)] == n)
 			continue; /* every key has this digit: the pass would not move anything */
 		size_t sum = 0;
 		for (size_t d = 0; d < DIGITS; d++) {
@@ -67,14 +75,15 @@ void sort_doubles(double *v, size_t n)
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			b[count[p][(a[i] >> shift) & (DIGITS - 1)]++] = a[i];
-		uint64_t *t = a;
-		a = b;
-		b = t;
+			to[count[p][(from[i] >> shift) & (DIGITS - 1)]++] = from[i];
+		key_word *t = from;
+		from = to;
+		to = t;
 	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = double_of(a[i]);
-	free(a);
+	for (size_t i = 0; i < n; i++) /* in place, or back from the scratch array */
+		dst[i] = double_of(from[i]);
 	free(b);
 	free(count);
 }
+
+void sort_doubles(double *v, size_t n) { sort_doubles_copy(v, v, n); }

@@ -1,5 +1,6 @@
 /*
- * test_sort.c - sort_doubles gives exactly the array a comparison sort gives.
+ * test_sort.c - sort_doubles (in place or into a copy) gives exactly the array a
+ * comparison sort gives.
  */
 #include "gpuplan/sort.h"
 
@@ -10,17 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sorts a copy both ways and compares the bits. */
+/* Sorts a copy both ways, and v into another array, and compares the bits;
+ * v itself must be left as it was. */
 static void expect_as_gsl(const double *v, size_t n)
 {
-	double *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+	size_t bytes = (n ? n : 1) * sizeof *v;
+	double *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes), *before = malloc(bytes);
 	memcpy(a, v, n * sizeof *a);
 	memcpy(b, v, n * sizeof *b);
+	memcpy(before, v, n * sizeof *before);
 	sort_doubles(a, n);
 	gsl_sort(b, 1, n);
+	sort_doubles_copy(c, v, n);
 	cr_assert(!memcmp(a, b, n * sizeof *a), "n = %zu", n);
+	cr_assert(!memcmp(c, b, n * sizeof *c), "copy, n = %zu", n);
+	cr_assert(!memcmp(v, before, n * sizeof *v), "the source moved, n = %zu", n);
 	free(a);
 	free(b);
+	free(c);
+	free(before);
 }
 
 Test(sort, matches_gsl_on_exponential_samples_with_ties_and_zeros)

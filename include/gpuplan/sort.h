@@ -8,6 +8,8 @@
  * same array gsl_sort gives (equal doubles are equal bits, so no order
  * among them is visible), so statistics read from it are bit-identical.
  * NaN must not occur.  Allocates one scratch array of n for the call.
+ * sort_doubles_copy sorts src into dst in the same passes, so a sorted copy
+ * costs no copy first.
  */
 #ifndef GPUPLAN_SORT_H
 #define GPUPLAN_SORT_H
@@ -15,5 +17,6 @@
 #include <stddef.h>
 
 void sort_doubles(double *v, size_t n);
+void sort_doubles_copy(double *dst, const double *src, size_t n);
 
 #endif
