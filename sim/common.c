@@ -54,12 +54,12 @@ static void *check(void *p)
 }
 
 /*
- * A block of a few huge pages or more (a run's job rows, its queue times and
- * their sort) asks for transparent huge pages, where the system gives them on
- * request (/sys/kernel/mm/transparent_hugepage/enabled: madvise): a 4 KiB page
- * costs a fault at its first touch, and a million jobs' rows touch 25,000 of
- * them.  Only the whole 2 MiB pages inside the block are advised; the advice
- * is a hint, so a failure changes nothing.
+ * A block of 8 MiB or more (a run's job rows, its queue times and their sort)
+ * asks for transparent huge pages, where the system gives them on request
+ * (/sys/kernel/mm/transparent_hugepage/enabled: madvise): a 4 KiB page costs a
+ * fault at its first touch, and a million jobs' rows touch 22,000 of them.
+ * Only the whole 2 MiB pages inside the block are advised; the advice is a
+ * hint, so a failure changes nothing.
  */
 #define HUGE_PAGE (2u << 20)
 

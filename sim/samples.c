@@ -113,9 +113,9 @@ void samples_view_init(struct samples_view *view, const struct samples *const *p
 		exact = exact && !parts[k]->sketch;
 		view->n += parts[k]->n;
 	}
-	if (exact) {
+	if (exact) { /* the array gsl_sort gives, in O(n) */
 		view->v = gp_xmalloc((view->n ? view->n : 1) * sizeof *view->v);
-		if (n == 1) { /* the array gsl_sort gives, in O(n) */
+		if (n == 1) {
 			sort_doubles_copy(view->v, parts[0]->v, view->n);
 			return;
 		}

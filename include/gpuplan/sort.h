@@ -9,7 +9,7 @@
  * among them is visible), so statistics read from it are bit-identical.
  * NaN must not occur.  Allocates one scratch array of n for the call.
  * sort_doubles_copy sorts src into dst in the same passes, so a sorted copy
- * costs no copy first.
+ * costs no copy first; dst is src, or does not overlap it.
  */
 #ifndef GPUPLAN_SORT_H
 #define GPUPLAN_SORT_H
