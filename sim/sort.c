@@ -54,16 +54,14 @@ void sort_doubles_copy(double *dst, const double *src, size_t n)
 		insertion_sort(dst, n);
 		return;
 	}
-	key_word *a = (key_word *)dst;
-	uint64_t *b = gp_xmalloc(n * sizeof *b);
+	key_word *from = (key_word *)dst, *to = gp_xmalloc(n * sizeof *to), *scratch = to;
 	size_t(*count)[DIGITS] = gp_xcalloc(PASSES, sizeof *count);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = key_of(src[i]);
-		a[i] = k;
+		from[i] = k;
 		for (int p = 0; p < PASSES; p++)
 			count[p][(k >> (p * DIGIT_BITS)) & (DIGITS - 1)]++;
 	}
-	key_word *from = a, *to = b;
 	for (int p = 0; p < PASSES; p++) {
 		unsigned shift = (unsigned)(p * DIGIT_BITS);
 		if (count[p][(from[0] >> shift) & (DIGITS - 1)] == n)
@@ -82,7 +80,7 @@ void sort_doubles_copy(double *dst, const double *src, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) /* in place, or back from the scratch array */
 		dst[i] = double_of(from[i]);
-	free(b);
+	free(scratch);
 	free(count);
 }
 
