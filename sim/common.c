@@ -54,18 +54,22 @@ static void *check(void *p)
 }
 
 /*
- * A block of 8 MiB or more (a run's job rows, its queue times and their sort)
- * asks for transparent huge pages, where the system gives them on request
- * (/sys/kernel/mm/transparent_hugepage/enabled: madvise): a 4 KiB page costs a
- * fault at its first touch, and a million jobs' rows touch 22,000 of them.
- * Only the whole 2 MiB pages inside the block are advised; the advice is a
- * hint, so a failure changes nothing.
+ * A 4 KiB page costs a fault at its first touch: 10 to 14 us in the
+ * paravirtualized VM of docs/benchmarks.md, where a million jobs' rows, queue
+ * times and their sort touched 30,000 of them.  So blocks of 2 MiB or more ask for transparent huge
+ * pages, where the system gives them on request
+ * (/sys/kernel/mm/transparent_hugepage/enabled: madvise).  A block that
+ * gp_xmalloc or gp_grow hands out starts on a huge-page boundary and is
+ * advised whole before anything touches it; gp_xcalloc and gp_xrealloc advise
+ * the whole huge pages inside theirs (calloc leaves a fresh mapping untouched,
+ * and realloc may move a block without copying it).  The advice is a hint, so
+ * a failure changes nothing.
  */
-#define HUGE_PAGE (2u << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
 
 static void *advise_huge_pages(void *p, size_t bytes)
 {
-	if (bytes < 4 * HUGE_PAGE)
+	if (bytes < HUGE_PAGE)
 		return p;
 	uintptr_t from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
 	uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
@@ -74,7 +78,14 @@ static void *advise_huge_pages(void *p, size_t bytes)
 	return p;
 }
 
-void *gp_xmalloc(size_t n) { return advise_huge_pages(check(malloc(n ? n : 1)), n); }
+/* A block of at least n >= HUGE_PAGE bytes in whole, advised huge pages. */
+static void *huge_block(size_t n)
+{
+	size_t bytes = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	return advise_huge_pages(check(aligned_alloc(HUGE_PAGE, bytes)), bytes);
+}
+
+void *gp_xmalloc(size_t n) { return n >= HUGE_PAGE ? huge_block(n) : check(malloc(n ? n : 1)); }
 void *gp_xrealloc(void *p, size_t n) { return advise_huge_pages(check(realloc(p, n ? n : 1)), n); }
 
 void *gp_xcalloc(size_t n, size_t size)
@@ -101,7 +112,15 @@ void gp_grow(void **p, size_t *cap, size_t need, size_t elem)
 	size_t c = *cap ? *cap : 16;
 	while (c < need)
 		c *= 2;
-	*p = gp_xrealloc(*p, c * elem);
+	if (c * elem < HUGE_PAGE) {
+		*p = gp_xrealloc(*p, c * elem);
+	} else { /* doubling: the copies add up to less than the final size */
+		void *q = huge_block(c * elem);
+		if (*cap)
+			memcpy(q, *p, *cap * elem);
+		free(*p);
+		*p = q;
+	}
 	*cap = c;
 }
 

@@ -113,7 +113,11 @@ void *gp_xcalloc_lines(size_t n, size_t size);
 void *gp_xrealloc(void *p, size_t n);
 char *gp_xstrdup(const char *s);
 
-/* Grows *p (an array of elem-sized items with capacity *cap) to hold at least need. */
+/* Grows *p (an array of elem-sized items with capacity *cap) to hold at least
+ * need, doubling the capacity.  From 2 MiB on, each growth copies the array
+ * into a new block of whole huge pages (common.c says why): the copies add
+ * up to less than the final size, and for that moment the old block is held
+ * beside the new one. */
 void gp_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #define GP_GROW(arr, cap, need) gp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
