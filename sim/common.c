@@ -56,8 +56,8 @@ static void *check(void *p)
 /*
  * A 4 KiB page costs a fault at its first touch: 10 to 14 us in the
  * paravirtualized VM of docs/benchmarks.md, where a million jobs' rows, queue
- * times and their sort touched 30,000 of them.  So blocks of 2 MiB or more ask for transparent huge
- * pages, where the system gives them on request
+ * times and their sort touched 30,000 of them.  So blocks of GP_HUGE_PAGE or
+ * more ask for transparent huge pages, where the system gives them on request
  * (/sys/kernel/mm/transparent_hugepage/enabled: madvise).  A block that
  * gp_xmalloc or gp_grow hands out starts on a huge-page boundary and is
  * advised whole before anything touches it; gp_xcalloc and gp_xrealloc advise
@@ -65,27 +65,25 @@ static void *check(void *p)
  * and realloc may move a block without copying it).  The advice is a hint, so
  * a failure changes nothing.
  */
-#define HUGE_PAGE ((size_t)2 << 20)
-
 static void *advise_huge_pages(void *p, size_t bytes)
 {
-	if (bytes < HUGE_PAGE)
+	if (bytes < GP_HUGE_PAGE)
 		return p;
-	uintptr_t from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t from = ((uintptr_t)p + GP_HUGE_PAGE - 1) & ~(uintptr_t)(GP_HUGE_PAGE - 1);
+	uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)(GP_HUGE_PAGE - 1);
 	if (to > from)
 		(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
 	return p;
 }
 
-/* A block of at least n >= HUGE_PAGE bytes in whole, advised huge pages. */
+/* n >= GP_HUGE_PAGE bytes (rounded up) on whole, advised huge pages. */
 static void *huge_block(size_t n)
 {
-	size_t bytes = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	return advise_huge_pages(check(aligned_alloc(HUGE_PAGE, bytes)), bytes);
+	size_t bytes = (n + GP_HUGE_PAGE - 1) & ~(GP_HUGE_PAGE - 1);
+	return advise_huge_pages(check(aligned_alloc(GP_HUGE_PAGE, bytes)), bytes);
 }
 
-void *gp_xmalloc(size_t n) { return n >= HUGE_PAGE ? huge_block(n) : check(malloc(n ? n : 1)); }
+void *gp_xmalloc(size_t n) { return n >= GP_HUGE_PAGE ? huge_block(n) : check(malloc(n ? n : 1)); }
 void *gp_xrealloc(void *p, size_t n) { return advise_huge_pages(check(realloc(p, n ? n : 1)), n); }
 
 void *gp_xcalloc(size_t n, size_t size)
@@ -112,9 +110,9 @@ void gp_grow(void **p, size_t *cap, size_t need, size_t elem)
 	size_t c = *cap ? *cap : 16;
 	while (c < need)
 		c *= 2;
-	if (c * elem < HUGE_PAGE) {
+	if (c * elem < GP_HUGE_PAGE) {
 		*p = gp_xrealloc(*p, c * elem);
-	} else { /* doubling: the copies add up to less than the final size */
+	} else { /* onto whole huge pages; doubling keeps the copies linear */
 		void *q = huge_block(c * elem);
 		if (*cap)
 			memcpy(q, *p, *cap * elem);

@@ -9,30 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
 Test(common, large_blocks_start_on_a_huge_page)
 {
-	for (size_t bytes = HUGE_PAGE; bytes <= 5 * HUGE_PAGE; bytes += HUGE_PAGE / 3) {
+	for (size_t bytes = GP_HUGE_PAGE; bytes <= 5 * GP_HUGE_PAGE; bytes += GP_HUGE_PAGE / 3) {
 		unsigned char *p = gp_xmalloc(bytes);
-		cr_assert_eq((uintptr_t)p % HUGE_PAGE, 0, "%zu bytes at %p", bytes, (void *)p);
+		cr_assert_eq((uintptr_t)p % GP_HUGE_PAGE, 0, "%zu bytes at %p", bytes, (void *)p);
 		memset(p, 0xab, bytes); /* all of it is ours */
 		free(p);
 	}
-	void *small = gp_xmalloc(HUGE_PAGE - 1);
+	void *small = gp_xmalloc(GP_HUGE_PAGE - 1);
 	free(small);
 }
 
 Test(common, growing_keeps_the_elements_across_a_huge_page)
 {
 	uint32_t *v = NULL;
-	size_t cap = 0, n = 3 * HUGE_PAGE / sizeof *v + 7;
+	size_t cap = 0, n = 3 * GP_HUGE_PAGE / sizeof *v + 7;
 	for (size_t i = 0; i < n; i++) {
 		GP_GROW(v, cap, i + 1);
 		v[i] = (uint32_t)(i * 2654435761u);
 	}
 	cr_assert_geq(cap, n);
-	cr_assert_eq((uintptr_t)v % HUGE_PAGE, 0);
+	cr_assert_eq((uintptr_t)v % GP_HUGE_PAGE, 0);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(v[i], (uint32_t)(i * 2654435761u), "element %zu", i);
 	free(v);
@@ -40,9 +38,9 @@ Test(common, growing_keeps_the_elements_across_a_huge_page)
 
 Test(common, large_realloc_and_calloc_keep_their_contracts)
 {
-	/* one element at a time, as some readers grow their arrays */
+	/* in small steps, as the readers that grow by one element do */
 	uint64_t *v = NULL;
-	size_t n = HUGE_PAGE / sizeof *v + 1000;
+	size_t n = GP_HUGE_PAGE / sizeof *v + 1000;
 	for (size_t i = 0; i < n; i += 1000) {
 		v = gp_xrealloc(v, (i + 1000) * sizeof *v);
 		for (size_t k = i; k < i + 1000; k++)
@@ -51,8 +49,8 @@ Test(common, large_realloc_and_calloc_keep_their_contracts)
 	for (size_t k = 0; k < n; k++)
 		cr_assert_eq(v[k], k);
 	free(v);
-	unsigned char *z = gp_xcalloc(3, HUGE_PAGE);
-	for (size_t k = 0; k < 3 * HUGE_PAGE; k += 4093)
+	unsigned char *z = gp_xcalloc(3, GP_HUGE_PAGE);
+	for (size_t k = 0; k < 3 * GP_HUGE_PAGE; k += 4093)
 		cr_assert_eq(z[k], 0, "byte %zu", k);
 	free(z);
 }

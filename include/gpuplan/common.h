@@ -105,6 +105,11 @@ int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list 
 FILE *gp_open_input(const char *path, const char **why);
 int gp_read_input(const char *path, char **text, size_t *len, const char **why);
 
+/* A block of GP_HUGE_PAGE bytes or more from gp_xmalloc or GP_GROW starts on
+ * a huge-page boundary and asks for transparent huge pages (common.c says
+ * why). */
+#define GP_HUGE_PAGE ((size_t)2 << 20)
+
 void *gp_xmalloc(size_t n);
 void *gp_xcalloc(size_t n, size_t size);
 /* gp_xcalloc on a 64-byte boundary: elements of a line's size then start
@@ -114,10 +119,10 @@ void *gp_xrealloc(void *p, size_t n);
 char *gp_xstrdup(const char *s);
 
 /* Grows *p (an array of elem-sized items with capacity *cap) to hold at least
- * need, doubling the capacity.  From 2 MiB on, each growth copies the array
- * into a new block of whole huge pages (common.c says why): the copies add
- * up to less than the final size, and for that moment the old block is held
- * beside the new one. */
+ * need, doubling the capacity.  From GP_HUGE_PAGE on, each growth copies the
+ * array into a new block of whole huge pages: the copies add up to less than
+ * the final size, and for that moment the old block is held beside the new
+ * one. */
 void gp_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #define GP_GROW(arr, cap, need) gp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
