@@ -47,6 +47,34 @@ static double now_s(void)
 }
 
 /*
+ * Runs fn(ctx, out) in a child of its own and copies the child's `size` bytes
+ * of out back; *ru gets the child's resource usage.  Every measurement runs
+ * so, that each starts from a fresh address space (runs in this process would
+ * reuse the pages their predecessors touched).  Non-zero: the child failed.
+ */
+static int in_child(int (*fn)(const void *ctx, void *out), const void *ctx, void *out, size_t size,
+		    struct rusage *ru)
+{
+	int fd[2];
+	if (pipe(fd))
+		return 1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		int rc = fn(ctx, out);
+		if (write(fd[1], out, size) != (ssize_t)size)
+			rc = 1;
+		_exit(rc);
+	}
+	close(fd[1]);
+	ssize_t got = read(fd[0], out, size);
+	close(fd[0]);
+	int status;
+	return pid < 0 || wait4(pid, &status, 0, ru) < 0 || !WIFEXITED(status) ||
+	       WEXITSTATUS(status) || got != (ssize_t)size;
+}
+
+/*
  * The classic hold model: keep `pending` events in the queue; each step pops
  * the earliest and schedules one at now + an exponential increment.  The
  * increments are drawn beforehand so that the figure is the queue's own.
@@ -191,37 +219,26 @@ static double bare_mm1(size_t customers, double *mean_wait_h, double *p99_wait_h
 	return now_s() - t0;
 }
 
-/*
- * The best of `runs` runs of bare_mm1, each in a child of its own, as every
- * benchmark runs: both sides then start from a fresh address space (runs in
- * this process would reuse the pages their predecessors touched, which
- * gpuplan's runs never can).  Returns HUGE_VAL when a child failed.
- */
+/* The best of `runs` runs of bare_mm1, each in a child (in_child), as
+ * gpuplan's runs are.  Returns HUGE_VAL when a child failed. */
 struct bare_run {
 	double wall, mean_wait_h, p99_wait_h;
 };
+
+static int run_bare(const void *customers, void *out)
+{
+	struct bare_run *b = out;
+	b->wall = bare_mm1(*(const size_t *)customers, &b->mean_wait_h, &b->p99_wait_h);
+	return 0;
+}
 
 static double best_bare_mm1(size_t customers, int runs, double *mean_wait_h, double *p99_wait_h)
 {
 	double best = HUGE_VAL;
 	for (int r = 0; r < runs; r++) {
-		int fd[2];
-		if (pipe(fd))
-			return HUGE_VAL;
-		pid_t pid = fork();
-		if (pid == 0) {
-			close(fd[0]);
-			struct bare_run b;
-			b.wall = bare_mm1(customers, &b.mean_wait_h, &b.p99_wait_h);
-			_exit(write(fd[1], &b, sizeof b) == (ssize_t)sizeof b ? 0 : 1);
-		}
-		close(fd[1]);
 		struct bare_run b;
-		ssize_t got = read(fd[0], &b, sizeof b);
-		close(fd[0]);
-		int status;
-		if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) || got != (ssize_t)sizeof b)
+		struct rusage ru;
+		if (in_child(run_bare, &customers, &b, sizeof b, &ru))
 			return HUGE_VAL;
 		best = fmin(best, b.wall);
 		*mean_wait_h = b.mean_wait_h;
@@ -372,29 +389,20 @@ static const struct bench benches[] = {
 	 NULL, false, 1},
 };
 
+static int run_bench(const void *ctx, void *out)
+{
+	const struct bench *b = ctx;
+	struct outcome *o = out;
+	return !b->scenario            ? bench_engine_hold(o)
+	       : is_sweep(b->scenario) ? bench_sweep(b->scenario, o)
+				       : bench_scenario(b->scenario, b->set, b->db, o);
+}
+
 /* Runs one benchmark in a child; fills wall, events and peak RSS (MiB). */
 static int run_child(const struct bench *b, struct outcome *o, double *rss_mib)
 {
-	int fd[2];
-	if (pipe(fd))
-		return 1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		int rc = !b->scenario            ? bench_engine_hold(o)
-			 : is_sweep(b->scenario) ? bench_sweep(b->scenario, o)
-						 : bench_scenario(b->scenario, b->set, b->db, o);
-		if (write(fd[1], o, sizeof *o) != (ssize_t)sizeof *o)
-			rc = 1;
-		_exit(rc);
-	}
-	close(fd[1]);
-	ssize_t got = read(fd[0], o, sizeof *o);
-	close(fd[0]);
-	int status;
 	struct rusage ru;
-	if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) || got != (ssize_t)sizeof *o)
+	if (in_child(run_bench, b, o, sizeof *o, &ru))
 		return 1;
 	*rss_mib = (double)ru.ru_maxrss / 1024.0;
 	return 0;
