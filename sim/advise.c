@@ -386,16 +386,41 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
 
 /* --- the pool-size search -------------------------------------------------- */
 
-/* The pool to size: the first allocation, memory or capacity finding's (a
- * placement finding's pool is the one a rule keeps work off), else the
- * largest pool the workload that queued longest may run in (its rules
- * allowing). */
-static int pool_to_size(const struct scenario *sc, const struct results *r)
+/* A pool to size, and the workload whose goal it is sized for (-1: the
+ * run's, when several findings or none name a workload on it). */
+struct sizing {
+	int pool, workload;
+};
+
+/* The sizing of pool p among z[0..n), or NULL. */
+static struct sizing *sizing_of(struct sizing *z, size_t n, int p)
 {
-	for (size_t f = 0; f < r->n_findings; f++)
-		if (r->findings[f].pool >= 0 && r->findings[f].step != FINDING_PLACEMENT &&
-		    r->findings[f].step != FINDING_APPLICATION)
-			return r->findings[f].pool;
+	for (size_t i = 0; i < n; i++)
+		if (z[i].pool == p)
+			return &z[i];
+	return NULL;
+}
+
+/* The pools to size, at most ADVISE_MAX_SIZED: the pool of each allocation,
+ * memory or capacity finding that has GPUs, in rank order (a placement
+ * finding's pool is the one a rule keeps work off); with none, the largest
+ * pool the workload that queued longest may run in (its rules allowing). */
+static size_t pools_to_size(const struct scenario *sc, const struct results *r, struct sizing *z)
+{
+	size_t n = 0;
+	for (size_t f = 0; f < r->n_findings; f++) {
+		const struct finding *fd = &r->findings[f];
+		if (fd->pool < 0 || fd->step == FINDING_PLACEMENT ||
+		    fd->step == FINDING_APPLICATION || sc->pools[fd->pool].gpus_per_node <= 0)
+			continue;
+		struct sizing *had = sizing_of(z, n, fd->pool);
+		if (had && had->workload != fd->workload)
+			had->workload = -1; /* two findings' goals: the run's covers both */
+		else if (!had && n < ADVISE_MAX_SIZED)
+			z[n++] = (struct sizing){fd->pool, fd->workload};
+	}
+	if (n)
+		return n;
 	int w = -1;
 	double longest = 0;
 	for (size_t k = 0; k < sc->n_workloads; k++) {
@@ -414,21 +439,34 @@ static int pool_to_size(const struct scenario *sc, const struct results *r)
 					 sc->pools[best].nodes * sc->pools[best].gpus_per_node))
 			best = (int)p;
 	free(hidden);
-	return best < 0 ? 0 : best;
+	z[0] = (struct sizing){best, -1};
+	return best < 0 ? 0 : 1;
 }
 
-/* What the search asks of the pool (see advise.h): the condition, and in words. */
-static const char *size_condition(const struct scenario *sc, const char **words)
+/* What the search asks of the pool (see advise.h): the condition, and whose
+ * goal it is in words (the run's, or the workload's whose wait named the
+ * pool): every deadline met, else every SLO, else queue p95 within a minute. */
+static void size_condition(const struct scenario *sc, int w, char *cond, char *words, size_t len)
 {
 	bool deadlines = false, slo = false;
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
-		slo |= sc->workloads[w].inference != NULL;
+	for (size_t k = 0; k < sc->n_workloads; k++)
+		if (w < 0 || (int)k == w) {
+			deadlines |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
+			slo |= sc->workloads[k].inference != NULL;
+		}
+	const char *metric = deadlines ? "deadline_met_pct >= 100"
+			     : slo     ? "slo_met >= 1"
+				       : "queue_time_p95_s <= 60";
+	if (w >= 0) {
+		snprintf(cond, len, "%s.%s", sc->workloads[w].name, metric);
+		snprintf(words, len, "%s", sc->workloads[w].name);
+	} else {
+		snprintf(cond, len, "%s", metric);
+		snprintf(words, len, "%s",
+			 deadlines ? "every deadline met"
+			 : slo     ? "every SLO met"
+				   : "queue p95 <= 60 s");
 	}
-	*words = deadlines ? "every deadline met" : slo ? "every SLO met" : "queue p95 <= 60 s";
-	return deadlines ? "deadline_met_pct >= 100"
-	       : slo     ? "slo_met >= 1"
-			 : "queue_time_p95_s <= 60";
 }
 
 /* Reads the row's figures back from the run the search recorded. */
@@ -450,13 +488,17 @@ static int row_from_store(struct store *st, struct advise_row *row, bool queue_g
 	return rc;
 }
 
+/* Searches 1 .. 4x the pool's nodes for the smallest count that meets the
+ * goal of z (size_condition).  The row is the answer's run, or when even the
+ * largest count misses, that run (a search that finds nothing still says so).
+ * *found gets the answer's override, or "" for none. */
 static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		     const struct results *r, struct plan *pl, struct gp_err *err)
+		     struct sizing z, struct plan *pl, char *found, struct gp_err *err)
 {
-	int p = pool_to_size(sc, r);
-	const struct pool_spec *ps = &sc->pools[p];
-	char key[ADVISE_SET];
+	const struct pool_spec *ps = &sc->pools[z.pool];
+	char key[ADVISE_SET], cond[ADVISE_LABEL], words[ADVISE_LABEL];
 	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
+	*found = '\0';
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
 				.n_sets = sp->n_sets,
@@ -465,23 +507,64 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 				.integer = true};
 	s.lo.number = 1;
 	s.hi.number = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
-	const char *words;
-	int rc = search_parse_condition(size_condition(sc, &words), &s.until, err);
+	size_condition(sc, z.workload, cond, words, sizeof cond);
+	int rc = search_parse_condition(cond, &s.until, err);
 	struct search_answer ans = {0};
 	if (!rc)
 		rc = search_run(&s, st, NULL, NULL, &ans, err);
 	if (rc == GP_EINPUT)
 		return GP_OK; /* the goal's metric is absent (nothing ran): no pool size answers it */
-	if (rc || !ans.found || !ans.run_id)
+	if (rc || !ans.last_run_id)
 		return rc;
-	struct advise_row *a = plan_add(pl, "pool %s at %s node%s (smallest with %s)", ps->name,
-					ans.value, strcmp(ans.value, "1") ? "s" : "", words);
+	if (!ans.found)
+		snprintf(ans.value, sizeof ans.value, "%.0f", s.hi.number);
+	const char *how = ans.found        ? z.workload < 0 ? "smallest with" : "smallest for"
+			  : z.workload < 0 ? "still short of"
+					   : "still short for";
+	struct advise_row *a = plan_add(pl, "pool %s at %s node%s (%s %s)", ps->name, ans.value,
+					strcmp(ans.value, "1") ? "s" : "", how, words);
 	if (!a)
 		return GP_OK;
 	set(a, "%s=%s", key, ans.value);
-	a->run_id = ans.run_id;
+	if (ans.found)
+		snprintf(found, ADVISE_SET, "%s", a->sets[0]);
+	a->run_id = ans.found ? ans.run_id : ans.last_run_id;
 	a->hardware = strtol(ans.value, NULL, 10) > ps->nodes;
 	return row_from_store(st, a, !diagnose_has_goal(sc), err);
+}
+
+/* Sizes each pool pools_to_size names; when two or more have an answer, runs
+ * them together too (each answer meets its own workload's goal, and the
+ * run's needs them all). */
+static int size_pools(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+		      const struct results *r, struct plan *pl, struct gp_err *err)
+{
+	struct sizing z[ADVISE_MAX_SIZED];
+	char found[ADVISE_MAX_SIZED][ADVISE_SET];
+	size_t n = pools_to_size(sc, r, z), answers = 0;
+	int rc = GP_OK;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = size_pool(sp, st, sc, z[i], pl, found[i], err);
+		answers += !rc && found[i][0];
+	}
+	if (rc || answers < 2)
+		return rc;
+	char label[ADVISE_LABEL] = "pools";
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (found[i][0])
+			snprintf(label + strlen(label), sizeof label - strlen(label), "%s %s at %s",
+				 k++ ? " and" : "", sc->pools[z[i].pool].name,
+				 strchr(found[i], '=') + 1);
+	struct advise_row *a = plan_add(pl, "%s nodes together", label);
+	for (size_t i = 0; a && i < n; i++)
+		if (found[i][0]) {
+			set(a, "%s", found[i]);
+			a->hardware |= strtol(strchr(found[i], '=') + 1, NULL, 10) >
+				       sc->pools[z[i].pool].nodes;
+		}
+	if (a && (rc = run_row(sp, st, a, NULL, NULL, err)) == GP_EINPUT)
+		pl->n--, rc = GP_OK; /* cannot happen: each override loaded on its own */
+	return rc;
 }
 
 /* The pool search runs when the base misses its goal, queues, or the
@@ -511,7 +594,16 @@ static int by_advice(const void *a, const void *b)
 		return x->meets ? -1 : 1;
 	if (x->meets && x->hardware != y->hardware)
 		return x->hardware ? 1 : -1; /* more hardware only when nothing cheaper meets */
-	int c = cmp_nan_last(x->cost_per_verified, y->cost_per_verified);
+	int c = 0;
+	if (!x->meets) { /* the nearest the goal first: the closest, when none meets */
+		c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
+		if (!c)
+			c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
+		if (!c)
+			c = cmp_nan_last(x->queue_p95, y->queue_p95);
+	}
+	if (!c)
+		c = cmp_nan_last(x->cost_per_verified, y->cost_per_verified);
 	if (!c)
 		c = cmp_nan_last(x->queue_p95, y->queue_p95);
 	if (!c)
@@ -619,7 +711,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	}
 	free(more.alts);
 	if (!rc && needs_sizing(&pl.alts[0], &r))
-		rc = size_pool(sp, st, sc, &r, &pl, err);
+		rc = size_pools(sp, st, sc, &r, &pl, err);
 	results_free(&r);
 	scenario_free(sc);
 	for (size_t i = 0; i < pl.n; i++)
@@ -694,7 +786,8 @@ void advise_write(FILE *out, const struct advice *a)
 		"\nmeets = the goal: every deadline and SLO met (queue p95 within a minute when "
 		"the scenario has neither), no job failed, unfinished or OOM-killed; ranked by "
 		"meets, then more hardware last, then $/verified (cost per verified result; "
-		"within 3%% of the cheapest, a finding's own alternative first), then queue p95.\n");
+		"within 3%% of the cheapest, a finding's own alternative first), then queue p95; "
+		"rows that miss the goal nearest it first (deadline%%, slo%%, queue p95).\n");
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);

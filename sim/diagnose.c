@@ -1133,12 +1133,12 @@ static void capacity_finding(struct view *v)
 	bool queued = !diagnose_has_goal(v->sc) && p95 > DIAGNOSE_QUEUE_OK_S;
 	if (!late && !queued && !missed)
 		return;
-	int pool = -1;
-	double most = 0;
+	int pool = -1; /* the busiest pool with GPUs (a CPU pool has no allocation) */
+	double most = -1;
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
 		double a = metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
-		if (pool < 0 || a > most)
-			pool = (int)p, most = a;
+		if (v->sc->pools[p].gpus_per_node > 0 && (isnan(a) ? 0 : a) > most)
+			pool = (int)p, most = isnan(a) ? 0 : a;
 	}
 	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, pool, -1);
 }
@@ -1242,11 +1242,10 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 	diagnose_placement(&v);
 	diagnose_application(&v);
 	diagnose_scaling(&v);
-	bool any = v.n_drafts > 0;
-	for (size_t w = 0; any && w < sc->n_workloads; w++)
+	for (size_t w = 0; w < sc->n_workloads; w++)
 		workload_capacity_finding(&v, w);
-	if (!any)
-		capacity_finding(&v);
+	if (!v.n_drafts)
+		capacity_finding(&v); /* the run misses its goal, no workload its own */
 	rank(&v);
 	view_free(&v);
 }

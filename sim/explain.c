@@ -594,8 +594,10 @@ static void explain_capacity(struct ctx *c)
 	gp_sb_printf(&c->ev, "queue p95 %.0f s", isnan(p95) ? 0 : p95);
 	if (!isnan(met))
 		gp_sb_printf(&c->ev, ", deadlines met %.1f%%", met);
-	gp_sb_printf(&c->ev, "; pool %s %.1f%% allocated", ps->name,
-		     c->f->fig.capacity.pool_alloc_pct);
+	gp_sb_printf(&c->ev,
+		     "; pool %s %.1f%% allocated; no quota, rule or fragmentation reason and no "
+		     "OOM kill",
+		     ps->name, c->f->fig.capacity.pool_alloc_pct);
 }
 
 /* --- dispatch ---------------------------------------------------------------- */

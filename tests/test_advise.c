@@ -179,3 +179,39 @@ Test(advise, placement_relaxes_the_rules_it_blames)
 	cr_expect_eq(query("SELECT count(*) FROM params WHERE key = 'workloads.batch.tolerations'"),
 		     1);
 }
+
+/* Two pools short at once (tests/fixtures/diagnosis/two-pools.yaml): on one
+ * GPU the k-th 1-hour job ends at k hours, so with a 1-hour deadline h100
+ * needs 2 nodes for its 2 jobs and l4 3 for its 3.  Each pool is searched
+ * for its own workload's goal (the run's would hold for neither alone), and
+ * only the two sizes together meet every deadline: that row is the
+ * recommendation, at 2 x $4 + 3 x $1 = $11 for 5 results. */
+Test(advise, each_short_pool_is_sized_and_the_sizes_run_together)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/two-pools.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "pool h100 at 2 nodes (smallest for train)"), "%s", out);
+	cr_expect(strstr(out, "pool l4 at 3 nodes (smallest for embed)"), "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: pools l4 at 3 and h100 at 2 nodes together"),
+		  "%s", out);
+	cr_expect(strstr(last_line(), "$2.20 per verified result"), "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM advice WHERE meets = 1"), 1, "%s", out);
+}
+
+/* 80 2-hour jobs with a 3-hour deadline on 8 GPUs a node need 10 nodes
+ * (80 at once); the search goes to 4 (1 .. 4x the pool).  The 4-node run is
+ * a row that says it falls short, 32 of 80 on time: 40% (it had no row). */
+Test(advise, a_pool_search_that_falls_short_is_a_row_too)
+{
+	char args[256];
+	snprintf(args, sizeof args,
+		 "tests/fixtures/diagnosis/capacity.yaml --db %s --set workloads.train.count=80",
+		 db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "pool h100 at 4 nodes (still short for train)"), "%s", out);
+	cr_expect_eq(query("SELECT deadline_met_pct FROM advice WHERE alternative LIKE "
+			   "'pool h100 at 4 nodes%'"),
+		     40.0, "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM advice"), 2, "%s", out);
+}

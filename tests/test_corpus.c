@@ -79,7 +79,10 @@ static const struct case_ cases[] = {
 	 {"bound by tokenization", "tokenizer workers"},
 	 "tokenizer workers for chat"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
-	{"capacity", "capacity", {"capacity: work waits for busy GPUs"}, "pool h100 at 2 nodes"},
+	{"capacity",
+	 "capacity",
+	 {"train waits for busy GPUs of pool h100"},
+	 "pool h100 at 2 nodes"},
 };
 
 /* Advises one case and checks it; returns whether the cause was found. */

@@ -248,7 +248,7 @@ Test(diagnose, a_wait_on_busy_gpus_is_capacity_and_comes_last)
 	run("scenarios/eval-window.yaml", tight, 2);
 	cr_assert_eq(r.n_findings, 1);
 	EXPECT_FINDING(0, "capacity",
-		       "work waits for GPUs that are busy or outside their pools' "
+		       "eval waits for GPUs of pool batch that are busy or outside its "
 		       "windows",
 		       "deadlines met 50.0%", "no quota, rule or fragmentation reason");
 	cr_expect_eq(r.findings[0].kind, KIND_CAPACITY);

@@ -17,16 +17,21 @@
  *     all together;
  *   - every workload with a model: its weights in int8 and in int4;
  *   - when the base misses its goal, queues (p95 over a minute) or the
- *     diagnosis concludes capacity: the smallest node count of the pool that
- *     holds the queued work that meets every deadline, else every SLO, else
- *     keeps queue p95 within a minute (search_run over 1 .. 4x its nodes; no
- *     row when even 4x does not).
+ *     diagnosis concludes capacity: for the pool of each allocation, memory
+ *     or capacity finding (ADVISE_MAX_SIZED of them; with none, the pool that
+ *     holds the queued work), the smallest node count that meets the goal of
+ *     the finding's workload (of the run for a finding that names none):
+ *     every deadline met, else the SLO, else queue p95 within a minute
+ *     (search_run over 1 .. 4x its nodes; when even 4x misses, a row for 4x
+ *     that says so); with two or more answers, all of them together (each
+ *     meets its own workload's goal; the run's may need them all).
  * The goal: every deadline and SLO met, nothing failed, unfinished or
  * OOM-killed, and with no deadline or SLO in the scenario, queue p95 within
  * a minute.  Alternatives that meet it rank first, more hardware after the
  * others, then by cost per verified result (within ADVISE_SAME_COST of the
  * cheapest, the one planned first: a finding's own), then queue p95, then
- * SLO attainment.  The first is the recommendation; when none meets,
+ * SLO attainment; those that miss it, nearest it first (deadlines met, then
+ * SLO attainment, then queue p95), then by cost.  The first is the recommendation; when none meets,
  * advise_write says so and names the closest.  The ranking also goes to the
  * advice table (store_write_advice).
  *
@@ -48,6 +53,7 @@
 #define ADVISE_SET        1100                /* an override naming a pool and a workload of 253 */
 #define ADVISE_QUEUE_OK_S DIAGNOSE_QUEUE_OK_S /* "no queue to speak of" */
 #define ADVISE_SAME_COST  0.03 /* costs per verified result this close are one price */
+#define ADVISE_MAX_SIZED  4    /* pools whose node count is searched, at most */
 
 struct advise_spec {
 	const char *scenario;
