@@ -40,16 +40,23 @@ static int unknown_metric(const char *text, const char *metric, struct gp_err *e
 int search_parse_condition(const char *text, struct search_condition *c, struct gp_err *err)
 {
 	memset(c, 0, sizeof *c);
-	const char *at = NULL;
-	size_t k = 0;
-	for (; k < sizeof ops / sizeof ops[0] && !at; k++)
-		at = strstr(text, ops[k].text);
-	if (!at)
+	/* The operator is the first run of its characters: "=>" is one, unknown. */
+	const char *at = text + strcspn(text, "<>=!");
+	size_t len = strspn(at, "<>=!"), k = 0;
+	while (k < sizeof ops / sizeof ops[0] &&
+	       (strlen(ops[k].text) != len || strncmp(ops[k].text, at, len)))
+		k++;
+	if (!len)
 		return gp_errorf(err, GP_EINPUT,
 				 "--until '%s': expected 'METRIC OP VALUE' with OP "
 				 "one of <= >= < > == !=, like 'deadline_met_pct >= 100'",
 				 text);
-	c->op = ops[k - 1].op;
+	if (k == sizeof ops / sizeof ops[0])
+		return gp_errorf(err, GP_EINPUT,
+				 "--until '%s': unknown operator '%.*s'; expected one of "
+				 "<= >= < > == !=",
+				 text, (int)len, at);
+	c->op = ops[k].op;
 	char name[sizeof c->scope + sizeof c->metric];
 	size_t n = (size_t)(at - text);
 	while (n && text[n - 1] == ' ')
@@ -71,7 +78,7 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 	if (strlen(metric) >= sizeof c->metric || !results_known_metric(metric))
 		return unknown_metric(text, metric, err);
 	memcpy(c->metric, metric, strlen(metric) + 1);
-	const char *value = at + strlen(ops[k - 1].text);
+	const char *value = at + len;
 	while (*value == ' ')
 		value++;
 	if (units_number(value, &c->value))

@@ -198,6 +198,12 @@ Test(search, parses_conditions)
 	cr_assert_str_eq(c.scope, "all");
 	cr_assert_eq(c.op, OP_LT);
 	cr_assert_eq(search_parse_condition("x >= ", &c, &err), GP_EINPUT);
+	/* "=>" is an operator, unknown: it said "unknown metric 'deadline_met_pct ='" */
+	cr_assert_eq(search_parse_condition("deadline_met_pct => 100", &c, &err), GP_EINPUT);
+	cr_assert_str_eq(err.msg, "--until 'deadline_met_pct => 100': unknown operator '=>'; "
+				  "expected one of <= >= < > == !=");
+	cr_assert_eq(search_parse_condition("slo_met = 1", &c, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "unknown operator '='"), "%s", err.msg);
 }
 
 /* Bounds in two duration units bisect in seconds: 30s..10m is 30..600 s. */
