@@ -41,6 +41,8 @@ static int unknown(struct gp_err *err, const char *flag, const char *what, const
 	bool begins = close && strncasecmp(close, name, strlen(name)) == 0;
 	if (!begins && prefix_hint(err, flag, what, name, names, n))
 		return GP_EINPUT;
+	if (!begins)
+		close = ytree_suggest(name, names, n);
 	if (close)
 		return gp_errorf(err, GP_EINPUT, "%s: unknown %s '%s'; did you mean '%s'?", flag,
 				 what, name, close);

@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 #include "gpuplan/units.h"
 
@@ -46,15 +45,7 @@ const char *ld_join(char *buf, size_t size, const char *const *words, size_t n,
 int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, const char *word,
 		    const char *const *names, size_t n)
 {
-	/* A name the word begins ("H100" for "H100-80GB") is the likelier meaning
-	 * than one a few edits away ("A10"). */
-	const char *close = NULL;
-	for (size_t i = 0; i < n && !close && *word; i++)
-		if (names[i] && strlen(names[i]) > strlen(word) &&
-		    !strncasecmp(names[i], word, strlen(word)))
-			close = names[i];
-	if (!close)
-		close = ytree_closest(word, names, n);
+	const char *close = ytree_suggest(word, names, n);
 	if (close)
 		return gp_located(ld->err, loc, "unknown %s '%s'; did you mean '%s'?", what, word,
 				  close);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 /* Real scenarios nest a handful of levels and hold a few thousand nodes. */
@@ -663,4 +664,13 @@ const char *ytree_closest(const char *word, const char *const *candidates, size_
 		}
 	}
 	return best;
+}
+
+const char *ytree_suggest(const char *word, const char *const *names, size_t n)
+{
+	size_t len = strlen(word);
+	for (size_t i = 0; i < n && len; i++)
+		if (names[i] && strlen(names[i]) > len && !strncasecmp(names[i], word, len))
+			return names[i];
+	return ytree_closest(word, names, n);
 }

@@ -68,6 +68,9 @@ Test(estimate, unknown_names_are_located_at_their_flag_with_a_suggestion)
 {
 	expect_error(request("llama-2-7", "fp16", "A100-80GB"),
 		     "--model: unknown model 'llama-2-7'; did you mean 'llama-2-7b'?");
+	/* One GPU type begins with the name: that one, not "A10" two edits away. */
+	expect_error(request("llama-3-8b", "fp16", "H100"),
+		     "--gpu: unknown GPU type 'H100'; did you mean 'H100-80GB'?");
 	expect_error(request("gpt-4", "fp16", "A100-80GB"),
 		     "--model: unknown model 'gpt-4'; expected one of llama-2-7b, llama-2-13b, "
 		     "llama-2-70b, llama-3-8b, llama-3-70b, mistral-7b");

@@ -58,4 +58,9 @@ struct ynode *ynode_get(const struct ynode *map, const char *key);
  * max(2, strlen/3) edits away), or NULL.  Used for "did you mean" hints. */
 const char *ytree_closest(const char *word, const char *const *candidates, size_t n);
 
+/* The name the user likely meant: the first longer one that word begins,
+ * case aside ("H100" -> "H100-80GB", not "A10" two edits away), else
+ * ytree_closest's; NULL: none. */
+const char *ytree_suggest(const char *word, const char *const *names, size_t n);
+
 #endif
