@@ -110,6 +110,7 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		c->names[collect_scope_workload(sc, w)] = sc->workloads[w].name;
 	c->adaptive = sc->output.step <= 0;
+	c->max_windows = (size_t)sc->output.max_windows;
 	c->step = c->adaptive ? auto_steps[0] : sc->output.step;
 	c->out = out;
 	c->ts_first = out->n_ts;
@@ -162,6 +163,7 @@ static void close_window(struct collect *c, sim_time end)
 	fill_window(c, c->n_windows, c->window_start, len, sum);
 	c->window_start = end;
 	c->n_windows++;
+	c->overflow |= !c->adaptive && c->max_windows && c->n_windows > c->max_windows;
 	while (c->adaptive && c->n_windows > COLLECT_MAX_WINDOWS &&
 	       c->step < auto_steps[N_AUTO_STEPS - 1])
 		coarsen(c);
@@ -238,7 +240,7 @@ static void coarsen(struct collect *c)
 /* Closes every window that ends at or before t. */
 static void roll(struct collect *c, sim_time t)
 {
-	while (c->window_start + c->step <= t)
+	while (c->window_start + c->step <= t && !c->overflow)
 		close_window(c, c->window_start + c->step);
 }
 

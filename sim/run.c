@@ -28,6 +28,18 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 	units_format_rfc3339((int64_t)time(NULL), out->started_at, sizeof out->started_at);
 	struct sim *s = sim_create(sc, out);
 	sim_advance(s, out);
+	if (sim_collect(s)->overflow) {
+		char at[32];
+		units_format_duration(out->sim_end, at, sizeof at);
+		sim_finish(s, out);
+		return gp_located(err, sc->output.step_loc,
+				  "output.step made more than %lld timeseries windows per scope "
+				  "by %s of simulated time (the work ran past the span the "
+				  "arrivals show); expected a longer step, or no step (it then "
+				  "adapts to the span), or raise the limit with the environment "
+				  "variable GPUPLAN_MAX_WINDOWS",
+				  (long long)sc->output.max_windows, at);
+	}
 	metrics_reduce(s, sc, out);
 	sim_finish(s, out);
 	diagnose_run(sc, out);    /* reads only the results */

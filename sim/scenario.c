@@ -460,6 +460,7 @@ static int load_root(struct loader *ld, const struct ynode *root)
 			       ld->err);
 	if (!rc)
 		rc = check_windows(ld, max_windows);
+	sc->output.max_windows = max_windows;
 	if (!rc && !sc->output.db) {
 		size_t n = strlen(sc->name) + sizeof "results/.db";
 		sc->output.db = gp_xmalloc(n);

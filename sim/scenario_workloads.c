@@ -223,6 +223,12 @@ static int ld_dist_seconds(struct loader *ld, const struct ynode *v, const char 
 	sim_time t;
 	int rc = ld_get_duration(ld, v, what, positive, &t);
 	*out = sim_seconds(t);
+	if (!rc && t > SCENARIO_MAX_SPAN) /* a typo (d for m), and no run could finish it */
+		return gp_located(ld->err, v->loc,
+				  "invalid %s '%s': past the %d years gpuplan simulates; expected "
+				  "at most %lldd",
+				  what, v->value, SCENARIO_MAX_YEARS,
+				  (long long)(SCENARIO_MAX_SPAN / SIM_DAY));
 	return rc;
 }
 

@@ -766,6 +766,9 @@ static bool work_left(const struct sim *s)
 /* Moves pool p's window state to now and schedules its next change. */
 static void on_window(struct sim *s, size_t p)
 {
+	if (!work_left(s))
+		return; /* past the last of the work, where the run ends: a powered pool's
+			   gauges must not move the time series past its end */
 	struct pool_state *ps = &s->cluster.pools[p];
 	sim_time next;
 	bool was_open = ps->open;
@@ -1266,6 +1269,8 @@ void sim_advance(struct sim *s, struct results *out)
 		if (!s->running && !s->arriving && !s->backing_off &&
 		    s->engine.now - s->last_progress > STALL_AFTER)
 			break;
+		if (s->collect.overflow)
+			break; /* run_simulate refuses the run */
 	}
 	/* The run ends at the horizon, or with the last arrival, start or
 	 * completion: window events after that are not part of the work. */

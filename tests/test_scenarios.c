@@ -302,3 +302,36 @@ Test(scenarios, retiring_finished_jobs_keeps_memory_to_the_jobs_in_flight, .time
 	results_free(&kept);
 	scenario_free(kept_sc);
 }
+
+/* Window events after the last of the work move no gauge: a powered pool's
+ * next window (day 2, 00:00) once rolled the time series 14.6 hours past the
+ * run's end and halved its time averages (it gave 575 windows of 5m and
+ * 7.7% allocated).  By hand: 1999 windows of 1m, 1 GPU of 9 for the span. */
+Test(scenarios, a_window_after_the_last_job_does_not_stretch_the_run)
+{
+	run("tests/fixtures/powered-window-tail.yaml", NULL, 0);
+	cr_assert_eq(r.sim_end, 1999 * SIM_MINUTE);
+	cr_assert_eq(r.step, SIM_MINUTE);
+	size_t scopes = 1 + sc->n_pools + sc->n_workloads;
+	cr_assert_eq(r.n_ts, 1999 * scopes);
+	cr_assert_eq(r.ts[r.n_ts - 1].t, 1998 * SIM_MINUTE);
+	cr_assert_float_eq(metric("all", "gpu_allocation_pct"), 100.0 / 9, 1e-9);
+	cr_assert_float_eq(metric("p", "gpu_allocation_pct"), 12.5, 1e-9);
+}
+
+/* The load bounds an explicit step's windows by the span the arrivals show
+ * (0 here); the run checks the real span, stops at the limit and refuses the
+ * run where the step was given (it wrote 2,592,000 windows, 700 MB). */
+Test(scenarios, an_explicit_step_past_the_window_limit_stops_the_run)
+{
+	struct gp_err err;
+	const char *path = "tests/fixtures/step-windows-past-the-limit.yaml";
+	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
+	results_init(&r);
+	cr_assert_eq(run_simulate(sc, &r, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "step-windows-past-the-limit.yaml:9:"), "%s", err.msg);
+	cr_expect(strstr(err.msg, "output.step made more than 1000000 timeseries windows per "
+				  "scope by 30d"),
+		  "%s", err.msg);
+	cr_expect_leq(r.n_ts, (1000000 + 2) * 3, "it stopped at the limit, not 2,592,000");
+}

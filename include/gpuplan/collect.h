@@ -18,10 +18,11 @@
  * (time averages, GPU-hours) cover [first arrival, end of the run].
  *
  * Without output.step the step adapts to the span, which is known only at
- * the end: windows start at 5m and, whenever more than COLLECT_MAX_WINDOWS
- * of them are closed, merge in place into the next readable step (15m, 1h,
- * 6h, 1d, 7d; each divides the next, so windows nest and stay aligned to
- * the scenario start).  A merge sums integrals, so totals and Little's law
+ * the end: windows start at 1m and, whenever more than COLLECT_MAX_WINDOWS
+ * of them are closed, merge in place into the next readable step (5m, 15m,
+ * 1h, 6h, 1d, 7d, 28d, 364d; each divides the next, so windows nest and stay
+ * aligned to the scenario start; durations are at most 1000 years, which
+ * keeps the longest span near 2,000 windows of 364d).  A merge sums integrals, so totals and Little's law
  * are unchanged; the rows held never exceed the bound, which keeps both the
  * database and the memory of a long run small.  The step used ends up in
  * results.step.  An explicit output.step is never changed.
@@ -84,6 +85,9 @@ struct collect {
 	size_t n_scopes;
 	sim_time step;         /* current window length */
 	bool adaptive;         /* no output.step: coarsen as windows accumulate */
+	bool overflow;         /* an explicit step made more windows than the
+				* scenario's output.max_windows: the run stops */
+	size_t max_windows;    /* that limit; 0: none */
 	size_t n_windows;      /* closed windows, rows from ts_first */
 	size_t ts_first;       /* index of the collector's first row in out->ts */
 	sim_time first_window; /* start of the earliest window held */

@@ -376,8 +376,11 @@ struct output_spec {
 	char *db;               /* resolved: as given (relative to the working
 				    * directory, as users expect of an output path) */
 	sim_time step;          /* timeseries resolution; 0 (the default): chosen for
-				    * the span, 5m to 7d (collect.h, results.step) */
+				    * the span, 1m to 364d (collect.h, results.step) */
 	struct srcloc step_loc; /* where an explicit step was given */
+	int64_t max_windows;    /* per scope an explicit step may make: the load's
+				    * check sees a lower bound of the span, the run
+				    * the span itself; 0: no limit */
 	bool jobs;              /* default true */
 	bool requests;          /* default false */
 };
