@@ -278,11 +278,11 @@ struct options {
 	bool json; /* run, advise: one JSON document on stdout */
 };
 
-#define OPT_JSON(o)                                                                        \
-	{                                                                                  \
-		.name = "--json", .kind = CLI_FLAG, .target = &(o)->json,                  \
-		.help = "print one JSON document (summary, metrics per scope, findings)\n" \
-			"instead of the tables"                                            \
+#define OPT_JSON(o, what)                                                       \
+	{                                                                       \
+		.name = "--json", .kind = CLI_FLAG, .target = &(o)->json,       \
+		.help = "print one JSON document instead of the tables, even\n" \
+			"with --quiet: " what                                   \
 	}
 #define OPT_SCENARIO(o)                                                             \
 	{                                                                           \
@@ -348,8 +348,10 @@ static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
 static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
-	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
-				       OPT_SEED(&o),     OPT_QUIET(&o),          OPT_JSON(&o)};
+	const struct cli_opt opts[] = {
+		OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB),
+		OPT_SET(&o),      OPT_SEED(&o),
+		OPT_QUIET(&o),    OPT_JSON(&o, "the summary, metrics per scope,\nfindings")};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct results r;
@@ -391,8 +393,13 @@ static void print_advise_progress(void *ctx, const struct advise_row *row)
 static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
-	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB), OPT_SET(&o),
-				       OPT_SEED(&o),     OPT_QUIET(&o),          OPT_JSON(&o)};
+	const struct cli_opt opts[] = {OPT_SCENARIO(&o),
+				       OPT_DB(&o, DEFAULT_DB),
+				       OPT_SET(&o),
+				       OPT_SEED(&o),
+				       OPT_QUIET(&o),
+				       OPT_JSON(&o, "the base run, the alternatives ranked,\n"
+						    "the recommendation")};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct advice advice = {0};
@@ -1074,7 +1081,7 @@ static const struct cli_cmd commands[] = {
 	 "other runs by scenario, seed and start time, so merging twice adds nothing.\n"
 	 "Every input is checked before anything is written.\n",
 	 NULL, cmd_merge},
-	{"report", "DB [--run ID] (--opencost | --openmetrics | --html PATH)",
+	{"report", "DB [--run ID] [--opencost | --openmetrics] [--html PATH]",
 	 "a run's allocations as OpenCost's /allocation response, its\ntime series as "
 	 "OpenMetrics text for Prometheus, or one HTML\npage of charts and the diagnosis",
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},
@@ -1082,11 +1089,13 @@ static const struct cli_cmd commands[] = {
 	 "diagnose, run the alternatives the findings suggest, rank them",
 	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
 	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"
-	 "idle while pods wait, int8/int4 weights for workloads with a model, and the smallest\n"
-	 "pool that meets every deadline (or SLO, or keeps queue p95 within a minute).  Every\n"
+	 "idle while pods wait, int8/int4 weights for workloads with a model, relaxed\n"
+	 "placement rules, and for each pool a finding names, the smallest node count that\n"
+	 "meets the goal (every deadline, else SLO, else queue p95 within a minute).  Every\n"
 	 "run goes to the database with its overrides in params.  Prints the runs ranked:\n"
-	 "meeting every deadline and SLO first, then by cost per verified result, then by\n"
-	 "queue p95; the last line names the recommendation.\n",
+	 "meeting every deadline and SLO first (among those, more hardware last), then by\n"
+	 "cost per verified result, then by queue p95; runs that miss the goal, nearest it\n"
+	 "first.  The last line names the recommendation, or the closest run.\n",
 	 NULL, cmd_advise},
 	{"search",
 	 "SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max)\n--until 'METRIC OP VALUE' [--seeds N] "

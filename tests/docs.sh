@@ -121,7 +121,8 @@ done <"$work/uses"
 # --- 2. relative links ---------------------------------------------------------
 for page in $pages; do
 	dir=$(dirname "$page")
-	grep -no '](\([^)#: ]*\)' "$page" | sed 's/](\(.*\)/\1/' | while IFS=: read -r line target; do
+	# a relative target ends at ) or #; a URL's scheme (https:) is not one
+	grep -no '](\([^)#: ]*\)[)#]' "$page" | sed 's/](\(.*\).$/\1/' | while IFS=: read -r line target; do
 		[ -z "$target" ] && continue
 		[ -e "$dir/$target" ] || echo "$page:$line: the link to $target names no file"
 	done
