@@ -67,8 +67,9 @@ static const struct workload_spec *member(const struct ctx *c, size_t i)
 /* --- allocation: sharing, and memory: VRAM full ------------------------------ */
 
 /* "work pended in 83% of the span (12h57m of 15h36m): 41.2 pods asking for
- * 41.2 GPUs on average; pool a100 98.5% allocated (15.8 of 16 GPUs), its
- * allocated GPUs 8.0% engine-active, 4.0% SM-active" */
+ * 41.2 GPUs on average; meanwhile pool a100 was 98.5% allocated (15.8 of 16
+ * GPUs), its allocated GPUs 8.0% engine-active, 4.0% SM-active": averages
+ * over the pending time, not the span's of the summary table. */
 static void pool_evidence(struct ctx *c)
 {
 	const struct finding_pool *s = &c->f->fig.pool;
@@ -77,8 +78,8 @@ static void pool_evidence(struct ctx *c)
 	duration(s->span, span, sizeof span);
 	gp_sb_printf(&c->ev,
 		     "work pended in %.0f%% of the span (%s of %s): %.1f pods asking for %.1f GPUs "
-		     "on average; pool %s %.1f%% allocated (%.1f of %.0f GPUs), its allocated GPUs "
-		     "%.1f%% engine-active and %.1f%% SM-active",
+		     "on average; meanwhile pool %s was %.1f%% allocated (%.1f of %.0f GPUs), its "
+		     "allocated GPUs %.1f%% engine-active and %.1f%% SM-active",
 		     100 * s->pend_s / s->span, a, span, s->pods / s->pend_s, s->gpus / s->pend_s,
 		     c->p->name, 100 * s->alloc / s->cap, s->alloc / s->pend_s, s->cap / s->pend_s,
 		     share_pct(s->engine, s->alloc), share_pct(s->sm, s->alloc));

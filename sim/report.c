@@ -202,8 +202,9 @@ static const char *order_name(enum sched_order o)
 static void report_pool(FILE *out, const struct scenario *sc, const struct pool_spec *p)
 {
 	char d[32];
-	fprintf(out, "  pool %s: %d x %d %s (%d GPUs), %.0f cpu, %.0f GiB per node", p->name,
-		p->nodes, p->gpus_per_node, p->gpu->name, p->nodes * p->gpus_per_node, p->cpu,
+	int gpus = p->nodes * p->gpus_per_node;
+	fprintf(out, "  pool %s: %d x %d %s (%d GPU%s), %.0f cpu, %.0f GiB per node", p->name,
+		p->nodes, p->gpus_per_node, p->gpu->name, gpus, gpus == 1 ? "" : "s", p->cpu,
 		p->memory_bytes / (1024.0 * 1024 * 1024));
 	for (size_t i = 0; i < p->n_windows; i++) {
 		const struct window *w = &p->windows[i];
