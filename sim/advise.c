@@ -562,9 +562,7 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 			a->hardware |= strtol(strchr(found[i], '=') + 1, NULL, 10) >
 				       sc->pools[z[i].pool].nodes;
 		}
-	if (a && (rc = run_row(sp, st, a, NULL, NULL, err)) == GP_EINPUT)
-		pl->n--, rc = GP_OK; /* cannot happen: each override loaded on its own */
-	return rc;
+	return a ? run_row(sp, st, a, NULL, NULL, err) : GP_OK; /* each override loaded alone */
 }
 
 /* The pool search runs when the base misses its goal, queues, or the

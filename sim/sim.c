@@ -766,9 +766,6 @@ static bool work_left(const struct sim *s)
 /* Moves pool p's window state to now and schedules its next change. */
 static void on_window(struct sim *s, size_t p)
 {
-	if (!work_left(s))
-		return; /* past the last of the work, where the run ends: a powered pool's
-			   gauges must not move the time series past its end */
 	struct pool_state *ps = &s->cluster.pools[p];
 	sim_time next;
 	bool was_open = ps->open;
@@ -1238,7 +1235,11 @@ void sim_advance(struct sim *s, struct results *out)
 		switch ((enum event_type)ev.type) {
 		case EV_ARRIVAL: on_arrival(s, ev.id); break;
 		case EV_FINISH: finish(s, ev.id, ev.gen); break;
-		case EV_WINDOW: on_window(s, ev.id); break;
+		case EV_WINDOW: /* past the last of the work the run has ended: a powered
+				   pool's gauges must not roll the time series on */
+			if (work_left(s))
+				on_window(s, ev.id);
+			break;
 		case EV_RETRY: on_retry(s, ev.id); break;
 		default:
 			if (autoscale_owns_event(ev.type)) {
