@@ -421,7 +421,10 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
 
 /* Creates the schema if absent, under the write lock so that processes
  * opening a new database at the same time do not race.  Refuses a schema
- * newer than ours. */
+ * newer than ours.  Writes only what is missing: setting a header pragma,
+ * even to the value it has, commits a page and bumps the file's change
+ * counter, and a command refused after opening (a sweep whose points are
+ * there) must leave the database byte for byte as it was. */
 static int ensure_schema(struct store *st, struct gp_err *err)
 {
 	if (sti_exec(st, "BEGIN IMMEDIATE", "creating the schema", err))
@@ -444,7 +447,11 @@ static int ensure_schema(struct store *st, struct gp_err *err)
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
 		rc = sti_exec(st, sql, "setting the schema version", err);
 	}
-	if (!rc) {
+	int64_t app_id = 0;
+	if (!rc)
+		rc = sti_query_int(st, "PRAGMA application_id", &app_id,
+				   "reading the application id", err);
+	if (!rc && app_id != STORE_APPLICATION_ID) {
 		char sql[64];
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d", STORE_APPLICATION_ID);
 		rc = sti_exec(st, sql, "setting the application id", err);
@@ -560,6 +567,15 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 	return GP_OK;
 }
 
+/* A reader's connection is read-write with every write refused: one opened
+ * SQLITE_OPEN_READONLY cannot remove the -wal and -shm files of a WAL
+ * database when it closes, and left them beside the file after each report.
+ * A file the process may not write still opens, read-only. */
+static int forbid_writes(struct store *st, struct gp_err *err)
+{
+	return sti_exec(st, "PRAGMA query_only = 1", "opening the database read-only", err);
+}
+
 static int open_db(const char *path, bool write, struct store **out, struct gp_err *err)
 {
 	struct store *st = gp_xcalloc(1, sizeof *st);
@@ -568,8 +584,7 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 	/* NOMUTEX: a store is used from one thread at a time (store.h), so the
 	 * per-call locking of SQLite's serialized mode only costs time, under
 	 * the write lock that sweep workers share. */
-	int flags = (write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
-		    SQLITE_OPEN_NOMUTEX;
+	int flags = SQLITE_OPEN_READWRITE | (write ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
 	enum db_kind kind;
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		if (st->db)
@@ -579,7 +594,9 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 				       path);
 	} else {
 		sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
-		rc = identify(st, &kind, err);
+		rc = write ? GP_OK : forbid_writes(st, err);
+		if (!rc)
+			rc = identify(st, &kind, err);
 		if (!rc && !write && kind == DB_EMPTY)
 			rc = gp_errorf(err, GP_ERUNTIME,
 				       "%s: an empty database; expected the "

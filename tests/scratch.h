@@ -2,8 +2,9 @@
  * scratch.h - what the tests that drive bin/gpuplan share: a private folder
  * for each test (Criterion runs every test in a process of its own), and
  * running a shell command with its output captured, and reading one number
- * from a results database.  Functions are static
- * inline so a file that uses only some of them compiles without warnings.
+ * from a results database, and comparing a file with its earlier bytes.
+ * Functions are static inline so a file that uses only some of them
+ * compiles without warnings.
  */
 #ifndef GPUPLAN_TESTS_SCRATCH_H
 #define GPUPLAN_TESTS_SCRATCH_H
@@ -63,6 +64,37 @@ static inline long long scratch_query(const char *db, const char *sql)
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return v;
+}
+
+/* The whole content of path (NUL-terminated, *n bytes), or NULL. */
+static inline char *scratch_slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	*n = 0;
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t cap = 0, len = 0, got;
+	do {
+		buf = realloc(buf, cap += 65536);
+		got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	fclose(f);
+	buf[len] = '\0';
+	*n = len;
+	return buf;
+}
+
+/* Expects the file at path to hold exactly the n_before bytes at before. */
+static inline void scratch_expect_same_bytes(const char *path, const char *before, size_t n_before)
+{
+	size_t n;
+	char *after = scratch_slurp(path, &n);
+	cr_assert_not_null(after, "%s is gone", path);
+	cr_expect(n == n_before && !memcmp(after, before, n), "%s changed (%zu -> %zu bytes)", path,
+		  n_before, n);
+	free(after);
 }
 
 #endif

@@ -17,41 +17,12 @@
 
 TestSuite(outputs, .init = scratch_make, .fini = scratch_remove);
 
-/* The whole content of path (NUL-terminated, *n bytes), or NULL. */
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t cap = 0, len = 0, got;
-	do {
-		buf = realloc(buf, cap += 65536);
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-	} while (got > 0);
-	fclose(f);
-	buf[len] = '\0';
-	*n = len;
-	return buf;
-}
-
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f, "%s", path);
 	fputs(text, f);
 	fclose(f);
-}
-
-static void expect_same_bytes(const char *path, const char *before, size_t n_before)
-{
-	size_t n;
-	char *after = slurp(path, &n);
-	cr_assert_not_null(after, "%s is gone", path);
-	cr_expect(n == n_before && !memcmp(after, before, n), "%s changed (%zu -> %zu bytes)", path,
-		  n_before, n);
-	free(after);
 }
 
 /* A results database with one run of the quickstart scenario. */
@@ -68,11 +39,11 @@ Test(outputs, report_html_refuses_to_overwrite_its_own_database)
 	char db[128], cmd[512], out[4096];
 	make_results(db, sizeof db);
 	size_t n;
-	char *before = slurp(db, &n);
+	char *before = scratch_slurp(db, &n);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, db);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 	cr_expect(strstr(out, "is the input"), "%s", out);
-	expect_same_bytes(db, before, n);
+	scratch_expect_same_bytes(db, before, n);
 	free(before);
 }
 
@@ -84,7 +55,7 @@ Test(outputs, a_failed_report_keeps_the_file_that_was_there)
 	write_text(html, "keep me\n");
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --run 999 --html %s", db, html);
 	cr_expect_neq(capture(cmd, out, sizeof out), 0, "%s", out);
-	expect_same_bytes(html, "keep me\n", 8);
+	scratch_expect_same_bytes(html, "keep me\n", 8);
 	/* ... and no temporary file is left beside it */
 	snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp", dir);
 	capture(cmd, out, sizeof out);
@@ -104,7 +75,7 @@ Test(outputs, a_report_through_a_symlink_replaces_the_target_and_keeps_the_link)
 	struct stat st;
 	cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
 	size_t n;
-	char *page = slurp(target, &n);
+	char *page = scratch_slurp(target, &n);
 	cr_expect(page && strstr(page, "<html"), "the target holds no report");
 	free(page);
 }
@@ -137,14 +108,14 @@ static void expect_foreign_untouched(const char *sql)
 	snprintf(db, sizeof db, "%s/foreign.db", dir);
 	make_foreign(db, sql);
 	size_t n;
-	char *before = slurp(db, &n);
+	char *before = scratch_slurp(db, &n);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s", db);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 	cr_expect(strstr(out, "not a gpuplan results database"), "%s", out);
-	expect_same_bytes(db, before, n);
+	scratch_expect_same_bytes(db, before, n);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --opencost", db);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
-	expect_same_bytes(db, before, n);
+	scratch_expect_same_bytes(db, before, n);
 	snprintf(wal, sizeof wal, "%s-wal", db);
 	cr_expect_neq(access(wal, F_OK), 0, "a WAL file appeared beside %s", db);
 	free(before);
@@ -169,11 +140,20 @@ Test(outputs, report_only_reads_the_results_database)
 	/* fold the WAL into the file so that the file alone is the database */
 	make_foreign(db, "PRAGMA wal_checkpoint(TRUNCATE);");
 	size_t n;
-	char *before = slurp(db, &n);
+	char *before = scratch_slurp(db, &n);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --opencost", db);
 	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
-	expect_same_bytes(db, before, n);
+	scratch_expect_same_bytes(db, before, n);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s/r.html", db, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	scratch_expect_same_bytes(db, before, n);
 	free(before);
+	/* a read-only connection to a WAL database cannot remove these on close */
+	static const char *const left[] = {"-wal", "-shm"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof cmd, "%s%s", db, left[i]);
+		cr_expect_neq(access(cmd, F_OK), 0, "report left %s behind", cmd);
+	}
 }
 
 Test(outputs, a_database_from_before_the_application_id_is_adopted)
@@ -211,7 +191,7 @@ Test(outputs, a_crafted_database_cannot_inject_markup_or_blow_up_the_report, .ti
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, html);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	size_t n;
-	char *page = slurp(html, &n);
+	char *page = scratch_slurp(html, &n);
 	cr_assert_not_null(page);
 	cr_expect_lt(n, 4u << 20, "the page is %zu bytes", n);
 	cr_expect_null(strstr(page, "<script"), "markup from the database reached the page");

@@ -551,6 +551,36 @@ Test(sweep, merge_skips_runs_the_output_already_holds)
 	cr_expect_eq(query(m, "SELECT count(*) FROM jobs"), query(a, "SELECT count(*) FROM jobs"));
 }
 
+/* A refused sweep, a sweep with nothing left to run and a merge that adds
+ * nothing commit nothing: the files keep every byte, the change counter in
+ * SQLite's header included (opening used to rewrite application_id). */
+Test(sweep, a_refused_or_empty_sweep_or_merge_leaves_the_database_byte_identical)
+{
+	char args[512];
+	const char *a = tmp("a.db"), *m = tmp("m.db");
+	snprintf(args, sizeof args, "sweep " FIX "zip.yaml --db %s --quiet", a);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	size_t n;
+	char *before = scratch_slurp(a, &n);
+	snprintf(args, sizeof args, "sweep " FIX "zip.yaml --db %s", a);
+	cr_expect_eq(gpuplan(args), 2, "%s", out);
+	cr_expect(strstr(out, "already holds 6 of the 6 points"), "%s", out);
+	scratch_expect_same_bytes(a, before, n);
+	snprintf(args, sizeof args, "sweep " FIX "zip.yaml --db %s --resume", a);
+	cr_expect_eq(gpuplan(args), 0, "%s", out);
+	cr_expect(strstr(out, "0 run, 6 already"), "%s", out);
+	scratch_expect_same_bytes(a, before, n);
+	free(before);
+
+	snprintf(args, sizeof args, "merge %s %s", m, a);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	before = scratch_slurp(m, &n);
+	cr_expect_eq(gpuplan(args), 0, "%s", out);
+	cr_expect(strstr(out, "0 runs merged, 6 already"), "%s", out);
+	scratch_expect_same_bytes(m, before, n);
+	free(before);
+}
+
 Test(sweep, gnu_parallel_script_gives_the_single_database_results)
 {
 	if (system("command -v parallel >/dev/null 2>&1") != 0)

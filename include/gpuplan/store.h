@@ -60,7 +60,9 @@ struct store;
 int store_open(const char *path, struct store **out, struct gp_err *err);
 
 /* Opens an existing gpuplan database read-only, for commands that only read
- * (report): nothing is created, migrated or switched to WAL.  Both opens
+ * (report): nothing is created, migrated or switched to WAL, and no -wal or
+ * -shm file is left beside it.  store_open, too, writes only what is
+ * missing: opening a current database changes none of its bytes.  Both opens
  * refuse, before writing anything, a database that is not gpuplan's (another
  * application_id, or tables without ours) or has a newer schema. */
 int store_open_read(const char *path, struct store **out, struct gp_err *err);
