@@ -491,6 +491,31 @@ static int read_file(const char *path, char **text, size_t *len, struct gp_err *
 	return GP_OK;
 }
 
+/* Records the applied override KEY=VALUE for the params table.  A key set
+ * again drops its earlier record, whose value the run did not use (--seed N
+ * goes after --set seed=M): params say what the run ran with, once per key,
+ * in the order that reproduces it. */
+static void record_param(struct scenario *sc, const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	size_t keylen = (size_t)(eq - assignment);
+	for (size_t i = 0; i < sc->n_params; i++) {
+		struct param *old = &sc->params[i];
+		if (strlen(old->key) != keylen || memcmp(old->key, assignment, keylen))
+			continue;
+		free(old->key);
+		free(old->value);
+		memmove(old, old + 1, (sc->n_params - i - 1) * sizeof *old);
+		sc->n_params--;
+		break; /* at most one: each was dropped when its key came again */
+	}
+	struct param *p = &sc->params[sc->n_params++];
+	p->key = gp_xmalloc(keylen + 1);
+	memcpy(p->key, assignment, keylen);
+	p->key[keylen] = '\0';
+	p->value = gp_xstrdup(eq + 1);
+}
+
 /* Applies the --set overrides in order and records them for the params table. */
 static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, struct gp_err *err)
 {
@@ -499,12 +524,7 @@ static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, st
 		int rc = ytree_set(sc->tree, sets[i], err);
 		if (rc)
 			return rc;
-		const char *eq = strchr(sets[i], '=');
-		struct param *p = &sc->params[sc->n_params++];
-		p->key = gp_xmalloc((size_t)(eq - sets[i]) + 1);
-		memcpy(p->key, sets[i], (size_t)(eq - sets[i]));
-		p->key[eq - sets[i]] = '\0';
-		p->value = gp_xstrdup(eq + 1);
+		record_param(sc, sets[i]);
 	}
 	return GP_OK;
 }

@@ -95,6 +95,25 @@ Test(cli, set_and_seed_are_recorded_as_params)
 		0);
 }
 
+/* --seed wins over --set seed=M, and a key set twice wins with its last value:
+ * params hold what the run used, once per key (not both seeds). */
+Test(cli, params_record_the_values_the_run_used_once_per_key)
+{
+	char args[256], db[128];
+	snprintf(db, sizeof db, "%s/p.db", dir);
+	snprintf(args, sizeof args,
+		 "run scenarios/eval-window.yaml --quiet --seed 3 --set seed=4 "
+		 "--set pools.batch.nodes=3 --set pools.batch.nodes=2 --db %s",
+		 db);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT seed FROM runs"), 3);
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM params WHERE key = 'seed'"), 1);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM params WHERE key = 'seed'"), 3);
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM params"), 2);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM params WHERE key = 'pools.batch.nodes'"),
+		     2);
+}
+
 /* Each bad input exits 2, names the place, and leaves the database byte for
  * byte as it was. */
 static void assert_rejected(const char *args, const char *expect)

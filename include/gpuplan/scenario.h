@@ -385,7 +385,8 @@ struct output_spec {
 	bool requests;          /* default false */
 };
 
-/* A --set override as given, for the params table. */
+/* A --set override as given, for the params table: the last override of
+ * each key, in the order applied (an overridden one was not used). */
 struct param {
 	char *key;
 	char *value;
