@@ -210,6 +210,39 @@ static int set_value(const struct cli_opt *o, const char *v)
 
 static bool takes_value(enum cli_kind k) { return k != CLI_FLAG && k != CLI_CHOICE; }
 
+/* The row of the option named a, or n. */
+static size_t find_option(const struct cli_opt *opts, size_t n, const char *a)
+{
+	size_t r = 0;
+	while (r < n && !(opts[r].name && !strcmp(opts[r].name, a)))
+		r++;
+	return r;
+}
+
+/* Whether the argument after an option that takes a value is another option
+ * instead, the value having been left out: `--db --quiet` must not create a
+ * database named --quiet.  A negative number ("-5") is a value. */
+static bool is_option(const struct cli_opt *opts, size_t n, const char *a)
+{
+	return !strncmp(a, "--", 2) || find_option(opts, n, a) < n;
+}
+
+/* Refuses row r given again: a single value given twice is a mistake
+ * whichever one was meant (--db a --db b), and so are two rows that set one
+ * target (--min --max).  Repeatable rows (CLI_LIST) and flags may repeat. */
+static int check_repeat(const struct cli_opt *opts, size_t n, const bool *seen, size_t r)
+{
+	for (size_t s = 0; s < n; s++) {
+		if (!seen[s] || !opts[s].name || opts[s].target != opts[r].target)
+			continue;
+		if (s != r)
+			return usage_error("choose one of %s and %s", opts[s].name, opts[r].name);
+		if (takes_value(opts[r].kind) && opts[r].kind != CLI_LIST)
+			return usage_error("%s is given twice; give it once", opts[r].name);
+	}
+	return GP_OK;
+}
+
 /* Fills the targets of opts from argv.  Returns GP_OK, GP_EINPUT after
  * printing the error, or CLI_HELP after printing the help. */
 static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, int argc,
@@ -225,14 +258,21 @@ static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size
 		const char *a = argv[i];
 		size_t r = 0;
 		if (a[0] == '-' && a[1]) {
-			while (r < n && !(opts[r].name && !strcmp(opts[r].name, a)))
-				r++;
-			if (r == n) {
+			if ((r = find_option(opts, n, a)) == n) {
 				rc = usage_error("unknown option '%s'", a);
 				break;
 			}
-			const char *v =
-				takes_value(opts[r].kind) && i + 1 < argc ? argv[++i] : NULL;
+			if ((rc = check_repeat(opts, n, seen, r)))
+				break;
+			const char *v = NULL;
+			if (takes_value(opts[r].kind) && i + 1 < argc) {
+				if (is_option(opts, n, argv[i + 1])) {
+					rc = usage_error("%s: expected %s, got the option '%s'", a,
+							 opts[r].meta, argv[i + 1]);
+					break;
+				}
+				v = argv[++i];
+			}
 			rc = set_value(&opts[r], v);
 		} else {
 			for (r = next_pos;

@@ -221,3 +221,46 @@ Test(cli, every_command_reports_unknown_options_and_missing_values_alike)
 	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml extra.yaml"), 2);
 	cr_expect(strstr(out, "unexpected argument 'extra.yaml'"), "%s", out);
 }
+
+/* An option whose value is left out does not take the next option as its
+ * value (`--db --quiet` created a database named --quiet); a negative
+ * number still is a value. */
+Test(cli, an_option_without_its_value_does_not_swallow_the_next_option)
+{
+	cr_assert_eq(gpuplan("run scenarios/eval-window.yaml --db --quiet"), 2, "%s", out);
+	cr_expect(strstr(out, "--db: expected PATH, got the option '--quiet'"), "%s", out);
+	bool swallowed = access("--quiet", F_OK) == 0;
+	if (swallowed)
+		unlink("--quiet");
+	cr_expect(!swallowed, "a database named --quiet was created");
+	cr_assert_eq(gpuplan("import --nodes n.json --pods p.json --at -o out.yaml"), 2, "%s", out);
+	cr_expect(strstr(out, "--at: expected TIME, got the option '-o'"), "%s", out);
+	cr_assert_eq(gpuplan("search scenarios/eval-window.yaml --vary pools.batch.nodes --lo -5 "
+			     "--hi 3 --min --until 'deadline_met_pct >= 100'"),
+		     2, "%s", out);
+	cr_expect(strstr(out, "pools.batch.nodes=-5:1:"), "-5 is --lo's value: %s", out);
+}
+
+/* One value per single-valued option, one of --min and --max: a repeated
+ * or contradictory option is refused, whichever was meant. */
+Test(cli, a_repeated_or_conflicting_option_is_refused)
+{
+	char args[256];
+	snprintf(args, sizeof args, "run scenarios/eval-window.yaml --db %s/a.db --db %s/b.db", dir,
+		 dir);
+	cr_assert_eq(gpuplan(args), 2, "%s", out);
+	cr_expect(strstr(out, "--db is given twice; give it once"), "%s", out);
+	snprintf(args, sizeof args, "%s/a.db", dir);
+	cr_expect_neq(access(args, F_OK), 0, "nothing was written");
+	cr_assert_eq(gpuplan("search scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 "
+			     "--hi 3 --min --max --until 'deadline_met_pct >= 100'"),
+		     2, "%s", out);
+	cr_expect(strstr(out, "choose one of --min and --max"), "%s", out);
+	cr_assert_eq(gpuplan("estimate --model llama-2-7b --quant fp16 --gpu L4 --tp 1 --tp 2"), 2,
+		     "%s", out);
+	cr_expect(strstr(out, "--tp is given twice"), "%s", out);
+	/* repeatable options and flags stay repeatable */
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --set pools.batch.nodes=2 "
+			     "--set pools.batch.nodes=3"),
+		     0, "%s", out);
+}
