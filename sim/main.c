@@ -1,7 +1,8 @@
 /*
  * main.c - the gpuplan command line.  Parses arguments and calls modules;
  * holds no simulation logic.  Exit codes: 0 ok, 1 runtime failure (I/O,
- * SQLite), 2 invalid usage, scenario or trace, 3 search found no value.
+ * SQLite), 2 invalid usage, scenario, trace or database file (a directory,
+ * not SQLite, not gpuplan's), 3 search found no value.
  *
  * Every command declares its arguments as one table of rows (name, kind,
  * target, help) that one parser reads (cli_parse), and every failure is
@@ -1173,8 +1174,8 @@ static void print_usage(FILE *out)
 		fputc('\n', out);
 	}
 	fputs("\nRun 'gpuplan COMMAND --help' for a command's options.  Exit codes: 0 ok,\n"
-	      "1 runtime failure (I/O, SQLite), 2 invalid usage, scenario or trace,\n"
-	      "3 search found no value in range that meets the condition.\n",
+	      "1 runtime failure (I/O, SQLite), 2 invalid usage, scenario, trace or\n"
+	      "database file, 3 search found no value in range that meets the condition.\n",
 	      out);
 }
 

@@ -299,6 +299,32 @@ static int make_parents(const char *path, struct gp_err *err)
 	return rc;
 }
 
+/* What to do about a file that cannot hold our results, in words that fit
+ * every command: a writer's path may be any new file (run, sweep, merge
+ * OUT), a reader's must hold runs (report DB). */
+static const char *remedy(const struct store *st)
+{
+	return st->reader ? "expected the results of gpuplan run"
+			  : "choose another path for the results";
+}
+
+/* A file SQLite cannot read as a database is bad input, named as such. */
+static int not_sqlite(const struct store *st, struct gp_err *err)
+{
+	return gp_errorf(err, GP_EINPUT, "%s is not a SQLite database; %s", st->path, remedy(st));
+}
+
+/* A newer gpuplan's database, read or written by this one, would be half
+ * understood. */
+static int newer_schema(const struct store *st, int64_t version, struct gp_err *err)
+{
+	return gp_errorf(err, GP_ERUNTIME,
+			 "%s: results schema version %lld is newer than this gpuplan's (%d); "
+			 "use a newer gpuplan%s",
+			 st->path, (long long)version, STORE_SCHEMA_VERSION,
+			 st->reader ? "" : ", or another path for the results");
+}
+
 /* Reads PRAGMA user_version into *version. */
 static int read_user_version(struct store *st, int *version, struct gp_err *err)
 {
@@ -432,10 +458,7 @@ static int ensure_schema(struct store *st, struct gp_err *err)
 	int version = 0;
 	int rc = read_user_version(st, &version, err);
 	if (!rc && version > STORE_SCHEMA_VERSION)
-		rc = gp_errorf(err, GP_ERUNTIME,
-			       "%s: results schema version %d is newer than this gpuplan's (%d); "
-			       "use a newer gpuplan or another --db",
-			       st->path, version, STORE_SCHEMA_VERSION);
+		rc = newer_schema(st, version, err);
 	if (!rc)
 		rc = sti_exec(st, schema_sql, "creating the schema", err);
 	if (!rc)
@@ -476,9 +499,7 @@ static int set_wal(struct store *st, struct gp_err *err)
 		int rc = sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
 				      NULL);
 		if (rc == SQLITE_NOTADB)
-			return gp_errorf(err, GP_ERUNTIME,
-					 "%s: not a SQLite database (%s); choose another --db path",
-					 st->path, sqlite3_errmsg(st->db));
+			return not_sqlite(st, err);
 		if (rc != SQLITE_OK)
 			return sti_db_error(st, err, "reading the database");
 		rc = sqlite3_exec(st->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
@@ -507,9 +528,7 @@ static int count_rows(struct store *st, const char *sql, int64_t *n, struct gp_e
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	if (rc == SQLITE_NOTADB)
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%s: not a SQLite database (%s); choose another --db path",
-				 st->path, sqlite3_errmsg(st->db));
+		return not_sqlite(st, err);
 	if (rc != SQLITE_OK)
 		return sti_db_error(st, err, "reading the database");
 	*n = 0;
@@ -518,8 +537,7 @@ static int count_rows(struct store *st, const char *sql, int64_t *n, struct gp_e
 		*n = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	if (rc == SQLITE_NOTADB)
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%s: not a SQLite database; choose another --db path", st->path);
+		return not_sqlite(st, err);
 	return rc == SQLITE_ROW ? GP_OK : sti_db_error(st, err, "reading the database");
 }
 
@@ -553,17 +571,13 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 	else
 		*kind = DB_FOREIGN;
 	if (*kind == DB_FOREIGN)
-		return gp_errorf(
-			err, GP_EINPUT,
-			"%s: not a gpuplan results database (application_id %lld, "
-			"user_version %lld, %lld schema objects); choose another --db path",
-			st->path, (long long)app_id, (long long)version, (long long)objects);
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: not a gpuplan results database (application_id %lld, "
+				 "user_version %lld, %lld schema objects); %s",
+				 st->path, (long long)app_id, (long long)version,
+				 (long long)objects, remedy(st));
 	if (*kind == DB_NEWER)
-		return gp_errorf(
-			err, GP_ERUNTIME,
-			"%s: results schema version %lld is newer than this gpuplan's (%d); "
-			"use a newer gpuplan or another --db",
-			st->path, (long long)version, STORE_SCHEMA_VERSION);
+		return newer_schema(st, version, err);
 	return GP_OK;
 }
 
@@ -578,8 +592,13 @@ static int forbid_writes(struct store *st, struct gp_err *err)
 
 static int open_db(const char *path, bool write, struct store **out, struct gp_err *err)
 {
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* SQLite: "unable to open" */
+		return gp_errorf(err, GP_EINPUT, "%s is a directory; expected a database file",
+				 path);
 	struct store *st = gp_xcalloc(1, sizeof *st);
 	st->path = gp_xstrdup(path);
+	st->reader = !write;
 	int rc;
 	/* NOMUTEX: a store is used from one thread at a time (store.h), so the
 	 * per-call locking of SQLite's serialized mode only costs time, under
@@ -598,10 +617,8 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 		if (!rc)
 			rc = identify(st, &kind, err);
 		if (!rc && !write && kind == DB_EMPTY)
-			rc = gp_errorf(err, GP_ERUNTIME,
-				       "%s: an empty database; expected the "
-				       "results of gpuplan run",
-				       path);
+			rc = gp_errorf(err, GP_EINPUT, "%s: an empty database; %s", path,
+				       remedy(st));
 		if (!rc && write)
 			rc = configure(st, err);
 		if (!rc && write)

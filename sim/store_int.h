@@ -24,6 +24,7 @@
 struct store {
 	sqlite3 *db;
 	char *path;
+	bool reader; /* opened by store_open_read: the file must hold results */
 	/* insert[t][b]: the INSERT of 2^b rows into the t-th table of write_rows */
 	sqlite3_stmt *insert[STORE_CACHED_TABLES][STORE_BATCH_SIZES];
 };

@@ -264,3 +264,40 @@ Test(cli, a_repeated_or_conflicting_option_is_refused)
 			     "--set pools.batch.nodes=3"),
 		     0, "%s", out);
 }
+
+/* A database path that cannot hold results is bad input (exit 2) named for
+ * what it is, for every command that takes one, and left as it was; the
+ * message fits the command (report has no --db to choose). */
+Test(cli, a_database_path_that_is_a_folder_or_not_sqlite_exits_2)
+{
+	char text[128], in[128], args[512];
+	snprintf(in, sizeof in, "%s/in.db", dir);
+	snprintf(args, sizeof args, "run scenarios/eval-window.yaml --quiet --db %s", in);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	snprintf(text, sizeof text, "%s/notes.db", dir);
+	FILE *f = fopen(text, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 20; i++)
+		fputs("plain text, not a database, long enough for SQLite to read it\n", f);
+	fclose(f);
+	size_t n;
+	char *before = scratch_slurp(text, &n);
+	static const char *const cmds[] = {
+		"run scenarios/eval-window.yaml --quiet --db %s",
+		"sweep tests/fixtures/sweep/zip.yaml --quiet --db %s",
+		"merge %s %s",
+		"report %s --opencost",
+	};
+	const char *paths[] = {dir, text};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+		for (size_t p = 0; p < 2; p++) {
+			snprintf(args, sizeof args, cmds[i], paths[p], in);
+			cr_expect_eq(gpuplan(args), 2, "%s: %s", args, out);
+			cr_expect(strstr(out, p ? "is not a SQLite database"
+						: "is a directory; expected a database file"),
+				  "%s: %s", args, out);
+			cr_expect_null(strstr(out, "--db"), "%s: %s", args, out);
+		}
+	scratch_expect_same_bytes(text, before, n);
+	free(before);
+}

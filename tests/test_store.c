@@ -575,7 +575,7 @@ Test(store, sqlite_error_mid_run_rolls_back_the_whole_run)
 	fixture_free(&f);
 }
 
-Test(store, non_database_file_is_a_runtime_error_naming_it)
+Test(store, non_database_file_is_bad_input_naming_it)
 {
 	FILE *fp = fopen(dbpath, "w");
 	cr_assert_not_null(fp);
@@ -584,9 +584,9 @@ Test(store, non_database_file_is_a_runtime_error_naming_it)
 	fclose(fp);
 	struct store *st = (struct store *)1;
 	struct gp_err err;
-	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
+	cr_expect_eq(store_open(dbpath, &st, &err), GP_EINPUT);
 	cr_expect_null(st);
-	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "not a SQLite database"),
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "is not a SQLite database"),
 		  "message: %s", err.msg);
 	/* and the file is left as it was */
 	fp = fopen(dbpath, "r");
@@ -596,14 +596,16 @@ Test(store, non_database_file_is_a_runtime_error_naming_it)
 	fclose(fp);
 }
 
-Test(store, folder_in_place_of_the_file_is_a_runtime_error)
+Test(store, folder_in_place_of_the_file_is_bad_input_named_a_directory)
 {
 	snprintf(dbpath, sizeof dbpath, "%s", tmpdir);
 	struct store *st;
 	struct gp_err err;
-	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
+	cr_expect_eq(store_open(dbpath, &st, &err), GP_EINPUT);
 	cr_expect_null(st);
-	cr_expect(strstr(err.msg, dbpath), "message: %s", err.msg);
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "is a directory"), "message: %s",
+		  err.msg);
+	cr_expect_eq(store_open_read(dbpath, &st, &err), GP_EINPUT);
 }
 
 Test(store, parent_that_is_a_file_is_a_runtime_error)

@@ -41,7 +41,9 @@
  * A struct store owns one SQLite connection: use it from one thread at a
  * time; other processes open their own.  store_close releases it.  Every
  * error is GP_ERUNTIME with a message that names the database path, except
- * a merge input that is missing or not a gpuplan database (GP_EINPUT).
+ * a path that cannot be a results database, which is bad input (GP_EINPUT):
+ * a directory, a file that is not SQLite or is another application's, an
+ * empty one to read, a merge input that is missing or not gpuplan's.
  */
 #ifndef GPUPLAN_STORE_H
 #define GPUPLAN_STORE_H
