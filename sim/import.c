@@ -510,6 +510,27 @@ static void write_calibration(FILE *out, const struct imp_ctl *c)
 		fprintf(out, "    vram: %.0fMiB\n", c->fb / c->n_fb);
 }
 
+/* Why pod p, which names a LocalQueue, has no queue in the scenario. */
+static void warn_no_queue(struct imp *im, const struct imp_pod *p)
+{
+	const struct imp_local_queue *lq = imp_local_queue(im, p);
+	if (!im->o->kueue)
+		imp_warn(im,
+			 "pod %s/%s names Kueue LocalQueue %s; without --kueue its workload "
+			 "has no queue",
+			 p->ns, p->name, p->queue);
+	else if (!lq)
+		imp_warn(im,
+			 "pod %s/%s names Kueue LocalQueue %s, but %s has no LocalQueue of "
+			 "that name in namespace %s; its workload has no queue",
+			 p->ns, p->name, p->queue, im->o->kueue, p->ns);
+	else
+		imp_warn(im,
+			 "LocalQueue %s/%s points to ClusterQueue %s, but %s has no "
+			 "ClusterQueue of that name; the workload of pod %s/%s has no queue",
+			 lq->ns, lq->name, lq->cluster_queue, im->o->kueue, p->ns, p->name);
+}
+
 static void write_workload(FILE *out, const struct imp *im, const struct grouping *g,
 			   const struct imp_wl *w)
 {
@@ -553,11 +574,7 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	if (q)
 		fprintf(out, "    queue: %s\n", q);
 	else if (p->queue)
-		imp_warn((struct imp *)im,
-			 "pod %s/%s names Kueue LocalQueue %s, which %s; its "
-			 "workload has no queue",
-			 p->ns, p->name, p->queue,
-			 im->o->kueue ? "the --kueue file does not define" : "needs --kueue");
+		warn_no_queue((struct imp *)im, p);
 	write_affinity(out, im, w);
 	write_calibration(out, c);
 }

@@ -92,6 +92,27 @@ static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queu
 	return rc;
 }
 
+/* spec.preemption's policies, as Kueue spells them. */
+static int kueue_preemption(struct imp_file *f, const struct ynode *pre, struct imp_queue *q)
+{
+	size_t base = imp_push_key(f, "preemption");
+	int rc = imp_str(f, pre, "reclaimWithinCohort", &q->reclaim);
+	if (!rc && q->reclaim && strcmp(q->reclaim, "Never") &&
+	    strcmp(q->reclaim, "LowerPriority") && strcmp(q->reclaim, "Any"))
+		rc = imp_error(f, ynode_get(pre, "reclaimWithinCohort"), "reclaimWithinCohort",
+			       "expected Never, LowerPriority or Any, got '%s'", q->reclaim);
+	if (!rc)
+		rc = imp_str(f, pre, "withinClusterQueue", &q->within);
+	if (!rc && q->within && strcmp(q->within, "Never") && strcmp(q->within, "LowerPriority") &&
+	    strcmp(q->within, "LowerOrNewerEqualPriority"))
+		rc = imp_error(
+			f, ynode_get(pre, "withinClusterQueue"), "withinClusterQueue",
+			"expected Never, LowerPriority or LowerOrNewerEqualPriority, got '%s'",
+			q->within);
+	imp_pop(f, base);
+	return rc;
+}
+
 static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const char *name)
 {
 	struct imp_file *f = &im->kueue_f;
@@ -113,19 +134,7 @@ static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const c
 		q.strategy = strategy;
 	}
 	if (!rc && !(rc = imp_map(f, spec, "preemption", &pre)) && pre)
-		rc = imp_str(f, pre, "reclaimWithinCohort", &q.reclaim);
-	if (!rc && q.reclaim && strcmp(q.reclaim, "Never") && strcmp(q.reclaim, "LowerPriority") &&
-	    strcmp(q.reclaim, "Any"))
-		rc = imp_error(f, pre, "reclaimWithinCohort",
-			       "expected Never, LowerPriority or Any, got '%s'", q.reclaim);
-	if (!rc && pre)
-		rc = imp_str(f, pre, "withinClusterQueue", &q.within);
-	if (!rc && q.within && strcmp(q.within, "Never") && strcmp(q.within, "LowerPriority") &&
-	    strcmp(q.within, "LowerOrNewerEqualPriority"))
-		rc = imp_error(
-			f, pre, "withinClusterQueue",
-			"expected Never, LowerPriority or LowerOrNewerEqualPriority, got '%s'",
-			q.within);
+		rc = kueue_preemption(f, pre, &q);
 	if (!rc)
 		rc = kueue_quota(im, spec, &q);
 	imp_pop(f, base);
@@ -208,16 +217,21 @@ int imp_read_kueue(struct imp *im)
 	return rc;
 }
 
-const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p)
+const struct imp_local_queue *imp_local_queue(const struct imp *im, const struct imp_pod *p)
 {
-	if (!p->queue)
-		return NULL;
-	for (size_t i = 0; i < im->n_local_queues; i++)
+	for (size_t i = 0; p->queue && i < im->n_local_queues; i++)
 		if (!strcmp(im->local_queues[i].ns, p->ns) &&
 		    !strcmp(im->local_queues[i].name, p->queue))
-			for (size_t q = 0; q < im->n_queues; q++)
-				if (!strcmp(im->queues[q].name, im->local_queues[i].cluster_queue))
-					return im->queues[q].name;
+			return &im->local_queues[i];
+	return NULL;
+}
+
+const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p)
+{
+	const struct imp_local_queue *lq = imp_local_queue(im, p);
+	for (size_t q = 0; lq && q < im->n_queues; q++)
+		if (!strcmp(im->queues[q].name, lq->cluster_queue))
+			return im->queues[q].name;
 	return NULL;
 }
 

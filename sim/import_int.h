@@ -212,6 +212,8 @@ int imp_read_kueue(struct imp *im);
 int imp_read_dcgm(struct imp *im);
 int imp_read_opencost(struct imp *im);
 int imp_read_prices(struct imp *im);
+/* A pod's LocalQueue, or NULL. */
+const struct imp_local_queue *imp_local_queue(const struct imp *im, const struct imp_pod *p);
 /* The ClusterQueue of a pod's LocalQueue, or NULL. */
 const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p);
 

@@ -13,6 +13,7 @@
 
 #include "gpuplan/units.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +38,38 @@ void imp_close(struct imp_file *f)
 	f->tree = NULL;
 }
 
+/* Whether key reads as dot-separated identifiers ("spec.taints"): it is then
+ * written as such; any other key ("nvidia.com/gpu", "A100-80GB") is written
+ * ["key"], as jq spells it, so the path can be pasted into jq. */
+static bool plain_path(const char *key)
+{
+	bool start = true;
+	for (const char *c = key; *c; c++) {
+		if (*c == '.' && !start && c[1]) {
+			start = true;
+			continue;
+		}
+		if (!(isalpha((unsigned char)*c) || *c == '_' ||
+		      (!start && isdigit((unsigned char)*c))))
+			return false;
+		start = false;
+	}
+	return !start;
+}
+
+/* Appends the step for key to buf at *len (truncating at size). */
+static void path_step(char *buf, size_t size, size_t *len, const char *key)
+{
+	int n = plain_path(key) ? snprintf(buf + *len, size - *len, ".%s", key)
+				: snprintf(buf + *len, size - *len, "[\"%s\"]", key);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
 size_t imp_push_key(struct imp_file *f, const char *key)
 {
 	size_t len = f->len;
-	int n = snprintf(f->jpath + len, sizeof f->jpath - len, ".%s", key);
-	if (n > 0)
-		f->len = len + (size_t)n < sizeof f->jpath ? len + (size_t)n : sizeof f->jpath - 1;
+	path_step(f->jpath, sizeof f->jpath, &f->len, key);
 	return len;
 }
 
@@ -63,15 +90,18 @@ void imp_pop(struct imp_file *f, size_t len)
 
 int imp_error(struct imp_file *f, const struct ynode *at, const char *key, const char *fmt, ...)
 {
-	char msg[600];
+	char msg[600], path[sizeof f->jpath + 128];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	struct srcloc loc = at ? at->loc : (struct srcloc){f->path, 0, 0};
-	f->jpath[f->len] = '\0';
-	return gp_located(f->err, loc, "%s%s%s: %s", f->len ? f->jpath : ".", key ? "." : "",
-			  key ? key : "", msg);
+	size_t len = f->len;
+	memcpy(path, f->jpath, len);
+	path[len] = '\0';
+	if (key)
+		path_step(path, sizeof path, &len, key);
+	return gp_located(f->err, loc, "%s: %s", len ? path : ".", msg);
 }
 
 bool imp_is_null(const struct ynode *v)
@@ -158,7 +188,13 @@ int imp_list(struct imp_file *f, const char *kind, const struct ynode **items)
 			       kind ? kind : "...", k ? k : "nothing");
 	if (!rc)
 		rc = imp_seq(f, root, "items", items);
-	if (rc || !kind || !*items)
+	/* kubectl writes "items": [] for an empty list: a List without one is cut short. */
+	if (!rc && !*items)
+		rc = imp_error(
+			f, root, NULL,
+			"no .items list; expected a List, as `kubectl get %s -o json` writes",
+			kind ? kind : "...");
+	if (rc || !kind)
 		return rc;
 	for (size_t i = 0; i < (*items)->n; i++) {
 		const struct ynode *it = (*items)->items[i];

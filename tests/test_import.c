@@ -407,7 +407,7 @@ Test(import, bad_input_names_file_line_and_json_path)
 	refused(n, "{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\"}]}",
 		"expected a Pod, got 'Node'");
 	refused(n, one_pod("\"nvidia.com/gpu\": \"many\""),
-		"p.json:1:261: error: .items[0].spec.containers[0].resources.limits.nvidia.com/gpu: "
+		"p.json:1:261: error: .items[0].spec.containers[0].resources.limits[\"nvidia.com/gpu\"]: "
 		"expected a Kubernetes quantity");
 	refused(n, "{\"kind\": \"PodList\"}", "expected a List");
 	refused("{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\", \"metadata\": {\"name\": \"x\"}, "
@@ -528,4 +528,85 @@ Test(import, kubectl_yaml_output_reads_like_its_json)
 	cr_assert_str_eq(pa, pb);
 	import_result_free(&a);
 	import_result_free(&b);
+}
+
+/* Runs bin/gpuplan import with args over a scratch -o that holds "old"; asserts
+ * exit 2, that the message holds every one of want (NULL-terminated), and that
+ * -o still holds "old". */
+static void cli_refuses(const char *args, const char *const *want)
+{
+	char cmd[2048], out[8192], path[128], old[16] = "";
+	snprintf(path, sizeof path, "%s/out.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("old\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import %s --at 2026-11-30T12:00:00Z -o %s", args,
+		 path);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s\n%s", cmd, out);
+	for (; *want; want++)
+		cr_assert(strstr(out, *want), "expected '%s' in: %s", *want, out);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "-o removed");
+	cr_assert_not_null(fgets(old, sizeof old, f));
+	fclose(f);
+	cr_assert_str_eq(old, "old\n", "-o overwritten");
+}
+
+#define REFUSES(args, ...) cli_refuses(args, (const char *const[]){__VA_ARGS__, NULL})
+
+Test(import, json_paths_have_one_dot_per_step_and_quote_keys_with_dots)
+{
+	/* A root without items: the path is the root's, not "..items". */
+	char args[512];
+	snprintf(args, sizeof args, "--nodes %s --pods %s", FX "nodes.json",
+		 put(1, "p.json", "{\"kind\": \"List\"}\n"));
+	REFUSES(args, "p.json:1:1: error: .: no .items list");
+	/* A key with dots and slashes is written ["..."], as jq reads it. */
+	const char *node = one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+				    ", \"nvidia.com/gpu\": \"x\"");
+	refused(node, one_pod("\"nvidia.com/gpu\": \"1\""),
+		"n.json:1:"); /* the node, not "out.yaml" */
+	refused(node, one_pod("\"nvidia.com/gpu\": \"1\""),
+		".items[0].status.allocatable[\"nvidia.com/gpu\"]: expected a Kubernetes quantity");
+	struct import_options o = fixture();
+	o.prices = put(2, "prices.yaml", "A100-80GB: {gpu_hour: 1, dollars: 2}\n");
+	struct import_result r;
+	struct gp_err err;
+	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "prices.yaml:1:") &&
+			  strstr(err.msg, ": [\"A100-80GB\"].dollars:") && !strstr(err.msg, ".."),
+		  "%s", err.msg);
+}
+
+Test(import, a_kueue_preemption_policy_is_named_under_spec_preemption)
+{
+	struct import_options o = fixture();
+	o.kueue = put(2, "kueue.yaml",
+		      "kind: List\nitems:\n- kind: ClusterQueue\n  metadata: {name: q}\n"
+		      "  spec:\n    preemption: {reclaimWithinCohort: Sometimes}\n");
+	struct import_result r;
+	struct gp_err err;
+	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "kueue.yaml:6:") &&
+			  strstr(err.msg, ".items[0].spec.preemption.reclaimWithinCohort: expected "
+					  "Never, LowerPriority or Any, got 'Sometimes'"),
+		  "%s", err.msg);
+}
+
+Test(import, a_local_queue_without_its_cluster_queue_is_a_clear_note)
+{
+	struct import_options o = fixture();
+	o.kueue = put(2, "kueue.yaml",
+		      "kind: List\nitems:\n- kind: LocalQueue\n  metadata: {name: research, "
+		      "namespace: research}\n  spec: {clusterQueue: gone}\n");
+	struct import_result r;
+	build(&o, &r);
+	bool said = false;
+	for (size_t i = 0; i < r.n_warnings; i++)
+		said |= strstr(r.warnings[i], "LocalQueue research/research points to ClusterQueue "
+					      "gone, but ") &&
+			strstr(r.warnings[i], "kueue.yaml has no ClusterQueue of that name");
+	cr_assert(said, "%s", r.n_warnings ? r.warnings[r.n_warnings - 1] : "no note");
+	import_result_free(&r);
 }
