@@ -724,6 +724,11 @@ static void fill_result(struct imp *im, const struct grouping *g)
 
 static int build(struct imp *im)
 {
+	/* The name is the scenario's: the loader's rule, checked before any input. */
+	if (im->o->name && !scenario_name_ok(im->o->name))
+		return gp_errorf(im->err, GP_EINPUT,
+				 "--name '%s': expected %s, at most %d characters", im->o->name,
+				 SCENARIO_NAME_HINT, SCENARIO_MAX_NAME);
 	int rc = imp_read_pods(im);
 	if (!rc)
 		rc = imp_read_nodes(im);

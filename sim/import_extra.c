@@ -34,6 +34,28 @@
 
 /* --- Kueue --------------------------------------------------------------------- */
 
+/* Kueue's names are DNS subdomains, dots allowed; the scenario's queue and
+ * cohort names appear in --set paths, so they may not hold one. */
+static int kueue_name(struct imp_file *f, const struct ynode *at, const char *key, const char *what,
+		      const char *name)
+{
+	if (!name || scenario_item_name_ok(name))
+		return GP_OK;
+	return imp_error(f, at, key, "%s '%s' cannot be a gpuplan %s name; expected %s", what, name,
+			 strstr(what, "ohort") ? "cohort" : "queue", SCENARIO_ITEM_NAME_HINT);
+}
+
+/* An object of kind named name, of the same name as one read before (the
+ * scenario refuses duplicate queues and cohorts; kubectl lists an object once). */
+static int kueue_duplicate(struct imp_file *f, const struct ynode *meta, const char *kind,
+			   const char *name, size_t first)
+{
+	return imp_error(f, ynode_get(meta, "name"), "metadata.name",
+			 "%s '%s' is listed twice (first at .items[%zu]); expected one object "
+			 "per name",
+			 kind, name, first);
+}
+
 static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queue *q)
 {
 	struct imp_file *f = &im->kueue_f;
@@ -113,11 +135,11 @@ static int kueue_preemption(struct imp_file *f, const struct ynode *pre, struct 
 	return rc;
 }
 
-static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const char *name)
+static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const char *name, size_t i)
 {
 	struct imp_file *f = &im->kueue_f;
 	const struct ynode *spec = NULL, *pre = NULL;
-	struct imp_queue q = {.name = name, .strategy = "BestEffortFIFO"};
+	struct imp_queue q = {.name = name, .strategy = "BestEffortFIFO", .item = i};
 	int rc = imp_map(f, item, "spec", &spec);
 	if (!rc && !spec)
 		rc = imp_error(f, item, "spec", "expected the ClusterQueue's spec");
@@ -126,6 +148,11 @@ static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const c
 	size_t base = imp_push_key(f, "spec");
 	if (!(rc = imp_str(f, spec, "cohort", &q.cohort)) && !q.cohort)
 		rc = imp_str(f, spec, "cohortName", &q.cohort);
+	if (!rc && q.cohort) {
+		bool v2 = !ynode_get(spec, "cohort");
+		rc = kueue_name(f, ynode_get(spec, v2 ? "cohortName" : "cohort"),
+				v2 ? "cohortName" : "cohort", "cohort", q.cohort);
+	}
 	const char *strategy = NULL;
 	if (!rc && !(rc = imp_str(f, spec, "queueingStrategy", &strategy)) && strategy) {
 		if (strcmp(strategy, "StrictFIFO") && strcmp(strategy, "BestEffortFIFO"))
@@ -147,11 +174,59 @@ static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const c
 	return GP_OK;
 }
 
-static int kueue_item(struct imp *im, const struct ynode *item)
+static int kueue_local_queue(struct imp *im, const struct ynode *item, size_t i, const char *ns,
+			     const char *name)
 {
 	struct imp_file *f = &im->kueue_f;
-	const char *kind = NULL, *name = NULL, *ns = NULL, *ref = NULL;
-	const struct ynode *meta = NULL, *spec = NULL;
+	const struct ynode *spec = NULL, *meta = ynode_get(item, "metadata");
+	const char *ref = NULL;
+	int rc = imp_map(f, item, "spec", &spec);
+	if (!rc && spec && !(rc = imp_str(f, spec, "clusterQueue", &ref)) && !ref)
+		rc = imp_error(f, item, "spec.clusterQueue", "expected the ClusterQueue");
+	if (!rc && !spec)
+		rc = imp_error(f, item, "spec", "expected the LocalQueue's spec.clusterQueue");
+	for (size_t k = 0; !rc && k < im->n_local_queues; k++)
+		if (!strcmp(im->local_queues[k].ns, ns) && !strcmp(im->local_queues[k].name, name))
+			rc = kueue_duplicate(f, meta, "LocalQueue", name, im->local_queues[k].item);
+	if (rc)
+		return rc;
+	im->local_queues =
+		gp_xrealloc(im->local_queues, (im->n_local_queues + 1) * sizeof *im->local_queues);
+	im->local_queues[im->n_local_queues++] = (struct imp_local_queue){ns, name, ref, i};
+	return GP_OK;
+}
+
+static int kueue_cohort(struct imp *im, const struct ynode *item, size_t i, const char *name)
+{
+	struct imp_file *f = &im->kueue_f;
+	const struct ynode *spec = NULL, *meta = ynode_get(item, "metadata");
+	const char *ref = NULL;
+	int rc = imp_map(f, item, "spec", &spec);
+	if (!rc && spec && !(rc = imp_str(f, spec, "parent", &ref)) && !ref)
+		rc = imp_str(f, spec, "parentName", &ref);
+	if (!rc)
+		rc = kueue_name(f, meta, "metadata.name", "Cohort", name);
+	if (!rc && ref)
+		rc = kueue_name(f,
+				ynode_get(spec, "parent") ? ynode_get(spec, "parent")
+							  : ynode_get(spec, "parentName"),
+				ynode_get(spec, "parent") ? "spec.parent" : "spec.parentName",
+				"parent cohort", ref);
+	for (size_t k = 0; !rc && k < im->n_cohorts; k++)
+		if (!strcmp(im->cohorts[k].name, name))
+			rc = kueue_duplicate(f, meta, "Cohort", name, im->cohorts[k].item);
+	if (rc)
+		return rc;
+	im->cohorts = gp_xrealloc(im->cohorts, (im->n_cohorts + 1) * sizeof *im->cohorts);
+	im->cohorts[im->n_cohorts++] = (struct imp_cohort){name, ref, i};
+	return GP_OK;
+}
+
+static int kueue_item(struct imp *im, const struct ynode *item, size_t i)
+{
+	struct imp_file *f = &im->kueue_f;
+	const char *kind = NULL, *name = NULL, *ns = NULL;
+	const struct ynode *meta = NULL;
 	int rc = imp_str(f, item, "kind", &kind);
 	if (!rc)
 		rc = imp_map(f, item, "metadata", &meta);
@@ -159,33 +234,71 @@ static int kueue_item(struct imp *im, const struct ynode *item)
 		rc = imp_str(f, meta, "namespace", &ns);
 	if (!rc && (!kind || !name))
 		rc = imp_error(f, item, NULL, "expected an object with kind and metadata.name");
-	if (!rc)
-		rc = imp_map(f, item, "spec", &spec);
 	if (rc)
 		return rc;
-	if (!strcmp(kind, "ClusterQueue"))
-		return kueue_cluster_queue(im, item, name);
-	if (!strcmp(kind, "LocalQueue")) {
-		if (!(rc = imp_str(f, spec, "clusterQueue", &ref)) && !ref)
-			rc = imp_error(f, item, "spec.clusterQueue", "expected the ClusterQueue");
-		if (rc)
-			return rc;
-		im->local_queues = gp_xrealloc(im->local_queues,
-					       (im->n_local_queues + 1) * sizeof *im->local_queues);
-		im->local_queues[im->n_local_queues++] =
-			(struct imp_local_queue){ns ? ns : "default", name, ref};
-	} else if (!strcmp(kind, "Cohort")) {
-		if (spec && !(rc = imp_str(f, spec, "parent", &ref)) && !ref)
-			rc = imp_str(f, spec, "parentName", &ref);
-		if (rc)
-			return rc;
-		im->cohorts = gp_xrealloc(im->cohorts, (im->n_cohorts + 1) * sizeof *im->cohorts);
-		im->cohorts[im->n_cohorts++] = (struct imp_cohort){name, ref};
-	} else if (strcmp(kind, "ResourceFlavor") && strcmp(kind, "WorkloadPriorityClass")) {
+	if (!strcmp(kind, "ClusterQueue")) {
+		rc = kueue_name(f, ynode_get(meta, "name"), "metadata.name", "ClusterQueue", name);
+		for (size_t k = 0; !rc && k < im->n_queues; k++)
+			if (!strcmp(im->queues[k].name, name))
+				rc = kueue_duplicate(f, meta, "ClusterQueue", name,
+						     im->queues[k].item);
+		return rc ? rc : kueue_cluster_queue(im, item, name, i);
+	}
+	if (!strcmp(kind, "LocalQueue"))
+		return kueue_local_queue(im, item, i, ns ? ns : "default", name);
+	if (!strcmp(kind, "Cohort"))
+		return kueue_cohort(im, item, i, name);
+	if (strcmp(kind, "ResourceFlavor") && strcmp(kind, "WorkloadPriorityClass"))
 		return imp_error(f, ynode_get(item, "kind"), "kind",
 				 "expected ClusterQueue, "
 				 "LocalQueue, ResourceFlavor or Cohort, got '%s'",
 				 kind);
+	return GP_OK;
+}
+
+static int cohort_index(const struct imp *im, const char *name)
+{
+	for (size_t k = 0; name && k < im->n_cohorts; k++)
+		if (!strcmp(im->cohorts[k].name, name))
+			return (int)k;
+	return -1;
+}
+
+/* A cohort named by a queue or as a parent, without an object of its own, is
+ * a root (Kueue creates it implicitly). */
+static void implied_cohort(struct imp *im, const char *name)
+{
+	if (!name || cohort_index(im, name) >= 0)
+		return;
+	im->cohorts = gp_xrealloc(im->cohorts, (im->n_cohorts + 1) * sizeof *im->cohorts);
+	im->cohorts[im->n_cohorts++] = (struct imp_cohort){name, NULL, SIZE_MAX};
+}
+
+/* A cohort that is its own ancestor: Kueue marks such a hierarchy inactive,
+ * and the scenario refuses it; named at the Cohort's parent. */
+static int cohort_loop(struct imp *im, const struct ynode *items)
+{
+	struct imp_file *f = &im->kueue_f;
+	for (size_t c = 0; c < im->n_cohorts; c++) {
+		const struct imp_cohort *co = &im->cohorts[c];
+		int k = cohort_index(im, co->parent);
+		for (size_t steps = 0; k >= 0 && steps <= im->n_cohorts; steps++) {
+			if ((size_t)k != c) {
+				k = cohort_index(im, im->cohorts[k].parent);
+				continue;
+			}
+			const struct ynode *spec = ynode_get(items->items[co->item], "spec");
+			bool v2 = !ynode_get(spec, "parent");
+			size_t base = imp_push_key(f, "items");
+			imp_push_index(f, co->item);
+			int rc = imp_error(f, ynode_get(spec, v2 ? "parentName" : "parent"),
+					   v2 ? "spec.parentName" : "spec.parent",
+					   "cohort '%s' is its own ancestor (a cohort loop); "
+					   "expected parents that end at a root",
+					   co->name);
+			imp_pop(f, base);
+			return rc;
+		}
 	}
 	return GP_OK;
 }
@@ -200,21 +313,16 @@ int imp_read_kueue(struct imp *im)
 	for (size_t i = 0; !rc && items && i < items->n; i++) {
 		size_t base = imp_push_key(f, "items");
 		imp_push_index(f, i);
-		rc = kueue_item(im, items->items[i]);
+		rc = kueue_item(im, items->items[i], i);
 		imp_pop(f, base);
 	}
-	/* A cohort named by a queue but without an object of its own is a root. */
-	for (size_t q = 0; !rc && q < im->n_queues; q++) {
-		const char *c = im->queues[q].cohort;
-		size_t k = 0;
-		while (c && k < im->n_cohorts && strcmp(im->cohorts[k].name, c))
-			k++;
-		if (c && k == im->n_cohorts && im->n_cohorts) {
-			im->cohorts = gp_xrealloc(im->cohorts, (k + 1) * sizeof *im->cohorts);
-			im->cohorts[im->n_cohorts++] = (struct imp_cohort){c, NULL};
-		}
-	}
-	return rc;
+	if (rc || !im->n_cohorts)
+		return rc;
+	for (size_t q = 0; q < im->n_queues; q++)
+		implied_cohort(im, im->queues[q].cohort);
+	for (size_t c = 0; c < im->n_cohorts; c++)
+		implied_cohort(im, im->cohorts[c].parent);
+	return cohort_loop(im, items);
 }
 
 const struct imp_local_queue *imp_local_queue(const struct imp *im, const struct imp_pod *p)
@@ -450,28 +558,48 @@ static struct imp_gpu_price *price_of(struct imp *im, const char *type)
 	return p;
 }
 
-/* Sets every pool's price from the table (OpenCost's rates, --prices over them). */
-static void apply_prices(struct imp *im)
+/* OpenCost's rate: cost over usage, 0 without usage. */
+static double rate(double cost, double usage) { return usage > 0 ? cost / usage : 0; }
+
+/* The rates OpenCost's sums give type p, within the loader's limit (each
+ * allocation was checked; a cost charged without usage is not). */
+static int opencost_rates(struct imp *im, struct imp_gpu_price *p)
 {
+	p->price.gpu_hour = rate(p->gpu_cost, p->gpu_hours);
+	p->price.cpu_hour = rate(p->cpu_cost, p->cpu_hours);
+	p->price.gib_hour = rate(p->ram_cost, p->gib_hours);
+	const double got[3] = {p->price.gpu_hour, p->price.cpu_hour, p->price.gib_hour};
+	static const char *const what[3] = {"gpuCost / gpuHours", "cpuCost / cpuCoreHours",
+					    "ramCost / ramByteHours (per GiB)"};
+	for (int i = 0; i < 3; i++)
+		if (got[i] > SCENARIO_MAX_PRICE)
+			return gp_errorf(im->err, GP_EINPUT,
+					 "%s: error: %s over the allocations on %s nodes is %g "
+					 "per hour; expected at most %g",
+					 im->o->opencost, what[i], p->type, got[i],
+					 SCENARIO_MAX_PRICE);
+	return GP_OK;
+}
+
+/* Sets every pool's price from the table (OpenCost's rates, --prices over them). */
+static int apply_prices(struct imp *im)
+{
+	for (size_t k = 0; k < im->n_prices; k++) {
+		int rc = im->prices[k].given ? GP_OK : opencost_rates(im, &im->prices[k]);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; i < im->n_pools; i++) {
 		struct imp_pool *pool = &im->pools[i];
 		const char *type = pool->shape.gpu ? pool->shape.gpu->name : "cpu";
 		for (size_t k = 0; k < im->n_prices; k++) {
-			struct imp_gpu_price *p = &im->prices[k];
-			if (strcmp(p->type, type))
+			if (strcmp(im->prices[k].type, type))
 				continue;
-			if (!p->given) {
-				p->price.gpu_hour =
-					p->gpu_hours > 0 ? p->gpu_cost / p->gpu_hours : 0;
-				p->price.cpu_hour =
-					p->cpu_hours > 0 ? p->cpu_cost / p->cpu_hours : 0;
-				p->price.gib_hour =
-					p->gib_hours > 0 ? p->ram_cost / p->gib_hours : 0;
-			}
-			pool->price = p->price;
+			pool->price = im->prices[k].price;
 			pool->priced = true;
 		}
 	}
+	return GP_OK;
 }
 
 int imp_read_prices(struct imp *im)
@@ -502,17 +630,29 @@ int imp_read_prices(struct imp *im)
 			if (j == 3)
 				rc = imp_error(f, m->items[k], m->keys[k],
 					       "expected gpu_hour, cpu_hour or gib_hour");
-			else if (!(rc = imp_num(f, m, keys[j], dst[j])) && *dst[j] < 0)
-				rc = imp_error(f, m->items[k], m->keys[k], "expected a price >= 0");
+			else if (!(rc = imp_num(f, m, keys[j], dst[j])) &&
+				 !(*dst[j] >= 0 && *dst[j] <= SCENARIO_MAX_PRICE))
+				rc = imp_error(f, m->items[k], m->keys[k],
+					       "expected a price per hour from 0 to %g, got %s",
+					       SCENARIO_MAX_PRICE, m->items[k]->value);
 		}
 		imp_pop(f, base);
 	}
-	if (!rc)
-		apply_prices(im);
-	return rc;
+	return rc ? rc : apply_prices(im);
 }
 
 /* --- OpenCost ---------------------------------------------------------------------- */
+
+/* An OpenCost figure: hours and costs are >= 0 (OpenCost reports adjustments
+ * in fields of their own, which are not read). */
+static int cost_number(struct imp_file *f, const struct ynode *a, const char *key, double *out)
+{
+	int rc = imp_num(f, a, key, out);
+	if (!rc && !(*out >= 0))
+		rc = imp_error(f, ynode_get(a, key), key, "expected a number >= 0, got %s",
+			       ynode_get(a, key)->value);
+	return rc;
+}
 
 static int cost_allocation(struct imp *im, const struct ynode *a)
 {
@@ -527,7 +667,16 @@ static int cost_allocation(struct imp *im, const struct ynode *a)
 	    !(rc = imp_str(f, props, "namespace", &ns)))
 		rc = imp_str(f, props, "pod", &pod);
 	for (int k = 0; !rc && k < 7; k++)
-		rc = imp_num(f, a, keys[k], &v[k]);
+		rc = cost_number(f, a, keys[k], &v[k]);
+	/* A cost per unit past the loader's limit would fail the scenario's price. */
+	for (int k = 0; !rc && k < 6; k += 2) {
+		double per = k == 4 ? v[k] / GIB : v[k];
+		if (per > 0 && v[k + 1] / per > SCENARIO_MAX_PRICE)
+			rc = imp_error(f, ynode_get(a, keys[k + 1]), keys[k + 1],
+				       "%g over %g %s is %g per hour; expected at most %g",
+				       v[k + 1], per, k == 4 ? "GiB-hours" : keys[k],
+				       v[k + 1] / per, SCENARIO_MAX_PRICE);
+	}
 	if (!rc && !(rc = imp_map(f, a, "window", &window)) && window) {
 		int64_t s = 0, e = 0;
 		if (!(rc = imp_time(f, window, "start", &s)) &&
@@ -580,7 +729,5 @@ int imp_read_opencost(struct imp *im)
 		}
 		imp_pop(f, base);
 	}
-	if (!rc && !im->o->prices)
-		apply_prices(im);
-	return rc;
+	return rc || im->o->prices ? rc : apply_prices(im);
 }

@@ -150,16 +150,19 @@ struct imp_pool {
 
 struct imp_queue {
 	const char *name, *cohort, *strategy, *reclaim, *within;
+	size_t item;               /* its index in the file's .items */
 	struct quota_entry *quota; /* resource names point into the tree; owned array */
 	size_t n_quota;
 };
 
 struct imp_local_queue {
 	const char *ns, *name, *cluster_queue;
+	size_t item;
 };
 
 struct imp_cohort {
 	const char *name, *parent;
+	size_t item; /* SIZE_MAX: named by a queue, without an object of its own */
 };
 
 struct imp_gpu_price {

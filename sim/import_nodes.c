@@ -129,7 +129,7 @@ static int mixed_layout(struct imp *im, struct imp_node *n, const struct ynode *
 }
 
 /* GPU type, count and sharing from the labels and allocatable. */
-static int read_gpus(struct imp *im, struct imp_node *n, const struct ynode *alloc)
+static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *alloc)
 {
 	struct imp_shape *s = &n->shape;
 	const char *product = label(n, LABEL_PRODUCT);
@@ -200,6 +200,21 @@ static int read_gpus(struct imp *im, struct imp_node *n, const struct ynode *all
 	}
 	s->gpus = (int32_t)units;
 	return GP_OK;
+}
+
+/* The GPU shape, within what a scenario can hold: the loader's own limit,
+ * checked here so that the error names the node, not the scenario written. */
+static int read_gpus(struct imp *im, struct imp_node *n, const struct ynode *alloc)
+{
+	int rc = gpu_shape(im, n, alloc);
+	if (rc || n->shape.gpus <= SCENARIO_MAX_GPUS_PER_NODE)
+		return rc;
+	const struct ynode *g = ynode_get(alloc, "nvidia.com/gpu");
+	return imp_error(&im->nodes_f, g ? g : ynode_get(n->labels, "nvidia.com/gpu.count"),
+			 g ? "nvidia.com/gpu" : NULL,
+			 "node %s has %d physical GPUs; expected at most %d per node, "
+			 "gpuplan's limit",
+			 n->name, (int)n->shape.gpus, SCENARIO_MAX_GPUS_PER_NODE);
 }
 
 static int kv_cmp(const void *a, const void *b)

@@ -17,11 +17,12 @@
 #include <string.h>
 
 #include "gpuplan/catalog.h"
+#include "gpuplan/gpupolicy.h"
 #include "gpuplan/units.h"
 
 #define GBps              1e9
 #define MAX_COLS          16
-#define MAX_GPUS_PER_NODE 64
+#define MAX_GPUS_PER_NODE GPUPOLICY_MAX_GPUS     /* a pool's limit */
 #define MAX_SECONDS       INT64_C(1000000000000) /* beyond, sim_time would overflow */
 
 /* The trace's models.  T4, A10, V100M16 and V100M32 mirror catalog.c's T4,

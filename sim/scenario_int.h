@@ -28,7 +28,7 @@
 #define DEFAULT_STEP        0                   /* adaptive: collect.h chooses it for the span */
 #define DEFAULT_QUEUE       "default"
 #define MAX_NODES_PER_POOL  1000000
-#define MAX_GPUS_PER_NODE   64
+#define MAX_GPUS_PER_NODE   SCENARIO_MAX_GPUS_PER_NODE
 
 /* The state of one load: where errors go and what later sections need. */
 struct loader {

@@ -170,16 +170,15 @@ static int pool_windows(struct loader *ld, const struct ynode *v, void *obj)
 
 #define NODES_HINT "a whole number from 1 to 1000000, or 0 with autoscale"
 #define PRICE_HINT "a price per hour >= 0, like 2.50"
-#define MAX_PRICE  1e6 /* $/hour: past this, bills overflow to infinity (NULL costs) */
 
 static int get_price(struct loader *ld, const struct ynode *v, const char *what, double *out)
 {
 	int rc = ld_get_amount(ld, v, what, PRICE_HINT, out);
-	if (!rc && *out > MAX_PRICE)
+	if (!rc && *out > SCENARIO_MAX_PRICE)
 		return gp_located(ld->err, v->loc,
 				  "%s %s is above %g per hour; expected a price "
 				  "like 2.50",
-				  what, v->value, MAX_PRICE);
+				  what, v->value, SCENARIO_MAX_PRICE);
 	return rc;
 }
 
@@ -277,7 +276,10 @@ static int sharing_params(struct loader *ld, const struct ynode *v, struct shari
 					  "per GPU, like {mode: %s, replicas: 4}",
 					  sharing_names[sh->mode]);
 		/* MPS serves at most 48 clients per GPU (Volta and later). */
-		rc = ld_get_int(ld, r, "replicas", 1, sh->mode == SHARING_MPS ? 48 : 64, &n);
+		rc = ld_get_int(ld, r, "replicas", 1,
+				sh->mode == SHARING_MPS ? SCENARIO_MAX_MPS_CLIENTS
+							: SCENARIO_MAX_TIME_SLICES,
+				&n);
 		sh->replicas = (int32_t)n;
 	}
 	const struct ynode *f = ynode_get(v, "failRequestsGreaterThanOne");

@@ -117,11 +117,21 @@ static int check_name_length(struct loader *ld, const struct ynode *v, const cha
 	return GP_OK;
 }
 
+bool scenario_name_ok(const char *name)
+{
+	return name_chars(name, true) && strlen(name) <= SCENARIO_MAX_NAME;
+}
+
+bool scenario_item_name_ok(const char *name)
+{
+	return name_chars(name, false) && strlen(name) <= SCENARIO_MAX_NAME &&
+	       strcmp(name, "all") && strcmp(name, "__idle__");
+}
+
 int ld_get_scenario_name(struct loader *ld, const struct ynode *v, char **out)
 {
 	if (v->kind != YNODE_SCALAR || ld_is_null(v) || !name_chars(v->value, true))
-		return ld_bad_value(ld, v, "name",
-				    "letters, digits, '.', '_' or '-', like eval-window");
+		return ld_bad_value(ld, v, "name", SCENARIO_NAME_HINT);
 	if (check_name_length(ld, v, "a name"))
 		return GP_EINPUT;
 	*out = gp_xstrdup(v->value);
@@ -133,7 +143,7 @@ int ld_get_scenario_name(struct loader *ld, const struct ynode *v, char **out)
 int ld_get_item_name(struct loader *ld, const struct ynode *v, const char *what, char **out)
 {
 	if (v->kind != YNODE_SCALAR || ld_is_null(v) || !name_chars(v->value, false))
-		return ld_bad_value(ld, v, what, "letters, digits, '_' or '-', like batch");
+		return ld_bad_value(ld, v, what, SCENARIO_ITEM_NAME_HINT);
 	if (!strcmp(v->value, "all") || !strcmp(v->value, "__idle__"))
 		return gp_located(
 			ld->err, v->loc,

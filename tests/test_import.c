@@ -610,3 +610,104 @@ Test(import, a_local_queue_without_its_cluster_queue_is_a_clear_note)
 	cr_assert(said, "%s", r.n_warnings ? r.warnings[r.n_warnings - 1] : "no note");
 	import_result_free(&r);
 }
+
+/* The fixture file name with its first `from` replaced by `to`, written to the
+ * scratch folder under the same name; returns the path (slot as put's). */
+static const char *edited(int slot, const char *name, const char *from, const char *to)
+{
+	char src[256], *text = NULL;
+	size_t len = 0;
+	snprintf(src, sizeof src, FX "%s", name);
+	FILE *f = fopen(src, "r");
+	cr_assert_not_null(f, "%s", src);
+	FILE *m = open_memstream(&text, &len);
+	int c;
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(f);
+	fclose(m);
+	char *at = strstr(text, from);
+	cr_assert_not_null(at, "'%s' not in %s", from, src);
+	char *out = malloc(len + strlen(to) + 1);
+	memcpy(out, text, (size_t)(at - text));
+	strcpy(out + (at - text), to);
+	strcat(out, at + strlen(from));
+	const char *path = put(slot, name, out);
+	free(out);
+	free(text);
+	return path;
+}
+
+static void build_refused(const struct import_options *o, const char *const *want)
+{
+	struct import_result r;
+	struct gp_err err;
+	cr_assert_eq(import_build(o, &r, &err), GP_EINPUT);
+	for (; *want; want++)
+		cr_assert(strstr(err.msg, *want), "expected '%s' in: %s", *want, err.msg);
+}
+
+#define BUILD_REFUSED(o, ...) build_refused(o, (const char *const[]){__VA_ARGS__, NULL})
+
+Test(import, out_of_range_values_are_named_in_the_input_not_in_the_output)
+{
+	/* 65 GPUs on a node: past the loader's 64 (SCENARIO_MAX_GPUS_PER_NODE). */
+	struct import_options o = fixture();
+	o.nodes =
+		edited(0, "nodes.json", "\"nvidia.com/gpu\": \"8\"", "\"nvidia.com/gpu\": \"65\"");
+	BUILD_REFUSED(&o, "nodes.json:", ".items[1].status.allocatable[\"nvidia.com/gpu\"]: ",
+		      "65 physical GPUs; expected at most 64");
+	/* OpenCost: a negative cost, and one whose rate is past SCENARIO_MAX_PRICE. */
+	o = fixture();
+	o.opencost = edited(2, "opencost.json", "\"gpuCost\": 49.2", "\"gpuCost\": -49.2");
+	BUILD_REFUSED(&o, "opencost.json:", "].gpuCost: expected a number >= 0, got -49.2");
+	o.opencost = edited(2, "opencost.json", "\"gpuCost\": 49.2", "\"gpuCost\": 1e308");
+	BUILD_REFUSED(&o, "opencost.json:", "].gpuCost: ", "expected at most 1e+06");
+	/* --prices past the loader's limit. */
+	o = fixture();
+	o.prices = put(2, "prices.yaml", "L4: {gpu_hour: 1e300}\n");
+	BUILD_REFUSED(&o, "prices.yaml:1:16: error: .L4.gpu_hour: expected a price per hour "
+			  "from 0 to 1e+06, got 1e300");
+	/* --name under the loader's rule. */
+	o = fixture();
+	o.name = "bad name!";
+	BUILD_REFUSED(&o, "--name 'bad name!': expected letters, digits");
+}
+
+Test(import, kueue_duplicates_and_cohort_loops_are_named_in_the_kueue_file)
+{
+	struct import_options o = fixture();
+	o.kueue =
+		put(2, "kueue.yaml",
+		    "kind: List\nitems:\n- kind: ClusterQueue\n  metadata: {name: q}\n  spec: {}\n"
+		    "- kind: ClusterQueue\n  metadata: {name: q}\n  spec: {}\n");
+	BUILD_REFUSED(&o, "kueue.yaml:7:",
+		      ".items[1].metadata.name: ClusterQueue 'q' is listed "
+		      "twice (first at .items[0])");
+	o.kueue = put(2, "kueue.yaml",
+		      "kind: List\nitems:\n- kind: Cohort\n  metadata: {name: org}\n"
+		      "  spec: {parent: org}\n");
+	BUILD_REFUSED(&o, "kueue.yaml:5:",
+		      ".items[0].spec.parent: cohort 'org' is its own ancestor (a cohort loop)");
+	o.kueue = put(2, "kueue.yaml",
+		      "kind: List\nitems:\n- kind: Cohort\n  metadata: {name: a}\n"
+		      "  spec: {parentName: b}\n- kind: Cohort\n  metadata: {name: b}\n"
+		      "  spec: {parentName: a}\n");
+	BUILD_REFUSED(&o, ".items[0].spec.parentName: cohort 'a' is its own ancestor");
+	o.kueue = put(2, "kueue.yaml",
+		      "kind: List\nitems:\n- kind: ClusterQueue\n  metadata: {name: team.a}\n"
+		      "  spec: {}\n");
+	BUILD_REFUSED(&o, ".items[0].metadata.name: ClusterQueue 'team.a' cannot be a gpuplan "
+			  "queue name");
+}
+
+Test(import, the_cli_leaves_o_untouched_when_an_input_value_is_out_of_range)
+{
+	char args[512];
+	snprintf(args, sizeof args, "--nodes %s --pods %s",
+		 edited(0, "nodes.json", "\"nvidia.com/gpu\": \"8\"", "\"nvidia.com/gpu\": \"65\""),
+		 FX "pods.json");
+	REFUSES(args, "nodes.json:", "allocatable[\"nvidia.com/gpu\"]");
+	REFUSES("--nodes " FX "nodes.json --pods " FX "pods.json --name 'bad name!'",
+		"--name 'bad name!'");
+}

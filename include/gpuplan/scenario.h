@@ -401,6 +401,18 @@ struct param {
  * horizon, or the known arrivals): raise with GPUPLAN_MAX_WINDOWS. */
 #define SCENARIO_DEFAULT_MAX_WINDOWS 1000000
 #define SCENARIO_MAX_SPAN            ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
+/* The loader's limits, public so that what writes a scenario (import) checks
+ * its inputs against the same figures, where it reads them. */
+#define SCENARIO_MAX_GPUS_PER_NODE   GPUPOLICY_MAX_GPUS
+/* $/hour of a gpu_hour, cpu_hour or gib_hour: past this, bills overflow to
+ * infinity (NULL costs). */
+#define SCENARIO_MAX_PRICE           1e6
+/* Time-sliced replicas per GPU, and MPS clients (CUDA MPS serves at most 48
+ * clients per GPU since Volta). */
+#define SCENARIO_MAX_TIME_SLICES     64
+#define SCENARIO_MAX_MPS_CLIENTS     48
+#define SCENARIO_NAME_HINT           "letters, digits, '.', '_' or '-', like eval-window"
+#define SCENARIO_ITEM_NAME_HINT      "letters, digits, '_' or '-', like batch"
 
 struct scenario {
 	char *name;
@@ -436,6 +448,12 @@ void scenario_free(struct scenario *sc);
 const char *scenario_root_cohort(const struct scenario *sc, size_t q);
 
 /* Index of the pool / workload / queue with that name, or -1. */
+/* Whether name is a valid scenario name (SCENARIO_NAME_HINT), or pool,
+ * workload, queue or cohort name (SCENARIO_ITEM_NAME_HINT, and not one of the
+ * whole-run scopes all and __idle__), at most SCENARIO_MAX_NAME characters. */
+bool scenario_name_ok(const char *name);
+bool scenario_item_name_ok(const char *name);
+
 int scenario_pool_index(const struct scenario *sc, const char *name);
 int scenario_workload_index(const struct scenario *sc, const char *name);
 int scenario_queue_index(const struct scenario *sc, const char *name);
