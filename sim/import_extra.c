@@ -365,18 +365,68 @@ static struct imp_pod *find_pod(struct imp *im, const char *ns, const char *pod)
 	return NULL;
 }
 
-static void dcgm_sample(struct imp *im, enum dcgm_field field, const char *ns, const char *pod,
-			double v)
+/* What a dcgm-exporter scrape can hold for the fields read, or NULL when v is
+ * one (the reason into buf).  The profiling fields are ratios in [0, 1] and
+ * FB_USED is MiB of the GPU's framebuffer (NVIDIA DCGM field docs,
+ * dcgm_fields.h; dcgm-exporter's etc/dcp-metrics-included.csv).  The exporter
+ * leaves out a field DCGM has no value for (gpu_collector.go toMetric skips
+ * blank values), so NaN and infinities are no reading of a real exporter. */
+static const char *dcgm_bad(const struct imp *im, enum dcgm_field field, const struct imp_pod *p,
+			    double v, char *buf, size_t len)
+{
+	if (field == DCGM_OTHER)
+		return NULL;
+	if (!isfinite(v))
+		return "expected a finite number (dcgm-exporter leaves out a blank value, "
+		       "it writes no NaN or Inf)";
+	if (field != DCGM_FB) {
+		if (v >= 0 && v <= 1)
+			return NULL;
+		snprintf(buf, len, "expected a ratio from 0 to 1, got %g", v);
+		return buf;
+	}
+	int n = p ? imp_node_index(im, p->node) : -1;
+	const struct gpu_type *gpu = n >= 0 ? im->nodes[n].shape.gpu : NULL;
+	double most = gpu ? gpu->memory_bytes / 1048576.0 : INFINITY;
+	if (v >= 0 && v <= most)
+		return NULL;
+	if (gpu)
+		snprintf(buf, len, "expected MiB from 0 to the %.0f MiB of node %s's %s, got %g",
+			 most, im->nodes[n].name, gpu->name, v);
+	else
+		snprintf(buf, len, "expected MiB >= 0, got %g", v);
+	return buf;
+}
+
+/* Adds sample v of field to its pod; the reason when v is no reading (buf). */
+static const char *dcgm_sample(struct imp *im, enum dcgm_field field, const char *ns,
+			       const char *pod, double v, char *buf, size_t len)
 {
 	struct imp_pod *p = find_pod(im, ns, pod);
-	if (!p || field == DCGM_OTHER || !isfinite(v))
-		return;
+	const char *bad = dcgm_bad(im, field, p, v, buf, len);
+	if (bad || !p || field == DCGM_OTHER)
+		return bad;
 	if (field == DCGM_BUSY)
 		p->busy += v, p->n_busy++;
 	else if (field == DCGM_SM)
 		p->sm += v, p->n_sm++;
 	else
 		p->fb += v, p->n_fb++;
+	return NULL;
+}
+
+/* A sample value as the exposition formats write it: a float, NaN, +Inf or
+ * -Inf (strtod reads them all, and hex floats, which are refused); the end
+ * of what was read, or NULL. */
+static const char *sample_value(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno == ERANGE || memchr(s, 'x', (size_t)(end - s)) ||
+	    memchr(s, 'X', (size_t)(end - s)))
+		return NULL;
+	return end;
 }
 
 /* One label value of the text format ("..." with \\, \" and \n escapes) into buf. */
@@ -396,6 +446,88 @@ static const char *text_label_value(const char *s, char *buf, size_t len)
 	return *s == '"' ? s + 1 : NULL;
 }
 
+/* The labels of a sample that say whose it is. */
+struct text_sample {
+	char ns[256], pod[256], xns[256], xpod[256];
+};
+
+static char *text_target(struct text_sample *t, const char *k, size_t kl)
+{
+	return kl == 9 && !strncmp(k, "namespace", 9)              ? t->ns
+	       : kl == 3 && !strncmp(k, "pod", 3)                  ? t->pod
+	       : kl == 18 && !strncmp(k, "exported_namespace", 18) ? t->xns
+	       : kl == 12 && !strncmp(k, "exported_pod", 12)       ? t->xpod
+								   : NULL;
+}
+
+/* Whether label k (kl bytes) is among the n before it on the line. */
+static bool label_seen(const char *const *names, const size_t *lens, size_t n, const char *k,
+		       size_t kl)
+{
+	for (size_t i = 0; i < n; i++)
+		if (lens[i] == kl && !strncmp(names[i], k, kl))
+			return true;
+	return false;
+}
+
+/* The label set {k="v",...} at s; returns its end, or NULL after an error. */
+static const char *text_labels(struct imp *im, const char *line, const char *s, int lineno,
+			       struct text_sample *t)
+{
+	const char *file = im->o->dcgm, *names[64];
+	size_t lens[64], n = 0;
+	for (s++; *s && *s != '}';) {
+		const char *k = s;
+		while (isalnum((unsigned char)*s) || *s == '_')
+			s++;
+		size_t kl = (size_t)(s - k);
+		struct srcloc at = {file, lineno, (int)(k - line) + 1};
+		if (!kl || s[0] != '=' || s[1] != '"') {
+			at.col = (int)(s - line) + 1;
+			gp_located(im->err, at, "expected label=\"value\"");
+			return NULL;
+		}
+		/* The exposition format gives each label once per sample. */
+		if (label_seen(names, lens, n, k, kl)) {
+			gp_located(im->err, at,
+				   "label %.*s given twice in one sample; expected each label once",
+				   (int)kl, k);
+			return NULL;
+		}
+		if (n < 64)
+			names[n] = k, lens[n++] = kl;
+		char v[256], *dst = text_target(t, k, kl);
+		if (!(s = text_label_value(s + 2, v, sizeof v))) {
+			gp_located(im->err, at, "unterminated label value");
+			return NULL;
+		}
+		if (dst)
+			snprintf(dst, 256, "%s", v);
+		if (*s == ',')
+			s++;
+	}
+	if (*s != '}') {
+		gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
+			   "expected '}'");
+		return NULL;
+	}
+	return s + 1;
+}
+
+/* After the value: an optional integer timestamp (ms), then the line's end. */
+static bool text_tail(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '-')
+		s++;
+	while (isdigit((unsigned char)*s))
+		s++;
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+		s++;
+	return !*s;
+}
+
 /* One sample line: NAME{k="v",...} VALUE [TIMESTAMP]. */
 static int text_line(struct imp *im, const char *line, int lineno)
 {
@@ -403,50 +535,28 @@ static int text_line(struct imp *im, const char *line, int lineno)
 	while (isalnum((unsigned char)*s) || *s == '_' || *s == ':')
 		s++;
 	size_t name_len = (size_t)(s - line);
-	char ns[256] = "", pod[256] = "", xns[256] = "", xpod[256] = "";
+	struct text_sample t = {0};
 	if (!name_len)
 		return gp_located(im->err, (struct srcloc){file, lineno, 1},
 				  "expected a metric name (Prometheus text format)");
-	if (*s == '{') {
+	if (*s == '{' && !(s = text_labels(im, line, s, lineno, &t)))
+		return GP_EINPUT;
+	while (*s == ' ' || *s == '\t')
 		s++;
-		while (*s && *s != '}') {
-			const char *k = s;
-			while (isalnum((unsigned char)*s) || *s == '_')
-				s++;
-			size_t kl = (size_t)(s - k);
-			if (!kl || s[0] != '=' || s[1] != '"')
-				return gp_located(
-					im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
-					"expected label=\"value\"");
-			char v[256];
-			s = text_label_value(s + 2, v, sizeof v);
-			if (!s)
-				return gp_located(
-					im->err, (struct srcloc){file, lineno, (int)(k - line) + 1},
-					"unterminated label value");
-			char *dst = kl == 9 && !strncmp(k, "namespace", 9)              ? ns
-				    : kl == 3 && !strncmp(k, "pod", 3)                  ? pod
-				    : kl == 18 && !strncmp(k, "exported_namespace", 18) ? xns
-				    : kl == 12 && !strncmp(k, "exported_pod", 12)       ? xpod
-											: NULL;
-			if (dst)
-				snprintf(dst, 256, "%s", v);
-			if (*s == ',')
-				s++;
-		}
-		if (*s != '}')
-			return gp_located(im->err,
-					  (struct srcloc){file, lineno, (int)(s - line) + 1},
-					  "expected '}'");
-		s++;
-	}
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno == ERANGE)
-		return gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
-				  "expected the sample's value");
-	dcgm_sample(im, dcgm_field(line, name_len), xns[0] ? xns : ns, xpod[0] ? xpod : pod, v);
+	double v;
+	const char *end = sample_value(s, &v);
+	struct srcloc at = {file, lineno, (int)(s - line) + 1};
+	if (!end)
+		return gp_located(im->err, at, "expected the sample's value");
+	if (!text_tail(end))
+		return gp_located(im->err, (struct srcloc){file, lineno, (int)(end - line) + 1},
+				  "expected an integer timestamp (milliseconds) or the line's "
+				  "end after the value");
+	char why[160];
+	const char *bad = dcgm_sample(im, dcgm_field(line, name_len), t.xns[0] ? t.xns : t.ns,
+				      t.xpod[0] ? t.xpod : t.pod, v, why, sizeof why);
+	if (bad)
+		return gp_located(im->err, at, "%.*s: %s", (int)name_len, line, bad);
 	return GP_OK;
 }
 
@@ -470,6 +580,25 @@ static int read_text(struct imp *im)
 	free(line);
 	fclose(in);
 	return rc;
+}
+
+/* One [timestamp, "value"] point of a series of metric name; Prometheus
+ * writes values as strings, "NaN" and "+Inf" among them. */
+static int json_point(struct imp *im, const struct ynode *pt, const char *name, const char *ns,
+		      const char *pod)
+{
+	struct imp_file *f = &im->dcgm_f;
+	double v, ts;
+	const char *end = NULL;
+	if (pt->kind == YNODE_SEQ && pt->n == 2 && pt->items[1]->kind == YNODE_SCALAR)
+		end = sample_value(pt->items[1]->value, &v);
+	if (!end || *end || pt->items[0]->kind != YNODE_SCALAR ||
+	    units_number(pt->items[0]->value, &ts))
+		return imp_error(f, pt, NULL, "expected a [timestamp, \"value\"] pair");
+	char why[160];
+	const char *bad =
+		dcgm_sample(im, dcgm_field(name, strlen(name)), ns, pod, v, why, sizeof why);
+	return bad ? imp_error(f, pt->items[1], NULL, "%s: %s", name, bad) : GP_OK;
 }
 
 /* A Prometheus /api/v1/query (vector) or query_range (matrix) response. */
@@ -515,15 +644,11 @@ static int read_prometheus_json(struct imp *im)
 			values ? (const struct ynode *const *)values->items : one;
 		size_t n = values ? values->n : value ? 1 : 0;
 		for (size_t k = 0; !rc && k < n; k++) {
-			const struct ynode *pt = pts[k];
-			double v;
-			if (pt->kind != YNODE_SEQ || pt->n != 2 ||
-			    pt->items[1]->kind != YNODE_SCALAR ||
-			    units_number(pt->items[1]->value, &v))
-				rc = imp_error(f, pt, values ? "values" : "value",
-					       "expected [timestamp, \"value\"] pairs");
-			else
-				dcgm_sample(im, dcgm_field(name, strlen(name)), ns, pod, v);
+			size_t at = imp_push_key(f, values ? "values" : "value");
+			if (values)
+				imp_push_index(f, k);
+			rc = json_point(im, pts[k], name, ns, pod);
+			imp_pop(f, at);
 		}
 		imp_pop(f, keyed);
 	}

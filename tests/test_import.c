@@ -711,3 +711,57 @@ Test(import, the_cli_leaves_o_untouched_when_an_input_value_is_out_of_range)
 	REFUSES("--nodes " FX "nodes.json --pods " FX "pods.json --name 'bad name!'",
 		"--name 'bad name!'");
 }
+
+/* Imports the fixture with a scrape of one line, sample VALUE of metric
+ * (labels of a running vLLM pod on gpu-h100-1); asserts exit 2 and want. */
+static void scrape_refused(const char *metric, const char *value, const char *want)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+		 "%s{gpu=\"0\",namespace=\"serving\",pod=\"vllm-llama-70b-6d8f9b7c4d-9wq2f\"} %s\n",
+		 metric, value);
+	struct import_options o = fixture();
+	o.dcgm = put(2, "m.prom", text);
+	BUILD_REFUSED(&o, "m.prom:1:", want);
+}
+
+Test(import, dcgm_values_a_real_exporter_cannot_write_are_refused_by_line)
+{
+	/* Ratios in [0, 1] (DCGM_FI_PROF_*), MiB from 0 to the GPU's framebuffer
+	 * (FB_USED); dcgm-exporter drops a blank value rather than writing NaN
+	 * (NVIDIA/dcgm-exporter gpu_collector.go, toMetric: skipDCGMValue). */
+	const char *busy = "DCGM_FI_PROF_GR_ENGINE_ACTIVE";
+	scrape_refused(busy, "-0.5", "expected a ratio from 0 to 1, got -0.5");
+	scrape_refused(busy, "1.5", "expected a ratio from 0 to 1, got 1.5");
+	scrape_refused("DCGM_FI_PROF_SM_ACTIVE", "NaN", "expected a finite number");
+	scrape_refused(busy, "+Inf", "expected a finite number");
+	scrape_refused("DCGM_FI_DEV_FB_USED", "-100", "expected MiB from 0 to the 81920 MiB");
+	scrape_refused("DCGM_FI_DEV_FB_USED", "1e300",
+		       "of node gpu-h100-1's H100-80GB, got 1e+300");
+	scrape_refused(busy, "0.5 abc", "expected an integer timestamp (milliseconds)");
+	struct import_options o = fixture();
+	o.dcgm = put(2, "m.prom",
+		     "DCGM_FI_DEV_FB_USED{pod=\"a\",namespace=\"serving\",pod=\"b\"} 1\n");
+	BUILD_REFUSED(&o, "m.prom:1:49: error: label pod given twice in one sample");
+	/* A timestamp is read as the format has it. */
+	o.dcgm = put(2, "m.prom",
+		     "DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"serving\",pod=\"x\"} "
+		     "0.5 1764504000000\n");
+	struct import_result r;
+	build(&o, &r);
+	import_result_free(&r);
+}
+
+Test(import, a_prometheus_nan_is_refused_for_what_it_is)
+{
+	struct import_options o = fixture();
+	o.dcgm = put(
+		2, "q.json",
+		"{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\", \"result\": "
+		"[{\"metric\": {\"__name__\": \"DCGM_FI_PROF_GR_ENGINE_ACTIVE\", \"namespace\": "
+		"\"serving\", \"pod\": \"triton-0\"}, \"values\": [[1764504000, \"0.5\"], "
+		"[1764504060, \"NaN\"]]}]}}\n");
+	BUILD_REFUSED(&o, "q.json:1:",
+		      ".data.result[0].values[1]: DCGM_FI_PROF_GR_ENGINE_ACTIVE: "
+		      "expected a finite number");
+}
