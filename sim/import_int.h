@@ -87,6 +87,7 @@ struct imp_shape {
 struct imp_node {
 	const char *name;
 	const struct ynode *labels; /* metadata.labels (a map, or NULL) */
+	size_t jlen;                /* the length of its JSON path, .items[i] */
 	struct srcloc loc;
 	struct imp_shape shape;
 	int32_t pool, index; /* index: the node's number in its pool */

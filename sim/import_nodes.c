@@ -22,6 +22,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,30 @@ static bool ends_with(const char *s, const char *suffix, size_t *stem)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
+/* An error at label key of node n, named by its JSON path
+ * (.items[i].metadata.labels["key"]) wherever the reader is. */
+static int label_error(struct imp *im, const struct imp_node *n, const char *key, const char *fmt,
+		       ...) GP_PRINTF(4, 5);
+static int label_error(struct imp *im, const struct imp_node *n, const char *key, const char *fmt,
+		       ...)
+{
+	struct imp_file *f = &im->nodes_f;
+	char msg[400], saved[sizeof f->jpath];
+	size_t len = f->len;
+	memcpy(saved, f->jpath, sizeof saved);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	imp_pop(f, n->jlen);
+	imp_push_key(f, "metadata");
+	imp_push_key(f, "labels");
+	int rc = imp_error(f, ynode_get(n->labels, key), key, "node %s: %s", n->name, msg);
+	memcpy(f->jpath, saved, sizeof saved);
+	f->len = len;
+	return rc;
+}
+
 static int label_int(struct imp *im, const struct imp_node *n, const char *key, int64_t dflt,
 		     int64_t *out)
 {
@@ -87,10 +112,49 @@ static int label_int(struct imp *im, const struct imp_node *n, const char *key, 
 		return GP_OK;
 	long long x = strtoll(v, &end, 10);
 	if (*end || end == v || x < 0)
-		return gp_located(im->err, ynode_get(n->labels, key)->loc,
-				  "node %s: label %s: expected a whole number, got '%s'", n->name,
-				  key, v);
+		return label_error(im, n, key, "expected a whole number, got '%s'", v);
 	*out = x;
+	return GP_OK;
+}
+
+#define LABEL_STRATEGY "nvidia.com/gpu.sharing-strategy"
+#define LABEL_REPLICAS "nvidia.com/gpu.replicas"
+
+/* The sharing GPU Feature Discovery's labels describe, as it writes them
+ * (NVIDIA/k8s-device-plugin, internal/lm/resource.go baseLabeler: the
+ * strategy is "none" unless replicas > 1, then "time-slicing" or "mps"; the
+ * device plugin refuses replicas <= 0, api/config/v1/replicas.go; the
+ * product gets -SHARED only when replicas > 1).  GFD before the strategy
+ * label knew time-slicing only.  A contradiction is refused: read as
+ * exclusive, one shared GPU would become R whole ones. */
+static int label_sharing(struct imp *im, const struct imp_node *n, const char *product,
+			 int64_t replicas, enum imp_sharing *out)
+{
+	const char *strategy = label(n, LABEL_STRATEGY);
+	size_t stem;
+	bool shared = ends_with(product, "-SHARED", &stem);
+	*out = replicas > 1 ? IMP_TIME_SLICING : IMP_EXCLUSIVE;
+	if (strategy && strcmp(strategy, "none") && strcmp(strategy, "time-slicing") &&
+	    strcmp(strategy, "mps"))
+		return label_error(im, n, LABEL_STRATEGY,
+				   "expected none, time-slicing or mps, got '%s'", strategy);
+	if (strategy && !strcmp(strategy, "mps"))
+		*out = IMP_MPS;
+	int most = *out == IMP_MPS ? SCENARIO_MAX_MPS_CLIENTS : SCENARIO_MAX_TIME_SLICES;
+	if (replicas < 1 || replicas > most)
+		return label_error(im, n, LABEL_REPLICAS,
+				   "expected a whole number from 1 to %d, got '%s'", most,
+				   label(n, LABEL_REPLICAS));
+	if (strategy && (replicas > 1) != !!strcmp(strategy, "none"))
+		return label_error(im, n, LABEL_STRATEGY,
+				   "'%s' with %s '%lld'; expected none with 1 replica, "
+				   "time-slicing or mps with more",
+				   strategy, LABEL_REPLICAS, (long long)replicas);
+	if (shared && replicas <= 1)
+		return label_error(im, n, LABEL_PRODUCT,
+				   "'%s' with %s '%lld'; expected a -SHARED product only with "
+				   "more than 1 replica",
+				   product, LABEL_REPLICAS, (long long)replicas);
 	return GP_OK;
 }
 
@@ -133,7 +197,6 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 {
 	struct imp_shape *s = &n->shape;
 	const char *product = label(n, LABEL_PRODUCT);
-	const char *strategy = label(n, "nvidia.com/gpu.sharing-strategy");
 	const char *mig = label(n, "nvidia.com/mig.strategy");
 	double units = 0;
 	bool mig_alloc = false;
@@ -165,7 +228,7 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 		s->product = product;
 	int64_t count, replicas;
 	if ((rc = label_int(im, n, "nvidia.com/gpu.count", -1, &count)) ||
-	    (rc = label_int(im, n, "nvidia.com/gpu.replicas", 1, &replicas)))
+	    (rc = label_int(im, n, LABEL_REPLICAS, 1, &replicas)))
 		return rc;
 	if (mig_profile && mig && !strcmp(mig, "single")) {
 		const struct mig_profile *mp = catalog_mig_profile(s->gpu, mig_profile);
@@ -191,9 +254,11 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 		s->gpus = (int32_t)(count > 0 ? count - (int64_t)units : 0);
 		return mixed_layout(im, n, alloc, s->gpus);
 	}
-	if (replicas > 1 && strategy &&
-	    (!strcmp(strategy, "time-slicing") || !strcmp(strategy, "mps"))) {
-		s->sharing = !strcmp(strategy, "mps") ? IMP_MPS : IMP_TIME_SLICING;
+	enum imp_sharing sharing;
+	if ((rc = label_sharing(im, n, product, replicas, &sharing)))
+		return rc;
+	if (sharing != IMP_EXCLUSIVE) {
+		s->sharing = sharing;
 		s->replicas = (int32_t)replicas;
 		s->gpus = (int32_t)(count > 0 ? count : (int64_t)units / replicas);
 		return GP_OK;
@@ -289,6 +354,7 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 	struct imp_file *f = &im->nodes_f;
 	const struct ynode *meta = NULL, *spec = NULL, *status = NULL, *alloc = NULL;
 	n->loc = item->loc;
+	n->jlen = f->len;
 	int rc = imp_map(f, item, "metadata", &meta);
 	if (!rc)
 		rc = imp_str(f, meta, "name", &n->name);

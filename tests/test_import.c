@@ -765,3 +765,32 @@ Test(import, a_prometheus_nan_is_refused_for_what_it_is)
 		      ".data.result[0].values[1]: DCGM_FI_PROF_GR_ENGINE_ACTIVE: "
 		      "expected a finite number");
 }
+
+Test(import, gfd_sharing_labels_that_contradict_each_other_are_refused)
+{
+	/* GPU Feature Discovery writes nvidia.com/gpu.sharing-strategy "none"
+	 * unless replicas > 1, then "time-slicing" or "mps", and -SHARED on the
+	 * product only then (NVIDIA/k8s-device-plugin internal/lm/resource.go,
+	 * baseLabeler); the device plugin refuses replicas <= 0 (api/config/v1/
+	 * replicas.go, sharing.timeSlicing.resources[].replicas).  Read as
+	 * exclusive, the time-sliced L4 (gpu.count 1) would be 4 whole GPUs. */
+	struct import_options o = fixture();
+	o.nodes = edited(0, "nodes.json", "\"nvidia.com/gpu.replicas\": \"4\"",
+			 "\"nvidia.com/gpu.replicas\": \"0\"");
+	BUILD_REFUSED(&o, "nodes.json:",
+		      ".items[3].metadata.labels[\"nvidia.com/gpu.replicas\"]: node gpu-l4-1: "
+		      "expected a whole number from 1 to 64, got '0'");
+	o.nodes = edited(0, "nodes.json", "\"nvidia.com/gpu.sharing-strategy\": \"time-slicing\"",
+			 "\"nvidia.com/gpu.sharing-strategy\": \"magic\"");
+	BUILD_REFUSED(&o, ".items[3].metadata.labels[\"nvidia.com/gpu.sharing-strategy\"]: node "
+			  "gpu-l4-1: expected none, time-slicing or mps, got 'magic'");
+	o.nodes = edited(0, "nodes.json", "\"nvidia.com/gpu.sharing-strategy\": \"time-slicing\"",
+			 "\"nvidia.com/gpu.sharing-strategy\": \"none\"");
+	BUILD_REFUSED(&o, "'none' with nvidia.com/gpu.replicas '4'; expected none with 1 replica");
+	o.nodes = edited(0, "nodes.json", "\"nvidia.com/gpu.replicas\": \"4\"",
+			 "\"nvidia.com/gpu.replicas\": \"1\"");
+	BUILD_REFUSED(&o, "'time-slicing' with nvidia.com/gpu.replicas '1'");
+	char args[512];
+	snprintf(args, sizeof args, "--nodes %s --pods %s", o.nodes, FX "pods.json");
+	REFUSES(args, "nodes.json:", "labels[\"nvidia.com/gpu.sharing-strategy\"]");
+}
