@@ -211,6 +211,10 @@ int imp_list(struct imp_file *f, const char *kind, const struct ynode **items)
 	return GP_OK;
 }
 
+/* Kubernetes keeps a quantity's value in an int64 (resource.Quantity's
+ * fast path); a larger one is no allocatable or request a cluster reports. */
+#define QUANTITY_MAX 9.223372036854775807e18
+
 /* Splits a quantity into its number and suffix multiplier. */
 static bool quantity(const char *s, double *out)
 {
@@ -245,7 +249,7 @@ static bool quantity(const char *s, double *out)
 		if (units_number(num, &v) || v < 0)
 			return false;
 		*out = v * suffixes[i].factor;
-		return true;
+		return *out <= QUANTITY_MAX;
 	}
 	return false;
 }
@@ -254,7 +258,8 @@ int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, dou
 {
 	if (!v || v->kind != YNODE_SCALAR || !quantity(v->value, out))
 		return imp_error(f, v, key,
-				 "expected a Kubernetes quantity like 16Gi or 500m%s%s%s",
+				 "expected a Kubernetes quantity like 16Gi or 500m, at most "
+				 "2^63-1%s%s%s",
 				 v && v->kind == YNODE_SCALAR ? ", got '" : "",
 				 v && v->kind == YNODE_SCALAR ? v->value : "",
 				 v && v->kind == YNODE_SCALAR ? "'" : "");

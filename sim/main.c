@@ -997,7 +997,62 @@ static int parse_horizon(const char *value, void *target, struct gp_err *err)
 	return GP_OK;
 }
 
-/* Writes the scenario whole (outfile.h), then the self-check. */
+/* -o may be none of the inputs: writing it would lose the cluster's dump. */
+static int import_refuse_inputs(const struct import_options *o, const char *path,
+				struct gp_err *err)
+{
+	const char *inputs[] = {o->nodes, o->pods, o->kueue, o->dcgm, o->opencost, o->prices};
+	int rc = GP_OK;
+	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
+		rc = outfile_refuse_same(path, inputs[i], err);
+	return rc;
+}
+
+/* The check's error, said as the import's: the scenario was refused by its
+ * own loader (a value import does not check yet), so -o was not replaced.
+ * The temporary file is gone, so its name becomes "line L:C of the scenario". */
+static int import_check_failed(const struct import_options *o, const char *path, const char *tmp,
+			       struct gp_err *err)
+{
+	const char *m = err->msg, *e = strstr(m, ": error: ");
+	size_t tl = strlen(tmp);
+	char where[64] = "", msg[2 * sizeof err->msg];
+	if (e && !strncmp(m, tmp, tl) && m[tl] == ':') {
+		snprintf(where, sizeof where, " (at line %.*s of the scenario)",
+			 (int)(e - m - (ptrdiff_t)tl - 1), m + tl + 1);
+		m = e + strlen(": error: ");
+	}
+	snprintf(msg, sizeof msg,
+		 "import: the scenario imported from %s and %s failed its check, so %s is "
+		 "left as it was%s: %s",
+		 o->nodes, o->pods, path, where, m);
+	return gp_errorf(err, GP_EINPUT, "%s", msg);
+}
+
+/* Writes the scenario beside path, loads and simulates it there (the
+ * self-check), and only then renames it into place: a scenario its own loader
+ * refuses never replaces path. */
+static int import_write(const struct import_options *o, const struct import_result *r,
+			const char *path, struct import_check *c, struct gp_err *err)
+{
+	struct outfile of;
+	int rc = outfile_open(&of, path, NULL, err);
+	if (rc)
+		return rc;
+	if (fwrite(r->yaml, 1, r->yaml_len, of.f) != r->yaml_len || fflush(of.f) != 0) {
+		rc = gp_errorf(err, GP_ERUNTIME, "cannot write %s: %s", path, strerror(errno));
+		outfile_abort(&of);
+		return rc;
+	}
+	if ((rc = import_check(r, of.tmp, c, err))) {
+		rc = import_check_failed(o, path, of.tmp, err);
+		outfile_abort(&of);
+		return rc;
+	}
+	return outfile_commit(&of, err);
+}
+
+/* Writes the scenario whole (outfile.h) once it loads, then the self-check. */
 static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct import_options o = {0};
@@ -1071,22 +1126,14 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 	o.n_gpu_map = map.n;
 	struct import_result r;
 	struct import_check c = {0};
-	struct outfile of;
 	struct gp_err err;
+	if ((rc = import_refuse_inputs(&o, path, &err)))
+		return list_free(&map), fail(rc, &err, false);
 	rc = import_build(&o, &r, &err);
 	list_free(&map);
 	if (rc)
 		return fail(rc, &err, false);
-	if (!(rc = outfile_open(&of, path, o.pods, &err))) {
-		if (fwrite(r.yaml, 1, r.yaml_len, of.f) != r.yaml_len) {
-			outfile_abort(&of);
-			rc = gp_errorf(&err, GP_ERUNTIME, "cannot write %s: %s", path,
-				       strerror(errno));
-		} else {
-			rc = outfile_commit(&of, &err);
-		}
-	}
-	if (!rc && !(rc = import_check(&r, path, &c, &err)))
+	if (!(rc = import_write(&o, &r, path, &c, &err)))
 		import_write_check(stdout, &r, &c, path);
 	import_check_free(&c);
 	import_result_free(&r);

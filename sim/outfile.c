@@ -23,9 +23,21 @@ static char *resolve_link(const char *path)
 	return gp_xstrdup(path);
 }
 
-static int check_target(const char *path, const char *input, struct gp_err *err)
+int outfile_refuse_same(const char *path, const char *input, struct gp_err *err)
 {
 	struct stat out, in;
+	if (input && stat(path, &out) == 0 && stat(input, &in) == 0 && in.st_dev == out.st_dev &&
+	    in.st_ino == out.st_ino)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: is the input %s; expected another path for the "
+				 "output",
+				 path, input);
+	return GP_OK;
+}
+
+static int check_target(const char *path, const char *input, struct gp_err *err)
+{
+	struct stat out;
 	if (stat(path, &out) != 0)
 		return GP_OK; /* a new file */
 	if (!S_ISREG(out.st_mode))
@@ -33,12 +45,7 @@ static int check_target(const char *path, const char *input, struct gp_err *err)
 				 "%s: not a regular file; expected a path to "
 				 "write a new file or replace one",
 				 path);
-	if (input && stat(input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-		return gp_errorf(err, GP_EINPUT,
-				 "%s: is the input %s; expected another path for the "
-				 "output",
-				 path, input);
-	return GP_OK;
+	return outfile_refuse_same(path, input, err);
 }
 
 int outfile_open(struct outfile *of, const char *path, const char *input, struct gp_err *err)

@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define FX "tests/fixtures/import/"
 
@@ -793,4 +795,51 @@ Test(import, gfd_sharing_labels_that_contradict_each_other_are_refused)
 	char args[512];
 	snprintf(args, sizeof args, "--nodes %s --pods %s", o.nodes, FX "pods.json");
 	REFUSES(args, "nodes.json:", "labels[\"nvidia.com/gpu.sharing-strategy\"]");
+}
+
+Test(import, o_may_not_be_one_of_the_inputs_not_even_through_a_hard_link)
+{
+	char cmd[1024], out[4096], alias[128];
+	const char *nodes = edited(0, "nodes.json", "\"cp-1\"", "\"cp-1\"");
+	const char *dcgm = edited(2, "dcgm.prom", "DCGM", "DCGM");
+	snprintf(alias, sizeof alias, "%s/alias.json", dir);
+	cr_assert_eq(link(nodes, alias), 0);
+	const char *targets[] = {nodes, alias, dcgm};
+	for (size_t i = 0; i < 3; i++) {
+		struct stat before, after;
+		cr_assert_eq(stat(targets[i], &before), 0);
+		snprintf(cmd, sizeof cmd, "bin/gpuplan import --nodes %s --pods %s --dcgm %s -o %s",
+			 nodes, FX "pods.json", dcgm, targets[i]);
+		cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+		cr_assert(strstr(out, "is the input"), "%s", out);
+		cr_assert_eq(stat(targets[i], &after), 0);
+		cr_assert(after.st_ino == before.st_ino && after.st_size == before.st_size &&
+				  after.st_mtime == before.st_mtime,
+			  "%s was written", targets[i]);
+	}
+}
+
+Test(import, a_scenario_its_loader_refuses_never_replaces_o)
+{
+	/* A selector key the API server would refuse ("bad key!") is not checked
+	 * by import; the loader refuses the scenario, and -o stays as it was. */
+	const char *pods = put(
+		1, "p.json",
+		"{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
+		"\"p\", \"namespace\": \"default\"}, \"spec\": {\"nodeSelector\": {\"bad key!\": "
+		"\"x\"}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
+		"{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n");
+	const char *nodes = put(0, "n.json",
+				one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+					 ", \"nvidia.com/gpu\": \"1\""));
+	char args[512];
+	snprintf(args, sizeof args, "--nodes %s --pods %s", nodes, pods);
+	REFUSES(args, "the scenario imported from ", "n.json and ", "p.json failed its check",
+		"out.yaml is left as it was (at line ", "invalid label key 'bad key!'");
+	/* ... and no temporary file is left beside it. */
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		cr_assert_null(strstr(e->d_name, ".tmp-"), "left %s", e->d_name);
+	closedir(d);
 }

@@ -30,6 +30,10 @@ struct outfile {
  * the folder cannot be written. */
 int outfile_open(struct outfile *of, const char *path, const char *input, struct gp_err *err);
 
+/* GP_EINPUT when PATH exists and is the same file (device and inode) as
+ * input (may be NULL): a command that writes over what it reads loses it. */
+int outfile_refuse_same(const char *path, const char *input, struct gp_err *err);
+
 /* Makes the written file appear at PATH; on failure PATH is left as it was. */
 int outfile_commit(struct outfile *of, struct gp_err *err);
 
