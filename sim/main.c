@@ -10,6 +10,7 @@
  * command is a row in `commands` and a cmd_ function that builds its table.
  */
 #include "gpuplan/advise.h"
+#include "gpuplan/catalog.h"
 #include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
 #include "gpuplan/json.h"
@@ -997,6 +998,30 @@ static int parse_horizon(const char *value, void *target, struct gp_err *err)
 	return GP_OK;
 }
 
+/* --gpu-map PRODUCT=TYPE, TYPE a catalog type, one TYPE per PRODUCT (the
+ * same mapping twice is one). */
+static int check_gpu_map(const struct cli_list *map)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		const char *m = map->v[i], *eq = strchr(m, '=');
+		if (!eq || eq == m || !eq[1])
+			return usage_error("--gpu-map expects PRODUCT=TYPE, like "
+					   "NVIDIA-B200=H200-141GB, got '%s'",
+					   m);
+		if (!catalog_gpu(eq + 1))
+			return usage_error("--gpu-map %s: '%s' is not a catalog GPU type; "
+					   "expected one of gpuplan's (see docs/import.md)",
+					   m, eq + 1);
+		size_t len = (size_t)(eq - m) + 1;
+		for (size_t k = 0; k < i; k++)
+			if (!strncmp(map->v[k], m, len) && strcmp(map->v[k], m))
+				return usage_error("--gpu-map %s and --gpu-map %s map one "
+						   "product to two types; expected one",
+						   map->v[k], m);
+	}
+	return GP_OK;
+}
+
 /* -o may be none of the inputs: writing it would lose the cluster's dump. */
 static int import_refuse_inputs(const struct import_options *o, const char *path,
 				struct gp_err *err)
@@ -1122,6 +1147,8 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
 		return list_free(&map), rc < 0 ? 0 : rc;
+	if ((rc = check_gpu_map(&map)))
+		return list_free(&map), rc;
 	o.gpu_map = map.v;
 	o.n_gpu_map = map.n;
 	struct import_result r;

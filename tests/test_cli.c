@@ -301,3 +301,15 @@ Test(cli, a_database_path_that_is_a_folder_or_not_sqlite_exits_2)
 	scratch_expect_same_bytes(text, before, n);
 	free(before);
 }
+
+/* Every command refuses a single-valued option given twice: --seed, report's
+ * --run, import's --nodes (last-wins dropped the first silently). */
+Test(cli, a_single_valued_option_given_twice_is_refused_by_every_command)
+{
+	cr_assert_eq(gpuplan("run scenarios/eval-window.yaml --seed 1 --seed 2"), 2);
+	cr_expect(strstr(out, "--seed is given twice; give it once"), "%s", out);
+	cr_assert_eq(gpuplan("report x.db --run 1 --run 2"), 2);
+	cr_expect(strstr(out, "--run is given twice"), "%s", out);
+	cr_assert_eq(gpuplan("import --nodes a.json --nodes b.json --pods p.json -o o.yaml"), 2);
+	cr_expect(strstr(out, "--nodes is given twice"), "%s", out);
+}

@@ -843,3 +843,19 @@ Test(import, a_scenario_its_loader_refuses_never_replaces_o)
 		cr_assert_null(strstr(e->d_name, ".tmp-"), "left %s", e->d_name);
 	closedir(d);
 }
+
+Test(import, gpu_map_needs_one_catalog_type_per_product)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/out.yaml", dir);
+	REFUSES("--nodes " FX "nodes-b200.json --pods " FX "pods.json --gpu-map NVIDIA-B200",
+		"--gpu-map expects PRODUCT=TYPE", "got 'NVIDIA-B200'");
+	REFUSES("--nodes " FX "nodes-b200.json --pods " FX "pods.json --gpu-map NVIDIA-B200=B200",
+		"'B200' is not a catalog GPU type");
+	REFUSES("--nodes " FX "nodes-b200.json --pods " FX "pods.json --gpu-map "
+		"NVIDIA-B200=H200-141GB --gpu-map NVIDIA-B200=H100-80GB",
+		"--gpu-map NVIDIA-B200=H200-141GB and --gpu-map NVIDIA-B200=H100-80GB map one "
+		"product to two types");
+	REFUSES("--nodes " FX "nodes.json --nodes " FX "nodes-b200.json --pods " FX "pods.json",
+		"--nodes is given twice; give it once");
+}
