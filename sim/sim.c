@@ -48,6 +48,13 @@ enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
  * running, nothing more arriving, and no start through a week of windows. */
 #define STALL_AFTER (8 * SIM_DAY)
 
+/* Or when work is left that starts but never gets anywhere: for STALL_AFTER
+ * nothing arrived, ended or kept a checkpoint, at least this many evictions
+ * lost all their work meanwhile, and every job running is one of them,
+ * started again.  A 1h job without checkpoints on spot nodes interrupted
+ * every minute restarts forever; a long job that simply runs is not stalled. */
+#define FUTILE_EVICTIONS 10
+
 struct sim {
 	const struct scenario *sc;
 	struct engine engine;
@@ -72,9 +79,16 @@ struct sim {
 	struct samples_budget waits_held; /* queue times the workloads hold exactly */
 	size_t arriving;                  /* workloads whose stream has more arrivals */
 	size_t running;
-	size_t backing_off; /* jobs waiting to be retried after an OOM kill */
-	bool dirty;         /* something changed that may let work start */
-	sim_time last_progress;
+	size_t backing_off;     /* jobs waiting to be retried after an OOM kill */
+	bool dirty;             /* something changed that may let work start */
+	sim_time last_progress; /* the last arrival, start, eviction or end */
+	/* Progress no eviction undoes: an arrival, a job's end, a checkpoint kept,
+	 * a request served.  Each opens an epoch; a job records the epoch in which
+	 * an eviction last lost its work, so futile restarts are counted in O(1). */
+	sim_time last_kept;
+	uint32_t epoch;
+	uint32_t lost;          /* evictions this epoch that kept no new work */
+	size_t futile_running;  /* running jobs that lost their work this epoch */
 	uint32_t *pass_blocked; /* per class: the pass that found it blocked */
 	size_t cap_blocked;
 	uint32_t *admit_blocked; /* the same per admission class */
@@ -403,6 +417,16 @@ static void enqueue(struct sim *s, uint32_t id)
 	s->dirty = true;
 }
 
+/* Something that lasts happened at time at: a new epoch starts, in which no
+ * eviction has lost work yet. */
+static void kept_progress(struct sim *s, sim_time at)
+{
+	s->last_kept = at;
+	s->epoch++;
+	s->lost = 0;
+	s->futile_running = 0;
+}
+
 static void submit(struct sim *s, size_t w, const struct new_job *nj)
 {
 	sim_time now = s->engine.now;
@@ -448,6 +472,7 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 	gauges(s, -1, (int32_t)w, demand_pending, (const double[]){j->demand, 1}, 2);
 	enqueue(s, id);
 	s->last_progress = now;
+	kept_progress(s, now);
 }
 
 /* Whether the job's footprint overflows a GPU's memory: only where memory is
@@ -541,6 +566,7 @@ static void oom_kill(struct sim *s, uint32_t id)
 		gauge(s, -1, j->workload, GAUGE_PENDING, -1);
 		gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
 		retire(s, id);
+		kept_progress(s, s->engine.now); /* a failed job is an end */
 		return;
 	}
 	/* The Job makes a new pod; its workload stays admitted meanwhile. */
@@ -579,6 +605,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	}
 	j->span_start = s->engine.now;
 	j->last = s->engine.now;
+	s->futile_running += j->lost_epoch == s->epoch;
 	begin_work(s, j);
 	j->cost_per_h = cost_per_hour(s, j);
 	j->rate = 0; /* retime() sets it and schedules the finish */
@@ -620,7 +647,23 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 		gpus_changed(s, &pods_of(j)[k]);
 	s->dirty = true;
 	s->last_progress = s->engine.now;
+	kept_progress(s, s->engine.now);
 	retire(s, id);
+}
+
+/* Counts a running job's eviction toward a stall (STALL_AFTER): one that kept
+ * a new checkpoint made progress; one that lost its work is futile until the
+ * next progress, and so is its next start. */
+static void lost_work(struct sim *s, struct sim_job *j, bool kept_more)
+{
+	if (j->lost_epoch == s->epoch)
+		s->futile_running--; /* it stopped running */
+	if (kept_more) {
+		kept_progress(s, s->engine.now);
+		return;
+	}
+	s->lost++;
+	j->lost_epoch = s->epoch;
 }
 
 /*
@@ -639,6 +682,7 @@ static void evict(struct sim *s, uint32_t id, bool readmit)
 	double left = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
 	double done = j->kept + fmax(0, j->span_work - left - (double)ws->startup);
 	double every = (double)ws->checkpoint;
+	double kept = j->kept;
 	j->kept = every > 0 ? floor(done / every) * every : 0;
 	j->cost += j->cost_per_h * sim_seconds(now - j->span_start) / 3600;
 	job_gauges(s, j, -1);
@@ -656,6 +700,7 @@ static void evict(struct sim *s, uint32_t id, bool readmit)
 		gpus_changed(s, &pods_of(j)[k]);
 	enqueue(s, id);
 	s->last_progress = now;
+	lost_work(s, j, j->kept > kept);
 }
 
 /* Kueue evicts an admitted job to admit another: a running one stops; one
@@ -736,8 +781,10 @@ static void infer_heard(struct sim *s)
 		s->dirty = true;
 		s->freed++;
 	}
-	if (news & INFER_PROGRESS)
+	if (news & INFER_PROGRESS) {
 		s->last_progress = at;
+		kept_progress(s, at);
+	}
 }
 
 /* --- events ---------------------------------------------------------------- */
@@ -1225,6 +1272,20 @@ static void prefetch_next(const struct sim *s)
 		cluster_prefetch_node(&s->cluster, s->node_of[next->id]);
 }
 
+/* Whether work is left that will never get done (STALL_AFTER): nothing more
+ * arrives or waits out a backoff, and nothing ran for STALL_AFTER, or all that
+ * ran for STALL_AFTER was evicted again and again without keeping any work. */
+static bool stalled(const struct sim *s)
+{
+	if (s->arriving || s->backing_off)
+		return false;
+	sim_time now = s->engine.now;
+	if (!s->running)
+		return now - s->last_progress > STALL_AFTER;
+	return s->lost >= FUTILE_EVICTIONS && s->futile_running == s->running &&
+	       now - s->last_kept > STALL_AFTER;
+}
+
 void sim_advance(struct sim *s, struct results *out)
 {
 	const struct scenario *sc = s->sc;
@@ -1267,8 +1328,7 @@ void sim_advance(struct sim *s, struct results *out)
 		}
 		if (engine_next_time(&s->engine) != s->engine.now)
 			collect_settle(&s->collect);
-		if (!s->running && !s->arriving && !s->backing_off &&
-		    s->engine.now - s->last_progress > STALL_AFTER)
+		if (stalled(s))
 			break;
 		if (s->collect.overflow)
 			break; /* run_simulate refuses the run */

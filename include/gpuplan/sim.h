@@ -62,9 +62,10 @@ struct sim_job {
 	int32_t cls;          /* its class in the queue it waits in; -1: in none */
 	sim_time admitted_at; /* when Kueue admitted it (reserved its quota) */
 	uint32_t holder;      /* its place in the run's list of quota holders */
-	bool admitted;        /* holds its queue's quota (quota.h) */
+	uint32_t lost_epoch;  /* the run's progress epoch in which it last lost its work (sim.c) */
 	sim_time trace_queue; /* the trace's own wait (openb); SIM_NEVER: none */
 	uint32_t seq;         /* submission order (job_id); the index may be reused */
+	bool admitted;        /* holds its queue's quota (quota.h) */
 };
 
 /* What the run keeps per workload, batch and inference alike. */
