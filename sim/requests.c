@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <gsl/gsl_randist.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,60 +31,24 @@ sim_time requests_period(const struct request_row *rows, size_t n)
 struct reader {
 	const char *path;
 	int line;
+	sim_time max_span;
+	sim_time first, last; /* the earliest and latest TIMESTAMP so far */
+	int first_line, last_line;
 	struct gp_err *err;
 };
 
 /* Errors name the trace file and line. */
 #define row_error(r, ...) csv_error((r)->err, (r)->path, (r)->line, __VA_ARGS__)
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* n digits at *p into *v; false unless all are digits. */
-static bool digits(const char **p, int n, int64_t *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++, (*p)++) {
-		if (**p < '0' || **p > '9')
-			return false;
-		*v = *v * 10 + (**p - '0');
-	}
-	return true;
-}
-
-/* "2023-11-16 18:17:03.9799600" (or with 'T') -> microseconds since the epoch. */
+/* "2023-11-16 18:17:03.9799600" (or RFC 3339) -> microseconds since the
+ * epoch; units_timestamp refuses dates that do not exist (2023-02-30). */
 static bool parse_time(const char *s, sim_time *out)
 {
-	int64_t y, mo, d, h, mi, sec;
-	const char *p = s;
-	if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' ||
-	    !digits(&p, 2, &d) || (*p != ' ' && *p != 'T') || !*p++ || !digits(&p, 2, &h) ||
-	    *p++ != ':' || !digits(&p, 2, &mi) || *p++ != ':' || !digits(&p, 2, &sec))
+	int64_t secs;
+	int32_t usec;
+	if (units_timestamp(s, &secs, &usec))
 		return false;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-		return false;
-	double frac = 0;
-	if (*p == '.') {
-		double scale = 0.1;
-		if (*++p < '0' || *p > '9')
-			return false;
-		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	}
-	if (*p == 'Z')
-		p++;
-	if (*p)
-		return false;
-	int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
-	*out = secs * SIM_SECOND + (sim_time)llround(frac * (double)SIM_SECOND);
+	*out = secs * SIM_SECOND + usec;
 	return true;
 }
 
@@ -106,6 +69,31 @@ struct timed_row {
 	size_t index; /* file order, for a stable sort */
 };
 
+/* A run replays the trace from its first request: one that spans more than
+ * max_span (years 0000 and 9999) would be a run of millennia.  Names the row
+ * that widens the span past it, and the row at the other end. */
+static int check_span(struct reader *r, const char *cell, sim_time at)
+{
+	bool earlier = !r->first_line || at < r->first;
+	bool later = !r->first_line || at > r->last;
+	if (earlier) {
+		r->first = at;
+		r->first_line = r->line;
+	}
+	if (later) {
+		r->last = at;
+		r->last_line = r->line;
+	}
+	if (r->last - r->first <= r->max_span)
+		return GP_OK;
+	return row_error(r,
+			 "TIMESTAMP '%s' is %.0f years %s the request on line %d; expected a "
+			 "trace that spans at most %.0f years",
+			 cell, (double)(r->last - r->first) / (365.0 * SIM_DAY),
+			 earlier ? "before" : "after", earlier ? r->last_line : r->first_line,
+			 (double)r->max_span / (365.0 * SIM_DAY));
+}
+
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct timed_row *x = a, *y = b;
@@ -115,8 +103,7 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /* One data line into *out; the header is recognized and skipped (*skip). */
-static int read_line(const struct reader *r, char *line, bool first, struct request_row *out,
-		     bool *skip)
+static int read_line(struct reader *r, char *line, bool first, struct request_row *out, bool *skip)
 {
 	char *cells[4];
 	int n = csv_split(line, cells, 3);
@@ -137,7 +124,9 @@ static int read_line(const struct reader *r, char *line, bool first, struct requ
 					  : "1");
 	if (!parse_time(cells[0], &out->at))
 		return row_error(r, "invalid TIMESTAMP '%s'; expected " AZURE_TIME_HINT, cells[0]);
-	int rc = tokens_cell(r, cells[1], "ContextTokens", 1, &out->prompt);
+	int rc = check_span(r, cells[0], out->at);
+	if (!rc)
+		rc = tokens_cell(r, cells[1], "ContextTokens", 1, &out->prompt);
 	if (!rc)
 		rc = tokens_cell(r, cells[2], "GeneratedTokens", 0, &out->output);
 	if (!rc && out->output == 0)
@@ -154,14 +143,14 @@ static int read_text(const char *path, struct srcloc ref, char **text, struct gp
 	return GP_OK;
 }
 
-int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows,
+int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, sim_time max_span,
 			struct request_row **rows, size_t *n_rows, struct gp_err *err)
 {
 	char *text = NULL;
 	int rc = read_text(path, ref, &text, err);
 	if (rc)
 		return rc;
-	struct reader r = {path, 0, err};
+	struct reader r = {.path = path, .max_span = max_span, .err = err};
 	struct timed_row *t = NULL;
 	size_t n = 0, cap = 0;
 	bool sorted = true;

@@ -433,7 +433,8 @@ static int check_requests(struct loader *ld, const struct ynode *v, struct reque
 		rc = ld_only_keys(ld, v, trace_keys, N_OF(trace_keys), "a trace of requests");
 		if (!rc)
 			rc = requests_read_azure(rs->trace_path, ynode_get(v, "trace")->loc,
-						 ld->max_jobs, &rs->rows, &rs->n_rows, ld->err);
+						 ld->max_jobs, SCENARIO_MAX_SPAN, &rs->rows,
+						 &rs->n_rows, ld->err);
 		if (!rc)
 			rs->period = requests_period(rs->rows, rs->n_rows);
 		return rc;

@@ -311,10 +311,11 @@ static size_t parse_fraction(const char *p, int32_t *usec)
 /*
  * RFC 3339 date-time -> epoch seconds and microseconds.  Also accepted: 't' or
  * a space for 'T' and a lower-case 'z' (RFC 3339 section 5.6 notes), a second
- * 60 (leap second, folded into the next second as POSIX time does), and a bare
- * full-date, read as midnight UTC.
+ * 60 (leap second, folded into the next second as POSIX time does), a bare
+ * full-date, read as midnight UTC, and with utc_default no offset (UTC).  The
+ * date is a real one: 2023-02-30 and 2023-11-31 are refused.
  */
-static int parse_rfc3339(const char *s, int64_t *sec, int32_t *usec)
+static int parse_rfc3339(const char *s, bool utc_default, int64_t *sec, int32_t *usec)
 {
 	if (!s)
 		return -1;
@@ -352,8 +353,8 @@ static int parse_rfc3339(const char *s, int64_t *sec, int32_t *usec)
 			return -1;
 		p += 1 + n;
 	}
-	int32_t east;
-	if (parse_offset(p, &east) != 0)
+	int32_t east = 0;
+	if (!(utc_default && *p == '\0') && parse_offset(p, &east) != 0)
 		return -1;
 	*sec = days * 86400 + hh * 3600 + mm * 60 + ss - east;
 	return 0;
@@ -362,7 +363,12 @@ static int parse_rfc3339(const char *s, int64_t *sec, int32_t *usec)
 int units_rfc3339(const char *s, int64_t *epoch_seconds)
 {
 	int32_t usec;
-	return parse_rfc3339(s, epoch_seconds, &usec);
+	return parse_rfc3339(s, false, epoch_seconds, &usec);
+}
+
+int units_timestamp(const char *s, int64_t *epoch_seconds, int32_t *usec)
+{
+	return parse_rfc3339(s, true, epoch_seconds, usec);
 }
 
 void units_format_rfc3339(int64_t epoch_seconds, char *buf, size_t len)
@@ -412,7 +418,7 @@ int units_clock(const char *s, int64_t start_epoch, sim_time *out)
 		diff = floor_div(start_epoch, 86400) * 86400 + tod - start_epoch;
 	} else {
 		int64_t epoch;
-		if (parse_rfc3339(s, &epoch, &usec) != 0)
+		if (parse_rfc3339(s, false, &epoch, &usec) != 0)
 			return -1;
 		diff = epoch - start_epoch;
 	}

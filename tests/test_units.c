@@ -305,6 +305,27 @@ Test(units_rfc3339, invalid_dates_are_rejected)
 		cr_assert_eq(units_rfc3339(bad[i], &e), -1, "\"%s\" should be rejected", bad[i]);
 }
 
+/* A trace's timestamp (the Azure LLM trace's) has no offset: it is UTC, and
+ * its date must exist as a scenario's must. */
+Test(units_rfc3339, a_timestamp_without_offset_is_utc_on_a_real_date)
+{
+	int64_t e;
+	int32_t usec;
+	cr_assert_eq(units_timestamp("2026-10-27 00:00:01.9799600", &e, &usec), 0);
+	cr_assert_eq(e, START_2026_10_27 + 1);
+	cr_assert_eq(usec, 979960);
+	cr_assert_eq(units_timestamp("2026-10-27T02:00:00+02:00", &e, &usec), 0);
+	cr_assert_eq(e, START_2026_10_27);
+	cr_assert_eq(units_timestamp("2024-02-29 12:00:00", &e, &usec), 0);
+	const char *bad[] = {"2023-11-31 18:40:46.68", "2023-02-29 18:40:46.68",
+			     "2023-02-30 00:00:00", "2023-11-16 18:40:46 junk"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_assert_eq(units_timestamp(bad[i], &e, &usec), -1, "\"%s\" should be rejected",
+			     bad[i]);
+	cr_assert_eq(units_rfc3339("2026-10-27 00:00:00", &e), -1,
+		     "a scenario's time has an offset");
+}
+
 Test(units_rfc3339, formatting_round_trips)
 {
 	const char *times[] = {"1970-01-01T00:00:00Z", "2026-10-27T00:00:00Z",

@@ -25,8 +25,9 @@ struct request_row {
 	int32_t output; /* >= 1 (a row with 0 generated tokens counts 1) */
 };
 
-/* Reads an Azure LLM trace.  max_rows: the request limit (GPUPLAN_MAX_JOBS). */
-int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows,
+/* Reads an Azure LLM trace.  max_rows: the request limit (GPUPLAN_MAX_JOBS);
+ * max_span: the longest time from the first request to the last. */
+int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, sim_time max_span,
 			struct request_row **rows, size_t *n_rows, struct gp_err *err);
 
 /* The tile period of rows (span + mean gap; 1 s for a single row). */

@@ -37,6 +37,10 @@ int units_bandwidth(const char *s, double *bytes_per_second);
  * allowed) -> seconds since the Unix epoch. */
 int units_rfc3339(const char *s, int64_t *epoch_seconds);
 
+/* A trace's timestamp: RFC 3339 as above, or without an offset for UTC
+ * ("2023-11-16 18:17:03.9799600"); the fraction is truncated to microseconds. */
+int units_timestamp(const char *s, int64_t *epoch_seconds, int32_t *usec);
+
 /* Formats epoch seconds as "2026-10-27T00:00:00Z" into buf (at least 21 bytes). */
 void units_format_rfc3339(int64_t epoch_seconds, char *buf, size_t len);
 

@@ -92,8 +92,8 @@ int fuzz_azure(const uint8_t *data, size_t size)
 	struct request_row *rows = NULL;
 	size_t n = 0;
 	struct gp_err err;
-	if (requests_read_azure(to_file("a.csv", data, size), fuzz_ref, 100000, &rows, &n, &err) ==
-	    GP_OK)
+	if (requests_read_azure(to_file("a.csv", data, size), fuzz_ref, 100000,
+				(sim_time)1000 * 365 * SIM_DAY, &rows, &n, &err) == GP_OK)
 		free(rows);
 	return 0;
 }
