@@ -455,6 +455,12 @@ int ld_load_cohorts(struct loader *ld, const struct ynode *v)
 				 N_OF(cohort_rules), c);
 		if (!rc)
 			rc = ld_require(ld, v->items[i], "name", "cohort", "a name like org");
+		/* Two cohorts of one name would make the tree depend on which one
+		 * ld_cohort_index finds. */
+		int first = rc ? -1 : ld_cohort_index(sc, c->name);
+		if (first >= 0 && (size_t)first < i)
+			rc = ld_duplicate(ld, v->items[i], "cohort", c->name,
+					  sc->cohorts[first].loc);
 	}
 	for (size_t i = 0; i < sc->n_cohorts && !rc; i++) {
 		const struct cohort_spec *c = &sc->cohorts[i];
