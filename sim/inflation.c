@@ -195,22 +195,6 @@ static void add_openb_pods(struct experiment *x, const struct workload_spec *w, 
 	}
 }
 
-/* count pods of the workload's request (trace rows: each row's GPUs). */
-static void add_workload_pods(struct experiment *x, const struct workload_spec *w, int32_t wi)
-{
-	struct gpupolicy_pod p = {clamp32(llround(w->cpu * 1000)), 1, 0,
-				  types_of(x, (const char *const *)w->gpu_spec, w->n_gpu_spec),
-				  llround(w->memory_bytes / GP_MIB)};
-	bool milli = w->request == REQUEST_MILLI;
-	int64_t n = w->count > 0 ? w->count : 0;
-	for (int64_t i = 0; i < n; i++) {
-		int32_t gpus = w->arrival.kind == ARRIVAL_TRACE ? w->arrival.rows[i].gpus : w->gpus;
-		p.gpus = milli ? 1 : gpus;
-		p.milli = milli ? w->milli : gpus > 0 ? GPUPOLICY_MILLI : 0;
-		add_pod(x, p, wi);
-	}
-}
-
 static int64_t demand_of(const struct ipod *p) { return (int64_t)p->p.gpus * p->p.milli; }
 
 /* Step 1: re-sample up to inflate x capacity, or thin down to it. */
@@ -240,13 +224,8 @@ static void tune(struct experiment *x)
 static int build_pods(struct experiment *x)
 {
 	const struct scenario *sc = x->sc;
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		const struct workload_spec *ws = &sc->workloads[w];
-		if (ws->arrival.kind == ARRIVAL_TRACE && ws->arrival.format == TRACE_OPENB)
-			add_openb_pods(x, ws, (int32_t)w);
-		else
-			add_workload_pods(x, ws, (int32_t)w);
-	}
+	for (size_t w = 0; w < sc->n_workloads; w++) /* pod lists only (scenario.c) */
+		add_openb_pods(x, &sc->workloads[w], (int32_t)w);
 	x->n_base = x->n_pods;
 	struct gpupolicy_pod *base = gp_xcalloc(x->n_base + 1, sizeof *base);
 	for (size_t i = 0; i < x->n_base; i++)

@@ -171,14 +171,17 @@ static int check_experiment(struct loader *ld)
 		if (sc->pools[i].gpus_per_node > GPUPOLICY_MAX_GPUS)
 			return gp_located(ld->err, sc->pools[i].loc, "too many GPUs per node");
 	}
+	/* The protocol re-samples a pod list's pods up to a multiple of the GPUs;
+	 * a job of a timed workload has no place in it (docs/openb.md). */
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		const struct workload_spec *w = &sc->workloads[i];
-		if (w->inference || w->request == REQUEST_MIG)
+		if (w->inference || w->arrival.kind != ARRIVAL_TRACE ||
+		    w->arrival.format != TRACE_OPENB)
 			return gp_located(ld->err, w->loc,
-					  "experiment inflation places batch pods of GPUs or milli "
-					  "shares; expected workload %s without %s",
-					  w->name,
-					  w->inference ? "kind: inference" : "a MIG profile");
+					  "experiment inflation re-samples an openb pod list; "
+					  "expected workload %s with arrival: {trace: PODS.csv, "
+					  "format: openb}, or no experiment for a timed run",
+					  w->name);
 	}
 	return GP_OK;
 }
