@@ -116,6 +116,11 @@ static int read_row(struct reader *r, char **cells, int n)
 	int rc = seconds_cell(r, cells[0], 0, &job.submit);
 	if (!rc)
 		rc = seconds_cell(r, cells[1], 1, &job.duration);
+	if (!rc && job.duration == 0) /* as a scenario's duration: 0 is refused */
+		rc = row_error(r,
+			       "duration_s '%s' is not above 0; expected a duration in seconds "
+			       "greater than 0",
+			       cells[1]);
 	if (!rc)
 		rc = gpus_cell(r, cells[2], &job.gpus);
 	if (!rc && n == 4 && cells[3][0])
