@@ -14,12 +14,17 @@
 
 /* --- messages ------------------------------------------------------------ */
 
+/* What v is, empty or not: "expected a list of days, got a list" says nothing
+ * of days: [] (it is the emptiness that is wrong). */
 static const char *kind_text(const struct ynode *v)
 {
-	return v->kind == YNODE_MAP ? "a map" : v->kind == YNODE_SEQ ? "a list" : "a scalar";
+	if (v->kind == YNODE_MAP)
+		return v->n ? "a map" : "an empty map";
+	return v->kind != YNODE_SEQ ? "a scalar" : v->n ? "a list" : "an empty list";
 }
 
-/* "invalid WHAT 'TEXT'; expected HINT", or "..., got a list" for the wrong kind. */
+/* "invalid WHAT 'TEXT'; expected HINT", or "..., got a list" for the wrong kind
+ * (or an empty list where items are needed). */
 int ld_bad_value(struct loader *ld, const struct ynode *v, const char *what, const char *hint)
 {
 	if (v->kind != YNODE_SCALAR)
@@ -159,11 +164,9 @@ int ld_get_int(struct loader *ld, const struct ynode *v, const char *what, int64
 	       int64_t *out)
 {
 	char hint[96];
-	if (hi == INT64_MAX)
-		snprintf(hint, sizeof hint, "a whole number >= %lld", (long long)lo);
-	else
-		snprintf(hint, sizeof hint, "a whole number from %lld to %lld", (long long)lo,
-			 (long long)hi);
+	/* No bound is left out: 18446744073709551615 is a whole number >= 0. */
+	snprintf(hint, sizeof hint, "a whole number from %lld to %lld%s", (long long)lo,
+		 (long long)hi, hi == INT64_MAX ? " (2^63 - 1)" : "");
 	if (v->kind != YNODE_SCALAR || units_integer(v->value, out) || *out < lo || *out > hi)
 		return ld_bad_value(ld, v, what, hint);
 	return GP_OK;
