@@ -4,6 +4,7 @@
 #include "gpuplan/csv.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 char *csv_trim(char *s)
@@ -34,6 +35,49 @@ int csv_split(char *line, char **cells, int max)
 			return n + 1 > max ? max + 1 : n + 1;
 		p = comma + 1;
 	}
+}
+
+/* n, or less so that buf[0 .. n) does not end in a UTF-8 character cut short. */
+static size_t whole_utf8(const char *buf, size_t n)
+{
+	size_t k = n;
+	while (k && ((unsigned char)buf[k - 1] & 0xC0) == 0x80)
+		k--;
+	if (!k || (unsigned char)buf[k - 1] < 0xC0)
+		return n; /* no lead byte before the continuation bytes: not UTF-8 */
+	unsigned char lead = (unsigned char)buf[k - 1];
+	size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+	return n - (k - 1) >= need ? n : k - 1;
+}
+
+const char *csv_quote(const char *cell, char *buf)
+{
+	size_t n = 0, i = 0;
+	for (; cell[i] && i < CSV_QUOTE_MAX; i++) {
+		unsigned char c = (unsigned char)cell[i];
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, 5, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	if (cell[i]) {
+		n = whole_utf8(buf, n);
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int csv_check_text(struct gp_err *err, const char *path, int line, const char *text, size_t len)
+{
+	const char *nul = memchr(text, '\0', len);
+	if (!nul)
+		return GP_OK;
+	return csv_error(err, path, line,
+			 "a NUL byte at byte %zu of the line; expected text (is this a binary "
+			 "file?)",
+			 (size_t)(nul - text) + 1);
 }
 
 int csv_error(struct gp_err *err, const char *path, int line, const char *fmt, ...)

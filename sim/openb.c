@@ -119,9 +119,10 @@ static int read_header(struct reader *r, int n)
 			k++;
 		if (k == r->n_known)
 			return row_error(r, "unknown column '%s' in the header; expected %s",
-					 r->cells[c], expected_header(r, want, sizeof want));
+					 CSV_Q(r->cells[c]), expected_header(r, want, sizeof want));
 		if (r->at[k] >= 0)
-			return row_error(r, "column '%s' appears twice in the header", r->cells[c]);
+			return row_error(r, "column '%s' appears twice in the header",
+					 CSV_Q(r->cells[c]));
 		r->at[k] = c;
 	}
 	for (int k = 0; k < r->n_known; k++)
@@ -145,10 +146,10 @@ static int int_cell(const struct reader *r, int k, int64_t lo, int64_t hi, int64
 	int64_t v;
 	if (units_integer(s, &v) != 0)
 		return row_error(r, "expected a whole number in column %s, got '%s'",
-				 r->known[k].name, s);
+				 r->known[k].name, CSV_Q(s));
 	if (v < lo || v > hi)
 		return row_error(r, "%s '%s' is out of range; expected %lld to %lld",
-				 r->known[k].name, s, (long long)lo, (long long)hi);
+				 r->known[k].name, CSV_Q(s), (long long)lo, (long long)hi);
 	*out = v;
 	return GP_OK;
 }
@@ -175,8 +176,11 @@ static int read_csv(struct reader *r, struct srcloc ref, row_fn row, void *ctx)
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = GP_OK;
-	while (rc == GP_OK && getline(&line, &cap, f) >= 0) {
+	for (ssize_t len; rc == GP_OK && (len = getline(&line, &cap, f)) >= 0;) {
 		r->line++;
+		rc = csv_check_text(r->err, r->path, r->line, line, (size_t)len);
+		if (rc)
+			break;
 		char *text = csv_trim(line);
 		if (!*text || *text == '#')
 			continue;
@@ -204,7 +208,8 @@ static int model_of(const struct reader *r, const char *column, const char *s,
 	*out = openb_gpu_type(s);
 	if (*out)
 		return GP_OK;
-	return row_error(r, "unknown GPU model '%s' in column %s; expected " MODEL_LIST, s, column);
+	return row_error(r, "unknown GPU model '%s' in column %s; expected " MODEL_LIST, CSV_Q(s),
+			 column);
 }
 
 /* --- nodes ------------------------------------------------------------------ */
@@ -232,7 +237,7 @@ static int node_row(struct reader *r, void *ctx)
 		rc = row_error(r,
 			       "node %s has no GPU; gpuplan pools hold GPU nodes (the "
 			       "paper replays openb_node_list_gpu_node.csv)",
-			       cell(r, N_SN));
+			       CSV_Q(cell(r, N_SN)));
 	if (!rc)
 		rc = model_of(r, "model", cell(r, N_MODEL), &nd.gpu);
 	if (rc)
@@ -312,7 +317,7 @@ static int spec_cell(const struct reader *r, uint32_t *out)
 			return row_error(r,
 					 "invalid gpu_spec '%s'; expected models joined by '|', "
 					 "like V100M16|V100M32",
-					 cell(r, P_SPEC));
+					 CSV_Q(cell(r, P_SPEC)));
 		memcpy(model, s, len);
 		model[len] = '\0';
 		const struct gpu_type *g;

@@ -59,7 +59,7 @@ static int tokens_cell(const struct reader *r, const char *cell, const char *col
 	if (units_integer(cell, &v) || v < lo || v > REQUESTS_MAX_TOKENS)
 		return row_error(
 			r, "invalid %s '%s'; expected a whole number of tokens from %lld to %d",
-			column, cell, (long long)lo, REQUESTS_MAX_TOKENS);
+			column, CSV_Q(cell), (long long)lo, REQUESTS_MAX_TOKENS);
 	*out = (int32_t)v;
 	return GP_OK;
 }
@@ -89,7 +89,7 @@ static int check_span(struct reader *r, const char *cell, sim_time at)
 	return row_error(r,
 			 "TIMESTAMP '%s' is %.0f years %s the request on line %d; expected a "
 			 "trace that spans at most %.0f years",
-			 cell, (double)(r->last - r->first) / (365.0 * SIM_DAY),
+			 CSV_Q(cell), (double)(r->last - r->first) / (365.0 * SIM_DAY),
 			 earlier ? "before" : "after", earlier ? r->last_line : r->first_line,
 			 (double)r->max_span / (365.0 * SIM_DAY));
 }
@@ -123,7 +123,8 @@ static int read_line(struct reader *r, char *line, bool first, struct request_ro
 				 : n == 2 ? "2"
 					  : "1");
 	if (!parse_time(cells[0], &out->at))
-		return row_error(r, "invalid TIMESTAMP '%s'; expected " AZURE_TIME_HINT, cells[0]);
+		return row_error(r, "invalid TIMESTAMP '%s'; expected " AZURE_TIME_HINT,
+				 CSV_Q(cells[0]));
 	int rc = check_span(r, cells[0], out->at);
 	if (!rc)
 		rc = tokens_cell(r, cells[1], "ContextTokens", 1, &out->prompt);
@@ -134,11 +135,11 @@ static int read_line(struct reader *r, char *line, bool first, struct request_ro
 	return rc;
 }
 
-static int read_text(const char *path, struct srcloc ref, char **text, struct gp_err *err)
+static int read_text(const char *path, struct srcloc ref, char **text, size_t *len,
+		     struct gp_err *err)
 {
 	const char *why;
-	size_t len;
-	if (gp_read_input(path, text, &len, &why))
+	if (gp_read_input(path, text, len, &why))
 		return gp_located(err, ref, "cannot read trace %s: %s", path, why);
 	return GP_OK;
 }
@@ -147,18 +148,23 @@ int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, s
 			struct request_row **rows, size_t *n_rows, struct gp_err *err)
 {
 	char *text = NULL;
-	int rc = read_text(path, ref, &text, err);
+	size_t len = 0;
+	int rc = read_text(path, ref, &text, &len, err);
 	if (rc)
 		return rc;
 	struct reader r = {.path = path, .max_span = max_span, .err = err};
 	struct timed_row *t = NULL;
 	size_t n = 0, cap = 0;
 	bool sorted = true;
+	const char *end = text + len;
 	for (char *line = text, *next; line && !rc; line = next) {
-		next = strchr(line, '\n');
+		next = memchr(line, '\n', (size_t)(end - line));
+		r.line++;
+		rc = csv_check_text(err, path, r.line, line, (size_t)((next ? next : end) - line));
+		if (rc)
+			break;
 		if (next)
 			*next++ = '\0';
-		r.line++;
 		struct request_row row;
 		bool skip;
 		rc = read_line(&r, line, n == 0, &row, &skip);

@@ -69,13 +69,13 @@ static int seconds_cell(const struct reader *r, const char *cell, int col, sim_t
 	double x;
 	if (units_number(cell, &x) != 0)
 		return row_error(r, "expected a number in column %s, got '%s'", column_names[col],
-				 cell);
+				 CSV_Q(cell));
 	if (x < 0)
 		return row_error(r, "negative %s '%s'; expected seconds >= 0", column_names[col],
-				 cell);
+				 CSV_Q(cell));
 	if (x > TRACE_MAX_SECONDS)
 		return row_error(r, "%s '%s' is too large; expected at most %g seconds",
-				 column_names[col], cell, TRACE_MAX_SECONDS);
+				 column_names[col], CSV_Q(cell), TRACE_MAX_SECONDS);
 	*out = (sim_time)llround(x * (double)SIM_SECOND);
 	return GP_OK;
 }
@@ -84,12 +84,14 @@ static int gpus_cell(const struct reader *r, const char *cell, int32_t *out)
 {
 	int64_t g;
 	if (units_integer(cell, &g) != 0)
-		return row_error(r, "expected a whole number in column gpus, got '%s'", cell);
+		return row_error(r, "expected a whole number in column gpus, got '%s'",
+				 CSV_Q(cell));
 	if (g < 1)
-		return row_error(r, "gpus '%s' is below 1; expected at least 1 GPU per job", cell);
+		return row_error(r, "gpus '%s' is below 1; expected at least 1 GPU per job",
+				 CSV_Q(cell));
 	if (g > r->lim->max_gpus)
-		return row_error(r, "no node has %s GPUs; the largest pool node has %d", cell,
-				 (int)r->lim->max_gpus);
+		return row_error(r, "no node has %s GPUs; the largest pool node has %d",
+				 CSV_Q(cell), (int)r->lim->max_gpus);
 	*out = (int32_t)g;
 	return GP_OK;
 }
@@ -120,7 +122,7 @@ static int read_row(struct reader *r, char **cells, int n)
 		rc = row_error(r,
 			       "duration_s '%s' is not above 0; expected a duration in seconds "
 			       "greater than 0",
-			       cells[1]);
+			       CSV_Q(cells[1]));
 	if (!rc)
 		rc = gpus_cell(r, cells[2], &job.gpus);
 	if (!rc && n == 4 && cells[3][0])
@@ -131,7 +133,7 @@ static int read_row(struct reader *r, char **cells, int n)
 		return row_error(r,
 				 "deadline_s '%s' is before submit_s '%s'; expected a deadline "
 				 "at or after the job's arrival (both in seconds since the start)",
-				 cells[3], cells[0]);
+				 CSV_Q(cells[3]), CSV_Q(cells[0]));
 	GP_GROW(r->rows, r->cap, r->n + 1);
 	r->rows[r->n++] = job;
 	return GP_OK;
@@ -178,9 +180,11 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = GP_OK;
-	while (rc == GP_OK && getline(&line, &cap, f) >= 0) {
+	for (ssize_t n; rc == GP_OK && (n = getline(&line, &cap, f)) >= 0;) {
 		r.line++;
-		rc = read_line(&r, line);
+		rc = csv_check_text(err, path, r.line, line, (size_t)n);
+		if (!rc)
+			rc = read_line(&r, line);
 	}
 	if (rc == GP_OK && ferror(f))
 		rc = gp_located(err, ref, "cannot read trace %s: %s", path, strerror(errno));

@@ -16,6 +16,19 @@ char *csv_trim(char *s);
  * cells, or max + 1 when there are more than max. */
 int csv_split(char *line, char **cells, int max);
 
+/* An error message quotes at most CSV_QUOTE_MAX bytes of a cell: a field of
+ * 5,000 characters is cut with "...", and a control byte shows as \xNN rather
+ * than raw (a terminal would act on it).  CSV_Q(cell) quotes into a buffer
+ * that lives as long as the enclosing block: row_error(r, "'%s'", CSV_Q(c)). */
+#define CSV_QUOTE_MAX  40
+#define CSV_QUOTE_SIZE (4 * CSV_QUOTE_MAX + 4)
+#define CSV_Q(cell)    csv_quote((cell), (char[CSV_QUOTE_SIZE]){0})
+const char *csv_quote(const char *cell, char *buf);
+
+/* GP_OK, or a located error when the len bytes of line text hold a NUL byte
+ * (C strings would end there, and the row would be read as cut short). */
+int csv_check_text(struct gp_err *err, const char *path, int line, const char *text, size_t len);
+
 /* Fills err with "PATH:LINE: error: MESSAGE" and returns GP_EINPUT. */
 int csv_error(struct gp_err *err, const char *path, int line, const char *fmt, ...) GP_PRINTF(4, 5);
 
