@@ -325,11 +325,11 @@ Test(scenarios, a_window_after_the_last_job_does_not_stretch_the_run)
 Test(scenarios, an_explicit_step_past_the_window_limit_stops_the_run)
 {
 	struct gp_err err;
-	const char *path = "tests/fixtures/step-windows-past-the-limit.yaml";
+	const char *path = "tests/fixtures/refused/step-windows-past-the-limit.yaml";
 	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	results_init(&r);
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_EINPUT);
-	cr_expect(strstr(err.msg, "step-windows-past-the-limit.yaml:9:"), "%s", err.msg);
+	cr_expect(strstr(err.msg, "step-windows-past-the-limit.yaml:10:"), "%s", err.msg);
 	cr_expect(strstr(err.msg, "output.step made more than 1000000 timeseries windows per "
 				  "scope by 30d"),
 		  "%s", err.msg);
