@@ -386,10 +386,12 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
 
 /* --- the pool-size search -------------------------------------------------- */
 
-/* A pool to size, and the workload whose goal it is sized for (-1: the
- * run's, when several findings or none name a workload on it). */
+/* A pool to size, and the workloads whose goals it is sized for: those its
+ * findings are about (none: the run's goal). */
 struct sizing {
-	int pool, workload;
+	int pool;
+	size_t n;
+	int32_t workloads[ADVISE_MAX_SIZED];
 };
 
 /* The sizing of pool p among z[0..n), or NULL. */
@@ -399,6 +401,27 @@ static struct sizing *sizing_of(struct sizing *z, size_t n, int p)
 		if (z[i].pool == p)
 			return &z[i];
 	return NULL;
+}
+
+static void add_goal(struct sizing *z, int32_t w)
+{
+	for (size_t i = 0; i < z->n; i++)
+		if (z->workloads[i] == w)
+			return;
+	if (w >= 0 && z->n < ADVISE_MAX_SIZED)
+		z->workloads[z->n++] = w;
+}
+
+/* The workloads finding fd is about: the one it names, and its members
+ * where they are the work that waits (not a sharing finding's idle holders,
+ * not a rule's pools). */
+static void add_goals(struct sizing *z, const struct finding *fd)
+{
+	add_goal(z, fd->workload);
+	bool waiting = fd->kind == KIND_OOM || fd->kind == KIND_VRAM_FULL ||
+		       (fd->kind == KIND_SHARING && !fd->fig.pool.holders);
+	for (size_t m = 0; waiting && m < fd->n_members; m++)
+		add_goal(z, fd->members[m]);
 }
 
 /* The pools to size, at most ADVISE_MAX_SIZED: the pool of each allocation,
@@ -413,11 +436,11 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 		if (fd->pool < 0 || fd->step == FINDING_PLACEMENT ||
 		    fd->step == FINDING_APPLICATION || sc->pools[fd->pool].gpus_per_node <= 0)
 			continue;
-		struct sizing *had = sizing_of(z, n, fd->pool);
-		if (had && had->workload != fd->workload)
-			had->workload = -1; /* two findings' goals: the run's covers both */
-		else if (!had && n < ADVISE_MAX_SIZED)
-			z[n++] = (struct sizing){fd->pool, fd->workload};
+		struct sizing *at = sizing_of(z, n, fd->pool);
+		if (!at && n < ADVISE_MAX_SIZED)
+			at = &z[n++], *at = (struct sizing){.pool = fd->pool};
+		if (at)
+			add_goals(at, fd);
 	}
 	if (n)
 		return n;
@@ -439,14 +462,14 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 					 sc->pools[best].nodes * sc->pools[best].gpus_per_node))
 			best = (int)p;
 	free(hidden);
-	z[0] = (struct sizing){best, -1};
+	z[0] = (struct sizing){.pool = best};
 	return best < 0 ? 0 : 1;
 }
 
-/* What the search asks of the pool (see advise.h): the condition, and whose
- * goal it is in words (the run's, or the workload's whose wait named the
- * pool): every deadline met, else every SLO, else queue p95 within a minute. */
-static void size_condition(const struct scenario *sc, int w, char *cond, char *words, size_t len)
+/* What the search asks of the pool (see advise.h) for workload w's goal, or
+ * the run's (w < 0): every deadline met, else every SLO, else queue p95
+ * within a minute. */
+static void size_condition(const struct scenario *sc, int w, char *cond, size_t len)
 {
 	bool deadlines = false, slo = false;
 	for (size_t k = 0; k < sc->n_workloads; k++)
@@ -454,19 +477,28 @@ static void size_condition(const struct scenario *sc, int w, char *cond, char *w
 			deadlines |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
 			slo |= sc->workloads[k].inference != NULL;
 		}
-	const char *metric = deadlines ? "deadline_met_pct >= 100"
-			     : slo     ? "slo_met >= 1"
-				       : "queue_time_p95_s <= 60";
-	if (w >= 0) {
-		snprintf(cond, len, "%s.%s", sc->workloads[w].name, metric);
-		snprintf(words, len, "%s", sc->workloads[w].name);
-	} else {
-		snprintf(cond, len, "%s", metric);
-		snprintf(words, len, "%s",
-			 deadlines ? "every deadline met"
-			 : slo     ? "every SLO met"
-				   : "queue p95 <= 60 s");
+	snprintf(cond, len, "%s%s%s", w < 0 ? "" : sc->workloads[w].name, w < 0 ? "" : ".",
+		 deadlines ? "deadline_met_pct >= 100"
+		 : slo     ? "slo_met >= 1"
+			   : "queue_time_p95_s <= 60");
+}
+
+/* Whose goal a sizing meets, in words: "train, eval", or the run's. */
+static void goal_words(const struct scenario *sc, const struct sizing *z, char *words, size_t len)
+{
+	bool deadlines = false, slo = false;
+	for (size_t k = 0; k < sc->n_workloads; k++) {
+		deadlines |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
+		slo |= sc->workloads[k].inference != NULL;
 	}
+	snprintf(words, len, "%s",
+		 z->n        ? ""
+		 : deadlines ? "every deadline met"
+		 : slo       ? "every SLO met"
+			     : "queue p95 <= 60 s");
+	for (size_t i = 0; i < z->n; i++)
+		snprintf(words + strlen(words), len - strlen(words), "%s%s", i ? ", " : "",
+			 sc->workloads[z->workloads[i]].name);
 }
 
 /* Reads the row's figures back from the run the search recorded. */
@@ -488,17 +520,13 @@ static int row_from_store(struct store *st, struct advise_row *row, bool queue_g
 	return rc;
 }
 
-/* Searches 1 .. 4x the pool's nodes for the smallest count that meets the
- * goal of z (size_condition).  The row is the answer's run, or when even the
- * largest count misses, that run (a search that finds nothing still says so).
- * *found gets the answer's override, or "" for none. */
-static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		     struct sizing z, struct plan *pl, char *found, struct gp_err *err)
+/* Searches 1 .. hi nodes of the pool `key` sets for the smallest count that
+ * meets workload w's goal (the run's for w < 0).  GP_EINPUT: the goal's
+ * metric is absent (nothing of w ran). */
+static int search_goal(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+		       const char *key, double hi, int w, struct search_answer *ans,
+		       struct gp_err *err)
 {
-	const struct pool_spec *ps = &sc->pools[z.pool];
-	char key[ADVISE_SET], cond[ADVISE_LABEL], words[ADVISE_LABEL];
-	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
-	*found = '\0';
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
 				.n_sets = sp->n_sets,
@@ -506,30 +534,56 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 				.seeds = 1,
 				.integer = true};
 	s.lo.number = 1;
-	s.hi.number = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
-	size_condition(sc, z.workload, cond, words, sizeof cond);
+	s.hi.number = hi;
+	char cond[ADVISE_LABEL];
+	size_condition(sc, w, cond, sizeof cond);
 	int rc = search_parse_condition(cond, &s.until, err);
-	struct search_answer ans = {0};
+	*ans = (struct search_answer){0};
 	if (!rc)
-		rc = search_run(&s, st, NULL, NULL, &ans, err);
-	if (rc == GP_EINPUT)
-		return GP_OK; /* the goal's metric is absent (nothing ran): no pool size answers it */
-	if (rc || !ans.last_run_id)
-		return rc;
-	if (!ans.found)
-		snprintf(ans.value, sizeof ans.value, "%.0f", s.hi.number);
-	const char *how = ans.found        ? z.workload < 0 ? "smallest with" : "smallest for"
-			  : z.workload < 0 ? "still short of"
-					   : "still short for";
-	struct advise_row *a = plan_add(pl, "pool %s at %s node%s (%s %s)", ps->name, ans.value,
-					strcmp(ans.value, "1") ? "s" : "", how, words);
+		rc = search_run(&s, st, NULL, NULL, ans, err);
+	if (!rc && !ans->found)
+		snprintf(ans->value, sizeof ans->value, "%.0f", hi);
+	return rc;
+}
+
+/* The smallest node count of z's pool, within 1 .. 4x its nodes, that meets
+ * the goal of each of z's workloads: the largest of their answers (each
+ * search's answer run has the pool at that count).  When even 4x misses one
+ * goal, the row is that run and says so (a search that finds nothing still
+ * shows).  *found gets the answer's override, or "" for none. */
+static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+		     const struct sizing *z, struct plan *pl, char *found, struct gp_err *err)
+{
+	const struct pool_spec *ps = &sc->pools[z->pool];
+	char key[ADVISE_SET], words[ADVISE_LABEL];
+	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
+	*found = '\0';
+	double hi = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
+	struct search_answer best = {.found = true}, ans;
+	for (size_t i = 0; i < (z->n ? z->n : 1) && best.found; i++) {
+		int rc = search_goal(sp, st, sc, key, hi, z->n ? z->workloads[i] : -1, &ans, err);
+		if (rc == GP_EINPUT)
+			return GP_OK; /* the goal's metric is absent: no pool size answers it */
+		if (rc)
+			return rc;
+		if (!ans.found || !best.run_id || atof(ans.value) > atof(best.value))
+			best = ans;
+	}
+	if (!best.last_run_id)
+		return GP_OK;
+	goal_words(sc, z, words, sizeof words);
+	const char *how = best.found ? z->n ? "smallest for" : "smallest with"
+			  : z->n     ? "still short for"
+				     : "still short of";
+	struct advise_row *a = plan_add(pl, "pool %s at %s node%s (%s %s)", ps->name, best.value,
+					strcmp(best.value, "1") ? "s" : "", how, words);
 	if (!a)
 		return GP_OK;
-	set(a, "%s=%s", key, ans.value);
-	if (ans.found)
+	set(a, "%s=%s", key, best.value);
+	if (best.found)
 		snprintf(found, ADVISE_SET, "%s", a->sets[0]);
-	a->run_id = ans.found ? ans.run_id : ans.last_run_id;
-	a->hardware = strtol(ans.value, NULL, 10) > ps->nodes;
+	a->run_id = best.found ? best.run_id : best.last_run_id;
+	a->hardware = strtol(best.value, NULL, 10) > ps->nodes;
 	return row_from_store(st, a, !diagnose_has_goal(sc), err);
 }
 
@@ -544,7 +598,7 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	size_t n = pools_to_size(sc, r, z), answers = 0;
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = size_pool(sp, st, sc, z[i], pl, found[i], err);
+		rc = size_pool(sp, st, sc, &z[i], pl, found[i], err);
 		answers += !rc && found[i][0];
 	}
 	if (rc || answers < 2)
@@ -553,8 +607,10 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	for (size_t i = 0, k = 0; i < n; i++)
 		if (found[i][0])
 			snprintf(label + strlen(label), sizeof label - strlen(label), "%s %s at %s",
-				 k++ ? " and" : "", sc->pools[z[i].pool].name,
-				 strchr(found[i], '=') + 1);
+				 !k++           ? ""
+				 : k == answers ? " and"
+						: ",",
+				 sc->pools[z[i].pool].name, strchr(found[i], '=') + 1);
 	struct advise_row *a = plan_add(pl, "%s nodes together", label);
 	for (size_t i = 0; a && i < n; i++)
 		if (found[i][0]) {
@@ -772,9 +828,14 @@ void advise_write(FILE *out, const struct advice *a)
 		"$/verified");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
-		char b[6][32];
-		fprintf(out, "%4zu  %-58.58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1,
-			r->label, (long long)r->run_id, r->meets ? "yes" : "no",
+		char b[6][32],
+			label[59]; /* a longer label ends in "..." (the advice table has it) */
+		size_t len = strlen(r->label);
+		memcpy(label, r->label, len < sizeof label ? len + 1 : sizeof label);
+		if (len >= sizeof label)
+			memcpy(label + sizeof label - 4, "...", 4);
+		fprintf(out, "%4zu  %-58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1, label,
+			(long long)r->run_id, r->meets ? "yes" : "no",
 			num(b[0], 32, r->peak_demand, 0), num(b[1], 32, r->queue_p95, 0),
 			num(b[2], 32, r->deadline_pct, 1), num(b[3], 32, r->slo_pct, 1),
 			a->prices ? num(b[4], 32, r->cost, 2) : "-",

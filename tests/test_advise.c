@@ -215,3 +215,27 @@ Test(advise, a_pool_search_that_falls_short_is_a_row_too)
 		     40.0, "%s", out);
 	cr_expect_eq(query("SELECT count(*) FROM advice"), 2, "%s", out);
 }
+
+/* Two workloads' findings name one pool (tests/fixtures/diagnosis/
+ * shared-pool.yaml): it is sized for both their goals, not the run's, which
+ * a100's chat keeps short at any h100 size (it said "pool h100 at 4 nodes
+ * (still short of every deadline met)" and found nothing that meets).  By
+ * hand: on the base 2 + 2 + 2 of 18 jobs meet their deadlines (33.3%); h100
+ * at 2 nodes 4 + 6 + 2 (66.7%); with a100 at 4 too, all 18. */
+Test(advise, a_pool_two_findings_name_is_sized_for_both_goals)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/shared-pool.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "pool h100 at 2 nodes (smallest for train, eval)"), "%s", out);
+	cr_expect(strstr(out, "pool a100 at 4 nodes (smallest for chat)"), "%s", out);
+	cr_expect(
+		strstr(last_line(), "recommendation: pools h100 at 2 and a100 at 4 nodes together"),
+		"%s", out);
+	cr_expect_float_eq(query("SELECT deadline_met_pct FROM advice WHERE alternative LIKE "
+				 "'pool h100 at 2 nodes%'"),
+			   200.0 / 3, 1e-9, "%s", out);
+	cr_expect_float_eq(query("SELECT deadline_met_pct FROM advice WHERE alternative LIKE "
+				 "'base%'"),
+			   100.0 / 3, 1e-9, "%s", out);
+}
