@@ -108,7 +108,9 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 	case ARRIVAL_AT:
 	case ARRIVAL_POISSON:
 		job->gpus = ws->gpus;
-		job->duration = to_sim(fmax(0.0, arrivals_dist_draw(&ws->duration, st->rng)));
+		/* a long tail's draw is cut at the clock's span, as a given duration is */
+		job->duration = to_sim(fmin(fmax(0.0, arrivals_dist_draw(&ws->duration, st->rng)),
+					    sim_seconds(SCENARIO_MAX_SPAN)));
 		job->deadline = deadline_of(ws, now);
 		if (ws->arrival.kind == ARRIVAL_AT)
 			st->next = st->emitted < ws->count ? now : SIM_NEVER;

@@ -335,3 +335,13 @@ Test(scenarios, an_explicit_step_past_the_window_limit_stops_the_run)
 		  "%s", err.msg);
 	cr_expect_leq(r.n_ts, (1000000 + 2) * 3, "it stopped at the limit, not 2,592,000");
 }
+
+/* Without a horizon the clock stops at SCENARIO_MAX_RUN: a queue of
+ * 1000-year jobs aborted in engine_push (the clock past int64). */
+Test(scenarios, a_run_without_a_horizon_stops_at_the_clock_limit)
+{
+	run("tests/fixtures/clock-limit.yaml", NULL, 0);
+	cr_assert_str_eq(r.status, "horizon");
+	cr_assert_eq(r.sim_end, SCENARIO_MAX_RUN);
+	cr_assert_float_eq(metric("all", "jobs_completed"), 2, 0);
+}

@@ -401,6 +401,10 @@ struct param {
  * horizon, or the known arrivals): raise with GPUPLAN_MAX_WINDOWS. */
 #define SCENARIO_DEFAULT_MAX_WINDOWS 1000000
 #define SCENARIO_MAX_SPAN            ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
+/* Where the clock of a run without a horizon stops (status horizon): the
+ * span of the arrivals and one duration, each at most SCENARIO_MAX_SPAN; a
+ * queue of 1000-year jobs would otherwise run the clock past int64. */
+#define SCENARIO_MAX_RUN             (2 * SCENARIO_MAX_SPAN)
 /* The loader's limits, public so that what writes a scenario (import) checks
  * its inputs against the same figures, where it reads them. */
 #define SCENARIO_MAX_GPUS_PER_NODE   GPUPOLICY_MAX_GPUS
