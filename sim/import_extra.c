@@ -36,13 +36,14 @@
 
 /* Kueue's names are DNS subdomains, dots allowed; the scenario's queue and
  * cohort names appear in --set paths, so they may not hold one. */
-static int kueue_name(struct imp_file *f, const struct ynode *at, const char *key, const char *what,
-		      const char *name)
+static int kueue_name(struct imp_file *f, const struct ynode *at, const char *steps,
+		      const char *what, const char *name)
 {
 	if (!name || scenario_item_name_ok(name))
 		return GP_OK;
-	return imp_error(f, at, key, "%s '%s' cannot be a gpuplan %s name; expected %s", what, name,
-			 strstr(what, "ohort") ? "cohort" : "queue", SCENARIO_ITEM_NAME_HINT);
+	return imp_error_at(f, at, steps, "%s '%s' cannot be a gpuplan %s name; expected %s", what,
+			    name, strstr(what, "ohort") ? "cohort" : "queue",
+			    SCENARIO_ITEM_NAME_HINT);
 }
 
 /* An object of kind named name, of the same name as one read before (the
@@ -50,10 +51,10 @@ static int kueue_name(struct imp_file *f, const struct ynode *at, const char *ke
 static int kueue_duplicate(struct imp_file *f, const struct ynode *meta, const char *kind,
 			   const char *name, size_t first)
 {
-	return imp_error(f, ynode_get(meta, "name"), "metadata.name",
-			 "%s '%s' is listed twice (first at .items[%zu]); expected one object "
-			 "per name",
-			 kind, name, first);
+	return imp_error_at(f, ynode_get(meta, "name"), "metadata.name",
+			    "%s '%s' is listed twice (first at .items[%zu]); expected one object "
+			    "per name",
+			    kind, name, first);
 }
 
 static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queue *q)
@@ -182,7 +183,7 @@ static int kueue_local_queue(struct imp *im, const struct ynode *item, size_t i,
 	const char *ref = NULL;
 	int rc = imp_map(f, item, "spec", &spec);
 	if (!rc && spec && !(rc = imp_str(f, spec, "clusterQueue", &ref)) && !ref)
-		rc = imp_error(f, item, "spec.clusterQueue", "expected the ClusterQueue");
+		rc = imp_error_at(f, item, "spec.clusterQueue", "expected the ClusterQueue");
 	if (!rc && !spec)
 		rc = imp_error(f, item, "spec", "expected the LocalQueue's spec.clusterQueue");
 	for (size_t k = 0; !rc && k < im->n_local_queues; k++)
@@ -291,11 +292,11 @@ static int cohort_loop(struct imp *im, const struct ynode *items)
 			bool v2 = !ynode_get(spec, "parent");
 			size_t base = imp_push_key(f, "items");
 			imp_push_index(f, co->item);
-			int rc = imp_error(f, ynode_get(spec, v2 ? "parentName" : "parent"),
-					   v2 ? "spec.parentName" : "spec.parent",
-					   "cohort '%s' is its own ancestor (a cohort loop); "
-					   "expected parents that end at a root",
-					   co->name);
+			int rc = imp_error_at(f, ynode_get(spec, v2 ? "parentName" : "parent"),
+					      v2 ? "spec.parentName" : "spec.parent",
+					      "cohort '%s' is its own ancestor (a cohort loop); "
+					      "expected parents that end at a root",
+					      co->name);
 			imp_pop(f, base);
 			return rc;
 		}
@@ -619,8 +620,8 @@ static int read_prometheus_json(struct imp *im)
 	if (!rc && data)
 		rc = imp_seq(f, data, "result", &result);
 	if (!rc && !result)
-		rc = imp_error(f, f->tree->root, "data.result", "expected the query's result");
-	size_t base = imp_push_key(f, "data.result"), keyed = f->len;
+		rc = imp_error_at(f, f->tree->root, "data.result", "expected the query's result");
+	size_t base = imp_push_path(f, "data.result"), keyed = f->len;
 	for (size_t i = 0; !rc && i < result->n; i++) {
 		const struct ynode *metric = NULL, *values = NULL, *value = NULL;
 		const char *name = NULL, *ns = NULL, *pod = NULL, *x = NULL;
@@ -636,7 +637,8 @@ static int read_prometheus_json(struct imp *im)
 			pod = x ? x : pod;
 		}
 		if (!rc && !name)
-			rc = imp_error(f, s, "metric.__name__", "expected the series' metric name");
+			rc = imp_error_at(f, s, "metric.__name__",
+					  "expected the series' metric name");
 		if (!rc && !(rc = imp_seq(f, s, "values", &values)) && !values)
 			rc = imp_seq(f, s, "value", &value);
 		const struct ynode *one[1] = {value};

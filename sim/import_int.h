@@ -31,14 +31,20 @@ struct imp_file {
 int imp_open(struct imp_file *f, const char *path, struct gp_err *err);
 void imp_close(struct imp_file *f);
 
-/* Path steps: push returns the length to pop back to. */
+/* Path steps: push returns the length to pop back to.  A key is one key,
+ * whatever it holds (.spec, ["nvidia.com/gpu"]); steps are a path written in
+ * the code, appended as they are ("spec.taints" gives .spec.taints). */
 size_t imp_push_key(struct imp_file *f, const char *key);
+size_t imp_push_path(struct imp_file *f, const char *steps);
 size_t imp_push_index(struct imp_file *f, size_t i);
 void imp_pop(struct imp_file *f, size_t len);
 
-/* "FILE:LINE:COL: error: PATH[.key]: MESSAGE" (key may be NULL). */
+/* "FILE:LINE:COL: error: PATH[.key]: MESSAGE" (key, one key, may be NULL). */
 int imp_error(struct imp_file *f, const struct ynode *at, const char *key, const char *fmt, ...)
 	GP_PRINTF(4, 5);
+/* The same at PATH.steps, steps written in the code ("metadata.name"). */
+int imp_error_at(struct imp_file *f, const struct ynode *at, const char *steps, const char *fmt,
+		 ...) GP_PRINTF(4, 5);
 
 bool imp_is_null(const struct ynode *v);
 

@@ -312,7 +312,7 @@ static int read_taints(struct imp *im, struct imp_node *n, const struct ynode *s
 	int rc = spec ? imp_seq(f, spec, "taints", &taints) : GP_OK;
 	for (size_t i = 0; !rc && taints && i < taints->n; i++) {
 		const char *key = NULL, *value = NULL, *effect = NULL;
-		size_t base = imp_push_key(f, "spec.taints");
+		size_t base = imp_push_path(f, "spec.taints");
 		imp_push_index(f, i);
 		if (!(rc = imp_str(f, taints->items[i], "key", &key)) &&
 		    !(rc = imp_str(f, taints->items[i], "value", &value)))
@@ -359,7 +359,7 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 	if (!rc)
 		rc = imp_str(f, meta, "name", &n->name);
 	if (!rc && !n->name)
-		rc = imp_error(f, meta, "metadata.name", "expected the node's name");
+		rc = imp_error_at(f, meta, "metadata.name", "expected the node's name");
 	if (!rc) {
 		size_t base = imp_push_key(f, "metadata");
 		rc = imp_map(f, meta, "labels", &n->labels);
@@ -377,7 +377,7 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 	if (!rc && !alloc)
 		rc = imp_error(f, status ? status : item, status ? "allocatable" : "status",
 			       "expected the node's allocatable resources");
-	size_t base = imp_push_key(f, "status.allocatable");
+	size_t base = imp_push_path(f, "status.allocatable");
 	const struct ynode *cpu = alloc ? ynode_get(alloc, "cpu") : NULL;
 	const struct ynode *mem = alloc ? ynode_get(alloc, "memory") : NULL;
 	if (!rc && cpu)

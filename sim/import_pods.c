@@ -231,7 +231,7 @@ static int read_affinity(struct imp *im, const struct ynode *spec, struct imp_po
 			 "the first",
 			 p->ns, p->name, terms->n);
 	const struct ynode *exprs = NULL;
-	size_t base = imp_push_key(
+	size_t base = imp_push_path(
 		f, "affinity.nodeAffinity."
 		   "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]");
 	rc = imp_seq(f, terms->items[0], "matchExpressions", &exprs);

@@ -38,38 +38,65 @@ void imp_close(struct imp_file *f)
 	f->tree = NULL;
 }
 
-/* Whether key reads as dot-separated identifiers ("spec.taints"): it is then
- * written as such; any other key ("nvidia.com/gpu", "A100-80GB") is written
- * ["key"], as jq spells it, so the path can be pasted into jq. */
-static bool plain_path(const char *key)
+/* Whether key is one identifier ("spec", "nodeSelectorTerms"): it is then
+ * written .key; any other key ("nvidia.com/gpu", "gpu.product", "A100-80GB")
+ * is one key all the same and is written ["key"], as jq spells it, so the
+ * path can be pasted into jq.  A path of several steps written in the code
+ * ("spec.taints") is imp_push_path's, never a key's. */
+static bool identifier(const char *key)
 {
-	bool start = true;
-	for (const char *c = key; *c; c++) {
-		if (*c == '.' && !start && c[1]) {
-			start = true;
-			continue;
-		}
-		if (!(isalpha((unsigned char)*c) || *c == '_' ||
-		      (!start && isdigit((unsigned char)*c))))
+	if (!isalpha((unsigned char)*key) && *key != '_')
+		return false;
+	for (const char *c = key; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
 			return false;
-		start = false;
-	}
-	return !start;
+	return true;
 }
 
-/* Appends the step for key to buf at *len (truncating at size). */
+/* Appends n bytes of text to buf at *len (truncating at size). */
+static void path_put(char *buf, size_t size, size_t *len, const char *text, size_t n)
+{
+	for (size_t i = 0; i < n && *len + 1 < size; i++)
+		buf[(*len)++] = text[i];
+	buf[*len] = '\0';
+}
+
+/* Appends the step for one key to buf at *len: .key, or ["key"] with '"'
+ * and '\\' escaped as in a JSON string. */
 static void path_step(char *buf, size_t size, size_t *len, const char *key)
 {
-	int n = plain_path(key) ? snprintf(buf + *len, size - *len, ".%s", key)
-				: snprintf(buf + *len, size - *len, "[\"%s\"]", key);
-	if (n > 0)
-		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+	if (identifier(key)) {
+		path_put(buf, size, len, ".", 1);
+		path_put(buf, size, len, key, strlen(key));
+		return;
+	}
+	path_put(buf, size, len, "[\"", 2);
+	for (const char *c = key; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			path_put(buf, size, len, "\\", 1);
+		path_put(buf, size, len, c, 1);
+	}
+	path_put(buf, size, len, "\"]", 2);
+}
+
+/* Appends steps written in the code ("spec.taints", "a.b[0]") as they are. */
+static void path_steps(char *buf, size_t size, size_t *len, const char *steps)
+{
+	path_put(buf, size, len, ".", 1);
+	path_put(buf, size, len, steps, strlen(steps));
 }
 
 size_t imp_push_key(struct imp_file *f, const char *key)
 {
 	size_t len = f->len;
 	path_step(f->jpath, sizeof f->jpath, &f->len, key);
+	return len;
+}
+
+size_t imp_push_path(struct imp_file *f, const char *steps)
+{
+	size_t len = f->len;
+	path_steps(f->jpath, sizeof f->jpath, &f->len, steps);
 	return len;
 }
 
@@ -88,20 +115,43 @@ void imp_pop(struct imp_file *f, size_t len)
 	f->jpath[len] = '\0';
 }
 
-int imp_error(struct imp_file *f, const struct ynode *at, const char *key, const char *fmt, ...)
+/* The error at the reader's path, then the step for key (one key) or steps
+ * (a path written in the code), whichever is not NULL. */
+static int verror(struct imp_file *f, const struct ynode *at, const char *key, const char *steps,
+		  const char *fmt, va_list ap) GP_PRINTF(5, 0);
+static int verror(struct imp_file *f, const struct ynode *at, const char *key, const char *steps,
+		  const char *fmt, va_list ap)
 {
 	char msg[600], path[sizeof f->jpath + 128];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	struct srcloc loc = at ? at->loc : (struct srcloc){f->path, 0, 0};
 	size_t len = f->len;
 	memcpy(path, f->jpath, len);
 	path[len] = '\0';
 	if (key)
 		path_step(path, sizeof path, &len, key);
+	if (steps)
+		path_steps(path, sizeof path, &len, steps);
 	return gp_located(f->err, loc, "%s: %s", len ? path : ".", msg);
+}
+
+int imp_error(struct imp_file *f, const struct ynode *at, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = verror(f, at, key, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int imp_error_at(struct imp_file *f, const struct ynode *at, const char *steps, const char *fmt,
+		 ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = verror(f, at, NULL, steps, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 bool imp_is_null(const struct ynode *v)

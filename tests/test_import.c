@@ -581,6 +581,32 @@ Test(import, json_paths_have_one_dot_per_step_and_quote_keys_with_dots)
 		  "%s", err.msg);
 }
 
+/* A pending pod of one L4 GPU whose spec holds spec (JSON members, leading comma). */
+static const char *pod_with(const char *spec)
+{
+	static char buf[2048];
+	snprintf(buf, sizeof buf,
+		 "{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": "
+		 "{\"name\": \"p\", \"namespace\": \"default\"}, \"spec\": {\"containers\": "
+		 "[{\"name\": \"c\", \"resources\": {\"limits\": {\"nvidia.com/gpu\": "
+		 "\"1\"}}}]%s}, \"status\": {\"phase\": \"Pending\"}}]}\n",
+		 spec);
+	return buf;
+}
+
+/* Runs the CLI over a one-L4-node cluster and pods; asserts the refusal names
+ * p.json and holds want. */
+static void pods_refused(const char *pods, const char *want)
+{
+	char args[512];
+	snprintf(args, sizeof args, "--nodes %s --pods %s",
+		 put(0, "n.json",
+		     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+			      ", \"nvidia.com/gpu\": \"1\"")),
+		 put(1, "p.json", pods));
+	REFUSES(args, "p.json:", want);
+}
+
 Test(import, a_kueue_preemption_policy_is_named_under_spec_preemption)
 {
 	struct import_options o = fixture();
@@ -650,6 +676,25 @@ static void build_refused(const struct import_options *o, const char *const *wan
 }
 
 #define BUILD_REFUSED(o, ...) build_refused(o, (const char *const[]){__VA_ARGS__, NULL})
+
+Test(import, a_path_the_code_spells_is_steps_and_only_a_real_key_is_quoted)
+{
+	/* nodeSelectorTerms[0] is steps of the path, not one key "affinity...". */
+	pods_refused(pod_with(", \"affinity\": {\"nodeAffinity\": "
+			      "{\"requiredDuringSchedulingIgnoredDuringExecution\": "
+			      "{\"nodeSelectorTerms\": [{\"matchExpressions\": [{\"key\": "
+			      "\"zone\", \"operator\": \"In\", \"values\": []}]}]}}}"),
+		     ": error: .items[0].spec.affinity.nodeAffinity."
+		     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+		     "matchExpressions[0].values: expected values with operator In");
+	/* A real key with dots and no slash is one key: ["a.b"], not .a.b. */
+	struct import_options o = fixture();
+	o.opencost = edited(2, "opencost.json", "\"__idle__\": {\n        \"cpuCoreHours\": 0.0",
+			    "\"ml.idle\": {\n        \"cpuCoreHours\": -1");
+	BUILD_REFUSED(&o, "opencost.json:",
+		      ".data[0][\"ml.idle\"].cpuCoreHours: expected a "
+		      "number >= 0");
+}
 
 Test(import, out_of_range_values_are_named_in_the_input_not_in_the_output)
 {
