@@ -61,7 +61,8 @@ int imp_time(struct imp_file *f, const struct ynode *m, const char *key, int64_t
 int imp_list(struct imp_file *f, const char *kind, const struct ynode **items);
 
 /* A Kubernetes quantity as a number: "500m" cores, "16Gi" bytes (the binary
- * and decimal suffixes Ki, Mi, Gi, Ti, Pi, n, u, m, k, M, G, T, P). */
+ * and decimal suffixes Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E, or
+ * an exponent, 12e6), from 0 to INT64_MAX exactly. */
 int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out);
 
 /* --- the cluster as read ---------------------------------------------------- */

@@ -261,55 +261,164 @@ int imp_list(struct imp_file *f, const char *kind, const struct ynode **items)
 	return GP_OK;
 }
 
-/* Kubernetes keeps a quantity's value in an int64 (resource.Quantity's
- * fast path); a larger one is no allocatable or request a cluster reports. */
-#define QUANTITY_MAX 9.223372036854775807e18
+/* The suffixes of a Kubernetes quantity (resource.Quantity: binarySI and
+ * decimalSI; "" is the plain number), each as 2^bin * 10^dec. */
+static const struct {
+	const char *suffix;
+	int bin, dec;
+	double factor;
+} quantity_suffixes[] = {
+	{"Ki", 10, 0, 1024.0},
+	{"Mi", 20, 0, 1048576.0},
+	{"Gi", 30, 0, 1073741824.0},
+	{"Ti", 40, 0, 1099511627776.0},
+	{"Pi", 50, 0, 1125899906842624.0},
+	{"Ei", 60, 0, 1152921504606846976.0},
+	{"n", 0, -9, 1e-9},
+	{"u", 0, -6, 1e-6},
+	{"m", 0, -3, 1e-3},
+	{"", 0, 0, 1.0},
+	{"k", 0, 3, 1e3},
+	{"M", 0, 6, 1e6},
+	{"G", 0, 9, 1e9},
+	{"T", 0, 12, 1e12},
+	{"P", 0, 15, 1e15},
+	{"E", 0, 18, 1e18},
+};
 
-/* Splits a quantity into its number and suffix multiplier. */
-static bool quantity(const char *s, double *out)
+/* Doubles the decimal fraction 0.d[0]d[1]... in place; returns the carry into
+ * the units (0 or 1). */
+static unsigned double_fraction(char *d, size_t n)
 {
-	static const struct {
-		const char *suffix;
-		double factor;
-	} suffixes[] = {{"Ki", 1024.0},
-			{"Mi", 1048576.0},
-			{"Gi", 1073741824.0},
-			{"Ti", 1099511627776.0},
-			{"Pi", 1125899906842624.0},
-			{"n", 1e-9},
-			{"u", 1e-6},
-			{"m", 1e-3},
-			{"k", 1e3},
-			{"M", 1e6},
-			{"G", 1e9},
-			{"T", 1e12},
-			{"P", 1e15},
-			{"", 1.0}};
-	size_t len = strlen(s);
-	for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
-		size_t sl = strlen(suffixes[i].suffix);
-		if (sl > len || strcmp(s + len - sl, suffixes[i].suffix))
-			continue;
-		char num[64];
-		if (len - sl == 0 || len - sl >= sizeof num)
-			return false;
-		memcpy(num, s, len - sl);
-		num[len - sl] = '\0';
-		double v;
-		if (units_number(num, &v) || v < 0)
-			return false;
-		*out = v * suffixes[i].factor;
-		return *out <= QUANTITY_MAX;
+	unsigned carry = 0;
+	for (size_t i = n; i-- > 0;) {
+		unsigned v = (unsigned)(d[i] - '0') * 2 + carry;
+		d[i] = (char)('0' + v % 10);
+		carry = v / 10;
 	}
-	return false;
+	return carry;
+}
+
+/* Whether digits (n of them, the first not 0) * 10^(point - n) * 2^bin is at
+ * most INT64_MAX, decided exactly: the whole part is built in an unsigned
+ * 64-bit integer that stops past INT64_MAX, the fraction doubled digit by
+ * digit for a binary suffix, and at INT64_MAX itself any fraction left is
+ * past it.  point: how many of the digits are whole. */
+static bool within_int64(const char *digits, size_t n, long point, int bin)
+{
+	const uint64_t max = (uint64_t)INT64_MAX;
+	if (point < -20)
+		return true; /* under 10^-20 * 2^60 < 1 */
+	if (point > 20)
+		return false; /* at least 10^20 */
+	uint64_t whole = 0;
+	bool over = false;
+	for (long i = 0; !over && i < point; i++) {
+		unsigned d = i < (long)n ? (unsigned)(digits[i] - '0') : 0;
+		over = whole > (max - d) / 10;
+		whole = whole * 10 + d;
+	}
+	size_t lead = point < 0 ? (size_t)-point : 0, from = point > 0 ? (size_t)point : 0;
+	size_t nfrac = from < n ? n - from : 0;
+	char *frac = gp_xcalloc(lead + nfrac + 1, 1);
+	memset(frac, '0', lead);
+	if (nfrac)
+		memcpy(frac + lead, digits + from, nfrac);
+	for (int b = 0; !over && b < bin; b++) {
+		unsigned carry = double_fraction(frac, lead + nfrac);
+		over = whole > (max - carry) / 2;
+		whole = whole * 2 + carry;
+	}
+	/* INT64_MAX and a fraction is past it. */
+	if (!over && whole == max)
+		over = strspn(frac, "0") < lead + nfrac;
+	free(frac);
+	return !over;
+}
+
+enum quantity_check { QUANTITY_OK, QUANTITY_SYNTAX, QUANTITY_RANGE };
+
+/* A quantity as Kubernetes writes it (resource.Quantity's grammar: a signed
+ * decimal number, then a binarySI or decimalSI suffix or an exponent e<N>),
+ * from 0 to INT64_MAX: an allocatable or a request is no larger
+ * (resource.Quantity caps a binarySI one there).  The bound is checked on
+ * the exact decimal value, not on a double, in which 2^63 and 2^63-1 are one
+ * number. */
+static enum quantity_check quantity(const char *s, double *out)
+{
+	const char *p = s;
+	bool negative = *p == '-';
+	if (*p == '-' || *p == '+')
+		p++;
+	const char *int_at = p;
+	while (isdigit((unsigned char)*p))
+		p++;
+	size_t n_int = (size_t)(p - int_at);
+	const char *frac_at = p;
+	if (*p == '.')
+		for (frac_at = ++p; isdigit((unsigned char)*p);)
+			p++;
+	size_t n_frac = (size_t)(p - frac_at);
+	if (!n_int && !n_frac)
+		return QUANTITY_SYNTAX;
+	const char *suffix = p;
+	int bin = 0;
+	long dec = 0;
+	double factor = 1.0;
+	size_t k = 0, n_suffixes = sizeof quantity_suffixes / sizeof *quantity_suffixes;
+	while (k < n_suffixes && strcmp(suffix, quantity_suffixes[k].suffix))
+		k++;
+	if (k < n_suffixes) {
+		bin = quantity_suffixes[k].bin;
+		dec = quantity_suffixes[k].dec;
+		factor = quantity_suffixes[k].factor;
+	} else {
+		/* An exponent: e or E, then a signed integer (12e6). */
+		const char *e = suffix + 1;
+		bool down = *e == '-';
+		if ((*suffix != 'e' && *suffix != 'E') || ((*e == '-' || *e == '+') && !*++e) ||
+		    !*e)
+			return QUANTITY_SYNTAX;
+		for (; isdigit((unsigned char)*e); e++)
+			dec = dec < 100000 ? dec * 10 + (*e - '0') : dec;
+		if (*e)
+			return QUANTITY_SYNTAX;
+		dec = down ? -dec : dec;
+	}
+	/* The digits without the point, from the first that is not 0. */
+	char *digits = gp_xcalloc(n_int + n_frac + 1, 1);
+	memcpy(digits, int_at, n_int);
+	memcpy(digits + n_int, frac_at, n_frac);
+	size_t lead = 0;
+	while (digits[lead] == '0')
+		lead++;
+	bool zero = !digits[lead];
+	bool ok = zero || (!negative && within_int64(digits + lead, n_int + n_frac - lead,
+						     (long)n_int - (long)lead + dec, bin));
+	free(digits);
+	if (!ok)
+		return QUANTITY_RANGE;
+	/* The number as strtod reads it (with its exponent), times the suffix. */
+	char *number = gp_xstrdup(s);
+	if (k < n_suffixes)
+		number[suffix - s] = '\0';
+	*out = zero ? 0 : strtod(number, NULL) * factor;
+	free(number);
+	return QUANTITY_OK;
 }
 
 int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out)
 {
-	if (!v || v->kind != YNODE_SCALAR || !quantity(v->value, out))
+	enum quantity_check q =
+		v && v->kind == YNODE_SCALAR ? quantity(v->value, out) : QUANTITY_SYNTAX;
+	if (q == QUANTITY_RANGE)
 		return imp_error(f, v, key,
-				 "expected a Kubernetes quantity like 16Gi or 500m, at most "
-				 "2^63-1%s%s%s",
+				 "expected a quantity from 0 to 9223372036854775807 (2^63 - 1, "
+				 "Kubernetes' int64), got '%s'",
+				 v->value);
+	if (q == QUANTITY_SYNTAX)
+		return imp_error(f, v, key,
+				 "expected a Kubernetes quantity like 16Gi or 500m%s%s%s",
 				 v && v->kind == YNODE_SCALAR ? ", got '" : "",
 				 v && v->kind == YNODE_SCALAR ? v->value : "",
 				 v && v->kind == YNODE_SCALAR ? "'" : "");

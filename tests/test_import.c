@@ -721,6 +721,45 @@ Test(import, out_of_range_values_are_named_in_the_input_not_in_the_output)
 	BUILD_REFUSED(&o, "--name 'bad name!': expected letters, digits");
 }
 
+/* Imports nodes.json with its first allocatable cpu ("4", the control
+ * plane's) replaced by cpu; asserts the exit status. */
+static void node_cpu(const char *cpu, bool taken)
+{
+	char to[128], args[512], cmd[1024], out[4096];
+	snprintf(to, sizeof to, "\"cpu\": \"%s\"", cpu);
+	snprintf(args, sizeof args, "--nodes %s --pods %s",
+		 edited(0, "nodes.json", "\"cpu\": \"4\"", to), FX "pods.json");
+	if (!taken) {
+		REFUSES(args, "nodes.json:37:",
+			".items[0].status.allocatable.cpu: expected a "
+			"quantity from 0 to 9223372036854775807 (2^63 - 1",
+			cpu);
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import %s --at 2026-11-30T12:00:00Z -o %s/ok.yaml",
+		 args, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", cpu, out);
+}
+
+Test(import, a_quantity_past_int64_is_refused_to_the_last_unit)
+{
+	/* 2^63 and 2^63-1 are one double: the bound is checked on the digits. */
+	node_cpu("9223372036854775807", true);
+	node_cpu("9223372036854775808", false);
+	node_cpu("9223372036854775807000m", true);
+	node_cpu("9223372036854775808000m", false);
+	node_cpu("9223372036854775807.000001", false);
+	node_cpu("922337203685477580.8e1", false);
+	/* Binary suffixes: 8Ei is 2^63; 8191.99999999999999999Pi is 2^63 less
+	 * 1e-17 Pi (0.011), still past 2^63-1; 7.999999999999999999Ei is 2^63
+	 * less 1.15, under it. */
+	node_cpu("8Ei", false);
+	node_cpu("8191.99999999999999999Pi", false);
+	node_cpu("7.999999999999999999Ei", true);
+	/* 2^63 millicores is 2^63 / 1000 cores, within Kubernetes' int64. */
+	node_cpu("9223372036854775808m", true);
+}
+
 Test(import, kueue_duplicates_and_cohort_loops_are_named_in_the_kueue_file)
 {
 	struct import_options o = fixture();
