@@ -296,6 +296,13 @@ static int read_spec(struct imp *im, const struct ynode *spec, struct imp_pod *p
 	int rc = imp_str(f, spec, "nodeName", &p->node);
 	if (!rc)
 		rc = imp_int(f, spec, "priority", &p->priority);
+	/* The loader's bound, which is Kubernetes' int32. */
+	if (!rc && (p->priority < SCENARIO_MIN_PRIORITY || p->priority > SCENARIO_MAX_PRIORITY))
+		rc = imp_error(f, ynode_get(spec, "priority"), "priority",
+			       "expected a whole number from %d to %d (a pod's priority is an "
+			       "int32), got %lld",
+			       SCENARIO_MIN_PRIORITY, SCENARIO_MAX_PRIORITY,
+			       (long long)p->priority);
 	if (!rc)
 		rc = imp_str(f, spec, "restartPolicy", &restart);
 	if (!rc)

@@ -620,7 +620,7 @@ static int workload_queue(struct loader *ld, const struct ynode *v, void *obj)
 static int workload_priority(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int64_t p = 0;
-	int rc = ld_get_int(ld, v, "priority", INT32_MIN, INT32_MAX, &p);
+	int rc = ld_get_int(ld, v, "priority", SCENARIO_MIN_PRIORITY, SCENARIO_MAX_PRIORITY, &p);
 	((struct workload_spec *)obj)->priority = (int32_t)p;
 	return rc;
 }

@@ -595,7 +595,8 @@ static const char *pod_with(const char *spec)
 }
 
 /* Runs the CLI over a one-L4-node cluster and pods; asserts the refusal names
- * p.json and holds want. */
+ * p.json by its line (where the value is read, not the self-check of the
+ * scenario written) and holds want. */
 static void pods_refused(const char *pods, const char *want)
 {
 	char args[512];
@@ -604,7 +605,7 @@ static void pods_refused(const char *pods, const char *want)
 		     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
 			      ", \"nvidia.com/gpu\": \"1\"")),
 		 put(1, "p.json", pods));
-	REFUSES(args, "p.json:", want);
+	REFUSES(args, "p.json:1:", want);
 }
 
 Test(import, a_kueue_preemption_policy_is_named_under_spec_preemption)
@@ -758,6 +759,16 @@ Test(import, a_quantity_past_int64_is_refused_to_the_last_unit)
 	node_cpu("7.999999999999999999Ei", true);
 	/* 2^63 millicores is 2^63 / 1000 cores, within Kubernetes' int64. */
 	node_cpu("9223372036854775808m", true);
+}
+
+Test(import, a_priority_past_int32_is_refused_where_the_pod_is_read)
+{
+	/* The scenario loader's bound (SCENARIO_MAX_PRIORITY), Kubernetes' int32. */
+	pods_refused(pod_with(", \"priority\": 3000000000"),
+		     ": error: .items[0].spec.priority: expected a whole number from -2147483648 "
+		     "to 2147483647 (a pod's priority is an int32), got 3000000000");
+	pods_refused(pod_with(", \"priority\": -2147483649"),
+		     ".items[0].spec.priority: expected a whole number from -2147483648");
 }
 
 Test(import, kueue_duplicates_and_cohort_loops_are_named_in_the_kueue_file)

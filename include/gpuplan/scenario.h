@@ -415,6 +415,11 @@ struct param {
  * clients per GPU since Volta). */
 #define SCENARIO_MAX_TIME_SLICES     64
 #define SCENARIO_MAX_MPS_CLIENTS     48
+/* A workload's priority: a pod's spec.priority is an int32 in Kubernetes
+ * (PriorityClass values reach 1e9 for user classes, 2000001000 for
+ * system-node-critical, and may be negative). */
+#define SCENARIO_MIN_PRIORITY        INT32_MIN
+#define SCENARIO_MAX_PRIORITY        INT32_MAX
 #define SCENARIO_NAME_HINT           "letters, digits, '.', '_' or '-', like eval-window"
 #define SCENARIO_ITEM_NAME_HINT      "letters, digits, '_' or '-', like batch"
 
