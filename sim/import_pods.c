@@ -20,6 +20,28 @@
 
 static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 
+/* A label key as the API server checks it (scenario.h, the loader's own
+ * definition), named at key of the reader's path and in where. */
+static int label_key(struct imp_file *f, const struct ynode *at, const char *key, const char *label,
+		     const char *where)
+{
+	if (scenario_label_key_ok(label))
+		return GP_OK;
+	return imp_error(f, at, key,
+			 "invalid label key '%s' in %s; expected " SCENARIO_LABEL_KEY_HINT, label,
+			 where);
+}
+
+static int label_value(struct imp_file *f, const struct ynode *at, const char *key,
+		       const char *value, const char *where)
+{
+	if (scenario_label_value_ok(value))
+		return GP_OK;
+	return imp_error(f, at, key,
+			 "invalid label value '%s' in %s; expected " SCENARIO_LABEL_VALUE_HINT,
+			 value, where);
+}
+
 /* The owner with controller: true, as "Kind namespace/name"; a ReplicaSet
  * that a Deployment made (its name ends in -<pod-template-hash>) is named by
  * the Deployment. */
@@ -176,6 +198,9 @@ static int read_expression(struct imp *im, const struct ynode *e, struct imp_pod
 		rc = imp_seq(f, e, "values", &vals);
 	if (!rc && (!key || !op))
 		rc = imp_error(f, e, NULL, "expected a requirement with key and operator");
+	/* The API server checks the key, not the values (ValidateNodeSelectorRequirement). */
+	if (!rc)
+		rc = label_key(f, ynode_get(e, "key"), "key", key, "node affinity");
 	if (rc)
 		return rc;
 	for (int k = 0; k < 4; k++) {
@@ -207,14 +232,22 @@ static int read_affinity(struct imp *im, const struct ynode *spec, struct imp_po
 	struct imp_file *f = &im->pods_f;
 	const struct ynode *sel = NULL, *aff = NULL, *na = NULL, *req = NULL, *terms = NULL;
 	int rc = imp_map(f, spec, "nodeSelector", &sel);
+	size_t base = imp_push_key(f, "nodeSelector");
 	for (size_t i = 0; !rc && sel && i < sel->n; i++) {
-		if (sel->items[i]->kind != YNODE_SCALAR)
-			return imp_error(f, sel->items[i], "nodeSelector",
-					 "expected string values");
+		const struct ynode *val = sel->items[i];
+		if (val->kind != YNODE_SCALAR)
+			rc = imp_error(f, val, sel->keys[i], "expected a string value");
+		if (!rc)
+			rc = label_key(f, val, sel->keys[i], sel->keys[i], "nodeSelector");
+		if (!rc)
+			rc = label_value(f, val, sel->keys[i], val->value, "nodeSelector");
+		if (rc)
+			break;
 		const char **v = gp_xcalloc(1, sizeof *v);
 		v[0] = sel->items[i]->value;
 		add_req(p, sel->keys[i], AFFINITY_IN, v, 1);
 	}
+	imp_pop(f, base);
 	if (!rc)
 		rc = imp_map(f, spec, "affinity", &aff);
 	if (!rc && aff)
@@ -231,9 +264,9 @@ static int read_affinity(struct imp *im, const struct ynode *spec, struct imp_po
 			 "the first",
 			 p->ns, p->name, terms->n);
 	const struct ynode *exprs = NULL;
-	size_t base = imp_push_path(
-		f, "affinity.nodeAffinity."
-		   "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]");
+	base = imp_push_path(f,
+			     "affinity.nodeAffinity."
+			     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]");
 	rc = imp_seq(f, terms->items[0], "matchExpressions", &exprs);
 	for (size_t i = 0; !rc && exprs && i < exprs->n; i++) {
 		size_t at = imp_push_key(f, "matchExpressions");
@@ -272,6 +305,19 @@ static int read_tolerations(struct imp *im, const struct ynode *spec, struct imp
 				f, ynode_get(t, "effect"), "effect",
 				"expected NoSchedule, PreferNoSchedule or NoExecute, got '%s'",
 				effect);
+		/* As ValidateTolerations: a key is a label key, Equal's value a
+		 * label value, and Exists takes none. */
+		if (!rc && tol.key[0])
+			rc = label_key(f, ynode_get(t, "key"), "key", tol.key, "a toleration");
+		if (!rc && tol.op == TOLERATION_EQUAL)
+			rc = label_value(f, ynode_get(t, "value"), "value", tol.value,
+					 "a toleration");
+		if (!rc && tol.op == TOLERATION_EXISTS && tol.value[0])
+			rc = imp_error(
+				f, ynode_get(t, "value"), "value",
+				"a toleration with operator Exists takes no value, got '%s'; "
+				"expected operator Equal or no value",
+				tol.value);
 		imp_pop(f, base);
 		if (rc)
 			return rc;

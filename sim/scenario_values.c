@@ -289,36 +289,45 @@ static bool label_name_ok(const char *s, size_t n)
 	return true;
 }
 
-/* A DNS subdomain (a key's prefix): up to 253 lower-case letters, digits, '-'
- * and '.', starting and ending with a letter or digit. */
+/* A DNS subdomain (a key's prefix, IsDNS1123Subdomain): up to 253 characters,
+ * dot-separated parts of lower-case letters, digits and '-', each starting
+ * and ending with a letter or digit. */
 static bool dns_subdomain_ok(const char *s, size_t n)
 {
-	if (n == 0 || n > 253 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+	if (n == 0 || n > 253)
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' ||
-		      s[i] == '.'))
+	for (size_t i = 0; i < n; i++) {
+		bool edge = i == 0 || s[i - 1] == '.' || i + 1 == n || s[i + 1] == '.';
+		if (s[i] == '.' ? edge
+				: !(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) ||
+				    (s[i] == '-' && !edge)))
 			return false;
+	}
 	return true;
 }
 
-#define LABEL_KEY_HINT                                                                    \
-	"an optional DNS prefix and '/', then up to 63 letters, digits, '-', '_' or '.' " \
-	"starting and ending with a letter or digit, like topology.kubernetes.io/zone"
+bool scenario_label_key_ok(const char *key)
+{
+	const char *slash = strchr(key, '/');
+	return slash ? dns_subdomain_ok(key, (size_t)(slash - key)) &&
+			       label_name_ok(slash + 1, strlen(slash + 1))
+		     : label_name_ok(key, strlen(key));
+}
+
+bool scenario_label_value_ok(const char *value)
+{
+	return !value[0] || label_name_ok(value, strlen(value));
+}
 
 /* A label, taint or toleration key, as the Kubernetes API server checks it:
  * the scheduler could never match a key the API would have refused. */
 int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what, const char *where,
 		       const char *key)
 {
-	const char *slash = strchr(key, '/');
-	bool ok = slash ? dns_subdomain_ok(key, (size_t)(slash - key)) &&
-				  label_name_ok(slash + 1, strlen(slash + 1))
-			: label_name_ok(key, strlen(key));
-	if (ok)
+	if (scenario_label_key_ok(key))
 		return GP_OK;
-	return gp_located(ld->err, loc, "invalid %s '%s' in %s; expected " LABEL_KEY_HINT, what,
-			  key, where);
+	return gp_located(ld->err, loc, "invalid %s '%s' in %s; expected " SCENARIO_LABEL_KEY_HINT,
+			  what, key, where);
 }
 
 /* A map of string to string (labels, node selectors). */

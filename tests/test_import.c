@@ -465,7 +465,9 @@ Test(import, a_broken_scrape_line_is_named_by_line_and_column)
 Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
 {
 	/* kubectl writes <, > and & as \u003c, \u003e, \u0026 (Go's encoding/json);
-	 * a selector value escaped so must still match the node's label. */
+	 * a value escaped so must still match the node's label.  No label value
+	 * holds one (import refuses it in a nodeSelector, as the API server
+	 * does), but a node affinity's values are not checked by the API. */
 	struct import_options o = {
 		.nodes = put(0, "n.json",
 			     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\", "
@@ -474,8 +476,10 @@ Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
 		.pods = put(
 			1, "p.json",
 			"{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
-			"\"p\", \"namespace\": \"default\"}, \"spec\": {\"nodeSelector\": {\"team\": "
-			"\"a&b\"}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
+			"\"p\", \"namespace\": \"default\"}, \"spec\": {\"affinity\": {\"nodeAffinity\": "
+			"{\"requiredDuringSchedulingIgnoredDuringExecution\": {\"nodeSelectorTerms\": "
+			"[{\"matchExpressions\": [{\"key\": \"team\", \"operator\": \"In\", "
+			"\"values\": [\"a&b\"]}]}]}}}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
 			"{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n")};
 	struct import_result r;
 	build(&o, &r);
@@ -771,6 +775,47 @@ Test(import, a_priority_past_int32_is_refused_where_the_pod_is_read)
 		     ".items[0].spec.priority: expected a whole number from -2147483648");
 }
 
+Test(import, label_keys_and_values_are_checked_where_the_pod_names_them)
+{
+	/* The API server's label syntax (scenario_label_key_ok, the loader's own),
+	 * named at the nodeSelector, not at the affinity the scenario writes. */
+	pods_refused(pod_with(", \"nodeSelector\": {\"bad key!\": \"x\"}"),
+		     ": error: .items[0].spec.nodeSelector[\"bad key!\"]: invalid label key "
+		     "'bad key!' in nodeSelector; expected an optional DNS prefix");
+	pods_refused(pod_with(", \"nodeSelector\": {\"a..b/zone\": \"x\"}"),
+		     ".items[0].spec.nodeSelector[\"a..b/zone\"]: invalid label key 'a..b/zone'");
+	pods_refused(pod_with(", \"nodeSelector\": {\"team\": \"a b\"}"),
+		     ".items[0].spec.nodeSelector.team: invalid label value 'a b' in nodeSelector");
+	pods_refused(pod_with(", \"affinity\": {\"nodeAffinity\": "
+			      "{\"requiredDuringSchedulingIgnoredDuringExecution\": "
+			      "{\"nodeSelectorTerms\": [{\"matchExpressions\": [{\"key\": "
+			      "\"bad key!\", \"operator\": \"Exists\"}]}]}}}"),
+		     ".nodeSelectorTerms[0].matchExpressions[0].key: invalid label key 'bad key!' "
+		     "in node affinity");
+	pods_refused(pod_with(", \"tolerations\": [{\"key\": \"bad key!\", \"operator\": "
+			      "\"Exists\"}]"),
+		     ".items[0].spec.tolerations[0].key: invalid label key 'bad key!' in a "
+		     "toleration");
+	pods_refused(
+		pod_with(", \"tolerations\": [{\"key\": \"team\", \"value\": "
+			 "\"-x\"}]"),
+		".items[0].spec.tolerations[0].value: invalid label value '-x' in a toleration");
+	pods_refused(pod_with(", \"tolerations\": [{\"key\": \"team\", \"operator\": "
+			      "\"Exists\", \"value\": \"x\"}]"),
+		     ".items[0].spec.tolerations[0].value: a toleration with operator Exists takes "
+		     "no value");
+	/* An empty value is a label value. */
+	struct import_options o = {
+		.nodes = put(0, "n.json",
+			     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\", "
+				      "\"team\": \"\"",
+				      ", \"nvidia.com/gpu\": \"1\"")),
+		.pods = put(1, "p.json", pod_with(", \"nodeSelector\": {\"team\": \"\"}"))};
+	struct import_result r;
+	build(&o, &r);
+	import_result_free(&r);
+}
+
 Test(import, kueue_duplicates_and_cohort_loops_are_named_in_the_kueue_file)
 {
 	struct import_options o = fixture();
@@ -916,21 +961,21 @@ Test(import, o_may_not_be_one_of_the_inputs_not_even_through_a_hard_link)
 
 Test(import, a_scenario_its_loader_refuses_never_replaces_o)
 {
-	/* A selector key the API server would refuse ("bad key!") is not checked
-	 * by import; the loader refuses the scenario, and -o stays as it was. */
-	const char *pods = put(
-		1, "p.json",
-		"{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
-		"\"p\", \"namespace\": \"default\"}, \"spec\": {\"nodeSelector\": {\"bad key!\": "
-		"\"x\"}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
-		"{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n");
-	const char *nodes = put(0, "n.json",
-				one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
-					 ", \"nvidia.com/gpu\": \"1\""));
+	/* A node taint key the API server would refuse ("bad key!") is not
+	 * checked by import; the loader refuses the scenario, and -o stays as
+	 * it was. */
+	const char *nodes = put(
+		0, "n.json",
+		"{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\", \"metadata\": "
+		"{\"name\": \"n1\", \"labels\": {\"nvidia.com/gpu.product\": \"NVIDIA-L4\"}}, "
+		"\"spec\": {\"taints\": [{\"key\": \"bad key!\", \"effect\": \"NoSchedule\"}]}, "
+		"\"status\": {\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\", "
+		"\"nvidia.com/gpu\": \"1\"}}}]}\n");
+	const char *pods = put(1, "p.json", pod_with(""));
 	char args[512];
 	snprintf(args, sizeof args, "--nodes %s --pods %s", nodes, pods);
 	REFUSES(args, "the scenario imported from ", "n.json and ", "p.json failed its check",
-		"out.yaml is left as it was (at line ", "invalid label key 'bad key!'");
+		"out.yaml is left as it was (at line ", "invalid label key 'bad key!' in taint");
 	/* ... and no temporary file is left beside it. */
 	DIR *d = opendir(dir);
 	cr_assert_not_null(d);

@@ -463,6 +463,20 @@ const char *scenario_root_cohort(const struct scenario *sc, size_t q);
 bool scenario_name_ok(const char *name);
 bool scenario_item_name_ok(const char *name);
 
+/* Kubernetes' label syntax, as the API server checks it (the loader's for
+ * label, selector, affinity, taint and toleration keys; import's for what it
+ * reads): a key is an optional DNS subdomain prefix (at most 253 characters)
+ * and '/', then a name of 1 to 63 letters, digits, '-', '_' or '.', starting
+ * and ending with a letter or digit; a value is such a name, or empty. */
+bool scenario_label_key_ok(const char *key);
+bool scenario_label_value_ok(const char *value);
+#define SCENARIO_LABEL_KEY_HINT                                                           \
+	"an optional DNS prefix and '/', then up to 63 letters, digits, '-', '_' or '.' " \
+	"starting and ending with a letter or digit, like topology.kubernetes.io/zone"
+#define SCENARIO_LABEL_VALUE_HINT                                                      \
+	"up to 63 letters, digits, '-', '_' or '.' starting and ending with a letter " \
+	"or digit, or nothing"
+
 int scenario_pool_index(const struct scenario *sc, const char *name);
 int scenario_workload_index(const struct scenario *sc, const char *name);
 int scenario_queue_index(const struct scenario *sc, const char *name);
