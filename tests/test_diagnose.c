@@ -383,3 +383,15 @@ Test(diagnose, findings_are_written_and_read_back_in_rank_order)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", path);
 	cr_expect_eq(system(cmd), 0);
 }
+
+/* scenarios/quickstart.yaml: eval has no deadline and queues (p95 1252 s)
+ * beside finetune, whose deadlines are all met.  The scenario's goal is its
+ * deadlines, so eval waits as planned: no finding (a workload's own capacity
+ * finding once asked it for queue p95 within a minute). */
+Test(diagnose, a_workload_without_a_deadline_queues_as_planned_beside_met_deadlines)
+{
+	run("scenarios/quickstart.yaml", NULL, 0);
+	cr_expect_gt(results_metric(&r, "eval", "queue_time_p95_s"), 60);
+	cr_expect_eq(results_metric(&r, "all", "deadline_met_pct"), 100);
+	cr_expect_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
+}
