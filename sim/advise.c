@@ -72,6 +72,7 @@ static void fill_row(struct advise_row *row, const struct results *r, bool queue
 	row->slo_pct = results_metric(r, "all", "slo_attainment_pct");
 	row->cost = results_metric(r, "all", "cost_total");
 	row->cost_per_verified = results_metric(r, "all", "cost_per_verified_result");
+	row->left = (failed > 0 ? failed : 0) + (unfinished > 0 ? unfinished : 0);
 	row->meets = !strcmp(r->status, "ok") && !(failed > 0) && !(unfinished > 0) &&
 		     !(kills > 0) && (isnan(row->deadline_pct) || row->deadline_pct >= 100) &&
 		     !(slo < 1) && (!queue_goal || !(row->queue_p95 > ADVISE_QUEUE_OK_S));
@@ -654,6 +655,8 @@ static int by_advice(const void *a, const void *b)
 		if (!c)
 			c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
 		if (!c)
+			c = cmp_nan_last(x->left, y->left);
+		if (!c)
 			c = cmp_nan_last(x->queue_p95, y->queue_p95);
 	}
 	if (!c)
@@ -846,7 +849,8 @@ void advise_write(FILE *out, const struct advice *a)
 		"the scenario has neither), no job failed, unfinished or OOM-killed; ranked by "
 		"meets, then more hardware last, then $/verified (cost per verified result; "
 		"within 3%% of the cheapest, a finding's own alternative first), then queue p95; "
-		"rows that miss the goal nearest it first (deadline%%, slo%%, queue p95).\n");
+		"rows that miss the goal nearest it first (deadline%%, slo%%, jobs left undone, "
+		"queue p95).\n");
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);

@@ -653,14 +653,55 @@ static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 	add(v, STEP_APPLICATION, KIND_OFF_GPU, 100 - met, -1, (int)(ws - v->sc->workloads));
 }
 
+/* Evicted jobs (spot interruptions, windows closing under preempt, Kueue)
+ * start again from their last checkpoint, or from scratch without one: when
+ * their allocations last less than a job's work, and the checkpoint (if any)
+ * is longer than half an allocation, the work is lost again and again and
+ * jobs are left unfinished or late however many GPUs there are.  A
+ * checkpoint every quarter of the mean allocation (a readable interval
+ * under it) keeps most of it. */
+static void restarts_finding(struct view *v, const struct workload_spec *ws)
+{
+	double jobs = metric(v, ws->name, "jobs_submitted"),
+	       evicted = metric(v, ws->name, "jobs_preempted"),
+	       completed = metric(v, ws->name, "jobs_completed"),
+	       unfinished = metric(v, ws->name, "jobs_unfinished"),
+	       met = metric(v, ws->name, "deadline_met_pct"),
+	       gpu_h = metric(v, ws->name, "gpu_hours_allocated");
+	if (!(jobs > 0) || !(evicted >= DIAGNOSE_RESTARTS * jobs) || !(unfinished > 0 || met < 100))
+		return;
+	double attempt =
+		gpu_h * 3600 / (ws->gpus > 0 ? ws->gpus : 1) / (evicted + completed + unfinished);
+	double keep = sim_seconds(ws->checkpoint);
+	if (!(attempt < ws->duration.mean) || (keep > 0 && keep <= attempt / 2))
+		return;
+	/* a readable interval: the longest of these within a quarter attempt */
+	static const double nice[] = {1, 5, 10, 15, 30, 60, 300, 600, 900, 1800, 3600, 7200};
+	double every = nice[0];
+	for (size_t i = 0; i < sizeof nice / sizeof nice[0] && nice[i] <= attempt / 4; i++)
+		every = nice[i];
+	struct finding *fd =
+		add(v, STEP_APPLICATION, KIND_RESTARTS, evicted, -1, (int)(ws - v->sc->workloads));
+	fd->fig.restarts = (struct finding_restarts){.evictions = evicted,
+						     .jobs = jobs,
+						     .unfinished = unfinished,
+						     .attempt_s = attempt,
+						     .checkpoint_s = every};
+	fd->figure = evicted;
+	fix_set(fix(fd, "checkpoint every %.0f s for %s", every, ws->name),
+		"workloads.%s.checkpoint=%.0fs", ws->name, every);
+}
+
 static void diagnose_application(struct view *v)
 {
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		const struct workload_spec *ws = &v->sc->workloads[w];
-		if (ws->inference)
+		if (ws->inference) {
 			tokenizer_finding(v, ws);
-		else
+		} else {
 			offgpu_finding(v, ws);
+			restarts_finding(v, ws);
+		}
 	}
 }
 

@@ -471,6 +471,31 @@ static void explain_off_gpu(struct ctx *c)
 		     met, p95, ws->gpu_busy, off, d);
 }
 
+static void explain_restarts(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_restarts *g = &c->f->fig.restarts;
+	char attempt[32], need[32], every[32], keep[32];
+	duration(g->attempt_s, attempt, sizeof attempt);
+	duration(ws->duration.mean, need, sizeof need);
+	duration(g->checkpoint_s, every, sizeof every);
+	duration(sim_seconds(ws->checkpoint), keep, sizeof keep);
+	gp_sb_printf(&c->text,
+		     "%s loses its work to evictions: its jobs held their GPUs %s on average "
+		     "before an eviction stopped them, less than the %s a job needs, and %s, so "
+		     "each start begins again and more GPUs would not help; a checkpoint every "
+		     "%s would keep the work",
+		     ws->name, attempt, need,
+		     ws->checkpoint > 0 ? "its checkpoint comes too seldom to keep any"
+					: "without a checkpoint",
+		     every);
+	gp_sb_printf(&c->ev, "%.0f evictions of %.0f job%s, %.0f unfinished; checkpoint %s",
+		     g->evictions, g->jobs, g->jobs == 1 ? "" : "s", g->unfinished,
+		     ws->checkpoint > 0 ? keep : "none");
+	if (strcmp(c->r->status, "ok"))
+		gp_sb_printf(&c->ev, "; the run ended %s", c->r->status);
+}
+
 /* --- capacity ---------------------------------------------------------------- */
 
 static void explain_autoscaler_max(struct ctx *c)
@@ -615,6 +640,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_RULES] = explain_rules,
 	[KIND_TOKENIZER] = explain_tokenizer,
 	[KIND_OFF_GPU] = explain_off_gpu,
+	[KIND_RESTARTS] = explain_restarts,
 	[KIND_AUTOSCALER_MAX] = explain_autoscaler_max,
 	[KIND_NODE_GROUP_MAX] = explain_node_group_max,
 	[KIND_PROVISIONING] = explain_provisioning,

@@ -395,3 +395,32 @@ Test(diagnose, a_workload_without_a_deadline_queues_as_planned_beside_met_deadli
 	cr_expect_eq(results_metric(&r, "all", "deadline_met_pct"), 100);
 	cr_expect_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
 }
+
+/* tests/fixtures/diagnose/restarts.yaml: a 6h job evicted by its 5h window
+ * every day restarts from zero; the run stalls at the 200th eviction.  The
+ * cause is the missing checkpoint, not capacity (it said "capacity: ... a
+ * larger pool would").  Its allocations last 1,000 h over 201 attempts
+ * (4h58m30s), a quarter of that is 1h14m, and the readable interval under it
+ * is 1h; with it the job keeps day 1's 5h and ends at 13:00 on day 2. */
+Test(diagnose, a_job_that_loses_its_work_to_evictions_needs_a_checkpoint)
+{
+	run("tests/fixtures/diagnose/restarts.yaml", NULL, 0);
+	cr_assert_str_eq(r.status, "stalled");
+	cr_assert_geq(r.n_findings, 1);
+	cr_expect_eq(r.findings[0].kind, KIND_RESTARTS, "%s", r.findings[0].text);
+	EXPECT_FINDING(0, "application", "eval loses its work to evictions",
+		       "held their GPUs 4h58m30s on average", "less than the 6h a job needs",
+		       "without a checkpoint", "a checkpoint every 1h would keep the work",
+		       "200 evictions of 1 job, 1 unfinished; checkpoint none; the run ended "
+		       "stalled");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
+	cr_assert_eq(r.findings[0].n_fixes, 1);
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "workloads.eval.checkpoint=3600s");
+	cleanup();
+	run("tests/fixtures/diagnose/restarts.yaml",
+	    (const char *const[]){"workloads.eval.checkpoint=3600s"}, 1);
+	cr_expect_str_eq(r.status, "ok");
+	cr_expect_eq(r.jobs[0].end, SIM_DAY + 13 * SIM_HOUR, "day 2, 13:00");
+	cr_expect_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
+}

@@ -31,7 +31,8 @@
  * others, then by cost per verified result (within ADVISE_SAME_COST of the
  * cheapest, the one planned first: a finding's own), then queue p95, then
  * SLO attainment; those that miss it, nearest it first (deadlines met, then
- * SLO attainment, then queue p95), then by cost.  The first is the recommendation; when none meets,
+ * SLO attainment, then jobs failed or unfinished, then queue p95), then by
+ * cost.  The first is the recommendation; when none meets,
  * advise_write says so and names the closest.  The ranking also goes to the
  * advice table (store_write_advice).
  *
@@ -72,7 +73,8 @@ struct advise_row {
 				    * or unfinished */
 	bool hardware; /* more nodes than the scenario has */
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
-	size_t seq; /* order run, for ties */
+	double left; /* jobs failed or unfinished */
+	size_t seq;  /* order run, for ties */
 };
 
 struct advice {

@@ -169,6 +169,7 @@ enum finding_kind {
 	KIND_RULES,          /* placement rules hide idle capacity */
 	KIND_TOKENIZER,      /* requests wait for the CPU tokenizer */
 	KIND_OFF_GPU,        /* batch jobs' time goes off the GPU */
+	KIND_RESTARTS,       /* evicted jobs lose their work and start again */
 	KIND_AUTOSCALER_MAX, /* an autoscaled service sits at max_replicas */
 	KIND_NODE_GROUP_MAX, /* a node pool's Cluster Autoscaler sits at max with pods pending */
 	KIND_PROVISIONING,   /* pods wait for nodes being provisioned, not for capacity */
@@ -240,6 +241,11 @@ union finding_figures {
 		double rate, busy; /* requests/s offered; tokenizer utilisation */
 		int32_t replicas, workers, need;
 	} tokenizer;
+	struct finding_restarts {
+		double evictions, jobs, unfinished;
+		double attempt_s;    /* a job's mean allocation before it ended or was evicted */
+		double checkpoint_s; /* the checkpoint interval that would keep work */
+	} restarts;
 	struct finding_wait {           /* admission, fragmentation: the windows w pended */
 		double pending_s;       /* pod-seconds with a quota (resource) reason */
 		double secs, free, cap; /* seconds; GPU-seconds free and in capacity */
