@@ -662,16 +662,19 @@ static void offgpu_finding(struct view *v, const struct workload_spec *ws)
  * under it) keeps most of it. */
 static void restarts_finding(struct view *v, const struct workload_spec *ws)
 {
+	size_t w = (size_t)(ws - v->sc->workloads);
 	double jobs = metric(v, ws->name, "jobs_submitted"),
 	       evicted = metric(v, ws->name, "jobs_preempted"),
 	       completed = metric(v, ws->name, "jobs_completed"),
 	       unfinished = metric(v, ws->name, "jobs_unfinished"),
-	       met = metric(v, ws->name, "deadline_met_pct"),
-	       gpu_h = metric(v, ws->name, "gpu_hours_allocated");
-	if (!(jobs > 0) || !(evicted >= DIAGNOSE_RESTARTS * jobs) || !(unfinished > 0 || met < 100))
+	       met = metric(v, ws->name, "deadline_met_pct");
+	if (!v->n_windows || !(jobs > 0) || !(evicted >= DIAGNOSE_RESTARTS * jobs) ||
+	    !(unfinished > 0 || met < 100))
 		return;
-	double attempt =
-		gpu_h * 3600 / (ws->gpus > 0 ? ws->gpus : 1) / (evicted + completed + unfinished);
+	double held = 0; /* job-seconds allocated: the running gauge counts a job once */
+	for (size_t k = 0; k < v->n_windows; k++)
+		held += row(v, k, workload_scope(v, w))->running * v->len[k];
+	double attempt = held / (evicted + completed + unfinished);
 	double keep = sim_seconds(ws->checkpoint);
 	if (!(attempt < ws->duration.mean) || (keep > 0 && keep <= attempt / 2))
 		return;
@@ -680,8 +683,7 @@ static void restarts_finding(struct view *v, const struct workload_spec *ws)
 	double every = nice[0];
 	for (size_t i = 0; i < sizeof nice / sizeof nice[0] && nice[i] <= attempt / 4; i++)
 		every = nice[i];
-	struct finding *fd =
-		add(v, STEP_APPLICATION, KIND_RESTARTS, evicted, -1, (int)(ws - v->sc->workloads));
+	struct finding *fd = add(v, STEP_APPLICATION, KIND_RESTARTS, evicted, -1, (int)w);
 	fd->fig.restarts = (struct finding_restarts){.evictions = evicted,
 						     .jobs = jobs,
 						     .unfinished = unfinished,
