@@ -467,10 +467,15 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 	return best < 0 ? 0 : 1;
 }
 
-/* What the search asks of the pool (see advise.h) for workload w's goal, or
- * the run's (w < 0): every deadline met, else every SLO, else queue p95
- * within a minute. */
-static void size_condition(const struct scenario *sc, int w, char *cond, size_t len)
+/* The goal of workload w, or of the run (w < 0): every deadline met, else
+ * every SLO, else queue p95 within a minute; as a search condition on the
+ * workload's (or the run's) metric, and in words. */
+enum goal { GOAL_DEADLINES, GOAL_SLO, GOAL_QUEUE };
+static const char *const goal_metric[] = {"deadline_met_pct >= 100", "slo_met >= 1",
+					  "queue_time_p95_s <= 60"};
+static const char *const goal_text[] = {"every deadline met", "every SLO met", "queue p95 <= 60 s"};
+
+static enum goal goal_of(const struct scenario *sc, int w)
 {
 	bool deadlines = false, slo = false;
 	for (size_t k = 0; k < sc->n_workloads; k++)
@@ -478,25 +483,13 @@ static void size_condition(const struct scenario *sc, int w, char *cond, size_t 
 			deadlines |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
 			slo |= sc->workloads[k].inference != NULL;
 		}
-	snprintf(cond, len, "%s%s%s", w < 0 ? "" : sc->workloads[w].name, w < 0 ? "" : ".",
-		 deadlines ? "deadline_met_pct >= 100"
-		 : slo     ? "slo_met >= 1"
-			   : "queue_time_p95_s <= 60");
+	return deadlines ? GOAL_DEADLINES : slo ? GOAL_SLO : GOAL_QUEUE;
 }
 
 /* Whose goal a sizing meets, in words: "train, eval", or the run's. */
 static void goal_words(const struct scenario *sc, const struct sizing *z, char *words, size_t len)
 {
-	bool deadlines = false, slo = false;
-	for (size_t k = 0; k < sc->n_workloads; k++) {
-		deadlines |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
-		slo |= sc->workloads[k].inference != NULL;
-	}
-	snprintf(words, len, "%s",
-		 z->n        ? ""
-		 : deadlines ? "every deadline met"
-		 : slo       ? "every SLO met"
-			     : "queue p95 <= 60 s");
+	snprintf(words, len, "%s", z->n ? "" : goal_text[goal_of(sc, -1)]);
 	for (size_t i = 0; i < z->n; i++)
 		snprintf(words + strlen(words), len - strlen(words), "%s%s", i ? ", " : "",
 			 sc->workloads[z->workloads[i]].name);
@@ -537,7 +530,8 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
 	s.lo.number = 1;
 	s.hi.number = hi;
 	char cond[ADVISE_LABEL];
-	size_condition(sc, w, cond, sizeof cond);
+	snprintf(cond, sizeof cond, "%s%s%s", w < 0 ? "" : sc->workloads[w].name, w < 0 ? "" : ".",
+		 goal_metric[goal_of(sc, w)]);
 	int rc = search_parse_condition(cond, &s.until, err);
 	*ans = (struct search_answer){0};
 	if (!rc)
@@ -551,14 +545,14 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
  * the goal of each of z's workloads: the largest of their answers (each
  * search's answer run has the pool at that count).  When even 4x misses one
  * goal, the row is that run and says so (a search that finds nothing still
- * shows).  *found gets the answer's override, or "" for none. */
+ * shows).  *found gets the answer's node count, or 0 for none. */
 static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		     const struct sizing *z, struct plan *pl, char *found, struct gp_err *err)
+		     const struct sizing *z, struct plan *pl, long *found, struct gp_err *err)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	char key[ADVISE_SET], words[ADVISE_LABEL];
 	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
-	*found = '\0';
+	*found = 0;
 	double hi = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
 	struct search_answer best = {.found = true}, ans;
 	for (size_t i = 0; i < (z->n ? z->n : 1) && best.found; i++) {
@@ -581,10 +575,10 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	if (!a)
 		return GP_OK;
 	set(a, "%s=%s", key, best.value);
-	if (best.found)
-		snprintf(found, ADVISE_SET, "%s", a->sets[0]);
+	long nodes = strtol(best.value, NULL, 10);
+	*found = best.found ? nodes : 0;
 	a->run_id = best.found ? best.run_id : best.last_run_id;
-	a->hardware = strtol(best.value, NULL, 10) > ps->nodes;
+	a->hardware = nodes > ps->nodes;
 	return row_from_store(st, a, !diagnose_has_goal(sc), err);
 }
 
@@ -595,29 +589,30 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 		      const struct results *r, struct plan *pl, struct gp_err *err)
 {
 	struct sizing z[ADVISE_MAX_SIZED];
-	char found[ADVISE_MAX_SIZED][ADVISE_SET];
+	long found[ADVISE_MAX_SIZED];
 	size_t n = pools_to_size(sc, r, z), answers = 0;
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = size_pool(sp, st, sc, &z[i], pl, found[i], err);
-		answers += !rc && found[i][0];
+		rc = size_pool(sp, st, sc, &z[i], pl, &found[i], err);
+		answers += !rc && found[i];
 	}
 	if (rc || answers < 2)
 		return rc;
 	char label[ADVISE_LABEL] = "pools";
 	for (size_t i = 0, k = 0; i < n; i++)
-		if (found[i][0])
-			snprintf(label + strlen(label), sizeof label - strlen(label), "%s %s at %s",
+		if (found[i])
+			snprintf(label + strlen(label), sizeof label - strlen(label),
+				 "%s %s at %ld",
 				 !k++           ? ""
 				 : k == answers ? " and"
 						: ",",
-				 sc->pools[z[i].pool].name, strchr(found[i], '=') + 1);
+				 sc->pools[z[i].pool].name, found[i]);
 	struct advise_row *a = plan_add(pl, "%s nodes together", label);
 	for (size_t i = 0; a && i < n; i++)
-		if (found[i][0]) {
-			set(a, "%s", found[i]);
-			a->hardware |= strtol(strchr(found[i], '=') + 1, NULL, 10) >
-				       sc->pools[z[i].pool].nodes;
+		if (found[i]) {
+			const struct pool_spec *ps = &sc->pools[z[i].pool];
+			set(a, "pools.%s.nodes=%ld", ps->name, found[i]);
+			a->hardware |= found[i] > ps->nodes;
 		}
 	return a ? run_row(sp, st, a, NULL, NULL, err) : GP_OK; /* each override loaded alone */
 }

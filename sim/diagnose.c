@@ -1164,6 +1164,22 @@ static void diagnose_scaling(struct view *v)
 
 /* --- capacity: the conclusion when nothing else explains the wait ----------- */
 
+/* The pool with the highest GPU allocation (none counts as 0) among those
+ * workload w may use, or for the run (w < 0) those with GPUs (a CPU pool has
+ * no allocation); -1: none.  *pct gets its allocation. */
+static int busiest_pool(struct view *v, int w, double *pct)
+{
+	int pool = -1;
+	*pct = -1;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		double a = metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
+		bool may = w < 0 ? v->sc->pools[p].gpus_per_node > 0 : allowed(v, (size_t)w, p);
+		if (may && (isnan(a) ? 0 : a) > *pct)
+			pool = (int)p, *pct = isnan(a) ? 0 : a;
+	}
+	return pool;
+}
+
 /* Work waited (or missed its goal) and no other step explains it. */
 static void capacity_finding(struct view *v)
 {
@@ -1176,14 +1192,8 @@ static void capacity_finding(struct view *v)
 	bool queued = !diagnose_has_goal(v->sc) && p95 > DIAGNOSE_QUEUE_OK_S;
 	if (!late && !queued && !missed)
 		return;
-	int pool = -1; /* the busiest pool with GPUs (a CPU pool has no allocation) */
-	double most = -1;
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		double a = metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
-		if (v->sc->pools[p].gpus_per_node > 0 && (isnan(a) ? 0 : a) > most)
-			pool = (int)p, most = isnan(a) ? 0 : a;
-	}
-	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, pool, -1);
+	double most;
+	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, busiest_pool(v, -1, &most), -1);
 }
 
 /* Whether some finding already explains workload w's wait: it names w, or
@@ -1213,13 +1223,8 @@ static void workload_capacity_finding(struct view *v, size_t w)
 	bool queued = !diagnose_has_goal(v->sc) && p95 > DIAGNOSE_QUEUE_OK_S;
 	if (explained(v, w) || !(queued || met < 100))
 		return;
-	int pool = -1;
-	double most = -1;
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		double a = metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
-		if (allowed(v, w, p) && (isnan(a) ? 0 : a) > most)
-			pool = (int)p, most = isnan(a) ? 0 : a;
-	}
+	double most;
+	int pool = busiest_pool(v, (int)w, &most);
 	if (pool < 0)
 		return; /* nowhere to run: the stalled finding's case */
 	struct finding *fd =

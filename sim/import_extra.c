@@ -37,13 +37,38 @@
 /* Kueue's names are DNS subdomains, dots allowed; the scenario's queue and
  * cohort names appear in --set paths, so they may not hold one. */
 static int kueue_name(struct imp_file *f, const struct ynode *at, const char *steps,
-		      const char *what, const char *name)
+		      const char *what, const char *noun, const char *name)
 {
 	if (!name || scenario_item_name_ok(name))
 		return GP_OK;
 	return imp_error_at(f, at, steps, "%s '%s' cannot be a gpuplan %s name; expected %s", what,
-			    name, strstr(what, "ohort") ? "cohort" : "queue",
-			    SCENARIO_ITEM_NAME_HINT);
+			    name, noun, SCENARIO_ITEM_NAME_HINT);
+}
+
+/* The index of the cohort, ClusterQueue or LocalQueue of that name read so
+ * far, or -1. */
+static int cohort_index(const struct imp *im, const char *name)
+{
+	for (size_t k = 0; name && k < im->n_cohorts; k++)
+		if (!strcmp(im->cohorts[k].name, name))
+			return (int)k;
+	return -1;
+}
+
+static int queue_index(const struct imp *im, const char *name)
+{
+	for (size_t k = 0; name && k < im->n_queues; k++)
+		if (!strcmp(im->queues[k].name, name))
+			return (int)k;
+	return -1;
+}
+
+static int local_queue_index(const struct imp *im, const char *ns, const char *name)
+{
+	for (size_t k = 0; name && k < im->n_local_queues; k++)
+		if (!strcmp(im->local_queues[k].ns, ns) && !strcmp(im->local_queues[k].name, name))
+			return (int)k;
+	return -1;
 }
 
 /* An object of kind named name, of the same name as one read before (the
@@ -152,7 +177,7 @@ static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const c
 	if (!rc && q.cohort) {
 		bool v2 = !ynode_get(spec, "cohort");
 		rc = kueue_name(f, ynode_get(spec, v2 ? "cohortName" : "cohort"),
-				v2 ? "cohortName" : "cohort", "cohort", q.cohort);
+				v2 ? "cohortName" : "cohort", "cohort", "cohort", q.cohort);
 	}
 	const char *strategy = NULL;
 	if (!rc && !(rc = imp_str(f, spec, "queueingStrategy", &strategy)) && strategy) {
@@ -186,9 +211,9 @@ static int kueue_local_queue(struct imp *im, const struct ynode *item, size_t i,
 		rc = imp_error_at(f, item, "spec.clusterQueue", "expected the ClusterQueue");
 	if (!rc && !spec)
 		rc = imp_error(f, item, "spec", "expected the LocalQueue's spec.clusterQueue");
-	for (size_t k = 0; !rc && k < im->n_local_queues; k++)
-		if (!strcmp(im->local_queues[k].ns, ns) && !strcmp(im->local_queues[k].name, name))
-			rc = kueue_duplicate(f, meta, "LocalQueue", name, im->local_queues[k].item);
+	int had = local_queue_index(im, ns, name);
+	if (!rc && had >= 0)
+		rc = kueue_duplicate(f, meta, "LocalQueue", name, im->local_queues[had].item);
 	if (rc)
 		return rc;
 	im->local_queues =
@@ -206,16 +231,16 @@ static int kueue_cohort(struct imp *im, const struct ynode *item, size_t i, cons
 	if (!rc && spec && !(rc = imp_str(f, spec, "parent", &ref)) && !ref)
 		rc = imp_str(f, spec, "parentName", &ref);
 	if (!rc)
-		rc = kueue_name(f, meta, "metadata.name", "Cohort", name);
+		rc = kueue_name(f, meta, "metadata.name", "Cohort", "cohort", name);
 	if (!rc && ref)
 		rc = kueue_name(f,
 				ynode_get(spec, "parent") ? ynode_get(spec, "parent")
 							  : ynode_get(spec, "parentName"),
 				ynode_get(spec, "parent") ? "spec.parent" : "spec.parentName",
-				"parent cohort", ref);
-	for (size_t k = 0; !rc && k < im->n_cohorts; k++)
-		if (!strcmp(im->cohorts[k].name, name))
-			rc = kueue_duplicate(f, meta, "Cohort", name, im->cohorts[k].item);
+				"parent cohort", "cohort", ref);
+	int had = cohort_index(im, name);
+	if (!rc && had >= 0)
+		rc = kueue_duplicate(f, meta, "Cohort", name, im->cohorts[had].item);
 	if (rc)
 		return rc;
 	im->cohorts = gp_xrealloc(im->cohorts, (im->n_cohorts + 1) * sizeof *im->cohorts);
@@ -238,11 +263,11 @@ static int kueue_item(struct imp *im, const struct ynode *item, size_t i)
 	if (rc)
 		return rc;
 	if (!strcmp(kind, "ClusterQueue")) {
-		rc = kueue_name(f, ynode_get(meta, "name"), "metadata.name", "ClusterQueue", name);
-		for (size_t k = 0; !rc && k < im->n_queues; k++)
-			if (!strcmp(im->queues[k].name, name))
-				rc = kueue_duplicate(f, meta, "ClusterQueue", name,
-						     im->queues[k].item);
+		rc = kueue_name(f, ynode_get(meta, "name"), "metadata.name", "ClusterQueue",
+				"queue", name);
+		int had = queue_index(im, name);
+		if (!rc && had >= 0)
+			rc = kueue_duplicate(f, meta, "ClusterQueue", name, im->queues[had].item);
 		return rc ? rc : kueue_cluster_queue(im, item, name, i);
 	}
 	if (!strcmp(kind, "LocalQueue"))
@@ -255,14 +280,6 @@ static int kueue_item(struct imp *im, const struct ynode *item, size_t i)
 				 "LocalQueue, ResourceFlavor or Cohort, got '%s'",
 				 kind);
 	return GP_OK;
-}
-
-static int cohort_index(const struct imp *im, const char *name)
-{
-	for (size_t k = 0; name && k < im->n_cohorts; k++)
-		if (!strcmp(im->cohorts[k].name, name))
-			return (int)k;
-	return -1;
 }
 
 /* A cohort named by a queue or as a parent, without an object of its own, is
@@ -328,20 +345,15 @@ int imp_read_kueue(struct imp *im)
 
 const struct imp_local_queue *imp_local_queue(const struct imp *im, const struct imp_pod *p)
 {
-	for (size_t i = 0; p->queue && i < im->n_local_queues; i++)
-		if (!strcmp(im->local_queues[i].ns, p->ns) &&
-		    !strcmp(im->local_queues[i].name, p->queue))
-			return &im->local_queues[i];
-	return NULL;
+	int k = local_queue_index(im, p->ns, p->queue);
+	return k < 0 ? NULL : &im->local_queues[k];
 }
 
 const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p)
 {
 	const struct imp_local_queue *lq = imp_local_queue(im, p);
-	for (size_t q = 0; lq && q < im->n_queues; q++)
-		if (!strcmp(im->queues[q].name, lq->cluster_queue))
-			return im->queues[q].name;
-	return NULL;
+	int q = lq ? queue_index(im, lq->cluster_queue) : -1;
+	return q < 0 ? NULL : im->queues[q].name;
 }
 
 /* --- DCGM ----------------------------------------------------------------------- */
@@ -375,8 +387,6 @@ static struct imp_pod *find_pod(struct imp *im, const char *ns, const char *pod)
 static const char *dcgm_bad(const struct imp *im, enum dcgm_field field, const struct imp_pod *p,
 			    double v, char *buf, size_t len)
 {
-	if (field == DCGM_OTHER)
-		return NULL;
 	if (!isfinite(v))
 		return "expected a finite number (dcgm-exporter leaves out a blank value, "
 		       "it writes no NaN or Inf)";
@@ -403,9 +413,11 @@ static const char *dcgm_bad(const struct imp *im, enum dcgm_field field, const s
 static const char *dcgm_sample(struct imp *im, enum dcgm_field field, const char *ns,
 			       const char *pod, double v, char *buf, size_t len)
 {
+	if (field == DCGM_OTHER)
+		return NULL; /* a field not read: no pod lookup, no check */
 	struct imp_pod *p = find_pod(im, ns, pod);
 	const char *bad = dcgm_bad(im, field, p, v, buf, len);
-	if (bad || !p || field == DCGM_OTHER)
+	if (bad || !p)
 		return bad;
 	if (field == DCGM_BUSY)
 		p->busy += v, p->n_busy++;

@@ -398,12 +398,9 @@ static enum quantity_check quantity(const char *s, double *out)
 	free(digits);
 	if (!ok)
 		return QUANTITY_RANGE;
-	/* The number as strtod reads it (with its exponent), times the suffix. */
-	char *number = gp_xstrdup(s);
-	if (k < n_suffixes)
-		number[suffix - s] = '\0';
-	*out = zero ? 0 : strtod(number, NULL) * factor;
-	free(number);
+	/* The number as strtod reads it (with its exponent; the grammar was
+	 * checked, so it stops where the suffix begins), times the suffix. */
+	*out = zero ? 0 : strtod(s, NULL) * factor;
 	return QUANTITY_OK;
 }
 
