@@ -814,6 +814,14 @@ static bool work_left(const struct sim *s)
 	       s->backing_off || infer_work_left(s->infer);
 }
 
+/* Schedules pool p's next window change, at next (SIM_NEVER: none). */
+static void push_window(struct sim *s, size_t p, sim_time next)
+{
+	/* Windows only matter while there is work; they would tick forever. */
+	if (next != SIM_NEVER && work_left(s))
+		engine_push(&s->engine, next, EV_WINDOW, (uint32_t)p, 0);
+}
+
 /* Moves pool p's window state to now and schedules its next change. */
 static void on_window(struct sim *s, size_t p)
 {
@@ -834,9 +842,7 @@ static void on_window(struct sim *s, size_t p)
 		s->dirty = true;
 		s->freed++;
 	}
-	/* Windows only matter while there is work; they would tick forever. */
-	if (next != SIM_NEVER && work_left(s))
-		engine_push(&s->engine, next, EV_WINDOW, (uint32_t)p, 0);
+	push_window(s, p, next);
 }
 
 /* --- scheduling ----------------------------------------------------------- */
@@ -1198,6 +1204,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 		engine_push(&s->engine, next < 0 ? 0 : next, EV_ARRIVAL, (uint32_t)w, 0);
 		s->arriving++;
 	}
+	bool batch_work = work_left(s); /* on_window pushes the next changes only if so */
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		s->has_windows |= sc->pools[p].n_windows > 0;
 		on_window(s, p);
@@ -1206,6 +1213,13 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
 	infer_heard(s);
+	/* Inference services are work too: a replica that could not be placed
+	 * while its pool's window was shut is placed when it opens. */
+	for (size_t p = 0; p < sc->n_pools && !batch_work && s->has_windows; p++) {
+		sim_time next;
+		cluster_window_state(&sc->pools[p], sc->start_epoch, s->engine.now, &next);
+		push_window(s, p, next);
+	}
 	struct autoscale_host ah = {&s->engine, &s->cluster, &s->placer,    &s->collect,
 				    &s->sched,  &s->reasons, s->infer,      &s->freed,
 				    &s->dirty,  s,           sim_work_left, drain_node};

@@ -125,6 +125,30 @@ Test(inference_scenarios, tiling_repeats_the_trace_after_its_span)
 	cr_assert_eq(period, span + span / 499);
 }
 
+/*
+ * A replica whose pool's window is shut at the start is placed when the
+ * window opens (docs/inference.md: windows apply when a replica is placed).
+ * The run starts at 08:00, the window at 09:00; placed then, the replica
+ * loads 16.06 GB of Llama-3-8B FP16 weights at 2 GB/s, 8.03 s, so the first
+ * request's first token comes a prefill after 3608.03 s.  Before, the
+ * window's opening was never scheduled without batch work: the run stalled
+ * with no request served.
+ */
+Test(inference_scenarios, a_replica_waits_for_its_pools_window)
+{
+	run("tests/fixtures/inference-window.yaml", NULL, 0);
+	cr_assert_str_eq(r.status, "ok");
+	cr_assert_eq(r.n_requests, 5);
+	sim_time first = SIM_NEVER;
+	for (size_t i = 0; i < r.n_requests; i++) {
+		cr_assert_eq(r.requests[i].status, REQUEST_COMPLETED);
+		cr_assert_lt(r.requests[i].arrival, 6 * SIM_SECOND, "all arrive by 08:00:06");
+		first = r.requests[i].first_token < first ? r.requests[i].first_token : first;
+	}
+	double t = sim_seconds(first);
+	cr_assert(t > 3608.03 && t < 3608.1, "first token at %.3f s", t);
+}
+
 /* search --max over the speedup finds the fastest replay that still meets
  * the TTFT bound; the probes on either side of it agree. */
 Test(inference_scenarios, search_max_finds_the_fastest_replay_within_the_slo, .timeout = 120)
