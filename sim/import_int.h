@@ -65,6 +65,14 @@ int imp_list(struct imp_file *f, const char *kind, const struct ynode **items);
  * an exponent, 12e6), from 0 to INT64_MAX exactly. */
 int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out);
 
+/* A label key or value as the API server checks it (scenario.h, the
+ * loader's own definition), named at key of the reader's path and in where
+ * ("nodeSelector"): taint keys and values follow the same rules. */
+int imp_label_key(struct imp_file *f, const struct ynode *at, const char *key, const char *label,
+		  const char *where);
+int imp_label_value(struct imp_file *f, const struct ynode *at, const char *key, const char *value,
+		    const char *where);
+
 /* --- the cluster as read ---------------------------------------------------- */
 
 enum imp_sharing { IMP_EXCLUSIVE, IMP_TIME_SLICING, IMP_MPS, IMP_MIG };

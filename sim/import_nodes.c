@@ -325,6 +325,12 @@ static int read_taints(struct imp *im, struct imp_node *n, const struct ynode *s
 			rc = imp_error(f, taints->items[i], NULL,
 				       "expected a taint with key and effect "
 				       "NoSchedule, PreferNoSchedule or NoExecute");
+		if (!rc)
+			rc = imp_label_key(f, ynode_get(taints->items[i], "key"), "key", key,
+					   "a taint");
+		if (!rc && value)
+			rc = imp_label_value(f, ynode_get(taints->items[i], "value"), "value",
+					     value, "a taint");
 		imp_pop(f, base);
 		if (rc)
 			return rc;

@@ -20,28 +20,6 @@
 
 static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 
-/* A label key as the API server checks it (scenario.h, the loader's own
- * definition), named at key of the reader's path and in where. */
-static int label_key(struct imp_file *f, const struct ynode *at, const char *key, const char *label,
-		     const char *where)
-{
-	if (scenario_label_key_ok(label))
-		return GP_OK;
-	return imp_error(f, at, key,
-			 "invalid label key '%s' in %s; expected " SCENARIO_LABEL_KEY_HINT, label,
-			 where);
-}
-
-static int label_value(struct imp_file *f, const struct ynode *at, const char *key,
-		       const char *value, const char *where)
-{
-	if (scenario_label_value_ok(value))
-		return GP_OK;
-	return imp_error(f, at, key,
-			 "invalid label value '%s' in %s; expected " SCENARIO_LABEL_VALUE_HINT,
-			 value, where);
-}
-
 /* The owner with controller: true, as "Kind namespace/name"; a ReplicaSet
  * that a Deployment made (its name ends in -<pod-template-hash>) is named by
  * the Deployment. */
@@ -200,7 +178,7 @@ static int read_expression(struct imp *im, const struct ynode *e, struct imp_pod
 		rc = imp_error(f, e, NULL, "expected a requirement with key and operator");
 	/* The API server checks the key, not the values (ValidateNodeSelectorRequirement). */
 	if (!rc)
-		rc = label_key(f, ynode_get(e, "key"), "key", key, "node affinity");
+		rc = imp_label_key(f, ynode_get(e, "key"), "key", key, "node affinity");
 	if (rc)
 		return rc;
 	for (int k = 0; k < 4; k++) {
@@ -238,9 +216,9 @@ static int read_affinity(struct imp *im, const struct ynode *spec, struct imp_po
 		if (val->kind != YNODE_SCALAR)
 			rc = imp_error(f, val, sel->keys[i], "expected a string value");
 		if (!rc)
-			rc = label_key(f, val, sel->keys[i], sel->keys[i], "nodeSelector");
+			rc = imp_label_key(f, val, sel->keys[i], sel->keys[i], "nodeSelector");
 		if (!rc)
-			rc = label_value(f, val, sel->keys[i], val->value, "nodeSelector");
+			rc = imp_label_value(f, val, sel->keys[i], val->value, "nodeSelector");
 		if (rc)
 			break;
 		const char **v = gp_xcalloc(1, sizeof *v);
@@ -308,10 +286,10 @@ static int read_tolerations(struct imp *im, const struct ynode *spec, struct imp
 		/* As ValidateTolerations: a key is a label key, Equal's value a
 		 * label value, and Exists takes none. */
 		if (!rc && tol.key[0])
-			rc = label_key(f, ynode_get(t, "key"), "key", tol.key, "a toleration");
+			rc = imp_label_key(f, ynode_get(t, "key"), "key", tol.key, "a toleration");
 		if (!rc && tol.op == TOLERATION_EQUAL)
-			rc = label_value(f, ynode_get(t, "value"), "value", tol.value,
-					 "a toleration");
+			rc = imp_label_value(f, ynode_get(t, "value"), "value", tol.value,
+					     "a toleration");
 		if (!rc && tol.op == TOLERATION_EXISTS && tol.value[0])
 			rc = imp_error(
 				f, ynode_get(t, "value"), "value",

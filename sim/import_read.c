@@ -404,6 +404,26 @@ static enum quantity_check quantity(const char *s, double *out)
 	return QUANTITY_OK;
 }
 
+int imp_label_key(struct imp_file *f, const struct ynode *at, const char *key, const char *label,
+		  const char *where)
+{
+	if (scenario_label_key_ok(label))
+		return GP_OK;
+	return imp_error(f, at, key,
+			 "invalid label key '%s' in %s; expected " SCENARIO_LABEL_KEY_HINT, label,
+			 where);
+}
+
+int imp_label_value(struct imp_file *f, const struct ynode *at, const char *key, const char *value,
+		    const char *where)
+{
+	if (scenario_label_value_ok(value))
+		return GP_OK;
+	return imp_error(f, at, key,
+			 "invalid label value '%s' in %s; expected " SCENARIO_LABEL_VALUE_HINT,
+			 value, where);
+}
+
 int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out)
 {
 	enum quantity_check q =

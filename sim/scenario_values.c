@@ -350,6 +350,11 @@ int ld_get_kv_map(struct loader *ld, const struct ynode *v, const char *what, st
 		rc = ld_get_text(ld, v->items[i], what, &(*out)[i].value);
 		if (rc)
 			return rc;
+		if (!scenario_label_value_ok((*out)[i].value))
+			return gp_located(
+				ld->err, v->items[i]->loc,
+				"invalid label value '%s' in %s; expected " SCENARIO_LABEL_VALUE_HINT,
+				(*out)[i].value, what);
 	}
 	return GP_OK;
 }

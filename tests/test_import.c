@@ -465,13 +465,14 @@ Test(import, a_broken_scrape_line_is_named_by_line_and_column)
 Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
 {
 	/* kubectl writes <, > and & as \u003c, \u003e, \u0026 (Go's encoding/json);
-	 * a value escaped so must still match the node's label.  No label value
-	 * holds one (import refuses it in a nodeSelector, as the API server
-	 * does), but a node affinity's values are not checked by the API. */
+	 * any JSON text may escape any character so.  No label value holds one
+	 * of those three (the API server refuses them, and so do import and the
+	 * loader), so a '-' escaped as \u002d stands for them: a value escaped
+	 * on the node must still match the pod's affinity. */
 	struct import_options o = {
 		.nodes = put(0, "n.json",
 			     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\", "
-				      "\"team\": \"a\\u0026b\"",
+				      "\"team\": \"a\\u002db\"",
 				      ", \"nvidia.com/gpu\": \"1\"")),
 		.pods = put(
 			1, "p.json",
@@ -479,14 +480,14 @@ Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
 			"\"p\", \"namespace\": \"default\"}, \"spec\": {\"affinity\": {\"nodeAffinity\": "
 			"{\"requiredDuringSchedulingIgnoredDuringExecution\": {\"nodeSelectorTerms\": "
 			"[{\"matchExpressions\": [{\"key\": \"team\", \"operator\": \"In\", "
-			"\"values\": [\"a&b\"]}]}]}}}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
+			"\"values\": [\"a-b\"]}]}]}}}, \"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
 			"{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}]}\n")};
 	struct import_result r;
 	build(&o, &r);
 	struct scenario *sc = load(&r);
 	bool team = false;
 	for (size_t i = 0; i < sc->pools[0].n_labels; i++)
-		team |= !strcmp(sc->pools[0].labels[i].value, "a&b");
+		team |= !strcmp(sc->pools[0].labels[i].value, "a-b");
 	cr_assert(team, "%s", r.yaml);
 	scenario_free(sc);
 	import_result_free(&r);
@@ -804,6 +805,14 @@ Test(import, label_keys_and_values_are_checked_where_the_pod_names_them)
 			      "\"Exists\", \"value\": \"x\"}]"),
 		     ".items[0].spec.tolerations[0].value: a toleration with operator Exists takes "
 		     "no value");
+	/* A node's taints follow the same rules, named where the node has them. */
+	refused("{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\", \"metadata\": {\"name\": "
+		"\"n1\", \"labels\": {\"nvidia.com/gpu.product\": \"NVIDIA-L4\"}}, \"spec\": "
+		"{\"taints\": [{\"key\": \"bad key!\", \"effect\": \"NoSchedule\"}]}, \"status\": "
+		"{\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\", \"nvidia.com/gpu\": "
+		"\"1\"}}}]}\n",
+		pod_with(""),
+		".items[0].spec.taints[0].key: invalid label key 'bad key!' in a taint");
 	/* An empty value is a label value. */
 	struct import_options o = {
 		.nodes = put(0, "n.json",
@@ -961,21 +970,18 @@ Test(import, o_may_not_be_one_of_the_inputs_not_even_through_a_hard_link)
 
 Test(import, a_scenario_its_loader_refuses_never_replaces_o)
 {
-	/* A node taint key the API server would refuse ("bad key!") is not
-	 * checked by import; the loader refuses the scenario, and -o stays as
-	 * it was. */
-	const char *nodes = put(
-		0, "n.json",
-		"{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\", \"metadata\": "
-		"{\"name\": \"n1\", \"labels\": {\"nvidia.com/gpu.product\": \"NVIDIA-L4\"}}, "
-		"\"spec\": {\"taints\": [{\"key\": \"bad key!\", \"effect\": \"NoSchedule\"}]}, "
-		"\"status\": {\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\", "
-		"\"nvidia.com/gpu\": \"1\"}}}]}\n");
-	const char *pods = put(1, "p.json", pod_with(""));
+	/* A node label value the API server would refuse ("a b") is not
+	 * checked by import, which keeps the labels pods select on as they
+	 * are; the loader refuses the scenario, and -o stays as it was. */
+	const char *nodes =
+		put(0, "n.json",
+		    one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\", \"team\": \"a b\"",
+			     ", \"nvidia.com/gpu\": \"1\""));
+	const char *pods = put(1, "p.json", pod_with(", \"nodeSelector\": {\"team\": \"x\"}"));
 	char args[512];
 	snprintf(args, sizeof args, "--nodes %s --pods %s", nodes, pods);
 	REFUSES(args, "the scenario imported from ", "n.json and ", "p.json failed its check",
-		"out.yaml is left as it was (at line ", "invalid label key 'bad key!' in taint");
+		"out.yaml is left as it was (at line ", "invalid label value 'a b' in labels");
 	/* ... and no temporary file is left beside it. */
 	DIR *d = opendir(dir);
 	cr_assert_not_null(d);

@@ -636,6 +636,10 @@ Test(scenario, pool_errors)
 		 "{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}, got a list"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, labels: {a: [1]}"),
 		 "DIR/s.yaml:2:68: error: invalid labels: expected a string, got a list"},
+		{P("nodes: 1, gpu: T4, gpus_per_node: 1, labels: {team: a&b}"),
+		 "DIR/s.yaml:2:71: error: invalid label value 'a&b' in labels; expected up to 63 "
+		 "letters, digits, '-', '_' or '.' starting and ending with a letter or digit, or "
+		 "nothing"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, taints: [{key: a, effect: NoSchedul}]"),
 		 "DIR/s.yaml:2:82: error: unknown taint effect 'NoSchedul'; did you mean "
 		 "'NoSchedule'?"},
@@ -834,6 +838,10 @@ Test(scenario, workload_errors)
 		{W(AT "duration: 1h, node_selector: [a]"),
 		 "DIR/s.yaml:3:76: error: invalid node_selector: expected a map like "
 		 "{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}, got a list"},
+		{W(AT "duration: 1h, node_selector: {zone: -a}"),
+		 "DIR/s.yaml:3:83: error: invalid label value '-a' in node_selector; expected up "
+		 "to 63 letters, digits, '-', '_' or '.' starting and ending with a letter or "
+		 "digit, or nothing"},
 		{W(AT "duration: 1h, tolerations: [{operator: Exist}]"),
 		 "DIR/s.yaml:3:86: error: unknown operator 'Exist'; did you mean 'Exists'?"},
 		{W(AT "duration: 1h, tolerations: [{key: a, operator: Exists, value: b}]"),

@@ -228,7 +228,7 @@ Test(sweep, maps_lists_and_quoted_values_pass_through_as_yaml_flow_text)
 	cr_assert_eq(sw->n_points, 4);
 	cr_expect_str_eq(sw->points[0].sets[0], "pools.batch.labels={zone: a}");
 	cr_expect_str_eq(sw->points[0].sets[1], "pools.batch.windows=[{from: 08:00, to: 20:00}]");
-	cr_expect_str_eq(sw->points[2].sets[0], "pools.batch.labels={zone: b c, tier: \"x, y\"}",
+	cr_expect_str_eq(sw->points[2].sets[0], "pools.batch.labels={zone: \"null\", tier: \"\"}",
 			 "quotes only where YAML needs them");
 	cr_expect_str_eq(sw->points[3].sets[2], "seed=2", "seeds: 2 means 1 and 2");
 	sweep_free(sw);
