@@ -915,9 +915,14 @@ int32_t cluster_count_short(const struct cluster *c, size_t p, const struct work
 }
 
 /* Best fit among the node's GPUs not in `taken`: the fewest free units that
- * still hold `need` (whole: only untouched GPUs), lowest index on ties. */
+ * still hold `need` (whole: only untouched GPUs), lowest index on ties.
+ * Replicated GPUs (time-slicing, MPS) go the other way, to the most free
+ * replicas: the device plugin's default allocation policy, "distributed",
+ * prefers the GPUs with the fewest allocated replicas (k8s-device-plugin,
+ * internal/rm/allocate.go), so that pods spread over a node's GPUs instead
+ * of stacking on one while the others idle. */
 static int pick_gpu(const struct cluster *c, const struct node *nd, uint64_t taken, int32_t need,
-		    bool whole)
+		    bool whole, bool distributed)
 {
 	const struct pool_state *ps = &c->pools[nd->pool];
 	int best = -1;
@@ -925,7 +930,8 @@ static int pick_gpu(const struct cluster *c, const struct node *nd, uint64_t tak
 		const struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if ((taken >> i & 1) || g->free < need || (whole && !untouched(ps, g)))
 			continue;
-		if (best < 0 || g->free < c->gpus[nd->first_gpu + best].free)
+		int32_t best_free = best < 0 ? 0 : c->gpus[nd->first_gpu + best].free;
+		if (best < 0 || (distributed ? g->free > best_free : g->free < best_free))
 			best = i;
 	}
 	return best;
@@ -1008,17 +1014,19 @@ static void stack_replicas(const struct cluster *c, const struct node *nd, int32
 	}
 }
 
-/* n GPUs for a pod of `units` per GPU, one at a time by pick_gpu; where a
- * GPU has one unit, a GPU with room is an untouched one and best fit takes
- * the lowest: the node's mask says which without reading the GPUs. */
+/* n GPUs for a pod of `units` per GPU, one at a time by pick_gpu (best fit,
+ * or distributed over replicated GPUs); where a GPU has one unit, a GPU with
+ * room is an untouched one and best fit takes the lowest: the node's mask
+ * says which without reading the GPUs. */
 static uint64_t best_fit(const struct cluster *c, const struct node *nd, int32_t n, int32_t units,
 			 bool whole)
 {
 	uint64_t mask = 0, room = nd->untouched;
 	bool one_unit = c->pools[nd->pool].units_per_gpu == 1;
+	bool distributed = sharing_replicated(&c->sc->pools[nd->pool].sharing);
 	for (int32_t k = 0; k < n; k++) {
 		int i = one_unit ? (room ? __builtin_ctzll(room) : -1)
-				 : pick_gpu(c, nd, mask, units, whole);
+				 : pick_gpu(c, nd, mask, units, whole, distributed);
 		assert(i >= 0 && (!one_unit || units == 1) &&
 		       "the index promised room on this node");
 		mask |= UINT64_C(1) << i;

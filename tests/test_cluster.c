@@ -94,11 +94,12 @@ Test(cluster, takes_the_lowest_free_gpus_and_gives_them_back)
 Test(cluster, a_gpu_keeps_every_tenant_as_they_come_and_go)
 {
 	pools[0].sharing = (struct sharing){.mode = SHARING_TIME_SLICING, .replicas = 20};
+	pools[0].gpus_per_node = 1; /* the 20 replicas of one GPU */
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = pod(1);
 	struct cluster_grant g[20];
-	for (uint32_t job = 0; job < 20; job++) /* best fit stacks them on GPU 0 */
+	for (uint32_t job = 0; job < 20; job++)
 		cluster_take(&c, 0, &w, 1, job, &g[job]);
 	cr_assert_eq(c.gpus[0].n_tenants, 20);
 	for (uint32_t job = 0; job < 20; job += 3) /* 7 leave, from everywhere */
@@ -121,23 +122,30 @@ Test(cluster, a_gpu_keeps_every_tenant_as_they_come_and_go)
 	cluster_free(&c);
 }
 
-Test(cluster, time_slicing_replicas_go_one_per_gpu_best_fit)
+/* The device plugin's default allocation policy for replicated GPUs,
+ * "distributed": the GPUs with the fewest replicas allocated first, ties to
+ * the lowest (k8s-device-plugin internal/rm/allocate.go; its ties go by map
+ * order). */
+Test(cluster, time_slicing_replicas_spread_over_the_nodes_gpus)
 {
 	pools[0].sharing = (struct sharing){.mode = SHARING_TIME_SLICING, .replicas = 4};
 	struct cluster c;
 	cluster_init(&c, &sc);
 	struct workload_spec w = pod(1);
-	struct cluster_grant p1, p2, p3;
-	cluster_take(&c, 0, &w, 1, 1, &p1);
-	cluster_take(&c, 0, &w, 1, 2, &p2);
-	cr_assert_eq(p1.gpu_mask, 1);
-	cr_assert_eq(p2.gpu_mask, 1, "best fit stacks replicas on the fullest GPU");
-	cr_assert_float_eq(p1.equivalent, 0.25, 1e-12);
-	cluster_take(&c, 0, &w, 2, 3, &p3);
-	cr_assert_eq(__builtin_popcountll(p3.gpu_mask), 2, "two replicas on two GPUs");
-	cr_assert_eq(c.gpus[0].n_tenants, 3);
-	cr_assert_eq(c.gpus[0].free, 1);
-	/* 16 replicas per node: 4 used, the node still offers a replica on 4 GPUs. */
+	struct cluster_grant p[6];
+	for (uint32_t job = 0; job < 4; job++) {
+		cluster_take(&c, 0, &w, 1, job, &p[job]);
+		cr_assert_eq(p[job].gpu_mask, UINT64_C(1) << job, "one replica a GPU first");
+	}
+	cr_assert_float_eq(p[0].equivalent, 0.25, 1e-12);
+	cluster_release(&c, 2, &p[2]);
+	cluster_take(&c, 0, &w, 1, 4, &p[4]);
+	cr_assert_eq(p[4].gpu_mask, 0x4, "the GPU a replica left has the most free");
+	cluster_take(&c, 0, &w, 2, 5, &p[5]);
+	cr_assert_eq(p[5].gpu_mask, 0x3, "two replicas on two GPUs, the lowest of the ties");
+	cr_assert_eq(c.gpus[0].n_tenants, 2);
+	cr_assert_eq(c.gpus[2].n_tenants, 1);
+	/* 16 replicas per node: 6 used, the node still offers a replica on 4 GPUs. */
 	cr_assert_eq(cluster_find(&c, 0, &w, 4, SCORING_MOST_ALLOCATED), 0);
 	cr_assert(cluster_consistent(&c));
 	cluster_free(&c);

@@ -487,6 +487,16 @@ Test(infer, a_near_idle_server_shows_its_real_duty_cycle)
 	cr_assert_float_eq(engine, duty / 2, 0.05, "engine %.3f%% of two GPUs", engine);
 }
 
+/* ONE_H100's pool cut to one GPU: the device plugin spreads time-sliced
+ * replicas over a node's GPUs (cluster.c, pick_gpu), so replicas that must
+ * share a GPU get a node of one. */
+static void one_gpu(char *text)
+{
+	char *at = strstr(text, "gpus_per_node: 2");
+	cr_assert_not_null(at);
+	at[strlen("gpus_per_node: ")] = '1';
+}
+
 Test(infer, time_sliced_replicas_share_the_gpu_and_overflow_its_memory)
 {
 	const char *ts = ", sharing: {mode: time-slicing, replicas: 2}";
@@ -498,8 +508,8 @@ Test(infer, time_sliced_replicas_share_the_gpu_and_overflow_its_memory)
 		 ts, req);
 	char *at = strstr(text, "memory_fraction: 0.9");
 	memcpy(at, "memory_fraction: .45", 20);
-	const char *pack[] = {"scheduler.scoring=MostAllocated"};
-	run_with(text, pack, 1);
+	one_gpu(text);
+	run(text);
 	cr_assert_float_eq(metric("chat", "oom_kills"), 0, 0);
 	cr_assert_float_eq(metric("p", "peak_allocated_gpus"), 1, 0, "both on one GPU");
 	double shared = metric("chat", "tpot_p50_s");
@@ -515,7 +525,8 @@ Test(infer, time_sliced_replicas_share_the_gpu_and_overflow_its_memory)
 	results_init(&r);
 	/* ... while two at 90 % each overflow it: one is OOM killed. */
 	snprintf(text, sizeof text, ONE_H100("%s", ", replicas: 2", "%s"), ts, req);
-	run_with(text, pack, 1);
+	one_gpu(text);
+	run(text);
 	cr_assert_geq(metric("chat", "oom_kills"), 1);
 	cr_assert_float_eq(metric("chat", "requests_completed"), 400, 0);
 }
@@ -650,8 +661,8 @@ Test(infer, a_replica_oom_killed_under_time_slicing_restarts_with_backoff)
 		"{process: poisson, rate: 10/s, count: 4000, prompt_tokens: 200, output_tokens: 20}";
 	char text[2048];
 	snprintf(text, sizeof text, ONE_H100("%s", ", replicas: 2", "%s"), ts, req);
-	const char *pack[] = {"scheduler.scoring=MostAllocated"};
-	run_with(text, pack, 1);
+	one_gpu(text);
+	run(text);
 	double last = 0;
 	for (size_t i = 0; i < r.n_requests; i++)
 		last = fmax(last, sim_seconds(r.requests[i].arrival));
