@@ -258,6 +258,15 @@ struct pool_sums {
 	double pods, gpus;                   /* pending pod- and GPU-seconds */
 };
 
+/* Whether work pool p could host pended in window k. */
+static bool pending_on(struct view *v, size_t k, size_t p)
+{
+	for (size_t w = 0; w < v->sc->n_workloads; w++)
+		if (row(v, k, workload_scope(v, w))->pending > 0 && allowed(v, w, p))
+			return true;
+	return false;
+}
+
 static void pool_sums(struct view *v, size_t p, struct pool_sums *s)
 {
 	const struct scenario *sc = v->sc;
@@ -319,28 +328,67 @@ static bool any_options(const struct view *v, const struct pool_spec *p)
 	return false;
 }
 
-/* Marks in v->pend, instead of the pending workloads, the ones that hold
- * GPUs of p mostly idle (engine activity under DIAGNOSE_IDLE of what they
- * hold) and that a sharing mode would pack: sharing them frees whole GPUs
- * for pending work that cannot share itself.  Returns whether any. */
+static int32_t fewer_replicas(const struct view *v, const struct workload_spec *ws)
+{
+	return ws->inference ? diagnose_fewer_replicas(ws, metric(v, ws->name, "duty_cycle_pct"))
+			     : 0;
+}
+
+/* Whether workload w holds GPUs it mostly leaves idle (engine activity under
+ * DIAGNOSE_IDLE of what it holds, over the run) and could hold fewer of on
+ * pool p: shared, or with fewer serving replicas.  *held: its GPU-seconds. */
+static bool idle_holder(struct view *v, size_t w, size_t p, double *held)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	double engine = 0; /* GPU-seconds engine-active */
+	*held = 0;
+	for (size_t k = 0; k < v->n_windows; k++) {
+		const struct ts_row *x = row(v, k, workload_scope(v, w));
+		*held += x->gpus_allocated * v->len[k];
+		engine += x->engine_active * v->len[k];
+	}
+	struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
+	return *held > 0 && engine < DIAGNOSE_IDLE * *held && allowed(v, w, p) &&
+	       (diagnose_sharing_options(&v->sc->pools[p], ws, o) > 0 || fewer_replicas(v, ws) > 0);
+}
+
+/* Marks in v->pend, instead of the pending workloads, the idle holders of
+ * p's GPUs (idle_holder): sharing them, or serving with fewer replicas,
+ * frees whole GPUs for pending work that cannot share itself.  Returns
+ * whether any. */
 static bool mark_idle_holders(struct view *v, size_t p)
 {
 	bool any = false;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
-		const struct workload_spec *ws = &v->sc->workloads[w];
-		double held = 0, engine = 0; /* GPU-seconds allocated and engine-active */
-		for (size_t k = 0; k < v->n_windows; k++) {
-			const struct ts_row *x = row(v, k, workload_scope(v, w));
-			held += x->gpus_allocated * v->len[k];
-			engine += x->engine_active * v->len[k];
-		}
-		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
-		bool idle = held > 0 && engine < DIAGNOSE_IDLE * held && allowed(v, w, p) &&
-			    diagnose_sharing_options(&v->sc->pools[p], ws, o) > 0;
+		double held;
+		bool idle = idle_holder(v, w, p, &held);
 		v->pend[w] = idle ? held : 0;
 		any |= idle;
 	}
 	return any;
+}
+
+/* Work pended long enough on a pool that was mostly allocated, and idle
+ * holders that did not wait themselves held at least DIAGNOSE_IDLE_HELD of
+ * its GPUs meanwhile: the lock is theirs even when the pool's other GPUs are
+ * busy (near-idle servers beside training that runs flat out average to an
+ * active pool).  v->pend holds pool_sums' pending workloads. */
+static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
+{
+	if (!(s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->span && s->cap > 0 &&
+	      s->alloc >= DIAGNOSE_ALLOCATED * s->cap))
+		return false;
+	double idle_held = 0; /* GPU-seconds they held while work pended */
+	for (size_t w = 0; w < v->sc->n_workloads; w++) {
+		double held;
+		if (v->pend[w] > 0 || !idle_holder(v, w, p, &held))
+			continue;
+		for (size_t k = 0; k < v->n_windows; k++)
+			if (pending_on(v, k, p))
+				idle_held +=
+					row(v, k, workload_scope(v, w))->gpus_allocated * v->len[k];
+	}
+	return idle_held >= DIAGNOSE_IDLE_HELD * s->cap;
 }
 
 static void allocation_finding(struct view *v, size_t p, const struct pool_sums *s)
@@ -360,6 +408,12 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 		for (size_t i = 0; i < n; i++)
 			if (o[i].mode == SHARING_TIME_SLICING || o[i].mode == SHARING_MPS)
 				fix_replicas(f, ps, o[i].mode, o[i].replicas);
+		int32_t fewer =
+			holders && v->pend[w] > 0 ? fewer_replicas(v, &v->sc->workloads[w]) : 0;
+		if (fewer)
+			fix_set(fix(f, "%d replica%s of %s", (int)fewer, fewer > 1 ? "s" : "",
+				    v->sc->workloads[w].name),
+				"workloads.%s.replicas=%d", v->sc->workloads[w].name, (int)fewer);
 	}
 }
 
@@ -467,7 +521,7 @@ static void diagnose_pools(struct view *v)
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
 		struct pool_sums s;
 		pool_sums(v, p, &s);
-		bool lock = full_and_idle(v, &s);
+		bool lock = full_and_idle(v, &s) || held_by_idle(v, p, &s);
 		size_t before = v->n_drafts;
 		if (lock)
 			allocation_finding(v, p, &s);

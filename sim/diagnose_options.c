@@ -95,3 +95,13 @@ bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w
 	}
 	return false;
 }
+
+int32_t diagnose_fewer_replicas(const struct workload_spec *w, double duty_pct)
+{
+	const struct inference_spec *in = w->inference;
+	if (!in || in->target_queue > 0 || in->replicas < 2 || !(duty_pct < 100 * DIAGNOSE_DUTY))
+		return 0;
+	int32_t need = (int32_t)ceil(in->replicas * duty_pct / (100 * DIAGNOSE_DUTY));
+	need = need > 1 ? need : 1;
+	return need < in->replicas ? need : 0;
+}

@@ -91,10 +91,9 @@ static void explain_sharing(struct ctx *c)
 	gp_sb_printf(
 		&c->text,
 		c->f->fig.pool.holders
-			? "pool %s: pods wait while its allocated GPUs are mostly idle, so "
-			  "whole-GPU allocation is the lock; the pending pods cannot share a GPU, "
-			  "but the idle ones holding whole GPUs can, and sharing them frees GPUs "
-			  "for the pending ("
+			? "pool %s: pods wait while workloads that leave their GPUs mostly idle "
+			  "hold them whole, so whole-GPU allocation is the lock; the pending pods "
+			  "cannot share a GPU, but the idle holders can give GPUs back ("
 			: "pool %s: pods wait while its allocated GPUs are mostly idle, so "
 			  "whole-GPU allocation is the lock; these sharing modes would hold the "
 			  "pending pods (",
@@ -105,7 +104,9 @@ static void explain_sharing(struct ctx *c)
 		const struct workload_spec *ws = member(c, m);
 		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
 		size_t n = diagnose_sharing_options(p, ws, o);
-		if (!n)
+		double duty = ws->inference ? metric(c, ws->name, "duty_cycle_pct") : NAN;
+		int32_t fewer = c->f->fig.pool.holders ? diagnose_fewer_replicas(ws, duty) : 0;
+		if (!n && !fewer)
 			continue;
 		gp_sb_printf(&c->text, "%s%s: ", any ? "; " : "", ws->name);
 		for (size_t i = 0; i < n; i++) {
@@ -113,11 +114,19 @@ static void explain_sharing(struct ctx *c)
 			diagnose_option_name(&o[i], name, sizeof name);
 			gp_sb_printf(&c->text, "%s%s", i ? ", " : "", name);
 		}
-		gp_sb_printf(&c->ev,
-			     "; %s pods: %.1f GiB VRAM each on %.0f GiB GPUs, gpu_busy %.2f, "
-			     "sm_share %.2f",
-			     ws->name, ws->vram_bytes / GP_GIB, p->gpu->memory_bytes / GP_GIB,
-			     ws->gpu_busy, ws->sm_share);
+		if (fewer)
+			gp_sb_printf(&c->text, "%s%d replica%s instead of %d", n ? ", or " : "",
+				     (int)fewer, fewer > 1 ? "s" : "",
+				     (int)ws->inference->replicas);
+		if (ws->inference)
+			gp_sb_printf(&c->ev, "; %s: %d replicas in iterations %.1f%% of the time",
+				     ws->name, (int)ws->inference->replicas, duty);
+		else
+			gp_sb_printf(&c->ev,
+				     "; %s pods: %.1f GiB VRAM each on %.0f GiB GPUs, gpu_busy "
+				     "%.2f, sm_share %.2f",
+				     ws->name, ws->vram_bytes / GP_GIB,
+				     p->gpu->memory_bytes / GP_GIB, ws->gpu_busy, ws->sm_share);
 		any = true;
 	}
 	gp_sb_printf(&c->text, ")");

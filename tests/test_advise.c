@@ -199,6 +199,23 @@ Test(advise, each_short_pool_is_sized_and_the_sizes_run_together)
 	cr_expect_eq(query("SELECT count(*) FROM advice WHERE meets = 1"), 1, "%s", out);
 }
 
+/* Near-idle replicas hold the GPUs training waits for: two replicas serve
+ * the same traffic within its SLO and free four GPUs, so every deadline is
+ * met on the same node (the fourth job starts at 02:15, queue p95 0.85 x 2h
+ * = 6120 s) and more nodes are not the answer. */
+Test(advise, fewer_idle_replicas_come_before_more_nodes)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnose/idle-replicas.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: 2 replicas of chat (run 2): --set "
+				      "'workloads.chat.replicas=2'; queue p95 6120 s"),
+		  "%s", out);
+	cr_expect_eq(
+		query("SELECT slo_attainment_pct FROM advice WHERE alternative = '2 replicas of chat'"),
+		100.0, "%s", out);
+}
+
 /* 80 2-hour jobs with a 3-hour deadline on 8 GPUs a node need 10 nodes
  * (80 at once); the search goes to 4 (1 .. 4x the pool).  The 4-node run is
  * a row that says it falls short, 32 of 80 on time: 40% (it had no row). */

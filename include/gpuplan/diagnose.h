@@ -58,6 +58,7 @@
 	0.30                        /* "mostly idle": engine activity below 30 % of
 				     * the allocated GPUs */
 #define DIAGNOSE_ALLOCATED     0.75 /* "mostly allocated": >= 75 % of the pool */
+#define DIAGNOSE_IDLE_HELD     0.25 /* idle holders with >= 25 % of a full pool lock it */
 #define DIAGNOSE_PENDING_SHARE 0.05 /* work pends in >= 5 % of the span */
 #define DIAGNOSE_TOKENIZER     0.85 /* a tokenizer busy >= 85 % of the time */
 #define DIAGNOSE_DUTY          0.50 /* replicas in iterations < 50 % of the time */
@@ -90,6 +91,12 @@ size_t diagnose_sharing_options(const struct pool_spec *p, const struct workload
 
 /* "time-slicing x4", "MPS x2", "MIG 1g.20gb x4", "fractional 200 milli". */
 void diagnose_option_name(const struct diagnose_option *o, char *buf, size_t len);
+
+/* The replicas that would serve inference workload w's load with each in
+ * iterations about DIAGNOSE_DUTY of the time, given its replicas' duty cycle
+ * (duty_pct, the run's duty_cycle_pct): fewer than it has when its fixed
+ * replicas are mostly idle, else 0 (autoscaled, one replica, busy). */
+int32_t diagnose_fewer_replicas(const struct workload_spec *w, double duty_pct);
 
 /* The widest weight format narrower than w's own (int8, then int4) with which
  * per_gpu pods of w fit in one GPU of p: the pod's VRAM less the weight bytes
