@@ -805,6 +805,47 @@ static const struct advise_row *base_row(const struct advice *a)
 	return NULL;
 }
 
+/* label as the advice table shows it, in len - 1 columns: a longer one loses
+ * the middle of its longest word (a long pool or workload name, down to 12
+ * characters) to "...", so that a pool row keeps its node count, and what
+ * is still too long ends in "..."; the recommendation line has it whole. */
+static void fit_label(const char *label, char *out, size_t len)
+{
+	size_t n = strlen(label), excess = n + 1 > len ? n + 1 - len + 3 : 0;
+	size_t at = 0, longest = 0;
+	for (size_t i = 0; i < n;) {
+		size_t w = strcspn(label + i, " ");
+		if (w > longest) {
+			at = i;
+			longest = w;
+		}
+		i += w + 1;
+	}
+	size_t head = n, tail = n; /* label[0, head) "..." label[tail, n) */
+	if (excess && longest > 12) {
+		size_t cut = excess < longest - 12 ? excess : longest - 12; /* 12 stay */
+		head = at + (longest - cut) / 2;
+		tail = head + cut;
+	}
+	char *o = out;
+	memcpy(o, label, head);
+	o += head;
+	if (head < n) {
+		memcpy(o, "...", 3);
+		o += 3;
+	}
+	size_t left = len - 1 - (size_t)(o - out), rest = n - tail; /* room, and what is left */
+	if (rest > left) {
+		memcpy(o, label + tail, left - 3);
+		memcpy(o + left - 3, "...", 3);
+		o += left;
+	} else {
+		memcpy(o, label + tail, rest);
+		o += rest;
+	}
+	*o = '\0';
+}
+
 static void write_sets(FILE *out, const struct advise_row *r)
 {
 	for (size_t i = 0; i < r->n_sets; i++)
@@ -826,12 +867,8 @@ void advise_write(FILE *out, const struct advice *a)
 		"$/verified");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
-		char b[6][32],
-			label[59]; /* a longer label ends in "..." (the advice table has it) */
-		size_t len = strlen(r->label);
-		memcpy(label, r->label, len < sizeof label ? len + 1 : sizeof label);
-		if (len >= sizeof label)
-			memcpy(label + sizeof label - 4, "...", 4);
+		char b[6][32], label[59];
+		fit_label(r->label, label, sizeof label);
 		fprintf(out, "%4zu  %-58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1, label,
 			(long long)r->run_id, r->meets ? "yes" : "no",
 			num(b[0], 32, r->peak_demand, 0), num(b[1], 32, r->queue_p95, 0),
