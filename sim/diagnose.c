@@ -25,6 +25,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -972,6 +973,85 @@ static void fragmentation_finding(struct view *v, size_t w)
 		fix_set(fix(fd, "scoring MostAllocated"), "scheduler.scoring=MostAllocated");
 }
 
+/* --- placement: requests that strand GPUs ------------------------------------ */
+
+/* Pods of w a node of p holds by its GPUs, and by its cores and memory
+ * (INT32_MAX where the pod asks for none or the pool says none). */
+static void pods_per_node(const struct pool_spec *p, const struct workload_spec *ws,
+			  int32_t *by_gpus, int32_t *by_cpu, int32_t *by_memory)
+{
+	double eq = scenario_gpu_equivalent(p, ws);
+	*by_gpus = eq > 0 ? (int32_t)floor(p->gpus_per_node / eq + 1e-9) : 0;
+	*by_cpu = ws->cpu > 0 && p->cpu > 0 ? (int32_t)floor(p->cpu / ws->cpu + 1e-9) : INT32_MAX;
+	*by_memory = ws->memory_bytes > 0 && p->memory_bytes > 0
+			     ? (int32_t)floor(p->memory_bytes / ws->memory_bytes + 1e-9)
+			     : INT32_MAX;
+}
+
+/*
+ * w's pods pend on "Insufficient cpu" or "memory" while a job's GPUs are
+ * free in most of that time: its requests fill a node before its GPUs do, so
+ * GPUs are stranded.  The pool named is the one allowed to w where the most
+ * GPUs are stranded so; the fix is the request that fits a pod per its GPUs
+ * there (node cores or memory over the pods its GPUs hold), to run if the
+ * pods use less than they ask for.
+ */
+static void requests_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const char *top = NULL;
+	double pend_s = kind_pending(v, w, PEND_BIT(PEND_CPU) | PEND_BIT(PEND_MEMORY), &top);
+	if (!matters(v, pend_s))
+		return;
+	struct free_sums f;
+	free_while_pending(v, w, &f);
+	if (!matters(v, f.covered) || f.covered < 0.5 * f.pend)
+		return;
+	int best = -1;
+	double most = 0; /* GPUs stranded in the pool */
+	int32_t gpus = 0, cpu = 0, memory = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		const struct pool_spec *ps = &v->sc->pools[p];
+		int32_t g, c, m;
+		pods_per_node(ps, ws, &g, &c, &m);
+		int32_t host = c < m ? c : m;
+		double stranded = (double)ps->nodes * (g - host) * scenario_gpu_equivalent(ps, ws);
+		if (allowed(v, w, p) && g > 0 && host < g && stranded > most) {
+			best = (int)p;
+			most = stranded;
+			gpus = g, cpu = c, memory = m;
+		}
+	}
+	if (best < 0)
+		return;
+	const struct pool_spec *ps = &v->sc->pools[best];
+	struct finding *fd = add(v, STEP_PLACEMENT, KIND_REQUESTS, f.covered, best, (int)w);
+	fd->reason = reason_id(v, top);
+	struct finding_requests *q = &fd->fig.requests;
+	*q = (struct finding_requests){.pending_s = pend_s,
+				       .secs = f.secs,
+				       .free = f.free,
+				       .cap = f.cap,
+				       .pend = f.pend,
+				       .covered = f.covered,
+				       .pods_per_node = cpu < memory ? cpu : memory};
+	fd->figure = most;
+	if (cpu < gpus)
+		q->cpu = floor(ps->cpu / gpus);
+	if (memory < gpus)
+		q->memory = floor(ps->memory_bytes / gpus / GP_GIB) * GP_GIB;
+	char cores[32] = "", gib[32] = "";
+	if (q->cpu > 0)
+		snprintf(cores, sizeof cores, " %g cores", q->cpu);
+	if (q->memory > 0)
+		snprintf(gib, sizeof gib, "%s %g GiB", q->cpu > 0 ? "," : "", q->memory / GP_GIB);
+	struct finding_fix *x = fix(fd, "%s requesting%s%s a pod", ws->name, cores, gib);
+	if (q->cpu > 0)
+		fix_set(x, "workloads.%s.cpu=%g", ws->name, q->cpu);
+	if (q->memory > 0)
+		fix_set(x, "workloads.%s.memory=%gGiB", ws->name, q->memory / GP_GIB);
+}
+
 /* --- stalled work: a pod that fits no unit anywhere ------------------------- */
 
 /* Why a pod of w never fits pool p: 0 it fits an empty node, else a PEND kind. */
@@ -1294,6 +1374,7 @@ static void diagnose_evidence(struct view *v)
 		if (v->n_windows) {
 			admission_finding(v, w);
 			fragmentation_finding(v, w);
+			requests_finding(v, w);
 		}
 		if (v->sc->workloads[w].inference) {
 			kv_cache_finding(v, w);

@@ -436,6 +436,41 @@ static void explain_rules(struct ctx *c)
 	free(pools.s);
 }
 
+/* "prep waits on its cpu request, not on GPUs: a node of pool l4 holds 1 of
+ * its pods (40 of 48 cores) where its GPUs hold 4, ..." */
+static void explain_requests(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_requests *q = &c->f->fig.requests;
+	const char *what = q->cpu > 0 && q->memory > 0 ? "cpu and memory requests"
+			   : q->cpu > 0                ? "cpu request"
+						       : "memory request";
+	int gpus = (int)floor(c->p->gpus_per_node / scenario_gpu_equivalent(c->p, ws) + 1e-9);
+	gp_sb_printf(&c->text,
+		     "%s waits on its %s, not on GPUs: a node of pool %s holds %d of its pods "
+		     "where its GPUs hold %d, so GPUs stay free beside them; if %s uses less than "
+		     "it asks for, a request of",
+		     ws->name, what, c->p->name, (int)q->pods_per_node, gpus, ws->name);
+	if (q->cpu > 0)
+		gp_sb_printf(&c->text, " %g cores", q->cpu);
+	if (q->memory > 0)
+		gp_sb_printf(&c->text, "%s %g GiB", q->cpu > 0 ? " and" : "", q->memory / GP_GIB);
+	gp_sb_printf(&c->text, " fits %d a node; else nodes with more %s per GPU would", gpus,
+		     q->cpu > 0 && q->memory > 0 ? "cores and memory"
+		     : q->cpu > 0                ? "cores"
+						 : "memory");
+	gp_sb_printf(&c->ev,
+		     "%.1f pod-hours pending with \"%s\"; while it pended, the pools it may use "
+		     "had %.2f of %.0f GPUs free on average, and enough for one job in windows "
+		     "holding %.0f%% of its pending time; %s asks for %.3g GPU%s, %g cores and "
+		     "%.0f GiB a pod; pool %s nodes have %d GPUs, %g cores and %.0f GiB",
+		     q->pending_s / 3600, reason(c), q->free / q->secs, q->cap / q->secs,
+		     100 * q->covered / q->pend, ws->name, scenario_gpu_equivalent(c->p, ws),
+		     scenario_gpu_equivalent(c->p, ws) == 1 ? "" : "s", ws->cpu,
+		     ws->memory_bytes / GP_GIB, c->p->name, (int)c->p->gpus_per_node, c->p->cpu,
+		     c->p->memory_bytes / GP_GIB);
+}
+
 /* --- application ------------------------------------------------------------- */
 
 static void explain_tokenizer(struct ctx *c)
@@ -647,6 +682,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_PREALLOCATION] = explain_preallocation,
 	[KIND_KV_CACHE] = explain_kv_cache,
 	[KIND_RULES] = explain_rules,
+	[KIND_REQUESTS] = explain_requests,
 	[KIND_TOKENIZER] = explain_tokenizer,
 	[KIND_OFF_GPU] = explain_off_gpu,
 	[KIND_RESTARTS] = explain_restarts,

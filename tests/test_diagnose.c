@@ -245,6 +245,34 @@ Test(diagnose, near_idle_replicas_beside_busy_training_are_the_allocation_lock)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 }
 
+/* Pods that ask for 48 of a node's 64 cores strand 6 of its 8 GPUs
+ * (tests/fixtures/diagnose/cpu-requests.yaml): the wait is the cpu request
+ * ("Insufficient cpu" while GPUs are free), a placement finding, not
+ * capacity (it said "capacity ... a larger pool would").  By hand: two jobs
+ * at a time, queue mean (0+0+1+1+2+2+3+3)/8 h = 1h30m, half by 2h; 64 / 4
+ * pods a node = 16 cores. */
+Test(diagnose, a_cpu_request_that_strands_gpus_is_placement_not_capacity)
+{
+	run("tests/fixtures/diagnose/cpu-requests.yaml", NULL, 0);
+	cr_expect_float_eq(results_metric(&r, "prep", "queue_time_mean_s"), 5400, 1e-6);
+	cr_expect_float_eq(results_metric(&r, "prep", "deadline_met_pct"), 50, 1e-9);
+	EXPECT_FINDING(0, "placement", "prep waits on its cpu request, not on GPUs",
+		       "holds 1 of its pods where its GPUs hold 4",
+		       "a request of 16 cores fits 4 a node", "Insufficient cpu");
+	cr_expect_eq(r.findings[0].kind, KIND_REQUESTS);
+	cr_expect_eq(r.findings[0].n_fixes, 1);
+	cr_expect_str_eq(r.findings[0].fixes[0].label, "prep requesting 16 cores a pod");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "workloads.prep.cpu=16");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
+	/* With the request the finding names, all eight start at once. */
+	cleanup();
+	const char *sets[] = {"workloads.prep.cpu=16"};
+	run("tests/fixtures/diagnose/cpu-requests.yaml", sets, 1);
+	cr_expect_float_eq(results_metric(&r, "prep", "deadline_met_pct"), 100, 1e-9);
+	cr_expect_eq(r.n_findings, 0);
+}
+
 /* The fragmentation finding offers the packers not in use: with best-fit in
  * use, fgd, gpu-packing and MostAllocated (it said "best-fit or fgd"). */
 Test(diagnose, fragmentation_never_offers_the_policy_in_use)

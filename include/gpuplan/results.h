@@ -167,6 +167,7 @@ enum finding_kind {
 	KIND_PREALLOCATION,  /* time-sliced servers preallocate more than the GPU has */
 	KIND_KV_CACHE,       /* an inference server's KV cache is too small */
 	KIND_RULES,          /* placement rules hide idle capacity */
+	KIND_REQUESTS,       /* a pod's cpu or memory request fills nodes before their GPUs */
 	KIND_TOKENIZER,      /* requests wait for the CPU tokenizer */
 	KIND_OFF_GPU,        /* batch jobs' time goes off the GPU */
 	KIND_RESTARTS,       /* evicted jobs lose their work and start again */
@@ -254,6 +255,15 @@ union finding_figures {
 				       * in windows whose free capacity held a job */
 		bool strict;            /* admission: mostly behind a StrictFIFO head */
 	} wait;
+	struct finding_requests {       /* the windows w pended with cpu or memory reasons */
+		double pending_s;       /* pod-seconds with such a reason */
+		double secs, free, cap; /* seconds; GPU-seconds free and in capacity */
+		double pend, covered;   /* w's pending pod-seconds; in windows with a job's
+					  * GPUs free */
+		double cpu, memory;     /* the requests that fit a pod per its GPUs on a node
+					  * of the finding's pool (cores, bytes); 0: not short */
+		int32_t pods_per_node;  /* pods of w a node of it holds now */
+	} requests;
 	struct finding_stalled {
 		int32_t why;          /* enum pend_kind: PEND_VRAM, RESOURCE, CPU or AFFINITY */
 		int32_t quant;        /* an enum quant that fits, or -1 */
