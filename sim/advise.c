@@ -846,6 +846,18 @@ static void fit_label(const char *label, char *out, size_t len)
 	*o = '\0';
 }
 
+/* How long work waited on row r: its queue p95, or for a run without batch
+ * work (no queue figure) its SLO attainment. */
+static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
+{
+	char n[32];
+	if (isnan(r->queue_p95) && !isnan(r->slo_pct))
+		snprintf(buf, len, "SLO attainment %s%%", num(n, sizeof n, r->slo_pct, 1));
+	else
+		snprintf(buf, len, "queue p95 %s s", num(n, sizeof n, r->queue_p95, 0));
+	return buf;
+}
+
 static void write_sets(FILE *out, const struct advise_row *r)
 {
 	for (size_t i = 0; i < r->n_sets; i++)
@@ -886,7 +898,7 @@ void advise_write(FILE *out, const struct advice *a)
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);
-	char q[32], c[32];
+	char q[64], c[32];
 	if (!best->meets) {
 		bool app = false;
 		for (size_t i = 0; i < a->n_findings; i++)
@@ -900,18 +912,18 @@ void advise_write(FILE *out, const struct advice *a)
 	}
 	if (best == base) {
 		fprintf(out,
-			"recommendation: keep the scenario as it is (run %lld): queue p95 %s s, "
-			"%s per verified result\n",
-			(long long)best->run_id, num(q, 32, best->queue_p95, 0),
+			"recommendation: keep the scenario as it is (run %lld): %s, %s per verified "
+			"result\n",
+			(long long)best->run_id, wait_text(best, q, sizeof q),
 			money(c, 32, best->cost_per_verified, a->prices));
 		return;
 	}
 	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);
 	write_sets(out, best);
-	fprintf(out, "; queue p95 %s s", num(q, 32, best->queue_p95, 0));
+	fprintf(out, "; %s", wait_text(best, q, sizeof q));
 	fprintf(out, ", %s per verified result", money(c, 32, best->cost_per_verified, a->prices));
 	if (base)
-		fprintf(out, " (base: queue p95 %s s, %s)", num(q, 32, base->queue_p95, 0),
+		fprintf(out, " (base: %s, %s)", wait_text(base, q, sizeof q),
 			money(c, 32, base->cost_per_verified, a->prices));
 	fputc('\n', out);
 }
