@@ -1228,6 +1228,46 @@ static void autoscaler_finding(struct view *v, size_t w)
 		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
 }
 
+/*
+ * A service with fixed replicas misses its SLO with its replicas busy
+ * (DIAGNOSE_DUTY or more of the time in iterations) while the pools it may
+ * use have GPUs idle: more replicas on those GPUs, not more nodes.  The
+ * replicas named serve the offered rate at the rate a replica served, 80 %
+ * busy, as many as the idle GPUs hold.
+ */
+static void replicas_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double slo = metric(v, ws->name, "slo_met"), duty = metric(v, ws->name, "duty_cycle_pct");
+	double served = metric(v, ws->name, "throughput_rps"), offered = offered_rate(in);
+	if (in->target_queue > 0 || !(slo < 1) || !(duty >= 100 * DIAGNOSE_DUTY) || !(served > 0) ||
+	    !v->n_windows)
+		return;
+	double idle = 0, per_replica = 0; /* GPUs idle on average; a replica's */
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		double eq = scenario_gpu_equivalent(&v->sc->pools[p], ws);
+		if (!allowed(v, w, p) || eq <= 0)
+			continue;
+		per_replica = per_replica > 0 ? fmin(per_replica, eq) : eq;
+		for (size_t k = 0; k < v->n_windows; k++) {
+			const struct ts_row *y = row(v, k, pool_scope(v, p));
+			idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] / v->span;
+		}
+	}
+	if (per_replica <= 0)
+		return;
+	int32_t room = (int32_t)floor(idle / per_replica + 1e-9);
+	int32_t need = (int32_t)ceil(offered / (served / in->replicas) / 0.8 - 1e-9);
+	need = need < in->replicas + room ? need : in->replicas + room;
+	if (need <= in->replicas)
+		return;
+	struct finding *fd = add(v, STEP_CAPACITY, KIND_REPLICAS, (double)room, -1, (int)w);
+	fd->fig.replicas = (struct finding_replicas){offered, served, duty, idle, need};
+	fix_set(fix(fd, "%d replicas of %s", (int)need, ws->name), "workloads.%s.replicas=%d",
+		ws->name, (int)need);
+}
+
 /* --- capacity: node pools that autoscale (autoscale.h) --------------------- */
 
 /* Pending pod-seconds of the run, all reasons. */
@@ -1379,6 +1419,7 @@ static void diagnose_evidence(struct view *v)
 		if (v->sc->workloads[w].inference) {
 			kv_cache_finding(v, w);
 			autoscaler_finding(v, w);
+			replicas_finding(v, w);
 		}
 	}
 }

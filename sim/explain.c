@@ -560,6 +560,24 @@ static void explain_autoscaler_max(struct ctx *c)
 		metric(c, ws->name, "slo_attainment_pct"));
 }
 
+static void explain_replicas(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_replicas *g = &c->f->fig.replicas;
+	int r = (int)ws->inference->replicas;
+	gp_sb_printf(&c->text,
+		     "%s's %d replica%s %s saturated and miss%s the SLO while GPUs it may use "
+		     "sit idle: %d replicas on them would serve its load, no new node needed",
+		     ws->name, r, r > 1 ? "s" : "", r > 1 ? "are" : "is", r > 1 ? "" : "es",
+		     (int)g->need);
+	gp_sb_printf(&c->ev,
+		     "%.1f requests/s offered, %.1f served (%.1f a replica), replicas in "
+		     "iterations %.1f%% of the time; %.1f GPUs idle on average in the pools it "
+		     "may use; TTFT p99 %.3g s; SLO attainment %.1f%%",
+		     g->offered, g->served, g->served / r, g->duty, g->idle,
+		     metric(c, ws->name, "ttft_p99_s"), metric(c, ws->name, "slo_attainment_pct"));
+}
+
 static void explain_node_group_max(struct ctx *c)
 {
 	const struct pool_spec *p = c->p;
@@ -687,6 +705,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_OFF_GPU] = explain_off_gpu,
 	[KIND_RESTARTS] = explain_restarts,
 	[KIND_AUTOSCALER_MAX] = explain_autoscaler_max,
+	[KIND_REPLICAS] = explain_replicas,
 	[KIND_NODE_GROUP_MAX] = explain_node_group_max,
 	[KIND_PROVISIONING] = explain_provisioning,
 	[KIND_CAPACITY] = explain_capacity,

@@ -37,11 +37,10 @@ int finding_step_of(const char *name)
 const char *finding_kind_name(enum finding_kind k)
 {
 	static const char *const names[FINDING_KINDS] = {
-		"sharing",  "admission",      "fragmentation",  "stalled",
-		"oom",      "vram-full",      "preallocation",  "kv-cache",
-		"rules",    "requests",       "tokenizer",      "off-gpu",
-		"restarts", "autoscaler-max", "node-group-max", "provisioning",
-		"capacity"};
+		"sharing",        "admission",     "fragmentation", "stalled",        "oom",
+		"vram-full",      "preallocation", "kv-cache",      "rules",          "requests",
+		"tokenizer",      "off-gpu",       "restarts",      "autoscaler-max", "replicas",
+		"node-group-max", "provisioning",  "capacity"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 

@@ -273,6 +273,30 @@ Test(diagnose, a_cpu_request_that_strands_gpus_is_placement_not_capacity)
 	cr_expect_eq(r.n_findings, 0);
 }
 
+/* One saturated replica beside three idle GPUs of its node (tests/fixtures/
+ * diagnose/saturated-replicas.yaml): it said "capacity ... a larger pool
+ * would", and advise's pool search could not help a fixed replica count.
+ * The finding names the replicas that serve the offered 60/s at the rate
+ * one served, 80 % busy: ceil(60 / 25.9 / 0.8) = 3, within the 3 idle GPUs;
+ * with them the SLO is met. */
+Test(diagnose, a_saturated_service_beside_idle_gpus_needs_replicas_not_nodes)
+{
+	run("tests/fixtures/diagnose/saturated-replicas.yaml", NULL, 0);
+	double served = results_metric(&r, "chat", "throughput_rps");
+	int need = (int)ceil(60 / served / 0.8);
+	cr_assert_eq(need, 3, "served %.2f/s", served);
+	EXPECT_FINDING(0, "capacity", "chat's 1 replica is saturated and misses the SLO",
+		       "3 replicas on them would serve its load, no new node needed",
+		       "60.0 requests/s offered", "3.0 GPUs idle on average");
+	cr_expect_eq(r.findings[0].kind, KIND_REPLICAS);
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "workloads.chat.replicas=3");
+	cr_expect_eq(r.n_findings, 1);
+	cleanup();
+	const char *sets[] = {"workloads.chat.replicas=3"};
+	run("tests/fixtures/diagnose/saturated-replicas.yaml", sets, 1);
+	cr_expect_float_eq(results_metric(&r, "chat", "slo_met"), 1, 0);
+}
+
 /* The fragmentation finding offers the packers not in use: with best-fit in
  * use, fgd, gpu-packing and MostAllocated (it said "best-fit or fgd"). */
 Test(diagnose, fragmentation_never_offers_the_policy_in_use)

@@ -172,6 +172,7 @@ enum finding_kind {
 	KIND_OFF_GPU,        /* batch jobs' time goes off the GPU */
 	KIND_RESTARTS,       /* evicted jobs lose their work and start again */
 	KIND_AUTOSCALER_MAX, /* an autoscaled service sits at max_replicas */
+	KIND_REPLICAS,       /* a service's fixed replicas are saturated beside idle GPUs */
 	KIND_NODE_GROUP_MAX, /* a node pool's Cluster Autoscaler sits at max with pods pending */
 	KIND_PROVISIONING,   /* pods wait for nodes being provisioned, not for capacity */
 	KIND_CAPACITY,       /* busy GPUs, work waits: a larger pool */
@@ -264,6 +265,12 @@ union finding_figures {
 					  * of the finding's pool (cores, bytes); 0: not short */
 		int32_t pods_per_node;  /* pods of w a node of it holds now */
 	} requests;
+	struct finding_replicas {       /* a service's fixed replicas, saturated */
+		double offered, served; /* requests per second offered and served */
+		double duty;            /* its replicas' time in iterations, percent */
+		double idle;            /* GPUs idle on average in the pools it may use */
+		int32_t need;           /* the replicas that would serve the load */
+	} replicas;
 	struct finding_stalled {
 		int32_t why;          /* enum pend_kind: PEND_VRAM, RESOURCE, CPU or AFFINITY */
 		int32_t quant;        /* an enum quant that fits, or -1 */
