@@ -543,8 +543,10 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 		fprintf(out, "  # %s: %d pending\n", c->key, (int)w->count);
 	char at[32];
 	units_format_rfc3339(im->snapshot, at, sizeof at);
-	fprintf(out, "  - name: %s\n    count: %d\n    arrival: {at: %s}\n", w->name, (int)w->count,
-		at);
+	fprintf(out, "  - name: %s\n", w->name);
+	if (p->service) /* it serves for --horizon, whatever shares its GPUs */
+		fputs("    kind: service\n", out);
+	fprintf(out, "    count: %d\n    arrival: {at: %s}\n", (int)w->count, at);
 	const char *mig = p->mig ? p->mig : single_profile(im, w);
 	if (mig)
 		fprintf(out, "    gpus: {mig: %s}\n", mig);

@@ -21,7 +21,7 @@
 #define ARRIVAL_HINT  "{at: \"12:00\"}, {process: poisson, rate: 10/h} or {trace: PATH, format: csv}"
 #define DURATION_HINT UNITS_HINT_DURATION ", or {dist: exponential, mean: 1h}"
 
-static const char *const kind_names[] = {"batch", "inference"};
+static const char *const kind_names[] = {"batch", "inference", "service"};
 
 static int workload_kind(struct loader *ld, const struct ynode *v, void *obj)
 {

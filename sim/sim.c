@@ -212,7 +212,10 @@ static double job_slow(struct sim *s, const struct sim_job *j)
 static void retime(struct sim *s, uint32_t id)
 {
 	struct sim_job *j = &s->jobs[id];
-	double rate = contention_rate(j->busy, job_slow(s, j));
+	/* A service holds its GPUs for its duration whoever shares them. */
+	double rate = s->sc->workloads[j->workload].kind == WORKLOAD_SERVICE
+			      ? 1
+			      : contention_rate(j->busy, job_slow(s, j));
 	if (rate == j->rate)
 		return;
 	sim_time now = s->engine.now;

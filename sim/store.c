@@ -1060,7 +1060,9 @@ static int bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 		const struct workload_spec *w = &sc->workloads[i - 1 - sc->n_pools];
 		name = w->name;
 		kind = "workload";
-		wkind = w->kind == WORKLOAD_INFERENCE ? "inference" : "batch";
+		wkind = w->kind == WORKLOAD_INFERENCE ? "inference"
+			: w->kind == WORKLOAD_SERVICE ? "service"
+						      : "batch";
 		model = w->model ? w->model->name : NULL;
 	}
 	sti_bind_text(s, p, name);

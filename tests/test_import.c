@@ -20,6 +20,7 @@
 #include <criterion/criterion.h>
 
 #include "gpuplan/import.h"
+#include "gpuplan/run.h"
 #include "gpuplan/scenario.h"
 
 #include "scratch.h"
@@ -489,6 +490,35 @@ Test(import, kubectl_json_escapes_are_read_as_the_characters_they_stand_for)
 	for (size_t i = 0; i < sc->pools[0].n_labels; i++)
 		team |= !strcmp(sc->pools[0].labels[i].value, "a-b");
 	cr_assert(team, "%s", r.yaml);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
+/* A Deployment's pods serve for --horizon whatever shares their GPUs: four
+ * replicas time-slicing one L4 (no DCGM scrape, so gpu_busy 1) ended at
+ * 100.8 h as batch work four times slower, and the fifth replica queued as
+ * long.  As kind: service they hold the GPU 24 h; the fifth starts then. */
+Test(import, services_on_shared_gpus_serve_for_the_horizon)
+{
+	struct import_options o = {.nodes = FX "nodes-shared.json",
+				   .pods = FX "pods-service.json",
+				   .at = "2026-12-01T10:00:00Z"};
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_expect_eq(workload(sc, "tts-5c8d7b9f4-on-l4-0")->kind, WORKLOAD_SERVICE);
+	cr_expect_eq(workload(sc, "tts-5c8d7b9f4")->kind, WORKLOAD_SERVICE);
+	struct results res;
+	struct gp_err err;
+	results_init(&res);
+	cr_assert_eq(run_simulate(sc, &res, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(res.n_jobs, 5);
+	for (size_t i = 0; i < res.n_jobs; i++) {
+		bool pending = res.jobs[i].start > 0;
+		cr_expect_eq(res.jobs[i].start, pending ? 24 * SIM_HOUR : 0);
+		cr_expect_eq(res.jobs[i].end, pending ? 48 * SIM_HOUR : 24 * SIM_HOUR);
+	}
+	results_free(&res);
 	scenario_free(sc);
 	import_result_free(&r);
 }

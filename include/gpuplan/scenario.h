@@ -145,7 +145,10 @@ struct pool_spec {
 	struct srcloc trace_loc;
 };
 
-enum workload_kind { WORKLOAD_BATCH, WORKLOAD_INFERENCE };
+/* A batch job does its duration of work, slower where it shares a GPU; a
+ * service holds its pods for its duration of wall time, whatever it shares
+ * (what import makes of a Deployment's pods: they serve for --horizon). */
+enum workload_kind { WORKLOAD_BATCH, WORKLOAD_INFERENCE, WORKLOAD_SERVICE };
 enum arrival_kind { ARRIVAL_AT, ARRIVAL_POISSON, ARRIVAL_TRACE };
 enum trace_format { TRACE_CSV, TRACE_OPENB };
 struct openb_pod;
