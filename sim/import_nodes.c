@@ -342,6 +342,27 @@ static int read_taints(struct imp *im, struct imp_node *n, const struct ynode *s
 	return rc;
 }
 
+/* A cordoned node keeps its running pods and takes no new ones: it gets the
+ * taint the node lifecycle controller adds for spec.unschedulable, when the
+ * snapshot does not have it yet, which kube-scheduler reports as "node(s)
+ * were unschedulable" (placement.c) and keeps it a pool of its own. */
+static void cordon(struct imp *im, struct imp_node *n)
+{
+	struct imp_shape *s = &n->shape;
+	bool tainted = false;
+	for (size_t i = 0; i < s->n_taints; i++)
+		tainted |= !strcmp(s->taints[i].key, SCENARIO_CORDON_TAINT);
+	if (!tainted) {
+		s->taints = gp_xrealloc(s->taints, (s->n_taints + 1) * sizeof *s->taints);
+		s->taints[s->n_taints++] = (struct taint){(char *)SCENARIO_CORDON_TAINT, (char *)"",
+							  EFFECT_NO_SCHEDULE};
+	}
+	imp_warn(im,
+		 "node %s is cordoned: its running pods stay, and kube-scheduler reports it as "
+		 "unschedulable to new ones",
+		 n->name);
+}
+
 /* What DaemonSet and static pods bound to the node request. */
 static void node_level_requests(const struct imp *im, const char *node, double *cpu, double *memory)
 {
@@ -399,10 +420,7 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 		return rc;
 	const struct ynode *unsched = spec ? ynode_get(spec, "unschedulable") : NULL;
 	if (unsched && unsched->kind == YNODE_SCALAR && !strcmp(unsched->value, "true"))
-		imp_warn(im,
-			 "node %s is cordoned; gpuplan keeps it with its taints (kube-scheduler "
-			 "reports it as unschedulable)",
-			 n->name);
+		cordon(im, n);
 	double used_cpu = 0, used_memory = 0;
 	node_level_requests(im, n->name, &used_cpu, &used_memory);
 	n->shape.cpu = fmax(0, n->shape.cpu - used_cpu);

@@ -273,6 +273,13 @@ static void init_rule(struct placer *pl, size_t w, size_t p)
 	*r = (struct pool_rule){.filtered = -1, .unfit = -1};
 	snprintf(text, sizeof text, "Insufficient %s", scenario_resource_name(ws, res, sizeof res));
 	r->resource = slot_of(pl, text, PEND_RESOURCE);
+	/* A cordoned node (spec.unschedulable, which the node lifecycle
+	 * controller mirrors as a taint): kube-scheduler's NodeUnschedulable
+	 * filter, which runs before TaintToleration, refuses it first. */
+	for (size_t i = 0; i < ps->n_taints; i++)
+		if (!strcmp(ps->taints[i].key, SCENARIO_CORDON_TAINT) &&
+		    ps->taints[i].effect == EFFECT_NO_SCHEDULE && !tolerated(ws, &ps->taints[i]))
+			r->filtered = REASON_UNSCHEDULABLE;
 	for (size_t i = 0; i < ps->n_taints; i++) {
 		const struct taint *t = &ps->taints[i];
 		if (tolerated(ws, t))

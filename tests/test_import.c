@@ -796,6 +796,55 @@ Test(import, a_quantity_past_int64_is_refused_to_the_last_unit)
 	node_cpu("9223372036854775808m", true);
 }
 
+/* A cordoned node (spec.unschedulable, without the taint the node lifecycle
+ * controller adds for it yet) keeps its running pods and takes no new ones:
+ * it gets the taint, so it is a pool of its own (it was merged with its
+ * schedulable twin), and a pending pod hears kube-scheduler's
+ * NodeUnschedulable message, "node(s) were unschedulable", which that filter
+ * gives before TaintToleration would speak of the taint. */
+Test(import, a_cordoned_node_is_unschedulable_to_new_pods)
+{
+	static const char node[] =
+		"{\"kind\": \"Node\", \"metadata\": {\"name\": \"%s\", \"labels\": "
+		"{\"nvidia.com/gpu.product\": \"NVIDIA-L4\"}}, \"spec\": {%s}, \"status\": "
+		"{\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\", \"nvidia.com/gpu\": "
+		"\"1\"}}}";
+	char a[512], b[512], list[1200];
+	snprintf(a, sizeof a, node, "up", "");
+	snprintf(b, sizeof b, node, "cordoned", "\"unschedulable\": true");
+	snprintf(list, sizeof list, "{\"kind\": \"List\", \"items\": [%s, %s]}\n", a, b);
+	struct import_options o = {.nodes = put(0, "n.json", list),
+				   .pods = put(1, "p.json", pod_with("")),
+				   .at = "2026-11-30T12:00:00Z"};
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_assert_eq(sc->n_pools, 2, "%s", r.yaml);
+	const struct pool_spec *p = &sc->pools[1];
+	cr_assert_eq(p->n_taints, 1, "%s", r.yaml);
+	cr_expect_str_eq(p->taints[0].key, "node.kubernetes.io/unschedulable");
+	cr_expect_eq(p->taints[0].effect, EFFECT_NO_SCHEDULE);
+	/* Two pods of one GPU: the first takes the schedulable node's GPU, the
+	 * second waits, refused by both nodes for their reasons. */
+	struct results res;
+	struct gp_err err;
+	results_init(&res);
+	const char *twice[] = {"workloads.p.count=2"};
+	scenario_free(sc);
+	cr_assert_eq(scenario_load(put(3, "imported.yaml", r.yaml), twice, 1, &sc, &err), GP_OK,
+		     "%s", err.msg);
+	cr_assert_eq(run_simulate(sc, &res, &err), GP_OK, "%s", err.msg);
+	bool said = false;
+	for (size_t i = 0; i < res.n_pending_reasons; i++)
+		said |= strstr(res.pending_reasons[i].reason,
+			       "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) "
+			       "were unschedulable.") != NULL;
+	cr_expect(said, "the NodeUnschedulable message");
+	results_free(&res);
+	scenario_free(sc);
+	import_result_free(&r);
+}
+
 Test(import, a_priority_past_int32_is_refused_where_the_pod_is_read)
 {
 	/* The scenario loader's bound (SCENARIO_MAX_PRIORITY), Kubernetes' int32. */

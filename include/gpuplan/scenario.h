@@ -30,6 +30,10 @@ struct kv {
 
 enum taint_effect { EFFECT_NO_SCHEDULE, EFFECT_PREFER_NO_SCHEDULE, EFFECT_NO_EXECUTE };
 
+/* The taint of a cordoned node (kubectl cordon sets spec.unschedulable; the
+ * node lifecycle controller adds this with effect NoSchedule). */
+#define SCENARIO_CORDON_TAINT "node.kubernetes.io/unschedulable"
+
 struct taint {
 	char *key;
 	char *value; /* "" when absent */
