@@ -507,6 +507,13 @@ int imp_read_nodes(struct imp *im)
 		size_t base = imp_push_key(f, "items");
 		imp_push_index(f, i);
 		rc = read_node(im, items->items[i], &im->nodes[im->n_nodes++]);
+		int twin = rc ? -1 : imp_node_index(im, im->nodes[im->n_nodes - 1].name);
+		if (twin >= 0 && (size_t)twin + 1 < im->n_nodes)
+			rc = imp_error_at(f, ynode_get(items->items[i], "metadata"),
+					  "metadata.name",
+					  "node %s is listed twice (also .items[%d]); expected one "
+					  "object per node",
+					  im->nodes[twin].name, twin);
 		imp_pop(f, base);
 		if (rc)
 			return rc;

@@ -373,16 +373,26 @@ static int read_container_times(struct imp *im, const struct ynode *st, struct i
 
 static int read_status(struct imp *im, const struct ynode *st, struct imp_pod *p)
 {
-	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
+	/* The API's phases, and Unknown: the pod's node stopped reporting. */
+	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed",
+					     "Unknown"};
 	struct imp_file *f = &im->pods_f;
 	const char *phase = NULL;
 	const struct ynode *conds = NULL;
 	size_t base = imp_push_key(f, "status");
 	int rc = imp_str(f, st, "phase", &phase);
-	p->phase = PHASE_OTHER;
-	for (int i = 0; phase && i < 4; i++)
+	p->phase = phase ? (enum imp_phase) - 1 : PHASE_OTHER;
+	for (int i = 0; phase && i < 5; i++)
 		if (!strcmp(phase, phases[i]))
-			p->phase = (enum imp_phase)i;
+			p->phase = i < 4 ? (enum imp_phase)i : PHASE_OTHER;
+	if (!rc && (int)p->phase < 0)
+		rc = imp_error(f, ynode_get(st, "phase"), "phase",
+			       "unknown pod phase '%s'; expected Pending, Running, Succeeded, "
+			       "Failed or Unknown",
+			       phase);
+	if (!rc && phase && p->phase == PHASE_OTHER)
+		imp_warn(im, "pod %s/%s is in phase Unknown (its node stopped reporting); left out",
+			 p->ns ? p->ns : "default", p->name);
 	if (!rc)
 		rc = imp_seq(f, st, "conditions", &conds);
 	for (size_t i = 0; !rc && conds && i < conds->n; i++) {

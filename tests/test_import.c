@@ -845,6 +845,31 @@ Test(import, a_cordoned_node_is_unschedulable_to_new_pods)
 	import_result_free(&r);
 }
 
+/* A node listed twice would count its GPUs twice; a phase the API does not
+ * have would drop the pod unsaid.  Both are refused where they are. */
+Test(import, a_node_listed_twice_and_an_unknown_phase_are_refused)
+{
+	static const char node[] =
+		"{\"kind\": \"Node\", \"metadata\": {\"name\": \"n1\", \"labels\": "
+		"{\"nvidia.com/gpu.product\": \"NVIDIA-L4\"}}, \"status\": {\"allocatable\": "
+		"{\"cpu\": \"8\", \"memory\": \"64Gi\", \"nvidia.com/gpu\": \"1\"}}}";
+	char twice[1024];
+	snprintf(twice, sizeof twice, "{\"kind\": \"List\", \"items\": [%s, %s]}\n", node, node);
+	refused(twice, pod_with(""),
+		".items[1].metadata.name: node n1 is listed twice (also .items[0]); expected one "
+		"object per node");
+	char pods[2048];
+	snprintf(pods, sizeof pods, "%s", pod_with(""));
+	char *phase = strstr(pods, "\"Pending\"");
+	cr_assert_not_null(phase);
+	memcpy(phase, "\"Pausing\"", 9);
+	refused(one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+			 ", \"nvidia.com/gpu\": \"1\""),
+		pods,
+		".items[0].status.phase: unknown pod phase 'Pausing'; expected Pending, Running, "
+		"Succeeded, Failed or Unknown");
+}
+
 Test(import, a_priority_past_int32_is_refused_where_the_pod_is_read)
 {
 	/* The scenario loader's bound (SCENARIO_MAX_PRIORITY), Kubernetes' int32. */
