@@ -661,6 +661,11 @@ static void write_scenario(FILE *out, const struct imp *im, const struct groupin
 	for (size_t i = 0; i < im->n_pools; i++)
 		write_pool(out, im, &im->pools[i]);
 	write_queues(out, im);
+	/* Running pods are bound already, not in the queue: they go first, then
+	 * the pending ones, listed in kube-scheduler's queue order. */
+	fputs("scheduler:\n  order: fifo   # running pods first, then the pending in "
+	      "kube-scheduler's order (priority, then creation), as listed\n",
+	      out);
 	fputs("workloads:\n", out);
 	for (size_t i = 0; i < g->n_wl; i++)
 		write_workload(out, im, g, &g->wl[i]);

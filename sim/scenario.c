@@ -560,7 +560,7 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->seed = 1;
 	sc->start_epoch = DEFAULT_START_EPOCH;
 	/* kube-scheduler's defaults: NodeResourcesFit LeastAllocated over cpu and memory */
-	sc->scheduler = (struct scheduler_spec){.order = ORDER_FIFO,
+	sc->scheduler = (struct scheduler_spec){.order = ORDER_PRIORITY,
 						.window_policy = WINDOW_FIT,
 						.gpu_policy = GPU_POLICY_BEST_FIT};
 	sc->scheduler.scoring.type = SCORING_LEAST_ALLOCATED;

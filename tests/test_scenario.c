@@ -398,7 +398,7 @@ Test(scenario, defaults)
 	cr_assert_eq(w->n_node_selector + w->n_tolerations + w->n_gpu_spec, 0);
 	cr_assert_eq(w->queue, 0);
 	cr_assert_eq(w->priority, 0);
-	cr_assert_eq(sc->scheduler.order, ORDER_FIFO);
+	cr_assert_eq(sc->scheduler.order, ORDER_PRIORITY);
 	/* kube-scheduler's default: LeastAllocated over cpu and memory, weight 1 each */
 	cr_assert_eq(sc->scheduler.scoring.type, SCORING_LEAST_ALLOCATED);
 	cr_assert_eq(sc->scheduler.scoring.weight[SCORE_GPU], 0);
