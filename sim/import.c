@@ -581,6 +581,27 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	write_calibration(out, c);
 }
 
+/* A queue's borrowing (or lending) limits, the resources that have one; a
+ * lending limit of the whole quota is none. */
+static void write_limits(FILE *out, const struct imp_queue *q, const char *key, bool lending)
+{
+	bool first = true;
+	for (size_t k = 0; k < q->n_quota; k++) {
+		const struct quota_entry *e = &q->quota[k];
+		double v = lending ? e->lending_limit : e->borrowing_limit;
+		if (isinf(v) || (lending && v >= e->nominal))
+			continue;
+		fprintf(out, "%s", first ? "    " : ", ");
+		if (first)
+			fprintf(out, "%s: {", key);
+		first = false;
+		quoted(out, e->resource);
+		fprintf(out, ": %.6g", v);
+	}
+	if (!first)
+		fputs("}\n", out);
+}
+
 static void write_queues(FILE *out, const struct imp *im)
 {
 	if (im->n_cohorts) {
@@ -600,7 +621,6 @@ static void write_queues(FILE *out, const struct imp *im)
 		fprintf(out, "  - name: %s\n    strategy: %s\n", q->name, q->strategy);
 		if (q->cohort)
 			fprintf(out, "    cohort: %s\n", q->cohort);
-		bool limit = false;
 		fputs("    quota: {", out);
 		for (size_t k = 0; k < q->n_quota; k++) {
 			fprintf(out, "%s", k ? ", " : "");
@@ -610,21 +630,11 @@ static void write_queues(FILE *out, const struct imp *im)
 				write_bytes(out, q->quota[k].nominal);
 			} else
 				fprintf(out, ": %.6g", q->quota[k].nominal);
-			limit |= !isinf(q->quota[k].borrowing_limit);
 		}
 		fputs("}\n", out);
-		if (limit && q->cohort) {
-			fputs("    borrowing_limit: {", out);
-			bool first = true;
-			for (size_t k = 0; k < q->n_quota; k++) {
-				if (isinf(q->quota[k].borrowing_limit))
-					continue;
-				fputs(first ? "" : ", ", out);
-				first = false;
-				quoted(out, q->quota[k].resource);
-				fprintf(out, ": %.6g", q->quota[k].borrowing_limit);
-			}
-			fputs("}\n", out);
+		if (q->cohort) {
+			write_limits(out, q, "borrowing_limit", false);
+			write_limits(out, q, "lending_limit", true);
 		}
 		if (q->reclaim && q->within)
 			fprintf(out,

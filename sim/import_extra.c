@@ -99,13 +99,14 @@ static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queu
 			rc = imp_seq(f, flavors->items[fl], "resources", &res);
 			for (size_t r = 0; !rc && res && r < res->n; r++) {
 				const char *name = NULL;
-				const struct ynode *nominal, *limit;
+				const struct ynode *nominal, *limit, *lend;
 				size_t at2 = imp_push_key(f, "resources");
 				imp_push_index(f, r);
 				rc = imp_str(f, res->items[r], "name", &name);
 				nominal = ynode_get(res->items[r], "nominalQuota");
 				limit = ynode_get(res->items[r], "borrowingLimit");
-				double n = 0, l = INFINITY;
+				lend = ynode_get(res->items[r], "lendingLimit");
+				double n = 0, l = INFINITY, lent = NAN;
 				if (!rc && (!name || !nominal))
 					rc = imp_error(
 						f, res->items[r], NULL,
@@ -114,6 +115,13 @@ static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queu
 					rc = imp_quantity(f, nominal, "nominalQuota", &n);
 				if (!rc && limit)
 					rc = imp_quantity(f, limit, "borrowingLimit", &l);
+				if (!rc && lend)
+					rc = imp_quantity(f, lend, "lendingLimit", &lent);
+				if (!rc && lend && lent > n)
+					rc = imp_error(f, lend, "lendingLimit",
+						       "lendingLimit %g is above nominalQuota %g; "
+						       "expected at most the quota",
+						       lent, n);
 				imp_pop(f, at2);
 				if (rc)
 					break;
@@ -128,10 +136,13 @@ static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queu
 					q->quota =
 						gp_xrealloc(q->quota, (k + 1) * sizeof *q->quota);
 					q->quota[q->n_quota++] =
-						(struct quota_entry){(char *)name, 0, 0, {0}};
+						(struct quota_entry){.resource = (char *)name};
 				}
+				/* Flavors are not modelled: a resource's amounts add up
+				 * over them, a flavor without a lending limit lending all. */
 				q->quota[k].nominal += n;
 				q->quota[k].borrowing_limit += l;
+				q->quota[k].lending_limit += isnan(lent) ? n : lent;
 			}
 			imp_pop(f, at);
 		}

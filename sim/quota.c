@@ -54,6 +54,7 @@ void quota_init(struct quota *q, const struct scenario *sc)
 	size_t cells = sc->n_queues * q->n_res + 1; /* + 1: never a zero-size calloc */
 	q->nominal = gp_xcalloc(cells, sizeof *q->nominal);
 	q->limit = gp_xcalloc(cells, sizeof *q->limit);
+	q->guaranteed = gp_xcalloc(cells, sizeof *q->guaranteed);
 	q->usage = gp_xcalloc(cells, sizeof *q->usage);
 	q->saved = gp_xcalloc(cells, sizeof *q->saved);
 	q->need = gp_xcalloc(q->n_res + 1, sizeof *q->need);
@@ -67,6 +68,9 @@ void quota_init(struct quota *q, const struct scenario *sc)
 			size_t cell = i * q->n_res + (size_t)res_index(q, e->resource);
 			q->nominal[cell] = e->nominal;
 			q->limit[cell] = e->borrowing_limit;
+			q->guaranteed[cell] = isinf(e->lending_limit)
+						      ? 0
+						      : fmax(0, e->nominal - e->lending_limit);
 			q->limited[i] = true;
 		}
 	number_roots(q);
@@ -77,6 +81,7 @@ void quota_free(struct quota *q)
 	free(q->res);
 	free(q->nominal);
 	free(q->limit);
+	free(q->guaranteed);
 	free(q->usage);
 	free(q->saved);
 	free(q->need);
@@ -108,38 +113,47 @@ void quota_request(const struct quota *q, const struct workload_spec *w, int32_t
 	}
 }
 
-/* Sums of nominal quota and usage of resource r over the cohort root k. */
-static void cohort_totals(const struct quota *q, int32_t k, size_t r, double *nominal,
-			  double *usage)
+/*
+ * The cohort root k's quota of resource r and the usage that counts against
+ * it, as Kueue's resource tree keeps them (pkg/cache/resource_node.go): each
+ * queue lends it its nominal quota less what its lending limit keeps
+ * (guaranteed), and uses it for what it uses past that.
+ */
+static void cohort_totals(const struct quota *q, int32_t k, size_t r, double *quota, double *usage)
 {
-	*nominal = *usage = 0;
-	for (size_t i = 0; i < q->sc->n_queues; i++)
-		if (q->root[i] == k && !isinf(q->nominal[i * q->n_res + r])) {
-			*nominal += q->nominal[i * q->n_res + r];
-			*usage += q->usage[i * q->n_res + r];
+	*quota = *usage = 0;
+	for (size_t i = 0; i < q->sc->n_queues; i++) {
+		size_t cell = i * q->n_res + r;
+		if (q->root[i] == k && !isinf(q->nominal[cell])) {
+			*quota += q->nominal[cell] - q->guaranteed[cell];
+			*usage += fmax(0, q->usage[cell] - q->guaranteed[cell]);
 		}
+	}
 }
 
-/* What queue qi could admit of resource r now (Kueue's ClusterQueue
- * Available): its unused nominal quota without a cohort; in a cohort, what
- * the cohort has unused, capped by the queue's borrowing limit.
- * INFINITY when r is not limited for qi. */
+/* What queue qi could admit of resource r now (Kueue's available()): its
+ * unused nominal quota without a cohort; in a cohort, what is left of its
+ * guaranteed quota plus what the cohort has unused, the latter capped by
+ * the borrowing limit past what the queue lent.  INFINITY when r is not
+ * limited for qi. */
 static double available(const struct quota *q, size_t qi, size_t r)
 {
 	size_t cell = qi * q->n_res + r;
-	double nominal = q->nominal[cell], own = q->usage[cell];
+	double nominal = q->nominal[cell], own = q->usage[cell], kept = q->guaranteed[cell];
 	if (isinf(nominal))
 		return INFINITY;
 	int32_t k = q->root[qi];
 	if (k < 0)
 		return nominal - own;
-	double cohort_nominal, cohort_usage;
-	cohort_totals(q, k, r, &cohort_nominal, &cohort_usage);
-	return fmin(nominal + q->limit[cell] - own, cohort_nominal - cohort_usage);
+	double cohort_quota, cohort_usage;
+	cohort_totals(q, k, r, &cohort_quota, &cohort_usage);
+	double lent = nominal - kept, used_there = fmax(0, own - kept);
+	double from_cohort = fmin(cohort_quota - cohort_usage, lent - used_there + q->limit[cell]);
+	return fmax(0, kept - own) + from_cohort;
 }
 
 /* The most queue qi could ever admit of r, with nothing else admitted
- * (Kueue's PotentialAvailable). */
+ * (Kueue's potentialAvailable()). */
 static double potential(const struct quota *q, size_t qi, size_t r)
 {
 	size_t cell = qi * q->n_res + r;
@@ -147,9 +161,9 @@ static double potential(const struct quota *q, size_t qi, size_t r)
 	int32_t k = q->root[qi];
 	if (isinf(nominal) || k < 0)
 		return nominal;
-	double cohort_nominal, cohort_usage;
-	cohort_totals(q, k, r, &cohort_nominal, &cohort_usage);
-	return nominal + fmin(q->limit[cell], cohort_nominal - nominal);
+	double cohort_quota, cohort_usage;
+	cohort_totals(q, k, r, &cohort_quota, &cohort_usage);
+	return fmin(nominal + q->limit[cell], q->guaranteed[cell] + cohort_quota);
 }
 
 /* Amounts as Kubernetes quantities: whole numbers plainly, memory in Gi. */

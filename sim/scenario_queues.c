@@ -52,26 +52,32 @@ static struct quota_entry *quota_line(struct queue_spec *q, const char *resource
 			return &q->quota[i];
 	q->quota = gp_xrealloc(q->quota, (q->n_quota + 1) * sizeof *q->quota);
 	struct quota_entry *e = &q->quota[q->n_quota++];
-	*e = (struct quota_entry){gp_xstrdup(resource), INFINITY, INFINITY, {0}};
+	*e = (struct quota_entry){.resource = gp_xstrdup(resource),
+				  .nominal = INFINITY,
+				  .borrowing_limit = INFINITY,
+				  .lending_limit = INFINITY};
 	return e;
 }
 
-/* quota: {nvidia.com/gpu: 4, ...} and borrowing_limit: {nvidia.com/gpu: 2} */
-static int quota_map(struct loader *ld, const struct ynode *v, struct queue_spec *q, bool limit)
+/* The three maps of amounts a queue gives per resource. */
+enum quota_field { FIELD_QUOTA, FIELD_BORROWING, FIELD_LENDING };
+
+/* quota: {nvidia.com/gpu: 4, ...}, borrowing_limit: {nvidia.com/gpu: 2} and
+ * lending_limit: {nvidia.com/gpu: 1} */
+static int quota_map(struct loader *ld, const struct ynode *v, struct queue_spec *q,
+		     enum quota_field field)
 {
+	static const char *const names[] = {"quota", "borrowing_limit", "lending_limit"};
 	if (v->kind != YNODE_MAP)
-		return ld_bad_value(ld, v, limit ? "borrowing_limit" : "quota",
-				    "a map like {nvidia.com/gpu: 4}");
+		return ld_bad_value(ld, v, names[field], "a map like {nvidia.com/gpu: 4}");
 	for (size_t i = 0; i < v->n; i++) {
 		double amount;
 		int rc = quota_amount(ld, v->keys[i], v->items[i], &amount);
 		if (rc)
 			return rc;
 		struct quota_entry *e = quota_line(q, v->keys[i]);
-		if (limit)
-			e->borrowing_limit = amount;
-		else
-			e->nominal = amount;
+		double *to[] = {&e->nominal, &e->borrowing_limit, &e->lending_limit};
+		*to[field] = amount;
 		e->loc = v->key_locs[i];
 	}
 	return GP_OK;
@@ -79,12 +85,17 @@ static int quota_map(struct loader *ld, const struct ynode *v, struct queue_spec
 
 static int queue_quota(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return quota_map(ld, v, obj, false);
+	return quota_map(ld, v, obj, FIELD_QUOTA);
 }
 
 static int queue_borrowing_limit(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return quota_map(ld, v, obj, true);
+	return quota_map(ld, v, obj, FIELD_BORROWING);
+}
+
+static int queue_lending_limit(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return quota_map(ld, v, obj, FIELD_LENDING);
 }
 
 static int preemption_reclaim(struct loader *ld, const struct ynode *v, void *obj)
@@ -123,24 +134,35 @@ static const struct key_rule queue_rules[] = {
 	{"cohort", queue_cohort},
 	{"quota", queue_quota},
 	{"borrowing_limit", queue_borrowing_limit},
+	{"lending_limit", queue_lending_limit},
 	{"preemption", queue_preemption},
 };
 
-/* A borrowing limit needs a quota to borrow beyond, and a cohort to borrow from. */
+/* A borrowing or lending limit needs a quota to go beyond or lend from, and a
+ * cohort to borrow from or lend to; a lending limit is at most the quota
+ * (Kueue's ClusterQueue validation). */
 static int check_queue(struct loader *ld, const struct queue_spec *q)
 {
 	for (size_t i = 0; i < q->n_quota; i++) {
 		const struct quota_entry *e = &q->quota[i];
+		const char *which = isinf(e->borrowing_limit) ? "lending_limit" : "borrowing_limit";
 		if (isinf(e->nominal))
 			return gp_located(ld->err, e->loc,
-					  "borrowing_limit for %s without a quota "
-					  "for it; expected %s in quota too",
-					  e->resource, e->resource);
-		if (!isinf(e->borrowing_limit) && !q->cohort)
+					  "%s for %s without a quota for it; expected %s in "
+					  "quota too",
+					  which, e->resource, e->resource);
+		if ((!isinf(e->borrowing_limit) || !isinf(e->lending_limit)) && !q->cohort)
 			return gp_located(ld->err, e->loc,
-					  "borrowing_limit without a cohort to "
-					  "borrow from; expected cohort: NAME in queue %s",
+					  "%s without a cohort to %s; expected cohort: NAME in "
+					  "queue %s",
+					  which,
+					  isinf(e->borrowing_limit) ? "lend to" : "borrow from",
 					  q->name);
+		if (!isinf(e->lending_limit) && e->lending_limit > e->nominal)
+			return gp_located(ld->err, e->loc,
+					  "lending_limit %g for %s is above its quota %g; expected "
+					  "at most the quota",
+					  e->lending_limit, e->resource, e->nominal);
 	}
 	return GP_OK;
 }

@@ -24,6 +24,7 @@
 #include "gpuplan/scenario.h"
 
 #include "scratch.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,8 +270,13 @@ Test(import, kueue_cluster_queues_become_queues_and_local_queues_route_pods)
 			gpu = true;
 			cr_assert_float_eq(qs->quota[i].nominal, 8, 1e-9);
 			cr_assert_float_eq(qs->quota[i].borrowing_limit, 4, 1e-9);
+			cr_assert(isinf(qs->quota[i].lending_limit), "research lends all");
 		}
 	cr_assert(gpu);
+	/* serving's lendingLimit: 2 of its 8 go to the cohort. */
+	const struct queue_spec *serving = &sc->queues[scenario_queue_index(sc, "serving")];
+	cr_assert_eq(serving->n_quota, 1);
+	cr_assert_float_eq(serving->quota[0].lending_limit, 2, 1e-9);
 	cr_assert_eq(sc->queues[scenario_queue_index(sc, "serving")].strategy,
 		     STRATEGY_STRICT_FIFO);
 	/* Pods labelled kueue.x-k8s.io/queue-name: research in namespace research. */

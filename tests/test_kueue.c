@@ -344,6 +344,63 @@ Test(kueue, heads_within_nominal_quota_are_admitted_before_borrowers)
 	assert_every_second_has_a_reason(NULL);
 }
 
+/*
+ * A lending limit keeps part of a queue's quota to itself (Kueue's
+ * lendingLimit; pkg/cache/resource_node.go: guaranteedQuota = nominal -
+ * lendingLimit, and the cohort holds only what is lent).  team-a has 3 GPUs
+ * and lends 1, team-b has 1; four team-b jobs arrive at 00:00 and one of
+ * team-a at 00:10.  The cohort holds 1 + 1 = 2 for team-b: b1 and b2 start
+ * at 00:00, b3 and b4 when they end at 01:00, and a1 starts at 00:10 on
+ * team-a's own 2.  Without the limit team-b borrows all 3: b1-b4 at 00:00,
+ * and a1 waits for one of them to end at 01:00.
+ */
+Test(kueue, a_lending_limit_keeps_quota_for_its_own_queue)
+{
+#define LEND_WORKLOADS                                                                            \
+	"workloads=[{name: b, queue: team-b, count: 4, arrival: {at: \"00:00\"}, duration: 1h}, " \
+	"{name: a1, queue: team-a, arrival: {at: \"00:10\"}, duration: 1h}]"
+	RUN(K,
+	    "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 3}, "
+	    "lending_limit: {nvidia.com/gpu: 1}}, "
+	    "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 1}}]",
+	    LEND_WORKLOADS);
+	cr_assert_eq(r.jobs[0].start, 0);
+	cr_assert_eq(r.jobs[1].start, 0);
+	cr_assert_eq(r.jobs[2].start, H, "team-b may borrow 1 only");
+	cr_assert_eq(r.jobs[3].start, H);
+	cr_assert_eq(r.jobs[4].start, 10 * M, "a1 starts on team-a's guaranteed quota");
+	cr_assert_float_eq(pending("b", "couldn't assign flavors to pod set main: insufficient "
+					"unused quota for nvidia.com/gpu in flavor default, 1 more "
+					"needed"),
+			   2 * 3600, 1e-6);
+	assert_every_second_has_a_reason(NULL);
+	cleanup();
+	RUN(K,
+	    "queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 3}}, "
+	    "{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 1}}]",
+	    LEND_WORKLOADS);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(r.jobs[i].start, 0, "b%d borrows", i + 1);
+	cr_assert_eq(r.jobs[4].start, H, "a1 waits for a GPU team-b borrowed");
+#undef LEND_WORKLOADS
+}
+
+/* A lending limit needs a cohort and at most the quota. */
+Test(kueue, a_lending_limit_is_checked)
+{
+	struct scenario *bad;
+	struct gp_err err;
+	const char *above[] = {"queues=[{name: q, cohort: c, quota: {nvidia.com/gpu: 2}, "
+			       "lending_limit: {nvidia.com/gpu: 3}}]"};
+	cr_assert_eq(scenario_load(K, above, 1, &bad, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "lending_limit 3 for nvidia.com/gpu is above its quota 2"), "%s",
+		  err.msg);
+	const char *alone[] = {"queues=[{name: q, quota: {nvidia.com/gpu: 2}, "
+			       "lending_limit: {nvidia.com/gpu: 1}}]"};
+	cr_assert_eq(scenario_load(K, alone, 1, &bad, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "lending_limit without a cohort to lend to"), "%s", err.msg);
+}
+
 /* --- quota_preempt alone --------------------------------------------------- */
 
 /* Loads kueue-reclaim.yaml (team-a nominal 2, team-b 3, one cohort) with

@@ -32,15 +32,16 @@
 
 struct quota {
 	const struct scenario *sc;
-	size_t n_res;     /* distinct resources any quota names */
-	const char **res; /* their names (the scenario's strings) */
-	double *nominal;  /* [queue * n_res + r]; INFINITY: not limited */
-	double *limit;    /* borrowing limit; INFINITY: none */
-	double *usage;    /* admitted amounts */
-	double *saved;    /* scratch: usage while quota_preempt simulates */
-	bool *need;       /* scratch: per resource, short of quota */
-	int32_t *root;    /* per queue: its root cohort's number, -1 for none */
-	bool *limited;    /* per queue: it lists a quota (else it admits anything) */
+	size_t n_res;       /* distinct resources any quota names */
+	const char **res;   /* their names (the scenario's strings) */
+	double *nominal;    /* [queue * n_res + r]; INFINITY: not limited */
+	double *limit;      /* borrowing limit; INFINITY: none */
+	double *guaranteed; /* quota not lent to the cohort: nominal - lending limit, or 0 */
+	double *usage;      /* admitted amounts */
+	double *saved;      /* scratch: usage while quota_preempt simulates */
+	bool *need;         /* scratch: per resource, short of quota */
+	int32_t *root;      /* per queue: its root cohort's number, -1 for none */
+	bool *limited;      /* per queue: it lists a quota (else it admits anything) */
 };
 
 enum quota_verdict {

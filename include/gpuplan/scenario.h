@@ -300,6 +300,8 @@ struct quota_entry {
 	char *resource;
 	double nominal;
 	double borrowing_limit; /* INFINITY: may borrow all the cohort has unused */
+	double lending_limit;   /* INFINITY: lends all it does not use; else keeps
+				 * nominal - lending_limit to itself (Kueue's guaranteed quota) */
 	struct srcloc loc;
 };
 
