@@ -453,6 +453,7 @@ static int as_expander(struct loader *ld, const struct ynode *v, void *obj)
 	int k = 0;
 	int rc = ld_get_enum(ld, v, "expander", ld_expander_names, N_OF(ld_expander_names), &k);
 	((struct autoscale_spec *)obj)->expander = (enum expander_kind)k;
+	((struct autoscale_spec *)obj)->expander_given = true;
 	return rc;
 }
 
@@ -608,13 +609,14 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 	return GP_OK;
 }
 
-/* The expander is the autoscaler's, one for the cluster. */
+/* The expander is the autoscaler's, one for the cluster: the pools that
+ * name one must agree, and the others take it. */
 static int check_expanders(struct loader *ld)
 {
 	const struct pool_spec *first = NULL;
 	for (size_t i = 0; i < ld->sc->n_pools; i++) {
 		const struct pool_spec *p = &ld->sc->pools[i];
-		if (!p->autoscale.on)
+		if (!p->autoscale.on || !p->autoscale.expander_given)
 			continue;
 		if (first && first->autoscale.expander != p->autoscale.expander)
 			return gp_located(ld->err, p->autoscale.loc,
@@ -625,6 +627,8 @@ static int check_expanders(struct loader *ld)
 					  first->name);
 		first = first ? first : p;
 	}
+	for (size_t i = 0; first && i < ld->sc->n_pools; i++)
+		ld->sc->pools[i].autoscale.expander = first->autoscale.expander;
 	return GP_OK;
 }
 

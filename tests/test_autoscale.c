@@ -252,6 +252,26 @@ Test(autoscale, priority_prefers_the_highest_priority)
 	cr_assert_float_eq(metric("small", "nodes_added"), 0, 0);
 }
 
+/* The expander is the cluster's: named on one pool, it is every pool's
+ * (docs/autoscaling.md); two pools that name different ones are refused. */
+Test(autoscale, one_pool_names_the_clusters_expander)
+{
+	const char *const one[] = {
+		"pools.small.autoscale.expander=price",
+		"pools.big.autoscale={max: 4, provision_time: 2m, priority: 10}"};
+	run(X, one, 2);
+	cr_assert_eq(sc->pools[1].autoscale.expander, sc->pools[0].autoscale.expander);
+	cr_assert_str_eq(node(0), "big-0", "price, as if both pools named it");
+	cr_assert_float_eq(bill(), 2.80, 1e-9);
+	cleanup();
+	const char *const two[] = {"pools.small.autoscale.expander=price",
+				   "pools.big.autoscale.expander=least-waste"};
+	struct gp_err err;
+	cr_assert_eq(scenario_load(X, two, 2, &sc, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "expander least-waste differs from price (pool small)"), "%s",
+		  err.msg);
+}
+
 /* spot discount 0.7 of $2.50: $0.75/GPU-h; max 3 as above: 3.75 node-hours
  * x 4 GPUs x $0.75 = $11.25. */
 Test(autoscale, a_spot_discount_prices_the_nodes)

@@ -106,6 +106,7 @@ struct autoscale_spec {
 	sim_time scan_interval;      /* --scan-interval, 10s */
 	sim_time delay_after_add;    /* --scale-down-delay-after-add, 10m */
 	enum expander_kind expander; /* --expander, random (the same for every pool) */
+	bool expander_given;         /* the pool names it (else it takes the others') */
 	int32_t priority;            /* the priority expander's: higher wins */
 	struct srcloc loc;
 };
