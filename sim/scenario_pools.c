@@ -405,11 +405,13 @@ static int as_count(struct loader *ld, const struct ynode *v, const char *what, 
 
 static int as_min(struct loader *ld, const struct ynode *v, void *obj)
 {
+	((struct autoscale_spec *)obj)->min_loc = v->loc;
 	return as_count(ld, v, "autoscale min", &((struct autoscale_spec *)obj)->min);
 }
 
 static int as_max(struct loader *ld, const struct ynode *v, void *obj)
 {
+	((struct autoscale_spec *)obj)->max_loc = v->loc;
 	int rc = as_count(ld, v, "autoscale max", &((struct autoscale_spec *)obj)->max);
 	if (!rc && ((struct autoscale_spec *)obj)->max < 1)
 		return ld_bad_value(ld, v, "autoscale max", "a whole number of nodes >= 1");
@@ -592,8 +594,12 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 	}
 	if (a->provision_time < 0)
 		a->provision_time = p->startup;
-	if (a->min > a->max)
-		return gp_located(ld->err, a->loc,
+	if (a->min > a->max) /* blamed on the one an override gave, else on min */
+		return gp_located(ld->err,
+				  ld_is_override(a->max_loc) && !ld_is_override(a->min_loc)
+					  ? a->max_loc
+				  : a->min_loc.file ? a->min_loc
+						    : a->loc,
 				  "autoscale min %d is above max %d; expected "
 				  "min <= max",
 				  (int)a->min, (int)a->max);

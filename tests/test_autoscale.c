@@ -352,9 +352,11 @@ static void rejects(const char *const *sets, size_t n, const char *msg)
 		rejects(sets_, sizeof sets_ / sizeof *sets_, msg); \
 	} while (0)
 
+/* Each error names the value that broke the rule: min above max is blamed
+ * on the --set that made it so (it named the file's autoscale map). */
 Test(autoscale, the_loader_checks_autoscale_and_spot)
 {
-	REJECTS("tests/fixtures/autoscale.yaml:11:16: error: autoscale min 3 is above max 2; "
+	REJECTS("--set pools.batch.autoscale.min=3:1:27: error: autoscale min 3 is above max 2; "
 		"expected min <= max",
 		"pools.batch.autoscale.min=3");
 	REJECTS("--set pools.batch.nodes=3:1:19: error: nodes 3 is outside autoscale's [0, 2]; "

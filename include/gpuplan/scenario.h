@@ -109,6 +109,7 @@ struct autoscale_spec {
 	bool expander_given;         /* the pool names it (else it takes the others') */
 	int32_t priority;            /* the priority expander's: higher wins */
 	struct srcloc loc;
+	struct srcloc min_loc, max_loc; /* where min and max were given (a file, or --set) */
 };
 
 /*
