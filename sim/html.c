@@ -16,6 +16,7 @@
  * bytes.
  */
 #include "gpuplan/html.h"
+#include "gpuplan/report.h"
 
 #include "gpuplan/units.h"
 
@@ -300,8 +301,8 @@ static void time_axis(const struct plot *p, int64_t epoch)
 		else
 			fprintf(p->out,
 				"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
-				"day %g</text>\n",
-				x, CHART_H - MARGIN_B + 18, floor(h / 24));
+				"day %ld</text>\n",
+				x, CHART_H - MARGIN_B + 18, (long)floor(h / 24));
 	}
 	fprintf(p->out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
 		MARGIN_L, CHART_H - MARGIN_B, CHART_W - MARGIN_R, CHART_H - MARGIN_B);
@@ -888,6 +889,9 @@ static const char style[] =
 	".none{color:#4b5563;font-style:italic}h3.chart-title{font-size:15px;margin:2px 4px 6px;"
 	"font-weight:600}";
 
+/* Whether the run was priced: without prices every cost is 0, shown "-". */
+static bool priced(const struct page *pg) { return metric(pg, "all", "cost_total") > 0; }
+
 static void section_header(FILE *out, const struct page *pg)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -902,18 +906,21 @@ static void section_header(FILE *out, const struct page *pg)
 	esc(out, pg->run.start);
 	fprintf(out, ", %.2f simulated hours", pg->run.sim_seconds / 3600);
 	static const struct {
-		const char *what, *metric, *fmt;
-	} facts[] = {{"capacity", "capacity_gpus", "%.0f GPUs"},
-		     {"peak demand", "peak_demand_gpus", "%.0f GPUs"},
-		     {"queue p95", "queue_time_p95_s", "%.0f s"},
-		     {"TTFT p99", "ttft_p99_s", "%.3g s"},
-		     {"cost per verified result", "cost_per_verified_result", "$%.2f"}};
+		const char *what, *metric, *before, *after;
+		int format;
+	} facts[] = {
+		{"capacity", "capacity_gpus", "", " GPUs", REPORT_GPUS},
+		{"peak demand", "peak_demand_gpus", "", " GPUs", REPORT_GPUS},
+		{"queue p95", "queue_time_p95_s", "", " s", 0},
+		{"TTFT p99", "ttft_p99_s", "", " s", 3},
+		{"cost per verified result", "cost_per_verified_result", "$", "", REPORT_MONEY}};
 	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
 		double v = metric(pg, "all", facts[i].metric);
-		if (isnan(v))
+		if (isnan(v) || (facts[i].format == REPORT_MONEY && !priced(pg)))
 			continue;
-		fprintf(out, "; %s ", facts[i].what);
-		fprintf(out, facts[i].fmt, v);
+		char cell[32];
+		fprintf(out, "; %s %s%s%s", facts[i].what, facts[i].before,
+			report_cell(cell, sizeof cell, v, facts[i].format, true), facts[i].after);
 	}
 	fputs("</p>\n</header>\n", out);
 }
@@ -949,9 +956,9 @@ static const struct {
 	const char *title, *metric;
 	int decimals;
 } columns[] = {
-	{"capacity", "capacity_gpus", 0},
-	{"peak demand", "peak_demand_gpus", 0},
-	{"peak alloc", "peak_allocated_gpus", 0},
+	{"capacity", "capacity_gpus", REPORT_GPUS},
+	{"peak demand", "peak_demand_gpus", REPORT_GPUS},
+	{"peak alloc", "peak_allocated_gpus", REPORT_GPUS},
 	{"alloc %", "gpu_allocation_pct", 1},
 	{"engine %", "engine_active_pct", 1},
 	{"SM %", "sm_active_pct", 1},
@@ -959,8 +966,8 @@ static const struct {
 	{"queue p95 s", "queue_time_p95_s", 0},
 	{"deadline %", "deadline_met_pct", 1},
 	{"SLO %", "slo_attainment_pct", 1},
-	{"cost", "cost_total", 2},
-	{"$/verified", "cost_per_verified_result", 2},
+	{"cost", "cost_total", REPORT_MONEY},
+	{"$/verified", "cost_per_verified_result", REPORT_MONEY},
 };
 
 static void section_summary(FILE *out, const struct page *pg)
@@ -981,11 +988,10 @@ static void section_summary(FILE *out, const struct page *pg)
 		esc(out, scope);
 		fputs("</td>", out);
 		for (size_t c = 0; c < nc; c++) {
-			double v = metric(pg, scope, columns[c].metric);
-			if (isnan(v))
-				fputs("<td>-</td>", out);
-			else
-				fprintf(out, "<td>%.*f</td>", columns[c].decimals, v);
+			char cell[32];
+			fprintf(out, "<td>%s</td>",
+				report_cell(cell, sizeof cell, metric(pg, scope, columns[c].metric),
+					    columns[c].decimals, priced(pg)));
 		}
 		fputs("</tr>\n", out);
 	}

@@ -33,12 +33,6 @@ static const char *fmt(char *buf, size_t len, double v, int decimals)
 	return buf;
 }
 
-/* Column formats besides a number of decimals. */
-#define FMT_GPUS (-1) /* a GPU count: whole, or to 0.01 when a share ("0.5", not "0") */
-#define FMT_MONEY \
-	(-2) /* dollars: cents, three significant digits below a dollar
-			* (0.000218, not 0.00), "-" when the scenario has no prices */
-
 struct column {
 	const char *title;
 	const char *metric;
@@ -56,11 +50,11 @@ static bool has_prices(const struct scenario *sc)
 	return false;
 }
 
-static const char *fmt_column(char *buf, size_t len, double v, int format, bool prices)
+const char *report_cell(char *buf, size_t len, double v, int format, bool prices)
 {
-	if (isnan(v) || (format == FMT_MONEY && !prices))
+	if (isnan(v) || (format == REPORT_MONEY && !prices))
 		return fmt(buf, len, NAN, 0);
-	if (format == FMT_GPUS) {
+	if (format == REPORT_GPUS) {
 		double r = round(v * 100) / 100;
 		if (r == floor(r))
 			snprintf(buf, len, "%.0f", r);
@@ -70,15 +64,15 @@ static const char *fmt_column(char *buf, size_t len, double v, int format, bool 
 			buf[n - 1] = '\0'; /* "0.50" -> "0.5" */
 		return buf;
 	}
-	if (format == FMT_MONEY)
+	if (format == REPORT_MONEY)
 		return report_money(v, buf, len);
 	return fmt(buf, len, v, format);
 }
 
 static const struct column columns[] = {
-	{"capacity", "capacity_gpus", FMT_GPUS},
-	{"peak-demand", "peak_demand_gpus", FMT_GPUS},
-	{"peak-alloc", "peak_allocated_gpus", FMT_GPUS},
+	{"capacity", "capacity_gpus", REPORT_GPUS},
+	{"peak-demand", "peak_demand_gpus", REPORT_GPUS},
+	{"peak-alloc", "peak_allocated_gpus", REPORT_GPUS},
 	{"alloc%", "gpu_allocation_pct", 1},
 	{"engine%", "engine_active_pct", 1},
 	{"sm%", "sm_active_pct", 1},
@@ -90,8 +84,8 @@ static const struct column columns[] = {
 	{"deadline%", "deadline_met_pct", 1},
 	{"gpu-hours", "gpu_hours_allocated", 2},
 	{"oom", "oom_kills", 0},
-	{"cost", "cost_total", FMT_MONEY},
-	{"$/verified", "cost_per_verified_result", FMT_MONEY},
+	{"cost", "cost_total", REPORT_MONEY},
+	{"$/verified", "cost_per_verified_result", REPORT_MONEY},
 };
 
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
@@ -103,8 +97,8 @@ static void summary_row(FILE *out, const struct results *r, const char *scope, c
 	fprintf(out, "%-18s", label);
 	for (size_t c = 0; c < N_COLUMNS; c++)
 		fprintf(out, " %*s", (int)strlen(columns[c].title),
-			fmt_column(buf, sizeof buf, results_metric(r, scope, columns[c].metric),
-				   columns[c].decimals, prices));
+			report_cell(buf, sizeof buf, results_metric(r, scope, columns[c].metric),
+				    columns[c].decimals, prices));
 	fputc('\n', out);
 }
 

@@ -230,3 +230,21 @@ Test(html, chromium_renders_the_charts_and_the_findings, .timeout = 60)
 	cr_expect_gt(sb.st_size, 20000, "a page of charts, not a blank one (%lld bytes)",
 		     (long long)sb.st_size);
 }
+
+/* The page's figures read as the CLI's summary: a fractional GPU count is
+ * not rounded to 0 or 1, a run without prices shows no cost ("-", not
+ * 0.00), and a cost per verified request below a cent keeps three digits. */
+Test(html, figures_read_as_the_summary_does)
+{
+	report("tests/fixtures/diagnose/cpu-requests.yaml --set 'pools.h100.price={gpu_hour: 0}'",
+	       "unpriced");
+	cr_expect(strstr(page, "<tr><td>all</td><td>16</td><td>16</td><td>4</td>"), "%s", page);
+	cr_expect(strstr(page, "<td>-</td><td>-</td></tr>"), "no cost without prices");
+	cr_expect_null(strstr(page, "0.00</td>"), "no $0.00");
+	report("scenarios/inference.yaml", "inference");
+	cr_expect(strstr(page, "cost per verified result $0.000218"), "%s", page);
+	report("tests/fixtures/inference-window.yaml --set 'pools.h100.sharing={mode: "
+	       "time-slicing, replicas: 4}'",
+	       "shared");
+	cr_expect(strstr(page, "<td>0.25</td>"), "a quarter of a GPU: %s", page);
+}

@@ -25,6 +25,14 @@ void report_duration(sim_time t, char *buf, size_t len);
  * request costs 0.000218, not 0.00), "-" for NAN.  Returns buf. */
 const char *report_money(double v, char *buf, size_t len);
 
+/* Formats of report_cell besides a number of decimals. */
+#define REPORT_GPUS  (-1) /* a GPU count: whole, or to 0.01 when a share ("0.5", not "0") */
+#define REPORT_MONEY (-2) /* report_money, or "-" when the scenario has no prices */
+
+/* A summary cell as the CLI's table shows it: v with `format` decimals, or a
+ * REPORT_ format; "-" for NAN.  Returns buf. */
+const char *report_cell(char *buf, size_t len, double v, int format, bool prices);
+
 /* The diagnosis' findings in rank order (diagnose.h), or a line saying the
  * run has none, with the figures that say so; part of report_summary. */
 void report_findings(FILE *out, const struct results *r);
