@@ -571,11 +571,21 @@ static double rule_pending(const struct view *v, size_t w, int64_t *pods, const 
 
 /* Pools whose capacity w's rules hide: they would fit its pods, but a rule
  * keeps them off (for a spread constraint: the pools it may use). */
+/* Whether pool p could hold a pod of w, rules aside: it offers what the pod
+ * asks for, and the pod's memory fits a GPU (a rule that keeps a 60 GiB pod
+ * off 48 GiB GPUs spares it an OOM kill; it hides no capacity). */
+static bool could_hold(const struct scenario *sc, size_t p, size_t w)
+{
+	const struct pool_spec *ps = &sc->pools[p];
+	return scenario_gpu_equivalent(ps, &sc->workloads[w]) > 0 &&
+	       pod_memory(ps, &sc->workloads[w]) <= ps->gpu->memory_bytes;
+}
+
 static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *out)
 {
 	size_t n = 0;
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		if (scenario_gpu_equivalent(&v->sc->pools[p], &v->sc->workloads[w]) <= 0)
+		if (!could_hold(v->sc, p, w))
 			continue;
 		if (placement_pool_filtered(placer(v), w, p) != spread_only)
 			out[n++] = p;
@@ -640,8 +650,7 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
 	cluster_init(&c, sc);
 	placement_init(&pl, &c);
 	for (size_t p = 0; p < sc->n_pools; p++)
-		out[p] = scenario_gpu_equivalent(&sc->pools[p], &sc->workloads[w]) > 0 &&
-			 placement_pool_filtered(&pl, w, p);
+		out[p] = could_hold(sc, p, w) && placement_pool_filtered(&pl, w, p);
 	placement_free(&pl);
 	cluster_free(&c);
 }

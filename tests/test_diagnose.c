@@ -297,6 +297,20 @@ Test(diagnose, a_saturated_service_beside_idle_gpus_needs_replicas_not_nodes)
 	cr_expect_float_eq(results_metric(&r, "chat", "slo_met"), 1, 0);
 }
 
+/* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
+ * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
+ * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.
+ * By hand: queue mean (4 x 0 + 4 x 2h) / 8 = 1h, half by 3h. */
+Test(diagnose, a_rule_that_keeps_pods_off_gpus_too_small_hides_no_capacity)
+{
+	run("tests/fixtures/diagnose/spec-vram.yaml", NULL, 0);
+	cr_expect_float_eq(results_metric(&r, "bigmem", "queue_time_mean_s"), 3600, 1e-6);
+	cr_expect_float_eq(results_metric(&r, "bigmem", "deadline_met_pct"), 50, 1e-9);
+	EXPECT_FINDING(0, "capacity", "bigmem waits for busy GPUs of pool h100");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_RULES, "%s", r.findings[i].text);
+}
+
 /* The fragmentation finding offers the packers not in use: with best-fit in
  * use, fgd, gpu-packing and MostAllocated (it said "best-fit or fgd"). */
 Test(diagnose, fragmentation_never_offers_the_policy_in_use)
