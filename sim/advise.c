@@ -281,11 +281,11 @@ static void add_toleration(char *buf, size_t len, const char *key, bool exists, 
 			   int effect)
 {
 	size_t n = strlen(buf);
-	snprintf(buf + n, len - n, "%s{key: '%s', operator: %s", n > 1 ? ", " : "", key,
+	snprintf(buf + n, len - n, "%s{key: \"%s\", operator: %s", n > 1 ? ", " : "", key,
 		 exists ? "Exists" : "Equal");
 	if (!exists) {
 		n = strlen(buf);
-		snprintf(buf + n, len - n, ", value: '%s'", value);
+		snprintf(buf + n, len - n, ", value: \"%s\"", value);
 	}
 	n = strlen(buf);
 	if (effect_name(effect))
@@ -617,6 +617,101 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	return a ? run_row(sp, st, a, NULL, NULL, err) : GP_OK; /* each override loaded alone */
 }
 
+/* --- fixes together ------------------------------------------------------- */
+
+/* a < b with NAN last. */
+static int cmp_nan_last(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return a < b ? -1 : a > b;
+}
+
+/* Rows that miss the goal, the nearest it first: deadlines met, SLOs met,
+ * jobs left undone, queue p95. */
+static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
+{
+	int c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
+	if (!c)
+		c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
+	if (!c)
+		c = cmp_nan_last(x->left, y->left);
+	if (!c)
+		c = cmp_nan_last(x->queue_p95, y->queue_p95);
+	return c;
+}
+
+static bool nearer(const struct advise_row *x, const struct advise_row *y)
+{
+	return goal_cmp(x, y) < 0;
+}
+
+/* Whether a and b override a key in common ("pools.a100.sharing"). */
+static bool collide(const struct advise_row *a, const struct advise_row *b)
+{
+	for (size_t i = 0; i < a->n_sets; i++)
+		for (size_t k = 0; k < b->n_sets; k++) {
+			size_t n = strcspn(a->sets[i], "=");
+			if (n == strcspn(b->sets[k], "=") && !strncmp(a->sets[i], b->sets[k], n))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * When no alternative meets the goal alone, the ones that each brought the
+ * run nearer it (with no more hardware) together: the nearest first, then
+ * each next one whose overrides touch other keys, at most ADVISE_COMBINED.
+ * Two findings' fixes (a selector and a taint keeping two workloads off
+ * idle GPUs) may each fall short and meet the goal together.
+ */
+#define ADVISE_COMBINED 3
+
+static int run_combined(const struct advise_spec *sp, struct store *st, struct plan *pl,
+			struct gp_err *err)
+{
+	const struct advise_row *base = &pl->alts[0];
+	size_t pick[ADVISE_COMBINED], n = 0, sets = 0;
+	for (size_t i = 1; i < pl->n; i++)
+		if (pl->alts[i].meets)
+			return GP_OK;
+	while (n < ADVISE_COMBINED) {
+		size_t best = 0;
+		for (size_t i = 1; i < pl->n; i++) {
+			const struct advise_row *a = &pl->alts[i];
+			bool ok = !a->hardware && nearer(a, base) &&
+				  sets + a->n_sets <= ADVISE_MAX_SETS;
+			for (size_t k = 0; ok && k < n; k++)
+				ok = !collide(a, &pl->alts[pick[k]]);
+			if (ok && (!best || nearer(a, &pl->alts[best])))
+				best = i;
+		}
+		if (!best)
+			break;
+		pick[n++] = best;
+		sets += pl->alts[best].n_sets;
+	}
+	if (n < 2)
+		return GP_OK;
+	struct gp_sbuf label = {0};
+	for (size_t k = 0; k < n; k++)
+		gp_sb_printf(&label, "%s%s", k ? " + " : "", pl->alts[pick[k]].label);
+	struct advise_row *a = plan_add(pl, "%s", label.s); /* may move pl->alts */
+	free(label.s);
+	if (!a)
+		return GP_OK;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < pl->alts[pick[k]].n_sets; i++)
+			set(a, "%s", pl->alts[pick[k]].sets[i]);
+	struct gp_err skip;
+	int rc = run_row(sp, st, a, NULL, NULL, &skip);
+	if (rc == GP_EINPUT) {
+		pl->n--; /* the overrides do not load together */
+		return GP_OK;
+	}
+	return rc ? gp_errorf(err, rc, "%s", skip.msg) : GP_OK;
+}
+
 /* The pool search runs when the base misses its goal, queues, or the
  * diagnosis concludes capacity. */
 static bool needs_sizing(const struct advise_row *base, const struct results *r)
@@ -629,31 +724,14 @@ static bool needs_sizing(const struct advise_row *base, const struct results *r)
 
 /* --- ranking and output ---------------------------------------------------- */
 
-/* a < b with NAN last. */
-static int cmp_nan_last(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return isnan(a) - isnan(b);
-	return a < b ? -1 : a > b;
-}
-
 static int by_advice(const void *a, const void *b)
 {
 	const struct advise_row *x = a, *y = b;
 	if (x->meets != y->meets)
 		return x->meets ? -1 : 1;
 	if (x->meets && x->hardware != y->hardware)
-		return x->hardware ? 1 : -1; /* more hardware only when nothing cheaper meets */
-	int c = 0;
-	if (!x->meets) { /* the nearest the goal first: the closest, when none meets */
-		c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
-		if (!c)
-			c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
-		if (!c)
-			c = cmp_nan_last(x->left, y->left);
-		if (!c)
-			c = cmp_nan_last(x->queue_p95, y->queue_p95);
-	}
+		return x->hardware ? 1 : -1;   /* more hardware only when nothing cheaper meets */
+	int c = x->meets ? 0 : goal_cmp(x, y); /* the closest, when none meets */
 	if (!c)
 		c = cmp_nan_last(x->cost_per_verified, y->cost_per_verified);
 	if (!c)
@@ -762,6 +840,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 			fn(ctx, a);
 	}
 	free(more.alts);
+	if (!rc && more.n > 1)
+		rc = run_combined(sp, st, &pl, err);
 	if (!rc && needs_sizing(&pl.alts[0], &r))
 		rc = size_pools(sp, st, sc, &r, &pl, err);
 	results_free(&r);

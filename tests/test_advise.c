@@ -216,6 +216,30 @@ Test(advise, fewer_idle_replicas_come_before_more_nodes)
 		100.0, "%s", out);
 }
 
+/* Two findings' fixes that each fall short meet the goal together
+ * (tests/fixtures/diagnosis/two-rules.yaml); advise ran them one by one and
+ * recommended a larger pool.  By hand: the base runs 4 renders at 00:00, 4
+ * at 02:00 and etl at 04:00: 4 of 12 on time.  Together the 12 jobs start at
+ * once on the 12 GPUs, every GPU billed 2h: 4 x 2 x $1.50 + 8 x 2 x $3.50 =
+ * $68, $5.67 for each of 12 results, less than 3 nodes of L40S. */
+Test(advise, fixes_that_fall_short_alone_run_together)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/two-rules.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: render without its node_selector + etl "
+				      "tolerating team=research"),
+		  "%s", out);
+	cr_expect(
+		strstr(last_line(), "$5.67 per verified result (base: queue p95 14400 s, $42.50)"),
+		"%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM advice WHERE meets = 1 AND alternative NOT LIKE "
+			   "'% + %' AND alternative NOT LIKE 'pool %'"),
+		     0, "no fix meets the goal alone: %s", out);
+	cr_expect_float_eq(query("SELECT cost_total FROM advice WHERE alternative LIKE '% + %'"),
+			   68, 1e-9, "%s", out);
+}
+
 /* 80 2-hour jobs with a 3-hour deadline on 8 GPUs a node need 10 nodes
  * (80 at once); the search goes to 4 (1 .. 4x the pool).  The 4-node run is
  * a row that says it falls short, 32 of 80 on time: 40% (it had no row). */
