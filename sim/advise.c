@@ -425,6 +425,31 @@ static void add_goals(struct sizing *z, const struct finding *fd)
 		add_goal(z, fd->members[m]);
 }
 
+/* A workload short of capacity in one pool may be better served by growing
+ * another it may use (cheaper GPUs, the same work): each such pool is sized
+ * for it too, within ADVISE_MAX_SIZED, whatever order the scenario lists
+ * them in.  Returns the new count. */
+static size_t other_pools(const struct scenario *sc, const struct results *r, struct sizing *z,
+			  size_t n)
+{
+	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
+	for (size_t f = 0; f < r->n_findings; f++) {
+		const struct finding *fd = &r->findings[f];
+		if (fd->kind != KIND_CAPACITY || fd->workload < 0)
+			continue;
+		const struct workload_spec *ws = &sc->workloads[fd->workload];
+		diagnose_hidden_pools(sc, (size_t)fd->workload, hidden);
+		for (size_t p = 0; p < sc->n_pools && n < ADVISE_MAX_SIZED; p++)
+			if (hosts(&sc->pools[p], ws) && !hidden[p] &&
+			    sc->pools[p].gpus_per_node > 0 && !sizing_of(z, n, (int)p)) {
+				z[n] = (struct sizing){.pool = (int)p};
+				add_goal(&z[n++], fd->workload);
+			}
+	}
+	free(hidden);
+	return n;
+}
+
 /* The pools to size, at most ADVISE_MAX_SIZED: the pool of each allocation,
  * memory or capacity finding that has GPUs, in rank order (a placement
  * finding's pool is the one a rule keeps work off); with none, the largest
@@ -443,6 +468,7 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 		if (at)
 			add_goals(at, fd);
 	}
+	n = other_pools(sc, r, z, n);
 	if (n)
 		return n;
 	int w = -1;
@@ -582,6 +608,19 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	return row_from_store(st, a, !diagnose_has_goal(sc), err);
 }
 
+/* Whether two answered sizings are for a workload in common: they are
+ * alternatives for it (other_pools), not parts of one plan. */
+static bool alternatives(const struct sizing *z, const long *found, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; found[i] && j < n; j++)
+			for (size_t a = 0; found[j] && a < z[i].n; a++)
+				for (size_t b = 0; b < z[j].n; b++)
+					if (z[i].workloads[a] == z[j].workloads[b])
+						return true;
+	return false;
+}
+
 /* Sizes each pool pools_to_size names; when two or more have an answer, runs
  * them together too (each answer meets its own workload's goal, and the
  * run's needs them all). */
@@ -596,7 +635,7 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 		rc = size_pool(sp, st, sc, &z[i], pl, &found[i], err);
 		answers += !rc && found[i];
 	}
-	if (rc || answers < 2)
+	if (rc || answers < 2 || alternatives(z, found, n))
 		return rc;
 	char label[ADVISE_LABEL] = "pools";
 	for (size_t i = 0, k = 0; i < n; i++)

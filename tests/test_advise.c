@@ -240,6 +240,37 @@ Test(advise, fixes_that_fall_short_alone_run_together)
 			   68, 1e-9, "%s", out);
 }
 
+/* A workload short of capacity that may use two pools has each sized for
+ * it, and the cheaper answer wins whichever pool the scenario lists first
+ * (tests/fixtures/diagnosis/either-pool.yaml: it grew the first, H100, at
+ * $56 a result where A100 costs $40). */
+Test(advise, the_cheaper_pool_a_workload_may_use_is_grown)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/either-pool.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	const char *want = "recommendation: pool a100 at 3 nodes (smallest for train) (run ";
+	cr_expect(strstr(last_line(), want), "%s", out);
+	cr_expect(strstr(last_line(), "$40.00 per verified result"), "%s", out);
+	cr_expect(strstr(out, "pool h100 at 3 nodes (smallest for train)"), "%s", out);
+	cr_expect_null(strstr(out, "together"), "alternatives, not parts of one plan: %s", out);
+	/* The other order: the same answer. */
+	char path[160];
+	snprintf(path, sizeof path, "%s/swapped.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("name: either-pool\nseed: 2\npools:\n"
+	      "  - {name: a100, nodes: 1, gpu: A100-80GB, gpus_per_node: 8, price: {gpu_hour: 2}}\n"
+	      "  - {name: h100, nodes: 1, gpu: H100-80GB, gpus_per_node: 8, price: {gpu_hour: 4}}\n"
+	      "workloads:\n  - {name: train, count: 4, arrival: {at: \"00:00\"}, gpus: 8, "
+	      "duration: 2h, gpu_busy: 0.9, deadline: {within: 3h}}\noutput: {step: 15m}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "%s --db %s/swapped.db", path, dir);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(last_line(), want), "%s", out);
+}
+
 /* 80 2-hour jobs with a 3-hour deadline on 8 GPUs a node need 10 nodes
  * (80 at once); the search goes to 4 (1 .. 4x the pool).  The 4-node run is
  * a row that says it falls short, 32 of 80 on time: 40% (it had no row). */
