@@ -930,39 +930,32 @@ static const struct advise_row *base_row(const struct advice *a)
  * is still too long ends in "..."; the recommendation line has it whole. */
 static void fit_label(const char *label, char *out, size_t len)
 {
-	size_t n = strlen(label), excess = n + 1 > len ? n + 1 - len + 3 : 0;
-	size_t at = 0, longest = 0;
+	size_t n = strlen(label);
+	if (n < len) {
+		memcpy(out, label, n + 1);
+		return;
+	}
+	size_t at = 0, longest = 0; /* the longest word */
 	for (size_t i = 0; i < n;) {
 		size_t w = strcspn(label + i, " ");
-		if (w > longest) {
-			at = i;
-			longest = w;
-		}
+		if (w > longest)
+			at = i, longest = w;
 		i += w + 1;
 	}
-	size_t head = n, tail = n; /* label[0, head) "..." label[tail, n) */
-	if (excess && longest > 12) {
-		size_t cut = excess < longest - 12 ? excess : longest - 12; /* 12 stay */
-		head = at + (longest - cut) / 2;
-		tail = head + cut;
-	}
-	char *o = out;
-	memcpy(o, label, head);
-	o += head;
-	if (head < n) {
-		memcpy(o, "...", 3);
-		o += 3;
-	}
-	size_t left = len - 1 - (size_t)(o - out), rest = n - tail; /* room, and what is left */
-	if (rest > left) {
-		memcpy(o, label + tail, left - 3);
-		memcpy(o + left - 3, "...", 3);
-		o += left;
-	} else {
-		memcpy(o, label + tail, rest);
-		o += rest;
-	}
-	*o = '\0';
+	size_t excess = n + 1 - len + 3, cut = 0; /* "..." takes 3 */
+	if (longest > 12)
+		cut = excess < longest - 12 ? excess : longest - 12; /* 12 stay */
+	char *t = gp_xmalloc(n + 4);
+	size_t head = at + (longest - cut) / 2;
+	if (cut)
+		snprintf(t, n + 4, "%.*s...%s", (int)head, label, label + head + cut);
+	else
+		memcpy(t, label, n + 1);
+	if (strlen(t) < len)
+		memcpy(out, t, strlen(t) + 1);
+	else
+		snprintf(out, len, "%.*s...", (int)(len - 4), t);
+	free(t);
 }
 
 /* How long work waited on row r: its queue p95, or for a run without batch

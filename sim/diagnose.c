@@ -569,8 +569,6 @@ static double rule_pending(const struct view *v, size_t w, int64_t *pods, const 
 	return seconds;
 }
 
-/* Pools whose capacity w's rules hide: they would fit its pods, but a rule
- * keeps them off (for a spread constraint: the pools it may use). */
 /* Whether pool p could hold a pod of w, rules aside: it offers what the pod
  * asks for, and the pod's memory fits a GPU (a rule that keeps a 60 GiB pod
  * off 48 GiB GPUs spares it an OOM kill; it hides no capacity). */
@@ -581,6 +579,8 @@ static bool could_hold(const struct scenario *sc, size_t p, size_t w)
 	       pod_memory(ps, &sc->workloads[w]) <= ps->gpu->memory_bytes;
 }
 
+/* Pools whose capacity w's rules hide: they would fit its pods, but a rule
+ * keeps them off (for a spread constraint: the pools it may use). */
 static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *out)
 {
 	size_t n = 0;
@@ -1034,6 +1034,11 @@ static void requests_finding(struct view *v, size_t w)
 	if (best < 0)
 		return;
 	const struct pool_spec *ps = &v->sc->pools[best];
+	/* The requests that fit: to a tenth of a core and a GiB, as people write them. */
+	double fit_cpu = cpu < gpus ? floor(ps->cpu / gpus * 10) / 10 : 0;
+	double fit_memory = memory < gpus ? floor(ps->memory_bytes / gpus / GP_GIB) * GP_GIB : 0;
+	if ((cpu < gpus && !(fit_cpu > 0)) || (memory < gpus && !(fit_memory > 0)))
+		return; /* nodes too small to give each GPU a tenth of a core or a GiB */
 	struct finding *fd = add(v, STEP_PLACEMENT, KIND_REQUESTS, f.covered, best, (int)w);
 	fd->reason = reason_id(v, top);
 	struct finding_requests *q = &fd->fig.requests;
@@ -1043,12 +1048,10 @@ static void requests_finding(struct view *v, size_t w)
 				       .cap = f.cap,
 				       .pend = f.pend,
 				       .covered = f.covered,
+				       .cpu = fit_cpu,
+				       .memory = fit_memory,
 				       .pods_per_node = cpu < memory ? cpu : memory};
 	fd->figure = most;
-	if (cpu < gpus)
-		q->cpu = floor(ps->cpu / gpus);
-	if (memory < gpus)
-		q->memory = floor(ps->memory_bytes / gpus / GP_GIB) * GP_GIB;
 	char cores[32] = "", gib[32] = "";
 	if (q->cpu > 0)
 		snprintf(cores, sizeof cores, " %g cores", q->cpu);
