@@ -596,7 +596,11 @@ static void write_limits(FILE *out, const struct imp_queue *q, const char *key, 
 			fprintf(out, "%s: {", key);
 		first = false;
 		quoted(out, e->resource);
-		fprintf(out, ": %.6g", v);
+		fputs(": ", out);
+		if (!strcmp(e->resource, "memory"))
+			write_bytes(out, v); /* as the quota is, exactly */
+		else
+			fprintf(out, "%.6g", v);
 	}
 	if (!first)
 		fputs("}\n", out);

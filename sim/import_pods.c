@@ -390,9 +390,18 @@ static int read_status(struct imp *im, const struct ynode *st, struct imp_pod *p
 			       "unknown pod phase '%s'; expected Pending, Running, Succeeded, "
 			       "Failed or Unknown",
 			       phase);
-	if (!rc && phase && p->phase == PHASE_OTHER)
-		imp_warn(im, "pod %s/%s is in phase Unknown (its node stopped reporting); left out",
+	/* Unknown: its node stopped reporting.  kube-scheduler's cache drops only
+	 * finished pods, so a bound one still holds its requests there. */
+	if (!rc && phase && p->phase == PHASE_OTHER && p->node) {
+		p->phase = PHASE_RUNNING;
+		imp_warn(im,
+			 "pod %s/%s is in phase Unknown (its node stopped reporting); kept as "
+			 "running on %s, whose requests it still holds",
+			 p->ns ? p->ns : "default", p->name, p->node);
+	} else if (!rc && phase && p->phase == PHASE_OTHER) {
+		imp_warn(im, "pod %s/%s is in phase Unknown and on no node; left out",
 			 p->ns ? p->ns : "default", p->name);
+	}
 	if (!rc)
 		rc = imp_seq(f, st, "conditions", &conds);
 	for (size_t i = 0; !rc && conds && i < conds->n; i++) {

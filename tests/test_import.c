@@ -874,6 +874,20 @@ Test(import, a_node_listed_twice_and_an_unknown_phase_are_refused)
 		pods,
 		".items[0].status.phase: unknown pod phase 'Pausing'; expected Pending, Running, "
 		"Succeeded, Failed or Unknown");
+	/* Unknown is a phase: a bound pod in it still holds its requests in
+	 * kube-scheduler's cache, which drops only finished pods. */
+	snprintf(pods, sizeof pods, "%s", pod_with(", \"nodeName\": \"n1\""));
+	memcpy(strstr(pods, "\"Pending\""), "\"Unknown\"", 9);
+	struct import_options o = {.nodes =
+					   put(0, "n.json",
+					       one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+							", \"nvidia.com/gpu\": \"1\"")),
+				   .pods = put(1, "p.json", pods),
+				   .at = "2026-11-30T12:00:00Z"};
+	struct import_result r;
+	build(&o, &r);
+	cr_expect_eq(r.n_running, 1, "%s", r.yaml);
+	import_result_free(&r);
 }
 
 Test(import, a_priority_past_int32_is_refused_where_the_pod_is_read)
