@@ -85,7 +85,8 @@ static int run_row(const struct advise_spec *sp, struct store *st, struct advise
 {
 	size_t n = sp->n_sets;
 	const char **sets = gp_xcalloc(n + ADVISE_MAX_SETS + 1, sizeof *sets);
-	memcpy(sets, sp->sets, n * sizeof *sets);
+	if (n)
+		memcpy(sets, sp->sets, n * sizeof *sets);
 	for (size_t i = 0; i < row->n_sets; i++)
 		sets[n++] = row->sets[i];
 	struct scenario *sc = NULL;
@@ -310,7 +311,8 @@ static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t 
 	for (size_t p = 0; p < sc->n_pools; p++)
 		for (size_t i = 0; hidden[p] && i < sc->pools[p].n_taints; i++) {
 			const struct taint *t = &sc->pools[p].taints[i];
-			if (t->effect == EFFECT_PREFER_NO_SCHEDULE || strstr(names, t->key))
+			if (t->effect == EFFECT_PREFER_NO_SCHEDULE || strstr(names, t->key) ||
+			    !strcmp(t->key, SCENARIO_CORDON_TAINT)) /* never onto a cordoned node */
 				continue;
 			add_toleration(list, sizeof list, t->key, false, t->value, (int)t->effect);
 			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s=%s",
@@ -393,6 +395,7 @@ struct sizing {
 	int pool;
 	size_t n;
 	int32_t workloads[ADVISE_MAX_SIZED];
+	bool alternative; /* another pool a workload short of capacity may use */
 };
 
 /* The sizing of pool p among z[0..n), or NULL. */
@@ -432,21 +435,20 @@ static void add_goals(struct sizing *z, const struct finding *fd)
 static size_t other_pools(const struct scenario *sc, const struct results *r, struct sizing *z,
 			  size_t n)
 {
-	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
+	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];
 		if (fd->kind != KIND_CAPACITY || fd->workload < 0)
 			continue;
-		const struct workload_spec *ws = &sc->workloads[fd->workload];
-		diagnose_hidden_pools(sc, (size_t)fd->workload, hidden);
+		diagnose_usable_pools(sc, (size_t)fd->workload, usable);
 		for (size_t p = 0; p < sc->n_pools && n < ADVISE_MAX_SIZED; p++)
-			if (hosts(&sc->pools[p], ws) && !hidden[p] &&
-			    sc->pools[p].gpus_per_node > 0 && !sizing_of(z, n, (int)p)) {
-				z[n] = (struct sizing){.pool = (int)p};
+			if (usable[p] && sc->pools[p].gpus_per_node > 0 &&
+			    !sizing_of(z, n, (int)p)) {
+				z[n] = (struct sizing){.pool = (int)p, .alternative = true};
 				add_goal(&z[n++], fd->workload);
 			}
 	}
-	free(hidden);
+	free(usable);
 	return n;
 }
 
@@ -480,15 +482,15 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 	}
 	if (w < 0)
 		return 0;
-	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
-	diagnose_hidden_pools(sc, (size_t)w, hidden);
+	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
+	diagnose_usable_pools(sc, (size_t)w, usable);
 	int best = -1;
 	for (size_t p = 0; p < sc->n_pools; p++)
-		if (hosts(&sc->pools[p], &sc->workloads[w]) && !hidden[p] &&
+		if (usable[p] &&
 		    (best < 0 || sc->pools[p].nodes * sc->pools[p].gpus_per_node >
 					 sc->pools[best].nodes * sc->pools[best].gpus_per_node))
 			best = (int)p;
-	free(hidden);
+	free(usable);
 	z[0] = (struct sizing){.pool = best};
 	return best < 0 ? 0 : 1;
 }
@@ -608,19 +610,6 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	return row_from_store(st, a, !diagnose_has_goal(sc), err);
 }
 
-/* Whether two answered sizings are for a workload in common: they are
- * alternatives for it (other_pools), not parts of one plan. */
-static bool alternatives(const struct sizing *z, const long *found, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; found[i] && j < n; j++)
-			for (size_t a = 0; found[j] && a < z[i].n; a++)
-				for (size_t b = 0; b < z[j].n; b++)
-					if (z[i].workloads[a] == z[j].workloads[b])
-						return true;
-	return false;
-}
-
 /* Sizes each pool pools_to_size names; when two or more have an answer, runs
  * them together too (each answer meets its own workload's goal, and the
  * run's needs them all). */
@@ -633,9 +622,11 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = size_pool(sp, st, sc, &z[i], pl, &found[i], err);
+		if (!rc && z[i].alternative)
+			found[i] = 0; /* a row of its own, not part of the plan together */
 		answers += !rc && found[i];
 	}
-	if (rc || answers < 2 || alternatives(z, found, n))
+	if (rc || answers < 2)
 		return rc;
 	char label[ADVISE_LABEL] = "pools";
 	for (size_t i = 0, k = 0; i < n; i++)

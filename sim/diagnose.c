@@ -389,7 +389,9 @@ static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 				idle_held +=
 					row(v, k, workload_scope(v, w))->gpus_allocated * v->len[k];
 	}
-	return idle_held >= DIAGNOSE_IDLE_HELD * s->cap;
+	/* A workload's row covers every pool it runs in: what it holds idle here
+	 * is at most what this pool held without activity. */
+	return fmin(idle_held, s->alloc - s->engine) >= DIAGNOSE_IDLE_HELD * s->cap;
 }
 
 static void allocation_finding(struct view *v, size_t p, const struct pool_sums *s)
@@ -587,7 +589,8 @@ static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *o
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
 		if (!could_hold(v->sc, p, w))
 			continue;
-		if (placement_pool_filtered(placer(v), w, p) != spread_only)
+		if (spread_only ? !placement_pool_filtered(placer(v), w, p)
+				: placement_pool_ruled(placer(v), w, p))
 			out[n++] = p;
 	}
 	return n;
@@ -641,18 +644,6 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	if (ws->n_gpu_spec)
 		fix_set(fix(f, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]",
 			ws->name);
-}
-
-void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
-{
-	struct cluster c;
-	struct placer pl;
-	cluster_init(&c, sc);
-	placement_init(&pl, &c);
-	for (size_t p = 0; p < sc->n_pools; p++)
-		out[p] = could_hold(sc, p, w) && placement_pool_filtered(&pl, w, p);
-	placement_free(&pl);
-	cluster_free(&c);
 }
 
 static void diagnose_placement(struct view *v)

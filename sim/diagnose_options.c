@@ -1,11 +1,14 @@
 /*
  * diagnose_options.c - what sharing mode or narrower weights would let a
  * pool's GPUs hold more of a workload's pods (diagnose.h): the alternatives
- * the allocation and memory findings name and advise runs.
+ * the allocation and memory findings name and advise runs; and which pools a
+ * workload may use or its rules keep it off.
  */
 #include "gpuplan/diagnose.h"
 
+#include "gpuplan/cluster.h"
 #include "gpuplan/footprint.h"
+#include "gpuplan/placement.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -104,4 +107,30 @@ int32_t diagnose_fewer_replicas(const struct workload_spec *w, double duty_pct)
 	int32_t need = (int32_t)ceil(in->replicas * duty_pct / (100 * DIAGNOSE_DUTY));
 	need = need > 1 ? need : 1;
 	return need < in->replicas ? need : 0;
+}
+
+/* out[p]: whether pool p offers what w asks for and is ruled (a rule of w
+ * keeps it off), or else usable (nothing keeps it off). */
+static void pools_of(const struct scenario *sc, size_t w, bool ruled, bool *out)
+{
+	struct cluster c;
+	struct placer pl;
+	cluster_init(&c, sc);
+	placement_init(&pl, &c);
+	for (size_t p = 0; p < sc->n_pools; p++)
+		out[p] = scenario_gpu_equivalent(&sc->pools[p], &sc->workloads[w]) > 0 &&
+			 (ruled ? placement_pool_ruled(&pl, w, p)
+				: !placement_pool_filtered(&pl, w, p));
+	placement_free(&pl);
+	cluster_free(&c);
+}
+
+void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
+{
+	pools_of(sc, w, true, out);
+}
+
+void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out)
+{
+	pools_of(sc, w, false, out);
 }

@@ -477,6 +477,12 @@ bool placement_pool_filtered(const struct placer *pl, size_t w, size_t p)
 	return rule_of(pl, (int32_t)w, p)->filtered >= 0;
 }
 
+bool placement_pool_ruled(const struct placer *pl, size_t w, size_t p)
+{
+	int32_t f = rule_of(pl, (int32_t)w, p)->filtered;
+	return f >= 0 && f != REASON_UNSCHEDULABLE;
+}
+
 bool placement_start_unblocks(const struct placer *pl, size_t w)
 {
 	return pl->spread[w].on && pl->c->sc->workloads[w].spread.when == SPREAD_DO_NOT_SCHEDULE;

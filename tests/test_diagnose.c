@@ -311,6 +311,29 @@ Test(diagnose, a_rule_that_keeps_pods_off_gpus_too_small_hides_no_capacity)
 		cr_expect_neq(r.findings[i].kind, KIND_RULES, "%s", r.findings[i].text);
 }
 
+/* A cordoned pool is no capacity a rule hides (tests/fixtures/diagnose/
+ * cordoned.yaml): the placement finding names pool b, which w's selector
+ * keeps it off, not the cordoned pool c it matches. */
+Test(diagnose, a_cordoned_pool_is_not_hidden_by_a_rule)
+{
+	run("tests/fixtures/diagnose/cordoned.yaml", NULL, 0);
+	EXPECT_FINDING(0, "placement", "keeps its pods off pool b while");
+	cr_expect_eq(r.findings[0].n_members, 1);
+	cr_expect_eq(r.findings[0].members[0], 1, "pool b only");
+}
+
+/* Idle replicas in one pool do not lock another (tests/fixtures/diagnose/
+ * idle-elsewhere.yaml): a workload's row covers every pool it runs in, so
+ * what it holds idle counts against a pool only up to that pool's own idle
+ * allocation. */
+Test(diagnose, idle_replicas_in_another_pool_are_not_this_pools_lock)
+{
+	run("tests/fixtures/diagnose/idle-elsewhere.yaml", NULL, 0);
+	EXPECT_FINDING(0, "capacity", "train waits for busy GPUs of pool busy");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_SHARING, "%s", r.findings[i].text);
+}
+
 /* The fragmentation finding offers the packers not in use: with best-fit in
  * use, fgd, gpu-packing and MostAllocated (it said "best-fit or fgd"). */
 Test(diagnose, fragmentation_never_offers_the_policy_in_use)

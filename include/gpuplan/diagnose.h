@@ -111,6 +111,10 @@ bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w
  * off it: the capacity a placement finding says the rules hide. */
 void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
 
+/* out[p]: whether pool p offers what w's pods ask for and nothing (a rule, a
+ * cordon) keeps them off it: the pools w may grow into. */
+void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
+
 /* The nvidia.com/gpu line of queue q's quota, or NULL. */
 const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q);
 

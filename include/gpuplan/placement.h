@@ -241,4 +241,8 @@ bool placement_start_unblocks(const struct placer *pl, size_t w);
  * diagnosis (diagnose.h): capacity idle there is capacity the rules hide. */
 bool placement_pool_filtered(const struct placer *pl, size_t w, size_t p);
 
+/* The same, for a rule of the workload's own: not a cordon (NodeUnschedulable),
+ * which no relaxed rule gets past. */
+bool placement_pool_ruled(const struct placer *pl, size_t w, size_t p);
+
 #endif
