@@ -383,6 +383,8 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 	n->loc = item->loc;
 	n->jlen = f->len;
 	int rc = imp_map(f, item, "metadata", &meta);
+	if (!rc && !meta)
+		rc = imp_error(f, item, "metadata", "expected the node's metadata");
 	if (!rc)
 		rc = imp_str(f, meta, "name", &n->name);
 	if (!rc && !n->name)

@@ -415,6 +415,10 @@ Test(import, bad_input_names_file_line_and_json_path)
 	refused(n, "not json: [", "p.json:2:1: error:");
 	refused(n, "{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\"}]}",
 		"expected a Pod, got 'Node'");
+	/* A node without metadata is named where it is (it said ".items[0]:
+	 * expected an object with 'name'", with no line). */
+	refused("{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\",}]}", one_pod(""),
+		"n.json:1:28: error: .items[0].metadata: expected the node's metadata");
 	refused(n, one_pod("\"nvidia.com/gpu\": \"many\""),
 		"p.json:1:261: error: .items[0].spec.containers[0].resources.limits[\"nvidia.com/gpu\"]: "
 		"expected a Kubernetes quantity");
