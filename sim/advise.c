@@ -7,6 +7,7 @@
  * the database has its overrides in params and can be rerun by hand.
  */
 #include "gpuplan/advise.h"
+#include "gpuplan/placement.h"
 
 #include "gpuplan/diagnose.h"
 #include "gpuplan/report.h"
@@ -312,6 +313,7 @@ static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t 
 		for (size_t i = 0; hidden[p] && i < sc->pools[p].n_taints; i++) {
 			const struct taint *t = &sc->pools[p].taints[i];
 			if (t->effect == EFFECT_PREFER_NO_SCHEDULE || strstr(names, t->key) ||
+			    placement_tolerated(ws, t) ||           /* nothing to add */
 			    !strcmp(t->key, SCENARIO_CORDON_TAINT)) /* never onto a cordoned node */
 				continue;
 			add_toleration(list, sizeof list, t->key, false, t->value, (int)t->effect);

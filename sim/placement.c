@@ -236,7 +236,7 @@ static bool tolerates(const struct toleration *t, const struct taint *taint)
 	return t->op == TOLERATION_EXISTS || !strcmp(t->value, taint->value);
 }
 
-static bool tolerated(const struct workload_spec *w, const struct taint *taint)
+bool placement_tolerated(const struct workload_spec *w, const struct taint *taint)
 {
 	for (size_t i = 0; i < w->n_tolerations; i++)
 		if (tolerates(&w->tolerations[i], taint))
@@ -278,11 +278,12 @@ static void init_rule(struct placer *pl, size_t w, size_t p)
 	 * filter, which runs before TaintToleration, refuses it first. */
 	for (size_t i = 0; i < ps->n_taints; i++)
 		if (!strcmp(ps->taints[i].key, SCENARIO_CORDON_TAINT) &&
-		    ps->taints[i].effect == EFFECT_NO_SCHEDULE && !tolerated(ws, &ps->taints[i]))
+		    ps->taints[i].effect == EFFECT_NO_SCHEDULE &&
+		    !placement_tolerated(ws, &ps->taints[i]))
 			r->filtered = REASON_UNSCHEDULABLE;
 	for (size_t i = 0; i < ps->n_taints; i++) {
 		const struct taint *t = &ps->taints[i];
-		if (tolerated(ws, t))
+		if (placement_tolerated(ws, t))
 			continue;
 		if (t->effect == EFFECT_PREFER_NO_SCHEDULE) {
 			r->prefer++;

@@ -241,6 +241,9 @@ bool placement_start_unblocks(const struct placer *pl, size_t w);
  * diagnosis (diagnose.h): capacity idle there is capacity the rules hide. */
 bool placement_pool_filtered(const struct placer *pl, size_t w, size_t p);
 
+/* Whether one of w's tolerations tolerates the taint (TaintToleration). */
+bool placement_tolerated(const struct workload_spec *w, const struct taint *taint);
+
 /* The same, for a rule of the workload's own: not a cordon (NodeUnschedulable),
  * which no relaxed rule gets past. */
 bool placement_pool_ruled(const struct placer *pl, size_t w, size_t p);
