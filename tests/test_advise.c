@@ -238,6 +238,10 @@ Test(advise, fixes_that_fall_short_alone_run_together)
 		     0, "no fix meets the goal alone: %s", out);
 	cr_expect_float_eq(query("SELECT cost_total FROM advice WHERE alternative LIKE '% + %'"),
 			   68, 1e-9, "%s", out);
+	/* render tolerates team=research already: nothing to add for it. */
+	cr_expect_eq(
+		query("SELECT count(*) FROM advice WHERE alternative LIKE 'render tolerating%'"), 0,
+		"%s", out);
 }
 
 /* A workload short of capacity that may use two pools has each sized for
