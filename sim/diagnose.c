@@ -311,11 +311,17 @@ static void pool_figures(const struct view *v, struct finding *f, const struct p
 					    .vram = s->vram};
 }
 
-/* Work pended long enough on a pool that was mostly allocated and mostly idle. */
-static bool full_and_idle(const struct view *v, const struct pool_sums *s)
+/* Work pended long enough on a pool that was mostly allocated meanwhile. */
+static bool full_while_pending(const struct view *v, const struct pool_sums *s)
 {
 	return s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->span && s->cap > 0 &&
-	       s->alloc >= DIAGNOSE_ALLOCATED * s->cap && s->engine < DIAGNOSE_IDLE * s->alloc;
+	       s->alloc >= DIAGNOSE_ALLOCATED * s->cap;
+}
+
+/* ... and mostly idle. */
+static bool full_and_idle(const struct view *v, const struct pool_sums *s)
+{
+	return full_while_pending(v, s) && s->engine < DIAGNOSE_IDLE * s->alloc;
 }
 
 /* Whether some pending workload's pods a sharing mode would hold more of on p. */
@@ -369,26 +375,29 @@ static bool mark_idle_holders(struct view *v, size_t p)
 	return any;
 }
 
-/* Work pended long enough on a pool that was mostly allocated, and idle
- * holders that did not wait themselves held at least DIAGNOSE_IDLE_HELD of
- * its GPUs meanwhile: the lock is theirs even when the pool's other GPUs are
+/* full_while_pending, and idle holders that did not wait themselves held at
+ * least DIAGNOSE_IDLE_HELD of its GPUs meanwhile: the lock is theirs even when the pool's other GPUs are
  * busy (near-idle servers beside training that runs flat out average to an
  * active pool).  v->pend holds pool_sums' pending workloads. */
 static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 {
-	if (!(s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->span && s->cap > 0 &&
-	      s->alloc >= DIAGNOSE_ALLOCATED * s->cap))
+	if (!full_while_pending(v, s))
 		return false;
-	double idle_held = 0; /* GPU-seconds they held while work pended */
+	bool *holder = gp_xcalloc(v->sc->n_workloads + 1, sizeof *holder);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		double held;
-		if (v->pend[w] > 0 || !idle_holder(v, w, p, &held))
+		holder[w] = !(v->pend[w] > 0) && idle_holder(v, w, p, &held);
+	}
+	double idle_held = 0; /* GPU-seconds they held while work pended */
+	for (size_t k = 0; k < v->n_windows; k++) {
+		if (!pending_on(v, k, p))
 			continue;
-		for (size_t k = 0; k < v->n_windows; k++)
-			if (pending_on(v, k, p))
+		for (size_t w = 0; w < v->sc->n_workloads; w++)
+			if (holder[w])
 				idle_held +=
 					row(v, k, workload_scope(v, w))->gpus_allocated * v->len[k];
 	}
+	free(holder);
 	/* A workload's row covers every pool it runs in: what it holds idle here
 	 * is at most what this pool held without activity. */
 	return fmin(idle_held, s->alloc - s->engine) >= DIAGNOSE_IDLE_HELD * s->cap;

@@ -973,6 +973,7 @@ static const struct {
 static void section_summary(FILE *out, const struct page *pg)
 {
 	size_t nc = sizeof columns / sizeof columns[0];
+	bool prices = priced(pg);
 	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<table id=\"summary-table\">\n<tr><th>scope</th>",
 	      out);
 	for (size_t c = 0; c < nc; c++)
@@ -991,7 +992,7 @@ static void section_summary(FILE *out, const struct page *pg)
 			char cell[32];
 			fprintf(out, "<td>%s</td>",
 				report_cell(cell, sizeof cell, metric(pg, scope, columns[c].metric),
-					    columns[c].decimals, priced(pg)));
+					    columns[c].decimals, prices));
 		}
 		fputs("</tr>\n", out);
 	}

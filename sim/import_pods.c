@@ -371,37 +371,46 @@ static int read_container_times(struct imp *im, const struct ynode *st, struct i
 	return rc;
 }
 
-static int read_status(struct imp *im, const struct ynode *st, struct imp_pod *p)
+/* status.phase.  Unknown means the pod's node stopped reporting: kube-scheduler's
+ * cache drops only finished pods, so a bound one still holds its requests. */
+static int read_phase(struct imp *im, const struct ynode *st, struct imp_pod *p)
 {
-	/* The API's phases, and Unknown: the pod's node stopped reporting. */
-	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed",
-					     "Unknown"};
+	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
 	struct imp_file *f = &im->pods_f;
 	const char *phase = NULL;
+	int rc = imp_str(f, st, "phase", &phase);
+	p->phase = PHASE_OTHER;
+	if (rc || !phase)
+		return rc;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(phase, phases[i])) {
+			p->phase = (enum imp_phase)i;
+			return GP_OK;
+		}
+	if (strcmp(phase, "Unknown"))
+		return imp_error(f, ynode_get(st, "phase"), "phase",
+				 "unknown pod phase '%s'; expected Pending, Running, Succeeded, "
+				 "Failed or Unknown",
+				 phase);
+	const char *ns = p->ns ? p->ns : "default";
+	if (!p->node) {
+		imp_warn(im, "pod %s/%s is in phase Unknown and on no node; left out", ns, p->name);
+		return GP_OK;
+	}
+	p->phase = PHASE_RUNNING;
+	imp_warn(im,
+		 "pod %s/%s is in phase Unknown (its node stopped reporting); kept as running on "
+		 "%s, whose requests it still holds",
+		 ns, p->name, p->node);
+	return GP_OK;
+}
+
+static int read_status(struct imp *im, const struct ynode *st, struct imp_pod *p)
+{
+	struct imp_file *f = &im->pods_f;
 	const struct ynode *conds = NULL;
 	size_t base = imp_push_key(f, "status");
-	int rc = imp_str(f, st, "phase", &phase);
-	p->phase = phase ? (enum imp_phase) - 1 : PHASE_OTHER;
-	for (int i = 0; phase && i < 5; i++)
-		if (!strcmp(phase, phases[i]))
-			p->phase = i < 4 ? (enum imp_phase)i : PHASE_OTHER;
-	if (!rc && (int)p->phase < 0)
-		rc = imp_error(f, ynode_get(st, "phase"), "phase",
-			       "unknown pod phase '%s'; expected Pending, Running, Succeeded, "
-			       "Failed or Unknown",
-			       phase);
-	/* Unknown: its node stopped reporting.  kube-scheduler's cache drops only
-	 * finished pods, so a bound one still holds its requests there. */
-	if (!rc && phase && p->phase == PHASE_OTHER && p->node) {
-		p->phase = PHASE_RUNNING;
-		imp_warn(im,
-			 "pod %s/%s is in phase Unknown (its node stopped reporting); kept as "
-			 "running on %s, whose requests it still holds",
-			 p->ns ? p->ns : "default", p->name, p->node);
-	} else if (!rc && phase && p->phase == PHASE_OTHER) {
-		imp_warn(im, "pod %s/%s is in phase Unknown and on no node; left out",
-			 p->ns ? p->ns : "default", p->name);
-	}
+	int rc = read_phase(im, st, p);
 	if (!rc)
 		rc = imp_seq(f, st, "conditions", &conds);
 	for (size_t i = 0; !rc && conds && i < conds->n; i++) {

@@ -76,8 +76,6 @@ extern const struct key_rule ld_scheduler_rules[5];
 
 /* scenario_values.c */
 int ld_bad_value(struct loader *ld, const struct ynode *v, const char *what, const char *hint);
-/* Whether loc is in a --set override (ytree_set names its text so), not a file. */
-bool ld_is_override(struct srcloc loc);
 int ld_check_label_key(struct loader *ld, struct srcloc loc, const char *what, const char *where,
 		       const char *key);
 int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what, const char *name,

@@ -565,6 +565,15 @@ static int pool_spot(struct loader *ld, const struct ynode *v, void *obj)
 	return GP_OK;
 }
 
+/* Where to blame min above max: the one an override gave, else min (else
+ * the autoscale map, when min was left at its default). */
+static struct srcloc min_max_loc(const struct autoscale_spec *a)
+{
+	if (ytree_is_override(a->max_loc.file) && !ytree_is_override(a->min_loc.file))
+		return a->max_loc;
+	return a->min_loc.file ? a->min_loc : a->loc;
+}
+
 /* Applies spot's price and checks autoscale against the pool (after the walk). */
 static int finish_scaling(struct loader *ld, const struct ynode *item, struct pool_spec *p)
 {
@@ -594,12 +603,8 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 	}
 	if (a->provision_time < 0)
 		a->provision_time = p->startup;
-	if (a->min > a->max) /* blamed on the one an override gave, else on min */
-		return gp_located(ld->err,
-				  ld_is_override(a->max_loc) && !ld_is_override(a->min_loc)
-					  ? a->max_loc
-				  : a->min_loc.file ? a->min_loc
-						    : a->loc,
+	if (a->min > a->max)
+		return gp_located(ld->err, min_max_loc(a),
 				  "autoscale min %d is above max %d; expected "
 				  "min <= max",
 				  (int)a->min, (int)a->max);

@@ -71,8 +71,6 @@ int ld_require(struct loader *ld, const struct ynode *map, const char *key, cons
 /* --- scalars --------------------------------------------------------------- */
 
 /* YAML's null: an unquoted empty value, ~ or null. */
-bool ld_is_override(struct srcloc loc) { return loc.file && !strncmp(loc.file, "--set ", 6); }
-
 bool ld_is_null(const struct ynode *v)
 {
 	return v->kind == YNODE_SCALAR && !v->quoted &&

@@ -633,14 +633,15 @@ static int locate_point_error(const struct spec *s, const struct sweep *sw, size
 	for (size_t c = 0; c < p->n_sets && !done; c++) {
 		size_t pre = strlen(p->sets[c]);
 		int col = 0, used = 0;
-		if (strncmp(inner, "--set ", 6) || strncmp(inner + 6, p->sets[c], pre) ||
-		    sscanf(inner + 6 + pre, ":%*d:%d: error: %n", &col, &used) < 1 || used == 0)
+		const char *after = inner + YTREE_OVERRIDE_LEN;
+		if (!ytree_is_override(inner) || strncmp(after, p->sets[c], pre) ||
+		    sscanf(after + pre, ":%*d:%d: error: %n", &col, &used) < 1 || used == 0)
 			continue;
 		size_t keylen = strlen(s->cols[c].key);
 		struct srcloc loc = (size_t)col <= keylen ? s->cols[c].key_loc
 							  : s->cols[c].value_locs[digit[c]];
 		rc = gp_located(err, loc, "--set %s (point %zu of %zu): %s", p->sets[c], i + 1,
-				sw->n_points, inner + 6 + pre + used);
+				sw->n_points, after + pre + used);
 		done = true;
 	}
 	if (!done)

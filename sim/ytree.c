@@ -588,9 +588,9 @@ int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
 	size_t n = strlen(assignment) + 7;
 	char *label = gp_xmalloc(n);
 	if (n > YTREE_MAX_LABEL)
-		snprintf(label, n, "--set %.*s...", YTREE_MAX_LABEL - 16, assignment);
+		snprintf(label, n, YTREE_OVERRIDE "%.*s...", YTREE_MAX_LABEL - 16, assignment);
 	else
-		snprintf(label, n, "--set %s", assignment);
+		snprintf(label, n, YTREE_OVERRIDE "%s", assignment);
 	const char *file = intern(t, label);
 	free(label);
 	const char *eq = strchr(assignment, '=');

@@ -16,6 +16,8 @@
 
 #include "gpuplan/common.h"
 
+#include <string.h>
+
 enum ynode_kind { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
 
 struct ynode {
@@ -48,6 +50,16 @@ int ytree_parse(const char *name, const char *text, size_t len, struct ytree **o
  * rejects unknown keys); a missing list item or a path through a scalar is an
  * error naming the closest existing name. */
 int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err);
+
+/* The file name of an override's locations begins so: "--set KEY=VALUE". */
+#define YTREE_OVERRIDE     "--set "
+#define YTREE_OVERRIDE_LEN (sizeof YTREE_OVERRIDE - 1)
+
+/* Whether a location's file is an override (ytree_set), not a file. */
+static inline bool ytree_is_override(const char *file)
+{
+	return file && !strncmp(file, YTREE_OVERRIDE, YTREE_OVERRIDE_LEN);
+}
 
 void ytree_free(struct ytree *t);
 
