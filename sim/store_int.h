@@ -24,7 +24,8 @@
 struct store {
 	sqlite3 *db;
 	char *path;
-	bool reader; /* opened by store_open_read: the file must hold results */
+	bool reader;    /* opened by store_open_read: the file must hold results */
+	bool wal_later; /* a new database: WAL once its first run is in (store.c) */
 	/* insert[t][b]: the INSERT of 2^b rows into the t-th table of write_rows */
 	sqlite3_stmt *insert[STORE_CACHED_TABLES][STORE_BATCH_SIZES];
 };

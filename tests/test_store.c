@@ -527,6 +527,43 @@ Test(store, two_processes_append_to_one_database)
 	cr_expect_eq(n, 10);
 	store_close(st);
 	expect_only_runs(10);
+	sqlite3 *db = reader(); /* whichever wrote first, the file ends in WAL mode */
+	cr_expect_str_eq(query_text(db, "PRAGMA journal_mode"), "wal");
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+/* Bytes of the file beside the database with this suffix; -1: none. */
+static long beside_size(const char *suffix)
+{
+	char path[160];
+	struct stat sb;
+	snprintf(path, sizeof path, "%s%s", dbpath, suffix);
+	return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* A new file's first run goes through a rollback journal, straight into the
+ * file (store.c, configure): WAL would write its pages twice.  The file is
+ * in WAL mode from that commit on, and later runs go to the WAL. */
+Test(store, first_run_into_a_new_file_skips_the_wal_and_later_runs_use_it)
+{
+	struct fixture f;
+	fixture_init(&f);
+	struct store *st;
+	struct gp_err err;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	cr_expect_eq(beside_size("-wal"), -1, "a new database has no WAL before its first run");
+	cr_assert_eq(store_write_run(st, &f.sc, &f.r, NULL, &err), GP_OK, "%s", err.msg);
+	cr_expect_leq(beside_size("-wal"), 0, "the first run's pages went to the WAL");
+	cr_expect_eq(beside_size("-journal"), -1, "the rollback journal outlived its commit");
+	sqlite3 *db = reader();
+	cr_expect_str_eq(query_text(db, "PRAGMA journal_mode"), "wal");
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM jobs WHERE run_id = 1"), 3);
+	sqlite3_close(db);
+	cr_assert_eq(store_write_run(st, &f.sc, &f.r, NULL, &err), GP_OK, "%s", err.msg);
+	cr_expect_gt(beside_size("-wal"), 0, "the second run did not go to the WAL");
+	store_close(st);
+	expect_only_runs(2);
 	fixture_free(&f);
 }
 
