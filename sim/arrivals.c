@@ -60,6 +60,42 @@ static sim_time poisson_next(const struct scenario *sc, const struct workload_sp
 	return next;
 }
 
+/* The first failure is the one reported. */
+static void fail(struct arrivals *a, int rc, const struct gp_err *err)
+{
+	if (!a->failed) {
+		a->failed = rc;
+		a->err = *err;
+	}
+}
+
+/* The trace's next row goes ahead; its time is the stream's next arrival.
+ * At the end, or when the trace cannot be read as it was, the stream ends. */
+static void read_ahead(struct arrivals *a, struct stream *st)
+{
+	bool got = false;
+	struct gp_err err;
+	int rc = trace_stream_next(st->reader, &st->ahead, &got, &err);
+	if (rc) {
+		got = false;
+		fail(a, rc, &err);
+	}
+	st->next = got ? st->ahead.submit : SIM_NEVER;
+}
+
+static void open_trace(struct arrivals *a, const struct workload_spec *ws, struct stream *st)
+{
+	struct gp_err err;
+	st->reader = gp_xcalloc(1, sizeof *st->reader);
+	st->next = SIM_NEVER;
+	int rc = trace_stream_open(st->reader, ws->arrival.trace_path, &ws->arrival.limits,
+				   ws->arrival.n_rows, &err);
+	if (rc)
+		fail(a, rc, &err);
+	else
+		read_ahead(a, st);
+}
+
 void arrivals_init(struct arrivals *a, const struct scenario *sc)
 {
 	a->sc = sc;
@@ -73,7 +109,11 @@ void arrivals_init(struct arrivals *a, const struct scenario *sc)
 		case ARRIVAL_AT: st->next = ws->count > 0 ? ws->arrival.at : SIM_NEVER; break;
 		case ARRIVAL_POISSON: st->next = poisson_next(sc, ws, st, ws->arrival.from); break;
 		case ARRIVAL_TRACE:
-			st->next = ws->arrival.n_rows ? ws->arrival.rows[0].submit : SIM_NEVER;
+			if (!ws->arrival.rows)
+				open_trace(a, ws, st);
+			else
+				st->next =
+					ws->arrival.n_rows ? ws->arrival.rows[0].submit : SIM_NEVER;
 			break;
 		}
 	}
@@ -81,8 +121,12 @@ void arrivals_init(struct arrivals *a, const struct scenario *sc)
 
 void arrivals_free(struct arrivals *a)
 {
-	for (size_t w = 0; w < a->sc->n_workloads; w++)
+	for (size_t w = 0; w < a->sc->n_workloads; w++) {
 		gsl_rng_free(a->streams[w].rng);
+		if (a->streams[w].reader)
+			trace_stream_close(a->streams[w].reader);
+		free(a->streams[w].reader);
+	}
 	free(a->streams);
 }
 
@@ -118,13 +162,17 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 			st->next = poisson_next(a->sc, ws, st, now);
 		break;
 	case ARRIVAL_TRACE: {
-		const struct trace_job *row = &ws->arrival.rows[st->row++];
+		const struct trace_job *row =
+			st->reader ? &st->ahead : &ws->arrival.rows[st->row++];
 		job->gpus = row->gpus;
 		job->duration = row->duration;
 		job->trace_queue = row->trace_queue;
 		job->deadline = row->deadline != SIM_NEVER ? row->deadline : deadline_of(ws, now);
-		st->next =
-			st->row < ws->arrival.n_rows ? ws->arrival.rows[st->row].submit : SIM_NEVER;
+		if (st->reader)
+			read_ahead(a, st);
+		else
+			st->next = st->row < ws->arrival.n_rows ? ws->arrival.rows[st->row].submit
+								: SIM_NEVER;
 		break;
 	}
 	}

@@ -66,11 +66,11 @@ static void build_target(struct gpuplace *g)
 		const struct workload_spec *ws = &sc->workloads[w];
 		if (ws->inference)
 			continue;
-		if (ws->arrival.kind == ARRIVAL_TRACE) {
-			for (size_t r = 0; r < ws->arrival.n_rows; r++) {
-				struct gpupolicy_pod p =
-					pod_of(g, (int32_t)w, ws->arrival.rows[r].gpus);
-				gpupolicy_target_add(&g->target, &p, 1);
+		if (ws->arrival.kind == ARRIVAL_TRACE) { /* each GPU count once, by its jobs */
+			const struct trace_summary *sum = &ws->arrival.summary;
+			for (size_t k = 0; k < sum->n_shapes; k++) {
+				struct gpupolicy_pod p = pod_of(g, (int32_t)w, sum->shapes[k].gpus);
+				gpupolicy_target_add(&g->target, &p, (double)sum->shapes[k].jobs);
 			}
 			continue;
 		}

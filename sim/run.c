@@ -40,6 +40,11 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 				  "variable GPUPLAN_MAX_WINDOWS",
 				  (long long)sc->output.max_windows, at);
 	}
+	int failed = sim_failed(s, err);
+	if (failed) {
+		sim_finish(s, out);
+		return failed;
+	}
 	metrics_reduce(s, sc, out);
 	sim_finish(s, out);
 	diagnose_run(sc, out);    /* reads only the results */

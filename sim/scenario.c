@@ -379,9 +379,8 @@ static sim_time known_span(const struct scenario *sc)
 	double last = 0;
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		const struct arrival *a = &sc->workloads[i].arrival;
-		double t = a->kind == ARRIVAL_AT ? (double)a->at
-			   : a->kind == ARRIVAL_TRACE && a->n_rows
-				   ? (double)a->rows[a->n_rows - 1].submit
+		double t = a->kind == ARRIVAL_AT                   ? (double)a->at
+			   : a->kind == ARRIVAL_TRACE && a->n_rows ? (double)a->summary.last_submit
 			   : a->kind == ARRIVAL_POISSON && sc->workloads[i].count > 0
 				   ? (double)a->from +
 					     (double)sc->workloads[i].count / a->rate * SIM_SECOND
@@ -612,6 +611,7 @@ void ld_free_workload(struct workload_spec *w)
 	free(w->name);
 	free(w->arrival.trace_path);
 	free(w->arrival.rows);
+	trace_summary_free(&w->arrival.summary);
 	openb_free_pods(w->arrival.pods, w->arrival.n_pods);
 	free_kvs(w->node_selector, w->n_node_selector);
 	for (size_t i = 0; i < w->n_tolerations; i++) {

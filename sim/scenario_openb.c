@@ -249,6 +249,7 @@ static void new_request(struct workload_spec *w, const struct workload_spec *par
 	w->arrival.n_pods = 0;
 	w->arrival.rows = NULL;
 	w->arrival.n_rows = 0;
+	w->arrival.summary = (struct trace_summary){0};
 	w->mig_profile = NULL;
 	w->inference = NULL;
 	w->count = 0;
@@ -288,12 +289,12 @@ int ld_openb_split_workload(const struct workload_spec *parent, int32_t widest,
 	}
 	for (size_t s = 0; s < k; s++) {
 		struct arrival *a = &w[s].arrival;
-		double total = 0;
 		qsort(a->rows, a->n_rows, sizeof *a->rows, cmp_row);
 		for (size_t r = 0; r < a->n_rows; r++)
-			total += sim_seconds(a->rows[r].duration);
+			trace_summary_add(&a->summary, &a->rows[r]);
 		w[s].count = (int64_t)a->n_rows;
-		w[s].duration = (struct dist){DIST_FIXED, total / (double)a->n_rows, 0, 0, 0, 0};
+		w[s].duration = (struct dist){
+			DIST_FIXED, a->summary.duration_s / (double)a->n_rows, 0, 0, 0, 0};
 	}
 	free(first);
 	free(of);

@@ -722,9 +722,9 @@ static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 				       ld->sc->experiment.protocol == EXPERIMENT_NONE, &a->pods,
 				       &a->n_pods, ld->err);
 	if (!rc && a->kind == ARRIVAL_TRACE) {
-		struct trace_limits lim = {ld->widest_request, ld->max_jobs};
-		rc = trace_read_csv(a->trace_path, ynode_get(v, "trace")->loc, &lim, &a->rows,
-				    &a->n_rows, ld->err);
+		a->limits = (struct trace_limits){ld->widest_request, ld->max_jobs};
+		rc = trace_read_csv(a->trace_path, ynode_get(v, "trace")->loc, &a->limits, &a->rows,
+				    &a->n_rows, &a->summary, ld->err);
 	}
 	return rc;
 }
@@ -807,16 +807,11 @@ static int finish_trace_workload(struct loader *ld, const struct ynode *item,
 						  "expected no %s with a trace arrival",
 						  item->keys[i], item->keys[i]);
 	const struct arrival *a = &w->arrival;
-	double total = 0;
 	w->count = (int64_t)a->n_rows;
-	w->gpus = 0;
-	for (size_t i = 0; i < a->n_rows; i++) {
-		if (a->rows[i].gpus > w->gpus)
-			w->gpus = a->rows[i].gpus;
-		total += sim_seconds(a->rows[i].duration);
-	}
+	w->gpus = a->summary.max_gpus;
 	/* Informational (check, reports): jobs use their own rows. */
-	w->duration = (struct dist){DIST_FIXED, total / (double)a->n_rows, 0, 0, 0, 0};
+	w->duration =
+		(struct dist){DIST_FIXED, a->summary.duration_s / (double)a->n_rows, 0, 0, 0, 0};
 	return GP_OK;
 }
 

@@ -1351,7 +1351,7 @@ void sim_advance(struct sim *s, struct results *out)
 			collect_settle(&s->collect);
 		if (stalled(s))
 			break;
-		if (s->collect.overflow)
+		if (s->collect.overflow || s->arrivals.failed)
 			break; /* run_simulate refuses the run */
 	}
 	/* The run ends at the horizon, or with the last arrival, start or
@@ -1382,6 +1382,13 @@ const struct sim_job *sim_jobs(const struct sim *s, size_t *n)
 const struct sim_workload *sim_workloads(const struct sim *s) { return s->wl; }
 
 const struct collect *sim_collect(const struct sim *s) { return &s->collect; }
+
+int sim_failed(const struct sim *s, struct gp_err *err)
+{
+	if (s->arrivals.failed)
+		*err = s->arrivals.err;
+	return s->arrivals.failed;
+}
 
 void sim_finish(struct sim *s, struct results *out)
 {

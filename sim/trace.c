@@ -28,19 +28,8 @@
 static const char *const column_names[TRACE_MAX_COLS] = {"submit_s", "duration_s", "gpus",
 							 "deadline_s"};
 
-/* The state of one read. */
-struct reader {
-	const char *path;
-	const struct trace_limits *lim;
-	int line;
-	int ncols; /* 0 until the header or the first row decides */
-	struct trace_job *rows;
-	size_t n, cap;
-	struct gp_err *err;
-};
-
 /* Errors name the trace file and line. */
-#define row_error(r, ...) csv_error((r)->err, (r)->path, (r)->line, __VA_ARGS__)
+#define row_error(s, err, ...) csv_error((err), (s)->path, (s)->line, __VA_ARGS__)
 
 static const char *layout(int ncols)
 {
@@ -48,7 +37,8 @@ static const char *layout(int ncols)
 }
 
 /* Whether the cells are the header; an error when they look like a wrong one. */
-static int read_header(struct reader *r, char **cells, int n, bool *is_header)
+static int read_header(struct trace_stream *s, char **cells, int n, bool *is_header,
+		       struct gp_err *err)
 {
 	double x;
 	*is_header = units_number(cells[0], &x) != 0;
@@ -58,90 +48,95 @@ static int read_header(struct reader *r, char **cells, int n, bool *is_header)
 	for (int i = 0; ok && i < n; i++)
 		ok = strcmp(cells[i], column_names[i]) == 0;
 	if (!ok)
-		return row_error(r, "unknown header; expected the columns " TRACE_LAYOUT);
-	r->ncols = n;
+		return row_error(s, err, "unknown header; expected the columns " TRACE_LAYOUT);
+	s->ncols = n;
 	return GP_OK;
 }
 
 /* A non-negative number of seconds in column col. */
-static int seconds_cell(const struct reader *r, const char *cell, int col, sim_time *out)
+static int seconds_cell(const struct trace_stream *s, const char *cell, int col, sim_time *out,
+			struct gp_err *err)
 {
 	double x;
 	if (units_number(cell, &x) != 0)
-		return row_error(r, "expected a number in column %s, got '%s'", column_names[col],
-				 CSV_Q(cell));
+		return row_error(s, err, "expected a number in column %s, got '%s'",
+				 column_names[col], CSV_Q(cell));
 	if (x < 0)
-		return row_error(r, "negative %s '%s'; expected seconds >= 0", column_names[col],
-				 CSV_Q(cell));
+		return row_error(s, err, "negative %s '%s'; expected seconds >= 0",
+				 column_names[col], CSV_Q(cell));
 	if (x > TRACE_MAX_SECONDS)
-		return row_error(r, "%s '%s' is too large; expected at most %g seconds",
+		return row_error(s, err, "%s '%s' is too large; expected at most %g seconds",
 				 column_names[col], CSV_Q(cell), TRACE_MAX_SECONDS);
 	*out = (sim_time)llround(x * (double)SIM_SECOND);
 	return GP_OK;
 }
 
-static int gpus_cell(const struct reader *r, const char *cell, int32_t *out)
+static int gpus_cell(const struct trace_stream *s, const char *cell, int32_t *out,
+		     struct gp_err *err)
 {
 	int64_t g;
 	if (units_integer(cell, &g) != 0)
-		return row_error(r, "expected a whole number in column gpus, got '%s'",
+		return row_error(s, err, "expected a whole number in column gpus, got '%s'",
 				 CSV_Q(cell));
 	if (g < 1)
-		return row_error(r, "gpus '%s' is below 1; expected at least 1 GPU per job",
+		return row_error(s, err, "gpus '%s' is below 1; expected at least 1 GPU per job",
 				 CSV_Q(cell));
-	if (g > r->lim->max_gpus)
-		return row_error(r, "no node has %s GPUs; the largest pool node has %d",
-				 CSV_Q(cell), (int)r->lim->max_gpus);
+	if (g > s->lim.max_gpus)
+		return row_error(s, err, "no node has %s GPUs; the largest pool node has %d",
+				 CSV_Q(cell), (int)s->lim.max_gpus);
 	*out = (int32_t)g;
 	return GP_OK;
 }
 
-static int read_row(struct reader *r, char **cells, int n)
+static int read_row(struct trace_stream *s, char **cells, int n, struct trace_job *job,
+		    struct gp_err *err)
 {
-	if (r->ncols == 0 && (n == 3 || n == 4))
-		r->ncols = n;
-	if (n != r->ncols) {
+	if (s->ncols == 0 && (n == 3 || n == 4))
+		s->ncols = n;
+	if (n != s->ncols) {
 		const char *more = n > TRACE_MAX_COLS ? "more than " : "";
 		int got = n > TRACE_MAX_COLS ? TRACE_MAX_COLS : n;
-		if (r->ncols == 0)
-			return row_error(r, "expected 3 or 4 columns (" TRACE_LAYOUT "), got %s%d",
+		if (s->ncols == 0)
+			return row_error(s, err,
+					 "expected 3 or 4 columns (" TRACE_LAYOUT "), got %s%d",
 					 more, got);
-		return row_error(r, "expected %d columns (%s), got %s%d", r->ncols,
-				 layout(r->ncols), more, got);
+		return row_error(s, err, "expected %d columns (%s), got %s%d", s->ncols,
+				 layout(s->ncols), more, got);
 	}
-	if ((int64_t)r->n >= r->lim->max_rows)
-		return row_error(r,
+	if ((int64_t)s->n >= s->lim.max_rows)
+		return row_error(s, err,
 				 "the trace has more than %lld jobs, the limit; raise it with the "
 				 "environment variable GPUPLAN_MAX_JOBS",
-				 (long long)r->lim->max_rows);
-	struct trace_job job = {0, 0, SIM_NEVER, 0, r->line, SIM_NEVER};
-	int rc = seconds_cell(r, cells[0], 0, &job.submit);
+				 (long long)s->lim.max_rows);
+	*job = (struct trace_job){0, 0, SIM_NEVER, 0, s->line, SIM_NEVER};
+	int rc = seconds_cell(s, cells[0], 0, &job->submit, err);
 	if (!rc)
-		rc = seconds_cell(r, cells[1], 1, &job.duration);
-	if (!rc && job.duration == 0) /* as a scenario's duration: 0 is refused */
-		rc = row_error(r,
+		rc = seconds_cell(s, cells[1], 1, &job->duration, err);
+	if (!rc && job->duration == 0) /* as a scenario's duration: 0 is refused */
+		rc = row_error(s, err,
 			       "duration_s '%s' is not above 0; expected a duration in seconds "
 			       "greater than 0",
 			       CSV_Q(cells[1]));
 	if (!rc)
-		rc = gpus_cell(r, cells[2], &job.gpus);
+		rc = gpus_cell(s, cells[2], &job->gpus, err);
 	if (!rc && n == 4 && cells[3][0])
-		rc = seconds_cell(r, cells[3], 3, &job.deadline);
+		rc = seconds_cell(s, cells[3], 3, &job->deadline, err);
 	if (rc)
 		return rc;
-	if (job.deadline != SIM_NEVER && job.deadline < job.submit)
-		return row_error(r,
+	if (job->deadline != SIM_NEVER && job->deadline < job->submit)
+		return row_error(s, err,
 				 "deadline_s '%s' is before submit_s '%s'; expected a deadline "
 				 "at or after the job's arrival (both in seconds since the start)",
 				 CSV_Q(cells[3]), CSV_Q(cells[0]));
-	GP_GROW(r->rows, r->cap, r->n + 1);
-	r->rows[r->n++] = job;
+	s->n++;
 	return GP_OK;
 }
 
-/* Handles one line: comment, blank, header or row. */
-static int read_line(struct reader *r, char *line)
+/* One line: comment, blank, header or row; *got says whether it was a row. */
+static int read_line(struct trace_stream *s, char *line, struct trace_job *job, bool *got,
+		     struct gp_err *err)
 {
+	*got = false;
 	char *hash = strchr(line, '#');
 	if (hash)
 		*hash = '\0';
@@ -149,13 +144,34 @@ static int read_line(struct reader *r, char *line)
 		return GP_OK;
 	char *cells[TRACE_MAX_COLS];
 	int n = csv_split(line, cells, TRACE_MAX_COLS);
-	if (r->n == 0 && r->ncols == 0 && n <= TRACE_MAX_COLS) {
+	if (s->n == 0 && s->ncols == 0 && n <= TRACE_MAX_COLS) {
 		bool is_header;
-		int rc = read_header(r, cells, n, &is_header);
+		int rc = read_header(s, cells, n, &is_header, err);
 		if (rc || is_header)
 			return rc;
 	}
-	return read_row(r, cells, n);
+	int rc = read_row(s, cells, n, job, err);
+	*got = rc == GP_OK;
+	return rc;
+}
+
+/* The next row of the file; *got is false at its end.  A read error is
+ * reported at ref. */
+static int next_row(struct trace_stream *s, struct srcloc ref, struct trace_job *job, bool *got,
+		    struct gp_err *err)
+{
+	*got = false;
+	for (ssize_t n; (n = getline(&s->buf, &s->cap, s->f)) >= 0;) {
+		s->line++;
+		int rc = csv_check_text(err, s->path, s->line, s->buf, (size_t)n);
+		if (!rc)
+			rc = read_line(s, s->buf, job, got, err);
+		if (rc || *got)
+			return rc;
+	}
+	if (ferror(s->f))
+		return gp_located(err, ref, "cannot read trace %s: %s", s->path, strerror(errno));
+	return GP_OK;
 }
 
 /* Submit order; ties keep file order (lines are unique), so the sort is stable. */
@@ -167,42 +183,137 @@ static int cmp_job(const void *a, const void *b)
 	return (x->line > y->line) - (x->line < y->line);
 }
 
+void trace_summary_add(struct trace_summary *s, const struct trace_job *row)
+{
+	s->max_gpus = row->gpus > s->max_gpus ? row->gpus : s->max_gpus;
+	s->duration_s += sim_seconds(row->duration);
+	s->last_submit = row->submit;
+	size_t k = 0;
+	while (k < s->n_shapes && s->shapes[k].gpus != row->gpus)
+		k++;
+	if (k == s->n_shapes) {
+		s->shapes = gp_xrealloc(s->shapes, (k + 1) * sizeof *s->shapes);
+		s->shapes[s->n_shapes++] = (struct trace_shape){row->gpus, 0};
+	}
+	s->shapes[k].jobs++;
+}
+
+void trace_summary_free(struct trace_summary *s)
+{
+	free(s->shapes);
+	memset(s, 0, sizeof *s);
+}
+
+static void stream_start(struct trace_stream *s, FILE *f, const char *path,
+			 const struct trace_limits *lim, size_t expected)
+{
+	*s = (struct trace_stream){.f = f, .path = path, .lim = *lim, .expected = expected};
+}
+
+/* The second pass over a trace found out of order: every row, sorted. */
+static int read_unsorted(struct trace_stream *s, struct srcloc ref, struct trace_job **rows,
+			 struct trace_summary *sum, struct gp_err *err)
+{
+	rewind(s->f);
+	stream_start(s, s->f, s->path, &s->lim, 0);
+	size_t cap = 0;
+	struct trace_job job;
+	bool got;
+	int rc;
+	while (!(rc = next_row(s, ref, &job, &got, err)) && got) {
+		GP_GROW(*rows, cap, s->n);
+		(*rows)[s->n - 1] = job;
+	}
+	if (rc)
+		return rc;
+	qsort(*rows, s->n, sizeof **rows, cmp_job);
+	trace_summary_free(sum);
+	for (size_t i = 0; i < s->n; i++)
+		trace_summary_add(sum, &(*rows)[i]);
+	return GP_OK;
+}
+
 int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limits *lim,
-		   struct trace_job **rows, size_t *n_rows, struct gp_err *err)
+		   struct trace_job **rows, size_t *n_rows, struct trace_summary *sum,
+		   struct gp_err *err)
 {
 	*rows = NULL;
 	*n_rows = 0;
+	memset(sum, 0, sizeof *sum);
 	const char *why;
 	FILE *f = gp_open_input(path, &why);
 	if (!f)
 		return gp_located(err, ref, "cannot read trace %s: %s", path, why);
-	struct reader r = {path, lim, 0, 0, NULL, 0, 0, err};
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = GP_OK;
-	for (ssize_t n; rc == GP_OK && (n = getline(&line, &cap, f)) >= 0;) {
-		r.line++;
-		rc = csv_check_text(err, path, r.line, line, (size_t)n);
-		if (!rc)
-			rc = read_line(&r, line);
+	struct trace_stream s;
+	stream_start(&s, f, path, lim, 0);
+	bool sorted = true, got;
+	struct trace_job job;
+	sim_time last = 0;
+	int rc;
+	while (!(rc = next_row(&s, ref, &job, &got, err)) && got) {
+		sorted = sorted && job.submit >= last; /* ties in file order are sorted */
+		last = job.submit;
+		if (sorted)
+			trace_summary_add(sum, &job);
 	}
-	if (rc == GP_OK && ferror(f))
-		rc = gp_located(err, ref, "cannot read trace %s: %s", path, strerror(errno));
-	free(line);
-	fclose(f);
-	if (rc == GP_OK && r.n == 0)
+	if (rc == GP_OK && s.n == 0)
 		rc = gp_located(err, (struct srcloc){path, 0, 0},
 				"the trace has no jobs; expected rows of " TRACE_LAYOUT);
+	if (rc == GP_OK && !sorted)
+		rc = read_unsorted(&s, ref, rows, sum, err);
+	free(s.buf);
+	fclose(f);
 	if (rc) {
-		free(r.rows);
+		free(*rows);
+		*rows = NULL;
+		trace_summary_free(sum);
 		return rc;
 	}
-	bool sorted = true; /* as a trace usually is: then qsort's copy is not needed */
-	for (size_t i = 1; sorted && i < r.n; i++)
-		sorted = cmp_job(&r.rows[i - 1], &r.rows[i]) < 0;
-	if (!sorted)
-		qsort(r.rows, r.n, sizeof *r.rows, cmp_job);
-	*rows = r.rows;
-	*n_rows = r.n;
+	*n_rows = s.n;
 	return GP_OK;
+}
+
+int trace_stream_open(struct trace_stream *s, const char *path, const struct trace_limits *lim,
+		      size_t expected, struct gp_err *err)
+{
+	const char *why;
+	FILE *f = gp_open_input(path, &why);
+	stream_start(s, f, path, lim, expected);
+	if (!f)
+		return gp_errorf(err, GP_ERUNTIME, "%s: cannot read the trace again: %s", path,
+				 why);
+	return GP_OK;
+}
+
+/* The trace is not the one the scenario read: a run of it would not be the
+ * run that was checked. */
+static int changed(const struct trace_stream *s, struct gp_err *err, const char *what)
+{
+	return gp_errorf(err, GP_ERUNTIME,
+			 "%s:%d: the trace changed since the scenario was read (%s); expected the "
+			 "file as it was",
+			 s->path, s->line, what);
+}
+
+int trace_stream_next(struct trace_stream *s, struct trace_job *row, bool *got, struct gp_err *err)
+{
+	int rc = next_row(s, (struct srcloc){s->path, s->line, 0}, row, got, err);
+	if (rc)
+		return rc;
+	if (*got && (s->n > s->expected || row->submit < s->submit))
+		return changed(s, err, s->n > s->expected ? "more rows" : "a row out of order");
+	if (!*got && s->n != s->expected)
+		return changed(s, err, "fewer rows");
+	if (*got)
+		s->submit = row->submit;
+	return GP_OK;
+}
+
+void trace_stream_close(struct trace_stream *s)
+{
+	if (s->f)
+		fclose(s->f);
+	free(s->buf);
+	s->f = NULL;
+	s->buf = NULL;
 }

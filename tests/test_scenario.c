@@ -1009,6 +1009,125 @@ Test(scenario, trace_without_header)
 	scenario_free(sc);
 }
 
+/* A trace in submit order, the usual, is read again by the run as its clock
+ * reaches the rows (trace.h): the scenario keeps the rows summed up, not the
+ * rows, so memory does not grow with the trace. */
+Test(scenario, a_sorted_trace_is_summed_up_not_held)
+{
+	write_file("traces/t.csv", "submit_s,duration_s,gpus\n0,10,2\n5,20,1\n5,30,2\n9,40,4\n");
+	struct scenario *sc = load(TRACE_WL);
+	const struct workload_spec *w = &sc->workloads[0];
+	const struct trace_summary *sum = &w->arrival.summary;
+	cr_assert_null(w->arrival.rows);
+	cr_assert_eq(w->arrival.n_rows, 4);
+	cr_assert_eq(sum->max_gpus, 4);
+	cr_assert_float_eq(sum->duration_s, 100, 1e-12);
+	cr_assert_eq(sum->last_submit, 9 * SIM_SECOND);
+	cr_assert_eq(sum->n_shapes, 3, "the distinct GPU counts");
+	const struct trace_shape first_seen[] = {{2, 2}, {1, 1}, {4, 1}};
+	for (size_t k = 0; k < 3; k++) {
+		cr_expect_eq(sum->shapes[k].gpus, first_seen[k].gpus);
+		cr_expect_eq(sum->shapes[k].jobs, first_seen[k].jobs);
+	}
+	cr_assert_eq(w->count, 4);
+	cr_assert_eq(w->gpus, 4, "the widest row");
+	cr_assert_float_eq(w->duration.mean, 25, 1e-12);
+	scenario_free(sc);
+}
+
+/* Rows 0..n-1 of a trace with distinct submit times: in submit order, or
+ * in the reverse order, which the loader holds and sorts. */
+static void write_trace(const char *name, int n, bool reverse)
+{
+	char text[64 * 400] = "submit_s,duration_s,gpus\n";
+	size_t len = strlen(text);
+	for (int k = 0; k < n; k++) {
+		int i = reverse ? n - 1 - k : k;
+		len += (size_t)snprintf(text + len, sizeof text - len, "%d,%d,%d\n", 37 * i,
+					600 + (i * 7919) % 5400, 1 << (i % 4));
+	}
+	write_file(name, text);
+}
+
+static void run_trace(const char *name, struct results *r, bool *held)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+		 NAME "pools: [{name: p, nodes: 3, gpu: A100-80GB, gpus_per_node: 8}]\n"
+		      "workloads: [{name: w, arrival: {trace: %s}}]\n",
+		 name);
+	struct scenario *sc = load(text);
+	*held = sc->workloads[0].arrival.rows != NULL;
+	struct gp_err err;
+	results_init(r);
+	cr_assert_eq(run_simulate(sc, r, &err), GP_OK, "%s", err.msg);
+	scenario_free(sc);
+}
+
+/* The run reads a trace in submit order as it goes; the same rows held and
+ * sorted give the very same jobs. */
+Test(scenario, a_trace_read_as_the_clock_goes_runs_as_the_rows_held)
+{
+	write_trace("traces/sorted.csv", 300, false);
+	write_trace("traces/reversed.csv", 300, true);
+	struct results streamed, held;
+	bool s_held, h_held;
+	run_trace("traces/sorted.csv", &streamed, &s_held);
+	run_trace("traces/reversed.csv", &held, &h_held);
+	cr_assert(!s_held && h_held);
+	cr_assert_eq(streamed.n_jobs, 300);
+	cr_assert_eq(held.n_jobs, 300);
+	for (size_t i = 0; i < 300; i++) {
+		const struct job_record *a = &streamed.jobs[i], *b = &held.jobs[i];
+		cr_expect(a->submit == b->submit && a->start == b->start && a->end == b->end &&
+				  a->gpus == b->gpus && a->node == b->node &&
+				  a->status == b->status,
+			  "job %zu differs", i);
+	}
+	cr_expect_eq(streamed.events, held.events);
+	cr_expect_eq(results_metric(&streamed, "all", "queue_time_p95_s"),
+		     results_metric(&held, "all", "queue_time_p95_s"));
+	results_free(&streamed);
+	results_free(&held);
+}
+
+/* A trace read again by the run must be the trace the scenario read: a
+ * file changed in between refuses the run instead of running other jobs. */
+static void changed_fails(const char *now, int code, const char *msg)
+{
+	write_file("traces/t.csv", "0,10,1\n5,20,2\n9,40,1\n");
+	struct scenario *sc = load(TRACE_WL);
+	cr_assert_null(sc->workloads[0].arrival.rows);
+	if (now)
+		write_file("traces/t.csv", now);
+	else
+		cr_assert_eq(remove(sc->workloads[0].arrival.trace_path), 0);
+	struct results r;
+	struct gp_err err = {""};
+	results_init(&r);
+	cr_expect_eq(run_simulate(sc, &r, &err), code, "%s", err.msg);
+	cr_expect_str_eq(err.msg, expand(msg));
+	results_free(&r);
+	scenario_free(sc);
+}
+
+Test(scenario, a_trace_that_changes_after_loading_refuses_the_run)
+{
+	changed_fails("0,10,1\n5,20,2\n", GP_ERUNTIME,
+		      "DIR/traces/t.csv:2: the trace changed since the scenario was read (fewer "
+		      "rows); expected the file as it was");
+	changed_fails("0,10,1\n9,40,1\n5,20,2\n", GP_ERUNTIME,
+		      "DIR/traces/t.csv:3: the trace changed since the scenario was read (a row "
+		      "out of order); expected the file as it was");
+	changed_fails("0,10,1\n5,20,2\n9,40,1\n12,1,1\n", GP_ERUNTIME,
+		      "DIR/traces/t.csv:4: the trace changed since the scenario was read (more "
+		      "rows); expected the file as it was");
+	changed_fails("0,10,1\nx,20,2\n9,40,1\n", GP_EINPUT,
+		      "DIR/traces/t.csv:2: error: expected a number in column submit_s, got 'x'");
+	changed_fails(NULL, GP_ERUNTIME,
+		      "DIR/traces/t.csv: cannot read the trace again: No such file or directory");
+}
+
 /* --- the job limit ------------------------------------------------------------------ */
 
 Test(scenario, job_limit)

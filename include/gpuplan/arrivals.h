@@ -7,7 +7,8 @@
  * of its next arrival; the simulation takes the jobs due at that time one by
  * one and schedules one event for the stream's next arrival.  Draw order per
  * stream is fixed (inter-arrival time, then the job's duration), so the same
- * scenario and seed give the same jobs.
+ * scenario and seed give the same jobs.  A CSV trace in submit order is read
+ * a row ahead of the clock (trace_stream), so its memory is one row.
  */
 #ifndef GPUPLAN_ARRIVALS_H
 #define GPUPLAN_ARRIVALS_H
@@ -27,12 +28,20 @@ struct stream {
 	gsl_rng *rng;
 	sim_time next; /* time of the next arrival; SIM_NEVER when done */
 	int64_t emitted;
-	size_t row; /* traces: next row */
+	size_t row; /* traces held in memory: next row */
+	/* a CSV trace read as the clock reaches it: the file, and its next row */
+	struct trace_stream *reader;
+	struct trace_job ahead;
 };
 
 struct arrivals {
 	const struct scenario *sc;
 	struct stream *streams; /* one per workload */
+	/* A trace that could not be read again, or changed since the scenario
+	 * read it: its stream ended there, and the run is refused (run.c) with
+	 * this error code (0: none) and err. */
+	int failed;
+	struct gp_err err;
 };
 
 /* The seed of a workload's stream: the scenario seed mixed with its name. */

@@ -181,9 +181,13 @@ struct arrival {
 	sim_time from;    /* ARRIVAL_POISSON: first possible arrival (default 0) */
 	char *trace_path; /* ARRIVAL_TRACE: resolved against the scenario's folder */
 	enum trace_format format;
-	struct trace_job *rows; /* ARRIVAL_TRACE: sorted by submit (stable) */
+	struct trace_job *rows; /* ARRIVAL_TRACE: sorted by submit (stable); NULL for a
+				 * CSV trace in submit order, which the run reads again
+				 * as its clock reaches the rows (trace.h) */
 	size_t n_rows;
-	struct openb_pod *pods; /* TRACE_OPENB: the pod list as read (openb.h), file order */
+	struct trace_summary summary; /* ARRIVAL_TRACE: its rows summed up */
+	struct trace_limits limits;   /* TRACE_CSV: what its rows were checked against */
+	struct openb_pod *pods;       /* TRACE_OPENB: the pod list as read (openb.h), file order */
 	size_t n_pods;
 };
 

@@ -8,12 +8,15 @@
  * after '#') and blank lines are skipped.  Rows come back sorted by submit,
  * ties in file order.  Errors are "TRACE:LINE: error: ..." (GP_EINPUT); a file
  * that cannot be opened is reported at ref, where the scenario names it.
- * The caller owns and frees *rows.
+ * The caller owns and frees *rows and the summary's shapes.
  */
 #ifndef GPUPLAN_TRACE_H
 #define GPUPLAN_TRACE_H
 
 #include "gpuplan/common.h"
+
+#include <stdbool.h>
+#include <stdio.h>
 
 /* One row of a batch trace (csv: submit_s,duration_s,gpus[,deadline_s]). */
 struct trace_job {
@@ -31,7 +34,56 @@ struct trace_limits {
 	int64_t max_rows; /* the job limit (GPUPLAN_MAX_JOBS) */
 };
 
+/* A distinct GPU count of a trace's jobs, and how many ask for it. */
+struct trace_shape {
+	int32_t gpus;
+	int64_t jobs;
+};
+
+/* What the scenario knows of a trace without holding its rows: the rows
+ * summed up in submit order (trace_summary_add). */
+struct trace_summary {
+	int32_t max_gpus;
+	double duration_s; /* the rows' durations summed */
+	sim_time last_submit;
+	struct trace_shape *shapes; /* the distinct GPU counts, first seen first */
+	size_t n_shapes;
+};
+
+void trace_summary_add(struct trace_summary *s, const struct trace_job *row);
+void trace_summary_free(struct trace_summary *s);
+
+/*
+ * Reads and checks a whole trace.  A trace sorted by submit, as traces
+ * usually are, is not kept: *rows is NULL, and a run reads it again as its
+ * clock reaches the rows (trace_stream), so memory does not grow with the
+ * trace.  Rows out of submit order come back in *rows, sorted (ties in file
+ * order).  *n_rows and *sum are filled either way.
+ */
 int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limits *lim,
-		   struct trace_job **rows, size_t *n_rows, struct gp_err *err);
+		   struct trace_job **rows, size_t *n_rows, struct trace_summary *sum,
+		   struct gp_err *err);
+
+/* A sorted trace read row by row, checked as trace_read_csv checks it. */
+struct trace_stream {
+	FILE *f;
+	char *buf;
+	size_t cap;
+	const char *path;
+	struct trace_limits lim;
+	int line;
+	int ncols;
+	size_t n;        /* rows read so far */
+	sim_time submit; /* the last row's */
+	size_t expected; /* the rows the trace had when the scenario read it */
+};
+
+int trace_stream_open(struct trace_stream *s, const char *path, const struct trace_limits *lim,
+		      size_t expected, struct gp_err *err);
+/* The next row into *row, *got false at the end.  Errors: a row no longer
+ * valid (GP_EINPUT, at its line), or a file that changed in other ways since
+ * trace_read_csv read it (GP_ERUNTIME). */
+int trace_stream_next(struct trace_stream *s, struct trace_job *row, bool *got, struct gp_err *err);
+void trace_stream_close(struct trace_stream *s);
 
 #endif
