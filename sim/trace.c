@@ -215,7 +215,8 @@ static int read_unsorted(struct trace_stream *s, struct srcloc ref, struct trace
 			 struct trace_summary *sum, struct gp_err *err)
 {
 	rewind(s->f);
-	stream_start(s, s->f, s->path, &s->lim, 0);
+	s->line = s->ncols = 0;
+	s->n = 0;
 	size_t cap = 0;
 	struct trace_job job;
 	bool got;
