@@ -13,6 +13,7 @@
 #include "gpuplan/units.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -429,10 +430,53 @@ int units_clock(const char *s, int64_t start_epoch, sim_time *out)
 	return 0;
 }
 
+/*
+ * Clinger's fast path: a plain decimal with at most 15 significant digits
+ * and at most 22 after the point is its significand, exact in a double,
+ * over a power of ten, exact too; one division rounds it correctly, so it
+ * is the very double strtod gives (glibc's rounds correctly).  Traces are
+ * mostly such numbers, and strtod's general path was half of reading one.
+ * Anything else (exponents, more digits) is left to strtod: false.
+ */
+static bool plain_decimal(const char *s, double *out)
+{
+	static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+				       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	const char *p = s + (*s == '-' || *s == '+');
+	uint64_t m = 0;
+	int digits = 0, after_point = 0;
+	bool point = false, any = false;
+	for (;; p++) {
+		if (*p == '.' && !point) {
+			point = true;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			break;
+		any = true;
+		after_point += point;
+		if (m == 0 && *p == '0')
+			continue; /* a leading zero is not a significant digit */
+		if (++digits > 15)
+			return false;
+		m = m * 10 + (uint64_t)(*p - '0');
+	}
+	if (!any || *p != '\0' || after_point > 22)
+		return false;
+	double v = (double)m / pow10[after_point];
+	*out = *s == '-' ? -v : v;
+	return true;
+}
+
 int units_number(const char *s, double *out)
 {
 	/* strtod would also take leading blanks and hex floats: not in a scenario. */
-	if (!s || !*s || isspace((unsigned char)*s) || strpbrk(s, "xX"))
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -1;
+	if (plain_decimal(s, out))
+		return 0;
+	if (strpbrk(s, "xX"))
 		return -1;
 	char *end;
 	double v = strtod(s, &end);

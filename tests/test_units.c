@@ -1,5 +1,7 @@
 /* test_units.c - the unit parsers of the scenario format (units.h). */
 #include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -418,6 +420,43 @@ Test(units_clock, invalid_clock_times_are_rejected)
 }
 
 /* ---- numbers, integers, bools ---------------------------------------- */
+
+/* units_number's fast path for plain decimals must give strtod's very
+ * double: a million decimals of every length around its limits (15
+ * significant digits, 22 after the point), signs, leading zeros and points
+ * at either end, compared bit for bit. */
+Test(units_number, plain_decimals_give_strtods_very_double)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	char s[64];
+	for (int i = 0; i < 1000000; i++) {
+		size_t n = 0;
+		unsigned long sign = gsl_rng_uniform_int(rng, 3);
+		if (sign)
+			s[n++] = sign == 1 ? '-' : '+';
+		unsigned long zeros = gsl_rng_uniform_int(rng, 3),
+			      whole = gsl_rng_uniform_int(rng, 18),
+			      frac = gsl_rng_uniform_int(rng, 26);
+		for (unsigned long k = 0; k < zeros; k++)
+			s[n++] = '0';
+		for (unsigned long k = 0; k < whole; k++)
+			s[n++] = (char)('0' + gsl_rng_uniform_int(rng, 10));
+		if (frac || gsl_rng_uniform_int(rng, 4) == 0)
+			s[n++] = '.';
+		for (unsigned long k = 0; k < frac; k++)
+			s[n++] = (char)('0' + gsl_rng_uniform_int(rng, 10));
+		s[n] = '\0';
+		char *end;
+		double want = strtod(s, &end), got = NAN;
+		bool valid = end != s && *end == '\0';
+		int rc = units_number(s, &got);
+		cr_assert_eq(rc, valid ? 0 : -1, "'%s'", s);
+		if (valid)
+			cr_assert(memcmp(&want, &got, sizeof want) == 0,
+				  "'%s': %.17g, strtod %.17g", s, got, want);
+	}
+	gsl_rng_free(rng);
+}
 
 Test(units_number, decimal_and_exponent_forms_parse)
 {
