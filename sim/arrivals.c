@@ -89,7 +89,7 @@ static void open_trace(struct arrivals *a, const struct workload_spec *ws, struc
 	st->reader = gp_xcalloc(1, sizeof *st->reader);
 	st->next = SIM_NEVER;
 	int rc = trace_stream_open(st->reader, ws->arrival.trace_path, &ws->arrival.limits,
-				   ws->arrival.n_rows, &err);
+				   ws->arrival.n_rows, &ws->arrival.summary.file, &err);
 	if (rc)
 		fail(a, rc, &err);
 	else

@@ -848,7 +848,7 @@ static sim_time first_arrival(const struct workload_spec *w)
 		return a->at;
 	if (a->kind == ARRIVAL_POISSON)
 		return a->from;
-	return a->n_rows ? a->rows[0].submit : 0;
+	return a->n_rows ? a->summary.first_submit : 0;
 }
 
 /* A deadline at a clock time before the jobs can arrive makes every job late

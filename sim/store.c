@@ -525,7 +525,10 @@ enum db_kind { DB_EMPTY, DB_OURS, DB_FOREIGN, DB_NEWER };
  * keeps no copy of the pages a transaction adds to the file: the first run
  * into a new file, often its only one, is written once (0.06 s of the
  * 200,000 job rows of `make bench`'s M/M/1, 0.24 s in WAL).  FULL sync keeps
- * the journal safe against a power cut meanwhile.  Another process that
+ * the journal safe against a power cut meanwhile.  The price: while that
+ * first run is written (its transaction, not its simulation), a reader of
+ * the file waits for the commit, and a reader's open transaction holds the
+ * commit back, as in any rollback-journal database.  Another process that
  * opens the file for writing turns it to WAL itself (set_wal), and SQLite
  * then moves every connection to WAL at its next transaction.
  */
@@ -540,16 +543,21 @@ static int configure(struct store *st, enum db_kind kind, struct gp_err *err)
 	return sti_exec(st, "PRAGMA synchronous=NORMAL", "setting synchronous mode", err);
 }
 
-/* A new database turns to WAL once a run is in, or at the latest when its
- * connection closes (configure).  One attempt: while another connection
- * holds a lock the switch is busy, and the next writer to open the file
- * makes it. */
+/* A new database turns to WAL once a run is in, or failing that when its
+ * connection closes (configure).  The switch waits WAL_SWITCH_MS at most
+ * for other connections' locks; if they outlast it, the next writer to
+ * open the file makes it (set_wal). */
+#define WAL_SWITCH_MS 200
+
 static void wal_now(struct store *st)
 {
-	if (st->wal_later &&
-	    sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
+	if (!st->wal_later)
+		return;
+	sqlite3_busy_timeout(st->db, WAL_SWITCH_MS);
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", NULL, NULL,
 			 NULL) == SQLITE_OK)
 		st->wal_later = false;
+	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
 }
 
 static int count_rows(struct store *st, const char *sql, int64_t *n, struct gp_err *err)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gpuplan/units.h"
 
@@ -185,6 +186,8 @@ static int cmp_job(const void *a, const void *b)
 
 void trace_summary_add(struct trace_summary *s, const struct trace_job *row)
 {
+	if (!s->n_shapes) /* every row adds to a shape: none yet, no row yet */
+		s->first_submit = row->submit;
 	s->max_gpus = row->gpus > s->max_gpus ? row->gpus : s->max_gpus;
 	s->duration_s += sim_seconds(row->duration);
 	s->last_submit = row->submit;
@@ -210,10 +213,22 @@ static void stream_start(struct trace_stream *s, FILE *f, const char *path,
 	*s = (struct trace_stream){.f = f, .path = path, .lim = *lim, .expected = expected};
 }
 
-/* The second pass over a trace found out of order: every row, sorted. */
-static int read_unsorted(struct trace_stream *s, struct srcloc ref, struct trace_job **rows,
-			 struct trace_summary *sum, struct gp_err *err)
+/* The file f is, now. */
+static struct trace_file file_of(FILE *f)
 {
+	struct stat sb;
+	if (fstat(fileno(f), &sb) != 0)
+		return (struct trace_file){0, 0, -1, -1};
+	return (struct trace_file){(uint64_t)sb.st_dev, (uint64_t)sb.st_ino, (int64_t)sb.st_size,
+				   (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec};
+}
+
+/* The second pass over a trace that is held: every row, sorted.  A file
+ * that changed between the passes is refused. */
+static int read_held(struct trace_stream *s, struct srcloc ref, struct trace_job **rows,
+		     struct trace_summary *sum, struct gp_err *err)
+{
+	size_t first_pass = s->n;
 	rewind(s->f);
 	s->line = s->ncols = 0;
 	s->n = 0;
@@ -225,10 +240,17 @@ static int read_unsorted(struct trace_stream *s, struct srcloc ref, struct trace
 		GP_GROW(*rows, cap, s->n);
 		(*rows)[s->n - 1] = job;
 	}
+	if (!rc && s->n != first_pass)
+		rc = gp_located(err, ref,
+				"trace %s changed while it was read; expected a file that "
+				"stays as it is",
+				s->path);
 	if (rc)
 		return rc;
 	qsort(*rows, s->n, sizeof **rows, cmp_job);
+	struct trace_file file = sum->file;
 	trace_summary_free(sum);
+	sum->file = file;
 	for (size_t i = 0; i < s->n; i++)
 		trace_summary_add(sum, &(*rows)[i]);
 	return GP_OK;
@@ -245,6 +267,7 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 	FILE *f = gp_open_input(path, &why);
 	if (!f)
 		return gp_located(err, ref, "cannot read trace %s: %s", path, why);
+	sum->file = file_of(f);
 	struct trace_stream s;
 	stream_start(&s, f, path, lim, 0);
 	bool sorted = true, got;
@@ -260,8 +283,8 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 	if (rc == GP_OK && s.n == 0)
 		rc = gp_located(err, (struct srcloc){path, 0, 0},
 				"the trace has no jobs; expected rows of " TRACE_LAYOUT);
-	if (rc == GP_OK && !sorted)
-		rc = read_unsorted(&s, ref, rows, sum, err);
+	if (rc == GP_OK && (!sorted || s.n <= TRACE_HELD_ROWS))
+		rc = read_held(&s, ref, rows, sum, err);
 	free(s.buf);
 	fclose(f);
 	if (rc) {
@@ -275,7 +298,7 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 }
 
 int trace_stream_open(struct trace_stream *s, const char *path, const struct trace_limits *lim,
-		      size_t expected, struct gp_err *err)
+		      size_t expected, const struct trace_file *was, struct gp_err *err)
 {
 	const char *why;
 	FILE *f = gp_open_input(path, &why);
@@ -283,6 +306,12 @@ int trace_stream_open(struct trace_stream *s, const char *path, const struct tra
 	if (!f)
 		return gp_errorf(err, GP_ERUNTIME, "%s: cannot read the trace again: %s", path,
 				 why);
+	struct trace_file now = file_of(f);
+	if (memcmp(&now, was, sizeof now) != 0)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: the trace changed since the scenario was read (another size "
+				 "or modification time); expected the file as it was",
+				 path);
 	return GP_OK;
 }
 
@@ -307,6 +336,8 @@ int trace_stream_next(struct trace_stream *s, struct trace_job *row, bool *got, 
 		return changed(s, err, "fewer rows");
 	if (*got)
 		s->submit = row->submit;
+	else
+		trace_stream_close(s); /* its descriptor is not held to the end of the run */
 	return GP_OK;
 }
 

@@ -455,14 +455,15 @@ static bool plain_decimal(const char *s, double *out)
 		if (*p < '0' || *p > '9')
 			break;
 		any = true;
-		after_point += point;
+		if (point && ++after_point > 22)
+			return false;
 		if (m == 0 && *p == '0')
 			continue; /* a leading zero is not a significant digit */
 		if (++digits > 15)
 			return false;
 		m = m * 10 + (uint64_t)(*p - '0');
 	}
-	if (!any || *p != '\0' || after_point > 22)
+	if (!any || *p != '\0')
 		return false;
 	double v = (double)m / pow10[after_point];
 	*out = *s == '-' ? -v : v;

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1009,44 +1010,84 @@ Test(scenario, trace_without_header)
 	scenario_free(sc);
 }
 
-/* A trace in submit order, the usual, is read again by the run as its clock
- * reaches the rows (trace.h): the scenario keeps the rows summed up, not the
- * rows, so memory does not grow with the trace. */
-Test(scenario, a_sorted_trace_is_summed_up_not_held)
+/* --- traces read as the clock goes -------------------------------------------------- */
+
+/* A generated trace of n jobs, TRACE_HELD_ROWS < n: row i arrives at first
+ * + 60 i s, runs 600 + (i * 7919) % 5400 s on {2, 1, 2, 4}[i % 4] GPUs, in
+ * submit order or reversed (which the loader holds and sorts).  Every line
+ * is as long as every other, and the last is a comment of that length, so
+ * that a test can change the file and keep its size. */
+#define GEN_LINE 20 /* "0000000,0000,1     \n" */
+
+static char *gen_trace(int n, int first, bool reverse)
 {
-	write_file("traces/t.csv", "submit_s,duration_s,gpus\n0,10,2\n5,20,1\n5,30,2\n9,40,4\n");
+	char *text = malloc((size_t)(n + 1) * GEN_LINE + 1), *p = text;
+	static const int gpus[] = {2, 1, 2, 4};
+	for (int k = 0; k < n; k++) {
+		int i = reverse ? n - 1 - k : k;
+		p += sprintf(p, "%07d,%04d,%d     \n", first + 60 * i, 600 + (i * 7919) % 5400,
+			     gpus[i % 4]);
+	}
+	sprintf(p, "# %-17s\n", "end of the trace");
+	return text;
+}
+
+static void write_gen(const char *name, int n, int first, bool reverse)
+{
+	char *text = gen_trace(n, first, reverse);
+	write_file(name, text);
+	free(text);
+}
+
+#define GEN_ROWS (TRACE_HELD_ROWS + 904)
+
+/* A long trace in submit order, the usual, is read again by the run as its
+ * clock reaches the rows (trace.h): the scenario keeps the rows summed up,
+ * not the rows, so memory does not grow with the trace.  A short one is held. */
+Test(scenario, a_long_sorted_trace_is_summed_up_not_held)
+{
+	write_gen("traces/t.csv", GEN_ROWS, 3600, false);
 	struct scenario *sc = load(TRACE_WL);
 	const struct workload_spec *w = &sc->workloads[0];
 	const struct trace_summary *sum = &w->arrival.summary;
 	cr_assert_null(w->arrival.rows);
-	cr_assert_eq(w->arrival.n_rows, 4);
+	cr_assert_eq(w->arrival.n_rows, GEN_ROWS);
+	double duration = 0;
+	for (int i = 0; i < GEN_ROWS; i++)
+		duration += 600 + (i * 7919) % 5400;
 	cr_assert_eq(sum->max_gpus, 4);
-	cr_assert_float_eq(sum->duration_s, 100, 1e-12);
-	cr_assert_eq(sum->last_submit, 9 * SIM_SECOND);
+	cr_assert_float_eq(sum->duration_s, duration, 1e-6);
+	cr_assert_eq(sum->first_submit, 3600 * SIM_SECOND);
+	cr_assert_eq(sum->last_submit, (3600 + 60 * (GEN_ROWS - 1)) * SIM_SECOND);
 	cr_assert_eq(sum->n_shapes, 3, "the distinct GPU counts");
-	const struct trace_shape first_seen[] = {{2, 2}, {1, 1}, {4, 1}};
+	const struct trace_shape first_seen[] = {
+		{2, GEN_ROWS / 2}, {1, GEN_ROWS / 4}, {4, GEN_ROWS / 4}};
 	for (size_t k = 0; k < 3; k++) {
 		cr_expect_eq(sum->shapes[k].gpus, first_seen[k].gpus);
 		cr_expect_eq(sum->shapes[k].jobs, first_seen[k].jobs);
 	}
-	cr_assert_eq(w->count, 4);
+	cr_assert_eq(w->count, GEN_ROWS);
 	cr_assert_eq(w->gpus, 4, "the widest row");
-	cr_assert_float_eq(w->duration.mean, 25, 1e-12);
+	cr_assert_float_eq(w->duration.mean, duration / GEN_ROWS, 1e-9);
+	scenario_free(sc);
+
+	write_gen("traces/t.csv", TRACE_HELD_ROWS, 3600, false);
+	sc = load(TRACE_WL);
+	cr_assert_not_null(sc->workloads[0].arrival.rows, "a short trace is held");
+	cr_assert_eq(sc->workloads[0].arrival.summary.first_submit, 3600 * SIM_SECOND);
 	scenario_free(sc);
 }
 
-/* Rows 0..n-1 of a trace with distinct submit times: in submit order, or
- * in the reverse order, which the loader holds and sorts. */
-static void write_trace(const char *name, int n, bool reverse)
+/* A clock-time deadline is checked against the first row of a trace that
+ * is not held, as of one that is. */
+Test(scenario, a_deadline_is_checked_against_a_long_traces_first_row)
 {
-	char text[64 * 400] = "submit_s,duration_s,gpus\n";
-	size_t len = strlen(text);
-	for (int k = 0; k < n; k++) {
-		int i = reverse ? n - 1 - k : k;
-		len += (size_t)snprintf(text + len, sizeof text - len, "%d,%d,%d\n", 37 * i,
-					600 + (i * 7919) % 5400, 1 << (i % 4));
-	}
-	write_file(name, text);
+	write_gen("traces/t.csv", GEN_ROWS, 3600, false);
+	scenario_free(load(W("arrival: {trace: traces/t.csv}, deadline: \"17:00\"")));
+	fails(W("arrival: {trace: traces/t.csv}, deadline: \"00:30\""),
+	      "DIR/s.yaml:3:65: error: deadline '00:30' is before the first arrival (start + "
+	      "1h); expected a deadline after the jobs arrive, or {within: 5h} from each "
+	      "arrival");
 }
 
 static void run_trace(const char *name, struct results *r, bool *held)
@@ -1064,22 +1105,22 @@ static void run_trace(const char *name, struct results *r, bool *held)
 	scenario_free(sc);
 }
 
-/* The run reads a trace in submit order as it goes; the same rows held and
- * sorted give the very same jobs. */
+/* The run reads a long trace in submit order as it goes; the same rows
+ * held and sorted give the very same jobs. */
 Test(scenario, a_trace_read_as_the_clock_goes_runs_as_the_rows_held)
 {
-	write_trace("traces/sorted.csv", 300, false);
-	write_trace("traces/reversed.csv", 300, true);
+	write_gen("traces/sorted.csv", GEN_ROWS, 0, false);
+	write_gen("traces/reversed.csv", GEN_ROWS, 0, true);
 	struct results streamed, held;
 	bool s_held, h_held;
 	run_trace("traces/sorted.csv", &streamed, &s_held);
 	run_trace("traces/reversed.csv", &held, &h_held);
 	cr_assert(!s_held && h_held);
-	cr_assert_eq(streamed.n_jobs, 300);
-	cr_assert_eq(held.n_jobs, 300);
-	for (size_t i = 0; i < 300; i++) {
+	cr_assert_eq(streamed.n_jobs, GEN_ROWS);
+	cr_assert_eq(held.n_jobs, GEN_ROWS);
+	for (size_t i = 0; i < GEN_ROWS; i++) {
 		const struct job_record *a = &streamed.jobs[i], *b = &held.jobs[i];
-		cr_expect(a->submit == b->submit && a->start == b->start && a->end == b->end &&
+		cr_assert(a->submit == b->submit && a->start == b->start && a->end == b->end &&
 				  a->gpus == b->gpus && a->node == b->node &&
 				  a->status == b->status,
 			  "job %zu differs", i);
@@ -1091,17 +1132,38 @@ Test(scenario, a_trace_read_as_the_clock_goes_runs_as_the_rows_held)
 	results_free(&held);
 }
 
-/* A trace read again by the run must be the trace the scenario read: a
- * file changed in between refuses the run instead of running other jobs. */
-static void changed_fails(const char *now, int code, const char *msg)
+/* Rewrites the trace with `text`, to be `seconds` newer than it was (0: as
+ * old, so that only its content tells the change). */
+static void rewrite_trace(const char *file, const char *text, int seconds)
 {
-	write_file("traces/t.csv", "0,10,1\n5,20,2\n9,40,1\n");
+	struct stat sb;
+	cr_assert_eq(stat(file, &sb), 0);
+	FILE *f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	struct timespec times[2] = {sb.st_atim, sb.st_mtim};
+	times[1].tv_sec += seconds;
+	cr_assert_eq(utimensat(AT_FDCWD, file, times, 0), 0);
+}
+
+/* A trace read again by the run must be the trace the scenario read: one
+ * changed in between refuses the run instead of running other jobs.  `edit`
+ * changes the generated text in place (NULL: the file is removed). */
+static void changed_fails(void (*edit)(char *text), int seconds, int code, const char *msg)
+{
+	char *text = gen_trace(GEN_ROWS, 0, false);
+	write_file("traces/t.csv", text);
 	struct scenario *sc = load(TRACE_WL);
+	const char *trace = sc->workloads[0].arrival.trace_path;
 	cr_assert_null(sc->workloads[0].arrival.rows);
-	if (now)
-		write_file("traces/t.csv", now);
-	else
-		cr_assert_eq(remove(sc->workloads[0].arrival.trace_path), 0);
+	if (edit) {
+		edit(text);
+		rewrite_trace(trace, text, seconds);
+	} else {
+		cr_assert_eq(remove(trace), 0);
+	}
+	free(text);
 	struct results r;
 	struct gp_err err = {""};
 	results_init(&r);
@@ -1111,20 +1173,46 @@ static void changed_fails(const char *now, int code, const char *msg)
 	scenario_free(sc);
 }
 
+static char *gen_line(char *text, int line) { return text + (size_t)(line - 1) * GEN_LINE; }
+
+static void more_gpus(char *text) { gen_line(text, 100)[13] = '8'; }
+
+static void swap_rows(char *text)
+{
+	char row[GEN_LINE];
+	memcpy(row, gen_line(text, 100), GEN_LINE);
+	memcpy(gen_line(text, 100), gen_line(text, 101), GEN_LINE);
+	memcpy(gen_line(text, 101), row, GEN_LINE);
+}
+
+static void last_row_out(char *text) { gen_line(text, GEN_ROWS)[0] = '#'; }
+
+static void comment_in(char *text)
+{
+	memcpy(gen_line(text, GEN_ROWS + 1), "9999999,0600,1     \n", GEN_LINE);
+}
+
+static void bad_cell(char *text) { gen_line(text, 100)[3] = 'x'; }
+
 Test(scenario, a_trace_that_changes_after_loading_refuses_the_run)
 {
-	changed_fails("0,10,1\n5,20,2\n", GP_ERUNTIME,
-		      "DIR/traces/t.csv:2: the trace changed since the scenario was read (fewer "
-		      "rows); expected the file as it was");
-	changed_fails("0,10,1\n9,40,1\n5,20,2\n", GP_ERUNTIME,
-		      "DIR/traces/t.csv:3: the trace changed since the scenario was read (a row "
+	changed_fails(more_gpus, 100, GP_ERUNTIME,
+		      "DIR/traces/t.csv: the trace changed since the scenario was read (another "
+		      "size or modification time); expected the file as it was");
+	/* the same size and time: the rows tell */
+	changed_fails(swap_rows, 0, GP_ERUNTIME,
+		      "DIR/traces/t.csv:101: the trace changed since the scenario was read (a row "
 		      "out of order); expected the file as it was");
-	changed_fails("0,10,1\n5,20,2\n9,40,1\n12,1,1\n", GP_ERUNTIME,
-		      "DIR/traces/t.csv:4: the trace changed since the scenario was read (more "
+	changed_fails(last_row_out, 0, GP_ERUNTIME,
+		      "DIR/traces/t.csv:5001: the trace changed since the scenario was read (fewer "
 		      "rows); expected the file as it was");
-	changed_fails("0,10,1\nx,20,2\n9,40,1\n", GP_EINPUT,
-		      "DIR/traces/t.csv:2: error: expected a number in column submit_s, got 'x'");
-	changed_fails(NULL, GP_ERUNTIME,
+	changed_fails(comment_in, 0, GP_ERUNTIME,
+		      "DIR/traces/t.csv:5001: the trace changed since the scenario was read (more "
+		      "rows); expected the file as it was");
+	changed_fails(bad_cell, 0, GP_EINPUT,
+		      "DIR/traces/t.csv:100: error: expected a number in column submit_s, got "
+		      "'000x940'");
+	changed_fails(NULL, 0, GP_ERUNTIME,
 		      "DIR/traces/t.csv: cannot read the trace again: No such file or directory");
 }
 

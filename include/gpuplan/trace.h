@@ -40,26 +40,37 @@ struct trace_shape {
 	int64_t jobs;
 };
 
+/* The file a trace was read from, to know it again: its device and inode,
+ * size and modification time (ns). */
+struct trace_file {
+	uint64_t dev, ino;
+	int64_t size, mtime_ns;
+};
+
 /* What the scenario knows of a trace without holding its rows: the rows
- * summed up in submit order (trace_summary_add). */
+ * summed up in submit order (trace_summary_add), and the file. */
 struct trace_summary {
 	int32_t max_gpus;
 	double duration_s; /* the rows' durations summed */
-	sim_time last_submit;
+	sim_time first_submit, last_submit;
 	struct trace_shape *shapes; /* the distinct GPU counts, first seen first */
 	size_t n_shapes;
+	struct trace_file file;
 };
 
 void trace_summary_add(struct trace_summary *s, const struct trace_job *row);
 void trace_summary_free(struct trace_summary *s);
 
 /*
- * Reads and checks a whole trace.  A trace sorted by submit, as traces
+ * Reads and checks a whole trace.  A long trace sorted by submit, as traces
  * usually are, is not kept: *rows is NULL, and a run reads it again as its
  * clock reaches the rows (trace_stream), so memory does not grow with the
- * trace.  Rows out of submit order come back in *rows, sorted (ties in file
- * order).  *n_rows and *sum are filled either way.
+ * trace.  Other traces come back in *rows, sorted (ties in file order): rows
+ * out of submit order, and traces of at most TRACE_HELD_ROWS rows, which
+ * would cost a run a file descriptor and a second reading for little.
+ * *n_rows and *sum are filled either way.
  */
+#define TRACE_HELD_ROWS 4096
 int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limits *lim,
 		   struct trace_job **rows, size_t *n_rows, struct trace_summary *sum,
 		   struct gp_err *err);
@@ -78,11 +89,14 @@ struct trace_stream {
 	size_t expected; /* the rows the trace had when the scenario read it */
 };
 
+/* Opens the trace again: an error (GP_ERUNTIME) when it cannot be read, or
+ * is no longer the file `was` (another size or modification time). */
 int trace_stream_open(struct trace_stream *s, const char *path, const struct trace_limits *lim,
-		      size_t expected, struct gp_err *err);
-/* The next row into *row, *got false at the end.  Errors: a row no longer
- * valid (GP_EINPUT, at its line), or a file that changed in other ways since
- * trace_read_csv read it (GP_ERUNTIME). */
+		      size_t expected, const struct trace_file *was, struct gp_err *err);
+/* The next row into *row, *got false at the end, where the file is closed.
+ * Errors, for a file that changed since trace_read_csv read it and kept its
+ * size and time: a row no longer valid (GP_EINPUT, at its line), more or
+ * fewer rows, a row out of order (GP_ERUNTIME). */
 int trace_stream_next(struct trace_stream *s, struct trace_job *row, bool *got, struct gp_err *err);
 void trace_stream_close(struct trace_stream *s);
 

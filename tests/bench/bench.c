@@ -252,7 +252,8 @@ static double best_bare_mm1(size_t customers, int runs, double *mean_wait_h, dou
  * SQLite alone storing a run's job rows, as cheaply as we found it can: a
  * bound on any run that writes them as the jobs table of the contract
  * (docs/results.md), however fast its simulation.  The rows' 14 columns,
- * texts bound in place, go into a fresh table with neither key nor index,
+ * with numbers for the texts that repeat (workload, node, status; gpuplan's
+ * job_rows stores them so too), go into a fresh table with neither key nor index,
  * the journal and syncing off, in one transaction, through one prepared
  * statement of 64 rows, as gpuplan's writer batches them (store.c; 256 or
  * 1,000 rows a statement were no faster).  The database goes to `file`;
@@ -261,14 +262,13 @@ static double best_bare_mm1(size_t customers, int runs, double *mean_wait_h, dou
 #define FLOOR_BATCH 64
 #define FLOOR_COLS  14
 
-static void bind_floor_row(sqlite3_stmt *st, int p, const struct scenario *sc,
-			   const struct results *r, size_t i)
+static void bind_floor_row(sqlite3_stmt *st, int p, const struct results *r, size_t i)
 {
 	const struct job_record *j = &r->jobs[i];
 	double submit = (double)j->submit / 1e6, start = (double)j->start / 1e6;
 	sqlite3_bind_int64(st, p, 1);
 	sqlite3_bind_int64(st, p + 1, j->job_id);
-	sqlite3_bind_text(st, p + 2, sc->workloads[j->workload].name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, p + 2, j->workload);
 	sqlite3_bind_double(st, p + 3, submit);
 	if (j->start != SIM_NEVER) {
 		sqlite3_bind_double(st, p + 4, start);
@@ -278,9 +278,8 @@ static void bind_floor_row(sqlite3_stmt *st, int p, const struct scenario *sc,
 		sqlite3_bind_double(st, p + 5, (double)j->end / 1e6);
 	sqlite3_bind_int(st, p + 7, j->gpus);
 	if (j->node >= 0)
-		sqlite3_bind_text(st, p + 8, r->node_names[j->node], -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, p + 9, job_status_name((enum job_status)j->status), -1,
-			  SQLITE_STATIC);
+		sqlite3_bind_int(st, p + 8, j->node);
+	sqlite3_bind_int(st, p + 9, j->status);
 	if (j->deadline != SIM_NEVER)
 		sqlite3_bind_double(st, p + 10, (double)j->deadline / 1e6);
 	sqlite3_bind_int(st, p + 11, j->deadline_met);
@@ -300,7 +299,7 @@ static sqlite3_stmt *floor_insert(sqlite3 *db, size_t rows)
 	return st;
 }
 
-static double sqlite_floor(const char *file, const struct scenario *sc, const struct results *r)
+static double sqlite_floor(const char *file, const struct results *r)
 {
 	static const char setup[] =
 		"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
@@ -317,7 +316,7 @@ static double sqlite_floor(const char *file, const struct scenario *sc, const st
 		sqlite3_stmt *st = whole ? batch : one;
 		sqlite3_clear_bindings(st);
 		for (size_t k = 0; k < (whole ? FLOOR_BATCH : 1); k++, i++)
-			bind_floor_row(st, (int)(k * FLOOR_COLS) + 1, sc, r, i);
+			bind_floor_row(st, (int)(k * FLOOR_COLS) + 1, r, i);
 		ok = sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK;
 	}
 	sqlite3_finalize(batch);
@@ -359,7 +358,7 @@ static int bench_scenario(const char *path, const char *set, bool db, struct out
 	if (!rc && db) {
 		char floor_file[80];
 		snprintf(floor_file, sizeof floor_file, "%s/floor.db", dir);
-		o->floor_seconds = sqlite_floor(floor_file, sc, &r);
+		o->floor_seconds = sqlite_floor(floor_file, &r);
 	}
 	struct stat sb;
 	if (db && stat(file, &sb) == 0)

@@ -77,7 +77,7 @@ int fuzz_trace_csv(const uint8_t *data, size_t size)
 		return 0;
 	struct trace_stream st; /* a trace in submit order is read again, as a run reads it */
 	bool got = !rows;
-	if (!rows && trace_stream_open(&st, path, &lim, n, &err) == GP_OK) {
+	if (!rows && trace_stream_open(&st, path, &lim, n, &sum.file, &err) == GP_OK) {
 		while (got && trace_stream_next(&st, &row, &got, &err) == GP_OK)
 			;
 		trace_stream_close(&st);
