@@ -135,36 +135,39 @@ static int read_line(struct reader *r, char *line, bool first, struct request_ro
 	return rc;
 }
 
-static int read_text(const char *path, struct srcloc ref, char **text, size_t *len,
-		     struct gp_err *err)
+/* Rows out of order, sorted by time, ties in file order. */
+static void sort_rows(struct request_row *rows, size_t n)
 {
-	const char *why;
-	if (gp_read_input(path, text, len, &why))
-		return gp_located(err, ref, "cannot read trace %s: %s", path, why);
-	return GP_OK;
+	struct timed_row *t = gp_xmalloc(n * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct timed_row){rows[i], i};
+	qsort(t, n, sizeof *t, cmp_rows);
+	for (size_t i = 0; i < n; i++)
+		rows[i] = t[i].row;
+	free(t);
 }
 
+/* Line by line into rows of 16 bytes: a trace costs its rows, not its text. */
 int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, sim_time max_span,
 			struct request_row **rows, size_t *n_rows, struct gp_err *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int rc = read_text(path, ref, &text, &len, err);
-	if (rc)
-		return rc;
+	const char *why;
+	FILE *f = gp_open_input(path, &why);
+	if (!f)
+		return gp_located(err, ref, "cannot read trace %s: %s", path, why);
 	struct reader r = {.path = path, .max_span = max_span, .err = err};
-	struct timed_row *t = NULL;
-	size_t n = 0, cap = 0;
+	struct request_row *out = NULL;
+	size_t n = 0, cap = 0, line_cap = 0;
+	char *line = NULL;
 	bool sorted = true;
-	const char *end = text + len;
-	for (char *line = text, *next; line && !rc; line = next) {
-		next = memchr(line, '\n', (size_t)(end - line));
+	int rc = GP_OK;
+	for (ssize_t len; !rc && (len = getline(&line, &line_cap, f)) >= 0;) {
 		r.line++;
-		rc = csv_check_text(err, path, r.line, line, (size_t)((next ? next : end) - line));
+		rc = csv_check_text(err, path, r.line, line, (size_t)len);
 		if (rc)
 			break;
-		if (next)
-			*next++ = '\0';
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = '\0';
 		struct request_row row;
 		bool skip;
 		rc = read_line(&r, line, n == 0, &row, &skip);
@@ -177,27 +180,27 @@ int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, s
 				       (long long)max_rows);
 			break;
 		}
-		GP_GROW(t, cap, n + 1);
-		sorted = sorted && (n == 0 || row.at >= t[n - 1].row.at);
-		t[n] = (struct timed_row){row, n};
-		n++;
+		GP_GROW(out, cap, n + 1);
+		sorted = sorted && (n == 0 || row.at >= out[n - 1].at);
+		out[n++] = row;
 	}
-	free(text);
+	if (!rc && ferror(f))
+		rc = gp_located(err, ref, "cannot read trace %s: %s", path, strerror(errno));
+	free(line);
+	fclose(f);
 	if (!rc && n == 0)
 		rc = gp_errorf(err, GP_EINPUT,
 			       "%s: error: no requests; expected rows of " AZURE_LAYOUT, path);
 	if (rc) {
-		free(t);
+		free(out);
 		return rc;
 	}
 	if (!sorted)
-		qsort(t, n, sizeof *t, cmp_rows);
-	*rows = gp_xcalloc(n, sizeof **rows);
-	for (size_t i = 0; i < n; i++) {
-		(*rows)[i] = t[i].row;
-		(*rows)[i].at -= t[0].row.at;
-	}
+		sort_rows(out, n);
+	sim_time first = out[0].at;
+	for (size_t i = 0; i < n; i++)
+		out[i].at -= first;
+	*rows = out;
 	*n_rows = n;
-	free(t);
 	return GP_OK;
 }
