@@ -810,8 +810,6 @@ struct free_sums {
 	double covered;   /* of which in windows whose free capacity held one of its jobs */
 };
 
-/* MIG pools are left out: their free instances are of the shapes the layout
- * fixed, so no placement policy packs them (the layout is the question). */
 /* The share of [t, t + seconds) in which pool p's windows are open (1 for a
  * pool without windows): a closed pool's idle GPUs are not free for work. */
 static double open_share(const struct view *v, const struct pool_spec *p, sim_time t,
@@ -831,6 +829,8 @@ static double open_share(const struct view *v, const struct pool_spec *p, sim_ti
 	return sim_seconds(open) / seconds;
 }
 
+/* MIG pools are left out: their free instances are of the shapes the layout
+ * fixed, so no placement policy packs them (the layout is the question). */
 static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 {
 	memset(f, 0, sizeof *f);
@@ -861,6 +861,21 @@ static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 static bool matters(const struct view *v, double pod_seconds)
 {
 	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->span;
+}
+
+/* Whether w pended long enough to matter with a message of a kind in mask
+ * (*pend_s; *top its longest message) while the free GPUs it may use held
+ * one of its jobs in at least half of that time (*f): the GPUs were there,
+ * in pieces or stranded, not missing. */
+static bool pends_beside_free_gpus(struct view *v, size_t w, uint32_t mask, double *pend_s,
+				   const char **top, struct free_sums *f)
+{
+	*top = NULL;
+	*pend_s = kind_pending(v, w, mask, top);
+	if (!matters(v, *pend_s))
+		return false;
+	free_while_pending(v, w, f);
+	return matters(v, f->covered) && f->covered >= 0.5 * f->pend;
 }
 
 /* --- allocation: admission (Kueue quota) ------------------------------------ */
@@ -951,13 +966,10 @@ static void admission_finding(struct view *v, size_t w)
  * nodes) that no job fits.  Packing it is a placement policy's job. */
 static void fragmentation_finding(struct view *v, size_t w)
 {
-	const char *top = NULL;
-	double res_s = kind_pending(v, w, PEND_BIT(PEND_RESOURCE), &top);
-	if (!matters(v, res_s))
-		return;
+	const char *top;
+	double res_s;
 	struct free_sums f;
-	free_while_pending(v, w, &f);
-	if (!matters(v, f.covered) || f.covered < 0.5 * f.pend)
+	if (!pends_beside_free_gpus(v, w, PEND_BIT(PEND_RESOURCE), &res_s, &top, &f))
 		return;
 	double need = job_gpus(v, w);
 	const struct scheduler_spec *sch = &v->sc->scheduler;
@@ -1008,13 +1020,11 @@ static void pods_per_node(const struct pool_spec *p, const struct workload_spec 
 static void requests_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	const char *top = NULL;
-	double pend_s = kind_pending(v, w, PEND_BIT(PEND_CPU) | PEND_BIT(PEND_MEMORY), &top);
-	if (!matters(v, pend_s))
-		return;
+	const char *top;
+	double pend_s;
 	struct free_sums f;
-	free_while_pending(v, w, &f);
-	if (!matters(v, f.covered) || f.covered < 0.5 * f.pend)
+	if (!pends_beside_free_gpus(v, w, PEND_BIT(PEND_CPU) | PEND_BIT(PEND_MEMORY), &pend_s, &top,
+				    &f))
 		return;
 	int best = -1;
 	double most = 0; /* GPUs stranded in the pool */

@@ -167,6 +167,10 @@ static int next_row(struct trace_stream *s, struct srcloc ref, struct trace_job 
 		int rc = csv_check_text(err, s->path, s->line, s->buf, (size_t)n);
 		if (!rc)
 			rc = read_line(s, s->buf, job, got, err);
+		if (!rc && *got) {
+			s->sorted &= job->submit >= s->submit; /* ties in file order are sorted */
+			s->submit = job->submit;
+		}
 		if (rc || *got)
 			return rc;
 	}
@@ -210,7 +214,8 @@ void trace_summary_free(struct trace_summary *s)
 static void stream_start(struct trace_stream *s, FILE *f, const char *path,
 			 const struct trace_limits *lim, size_t expected)
 {
-	*s = (struct trace_stream){.f = f, .path = path, .lim = *lim, .expected = expected};
+	*s = (struct trace_stream){
+		.f = f, .path = path, .lim = *lim, .expected = expected, .sorted = true};
 }
 
 /* The file f is, now. */
@@ -223,8 +228,9 @@ static struct trace_file file_of(FILE *f)
 				   (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec};
 }
 
-/* The second pass over a trace that is held: every row, sorted.  A file
- * that changed between the passes is refused. */
+/* The second pass over a trace that is held: every row, sorted, and the
+ * summary of them in that order.  A file that changed between the passes is
+ * refused. */
 static int read_held(struct trace_stream *s, struct srcloc ref, struct trace_job **rows,
 		     struct trace_summary *sum, struct gp_err *err)
 {
@@ -248,11 +254,11 @@ static int read_held(struct trace_stream *s, struct srcloc ref, struct trace_job
 	if (rc)
 		return rc;
 	qsort(*rows, s->n, sizeof **rows, cmp_job);
-	struct trace_file file = sum->file;
-	trace_summary_free(sum);
-	sum->file = file;
+	struct trace_summary sorted = {.file = sum->file};
 	for (size_t i = 0; i < s->n; i++)
-		trace_summary_add(sum, &(*rows)[i]);
+		trace_summary_add(&sorted, &(*rows)[i]);
+	trace_summary_free(sum);
+	*sum = sorted;
 	return GP_OK;
 }
 
@@ -270,20 +276,16 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 	sum->file = file_of(f);
 	struct trace_stream s;
 	stream_start(&s, f, path, lim, 0);
-	bool sorted = true, got;
+	bool got;
 	struct trace_job job;
-	sim_time last = 0;
 	int rc;
-	while (!(rc = next_row(&s, ref, &job, &got, err)) && got) {
-		sorted = sorted && job.submit >= last; /* ties in file order are sorted */
-		last = job.submit;
-		if (sorted)
+	while (!(rc = next_row(&s, ref, &job, &got, err)) && got)
+		if (s.sorted) /* else read_held sums the rows up once sorted */
 			trace_summary_add(sum, &job);
-	}
 	if (rc == GP_OK && s.n == 0)
 		rc = gp_located(err, (struct srcloc){path, 0, 0},
 				"the trace has no jobs; expected rows of " TRACE_LAYOUT);
-	if (rc == GP_OK && (!sorted || s.n <= TRACE_HELD_ROWS))
+	if (rc == GP_OK && (!s.sorted || s.n <= TRACE_HELD_ROWS))
 		rc = read_held(&s, ref, rows, sum, err);
 	free(s.buf);
 	fclose(f);
@@ -297,6 +299,19 @@ int trace_read_csv(const char *path, struct srcloc ref, const struct trace_limit
 	return GP_OK;
 }
 
+/* The trace is not the one the scenario read: a run of it would not be the
+ * run that was checked.  At the line that tells, once the stream has read one. */
+static int changed(const struct trace_stream *s, struct gp_err *err, const char *what)
+{
+	char at[16] = "";
+	if (s->line)
+		snprintf(at, sizeof at, ":%d", s->line);
+	return gp_errorf(err, GP_ERUNTIME,
+			 "%s%s: the trace changed since the scenario was read (%s); expected the "
+			 "file as it was",
+			 s->path, at, what);
+}
+
 int trace_stream_open(struct trace_stream *s, const char *path, const struct trace_limits *lim,
 		      size_t expected, const struct trace_file *was, struct gp_err *err)
 {
@@ -308,21 +323,8 @@ int trace_stream_open(struct trace_stream *s, const char *path, const struct tra
 				 why);
 	struct trace_file now = file_of(f);
 	if (memcmp(&now, was, sizeof now) != 0)
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%s: the trace changed since the scenario was read (another size "
-				 "or modification time); expected the file as it was",
-				 path);
+		return changed(s, err, "another size or modification time");
 	return GP_OK;
-}
-
-/* The trace is not the one the scenario read: a run of it would not be the
- * run that was checked. */
-static int changed(const struct trace_stream *s, struct gp_err *err, const char *what)
-{
-	return gp_errorf(err, GP_ERUNTIME,
-			 "%s:%d: the trace changed since the scenario was read (%s); expected the "
-			 "file as it was",
-			 s->path, s->line, what);
 }
 
 int trace_stream_next(struct trace_stream *s, struct trace_job *row, bool *got, struct gp_err *err)
@@ -330,13 +332,11 @@ int trace_stream_next(struct trace_stream *s, struct trace_job *row, bool *got, 
 	int rc = next_row(s, (struct srcloc){s->path, s->line, 0}, row, got, err);
 	if (rc)
 		return rc;
-	if (*got && (s->n > s->expected || row->submit < s->submit))
+	if (*got && (s->n > s->expected || !s->sorted))
 		return changed(s, err, s->n > s->expected ? "more rows" : "a row out of order");
 	if (!*got && s->n != s->expected)
 		return changed(s, err, "fewer rows");
-	if (*got)
-		s->submit = row->submit;
-	else
+	if (!*got)
 		trace_stream_close(s); /* its descriptor is not held to the end of the run */
 	return GP_OK;
 }

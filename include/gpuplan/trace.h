@@ -86,6 +86,7 @@ struct trace_stream {
 	int ncols;
 	size_t n;        /* rows read so far */
 	sim_time submit; /* the last row's */
+	bool sorted;     /* every row so far at or after the one before */
 	size_t expected; /* the rows the trace had when the scenario read it */
 };
 
