@@ -311,6 +311,24 @@ static void report_queue(FILE *out, const struct queue_spec *q)
 	fputc('\n', out);
 }
 
+/* A twin's history and every value not learned (placeholders). */
+static void report_twin(FILE *out, const struct scenario *sc)
+{
+	if (sc->history.on) {
+		char from[32], to[32];
+		units_format_rfc3339(sc->history.from_epoch, from, sizeof from);
+		units_format_rfc3339(sc->history.to_epoch, to, sizeof to);
+		fprintf(out, "  history: %s .. %s, observed pods %s\n", from, to,
+			sc->history.pods_path);
+	}
+	for (size_t i = 0; i < sc->n_placeholders; i++) {
+		const struct placeholder *p = &sc->placeholders[i];
+		bool plain = !strcmp(p->reason, "not learned");
+		fprintf(out, "  placeholder: %s = %s (not learned%s%s)\n", p->path, p->value,
+			plain ? "" : ": ", plain ? "" : p->reason);
+	}
+}
+
 void report_scenario(FILE *out, const struct scenario *sc)
 {
 	char start[32], h[32];
@@ -344,6 +362,7 @@ void report_scenario(FILE *out, const struct scenario *sc)
 		fprintf(out,
 			"  experiment: inflation to %g x the GPUs, target workload %g of the pods\n",
 			sc->experiment.inflate, sc->experiment.popularity);
+	report_twin(out, sc);
 }
 
 /* --- the diagnosis --------------------------------------------------------- */

@@ -186,6 +186,12 @@ static int check_experiment(struct loader *ld)
 	return GP_OK;
 }
 
+static int top_history(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	return ld_load_history(ld, v);
+}
+
 static const struct key_rule top_rules[] = {
 	{"name", top_name},
 	{"seed", top_seed},
@@ -198,6 +204,7 @@ static const struct key_rule top_rules[] = {
 	{"cohorts", top_later},
 	{"output", top_output},
 	{"experiment", top_experiment},
+	{"history", top_history},
 	{"gpu_types", NULL},
 	{"models", NULL},
 };
@@ -463,6 +470,8 @@ static int load_root(struct loader *ld, const struct ynode *root)
 	if (!rc)
 		rc = check_windows(ld, max_windows);
 	sc->output.max_windows = max_windows;
+	if (!rc)
+		ld_gather_placeholders(ld, root);
 	if (!rc && !sc->output.db) {
 		size_t n = strlen(sc->name) + sizeof "results/.db";
 		sc->output.db = gp_xmalloc(n);
@@ -662,6 +671,7 @@ void scenario_free(struct scenario *sc)
 		free(sc->params[i].value);
 	}
 	free(sc->params);
+	ld_free_placeholders(sc);
 	free(sc->output.db);
 	free(sc->name);
 	free(sc->path);

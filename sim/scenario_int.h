@@ -9,6 +9,7 @@
  *   scenario_queues.c     queues, quotas, cohorts and the scheduler
  *   scenario_workloads.c  workloads: resources, durations, rules, arrivals
  *   scenario_inference.c  inference keys: replicas, batching, requests, SLOs
+ *   scenario_history.c    a twin's history section and its !placeholder values
  * Names shared between the files carry the prefix ld_ (loader).
  */
 #ifndef GPUPLAN_SCENARIO_INT_H
@@ -48,6 +49,11 @@ struct key_rule {
 
 /* scenario.c */
 void ld_free_workload(struct workload_spec *w);
+
+/* scenario_history.c */
+void ld_free_placeholders(struct scenario *sc);
+void ld_gather_placeholders(struct loader *ld, const struct ynode *root);
+int ld_load_history(struct loader *ld, const struct ynode *v);
 
 /* scenario_inference.c */
 int ld_finish_inference(struct loader *ld, const struct ynode *item, struct workload_spec *w);

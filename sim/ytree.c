@@ -38,6 +38,8 @@ struct builder {
 	size_t one_line;  /* a --set value on one line: its length, else 0 */
 	size_t nodes;
 	struct gp_err *err;
+	const char *text; /* the parsed text: placeholders keep their source and comment */
+	size_t len;
 };
 
 /* Keeps a copy of s for the tree's lifetime (locations point at it). */
@@ -66,6 +68,8 @@ static void ynode_free(struct ynode *n)
 	if (!n)
 		return;
 	free(n->value);
+	free(n->source);
+	free(n->note);
 	for (size_t i = 0; i < n->n; i++) {
 		if (n->keys)
 			free(n->keys[i]);
@@ -191,6 +195,77 @@ static int convert_map(struct builder *b, yaml_node_t *yn, int depth, struct yno
 	return check_duplicates(m, b->err);
 }
 
+/* A copy of text[from, to) with every run of white space made one blank. */
+static char *squeeze(const char *text, size_t from, size_t to)
+{
+	char *out = gp_xmalloc(to - from + 1);
+	size_t n = 0;
+	for (size_t i = from; i < to; i++) {
+		bool blank = isspace((unsigned char)text[i]);
+		if (!blank)
+			out[n++] = text[i];
+		else if (n && out[n - 1] != ' ')
+			out[n++] = ' ';
+	}
+	while (n && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+	return out;
+}
+
+/* The `#` comment in text[from, end of line), or NULL: a '#' after white
+ * space (YAML's rule), its text without the '#' and the blanks around it. */
+static char *line_comment(const char *text, size_t len, size_t from)
+{
+	for (size_t i = from; i < len && text[i] != '\n'; i++) {
+		if (text[i] != '#' || (i > 0 && !isspace((unsigned char)text[i - 1])))
+			continue;
+		size_t a = i + 1, b = a;
+		while (b < len && text[b] != '\n' && text[b] != '\r')
+			b++;
+		char *note = squeeze(text, a, b);
+		if (*note)
+			return note;
+		free(note);
+		return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Reads the tag of yn into n: !placeholder flags it, with the value's source
+ * text (the tag left out) and the comment on its line (the line it ends on; for
+ * a block value, which ends on a later line, the line of its tag); another
+ * local tag is refused.  YAML's own tags (tag:yaml.org,2002:...) pass.
+ */
+static int read_tag(struct builder *b, yaml_node_t *yn, struct ynode *n)
+{
+	const char *tag = (const char *)yn->tag;
+	if (!tag || tag[0] != '!')
+		return GP_OK;
+	if (strcmp(tag, YTREE_PLACEHOLDER_TAG))
+		return gp_located(b->err, n->loc,
+				  "unknown tag '%.64s'; expected " YTREE_PLACEHOLDER_TAG
+				  " (a value that was not learned) or none",
+				  tag);
+	n->placeholder = true;
+	size_t from = yn->start_mark.index, to = yn->end_mark.index;
+	if (!b->text || to > b->len || from > to)
+		return GP_OK;
+	size_t tag_len = sizeof YTREE_PLACEHOLDER_TAG - 1;
+	size_t after_tag = from;
+	if (to - from >= tag_len && !memcmp(b->text + from, YTREE_PLACEHOLDER_TAG, tag_len))
+		after_tag = from + tag_len;
+	n->source = squeeze(b->text, after_tag, to);
+	/* A block value begins on the line after its tag: the comment is the tag's. */
+	size_t i = after_tag;
+	while (i < to && (b->text[i] == ' ' || b->text[i] == '\t'))
+		i++;
+	bool block = i == to || b->text[i] == '#' || b->text[i] == '\n' || b->text[i] == '\r';
+	n->note = line_comment(b->text, b->len, block ? after_tag : to);
+	return GP_OK;
+}
+
 /* Copies yn (and below) into *out; on error *out is still freeable. */
 static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode **out)
 {
@@ -212,13 +287,18 @@ static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode *
 					  "text without one");
 		*out = new_scalar(loc, (const char *)yn->data.scalar.value, yn->data.scalar.length,
 				  yn->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
-		return GP_OK;
-	case YAML_SEQUENCE_NODE:
+		return read_tag(b, yn, *out);
+	case YAML_SEQUENCE_NODE: {
 		*out = gp_xcalloc(1, sizeof **out);
 		(*out)->kind = YNODE_SEQ;
 		(*out)->loc = loc;
-		return convert_seq(b, yn, depth, *out);
-	case YAML_MAPPING_NODE: return convert_map(b, yn, depth, out);
+		int rc = read_tag(b, yn, *out);
+		return rc ? rc : convert_seq(b, yn, depth, *out);
+	}
+	case YAML_MAPPING_NODE: {
+		int rc = convert_map(b, yn, depth, out);
+		return rc ? rc : read_tag(b, yn, *out);
+	}
 	case YAML_NO_NODE: break;
 	}
 	return gp_located(b->err, loc, "empty node");
@@ -303,7 +383,7 @@ static int parse_text(const char *file, const char *text, size_t len, int col_sh
 		      struct ynode **out, struct gp_err *err)
 {
 	struct builder b = {NULL, file, col_shift, set_value && !memchr(text, '\n', len) ? len : 0,
-			    0,    err};
+			    0,    err,  text,      len};
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	*out = NULL;

@@ -125,6 +125,55 @@ Test(ytree, non_scalar_keys_are_rejected)
 		    "s.yaml:1:1: error: a key must be a scalar, not a map; expected KEY: VALUE");
 }
 
+Test(ytree, placeholder_tags_keep_value_source_and_line_comment)
+{
+	struct ytree *t = parse("a: !placeholder 6h   # no finished sibling\n"
+				"b: !placeholder {dist: fixed, mean: 6h}\n"
+				"c: !placeholder  # guessed\n  x: 1\n  y: 2 # inner\n"
+				"d: 7 # learned\n"
+				"e: !placeholder \"a # b\"\n"
+				"f: !!str 12\n");
+	const struct ynode *a = ynode_get(t->root, "a");
+	cr_assert(a->placeholder);
+	cr_assert_str_eq(a->value, "6h");
+	cr_assert_str_eq(a->source, "6h");
+	cr_assert_str_eq(a->note, "no finished sibling");
+	const struct ynode *b = ynode_get(t->root, "b");
+	cr_assert(b->placeholder);
+	cr_assert_eq(b->kind, YNODE_MAP);
+	cr_assert_str_eq(ynode_get(b, "mean")->value, "6h");
+	cr_assert_str_eq(b->source, "{dist: fixed, mean: 6h}");
+	cr_assert_null(b->note);
+	const struct ynode *c = ynode_get(t->root, "c");
+	cr_assert(c->placeholder);
+	cr_assert_str_eq(c->note, "guessed");
+	cr_assert_not(ynode_get(c, "x")->placeholder);
+	cr_assert_not(ynode_get(t->root, "d")->placeholder);
+	cr_assert_null(ynode_get(t->root, "d")->note);
+	const struct ynode *e = ynode_get(t->root, "e");
+	cr_assert_str_eq(e->value, "a # b");
+	cr_assert_null(e->note); /* a '#' inside quotes is not a comment */
+	cr_assert_not(ynode_get(t->root, "f")->placeholder);
+	ytree_free(t);
+}
+
+Test(ytree, unknown_local_tags_are_rejected)
+{
+	parse_fails("a: !learned 6h\n", "s.yaml:1:4: error: unknown tag '!learned'; expected "
+					"!placeholder (a value that was not learned) or none");
+}
+
+Test(ytree, a_set_value_may_be_a_placeholder)
+{
+	struct ytree *t = parse("a: 1\n");
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_set(t, "a=!placeholder 2", &err), GP_OK, "%s", err.msg);
+	cr_assert(ynode_get(t->root, "a")->placeholder);
+	cr_assert_str_eq(ynode_get(t->root, "a")->value, "2");
+	cr_assert_str_eq(ynode_get(t->root, "a")->source, "2");
+	ytree_free(t);
+}
+
 Test(ytree, a_second_document_is_rejected)
 {
 	parse_fails("name: a\n---\nname: b\n",

@@ -400,6 +400,35 @@ struct output_spec {
 	bool requests;          /* default false */
 };
 
+/*
+ * history: the period a twin scenario was learned from (`import --history`,
+ * docs/import.md).  `backtest` replays the observed pods of that period; run,
+ * advise and search only note that the scenario is a twin (advise's refusal
+ * rules).  Absent: on is false.
+ */
+struct history_spec {
+	bool on;
+	int64_t from_epoch; /* seconds since the Unix epoch */
+	int64_t to_epoch;   /* > from_epoch */
+	char *pods_path;    /* the observed pods CSV, resolved against the scenario's folder */
+	struct srcloc loc;
+	struct srcloc pods_loc;
+};
+
+/*
+ * A value tagged !placeholder: the loader uses it like any other, and keeps
+ * where it is (key path), what it was written as, and why it is not learned
+ * (the YAML comment on its line, else "not learned"), for `check` and for
+ * advise's refusal rules.  Paths name list items by their name:
+ * workloads[finetune].duration; items without one by index: [0].
+ */
+struct placeholder {
+	char *path;
+	char *value;
+	char *reason;
+	struct srcloc loc;
+};
+
 /* A --set override as given, for the params table: the last override of
  * each key, in the order applied (an overridden one was not used). */
 struct param {
@@ -459,6 +488,9 @@ struct scenario {
 	struct output_spec output;
 	struct param *params;
 	size_t n_params;
+	struct history_spec history;
+	struct placeholder *placeholders; /* in document order */
+	size_t n_placeholders;
 	struct ytree *tree; /* owns the strings locations point to */
 };
 
@@ -467,6 +499,10 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 		  struct gp_err *err);
 
 void scenario_free(struct scenario *sc);
+
+/* The placeholder at path, or at a key below it (path "workloads[a]"
+ * finds "workloads[a].duration"), or NULL. */
+const struct placeholder *scenario_placeholder(const struct scenario *sc, const char *path);
 
 /* The root cohort of queue q (following parents), or NULL when it has none. */
 const char *scenario_root_cohort(const struct scenario *sc, size_t q);

@@ -9,6 +9,12 @@
  * maps can be set too.  Overridden nodes carry the location "--set KEY=VALUE"
  * so errors about them name the override.
  *
+ * The tag !placeholder may mark any value (a scalar, a flow or block map or
+ * list): the node keeps its value as usual and is flagged, with the text it
+ * was written as and the `#` comment on its line (the reason it is not a
+ * learned figure; docs/scenario.md, "Placeholders").  Any other local tag
+ * (!foo) is an error; YAML's own (!!str) are accepted and ignored.
+ *
  * The tree owns all its nodes and strings; ytree_free releases everything.
  */
 #ifndef GPUPLAN_YTREE_H
@@ -29,7 +35,12 @@ struct ynode {
 	char **keys; /* map keys (NULL for sequences) */
 	struct srcloc *key_locs;
 	struct ynode **items; /* map values or sequence items */
+	bool placeholder;     /* tagged !placeholder */
+	char *source;         /* placeholder: the value as written (its source text) */
+	char *note;           /* placeholder: the # comment on its line; NULL: none */
 };
+
+#define YTREE_PLACEHOLDER_TAG "!placeholder"
 
 struct ytree {
 	struct ynode *root;
