@@ -106,7 +106,8 @@ static void render(const struct ynode *n, struct gp_sbuf *sb)
 static void add_placeholder(struct scenario *sc, const struct ynode *n, const char *path)
 {
 	size_t k = sc->n_placeholders++;
-	sc->placeholders = gp_xrealloc(sc->placeholders, sc->n_placeholders * sizeof *sc->placeholders);
+	sc->placeholders =
+		gp_xrealloc(sc->placeholders, sc->n_placeholders * sizeof *sc->placeholders);
 	struct placeholder *p = &sc->placeholders[k];
 	p->path = gp_xstrdup(path);
 	if (n->kind == YNODE_SCALAR) {

@@ -47,19 +47,20 @@ static int load_text(const char *text, struct scenario **sc, struct gp_err *err)
 	return scenario_load(path, NULL, 0, sc, err);
 }
 
-#define TWIN_HEAD                                                              \
-	"name: twin\n"                                                         \
+#define TWIN_HEAD      \
+	"name: twin\n" \
 	"pools: [{name: gpu, nodes: 1, gpu: A100-80GB, gpus_per_node: 2}]\n"
 
 Test(history, the_history_section_makes_a_twin)
 {
 	struct scenario *sc = NULL;
 	struct gp_err err = {""};
-	int rc = load_text(TWIN_HEAD "history:\n"
-				     "  from: 2026-11-02T00:00:00Z\n"
-				     "  to: 2026-11-09T00:00:00Z\n"
-				     "  pods: twin.pods.csv\n"
-				     "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h}]\n",
+	int rc = load_text(TWIN_HEAD
+			   "history:\n"
+			   "  from: 2026-11-02T00:00:00Z\n"
+			   "  to: 2026-11-09T00:00:00Z\n"
+			   "  pods: twin.pods.csv\n"
+			   "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h}]\n",
 			   &sc, &err);
 	cr_assert_eq(rc, GP_OK, "%s", err.msg);
 	cr_assert(sc->history.on);
