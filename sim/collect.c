@@ -259,6 +259,7 @@ void collect_start(struct collect *c, sim_time now)
 	c->first_window = c->window_start;
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
+		s->powered_before += s->value[GAUGE_POWERED] * (double)(now - s->last);
 		memcpy(s->initial, s->value, sizeof s->initial);
 		/* The window before the first arrival counts; the totals start at it. */
 		for (int g = 0; g < GAUGE_COUNT; g++)
@@ -271,6 +272,12 @@ void collect_start(struct collect *c, sim_time now)
 
 void collect_catch_up(struct collect *c, size_t scope, sim_time now)
 {
+	if (!c->started) {
+		struct scope_gauges *s = &c->scopes[scope];
+		s->powered_before += s->value[GAUGE_POWERED] * (double)(now - s->last);
+		s->last = now;
+		return;
+	}
 	roll(c, now);
 	advance(c, &c->scopes[scope], now);
 }
@@ -288,6 +295,21 @@ void collect_settle(struct collect *c)
 		s->moved = false;
 	}
 	c->n_moved = 0;
+}
+
+sim_time collect_span_from(const struct collect *c, sim_time end)
+{
+	return c->started ? c->first_window : end;
+}
+
+double collect_powered_before(const struct collect *c, size_t scope, sim_time end)
+{
+	const struct scope_gauges *s = &c->scopes[scope];
+	double before =
+		c->started ? s->powered_before - s->initial[GAUGE_POWERED] *
+							 (double)(c->span_start - c->first_window)
+			   : s->powered_before + s->value[GAUGE_POWERED] * (double)(end - s->last);
+	return fmax(0, before) / (double)SIM_HOUR;
 }
 
 void collect_finish(struct collect *c, sim_time end)

@@ -49,21 +49,47 @@ static struct allocation workload_window(const struct scenario *sc, const struct
 		row->gpus_allocated > 0 ? row->engine_active / row->gpus_allocated : NAN};
 }
 
-/* Powered but unallocated capacity of one pool in one window, at its prices. */
-static void add_idle(const struct pool_spec *p, const struct scenario *sc, const struct results *r,
-		     const struct ts_row *row, struct allocation *idle)
+/* Idle GPU-, core- and GiB-hours of one pool, at its prices: powered GPUs
+ * (nodes' cpu and memory in proportion) less what is allocated, over h hours. */
+static void add_idle_hours(const struct pool_spec *p, double powered_gpus, double gpus,
+			   double cores, double gib, double h, struct allocation *idle)
 {
-	double h = window_hours(sc, r, row->t);
-	double powered_nodes = row->powered_gpus / p->gpus_per_node;
-	double gpu_h = fmax(0, row->powered_gpus - row->gpus_allocated) * h;
-	double cpu_h = fmax(0, powered_nodes * p->cpu - row->cpu_cores) * h;
-	double gib_h = fmax(0, powered_nodes * p->memory_bytes / GP_GIB - row->ram_gib) * h;
+	double powered_nodes = powered_gpus / p->gpus_per_node;
+	double gpu_h = fmax(0, powered_gpus - gpus) * h;
+	double cpu_h = fmax(0, powered_nodes * p->cpu - cores) * h;
+	double gib_h = fmax(0, powered_nodes * p->memory_bytes / GP_GIB - gib) * h;
 	idle->gpu_hours += gpu_h;
 	idle->gpu_cost += gpu_h * p->price.gpu_hour;
 	idle->cpu_core_hours += cpu_h;
 	idle->cpu_cost += cpu_h * p->price.cpu_hour;
 	idle->ram_byte_hours += gib_h * GP_GIB;
 	idle->ram_cost += gib_h * p->price.gib_hour;
+}
+
+/* Powered but unallocated capacity of one pool in one window, at its prices. */
+static void add_idle(const struct pool_spec *p, const struct scenario *sc, const struct results *r,
+		     const struct ts_row *row, struct allocation *idle)
+{
+	add_idle_hours(p, row->powered_gpus, row->gpus_allocated, row->cpu_cores, row->ram_gib,
+		       window_hours(sc, r, row->t), idle);
+}
+
+/* The bill's span starts at the scenario start: what the pools had powered
+ * before the first timeseries window (the first arrival's) is idle, one
+ * __idle__ allocation over [0, until). */
+static void add_before(const struct scenario *sc, struct results *r, const struct cost_span *span,
+		       double *idle_by_pool)
+{
+	if (span->until <= 0)
+		return;
+	struct allocation idle = {COST_IDLE_NAME, 0, span->until, 0, 0, 0, 0, 0, 0, 0, 0};
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		double before = idle.gpu_cost + idle.cpu_cost + idle.ram_cost;
+		add_idle_hours(&sc->pools[p], span->powered_gpu_hours[p], 0, 0, 0, 1, &idle);
+		idle_by_pool[p] += idle.gpu_cost + idle.cpu_cost + idle.ram_cost - before;
+	}
+	if (idle.gpu_hours > 0 || idle.cpu_core_hours > 0 || idle.ram_byte_hours > 0)
+		add_allocation(r, idle);
 }
 
 /* Rows arrive window by window, scopes in a fixed order: all, pools, workloads. */
@@ -94,10 +120,13 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 	}
 }
 
-void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified)
+void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified,
+		  const struct cost_span *span)
 {
 	double *cost = gp_xcalloc(sc->n_workloads, sizeof *cost);
 	double *idle_by_pool = gp_xcalloc(sc->n_pools, sizeof *idle_by_pool);
+	if (span)
+		add_before(sc, r, span, idle_by_pool);
 	add_allocations(sc, r, cost, idle_by_pool);
 	double total = 0, idle = 0;
 	int64_t all_verified = 0;

@@ -150,6 +150,11 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 	int64_t *verified = gp_xcalloc(sc->n_workloads + 1, sizeof *verified);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		verified[w] = wl[w].verified;
-	cost_account(sc, r, verified);
+	double *before = gp_xcalloc(sc->n_pools + 1, sizeof *before);
+	for (size_t p = 0; p < sc->n_pools; p++)
+		before[p] = collect_powered_before(c, collect_scope_pool(sc, p), r->sim_end);
+	struct cost_span span = {collect_span_from(c, r->sim_end), before};
+	cost_account(sc, r, verified, &span);
+	free(before);
 	free(verified);
 }

@@ -820,8 +820,10 @@ static bool work_left(const struct sim *s)
 /* Schedules pool p's next window change, at next (SIM_NEVER: none). */
 static void push_window(struct sim *s, size_t p, sim_time next)
 {
-	/* Windows only matter while there is work; they would tick forever. */
-	if (next != SIM_NEVER && work_left(s))
+	/* Windows matter while there is work, and until the horizon for the
+	 * bill (a powered pool is charged exactly its windows); without a
+	 * horizon they would tick forever. */
+	if (next != SIM_NEVER && (work_left(s) || s->sc->horizon))
 		engine_push(&s->engine, next, EV_WINDOW, (uint32_t)p, 0);
 }
 
@@ -1298,8 +1300,8 @@ static void prefetch_next(const struct sim *s)
  * ran for STALL_AFTER was evicted again and again without keeping any work. */
 static bool stalled(const struct sim *s)
 {
-	if (s->arriving || s->backing_off)
-		return false;
+	if (s->arriving || s->backing_off || (s->sc->horizon && !work_left(s)))
+		return false; /* nothing left to stall: windows tick to the horizon */
 	sim_time now = s->engine.now;
 	if (!s->running)
 		return now - s->last_progress > STALL_AFTER;
@@ -1317,9 +1319,10 @@ void sim_advance(struct sim *s, struct results *out)
 		switch ((enum event_type)ev.type) {
 		case EV_ARRIVAL: on_arrival(s, ev.id); break;
 		case EV_FINISH: finish(s, ev.id, ev.gen); break;
-		case EV_WINDOW: /* past the last of the work the run has ended: a powered
-				   pool's gauges must not roll the time series on */
-			if (work_left(s))
+		case EV_WINDOW: /* past the last of the work the run has ended (without a
+				   horizon): a powered pool's gauges must not roll the
+				   time series on */
+			if (work_left(s) || sc->horizon)
 				on_window(s, ev.id);
 			break;
 		case EV_RETRY: on_retry(s, ev.id); break;

@@ -23,8 +23,15 @@ TestSuite(cost, .fini = cleanup);
 
 static double m(const char *scope, const char *name) { return results_metric(&r, scope, name); }
 
+/* The node: 4 GPUs x 2.50 + 96 cores x 0.03 + 1024 GiB x 0.004 = 16.976 $/h. */
+#define NODE_HOUR 16.976
+/* The bill starts at the scenario start (00:00), the jobs at 12:00: the node
+ * is powered and idle for 12 h before them. */
+#define BEFORE    (12 * NODE_HOUR)
+
 /* Per job-hour: 2 GPUs x 2.50 + 8 cores x 0.03 + 64 GiB x 0.004 = 5.496.
- * Idle over 12:00-14:00: no GPU, 80 cores and 896 GiB: 2 h x (2.40 + 3.584).
+ * Idle over 12:00-14:00: no GPU, 80 cores and 896 GiB: 2 h x (2.40 + 3.584);
+ * over 00:00-12:00 the whole node, 12 x 16.976 = 203.712.
  * At scope all, cost_total is the bill, allocations plus idle, as OpenCost's
  * total over every allocation including __idle__ (opencost docs, "Idle":
  * idle is the cost of capacity not allocated; the response's totals sum the
@@ -33,13 +40,16 @@ Test(cost, worked_example_on_exclusive_gpus)
 {
 	RUN0();
 	cr_assert_float_eq(m("all", "cost_allocated"), 4 * 5.496, 1e-9);
-	cr_assert_float_eq(m("all", "cost_total"), 4 * 5.496 + 11.968, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 4 * 5.496 + 11.968 + BEFORE, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 14 * NODE_HOUR, 1e-9,
+			   "the bill is the node from 00:00 to the end of the run, 14:00");
 	cr_assert_float_eq(m("eval", "cost_total"), 4 * 5.496, 1e-9,
 			   "a workload's is its allocations");
-	cr_assert_float_eq(m("eval", "cost_idle"), 11.968, 1e-9, "its share of idle");
-	cr_assert_float_eq(m("all", "cost_idle"), 2 * (80 * 0.03 + 896 * 0.004), 1e-9);
+	cr_assert_float_eq(m("eval", "cost_idle"), 11.968 + BEFORE, 1e-9, "its share of idle");
+	cr_assert_float_eq(m("all", "cost_idle"), 2 * (80 * 0.03 + 896 * 0.004) + BEFORE, 1e-9);
 	cr_assert_float_eq(m("all", "verified_results"), 4, 1e-12);
-	cr_assert_float_eq(m("eval", "cost_per_verified_result"), (21.984 + 11.968) / 4, 1e-9);
+	cr_assert_float_eq(m("eval", "cost_per_verified_result"), (21.984 + 11.968 + BEFORE) / 4,
+			   1e-9);
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_float_eq(r.jobs[i].cost, 5.496, 1e-9);
 	double gpu_hours = 0, total = 0;
@@ -47,9 +57,69 @@ Test(cost, worked_example_on_exclusive_gpus)
 		gpu_hours += r.allocations[i].gpu_hours;
 		total += r.allocations[i].total_cost;
 	}
-	cr_assert_float_eq(gpu_hours, 8, 1e-9, "idle GPU-hours are 0");
-	cr_assert_float_eq(total, 21.984 + 11.968, 1e-9, "allocations add up to cost and idle");
-	cr_assert_eq(r.n_allocations, 2 * 8, "eval and __idle__ in eight 15-minute windows");
+	cr_assert_float_eq(gpu_hours, 8 + 4 * 12, 1e-9, "idle GPU-hours only before 12:00");
+	cr_assert_float_eq(total, 21.984 + 11.968 + BEFORE, 1e-9,
+			   "allocations add up to cost and idle");
+	cr_assert_eq(r.n_allocations, 1 + 2 * 8,
+		     "__idle__ 00:00-12:00, then eval and __idle__ in eight 15-minute windows");
+	cr_assert_eq(r.allocations[0].start, 0);
+	cr_assert_eq(r.allocations[0].end, 12 * SIM_HOUR);
+	cr_assert_str_eq(r.allocations[0].name, "__idle__");
+}
+
+/* Issue 45: one always-on node at 16.976 $/h, a 24 h horizon, jobs only at
+ * 12:00-14:00: the bill is a day of the node, 407.424, not 203.712 from the
+ * first arrival on. */
+Test(cost, the_bill_spans_the_scenario_start_to_the_horizon)
+{
+	RUN("horizon=24h");
+	cr_assert_float_eq(m("all", "cost_total"), 24 * NODE_HOUR, 1e-9);
+	cr_assert_float_eq(m("all", "cost_allocated"), 21.984, 1e-9);
+	cr_assert_float_eq(m("all", "cost_idle"), 24 * NODE_HOUR - 21.984, 1e-9);
+	cr_assert_float_eq(m("batch", "cost_idle"), 24 * NODE_HOUR - 21.984, 1e-9);
+	cr_assert_float_eq(m("eval", "cost_per_verified_result"), 24 * NODE_HOUR / 4, 1e-9);
+	double total = 0;
+	for (size_t i = 0; i < r.n_allocations; i++)
+		total += r.allocations[i].total_cost;
+	cr_assert_float_eq(total, 24 * NODE_HOUR, 1e-9, "the allocations are the bill");
+}
+
+/* Issue 45: powered 12:00-17:00 on a 24 h horizon is billed 5 node-hours,
+ * 84.88, whether or not other work runs after the window. */
+Test(cost, a_powered_window_is_billed_exactly_its_window)
+{
+	RUN("horizon=24h", "pools.batch.powered=window",
+	    "pools.batch.windows=[{from: \"12:00\", to: \"17:00\"}]");
+	cr_assert_float_eq(m("all", "cost_total"), 5 * NODE_HOUR, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 84.88, 1e-9);
+	cleanup();
+	/* Work elsewhere until 20:00 changes nothing of the window's bill. */
+	RUN("horizon=24h", "pools.batch.powered=window",
+	    "pools.batch.windows=[{from: \"12:00\", to: \"17:00\"}]",
+	    "pools=[{name: batch, nodes: 1, gpu: A100-80GB, gpus_per_node: 4, cpu: 96,"
+	    " memory: 1024GiB, powered: window, windows: [{from: \"12:00\", to: \"17:00\"}],"
+	    " price: {gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004}},"
+	    " {name: other, nodes: 1, gpu: A100-80GB, gpus_per_node: 1}]",
+	    "workloads=[{name: eval, count: 4, arrival: {at: \"12:00\"}, gpus: 2, duration: 1h,"
+	    " cpu: 8, memory: 64GiB}, {name: late, arrival: {at: \"19:00\"}, gpus: 1,"
+	    " duration: 1h}]");
+	cr_assert_float_eq(m("batch", "cost_idle"), 5 * NODE_HOUR - 21.984, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 5 * NODE_HOUR, 1e-9, "the other pool is free");
+}
+
+/* Issue 39: one node of 4 GPUs at 2.50 $/GPU-hour, powered 12:00-17:00, the
+ * horizon at 19:00: the bill is the window's 5 h x 4 x 2.50 = 50, idle 30
+ * (four 2-GPU jobs of 1 h use 8 GPU-hours, 20), 12.50 per verified result. */
+Test(cost, issue_39s_window_bill)
+{
+	RUN("horizon=19h", "pools.batch.powered=window",
+	    "pools.batch.windows=[{from: \"12:00\", to: \"17:00\"}]",
+	    "pools.batch.price={gpu_hour: 2.50}", "workloads.eval.cpu=0",
+	    "workloads.eval.memory=0");
+	cr_assert_float_eq(m("all", "cost_total"), 50, 1e-9);
+	cr_assert_float_eq(m("all", "cost_idle"), 30, 1e-9);
+	cr_assert_float_eq(m("all", "cost_per_verified_result"), 12.50, 1e-9);
+	cr_assert_float_eq(m("eval", "cost_per_verified_result"), 12.50, 1e-9);
 }
 
 /* Time-slicing, 2 replicas: each job takes a replica on 2 GPUs (1 GPU's worth)
@@ -62,9 +132,9 @@ Test(cost, the_same_jobs_on_time_sliced_gpus)
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
 	cr_assert_float_eq(m("all", "cost_allocated"), 4 * per_job, 1e-6);
-	cr_assert_float_eq(m("all", "cost_idle"), h * (64 * 0.03 + 768 * 0.004), 1e-6);
-	cr_assert_float_eq(m("all", "cost_total"), 4 * per_job + h * (64 * 0.03 + 768 * 0.004),
-			   1e-6);
+	cr_assert_float_eq(m("all", "cost_idle"), h * (64 * 0.03 + 768 * 0.004) + BEFORE, 1e-6);
+	cr_assert_float_eq(m("all", "cost_total"),
+			   4 * per_job + h * (64 * 0.03 + 768 * 0.004) + BEFORE, 1e-6);
 }
 
 /* MIG, two 3g.40gb per GPU: 3/7 of a GPU each (allocation and cost), all four
@@ -78,7 +148,7 @@ Test(cost, the_same_jobs_on_mig_slices)
 	double h = 0.1 + 0.9 * 108 / 42, per_job = h * (3.0 / 7 * 2.50 + 8 * 0.03 + 64 * 0.004);
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
-	double idle = h * ((4 - 12.0 / 7) * 2.50 + 64 * 0.03 + 768 * 0.004);
+	double idle = h * ((4 - 12.0 / 7) * 2.50 + 64 * 0.03 + 768 * 0.004) + BEFORE;
 	cr_assert_float_eq(m("all", "cost_idle"), idle, 1e-6);
 	cr_assert_float_eq(m("all", "cost_per_verified_result"), (4 * per_job + idle) / 4, 1e-6);
 }
@@ -166,7 +236,7 @@ Test(cost, opencost_json_matches_the_database)
 			" (SELECT sum(total_cost) FROM allocations),"
 			" (SELECT value FROM metrics WHERE scope = 'all' AND name = 'cost_total'),"
 			" (SELECT count(*) FROM json_each(?1, '$.data') w, json_each(w.value) a WHERE a.key = '__idle__'),"
-			" json_extract(?1, '$.data[0].eval.start'), json_extract(?1, '$.data[0].eval.minutes')",
+			" json_extract(?1, '$.data[1].eval.start'), json_extract(?1, '$.data[1].eval.minutes')",
 			-1, &st, NULL),
 		SQLITE_OK, "%s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
@@ -175,8 +245,8 @@ Test(cost, opencost_json_matches_the_database)
 	cr_assert_eq(sqlite3_column_int(st, 1), 200);
 	cr_assert_float_eq(sqlite3_column_double(st, 2), sqlite3_column_double(st, 3), 1e-9);
 	cr_assert_float_eq(sqlite3_column_double(st, 2), sqlite3_column_double(st, 4), 1e-9);
-	cr_assert_float_eq(sqlite3_column_double(st, 2), 21.984 + 11.968, 1e-9);
-	cr_assert_eq(sqlite3_column_int(st, 5), 8, "one __idle__ per window");
+	cr_assert_float_eq(sqlite3_column_double(st, 2), 21.984 + 11.968 + BEFORE, 1e-9);
+	cr_assert_eq(sqlite3_column_int(st, 5), 1 + 8, "one __idle__ before, one per window");
 	cr_assert_str_eq((const char *)sqlite3_column_text(st, 6), "2026-10-27T12:00:00Z");
 	cr_assert_float_eq(sqlite3_column_double(st, 7), 15, 1e-12);
 	sqlite3_finalize(st);

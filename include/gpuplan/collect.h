@@ -15,7 +15,9 @@
  *
  * Two spans: timeseries windows are aligned to multiples of `step` from the
  * scenario start, beginning with the window of the first arrival; the totals
- * (time averages, GPU-hours) cover [first arrival, end of the run].
+ * (time averages, GPU-hours) cover [first arrival, end of the run].  Before
+ * the first arrival only the powered GPUs are integrated, for the bill, which
+ * starts at the scenario start (collect_powered_before).
  *
  * Without output.step the step adapts to the span, which is known only at
  * the end: windows start at 1m and, whenever more than COLLECT_MAX_WINDOWS
@@ -74,9 +76,11 @@ struct scope_gauges {
 	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
 	double total[GAUGE_COUNT];   /* integral since the span start */
 	double peak[PEAK_COUNT];
-	double preemptions; /* counted in the current window (collect_preempted) */
-	sim_time last;      /* integrals are up to date until here */
-	bool moved;         /* changed since the last collect_settle */
+	double powered_before; /* GPU-µs powered from the scenario start to the
+				* first arrival (the bill's span, cost.h) */
+	double preemptions;    /* counted in the current window (collect_preempted) */
+	sim_time last;         /* integrals are up to date until here */
+	bool moved;            /* changed since the last collect_settle */
 };
 
 struct collect {
@@ -120,7 +124,9 @@ static inline size_t collect_scope_workload(const struct scenario *sc, size_t w)
 void collect_start(struct collect *c, sim_time now);
 
 /* Brings scope's integrals (and the windows) up to now: the first change
- * of a scope at an instant calls it, through collect_add or collect_move. */
+ * of a scope at an instant calls it, through collect_add or collect_move.
+ * Before the first arrival only the powered GPUs are integrated
+ * (powered_before), for the bill. */
 void collect_catch_up(struct collect *c, size_t scope, sim_time now);
 
 /* Float dust from adding and removing fractions is a zero. */
@@ -129,7 +135,7 @@ static inline double collect_undust(double v) { return v < 0 && v > -1e-9 ? 0 : 
 static inline struct scope_gauges *collect_touch(struct collect *c, size_t scope, sim_time now)
 {
 	struct scope_gauges *s = &c->scopes[scope];
-	if (c->started && now > s->last)
+	if (now > s->last)
 		collect_catch_up(c, scope, now);
 	if (!s->moved) {
 		s->moved = true;
@@ -176,5 +182,14 @@ void collect_settle(struct collect *c);
 
 /* Closes the last window and the totals at `end`. */
 void collect_finish(struct collect *c, sim_time end);
+
+/* The start of the first timeseries window (the end of the run when nothing
+ * arrived): the bill's part before it is collect_powered_before's. */
+sim_time collect_span_from(const struct collect *c, sim_time end);
+
+/* GPU-hours powered in scope (a pool, or all) from the scenario start to
+ * collect_span_from: the time before the first arrival, less the part of it
+ * that the first window already holds at the value of the first arrival. */
+double collect_powered_before(const struct collect *c, size_t scope, sim_time end);
 
 #endif

@@ -5,7 +5,10 @@
  * A pod is charged for what it is allocated — its GPU equivalent (a whole
  * GPU, 1/R of a time-sliced or MPS GPU, g/7 of a MIG GPU, milli/1000), its
  * CPU and memory requests — at its pool's prices, from allocation to release
- * (start-up included).  The simulation integrates these as $/h gauges, so the
+ * (start-up included).  The bill spans the scenario start to the horizon (or
+ * the end of the run): capacity powered before the first arrival is idle
+ * (struct cost_span), and a powered: window pool is powered exactly in its
+ * windows.  The simulation integrates these as $/h gauges, so the
  * allocations of each output.step window are the windows of the timeseries.
  * Capacity that is powered but unallocated is __idle__: per pool, powered
  * GPUs, cores and memory (nodes' cpu and memory in proportion to the powered
@@ -26,9 +29,19 @@
 
 #define COST_IDLE_NAME "__idle__"
 
+/* The bill's span before the first timeseries window: from the scenario
+ * start to `until` (collect_span_from), pool p had powered_gpu_hours[p]
+ * GPU-hours powered (collect_powered_before), all of them idle. */
+struct cost_span {
+	sim_time until;
+	const double *powered_gpu_hours;
+};
+
 /* Adds the allocation rows (per workload and window, and __idle__) and the
  * cost metrics (cost_total, cost_idle, verified_results,
- * cost_per_verified_result) to r.  verified[w]: verified results of workload w. */
-void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified);
+ * cost_per_verified_result) to r.  verified[w]: verified results of workload
+ * w.  span: the pools' capacity before the first window (NULL: none). */
+void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified,
+		  const struct cost_span *span);
 
 #endif
