@@ -109,6 +109,8 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		c->names[collect_scope_workload(sc, w)] = sc->workloads[w].name;
+	c->cells = gp_xcalloc(sc->n_workloads + 1, sizeof *c->cells);
+	c->n_workloads = sc->n_workloads;
 	c->adaptive = sc->output.step <= 0;
 	c->max_windows = (size_t)sc->output.max_windows;
 	c->step = c->adaptive ? auto_steps[0] : sc->output.step;
@@ -121,6 +123,9 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 
 void collect_free(struct collect *c)
 {
+	for (size_t w = 0; c->cells && w < c->n_workloads; w++)
+		free(c->cells[w].cell);
+	free(c->cells);
 	free(c->scopes);
 	free(c->names);
 	free(c->sum);
@@ -322,6 +327,51 @@ void collect_finish(struct collect *c, sim_time end)
 		close_window(c, end);
 	for (size_t i = 0; i < c->n_scopes; i++)
 		advance(c, &c->scopes[i], end);
+}
+
+/* The cell of workload w in pool, made on first use: a workload's pods use
+ * few pools, so the search is short and a cell is made once per pool. */
+static struct cost_cell *cost_cell(struct collect *c, size_t w, int32_t pool)
+{
+	struct cost_cells *cs = &c->cells[w];
+	for (size_t i = 0; i < cs->n; i++)
+		if (cs->cell[i].pool == pool)
+			return &cs->cell[i];
+	GP_GROW(cs->cell, cs->cap, cs->n + 1);
+	cs->cell[cs->n] = (struct cost_cell){.pool = pool};
+	return &cs->cell[cs->n++];
+}
+
+static void cost_advance(struct cost_cell *x, sim_time t)
+{
+	if (t <= x->last)
+		return;
+	for (int k = 0; k < COST_RESOURCES; k++)
+		x->total[k] += x->rate[k] * (double)(t - x->last) / (double)SIM_HOUR;
+	x->last = t;
+}
+
+void collect_cost_move(struct collect *c, size_t w, int32_t pool, const double *delta, sim_time now)
+{
+	struct cost_cell *x = cost_cell(c, w, pool);
+	cost_advance(x, now);
+	for (int k = 0; k < COST_RESOURCES; k++)
+		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
+}
+
+void collect_cost_of(const struct collect *c, size_t w, int32_t pool, sim_time end, double *cost)
+{
+	const struct cost_cells *cs = &c->cells[w];
+	for (int k = 0; k < COST_RESOURCES; k++)
+		cost[k] = 0;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (cs->cell[i].pool != pool)
+			continue;
+		struct cost_cell x = cs->cell[i];
+		cost_advance(&x, end);
+		for (int k = 0; k < COST_RESOURCES; k++)
+			cost[k] = x.total[k];
+	}
 }
 
 void collect_preempted(struct collect *c, size_t scope, sim_time now)

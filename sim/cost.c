@@ -3,6 +3,8 @@
  */
 #include "gpuplan/cost.h"
 
+#include "gpuplan/collect.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -50,9 +52,10 @@ static struct allocation workload_window(const struct scenario *sc, const struct
 }
 
 /* Idle GPU-, core- and GiB-hours of one pool, at its prices: powered GPUs
- * (nodes' cpu and memory in proportion) less what is allocated, over h hours. */
+ * (nodes' cpu and memory in proportion) less what is allocated, over h hours;
+ * its cost by resource is added to by[COST_RESOURCES]. */
 static void add_idle_hours(const struct pool_spec *p, double powered_gpus, double gpus,
-			   double cores, double gib, double h, struct allocation *idle)
+			   double cores, double gib, double h, struct allocation *idle, double *by)
 {
 	double powered_nodes = powered_gpus / p->gpus_per_node;
 	double gpu_h = fmax(0, powered_gpus - gpus) * h;
@@ -64,37 +67,30 @@ static void add_idle_hours(const struct pool_spec *p, double powered_gpus, doubl
 	idle->cpu_cost += cpu_h * p->price.cpu_hour;
 	idle->ram_byte_hours += gib_h * GP_GIB;
 	idle->ram_cost += gib_h * p->price.gib_hour;
-}
-
-/* Powered but unallocated capacity of one pool in one window, at its prices. */
-static void add_idle(const struct pool_spec *p, const struct scenario *sc, const struct results *r,
-		     const struct ts_row *row, struct allocation *idle)
-{
-	add_idle_hours(p, row->powered_gpus, row->gpus_allocated, row->cpu_cores, row->ram_gib,
-		       window_hours(sc, r, row->t), idle);
+	by[COST_GPU] += gpu_h * p->price.gpu_hour;
+	by[COST_CPU] += cpu_h * p->price.cpu_hour;
+	by[COST_RAM] += gib_h * p->price.gib_hour;
 }
 
 /* The bill's span starts at the scenario start: what the pools had powered
  * before the first timeseries window (the first arrival's) is idle, one
  * __idle__ allocation over [0, until). */
-static void add_before(const struct scenario *sc, struct results *r, const struct cost_span *span,
-		       double *idle_by_pool)
+static void add_before(const struct scenario *sc, struct results *r, const struct cost_run *run,
+		       double *idle_by)
 {
-	if (span->until <= 0)
+	if (run->until <= 0)
 		return;
-	struct allocation idle = {COST_IDLE_NAME, 0, span->until, 0, 0, 0, 0, 0, 0, 0, 0};
-	for (size_t p = 0; p < sc->n_pools; p++) {
-		double before = idle.gpu_cost + idle.cpu_cost + idle.ram_cost;
-		add_idle_hours(&sc->pools[p], span->powered_gpu_hours[p], 0, 0, 0, 1, &idle);
-		idle_by_pool[p] += idle.gpu_cost + idle.cpu_cost + idle.ram_cost - before;
-	}
+	struct allocation idle = {COST_IDLE_NAME, 0, run->until, 0, 0, 0, 0, 0, 0, 0, 0};
+	for (size_t p = 0; p < sc->n_pools; p++)
+		add_idle_hours(&sc->pools[p], run->powered_gpu_hours[p], 0, 0, 0, 1, &idle,
+			       &idle_by[p * COST_RESOURCES]);
 	if (idle.gpu_hours > 0 || idle.cpu_core_hours > 0 || idle.ram_byte_hours > 0)
 		add_allocation(r, idle);
 }
 
 /* Rows arrive window by window, scopes in a fixed order: all, pools, workloads. */
 static void add_allocations(const struct scenario *sc, struct results *r, double *cost,
-			    double *idle_by_pool)
+			    double *idle_by)
 {
 	size_t n_ts = r->n_ts, per_window = 1 + sc->n_pools + sc->n_workloads;
 	for (size_t i = 0; i + per_window <= n_ts; i += per_window) {
@@ -104,9 +100,10 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 		struct allocation idle = {
 			COST_IDLE_NAME, row->t, window_end(sc, r, row->t), 0, 0, 0, 0, 0, 0, 0, 0};
 		for (size_t p = 0; p < sc->n_pools; p++) {
-			double before = idle.gpu_cost + idle.cpu_cost + idle.ram_cost;
-			add_idle(&sc->pools[p], sc, r, &row[1 + p], &idle);
-			idle_by_pool[p] += idle.gpu_cost + idle.cpu_cost + idle.ram_cost - before;
+			const struct ts_row *pr = &row[1 + p];
+			add_idle_hours(&sc->pools[p], pr->powered_gpus, pr->gpus_allocated,
+				       pr->cpu_cores, pr->ram_gib, window_hours(sc, r, row->t),
+				       &idle, &idle_by[p * COST_RESOURCES]);
 		}
 		for (size_t w = 0; w < sc->n_workloads; w++) {
 			struct allocation a = workload_window(sc, r, &row[1 + sc->n_pools + w]);
@@ -120,28 +117,127 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 	}
 }
 
-void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified,
-		  const struct cost_span *span)
+/* What the sharing works with: idle[p][k] of each pool and resource, and
+ * each workload's cost of each resource in each pool, wcost[w][p][k]. */
+struct idle_split {
+	const struct scenario *sc;
+	double *idle;  /* [p * COST_RESOURCES + k] */
+	double *wcost; /* [(w * n_pools + p) * COST_RESOURCES + k] */
+	double *share; /* [w]: idle charged to w */
+};
+
+static double *wcost_of(const struct idle_split *x, size_t w, size_t p)
 {
-	double *cost = gp_xcalloc(sc->n_workloads, sizeof *cost);
-	double *idle_by_pool = gp_xcalloc(sc->n_pools, sizeof *idle_by_pool);
-	if (span)
-		add_before(sc, r, span, idle_by_pool);
-	add_allocations(sc, r, cost, idle_by_pool);
+	return &x->wcost[(w * x->sc->n_pools + p) * COST_RESOURCES];
+}
+
+/* Idle held for one workload: a pool that no other workload's pods may use
+ * (placement's rules: taints, node_selector, affinity, gpu_spec, the resource)
+ * is kept for it, and its idle is charged to it whatever it used. */
+static void charge_held(struct idle_split *x, const bool *usable)
+{
+	const struct scenario *sc = x->sc;
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		size_t users = 0, only = 0;
+		for (size_t w = 0; w < sc->n_workloads; w++)
+			if (!usable || usable[w * sc->n_pools + p]) {
+				users++;
+				only = w;
+			}
+		if (users != 1 || sc->n_workloads < 2)
+			continue; /* a lone workload gets the idle by the rule anyway */
+		for (size_t k = 0; k < COST_RESOURCES; k++) {
+			x->share[only] += x->idle[p * COST_RESOURCES + k];
+			x->idle[p * COST_RESOURCES + k] = 0;
+		}
+	}
+}
+
+/* Shares the idle of the pools in [from, to) (one idle scope) over the
+ * workloads' costs there.  weighted: OpenCost's shareIdle, per resource in
+ * proportion to each allocation's cost of that resource (computeIdleCoeffs in
+ * core/pkg/opencost/allocation.go); idle of a resource nobody was charged for
+ * stays unshared.  even: equal parts to every workload charged anything
+ * there (OpenCost's ShareEven weight of 1 per allocation). */
+static void share_scope(struct idle_split *x, size_t from, size_t to, enum share_idle rule)
+{
+	const struct scenario *sc = x->sc;
+	double idle[COST_RESOURCES] = {0}, total[COST_RESOURCES] = {0};
+	size_t charged = 0;
+	for (size_t p = from; p < to; p++)
+		for (size_t k = 0; k < COST_RESOURCES; k++)
+			idle[k] += x->idle[p * COST_RESOURCES + k];
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		double any = 0;
+		for (size_t p = from; p < to; p++)
+			for (size_t k = 0; k < COST_RESOURCES; k++) {
+				total[k] += wcost_of(x, w, p)[k];
+				any += wcost_of(x, w, p)[k];
+			}
+		charged += any > 0;
+	}
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		double mine[COST_RESOURCES] = {0}, any = 0;
+		for (size_t p = from; p < to; p++)
+			for (size_t k = 0; k < COST_RESOURCES; k++) {
+				mine[k] += wcost_of(x, w, p)[k];
+				any += wcost_of(x, w, p)[k];
+			}
+		for (size_t k = 0; k < COST_RESOURCES; k++) {
+			if (rule == SHARE_IDLE_EVEN && any > 0)
+				x->share[w] += idle[k] / (double)charged;
+			else if (rule == SHARE_IDLE_WEIGHTED && total[k] > 0)
+				x->share[w] += idle[k] * mine[k] / total[k];
+		}
+	}
+}
+
+/* The rule, as the summary and docs/cost.md name it. */
+const char *cost_rule_text(const struct scenario *sc)
+{
+	static const char *const texts[3][2] = {
+		{"weighted per resource over the cluster", "weighted per resource in each pool"},
+		{"evenly over the cluster", "evenly in each pool"},
+		{"not shared", "not shared"}};
+	return texts[sc->cost.share_idle][sc->cost.idle_by == IDLE_BY_POOL];
+}
+
+void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified,
+		  const struct cost_run *run)
+{
+	size_t np = sc->n_pools, nw = sc->n_workloads;
+	double *cost = gp_xcalloc(nw + 1, sizeof *cost);
+	struct idle_split x = {sc, gp_xcalloc(np * COST_RESOURCES + 1, sizeof(double)),
+			       gp_xcalloc(nw * np * COST_RESOURCES + 1, sizeof(double)),
+			       gp_xcalloc(nw + 1, sizeof(double))};
+	add_before(sc, r, run, x.idle);
+	add_allocations(sc, r, cost, x.idle);
 	double total = 0, idle = 0;
 	int64_t all_verified = 0;
-	for (size_t w = 0; w < sc->n_workloads; w++) {
+	for (size_t w = 0; w < nw; w++) {
 		total += cost[w];
 		all_verified += verified[w];
+		for (size_t p = 0; p < np && run->collect; p++)
+			collect_cost_of(run->collect, w, (int32_t)p, r->sim_end,
+					wcost_of(&x, w, p));
 	}
-	for (size_t p = 0; p < sc->n_pools; p++) {
-		idle += idle_by_pool[p];
-		results_add_metric(r, sc->pools[p].name, "cost_idle", idle_by_pool[p], "usd");
+	for (size_t p = 0; p < np; p++) {
+		double *by = &x.idle[p * COST_RESOURCES];
+		double pool_idle = by[COST_GPU] + by[COST_CPU] + by[COST_RAM];
+		idle += pool_idle;
+		results_add_metric(r, sc->pools[p].name, "cost_idle", pool_idle, "usd");
 	}
-	for (size_t w = 0; w < sc->n_workloads; w++) {
+	if (sc->cost.share_idle != SHARE_IDLE_NONE) {
+		charge_held(&x, run->usable);
+		if (sc->cost.idle_by == IDLE_BY_POOL)
+			for (size_t p = 0; p < np; p++)
+				share_scope(&x, p, p + 1, sc->cost.share_idle);
+		else
+			share_scope(&x, 0, np, sc->cost.share_idle);
+	}
+	for (size_t w = 0; w < nw; w++) {
 		const char *name = sc->workloads[w].name;
-		/* shareIdle: idle follows cost; with no cost at all, nobody is charged for it. */
-		double share = total > 0 ? idle * cost[w] / total : 0;
+		double share = x.share[w];
 		results_add_metric(r, name, "cost_total", cost[w], "usd");
 		results_add_metric(r, name, "cost_allocated", cost[w], "usd");
 		results_add_metric(r, name, "cost_idle", share, "usd");
@@ -159,5 +255,7 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 	results_add_metric(r, "all", "cost_per_verified_result",
 			   all_verified ? (total + idle) / (double)all_verified : NAN, "usd");
 	free(cost);
-	free(idle_by_pool);
+	free(x.idle);
+	free(x.wcost);
+	free(x.share);
 }

@@ -184,6 +184,11 @@ static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * r->grant.equivalent * price->gpu_hour);
 	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
 	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
+	collect_cost_move(in->h.collect, (size_t)w, r->pool,
+			  (const double[]){sign * r->grant.equivalent * price->gpu_hour,
+					   sign * ws->cpu * price->cpu_hour,
+					   sign * ws->memory_bytes / GP_GIB * price->gib_hour},
+			  now_of(in));
 }
 
 /* The replica starts or stops counting in the activity gauges. */

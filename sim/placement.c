@@ -484,6 +484,12 @@ bool placement_pool_ruled(const struct placer *pl, size_t w, size_t p)
 	return f >= 0 && f != REASON_UNSCHEDULABLE;
 }
 
+bool placement_pool_usable(const struct placer *pl, size_t w, size_t p)
+{
+	const struct pool_rule *rule = rule_of(pl, (int32_t)w, p);
+	return !placement_pool_ruled(pl, w, p) && rule->unfit < 0;
+}
+
 bool placement_start_unblocks(const struct placer *pl, size_t w)
 {
 	return pl->spread[w].on && pl->c->sc->workloads[w].spread.when == SPREAD_DO_NOT_SCHEDULE;

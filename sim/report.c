@@ -3,6 +3,8 @@
  */
 #include "gpuplan/report.h"
 
+#include "gpuplan/cost.h"
+
 #include "gpuplan/collect.h"
 #include "gpuplan/footprint.h"
 #include "gpuplan/units.h"
@@ -181,8 +183,9 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	if (!isnan(idle) && prices) /* the inflation protocol has no time, so no cost */
 		fprintf(out,
 			"cost = allocations at pool prices; $/verified adds the workload's "
-			"share of idle (all: the bill, idle %.2f included).\n",
-			idle);
+			"share of idle, %s (all: the bill from the start, idle %.2f "
+			"included).\n",
+			cost_rule_text(sc), idle);
 	inference_summary(out, sc, r);
 	report_findings(out, r);
 }

@@ -107,6 +107,34 @@ static int top_output(struct loader *ld, const struct ynode *v, void *obj)
 			   output_rules, N_OF(output_rules), &ld->sc->output);
 }
 
+static int cost_share_idle(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"weighted", "even", "none"};
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "share_idle", names, N_OF(names), &k);
+	((struct cost_spec *)obj)->share_idle = (enum share_idle)k;
+	return rc;
+}
+
+static int cost_idle_by(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"cluster", "pool"};
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "idle_by", names, N_OF(names), &k);
+	((struct cost_spec *)obj)->idle_by = (enum idle_by)k;
+	return rc;
+}
+
+static const struct key_rule cost_rules[] = {{"share_idle", cost_share_idle},
+					     {"idle_by", cost_idle_by}};
+
+static int top_cost(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	return ld_walk_map(ld, v, "cost", "a map like {share_idle: weighted, idle_by: pool}",
+			   cost_rules, N_OF(cost_rules), &ld->sc->cost);
+}
+
 static int experiment_protocol(struct loader *ld, const struct ynode *v, void *obj)
 {
 	static const char *const names[] = {"inflation"};
@@ -193,20 +221,11 @@ static int top_history(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 static const struct key_rule top_rules[] = {
-	{"name", top_name},
-	{"seed", top_seed},
-	{"start", top_start},
-	{"horizon", top_horizon},
-	{"pools", top_later},
-	{"workloads", top_later},
-	{"queues", top_later},
-	{"scheduler", top_scheduler},
-	{"cohorts", top_later},
-	{"output", top_output},
-	{"experiment", top_experiment},
-	{"history", top_history},
-	{"gpu_types", NULL},
-	{"models", NULL},
+	{"name", top_name},       {"seed", top_seed},           {"start", top_start},
+	{"horizon", top_horizon}, {"pools", top_later},         {"workloads", top_later},
+	{"queues", top_later},    {"scheduler", top_scheduler}, {"cohorts", top_later},
+	{"output", top_output},   {"cost", top_cost},           {"experiment", top_experiment},
+	{"history", top_history}, {"gpu_types", NULL},          {"models", NULL},
 };
 
 /* Expected jobs of a workload: its count, or rate x span for an open poisson stream. */

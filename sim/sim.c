@@ -317,6 +317,9 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 			   POD_GAUGES - 2, now);
 	collect_move_block(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
 			   GAUGE_ALLOCATED, d, POD_GAUGES, now);
+	collect_cost_move(&s->collect, (size_t)j->workload, pool,
+			  (const double[]){d[GAUGE_GPU_COST], d[GAUGE_CPU_COST], d[GAUGE_RAM_COST]},
+			  now);
 }
 
 static void job_gauges(struct sim *s, const struct sim_job *j, double sign)
@@ -1385,6 +1388,8 @@ const struct sim_job *sim_jobs(const struct sim *s, size_t *n)
 const struct sim_workload *sim_workloads(const struct sim *s) { return s->wl; }
 
 const struct collect *sim_collect(const struct sim *s) { return &s->collect; }
+
+const struct placer *sim_placer(const struct sim *s) { return &s->placer; }
 
 int sim_failed(const struct sim *s, struct gp_err *err)
 {

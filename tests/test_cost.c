@@ -162,17 +162,106 @@ Test(cost, start_up_is_charged)
 	cr_assert_eq(r.jobs[0].end - r.jobs[0].start, 66 * SIM_MINUTE);
 }
 
-/* Idle is shared in proportion to cost: a workload with twice the cost carries
- * twice the idle. */
-Test(cost, idle_is_shared_in_proportion_to_cost)
+/* Two workloads on the worked example's node, 12:00-13:00, horizon 13:00:
+ * a holds 2 GPUs and 8 cores (5 + 0.24 $/h), b 1 GPU (2.50 $/h); neither
+ * asks for memory.  The bill is 13 node-hours, 220.688; idle is 122.50 of
+ * GPUs (49 GPU-hours), 37.20 of cores (1,240 core-hours) and 53.248 of
+ * memory (13,312 GiB-hours). */
+#define TWO_WORKLOADS                                                                            \
+	"horizon=13h",                                                                           \
+		"workloads=[{name: a, arrival: {at: \"12:00\"}, gpus: 2, cpu: 8, duration: 1h}," \
+		" {name: b, arrival: {at: \"12:00\"}, gpus: 1, duration: 1h}]"
+
+/* OpenCost's shareIdle (core/pkg/opencost/allocation.go, computeIdleCoeffs:
+ * coeffs[idleId][name][resource] = the allocation's cost of the resource over
+ * the idleId's total of it; AggregateBy then adds idle x coefficient per
+ * resource): GPU idle goes 5 : 2.5, CPU idle all to a, the only one charged
+ * for cores, and memory idle, charged to nobody, stays unshared.  The old
+ * rule, by total cost, gave a 144.17 of idle where OpenCost gives 118.87. */
+Test(cost, idle_is_shared_per_resource_as_opencost_does)
 {
-	RUN("workloads=[{name: a, arrival: {at: \"12:00\"}, gpus: 2, duration: 1h},"
-	    " {name: b, arrival: {at: \"12:00\"}, gpus: 1, duration: 1h}]");
-	double idle = m("all", "cost_idle"), a = m("a", "cost_total"), b = m("b", "cost_total");
-	cr_assert_float_eq(a, 5.0, 1e-9);
-	cr_assert_float_eq(b, 2.5, 1e-9);
-	cr_assert_float_eq(m("a", "cost_per_verified_result"), a + idle * a / (a + b), 1e-9);
-	cr_assert_float_eq(m("b", "cost_per_verified_result"), b + idle * b / (a + b), 1e-9);
+	RUN(TWO_WORKLOADS);
+	cr_assert_float_eq(m("all", "cost_total"), 13 * NODE_HOUR, 1e-9);
+	cr_assert_float_eq(m("all", "cost_idle"), 122.5 + 37.2 + 53.248, 1e-9);
+	cr_assert_float_eq(m("a", "cost_idle"), 122.5 * 5 / 7.5 + 37.2, 1e-9);
+	cr_assert_float_eq(m("b", "cost_idle"), 122.5 * 2.5 / 7.5, 1e-9);
+	cr_assert_float_eq(m("a", "cost_per_verified_result"), 5.24 + 81.666666667 + 37.2, 1e-6);
+	cr_assert_float_eq(m("b", "cost_per_verified_result"), 2.5 + 40.833333333, 1e-6);
+}
+
+/* share_idle: even gives each workload charged anything half of all idle;
+ * none leaves idle with nobody. */
+Test(cost, idle_shared_evenly_or_not_at_all)
+{
+	RUN(TWO_WORKLOADS, "cost={share_idle: even}");
+	double idle = 122.5 + 37.2 + 53.248;
+	cr_assert_float_eq(m("a", "cost_idle"), idle / 2, 1e-9);
+	cr_assert_float_eq(m("b", "cost_idle"), idle / 2, 1e-9);
+	cr_assert_float_eq(m("b", "cost_per_verified_result"), 2.5 + idle / 2, 1e-9);
+	cleanup();
+	RUN(TWO_WORKLOADS, "cost={share_idle: none}");
+	cr_assert_float_eq(m("a", "cost_idle"), 0, 1e-12);
+	cr_assert_float_eq(m("a", "cost_per_verified_result"), 5.24, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 13 * NODE_HOUR, 1e-9, "the bill is the same");
+}
+
+/* Two pools, horizon 13:00: the worked example's node (16.976 $/h) and a
+ * small one, 2 GPUs at 4.00, 16 cores at 0.05, 128 GiB at 0.01 (10.08 $/h).
+ * a (4 GPUs, 8 cores) fills the big node 12:00-13:00, b (2 GPUs, 4 cores) the
+ * small one.  Idle of the big pool: GPUs 48 x 2.50 = 120, cores 1,240 x 0.03
+ * = 37.20, memory 53.248; of the small one: GPUs 24 x 4 = 96, cores 204 x
+ * 0.05 = 10.20, memory 1,664 x 0.01 = 16.64. */
+#define TWO_POOLS                                                                                \
+	"horizon=13h",                                                                           \
+		"pools=[{name: batch, nodes: 1, gpu: A100-80GB, gpus_per_node: 4, cpu: 96,"      \
+		" memory: 1024GiB, price: {gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004}},"   \
+		" {name: small, nodes: 1, gpu: A100-80GB, gpus_per_node: 2, cpu: 16,"            \
+		" memory: 128GiB, taints: [{key: team, value: b, effect: NoSchedule}],"          \
+		" price: {gpu_hour: 4.00, cpu_hour: 0.05, gib_hour: 0.01}}]",                    \
+		"workloads=[{name: a, arrival: {at: \"12:00\"}, gpus: 4, cpu: 8, duration: 1h}," \
+		" {name: b, arrival: {at: \"12:00\"}, gpus: 2, cpu: 4, duration: 1h,"            \
+		" tolerations: [{key: team, operator: Equal, value: b, effect: NoSchedule}]}]"
+
+/* idle_by: pool shares each pool's idle over the workloads charged there
+ * (OpenCost's idle keyed by a narrower idleId, as getIdleId keys it by node
+ * with idleByNode); the small pool is tainted for b, so its idle (122.84,
+ * memory included) is held for b whatever the rule.  By cluster, the big
+ * pool's GPU idle goes 10 : 8 and its core idle 0.24 : 0.20 over a and b. */
+Test(cost, idle_by_pool_and_idle_held_for_one_workload)
+{
+	RUN(TWO_POOLS, "cost={idle_by: pool}");
+	cr_assert_float_eq(m("all", "cost_total"), 13 * (NODE_HOUR + 10.08), 1e-9);
+	cr_assert_float_eq(m("batch", "cost_idle"), 120 + 37.2 + 53.248, 1e-9);
+	cr_assert_float_eq(m("small", "cost_idle"), 96 + 10.2 + 16.64, 1e-9);
+	cr_assert_float_eq(m("a", "cost_idle"), 120 + 37.2, 1e-9, "memory idle: nobody's");
+	cr_assert_float_eq(m("b", "cost_idle"), 96 + 10.2 + 16.64, 1e-9, "held for b");
+	cr_assert_float_eq(m("b", "cost_per_verified_result"), 8.2 + 122.84, 1e-9);
+	cleanup();
+	RUN(TWO_POOLS);
+	cr_assert_float_eq(m("a", "cost_idle"), 120 * 10 / 18.0 + 37.2 * 0.24 / 0.44, 1e-9);
+	cr_assert_float_eq(m("b", "cost_idle"), 122.84 + 120 * 8 / 18.0 + 37.2 * 0.20 / 0.44, 1e-9);
+}
+
+/* Without the taint both may use both pools: nothing is held, and by pool
+ * each pool's idle goes to the one charged there (memory idle to nobody). */
+Test(cost, idle_by_pool_without_a_held_pool)
+{
+	RUN(TWO_POOLS, "pools.small.taints=[]", "cost={idle_by: pool}");
+	cr_assert_float_eq(m("a", "cost_idle"), 120 + 37.2, 1e-9);
+	cr_assert_float_eq(m("b", "cost_idle"), 96 + 10.2, 1e-9);
+	cleanup();
+	RUN(TWO_POOLS, "pools.small.taints=[]");
+	cr_assert_float_eq(m("a", "cost_idle"), 216 * 10 / 18.0 + 47.4 * 0.24 / 0.44, 1e-9);
+	cr_assert_float_eq(m("b", "cost_idle"), 216 * 8 / 18.0 + 47.4 * 0.20 / 0.44, 1e-9);
+}
+
+/* A wrong rule is refused with its place. */
+Test(cost, share_rules_are_validated)
+{
+	struct gp_err err;
+	const char *sets[] = {"cost={share_idle: fair}"};
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, 1, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "share_idle") && strstr(err.msg, "weighted"), "%s", err.msg);
 }
 
 /* With pass rate p the verified count is Binomial(n, p): 2,000 results at 0.8

@@ -83,8 +83,27 @@ struct scope_gauges {
 	bool moved;            /* changed since the last collect_settle */
 };
 
+/* What one workload's pods cost in one pool, by resource (GPU, CPU, RAM):
+ * the cross of a workload's and a pool's cost gauges, which idle_by: pool
+ * shares idle with (cost.h).  Integrated lazily, like the gauges. */
+enum cost_resource { COST_GPU, COST_CPU, COST_RAM, COST_RESOURCES };
+
+struct cost_cell {
+	int32_t pool;
+	sim_time last;                /* total is up to date until here */
+	double rate[COST_RESOURCES];  /* $/h accruing now */
+	double total[COST_RESOURCES]; /* $ since the span start */
+};
+
+struct cost_cells {
+	struct cost_cell *cell; /* the pools the workload's pods used, first use first */
+	size_t n, cap;
+};
+
 struct collect {
 	struct scope_gauges *scopes;
+	struct cost_cells *cells; /* per workload */
+	size_t n_workloads;
 	const char **names;
 	size_t n_scopes;
 	sim_time step;         /* current window length */
@@ -171,6 +190,15 @@ static inline void collect_move(struct collect *c, size_t scope, const uint8_t *
 	for (size_t k = 0; k < n; k++)
 		s->value[gauges[k]] = collect_undust(s->value[gauges[k]] + delta[k]);
 }
+
+/* Adds delta[r] $/h of resource r to what workload w's pods accrue in pool
+ * at time now (beside the cost gauges of its scopes). */
+void collect_cost_move(struct collect *c, size_t w, int32_t pool, const double *delta,
+		       sim_time now);
+
+/* What workload w's pods cost in pool by resource until end, into cost[r]
+ * (zeros where it never ran). */
+void collect_cost_of(const struct collect *c, size_t w, int32_t pool, sim_time end, double *cost);
 
 /* Counts one preemption of scope at time now (a counter: the timeseries
  * row holds the number in its window, not a time average). */

@@ -12,8 +12,11 @@
  * allocations of each output.step window are the windows of the timeseries.
  * Capacity that is powered but unallocated is __idle__: per pool, powered
  * GPUs, cores and memory (nodes' cpu and memory in proportion to the powered
- * GPUs) minus what is allocated, at the pool's prices.  Idle is shared over
- * workloads in proportion to their cost (OpenCost's shareIdle), so
+ * GPUs) minus what is allocated, at the pool's prices.  Idle held for one
+ * workload (a pool only it may use) is charged to it; the rest is shared as
+ * cost: {share_idle: weighted|even|none, idle_by: cluster|pool} says
+ * (OpenCost's shareIdle: per resource, in proportion to each workload's cost
+ * of that resource, over the run's span as one window), so
  *   cost per verified result = (cost + share of idle) / verified results.
  * Metrics: a workload's cost_total and cost_allocated are its allocations,
  * its cost_idle its share of idle; at scope all, cost_allocated is every
@@ -29,19 +32,29 @@
 
 #define COST_IDLE_NAME "__idle__"
 
-/* The bill's span before the first timeseries window: from the scenario
- * start to `until` (collect_span_from), pool p had powered_gpu_hours[p]
- * GPU-hours powered (collect_powered_before), all of them idle. */
-struct cost_span {
+/* What the run gives the bill beyond its rows.  From the scenario start to
+ * `until` (collect_span_from), pool p had powered_gpu_hours[p] GPU-hours
+ * powered (collect_powered_before), all of them idle.  collect: each
+ * workload's cost by pool and resource, which idle is shared by.  usable
+ * [w * n_pools + p]: whether workload w's pods may run in pool p (NULL: all
+ * may); a pool only one workload may use holds its idle for it. */
+struct collect;
+struct cost_run {
 	sim_time until;
 	const double *powered_gpu_hours;
+	const struct collect *collect;
+	const bool *usable;
 };
 
 /* Adds the allocation rows (per workload and window, and __idle__) and the
  * cost metrics (cost_total, cost_idle, verified_results,
  * cost_per_verified_result) to r.  verified[w]: verified results of workload
- * w.  span: the pools' capacity before the first window (NULL: none). */
+ * w.  Idle is shared as the scenario's cost: {share_idle, idle_by} says. */
 void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified,
-		  const struct cost_span *span);
+		  const struct cost_run *run);
+
+/* How idle was shared, for the summary: "weighted per resource over the
+ * cluster", ... */
+const char *cost_rule_text(const struct scenario *sc);
 
 #endif

@@ -241,6 +241,11 @@ bool placement_start_unblocks(const struct placer *pl, size_t w);
  * diagnosis (diagnose.h): capacity idle there is capacity the rules hide. */
 bool placement_pool_filtered(const struct placer *pl, size_t w, size_t p);
 
+/* Whether pods of workload w may run in pool p at all: no node rule keeps
+ * them off (placement_pool_ruled) and the pool offers what they ask for.
+ * For the bill (cost.h): a pool only one workload may use holds its idle. */
+bool placement_pool_usable(const struct placer *pl, size_t w, size_t p);
+
 /* Whether one of w's tolerations tolerates the taint (TaintToleration). */
 bool placement_tolerated(const struct workload_spec *w, const struct taint *taint);
 

@@ -467,6 +467,18 @@ struct param {
 #define SCENARIO_NAME_HINT           "letters, digits, '.', '_' or '-', like eval-window"
 #define SCENARIO_ITEM_NAME_HINT      "letters, digits, '_' or '-', like batch"
 
+/* cost: how idle is shared (docs/cost.md): OpenCost's shareIdle, by
+ * resource in proportion to each workload's cost of it (weighted, the
+ * default), equal parts (even) or not at all (none); over the cluster (the
+ * default) or in each pool. */
+enum share_idle { SHARE_IDLE_WEIGHTED, SHARE_IDLE_EVEN, SHARE_IDLE_NONE };
+enum idle_by { IDLE_BY_CLUSTER, IDLE_BY_POOL };
+
+struct cost_spec {
+	enum share_idle share_idle;
+	enum idle_by idle_by;
+};
+
 struct scenario {
 	char *name;
 	char *path;          /* as given */
@@ -486,6 +498,7 @@ struct scenario {
 	struct scheduler_spec scheduler;
 	struct experiment_spec experiment;
 	struct output_spec output;
+	struct cost_spec cost;
 	struct param *params;
 	size_t n_params;
 	struct history_spec history;

@@ -97,6 +97,8 @@ void sim_advance(struct sim *s, struct results *out);
 const struct sim_job *sim_jobs(const struct sim *s, size_t *n);
 const struct sim_workload *sim_workloads(const struct sim *s);
 const struct collect *sim_collect(const struct sim *s);
+/* The run's placer: which pools each workload may use (placement.h). */
+const struct placer *sim_placer(const struct sim *s);
 /* Why the run cannot stand, with its error code: a trace that could not be
  * read again or changed since the scenario read it (arrivals.h); 0: none. */
 int sim_failed(const struct sim *s, struct gp_err *err);
