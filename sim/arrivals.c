@@ -45,16 +45,26 @@ double arrivals_dist_mean(const struct dist *d)
 
 static sim_time to_sim(double seconds) { return (sim_time)llround(seconds * (double)SIM_SECOND); }
 
-/* Time of the next poisson arrival after t, or SIM_NEVER past the horizon. */
+/* Time of the next poisson arrival (or schedule firing) after t, or
+ * SIM_NEVER past the horizon or the count. */
 static sim_time poisson_next(const struct scenario *sc, const struct workload_spec *w,
 			     struct stream *st, sim_time t)
 {
-	double gap = gsl_ran_exponential(st->rng, 1.0 / w->arrival.rate);
-	/* A gap past the end of representable time is an arrival that never comes
-	 * (a tiny rate with a horizon); without this the sum would overflow. */
-	if (gap >= sim_seconds(SIM_NEVER - t) / 2)
-		return SIM_NEVER;
-	sim_time next = t + to_sim(gap);
+	sim_time next;
+	if (w->arrival.kind == ARRIVAL_SCHEDULE) {
+		next = arrivals_cron_next(&w->arrival.cron, sc->start_epoch, t, st->emitted > 0);
+	} else if (w->arrival.weekly.on) {
+		next = arrivals_weekly_next(&w->arrival.weekly, sc->start_epoch, t,
+					    gsl_ran_exponential(st->rng, 1.0));
+	} else {
+		double gap = gsl_ran_exponential(st->rng, 1.0 / w->arrival.rate);
+		/* A gap past the end of representable time is an arrival that never
+		 * comes (a tiny rate with a horizon); without this the sum would
+		 * overflow. */
+		if (gap >= sim_seconds(SIM_NEVER - t) / 2)
+			return SIM_NEVER;
+		next = t + to_sim(gap);
+	}
 	if ((w->count >= 0 && st->emitted >= w->count) || (sc->horizon && next > sc->horizon))
 		return SIM_NEVER;
 	return next;
@@ -107,7 +117,8 @@ void arrivals_init(struct arrivals *a, const struct scenario *sc)
 		gsl_rng_set(st->rng, (unsigned long)arrivals_stream_seed(sc->seed, ws->name));
 		switch (ws->arrival.kind) {
 		case ARRIVAL_AT: st->next = ws->count > 0 ? ws->arrival.at : SIM_NEVER; break;
-		case ARRIVAL_POISSON: st->next = poisson_next(sc, ws, st, ws->arrival.from); break;
+		case ARRIVAL_POISSON:
+		case ARRIVAL_SCHEDULE: st->next = poisson_next(sc, ws, st, ws->arrival.from); break;
 		case ARRIVAL_TRACE:
 			if (!ws->arrival.rows)
 				open_trace(a, ws, st);
@@ -151,6 +162,7 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 	switch (ws->arrival.kind) {
 	case ARRIVAL_AT:
 	case ARRIVAL_POISSON:
+	case ARRIVAL_SCHEDULE:
 		job->gpus = ws->gpus;
 		/* a long tail's draw is cut at the clock's span, as a given duration is */
 		job->duration = to_sim(fmin(fmax(0.0, arrivals_dist_draw(&ws->duration, st->rng)),

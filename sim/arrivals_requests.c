@@ -28,6 +28,17 @@ static double draw_gap(const struct request_spec *rs, gsl_rng *rng)
 	return gsl_ran_exponential(rng, mean);
 }
 
+/* The next synthetic arrival after t: a gap, or under rate_by_hour the time
+ * the weekly rate's integral reaches a unit exponential draw. */
+static sim_time next_synthetic(const struct request_stream *st, sim_time t)
+{
+	const struct request_spec *rs = &st->w->inference->requests;
+	if (rs->weekly.on)
+		return arrivals_weekly_next(&rs->weekly, st->start_epoch, t,
+					    gsl_ran_exponential(st->rng, 1.0));
+	return t + to_sim(draw_gap(rs, st->rng));
+}
+
 /* Time of trace request (tile, row). */
 static sim_time trace_time(const struct request_spec *rs, int32_t tile, size_t row)
 {
@@ -48,7 +59,7 @@ static void advance(struct request_stream *st, sim_time now)
 	} else if (rs->count >= 0 && st->emitted >= rs->count) {
 		st->next = SIM_NEVER;
 	} else {
-		st->next = now + to_sim(draw_gap(rs, st->rng));
+		st->next = next_synthetic(st, now);
 	}
 	if (st->horizon && st->next != SIM_NEVER && st->next > st->horizon)
 		st->next = SIM_NEVER;
@@ -61,6 +72,7 @@ void arrivals_requests_init(struct request_stream *st, const struct scenario *sc
 	memset(st, 0, sizeof *st);
 	st->w = w;
 	st->horizon = sc->horizon;
+	st->start_epoch = sc->start_epoch;
 	if (rs->process == REQUESTS_TRACE) {
 		st->next = rs->n_rows && rs->repeat > 0 ? trace_time(rs, 0, 0) : SIM_NEVER;
 	} else {
@@ -69,7 +81,7 @@ void arrivals_requests_init(struct request_stream *st, const struct scenario *sc
 		snprintf(name, sizeof name, "%s/requests", w->name);
 		st->rng = gsl_rng_alloc(gsl_rng_mt19937);
 		gsl_rng_set(st->rng, (unsigned long)arrivals_stream_seed(sc->seed, name));
-		st->next = rs->count == 0 ? SIM_NEVER : rs->from + to_sim(draw_gap(rs, st->rng));
+		st->next = rs->count == 0 ? SIM_NEVER : next_synthetic(st, rs->from);
 	}
 	if (st->horizon && st->next != SIM_NEVER && st->next > st->horizon)
 		st->next = SIM_NEVER;

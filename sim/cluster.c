@@ -333,6 +333,12 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	c->sc = sc;
 	c->n_pools = sc->n_pools;
 	c->pools = gp_xcalloc(sc->n_pools, sizeof *c->pools);
+	c->wl_open = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_open);
+	c->wl_closes_at = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_closes_at);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		c->wl_open[w] = true;
+		c->wl_closes_at[w] = SIM_NEVER;
+	}
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		int32_t slots = scenario_pool_slots(&sc->pools[p]);
 		c->n_nodes += (size_t)slots;
@@ -439,6 +445,8 @@ int32_t cluster_pods_per_node(const struct cluster *c, size_t p, const struct wo
 
 void cluster_free(struct cluster *c)
 {
+	free(c->wl_open);
+	free(c->wl_closes_at);
 	for (size_t p = 0; p < c->n_pools; p++) {
 		struct pool_state *ps = &c->pools[p];
 		index_free(&ps->whole);
@@ -1401,13 +1409,13 @@ static int64_t floor_div(int64_t a, int64_t b)
  * Whether epoch second s lies in a window occurrence that opened on `day` or
  * the day before (overnight windows); if so *end is the latest such close.
  */
-static bool window_covers(const struct pool_spec *pool, int64_t day, int64_t s, int64_t *end)
+static bool window_covers(const struct window *ws, size_t n, int64_t day, int64_t s, int64_t *end)
 {
 	bool covered = false;
 	for (int64_t d = day - 1; d <= day; d++) {
 		int dow = (int)((d % 7 + 7 + 3) % 7); /* 1970-01-01 was a Thursday; Monday = 0 */
-		for (size_t i = 0; i < pool->n_windows; i++) {
-			const struct window *w = &pool->windows[i];
+		for (size_t i = 0; i < n; i++) {
+			const struct window *w = &ws[i];
 			if (!(w->days & (1u << dow)))
 				continue;
 			int64_t from = d * 86400 + w->from;
@@ -1422,13 +1430,13 @@ static bool window_covers(const struct pool_spec *pool, int64_t day, int64_t s, 
 }
 
 /* The earliest window opening at or after s (epoch seconds), within 8 days. */
-static int64_t window_next_open(const struct pool_spec *pool, int64_t s)
+static int64_t window_next_open(const struct window *ws, size_t n, int64_t s)
 {
 	int64_t best = INT64_MAX, day = floor_div(s, 86400);
 	for (int64_t d = day; d <= day + 8; d++) {
 		int dow = (int)((d % 7 + 7 + 3) % 7);
-		for (size_t i = 0; i < pool->n_windows; i++) {
-			const struct window *w = &pool->windows[i];
+		for (size_t i = 0; i < n; i++) {
+			const struct window *w = &ws[i];
 			int64_t from = d * 86400 + w->from;
 			if ((w->days & (1u << dow)) && from >= s && from < best)
 				best = from;
@@ -1440,22 +1448,47 @@ static int64_t window_next_open(const struct pool_spec *pool, int64_t s)
 bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t,
 			  sim_time *next_change)
 {
+	return cluster_windows_state(pool->windows, pool->n_windows, start_epoch, t, next_change);
+}
+
+bool cluster_windows_state(const struct window *ws, size_t n, int64_t start_epoch, sim_time t,
+			   sim_time *next_change)
+{
 	*next_change = SIM_NEVER;
-	if (pool->n_windows == 0)
+	if (n == 0)
 		return true;
 	/* Work in whole epoch seconds: windows are given to the second. */
 	int64_t s = start_epoch + floor_div(t, SIM_SECOND);
 	int64_t end;
-	if (window_covers(pool, floor_div(s, 86400), s, &end)) {
+	if (window_covers(ws, n, floor_div(s, 86400), s, &end)) {
 		/* Extend through windows that overlap or touch this one. */
 		int64_t more;
-		while (window_covers(pool, floor_div(end, 86400), end, &more) && more > end)
+		while (window_covers(ws, n, floor_div(end, 86400), end, &more) && more > end)
 			end = more;
 		*next_change = (end - start_epoch) * SIM_SECOND;
 		return true;
 	}
-	int64_t open = window_next_open(pool, s + (t % SIM_SECOND ? 1 : 0));
+	int64_t open = window_next_open(ws, n, s + (t % SIM_SECOND ? 1 : 0));
 	if (open != INT64_MAX)
 		*next_change = (open - start_epoch) * SIM_SECOND;
 	return false;
+}
+
+double cluster_open_share(const struct pool_spec *p, const struct workload_spec *w,
+			  int64_t start_epoch, sim_time t, double seconds)
+{
+	if ((!p->n_windows && !w->n_windows) || seconds <= 0)
+		return 1;
+	sim_time end = t + (sim_time)(seconds * (double)SIM_SECOND), open = 0;
+	for (sim_time at = t; at < end;) {
+		sim_time next, wnext;
+		bool on = cluster_window_state(p, start_epoch, at, &next);
+		on &= cluster_windows_state(w->windows, w->n_windows, start_epoch, at, &wnext);
+		next = wnext < next ? wnext : next;
+		sim_time stop = next > at && next < end ? next : end;
+		if (on)
+			open += stop - at;
+		at = stop;
+	}
+	return sim_seconds(open) / seconds;
 }

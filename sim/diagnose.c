@@ -810,25 +810,6 @@ struct free_sums {
 	double covered;   /* of which in windows whose free capacity held one of its jobs */
 };
 
-/* The share of [t, t + seconds) in which pool p's windows are open (1 for a
- * pool without windows): a closed pool's idle GPUs are not free for work. */
-static double open_share(const struct view *v, const struct pool_spec *p, sim_time t,
-			 double seconds)
-{
-	if (!p->n_windows || seconds <= 0)
-		return 1;
-	sim_time end = t + (sim_time)(seconds * (double)SIM_SECOND), open = 0;
-	for (sim_time at = t; at < end;) {
-		sim_time next;
-		bool on = cluster_window_state(p, v->sc->start_epoch, at, &next);
-		sim_time stop = next > at && next < end ? next : end;
-		if (on)
-			open += stop - at;
-		at = stop;
-	}
-	return sim_seconds(open) / seconds;
-}
-
 /* MIG pools are left out: their free instances are of the shapes the layout
  * fixed, so no placement policy packs them (the layout is the question). */
 static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
@@ -844,7 +825,8 @@ static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 			if (!allowed(v, w, p) || v->sc->pools[p].sharing.mode == SHARING_MIG)
 				continue;
 			const struct ts_row *y = row(v, k, pool_scope(v, p));
-			double open = open_share(v, &v->sc->pools[p], y->t, L);
+			double open = cluster_open_share(&v->sc->pools[p], &v->sc->workloads[w],
+							 v->sc->start_epoch, y->t, L);
 			free += open * fmax(0, y->gpus_capacity - y->gpus_allocated);
 			cap += open * y->gpus_capacity;
 		}

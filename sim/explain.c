@@ -626,10 +626,12 @@ static void explain_run_capacity(struct ctx *c)
 	bool windows = false; /* closed pools idle their GPUs without freeing them */
 	for (size_t p = 0; p < c->sc->n_pools; p++)
 		windows |= c->sc->pools[p].n_windows > 0;
+	for (size_t w = 0; w < c->sc->n_workloads; w++)
+		windows |= c->sc->workloads[w].n_windows > 0;
 	if (windows)
 		gp_sb_printf(&c->text,
 			     "capacity: work waits for GPUs that are busy or outside their "
-			     "pools' windows, and neither allocation, memory, placement nor the "
+			     "windows, and neither allocation, memory, placement nor the "
 			     "application explains it; a larger pool or a wider window would "
 			     "(advise searches for the smallest pool)");
 	else
@@ -665,6 +667,13 @@ static void explain_capacity(struct ctx *c)
 			"%s waits for a %s instance of pool %s, all held by other "
 			"pods; more nodes, or a MIG layout with more %s instances, would start it",
 			ws->name, ws->mig_profile, ps->name, ws->mig_profile);
+	else if (ws->n_windows)
+		gp_sb_printf(&c->text,
+			     "%s waits for GPUs of pool %s that are busy, or for its own windows%s "
+			     "to open, and neither allocation, memory nor placement explains it; a "
+			     "larger pool or a wider window would (advise searches for the "
+			     "smallest pool)",
+			     ws->name, ps->name, ps->n_windows ? " and the pool's" : "");
 	else if (ps->n_windows)
 		gp_sb_printf(
 			&c->text,

@@ -80,6 +80,18 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 	for (size_t k = 0; k < sc->n_workloads; k++)
 		preempted += w < 0 || (size_t)w == k ? wl[k].preemptions : 0;
 	results_add_metric(r, scope, "jobs_preempted", (double)preempted, "jobs");
+	bool culls = false;
+	int64_t culled = 0;
+	double culled_s = 0;
+	for (size_t k = 0; k < sc->n_workloads; k++) {
+		culls |= sc->workloads[k].cull_after > 0;
+		culled += w < 0 || (size_t)w == k ? wl[k].culled : 0;
+		culled_s += w < 0 || (size_t)w == k ? wl[k].culled_gpu_s : 0;
+	}
+	if (culls) { /* only where a workload asks for idle_cull */
+		results_add_metric(r, scope, "jobs_culled", (double)culled, "jobs");
+		results_add_metric(r, scope, "culled_gpu_hours", culled_s / 3600, "gpu_hours");
+	}
 	return st;
 }
 

@@ -498,14 +498,21 @@ bool placement_start_unblocks(const struct placer *pl, size_t w)
 /* --- filters and scores ---------------------------------------------------- */
 
 /* NodeUnschedulable and the window fit: the slot when the pool cannot take
- * the pod now, else -1. */
-static int32_t pool_closed(const struct pool_state *ps, const struct pod_request *pod, sim_time now)
+ * the pod now, else -1.  A workload's own windows count as its pool's do:
+ * both must be open, and the earlier close is the one to fit before. */
+static int32_t pool_closed(const struct cluster *c, size_t p, const struct pod_request *pod,
+			   sim_time now)
 {
-	if (!ps->open)
+	const struct pool_state *ps = &c->pools[p];
+	bool wl_open = pod->workload < 0 || c->wl_open[pod->workload];
+	if (!ps->open || !wl_open)
 		return REASON_UNSCHEDULABLE;
+	sim_time closes = ps->closes_at;
+	if (pod->workload >= 0 && c->wl_closes_at[pod->workload] < closes)
+		closes = c->wl_closes_at[pod->workload];
 	/* window_policy fit: the expected duration must end by the close
 	 * (under preempt anything starts, and the close stops it). */
-	if (pod->fit_window && ps->closes_at != SIM_NEVER && pod->duration > ps->closes_at - now)
+	if (pod->fit_window && closes != SIM_NEVER && pod->duration > closes - now)
 		return REASON_WINDOW;
 	return -1;
 }
@@ -514,7 +521,7 @@ bool placement_fits_empty(const struct placer *pl, const struct pod_request *pod
 			  sim_time now)
 {
 	const struct pool_rule *r = rule_of(pl, pod->workload, p);
-	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&pl->c->pools[p], pod, now) >= 0)
+	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(pl->c, p, pod, now) >= 0)
 		return false;
 	return cluster_pods_per_node(pl->c, p, &pl->c->sc->workloads[pod->workload], pod->gpus) > 0;
 }
@@ -805,7 +812,7 @@ static bool pool_passes(const struct placer *pl, const struct pod_request *pod, 
 {
 	const struct cluster *c = pl->c;
 	const struct pool_rule *r = rule_of(pl, pod->workload, p);
-	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&c->pools[p], pod, now) >= 0)
+	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(c, p, pod, now) >= 0)
 		return false;
 	*f = (struct node_filter){r, NULL, c->pools[p].first_node, 0, threshold};
 	if (st) {
@@ -1333,7 +1340,7 @@ static void explain(const struct placer *pl, const struct pod_request *pod, sim_
 	memset(why, 0, pl->n_reasons * sizeof *why);
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = rule_of(pl, pod->workload, p);
-		int32_t n = c->pools[p].n_ready, closed = pool_closed(&c->pools[p], pod, now);
+		int32_t n = c->pools[p].n_ready, closed = pool_closed(c, p, pod, now);
 		int32_t slot = closed >= 0 ? closed : r->filtered;
 		if (slot >= 0) {
 			why[slot] += n;
@@ -1386,7 +1393,7 @@ bool placement_fits_node(const struct placer *pl, const struct pod_request *pod,
 {
 	size_t p = (size_t)pl->c->nodes[node].pool;
 	const struct pool_rule *r = rule_of(pl, pod->workload, p);
-	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(&pl->c->pools[p], pod, now) >= 0)
+	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(pl->c, p, pod, now) >= 0)
 		return false;
 	return node_feasible(pl, r, node, node - pl->c->pools[p].first_node, pod);
 }

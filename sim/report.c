@@ -274,10 +274,19 @@ static void report_workload(FILE *out, const struct scenario *sc, const struct w
 		break;
 	case ARRIVAL_POISSON:
 		if (w->count >= 0)
-			fprintf(out, "%lld jobs, poisson %.6g/h", (long long)w->count,
-				w->arrival.rate * 3600);
+			fprintf(out, "%lld jobs, poisson %.6g/h%s", (long long)w->count,
+				w->arrival.rate * 3600, w->arrival.weekly.on ? " on average" : "");
 		else
-			fprintf(out, "poisson %.6g/h until the horizon", w->arrival.rate * 3600);
+			fprintf(out, "poisson %.6g/h%s until the horizon", w->arrival.rate * 3600,
+				w->arrival.weekly.on ? " on average" : "");
+		break;
+	case ARRIVAL_SCHEDULE:
+		if (w->count >= 0)
+			fprintf(out, "%lld jobs, one per firing of \"%s\"", (long long)w->count,
+				w->arrival.schedule);
+		else
+			fprintf(out, "one job per firing of \"%s\" until the horizon",
+				w->arrival.schedule);
 		break;
 	case ARRIVAL_TRACE:
 		if (w->arrival.format == TRACE_OPENB &&
@@ -366,6 +375,13 @@ void report_scenario(FILE *out, const struct scenario *sc)
 			"  experiment: inflation to %g x the GPUs, target workload %g of the pods\n",
 			sc->experiment.inflate, sc->experiment.popularity);
 	report_twin(out, sc);
+	struct scenario_warning *warns;
+	size_t n_warns;
+	scenario_warnings(sc, &warns, &n_warns);
+	for (size_t i = 0; i < n_warns; i++)
+		fprintf(out, "%s:%d:%d: warning: %s\n", warns[i].loc.file, warns[i].loc.line,
+			warns[i].loc.col, warns[i].text);
+	free(warns);
 }
 
 /* --- the diagnosis --------------------------------------------------------- */

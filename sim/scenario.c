@@ -659,6 +659,7 @@ void ld_free_workload(struct workload_spec *w)
 	free(w->affinity);
 	free(w->spread.key);
 	free(w->mig_profile);
+	free(w->windows);
 }
 
 void scenario_free(struct scenario *sc)

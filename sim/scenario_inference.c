@@ -418,11 +418,13 @@ static const struct key_rule request_rules[] = {
 	{"count", req_count},          {"prompt_tokens", req_prompt},
 	{"output_tokens", req_output}, {"trace", req_trace},
 	{"format", req_format},        {"speedup", req_speedup},
-	{"repeat", req_repeat},
+	{"repeat", req_repeat},        {"rate_by_hour", ld_read_later},
+	{"by_weekday", ld_read_later},
 };
 
-static const char *const synthetic_keys[] = {"process", "rate",          "shape",        "from",
-					     "count",   "prompt_tokens", "output_tokens"};
+static const char *const synthetic_keys[] = {"process",       "rate",         "shape",
+					     "from",          "count",        "prompt_tokens",
+					     "output_tokens", "rate_by_hour", "by_weekday"};
 static const char *const trace_keys[] = {"trace", "format", "speedup", "repeat", "from"};
 
 /* The keys each kind of request stream needs, once the map is read. */
@@ -442,7 +444,16 @@ static int check_requests(struct loader *ld, const struct ynode *v, struct reque
 	rc = ld_only_keys(ld, v, synthetic_keys, N_OF(synthetic_keys),
 			  "a synthetic request process");
 	if (!rc)
-		rc = ld_require(ld, v, "rate", "requests", UNITS_HINT_RATE);
+		rc = ld_weekly_rate(ld, v, false, &rs->weekly);
+	if (!rc && rs->weekly.on && rs->process != REQUESTS_POISSON)
+		return gp_located(ld->err, ynode_get(v, "rate_by_hour")->loc,
+				  "rate_by_hour applies to a poisson process; expected process: "
+				  "poisson");
+	if (rs->weekly.on) /* the mean rate, for sizing and the reports */
+		rs->rate = rs->weekly.week_mass / sim_seconds(7 * SIM_DAY);
+	else if (!rc)
+		rc = ld_require(ld, v, "rate", "requests",
+				UNITS_HINT_RATE ", or rate_by_hour: [24 rates]");
 	if (!rc && rs->process == REQUESTS_GAMMA)
 		rc = ld_require(ld, v, "shape", "a gamma process", "a number > 0 like 0.5");
 	if (!rc && rs->process == REQUESTS_POISSON && ynode_get(v, "shape"))

@@ -73,6 +73,19 @@ int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
 extern const char *const ld_effect_names[3];
 extern const char *const ld_expander_names[4];
 int ld_load_pools(struct loader *ld, const struct ynode *v);
+int ld_load_window(struct loader *ld, const struct ynode *item, struct window *w);
+
+/* scenario_week.c: the week of a workload (windows, arrivals by hour and
+ * weekday, CronJob schedules, idle culling) */
+int ld_workload_windows(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_idle_cull(struct loader *ld, const struct ynode *v, void *obj);
+int ld_arrival_schedule(struct loader *ld, const struct ynode *v, void *obj);
+/* rate_by_hour and by_weekday of map v into *r; numbers without a unit are
+ * per hour (per_hour) or per second.  Nothing when v has neither key. */
+int ld_weekly_rate(struct loader *ld, const struct ynode *v, bool per_hour, struct weekly_rate *r);
+double ld_cron_rate(const struct cron *c, int64_t start_epoch);
+int ld_read_later(struct loader *ld, const struct ynode *v, void *obj);
+int ld_finish_week(struct loader *ld, const struct ynode *item, struct workload_spec *w);
 
 /* scenario_queues.c */
 int ld_cohort_index(const struct scenario *sc, const char *name);

@@ -198,6 +198,9 @@ static void copy_rules(struct workload_spec *w, const struct workload_spec *pare
 			w->affinity[i].values[k] = gp_xstrdup(e->values[k]);
 	}
 	w->spread.key = parent->spread.key ? gp_xstrdup(parent->spread.key) : NULL;
+	w->windows = gp_xcalloc(parent->n_windows + 1, sizeof *w->windows);
+	if (parent->n_windows)
+		memcpy(w->windows, parent->windows, parent->n_windows * sizeof *w->windows);
 }
 
 /* The request of pod p: GPUs, milli, cpu, memory, gpu_spec. */

@@ -138,7 +138,7 @@ static int window_days(struct loader *ld, const struct ynode *v, void *obj)
 static const struct key_rule window_rules[] = {
 	{"from", window_from}, {"to", window_to}, {"days", window_days}};
 
-static int load_window(struct loader *ld, const struct ynode *item, struct window *w)
+int ld_load_window(struct loader *ld, const struct ynode *item, struct window *w)
 {
 	w->loc = item->loc;
 	w->days = WINDOW_EVERY_DAY;
@@ -164,7 +164,7 @@ static int pool_windows(struct loader *ld, const struct ynode *v, void *obj)
 	p->windows = gp_xcalloc(v->n, sizeof *p->windows);
 	p->n_windows = v->n;
 	for (size_t i = 0; i < v->n && !rc; i++)
-		rc = load_window(ld, v->items[i], &p->windows[i]);
+		rc = ld_load_window(ld, v->items[i], &p->windows[i]);
 	return rc;
 }
 

@@ -18,7 +18,9 @@
 
 #define WORKLOAD_HINT \
 	"a map like {name: eval, count: 4, arrival: {at: \"12:00\"}, gpus: 2, duration: 1h}"
-#define ARRIVAL_HINT  "{at: \"12:00\"}, {process: poisson, rate: 10/h} or {trace: PATH, format: csv}"
+#define ARRIVAL_HINT                                                                      \
+	"{at: \"12:00\"}, {process: poisson, rate: 10/h}, {schedule: \"0 22 * * *\"} or " \
+	"{trace: PATH, format: csv}"
 #define DURATION_HINT UNITS_HINT_DURATION ", or {dist: exponential, mean: 1h}"
 
 static const char *const kind_names[] = {"batch", "inference", "service"};
@@ -691,16 +693,27 @@ static int arrival_format(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 static const struct key_rule arrival_rules[] = {
-	{"at", arrival_at},     {"process", arrival_process}, {"rate", arrival_rate},
-	{"from", arrival_from}, {"trace", arrival_trace},     {"format", arrival_format},
+	{"at", arrival_at},
+	{"process", arrival_process},
+	{"rate", arrival_rate},
+	{"rate_by_hour", ld_read_later},
+	{"by_weekday", ld_read_later},
+	{"schedule", ld_arrival_schedule},
+	{"from", arrival_from},
+	{"trace", arrival_trace},
+	{"format", arrival_format},
 	{"speedup", NULL},
 };
 
 /* The keys each kind of arrival takes (index = enum arrival_kind). */
-static const char *const arrival_keys[][3] = {
-	{"at", NULL, NULL}, {"process", "rate", "from"}, {"trace", "format", NULL}};
+static const char *const arrival_keys[][5] = {
+	{"at", NULL},
+	{"process", "rate", "rate_by_hour", "by_weekday", "from"},
+	{"trace", "format", NULL},
+	{"schedule", "from", NULL},
+};
 static const char *const arrival_kind_text[] = {"arrival at", "a poisson arrival",
-						"a trace arrival"};
+						"a trace arrival", "a schedule"};
 
 static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -708,15 +721,23 @@ static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 	int rc = ld_walk_map(ld, v, "arrival", ARRIVAL_HINT, arrival_rules, N_OF(arrival_rules), a);
 	if (rc)
 		return rc;
-	int kinds = !!ynode_get(v, "at") + !!ynode_get(v, "process") + !!ynode_get(v, "trace");
+	int kinds = !!ynode_get(v, "at") + !!ynode_get(v, "process") + !!ynode_get(v, "trace") +
+		    !!ynode_get(v, "schedule");
 	if (kinds != 1)
 		return gp_located(ld->err, v->loc,
-				  "arrival needs exactly one of at, process or trace; "
+				  "arrival needs exactly one of at, process, trace or schedule; "
 				  "expected " ARRIVAL_HINT);
 	if (!rc)
-		rc = ld_only_keys(ld, v, arrival_keys[a->kind], 3, arrival_kind_text[a->kind]);
+		rc = ld_only_keys(ld, v, arrival_keys[a->kind], 5, arrival_kind_text[a->kind]);
 	if (!rc && a->kind == ARRIVAL_POISSON)
-		rc = ld_require(ld, v, "rate", "arrival", UNITS_HINT_RATE);
+		rc = ld_weekly_rate(ld, v, true, &a->weekly);
+	if (!rc && a->kind == ARRIVAL_POISSON && !a->weekly.on)
+		rc = ld_require(ld, v, "rate", "arrival",
+				UNITS_HINT_RATE ", or rate_by_hour: [24 rates]");
+	if (!rc && a->kind == ARRIVAL_POISSON && a->weekly.on) /* the mean rate: sizing, reports */
+		a->rate = a->weekly.week_mass / sim_seconds(7 * SIM_DAY);
+	if (!rc && a->kind == ARRIVAL_SCHEDULE)
+		a->rate = ld_cron_rate(&a->cron, ld->sc->start_epoch);
 	if (!rc && a->kind == ARRIVAL_TRACE && a->format == TRACE_OPENB)
 		return openb_read_pods(a->trace_path, ynode_get(v, "trace")->loc,
 				       ld->sc->experiment.protocol == EXPERIMENT_NONE, &a->pods,
@@ -768,6 +789,9 @@ static const struct key_rule workload_rules[] = {
 	{"tokenize", ld_workload_tokenize},
 	{"route", ld_workload_route},
 	{"restart", workload_restart},
+	/* the week: windows of its own, culling when idle */
+	{"windows", ld_workload_windows},
+	{"idle_cull", ld_workload_idle_cull},
 };
 
 /* An openb pod list decides every pod's request and times too.  The
@@ -846,7 +870,7 @@ static sim_time first_arrival(const struct workload_spec *w)
 	const struct arrival *a = &w->arrival;
 	if (a->kind == ARRIVAL_AT)
 		return a->at;
-	if (a->kind == ARRIVAL_POISSON)
+	if (a->kind == ARRIVAL_POISSON || a->kind == ARRIVAL_SCHEDULE)
 		return a->from;
 	return a->n_rows ? a->summary.first_submit : 0;
 }
@@ -874,6 +898,8 @@ static int finish_workload(struct loader *ld, const struct ynode *item, struct w
 		rc = derive_quality(ld, item, w);
 	if (!rc)
 		rc = ld_require(ld, item, "name", "workload", "a name like eval");
+	if (!rc)
+		rc = ld_finish_week(ld, item, w);
 	if (!rc && w->inference)
 		return ld_finish_inference(ld, item, w);
 	if (!rc)
@@ -886,11 +912,15 @@ static int finish_workload(struct loader *ld, const struct ynode *item, struct w
 	if (w->arrival.kind == ARRIVAL_TRACE)
 		return finish_trace_workload(ld, item, w);
 	rc = ld_require(ld, item, "duration", "workload", DURATION_HINT);
-	if (!rc && w->arrival.kind == ARRIVAL_POISSON && !ynode_get(item, "count")) {
+	if (!rc && (w->arrival.kind == ARRIVAL_POISSON || w->arrival.kind == ARRIVAL_SCHEDULE) &&
+	    !ynode_get(item, "count")) {
 		if (!ld->sc->horizon)
 			return gp_located(ld->err, ynode_get(item, "arrival")->loc,
-					  "a poisson arrival without count never ends; expected a "
-					  "count or a scenario horizon");
+					  "%s without count never ends; expected a "
+					  "count or a scenario horizon",
+					  w->arrival.kind == ARRIVAL_SCHEDULE
+						  ? "a schedule"
+						  : "a poisson arrival");
 		w->count = -1;
 	}
 	return rc;

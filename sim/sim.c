@@ -351,7 +351,14 @@ static double cost_per_hour(const struct sim *s, const struct sim_job *j)
 static void begin_work(struct sim *s, struct sim_job *j)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	double work = (double)j->duration - j->kept, total = work + (double)ws->startup;
+	double work = (double)j->duration - j->kept;
+	/* idle_cull: a pod idle below the threshold is culled cull_after past
+	 * its start-up (JupyterHub's culler, Kubeflow's culling; scenario.md) */
+	j->culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
+		    work > (double)ws->cull_after;
+	if (j->culled)
+		work = (double)ws->cull_after;
+	double total = work + (double)ws->startup;
 	j->remaining = total;
 	j->span_work = total;
 	j->busy = total > 0 ? ws->gpu_busy * work / total : ws->gpu_busy;
@@ -651,6 +658,11 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	bool passed = gsl_rng_uniform(s->wl[j->workload].quality) < ws->pass_rate;
 	j->verified = passed && j->end <= j->deadline;
 	s->wl[j->workload].verified += j->verified;
+	if (j->culled) {
+		s->wl[j->workload].culled++;
+		s->wl[j->workload].culled_gpu_s +=
+			j->demand * sim_seconds(j->duration - (sim_time)j->kept - ws->cull_after);
+	}
 	s->running--;
 	gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
 	for (int32_t k = 0; k < j->pods; k++)
@@ -750,6 +762,18 @@ static void preempt_pool(struct sim *s, size_t p)
 	}
 }
 
+/* Under window_policy preempt, workload w's own window closing stops its
+ * running jobs, as its pool's would. */
+static void preempt_workload(struct sim *s, size_t w)
+{
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		struct sim_job *j = &s->jobs[i];
+		if (j->status == JOB_RUNNING && j->workload == (int32_t)w &&
+		    j->finish_at != s->engine.now)
+			evict(s, (uint32_t)i, false);
+	}
+}
+
 static void infer_heard(struct sim *s);
 
 /* A node the autoscaler takes away (a spot notice, a scale-down): its batch
@@ -820,7 +844,8 @@ static bool work_left(const struct sim *s)
 	       s->backing_off || infer_work_left(s->infer);
 }
 
-/* Schedules pool p's next window change, at next (SIM_NEVER: none). */
+/* Schedules pool p's next window change, at next (SIM_NEVER: none); p >=
+ * n_pools is workload p - n_pools's own windows. */
 static void push_window(struct sim *s, size_t p, sim_time next)
 {
 	/* Windows matter while there is work, and until the horizon for the
@@ -830,9 +855,34 @@ static void push_window(struct sim *s, size_t p, sim_time next)
 		engine_push(&s->engine, next, EV_WINDOW, (uint32_t)p, 0);
 }
 
+/* Moves workload w's own window state to now and schedules its next change:
+ * placement reads it beside its pools' (placement.c, pool_closed). */
+static void on_workload_window(struct sim *s, size_t w)
+{
+	const struct workload_spec *ws = &s->sc->workloads[w];
+	sim_time next;
+	bool was_open = s->cluster.wl_open[w];
+	bool open = cluster_windows_state(ws->windows, ws->n_windows, s->sc->start_epoch,
+					  s->engine.now, &next);
+	s->cluster.wl_open[w] = open;
+	if (was_open && !open && !fit_window(s))
+		preempt_workload(s, w);
+	s->cluster.wl_closes_at[w] = open ? next : SIM_NEVER;
+	s->cluster.changes++;
+	if (open) {
+		s->dirty = true;
+		s->freed++;
+	}
+	push_window(s, s->sc->n_pools + w, next);
+}
+
 /* Moves pool p's window state to now and schedules its next change. */
 static void on_window(struct sim *s, size_t p)
 {
+	if (p >= s->sc->n_pools) {
+		on_workload_window(s, p - s->sc->n_pools);
+		return;
+	}
 	struct pool_state *ps = &s->cluster.pools[p];
 	sim_time next;
 	bool was_open = ps->open;
@@ -1216,6 +1266,12 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		s->has_windows |= sc->pools[p].n_windows > 0;
 		on_window(s, p);
+	}
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		if (!sc->workloads[w].n_windows)
+			continue;
+		s->has_windows = true;
+		on_window(s, sc->n_pools + w);
 	}
 	struct infer_host host = {&s->engine, &s->cluster, &s->placer, &s->collect};
 	s->infer = infer_create(sc, &host);

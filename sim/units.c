@@ -232,7 +232,7 @@ static int64_t floor_div(int64_t a, int64_t b)
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's days_from_civil). */
-static int64_t days_from_civil(int64_t y, int m, int d)
+int64_t units_days_from_civil(int64_t y, int m, int d)
 {
 	y -= m <= 2;
 	int64_t era = floor_div(y, 400);
@@ -243,7 +243,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 }
 
 /* The inverse: the date of a day count (Hinnant's civil_from_days). */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+void units_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
 {
 	z += 719468;
 	int64_t era = floor_div(z, 146097);
@@ -329,7 +329,7 @@ static int parse_rfc3339(const char *s, bool utc_default, int64_t *sec, int32_t 
 	int d = fixed_digits(s + 8, 2);
 	if (d < 0 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
 		return -1;
-	int64_t days = days_from_civil(y, mo, d);
+	int64_t days = units_days_from_civil(y, mo, d);
 	*usec = 0;
 	if (s[10] == '\0') {
 		*sec = days * 86400;
@@ -378,7 +378,7 @@ void units_format_rfc3339(int64_t epoch_seconds, char *buf, size_t len)
 	int64_t rest = epoch_seconds - days * 86400;
 	int64_t y;
 	int m, d;
-	civil_from_days(days, &y, &m, &d);
+	units_civil_from_days(days, &y, &m, &d);
 	snprintf(buf, len, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02dZ", y, m, d, (int)(rest / 3600),
 		 (int)(rest / 60 % 60), (int)(rest % 60));
 }

@@ -866,8 +866,8 @@ Test(scenario, workload_errors)
 		 "DIR/s.yaml:3:71: error: invalid priority 'high'; expected a whole number from "
 		 "-2147483648 to 2147483647"},
 		{W("duration: 1h"), "DIR/s.yaml:3:13: error: missing key 'arrival' in workload; "
-				    "expected {at: \"12:00\"}, {process: poisson, rate: 10/h} or "
-				    "{trace: PATH, format: csv}"},
+				    "expected {at: \"12:00\"}, {process: poisson, rate: 10/h}, "
+				    "{schedule: \"0 22 * * *\"} or {trace: PATH, format: csv}"},
 		{W(AT "gpus: 1"),
 		 "DIR/s.yaml:3:13: error: missing key 'duration' in workload; "
 		 "expected a duration like 90s, 500ms, 15m, 1h30m or 2d, or {dist: "
@@ -891,21 +891,20 @@ Test(scenario, arrival_errors)
 {
 	static const struct bad_case cases[] = {
 		{W("arrival: {at: \"00:00\", process: poisson, rate: 1/s}, duration: 1h"),
-		 "DIR/s.yaml:3:32: error: arrival needs exactly one of at, process or trace; "
+		 "DIR/s.yaml:3:32: error: arrival needs exactly one of at, process, trace or schedule; "
 		 "expected "
-		 "{at: \"12:00\"}, {process: poisson, rate: 10/h} or {trace: PATH, format: csv}"},
+		 "{at: \"12:00\"}, {process: poisson, rate: 10/h}, {schedule: \"0 22 * * *\"} or {trace: PATH, format: csv}"},
 		{W("arrival: {}, duration: 1h"),
-		 "DIR/s.yaml:3:32: error: arrival needs exactly one of at, process or trace; "
+		 "DIR/s.yaml:3:32: error: arrival needs exactly one of at, process, trace or schedule; "
 		 "expected "
-		 "{at: \"12:00\"}, {process: poisson, rate: 10/h} or {trace: PATH, format: csv}"},
+		 "{at: \"12:00\"}, {process: poisson, rate: 10/h}, {schedule: \"0 22 * * *\"} or {trace: PATH, format: csv}"},
 		{W("arrival: {att: \"00:00\"}, duration: 1h"),
 		 "DIR/s.yaml:3:33: error: unknown key 'att' in arrival; did you mean 'at'?"},
 		{W("arrival: {at: \"00:00\", rate: 1/s}, duration: 1h"),
 		 "DIR/s.yaml:3:46: error: rate does not apply to arrival at; expected only at"},
 		{W("arrival: {process: poisson}, count: 2, duration: 1h"),
 		 "DIR/s.yaml:3:32: error: missing key 'rate' in arrival; expected a rate like "
-		 "10/s, "
-		 "5/m, 300/h or 20/d"},
+		 "10/s, 5/m, 300/h or 20/d, or rate_by_hour: [24 rates]"},
 		{W("arrival: {process: poisson, rate: ten/h}, count: 2, duration: 1h"),
 		 "DIR/s.yaml:3:57: error: invalid rate 'ten/h'; expected a rate like 10/s, 5/m, "
 		 "300/h or 20/d, or a number per second > 0"},
@@ -914,8 +913,7 @@ Test(scenario, arrival_errors)
 		 "300/h or 20/d, or a number per second > 0"},
 		{W("arrival: {process: poisson, rate: 1/h, format: csv}, count: 2, duration: 1h"),
 		 "DIR/s.yaml:3:62: error: format does not apply to a poisson arrival; expected "
-		 "only "
-		 "process, rate and from"},
+		 "only process, rate, rate_by_hour, by_weekday and from"},
 		{W("arrival: {process: uniform, rate: 1/h}, count: 2, duration: 1h"),
 		 "DIR/s.yaml:3:42: error: unknown process 'uniform'; expected poisson"},
 		{W("arrival: {process: poisson, rate: 1/h}, duration: 1h"),
@@ -938,8 +936,8 @@ Test(scenario, arrival_errors)
 		 "DIR/s.yaml:3:46: error: speedup is not supported yet"},
 		{W("arrival: \"00:00\", duration: 1h"),
 		 "DIR/s.yaml:3:32: error: invalid arrival '00:00'; expected {at: \"12:00\"}, "
-		 "{process: "
-		 "poisson, rate: 10/h} or {trace: PATH, format: csv}"},
+		 "{process: poisson, rate: 10/h}, {schedule: \"0 22 * * *\"} or {trace: PATH, "
+		 "format: csv}"},
 	};
 	all_fail(cases, N_OF(cases));
 }

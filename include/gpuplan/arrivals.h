@@ -60,6 +60,22 @@ double arrivals_dist_draw(const struct dist *d, gsl_rng *rng);
 /* The distribution's mean. */
 double arrivals_dist_mean(const struct dist *d);
 
+/* --- the calendar (arrivals_calendar.c) ------------------------------------
+ *
+ * A weekly rate (rate_by_hour x by_weekday, scenario.h) at time t, per
+ * second; and the time at which its integral from t reaches `mass` (a unit
+ * exponential draw gives the next arrival of the inhomogeneous Poisson
+ * process after t), SIM_NEVER past representable time.  Exact for the
+ * piecewise-constant rate; O(hours of one week) at most.
+ */
+double arrivals_weekly_rate_at(const struct weekly_rate *r, int64_t start_epoch, sim_time t);
+sim_time arrivals_weekly_next(const struct weekly_rate *r, int64_t start_epoch, sim_time t,
+			      double mass);
+
+/* The schedule's next firing at or after t (strictly after with `after`),
+ * as a sim_time; SIM_NEVER when it fires no more (units_cron_next). */
+sim_time arrivals_cron_next(const struct cron *c, int64_t start_epoch, sim_time t, bool after);
+
 /* --- the requests of inference workloads ----------------------------------
  *
  * Synthetic: inter-arrival times are exponential (poisson) or gamma with
@@ -85,8 +101,9 @@ struct new_request {
 struct request_stream {
 	const struct workload_spec *w;
 	sim_time horizon; /* 0: none */
-	gsl_rng *rng;     /* synthetic only */
-	sim_time next;    /* time of the next arrival; SIM_NEVER when done */
+	int64_t start_epoch;
+	gsl_rng *rng;  /* synthetic only */
+	sim_time next; /* time of the next arrival; SIM_NEVER when done */
 	int64_t emitted;
 	size_t row; /* trace: next row of the current tile */
 	int32_t tile;

@@ -172,6 +172,11 @@ struct cluster {
 	int32_t *class_of; /* per node: its id in classes ("Node classes") */
 	struct class_table classes;
 	double most_cpu, most_memory; /* the largest a workload's pod requests */
+	/* per workload with windows of its own: whether they are open, and when
+	 * the current one closes (SIM_NEVER: always open); the simulation moves
+	 * them as it moves the pools' */
+	bool *wl_open;
+	sim_time *wl_closes_at;
 };
 
 /* The class of node. */
@@ -443,5 +448,15 @@ bool cluster_consistent(const struct cluster *c);
  */
 bool cluster_window_state(const struct pool_spec *pool, int64_t start_epoch, sim_time t,
 			  sim_time *next_change);
+
+/* The same for any list of windows (a workload's); n == 0 is always open. */
+bool cluster_windows_state(const struct window *windows, size_t n, int64_t start_epoch, sim_time t,
+			   sim_time *next_change);
+
+/* The share of [t, t + seconds) in which pool p's windows and workload w's
+ * own are both open (1 when neither has any): a closed pool's idle GPUs are
+ * not free for work, nor is any GPU for a workload outside its windows. */
+double cluster_open_share(const struct pool_spec *p, const struct workload_spec *w,
+			  int64_t start_epoch, sim_time t, double seconds);
 
 #endif

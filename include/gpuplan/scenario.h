@@ -18,6 +18,7 @@
 #include "gpuplan/requests.h"
 #include "gpuplan/sharing.h"
 #include "gpuplan/trace.h"
+#include "gpuplan/units.h"
 
 /* Refuse inputs that would need more memory than a planning run should take
  * (a count of 1e12 jobs).  Raised with GPUPLAN_MAX_JOBS in the environment. */
@@ -155,7 +156,7 @@ struct pool_spec {
  * service holds its pods for its duration of wall time, whatever it shares
  * (what import makes of a Deployment's pods: they serve for --horizon). */
 enum workload_kind { WORKLOAD_BATCH, WORKLOAD_INFERENCE, WORKLOAD_SERVICE };
-enum arrival_kind { ARRIVAL_AT, ARRIVAL_POISSON, ARRIVAL_TRACE };
+enum arrival_kind { ARRIVAL_AT, ARRIVAL_POISSON, ARRIVAL_TRACE, ARRIVAL_SCHEDULE };
 enum trace_format { TRACE_CSV, TRACE_OPENB };
 struct openb_pod;
 enum dist_kind { DIST_FIXED, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_GAMMA, DIST_UNIFORM };
@@ -174,12 +175,29 @@ struct dist {
 
 enum deadline_kind { DEADLINE_NONE, DEADLINE_AT, DEADLINE_WITHIN };
 
+/*
+ * A rate that follows the week (rate_by_hour, by_weekday): during hour h of
+ * a day (UTC, the scenario's calendar) the rate is by_hour[h] x
+ * by_weekday[d], d = 0 for Monday.  An inhomogeneous Poisson process with
+ * that piecewise-constant rate (arrivals_calendar.c).  on: false is the
+ * plain constant rate.
+ */
+struct weekly_rate {
+	bool on;
+	double by_hour[24];   /* per second */
+	double by_weekday[7]; /* factors, Monday first; 1 when not given */
+	double week_mass;     /* expected arrivals in one week (> 0) */
+};
+
 struct arrival {
 	enum arrival_kind kind;
-	sim_time at;      /* ARRIVAL_AT: all `count` jobs arrive then */
-	double rate;      /* ARRIVAL_POISSON: per second */
-	sim_time from;    /* ARRIVAL_POISSON: first possible arrival (default 0) */
-	char *trace_path; /* ARRIVAL_TRACE: resolved against the scenario's folder */
+	sim_time at;               /* ARRIVAL_AT: all `count` jobs arrive then */
+	double rate;               /* ARRIVAL_POISSON: per second */
+	sim_time from;             /* ARRIVAL_POISSON, ARRIVAL_SCHEDULE: first possible arrival */
+	struct weekly_rate weekly; /* ARRIVAL_POISSON: rate_by_hour instead of rate */
+	struct cron cron;          /* ARRIVAL_SCHEDULE: one job per firing (units.h) */
+	const char *schedule;      /* ARRIVAL_SCHEDULE: as written (the tree owns it) */
+	char *trace_path;          /* ARRIVAL_TRACE: resolved against the scenario's folder */
 	enum trace_format format;
 	struct trace_job *rows; /* ARRIVAL_TRACE: sorted by submit (stable); NULL for a
 				 * CSV trace in submit order, which the run reads again
@@ -203,6 +221,7 @@ struct request_spec {
 	enum request_process process;
 	double rate;               /* poisson, gamma: requests per second */
 	double shape;              /* gamma: shape k of the inter-arrival times (cv 1/sqrt(k)) */
+	struct weekly_rate weekly; /* poisson: rate_by_hour instead of rate */
 	sim_time from;             /* first possible arrival (default 0) */
 	int64_t count;             /* synthetic: requests; -1 runs to the horizon.
 				    * trace: rows x repeat */
@@ -289,6 +308,16 @@ struct workload_spec {
 	int32_t queue; /* index into scenario.queues */
 	int32_t priority;
 	struct inference_spec *inference; /* kind inference; NULL for batch */
+	/* windows: its pods start only inside them, and inside their pool's
+	 * (both must allow; window_policy applies to both); none: always */
+	struct window *windows;
+	size_t n_windows;
+	/* idle_cull (services): a pod whose activity (gpu_busy) stays below
+	 * cull_threshold for cull_after once it has started up is culled: it
+	 * releases its GPUs (JupyterHub's idle culler, Kubeflow's notebook
+	 * culling).  cull_after 0: never. */
+	sim_time cull_after;
+	double cull_threshold;
 };
 
 enum queue_strategy { STRATEGY_BEST_EFFORT_FIFO, STRATEGY_STRICT_FIFO };
@@ -574,6 +603,17 @@ void scenario_pool_free(struct pool_spec *p);
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
 double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
 double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w);
+
+/* What `check` warns of (docs/scenario.md, "The week"): a counted stream
+ * whose count / rate fills under a quarter of its horizon (or of the other
+ * workloads' arrivals), and a horizon that ends before a workload with
+ * deadlines can finish its last arrivals.  *out (n of them) is the caller's
+ * to free; none: NULL. */
+struct scenario_warning {
+	struct srcloc loc;
+	char text[480];
+};
+void scenario_warnings(const struct scenario *sc, struct scenario_warning **out, size_t *n);
 
 /* Jobs the scenario will submit (sum of counts); used for the resource limit. */
 int64_t scenario_job_count(const struct scenario *sc);

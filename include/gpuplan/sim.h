@@ -66,6 +66,7 @@ struct sim_job {
 	sim_time trace_queue; /* the trace's own wait (openb); SIM_NEVER: none */
 	uint32_t seq;         /* submission order (job_id); the index may be reused */
 	bool admitted;        /* holds its queue's quota (quota.h) */
+	bool culled;          /* its current run ends by idle_cull (scenario.h) */
 };
 
 /* What the run keeps per workload, batch and inference alike. */
@@ -74,6 +75,8 @@ struct sim_workload {
 	int64_t oom_kills;   /* pods (or replicas) killed for overflowing VRAM */
 	int64_t verified;    /* results (or requests) that count as verified */
 	int64_t preemptions; /* batch jobs stopped by a window or a quota reclaim */
+	int64_t culled;      /* services idle_cull stopped */
+	double culled_gpu_s; /* GPU-seconds (equivalents) they would have held on */
 	gsl_rng *quality;    /* its own quality draws, so they never shift the arrivals' */
 	/* what the job metrics need, kept as jobs move so that finished jobs
 	 * can be retired (metrics.h) */

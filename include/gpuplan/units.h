@@ -60,4 +60,40 @@ int units_integer(const char *s, int64_t *out);
 /* true/false/yes/no/on/off. */
 int units_bool(const char *s, bool *out);
 
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's
+ * days_from_civil and civil_from_days). */
+int64_t units_days_from_civil(int64_t y, int m, int d);
+void units_civil_from_days(int64_t z, int64_t *y, int *m, int *d);
+
+/*
+ * A CronJob schedule (units_cron.c): five fields, minute hour day-of-month
+ * month day-of-week, in UTC, as Kubernetes' CronJob reads them (its
+ * controller parses with robfig/cron v3's standard parser): `*`, numbers,
+ * lists `1,15`, ranges `1-5`, steps `*\/15` `0-30/10` `5/15` (from 5 to
+ * the end), month and day names (jan, mon), Sunday as 0 or 7, and the
+ * macros @yearly @annually @monthly @weekly @daily @midnight @hourly.  A day
+ * matches Vixie cron's rule: when both day fields are restricted (neither
+ * is `*`), either may match; else both must.
+ */
+struct cron {
+	uint64_t minutes; /* bit m: minute m, 0..59 */
+	uint32_t hours;   /* bit h, 0..23 */
+	uint32_t mdays;   /* bit d, 1..31 */
+	uint16_t months;  /* bit m, 1..12 */
+	uint8_t wdays;    /* bit d, 0 = Sunday .. 6 */
+	bool mday_star, wday_star;
+};
+
+#define UNITS_HINT_CRON \
+	"a cron schedule of five fields like \"0 22 * * *\" (minute hour day month weekday)"
+
+/* Parses s into *c; on failure writes what is wrong (a field, a value) to
+ * why (at least 128 bytes) and returns -1. */
+int units_cron(const char *s, struct cron *c, char *why, size_t len);
+
+/* The first firing at or after epoch second s (rounded up to a minute), or
+ * INT64_MAX when there is none within UNITS_CRON_YEARS years (30 February). */
+#define UNITS_CRON_YEARS 8
+int64_t units_cron_next(const struct cron *c, int64_t s);
+
 #endif
