@@ -50,8 +50,7 @@ static int cull_threshold(struct loader *ld, const struct ynode *v, void *obj)
 			       &((struct workload_spec *)obj)->cull_threshold);
 }
 
-static const struct key_rule cull_rules[] = {{"after", cull_after},
-					     {"threshold", cull_threshold}};
+static const struct key_rule cull_rules[] = {{"after", cull_after}, {"threshold", cull_threshold}};
 
 int ld_workload_idle_cull(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -123,7 +122,8 @@ int ld_read_later(struct loader *ld, const struct ynode *v, void *obj)
 
 int ld_weekly_rate(struct loader *ld, const struct ynode *v, bool per_hour, struct weekly_rate *r)
 {
-	const struct ynode *hours = ynode_get(v, "rate_by_hour"), *days = ynode_get(v, "by_weekday");
+	const struct ynode *hours = ynode_get(v, "rate_by_hour"),
+			   *days = ynode_get(v, "by_weekday");
 	for (int d = 0; d < 7; d++)
 		r->by_weekday[d] = 1;
 	if (!hours) {
@@ -219,8 +219,8 @@ static double arrivals_end(const struct workload_spec *w)
 	return 0;
 }
 
-static void warn(struct scenario_warning **out, size_t *n, struct srcloc loc, const char *fmt,
-		 ...) GP_PRINTF(4, 5);
+static void warn(struct scenario_warning **out, size_t *n, struct srcloc loc, const char *fmt, ...)
+	GP_PRINTF(4, 5);
 
 static void warn(struct scenario_warning **out, size_t *n, struct srcloc loc, const char *fmt, ...)
 {
@@ -263,8 +263,8 @@ static void check_squeeze(const struct scenario *sc, size_t i, struct scenario_w
 	     "workload %s: its %lld jobs arrive within about %s at %.4g/h, %.0f%% of %s "
 	     "(%s): a fixed count at a higher rate squeezes the same jobs into fewer "
 	     "hours; expected a count of about %.0f (rate x span) or, with a horizon, none",
-	     w->name, (long long)w->count, took, w->arrival.rate * 3600, 100 * span / fill,
-	     what, over, ceil(w->arrival.rate * fill));
+	     w->name, (long long)w->count, took, w->arrival.rate * 3600, 100 * span / fill, what,
+	     over, ceil(w->arrival.rate * fill));
 }
 
 /* A horizon before the last job of a workload with deadlines can finish: jobs
@@ -275,8 +275,8 @@ static void check_cut(const struct scenario *sc, const struct workload_spec *w,
 {
 	if (!sc->horizon || w->inference || w->deadline_kind == DEADLINE_NONE)
 		return;
-	double h = sim_seconds(sc->horizon), need = sim_seconds(w->startup) +
-						    mean_seconds(&w->duration);
+	double h = sim_seconds(sc->horizon),
+	       need = sim_seconds(w->startup) + mean_seconds(&w->duration);
 	double end = arrivals_end(w);
 	double last = end < 0 ? h : fmin(end, h);
 	if (last + need <= h)

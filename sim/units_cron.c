@@ -32,8 +32,8 @@ static const char *const month_names[] = {"jan", "feb", "mar", "apr", "may", "ju
 static const char *const wday_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
 static const struct field fields[5] = {
-	{"minute", 0, 59, NULL, 0},          {"hour", 0, 23, NULL, 0},
-	{"day of month", 1, 31, NULL, 0},    {"month", 1, 12, month_names, 12},
+	{"minute", 0, 59, NULL, 0},           {"hour", 0, 23, NULL, 0},
+	{"day of month", 1, 31, NULL, 0},     {"month", 1, 12, month_names, 12},
 	{"day of week", 0, 7, wday_names, 7}, /* 7: Sunday again */
 };
 

@@ -73,16 +73,16 @@ static void expect_firings(const char *spec, int64_t from, const int64_t *want, 
 Test(cron, lists_every_firing_of_daily_stepped_and_ranged_schedules)
 {
 	const int64_t M = MONDAY;
-	expect_firings("0 22 * * *", M, (const int64_t[]){M + 22 * HOUR, M + DAY + 22 * HOUR,
-							 M + 2 * DAY + 22 * HOUR},
-		       3);
+	expect_firings(
+		"0 22 * * *", M,
+		(const int64_t[]){M + 22 * HOUR, M + DAY + 22 * HOUR, M + 2 * DAY + 22 * HOUR}, 3);
 	/* weekdays only: Friday 22:00, then Monday 22:00 of the next week */
 	expect_firings("0 22 * * 1-5", M + 4 * DAY + 23 * HOUR,
 		       (const int64_t[]){M + 7 * DAY + 22 * HOUR, M + 8 * DAY + 22 * HOUR}, 2);
 	expect_firings("*/20 9-10 * * mon", M,
 		       (const int64_t[]){M + 9 * HOUR, M + 9 * HOUR + 1200, M + 9 * HOUR + 2400,
-					 M + 10 * HOUR, M + 10 * HOUR + 1200,
-					 M + 10 * HOUR + 2400, M + 7 * DAY + 9 * HOUR},
+					 M + 10 * HOUR, M + 10 * HOUR + 1200, M + 10 * HOUR + 2400,
+					 M + 7 * DAY + 9 * HOUR},
 		       7);
 	/* "n/step" runs from n to the end of the field (robfig's "N-max/step") */
 	expect_firings("45/10 0 * * *", M, (const int64_t[]){M + 2700, M + 3300, M + DAY + 2700},
@@ -125,7 +125,8 @@ Test(cron, refuses_bad_fields_with_the_field_named)
 		{"0 24 * * *", "hour: '24' is outside 0-23 or runs backwards"},
 		{"0 22 * *", "'0 22 * *' has fewer than five fields"},
 		{"0 22 * * * *", "'0 22 * * * *' has more than five fields"},
-		{"0 22 * * fry", "day of week: 'fry' is not a value from 0 to 7 or a name like mon"},
+		{"0 22 * * fry",
+		 "day of week: 'fry' is not a value from 0 to 7 or a name like mon"},
 		{"*/0 * * * *", "minute: the step of '*/0' is not a whole number >= 1"},
 		{"0 5-2 * * *", "hour: '5-2' is outside 0-23 or runs backwards"},
 		{"0,,5 * * * *", "minute: an empty value in '0,,5'"},
@@ -182,8 +183,8 @@ Test(weekly, integrates_the_rate_hour_by_hour)
 Test(weekly, hourly_counts_follow_the_rates)
 {
 	struct weekly_rate wr = office_hours(0);
-	const double per_hour[24] = {[9] = 10, [10] = 20, [11] = 30, [12] = 5,  [13] = 40,
-				     [14] = 60, [15] = 50, [16] = 25};
+	const double per_hour[24] = {[9] = 10,  [10] = 20, [11] = 30, [12] = 5,
+				     [13] = 40, [14] = 60, [15] = 50, [16] = 25};
 	wr.week_mass = 0;
 	for (int h = 0; h < 24; h++) {
 		wr.by_hour[h] = per_hour[h] / 3600;
@@ -259,8 +260,8 @@ static size_t submits(const struct scenario *ls, size_t w, double *at, size_t n)
 	return k;
 }
 
-#define HEAD                                                      \
-	"name: week\nstart: 2026-11-02T00:00:00Z\n"               \
+#define HEAD                                        \
+	"name: week\nstart: 2026-11-02T00:00:00Z\n" \
 	"pools: [{name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}]\n"
 
 /* With zeros outside 09:00-17:00 nothing arrives outside; by_weekday 0 on
@@ -358,8 +359,9 @@ Test(week, workload_window_holds_its_pods_until_it_opens)
  * at 23:00, every day, until the run is stalled. */
 Test(week, workload_and_pool_windows_must_both_allow)
 {
-	write_scenario(HEAD "workloads:\n  - {name: ev, count: 1, duration: 45m, "
-			    "arrival: {at: \"12:00\"}, windows: [{from: \"22:00\", to: \"06:00\"}]}\n");
+	write_scenario(HEAD
+		       "workloads:\n  - {name: ev, count: 1, duration: 45m, "
+		       "arrival: {at: \"12:00\"}, windows: [{from: \"22:00\", to: \"06:00\"}]}\n");
 	/* the pool's window by --set, on top of the file */
 	RUN_WITH(spath, "pools.p.windows=[{from: \"20:00\", to: \"23:00\"}]");
 	cr_expect_float_eq(job(0).start_s, 22 * 3600.0, 1e-6);
@@ -370,8 +372,8 @@ Test(week, workload_and_pool_windows_must_both_allow)
 	cr_expect_str_eq(r.status, "stalled");
 	cr_expect(isnan(job(0).start_s), "never started");
 	cr_expect_str_eq(job(0).reason, "0/1 nodes are available: 1 node(s) were unschedulable. "
-					 "preemption: 0/1 nodes are available: 1 Preemption is "
-					 "not helpful for scheduling..");
+					"preemption: 0/1 nodes are available: 1 Preemption is "
+					"not helpful for scheduling..");
 	cleanup();
 	RUN_WITH(spath, "pools.p.windows=[{from: \"20:00\", to: \"23:00\"}]",
 		 "workloads.ev.duration=2h", "scheduler.window_policy=preempt");
@@ -385,9 +387,10 @@ Test(week, workload_and_pool_windows_must_both_allow)
  * its last 2h the next night, 22:00-24:00 (end 48h). */
 Test(week, workload_window_close_preempts_under_preempt)
 {
-	write_scenario(HEAD "scheduler: {window_policy: preempt}\nworkloads:\n"
-			    "  - {name: ev, count: 1, duration: 10h, checkpoint: 1h, "
-			    "arrival: {at: \"12:00\"}, windows: [{from: \"22:00\", to: \"06:00\"}]}\n");
+	write_scenario(HEAD
+		       "scheduler: {window_policy: preempt}\nworkloads:\n"
+		       "  - {name: ev, count: 1, duration: 10h, checkpoint: 1h, "
+		       "arrival: {at: \"12:00\"}, windows: [{from: \"22:00\", to: \"06:00\"}]}\n");
 	run(spath, NULL, 0);
 	cr_expect_float_eq(job(0).start_s, 22 * 3600.0, 1e-6);
 	cr_expect_float_eq(job(0).end_s, 48 * 3600.0, 1e-6);
@@ -395,7 +398,11 @@ Test(week, workload_window_close_preempts_under_preempt)
 	cleanup();
 }
 
-/* 3 notebooks of 8h at 5% busy on a 2-GPU pool, culled 1h after a 10m
+/* Idle culling as JupyterHub's jupyterhub-idle-culler (README: a server whose
+ * last_activity is older than --timeout is stopped) and Kubeflow's notebook
+ * controller ("Configure Culling for Notebooks": scaled to zero when no
+ * kernel computed for CULL_IDLE_TIME) decide it, with gpu_busy as activity.
+ * 3 notebooks of 8h at 5% busy on a 2-GPU pool, culled 1h after a 10m
  * start-up: two start at 0 and end at 1h10m, the third waits for a freed
  * GPU and runs 1h10m to 2h20m.  Culled GPU-hours: 3 x (8h - 1h) = 21. */
 Test(week, idle_cull_frees_gpus_at_the_computed_time)
@@ -430,10 +437,11 @@ Test(week, idle_cull_frees_gpus_at_the_computed_time)
 Test(week, requests_follow_rate_by_hour)
 {
 	struct scenario *ls = load(
-		HEAD "horizon: 2d\nworkloads:\n  - name: chat\n    kind: inference\n"
-		     "    model: llama-2-7b\n    replicas: 1\n    requests: {process: poisson, "
-		     "rate_by_hour: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, "
-		     "0, 0, 0], prompt_tokens: 100, output_tokens: 10}\n");
+		HEAD
+		"horizon: 2d\nworkloads:\n  - name: chat\n    kind: inference\n"
+		"    model: llama-2-7b\n    replicas: 1\n    requests: {process: poisson, "
+		"rate_by_hour: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, "
+		"0, 0, 0], prompt_tokens: 100, output_tokens: 10}\n");
 	struct request_stream st;
 	struct new_request rq;
 	arrivals_requests_init(&st, ls, &ls->workloads[0]);
@@ -466,8 +474,9 @@ Test(week, every_new_key_is_validated_with_its_location)
 		      "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}}\n",
 	      "5:71: error: rate_by_hour x by_weekday is 0 all week: nothing would arrive; "
 	      "expected a rate above 0 in some hour");
-	fails(HEAD WL "count: 2, arrival: {process: poisson, rate: 1/h, by_weekday: [1, 1, 1, 1, 1, "
-		      "1, 1]}}\n",
+	fails(HEAD WL
+	      "count: 2, arrival: {process: poisson, rate: 1/h, by_weekday: [1, 1, 1, 1, 1, "
+	      "1, 1]}}\n",
 	      "5:90: error: by_weekday multiplies rate_by_hour; expected rate_by_hour beside it");
 	fails(HEAD WL "count: 2, arrival: {schedule: \"0 25 * * *\"}}\n",
 	      "5:59: error: schedule '0 25 * * *': hour: '25' is outside 0-23 or runs backwards; "
@@ -498,9 +507,10 @@ Test(week, every_new_key_is_validated_with_its_location)
 		   "prompt_tokens: 10, output_tokens: 10, count: 5}}\n",
 	      "5:60: error: windows does not apply to kind: inference (its replicas serve all the "
 	      "time); expected windows on a batch or service workload, or on the pool");
-	fails(HEAD "workloads:\n  - {name: c, kind: inference, model: llama-2-7b, requests: "
-		   "{process: gamma, shape: 0.5, rate_by_hour: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
-		   "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], prompt_tokens: 10, output_tokens: 10, "
-		   "count: 5}}\n",
+	fails(HEAD
+	      "workloads:\n  - {name: c, kind: inference, model: llama-2-7b, requests: "
+	      "{process: gamma, shape: 0.5, rate_by_hour: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+	      "1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], prompt_tokens: 10, output_tokens: 10, "
+	      "count: 5}}\n",
 	      "5:104: error: rate_by_hour applies to a poisson process; expected process: poisson");
 }
