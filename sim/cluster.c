@@ -333,12 +333,8 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	c->sc = sc;
 	c->n_pools = sc->n_pools;
 	c->pools = gp_xcalloc(sc->n_pools, sizeof *c->pools);
-	c->wl_open = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_open);
+	c->wl_shut = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_shut);
 	c->wl_closes_at = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_closes_at);
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		c->wl_open[w] = true;
-		c->wl_closes_at[w] = SIM_NEVER;
-	}
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		int32_t slots = scenario_pool_slots(&sc->pools[p]);
 		c->n_nodes += (size_t)slots;
@@ -445,7 +441,7 @@ int32_t cluster_pods_per_node(const struct cluster *c, size_t p, const struct wo
 
 void cluster_free(struct cluster *c)
 {
-	free(c->wl_open);
+	free(c->wl_shut);
 	free(c->wl_closes_at);
 	for (size_t p = 0; p < c->n_pools; p++) {
 		struct pool_state *ps = &c->pools[p];

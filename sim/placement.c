@@ -504,12 +504,13 @@ static int32_t pool_closed(const struct cluster *c, size_t p, const struct pod_r
 			   sim_time now)
 {
 	const struct pool_state *ps = &c->pools[p];
-	bool wl_open = pod->workload < 0 || c->wl_open[pod->workload];
-	if (!ps->open || !wl_open)
+	bool wl_shut = pod->workload >= 0 && c->wl_shut[pod->workload];
+	if (!ps->open || wl_shut)
 		return REASON_UNSCHEDULABLE;
-	sim_time closes = ps->closes_at;
-	if (pod->workload >= 0 && c->wl_closes_at[pod->workload] < closes)
-		closes = c->wl_closes_at[pod->workload];
+	sim_time closes = ps->closes_at,
+		 wl_closes = pod->workload >= 0 ? c->wl_closes_at[pod->workload] : 0;
+	if (wl_closes > 0 && wl_closes < closes)
+		closes = wl_closes;
 	/* window_policy fit: the expected duration must end by the close
 	 * (under preempt anything starts, and the close stops it). */
 	if (pod->fit_window && closes != SIM_NEVER && pod->duration > closes - now)

@@ -861,13 +861,13 @@ static void on_workload_window(struct sim *s, size_t w)
 {
 	const struct workload_spec *ws = &s->sc->workloads[w];
 	sim_time next;
-	bool was_open = s->cluster.wl_open[w];
+	bool was_open = !s->cluster.wl_shut[w];
 	bool open = cluster_windows_state(ws->windows, ws->n_windows, s->sc->start_epoch,
 					  s->engine.now, &next);
-	s->cluster.wl_open[w] = open;
+	s->cluster.wl_shut[w] = !open;
 	if (was_open && !open && !fit_window(s))
 		preempt_workload(s, w);
-	s->cluster.wl_closes_at[w] = open ? next : SIM_NEVER;
+	s->cluster.wl_closes_at[w] = open && next != SIM_NEVER ? next : 0;
 	s->cluster.changes++;
 	if (open) {
 		s->dirty = true;

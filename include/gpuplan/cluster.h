@@ -172,10 +172,10 @@ struct cluster {
 	int32_t *class_of; /* per node: its id in classes ("Node classes") */
 	struct class_table classes;
 	double most_cpu, most_memory; /* the largest a workload's pod requests */
-	/* per workload with windows of its own: whether they are open, and when
-	 * the current one closes (SIM_NEVER: always open); the simulation moves
-	 * them as it moves the pools' */
-	bool *wl_open;
+	/* per workload with windows of its own: whether they are shut, and when
+	 * the open one closes (0: not before the run ends); zeroed, every
+	 * workload is open.  The simulation moves them as it moves the pools'. */
+	bool *wl_shut;
 	sim_time *wl_closes_at;
 };
 
