@@ -25,6 +25,7 @@
 #include "gpuplan/store.h"
 #include "gpuplan/sweep.h"
 #include "gpuplan/units.h"
+#include "gpuplan/ytree.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -221,6 +222,22 @@ static size_t find_option(const struct cli_opt *opts, size_t n, const char *a)
 	return r;
 }
 
+/* "unknown option '--node'; did you mean '--nodes'?": the closest option of
+ * the command, by the rule that suggests scenario keys (ytree_suggest). */
+static int unknown_option(const struct cli_opt *opts, size_t n, const char *a)
+{
+	const char **names = gp_xcalloc(n + 1, sizeof *names);
+	size_t k = 0;
+	for (size_t r = 0; r < n; r++)
+		if (opts[r].name)
+			names[k++] = opts[r].name;
+	const char *close = ytree_suggest(a, names, k);
+	int rc = close ? usage_error("unknown option '%s'; did you mean '%s'?", a, close)
+		       : usage_error("unknown option '%s'", a);
+	free(names);
+	return rc;
+}
+
 /* Whether the argument after an option that takes a value is another option
  * instead, the value having been left out: `--db --quiet` must not create a
  * database named --quiet.  A negative number ("-5") is a value. */
@@ -261,7 +278,7 @@ static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size
 		size_t r = 0;
 		if (a[0] == '-' && a[1]) {
 			if ((r = find_option(opts, n, a)) == n) {
-				rc = usage_error("unknown option '%s'", a);
+				rc = unknown_option(opts, n, a);
 				break;
 			}
 			if ((rc = check_repeat(opts, n, seen, r)))

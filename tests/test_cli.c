@@ -207,6 +207,22 @@ Test(cli, every_command_has_help_and_the_usage_names_every_exit_code)
 	cr_expect(strstr(out, "3 search found no value"), "%s", out);
 }
 
+/* A mistyped flag gets the closest flag of its command, by the rule that
+ * suggests scenario keys (ytree_suggest: a longer name it begins, else the
+ * nearest by edit distance); none when nothing is near. */
+Test(cli, unknown_flags_get_the_closest_flag_of_their_command)
+{
+	cr_assert_eq(gpuplan("import --node nodes.json --pods pods.json"), 2);
+	cr_expect(strstr(out, "unknown option '--node'; did you mean '--nodes'?"), "%s", out);
+	cr_assert_eq(gpuplan("run scenarios/eval-window.yaml --quite"), 2);
+	cr_expect(strstr(out, "unknown option '--quite'; did you mean '--quiet'?"), "%s", out);
+	cr_assert_eq(gpuplan("report x.db --openmetric"), 2);
+	cr_expect(strstr(out, "unknown option '--openmetric'; did you mean '--openmetrics'?"), "%s", out);
+	/* the flags of another command are not offered */
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --db x.db"), 2);
+	cr_expect(strstr(out, "unknown option '--db'\n"), "%s", out);
+}
+
 /* One parser for every command: the same message for the same mistake. */
 Test(cli, every_command_reports_unknown_options_and_missing_values_alike)
 {
