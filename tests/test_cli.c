@@ -217,7 +217,8 @@ Test(cli, unknown_flags_get_the_closest_flag_of_their_command)
 	cr_assert_eq(gpuplan("run scenarios/eval-window.yaml --quite"), 2);
 	cr_expect(strstr(out, "unknown option '--quite'; did you mean '--quiet'?"), "%s", out);
 	cr_assert_eq(gpuplan("report x.db --openmetric"), 2);
-	cr_expect(strstr(out, "unknown option '--openmetric'; did you mean '--openmetrics'?"), "%s", out);
+	cr_expect(strstr(out, "unknown option '--openmetric'; did you mean '--openmetrics'?"), "%s",
+		  out);
 	/* the flags of another command are not offered */
 	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --db x.db"), 2);
 	cr_expect(strstr(out, "unknown option '--db'\n"), "%s", out);
