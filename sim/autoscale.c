@@ -480,11 +480,11 @@ static struct as_class *group(struct autoscale *as, size_t g, struct pod_request
 	size_t classes = as->h.sched->n_classes;
 	if (g < classes) {
 		const struct sched_class *cl = &as->h.sched->classes[g];
-		*pod = (struct pod_request){cl->workload, cl->gpus, 0, false};
+		*pod = (struct pod_request){cl->workload, cl->gpus, 0, false, cl->variant};
 		*n = (int64_t)cl->n * placement_pods(as->h.placer, (size_t)cl->workload);
 		return class_at(as, g);
 	}
-	*pod = (struct pod_request){(int32_t)(g - classes), 1, 0, false};
+	*pod = (struct pod_request){(int32_t)(g - classes), 1, 0, false, 0};
 	*n = infer_pending_replicas(as->h.infer, g - classes, pod);
 	return &as->replicas[g - classes];
 }

@@ -1039,6 +1039,31 @@ static void section_charts(FILE *out, const struct page *pg)
 	fputs("</section>\n", out);
 }
 
+/* The Kueue flavors jobs were admitted with, per workload (none: no
+ * section). */
+static int section_flavors(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
+{
+	struct store_flavor *rows;
+	size_t n;
+	int rc = store_read_flavors(st, run_id, &rows, &n, err);
+	if (rc || !n)
+		return rc;
+	fputs("<section id=\"flavors\">\n<h2>Kueue flavors</h2>\n<table id=\"flavor-table\">\n"
+	      "<tr><th>workload</th><th>flavor</th><th>jobs</th><th>GPU-hours</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<tr><td>", out);
+		esc(out, rows[i].workload);
+		fputs("</td><td>", out);
+		esc(out, rows[i].flavor);
+		fprintf(out, "</td><td>%lld</td><td>%.1f</td></tr>\n", (long long)rows[i].jobs,
+			rows[i].gpu_hours);
+	}
+	fputs("</table>\n</section>\n", out);
+	store_free_flavors(rows, n);
+	return GP_OK;
+}
+
 int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
 {
 	struct page pg;
@@ -1047,6 +1072,9 @@ int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
 		section_header(out, &pg);
 		section_findings(out, &pg);
 		section_summary(out, &pg);
+		rc = section_flavors(out, st, pg.run.run_id, err);
+	}
+	if (!rc) {
 		section_charts(out, &pg);
 		fputs("<footer><p class=\"meta\">Written by gpuplan report --html from the results "
 		      "database; self-contained: no script, nothing from the network.</p></footer>\n"

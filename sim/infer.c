@@ -107,7 +107,7 @@
 static struct pod_request pod_of(const struct service *s)
 {
 	return (struct pod_request){s->w, s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1, 0,
-				    false};
+				    false, 0};
 }
 
 sim_time infer_iteration_time(double seconds)

@@ -363,7 +363,8 @@ static void write_jobs(const struct experiment *x, struct results *out)
 	for (size_t i = 0; i < x->n_pods; i++) {
 		const struct ipod *p = &x->pods[i];
 		bool placed = x->placed_on[i] >= 0;
-		out->jobs[i] = (struct job_record){.job_id = (int64_t)i,
+		out->jobs[i] = (struct job_record){.flavor = -1,
+						   .job_id = (int64_t)i,
 						   .workload = p->workload,
 						   .node = x->placed_on[i],
 						   .gpus = p->p.gpus,

@@ -125,6 +125,14 @@ static const struct pool_rule *rule_of(const struct placer *pl, int32_t w, size_
 	return &pl->rules[(size_t)w * pl->n_pools + p];
 }
 
+/* The rule of the pod's workload and variant in pool p. */
+static const struct pool_rule *pod_rule(const struct placer *pl, const struct pod_request *pod,
+					size_t p)
+{
+	size_t v = (size_t)pod->variant;
+	return &pl->rules[(v * pl->n_workloads + (size_t)pod->workload) * pl->n_pools + p];
+}
+
 static const char *const fixed_reasons[REASON_FIXED] = {
 	[REASON_UNSCHEDULABLE] = "node(s) were unschedulable",
 	[REASON_WINDOW] = "node(s) didn't have time before their window closes",
@@ -264,11 +272,12 @@ static void init_mask(struct pool_rule *r, const struct workload_spec *w, const 
 	}
 }
 
-static void init_rule(struct placer *pl, size_t w, size_t p)
+/* The rule of workload w (its spec ws: the workload's own, or with a
+ * variant's labels and tolerations) in pool p, into r. */
+static void init_rule(struct placer *pl, const struct workload_spec *ws, size_t w, size_t p,
+		      struct pool_rule *r)
 {
-	const struct workload_spec *ws = &pl->c->sc->workloads[w];
 	const struct pool_spec *ps = &pl->c->sc->pools[p];
-	struct pool_rule *r = &pl->rules[w * pl->n_pools + p];
 	char text[512], res[96];
 	*r = (struct pool_rule){.filtered = -1, .unfit = -1};
 	snprintf(text, sizeof text, "Insufficient %s", scenario_resource_name(ws, res, sizeof res));
@@ -369,6 +378,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 		slot_of(pl, fixed_reasons[i], (enum pend_kind)i); /* REASON_x == PEND_x */
 	pl->equivalent = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->equivalent);
 	pl->rules = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->rules);
+	pl->n_variants = 1;
 	pl->spread = gp_xcalloc(sc->n_workloads + 1, sizeof *pl->spread);
 	int32_t domains = 1;
 	for (size_t w = 0; w < sc->n_workloads; w++) {
@@ -379,7 +389,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 		for (size_t p = 0; p < sc->n_pools; p++) {
 			pl->equivalent[w * sc->n_pools + p] =
 				scenario_gpu_equivalent(&sc->pools[p], &one);
-			init_rule(pl, w, p);
+			init_rule(pl, &sc->workloads[w], w, p, &pl->rules[w * sc->n_pools + p]);
 		}
 		if (sc->workloads[w].spread.key) {
 			init_spread(pl, w);
@@ -411,8 +421,9 @@ void placement_init(struct placer *pl, struct cluster *c)
 
 void placement_free(struct placer *pl)
 {
-	for (size_t i = 0; i < pl->n_workloads * pl->n_pools; i++)
+	for (size_t i = 0; i < pl->n_variants * pl->n_workloads * pl->n_pools; i++)
 		free(pl->rules[i].allowed);
+	free(pl->variants);
 	for (size_t w = 0; w < pl->n_workloads; w++) {
 		struct spread_state *st = &pl->spread[w];
 		free(st->pool_domain);
@@ -444,6 +455,76 @@ void placement_free(struct placer *pl)
 	free(pl->tentative);
 	gpuplace_free(pl->gpu);
 	memset(pl, 0, sizeof *pl);
+}
+
+/* --- Kueue flavors ---------------------------------------------------------- */
+
+/* Whether the flavor changes a pod: labels to select, tolerations to add. */
+static bool flavor_steers(const struct flavor_spec *f)
+{
+	return f->n_node_labels || f->n_tolerations;
+}
+
+static int flavor_order(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Workload w's spec with the variant's flavors merged in, its two arrays
+ * fresh (freed by unmerge). */
+static struct workload_spec merged(const struct scenario *sc, size_t w, const int32_t *flavors)
+{
+	struct workload_spec m = sc->workloads[w];
+	size_t labels = m.n_node_selector, tols = m.n_tolerations;
+	for (size_t k = 0; k < VARIANT_FLAVORS && flavors[k] >= 0; k++) {
+		labels += sc->flavors[flavors[k]].n_node_labels;
+		tols += sc->flavors[flavors[k]].n_tolerations;
+	}
+	m.node_selector = gp_xcalloc(labels + 1, sizeof *m.node_selector);
+	m.tolerations = gp_xcalloc(tols + 1, sizeof *m.tolerations);
+	const struct workload_spec *o = &sc->workloads[w];
+	memcpy(m.node_selector, o->node_selector, o->n_node_selector * sizeof *m.node_selector);
+	memcpy(m.tolerations, o->tolerations, o->n_tolerations * sizeof *m.tolerations);
+	for (size_t k = 0; k < VARIANT_FLAVORS && flavors[k] >= 0; k++) {
+		const struct flavor_spec *f = &sc->flavors[flavors[k]];
+		for (size_t i = 0; i < f->n_node_labels; i++)
+			m.node_selector[m.n_node_selector++] = f->node_labels[i];
+		for (size_t i = 0; i < f->n_tolerations; i++)
+			m.tolerations[m.n_tolerations++] = f->tolerations[i];
+	}
+	return m;
+}
+
+int32_t placement_variant(struct placer *pl, const int32_t *flavors, size_t n)
+{
+	const struct scenario *sc = pl->c->sc;
+	int32_t key[VARIANT_FLAVORS];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < VARIANT_FLAVORS; i++)
+		if (flavors[i] >= 0 && flavor_steers(&sc->flavors[flavors[i]]))
+			key[k++] = flavors[i];
+	if (!k)
+		return 0;
+	qsort(key, k, sizeof *key, flavor_order);
+	for (size_t i = k; i < VARIANT_FLAVORS; i++)
+		key[i] = -1;
+	for (size_t v = 1; v < pl->n_variants; v++)
+		if (!memcmp(&pl->variants[(v - 1) * VARIANT_FLAVORS], key, sizeof key))
+			return (int32_t)v;
+	size_t v = pl->n_variants++, per = pl->n_workloads * pl->n_pools;
+	pl->variants = gp_xrealloc(pl->variants, v * VARIANT_FLAVORS * sizeof *pl->variants);
+	memcpy(&pl->variants[(v - 1) * VARIANT_FLAVORS], key, sizeof key);
+	pl->rules = gp_xrealloc(pl->rules, (v + 1) * per * sizeof *pl->rules + 1);
+	for (size_t w = 0; w < pl->n_workloads; w++) {
+		struct workload_spec m = merged(sc, w, key);
+		for (size_t p = 0; p < pl->n_pools; p++)
+			init_rule(pl, &m, w, p,
+				  &pl->rules[(v * pl->n_workloads + w) * pl->n_pools + p]);
+		free(m.node_selector);
+		free(m.tolerations);
+	}
+	return (int32_t)v;
 }
 
 /* --- spread counts -------------------------------------------------------- */
@@ -521,7 +602,7 @@ static int32_t pool_closed(const struct cluster *c, size_t p, const struct pod_r
 bool placement_fits_empty(const struct placer *pl, const struct pod_request *pod, size_t p,
 			  sim_time now)
 {
-	const struct pool_rule *r = rule_of(pl, pod->workload, p);
+	const struct pool_rule *r = pod_rule(pl, pod, p);
 	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(pl->c, p, pod, now) >= 0)
 		return false;
 	return cluster_pods_per_node(pl->c, p, &pl->c->sc->workloads[pod->workload], pod->gpus) > 0;
@@ -812,7 +893,7 @@ static bool pool_passes(const struct placer *pl, const struct pod_request *pod, 
 			struct node_filter *f)
 {
 	const struct cluster *c = pl->c;
-	const struct pool_rule *r = rule_of(pl, pod->workload, p);
+	const struct pool_rule *r = pod_rule(pl, pod, p);
 	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(c, p, pod, now) >= 0)
 		return false;
 	*f = (struct node_filter){r, NULL, c->pools[p].first_node, 0, threshold};
@@ -845,7 +926,7 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 	int32_t max_prefer = 0;
 	struct node_filter *filters = pl->filters;
 	for (size_t p = 0; p < pl->n_pools; p++) {
-		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		const struct pool_rule *r = pod_rule(pl, pod, p);
 		pl->candidate[p] = -1;
 		if (!pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
 			continue;
@@ -862,7 +943,7 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 		int32_t node = pl->candidate[p];
 		if (node < 0)
 			continue;
-		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		const struct pool_rule *r = pod_rule(pl, pod, p);
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 		int64_t base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
 		bool per_node_check =
@@ -1122,7 +1203,7 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 	for (int32_t i = 0; i < sm->n_runs + sm->n_segs; i++) {
 		size_t p =
 			(size_t)(i < sm->n_runs ? sm->runs[i].pool : sm->segs[i - sm->n_runs].pool);
-		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		const struct pool_rule *r = pod_rule(pl, pod, p);
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 	}
 	/* The nodes found one by one: their best score and how many hold it, so
@@ -1134,8 +1215,8 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
 		size_t p = (size_t)sm->runs[k].pool;
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-		int64_t pool_base = WEIGHT_TAINT *
-				    taint_score(rule_of(pl, pod->workload, p)->prefer, max_prefer);
+		int64_t pool_base =
+			WEIGHT_TAINT * taint_score(pod_rule(pl, pod, p)->prefer, max_prefer);
 		for (; i < sm->runs[k].end; i++) {
 			int32_t node = sm->nodes[i], id = c->class_of[node];
 			struct class_memo *m = &sm->memo[id];
@@ -1159,8 +1240,7 @@ static int32_t find_sampled(const struct placer *pl, const struct pod_request *p
 		pk.seg = SEG_NODES;
 	for (int32_t i = 0; i < sm->n_segs; i++) {
 		size_t p = (size_t)sm->segs[i].pool;
-		int64_t base = WEIGHT_TAINT *
-			       taint_score(rule_of(pl, pod->workload, p)->prefer, max_prefer);
+		int64_t base = WEIGHT_TAINT * taint_score(pod_rule(pl, pod, p)->prefer, max_prefer);
 		if (score_shape(pl, p, w) == SHAPE_FLAT)
 			offer_segment(pl, &pk, pod, i, -1, base);
 		else
@@ -1205,7 +1285,7 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 	int32_t max_prefer = 0, domains = 0, stamp = ++pl->stamp[0];
 	for (int32_t i = 0; i < sm->n; i++) {
 		int32_t node = sm->nodes[i], d = domain_of(pl, st, node);
-		const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)c->nodes[node].pool);
+		const struct pool_rule *r = pod_rule(pl, pod, (size_t)c->nodes[node].pool);
 		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
 		if (d >= 0 && pl->stamp[1 + d] != stamp) {
 			pl->stamp[1 + d] = stamp;
@@ -1228,7 +1308,7 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 		int32_t node = sm->nodes[i];
 		int64_t raw = pl->scratch[i];
 		int32_t p = c->nodes[node].pool;
-		const struct pool_rule *r = rule_of(pl, pod->workload, (size_t)p);
+		const struct pool_rule *r = pod_rule(pl, pod, (size_t)p);
 		int64_t spread = raw < 0   ? 0 /* ignored: no key */
 				 : hi == 0 ? MAX_NODE_SCORE
 					   : MAX_NODE_SCORE * (hi + lo - raw) / hi;
@@ -1340,7 +1420,7 @@ static void explain(const struct placer *pl, const struct pod_request *pod, sim_
 	const struct spread_state *st = hard_spread(pl, pod, &threshold);
 	memset(why, 0, pl->n_reasons * sizeof *why);
 	for (size_t p = 0; p < pl->n_pools; p++) {
-		const struct pool_rule *r = rule_of(pl, pod->workload, p);
+		const struct pool_rule *r = pod_rule(pl, pod, p);
 		int32_t n = c->pools[p].n_ready, closed = pool_closed(c, p, pod, now);
 		int32_t slot = closed >= 0 ? closed : r->filtered;
 		if (slot >= 0) {
@@ -1393,7 +1473,7 @@ bool placement_fits_node(const struct placer *pl, const struct pod_request *pod,
 			 sim_time now)
 {
 	size_t p = (size_t)pl->c->nodes[node].pool;
-	const struct pool_rule *r = rule_of(pl, pod->workload, p);
+	const struct pool_rule *r = pod_rule(pl, pod, p);
 	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(pl->c, p, pod, now) >= 0)
 		return false;
 	return node_feasible(pl, r, node, node - pl->c->pools[p].first_node, pod);

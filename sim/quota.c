@@ -10,10 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int res_index(const struct quota *q, const char *name)
+static int name_index(const struct quota *q, const char *name)
+{
+	for (size_t k = 0; k < q->n_names; k++)
+		if (!strcmp(q->names[k], name))
+			return (int)k;
+	return -1;
+}
+
+/* The column of (flavor f, resource name k), or -1. */
+static int column(const struct quota *q, int32_t f, int k)
 {
 	for (size_t r = 0; r < q->n_res; r++)
-		if (!strcmp(q->res[r], name))
+		if (q->flav[r] == f && q->name_of[r] == k)
 			return (int)r;
 	return -1;
 }
@@ -46,11 +55,24 @@ void quota_init(struct quota *q, const struct scenario *sc)
 	size_t cap = 0;
 	for (size_t i = 0; i < sc->n_queues; i++)
 		cap += sc->queues[i].n_quota;
-	q->res = gp_xcalloc(cap ? cap : 1, sizeof *q->res);
+	q->res = gp_xcalloc(cap + 1, sizeof *q->res);
+	q->flav = gp_xcalloc(cap + 1, sizeof *q->flav);
+	q->name_of = gp_xcalloc(cap + 1, sizeof *q->name_of);
+	q->names = gp_xcalloc(cap + 1, sizeof *q->names);
 	for (size_t i = 0; i < sc->n_queues; i++)
-		for (size_t k = 0; k < sc->queues[i].n_quota; k++)
-			if (res_index(q, sc->queues[i].quota[k].resource) < 0)
-				q->res[q->n_res++] = sc->queues[i].quota[k].resource;
+		for (size_t k = 0; k < sc->queues[i].n_quota; k++) {
+			const struct quota_entry *e = &sc->queues[i].quota[k];
+			int n = name_index(q, e->resource);
+			if (n < 0) {
+				n = (int)q->n_names;
+				q->names[q->n_names++] = e->resource;
+			}
+			if (column(q, e->flavor, n) < 0) {
+				q->res[q->n_res] = e->resource;
+				q->flav[q->n_res] = e->flavor;
+				q->name_of[q->n_res++] = (int32_t)n;
+			}
+		}
 	size_t cells = sc->n_queues * q->n_res + 1; /* + 1: never a zero-size calloc */
 	q->nominal = gp_xcalloc(cells, sizeof *q->nominal);
 	q->limit = gp_xcalloc(cells, sizeof *q->limit);
@@ -58,6 +80,8 @@ void quota_init(struct quota *q, const struct scenario *sc)
 	q->usage = gp_xcalloc(cells, sizeof *q->usage);
 	q->saved = gp_xcalloc(cells, sizeof *q->saved);
 	q->need = gp_xcalloc(q->n_res + 1, sizeof *q->need);
+	q->probe = gp_xcalloc(q->n_res + 1, sizeof *q->probe);
+	q->reasons = gp_xcalloc(QUOTA_MAX_REASONS, sizeof *q->reasons);
 	q->root = gp_xcalloc(sc->n_queues, sizeof *q->root);
 	q->limited = gp_xcalloc(sc->n_queues + 1, sizeof *q->limited);
 	for (size_t i = 0; i < sc->n_queues * q->n_res; i++)
@@ -65,7 +89,8 @@ void quota_init(struct quota *q, const struct scenario *sc)
 	for (size_t i = 0; i < sc->n_queues; i++)
 		for (size_t k = 0; k < sc->queues[i].n_quota; k++) {
 			const struct quota_entry *e = &sc->queues[i].quota[k];
-			size_t cell = i * q->n_res + (size_t)res_index(q, e->resource);
+			int r = column(q, e->flavor, name_index(q, e->resource));
+			size_t cell = i * q->n_res + (size_t)r;
 			q->nominal[cell] = e->nominal;
 			q->limit[cell] = e->borrowing_limit;
 			q->guaranteed[cell] = isinf(e->lending_limit)
@@ -79,6 +104,11 @@ void quota_init(struct quota *q, const struct scenario *sc)
 void quota_free(struct quota *q)
 {
 	free(q->res);
+	free(q->flav);
+	free(q->name_of);
+	free(q->names);
+	free(q->probe);
+	free(q->reasons);
 	free(q->nominal);
 	free(q->limit);
 	free(q->guaranteed);
@@ -91,13 +121,13 @@ void quota_free(struct quota *q)
 }
 
 void quota_request(const struct quota *q, const struct workload_spec *w, int32_t gpus, int32_t pods,
-		   double *req)
+		   double *ask)
 {
 	char mig[96];
 	if (w->request == REQUEST_MIG)
 		snprintf(mig, sizeof mig, "nvidia.com/mig-%s", w->mig_profile);
-	for (size_t r = 0; r < q->n_res; r++) {
-		const char *name = q->res[r];
+	for (size_t r = 0; r < q->n_names; r++) {
+		const char *name = q->names[r];
 		double per_pod = 0;
 		if (!strcmp(name, "nvidia.com/gpu"))
 			per_pod = w->request == REQUEST_GPUS    ? gpus
@@ -109,8 +139,50 @@ void quota_request(const struct quota *q, const struct workload_spec *w, int32_t
 			per_pod = w->cpu;
 		else if (!strcmp(name, "memory"))
 			per_pod = w->memory_bytes;
-		req[r] = per_pod * pods;
+		ask[r] = per_pod * pods;
 	}
+}
+
+void quota_columns(const struct quota *q, size_t qi, const double *ask, uint64_t assign,
+		   double *req)
+{
+	const struct queue_spec *qs = &q->sc->queues[qi];
+	memset(req, 0, q->n_res * sizeof *req);
+	for (size_t g = 0; g < qs->n_groups; g++) {
+		unsigned fp = (unsigned)(assign >> (8 * g)) & 0xffu;
+		if (fp == QUOTA_NO_FLAVOR)
+			continue;
+		const struct resource_group *rg = &qs->groups[g];
+		for (size_t k = 0; k < rg->n_covered; k++) {
+			int n = name_index(q, rg->covered[k]);
+			int r = n < 0 ? -1 : column(q, rg->flavors[fp], n);
+			if (r >= 0 && ask[n] > 0)
+				req[r] = ask[n];
+		}
+	}
+}
+
+int32_t quota_flavor(const struct quota *q, size_t qi, uint64_t assign, const char *gpu_resource,
+		     int32_t *flavors, size_t *n)
+{
+	const struct queue_spec *qs = &q->sc->queues[qi];
+	int32_t shown = -1;
+	*n = 0;
+	if (assign == QUOTA_UNASSIGNED)
+		return -1;
+	for (size_t g = 0; g < qs->n_groups; g++) {
+		unsigned fp = (unsigned)(assign >> (8 * g)) & 0xffu;
+		if (fp == QUOTA_NO_FLAVOR)
+			continue;
+		int32_t f = qs->groups[g].flavors[fp];
+		flavors[(*n)++] = f;
+		if (shown < 0)
+			shown = f;
+		for (size_t k = 0; k < qs->groups[g].n_covered; k++)
+			if (!strcmp(qs->groups[g].covered[k], gpu_resource))
+				shown = f;
+	}
+	return shown;
 }
 
 /*
@@ -180,32 +252,53 @@ static void amount(const char *res, double v, char *buf, size_t len)
  * a batch Job's single pod set is "main". */
 #define POD_SET "couldn't assign flavors to pod set main: "
 
+static const char *flavor_name(const struct quota *q, size_t r)
+{
+	return q->sc->flavors[q->flav[r]].name;
+}
+
+/* flavorassigner.go, fitsResourceQuota's "No Fit" reason (Kueue >= 0.15's
+ * words: a job is one pod set, so no earlier pod set used the flavor). */
+static void no_fit_reason(const struct quota *q, size_t r, double req, double most, char *buf,
+			  size_t len)
+{
+	char a[32], b[32];
+	amount(q->res[r], req, a, sizeof a);
+	amount(q->res[r], most, b, sizeof b);
+	snprintf(buf, len,
+		 "insufficient quota for %s in flavor %s, previously considered podsets "
+		 "requests (0) + current podset request (%s) > maximum capacity (%s)",
+		 q->res[r], flavor_name(q, r), a, b);
+}
+
+/* fitsResourceQuota's "Preempt" reason. */
+static void unused_reason(const struct quota *q, size_t r, double more, char *buf, size_t len)
+{
+	char a[32];
+	amount(q->res[r], more, a, sizeof a);
+	snprintf(buf, len, "insufficient unused quota for %s in flavor %s, %s more needed",
+		 q->res[r], flavor_name(q, r), a);
+}
+
 enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *req, char *why,
 			       size_t why_len)
 {
-	char a[32], b[32];
+	char text[QUOTA_REASON_LEN];
 	/* flavorassigner.go fitsResourceQuota: "No Fit" first, above the
 	 * maximum capacity; then "Preempt", above what is available now. */
 	for (size_t r = 0; r < q->n_res; r++) {
 		double most = potential(q, qi, r);
 		if (req[r] > 0 && req[r] > most + 1e-9) {
-			amount(q->res[r], req[r], a, sizeof a);
-			amount(q->res[r], most, b, sizeof b);
-			snprintf(why, why_len,
-				 POD_SET "insufficient quota for %s in flavor default, "
-					 "request > maximum capacity (%s > %s)",
-				 q->res[r], a, b);
+			no_fit_reason(q, r, req[r], most, text, sizeof text);
+			snprintf(why, why_len, POD_SET "%s", text);
 			return QUOTA_NO_FIT;
 		}
 	}
 	for (size_t r = 0; r < q->n_res; r++) {
 		double free_now = available(q, qi, r);
 		if (req[r] > 0 && req[r] > free_now + 1e-9) {
-			amount(q->res[r], req[r] - free_now, a, sizeof a);
-			snprintf(why, why_len,
-				 POD_SET "insufficient unused quota for %s in flavor "
-					 "default, %s more needed",
-				 q->res[r], a);
+			unused_reason(q, r, req[r] - free_now, text, sizeof text);
+			snprintf(why, why_len, POD_SET "%s", text);
 			return QUOTA_WAIT;
 		}
 	}
@@ -391,14 +484,6 @@ size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, 
 	for (size_t r = 0; r < q->n_res; r++) {
 		q->need[r] = req[r] > 0 && req[r] > available(q, qi, r) + 1e-9;
 		any |= q->need[r];
-		/* flavorassigner.go, fitsResourceQuota: preemption is an option
-		 * for a request within the nominal quota, or for any under
-		 * withinClusterQueue; a larger one can only wait.  (Its
-		 * mayReclaimInHierarchy needs a subtree below the root cohort;
-		 * gpuplan's cohorts are flattened to their root.) */
-		if (q->need[r] && req[r] > q->nominal[qi * q->n_res + r] + 1e-9 &&
-		    qs->within == WITHIN_NEVER)
-			return 0;
 	}
 	if (!any)
 		return 0;
@@ -421,4 +506,264 @@ size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, 
 			return t;
 	}
 	return minimal(q, qi, req, cands + others, n - others, true, targets);
+}
+
+/* --- flavor assignment ------------------------------------------------------ */
+
+/* flavorassigner.go's preemption modes, worst first, and a borrowing level
+ * (0: within the queue's nominal quota; 1: from its cohort). */
+enum fmode { FM_NO_FIT, FM_NO_CANDIDATES, FM_PREEMPT, FM_RECLAIM, FM_FIT };
+
+struct gmode {
+	enum fmode mode;
+	int borrow;
+};
+
+/* isPreferred, with the default preference BorrowingOverPreemption. */
+static bool preferred(struct gmode a, struct gmode b)
+{
+	if (a.mode == FM_NO_FIT)
+		return false;
+	if (b.mode == FM_NO_FIT)
+		return true;
+	bool a_none = a.mode == FM_NO_CANDIDATES, b_none = b.mode == FM_NO_CANDIDATES;
+	if (a_none != b_none)
+		return !a_none;
+	if (a.mode != b.mode)
+		return a.mode > b.mode;
+	return a.borrow < b.borrow;
+}
+
+/* shouldTryNextFlavor */
+static bool try_next(struct gmode m, const struct queue_spec *qs)
+{
+	if (m.mode == FM_NO_FIT || m.mode == FM_NO_CANDIDATES)
+		return true;
+	if ((m.mode == FM_PREEMPT || m.mode == FM_RECLAIM) &&
+	    qs->when_can_preempt == FUNGIBILITY_TRY_NEXT_FLAVOR)
+		return true;
+	return m.borrow > 0 && qs->when_can_borrow == FUNGIBILITY_TRY_NEXT_FLAVOR;
+}
+
+static void add_reason(struct quota *q, const char *text)
+{
+	if (q->n_reasons < QUOTA_MAX_REASONS)
+		snprintf(q->reasons[q->n_reasons++], QUOTA_REASON_LEN, "%s", text);
+}
+
+/* kube's ToleratesTaint. */
+static bool tolerates(const struct toleration *t, const struct taint *taint)
+{
+	if (t->effect >= 0 && t->effect != (int)taint->effect)
+		return false;
+	if (t->key[0] && strcmp(t->key, taint->key))
+		return false;
+	return t->op == TOLERATION_EXISTS || !strcmp(t->value, taint->value);
+}
+
+static const char *label_of(const struct flavor_spec *f, const char *key)
+{
+	for (size_t i = 0; i < f->n_node_labels; i++)
+		if (!strcmp(f->node_labels[i].key, key))
+			return f->node_labels[i].value;
+	return NULL;
+}
+
+/* checkFlavorForPodSets: the flavor's NoSchedule and NoExecute node taints
+ * are tolerated by the pod's tolerations and the flavor's own; the pod's
+ * node selector and affinity, cut to the keys the flavor labels, match the
+ * flavor's labels (flavorSelector). */
+static bool flavor_matches(struct quota *q, const struct flavor_spec *f,
+			   const struct workload_spec *w)
+{
+	static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+	char text[QUOTA_REASON_LEN];
+	for (size_t i = 0; i < f->n_node_taints; i++) {
+		const struct taint *t = &f->node_taints[i];
+		if (t->effect == EFFECT_PREFER_NO_SCHEDULE)
+			continue;
+		bool ok = false;
+		for (size_t k = 0; k < w->n_tolerations && !ok; k++)
+			ok = tolerates(&w->tolerations[k], t);
+		for (size_t k = 0; k < f->n_tolerations && !ok; k++)
+			ok = tolerates(&f->tolerations[k], t);
+		if (!ok) {
+			/* Go's %s of a corev1.Taint value: its fields in braces */
+			snprintf(text, sizeof text,
+				 "untolerated taint {%s %s %s <nil>} in flavor %s", t->key,
+				 t->value, effects[t->effect], f->name);
+			add_reason(q, text);
+			return false;
+		}
+	}
+	bool match = true;
+	for (size_t i = 0; i < w->n_node_selector && match; i++) {
+		const char *v = label_of(f, w->node_selector[i].key);
+		match = !v || !strcmp(v, w->node_selector[i].value);
+	}
+	for (size_t i = 0; i < w->n_affinity && match; i++) {
+		const struct affinity_expr *e = &w->affinity[i];
+		if (!f->n_node_labels)
+			break;
+		bool has_key = false;
+		for (size_t k = 0; k < f->n_node_labels; k++)
+			has_key = has_key || !strcmp(f->node_labels[k].key, e->key);
+		if (!has_key)
+			continue;
+		const char *v = label_of(f, e->key);
+		bool listed = false;
+		for (size_t k = 0; k < e->n_values; k++)
+			listed = listed || !strcmp(e->values[k], v);
+		match = e->op == AFFINITY_IN       ? listed
+			: e->op == AFFINITY_NOT_IN ? !listed
+						   : e->op == AFFINITY_EXISTS;
+	}
+	if (!match) {
+		snprintf(text, sizeof text, "flavor %s doesn't match node affinity", f->name);
+		add_reason(q, text);
+	}
+	return match;
+}
+
+/* The mode a job asking val of column r would have (fitsResourceQuota);
+ * *never: no later release can change a NoFit. */
+static struct gmode fits_column(struct quota *q, size_t qi, size_t r, double val,
+				const struct quota_job *job, const struct quota_oracle *oracle,
+				uint32_t **targets, bool *never)
+{
+	const struct queue_spec *qs = &q->sc->queues[qi];
+	size_t cell = qi * q->n_res + r;
+	char text[QUOTA_REASON_LEN];
+	double most = potential(q, qi, r);
+	*never = false;
+	if (val > most + 1e-9) {
+		no_fit_reason(q, r, val, most, text, sizeof text);
+		add_reason(q, text);
+		*never = true;
+		return (struct gmode){FM_NO_FIT, 0};
+	}
+	/* FindHeightOfLowestSubtreeThatFits, of a flat cohort: 0 within the
+	 * queue's nominal quota, 1 from the cohort. */
+	int borrow = q->usage[cell] + val > q->nominal[cell] + 1e-9;
+	double free_now = available(q, qi, r);
+	if (val <= free_now + 1e-9)
+		return (struct gmode){FM_FIT, borrow};
+	unused_reason(q, r, val - free_now, text, sizeof text);
+	add_reason(q, text);
+	bool may_preempt = val <= q->nominal[cell] + 1e-9 || qs->within != WITHIN_NEVER;
+	if (!may_preempt)
+		return (struct gmode){FM_NO_FIT, borrow};
+	if (!oracle || (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER))
+		return (struct gmode){FM_NO_CANDIDATES, borrow};
+	/* preemption_oracle.go, SimulatePreemption: the targets for this one
+	 * flavor-resource; Preempt when one is of the queue itself. */
+	struct quota_candidate *cands;
+	size_t n = oracle->candidates(oracle->ctx, &cands);
+	memset(q->probe, 0, q->n_res * sizeof *q->probe);
+	q->probe[r] = val;
+	size_t t = quota_preempt(q, qi, job->priority, job->queued, q->probe, cands, n, *targets);
+	if (!t)
+		return (struct gmode){FM_NO_CANDIDATES, borrow};
+	bool own = false;
+	for (size_t i = 0; i < n && !own; i++)
+		for (size_t k = 0; k < t && !own; k++)
+			own = cands[i].job == (*targets)[k] && cands[i].queue == qi;
+	return (struct gmode){own ? FM_PREEMPT : FM_RECLAIM, borrow};
+}
+
+static int reason_order(const void *a, const void *b) { return strcmp(a, b); }
+
+/* Kueue's Status.Message: the reasons sorted, joined by ", ". */
+static void status_message(struct quota *q, size_t from, char *why, size_t why_len)
+{
+	qsort(q->reasons + from, q->n_reasons - from, sizeof *q->reasons, reason_order);
+	size_t len = (size_t)snprintf(why, why_len, POD_SET);
+	for (size_t i = from; i < q->n_reasons && len < why_len; i++)
+		len += (size_t)snprintf(why + len, why_len - len, "%s%s", i > from ? ", " : "",
+					q->reasons[i]);
+}
+
+enum quota_verdict quota_assign(struct quota *q, size_t qi, const struct quota_job *job,
+				const struct quota_oracle *oracle, uint64_t *assign, double *req,
+				uint32_t **targets, size_t *n_targets, char *why, size_t why_len)
+{
+	const struct queue_spec *qs = &q->sc->queues[qi];
+	const struct scenario *sc = q->sc;
+	bool preempts = false;
+	*assign = QUOTA_UNASSIGNED;
+	*n_targets = 0;
+	q->n_reasons = 0;
+	uint64_t chosen = QUOTA_UNASSIGNED;
+	for (size_t g = 0; g < qs->n_groups; g++) {
+		const struct resource_group *rg = &qs->groups[g];
+		bool asks = false;
+		for (size_t k = 0; k < rg->n_covered; k++) {
+			int n = name_index(q, rg->covered[k]);
+			asks = asks || (n >= 0 && job->ask[n] > 0);
+		}
+		if (!asks)
+			continue;
+		size_t from = q->n_reasons; /* this group's reasons */
+		struct gmode best = {FM_NO_FIT, 0};
+		int best_fp = -1;
+		bool never = true;
+		for (size_t fp = 0; fp < rg->n_flavors; fp++) {
+			int32_t f = rg->flavors[fp];
+			if (!flavor_matches(q, &sc->flavors[f], job->w))
+				continue;
+			struct gmode rep = {FM_FIT, 0};
+			bool flavor_never = false;
+			for (size_t k = 0; k < rg->n_covered && rep.mode != FM_NO_FIT; k++) {
+				int n = name_index(q, rg->covered[k]);
+				int r = n < 0 ? -1 : column(q, f, n);
+				if (r < 0 || job->ask[n] <= 0)
+					continue;
+				bool col_never;
+				struct gmode m = fits_column(q, qi, (size_t)r, job->ask[n], job,
+							     oracle, targets, &col_never);
+				flavor_never = flavor_never || col_never;
+				if (preferred(rep, m))
+					rep = m;
+			}
+			never = never && flavor_never;
+			if (!try_next(rep, qs)) {
+				best = rep;
+				best_fp = (int)fp;
+				break;
+			}
+			if (preferred(rep, best)) {
+				best = rep;
+				best_fp = (int)fp;
+			}
+		}
+		if (best.mode == FM_NO_FIT || best_fp < 0) {
+			/* the group's status alone (assignFlavors breaks) */
+			memmove(q->reasons, q->reasons + from,
+				(q->n_reasons - from) * sizeof *q->reasons);
+			q->n_reasons -= from;
+			status_message(q, 0, why, why_len);
+			return never ? QUOTA_NO_FIT : QUOTA_WAIT;
+		}
+		if (best.mode == FM_FIT)
+			q->n_reasons = from; /* a group that fits has no status */
+		preempts = preempts || best.mode != FM_FIT;
+		chosen &= ~(UINT64_C(0xff) << (8 * g));
+		chosen |= (uint64_t)best_fp << (8 * g);
+	}
+	quota_columns(q, qi, job->ask, chosen, req);
+	if (preempts) {
+		/* the preemptor's targets for the whole assignment */
+		struct quota_candidate *cands = NULL;
+		size_t n = oracle ? oracle->candidates(oracle->ctx, &cands) : 0;
+		size_t t = n ? quota_preempt(q, qi, job->priority, job->queued, req, cands, n,
+					     *targets)
+			     : 0;
+		if (!t) {
+			status_message(q, 0, why, why_len);
+			return QUOTA_WAIT;
+		}
+		*n_targets = t;
+	}
+	*assign = chosen;
+	return QUOTA_FITS;
 }

@@ -221,11 +221,22 @@ static int top_history(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 static const struct key_rule top_rules[] = {
-	{"name", top_name},       {"seed", top_seed},           {"start", top_start},
-	{"horizon", top_horizon}, {"pools", top_later},         {"workloads", top_later},
-	{"queues", top_later},    {"scheduler", top_scheduler}, {"cohorts", top_later},
-	{"output", top_output},   {"cost", top_cost},           {"experiment", top_experiment},
-	{"history", top_history}, {"gpu_types", NULL},          {"models", NULL},
+	{"name", top_name},
+	{"seed", top_seed},
+	{"start", top_start},
+	{"horizon", top_horizon},
+	{"pools", top_later},
+	{"workloads", top_later},
+	{"queues", top_later},
+	{"scheduler", top_scheduler},
+	{"cohorts", top_later},
+	{"resource_flavors", top_later},
+	{"output", top_output},
+	{"cost", top_cost},
+	{"experiment", top_experiment},
+	{"history", top_history},
+	{"gpu_types", NULL},
+	{"models", NULL},
 };
 
 /* Expected jobs of a workload: its count, or rate x span for an open poisson stream. */
@@ -468,6 +479,8 @@ static int load_root(struct loader *ld, const struct ynode *root)
 	if (!rc)
 		rc = ld_load_cohorts(ld, ynode_get(root, "cohorts"));
 	if (!rc)
+		rc = ld_load_flavors(ld, ynode_get(root, "resource_flavors"));
+	if (!rc)
 		rc = ld_load_queues(ld, ynode_get(root, "queues"));
 	if (!rc)
 		rc = ld_load_workloads(ld, ynode_get(root, "workloads"));
@@ -679,8 +692,12 @@ void scenario_free(struct scenario *sc)
 		for (size_t k = 0; k < q->n_quota; k++)
 			free(q->quota[k].resource);
 		free(q->quota);
+		ld_free_groups(q);
 	}
 	free(sc->queues);
+	for (size_t i = 0; i < sc->n_flavors; i++)
+		ld_free_flavor(&sc->flavors[i]);
+	free(sc->flavors);
 	for (size_t i = 0; i < sc->n_cohorts; i++) {
 		free(sc->cohorts[i].name);
 		free(sc->cohorts[i].parent);

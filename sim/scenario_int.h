@@ -73,6 +73,7 @@ int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
 extern const char *const ld_effect_names[3];
 extern const char *const ld_expander_names[4];
 int ld_load_pools(struct loader *ld, const struct ynode *v);
+int ld_load_taints(struct loader *ld, const struct ynode *v, struct taint **out, size_t *n);
 int ld_load_window(struct loader *ld, const struct ynode *item, struct window *w);
 
 /* scenario_week.c: the week of a workload (windows, arrivals by hour and
@@ -91,6 +92,16 @@ int ld_finish_week(struct loader *ld, const struct ynode *item, struct workload_
 int ld_cohort_index(const struct scenario *sc, const char *name);
 int ld_load_cohorts(struct loader *ld, const struct ynode *v);
 int ld_load_queues(struct loader *ld, const struct ynode *v);
+int ld_quota_amount(struct loader *ld, const char *key, const struct ynode *v, double *out);
+int ld_quota_amount_check(struct loader *ld, const char *key, struct srcloc loc);
+
+/* scenario_flavors.c */
+int ld_load_flavors(struct loader *ld, const struct ynode *v);
+int ld_queue_groups(struct loader *ld, const struct ynode *v, void *obj);
+int ld_queue_fungibility(struct loader *ld, const struct ynode *v, void *obj);
+void ld_plain_group(struct loader *ld, struct queue_spec *q);
+void ld_free_flavor(struct flavor_spec *f);
+void ld_free_groups(struct queue_spec *q);
 extern const struct key_rule ld_scheduler_rules[5];
 
 /* scenario_values.c */
@@ -147,6 +158,8 @@ int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj);
 int ld_dist_sigma(struct loader *ld, const struct ynode *v, void *obj);
 int ld_expand_openb_workloads(struct loader *ld);
 int ld_load_workloads(struct loader *ld, const struct ynode *v);
+int ld_load_tolerations(struct loader *ld, const struct ynode *v, struct toleration **out,
+			size_t *n);
 char *ld_resolve(const char *dir, const char *path);
 
 /* --- openb (scenario_openb.c) --- */

@@ -43,18 +43,17 @@ static int taint_effect(struct loader *ld, const struct ynode *v, void *obj)
 static const struct key_rule taint_rules[] = {
 	{"key", taint_key}, {"value", taint_value}, {"effect", taint_effect}};
 
-static int pool_taints(struct loader *ld, const struct ynode *v, void *obj)
+int ld_load_taints(struct loader *ld, const struct ynode *v, struct taint **out, size_t *n)
 {
-	struct pool_spec *p = obj;
 	int rc = ld_expect_list(ld, v, "taints",
 				"a list like [{key: dedicated, effect: NoSchedule}]");
 	if (rc)
 		return rc;
-	p->taints = gp_xcalloc(v->n, sizeof *p->taints);
-	p->n_taints = v->n;
+	*out = gp_xcalloc(v->n + 1, sizeof **out);
+	*n = v->n;
 	for (size_t i = 0; i < v->n && !rc; i++) {
 		const struct ynode *item = v->items[i];
-		struct taint *t = &p->taints[i];
+		struct taint *t = &(*out)[i];
 		rc = ld_walk_map(ld, item, "taint",
 				 "a map like {key: dedicated, value: batch, effect: NoSchedule}",
 				 taint_rules, N_OF(taint_rules), t);
@@ -67,6 +66,12 @@ static int pool_taints(struct loader *ld, const struct ynode *v, void *obj)
 			t->value = gp_xstrdup("");
 	}
 	return rc;
+}
+
+static int pool_taints(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct pool_spec *p = obj;
+	return ld_load_taints(ld, v, &p->taints, &p->n_taints);
 }
 
 static int window_time(struct loader *ld, const struct ynode *v, const char *what, int32_t *out)

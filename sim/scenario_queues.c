@@ -31,18 +31,28 @@ static int queue_cohort(struct loader *ld, const struct ynode *v, void *obj)
 	return ld_get_item_name(ld, v, "cohort", &((struct queue_spec *)obj)->cohort);
 }
 
-/* The resources a quota may name, and how their amounts read. */
-static int quota_amount(struct loader *ld, const char *key, const struct ynode *v, double *out)
+/* Whether a quota may name the resource: nvidia.com/gpu,
+ * nvidia.com/mig-<profile>, cpu or memory. */
+int ld_quota_amount_check(struct loader *ld, const char *key, struct srcloc loc)
 {
-	if (!strcmp(key, "memory"))
-		return ld_get_size(ld, v, "memory quota", out);
-	if (!strcmp(key, "cpu") || !strcmp(key, "nvidia.com/gpu") ||
+	if (!strcmp(key, "memory") || !strcmp(key, "cpu") || !strcmp(key, "nvidia.com/gpu") ||
 	    !strncmp(key, "nvidia.com/mig-", 15))
-		return ld_get_amount(ld, v, key, "an amount >= 0, like 4", out);
-	return gp_located(ld->err, v->loc,
+		return GP_OK;
+	return gp_located(ld->err, loc,
 			  "unknown resource '%s'; expected nvidia.com/gpu, "
 			  "nvidia.com/mig-<profile>, cpu or memory",
 			  key);
+}
+
+/* The resources a quota may name, and how their amounts read. */
+int ld_quota_amount(struct loader *ld, const char *key, const struct ynode *v, double *out)
+{
+	int rc = ld_quota_amount_check(ld, key, v->loc);
+	if (rc)
+		return rc;
+	if (!strcmp(key, "memory"))
+		return ld_get_size(ld, v, "memory quota", out);
+	return ld_get_amount(ld, v, key, "an amount >= 0, like 4", out);
 }
 
 static struct quota_entry *quota_line(struct queue_spec *q, const char *resource)
@@ -72,7 +82,7 @@ static int quota_map(struct loader *ld, const struct ynode *v, struct queue_spec
 		return ld_bad_value(ld, v, names[field], "a map like {nvidia.com/gpu: 4}");
 	for (size_t i = 0; i < v->n; i++) {
 		double amount;
-		int rc = quota_amount(ld, v->keys[i], v->items[i], &amount);
+		int rc = ld_quota_amount(ld, v->keys[i], v->items[i], &amount);
 		if (rc)
 			return rc;
 		struct quota_entry *e = quota_line(q, v->keys[i]);
@@ -117,9 +127,43 @@ static int preemption_within(struct loader *ld, const struct ynode *v, void *obj
 	return rc;
 }
 
+static int borrow_within_policy(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"Never", "LowerPriority"};
+	int k = 0;
+	int rc = ld_get_enum(ld, v, "borrow_within_cohort policy", names, N_OF(names), &k);
+	((struct queue_spec *)obj)->borrow_within = (enum borrow_within_policy)k;
+	return rc;
+}
+
+static int borrow_within_threshold(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct queue_spec *q = obj;
+	int64_t p = 0;
+	int rc = ld_get_int(ld, v, "max_priority_threshold", SCENARIO_MIN_PRIORITY,
+			    SCENARIO_MAX_PRIORITY, &p);
+	q->borrow_within_max_priority = (int32_t)p;
+	q->borrow_within_threshold = true;
+	return rc;
+}
+
+static const struct key_rule borrow_within_rules[] = {
+	{"policy", borrow_within_policy},
+	{"max_priority_threshold", borrow_within_threshold},
+};
+
+/* Kueue's spec.preemption.borrowWithinCohort: {policy, maxPriorityThreshold}. */
+static int preemption_borrow_within(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_walk_map(ld, v, "borrow_within_cohort",
+			   "a map like {policy: LowerPriority, max_priority_threshold: 100}",
+			   borrow_within_rules, N_OF(borrow_within_rules), obj);
+}
+
 static const struct key_rule preemption_rules[] = {
 	{"reclaim_within_cohort", preemption_reclaim},
 	{"within_cluster_queue", preemption_within},
+	{"borrow_within_cohort", preemption_borrow_within},
 };
 
 static int queue_preemption(struct loader *ld, const struct ynode *v, void *obj)
@@ -136,6 +180,8 @@ static const struct key_rule queue_rules[] = {
 	{"borrowing_limit", queue_borrowing_limit},
 	{"lending_limit", queue_lending_limit},
 	{"preemption", queue_preemption},
+	{"resource_groups", ld_queue_groups},
+	{"flavor_fungibility", ld_queue_fungibility},
 };
 
 /* A borrowing or lending limit needs a quota to go beyond or lend from, and a
@@ -167,6 +213,34 @@ static int check_queue(struct loader *ld, const struct queue_spec *q)
 	return GP_OK;
 }
 
+/* A queue gives its quota as quota: (one flavor, "default") or as
+ * resource_groups:, not both; the plain form's limits are maps beside it. */
+static int plain_or_groups(struct loader *ld, const struct ynode *item, struct queue_spec *q)
+{
+	const struct ynode *groups = ynode_get(item, "resource_groups");
+	if (!groups) {
+		const struct ynode *f = ynode_get(item, "flavor_fungibility");
+		if (f && !ynode_get(item, "quota"))
+			return gp_located(ld->err, f->loc,
+					  "flavor_fungibility without a quota; expected "
+					  "resource_groups or quota in queue %s",
+					  q->name);
+		return GP_OK;
+	}
+	static const char *const plain[] = {"quota", "borrowing_limit", "lending_limit"};
+	for (size_t i = 0; i < N_OF(plain); i++) {
+		const struct ynode *v = ynode_get(item, plain[i]);
+		if (v)
+			return gp_located(
+				ld->err, v->loc,
+				"%s beside resource_groups; expected the quotas in "
+				"resource_groups' flavors (nominal_quota, borrowing_limit, "
+				"lending_limit) or a plain quota: without resource_groups",
+				plain[i]);
+	}
+	return GP_OK;
+}
+
 int ld_load_queues(struct loader *ld, const struct ynode *v)
 {
 	struct scenario *sc = ld->sc;
@@ -182,15 +256,19 @@ int ld_load_queues(struct loader *ld, const struct ynode *v)
 		const struct ynode *item = v->items[i];
 		struct queue_spec *q = &sc->queues[i];
 		q->loc = item->loc;
+		q->when_can_preempt = FUNGIBILITY_TRY_NEXT_FLAVOR;
 		rc = ld_walk_map(ld, item, "queue",
 				 "a map like {name: team-a, strategy: BestEffortFIFO}", queue_rules,
 				 N_OF(queue_rules), q);
 		if (!rc)
 			rc = ld_require(ld, item, "name", "queue", "a name like team-a");
 		if (!rc)
+			rc = plain_or_groups(ld, item, q);
+		if (!rc)
 			rc = check_queue(ld, q);
 		if (rc)
 			return rc;
+		ld_plain_group(ld, q);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(sc->queues[j].name, q->name))
 				return ld_duplicate(ld, item, "queue", q->name, sc->queues[j].loc);
@@ -201,6 +279,7 @@ int ld_load_queues(struct loader *ld, const struct ynode *v)
 		q->name = gp_xstrdup(DEFAULT_QUEUE);
 		q->loc = (struct srcloc){sc->path, 0, 0};
 		q->strategy = STRATEGY_BEST_EFFORT_FIFO;
+		q->when_can_preempt = FUNGIBILITY_TRY_NEXT_FLAVOR;
 	}
 	return GP_OK;
 }

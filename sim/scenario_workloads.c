@@ -431,19 +431,25 @@ static int load_toleration(struct loader *ld, const struct ynode *item, struct t
 	return GP_OK;
 }
 
-static int workload_tolerations(struct loader *ld, const struct ynode *v, void *obj)
+int ld_load_tolerations(struct loader *ld, const struct ynode *v, struct toleration **out,
+			size_t *n)
 {
-	struct workload_spec *w = obj;
 	int rc = ld_expect_list(
 		ld, v, "tolerations",
 		"a list like [{key: dedicated, operator: Exists, effect: NoSchedule}]");
 	if (rc)
 		return rc;
-	w->tolerations = gp_xcalloc(v->n, sizeof *w->tolerations);
-	w->n_tolerations = v->n;
+	*out = gp_xcalloc(v->n + 1, sizeof **out);
+	*n = v->n;
 	for (size_t i = 0; i < v->n && !rc; i++)
-		rc = load_toleration(ld, v->items[i], &w->tolerations[i]);
+		rc = load_toleration(ld, v->items[i], &(*out)[i]);
 	return rc;
+}
+
+static int workload_tolerations(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	return ld_load_tolerations(ld, v, &w->tolerations, &w->n_tolerations);
 }
 
 static int workload_gpu_spec(struct loader *ld, const struct ynode *v, void *obj)

@@ -38,14 +38,16 @@ struct sched_entry sched_entry(enum sched_order order, uint32_t job, uint32_t se
 	return e;
 }
 
-static size_t slot_of(const struct sched *s, int32_t workload, int32_t gpus)
+static size_t slot_of(const struct sched *s, int32_t workload, int32_t gpus, int32_t variant)
 {
 	uint64_t h = ((uint64_t)(uint32_t)workload << 32 | (uint32_t)gpus) *
 		     UINT64_C(0x9E3779B97F4A7C15);
+	h ^= (uint64_t)(uint32_t)variant * UINT64_C(0xC2B2AE3D27D4EB4F);
 	size_t i = (size_t)(h >> 32) & (s->n_slots - 1);
 	for (;;) {
 		int32_t c = s->slots[i];
-		if (c < 0 || (s->classes[c].workload == workload && s->classes[c].gpus == gpus))
+		if (c < 0 || (s->classes[c].workload == workload && s->classes[c].gpus == gpus &&
+			      s->classes[c].variant == variant))
 			return i;
 		i = (i + 1) & (s->n_slots - 1);
 	}
@@ -59,17 +61,20 @@ static void rehash(struct sched *s)
 	s->slots = gp_xmalloc(s->n_slots * sizeof *s->slots);
 	memset(s->slots, 0xff, s->n_slots * sizeof *s->slots);
 	for (size_t c = 0; c < s->n_classes; c++)
-		s->slots[slot_of(s, s->classes[c].workload, s->classes[c].gpus)] = (int32_t)c;
+		s->slots[slot_of(s, s->classes[c].workload, s->classes[c].gpus,
+				 s->classes[c].variant)] = (int32_t)c;
 }
 
-static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t queue)
+static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
+		       int32_t queue)
 {
-	size_t i = slot_of(s, workload, gpus);
+	size_t i = slot_of(s, workload, gpus, variant);
 	if (s->slots[i] >= 0)
 		return (size_t)s->slots[i];
 	GP_GROW(s->classes, s->cap_classes, s->n_classes + 1);
 	size_t c = s->n_classes++;
-	s->classes[c] = (struct sched_class){.workload = workload, .gpus = gpus, .queue = queue};
+	s->classes[c] = (struct sched_class){
+		.workload = workload, .gpus = gpus, .variant = variant, .queue = queue};
 	s->slots[i] = (int32_t)c;
 	if (2 * s->n_classes > s->n_slots)
 		rehash(s);
@@ -112,7 +117,13 @@ static void sift_up(struct sched_class *cl, size_t i)
 size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 		 struct sched_entry e)
 {
-	size_t c = class_of(s, workload, gpus, queue);
+	return sched_add_variant(s, workload, gpus, 0, queue, e);
+}
+
+size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
+			 int32_t queue, struct sched_entry e)
+{
+	size_t c = class_of(s, workload, gpus, variant, queue);
 	struct sched_class *cl = &s->classes[c];
 	GP_GROW(cl->heap, cl->cap, cl->n + 1);
 	cl->heap[cl->n++] = e;

@@ -111,7 +111,9 @@ struct sim {
 	int32_t *class_why; /* per placement class, per reason slot: that failure's counts */
 	bool has_windows;   /* some pool has windows */
 	struct quota quota; /* queue quotas and cohorts (quota.h) */
-	double *req;        /* scratch: a job's request per quota resource */
+	double *req;        /* scratch: a job's request per quota column (flavor, resource) */
+	double *ask;        /* scratch: a job's request per resource (quota.h) */
+	double *cand_ask;   /* scratch: a candidate's */
 	uint32_t *holders;  /* jobs that hold quota of a queue with one */
 	size_t n_holders, cap_holders;
 	struct quota_candidate *cands; /* scratch: admitted jobs, for preemption */
@@ -385,7 +387,8 @@ static void charge_quota(struct sim *s, struct sim_job *j, double sign)
 	j->admitted = sign > 0;
 	if (!quota_limited(&s->quota, (size_t)ws->queue))
 		return;
-	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
+	quota_request(&s->quota, ws, j->gpus, j->pods, s->ask);
+	quota_columns(&s->quota, (size_t)ws->queue, s->ask, j->flavors, s->req);
 	quota_charge(&s->quota, (size_t)ws->queue, s->req, sign);
 	s->quota_gen++;
 	uint32_t id = (uint32_t)(j - s->jobs);
@@ -409,6 +412,18 @@ static void release_quota(struct sim *s, struct sim_job *j)
 		charge_quota(s, j, -1);
 }
 
+/* The placement variant of the job's flavors (placement.h). */
+static int32_t flavor_variant(struct sim *s, const struct sim_job *j)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	int32_t flavors[SCENARIO_MAX_GROUPS];
+	size_t n;
+	char res[96];
+	quota_flavor(&s->quota, (size_t)ws->queue, j->flavors,
+		     scenario_resource_name(ws, res, sizeof res), flavors, &n);
+	return placement_variant(&s->placer, flavors, n);
+}
+
 /* Puts a pending job in the queue of its stage: its queue's admission
  * classes until it holds quota, then the classes kube-scheduler places. */
 static void enqueue(struct sim *s, uint32_t id)
@@ -426,7 +441,8 @@ static void enqueue(struct sim *s, uint32_t id)
 		j->cls = (int32_t)cls;
 		reasons_join(&s->reasons, ADMIT_RC(cls), id);
 	} else {
-		size_t cls = sched_add(&s->sched, j->workload, j->gpus, ws->queue, e);
+		size_t cls = sched_add_variant(&s->sched, j->workload, j->gpus, j->variant,
+					       ws->queue, e);
 		j->cls = (int32_t)cls;
 		reasons_join(&s->reasons, PLACE_RC(cls), id);
 		autoscale_joined(s->as, cls, j->pods);
@@ -474,6 +490,7 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 			      .trace_queue = nj->trace_queue,
 			      .seq = s->submitted++,
 			      .cls = -1,
+			      .flavors = QUOTA_UNASSIGNED,
 			      .admitted_at = SIM_NEVER};
 	if (s->sc->output.jobs) {
 		GP_GROW(s->out->jobs, s->out->cap_jobs, s->submitted);
@@ -516,6 +533,18 @@ static bool overflows(struct sim *s, struct sim_job *j)
 	return false;
 }
 
+/* The flavor shown for the job: its GPU resource's (quota_flavor); -1 when
+ * it never held quota of a queue with one. */
+static int32_t job_flavor(const struct sim *s, const struct sim_job *j)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	int32_t flavors[SCENARIO_MAX_GROUPS];
+	size_t n;
+	char res[96];
+	return quota_flavor(&s->quota, (size_t)ws->queue, j->flavors,
+			    scenario_resource_name(ws, res, sizeof res), flavors, &n);
+}
+
 /* The job's row (output.jobs), at its submission number.  A job still
  * running at the end is charged up to the end. */
 static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
@@ -539,7 +568,8 @@ static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
 						   j->trace_queue != SIM_NEVER,
 						   j->trace_queue,
 						   j->preemptions,
-						   j->oom_kills};
+						   j->oom_kills,
+						   job_flavor(s, j)};
 }
 
 /* A job has completed or failed: its counts go to its workload, its row
@@ -601,7 +631,7 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	struct sim_job *j = &s->jobs[id];
 	j->cls = -1;
 	autoscale_started(s->as, cls, j->pods);
-	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
+	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
@@ -950,17 +980,15 @@ static void wait_behind(struct sim *s, size_t c)
 	s->behind[c] = 1;
 }
 
-/* The preemption targets that would let job id of queue q in, into
- * s->victims; returns how many (0: none would).  Candidates are the jobs
- * that hold quota and run or wait for nodes (not those between an OOM kill
- * and their restart).  O(holders): it runs only for a queue with a
- * preemption policy whose head is short of quota, once per change of quota. */
-static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
+/* The oracle's candidates (quota.h): the jobs that hold quota and run or
+ * wait for nodes (not those between an OOM kill and their restart), each
+ * with what it holds under its flavors.  O(holders): it runs only for a
+ * queue with a preemption policy whose head is short of quota, once per
+ * flavor tried after a change of quota. */
+static size_t candidates(void *ctx, struct quota_candidate **out)
 {
-	const struct queue_spec *qs = &s->sc->queues[q];
-	if (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER)
-		return 0;
-	size_t n = 0, nr = s->quota.n_res;
+	struct sim *s = ctx;
+	size_t n = 0, nr = s->quota.n_res, nn = s->quota.n_names;
 	for (size_t h = 0; h < s->n_holders; h++) {
 		uint32_t i = s->holders[h];
 		const struct sim_job *c = &s->jobs[i];
@@ -969,7 +997,10 @@ static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
 		const struct workload_spec *cw = &s->sc->workloads[c->workload];
 		GP_GROW(s->cands, s->cap_cands, n + 1);
 		GP_GROW(s->cand_req, s->cap_cand_req, (n + 1) * nr + 1);
-		quota_request(&s->quota, cw, c->gpus, c->pods, s->cand_req + n * nr);
+		quota_request(&s->quota, cw, c->gpus, c->pods, s->cand_ask);
+		(void)nn;
+		quota_columns(&s->quota, (size_t)cw->queue, s->cand_ask, c->flavors,
+			      s->cand_req + n * nr);
 		s->cands[n++] = (struct quota_candidate){.job = i,
 							 .seq = c->seq,
 							 .queue = (size_t)cw->queue,
@@ -984,21 +1015,19 @@ static size_t preemption_targets(struct sim *s, uint32_t id, size_t q)
 		s->victims = gp_xrealloc(s->victims, n * sizeof *s->victims);
 		s->best_victims = gp_xrealloc(s->best_victims, n * sizeof *s->best_victims);
 	}
-	const struct sim_job *j = &s->jobs[id];
-	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
-	return quota_preempt(&s->quota, q, ws->priority, j->submit, s->req, s->cands, n,
-			     s->victims);
+	*out = s->cands;
+	return n;
 }
 
 /*
  * Whether Kueue can admit the head of admission class c now, at once or by
- * preempting the *n_victims jobs it leaves in s->victims; *borrows, whether
- * it would borrow from the cohort (counted before any preemption).  When it
- * cannot, the class records Kueue's reason; a class that failed with the
- * same head and no quota change since is not tried again.
+ * preempting the *n_victims jobs it leaves in s->victims, with the flavors
+ * in *flavors; *borrows, whether it would borrow from the cohort (counted
+ * before any preemption).  When it cannot, the class records Kueue's
+ * reason; a class that failed with the same head and no quota change since
+ * is not tried again.
  */
-static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows)
+static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows, uint64_t *flavors)
 {
 	const struct sched_class *cl = &s->admit.classes[c];
 	uint32_t head = cl->heap[0].job;
@@ -1007,14 +1036,19 @@ static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows)
 		return false;
 	const struct sim_job *j = &s->jobs[head];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	char why[256];
-	quota_request(&s->quota, ws, j->gpus, j->pods, s->req);
-	enum quota_verdict v = quota_check(&s->quota, (size_t)ws->queue, s->req, why, sizeof why);
-	*borrows = quota_borrows(&s->quota, (size_t)ws->queue, s->req);
-	if (v == QUOTA_FITS)
+	const struct queue_spec *qs = &s->sc->queues[ws->queue];
+	char why[QUOTA_MAX_REASONS * 96];
+	quota_request(&s->quota, ws, j->gpus, j->pods, s->ask);
+	struct quota_job job = {ws, ws->priority, j->submit, s->ask};
+	struct quota_oracle oracle = {candidates, s};
+	bool policy = qs->within != WITHIN_NEVER || qs->reclaim != RECLAIM_NEVER;
+	enum quota_verdict v =
+		quota_assign(&s->quota, (size_t)ws->queue, &job, policy ? &oracle : NULL, flavors,
+			     s->req, &s->victims, n_victims, why, sizeof why);
+	if (v == QUOTA_FITS) {
+		*borrows = quota_borrows(&s->quota, (size_t)ws->queue, s->req);
 		return true;
-	if (v == QUOTA_WAIT && (*n_victims = preemption_targets(s, head, (size_t)ws->queue)) > 0)
-		return true;
+	}
 	s->behind[c] = 0;
 	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why, head,
 			  s->quota_gen, s->engine.now);
@@ -1023,7 +1057,8 @@ static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows)
 
 /* Admits the head of admission class c after preempting its victims: it
  * reserves its quota and its pods go to kube-scheduler. */
-static void admit(struct sim *s, size_t c, const uint32_t *victims, size_t n_victims)
+static void admit(struct sim *s, size_t c, const uint32_t *victims, size_t n_victims,
+		  uint64_t flavors)
 {
 	uint32_t id = sched_head(&s->admit, c)->job;
 	sched_pop(&s->admit, c);
@@ -1031,6 +1066,8 @@ static void admit(struct sim *s, size_t c, const uint32_t *victims, size_t n_vic
 	struct sim_job *j = &s->jobs[id];
 	for (size_t i = 0; i < n_victims; i++)
 		preempt(s, victims[i]);
+	j->flavors = flavors;
+	j->variant = flavor_variant(s, j);
 	charge_quota(s, j, +1);
 	j->admitted_at = s->engine.now;
 	enqueue(s, id);
@@ -1056,6 +1093,7 @@ static void admit_pass(struct sim *s)
 		int64_t best = -1;
 		size_t n_best = 0;
 		bool best_borrows = false;
+		uint64_t best_flavors = QUOTA_UNASSIGNED;
 		for (size_t c = 0; c < a->n_classes; c++) {
 			const struct sched_class *cl = &a->classes[c];
 			if (!cl->n || s->admit_blocked[c] == s->pass)
@@ -1070,7 +1108,8 @@ static void admit_pass(struct sim *s)
 				continue; /* cannot win this round; its turn comes */
 			size_t n_victims;
 			bool borrows;
-			if (!try_admit(s, c, &n_victims, &borrows)) {
+			uint64_t flavors;
+			if (!try_admit(s, c, &n_victims, &borrows, &flavors)) {
 				s->admit_blocked[c] = s->pass;
 				continue;
 			}
@@ -1080,13 +1119,14 @@ static void admit_pass(struct sim *s)
 			best = (int64_t)c;
 			n_best = n_victims;
 			best_borrows = borrows;
+			best_flavors = flavors;
 			uint32_t *v = s->best_victims; /* keep the winner's targets */
 			s->best_victims = s->victims;
 			s->victims = v;
 		}
 		if (best < 0)
 			break;
-		admit(s, (size_t)best, s->best_victims, n_best);
+		admit(s, (size_t)best, s->best_victims, n_best, best_flavors);
 		if (n_best)
 			s->pass++; /* preempted quota is back: every class may try again */
 	}
@@ -1125,7 +1165,8 @@ static bool try_class(struct sim *s, size_t c)
 	int32_t *why = class_why(s, c);
 	uint64_t now_state = s->cluster.changes + 1; /* 0: no failure kept */
 	if (s->failed_at[c] != now_state) {
-		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s)};
+		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
+					  j->variant};
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
 		s->failed_at[c] = 0;
 		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why))
@@ -1230,6 +1271,8 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 		s->wl[w].first_submit = s->wl[w].last_end = SIM_NEVER;
 	quota_init(&s->quota, sc);
 	s->req = gp_xcalloc(s->quota.n_res + 1, sizeof *s->req);
+	s->ask = gp_xcalloc(s->quota.n_names + 1, sizeof *s->ask);
+	s->cand_ask = gp_xcalloc(s->quota.n_names + 1, sizeof *s->cand_ask);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		s->wl[w].quality = gsl_rng_alloc(gsl_rng_mt19937);
 		gsl_rng_set(s->wl[w].quality,
@@ -1323,6 +1366,8 @@ static void sim_destroy(struct sim *s)
 	free(s->wl);
 	quota_free(&s->quota);
 	free(s->req);
+	free(s->ask);
+	free(s->cand_ask);
 	free(s->cands);
 	free(s->holders);
 	free(s->cand_req);

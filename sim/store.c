@@ -96,6 +96,7 @@ static const char schema_sql[] =
 	"  trace_queue_s REAL,\n"
 	"  preemptions INTEGER,\n"
 	"  oom_kills INTEGER,\n"
+	"  flavor_id INTEGER,\n"
 	"  PRIMARY KEY (run_id, job_id)\n"
 	") WITHOUT ROWID;\n"
 	/* job_rows is keyed by (run_id, job_id), the order rows are written
@@ -106,12 +107,13 @@ static const char schema_sql[] =
 	"  j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node, s.text AS status,\n"
 	"  j.deadline_s AS deadline_s, j.deadline_met AS deadline_met, j.verified AS verified,\n"
 	"  j.cost AS cost, r.text AS reason, j.trace_queue_s AS trace_queue_s,\n"
-	"  j.preemptions AS preemptions, j.oom_kills AS oom_kills\n"
+	"  j.preemptions AS preemptions, j.oom_kills AS oom_kills, f.text AS flavor\n"
 	"FROM job_rows j\n"
 	"LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id\n"
 	"LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id\n"
 	"LEFT JOIN job_texts s ON s.run_id = j.run_id AND s.text_id = j.status_id\n"
-	"LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id;\n"
+	"LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id\n"
+	"LEFT JOIN job_texts f ON f.run_id = j.run_id AND f.text_id = j.flavor_id;\n"
 	"CREATE TABLE IF NOT EXISTS requests (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  workload TEXT NOT NULL,\n"
@@ -347,10 +349,11 @@ static int read_user_version(struct store *st, int *version, struct gp_err *err)
 static const struct {
 	const char *table, *column, *type;
 } added_columns[] = {
-	{"jobs", "reason", "TEXT"},         /* last pending reason, kube-scheduler's message */
-	{"jobs", "trace_queue_s", "REAL"},  /* the trace's own wait (openb), beside queue_s */
-	{"jobs", "preemptions", "INTEGER"}, /* times the job was stopped and requeued */
-	{"jobs", "oom_kills", "INTEGER"},   /* times a pod of the job was OOM-killed */
+	{"jobs", "reason", "TEXT"},           /* last pending reason, kube-scheduler's message */
+	{"jobs", "trace_queue_s", "REAL"},    /* the trace's own wait (openb), beside queue_s */
+	{"jobs", "preemptions", "INTEGER"},   /* times the job was stopped and requeued */
+	{"jobs", "oom_kills", "INTEGER"},     /* times a pod of the job was OOM-killed */
+	{"job_rows", "flavor_id", "INTEGER"}, /* its Kueue flavor, a job_texts id */
 	{"runs", "step_s",
 	 "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
@@ -446,6 +449,23 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
 	return sti_exec(st, schema_sql, "creating the jobs view", err);
 }
 
+/* A jobs view made before the flavor column is made again with it. */
+static int refresh_jobs_view(struct store *st, struct gp_err *err)
+{
+	int64_t has = 0;
+	if (sti_query_int(
+		    st,
+		    "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'jobs' "
+		    "AND sql NOT LIKE '%f.text AS flavor%'",
+		    &has, "reading the jobs view", err))
+		return GP_ERUNTIME;
+	if (!has)
+		return GP_OK;
+	if (sti_exec(st, "DROP VIEW jobs", "making the jobs view again", err))
+		return GP_ERUNTIME;
+	return sti_exec(st, schema_sql, "making the jobs view again", err);
+}
+
 /* Creates the schema if absent, under the write lock so that processes
  * opening a new database at the same time do not race.  Refuses a schema
  * newer than ours.  Writes only what is missing: setting a header pragma,
@@ -466,6 +486,8 @@ static int ensure_schema(struct store *st, struct gp_err *err)
 		rc = add_missing_columns(st, err);
 	if (!rc)
 		rc = migrate_jobs(st, err);
+	if (!rc)
+		rc = refresh_jobs_view(st, err);
 	if (!rc && version < STORE_SCHEMA_VERSION) {
 		char sql[64];
 		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
@@ -905,9 +927,9 @@ struct job_ctx {
 	const struct scenario *sc;
 	const struct results *r;
 	const char *path;
-	int64_t status0, node0, reason0, end; /* first id of each kind; ids end here */
-	int64_t status_id[JOB_FAILED + 1];    /* one id per status text */
-	int64_t *texts;                       /* the ids used */
+	int64_t status0, node0, reason0, flavor0, end; /* first id of each kind; ids end here */
+	int64_t status_id[JOB_FAILED + 1];             /* one id per status text */
+	int64_t *texts;                                /* the ids used */
 	size_t n_texts;
 };
 
@@ -924,6 +946,11 @@ static bool job_has_reason(const struct job_ctx *c, const struct job_record *j)
 	return j->reason >= 0 && (size_t)j->reason < c->r->n_reason_texts;
 }
 
+static bool job_has_flavor(const struct job_ctx *c, const struct job_record *j)
+{
+	return j->flavor >= 0 && (size_t)j->flavor < c->sc->n_flavors;
+}
+
 static int64_t job_status_id(const struct job_ctx *c, const struct job_record *j)
 {
 	return c->status_id[j->status <= JOB_FAILED ? j->status : JOB_PENDING];
@@ -937,7 +964,8 @@ static void job_texts_plan(struct job_ctx *c)
 	c->status0 = (int64_t)c->sc->n_workloads;
 	c->node0 = c->status0 + JOB_FAILED + 1;
 	c->reason0 = c->node0 + (int64_t)r->n_nodes;
-	c->end = c->reason0 + (int64_t)r->n_reason_texts;
+	c->flavor0 = c->reason0 + (int64_t)r->n_reason_texts;
+	c->end = c->flavor0 + (int64_t)c->sc->n_flavors;
 	/* Pending and running share "unfinished": the lowest status with the
 	 * same text gives the id. */
 	for (int k = 0; k <= JOB_FAILED; k++) {
@@ -960,6 +988,8 @@ static void job_texts_plan(struct job_ctx *c)
 			used[c->node0 + j->node] = 1;
 		if (job_has_reason(c, j))
 			used[c->reason0 + j->reason] = 1;
+		if (job_has_flavor(c, j))
+			used[c->flavor0 + j->flavor] = 1;
 	}
 	c->texts = gp_xcalloc((size_t)c->end + 1, sizeof *c->texts);
 	for (int64_t id = 0; id < c->end; id++)
@@ -977,7 +1007,9 @@ static const char *job_text(const struct job_ctx *c, int64_t id)
 		return job_status_name((enum job_status)(id - c->status0));
 	if (id < c->reason0)
 		return c->r->node_names[id - c->node0];
-	return c->r->reason_texts[id - c->reason0];
+	if (id < c->flavor0)
+		return c->r->reason_texts[id - c->reason0];
+	return c->sc->flavors[id - c->flavor0].name;
 }
 
 /* Binds a job_texts row: the i-th id used. */
@@ -1028,6 +1060,7 @@ static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp
 	bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
 	sqlite3_bind_int(s, p + 15, j->preemptions);
 	sqlite3_bind_int(s, p + 16, j->oom_kills);
+	bind_id(s, p + 17, job_has_flavor(c, j), c->flavor0 + j->flavor);
 	return GP_OK;
 }
 
@@ -1191,8 +1224,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"job_rows",
 		 "run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s, gpus, node_id, "
 		 "status_id, deadline_s, deadline_met, verified, cost, reason_id, trace_queue_s, "
-		 "preemptions, oom_kills",
-		 18, r->n_jobs, bind_job, &jc},
+		 "preemptions, oom_kills, flavor_id",
+		 19, r->n_jobs, bind_job, &jc},
 		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, bind_job_text, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "

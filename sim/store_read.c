@@ -390,6 +390,39 @@ void store_free_scopes(struct store_scope *rows, size_t n)
 	free(rows);
 }
 
+static void read_flavor(sqlite3_stmt *s, void *rows, size_t i)
+{
+	((struct store_flavor *)rows)[i] = (struct store_flavor){
+		col_text(s, 0), col_text(s, 1), sqlite3_column_int64(s, 2), col_real(s, 3)};
+}
+
+int store_read_flavors(struct store *st, int64_t run_id, struct store_flavor **rows, size_t *n,
+		       struct gp_err *err)
+{
+	if (!has_column(st, "job_rows", "flavor_id")) {
+		*rows = NULL;
+		*n = 0;
+		return GP_OK;
+	}
+	return read_rows(st,
+			 "SELECT workload, flavor, count(*), "
+			 "coalesce(sum(gpus * (coalesce(end_s, (SELECT sim_seconds FROM runs r "
+			 "WHERE r.run_id = ?1)) - start_s)) / 3600.0, 0) "
+			 "FROM jobs WHERE run_id = ?1 AND flavor IS NOT NULL "
+			 "GROUP BY workload, flavor ORDER BY workload, flavor",
+			 run_id, (void **)rows, n, sizeof **rows, read_flavor, "reading flavors",
+			 err);
+}
+
+void store_free_flavors(struct store_flavor *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].workload);
+		free(rows[i].flavor);
+	}
+	free(rows);
+}
+
 int store_each_row(struct store *st, const char *table, int64_t run_id, store_row_fn fn, void *ctx,
 		   struct gp_err *err)
 {

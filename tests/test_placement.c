@@ -79,7 +79,7 @@ TestSuite(placement, .fini = cleanup);
 static struct pod_request request(void)
 {
 	const struct workload_spec *w = &sc->workloads[0];
-	return (struct pod_request){0, w->request == REQUEST_GPUS ? w->gpus : 1, SIM_HOUR, true};
+	return (struct pod_request){0, w->request == REQUEST_GPUS ? w->gpus : 1, SIM_HOUR, true, 0};
 }
 
 /* The node the next pod of workload w lands on now; -1 when none. */

@@ -57,14 +57,18 @@ Test(queues, without_a_cohort_a_queue_keeps_to_its_quota)
 	cr_assert_eq(r.jobs[3].start, 10 * H);
 }
 
+/* Kueue >= 0.15's words (pkg/scheduler/flavorassigner/flavorassigner.go,
+ * fitsResourceQuota: "insufficient quota for %s in flavor %s, previously
+ * considered podsets requests (%s) + current podset request (%s) > maximum
+ * capacity (%s)"); a job is one pod set, so nothing was considered before. */
 Test(queues, a_request_above_the_maximum_capacity_never_fits)
 {
 	RUN(Q, "queues=[{name: team-a, quota: {nvidia.com/gpu: 2}}]", "workloads.a.gpus=3");
 	cr_assert_eq(r.jobs[0].start, SIM_NEVER);
-	cr_assert_str_eq(
-		reason(0),
-		"couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor default, "
-		"request > maximum capacity (3 > 2)");
+	cr_assert_str_eq(reason(0),
+			 "couldn't assign flavors to pod set main: insufficient quota for "
+			 "nvidia.com/gpu in flavor default, previously considered podsets "
+			 "requests (0) + current podset request (3) > maximum capacity (2)");
 	cr_assert_str_eq(r.status, "stalled");
 }
 

@@ -211,7 +211,7 @@ static const struct {
 	{"metrics", "run_id,scope,name,value,unit"},
 	{"jobs",
 	 "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"
-	 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s,preemptions,oom_kills"},
+	 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s,preemptions,oom_kills,flavor"},
 	{"requests", "run_id,workload,request_id,arrival_s,ttft_s,tpot_s,e2e_s,prompt_tokens,"
 		     "output_tokens,slo_met,verified"},
 	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"

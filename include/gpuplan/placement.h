@@ -103,6 +103,8 @@ struct pod_request {
 	int32_t gpus;      /* units per pod (REQUEST_GPUS); 1 otherwise */
 	sim_time duration; /* expected, for window fit */
 	bool fit_window;   /* window_policy fit: must end before the window closes */
+	int32_t variant;   /* its Kueue flavors' labels and tolerations
+			    * (placement_variant); 0: the workload's alone */
 };
 
 /* The reasons a node can give: fixed slots, then one per resource name and
@@ -131,7 +133,9 @@ struct placer {
 	double *equivalent; /* [workload * n_pools + pool]: GPUs' worth of one unit
 			       * (one GPU or replica, the instance, the share); 0 = never fits */
 	size_t n_pools, n_workloads;
-	struct pool_rule *rules;     /* [workload * n_pools + pool] */
+	struct pool_rule *rules;     /* [(variant * n_workloads + workload) * n_pools + pool] */
+	int32_t *variants;           /* per variant > 0: its flavors, VARIANT_FLAVORS each */
+	size_t n_variants;           /* 1 + the variants placement_variant added */
 	struct spread_state *spread; /* per workload */
 	char **reasons;              /* slot texts */
 	uint8_t *reason_kinds;       /* per slot: its enum pend_kind (results.h) */
@@ -155,6 +159,16 @@ struct placer {
  * (it keeps resource scores by node class from one search to the next). */
 void placement_init(struct placer *pl, struct cluster *c);
 void placement_free(struct placer *pl);
+
+/* The most flavors a variant joins (one per resource group of a queue). */
+#define VARIANT_FLAVORS SCENARIO_MAX_GROUPS
+
+/* The variant of pods that Kueue admitted with flavors[0 .. n-1]
+ * (scenario.flavors): Kueue adds each flavor's node_labels to the pods'
+ * node selector and its tolerations to theirs (pkg/podset, Merge of the
+ * flavors' NodeLabels and Tolerations).  0 when no flavor has either.  A
+ * new combination computes its rules for every workload and pool once. */
+int32_t placement_variant(struct placer *pl, const int32_t *flavors, size_t n);
 
 /* kube-scheduler's numFeasibleNodesToFind: how many feasible nodes of `all`
  * a search looks for with percentageOfNodesToScore `percentage` (0: adaptive). */

@@ -10,8 +10,10 @@
  * each other what they do not use: a queue may go over its nominal quota by
  * up to its borrowing_limit, as long as the cohort as a whole stays within
  * the sum of its members' nominal quotas.  Resources a queue does not list
- * are not limited for it.  Kueue's flavors are not modeled: every resource
- * is in the flavor "default", and a job is one pod set, "main".
+ * are not limited for it.  Quota is kept per column, a (flavor, resource)
+ * as Kueue's FlavorResource; quota_assign picks a flavor per resource group
+ * as Kueue's flavor assigner does (a plain quota: is the one flavor
+ * "default").  A job is one pod set, "main".
  *
  * Preemption (quota_preempt) follows Kueue's classical preemptor
  * (pkg/scheduler/preemption/preemption.go): candidates come from the
@@ -30,10 +32,24 @@
 
 #include "gpuplan/scenario.h"
 
+#define QUOTA_REASON_LEN  320
+#define QUOTA_MAX_REASONS 64
+/* A job's flavors: one byte per resource group of its queue, the flavor's
+ * position in the group; QUOTA_NO_FLAVOR where it asks nothing of the group. */
+#define QUOTA_NO_FLAVOR   0xffu
+#define QUOTA_UNASSIGNED  UINT64_MAX
+
 struct quota {
 	const struct scenario *sc;
-	size_t n_res;       /* distinct resources any quota names */
-	const char **res;   /* their names (the scenario's strings) */
+	size_t n_res;       /* columns: distinct (flavor, resource) any quota names */
+	const char **res;   /* their resources' names (the scenario's strings) */
+	int32_t *flav;      /* their flavors (scenario.flavors) */
+	int32_t *name_of;   /* their resources' index in names */
+	size_t n_names;     /* distinct resources any quota names */
+	const char **names; /* their names */
+	double *probe;      /* scratch [n_res]: one flavor's request, for the oracle */
+	char (*reasons)[QUOTA_REASON_LEN]; /* scratch: quota_assign's reasons */
+	size_t n_reasons;
 	double *nominal;    /* [queue * n_res + r]; INFINITY: not limited */
 	double *limit;      /* borrowing limit; INFINITY: none */
 	double *guaranteed; /* quota not lent to the cohort: nominal - lending limit, or 0 */
@@ -54,9 +70,21 @@ void quota_init(struct quota *q, const struct scenario *sc);
 void quota_free(struct quota *q);
 
 /* What a job of workload w (gpus units per pod, pods pods) asks of each
- * resource, into req[n_res]. */
+ * resource, into ask[n_names]. */
 void quota_request(const struct quota *q, const struct workload_spec *w, int32_t gpus, int32_t pods,
+		   double *ask);
+
+/* The amounts per column (flavor, resource), req[n_res], that a job of
+ * queue qi asking ask holds under its flavors assign. */
+void quota_columns(const struct quota *q, size_t qi, const double *ask, uint64_t assign,
 		   double *req);
+
+/* The flavor shown for a job of queue qi with flavors assign: the one of
+ * the group covering gpu_resource (nvidia.com/gpu or nvidia.com/mig-...),
+ * else of its first group; -1 for none.  Into flavors[SCENARIO_MAX_GROUPS]
+ * goes every flavor it was assigned; *n how many. */
+int32_t quota_flavor(const struct quota *q, size_t qi, uint64_t assign, const char *gpu_resource,
+		     int32_t *flavors, size_t *n);
 
 /* Whether queue qi may admit req now; otherwise Kueue's message in why
  * ("couldn't assign flavors to pod set main: insufficient unused quota for
@@ -106,5 +134,40 @@ struct quota_candidate {
  * no set lets the job in.  Usage is unchanged on return. */
 size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, const double *req,
 		     struct quota_candidate *cands, size_t n, uint32_t *targets);
+
+/* The admitted jobs a preemption could evict, asked for when the flavor
+ * assigner needs them (each call rebuilds them: quota_preempt reorders and
+ * filters the array). */
+struct quota_oracle {
+	size_t (*candidates)(void *ctx, struct quota_candidate **out);
+	void *ctx;
+};
+
+/* A job waiting for admission. */
+struct quota_job {
+	const struct workload_spec *w;
+	int32_t priority;
+	sim_time queued;
+	const double *ask; /* [n_names] */
+};
+
+/*
+ * Kueue's flavor assignment for a job of queue qi (flavorassigner.go,
+ * assignFlavors and findFlavorForPodSets): for each resource group, its
+ * flavors in order; a flavor whose node taints the job does not tolerate
+ * or whose node labels its selector or affinity refuse is skipped; each
+ * covered resource the job asks for is Fit (maybe borrowing), Preempt /
+ * Reclaim (the oracle found victims), NoCandidates or NoFit
+ * (fitsResourceQuota); the queue's flavor_fungibility decides whether the
+ * search stops at a flavor that borrows or preempts; the best flavor wins
+ * (isPreferred: preemption mode, then borrowing).  QUOTA_FITS: *assign and
+ * req[n_res] hold the flavors and amounts, and *targets the *n_targets jobs
+ * to evict first (the oracle's candidates callback keeps *targets with room
+ * for every candidate).  Else why holds Kueue's
+ * message.
+ */
+enum quota_verdict quota_assign(struct quota *q, size_t qi, const struct quota_job *job,
+				const struct quota_oracle *oracle, uint64_t *assign, double *req,
+				uint32_t **targets, size_t *n_targets, char *why, size_t why_len);
 
 #endif

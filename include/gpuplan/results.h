@@ -42,6 +42,8 @@ struct job_record {
 	sim_time trace_queue; /* that wait, scheduled - creation in the trace */
 	int32_t preemptions;  /* times it was stopped: window, spot notice, Kueue preemption */
 	int32_t oom_kills;    /* times a pod of it was OOM-killed */
+	int32_t flavor;       /* its Kueue flavor (scenario.flavors; of its GPU resource,
+			       * quota.h's quota_flavor); -1: none */
 };
 
 /* One point of the inflation curve (inflation.h). */

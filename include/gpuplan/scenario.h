@@ -329,10 +329,51 @@ enum reclaim_policy { RECLAIM_NEVER, RECLAIM_LOWER_PRIORITY, RECLAIM_ANY };
 /* Kueue's withinClusterQueue: whom a job may preempt in its own queue. */
 enum within_policy { WITHIN_NEVER, WITHIN_LOWER_PRIORITY, WITHIN_LOWER_OR_NEWER_EQUAL };
 
-/* A quota line of a ClusterQueue-like queue: nvidia.com/gpu (units),
- * nvidia.com/mig-<profile> (instances), cpu (cores) or memory (bytes). */
+/* Kueue's borrowWithinCohort.policy: whether a job that must borrow may
+ * preempt lower-priority jobs of other queues of its cohort. */
+enum borrow_within_policy { BORROW_WITHIN_NEVER, BORROW_WITHIN_LOWER_PRIORITY };
+
+/* Kueue's flavorFungibility policies (v1beta2 names; v1beta1's Borrow and
+ * Preempt are MayStopSearch). */
+enum fungibility { FUNGIBILITY_MAY_STOP_SEARCH, FUNGIBILITY_TRY_NEXT_FLAVOR };
+
+/* A ResourceFlavor (resource_flavors:): the nodes it stands for.  Kueue
+ * adds its node_labels to the pods it admits as a node selector and its
+ * tolerations to their tolerations; its node_taints decide which pods may
+ * use it (pkg/scheduler/flavorassigner, checkFlavorForPodSets). */
+struct flavor_spec {
+	char *name;
+	struct srcloc loc;
+	struct kv *node_labels;
+	size_t n_node_labels;
+	struct taint *node_taints;
+	size_t n_node_taints;
+	struct toleration *tolerations;
+	size_t n_tolerations;
+};
+
+/* The most resource groups a queue may have, and flavors per group, in
+ * gpuplan (Kueue allows 16 of each; an admitted job's flavors pack in 64
+ * bits). */
+#define SCENARIO_MAX_GROUPS        8
+#define SCENARIO_MAX_GROUP_FLAVORS 16
+
+/* A resource group of a queue: the resources it covers, and its flavors in
+ * the order Kueue tries them (indexes into scenario.flavors). */
+struct resource_group {
+	char **covered;
+	size_t n_covered;
+	int32_t *flavors;
+	size_t n_flavors;
+	struct srcloc loc;
+};
+
+/* A quota line of a ClusterQueue-like queue, per (flavor, resource):
+ * nvidia.com/gpu (units), nvidia.com/mig-<profile> (instances), cpu (cores)
+ * or memory (bytes). */
 struct quota_entry {
 	char *resource;
+	int32_t flavor; /* index into scenario.flavors */
 	double nominal;
 	double borrowing_limit; /* INFINITY: may borrow all the cohort has unused */
 	double lending_limit;   /* INFINITY: lends all it does not use; else keeps
@@ -347,8 +388,16 @@ struct queue_spec {
 	char *cohort;              /* NULL: borrows from and lends to nobody */
 	struct quota_entry *quota; /* resources not listed are not limited */
 	size_t n_quota;
+	struct resource_group *groups; /* the quota's resource groups (quota: one,
+					* of flavor "default") */
+	size_t n_groups;
+	enum fungibility when_can_borrow;  /* default MayStopSearch */
+	enum fungibility when_can_preempt; /* default TryNextFlavor */
 	enum reclaim_policy reclaim;
 	enum within_policy within;
+	enum borrow_within_policy borrow_within;
+	int32_t borrow_within_max_priority; /* maxPriorityThreshold */
+	bool borrow_within_threshold;       /* it is given */
 };
 
 /* A cohort may belong to a parent cohort (Kueue's hierarchical cohorts);
@@ -524,6 +573,8 @@ struct scenario {
 	size_t n_queues;
 	struct cohort_spec *cohorts;
 	size_t n_cohorts;
+	struct flavor_spec *flavors; /* resource_flavors, then "default" if a quota: uses it */
+	size_t n_flavors;
 	struct scheduler_spec scheduler;
 	struct experiment_spec experiment;
 	struct output_spec output;
@@ -573,6 +624,10 @@ bool scenario_label_value_ok(const char *value);
 int scenario_pool_index(const struct scenario *sc, const char *name);
 int scenario_workload_index(const struct scenario *sc, const char *name);
 int scenario_queue_index(const struct scenario *sc, const char *name);
+int scenario_flavor_index(const struct scenario *sc, const char *name);
+
+/* The flavor the scenario's queues use when they give a plain quota: map. */
+#define SCENARIO_DEFAULT_FLAVOR "default"
 
 /* Node slots the cluster keeps for pool p: its nodes, or room for its
  * autoscaler's maximum (twice with spot: interrupted nodes linger through

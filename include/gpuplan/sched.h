@@ -30,6 +30,7 @@ struct sched_entry {
 struct sched_class {
 	int32_t workload;
 	int32_t gpus;
+	int32_t variant; /* placement variant (Kueue flavors' labels, placement.h) */
 	int32_t queue;
 	struct sched_entry *heap;
 	size_t n, cap;
@@ -54,6 +55,11 @@ struct sched_entry sched_entry(enum sched_order order, uint32_t job, uint32_t se
 /* Adds a pending job; returns its class index. */
 size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 		 struct sched_entry e);
+
+/* The same, in the class of (workload, gpus, variant): jobs of one workload
+ * that Kueue gave different flavors wait apart. */
+size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
+			 int32_t queue, struct sched_entry e);
 
 /* The head of class c (which must not be empty). */
 static inline const struct sched_entry *sched_head(const struct sched *s, size_t c)

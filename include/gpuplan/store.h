@@ -217,6 +217,22 @@ int store_read_scopes(struct store *st, int64_t run_id, struct store_scope **row
 		      struct gp_err *err);
 void store_free_scopes(struct store_scope *rows, size_t n);
 
+/* The jobs of a workload that Kueue admitted with a flavor, and their
+ * GPU-hours (gpus x time from first start to end, or to the end of the
+ * run); owned strings. */
+struct store_flavor {
+	char *workload;
+	char *flavor;
+	int64_t jobs;
+	double gpu_hours;
+};
+
+/* Per workload and flavor, in name order (none for runs written before
+ * the flavor column: *n = 0); free with store_free_flavors. */
+int store_read_flavors(struct store *st, int64_t run_id, struct store_flavor **rows, size_t *n,
+		       struct gp_err *err);
+void store_free_flavors(struct store_flavor *rows, size_t n);
+
 /* One column of a row, as SQLite holds it. */
 enum store_cell_type { STORE_NULL, STORE_INTEGER, STORE_REAL, STORE_TEXT };
 struct store_cell {
