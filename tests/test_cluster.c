@@ -214,7 +214,7 @@ Test(cluster, placement_scores_across_pools)
 	sc.n_workloads = 1;
 	struct placer pl;
 	placement_init(&pl, &c);
-	struct pod_request req = {0, 4, SIM_HOUR, true};
+	struct pod_request req = {0, 4, SIM_HOUR, true, 0};
 	/* scoring: MostAllocated (the alias: over nvidia.com/gpu, weight 1).  Empty:
 	 * a 4-GPU pod fills an "a" node (score 100) rather than half a "b" node
 	 * (50); the three "a" nodes tie, and the tie is drawn (selectHost). */
