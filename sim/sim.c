@@ -412,16 +412,18 @@ static void release_quota(struct sim *s, struct sim_job *j)
 		charge_quota(s, j, -1);
 }
 
-/* The placement variant of the job's flavors (placement.h). */
-static int32_t flavor_variant(struct sim *s, const struct sim_job *j)
+/* Kueue admits the job with flavors: the one shown (quota_flavor) and its
+ * pods' placement variant (placement.h) follow. */
+static void take_flavors(struct sim *s, struct sim_job *j, uint64_t flavors)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	int32_t flavors[SCENARIO_MAX_GROUPS];
+	int32_t all[SCENARIO_MAX_GROUPS];
 	size_t n;
 	char res[96];
-	quota_flavor(&s->quota, (size_t)ws->queue, j->flavors,
-		     scenario_resource_name(ws, res, sizeof res), flavors, &n);
-	return placement_variant(&s->placer, flavors, n);
+	j->flavors = flavors;
+	j->flavor = quota_flavor(&s->quota, (size_t)ws->queue, flavors,
+				 scenario_resource_name(ws, res, sizeof res), all, &n);
+	j->variant = placement_variant(&s->placer, all, n);
 }
 
 /* Puts a pending job in the queue of its stage: its queue's admission
@@ -491,6 +493,7 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 			      .seq = s->submitted++,
 			      .cls = -1,
 			      .flavors = QUOTA_UNASSIGNED,
+			      .flavor = -1,
 			      .admitted_at = SIM_NEVER};
 	if (s->sc->output.jobs) {
 		GP_GROW(s->out->jobs, s->out->cap_jobs, s->submitted);
@@ -533,18 +536,6 @@ static bool overflows(struct sim *s, struct sim_job *j)
 	return false;
 }
 
-/* The flavor shown for the job: its GPU resource's (quota_flavor); -1 when
- * it never held quota of a queue with one. */
-static int32_t job_flavor(const struct sim *s, const struct sim_job *j)
-{
-	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	int32_t flavors[SCENARIO_MAX_GROUPS];
-	size_t n;
-	char res[96];
-	return quota_flavor(&s->quota, (size_t)ws->queue, j->flavors,
-			    scenario_resource_name(ws, res, sizeof res), flavors, &n);
-}
-
 /* The job's row (output.jobs), at its submission number.  A job still
  * running at the end is charged up to the end. */
 static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
@@ -569,7 +560,7 @@ static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
 						   j->trace_queue,
 						   j->preemptions,
 						   j->oom_kills,
-						   job_flavor(s, j)};
+						   j->flavor};
 }
 
 /* A job has completed or failed: its counts go to its workload, its row
@@ -988,7 +979,7 @@ static void wait_behind(struct sim *s, size_t c)
 static size_t candidates(void *ctx, struct quota_candidate **out)
 {
 	struct sim *s = ctx;
-	size_t n = 0, nr = s->quota.n_res, nn = s->quota.n_names;
+	size_t n = 0, nr = s->quota.n_res;
 	for (size_t h = 0; h < s->n_holders; h++) {
 		uint32_t i = s->holders[h];
 		const struct sim_job *c = &s->jobs[i];
@@ -998,7 +989,6 @@ static size_t candidates(void *ctx, struct quota_candidate **out)
 		GP_GROW(s->cands, s->cap_cands, n + 1);
 		GP_GROW(s->cand_req, s->cap_cand_req, (n + 1) * nr + 1);
 		quota_request(&s->quota, cw, c->gpus, c->pods, s->cand_ask);
-		(void)nn;
 		quota_columns(&s->quota, (size_t)cw->queue, s->cand_ask, c->flavors,
 			      s->cand_req + n * nr);
 		s->cands[n++] = (struct quota_candidate){.job = i,
@@ -1066,8 +1056,7 @@ static void admit(struct sim *s, size_t c, const uint32_t *victims, size_t n_vic
 	struct sim_job *j = &s->jobs[id];
 	for (size_t i = 0; i < n_victims; i++)
 		preempt(s, victims[i]);
-	j->flavors = flavors;
-	j->variant = flavor_variant(s, j);
+	take_flavors(s, j, flavors);
 	charge_quota(s, j, +1);
 	j->admitted_at = s->engine.now;
 	enqueue(s, id);

@@ -66,6 +66,7 @@ struct sim_job {
 	sim_time trace_queue; /* the trace's own wait (openb); SIM_NEVER: none */
 	uint32_t seq;         /* submission order (job_id); the index may be reused */
 	uint64_t flavors;     /* its Kueue flavors while admitted (quota.h's packing) */
+	int32_t flavor;       /* the flavor shown (quota_flavor); -1: none */
 	int32_t variant;      /* its pods' placement variant: its flavors' labels and
 			       * tolerations (placement.h); 0: none */
 	bool admitted;        /* holds its queue's quota (quota.h) */
