@@ -43,8 +43,9 @@ Test(history_e2e, committed_fixture_reads_back_as_its_truth)
 {
 	if (system("command -v python3 >/dev/null 2>&1") != 0)
 		cr_skip_test("python3 is not installed");
-	int rc = capture("python3 tests/history/check_export.py tests/fixtures/history tests/fixtures/history",
-			 out, sizeof out);
+	int rc = capture(
+		"python3 tests/history/check_export.py tests/fixtures/history tests/fixtures/history",
+		out, sizeof out);
 	cr_assert_eq(rc, 0, "%s", out);
 	cr_expect(strstr(out, "58 pods read back equal truth.pods.csv"), "%s", out);
 }
@@ -74,8 +75,8 @@ Test(history_e2e, export_script_rejects_bad_arguments_with_exit_2)
 			 cases[i].args);
 		int rc = capture(cmd, out, sizeof out);
 		cr_expect_eq(rc, 2, "%s: exit %d\n%s", cases[i].args, rc, out);
-		cr_expect(strstr(out, cases[i].says), "%s: expected \"%s\", got:\n%s", cases[i].args,
-			  cases[i].says, out);
+		cr_expect(strstr(out, cases[i].says), "%s: expected \"%s\", got:\n%s",
+			  cases[i].args, cases[i].says, out);
 	}
 	/* Nothing written where nothing could be read. */
 	char cmd[256];
