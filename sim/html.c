@@ -63,6 +63,8 @@ struct page {
 	size_t n_lat;
 	struct scope_series *scopes;
 	size_t n_scopes;
+	struct backtest_row *backtest; /* a backtest run's figures; none otherwise */
+	size_t n_backtest;
 };
 
 static double metric(const struct page *pg, const char *scope, const char *name)
@@ -122,6 +124,8 @@ static int page_read(struct page *pg, struct store *st, int64_t run_id, struct g
 		rc = store_read_load_curve(st, id, &pg->load, &pg->n_load, err);
 	if (!rc)
 		rc = store_read_latencies(st, id, &pg->lat, &pg->n_lat, err);
+	if (!rc)
+		rc = store_read_backtest(st, id, &pg->backtest, &pg->n_backtest, err);
 	if (!rc && units_rfc3339(pg->run.start, &pg->epoch))
 		pg->epoch = 0;
 	if (!rc)
@@ -143,6 +147,7 @@ static void page_free(struct page *pg)
 	store_free_findings(pg->findings, pg->n_findings);
 	free(pg->load);
 	store_free_latencies(pg->lat, pg->n_lat);
+	store_free_backtest(pg->backtest, pg->n_backtest);
 }
 
 /* --- text ------------------------------------------------------------------ */
@@ -886,7 +891,8 @@ static const char style[] =
 	"#a7f3d0;border-radius:4px;padding:8px 12px}"
 	"table{border-collapse:collapse;font-size:13px;background:#fff}th,td{border:1px solid #e5e7eb;"
 	"padding:3px 8px;text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f3f4f6}"
-	".none{color:#4b5563;font-style:italic}h3.chart-title{font-size:15px;margin:2px 4px 6px;"
+	".none{color:#4b5563;font-style:italic}tr.over td{background:#fef2f2;color:#991b1b}"
+	"tr.over td:last-child{font-weight:600}#backtest-table td:nth-child(2){text-align:left}h3.chart-title{font-size:15px;margin:2px 4px 6px;"
 	"font-weight:600}";
 
 /* Whether the run was priced: without prices every cost is 0, shown "-". */
@@ -999,6 +1005,39 @@ static void section_summary(FILE *out, const struct page *pg)
 	fputs("</table>\n</section>\n", out);
 }
 
+/* A backtest run: the history's figures beside the replay's (backtest.h),
+ * figures past the default tolerance marked. */
+static void section_backtest(FILE *out, const struct page *pg)
+{
+	if (!pg->n_backtest)
+		return;
+	fputs("<section id=\"backtest\">\n<h2>Backtest: the replay beside the history</h2>\n"
+	      "<table id=\"backtest-table\">\n<tr><th>scope</th><th>metric</th><th>observed</th>"
+	      "<th>simulated</th><th>error</th></tr>\n",
+	      out);
+	size_t over = 0;
+	for (size_t i = 0; i < pg->n_backtest; i++) {
+		const struct backtest_row *b = &pg->backtest[i];
+		bool ok = results_backtest_within(b, 0.25);
+		over += !ok;
+		char o[32], sim[32], e[16];
+		int decimals = strcmp(b->metric, "gpu_hours") ? 0 : 1;
+		fprintf(out, "<tr%s><td>", ok ? "" : " class=\"over\"");
+		esc(out, b->scope);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", b->metric,
+			report_cell(o, sizeof o, b->observed, decimals, false),
+			report_cell(sim, sizeof sim, b->simulated, decimals, false),
+			report_error_pct(b->error, e, sizeof e));
+	}
+	fprintf(out,
+		"</table>\n<p class=\"meta\">Observed: the pods of the period the twin was "
+		"learned from; simulated: the same pods replayed on its pools. %s</p>\n"
+		"</section>\n",
+		over ? "Rows in red differ by more than 25% (queue times by more than 5 minutes "
+		       "too): the twin does not reproduce them."
+		     : "Every figure is within 25% (queue times within 5 minutes).");
+}
+
 static void section_charts(FILE *out, const struct page *pg)
 {
 	const struct scope_series *all = pg->n_scopes ? &pg->scopes[0] : NULL;
@@ -1070,6 +1109,7 @@ int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
 	int rc = page_read(&pg, st, run_id, err);
 	if (!rc) {
 		section_header(out, &pg);
+		section_backtest(out, &pg);
 		section_findings(out, &pg);
 		section_summary(out, &pg);
 		rc = section_flavors(out, st, pg.run.run_id, err);

@@ -2,6 +2,7 @@
  * json.c - runs as JSON documents (see json.h).
  */
 #include "gpuplan/json.h"
+#include "gpuplan/report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -239,4 +240,47 @@ int json_write_advice(FILE *out, struct store *st, const char *db, int64_t base_
 	}
 	fputs("}\n", out);
 	return rc;
+}
+
+void json_write_backtest(FILE *out, const struct scenario *twin, const struct results *r,
+			 const struct report_backtest_info *info)
+{
+	fprintf(out, "{\"db\": ");
+	json_string(out, info->db);
+	fprintf(out, ", \"run_id\": %lld, \"scenario\": ", (long long)info->run_id);
+	json_string(out, twin->name);
+	fprintf(out,
+		", \"observed_pods\": %zu, \"replayed_pods\": %zu, \"tolerance\": ", info->observed,
+		info->replayed);
+	json_number(out, info->tolerance);
+	bool all_within = true;
+	fprintf(out, ",\n \"rows\": [");
+	for (size_t i = 0; i < r->n_backtest; i++) {
+		const struct backtest_row *b = &r->backtest[i];
+		bool ok = results_backtest_within(b, info->tolerance);
+		all_within &= ok;
+		fprintf(out, "%s\n  {\"scope\": ", i ? "," : "");
+		json_string(out, b->scope);
+		fprintf(out, ", \"metric\": ");
+		json_string(out, b->metric);
+		fprintf(out, ", \"observed\": ");
+		json_number(out, b->observed);
+		fprintf(out, ", \"simulated\": ");
+		json_number(out, b->simulated);
+		fprintf(out, ", \"error\": ");
+		json_number(out, b->error);
+		fprintf(out, ", \"within\": %s}", ok ? "true" : "false");
+	}
+	fprintf(out, "],\n \"within_tolerance\": %s,\n \"could_not_model\": [",
+		all_within ? "true" : "false");
+	for (size_t i = 0; i < r->n_gaps; i++) {
+		const struct backtest_gap *g = &r->gaps[i];
+		char text[768];
+		fprintf(out, "%s\n  {\"kind\": ", i ? "," : "");
+		json_string(out, report_gap_names[g->kind]);
+		fprintf(out, ", \"pods\": %lld, \"text\": ", (long long)g->pods);
+		json_string(out, report_gap_text(g, text, sizeof text));
+		fprintf(out, "}");
+	}
+	fprintf(out, "]}\n");
 }

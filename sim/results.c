@@ -211,7 +211,29 @@ void results_free(struct results *r)
 	free(r->findings);
 	free(r->curve);
 	free(r->scaling);
+	for (size_t i = 0; i < r->n_backtest; i++)
+		free(r->backtest[i].scope);
+	free(r->backtest);
+	for (size_t i = 0; i < r->n_gaps; i++)
+		free(r->gaps[i].example);
+	free(r->gaps);
 	memset(r, 0, sizeof *r);
+}
+
+const char *const backtest_metric_names[RESULTS_BACKTEST_METRICS] = {
+	"pods_started", "queue_time_mean_s", "queue_time_p95_s", "gpu_hours",
+	"peak_allocated_gpus"};
+
+bool results_backtest_within(const struct backtest_row *row, double tolerance)
+{
+	if (isnan(row->observed) && isnan(row->simulated))
+		return true; /* nothing to compare: no pod queued on either side */
+	if (isnan(row->observed) || isnan(row->simulated))
+		return false;
+	bool queue = !strncmp(row->metric, "queue_time_", 11);
+	if (queue && fabs(row->simulated - row->observed) <= RESULTS_BACKTEST_QUEUE_FLOOR_S)
+		return true;
+	return !isnan(row->error) && fabs(row->error) <= tolerance + 1e-12;
 }
 
 /* FNV-1a over scope, a separator and name. */

@@ -10,6 +10,7 @@
  *   scenario_workloads.c  workloads: resources, durations, rules, arrivals
  *   scenario_inference.c  inference keys: replicas, batching, requests, SLOs
  *   scenario_history.c    a twin's history section and its !placeholder values
+ *   scenario_replay.c     a twin made into the replay of its observed pods
  * Names shared between the files carry the prefix ld_ (loader).
  */
 #ifndef GPUPLAN_SCENARIO_INT_H
@@ -163,6 +164,10 @@ int ld_load_tolerations(struct loader *ld, const struct ynode *v, struct tolerat
 char *ld_resolve(const char *dir, const char *path);
 
 /* --- openb (scenario_openb.c) --- */
+
+/* Deep copies of what parent owns besides its name, arrival, request and
+ * gpu_spec into w: selectors, tolerations, affinity, spread. */
+void ld_copy_rules(struct workload_spec *w, const struct workload_spec *parent);
 
 /*
  * Replaces every pool of sc that names an openb node list (pool_spec.trace_path)

@@ -179,7 +179,7 @@ static char *request_name(const char *parent, const struct openb_pod *p)
 }
 
 /* Deep copies of what a workload owns besides its name, arrival and request. */
-static void copy_rules(struct workload_spec *w, const struct workload_spec *parent)
+void ld_copy_rules(struct workload_spec *w, const struct workload_spec *parent)
 {
 	w->node_selector = copy_kvs(parent->node_selector, parent->n_node_selector, 0);
 	w->tolerations = gp_xcalloc(parent->n_tolerations + 1, sizeof *w->tolerations);
@@ -256,7 +256,7 @@ static void new_request(struct workload_spec *w, const struct workload_spec *par
 	w->mig_profile = NULL;
 	w->inference = NULL;
 	w->count = 0;
-	copy_rules(w, parent);
+	ld_copy_rules(w, parent);
 	set_request(w, p);
 }
 

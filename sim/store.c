@@ -219,6 +219,15 @@ static const char schema_sql[] =
 	"  gpu TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS scopes_run ON scopes(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS backtest (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  scope TEXT NOT NULL,\n"
+	"  metric TEXT NOT NULL,\n"
+	"  observed REAL,\n"
+	"  simulated REAL,\n"
+	"  error REAL\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS backtest_run ON backtest(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS searches (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  key TEXT NOT NULL,\n"
@@ -1248,6 +1257,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 r->n_curve, bind_curve, r},
 		{"scopes", "run_id, scope, kind, workload_kind, model, gpu", 6,
 		 1 + sc->n_pools + sc->n_workloads, bind_scope, sc},
+		{"backtest", "run_id, scope, metric, observed, simulated, error", 6, r->n_backtest,
+		 sti_bind_backtest, r},
 	};
 	int rc = GP_OK;
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !rc; i++)

@@ -3,6 +3,7 @@
  *   store.c        the schema, opening and recognising a database, writing runs
  *   store_merge.c  merging another results database into this one
  *   store_read.c   reading runs back for reports
+ *   store_backtest.c  the backtest table: its rows, and the latest backtest of a scenario
  * Names shared between them carry the prefix sti_ (store internal).
  */
 #ifndef GPUPLAN_STORE_INT_H
@@ -31,6 +32,8 @@ struct store {
 };
 
 void sti_bind_text(sqlite3_stmt *s, int i, const char *v);
+/* Binds backtest row i of the results ctx (store_backtest.c), NAN as NULL. */
+int sti_bind_backtest(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 int sti_db_error(struct store *st, struct gp_err *err, const char *what);
 int sti_exec(struct store *st, const char *sql, const char *what, struct gp_err *err);
 /* Runs a query that returns one integer (or none: *v = 0). */

@@ -10,7 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gpuplan/history.h"
 #include "gpuplan/scenario.h"
+
+#include <math.h>
 
 static char dir[64];
 static char path[128];
@@ -171,4 +174,115 @@ Test(history, a_set_override_may_be_a_placeholder)
 	cr_assert_str_eq(sc->placeholders[0].value, "2h");
 	cr_assert_eq(sc->workloads[0].duration.mean, 7200);
 	scenario_free(sc);
+}
+
+/* --- the observed pods CSV (history.h) ---------------------------------------- */
+
+#define PODS_HEADER                                                                    \
+	"workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,cpu_milli," \
+	"memory_bytes,phase\n"
+
+static int read_pods(const char *text, struct history_pod **pods, size_t *n, struct gp_err *err)
+{
+	write_file("p.csv", text);
+	char p[256];
+	snprintf(p, sizeof p, "%s/p.csv", dir);
+	return history_read_pods(p, (struct srcloc){"twin.yaml", 5, 10}, 7200, pods, n, err);
+}
+
+Test(history, observed_pods_are_read_with_censored_times)
+{
+	struct history_pod *pods = NULL;
+	size_t n = 0;
+	struct gp_err err = {""};
+	int rc =
+		read_pods("# written by import --history\n"
+			  "phase,workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,"
+			  "cpu_milli,memory_bytes\n"
+			  "Running,train,ml,train-a,node-1,-900.5,-600,,2,4000,17179869184\n"
+			  "\n"
+			  "Pending,train,ml,train-b,,60,,,1,0,0\n",
+			  &pods, &n, &err);
+	cr_assert_eq(rc, GP_OK, "%s", err.msg);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(pods[0].workload, "train");
+	cr_expect_str_eq(pods[0].namespace_, "ml");
+	cr_expect_str_eq(pods[0].pod, "train-a");
+	cr_expect_str_eq(pods[0].node, "node-1");
+	cr_expect_eq(pods[0].created_s, -900.5);
+	cr_expect_eq(pods[0].scheduled_s, -600);
+	cr_expect(isnan(pods[0].finished_s), "still running: censored");
+	cr_expect_eq(pods[0].gpus, 2);
+	cr_expect_eq(pods[0].cpu_milli, 4000);
+	cr_expect_eq(pods[0].memory_bytes, 17179869184.0);
+	cr_expect_eq(pods[0].phase, HISTORY_RUNNING);
+	cr_expect_eq(pods[0].line, 3);
+	cr_expect_str_eq(pods[1].node, "");
+	cr_expect(isnan(pods[1].scheduled_s));
+	cr_expect_eq(pods[1].phase, HISTORY_PENDING);
+	history_free_pods(pods, n);
+}
+
+static void pods_fail(const char *rows, const char *msg)
+{
+	char text[2048];
+	snprintf(text, sizeof text, PODS_HEADER "%s", rows);
+	struct history_pod *pods = NULL;
+	size_t n = 0;
+	struct gp_err err = {""};
+	cr_assert_eq(read_pods(text, &pods, &n, &err), GP_EINPUT, "expected an error for %s", rows);
+	cr_assert_null(pods);
+	char want[512];
+	snprintf(want, sizeof want, "%s/p.csv:%s", dir, msg);
+	cr_expect_str_eq(err.msg, want);
+}
+
+Test(history, bad_rows_are_errors_at_their_line)
+{
+	pods_fail("train,ml,a,n,x,,,1,0,0,Running\n",
+		  "2: error: expected a number of seconds in column created_s, got 'x'");
+	pods_fail("train,ml,a,n,10,5,,1,0,0,Running\n",
+		  "2: error: scheduled_s '5' is before created_s '10'; expected a pod scheduled "
+		  "after it was created");
+	pods_fail("train,ml,a,n,10,20,15,1,0,0,Succeeded\n",
+		  "2: error: finished_s '15' is before scheduled_s '20'; expected a pod that ends "
+		  "after it started");
+	pods_fail("train,ml,a,n,10,20,9000,1,0,0,Succeeded\n",
+		  "2: error: finished_s '9000' is after the history's end (7200 s); expected "
+		  "seconds since its start up to its end");
+	pods_fail("train,ml,a,n,10,20,30,1,0,0,Done\n",
+		  "2: error: unknown phase 'Done'; expected Succeeded, Failed, Running, Pending "
+		  "or Deleted");
+	pods_fail("train,ml,a,n,10,20,30,-1,0,0,Succeeded\n",
+		  "2: error: expected a whole number of GPUs >= 0 in column gpus, got '-1'");
+	pods_fail("train,ml,a,n,10,20,30,1,0\n",
+		  "2: error: expected 11 columns (workload,namespace,pod,node,created_s,"
+		  "scheduled_s,finished_s,gpus,cpu_milli,memory_bytes,phase), got 9");
+	pods_fail(",ml,a,n,10,20,30,1,0,0,Succeeded\n",
+		  "2: error: empty workload; expected the name of a workload of the scenario");
+	pods_fail("train,ml,a,n,10,20,30,1,0,0,Succeeded\ntrain,ml,a,n,11,20,30,1,0,0,"
+		  "Succeeded\n",
+		  "3: error: pod ml/a is listed twice (first at line 2); expected one row per pod");
+}
+
+Test(history, a_bad_header_or_a_missing_file_is_an_error)
+{
+	struct history_pod *pods = NULL;
+	size_t n = 0;
+	struct gp_err err = {""};
+	cr_assert_eq(
+		read_pods("workload,namespace,pod,node,created,scheduled_s\n", &pods, &n, &err),
+		GP_EINPUT);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "%s/p.csv:1: error: unknown column 'created'; expected the header "
+		 "workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,cpu_milli,"
+		 "memory_bytes,phase",
+		 dir);
+	cr_expect_str_eq(err.msg, want);
+	cr_assert_eq(history_read_pods("/nonexistent/p.csv", (struct srcloc){"twin.yaml", 5, 10},
+				       7200, &pods, &n, &err),
+		     GP_EINPUT);
+	cr_expect_str_eq(err.msg, "twin.yaml:5:10: error: cannot read the observed pods "
+				  "/nonexistent/p.csv: No such file or directory");
 }

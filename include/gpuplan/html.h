@@ -6,6 +6,8 @@
  * inline SVG by the small plotting helpers in html.c: no script, no style
  * sheet or font from the network, so it opens anywhere and renders the same
  * in every browser.  Sections, with the ids tests and readers can rely on:
+ *   #backtest-table     a backtest run's figures, observed beside simulated,
+ *                       tr.over where past 25% (backtest.h)
  *   #findings           the diagnosis in rank order (li.finding, one per
  *                       finding), or p#healthy when the run has none
  *   #summary-table      the figures of every scope, as the run summary

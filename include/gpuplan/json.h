@@ -26,6 +26,7 @@
 #ifndef GPUPLAN_JSON_H
 #define GPUPLAN_JSON_H
 
+#include "gpuplan/report.h"
 #include "gpuplan/store.h"
 
 #include <stdio.h>
@@ -39,6 +40,12 @@ void json_number(FILE *out, double v);
 
 /* The document of run run_id (the latest when <= 0); db is the path shown. */
 int json_write_run(FILE *out, struct store *st, const char *db, int64_t run_id, struct gp_err *err);
+
+/* `backtest --json`: {db, run_id, scenario, observed_pods, replayed_pods,
+ * tolerance, rows: [{scope, metric, observed, simulated, error, within}],
+ * within_tolerance, could_not_model: [{kind, pods, text}]}. */
+void json_write_backtest(FILE *out, const struct scenario *twin, const struct results *r,
+			 const struct report_backtest_info *info);
 
 /* The document of advise's ranking, stored under its base run. */
 int json_write_advice(FILE *out, struct store *st, const char *db, int64_t base_run,

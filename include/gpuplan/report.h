@@ -37,4 +37,25 @@ const char *report_cell(char *buf, size_t len, double v, int format, bool prices
  * run has none, with the figures that say so; part of report_summary. */
 void report_findings(FILE *out, const struct results *r);
 
+/* What `gpuplan backtest` prints besides the results' rows. */
+struct report_backtest_info {
+	size_t observed, replayed; /* pods in the history, pods the replay held */
+	double tolerance;          /* a fraction: 0.25 */
+	const char *db;
+	int64_t run_id;
+};
+
+/* The backtest of twin (report_backtest.c): the history's figures beside the
+ * replay's per scope, the ones past the tolerance, what it could not model. */
+void report_backtest(FILE *out, const struct scenario *twin, const struct results *r,
+		     const struct report_backtest_info *info);
+
+/* A gap in words, with its evidence (buf of at least 512 bytes); its short
+ * name by kind. */
+const char *report_gap_text(const struct backtest_gap *g, char *buf, size_t len);
+extern const char *const report_gap_names[GAP_GANG + 1];
+
+/* A relative error as a signed whole percent ("+12%", "0%"), "-" for NAN. */
+const char *report_error_pct(double error, char *buf, size_t len);
+
 #endif

@@ -330,6 +330,47 @@ struct pool_scaling {
 	double provisioning_wait_s; /* pod-seconds pending while nodes for them provisioned */
 };
 
+/* One figure of a backtest (backtest.h), a row of the backtest table: the
+ * history's beside the replay's.  metric is one of backtest_metric_names. */
+struct backtest_row {
+	char *scope;        /* owned: "all" or a workload of the twin */
+	const char *metric; /* static */
+	double observed;    /* NAN: none (no pod queued) */
+	double simulated;   /* NAN: none */
+	double error;       /* (simulated - observed) / observed; 0 when both are 0;
+			     * NAN when observed is 0 and simulated not, or either is NAN */
+};
+
+#define RESULTS_BACKTEST_METRICS 5
+extern const char *const backtest_metric_names[RESULTS_BACKTEST_METRICS];
+/* Queue times within this many seconds of the history's pass whatever their ratio. */
+#define RESULTS_BACKTEST_QUEUE_FLOOR_S 300.0
+
+/* Whether row's replay is within tolerance (a fraction: 0.25) of the
+ * history: |error| <= tolerance, or, for a queue time, within
+ * RESULTS_BACKTEST_QUEUE_FLOOR_S; a figure only one side has is not. */
+bool results_backtest_within(const struct backtest_row *row, double tolerance);
+
+/* What a backtest could not model, with the evidence the history gave for it
+ * (backtest.h): typed, put into words by the report. */
+enum backtest_gap_kind {
+	GAP_UNKNOWN_WORKLOAD, /* pods of a workload the twin does not have */
+	GAP_DELETED_PENDING,  /* pods deleted before they were ever scheduled */
+	GAP_NO_GPUS,          /* pods that asked for no GPU */
+	GAP_TOO_WIDE,         /* pods wider than any node of the pools */
+	GAP_NO_NODE,          /* scheduled pods whose node is not recorded */
+	GAP_NODES,            /* more distinct nodes ran pods than the pools have */
+	GAP_PREEMPTION,       /* lower-priority pods that ended Failed or Deleted early */
+	GAP_GANG,             /* a gang workload replayed pod by pod */
+};
+
+struct backtest_gap {
+	uint8_t kind;   /* enum backtest_gap_kind */
+	int64_t pods;   /* pods it concerns (GAP_NODES: distinct nodes seen) */
+	int64_t figure; /* GAP_NODES: nodes the pools have; GAP_GANG: pods per job */
+	char *example;  /* owned: a workload, pod or node name; NULL: none */
+};
+
 struct results {
 	struct metric *metrics;
 	size_t n_metrics, cap_metrics;
@@ -354,8 +395,12 @@ struct results {
 	size_t n_requests;
 	struct finding *findings; /* ranked; none for a healthy run */
 	size_t n_findings;
-	struct curve_row *curve;      /* the inflation experiment's curve; none otherwise */
-	struct pool_scaling *scaling; /* autoscaled and spot pools; none otherwise */
+	struct curve_row *curve;       /* the inflation experiment's curve; none otherwise */
+	struct pool_scaling *scaling;  /* autoscaled and spot pools; none otherwise */
+	struct backtest_row *backtest; /* a backtest's figures; none for other runs */
+	size_t n_backtest;
+	struct backtest_gap *gaps; /* what the backtest could not model */
+	size_t n_gaps;
 	size_t n_scaling;
 	size_t n_curve;
 	char **node_names; /* owned */

@@ -587,6 +587,45 @@ struct scenario {
 	struct ytree *tree; /* owns the strings locations point to */
 };
 
+/*
+ * The replay of a twin's observed pods (history.h), which `backtest` runs:
+ * scenario_replay replaces the workloads of a loaded twin by workloads whose
+ * jobs are the pods.  Each pod becomes a job of its workload (the twin's
+ * selectors, tolerations, affinity, queue and priority; the row's GPUs, cpu
+ * and memory), submitted at its creation (at 0 when created before the
+ * period) and held, as a service is, for the wall time it ran: finished -
+ * scheduled, or from 0 for a pod running when the period began, or to the
+ * horizon when it still ran at the end (or never started).  Pods running at
+ * the start are in workloads of their own ahead of the others, so that they
+ * are placed first.  The horizon is the period, the start its beginning.
+ * Pods the replay cannot hold are left out, each with its reason.
+ */
+enum replay_skip {
+	REPLAY_KEPT,
+	REPLAY_UNKNOWN_WORKLOAD, /* its workload is not in the twin */
+	REPLAY_DELETED_PENDING,  /* deleted before it was ever scheduled */
+	REPLAY_NO_GPUS,          /* asks for no GPU (or, for a fractional workload, none) */
+	REPLAY_TOO_WIDE,         /* asks for more GPUs than any node of the pools offers */
+};
+
+struct history_pod;
+
+struct scenario_replay {
+	size_t n_workloads;     /* the replay's */
+	int32_t *twin_workload; /* per replay workload: the twin's workload it stands for */
+	bool *running_at_start; /* per replay workload: its pods ran when the period began */
+	size_t **pods;          /* per replay workload: its pods (indexes), in job order */
+	size_t *n_pods;
+	uint8_t *skip; /* per pod: an enum replay_skip */
+	size_t n_skipped[REPLAY_TOO_WIDE + 1];
+};
+
+/* sc must be a twin (history.on) as loaded; n pods as history_read_pods read
+ * them.  Output rows are always kept (output.jobs). */
+int scenario_replay(struct scenario *sc, const struct history_pod *pods, size_t n,
+		    struct scenario_replay *out, struct gp_err *err);
+void scenario_replay_free(struct scenario_replay *m);
+
 /* Loads and validates.  sets: "KEY=VALUE" strings applied in order. */
 int scenario_load(const char *path, const char *const *sets, size_t n_sets, struct scenario **out,
 		  struct gp_err *err);

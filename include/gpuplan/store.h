@@ -233,6 +233,17 @@ int store_read_flavors(struct store *st, int64_t run_id, struct store_flavor **r
 		       struct gp_err *err);
 void store_free_flavors(struct store_flavor *rows, size_t n);
 
+/* The backtest rows of run_id (backtest.h), in the order written; none for
+ * another run or a database without the table.  Free with store_free_backtest. */
+int store_read_backtest(struct store *st, int64_t run_id, struct backtest_row **rows, size_t *n,
+			struct gp_err *err);
+void store_free_backtest(struct backtest_row *rows, size_t n);
+
+/* The latest run with backtest rows of the scenario whose file's SHA-256 is
+ * sha256 (runs.scenario_sha256); *run_id = 0 when there is none. */
+int store_latest_backtest(struct store *st, const char *sha256, int64_t *run_id,
+			  struct gp_err *err);
+
 /* One column of a row, as SQLite holds it. */
 enum store_cell_type { STORE_NULL, STORE_INTEGER, STORE_REAL, STORE_TEXT };
 struct store_cell {
