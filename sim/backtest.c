@@ -120,8 +120,8 @@ static double relative_error(double observed, double simulated)
 
 static void add_rows(struct results *r, const char *scope, const double *obs, const double *sim)
 {
-	r->backtest = gp_xrealloc(r->backtest, (r->n_backtest + RESULTS_BACKTEST_METRICS) *
-						       sizeof *r->backtest);
+	r->backtest = gp_xrealloc(r->backtest,
+				  (r->n_backtest + RESULTS_BACKTEST_METRICS) * sizeof *r->backtest);
 	for (int m = 0; m < RESULTS_BACKTEST_METRICS; m++)
 		r->backtest[r->n_backtest++] =
 			(struct backtest_row){gp_xstrdup(scope), backtest_metric_names[m], obs[m],
@@ -156,8 +156,8 @@ static struct span *simulated_spans(const struct backtest *b, const struct resul
 		const struct history_pod *p = &b->pods[b->map.pods[w][next[w]++]];
 		double start = j->start == SIM_NEVER ? NAN : sim_seconds(j->start);
 		double end = j->end == SIM_NEVER ? span_s : sim_seconds(j->end);
-		s[(*n)++] = (struct span){p->created_s, start, end, j->gpus,
-					  b->map.twin_workload[w]};
+		s[(*n)++] =
+			(struct span){p->created_s, start, end, j->gpus, b->map.twin_workload[w]};
 	}
 	free(next);
 	return s;

@@ -31,19 +31,18 @@ enum col {
 	N_COLS
 };
 
-static const char *const col_names[N_COLS] = {
-	"workload",    "namespace",  "pod",  "node",      "created_s",    "scheduled_s",
-	"finished_s",  "gpus",       "cpu_milli", "memory_bytes", "phase"};
+static const char *const col_names[N_COLS] = {"workload",  "namespace",    "pod",        "node",
+					      "created_s", "scheduled_s",  "finished_s", "gpus",
+					      "cpu_milli", "memory_bytes", "phase"};
 
-#define HISTORY_LAYOUT                                                                  \
-	"workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,cpu_milli,"  \
+#define HISTORY_LAYOUT                                                                 \
+	"workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,cpu_milli," \
 	"memory_bytes,phase"
 #define HISTORY_MAX_SECONDS 1e12 /* past this, sim_time arithmetic overflows */
 #define HISTORY_SLACK_S     1.0  /* timestamps are whole seconds: rounding at the end */
 #define HISTORY_MAX_COLS    32
 
-const char *const history_phase_names[5] = {"Succeeded", "Failed", "Running", "Pending",
-					    "Deleted"};
+const char *const history_phase_names[5] = {"Succeeded", "Failed", "Running", "Pending", "Deleted"};
 
 struct reader {
 	const char *path;
@@ -59,7 +58,8 @@ struct reader {
 static int read_header(struct reader *r, char **cells, int n, struct gp_err *err)
 {
 	if (n > HISTORY_MAX_COLS)
-		return row_error(r, err, "more than %d columns; expected the header " HISTORY_LAYOUT,
+		return row_error(r, err,
+				 "more than %d columns; expected the header " HISTORY_LAYOUT,
 				 HISTORY_MAX_COLS);
 	for (int c = 0; c < N_COLS; c++)
 		r->at[c] = -1;
@@ -68,16 +68,19 @@ static int read_header(struct reader *r, char **cells, int n, struct gp_err *err
 		while (c < N_COLS && strcmp(cells[i], col_names[c]))
 			c++;
 		if (c == N_COLS)
-			return row_error(r, err, "unknown column '%s'; expected the header " HISTORY_LAYOUT,
+			return row_error(r, err,
+					 "unknown column '%s'; expected the header " HISTORY_LAYOUT,
 					 CSV_Q(cells[i]));
 		if (r->at[c] >= 0)
-			return row_error(r, err, "column %s twice; expected the header " HISTORY_LAYOUT,
+			return row_error(r, err,
+					 "column %s twice; expected the header " HISTORY_LAYOUT,
 					 col_names[c]);
 		r->at[c] = i;
 	}
 	for (int c = 0; c < N_COLS; c++)
 		if (r->at[c] < 0)
-			return row_error(r, err, "no column %s; expected the header " HISTORY_LAYOUT,
+			return row_error(r, err,
+					 "no column %s; expected the header " HISTORY_LAYOUT,
 					 col_names[c]);
 	r->ncells = n;
 	r->header = true;
@@ -103,8 +106,9 @@ static int time_cell(const struct reader *r, char **cells, enum col c, bool may_
 				 "since its start up to its end",
 				 col_names[c], CSV_Q(cell), r->span_s);
 	if (*out < -HISTORY_MAX_SECONDS)
-		return row_error(r, err, "%s '%s' is too far before the history; expected at least "
-					 "%g",
+		return row_error(r, err,
+				 "%s '%s' is too far before the history; expected at least "
+				 "%g",
 				 col_names[c], CSV_Q(cell), -HISTORY_MAX_SECONDS);
 	return GP_OK;
 }
@@ -124,8 +128,9 @@ static int gpus_cell(const struct reader *r, char **cells, int32_t *out, struct 
 	const char *cell = cells[r->at[COL_GPUS]];
 	int64_t g;
 	if (units_integer(cell, &g) || g < 0 || g > 1000000)
-		return row_error(r, err, "expected a whole number of GPUs >= 0 in column gpus, got "
-					 "'%s'",
+		return row_error(r, err,
+				 "expected a whole number of GPUs >= 0 in column gpus, got "
+				 "'%s'",
 				 CSV_Q(cell));
 	*out = (int32_t)g;
 	return GP_OK;
@@ -173,8 +178,9 @@ static int read_row(struct reader *r, char **cells, int n, struct history_pod *p
 				 n > HISTORY_MAX_COLS ? HISTORY_MAX_COLS : n);
 	*p = (struct history_pod){.line = r->line};
 	if (!*cells[r->at[COL_WORKLOAD]])
-		return row_error(r, err, "empty workload; expected the name of a workload of the "
-					 "scenario");
+		return row_error(r, err,
+				 "empty workload; expected the name of a workload of the "
+				 "scenario");
 	if (!*cells[r->at[COL_POD]])
 		return row_error(r, err, "empty pod; expected the pod's name");
 	int rc = time_cell(r, cells, COL_CREATED, false, &p->created_s, err);
@@ -200,14 +206,14 @@ static int read_row(struct reader *r, char **cells, int n, struct history_pod *p
 				 CSV_Q(cells[r->at[COL_CREATED]]));
 	double since = isnan(p->scheduled_s) ? p->created_s : p->scheduled_s;
 	if (p->finished_s < since)
-		return row_error(r, err,
-				 "finished_s '%s' is before %s '%s'; expected a pod that ends "
-				 "after it %s",
-				 CSV_Q(cells[r->at[COL_FINISHED]]),
-				 isnan(p->scheduled_s) ? "created_s" : "scheduled_s",
-				 CSV_Q(cells[r->at[isnan(p->scheduled_s) ? COL_CREATED
-									  : COL_SCHEDULED]]),
-				 isnan(p->scheduled_s) ? "was created" : "started");
+		return row_error(
+			r, err,
+			"finished_s '%s' is before %s '%s'; expected a pod that ends "
+			"after it %s",
+			CSV_Q(cells[r->at[COL_FINISHED]]),
+			isnan(p->scheduled_s) ? "created_s" : "scheduled_s",
+			CSV_Q(cells[r->at[isnan(p->scheduled_s) ? COL_CREATED : COL_SCHEDULED]]),
+			isnan(p->scheduled_s) ? "was created" : "started");
 	keep_names(p, cells, r);
 	return GP_OK;
 }
@@ -252,8 +258,8 @@ static int check_unique(const char *path, const struct history_pod *pods, size_t
 			 CSV_Q(dup->namespace_), CSV_Q(dup->pod), (int)first->line);
 }
 
-int history_read_pods(const char *path, struct srcloc ref, double span_s,
-		      struct history_pod **pods, size_t *n, struct gp_err *err)
+int history_read_pods(const char *path, struct srcloc ref, double span_s, struct history_pod **pods,
+		      size_t *n, struct gp_err *err)
 {
 	*pods = NULL;
 	*n = 0;
@@ -287,7 +293,8 @@ int history_read_pods(const char *path, struct srcloc ref, double span_s,
 		rc = gp_located(err, ref, "cannot read the observed pods %s: %s", path,
 				strerror(errno));
 	if (!rc && !r.header)
-		rc = csv_error(err, path, r.line, "no header; expected the columns " HISTORY_LAYOUT);
+		rc = csv_error(err, path, r.line,
+			       "no header; expected the columns " HISTORY_LAYOUT);
 	if (!rc)
 		rc = check_unique(path, *pods, *n, err);
 	free(buf);

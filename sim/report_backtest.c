@@ -10,11 +10,14 @@
 
 #include "gpuplan/units.h"
 
-const char *const report_gap_names[GAP_GANG + 1] = {
-	[GAP_UNKNOWN_WORKLOAD] = "unknown-workload", [GAP_DELETED_PENDING] = "deleted-pending",
-	[GAP_NO_GPUS] = "no-gpus",                   [GAP_TOO_WIDE] = "too-wide",
-	[GAP_NO_NODE] = "no-node",                   [GAP_NODES] = "nodes-changed",
-	[GAP_PREEMPTION] = "preemption",             [GAP_GANG] = "gang"};
+const char *const report_gap_names[GAP_GANG + 1] = {[GAP_UNKNOWN_WORKLOAD] = "unknown-workload",
+						    [GAP_DELETED_PENDING] = "deleted-pending",
+						    [GAP_NO_GPUS] = "no-gpus",
+						    [GAP_TOO_WIDE] = "too-wide",
+						    [GAP_NO_NODE] = "no-node",
+						    [GAP_NODES] = "nodes-changed",
+						    [GAP_PREEMPTION] = "preemption",
+						    [GAP_GANG] = "gang"};
 
 const char *report_gap_text(const struct backtest_gap *g, char *buf, size_t len)
 {
@@ -32,7 +35,8 @@ const char *report_gap_text(const struct backtest_gap *g, char *buf, size_t len)
 		snprintf(buf, len,
 			 "%lld %s deleted before %s ever scheduled (e.g. %s): the replay "
 			 "cannot delete a pending pod, so %s left out",
-			 n, pods, n == 1 ? "it was" : "they were", e, n == 1 ? "it is" : "they are");
+			 n, pods, n == 1 ? "it was" : "they were", e,
+			 n == 1 ? "it is" : "they are");
 		break;
 	case GAP_NO_GPUS:
 		snprintf(buf, len, "%lld %s that asked for no GPU (e.g. %s): left out", n, pods, e);
@@ -45,8 +49,8 @@ const char *report_gap_text(const struct backtest_gap *g, char *buf, size_t len)
 		break;
 	case GAP_NO_NODE:
 		snprintf(buf, len,
-			 "%lld scheduled %s whose node the history does not record (e.g. %s)",
-			 n, pods, e);
+			 "%lld scheduled %s whose node the history does not record (e.g. %s)", n,
+			 pods, e);
 		break;
 	case GAP_NODES:
 		snprintf(buf, len,
@@ -76,8 +80,8 @@ static const char *figure(char *buf, size_t len, const struct backtest_row *row,
 {
 	if (isnan(v))
 		return snprintf(buf, len, "-"), buf;
-	bool whole = !strcmp(row->metric, "pods_started") ||
-		     !strncmp(row->metric, "queue_time_", 11);
+	bool whole =
+		!strcmp(row->metric, "pods_started") || !strncmp(row->metric, "queue_time_", 11);
 	snprintf(buf, len, "%.*f", whole ? 0 : !strcmp(row->metric, "gpu_hours") ? 1 : 0, v);
 	return buf;
 }
@@ -135,15 +139,18 @@ void report_backtest(FILE *out, const struct scenario *twin, const struct result
 	for (size_t i = 0; i < r->n_backtest;) {
 		size_t j = i;
 		bool first = true;
-		for (; j < r->n_backtest && !strcmp(r->backtest[j].scope, r->backtest[i].scope); j++) {
+		for (; j < r->n_backtest && !strcmp(r->backtest[j].scope, r->backtest[i].scope);
+		     j++) {
 			const struct backtest_row *b = &r->backtest[j];
 			if (results_backtest_within(b, info->tolerance))
 				continue;
 			char o[32], s[32], e[16];
 			if (first)
-				fprintf(out, "  %s:", strcmp(b->scope, "all") ? b->scope : "all workloads");
+				fprintf(out, "  %s:",
+					strcmp(b->scope, "all") ? b->scope : "all workloads");
 			fprintf(out, "%s %s %s -> %s (%s)", first ? "" : ",", b->metric,
-				figure(o, sizeof o, b, b->observed), figure(s, sizeof s, b, b->simulated),
+				figure(o, sizeof o, b, b->observed),
+				figure(s, sizeof s, b, b->simulated),
 				report_error_pct(b->error, e, sizeof e));
 			first = false;
 		}

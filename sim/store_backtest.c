@@ -72,9 +72,9 @@ int store_read_backtest(struct store *st, int64_t run_id, struct backtest_row **
 			continue; /* a metric of a later version */
 		const unsigned char *scope = sqlite3_column_text(s, 0);
 		GP_GROW(*rows, cap, *n + 1);
-		(*rows)[(*n)++] = (struct backtest_row){
-			gp_xstrdup(scope ? (const char *)scope : ""), name, col_real(s, 2),
-			col_real(s, 3), col_real(s, 4)};
+		(*rows)[(*n)++] =
+			(struct backtest_row){gp_xstrdup(scope ? (const char *)scope : ""), name,
+					      col_real(s, 2), col_real(s, 3), col_real(s, 4)};
 	}
 	rc = step == SQLITE_DONE ? GP_OK : sti_db_error(st, err, "reading the backtest");
 	sqlite3_finalize(s);
@@ -88,8 +88,7 @@ void store_free_backtest(struct backtest_row *rows, size_t n)
 	free(rows);
 }
 
-int store_latest_backtest(struct store *st, const char *sha256, int64_t *run_id,
-			  struct gp_err *err)
+int store_latest_backtest(struct store *st, const char *sha256, int64_t *run_id, struct gp_err *err)
 {
 	*run_id = 0;
 	bool has = false;

@@ -161,11 +161,12 @@ Test(backtest, the_command_prints_stores_and_shows_the_figures)
 		  "%s", out);
 	cr_expect(strstr(out, "pods ran on 2 distinct nodes (node-1, ...) but the pools have 1"),
 		  "%s", out);
-	cr_expect(strstr(out, "1 pod deleted before it was ever scheduled (e.g. train-f)"),
-		  "%s", out);
+	cr_expect(strstr(out, "1 pod deleted before it was ever scheduled (e.g. train-f)"), "%s",
+		  out);
 	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM backtest WHERE run_id = 1"), 10);
-	cr_expect_eq(scratch_query(db, "SELECT round(observed) FROM backtest WHERE scope = 'all' AND "
-				       "metric = 'queue_time_p95_s'"),
+	cr_expect_eq(scratch_query(db,
+				   "SELECT round(observed) FROM backtest WHERE scope = 'all' AND "
+				   "metric = 'queue_time_p95_s'"),
 		     2310);
 	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM runs r JOIN backtest b USING "
 				       "(run_id) WHERE r.scenario_sha256 IS NOT NULL"),
@@ -192,9 +193,9 @@ Test(backtest, a_scenario_without_history_is_refused_and_nothing_is_written)
 	cr_assert_eq(gpuplan("backtest scenarios/quickstart.yaml --db %s", db), 2, "%s", out);
 	cr_expect(strstr(out, "scenarios/quickstart.yaml:1:1: error: no history section"), "%s",
 		  out);
-	cr_assert_eq(gpuplan("backtest tests/fixtures/backtest/tiny.yaml --tolerance 0 --db %s",
-			     db),
-		     2, "%s", out);
+	cr_assert_eq(
+		gpuplan("backtest tests/fixtures/backtest/tiny.yaml --tolerance 0 --db %s", db), 2,
+		"%s", out);
 	cr_expect(strstr(out, "--tolerance expects a percentage above 0 like 25%, got '0'"), "%s",
 		  out);
 	struct stat sb;

@@ -56,8 +56,8 @@ struct history_pod {
 /* Reads and checks the file at path for a period of span_s seconds (times
  * after it are refused; a little rounding, one second, is allowed); a file
  * that cannot be opened is reported at ref (where the scenario names it). */
-int history_read_pods(const char *path, struct srcloc ref, double span_s,
-		      struct history_pod **pods, size_t *n, struct gp_err *err);
+int history_read_pods(const char *path, struct srcloc ref, double span_s, struct history_pod **pods,
+		      size_t *n, struct gp_err *err);
 
 void history_free_pods(struct history_pod *pods, size_t n);
 
