@@ -167,7 +167,7 @@ bench: deps
 	  echo "bench: python3-simpy could not be installed; the SimPy run will be skipped"; }
 	$(call pgo_train,build-bench)
 	@$(MAKE) --no-print-directory -j$(JOBS) OPT="$(PGO_USE)" BUILD=build-bench \
-	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
+	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%) build-bench/gpuplan
 	@for b in $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%); do $$b results/bench.db || exit 1; done
 
 # bin/gpuplan built as the bench is (without assertions); `make` goes back.
