@@ -229,10 +229,15 @@ static int cmp_pod(const void *a, const void *b)
 	int c = strcmp(x->namespace_, y->namespace_);
 	if (!c)
 		c = strcmp(x->pod, y->pod);
+	if (!c)
+		c = (x->created_s > y->created_s) - (x->created_s < y->created_s);
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-/* A pod (namespace, name) listed twice is an error at its second line. */
+/* A pod (namespace, name, created_s) listed twice is an error at its second
+ * line.  The same name created again is another pod (a new uid): a
+ * StatefulSet's pod, a Kubeflow notebook's <name>-0, keeps its name across
+ * restarts. */
 static int check_unique(const char *path, const struct history_pod *pods, size_t n,
 			struct gp_err *err)
 {
@@ -243,7 +248,8 @@ static int check_unique(const char *path, const struct history_pod *pods, size_t
 	const struct history_pod *dup = NULL, *first = NULL;
 	for (size_t i = 1; i < n; i++) {
 		const struct history_pod *a = refs[i - 1].p, *b = refs[i].p;
-		if (strcmp(a->namespace_, b->namespace_) || strcmp(a->pod, b->pod))
+		if (strcmp(a->namespace_, b->namespace_) || strcmp(a->pod, b->pod) ||
+		    a->created_s != b->created_s)
 			continue;
 		if (!dup || b->line < dup->line) {
 			dup = b;

@@ -181,6 +181,12 @@ static char *request_name(const char *parent, const struct openb_pod *p)
 /* Deep copies of what a workload owns besides its name, arrival and request. */
 void ld_copy_rules(struct workload_spec *w, const struct workload_spec *parent)
 {
+	/* The counts too: scenario_replay starts from a zeroed workload. */
+	w->n_node_selector = parent->n_node_selector;
+	w->n_tolerations = parent->n_tolerations;
+	w->n_affinity = parent->n_affinity;
+	w->n_windows = parent->n_windows;
+	w->spread = parent->spread;
 	w->node_selector = copy_kvs(parent->node_selector, parent->n_node_selector, 0);
 	w->tolerations = gp_xcalloc(parent->n_tolerations + 1, sizeof *w->tolerations);
 	for (size_t i = 0; i < parent->n_tolerations; i++) {

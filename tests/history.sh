@@ -6,7 +6,9 @@
 #
 # 1. tests/history/gen_week.py schedules a week of pods on a small cluster from
 #    a known model and writes what kube-state-metrics, dcgm-exporter and vLLM
-#    would have exposed (OpenMetrics), with its truth;
+#    would have exposed (OpenMetrics), with its truth and its model as a twin,
+#    whose `backtest` must give the generator's figures and replay them
+#    within the targets (this much needs python3 only);
 # 2. `promtool tsdb create-blocks-from openmetrics` loads it into blocks, and
 #    Debian's `prometheus` serves them on a free localhost port;
 # 3. scripts/export-history.sh exports the week from its HTTP API, and
@@ -30,9 +32,7 @@ skip() {
 	echo "tests/history.sh: skipped: $*"
 	exit 77
 }
-for c in prometheus promtool python3 curl; do
-	command -v "$c" >/dev/null 2>&1 || skip "$c is not installed (make deps installs Debian's prometheus)"
-done
+command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 
 work=${keep:-$(mktemp -d /tmp/gpuplan-history-XXXXXX)}
 mkdir -p "$work"
@@ -60,6 +60,22 @@ to=$(date -u -d "@$(($(date -u -d "$from" +%s) + $(python3 -c "print(round($days
 python3 tests/history/gen_week.py --out "$work/gen" --days "$days" --start "$from" ${HISTORY_GEN_ARGS:-} ||
 	die "gen_week.py failed"
 
+# The generator's own model as a twin: the backtest's observed figures must be
+# the generator's, and its replay of the week must come close (no Prometheus
+# in the loop).
+if bin/gpuplan --help 2>&1 | grep -q '^  backtest'; then
+	bin/gpuplan backtest "$work/gen/model-twin.yaml" --db "$work/model.db" >"$work/model.txt" 2>&1 ||
+		die "backtest of the model twin: $(cat "$work/model.txt")"
+	python3 tests/history/check_twin.py --backtest-only "$work/gen/model-twin.yaml" "$work/gen" \
+		"$work/model.db" || die "the backtest of the generator's own model misses the targets"
+	step "backtest of the model twin: $(grep -c . "$work/model.txt") lines, within the targets"
+else
+	step "skipped: bin/gpuplan has no backtest yet"
+fi
+
+for c in prometheus promtool curl; do
+	command -v "$c" >/dev/null 2>&1 || skip "$c is not installed (make deps installs Debian's prometheus)"
+done
 mkdir -p "$work/tsdb"
 for f in "$work"/gen/history-*.om; do
 	promtool tsdb create-blocks-from openmetrics -q "$f" "$work/tsdb" >"$work/promtool.log" 2>&1 ||

@@ -260,7 +260,7 @@ Test(history, bad_rows_are_errors_at_their_line)
 		  "scheduled_s,finished_s,gpus,cpu_milli,memory_bytes,phase), got 9");
 	pods_fail(",ml,a,n,10,20,30,1,0,0,Succeeded\n",
 		  "2: error: empty workload; expected the name of a workload of the scenario");
-	pods_fail("train,ml,a,n,10,20,30,1,0,0,Succeeded\ntrain,ml,a,n,11,20,30,1,0,0,"
+	pods_fail("train,ml,a,n,10,20,30,1,0,0,Succeeded\ntrain,ml,a,n,10,20,30,1,0,0,"
 		  "Succeeded\n",
 		  "3: error: pod ml/a is listed twice (first at line 2); expected one row per pod");
 }

@@ -36,6 +36,51 @@ Test(history_e2e, export_import_backtest_of_a_generated_week_meets_the_truth)
 	cr_expect_null(strstr(out, "FAIL"), "%s", out);
 }
 
+/* The replay keeps the twin's rules: a workload pinned to pool l4 by its
+ * node selector waits there for the one GPU, as it did, although pool h100
+ * has a free one (the replay once dropped the selector, tolerations,
+ * affinity and windows: scenario_replay zeroes the workload before
+ * ld_copy_rules, which copied the arrays but not their counts). */
+Test(history_e2e, backtest_replay_keeps_the_node_selector)
+{
+	static const char twin[] =
+		"name: pinned\n"
+		"history: {from: 2026-11-02T00:00:00Z, to: 2026-11-02T03:00:00Z, pods: pinned.pods.csv}\n"
+		"pools:\n"
+		"  - {name: l4, nodes: 1, gpu: L4, gpus_per_node: 1}\n"
+		"  - {name: h100, nodes: 1, gpu: H100-80GB, gpus_per_node: 1}\n"
+		"workloads:\n"
+		"  - {name: nb, gpus: 1, duration: 1h, arrival: {at: \"00:00\"},\n"
+		"     node_selector: {nvidia.com/gpu.product: NVIDIA-L4}}\n";
+	static const char pods[] =
+		"workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,cpu_milli,"
+		"memory_bytes,phase\n"
+		"nb,team-a,nb-0,l4-0,0,0,3600,1,0,0,Deleted\n"
+		"nb,team-a,nb-0,l4-0,60,3600,7200,1,0,0,Deleted\n";
+	char path[128], cmd[512];
+	snprintf(path, sizeof path, "%s/pinned.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(twin, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/pinned.pods.csv", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(pods, f);
+	fclose(f);
+	/* nb-0 twice: a StatefulSet's pod created again is another pod. */
+	snprintf(cmd, sizeof cmd, "bin/gpuplan backtest %s/pinned.yaml --db %s/bt.db", dir, dir);
+	int rc = capture(cmd, out, sizeof out);
+	cr_assert_eq(rc, 0, "%s", out);
+	snprintf(path, sizeof path, "%s/bt.db", dir);
+	cr_expect_eq(scratch_query(path, "SELECT CAST(simulated AS INT) FROM backtest WHERE "
+					 "scope = 'nb' AND metric = 'queue_time_mean_s'"),
+		     (3600 - 60) / 2, "%s", out);
+	cr_expect_eq(scratch_query(path, "SELECT CAST(simulated AS INT) FROM backtest WHERE "
+					 "scope = 'nb' AND metric = 'peak_allocated_gpus'"),
+		     1, "%s", out);
+}
+
 /* The committed export (tests/fixtures/history, written by
  * tests/history/make-fixture.sh from a real Prometheus) still reads back as
  * the generator recorded it: the importer's tests rest on it. */

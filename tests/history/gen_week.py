@@ -741,9 +741,51 @@ class Gen:
         return truth
 
 
+def model_twin(g, out):
+    """The generating model written as a twin (model-twin.yaml beside
+    truth.pods.csv): the cluster's three nodes as pools, each workload with
+    the model's arrivals and durations, and the history it generated.  What
+    `backtest` replays when the importer is not in the loop: its observed
+    figures must be the generator's, and its replay must come close."""
+    m = g.m
+    fmt = lambda xs: "[" + ", ".join(f"{x:g}" for x in xs) + "]"
+    pools = {"NVIDIA-H100-80GB-HBM3": ("h100", "H100-80GB"), "NVIDIA-A100-SXM4-40GB": ("a100", "A100-40GB"),
+             "NVIDIA-L4": ("l4", "L4")}
+    L = [f"# The model of tests/history/gen_week.py as a twin (seed {g.a.seed}, scale {g.a.scale:g}).",
+         "name: generated-week", f"start: {iso(g.t0)}", f"horizon: {g.t1 - g.t0}s", "history:",
+         f"  from: {iso(g.t0)}", f"  to: {iso(g.t1)}", "  pods: truth.pods.csv", "pools:"]
+    for name, product, gpus, cpu, mem, _, _ in NODES:
+        L.append(f"  - {{name: {pools[product][0]}, nodes: 1, gpu: {pools[product][1]}, gpus_per_node: {gpus}, "
+                 f"cpu: {cpu}, memory: {mem // 2**30}GiB}}")
+    L.append("workloads:")
+
+    def common(spec):
+        return (f"gpus: {spec['gpus']}, cpu: {spec['cpu']}, memory: {spec['memory'] // 2**30}GiB, "
+                f"node_selector: {{nvidia.com/gpu.product: {spec['node']}}}")
+
+    def dur(d):
+        return f"{{dist: lognormal, mean: {d['mean_s']:g}s, sigma: {d['sigma']:g}}}"
+    ft = m["finetune"]
+    L.append(f"  - {{name: finetune, arrival: {{process: poisson, rate_by_hour: {fmt(ft['rate_by_hour'])}}}, "
+             f"duration: {dur(ft['duration'])}, {common(ft)}}}")
+    ev = m["nightly-eval"]
+    L.append(f"  - {{name: nightly-eval, arrival: {{schedule: \"{ev['schedule']}\"}}, "
+             f"duration: {dur(ev['duration'])}, {common(ev)}}}")
+    nb = m["notebooks"]
+    for name in nb["names"]:
+        L.append(f"  - {{name: {name}, kind: service, arrival: {{process: poisson, rate_by_hour: "
+                 f"{fmt(nb['rate_by_hour'])}, by_weekday: {fmt(nb['by_weekday'])}}}, "
+                 f"duration: {dur(nb['duration'])}, {common(nb)}}}")
+    ch = m["chat"]
+    L.append(f"  - {{name: chat, kind: service, count: {ch['replicas']}, arrival: {{at: \"{iso(g.t0)}\"}}, "
+             f"duration: {g.t1 - g.t0}s, {common(ch)}}}")
+    with open(os.path.join(out, "model-twin.yaml"), "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, help="folder for history-NNN.om, truth.json, truth.pods.csv")
+    ap.add_argument("--out", required=True, help="folder for history-NNN.om, truth.json, truth.pods.csv, model-twin.yaml")
     ap.add_argument("--days", type=float, default=7, help="length of the period in days (7)")
     ap.add_argument("--start", default="2026-11-02T00:00:00Z", help="FROM, a UTC midnight (a Monday)")
     ap.add_argument("--seed", type=int, default=1)
@@ -761,6 +803,7 @@ def main():
     g.traffic()
     nfiles, lines = g.write(a.out)
     truth = g.truth(a.out)
+    model_twin(g, a.out)
     al = truth["all"]["observed"]
     print(f"gen_week: {truth['from']}..{truth['to']}: {al['pods']} pods, {nfiles} files, {lines} samples, "
           f"{al['gpu_hours']:.1f} GPU-hours, peak {al['peak_allocated_gpus']} GPUs", file=sys.stderr)

@@ -14,7 +14,8 @@ HISTORY_DAYS=1.75 HISTORY_GEN_ARGS="--scale 0.5 --notebooks 3 --seed 1" tests/hi
 out=tests/fixtures/history
 rm -rf "$out"
 mkdir -p "$out"
-cp "$tmp"/run/export/*.json "$tmp/run/gen/truth.json" "$tmp/run/gen/truth.pods.csv" "$out/"
+cp "$tmp"/run/export/*.json "$tmp"/run/gen/truth.json "$tmp"/run/gen/truth.pods.csv \
+	"$tmp"/run/gen/model-twin.yaml "$out/"
 # The server's address was a free port of the moment: say where it came from.
 sed -i 's|"url":"http://127.0.0.1:[0-9]*"|"url":"http://127.0.0.1:9090"|' "$out/meta.json"
 echo "tests/history/make-fixture.sh: $(ls "$out" | wc -l) files, $(du -sk "$out" | cut -f1) KiB in $out"
