@@ -306,7 +306,7 @@ static void sort_pending(struct imp *im, const struct grouping *g)
 
 /* --- writing --------------------------------------------------------------------- */
 
-static void quoted(FILE *out, const char *s)
+void imp_quoted(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -321,7 +321,7 @@ static void quoted(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void write_duration(FILE *out, sim_time t)
+void imp_write_duration(FILE *out, sim_time t)
 {
 	int64_t s = (t + SIM_SECOND / 2) / SIM_SECOND;
 	if (s <= 0)
@@ -334,7 +334,7 @@ static void write_duration(FILE *out, sim_time t)
 		fprintf(out, "%llds", (long long)s);
 }
 
-static void write_bytes(FILE *out, double b)
+void imp_write_bytes(FILE *out, double b)
 {
 	if (fmod(b, 1048576.0) == 0)
 		fprintf(out, "%.0fMiB", b / 1048576.0);
@@ -347,7 +347,7 @@ static void write_bytes(FILE *out, double b)
 static const char *const sharing_modes[] = {"exclusive", "time-slicing", "mps", "mig"};
 static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 
-static void write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
+void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
 {
 	const struct imp_shape *s = &p->shape;
 	fputs("  # nodes:", out);
@@ -359,7 +359,7 @@ static void write_pool(FILE *out, const struct imp *im, const struct imp_pool *p
 	else
 		fputs("    gpus_per_node: 0\n", out);
 	fprintf(out, "    cpu: %.6g\n    memory: ", s->cpu);
-	write_bytes(out, s->memory);
+	imp_write_bytes(out, s->memory);
 	fputc('\n', out);
 	if (s->sharing == IMP_TIME_SLICING || s->sharing == IMP_MPS)
 		fprintf(out, "    sharing: {mode: %s, replicas: %d}\n", sharing_modes[s->sharing],
@@ -376,9 +376,9 @@ static void write_pool(FILE *out, const struct imp *im, const struct imp_pool *p
 		fputs("    labels: {", out);
 		for (size_t i = 0; i < s->n_labels; i++) {
 			fputs(i ? ", " : "", out);
-			quoted(out, s->labels[i].key);
+			imp_quoted(out, s->labels[i].key);
 			fputs(": ", out);
-			quoted(out, s->labels[i].value);
+			imp_quoted(out, s->labels[i].value);
 		}
 		fputs("}\n", out);
 	}
@@ -386,10 +386,10 @@ static void write_pool(FILE *out, const struct imp *im, const struct imp_pool *p
 		fputs("    taints:\n", out);
 		for (size_t i = 0; i < s->n_taints; i++) {
 			fputs("      - {key: ", out);
-			quoted(out, s->taints[i].key);
+			imp_quoted(out, s->taints[i].key);
 			if (s->taints[i].value[0]) {
 				fputs(", value: ", out);
-				quoted(out, s->taints[i].value);
+				imp_quoted(out, s->taints[i].value);
 			}
 			fprintf(out, ", effect: %s}\n", effect_names[s->taints[i].effect]);
 		}
@@ -408,7 +408,7 @@ static void write_affinity(FILE *out, const struct imp *im, const struct imp_wl 
 		char host[128];
 		imp_hostname(im, w->node, host, sizeof host);
 		fputs("    affinity: [{key: kubernetes.io/hostname, operator: In, values: [", out);
-		quoted(out, host);
+		imp_quoted(out, host);
 		fputs("]}]\n    tolerations: [{operator: Exists}]\n", out);
 		return;
 	}
@@ -416,13 +416,13 @@ static void write_affinity(FILE *out, const struct imp *im, const struct imp_wl 
 		fputs("    affinity:\n", out);
 		for (size_t i = 0; i < p->n_reqs; i++) {
 			fputs("      - {key: ", out);
-			quoted(out, p->reqs[i].key);
+			imp_quoted(out, p->reqs[i].key);
 			fprintf(out, ", operator: %s", op_names[p->reqs[i].op]);
 			if (p->reqs[i].n_values) {
 				fputs(", values: [", out);
 				for (size_t v = 0; v < p->reqs[i].n_values; v++) {
 					fputs(v ? ", " : "", out);
-					quoted(out, p->reqs[i].values[v]);
+					imp_quoted(out, p->reqs[i].values[v]);
 				}
 				fputs("]", out);
 			}
@@ -436,14 +436,14 @@ static void write_affinity(FILE *out, const struct imp *im, const struct imp_wl 
 			fputs("      - {", out);
 			if (t->key[0]) {
 				fputs("key: ", out);
-				quoted(out, t->key);
+				imp_quoted(out, t->key);
 				fputs(", ", out);
 			}
 			fprintf(out, "operator: %s",
 				t->op == TOLERATION_EXISTS ? "Exists" : "Equal");
 			if (t->op == TOLERATION_EQUAL) {
 				fputs(", value: ", out);
-				quoted(out, t->value);
+				imp_quoted(out, t->value);
 			}
 			if (t->effect >= 0)
 				fprintf(out, ", effect: %s", effect_names[t->effect]);
@@ -553,7 +553,7 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	else
 		fprintf(out, "    gpus: %d\n", (int)p->gpus);
 	fputs("    duration: ", out);
-	write_duration(out, w->duration == SIM_NEVER ? im->horizon : w->duration);
+	imp_write_duration(out, w->duration == SIM_NEVER ? im->horizon : w->duration);
 	if (p->service)
 		fputs("   # a service: --horizon", out);
 	else if (w->duration == SIM_NEVER)
@@ -567,7 +567,7 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 		fprintf(out, "    cpu: %.4g\n", p->cpu);
 	if (p->memory > 0) {
 		fputs("    memory: ", out);
-		write_bytes(out, p->memory);
+		imp_write_bytes(out, p->memory);
 		fputc('\n', out);
 	}
 	if (p->priority)
@@ -595,10 +595,10 @@ static void write_limits(FILE *out, const struct imp_queue *q, const char *key, 
 		if (first)
 			fprintf(out, "%s: {", key);
 		first = false;
-		quoted(out, e->resource);
+		imp_quoted(out, e->resource);
 		fputs(": ", out);
 		if (!strcmp(e->resource, "memory"))
-			write_bytes(out, v); /* as the quota is, exactly */
+			imp_write_bytes(out, v); /* as the quota is, exactly */
 		else
 			fprintf(out, "%.6g", v);
 	}
@@ -628,10 +628,10 @@ static void write_queues(FILE *out, const struct imp *im)
 		fputs("    quota: {", out);
 		for (size_t k = 0; k < q->n_quota; k++) {
 			fprintf(out, "%s", k ? ", " : "");
-			quoted(out, q->quota[k].resource);
+			imp_quoted(out, q->quota[k].resource);
 			if (!strcmp(q->quota[k].resource, "memory")) {
 				fputs(": ", out);
-				write_bytes(out, q->quota[k].nominal);
+				imp_write_bytes(out, q->quota[k].nominal);
 			} else
 				fprintf(out, ": %.6g", q->quota[k].nominal);
 		}
@@ -667,13 +667,13 @@ static void write_scenario(FILE *out, const struct imp *im, const struct groupin
 	      "pods arrive.\n# Services, and batch pods without a finished pod to learn from, "
 	      "run for ",
 	      out);
-	write_duration(out, im->horizon);
+	imp_write_duration(out, im->horizon);
 	fprintf(out,
 		"; the run lasts\n# until all work is done.\nname: %s\nseed: 1\nstart: %s\n"
 		"pools:\n",
 		im->o->name ? im->o->name : "imported", at);
 	for (size_t i = 0; i < im->n_pools; i++)
-		write_pool(out, im, &im->pools[i]);
+		imp_write_pool(out, im, &im->pools[i]);
 	write_queues(out, im);
 	/* Running pods are bound already, not in the queue: they go first, then
 	 * the pending ones, listed in kube-scheduler's queue order. */
@@ -794,7 +794,7 @@ static int build(struct imp *im)
 	return rc;
 }
 
-static void imp_free(struct imp *im)
+void imp_free(struct imp *im)
 {
 	for (size_t i = 0; i < im->n_pods; i++) {
 		for (size_t r = 0; r < im->pods[i].n_reqs; r++)
@@ -840,6 +840,7 @@ int import_build(const struct import_options *o, struct import_result *r, struct
 void import_result_free(struct import_result *r)
 {
 	free(r->yaml);
+	free(r->csv);
 	for (size_t i = 0; i < r->n_pending; i++) {
 		free(r->pending[i].pod);
 		free(r->pending[i].workload);

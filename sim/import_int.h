@@ -29,6 +29,9 @@ struct imp_file {
 };
 
 int imp_open(struct imp_file *f, const char *path, struct gp_err *err);
+/* The same from text in memory, named name in errors. */
+int imp_open_text(struct imp_file *f, const char *name, const char *text, size_t len,
+		  struct gp_err *err);
 void imp_close(struct imp_file *f);
 
 /* Path steps: push returns the length to pop back to.  A key is one key,
@@ -213,6 +216,15 @@ struct imp {
 };
 
 void imp_warn(struct imp *im, const char *fmt, ...) GP_PRINTF(2, 3);
+void imp_free(struct imp *im);
+
+/* import.c: the writer's pieces import_history.c shares.  imp_quoted writes
+ * s as a double-quoted YAML scalar (control characters escaped), so any
+ * name is safe in YAML and in comments. */
+void imp_quoted(FILE *out, const char *s);
+void imp_write_duration(FILE *out, sim_time t);
+void imp_write_bytes(FILE *out, double b);
+void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p);
 
 /* import_nodes.c: reads the nodes (after the pods: DaemonSet requests and the
  * label keys pods select on are needed) and groups them into pools. */

@@ -31,6 +31,15 @@ int imp_open(struct imp_file *f, const char *path, struct gp_err *err)
 	return rc;
 }
 
+int imp_open_text(struct imp_file *f, const char *name, const char *text, size_t len,
+		  struct gp_err *err)
+{
+	memset(f, 0, sizeof *f);
+	f->path = name;
+	f->err = err;
+	return ytree_parse(name, text, len, &f->tree, err);
+}
+
 void imp_close(struct imp_file *f)
 {
 	if (f->tree)

@@ -1165,6 +1165,68 @@ static int import_write(const struct import_options *o, const struct import_resu
 	return outfile_commit(&of, err);
 }
 
+/* NAME.pods.csv beside NAME.yaml (the observed pods of a twin). */
+static void pods_csv_path(const char *yaml, char *buf, size_t size)
+{
+	size_t len = strlen(yaml);
+	const char *dot = strrchr(yaml, '.'), *slash = strrchr(yaml, '/');
+	if (dot && dot != yaml && (!slash || dot > slash + 1))
+		len = (size_t)(dot - yaml);
+	snprintf(buf, size, "%.*s.pods.csv", (int)len, yaml);
+}
+
+/* Writes text whole to path (outfile.h), not yet committed. */
+static int write_whole(const char *path, const char *text, size_t len, struct outfile *of,
+		       struct gp_err *err)
+{
+	int rc = outfile_open(of, path, NULL, err);
+	if (rc)
+		return rc;
+	if (fwrite(text, 1, len, of->f) != len || fflush(of->f) != 0) {
+		rc = gp_errorf(err, GP_ERUNTIME, "cannot write %s: %s", path, strerror(errno));
+		outfile_abort(of);
+	}
+	return rc;
+}
+
+/* import --history: the twin and its observed pods, both or neither. */
+static int import_history_cmd(struct import_options *o, const char *path, struct cli_list *map)
+{
+	char csv[4096];
+	struct gp_err err;
+	pods_csv_path(path, csv, sizeof csv);
+	const char *base = strrchr(csv, '/');
+	o->pods_csv = base ? base + 1 : csv;
+	if (o->pods || o->kueue || o->dcgm || o->opencost || o->at)
+		return list_free(map),
+		       usage_error("--history takes --nodes, --prices, --gpu-map, --horizon and "
+				   "--name; --pods, --kueue, --dcgm, --opencost and --at are not "
+				   "combined with it yet");
+	int rc = import_refuse_inputs(o, path, &err);
+	const char *inputs[] = {o->nodes, o->prices};
+	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
+		rc = outfile_refuse_same(csv, inputs[i], &err);
+	struct import_result r = {0};
+	if (!rc)
+		rc = import_history_build(o, &r, &err);
+	list_free(map);
+	struct outfile y = {0}, c = {0};
+	if (!rc && !(rc = write_whole(path, r.yaml, r.yaml_len, &y, &err)) &&
+	    (rc = write_whole(csv, r.csv, r.csv_len, &c, &err)))
+		outfile_abort(&y);
+	if (!rc && !(rc = outfile_commit(&c, &err)))
+		rc = outfile_commit(&y, &err);
+	if (!rc) {
+		printf("wrote %s and %s: %zu pools from %zu nodes, %zu workloads learned from "
+		       "%zu pods (%zu censored runs left out of the duration fits)\n",
+		       path, csv, r.n_pools, r.n_nodes, r.n_learned, r.n_pods, r.n_censored);
+		for (size_t i = 0; i < r.n_warnings; i++)
+			printf("note: %s\n", r.warnings[i]);
+	}
+	import_result_free(&r);
+	return rc ? fail(rc, &err, false) : 0;
+}
+
 /* Writes the scenario whole (outfile.h) once it loads, then the self-check. */
 static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 {
@@ -1176,14 +1238,17 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 		 .kind = CLI_PATH,
 		 .target = &o.nodes,
 		 .meta = "NODES",
-		 .required = true,
-		 .help = "kubectl get nodes -o json (or -o yaml)"},
+		 .help = "kubectl get nodes -o json (or -o yaml); with --history, its pools"},
 		{.name = "--pods",
 		 .kind = CLI_PATH,
 		 .target = &o.pods,
 		 .meta = "PODS",
-		 .required = true,
 		 .help = "kubectl get pods -A -o json (or -o yaml)"},
+		{.name = "--history",
+		 .kind = CLI_PATH,
+		 .target = &o.history,
+		 .meta = "DIR",
+		 .help = "what scripts/export-history.sh wrote: learn a twin from it"},
 		{.name = "--kueue",
 		 .kind = CLI_PATH,
 		 .target = &o.kueue,
@@ -1239,6 +1304,11 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 		return list_free(&map), rc;
 	o.gpu_map = map.v;
 	o.n_gpu_map = map.n;
+	if (o.history)
+		return import_history_cmd(&o, path, &map);
+	if (!o.nodes || !o.pods)
+		return list_free(&map), usage_error("import needs --nodes NODES and --pods PODS, "
+						    "or --history DIR");
 	struct import_result r;
 	struct import_check c = {0};
 	struct gp_err err;
@@ -1324,13 +1394,16 @@ static const struct cli_cmd commands[] = {
 	 "search needs --vary KEY, --lo X, --hi Y, --min or --max, and --until 'METRIC OP VALUE'",
 	 cmd_search},
 	{"import",
-	 "--nodes NODES --pods PODS [--kueue KUEUE] [--dcgm METRICS]\n[--opencost ALLOC] [--prices PRICES] "
+	 "(--nodes NODES --pods PODS | --history DIR) [--kueue KUEUE] [--dcgm METRICS]\n[--opencost ALLOC] [--prices PRICES] "
 	 "[--gpu-map PRODUCT=TYPE]...\n[--at TIME] [--horizon DURATION] [--name NAME] -o SCENARIO.yaml",
 	 "a scenario from kubectl, GPU Feature Discovery, Kueue, DCGM\nand OpenCost output",
 	 "Writes a scenario that reproduces a cluster snapshot (docs/import.md): nodes\n"
 	 "become pools, pods workloads, running pods start on their own node.  Then it\n"
 	 "simulates the first second and prints each pending pod's PodScheduled message\n"
-	 "beside gpuplan's, with the count that agree.  Bad input: exit 2, nothing written.\n",
+	 "beside gpuplan's, with the count that agree.  Bad input: exit 2, nothing written.\n"
+	 "With --history DIR (scripts/export-history.sh's files) it learns a twin instead:\n"
+	 "workloads by controller, their arrivals, durations, requests and DCGM activity,\n"
+	 "and writes the observed pods beside it (NAME.pods.csv).\n",
 	 NULL, cmd_import},
 };
 

@@ -59,9 +59,12 @@ struct import_options {
 	const char *kueue, *dcgm, *opencost, *prices; /* NULL: not given */
 	const char *const *gpu_map; /* "PRODUCT=TYPE": a product label the catalog lacks */
 	size_t n_gpu_map;
-	const char *at;   /* snapshot, RFC 3339; NULL: the latest time in the pods */
-	sim_time horizon; /* 0: 24h */
-	const char *name; /* scenario name; NULL: "imported" */
+	const char *at;       /* snapshot, RFC 3339; NULL: the latest time in the pods */
+	sim_time horizon;     /* 0: 24h */
+	const char *name;     /* scenario name; NULL: "imported" */
+	const char *history;  /* a DIR of scripts/export-history.sh; NULL: none */
+	const char *pods_csv; /* with history: the name of the observed pods CSV
+			       * the scenario points to (history.pods) */
 };
 
 /* A pending pod, for the self-check. */
@@ -93,9 +96,17 @@ struct import_result {
 	sim_time cost_window; /* the OpenCost window's length; 0 without */
 	size_t n_nodes, n_pools, n_pods, n_running, n_calibrated;
 	int64_t snapshot; /* epoch seconds: the scenario's start */
+	/* with history: the observed pods (TWIN-CONTRACT.md section 3) */
+	char *csv;
+	size_t csv_len;
+	size_t n_censored, n_placeholders, n_learned;
 };
 
 int import_build(const struct import_options *o, struct import_result *r, struct gp_err *err);
+/* import --history: a twin learned from o->history (import_history.c); o->nodes,
+ * when given, replaces the DIR's nodes. */
+int import_history_build(const struct import_options *o, struct import_result *r,
+			 struct gp_err *err);
 void import_result_free(struct import_result *r);
 
 struct import_check_row {
@@ -124,5 +135,41 @@ void import_write_check(FILE *out, const struct import_result *r, const struct i
 /* The message without kube-scheduler's " preemption: ..." suffix (which
  * reports the preemption attempt, not the filters); the length to compare. */
 size_t import_message_core(const char *msg);
+
+/* --- learning from history (import --history) ------------------------------ */
+
+/* A distribution fitted to observed durations (seconds): by maximum
+ * likelihood, with the Kolmogorov-Smirnov distance of the sample to it and
+ * that distance's p-value (the parameters come from the same sample, so the
+ * p-value is optimistic: Lilliefors; it ranks the fits and refuses the bad). */
+enum import_fit_kind { IMPORT_FIT_LOGNORMAL, IMPORT_FIT_GAMMA, IMPORT_FIT_EMPIRICAL };
+
+struct import_fit {
+	enum import_fit_kind kind;
+	double mean;  /* seconds */
+	double sigma; /* lognormal: of the underlying normal */
+	double shape; /* gamma: k */
+	double ks_d, p;
+};
+
+/* The smallest sample fitted; fewer values are written as they are. */
+#define IMPORT_FIT_MIN_N 8
+/* A fit whose p-value is below this is refused (empirical instead). */
+#define IMPORT_FIT_MIN_P 0.05
+
+/* x[0..n) > 0, sorted ascending. */
+void import_fit_lognormal(const double *x, size_t n, struct import_fit *out);
+void import_fit_gamma(const double *x, size_t n, struct import_fit *out);
+/* P(D_n > d) under the null hypothesis (Stephens' approximation of the
+ * Kolmogorov distribution, good for every n). */
+double import_ks_pvalue(double d, size_t n);
+/* Sorts x and picks: the fit with the larger p-value when it is at least
+ * IMPORT_FIT_MIN_P and n >= IMPORT_FIT_MIN_N, else IMPORT_FIT_EMPIRICAL (mean
+ * the sample's).  *lognormal and *gamma (either may be NULL) get both fits. */
+void import_fit_choose(double *x, size_t n, struct import_fit *out, struct import_fit *lognormal,
+		       struct import_fit *gamma);
+/* At most max values that stand for sorted x[0..n): all of them when n <=
+ * max, else the quantiles at (i + 0.5) / max.  Returns how many. */
+size_t import_fit_quantiles(const double *x, size_t n, double *out, size_t max);
 
 #endif

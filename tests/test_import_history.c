@@ -1,0 +1,285 @@
+/*
+ * test_import_history.c - `gpuplan import --history`: a hand-made DIR
+ * (tests/fixtures/history-small/make.py derives every figure asserted here),
+ * the duration fits on samples of known distributions, and the located
+ * errors that leave nothing written.
+ *
+ * Label names checked against their sources: jobset.sigs.k8s.io/jobset-name
+ * (JobSet's JobSetNameKey), training.kubeflow.org/job-name (Kubeflow's
+ * training operator), ray.io/originated-from-crd and -cr-name (KubeRay
+ * ray-operator/controllers/ray/utils/constant.go), notebook-name (Kubeflow's
+ * notebook controller), component=singleuser-server (Zero to JupyterHub);
+ * kube-state-metrics writes them sanitised as label_<key>.
+ */
+#include <criterion/criterion.h>
+
+#include "gpuplan/import.h"
+
+#include "scratch.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SMALL "tests/fixtures/history-small"
+
+static struct import_result res;
+
+static void build(const char *dir_)
+{
+	struct import_options o = {.history = dir_, .pods_csv = "twin.pods.csv"};
+	struct gp_err err;
+	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
+}
+
+static void teardown(void) { import_result_free(&res); }
+
+/* The text of workload name's block (up to the next "  - name:" or end). */
+static char *block(const char *name)
+{
+	char key[128];
+	snprintf(key, sizeof key, "  - name: %s\n", name);
+	const char *at = strstr(res.yaml, key);
+	cr_assert_not_null(at, "no workload %s in\n%s", name, res.yaml);
+	const char *end = strstr(at + 1, "\n  - name: ");
+	size_t n = end ? (size_t)(end - at) : strlen(at);
+	char *b = malloc(n + 1);
+	memcpy(b, at, n);
+	b[n] = '\0';
+	return b;
+}
+
+static void expect_in(const char *text, const char *want)
+{
+	cr_expect_not_null(strstr(text, want), "expected '%s' in\n%s", want, text);
+}
+
+TestSuite(import_history, .fini = teardown);
+
+Test(import_history, a_jobs_arrivals_are_a_rate_by_hour_and_censored_runs_are_left_out_of_its_fit)
+{
+	build(SMALL);
+	char *b = block("finetune");
+	/* created 01:00, 05:00, 09:00 of a one-day period: 1/h in those hours */
+	expect_in(b, "rate_by_hour: [0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+		     "0, 0, 0, 0]}");
+	expect_in(b, "learned from 3 arrivals");
+	/* the 2h and 4h runs; the one from 23:00 the day before and the one
+	 * running at TO are censored */
+	expect_in(b, "(2 censored left out: 1 running at FROM, 1 at TO)");
+	expect_in(b, "duration: {dist: empirical, values: [7200s, 14400s]}");
+	/* GPUs 4, 4, 4, 2: the median is 4; cpu 8, 8, 8, 4: 8 */
+	expect_in(b, "gpus: 4\n    cpu: 8\n    memory: 65536MiB\n");
+	/* DCGM: engine 0.5 and 0.7, SM 0.3 and 0.42, FB 30000 and 40000 MiB */
+	expect_in(b, "gpu_busy: 0.6 ");
+	expect_in(b, "sm_share: 0.6 ");
+	expect_in(b, "vram: 35000MiB");
+	expect_in(b, "gpu_spec: [H100-80GB]");
+	free(b);
+}
+
+Test(import_history, workloads_are_grouped_by_what_created_them)
+{
+	build(SMALL);
+	char *b = block("nightly-eval"); /* a Job of CronJob nightly-eval */
+	expect_in(res.yaml, "# CronJob \"research\"/\"nightly-eval\": 2 pods, 2 instances");
+	expect_in(b, "arrival: {schedule: \"0 22 * * *\"}");
+	free(b);
+	b = block("pretrain"); /* JobSet pretrain-7k2xq: two pods, one instance */
+	expect_in(res.yaml, "# JobSet \"research\"/\"pretrain\": 2 pods, 1 instances");
+	expect_in(b, "pods: 2 ");
+	expect_in(b, "gang: true");
+	free(b);
+	b = block("alice-nb"); /* a Kubeflow Notebook: a service, 08:00 to 18:00 */
+	expect_in(b, "kind: service");
+	expect_in(b, "values: [36000s]");
+	free(b);
+	b = block("jupyterhub"); /* a JupyterHub server still running at TO */
+	expect_in(b, "kind: service");
+	expect_in(b, "duration: !placeholder 24h   # not learned");
+	free(b);
+	b = block("triton"); /* a Deployment by its ReplicaSet less the hash, on MIG */
+	expect_in(res.yaml, "# Deployment \"serving\"/\"triton\": 1 pods");
+	expect_in(b, "count: 1 ");
+	expect_in(b, "gpus: {mig: 3g.40gb}");
+	free(b);
+	/* kube-system/coredns asks for no GPU */
+	cr_expect_null(strstr(res.yaml, "coredns"));
+}
+
+Test(import_history, a_vllm_deployment_is_an_inference_workload_with_its_traffic_by_hour)
+{
+	build(SMALL);
+	char *b = block("vllm-llama");
+	expect_in(b, "kind: inference");
+	expect_in(b, "model: llama-3-8b ");
+	expect_in(b, "replicas: 1 ");
+	/* 3600 requests an hour, 500 prompt and 100 generated tokens each */
+	expect_in(b, "rate_by_hour: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+		     "1, 1, 1, 1], prompt_tokens: 500, output_tokens: 100}");
+	free(b);
+}
+
+Test(import_history, hostile_names_are_quoted_in_yaml_comments_and_csv)
+{
+	build(SMALL);
+	expect_in(res.yaml, "# Pod \"evil\\\"ns\\x0a- name: x\"/\"job#1: [x]\"");
+	expect_in(res.yaml, "  - name: job-1-x\n");
+	expect_in(res.csv, "job-1-x,\"evil\"\"ns\n- name: x\",job#1: [x],l4-1,7200.000,");
+	/* every comment line is one line: no name broke out of it */
+	for (const char *l = res.yaml; (l = strstr(l, "\n- name: x")); l++)
+		cr_expect(0, "a name broke out of its comment");
+}
+
+Test(import_history, the_observed_pods_are_sorted_by_creation_with_their_phases)
+{
+	build(SMALL);
+	expect_in(res.csv, "workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,"
+			   "cpu_milli,memory_bytes,phase\n"
+			   "vllm-llama,serving,vllm-llama-5f7c9d8b6a-abcde,h100-1,-259200.000,");
+	expect_in(res.csv, "alice-nb,kubeflow-user,alice-nb-0,l4-1,28800.000,28770.000,64800.000,1,"
+			   "2000,8589934592,Deleted\n");
+	expect_in(res.csv, "jupyterhub,jhub,jupyter-bob,l4-1,36000.000,35970.000,,1,2000,8589934592,"
+			   "Running\n");
+	/* yesterday's nightly-eval ended before FROM: not a pod of the period */
+	cr_expect_null(strstr(res.csv, "nightly-eval-29557920"));
+	cr_expect_eq(res.n_censored, 6); /* finetune 2, nightly-eval 1, jupyterhub 1, services 2 */
+}
+
+/* --- fits ------------------------------------------------------------------------- */
+
+static double *draw(int kind, double a, double b, size_t n)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 42);
+	double *x = malloc(n * sizeof *x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = kind == 0 ? gsl_ran_lognormal(rng, a, b) : gsl_ran_gamma(rng, a, b);
+	gsl_rng_free(rng);
+	return x;
+}
+
+Test(import_history, lognormal_samples_are_fitted_as_lognormal_within_sampling_error)
+{
+	size_t n = 2000;
+	double *x = draw(0, log(3600.0 * 6) - 0.31 * 0.31 / 2, 0.31, n); /* mean 6h, sigma 0.31 */
+	struct import_fit f, ln, ga;
+	import_fit_choose(x, n, &f, &ln, &ga);
+	cr_expect_eq(f.kind, IMPORT_FIT_LOGNORMAL, "lognormal p=%g gamma p=%g", ln.p, ga.p);
+	/* sd of the mean: 6h x sqrt(e^0.31^2 - 1) / sqrt(2000) = 0.7% */
+	cr_expect(fabs(f.mean / 21600 - 1) < 0.03, "mean %g", f.mean);
+	cr_expect(fabs(f.sigma - 0.31) < 0.02, "sigma %g", f.sigma); /* sd 0.31/sqrt(4000) */
+	cr_expect(f.p > 0.05);
+	free(x);
+}
+
+Test(import_history, gamma_samples_are_fitted_as_gamma_within_sampling_error)
+{
+	size_t n = 2000;
+	double *x = draw(1, 0.7, 3600, n); /* shape 0.7, mean 2520 s */
+	struct import_fit f, ln, ga;
+	import_fit_choose(x, n, &f, &ln, &ga);
+	cr_expect_eq(f.kind, IMPORT_FIT_GAMMA, "lognormal p=%g gamma p=%g", ln.p, ga.p);
+	cr_expect(fabs(f.mean / 2520 - 1) < 0.08, "mean %g", f.mean); /* sd 2.7% */
+	cr_expect(fabs(f.shape / 0.7 - 1) < 0.1, "shape %g", f.shape);
+	free(x);
+}
+
+Test(import_history, a_sample_neither_fits_is_kept_as_its_quantiles)
+{
+	size_t n = 1000;
+	double *x = malloc(n * sizeof *x);
+	for (size_t i = 0; i < n; i++) /* two runs lengths, 10 minutes and 5 hours */
+		x[i] = i % 2 ? 600 + (double)(i % 7) : 18000 + (double)(i % 11);
+	struct import_fit f;
+	import_fit_choose(x, n, &f, NULL, NULL);
+	cr_expect_eq(f.kind, IMPORT_FIT_EMPIRICAL);
+	double q[100];
+	cr_expect_eq(import_fit_quantiles(x, n, q, 100), 100);
+	cr_expect(q[0] >= 600 && q[0] < 610 && q[99] >= 18000, "%g %g", q[0], q[99]);
+	free(x);
+}
+
+Test(import_history, the_ks_p_value_follows_the_kolmogorov_distribution)
+{
+	/* the 5% critical value of D for large n is 1.358 / sqrt(n) */
+	cr_expect(fabs(import_ks_pvalue(1.358 / sqrt(10000.0), 10000) - 0.05) < 0.003);
+	cr_expect(import_ks_pvalue(0.5, 100) < 1e-6);
+	cr_expect_eq(import_ks_pvalue(0, 10), 1);
+}
+
+/* --- errors ------------------------------------------------------------------------ */
+
+static void copy_small(void)
+{
+	char cmd[256];
+	scratch_make();
+	snprintf(cmd, sizeof cmd, "cp -r " SMALL " %s/h", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(import_history, malformed_json_is_a_located_error_and_nothing_is_written)
+{
+	char cmd[512], out[4096], path[256];
+	copy_small();
+	snprintf(path, sizeof path, "%s/h/pod_started.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[\n"
+	      "{\"metric\":{\"namespace\":\"a\",\"pod\":\"b\"},\"value\":[1,\"x1\"]}]}}\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import --history %s/h -o %s/twin.yaml", dir, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "pod_started.json:2:50: error: .data.result[0].value[1]: expected a number, "
+		       "got 'x1'");
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	struct stat st;
+	cr_expect_neq(stat(path, &st), 0, "twin.yaml was written");
+	snprintf(path, sizeof path, "%s/twin.pods.csv", dir);
+	cr_expect_neq(stat(path, &st), 0, "twin.pods.csv was written");
+	scratch_remove();
+}
+
+Test(import_history, a_missing_required_file_is_named_and_nothing_is_written)
+{
+	char cmd[512], out[4096], path[256];
+	copy_small();
+	snprintf(cmd, sizeof cmd, "rm %s/h/pod_owner.json", dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import --history %s/h -o %s/twin.yaml", dir, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "/h/pod_owner.json: error: cannot read: No such file or directory; expected "
+		       "the file scripts/export-history.sh writes (required)");
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	struct stat st;
+	cr_expect_neq(stat(path, &st), 0);
+	scratch_remove();
+}
+
+Test(import_history, a_failed_query_and_a_bad_label_are_located)
+{
+	char cmd[512], out[4096], path[256];
+	copy_small();
+	snprintf(path, sizeof path, "%s/h/pod_phase.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"status\":\"error\",\"errorType\":\"timeout\",\"error\":\"query timed out\"}\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import --history %s/h -o %s/twin.yaml", dir, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "pod_phase.json:1:2: error: .status: the query failed ('error')");
+	f = fopen(path, "w");
+	fputs("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[\n"
+	      "{\"metric\":{\"namespace\":\"a\",\"pod\":\"b\",\"phase\":\"Done\"},"
+	      "\"value\":[1,\"1\"]}]}}\n",
+	      f);
+	fclose(f);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "pod_phase.json:2:46: error: .data.result[0].metric.phase: expected Pending, "
+		       "Running, Succeeded, Failed or Unknown");
+	scratch_remove();
+}
