@@ -34,6 +34,7 @@ double arrivals_dist_draw(const struct dist *d, gsl_rng *rng)
 		return gsl_ran_lognormal(rng, log(d->mean) - d->sigma * d->sigma / 2, d->sigma);
 	case DIST_GAMMA: return gsl_ran_gamma(rng, d->shape, d->mean / d->shape);
 	case DIST_UNIFORM: return gsl_ran_flat(rng, d->min, d->max);
+	case DIST_EMPIRICAL: return d->values[gsl_rng_uniform_int(rng, d->n_values)];
 	}
 	return d->mean;
 }

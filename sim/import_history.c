@@ -134,8 +134,7 @@ static int on_time(void *ctx, const struct prom_series *s, struct gp_err *err)
 	return GP_OK;
 }
 
-static const char *const phase_names[] = {"Pending", "Running", "Succeeded", "Failed",
-					  "Unknown"};
+static const char *const phase_names[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 
 static int on_phase(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
@@ -152,7 +151,8 @@ static int on_phase(void *ctx, const struct prom_series *s, struct gp_err *err)
 			p->phase = (uint8_t)(i + 1);
 			return GP_OK;
 		}
-	return prom_error(err, s, "phase", "expected Pending, Running, Succeeded, Failed or Unknown");
+	return prom_error(err, s, "phase",
+			  "expected Pending, Running, Succeeded, Failed or Unknown");
 }
 
 static int on_owner(void *ctx, const struct prom_series *s, struct gp_err *err)
@@ -181,7 +181,8 @@ static int on_info(void *ctx, const struct prom_series *s, struct gp_err *err)
 	const char *node = prom_label(s, "node");
 	if (node && *node)
 		p->node = hist_intern(h, node);
-	const char *kind = prom_label(s, "created_by_kind"), *name = prom_label(s, "created_by_name");
+	const char *kind = prom_label(s, "created_by_kind"),
+		   *name = prom_label(s, "created_by_name");
 	if (p->owner_kind == HIST_NONE && kind && name && *kind && strcmp(kind, "<none>")) {
 		p->owner_kind = hist_intern(h, kind);
 		p->owner_name = hist_intern(h, name);
@@ -539,8 +540,9 @@ static char *nodes_json(const struct hist *h, size_t *len)
 			json_str(out, hist_str(h, n->taint_effect[t]));
 			fputs("}", out);
 		}
-		fprintf(out, "]}, \"status\": {\"allocatable\": {\"cpu\": \"%.17g\", \"memory\": "
-			     "\"%.0f\"",
+		fprintf(out,
+			"]}, \"status\": {\"allocatable\": {\"cpu\": \"%.17g\", \"memory\": "
+			"\"%.0f\"",
 			n->cpu, n->memory);
 		if (n->gpus > 0)
 			fprintf(out, ", \"nvidia.com/gpu\": \"%.0f\"", n->gpus);
@@ -598,7 +600,8 @@ static int read_meta(struct hist *h)
 	int rc = imp_open(&f, kept, h->err);
 	const char *format = NULL, *from = NULL, *to = NULL;
 	if (!rc && f.tree->root->kind != YNODE_MAP)
-		rc = imp_error(&f, f.tree->root, NULL, "expected an object with format, from and to");
+		rc = imp_error(&f, f.tree->root, NULL,
+			       "expected an object with format, from and to");
 	if (!rc)
 		rc = imp_str(&f, f.tree->root, "format", &format);
 	if (!rc && (!format || strcmp(format, "gpuplan-history/1")))
@@ -632,9 +635,9 @@ static int read_dir(struct hist *h)
 		const char *file;
 		enum pod_field field;
 	} times[] = {
-		{"pod_created.json", F_CREATED},       {"pod_scheduled.json", F_SCHEDULED},
-		{"pod_started.json", F_STARTED},       {"pod_completed.json", F_COMPLETED},
-		{"pod_first_seen.json", F_FIRST},      {"pod_last_seen.json", F_LAST},
+		{"pod_created.json", F_CREATED},  {"pod_scheduled.json", F_SCHEDULED},
+		{"pod_started.json", F_STARTED},  {"pod_completed.json", F_COMPLETED},
+		{"pod_first_seen.json", F_FIRST}, {"pod_last_seen.json", F_LAST},
 	};
 	for (size_t i = 0; !rc && i < sizeof times / sizeof *times; i++) {
 		struct time_ctx c = {h, times[i].field};
@@ -701,7 +704,8 @@ static bool generated(const char *seg, size_t len)
 	}
 	if (!len)
 		return false;
-	return all_digits || (len == 5 && alnum && digit) || (len >= 8 && len <= 10 && hex && digit);
+	return all_digits || (len == 5 && alnum && digit) ||
+	       (len >= 8 && len <= 10 && hex && digit);
 }
 
 void hist_stem(const char *name, char *out, size_t size)
@@ -792,7 +796,8 @@ static const char *controller(struct hist *h, const struct hist_pod *p, char *na
 		*service = true;
 		if (d != HIST_NONE)
 			snprintf(name, size, "%s", hist_str(h, d));
-		else if (hash && len > strlen(hash) + 1 && !strcmp(owner + len - strlen(hash), hash))
+		else if (hash && len > strlen(hash) + 1 &&
+			 !strcmp(owner + len - strlen(hash), hash))
 			snprintf(name, size, "%.*s", (int)(len - strlen(hash) - 1), owner);
 		else
 			hist_stem(owner, name, size);
@@ -845,7 +850,8 @@ static void name_workloads(struct hist *h)
 		scenario_name(hist_str(h, w->ctl), base, sizeof base);
 		snprintf(w->name, sizeof w->name, "%s", base);
 		if (strindex_find(&used, w->name) != STRINDEX_NONE) {
-			snprintf(want, sizeof want, "%s-%s", hist_str(h, w->ns), hist_str(h, w->ctl));
+			snprintf(want, sizeof want, "%s-%s", hist_str(h, w->ns),
+				 hist_str(h, w->ctl));
 			scenario_name(want, w->name, sizeof w->name);
 		}
 		for (unsigned n = 2; strindex_find(&used, w->name) != STRINDEX_NONE; n++)
@@ -865,8 +871,8 @@ static void group(struct hist *h)
 			h->n_cpu_only++;
 			continue;
 		}
-		const char *kind =
-			controller(h, p, name, sizeof name, instance, sizeof instance, &service, &gang);
+		const char *kind = controller(h, p, name, sizeof name, instance, sizeof instance,
+					      &service, &gang);
 		if (!kind)
 			continue;
 		p->workload = workload_of(h, kind, p, name, service, gang);

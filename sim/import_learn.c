@@ -110,8 +110,7 @@ static void exposure(int64_t from, int64_t to, double hours[24], double days[7])
 	}
 }
 
-static void learn_arrivals(const struct hist *h, const struct inst *in, size_t n,
-			   struct learned *l)
+static void learn_arrivals(const struct hist *h, const struct inst *in, size_t n, struct learned *l)
 {
 	double hours[24], days[7], by_hour[24] = {0}, by_day[7] = {0};
 	exposure(h->from, h->to, hours, days);
@@ -380,13 +379,15 @@ static void write_duration_value(FILE *out, const struct hist *h, const struct h
 		fputs("]}\n", out);
 		return;
 	}
-	const struct import_fit *f = &l->fit, *other = f->kind == IMPORT_FIT_LOGNORMAL ? &l->gamma
-										     : &l->lognormal;
+	const struct import_fit *f = &l->fit, *other = f->kind == IMPORT_FIT_LOGNORMAL
+							       ? &l->gamma
+							       : &l->lognormal;
 	fprintf(out, "%s by maximum likelihood, mean ", fit_names[f->kind]);
 	write_seconds(out, f->mean);
 	fprintf(out, ", KS D=%.3f p=%.2f (%s p=%.2f)\n", f->ks_d, f->p, fit_names[other->kind],
 		other->p);
-	fprintf(out, "    duration: {dist: %s, mean: %.0fs, ", fit_names[f->kind], fmax(1, f->mean));
+	fprintf(out, "    duration: {dist: %s, mean: %.0fs, ", fit_names[f->kind],
+		fmax(1, f->mean));
 	if (f->kind == IMPORT_FIT_LOGNORMAL)
 		fprintf(out, "sigma: %.3g}\n", fmin(5, fmax(0.001, f->sigma)));
 	else
@@ -418,14 +419,16 @@ static void write_dcgm(FILE *out, const struct learned *l, bool batch)
 	}
 	if (l->n_busy && batch) {
 		double busy = fmin(1, fmax(0.001, l->busy / (double)l->n_busy));
-		fprintf(out, "    gpu_busy: %.3g   # DCGM engine activity, mean of %zu pods\n", busy,
-			l->n_busy);
+		fprintf(out, "    gpu_busy: %.3g   # DCGM engine activity, mean of %zu pods\n",
+			busy, l->n_busy);
 		if (l->n_sm)
-			fprintf(out, "    sm_share: %.3g   # DCGM SM activity over engine activity\n",
+			fprintf(out,
+				"    sm_share: %.3g   # DCGM SM activity over engine activity\n",
 				fmin(1, fmax(0.001, l->sm / (double)l->n_sm / busy)));
 	}
 	if (l->n_fb && l->fb > 0)
-		fprintf(out, "    vram: %.0fMiB   # DCGM framebuffer used, mean of %zu pods' peaks\n",
+		fprintf(out,
+			"    vram: %.0fMiB   # DCGM framebuffer used, mean of %zu pods' peaks\n",
 			l->fb / (double)l->n_fb, l->n_fb);
 }
 
@@ -441,7 +444,8 @@ static void write_inference(FILE *out, const struct hist *h, const struct hist_w
 		imp_quoted(out, name);
 		fputc('\n', out);
 	} else {
-		fputs("    model: !placeholder llama-3-8b   # not learned: vLLM's model_name ", out);
+		fputs("    model: !placeholder llama-3-8b   # not learned: vLLM's model_name ",
+		      out);
 		if (name)
 			imp_quoted(out, name);
 		else
@@ -567,8 +571,9 @@ static void write_csv(struct hist *h, FILE *out)
 	qsort(rows, n, sizeof *rows, by_created);
 	/* ties by pod name */
 	for (size_t i = 1; i < n; i++)
-		for (size_t k = i; k > 0 && rows[k - 1].created == rows[k].created &&
-				   strcmp(hist_str(h, rows[k - 1].p->name), hist_str(h, rows[k].p->name)) > 0;
+		for (size_t k = i;
+		     k > 0 && rows[k - 1].created == rows[k].created &&
+		     strcmp(hist_str(h, rows[k - 1].p->name), hist_str(h, rows[k].p->name)) > 0;
 		     k--) {
 			struct row t = rows[k];
 			rows[k] = rows[k - 1];
@@ -580,8 +585,8 @@ static void write_csv(struct hist *h, FILE *out)
 	fputs("workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,cpu_milli,"
 	      "memory_bytes,phase\n",
 	      out);
-	static const char *const phases[] = {"Pending", "Pending", "Running", "Succeeded",
-					     "Failed",  "Running"};
+	static const char *const phases[] = {"Pending",   "Pending", "Running",
+					     "Succeeded", "Failed",  "Running"};
 	for (size_t i = 0; i < n; i++) {
 		const struct hist_pod *p = rows[i].p;
 		double f = finished(h, p), s = isfinite(p->scheduled) ? p->scheduled : p->started;
@@ -623,8 +628,8 @@ static void write_header(FILE *out, const struct hist *h)
 	fputs("# every learned value says where it came from; values that could not be "
 	      "learned carry\n# !placeholder and say why.\n",
 	      out);
-	fprintf(out, "name: %s\nseed: 1\nstart: %s\nhorizon: ",
-		h->o->name ? h->o->name : "twin", h->from_text);
+	fprintf(out, "name: %s\nseed: 1\nstart: %s\nhorizon: ", h->o->name ? h->o->name : "twin",
+		h->from_text);
 	write_seconds(out, (double)(h->to - h->from));
 	fputs("\nhistory:\n", out);
 	fprintf(out, "  from: %s\n  to: %s\n  pods: ", h->from_text, h->to_text);
@@ -640,7 +645,8 @@ int hist_learn(struct hist *h)
 	struct import_result *r = h->im->r;
 	if (!h->n_wls)
 		return gp_errorf(h->err, GP_EINPUT,
-				 "%s: no pod in the period asks for GPUs; nothing to learn", h->dir);
+				 "%s: no pod in the period asks for GPUs; nothing to learn",
+				 h->dir);
 	/* the pods of each workload, by counting sort */
 	size_t *start = gp_xcalloc(h->n_wls + 1, sizeof *start);
 	for (size_t i = 0; i < h->n_pods; i++)
@@ -648,7 +654,8 @@ int hist_learn(struct hist *h)
 			start[h->pods[i].workload + 1]++;
 	for (size_t w = 0; w < h->n_wls; w++)
 		start[w + 1] += start[w];
-	size_t *order = gp_xcalloc(start[h->n_wls] + 1, sizeof *order), *fill = gp_xcalloc(h->n_wls, sizeof *fill);
+	size_t *order = gp_xcalloc(start[h->n_wls] + 1, sizeof *order),
+	       *fill = gp_xcalloc(h->n_wls, sizeof *fill);
 	for (size_t i = 0; i < h->n_pods; i++)
 		if (h->pods[i].workload >= 0) {
 			size_t w = (size_t)h->pods[i].workload;

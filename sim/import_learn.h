@@ -36,7 +36,7 @@ struct hist_pod {
 	double created, scheduled, started, completed, first_seen, last_seen; /* NAN: unknown */
 	uint8_t phase;
 	bool gpu_requested, shared, has_busy, has_sm, has_fb, vllm;
-	double gpus; /* nvidia.com/gpu (or .shared replicas) */
+	double gpus;  /* nvidia.com/gpu (or .shared replicas) */
 	uint32_t mig; /* profile, "3g.40gb" */
 	double mig_count;
 	double cpu, memory;

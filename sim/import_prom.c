@@ -48,7 +48,8 @@ static int parse_error(struct reader *r)
 	const yaml_parser_t *p = &r->parser;
 	if (p->error == YAML_MEMORY_ERROR)
 		return gp_errorf(r->err, GP_ERUNTIME, "%s: error: out of memory", r->path);
-	return gp_located(r->err, mark(r, p->problem_mark), "%s; expected a Prometheus API response (JSON)",
+	return gp_located(r->err, mark(r, p->problem_mark),
+			  "%s; expected a Prometheus API response (JSON)",
 			  p->problem ? p->problem : "invalid JSON");
 }
 
@@ -284,7 +285,8 @@ static int points(struct reader *r, const char *item)
 			return rc;
 		if (ev.type != YAML_SEQUENCE_END_EVENT) {
 			rc = gp_located(r->err, mark(r, ev.start_mark),
-					"%s: expected [timestamp, \"value\"], got more items", step);
+					"%s: expected [timestamp, \"value\"], got more items",
+					step);
 			skip(r, &ev);
 			return rc;
 		}
@@ -302,7 +304,8 @@ static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn,
 		skip(r, start);
 		return rc;
 	}
-	r->s = (struct prom_series){.file = r->path, .index = index, .loc = mark(r, start->start_mark)};
+	r->s = (struct prom_series){
+		.file = r->path, .index = index, .loc = mark(r, start->start_mark)};
 	yaml_event_delete(start);
 	r->text_len = 0;
 	int rc = GP_OK;
@@ -389,11 +392,14 @@ static int data(struct reader *r, prom_fn fn, void *ctx)
 		if ((rc = next_key(r, &key, &at)) || !key)
 			return rc;
 		if (!strcmp(key, "resultType")) {
-			rc = short_text(r, ".data.resultType", r->result_type, sizeof r->result_type);
-			if (!rc && strcmp(r->result_type, "vector") && strcmp(r->result_type, "matrix"))
-				rc = gp_located(r->err, mark(r, at),
-						".data.resultType: expected vector or matrix, got '%s'",
-						r->result_type);
+			rc = short_text(r, ".data.resultType", r->result_type,
+					sizeof r->result_type);
+			if (!rc && strcmp(r->result_type, "vector") &&
+			    strcmp(r->result_type, "matrix"))
+				rc = gp_located(
+					r->err, mark(r, at),
+					".data.resultType: expected vector or matrix, got '%s'",
+					r->result_type);
 		} else if (!strcmp(key, "result"))
 			rc = result(r, fn, ctx);
 		else if (!(rc = next(r, &ev)))
@@ -434,9 +440,10 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 		if (!strcmp(key, "status")) {
 			rc = short_text(r, ".status", r->status, sizeof r->status);
 			if (!rc && strcmp(r->status, "success"))
-				rc = gp_located(r->err, mark(r, at),
-						".status: the query failed ('%s'); expected success",
-						r->status);
+				rc = gp_located(
+					r->err, mark(r, at),
+					".status: the query failed ('%s'); expected success",
+					r->status);
 		} else if (!strcmp(key, "data"))
 			rc = data(r, fn, ctx);
 		else if (!(rc = next(r, &ev)))

@@ -309,6 +309,10 @@ static int load_tokens(struct loader *ld, const struct ynode *v, const char *wha
 	if (!rc)
 		rc = ld_require(ld, v, "dist", what,
 				"fixed, exponential, lognormal, gamma or uniform");
+	if (!rc && d->kind == DIST_EMPIRICAL)
+		rc = gp_located(ld->err, ynode_get(v, "dist")->loc,
+				"dist empirical is for durations; expected fixed, exponential, "
+				"lognormal, gamma or uniform");
 	if (rc)
 		return rc;
 	const char *const *params = ld_dist_params[d->kind];
@@ -679,7 +683,7 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 	/* No batch jobs: the requests are the work. */
 	w->count = 0;
 	w->arrival.kind = ARRIVAL_AT;
-	w->duration = (struct dist){DIST_FIXED, 0, 0, 0, 0, 0};
+	w->duration = (struct dist){.kind = DIST_FIXED};
 	return GP_OK;
 }
 

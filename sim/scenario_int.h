@@ -153,7 +153,7 @@ int ld_walk_map(struct loader *ld, const struct ynode *map, const char *what, co
 /* scenario_workloads.c */
 extern const char *const ld_dist_params[][2];
 int ld_dist_kind(struct loader *ld, const struct ynode *v, void *obj);
-extern const char *const ld_dist_names[5];
+extern const char *const ld_dist_names[6];
 const char *ld_dist_param_hint(const char *param);
 int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj);
 int ld_dist_sigma(struct loader *ld, const struct ynode *v, void *obj);

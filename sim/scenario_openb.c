@@ -302,8 +302,8 @@ int ld_openb_split_workload(const struct workload_spec *parent, int32_t widest,
 		for (size_t r = 0; r < a->n_rows; r++)
 			trace_summary_add(&a->summary, &a->rows[r]);
 		w[s].count = (int64_t)a->n_rows;
-		w[s].duration = (struct dist){
-			DIST_FIXED, a->summary.duration_s / (double)a->n_rows, 0, 0, 0, 0};
+		w[s].duration = (struct dist){.kind = DIST_FIXED,
+					      .mean = a->summary.duration_s / (double)a->n_rows};
 	}
 	free(first);
 	free(of);

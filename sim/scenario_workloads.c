@@ -5,6 +5,8 @@
  */
 #include "gpuplan/scenario.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/footprint.h"
@@ -194,13 +196,14 @@ static int workload_restart(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 /* Distribution parameters by kind (index = enum dist_kind). */
-const char *const ld_dist_names[] = {"fixed", "exponential", "lognormal", "gamma", "uniform"};
+const char *const ld_dist_names[] = {"fixed", "exponential", "lognormal",
+				     "gamma", "uniform",     "empirical"};
 #define DIST_MAX_SIGMA 5.0
 #define DIST_MIN_SHAPE 0.01
 #define DIST_MAX_SHAPE 1e6
 
-const char *const ld_dist_params[][2] = {
-	{"mean", NULL}, {"mean", NULL}, {"mean", "sigma"}, {"mean", "shape"}, {"min", "max"}};
+const char *const ld_dist_params[][2] = {{"mean", NULL},    {"mean", NULL}, {"mean", "sigma"},
+					 {"mean", "shape"}, {"min", "max"}, {"values", NULL}};
 
 const char *ld_dist_param_hint(const char *param)
 {
@@ -276,9 +279,45 @@ int ld_dist_shape(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+/* values: [600s, 2h, 5400, ...]: durations (a plain number is seconds), drawn
+ * uniformly; what `import --history` writes when no fit is good enough. */
+static int ld_dist_values(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct dist *d = obj;
+	const char *hint = "a list of durations like [600s, 2h, 5400]";
+	int rc = ld_expect_list(ld, v, "values", hint);
+	if (!rc && (v->n == 0 || v->n > SCENARIO_MAX_EMPIRICAL))
+		return gp_located(ld->err, v->loc, "%zu values; expected 1 to %d", v->n,
+				  SCENARIO_MAX_EMPIRICAL);
+	if (rc)
+		return rc;
+	double *values = gp_xcalloc(v->n, sizeof *values), sum = 0;
+	struct scenario *sc = ld->sc;
+	sc->dist_values =
+		gp_xrealloc(sc->dist_values, (sc->n_dist_values + 1) * sizeof *sc->dist_values);
+	sc->dist_values[sc->n_dist_values++] = values;
+	for (size_t i = 0; i < v->n && !rc; i++) {
+		const struct ynode *x = v->items[i];
+		char *end = NULL;
+		double s = x->kind == YNODE_SCALAR ? strtod(x->value, &end) : NAN;
+		if (end && end != x->value && !*end && s > 0 && s <= sim_seconds(SCENARIO_MAX_SPAN))
+			values[i] = s; /* plain seconds */
+		else if (x->kind != YNODE_SCALAR)
+			rc = ld_bad_value(ld, x, "values", hint);
+		else
+			rc = ld_dist_seconds(ld, x, "value", true, &values[i]);
+		sum += values[i];
+	}
+	d->values = values;
+	d->n_values = v->n;
+	d->mean = sum / (double)v->n;
+	return rc;
+}
+
 static const struct key_rule dist_rules[] = {
-	{"dist", ld_dist_kind},   {"mean", ld_dist_mean}, {"sigma", ld_dist_sigma},
-	{"shape", ld_dist_shape}, {"min", ld_dist_min},   {"max", ld_dist_max},
+	{"dist", ld_dist_kind},     {"mean", ld_dist_mean}, {"sigma", ld_dist_sigma},
+	{"shape", ld_dist_shape},   {"min", ld_dist_min},   {"max", ld_dist_max},
+	{"values", ld_dist_values},
 };
 
 static int load_dist(struct loader *ld, const struct ynode *v, struct dist *d)
@@ -286,7 +325,7 @@ static int load_dist(struct loader *ld, const struct ynode *v, struct dist *d)
 	int rc = ld_walk_map(ld, v, "duration", DURATION_HINT, dist_rules, N_OF(dist_rules), d);
 	if (!rc)
 		rc = ld_require(ld, v, "dist", "duration",
-				"exponential, lognormal, gamma or uniform");
+				"exponential, lognormal, gamma, uniform or empirical");
 	if (rc)
 		return rc;
 	const char *const *params = ld_dist_params[d->kind];
@@ -818,7 +857,7 @@ static int finish_openb_workload(struct loader *ld, const struct ynode *item,
 	w->count = (int64_t)w->arrival.n_pods;
 	w->request = REQUEST_GPUS;
 	w->gpus = 1;
-	w->duration = (struct dist){DIST_FIXED, 0, 0, 0, 0, 0};
+	w->duration = (struct dist){.kind = DIST_FIXED};
 	return GP_OK;
 }
 
@@ -840,8 +879,8 @@ static int finish_trace_workload(struct loader *ld, const struct ynode *item,
 	w->count = (int64_t)a->n_rows;
 	w->gpus = a->summary.max_gpus;
 	/* Informational (check, reports): jobs use their own rows. */
-	w->duration =
-		(struct dist){DIST_FIXED, a->summary.duration_s / (double)a->n_rows, 0, 0, 0, 0};
+	w->duration = (struct dist){.kind = DIST_FIXED,
+				    .mean = a->summary.duration_s / (double)a->n_rows};
 	return GP_OK;
 }
 

@@ -143,8 +143,9 @@ Test(import_history, the_observed_pods_are_sorted_by_creation_with_their_phases)
 			   "vllm-llama,serving,vllm-llama-5f7c9d8b6a-abcde,h100-1,-259200.000,");
 	expect_in(res.csv, "alice-nb,kubeflow-user,alice-nb-0,l4-1,28800.000,28770.000,64800.000,1,"
 			   "2000,8589934592,Deleted\n");
-	expect_in(res.csv, "jupyterhub,jhub,jupyter-bob,l4-1,36000.000,35970.000,,1,2000,8589934592,"
-			   "Running\n");
+	expect_in(res.csv,
+		  "jupyterhub,jhub,jupyter-bob,l4-1,36000.000,35970.000,,1,2000,8589934592,"
+		  "Running\n");
 	/* yesterday's nightly-eval ended before FROM: not a pod of the period */
 	cr_expect_null(strstr(res.csv, "nightly-eval-29557920"));
 	cr_expect_eq(res.n_censored, 6); /* finetune 2, nightly-eval 1, jupyterhub 1, services 2 */
@@ -279,7 +280,54 @@ Test(import_history, a_failed_query_and_a_bad_label_are_located)
 	      f);
 	fclose(f);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2);
-	expect_in(out, "pod_phase.json:2:46: error: .data.result[0].metric.phase: expected Pending, "
-		       "Running, Succeeded, Failed or Unknown");
+	expect_in(out,
+		  "pod_phase.json:2:46: error: .data.result[0].metric.phase: expected Pending, "
+		  "Running, Succeeded, Failed or Unknown");
+	scratch_remove();
+}
+
+/* --- the empirical duration -------------------------------------------------------- */
+
+#include "gpuplan/arrivals.h"
+#include "gpuplan/scenario.h"
+
+Test(import_history, an_empirical_duration_draws_only_its_values_and_has_their_mean)
+{
+	char path[256];
+	scratch_make();
+	snprintf(path, sizeof path, "%s/emp.yaml", dir);
+	FILE *f = fopen(path, "w");
+	fputs("name: emp\npools:\n  - {name: a, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}\n"
+	      "workloads:\n  - name: w\n    arrival: {at: \"00:00\"}\n    gpus: 1\n"
+	      "    duration: {dist: empirical, values: [600s, 1h, 5400]}\n",
+	      f);
+	fclose(f);
+	struct scenario *sc;
+	struct gp_err err;
+	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
+	const struct dist *d = &sc->workloads[0].duration;
+	cr_expect_eq(d->kind, DIST_EMPIRICAL);
+	cr_expect_eq(d->n_values, 3);
+	cr_expect_float_eq(arrivals_dist_mean(d), 3200, 1e-9); /* (600 + 3600 + 5400) / 3 */
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int seen[3] = {0};
+	for (int i = 0; i < 300; i++) {
+		double x = arrivals_dist_draw(d, rng);
+		cr_assert(x == 600 || x == 3600 || x == 5400, "drew %g", x);
+		seen[x == 600 ? 0 : x == 3600 ? 1 : 2]++;
+	}
+	cr_expect(seen[0] > 60 && seen[1] > 60 && seen[2] > 60); /* about 100 each */
+	gsl_rng_free(rng);
+	scenario_free(sc);
+	/* a value that is no duration is located */
+	f = fopen(path, "w");
+	fputs("name: emp\npools:\n  - {name: a, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}\n"
+	      "workloads:\n  - name: w\n    arrival: {at: \"00:00\"}\n    gpus: 1\n"
+	      "    duration: {dist: empirical, values: [600s, soon]}\n",
+	      f);
+	fclose(f);
+	cr_expect_eq(scenario_load(path, NULL, 0, &sc, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "emp.yaml:8:48: error: invalid value 'soon'") != NULL, "%s",
+		  err.msg);
 	scratch_remove();
 }

@@ -159,11 +159,20 @@ enum workload_kind { WORKLOAD_BATCH, WORKLOAD_INFERENCE, WORKLOAD_SERVICE };
 enum arrival_kind { ARRIVAL_AT, ARRIVAL_POISSON, ARRIVAL_TRACE, ARRIVAL_SCHEDULE };
 enum trace_format { TRACE_CSV, TRACE_OPENB };
 struct openb_pod;
-enum dist_kind { DIST_FIXED, DIST_EXPONENTIAL, DIST_LOGNORMAL, DIST_GAMMA, DIST_UNIFORM };
+enum dist_kind {
+	DIST_FIXED,
+	DIST_EXPONENTIAL,
+	DIST_LOGNORMAL,
+	DIST_GAMMA,
+	DIST_UNIFORM,
+	DIST_EMPIRICAL
+};
 
 /* A distribution of a positive quantity, in its natural unit (seconds for
  * durations).  fixed: mean.  exponential: mean.  lognormal: mean and sigma of
- * the underlying normal.  gamma: mean and shape k.  uniform: min and max. */
+ * the underlying normal.  gamma: mean and shape k.  uniform: min and max.
+ * empirical (durations only): one of values, drawn uniformly; mean is
+ * theirs; the values belong to the scenario (scenario.dist_values). */
 struct dist {
 	enum dist_kind kind;
 	double mean;
@@ -171,7 +180,12 @@ struct dist {
 	double shape;
 	double min;
 	double max;
+	const double *values;
+	size_t n_values;
 };
+
+/* The most values an empirical distribution takes. */
+#define SCENARIO_MAX_EMPIRICAL 100000
 
 enum deadline_kind { DEADLINE_NONE, DEADLINE_AT, DEADLINE_WITHIN };
 
@@ -584,7 +598,9 @@ struct scenario {
 	struct history_spec history;
 	struct placeholder *placeholders; /* in document order */
 	size_t n_placeholders;
-	struct ytree *tree; /* owns the strings locations point to */
+	struct ytree *tree;   /* owns the strings locations point to */
+	double **dist_values; /* the values of empirical distributions, owned */
+	size_t n_dist_values;
 };
 
 /*
