@@ -799,10 +799,10 @@ Test(scenario, workload_errors)
 				       "duration greater than 0, like 5m"},
 		{W(AT "duration: {dist: normal, mean: 1h}"),
 		 "DIR/s.yaml:3:64: error: unknown dist 'normal'; expected fixed, exponential, "
-		 "lognormal, gamma or uniform"},
+		 "lognormal, gamma, uniform or empirical"},
 		{W(AT "duration: {mean: 1h}"),
 		 "DIR/s.yaml:3:57: error: missing key 'dist' in duration; expected exponential, "
-		 "lognormal, gamma or uniform"},
+		 "lognormal, gamma, uniform or empirical"},
 		{W(AT "duration: {dist: lognormal, mean: 1h}"),
 		 "DIR/s.yaml:3:57: error: missing key 'sigma' in dist lognormal; expected a number "
 		 "> 0 "
