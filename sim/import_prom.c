@@ -34,6 +34,8 @@ struct reader {
 	size_t cap_labels;
 	double *ts, *vs;
 	size_t cap_points;
+	char *key; /* the current map key */
+	size_t key_cap;
 	char status[16], result_type[16];
 	bool seen_result;
 };
@@ -107,8 +109,9 @@ static int open_node(struct reader *r, yaml_event_t *ev, yaml_event_type_t type,
 	return rc;
 }
 
-/* The next key of an open map: *key (malloc'd), or NULL at its end. */
-static int next_key(struct reader *r, char **key, yaml_mark_t *at)
+/* The next key of an open map, or NULL at its end: *key is valid until the
+ * next call (callers compare it before they read deeper). */
+static int next_key(struct reader *r, const char **key, yaml_mark_t *at)
 {
 	yaml_event_t ev;
 	*key = NULL;
@@ -116,22 +119,32 @@ static int next_key(struct reader *r, char **key, yaml_mark_t *at)
 	if (rc)
 		return rc;
 	if (ev.type == YAML_SCALAR_EVENT) {
-		*key = gp_xstrdup((const char *)ev.data.scalar.value);
+		GP_GROW(r->key, r->key_cap, ev.data.scalar.length + 1);
+		memcpy(r->key, ev.data.scalar.value, ev.data.scalar.length + 1);
+		*key = r->key;
 		*at = ev.start_mark;
 	}
 	yaml_event_delete(&ev);
 	return GP_OK;
 }
 
-/* A scalar: copied into the reader's text; its offset in *at. */
-static int scalar(struct reader *r, const char *path, size_t *at, struct srcloc *loc)
+static void key_step(char *buf, size_t size, const char *base, const char *key);
+
+/* A scalar: copied into the reader's text; its offset in *at.  Its JSON
+ * path is path, or path's member key when key is not NULL (made only for
+ * an error: most files are labels, and most labels are right). */
+static int scalar_in(struct reader *r, const char *path, const char *key, size_t *at,
+		     struct srcloc *loc)
 {
 	yaml_event_t ev;
 	int rc = next(r, &ev);
 	if (rc)
 		return rc;
 	if (ev.type != YAML_SCALAR_EVENT) {
-		rc = expected(r, &ev, path, "a string");
+		char full[400];
+		if (key)
+			key_step(full, sizeof full, path, key);
+		rc = expected(r, &ev, key ? full : path, "a string");
 		skip(r, &ev);
 		return rc;
 	}
@@ -143,6 +156,11 @@ static int scalar(struct reader *r, const char *path, size_t *at, struct srcloc 
 	*loc = mark(r, ev.start_mark);
 	yaml_event_delete(&ev);
 	return GP_OK;
+}
+
+static int scalar(struct reader *r, const char *path, size_t *at, struct srcloc *loc)
+{
+	return scalar_in(r, path, NULL, at, loc);
 }
 
 /* A number, as JSON writes it or as the API writes a sample (a string). */
@@ -185,7 +203,7 @@ static int metric(struct reader *r, const char *item)
 		return rc;
 	yaml_event_delete(&ev);
 	for (;;) {
-		char *key;
+		const char *key;
 		yaml_mark_t at;
 		if ((rc = next_key(r, &key, &at)) || !key)
 			return rc;
@@ -203,10 +221,8 @@ static int metric(struct reader *r, const char *item)
 		memcpy(r->text + r->text_len, key, len);
 		r->name_at[n] = r->text_len;
 		r->text_len += len;
-		char lpath[400];
-		key_step(lpath, sizeof lpath, path, key);
-		free(key);
-		if ((rc = scalar(r, lpath, &r->value_at[n], &r->locs[n])))
+		if ((rc = scalar_in(r, path, r->text + r->name_at[n], &r->value_at[n],
+				    &r->locs[n])))
 			return rc;
 		r->s.n_labels++;
 	}
@@ -310,7 +326,7 @@ static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn,
 	r->text_len = 0;
 	int rc = GP_OK;
 	for (;;) {
-		char *key;
+		const char *key;
 		yaml_mark_t at;
 		if ((rc = next_key(r, &key, &at)) || !key)
 			break;
@@ -328,7 +344,6 @@ static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn,
 			if (!(rc = next(r, &ev)))
 				rc = skip(r, &ev);
 		}
-		free(key);
 		if (rc)
 			return rc;
 	}
@@ -387,7 +402,7 @@ static int data(struct reader *r, prom_fn fn, void *ctx)
 		return rc;
 	yaml_event_delete(&ev);
 	for (;;) {
-		char *key;
+		const char *key;
 		yaml_mark_t at;
 		if ((rc = next_key(r, &key, &at)) || !key)
 			return rc;
@@ -404,7 +419,6 @@ static int data(struct reader *r, prom_fn fn, void *ctx)
 			rc = result(r, fn, ctx);
 		else if (!(rc = next(r, &ev)))
 			rc = skip(r, &ev);
-		free(key);
 		if (rc)
 			return rc;
 	}
@@ -431,7 +445,7 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 	}
 	yaml_event_delete(&ev);
 	for (;;) {
-		char *key;
+		const char *key;
 		yaml_mark_t at;
 		if ((rc = next_key(r, &key, &at)))
 			return rc;
@@ -448,7 +462,6 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 			rc = data(r, fn, ctx);
 		else if (!(rc = next(r, &ev)))
 			rc = skip(r, &ev);
-		free(key);
 		if (rc)
 			return rc;
 	}
@@ -474,6 +487,7 @@ int prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err)
 	yaml_parser_delete(&r.parser);
 	fclose(r.f);
 	free(r.text);
+	free(r.key);
 	free(r.name_at);
 	free(r.value_at);
 	free(r.names);
