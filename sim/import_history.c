@@ -905,6 +905,8 @@ static void hist_free(struct hist *h)
 		free(h->paths[i]);
 	free(h->paths);
 	free(h->nodes_text);
+	free(h->slot);
+	strindex_free(&h->imp_nodes);
 }
 
 int import_history_build(const struct import_options *o, struct import_result *r,

@@ -188,7 +188,7 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 	memset(l, 0, sizeof *l);
 	l->mig = l->model = HIST_NONE;
 	struct inst *in = gp_xcalloc(n, sizeof *in);
-	size_t *slot = gp_xcalloc(h->instance_index.n, sizeof *slot); /* instance -> in + 1 */
+	size_t *slot = h->slot; /* instance -> in + 1; all 0 between workloads */
 	double *v = gp_xcalloc(n, sizeof *v), alive = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct hist_pod *p = &h->pods[pods[i]];
@@ -207,7 +207,8 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 		double b = fmin(isnan(f) ? (double)h->to : f, (double)h->to);
 		alive += b > a ? b - a : 0;
 	}
-	free(slot);
+	for (size_t i = 0; i < n; i++)
+		slot[h->pods[pods[i]].instance] = 0;
 	learn_arrivals(h, in, l->n_inst, l);
 	learn_durations(h, in, l->n_inst, l);
 	l->replicas = alive / (double)(h->to - h->from);
@@ -250,9 +251,11 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 				l->model = p->model;
 		}
 		/* the GPU types its pods ran on */
-		int node = p->node == HIST_NONE ? -1 : imp_node_index(h->im, hist_str(h, p->node));
+		size_t node = p->node == HIST_NONE
+				      ? STRINDEX_NONE
+				      : strindex_find(&h->imp_nodes, hist_str(h, p->node));
 		const struct gpu_type *g =
-			node >= 0 ? h->im->pools[h->im->nodes[node].pool].shape.gpu : NULL;
+			node != STRINDEX_NONE ? h->im->pools[h->im->nodes[node].pool].shape.gpu : NULL;
 		bool seen = !g;
 		for (size_t t = 0; t < l->n_types && !seen; t++)
 			seen = !strcmp(l->types[t], g->name);
@@ -662,6 +665,9 @@ int hist_learn(struct hist *h)
 			order[start[w] + fill[w]++] = i;
 		}
 	free(fill);
+	h->slot = gp_xcalloc(h->instance_index.n + 1, sizeof *h->slot);
+	for (size_t i = 0; i < h->im->n_nodes; i++) /* ids are the nodes' indexes: names are unique */
+		strindex_add(&h->imp_nodes, h->im->nodes[i].name, NULL);
 	FILE *out = open_memstream(&r->yaml, &r->yaml_len);
 	write_header(out, h);
 	for (size_t w = 0; w < h->n_wls; w++) {

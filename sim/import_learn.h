@@ -94,6 +94,8 @@ struct hist {
 	size_t n_paths, n_files, n_cpu_only;
 	char *nodes_text;
 	size_t nodes_len;
+	size_t *slot;              /* hist_learn's: instance -> its index + 1 */
+	struct strindex imp_nodes; /* the pools' nodes by name: id = index in im->nodes */
 };
 
 uint32_t hist_intern(struct hist *h, const char *s);
