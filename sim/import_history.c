@@ -70,9 +70,23 @@ static int pod_of(struct hist *h, const struct prom_series *s, bool add, struct 
 	*out = NULL;
 	if (!ns || !pod || !*ns || !*pod)
 		return prom_error(err, s, NULL, "expected the labels namespace and pod");
-	char key[600];
+	/* a pod is its uid: a StatefulSet's or a notebook's pod comes back under
+	 * its name; a series without a uid is the latest pod of its name */
+	const char *uid = prom_label(s, "uid");
+	char key[700];
 	snprintf(key, sizeof key, "%s\x1f%s", ns, pod);
-	size_t id = strindex_find(&h->pod_index, key);
+	bool added;
+	size_t name = strindex_add(&h->name_index, key, &added);
+	if (added) {
+		GP_GROW(h->name_last, h->cap_names, name + 1);
+		h->name_last[name] = -1;
+	}
+	size_t id = STRINDEX_NONE;
+	if ((!uid || !*uid) && h->name_last[name] >= 0)
+		id = (size_t)h->name_last[name];
+	snprintf(key, sizeof key, "%s\x1f%s\x1f%s", ns, pod, uid ? uid : "");
+	if (id == STRINDEX_NONE)
+		id = strindex_find(&h->pod_index, key);
 	if (id == STRINDEX_NONE) {
 		if (!add)
 			return GP_OK;
@@ -88,6 +102,8 @@ static int pod_of(struct hist *h, const struct prom_series *s, bool add, struct 
 		p->created = p->scheduled = p->started = p->completed = NAN;
 		p->first_seen = p->last_seen = NAN;
 		p->workload = -1;
+		p->same = h->name_last[name];
+		h->name_last[name] = (int32_t)id;
 		h->n_pods = id + 1;
 	}
 	*out = &h->pods[id];
@@ -361,10 +377,10 @@ static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err
 		return GP_OK; /* a GPU without a pod */
 	char key[600];
 	snprintf(key, sizeof key, "%s\x1f%s", ns, pod);
-	size_t id = strindex_find(&c->h->pod_index, key);
-	if (id == STRINDEX_NONE)
+	size_t name = strindex_find(&c->h->name_index, key);
+	if (name == STRINDEX_NONE)
 		return GP_OK; /* a pod without GPUs requested, or outside the period */
-	struct hist_pod *p = &c->h->pods[id];
+	struct hist_pod *p = &c->h->pods[c->h->name_last[name]];
 	if (c->field == S_VLLM_HOURLY) {
 		for (size_t i = 0; i < s.n_points; i++) {
 			if (!isfinite(s.vs[i]) || s.vs[i] < 0)
@@ -397,10 +413,21 @@ static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err
 		return prom_error(err, &s, "value", "expected a ratio from 0 to 1, got %g", v);
 	if (v < 0)
 		return prom_error(err, &s, "value", "expected a value >= 0, got %g", v);
+	/* DCGM's series are by name: every pod of that name ran as the series
+	 * says (vLLM's counters go to the latest, counted once) */
+	for (struct hist_pod *q = p; c->field <= S_FB && q;
+	     q = q->same >= 0 ? &c->h->pods[q->same] : NULL) {
+		if (c->field == S_ENGINE)
+			q->busy = v, q->has_busy = true;
+		else if (c->field == S_SM)
+			q->sm = v, q->has_sm = true;
+		else
+			q->fb = fmax(q->fb, v), q->has_fb = true;
+	}
 	switch (c->field) {
-	case S_ENGINE: p->busy = v, p->has_busy = true; break;
-	case S_SM: p->sm = v, p->has_sm = true; break;
-	case S_FB: p->fb = fmax(p->fb, v), p->has_fb = true; break;
+	case S_ENGINE:
+	case S_SM:
+	case S_FB: break;
 	case S_VLLM_PROMPT: p->vllm_prompt += v, p->vllm = true; break;
 	case S_VLLM_GEN: p->vllm_gen += v, p->vllm = true; break;
 	case S_VLLM_REQ: p->vllm_requests += v, p->vllm = true; break;
@@ -689,23 +716,24 @@ static int read_dir(struct hist *h)
 
 /* --- grouping ------------------------------------------------------------------------- */
 
-/* Whether seg (len characters) looks generated: all digits, or 5 characters
- * of [a-z0-9] with a digit (generateName's suffix), or 8 to 10 hex digits
- * with a digit (a pod-template-hash, a Job's hash). */
+/* Whether seg (len characters) looks generated: all digits (a CronJob's
+ * Job, an index), 5 characters of the alphabet generateName draws from
+ * (k8s.io/apimachinery/pkg/util/rand: "bcdfghjklmnpqrstvwxz2456789", no
+ * vowels, so no word), or 8 to 10 hex digits with a digit (a
+ * pod-template-hash, a Job's hash). */
 static bool generated(const char *seg, size_t len)
 {
-	bool digit = false, alnum = true, hex = true, all_digits = true;
+	bool digit = false, rand5 = len == 5, hex = true, all_digits = true;
 	for (size_t i = 0; i < len; i++) {
 		char c = seg[i];
 		digit |= isdigit((unsigned char)c) != 0;
 		all_digits &= isdigit((unsigned char)c) != 0;
-		alnum &= islower((unsigned char)c) || isdigit((unsigned char)c);
+		rand5 &= c && strchr("bcdfghjklmnpqrstvwxz2456789", c) != NULL;
 		hex &= isdigit((unsigned char)c) || (c >= 'a' && c <= 'f');
 	}
 	if (!len)
 		return false;
-	return all_digits || (len == 5 && alnum && digit) ||
-	       (len >= 8 && len <= 10 && hex && digit);
+	return all_digits || rand5 || (len >= 8 && len <= 10 && hex && digit);
 }
 
 void hist_stem(const char *name, char *out, size_t size)
@@ -742,6 +770,7 @@ static void scenario_name(const char *want, char *out, size_t size)
 static const char *controller(struct hist *h, const struct hist_pod *p, char *name, size_t size,
 			      char *instance, size_t isize, bool *service, bool *gang)
 {
+	size_t self = (size_t)(p - h->pods);
 	const char *kind = hist_str(h, p->owner_kind), *owner = hist_str(h, p->owner_name);
 	const char *pod = hist_str(h, p->name);
 	*service = *gang = false;
@@ -768,13 +797,13 @@ static const char *controller(struct hist *h, const struct hist_pod *p, char *na
 	}
 	if ((v = LABEL(HL_NOTEBOOK))) {
 		snprintf(name, size, "%s", v);
-		snprintf(instance, isize, "%s", pod);
+		snprintf(instance, isize, "\x1e%zu", self); /* the pod itself */
 		*service = true;
 		return "Notebook";
 	}
 	if ((v = LABEL(HL_COMPONENT)) && !strcmp(v, "singleuser-server")) {
 		snprintf(name, size, "jupyterhub");
-		snprintf(instance, isize, "%s", pod);
+		snprintf(instance, isize, "\x1e%zu", self); /* the pod itself */
 		*service = true;
 		return "JupyterHub";
 	}
@@ -788,7 +817,7 @@ static const char *controller(struct hist *h, const struct hist_pod *p, char *na
 		hist_stem(owner, name, size);
 		return "Job";
 	}
-	snprintf(instance, isize, "%s", pod);
+	snprintf(instance, isize, "\x1e%zu", self); /* the pod itself */
 	if (!strcmp(kind, "ReplicaSet")) {
 		uint32_t d = hist_map_get(h, &h->rs_deployment, p->ns, p->owner_name);
 		const char *hash = LABEL(HL_TEMPLATE_HASH);
@@ -893,6 +922,8 @@ static void hist_free(struct hist *h)
 	free(h->wls);
 	strindex_free(&h->strings);
 	strindex_free(&h->pod_index);
+	strindex_free(&h->name_index);
+	free(h->name_last);
 	strindex_free(&h->node_index);
 	strindex_free(&h->wl_index);
 	strindex_free(&h->instance_index);

@@ -155,28 +155,43 @@ static void learn_durations(const struct hist *h, const struct inst *in, size_t 
 	free(x);
 }
 
-/* A vLLM model_name as a catalog model: its letters and digits hold the
- * catalog name's ("meta-llama/Meta-Llama-3-8B-Instruct" holds llama38b). */
+/* The next word of s (letters and digits, lower case) into w; NULL at the end. */
+static const char *word(const char *s, char *w, size_t size)
+{
+	while (*s && !isalnum((unsigned char)*s))
+		s++;
+	if (!*s)
+		return NULL;
+	size_t n = 0;
+	for (; isalnum((unsigned char)*s); s++)
+		if (n + 1 < size)
+			w[n++] = (char)tolower((unsigned char)*s);
+	w[n] = '\0';
+	return s;
+}
+
+/* A vLLM model_name as a catalog model: the catalog name's words appear in
+ * it in order ("meta-llama/Llama-3.1-8B-Instruct" holds llama, 3 and 8b:
+ * llama-3-8b); the model with the most words wins. */
 static const char *catalog_model_of(const char *name)
 {
-	char a[256], b[64];
-	size_t n = 0;
-	for (const char *c = name; *c && n + 1 < sizeof a; c++)
-		if (isalnum((unsigned char)*c))
-			a[n++] = (char)tolower((unsigned char)*c);
-	a[n] = '\0';
 	const char *best = NULL;
-	size_t best_len = 0;
+	size_t best_words = 0;
 	for (size_t i = 0; i < catalog_model_count(); i++) {
-		const char *m = catalog_model_at(i)->name;
-		size_t k = 0;
-		for (const char *c = m; *c && k + 1 < sizeof b; c++)
-			if (isalnum((unsigned char)*c))
-				b[k++] = (char)tolower((unsigned char)*c);
-		b[k] = '\0';
-		if (k > best_len && strstr(a, b)) {
+		const char *m = catalog_model_at(i)->name, *at = name;
+		char want[64], got[64];
+		size_t words = 0;
+		bool all = true;
+		for (const char *c = word(m, want, sizeof want); c && all;
+		     c = word(c, want, sizeof want), words++) {
+			bool found = false;
+			while (!found && (at = word(at, got, sizeof got)))
+				found = !strcmp(got, want);
+			all = found;
+		}
+		if (all && words > best_words) {
 			best = m;
-			best_len = k;
+			best_words = words;
 		}
 	}
 	return best;
@@ -254,8 +269,9 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 		size_t node = p->node == HIST_NONE
 				      ? STRINDEX_NONE
 				      : strindex_find(&h->imp_nodes, hist_str(h, p->node));
-		const struct gpu_type *g =
-			node != STRINDEX_NONE ? h->im->pools[h->im->nodes[node].pool].shape.gpu : NULL;
+		const struct gpu_type *g = node != STRINDEX_NONE
+						   ? h->im->pools[h->im->nodes[node].pool].shape.gpu
+						   : NULL;
 		bool seen = !g;
 		for (size_t t = 0; t < l->n_types && !seen; t++)
 			seen = !strcmp(l->types[t], g->name);
@@ -413,14 +429,14 @@ static void write_requests(FILE *out, const struct learned *l, const char *mig, 
 	}
 }
 
-static void write_dcgm(FILE *out, const struct learned *l, bool batch)
+static void write_dcgm(FILE *out, const struct learned *l, bool inference)
 {
 	if (!l->n_busy && !l->n_fb) {
 		fputs("    # gpu_busy, sm_share, vram: not learned (no DCGM series for its pods)\n",
 		      out);
 		return;
 	}
-	if (l->n_busy && batch) {
+	if (l->n_busy && !inference) {
 		double busy = fmin(1, fmax(0.001, l->busy / (double)l->n_busy));
 		fprintf(out, "    gpu_busy: %.3g   # DCGM engine activity, mean of %zu pods\n",
 			busy, l->n_busy);
@@ -474,7 +490,7 @@ static void write_inference(FILE *out, const struct hist *h, const struct hist_w
 		fputs("]\n", out);
 	}
 	fputs("    tolerations: [{operator: Exists}]\n", out);
-	write_dcgm(out, l, false);
+	write_dcgm(out, l, true);
 }
 
 static void write_workload(FILE *out, const struct hist *h, const struct hist_wl *w,
@@ -518,7 +534,7 @@ static void write_workload(FILE *out, const struct hist *h, const struct hist_wl
 		fputs("]   # the GPU types its pods ran on\n", out);
 	}
 	fputs("    tolerations: [{operator: Exists}]   # its pods ran on these nodes\n", out);
-	write_dcgm(out, l, !w->service);
+	write_dcgm(out, l, false);
 }
 
 /* --- the observed pods (twin.pods.csv) ---------------------------------------------------- */
@@ -666,7 +682,8 @@ int hist_learn(struct hist *h)
 		}
 	free(fill);
 	h->slot = gp_xcalloc(h->instance_index.n + 1, sizeof *h->slot);
-	for (size_t i = 0; i < h->im->n_nodes; i++) /* ids are the nodes' indexes: names are unique */
+	for (size_t i = 0; i < h->im->n_nodes;
+	     i++) /* ids are the nodes' indexes: names are unique */
 		strindex_add(&h->imp_nodes, h->im->nodes[i].name, NULL);
 	FILE *out = open_memstream(&r->yaml, &r->yaml_len);
 	write_header(out, h);

@@ -46,6 +46,7 @@ struct hist_pod {
 	int32_t vllm_hours[24];
 	uint32_t model;
 	int32_t workload; /* -1: left out */
+	int32_t same;     /* the pod before it of the same namespace and name; -1 */
 	uint32_t instance;
 };
 
@@ -83,6 +84,9 @@ struct hist {
 	int64_t from, to;
 	char from_text[64], to_text[64];
 	struct strindex strings, pod_index, node_index, wl_index, instance_index;
+	struct strindex name_index; /* "ns\x1fpod" -> name_last */
+	int32_t *name_last;         /* per name: its latest pod */
+	size_t cap_names;
 	struct hist_pod *pods;
 	size_t n_pods, cap_pods;
 	struct hist_node *nodes;
