@@ -162,7 +162,7 @@ static void make_group(struct workload_spec *g, const struct workload_spec *pare
 		trace_summary_add(&a->summary, &a->rows[i]);
 	}
 	g->count = (int64_t)k;
-	g->duration = (struct dist){DIST_FIXED, held / (double)k, 0, 0, 0, 0};
+	g->duration = (struct dist){.kind = DIST_FIXED, .mean = held / (double)k};
 }
 
 int scenario_replay(struct scenario *sc, const struct history_pod *pods, size_t n,
