@@ -267,28 +267,39 @@ static int on_request(void *ctx, const struct prom_series *s, struct gp_err *err
 	if (s->v < 0 || s->v > 9.2e18)
 		return prom_error(err, s, "value", "expected a quantity from 0 to 2^63, got %g",
 				  s->v);
+	/* kube-state-metrics labels the series with the pod's node, so a pod that
+	 * waited and then ran has two series per container: per container and
+	 * resource the largest counts, once */
+	const char *container = prom_label(s, "container");
+	char key[700];
+	snprintf(key, sizeof key, "%zu\x1f%s\x1f%s\x1f%d", (size_t)(p - c->h->pods),
+		 container ? container : "", res, (int)c->limits);
+	bool added;
+	size_t id = strindex_add(&c->h->req_index, key, &added);
+	GP_GROW(c->h->req_max, c->h->cap_req, id + 1);
+	if (!added && s->v <= c->h->req_max[id])
+		return GP_OK;
+	double v = added ? s->v : s->v - c->h->req_max[id];
+	c->h->req_max[id] = s->v;
 	char buf[64];
 	const char *mig = mig_profile(res, buf, sizeof buf);
 	/* GPUs are extended resources: requests equal limits; a pod that gives
-	 * limits only (the API server copies them) still counts once */
-	if (!strcmp(res, "nvidia_com_gpu")) {
-		if (c->limits ? !p->gpu_requested : true)
-			p->gpus = c->limits ? fmax(p->gpus, s->v) : p->gpus + s->v;
+	 * limits only (the API server copies them) counts them */
+	if (!strcmp(res, "nvidia_com_gpu") || !strcmp(res, "nvidia_com_gpu_shared")) {
+		if (!c->limits || !p->gpu_requested)
+			p->gpus += v;
 		p->gpu_requested |= !c->limits;
-	} else if (!strcmp(res, "nvidia_com_gpu_shared")) {
-		if (c->limits ? !p->gpu_requested : true)
-			p->gpus = c->limits ? fmax(p->gpus, s->v) : p->gpus + s->v;
-		p->gpu_requested |= !c->limits;
-		p->shared = true;
+		p->shared |= !strcmp(res, "nvidia_com_gpu_shared");
 	} else if (mig) {
-		if (!c->limits || p->mig == HIST_NONE) {
+		if (!c->limits || !p->mig_requested) {
 			p->mig = hist_intern(c->h, mig);
-			p->mig_count = c->limits ? fmax(p->mig_count, s->v) : p->mig_count + s->v;
+			p->mig_count += v;
 		}
+		p->mig_requested |= !c->limits;
 	} else if (!c->limits && !strcmp(res, "cpu"))
-		p->cpu += s->v;
+		p->cpu += v;
 	else if (!c->limits && !strcmp(res, "memory"))
-		p->memory += s->v;
+		p->memory += v;
 	return GP_OK;
 }
 
@@ -923,6 +934,8 @@ static void hist_free(struct hist *h)
 	strindex_free(&h->strings);
 	strindex_free(&h->pod_index);
 	strindex_free(&h->name_index);
+	strindex_free(&h->req_index);
+	free(h->req_max);
 	free(h->name_last);
 	strindex_free(&h->node_index);
 	strindex_free(&h->wl_index);

@@ -340,9 +340,10 @@ static void write_arrival(FILE *out, const struct hist *h, const struct hist_wl 
 		return;
 	}
 	if (!l->n_arrivals) {
-		fputs("    arrival: !placeholder {at: 0s}   # not learned: no pod created in the "
-		      "period\n",
-		      out);
+		fprintf(out,
+			"    arrival: !placeholder {at: %s}   # no instance was created in the "
+			"period, so no rate\n",
+			h->from_text);
 		return;
 	}
 	fprintf(out, "    # learned from %zu arrivals, ", l->n_arrivals);
@@ -374,7 +375,7 @@ static void write_duration_value(FILE *out, const struct hist *h, const struct h
 		fputs("    duration: !placeholder ", out);
 		write_seconds(out, (double)(h->to - h->from));
 		fprintf(out,
-			"   # not learned: no instance both started and finished in the period "
+			"   # no instance both started and finished in the period "
 			"(%zu censored: %zu running at FROM, %zu at TO)\n",
 			censored, l->n_left, l->n_right);
 		return;
@@ -463,8 +464,7 @@ static void write_inference(FILE *out, const struct hist *h, const struct hist_w
 		imp_quoted(out, name);
 		fputc('\n', out);
 	} else {
-		fputs("    model: !placeholder llama-3-8b   # not learned: vLLM's model_name ",
-		      out);
+		fputs("    model: !placeholder llama-3-8b   # vLLM's model_name ", out);
 		if (name)
 			imp_quoted(out, name);
 		else
@@ -571,8 +571,11 @@ static void csv_cell(FILE *out, const char *s)
 
 static void csv_time(FILE *out, double t, int64_t from)
 {
-	if (isfinite(t))
-		fprintf(out, "%.3f", t - (double)from);
+	double rel = t - (double)from;
+	if (isfinite(t) && rel == round(rel))
+		fprintf(out, "%.0f", rel);
+	else if (isfinite(t))
+		fprintf(out, "%.3f", rel);
 }
 
 static void write_csv(struct hist *h, FILE *out)
@@ -582,8 +585,11 @@ static void write_csv(struct hist *h, FILE *out)
 	for (size_t i = 0; i < h->n_pods; i++) {
 		const struct hist_pod *p = &h->pods[i];
 		double c = created(p), f = finished(h, p);
+		/* the pods that existed in [FROM, TO]: an object is seen until it is
+		 * deleted, which may be after it finished */
+		double gone = isfinite(p->last_seen) ? fmax(p->last_seen, isfinite(f) ? f : 0) : f;
 		if (p->workload < 0 || !isfinite(c) || c > (double)h->to ||
-		    (isfinite(f) && f < (double)h->from))
+		    (isfinite(gone) && gone < (double)h->from))
 			continue;
 		rows[n++] = (struct row){c, p};
 	}

@@ -35,7 +35,7 @@ struct hist_pod {
 	uint32_t labels[HIST_N_LABELS];
 	double created, scheduled, started, completed, first_seen, last_seen; /* NAN: unknown */
 	uint8_t phase;
-	bool gpu_requested, shared, has_busy, has_sm, has_fb, vllm;
+	bool gpu_requested, mig_requested, shared, has_busy, has_sm, has_fb, vllm;
 	double gpus;  /* nvidia.com/gpu (or .shared replicas) */
 	uint32_t mig; /* profile, "3g.40gb" */
 	double mig_count;
@@ -87,6 +87,9 @@ struct hist {
 	struct strindex name_index; /* "ns\x1fpod" -> name_last */
 	int32_t *name_last;         /* per name: its latest pod */
 	size_t cap_names;
+	struct strindex req_index; /* "pod\x1fcontainer\x1fresource\x1flimits" -> req_max */
+	double *req_max;
+	size_t cap_req;
 	struct hist_pod *pods;
 	size_t n_pods, cap_pods;
 	struct hist_node *nodes;

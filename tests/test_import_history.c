@@ -100,7 +100,7 @@ Test(import_history, workloads_are_grouped_by_what_created_them)
 	free(b);
 	b = block("jupyterhub"); /* a JupyterHub server still running at TO */
 	expect_in(b, "kind: service");
-	expect_in(b, "duration: !placeholder 24h   # not learned");
+	expect_in(b, "duration: !placeholder 24h   # no instance both started and finished");
 	free(b);
 	b = block("triton"); /* a Deployment by its ReplicaSet less the hash, on MIG */
 	expect_in(res.yaml, "# Deployment \"serving\"/\"triton\": 1 pods");
@@ -129,7 +129,7 @@ Test(import_history, hostile_names_are_quoted_in_yaml_comments_and_csv)
 	build(SMALL);
 	expect_in(res.yaml, "# Pod \"evil\\\"ns\\x0a- name: x\"/\"job#1: [x]\"");
 	expect_in(res.yaml, "  - name: job-1-x\n");
-	expect_in(res.csv, "job-1-x,\"evil\"\"ns\n- name: x\",job#1: [x],l4-1,7200.000,");
+	expect_in(res.csv, "job-1-x,\"evil\"\"ns\n- name: x\",job#1: [x],l4-1,7200,");
 	/* every comment line is one line: no name broke out of it */
 	for (const char *l = res.yaml; (l = strstr(l, "\n- name: x")); l++)
 		cr_expect(0, "a name broke out of its comment");
@@ -140,12 +140,11 @@ Test(import_history, the_observed_pods_are_sorted_by_creation_with_their_phases)
 	build(SMALL);
 	expect_in(res.csv, "workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,"
 			   "cpu_milli,memory_bytes,phase\n"
-			   "vllm-llama,serving,vllm-llama-5f7c9d8b6a-abcde,h100-1,-259200.000,");
-	expect_in(res.csv, "alice-nb,kubeflow-user,alice-nb-0,l4-1,28800.000,28770.000,64800.000,1,"
+			   "vllm-llama,serving,vllm-llama-5f7c9d8b6a-abcde,h100-1,-259200,");
+	expect_in(res.csv, "alice-nb,kubeflow-user,alice-nb-0,l4-1,28800,28770,64800,1,"
 			   "2000,8589934592,Deleted\n");
-	expect_in(res.csv,
-		  "jupyterhub,jhub,jupyter-bob,l4-1,36000.000,35970.000,,1,2000,8589934592,"
-		  "Running\n");
+	expect_in(res.csv, "jupyterhub,jhub,jupyter-bob,l4-1,36000,35970,,1,2000,8589934592,"
+			   "Running\n");
 	/* yesterday's nightly-eval ended before FROM: not a pod of the period */
 	cr_expect_null(strstr(res.csv, "nightly-eval-29557920"));
 	cr_expect_eq(res.n_censored, 6); /* finetune 2, nightly-eval 1, jupyterhub 1, services 2 */
@@ -330,4 +329,213 @@ Test(import_history, an_empirical_duration_draws_only_its_values_and_has_their_m
 	cr_expect(strstr(err.msg, "emp.yaml:8:48: error: invalid value 'soon'") != NULL, "%s",
 		  err.msg);
 	scratch_remove();
+}
+
+/* --- the twin loads, and learns the exported week's model ---------------------------------- */
+
+#include "gpuplan/ytree.h"
+
+static struct scenario *import_and_load(const char *from, char *path, size_t size)
+{
+	struct import_options o = {.history = from, .pods_csv = "twin.pods.csv"};
+	struct gp_err err;
+	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
+	scratch_make();
+	snprintf(path, size, "%s/twin.yaml", dir);
+	FILE *f = fopen(path, "w");
+	fwrite(res.yaml, 1, res.yaml_len, f);
+	fclose(f);
+	char csv[256];
+	snprintf(csv, sizeof csv, "%s/twin.pods.csv", dir);
+	f = fopen(csv, "w");
+	fwrite(res.csv, 1, res.csv_len, f);
+	fclose(f);
+	struct scenario *sc;
+	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s\n%s", err.msg, res.yaml);
+	return sc;
+}
+
+static const struct workload_spec *workload(const struct scenario *sc, const char *name)
+{
+	for (size_t i = 0; i < sc->n_workloads; i++)
+		if (!strcmp(sc->workloads[i].name, name))
+			return &sc->workloads[i];
+	cr_assert_fail("no workload %s", name);
+	return NULL;
+}
+
+Test(import_history, the_written_twin_loads_with_its_history_and_placeholders)
+{
+	char path[256];
+	struct scenario *sc = import_and_load(SMALL, path, sizeof path);
+	cr_expect(sc->history.on);
+	cr_expect_eq(sc->history.to_epoch - sc->history.from_epoch, 86400);
+	cr_expect_eq(sc->n_workloads, 8);
+	/* the one duration not learned is the one placeholder */
+	cr_assert_eq(sc->n_placeholders, 1);
+	cr_expect_str_eq(sc->placeholders[0].path, "workloads[jupyterhub].duration");
+	const struct workload_spec *w = workload(sc, "finetune");
+	cr_expect(w->arrival.weekly.on);
+	cr_expect_float_eq(w->arrival.weekly.by_hour[5] * 3600, 1, 1e-9);
+	cr_expect_eq(w->duration.kind, DIST_EMPIRICAL);
+	cr_expect_float_eq(arrivals_dist_mean(&w->duration), 10800, 1e-9); /* (2h + 4h) / 2 */
+	cr_expect_eq(workload(sc, "nightly-eval")->arrival.kind, ARRIVAL_SCHEDULE);
+	cr_expect_eq(workload(sc, "vllm-llama")->kind, WORKLOAD_INFERENCE);
+	scenario_free(sc);
+	scratch_remove();
+}
+
+#define EXPORT "tests/fixtures/history"
+
+/* A number of truth.json at a path of keys ("workloads", "finetune", ...). */
+static double truth(const struct ytree *t, const char *const *keys, size_t n)
+{
+	const struct ynode *v = t->root;
+	for (size_t i = 0; i < n && v; i++)
+		v = ynode_get(v, keys[i]);
+	cr_assert(v && v->kind == YNODE_SCALAR, "truth.json: no %s", keys[n - 1]);
+	return strtod(v->value, NULL);
+}
+#define TRUTH(...)                                   \
+	truth(t, (const char *const[]){__VA_ARGS__}, \
+	      sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+/* Expected arrivals of rate r (per second, by hour) over the period's hours. */
+static double arrivals_over(const double *r, int64_t from, int64_t to)
+{
+	double n = 0;
+	for (int64_t t = from; t < to; t += 3600)
+		n += r[t % 86400 / 3600] * 3600;
+	return n;
+}
+
+Test(import_history, the_exported_week_is_learned_within_sampling_error_of_its_model)
+{
+	char path[256];
+	struct ytree *t;
+	struct gp_err err;
+	cr_assert_eq(ytree_load(EXPORT "/truth.json", &t, &err), GP_OK, "%s", err.msg);
+	struct scenario *sc = import_and_load(EXPORT, path, sizeof path);
+	int64_t from = sc->history.from_epoch, to = sc->history.to_epoch;
+	/* finetune: Poisson arrivals by hour, lognormal durations (mean 45m, sigma
+	 * 0.5), 2 GPUs; tests/history/gen_week.py drew them */
+	const struct workload_spec *w = workload(sc, "finetune");
+	double learned = arrivals_over(w->arrival.weekly.by_hour, from, to);
+	/* what the generator recorded, exactly */
+	cr_expect_float_eq(learned, TRUTH("workloads", "finetune", "arrivals_in_period"), 1e-6);
+	double model_rate[24];
+	const struct ynode *mr = ynode_get(
+		ynode_get(ynode_get(ynode_get(t->root, "workloads"), "finetune"), "model"),
+		"rate_by_hour");
+	cr_assert(mr && mr->n == 24);
+	for (int h = 0; h < 24; h++)
+		model_rate[h] = strtod(mr->items[h]->value, NULL) / 3600;
+	double expected = arrivals_over(model_rate, from, to);
+	/* 45 arrivals where the model expects 42: within 10% */
+	cr_expect(fabs(learned / expected - 1) < 0.10, "learned %g, model %g", learned, expected);
+	double mean = arrivals_dist_mean(&w->duration);
+	double observed = TRUTH("workloads", "finetune", "observed", "completed_duration_mean_s");
+	/* the fit's mean is the mean of the runs that completed in the period */
+	cr_expect(fabs(mean / observed - 1) < 0.01, "learned %g, observed %g", mean, observed);
+	/* and within 3 standard errors of the model's (39 runs, cv 0.53 for sigma 0.5:
+	 * 8.5% each); 10% is not within the sampling error of 39 runs */
+	double model = TRUTH("workloads", "finetune", "model", "duration", "mean_s");
+	cr_expect(fabs(mean / model - 1) < 3 * 0.085, "learned %g, model %g", mean, model);
+	cr_expect_eq(w->gpus, (int32_t)TRUTH("workloads", "finetune", "model", "gpus"));
+	cr_expect(fabs(w->gpu_busy / TRUTH("workloads", "finetune", "model", "gpu_busy") - 1) <
+		  0.1);
+	/* nightly-eval: its CronJob's schedule */
+	w = workload(sc, "nightly-eval");
+	cr_expect_eq(w->arrival.kind, ARRIVAL_SCHEDULE);
+	cr_expect_str_eq(w->arrival.schedule, "0 22 * * *");
+	cr_expect_eq(w->gpus, 4);
+	/* chat: vLLM's traffic by hour within 10% of the model where it is 1/s or
+	 * more (an hour of 3 requests a second holds ~11,000), token means within 5% */
+	w = workload(sc, "chat");
+	cr_assert_eq(w->kind, WORKLOAD_INFERENCE);
+	cr_expect_str_eq(w->model->name, "llama-3-8b");
+	const struct ynode *req = ynode_get(
+		ynode_get(ynode_get(ynode_get(t->root, "workloads"), "chat"), "model"), "requests");
+	const struct ynode *rr = ynode_get(req, "rate_by_hour_per_s");
+	cr_assert(rr && rr->n == 24);
+	for (int h = 0; h < 24; h++) {
+		double m = strtod(rr->items[h]->value, NULL);
+		double got = w->inference->requests.weekly.by_hour[h];
+		if (m >= 1)
+			cr_expect(fabs(got / m - 1) < 0.10, "hour %d: %g, model %g", h, got, m);
+	}
+	cr_expect(fabs(arrivals_dist_mean(&w->inference->requests.prompt_tokens) / 600 - 1) < 0.05);
+	cr_expect(fabs(arrivals_dist_mean(&w->inference->requests.output_tokens) / 180 - 1) < 0.05);
+	/* notebooks: each session its own arrival, though the pod's name comes back */
+	const char *nb[] = {"alice", "bob", "carol"};
+	for (size_t i = 0; i < 3; i++) {
+		w = workload(sc, nb[i]);
+		cr_expect_eq(w->kind, WORKLOAD_SERVICE);
+		cr_expect_float_eq(arrivals_over(w->arrival.weekly.by_hour, from, to),
+				   TRUTH("workloads", nb[i], "arrivals_in_period"), 1e-6, "%s",
+				   nb[i]);
+	}
+	scenario_free(sc);
+	ytree_free(t);
+	scratch_remove();
+}
+
+/* The fields of a CSV line without quotes: f[0..n), pointers into line. */
+static size_t fields(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	f[n++] = line;
+	for (char *c = line; *c && n < max; c++)
+		if (*c == ',') {
+			*c = '\0';
+			f[n++] = c + 1;
+		}
+	return n;
+}
+
+static bool same_time(const char *a, const char *b)
+{
+	if (!*a || !*b)
+		return !*a && !*b;
+	return fabs(strtod(a, NULL) - strtod(b, NULL)) <= 1;
+}
+
+/* Every cell of twin.pods.csv against the generator's own record of the pods
+ * (truth.pods.csv): the same rows, times within a second (kube-state-metrics'
+ * values are the times themselves, whatever the sampling). */
+Test(import_history, the_observed_pods_are_what_the_generator_recorded)
+{
+	size_t n;
+	char *want = scratch_slurp(EXPORT "/truth.pods.csv", &n);
+	cr_assert_not_null(want);
+	build(EXPORT);
+	char *got = strdup(res.csv);
+	char *rows[256][11];
+	size_t n_rows = 0, matched = 0;
+	for (char *line = strtok(got, "\n"); line; line = strtok(NULL, "\n"))
+		if (line[0] != '#' && strncmp(line, "workload,", 9) && n_rows < 256)
+			cr_assert_eq(fields(line, rows[n_rows++], 11), 11, "%s", line);
+	size_t n_want = 0;
+	for (char *line = strtok(want, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#' || !strncmp(line, "workload,", 9))
+			continue;
+		char *w[11];
+		cr_assert_eq(fields(line, w, 11), 11);
+		n_want++;
+		for (size_t r = 0; r < n_rows; r++) {
+			char **g = rows[r];
+			if (strcmp(g[2], w[2]) || !same_time(g[4], w[4]))
+				continue;
+			matched++;
+			for (int k = 0; k < 11; k++)
+				cr_expect(k == 4 || k == 5 || k == 6 ? same_time(g[k], w[k])
+								     : !strcmp(g[k], w[k]),
+					  "pod %s column %d: '%s', the generator's '%s'", w[2], k,
+					  g[k], w[k]);
+		}
+	}
+	cr_expect_eq(matched, n_want);
+	cr_expect_eq(n_rows, n_want);
+	free(got);
+	free(want);
 }
