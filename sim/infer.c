@@ -806,14 +806,20 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 	struct footprint fp;
 	footprint_compute(s->ws->model, (enum quant)s->ws->quantization,
 			  (enum quant)s->is->kv_cache, s->is->tensor_parallel, r->memory, &fp);
-	if (overflows(in, r) || fp.kv_blocks < blocks_for(s->is->context)) {
+	/* A pod that cannot serve starts up (its image, its weights) and then
+	 * crashes: the attempt holds its unit, billed to its workload
+	 * (docs/cost.md).  The initial replicas start at once, so they crash at
+	 * once. */
+	r->doomed = overflows(in, r) || fp.kv_blocks < blocks_for(s->is->context);
+	if (r->doomed && initial) {
 		crash(in, r);
 		return true;
 	}
 	gauge(in, -1, s->w, GAUGE_DEMAND, r->grant.equivalent - r->demand);
 	r->demand = r->grant.equivalent;
 	hold_gauges(in, r, +1);
-	set_up_server(in, r);
+	if (!r->doomed)
+		set_up_server(in, r);
 	if (initial) {
 		become_ready(in, r);
 		return true;
@@ -1020,9 +1026,14 @@ void infer_event(struct infer *in, const struct event *ev)
 		struct replica *r = &in->reps[ev->id];
 		if (ev->gen != r->life)
 			break; /* for an earlier pod of this slot */
-		if (r->state == RS_STARTING)
+		if (r->state == RS_STARTING && r->doomed) {
+			r->doomed = false;
+			hold_gauges(in, r, -1);
+			in->news |= INFER_FREED;
+			crash(in, r);
+		} else if (r->state == RS_STARTING) {
 			become_ready(in, r);
-		else if (r->state == RS_DRAINING && !r->busy && r->outstanding == 0)
+		} else if (r->state == RS_DRAINING && !r->busy && r->outstanding == 0)
 			release(in, r);
 		break;
 	}

@@ -78,6 +78,7 @@ struct replica {
 	double remaining, rate, u;
 	sim_time iter_start, last;
 	int32_t restarts;
+	bool doomed;          /* starting, it cannot serve: it crashes as start-up ends */
 	sim_time ready_since; /* SIM_NEVER: not serving */
 	double busy_us, ready_us;
 	double demand; /* GPUs' worth in the demand gauge */

@@ -120,10 +120,33 @@ static int restart_backoff(struct loader *ld, const struct ynode *v, void *obj)
 			       &((struct workload_spec *)obj)->restart_backoff);
 }
 
+static int checkpoint_every(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "checkpoint every", true,
+			       &((struct workload_spec *)obj)->checkpoint);
+}
+
+static int checkpoint_write(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "checkpoint write", false,
+			       &((struct workload_spec *)obj)->checkpoint_write);
+}
+
+static const struct key_rule checkpoint_rules[] = {{"every", checkpoint_every},
+						   {"write", checkpoint_write}};
+
+/* checkpoint: 30m (the interval of work; writing takes no time), or
+ * {every: 30m, write: 2m}: each write holds the GPUs, not working. */
 static int workload_checkpoint(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_duration(ld, v, "checkpoint", true,
-			       &((struct workload_spec *)obj)->checkpoint);
+	struct workload_spec *w = obj;
+	if (v->kind != YNODE_MAP)
+		return ld_get_duration(ld, v, "checkpoint", true, &w->checkpoint);
+	int rc = ld_walk_map(ld, v, "checkpoint", "a map like {every: 30m, write: 2m}",
+			     checkpoint_rules, N_OF(checkpoint_rules), obj);
+	if (!rc && !w->checkpoint)
+		return ld_bad_value(ld, v, "checkpoint", "a map with every: the interval of work");
+	return rc;
 }
 
 static int workload_startup(struct loader *ld, const struct ynode *v, void *obj)

@@ -344,6 +344,14 @@ static double cost_per_hour(const struct sim *s, const struct sim_job *j)
 	return cost;
 }
 
+/* The checkpoints written over `work` µs of work from the last one: one at
+ * every multiple of the interval, none at the very end. */
+static double checkpoint_writes(const struct workload_spec *ws, double work)
+{
+	double every = (double)ws->checkpoint;
+	return every > 0 && work > 0 ? ceil(work / every) - 1 : 0;
+}
+
 /*
  * Start-up (image pull, model load) holds the GPUs without using them.  It is
  * folded into the job's busy fraction: with D of work at f and S of start-up,
@@ -357,10 +365,14 @@ static void begin_work(struct sim *s, struct sim_job *j)
 	/* idle_cull: a pod idle below the threshold is culled cull_after past
 	 * its start-up (JupyterHub's culler, Kubeflow's culling; scenario.md) */
 	j->culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
-		    work > (double)ws->cull_after;
+		    work > (double)ws->cull_after && !j->doomed;
 	if (j->culled)
 		work = (double)ws->cull_after;
 	double total = work + (double)ws->startup;
+	if (j->doomed) /* its pod dies with OOM as its start-up ends: no work */
+		work = 0, total = (double)ws->startup;
+	else
+		total += checkpoint_writes(ws, work) * (double)ws->checkpoint_write;
 	j->remaining = total;
 	j->span_work = total;
 	j->busy = total > 0 ? ws->gpu_busy * work / total : ws->gpu_busy;
@@ -589,11 +601,20 @@ static void retire(struct sim *s, uint32_t id)
 
 /* The pod whose allocation overflowed the GPU dies with OOM; the Job makes a
  * new one after a backoff, until its restart limit. */
+static void oom_killed(struct sim *s, uint32_t id);
+
 static void oom_kill(struct sim *s, uint32_t id)
 {
 	struct sim_job *j = &s->jobs[id];
-	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	placement_release(&s->placer, j->workload, id, pods_of(j));
+	oom_killed(s, id);
+}
+
+/* The rest of an OOM kill, once the pod's units are released. */
+static void oom_killed(struct sim *s, uint32_t id)
+{
+	struct sim_job *j = &s->jobs[id];
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	s->freed++;
 	s->wl[j->workload].oom_kills++;
 	j->oom_kills++;
@@ -611,6 +632,11 @@ static void oom_kill(struct sim *s, uint32_t id)
 	sim_time backoff = sim_backoff(ws->restart_backoff, j->restarts++);
 	s->backing_off++;
 	engine_push(&s->engine, s->engine.now + backoff, EV_RETRY, id, 0);
+}
+
+static sim_time ws_startup(const struct sim *s, const struct sim_job *j)
+{
+	return s->sc->workloads[j->workload].startup;
 }
 
 /* Starts the head of class cls on the nodes placement_plan found for it. */
@@ -632,11 +658,12 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 	if (placement_start_unblocks(&s->placer, (size_t)j->workload))
 		s->freed++;
 	s->last_progress = s->engine.now;
-	if (overflows(s, j)) {
-		oom_kill(s, id);
+	j->doomed = overflows(s, j);
+	if (j->doomed && !ws_startup(s, j)) {
+		oom_kill(s, id); /* nothing to start up: it dies as it is placed */
 		return;
 	}
-	if (j->start == SIM_NEVER) {
+	if (j->start == SIM_NEVER && !j->doomed) {
 		j->start = s->engine.now; /* queue time runs to the first start */
 		struct sim_workload *wl = &s->wl[j->workload];
 		samples_add(&wl->waits, &s->waits_held, sim_seconds(j->start - j->submit));
@@ -660,11 +687,37 @@ static void start(struct sim *s, size_t cls, const int32_t *nodes)
 		retime(s, id); /* a CPU-only pod (openb traces): no GPU to retime it */
 }
 
+/* A pod whose memory overflows its GPU starts up (its image, its model
+ * load) and dies with OOM as the start-up ends: the attempt holds its GPUs,
+ * and is billed to its workload, for the start-up (docs/cost.md). */
+static void oom_after_startup(struct sim *s, uint32_t id)
+{
+	struct sim_job *j = &s->jobs[id];
+	sim_time now = s->engine.now;
+	j->cost += j->cost_per_h * sim_seconds(now - j->span_start) / 3600;
+	job_gauges(s, j, -1);
+	placement_release(&s->placer, j->workload, id, pods_of(j));
+	j->status = JOB_PENDING;
+	j->gen++;
+	j->doomed = false;
+	s->running--;
+	if (j->lost_epoch == s->epoch)
+		s->futile_running--; /* it stopped running */
+	gauge(s, -1, j->workload, GAUGE_PENDING, 1);
+	for (int32_t k = 0; k < j->pods; k++)
+		gpus_changed(s, &pods_of(j)[k]);
+	oom_killed(s, id);
+}
+
 static void finish(struct sim *s, uint32_t id, uint16_t gen)
 {
 	struct sim_job *j = &s->jobs[id];
 	if (j->status != JOB_RUNNING || gen != j->gen || s->engine.now != j->finish_at)
 		return; /* superseded by a later finish: the job's rate changed */
+	if (j->doomed) {
+		oom_after_startup(s, id);
+		return;
+	}
 	for (int32_t k = 0; k < j->pods; k++)
 		cluster_prefetch(&s->cluster, &pods_of(j)[k]);
 	job_gauges(s, j, -1);
@@ -723,10 +776,13 @@ static void evict(struct sim *s, uint32_t id, bool readmit)
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	sim_time now = s->engine.now;
 	double left = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
-	double done = j->kept + fmax(0, j->span_work - left - (double)ws->startup);
+	/* Past start-up the span runs work and checkpoint writes in turn: a
+	 * checkpoint counts once its write is done. */
+	double past = j->doomed ? 0 : fmax(0, j->span_work - left - (double)ws->startup);
 	double every = (double)ws->checkpoint;
 	double kept = j->kept;
-	j->kept = every > 0 ? floor(done / every) * every : 0;
+	j->kept =
+		every > 0 ? kept + floor(past / (every + (double)ws->checkpoint_write)) * every : 0;
 	j->cost += j->cost_per_h * sim_seconds(now - j->span_start) / 3600;
 	job_gauges(s, j, -1);
 	placement_release(&s->placer, j->workload, id, pods_of(j));

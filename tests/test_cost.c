@@ -385,3 +385,79 @@ Test(cost, cost_per_million_tokens_includes_the_share_of_idle)
 	cr_assert_float_eq(m("chat", "cost_per_million_tokens"),
 			   (m("chat", "cost_total") + idle) / tokens * 1e6, 1e-9);
 }
+
+/* Issue 45: an OOM-killed attempt bills its start-up to its own workload.
+ * One A100-80GB time-sliced in 2 (9.476 $/node-hour; a replica is half a GPU,
+ * 1.25 $/h).  good (50 GiB, busy 1) takes a replica at 12:00; crash (50 GiB)
+ * lands beside it, overflows the GPU and dies with OOM as its 6 min start-up
+ * ends, restarts twice (10 s, then 20 s of backoff): attempts 12:00-12:06,
+ * 12:06:10-12:12:10 and 12:12:30-12:18:30, 18 min, 0.375 $.  Beside it good
+ * runs at 1/1.05 (time-slicing's 5% switch overhead), so it ends 18 x 0.05 /
+ * 1.05 min late, after 60.857 min.  Horizon 14:00: GPU idle is 14 GPU-hours
+ * less what the two held, shared by their GPU cost (cores and memory, asked
+ * by nobody, stay unshared).  Before, the attempts cost nothing and good
+ * carried all the GPU idle. */
+Test(cost, oom_killed_attempts_bill_their_start_up_to_their_workload)
+{
+	RUN("horizon=14h", "pools.batch.gpus_per_node=1",
+	    "pools.batch.sharing={mode: time-slicing, replicas: 2}",
+	    "workloads=[{name: good, arrival: {at: \"12:00\"}, gpus: 1, duration: 1h, vram: 50GiB},"
+	    " {name: crash, arrival: {at: \"12:00\"}, gpus: 1, duration: 1h, vram: 50GiB,"
+	    " startup: 6m, restart: {limit: 2, backoff: 10s}}]");
+	double minutes = 60 + 18 * 0.05 / 1.05, good = 1.25 * minutes / 60;
+	double gpu_idle = (14 - 0.5 * minutes / 60 - 0.5 * 0.3) * 2.5;
+	cr_assert_float_eq(m("crash", "oom_kills"), 3, 1e-12);
+	cr_assert_float_eq(m("crash", "jobs_failed"), 1, 1e-12);
+	cr_assert_float_eq(m("crash", "cost_allocated"), 0.375, 1e-9);
+	cr_assert_float_eq(m("good", "cost_allocated"), good, 1e-6);
+	cr_assert_float_eq(m("all", "cost_total"), 14 * 9.476, 1e-9);
+	cr_assert_float_eq(m("crash", "cost_idle"), gpu_idle * 0.375 / (0.375 + good), 1e-6);
+	cr_assert_float_eq(m("good", "cost_per_verified_result"),
+			   good + gpu_idle * good / (0.375 + good), 1e-6);
+	cr_assert_float_eq(r.jobs[1].cost, 0.375, 1e-9, "the job's row has its attempts");
+	cr_assert_eq(r.jobs[1].end, 12 * SIM_HOUR + 18 * SIM_MINUTE + 30 * SIM_SECOND);
+	cr_assert_float_eq(sim_seconds(r.jobs[0].end - 12 * SIM_HOUR), minutes * 60, 1e-3);
+}
+
+/* checkpoint: {every: 20m, write: 2m}: a 1 h job writes at 20 and 40 min of
+ * work (none at its end), so it holds its GPUs 64 min and costs 5.496 x 64/60;
+ * the two waves end at 13:04 and 14:08. */
+Test(cost, checkpoint_writes_take_their_time_and_are_billed)
+{
+	RUN("workloads.eval.checkpoint={every: 20m, write: 2m}");
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_float_eq(r.jobs[i].cost, 5.496 * 64 / 60, 1e-9);
+	cr_assert_eq(r.jobs[3].end, 14 * SIM_HOUR + 8 * SIM_MINUTE);
+	cr_assert_float_eq(m("all", "cost_allocated"), 4 * 5.496 * 64 / 60, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), (14 + 8 / 60.0) * NODE_HOUR, 1e-9);
+	cleanup();
+	RUN("workloads.eval.checkpoint=20m"); /* the scalar form: writing is free */
+	cr_assert_float_eq(r.jobs[0].cost, 5.496, 1e-9);
+}
+
+/* A checkpoint counts once written.  One 3 h job (every 1h, write 6m: it
+ * would hold its GPUs 3 h 12 min) on a pool open 12:00-15:00 each day under
+ * window_policy preempt: at 15:00 it is 180 min in, two 66-min cycles (1 h
+ * of work and its write) done, so it keeps 2 h; the next day it resumes at
+ * 12:00 with 1 h of work and no write, and ends at 13:00 (37:00).  Allocated
+ * 4 h x 5.496 (without the writes' time it would finish at 15:00: 3 h). */
+Test(cost, an_evicted_job_keeps_only_written_checkpoints)
+{
+	RUN("horizon=40h", "workloads.eval.count=1", "workloads.eval.duration=3h",
+	    "workloads.eval.deadline={within: 2d}",
+	    "workloads.eval.checkpoint={every: 1h, write: 6m}", "scheduler.window_policy=preempt",
+	    "pools.batch.windows=[{from: \"12:00\", to: \"15:00\"}]");
+	cr_assert_eq(r.jobs[0].preemptions, 1);
+	cr_assert_eq(r.jobs[0].end, 37 * SIM_HOUR);
+	cr_assert_float_eq(r.jobs[0].cost, 4 * 5.496, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 40 * NODE_HOUR, 1e-9);
+}
+
+/* The map form is checked: every is required, write is a duration. */
+Test(cost, checkpoint_map_is_validated)
+{
+	struct gp_err err;
+	const char *sets[] = {"workloads.eval.checkpoint={write: 2m}"};
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, 1, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "every"), "%s", err.msg);
+}

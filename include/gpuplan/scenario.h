@@ -303,6 +303,8 @@ struct workload_spec {
 	sim_time startup;               /* per job: image pull, model load; holds the GPUs */
 	sim_time checkpoint;            /* a preempted job resumes from its last multiple of
 				    * this much work; 0: it starts over */
+	sim_time checkpoint_write;      /* each checkpoint holds the GPUs this long, not
+				    * working (checkpoint: {every, write}); 0: free */
 	int32_t restart_limit;          /* OOM kills retried this often, default 6 */
 	sim_time restart_backoff;       /* first delay, doubled per restart up to 5m; default 10s */
 	double cpu;                     /* cores per job */

@@ -71,6 +71,7 @@ struct sim_job {
 			       * tolerations (placement.h); 0: none */
 	bool admitted;        /* holds its queue's quota (quota.h) */
 	bool culled;          /* its current run ends by idle_cull (scenario.h) */
+	bool doomed;          /* its memory overflows: it dies with OOM as start-up ends */
 };
 
 /* What the run keeps per workload, batch and inference alike. */
