@@ -24,6 +24,8 @@
  */
 #include "gpuplan/sim.h"
 
+#include "sim_int.h"
+
 #include "gpuplan/arrivals.h"
 #include "gpuplan/autoscale.h"
 #include "gpuplan/cluster.h"
@@ -59,78 +61,6 @@ enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
  * job under one interruption a day, p = 13.5%, stalled 1 seed in 5). */
 #define FUTILE_EVICTIONS 200
 
-struct sim {
-	const struct scenario *sc;
-	struct engine engine;
-	struct cluster cluster;
-	struct placer placer;
-	struct sched sched; /* admitted jobs whose pods wait for nodes */
-	struct sched admit; /* jobs waiting for Kueue to admit them */
-	struct arrivals arrivals;
-	struct collect collect;
-	struct results *out; /* receives a job's row when it retires (output.jobs) */
-	struct sim_job *jobs;
-	size_t n_jobs, cap_jobs;
-	int32_t *node_of; /* by job slot: its first pod's node (-1 before it starts),
-			   * read an event before its finish to ask for the node's
-			   * lines with the record's, which is not there to read yet
-			   * (prefetch_next) */
-	size_t cap_node_of;
-	uint32_t *free_ids; /* retired job indexes to reuse */
-	size_t n_free, cap_free;
-	uint32_t submitted;               /* jobs so far: the next job's seq */
-	struct sim_workload *wl;          /* per workload */
-	struct samples_budget waits_held; /* queue times the workloads hold exactly */
-	size_t arriving;                  /* workloads whose stream has more arrivals */
-	size_t running;
-	size_t backing_off;     /* jobs waiting to be retried after an OOM kill */
-	bool dirty;             /* something changed that may let work start */
-	sim_time last_progress; /* the last arrival, start, eviction or end */
-	/* Progress no eviction undoes: an arrival, a job's end, a checkpoint kept,
-	 * a request served.  Each opens an epoch; a job records the epoch in which
-	 * an eviction last lost its work, so futile restarts are counted in O(1). */
-	sim_time last_kept;
-	uint32_t epoch;
-	uint32_t lost;          /* evictions this epoch that kept no new work */
-	size_t futile_running;  /* running jobs that lost their work this epoch */
-	uint32_t *pass_blocked; /* per class: the pass that found it blocked */
-	size_t cap_blocked;
-	uint32_t *admit_blocked; /* the same per admission class */
-	size_t cap_admit_blocked;
-	uint8_t *behind; /* per admission class: its reason is quota_behind's */
-	size_t cap_behind;
-	uint32_t pass;
-	uint64_t quota_gen;     /* bumped by every admission and release of quota */
-	int64_t *strict_head;   /* per queue, scratch for admit_pass() */
-	struct reasons reasons; /* why pending work waits (reasons.h) */
-	/* bumped by whatever may let blocked work fit: a release, a window opening, a spread pod */
-	uint64_t freed;
-	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
-	uint64_t *failed_at; /* per placement class: cluster.changes + 1 at its kept failure */
-	size_t cap_failed_at;
-	int32_t *class_why; /* per placement class, per reason slot: that failure's counts */
-	bool has_windows;   /* some pool has windows */
-	struct quota quota; /* queue quotas and cohorts (quota.h) */
-	double *req;        /* scratch: a job's request per quota column (flavor, resource) */
-	double *ask;        /* scratch: a job's request per resource (quota.h) */
-	double *cand_ask;   /* scratch: a candidate's */
-	uint32_t *holders;  /* jobs that hold quota of a queue with one */
-	size_t n_holders, cap_holders;
-	struct quota_candidate *cands; /* scratch: admitted jobs, for preemption */
-	size_t cap_cands;
-	double *cand_req; /* scratch: their requests, [cand * n_res] */
-	size_t cap_cand_req;
-	uint32_t *victims, *best_victims; /* preemption targets: tried, the round's best */
-	size_t cap_victims;
-	struct infer *infer;  /* inference services (infer.h); NULL without */
-	struct autoscale *as; /* node autoscaling and spot (autoscale.h); NULL without */
-};
-
-/* The reasons tracker keeps one class space: a placement class c is 2c, an
- * admission class 2c + 1. */
-#define PLACE_RC(c) (2 * (size_t)(c))
-#define ADMIT_RC(c) (2 * (size_t)(c) + 1)
-
 /* --- state changes, each mirrored in the gauges ------------------------- */
 
 /* Moves gauges[k] by delta[k], k < n, in scope all, and in the pool's and the
@@ -156,28 +86,6 @@ static void gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double d
 
 /* Demand and pending, which a job's arrival and start move together. */
 static const uint8_t demand_pending[] = {GAUGE_DEMAND, GAUGE_PENDING};
-
-static const struct sharing *sharing_of(const struct sim *s, int32_t node)
-{
-	return &s->sc->pools[s->cluster.nodes[node].pool].sharing;
-}
-
-static struct gpu *gpu_at(struct sim *s, int32_t node, int i)
-{
-	return &s->cluster.gpus[s->cluster.nodes[node].first_gpu + i];
-}
-
-/* The lowest GPU of a node's mask, taken out of it: a loop over a pod's
- * GPUs visits its set bits only, in ascending order. */
-static int pop_gpu(uint64_t *mask)
-{
-	int i = __builtin_ctzll(*mask);
-	*mask &= *mask - 1;
-	return i;
-}
-
-/* The placements of the job's pods (j->pods of them). */
-static struct cluster_grant *pods_of(struct sim_job *j) { return j->more ? j->more : &j->grant; }
 
 /* GPUs' worth the job's pods hold. */
 static double job_equivalent(const struct sim_job *j)
@@ -548,33 +456,6 @@ static bool overflows(struct sim *s, struct sim_job *j)
 	return false;
 }
 
-/* The job's row (output.jobs), at its submission number.  A job still
- * running at the end is charged up to the end. */
-static void record_job(struct sim *s, const struct sim_job *j, uint32_t id)
-{
-	bool met = j->status == JOB_COMPLETED && j->end <= j->deadline;
-	double running =
-		j->status == JOB_RUNNING ? sim_seconds(s->out->sim_end - j->span_start) : 0;
-	s->out->jobs[j->seq] = (struct job_record){j->seq,
-						   j->workload,
-						   j->grant.node,
-						   j->gpus,
-						   j->status,
-						   met,
-						   j->verified,
-						   j->submit,
-						   j->start,
-						   j->end,
-						   j->deadline,
-						   j->cost + j->cost_per_h * running / 3600,
-						   reasons_job_message(&s->reasons, id),
-						   j->trace_queue != SIM_NEVER,
-						   j->trace_queue,
-						   j->preemptions,
-						   j->oom_kills,
-						   j->flavor};
-}
-
 /* A job has completed or failed: its counts go to its workload, its row
  * (output.jobs) to the results, and its index to the next arrival (sim.h),
  * so memory follows the jobs in flight. */
@@ -591,7 +472,7 @@ static void retire(struct sim *s, uint32_t id)
 		wl->failed++;
 	}
 	if (s->sc->output.jobs)
-		record_job(s, j, id);
+		sim_record_job(s, j, id);
 	free(j->more);
 	j->more = NULL;
 	reasons_retire(&s->reasons, id);
@@ -1275,23 +1156,6 @@ static void schedule(struct sim *s)
 /* --- results -------------------------------------------------------------- */
 
 /* The node names, and the rows of the jobs not retired (output.jobs). */
-static void write_rows(struct sim *s, struct results *r)
-{
-	r->n_nodes = s->cluster.n_nodes;
-	r->node_names = gp_xcalloc(r->n_nodes, sizeof *r->node_names);
-	for (size_t i = 0; i < r->n_nodes; i++)
-		r->node_names[i] = cluster_node_name(&s->cluster, (int32_t)i);
-	if (!s->sc->output.jobs)
-		return;
-	bool *retired = gp_xcalloc(s->n_jobs + 1, sizeof *retired);
-	for (size_t k = 0; k < s->n_free; k++)
-		retired[s->free_ids[k]] = true;
-	for (size_t i = 0; i < s->n_jobs; i++)
-		if (!retired[i])
-			record_job(s, &s->jobs[i], (uint32_t)i);
-	free(retired);
-}
-
 /* --- the loop ------------------------------------------------------------- */
 
 static void sim_init(struct sim *s, const struct scenario *sc, struct results *out)
@@ -1546,7 +1410,7 @@ int sim_failed(const struct sim *s, struct gp_err *err)
 
 void sim_finish(struct sim *s, struct results *out)
 {
-	write_rows(s, out);
+	sim_write_rows(s, out);
 	infer_results(s->infer, out);
 	autoscale_results(s->as, out, out->sim_end);
 	reasons_write(&s->reasons, s->sc, out);
