@@ -109,7 +109,10 @@ static inline int pop_gpu(uint64_t *mask)
 }
 
 /* The placements of the job's pods (j->pods of them). */
-static inline struct cluster_grant *pods_of(struct sim_job *j) { return j->more ? j->more : &j->grant; }
+static inline struct cluster_grant *pods_of(struct sim_job *j)
+{
+	return j->more ? j->more : &j->grant;
+}
 
 /* The job's row (output.jobs), at its submission number (sim_rows.c). */
 void sim_record_job(struct sim *s, const struct sim_job *j, uint32_t id);

@@ -50,4 +50,3 @@ void sim_write_rows(struct sim *s, struct results *r)
 			sim_record_job(s, &s->jobs[i], (uint32_t)i);
 	free(retired);
 }
-
