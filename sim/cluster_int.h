@@ -4,6 +4,7 @@
  *
  *   cluster.c         nodes, GPUs, tenants, bucket indexes, takes and releases
  *   cluster_classes.c the table of node classes (cluster.h, "Node classes")
+ *   cluster_windows.c when a pool serves batch work (cluster.h, "Windows")
  */
 #ifndef GPUPLAN_CLUSTER_INT_H
 #define GPUPLAN_CLUSTER_INT_H

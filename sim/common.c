@@ -103,6 +103,19 @@ char *gp_xstrdup(const char *s)
 	return memcpy(gp_xmalloc(n), s, n);
 }
 
+void *gp_grow_zeroed(void *p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	size_t had = *cap, want = had ? had : 16;
+	while (want < need)
+		want *= 2;
+	p = gp_xrealloc(p, want * size);
+	memset((char *)p + had * size, 0, (want - had) * size);
+	*cap = want;
+	return p;
+}
+
 void gp_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)

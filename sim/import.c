@@ -64,9 +64,9 @@ static bool same_request(const struct imp_pod *a, const struct imp_pod *b)
 {
 	if (a->gpus != b->gpus || (a->mig == NULL) != (b->mig == NULL) ||
 	    (a->mig && strcmp(a->mig, b->mig)) || a->cpu != b->cpu || a->memory != b->memory ||
-	    a->priority != b->priority || (a->queue == NULL) != (b->queue == NULL) ||
-	    (a->queue && strcmp(a->queue, b->queue)) || a->n_reqs != b->n_reqs ||
-	    a->n_tols != b->n_tols || a->service != b->service)
+	    a->priority != b->priority || a->never != b->never || a->grace != b->grace ||
+	    (a->queue == NULL) != (b->queue == NULL) || (a->queue && strcmp(a->queue, b->queue)) ||
+	    a->n_reqs != b->n_reqs || a->n_tols != b->n_tols || a->service != b->service)
 		return false;
 	for (size_t i = 0; i < a->n_reqs; i++) {
 		const struct imp_req *x = &a->reqs[i], *y = &b->reqs[i];
@@ -572,6 +572,10 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	}
 	if (p->priority)
 		fprintf(out, "    priority: %lld\n", (long long)p->priority);
+	if (p->never)
+		fputs("    preemption_policy: Never\n", out);
+	if (p->grace != 30)
+		fprintf(out, "    termination_grace_period: %llds\n", (long long)p->grace);
 	const char *q = imp_cluster_queue(im, p);
 	if (q)
 		fprintf(out, "    queue: %s\n", q);

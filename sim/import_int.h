@@ -144,6 +144,8 @@ struct imp_pod {
 	struct imp_tol *tols; /* owned */
 	size_t n_tols;
 	int64_t priority;
+	bool never;        /* spec.preemptionPolicy Never */
+	int64_t grace;     /* spec.terminationGracePeriodSeconds (default 30) */
 	const char *queue; /* kueue.x-k8s.io/queue-name */
 	/* history */
 	int64_t created, started, finished; /* epoch seconds; -1 unknown */

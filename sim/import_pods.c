@@ -5,7 +5,8 @@
  * ownerReferences, creationTimestamp}; spec.{nodeName, containers[],
  * initContainers[], nodeSelector, affinity.nodeAffinity.
  * requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[],
- * tolerations[], priority, restartPolicy, schedulingGates[]};
+ * tolerations[], priority, preemptionPolicy, terminationGracePeriodSeconds,
+ * restartPolicy, schedulingGates[]};
  * status.{phase, conditions[], containerStatuses[].state}.
  * A pod's cpu and memory request is the larger of its containers' sum and
  * its largest init container (kube-scheduler's effective request); extended
@@ -327,6 +328,21 @@ static int read_spec(struct imp *im, const struct ynode *spec, struct imp_pod *p
 			       "int32), got %lld",
 			       SCENARIO_MIN_PRIORITY, SCENARIO_MAX_PRIORITY,
 			       (long long)p->priority);
+	const char *policy = NULL;
+	if (!rc)
+		rc = imp_str(f, spec, "preemptionPolicy", &policy);
+	if (!rc && policy && strcmp(policy, "Never") && strcmp(policy, "PreemptLowerPriority"))
+		rc = imp_error(f, ynode_get(spec, "preemptionPolicy"), "preemptionPolicy",
+			       "expected Never or PreemptLowerPriority, got '%s'", policy);
+	p->never = policy && !strcmp(policy, "Never");
+	p->grace = 30; /* the API server's default */
+	if (!rc)
+		rc = imp_int(f, spec, "terminationGracePeriodSeconds", &p->grace);
+	if (!rc && (p->grace < 0 || p->grace > INT32_MAX))
+		rc = imp_error(f, ynode_get(spec, "terminationGracePeriodSeconds"),
+			       "terminationGracePeriodSeconds",
+			       "expected whole seconds from 0 to %d, got %lld", INT32_MAX,
+			       (long long)p->grace);
 	if (!rc)
 		rc = imp_str(f, spec, "restartPolicy", &restart);
 	if (!rc)

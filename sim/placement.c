@@ -1400,6 +1400,19 @@ bool placement_fits_node(const struct placer *pl, const struct pod_request *pod,
 	return node_feasible(pl, r, node, node - pl->c->pools[p].first_node, pod);
 }
 
+/* placement_int.h's doors for placement_preempt.c. */
+const struct pool_rule *pli_pod_rule(const struct placer *pl, const struct pod_request *pod,
+				     size_t p)
+{
+	return pod_rule(pl, pod, p);
+}
+
+int32_t pli_pool_closed(const struct cluster *c, size_t p, const struct pod_request *pod,
+			sim_time now)
+{
+	return pool_closed(c, p, pod, now);
+}
+
 void placement_take_pod(struct placer *pl, const struct pod_request *pod, int32_t node,
 			uint32_t job, struct cluster_grant *grant)
 {

@@ -1,6 +1,7 @@
 /*
- * placement_int.h - what placement.c and placement_flavors.c share: the
- * rules decided once per (workload, variant, pool) (see placement.h).
+ * placement_int.h - what placement.c, placement_flavors.c and
+ * placement_preempt.c share: the rules decided once per (workload, variant,
+ * pool) (see placement.h).
  */
 #ifndef GPUPLAN_PLACEMENT_INT_H
 #define GPUPLAN_PLACEMENT_INT_H
@@ -22,5 +23,14 @@ struct pool_rule {
  * variant's labels and tolerations) in pool p, into r. */
 void pli_init_rule(struct placer *pl, const struct workload_spec *ws, size_t w, size_t p,
 		   struct pool_rule *r);
+
+/* The rule of the pod's workload and variant in pool p (placement.c). */
+const struct pool_rule *pli_pod_rule(const struct placer *pl, const struct pod_request *pod,
+				     size_t p);
+
+/* NodeUnschedulable and the window fit: the reason slot when pool p cannot
+ * take the pod now, else -1 (placement.c). */
+int32_t pli_pool_closed(const struct cluster *c, size_t p, const struct pod_request *pod,
+			sim_time now);
 
 #endif

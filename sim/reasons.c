@@ -341,19 +341,40 @@ int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32
 			  size_t members, const int32_t *counts, const char *note, uint32_t head,
 			  uint64_t gen, sim_time now)
 {
-	if (!note)
+	return reasons_fail_post(r, cls, workload, pods, members, counts, NULL, note, head, gen,
+				 now);
+}
+
+/* The filters' FitError with the PostFilter's post (NULL: reasons_format_fit_error's
+ * suffix; "": none) into r->buf; its length. */
+static size_t format_post(struct reasons *r, const int32_t *counts, const char *post)
+{
+	if (!post)
+		return reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
+						r->slot_kinds, counts, r->n_slots);
+	size_t len =
+		reasons_format(r->buf, r->buf_size, r->n_nodes, r->slot_texts, counts, r->n_slots);
+	if (*post && r->n_nodes > 0)
+		len += append(r->buf, r->buf_size, len, " ", post);
+	return len;
+}
+
+int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const int32_t *counts, const char *post, const char *note,
+			  uint32_t head, uint64_t gen, sim_time now)
+{
+	if (!note && !post)
 		return reasons_fail(r, cls, workload, pods, members, counts, head, gen, now);
 	class_at(r, cls);
-	size_t len = reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
-					      r->slot_kinds, counts, r->n_slots);
-	size_t need = len + strlen(note) + sizeof " (cluster-autoscaler: )";
+	size_t len = format_post(r, counts, post);
+	size_t need = len + (note ? strlen(note) : 0) + sizeof " (cluster-autoscaler: )";
 	if (need > r->buf_size) {
 		r->buf = gp_xrealloc(r->buf, need);
 		r->buf_size = need;
-		reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
-					 r->slot_kinds, counts, r->n_slots);
+		format_post(r, counts, post);
 	}
-	snprintf(r->buf + len, need - len, " (cluster-autoscaler: %s)", note);
+	if (note)
+		snprintf(r->buf + len, need - len, " (cluster-autoscaler: %s)", note);
 	char *text = gp_xstrdup(r->buf);
 	/* The note does not change what the nodes said: the kinds are theirs. */
 	int32_t id = reasons_fail_kind(r, cls, workload, pods, members, text,

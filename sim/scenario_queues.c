@@ -280,6 +280,7 @@ int ld_load_queues(struct loader *ld, const struct ynode *v)
 		q->loc = (struct srcloc){sc->path, 0, 0};
 		q->strategy = STRATEGY_BEST_EFFORT_FIFO;
 		q->when_can_preempt = FUNGIBILITY_TRY_NEXT_FLAVOR;
+		q->implicit = true;
 	}
 	return GP_OK;
 }

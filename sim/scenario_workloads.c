@@ -695,6 +695,23 @@ static int workload_priority(struct loader *ld, const struct ynode *v, void *obj
 	return rc;
 }
 
+/* PriorityClass preemptionPolicy: PreemptLowerPriority (default) or Never. */
+static int workload_preemption_policy(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char *const names[] = {"PreemptLowerPriority", "Never"};
+	int p = 0;
+	int rc = ld_get_enum(ld, v, "preemption_policy", names, N_OF(names), &p);
+	((struct workload_spec *)obj)->preempt_never = p == 1;
+	return rc;
+}
+
+/* A pod's terminationGracePeriodSeconds: an evicted pod keeps its node this long. */
+static int workload_grace(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "termination_grace_period", false,
+			       &((struct workload_spec *)obj)->grace);
+}
+
 /* --- arrivals -------------------------------------------------------------- */
 
 static int arrival_at(struct loader *ld, const struct ynode *v, void *obj)
@@ -836,6 +853,8 @@ static const struct key_rule workload_rules[] = {
 	{"gpu_spec", workload_gpu_spec},
 	{"queue", workload_queue},
 	{"priority", workload_priority},
+	{"preemption_policy", workload_preemption_policy},
+	{"termination_grace_period", workload_grace},
 	{"affinity", workload_affinity},
 	{"topology_spread", workload_topology_spread},
 	{"pods", workload_pods},
@@ -1006,6 +1025,7 @@ static int load_workload(struct loader *ld, const struct ynode *item, struct wor
 	w->pass_rate = 1;
 	w->restart_limit = 6;                 /* a Kubernetes Job's default backoffLimit */
 	w->restart_backoff = 10 * SIM_SECOND; /* the kubelet's first crash-loop delay */
+	w->grace = 30 * SIM_SECOND;           /* terminationGracePeriodSeconds' default */
 	w->queue = (int32_t)scenario_queue_index(ld->sc, DEFAULT_QUEUE);
 	w->deadline_kind = DEADLINE_NONE;
 	/* The kind first: an inference workload fails on its kind, not on its first key. */

@@ -44,8 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY };
-
 /* A run stops as stalled when work is left that nothing can start: nothing
  * running, nothing more arriving, and no start through a week of windows. */
 #define STALL_AFTER (8 * SIM_DAY)
@@ -296,8 +294,6 @@ static void begin_work(struct sim *s, struct sim_job *j)
 	}
 }
 
-static bool fit_window(const struct sim *s) { return s->sc->scheduler.window_policy == WINDOW_FIT; }
-
 /* Admits (+1) or releases (-1) the job's request against its queue's quota.
  * Either may change what other jobs may be admitted or preempt, except in
  * a queue without a quota, which counts nothing. */
@@ -414,7 +410,8 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 			      .cls = -1,
 			      .flavors = QUOTA_UNASSIGNED,
 			      .flavor = -1,
-			      .admitted_at = SIM_NEVER};
+			      .admitted_at = SIM_NEVER,
+			      .nominated = -1};
 	if (s->sc->output.jobs) {
 		GP_GROW(s->out->jobs, s->out->cap_jobs, s->submitted);
 		s->out->n_jobs = s->submitted;
@@ -521,7 +518,7 @@ static sim_time ws_startup(const struct sim *s, const struct sim_job *j)
 }
 
 /* Starts the head of class cls on the nodes placement_plan found for it. */
-static void start(struct sim *s, size_t cls, const int32_t *nodes)
+void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 {
 	uint32_t id = sched_head(&s->sched, cls)->job;
 	sched_pop(&s->sched, cls);
@@ -625,6 +622,8 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	s->dirty = true;
 	s->last_progress = s->engine.now;
 	kept_progress(s, s->engine.now);
+	if (j->terminating)
+		sim_victim_gone(s, j);
 	retire(s, id);
 }
 
@@ -651,7 +650,7 @@ static void lost_work(struct sim *s, struct sim_job *j, bool kept_more)
  * Its work since the last checkpoint is lost (all of it without checkpoints);
  * start-up comes first, so work is what was done beyond it.
  */
-static void evict(struct sim *s, uint32_t id, bool readmit)
+void sim_evict(struct sim *s, uint32_t id, bool readmit)
 {
 	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
@@ -681,6 +680,8 @@ static void evict(struct sim *s, uint32_t id, bool readmit)
 	enqueue(s, id);
 	s->last_progress = now;
 	lost_work(s, j, j->kept > kept);
+	if (j->terminating)
+		sim_victim_gone(s, j);
 }
 
 /* Kueue evicts an admitted job to admit another: a running one stops; one
@@ -690,7 +691,7 @@ static void preempt(struct sim *s, uint32_t id)
 {
 	struct sim_job *j = &s->jobs[id];
 	if (j->status == JOB_RUNNING) {
-		evict(s, id, true);
+		sim_evict(s, id, true);
 		return;
 	}
 	assert(j->admitted && j->cls >= 0 && "candidates run or wait for nodes");
@@ -714,7 +715,7 @@ static void preempt_pool(struct sim *s, size_t p)
 			continue;
 		for (int32_t k = 0; k < j->pods; k++)
 			if (s->cluster.nodes[pods_of(j)[k].node].pool == (int32_t)p) {
-				evict(s, (uint32_t)i, false);
+				sim_evict(s, (uint32_t)i, false);
 				break;
 			}
 	}
@@ -728,7 +729,7 @@ static void preempt_workload(struct sim *s, size_t w)
 		struct sim_job *j = &s->jobs[i];
 		if (j->status == JOB_RUNNING && j->workload == (int32_t)w &&
 		    j->finish_at != s->engine.now)
-			evict(s, (uint32_t)i, false);
+			sim_evict(s, (uint32_t)i, false);
 	}
 }
 
@@ -747,7 +748,7 @@ static void drain_node(void *ctx, int32_t node)
 			if (infer_is_tenant(id))
 				infer_evict(s->infer, id);
 			else
-				evict(s, id, false);
+				sim_evict(s, id, false);
 		}
 	}
 	infer_heard(s);
@@ -862,20 +863,6 @@ static void on_window(struct sim *s, size_t p)
 }
 
 /* --- scheduling ----------------------------------------------------------- */
-
-/* Grows a per-class array of n-byte cells to hold classes, zeroing the new ones. */
-static void *grow_zeroed(void *p, size_t *cap, size_t classes, size_t size)
-{
-	if (classes <= *cap)
-		return p;
-	size_t had = *cap, want = had ? had : 16;
-	while (want < classes)
-		want *= 2;
-	p = gp_xrealloc(p, want * size);
-	memset((char *)p + had * size, 0, (want - had) * size);
-	*cap = want;
-	return p;
-}
 
 /* For each StrictFIFO queue, the admission class whose head comes first; -1
  * elsewhere. */
@@ -1012,9 +999,10 @@ static void admit_pass(struct sim *s)
 	int64_t *heads = s->strict_head;
 	s->pass++;
 	for (;;) {
-		s->admit_blocked = grow_zeroed(s->admit_blocked, &s->cap_admit_blocked,
-					       a->n_classes, sizeof *s->admit_blocked);
-		s->behind = grow_zeroed(s->behind, &s->cap_behind, a->n_classes, sizeof *s->behind);
+		s->admit_blocked = gp_grow_zeroed(s->admit_blocked, &s->cap_admit_blocked,
+						  a->n_classes, sizeof *s->admit_blocked);
+		s->behind =
+			gp_grow_zeroed(s->behind, &s->cap_behind, a->n_classes, sizeof *s->behind);
 		strict_heads(s, heads);
 		int64_t best = -1;
 		size_t n_best = 0;
@@ -1068,7 +1056,7 @@ static void admit_pass(struct sim *s)
 static int32_t *class_why(struct sim *s, size_t c)
 {
 	size_t n = s->placer.n_reasons, had = s->cap_failed_at;
-	s->failed_at = grow_zeroed(s->failed_at, &s->cap_failed_at, c + 1, sizeof *s->failed_at);
+	s->failed_at = gp_grow_zeroed(s->failed_at, &s->cap_failed_at, c + 1, sizeof *s->failed_at);
 	if (s->cap_failed_at != had)
 		s->class_why =
 			gp_xrealloc(s->class_why, s->cap_failed_at * n * sizeof *s->class_why);
@@ -1100,7 +1088,8 @@ static bool try_class(struct sim *s, size_t c)
 		s->failed_at[c] = kept ? now_state : 0;
 	}
 	autoscale_class_failed(s->as, c, true);
-	reasons_fail_note(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, why,
+	const char *post = sim_kube_preempt(s, head);
+	reasons_fail_post(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, why, post,
 			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
 	return false;
 }
@@ -1115,8 +1104,8 @@ static void place_pass(struct sim *s)
 	struct sched *sch = &s->sched;
 	s->pass++;
 	for (;;) {
-		s->pass_blocked = grow_zeroed(s->pass_blocked, &s->cap_blocked, sch->n_classes,
-					      sizeof *s->pass_blocked);
+		s->pass_blocked = gp_grow_zeroed(s->pass_blocked, &s->cap_blocked, sch->n_classes,
+						 sizeof *s->pass_blocked);
 		int64_t best = -1;
 		for (size_t c = 0; c < sch->n_classes; c++) {
 			const struct sched_class *cl = &sch->classes[c];
@@ -1135,7 +1124,7 @@ static void place_pass(struct sim *s)
 		}
 		if (best < 0)
 			break;
-		start(s, (size_t)best, s->best_plan);
+		sim_start(s, (size_t)best, s->best_plan);
 	}
 }
 
@@ -1165,6 +1154,11 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	engine_init(&s->engine);
 	cluster_init(&s->cluster, sc);
 	placement_init(&s->placer, &s->cluster);
+	preempt_init(&s->preempt, &s->placer, (struct preempt_host){sim_preempt_victim, s});
+	s->min_priority = SCENARIO_MAX_PRIORITY;
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		if (sc->workloads[w].priority < s->min_priority)
+			s->min_priority = sc->workloads[w].priority;
 	reasons_init(&s->reasons, sc->n_workloads, s->cluster.n_ready,
 		     (const char *const *)s->placer.reasons, s->placer.reason_kinds,
 		     s->placer.n_reasons);
@@ -1261,6 +1255,7 @@ static void sim_destroy(struct sim *s)
 	free(s->admit_blocked);
 	free(s->behind);
 	free(s->strict_head);
+	preempt_free(&s->preempt);
 	placement_free(&s->placer);
 	reasons_free(&s->reasons);
 	free(s->plan);
@@ -1339,6 +1334,7 @@ void sim_advance(struct sim *s, struct results *out)
 				on_window(s, ev.id);
 			break;
 		case EV_RETRY: on_retry(s, ev.id); break;
+		case EV_KILL: sim_on_kill(s, ev.id); break;
 		default:
 			if (autoscale_owns_event(ev.type)) {
 				autoscale_event(s->as, &ev);

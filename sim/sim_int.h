@@ -1,6 +1,8 @@
 /*
- * sim_int.h - what sim.c and sim_rows.c share: the state of a run and the
- * small helpers over it (see sim.h).
+ * sim_int.h - what sim.c, sim_rows.c and sim_preempt.c share: the state of a
+ * run and the small helpers over it (see sim.h).  sim_preempt.c holds
+ * kube-scheduler's priority preemption in a run: victims terminating, their
+ * kills, the preemptor's nominated node.
  */
 #ifndef GPUPLAN_SIM_INT_H
 #define GPUPLAN_SIM_INT_H
@@ -12,6 +14,7 @@
 #include "gpuplan/engine.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
+#include "gpuplan/preempt.h"
 #include "gpuplan/quota.h"
 #include "gpuplan/reasons.h"
 #include "gpuplan/sched.h"
@@ -80,9 +83,13 @@ struct sim {
 	size_t cap_cand_req;
 	uint32_t *victims, *best_victims; /* preemption targets: tried, the round's best */
 	size_t cap_victims;
-	struct infer *infer;  /* inference services (infer.h); NULL without */
-	struct autoscale *as; /* node autoscaling and spot (autoscale.h); NULL without */
+	struct preemptor preempt; /* kube-scheduler's priority preemption (preempt.h) */
+	int32_t min_priority;     /* the lowest of the workloads' */
+	struct infer *infer;      /* inference services (infer.h); NULL without */
+	struct autoscale *as;     /* node autoscaling and spot (autoscale.h); NULL without */
 };
+
+enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY, EV_KILL };
 
 /* The reasons tracker keeps one class space: a placement class c is 2c, an
  * admission class 2c + 1. */
@@ -113,6 +120,25 @@ static inline struct cluster_grant *pods_of(struct sim_job *j)
 {
 	return j->more ? j->more : &j->grant;
 }
+
+static inline bool fit_window(const struct sim *s)
+{
+	return s->sc->scheduler.window_policy == WINDOW_FIT;
+}
+
+/* sim.c: starts the head of placement class cls on nodes; stops a running
+ * job and puts it back in a queue (readmit: its Kueue quota goes back). */
+void sim_start(struct sim *s, size_t cls, const int32_t *nodes);
+void sim_evict(struct sim *s, uint32_t id, bool readmit);
+
+/* sim_preempt.c: preempt.h's host question; the PostFilter for job id, a
+ * class head that fit no node (its words for reasons_fail_post); a victim's
+ * grace period over (EV_KILL); a victim gone (killed, or ended first). */
+bool sim_preempt_victim(void *ctx, uint32_t id, int32_t prio, int32_t *priority, sim_time *start,
+			const struct cluster_grant **grants, int32_t *n);
+const char *sim_kube_preempt(struct sim *s, uint32_t id);
+void sim_on_kill(struct sim *s, uint32_t id);
+void sim_victim_gone(struct sim *s, struct sim_job *v);
 
 /* The job's row (output.jobs), at its submission number (sim_rows.c). */
 void sim_record_job(struct sim *s, const struct sim_job *j, uint32_t id);

@@ -504,7 +504,10 @@ Test(diagnose, findings_are_written_and_read_back_in_rank_order)
  * finding once asked it for queue p95 within a minute). */
 Test(diagnose, a_workload_without_a_deadline_queues_as_planned_beside_met_deadlines)
 {
-	run("scenarios/quickstart.yaml", NULL, 0);
+	/* eval's pods do not preempt here, so they queue (with preemption they
+	 * evict finetune's and wait 30 s, their victims' grace period). */
+	const char *sets[] = {"workloads.eval.preemption_policy=Never"};
+	run("scenarios/quickstart.yaml", sets, 1);
 	cr_expect_gt(results_metric(&r, "eval", "queue_time_p95_s"), 60);
 	cr_expect_eq(results_metric(&r, "all", "deadline_met_pct"), 100);
 	cr_expect_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");

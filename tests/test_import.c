@@ -142,6 +142,12 @@ Test(import, pods_become_workloads_by_controller_and_running_ones_stay_on_their_
 	cr_assert_eq(workload(sc, "embed-bge-on-l4-0")->count, 4);
 	cr_assert_eq(workload(sc, "embed-bge")->count, 1);
 	cr_assert_eq(workload(sc, "pretrain-13b")->priority, 1000);
+	/* Its PriorityClass does not preempt (spec.preemptionPolicy: Never), so it
+	 * waits beside the lower-priority vLLM pods as the cluster shows; the
+	 * grace period is the API server's default, 30 s. */
+	cr_assert(workload(sc, "pretrain-13b")->preempt_never);
+	cr_assert(!workload(sc, "embed-bge")->preempt_never);
+	cr_assert_eq(workload(sc, "pretrain-13b")->grace, 30 * SIM_SECOND);
 	/* Running pods come first, then pending ones by priority (pretrain, 1000). */
 	cr_assert_str_eq(sc->workloads[5].name, "pretrain-13b");
 	cr_assert_eq(r.n_running, 12);

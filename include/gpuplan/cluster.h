@@ -408,6 +408,15 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 /* Gives back what pl holds for job. */
 void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant);
 
+/* A release undone (the preemption's dry run, preempt.h): cluster_save
+ * copies job's tenant records on the grant's GPUs (saved: one per GPU, in
+ * GPU order) before cluster_release; cluster_put_back takes the grant back
+ * exactly as it was (its GPUs, instance and units). */
+void cluster_save(const struct cluster *c, uint32_t job, const struct cluster_grant *grant,
+		  struct tenant *saved);
+void cluster_put_back(struct cluster *c, uint32_t job, const struct cluster_grant *grant,
+		      const struct tenant *saved);
+
 /* Node slot `node` (down and empty) becomes Ready: into the indexes, its
  * GPUs into the capacity. */
 void cluster_node_up(struct cluster *c, int32_t node);

@@ -127,6 +127,10 @@ void gp_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #define GP_GROW(arr, cap, need) gp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* Grows p (size-byte cells, capacity *cap) to hold need, doubling from 16,
+ * and zeroes the new cells; returns the array. */
+void *gp_grow_zeroed(void *p, size_t *cap, size_t need, size_t size);
+
 /* A growing string: start from {0}, append with gp_sb_printf, and take the
  * result (malloc'd; "" when nothing was written) with gp_sb_take. */
 struct gp_sbuf {

@@ -246,6 +246,20 @@ void placement_take_pod(struct placer *pl, const struct pod_request *pod, int32_
 void placement_release_pod(struct placer *pl, int32_t workload, uint32_t job,
 			   const struct cluster_grant *grant);
 
+/* Whether node fails the pod only on filters an eviction can change
+ * (kube-scheduler's Unschedulable, as NodeResourcesFit's Insufficient):
+ * its window, taints, node affinity, gpu_spec, VRAM rule and a hostname
+ * affinity pass.  strict_size (Kubernetes >= 1.34, PR #131345): a node
+ * whose allocatable is smaller than the request, empty or not, is
+ * UnschedulableAndUnresolvable too.  O(1), O(GPUs) with strict_size. */
+bool placement_node_resolvable(const struct placer *pl, const struct pod_request *pod, int32_t node,
+			       sim_time now, bool strict_size);
+
+/* Adds to why (pl->n_reasons slots) what NodeResourcesFit says of node:
+ * its units, cpu and memory, each short one counted once. */
+void placement_node_why(const struct placer *pl, const struct pod_request *pod, int32_t node,
+			int32_t *why);
+
 /* Whether starting a pod of workload w can let other pods of w fit (its
  * DoNotSchedule spread constraint counts running pods). */
 bool placement_start_unblocks(const struct placer *pl, size_t w);

@@ -127,6 +127,14 @@ int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32
 			  size_t members, const int32_t *counts, const char *note, uint32_t head,
 			  uint64_t gen, sim_time now);
 
+/* reasons_fail_note with the PostFilter's message post after the filters'
+ * FitError: NULL, reasons_format_fit_error's suffix; "", none (the
+ * preemption nominated a node); else " " and post, which carries its own
+ * closing punctuation (preempt.h). */
+int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const int32_t *counts, const char *post, const char *note,
+			  uint32_t head, uint64_t gen, sim_time now);
+
 /* The number of nodes messages count ("0/N nodes"): the Ready ones. */
 void reasons_set_nodes(struct reasons *r, int64_t n_nodes);
 

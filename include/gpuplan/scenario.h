@@ -323,6 +323,10 @@ struct workload_spec {
 				    * without gang, each pod is a job of its own */
 	int32_t queue; /* index into scenario.queues */
 	int32_t priority;
+	bool preempt_never;               /* preemption_policy Never: its pods never evict others
+			       * (PriorityClass preemptionPolicy) */
+	sim_time grace;                   /* termination_grace_period: how long an evicted pod holds
+			       * its node (terminationGracePeriodSeconds, default 30s) */
 	struct inference_spec *inference; /* kind inference; NULL for batch */
 	/* windows: its pods start only inside them, and inside their pool's
 	 * (both must allow; window_policy applies to both); none: always */
@@ -414,6 +418,7 @@ struct queue_spec {
 	enum borrow_within_policy borrow_within;
 	int32_t borrow_within_max_priority; /* maxPriorityThreshold */
 	bool borrow_within_threshold;       /* it is given */
+	bool implicit; /* the "default" queue no `queues:` entry declares: no Kueue */
 };
 
 /* A cohort may belong to a parent cohort (Kueue's hierarchical cohorts);

@@ -72,6 +72,14 @@ struct sim_job {
 	bool admitted;        /* holds its queue's quota (quota.h) */
 	bool culled;          /* its current run ends by idle_cull (scenario.h) */
 	bool doomed;          /* its memory overflows: it dies with OOM as start-up ends */
+	/* kube-scheduler's priority preemption (preempt.h): a victim is killed at
+	 * kill_at (its grace period over) and its preemptor, job `by` of
+	 * submission by_seq, started on its nominated node if it fits there */
+	bool terminating;
+	int32_t nominated; /* a preemptor's node while its victims terminate; -1: none */
+	int32_t awaiting;  /* a preemptor's victims still terminating */
+	sim_time kill_at;
+	uint32_t by, by_seq;
 };
 
 /* What the run keeps per workload, batch and inference alike. */
