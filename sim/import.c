@@ -585,33 +585,116 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	write_calibration(out, c);
 }
 
-/* A queue's borrowing (or lending) limits, the resources that have one; a
- * lending limit of the whole quota is none. */
-static void write_limits(FILE *out, const struct imp_queue *q, const char *key, bool lending)
+/* An amount of a quota: memory as bytes with their unit, the rest as is. */
+static void write_amount(FILE *out, const char *resource, double v)
 {
-	bool first = true;
-	for (size_t k = 0; k < q->n_quota; k++) {
-		const struct quota_entry *e = &q->quota[k];
-		double v = lending ? e->lending_limit : e->borrowing_limit;
-		if (isinf(v) || (lending && v >= e->nominal))
-			continue;
-		fprintf(out, "%s", first ? "    " : ", ");
-		if (first)
-			fprintf(out, "%s: {", key);
-		first = false;
-		imp_quoted(out, e->resource);
-		fputs(": ", out);
-		if (!strcmp(e->resource, "memory"))
-			imp_write_bytes(out, v); /* as the quota is, exactly */
-		else
-			fprintf(out, "%.6g", v);
+	if (!strcmp(resource, "memory"))
+		imp_write_bytes(out, v); /* as the quota is, exactly */
+	else
+		fprintf(out, "%.6g", v);
+}
+
+/* A ResourceFlavor's taints or tolerations, as a flow list of their fields. */
+static void write_taint_list(FILE *out, const char *key, const struct ynode *list)
+{
+	static const char *const fields[] = {"key", "operator", "value", "effect"};
+	if (!list || !list->n)
+		return;
+	fprintf(out, "    %s: [", key);
+	for (size_t i = 0; i < list->n; i++) {
+		fputs(i ? ", {" : "{", out);
+		bool first = true;
+		for (size_t k = 0; k < 4; k++) {
+			const struct ynode *v = ynode_get(list->items[i], fields[k]);
+			if (!v || v->kind != YNODE_SCALAR)
+				continue;
+			fprintf(out, "%s%s: ", first ? "" : ", ", fields[k]);
+			imp_quoted(out, v->value);
+			first = false;
+		}
+		fputc('}', out);
 	}
-	if (!first)
+	fputs("]\n", out);
+}
+
+/* resource_flavors: each ResourceFlavor read, or named by a queue. */
+static void write_flavors(FILE *out, const struct imp *im)
+{
+	if (!im->n_flavors)
+		return;
+	fputs("resource_flavors:\n", out);
+	for (size_t k = 0; k < im->n_flavors; k++) {
+		const struct imp_flavor *f = &im->flavors[k];
+		fprintf(out, "  - name: %s\n", f->name);
+		if (f->labels && f->labels->n) {
+			fputs("    node_labels: {", out);
+			for (size_t l = 0; l < f->labels->n; l++) {
+				fputs(l ? ", " : "", out);
+				imp_quoted(out, f->labels->keys[l]);
+				fputs(": ", out);
+				imp_quoted(out, f->labels->items[l]->value);
+			}
+			fputs("}\n", out);
+		}
+		write_taint_list(out, "node_taints", f->taints);
+		write_taint_list(out, "tolerations", f->tolerations);
+	}
+}
+
+/* A queue's resource_groups: per group its covered resources, per flavor
+ * its quota of each in their order; limits only with a cohort, and a
+ * lending limit of the whole quota is none. */
+static void write_groups(FILE *out, const struct imp *im, const struct imp_queue *q)
+{
+	fputs("    resource_groups:\n", out);
+	for (size_t g = 0; g < q->n_groups; g++) {
+		const struct imp_group *grp = &q->groups[g];
+		fputs("      - covered_resources: [", out);
+		for (size_t c = 0; c < grp->n_covered; c++) {
+			fputs(c ? ", " : "", out);
+			imp_quoted(out, grp->covered[c]);
+		}
+		fputs("]\n        flavors:\n", out);
+		for (size_t fl = 0; fl < grp->n_flavors; fl++) {
+			fprintf(out, "          - name: %s\n            resources: [",
+				im->flavors[grp->flavors[fl]].name);
+			for (size_t c = 0; c < grp->n_covered; c++) {
+				const struct quota_entry *e = NULL;
+				for (size_t k = 0; k < q->n_quota && !e; k++)
+					if (q->quota[k].flavor == grp->flavors[fl] &&
+					    !strcmp(q->quota[k].resource, grp->covered[c]))
+						e = &q->quota[k];
+				fputs(c ? ", {name: " : "{name: ", out);
+				imp_quoted(out, e->resource);
+				fputs(", nominal_quota: ", out);
+				write_amount(out, e->resource, e->nominal);
+				if (q->cohort && !isinf(e->borrowing_limit)) {
+					fputs(", borrowing_limit: ", out);
+					write_amount(out, e->resource, e->borrowing_limit);
+				}
+				if (q->cohort && e->lending_limit < e->nominal) {
+					fputs(", lending_limit: ", out);
+					write_amount(out, e->resource, e->lending_limit);
+				}
+				fputc('}', out);
+			}
+			fputs("]\n", out);
+		}
+	}
+	if (q->when_borrow || q->when_preempt) {
+		fputs("    flavor_fungibility: {", out);
+		if (q->when_borrow)
+			fprintf(out, "when_can_borrow: %s", q->when_borrow);
+		if (q->when_preempt)
+			fprintf(out, "%swhen_can_preempt: %s", q->when_borrow ? ", " : "",
+				q->when_preempt);
 		fputs("}\n", out);
+	}
 }
 
 static void write_queues(FILE *out, const struct imp *im)
 {
+	write_flavors(out, im);
 	if (im->n_cohorts) {
 		fputs("cohorts:\n", out);
 		for (size_t i = 0; i < im->n_cohorts; i++) {
@@ -629,21 +712,8 @@ static void write_queues(FILE *out, const struct imp *im)
 		fprintf(out, "  - name: %s\n    strategy: %s\n", q->name, q->strategy);
 		if (q->cohort)
 			fprintf(out, "    cohort: %s\n", q->cohort);
-		fputs("    quota: {", out);
-		for (size_t k = 0; k < q->n_quota; k++) {
-			fprintf(out, "%s", k ? ", " : "");
-			imp_quoted(out, q->quota[k].resource);
-			if (!strcmp(q->quota[k].resource, "memory")) {
-				fputs(": ", out);
-				imp_write_bytes(out, q->quota[k].nominal);
-			} else
-				fprintf(out, ": %.6g", q->quota[k].nominal);
-		}
-		fputs("}\n", out);
-		if (q->cohort) {
-			write_limits(out, q, "borrowing_limit", false);
-			write_limits(out, q, "lending_limit", true);
-		}
+		if (q->n_groups)
+			write_groups(out, im, q);
 		if (q->reclaim && q->within)
 			fprintf(out,
 				"    preemption: {reclaim_within_cohort: %s, within_cluster_queue: %s}\n",
@@ -815,9 +885,16 @@ void imp_free(struct imp *im)
 	for (size_t i = 0; i < im->n_pools; i++)
 		free(im->pools[i].nodes);
 	free(im->pools);
-	for (size_t i = 0; i < im->n_queues; i++)
+	for (size_t i = 0; i < im->n_queues; i++) {
 		free(im->queues[i].quota);
+		for (size_t g = 0; g < im->queues[i].n_groups; g++) {
+			free(im->queues[i].groups[g].covered);
+			free(im->queues[i].groups[g].flavors);
+		}
+		free(im->queues[i].groups);
+	}
 	free(im->queues);
+	free(im->flavors);
 	free(im->local_queues);
 	free(im->cohorts);
 	free(im->prices);

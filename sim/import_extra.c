@@ -4,10 +4,13 @@
  *
  * Kueue (kueue.x-k8s.io v1beta1, and v1beta2's renamed fields): a
  * ClusterQueue's spec.cohort (v1beta2: cohortName), queueingStrategy
- * (default BestEffortFIFO), resourceGroups[].flavors[].resources[] with
- * nominalQuota and borrowingLimit (summed over flavors: gpuplan's quota is
- * per resource), preemption.reclaimWithinCohort and withinClusterQueue; a LocalQueue's
- * spec.clusterQueue; a Cohort's spec.parent (v1beta2: parentName).
+ * (default BestEffortFIFO), resourceGroups[] (coveredResources, and per
+ * flavor its resources[] with nominalQuota, borrowingLimit and
+ * lendingLimit: a quota per flavor and resource, as Kueue keeps it),
+ * flavorFungibility, preemption.reclaimWithinCohort and withinClusterQueue;
+ * a ResourceFlavor's spec.nodeLabels, nodeTaints and tolerations; a
+ * LocalQueue's spec.clusterQueue; a Cohort's spec.parent (v1beta2:
+ * parentName).
  *
  * DCGM (github.com/NVIDIA/dcgm-exporter, etc/default-counters.csv):
  * DCGM_FI_PROF_GR_ENGINE_ACTIVE and DCGM_FI_PROF_SM_ACTIVE are ratios in
@@ -82,72 +85,238 @@ static int kueue_duplicate(struct imp_file *f, const struct ynode *meta, const c
 			    kind, name, first);
 }
 
+/* The resources gpuplan's quotas model; others (pods, ephemeral-storage)
+ * are left out of a resource group. */
+static bool modelled(const char *name)
+{
+	return !strcmp(name, "cpu") || !strcmp(name, "memory") || !strcmp(name, "nvidia.com/gpu") ||
+	       !strncmp(name, "nvidia.com/mig-", 15);
+}
+
+/* The index of flavor name in im->flavors, added (without an object yet)
+ * when new. */
+static int32_t flavor_ref(struct imp *im, const char *name)
+{
+	for (size_t k = 0; k < im->n_flavors; k++)
+		if (!strcmp(im->flavors[k].name, name))
+			return (int32_t)k;
+	im->flavors = gp_xrealloc(im->flavors, (im->n_flavors + 1) * sizeof *im->flavors);
+	im->flavors[im->n_flavors] = (struct imp_flavor){.name = name, .item = SIZE_MAX};
+	return (int32_t)im->n_flavors++;
+}
+
+/* One flavor's resources[] of a resource group: its quota per modelled
+ * covered resource, as a quota entry of the flavor. */
+static int kueue_flavor_resources(struct imp *im, const struct ynode *res, int32_t flavor,
+				  struct imp_queue *q)
+{
+	struct imp_file *f = &im->kueue_f;
+	int rc = GP_OK;
+	for (size_t r = 0; !rc && res && r < res->n; r++) {
+		const char *name = NULL;
+		const struct ynode *nominal, *limit, *lend;
+		size_t at = imp_push_key(f, "resources");
+		imp_push_index(f, r);
+		rc = imp_str(f, res->items[r], "name", &name);
+		nominal = ynode_get(res->items[r], "nominalQuota");
+		limit = ynode_get(res->items[r], "borrowingLimit");
+		lend = ynode_get(res->items[r], "lendingLimit");
+		double n = 0, l = INFINITY, lent = INFINITY;
+		if (!rc && (!name || !nominal))
+			rc = imp_error(f, res->items[r], NULL,
+				       "expected a resource with name and nominalQuota");
+		if (!rc)
+			rc = imp_quantity(f, nominal, "nominalQuota", &n);
+		if (!rc && limit)
+			rc = imp_quantity(f, limit, "borrowingLimit", &l);
+		if (!rc && lend)
+			rc = imp_quantity(f, lend, "lendingLimit", &lent);
+		if (!rc && lend && lent > n)
+			rc = imp_error(f, lend, "lendingLimit",
+				       "lendingLimit %g is above nominalQuota %g; expected at most "
+				       "the quota",
+				       lent, n);
+		imp_pop(f, at);
+		if (rc || !modelled(name))
+			continue; /* pods, ephemeral-storage: not modelled */
+		q->quota = gp_xrealloc(q->quota, (q->n_quota + 1) * sizeof *q->quota);
+		q->quota[q->n_quota++] = (struct quota_entry){.resource = (char *)name,
+							      .flavor = flavor,
+							      .nominal = n,
+							      .borrowing_limit = l,
+							      .lending_limit = lent};
+	}
+	return rc;
+}
+
+/* Whether the queue gives flavor f a quota for resource name. */
+static bool has_quota(const struct imp_queue *q, int32_t f, const char *name)
+{
+	for (size_t k = 0; k < q->n_quota; k++)
+		if (q->quota[k].flavor == f && !strcmp(q->quota[k].resource, name))
+			return true;
+	return false;
+}
+
+/* spec.resourceGroups: per group, its modelled covered resources and its
+ * flavors in order, each with a quota per (flavor, resource), as Kueue
+ * keeps them (a FlavorResource each). */
 static int kueue_quota(struct imp *im, const struct ynode *spec, struct imp_queue *q)
 {
 	struct imp_file *f = &im->kueue_f;
 	const struct ynode *groups = NULL;
 	int rc = imp_seq(f, spec, "resourceGroups", &groups);
 	for (size_t g = 0; !rc && groups && g < groups->n; g++) {
-		const struct ynode *flavors = NULL;
+		const struct ynode *flavors = NULL, *covered = NULL;
 		size_t base = imp_push_key(f, "resourceGroups");
 		imp_push_index(f, g);
-		rc = imp_seq(f, groups->items[g], "flavors", &flavors);
+		rc = imp_seq(f, groups->items[g], "coveredResources", &covered);
+		if (!rc)
+			rc = imp_seq(f, groups->items[g], "flavors", &flavors);
+		struct imp_group grp = {0};
+		if (!rc && covered) {
+			grp.covered = gp_xcalloc(covered->n + 1, sizeof *grp.covered);
+			for (size_t k = 0; k < covered->n; k++) {
+				const char *name = covered->items[k]->value;
+				if (covered->items[k]->kind == YNODE_SCALAR && modelled(name))
+					grp.covered[grp.n_covered++] = name;
+			}
+		}
+		if (!rc && flavors)
+			grp.flavors = gp_xcalloc(flavors->n + 1, sizeof *grp.flavors);
 		for (size_t fl = 0; !rc && flavors && fl < flavors->n; fl++) {
 			const struct ynode *res = NULL;
+			const char *fname = NULL;
 			size_t at = imp_push_key(f, "flavors");
 			imp_push_index(f, fl);
-			rc = imp_seq(f, flavors->items[fl], "resources", &res);
-			for (size_t r = 0; !rc && res && r < res->n; r++) {
-				const char *name = NULL;
-				const struct ynode *nominal, *limit, *lend;
-				size_t at2 = imp_push_key(f, "resources");
-				imp_push_index(f, r);
-				rc = imp_str(f, res->items[r], "name", &name);
-				nominal = ynode_get(res->items[r], "nominalQuota");
-				limit = ynode_get(res->items[r], "borrowingLimit");
-				lend = ynode_get(res->items[r], "lendingLimit");
-				double n = 0, l = INFINITY, lent = NAN;
-				if (!rc && (!name || !nominal))
+			rc = imp_str(f, flavors->items[fl], "name", &fname);
+			if (!rc && !fname)
+				rc = imp_error(f, flavors->items[fl], "name",
+					       "expected the flavor's name");
+			if (!rc)
+				rc = kueue_name(f, ynode_get(flavors->items[fl], "name"), "name",
+						"flavor", "flavor", fname);
+			if (!rc)
+				rc = imp_seq(f, flavors->items[fl], "resources", &res);
+			int32_t k = rc ? -1 : flavor_ref(im, fname);
+			if (!rc)
+				rc = kueue_flavor_resources(im, res, k, q);
+			for (size_t c = 0; !rc && c < grp.n_covered; c++)
+				if (!has_quota(q, k, grp.covered[c]))
 					rc = imp_error(
-						f, res->items[r], NULL,
-						"expected a resource with name and nominalQuota");
-				if (!rc)
-					rc = imp_quantity(f, nominal, "nominalQuota", &n);
-				if (!rc && limit)
-					rc = imp_quantity(f, limit, "borrowingLimit", &l);
-				if (!rc && lend)
-					rc = imp_quantity(f, lend, "lendingLimit", &lent);
-				if (!rc && lend && lent > n)
-					rc = imp_error(f, lend, "lendingLimit",
-						       "lendingLimit %g is above nominalQuota %g; "
-						       "expected at most the quota",
-						       lent, n);
-				imp_pop(f, at2);
-				if (rc)
-					break;
-				if (strcmp(name, "cpu") && strcmp(name, "memory") &&
-				    strcmp(name, "nvidia.com/gpu") &&
-				    strncmp(name, "nvidia.com/mig-", 15))
-					continue; /* pods, ephemeral-storage: not modelled */
-				size_t k = 0;
-				while (k < q->n_quota && strcmp(q->quota[k].resource, name))
-					k++;
-				if (k == q->n_quota) {
-					q->quota =
-						gp_xrealloc(q->quota, (k + 1) * sizeof *q->quota);
-					q->quota[q->n_quota++] =
-						(struct quota_entry){.resource = (char *)name};
-				}
-				/* Flavors are not modelled: a resource's amounts add up
-				 * over them, a flavor without a lending limit lending all. */
-				q->quota[k].nominal += n;
-				q->quota[k].borrowing_limit += l;
-				q->quota[k].lending_limit += isnan(lent) ? n : lent;
-			}
+						f, flavors->items[fl], "resources",
+						"flavor %s has no quota for covered resource "
+						"%s; expected one per covered resource",
+						fname, grp.covered[c]);
+			if (!rc)
+				grp.flavors[grp.n_flavors++] = k;
 			imp_pop(f, at);
 		}
 		imp_pop(f, base);
+		if (!rc && grp.n_covered && grp.n_flavors) {
+			q->groups = gp_xrealloc(q->groups, (q->n_groups + 1) * sizeof *q->groups);
+			q->groups[q->n_groups++] = grp;
+		} else {
+			free(grp.covered);
+			free(grp.flavors);
+		}
 	}
+	return rc;
+}
+
+/* spec.flavorFungibility: v1beta2's MayStopSearch / TryNextFlavor, and
+ * v1beta1's Borrow / Preempt. */
+static int kueue_fungibility(struct imp_file *f, const struct ynode *fun, struct imp_queue *q)
+{
+	size_t base = imp_push_key(f, "flavorFungibility");
+	int rc = imp_str(f, fun, "whenCanBorrow", &q->when_borrow);
+	if (!rc && q->when_borrow && strcmp(q->when_borrow, "Borrow") &&
+	    strcmp(q->when_borrow, "MayStopSearch") && strcmp(q->when_borrow, "TryNextFlavor"))
+		rc = imp_error(f, ynode_get(fun, "whenCanBorrow"), "whenCanBorrow",
+			       "expected MayStopSearch, TryNextFlavor or Borrow, got '%s'",
+			       q->when_borrow);
+	if (!rc)
+		rc = imp_str(f, fun, "whenCanPreempt", &q->when_preempt);
+	if (!rc && q->when_preempt && strcmp(q->when_preempt, "Preempt") &&
+	    strcmp(q->when_preempt, "MayStopSearch") && strcmp(q->when_preempt, "TryNextFlavor"))
+		rc = imp_error(f, ynode_get(fun, "whenCanPreempt"), "whenCanPreempt",
+			       "expected MayStopSearch, TryNextFlavor or Preempt, got '%s'",
+			       q->when_preempt);
+	imp_pop(f, base);
+	return rc;
+}
+
+/* A ResourceFlavor's spec.nodeTaints (key, value, effect) or tolerations
+ * (key, operator, value, effect): checked here, written as they are. */
+static int kueue_taint_list(struct imp_file *f, const struct ynode *list, const char *key,
+			    bool tolerations)
+{
+	size_t base = imp_push_key(f, key);
+	int rc = GP_OK;
+	for (size_t i = 0; !rc && list && i < list->n; i++) {
+		const struct ynode *t = list->items[i];
+		const char *k = NULL, *v = NULL, *e = NULL, *op = NULL;
+		size_t at = imp_push_index(f, i);
+		rc = imp_str(f, t, "key", &k);
+		if (!rc)
+			rc = imp_str(f, t, "value", &v);
+		if (!rc)
+			rc = imp_str(f, t, "effect", &e);
+		if (!rc && tolerations)
+			rc = imp_str(f, t, "operator", &op);
+		if (!rc && ((!tolerations && !k) || (k && k[0] && !scenario_label_key_ok(k))))
+			rc = imp_error(f, t, "key", "expected a label key, got '%s'", k ? k : "");
+		if (!rc && v && !scenario_label_value_ok(v))
+			rc = imp_error(f, t, "value", "expected a label value, got '%s'", v);
+		if (!rc && ((!tolerations && !e) ||
+			    (e && strcmp(e, "NoSchedule") && strcmp(e, "PreferNoSchedule") &&
+			     strcmp(e, "NoExecute"))))
+			rc = imp_error(
+				f, t, "effect",
+				"expected NoSchedule, PreferNoSchedule or NoExecute, got '%s'",
+				e ? e : "");
+		if (!rc && op && strcmp(op, "Equal") && strcmp(op, "Exists"))
+			rc = imp_error(f, t, "operator", "expected Equal or Exists, got '%s'", op);
+		imp_pop(f, at);
+	}
+	imp_pop(f, base);
+	return rc;
+}
+
+/* A ResourceFlavor: its node labels, node taints and tolerations. */
+static int kueue_flavor(struct imp *im, const struct ynode *item, size_t i, const char *name)
+{
+	struct imp_file *f = &im->kueue_f;
+	const struct ynode *spec = NULL, *meta = ynode_get(item, "metadata");
+	int rc = imp_map(f, item, "spec", &spec);
+	if (!rc)
+		rc = kueue_name(f, meta, "metadata.name", "ResourceFlavor", "flavor", name);
+	int32_t k = rc ? -1 : flavor_ref(im, name);
+	if (!rc && im->flavors[k].item != SIZE_MAX)
+		rc = kueue_duplicate(f, meta, "ResourceFlavor", name, im->flavors[k].item);
+	struct imp_flavor fl = {.name = name, .item = i};
+	size_t base = imp_push_key(f, "spec");
+	if (!rc && spec)
+		rc = imp_map(f, spec, "nodeLabels", &fl.labels);
+	for (size_t l = 0; !rc && fl.labels && l < fl.labels->n; l++) {
+		const struct ynode *v = fl.labels->items[l];
+		if (!scenario_label_key_ok(fl.labels->keys[l]) || v->kind != YNODE_SCALAR ||
+		    !scenario_label_value_ok(v->value))
+			rc = imp_error(f, v, "nodeLabels",
+				       "expected a label key and value, got '%s'",
+				       fl.labels->keys[l]);
+	}
+	if (!rc && spec)
+		rc = imp_seq(f, spec, "nodeTaints", &fl.taints);
+	if (!rc)
+		rc = kueue_taint_list(f, fl.taints, "nodeTaints", false);
+	if (!rc && spec)
+		rc = imp_seq(f, spec, "tolerations", &fl.tolerations);
+	if (!rc)
+		rc = kueue_taint_list(f, fl.tolerations, "tolerations", true);
+	imp_pop(f, base);
+	if (!rc)
+		im->flavors[k] = fl;
 	return rc;
 }
 
@@ -199,11 +368,19 @@ static int kueue_cluster_queue(struct imp *im, const struct ynode *item, const c
 	}
 	if (!rc && !(rc = imp_map(f, spec, "preemption", &pre)) && pre)
 		rc = kueue_preemption(f, pre, &q);
+	const struct ynode *fun = NULL;
+	if (!rc && !(rc = imp_map(f, spec, "flavorFungibility", &fun)) && fun)
+		rc = kueue_fungibility(f, fun, &q);
 	if (!rc)
 		rc = kueue_quota(im, spec, &q);
 	imp_pop(f, base);
 	if (rc) {
 		free(q.quota);
+		for (size_t g = 0; g < q.n_groups; g++) {
+			free(q.groups[g].covered);
+			free(q.groups[g].flavors);
+		}
+		free(q.groups);
 		return rc;
 	}
 	im->queues = gp_xrealloc(im->queues, (im->n_queues + 1) * sizeof *im->queues);
@@ -285,6 +462,8 @@ static int kueue_item(struct imp *im, const struct ynode *item, size_t i)
 		return kueue_local_queue(im, item, i, ns ? ns : "default", name);
 	if (!strcmp(kind, "Cohort"))
 		return kueue_cohort(im, item, i, name);
+	if (!strcmp(kind, "ResourceFlavor"))
+		return kueue_flavor(im, item, i, name);
 	if (strcmp(kind, "ResourceFlavor") && strcmp(kind, "WorkloadPriorityClass"))
 		return imp_error(f, ynode_get(item, "kind"), "kind",
 				 "expected ClusterQueue, "
@@ -345,6 +524,13 @@ int imp_read_kueue(struct imp *im)
 		rc = kueue_item(im, items->items[i], i);
 		imp_pop(f, base);
 	}
+	for (size_t k = 0; !rc && k < im->n_flavors; k++)
+		if (im->flavors[k].item == SIZE_MAX)
+			imp_warn(im,
+				 "a ClusterQueue names flavor %s, but %s has no ResourceFlavor of "
+				 "that name; it is written without node labels, taints or "
+				 "tolerations",
+				 im->flavors[k].name, im->o->kueue);
 	if (rc || !im->n_cohorts)
 		return rc;
 	for (size_t q = 0; q < im->n_queues; q++)

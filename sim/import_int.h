@@ -169,11 +169,33 @@ struct imp_pool {
 	bool priced;
 };
 
+/* A resource group of a ClusterQueue: the covered resources gpuplan models
+ * (names in the tree) and its flavors, in order (indexes into imp.flavors). */
+struct imp_group {
+	const char **covered;
+	size_t n_covered;
+	int32_t *flavors;
+	size_t n_flavors;
+};
+
 struct imp_queue {
 	const char *name, *cohort, *strategy, *reclaim, *within;
-	size_t item;               /* its index in the file's .items */
-	struct quota_entry *quota; /* resource names point into the tree; owned array */
+	const char *when_borrow, *when_preempt; /* spec.flavorFungibility; NULL: absent */
+	size_t item;                            /* its index in the file's .items */
+	struct quota_entry *quota; /* per (flavor, resource): .flavor indexes imp.flavors;
+				    * resource names point into the tree; owned array */
 	size_t n_quota;
+	struct imp_group *groups; /* owned, with their arrays */
+	size_t n_groups;
+};
+
+/* A ResourceFlavor (spec.nodeLabels, nodeTaints, tolerations: the tree's
+ * nodes, NULL when absent), or a flavor a ClusterQueue names without one
+ * (item SIZE_MAX). */
+struct imp_flavor {
+	const char *name;
+	const struct ynode *labels, *taints, *tolerations;
+	size_t item;
 };
 
 struct imp_local_queue {
@@ -209,6 +231,8 @@ struct imp {
 	size_t n_local_queues;
 	struct imp_cohort *cohorts;
 	size_t n_cohorts;
+	struct imp_flavor *flavors;
+	size_t n_flavors;
 	struct imp_gpu_price *prices;
 	size_t n_prices;
 	int64_t snapshot;
