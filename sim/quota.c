@@ -394,6 +394,7 @@ static size_t find_candidates(const struct quota *q, size_t qi, int32_t prio, si
 		if (!uses_needed(q, c.req))
 			continue;
 		c.own = c.queue == qi;
+		c.while_borrowing = false;
 		if (c.own) {
 			if (qs->within == WITHIN_NEVER || c.priority > prio)
 				continue;
@@ -408,6 +409,14 @@ static size_t find_candidates(const struct quota *q, size_t qi, int32_t prio, si
 				continue;
 			if (qs->reclaim == RECLAIM_LOWER_PRIORITY && c.priority >= prio)
 				continue;
+			/* hierarchical_preemption.go, classifyPreemptionVariant:
+			 * ReclaimWhileBorrowing under borrowWithinCohort for a lower
+			 * priority at most maxPriorityThreshold, else
+			 * ReclaimWithoutBorrowing. */
+			c.while_borrowing = qs->borrow_within != BORROW_WITHIN_NEVER &&
+					    c.priority < prio &&
+					    !(qs->borrow_within_threshold &&
+					      c.priority > qs->borrow_within_max_priority);
 		}
 		cands[k++] = c;
 	}
@@ -441,7 +450,10 @@ static size_t minimal(struct quota *q, size_t qi, const double *req,
 	size_t t = 0;
 	bool ok = false;
 	for (size_t i = 0; i < n && !ok; i++) {
-		if (!cands[i].own && !borrows_needed(q, cands[i].queue))
+		/* candidateIsValid: another queue's, while it borrows; when the
+		 * preemptor may borrow, only one ReclaimWhileBorrowing */
+		if (!cands[i].own &&
+		    (!borrows_needed(q, cands[i].queue) || (borrow && !cands[i].while_borrowing)))
 			continue;
 		quota_charge(q, cands[i].queue, cands[i].req, -1);
 		targets[t++] = (uint32_t)i;
@@ -494,18 +506,17 @@ size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, 
 	size_t others = 0; /* the other queues' candidates come first */
 	while (others < n && !cands[others].own)
 		others++;
-	/* preemption.go, getTargets (without borrowWithinCohort): only its own
-	 * queue's candidates: borrowing allowed.  Else first without
-	 * borrowing, all candidates, if the queue is under its nominal quota;
-	 * then its own queue's only, borrowing allowed. */
-	if (others == 0)
+	/* preemption.go, classicalPreemptions: only its own queue's
+	 * candidates, or borrowing forbidden and the queue at its nominal
+	 * quota: one attempt, borrowing allowed (other queues' candidates,
+	 * all ReclaimWithoutBorrowing then, are skipped).  Borrowing
+	 * forbidden: first without borrowing, then with.  Under
+	 * borrowWithinCohort: first with borrowing, then without. */
+	bool forbidden = qs->borrow_within == BORROW_WITHIN_NEVER;
+	if (others == 0 || (forbidden && !under_nominal(q, qi)))
 		return minimal(q, qi, req, cands, n, true, targets);
-	if (under_nominal(q, qi)) {
-		size_t t = minimal(q, qi, req, cands, n, false, targets);
-		if (t)
-			return t;
-	}
-	return minimal(q, qi, req, cands + others, n - others, true, targets);
+	size_t t = minimal(q, qi, req, cands, n, !forbidden, targets);
+	return t ? t : minimal(q, qi, req, cands, n, forbidden, targets);
 }
 
 /* --- flavor assignment ------------------------------------------------------ */
@@ -650,7 +661,11 @@ static struct gmode fits_column(struct quota *q, size_t qi, size_t r, double val
 		return (struct gmode){FM_FIT, borrow};
 	unused_reason(q, r, val - free_now, text, sizeof text);
 	add_reason(q, text);
-	bool may_preempt = val <= q->nominal[cell] + 1e-9 || qs->within != WITHIN_NEVER;
+	/* preemption is tried for a request within the nominal quota, or
+	 * under borrowWithinCohort (canPreemptWhileBorrowing); withinClusterQueue
+	 * does not open it to a larger one */
+	bool may_preempt =
+		val <= q->nominal[cell] + 1e-9 || qs->borrow_within != BORROW_WITHIN_NEVER;
 	if (!may_preempt)
 		return (struct gmode){FM_NO_FIT, borrow};
 	if (!oracle || (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER))

@@ -168,8 +168,15 @@ static const struct key_rule preemption_rules[] = {
 
 static int queue_preemption(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_walk_map(ld, v, "preemption", "a map like {reclaim_within_cohort: Any}",
-			   preemption_rules, N_OF(preemption_rules), obj);
+	const struct queue_spec *q = obj;
+	int rc = ld_walk_map(ld, v, "preemption", "a map like {reclaim_within_cohort: Any}",
+			     preemption_rules, N_OF(preemption_rules), obj);
+	/* Kueue's ClusterQueuePreemption validation */
+	if (!rc && q->borrow_within != BORROW_WITHIN_NEVER && q->reclaim == RECLAIM_NEVER)
+		return gp_located(ld->err, ynode_get(v, "borrow_within_cohort")->loc,
+				  "borrow_within_cohort with reclaim_within_cohort Never; expected "
+				  "reclaim_within_cohort LowerPriority or Any (Kueue's rule)");
+	return rc;
 }
 
 static const struct key_rule queue_rules[] = {

@@ -299,7 +299,7 @@ Test(kueue, a_job_stopped_by_a_window_waits_with_a_reason)
  * A request above the queue's nominal quota may only wait for what the
  * cohort lends, never reclaim it (Kueue: pkg/scheduler/flavorassigner/
  * flavorassigner.go, fitsResourceQuota tries preemption for val <=
- * nominal, or under withinClusterQueue).  team-b (nominal 3) runs four
+ * nominal, or under borrowWithinCohort).  team-b (nominal 3) runs four
  * 1-GPU jobs 00:00-10:00, borrowing team-a's 1.  At 01:00 team-a (nominal
  * 1, reclaimWithinCohort: Any) asks for 2: it waits to 10:00.  Asking for
  * 1, it reclaims at once.
@@ -321,6 +321,79 @@ Test(kueue, a_request_above_the_nominal_quota_does_not_reclaim)
 	RUN(K, ABOVE, "workloads.a.gpus=1");
 	cr_assert_eq(r.jobs[4].start, 1 * H);
 	cr_assert_eq(r.jobs[3].preemptions, 1, "the most recently admitted borrower (the last)");
+}
+
+/*
+ * A request above the queue's nominal quota does not preempt within the
+ * queue either (pkg/scheduler/flavorassigner/flavorassigner.go,
+ * fitsResourceQuota: preemption is simulated only when nominal >= the
+ * request, mayReclaimInHierarchy, or canPreemptWhileBorrowing, which is
+ * borrowWithinCohort; withinClusterQueue is not among them).  team-a
+ * (nominal 2, withinClusterQueue: LowerPriority) runs low (priority 0, 2
+ * GPUs, 00:00-10:00); team-b lends its 2 in cohort shared.  At 01:00 high
+ * (priority 10) asks for 3: 2 are available (team-b's), 1 more is needed,
+ * and 3 > 2 nominal: Kueue waits until low ends at 10:00 and admits high
+ * then, borrowing 1.  gpuplan used to evict low at 01:00.  Under
+ * borrowWithinCohort (policy LowerPriority), preemption is tried: evicting
+ * low leaves 4 available, so high is admitted at 01:00.
+ */
+#define OVER_NOMINAL                                                                        \
+	"queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 2}, "               \
+	"preemption: {within_cluster_queue: LowerPriority, reclaim_within_cohort: Any}}, "  \
+	"{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 2}}]",                      \
+		"workloads=[{name: low, queue: team-a, arrival: {at: \"00:00\"}, gpus: 2, " \
+		"duration: 10h}, {name: high, queue: team-a, priority: 10, arrival: {at: "  \
+		"\"01:00\"}, gpus: 3, duration: 1h}]"
+
+Test(kueue, a_request_above_the_nominal_quota_does_not_preempt_within_its_queue)
+{
+	RUN(K, OVER_NOMINAL);
+	cr_assert_eq(r.jobs[0].preemptions, 0);
+	cr_assert_eq(r.jobs[0].end, 10 * H);
+	cr_assert_eq(r.jobs[1].start, 10 * H);
+	cr_assert_str_eq(reason(1), "couldn't assign flavors to pod set main: insufficient unused "
+				    "quota for nvidia.com/gpu in flavor default, 1 more needed");
+	cleanup();
+	RUN(K, OVER_NOMINAL,
+	    "queues.team-a.preemption.borrow_within_cohort={policy: LowerPriority}");
+	cr_assert_eq(r.jobs[1].start, 1 * H);
+	cr_assert_eq(r.jobs[0].preemptions, 1);
+}
+
+/*
+ * borrowWithinCohort lets a borrowing job preempt another queue's
+ * lower-priority borrower (hierarchical_preemption.go,
+ * classifyPreemptionVariant: ReclaimWhileBorrowing), at most
+ * maxPriorityThreshold.  team-b (nominal 2) borrows 2 of team-a's with b (4
+ * GPUs, priority 0, 00:00-10:00).  At 01:00 team-a's a (priority 10) asks
+ * for 3 (nominal 2): it would borrow 1.  Without borrowWithinCohort the
+ * request is above nominal and waits to 10:00; with it, b is reclaimed at
+ * 01:00 and a runs 01:00-02:00; with max_priority_threshold -1, b (priority
+ * 0) is above it and a waits again.
+ */
+#define WHILE_BORROWING                                                                   \
+	"queues=[{name: team-a, cohort: shared, quota: {nvidia.com/gpu: 2}, "             \
+	"preemption: {reclaim_within_cohort: Any}}, "                                     \
+	"{name: team-b, cohort: shared, quota: {nvidia.com/gpu: 2}}]",                    \
+		"workloads=[{name: b, queue: team-b, arrival: {at: \"00:00\"}, gpus: 4, " \
+		"duration: 10h}, {name: a, queue: team-a, priority: 10, arrival: {at: "   \
+		"\"01:00\"}, gpus: 3, duration: 1h}]"
+
+Test(kueue, borrow_within_cohort_reclaims_while_borrowing_below_its_threshold)
+{
+	RUN(K, WHILE_BORROWING);
+	cr_assert_eq(r.jobs[1].start, 10 * H);
+	cleanup();
+	RUN(K, WHILE_BORROWING,
+	    "queues.team-a.preemption.borrow_within_cohort={policy: LowerPriority}");
+	cr_assert_eq(r.jobs[1].start, 1 * H);
+	cr_assert_eq(r.jobs[0].preemptions, 1);
+	cleanup();
+	RUN(K, WHILE_BORROWING,
+	    "queues.team-a.preemption.borrow_within_cohort={policy: LowerPriority, "
+	    "max_priority_threshold: -1}");
+	cr_assert_eq(r.jobs[1].start, 10 * H);
+	cr_assert_eq(r.jobs[0].preemptions, 0);
 }
 
 /*

@@ -119,10 +119,13 @@ struct quota_candidate {
 	uint32_t seq; /* submission order: the last tie-breaker, newer first */
 	size_t queue;
 	int32_t priority;
-	sim_time admitted; /* when it reserved its quota */
-	sim_time queued;   /* its queue-order timestamp (submission) */
-	const double *req; /* what it holds, [n_res] */
-	bool own;          /* set by quota_preempt: of the preemptor's queue */
+	sim_time admitted;    /* when it reserved its quota */
+	sim_time queued;      /* its queue-order timestamp (submission) */
+	const double *req;    /* what it holds, [n_res] */
+	bool own;             /* set by quota_preempt: of the preemptor's queue */
+	bool while_borrowing; /* set by quota_preempt: another queue's that may be
+			       * preempted while the preemptor borrows
+			       * (borrowWithinCohort) */
 };
 
 /* The smallest set of the n candidates (the caller's admitted jobs, in any
