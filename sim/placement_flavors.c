@@ -35,8 +35,12 @@ static struct workload_spec merged(const struct scenario *sc, size_t w, const in
 	m.node_selector = gp_xcalloc(labels + 1, sizeof *m.node_selector);
 	m.tolerations = gp_xcalloc(tols + 1, sizeof *m.tolerations);
 	const struct workload_spec *o = &sc->workloads[w];
-	memcpy(m.node_selector, o->node_selector, o->n_node_selector * sizeof *m.node_selector);
-	memcpy(m.tolerations, o->tolerations, o->n_tolerations * sizeof *m.tolerations);
+	/* memcpy from a workload's NULL array, even of 0 bytes, is undefined. */
+	if (o->n_node_selector)
+		memcpy(m.node_selector, o->node_selector,
+		       o->n_node_selector * sizeof *m.node_selector);
+	if (o->n_tolerations)
+		memcpy(m.tolerations, o->tolerations, o->n_tolerations * sizeof *m.tolerations);
 	for (size_t k = 0; k < VARIANT_FLAVORS && flavors[k] >= 0; k++) {
 		const struct flavor_spec *f = &sc->flavors[flavors[k]];
 		for (size_t i = 0; i < f->n_node_labels; i++)
