@@ -90,7 +90,8 @@ extra=(${CURL_EXTRA:-})
 # The Prometheus error of a response body ("error":"..."), or the body's start.
 prom_error() {
 	local body=$1 e
-	e=$(sed -n 's/.*"error":"\(\([^"\\]\|\\.\)*\)".*/\1/p' "$body" | head -n 1)
+	e=$(sed -n 's/.*"error":"\(\([^"\\]\|\\.\)*\)".*/\1/p' "$body" | head -n 1 |
+		sed -e 's/\\"/"/g' -e 's/\\\\/\\/g')
 	[ -n "$e" ] && { echo "$e"; return; }
 	head -c 300 "$body" | tr '\n' ' '
 }

@@ -81,6 +81,64 @@ Test(history_e2e, backtest_replay_keeps_the_node_selector)
 		     1, "%s", out);
 }
 
+/* Runs the export against tests/history/stub_prom.py, which fails the
+ * queries matching fail (a regex) with Prometheus' error body; returns the
+ * script's exit code, its output in out. */
+static int export_against_stub(const char *fail)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd,
+		 "{ python3 tests/history/stub_prom.py %s/port '%s' & pid=$!; "
+		 "for i in $(seq 1 100); do [ -s %s/port ] && break; sleep 0.05; done; "
+		 "scripts/export-history.sh http://127.0.0.1:$(cat %s/port) 2026-11-02T00:00:00Z "
+		 "2026-11-09T00:00:00Z %s/out.d; rc=$?; kill $pid; exit $rc; }",
+		 dir, fail, dir, dir, dir);
+	return capture(cmd, out, sizeof out);
+}
+
+/* A required query that Prometheus refuses stops the export: exit 2, the
+ * file, the query and Prometheus' own error, and no meta.json (nothing is
+ * moved into the folder). */
+Test(history_e2e, export_stops_at_a_failed_required_query)
+{
+	if (system("command -v python3 >/dev/null 2>&1") != 0)
+		cr_skip_test("python3 is not installed");
+	int rc = export_against_stub("kube_pod_owner");
+	cr_expect_eq(rc, 2, "%s", out);
+	cr_expect(strstr(out, "error: pod_owner.json: the query failed: "
+			      "max_over_time(kube_pod_owner[604800s])\n"
+			      "  HTTP 422: stub: refusing max_over_time(kube_pod_owner[604800s])"),
+		  "%s", out);
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s/out.d)\"", dir);
+	cr_expect_eq(system(cmd), 0, "the folder is left empty");
+}
+
+/* An optional one is skipped with a note, and meta.json lists it under
+ * skipped with the reason, the query's quotes unescaped once. */
+Test(history_e2e, export_skips_a_failed_optional_query)
+{
+	if (system("command -v python3 >/dev/null 2>&1") != 0)
+		cr_skip_test("python3 is not installed");
+	int rc = export_against_stub("DCGM_FI_PROF_SM_ACTIVE");
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "note: dcgm_sm.json skipped (optional)"), "%s", out);
+	cr_expect(strstr(out, "25 queries, 2026-11-02T00:00:00Z..2026-11-09T00:00:00Z"), "%s", out);
+	char path[128];
+	snprintf(path, sizeof path, "%s/out.d/meta.json", dir);
+	size_t n;
+	char *meta = scratch_slurp(path, &n);
+	cr_assert_not_null(meta);
+	cr_expect(strstr(meta,
+			 "\"dcgm_sm.json\":\"HTTP 422: stub: refusing avg by (namespace, pod) "
+			 "(avg_over_time(DCGM_FI_PROF_SM_ACTIVE{pod!=\\\"\\\"}[604800s]))\""),
+		  "%s", meta);
+	cr_expect(
+		strstr(meta, "\"format\":\"gpuplan-history/1\",\"from\":\"2026-11-02T00:00:00Z\""),
+		"%s", meta);
+	free(meta);
+}
+
 /* The committed export (tests/fixtures/history, written by
  * tests/history/make-fixture.sh from a real Prometheus) still reads back as
  * the generator recorded it: the importer's tests rest on it. */
