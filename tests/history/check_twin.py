@@ -149,15 +149,13 @@ def main():
                 fail(f"{name}: no learned request rate_by_hour ({req!r})")
         if tw["kind"] != "deployment" and "duration" in w:
             got = mean_duration(w["duration"])
-            n = obs["completed_pods"] if tw["kind"] != "notebook" else obs["pods"]
+            n = obs["completed_pods"] if tw["kind"] != "notebook" else obs["ended_pods"]
             if tw["kind"] != "notebook" and n > 30:
                 want, what = model["duration"]["mean_s"], "the model"
-            else:
-                want = obs["completed_duration_mean_s"]
-                what = "the recorded mean"
-                if want is None:  # notebooks: the sessions of the truth CSV
-                    want = model["duration"]["mean_s"] if n > 30 else None
-                    what = "the model"
+            elif tw["kind"] != "notebook":
+                want, what = obs["completed_duration_mean_s"], "the recorded mean"
+            else:  # a notebook's sessions end when culled: last seen - scheduled
+                want, what = obs["ended_duration_mean_s"], "the recorded mean session"
             if want is not None:
                 (ok if close(got, want, 0.10) else fail)(
                     f"{name}: learned mean duration {got:.0f} s, {what} {want:.0f} s (within 10%)")

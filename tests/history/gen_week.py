@@ -416,6 +416,9 @@ class Gen:
             peak = max(peak, cur)
         durs = [r["finished"] - r["p"].scheduled for r in started
                 if r["finished"] is not None and r["p"].completion is not None]
+        # what an importer sees of every pod that ended: finished - scheduled,
+        # finished being the last sample for a pod deleted without completing
+        ended = [r["finished"] - r["p"].scheduled for r in started if r["finished"] is not None]
         return {
             "pods": len(rows),
             "pods_started": len(started),
@@ -428,6 +431,8 @@ class Gen:
             "peak_allocated_gpus": peak,
             "completed_duration_mean_s": sum(durs) / len(durs) if durs else None,
             "completed_pods": len(durs),
+            "ended_duration_mean_s": sum(ended) / len(ended) if ended else None,
+            "ended_pods": len(ended),
         }
 
     # -- the series --------------------------------------------------------------
