@@ -59,24 +59,22 @@ static void set(struct advise_row *a, const char *fmt, ...)
 
 /* --- running --------------------------------------------------------------- */
 
-/* Whether the scenario sets a goal of its own (a deadline or an SLO); with
- * none, the goal is search's default, queue p95 within a minute. */
-static void fill_row(struct advise_row *row, const struct results *r, bool queue_goal)
+/* The row's figures from a run's metrics; meets: every workload met its own
+ * goal (metrics_goals). */
+static void fill_row(struct advise_row *row, const struct results *r)
 {
 	double failed = results_metric(r, "all", "jobs_failed");
-	double unfinished = results_metric(r, "all", "jobs_unfinished");
-	double slo = results_metric(r, "all", "slo_met");
-	double kills = results_metric(r, "all", "oom_kills");
+	double waiting = results_metric(r, "all", "jobs_waiting");
 	row->peak_demand = results_metric(r, "all", "peak_demand_gpus");
 	row->queue_p95 = results_metric(r, "all", "queue_time_p95_s");
+	row->waited = results_metric(r, "all", "wait_so_far_max_s");
 	row->deadline_pct = results_metric(r, "all", "deadline_met_pct");
 	row->slo_pct = results_metric(r, "all", "slo_attainment_pct");
 	row->cost = results_metric(r, "all", "cost_total");
 	row->cost_per_verified = results_metric(r, "all", "cost_per_verified_result");
-	row->left = (failed > 0 ? failed : 0) + (unfinished > 0 ? unfinished : 0);
-	row->meets = !strcmp(r->status, "ok") && !(failed > 0) && !(unfinished > 0) &&
-		     !(kills > 0) && (isnan(row->deadline_pct) || row->deadline_pct >= 100) &&
-		     !(slo < 1) && (!queue_goal || !(row->queue_p95 > ADVISE_QUEUE_OK_S));
+	row->missed = results_metric(r, "all", "goals_missed");
+	row->left = (failed > 0 ? failed : 0) + (waiting > 0 ? waiting : 0);
+	row->meets = results_metric(r, "all", "goal_met") >= 1;
 }
 
 /* Runs the spec's scenario with the row's overrides and writes it to st.
@@ -99,7 +97,7 @@ static int run_row(const struct advise_spec *sp, struct store *st, struct advise
 	if (!rc)
 		rc = store_write_run(st, sc, &r, &row->run_id, err);
 	if (!rc)
-		fill_row(row, &r, !diagnose_has_goal(sc));
+		fill_row(row, &r);
 	if (!rc && keep_sc) {
 		*keep_sc = sc;
 		*keep_r = r;
@@ -497,37 +495,17 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 	return best < 0 ? 0 : 1;
 }
 
-/* The goal of workload w, or of the run (w < 0): every deadline met, else
- * every SLO, else queue p95 within a minute; as a search condition on the
- * workload's (or the run's) metric, and in words. */
-enum goal { GOAL_DEADLINES, GOAL_SLO, GOAL_QUEUE };
-static const char *const goal_metric[] = {"deadline_met_pct >= 100", "slo_met >= 1",
-					  "queue_time_p95_s <= 60"};
-static const char *const goal_text[] = {"every deadline met", "every SLO met", "queue p95 <= 60 s"};
-
-static enum goal goal_of(const struct scenario *sc, int w)
-{
-	bool deadlines = false, slo = false;
-	for (size_t k = 0; k < sc->n_workloads; k++)
-		if (w < 0 || (int)k == w) {
-			deadlines |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
-			slo |= sc->workloads[k].inference != NULL;
-		}
-	return deadlines ? GOAL_DEADLINES : slo ? GOAL_SLO : GOAL_QUEUE;
-}
-
-/* Whose goal a sizing meets, in words: "train, eval", or the run's. */
+/* Whose goals a sizing meets, in words: "train, eval", or every goal. */
 static void goal_words(const struct scenario *sc, const struct sizing *z, char *words, size_t len)
 {
-	snprintf(words, len, "%s", z->n ? "" : goal_text[goal_of(sc, -1)]);
+	snprintf(words, len, "%s", z->n ? "" : "every goal");
 	for (size_t i = 0; i < z->n; i++)
 		snprintf(words + strlen(words), len - strlen(words), "%s%s", i ? ", " : "",
 			 sc->workloads[z->workloads[i]].name);
 }
 
 /* Reads the row's figures back from the run the search recorded. */
-static int row_from_store(struct store *st, struct advise_row *row, bool queue_goal,
-			  struct gp_err *err)
+static int row_from_store(struct store *st, struct advise_row *row, struct gp_err *err)
 {
 	struct metric *m = NULL;
 	size_t n = 0;
@@ -537,19 +515,19 @@ static int row_from_store(struct store *st, struct advise_row *row, bool queue_g
 		results_init(&r);
 		r.metrics = m;
 		r.n_metrics = n;
-		fill_row(row, &r, queue_goal);
+		fill_row(row, &r);
 		r.metrics = NULL;
 	}
 	store_free_metrics(m, n);
 	return rc;
 }
 
-/* Searches 1 .. hi nodes of the pool `key` sets for the smallest count that
- * meets workload w's goal (the run's for w < 0).  GP_EINPUT: the goal's
- * metric is absent (nothing of w ran). */
-static int search_goal(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		       const char *key, double hi, int w, struct search_answer *ans,
-		       struct gp_err *err)
+/* Searches 1 .. hi nodes of the pool `key` sets for the smallest count at
+ * which scope (a workload, a pool: every workload it can host, or all)
+ * meets its goal (metric goal_met, metrics_goals).  GP_EINPUT: the metric
+ * is absent. */
+static int search_goal(const struct advise_spec *sp, struct store *st, const char *key, double hi,
+		       const char *scope, struct search_answer *ans, struct gp_err *err)
 {
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
@@ -560,8 +538,7 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
 	s.lo.number = 1;
 	s.hi.number = hi;
 	char cond[ADVISE_LABEL];
-	snprintf(cond, sizeof cond, "%s%s%s", w < 0 ? "" : sc->workloads[w].name, w < 0 ? "" : ".",
-		 goal_metric[goal_of(sc, w)]);
+	snprintf(cond, sizeof cond, "%s.goal_met >= 1", scope);
 	int rc = search_parse_condition(cond, &s.until, err);
 	*ans = (struct search_answer){0};
 	if (!rc)
@@ -584,9 +561,19 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
 	*found = 0;
 	double hi = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
+	/* First the count at which every workload the pool can host meets its
+	 * goal: no size that leaves one of them waiting past it (a pool shrunk
+	 * under someone who still waits on it). */
 	struct search_answer best = {.found = true}, ans;
-	for (size_t i = 0; i < (z->n ? z->n : 1) && best.found; i++) {
-		int rc = search_goal(sp, st, sc, key, hi, z->n ? z->workloads[i] : -1, &ans, err);
+	int rc = search_goal(sp, st, key, hi, ps->name, &best, err);
+	if (rc && rc != GP_EINPUT)
+		return rc;
+	bool every = !rc && best.found;
+	if (!every)
+		best = (struct search_answer){.found = true};
+	for (size_t i = 0; !every && i < (z->n ? z->n : 1) && best.found; i++) {
+		rc = search_goal(sp, st, key, hi,
+				 z->n ? sc->workloads[z->workloads[i]].name : "all", &ans, err);
 		if (rc == GP_EINPUT)
 			return GP_OK; /* the goal's metric is absent: no pool size answers it */
 		if (rc)
@@ -597,7 +584,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	if (!best.last_run_id)
 		return GP_OK;
 	goal_words(sc, z, words, sizeof words);
-	const char *how = best.found ? z->n ? "smallest for" : "smallest with"
+	const char *how = best.found ? z->n ? "smallest for" : "smallest meeting"
 			  : z->n     ? "still short for"
 				     : "still short of";
 	struct advise_row *a = plan_add(pl, "pool %s at %s node%s (%s %s)", ps->name, best.value,
@@ -609,7 +596,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	*found = best.found ? nodes : 0;
 	a->run_id = best.found ? best.run_id : best.last_run_id;
 	a->hardware = nodes > ps->nodes;
-	return row_from_store(st, a, !diagnose_has_goal(sc), err);
+	return row_from_store(st, a, err);
 }
 
 /* Sizes each pool pools_to_size names; when two or more have an answer, runs
@@ -663,7 +650,9 @@ static int cmp_nan_last(double a, double b)
  * jobs left undone, queue p95. */
 static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
 {
-	int c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
+	int c = cmp_nan_last(x->missed, y->missed);
+	if (!c)
+		c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
 	if (!c)
 		c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
 	if (!c)
@@ -751,7 +740,7 @@ static bool needs_sizing(const struct advise_row *base, const struct results *r)
 	bool capacity = false;
 	for (size_t i = 0; i < r->n_findings; i++)
 		capacity |= r->findings[i].step == FINDING_CAPACITY;
-	return capacity || !base->meets || base->queue_p95 > ADVISE_QUEUE_OK_S;
+	return capacity || !base->meets;
 }
 
 /* --- ranking and output ---------------------------------------------------- */
@@ -994,12 +983,13 @@ void advise_write(FILE *out, const struct advice *a)
 			a->prices ? report_money(r->cost_per_verified, b[5], 32) : "-");
 	}
 	fprintf(out,
-		"\nmeets = the goal: every deadline and SLO met (queue p95 within a minute when "
-		"the scenario has neither), no job failed, unfinished or OOM-killed; ranked by "
+		"\nmeets = every workload meets its goal: its deadlines and SLO, its queue p95 "
+		"goal (by default 1h for batch work without a deadline, 5m for services), no job "
+		"failed, OOM-killed or left waiting past it; ranked by "
 		"meets, then more hardware last, then $/verified (cost per verified result; "
 		"within 3%% of the cheapest, a finding's own alternative first), then queue p95; "
-		"rows that miss the goal nearest it first (deadline%%, slo%%, jobs left undone, "
-		"queue p95).\n");
+		"rows that miss nearest first (workloads missing their goals, deadline%%, slo%%, "
+		"jobs left undone, queue p95).\n");
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);
@@ -1009,7 +999,7 @@ void advise_write(FILE *out, const struct advice *a)
 		for (size_t i = 0; i < a->n_findings; i++)
 			app |= a->findings[i].step == FINDING_APPLICATION;
 		fprintf(out,
-			"recommendation: none of these meets every deadline and SLO%s; the closest "
+			"recommendation: none of these meets every workload's goal%s; the closest "
 			"is %s (run %lld)\n",
 			app ? " (the application finding says GPUs would not help)" : "",
 			best->label, (long long)best->run_id);

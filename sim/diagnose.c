@@ -862,35 +862,6 @@ static bool pends_beside_free_gpus(struct view *v, size_t w, uint32_t mask, doub
 
 /* --- allocation: admission (Kueue quota) ------------------------------------ */
 
-const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q)
-{
-	for (size_t i = 0; i < q->n_quota; i++)
-		if (!strcmp(q->quota[i].resource, "nvidia.com/gpu"))
-			return &q->quota[i];
-	return NULL;
-}
-
-/* The queue's quota as a --set map, with resource `res` at `amount`. */
-static void quota_map_text(struct gp_sbuf *b, const struct queue_spec *q, const char *res,
-			   double amount, bool limit)
-{
-	gp_sb_printf(b, "{");
-	size_t n = 0;
-	for (size_t i = 0; i < q->n_quota; i++) {
-		const struct quota_entry *e = &q->quota[i];
-		double x = !strcmp(e->resource, res) ? amount
-			   : limit                   ? e->borrowing_limit
-						     : e->nominal;
-		if (isinf(x))
-			continue;
-		if (!strcmp(e->resource, "memory"))
-			gp_sb_printf(b, "%s%s: %.0fGiB", n++ ? ", " : "", e->resource, x / GP_GIB);
-		else
-			gp_sb_printf(b, "%s%s: %g", n++ ? ", " : "", e->resource, x);
-	}
-	gp_sb_printf(b, "}");
-}
-
 /* Jobs of w wait on their queue's quota while the GPUs they could use are free. */
 static void admission_finding(struct view *v, size_t w)
 {
@@ -927,13 +898,13 @@ static void admission_finding(struct view *v, size_t w)
 		return;
 	double more = ceil(idle - 1e-9);
 	struct gp_sbuf map = {0};
-	quota_map_text(&map, q, "nvidia.com/gpu", e->nominal + more, false);
+	diagnose_quota_map(&map, q, "nvidia.com/gpu", e->nominal + more, false);
 	fix_set(fix(fd, "quota of %s at %g GPUs", q->name, e->nominal + more), "queues.%s.quota=%s",
 		q->name, map.s);
 	free(map.s);
 	if (!isinf(e->borrowing_limit)) {
 		struct gp_sbuf lim = {0};
-		quota_map_text(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
+		diagnose_quota_map(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
 		fix_set(fix(fd, "borrowing limit of %s at %g GPUs", q->name,
 			    e->borrowing_limit + more),
 			"queues.%s.borrowing_limit=%s", q->name, lim.s);
@@ -1311,7 +1282,7 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 	double pending = pending_pod_seconds(v);
 	/* Short waits count too when the queue itself is long enough to be a
 	 * finding: the capacity conclusion would take their place otherwise. */
-	bool long_queue = metric(v, "all", "queue_time_p95_s") > DIAGNOSE_QUEUE_OK_S;
+	bool long_queue = metric(v, "all", "goal_met") < 1;
 	if (!p->autoscale.on || !(matters(v, ps->provisioning_wait_s) || long_queue) ||
 	    !(ps->provisioning_wait_s > 0) || ps->provisioning_wait_s < 0.5 * pending ||
 	    ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->span)
@@ -1358,17 +1329,16 @@ static int busiest_pool(struct view *v, int w, double *pct)
 	return pool;
 }
 
-/* Work waited (or missed its goal) and no other step explains it. */
+/* Whether workload w missed its goal (metrics_goals). */
+static bool missed(const struct view *v, size_t w)
+{
+	return metric(v, v->sc->workloads[w].name, "goal_met") < 1;
+}
+
+/* Some workload missed its goal and no other step explains it. */
 static void capacity_finding(struct view *v)
 {
-	double p95 = metric(v, "all", "queue_time_p95_s"),
-	       met = metric(v, "all", "deadline_met_pct");
-	double slo = metric(v, "all", "slo_met");
-	/* Queueing is the goal only where the scenario sets no deadline or SLO:
-	 * work that waits for a window and meets its deadlines is as planned. */
-	bool late = met < 100, missed = slo < 1;
-	bool queued = !diagnose_has_goal(v->sc) && p95 > DIAGNOSE_QUEUE_OK_S;
-	if (!late && !queued && !missed)
+	if (!(metric(v, "all", "goal_met") < 1))
 		return;
 	double most;
 	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, busiest_pool(v, -1, &most), -1);
@@ -1394,12 +1364,10 @@ static void workload_capacity_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	double p95 = metric(v, ws->name, "queue_time_p95_s"),
-	       met = metric(v, ws->name, "deadline_met_pct");
-	/* Queueing is the goal only where the scenario sets no deadline or SLO
-	 * (capacity_finding): a workload without a deadline beside ones with
-	 * deadlines that are met waits as planned. */
-	bool queued = !diagnose_has_goal(v->sc) && p95 > DIAGNOSE_QUEUE_OK_S;
-	if (explained(v, w) || !(queued || met < 100))
+	       goal = ws->queue_goal >= 0 ? sim_seconds(ws->queue_goal) : INFINITY;
+	bool queued = p95 > goal || metric(v, ws->name, "wait_so_far_max_s") > goal;
+	bool late = metric(v, ws->name, "deadline_met_pct") < 100 && ws->deadline_kind;
+	if (explained(v, w) || !missed(v, w) || !(queued || late))
 		return;
 	double most;
 	int pool = busiest_pool(v, (int)w, &most);
@@ -1409,6 +1377,30 @@ static void workload_capacity_finding(struct view *v, size_t w)
 		add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w);
 	fd->fig.capacity.pool_alloc_pct = most;
 	fd->figure = isnan(p95) ? 0 : p95;
+}
+
+/* A finding is raised only where a goal is missed: a draft goes unless the
+ * workload it names or a member (sharing, oom, vram-full: workloads) missed
+ * its goal, or for a finding about a pool alone, a workload that may use
+ * the pool (any, about neither).  A healthy run has no finding. */
+static void drop_met(struct view *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->n_drafts; i++) {
+		const struct finding *f = &v->drafts[i].f;
+		bool keep = f->workload >= 0 && missed(v, (size_t)f->workload);
+		bool workloads =
+			f->kind == KIND_SHARING || f->kind == KIND_OOM || f->kind == KIND_VRAM_FULL;
+		for (size_t m = 0; workloads && m < f->n_members; m++)
+			keep |= missed(v, (size_t)f->members[m]);
+		for (size_t w = 0; f->workload < 0 && w < v->sc->n_workloads; w++)
+			keep |= missed(v, w) && (f->pool < 0 || allowed(v, w, (size_t)f->pool));
+		if (keep)
+			v->drafts[n++] = v->drafts[i];
+		else
+			finding_free(&v->drafts[i].f);
+	}
+	v->n_drafts = n;
 }
 
 static void diagnose_evidence(struct view *v)
@@ -1455,14 +1447,6 @@ static void rank(struct view *v)
 	}
 }
 
-bool diagnose_has_goal(const struct scenario *sc)
-{
-	for (size_t w = 0; w < sc->n_workloads; w++)
-		if (sc->workloads[w].deadline_kind != DEADLINE_NONE || sc->workloads[w].inference)
-			return true;
-	return false;
-}
-
 void diagnose_run(const struct scenario *sc, struct results *r)
 {
 	struct view v;
@@ -1473,6 +1457,7 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 	diagnose_placement(&v);
 	diagnose_application(&v);
 	diagnose_scaling(&v);
+	drop_met(&v);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		workload_capacity_finding(&v, w);
 	if (!v.n_drafts)

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The MIG profile of p's GPU that holds vram with the most instances (more
  * compute on ties), or NULL. */
@@ -133,4 +134,32 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out)
 void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out)
 {
 	pools_of(sc, w, false, out);
+}
+
+const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q)
+{
+	for (size_t i = 0; i < q->n_quota; i++)
+		if (!strcmp(q->quota[i].resource, "nvidia.com/gpu"))
+			return &q->quota[i];
+	return NULL;
+}
+
+void diagnose_quota_map(struct gp_sbuf *b, const struct queue_spec *q, const char *res,
+			double amount, bool limit)
+{
+	gp_sb_printf(b, "{");
+	size_t n = 0;
+	for (size_t i = 0; i < q->n_quota; i++) {
+		const struct quota_entry *e = &q->quota[i];
+		double x = !strcmp(e->resource, res) ? amount
+			   : limit                   ? e->borrowing_limit
+						     : e->nominal;
+		if (isinf(x))
+			continue;
+		if (!strcmp(e->resource, "memory"))
+			gp_sb_printf(b, "%s%s: %.0fGiB", n++ ? ", " : "", e->resource, x / GP_GIB);
+		else
+			gp_sb_printf(b, "%s%s: %g", n++ ? ", " : "", e->resource, x);
+	}
+	gp_sb_printf(b, "}");
 }

@@ -166,9 +166,11 @@ static void write_figures(struct results *out, const char *scope, struct figures
 	results_add_metric(out, scope, "tokens_per_s", span > 0 ? (double)f->tokens / span : NAN,
 			   "tokens/s");
 	results_add_metric(out, scope, "ttft_p50_s", pct(&f->ttft, 50), "s");
+	results_add_metric(out, scope, "ttft_p95_s", pct(&f->ttft, 95), "s");
 	results_add_metric(out, scope, "ttft_p99_s", pct(&f->ttft, 99), "s");
 	results_add_metric(out, scope, "ttft_mean_s", samples_view_mean(&f->ttft), "s");
 	results_add_metric(out, scope, "tpot_p50_s", pct(&f->tpot, 50), "s");
+	results_add_metric(out, scope, "tpot_p95_s", pct(&f->tpot, 95), "s");
 	results_add_metric(out, scope, "tpot_p99_s", pct(&f->tpot, 99), "s");
 	results_add_metric(out, scope, "e2e_p50_s", pct(&f->e2e, 50), "s");
 	results_add_metric(out, scope, "e2e_p99_s", pct(&f->e2e, 99), "s");

@@ -328,6 +328,9 @@ static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size
 
 /* --- run, check, advise: a scenario with overrides ---------------------------- */
 
+#define CLI_MAX_GOALS 16
+#define CLI_GOAL_LEN  (SCENARIO_MAX_NAME + 64)
+
 struct options {
 	const char *scenario;
 	const char *db;
@@ -335,7 +338,9 @@ struct options {
 	int64_t seed;         /* -1: not given */
 	char seed_set[32];
 	bool quiet;
-	bool json; /* run, advise: one JSON document on stdout */
+	bool json;                               /* run, advise: one JSON document on stdout */
+	char goals[CLI_MAX_GOALS][CLI_GOAL_LEN]; /* --goal, as the --set it stands for */
+	size_t n_goals;
 };
 
 #define OPT_JSON(o, what)                                                       \
@@ -369,11 +374,48 @@ struct options {
 		.name = "--quiet", .kind = CLI_FLAG, .target = &(o)->quiet, \
 		.help = "print nothing on success"                          \
 	}
+/* --goal batch=2h, --goal service=10m, --goal WORKLOAD=30m: the --set of
+ * goals.batch, goals.service or workloads.WORKLOAD.goal it stands for. */
+static int parse_goal(const char *value, void *target, struct gp_err *err)
+{
+	struct options *o = target;
+	const char *eq = strchr(value, '=');
+	if (!eq || eq == value || !eq[1])
+		return gp_errorf(err, GP_EINPUT,
+				 "--goal '%s': expected KIND=DURATION or WORKLOAD=DURATION, like "
+				 "batch=2h, service=5m or train=30m",
+				 value);
+	if (o->n_goals >= CLI_MAX_GOALS)
+		return gp_errorf(err, GP_EINPUT, "--goal: at most %d of them", CLI_MAX_GOALS);
+	size_t n = (size_t)(eq - value);
+	char *set = o->goals[o->n_goals];
+	if (n > SCENARIO_MAX_NAME || strlen(eq + 1) > 32)
+		return gp_errorf(err, GP_EINPUT, "--goal '%.40s...': too long", value);
+	if ((n == 5 && !strncmp(value, "batch", 5)) || (n == 7 && !strncmp(value, "service", 7)))
+		snprintf(set, CLI_GOAL_LEN, "goals.%.*s=%s", (int)n, value, eq + 1);
+	else
+		snprintf(set, CLI_GOAL_LEN, "workloads.%.*s.goal={queue_p95: %s}", (int)n, value,
+			 eq + 1);
+	o->n_goals++;
+	return GP_OK;
+}
+
+#define OPT_GOAL(o)                                                                         \
+	{                                                                                   \
+		.name = "--goal", .kind = CLI_PARSE, .target = (o), .meta = "WHO=DURATION", \
+		.parse = parse_goal,                                                        \
+		.help = "the queue p95 a workload accepts: batch=2h (batch work\n"          \
+			"without a deadline), service=10m (services, notebooks,\n"          \
+			"servers) or WORKLOAD=30m (repeatable)"                             \
+	}
+
 #define DEFAULT_DB "results database (default: output.db, else results/<name>.db)"
 
 /* After parsing: --seed N goes last, so that it wins over --set seed=M. */
 static void options_finish(struct options *o)
 {
+	for (size_t i = 0; i < o->n_goals; i++)
+		list_push(&o->sets, o->goals[i]);
 	if (o->seed >= 0) {
 		snprintf(o->seed_set, sizeof o->seed_set, "seed=%lld", (long long)o->seed);
 		list_push(&o->sets, o->seed_set);
@@ -390,7 +432,7 @@ static int load(const struct options *o, struct scenario **sc)
 static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
-	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_SET(&o), OPT_SEED(&o)};
+	const struct cli_opt opts[] = {OPT_SCENARIO(&o), OPT_SET(&o), OPT_GOAL(&o), OPT_SEED(&o)};
 	struct scenario *sc = NULL;
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc == GP_OK) {
@@ -408,10 +450,13 @@ static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
 static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
-	const struct cli_opt opts[] = {
-		OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB),
-		OPT_SET(&o),      OPT_SEED(&o),
-		OPT_QUIET(&o),    OPT_JSON(&o, "the summary, metrics per scope,\nfindings")};
+	const struct cli_opt opts[] = {OPT_SCENARIO(&o),
+				       OPT_DB(&o, DEFAULT_DB),
+				       OPT_SET(&o),
+				       OPT_GOAL(&o),
+				       OPT_SEED(&o),
+				       OPT_QUIET(&o),
+				       OPT_JSON(&o, "the summary, metrics per scope,\nfindings")};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct results r;
@@ -456,6 +501,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	const struct cli_opt opts[] = {OPT_SCENARIO(&o),
 				       OPT_DB(&o, DEFAULT_DB),
 				       OPT_SET(&o),
+				       OPT_GOAL(&o),
 				       OPT_SEED(&o),
 				       OPT_QUIET(&o),
 				       OPT_JSON(&o, "the base run, the alternatives ranked,\n"
@@ -1326,11 +1372,12 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 }
 
 static const struct cli_cmd commands[] = {
-	{"run", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n[--json]",
+	{"run",
+	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n[--seed N] [--quiet] [--json]",
 	 "simulate and append the run to the results database",
 	 "Simulates the scenario, prints a summary and appends the run to the database.\n", NULL,
 	 cmd_run},
-	{"check", "SCENARIO.yaml [--set KEY=VALUE]... [--seed N]",
+	{"check", "SCENARIO.yaml [--set KEY=VALUE]... [--goal WHO=DURATION]... [--seed N]",
 	 "validate only; print the resolved pools and workloads",
 	 "Validates the scenario (and the traces it names) and prints what it resolved to.\n"
 	 "Writes nothing.\n",
@@ -1358,17 +1405,18 @@ static const struct cli_cmd commands[] = {
 	 "a run's allocations as OpenCost's /allocation response, its\ntime series as "
 	 "OpenMetrics text for Prometheus, or one HTML\npage of charts and the diagnosis",
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},
-	{"advise", "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]\n[--json]",
+	{"advise",
+	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n[--seed N] [--quiet] [--json]",
 	 "diagnose, run the alternatives the findings suggest, rank them",
 	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
 	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"
 	 "idle while pods wait, int8/int4 weights for workloads with a model, relaxed\n"
 	 "placement rules, and for each pool a finding names, the smallest node count that\n"
-	 "meets the goal (every deadline, else SLO, else queue p95 within a minute).  Every\n"
-	 "run goes to the database with its overrides in params.  Prints the runs ranked:\n"
-	 "meeting every deadline and SLO first (among those, more hardware last), then by\n"
-	 "cost per verified result, then by queue p95; runs that miss the goal, nearest it\n"
-	 "first.  The last line names the recommendation, or the closest run.\n",
+	 "meets every goal of the workloads it hosts.  Every run goes to the database with\n"
+	 "its overrides in params.  Prints the runs ranked: those in which every workload\n"
+	 "meets its goal first (deadlines, SLO, queue p95 goal; among those, more hardware\n"
+	 "last), then by cost per verified result, then by queue p95; runs that miss,\n"
+	 "nearest first.  The last line names the recommendation, or the closest run.\n",
 	 NULL, cmd_advise},
 	{"backtest", "TWIN.yaml [--db PATH] [--tolerance PCT] [--quiet] [--json]",
 	 "replay a twin's history on its pools and compare with what\nhappened",

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void add_queue_metrics(struct results *r, const char *scope, const struct samples_stats *st)
 {
@@ -144,6 +145,77 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 	return gpus > 0 ? gib / gpus : 0;
 }
 
+/* Jobs still waiting at the end (never started, or requeued) and the
+ * longest of their waits so far, per workload and for all: what a queue
+ * percentile over the jobs that started leaves out. */
+static void add_waiting_metrics(const struct sim *s, const struct scenario *sc, struct results *r)
+{
+	size_t n = 0;
+	const struct sim_job *jobs = sim_jobs(s, &n);
+	int64_t *count = gp_xcalloc(sc->n_workloads + 1, sizeof *count);
+	double *longest = gp_xcalloc(sc->n_workloads + 1, sizeof *longest);
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_job *j = &jobs[i];
+		if (j->status != JOB_PENDING || j->workload < 0 || j->submit == SIM_NEVER)
+			continue;
+		size_t w = (size_t)j->workload;
+		double waited = sim_seconds(r->sim_end - j->submit);
+		count[w]++, count[sc->n_workloads]++;
+		longest[w] = fmax(longest[w], waited);
+		longest[sc->n_workloads] = fmax(longest[sc->n_workloads], waited);
+	}
+	for (size_t w = 0; w <= sc->n_workloads; w++) {
+		const char *scope = w < sc->n_workloads ? sc->workloads[w].name : "all";
+		results_add_metric(r, scope, "jobs_waiting", (double)count[w], "jobs");
+		results_add_metric(r, scope, "wait_so_far_max_s", count[w] ? longest[w] : 0, "s");
+	}
+	free(count);
+	free(longest);
+}
+
+/* Whether workload w met its goal: nothing failed or OOM-killed, every
+ * deadline and SLO met, queue p95 within its queue goal and no job still
+ * waiting longer than it, and nothing left unfinished in a run that stalled. */
+static bool workload_goal_met(const struct scenario *sc, struct results *r, size_t w)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	const char *n = ws->name;
+	double goal = ws->queue_goal >= 0 ? sim_seconds(ws->queue_goal) : INFINITY;
+	double left = results_metric(r, n, "jobs_unfinished");
+	bool stalled = r->status && !strcmp(r->status, "stalled");
+	return !(results_metric(r, n, "jobs_failed") > 0) &&
+	       !(results_metric(r, n, "oom_kills") > 0) &&
+	       !(results_metric(r, n, "deadline_met_pct") < 100 &&
+		 ws->deadline_kind != DEADLINE_NONE) &&
+	       !(results_metric(r, n, "slo_met") < 1) &&
+	       !(results_metric(r, n, "queue_time_p95_s") > goal) &&
+	       !(results_metric(r, n, "wait_so_far_max_s") > goal) && !(stalled && left > 0);
+}
+
+void metrics_goals(const struct scenario *sc, struct results *r)
+{
+	bool *met = gp_xcalloc(sc->n_workloads + 1, sizeof *met);
+	double missed = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		met[w] = workload_goal_met(sc, r, w);
+		missed += !met[w];
+		if (ws->queue_goal >= 0)
+			results_add_metric(r, ws->name, "queue_goal_s", sim_seconds(ws->queue_goal),
+					   "s");
+		results_add_metric(r, ws->name, "goal_met", met[w], "bool");
+	}
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		bool all = true;
+		for (size_t w = 0; w < sc->n_workloads; w++)
+			all &= met[w] || !scenario_pool_offers(&sc->pools[p], &sc->workloads[w]);
+		results_add_metric(r, sc->pools[p].name, "goal_met", all, "bool");
+	}
+	results_add_metric(r, "all", "goals_missed", missed, "workloads");
+	results_add_metric(r, "all", "goal_met", missed == 0, "bool");
+	free(met);
+}
+
 void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r)
 {
 	const struct collect *c = sim_collect(s);
@@ -158,6 +230,7 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 			add_job_metrics(s, sc, r, c->names[scope], w, w == sole ? &all : NULL);
 		}
 	}
+	add_waiting_metrics(s, sc, r);
 	const struct sim_workload *wl = sim_workloads(s);
 	int64_t *verified = gp_xcalloc(sc->n_workloads + 1, sizeof *verified);
 	for (size_t w = 0; w < sc->n_workloads; w++)

@@ -413,8 +413,8 @@ static void print_no_finding(FILE *out, const struct results *r)
 	else if (pend > 0)
 		/* Without a finding the goal was met (the capacity finding says when not). */
 		fprintf(out,
-			": pods pended in %.0f%% of the windows, within the goal (every deadline "
-			"and SLO met; without either, queue p95 within a minute)",
+			": pods pended in %.0f%% of the windows, within every workload's goal "
+			"(deadlines, SLOs and queue p95 goals met)",
 			pend);
 	if (alloc > 0 && !isnan(engine))
 		fprintf(out, "; allocated GPUs %.0f%% engine-active",

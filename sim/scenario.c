@@ -220,6 +220,40 @@ static int top_history(struct loader *ld, const struct ynode *v, void *obj)
 	return ld_load_history(ld, v);
 }
 
+static int goals_batch(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "goals.batch", false, &((struct goals_spec *)obj)->batch);
+}
+
+static int goals_service(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "goals.service", false, &((struct goals_spec *)obj)->service);
+}
+
+static const struct key_rule goals_rules[] = {{"batch", goals_batch}, {"service", goals_service}};
+
+static int top_goals(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	return ld_walk_map(ld, v, "goals", "a map like {batch: 1h, service: 5m}", goals_rules,
+			   N_OF(goals_rules), &ld->sc->goals);
+}
+
+/* Every workload's queue goal: its own, else batch work without a deadline
+ * gets goals.batch, a service or inference workload goals.service; batch
+ * work with a deadline is held to the deadline alone. */
+static void resolve_goals(struct scenario *sc)
+{
+	for (size_t i = 0; i < sc->n_workloads; i++) {
+		struct workload_spec *w = &sc->workloads[i];
+		if (w->queue_goal_given)
+			continue;
+		w->queue_goal = w->kind != WORKLOAD_BATCH           ? sc->goals.service
+				: w->deadline_kind == DEADLINE_NONE ? sc->goals.batch
+								    : -1;
+	}
+}
+
 static const struct key_rule top_rules[] = {
 	{"name", top_name},
 	{"seed", top_seed},
@@ -229,6 +263,7 @@ static const struct key_rule top_rules[] = {
 	{"workloads", top_later},
 	{"queues", top_later},
 	{"scheduler", top_scheduler},
+	{"goals", top_goals},
 	{"cohorts", top_later},
 	{"resource_flavors", top_later},
 	{"output", top_output},
@@ -492,6 +527,8 @@ static int load_root(struct loader *ld, const struct ynode *root)
 	if (!rc && sc->experiment.protocol == EXPERIMENT_NONE)
 		rc = ld_expand_openb_workloads(ld);
 	if (!rc)
+		resolve_goals(sc);
+	if (!rc)
 		rc = check_job_limit(ld);
 	if (!rc)
 		rc = check_arrival_span(ld);
@@ -599,6 +636,7 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->dir = dir_of(path);
 	sc->seed = 1;
 	sc->start_epoch = DEFAULT_START_EPOCH;
+	sc->goals = (struct goals_spec){SCENARIO_GOAL_BATCH, SCENARIO_GOAL_SERVICE};
 	/* kube-scheduler's defaults: NodeResourcesFit LeastAllocated over cpu and memory */
 	sc->scheduler = (struct scheduler_spec){.order = ORDER_PRIORITY,
 						.window_policy = WINDOW_FIT,

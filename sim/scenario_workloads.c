@@ -835,6 +835,23 @@ static int workload_arrival(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+/* goal: {queue_p95: 10m}, the wait the workload's team accepts (docs/scenario.md, "Goals"). */
+static int goal_queue_p95(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	w->queue_goal_given = true;
+	return ld_get_duration(ld, v, "queue_p95", false, &w->queue_goal);
+}
+
+static const struct key_rule goal_rules[] = {{"queue_p95", goal_queue_p95}};
+
+static int workload_goal(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int rc = ld_walk_map(ld, v, "goal", "a map like {queue_p95: 10m}", goal_rules,
+			     N_OF(goal_rules), obj);
+	return rc ? rc : ld_require(ld, v, "queue_p95", "goal", UNITS_HINT_DURATION);
+}
+
 static const struct key_rule workload_rules[] = {
 	{"name", workload_name},
 	{"kind", workload_kind},
@@ -843,6 +860,7 @@ static const struct key_rule workload_rules[] = {
 	{"gpus", workload_gpus},
 	{"duration", workload_duration},
 	{"deadline", workload_deadline},
+	{"goal", workload_goal},
 	{"gpu_busy", workload_gpu_busy},
 	{"sm_share", workload_sm_share},
 	{"vram", workload_vram},
@@ -1028,6 +1046,7 @@ static int load_workload(struct loader *ld, const struct ynode *item, struct wor
 	w->grace = 30 * SIM_SECOND;           /* terminationGracePeriodSeconds' default */
 	w->queue = (int32_t)scenario_queue_index(ld->sc, DEFAULT_QUEUE);
 	w->deadline_kind = DEADLINE_NONE;
+	w->queue_goal = -1;
 	/* The kind first: an inference workload fails on its kind, not on its first key. */
 	const struct ynode *kind = ynode_get(item, "kind");
 	int rc = kind ? workload_kind(ld, kind, w) : GP_OK;

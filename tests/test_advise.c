@@ -170,7 +170,7 @@ Test(advise, bad_input_exits_2_and_writes_nothing)
 Test(advise, placement_relaxes_the_rules_it_blames)
 {
 	char args[256];
-	snprintf(args, sizeof args, "scenarios/placement.yaml --db %s", db);
+	snprintf(args, sizeof args, "scenarios/placement.yaml --goal batch=30m --db %s", db);
 	cr_assert_eq(advise(args), 0, "%s", out);
 	cr_expect(strstr(out, "train without its node_selector"), "%s", out);
 	cr_expect(strstr(out, "batch tolerating dedicated=inference"), "%s", out);

@@ -137,3 +137,38 @@ Test(corpus, every_scenario_names_its_cause_and_advise_meets_the_goal)
 		found += check(&cases[i]);
 	cr_expect_eq(found, n, "cause found in %zu of %zu", found, n);
 }
+
+/* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal
+ * (train its deadlines, eval a queue p95 of 1800 s within batch work's
+ * default 1 h), so the run has no finding and advise keeps the two nodes.
+ * It used to recommend one node, under which eval waits 2 h behind train
+ * (queue p95 9000 s): a workload without a deadline beside ones with a
+ * deadline had no goal at all. */
+Test(corpus, a_healthy_cluster_has_no_finding_and_is_kept_as_it_is)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/healthy.yaml --db %s", db,
+		 db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "the base run has no finding"), "%s", out);
+	cr_expect(strstr(out, "recommendation: keep the scenario as it is (run 1): queue p95 "
+			      "1800 s"),
+		  "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM findings"), 0, "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE run_id = 1 AND "
+				       "scope = 'eval' AND name = 'queue_goal_s'"),
+		     3600, "%s", out);
+	/* The one-node plan it used to recommend misses eval's goal. */
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run tests/fixtures/diagnosis/healthy.yaml --set pools.h100.nodes=1 "
+		 "--db %s --quiet",
+		 db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE run_id = 2 AND "
+				       "scope = 'eval' AND name = 'goal_met'"),
+		     0);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE run_id = 2 AND "
+				       "scope = 'all' AND name = 'goal_met'"),
+		     0);
+}

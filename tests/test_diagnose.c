@@ -106,7 +106,8 @@ Test(diagnose, memory_after_oom_kills_under_time_slicing)
  * 3g.40gb instance, busy). */
 Test(diagnose, a_fixed_mig_layout_is_capacity_for_its_profile_not_fragmentation)
 {
-	run("tests/fixtures/diagnose/mig-layout.yaml", NULL, 0);
+	/* batch's queue p95 is 1 h, its default goal: a goal of 30 m makes it a finding. */
+	run("tests/fixtures/diagnose/mig-layout.yaml", (const char *const[]){"goals.batch=30m"}, 1);
 	EXPECT_FINDING(0, "placement", "batch waits on placement rules", "pool reserved");
 	EXPECT_FINDING(1, "capacity", "nb waits for a 3g.40gb instance of pool mig",
 		       "a MIG layout with more 3g.40gb instances");
@@ -200,7 +201,9 @@ Test(diagnose, a_healthy_run_has_no_finding_and_says_so)
  * "capacity ... a larger pool would", and advise had nothing to search). */
 Test(diagnose, a_short_wait_for_nodes_to_boot_is_provisioning_not_capacity)
 {
-	run("tests/fixtures/diagnose/provisioning-short.yaml", NULL, 0);
+	/* The team wants its jobs started within 2 minutes; queue p95 is 303 s. */
+	run("tests/fixtures/diagnose/provisioning-short.yaml",
+	    (const char *const[]){"goals.batch=2m"}, 1);
 	cr_assert_geq(r.n_findings, 1);
 	cr_expect_eq(r.findings[0].kind, KIND_PROVISIONING, "%s", r.findings[0].text);
 	EXPECT_FINDING(0, "capacity", "pods wait for nodes to be provisioned",
@@ -378,7 +381,8 @@ Test(diagnose, example_sharing_is_an_allocation_lock)
 
 Test(diagnose, example_placement_ranks_the_selector_before_the_taint)
 {
-	run("scenarios/placement.yaml", NULL, 0);
+	/* batch waits 1 h, its default goal: with 30 m it misses it. */
+	run("scenarios/placement.yaml", (const char *const[]){"goals.batch=30m"}, 1);
 	EXPECT_FINDING(0, "placement", "train", "pools h100 and reserved",
 		       "4.0 pod-hours pending (2 pods)", "20.0 idle GPU-hours");
 	EXPECT_FINDING(1, "placement", "batch", "a taint it does not tolerate", "pool reserved",

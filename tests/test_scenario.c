@@ -555,7 +555,7 @@ Test(scenario, top_level_errors)
 		 "did you mean 'pools'?"},
 		{NAME "zzzzzz: 1\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: unknown key 'zzzzzz' in scenario; expected one of name, "
-		 "seed, start, horizon, pools, workloads, queues, scheduler, cohorts, "
+		 "seed, start, horizon, pools, workloads, queues, scheduler, goals, cohorts, "
 		 "resource_flavors, output, cost, experiment, history"},
 		{NAME "gpu_types: [{name: B200}]\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: gpu_types is not supported yet"},
@@ -1343,4 +1343,45 @@ Test(scenario, a_bare_number_is_a_rate_per_second_for_every_rate_key)
 		"workloads: [{name: w, count: 3, arrival: {process: poisson, rate: 2}, duration: 1h}]\n");
 	cr_assert_float_eq(sc->workloads[0].arrival.rate, 2.0, 1e-15);
 	scenario_free(sc);
+}
+
+/* Goals (docs/scenario.md, "Goals"): a workload's own goal, else the
+ * scenario's goals by kind (service and inference: goals.service, 5m by
+ * default; batch work without a deadline: goals.batch, 1h), and none for
+ * batch work with a deadline. */
+Test(scenario, every_workload_has_a_goal_by_kind_unless_it_sets_its_own)
+{
+	static const char *const text =
+		NAME POOL "workloads:\n"
+			  "  - {name: a, arrival: {at: \"00:00\"}, duration: 1h}\n"
+			  "  - {name: b, arrival: {at: \"00:00\"}, duration: 1h, "
+			  "deadline: {within: 3h}}\n"
+			  "  - {name: nb, kind: service, arrival: {at: \"00:00\"}, duration: 8h}\n"
+			  "  - {name: c, arrival: {at: \"00:00\"}, duration: 1h, goal: {queue_p95: "
+			  "10m}}\n";
+	struct scenario *sc = load(text);
+	cr_expect_eq(sc->workloads[0].queue_goal, H);
+	cr_expect_eq(sc->workloads[1].queue_goal, -1, "the deadline is its goal");
+	cr_expect_eq(sc->workloads[2].queue_goal, 5 * 60 * SIM_SECOND);
+	cr_expect_eq(sc->workloads[3].queue_goal, 10 * 60 * SIM_SECOND);
+	scenario_free(sc);
+	const char *sets[] = {"goals={batch: 2h, service: 1m}"};
+	sc = load_with(text, sets, 1);
+	cr_expect_eq(sc->workloads[0].queue_goal, 2 * H);
+	cr_expect_eq(sc->workloads[1].queue_goal, -1);
+	cr_expect_eq(sc->workloads[2].queue_goal, 60 * SIM_SECOND);
+	cr_expect_eq(sc->workloads[3].queue_goal, 10 * 60 * SIM_SECOND, "its own goal wins");
+	scenario_free(sc);
+	fails(NAME POOL "goals: {batch: soon}\n" WL,
+	      "DIR/s.yaml:3:16: error: invalid goals.batch 'soon'; expected a duration like 90s, "
+	      "500ms, 15m, 1h30m or 2d");
+	fails(NAME POOL "goals: {notebook: 5m}\n" WL,
+	      "DIR/s.yaml:3:9: error: unknown key 'notebook' in goals; expected one of batch, "
+	      "service");
+	fails(NAME POOL
+	      "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h, goal: {p95: 5m}}]\n",
+	      "DIR/s.yaml:3:68: error: unknown key 'p95' in goal; expected one of queue_p95");
+	fails(NAME POOL
+	      "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h, goal: 5m}]\n",
+	      "DIR/s.yaml:3:67: error: invalid goal '5m'; expected a map like {queue_p95: 10m}");
 }

@@ -16,22 +16,23 @@
  *     (tolerating the taints of the pools they keep it off included), and
  *     all together;
  *   - every workload with a model: its weights in int8 and in int4;
- *   - when the base misses its goal, queues (p95 over a minute) or the
- *     diagnosis concludes capacity: for the pool of each allocation, memory
- *     or capacity finding (ADVISE_MAX_SIZED of them; with none, the pool that
- *     holds the queued work), the smallest node count that meets the goal of
- *     the finding's workload (of the run for a finding that names none):
- *     every deadline met, else the SLO, else queue p95 within a minute
- *     (search_run over 1 .. 4x its nodes; when even 4x misses, a row for 4x
- *     that says so); with two or more answers, all of them together (each
- *     meets its own workload's goal; the run's may need them all).
- * The goal: every deadline and SLO met, nothing failed, unfinished or
- * OOM-killed, and with no deadline or SLO in the scenario, queue p95 within
- * a minute.  Alternatives that meet it rank first, more hardware after the
+ *   - when the base misses its goal or the diagnosis concludes capacity:
+ *     for the pool of each allocation, memory or capacity finding
+ *     (ADVISE_MAX_SIZED of them; with none, the pool that holds the queued
+ *     work), the smallest node count at which every workload the pool can
+ *     host meets its goal (metric POOL.goal_met), else the one at which the
+ *     finding's workloads (the run, for a finding that names none) meet
+ *     theirs (search_run over 1 .. 4x its nodes; when even 4x misses, a row
+ *     for 4x that says so); with two or more answers, all of them together.
+ * The goal: every workload meets its own (metrics_goals: deadlines, SLO,
+ * queue p95 goal, nothing failed or OOM-killed; metric all.goal_met), so no
+ * alternative that makes one miss is recommended.  Alternatives that meet it
+ * rank first, more hardware after the
  * others, then by cost per verified result (within ADVISE_SAME_COST of the
  * cheapest, the one planned first: a finding's own), then queue p95, then
- * SLO attainment; those that miss it, nearest it first (deadlines met, then
- * SLO attainment, then jobs failed or unfinished, then queue p95), then by
+ * SLO attainment; those that miss it, nearest it first (workloads missing
+ * their goals, deadlines met, SLO attainment, jobs failed or left waiting,
+ * queue p95), then by
  * cost.  The first is the recommendation; when none meets,
  * advise_write says so and names the closest.  The ranking also goes to the
  * advice table (store_write_advice).
@@ -49,12 +50,11 @@
 
 #include <stdio.h>
 
-#define ADVISE_MAX_SETS   FINDING_MAX_SETS
-#define ADVISE_LABEL      600                 /* room for two 253-character names */
-#define ADVISE_SET        1100                /* an override naming a pool and a workload of 253 */
-#define ADVISE_QUEUE_OK_S DIAGNOSE_QUEUE_OK_S /* "no queue to speak of" */
-#define ADVISE_SAME_COST  0.03 /* costs per verified result this close are one price */
-#define ADVISE_MAX_SIZED  4    /* pools whose node count is searched, at most */
+#define ADVISE_MAX_SETS  FINDING_MAX_SETS
+#define ADVISE_LABEL     600  /* room for two 253-character names */
+#define ADVISE_SET       1100 /* an override naming a pool and a workload of 253 */
+#define ADVISE_SAME_COST 0.03 /* costs per verified result this close are one price */
+#define ADVISE_MAX_SIZED 4    /* pools whose node count is searched, at most */
 
 struct advise_spec {
 	const char *scenario;
@@ -68,13 +68,13 @@ struct advise_row {
 	char sets[ADVISE_MAX_SETS][ADVISE_SET]; /* its overrides beyond the spec's */
 	size_t n_sets;
 	int64_t run_id;
-	bool meets;    /* the goal: deadlines and SLOs met (queue p95 within a
-				    * minute when the scenario has neither), nothing failed
-				    * or unfinished */
+	bool meets;    /* every workload met its goal (all.goal_met) */
 	bool hardware; /* more nodes than the scenario has */
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
-	double left; /* jobs failed or unfinished */
-	size_t seq;  /* order run, for ties */
+	double left;   /* jobs failed or still waiting at the end */
+	double missed; /* workloads that missed their goals */
+	double waited; /* the longest wait of a job still waiting at the end, s */
+	size_t seq;    /* order run, for ties */
 };
 
 struct advice {

@@ -31,8 +31,10 @@
  *   5. capacity     an autoscaled service misses its SLO at max_replicas; or,
  *                   only when nothing above explains it, work queues or
  *                   misses its goals on busy GPUs (advise sizes the pool).
- * A run where none of these holds has no finding, and the summary says it
- * is healthy.  Findings rank by step, then by how much they explain.
+ * A finding is kept only where a goal is missed (metrics_goals: the
+ * workload it names or a member, or for a pool alone, a workload that may
+ * use it), so a run in which every workload met its goal has no finding and
+ * the summary says it is healthy.  Findings rank by step, then by how much they explain.
  *
  * The analysis reads only the scenario and the results object (metrics,
  * timeseries windows, pending reasons), so it costs O(windows x scopes +
@@ -48,10 +50,6 @@
 #include "gpuplan/scenario.h"
 
 #include <stdio.h>
-
-/* "No queue to speak of": queue p95 within a minute (the goal when a
- * scenario sets no deadline or SLO; advise.h uses the same). */
-#define DIAGNOSE_QUEUE_OK_S 60.0
 
 /* Thresholds, as fractions. */
 #define DIAGNOSE_IDLE \
@@ -115,16 +113,17 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
  * cordon) keeps them off it: the pools w may grow into. */
 void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
 
+/* Queue q's quota as a --set map ({nvidia.com/gpu: 8, memory: 64GiB}),
+ * with resource res at amount; limit: its borrowing limits instead. */
+void diagnose_quota_map(struct gp_sbuf *b, const struct queue_spec *q, const char *res,
+			double amount, bool limit);
+
 /* The nvidia.com/gpu line of queue q's quota, or NULL. */
 const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q);
 
 /* Adds the ranked findings of a finished run to r (r->findings, owned by r):
  * typed values only, text and evidence NULL until explain_results
  * (explain.h) makes them. */
-/* Whether some workload has a deadline or an SLO: the goal a run is judged
- * by; without one, the goal is queue p95 within DIAGNOSE_QUEUE_OK_S. */
-bool diagnose_has_goal(const struct scenario *sc);
-
 void diagnose_run(const struct scenario *sc, struct results *r);
 
 #endif

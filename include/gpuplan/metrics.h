@@ -21,4 +21,9 @@
  * its end (sim_advance) and not be finished yet. */
 void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r);
 
+/* After the inference figures (sim_finish): whether each workload met its
+ * goal (metrics goal_met and queue_goal_s per workload; goal_met per pool
+ * over the workloads it can host; goal_met and goals_missed for all). */
+void metrics_goals(const struct scenario *sc, struct results *r);
+
 #endif

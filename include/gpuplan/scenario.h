@@ -292,6 +292,10 @@ struct workload_spec {
 	struct dist duration; /* seconds, exclusive-GPU duration */
 	enum deadline_kind deadline_kind;
 	sim_time deadline;              /* DEADLINE_AT: absolute; DEADLINE_WITHIN: after arrival */
+	sim_time queue_goal;            /* goal.queue_p95: the queue p95 its team accepts,
+				    * resolved (given, else the scenario's goals by
+				    * kind); -1: none (batch work with a deadline) */
+	bool queue_goal_given;          /* the workload's own goal: key */
 	double gpu_busy;                /* f in (0, 1], default 1 */
 	double sm_share;                /* s in (0, 1], default 1 */
 	double vram_bytes;              /* per GPU; given, or derived from model and quantization;
@@ -578,6 +582,16 @@ struct cost_spec {
 	enum idle_by idle_by;
 };
 
+/* goals: {batch: 1h, service: 5m}, the queue p95 a workload without a
+ * goal of its own is held to: batch work without a deadline, and interactive
+ * work (kind service, inference: notebooks, servers) that should start soon. */
+#define SCENARIO_GOAL_BATCH   SIM_HOUR
+#define SCENARIO_GOAL_SERVICE (5 * SIM_MINUTE)
+struct goals_spec {
+	sim_time batch;
+	sim_time service;
+};
+
 struct scenario {
 	char *name;
 	char *path;          /* as given */
@@ -597,6 +611,7 @@ struct scenario {
 	struct flavor_spec *flavors; /* resource_flavors, then "default" if a quota: uses it */
 	size_t n_flavors;
 	struct scheduler_spec scheduler;
+	struct goals_spec goals;
 	struct experiment_spec experiment;
 	struct output_spec output;
 	struct cost_spec cost;
