@@ -590,11 +590,13 @@ static void explain_node_group_max(struct ctx *c)
 	char d[32], span[32];
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);
-	gp_sb_printf(&c->ev,
-		     "at max with pods pending %s of %s; queue p95 %.0f s, deadlines met %.1f%%; "
-		     "%lld scale-ups, %.2f node-hours",
-		     d, span, metric(c, "all", "queue_time_p95_s"),
-		     metric(c, "all", "deadline_met_pct"), (long long)g->scale_ups, g->node_hours);
+	gp_sb_printf(&c->ev, "at max with pods pending %s of %s; ", d, span);
+	double p95 = metric(c, "all", "queue_time_p95_s"),
+	       met = metric(c, "all", "deadline_met_pct");
+	if (!isnan(p95))
+		gp_sb_printf(&c->ev, "queue p95 %.0f s, deadlines met %.1f%%; ", p95, met);
+	gp_sb_printf(&c->ev, "%lld scale-ups, %.2f node-hours", (long long)g->scale_ups,
+		     g->node_hours);
 }
 
 static void explain_provisioning(struct ctx *c)

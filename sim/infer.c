@@ -802,6 +802,7 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 		return false;
 	in->pending--;
 	r->life++;
+	s->wait_max = fmax(s->wait_max, sim_seconds(now_of(in) - r->pending_since));
 	gauge(in, -1, s->w, GAUGE_PENDING, -1);
 	struct footprint fp;
 	footprint_compute(s->ws->model, (enum quant)s->ws->quantization,
@@ -838,6 +839,7 @@ static void make_pending(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
 	r->state = RS_PENDING;
+	r->pending_since = now_of(in);
 	r->demand = s->demand_unit * (s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1);
 	in->pending++;
 	gauge(in, -1, s->w, GAUGE_PENDING, 1);

@@ -78,8 +78,9 @@ struct replica {
 	double remaining, rate, u;
 	sim_time iter_start, last;
 	int32_t restarts;
-	bool doomed;          /* starting, it cannot serve: it crashes as start-up ends */
-	sim_time ready_since; /* SIM_NEVER: not serving */
+	bool doomed;            /* starting, it cannot serve: it crashes as start-up ends */
+	sim_time ready_since;   /* SIM_NEVER: not serving */
+	sim_time pending_since; /* when it last began to wait for placement */
 	double busy_us, ready_us;
 	double demand; /* GPUs' worth in the demand gauge */
 };
@@ -105,6 +106,7 @@ struct service {
 	int64_t preemptions;
 	int64_t oom_kills;  /* replicas killed for overflowing VRAM */
 	int64_t evicted;    /* replicas whose node was taken away (spot, scale-down) */
+	double wait_max;    /* s, the longest a replica waited to be placed */
 	int64_t verified;   /* requests within SLO that passed quality */
 	double demand_unit; /* GPUs' worth of one replica before placement */
 	uint64_t quality_seed;

@@ -256,6 +256,13 @@ void infer_results(struct infer *in, struct results *out)
 		write_slo(out, s->ws->name, &s->is->slo);
 		results_add_metric(out, s->ws->name, "replicas_evicted", (double)s->evicted,
 				   "count");
+		double wait = s->wait_max; /* and the replicas still waiting at the end */
+		for (int32_t k = 0; k < s->n_reps; k++) {
+			const struct replica *r = &in->reps[s->first_rep + k];
+			if (r->state == RS_PENDING)
+				wait = fmax(wait, sim_seconds(out->sim_end - r->pending_since));
+		}
+		results_add_metric(out, s->ws->name, "replica_wait_max_s", wait, "s");
 	}
 	struct figures all; /* every service's requests together */
 	figures_init(&all, in, in->svcs, in->n_svcs);

@@ -175,7 +175,8 @@ static void add_waiting_metrics(const struct sim *s, const struct scenario *sc, 
 
 /* Whether workload w met its goal: nothing failed or OOM-killed, every
  * deadline and SLO met, queue p95 within its queue goal and no job still
- * waiting longer than it, and nothing left unfinished in a run that stalled. */
+ * waiting longer than it (an inference service: no replica waiting longer
+ * to be placed), and nothing left unfinished in a run that stalled. */
 static bool workload_goal_met(const struct scenario *sc, struct results *r, size_t w)
 {
 	const struct workload_spec *ws = &sc->workloads[w];
@@ -189,7 +190,8 @@ static bool workload_goal_met(const struct scenario *sc, struct results *r, size
 		 ws->deadline_kind != DEADLINE_NONE) &&
 	       !(results_metric(r, n, "slo_met") < 1) &&
 	       !(results_metric(r, n, "queue_time_p95_s") > goal) &&
-	       !(results_metric(r, n, "wait_so_far_max_s") > goal) && !(stalled && left > 0);
+	       !(results_metric(r, n, "wait_so_far_max_s") > goal) &&
+	       !(results_metric(r, n, "replica_wait_max_s") > goal) && !(stalled && left > 0);
 }
 
 void metrics_goals(const struct scenario *sc, struct results *r)

@@ -152,6 +152,7 @@ const char *const results_metric_names[] = {
 	"queue_time_p50_s",
 	"queue_time_p95_s",
 	"queue_time_p99_s",
+	"replica_wait_max_s",
 	"replicas_evicted",
 	"request_queue_mean_s",
 	"requests_completed",

@@ -298,7 +298,7 @@ Test(scenarios, retiring_finished_jobs_keeps_memory_to_the_jobs_in_flight, .time
 			  m->value);
 		compared++;
 	}
-	cr_expect_eq(compared, 2 * 12); /* scopes all and jobs: 5 waits, 5 counts, 2 others */
+	cr_expect_eq(compared, 2 * 13); /* scopes all and jobs: 5 waits, 6 counts, 2 others */
 	results_free(&kept);
 	scenario_free(kept_sc);
 }
