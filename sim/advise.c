@@ -14,6 +14,7 @@
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
 #include "gpuplan/run.h"
+#include "gpuplan/ytree.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -73,8 +74,53 @@ static void fill_row(struct advise_row *row, const struct results *r)
 	row->cost = results_metric(r, "all", "cost_total");
 	row->cost_per_verified = results_metric(r, "all", "cost_per_verified_result");
 	row->missed = results_metric(r, "all", "goals_missed");
+	row->bill_day = results_metric(r, "all", "cost_per_day");
+	row->per_job = results_metric(r, "all", "cost_per_verified_job");
+	row->per_request = results_metric(r, "all", "cost_per_verified_request");
 	row->left = (failed > 0 ? failed : 0) + (waiting > 0 ? waiting : 0);
 	row->meets = results_metric(r, "all", "goal_met") >= 1;
+}
+
+/* The GPU policies of the openb paper: scheduler plugins (FGD's, the
+ * packing ones), not in a stock kube-scheduler or the device plugin. */
+static const char *const plugin_policies[] = {"fgd", "gpu-packing", "dot-product",
+					      "gpu-clustering"};
+
+/* What the row's overrides need beyond stock components, and what its
+ * narrower weights cost in quality (from the loaded scenario sc). */
+static void mark_row(struct advise_row *row, const struct scenario *sc)
+{
+	row->note[0] = '\0';
+	row->plugin = row->quantized = false;
+	for (size_t i = 0; i < row->n_sets; i++) {
+		const char *x = row->sets[i];
+		for (size_t k = 0; k < sizeof plugin_policies / sizeof *plugin_policies; k++) {
+			char want[64];
+			snprintf(want, sizeof want, "scheduler.gpu_policy=%s", plugin_policies[k]);
+			row->plugin |= !strcmp(x, want);
+		}
+		const char *q = strstr(x, ".quantization=");
+		if (strncmp(x, "workloads.", 10) || !q)
+			continue;
+		row->quantized = true;
+		char name[SCENARIO_MAX_NAME + 1];
+		snprintf(name, sizeof name, "%.*s", (int)(q - x - 10), x + 10);
+		int w = scenario_workload_index(sc, name);
+		size_t n = strlen(row->note);
+		if (w >= 0 && sc->workloads[w].pass_rate < 1)
+			snprintf(row->note + n, sizeof row->note - n,
+				 "%s%s in %s passes verification %.1f%% of the time", n ? "; " : "",
+				 name, q + 14, 100 * sc->workloads[w].pass_rate);
+		else if (w >= 0)
+			snprintf(
+				row->note + n, sizeof row->note - n,
+				"%s%s's quality in %s is not in the scenario (quality: {pass_rate: "
+				"...}): measure it before relying on it",
+				n ? "; " : "", name, q + 14);
+	}
+	size_t n = strlen(row->label);
+	if (row->plugin && !strstr(row->label, "(needs a scheduler plugin)"))
+		snprintf(row->label + n, sizeof row->label - n, " (needs a scheduler plugin)");
 }
 
 /* Runs the spec's scenario with the row's overrides and writes it to st.
@@ -96,8 +142,10 @@ static int run_row(const struct advise_spec *sp, struct store *st, struct advise
 		rc = run_simulate(sc, &r, err);
 	if (!rc)
 		rc = store_write_run(st, sc, &r, &row->run_id, err);
-	if (!rc)
+	if (!rc) {
 		fill_row(row, &r);
+		mark_row(row, sc);
+	}
 	if (!rc && keep_sc) {
 		*keep_sc = sc;
 		*keep_r = r;
@@ -325,12 +373,70 @@ static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t 
 	    ws->name, list);
 }
 
+/* Whether pool p's GPUs hold a pod of w: its resource and VRAM per GPU. */
+static bool fits(const struct pool_spec *p, const struct workload_spec *w)
+{
+	return hosts(p, w) && !(w->vram_bytes > p->gpu->memory_bytes);
+}
+
+/* A node_selector value that no pool carries (a typo, another GPU's product)
+ * corrected to the closest value of its key on a pool whose GPUs hold the
+ * pod, VRAM included; with that pool's taints tolerated.  What people do,
+ * where dropping the selector would let the pod land on GPUs too small. */
+static void plan_selector_fix(struct plan *pl, const struct scenario *sc, size_t w)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	const char **values = gp_xcalloc(sc->n_pools + 1, sizeof *values);
+	size_t *pools = gp_xcalloc(sc->n_pools + 1, sizeof *pools);
+	for (size_t i = 0; i < ws->n_node_selector; i++) {
+		const struct kv *sel = &ws->node_selector[i];
+		size_t k = 0;
+		bool found = false;
+		for (size_t p = 0; p < sc->n_pools; p++) {
+			const char *v = scenario_pool_label(&sc->pools[p], sel->key);
+			found |= v && !strcmp(v, sel->value);
+			if (v && fits(&sc->pools[p], ws))
+				values[k] = v, pools[k++] = p;
+		}
+		const char *near = found || !k ? NULL : ytree_closest(sel->value, values, k);
+		if (!near && !found && k)
+			near = values[0];
+		if (!near)
+			continue;
+		size_t at = 0;
+		while (strcmp(values[at], near))
+			at++;
+		struct gp_sbuf map = {0};
+		gp_sb_printf(&map, "{");
+		for (size_t j = 0; j < ws->n_node_selector; j++)
+			gp_sb_printf(&map, "%s\"%s\": \"%s\"", j ? ", " : "",
+				     ws->node_selector[j].key,
+				     j == i ? near : ws->node_selector[j].value);
+		gp_sb_printf(&map, "}");
+		struct advise_row *a =
+			plan_add(pl, "%s with node_selector %s=%s", ws->name, sel->key, near);
+		set(a, "workloads.%s.node_selector=%s", ws->name, map.s);
+		free(map.s);
+		bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
+		hidden[pools[at]] = true;
+		struct plan tol = {0};
+		plan_tolerations(&tol, sc, w, hidden);
+		if (a && tol.n)
+			set(a, "%s", tol.alts[0].sets[0]);
+		free(tol.alts);
+		free(hidden);
+	}
+	free(values);
+	free(pools);
+}
+
 /* The rules a placement finding blames, one relaxed at a time, then all of
  * them together when there are several (whether or not the finding planned
  * some of them already). */
 static void plan_rules(struct plan *pl, const struct scenario *sc, size_t w)
 {
 	const struct workload_spec *ws = &sc->workloads[w];
+	plan_selector_fix(pl, sc, w);
 	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
 	diagnose_hidden_pools(sc, w, hidden);
 	struct plan one = {0};
@@ -687,6 +793,7 @@ static bool collide(const struct advise_row *a, const struct advise_row *b)
  * idle GPUs) may each fall short and meet the goal together.
  */
 #define ADVISE_COMBINED 3
+#define ADVISE_WIDTH    100 /* the widest alternative column; longer labels are cut */
 
 static int run_combined(const struct advise_spec *sp, struct store *st, struct plan *pl,
 			struct gp_err *err)
@@ -745,14 +852,29 @@ static bool needs_sizing(const struct advise_row *base, const struct results *r)
 
 /* --- ranking and output ---------------------------------------------------- */
 
+/* Bills per day this close are one price (a fixed cluster bills the same
+ * per day whichever option runs on it). */
+static int cmp_bill(double a, double b)
+{
+	if (!isnan(a) && !isnan(b) && fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)))
+		return 0;
+	return cmp_nan_last(a, b);
+}
+
 static int by_advice(const void *a, const void *b)
 {
 	const struct advise_row *x = a, *y = b;
 	if (x->meets != y->meets)
 		return x->meets ? -1 : 1;
 	if (x->meets && x->hardware != y->hardware)
-		return x->hardware ? 1 : -1;   /* more hardware only when nothing cheaper meets */
+		return x->hardware ? 1 : -1; /* more hardware only when nothing cheaper meets */
+	if (x->meets && x->quantized != y->quantized)
+		return x->quantized ? 1 : -1; /* full precision first */
+	if (x->meets && x->plugin != y->plugin)
+		return x->plugin ? 1 : -1;     /* stock components first */
 	int c = x->meets ? 0 : goal_cmp(x, y); /* the closest, when none meets */
+	if (!c)
+		c = cmp_bill(x->bill_day, y->bill_day);
 	if (!c)
 		c = cmp_nan_last(x->cost_per_verified, y->cost_per_verified);
 	if (!c)
@@ -771,8 +893,9 @@ static void copy_findings(struct advice *out, const struct results *r)
 }
 
 /* Costs within ADVISE_SAME_COST of the cheapest are the same price: among
- * the rows that meet the goal that cheaply (and need no more hardware than
- * the first), the one planned first wins, which puts the findings' own
+ * the rows that meet the goal that cheaply (bill per day and per verified
+ * result; as much hardware, precision and stock components as the first),
+ * the one planned first wins, which puts the findings' own
  * alternatives ahead of generic ones (a KV-starved server's memory_fraction
  * before int8 weights that are 2% cheaper).  Moves it to the front. */
 static void prefer_named(struct advise_row *rows, size_t n)
@@ -780,12 +903,16 @@ static void prefer_named(struct advise_row *rows, size_t n)
 	if (!n || !rows[0].meets)
 		return;
 	size_t best = 0;
-	double c0 = rows[0].cost_per_verified;
+	double c0 = rows[0].cost_per_verified, b0 = rows[0].bill_day;
 	for (size_t i = 1; i < n; i++) {
 		const struct advise_row *r = &rows[i];
 		double c = r->cost_per_verified;
-		bool same = isnan(c0) ? isnan(c) : c <= c0 * (1 + ADVISE_SAME_COST);
-		if (r->meets && r->hardware == rows[0].hardware && same && r->seq < rows[best].seq)
+		bool same = (isnan(c0) ? isnan(c) : c <= c0 * (1 + ADVISE_SAME_COST)) &&
+			    (isnan(b0) ? isnan(r->bill_day)
+				       : r->bill_day <= b0 * (1 + ADVISE_SAME_COST));
+		if (r->meets && r->hardware == rows[0].hardware &&
+		    r->quantized == rows[0].quantized && r->plugin == rows[0].plugin && same &&
+		    r->seq < rows[best].seq)
 			best = i;
 	}
 	struct advise_row keep = rows[best];
@@ -846,6 +973,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		const struct price *x = &sc->pools[p].price;
 		out->prices |= x->gpu_hour > 0 || x->cpu_hour > 0 || x->gib_hour > 0;
 	}
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		out->deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
 	struct plan more = plan_alternatives(sc, &r);
 	for (size_t i = 0; i < more.n && !rc; i++) {
 		struct advise_row *a = plan_add(&pl, "%s", more.alts[i].label);
@@ -940,6 +1069,20 @@ static void fit_label(const char *label, char *out, size_t len)
 	free(t);
 }
 
+/* The queue-p95-s cell: "never" when no job started and some wait, ">=N"
+ * when a job still waiting has waited N s, longer than the p95 of those that
+ * started; else the p95. */
+static const char *queue_cell(const struct advise_row *r, char *buf, size_t len)
+{
+	if (isnan(r->queue_p95) && r->left > 0)
+		snprintf(buf, len, "never");
+	else if (r->waited > 0 && !(r->waited <= r->queue_p95))
+		snprintf(buf, len, ">=%.0f", r->waited);
+	else
+		num(buf, len, r->queue_p95, 0);
+	return buf;
+}
+
 /* How long work waited on row r: its queue p95, or for a run without batch
  * work (no queue figure) its SLO attainment. */
 static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
@@ -947,6 +1090,8 @@ static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
 	char n[32];
 	if (isnan(r->queue_p95) && !isnan(r->slo_pct))
 		snprintf(buf, len, "SLO attainment %s%%", num(n, sizeof n, r->slo_pct, 1));
+	else if (isnan(r->queue_p95) && r->left > 0)
+		snprintf(buf, len, "%.0f jobs never started", r->left);
 	else
 		snprintf(buf, len, "queue p95 %s s", num(n, sizeof n, r->queue_p95, 0));
 	return buf;
@@ -968,28 +1113,42 @@ void advise_write(FILE *out, const struct advice *a)
 		fprintf(out, "%2d. [%s] %s\n", (int)a->findings[i].rank,
 			finding_step_name((enum finding_step)a->findings[i].step),
 			a->findings[i].text);
-	fprintf(out, "\n%4s  %-58s %6s %5s %11s %11s %9s %6s %10s %10s\n", "rank", "alternative",
-		"run", "meets", "peak-demand", "queue-p95-s", "deadline%", "slo%", "cost",
-		"$/verified");
+	int width = (int)strlen("alternative");
+	for (size_t i = 0; i < a->n; i++)
+		width = (int)fmax(width, fmin(ADVISE_WIDTH, (double)strlen(a->rows[i].label)));
+	fprintf(out, "\n%4s  %-*s %6s %5s %11s %11s %9s %6s %10s %10s %10s\n", "rank", width,
+		"alternative", "run", "meets", "peak-demand", "queue-p95-s", "deadline%", "slo%",
+		"bill/day", "$/job", "$/request");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
-		char b[6][32], label[59];
+		char b[7][32], label[ADVISE_WIDTH + 1];
 		fit_label(r->label, label, sizeof label);
-		fprintf(out, "%4zu  %-58s %6lld %5s %11s %11s %9s %6s %10s %10s\n", i + 1, label,
-			(long long)r->run_id, r->meets ? "yes" : "no",
-			num(b[0], 32, r->peak_demand, 0), num(b[1], 32, r->queue_p95, 0),
-			num(b[2], 32, r->deadline_pct, 1), num(b[3], 32, r->slo_pct, 1),
-			a->prices ? num(b[4], 32, r->cost, 2) : "-",
-			a->prices ? report_money(r->cost_per_verified, b[5], 32) : "-");
+		fprintf(out, "%4zu  %-*s %6lld %5s %11s %11s %9s %6s %10s %10s %10s\n", i + 1,
+			width, label, (long long)r->run_id, r->meets ? "yes" : "no",
+			num(b[0], 32, r->peak_demand, 0), queue_cell(r, b[1], 32),
+			a->deadlines ? num(b[2], 32, r->deadline_pct, 1) : "-",
+			num(b[3], 32, r->slo_pct, 1),
+			a->prices ? report_money(r->bill_day, b[4], 32) : "-",
+			a->prices ? report_money(r->per_job, b[5], 32) : "-",
+			a->prices ? report_money(r->per_request, b[6], 32) : "-");
 	}
+	int notes = 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->rows[i].note[0])
+			fprintf(out, "%squality of %s: %s\n", notes++ ? "" : "\n", a->rows[i].label,
+				a->rows[i].note);
 	fprintf(out,
 		"\nmeets = every workload meets its goal: its deadlines and SLO, its queue p95 "
 		"goal (by default 1h for batch work without a deadline, 5m for services), no job "
-		"failed, OOM-killed or left waiting past it; ranked by "
-		"meets, then more hardware last, then $/verified (cost per verified result; "
-		"within 3%% of the cheapest, a finding's own alternative first), then queue p95; "
-		"rows that miss nearest first (workloads missing their goals, deadline%%, slo%%, "
-		"jobs left undone, queue p95).\n");
+		"failed, OOM-killed or left waiting past it (queue-p95-s: never = jobs that never "
+		"started, >=N = a job still waiting after N s); ranked by meets, then more "
+		"hardware last, then narrower weights last, then components beyond stock "
+		"kube-scheduler, Kueue, the Cluster Autoscaler and the device plugin last, then "
+		"bill/day (the bill over its span, per day: every option billed over the same "
+		"period), then cost per verified result ($/job for batch jobs, $/request for "
+		"inference requests; within 3%% of the cheapest, a finding's own alternative "
+		"first), then queue p95; rows that miss nearest first (workloads missing their "
+		"goals, deadline%%, slo%%, jobs left undone, queue p95).\n");
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);
@@ -1016,6 +1175,8 @@ void advise_write(FILE *out, const struct advice *a)
 	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);
 	write_sets(out, best);
 	fprintf(out, "; %s", wait_text(best, q, sizeof q));
+	if (best->note[0])
+		fprintf(out, "; quality: %s", best->note);
 	fprintf(out, ", %s per verified result", money(c, 32, best->cost_per_verified, a->prices));
 	if (base)
 		fprintf(out, " (base: %s, %s)", wait_text(base, q, sizeof q),

@@ -218,6 +218,31 @@ void metrics_goals(const struct scenario *sc, struct results *r)
 	free(met);
 }
 
+void metrics_bill(const struct scenario *sc, struct results *r)
+{
+	double bill = results_metric(r, "all", "cost_total");
+	sim_time span = sc->horizon > 0 ? sc->horizon : r->sim_end;
+	if (isnan(bill) || span <= 0)
+		return; /* the inflation protocol has no time, so no bill */
+	results_add_metric(r, "all", "cost_per_day", bill / (sim_seconds(span) / 86400.0), "usd");
+	double cost[2] = {0, 0}, verified[2] = {0, 0};
+	bool any[2] = {false, false};
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const char *n = sc->workloads[w].name;
+		int k = sc->workloads[w].inference != NULL;
+		double c = results_metric(r, n, "cost_total") + results_metric(r, n, "cost_idle");
+		double v = results_metric(r, n, "verified_results");
+		any[k] = true;
+		cost[k] += isnan(c) ? 0 : c;
+		verified[k] += isnan(v) ? 0 : v;
+	}
+	static const char *const names[] = {"cost_per_verified_job", "cost_per_verified_request"};
+	for (int k = 0; k < 2; k++)
+		if (any[k])
+			results_add_metric(r, "all", names[k],
+					   verified[k] > 0 ? cost[k] / verified[k] : NAN, "usd");
+}
+
 void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r)
 {
 	const struct collect *c = sim_collect(s);

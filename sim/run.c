@@ -47,7 +47,8 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 	}
 	metrics_reduce(s, sc, out);
 	sim_finish(s, out);
-	metrics_goals(sc, out);   /* after the inference figures sim_finish adds */
+	metrics_goals(sc, out); /* after the inference figures sim_finish adds */
+	metrics_bill(sc, out);
 	diagnose_run(sc, out);    /* reads only the results */
 	explain_results(sc, out); /* the findings' sentences, for the store and reports */
 	out->wall_seconds = wall_now() - t0;

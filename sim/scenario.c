@@ -809,6 +809,16 @@ struct sharing_ask scenario_ask(const struct workload_spec *w)
 	return (struct sharing_ask){w->request, w->gpus, w->milli, w->mig_profile, w->vram_bytes};
 }
 
+const char *scenario_pool_label(const struct pool_spec *p, const char *key)
+{
+	for (size_t i = 0; i < p->n_labels; i++)
+		if (!strcmp(p->labels[i].key, key))
+			return p->labels[i].value;
+	if (!strcmp(key, "nvidia.com/gpu.product") && p->gpu && p->gpu->product)
+		return p->gpu->product;
+	return NULL;
+}
+
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w)
 {
 	struct sharing_ask a = scenario_ask(w);

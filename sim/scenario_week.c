@@ -292,6 +292,42 @@ static void check_cut(const struct scenario *sc, const struct workload_spec *w,
 	     w->name, hz, cut);
 }
 
+/* A node_selector value that no pool's nodes carry: its pods can never be
+ * placed (a typo, or a product of another GPU); names the closest value of
+ * the key the pools have. */
+static void check_selector(const struct scenario *sc, const struct workload_spec *w,
+			   struct scenario_warning **out, size_t *n)
+{
+	const char **values = gp_xcalloc(sc->n_pools + 1, sizeof *values);
+	for (size_t i = 0; i < w->n_node_selector; i++) {
+		const struct kv *s = &w->node_selector[i];
+		size_t k = 0;
+		bool found = false;
+		for (size_t p = 0; p < sc->n_pools && !found; p++) {
+			const char *v = scenario_pool_label(&sc->pools[p], s->key);
+			found = v && !strcmp(v, s->value);
+			if (v)
+				values[k++] = v;
+		}
+		if (found)
+			continue;
+		const char *near = k ? ytree_closest(s->value, values, k) : NULL;
+		if (!near && k)
+			near = values[0];
+		if (near)
+			warn(out, n, w->loc,
+			     "workload %s: node_selector %s=%s matches no node, so its pods never "
+			     "start; the closest value of %s on a pool is %s",
+			     w->name, s->key, s->value, s->key, near);
+		else
+			warn(out, n, w->loc,
+			     "workload %s: node_selector %s=%s matches no node: no pool has the "
+			     "label %s",
+			     w->name, s->key, s->value, s->key);
+	}
+	free(values);
+}
+
 void scenario_warnings(const struct scenario *sc, struct scenario_warning **out, size_t *n)
 {
 	*out = NULL;
@@ -299,5 +335,6 @@ void scenario_warnings(const struct scenario *sc, struct scenario_warning **out,
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		check_squeeze(sc, i, out, n);
 		check_cut(sc, &sc->workloads[i], out, n);
+		check_selector(sc, &sc->workloads[i], out, n);
 	}
 }

@@ -71,10 +71,17 @@ struct advise_row {
 	bool meets;    /* every workload met its goal (all.goal_met) */
 	bool hardware; /* more nodes than the scenario has */
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
-	double left;   /* jobs failed or still waiting at the end */
-	double missed; /* workloads that missed their goals */
-	double waited; /* the longest wait of a job still waiting at the end, s */
-	size_t seq;    /* order run, for ties */
+	double left;                 /* jobs failed or still waiting at the end */
+	double missed;               /* workloads that missed their goals */
+	double bill_day;             /* cost_per_day: the bill over a day of its span */
+	double per_job, per_request; /* cost per verified batch job, inference request */
+	bool quantized;              /* narrower weights than the scenario's */
+	bool plugin;                 /* needs a component beyond stock kube-scheduler,
+				      * Kueue, the Cluster Autoscaler and the NVIDIA
+				      * device plugin (a GPU policy's scheduler plugin) */
+	char note[256];              /* what it costs in quality, or "" */
+	double waited;               /* the longest wait of a job still waiting at the end, s */
+	size_t seq;                  /* order run, for ties */
 };
 
 struct advice {
@@ -82,8 +89,9 @@ struct advice {
 	size_t n;
 	struct finding *findings; /* the base run's, owned */
 	size_t n_findings;
-	char db[512]; /* where the runs went, for messages */
-	bool prices;  /* some pool has a price: costs are shown */
+	char db[512];   /* where the runs went, for messages */
+	bool prices;    /* some pool has a price: costs are shown */
+	bool deadlines; /* some workload has a deadline: deadline% is shown */
 };
 
 /* Called after each run (progress). */

@@ -26,4 +26,11 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
  * over the workloads it can host; goal_met and goals_missed for all). */
 void metrics_goals(const struct scenario *sc, struct results *r);
 
+/* After the costs: the bill per day over the bill's span (the horizon, else
+ * the run's end: cost_per_day), and what a verified result costs by kind,
+ * each workload's allocations and share of idle over its verified results
+ * (cost_per_verified_job: batch and service jobs; ..._request: inference
+ * requests). */
+void metrics_bill(const struct scenario *sc, struct results *r);
+
 #endif

@@ -733,13 +733,17 @@ void scenario_pool_free(struct pool_spec *p);
  * is not isolated); and how many GPUs' worth one pod is allocated there, 0
  * when p can never host it. */
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
+/* The value of label key on every node of pool p: its own labels, or the
+ * implicit nvidia.com/gpu.product of its GPU; NULL when absent. */
+const char *scenario_pool_label(const struct pool_spec *p, const char *key);
 double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
 double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w);
 
 /* What `check` warns of (docs/scenario.md, "The week"): a counted stream
  * whose count / rate fills under a quarter of its horizon (or of the other
  * workloads' arrivals), and a horizon that ends before a workload with
- * deadlines can finish its last arrivals.  *out (n of them) is the caller's
+ * deadlines can finish its last arrivals; a node_selector value no pool has
+ * (naming the closest value the pools have).  *out (n of them) is the caller's
  * to free; none: NULL. */
 struct scenario_warning {
 	struct srcloc loc;
