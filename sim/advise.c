@@ -10,6 +10,7 @@
 #include "gpuplan/placement.h"
 
 #include "gpuplan/diagnose.h"
+#include "gpuplan/infer.h"
 #include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
@@ -318,6 +319,56 @@ static void plan_quantization(struct plan *pl, const struct scenario *sc, const 
 	}
 }
 
+/* An inference service that missed its goal: max_batch raised to the
+ * sequences its KV cache holds (vLLM's max_num_seqs; capped at
+ * ADVISE_MAX_BATCH), with max_batched_tokens to match; and a low
+ * memory_fraction raised together with int8 weights (vLLM's
+ * gpu_memory_utilization and a quantized checkpoint). */
+#define ADVISE_MAX_BATCH  1024
+#define ADVISE_MAX_TOKENS 8192
+
+static void plan_inference(struct plan *pl, const struct scenario *sc, const struct results *r)
+{
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		const struct inference_spec *is = ws->inference;
+		if (!is || !(results_metric(r, ws->name, "goal_met") < 1))
+			continue;
+		int64_t seqs = 256;
+		for (size_t p = 0; ws->model && p < sc->n_pools; p++) {
+			if (!hosts(&sc->pools[p], ws))
+				continue;
+			/* Without memory_fraction the server is sized for its batch:
+			 * what the GPU allows is vLLM's default utilization, 0.9. */
+			double mem = is->memory_fraction > 0
+					     ? infer_server_memory(&sc->pools[p], ws)
+					     : 0.9 * sc->pools[p].gpu->memory_bytes;
+			struct footprint fp;
+			footprint_compute(ws->model, (enum quant)ws->quantization,
+					  (enum quant)is->kv_cache, is->tensor_parallel, mem, &fp);
+			seqs = footprint_max_sequences(&fp, is->context);
+			break;
+		}
+		seqs = seqs > ADVISE_MAX_BATCH ? ADVISE_MAX_BATCH : seqs;
+		if (seqs > is->max_batch) {
+			struct advise_row *a =
+				plan_add(pl, "max_batch %lld for %s", (long long)seqs, ws->name);
+			set(a, "workloads.%s.max_batch=%lld", ws->name, (long long)seqs);
+			if (is->max_batched_tokens < ADVISE_MAX_TOKENS)
+				set(a, "workloads.%s.max_batched_tokens=%d", ws->name,
+				    ADVISE_MAX_TOKENS);
+		}
+		if (ws->model && is->memory_fraction > 0 && is->memory_fraction < 0.9 &&
+		    footprint_quant_weight_bytes(QUANT_INT8) <
+			    footprint_quant_weight_bytes((enum quant)ws->quantization)) {
+			struct advise_row *a = plan_add(
+				pl, "memory_fraction 0.9 with int8 weights for %s", ws->name);
+			set(a, "workloads.%s.memory_fraction=0.9", ws->name);
+			set(a, "workloads.%s.quantization=int8", ws->name);
+		}
+	}
+}
+
 static const char *effect_name(int effect)
 {
 	static const char *const names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
@@ -478,6 +529,7 @@ static void plan_fixes(struct plan *pl, const struct results *r)
 static struct plan plan_alternatives(const struct scenario *sc, const struct results *r)
 {
 	struct plan pl = {0};
+	plan_inference(&pl, sc, r); /* a server's own settings before more of it */
 	plan_fixes(&pl, r);
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];

@@ -22,6 +22,7 @@
 #include "gpuplan/gpupolicy.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
+#include "gpuplan/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -698,9 +699,10 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 	fd->fig.tokenizer = (struct finding_tokenizer){
 		.rate = rate, .busy = busy, .replicas = replicas, .workers = workers, .need = need};
 	fd->figure = busy;
-	long long us = (long long)llround(tok * 1e6);
+	char t[32]; /* the duration as the scenario writes it: 80ms */
+	units_format_duration((sim_time)llround(tok * (double)SIM_SECOND), t, sizeof t);
 	fix_set(fix(fd, "%d tokenizer workers for %s", (int)need, ws->name),
-		"workloads.%s.tokenize={time: %lldus, workers: %d}", ws->name, us, (int)need);
+		"workloads.%s.tokenize={time: %s, workers: %d}", ws->name, t, (int)need);
 }
 
 /* Batch jobs start at once yet miss deadlines, with their GPUs mostly idle:

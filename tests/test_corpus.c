@@ -82,6 +82,9 @@ static const struct case_ cases[] = {
 	 "application",
 	 {"bound by tokenization", "tokenizer workers"},
 	 "tokenizer workers for chat"},
+	/* max_batch 4 (vLLM's max_num_seqs) on a GPU whose KV cache holds 687
+	 * sequences: the server's setting first, not a second replica. */
+	{"max-batch", "capacity", {"chat's 1 replica is saturated"}, "max_batch 687 for chat"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
 	{"capacity",
 	 "capacity",
@@ -175,4 +178,48 @@ Test(corpus, a_healthy_cluster_has_no_finding_and_is_kept_as_it_is)
 	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE run_id = 2 AND "
 				       "scope = 'all' AND name = 'goal_met'"),
 		     0);
+}
+
+/* tests/fixtures/diagnosis/selector-typo.yaml: `check` warns that the
+ * selector matches no node and names the product label that exists; advise
+ * corrects the value (its nodes' 40 GiB GPUs hold the 28 GiB pods) rather
+ * than dropping the selector, which lets pods onto the 24 GiB L4s. */
+Test(corpus, a_selector_typo_is_corrected_to_the_label_that_exists)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan check tests/fixtures/diagnosis/selector-typo.yaml");
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out,
+			 "warning: workload train: node_selector "
+			 "nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB matches no node, so its "
+			 "pods never start; the closest value of nvidia.com/gpu.product on a "
+			 "pool is NVIDIA-A100-SXM4-40GB"),
+		  "%s", out);
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/selector-typo.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "--set 'workloads.train.node_selector={\"nvidia.com/gpu.product\": "
+			      "\"NVIDIA-A100-SXM4-40GB\"}'"),
+		  "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT meets FROM advice WHERE alternative = 'train "
+				       "without its node_selector'"),
+		     0, "dropping it lets pods onto GPUs too small: %s", out);
+}
+
+/* tests/fixtures/diagnosis/fragmentation.yaml: best-fit (the stock device
+ * plugin's placement), FGD and gpu-packing all meet the goal on the same
+ * bill; the two that need a scheduler plugin say so and rank after it. */
+Test(corpus, options_that_need_a_scheduler_plugin_rank_after_stock_ones)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/fragmentation.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "   1  gpu_policy best-fit "), "%s", out);
+	cr_expect(strstr(out, "   2  gpu_policy fgd (needs a scheduler plugin) "), "%s", out);
+	cr_expect(strstr(out, "   3  gpu_policy gpu-packing (needs a scheduler plugin) "), "%s",
+		  out);
+	cr_expect(strstr(out, "quality of") == NULL, "no weights change here: %s", out);
 }
