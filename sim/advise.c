@@ -369,6 +369,68 @@ static void plan_inference(struct plan *pl, const struct scenario *sc, const str
 	}
 }
 
+/* The pool's windows as a --set list, window k from `from` to `to`. */
+static void windows_text(struct gp_sbuf *b, const struct pool_spec *p, size_t k, int32_t from,
+			 int32_t to)
+{
+	static const char *const days[] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
+	gp_sb_printf(b, "[");
+	for (size_t i = 0; i < p->n_windows; i++) {
+		const struct window *w = &p->windows[i];
+		int32_t f = i == k ? from : w->from, t = i == k ? to : w->to;
+		gp_sb_printf(b, "%s{from: \"%02d:%02d\", to: \"%02d:%02d\"", i ? ", " : "",
+			     (int)(f / 3600), (int)(f / 60 % 60), (int)(t / 3600),
+			     (int)(t / 60 % 60));
+		if (w->days != WINDOW_EVERY_DAY) {
+			gp_sb_printf(b, ", days: [");
+			for (int d = 0, n = 0; d < 7; d++)
+				if (w->days & 1u << d)
+					gp_sb_printf(b, "%s%s", n++ ? ", " : "", days[d]);
+			gp_sb_printf(b, "]");
+		}
+		gp_sb_printf(b, "}");
+	}
+	gp_sb_printf(b, "]");
+}
+
+/* A pool with windows that a workload missing its goal may use: each window
+ * widened (1 h and 2 h later to close, 1 h earlier to open) and shifted 1 h
+ * later, as long as it stays shorter than a day.  What people do when a
+ * batch window is too short, before buying a node. */
+static void plan_windows(struct plan *pl, const struct scenario *sc, const struct results *r)
+{
+	static const struct {
+		int32_t open, close; /* seconds added to from and to */
+		const char *how;
+	} moves[] = {{0, 3600, "closing 1h later"},
+		     {0, 7200, "closing 2h later"},
+		     {-3600, 0, "opening 1h earlier"},
+		     {3600, 3600, "shifted 1h later"}};
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct pool_spec *ps = &sc->pools[p];
+		if (!ps->n_windows || !(results_metric(r, ps->name, "goal_met") < 1))
+			continue;
+		for (size_t k = 0; k < ps->n_windows && k < 2; k++) {
+			const struct window *w = &ps->windows[k];
+			int32_t len = (w->to - w->from + 86400) % 86400;
+			for (size_t m = 0; m < sizeof moves / sizeof *moves; m++) {
+				if (len + moves[m].close - moves[m].open >= 86400)
+					continue;
+				int32_t from = (w->from + moves[m].open + 86400) % 86400;
+				int32_t to = (w->to + moves[m].close + 86400) % 86400;
+				struct gp_sbuf b = {0};
+				windows_text(&b, ps, k, from, to);
+				set(plan_add(pl, "window %02d:%02d-%02d:%02d of %s %s",
+					     (int)(w->from / 3600), (int)(w->from / 60 % 60),
+					     (int)(w->to / 3600), (int)(w->to / 60 % 60), ps->name,
+					     moves[m].how),
+				    "pools.%s.windows=%s", ps->name, b.s);
+				free(b.s);
+			}
+		}
+	}
+}
+
 static const char *effect_name(int effect)
 {
 	static const char *const names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
@@ -541,6 +603,7 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
 		if (w >= 0 && fd->step == FINDING_PLACEMENT)
 			plan_rules(&pl, sc, (size_t)w);
 	}
+	plan_windows(&pl, sc, r);
 	plan_quantization(&pl, sc, r);
 	return pl;
 }

@@ -899,12 +899,18 @@ static void admission_finding(struct view *v, size_t w)
 	if (!e)
 		return;
 	double more = ceil(idle - 1e-9);
-	struct gp_sbuf map = {0};
-	diagnose_quota_map(&map, q, "nvidia.com/gpu", e->nominal + more, false);
-	fix_set(fix(fd, "quota of %s at %g GPUs", q->name, e->nominal + more), "queues.%s.quota=%s",
-		q->name, map.s);
-	free(map.s);
-	if (!isinf(e->borrowing_limit)) {
+	/* In a cohort, borrowing what others leave unused before owning more. */
+	for (int pass = q->cohort ? 0 : 1; pass < 2; pass++) {
+		if (pass == 1) {
+			struct gp_sbuf map = {0};
+			diagnose_quota_map(&map, q, "nvidia.com/gpu", e->nominal + more, false);
+			fix_set(fix(fd, "quota of %s at %g GPUs", q->name, e->nominal + more),
+				"queues.%s.quota=%s", q->name, map.s);
+			free(map.s);
+			continue;
+		}
+		if (isinf(e->borrowing_limit))
+			continue;
 		struct gp_sbuf lim = {0};
 		diagnose_quota_map(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
 		fix_set(fix(fd, "borrowing limit of %s at %g GPUs", q->name,

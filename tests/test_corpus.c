@@ -85,6 +85,11 @@ static const struct case_ cases[] = {
 	/* max_batch 4 (vLLM's max_num_seqs) on a GPU whose KV cache holds 687
 	 * sequences: the server's setting first, not a second replica. */
 	{"max-batch", "capacity", {"chat's 1 replica is saturated"}, "max_batch 687 for chat"},
+	/* The capacity finding says a wider window would: advise widens it. */
+	{"window",
+	 "capacity",
+	 {"frames waits for GPUs of pool render", "a wider window would"},
+	 "window 20:00-02:00 of render closing 2h later"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
 	{"capacity",
 	 "capacity",

@@ -170,7 +170,7 @@ Test(diagnose, application_when_the_tokenizer_is_saturated)
 		"3 tokenizer workers a replica would");
 	/* 15/s x 100 ms = 1.5 workers' worth; at 70% busy each: ceil(1.5 / 0.7) = 3. */
 	cr_expect_str_eq(r.findings[0].fixes[0].sets[0],
-			 "workloads.chat.tokenize={time: 100000us, workers: 3}");
+			 "workloads.chat.tokenize={time: 0.1s, workers: 3}");
 	cr_expect_lt(results_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
 	cr_expect_eq(r.n_findings, 1);
 }
