@@ -62,7 +62,7 @@ void imp_warn(struct imp *im, const char *fmt, ...)
 
 static bool same_request(const struct imp_pod *a, const struct imp_pod *b)
 {
-	if (a->gpus != b->gpus || (a->mig == NULL) != (b->mig == NULL) ||
+	if (a->gpus != b->gpus || a->shared != b->shared || (a->mig == NULL) != (b->mig == NULL) ||
 	    (a->mig && strcmp(a->mig, b->mig)) || a->cpu != b->cpu || a->memory != b->memory ||
 	    a->priority != b->priority || a->never != b->never || a->grace != b->grace ||
 	    (a->queue == NULL) != (b->queue == NULL) || (a->queue && strcmp(a->queue, b->queue)) ||
@@ -165,7 +165,8 @@ static bool offered(const struct imp *im, const struct imp_pod *p)
 			if (p->mig ? !strcmp(s->mig[m].profile->name, p->mig)
 				   : p->gpus == 1 && s->product && strstr(s->product, "-MIG-"))
 				return true;
-		if (!p->mig && s->gpu && s->sharing != IMP_MIG && s->gpus >= p->gpus)
+		if (!p->mig && s->gpu && s->sharing != IMP_MIG && s->gpus >= p->gpus &&
+		    p->shared == s->renamed)
 			return true;
 	}
 	return false;
@@ -191,7 +192,10 @@ static bool modelled(struct imp *im, const struct imp_pod *p)
 	if (!p->node && !offered(im, p)) {
 		imp_warn(im, "pod %s/%s asks for %d %s%s, which no node offers; left out", p->ns,
 			 p->name, p->mig ? 1 : (int)p->gpus,
-			 p->mig ? "nvidia.com/mig-" : "nvidia.com/gpu", p->mig ? p->mig : "");
+			 p->mig      ? "nvidia.com/mig-"
+			 : p->shared ? "nvidia.com/gpu.shared"
+				     : "nvidia.com/gpu",
+			 p->mig ? p->mig : "");
 		return false;
 	}
 	if (p->node && imp_node_index(im, p->node) < 0) {
@@ -362,8 +366,8 @@ void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
 	imp_write_bytes(out, s->memory);
 	fputc('\n', out);
 	if (s->sharing == IMP_TIME_SLICING || s->sharing == IMP_MPS)
-		fprintf(out, "    sharing: {mode: %s, replicas: %d}\n", sharing_modes[s->sharing],
-			(int)s->replicas);
+		fprintf(out, "    sharing: {mode: %s, replicas: %d%s}\n", sharing_modes[s->sharing],
+			(int)s->replicas, s->renamed ? ", renameByDefault: true" : "");
 	if (s->sharing == IMP_MIG) {
 		fputs("    sharing: {mode: mig, layout: [", out);
 		bool first = true;
@@ -550,6 +554,8 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	const char *mig = p->mig ? p->mig : single_profile(im, w);
 	if (mig)
 		fprintf(out, "    gpus: {mig: %s}\n", mig);
+	else if (p->shared)
+		fprintf(out, "    gpus: {shared: %d}\n", (int)p->gpus);
 	else
 		fprintf(out, "    gpus: %d\n", (int)p->gpus);
 	fputs("    duration: ", out);

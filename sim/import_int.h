@@ -93,6 +93,7 @@ struct imp_shape {
 	int32_t gpus;               /* physical */
 	enum imp_sharing sharing;
 	int32_t replicas;
+	bool renamed; /* renameByDefault: the replicas are nvidia.com/gpu.shared */
 	struct imp_mig mig[8];
 	size_t n_mig;
 	double cpu, memory; /* allocatable, less DaemonSet and static pods */
@@ -136,7 +137,8 @@ struct imp_pod {
 	const char *node; /* spec.nodeName; NULL when unbound */
 	struct srcloc loc;
 	/* request */
-	int32_t gpus;         /* nvidia.com/gpu limits */
+	int32_t gpus;         /* nvidia.com/gpu (or nvidia.com/gpu.shared) limits */
+	bool shared;          /* they are nvidia.com/gpu.shared (renameByDefault) */
 	const char *mig;      /* nvidia.com/mig-<profile>: the profile */
 	double cpu, memory;   /* requests (max of containers' sum and any init) */
 	struct imp_req *reqs; /* owned */

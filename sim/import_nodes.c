@@ -8,7 +8,11 @@
  *   exclusive     nvidia.com/gpu allocatable = GPUs; gpu.product the model.
  *   time-slicing  gpu.sharing-strategy=time-slicing, gpu.replicas=R,
  *   and MPS       gpu.count the physical GPUs, nvidia.com/gpu = count x R,
- *                 and gpu.product carries "-SHARED" (renameByDefault false).
+ *                 and gpu.product carries "-SHARED" (renameByDefault false);
+ *                 with renameByDefault true the replicas are
+ *                 nvidia.com/gpu.shared = count x R and the product is plain
+ *                 (k8s-device-plugin README, "Shared Access to GPUs": the
+ *                 product "will be modified ... if renameByDefault=false").
  *   MIG mixed     mig.strategy=mixed: nvidia.com/mig-<profile> allocatable
  *                 per profile over gpu.count GPUs (one layout for every GPU).
  *   MIG single    mig.strategy=single: nvidia.com/gpu counts MIG devices and
@@ -204,6 +208,11 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 		mig_alloc |= !strncmp(alloc->keys[i], "nvidia.com/mig-", 15);
 	const struct ynode *g = ynode_get(alloc, "nvidia.com/gpu");
 	int rc = g ? imp_quantity(&im->nodes_f, g, "nvidia.com/gpu", &units) : GP_OK;
+	const struct ynode *sh = ynode_get(alloc, "nvidia.com/gpu.shared");
+	if (!rc && units <= 0 && sh) { /* renameByDefault */
+		rc = imp_quantity(&im->nodes_f, sh, "nvidia.com/gpu.shared", &units);
+		s->renamed = units > 0;
+	}
 	if (rc || (units <= 0 && !mig_alloc))
 		return rc; /* a CPU-only node */
 	if (!product)
@@ -257,6 +266,11 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 	enum imp_sharing sharing;
 	if ((rc = label_sharing(im, n, product, replicas, &sharing)))
 		return rc;
+	if (s->renamed && sharing == IMP_EXCLUSIVE)
+		return label_error(im, n, LABEL_REPLICAS,
+				   "'%lld' beside nvidia.com/gpu.shared; expected the replicas "
+				   "of a shared GPU, more than 1",
+				   (long long)replicas);
 	if (sharing != IMP_EXCLUSIVE) {
 		s->sharing = sharing;
 		s->replicas = (int32_t)replicas;
@@ -434,8 +448,9 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 static bool same_shape(const struct imp_shape *a, const struct imp_shape *b)
 {
 	if (a->gpu != b->gpu || a->gpus != b->gpus || a->sharing != b->sharing ||
-	    a->replicas != b->replicas || a->n_mig != b->n_mig || a->cpu != b->cpu ||
-	    a->memory != b->memory || a->n_labels != b->n_labels || a->n_taints != b->n_taints)
+	    a->replicas != b->replicas || a->renamed != b->renamed || a->n_mig != b->n_mig ||
+	    a->cpu != b->cpu || a->memory != b->memory || a->n_labels != b->n_labels ||
+	    a->n_taints != b->n_taints)
 		return false;
 	for (size_t i = 0; i < a->n_mig; i++)
 		if (a->mig[i].profile != b->mig[i].profile ||

@@ -10,7 +10,7 @@
  * status.{phase, conditions[], containerStatuses[].state}.
  * A pod's cpu and memory request is the larger of its containers' sum and
  * its largest init container (kube-scheduler's effective request); extended
- * resources (nvidia.com/gpu, nvidia.com/mig-<profile>) come from limits,
+ * resources (nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile>) come from limits,
  * which the device plugin's resources must set (requests equal limits).
  */
 #include "import_int.h"
@@ -85,14 +85,16 @@ static int read_container(struct imp *im, const struct ynode *c, struct imp_pod 
 		const char *k = lim->keys[i];
 		double v;
 		size_t at = imp_push_key(f, "limits");
-		if (!strcmp(k, "nvidia.com/gpu") || !strncmp(k, "nvidia.com/mig-", 15)) {
+		bool shared = !strcmp(k, "nvidia.com/gpu.shared"); /* renameByDefault */
+		if (!strcmp(k, "nvidia.com/gpu") || shared || !strncmp(k, "nvidia.com/mig-", 15)) {
 			rc = imp_quantity(f, lim->items[i], k, &v);
 			if (!rc && v != (double)(int32_t)v)
 				rc = imp_error(f, lim->items[i], k,
 					       "expected a whole number of units");
-			if (!rc && k[11] == 'g')
+			if (!rc && k[11] == 'g') {
 				*gpus += (int32_t)v;
-			else if (!rc && v > 0) {
+				p->shared |= shared && v > 0;
+			} else if (!rc && v > 0) {
 				if (p->mig && strcmp(p->mig, k + 15))
 					imp_warn(im, "pod %s/%s asks for two MIG profiles; kept %s",
 						 p->ns, p->name, p->mig);

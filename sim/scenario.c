@@ -288,7 +288,10 @@ static int check_vram(struct loader *ld, const struct ynode *item, const struct 
 static bool gpu_spec_allows(const struct workload_spec *w, const struct pool_spec *p);
 
 /*
- * A pool whose time-slicing sets failRequestsGreaterThanOne makes the device
+ * A pool whose time-slicing sets failRequestsGreaterThanOne, or that shares
+ * by MPS (the device plugin sets it for MPS whatever the config says:
+ * k8s-device-plugin api/config/v1/config.go, "We explicitly set
+ * sharing.mps.failRequestsGreaterThanOne = true"), makes the device
  * plugin fail a pod asking for more than one replica at admission
  * (UnexpectedAdmissionError, "request for 'nvidia.com/gpu: 2' too large:
  * maximum request size for shared resources is 1"): a pod that can land
@@ -300,16 +303,23 @@ static int check_one_per_pod(struct loader *ld, struct srcloc at, const struct w
 		return GP_OK;
 	for (size_t p = 0; p < ld->sc->n_pools; p++) {
 		const struct pool_spec *ps = &ld->sc->pools[p];
-		if (ps->sharing.mode == SHARING_TIME_SLICING && ps->sharing.one_per_pod &&
+		char res[96];
+		if (sharing_replicated(&ps->sharing) && ps->sharing.one_per_pod &&
 		    scenario_pool_offers(ps, w) && gpu_spec_allows(w, ps))
 			return gp_located(
 				ld->err, at,
-				"pool %s sets failRequestsGreaterThanOne, so the device "
+				"pool %s %s, so the device "
 				"plugin refuses a pod asking for %d replicas ('request for "
-				"'nvidia.com/gpu: %d' too large: maximum request size for "
+				"'%s: %d' too large: maximum request size for "
 				"shared resources is 1'); expected gpus: 1, or a gpu_spec "
 				"that avoids the pool",
-				ps->name, (int)w->gpus, (int)w->gpus);
+				ps->name,
+				ps->sharing.mode == SHARING_MPS
+					? "shares by MPS, which the device plugin always runs "
+					  "with failRequestsGreaterThanOne"
+					: "sets failRequestsGreaterThanOne",
+				(int)w->gpus, scenario_resource_name(w, res, sizeof res),
+				(int)w->gpus);
 	}
 	return GP_OK;
 }
@@ -799,6 +809,8 @@ const char *scenario_resource_name(const struct workload_spec *w, char *buf, siz
 {
 	if (w->request == REQUEST_MIG)
 		snprintf(buf, len, "nvidia.com/mig-%s", w->mig_profile);
+	else if (w->shared)
+		snprintf(buf, len, "nvidia.com/gpu.shared");
 	else
 		snprintf(buf, len, "nvidia.com/gpu");
 	return buf;
@@ -806,7 +818,8 @@ const char *scenario_resource_name(const struct workload_spec *w, char *buf, siz
 
 struct sharing_ask scenario_ask(const struct workload_spec *w)
 {
-	return (struct sharing_ask){w->request, w->gpus, w->milli, w->mig_profile, w->vram_bytes};
+	return (struct sharing_ask){w->request,     w->gpus,       w->milli,
+				    w->mig_profile, w->vram_bytes, w->shared};
 }
 
 const char *scenario_pool_label(const struct pool_spec *p, const char *key)

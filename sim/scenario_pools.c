@@ -262,10 +262,10 @@ static const char *const sharing_names[] = {"exclusive", "time-slicing", "mps", 
 					    "fractional"};
 
 /* The keys each mode takes, beside mode. */
-static const char *const sharing_keys[][4] = {
+static const char *const sharing_keys[][5] = {
 	{"mode"},
-	{"mode", "replicas", "overhead", "failRequestsGreaterThanOne"},
-	{"mode", "replicas"},
+	{"mode", "replicas", "overhead", "failRequestsGreaterThanOne", "renameByDefault"},
+	{"mode", "replicas", "renameByDefault"},
 	{"mode", "layout"},
 	{"mode"}};
 
@@ -290,6 +290,10 @@ static int sharing_params(struct loader *ld, const struct ynode *v, struct shari
 	const struct ynode *f = ynode_get(v, "failRequestsGreaterThanOne");
 	if (!rc && f)
 		rc = ld_get_bool(ld, f, "failRequestsGreaterThanOne", &sh->one_per_pod);
+	sh->one_per_pod |= sh->mode == SHARING_MPS; /* the device plugin's, always */
+	const struct ynode *rn = ynode_get(v, "renameByDefault");
+	if (!rc && rn)
+		rc = ld_get_bool(ld, rn, "renameByDefault", &sh->renamed);
 	if (!rc && o) {
 		rc = ld_get_amount(ld, o, "overhead", "a fraction like 0.05", &sh->overhead);
 		if (!rc && sh->overhead > 1)
@@ -323,7 +327,7 @@ static int pool_sharing(struct loader *ld, const struct ynode *v, void *obj)
 		return sh->mode == SHARING_EXCLUSIVE || sh->mode == SHARING_FRACTIONAL
 			       ? GP_OK
 			       : sharing_params(ld, v, sh);
-	rc = ld_only_keys(ld, v, sharing_keys[m], 4, "this sharing mode");
+	rc = ld_only_keys(ld, v, sharing_keys[m], 5, "this sharing mode");
 	return rc ? rc : sharing_params(ld, v, sh);
 }
 
@@ -760,11 +764,13 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 }
 
 /* The most units a node advertises to one pod's request: time-sliced replicas
- * stack (failRequestsGreaterThanOne is judged later, with its own message). */
+ * stack, MPS replicas spread one per GPU (failRequestsGreaterThanOne is judged
+ * later, with its own message). */
 static void widen_request(struct loader *ld, const struct pool_spec *p)
 {
-	int32_t n = p->sharing.mode == SHARING_TIME_SLICING
-			    ? p->gpus_per_node * p->sharing.replicas
+	int32_t n = p->sharing.mode == SHARING_TIME_SLICING ? p->gpus_per_node * p->sharing.replicas
+		    : p->sharing.mode == SHARING_MPS
+			    ? p->gpus_per_node
 			    : sharing_max_units(&p->sharing, p->gpus_per_node);
 	if (n > ld->widest_request)
 		ld->widest_request = n;

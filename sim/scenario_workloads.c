@@ -56,12 +56,17 @@ static int workload_gpus(struct loader *ld, const struct ynode *v, void *obj)
 	struct workload_spec *w = obj;
 	int64_t g = 0;
 	if (v->kind == YNODE_MAP) {
-		static const char *const keys[] = {"mig", "milli"};
-		int rc = ld_only_keys(ld, v, keys, 2, "gpus");
+		static const char *const keys[] = {"mig", "milli", "shared"};
+		int rc = ld_only_keys(ld, v, keys, 3, "gpus");
 		if (rc)
 			return rc;
 		if (v->n != 1)
-			return ld_bad_value(ld, v, "gpus", "one of {mig: 3g.40gb} or {milli: 300}");
+			return ld_bad_value(ld, v, "gpus",
+					    "one of {mig: 3g.40gb}, {milli: 300} or {shared: 1}");
+		if (!strcmp(v->keys[0], "shared")) { /* nvidia.com/gpu.shared */
+			w->shared = true;
+			return workload_gpus(ld, v->items[0], obj);
+		}
 		if (!strcmp(v->keys[0], "mig")) {
 			w->request = REQUEST_MIG;
 			return ld_get_string(ld, v->items[0], "MIG profile", "a name like 3g.40gb",

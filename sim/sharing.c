@@ -30,7 +30,7 @@ bool sharing_stacks(const struct sharing *sh)
 
 int32_t sharing_max_units(const struct sharing *sh, int32_t gpus_per_node)
 {
-	if (sh->mode == SHARING_TIME_SLICING && sh->one_per_pod)
+	if (sharing_replicated(sh) && sh->one_per_pod)
 		return gpus_per_node > 0 ? 1 : 0;
 	return sharing_stacks(sh) ? gpus_per_node * sh->replicas : gpus_per_node;
 }
@@ -65,7 +65,9 @@ const struct mig_profile *sharing_mig(const struct sharing *sh, const char *name
 bool sharing_offers(const struct sharing *sh, const struct sharing_ask *a)
 {
 	switch (a->request) {
-	case REQUEST_GPUS: return sh->mode != SHARING_MIG;
+	case REQUEST_GPUS: /* a renamed resource is another resource */
+		return sh->mode != SHARING_MIG &&
+		       a->shared == (sharing_replicated(sh) && sh->renamed);
 	case REQUEST_MILLI: return sh->mode == SHARING_FRACTIONAL;
 	case REQUEST_MIG: return sh->mode == SHARING_MIG && sharing_mig(sh, a->mig_profile, NULL);
 	}

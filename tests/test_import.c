@@ -1139,3 +1139,47 @@ Test(import, gpu_map_needs_one_catalog_type_per_product)
 	REFUSES("--nodes " FX "nodes.json --nodes " FX "nodes-b200.json --pods " FX "pods.json",
 		"--nodes is given twice; give it once");
 }
+
+/* renameByDefault: true (k8s-device-plugin README, "Shared Access to GPUs"):
+ * the L4 node offers nvidia.com/gpu.shared: 4 with a plain product label, and
+ * the embedding pods ask for nvidia.com/gpu.shared.  The node is a
+ * time-sliced pool of 1 GPU x 4 replicas, the pods are kept (not "pods
+ * without GPUs"), and the fifth one's message names the renamed resource:
+ * the L4 is full and the MIG node has none. */
+Test(import, a_renamed_time_sliced_node_and_its_pods_are_kept)
+{
+	struct import_options o = fixture();
+	o.nodes = FX "nodes-renamed.json";
+	o.pods = FX "pods-renamed.json";
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	const struct pool_spec *l4 = pool(sc, "l4");
+	cr_assert_eq(l4->gpus_per_node, 1);
+	cr_assert_eq(l4->sharing.mode, SHARING_TIME_SLICING);
+	cr_assert_eq(l4->sharing.replicas, 4);
+	cr_assert(l4->sharing.renamed);
+	cr_assert_eq(r.n_running, 12);
+	cr_assert_eq(r.n_pending, 5);
+	int w = -1;
+	for (size_t i = 0; i < sc->n_workloads; i++)
+		if (!strcmp(sc->workloads[i].name, "embed-bge"))
+			w = (int)i;
+	cr_assert_geq(w, 0);
+	cr_assert(sc->workloads[w].shared);
+	cr_assert_eq(sc->workloads[w].gpus, 1);
+	struct import_check c;
+	struct gp_err err;
+	const char *path = put(0, "s.yaml", r.yaml);
+	cr_assert_eq(import_check(&r, path, &c, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(c.compared, 3);
+	cr_assert_eq(c.agree, 3);
+	for (size_t i = 0; i < c.n_rows; i++)
+		if (!strcmp(c.rows[i].pod->pod, "serving/embed-bge-5f7c9d8b6a-z5q8d"))
+			cr_assert(strstr(c.rows[i].simulated,
+					 "2 Insufficient nvidia.com/gpu.shared,"),
+				  "%s", c.rows[i].simulated);
+	import_check_free(&c);
+	scenario_free(sc);
+	import_result_free(&r);
+}

@@ -227,15 +227,15 @@ static const struct sharing fractional = {.mode = SHARING_FRACTIONAL};
  * counted a fractional GPU as 1 unit and the cluster as 1000. */
 Test(sharing_units, a_fractional_gpu_has_1000_units_and_a_whole_pod_takes_them_all)
 {
-	struct sharing_ask whole = {REQUEST_GPUS, 1, 0, NULL, 0};
-	struct sharing_ask quarter = {REQUEST_MILLI, 1, 250, NULL, 0};
+	struct sharing_ask whole = {REQUEST_GPUS, 1, 0, NULL, 0, false};
+	struct sharing_ask quarter = {REQUEST_MILLI, 1, 250, NULL, 0, false};
 	cr_assert_eq(sharing_units_per_gpu(&fractional), 1000);
 	cr_assert_eq(sharing_pod_units(&fractional, &whole), 1000);
 	cr_assert_eq(sharing_pods_per_gpu(&fractional, &whole), 1);
 	cr_assert_eq(sharing_pods_per_gpu(&fractional, &quarter), 4);
 	cr_assert_float_eq(sharing_pod_equivalent(&fractional, &quarter, 1), 0.25, 1e-12);
 	struct sharing ts = {.mode = SHARING_TIME_SLICING, .replicas = 4};
-	struct sharing_ask two = {REQUEST_GPUS, 2, 0, NULL, 0};
+	struct sharing_ask two = {REQUEST_GPUS, 2, 0, NULL, 0, false};
 	/* two replicas on two GPUs of 4 replicas each: 2/4 GPU */
 	cr_assert_float_eq(sharing_pod_equivalent(&ts, &two, 2), 0.5, 1e-12);
 	cr_assert_eq(sharing_pods_per_gpu(&ts, &two), 4);
@@ -266,4 +266,50 @@ Test(sharing, a_time_sliced_pod_may_take_several_replicas_of_one_gpu)
 	cr_assert_eq(started_at(0), 2);
 	cr_assert_float_eq(all("peak_allocated_gpus"), 0.75, 1e-12);
 	cr_assert_eq(all("jobs_completed"), 3);
+}
+
+/* The device plugin runs MPS with failRequestsGreaterThanOne whatever the
+ * config says (k8s-device-plugin api/config/v1/config.go: "We explicitly set
+ * sharing.mps.failRequestsGreaterThanOne = true"), so a pod asking for 2 MPS
+ * replicas is refused as the plugin refuses it at admission. */
+Test(sharing, mps_refuses_a_pod_asking_for_two_replicas)
+{
+	struct scenario *s = NULL;
+	struct gp_err err;
+	const char *sets[] = {"pools.p.gpus_per_node=2", "pools.p.sharing={mode: mps, replicas: 4}",
+			      "workloads.w.gpus=2"};
+	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 3, &s, &err),
+		     GP_EINPUT);
+	cr_assert(strstr(err.msg, "pool p shares by MPS, which the device plugin always runs with "
+				  "failRequestsGreaterThanOne, so the device plugin refuses a pod "
+				  "asking for 2 replicas ('request for 'nvidia.com/gpu: 2' too "
+				  "large: maximum request size for shared resources is 1')"),
+		  "%s", err.msg);
+	/* One replica each is what MPS serves: 4 pods on one GPU at 00:00. */
+	RUN("pools.p.sharing={mode: mps, replicas: 4}");
+	cr_assert_eq(started_at(0), 4);
+}
+
+/* renameByDefault (k8s-device-plugin README, "Shared Access to GPUs"): the
+ * replicas are another resource, nvidia.com/gpu.shared.  A pod asking for it
+ * gets a replica; one asking for nvidia.com/gpu finds none there. */
+Test(sharing, a_renamed_pool_offers_gpu_shared_only)
+{
+	RUN("pools.p.sharing={mode: time-slicing, replicas: 4, renameByDefault: true}",
+	    "workloads.w.gpus={shared: 1}", "output.jobs=true");
+	cr_assert_eq(started_at(0), 4);
+	cr_assert_eq(all("jobs_completed"), 8);
+	int32_t id = r.jobs[7].reason;
+	cr_assert_geq(id, 0);
+	cr_assert_str_eq(
+		r.reason_texts[id],
+		"0/1 nodes are available: 1 Insufficient nvidia.com/gpu.shared. preemption: "
+		"0/1 nodes are available: 1 No preemption victims found for incoming pod..");
+	cleanup();
+	struct gp_err err;
+	const char *sets[] = {
+		"pools.p.sharing={mode: time-slicing, replicas: 4, renameByDefault: true}"};
+	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 1, &sc, &err),
+		     GP_EINPUT, "nvidia.com/gpu is not offered by a renamed pool");
+	cr_assert(strstr(err.msg, "nvidia.com/gpu"), "%s", err.msg);
 }

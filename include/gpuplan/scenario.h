@@ -287,6 +287,8 @@ struct workload_spec {
 	struct arrival arrival;
 	enum gpu_request request;
 	int32_t gpus;         /* REQUEST_GPUS: units per job, on one node */
+	bool shared;          /* gpus: {shared: N}, nvidia.com/gpu.shared units (a
+			       * pool with renameByDefault) */
 	char *mig_profile;    /* REQUEST_MIG: "3g.40gb" */
 	int32_t milli;        /* REQUEST_MILLI: 1 .. 1000 */
 	struct dist duration; /* seconds, exclusive-GPU duration */

@@ -38,7 +38,11 @@ struct sharing {
 	enum sharing_mode mode;
 	int32_t replicas; /* time-slicing, mps: units per GPU (>= 1) */
 	double overhead;  /* time-slicing: context-switch overhead o, default 0.05 */
-	bool one_per_pod; /* time-slicing: failRequestsGreaterThanOne (a pod asks for 1) */
+	bool one_per_pod; /* failRequestsGreaterThanOne (a pod asks for 1): time-slicing's
+			   * option; always for MPS (the device plugin sets it,
+			   * k8s-device-plugin api/config/v1/config.go) */
+	bool renamed;     /* time-slicing, mps: renameByDefault, the units are
+			   * nvidia.com/gpu.shared, not nvidia.com/gpu */
 	const struct mig_profile **layout; /* mig: the instances of every GPU */
 	size_t n_layout;
 	struct srcloc loc;
@@ -55,6 +59,7 @@ struct sharing_ask {
 	int32_t milli;           /* REQUEST_MILLI: 1..1000 of one GPU */
 	const char *mig_profile; /* REQUEST_MIG: the profile's name */
 	double vram_bytes;       /* what the pod uses on each GPU; 0 unknown */
+	bool shared;             /* REQUEST_GPUS of nvidia.com/gpu.shared (renameByDefault) */
 };
 
 #define SHARING_MILLI 1000 /* units of a fractional GPU */
