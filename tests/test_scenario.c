@@ -790,8 +790,8 @@ Test(scenario, workload_errors)
 		 "DIR/s.yaml:3:67: error: no pool offers nvidia.com/mig-3g.40gb; expected a pool "
 		 "with a MIG layout that includes it"},
 		{W(AT "duration: 1h, gpus: {milli: 300, mig: 1g.10gb}"),
-		 "DIR/s.yaml:3:67: error: invalid gpus: expected one of {mig: 3g.40gb} or "
-		 "{milli: 300}, got a map"},
+		 "DIR/s.yaml:3:67: error: invalid gpus: expected one of {mig: 3g.40gb}, "
+		 "{milli: 300} or {shared: 1}, got a map"},
 		{W(AT "duration: 1 hour"),
 		 "DIR/s.yaml:3:57: error: invalid duration '1 hour'; expected a duration like 90s, "
 		 "500ms, 15m, 1h30m or 2d"},
