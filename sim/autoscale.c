@@ -10,6 +10,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,17 @@
 /* Slack for comparing scores. */
 #define EPS 1e-9
 
+/* The node group backoff after a failed scale-up (--initial-node-group-
+ * backoff-duration 5m, doubled per failure up to --max-node-group-backoff-
+ * duration 30m, and back to 5m after --node-group-backoff-reset-timeout 3h
+ * without a failure; utils/backoff/exponential_backoff.go). */
+#define BACKOFF_INITIAL (5 * SIM_MINUTE)
+#define BACKOFF_MAX     (30 * SIM_MINUTE)
+#define BACKOFF_RESET   (3 * SIM_HOUR)
+
 enum node_state { NODE_DOWN, NODE_PROVISIONING, NODE_READY, NODE_DRAINING };
 
-enum note_kind { NOTE_NONE, NOTE_TRIGGERED, NOTE_MAX, NOTE_NO_FIT };
+enum note_kind { NOTE_NONE, NOTE_TRIGGERED, NOTE_MAX, NOTE_NO_FIT, NOTE_BACKOFF };
 
 /* Per group of identical pending pods (a scheduler class, or an inference
  * workload's pending replicas): what the autoscaler last said about them. */
@@ -37,7 +46,8 @@ struct as_class {
 				* replicas are pending (set by each scan) */
 	uint8_t note;       /* enum note_kind */
 	int32_t pool;       /* NOTE_TRIGGERED: the pool its nodes come from */
-	int32_t at_max;     /* NOTE_MAX: pools at max that would fit it */
+	int32_t at_max;     /* NOTE_MAX: pools at max that would fit it; NOTE_BACKOFF:
+			     * pools in backoff that would */
 	int64_t remain;     /* scratch of a scan: pods no node takes yet */
 	int64_t helped;     /* pods the last scan gave upcoming or new nodes */
 	uint8_t was;        /* scratch of a scan: the note before it */
@@ -54,6 +64,11 @@ struct as_pool {
 	int32_t n_est, n_up;
 	int32_t n_new;                    /* scratch: new nodes with pods of this pool's option */
 	double req_gpu, req_cpu, req_mem; /* scratch: what the option's pods request */
+	int64_t pods;                     /* scratch: the option's pods (most-pods) */
+	int32_t priority;                 /* the priority expander's; INT32_MIN: none matched */
+	sim_time backoff_until;           /* no scale-up before (a failed one); 0: none */
+	sim_time backoff;                 /* the last backoff's length */
+	sim_time last_failure;            /* SIM_NEVER: none */
 	gsl_rng *rng;                     /* spot interruptions */
 	struct pool_scaling out;
 	bool at_max;     /* since the last scan */
@@ -86,9 +101,13 @@ struct autoscale {
 	sim_time last_scale_up;
 	sim_time last_removal; /* when a node last stopped being billed; SIM_NEVER */
 	bool scan_due;
-	enum expander_kind expander;
-	gsl_rng *rng;     /* the expander's ties and random choice */
-	char **triggered; /* per pool: "pod triggered scale-up: [POOL]" */
+	enum expander_kind chain[EXPANDER_CHAIN_MAX]; /* --expander, filters in turn */
+	int32_t n_chain;
+	bool *option;         /* scratch per pool: still an option in the chain */
+	gsl_rng *rng;         /* the expander's ties and random choice */
+	char **backoff_notes; /* [n]: "pod didn't trigger scale-up: n in backoff after
+			       * failed scale-up" */
+	char **triggered;     /* per pool: "pod triggered scale-up: [POOL]" */
 	char **max_notes; /* [n]: "pod didn't trigger scale-up: n max node group size reached" */
 };
 
@@ -161,6 +180,28 @@ static void set_waiting(struct autoscale *as, int32_t p, int64_t delta)
 
 /* --- lifecycle ------------------------------------------------------------------ */
 
+/* The priority expander's priority of pool ps: the highest of the ConfigMap's
+ * lines whose expression matches its name (expander/priority/priority.go,
+ * groupIDMatchesList: an unanchored match), INT32_MIN when none does; without
+ * a ConfigMap, the pool's own autoscale.priority. */
+static int32_t priority_of(const struct autoscale *as, const struct pool_spec *ps)
+{
+	const struct scenario *sc = as->sc;
+	if (!sc->n_expander_priorities)
+		return ps->autoscale.priority;
+	int32_t best = INT32_MIN;
+	for (size_t i = 0; i < sc->n_expander_priorities; i++) {
+		const struct expander_priority *e = &sc->expander_priorities[i];
+		regex_t re;
+		if (e->priority <= best || regcomp(&re, e->pattern, REG_EXTENDED | REG_NOSUB))
+			continue; /* the loader compiled it once already */
+		if (!regexec(&re, ps->name, 0, NULL, 0))
+			best = e->priority;
+		regfree(&re);
+	}
+	return best;
+}
+
 static void init_pool(struct autoscale *as, size_t p)
 {
 	const struct pool_spec *ps = &as->sc->pools[p];
@@ -169,6 +210,8 @@ static void init_pool(struct autoscale *as, size_t p)
 	ap->spot = ps->spot.on && ps->spot.rate > 0;
 	ap->size = ps->nodes;
 	ap->out.pool = (int32_t)p;
+	ap->last_failure = SIM_NEVER;
+	ap->priority = priority_of(as, ps);
 	ap->est = gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->est);
 	ap->est_pods =
 		gp_xcalloc((size_t)as->h.cluster->pools[p].n_nodes + 1, sizeof *ap->est_pods);
@@ -181,7 +224,8 @@ static void init_pool(struct autoscale *as, size_t p)
 	if (ap->autoscaled &&
 	    (as->scan_interval == SIM_NEVER || ps->autoscale.scan_interval < as->scan_interval)) {
 		as->scan_interval = ps->autoscale.scan_interval; /* one loop for the cluster */
-		as->expander = ps->autoscale.expander;
+		as->n_chain = ps->autoscale.n_expanders;
+		memcpy(as->chain, ps->autoscale.expanders, sizeof as->chain);
 		as->delay_after_add = ps->autoscale.delay_after_add;
 	}
 	size_t len = strlen(ps->name) + 40;
@@ -214,12 +258,17 @@ struct autoscale *autoscale_create(const struct scenario *sc, const struct autos
 	as->replicas = gp_xcalloc(sc->n_workloads + 1, sizeof *as->replicas);
 	as->triggered = gp_xcalloc(sc->n_pools, sizeof *as->triggered);
 	as->max_notes = gp_xcalloc(sc->n_pools + 1, sizeof *as->max_notes);
+	as->backoff_notes = gp_xcalloc(sc->n_pools + 1, sizeof *as->backoff_notes);
+	as->option = gp_xcalloc(sc->n_pools + 1, sizeof *as->option);
 	for (size_t p = 0; p < sc->n_pools; p++)
 		init_pool(as, p);
 	for (size_t n = 1; n <= sc->n_pools; n++) {
 		as->max_notes[n] = gp_xmalloc(80);
 		snprintf(as->max_notes[n], 80,
 			 "pod didn't trigger scale-up: %zu max node group size reached", n);
+		as->backoff_notes[n] = gp_xmalloc(80);
+		snprintf(as->backoff_notes[n], 80,
+			 "pod didn't trigger scale-up: %zu in backoff after failed scale-up", n);
 	}
 	as->rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(as->rng, (unsigned long)arrivals_stream_seed(sc->seed ^ UINT64_C(0x6361),
@@ -238,7 +287,10 @@ void autoscale_destroy(struct autoscale *as)
 			gsl_rng_free(as->pools[p].rng);
 		free(as->triggered[p]);
 		free(as->max_notes[p + 1]);
+		free(as->backoff_notes[p + 1]);
 	}
+	free(as->backoff_notes);
+	free(as->option);
 	free(as->pools);
 	free(as->triggered);
 	free(as->max_notes);
@@ -295,6 +347,9 @@ static void launch(struct autoscale *as, int32_t node)
 		ap->size++;
 	gauge(as, p, GAUGE_POWERED, as->h.cluster->nodes[node].gpus);
 	sim_time delay = ps->autoscale.on ? ps->autoscale.provision_time : ps->startup;
+	/* a node not registered by --max-node-provision-time is given up then */
+	if (ps->autoscale.on && delay > ps->autoscale.max_provision_time)
+		delay = ps->autoscale.max_provision_time;
 	engine_push(as->h.engine, now_of(as) + delay, EV_AS_READY, (uint32_t)node, as->gen[node]);
 	draw_interruption(as, node);
 }
@@ -314,11 +369,43 @@ static void nodes_changed(struct autoscale *as)
 	reasons_set_nodes(as->h.reasons, as->h.cluster->n_ready);
 }
 
+/* A node that has not registered within max_node_provision_time: CA gives
+ * up the scale-up (clusterstate.go, updateScaleRequests: "Scale-up timed
+ * out"; the long-unregistered node is deleted) and backs the group off
+ * (RegisterFailedScaleUp): 5m, doubled per failure up to 30m, reset after 3h
+ * without one.  The nodes of one scale-up fail as one. */
+static void give_up(struct autoscale *as, int32_t node)
+{
+	size_t p = (size_t)as->h.cluster->nodes[node].pool;
+	struct as_pool *ap = &as->pools[p];
+	sim_time now = now_of(as);
+	provisioning(as, node, -1);
+	as->state[node] = NODE_DOWN;
+	as->gen[node]++;
+	ap->size--;
+	gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
+	as->last_removal = now;
+	if (ap->last_failure == now)
+		return;
+	bool reset = ap->last_failure == SIM_NEVER || now - ap->last_failure >= BACKOFF_RESET;
+	ap->backoff = reset ? BACKOFF_INITIAL
+			    : (2 * ap->backoff < BACKOFF_MAX ? 2 * ap->backoff : BACKOFF_MAX);
+	ap->backoff_until = now + ap->backoff;
+	ap->last_failure = now;
+	ap->out.failed_scale_ups++;
+	*as->h.dirty = true;
+}
+
 static void on_ready(struct autoscale *as, int32_t node, uint16_t gen)
 {
 	if (gen != as->gen[node] || as->state[node] != NODE_PROVISIONING)
 		return; /* interrupted while provisioning */
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
+	const struct autoscale_spec *a = &as->sc->pools[p].autoscale;
+	if (a->on && a->provision_time > a->max_provision_time) {
+		give_up(as, node);
+		return;
+	}
 	as->state[node] = NODE_READY;
 	as->unneeded[node] = SIM_NEVER;
 	provisioning(as, node, -1);
@@ -414,6 +501,7 @@ const char *autoscale_note(const struct autoscale *as, size_t cls)
 	switch ((enum note_kind)c->note) {
 	case NOTE_TRIGGERED: return as->triggered[c->pool];
 	case NOTE_MAX: return as->max_notes[c->at_max];
+	case NOTE_BACKOFF: return as->backoff_notes[c->at_max];
 	case NOTE_NO_FIT: return NO_FIT_NOTE;
 	case NOTE_NONE: break;
 	}
@@ -498,6 +586,7 @@ static void add_request(struct autoscale *as, size_t p, const struct pod_request
 		(double)n * placement_equivalent(as->h.placer, (size_t)pod->workload, p, pod->gpus);
 	ap->req_cpu += (double)n * w->cpu;
 	ap->req_mem += (double)n * w->memory_bytes;
+	ap->pods += n;
 }
 
 static void note_triggered(struct as_class *c, size_t p)
@@ -522,6 +611,7 @@ static void reset_estimates(struct autoscale *as)
 			}
 		ap->n_up = ap->n_est;
 		ap->n_new = 0;
+		ap->pods = 0;
 		ap->req_gpu = ap->req_cpu = ap->req_mem = 0;
 	}
 }
@@ -666,6 +756,7 @@ static void pack_pool(struct autoscale *as, size_t p, sim_time now, bool apply)
 	int32_t last = -1, cursor = -1;
 	ap->n_est = ap->n_up;
 	ap->req_gpu = ap->req_cpu = ap->req_mem = 0;
+	ap->pods = 0;
 	size_t n = order_groups(as, p);
 	for (size_t k = 0; k < n; k++) {
 		struct pod_request pod;
@@ -692,22 +783,25 @@ static void estimate(struct autoscale *as, sim_time now)
 {
 	size_t mark = as->n_probes;
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
-		if (!as->pools[p].autoscaled)
-			continue;
+		if (!as->pools[p].autoscaled || now < as->pools[p].backoff_until)
+			continue; /* a group in backoff is no option */
 		pack_pool(as, p, now, false);
 		unprobe(as, mark);
 	}
 }
 
-/* Lower is better: the expander's score of pool p's option. */
-static double option_score(const struct autoscale *as, size_t p)
+/* Lower is better: filter e's score of pool p's option. */
+static double option_score(const struct autoscale *as, enum expander_kind e, size_t p)
 {
 	const struct as_pool *ap = &as->pools[p];
 	const struct pool_spec *ps = &as->sc->pools[p];
-	double nodes = ap->n_new, gpus = nodes * ps->gpus_per_node;
-	switch (as->expander) {
+	double nodes = ap->n_new;
+	switch (e) {
 	case EXPANDER_LEAST_WASTE: {
-		double waste = (gpus - ap->req_gpu) / gpus;
+		/* expander/waste/waste.go: the unrequested shares of the new
+		 * nodes' cpu and memory, summed; GPUs do not count.  A pool
+		 * without cpu or memory has no term for it. */
+		double waste = 0;
 		if (ps->cpu > 0)
 			waste += (nodes * ps->cpu - ap->req_cpu) / (nodes * ps->cpu);
 		if (ps->memory_bytes > 0)
@@ -721,31 +815,65 @@ static double option_score(const struct autoscale *as, size_t p)
 			ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
 		return nodes * per_node / fmax(ap->req_gpu, EPS);
 	}
-	case EXPANDER_PRIORITY: return -(double)ps->autoscale.priority;
+	case EXPANDER_PRIORITY: return -(double)ap->priority;
+	case EXPANDER_MOST_PODS: return -(double)ap->pods; /* mostpods.go */
+	case EXPANDER_LEAST_NODES: return nodes;           /* leastnodes.go */
 	case EXPANDER_RANDOM: break;
 	}
 	return 0;
 }
 
-/* The expander's choice among the options with new nodes; ties (every
- * option under random) drawn at random.  -1: no option. */
-static int32_t expand(struct autoscale *as)
+/* One filter of the chain over the options left: keeps the best-scoring
+ * ones (ties all kept); returns how many.  priority.go keeps, of the options
+ * a ConfigMap line matches, those of the highest priority, and all options
+ * when none matches. */
+static size_t filter(struct autoscale *as, enum expander_kind e)
 {
 	double best = INFINITY;
-	unsigned long ties = 0;
-	int32_t choice = -1;
+	size_t n = 0;
+	bool matched = false;
+	for (size_t p = 0; p < as->sc->n_pools; p++)
+		matched |= as->option[p] && as->pools[p].priority != INT32_MIN;
+	if (e == EXPANDER_PRIORITY && !matched)
+		return SIZE_MAX;
+	for (size_t p = 0; p < as->sc->n_pools; p++)
+		if (as->option[p] &&
+		    !(e == EXPANDER_PRIORITY && as->pools[p].priority == INT32_MIN))
+			best = fmin(best, option_score(as, e, p));
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
-		if (!as->pools[p].autoscaled || !as->pools[p].n_new)
+		if (!as->option[p])
 			continue;
-		double s = option_score(as, p);
-		if (s < best - EPS) {
-			best = s;
-			ties = 0;
-		}
-		if (s <= best + EPS && gsl_rng_uniform_int(as->rng, ++ties) == 0)
-			choice = (int32_t)p;
+		bool keep = !(e == EXPANDER_PRIORITY && as->pools[p].priority == INT32_MIN) &&
+			    option_score(as, e, p) <= best + EPS;
+		as->option[p] = keep;
+		n += keep;
 	}
-	return choice;
+	return n;
+}
+
+/* The expander's choice among the options with new nodes: the chain's
+ * filters in turn until one option is left (expander/factory/chain.go), then
+ * a random draw among the rest (random.go, the fallback).  -1: no option. */
+static int32_t expand(struct autoscale *as)
+{
+	size_t n = 0;
+	for (size_t p = 0; p < as->sc->n_pools; p++) {
+		as->option[p] = as->pools[p].autoscaled && as->pools[p].n_new;
+		n += as->option[p];
+	}
+	for (int32_t k = 0; k < as->n_chain && n > 1; k++) {
+		if (as->chain[k] == EXPANDER_RANDOM)
+			break;
+		size_t left = filter(as, as->chain[k]);
+		n = left == SIZE_MAX ? n : left;
+	}
+	if (!n)
+		return -1;
+	unsigned long draw = n > 1 ? gsl_rng_uniform_int(as->rng, n) : 0;
+	for (size_t p = 0; p < as->sc->n_pools; p++)
+		if (as->option[p] && draw-- == 0)
+			return (int32_t)p;
+	return -1;
 }
 
 /* Launches the chosen pool's new nodes. */
@@ -781,6 +909,7 @@ static void note_rest(struct autoscale *as, sim_time now)
 		if (!c->remain)
 			continue;
 		bool fits_any = false;
+		int32_t backed_off = 0;
 		c->at_max = 0;
 		for (size_t p = 0; p < as->sc->n_pools; p++) {
 			const struct as_pool *ap = &as->pools[p];
@@ -790,12 +919,18 @@ static void note_rest(struct autoscale *as, sim_time now)
 			if (ap->size >= as->sc->pools[p].autoscale.max) {
 				c->at_max++;
 				as->pools[p].at_max_now = true;
+			} else if (now < ap->backoff_until) {
+				backed_off++;
 			}
 		}
 		if (c->note == NOTE_NONE && !fits_any)
 			c->note = NOTE_NO_FIT;
 		else if (c->note == NOTE_NONE && c->at_max)
 			c->note = NOTE_MAX;
+		else if (c->note == NOTE_NONE && backed_off) {
+			c->note = NOTE_BACKOFF;
+			c->at_max = backed_off;
+		}
 	}
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
 		accrue(as, &as->pools[p]);
@@ -859,16 +994,29 @@ static int32_t destination(const struct autoscale *as, const struct pod_request 
 	return -1;
 }
 
+/* The pod request of tenant id; false when a drainability rule blocks it. */
+static bool movable_pod(struct autoscale *as, uint32_t id, struct pod_request *pod)
+{
+	if (infer_is_tenant(id)) {
+		*pod = infer_replica_pod(as->h.infer, id);
+		return true;
+	}
+	bool movable = false;
+	*pod = as->h.batch_pod(as->h.ctx, id, &movable);
+	return movable;
+}
+
 /*
  * Whether every pod on node could move (CA's removal simulation,
  * simulator/cluster.go SimulateNodeRemoval with the drainability rules of
- * simulator/drainability/rules): an inference replica is a Deployment's pod
- * (rules/replicated) and moves when another Ready node passes the
- * scheduler's filters for it beside the replicas moved before it; a batch
- * job's pod blocks, as Jobs that must not restart are marked
- * cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
- * (rules/notsafetoevict).  Nothing changes: the moved pods are taken back.
- * O(replicas x nodes x GPUs of a node) at worst.
+ * simulator/drainability/rules): an inference replica is a Deployment's
+ * pod and a batch job's a Job's (rules/replicated), each movable unless
+ * its workload says safe_to_evict: false (rules/notsafetoevict) or
+ * local_storage: true (rules/localstorage) without safe_to_evict: true
+ * (rules/safetoevict); a movable pod moves when another Ready node passes
+ * the scheduler's filters for it beside the pods moved before it.  Nothing
+ * changes: the moved pods are taken back.  O(pods x nodes x GPUs of a
+ * node) at worst.
  */
 static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 {
@@ -879,26 +1027,41 @@ static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 		const struct gpu *g = &c->gpus[nd->first_gpu + i];
 		for (uint16_t k = 0; k < g->n_tenants; k++) {
 			uint32_t id = GPU_TENANTS(g)[k].job;
-			if (!infer_is_tenant(id))
-				return false;
-			size_t j = 0;
-			while (j < n && as->moving[j] != id)
-				j++;
 			GP_GROW(as->moving, as->cap_moving, n + 1);
-			if (j == n) /* a replica on several GPUs moves once */
-				as->moving[n++] = id;
+			as->moving[n++] = id; /* a pod of g units appears on g GPUs */
 		}
 	}
 	size_t mark = as->n_probes;
 	int32_t to = -1;
-	for (size_t j = 0; j < n && (j == 0 || to >= 0); j++) {
-		struct pod_request pod = infer_replica_pod(as->h.infer, as->moving[j]);
-		to = destination(as, &pod, node, to, now);
-		if (to >= 0)
-			probe(as, &pod, to);
+	bool ok = true;
+	for (size_t j = 0; j < n && ok;) {
+		uint32_t id = as->moving[j];
+		struct pod_request pod;
+		ok = movable_pod(as, id, &pod);
+		/* the pod's entries: one per GPU it holds here, whole GPUs
+		 * (one pod of `gpus`) or shares (one each) */
+		size_t units = 0;
+		for (size_t k = j; k < n; k++)
+			units += as->moving[k] == id;
+		bool whole = !infer_is_tenant(id) &&
+			     as->sc->workloads[pod.workload].request == REQUEST_GPUS;
+		int32_t pods = whole ? (int32_t)(units / (size_t)(pod.gpus > 0 ? pod.gpus : 1))
+				     : (infer_is_tenant(id) ? 1 : (int32_t)units);
+		for (int32_t k = 0; ok && k < pods; k++) {
+			to = destination(as, &pod, node, to, now);
+			ok = to >= 0;
+			if (ok)
+				probe(as, &pod, to);
+		}
+		/* the same id further on is the same pods: drop every entry */
+		size_t w = j;
+		for (size_t k = j; k < n; k++)
+			if (as->moving[k] != id)
+				as->moving[w++] = as->moving[k];
+		n = w;
 	}
 	unprobe(as, mark);
-	return n == 0 || to >= 0;
+	return ok;
 }
 
 /* Whether a Ready node is unneeded (core/scaledown/eligibility: a GPU node
@@ -1091,6 +1254,8 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		results_add_metric(out, ps->name, "autoscaler_at_max_s", r->at_max_s, "s");
 		results_add_metric(out, ps->name, "provisioning_wait_s", r->provisioning_wait_s,
 				   "s");
+		results_add_metric(out, ps->name, "failed_scale_ups", (double)r->failed_scale_ups,
+				   "count");
 	}
 	results_add_metric(out, "all", "spot_interruptions", (double)interruptions, "count");
 }

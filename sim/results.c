@@ -125,6 +125,7 @@ const char *const results_metric_names[] = {
 	"e2e_p50_s",
 	"e2e_p99_s",
 	"engine_active_pct",
+	"failed_scale_ups",
 	"fragmentation_pct",
 	"goal_met",
 	"goals_missed",

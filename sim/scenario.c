@@ -746,6 +746,9 @@ void scenario_free(struct scenario *sc)
 	for (size_t i = 0; i < sc->n_flavors; i++)
 		ld_free_flavor(&sc->flavors[i]);
 	free(sc->flavors);
+	for (size_t i = 0; i < sc->n_expander_priorities; i++)
+		free(sc->expander_priorities[i].pattern);
+	free(sc->expander_priorities);
 	for (size_t i = 0; i < sc->n_cohorts; i++) {
 		free(sc->cohorts[i].name);
 		free(sc->cohorts[i].parent);

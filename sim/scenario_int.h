@@ -72,7 +72,7 @@ int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
 
 /* scenario_pools.c */
 extern const char *const ld_effect_names[3];
-extern const char *const ld_expander_names[4];
+extern const char *const ld_expander_names[6];
 int ld_load_pools(struct loader *ld, const struct ynode *v);
 int ld_load_taints(struct loader *ld, const struct ynode *v, struct taint **out, size_t *n);
 int ld_load_window(struct loader *ld, const struct ynode *item, struct window *w);

@@ -5,6 +5,8 @@
 #include "gpuplan/scenario.h"
 
 #include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/openb.h"
@@ -457,15 +459,141 @@ static int as_threshold(struct loader *ld, const struct ynode *v, void *obj)
 			       &((struct autoscale_spec *)obj)->threshold);
 }
 
-const char *const ld_expander_names[4] = {"random", "least-waste", "price", "priority"};
+const char *const ld_expander_names[6] = {"random",   "least-waste", "price",
+					  "priority", "most-pods",   "least-nodes"};
 
+static int expander_name(struct loader *ld, const struct ynode *v, const char *word,
+			 struct autoscale_spec *a)
+{
+	int k = -1;
+	for (size_t i = 0; i < N_OF(ld_expander_names); i++)
+		if (!strcmp(word, ld_expander_names[i]))
+			k = (int)i;
+	if (k < 0)
+		return ld_unknown_word(ld, v->loc, "expander", word, ld_expander_names,
+				       N_OF(ld_expander_names));
+	if (a->n_expanders >= EXPANDER_CHAIN_MAX)
+		return gp_located(ld->err, v->loc,
+				  "more than %d expanders; expected a shorter chain",
+				  EXPANDER_CHAIN_MAX);
+	a->expanders[a->n_expanders++] = (enum expander_kind)k;
+	return GP_OK;
+}
+
+/* expander: a name, a list ([priority, least-waste]) or CA's comma-separated
+ * flag ("priority,least-waste"): filters applied in turn until one option
+ * is left, ties drawn at random (expander/factory/chain.go). */
 static int as_expander(struct loader *ld, const struct ynode *v, void *obj)
 {
-	int k = 0;
-	int rc = ld_get_enum(ld, v, "expander", ld_expander_names, N_OF(ld_expander_names), &k);
-	((struct autoscale_spec *)obj)->expander = (enum expander_kind)k;
-	((struct autoscale_spec *)obj)->expander_given = true;
+	struct autoscale_spec *a = obj;
+	a->n_expanders = 0;
+	a->expander_given = true;
+	int rc = GP_OK;
+	if (v->kind == YNODE_SCALAR) {
+		char word[64];
+		const char *s = v->value;
+		while (!rc && *s) {
+			size_t n = strcspn(s, ",");
+			snprintf(word, sizeof word, "%.*s",
+				 (int)(n < sizeof word ? n : sizeof word - 1), s);
+			rc = expander_name(ld, v, word, a);
+			s += n + (s[n] == ',');
+		}
+	} else {
+		rc = ld_expect_list(ld, v, "expander",
+				    "a name or a list like [priority, least-waste]");
+		for (size_t i = 0; !rc && i < v->n; i++)
+			rc = v->items[i]->kind == YNODE_SCALAR
+				     ? expander_name(ld, v->items[i], v->items[i]->value, a)
+				     : ld_bad_value(ld, v->items[i], "expander",
+						    "an expander name");
+	}
+	if (!rc && !a->n_expanders)
+		return ld_bad_value(ld, v, "expander", "an expander name like least-waste");
+	a->expander = a->expanders[0];
 	return rc;
+}
+
+static bool same_priorities(const struct expander_priority *a, size_t na,
+			    const struct expander_priority *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (a[i].priority != b[i].priority || strcmp(a[i].pattern, b[i].pattern))
+			return false;
+	return true;
+}
+
+/* priorities: the priority expander's ConfigMap, {10: [".*spot.*"], 50:
+ * ["^a100"]} (expander/priority/priority.go: a map of priority to regular
+ * expressions matched against node group names); one for the cluster, so
+ * pools that give it give the same. */
+static int as_priorities(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	struct scenario *sc = ld->sc;
+	if (v->kind != YNODE_MAP)
+		return ld_bad_value(ld, v, "priorities",
+				    "a map like {10: [\".*-spot\"], 50: [a100]}");
+	struct expander_priority *list = NULL;
+	size_t n = 0;
+	int rc = GP_OK;
+	for (size_t i = 0; !rc && i < v->n; i++) {
+		char *end = NULL;
+		long prio = strtol(v->keys[i], &end, 10);
+		if (!v->keys[i][0] || *end || prio < INT32_MIN || prio > INT32_MAX) {
+			rc = gp_located(ld->err, v->key_locs[i],
+					"priority '%s' is not a whole number; expected a map of "
+					"priorities to lists of regular expressions",
+					v->keys[i]);
+			break;
+		}
+		const struct ynode *res = v->items[i];
+		size_t m = res->kind == YNODE_SCALAR ? 1 : res->n;
+		if (res->kind == YNODE_MAP)
+			rc = ld_bad_value(ld, res, "priorities", "a list of regular expressions");
+		for (size_t k = 0; !rc && k < m; k++) {
+			const struct ynode *re = res->kind == YNODE_SCALAR ? res : res->items[k];
+			if (re->kind != YNODE_SCALAR) {
+				rc = ld_bad_value(ld, re, "priorities", "a regular expression");
+				break;
+			}
+			regex_t compiled;
+			if (regcomp(&compiled, re->value, REG_EXTENDED | REG_NOSUB)) {
+				rc = gp_located(
+					ld->err, re->loc,
+					"cannot compile the regular expression '%s'; expected "
+					"a POSIX extended one like ^a100-.*",
+					re->value);
+				break;
+			}
+			regfree(&compiled);
+			list = gp_xrealloc(list, (n + 1) * sizeof *list);
+			list[n++] = (struct expander_priority){(int32_t)prio, gp_xstrdup(re->value),
+							       re->loc};
+		}
+	}
+	if (!rc && sc->n_expander_priorities &&
+	    !same_priorities(list, n, sc->expander_priorities, sc->n_expander_priorities))
+		rc = gp_located(ld->err, v->loc,
+				"priorities differ from another pool's; expected one priority "
+				"ConfigMap for the cluster's autoscaler");
+	if (rc || sc->n_expander_priorities) {
+		for (size_t i = 0; i < n; i++)
+			free(list[i].pattern);
+		free(list);
+		return rc;
+	}
+	sc->expander_priorities = list;
+	sc->n_expander_priorities = n;
+	return GP_OK;
+}
+
+static int as_max_provision(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_duration(ld, v, "max_node_provision_time", true,
+			       &((struct autoscale_spec *)obj)->max_provision_time);
 }
 
 static int as_priority(struct loader *ld, const struct ynode *v, void *obj)
@@ -486,6 +614,8 @@ static const struct key_rule autoscale_rules[] = {
 	{"scan_interval", as_scan},
 	{"expander", as_expander},
 	{"priority", as_priority},
+	{"priorities", as_priorities},
+	{"max_node_provision_time", as_max_provision},
 };
 
 static int pool_autoscale(struct loader *ld, const struct ynode *v, void *obj)
@@ -498,7 +628,10 @@ static int pool_autoscale(struct loader *ld, const struct ynode *v, void *obj)
 				     .threshold = 0.5,
 				     .scan_interval = 10 * SIM_SECOND,
 				     .delay_after_add = 10 * SIM_MINUTE,
-				     .expander = EXPANDER_RANDOM,
+				     .expander = EXPANDER_LEAST_WASTE,
+				     .expanders = {EXPANDER_LEAST_WASTE},
+				     .n_expanders = 1,
+				     .max_provision_time = 15 * SIM_MINUTE,
 				     .loc = v->loc};
 	int rc = ld_walk_map(ld, v, "autoscale", AUTOSCALE_HINT, autoscale_rules,
 			     N_OF(autoscale_rules), a);
@@ -629,6 +762,15 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 	return GP_OK;
 }
 
+static void chain_text(const struct autoscale_spec *a, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int32_t i = 0; i < a->n_expanders && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "",
+				      ld_expander_names[a->expanders[i]]);
+}
+
 /* The expander is the autoscaler's, one for the cluster: the pools that
  * name one must agree, and the others take it. */
 static int check_expanders(struct loader *ld)
@@ -638,17 +780,26 @@ static int check_expanders(struct loader *ld)
 		const struct pool_spec *p = &ld->sc->pools[i];
 		if (!p->autoscale.on || !p->autoscale.expander_given)
 			continue;
-		if (first && first->autoscale.expander != p->autoscale.expander)
+		if (first &&
+		    (first->autoscale.n_expanders != p->autoscale.n_expanders ||
+		     memcmp(first->autoscale.expanders, p->autoscale.expanders,
+			    (size_t)p->autoscale.n_expanders * sizeof *p->autoscale.expanders))) {
+			char a[160], b[160];
+			chain_text(&p->autoscale, a, sizeof a);
+			chain_text(&first->autoscale, b, sizeof b);
 			return gp_located(ld->err, p->autoscale.loc,
 					  "expander %s differs from %s (pool %s); expected one "
 					  "expander for the cluster's autoscaler",
-					  ld_expander_names[p->autoscale.expander],
-					  ld_expander_names[first->autoscale.expander],
-					  first->name);
+					  a, b, first->name);
+		}
 		first = first ? first : p;
 	}
-	for (size_t i = 0; first && i < ld->sc->n_pools; i++)
-		ld->sc->pools[i].autoscale.expander = first->autoscale.expander;
+	for (size_t i = 0; first && i < ld->sc->n_pools; i++) {
+		struct autoscale_spec *a = &ld->sc->pools[i].autoscale;
+		a->expander = first->autoscale.expander;
+		a->n_expanders = first->autoscale.n_expanders;
+		memcpy(a->expanders, first->autoscale.expanders, sizeof a->expanders);
+	}
 	return GP_OK;
 }
 

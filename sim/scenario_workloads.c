@@ -692,6 +692,20 @@ static int workload_queue(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+/* safe_to_evict: the pods' cluster-autoscaler.kubernetes.io/safe-to-evict. */
+static int workload_safe_to_evict(struct loader *ld, const struct ynode *v, void *obj)
+{
+	bool b = false;
+	int rc = ld_get_bool(ld, v, "safe_to_evict", &b);
+	((struct workload_spec *)obj)->safe_to_evict = b ? SAFE_TO_EVICT_TRUE : SAFE_TO_EVICT_FALSE;
+	return rc;
+}
+
+static int workload_local_storage(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_bool(ld, v, "local_storage", &((struct workload_spec *)obj)->local_storage);
+}
+
 static int workload_priority(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int64_t p = 0;
@@ -882,6 +896,8 @@ static const struct key_rule workload_rules[] = {
 	{"topology_spread", workload_topology_spread},
 	{"pods", workload_pods},
 	{"gang", workload_gang},
+	{"safe_to_evict", workload_safe_to_evict},
+	{"local_storage", workload_local_storage},
 	/* results and restarts: quality, start-up, checkpoints; then the model and its server */
 	{"quality", workload_quality},
 	{"startup", workload_startup},

@@ -754,6 +754,23 @@ static void drain_node(void *ctx, int32_t node)
 	infer_heard(s);
 }
 
+/* A batch job's pod in CA's removal simulation (autoscale.h).  A Job's pod
+ * is replicated (simulator/drainability/rules/replicated: its controller
+ * makes a new one), so it may move unless its annotation
+ * cluster-autoscaler.kubernetes.io/safe-to-evict is "false"
+ * (rules/notsafetoevict) or it mounts local storage (rules/localstorage,
+ * --skip-nodes-with-local-storage); "true" overrides both
+ * (rules/safetoevict). */
+static struct pod_request batch_pod(void *ctx, uint32_t id, bool *movable)
+{
+	const struct sim *s = ctx;
+	const struct sim_job *j = &s->jobs[id];
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	*movable = ws->safe_to_evict == SAFE_TO_EVICT_TRUE ||
+		   (ws->safe_to_evict == SAFE_TO_EVICT_UNSET && !ws->local_storage);
+	return (struct pod_request){j->workload, j->gpus, 0, false, j->variant};
+}
+
 static bool work_left(const struct sim *s);
 
 static bool sim_work_left(void *ctx) { return work_left(ctx); }
@@ -1230,9 +1247,9 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 		cluster_window_state(&sc->pools[p], sc->start_epoch, s->engine.now, &next);
 		push_window(s, p, next);
 	}
-	struct autoscale_host ah = {&s->engine, &s->cluster, &s->placer,    &s->collect,
-				    &s->sched,  &s->reasons, s->infer,      &s->freed,
-				    &s->dirty,  s,           sim_work_left, drain_node};
+	struct autoscale_host ah = {&s->engine,    &s->cluster, &s->placer, &s->collect, &s->sched,
+				    &s->reasons,   s->infer,    &s->freed,  &s->dirty,   s,
+				    sim_work_left, drain_node,  batch_pod};
 	s->as = autoscale_create(sc, &ah);
 	autoscale_start(s->as);
 }

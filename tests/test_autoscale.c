@@ -8,7 +8,8 @@
  * scale-down work?", "What are the parameters to CA?": scan-interval 10s,
  * scale-down-unneeded-time 10m, scale-down-delay-after-add 10m,
  * scale-down-utilization-threshold 0.5; expanders in
- * cluster-autoscaler/expander/{random,waste,price,priority}; its events
+ * cluster-autoscaler/expander/{random,waste,price,priority,mostpods,
+ * leastnodes} and factory/chain.go; its events
  * "pod triggered scale-up: [{group 0->2 (max: 2)}]" and "pod didn't trigger
  * scale-up: 1 max node group size reached"; kube-scheduler's
  * ErrNoNodesAvailable "no nodes available to schedule pods").
@@ -228,13 +229,126 @@ static void expander(const char *name)
 	run(X, sets, 2);
 }
 
-Test(autoscale, least_waste_prefers_the_node_group_it_fills)
+/*
+ * least-waste scores the new nodes' cpu and memory only
+ * (cluster-autoscaler/expander/waste/waste.go: wastedCPU + wastedMemory,
+ * each the unrequested share; GPUs do not count).  Nodes of small have 16
+ * cpu, of big 20; the pods ask 8 each.  small's option: 2 nodes, 32 cpu for
+ * 16 requested, waste 0.5; big's: 1 node, 20 for 16, waste 0.2: big grows
+ * (pods 120-1920 s, node gone at 2520: $2.80).  With a GPU term (small 0 +
+ * 0.5, big 2/4 + 0.2 = 0.7) small grew instead, which CA never does.
+ */
+#define CPUS "pools.small.cpu=16", "pools.big.cpu=20", "workloads.eval.cpu=8"
+
+Test(autoscale, least_waste_scores_cpu_and_memory_only)
 {
-	expander("least-waste");
+	const char *const sets[] = {"pools.small.autoscale.expander=least-waste",
+				    "pools.big.autoscale.expander=least-waste", CPUS};
+	run(X, sets, 5);
+	cr_assert_str_eq(node(0), "big-0");
+	cr_assert_str_eq(node(1), "big-0");
+	cr_assert_eq(r.jobs[0].start, 120 * S);
+	cr_assert_float_eq(bill(), 2.80, 1e-9);
+}
+
+/* The default expander is least-waste (cluster-autoscaler/config/flags/
+ * flags.go: expanderFlag defaults to expander.LeastWasteExpanderName): the
+ * same case with no expander named. */
+Test(autoscale, the_default_expander_is_least_waste)
+{
+	const char *const sets[] = {"pools.small.autoscale={max: 4, provision_time: 2m}",
+				    "pools.big.autoscale={max: 4, provision_time: 2m}", CPUS};
+	run(X, sets, 5);
+	cr_assert_eq(sc->pools[0].autoscale.expander, EXPANDER_LEAST_WASTE);
+	cr_assert_str_eq(node(0), "big-0");
+}
+
+/*
+ * most-pods keeps the options that schedule the most pods
+ * (expander/mostpods/mostpods.go): with small's max at 1 its option holds 1
+ * pod, big's 2: big.  least-nodes keeps those with the fewest new nodes
+ * (expander/leastnodes/leastnodes.go): small needs 2 nodes, big 1: big.
+ * Either way $2.80.
+ */
+Test(autoscale, most_pods_and_least_nodes)
+{
+	const char *const most[] = {"pools.small.autoscale={max: 1, provision_time: 2m, "
+				    "expander: most-pods}",
+				    "pools.big.autoscale.expander=most-pods"};
+	run(X, most, 2);
+	cr_assert_str_eq(node(0), "big-0");
+	cr_assert_str_eq(node(1), "big-0");
+	cr_assert_float_eq(bill(), 2.80, 1e-9);
+	cleanup();
+	const char *const least[] = {"pools.small.autoscale.expander=least-nodes",
+				     "pools.big.autoscale.expander=least-nodes"};
+	run(X, least, 2);
+	cr_assert_str_eq(node(0), "big-0");
+	cr_assert_float_eq(metric("small", "nodes_added"), 0, 0);
+}
+
+/*
+ * The priority expander's ConfigMap (expander/priority/priority.go): a map
+ * of priority to regular expressions matched against node group names; the
+ * options of the highest priority matched are kept.  {10: [^small$], 5:
+ * [big]} puts small first, whatever the pools' own priority: small grows,
+ * 2 nodes of 1 GPU, $4.20.  Chained expanders
+ * (expander/factory/chain.go) filter in turn: [priority, least-nodes] with
+ * both pools at 10 leaves the choice to least-nodes: big.
+ */
+Test(autoscale, the_priority_configmap_and_chained_expanders)
+{
+	const char *const cm[] = {"pools.small.autoscale.expander=priority",
+				  "pools.big.autoscale.expander=priority",
+				  "pools.small.autoscale.priorities={10: [\"^small$\"], 5: [big]}"};
+	run(X, cm, 3);
 	cr_assert_str_eq(node(0), "small-0");
 	cr_assert_str_eq(node(1), "small-1");
-	cr_assert_eq(r.jobs[0].start, 120 * S);
 	cr_assert_float_eq(bill(), 4.20, 1e-9);
+	cleanup();
+	const char *const chain[] = {"pools.small.autoscale.expander=[priority, least-nodes]",
+				     "pools.big.autoscale.expander=priority,least-nodes",
+				     "pools.big.autoscale.priorities={10: [\"^(small|big)$\"]}"};
+	run(X, chain, 3);
+	cr_assert_eq(sc->pools[0].autoscale.n_expanders, 2);
+	cr_assert_str_eq(node(0), "big-0");
+	cleanup();
+	struct gp_err err;
+	const char *const bad[] = {"pools.small.autoscale.priorities={high: [small]}"};
+	cr_assert_eq(scenario_load(X, bad, 1, &sc, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "priority 'high' is not a whole number"), "%s", err.msg);
+}
+
+/*
+ * --max-node-provision-time (15m): a node not registered by then is given
+ * up and its group backs off, 5m at first (clusterstate/clusterstate.go
+ * "Scale-up timed out", RegisterFailedScaleUp; utils/backoff).  big
+ * (priority 10) takes 20m to boot: launched at 0, given up at 900 s
+ * (0.25 node-h, $1.00), in backoff to 1200; the scan at 900 s grows small
+ * instead: Ready at 1020, pods 1020-2820 s, nodes gone at 3420: 2 x
+ * 2520/3600 x $3.00 = $4.20; $5.20 in all.  With max_node_provision_time
+ * 30m, big is Ready at 1200, pods 1200-3000, gone at 3600: $4.00.
+ */
+Test(autoscale, a_node_not_ready_by_max_node_provision_time_is_given_up)
+{
+	const char *const slow[] = {"pools.small.autoscale.expander=priority",
+				    "pools.big.autoscale.expander=priority",
+				    "pools.big.autoscale.provision_time=20m"};
+	run(X, slow, 3);
+	cr_assert_float_eq(metric("big", "failed_scale_ups"), 1, 0);
+	cr_assert_float_eq(metric("big", "node_hours"), 0.25, 1e-9);
+	cr_assert_str_eq(node(0), "small-0");
+	cr_assert_eq(r.jobs[0].start, 1020 * S);
+	cr_assert_float_eq(bill(), 5.20, 1e-9);
+	cleanup();
+	const char *const patient[] = {"pools.small.autoscale.expander=priority",
+				       "pools.big.autoscale.expander=priority",
+				       "pools.big.autoscale.provision_time=20m",
+				       "pools.big.autoscale.max_node_provision_time=30m"};
+	run(X, patient, 4);
+	cr_assert_float_eq(metric("big", "failed_scale_ups"), 0, 0);
+	cr_assert_eq(r.jobs[0].start, 1200 * S);
+	cr_assert_float_eq(bill(), 4.00, 1e-9);
 }
 
 Test(autoscale, price_prefers_the_cheapest_requested_gpu)
@@ -366,7 +480,7 @@ Test(autoscale, the_loader_checks_autoscale_and_spot)
 		"you mean 'max'?",
 		"pools.batch.autoscale.mx=3");
 	REJECTS("--set pools.batch.autoscale.expander=cheapest:1:32: error: unknown expander "
-		"'cheapest'; expected random, least-waste, price or priority",
+		"'cheapest'; expected random, least-waste, price, priority, most-pods or least-nodes",
 		"pools.batch.autoscale.expander=cheapest");
 	REJECTS("--set pools.batch.spot={discount: 0.5, price: {gpu_hour: 1}}:1:18: error: spot "
 		"takes a price or a discount, not both",
@@ -638,28 +752,51 @@ Test(autoscale, scale_down_moves_replicas_off_an_underused_node)
 }
 
 /*
- * A batch job's pod does not move (a Job marked safe-to-evict: "false",
- * cluster-autoscaler/simulator/drainability/rules/notsafetoevict): nodes of
- * 4 GPUs, threshold 0.6; a 1-GPU job of 2h joins one replica's node (1 + 1
- * of 4: 0.5).  That node is blocked; the other (1 of 4) is unneeded, its
- * replica fits beside the job, and it goes at 600.  The job keeps running:
- * nothing preempted; (600 + 3600)/3600 node-h x $12.00 = $14.00.
+ * A batch job's pod moves in scale-down: a Job's pod is replicated
+ * (cluster-autoscaler/simulator/drainability/rules/replicated), unless
+ * annotated safe-to-evict "false" (rules/notsafetoevict) or it has local
+ * storage (rules/localstorage); "true" overrides local storage
+ * (rules/safetoevict).  Nodes of 4 GPUs, threshold 0.6: serve-0 holds a
+ * replica and the 1-GPU job of 2h (2 of 4: 0.5), serve-1 a replica (1 of
+ * 4); both are unneeded.  At 600 CA removes one node (--max-drain-
+ * parallelism 1), the first: serve-0.  Its replica and the job move to
+ * serve-1; the job restarts there (1 preemption).  With safe_to_evict:
+ * false, or local_storage: true, serve-0 is blocked and serve-1 goes: the
+ * job keeps running.  Either way one node goes at 600: (600 + 3600)/3600
+ * node-h x $12.00 = $14.00.
  */
-Test(autoscale, a_batch_job_keeps_its_node)
+#define BATCH_MOVES                                                                                 \
+	"horizon=1h", "pools.serve.nodes=2", "pools.serve.gpus_per_node=4",                         \
+		"pools.serve.price.gpu_hour=3", "scheduler.scoring=LeastAllocated",                 \
+		"pools.serve.autoscale.scale_down_utilization_threshold=0.6",                       \
+		"workloads=[{name: chat, kind: inference, model: llama-3-8b, replicas: 2, "         \
+		"startup: 30s, memory_fraction: 0.9, requests: {process: poisson, rate: 0.5/s, "    \
+		"count: 3000, prompt_tokens: 512, output_tokens: 64}}, {name: train, kind: batch, " \
+		"count: 1, arrival: {at: \"00:00\"}, gpus: 1, duration: 2h}]"
+
+static size_t train_job(void) { return r.jobs[0].workload == 1 ? 0 : 1; }
+
+Test(autoscale, a_batch_job_moves_unless_its_pods_forbid_it)
 {
-	RUN_WITH(SERVE, "horizon=1h", "pools.serve.nodes=2", "pools.serve.gpus_per_node=4",
-		 "pools.serve.price.gpu_hour=3", "scheduler.scoring=LeastAllocated",
-		 "pools.serve.autoscale.scale_down_utilization_threshold=0.6",
-		 "workloads=[{name: chat, kind: inference, model: llama-3-8b, replicas: 2, "
-		 "startup: 30s, memory_fraction: 0.9, requests: {process: poisson, rate: 0.5/s, "
-		 "count: 3000, prompt_tokens: 512, output_tokens: 64}}, {name: train, kind: batch, "
-		 "count: 1, arrival: {at: \"00:00\"}, gpus: 1, duration: 2h}]");
+	RUN_WITH(SERVE, BATCH_MOVES);
 	cr_assert_float_eq(metric("serve", "scale_downs"), 1, 0);
-	cr_assert_float_eq(metric("chat", "replicas_evicted"), 1, 0);
-	cr_assert_float_eq(metric("all", "jobs_preempted"), 0, 0);
-	size_t train = r.jobs[0].workload == 1 ? 0 : 1;
-	cr_assert_eq(r.jobs[train].start, 0);
+	cr_assert_float_eq(metric("all", "jobs_preempted"), 1, 0);
+	cr_assert_str_eq(node(train_job()), "serve-1", "moved from serve-0");
+	cr_assert_eq(r.jobs[train_job()].start, 0);
 	cr_assert_float_eq(bill(), 14.00, 1e-9);
+	cleanup();
+	RUN_WITH(SERVE, BATCH_MOVES, "workloads.train.safe_to_evict=false");
+	cr_assert_float_eq(metric("serve", "scale_downs"), 1, 0);
+	cr_assert_float_eq(metric("all", "jobs_preempted"), 0, 0);
+	cr_assert_str_eq(node(train_job()), "serve-0");
+	cr_assert_float_eq(bill(), 14.00, 1e-9);
+	cleanup();
+	RUN_WITH(SERVE, BATCH_MOVES, "workloads.train.local_storage=true");
+	cr_assert_float_eq(metric("all", "jobs_preempted"), 0, 0);
+	cleanup();
+	RUN_WITH(SERVE, BATCH_MOVES, "workloads.train.local_storage=true",
+		 "workloads.train.safe_to_evict=true");
+	cr_assert_float_eq(metric("all", "jobs_preempted"), 1, 0);
 }
 
 /*

@@ -122,6 +122,9 @@ struct autoscale_host {
 	void *ctx;                    /* the run, for the two calls below */
 	bool (*work_left)(void *ctx); /* whether scans are still needed */
 	void (*drain)(void *ctx, int32_t node); /* evict the pods on node */
+	/* batch job's pod as the removal simulation sees it; *movable: the
+	 * drainability rules let it be evicted */
+	struct pod_request (*batch_pod)(void *ctx, uint32_t job, bool *movable);
 };
 
 struct autoscale;

@@ -328,6 +328,8 @@ struct pool_scaling {
 	double peak_nodes;          /* most Ready nodes at once */
 	double at_max_s;            /* seconds at max with pending pods it could host */
 	double provisioning_wait_s; /* pod-seconds pending while nodes for them provisioned */
+	int64_t failed_scale_ups;   /* scale-ups given up: nodes not Ready within
+				     * max_node_provision_time */
 };
 
 /* One figure of a backtest (backtest.h), a row of the backtest table: the

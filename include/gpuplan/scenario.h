@@ -89,7 +89,26 @@ struct window {
 #define WINDOW_EVERY_DAY 0x7f
 
 /* Cluster Autoscaler's expanders: which node group grows when several could. */
-enum expander_kind { EXPANDER_RANDOM, EXPANDER_LEAST_WASTE, EXPANDER_PRICE, EXPANDER_PRIORITY };
+enum expander_kind {
+	EXPANDER_RANDOM,
+	EXPANDER_LEAST_WASTE,
+	EXPANDER_PRICE,
+	EXPANDER_PRIORITY,
+	EXPANDER_MOST_PODS,
+	EXPANDER_LEAST_NODES,
+};
+
+/* The longest chain of expanders (--expander=priority,least-waste). */
+#define EXPANDER_CHAIN_MAX 6
+
+/* A line of the priority expander's ConfigMap (cluster-autoscaler-priority-
+ * expander, key priorities): node groups whose name the regular expression
+ * finds a match in have this priority. */
+struct expander_priority {
+	int32_t priority;
+	char *pattern; /* POSIX extended, unanchored like Go's FindStringIndex */
+	struct srcloc loc;
+};
 
 /*
  * pools[].autoscale: the pool is a node group of the Cluster Autoscaler
@@ -106,8 +125,12 @@ struct autoscale_spec {
 	double threshold;            /* --scale-down-utilization-threshold, 0.5 */
 	sim_time scan_interval;      /* --scan-interval, 10s */
 	sim_time delay_after_add;    /* --scale-down-delay-after-add, 10m */
-	enum expander_kind expander; /* --expander, random (the same for every pool) */
+	enum expander_kind expander; /* --expander's first, least-waste (the same for every pool) */
+	enum expander_kind expanders[EXPANDER_CHAIN_MAX]; /* --expander=a,b: filters in turn */
+	int32_t n_expanders;
 	bool expander_given;         /* the pool names it (else it takes the others') */
+	sim_time max_provision_time; /* --max-node-provision-time, 15m: a node not Ready by
+				       * then is given up and the group backs off */
 	int32_t priority;            /* the priority expander's: higher wins */
 	struct srcloc loc;
 	struct srcloc min_loc, max_loc; /* where min and max were given (a file, or --set) */
@@ -278,6 +301,10 @@ struct inference_spec {
 	struct slo_spec slo;
 };
 
+/* The annotation cluster-autoscaler.kubernetes.io/safe-to-evict of a
+ * workload's pods (safe_to_evict:): absent, "false" or "true". */
+enum safe_to_evict { SAFE_TO_EVICT_UNSET, SAFE_TO_EVICT_FALSE, SAFE_TO_EVICT_TRUE };
+
 struct workload_spec {
 	char *name;
 	struct srcloc loc;
@@ -329,6 +356,9 @@ struct workload_spec {
 				    * without gang, each pod is a job of its own */
 	int32_t queue; /* index into scenario.queues */
 	int32_t priority;
+	uint8_t safe_to_evict;            /* enum safe_to_evict: its pods' annotation
+				   * cluster-autoscaler.kubernetes.io/safe-to-evict */
+	bool local_storage;               /* its pods mount emptyDir or hostPath volumes */
 	bool preempt_never;               /* preemption_policy Never: its pods never evict others
 			       * (PriorityClass preemptionPolicy) */
 	sim_time grace;                   /* termination_grace_period: how long an evicted pod holds
@@ -612,6 +642,10 @@ struct scenario {
 	size_t n_cohorts;
 	struct flavor_spec *flavors; /* resource_flavors, then "default" if a quota: uses it */
 	size_t n_flavors;
+	struct expander_priority *expander_priorities; /* autoscale.priorities (one ConfigMap
+							 * for the cluster); none: each pool's
+							 * autoscale.priority */
+	size_t n_expander_priorities;
 	struct scheduler_spec scheduler;
 	struct goals_spec goals;
 	struct experiment_spec experiment;
