@@ -901,6 +901,23 @@ static void name_workloads(struct hist *h)
 	strindex_free(&used);
 }
 
+/* Whether some pool offers what pod p asks for (the loader refuses a
+ * request no pool can hold): its MIG profile, or as many GPUs (or replicas)
+ * on one node. */
+static bool offered(const struct hist *h, const struct hist_pod *p)
+{
+	for (size_t i = 0; i < h->im->n_pools; i++) {
+		const struct imp_shape *sh = &h->im->pools[i].shape;
+		for (size_t m = 0; p->mig != HIST_NONE && m < sh->n_mig; m++)
+			if (!strcmp(sh->mig[m].profile->name, hist_str(h, p->mig)))
+				return true;
+		int32_t units = sh->gpus * (sh->replicas > 1 ? sh->replicas : 1);
+		if (p->mig == HIST_NONE && sh->gpu && sh->sharing != IMP_MIG && units >= p->gpus)
+			return true;
+	}
+	return false;
+}
+
 static void group(struct hist *h)
 {
 	for (size_t i = 0; i < h->n_pods; i++) {
@@ -909,6 +926,12 @@ static void group(struct hist *h)
 		bool service, gang;
 		if (p->gpus <= 0 && p->mig == HIST_NONE) {
 			h->n_cpu_only++;
+			continue;
+		}
+		if (!offered(h, p)) {
+			imp_warn(h->im,
+				 "pods asking for what no node offers are left out, e.g. %s/%s",
+				 hist_str(h, p->ns), hist_str(h, p->name));
 			continue;
 		}
 		const char *kind = controller(h, p, name, sizeof name, instance, sizeof instance,

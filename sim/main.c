@@ -1170,7 +1170,7 @@ static int import_refuse_inputs(const struct import_options *o, const char *path
 /* The check's error, said as the import's: the scenario was refused by its
  * own loader (a value import does not check yet), so -o was not replaced.
  * The temporary file is gone, so its name becomes "line L:C of the scenario". */
-static int import_check_failed(const struct import_options *o, const char *path, const char *tmp,
+static int import_check_failed(const char *from, const char *path, const char *tmp,
 			       struct gp_err *err)
 {
 	const char *m = err->msg, *e = strstr(m, ": error: ");
@@ -1182,9 +1182,9 @@ static int import_check_failed(const struct import_options *o, const char *path,
 		m = e + strlen(": error: ");
 	}
 	snprintf(msg, sizeof msg,
-		 "import: the scenario imported from %s and %s failed its check, so %s is "
+		 "import: the scenario imported from %s failed its check, so %s is "
 		 "left as it was%s: %s",
-		 o->nodes, o->pods, path, where, m);
+		 from, path, where, m);
 	return gp_errorf(err, GP_EINPUT, "%s", msg);
 }
 
@@ -1204,7 +1204,9 @@ static int import_write(const struct import_options *o, const struct import_resu
 		return rc;
 	}
 	if ((rc = import_check(r, of.tmp, c, err))) {
-		rc = import_check_failed(o, path, of.tmp, err);
+		char from[8192];
+		snprintf(from, sizeof from, "%s and %s", o->nodes, o->pods);
+		rc = import_check_failed(from, path, of.tmp, err);
 		outfile_abort(&of);
 		return rc;
 	}
@@ -1260,6 +1262,15 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 	if (!rc && !(rc = write_whole(path, r.yaml, r.yaml_len, &y, &err)) &&
 	    (rc = write_whole(csv, r.csv, r.csv_len, &c, &err)))
 		outfile_abort(&y);
+	/* the twin must load as written (its own loader's word), or neither
+	 * file replaces what was there */
+	struct scenario *sc = NULL;
+	if (!rc && (rc = scenario_load(y.tmp, NULL, 0, &sc, &err))) {
+		rc = import_check_failed(o->history, path, y.tmp, &err);
+		outfile_abort(&y);
+		outfile_abort(&c);
+	}
+	scenario_free(sc);
 	if (!rc && !(rc = outfile_commit(&c, &err)))
 		rc = outfile_commit(&y, &err);
 	if (!rc) {

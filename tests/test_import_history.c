@@ -539,3 +539,111 @@ Test(import_history, the_observed_pods_are_what_the_generator_recorded)
 	free(got);
 	free(want);
 }
+
+/* --- two weeks: the rate by weekday ----------------------------------------------------- */
+
+static void write_json(const char *folder, const char *file, const char *body)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", folder, file);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fprintf(f,
+		"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[%s]}}\n",
+		body);
+	fclose(f);
+}
+
+/* Sixteen one-hour Jobs of "train" at 10:00 over two weeks from Monday
+ * 2026-11-02: four each Monday, one each Tuesday to Friday, none at the
+ * weekend.  16 in 14 days is 1.142857 a day; Monday's 4 a day is 3.5 times
+ * that, Tuesday's 1 is 0.875 times. */
+Test(import_history, two_weeks_learn_a_factor_by_weekday)
+{
+	scratch_make();
+	char h[128];
+	snprintf(h, sizeof h, "%s/h", dir);
+	cr_assert_eq(mkdir(h, 0755), 0);
+	const long long from = 1793577600, to = from + 14 * 86400;
+	static const int per_day[7] = {4, 1, 1, 1, 1, 0, 0};
+	char *times[6] = {0};
+	size_t lens[6] = {0};
+	FILE *f[6];
+	for (int k = 0; k < 6; k++)
+		f[k] = open_memstream(&times[k], &lens[k]);
+	char *own = NULL, *info = NULL, *req = NULL, *phase = NULL;
+	size_t lo = 0, li = 0, lr = 0, lp = 0;
+	FILE *fo = open_memstream(&own, &lo), *fi = open_memstream(&info, &li),
+	     *fr = open_memstream(&req, &lr), *fp = open_memstream(&phase, &lp);
+	int n = 0;
+	for (int day = 0; day < 14; day++)
+		for (int j = 0; j < per_day[day % 7]; j++, n++) {
+			long long c = from + day * 86400 + 10 * 3600, e = c + 3600;
+			char m[160];
+			snprintf(m, sizeof m,
+				 "{\"metric\":{\"namespace\":\"ml\",\"pod\":\"train-%d-bcdfg\"", n);
+			long long v[6] = {c, c, c, e, c, e}; /* created ... completed, seen */
+			for (int k = 0; k < 6; k++)
+				fprintf(f[k], "%s%s},\"value\":[%lld,\"%lld\"]}", n ? "," : "", m,
+					to, v[k]);
+			fprintf(fo,
+				"%s%s,\"owner_kind\":\"Job\",\"owner_name\":\"train-%d\"},\"value\":[1,"
+				"\"1\"]}",
+				n ? "," : "", m, n);
+			fprintf(fi, "%s%s,\"node\":\"n1\"},\"value\":[1,\"1\"]}", n ? "," : "", m);
+			fprintf(fr,
+				"%s%s,\"container\":\"c\",\"resource\":\"nvidia_com_gpu\"},\"value\":[1,"
+				"\"1\"]}",
+				n ? "," : "", m);
+			fprintf(fp, "%s%s,\"phase\":\"Succeeded\"},\"value\":[1,\"1\"]}",
+				n ? "," : "", m);
+		}
+	static const char *const names[6] = {"pod_created.json",    "pod_scheduled.json",
+					     "pod_started.json",    "pod_completed.json",
+					     "pod_first_seen.json", "pod_last_seen.json"};
+	for (int k = 0; k < 6; k++) {
+		fclose(f[k]);
+		write_json(h, names[k], times[k]);
+		free(times[k]);
+	}
+	fclose(fo), fclose(fi), fclose(fr), fclose(fp);
+	write_json(h, "pod_owner.json", own);
+	write_json(h, "pod_info.json", info);
+	write_json(h, "pod_requests.json", req);
+	write_json(h, "pod_limits.json", req);
+	write_json(h, "pod_phase.json", phase);
+	free(own), free(info), free(req), free(phase);
+	write_json(h, "node_labels.json",
+		   "{\"metric\":{\"node\":\"n1\",\"label_nvidia_com_gpu_product\":\"NVIDIA-L4\"},"
+		   "\"value\":[1,\"1\"]}");
+	write_json(
+		h, "node_allocatable.json",
+		"{\"metric\":{\"node\":\"n1\",\"resource\":\"nvidia_com_gpu\"},\"value\":[1,\"4\"]},"
+		"{\"metric\":{\"node\":\"n1\",\"resource\":\"cpu\"},\"value\":[1,\"8\"]}");
+	char meta[512];
+	snprintf(meta, sizeof meta, "%s/meta.json", h);
+	FILE *m = fopen(meta, "w");
+	fputs("{\"format\":\"gpuplan-history/1\",\"from\":\"2026-11-02T00:00:00Z\","
+	      "\"to\":\"2026-11-16T00:00:00Z\"}\n",
+	      m);
+	fclose(m);
+	build(h);
+	char *b = block("train");
+	expect_in(b, "learned from 16 arrivals");
+	expect_in(b, "rate_by_hour: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1.143, 0, 0, 0, 0, 0, 0, 0, 0, "
+		     "0, 0, 0, 0, 0], by_weekday: [3.5, 0.875, 0.875, 0.875, 0.875, 0, 0]}");
+	expect_in(b, "values: [3600s");
+	free(b);
+	/* and it loads: the weekday factors shape the week's rate */
+	char path[256];
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	FILE *y = fopen(path, "w");
+	fwrite(res.yaml, 1, res.yaml_len, y);
+	fclose(y);
+	struct scenario *sc;
+	struct gp_err err;
+	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
+	cr_expect_float_eq(sc->workloads[0].arrival.weekly.by_weekday[0], 3.5, 1e-9);
+	scenario_free(sc);
+	scratch_remove();
+}
