@@ -113,27 +113,6 @@ size_t reasons_format_fit_error(char *buf, size_t size, int64_t n_nodes, const c
 
 /* --- interning ------------------------------------------------------------ */
 
-static uint64_t hash_text(const char *s)
-{
-	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
-	return h;
-}
-
-static void index_rebuild(struct reasons *r, size_t n_index)
-{
-	free(r->index);
-	r->n_index = n_index;
-	r->index = gp_xcalloc(n_index, sizeof *r->index);
-	for (size_t id = 0; id < r->n_texts; id++) {
-		size_t i = (size_t)hash_text(r->texts[id]) & (n_index - 1);
-		while (r->index[i])
-			i = (i + 1) & (n_index - 1);
-		r->index[i] = (int32_t)id + 1;
-	}
-}
-
 /* Grows the per-(message, workload) rows to hold message id. */
 static void rows_hold(struct reasons *r, size_t id)
 {
@@ -150,22 +129,14 @@ static void rows_hold(struct reasons *r, size_t id)
 /* The id of text, adding it if new with kinds. */
 static int32_t intern(struct reasons *r, const char *text, uint32_t kinds)
 {
-	size_t i = (size_t)hash_text(text) & (r->n_index - 1);
-	for (; r->index[i]; i = (i + 1) & (r->n_index - 1))
-		if (!strcmp(r->texts[r->index[i] - 1], text))
-			return r->index[i] - 1;
-	size_t cap = r->cap_texts;
-	GP_GROW(r->texts, r->cap_texts, r->n_texts + 1);
-	if (cap != r->cap_texts)
-		r->kinds = gp_xrealloc(r->kinds, r->cap_texts * sizeof *r->kinds);
-	r->kinds[r->n_texts] = kinds;
-	int32_t id = (int32_t)r->n_texts;
-	r->texts[r->n_texts++] = gp_xstrdup(text);
-	r->index[i] = id + 1;
-	if (2 * r->n_texts > r->n_index)
-		index_rebuild(r, 2 * r->n_index);
-	rows_hold(r, (size_t)id);
-	return id;
+	bool added;
+	size_t id = strindex_add(&r->texts, text, &added);
+	if (!added)
+		return (int32_t)id;
+	GP_GROW(r->kinds, r->cap_kinds, id + 1);
+	r->kinds[id] = kinds;
+	rows_hold(r, id);
+	return (int32_t)id;
 }
 
 /* --- lifecycle -------------------------------------------------------------- */
@@ -181,16 +152,12 @@ void reasons_init(struct reasons *r, size_t n_workloads, int64_t n_nodes,
 	r->n_slots = n_slots;
 	r->buf_size = 256;
 	r->buf = gp_xmalloc(r->buf_size);
-	index_rebuild(r, 64);
 }
 
 void reasons_free(struct reasons *r)
 {
-	for (size_t i = 0; i < r->n_texts; i++)
-		free(r->texts[i]);
-	free(r->texts);
+	strindex_free(&r->texts);
 	free(r->kinds);
-	free(r->index);
 	free(r->seconds);
 	free(r->pods);
 	free(r->classes);
@@ -427,7 +394,7 @@ void reasons_finish(struct reasons *r, sim_time end)
 
 const char *reasons_text(const struct reasons *r, int32_t id)
 {
-	return id >= 0 && (size_t)id < r->n_texts ? r->texts[id] : NULL;
+	return id >= 0 && (size_t)id < r->texts.n ? strindex_key(&r->texts, (size_t)id) : NULL;
 }
 
 int32_t reasons_job_message(const struct reasons *r, uint32_t job)
@@ -459,12 +426,12 @@ static void add_row(struct results *out, const char *scope, int32_t workload, si
 
 void reasons_write(const struct reasons *r, const struct scenario *sc, struct results *out)
 {
-	out->reason_texts = gp_xcalloc(r->n_texts ? r->n_texts : 1, sizeof *out->reason_texts);
-	out->n_reason_texts = r->n_texts;
-	for (size_t id = 0; id < r->n_texts; id++)
-		out->reason_texts[id] = gp_xstrdup(r->texts[id]);
+	out->reason_texts = gp_xcalloc(r->texts.n ? r->texts.n : 1, sizeof *out->reason_texts);
+	out->n_reason_texts = r->texts.n;
+	for (size_t id = 0; id < r->texts.n; id++)
+		out->reason_texts[id] = gp_xstrdup(strindex_key(&r->texts, id));
 	size_t nw = r->n_workloads;
-	for (size_t id = 0; id < r->n_texts; id++) {
+	for (size_t id = 0; id < r->texts.n; id++) {
 		double seconds = 0;
 		int64_t pods = 0;
 		for (size_t w = 0; w < sc->n_workloads; w++) {
@@ -475,7 +442,7 @@ void reasons_write(const struct reasons *r, const struct scenario *sc, struct re
 			add_row(out, "all", -1, id, r->kinds[id], seconds, pods);
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
-		for (size_t id = 0; id < r->n_texts; id++)
+		for (size_t id = 0; id < r->texts.n; id++)
 			if (r->pods[id * nw + w] > 0)
 				add_row(out, sc->workloads[w].name, (int32_t)w, id, r->kinds[id],
 					r->seconds[id * nw + w], r->pods[id * nw + w]);

@@ -38,6 +38,7 @@
 
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
+#include "gpuplan/strindex.h"
 
 /* Writes the FitError message for n_nodes nodes, counts[i] of which failed
  * with texts[i] (zero counts are left out); returns what snprintf would. */
@@ -75,11 +76,9 @@ struct reasons {
 	const char *const *slot_texts; /* the reasons a node can give (placement's slots) */
 	const uint8_t *slot_kinds;     /* their enum pend_kind */
 	size_t n_slots;
-	char **texts;    /* interned messages, by id */
-	uint32_t *kinds; /* by id: PEND_BIT of each kind the message gives */
-	size_t n_texts, cap_texts;
-	int32_t *index; /* open addressing: message hash -> id + 1 */
-	size_t n_index;
+	struct strindex texts; /* interned messages, by id (strindex.h) */
+	uint32_t *kinds;       /* by id: PEND_BIT of each kind the message gives */
+	size_t cap_kinds;
 	double *seconds; /* [id * n_workloads + workload] */
 	int64_t *pods;
 	size_t cap_rows; /* messages the two arrays above hold */
