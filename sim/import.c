@@ -582,6 +582,11 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 		fputs("    preemption_policy: Never\n", out);
 	if (p->grace != 30)
 		fprintf(out, "    termination_grace_period: %llds\n", (long long)p->grace);
+	if (p->safe_to_evict != SAFE_TO_EVICT_UNSET)
+		fprintf(out, "    safe_to_evict: %s\n",
+			p->safe_to_evict == SAFE_TO_EVICT_TRUE ? "true" : "false");
+	if (p->local_storage)
+		fputs("    local_storage: true\n", out);
 	const char *q = imp_cluster_queue(im, p);
 	if (q)
 		fprintf(out, "    queue: %s\n", q);

@@ -146,9 +146,13 @@ struct imp_pod {
 	struct imp_tol *tols; /* owned */
 	size_t n_tols;
 	int64_t priority;
-	bool never;        /* spec.preemptionPolicy Never */
-	int64_t grace;     /* spec.terminationGracePeriodSeconds (default 30) */
-	const char *queue; /* kueue.x-k8s.io/queue-name */
+	bool never;            /* spec.preemptionPolicy Never */
+	int64_t grace;         /* spec.terminationGracePeriodSeconds (default 30) */
+	const char *queue;     /* kueue.x-k8s.io/queue-name */
+	uint8_t safe_to_evict; /* enum safe_to_evict: cluster-autoscaler.kubernetes.io/
+				* safe-to-evict "false" or "true" */
+	bool local_storage;    /* a hostPath or disk-backed emptyDir volume not named by
+				* cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes */
 	/* history */
 	int64_t created, started, finished; /* epoch seconds; -1 unknown */
 	const char *message;                /* PodScheduled False: its message */

@@ -452,11 +452,42 @@ static int read_status(struct imp *im, const struct ynode *st, struct imp_pod *p
 	return rc;
 }
 
+/* Whether the pod mounts local storage that blocks its eviction in CA's
+ * scale-down (utils/drain/drain.go, isLocalVolume: a hostPath, or an
+ * emptyDir not in memory), other than the volumes the annotation
+ * cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes names
+ * (comma-separated). */
+static bool local_volumes(const struct ynode *spec, const char *allowed)
+{
+	const struct ynode *vols = ynode_get(spec, "volumes");
+	for (size_t i = 0; vols && vols->kind == YNODE_SEQ && i < vols->n; i++) {
+		const struct ynode *v = vols->items[i], *name = ynode_get(v, "name");
+		const struct ynode *dir = ynode_get(v, "emptyDir"),
+				   *medium = ynode_get(dir, "medium");
+		bool local = ynode_get(v, "hostPath") ||
+			     (dir && !(medium && medium->kind == YNODE_SCALAR &&
+				       !strcmp(medium->value, "Memory")));
+		if (!local)
+			continue;
+		bool named = false;
+		size_t len = name && name->kind == YNODE_SCALAR ? strlen(name->value) : 0;
+		for (const char *a = allowed; a && len && *a && !named;) {
+			size_t n = strcspn(a, ",");
+			named = n == len && !strncmp(a, name->value, n);
+			a += n + (a[n] == ',');
+		}
+		if (!named)
+			return true;
+	}
+	return false;
+}
+
 static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
 {
 	struct imp_file *f = &im->pods_f;
 	const struct ynode *meta = NULL, *spec = NULL, *status = NULL, *labels = NULL;
 	p->loc = item->loc;
+	const char *local_ok = NULL; /* safe-to-evict-local-volumes */
 	p->created = p->started = p->finished = -1;
 	int rc = imp_map(f, item, "metadata", &meta);
 	if (!rc && !meta)
@@ -477,6 +508,22 @@ static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
 		rc = imp_map(f, meta, "labels", &labels);
 	if (!rc && labels)
 		rc = imp_str(f, labels, "kueue.x-k8s.io/queue-name", &p->queue);
+	const struct ynode *notes = NULL;
+	const char *evict = NULL;
+	if (!rc)
+		rc = imp_map(f, meta, "annotations", &notes);
+	if (!rc && notes)
+		rc = imp_str(f, notes, "cluster-autoscaler.kubernetes.io/safe-to-evict", &evict);
+	if (!rc && notes)
+		rc = imp_str(f, notes,
+			     "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes",
+			     &local_ok);
+	/* CA compares the annotation with "true" and "false"
+	 * (simulator/drainability/rules/safetoevict, notsafetoevict) */
+	p->safe_to_evict = !evict                    ? SAFE_TO_EVICT_UNSET
+			   : !strcmp(evict, "true")  ? SAFE_TO_EVICT_TRUE
+			   : !strcmp(evict, "false") ? SAFE_TO_EVICT_FALSE
+						     : SAFE_TO_EVICT_UNSET;
 	imp_pop(f, base);
 	if (!rc)
 		rc = imp_map(f, item, "spec", &spec);
@@ -484,6 +531,8 @@ static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
 		rc = imp_error(f, item, "spec", "expected the pod's spec");
 	if (!rc)
 		rc = read_spec(im, spec, p);
+	if (!rc)
+		p->local_storage = local_volumes(spec, local_ok);
 	if (!rc)
 		rc = imp_map(f, item, "status", &status);
 	if (!rc && status)

@@ -123,3 +123,72 @@ Test(import_kueue, a_kueue_flavor_without_its_object_is_a_note)
 	scenario_free(sc);
 	import_result_free(&r);
 }
+
+/* The fixture's pods.json with each (from, to) replacement made once, in
+ * the scratch folder; returns the path. */
+static const char *pods_edited(const char *const *from, const char *const *to, size_t n)
+{
+	FILE *f = fopen(FX "pods.json", "r");
+	cr_assert_not_null(f);
+	static char text[1 << 20];
+	size_t len = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[len] = 0;
+	static char out[1 << 20];
+	for (size_t k = 0; k < n; k++) {
+		char *at = strstr(text, from[k]);
+		cr_assert_not_null(at, "%s", from[k]);
+		size_t head = (size_t)(at - text);
+		snprintf(out, sizeof out, "%.*s%s%s", (int)head, text, to[k], at + strlen(from[k]));
+		snprintf(text, sizeof text, "%s", out);
+	}
+	return put(2, "pods.json", text);
+}
+
+static const struct workload_spec *workload(const struct scenario *sc, const char *name)
+{
+	int w = scenario_workload_index(sc, name);
+	cr_assert_geq(w, 0, "no workload %s", name);
+	return &sc->workloads[w];
+}
+
+/* The Cluster Autoscaler's drainability, read from the pods: the
+ * annotation cluster-autoscaler.kubernetes.io/safe-to-evict ("true" or
+ * "false"; simulator/drainability/rules/safetoevict, notsafetoevict) and
+ * local storage (utils/drain/drain.go isLocalVolume: a hostPath, or an
+ * emptyDir not in memory, unless named by safe-to-evict-local-volumes). */
+Test(import_kueue, safe_to_evict_and_local_storage_come_from_the_pods)
+{
+	struct import_options o = fixture();
+	const char *from[] = {"\"name\": \"pretrain-13b-0-7rj9x\",",
+			      "\"name\": \"finetune-llama-8b-2-h7m3c\","};
+	const char *to[] = {"\"name\": \"pretrain-13b-0-7rj9x\", \"annotations\": "
+			    "{\"cluster-autoscaler.kubernetes.io/safe-to-evict\": \"false\"},",
+			    "\"name\": \"finetune-llama-8b-2-h7m3c\", \"annotations\": "
+			    "{\"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes\": "
+			    "\"cache\"},"};
+	const char *spec[] = {"\"uid\": \"a3f0c1d2-42424242-4b7e-8c21-5e6f7a8b9c0d\"\n"
+			      "            },\n            \"spec\": {"};
+	const char *cache[] = {"\"uid\": \"x\"}, \"spec\": {\"volumes\": [{\"name\": \"cache\", "
+			       "\"emptyDir\": {}}, {\"name\": \"shm\", \"emptyDir\": {\"medium\": "
+			       "\"Memory\"}}],"};
+	const char *host[] = {"\"uid\": \"x\"}, \"spec\": {\"volumes\": [{\"name\": \"data\", "
+			      "\"hostPath\": {\"path\": \"/data\"}}],"};
+	for (int k = 0; k < 2; k++) {
+		const char *f3[] = {from[0], from[1], spec[0]};
+		const char *t3[] = {to[0], to[1], k ? host[0] : cache[0]};
+		o.pods = pods_edited(f3, t3, 3);
+		struct import_result r;
+		build(&o, &r);
+		struct scenario *sc = load(&r);
+		cr_assert_eq(workload(sc, "pretrain-13b")->safe_to_evict, SAFE_TO_EVICT_FALSE);
+		cr_assert_eq(workload(sc, "finetune-llama-8b-on-h100-80gb-1")->safe_to_evict,
+			     SAFE_TO_EVICT_UNSET);
+		/* cache is named by safe-to-evict-local-volumes, shm is in memory;
+		 * a hostPath blocks */
+		cr_assert_eq(workload(sc, "finetune-llama-8b-on-h100-80gb-1")->local_storage,
+			     k == 1);
+		scenario_free(sc);
+		import_result_free(&r);
+	}
+}
