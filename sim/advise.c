@@ -1035,6 +1035,16 @@ static void prefer_named(struct advise_row *rows, size_t n)
 	rows[0] = keep;
 }
 
+/* Keeps the rows that add no hardware, in order; returns how many. */
+static size_t drop_hardware(struct advise_row *rows, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!rows[i].hardware)
+			rows[k++] = rows[i];
+	return k;
+}
+
 /* The row's overrides as --set text; NULL for none. */
 static char *overrides_text(const struct advise_row *row)
 {
@@ -1051,16 +1061,21 @@ static int write_advice(struct store *st, const struct advice *a, struct gp_err 
 {
 	int64_t base = 0;
 	struct store_advice *rows = gp_xcalloc(a->n + 1, sizeof *rows);
+	struct gp_sbuf why = {0};
+	for (size_t i = 0; i < a->n_reasons; i++)
+		gp_sb_printf(&why, "%s%s", i ? "; " : "", a->reasons[i]);
+	char *untrusted = a->n_reasons ? gp_sb_take(&why) : NULL;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
 		if (r->seq == 0)
 			base = r->run_id;
 		rows[i] = (struct store_advice){
-			r->label,       overrides_text(r),   r->run_id,       r->meets,
-			r->peak_demand, r->queue_p95,        r->deadline_pct, r->slo_pct,
-			r->cost,        r->cost_per_verified};
+			r->label,       overrides_text(r),    r->run_id,       r->meets,
+			r->peak_demand, r->queue_p95,         r->deadline_pct, r->slo_pct,
+			r->cost,        r->cost_per_verified, a->forced,       untrusted};
 	}
 	int rc = store_write_advice(st, base, rows, a->n, err);
+	free(untrusted);
 	for (size_t i = 0; i < a->n; i++)
 		free((char *)rows[i].overrides);
 	free(rows);
@@ -1084,6 +1099,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	if (fn)
 		fn(ctx, base);
 	copy_findings(out, &r);
+	snprintf(out->db, sizeof out->db, "%s", sp->db ? sp->db : "the database");
+	rc = advise_trust(sp, sc, st, out, err);
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct price *x = &sc->pools[p].price;
 		out->prices |= x->gpu_hour > 0 || x->cpu_hour > 0 || x->gib_hour > 0;
@@ -1107,19 +1124,38 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	free(more.alts);
 	if (!rc && more.n > 1)
 		rc = run_combined(sp, st, &pl, err);
-	if (!rc && needs_sizing(&pl.alts[0], &r))
+	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r))
 		rc = size_pools(sp, st, sc, &r, &pl, err);
 	results_free(&r);
 	scenario_free(sc);
 	for (size_t i = 0; i < pl.n; i++)
 		pl.alts[i].seq = i;
 	qsort(pl.alts, pl.n, sizeof *pl.alts, by_advice);
+	if (out->refused) /* a model not trusted recommends no hardware */
+		pl.n = drop_hardware(pl.alts, pl.n);
 	prefer_named(pl.alts, pl.n);
 	out->rows = pl.alts;
 	out->n = pl.n;
 	if (!rc)
 		rc = write_advice(st, out, err);
 	return rc;
+}
+
+/* Why the model is not trusted: the refusal, or --force's warning. */
+static void write_trust(FILE *out, const struct advice *a)
+{
+	if (!a->n_reasons)
+		return;
+	if (a->refused)
+		fprintf(out,
+			"\nno hardware recommended: the model is not trusted (only alternatives "
+			"that add no hardware are ranked; --force recommends hardware anyway):\n");
+	else
+		fprintf(out,
+			"\nwarning: --force: hardware may be recommended although the model is "
+			"not trusted (the advice rows say forced):\n");
+	for (size_t i = 0; i < a->n_reasons; i++)
+		fprintf(out, "  - %s\n", a->reasons[i]);
 }
 
 /* A figure, or "-" for NAN. */
@@ -1264,6 +1300,7 @@ void advise_write(FILE *out, const struct advice *a)
 		"inference requests; within 3%% of the cheapest, a finding's own alternative "
 		"first), then queue p95; rows that miss nearest first (workloads missing their "
 		"goals, deadline%%, slo%%, jobs left undone, queue p95).\n");
+	write_trust(out, a);
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);
@@ -1274,9 +1311,12 @@ void advise_write(FILE *out, const struct advice *a)
 			app |= a->findings[i].step == FINDING_APPLICATION;
 		fprintf(out,
 			"recommendation: none of these meets every workload's goal%s; the closest "
-			"is %s (run %lld)\n",
+			"is %s (run %lld)%s\n",
 			app ? " (the application finding says GPUs would not help)" : "",
-			best->label, (long long)best->run_id);
+			best->label, (long long)best->run_id,
+			a->refused ? "; no hardware is recommended until the reasons above are "
+				     "resolved"
+				   : "");
 		return;
 	}
 	if (best == base) {
@@ -1301,6 +1341,9 @@ void advise_write(FILE *out, const struct advice *a)
 
 void advice_free(struct advice *a)
 {
+	for (size_t i = 0; i < a->n_reasons; i++)
+		free(a->reasons[i]);
+	free(a->reasons);
 	for (size_t i = 0; i < a->n_findings; i++)
 		finding_free(&a->findings[i]);
 	free(a->findings);

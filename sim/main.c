@@ -337,6 +337,7 @@ struct options {
 	struct cli_list sets; /* --set values, then "seed=N" */
 	int64_t seed;         /* -1: not given */
 	char seed_set[32];
+	char growth_set[48]; /* --growth F as "growth=F"; "" when not given */
 	bool quiet;
 	bool json;                               /* run, advise: one JSON document on stdout */
 	char goals[CLI_MAX_GOALS][CLI_GOAL_LEN]; /* --goal, as the --set it stands for */
@@ -411,11 +412,59 @@ static int parse_goal(const char *value, void *target, struct gp_err *err)
 
 #define DEFAULT_DB "results database (default: output.db, else results/<name>.db)"
 
+/* --growth F: the scenario's `growth: F`, a factor above 0 (1.3 for +30%). */
+static int parse_growth(const char *value, void *target, struct gp_err *err)
+{
+	double f;
+	if (units_number(value, &f) || !(f > 0) || f > 1000)
+		return gp_errorf(err, GP_EINPUT,
+				 "--growth expects a factor above 0 up to 1000 like 1.3, got '%s'",
+				 value);
+	snprintf(target, 48, "growth=%.17g", f);
+	return GP_OK;
+}
+
+#define OPT_GROWTH(o)                                                                          \
+	{                                                                                      \
+		.name = "--growth", .kind = CLI_PARSE, .target = (o)->growth_set, .meta = "F", \
+		.parse = parse_growth, .expects = "a factor like 1.3",                         \
+		.help = "multiply every arrival and request rate by F (1.3: +30%),\n"          \
+			"same as --set growth=F"                                               \
+	}
+
+/* --tolerance PCT of backtest and advise: "25%" or "25", a percentage above 0. */
+static int parse_pct_tolerance(const char *value, void *target, struct gp_err *err)
+{
+	char buf[64];
+	size_t n = strlen(value);
+	double pct;
+	if (n && n < sizeof buf && value[n - 1] == '%')
+		n--;
+	if (n >= sizeof buf)
+		n = sizeof buf - 1;
+	memcpy(buf, value, n);
+	buf[n] = '\0';
+	if (units_number(buf, &pct) || !(pct > 0) || pct > 1000)
+		return gp_errorf(err, GP_EINPUT,
+				 "--tolerance expects a percentage above 0 like 25%%, got '%s'",
+				 value);
+	*(double *)target = pct / 100;
+	return GP_OK;
+}
+
+#define OPT_TOLERANCE(t, what)                                                                 \
+	{                                                                                      \
+		.name = "--tolerance", .kind = CLI_PARSE, .target = (t), .meta = "PCT",        \
+		.help = what, .expects = "a percentage like 25%", .parse = parse_pct_tolerance \
+	}
+
 /* After parsing: --seed N goes last, so that it wins over --set seed=M. */
 static void options_finish(struct options *o)
 {
 	for (size_t i = 0; i < o->n_goals; i++)
 		list_push(&o->sets, o->goals[i]);
+	if (o->growth_set[0])
+		list_push(&o->sets, o->growth_set);
 	if (o->seed >= 0) {
 		snprintf(o->seed_set, sizeof o->seed_set, "seed=%lld", (long long)o->seed);
 		list_push(&o->sets, o->seed_set);
@@ -450,13 +499,11 @@ static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
 static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
-	const struct cli_opt opts[] = {OPT_SCENARIO(&o),
-				       OPT_DB(&o, DEFAULT_DB),
-				       OPT_SET(&o),
-				       OPT_GOAL(&o),
-				       OPT_SEED(&o),
-				       OPT_QUIET(&o),
-				       OPT_JSON(&o, "the summary, metrics per scope,\nfindings")};
+	const struct cli_opt opts[] = {
+		OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB),
+		OPT_SET(&o),      OPT_GOAL(&o),
+		OPT_SEED(&o),     OPT_GROWTH(&o),
+		OPT_QUIET(&o),    OPT_JSON(&o, "the summary, metrics per scope,\nfindings")};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct results r;
@@ -498,14 +545,24 @@ static void print_advise_progress(void *ctx, const struct advise_row *row)
 static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
-	const struct cli_opt opts[] = {OPT_SCENARIO(&o),
-				       OPT_DB(&o, DEFAULT_DB),
-				       OPT_SET(&o),
-				       OPT_GOAL(&o),
-				       OPT_SEED(&o),
-				       OPT_QUIET(&o),
-				       OPT_JSON(&o, "the base run, the alternatives ranked,\n"
-						    "the recommendation")};
+	double tolerance = BACKTEST_DEFAULT_TOLERANCE;
+	bool force = false;
+	const struct cli_opt opts[] = {
+		OPT_SCENARIO(&o),
+		OPT_DB(&o, DEFAULT_DB),
+		OPT_SET(&o),
+		OPT_GOAL(&o),
+		OPT_SEED(&o),
+		OPT_GROWTH(&o),
+		OPT_TOLERANCE(&tolerance, "the backtest error past which a twin's hardware advice\n"
+					  "is refused (default 25%; queue p95 also within 5m)"),
+		{.name = "--force",
+		 .kind = CLI_FLAG,
+		 .target = &force,
+		 .help = "recommend hardware even when the twin is not trusted\n"
+			 "(a warning in the output and the advice table)"},
+		OPT_QUIET(&o),
+		OPT_JSON(&o, "the base run, the alternatives ranked,\nthe recommendation")};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct advice advice = {0};
@@ -517,7 +574,8 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
 		fail(rc, &err, false);
-	struct advise_spec spec = {o.scenario, o.sets.v, o.sets.n};
+	struct advise_spec spec = {o.scenario, o.sets.v, o.sets.n,
+				   tolerance,  force,    o.db ? o.db : (sc ? sc->output.db : NULL)};
 	bool tty = rc == GP_OK && isatty(2) && !o.quiet && !o.json;
 	if (rc == GP_OK &&
 	    (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL, &advice, &err)))
@@ -542,32 +600,6 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	list_free(&o.sets);
 	return rc < 0 ? 0 : rc;
 }
-
-/* --tolerance PCT of backtest and advise: "25%" or "25", a percentage above 0. */
-static int parse_pct_tolerance(const char *value, void *target, struct gp_err *err)
-{
-	char buf[64];
-	size_t n = strlen(value);
-	double pct;
-	if (n && n < sizeof buf && value[n - 1] == '%')
-		n--;
-	if (n >= sizeof buf)
-		n = sizeof buf - 1;
-	memcpy(buf, value, n);
-	buf[n] = '\0';
-	if (units_number(buf, &pct) || !(pct > 0) || pct > 1000)
-		return gp_errorf(err, GP_EINPUT,
-				 "--tolerance expects a percentage above 0 like 25%%, got '%s'",
-				 value);
-	*(double *)target = pct / 100;
-	return GP_OK;
-}
-
-#define OPT_TOLERANCE(t, what)                                                                 \
-	{                                                                                      \
-		.name = "--tolerance", .kind = CLI_PARSE, .target = (t), .meta = "PCT",        \
-		.help = what, .expects = "a percentage like 25%", .parse = parse_pct_tolerance \
-	}
 
 /* Replays a twin's history and writes the run with its backtest rows in one
  * transaction. */
@@ -964,6 +996,7 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 		OPT_DB(o, DEFAULT_DB),
 		OPT_SET(o),
 		OPT_SEED(o),
+		OPT_GROWTH(o),
 		OPT_QUIET(o),
 	};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
@@ -1384,7 +1417,8 @@ static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 
 static const struct cli_cmd commands[] = {
 	{"run",
-	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n[--seed N] [--quiet] [--json]",
+	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n"
+	 "[--seed N] [--growth F] [--quiet] [--json]",
 	 "simulate and append the run to the results database",
 	 "Simulates the scenario, prints a summary and appends the run to the database.\n", NULL,
 	 cmd_run},
@@ -1417,7 +1451,8 @@ static const struct cli_cmd commands[] = {
 	 "OpenMetrics text for Prometheus, or one HTML\npage of charts and the diagnosis",
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},
 	{"advise",
-	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n[--seed N] [--quiet] [--json]",
+	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n"
+	 "[--seed N] [--growth F] [--tolerance PCT] [--force] [--quiet] [--json]",
 	 "diagnose, run the alternatives the findings suggest, rank them",
 	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
 	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"
@@ -1427,7 +1462,10 @@ static const struct cli_cmd commands[] = {
 	 "its overrides in params.  Prints the runs ranked: those in which every workload\n"
 	 "meets its goal first (deadlines, SLO, queue p95 goal; among those, more hardware\n"
 	 "last), then by cost per verified result, then by queue p95; runs that miss,\n"
-	 "nearest first.  The last line names the recommendation, or the closest run.\n",
+	 "nearest first.  The last line names the recommendation, or the closest run.\n"
+	 "Hardware is recommended only from a model it trusts: a twin needs a backtest of\n"
+	 "the same file within --tolerance, and no workload people wait on may run on a\n"
+	 "!placeholder duration (docs/cli.md); --force recommends anyway, with a warning.\n",
 	 NULL, cmd_advise},
 	{"backtest", "TWIN.yaml [--db PATH] [--tolerance PCT] [--quiet] [--json]",
 	 "replay a twin's history on its pools and compare with what\nhappened",
@@ -1440,7 +1478,7 @@ static const struct cli_cmd commands[] = {
 	 NULL, cmd_backtest},
 	{"search",
 	 "SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max)\n--until 'METRIC OP VALUE' [--seeds N] "
-	 "[--tolerance T]\n[--db PATH] [--set KEY=VALUE]... [--seed N] [--quiet]",
+	 "[--tolerance T]\n[--db PATH] [--set KEY=VALUE]... [--seed N] [--growth F] [--quiet]",
 	 "bisect one parameter: smallest pool, largest sustainable rate",
 	 "Bisects KEY (a --set path) over [X, Y].  --min finds the smallest value that meets\n"
 	 "the condition (the smallest pool that meets every deadline), --max the largest\n"

@@ -254,6 +254,12 @@ static void resolve_goals(struct scenario *sc)
 	}
 }
 
+static int top_growth(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	return ld_load_growth(ld, v);
+}
+
 static const struct key_rule top_rules[] = {
 	{"name", top_name},
 	{"seed", top_seed},
@@ -270,6 +276,7 @@ static const struct key_rule top_rules[] = {
 	{"cost", top_cost},
 	{"experiment", top_experiment},
 	{"history", top_history},
+	{"growth", top_growth},
 	{"gpu_types", NULL},
 	{"models", NULL},
 };
@@ -530,6 +537,8 @@ static int load_root(struct loader *ld, const struct ynode *root)
 	if (!rc)
 		rc = ld_load_workloads(ld, ynode_get(root, "workloads"));
 	if (!rc)
+		ld_apply_growth(ld);
+	if (!rc)
 		rc = check_experiment(ld);
 	if (!rc)
 		rc = check_hosted(ld, ynode_get(root, "workloads"));
@@ -645,6 +654,7 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->path = gp_xstrdup(path);
 	sc->dir = dir_of(path);
 	sc->seed = 1;
+	sc->growth = 1;
 	sc->start_epoch = DEFAULT_START_EPOCH;
 	sc->goals = (struct goals_spec){SCENARIO_GOAL_BATCH, SCENARIO_GOAL_SERVICE};
 	/* kube-scheduler's defaults: NodeResourcesFit LeastAllocated over cpu and memory */

@@ -75,6 +75,52 @@ int ld_load_history(struct loader *ld, const struct ynode *v)
 	return GP_OK;
 }
 
+/* --- growth ------------------------------------------------------------------- */
+
+#define MAX_GROWTH 1000.0
+
+int ld_load_growth(struct loader *ld, const struct ynode *v)
+{
+	double f = 0;
+	int rc = ld_get_positive(ld, v, "growth", "a factor like 1.3 (+30%)", &f);
+	if (!rc && f > MAX_GROWTH)
+		return ld_bad_value(ld, v, "growth", "a factor up to 1000, like 1.3 (+30%)");
+	ld->sc->growth = f;
+	return rc;
+}
+
+static void grow_weekly(struct weekly_rate *r, double f)
+{
+	if (!r->on)
+		return;
+	for (int h = 0; h < 24; h++)
+		r->by_hour[h] *= f;
+	r->week_mass *= f;
+}
+
+/* Multiplies every synthetic arrival and request rate by the growth: a
+ * poisson workload's rate (or rate_by_hour), an inference workload's
+ * poisson or gamma request rate.  Traces, `at` and CronJob schedules keep
+ * their times. */
+void ld_apply_growth(struct loader *ld)
+{
+	double f = ld->sc->growth;
+	if (f == 1)
+		return;
+	for (size_t i = 0; i < ld->sc->n_workloads; i++) {
+		struct workload_spec *w = &ld->sc->workloads[i];
+		if (w->arrival.kind == ARRIVAL_POISSON) {
+			w->arrival.rate *= f;
+			grow_weekly(&w->arrival.weekly, f);
+		}
+		struct request_spec *rq = w->inference ? &w->inference->requests : NULL;
+		if (rq && (rq->process == REQUESTS_POISSON || rq->process == REQUESTS_GAMMA)) {
+			rq->rate *= f;
+			grow_weekly(&rq->weekly, f);
+		}
+	}
+}
+
 /* --- placeholders ------------------------------------------------------------ */
 
 /* Appends a step to the key path in buf (of size len); returns its new length. */

@@ -52,8 +52,10 @@ struct key_rule {
 void ld_free_workload(struct workload_spec *w);
 
 /* scenario_history.c */
+void ld_apply_growth(struct loader *ld);
 void ld_free_placeholders(struct scenario *sc);
 void ld_gather_placeholders(struct loader *ld, const struct ynode *root);
+int ld_load_growth(struct loader *ld, const struct ynode *v);
 int ld_load_history(struct loader *ld, const struct ynode *v);
 
 /* scenario_inference.c */

@@ -193,7 +193,9 @@ static const char schema_sql[] =
 	"  deadline_met_pct REAL,\n"
 	"  slo_attainment_pct REAL,\n"
 	"  cost_total REAL,\n"
-	"  cost_per_verified_result REAL\n"
+	"  cost_per_verified_result REAL,\n"
+	"  forced INTEGER NOT NULL DEFAULT 0,\n"
+	"  untrusted TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS advice_run ON advice(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS sweep_points (\n"
@@ -375,6 +377,9 @@ static const struct {
 	{"timeseries", "preemptions", "REAL"},
 	/* nodes being provisioned by the Cluster Autoscaler, in GPUs */
 	{"timeseries", "gpus_provisioning", "REAL"},
+	/* advise on a model not trusted (advise.h, "Trust") */
+	{"advice", "forced", "INTEGER NOT NULL DEFAULT 0"},
+	{"advice", "untrusted", "TEXT"},
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -1382,8 +1387,8 @@ int store_write_advice(struct store *st, int64_t base_run, const struct store_ad
 	static const char sql[] =
 		"INSERT INTO advice (run_id, rank, alternative, overrides, alternative_run_id, meets, "
 		"peak_demand_gpus, queue_time_p95_s, deadline_met_pct, slo_attainment_pct, "
-		"cost_total, cost_per_verified_result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-		"?10, ?11, ?12)";
+		"cost_total, cost_per_verified_result, forced, untrusted) VALUES (?1, ?2, ?3, ?4, ?5, "
+		"?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	if (sti_exec(st, "BEGIN IMMEDIATE", "writing advice", err))
 		return GP_ERUNTIME;
 	sqlite3_stmt *s;
@@ -1408,6 +1413,8 @@ int store_write_advice(struct store *st, int64_t base_run, const struct store_ad
 		bind_real(s, 10, a->slo_pct);
 		bind_real(s, 11, a->cost);
 		bind_real(s, 12, a->cost_per_verified);
+		sqlite3_bind_int(s, 13, a->forced);
+		sti_bind_text(s, 14, a->untrusted);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			rc = sti_db_error(st, err, "writing advice");
 	}

@@ -223,8 +223,9 @@ static const struct {
 	{"findings", "run_id,rank,step,finding,evidence,kind,scope,fix"},
 	{"advice", "run_id,rank,alternative,overrides,alternative_run_id,meets,peak_demand_gpus,"
 		   "queue_time_p95_s,deadline_met_pct,slo_attainment_pct,cost_total,"
-		   "cost_per_verified_result"},
+		   "cost_per_verified_result,forced,untrusted"},
 	{"scopes", "run_id,scope,kind,workload_kind,model,gpu"},
+	{"backtest", "run_id,scope,metric,observed,simulated,error"},
 };
 
 Test(store, open_creates_every_contract_table_with_its_columns)

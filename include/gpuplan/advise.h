@@ -37,6 +37,17 @@
  * advise_write says so and names the closest.  The ranking also goes to the
  * advice table (store_write_advice).
  *
+ * Trust (advise_trust.c).  Hardware is recommended only from a model
+ * that is trusted.  advise refuses, and says why, when the scenario is a
+ * twin (history:) and the database holds no backtest of the same file
+ * (runs.scenario_sha256), or the latest one's queue p95 or GPU-hours (for
+ * all, and for each workload with ADVISE_BACKTEST_MIN_PODS pods started in
+ * the history) passes the tolerance (default 25%; a queue p95 within 5
+ * minutes passes); or when a workload whose wait matters (a deadline, an
+ * inference server, a service or notebook) runs on a placeholder duration.
+ * Refused, advise does not size pools and ranks only the alternatives that
+ * add no hardware; with force it goes on, warns, and flags the advice rows.
+ *
  * The advice owns its rows and a copy of the base run's findings;
  * advice_free releases them.  Nothing here prints except advise_write, to
  * the stream it is given.
@@ -50,16 +61,21 @@
 
 #include <stdio.h>
 
-#define ADVISE_MAX_SETS  FINDING_MAX_SETS
-#define ADVISE_LABEL     600  /* room for two 253-character names */
-#define ADVISE_SET       1100 /* an override naming a pool and a workload of 253 */
-#define ADVISE_SAME_COST 0.03 /* costs per verified result this close are one price */
-#define ADVISE_MAX_SIZED 4    /* pools whose node count is searched, at most */
+#define ADVISE_MAX_SETS          FINDING_MAX_SETS
+#define ADVISE_LABEL             600  /* room for two 253-character names */
+#define ADVISE_SET               1100 /* an override naming a pool and a workload of 253 */
+#define ADVISE_SAME_COST         0.03 /* costs per verified result this close are one price */
+#define ADVISE_MAX_SIZED         4    /* pools whose node count is searched, at most */
+#define ADVISE_DEFAULT_TOLERANCE 0.25 /* backtest error past which hardware is refused */
+#define ADVISE_BACKTEST_MIN_PODS 30   /* a workload's backtest counts from this many pods */
 
 struct advise_spec {
 	const char *scenario;
 	const char *const *sets; /* --set overrides applied to every run */
 	size_t n_sets;
+	double tolerance; /* of the backtest (a fraction); 0: ADVISE_DEFAULT_TOLERANCE */
+	bool force;       /* recommend hardware even from a model not trusted */
+	const char *db;   /* the database's path, for messages; NULL: none */
 };
 
 /* One run of the table. */
@@ -92,6 +108,11 @@ struct advice {
 	char db[512];   /* where the runs went, for messages */
 	bool prices;    /* some pool has a price: costs are shown */
 	bool deadlines; /* some workload has a deadline: deadline% is shown */
+	bool twin;      /* the scenario has a history section */
+	char **reasons; /* why the model is not trusted (owned); none: it is */
+	size_t n_reasons;
+	bool refused; /* so no hardware is recommended */
+	bool forced;  /* force overrode the reasons */
 };
 
 /* Called after each run (progress). */
@@ -101,6 +122,11 @@ typedef void (*advise_progress_fn)(void *ctx, const struct advise_row *row);
  * GP_EINPUT; an alternative that does not load is left out. */
 int advise_run(const struct advise_spec *spec, struct store *st, advise_progress_fn fn, void *ctx,
 	       struct advice *out, struct gp_err *err);
+
+/* Fills a's trust (reasons, refused, forced) for the base scenario sc,
+ * reading the backtests of st.  a->db must be set. */
+int advise_trust(const struct advise_spec *sp, const struct scenario *sc, struct store *st,
+		 struct advice *a, struct gp_err *err);
 
 /* The base findings, the ranked table, and a last line naming the recommendation. */
 void advise_write(FILE *out, const struct advice *a);

@@ -654,6 +654,8 @@ struct scenario {
 	struct param *params;
 	size_t n_params;
 	struct history_spec history;
+	double growth; /* `growth:` (or --growth): every arrival and request rate is
+			* multiplied by it, for "next quarter at +30%"; default 1 */
 	struct placeholder *placeholders; /* in document order */
 	size_t n_placeholders;
 	struct ytree *tree;   /* owns the strings locations point to */

@@ -81,6 +81,8 @@ struct store_advice {
 	int64_t run_id;          /* the alternative's run */
 	bool meets;
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
+	bool forced;           /* --force recommended from a model not trusted */
+	const char *untrusted; /* why the model is not trusted; NULL: it is */
 };
 
 /* Writes advise's ranking of the alternatives to base_run's scenario (rank
