@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuplan/json.h"
+#include "gpuplan/report.h"
 #include "gpuplan/run.h"
+#include "gpuplan/store.h"
 #include "gpuplan/sort.h"
 
 /* One pod on one side: NAN start = never started. */
@@ -300,4 +303,33 @@ int backtest_run(struct backtest *b, struct results *r, struct gp_err *err)
 	free(sim);
 	find_gaps(b, r, span_s);
 	return GP_OK;
+}
+
+int backtest_command(const struct backtest_cmd *c, FILE *out, struct gp_err *err)
+{
+	struct backtest b = {0};
+	struct store *st = NULL;
+	struct results r;
+	int64_t run_id = 0;
+	results_init(&r);
+	int rc = backtest_prepare(&b, c->scenario, err);
+	const char *db = rc ? NULL : c->db ? c->db : b.twin->output.db;
+	if (!rc)
+		rc = backtest_run(&b, &r, err);
+	if (!rc)
+		rc = store_open(db, &st, err);
+	if (!rc)
+		rc = store_write_run(st, b.replay, &r, &run_id, err);
+	size_t replayed = 0;
+	for (size_t w = 0; !rc && w < b.map.n_workloads; w++)
+		replayed += b.map.n_pods[w];
+	struct report_backtest_info info = {b.n_pods, replayed, c->tolerance, db, run_id};
+	if (!rc && c->json)
+		json_write_backtest(out, b.twin, &r, &info);
+	else if (!rc && !c->quiet)
+		report_backtest(out, b.twin, &r, &info);
+	store_close(st);
+	results_free(&r);
+	backtest_free(&b);
+	return rc;
 }

@@ -435,16 +435,9 @@ static int parse_growth(const char *value, void *target, struct gp_err *err)
 /* --tolerance PCT of backtest and advise: "25%" or "25", a percentage above 0. */
 static int parse_pct_tolerance(const char *value, void *target, struct gp_err *err)
 {
-	char buf[64];
-	size_t n = strlen(value);
-	double pct;
-	if (n && n < sizeof buf && value[n - 1] == '%')
-		n--;
-	if (n >= sizeof buf)
-		n = sizeof buf - 1;
-	memcpy(buf, value, n);
-	buf[n] = '\0';
-	if (units_number(buf, &pct) || !(pct > 0) || pct > 1000)
+	char *end;
+	double pct = strtod(value, &end);
+	if (end == value || (*end && strcmp(end, "%")) || !(pct > 0) || pct > 1000)
 		return gp_errorf(err, GP_EINPUT,
 				 "--tolerance expects a percentage above 0 like 25%%, got '%s'",
 				 value);
@@ -606,43 +599,19 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 static int cmd_backtest(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
-	double tolerance = BACKTEST_DEFAULT_TOLERANCE;
+	struct backtest_cmd bc = {.tolerance = BACKTEST_DEFAULT_TOLERANCE};
 	const struct cli_opt opts[] = {
 		OPT_SCENARIO(&o), OPT_DB(&o, DEFAULT_DB),
-		OPT_TOLERANCE(&tolerance, "the relative error a figure may have (default 25%;\n"
-					  "queue times also pass within 5 minutes)"),
+		OPT_TOLERANCE(&bc.tolerance, "the relative error a figure may have (default 25%;\n"
+					     "queue times also pass within 5 minutes)"),
 		OPT_QUIET(&o), OPT_JSON(&o, "the figures, the verdict, what\nit could not model")};
-	struct backtest b = {0};
-	struct store *st = NULL;
-	struct results r;
-	struct gp_err err;
-	int64_t run_id = 0;
-	results_init(&r);
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	rc = backtest_prepare(&b, o.scenario, &err);
-	const char *db = rc == GP_OK ? (o.db ? o.db : b.twin->output.db) : NULL;
-	if (rc == GP_OK)
-		rc = backtest_run(&b, &r, &err);
-	if (rc == GP_OK)
-		rc = store_open(db, &st, &err);
-	if (rc == GP_OK)
-		rc = store_write_run(st, b.replay, &r, &run_id, &err);
-	if (rc > 0)
-		fail(rc, &err, false);
-	size_t replayed = 0;
-	for (size_t w = 0; rc == GP_OK && w < b.map.n_workloads; w++)
-		replayed += b.map.n_pods[w];
-	struct report_backtest_info info = {b.n_pods, replayed, tolerance, db, run_id};
-	if (rc == GP_OK && o.json)
-		json_write_backtest(stdout, b.twin, &r, &info);
-	else if (rc == GP_OK && !o.quiet)
-		report_backtest(stdout, b.twin, &r, &info);
-	store_close(st);
-	results_free(&r);
-	backtest_free(&b);
-	return rc < 0 ? 0 : rc;
+	struct gp_err err;
+	bc.scenario = o.scenario, bc.db = o.db, bc.json = o.json, bc.quiet = o.quiet;
+	rc = backtest_command(&bc, stdout, &err);
+	return rc ? fail(rc, &err, false) : 0;
 }
 
 /* --- estimate ----------------------------------------------------------------- */
@@ -1469,12 +1438,9 @@ static const struct cli_cmd commands[] = {
 	 NULL, cmd_advise},
 	{"backtest", "TWIN.yaml [--db PATH] [--tolerance PCT] [--quiet] [--json]",
 	 "replay a twin's history on its pools and compare with what\nhappened",
-	 "Replays the period a twin was learned from (its history: section and observed\n"
-	 "pods CSV, docs/import.md): each pod is created when it was, held for the time it\n"
-	 "ran, on the twin's pools.  Prints, per workload and for all, pods started, queue\n"
-	 "time mean and p95, GPU-hours and peak allocated GPUs, observed beside simulated\n"
-	 "with the error, the figures past the tolerance, and what the replay could not\n"
-	 "model.  The run and its backtest rows go to the database in one transaction.\n",
+	 "Replays a twin's history (docs/import.md) on its pools; prints, per workload and\n"
+	 "for all, observed beside simulated with the error, the figures past the\n"
+	 "tolerance, and what it could not model.  One transaction writes the run.\n",
 	 NULL, cmd_backtest},
 	{"search",
 	 "SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max)\n--until 'METRIC OP VALUE' [--seeds N] "

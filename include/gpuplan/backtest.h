@@ -27,6 +27,8 @@
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
+#include <stdio.h>
+
 #define BACKTEST_DEFAULT_TOLERANCE 0.25
 
 struct backtest {
@@ -45,5 +47,18 @@ int backtest_prepare(struct backtest *b, const char *path, struct gp_err *err);
 int backtest_run(struct backtest *b, struct results *r, struct gp_err *err);
 
 void backtest_free(struct backtest *b);
+
+/* `gpuplan backtest`: what the command line asked for. */
+struct backtest_cmd {
+	const char *scenario;
+	const char *db; /* NULL: the twin's output.db */
+	double tolerance;
+	bool json, quiet;
+};
+
+/* Prepares, runs, writes the run to the database (one transaction) and
+ * prints the report, or the JSON document, to out (nothing with quiet).
+ * Nothing is written when the twin or its pods are bad input. */
+int backtest_command(const struct backtest_cmd *c, FILE *out, struct gp_err *err);
 
 #endif
