@@ -337,7 +337,8 @@ struct options {
 	struct cli_list sets; /* --set values, then "seed=N" */
 	int64_t seed;         /* -1: not given */
 	char seed_set[32];
-	char growth_set[48]; /* --growth F as "growth=F"; "" when not given */
+	const char *growth; /* --growth F, which is --set growth=F */
+	char growth_set[128];
 	bool quiet;
 	bool json;                               /* run, advise: one JSON document on stdout */
 	char goals[CLI_MAX_GOALS][CLI_GOAL_LEN]; /* --goal, as the --set it stands for */
@@ -412,37 +413,21 @@ static int parse_goal(const char *value, void *target, struct gp_err *err)
 
 #define DEFAULT_DB "results database (default: output.db, else results/<name>.db)"
 
-/* --growth F: the scenario's `growth: F`, a factor above 0 (1.3 for +30%). */
-static int parse_growth(const char *value, void *target, struct gp_err *err)
-{
-	double f;
-	if (units_number(value, &f) || !(f > 0) || f > 1000)
-		return gp_errorf(err, GP_EINPUT,
-				 "--growth expects a factor above 0 up to 1000 like 1.3, got '%s'",
-				 value);
-	snprintf(target, 48, "growth=%.17g", f);
-	return GP_OK;
-}
-
-#define OPT_GROWTH(o)                                                                          \
-	{                                                                                      \
-		.name = "--growth", .kind = CLI_PARSE, .target = (o)->growth_set, .meta = "F", \
-		.parse = parse_growth, .expects = "a factor like 1.3",                         \
-		.help = "multiply every arrival and request rate by F (1.3: +30%),\n"          \
-			"same as --set growth=F"                                               \
+#define OPT_GROWTH(o)                                                                      \
+	{                                                                                  \
+		.name = "--growth", .kind = CLI_TEXT, .target = &(o)->growth, .meta = "F", \
+		.help = "multiply every arrival and request rate by F (1.3: +30%),\n"      \
+			"same as --set growth=F"                                           \
 	}
 
 /* --tolerance PCT of backtest and advise: "25%" or "25", a percentage above 0. */
 static int parse_pct_tolerance(const char *value, void *target, struct gp_err *err)
 {
-	char *end;
-	double pct = strtod(value, &end);
-	if (end == value || (*end && strcmp(end, "%")) || !(pct > 0) || pct > 1000)
-		return gp_errorf(err, GP_EINPUT,
-				 "--tolerance expects a percentage above 0 like 25%%, got '%s'",
-				 value);
-	*(double *)target = pct / 100;
-	return GP_OK;
+	return units_percent(value, target) ? gp_errorf(err, GP_EINPUT,
+							"--tolerance expects a percentage above "
+							"0 like 25%%, got '%s'",
+							value)
+					    : GP_OK;
 }
 
 #define OPT_TOLERANCE(t, what)                                                                 \
@@ -456,7 +441,7 @@ static void options_finish(struct options *o)
 {
 	for (size_t i = 0; i < o->n_goals; i++)
 		list_push(&o->sets, o->goals[i]);
-	if (o->growth_set[0])
+	if (o->growth && snprintf(o->growth_set, sizeof o->growth_set, "growth=%s", o->growth))
 		list_push(&o->sets, o->growth_set);
 	if (o->seed >= 0) {
 		snprintf(o->seed_set, sizeof o->seed_set, "seed=%lld", (long long)o->seed);

@@ -470,6 +470,23 @@ static bool plain_decimal(const char *s, double *out)
 	return true;
 }
 
+int units_percent(const char *s, double *fraction)
+{
+	char buf[64];
+	size_t n = s ? strlen(s) : 0;
+	if (n && s[n - 1] == '%')
+		n--;
+	if (!n || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	double pct;
+	if (units_number(buf, &pct) || !(pct > 0) || pct > 1000)
+		return -1;
+	*fraction = pct / 100;
+	return 0;
+}
+
 int units_number(const char *s, double *out)
 {
 	/* strtod would also take leading blanks and hex floats: not in a scenario. */

@@ -54,6 +54,9 @@ int units_time_of_day(const char *s, int32_t *seconds);
 /* A finite decimal number (strtod syntax, no trailing junk). */
 int units_number(const char *s, double *out);
 
+/* A percentage above 0 and at most 1000, "25%" or "25", as a fraction (0.25). */
+int units_percent(const char *s, double *fraction);
+
 /* An integer; also accepts exponent forms that are exact integers ("1e6"). */
 int units_integer(const char *s, int64_t *out);
 
