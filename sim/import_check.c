@@ -18,6 +18,7 @@
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,99 @@ size_t import_message_core(const char *msg)
 	while (len && (msg[len - 1] == ' ' || msg[len - 1] == '\n'))
 		len--;
 	return len;
+}
+
+/* --- what differs between two FitError messages -------------------------- */
+
+/* One "N reason" clause of a FitError message. */
+struct clause {
+	long count;
+	const char *reason;
+	size_t len;
+};
+
+#define MAX_CLAUSES 32
+
+/* Reads "0/N nodes are available: C1 R1, C2 R2." (kube-scheduler's
+ * FitError.Error(), framework/types.go) from msg[0..len): the node count and
+ * the clauses; false when msg is not one.  A clause begins after ", " with
+ * a count, so a reason with a comma of its own stays whole. */
+static bool parse_fit(const char *msg, size_t len, long *nodes, struct clause *cl, size_t *n)
+{
+	static const char head[] = " nodes are available: ";
+	char *end;
+	*n = 0;
+	long avail = strtol(msg, &end, 10);
+	if (end == msg || *end != '/' || avail < 0)
+		return false;
+	*nodes = strtol(end + 1, &end, 10);
+	if (strncmp(end, head, sizeof head - 1))
+		return false;
+	const char *p = end + sizeof head - 1, *stop = msg + len;
+	if (stop > p && stop[-1] == '.')
+		stop--;
+	while (p < stop && *n < MAX_CLAUSES) {
+		struct clause *c = &cl[(*n)++];
+		c->count = strtol(p, &end, 10);
+		if (end == p || *end != ' ')
+			return false;
+		c->reason = end + 1;
+		const char *q = c->reason;
+		while (q < stop &&
+		       !(q[0] == ',' && q[1] == ' ' && q + 2 < stop && q[2] >= '0' && q[2] <= '9'))
+			q++;
+		c->len = (size_t)(q - c->reason);
+		p = q < stop ? q + 2 : stop;
+	}
+	return true;
+}
+
+static long count_of(const struct clause *cl, size_t n, const struct clause *like)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cl[i].len == like->len && !strncmp(cl[i].reason, like->reason, like->len))
+			return cl[i].count;
+	return 0;
+}
+
+static void put(char *buf, size_t size, size_t *at, const char *fmt, ...) GP_PRINTF(4, 5);
+
+static void put(char *buf, size_t size, size_t *at, const char *fmt, ...)
+{
+	if (*at >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf + *at, size - *at, fmt, ap);
+	va_end(ap);
+	*at += k > 0 ? (size_t)k : 0;
+}
+
+size_t import_fit_diff(const char *real, size_t real_len, const char *sim, size_t sim_len,
+		       char *buf, size_t size)
+{
+	struct clause a[MAX_CLAUSES], b[MAX_CLAUSES];
+	size_t na, nb, at = 0;
+	long real_nodes, sim_nodes;
+	buf[0] = '\0';
+	if (!parse_fit(real, real_len, &real_nodes, a, &na) ||
+	    !parse_fit(sim, sim_len, &sim_nodes, b, &nb))
+		return 0;
+	if (real_nodes != sim_nodes)
+		put(buf, size, &at, "nodes: %ld real, %ld gpuplan", real_nodes, sim_nodes);
+	/* the real message's reasons in its order, then gpuplan's own */
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct clause *c = i < na ? &a[i] : &b[i - na];
+		long x = count_of(a, na, c), y = count_of(b, nb, c);
+		if (x == y || (i >= na && x))
+			continue; /* same, or a reason of both already said */
+		put(buf, size, &at, "%s%.*s: ", at ? "; " : "", (int)c->len, c->reason);
+		if (!x || !y)
+			put(buf, size, &at, "%ld %s only", x ? x : y, x ? "real" : "gpuplan");
+		else
+			put(buf, size, &at, "%ld real, %ld gpuplan", x, y);
+	}
+	return at < size ? at : size - 1;
 }
 
 static int simulate(const char *path, const char *set, struct scenario **sc, struct results *res,
@@ -153,6 +247,12 @@ void import_write_check(FILE *out, const struct import_result *r, const struct i
 				row->pod->message[0] ? row->pod->message : "(no message yet)");
 		fprintf(out, "    gpuplan: %.*s\n", (int)import_message_core(row->simulated),
 			row->simulated);
+		char diff[1024];
+		if (row->compared && !row->agree &&
+		    import_fit_diff(row->pod->message, import_message_core(row->pod->message),
+				    row->simulated, import_message_core(row->simulated), diff,
+				    sizeof diff))
+			fprintf(out, "       diff: %s\n", diff);
 	}
 	if (c->n_rows)
 		fprintf(out, "%zu of %zu compared messages agree\n", c->agree, c->compared);

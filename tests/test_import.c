@@ -1183,3 +1183,39 @@ Test(import, a_renamed_time_sliced_node_and_its_pods_are_kept)
 	scenario_free(sc);
 	import_result_free(&r);
 }
+
+/* A DIFF names what differs, clause by clause of kube-scheduler's FitError
+ * ("0/N nodes are available: C REASON, ...", framework/types.go): the node
+ * counts, then each reason whose count differs, the real message's first. */
+Test(import, a_diff_names_the_reasons_and_node_counts_that_differ)
+{
+	const char *real = "0/5 nodes are available: 1 node(s) had untolerated taint "
+			   "{node-role.kubernetes.io/control-plane: }, 2 Insufficient "
+			   "nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector.";
+	const char *sim =
+		"0/6 nodes are available: 1 node(s) had untolerated taint "
+		"{node-role.kubernetes.io/control-plane: }, 3 Insufficient "
+		"nvidia.com/gpu, 2 node(s) had untolerated taint {nvidia.com/gpu: present}.";
+	char diff[512];
+	cr_assert_gt(import_fit_diff(real, strlen(real), sim, strlen(sim), diff, sizeof diff), 0);
+	cr_expect_str_eq(diff, "nodes: 5 real, 6 gpuplan; Insufficient nvidia.com/gpu: 2 real, 3 "
+			       "gpuplan; node(s) didn't match Pod's node affinity/selector: 2 "
+			       "real only; node(s) had untolerated taint {nvidia.com/gpu: "
+			       "present}: 2 gpuplan only");
+	/* the same clauses in another order do not differ */
+	const char *swapped = "0/5 nodes are available: 2 Insufficient nvidia.com/gpu, 2 node(s) "
+			      "didn't match Pod's node affinity/selector, 1 node(s) had "
+			      "untolerated taint {node-role.kubernetes.io/control-plane: }.";
+	cr_expect_eq(
+		import_fit_diff(real, strlen(real), swapped, strlen(swapped), diff, sizeof diff), 0,
+		"%s", diff);
+	/* not a FitError on either side: nothing to compare clause by clause */
+	cr_expect_eq(
+		import_fit_diff(real, strlen(real), "scheduled on a100-0", 19, diff, sizeof diff),
+		0);
+	/* a long list is cut, never overrun */
+	char small[24];
+	size_t n = import_fit_diff(real, strlen(real), sim, strlen(sim), small, sizeof small);
+	cr_expect_eq(n, sizeof small - 1);
+	cr_expect_eq(strlen(small), sizeof small - 1);
+}

@@ -127,6 +127,15 @@ int import_check(const struct import_result *r, const char *path, struct import_
 		 struct gp_err *err);
 void import_check_free(struct import_check *c);
 
+/* What differs between two FitError messages ("0/N nodes are available: C
+ * REASON, ..."), clause by clause: the node counts, then each reason whose
+ * count differs, in the real message's order and then gpuplan's ("Insufficient
+ * nvidia.com/gpu: 2 real, 3 gpuplan; node(s) had untolerated taint {a: b}: 1
+ * real only").  Written to buf (NUL-terminated); returns its length, 0 when
+ * either is not a FitError message or nothing differs. */
+size_t import_fit_diff(const char *real, size_t real_len, const char *sim, size_t sim_len,
+		       char *buf, size_t size);
+
 /* What import found and the check's table (pods, real and simulated messages,
  * the count that agree, costs), for the terminal. */
 void import_write_check(FILE *out, const struct import_result *r, const struct import_check *c,
