@@ -203,6 +203,22 @@ static void plan_replicas(struct plan *pl, const struct scenario *sc, size_t p)
 	}
 }
 
+/* Idle culling of the mostly idle services pool p hosts (notebooks, dev
+ * pods): the cheapest fix, no hardware and no sharing.  An hour, as
+ * JupyterHub's culler is often set (--timeout=3600), and the diagnosis'
+ * own threshold of idleness. */
+static void plan_culling(struct plan *pl, const struct scenario *sc, size_t p)
+{
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		if (ws->kind != WORKLOAD_SERVICE || ws->cull_after > 0 ||
+		    !(ws->gpu_busy < DIAGNOSE_IDLE) || !hosts(&sc->pools[p], ws))
+			continue;
+		set(plan_add(pl, "idle_cull %s after 1h", ws->name),
+		    "workloads.%s.idle_cull={after: 1h, threshold: %g}", ws->name, DIAGNOSE_IDLE);
+	}
+}
+
 /* The workloads pool p hosts when each is a one-GPU workload hosted nowhere
  * else (their requests can change to a MIG instance or a share); 0 otherwise. */
 static size_t movable(const struct scenario *sc, size_t p, size_t *ws)
@@ -597,6 +613,7 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
 		const struct finding *fd = &r->findings[f];
 		int p = fd->pool, w = fd->workload;
 		if (p >= 0 && fd->step == FINDING_ALLOCATION) {
+			plan_culling(&pl, sc, (size_t)p);
 			plan_replicas(&pl, sc, (size_t)p);
 			plan_partitions(&pl, sc, (size_t)p);
 		}

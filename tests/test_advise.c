@@ -315,3 +315,42 @@ Test(advise, a_pool_two_findings_name_is_sized_for_both_goals)
 				 "'base%'"),
 			   100.0 / 3, 1e-9, "%s", out);
 }
+
+/* Idle notebooks: the cheapest fix is to cull them (no hardware, no sharing),
+ * an alternative of the allocation finding.  4 notebooks of 8h at 5% busy on
+ * 2 GPUs arrive at 09:00: as given, two wait 8h (queue p95 28800 s); culled
+ * after an idle hour, two run 09:00-10:00 and two 10:00-11:00 (p95 3600 s),
+ * and each frees 8h - 1h of its GPU: 28 GPU-hours. */
+Test(advise, idle_notebooks_get_idle_culling_as_an_alternative)
+{
+	char path[128], args[256];
+	snprintf(path, sizeof path, "%s/nb.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("name: notebooks\nstart: 2026-11-02T00:00:00Z\n"
+	      "pools: [{name: gpu, nodes: 1, gpu: A100-80GB, gpus_per_node: 2}]\n"
+	      "workloads:\n  - {name: nb, kind: service, count: 4, gpus: 1, duration: 8h, "
+	      "gpu_busy: 0.05, arrival: {at: \"09:00\"}}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "%s --db %s", path, db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	const char *row = strstr(out, "idle_cull nb after 1h");
+	cr_assert(row, "%s", out);
+	long long run = 0;
+	char q[256];
+	snprintf(q, sizeof q,
+		 "SELECT run_id FROM params WHERE key = 'workloads.nb.idle_cull' AND value = "
+		 "'{after: 1h, threshold: 0.3}'");
+	run = (long long)query(q);
+	cr_assert_gt(run, 0, "the alternative's run keeps its override:\n%s", out);
+	snprintf(q, sizeof q,
+		 "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'nb' AND name = '%s'",
+		 run, "queue_time_p95_s");
+	cr_expect_float_eq(query(q), 3600, 1e-6);
+	snprintf(q, sizeof q,
+		 "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'nb' AND name = '%s'",
+		 run, "culled_gpu_hours");
+	cr_expect_float_eq(query(q), 28, 1e-6);
+	cr_expect(strstr(out, "28800"), "the base run's queue p95:\n%s", out);
+}
