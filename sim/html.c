@@ -270,7 +270,57 @@ static void y_axis(const struct plot *p, const char *title)
 	fputs("</text>\n", out);
 }
 
-/* The time axis in hours since the start: clock ticks for up to two days. */
+/* "Tue 3 Nov" for the day that starts `days` whole days after the epoch. */
+static void day_name(int64_t days, char *buf, size_t len)
+{
+	static const char *const wd[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+	static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	int64_t y;
+	int m, d;
+	units_civil_from_days(days, &y, &m, &d);
+	snprintf(buf, len, "%s %d %s", wd[((days % 7) + 7 + 3) % 7], d, mon[m - 1]);
+}
+
+/* Day markers on an axis longer than a day: a dotted line at each midnight of
+ * the scenario clock, labelled with its weekday and date ("day N" when the
+ * start is unknown) above the plot, under the legend; at most MAX_DAY_MARKS of them,
+ * every k-th day beyond. */
+#define MAX_DAY_MARKS 16
+#define DAY_LABEL_W   58 /* "Wed 30 Sep" at 11px */
+
+static void day_marks(const struct plot *p, int64_t epoch)
+{
+	double span = p->x1 - p->x0;
+	if (!(span > 24) || !isfinite(span))
+		return;
+	int64_t base = ((epoch % 86400) + 86400) % 86400, day0 = (epoch - base) / 86400;
+	double first = floor((p->x0 * 3600 + (double)base) / 86400 + 1e-9); /* days since day0 */
+	double every = ceil(span / 24 / MAX_DAY_MARKS);
+	for (double k = first; k * 24 - (double)base / 3600 <= p->x1 + 1e-9; k += every) {
+		double h = k * 24 - (double)base / 3600;
+		bool partial = h < p->x0 - 1e-9; /* the day the axis starts in: its name only */
+		double x = px(p, partial ? p->x0 : h);
+		char name[32];
+		if (epoch)
+			day_name(day0 + (int64_t)k, name, sizeof name);
+		else
+			snprintf(name, sizeof name, "day %.0f", k);
+		if (!partial)
+			fprintf(p->out,
+				"<line class=\"day\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
+				x, MARGIN_T - 12, x, CHART_H - MARGIN_B);
+		/* a name needs about DAY_LABEL_W px: none that would run off the
+		 * chart or into the next day's */
+		if (x + 3 + DAY_LABEL_W <= CHART_W &&
+		    !(partial && px(p, h + 24 * every) - x < DAY_LABEL_W + 6))
+			fprintf(p->out, "<text class=\"day-label\" x=\"%.1f\" y=\"%d\">%s</text>\n",
+				x + 3, MARGIN_T - 3, name);
+	}
+}
+
+/* The time axis in hours since the start: clock ticks for up to two days,
+ * then days; day markers past a day (day_marks). */
 static void time_axis(const struct plot *p, int64_t epoch)
 {
 	static const double steps[] = {
@@ -282,10 +332,11 @@ static void time_axis(const struct plot *p, int64_t epoch)
 	if (span / step > 10) /* longer than months: whole days, 1, 2 or 5 times a power of 10 */
 		step = 24 * nice_step(span / 24, 10);
 	if (!isfinite(span) || !(step > 0) || !isfinite(step))
-		step = INFINITY; /* a span no chart can show: no ticks */
-	bool clock = span <= 48;
+		step = INFINITY;              /* a span no chart can show: no ticks */
+	bool clock = span <= 48 || step < 24; /* ticks within days read as clock times */
 	int base = (int)(((epoch % 86400) + 86400) % 86400); /* seconds after midnight */
 	int n = 0;
+	day_marks(p, epoch);
 	for (double h = ceil(p->x0 / step - 1e-9) * step; h <= p->x1 + 1e-9 && n++ < MAX_TICKS;
 	     h += step) {
 		double x = px(p, h);
@@ -632,7 +683,87 @@ static int wrap_lines(const char *text, FILE *out, double y)
 	return lines ? lines : 1;
 }
 
-/* Horizontal bars of pod-hours per message (scope all), longest first. */
+/*
+ * The colour of a pending message: by what stops the pods, never a
+ * workload's colour (those are palette's).  A FitError message is read by
+ * its clause with the most nodes ("0/5 nodes are available: 1 node(s) had
+ * untolerated taint {...}, 4 Insufficient nvidia.com/gpu" is about GPUs);
+ * Kueue's and the autoscaler's messages by their own words.  The first kind
+ * whose word the text has wins.
+ */
+static const struct reason_kind {
+	const char *word, *name, *color;
+} reason_kinds[] = {
+	{"quota", "quota (Kueue)", "#a21caf"},
+	{"StrictFIFO", "quota (Kueue)", "#a21caf"},
+	{"scale-up", "node autoscaling", "#1e3a8a"},
+	{"window", "windows", "#64748b"},
+	{"unschedulable", "windows", "#64748b"},
+	{"Insufficient nvidia", "GPUs", "#92400e"},
+	{"Insufficient", "cpu or memory", "#b45309"},
+	{"memory than the pod", "GPU memory", "#9f1239"},
+	{"taint", "placement rules", "#0f766e"},
+	{"didn't match", "placement rules", "#0f766e"},
+	{"", "other", "#57534e"},
+};
+#define N_REASON_KINDS (sizeof reason_kinds / sizeof reason_kinds[0])
+
+static const struct reason_kind *kind_of_reason(const char *msg)
+{
+	/* the clause with the most nodes: "N text" after ": " or ", " */
+	const char *best = msg, *p = strstr(msg, "nodes are available: ");
+	size_t best_len = strlen(msg);
+	const char *end = strstr(msg, " preemption: ");
+	end = end ? end : msg + strlen(msg);
+	long most = -1;
+	for (p = p ? p + 21 : NULL; p && p < end;) {
+		char *q;
+		long n = strtol(p, &q, 10);
+		const char *next = q;
+		while (next < end &&
+		       !(next[0] == ',' && next[1] == ' ' && next[2] >= '0' && next[2] <= '9'))
+			next++;
+		if (q > p && n > most)
+			most = n, best = q, best_len = (size_t)(next - q);
+		p = next < end ? next + 2 : end;
+	}
+	for (size_t k = 0; k < N_REASON_KINDS; k++) {
+		size_t w = strlen(reason_kinds[k].word);
+		for (const char *at = best; at + w <= best + best_len; at++)
+			if (!strncmp(at, reason_kinds[k].word, w))
+				return &reason_kinds[k];
+	}
+	return &reason_kinds[N_REASON_KINDS - 1];
+}
+
+/* "by workload: finetune 10.1, notebooks 4.1 pod-h": the workloads that
+ * pended with the message, most pod-hours first (at most four named), as a
+ * line under its bar at y. */
+static void reason_workloads(FILE *out, const struct page *pg, const char *reason, double y)
+{
+	const struct pending_reason *rows[64];
+	size_t n = 0;
+	for (size_t i = 0; i < pg->n_reasons && n < 64; i++)
+		if (strcmp(pg->reasons[i].scope, "all") && !strcmp(pg->reasons[i].reason, reason))
+			rows[n++] = &pg->reasons[i];
+	if (!n)
+		return;
+	qsort(rows, n, sizeof *rows, by_pending);
+	fprintf(out, "<text class=\"tick reason-workloads\" x=\"%d\" y=\"%.1f\">by workload",
+		MARGIN_L, y);
+	for (size_t i = 0; i < n && i < 4; i++) {
+		fputs(i ? ", " : ": ", out);
+		esc(out, rows[i]->scope);
+		fprintf(out, " %.1f", rows[i]->pending_seconds / 3600);
+	}
+	if (n > 4)
+		fprintf(out, " and %zu more", n - 4);
+	fputs(" pod-h</text>\n", out);
+}
+
+/* Horizontal bars of pod-hours per message (scope all), longest first,
+ * coloured by what stops the pods (kind_of_reason), each with the workloads
+ * that waited with it. */
 static void chart_reasons(FILE *out, const struct page *pg)
 {
 	const struct pending_reason **rows = gp_xcalloc(pg->n_reasons + 1, sizeof *rows);
@@ -647,28 +778,44 @@ static void chart_reasons(FILE *out, const struct page *pg)
 		return;
 	}
 	qsort(rows, n, sizeof *rows, by_pending);
-	int h = 12;
+	int h = 12 + 22; /* the colour key above the bars */
 	for (size_t i = 0; i < n; i++)
-		h += 30 + 16 * wrap_lines(rows[i]->reason, NULL, 0);
+		h += 46 + 16 * wrap_lines(rows[i]->reason, NULL, 0);
+	/* room right of the longest bar for its figures */
 	double top = nice_top(rows[0]->pending_seconds / 3600),
-	       w = CHART_W - 2 * MARGIN_L - MARGIN_R;
+	       w = CHART_W - MARGIN_L - MARGIN_R - 170;
 	svg_open_sized(out, "chart-reasons", "Pending time by reason (pod-hours)", h);
-	double y = 8;
+	/* the key: each kind of reason the bars show, once */
+	const char *labels[N_REASON_KINDS], *colors[N_REASON_KINDS];
+	size_t n_keys = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct reason_kind *k = kind_of_reason(rows[i]->reason);
+		bool seen = false;
+		for (size_t j = 0; j < n_keys; j++)
+			seen |= !strcmp(labels[j], k->name);
+		if (!seen)
+			labels[n_keys] = k->name, colors[n_keys++] = k->color;
+	}
+	legend(out, labels, colors, NULL, n_keys);
+	double y = 8 + 22;
 	for (size_t i = 0; i < n; i++) {
 		double len = fmax(1, w * rows[i]->pending_seconds / 3600 / top);
 		int lines = wrap_lines(rows[i]->reason, out, y);
 		y += 16 * lines;
 		fprintf(out,
-			"<rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"16\" "
-			"fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f pod-h, %lld "
-			"pod%s</text>\n",
-			MARGIN_L, y + 2, len, palette[i % N_PALETTE], MARGIN_L + len + 6, y + 15,
-			rows[i]->pending_seconds / 3600, (long long)rows[i]->pods,
-			rows[i]->pods == 1 ? "" : "s");
-		y += 30;
+			"<rect class=\"bar reason\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"16\" fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f "
+			"pod-h, %lld pod%s</text>\n",
+			MARGIN_L, y + 2, len, kind_of_reason(rows[i]->reason)->color,
+			MARGIN_L + len + 6, y + 15, rows[i]->pending_seconds / 3600,
+			(long long)rows[i]->pods, rows[i]->pods == 1 ? "" : "s");
+		reason_workloads(out, pg, rows[i]->reason, y + 32);
+		y += 46;
 	}
-	svg_close(out, "Pod-hours spent pending, per pending message: kube-scheduler's, Kueue's or "
-		       "the autoscaler's (all workloads).");
+	svg_close(out,
+		  "Pod-hours spent pending, per pending message: kube-scheduler's, Kueue's or "
+		  "the autoscaler's (all workloads), coloured by what stops the pods, with the "
+		  "workloads that waited with it and their pod-hours.");
 	free(rows);
 }
 
@@ -691,9 +838,20 @@ static void slo_range(const struct page *pg, const char *name, double *lo, doubl
 			*hi = fmax(*hi, pg->metrics[i].value);
 }
 
-/* A dashed horizontal line at every service's bound metric name, labelled. */
+/* The SLO lines of a chart: each service's bound, dashed across the plot;
+ * their labels go to the legend row above the plot (slo_legend), so no
+ * label ever lies over a bar, a point or another label. */
+#define MAX_SLO_KEYS 8
+
+struct slo_keys {
+	char text[MAX_SLO_KEYS][96];
+	const char *label[MAX_SLO_KEYS], *color[MAX_SLO_KEYS];
+	bool dashed[MAX_SLO_KEYS];
+	size_t n, more;
+};
+
 static void slo_lines(const struct plot *p, const struct page *pg, const char *name,
-		      const char *what, const char *color)
+		      const char *what, const char *color, struct slo_keys *keys)
 {
 	for (size_t i = 0; i < pg->n_metrics; i++) {
 		const struct metric *m = &pg->metrics[i];
@@ -702,14 +860,45 @@ static void slo_lines(const struct plot *p, const struct page *pg, const char *n
 		double y = py(p, m->value);
 		fprintf(p->out,
 			"<line class=\"slo\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-			"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
-			"<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-			"paint-order=\"stroke\" stroke=\"#fff\" stroke-width=\"3\">",
-			MARGIN_L, y, CHART_W - MARGIN_R, y, color, CHART_W - MARGIN_R - 4, y - 4);
-		fprintf(p->out, "%s SLO %.4g s (", what, m->value);
-		esc(p->out, m->scope);
-		fputs(")</text>\n", p->out);
+			"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+			MARGIN_L, y, CHART_W - MARGIN_R, y, color);
+		if (keys->n == MAX_SLO_KEYS) {
+			keys->more++;
+			continue;
+		}
+		size_t k = keys->n++;
+		snprintf(keys->text[k], sizeof keys->text[k], "%s SLO %.4g s (%s)", what, m->value,
+			 m->scope);
+		keys->label[k] = keys->text[k];
+		keys->color[k] = color;
+		keys->dashed[k] = true;
 	}
+}
+
+/* The legend row: the chart's own entries, then its SLOs, as many as fit the
+ * width ("+N more SLOs" for the rest). */
+static void slo_legend(FILE *out, const char *const *labels, const char *const *colors, size_t n,
+		       const struct slo_keys *keys)
+{
+	const char *l[16], *c[16];
+	bool d[16];
+	size_t m = 0;
+	double width = MARGIN_L, room = CHART_W - MARGIN_R - 90; /* keep the "+N more" */
+	for (size_t i = 0; i < n + keys->n && m < 16; i++) {
+		const char *label = i < n ? labels[i] : keys->label[i - n];
+		double need = 40 + 7.2 * (double)strlen(label);
+		if (width + need > room && i >= n)
+			break;
+		l[m] = label;
+		c[m] = i < n ? colors[i] : keys->color[i - n];
+		d[m++] = i >= n;
+		width += need;
+	}
+	legend(out, l, c, d, m);
+	size_t left = n + keys->n - m + keys->more;
+	if (left)
+		fprintf(out, "<text class=\"legend\" x=\"%.1f\" y=\"18\">+%zu more SLO%s</text>\n",
+			width, left, left == 1 ? "" : "s");
 }
 
 /* Bars of the latency percentiles of scope all, on a log axis, with
@@ -747,8 +936,10 @@ static void chart_latency(FILE *out, const struct page *pg)
 			x + slot * 0.3, top - 4, v[i], x + slot * 0.3, CHART_H - MARGIN_B + 18,
 			labels[i]);
 	}
-	slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[0]);
-	slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[1]);
+	struct slo_keys keys = {.n = 0};
+	slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[0], &keys);
+	slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[1], &keys);
+	slo_legend(out, NULL, NULL, 0, &keys);
 	svg_close(out,
 		  "Time to first token, time per output token and end-to-end latency of every "
 		  "request of the run: median and 99th percentile; dashed: each service's SLO.");
@@ -818,10 +1009,11 @@ static void chart_latency_time(FILE *out, const struct page *pg, const struct sc
 		const char *colors[] = {palette[0], palette[1], palette[2]};
 		for (size_t k = 0; k < 3; k++)
 			step_line(&p, all, y[k], colors[k], false);
-		slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[1]);
-		slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[2]);
+		struct slo_keys keys = {.n = 0};
+		slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[1], &keys);
+		slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[2], &keys);
 		static const char *const labels[] = {"TTFT p50", "TTFT p99", "TPOT p99"};
-		legend(out, labels, colors, NULL, 3);
+		slo_legend(out, labels, colors, 3, &keys);
 		svg_close(out,
 			  "Percentiles of the requests that arrived in each window (requests that "
 			  "never got a first token are left out); dashed: each service's SLO.");
@@ -880,7 +1072,8 @@ static const char style[] =
 	"figcaption{font-size:13px;color:#4b5563;margin-top:4px}svg.chart{width:100%;height:auto;"
 	"display:block}.grid{stroke:#e5e7eb;stroke-width:1}.axis,.tickline{stroke:#6b7280;stroke-width:1}"
 	".tick{font-size:12px;fill:#374151}.axis-title{font-size:12px;fill:#374151}.legend{font-size:13px;"
-	"fill:#111827}.bar-label{font-size:12px;fill:#111827}"
+	"fill:#111827}.bar-label{font-size:12px;fill:#111827}.day{stroke:#9ca3af;stroke-width:1;"
+	"stroke-dasharray:2 3}.day-label{font-size:11px;fill:#6b7280}"
 	"ol#findings{padding-left:22px}li.finding{margin:0 0 12px;background:#fff;border:1px solid #e5e7eb;"
 	"border-left:4px solid #dc2626;border-radius:4px;padding:8px 12px}li.finding .step{display:inline-block;"
 	"font-size:12px;font-weight:600;text-transform:uppercase;color:#fff;background:#dc2626;border-radius:3px;"

@@ -267,6 +267,28 @@ static void check_squeeze(const struct scenario *sc, size_t i, struct scenario_w
 	     over, ceil(w->arrival.rate * fill));
 }
 
+/* Whether stream w, which runs to the horizon, can have an arrival in
+ * (from, h] (seconds after start): a schedule that fires there, a weekly rate
+ * above 0 in some hour of it, any constant rate. */
+static bool arrives_within(const struct scenario *sc, const struct workload_spec *w, double from,
+			   double h)
+{
+	const struct arrival *a = &w->arrival;
+	if (a->kind == ARRIVAL_SCHEDULE) {
+		int64_t t = units_cron_next(&a->cron, sc->start_epoch + (int64_t)floor(from) + 1);
+		return t != INT64_MAX && (double)(t - sc->start_epoch) <= h;
+	}
+	if (!a->weekly.on || h - from >= 7 * 86400.0)
+		return true;
+	for (double t = floor(from / 3600) * 3600; t < h; t += 3600) {
+		int64_t hour = (sc->start_epoch + (int64_t)t) / 3600;
+		int64_t day = hour / 24;
+		if (a->weekly.by_hour[hour % 24] * a->weekly.by_weekday[(day + 3) % 7] > 0)
+			return true;
+	}
+	return false;
+}
+
 /* A horizon before the last job of a workload with deadlines can finish: jobs
  * arriving after horizon - (startup + mean duration) cannot end inside it,
  * and count as missed deadlines. */
@@ -278,8 +300,7 @@ static void check_cut(const struct scenario *sc, const struct workload_spec *w,
 	double h = sim_seconds(sc->horizon),
 	       need = sim_seconds(w->startup) + mean_seconds(&w->duration);
 	double end = arrivals_end(w);
-	double last = end < 0 ? h : fmin(end, h);
-	if (last + need <= h)
+	if (end < 0 ? !arrives_within(sc, w, fmax(0, h - need), h) : fmin(end, h) + need <= h)
 		return;
 	char cut[32], hz[32];
 	units_format_duration((sim_time)(fmax(0, h - need) * (double)SIM_SECOND), cut, sizeof cut);

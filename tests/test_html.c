@@ -248,3 +248,75 @@ Test(html, figures_read_as_the_summary_does)
 	       "shared");
 	cr_expect(strstr(page, "<td>0.25</td>"), "a quarter of a GPU: %s", page);
 }
+
+/* The report at a glance (issue 44): on the team's week, axes longer than a
+ * day mark each day with its weekday and date; pending bars are coloured by
+ * what stops the pods (never a workload's colour) and name the workloads;
+ * and, as chromium lays the page out, no SLO label or day label overlaps a
+ * bar, a series, a tick or value label, or another label.  The check runs
+ * in the browser: a script appended to a copy of the page compares every
+ * label's box with every data element's in the same chart and writes the
+ * overlaps into the DOM that --dump-dom prints. */
+Test(html, labels_never_overlap_the_data_and_days_are_marked, .timeout = 90)
+{
+	report("scenarios/week.yaml", "week");
+	cr_expect(strstr(page, "<text class=\"day-label\" x=\"67.0\" y=\"31\">Mon 2 Nov</text>"),
+		  "the first day is named");
+	cr_expect(strstr(page, ">Tue 3 Nov</text>") && strstr(page, ">Sun 8 Nov</text>"));
+	cr_expect_geq(count(page, "<line class=\"day\""), 6, "a line at each midnight");
+	cr_expect(strstr(page, ">TTFT SLO 2 s (chat)</text>"), "the SLO is in the legend row");
+	cr_expect(strstr(page, ">by workload: "), "the pending bars name their workloads");
+	/* no pending bar takes a workload's colour */
+	static const char *const workload_colors[] = {"#2563eb", "#dc2626", "#16a34a", "#9333ea",
+						      "#ea580c", "#0891b2", "#ca8a04", "#db2777"};
+	for (const char *p = strstr(page, "class=\"bar reason\""); p;
+	     p = strstr(p + 1, "class=\"bar reason\"")) {
+		const char *fill = strstr(p, "fill=\"");
+		cr_assert_not_null(fill);
+		for (size_t i = 0; i < sizeof workload_colors / sizeof *workload_colors; i++)
+			cr_expect_neq(strncmp(fill + 6, workload_colors[i], 7), 0, "%.40s", fill);
+	}
+	if (sh("command -v chromium%s%s", "", "") != 0)
+		cr_skip_test("chromium is not installed (make deps installs it): skipping the "
+			     "browser layout check");
+	char cmd[2048], html[160], copy[160];
+	snprintf(html, sizeof html, "%s/week.html", dir);
+	snprintf(copy, sizeof copy, "%s/week-check.html", dir);
+	FILE *f = fopen(copy, "w");
+	cr_assert_not_null(f);
+	const char *end = strstr(page, "</body>");
+	cr_assert_not_null(end);
+	fwrite(page, 1, (size_t)(end - page), f);
+	fputs("<script>(function(){var bad=[],labels=0;"
+	      "function box(e){var r=e.getBoundingClientRect();return r;}"
+	      "function hit(a,b){return a.left<b.right-0.5&&b.left<a.right-0.5&&"
+	      "a.top<b.bottom-0.5&&b.top<a.bottom-0.5;}"
+	      "document.querySelectorAll('svg.chart').forEach(function(svg){"
+	      "var ls=[].filter.call(svg.querySelectorAll('text'),function(t){"
+	      "return t.classList.contains('day-label')||/SLO/.test(t.textContent);});"
+	      "var data=svg.querySelectorAll('rect.bar,path.series,line.slo,text.tick,"
+	      "text.legend,text.day-label,text.bar-label');"
+	      "ls.forEach(function(l){labels++;var a=box(l);data.forEach(function(d){"
+	      "if(d===l||(d.tagName==='path'&&d.getTotalLength()===0))return;"
+	      "if(hit(a,box(d)))bad.push(svg.id+': '+l.textContent+' / '+"
+	      "(d.textContent||d.getAttribute('class')));});});});"
+	      "var p=document.createElement('pre');p.id='overlaps';"
+	      "p.textContent=labels+' labels, '+bad.length+' overlaps'+(bad.length?': '+"
+	      "bad.join('; '):'');document.body.appendChild(p);})();</script></body></html>\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+		 "timeout 60 chromium " CHROMIUM_FLAGS " --user-data-dir=%s/profile "
+		 "--window-size=1200,2000 --dump-dom file://%s 2>/dev/null > %s/dom.html",
+		 dir, copy, dir);
+	cr_assert_eq(system(cmd), 0, "chromium ran: %s", cmd);
+	snprintf(cmd, sizeof cmd, "%s/dom.html", dir);
+	char *dom = slurp(cmd);
+	const char *pre = strstr(dom, "<pre id=\"overlaps\">");
+	cr_assert_not_null(pre, "the check ran");
+	cr_expect(strstr(pre, " labels, 0 overlaps</pre>"), "%.2000s", pre);
+	int labels = 0;
+	cr_expect(sscanf(pre, "<pre id=\"overlaps\">%d labels", &labels) == 1 && labels >= 20,
+		  "day and SLO labels were checked: %.80s", pre);
+	free(dom);
+}

@@ -514,3 +514,71 @@ Test(week, every_new_key_is_validated_with_its_location)
 	      "count: 5}}\n",
 	      "5:104: error: rate_by_hour applies to a poisson process; expected process: poisson");
 }
+
+/* The warnings of `check`, exact: 20 jobs at 30/h arrive within 40m, 3% of a
+ * 1d horizon (720 would fill it); a 3h job with a deadline arriving until the
+ * horizon cannot finish after 21h.  A schedule is cut only when it fires in
+ * that last stretch: weekdays at 22:00 over a 7d week are not (Friday's ends
+ * on Saturday), over 4d23h they are (Friday 22:00 + 2h > 4d23h). */
+Test(week, check_warns_of_a_squeezed_count_and_a_cut_horizon)
+{
+	struct scenario *ls = load(
+		"name: sq\nhorizon: 24h\n"
+		"pools: [{name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 8}]\n"
+		"workloads:\n"
+		"  - {name: ft, count: 20, duration: 1h, arrival: {process: poisson, rate: 30/h}}\n"
+		"  - {name: ev, duration: 3h, deadline: {within: 5h}, arrival: {process: "
+		"poisson, rate: 1/h}}\n"
+		"  - {name: ok, count: 20, duration: 1h, arrival: {process: poisson, rate: 1/h}}\n");
+	struct scenario_warning *w;
+	size_t n;
+	scenario_warnings(ls, &w, &n);
+	cr_assert_eq(n, 2);
+	cr_expect_eq(w[0].loc.line, 5);
+	cr_expect_str_eq(w[0].text,
+			 "workload ft: its 20 jobs arrive within about 40m at 30/h, 3% of the "
+			 "horizon (1d): a fixed count at a higher rate squeezes the same jobs into "
+			 "fewer hours; expected a count of about 720 (rate x span) or, with a "
+			 "horizon, none");
+	cr_expect_eq(w[1].loc.line, 6);
+	cr_expect_str_eq(
+		w[1].text,
+		"workload ev: the horizon 1d cuts off its jobs arriving after 21h (horizon "
+		"- start-up - mean duration): they cannot finish inside it and count as "
+		"missed deadlines; expected a horizon past its last arrival plus a "
+		"duration, or arrivals that end earlier");
+	free(w);
+	scenario_free(ls);
+	const char *evals = HEAD "horizon: %s\nworkloads:\n  - {name: ev, gpus: 2, duration: 2h, "
+				 "deadline: {within: 8h}, arrival: {schedule: \"0 22 * * 1-5\"}}\n";
+	char text[512];
+	snprintf(text, sizeof text, evals, "7d");
+	ls = load(text);
+	scenario_warnings(ls, &w, &n);
+	cr_expect_eq(n, 0, "%s", n ? w[0].text : "");
+	free(w);
+	scenario_free(ls);
+	snprintf(text, sizeof text, evals, "4d23h");
+	ls = load(text);
+	scenario_warnings(ls, &w, &n);
+	cr_expect_eq(n, 1);
+	free(w);
+	scenario_free(ls);
+}
+
+/* The team's week of issue 44 loads and runs as written (scenarios/week.yaml):
+ * no warning, every kind of week key used, the notebooks culled. */
+Test(week, the_issue_44_week_runs_as_written)
+{
+	run("scenarios/week.yaml", NULL, 0);
+	struct scenario_warning *w;
+	size_t n;
+	scenario_warnings(sc, &w, &n);
+	cr_expect_eq(n, 0);
+	free(w);
+	cr_expect_eq(metric("notebooks", "jobs_culled"), metric("notebooks", "jobs_completed"));
+	/* 5 weekday firings of the evals, each at 22:00 */
+	cr_expect_float_eq(metric("nightly-evals", "jobs_submitted"), 5, 1e-9);
+	cr_expect_gt(metric("chat", "requests_completed"), 0);
+	cleanup();
+}
