@@ -240,6 +240,72 @@ static void write_preemptions(struct om *om)
 	}
 }
 
+/* --- cost and pending reasons -------------------------------------------------- */
+
+/* One sample with its own first label (workload="x" or the like) and, for
+ * pending time, a reason. */
+static void sample_named(struct om *om, const char *name, const char *workload, const char *reason,
+			 double value, double end)
+{
+	char run[32];
+	snprintf(run, sizeof run, "%lld", (long long)om->run_id);
+	fputs(name, om->out);
+	fputc('{', om->out);
+	put_label(om->out, true, "workload", workload);
+	if (reason)
+		put_label(om->out, false, "reason", reason);
+	put_label(om->out, false, "scenario", om->scenario);
+	put_label(om->out, false, "run", run);
+	fprintf(om->out, "} %.12g %.3f\n", value, (double)om->epoch + end);
+}
+
+/* OpenCost-style allocations summed window after window: a counter per
+ * workload and __idle__, at each window's end; none for an unpriced run. */
+static void write_cost(struct om *om, const struct allocation *a, size_t n)
+{
+	bool priced = false;
+	for (size_t i = 0; i < n; i++)
+		priced |= a[i].total_cost > 0;
+	if (!priced)
+		return;
+	om->started = false;
+	bool *done = gp_xcalloc(n + 1, sizeof *done);
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		double total = 0;
+		for (size_t k = i; k < n; k++) { /* the rows of a.name, in time order */
+			if (done[k] || strcmp(a[k].name, a[i].name))
+				continue;
+			done[k] = true;
+			total += isnan(a[k].total_cost) ? 0 : a[k].total_cost;
+			header(om, "gpuplan_cost", "counter",
+			       "Cost of the workload's allocations (or of idle capacity, workload "
+			       "__idle__) so far, at the pools' prices, as OpenCost allocates it "
+			       "(simulated)");
+			sample_named(om, "gpuplan_cost_total", a[k].name, NULL, total,
+				     sim_seconds(a[k].end));
+		}
+	}
+	free(done);
+}
+
+/* Pod-seconds pending per workload and message over the whole run: one
+ * sample at its end (the run keeps no time series per message). */
+static void write_pending(struct om *om, const struct pending_reason *p, size_t n, double end)
+{
+	om->started = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(p[i].scope, "all"))
+			continue;
+		header(om, "gpuplan_pending_seconds", "counter",
+		       "Pod-seconds spent pending with the scheduling message, over the run "
+		       "(simulated)");
+		sample_named(om, "gpuplan_pending_seconds_total", p[i].scope, p[i].reason,
+			     p[i].pending_seconds, end);
+	}
+}
+
 /* --- histograms --------------------------------------------------------------- */
 
 /* vLLM's buckets (vllm/engine/metrics.py), as its exposition writes them. */
@@ -437,10 +503,16 @@ int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err
 				 (long long)run.run_id);
 	struct ts_row *ts = NULL;
 	struct store_latency *lat = NULL;
-	size_t n_ts = 0, n_lat = 0;
+	struct allocation *alloc = NULL;
+	struct pending_reason *pend = NULL;
+	size_t n_ts = 0, n_lat = 0, n_alloc = 0, n_pend = 0;
 	rc = store_read_timeseries(st, run.run_id, &ts, &n_ts, err);
 	if (!rc)
 		rc = store_read_latencies(st, run.run_id, &lat, &n_lat, err);
+	if (!rc)
+		rc = store_read_allocations(st, run.run_id, &alloc, &n_alloc, err);
+	if (!rc)
+		rc = store_read_pending_reasons(st, run.run_id, &pend, &n_pend, err);
 	om.sv = gp_xcalloc(n_ts + 1, sizeof *om.sv);
 	om.lat = lat;
 	om.n_lat = n_lat;
@@ -450,6 +522,8 @@ int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err
 		collect_rows(&om, ts, n_ts, run.sim_seconds);
 		for (size_t i = 0; i < sizeof gauges / sizeof gauges[0]; i++)
 			write_gauge(&om, &gauges[i]);
+		write_cost(&om, alloc, n_alloc);
+		write_pending(&om, pend, n_pend, run.sim_seconds);
 		write_preemptions(&om);
 		for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++)
 			write_histogram(&om, &hists[i]);
@@ -458,5 +532,7 @@ int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err
 	free_series(&om);
 	store_free_timeseries(ts, n_ts);
 	store_free_latencies(lat, n_lat);
+	store_free_allocations(alloc, n_alloc);
+	store_free_pending_reasons(pend, n_pend);
 	return rc;
 }

@@ -18,7 +18,9 @@
  */
 #include <criterion/criterion.h>
 
+#include "gpuplan/ytree.h"
 #include "scratch.h"
+#include <ctype.h>
 
 #include <math.h>
 #include <sqlite3.h>
@@ -376,4 +378,196 @@ Test(openmetrics, a_database_from_before_the_scopes_table_still_exports)
 			   "1793104200.000"),
 		  "%s", out);
 	cr_expect(has_line("# EOF"));
+}
+
+/* Cost and pending time: gpuplan_cost_total per workload and __idle__ adds up
+ * the OpenCost allocations window after window (the last sample of each is
+ * its cost_total; together they are the bill), and gpuplan_pending_seconds
+ * gives each workload's pod-seconds per message at the run's end.  4 GPUs at
+ * $2/h, one 4-GPU job of 1h and a second that waits for it: $8 each, the
+ * second 3600 pod-seconds pending per pod with Insufficient nvidia.com/gpu. */
+Test(openmetrics, cost_and_pending_time_are_counters_per_workload)
+{
+	export("bill", "name: bill\nstart: 2026-10-27T00:00:00Z\n"
+		       "pools: [{name: p, nodes: 1, gpu: A100-80GB, gpus_per_node: 4, price: "
+		       "{gpu_hour: 2}}]\n"
+		       "workloads: [{name: w, count: 2, gpus: 4, duration: 1h, arrival: {at: "
+		       "\"12:00\"}}]\n");
+	cr_expect(has_line("# TYPE gpuplan_cost counter"));
+	cr_expect(has_line("# TYPE gpuplan_pending_seconds counter"));
+	cr_expect_float_eq(
+		last_value("gpuplan_cost_total{workload=\"w\",scenario=\"bill\",run=\"1\"}"), 16,
+		1e-9);
+	cr_expect_float_eq(
+		last_value("gpuplan_pending_seconds_total{workload=\"w\",reason=\"0/1 nodes are "
+			   "available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are "
+			   "available: 1 No preemption victims found for incoming pod..\","
+			   "scenario=\"bill\",run=\"1\"}"),
+		3600, 1e-6);
+}
+
+/* --- docs/grafana/gpuplan.json: every expression on the export's series --- */
+
+/* The metric names of a PromQL expression: identifiers outside label
+ * matchers {..}, ranges [..], strings and by/without/on/ignoring/group
+ * lists, not followed by "(" (functions, aggregations), not keywords. */
+static size_t promql_metrics(const char *e, char names[][96], size_t max)
+{
+	static const char *const words[] = {
+		"by",  "without", "on",     "ignoring", "group_left", "group_right", "bool",
+		"and", "or",      "unless", "offset",   "inf",        "nan"};
+	size_t n = 0;
+	for (const char *p = e; *p;) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			p += *p == '"';
+		} else if (*p == '{' || *p == '[') {
+			char close = *p == '{' ? '}' : ']';
+			while (*p && *p != close) {
+				if (*p == '"') /* a quoted '}' does not close */
+					for (p++; *p && *p != '"'; p++)
+						if (*p == '\\' && p[1])
+							p++;
+				p += *p != 0;
+			}
+			p += *p != 0;
+		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == ':') {
+			const char *s = p;
+			while (isalnum((unsigned char)*p) || *p == '_' || *p == ':')
+				p++;
+			size_t len = (size_t)(p - s);
+			const char *q = p;
+			while (*q == ' ')
+				q++;
+			bool keyword = false;
+			for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+				keyword |= len == strlen(words[k]) && !strncmp(s, words[k], len);
+			if (keyword && *q == '(') { /* by (a, b): a label list */
+				while (*q && *q != ')')
+					q++;
+				p = q + (*q != 0);
+				continue;
+			}
+			/* an aggregation written "sum by (a) (...)" */
+			bool grouped = (!strncmp(q, "by", 2) && !isalnum((unsigned char)q[2]) &&
+					q[2] != '_') ||
+				       (!strncmp(q, "without", 7) &&
+					!isalnum((unsigned char)q[7]) && q[7] != '_');
+			if (keyword || grouped || *q == '(' || len >= 96 || n == max)
+				continue;
+			memcpy(names[n], s, len);
+			names[n++][len] = '\0';
+		} else if (isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*p) || *p == '.')
+				p++;
+		} else {
+			p++;
+		}
+	}
+	return n;
+}
+
+/* Every "expr" and variable "definition" under node v, into out. */
+static void expressions(const struct ynode *v, const char **exprs, size_t *n, size_t max)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const struct ynode *x = v->items[i];
+		if (v->kind == YNODE_MAP && x->kind == YNODE_SCALAR && *n < max &&
+		    (!strcmp(v->keys[i], "expr") || !strcmp(v->keys[i], "definition")))
+			exprs[(*n)++] = x->value;
+		else if (x->kind != YNODE_SCALAR)
+			expressions(x, exprs, n, max);
+	}
+}
+
+/* A name the export wrote as a sample: "NAME{" at the start of a line. */
+static bool exported(const char *name)
+{
+	char prefix[2048];
+	snprintf(prefix, sizeof prefix, "%s{", name);
+	return count_prefix(prefix) > 0;
+}
+
+/* The dashboard parses (JSON is YAML), has the scenario and run variables,
+ * and each of its PromQL expressions names only series that
+ * `report --openmetrics` writes for the team's week (scenarios/week.yaml,
+ * with its requests kept so that vLLM's histograms are there), every
+ * selector filtered by $scenario and $run. */
+Test(openmetrics, the_grafana_dashboard_reads_only_exported_series)
+{
+	char cmd[1024], om[128];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run scenarios/week.yaml --quiet --db %s/week.db "
+		 "--set output.requests=true --set horizon=2d && bin/gpuplan report %s/week.db "
+		 "--openmetrics > %s/week.om",
+		 dir, dir, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(om, sizeof om, "%s/week.om", dir);
+	FILE *f = fopen(om, "r");
+	cr_assert_not_null(f);
+	static char text[64 << 20];
+	size_t len = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	/* count_prefix and has_line read `out`: the export's head and every
+	 * family's first sample are enough, so keep one line per name */
+	size_t o = 0;
+	char last[128] = "";
+	for (char *line = text; *line && o + 1024 < sizeof out;) {
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		size_t name = strcspn(line, "{ ");
+		if (line[0] != '#' && (name != strlen(last) || strncmp(line, last, name))) {
+			snprintf(last, sizeof last, "%.*s", (int)name, line);
+			o += (size_t)snprintf(out + o, sizeof out - o, "%.*s\n", (int)n, line);
+		}
+		line += n + (end != NULL);
+	}
+	struct ytree *t = NULL;
+	struct gp_err err;
+	cr_assert_eq(ytree_load("docs/grafana/gpuplan.json", &t, &err), GP_OK, "%s", err.msg);
+	const struct ynode *vars = ynode_get(ynode_get(t->root, "templating"), "list");
+	cr_assert_not_null(vars);
+	bool scenario = false, run = false;
+	for (size_t i = 0; i < vars->n; i++) {
+		const struct ynode *name = ynode_get(vars->items[i], "name");
+		scenario |= name && !strcmp(name->value, "scenario");
+		run |= name && !strcmp(name->value, "run");
+	}
+	cr_expect(scenario && run, "the scenario and run template variables");
+	const char *exprs[256];
+	size_t n = 0, checked = 0;
+	expressions(t->root, exprs, &n, 256);
+	cr_assert_geq(n, 20, "the panels' queries were found");
+	for (size_t i = 0; i < n; i++) {
+		char names[16][96];
+		size_t k = promql_metrics(exprs[i], names, 16);
+		cr_expect_gt(k, 0, "no metric in %s", exprs[i]);
+		if (!strncmp(exprs[i], "label_values(", 13) && k > 1)
+			k = 1; /* label_values(METRIC, LABEL): a label name last */
+		for (size_t j = 0; j < k; j++, checked++) {
+			cr_expect(exported(names[j]), "%s is not in the export (%s)", names[j],
+				  exprs[i]);
+			/* each selector of a panel is filtered by the run */
+			const char *at = strstr(exprs[i], names[j]);
+			const char *brace = at ? at + strlen(names[j]) : NULL;
+			if (strncmp(exprs[i], "label_values", 12))
+				cr_expect(brace && *brace == '{' &&
+						  strstr(brace, "scenario=~\"$scenario\"") &&
+						  strstr(brace, "run=~\"$run\""),
+					  "%s is not filtered by $scenario and $run in %s",
+					  names[j], exprs[i]);
+		}
+	}
+	cr_expect_geq(checked, 30);
+	/* the check can fail: a name the export does not write is caught */
+	char bogus[4][96];
+	cr_assert_eq(promql_metrics("sum by (pool) (rate(DCGM_FI_DEV_GPU_UTIL{pool=\"a}\"}[5m]))",
+				    bogus, 4),
+		     1);
+	cr_expect_str_eq(bogus[0], "DCGM_FI_DEV_GPU_UTIL");
+	cr_expect(!exported(bogus[0]));
+	ytree_free(t);
 }
