@@ -130,6 +130,22 @@ static void explain_sharing(struct ctx *c)
 		any = true;
 	}
 	gp_sb_printf(&c->text, ")");
+	/* the cheapest fix for idle notebooks: culling them (scenario.md, idle_cull) */
+	bool cull = false;
+	for (size_t m = 0; m < c->f->n_members; m++) {
+		const struct workload_spec *ws = member(c, m);
+		if (ws->kind != WORKLOAD_SERVICE || ws->cull_after > 0 ||
+		    !(ws->gpu_busy < DIAGNOSE_IDLE))
+			continue;
+		gp_sb_printf(&c->text, "%s%s",
+			     cull ? ", "
+				  : "; or, with no hardware and no "
+				    "sharing, idle_cull on ",
+			     ws->name);
+		cull = true;
+	}
+	if (cull)
+		gp_sb_printf(&c->text, ", whose idle pods would give their GPUs back");
 }
 
 /* The narrower weights that fit per_gpu pods of each member a GPU; whether

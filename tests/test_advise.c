@@ -337,6 +337,9 @@ Test(advise, idle_notebooks_get_idle_culling_as_an_alternative)
 	cr_assert_eq(advise(args), 0, "%s", out);
 	const char *row = strstr(out, "idle_cull nb after 1h");
 	cr_assert(row, "%s", out);
+	cr_expect(strstr(out, "; or, with no hardware and no sharing, idle_cull on nb, whose idle "
+			      "pods would give their GPUs back"),
+		  "the finding proposes it:\n%s", out);
 	long long run = 0;
 	char q[256];
 	snprintf(q, sizeof q,
