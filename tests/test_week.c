@@ -582,3 +582,41 @@ Test(week, the_issue_44_week_runs_as_written)
 	cr_expect_gt(metric("chat", "requests_completed"), 0);
 	cleanup();
 }
+
+/* --growth F (growth: F) scales rate_by_hour as it scales rate, for batch
+ * arrivals and inference requests: twice the rate in every hour, twice the
+ * week's mass and mean rate, the zero hours still zero. */
+Test(week, growth_scales_rate_by_hour)
+{
+	const char *text =
+		HEAD "horizon: 7d\nworkloads:\n  - name: nb\n    duration: 1h\n"
+		     "    arrival: {process: poisson, rate_by_hour: [0, 0, 0, 0, 0, 0, 0, 0, 0, 6, "
+		     "6, 6, 6, 6, 6, 6, 6, 0, 0, 0, 0, 0, 0, 0]}\n"
+		     "  - name: chat\n    kind: inference\n    model: llama-2-7b\n    replicas: 1\n"
+		     "    requests: {process: poisson, rate_by_hour: [0, 0, 0, 0, 0, 0, 0, 0, 0, "
+		     "0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], prompt_tokens: 100, "
+		     "output_tokens: 10}\n";
+	write_scenario(text);
+	const char *sets[] = {"growth=2"};
+	struct scenario *a = NULL, *b = NULL;
+	struct gp_err err;
+	cr_assert_eq(scenario_load(spath, NULL, 0, &a, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(scenario_load(spath, sets, 1, &b, &err), GP_OK, "%s", err.msg);
+	const struct weekly_rate *x = &a->workloads[0].arrival.weekly,
+				 *y = &b->workloads[0].arrival.weekly;
+	cr_expect_float_eq(y->by_hour[9], 2 * x->by_hour[9], 1e-15);
+	cr_expect_eq(y->by_hour[3], 0);
+	cr_expect_float_eq(y->week_mass, 2 * x->week_mass, 1e-9);
+	cr_expect_float_eq(b->workloads[0].arrival.rate, 2 * a->workloads[0].arrival.rate, 1e-15);
+	const struct weekly_rate *rx = &a->workloads[1].inference->requests.weekly,
+				 *ry = &b->workloads[1].inference->requests.weekly;
+	cr_expect_float_eq(ry->by_hour[12], 2 * rx->by_hour[12], 1e-15);
+	cr_expect_float_eq(ry->week_mass, 2 * rx->week_mass, 1e-9);
+	/* about twice the arrivals: 7 x 8 x 6 = 336 a week, 672 grown */
+	static double at[2000];
+	size_t na = submits(a, 0, at, 2000), nb = submits(b, 0, at, 2000);
+	cr_expect(na > 336 - 5 * 18.4 && na < 336 + 5 * 18.4, "%zu", na);
+	cr_expect(nb > 672 - 5 * 26 && nb < 672 + 5 * 26, "%zu", nb);
+	scenario_free(a);
+	scenario_free(b);
+}
