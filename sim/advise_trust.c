@@ -45,24 +45,50 @@ static const char *kind_words(const struct workload_spec *w)
 						 : "is held open by people (a service or notebook)";
 }
 
+#define NAMED_AT_MOST 4 /* workloads a reason names; the others are counted */
+
+/* One reason for every workload people wait on that runs on a placeholder
+ * duration: how many, the first few by name, the first one's value and why. */
 static void check_placeholders(const struct scenario *sc, struct advice *a)
 {
+	struct gp_sbuf names = {0};
+	const struct placeholder *first = NULL;
+	const struct workload_spec *first_w = NULL;
+	size_t n = 0;
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		const struct workload_spec *w = &sc->workloads[i];
-		if (!wait_matters(w))
-			continue;
 		char path[SCENARIO_MAX_NAME + 32];
 		snprintf(path, sizeof path, "workloads[%s].duration", w->name);
-		const struct placeholder *p = scenario_placeholder(sc, path);
+		const struct placeholder *p = wait_matters(w) ? scenario_placeholder(sc, path) : NULL;
 		if (!p)
 			continue;
-		bool plain = !strcmp(p->reason, "not learned");
+		if (n < NAMED_AT_MOST)
+			gp_sb_printf(&names, "%s%s", n ? ", " : "", w->name);
+		first = first ? first : p;
+		first_w = first_w ? first_w : w;
+		n++;
+	}
+	char *list = gp_sb_take(&names);
+	if (n == 1) {
+		bool plain = !strcmp(first->reason, "not learned");
 		add_reason(a,
 			   "workload %s %s, so its wait matters, but its duration is a "
 			   "placeholder: %s = %s (not learned%s%s)",
-			   w->name, kind_words(w), p->path, p->value, plain ? "" : ": ",
-			   plain ? "" : p->reason);
+			   first_w->name, kind_words(first_w), first->path, first->value,
+			   plain ? "" : ": ", plain ? "" : first->reason);
+	} else if (n > 1) {
+		bool plain = !strcmp(first->reason, "not learned");
+		char more[48] = "";
+		if (n > NAMED_AT_MOST)
+			snprintf(more, sizeof more, " and %zu more", n - NAMED_AT_MOST);
+		add_reason(a,
+			   "%zu workloads whose wait matters (a deadline, a goal of their own, an "
+			   "inference server, a service or notebook) run on a placeholder duration: "
+			   "%s%s; e.g. %s = %s (not learned%s%s)",
+			   n, list, more, first->path, first->value, plain ? "" : ": ",
+			   plain ? "" : first->reason);
 	}
+	free(list);
 }
 
 /* The figures of the latest backtest that pass the tolerance: queue p95

@@ -558,10 +558,15 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 		fprintf(out, "    gpus: {shared: %d}\n", (int)p->gpus);
 	else
 		fprintf(out, "    gpus: %d\n", (int)p->gpus);
-	fputs("    duration: ", out);
+	/* What a snapshot cannot tell is a placeholder, with its reason (advise
+	 * will not buy hardware for a workload people wait on that runs on one). */
+	bool invented = p->service || w->duration == SIM_NEVER;
+	fputs(invented ? "    duration: !placeholder " : "    duration: ", out);
 	imp_write_duration(out, w->duration == SIM_NEVER ? im->horizon : w->duration);
 	if (p->service)
-		fputs("   # a service: --horizon", out);
+		fputs("   # a service, held for --horizon: a snapshot does not show how long it "
+		      "runs",
+		      out);
 	else if (w->duration == SIM_NEVER)
 		fputs("   # no finished pod to learn from: --horizon", out);
 	else if (w->node >= 0)

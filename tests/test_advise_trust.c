@@ -148,3 +148,44 @@ Test(trust, growth_doubling_a_poisson_rate_doubles_the_arrivals)
 	cr_expect(grown > 1.8 * (double)base && grown < 2.2 * (double)base, "%zu vs %zu", grown,
 		  base);
 }
+
+/*
+ * Issue 37's 14-node cluster (tests/fixtures/import14/make_fixtures.py):
+ * H100, A100-40GB and L4 pools, fine-tune Jobs without a finished sibling,
+ * 30 notebooks at 5% activity, a vLLM Deployment, last night's evals.  A
+ * snapshot shows no service's span: the importer writes those durations as
+ * placeholders, and advise ends in the refusal with its reasons, not in
+ * more A100 nodes.
+ */
+Test(trust, a_snapshot_import_of_the_14_node_cluster_ends_in_the_refusal, .timeout = 120)
+{
+	char twin[160], args[600];
+	snprintf(twin, sizeof twin, "%s/cluster.yaml", dir);
+	snprintf(args, sizeof args,
+		 "bin/gpuplan import --nodes tests/fixtures/import14/nodes.json --pods "
+		 "tests/fixtures/import14/pods.json --dcgm tests/fixtures/import14/dcgm.prom -o %s",
+		 twin);
+	cr_assert_eq(capture(args, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "3 pools from 14 nodes"), "%s", out);
+	snprintf(args, sizeof args, "bin/gpuplan check %s", twin);
+	cr_assert_eq(capture(args, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "  placeholder: workloads[nb-user00-on-a100-40gb-0].duration = 24h "
+			      "(not learned: a service, held for --horizon: a snapshot does not "
+			      "show how long it runs)"),
+		  "%s", out);
+	cr_expect(strstr(out, "  placeholder: workloads[finetune-llama-c].duration = 24h (not "
+			      "learned: no finished pod to learn from: --horizon)"),
+		  "%s", out);
+	cr_assert_eq(gpuplan("advise", twin), 0, "%s", out);
+	cr_expect(strstr(out, REFUSED), "%s", out);
+	cr_expect(strstr(out, "  - 31 workloads whose wait matters (a deadline, a goal of their "
+			      "own, an inference server, a service or notebook) run on a "
+			      "placeholder duration: vllm-llama-70b-on-h100-80gb-0, "
+			      "nb-user00-on-a100-40gb-0, "),
+		  "the vLLM Deployment and 30 notebooks: %s", out);
+	cr_expect_not(strstr(out, "recommendation: pool"), "%s", out);
+	cr_expect_eq(scratch_query(db, HARDWARE_ROWS), 0, "no pool was sized");
+	/* Forced, the same model sizes the pools the findings name. */
+	cr_assert_eq(gpuplan("advise", strcat(twin, " --force")), 0, "%s", out);
+	cr_expect_gt(scratch_query(db, HARDWARE_ROWS), 0, "%s", out);
+}
