@@ -59,7 +59,8 @@ static void check_placeholders(const struct scenario *sc, struct advice *a)
 		const struct workload_spec *w = &sc->workloads[i];
 		char path[SCENARIO_MAX_NAME + 32];
 		snprintf(path, sizeof path, "workloads[%s].duration", w->name);
-		const struct placeholder *p = wait_matters(w) ? scenario_placeholder(sc, path) : NULL;
+		const struct placeholder *p =
+			wait_matters(w) ? scenario_placeholder(sc, path) : NULL;
 		if (!p)
 			continue;
 		if (n < NAMED_AT_MOST)
@@ -81,12 +82,13 @@ static void check_placeholders(const struct scenario *sc, struct advice *a)
 		char more[48] = "";
 		if (n > NAMED_AT_MOST)
 			snprintf(more, sizeof more, " and %zu more", n - NAMED_AT_MOST);
-		add_reason(a,
-			   "%zu workloads whose wait matters (a deadline, a goal of their own, an "
-			   "inference server, a service or notebook) run on a placeholder duration: "
-			   "%s%s; e.g. %s = %s (not learned%s%s)",
-			   n, list, more, first->path, first->value, plain ? "" : ": ",
-			   plain ? "" : first->reason);
+		add_reason(
+			a,
+			"%zu workloads whose wait matters (a deadline, a goal of their own, an "
+			"inference server, a service or notebook) run on a placeholder duration: "
+			"%s%s; e.g. %s = %s (not learned%s%s)",
+			n, list, more, first->path, first->value, plain ? "" : ": ",
+			plain ? "" : first->reason);
 	}
 	free(list);
 }

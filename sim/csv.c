@@ -37,6 +37,53 @@ int csv_split(char *line, char **cells, int max)
 	}
 }
 
+bool csv_quote_open(const char *line)
+{
+	bool open = false;
+	for (const char *p = line; *p; p++)
+		open ^= *p == '"';
+	return open;
+}
+
+int csv_split_quoted(char *line, char **cells, int max)
+{
+	int n = 0;
+	char *p = line;
+	for (;; n++) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		char *cell = p, *end;
+		bool quoted = *p == '"';
+		if (quoted) {
+			char *w = cell;
+			for (p++;; p++) {
+				if (!*p)
+					return -1;
+				if (*p == '"' && p[1] != '"')
+					break;
+				*w++ = *p;
+				p += *p == '"'; /* "" is one quote */
+			}
+			end = w;
+			p++;
+			while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+				p++;
+			if (*p && *p != ',')
+				return -1;
+		} else {
+			p += strcspn(p, ",");
+			end = p;
+		}
+		char sep = *p;
+		*end = '\0';
+		if (n < max)
+			cells[n] = quoted ? cell : csv_trim(cell);
+		if (sep != ',')
+			return n + 1 > max ? max + 1 : n + 1;
+		p++;
+	}
+}
+
 /* n, or less so that buf[0 .. n) does not end in a UTF-8 character cut short. */
 static size_t whole_utf8(const char *buf, size_t n)
 {

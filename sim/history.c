@@ -51,6 +51,7 @@ struct reader {
 	int at[N_COLS]; /* cell index of each column */
 	int ncells;     /* cells a row has (the header's) */
 	bool header;    /* read */
+	int first;      /* the first line of the row being read */
 };
 
 #define row_error(r, err, ...) csv_error((err), (r)->path, (r)->line, __VA_ARGS__)
@@ -198,12 +199,10 @@ static int read_row(struct reader *r, char **cells, int n, struct history_pod *p
 		rc = phase_cell(r, cells, &p->phase, err);
 	if (rc)
 		return rc;
+	/* Timestamps come from different controllers' clocks: a pod scheduled
+	 * before its creation was scheduled as it was created. */
 	if (p->scheduled_s < p->created_s)
-		return row_error(r, err,
-				 "scheduled_s '%s' is before created_s '%s'; expected a pod "
-				 "scheduled after it was created",
-				 CSV_Q(cells[r->at[COL_SCHEDULED]]),
-				 CSV_Q(cells[r->at[COL_CREATED]]));
+		p->scheduled_s = p->created_s;
 	double since = isnan(p->scheduled_s) ? p->created_s : p->scheduled_s;
 	if (p->finished_s < since)
 		return row_error(
@@ -216,6 +215,25 @@ static int read_row(struct reader *r, char **cells, int n, struct history_pod *p
 			isnan(p->scheduled_s) ? "was created" : "started");
 	keep_names(p, cells, r);
 	return GP_OK;
+}
+
+/* One logical row (or the header) of the file. */
+static int read_line(struct reader *r, char *line, struct history_pod **pods, size_t *n,
+		     size_t *cap, struct gp_err *err)
+{
+	char *cells[HISTORY_MAX_COLS];
+	int k = csv_split_quoted(line, cells, HISTORY_MAX_COLS);
+	if (k < 0)
+		return row_error(r, err,
+				 "a quoted cell is not closed, or text follows its closing "
+				 "quote; expected \"...\" with \"\" for a quote");
+	if (!r->header)
+		return read_header(r, cells, k, err);
+	GP_GROW(*pods, *cap, *n + 1);
+	int rc = read_row(r, cells, k, &(*pods)[*n], err);
+	if (!rc)
+		(*n)++;
+	return rc;
 }
 
 struct pod_ref {
@@ -277,24 +295,32 @@ int history_read_pods(const char *path, struct srcloc ref, double span_s, struct
 	size_t cap = 0, bufcap = 0;
 	char *buf = NULL;
 	int rc = GP_OK;
+	struct gp_sbuf row = {0};
 	for (ssize_t len; !rc && (len = getline(&buf, &bufcap, f)) >= 0;) {
 		r.line++;
 		if ((rc = csv_check_text(err, path, r.line, buf, (size_t)len)))
 			break;
-		char *line = csv_trim(buf);
-		if (!*line || *line == '#')
+		/* A quoted cell may go on over line ends (RFC 4180): a row ends where
+		 * its quotes close, and is reported at its first line. */
+		if (!row.n)
+			r.first = r.line;
+		gp_sb_printf(&row, "%s", buf);
+		if (csv_quote_open(row.s))
 			continue;
-		char *cells[HISTORY_MAX_COLS];
-		int k = csv_split(line, cells, HISTORY_MAX_COLS);
-		if (!r.header) {
-			rc = read_header(&r, cells, k, err);
-			continue;
-		}
-		GP_GROW(*pods, cap, *n + 1);
-		rc = read_row(&r, cells, k, &(*pods)[*n], err);
-		if (!rc)
-			(*n)++;
+		char *text = gp_sb_take(&row);
+		row = (struct gp_sbuf){0};
+		int at = r.line;
+		r.line = r.first;
+		char *line = csv_trim(text);
+		if (*line && *line != '#')
+			rc = read_line(&r, line, pods, n, &cap, err);
+		r.line = at;
+		free(text);
 	}
+	if (!rc && row.n)
+		rc = csv_error(err, path, r.first,
+			       "a quoted cell is not closed by the end of the file");
+	free(row.s);
 	if (!rc && ferror(f))
 		rc = gp_located(err, ref, "cannot read the observed pods %s: %s", path,
 				strerror(errno));

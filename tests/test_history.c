@@ -241,9 +241,11 @@ Test(history, bad_rows_are_errors_at_their_line)
 {
 	pods_fail("train,ml,a,n,x,,,1,0,0,Running\n",
 		  "2: error: expected a number of seconds in column created_s, got 'x'");
-	pods_fail("train,ml,a,n,10,5,,1,0,0,Running\n",
-		  "2: error: scheduled_s '5' is before created_s '10'; expected a pod scheduled "
-		  "after it was created");
+	pods_fail("train,ml,\"a,n,10,5,,1,0,0,Running\n",
+		  "2: error: a quoted cell is not closed by the end of the file");
+	pods_fail("train,ml,\"a\"x,n,10,5,,1,0,0,Running\n",
+		  "2: error: a quoted cell is not closed, or text follows its closing quote; "
+		  "expected \"...\" with \"\" for a quote");
 	pods_fail("train,ml,a,n,10,20,15,1,0,0,Succeeded\n",
 		  "2: error: finished_s '15' is before scheduled_s '20'; expected a pod that ends "
 		  "after it started");
@@ -263,6 +265,24 @@ Test(history, bad_rows_are_errors_at_their_line)
 	pods_fail("train,ml,a,n,10,20,30,1,0,0,Succeeded\ntrain,ml,a,n,10,20,30,1,0,0,"
 		  "Succeeded\n",
 		  "3: error: pod ml/a is listed twice (first at line 2); expected one row per pod");
+}
+
+Test(history, quoted_cells_and_a_scheduling_clock_skew_are_read)
+{
+	struct history_pod *pods = NULL;
+	size_t n = 0;
+	struct gp_err err = {""};
+	int rc = read_pods(PODS_HEADER "w,\"odd\"\"ns\n- x\",\"p,1\",n,-3600,-3630,100,1,0,0,"
+				       "Succeeded\nw,ml,p2,n,10,20,30,1,0,0,Succeeded\n",
+			   &pods, &n, &err);
+	cr_assert_eq(rc, GP_OK, "%s", err.msg);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(pods[0].namespace_, "odd\"ns\n- x");
+	cr_expect_str_eq(pods[0].pod, "p,1");
+	cr_expect_eq(pods[0].scheduled_s, -3600, "scheduled 30 s before its creation: at it");
+	cr_expect_eq(pods[0].line, 2);
+	cr_expect_eq(pods[1].line, 4, "the quoted line end counts");
+	history_free_pods(pods, n);
 }
 
 Test(history, a_bad_header_or_a_missing_file_is_an_error)

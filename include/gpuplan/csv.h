@@ -16,6 +16,16 @@ char *csv_trim(char *s);
  * cells, or max + 1 when there are more than max. */
 int csv_split(char *line, char **cells, int max);
 
+/* Like csv_split, for RFC 4180 cells: a cell in double quotes may hold
+ * commas, line ends and doubled quotes (""), and is unquoted in place;
+ * blanks around a quoted cell are dropped.  Returns -1 when a quote is
+ * left open or text follows a closing quote in its cell. */
+int csv_split_quoted(char *line, char **cells, int max);
+
+/* Whether line (a whole physical line) leaves a double quote open, so that
+ * its last cell goes on after the line end. */
+bool csv_quote_open(const char *line);
+
 /* An error message quotes at most CSV_QUOTE_MAX bytes of a cell: a field of
  * 5,000 characters is cut with "...", and a control byte shows as \xNN rather
  * than raw (a terminal would act on it).  CSV_Q(cell) quotes into a buffer

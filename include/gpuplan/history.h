@@ -14,9 +14,12 @@
  * Succeeded, Failed, Running, Pending, Deleted.  One header line (the columns
  * by name, in any order), `#` comment lines and blank lines.
  *
- * history_read_pods checks every row (a number where one is expected, times
- * in order and within the period, a known phase) and reports the first bad
- * one as "PODS:LINE: error: ..." (GP_EINPUT), as is a pod listed twice.
+ * Cells may be quoted as RFC 4180 has it ("a,b", "" for a quote, line ends
+ * inside quotes).  history_read_pods checks every row (a number where one is
+ * expected, an end after the start, times within the period, a known phase)
+ * and reports the first bad one as "PODS:LINE: error: ..." (GP_EINPUT), as
+ * is a pod listed twice.  A pod scheduled before its creation (clocks of
+ * different controllers) counts as scheduled when it was created.
  * Rows come back in file order; history_free_pods frees them and their
  * strings (one allocation per row).
  */
