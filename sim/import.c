@@ -325,6 +325,17 @@ void imp_quoted(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+void imp_comment_text(FILE *out, const char *s)
+{
+	bool plain = true;
+	for (const char *c = s; *c && plain; c++)
+		plain = (unsigned char)*c >= 0x20 && *c != '"' && *c != '\\';
+	if (plain)
+		fputs(s, out);
+	else
+		imp_quoted(out, s);
+}
+
 void imp_write_duration(FILE *out, sim_time t)
 {
 	int64_t s = (t + SIM_SECOND / 2) / SIM_SECOND;
@@ -355,8 +366,10 @@ void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
 {
 	const struct imp_shape *s = &p->shape;
 	fputs("  # nodes:", out);
-	for (size_t i = 0; i < p->n_nodes; i++)
-		fprintf(out, "%s %s", i ? "," : "", im->nodes[p->nodes[i]].name);
+	for (size_t i = 0; i < p->n_nodes; i++) {
+		fputs(i ? ", " : " ", out);
+		imp_comment_text(out, im->nodes[p->nodes[i]].name);
+	}
 	fprintf(out, "\n  - name: %s\n    nodes: %zu\n", p->name, p->n_nodes);
 	if (s->gpu)
 		fprintf(out, "    gpu: %s\n    gpus_per_node: %d\n", s->gpu->name, (int)s->gpus);

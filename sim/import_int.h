@@ -254,6 +254,9 @@ void imp_free(struct imp *im);
  * s as a double-quoted YAML scalar (control characters escaped), so any
  * name is safe in YAML and in comments. */
 void imp_quoted(FILE *out, const char *s);
+/* s in a comment: as it is, or imp_quoted when it holds a control character
+ * (a line break would end the comment), a quote or a backslash. */
+void imp_comment_text(FILE *out, const char *s);
 void imp_write_duration(FILE *out, sim_time t);
 void imp_write_bytes(FILE *out, double b);
 void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p);

@@ -497,7 +497,7 @@ static void write_workload(FILE *out, const struct hist *h, const struct hist_wl
 			   const struct learned *l, const char *mig)
 {
 	fputs("  # ", out);
-	fputs(hist_str(h, w->kind), out);
+	imp_comment_text(out, hist_str(h, w->kind));
 	fputc(' ', out);
 	imp_quoted(out, hist_str(h, w->ns));
 	fputc('/', out);

@@ -8,9 +8,9 @@
 
 uint64_t strindex_hash(const char *s)
 {
-	uint64_t h = UINT64_C(1469598103934665603);
+	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a 64: offset basis, then the prime */
 	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
 	return h;
 }
 

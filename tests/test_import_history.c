@@ -130,9 +130,12 @@ Test(import_history, hostile_names_are_quoted_in_yaml_comments_and_csv)
 	expect_in(res.yaml, "# Pod \"evil\\\"ns\\x0a- name: x\"/\"job#1: [x]\"");
 	expect_in(res.yaml, "  - name: job-1-x\n");
 	expect_in(res.csv, "job-1-x,\"evil\"\"ns\n- name: x\",job#1: [x],l4-1,7200,");
+	/* a node's name and an owner's kind, from labels too */
+	expect_in(res.yaml, "  # nodes: \"cpu-1\\x0a- name: z\"\n");
+	expect_in(res.yaml, "  # \"Evil\\\"Kind\\x0a- name: y\" \"research\"/\"odd\": 1 pods");
 	/* every comment line is one line: no name broke out of it */
-	for (const char *l = res.yaml; (l = strstr(l, "\n- name: x")); l++)
-		cr_expect(0, "a name broke out of its comment");
+	for (const char *l = res.yaml; (l = strstr(l, "\n- name: ")); l++)
+		cr_expect(0, "a name broke out of its comment: %.40s", l);
 }
 
 Test(import_history, the_observed_pods_are_sorted_by_creation_with_their_phases)
@@ -370,7 +373,7 @@ Test(import_history, the_written_twin_loads_with_its_history_and_placeholders)
 	struct scenario *sc = import_and_load(SMALL, path, sizeof path);
 	cr_expect(sc->history.on);
 	cr_expect_eq(sc->history.to_epoch - sc->history.from_epoch, 86400);
-	cr_expect_eq(sc->n_workloads, 8);
+	cr_expect_eq(sc->n_workloads, 9);
 	/* the one duration not learned is the one placeholder */
 	cr_assert_eq(sc->n_placeholders, 1);
 	cr_expect_str_eq(sc->placeholders[0].path, "workloads[jupyterhub].duration");
