@@ -769,6 +769,9 @@ void scenario_free(struct scenario *sc)
 		free(sc->params[i].value);
 	}
 	free(sc->params);
+	for (size_t i = 0; i < sc->n_dist_values; i++)
+		free(sc->dist_values[i]);
+	free(sc->dist_values);
 	ld_free_placeholders(sc);
 	free(sc->output.db);
 	free(sc->name);
