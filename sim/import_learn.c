@@ -272,6 +272,13 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 		const struct gpu_type *g = node != STRINDEX_NONE
 						   ? h->im->pools[h->im->nodes[node].pool].shape.gpu
 						   : NULL;
+		if (node == STRINDEX_NONE && p->node != HIST_NONE && !h->warned_node) {
+			imp_warn(h->im,
+				 "pods ran on nodes the pools lack (e.g. %s/%s on %s): their GPU "
+				 "types are not known, so their workloads have no gpu_spec",
+				 hist_str(h, p->ns), hist_str(h, p->name), hist_str(h, p->node));
+			h->warned_node = true;
+		}
 		bool seen = !g;
 		for (size_t t = 0; t < l->n_types && !seen; t++)
 			seen = !strcmp(l->types[t], g->name);

@@ -103,6 +103,7 @@ struct hist {
 	size_t nodes_len;
 	size_t *slot;              /* hist_learn's: instance -> its index + 1 */
 	struct strindex imp_nodes; /* the pools' nodes by name: id = index in im->nodes */
+	bool warned_node;
 };
 
 uint32_t hist_intern(struct hist *h, const char *s);

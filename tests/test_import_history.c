@@ -650,3 +650,33 @@ Test(import_history, two_weeks_learn_a_factor_by_weekday)
 	scenario_free(sc);
 	scratch_remove();
 }
+
+Test(import_history, nodes_given_with_history_are_the_pools)
+{
+	char cmd[512], out[4096], path[256];
+	scratch_make();
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --history " SMALL " --nodes tests/fixtures/import/nodes.json "
+		 "-o %s/twin.yaml",
+		 dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	expect_in(out, "4 pools from 5 nodes");
+	/* the history's nodes are not the file's: no GPU type to pin them to */
+	expect_in(out, "note: pods ran on nodes the pools lack (e.g. ");
+	size_t n;
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	char *y = scratch_slurp(path, &n);
+	cr_assert_not_null(y);
+	expect_in(y, "  # nodes: cp-1\n");
+	expect_in(y, "  # nodes: gpu-h100-1, gpu-h100-2\n");
+	cr_expect_null(strstr(y, "gpu_spec"));
+	free(y);
+	/* --pods is not combined with --history yet, and says so */
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --history " SMALL " --pods tests/fixtures/import/pods.json "
+		 "-o %s/twin2.yaml",
+		 dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "--pods, --kueue, --dcgm, --opencost and --at are not combined with it yet");
+	scratch_remove();
+}
