@@ -951,6 +951,7 @@ void import_result_free(struct import_result *r)
 {
 	free(r->yaml);
 	free(r->csv);
+	free(r->summary);
 	for (size_t i = 0; i < r->n_pending; i++) {
 		free(r->pending[i].pod);
 		free(r->pending[i].workload);

@@ -544,6 +544,57 @@ static void write_workload(FILE *out, const struct hist *h, const struct hist_wl
 	write_dcgm(out, l, false);
 }
 
+/* One line of the terminal's summary: name, what created it, pods, its
+ * arrivals, its duration (or what stands for them). */
+static void summary_line(FILE *out, const struct hist *h, const struct hist_wl *w,
+			 const struct learned *l)
+{
+	char kind[24], arrivals[48], duration[96];
+	snprintf(kind, sizeof kind, "%.12s", hist_str(h, w->kind));
+	for (char *c = kind; *c; c++)
+		*c = (unsigned char)*c < 0x20 ? '?' : *c;
+	bool deployment = w->service && (!strcmp(hist_str(h, w->kind), "Deployment") ||
+					 !strcmp(hist_str(h, w->kind), "StatefulSet"));
+	uint32_t sched = strcmp(hist_str(h, w->kind), "CronJob")
+				 ? HIST_NONE
+				 : hist_map_get(h, &h->cronjob_schedule, w->ns, w->ctl);
+	double hours = (double)(h->to - h->from) / 3600;
+	if (l->inference && w->service) {
+		double mean = 0;
+		for (int k = 0; k < 24; k++)
+			mean += l->req_by_hour[k] / 24;
+		snprintf(arrivals, sizeof arrivals, "%.3g requests/s by hour", mean);
+		snprintf(duration, sizeof duration, "inference, %d replica%s",
+			 (int)fmax(1, round(l->replicas)), round(l->replicas) > 1 ? "s" : "");
+	} else if (deployment) {
+		snprintf(arrivals, sizeof arrivals, "%d pods all along",
+			 (int)fmax(1, round(l->replicas)));
+		snprintf(duration, sizeof duration, "a service");
+	} else {
+		if (sched != HIST_NONE)
+			snprintf(arrivals, sizeof arrivals, "schedule %.30s", hist_str(h, sched));
+		else if (l->n_arrivals)
+			snprintf(arrivals, sizeof arrivals, "%.3g/h by hour%s",
+				 (double)l->n_arrivals / hours, l->weekly ? " and weekday" : "");
+		else
+			snprintf(arrivals, sizeof arrivals, "placeholder");
+		char mean[32];
+		units_format_duration((sim_time)llround(l->fit.mean) * SIM_SECOND, mean,
+				      sizeof mean);
+		if (!l->n_fit)
+			snprintf(duration, sizeof duration, "placeholder (%zu censored)",
+				 l->n_left + l->n_right);
+		else if (l->fit.kind == IMPORT_FIT_EMPIRICAL)
+			snprintf(duration, sizeof duration, "empirical, mean %s (%zu run%s)", mean,
+				 l->n_fit, l->n_fit == 1 ? "" : "s");
+		else
+			snprintf(duration, sizeof duration, "%s, mean %s (%zu runs, KS p=%.2f)",
+				 fit_names[l->fit.kind], mean, l->n_fit, l->fit.p);
+	}
+	fprintf(out, "  %-20s %-12s %6zu  %-28s %s\n", w->name, kind, w->n_pods, arrivals,
+		duration);
+}
+
 /* --- the observed pods (twin.pods.csv) ---------------------------------------------------- */
 
 struct row {
@@ -700,16 +751,21 @@ int hist_learn(struct hist *h)
 		strindex_add(&h->imp_nodes, h->im->nodes[i].name, NULL);
 	FILE *out = open_memstream(&r->yaml, &r->yaml_len);
 	write_header(out, h);
+	FILE *sum = open_memstream(&r->summary, &r->summary_len);
+	fprintf(sum, "  %-20s %-12s %6s  %-28s %s\n", "workload", "created by", "pods", "arrivals",
+		"duration");
 	for (size_t w = 0; w < h->n_wls; w++) {
 		struct learned l;
 		learn(h, w, order + start[w], start[w + 1] - start[w], &l);
 		const char *mig = l.mig != HIST_NONE ? hist_str(h, l.mig) : NULL;
 		write_workload(out, h, &h->wls[w], &l, mig);
+		summary_line(sum, h, &h->wls[w], &l);
 		r->n_censored += l.n_left + l.n_right;
 		r->n_learned++;
 		free(l.values);
 	}
 	fclose(out);
+	fclose(sum);
 	out = open_memstream(&r->csv, &r->csv_len);
 	write_csv(h, out);
 	fclose(out);

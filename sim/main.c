@@ -1266,6 +1266,8 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 		       path, csv, r.n_pools, r.n_nodes, r.n_learned, r.n_pods, r.n_censored);
 		for (size_t i = 0; i < r.n_warnings; i++)
 			printf("note: %s\n", r.warnings[i]);
+		printf("\nlearned from %s (every value's provenance is in %s's comments):\n%s",
+		       o->history, path, r.summary);
 	}
 	import_result_free(&r);
 	return rc ? fail(rc, &err, false) : 0;

@@ -99,6 +99,8 @@ struct import_result {
 	/* with history: the observed pods (TWIN-CONTRACT.md section 3) */
 	char *csv;
 	size_t csv_len;
+	char *summary; /* what each workload learned, a line each, for the terminal */
+	size_t summary_len;
 	size_t n_censored, n_placeholders, n_learned;
 };
 
