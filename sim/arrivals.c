@@ -189,6 +189,9 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 		break;
 	}
 	}
+	if (ws->loader_fraction > 0 && ws->loader_fraction < 1) /* GPUs wait on input */
+		job->duration = to_sim(fmin(sim_seconds(job->duration) / ws->loader_fraction,
+					    sim_seconds(SCENARIO_MAX_SPAN)));
 	if (a->sc->horizon && st->next != SIM_NEVER && st->next > a->sc->horizon)
 		st->next = SIM_NEVER;
 	return true;

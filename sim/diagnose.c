@@ -760,6 +760,24 @@ static void restarts_finding(struct view *v, const struct workload_spec *ws)
 		"workloads.%s.checkpoint=%.0fs", ws->name, every);
 }
 
+/* A batch workload missing its goal whose GPUs wait on input: its loader
+ * workers deliver less than the GPUs consume.  The fix is more workers (a
+ * CPU core each), not more GPUs. */
+static void loader_finding(struct view *v, const struct workload_spec *ws)
+{
+	if (!(ws->loader_fraction > 0 && ws->loader_fraction < 1))
+		return;
+	int32_t need = (int32_t)ceil(ws->loader_need / ws->loader_rate - 1e-9);
+	struct finding *fd = add(v, STEP_APPLICATION, KIND_DATA_LOADER, 1 - ws->loader_fraction, -1,
+				 (int)(ws - v->sc->workloads));
+	fd->fig.loader = (struct finding_loader){ws->loader_fraction, ws->loader_workers, need};
+	fd->figure = ws->loader_fraction;
+	struct finding_fix *x = fix(fd, "%d loader workers for %s", (int)need, ws->name);
+	fix_set(x, "workloads.%s.data_loader.workers=%d", ws->name, (int)need);
+	if (ws->cpu > 0)
+		fix_set(x, "workloads.%s.cpu=%g", ws->name, ws->cpu + need - ws->loader_workers);
+}
+
 static void diagnose_application(struct view *v)
 {
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
@@ -767,6 +785,7 @@ static void diagnose_application(struct view *v)
 		if (ws->inference) {
 			tokenizer_finding(v, ws);
 		} else {
+			loader_finding(v, ws);
 			offgpu_finding(v, ws);
 			restarts_finding(v, ws);
 		}

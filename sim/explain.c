@@ -489,6 +489,25 @@ static void explain_requests(struct ctx *c)
 
 /* --- application ------------------------------------------------------------- */
 
+static void explain_loader(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_loader *g = &c->f->fig.loader;
+	gp_sb_printf(&c->text,
+		     "%s's GPUs wait on input: %d loader worker%s deliver %.0f%% of what its GPUs "
+		     "consume, so more GPUs would not help; more loader workers or CPUs would (%d "
+		     "workers keep up)",
+		     ws->name, (int)g->workers, g->workers == 1 ? "" : "s", 100 * g->fraction,
+		     (int)g->need);
+	gp_sb_printf(&c->ev,
+		     "data_loader %d x %.4g/s against %.4g/s needed: the GPUs idle %.0f%% of "
+		     "their time waiting; gpu_busy %.2f as run; queue p95 %.0f s, deadlines met "
+		     "%.1f%%",
+		     (int)g->workers, ws->loader_rate, ws->loader_need, 100 * (1 - g->fraction),
+		     ws->gpu_busy, metric(c, ws->name, "queue_time_p95_s"),
+		     metric(c, ws->name, "deadline_met_pct"));
+}
+
 static void explain_tokenizer(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
@@ -729,6 +748,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_RULES] = explain_rules,
 	[KIND_REQUESTS] = explain_requests,
 	[KIND_TOKENIZER] = explain_tokenizer,
+	[KIND_DATA_LOADER] = explain_loader,
 	[KIND_OFF_GPU] = explain_off_gpu,
 	[KIND_RESTARTS] = explain_restarts,
 	[KIND_AUTOSCALER_MAX] = explain_autoscaler_max,

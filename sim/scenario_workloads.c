@@ -871,6 +871,47 @@ static int workload_goal(struct loader *ld, const struct ynode *v, void *obj)
 	return rc ? rc : ld_require(ld, v, "queue_p95", "goal", UNITS_HINT_DURATION);
 }
 
+/* data_loader: {workers: 4, rate: 150/s, need: 1000/s}. */
+static int loader_workers(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, "data_loader.workers", 1, 4096, &n);
+	((struct workload_spec *)obj)->loader_workers = (int32_t)n;
+	return rc;
+}
+
+static int loader_rate(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_rate(ld, v, "data_loader.rate", &((struct workload_spec *)obj)->loader_rate);
+}
+
+static int loader_need(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return ld_get_rate(ld, v, "data_loader.need", &((struct workload_spec *)obj)->loader_need);
+}
+
+static const struct key_rule loader_rules[] = {
+	{"workers", loader_workers}, {"rate", loader_rate}, {"need", loader_need}};
+
+#define LOADER_HINT "a map like {workers: 4, rate: 150/s, need: 1000/s}"
+
+static int workload_data_loader(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	int rc =
+		ld_walk_map(ld, v, "data_loader", LOADER_HINT, loader_rules, N_OF(loader_rules), w);
+	for (size_t i = 0; i < 3 && !rc; i++)
+		rc = ld_require(ld, v, loader_rules[i].key, "data_loader", LOADER_HINT);
+	if (rc)
+		return rc;
+	w->loader_fraction = fmin(1, w->loader_workers * w->loader_rate / w->loader_need);
+	if (w->loader_fraction < 0.01)
+		return ld_bad_value(ld, v, "data_loader",
+				    "workers x rate at least 1% of need (the GPUs would wait on "
+				    "input 99% of the time)");
+	return GP_OK;
+}
+
 static const struct key_rule workload_rules[] = {
 	{"name", workload_name},
 	{"kind", workload_kind},
@@ -881,6 +922,7 @@ static const struct key_rule workload_rules[] = {
 	{"deadline", workload_deadline},
 	{"goal", workload_goal},
 	{"gpu_busy", workload_gpu_busy},
+	{"data_loader", workload_data_loader},
 	{"sm_share", workload_sm_share},
 	{"vram", workload_vram},
 	{"cpu", workload_cpu},
@@ -1026,6 +1068,13 @@ static int finish_workload(struct loader *ld, const struct ynode *item, struct w
 		rc = ld_require(ld, item, "name", "workload", "a name like eval");
 	if (!rc)
 		rc = ld_finish_week(ld, item, w);
+	const struct ynode *dl = ynode_get(item, "data_loader");
+	if (!rc && dl && w->kind != WORKLOAD_BATCH)
+		return gp_located(ld->err, dl->loc,
+				  "data_loader feeds a batch job's GPUs; expected it on a workload "
+				  "of kind batch");
+	if (w->loader_fraction > 0) /* the GPUs wait on input the rest of the time */
+		w->gpu_busy *= w->loader_fraction;
 	if (!rc && w->inference)
 		return ld_finish_inference(ld, item, w);
 	if (!rc)

@@ -90,6 +90,10 @@ static const struct case_ cases[] = {
 	 "capacity",
 	 {"frames waits for GPUs of pool render", "a wider window would"},
 	 "window 20:00-02:00 of render closing 2h later"},
+	{"data-loader",
+	 "application",
+	 {"train's GPUs wait on input", "more loader workers or CPUs"},
+	 "10 loader workers for train"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
 	{"capacity",
 	 "capacity",
@@ -227,4 +231,29 @@ Test(corpus, options_that_need_a_scheduler_plugin_rank_after_stock_ones)
 	cr_expect(strstr(out, "   3  gpu_policy gpu-packing (needs a scheduler plugin) "), "%s",
 		  out);
 	cr_expect(strstr(out, "quality of") == NULL, "no weights change here: %s", out);
+}
+
+/* tests/fixtures/diagnosis/data-loader.yaml, by hand: 4 x 100/s of 1000/s is
+ * 40% of the input, so a 2 h job runs 5 h (makespan 18000 s) and misses its
+ * 4 h deadline; with 10 workers it runs 2 h, and the cpu request grows by
+ * the 6 cores the new workers take (8 + 6 = 14). */
+Test(corpus, a_job_starved_of_input_gets_loader_workers_not_gpus)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/data-loader.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE run_id = 1 AND scope = "
+				       "'all' AND name = 'makespan_s'"),
+		     18000);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE run_id = 2 AND scope = "
+				       "'all' AND name = 'makespan_s'"),
+		     7200);
+	cr_expect(strstr(out, "--set 'workloads.train.data_loader.workers=10' --set "
+			      "'workloads.train.cpu=14'"),
+		  "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM advice WHERE alternative LIKE "
+				       "'pool %'"),
+		     0, "no GPUs for an input-bound job: %s", out);
 }

@@ -1385,3 +1385,24 @@ Test(scenario, every_workload_has_a_goal_by_kind_unless_it_sets_its_own)
 	      "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h, goal: 5m}]\n",
 	      "DIR/s.yaml:3:67: error: invalid goal '5m'; expected a map like {queue_p95: 10m}");
 }
+
+/* data_loader: 4 workers x 100/s against 1000/s feed 40% of what the GPUs
+ * consume: gpu_busy 0.9 runs as 0.36 (jobs last 2.5x, arrivals.c). */
+Test(scenario, a_data_loader_short_of_input_slows_the_gpus)
+{
+	struct scenario *sc =
+		load(NAME POOL "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h, "
+			       "gpu_busy: 0.9, data_loader: {workers: 4, rate: 100/s, need: "
+			       "1000/s}}]\n");
+	cr_expect_float_eq(sc->workloads[0].loader_fraction, 0.4, 1e-12);
+	cr_expect_float_eq(sc->workloads[0].gpu_busy, 0.36, 1e-12);
+	scenario_free(sc);
+	fails(NAME POOL "workloads: [{name: w, arrival: {at: \"00:00\"}, duration: 1h, "
+			"data_loader: {workers: 4, rate: 100/s}}]\n",
+	      "DIR/s.yaml:3:74: error: missing key 'need' in data_loader; expected a map like "
+	      "{workers: 4, rate: 150/s, need: 1000/s}");
+	fails(NAME POOL "workloads: [{name: w, kind: service, arrival: {at: \"00:00\"}, "
+			"duration: 1h, data_loader: {workers: 1, rate: 1/s, need: 1/s}}]\n",
+	      "DIR/s.yaml:3:89: error: data_loader feeds a batch job's GPUs; expected it on a "
+	      "workload of kind batch");
+}

@@ -178,6 +178,7 @@ enum finding_kind {
 	KIND_NODE_GROUP_MAX, /* a node pool's Cluster Autoscaler sits at max with pods pending */
 	KIND_PROVISIONING,   /* pods wait for nodes being provisioned, not for capacity */
 	KIND_CAPACITY,       /* busy GPUs, work waits: a larger pool */
+	KIND_DATA_LOADER,    /* batch GPUs wait on input from too few loader workers */
 	FINDING_KINDS
 };
 
@@ -245,6 +246,10 @@ union finding_figures {
 		double rate, busy; /* requests/s offered; tokenizer utilisation */
 		int32_t replicas, workers, need;
 	} tokenizer;
+	struct finding_loader {
+		double fraction;       /* of GPU time not waiting on input */
+		int32_t workers, need; /* loader workers now; that would keep up */
+	} loader;
 	struct finding_restarts {
 		double evictions, jobs, unfinished;
 		double attempt_s;    /* a job's mean allocation before it ended or was evicted */

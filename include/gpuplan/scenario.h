@@ -320,11 +320,18 @@ struct workload_spec {
 	int32_t milli;        /* REQUEST_MILLI: 1 .. 1000 */
 	struct dist duration; /* seconds, exclusive-GPU duration */
 	enum deadline_kind deadline_kind;
-	sim_time deadline;              /* DEADLINE_AT: absolute; DEADLINE_WITHIN: after arrival */
-	sim_time queue_goal;            /* goal.queue_p95: the queue p95 its team accepts,
+	sim_time deadline;     /* DEADLINE_AT: absolute; DEADLINE_WITHIN: after arrival */
+	sim_time queue_goal;   /* goal.queue_p95: the queue p95 its team accepts,
 				    * resolved (given, else the scenario's goals by
 				    * kind); -1: none (batch work with a deadline) */
-	bool queue_goal_given;          /* the workload's own goal: key */
+	bool queue_goal_given; /* the workload's own goal: key */
+	/* data_loader: {workers: 4, rate: 150/s, need: 1000/s}: the CPU workers
+	 * that feed its GPUs input, each delivering rate (samples/s), where
+	 * the GPUs consume need.  loader_fraction = min(1, workers x rate /
+	 * need) is the share of its GPU time not spent waiting on input: its
+	 * jobs last duration / fraction, busy gpu_busy x fraction; 0 without. */
+	int32_t loader_workers;
+	double loader_rate, loader_need, loader_fraction;
 	double gpu_busy;                /* f in (0, 1], default 1 */
 	double sm_share;                /* s in (0, 1], default 1 */
 	double vram_bytes;              /* per GPU; given, or derived from model and quantization;
