@@ -340,7 +340,8 @@ struct options {
 	const char *growth; /* --growth F, which is --set growth=F */
 	char growth_set[128];
 	bool quiet;
-	bool json;                               /* run, advise: one JSON document on stdout */
+	bool json;        /* run, advise: one JSON document on stdout */
+	const char *emit; /* advise: the folder the recommendation's objects go to */
 	char goals[CLI_MAX_GOALS][CLI_GOAL_LEN]; /* --goal, as the --set it stands for */
 	size_t n_goals;
 };
@@ -540,6 +541,11 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		 .help = "recommend hardware even when the twin is not trusted\n"
 			 "(a warning in the output and the advice table)"},
 		OPT_QUIET(&o),
+		{.name = "--emit",
+		 .kind = CLI_PATH,
+		 .target = &o.emit,
+		 .meta = "DIR",
+		 .help = "write the objects that carry out the recommendation"},
 		OPT_JSON(&o, "the base run, the alternatives ranked,\nthe recommendation")};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
@@ -572,6 +578,12 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		       o.db ? o.db : sc->output.db);
 		advise_write(stdout, &advice);
 	}
+	char *emitted = NULL;
+	if (rc == GP_OK && o.emit && (rc = advise_emit(&spec, &advice, o.emit, &emitted, &err)))
+		fail(rc, &err, false);
+	if (emitted && !o.quiet && !o.json) /* README.txt says how to apply them */
+		printf("wrote into %s:\n%s", o.emit, emitted);
+	free(emitted);
 	advice_free(&advice);
 	store_close(st);
 	scenario_free(sc);
@@ -1408,7 +1420,8 @@ static const struct cli_cmd commands[] = {
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},
 	{"advise",
 	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n"
-	 "[--seed N] [--growth F] [--tolerance PCT] [--force] [--quiet] [--json]",
+	 "[--seed N] [--growth F] [--tolerance PCT] [--force] [--quiet] [--json]\n"
+	 "[--emit DIR]",
 	 "diagnose, run the alternatives the findings suggest, rank them",
 	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
 	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"

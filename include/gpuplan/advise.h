@@ -133,4 +133,15 @@ void advise_write(FILE *out, const struct advice *a);
 
 void advice_free(struct advice *a);
 
+/* `advise --emit DIR` (advise_emit.c): writes into dir (created if missing)
+ * the Kubernetes and vendor objects that carry out the recommendation, one
+ * file per object (a KubeSchedulerConfiguration, the device plugin's and
+ * mig-parted's ConfigMaps, Kueue ClusterQueues, strategic-merge patches of
+ * the workloads, cluster-autoscaler --nodes flags) and README.txt saying how
+ * to apply each and what no stock object carries.  *written: the file
+ * names, one a line (the caller frees it).  GP_EINPUT when nothing meets
+ * every goal. */
+int advise_emit(const struct advise_spec *spec, const struct advice *a, const char *dir,
+		char **written, struct gp_err *err);
+
 #endif

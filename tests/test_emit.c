@@ -1,0 +1,263 @@
+/*
+ * test_emit.c - `advise --emit DIR`: the objects that carry out a
+ * recommendation parse (libyaml; Python's yaml too where installed) and name
+ * the kinds, apiVersions and fields of the upstream documents:
+ *  - KubeSchedulerConfiguration, kubescheduler.config.k8s.io/v1, profiles[]
+ *    .pluginConfig[] {name: NodeResourcesFit, args.scoringStrategy {type,
+ *    resources [{name, weight}]}} (kubernetes/website, content/en/docs/
+ *    concepts/scheduling-eviction/resource-bin-packing.md);
+ *  - the NVIDIA device plugin's config in a ConfigMap: version: v1,
+ *    sharing.timeSlicing.resources [{name: nvidia.com/gpu, replicas}]
+ *    (NVIDIA GPU Operator docs, "Time-Slicing GPUs in Kubernetes",
+ *    gpu-sharing.html; k8s-device-plugin api/config/v1, sharing.mps);
+ *  - mig-parted's config: version: v1, mig-configs.<name> [{devices: all,
+ *    mig-enabled: true, mig-devices: {"3g.40gb": 2}}] (NVIDIA/mig-parted
+ *    README, examples/config.yaml);
+ *  - Kueue's ClusterQueue, kueue.x-k8s.io/v1beta1: spec.cohort,
+ *    queueingStrategy, resourceGroups [{coveredResources, flavors [{name,
+ *    resources [{name, nominalQuota, borrowingLimit, lendingLimit}]}]}]
+ *    (kubernetes-sigs/kueue apis/kueue/v1beta1/clusterqueue_types.go,
+ *    site/content/en/docs/concepts/cluster_queue.md);
+ *  - vLLM's engine arguments --max-num-seqs, --max-num-batched-tokens,
+ *    --gpu-memory-utilization (docs.vllm.ai, "Engine Arguments");
+ *  - cluster-autoscaler's --nodes=<min>:<max>:<node group> (kubernetes/
+ *    autoscaler, cluster-autoscaler/FAQ.md).
+ */
+#include "gpuplan/advise.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "scratch.h"
+
+static char out[65536];
+
+TestSuite(emit, .init = scratch_make, .fini = scratch_remove, .timeout = 120);
+
+/* The scalar at a path of keys and indexes ("spec resourceGroups 0 name")
+ * of a libyaml document, or NULL. */
+static const char *at(yaml_document_t *d, const char *path)
+{
+	yaml_node_t *n = yaml_document_get_root_node(d);
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *tok = strtok(buf, " "); tok && n; tok = strtok(NULL, " ")) {
+		yaml_node_t *next = NULL;
+		if (n->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+			     p < n->data.mapping.pairs.top; p++) {
+				yaml_node_t *k = yaml_document_get_node(d, p->key);
+				if (k->type == YAML_SCALAR_NODE &&
+				    !strcmp((char *)k->data.scalar.value, tok))
+					next = yaml_document_get_node(d, p->value);
+			}
+		} else if (n->type == YAML_SEQUENCE_NODE) {
+			long i = strtol(tok, NULL, 10);
+			yaml_node_item_t *it = n->data.sequence.items.start + i;
+			if (it < n->data.sequence.items.top)
+				next = yaml_document_get_node(d, *it);
+		}
+		n = next;
+	}
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* Loads file (its only document) into d; the test fails if it does not parse. */
+static void load(const char *file, yaml_document_t *d)
+{
+	FILE *f = fopen(file, "rb");
+	cr_assert_not_null(f, "%s", file);
+	yaml_parser_t p;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_file(&p, f);
+	cr_assert(yaml_parser_load(&p, d), "%s: %s at line %zu", file, p.problem,
+		  p.problem_mark.line + 1);
+	cr_assert_not_null(yaml_document_get_root_node(d), "%s is empty", file);
+	yaml_parser_delete(&p);
+	fclose(f);
+}
+
+/* The embedded document of a ConfigMap's data key, parsed too. */
+static void load_text(const char *text, yaml_document_t *d)
+{
+	yaml_parser_t p;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+	cr_assert(yaml_parser_load(&p, d), "%s at line %zu:\n%s", p.problem,
+		  p.problem_mark.line + 1, text);
+	yaml_parser_delete(&p);
+}
+
+/* Python's yaml parses every file of dir, where python3 and yaml exist. */
+static void python_parses(const char *folder)
+{
+	if (system("python3 -c 'import yaml' 2>/dev/null") != 0)
+		return; /* not installed: libyaml's parse above is the check */
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "python3 -c 'import glob, sys, yaml\n"
+		 "for f in glob.glob(sys.argv[1] + \"/*.yaml\"):\n"
+		 "    d = yaml.safe_load(open(f))\n"
+		 "    for v in (d.get(\"data\") or {}).values(): yaml.safe_load(v)\n' %s",
+		 folder);
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "python yaml: %s", out);
+}
+
+static void advise_emit_case(const char *fixture, const char *name, const char *extra)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan advise tests/fixtures/diagnosis/%s.yaml --db %s/%s.db --emit %s/%s "
+		 "%s",
+		 fixture, dir, name, dir, name, extra);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+}
+
+Test(emit, time_slicing_is_the_device_plugins_sharing_config)
+{
+	advise_emit_case("sharing", "ts", "");
+	cr_expect(strstr(out, "wrote into"), "%s", out);
+	char file[256];
+	snprintf(file, sizeof file, "%s/ts/device-plugin-a100.yaml", dir);
+	yaml_document_t d, c;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "apiVersion"), "v1");
+	cr_expect_str_eq(at(&d, "kind"), "ConfigMap");
+	const char *cfg = at(&d, "data a100");
+	cr_assert_not_null(cfg);
+	load_text(cfg, &c);
+	cr_expect_str_eq(at(&c, "version"), "v1");
+	cr_expect_str_eq(at(&c, "sharing timeSlicing resources 0 name"), "nvidia.com/gpu");
+	cr_expect_str_eq(at(&c, "sharing timeSlicing resources 0 replicas"), "4");
+	yaml_document_delete(&c);
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/ts", dir);
+	python_parses(file);
+}
+
+Test(emit, a_quota_is_a_kueue_clusterqueue)
+{
+	advise_emit_case("quota", "q", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/q/clusterqueue-team-a.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "apiVersion"), "kueue.x-k8s.io/v1beta1");
+	cr_expect_str_eq(at(&d, "kind"), "ClusterQueue");
+	cr_expect_str_eq(at(&d, "metadata name"), "team-a");
+	cr_expect_str_eq(at(&d, "spec queueingStrategy"), "BestEffortFIFO");
+	cr_expect_str_eq(at(&d, "spec resourceGroups 0 coveredResources 0"), "nvidia.com/gpu");
+	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 name"),
+			 "nvidia.com/gpu");
+	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 nominalQuota"), "16");
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/q", dir);
+	python_parses(file);
+}
+
+Test(emit, a_corrected_selector_is_a_strategic_merge_patch)
+{
+	advise_emit_case("selector-typo", "sel", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/sel/patch-train.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "spec template spec nodeSelector nvidia.com/gpu.product"),
+			 "NVIDIA-A100-SXM4-40GB");
+	cr_expect_str_eq(at(&d, "spec template spec nodeSelector $patch"), "replace");
+	cr_expect_null(at(&d, "spec template spec tolerations"), "tolerations untouched");
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/sel/README.txt", dir);
+	FILE *f = fopen(file, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	cr_expect(strstr(out, "patch-train.yaml: kubectl patch --local -f train-job.yaml --type "
+			      "strategic --patch-file patch-train.yaml"),
+		  "%s", out);
+}
+
+Test(emit, a_servers_batch_is_its_vllm_arguments)
+{
+	advise_emit_case("max-batch", "mb", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/mb/patch-chat.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "spec template spec containers 0 name"), "chat");
+	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 0"), "--max-num-seqs=687");
+	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 1"),
+			 "--max-num-batched-tokens=8192");
+	yaml_document_delete(&d);
+}
+
+Test(emit, node_counts_are_cluster_autoscaler_flags)
+{
+	advise_emit_case("capacity", "cap", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/cap/cluster-autoscaler.args", dir);
+	FILE *f = fopen(file, "r");
+	cr_assert_not_null(f, "%s", file);
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	cr_expect(strstr(out, "\n--nodes=2:2:h100\n"), "%s", out);
+}
+
+/* The emitter on its own, for what the corpus does not recommend: scoring
+ * MostAllocated over GPUs and a MIG layout. */
+Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
+{
+	struct advice a = {0};
+	struct advise_row row = {.label = "by hand", .meets = true, .n_sets = 3};
+	snprintf(row.sets[0], sizeof row.sets[0], "scheduler.scoring=MostAllocated");
+	snprintf(row.sets[1], sizeof row.sets[1],
+		 "pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}");
+	snprintf(row.sets[2], sizeof row.sets[2], "workloads.train.gpus={mig: 3g.40gb}");
+	a.rows = &row;
+	a.n = 1;
+	struct advise_spec spec = {.scenario = "tests/fixtures/diagnosis/capacity.yaml"};
+	char path[256], *written = NULL;
+	struct gp_err err;
+	snprintf(path, sizeof path, "%s/hand/nested", dir);
+	cr_assert_eq(advise_emit(&spec, &a, path, &written, &err), GP_OK, "%s", err.msg);
+	cr_expect(strstr(written, "kube-scheduler.yaml\n"), "%s", written);
+	cr_expect(strstr(written, "mig-parted-h100.yaml\n"), "%s", written);
+	free(written);
+	char file[300];
+	yaml_document_t d, c;
+	snprintf(file, sizeof file, "%s/kube-scheduler.yaml", path);
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "apiVersion"), "kubescheduler.config.k8s.io/v1");
+	cr_expect_str_eq(at(&d, "kind"), "KubeSchedulerConfiguration");
+	cr_expect_str_eq(at(&d, "profiles 0 pluginConfig 0 name"), "NodeResourcesFit");
+	cr_expect_str_eq(at(&d, "profiles 0 pluginConfig 0 args scoringStrategy type"),
+			 "MostAllocated");
+	cr_expect_str_eq(at(&d, "profiles 0 pluginConfig 0 args scoringStrategy resources 0 name"),
+			 "nvidia.com/gpu");
+	cr_expect_str_eq(
+		at(&d, "profiles 0 pluginConfig 0 args scoringStrategy resources 0 weight"), "1");
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/mig-parted-h100.yaml", path);
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "kind"), "ConfigMap");
+	const char *cfg = at(&d, "data config.yaml");
+	cr_assert_not_null(cfg);
+	load_text(cfg, &c);
+	cr_expect_str_eq(at(&c, "version"), "v1");
+	cr_expect_str_eq(at(&c, "mig-configs h100 0 devices"), "all");
+	cr_expect_str_eq(at(&c, "mig-configs h100 0 mig-enabled"), "true");
+	cr_expect_str_eq(at(&c, "mig-configs h100 0 mig-devices 3g.40gb"), "2");
+	yaml_document_delete(&c);
+	yaml_document_delete(&d);
+	python_parses(path);
+	/* Nothing to recommend: nothing written, and the reason. */
+	row.meets = false;
+	snprintf(path, sizeof path, "%s/none", dir);
+	cr_expect_eq(advise_emit(&spec, &a, path, &written, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, "nothing meets every goal"), "%s", err.msg);
+}
