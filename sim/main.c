@@ -382,25 +382,11 @@ struct options {
 static int parse_goal(const char *value, void *target, struct gp_err *err)
 {
 	struct options *o = target;
-	const char *eq = strchr(value, '=');
-	if (!eq || eq == value || !eq[1])
-		return gp_errorf(err, GP_EINPUT,
-				 "--goal '%s': expected KIND=DURATION or WORKLOAD=DURATION, like "
-				 "batch=2h, service=5m or train=30m",
-				 value);
 	if (o->n_goals >= CLI_MAX_GOALS)
 		return gp_errorf(err, GP_EINPUT, "--goal: at most %d of them", CLI_MAX_GOALS);
-	size_t n = (size_t)(eq - value);
-	char *set = o->goals[o->n_goals];
-	if (n > SCENARIO_MAX_NAME || strlen(eq + 1) > 32)
-		return gp_errorf(err, GP_EINPUT, "--goal '%.40s...': too long", value);
-	if ((n == 5 && !strncmp(value, "batch", 5)) || (n == 7 && !strncmp(value, "service", 7)))
-		snprintf(set, CLI_GOAL_LEN, "goals.%.*s=%s", (int)n, value, eq + 1);
-	else
-		snprintf(set, CLI_GOAL_LEN, "workloads.%.*s.goal={queue_p95: %s}", (int)n, value,
-			 eq + 1);
-	o->n_goals++;
-	return GP_OK;
+	int rc = scenario_goal_override(value, o->goals[o->n_goals], CLI_GOAL_LEN, err);
+	o->n_goals += !rc;
+	return rc;
 }
 
 #define OPT_GOAL(o)                                                                         \

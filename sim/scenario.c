@@ -838,6 +838,24 @@ struct sharing_ask scenario_ask(const struct workload_spec *w)
 				    w->mig_profile, w->vram_bytes, w->shared};
 }
 
+int scenario_goal_override(const char *value, char *set, size_t len, struct gp_err *err)
+{
+	const char *eq = strchr(value, '=');
+	if (!eq || eq == value || !eq[1])
+		return gp_errorf(err, GP_EINPUT,
+				 "--goal '%s': expected KIND=DURATION or WORKLOAD=DURATION, like "
+				 "batch=2h, service=5m or train=30m",
+				 value);
+	size_t n = (size_t)(eq - value);
+	if (n > SCENARIO_MAX_NAME || strlen(eq + 1) > 32 || len < SCENARIO_MAX_NAME + 64)
+		return gp_errorf(err, GP_EINPUT, "--goal '%.40s...': too long", value);
+	if ((n == 5 && !strncmp(value, "batch", 5)) || (n == 7 && !strncmp(value, "service", 7)))
+		snprintf(set, len, "goals.%.*s=%s", (int)n, value, eq + 1);
+	else
+		snprintf(set, len, "workloads.%.*s.goal={queue_p95: %s}", (int)n, value, eq + 1);
+	return GP_OK;
+}
+
 const char *scenario_pool_label(const struct pool_spec *p, const char *key)
 {
 	for (size_t i = 0; i < p->n_labels; i++)

@@ -778,6 +778,12 @@ void scenario_pool_free(struct pool_spec *p);
  * is not isolated); and how many GPUs' worth one pod is allocated there, 0
  * when p can never host it. */
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
+/* `--goal WHO=DURATION` as the override it stands for, into set (len at
+ * least SCENARIO_MAX_NAME + 64): batch=2h -> goals.batch=2h, service=5m ->
+ * goals.service=5m, WORKLOAD=30m -> workloads.WORKLOAD.goal={queue_p95:
+ * 30m} (docs/scenario.md, "Goals").  GP_EINPUT for another form. */
+int scenario_goal_override(const char *value, char *set, size_t len, struct gp_err *err);
+
 /* The value of label key on every node of pool p: its own labels, or the
  * implicit nvidia.com/gpu.product of its GPU; NULL when absent. */
 const char *scenario_pool_label(const struct pool_spec *p, const char *key);
