@@ -447,6 +447,45 @@ static void plan_windows(struct plan *pl, const struct scenario *sc, const struc
 	}
 }
 
+/* A queue that waits on admission in a cohort: each other queue of the
+ * cohort that keeps GPUs to itself (a lending limit under its quota) lends
+ * them all, before anyone's quota grows (Kueue's lendingLimit). */
+static void plan_lending(struct plan *pl, const struct scenario *sc, const struct results *r)
+{
+	for (size_t f = 0; f < r->n_findings; f++) {
+		const struct finding *fd = &r->findings[f];
+		if (fd->kind != KIND_ADMISSION || fd->queue < 0 ||
+		    !scenario_root_cohort(sc, (size_t)fd->queue))
+			continue;
+		const char *root = scenario_root_cohort(sc, (size_t)fd->queue);
+		for (size_t q = 0; q < sc->n_queues; q++) {
+			const struct queue_spec *qs = &sc->queues[q];
+			const struct quota_entry *e = diagnose_gpu_quota(qs);
+			const char *other = scenario_root_cohort(sc, q);
+			if ((int)q == fd->queue || !e || !other || strcmp(other, root) ||
+			    !(e->lending_limit < e->nominal))
+				continue;
+			struct gp_sbuf map = {0};
+			gp_sb_printf(&map, "{");
+			for (size_t i = 0, n = 0; i < qs->n_quota; i++) {
+				const struct quota_entry *x = &qs->quota[i];
+				double v = x == e ? x->nominal : x->lending_limit;
+				if (isinf(v))
+					continue;
+				gp_sb_printf(&map, "%s\"%s\": ", n++ ? ", " : "", x->resource);
+				if (!strcmp(x->resource, "memory"))
+					gp_sb_printf(&map, "%.0fMiB", v / (1024.0 * 1024));
+				else
+					gp_sb_printf(&map, "%g", v);
+			}
+			gp_sb_printf(&map, "}");
+			set(plan_add(pl, "lending limit of %s at %g GPUs", qs->name, e->nominal),
+			    "queues.%s.lending_limit=%s", qs->name, map.s);
+			free(map.s);
+		}
+	}
+}
+
 static const char *effect_name(int effect)
 {
 	static const char *const names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
@@ -608,6 +647,7 @@ static struct plan plan_alternatives(const struct scenario *sc, const struct res
 {
 	struct plan pl = {0};
 	plan_inference(&pl, sc, r); /* a server's own settings before more of it */
+	plan_lending(&pl, sc, r);   /* what an idle queue keeps before more quota */
 	plan_fixes(&pl, r);
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];

@@ -92,15 +92,39 @@ static const struct column columns[] = {
 
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
 
+/* A queue column's cell: "never" when jobs of the scope never started and
+ * some still wait, ">=N" when a job still waiting has waited N s, longer
+ * than the figure of the jobs that started; else the figure. */
+static const char *queue_cell(char *buf, size_t len, const struct results *r, const char *scope,
+			      double v)
+{
+	double waiting = results_metric(r, scope, "jobs_waiting"),
+	       waited = results_metric(r, scope, "wait_so_far_max_s");
+	if (isnan(v) && waiting > 0)
+		snprintf(buf, len, "never");
+	else if (waiting > 0 && waited > 0 && !(waited <= v))
+		snprintf(buf, len, ">=%.0f", waited);
+	else
+		return fmt(buf, len, v, 0);
+	return buf;
+}
+
+/* One row; deadline% only where deadlines are set (deadlines: the scope
+ * has some), "-" elsewhere. */
 static void summary_row(FILE *out, const struct results *r, const char *scope, const char *label,
-			bool prices)
+			int width, bool prices, bool deadlines)
 {
 	char buf[32];
-	fprintf(out, "%-18s", label);
-	for (size_t c = 0; c < N_COLUMNS; c++)
-		fprintf(out, " %*s", (int)strlen(columns[c].title),
-			report_cell(buf, sizeof buf, results_metric(r, scope, columns[c].metric),
-				    columns[c].decimals, prices));
+	fprintf(out, "%-*s", width, label);
+	for (size_t c = 0; c < N_COLUMNS; c++) {
+		double v = results_metric(r, scope, columns[c].metric);
+		const char *cell = report_cell(buf, sizeof buf, v, columns[c].decimals, prices);
+		if (!strncmp(columns[c].metric, "queue_time_", 11))
+			cell = queue_cell(buf, sizeof buf, r, scope, v);
+		else if (!strcmp(columns[c].metric, "deadline_met_pct") && !deadlines)
+			cell = "-";
+		fprintf(out, " %*s", (int)strlen(columns[c].title), cell);
+	}
 	fputc('\n', out);
 }
 
@@ -120,18 +144,22 @@ static void inference_summary(FILE *out, const struct scenario *sc, const struct
 {
 	bool any = false;
 	char buf[32];
+	int width = 18; /* fits the longest name */
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		if (sc->workloads[w].inference)
+			width = (int)fmax(width, (double)strlen(sc->workloads[w].name) + 1);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		if (!ws->inference)
 			continue;
 		if (!any) {
-			fprintf(out, "\n%-18s", "inference");
+			fprintf(out, "\n%-*s", width, "inference");
 			for (size_t c = 0; c < N_INFER_COLUMNS; c++)
 				fprintf(out, " %s", infer_columns[c].title);
 			fputc('\n', out);
 			any = true;
 		}
-		fprintf(out, "%-18s", ws->name);
+		fprintf(out, "%-*s", width, ws->name);
 		for (size_t c = 0; c < N_INFER_COLUMNS; c++)
 			fprintf(out, " %*s", (int)strlen(infer_columns[c].title),
 				fmt(buf, sizeof buf,
@@ -162,20 +190,30 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	}
 	fprintf(out, "simulated %s from the start in %.3f s (%llu events), status %s%s\n\n", span,
 		r->wall_seconds, (unsigned long long)r->events, r->status, step);
-	fprintf(out, "%-18s", "scope");
+	/* The label column fits the longest name (18 at least, as it was). */
+	int width = 18;
+	bool deadlines = false;
+	for (size_t p = 0; p < sc->n_pools; p++)
+		width = (int)fmax(width, (double)strlen(sc->pools[p].name) + 6);
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		width = (int)fmax(width, (double)strlen(sc->workloads[w].name) + 10);
+		deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
+	}
+	fprintf(out, "%-*s", width, "scope");
 	for (size_t c = 0; c < N_COLUMNS; c++)
 		fprintf(out, " %s", columns[c].title);
 	fputc('\n', out);
 	bool prices = has_prices(sc);
-	summary_row(out, r, "all", "all", prices);
+	summary_row(out, r, "all", "all", width, prices, deadlines);
 	char label[300];
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		snprintf(label, sizeof label, "pool %s", sc->pools[p].name);
-		summary_row(out, r, sc->pools[p].name, label, prices);
+		summary_row(out, r, sc->pools[p].name, label, width, prices, false);
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		snprintf(label, sizeof label, "workload %s", sc->workloads[w].name);
-		summary_row(out, r, sc->workloads[w].name, label, prices);
+		summary_row(out, r, sc->workloads[w].name, label, width, prices,
+			    sc->workloads[w].deadline_kind != DEADLINE_NONE);
 	}
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
 		     "activity, vram%% = framebuffer used; time averages over the span.\n");

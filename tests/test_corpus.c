@@ -55,6 +55,12 @@ static const struct case_ cases[] = {
 	 "allocation",
 	 {"waits on admission", "queue team-a", "12.0 GPUs are free"},
 	 "quota of team-a at"},
+	/* An idle queue of the cohort that lends nothing: it lends, before
+	 * anyone's nominal quota grows. */
+	{"lending",
+	 "allocation",
+	 {"waits on admission", "queue team-a"},
+	 "lending limit of team-b at 12 GPUs"},
 	{"sharing", "allocation", {"pool a100", "whole-GPU allocation is the lock"}, "on a100"},
 	{"stalled", "memory", {"tune can never run", "int8 weights"}, "--set"},
 	{"oom-one-pool", "memory", {"pool sliced", "OOM-killed"}, "int8 weights for tune"},
