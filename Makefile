@@ -190,7 +190,7 @@ valgrind: deps
 # Coverage-guided fuzzing of every input reader (clang's libFuzzer, with ASan and UBSan).
 # Each target runs FUZZ_SECONDS from a corpus seeded by the fixtures; what it finds
 # lands in build-fuzz/<target>/; keep fixed ones under tests/fixtures/fuzz/<target>/.
-FUZZ_TARGETS := scenario trace_csv sweep azure openb_nodes openb_pods import
+FUZZ_TARGETS := scenario trace_csv sweep azure openb_nodes openb_pods import history_pods
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-fuzz CC=clang OPT="-O1 -g" WARN=-w \

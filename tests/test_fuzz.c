@@ -64,3 +64,7 @@ Test(fuzz, openb_pod_inputs_replay_cleanly)
 {
 	cr_assert_gt(replay("tests/fixtures/fuzz/openb_pods", fuzz_openb_pods), 0);
 }
+Test(fuzz, history_pods_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/history_pods", fuzz_history_pods), 0);
+}

@@ -7,6 +7,7 @@
  * -DFUZZ_TARGET=...), and included by tests/test_fuzz.c, which replays the
  * inputs kept under tests/fixtures/fuzz/<target>/ as regression tests.
  */
+#include "gpuplan/history.h"
 #include "gpuplan/import.h"
 #include "gpuplan/openb.h"
 #include "gpuplan/requests.h"
@@ -61,6 +62,19 @@ int fuzz_scenario(const uint8_t *data, size_t size)
 	if (scenario_load(to_file("s.yaml", data, yaml), sets, n_sets, &sc, &err) == GP_OK)
 		scenario_free(sc);
 	free(sets_text);
+	return 0;
+}
+
+/* A twin's observed pods CSV (history.h), over a day. */
+int fuzz_history_pods(const uint8_t *data, size_t size)
+{
+	struct history_pod *pods = NULL;
+	size_t n = 0;
+	struct gp_err err;
+	const char *path = to_file("pods.csv", data, size);
+	if (history_read_pods(path, (struct srcloc){"fuzz.yaml", 1, 1}, 86400, &pods, &n, &err) ==
+	    GP_OK)
+		history_free_pods(pods, n);
 	return 0;
 }
 
