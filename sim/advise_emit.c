@@ -301,14 +301,20 @@ static void patch_readme(struct emit *e, const struct workload_spec *w, const ch
 }
 
 /* What of a workload the recommendation changes (bits). */
-enum { PATCH_SELECTOR = 1, PATCH_AFFINITY = 2, PATCH_TOLERATIONS = 4, PATCH_SERVER = 8 };
+enum {
+	PATCH_SELECTOR = 1,
+	PATCH_AFFINITY = 2,
+	PATCH_TOLERATIONS = 4,
+	PATCH_SERVER = 8,
+	PATCH_GPUS = 16
+};
 
 /* The workload's patch: the pod template's fields the recommendation
  * changes (a list field replaces the old one whole: tolerations carry every
  * toleration the workload has), and its container. */
 static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 {
-	bool server = what & PATCH_SERVER;
+	bool server = what & (PATCH_SERVER | PATCH_GPUS);
 	char name[SCENARIO_MAX_NAME + 32];
 	snprintf(name, sizeof name, "patch-%s.yaml", w->name);
 	struct outfile of;
@@ -383,11 +389,22 @@ static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 	fprintf(f, "      containers:\n        - name: ");
 	q(f, w->name);
 	fputc('\n', f);
+	if (w->cpu > 0 || (what & PATCH_GPUS))
+		fprintf(f, "          resources:\n");
 	if (w->cpu > 0)
-		fprintf(f,
-			"          resources:\n            requests:\n              cpu: \"%g\"\n",
-			w->cpu);
-	if (server && w->inference) {
+		fprintf(f, "            requests:\n              cpu: \"%g\"\n", w->cpu);
+	if ((what & PATCH_GPUS) && w->request == REQUEST_MIG) /* one instance, mixed strategy */
+		fprintf(f, "            limits:\n              \"nvidia.com/mig-%s\": 1\n",
+			w->mig_profile);
+	else if ((what & PATCH_GPUS) && w->request == REQUEST_GPUS)
+		fprintf(f, "            limits:\n              \"nvidia.com/gpu\": %d\n",
+			(int)w->gpus);
+	else if (what & PATCH_GPUS)
+		gp_sb_printf(&e->readme,
+			     "%s's share of %d milli-GPU: no stock device plugin hands out "
+			     "fractions; set it in the sharing layer you use\n",
+			     w->name, (int)w->milli);
+	if ((what & PATCH_SERVER) && w->inference) {
 		const struct inference_spec *is = w->inference;
 		fprintf(f,
 			"          args:\n            - \"--max-num-seqs=%d\"\n"
@@ -473,6 +490,9 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 	struct emit e = {.dir = dir, .err = err};
 	gp_sb_printf(&e.readme, "gpuplan advise: %s (run %lld)\n", best->label,
 		     (long long)best->run_id);
+	if (!best->n_sets)
+		gp_sb_printf(&e.readme, "nothing to change: every workload meets its goal as the "
+					"scenario is\n");
 	bool *nodes = gp_xcalloc(sc->n_pools + 1, sizeof *nodes), any_nodes = false;
 	int *patch = gp_xcalloc(sc->n_workloads + 1, sizeof *patch);
 	bool sched = false;
@@ -510,6 +530,9 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 		else if (key_of(x, "workloads", name, sizeof name, "tolerations") &&
 			 (k = scenario_workload_index(sc, name)) >= 0)
 			patch[k] |= PATCH_TOLERATIONS;
+		else if (key_of(x, "workloads", name, sizeof name, "gpus") &&
+			 (k = scenario_workload_index(sc, name)) >= 0)
+			patch[k] |= PATCH_GPUS;
 		else if ((key_of(x, "workloads", name, sizeof name, "max_batch") ||
 			  key_of(x, "workloads", name, sizeof name, "max_batched_tokens") ||
 			  key_of(x, "workloads", name, sizeof name, "memory_fraction") ||

@@ -227,6 +227,7 @@ Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
 	cr_assert_eq(advise_emit(&spec, &a, path, &written, &err), GP_OK, "%s", err.msg);
 	cr_expect(strstr(written, "kube-scheduler.yaml\n"), "%s", written);
 	cr_expect(strstr(written, "mig-parted-h100.yaml\n"), "%s", written);
+	cr_expect(strstr(written, "patch-train.yaml\n"), "%s", written);
 	free(written);
 	char file[300];
 	yaml_document_t d, c;
@@ -253,6 +254,12 @@ Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
 	cr_expect_str_eq(at(&c, "mig-configs h100 0 mig-enabled"), "true");
 	cr_expect_str_eq(at(&c, "mig-configs h100 0 mig-devices 3g.40gb"), "2");
 	yaml_document_delete(&c);
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/patch-train.yaml", path);
+	load(file, &d); /* the pods ask for the instance (mixed MIG strategy) */
+	cr_expect_str_eq(
+		at(&d, "spec template spec containers 0 resources limits nvidia.com/mig-3g.40gb"),
+		"1");
 	yaml_document_delete(&d);
 	python_parses(path);
 	/* Nothing to recommend: nothing written, and the reason. */
