@@ -98,6 +98,7 @@ struct cli_opt {
 	const char *expects; /* what the error says it expects: "a run id >= 1" */
 	int (*parse)(const char *value, void *target, struct gp_err *err); /* CLI_PARSE */
 	bool required; /* an option that must be given (positionals always are) */
+	bool repeat;   /* CLI_PARSE: may be given again (its parse function collects) */
 };
 
 /* One command: its synopsis (continuation lines after '\n'), one line for
@@ -257,7 +258,7 @@ static int check_repeat(const struct cli_opt *opts, size_t n, const bool *seen, 
 			continue;
 		if (s != r)
 			return usage_error("choose one of %s and %s", opts[s].name, opts[r].name);
-		if (takes_value(opts[r].kind) && opts[r].kind != CLI_LIST)
+		if (takes_value(opts[r].kind) && opts[r].kind != CLI_LIST && !opts[r].repeat)
 			return usage_error("%s is given twice; give it once", opts[r].name);
 	}
 	return GP_OK;
@@ -392,7 +393,7 @@ static int parse_goal(const char *value, void *target, struct gp_err *err)
 #define OPT_GOAL(o)                                                                         \
 	{                                                                                   \
 		.name = "--goal", .kind = CLI_PARSE, .target = (o), .meta = "WHO=DURATION", \
-		.parse = parse_goal,                                                        \
+		.parse = parse_goal, .repeat = true,                                        \
 		.help = "the queue p95 a workload accepts: batch=2h (batch work\n"          \
 			"without a deadline), service=10m (services, notebooks,\n"          \
 			"servers) or WORKLOAD=30m (repeatable)"                             \

@@ -263,3 +263,29 @@ Test(corpus, a_job_starved_of_input_gets_loader_workers_not_gpus)
 				       "'pool %'"),
 		     0, "no GPUs for an input-bound job: %s", out);
 }
+
+/* --goal is repeatable and stands for the --set it names: a kind's default
+ * (goals.batch) and one workload's own goal. */
+Test(corpus, goals_on_the_command_line_are_the_overrides_they_name)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan run scenarios/placement.yaml --goal batch=10m --goal "
+		 "train=5m --db %s --quiet",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM params WHERE key = 'goals.batch' "
+				       "AND value = '10m'"),
+		     1);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope = 'train' AND name "
+				       "= 'queue_goal_s'"),
+		     300);
+	cr_expect_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope = 'batch' AND name "
+				       "= 'queue_goal_s'"),
+		     600);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run scenarios/placement.yaml --goal batch --db %s",
+		 db);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_expect(strstr(out, "--goal 'batch': expected KIND=DURATION or WORKLOAD=DURATION"), "%s",
+		  out);
+}
