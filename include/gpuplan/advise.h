@@ -15,7 +15,19 @@
  *   - placement finding on workload W: its rules relaxed one at a time
  *     (tolerating the taints of the pools they keep it off included), and
  *     all together;
- *   - every workload with a model: its weights in int8 and in int4;
+ *   - a node_selector value no pool carries: corrected to the closest value
+ *     of its key on a pool whose GPUs hold the pod (VRAM included), with
+ *     that pool's taints tolerated;
+ *   - an inference service that missed its goal: max_batch raised to what
+ *     its KV cache holds (with max_batched_tokens), a low memory_fraction
+ *     with int8 weights;
+ *   - a queue waiting on admission in a cohort: each other queue that keeps
+ *     GPUs to itself lends them (before the finding's quota raise);
+ *   - a pool with windows that a workload missing its goal may use: each
+ *     window widened (closing 1 h or 2 h later, opening 1 h earlier) or
+ *     shifted 1 h;
+ *   - every workload with a model: its weights in int8 and in int4 (each
+ *     with a quality note: its pass rate, or that the scenario has none);
  *   - when the base misses its goal or the diagnosis concludes capacity:
  *     for the pool of each allocation, memory or capacity finding
  *     (ADVISE_MAX_SIZED of them; with none, the pool that holds the queued
@@ -27,13 +39,15 @@
  * The goal: every workload meets its own (metrics_goals: deadlines, SLO,
  * queue p95 goal, nothing failed or OOM-killed; metric all.goal_met), so no
  * alternative that makes one miss is recommended.  Alternatives that meet it
- * rank first, more hardware after the
- * others, then by cost per verified result (within ADVISE_SAME_COST of the
- * cheapest, the one planned first: a finding's own), then queue p95, then
- * SLO attainment; those that miss it, nearest it first (workloads missing
- * their goals, deadlines met, SLO attainment, jobs failed or left waiting,
- * queue p95), then by
- * cost.  The first is the recommendation; when none meets,
+ * rank first, more hardware after the others, then narrower weights after
+ * full precision, then those needing a component beyond stock
+ * kube-scheduler, Kueue, the Cluster Autoscaler and the device plugin (a
+ * GPU policy's scheduler plugin, marked in the label), then by the bill per
+ * day (every option billed over the same period), then cost per verified
+ * result (within ADVISE_SAME_COST of the cheapest, the one planned first: a
+ * finding's own), then queue p95, then SLO attainment; those that miss it,
+ * nearest it first (workloads missing their goals, deadlines met, SLO
+ * attainment, jobs failed or left waiting, queue p95), then by cost.  The first is the recommendation; when none meets,
  * advise_write says so and names the closest.  The ranking also goes to the
  * advice table (store_write_advice).
  *
