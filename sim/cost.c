@@ -38,17 +38,19 @@ static struct allocation workload_window(const struct scenario *sc, const struct
 	double h = window_hours(sc, r, row->t);
 	sim_time end = window_end(sc, r, row->t);
 	return (struct allocation){
-		row->scope,
-		row->t,
-		end,
-		row->gpus_allocated * h,
-		row->gpu_cost_per_h * h,
-		row->cpu_cores * h,
-		row->cpu_cost_per_h * h,
-		row->ram_gib * GP_GIB * h,
-		row->ram_cost_per_h * h,
-		0,
-		row->gpus_allocated > 0 ? row->engine_active / row->gpus_allocated : NAN};
+		.name = row->scope,
+		.start = row->t,
+		.end = end,
+		.gpu_hours = row->gpus_allocated * h,
+		.gpu_cost = row->gpu_cost_per_h * h,
+		.cpu_core_hours = row->cpu_cores * h,
+		.cpu_cost = row->cpu_cost_per_h * h,
+		.ram_byte_hours = row->ram_gib * GP_GIB * h,
+		.ram_cost = row->ram_cost_per_h * h,
+		.gpu_efficiency =
+			row->gpus_allocated > 0 ? row->engine_active / row->gpus_allocated : NAN,
+		.workload = -1,
+		.pool = -1};
 }
 
 /* Idle GPU-, core- and GiB-hours of one pool, at its prices: powered GPUs
@@ -80,7 +82,8 @@ static void add_before(const struct scenario *sc, struct results *r, const struc
 {
 	if (run->until <= 0)
 		return;
-	struct allocation idle = {COST_IDLE_NAME, 0, run->until, 0, 0, 0, 0, 0, 0, 0, 0};
+	struct allocation idle = {
+		.name = COST_IDLE_NAME, .start = 0, .end = run->until, .workload = -1, .pool = -1};
 	for (size_t p = 0; p < sc->n_pools; p++)
 		add_idle_hours(&sc->pools[p], run->powered_gpu_hours[p], 0, 0, 0, 1, &idle,
 			       &idle_by[p * COST_RESOURCES]);
@@ -90,15 +93,18 @@ static void add_before(const struct scenario *sc, struct results *r, const struc
 
 /* Rows arrive window by window, scopes in a fixed order: all, pools, workloads. */
 static void add_allocations(const struct scenario *sc, struct results *r, double *cost,
-			    double *idle_by)
+			    double *idle_by, const int32_t *pool_of)
 {
 	size_t n_ts = r->n_ts, per_window = 1 + sc->n_pools + sc->n_workloads;
 	for (size_t i = 0; i + per_window <= n_ts; i += per_window) {
 		const struct ts_row *row = &r->ts[i];
 		if (window_end(sc, r, row->t) <= row->t)
 			continue; /* an empty window charges nothing */
-		struct allocation idle = {
-			COST_IDLE_NAME, row->t, window_end(sc, r, row->t), 0, 0, 0, 0, 0, 0, 0, 0};
+		struct allocation idle = {.name = COST_IDLE_NAME,
+					  .start = row->t,
+					  .end = window_end(sc, r, row->t),
+					  .workload = -1,
+					  .pool = -1};
 		for (size_t p = 0; p < sc->n_pools; p++) {
 			const struct ts_row *pr = &row[1 + p];
 			add_idle_hours(&sc->pools[p], pr->powered_gpus, pr->gpus_allocated,
@@ -107,6 +113,8 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 		}
 		for (size_t w = 0; w < sc->n_workloads; w++) {
 			struct allocation a = workload_window(sc, r, &row[1 + sc->n_pools + w]);
+			a.workload = (int32_t)w;
+			a.pool = pool_of[w];
 			if (a.gpu_hours > 0 || a.cpu_core_hours > 0 || a.ram_byte_hours > 0) {
 				add_allocation(r, a);
 				cost[w] += r->allocations[r->n_allocations - 1].total_cost;
@@ -210,8 +218,14 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 	struct idle_split x = {sc, gp_xcalloc(np * COST_RESOURCES + 1, sizeof(double)),
 			       gp_xcalloc(nw * np * COST_RESOURCES + 1, sizeof(double)),
 			       gp_xcalloc(nw + 1, sizeof(double))};
+	int32_t *pool_of = gp_xcalloc(nw + 1, sizeof *pool_of);
+	for (size_t w = 0; w < nw; w++) /* the pool of a workload that used one */
+		pool_of[w] = run->collect && run->collect->cells[w].n == 1
+				     ? run->collect->cells[w].cell[0].pool
+				     : -1;
 	add_before(sc, r, run, x.idle);
-	add_allocations(sc, r, cost, x.idle);
+	add_allocations(sc, r, cost, x.idle, pool_of);
+	free(pool_of);
 	double total = 0, idle = 0;
 	int64_t all_verified = 0;
 	for (size_t w = 0; w < nw; w++) {

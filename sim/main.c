@@ -1028,29 +1028,31 @@ static int report_html(struct store *st, const char *db, int64_t run_id, const c
 }
 
 /* The run's allocations as OpenCost's /allocation response, on stdout. */
-static int report_opencost(struct store *st, const char *db, int64_t run_id, struct gp_err *err)
+static int report_opencost(struct store *st, const char *db, int64_t run_id,
+			   struct opencost_query *q, struct gp_err *err)
 {
 	struct store_run run;
 	struct allocation *rows = NULL;
 	size_t n = 0;
-	int64_t epoch = 0;
 	int rc = store_run_info(st, run_id, &run, err);
 	if (!rc)
 		rc = store_read_allocations(st, run.run_id, &rows, &n, err);
-	if (!rc && units_rfc3339(run.start, &epoch))
+	if (!rc && units_rfc3339(run.start, &q->start_epoch))
 		rc = gp_errorf(err, GP_ERUNTIME, "%s: run %lld has no start time", db,
 			       (long long)run.run_id);
+	q->cluster = run.name;
 	if (!rc)
-		opencost_write(stdout, rows, n, epoch);
+		opencost_write(stdout, rows, n, q);
 	store_free_allocations(rows, n);
 	return rc;
 }
 
 static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 {
-	const char *db = NULL, *html = NULL;
+	const char *db = NULL, *html = NULL, *window = NULL, *aggregate = NULL;
 	int64_t run_id = 0;
 	bool opencost = false, openmetrics = false;
+	struct opencost_query q = {0};
 	const struct cli_opt opts[] = {
 		{.kind = CLI_PATH, .target = &db, .meta = "DB"},
 		{.name = "--run",
@@ -1067,6 +1069,27 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 		 .target = &opencost,
 		 .help = "its allocations per workload and output.step window, __idle__\n"
 			 "included, in the shape of OpenCost's /allocation API response"},
+		{.name = "--window",
+		 .kind = CLI_TEXT,
+		 .target = &window,
+		 .meta = "START,END",
+		 .help = "with --opencost: the windows that start in [START, END),\n"
+			 "RFC 3339 (OpenCost's window parameter)"},
+		{.name = "--aggregate",
+		 .kind = CLI_TEXT,
+		 .target = &aggregate,
+		 .meta = "BY",
+		 .help = "with --opencost: one allocation per namespace, label:KEY,\n"
+			 "controller, pool or queue (OpenCost's aggregate)"},
+		{.name = "--accumulate",
+		 .kind = CLI_FLAG,
+		 .target = &q.accumulate,
+		 .help = "with --opencost: one set over every window"},
+		{.name = "--share-idle",
+		 .kind = CLI_FLAG,
+		 .target = &q.share_idle,
+		 .help = "with --opencost: __idle__ shared over each window's\n"
+			 "allocations per resource by cost (OpenCost's shareIdle)"},
 		{.name = "--openmetrics",
 		 .kind = CLI_FLAG,
 		 .target = &openmetrics,
@@ -1091,6 +1114,17 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 				   "'gpuplan report --help')");
 	if (opencost && openmetrics)
 		return usage_error("%s", "--opencost and --openmetrics both print: choose one");
+	if (!opencost && (window || aggregate || q.accumulate || q.share_idle))
+		return usage_error("%s", "--window, --aggregate, --accumulate and --share-idle "
+					 "shape --opencost's response: add --opencost");
+	if (window && !opencost_parse_window(window, &q))
+		return usage_error("--window expects START,END in RFC 3339 with END after START, "
+				   "like 2026-10-27T00:00:00Z,2026-10-28T00:00:00Z, got '%s'",
+				   window);
+	if (aggregate && !opencost_parse_aggregate(aggregate, &q))
+		return usage_error("--aggregate expects namespace, label:KEY, controller, pool or "
+				   "queue, got '%s'",
+				   aggregate);
 	if (access(db, R_OK) != 0)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
@@ -1099,7 +1133,7 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!rc && html)
 		rc = report_html(st, db, run_id, html, &err);
 	if (!rc && opencost)
-		rc = report_opencost(st, db, run_id, &err);
+		rc = report_opencost(st, db, run_id, &q, &err);
 	if (!rc && openmetrics)
 		rc = openmetrics_write(stdout, st, run_id, &err);
 	store_close(st);
@@ -1401,7 +1435,9 @@ static const struct cli_cmd commands[] = {
 	 "other runs by scenario, seed and start time, so merging twice adds nothing.\n"
 	 "Every input is checked before anything is written.\n",
 	 NULL, cmd_merge},
-	{"report", "DB [--run ID] [--opencost | --openmetrics] [--html PATH]",
+	{"report",
+	 "DB [--run ID] [--opencost | --openmetrics] [--html PATH]\n[--window START,END] "
+	 "[--aggregate BY] [--accumulate] [--share-idle]",
 	 "a run's allocations as OpenCost's /allocation response, its\ntime series as "
 	 "OpenMetrics text for Prometheus, or one HTML\npage of charts and the diagnosis",
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},

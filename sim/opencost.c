@@ -1,53 +1,414 @@
 /*
  * opencost.c - OpenCost /allocation JSON (see opencost.h).
+ *
+ * Each window's allocations are shared (--share-idle), aggregated, and
+ * accumulated in that order, as /allocation/compute does per step window
+ * (pkg/costmodel: QueryAllocation aggregates each step's set, idle shared
+ * inside it, then accumulates the sets).
  */
 #include "gpuplan/opencost.h"
 
+#include "gpuplan/cost.h"
 #include "gpuplan/units.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNALLOCATED "__unallocated__"
+
+/* One allocation of the output: a row, or the sum of rows with one key. */
+struct item {
+	char *key;                    /* its name in the set (owned) */
+	const struct allocation *src; /* its first row: where properties come from */
+	int64_t set;                  /* the window set it belongs to */
+	sim_time start, end;
+	double gpu_h, gpu_c, cpu_h, cpu_c, ram_h, ram_c;
+	double gpu_used_h; /* engine-active GPU-hours */
+	bool idle;
+	bool merged; /* the sum of rows that differ: properties are the key's */
+};
+
+bool opencost_parse_aggregate(const char *value, struct opencost_query *q)
+{
+	static const struct {
+		const char *name;
+		enum opencost_aggregate by;
+	} names[] = {{"namespace", OPENCOST_BY_NAMESPACE},
+		     {"controller", OPENCOST_BY_CONTROLLER},
+		     {"pool", OPENCOST_BY_POOL},
+		     {"queue", OPENCOST_BY_QUEUE}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(value, names[i].name)) {
+			q->aggregate = names[i].by;
+			return true;
+		}
+	if (!strncmp(value, "label:", 6) && value[6]) {
+		q->aggregate = OPENCOST_BY_LABEL;
+		q->label = value + 6;
+		return true;
+	}
+	return false;
+}
+
+bool opencost_parse_window(const char *value, struct opencost_query *q)
+{
+	const char *comma = strchr(value, ',');
+	char from[64];
+	if (!comma || (size_t)(comma - value) >= sizeof from)
+		return false;
+	memcpy(from, value, (size_t)(comma - value));
+	from[comma - value] = '\0';
+	if (units_rfc3339(from, &q->from) || units_rfc3339(comma + 1, &q->to) || q->to <= q->from)
+		return false;
+	q->window = true;
+	return true;
+}
+
+/* The value of key in a labels JSON object as store writes it (its own
+ * escapes: \" and \\), into buf; false when absent. */
+static bool label_value(const char *labels, const char *key, char *buf, size_t len)
+{
+	if (!labels)
+		return false;
+	const char *p = labels;
+	while ((p = strchr(p, '"'))) {
+		/* a key starts after '{' or ',' */
+		bool is_key = p > labels && (p[-1] == '{' || p[-1] == ',');
+		const char *k = ++p;
+		size_t n = 0;
+		while (*p && *p != '"') {
+			p += *p == '\\' && p[1] ? 2 : 1;
+			n++;
+		}
+		if (!*p)
+			return false;
+		bool match = is_key && n == strlen(key) && !strncmp(k, key, n);
+		p++;
+		if (!match || *p != ':' || p[1] != '"')
+			continue;
+		p += 2;
+		size_t o = 0;
+		while (*p && *p != '"') {
+			if (*p == '\\' && p[1])
+				p++;
+			if (o + 1 < len)
+				buf[o++] = *p;
+			p++;
+		}
+		buf[o] = '\0';
+		return true;
+	}
+	return false;
+}
+
+static const char *controller_kind(const struct allocation *a)
+{
+	return a->kind && strcmp(a->kind, "batch") ? "deployment" : "job";
+}
+
+/* The key of row a under the aggregation (malloc'd). */
+static char *key_of(const struct allocation *a, const struct opencost_query *q)
+{
+	char buf[512];
+	if (!strcmp(a->name, COST_IDLE_NAME))
+		return gp_xstrdup(COST_IDLE_NAME);
+	const char *v = NULL;
+	switch (q->aggregate) {
+	case OPENCOST_BY_NONE: v = a->name; break;
+	case OPENCOST_BY_NAMESPACE: v = a->namespace; break;
+	case OPENCOST_BY_POOL: v = a->pool_name; break;
+	case OPENCOST_BY_QUEUE: v = a->queue; break;
+	case OPENCOST_BY_LABEL:
+		v = label_value(a->labels, q->label, buf, sizeof buf) ? buf : NULL;
+		break;
+	case OPENCOST_BY_CONTROLLER:
+		snprintf(buf, sizeof buf, "%s:%s", controller_kind(a), a->name);
+		v = buf;
+		break;
+	}
+	return gp_xstrdup(v && *v ? v : UNALLOCATED);
+}
+
+static int by_set_and_key(const void *x, const void *y)
+{
+	const struct item *a = x, *b = y;
+	if (a->set != b->set)
+		return a->set < b->set ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+/* OpenCost's shareIdle inside one set: each resource's idle goes to the
+ * allocations in proportion to their cost of it (computeIdleCoeffs in
+ * core/pkg/opencost/allocation.go), hours with it; the idle entries leave.
+ * Idle of a resource nobody was charged for is dropped, as OpenCost's is. */
+static void share_idle(struct item *it, size_t n)
+{
+	double total[3] = {0}, idle_h[3] = {0}, idle_c[3] = {0};
+	for (size_t i = 0; i < n; i++) {
+		double *h[3] = {&it[i].gpu_h, &it[i].cpu_h, &it[i].ram_h};
+		double *c[3] = {&it[i].gpu_c, &it[i].cpu_c, &it[i].ram_c};
+		for (int r = 0; r < 3; r++) {
+			if (it[i].idle) {
+				idle_h[r] += *h[r];
+				idle_c[r] += *c[r];
+			} else {
+				total[r] += *c[r];
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (it[i].idle)
+			continue;
+		double *h[3] = {&it[i].gpu_h, &it[i].cpu_h, &it[i].ram_h};
+		double *c[3] = {&it[i].gpu_c, &it[i].cpu_c, &it[i].ram_c};
+		double coeff[3];
+		for (int r = 0; r < 3; r++)
+			coeff[r] = total[r] > 0 ? *c[r] / total[r] : 0;
+		for (int r = 0; r < 3; r++) {
+			*h[r] += idle_h[r] * coeff[r];
+			*c[r] += idle_c[r] * coeff[r];
+		}
+	}
+}
+
+/* Sums items with the same (set, key) into the first of them; returns the
+ * count left. */
+static size_t merge(struct item *it, size_t n)
+{
+	qsort(it, n, sizeof *it, by_set_and_key);
+	size_t out = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (out && it[out - 1].set == it[i].set && !strcmp(it[out - 1].key, it[i].key)) {
+			struct item *a = &it[out - 1];
+			a->start = it[i].start < a->start ? it[i].start : a->start;
+			a->end = it[i].end > a->end ? it[i].end : a->end;
+			a->gpu_h += it[i].gpu_h, a->gpu_c += it[i].gpu_c;
+			a->cpu_h += it[i].cpu_h, a->cpu_c += it[i].cpu_c;
+			a->ram_h += it[i].ram_h, a->ram_c += it[i].ram_c;
+			a->gpu_used_h += it[i].gpu_used_h;
+			a->merged |= strcmp(a->src->name, it[i].src->name) != 0;
+			free(it[i].key);
+			continue;
+		}
+		it[out++] = it[i];
+	}
+	return out;
+}
 
 /* JSON has no NaN: absent figures are null. */
 static void number(FILE *out, const char *key, double v)
 {
-	if (isnan(v))
+	if (isnan(v) || isinf(v))
 		fprintf(out, ",\"%s\":null", key);
 	else
-		fprintf(out, ",\"%s\":%.10g", key, v);
+		fprintf(out, ",\"%s\":%.15g", key, v);
 }
 
-/* Names are validated ([A-Za-z0-9._-]) or __idle__: nothing to escape. */
-static void allocation(FILE *out, const struct allocation *a, int64_t start_epoch)
+static void string(FILE *out, const char *key, const char *v, bool *first)
 {
-	char start[32], end[32];
-	units_format_rfc3339(start_epoch + a->start / SIM_SECOND, start, sizeof start);
-	units_format_rfc3339(start_epoch + a->end / SIM_SECOND, end, sizeof end);
-	fprintf(out,
-		"\"%s\":{\"name\":\"%s\",\"window\":{\"start\":\"%s\",\"end\":\"%s\"},"
-		"\"start\":\"%s\",\"end\":\"%s\"",
-		a->name, a->name, start, end, start, end);
-	number(out, "minutes", sim_seconds(a->end - a->start) / 60);
-	number(out, "gpuHours", a->gpu_hours);
-	number(out, "gpuCost", a->gpu_cost);
-	number(out, "cpuCoreHours", a->cpu_core_hours);
-	number(out, "cpuCost", a->cpu_cost);
-	number(out, "ramByteHours", a->ram_byte_hours);
-	number(out, "ramCost", a->ram_cost);
-	number(out, "totalCost", a->total_cost);
-	number(out, "gpuEfficiency", a->gpu_efficiency);
+	if (!v)
+		return;
+	fprintf(out, "%s\"%s\":\"", *first ? "" : ",", key);
+	for (const char *c = v; *c; c++)
+		fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+	fputc('"', out);
+	*first = false;
+}
+
+/* properties: a row's own, or an aggregate's cluster and key. */
+static void properties(FILE *out, const struct item *it, const struct opencost_query *q)
+{
+	const struct allocation *a = it->src;
+	bool first = true;
+	fputs(",\"properties\":{", out);
+	string(out, "cluster", q->cluster, &first);
+	if (it->idle) {
+		fputc('}', out);
+		return;
+	}
+	bool all = q->aggregate == OPENCOST_BY_NONE;
+	bool unallocated = !strcmp(it->key, UNALLOCATED);
+	if (all || (q->aggregate == OPENCOST_BY_NAMESPACE && !unallocated))
+		string(out, "namespace", a->namespace, &first);
+	if (all || q->aggregate == OPENCOST_BY_CONTROLLER) {
+		string(out, "controller", a->name, &first);
+		string(out, "controllerKind", controller_kind(a), &first);
+	}
+	if (all && a->labels) {
+		fprintf(out, "%s\"labels\":%s", first ? "" : ",", a->labels);
+		first = false;
+	} else if (q->aggregate == OPENCOST_BY_LABEL && !unallocated) {
+		fprintf(out, "%s\"labels\":{", first ? "" : ",");
+		bool f = true;
+		string(out, q->label, it->key, &f);
+		fputc('}', out);
+		first = false;
+	}
+	if ((all || q->aggregate == OPENCOST_BY_POOL) && !unallocated)
+		string(out, "pool", a->pool_name, &first);
+	if ((all || q->aggregate == OPENCOST_BY_QUEUE) && !unallocated)
+		string(out, "queue", a->queue, &first);
 	fputc('}', out);
 }
 
-void opencost_write(FILE *out, const struct allocation *rows, size_t n, int64_t start_epoch)
+/* OpenCost's efficiency of one resource: usage over request; with no
+ * request, 1 when something was used and charged, else 0. */
+static double efficiency(double usage, double request, double cost)
 {
-	fputs("{\"code\":200,\"data\":[", out);
+	if (request > 0)
+		return usage / request;
+	return usage == 0 || cost == 0 ? 0 : 1;
+}
+
+static void allocation(FILE *out, const struct item *it, sim_time w_start, sim_time w_end,
+		       const struct opencost_query *q)
+{
+	char ws[32], we[32], s[32], e[32];
+	units_format_rfc3339(q->start_epoch + w_start / SIM_SECOND, ws, sizeof ws);
+	units_format_rfc3339(q->start_epoch + w_end / SIM_SECOND, we, sizeof we);
+	units_format_rfc3339(q->start_epoch + it->start / SIM_SECOND, s, sizeof s);
+	units_format_rfc3339(q->start_epoch + it->end / SIM_SECOND, e, sizeof e);
+	fprintf(out, "\"%s\":{\"name\":\"%s\"", it->key, it->key);
+	properties(out, it, q);
+	fprintf(out,
+		",\"window\":{\"start\":\"%s\",\"end\":\"%s\"},\"start\":\"%s\",\"end\":\"%s\"", ws,
+		we, s, e);
+	double minutes = sim_seconds(it->end - it->start) / 60, hours = minutes / 60;
+	double cores = hours > 0 ? it->cpu_h / hours : 0;
+	double gpus = hours > 0 ? it->gpu_h / hours : 0;
+	double ram = hours > 0 ? it->ram_h / hours : 0;
+	double gpu_used = hours > 0 && !it->idle ? it->gpu_used_h / hours : 0;
+	/* gpuplan charges requests: what is requested is used (not for idle) */
+	double cores_req = it->idle ? 0 : cores, ram_req = it->idle ? 0 : ram;
+	double cpu_eff = efficiency(cores_req, cores_req, it->cpu_c);
+	double ram_eff = efficiency(ram_req, ram_req, it->ram_c);
+	double gpu_eff = gpus > 0 && gpu_used > 0          ? gpu_used / gpus
+			 : gpu_used == 0 || it->gpu_c == 0 ? 0
+							   : 1;
+	double total = it->gpu_c + it->cpu_c + it->ram_c;
+	double cr = it->cpu_c + it->ram_c;
+	number(out, "minutes", minutes);
+	number(out, "cpuCores", cores);
+	number(out, "cpuCoreRequestAverage", cores_req);
+	number(out, "cpuCoreUsageAverage", cores_req);
+	number(out, "cpuCoreHours", it->cpu_h);
+	number(out, "cpuCost", it->cpu_c);
+	number(out, "cpuCostAdjustment", 0);
+	number(out, "cpuCostIdle", 0);
+	number(out, "cpuEfficiency", cpu_eff);
+	number(out, "gpuCount", gpus);
+	number(out, "gpuRequestAverage", it->idle ? 0 : gpus);
+	number(out, "gpuUsageAverage", gpu_used);
+	number(out, "gpuHours", it->gpu_h);
+	number(out, "gpuCost", it->gpu_c);
+	number(out, "gpuCostAdjustment", 0);
+	number(out, "gpuCostIdle", 0);
+	number(out, "gpuEfficiency", gpu_eff);
+	static const char *const zero[] = {"networkTransferBytes",
+					   "networkReceiveBytes",
+					   "networkCost",
+					   "networkCrossZoneCost",
+					   "networkCrossRegionCost",
+					   "networkInternetCost",
+					   "networkCostAdjustment",
+					   "loadBalancerCost",
+					   "loadBalancerCostAdjustment",
+					   "pvBytes",
+					   "pvByteHours",
+					   "pvCost"};
+	for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
+		number(out, zero[k], 0);
+	fputs(",\"pvs\":null", out);
+	number(out, "pvCostAdjustment", 0);
+	number(out, "ramBytes", ram);
+	number(out, "ramByteRequestAverage", ram_req);
+	number(out, "ramByteUsageAverage", ram_req);
+	number(out, "ramByteHours", it->ram_h);
+	number(out, "ramCost", it->ram_c);
+	number(out, "ramCostAdjustment", 0);
+	number(out, "ramCostIdle", 0);
+	number(out, "ramEfficiency", ram_eff);
+	number(out, "externalCost", 0);
+	number(out, "sharedCost", 0);
+	number(out, "totalCost", total);
+	number(out, "totalEfficiency",
+	       cr > 0 ? (ram_eff * it->ram_c + cpu_eff * it->cpu_c) / cr : 0);
+	fputs(",\"proportionalAssetResourceCosts\":null,\"lbAllocations\":null,"
+	      "\"sharedCostBreakdown\":null}",
+	      out);
+}
+
+/* The rows kept by the window, as items numbered by their window set. */
+static size_t items_of(const struct allocation *rows, size_t n, const struct opencost_query *q,
+		       struct item *it)
+{
+	size_t m = 0;
+	int64_t set = -1;
 	for (size_t i = 0; i < n; i++) {
-		bool new_window = i == 0 || rows[i].start != rows[i - 1].start;
-		if (new_window)
-			fputs(i ? "},{" : "{", out);
-		else
-			fputc(',', out);
-		allocation(out, &rows[i], start_epoch);
+		const struct allocation *a = &rows[i];
+		int64_t t = q->start_epoch + a->start / SIM_SECOND;
+		if (q->window && (t < q->from || t >= q->to))
+			continue;
+		if (i == 0 || a->start != rows[i - 1].start || set < 0)
+			set++;
+		double eff = isnan(a->gpu_efficiency) ? 0 : a->gpu_efficiency;
+		it[m++] = (struct item){.key = key_of(a, q),
+					.src = a,
+					.set = q->accumulate ? 0 : set,
+					.start = a->start,
+					.end = a->end,
+					.gpu_h = a->gpu_hours,
+					.gpu_c = a->gpu_cost,
+					.cpu_h = a->cpu_core_hours,
+					.cpu_c = a->cpu_cost,
+					.ram_h = a->ram_byte_hours,
+					.ram_c = a->ram_cost,
+					.gpu_used_h = eff * a->gpu_hours,
+					.idle = !strcmp(a->name, COST_IDLE_NAME),
+					.merged = false};
 	}
-	fputs(n ? "}]}\n" : "]}\n", out);
+	return m;
+}
+
+void opencost_write(FILE *out, const struct allocation *rows, size_t n,
+		    const struct opencost_query *q)
+{
+	struct item *it = gp_xcalloc(n + 1, sizeof *it);
+	size_t m = items_of(rows, n, q, it);
+	if (q->share_idle) { /* inside each window's set, before aggregating */
+		for (size_t i = 0, k = 0; i < m; i = k) {
+			for (k = i; k < m && it[k].start == it[i].start; k++)
+				;
+			share_idle(&it[i], k - i);
+		}
+		size_t kept = 0;
+		for (size_t i = 0; i < m; i++) {
+			if (it[i].idle)
+				free(it[i].key);
+			else
+				it[kept++] = it[i];
+		}
+		m = kept;
+	}
+	m = merge(it, m);
+	fputs("{\"code\":200,\"status\":\"success\",\"data\":[", out);
+	for (size_t i = 0, k = 0; i < m; i = k) {
+		sim_time w_start = it[i].start, w_end = it[i].end;
+		for (k = i; k < m && it[k].set == it[i].set; k++) {
+			w_start = it[k].start < w_start ? it[k].start : w_start;
+			w_end = it[k].end > w_end ? it[k].end : w_end;
+		}
+		fputs(i ? ",{" : "{", out);
+		for (size_t j = i; j < k; j++) {
+			if (j > i)
+				fputc(',', out);
+			allocation(out, &it[j], w_start, w_end, q);
+		}
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+	for (size_t i = 0; i < m; i++)
+		free(it[i].key);
+	free(it);
 }

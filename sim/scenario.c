@@ -713,6 +713,8 @@ void ld_free_workload(struct workload_spec *w)
 	trace_summary_free(&w->arrival.summary);
 	openb_free_pods(w->arrival.pods, w->arrival.n_pods);
 	free_kvs(w->node_selector, w->n_node_selector);
+	free_kvs(w->labels, w->n_labels);
+	free(w->namespace);
 	for (size_t i = 0; i < w->n_tolerations; i++) {
 		free(w->tolerations[i].key);
 		free(w->tolerations[i].value);
@@ -894,4 +896,17 @@ const char *scenario_root_cohort(const struct scenario *sc, size_t q)
 		name = sc->cohorts[k].parent;
 	}
 	return name;
+}
+
+const char *scenario_namespace(const struct workload_spec *w)
+{
+	return w->namespace ? w->namespace : "default";
+}
+
+const char *scenario_label(const struct workload_spec *w, const char *key)
+{
+	for (size_t k = 0; k < w->n_labels; k++)
+		if (!strcmp(w->labels[k].key, key))
+			return w->labels[k].value;
+	return NULL;
 }

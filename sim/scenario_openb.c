@@ -188,6 +188,9 @@ void ld_copy_rules(struct workload_spec *w, const struct workload_spec *parent)
 	w->n_windows = parent->n_windows;
 	w->spread = parent->spread;
 	w->node_selector = copy_kvs(parent->node_selector, parent->n_node_selector, 0);
+	w->labels = copy_kvs(parent->labels, parent->n_labels, 0);
+	w->n_labels = parent->n_labels;
+	w->namespace = parent->namespace ? gp_xstrdup(parent->namespace) : NULL;
 	w->tolerations = gp_xcalloc(parent->n_tolerations + 1, sizeof *w->tolerations);
 	for (size_t i = 0; i < parent->n_tolerations; i++) {
 		w->tolerations[i] = parent->tolerations[i];

@@ -433,6 +433,31 @@ static int workload_node_selector(struct loader *ld, const struct ynode *v, void
 	return ld_get_kv_map(ld, v, "node_selector", &w->node_selector, &w->n_node_selector);
 }
 
+/* namespace: a DNS label, as Kubernetes names a namespace (RFC 1123: at most
+ * 63 of [a-z0-9-], starting and ending alphanumeric). */
+static int workload_namespace(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const char hint[] = "a namespace name: up to 63 of a-z, 0-9 and '-', starting "
+				   "and ending with a letter or digit";
+	size_t n = v->kind == YNODE_SCALAR && !ld_is_null(v) ? strlen(v->value) : 0;
+	bool ok = n > 0 && n <= 63 && v->value[0] != '-' && v->value[n - 1] != '-';
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (v->value[i] >= 'a' && v->value[i] <= 'z') ||
+		     (v->value[i] >= '0' && v->value[i] <= '9') || v->value[i] == '-';
+	if (!ok)
+		return ld_bad_value(ld, v, "namespace", hint);
+	struct workload_spec *w = obj;
+	free(w->namespace);
+	w->namespace = gp_xstrdup(v->value);
+	return GP_OK;
+}
+
+static int workload_labels(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	return ld_get_kv_map(ld, v, "labels", &w->labels, &w->n_labels);
+}
+
 static const char *const operator_names[] = {"Equal", "Exists"};
 
 static int toleration_key(struct loader *ld, const struct ynode *v, void *obj)
@@ -931,6 +956,8 @@ static const struct key_rule workload_rules[] = {
 	{"tolerations", workload_tolerations},
 	{"gpu_spec", workload_gpu_spec},
 	{"queue", workload_queue},
+	{"namespace", workload_namespace},
+	{"labels", workload_labels},
 	{"priority", workload_priority},
 	{"preemption_policy", workload_preemption_policy},
 	{"termination_grace_period", workload_grace},

@@ -167,7 +167,11 @@ static const char schema_sql[] =
 	"  ram_byte_hours REAL,\n"
 	"  ram_cost REAL,\n"
 	"  total_cost REAL,\n"
-	"  gpu_efficiency REAL\n"
+	"  gpu_efficiency REAL,\n"
+	"  namespace TEXT,\n"
+	"  queue TEXT,\n"
+	"  team TEXT,\n"
+	"  pool TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS allocations_run ON allocations(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS findings (\n"
@@ -218,7 +222,10 @@ static const char schema_sql[] =
 	"  kind TEXT NOT NULL,\n"
 	"  workload_kind TEXT,\n"
 	"  model TEXT,\n"
-	"  gpu TEXT\n"
+	"  gpu TEXT,\n"
+	"  namespace TEXT,\n"
+	"  queue TEXT,\n"
+	"  labels TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS scopes_run ON scopes(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS backtest (\n"
@@ -380,6 +387,14 @@ static const struct {
 	/* advise on a model not trusted (advise.h, "Trust") */
 	{"advice", "forced", "INTEGER NOT NULL DEFAULT 0"},
 	{"advice", "untrusted", "TEXT"},
+	/* showback: a workload's namespace, queue, team label and labels; its pool */
+	{"allocations", "namespace", "TEXT"},
+	{"allocations", "queue", "TEXT"},
+	{"allocations", "team", "TEXT"},
+	{"allocations", "pool", "TEXT"},
+	{"scopes", "namespace", "TEXT"},
+	{"scopes", "queue", "TEXT"},
+	{"scopes", "labels", "TEXT"},
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -1132,6 +1147,41 @@ static int bind_ts(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_
 
 /* Binds scope i of the scenario: all, then the pools, then the workloads
  * (ctx: the scenario), in the order of the timeseries rows. */
+/* The name of a workload's queue, or NULL (a scenario made by hand). */
+static const char *queue_name(const struct scenario *sc, const struct workload_spec *w)
+{
+	return w->queue >= 0 && (size_t)w->queue < sc->n_queues ? sc->queues[w->queue].name : NULL;
+}
+
+/* A workload's labels as a JSON object, in the scenario's order (malloc'd). */
+static char *labels_json(const struct workload_spec *w)
+{
+	size_t len = 3;
+	for (size_t k = 0; k < w->n_labels; k++)
+		len += 2 * (strlen(w->labels[k].key) + strlen(w->labels[k].value)) + 6;
+	char *out = gp_xmalloc(len), *o = out;
+	*o++ = '{';
+	for (size_t k = 0; k < w->n_labels; k++) {
+		const char *parts[2] = {w->labels[k].key, w->labels[k].value};
+		if (k)
+			*o++ = ',';
+		for (int j = 0; j < 2; j++) {
+			*o++ = '"';
+			for (const char *c = parts[j]; *c; c++) {
+				if (*c == '"' || *c == '\\')
+					*o++ = '\\';
+				*o++ = *c;
+			}
+			*o++ = '"';
+			if (!j)
+				*o++ = ':';
+		}
+	}
+	*o++ = '}';
+	*o = '\0';
+	return out;
+}
+
 static int bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
 	const struct scenario *sc = ctx;
@@ -1155,6 +1205,14 @@ static int bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 	sti_bind_text(s, p + 2, wkind);
 	sti_bind_text(s, p + 3, model);
 	sti_bind_text(s, p + 4, gpu);
+	if (i > sc->n_pools) {
+		const struct workload_spec *w = &sc->workloads[i - 1 - sc->n_pools];
+		sti_bind_text(s, p + 5, scenario_namespace(w));
+		sti_bind_text(s, p + 6, queue_name(sc, w));
+		char *labels = labels_json(w);
+		bind_copy(s, p + 7, labels);
+		free(labels);
+	}
 	return GP_OK;
 }
 
@@ -1174,8 +1232,21 @@ static int bind_pending_reason(sqlite3_stmt *s, int p, size_t i, const void *ctx
 /* Binds an allocation row (ctx: the results). */
 static int bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
-	const struct allocation *a = &((const struct results *)ctx)->allocations[i];
+	const struct job_ctx *jc = ctx;
+	const struct allocation *a = &jc->r->allocations[i];
+	const struct workload_spec *w =
+		a->workload >= 0 && (size_t)a->workload < jc->sc->n_workloads &&
+				!strcmp(jc->sc->workloads[a->workload].name, a->name)
+			? &jc->sc->workloads[a->workload]
+			: NULL;
 	(void)err;
+	sti_bind_text(s, p + 11, w ? scenario_namespace(w) : NULL);
+	sti_bind_text(s, p + 12, w ? queue_name(jc->sc, w) : NULL);
+	sti_bind_text(s, p + 13, w ? scenario_label(w, SCENARIO_TEAM_LABEL) : NULL);
+	sti_bind_text(s, p + 14,
+		      a->pool >= 0 && (size_t)a->pool < jc->sc->n_pools
+			      ? jc->sc->pools[a->pool].name
+			      : NULL);
 	sti_bind_text(s, p, a->name);
 	bind_time(s, p + 1, a->start);
 	bind_time(s, p + 2, a->end);
@@ -1248,8 +1319,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 16, r->n_ts, bind_ts, r},
 		{"allocations",
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
-		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency",
-		 12, r->n_allocations, bind_allocation, r},
+		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool",
+		 16, r->n_allocations, bind_allocation, &jc},
 		{"pending_reasons", "run_id, scope, reason, pending_seconds, pods", 5,
 		 r->n_pending_reasons, bind_pending_reason, r},
 		{"requests",
@@ -1260,7 +1331,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 r->n_findings, bind_finding, &jc},
 		{"inflation_curve", "run_id, arrived_pct, allocated_pct, fragmentation_pct", 4,
 		 r->n_curve, bind_curve, r},
-		{"scopes", "run_id, scope, kind, workload_kind, model, gpu", 6,
+		{"scopes",
+		 "run_id, scope, kind, workload_kind, model, gpu, namespace, queue, labels", 9,
 		 1 + sc->n_pools + sc->n_workloads, bind_scope, sc},
 		{"backtest", "run_id, scope, metric, observed, simulated, error", 6, r->n_backtest,
 		 sti_bind_backtest, r},

@@ -75,11 +75,15 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 	sqlite3_stmt *s;
 	*rows = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, "
-			       "cpu_cost, ram_byte_hours, ram_cost, total_cost, gpu_efficiency "
-			       "FROM allocations WHERE run_id = ? ORDER BY rowid",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "SELECT a.name, a.start_s, a.end_s, a.gpu_hours, a.gpu_cost, "
+		    "a.cpu_core_hours, a.cpu_cost, a.ram_byte_hours, a.ram_cost, "
+		    "a.total_cost, a.gpu_efficiency, a.namespace, a.queue, a.team, a.pool, "
+		    "s.workload_kind, s.labels FROM allocations a "
+		    "LEFT JOIN scopes s ON s.run_id = a.run_id AND s.scope = a.name "
+		    "AND s.kind = 'workload' WHERE a.run_id = ? ORDER BY a.rowid",
+		    -1, &s, NULL) != SQLITE_OK)
 		return sti_db_error(st, err, "reading allocations");
 	sqlite3_bind_int64(s, 1, run_id);
 	size_t cap = 0;
@@ -98,6 +102,13 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 			*f[k] = sqlite3_column_type(s, 3 + k) == SQLITE_NULL
 					? NAN
 					: sqlite3_column_double(s, 3 + k);
+		char **text[] = {&a->namespace, &a->queue, &a->team,
+				 &a->pool_name, &a->kind,  &a->labels};
+		for (int k = 0; k < 6; k++) {
+			const unsigned char *v = sqlite3_column_text(s, 11 + k);
+			*text[k] = v ? gp_xstrdup((const char *)v) : NULL;
+		}
+		a->workload = a->pool = -1;
 	}
 	int rc = step == SQLITE_DONE ? GP_OK : sti_db_error(st, err, "reading allocations");
 	sqlite3_finalize(s);
@@ -106,8 +117,15 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 
 void store_free_allocations(struct allocation *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free((char *)rows[i].name);
+		free(rows[i].namespace);
+		free(rows[i].queue);
+		free(rows[i].team);
+		free(rows[i].pool_name);
+		free(rows[i].kind);
+		free(rows[i].labels);
+	}
 	free(rows);
 }
 

@@ -461,3 +461,239 @@ Test(cost, checkpoint_map_is_validated)
 	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, 1, &sc, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "every"), "%s", err.msg);
 }
+
+/* Runs the showback fixture into a scratch database and prints `report
+ * --opencost` with args into json (NUL-terminated); returns the folder. */
+static void showback_json(char *dir, const char *args, char *json, size_t cap)
+{
+	char cmd[1024], path[160];
+	snprintf(
+		cmd, sizeof cmd,
+		"test -f %s/s.db || bin/gpuplan run tests/fixtures/showback.yaml --quiet --db %s/s.db"
+		" && bin/gpuplan report %s/s.db --opencost %s > %s/oc.json",
+		dir, dir, dir, args, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(path, sizeof path, "%s/oc.json", dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(json, 1, cap - 1, f);
+	json[n] = '\0';
+	fclose(f);
+}
+
+/* One value of a query over the JSON (?1) and the database (attached). */
+static double query(sqlite3 *db, const char *json, const char *sql)
+{
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+	double v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* OpenCost's AllocationJSON (core/pkg/opencost/allocation_json.go), every
+ * field in its order; rawAllocationOnly is omitempty and nil there too. */
+static const char *const opencost_fields[] = {"name",
+					      "properties",
+					      "window",
+					      "start",
+					      "end",
+					      "minutes",
+					      "cpuCores",
+					      "cpuCoreRequestAverage",
+					      "cpuCoreUsageAverage",
+					      "cpuCoreHours",
+					      "cpuCost",
+					      "cpuCostAdjustment",
+					      "cpuCostIdle",
+					      "cpuEfficiency",
+					      "gpuCount",
+					      "gpuRequestAverage",
+					      "gpuUsageAverage",
+					      "gpuHours",
+					      "gpuCost",
+					      "gpuCostAdjustment",
+					      "gpuCostIdle",
+					      "gpuEfficiency",
+					      "networkTransferBytes",
+					      "networkReceiveBytes",
+					      "networkCost",
+					      "networkCrossZoneCost",
+					      "networkCrossRegionCost",
+					      "networkInternetCost",
+					      "networkCostAdjustment",
+					      "loadBalancerCost",
+					      "loadBalancerCostAdjustment",
+					      "pvBytes",
+					      "pvByteHours",
+					      "pvCost",
+					      "pvs",
+					      "pvCostAdjustment",
+					      "ramBytes",
+					      "ramByteRequestAverage",
+					      "ramByteUsageAverage",
+					      "ramByteHours",
+					      "ramCost",
+					      "ramCostAdjustment",
+					      "ramCostIdle",
+					      "ramEfficiency",
+					      "externalCost",
+					      "sharedCost",
+					      "totalCost",
+					      "totalEfficiency",
+					      "proportionalAssetResourceCosts",
+					      "lbAllocations",
+					      "sharedCostBreakdown"};
+
+/* Issue 45: every field of OpenCost's allocation with its JSON type, the
+ * envelope {code, status, data}, units checked against the allocations
+ * table (hours, byte-hours, minutes of the window, averages per hour), and
+ * the totals: the bill, 14 h of the 16.976 $/h node. */
+Test(cost, opencost_json_has_every_allocation_field_with_its_type_and_unit)
+{
+	char dir[] = "/tmp/gpuplan-oc-XXXXXX", path[160];
+	cr_assert_not_null(mkdtemp(dir));
+	static char json[1 << 20];
+	showback_json(dir, "", json, sizeof json);
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	const char *all = "FROM json_each(?1, '$.data') w, json_each(w.value) a";
+	char sql[1024];
+	cr_assert_eq(query(db, json,
+			   "SELECT json_extract(?1, '$.code') = 200 AND "
+			   "json_extract(?1, '$.status') = 'success'"),
+		     1);
+	double n = query(db, json,
+			 "SELECT count(*) FROM json_each(?1, '$.data') w, json_each(w.value)");
+	cr_assert_eq(n, query(db, json, "SELECT count(*) FROM allocations"), "one per row");
+	for (size_t f = 0; f < sizeof opencost_fields / sizeof *opencost_fields; f++) {
+		const char *k = opencost_fields[f];
+		bool text = !strcmp(k, "name") || !strcmp(k, "start") || !strcmp(k, "end");
+		bool object = !strcmp(k, "properties") || !strcmp(k, "window");
+		bool null = !strcmp(k, "pvs") || !strcmp(k, "lbAllocations") ||
+			    !strcmp(k, "proportionalAssetResourceCosts") ||
+			    !strcmp(k, "sharedCostBreakdown");
+		snprintf(sql, sizeof sql, "SELECT count(*) %s WHERE json_type(a.value, '$.%s') %s",
+			 all, k,
+			 text     ? "= 'text'"
+			 : object ? "= 'object'"
+			 : null   ? "= 'null'"
+				  : "IN ('integer', 'real')");
+		cr_assert_eq(query(db, json, sql), n,
+			     "field %s: not in every allocation as its type", k);
+	}
+	snprintf(
+		sql, sizeof sql,
+		"SELECT count(*) FROM (SELECT a.key FROM json_each(?1, '$.data') w, "
+		"json_each(w.value) a, json_each(a.value) f GROUP BY w.key, a.key HAVING count(*) = %zu)",
+		sizeof opencost_fields / sizeof *opencost_fields);
+	cr_assert_eq(query(db, json, sql), n, "no other field");
+	/* units against the table, row by row (same order) */
+	cr_assert_eq(
+		query(db, json,
+		      "SELECT count(*) FROM (SELECT json_extract(a.value, '$.name') AS name,"
+		      " json_extract(a.value, '$.gpuHours') AS g, json_extract(a.value,"
+		      " '$.ramByteHours') AS r, json_extract(a.value, '$.cpuCoreHours') AS c,"
+		      " json_extract(a.value, '$.minutes') AS m, json_extract(a.value, '$.cpuCores') AS cc,"
+		      " strftime('%s', json_extract(a.value, '$.start')) - strftime('%s',"
+		      " '2026-10-27T00:00:00Z') AS s"
+		      " FROM json_each(?1, '$.data') w, json_each(w.value) a) j JOIN allocations t"
+		      " ON t.name = j.name AND t.start_s = j.s AND abs(t.gpu_hours - j.g) < 1e-9 AND"
+		      " abs(t.ram_byte_hours - j.r) < 1e-3 AND abs(t.cpu_core_hours - j.c) < 1e-9"
+		      " AND abs((t.end_s - t.start_s) / 60 - j.m) < 1e-9 AND"
+		      " abs(j.cc * j.m / 60 - j.c) < 1e-9"),
+		n, "hours, byte-hours and minutes as the table's");
+	snprintf(sql, sizeof sql, "SELECT sum(json_extract(a.value, '$.totalCost')) %s", all);
+	cr_assert_float_eq(query(db, json, sql), 14 * NODE_HOUR, 1e-6);
+	cr_assert_float_eq(query(db, json, sql),
+			   query(db, json, "SELECT sum(total_cost) FROM allocations"), 1e-6);
+	/* a's own: 2 GPUs at 0.9 busy, 8 cores, 64 GiB, its properties */
+	cr_assert_float_eq(query(db, json, "SELECT json_extract(?1, '$.data[1].a.gpuEfficiency')"),
+			   0.9, 1e-9);
+	cr_assert_float_eq(query(db, json, "SELECT json_extract(?1, '$.data[1].a.ramBytes')"),
+			   64.0 * GP_GIB, 1e-3);
+	cr_assert_eq(
+		query(db, json,
+		      "SELECT json_extract(?1, '$.data[1].a.properties.namespace') = 'research'"
+		      " AND json_extract(?1, '$.data[1].a.properties.labels.team') = 'vision'"
+		      " AND json_extract(?1, '$.data[1].a.properties.cluster') = 'showback'"
+		      " AND json_extract(?1, '$.data[1].a.properties.controllerKind') = 'job'"
+		      " AND json_extract(?1, '$.data[1].a.properties.pool') = 'batch'"
+		      " AND json_extract(?1, '$.data[1].a.properties.queue') = 'default'"),
+		1);
+	sqlite3_close(db);
+	snprintf(sql, sizeof sql, "rm -rf %s", dir);
+	cr_assert_eq(system(sql), 0);
+}
+
+/* --aggregate namespace and label:team with --accumulate give one allocation
+ * per namespace or team whose cost is the sum of its rows in the allocations
+ * table (namespace and team columns); a workload without the label is
+ * __unallocated__, as OpenCost's generateKey names it. */
+Test(cost, opencost_aggregation_reproduces_the_row_sums)
+{
+	char dir[] = "/tmp/gpuplan-oc-XXXXXX", path[160];
+	cr_assert_not_null(mkdtemp(dir));
+	static char json[1 << 20];
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	showback_json(dir, "--accumulate --aggregate namespace", json, sizeof json);
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_float_eq(
+		query(db, json, "SELECT json_extract(?1, '$.data[0].research.totalCost')"),
+		query(db, json,
+		      "SELECT sum(total_cost) FROM allocations WHERE namespace = 'research'"),
+		1e-9);
+	cr_assert_float_eq(
+		query(db, json, "SELECT json_extract(?1, '$.data[0].research.totalCost')"),
+		5.496 + 2 * (2.5 + 4 * 0.03), 1e-9);
+	cr_assert_float_eq(query(db, json, "SELECT json_extract(?1, '$.data[0].default.gpuHours')"),
+			   1, 1e-9);
+	cr_assert_eq(query(db, json, "SELECT json_array_length(?1, '$.data')"), 1, "accumulated");
+	showback_json(dir, "--accumulate --aggregate label:team", json, sizeof json);
+	cr_assert_float_eq(
+		query(db, json, "SELECT json_extract(?1, '$.data[0].nlp.totalCost')"),
+		query(db, json, "SELECT sum(total_cost) FROM allocations WHERE team = 'nlp'"),
+		1e-9);
+	cr_assert_float_eq(query(db, json, "SELECT json_extract(?1, '$.data[0].vision.totalCost')"),
+			   5.496, 1e-9);
+	cr_assert_float_eq(
+		query(db, json, "SELECT json_extract(?1, '$.data[0].__unallocated__.totalCost')"),
+		query(db, json,
+		      "SELECT sum(total_cost) FROM allocations WHERE team IS NULL"
+		      " AND name != '__idle__'"),
+		1e-9);
+	cr_assert_eq(query(db, json,
+			   "SELECT json_extract(?1, "
+			   "'$.data[0].nlp.properties.labels.team') = 'nlp'"),
+		     1);
+	/* --share-idle: the 12:00-13:00 window's idle goes per resource to a, b
+	 * and c (GPU 0 idle; cores 84 x 0.03 over a's 0.24 and b's 0.12; memory
+	 * 960 GiB x 0.004 all to a), and __idle__ leaves the response */
+	showback_json(dir, "--share-idle --window 2026-10-27T12:00:00Z,2026-10-27T13:00:00Z", json,
+		      sizeof json);
+	cr_assert_float_eq(query(db, json, "SELECT json_extract(?1, '$.data[0].a.cpuCost')"),
+			   0.24 + 2.52 * 2 / 3, 1e-9);
+	cr_assert_float_eq(query(db, json, "SELECT json_extract(?1, '$.data[0].a.ramCost')"),
+			   0.256 + 3.84, 1e-9);
+	cr_assert_float_eq(query(db, json, "SELECT json_extract(?1, '$.data[0].b.cpuCost')"),
+			   0.12 + 2.52 / 3, 1e-9);
+	cr_assert(query(db, json, "SELECT json_extract(?1, '$.data[0].__idle__') IS NULL"));
+	sqlite3_close(db);
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* A namespace is a DNS label, as Kubernetes names one. */
+Test(cost, a_namespace_is_a_dns_label)
+{
+	struct gp_err err;
+	const char *sets[] = {"workloads.eval.namespace=Research_1"};
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, 1, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "namespace") && strstr(err.msg, "a-z"), "%s", err.msg);
+}

@@ -218,13 +218,14 @@ static const struct {
 		       "sm_active,vram_used_gib,pending,running,requests_running,requests_waiting,"
 		       "kv_cache_usage,preemptions,gpus_provisioning"},
 	{"pending_reasons", "run_id,scope,reason,pending_seconds,pods"},
-	{"allocations", "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
-			"ram_byte_hours,ram_cost,total_cost,gpu_efficiency"},
+	{"allocations",
+	 "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
+	 "ram_byte_hours,ram_cost,total_cost,gpu_efficiency,namespace,queue,team,pool"},
 	{"findings", "run_id,rank,step,finding,evidence,kind,scope,fix"},
 	{"advice", "run_id,rank,alternative,overrides,alternative_run_id,meets,peak_demand_gpus,"
 		   "queue_time_p95_s,deadline_met_pct,slo_attainment_pct,cost_total,"
 		   "cost_per_verified_result,forced,untrusted"},
-	{"scopes", "run_id,scope,kind,workload_kind,model,gpu"},
+	{"scopes", "run_id,scope,kind,workload_kind,model,gpu,namespace,queue,labels"},
 	{"backtest", "run_id,scope,metric,observed,simulated,error"},
 };
 

@@ -1,10 +1,25 @@
 /*
  * opencost.h - a run's allocations in the shape of OpenCost's /allocation API
  * response, so cost dashboards and scripts that read OpenCost can read
- * simulated plans: {"code":200,"data":[{"<name>":{...}}, ...]}, one set per
- * window, each allocation with name, window {start, end}, start, end (RFC
- * 3339), minutes, gpuHours, gpuCost, cpuCoreHours, cpuCost, ramByteHours,
- * ramCost, totalCost and gpuEfficiency, __idle__ included.
+ * simulated plans (docs/cost.md).
+ *
+ * The envelope is {"code":200,"status":"success","data":[SET, ...]}, one set
+ * per window (or one with accumulate), each a map from allocation name to an
+ * allocation with every field of OpenCost's AllocationJSON
+ * (core/pkg/opencost/allocation_json.go), in its order: name, properties,
+ * window, start, end, minutes, cpuCores ... totalEfficiency, lbAllocations,
+ * sharedCostBreakdown.  Units as OpenCost's: hours, core-hours, byte-hours,
+ * bytes, cores, GPUs, the currency's units, efficiencies as fractions.
+ * properties: cluster (the scenario), namespace, controller (the workload)
+ * and controllerKind (Job for batch work, Deployment for servers), labels,
+ * and gpuplan's own pool (when the workload's pods used one) and queue; an
+ * aggregated allocation keeps only cluster and what it is aggregated by, as
+ * OpenCost's AggregateBy does.  gpuplan charges requests: cpu and memory
+ * usage are the requests (efficiency 1 where requested), GPU usage is the
+ * engine activity DCGM reports.  Network, load balancer, persistent volume,
+ * adjustment, external and shared costs are 0: gpuplan does not model them.
+ * Figures are written whole, not rounded to OpenCost's 5 decimals, so they
+ * add up to the allocations table.
  */
 #ifndef GPUPLAN_OPENCOST_H
 #define GPUPLAN_OPENCOST_H
@@ -13,7 +28,37 @@
 
 #include <stdio.h>
 
-/* Writes rows (ordered by window) with times relative to start_epoch. */
-void opencost_write(FILE *out, const struct allocation *rows, size_t n, int64_t start_epoch);
+/* What /allocation/compute's parameters ask for. */
+enum opencost_aggregate {
+	OPENCOST_BY_NONE, /* one allocation per workload, as stored */
+	OPENCOST_BY_NAMESPACE,
+	OPENCOST_BY_LABEL, /* label:KEY */
+	OPENCOST_BY_CONTROLLER,
+	OPENCOST_BY_POOL,
+	OPENCOST_BY_QUEUE,
+};
+
+struct opencost_query {
+	int64_t start_epoch; /* the scenario's start: rows' times are relative to it */
+	const char *cluster; /* properties.cluster: the scenario's name */
+	bool window;         /* keep the windows that start in [from, to) */
+	int64_t from, to;    /* epoch seconds */
+	enum opencost_aggregate aggregate;
+	const char *label; /* OPENCOST_BY_LABEL: its key */
+	bool accumulate;   /* one set over every window */
+	bool share_idle;   /* __idle__ shared per resource by cost (OpenCost's shareIdle) */
+};
+
+/* Parses --aggregate's value (namespace, label:KEY, controller, pool,
+ * queue) into q; returns false when it is none of them. */
+bool opencost_parse_aggregate(const char *value, struct opencost_query *q);
+
+/* Parses --window's value, START,END in RFC 3339 (OpenCost's window form),
+ * into q; returns false when it is not one, or END is not after START. */
+bool opencost_parse_window(const char *value, struct opencost_query *q);
+
+/* Writes rows (read back from a database, ordered by window) as q asks. */
+void opencost_write(FILE *out, const struct allocation *rows, size_t n,
+		    const struct opencost_query *q);
 
 #endif

@@ -95,6 +95,11 @@ struct allocation {
 	double ram_cost;
 	double total_cost;
 	double gpu_efficiency; /* NAN when nothing was allocated */
+	int32_t workload;      /* index into scenario.workloads; -1: __idle__ */
+	int32_t pool;          /* the one pool its pods used in the run; -1: several, none */
+	/* read back from a database (store_read_allocations), owned there; NULL
+	 * when absent: the workload's showback and what OpenCost's properties say */
+	char *namespace, *queue, *team, *pool_name, *kind, *labels; /* labels: a JSON object */
 };
 
 /* What a pending reason is about: placement.h's slots (kube-scheduler's

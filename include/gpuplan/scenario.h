@@ -351,6 +351,9 @@ struct workload_spec {
 	double memory_bytes;
 	struct kv *node_selector;
 	size_t n_node_selector;
+	char *namespace;   /* showback: its Kubernetes namespace; NULL: "default" */
+	struct kv *labels; /* showback: its pods' labels (team: ...), for costs by label */
+	size_t n_labels;
 	struct toleration *tolerations;
 	size_t n_tolerations;
 	char **gpu_spec; /* allowed GPU type names; none = any */
@@ -708,6 +711,14 @@ struct scenario_replay {
 int scenario_replay(struct scenario *sc, const struct history_pod *pods, size_t n,
 		    struct scenario_replay *out, struct gp_err *err);
 void scenario_replay_free(struct scenario_replay *m);
+
+/* The label that names a workload's team (showback: cost by team). */
+#define SCENARIO_TEAM_LABEL "team"
+
+/* A workload's namespace ("default" when it names none). */
+const char *scenario_namespace(const struct workload_spec *w);
+/* The value of a workload's label, or NULL. */
+const char *scenario_label(const struct workload_spec *w, const char *key);
 
 /* Loads and validates.  sets: "KEY=VALUE" strings applied in order. */
 int scenario_load(const char *path, const char *const *sets, size_t n_sets, struct scenario **out,
