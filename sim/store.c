@@ -759,7 +759,7 @@ void sti_bind_text(sqlite3_stmt *s, int i, const char *v)
 }
 
 /* Binds text that is freed before the statement steps (SQLite copies it). */
-static void bind_copy(sqlite3_stmt *s, int i, const char *v)
+void sti_bind_copy(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
@@ -768,7 +768,7 @@ static void bind_copy(sqlite3_stmt *s, int i, const char *v)
 }
 
 /* Binds a real, or NULL for NAN (a metric that does not apply). */
-static void bind_real(sqlite3_stmt *s, int i, double v)
+void sti_bind_real(sqlite3_stmt *s, int i, double v)
 {
 	if (isnan(v))
 		sqlite3_bind_null(s, i);
@@ -777,7 +777,7 @@ static void bind_real(sqlite3_stmt *s, int i, double v)
 }
 
 /* Binds a time in seconds, or NULL for SIM_NEVER. */
-static void bind_time(sqlite3_stmt *s, int i, sim_time t)
+void sti_bind_time(sqlite3_stmt *s, int i, sim_time t)
 {
 	if (t == SIM_NEVER)
 		sqlite3_bind_null(s, i);
@@ -908,15 +908,15 @@ static int write_run_row(struct store *st, const struct scenario *sc, const stru
 	sti_bind_text(s, 3, sc->sha256[0] ? sc->sha256 : NULL);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)sc->seed); /* seeds >= 2^63 read back negative */
 	sti_bind_text(s, 5, r->started_at[0] ? r->started_at : NULL);
-	bind_real(s, 6, r->wall_seconds);
+	sti_bind_real(s, 6, r->wall_seconds);
 	sqlite3_bind_int64(s, 7, (sqlite3_int64)r->events);
-	bind_time(s, 8, r->sim_end);
+	sti_bind_time(s, 8, r->sim_end);
 	sti_bind_text(s, 9, r->status);
 	char start[32];
 	units_format_rfc3339(sc->start_epoch, start, sizeof start);
 	sti_bind_text(s, 10, start);
 	if (r->step > 0 && r->n_ts)
-		bind_time(s, 11, r->step);
+		sti_bind_time(s, 11, r->step);
 	else
 		sqlite3_bind_null(s, 11);
 	int rc = step_reset(st, s, "runs", err);
@@ -943,7 +943,7 @@ static int bind_metric(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct
 	(void)err;
 	sti_bind_text(s, p, m->scope);
 	sti_bind_text(s, p + 1, m->name);
-	bind_real(s, p + 2, m->value);
+	sti_bind_real(s, p + 2, m->value);
 	sti_bind_text(s, p + 3, m->unit);
 	return GP_OK;
 }
@@ -1074,19 +1074,19 @@ static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp
 			(int)j->node, c->r->n_nodes);
 	sqlite3_bind_int64(s, p, j->job_id);
 	sqlite3_bind_int64(s, p + 1, j->workload);
-	bind_time(s, p + 2, j->submit);
-	bind_time(s, p + 3, j->start);
-	bind_time(s, p + 4, j->end);
-	bind_time(s, p + 5, j->start == SIM_NEVER ? SIM_NEVER : j->start - j->submit);
+	sti_bind_time(s, p + 2, j->submit);
+	sti_bind_time(s, p + 3, j->start);
+	sti_bind_time(s, p + 4, j->end);
+	sti_bind_time(s, p + 5, j->start == SIM_NEVER ? SIM_NEVER : j->start - j->submit);
 	sqlite3_bind_int(s, p + 6, j->gpus);
 	bind_id(s, p + 7, j->node >= 0, c->node0 + j->node);
 	sqlite3_bind_int64(s, p + 8, job_status_id(c, j));
-	bind_time(s, p + 9, j->deadline);
+	sti_bind_time(s, p + 9, j->deadline);
 	sqlite3_bind_int(s, p + 10, j->deadline_met ? 1 : 0);
 	sqlite3_bind_int(s, p + 11, j->verified ? 1 : 0);
-	bind_real(s, p + 12, j->cost);
+	sti_bind_real(s, p + 12, j->cost);
 	bind_id(s, p + 13, job_has_reason(c, j), c->reason0 + j->reason);
-	bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
+	sti_bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
 	sqlite3_bind_int(s, p + 15, j->preemptions);
 	sqlite3_bind_int(s, p + 16, j->oom_kills);
 	bind_id(s, p + 17, job_has_flavor(c, j), c->flavor0 + j->flavor);
@@ -1107,14 +1107,14 @@ static int bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	bool first = q->first_token != SIM_NEVER, done = q->done != SIM_NEVER;
 	sqlite3_bind_text(s, p, c->sc->workloads[q->workload].name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, p + 1, q->request_id);
-	bind_time(s, p + 2, q->arrival);
-	bind_time(s, p + 3, first ? q->first_token - q->arrival : SIM_NEVER);
+	sti_bind_time(s, p + 2, q->arrival);
+	sti_bind_time(s, p + 3, first ? q->first_token - q->arrival : SIM_NEVER);
 	if (done && first && q->output_tokens > 1)
 		sqlite3_bind_double(s, p + 4,
 				    sim_seconds(q->done - q->first_token) / (q->output_tokens - 1));
 	else
 		sqlite3_bind_null(s, p + 4);
-	bind_time(s, p + 5, done ? q->done - q->arrival : SIM_NEVER);
+	sti_bind_time(s, p + 5, done ? q->done - q->arrival : SIM_NEVER);
 	sqlite3_bind_int(s, p + 6, q->prompt_tokens);
 	sqlite3_bind_int(s, p + 7, q->output_tokens);
 	sqlite3_bind_int(s, p + 8, q->slo_met ? 1 : 0);
@@ -1127,95 +1127,26 @@ static int bind_ts(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_
 {
 	const struct ts_row *t = &((const struct results *)ctx)->ts[i];
 	(void)err;
-	bind_time(s, p, t->t);
+	sti_bind_time(s, p, t->t);
 	sti_bind_text(s, p + 1, t->scope);
-	bind_real(s, p + 2, t->gpus_capacity);
-	bind_real(s, p + 3, t->gpus_allocated);
-	bind_real(s, p + 4, t->gpus_demand);
-	bind_real(s, p + 5, t->engine_active);
-	bind_real(s, p + 6, t->sm_active);
-	bind_real(s, p + 7, t->vram_used_gib);
-	bind_real(s, p + 8, t->pending);
-	bind_real(s, p + 9, t->running);
-	bind_real(s, p + 10, t->requests_running);
-	bind_real(s, p + 11, t->requests_waiting);
-	bind_real(s, p + 12, t->kv_cache_usage);
-	bind_real(s, p + 13, t->preemptions);
-	bind_real(s, p + 14, t->gpus_provisioning);
+	sti_bind_real(s, p + 2, t->gpus_capacity);
+	sti_bind_real(s, p + 3, t->gpus_allocated);
+	sti_bind_real(s, p + 4, t->gpus_demand);
+	sti_bind_real(s, p + 5, t->engine_active);
+	sti_bind_real(s, p + 6, t->sm_active);
+	sti_bind_real(s, p + 7, t->vram_used_gib);
+	sti_bind_real(s, p + 8, t->pending);
+	sti_bind_real(s, p + 9, t->running);
+	sti_bind_real(s, p + 10, t->requests_running);
+	sti_bind_real(s, p + 11, t->requests_waiting);
+	sti_bind_real(s, p + 12, t->kv_cache_usage);
+	sti_bind_real(s, p + 13, t->preemptions);
+	sti_bind_real(s, p + 14, t->gpus_provisioning);
 	return GP_OK;
 }
 
 /* Binds scope i of the scenario: all, then the pools, then the workloads
  * (ctx: the scenario), in the order of the timeseries rows. */
-/* The name of a workload's queue, or NULL (a scenario made by hand). */
-static const char *queue_name(const struct scenario *sc, const struct workload_spec *w)
-{
-	return w->queue >= 0 && (size_t)w->queue < sc->n_queues ? sc->queues[w->queue].name : NULL;
-}
-
-/* A workload's labels as a JSON object, in the scenario's order (malloc'd). */
-static char *labels_json(const struct workload_spec *w)
-{
-	size_t len = 3;
-	for (size_t k = 0; k < w->n_labels; k++)
-		len += 2 * (strlen(w->labels[k].key) + strlen(w->labels[k].value)) + 6;
-	char *out = gp_xmalloc(len), *o = out;
-	*o++ = '{';
-	for (size_t k = 0; k < w->n_labels; k++) {
-		const char *parts[2] = {w->labels[k].key, w->labels[k].value};
-		if (k)
-			*o++ = ',';
-		for (int j = 0; j < 2; j++) {
-			*o++ = '"';
-			for (const char *c = parts[j]; *c; c++) {
-				if (*c == '"' || *c == '\\')
-					*o++ = '\\';
-				*o++ = *c;
-			}
-			*o++ = '"';
-			if (!j)
-				*o++ = ':';
-		}
-	}
-	*o++ = '}';
-	*o = '\0';
-	return out;
-}
-
-static int bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
-{
-	const struct scenario *sc = ctx;
-	(void)err;
-	const char *name = "all", *kind = "all", *wkind = NULL, *model = NULL, *gpu = NULL;
-	if (i >= 1 && i <= sc->n_pools) {
-		name = sc->pools[i - 1].name;
-		kind = "pool";
-		gpu = sc->pools[i - 1].gpu->name;
-	} else if (i > sc->n_pools) {
-		const struct workload_spec *w = &sc->workloads[i - 1 - sc->n_pools];
-		name = w->name;
-		kind = "workload";
-		wkind = w->kind == WORKLOAD_INFERENCE ? "inference"
-			: w->kind == WORKLOAD_SERVICE ? "service"
-						      : "batch";
-		model = w->model ? w->model->name : NULL;
-	}
-	sti_bind_text(s, p, name);
-	sti_bind_text(s, p + 1, kind);
-	sti_bind_text(s, p + 2, wkind);
-	sti_bind_text(s, p + 3, model);
-	sti_bind_text(s, p + 4, gpu);
-	if (i > sc->n_pools) {
-		const struct workload_spec *w = &sc->workloads[i - 1 - sc->n_pools];
-		sti_bind_text(s, p + 5, scenario_namespace(w));
-		sti_bind_text(s, p + 6, queue_name(sc, w));
-		char *labels = labels_json(w);
-		bind_copy(s, p + 7, labels);
-		free(labels);
-	}
-	return GP_OK;
-}
-
 /* Binds a pending_reasons row (ctx: the results). */
 static int bind_pending_reason(sqlite3_stmt *s, int p, size_t i, const void *ctx,
 			       struct gp_err *err)
@@ -1224,40 +1155,8 @@ static int bind_pending_reason(sqlite3_stmt *s, int p, size_t i, const void *ctx
 	(void)err;
 	sti_bind_text(s, p, pr->scope);
 	sti_bind_text(s, p + 1, pr->reason);
-	bind_real(s, p + 2, pr->pending_seconds);
+	sti_bind_real(s, p + 2, pr->pending_seconds);
 	sqlite3_bind_int64(s, p + 3, pr->pods);
-	return GP_OK;
-}
-
-/* Binds an allocation row (ctx: the results). */
-static int bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
-{
-	const struct job_ctx *jc = ctx;
-	const struct allocation *a = &jc->r->allocations[i];
-	const struct workload_spec *w =
-		a->workload >= 0 && (size_t)a->workload < jc->sc->n_workloads &&
-				!strcmp(jc->sc->workloads[a->workload].name, a->name)
-			? &jc->sc->workloads[a->workload]
-			: NULL;
-	(void)err;
-	sti_bind_text(s, p + 11, w ? scenario_namespace(w) : NULL);
-	sti_bind_text(s, p + 12, w ? queue_name(jc->sc, w) : NULL);
-	sti_bind_text(s, p + 13, w ? scenario_label(w, SCENARIO_TEAM_LABEL) : NULL);
-	sti_bind_text(s, p + 14,
-		      a->pool >= 0 && (size_t)a->pool < jc->sc->n_pools
-			      ? jc->sc->pools[a->pool].name
-			      : NULL);
-	sti_bind_text(s, p, a->name);
-	bind_time(s, p + 1, a->start);
-	bind_time(s, p + 2, a->end);
-	bind_real(s, p + 3, a->gpu_hours);
-	bind_real(s, p + 4, a->gpu_cost);
-	bind_real(s, p + 5, a->cpu_core_hours);
-	bind_real(s, p + 6, a->cpu_cost);
-	bind_real(s, p + 7, a->ram_byte_hours);
-	bind_real(s, p + 8, a->ram_cost);
-	bind_real(s, p + 9, a->total_cost);
-	bind_real(s, p + 10, a->gpu_efficiency);
 	return GP_OK;
 }
 
@@ -1280,7 +1179,7 @@ static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 				    : NULL;
 	sti_bind_text(s, p + 5, scope);
 	char *fix = f->n_fixes ? finding_fix_text(&f->fixes[0]) : NULL;
-	bind_copy(s, p + 6, fix);
+	sti_bind_copy(s, p + 6, fix);
 	free(fix);
 	return GP_OK;
 }
@@ -1291,8 +1190,8 @@ static int bind_curve(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 	const struct curve_row *c = &((const struct results *)ctx)->curve[i];
 	(void)err;
 	sqlite3_bind_int(s, p, c->arrived_pct);
-	bind_real(s, p + 1, c->allocated_pct);
-	bind_real(s, p + 2, c->fragmentation_pct);
+	sti_bind_real(s, p + 1, c->allocated_pct);
+	sti_bind_real(s, p + 2, c->fragmentation_pct);
 	return GP_OK;
 }
 
@@ -1302,6 +1201,7 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		      int64_t id, struct gp_err *err)
 {
 	struct job_ctx jc = {.sc = sc, .r = r, .path = st->path};
+	struct sti_showback show = {sc, r};
 	job_texts_plan(&jc);
 	const struct rows tables[] = {
 		{"params", "run_id, key, value", 3, sc->n_params, bind_param, sc},
@@ -1320,7 +1220,7 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"allocations",
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
 		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool",
-		 16, r->n_allocations, bind_allocation, &jc},
+		 16, r->n_allocations, sti_bind_allocation, &show},
 		{"pending_reasons", "run_id, scope, reason, pending_seconds, pods", 5,
 		 r->n_pending_reasons, bind_pending_reason, r},
 		{"requests",
@@ -1333,7 +1233,7 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 r->n_curve, bind_curve, r},
 		{"scopes",
 		 "run_id, scope, kind, workload_kind, model, gpu, namespace, queue, labels", 9,
-		 1 + sc->n_pools + sc->n_workloads, bind_scope, sc},
+		 1 + sc->n_pools + sc->n_workloads, sti_bind_scope, sc},
 		{"backtest", "run_id, scope, metric, observed, simulated, error", 6, r->n_backtest,
 		 sti_bind_backtest, r},
 	};
@@ -1479,12 +1379,12 @@ int store_write_advice(struct store *st, int64_t base_run, const struct store_ad
 		sti_bind_text(s, 4, a->overrides);
 		sqlite3_bind_int64(s, 5, a->run_id);
 		sqlite3_bind_int(s, 6, a->meets);
-		bind_real(s, 7, a->peak_demand);
-		bind_real(s, 8, a->queue_p95);
-		bind_real(s, 9, a->deadline_pct);
-		bind_real(s, 10, a->slo_pct);
-		bind_real(s, 11, a->cost);
-		bind_real(s, 12, a->cost_per_verified);
+		sti_bind_real(s, 7, a->peak_demand);
+		sti_bind_real(s, 8, a->queue_p95);
+		sti_bind_real(s, 9, a->deadline_pct);
+		sti_bind_real(s, 10, a->slo_pct);
+		sti_bind_real(s, 11, a->cost);
+		sti_bind_real(s, 12, a->cost_per_verified);
 		sqlite3_bind_int(s, 13, a->forced);
 		sti_bind_text(s, 14, a->untrusted);
 		if (sqlite3_step(s) != SQLITE_DONE)

@@ -32,6 +32,21 @@ struct store {
 };
 
 void sti_bind_text(sqlite3_stmt *s, int i, const char *v);
+/* A copy of v (SQLITE_TRANSIENT); NULL as NULL. */
+void sti_bind_copy(sqlite3_stmt *s, int i, const char *v);
+/* NAN as NULL. */
+void sti_bind_real(sqlite3_stmt *s, int i, double v);
+/* Seconds; SIM_NEVER as NULL. */
+void sti_bind_time(sqlite3_stmt *s, int i, sim_time t);
+/* What the showback rows are bound from (store_showback.c). */
+struct sti_showback {
+	const struct scenario *sc;
+	const struct results *r;
+};
+/* Binds scope i (ctx: the scenario): all, the pools, the workloads. */
+int sti_bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
+/* Binds allocation row i (ctx: a struct sti_showback). */
+int sti_bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 /* Binds backtest row i of the results ctx (store_backtest.c), NAN as NULL. */
 int sti_bind_backtest(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 int sti_db_error(struct store *st, struct gp_err *err, const char *what);
