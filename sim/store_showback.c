@@ -110,4 +110,3 @@ int sti_bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	sti_bind_real(s, p + 10, a->gpu_efficiency);
 	return GP_OK;
 }
-
