@@ -16,6 +16,8 @@
  * bytes.
  */
 #include "gpuplan/html.h"
+
+#include "gpuplan/outfile.h"
 #include "gpuplan/report.h"
 
 #include "gpuplan/units.h"
@@ -1316,4 +1318,20 @@ int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
 	}
 	page_free(&pg);
 	return rc;
+}
+
+/* Writes the run's HTML page to path, replacing it only once the page is whole. */
+int html_report_file(struct store *st, const char *db, int64_t run_id, const char *path,
+		     struct gp_err *err)
+{
+	struct outfile of;
+	int rc = outfile_open(&of, path, db, err);
+	if (rc)
+		return rc;
+	rc = html_report(of.f, st, run_id, err);
+	if (rc) {
+		outfile_abort(&of);
+		return rc;
+	}
+	return outfile_commit(&of, err);
 }

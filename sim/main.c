@@ -1011,42 +1011,6 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 
 /* --- report --------------------------------------------------------------------- */
 
-/* Writes the run's HTML page to path, replacing it only once the page is whole. */
-static int report_html(struct store *st, const char *db, int64_t run_id, const char *path,
-		       struct gp_err *err)
-{
-	struct outfile of;
-	int rc = outfile_open(&of, path, db, err);
-	if (rc)
-		return rc;
-	rc = html_report(of.f, st, run_id, err);
-	if (rc) {
-		outfile_abort(&of);
-		return rc;
-	}
-	return outfile_commit(&of, err);
-}
-
-/* The run's allocations as OpenCost's /allocation response, on stdout. */
-static int report_opencost(struct store *st, const char *db, int64_t run_id,
-			   struct opencost_query *q, struct gp_err *err)
-{
-	struct store_run run;
-	struct allocation *rows = NULL;
-	size_t n = 0;
-	int rc = store_run_info(st, run_id, &run, err);
-	if (!rc)
-		rc = store_read_allocations(st, run.run_id, &rows, &n, err);
-	if (!rc && units_rfc3339(run.start, &q->start_epoch))
-		rc = gp_errorf(err, GP_ERUNTIME, "%s: run %lld has no start time", db,
-			       (long long)run.run_id);
-	q->cluster = run.name;
-	if (!rc)
-		opencost_write(stdout, rows, n, q);
-	store_free_allocations(rows, n);
-	return rc;
-}
-
 static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	const char *db = NULL, *html = NULL, *window = NULL, *aggregate = NULL;
@@ -1073,14 +1037,12 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 		 .kind = CLI_TEXT,
 		 .target = &window,
 		 .meta = "START,END",
-		 .help = "with --opencost: the windows that start in [START, END),\n"
-			 "RFC 3339 (OpenCost's window parameter)"},
+		 .help = "with --opencost: the windows starting in [START, END), RFC 3339"},
 		{.name = "--aggregate",
 		 .kind = CLI_TEXT,
 		 .target = &aggregate,
 		 .meta = "BY",
-		 .help = "with --opencost: one allocation per namespace, label:KEY,\n"
-			 "controller, pool or queue (OpenCost's aggregate)"},
+		 .help = "with --opencost: namespace, label:KEY, controller, pool or queue"},
 		{.name = "--accumulate",
 		 .kind = CLI_FLAG,
 		 .target = &q.accumulate,
@@ -1088,8 +1050,7 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 		{.name = "--share-idle",
 		 .kind = CLI_FLAG,
 		 .target = &q.share_idle,
-		 .help = "with --opencost: __idle__ shared over each window's\n"
-			 "allocations per resource by cost (OpenCost's shareIdle)"},
+		 .help = "with --opencost: __idle__ shared per resource by cost"},
 		{.name = "--openmetrics",
 		 .kind = CLI_FLAG,
 		 .target = &openmetrics,
@@ -1114,26 +1075,18 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 				   "'gpuplan report --help')");
 	if (opencost && openmetrics)
 		return usage_error("%s", "--opencost and --openmetrics both print: choose one");
-	if (!opencost && (window || aggregate || q.accumulate || q.share_idle))
-		return usage_error("%s", "--window, --aggregate, --accumulate and --share-idle "
-					 "shape --opencost's response: add --opencost");
-	if (window && !opencost_parse_window(window, &q))
-		return usage_error("--window expects START,END in RFC 3339 with END after START, "
-				   "like 2026-10-27T00:00:00Z,2026-10-28T00:00:00Z, got '%s'",
-				   window);
-	if (aggregate && !opencost_parse_aggregate(aggregate, &q))
-		return usage_error("--aggregate expects namespace, label:KEY, controller, pool or "
-				   "queue, got '%s'",
-				   aggregate);
+	char why[256];
+	if (opencost_flags(opencost, window, aggregate, &q, why, sizeof why))
+		return usage_error("%s", why);
 	if (access(db, R_OK) != 0)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
 	struct gp_err err;
 	rc = store_open_read(db, &st, &err);
 	if (!rc && html)
-		rc = report_html(st, db, run_id, html, &err);
+		rc = html_report_file(st, db, run_id, html, &err);
 	if (!rc && opencost)
-		rc = report_opencost(st, db, run_id, &q, &err);
+		rc = opencost_report(stdout, st, db, run_id, &q, &err);
 	if (!rc && openmetrics)
 		rc = openmetrics_write(stdout, st, run_id, &err);
 	store_close(st);

@@ -9,6 +9,7 @@
 #include "gpuplan/opencost.h"
 
 #include "gpuplan/cost.h"
+#include "gpuplan/store.h"
 #include "gpuplan/units.h"
 
 #include <math.h>
@@ -411,4 +412,45 @@ void opencost_write(FILE *out, const struct allocation *rows, size_t n,
 	for (size_t i = 0; i < m; i++)
 		free(it[i].key);
 	free(it);
+}
+
+int opencost_flags(bool opencost, const char *window, const char *aggregate,
+		   struct opencost_query *q, char *why, size_t len)
+{
+	if (!opencost && (window || aggregate || q->accumulate || q->share_idle))
+		snprintf(why, len,
+			 "--window, --aggregate, --accumulate and --share-idle shape "
+			 "--opencost's response: add --opencost");
+	else if (window && !opencost_parse_window(window, q))
+		snprintf(why, len,
+			 "--window expects START,END in RFC 3339 with END after START, like "
+			 "2026-10-27T00:00:00Z,2026-10-28T00:00:00Z, got '%s'",
+			 window);
+	else if (aggregate && !opencost_parse_aggregate(aggregate, q))
+		snprintf(why, len,
+			 "--aggregate expects namespace, label:KEY, controller, pool or queue, "
+			 "got '%s'",
+			 aggregate);
+	else
+		return GP_OK;
+	return GP_EINPUT;
+}
+
+int opencost_report(FILE *out, struct store *st, const char *db, int64_t run_id,
+		    struct opencost_query *q, struct gp_err *err)
+{
+	struct store_run run;
+	struct allocation *rows = NULL;
+	size_t n = 0;
+	int rc = store_run_info(st, run_id, &run, err);
+	if (!rc)
+		rc = store_read_allocations(st, run.run_id, &rows, &n, err);
+	if (!rc && units_rfc3339(run.start, &q->start_epoch))
+		rc = gp_errorf(err, GP_ERUNTIME, "%s: run %lld has no start time", db,
+			       (long long)run.run_id);
+	q->cluster = run.name;
+	if (!rc)
+		opencost_write(out, rows, n, q);
+	store_free_allocations(rows, n);
+	return rc;
 }

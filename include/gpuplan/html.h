@@ -35,4 +35,9 @@
  * the database are GP_ERUNTIME, a missing run GP_EINPUT. */
 int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err);
 
+/* Writes the page to path, replacing it only once the page is whole; path
+ * must not be the database db itself (outfile.h). */
+int html_report_file(struct store *st, const char *db, int64_t run_id, const char *path,
+		     struct gp_err *err);
+
 #endif

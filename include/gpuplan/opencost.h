@@ -61,4 +61,14 @@ bool opencost_parse_window(const char *value, struct opencost_query *q);
 void opencost_write(FILE *out, const struct allocation *rows, size_t n,
 		    const struct opencost_query *q);
 
+/* Checks report's flags (opencost: --opencost was given) into q; on a
+ * wrong one, GP_EINPUT and what is wrong in why. */
+int opencost_flags(bool opencost, const char *window, const char *aggregate,
+		   struct opencost_query *q, char *why, size_t len);
+
+struct store;
+/* Prints run run_id of the database (0: the latest) as q asks. */
+int opencost_report(FILE *out, struct store *st, const char *db, int64_t run_id,
+		    struct opencost_query *q, struct gp_err *err);
+
 #endif
