@@ -75,15 +75,31 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 	sqlite3_stmt *s;
 	*rows = NULL;
 	*n = 0;
-	if (sqlite3_prepare_v2(
-		    st->db,
-		    "SELECT a.name, a.start_s, a.end_s, a.gpu_hours, a.gpu_cost, "
-		    "a.cpu_core_hours, a.cpu_cost, a.ram_byte_hours, a.ram_cost, "
-		    "a.total_cost, a.gpu_efficiency, a.namespace, a.queue, a.team, a.pool, "
-		    "s.workload_kind, s.labels FROM allocations a "
-		    "LEFT JOIN scopes s ON s.run_id = a.run_id AND s.scope = a.name "
-		    "AND s.kind = 'workload' WHERE a.run_id = ? ORDER BY a.rowid",
-		    -1, &s, NULL) != SQLITE_OK)
+	/* A database from before the showback columns (or the scopes table)
+	 * reads them as NULL. */
+	bool showback = false, labels = false;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT (SELECT count(*) FROM pragma_table_info('allocations') "
+			       "WHERE name = 'pool'), (SELECT count(*) FROM "
+			       "pragma_table_info('scopes') WHERE name = 'labels')",
+			       -1, &s, NULL) != SQLITE_OK)
+		return sti_db_error(st, err, "reading allocations");
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		showback = sqlite3_column_int(s, 0) > 0;
+		labels = sqlite3_column_int(s, 1) > 0;
+	}
+	sqlite3_finalize(s);
+	char sql[640];
+	snprintf(sql, sizeof sql,
+		 "SELECT a.name, a.start_s, a.end_s, a.gpu_hours, a.gpu_cost, a.cpu_core_hours, "
+		 "a.cpu_cost, a.ram_byte_hours, a.ram_cost, a.total_cost, a.gpu_efficiency, %s, %s "
+		 "FROM allocations a %s WHERE a.run_id = ? ORDER BY a.rowid",
+		 showback ? "a.namespace, a.queue, a.team, a.pool" : "NULL, NULL, NULL, NULL",
+		 labels ? "s.workload_kind, s.labels" : "NULL, NULL",
+		 labels ? "LEFT JOIN scopes s ON s.run_id = a.run_id AND s.scope = a.name "
+			  "AND s.kind = 'workload'"
+			: "");
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return sti_db_error(st, err, "reading allocations");
 	sqlite3_bind_int64(s, 1, run_id);
 	size_t cap = 0;
