@@ -100,6 +100,32 @@ static const struct case_ cases[] = {
 	 "application",
 	 {"train's GPUs wait on input", "more loader workers or CPUs"},
 	 "10 loader workers for train"},
+	/* The diagnosis tests' one-cause scenarios (tests/fixtures/diagnose). */
+	{"../diagnose/cpu-requests",
+	 "placement",
+	 {"prep waits on its cpu request"},
+	 "prep requesting 16 cores a pod"},
+	{"../diagnose/fragmented",
+	 "allocation",
+	 {"big waits on fragmentation"},
+	 "scoring MostAllocated"},
+	{"../diagnose/idle-holders",
+	 "allocation",
+	 {"pool h100", "mostly idle hold them whole"},
+	 "time-slicing x2 on h100"},
+	{"../diagnose/saturated-replicas",
+	 "capacity",
+	 {"chat's 1 replica is saturated"},
+	 "3 replicas of chat"},
+	{"../diagnose/restarts", "application", {"eval loses its work to evictions"}, "--set"},
+	{"../diagnose/spec-vram",
+	 "capacity",
+	 {"bigmem waits for busy GPUs of pool h100"},
+	 "pool h100 at 2 nodes"},
+	{"../diagnose/idle-elsewhere",
+	 "capacity",
+	 {"train waits for busy GPUs of pool busy"},
+	 "pool busy at 3 nodes"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
 	{"capacity",
 	 "capacity",
@@ -154,7 +180,7 @@ static bool check(const struct case_ *c)
 Test(corpus, every_scenario_names_its_cause_and_advise_meets_the_goal)
 {
 	size_t n = sizeof cases / sizeof cases[0], found = 0;
-	cr_assert_geq(n, 12);
+	cr_assert_geq(n, 24);
 	for (size_t i = 0; i < n; i++)
 		found += check(&cases[i]);
 	cr_expect_eq(found, n, "cause found in %zu of %zu", found, n);
