@@ -48,6 +48,56 @@ static void number_roots(struct quota *q)
 	free(roots);
 }
 
+/* The cohort tree: the declared cohorts (node = their index), then the
+ * names queues give that no cohort declares (roots of their own). */
+static void build_tree(struct quota *q)
+{
+	const struct scenario *sc = q->sc;
+	size_t cap = sc->n_cohorts + sc->n_queues + 1;
+	const char **names = gp_xcalloc(cap, sizeof *names);
+	q->parent = gp_xcalloc(cap, sizeof *q->parent);
+	q->height = gp_xcalloc(cap, sizeof *q->height);
+	q->qnode = gp_xcalloc(sc->n_queues + 1, sizeof *q->qnode);
+	q->adv = gp_xcalloc(cap, sizeof *q->adv);
+	for (size_t k = 0; k < sc->n_cohorts; k++)
+		names[q->n_nodes++] = sc->cohorts[k].name;
+	for (size_t k = 0; k < sc->n_cohorts; k++) {
+		q->parent[k] = -1;
+		for (size_t j = 0; sc->cohorts[k].parent && j < sc->n_cohorts; j++)
+			if (!strcmp(names[j], sc->cohorts[k].parent))
+				q->parent[k] = (int32_t)j;
+	}
+	for (size_t i = 0; i < sc->n_queues; i++) {
+		const char *c = sc->queues[i].cohort;
+		q->qnode[i] = -1;
+		if (!c)
+			continue;
+		size_t k = 0;
+		while (k < q->n_nodes && strcmp(names[k], c))
+			k++;
+		if (k == q->n_nodes) {
+			names[q->n_nodes] = c;
+			q->parent[q->n_nodes++] = -1;
+		}
+		q->qnode[i] = (int32_t)k;
+	}
+	/* getNodeHeight: a cohort with queues is 1, else 1 + its highest child */
+	for (size_t i = 0; i < sc->n_queues; i++)
+		for (int32_t k = q->qnode[i], h = 1; k >= 0; k = q->parent[k], h++)
+			if (q->height[k] < h)
+				q->height[k] = h;
+	free(names);
+}
+
+/* Whether node k is queue qi's cohort or one of its ancestors. */
+static bool in_subtree(const struct quota *q, size_t qi, int32_t k)
+{
+	for (int32_t n = q->qnode[qi]; n >= 0; n = q->parent[n])
+		if (n == k)
+			return true;
+	return false;
+}
+
 void quota_init(struct quota *q, const struct scenario *sc)
 {
 	memset(q, 0, sizeof *q);
@@ -99,6 +149,8 @@ void quota_init(struct quota *q, const struct scenario *sc)
 			q->limited[i] = true;
 		}
 	number_roots(q);
+	build_tree(q);
+	q->rem = gp_xcalloc(q->n_res + 1, sizeof *q->rem);
 }
 
 void quota_free(struct quota *q)
@@ -117,6 +169,11 @@ void quota_free(struct quota *q)
 	free(q->need);
 	free(q->root);
 	free(q->limited);
+	free(q->parent);
+	free(q->height);
+	free(q->qnode);
+	free(q->adv);
+	free(q->rem);
 	memset(q, 0, sizeof *q);
 }
 
@@ -201,6 +258,62 @@ static void cohort_totals(const struct quota *q, int32_t k, size_t r, double *qu
 			*usage += fmax(0, q->usage[cell] - q->guaranteed[cell]);
 		}
 	}
+}
+
+/* Cohort node k's SubtreeQuota and Usage of column r (resource_node.go,
+ * accumulateFromChild): its queues' nominal less what each keeps
+ * (guaranteed), and their usage past that.  gpuplan's cohorts have no quota
+ * of their own, so a cohort's local quota is 0. */
+static void subtree_totals(const struct quota *q, int32_t k, size_t r, double *quota, double *usage)
+{
+	*quota = *usage = 0;
+	for (size_t i = 0; i < q->sc->n_queues; i++) {
+		size_t cell = i * q->n_res + r;
+		if (!isinf(q->nominal[cell]) && in_subtree(q, i, k)) {
+			*quota += q->nominal[cell] - q->guaranteed[cell];
+			*usage += fmax(0, q->usage[cell] - q->guaranteed[cell]);
+		}
+	}
+}
+
+/* IsWithinNominalInResources of cohort node k over the columns that need
+ * preemption. */
+static bool node_within(const struct quota *q, int32_t k)
+{
+	for (size_t r = 0; r < q->n_res; r++) {
+		double quota, usage;
+		if (!q->need[r])
+			continue;
+		subtree_totals(q, k, r, &quota, &usage);
+		if (usage > quota + 1e-9)
+			return false;
+	}
+	return true;
+}
+
+/* hierarchical_preemption.go, FindHeightOfLowestSubtreeThatFits: the height
+ * of the lowest subtree of queue qi's cohort tree that fits val more of
+ * column r (0: the queue itself), and in *below_root whether that subtree
+ * is below the root (mayReclaimInHierarchy). */
+static int lowest_fit(const struct quota *q, size_t qi, size_t r, double val, bool *below_root)
+{
+	size_t cell = qi * q->n_res + r;
+	int32_t k = q->qnode[qi];
+	*below_root = k >= 0;
+	if (q->usage[cell] + val <= q->nominal[cell] + 1e-9 || k < 0)
+		return 0;
+	double remaining = val - fmax(0, q->guaranteed[cell] - q->usage[cell]);
+	int32_t root = k;
+	for (; k >= 0; root = k, k = q->parent[k]) {
+		double quota, usage;
+		subtree_totals(q, k, r, &quota, &usage);
+		if (usage + remaining <= quota + 1e-9) {
+			*below_root = q->parent[k] >= 0;
+			return q->height[k];
+		}
+	}
+	*below_root = false;
+	return q->height[root];
 }
 
 /* What queue qi could admit of resource r now (Kueue's available()): its
@@ -382,19 +495,79 @@ static bool borrows_needed(const struct quota *q, size_t qi)
 	return false;
 }
 
-/* preemption.go, findCandidates: keeps, in place, the candidates the
- * queue's policies allow; returns how many. */
-static size_t find_candidates(const struct quota *q, size_t qi, int32_t prio, sim_time queued,
-			      struct quota_candidate *cands, size_t n)
+/* Whether the nodes between queue c's cohort and lca (lca excluded) all
+ * use more than their quota of a column that needs preemption
+ * (collectCandidatesInSubtree skips a subtree within nominal;
+ * candidateIsValid checks the path again as candidates go). */
+static bool path_over(const struct quota *q, size_t c, int32_t lca)
+{
+	for (int32_t k = q->qnode[c]; k >= 0 && k != lca; k = q->parent[k])
+		if (node_within(q, k))
+			return false;
+	return true;
+}
+
+/* hierarchical_preemption.go, collectCandidatesForHierarchicalReclaim: along
+ * queue qi's path (its cohort up to the root), whether the preemptor has a
+ * hierarchical advantage at each node: its request fits its own quota, or a
+ * node below fits what is left of it (QuantitiesFitInQuota).  Into q->adv,
+ * by depth. */
+static void advantage(struct quota *q, size_t qi, const double *req)
+{
+	bool adv = true;
+	for (size_t r = 0; r < q->n_res; r++) {
+		size_t cell = qi * q->n_res + r;
+		if (req[r] > 0 && !isinf(q->nominal[cell]) &&
+		    q->usage[cell] + req[r] > q->nominal[cell] + 1e-9)
+			adv = false;
+		q->rem[r] = fmax(0, req[r] - fmax(0, q->guaranteed[cell] - q->usage[cell]));
+	}
+	size_t d = 0;
+	for (int32_t k = q->qnode[qi]; k >= 0; k = q->parent[k], d++) {
+		q->adv[d] = adv;
+		bool fits = true;
+		for (size_t r = 0; r < q->n_res; r++) {
+			double quota, usage;
+			if (q->rem[r] <= 0)
+				continue;
+			subtree_totals(q, k, r, &quota, &usage);
+			fits = fits && usage + q->rem[r] <= quota + 1e-9;
+		}
+		adv = adv || fits;
+	}
+}
+
+/* The depth on queue qi's path of the lowest cohort it shares with queue c
+ * (their lowest common ancestor), and that node in *lca; -1 when none. */
+static int lca_depth(const struct quota *q, size_t qi, size_t c, int32_t *lca)
+{
+	int d = 0;
+	for (int32_t k = q->qnode[qi]; k >= 0; k = q->parent[k], d++)
+		if (in_subtree(q, c, k)) {
+			*lca = k;
+			return d;
+		}
+	*lca = -1;
+	return -1;
+}
+
+/* preemption.go, findCandidates, with hierarchical_preemption.go's
+ * classification: keeps, in place, the candidates the queue's policies
+ * allow; returns how many. */
+static size_t find_candidates(struct quota *q, size_t qi, int32_t prio, sim_time queued,
+			      const double *req, struct quota_candidate *cands, size_t n)
 {
 	const struct queue_spec *qs = &q->sc->queues[qi];
 	size_t k = 0;
+	advantage(q, qi, req);
 	for (size_t i = 0; i < n; i++) {
 		struct quota_candidate c = cands[i];
 		if (!uses_needed(q, c.req))
 			continue;
 		c.own = c.queue == qi;
 		c.while_borrowing = false;
+		c.hier = false;
+		c.lca = -1;
 		if (c.own) {
 			if (qs->within == WITHIN_NEVER || c.priority > prio)
 				continue;
@@ -409,14 +582,20 @@ static size_t find_candidates(const struct quota *q, size_t qi, int32_t prio, si
 				continue;
 			if (qs->reclaim == RECLAIM_LOWER_PRIORITY && c.priority >= prio)
 				continue;
+			int d = lca_depth(q, qi, c.queue, &c.lca);
+			if (d < 0 || !path_over(q, c.queue, c.lca))
+				continue;
 			/* hierarchical_preemption.go, classifyPreemptionVariant:
+			 * HiearchicalReclaim with the advantage; else
 			 * ReclaimWhileBorrowing under borrowWithinCohort for a lower
 			 * priority at most maxPriorityThreshold, else
 			 * ReclaimWithoutBorrowing. */
-			c.while_borrowing = qs->borrow_within != BORROW_WITHIN_NEVER &&
-					    c.priority < prio &&
-					    !(qs->borrow_within_threshold &&
-					      c.priority > qs->borrow_within_max_priority);
+			c.hier = q->adv[d];
+			c.while_borrowing =
+				c.hier ||
+				(qs->borrow_within != BORROW_WITHIN_NEVER && c.priority < prio &&
+				 !(qs->borrow_within_threshold &&
+				   c.priority > qs->borrow_within_max_priority));
 		}
 		cands[k++] = c;
 	}
@@ -429,8 +608,12 @@ static size_t find_candidates(const struct quota *q, size_t qi, int32_t prio, si
 static int candidate_order(const void *pa, const void *pb)
 {
 	const struct quota_candidate *a = pa, *b = pb;
+	/* candidate_generator.go: the hierarchy candidates, then the other
+	 * queues' by priority, then the queue's own */
 	if (a->own != b->own)
 		return a->own ? 1 : -1;
+	if (a->hier != b->hier)
+		return a->hier ? -1 : 1;
 	if (a->priority != b->priority)
 		return a->priority < b->priority ? -1 : 1;
 	if (a->admitted != b->admitted)
@@ -453,7 +636,8 @@ static size_t minimal(struct quota *q, size_t qi, const double *req,
 		/* candidateIsValid: another queue's, while it borrows; when the
 		 * preemptor may borrow, only one ReclaimWhileBorrowing */
 		if (!cands[i].own &&
-		    (!borrows_needed(q, cands[i].queue) || (borrow && !cands[i].while_borrowing)))
+		    (!borrows_needed(q, cands[i].queue) || (borrow && !cands[i].while_borrowing) ||
+		     !path_over(q, cands[i].queue, cands[i].lca)))
 			continue;
 		quota_charge(q, cands[i].queue, cands[i].req, -1);
 		targets[t++] = (uint32_t)i;
@@ -499,7 +683,7 @@ size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, 
 	}
 	if (!any)
 		return 0;
-	n = find_candidates(q, qi, prio, queued, cands, n);
+	n = find_candidates(q, qi, prio, queued, req, cands, n);
 	if (!n)
 		return 0;
 	qsort(cands, n, sizeof *cands, candidate_order);
@@ -508,13 +692,15 @@ size_t quota_preempt(struct quota *q, size_t qi, int32_t prio, sim_time queued, 
 		others++;
 	/* preemption.go, classicalPreemptions: only its own queue's
 	 * candidates, or borrowing forbidden and the queue at its nominal
-	 * quota: one attempt, borrowing allowed (other queues' candidates,
-	 * all ReclaimWithoutBorrowing then, are skipped).  Borrowing
-	 * forbidden: first without borrowing, then with.  Under
-	 * borrowWithinCohort: first with borrowing, then without. */
+	 * quota: one attempt, borrowing allowed (other queues' candidates
+	 * but hierarchy ones, ReclaimWithoutBorrowing then, are skipped).
+	 * Borrowing forbidden and no hierarchy candidate: first without
+	 * borrowing, then with.  Else first with borrowing, then without. */
 	bool forbidden = qs->borrow_within == BORROW_WITHIN_NEVER;
 	if (others == 0 || (forbidden && !under_nominal(q, qi)))
 		return minimal(q, qi, req, cands, n, true, targets);
+	if (forbidden && cands[0].hier)
+		forbidden = false; /* hierarchy candidates: first with borrowing */
 	size_t t = minimal(q, qi, req, cands, n, !forbidden, targets);
 	return t ? t : minimal(q, qi, req, cands, n, forbidden, targets);
 }
@@ -653,19 +839,19 @@ static struct gmode fits_column(struct quota *q, size_t qi, size_t r, double val
 		*never = true;
 		return (struct gmode){FM_NO_FIT, 0};
 	}
-	/* FindHeightOfLowestSubtreeThatFits, of a flat cohort: 0 within the
-	 * queue's nominal quota, 1 from the cohort. */
-	int borrow = q->usage[cell] + val > q->nominal[cell] + 1e-9;
+	bool in_hierarchy;
+	int borrow = lowest_fit(q, qi, r, val, &in_hierarchy);
 	double free_now = available(q, qi, r);
 	if (val <= free_now + 1e-9)
 		return (struct gmode){FM_FIT, borrow};
 	unused_reason(q, r, val - free_now, text, sizeof text);
 	add_reason(q, text);
-	/* preemption is tried for a request within the nominal quota, or
-	 * under borrowWithinCohort (canPreemptWhileBorrowing); withinClusterQueue
+	/* preemption is tried for a request within the nominal quota, where a
+	 * subtree below the root fits it (mayReclaimInHierarchy), or under
+	 * borrowWithinCohort (canPreemptWhileBorrowing); withinClusterQueue
 	 * does not open it to a larger one */
-	bool may_preempt =
-		val <= q->nominal[cell] + 1e-9 || qs->borrow_within != BORROW_WITHIN_NEVER;
+	bool may_preempt = val <= q->nominal[cell] + 1e-9 || in_hierarchy ||
+			   qs->borrow_within != BORROW_WITHIN_NEVER;
 	if (!may_preempt)
 		return (struct gmode){FM_NO_FIT, borrow};
 	if (!oracle || (qs->within == WITHIN_NEVER && qs->reclaim == RECLAIM_NEVER))

@@ -619,3 +619,47 @@ Test(kueue, an_autoscaler_note_keeps_the_fit_errors_kinds)
 	}
 	cr_assert_gt(noted, 0);
 }
+
+/*
+ * Hierarchical cohorts: a queue reclaims within the subtree whose quota
+ * fits its request (pkg/scheduler/preemption/classical/
+ * hierarchical_preemption.go: FindHeightOfLowestSubtreeThatFits gives
+ * mayReclaimInHierarchy when that subtree is below the root;
+ * collectCandidatesForHierarchicalReclaim makes the borrowers outside it
+ * HiearchicalReclaim candidates, preempted whatever their priority).
+ * company has org-a (a1, a2: 2 GPUs each) and org-b (b1: 4).  On one node
+ * of 8 GPUs, b1 runs eight 1-GPU jobs from 00:00 for 10 h, borrowing org-a's
+ * 4.  At 01:00 a1 (reclaim_within_cohort: Any) asks for 4: above its nominal
+ * 2, but org-a's subtree (4, unused) fits it, below the root.  The four
+ * most recently admitted of b (the last four submitted) are preempted at
+ * 01:00, a runs 01:00-02:00, and they are admitted again at 02:00 and end
+ * at 12:00.  With the same queues in one flat cohort, the request above
+ * nominal cannot preempt (fitsResourceQuota) and a waits to 10:00: 9 h.
+ */
+#define TREE                                                                                        \
+	"pools=[{name: p, nodes: 1, gpu: L4, gpus_per_node: 8}]",                                   \
+		"cohorts=[{name: org-a, parent: company}, {name: org-b, parent: company}, "         \
+		"{name: company}]",                                                                 \
+		"queues=[{name: a1, cohort: org-a, quota: {nvidia.com/gpu: 2}, preemption: "        \
+		"{reclaim_within_cohort: Any}}, {name: a2, cohort: org-a, quota: {nvidia.com/gpu: " \
+		"2}}, {name: b1, cohort: org-b, quota: {nvidia.com/gpu: 4}}]",                      \
+		"workloads=[{name: b, queue: b1, count: 8, arrival: {at: \"00:00\"}, gpus: 1, "     \
+		"duration: 10h}, {name: a, queue: a1, arrival: {at: \"01:00\"}, gpus: 4, "          \
+		"duration: 1h}]"
+
+Test(kueue, a_hierarchical_cohort_reclaims_within_its_subtree)
+{
+	RUN(K, TREE);
+	cr_assert_eq(r.jobs[8].start, 1 * H, "a runs at 01:00");
+	cr_assert_eq(r.jobs[8].end, 2 * H);
+	for (size_t j = 0; j < 8; j++) {
+		bool newest = j >= 4;
+		cr_assert_eq(r.jobs[j].preemptions, newest ? 1 : 0, "b job %zu", j);
+		cr_assert_eq(r.jobs[j].end, newest ? 12 * H : 10 * H, "b job %zu", j);
+	}
+	cleanup();
+	RUN(K, TREE, "queues.a1.cohort=company", "queues.a2.cohort=company",
+	    "queues.b1.cohort=company");
+	cr_assert_eq(r.jobs[8].start, 10 * H, "flat: a waits for b to end");
+	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
+}

@@ -6,8 +6,8 @@
  * nominal amount; a job is admitted when what its queue has admitted plus
  * the job fits, and it holds that quota from admission until it ends or is
  * preempted, while its pods wait for nodes or run (kube-scheduler's part,
- * placement.h).  Queues of one cohort (the root of the cohort tree) lend
- * each other what they do not use: a queue may go over its nominal quota by
+ * placement.h).  Queues of one cohort tree lend each other what they do
+ * not use (quota flows up the tree as Kueue's resource nodes keep it): a queue may go over its nominal quota by
  * up to its borrowing_limit, as long as the cohort as a whole stays within
  * the sum of its members' nominal quotas.  Resources a queue does not list
  * are not limited for it.  Quota is kept per column, a (flavor, resource)
@@ -57,7 +57,15 @@ struct quota {
 	double *saved;      /* scratch: usage while quota_preempt simulates */
 	bool *need;         /* scratch: per resource, short of quota */
 	int32_t *root;      /* per queue: its root cohort's number, -1 for none */
-	bool *limited;      /* per queue: it lists a quota (else it admits anything) */
+	/* the cohort tree (Kueue's hierarchical cohorts): nodes are the
+	 * cohorts, declared or named by a queue */
+	size_t n_nodes;
+	int32_t *parent; /* per node: its parent node, -1 for a root */
+	int32_t *height; /* per node: its distance to its furthest leaf (a queue is 0) */
+	int32_t *qnode;  /* per queue: its cohort's node, -1 for none */
+	bool *adv;       /* scratch per node on a path: hierarchical advantage */
+	double *rem;     /* scratch [n_res]: what is left of a request up the path */
+	bool *limited;   /* per queue: it lists a quota (else it admits anything) */
 };
 
 enum quota_verdict {
@@ -125,7 +133,11 @@ struct quota_candidate {
 	bool own;             /* set by quota_preempt: of the preemptor's queue */
 	bool while_borrowing; /* set by quota_preempt: another queue's that may be
 			       * preempted while the preemptor borrows
-			       * (borrowWithinCohort) */
+			       * (borrowWithinCohort, or hierarchical reclaim) */
+	bool hier;            /* set by quota_preempt: the preemptor has a hierarchical
+			       * advantage over it (HiearchicalReclaim) */
+	int32_t lca;          /* set by quota_preempt: the lowest cohort it shares with
+			       * the preemptor */
 };
 
 /* The smallest set of the n candidates (the caller's admitted jobs, in any
