@@ -409,6 +409,92 @@ static void windows_text(struct gp_sbuf *b, const struct pool_spec *p, size_t k,
 	gp_sb_printf(b, "]");
 }
 
+static void add_toleration(char *buf, size_t len, const char *key, bool exists, const char *value,
+			   int effect);
+
+/* Idle holders of whole GPUs (notebooks, idle services: one-GPU pods busy
+ * under DIAGNOSE_IDLE that met their goals) in pool p, where other work
+ * missed its goal, moved to a small pool of their own, as people do: time-sliced (x4, else x2, as
+ * their VRAM allows), tainted for them alone and selected by them, sized
+ * for the GPUs they held at most, its nodes taken from p (the rest of p
+ * keeps whole GPUs for the work that waited).  Sharing p itself would
+ * time-slice the trainers beside them too. */
+static void plan_shared_pool(struct plan *pl, const struct scenario *sc, const struct results *r,
+			     size_t p)
+{
+	const struct pool_spec *ps = &sc->pools[p];
+	struct {
+		size_t n_members;
+		int32_t members[2];
+	} h = {0}, *fd = &h; /* the holders: one-GPU pods under DIAGNOSE_IDLE busy that met
+			     * their goals, beside work on p that missed its own */
+	bool missed = false;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		if (!hosts(ps, ws))
+			continue;
+		bool met = results_metric(r, ws->name, "goal_met") >= 1;
+		missed |= !met;
+		if (met && ws->request == REQUEST_GPUS && ws->gpus == 1 && !ws->inference &&
+		    ws->gpu_busy < DIAGNOSE_IDLE && h.n_members < 2)
+			h.members[h.n_members++] = (int32_t)w;
+	}
+	if (!missed || !h.n_members || ps->autoscale.on || ps->n_windows || ps->spot.on ||
+	    ps->sharing.mode != SHARING_EXCLUSIVE || strlen(ps->name) > SCENARIO_MAX_NAME - 8)
+		return;
+	int32_t replicas = 0;
+	double held = 0;
+	for (int32_t k = 4; k >= 2 && !replicas; k /= 2) {
+		struct diagnose_option o = {SHARING_TIME_SLICING, k, k, NULL, 0};
+		bool all = true;
+		for (size_t m = 0; m < fd->n_members; m++)
+			all &= offers(ps, &sc->workloads[fd->members[m]], &o);
+		replicas = all ? k : 0;
+	}
+	for (size_t m = 0; m < fd->n_members; m++)
+		held += fmax(0, results_metric(r, sc->workloads[fd->members[m]].name,
+					       "peak_allocated_gpus"));
+	double gpus = ceil(held / fmax(replicas, 1) - 1e-9);
+	int32_t nodes = (int32_t)ceil(gpus / ps->gpus_per_node - 1e-9);
+	nodes = nodes < 1 ? 1 : nodes;
+	if (!replicas || nodes >= ps->nodes)
+		return;
+	char name[SCENARIO_MAX_NAME + 1], who[ADVISE_LABEL / 2] = "";
+	snprintf(name, sizeof name, "%s-shared", ps->name);
+	if (scenario_pool_index(sc, name) >= 0)
+		return;
+	for (size_t m = 0; m < fd->n_members; m++)
+		snprintf(who + strlen(who), sizeof who - strlen(who), "%s%s", m ? ", " : "",
+			 sc->workloads[fd->members[m]].name);
+	struct advise_row *a = plan_add(
+		pl, "%s to a pool of their own (%s: %d node%s, time-slicing x%d), %s at %d nodes",
+		who, name, (int)nodes, nodes == 1 ? "" : "s", (int)replicas, ps->name,
+		(int)(ps->nodes - nodes));
+	set(a,
+	    "pools.+={name: %s, nodes: %d, gpu: %s, gpus_per_node: %d, cpu: %g, memory: %.0fMiB, "
+	    "price: {gpu_hour: %g, cpu_hour: %g, gib_hour: %g}, sharing: {mode: time-slicing, "
+	    "replicas: %d}, labels: {gpuplan.io/pool: %s}, taints: [{key: gpuplan.io/pool, "
+	    "value: %s, effect: NoSchedule}]}",
+	    name, (int)nodes, ps->gpu->name, (int)ps->gpus_per_node, ps->cpu,
+	    ps->memory_bytes / (1024.0 * 1024), ps->price.gpu_hour, ps->price.cpu_hour,
+	    ps->price.gib_hour, (int)replicas, name, name);
+	set(a, "pools.%s.nodes=%d", ps->name, (int)(ps->nodes - nodes));
+	for (size_t m = 0; a && m < fd->n_members; m++) {
+		const struct workload_spec *ws = &sc->workloads[fd->members[m]];
+		char list[1024] = "[";
+		for (size_t i = 0; i < ws->n_tolerations; i++) {
+			const struct toleration *t = &ws->tolerations[i];
+			add_toleration(list, sizeof list, t->key, t->op == TOLERATION_EXISTS,
+				       t->value, t->effect);
+		}
+		add_toleration(list, sizeof list, "gpuplan.io/pool", false, name,
+			       EFFECT_NO_SCHEDULE);
+		snprintf(list + strlen(list), sizeof list - strlen(list), "]");
+		set(a, "workloads.%s.node_selector={gpuplan.io/pool: %s}", ws->name, name);
+		set(a, "workloads.%s.tolerations=%s", ws->name, list);
+	}
+}
+
 /* A pool with windows that a workload missing its goal may use: each window
  * widened (1 h and 2 h later to close, 1 h earlier to open) and shifted 1 h
  * later, as long as it stays shorter than a day.  What people do when a
@@ -646,8 +732,10 @@ static void plan_fixes(struct plan *pl, const struct results *r)
 static struct plan plan_alternatives(const struct scenario *sc, const struct results *r)
 {
 	struct plan pl = {0};
-	plan_inference(&pl, sc, r); /* a server's own settings before more of it */
-	plan_lending(&pl, sc, r);   /* what an idle queue keeps before more quota */
+	plan_inference(&pl, sc, r);              /* a server's own settings before more of it */
+	plan_lending(&pl, sc, r);                /* what an idle queue keeps before more quota */
+	for (size_t p = 0; p < sc->n_pools; p++) /* idle holders apart, before sharing all */
+		plan_shared_pool(&pl, sc, r, p);
 	plan_fixes(&pl, r);
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];

@@ -277,7 +277,7 @@ static void emit_queue(struct emit *e, const struct queue_spec *qs)
 static void patch_readme(struct emit *e, const struct workload_spec *w, const char *name,
 			 bool container)
 {
-	if (w->inference)
+	if (w->kind != WORKLOAD_BATCH) /* a service, a server: a Deployment */
 		gp_sb_printf(&e->readme,
 			     "%s: kubectl patch deployment %s --type strategic --patch-file %s",
 			     name, w->name, name);
@@ -322,7 +322,7 @@ static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 	if (!f)
 		return;
 	fprintf(f, "# A strategic-merge patch of %s's %s (gpuplan advise)\nspec:\n", w->name,
-		w->inference ? "Deployment" : "Job");
+		w->kind != WORKLOAD_BATCH ? "Deployment" : "Job");
 	if (server && w->inference)
 		fprintf(f, "  replicas: %d\n", (int)w->inference->replicas);
 	fprintf(f, "  template:\n    spec:\n");
@@ -511,8 +511,19 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 				strcmp(x + 21, "best-fit")
 					? "it needs its scheduler plugin"
 					: "the device plugin's allocation (best-fit) is the default");
-		else if (key_of(x, "pools", name, sizeof name, "sharing") &&
-			 (k = scenario_pool_index(sc, name)) >= 0)
+		else if (!strncmp(x, "pools.+=", 8)) { /* a new pool: the scenario's last */
+			const struct pool_spec *np = &sc->pools[sc->n_pools - 1];
+			gp_sb_printf(
+				&e.readme,
+				"pool %s is new: create a node group of %d %s node%s labeled "
+				"gpuplan.io/pool=%s and tainted gpuplan.io/pool=%s:NoSchedule, "
+				"its nodes taken from the pool the recommendation shrinks\n",
+				np->name, (int)np->nodes, np->gpu->name, np->nodes == 1 ? "" : "s",
+				np->name, np->name);
+			emit_sharing(&e, np);
+			nodes[sc->n_pools - 1] = any_nodes = true;
+		} else if (key_of(x, "pools", name, sizeof name, "sharing") &&
+			   (k = scenario_pool_index(sc, name)) >= 0)
 			emit_sharing(&e, &sc->pools[k]);
 		else if ((key_of(x, "pools", name, sizeof name, "nodes") ||
 			  key_of(x, "pools", name, sizeof name, "autoscale")) &&

@@ -567,6 +567,12 @@ static int seq_step(struct ynode *seq, const char *path, const struct step *st, 
 			return GP_OK;
 		}
 	}
+	if (!strcmp(st->text, "+") && st->last) { /* pools.+={name: x, ...} appends */
+		seq->items = gp_xrealloc(seq->items, (seq->n + 1) * sizeof *seq->items);
+		seq->items[seq->n] = NULL;
+		*slot = &seq->items[seq->n++];
+		return GP_OK;
+	}
 	if (all_digits(st->text)) {
 		unsigned long long i = strtoull(st->text, NULL, 10);
 		if (i < seq->n) {

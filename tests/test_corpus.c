@@ -126,6 +126,13 @@ static const struct case_ cases[] = {
 	 "capacity",
 	 {"train waits for busy GPUs of pool busy"},
 	 "pool busy at 3 nodes"},
+	/* Notebooks spread over the nodes leave no node free for an 8-GPU job
+	 * (fragmentation); packing alone does not meet the deadline: the
+	 * notebooks go to a small time-sliced pool of their own. */
+	{"notebooks",
+	 "allocation",
+	 {"finetune waits on fragmentation"},
+	 "notebooks to a pool of their own (a100-shared: 1 node, time-slicing x4), a100 at 2 nodes"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
 	{"capacity",
 	 "capacity",

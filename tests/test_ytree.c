@@ -439,3 +439,15 @@ Test(ytree_closest, allows_more_edits_for_longer_words)
 	cr_assert_str_eq(ytree_closest("brrowin_limt", s, 1), "borrowing_limit");
 	cr_assert_null(ytree_closest("limit", s, 1));
 }
+
+/* A last step "+" appends the value to a list (advise adds a pool so). */
+Test(ytree_set, a_plus_step_appends_to_a_list)
+{
+	struct ytree *t = set_ok("pools.+={name: shared, nodes: 1}");
+	const struct ynode *pools = ynode_get(t->root, "pools");
+	cr_assert_eq(pools->n, 3);
+	cr_expect_str_eq(ynode_get(pools->items[2], "name")->value, "shared");
+	cr_expect_str_eq(ynode_get(pools->items[2], "nodes")->value, "1");
+	cr_expect_str_eq(ynode_get(pools->items[1], "name")->value, "online", "the others kept");
+	ytree_free(t);
+}

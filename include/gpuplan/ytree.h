@@ -59,7 +59,8 @@ int ytree_parse(const char *name, const char *text, size_t len, struct ytree **o
 
 /* Applies "KEY=VALUE".  A missing map key is created (the scenario validator then
  * rejects unknown keys); a missing list item or a path through a scalar is an
- * error naming the closest existing name. */
+ * error naming the closest existing name.  A last step "+" appends the value
+ * to a list: pools.+={name: shared, ...}. */
 int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err);
 
 /* The file name of an override's locations begins so: "--set KEY=VALUE". */
