@@ -1298,6 +1298,43 @@ static int section_flavors(FILE *out, struct store *st, int64_t run_id, struct g
 	return GP_OK;
 }
 
+/* Cost by team beside the summary's cost by workload: the workloads' team
+ * label, their allocations, the idle charged to them and what each verified
+ * result cost them (docs/cost.md). */
+static int section_teams(FILE *out, const struct page *pg, struct store *st, struct gp_err *err)
+{
+	struct store_team *rows;
+	size_t n;
+	int rc = store_read_teams(st, pg->run.run_id, &rows, &n, err);
+	if (rc || !n || !priced(pg) || (n == 1 && !rows[0].team)) {
+		store_free_teams(rows, n);
+		return rc;
+	}
+	fputs("<section id=\"teams\">\n<h2>Cost by team</h2>\n<table id=\"team-table\">\n"
+	      "<tr><th>team</th><th>cost</th><th>share of idle</th><th>verified</th>"
+	      "<th>$/verified</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < n; i++) {
+		char c[32], idle[32], per[32];
+		fputs("<tr><td>", out);
+		esc(out, rows[i].team ? rows[i].team : "(no team label)");
+		fprintf(out, "</td><td>%s</td><td>%s</td><td>%.0f</td><td>%s</td></tr>\n",
+			report_cell(c, sizeof c, rows[i].cost, REPORT_MONEY, true),
+			report_cell(idle, sizeof idle, rows[i].idle, REPORT_MONEY, true),
+			rows[i].verified,
+			report_cell(per, sizeof per,
+				    rows[i].verified > 0
+					    ? (rows[i].cost + rows[i].idle) / rows[i].verified
+					    : NAN,
+				    REPORT_MONEY, true));
+	}
+	fputs("</table>\n<p class=\"meta\">By the workloads' <code>team</code> label; cost is "
+	      "their allocations, idle what the run's rule charged them.</p>\n</section>\n",
+	      out);
+	store_free_teams(rows, n);
+	return GP_OK;
+}
+
 int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
 {
 	struct page pg;
@@ -1307,7 +1344,9 @@ int html_report(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
 		section_backtest(out, &pg);
 		section_findings(out, &pg);
 		section_summary(out, &pg);
-		rc = section_flavors(out, st, pg.run.run_id, err);
+		rc = section_teams(out, &pg, st, err);
+		if (!rc)
+			rc = section_flavors(out, st, pg.run.run_id, err);
 	}
 	if (!rc) {
 		section_charts(out, &pg);

@@ -110,3 +110,50 @@ int sti_bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	sti_bind_real(s, p + 10, a->gpu_efficiency);
 	return GP_OK;
 }
+
+int store_read_teams(struct store *st, int64_t run_id, struct store_team **rows, size_t *n,
+		     struct gp_err *err)
+{
+	*rows = NULL;
+	*n = 0;
+	int64_t has = 0;
+	if (sti_query_int(
+		    st, "SELECT count(*) FROM pragma_table_info('allocations') WHERE name = 'team'",
+		    &has, "reading teams", err))
+		return GP_ERUNTIME;
+	if (!has)
+		return GP_OK;
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(
+		    st->db,
+		    "SELECT w.team, sum(w.cost), sum(i.value), sum(v.value) FROM "
+		    "(SELECT name, team, sum(total_cost) AS cost FROM allocations "
+		    "WHERE run_id = ?1 AND name != '__idle__' GROUP BY name) w "
+		    "LEFT JOIN metrics i ON i.run_id = ?1 AND i.scope = w.name AND i.name = 'cost_idle' "
+		    "LEFT JOIN metrics v ON v.run_id = ?1 AND v.scope = w.name "
+		    "AND v.name = 'verified_results' GROUP BY w.team ORDER BY w.team IS NULL, w.team",
+		    -1, &s, NULL) != SQLITE_OK)
+		return sti_db_error(st, err, "reading teams");
+	sqlite3_bind_int64(s, 1, run_id);
+	size_t cap = 0;
+	int step;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		GP_GROW(*rows, cap, *n + 1);
+		struct store_team *t = &(*rows)[(*n)++];
+		const unsigned char *team = sqlite3_column_text(s, 0);
+		t->team = team ? gp_xstrdup((const char *)team) : NULL;
+		t->cost = sqlite3_column_double(s, 1);
+		t->idle = sqlite3_column_double(s, 2);
+		t->verified = sqlite3_column_double(s, 3);
+	}
+	int rc = step == SQLITE_DONE ? GP_OK : sti_db_error(st, err, "reading teams");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+void store_free_teams(struct store_team *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].team);
+	free(rows);
+}

@@ -731,3 +731,32 @@ Test(cost, the_worked_example_of_cost_per_verified_result)
 	cr_assert_float_eq(m("train", "cost_per_verified_result"), 106.526315789, 1e-6);
 	cr_assert_float_eq(m("all", "cost_total"), 24 * (4.40 + 2.80), 1e-9);
 }
+
+/* The HTML report shows cost by team beside the summary's cost by workload:
+ * on the showback fixture, vision is workload a (5.50 $ of allocations), nlp
+ * is b (5.24 $), and c has no team label. */
+Test(cost, the_html_report_shows_cost_by_team)
+{
+	char dir[] = "/tmp/gpuplan-team-XXXXXX", cmd[512], path[160];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run tests/fixtures/showback.yaml --quiet --db %s/s.db && "
+		 "bin/gpuplan report %s/s.db --html %s/r.html",
+		 dir, dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/r.html", dir);
+	FILE *f = fopen(path, "r");
+	static char page[1 << 20];
+	size_t n = fread(page, 1, sizeof page - 1, f);
+	page[n] = '\0';
+	fclose(f);
+	const char *teams = strstr(page, "<table id=\"team-table\">");
+	cr_assert_not_null(teams);
+	cr_assert_not_null(strstr(teams, "<tr><td>vision</td><td>5.50</td>"));
+	cr_assert_not_null(strstr(teams, "<tr><td>nlp</td><td>5.24</td>"));
+	cr_assert_not_null(strstr(teams, "<tr><td>(no team label)</td><td>2.50</td>"));
+	cr_assert_lt(strstr(page, "id=\"summary-table\"") - page, teams - page,
+		     "beside the summary's cost by workload, after it");
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}

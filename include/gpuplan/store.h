@@ -235,6 +235,20 @@ int store_read_flavors(struct store *st, int64_t run_id, struct store_flavor **r
 		       struct gp_err *err);
 void store_free_flavors(struct store_flavor *rows, size_t n);
 
+/* Showback by team (docs/cost.md): per value of the workloads' team label
+ * (NULL: none), what their allocations cost, the idle charged to them, and
+ * their verified results. */
+struct store_team {
+	char *team;
+	double cost, idle, verified;
+};
+
+/* The teams of run_id, by name (no team last); none for a database from
+ * before the team column.  Free with store_free_teams. */
+int store_read_teams(struct store *st, int64_t run_id, struct store_team **rows, size_t *n,
+		     struct gp_err *err);
+void store_free_teams(struct store_team *rows, size_t n);
+
 /* The backtest rows of run_id (backtest.h), in the order written; none for
  * another run or a database without the table.  Free with store_free_backtest. */
 int store_read_backtest(struct store *st, int64_t run_id, struct backtest_row **rows, size_t *n,
