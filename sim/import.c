@@ -34,8 +34,8 @@ struct imp_wl {
 };
 
 struct imp_ctl {
-	char key[320];       /* "Deployment ml/vllm" */
-	double busy, sm, fb; /* DCGM sums over its pods' samples */
+	char key[IMP_CONTROLLER_MAX]; /* "Deployment ml/vllm" */
+	double busy, sm, fb;          /* DCGM sums over its pods' samples */
 	int32_t n_busy, n_sm, n_fb;
 	double real_cost;
 	bool costed;
@@ -120,6 +120,13 @@ static void mean_runs(const struct imp *im, struct grouping *g)
 			c->finished ? c->mean_run + (run - c->mean_run) / (c->finished + 1) : run;
 		c->finished++;
 	}
+}
+
+/* The name part of a controller key "Kind namespace/name". */
+static const char *ctl_name(const char *controller)
+{
+	const char *slash = strrchr(controller, '/');
+	return slash ? slash + 1 : controller;
 }
 
 /* A workload name: the controller's name, then with its namespace, then
@@ -232,10 +239,9 @@ static void group_running(struct imp *im, struct grouping *g, const bool *ok)
 			    same_request(g->wl[k].proto, p))
 				w = &g->wl[k];
 		if (!w) {
-			char host[128], want[WL_NAME + 128];
+			char host[128], want[IMP_CONTROLLER_MAX + 136];
 			imp_hostname(im, node, host, sizeof host);
-			snprintf(want, sizeof want, "%s-on-%s", strchr(p->controller, '/') + 1,
-				 host);
+			snprintf(want, sizeof want, "%s-on-%s", ctl_name(p->controller), host);
 			char name[WL_NAME];
 			unique_name(g, want, name);
 			w = add_wl(g, p, node);
@@ -274,7 +280,7 @@ static void group_pending(struct imp *im, struct grouping *g, const bool *ok)
 				w = &g->wl[k];
 		if (!w) {
 			char name[WL_NAME];
-			unique_name(g, strchr(p->controller, '/') + 1, name);
+			unique_name(g, ctl_name(p->controller), name);
 			w = add_wl(g, p, -1);
 			memcpy(w->name, name, WL_NAME);
 			const struct imp_ctl *c = &g->ctl[w->controller];
@@ -317,7 +323,7 @@ void imp_quoted(FILE *out, const char *s)
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(out, "\\x%02x", c);
 		else
 			fputc(c, out);
@@ -329,7 +335,7 @@ void imp_comment_text(FILE *out, const char *s)
 {
 	bool plain = true;
 	for (const char *c = s; *c && plain; c++)
-		plain = (unsigned char)*c >= 0x20 && *c != '"' && *c != '\\';
+		plain = (unsigned char)*c >= 0x20 && *c != 0x7f && *c != '"' && *c != '\\';
 	if (plain)
 		fputs(s, out);
 	else
@@ -553,11 +559,15 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 {
 	const struct imp_pod *p = w->proto;
 	const struct imp_ctl *c = &g->ctl[w->controller];
-	if (w->node >= 0)
-		fprintf(out, "  # %s: %d running on %s\n", c->key, (int)w->count,
-			im->nodes[w->node].name);
-	else
-		fprintf(out, "  # %s: %d pending\n", c->key, (int)w->count);
+	/* Names in a comment are escaped too: a newline would end it. */
+	fputs("  # ", out);
+	imp_comment_text(out, c->key);
+	if (w->node >= 0) {
+		fprintf(out, ": %d running on ", (int)w->count);
+		imp_comment_text(out, im->nodes[w->node].name);
+		fputc('\n', out);
+	} else
+		fprintf(out, ": %d pending\n", (int)w->count);
 	char at[32];
 	units_format_rfc3339(im->snapshot, at, sizeof at);
 	fprintf(out, "  - name: %s\n", w->name);
@@ -758,14 +768,18 @@ static void write_scenario(FILE *out, const struct imp *im, const struct groupin
 {
 	char at[32];
 	units_format_rfc3339(im->snapshot, at, sizeof at);
-	fprintf(out, "# Imported by `gpuplan import` from %s (%zu nodes) and %s (%zu pods)",
-		im->o->nodes, im->n_nodes, im->o->pods, im->n_pods);
-	if (im->o->kueue)
-		fprintf(out, ", Kueue from %s", im->o->kueue);
-	if (im->o->dcgm)
-		fprintf(out, ", DCGM from %s", im->o->dcgm);
-	if (im->o->opencost)
-		fprintf(out, ", prices from %s", im->o->opencost);
+	fputs("# Imported by `gpuplan import` from ", out);
+	imp_comment_text(out, im->o->nodes);
+	fprintf(out, " (%zu nodes) and ", im->n_nodes);
+	imp_comment_text(out, im->o->pods);
+	fprintf(out, " (%zu pods)", im->n_pods);
+	static const char *const what[] = {", Kueue from ", ", DCGM from ", ", prices from "};
+	const char *const from[] = {im->o->kueue, im->o->dcgm, im->o->opencost};
+	for (size_t i = 0; i < 3; i++)
+		if (from[i]) {
+			fputs(what[i], out);
+			imp_comment_text(out, from[i]);
+		}
 	fputs(".\n# The snapshot is the start: running pods start on their own nodes, pending "
 	      "pods arrive.\n# Services, and batch pods without a finished pod to learn from, "
 	      "run for ",

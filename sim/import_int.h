@@ -76,6 +76,15 @@ int imp_label_key(struct imp_file *f, const struct ynode *at, const char *key, c
 int imp_label_value(struct imp_file *f, const struct ynode *at, const char *key, const char *value,
 		    const char *where);
 
+/* An object's name as the API server checks it (scenario.h): a namespace is
+ * a DNS label, a pod, node or owner name a DNS subdomain, a kind up to 63
+ * letters and digits; what names it in the error ("namespace"). */
+enum imp_dns { IMP_DNS_LABEL, IMP_DNS_SUBDOMAIN, IMP_DNS_KIND };
+int imp_dns_name(struct imp_file *f, const struct ynode *at, const char *key, const char *name,
+		 enum imp_dns rule, const char *what);
+/* "Kind namespace/name" with each part at its longest. */
+#define IMP_CONTROLLER_MAX (63 + 1 + 63 + 1 + 253 + 1)
+
 /* --- the cluster as read ---------------------------------------------------- */
 
 enum imp_sharing { IMP_EXCLUSIVE, IMP_TIME_SLICING, IMP_MPS, IMP_MIG };
@@ -130,9 +139,9 @@ struct imp_tol {
 
 struct imp_pod {
 	const char *ns, *name;
-	char controller[320]; /* "Deployment ml/vllm" */
-	bool node_level;      /* DaemonSet or static pod: charged to its node */
-	bool service;         /* restartPolicy Always */
+	char controller[IMP_CONTROLLER_MAX]; /* "Deployment ml/vllm" */
+	bool node_level;                     /* DaemonSet or static pod: charged to its node */
+	bool service;                        /* restartPolicy Always */
 	enum imp_phase phase;
 	const char *node; /* spec.nodeName; NULL when unbound */
 	struct srcloc loc;

@@ -115,8 +115,9 @@ static int label_int(struct imp *im, const struct imp_node *n, const char *key, 
 	if (!v)
 		return GP_OK;
 	long long x = strtoll(v, &end, 10);
-	if (*end || end == v || x < 0)
-		return label_error(im, n, key, "expected a whole number, got '%s'", v);
+	if (*end || end == v || x < 0 || x > INT32_MAX)
+		return label_error(im, n, key, "expected a whole number from 0 to %d, got '%s'",
+				   INT32_MAX, v);
 	*out = x;
 	return GP_OK;
 }
@@ -177,6 +178,10 @@ static int mixed_layout(struct imp *im, struct imp_node *n, const struct ynode *
 			return rc;
 		if (v <= 0)
 			continue;
+		if (v > INT32_MAX || v != floor(v))
+			return imp_error(f, alloc->items[i], alloc->keys[i],
+					 "expected a whole number of devices, at most %d, got '%s'",
+					 INT32_MAX, alloc->items[i]->value);
 		const struct mig_profile *mp = catalog_mig_profile(s->gpu, alloc->keys[i] + 15);
 		if (!mp)
 			return gp_located(im->err, alloc->items[i]->loc,
@@ -213,6 +218,14 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 		rc = imp_quantity(&im->nodes_f, sh, "nvidia.com/gpu.shared", &units);
 		s->renamed = units > 0;
 	}
+	/* A device plugin advertises whole devices; the count must fit the
+	 * int32 arithmetic below (1e18 or "1Ei" would not). */
+	const struct ynode *uv = s->renamed ? sh : g;
+	if (!rc && (units > INT32_MAX || units != floor(units)))
+		rc = imp_error(&im->nodes_f, uv,
+			       s->renamed ? "nvidia.com/gpu.shared" : "nvidia.com/gpu",
+			       "expected a whole number of devices, at most %d, got '%s'",
+			       INT32_MAX, uv->value);
 	if (rc || (units <= 0 && !mig_alloc))
 		return rc; /* a CPU-only node */
 	if (!product)
@@ -403,6 +416,14 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 		rc = imp_str(f, meta, "name", &n->name);
 	if (!rc && !n->name)
 		rc = imp_error_at(f, meta, "metadata.name", "expected the node's name");
+	/* kubectl's nodes are checked as the API server names them; --history
+	 * reads names from Prometheus labels, escaped wherever written. */
+	if (!rc && !im->o->history) {
+		size_t base = imp_push_key(f, "metadata");
+		rc = imp_dns_name(f, ynode_get(meta, "name"), "name", n->name, IMP_DNS_SUBDOMAIN,
+				  "node name");
+		imp_pop(f, base);
+	}
 	if (!rc) {
 		size_t base = imp_push_key(f, "metadata");
 		rc = imp_map(f, meta, "labels", &n->labels);

@@ -15,6 +15,7 @@
  */
 #include "import_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,13 @@ static int read_owner(struct imp *im, const struct ynode *meta, struct imp_pod *
 	/* Kueue's plain-pod groups (kueue.x-k8s.io/pod-group-name) are one job. */
 	if (!rc && labels && !owners)
 		rc = imp_str(f, labels, "kueue.x-k8s.io/pod-group-name", &group);
-	if (group)
+	if (group) {
+		size_t at = imp_push_key(f, "labels");
+		rc = imp_label_value(f, ynode_get(labels, "kueue.x-k8s.io/pod-group-name"),
+				     "kueue.x-k8s.io/pod-group-name", group, "the pod group");
+		imp_pop(f, at);
 		kind = "PodGroup", name = group;
+	}
 	for (size_t i = 0; !rc && owners && i < owners->n; i++) {
 		const struct ynode *o = owners->items[i], *ctl = ynode_get(o, "controller");
 		if (owners->n > 1 &&
@@ -52,6 +58,12 @@ static int read_owner(struct imp *im, const struct ynode *meta, struct imp_pod *
 			rc = imp_str(f, o, "name", &name);
 		if (!rc && (!kind || !name))
 			rc = imp_error(f, o, NULL, "expected an owner with kind and name");
+		if (!rc)
+			rc = imp_dns_name(f, ynode_get(o, "kind"), "kind", kind, IMP_DNS_KIND,
+					  "owner kind");
+		if (!rc)
+			rc = imp_dns_name(f, ynode_get(o, "name"), "name", name, IMP_DNS_SUBDOMAIN,
+					  "owner name");
 		imp_pop(f, base);
 		break;
 	}
@@ -71,7 +83,7 @@ static int read_owner(struct imp *im, const struct ynode *meta, struct imp_pod *
 /* Adds the resources of one container: limits for extended resources,
  * requests for cpu and memory (into *cpu, *memory). */
 static int read_container(struct imp *im, const struct ynode *c, struct imp_pod *p, double *cpu,
-			  double *memory, int32_t *gpus)
+			  double *memory, int64_t *gpus)
 {
 	struct imp_file *f = &im->pods_f;
 	const struct ynode *res = NULL, *lim = NULL, *req = NULL;
@@ -88,11 +100,18 @@ static int read_container(struct imp *im, const struct ynode *c, struct imp_pod 
 		bool shared = !strcmp(k, "nvidia.com/gpu.shared"); /* renameByDefault */
 		if (!strcmp(k, "nvidia.com/gpu") || shared || !strncmp(k, "nvidia.com/mig-", 15)) {
 			rc = imp_quantity(f, lim->items[i], k, &v);
-			if (!rc && v != (double)(int32_t)v)
+			if (!rc && (v > INT32_MAX || v != floor(v)))
 				rc = imp_error(f, lim->items[i], k,
-					       "expected a whole number of units");
+					       "expected a whole number of units, at most %d",
+					       INT32_MAX);
+			/* Summed in 64 bits, each term at most INT32_MAX: the pod's
+			 * total is checked against int32 in read_containers. */
+			if (!rc && k[11] == 'g' && (*gpus += (int64_t)v) > INT32_MAX)
+				rc = imp_error(f, lim->items[i], k,
+					       "the pod's containers ask for %lld GPUs in all; "
+					       "expected at most %d",
+					       (long long)*gpus, INT32_MAX);
 			if (!rc && k[11] == 'g') {
-				*gpus += (int32_t)v;
 				p->shared |= shared && v > 0;
 			} else if (!rc && v > 0) {
 				if (p->mig && strcmp(p->mig, k + 15))
@@ -137,20 +156,22 @@ static int read_containers(struct imp *im, const struct ynode *spec, struct imp_
 		rc = imp_seq(f, spec, "initContainers", &init);
 	if (!rc && !cs)
 		rc = imp_error(f, spec, "containers", "expected a list of containers");
+	int64_t sum = 0;
 	for (size_t i = 0; !rc && i < cs->n; i++) {
 		size_t base = imp_push_key(f, "containers");
 		imp_push_index(f, i);
-		rc = read_container(im, cs->items[i], p, &p->cpu, &p->memory, &p->gpus);
+		rc = read_container(im, cs->items[i], p, &p->cpu, &p->memory, &sum);
 		imp_pop(f, base);
 	}
+	p->gpus = (int32_t)sum;
 	for (size_t i = 0; !rc && init && i < init->n; i++) {
 		double cpu = 0, memory = 0;
-		int32_t gpus = 0;
+		int64_t gpus = 0;
 		size_t base = imp_push_key(f, "initContainers");
 		imp_push_index(f, i);
 		rc = read_container(im, init->items[i], p, &cpu, &memory, &gpus);
 		imp_pop(f, base);
-		p->gpus = gpus > p->gpus ? gpus : p->gpus;
+		p->gpus = gpus > p->gpus ? (int32_t)gpus : p->gpus;
 		p->cpu = cpu > p->cpu ? cpu : p->cpu;
 		p->memory = memory > p->memory ? memory : p->memory;
 	}
@@ -321,6 +342,9 @@ static int read_spec(struct imp *im, const struct ynode *spec, struct imp_pod *p
 	const struct ynode *gates = NULL;
 	size_t base = imp_push_key(f, "spec");
 	int rc = imp_str(f, spec, "nodeName", &p->node);
+	if (!rc && p->node)
+		rc = imp_dns_name(f, ynode_get(spec, "nodeName"), "nodeName", p->node,
+				  IMP_DNS_SUBDOMAIN, "node name");
 	if (!rc)
 		rc = imp_int(f, spec, "priority", &p->priority);
 	/* The loader's bound, which is Kubernetes' int32. */
@@ -500,6 +524,12 @@ static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
 		rc = imp_time(f, meta, "creationTimestamp", &p->created);
 	if (!rc && !p->name)
 		rc = imp_error(f, meta, "name", "expected the pod's name");
+	if (!rc)
+		rc = imp_dns_name(f, ynode_get(meta, "name"), "name", p->name, IMP_DNS_SUBDOMAIN,
+				  "pod name");
+	if (!rc && p->ns)
+		rc = imp_dns_name(f, ynode_get(meta, "namespace"), "namespace", p->ns,
+				  IMP_DNS_LABEL, "namespace");
 	if (!p->ns)
 		p->ns = "default";
 	if (!rc)

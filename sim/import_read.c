@@ -433,6 +433,31 @@ int imp_label_value(struct imp_file *f, const struct ynode *at, const char *key,
 			 value, where);
 }
 
+int imp_dns_name(struct imp_file *f, const struct ynode *at, const char *key, const char *name,
+		 enum imp_dns rule, const char *what)
+{
+	bool ok = rule == IMP_DNS_LABEL ? scenario_dns_label_ok(name)
+		  : rule == IMP_DNS_SUBDOMAIN
+			  ? scenario_dns_subdomain_ok(name)
+			  : /* a kind: CRD names validation lower-cases it to a DNS-1035 label */
+			  strlen(name) <= 63 && isalpha((unsigned char)name[0]);
+	for (size_t i = 0; ok && rule == IMP_DNS_KIND && name[i]; i++)
+		ok = isalnum((unsigned char)name[i]);
+	if (ok)
+		return GP_OK;
+	char shown[72];
+	size_t i = 0;
+	for (; name[i] && i < 64; i++)
+		shown[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	snprintf(shown + i, sizeof shown - i, "%s", name[i] ? "..." : "");
+	return imp_error(f, at, key, "invalid %s '%s' (%zu characters); expected %s", what, shown,
+			 strlen(name),
+			 rule == IMP_DNS_LABEL       ? SCENARIO_DNS_LABEL_HINT
+			 : rule == IMP_DNS_SUBDOMAIN ? SCENARIO_DNS_SUBDOMAIN_HINT
+						     : "a kind: up to 63 letters and digits, "
+						       "starting with a letter");
+}
+
 int imp_quantity(struct imp_file *f, const struct ynode *v, const char *key, double *out)
 {
 	enum quantity_check q =

@@ -306,6 +306,14 @@ static bool dns_subdomain_ok(const char *s, size_t n)
 	return true;
 }
 
+bool scenario_dns_subdomain_ok(const char *name) { return dns_subdomain_ok(name, strlen(name)); }
+
+bool scenario_dns_label_ok(const char *name)
+{
+	size_t n = strlen(name);
+	return n <= 63 && !strchr(name, '.') && dns_subdomain_ok(name, n);
+}
+
 bool scenario_label_key_ok(const char *key)
 {
 	const char *slash = strchr(key, '/');

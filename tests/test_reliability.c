@@ -177,3 +177,206 @@ Test(reliability, every_example_scenario_gives_identical_rows_twice, .timeout = 
 	closedir(d);
 	cr_assert_geq(scenarios, 3);
 }
+
+/* --- hostile import input (issue 42) ------------------------------------------ */
+
+TestSuite(hostile, .init = scratch_make, .fini = scratch_remove);
+
+/* Writes text to dir/name; returns the path (static buffer per slot). */
+static const char *put(int slot, const char *name, const char *text)
+{
+	static char paths[4][128];
+	snprintf(paths[slot], sizeof paths[slot], "%s/%s", dir, name);
+	FILE *f = fopen(paths[slot], "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return paths[slot];
+}
+
+/* One L4 node n1 with gpus nvidia.com/gpu (a JSON value). */
+static const char *node_json(const char *gpus)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof buf,
+		 "{\"kind\": \"List\", \"items\": [{\"kind\": \"Node\", \"metadata\": {\"name\": "
+		 "\"n1\", \"labels\": {\"nvidia.com/gpu.product\": \"NVIDIA-L4\"}}, \"spec\": {}, "
+		 "\"status\": {\"allocatable\": {\"cpu\": \"8\", \"memory\": \"64Gi\", "
+		 "\"nvidia.com/gpu\": %s}}}]}\n",
+		 gpus);
+	return put(0, "n.json", buf);
+}
+
+/* One pending pod: metadata members meta (after name), containers' JSON. */
+static const char *pod_json(const char *meta, const char *containers)
+{
+	static char buf[8192];
+	snprintf(buf, sizeof buf,
+		 "{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
+		 "\"p\"%s}, \"spec\": {\"containers\": %s}, \"status\": {\"phase\": "
+		 "\"Pending\"}}]}\n",
+		 meta, containers);
+	return put(1, "p.json", buf);
+}
+
+#define ONE_GPU "[{\"name\": \"c\", \"resources\": {\"limits\": {\"nvidia.com/gpu\": \"1\"}}}]"
+
+/* Runs import of nodes and pods to dir/out.yaml; returns its exit code, the
+ * output in out. */
+static int import(const char *nodes, const char *pods, char *out, size_t size)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --nodes %s --pods %s --at 2026-11-30T12:00:00Z -o %s/out.yaml",
+		 nodes, pods, dir);
+	return capture(cmd, out, size);
+}
+
+static char *repeat(char c, size_t n)
+{
+	char *s = malloc(n + 1);
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* Kubernetes names a namespace by a DNS-1123 label (<= 63 characters) and a
+ * pod or owner by a DNS-1123 subdomain (<= 253; apimachinery
+ * pkg/util/validation IsDNS1123Label, IsDNS1123Subdomain); a kind is a
+ * DNS-1035 label once lower-cased (apiextensions validation of CRD names).
+ * A 400-character namespace or a 330-character owner kind crashed import
+ * (a key cut at 320 bytes); now they are refused at their JSON path. */
+Test(hostile, names_are_checked_as_kubernetes_checks_them)
+{
+	char out[4096], meta[1024];
+	char *longer = repeat('a', 400);
+	snprintf(meta, sizeof meta, ", \"namespace\": \"%s\"", longer);
+	cr_assert_eq(import(node_json("\"1\""), pod_json(meta, ONE_GPU), out, sizeof out), 2, "%s",
+		     out);
+	cr_assert(strstr(out, "p.json:1:") &&
+			  strstr(out, ".items[0].metadata.namespace: invalid "
+				      "namespace") &&
+			  strstr(out, "(400 characters)"),
+		  "%s", out);
+	/* 63 is a namespace; 64 is not. */
+	snprintf(meta, sizeof meta, ", \"namespace\": \"%.63s\"", longer);
+	cr_assert_eq(import(node_json("\"1\""), pod_json(meta, ONE_GPU), out, sizeof out), 0, "%s",
+		     out);
+	snprintf(meta, sizeof meta, ", \"namespace\": \"%.64s\"", longer);
+	cr_assert_eq(import(node_json("\"1\""), pod_json(meta, ONE_GPU), out, sizeof out), 2, "%s",
+		     out);
+	/* An owner's kind of 330 letters. */
+	char *kind = repeat('K', 330);
+	snprintf(meta, sizeof meta,
+		 ", \"ownerReferences\": [{\"kind\": \"%.330s\", \"name\": \"j\", \"controller\": "
+		 "true}]",
+		 kind);
+	cr_assert_eq(import(node_json("\"1\""), pod_json(meta, ONE_GPU), out, sizeof out), 2, "%s",
+		     out);
+	cr_assert(strstr(out, ".items[0].metadata.ownerReferences[0].kind: invalid owner kind"),
+		  "%s", out);
+	/* An owner name of 253 characters is a name (a workload named by its
+	 * first 56); 254 is not. */
+	char *parts = repeat('b', 253);
+	for (size_t i = 50; i < 253; i += 51)
+		parts[i] = '.';
+	snprintf(meta, sizeof meta,
+		 ", \"ownerReferences\": [{\"kind\": \"Job\", \"name\": \"%s\", \"controller\": "
+		 "true}]",
+		 parts);
+	cr_assert_eq(import(node_json("\"1\""), pod_json(meta, ONE_GPU), out, sizeof out), 0, "%s",
+		     out);
+	snprintf(meta, sizeof meta,
+		 ", \"ownerReferences\": [{\"kind\": \"Job\", \"name\": \"%sb\", \"controller\": "
+		 "true}]",
+		 parts);
+	cr_assert_eq(import(node_json("\"1\""), pod_json(meta, ONE_GPU), out, sizeof out), 2, "%s",
+		     out);
+	cr_assert(strstr(out, "ownerReferences[0].name: invalid owner name"), "%s", out);
+	/* A pod name with a capital, and a node name with a space. */
+	cr_assert_eq(import(node_json("\"1\""),
+			    put(1, "p.json",
+				"{\"kind\": \"List\", \"items\": "
+				"[{\"kind\": \"Pod\", \"metadata\": "
+				"{\"name\": \"P\"}}]}\n"),
+			    out, sizeof out),
+		     2, "%s", out);
+	cr_assert(strstr(out, ".items[0].metadata.name: invalid pod name 'P'"), "%s", out);
+	free(parts);
+	free(kind);
+	free(longer);
+}
+
+/* A namespace holding a newline and YAML used to end the comment line it
+ * was written into and add a workload of its own; now it is refused as a
+ * name, and what reaches a comment is escaped (here a file name). */
+Test(hostile, no_name_can_end_a_comment_line_of_the_scenario)
+{
+	char out[4096];
+	cr_assert_eq(import(node_json("\"1\""),
+			    pod_json(", \"namespace\": \"x\\n  - name: evil\\n    count: 1000\"",
+				     ONE_GPU),
+			    out, sizeof out),
+		     2, "%s", out);
+	cr_assert(strstr(out, ".items[0].metadata.namespace: invalid namespace 'x?  - name"), "%s",
+		  out);
+	/* A file name with a newline, named in the header comment. */
+	char nodes[256], cmd[1024];
+	snprintf(nodes, sizeof nodes, "%s/n\nname: evil.json", dir);
+	rename(node_json("\"1\""), nodes);
+	snprintf(
+		cmd, sizeof cmd,
+		"bin/gpuplan import --nodes '%s' --pods %s --at 2026-11-30T12:00:00Z -o %s/out.yaml",
+		nodes, pod_json("", ONE_GPU), dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	snprintf(cmd, sizeof cmd, "%s/out.yaml", dir);
+	size_t n;
+	char *yaml = scratch_slurp(cmd, &n);
+	cr_assert(strstr(yaml, "from \"") && strstr(yaml, "/n\\x0aname: evil.json\""), "%s", yaml);
+	cr_assert_null(strstr(yaml, "\nname: evil"), "%s", yaml);
+	free(yaml);
+}
+
+/* Container GPU limits were summed into an int32: 2147483647 + 2147483647 +
+ * 3 wrapped to 1 GPU.  The sum is 64-bit and refused past int32. */
+Test(hostile, gpu_limits_that_overflow_int32_are_refused)
+{
+	char out[4096];
+	const char *three =
+		"[{\"name\": \"a\", \"resources\": {\"limits\": {\"nvidia.com/gpu\": \"2147483647\"}}}, "
+		"{\"name\": \"b\", \"resources\": {\"limits\": {\"nvidia.com/gpu\": \"2147483647\"}}}, "
+		"{\"name\": \"c\", \"resources\": {\"limits\": {\"nvidia.com/gpu\": \"3\"}}}]";
+	cr_assert_eq(import(node_json("\"1\""), pod_json("", three), out, sizeof out), 2, "%s",
+		     out);
+	cr_assert(strstr(out, ".items[0].spec.containers[1].resources.limits[\"nvidia.com/gpu\"]: "
+			      "the pod's containers ask for 4294967294 GPUs in all"),
+		  "%s", out);
+	/* One limit past int32, and half a GPU. */
+	cr_assert_eq(import(node_json("\"1\""),
+			    pod_json("", "[{\"name\": \"c\", \"resources\": {\"limits\": "
+					 "{\"nvidia.com/gpu\": \"2147483648\"}}}]"),
+			    out, sizeof out),
+		     2, "%s", out);
+	cr_assert(strstr(out, "expected a whole number of units, at most 2147483647"), "%s", out);
+}
+
+/* A node's GPU count of 1e18 or "1Ei" went through an undefined
+ * float-to-int cast and came out as -2147483648, past the 64 check. */
+Test(hostile, a_node_gpu_count_past_int32_is_refused_where_it_is_read)
+{
+	char out[4096];
+	static const char *const counts[] = {"\"1Ei\"", "\"1e18\"", "1e18", "\"0.5\"", "\"800m\""};
+	for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+		cr_assert_eq(import(node_json(counts[i]), pod_json("", ONE_GPU), out, sizeof out),
+			     2, "%s: %s", counts[i], out);
+		cr_assert(strstr(out, "n.json:1:") &&
+				  strstr(out, ".items[0].status.allocatable[\"nvidia.com/gpu\"]: "
+					      "expected a whole number of devices, at most "
+					      "2147483647"),
+			  "%s: %s", counts[i], out);
+	}
+	/* Within int32 but past gpuplan's 64: the existing check speaks. */
+	cr_assert_eq(import(node_json("\"2147483647\""), pod_json("", ONE_GPU), out, sizeof out),
+		     2);
+	cr_assert(strstr(out, "2147483647 physical GPUs; expected at most 64"), "%s", out);
+}

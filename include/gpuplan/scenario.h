@@ -740,6 +740,18 @@ const char *scenario_root_cohort(const struct scenario *sc, size_t q);
 bool scenario_name_ok(const char *name);
 bool scenario_item_name_ok(const char *name);
 
+/* Kubernetes' object names (apimachinery validation.IsDNS1123Subdomain and
+ * IsDNS1123Label): a subdomain is up to 253 characters of dot-separated parts
+ * of a-z, 0-9 and '-', each starting and ending with a letter or digit (pod
+ * and node names); a label is one such part of up to 63 (namespaces). */
+bool scenario_dns_subdomain_ok(const char *name);
+bool scenario_dns_label_ok(const char *name);
+#define SCENARIO_DNS_SUBDOMAIN_HINT                                                     \
+	"a DNS subdomain: up to 253 of a-z, 0-9, '-' and '.', each dot-separated part " \
+	"starting and ending with a letter or digit"
+#define SCENARIO_DNS_LABEL_HINT \
+	"a DNS label: up to 63 of a-z, 0-9 and '-', starting and ending with a letter or digit"
+
 /* Kubernetes' label syntax, as the API server checks it (the loader's for
  * label, selector, affinity, taint and toleration keys; import's for what it
  * reads): a key is an optional DNS subdomain prefix (at most 253 characters)
