@@ -1472,8 +1472,17 @@ int main(int argc, char **argv)
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help"))
 		return print_usage(stdout), 0;
-	for (size_t i = 0; i < N_OPTS(commands); i++)
-		if (!strcmp(name, commands[i].name))
-			return commands[i].run(&commands[i], argc - 2, argv + 2);
+	for (size_t i = 0; i < N_OPTS(commands); i++) {
+		if (strcmp(name, commands[i].name))
+			continue;
+		int rc = commands[i].run(&commands[i], argc - 2, argv + 2);
+		/* A full disk or a closed pipe under stdout is a failure, not 0. */
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "gpuplan: error: writing to standard output: %s\n",
+				strerror(errno));
+			return rc ? rc : GP_ERUNTIME;
+		}
+		return rc;
+	}
 	return usage_error("unknown command '%s'", name);
 }

@@ -531,20 +531,27 @@ bool placement_fits_empty(const struct placer *pl, const struct pod_request *pod
 
 /* --- resource scores (kube-scheduler's noderesources plugins) ------------- */
 
+/* a * scale / b, as kube-scheduler's int64 arithmetic would give it had it
+ * room: in 128 bits, so 1 EiB of memory times 100 does not overflow. */
+static int64_t scaled(int64_t a, int64_t scale, int64_t b)
+{
+	return (int64_t)((__int128)a * scale / b);
+}
+
 /* leastRequestedScore and mostRequestedScore (least_allocated.go,
  * most_allocated.go). */
 static int64_t least_requested(int64_t requested, int64_t capacity)
 {
 	if (requested > capacity)
 		return 0;
-	return (capacity - requested) * MAX_NODE_SCORE / capacity;
+	return scaled(capacity - requested, MAX_NODE_SCORE, capacity);
 }
 
 static int64_t most_requested(int64_t requested, int64_t capacity)
 {
 	if (requested > capacity)
 		requested = capacity;
-	return requested * MAX_NODE_SCORE / capacity;
+	return scaled(requested, MAX_NODE_SCORE, capacity);
 }
 
 /* helper.BuildBrokenLinearFunction over the shape, scores scaled to 0..100. */
@@ -568,7 +575,7 @@ static int64_t ratio_requested(const struct scoring_spec *s, int64_t requested, 
 {
 	if (requested > capacity)
 		return broken_linear(s, 100);
-	return broken_linear(s, requested <= 0 ? 0 : requested * 100 / capacity);
+	return broken_linear(s, requested <= 0 ? 0 : scaled(requested, 100, capacity));
 }
 
 int64_t placement_fit_score(const struct scoring_spec *s, const int64_t *requested,

@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "store_int.h"
@@ -678,8 +679,25 @@ static int forbid_writes(struct store *st, struct gp_err *err)
 	return sti_exec(st, "PRAGMA query_only = 1", "opening the database read-only", err);
 }
 
+/* SQLite's special names: ":memory:" (and "") open a database in memory that
+ * a run would be written to and lost, and a "file:" URI may too
+ * (mode=memory) or open another file than the one named (sqlite.org/uri.html,
+ * sqlite.org/inmemorydb.html). */
+static int special_name(const char *path, struct gp_err *err)
+{
+	if (!path[0] || !strcmp(path, ":memory:") || !strncasecmp(path, "file:", 5))
+		return gp_errorf(err, GP_EINPUT,
+				 "'%s': SQLite reads this name as an in-memory database or a URI, "
+				 "not a file; expected a database file's path (./%s for a file of "
+				 "that name)",
+				 path, path);
+	return GP_OK;
+}
+
 static int open_db(const char *path, bool write, struct store **out, struct gp_err *err)
 {
+	if (special_name(path, err))
+		return GP_EINPUT;
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* SQLite: "unable to open" */
 		return gp_errorf(err, GP_EINPUT, "%s is a directory; expected a database file",

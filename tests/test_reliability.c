@@ -6,6 +6,8 @@
  */
 #include <criterion/criterion.h>
 
+#include "gpuplan/placement.h"
+
 #include "scratch.h"
 #include <dirent.h>
 #include <signal.h>
@@ -379,4 +381,77 @@ Test(hostile, a_node_gpu_count_past_int32_is_refused_where_it_is_read)
 	cr_assert_eq(import(node_json("\"2147483647\""), pod_json("", ONE_GPU), out, sizeof out),
 		     2);
 	cr_assert(strstr(out, "2147483647 physical GPUs; expected at most 64"), "%s", out);
+}
+
+/* kube-scheduler's least_allocated.go and most_allocated.go compute
+ * requested x 100 / capacity; with 1 EiB of memory (2^60 bytes) the product
+ * overflowed int64 (undefined; UBSan under make asan).  Computed wider, the
+ * scores are the exact ones: 2^59 of 2^60 is 50 either way. */
+Test(hostile, fit_scores_of_an_exbibyte_node_do_not_overflow)
+{
+	int64_t alloc[3] = {0, 0, 1LL << 60}, req[3] = {0, 0, 1LL << 59};
+	struct scoring_spec least = {.type = SCORING_LEAST_ALLOCATED,
+				     .weight = {[SCORE_MEMORY] = 1}};
+	struct scoring_spec most = {.type = SCORING_MOST_ALLOCATED, .weight = {[SCORE_MEMORY] = 1}};
+	cr_assert_eq(placement_fit_score(&least, req, alloc), 50);
+	cr_assert_eq(placement_fit_score(&most, req, alloc), 50);
+	/* 3 x 2^60 / 4 of INT64_MAX: 74 used (74.99...), 25 left. */
+	int64_t big[3] = {0, 0, INT64_MAX}, three[3] = {0, 0, INT64_MAX / 4 * 3};
+	cr_assert_eq(placement_fit_score(&most, three, big), 74);
+	cr_assert_eq(placement_fit_score(&least, three, big), 25);
+}
+
+/* Runs md1.yaml into dir/r.db, the database the output tests read. */
+static const char *results_db(void)
+{
+	static char db[128];
+	char cmd[256], out[4096];
+	snprintf(db, sizeof db, "%s/r.db", dir);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run tests/fixtures/md1.yaml --quiet --db %s", db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	return db;
+}
+
+/* On a full disk (/dev/full) every command that writes to stdout exited 0
+ * with its output lost; now it says so and exits 1. */
+Test(hostile, a_write_error_on_stdout_exits_1_with_a_message)
+{
+	const char *db = results_db();
+	char cmd[512], out[4096];
+	const char *const cmds[] = {"report %s --openmetrics", "report %s --opencost",
+				    "check tests/fixtures/md1.yaml",
+				    "run tests/fixtures/md1.yaml --json"};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		char line[256];
+		snprintf(line, sizeof line, cmds[i], db);
+		snprintf(cmd, sizeof cmd, "(bin/gpuplan %s >/dev/full)", line);
+		cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s: %s", line, out);
+		cr_assert(strstr(out, "writing to standard output: No space left on device"),
+			  "%s: %s", line, out);
+		/* and to a file it exits 0 */
+		snprintf(cmd, sizeof cmd, "bin/gpuplan %s >%s/ok", line, dir);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", line, out);
+	}
+}
+
+/* SQLite opens ":memory:" and "file:" URIs (mode=memory) in memory: the run
+ * was reported as stored and kept nowhere.  Refused as --db, exit 2. */
+Test(hostile, sqlite_special_names_are_refused_as_a_database)
+{
+	char cmd[512], out[4096];
+	const char *const names[] = {":memory:", "file:x.db?mode=memory", "FILE:y.db", "file:z.db"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		snprintf(cmd, sizeof cmd,
+			 "cd %s && %s/bin/gpuplan run %s/tests/fixtures/md1.yaml --quiet --db '%s'",
+			 dir, getenv("PWD"), getenv("PWD"), names[i]);
+		cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s: %s", names[i], out);
+		cr_assert(strstr(out, "SQLite reads this name as an in-memory database or a URI"),
+			  "%s", out);
+		snprintf(cmd, sizeof cmd, "bin/gpuplan report '%s' --openmetrics", names[i]);
+		cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s: %s", names[i], out);
+	}
+	/* nothing was created beside */
+	snprintf(cmd, sizeof cmd, "ls %s", dir);
+	capture(cmd, out, sizeof out);
+	cr_assert_null(strstr(out, "db"), "%s", out);
 }
