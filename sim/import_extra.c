@@ -770,12 +770,22 @@ static int text_line(struct imp *im, const char *line, int lineno)
 	return GP_OK;
 }
 
+/* --dcgm through the opener every input shares: a FIFO, device or folder
+ * is refused instead of waited on. */
+static FILE *open_dcgm(struct imp *im)
+{
+	const char *why = NULL;
+	FILE *in = gp_open_input(im->o->dcgm, &why);
+	if (!in)
+		gp_errorf(im->err, GP_EINPUT, "%s: error: cannot read: %s", im->o->dcgm, why);
+	return in;
+}
+
 static int read_text(struct imp *im)
 {
-	FILE *in = fopen(im->o->dcgm, "r");
+	FILE *in = open_dcgm(im);
 	if (!in)
-		return gp_errorf(im->err, GP_EINPUT, "%s: error: cannot read: %s", im->o->dcgm,
-				 strerror(errno));
+		return GP_EINPUT;
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = GP_OK, lineno = 0;
@@ -787,6 +797,10 @@ static int read_text(struct imp *im)
 		if (*s && *s != '#' && *s != '\n' && *s != '\r')
 			rc = text_line(im, s, lineno);
 	}
+	/* getline's -1 is end of file only when feof says so (ENOMEM, EIO). */
+	if (!rc && (ferror(in) || !feof(in)))
+		rc = gp_errorf(im->err, GP_ERUNTIME, "%s: error: reading after line %d: %s",
+			       im->o->dcgm, lineno, strerror(errno));
 	free(line);
 	fclose(in);
 	return rc;
@@ -869,14 +883,18 @@ static int read_prometheus_json(struct imp *im)
 
 int imp_read_dcgm(struct imp *im)
 {
-	FILE *in = fopen(im->o->dcgm, "r");
+	FILE *in = open_dcgm(im);
 	if (!in)
-		return gp_errorf(im->err, GP_EINPUT, "%s: error: cannot read: %s", im->o->dcgm,
-				 strerror(errno));
+		return GP_EINPUT;
 	int c;
 	while ((c = fgetc(in)) != EOF && isspace(c))
 		;
+	bool failed = c == EOF && ferror(in);
+	int saved = errno;
 	fclose(in);
+	if (failed)
+		return gp_errorf(im->err, GP_ERUNTIME, "%s: error: cannot read: %s", im->o->dcgm,
+				 strerror(saved));
 	return c == '{' ? read_prometheus_json(im) : read_text(im);
 }
 

@@ -2,6 +2,7 @@
 #include "gpuplan/outfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,19 @@ static int check_target(const char *path, const char *input, struct gp_err *err)
 		return gp_errorf(err, GP_EINPUT,
 				 "%s: not a regular file; expected a path to "
 				 "write a new file or replace one",
+				 path);
+	/* An SQLite database (results above all) is never replaced by a
+	 * report, a scenario or a page: its file header (sqlite.org/fileformat.html). */
+	char head[16] = {0};
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	bool database = fd >= 0 && read(fd, head, sizeof head) == (ssize_t)sizeof head &&
+			!memcmp(head, "SQLite format 3", sizeof head);
+	if (fd >= 0)
+		close(fd);
+	if (database)
+		return gp_errorf(err, GP_EINPUT,
+				 "%s: is an SQLite database; expected another path for the output "
+				 "(a database is never replaced by it)",
 				 path);
 	return outfile_refuse_same(path, input, err);
 }

@@ -449,8 +449,15 @@ static int as_delay(struct loader *ld, const struct ynode *v, void *obj)
 
 static int as_scan(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_duration(ld, v, "scan_interval", true,
-			       &((struct autoscale_spec *)obj)->scan_interval);
+	sim_time *t = &((struct autoscale_spec *)obj)->scan_interval;
+	int rc = ld_get_duration(ld, v, "scan_interval", true, t);
+	/* A lower bound: at 10us a 3-job hour took 86 s of scan events.
+	 * Cluster Autoscaler's --scan-interval defaults to 10s (FAQ.md). */
+	if (!rc && *t < SIM_SECOND)
+		rc = ld_bad_value(ld, v, "scan_interval",
+				  "a duration of at least 1s (Cluster Autoscaler's "
+				  "--scan-interval defaults to 10s)");
+	return rc;
 }
 
 static int as_threshold(struct loader *ld, const struct ynode *v, void *obj)

@@ -670,6 +670,28 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 	return GP_OK;
 }
 
+/* A reader needs the tables every report reads: one of ours without them
+ * (cut by hand, or a crafted file) is a bad input, exit 2, not an SQL error. */
+static int whole_schema(struct store *st, struct gp_err *err)
+{
+	static const char *const needed[] = {"runs", "timeseries"};
+	for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) {
+		char sql[128];
+		int64_t n = 0;
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'",
+			 needed[i]);
+		int rc = count_rows(st, sql, &n, err);
+		if (rc)
+			return rc;
+		if (!n)
+			return gp_errorf(err, GP_EINPUT,
+					 "%s: a gpuplan results database without its %s table; %s",
+					 st->path, needed[i], remedy(st));
+	}
+	return GP_OK;
+}
+
 /* A reader's connection is read-write with every write refused: one opened
  * SQLITE_OPEN_READONLY cannot remove the -wal and -shm files of a WAL
  * database when it closes, and left them beside the file after each report.
@@ -725,6 +747,8 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 		if (!rc && !write && kind == DB_EMPTY)
 			rc = gp_errorf(err, GP_EINPUT, "%s: an empty database; %s", path,
 				       remedy(st));
+		if (!rc && !write)
+			rc = whole_schema(st, err);
 		if (!rc && write)
 			rc = configure(st, kind, err);
 		if (!rc && write)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -454,4 +455,91 @@ Test(hostile, sqlite_special_names_are_refused_as_a_database)
 	snprintf(cmd, sizeof cmd, "ls %s", dir);
 	capture(cmd, out, sizeof out);
 	cr_assert_null(strstr(out, "db"), "%s", out);
+}
+
+/* --dcgm was opened with fopen: a FIFO without a writer hung forever.  It
+ * goes through the opener every other input uses, which refuses it. */
+Test(hostile, a_dcgm_fifo_is_refused_not_waited_on, .timeout = 20)
+{
+	char fifo[128], cmd[1024], out[4096];
+	snprintf(fifo, sizeof fifo, "%s/dcgm.prom", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+		 "tests/fixtures/import/pods.json --dcgm %s --at 2026-11-30T12:00:00Z -o %s/o.yaml",
+		 fifo, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "dcgm.prom: error: cannot read: not a regular file"), "%s", out);
+}
+
+/* A read error in the DCGM text was taken for its end: the samples after it
+ * were dropped and import exited 0.  /proc/self/mem is a regular file whose
+ * first read fails with EIO (address 0 is not mapped). */
+Test(hostile, a_dcgm_read_error_is_not_the_end_of_the_file)
+{
+	char cmd[1024], out[4096];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+		 "tests/fixtures/import/pods.json --dcgm /proc/self/mem --at 2026-11-30T12:00:00Z "
+		 "-o %s/o.yaml",
+		 dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	cr_assert(strstr(out, "/proc/self/mem: error: cannot read: Input/output error"), "%s", out);
+	snprintf(cmd, sizeof cmd, "%s/o.yaml", dir);
+	cr_assert_neq(access(cmd, F_OK), 0, "nothing written");
+}
+
+/* import -o onto a results database replaced it with the scenario. */
+Test(hostile, an_output_never_replaces_a_database)
+{
+	const char *db = results_db();
+	long long runs = scratch_query(db, "SELECT count(*) FROM runs");
+	char cmd[1024], out[4096];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+		 "tests/fixtures/import/pods.json --at 2026-11-30T12:00:00Z -o %s",
+		 db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "r.db: is an SQLite database; expected another path"), "%s", out);
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs"), runs);
+	/* and so for report --html */
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --html %s", db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_assert_eq(scratch_query(db, "SELECT count(*) FROM runs"), runs);
+}
+
+/* A results database without its timeseries table exited 1 (an SQL error);
+ * the docs say a bad database file is 2. */
+Test(hostile, a_database_without_its_timeseries_table_exits_2)
+{
+	const char *db = results_db();
+	char cmd[512], out[4096];
+	snprintf(cmd, sizeof cmd, "sqlite3 %s 'DROP TABLE timeseries'", db);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --openmetrics", db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "r.db: a gpuplan results database without its timeseries table"),
+		  "%s", out);
+}
+
+/* scan_interval had no lower bound: at 10us a 3-job hour took 86 s.  At
+ * least 1s (Cluster Autoscaler's --scan-interval defaults to 10s,
+ * cluster-autoscaler FAQ.md), refused by the loader. */
+Test(hostile, scan_interval_has_a_lower_bound)
+{
+	char out[4096];
+	cr_assert_eq(capture("bin/gpuplan check tests/fixtures/autoscale.yaml --set "
+			     "pools.batch.autoscale.scan_interval=10us",
+			     out, sizeof out),
+		     2, "%s", out);
+	cr_assert(strstr(out, "invalid scan_interval '10us'; expected a duration of at least 1s"),
+		  "%s", out);
+	cr_assert_eq(capture("bin/gpuplan check tests/fixtures/autoscale.yaml --set "
+			     "pools.batch.autoscale.scan_interval=999ms",
+			     out, sizeof out),
+		     2, "%s", out);
+	cr_assert_eq(capture("bin/gpuplan check tests/fixtures/autoscale.yaml --set "
+			     "pools.batch.autoscale.scan_interval=1s",
+			     out, sizeof out),
+		     0, "%s", out);
 }
