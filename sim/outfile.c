@@ -46,6 +46,9 @@ static int check_target(const char *path, const char *input, struct gp_err *err)
 				 "%s: not a regular file; expected a path to "
 				 "write a new file or replace one",
 				 path);
+	int rc = outfile_refuse_same(path, input, err);
+	if (rc)
+		return rc;
 	/* An SQLite database (results above all) is never replaced by a
 	 * report, a scenario or a page: its file header (sqlite.org/fileformat.html). */
 	char head[16] = {0};
@@ -59,7 +62,7 @@ static int check_target(const char *path, const char *input, struct gp_err *err)
 				 "%s: is an SQLite database; expected another path for the output "
 				 "(a database is never replaced by it)",
 				 path);
-	return outfile_refuse_same(path, input, err);
+	return GP_OK;
 }
 
 int outfile_open(struct outfile *of, const char *path, const char *input, struct gp_err *err)
