@@ -145,7 +145,7 @@ static void unique_name(const struct grouping *g, const char *want, char *out)
 			used = !strcmp(g->wl[w].name, out);
 		if (!used)
 			return;
-		snprintf(out, WL_NAME, "%.*s-%u", WL_NAME - 12, base, n % 100000u);
+		snprintf(out, WL_NAME, "%.*s-%u", WL_NAME - 12, base, n);
 	}
 }
 

@@ -439,12 +439,13 @@ Test(hostile, a_write_error_on_stdout_exits_1_with_a_message)
  * was reported as stored and kept nowhere.  Refused as --db, exit 2. */
 Test(hostile, sqlite_special_names_are_refused_as_a_database)
 {
-	char cmd[512], out[4096];
+	char cmd[1024], out[4096], cwd[256];
+	cr_assert_not_null(getcwd(cwd, sizeof cwd));
 	const char *const names[] = {":memory:", "file:x.db?mode=memory", "FILE:y.db", "file:z.db"};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		snprintf(cmd, sizeof cmd,
 			 "cd %s && %s/bin/gpuplan run %s/tests/fixtures/md1.yaml --quiet --db '%s'",
-			 dir, getenv("PWD"), getenv("PWD"), names[i]);
+			 dir, cwd, cwd, names[i]);
 		cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s: %s", names[i], out);
 		cr_assert(strstr(out, "SQLite reads this name as an in-memory database or a URI"),
 			  "%s", out);
