@@ -19,6 +19,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#define PROM_MAX_DEPTH 64
+
 struct reader {
 	yaml_parser_t parser;
 	FILE *f;
@@ -72,9 +74,16 @@ static int skip(struct reader *r, yaml_event_t *ev)
 		int rc = next(r, &e);
 		if (rc)
 			return rc;
-		if (e.type == YAML_MAPPING_START_EVENT || e.type == YAML_SEQUENCE_START_EVENT)
-			depth++;
-		else if (e.type == YAML_MAPPING_END_EVENT || e.type == YAML_SEQUENCE_END_EVENT)
+		/* libyaml's scanner costs O(depth^2): stop a hostile nesting early */
+		if ((e.type == YAML_MAPPING_START_EVENT || e.type == YAML_SEQUENCE_START_EVENT) &&
+		    ++depth > PROM_MAX_DEPTH) {
+			rc = gp_located(r->err, mark(r, e.start_mark),
+					"nesting deeper than %d levels; expected a Prometheus API "
+					"response",
+					PROM_MAX_DEPTH);
+			yaml_event_delete(&e);
+			return rc;
+		} else if (e.type == YAML_MAPPING_END_EVENT || e.type == YAML_SEQUENCE_END_EVENT)
 			depth--;
 		yaml_event_delete(&e);
 	}

@@ -680,3 +680,20 @@ Test(import_history, nodes_given_with_history_are_the_pools)
 	expect_in(out, "--pods, --kueue, --dcgm, --opencost and --at are not combined with it yet");
 	scratch_remove();
 }
+
+Test(import_history, a_hostile_nesting_stops_at_its_limit)
+{
+	char cmd[512], out[4096], path[256];
+	copy_small();
+	snprintf(path, sizeof path, "%s/h/pod_info.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"status\":\"success\",\"warnings\":", f);
+	for (int i = 0; i < 100000; i++)
+		fputc('[', f);
+	fputs("\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import --history %s/h -o %s/twin.yaml", dir, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "pod_info.json:1:96: error: nesting deeper than 64 levels");
+	scratch_remove();
+}
