@@ -10,13 +10,15 @@
  *              hours of that hour the period holds (and per weekday over
  *              its days, when the period holds two weeks or more); a
  *              CronJob's schedule instead, when kube_cronjob_info gave it;
- *   durations  the instances wholly inside the period: an instance started
- *              before FROM is left out of the fit (a pod running at FROM is
- *              more likely a long one: length-biased), and so is one still
- *              running at TO (right-censored); both still count in the rates
- *              when created inside the period.  Lognormal and gamma by
- *              maximum likelihood, the better by KS p-value when p >= 0.05,
- *              else the sample's quantiles (dist: empirical);
+ *   durations  the instances that started in the period: one started before
+ *              FROM is left out (a pod running at FROM is more likely a long
+ *              one: length-biased), one still running at TO is a lower bound
+ *              (right-censored, in the likelihood as P(X > its length so
+ *              far)); both still count in the rates when created inside the
+ *              period.  Lognormal and gamma by maximum likelihood, the better
+ *              by KS p-value (against the Kaplan-Meier estimate when runs are
+ *              cut off) when p >= 0.05, else the complete runs' quantiles
+ *              (dist: empirical);
  *   requests   the median of its pods;
  *   DCGM       gpu_busy the mean engine activity of its pods, sm_share the
  *              mean SM activity over it, vram the mean of its pods' peak MiB.
@@ -135,19 +137,26 @@ static void learn_arrivals(const struct hist *h, const struct inst *in, size_t n
 static void learn_durations(const struct hist *h, const struct inst *in, size_t n,
 			    struct learned *l)
 {
-	double *x = gp_xcalloc(n + 1, sizeof *x);
+	double *x = gp_xcalloc(n + 1, sizeof *x), *c = gp_xcalloc(n + 1, sizeof *c);
+	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
+		bool before = !isfinite(in[i].started) || in[i].started < (double)h->from;
 		if (in[i].running || !isfinite(in[i].finished)) {
 			l->n_right++;
+			/* still going at TO: a lower bound on its length, when it
+			 * started in the period */
+			if (!before)
+				c[m++] = fmax(1, (double)h->to - in[i].started);
 			continue;
 		}
-		if (!isfinite(in[i].started) || in[i].started < (double)h->from) {
+		if (before) {
 			l->n_left++;
 			continue;
 		}
 		x[l->n_fit++] = fmax(1, in[i].finished - in[i].started);
 	}
-	import_fit_choose(x, l->n_fit, &l->fit, &l->lognormal, &l->gamma);
+	import_fit_choose_censored(x, l->n_fit, c, m, &l->fit, &l->lognormal, &l->gamma);
+	free(c);
 	if (l->fit.kind == IMPORT_FIT_EMPIRICAL && l->n_fit) {
 		l->values = gp_xcalloc(MAX_EMPIRICAL, sizeof *l->values);
 		l->n_values = import_fit_quantiles(x, l->n_fit, l->values, MAX_EMPIRICAL);
@@ -389,8 +398,14 @@ static void write_duration_value(FILE *out, const struct hist *h, const struct h
 	}
 	fprintf(out, "    # learned from %zu runs, ", l->n_fit);
 	period(out, h);
-	fprintf(out, " (%zu censored left out: %zu running at FROM, %zu at TO): ", censored,
-		l->n_left, l->n_right);
+	if (l->fit.censored)
+		fprintf(out,
+			" and %zu still going at TO as lower bounds (%zu running at FROM left "
+			"out): ",
+			l->fit.censored, l->n_left);
+	else
+		fprintf(out, " (%zu censored left out: %zu running at FROM, %zu at TO): ", censored,
+			l->n_left, l->n_right);
 	if (l->fit.kind == IMPORT_FIT_EMPIRICAL) {
 		if (l->n_fit < IMPORT_FIT_MIN_N)
 			fprintf(out, "too few to fit, the runs themselves");
@@ -409,7 +424,8 @@ static void write_duration_value(FILE *out, const struct hist *h, const struct h
 	const struct import_fit *f = &l->fit, *other = f->kind == IMPORT_FIT_LOGNORMAL
 							       ? &l->gamma
 							       : &l->lognormal;
-	fprintf(out, "%s by maximum likelihood, mean ", fit_names[f->kind]);
+	fprintf(out, "%s by maximum likelihood%s, mean ", fit_names[f->kind],
+		f->censored ? " with the censored runs" : "");
 	write_seconds(out, f->mean);
 	fprintf(out, ", KS D=%.3f p=%.2f (%s p=%.2f)\n", f->ks_d, f->p, fit_names[other->kind],
 		other->p);

@@ -161,6 +161,7 @@ struct import_fit {
 	double sigma; /* lognormal: of the underlying normal */
 	double shape; /* gamma: k */
 	double ks_d, p;
+	size_t censored; /* runs still going that the parameters took as lower bounds */
 };
 
 /* The smallest sample fitted; fewer values are written as they are. */
@@ -179,6 +180,16 @@ double import_ks_pvalue(double d, size_t n);
  * the sample's).  *lognormal and *gamma (either may be NULL) get both fits. */
 void import_fit_choose(double *x, size_t n, struct import_fit *out, struct import_fit *lognormal,
 		       struct import_fit *gamma);
+/* import_fit_choose for complete runs x[0..n) (sorted in place) and runs
+ * still going at the period's end, c[0..m) their lengths so far: with m > 0
+ * both families are fitted by maximum likelihood with the cut-off runs as
+ * right-censored observations (each adds log P(X > c); GSL's simplex), and
+ * judged by the KS distance to the Kaplan-Meier estimate (p-value for the n
+ * complete runs): long runs cut off by TO raise the mean rather than vanish.
+ * Neither fitting: empirical, the complete runs' mean. */
+void import_fit_choose_censored(double *x, size_t n, const double *c, size_t m,
+				struct import_fit *out, struct import_fit *lognormal,
+				struct import_fit *gamma);
 /* At most max values that stand for sorted x[0..n): all of them when n <=
  * max, else the quantiles at (i + 0.5) / max.  Returns how many. */
 size_t import_fit_quantiles(const double *x, size_t n, double *out, size_t max);
