@@ -130,6 +130,23 @@ Test(diagnose, placement_when_a_selector_hides_idle_capacity)
 	cr_expect_eq(r.n_findings, 1);
 }
 
+/* The finding names the rule that hides the idle pool: train's messages
+ * also name the control plane's taint, but that node has no GPUs and train
+ * tolerates the H100 node's taint, so its selector alone keeps it off the
+ * idle A100 node (issue 39; it said "its node selector/affinity and a taint
+ * it does not tolerate keep"). */
+Test(diagnose, a_taint_on_a_node_without_gpus_is_not_blamed)
+{
+	run("tests/fixtures/diagnose/taint-elsewhere.yaml", NULL, 0);
+	EXPECT_FINDING(0, "placement", "train waits on placement rules",
+		       "its node selector/affinity keeps its pods off pool a100",
+		       "6.0 pod-hours pending (3 pods)",
+		       "untolerated taint "
+		       "{node-role.kubernetes.io/control-plane: }",
+		       "pool a100 had 8.0 of 8 GPUs idle on average");
+	cr_expect_eq(r.findings[0].fig.rules.rules, FINDING_RULE_AFFINITY);
+}
+
 /* Pending-reason rows carry the kinds of their message, so the diagnosis
  * never reads kube-scheduler's or Kueue's text back: the placement fixture's
  * "1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node
