@@ -785,10 +785,12 @@ static void write_scenario(FILE *out, const struct imp *im, const struct groupin
 	      "run for ",
 	      out);
 	imp_write_duration(out, im->horizon);
-	fprintf(out,
-		"; the run lasts\n# until all work is done.\nname: %s\nseed: 1\nstart: %s\n"
-		"pools:\n",
+	fprintf(out, "; the run lasts\n# until all work is done.\nname: %s\nseed: 1\nstart: %s\n",
 		im->o->name ? im->o->name : "imported", at);
+	if (im->kube_minor) /* the messages in the wording of the cluster's release */
+		fprintf(out, "kubernetes_version: \"1.%d\"   # the control plane's kubelet\n",
+			(int)im->kube_minor);
+	fputs("pools:\n", out);
 	for (size_t i = 0; i < im->n_pools; i++)
 		imp_write_pool(out, im, &im->pools[i]);
 	write_queues(out, im);

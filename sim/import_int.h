@@ -251,6 +251,9 @@ struct imp {
 	struct imp_gpu_price *prices;
 	size_t n_prices;
 	int64_t snapshot;
+	int32_t kube_minor; /* the control plane's release 1.N (its kubelet's, else
+			     * the newest kubelet's); 0: unknown */
+	int32_t kube_plane; /* the control plane's kubelet's, while reading */
 	sim_time horizon;
 	int64_t cost_start, cost_end; /* OpenCost window; 0 without */
 	struct import_result *r;

@@ -403,6 +403,26 @@ static void node_level_requests(const struct imp *im, const char *node, double *
 	}
 }
 
+/* The release of kube-scheduler, for its messages' wording (the scenario's
+ * kubernetes_version): the control plane's kubelet (status.nodeInfo.
+ * kubeletVersion, "v1.31.2"), else the newest kubelet, since the version
+ * skew policy keeps kubelets at or below the control plane. */
+static void kubelet_version(struct imp *im, const struct imp_node *n, const struct ynode *status)
+{
+	const struct ynode *info = ynode_get(status, "nodeInfo");
+	const struct ynode *v = info ? ynode_get(info, "kubeletVersion") : NULL;
+	if (!v || v->kind != YNODE_SCALAR || strncmp(v->value, "v1.", 3))
+		return;
+	int minor = atoi(v->value + 3);
+	bool plane = n->labels && ynode_get(n->labels, "node-role.kubernetes.io/control-plane");
+	if (minor < SCENARIO_KUBE_MINOR_MIN || minor > SCENARIO_KUBE_MINOR_MAX)
+		return;
+	if (plane)
+		im->kube_plane = minor;
+	if (minor > im->kube_minor)
+		im->kube_minor = minor;
+}
+
 static int read_node(struct imp *im, const struct ynode *item, struct imp_node *n)
 {
 	struct imp_file *f = &im->nodes_f;
@@ -437,6 +457,7 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 		size_t base = imp_push_key(f, "status");
 		rc = imp_map(f, status, "allocatable", &alloc);
 		imp_pop(f, base);
+		kubelet_version(im, n, status);
 	}
 	if (!rc && !alloc)
 		rc = imp_error(f, status ? status : item, status ? "allocatable" : "status",
@@ -556,6 +577,8 @@ int imp_read_nodes(struct imp *im)
 		if (rc)
 			return rc;
 	}
+	if (im->kube_plane)
+		im->kube_minor = im->kube_plane;
 	group(im);
 	return GP_OK;
 }

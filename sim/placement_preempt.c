@@ -33,3 +33,23 @@ void placement_node_why(const struct placer *pl, const struct pod_request *pod, 
 	why[REASON_CPU] += !cluster_cpu_fits(c, node, w);
 	why[REASON_MEMORY] += !cluster_memory_fits(c, node, w);
 }
+
+int64_t placement_count_too_small(const struct placer *pl, const struct pod_request *pod,
+				  sim_time now)
+{
+	const struct cluster *c = pl->c;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	int64_t n = 0;
+	for (size_t p = 0; p < c->n_pools; p++) {
+		const struct pool_rule *r = pli_pod_rule(pl, pod, p);
+		const struct pool_state *ps = &c->pools[p];
+		if (r->filtered >= 0 || pli_pool_closed(c, p, pod, now) >= 0 ||
+		    (r->unfit >= 0 && r->unfit != r->resource) ||
+		    (r->unfit < 0 && cluster_pods_per_node(c, p, w, pod->gpus) > 0))
+			continue;
+		for (int32_t i = 0; i < ps->n_nodes; i++)
+			n += c->nodes[ps->first_node + i].ready &&
+			     (!r->allowed || (r->allowed[i / 64] >> (i % 64) & 1));
+	}
+	return n;
+}

@@ -261,3 +261,20 @@ bool preempt_find(struct preemptor *pe, const struct pod_request *pod, int32_t p
 	failure_message(pe, no_victims, hopeless);
 	return false;
 }
+
+const char *preempt_default_post(struct preemptor *pe, const struct pod_request *pod, sim_time now,
+				 const int32_t *why)
+{
+	if (!pe->strict_size || !pe->pl->c->n_ready)
+		return NULL;
+	const struct placer *pl = pe->pl;
+	int64_t nodes = pl->c->n_ready, hopeless = placement_count_too_small(pl, pod, now);
+	for (size_t i = 0; i < pl->n_reasons; i++)
+		if (why[i] > 0 && reasons_unresolvable(pl->reason_kinds[i]))
+			hopeless += why[i];
+	if (hopeless > nodes)
+		hopeless = nodes;
+	memset(pe->why, 0, (pl->n_reasons + 2) * sizeof *pe->why);
+	failure_message(pe, (int32_t)(nodes - hopeless), (int32_t)hopeless);
+	return pe->msg;
+}

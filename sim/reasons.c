@@ -74,7 +74,7 @@ size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const
  * NodeAffinity, PodTopologySpread's missing label; gpuplan's window and VRAM
  * rules, which no eviction changes), rather than Unschedulable
  * (NodeResourcesFit's Insufficient, PodTopologySpread's skew). */
-static bool unresolvable(uint8_t kind)
+bool reasons_unresolvable(uint8_t kind)
 {
 	switch ((enum pend_kind)kind) {
 	case PEND_UNSCHEDULABLE:
@@ -97,7 +97,7 @@ size_t reasons_format_fit_error(char *buf, size_t size, int64_t n_nodes, const c
 	 * more resolvable ones: the rest of the nodes are the resolvable. */
 	int64_t hopeless = 0;
 	for (size_t i = 0; i < n; i++)
-		if (counts[i] > 0 && kinds && unresolvable(kinds[i]))
+		if (counts[i] > 0 && kinds && reasons_unresolvable(kinds[i]))
 			hopeless += counts[i];
 	if (hopeless > n_nodes)
 		hopeless = n_nodes;

@@ -14,6 +14,8 @@
 #include "gpuplan/scenario.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuplan/openb.h"
@@ -64,6 +66,26 @@ static int top_seed(struct loader *ld, const struct ynode *v, void *obj)
 	int rc = ld_get_int(ld, v, "seed", 0, INT64_MAX, &seed);
 	ld->sc->seed = (uint64_t)seed;
 	return rc;
+}
+
+/* kubernetes_version: "1.34" (or 1.34, v1.34, 1.34.2): which release's
+ * kube-scheduler the messages follow (docs/placement.md). */
+static int top_kube_version(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	const char *s = v->kind == YNODE_SCALAR ? v->value : "";
+	s += *s == 'v';
+	char *end = NULL;
+	long minor = !strncmp(s, "1.", 2) ? strtol(s + 2, &end, 10) : -1;
+	if (!end || end == s + 2 || (*end && *end != '.') || minor < SCENARIO_KUBE_MINOR_MIN ||
+	    minor > SCENARIO_KUBE_MINOR_MAX) {
+		char hint[96];
+		snprintf(hint, sizeof hint, "a release from 1.%d to 1.%d, like \"1.%d\"",
+			 SCENARIO_KUBE_MINOR_MIN, SCENARIO_KUBE_MINOR_MAX, SCENARIO_KUBE_MINOR);
+		return ld_bad_value(ld, v, "kubernetes_version", hint);
+	}
+	ld->sc->kube_minor = (int32_t)minor;
+	return GP_OK;
 }
 
 static int top_start(struct loader *ld, const struct ynode *v, void *obj)
@@ -265,6 +287,7 @@ static const struct key_rule top_rules[] = {
 	{"seed", top_seed},
 	{"start", top_start},
 	{"horizon", top_horizon},
+	{"kubernetes_version", top_kube_version},
 	{"pools", top_later},
 	{"workloads", top_later},
 	{"queues", top_later},
@@ -656,6 +679,7 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->seed = 1;
 	sc->growth = 1;
 	sc->start_epoch = DEFAULT_START_EPOCH;
+	sc->kube_minor = SCENARIO_KUBE_MINOR;
 	sc->goals = (struct goals_spec){SCENARIO_GOAL_BATCH, SCENARIO_GOAL_SERVICE};
 	/* kube-scheduler's defaults: NodeResourcesFit LeastAllocated over cpu and memory */
 	sc->scheduler = (struct scheduler_spec){.order = ORDER_PRIORITY,

@@ -1105,7 +1105,7 @@ static bool try_class(struct sim *s, size_t c)
 		s->failed_at[c] = kept ? now_state : 0;
 	}
 	autoscale_class_failed(s->as, c, true);
-	const char *post = sim_kube_preempt(s, head);
+	const char *post = sim_kube_preempt(s, head, why);
 	reasons_fail_post(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, why, post,
 			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
 	return false;
@@ -1172,6 +1172,7 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	cluster_init(&s->cluster, sc);
 	placement_init(&s->placer, &s->cluster);
 	preempt_init(&s->preempt, &s->placer, (struct preempt_host){sim_preempt_victim, s});
+	s->preempt.strict_size = sc->kube_minor >= 34; /* kubernetes PR #131345 */
 	s->min_priority = SCENARIO_MAX_PRIORITY;
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		if (sc->workloads[w].priority < s->min_priority)

@@ -136,7 +136,7 @@ void sim_evict(struct sim *s, uint32_t id, bool readmit);
  * grace period over (EV_KILL); a victim gone (killed, or ended first). */
 bool sim_preempt_victim(void *ctx, uint32_t id, int32_t prio, int32_t *priority, sim_time *start,
 			const struct cluster_grant **grants, int32_t *n);
-const char *sim_kube_preempt(struct sim *s, uint32_t id);
+const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why);
 void sim_on_kill(struct sim *s, uint32_t id);
 void sim_victim_gone(struct sim *s, struct sim_job *v);
 

@@ -25,19 +25,19 @@ bool sim_preempt_victim(void *ctx, uint32_t id, int32_t prio, int32_t *priority,
  * Victims terminate for their grace period (EV_KILL), the preemptor is
  * nominated to their node.  Returns the PostFilter's words for
  * reasons_fail_post: NULL without a lower priority, "" when it nominated. */
-const char *sim_kube_preempt(struct sim *s, uint32_t id)
+const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why)
 {
 	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	if (!s->sc->queues[ws->queue].implicit || j->pods > 1)
-		return NULL; /* Kueue's (quota.h), or a gang */
+	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
+	if (!s->sc->queues[ws->queue].implicit || j->pods > 1) /* Kueue's (quota.h), or a gang */
+		return preempt_default_post(&s->preempt, &pod, s->engine.now, why);
 	if (ws->preempt_never)
 		return PREEMPT_NEVER_MSG;
 	if (j->nominated >= 0)
 		return PREEMPT_TERMINATING_MSG;
-	if (ws->priority <= s->min_priority)
-		return NULL; /* no pod of lower priority: O(1) */
-	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
+	if (ws->priority <= s->min_priority) /* no pod of lower priority: O(1) */
+		return preempt_default_post(&s->preempt, &pod, s->engine.now, why);
 	int32_t node;
 	if (!preempt_find(&s->preempt, &pod, ws->priority, s->engine.now, &node))
 		return s->preempt.msg;

@@ -200,12 +200,49 @@ Test(import, a_wrong_message_is_reported_as_a_disagreement)
 	import_result_free(&r);
 }
 
-Test(import, the_preemption_suffix_is_not_part_of_the_compared_message)
+Test(import, the_preemption_suffix_is_compared_when_the_real_message_has_one)
 {
 	const char *m = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are "
 			"available: 2 Preemption is not helpful for scheduling.";
-	cr_assert_eq(import_message_core(m),
-		     strlen("0/2 nodes are available: 2 Insufficient cpu."));
+	const char *bare = "0/2 nodes are available: 2 Insufficient cpu.";
+	cr_assert_eq(import_message_core(m), strlen(bare));
+	cr_assert_eq(import_message_compared(m, m), strlen(m));
+	/* a scheduler without DefaultPreemption: gpuplan's suffix is left out */
+	cr_assert_eq(import_message_compared(bare, m), strlen(bare));
+}
+
+/* The scenario takes the release of the control plane's kubelet (v1.31.2),
+ * so the suffix reads as the cluster's scheduler wrote it; under 1.34's rule
+ * the MIG node, which offers no nvidia.com/gpu, would be "not helpful" and
+ * the embedding pod's message would differ in its suffix alone. */
+Test(import, kubernetes_version_follows_the_control_plane_and_decides_the_suffix)
+{
+	struct import_options o = fixture();
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	cr_assert_eq(sc->kube_minor, 31);
+	scenario_free(sc);
+	struct import_check c;
+	struct gp_err err;
+	cr_assert_eq(import_check(&r, put(0, "s.yaml", r.yaml), &c, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(c.agree, 3);
+	import_check_free(&c);
+	char *y = strstr(r.yaml, "kubernetes_version: \"1.31\"");
+	cr_assert_not_null(y);
+	memcpy(y + strlen("kubernetes_version: \"1."), "34", 2);
+	cr_assert_eq(import_check(&r, put(0, "s.yaml", r.yaml), &c, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(c.compared, 3);
+	cr_assert_eq(c.agree, 1, "only pretrain's, whose suffix is preemptionPolicy=Never's");
+	for (size_t i = 0; i < c.n_rows; i++)
+		if (!strcmp(c.rows[i].pod->pod, "serving/embed-bge-5f7c9d8b6a-z5q8d"))
+			cr_assert(strstr(c.rows[i].simulated,
+					 "preemption: 0/5 nodes are available: 1 No preemption "
+					 "victims found for incoming pod, 4 Preemption is not "
+					 "helpful for scheduling.."),
+				  "%s", c.rows[i].simulated);
+	import_check_free(&c);
+	import_result_free(&r);
 }
 
 Test(import, dcgm_means_calibrate_busy_sm_share_and_vram)

@@ -156,12 +156,43 @@ Test(preempt, then_the_victims_that_started_last)
 Test(preempt, a_node_too_small_even_emptied_reports_its_reason)
 {
 	RUN_WITH(NODES, "workloads.on-x.priority=10", "workloads.on-y.priority=200",
-		 "pools.x.cpu=4", "workloads.high.cpu=6", "horizon=2h");
+		 "pools.x.cpu=4", "workloads.high.cpu=6", "horizon=2h", "kubernetes_version=1.33");
 	cr_assert_str_eq(reason_of((size_t)job_of("high")),
 			 "0/2 nodes are available: 1 Insufficient cpu, 2 Insufficient "
 			 "nvidia.com/gpu. preemption: 0/2 nodes are available: 1 Insufficient "
 			 "cpu, 1 No preemption victims found for incoming pod..");
 	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-9);
+}
+
+/* From Kubernetes 1.34, NodeResourcesFit calls a node whose allocatable is
+ * below the request UnschedulableAndUnresolvable (kubernetes PR #131345,
+ * pkg/scheduler/framework/plugins/noderesources/fit.go), so DefaultPreemption
+ * does not look at x-0 (4 cores for a 6-core pod): "Preemption is not
+ * helpful for scheduling". 1.34 is the default. */
+Test(preempt, from_1_34_a_node_too_small_is_not_helpful)
+{
+	RUN_WITH(NODES, "workloads.on-x.priority=10", "workloads.on-y.priority=200",
+		 "pools.x.cpu=4", "workloads.high.cpu=6", "horizon=2h");
+	cr_assert_eq(sc->kube_minor, 34);
+	cr_assert_str_eq(reason_of((size_t)job_of("high")),
+			 "0/2 nodes are available: 1 Insufficient cpu, 2 Insufficient "
+			 "nvidia.com/gpu. preemption: 0/2 nodes are available: 1 No preemption "
+			 "victims found for incoming pod, 1 Preemption is not helpful for "
+			 "scheduling..");
+	cleanup();
+	/* Without a pod of lower priority anywhere, the same: x-0 is too small. */
+	RUN_WITH(NODES, "workloads.on-x.priority=200", "workloads.on-y.priority=200",
+		 "pools.x.cpu=4", "workloads.high.cpu=6", "horizon=2h");
+	cr_assert_str_eq(reason_of((size_t)job_of("high")),
+			 "0/2 nodes are available: 1 Insufficient cpu, 2 Insufficient "
+			 "nvidia.com/gpu. preemption: 0/2 nodes are available: 1 No preemption "
+			 "victims found for incoming pod, 1 Preemption is not helpful for "
+			 "scheduling..");
+	cleanup();
+	RUN_WITH(NODES, "workloads.on-x.priority=200", "workloads.on-y.priority=200",
+		 "pools.x.cpu=4", "workloads.high.cpu=6", "horizon=2h", "kubernetes_version=1.33");
+	cr_assert(strstr(reason_of((size_t)job_of("high")),
+			 "preemption: 0/2 nodes are available: 2 No preemption victims found"));
 }
 
 /* Kueue governs a pod of a queue with quota: kube-scheduler's preemption

@@ -555,8 +555,8 @@ Test(scenario, top_level_errors)
 		 "did you mean 'pools'?"},
 		{NAME "zzzzzz: 1\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: unknown key 'zzzzzz' in scenario; expected one of name, "
-		 "seed, start, horizon, pools, workloads, queues, scheduler, goals, cohorts, "
-		 "resource_flavors, output, cost, experiment, history, growth"},
+		 "seed, start, horizon, kubernetes_version, pools, workloads, queues, scheduler, "
+		 "goals, cohorts, resource_flavors, output, cost, experiment, history, growth"},
 		{NAME "gpu_types: [{name: B200}]\n" POOL WL,
 		 "DIR/s.yaml:2:1: error: gpu_types is not supported yet"},
 		{NAME "models: {x: 1}\n" POOL WL,

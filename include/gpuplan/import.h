@@ -143,6 +143,11 @@ size_t import_fit_diff(const char *real, size_t real_len, const char *sim, size_
 void import_write_check(FILE *out, const struct import_result *r, const struct import_check *c,
 			const char *path);
 
+/* How much of msg the self-check compares with real, kube-scheduler's own
+ * message: all of it (trailing blanks aside) when real has the
+ * " preemption: ..." suffix, else import_message_core's part. */
+size_t import_message_compared(const char *real, const char *msg);
+
 /* The message without kube-scheduler's " preemption: ..." suffix (which
  * reports the preemption attempt, not the filters); the length to compare. */
 size_t import_message_core(const char *msg);

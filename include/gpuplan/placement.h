@@ -255,6 +255,14 @@ void placement_release_pod(struct placer *pl, int32_t workload, uint32_t job,
 bool placement_node_resolvable(const struct placer *pl, const struct pod_request *pod, int32_t node,
 			       sim_time now, bool strict_size);
 
+/* Ready nodes that fail the pod first in NodeResourcesFit (their pool's
+ * window, taints and affinity pass) though even empty they could not hold it:
+ * the request is above their allocatable (or their pool does not offer its
+ * resource).  Kubernetes >= 1.34 calls them UnschedulableAndUnresolvable
+ * (PR #131345).  O(pools), O(slots) of a pool with a hostname affinity. */
+int64_t placement_count_too_small(const struct placer *pl, const struct pod_request *pod,
+				  sim_time now);
+
 /* Adds to why (pl->n_reasons slots) what NodeResourcesFit says of node:
  * its units, cpu and memory, each short one counted once. */
 void placement_node_why(const struct placer *pl, const struct pod_request *pod, int32_t node,

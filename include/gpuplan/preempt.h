@@ -87,6 +87,15 @@ void preempt_free(struct preemptor *pe);
 bool preempt_find(struct preemptor *pe, const struct pod_request *pod, int32_t prio, sim_time now,
 		  int32_t *node);
 
+/* The PostFilter's message when no pod of lower priority runs (every node
+ * that failed an Unschedulable filter has no victims), from why, the
+ * filters' counts: NULL before Kubernetes 1.34 (reasons.h writes it from the
+ * counts' kinds); from 1.34 on, nodes too small for the request even empty
+ * are "Preemption is not helpful for scheduling" too (kubernetes PR #131345,
+ * NodeResourcesFit).  Into pe->msg. */
+const char *preempt_default_post(struct preemptor *pe, const struct pod_request *pod, sim_time now,
+				 const int32_t *why);
+
 /* The PostFilter messages of a pod that may not preempt (PodEligibleToPreemptOthers). */
 #define PREEMPT_NEVER_MSG "preemption: not eligible due to preemptionPolicy=Never."
 #define PREEMPT_TERMINATING_MSG \

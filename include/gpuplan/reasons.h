@@ -50,6 +50,11 @@ size_t reasons_format(char *buf, size_t size, int64_t n_nodes, const char *const
 #define REASONS_NO_VICTIMS  "No preemption victims found for incoming pod"
 #define REASONS_NOT_HELPFUL "Preemption is not helpful for scheduling"
 
+/* Whether a node failing with this kind (enum pend_kind) failed an
+ * UnschedulableAndUnresolvable filter (a window, taint, affinity, missing
+ * spread label, VRAM), which no eviction changes. */
+bool reasons_unresolvable(uint8_t kind);
+
 /*
  * The FitError as kube-scheduler's default profile writes it, with the
  * PostFilter's message: reasons_format's, then " preemption: " and a second

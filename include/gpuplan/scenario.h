@@ -634,6 +634,12 @@ struct goals_spec {
 	sim_time service;
 };
 
+/* kubernetes_version: the default, the current stable release, and the
+ * range the messages are modelled for. */
+#define SCENARIO_KUBE_MINOR     34
+#define SCENARIO_KUBE_MINOR_MIN 25
+#define SCENARIO_KUBE_MINOR_MAX 36
+
 struct scenario {
 	char *name;
 	char *path;          /* as given */
@@ -642,6 +648,8 @@ struct scenario {
 	uint64_t seed;       /* default 1 */
 	int64_t start_epoch; /* seconds since the Unix epoch; default 2026-01-01T00:00:00Z */
 	sim_time horizon;    /* 0 = run until all work is done */
+	int32_t kube_minor;  /* kubernetes_version 1.N: whose kube-scheduler wording the
+			      * messages take; default SCENARIO_KUBE_MINOR */
 	struct pool_spec *pools;
 	size_t n_pools;
 	struct workload_spec *workloads;
