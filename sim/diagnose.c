@@ -606,24 +606,6 @@ static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *o
 	return n;
 }
 
-/* Which rules keep w off the hidden pools: an untolerated NoSchedule or
- * NoExecute taint of theirs (TaintToleration runs first), else its node
- * selector, affinity or gpu_spec.  A taint the messages name on a node that
- * could hold nothing (a control plane without GPUs) hides nothing. */
-static int hiding_rules(const struct scenario *sc, size_t w, const size_t *hidden, size_t nh)
-{
-	int rules = 0;
-	for (size_t i = 0; i < nh; i++) {
-		const struct pool_spec *ps = &sc->pools[hidden[i]];
-		bool tainted = false;
-		for (size_t t = 0; t < ps->n_taints && !tainted; t++)
-			tainted = ps->taints[t].effect != EFFECT_PREFER_NO_SCHEDULE &&
-				  !placement_tolerated(&sc->workloads[w], &ps->taints[t]);
-		rules |= tainted ? FINDING_RULE_TAINT : FINDING_RULE_AFFINITY;
-	}
-	return rules;
-}
-
 static void placement_finding(struct view *v, size_t w, size_t *hidden)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -634,7 +616,7 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	bool spread_only = rules == FINDING_RULE_SPREAD;
 	size_t nh = pend > 0 ? hidden_pools(v, w, spread_only, hidden) : 0;
 	if (!spread_only && nh) /* the rules that hide these pools, not others' */
-		rules = (rules & FINDING_RULE_SPREAD) | hiding_rules(v->sc, w, hidden, nh);
+		rules = (rules & FINDING_RULE_SPREAD) | diagnose_hiding_rules(v->sc, w, hidden, nh);
 	double idle = 0, most = 0, cap = 0, secs = 0;
 	for (size_t k = 0; k < v->n_windows && nh; k++) {
 		if (row(v, k, workload_scope(v, w))->pending <= 0)

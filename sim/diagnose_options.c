@@ -163,3 +163,21 @@ void diagnose_quota_map(struct gp_sbuf *b, const struct queue_spec *q, const cha
 	}
 	gp_sb_printf(b, "}");
 }
+
+/* Which rules keep w off the hidden pools: an untolerated NoSchedule or
+ * NoExecute taint of theirs (TaintToleration runs first), else its node
+ * selector, affinity or gpu_spec.  A taint the messages name on a node that
+ * could hold nothing (a control plane without GPUs) hides nothing. */
+int diagnose_hiding_rules(const struct scenario *sc, size_t w, const size_t *hidden, size_t nh)
+{
+	int rules = 0;
+	for (size_t i = 0; i < nh; i++) {
+		const struct pool_spec *ps = &sc->pools[hidden[i]];
+		bool tainted = false;
+		for (size_t t = 0; t < ps->n_taints && !tainted; t++)
+			tainted = ps->taints[t].effect != EFFECT_PREFER_NO_SCHEDULE &&
+				  !placement_tolerated(&sc->workloads[w], &ps->taints[t]);
+		rules |= tainted ? FINDING_RULE_TAINT : FINDING_RULE_AFFINITY;
+	}
+	return rules;
+}

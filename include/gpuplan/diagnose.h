@@ -113,6 +113,11 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
  * cordon) keeps them off it: the pools w may grow into. */
 void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
 
+/* The rules (FINDING_RULE_TAINT, FINDING_RULE_AFFINITY) that keep workload w
+ * off the pools hidden[0 .. nh-1]: an untolerated NoSchedule or NoExecute
+ * taint of theirs, else its selector, affinity or gpu_spec. */
+int diagnose_hiding_rules(const struct scenario *sc, size_t w, const size_t *hidden, size_t nh);
+
 /* Queue q's quota as a --set map ({nvidia.com/gpu: 8, memory: 64GiB}),
  * with resource res at amount; limit: its borrowing limits instead. */
 void diagnose_quota_map(struct gp_sbuf *b, const struct queue_spec *q, const char *res,
