@@ -554,6 +554,44 @@ static void warn_no_queue(struct imp *im, const struct imp_pod *p)
 			 lq->ns, lq->name, lq->cluster_queue, im->o->kueue, p->ns, p->name);
 }
 
+/* Labels a controller sets per pod or per revision: they say nothing of
+ * whose the pod is. */
+static bool per_pod_label(const char *key)
+{
+	static const char *const keys[] = {"pod-template-hash",
+					   "controller-revision-hash",
+					   "controller-uid",
+					   "batch.kubernetes.io/controller-uid",
+					   "batch.kubernetes.io/job-completion-index",
+					   "statefulset.kubernetes.io/pod-name",
+					   "apps.kubernetes.io/pod-index"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+/* Showback (docs/cost.md): the pod's namespace and its labels, but those a
+ * controller sets per pod. */
+static void write_showback(FILE *out, const struct imp_pod *p)
+{
+	fprintf(out, "    namespace: %s\n", p->ns);
+	const struct ynode *l = p->labels;
+	bool any = false;
+	for (size_t i = 0; l && l->kind == YNODE_MAP && i < l->n; i++) {
+		const struct ynode *v = l->items[i];
+		if (v->kind != YNODE_SCALAR || per_pod_label(l->keys[i]))
+			continue;
+		fputs(any ? ", " : "    labels: {", out);
+		imp_quoted(out, l->keys[i]);
+		fputs(": ", out);
+		imp_quoted(out, v->value);
+		any = true;
+	}
+	if (any)
+		fputs("}\n", out);
+}
+
 static void write_workload(FILE *out, const struct imp *im, const struct grouping *g,
 			   const struct imp_wl *w)
 {
@@ -615,6 +653,7 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 			p->safe_to_evict == SAFE_TO_EVICT_TRUE ? "true" : "false");
 	if (p->local_storage)
 		fputs("    local_storage: true\n", out);
+	write_showback(out, p);
 	const char *q = imp_cluster_queue(im, p);
 	if (q)
 		fprintf(out, "    queue: %s\n", q);

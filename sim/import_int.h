@@ -139,6 +139,7 @@ struct imp_tol {
 
 struct imp_pod {
 	const char *ns, *name;
+	const struct ynode *labels;          /* metadata.labels (a map, or NULL): showback */
 	char controller[IMP_CONTROLLER_MAX]; /* "Deployment ml/vllm" */
 	bool node_level;                     /* DaemonSet or static pod: charged to its node */
 	bool service;                        /* restartPolicy Always */

@@ -538,6 +538,7 @@ static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
 		rc = imp_map(f, meta, "labels", &labels);
 	if (!rc && labels)
 		rc = imp_str(f, labels, "kueue.x-k8s.io/queue-name", &p->queue);
+	p->labels = labels;
 	const struct ynode *notes = NULL;
 	const char *evict = NULL;
 	if (!rc)

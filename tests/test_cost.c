@@ -760,3 +760,30 @@ Test(cost, the_html_report_shows_cost_by_team)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/* import fills namespace: and labels: from the pods (showback), leaving out
+ * the labels a controller sets per pod (pod-template-hash, ...). */
+Test(cost, import_fills_namespace_and_labels_from_the_pods)
+{
+	char dir[] = "/tmp/gpuplan-imp-XXXXXX", cmd[512], path[160];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+		 "tests/fixtures/import/pods.json -o %s/c.yaml > /dev/null 2>&1",
+		 dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/c.yaml", dir);
+	struct gp_err err;
+	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
+	bool serving = false, research = false;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		serving |= !strcmp(scenario_namespace(ws), "serving") &&
+			   scenario_label(ws, "app") != NULL;
+		research |= !strcmp(scenario_namespace(ws), "research");
+		cr_assert_null(scenario_label(ws, "pod-template-hash"), "%s", ws->name);
+	}
+	cr_assert(serving && research);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
