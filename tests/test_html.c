@@ -106,6 +106,29 @@ Test(html, provisioning_nodes_show_above_capacity_only_when_some_launch)
 	cr_expect_eq(count(page, ">capacity + provisioning<"), 0);
 }
 
+/* The Kueue flavors jobs were admitted with (docs/scheduling.md): five
+ * 2-GPU jobs of 1 h on kueue-flavors.yaml, jobs 0, 1 and 4 in a100 (3 jobs,
+ * 6 GPU-hours), jobs 2 and 3 in h100 (2 jobs, 4 GPU-hours). */
+Test(html, the_page_shows_the_kueue_flavors)
+{
+	char db[128], html[128];
+	snprintf(db, sizeof db, "%s/flavors.db", dir);
+	snprintf(html, sizeof html, "%s/flavors.html", dir);
+	cr_assert_eq(sh("bin/gpuplan run tests/fixtures/kueue-flavors.yaml --quiet --db %s%s", db,
+			" --set workloads.w.pods=1 --set workloads.w.count=5"),
+		     0, "%s", out);
+	cr_assert_eq(sh("bin/gpuplan report %s --html %s", db, html), 0, "%s", out);
+	page = slurp(html);
+	cr_assert(strstr(page, "<table id=\"flavor-table\">"));
+	cr_expect(strstr(page, "<tr><td>w</td><td>a100</td><td>3</td><td>6.0</td></tr>"), "%s",
+		  strstr(page, "flavor-table"));
+	cr_expect(strstr(page, "<tr><td>w</td><td>h100</td><td>2</td><td>4.0</td></tr>"));
+	free(page);
+	page = NULL;
+	report("scenarios/sharing.yaml", "sharing");
+	cr_expect(!strstr(page, "flavor-table"), "no queue with a quota: no flavors");
+}
+
 Test(html, the_page_is_self_contained)
 {
 	report("scenarios/placement.yaml", "placement");
