@@ -1248,7 +1248,7 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 		rc = outfile_commit(&y, &err);
 	if (!rc) {
 		printf("wrote %s and %s: %zu pools from %zu nodes, %zu workloads learned from "
-		       "%zu pods (%zu censored runs left out of the duration fits)\n",
+		       "%zu pods (%zu runs censored: running at FROM or still at TO)\n",
 		       path, csv, r.n_pools, r.n_nodes, r.n_learned, r.n_pods, r.n_censored);
 		for (size_t i = 0; i < r.n_warnings; i++)
 			printf("note: %s\n", r.warnings[i]);
