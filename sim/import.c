@@ -179,16 +179,41 @@ static bool offered(const struct imp *im, const struct imp_pod *p)
 	return false;
 }
 
+/* Running pods without GPUs are no workloads: their cpu and memory
+ * requests come off their nodes' allocatable, as DaemonSets' do
+ * (import_nodes.c), so kube-scheduler's "Insufficient cpu" and "Insufficient
+ * memory" on those nodes are reproduced.  One note sums them up. */
+static void gpuless_note(struct imp *im)
+{
+	size_t n = 0;
+	double cpu = 0, memory = 0;
+	const struct imp_pod *first = NULL;
+	for (size_t i = 0; i < im->n_pods; i++) {
+		const struct imp_pod *p = &im->pods[i];
+		if (p->node_level || p->gpus || p->mig || p->phase != PHASE_RUNNING || !p->node)
+			continue;
+		n++;
+		cpu += p->cpu;
+		memory += p->memory;
+		first = first ? first : p;
+	}
+	if (n)
+		imp_warn(im,
+			 "%zu running pod%s without GPUs hold%s %.4g cores and %.4g GiB on their "
+			 "nodes, taken off the nodes' allocatable (not workloads), e.g. %s/%s",
+			 n, n == 1 ? "" : "s", n == 1 ? "s" : "", cpu, memory / GP_GIB, first->ns,
+			 first->name);
+}
+
 /* Whether pod p is a GPU pod gpuplan models; says why not otherwise. */
 static bool modelled(struct imp *im, const struct imp_pod *p)
 {
 	if (p->node_level || (p->phase != PHASE_PENDING && p->phase != PHASE_RUNNING))
 		return false;
-	if (!p->gpus && !p->mig) {
-		imp_warn(im,
-			 "pods without GPUs are left out (their cpu and memory on GPU nodes "
-			 "are not charged), e.g. %s/%s",
-			 p->ns, p->name);
+	if (!p->gpus && !p->mig) { /* a running one is summarised (gpuless_note) */
+		if (p->phase != PHASE_RUNNING || !p->node)
+			imp_warn(im, "pending pods without GPUs are left out, e.g. %s/%s", p->ns,
+				 p->name);
 		return false;
 	}
 	if (p->gpus && p->mig) {
@@ -930,6 +955,7 @@ static int build(struct imp *im)
 	bool *ok = gp_xcalloc(im->n_pods, sizeof *ok);
 	for (size_t i = 0; i < im->n_pods; i++)
 		ok[i] = modelled(im, &im->pods[i]);
+	gpuless_note(im);
 	mean_runs(im, &g);
 	group_running(im, &g, ok);
 	group_pending(im, &g, ok);

@@ -395,7 +395,8 @@ static void node_level_requests(const struct imp *im, const char *node, double *
 {
 	for (size_t i = 0; i < im->n_pods; i++) {
 		const struct imp_pod *p = &im->pods[i];
-		if (p->node_level && p->node && !strcmp(p->node, node) &&
+		bool gpuless = !p->gpus && !p->mig && p->phase == PHASE_RUNNING;
+		if ((p->node_level || gpuless) && p->node && !strcmp(p->node, node) &&
 		    (p->phase == PHASE_RUNNING || p->phase == PHASE_PENDING)) {
 			*cpu += p->cpu;
 			*memory += p->memory;

@@ -1256,3 +1256,42 @@ Test(import, a_diff_names_the_reasons_and_node_counts_that_differ)
 	cr_expect_eq(n, sizeof small - 1);
 	cr_expect_eq(strlen(small), sizeof small - 1);
 }
+
+/* Running pods without GPUs hold their requests as kube-scheduler counts
+ * them: pods-gpuless.json adds an ETL pod of 150 cores and 1450Gi on
+ * gpu-h100-2 beside the fine-tuning pod (32 cores, 512Gi), and a pending
+ * 4-GPU eval pod of 16 cores and 64Gi.  The node's 4 free GPUs are there but
+ * 191.35 - 150 - 32 = 9.35 cores and 1999.5 - 1450 - 512 = 37.5 GiB are not,
+ * so the cluster said "1 Insufficient cpu, 1 Insufficient memory" and so
+ * does gpuplan; the ETL pod is no workload, its requests come off the
+ * node's allocatable (41.35 cores), and one note sums the pods up. */
+Test(import, pods_without_gpus_hold_their_cpu_and_memory_on_their_nodes)
+{
+	struct import_options o = fixture();
+	o.pods = FX "pods-gpuless.json";
+	struct import_result r;
+	build(&o, &r);
+	struct scenario *sc = load(&r);
+	const struct pool_spec *h2 = pool(sc, "h100-80gb-2");
+	cr_assert_float_eq(h2->cpu, 191.35 - 150, 1e-9);
+	bool noted = false;
+	for (size_t i = 0; i < r.n_warnings; i++)
+		noted |= strstr(r.warnings[i], "2 running pods without GPUs hold 150.1 cores and "
+					       "1450 GiB on their nodes") != NULL;
+	cr_assert(noted);
+	scenario_free(sc);
+	struct import_check c;
+	struct gp_err err;
+	cr_assert_eq(import_check(&r, put(0, "s.yaml", r.yaml), &c, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(c.compared, 4);
+	cr_assert_eq(c.agree, 4);
+	for (size_t i = 0; i < c.n_rows; i++)
+		if (!strcmp(c.rows[i].pod->pod, "research/eval-0"))
+			cr_assert(strstr(c.rows[i].simulated,
+					 "0/5 nodes are available: 1 Insufficient "
+					 "cpu, 1 Insufficient memory, 1 "
+					 "Insufficient nvidia.com/gpu,"),
+				  "%s", c.rows[i].simulated);
+	import_check_free(&c);
+	import_result_free(&r);
+}
