@@ -1,6 +1,6 @@
 /*
  * import_history.c - `gpuplan import --history DIR`: the files of
- * scripts/export-history.sh (TWIN-CONTRACT.md section 1) read into pods,
+ * scripts/export-history.sh (the files of docs/import.md, "From your cluster's history") read into pods,
  * nodes and per-pod series; the pods grouped into workloads by what created
  * them.  import_learn.c learns each workload and writes the twin.
  *

@@ -1,7 +1,7 @@
 /*
  * import_learn.c - what each workload of the history learns, and the twin
- * written from it (the scenario and twin.pods.csv, TWIN-CONTRACT.md
- * sections 2 and 3).
+ * written from it (the scenario and twin.pods.csv, docs/import.md,
+ * "Learning a twin").
  *
  * An instance (a Job, a JobSet, a notebook server's pod ...) arrives when
  * its first pod is created and runs from its first pod's start to its last

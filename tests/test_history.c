@@ -1,6 +1,6 @@
 /*
  * test_history.c - what makes a scenario a twin (docs/scenario.md, "Twins and
- * placeholders"; TWIN-CONTRACT sections 2 and 3): the history section, the
+ * placeholders"; docs/import.md, "Learning a twin"): the history section, the
  * !placeholder values the loader records with their key paths and reasons,
  * and the observed pods CSV reader.
  */

@@ -96,7 +96,7 @@ struct import_result {
 	sim_time cost_window; /* the OpenCost window's length; 0 without */
 	size_t n_nodes, n_pools, n_pods, n_running, n_calibrated;
 	int64_t snapshot; /* epoch seconds: the scenario's start */
-	/* with history: the observed pods (TWIN-CONTRACT.md section 3) */
+	/* with history: the observed pods (docs/import.md, "Learning a twin") */
 	char *csv;
 	size_t csv_len;
 	char *summary; /* what each workload learned, a line each, for the terminal */
