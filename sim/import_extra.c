@@ -729,10 +729,14 @@ static bool text_tail(const char *s)
 {
 	while (*s == ' ' || *s == '\t')
 		s++;
+	const char *sign = s;
 	if (*s == '-')
 		s++;
+	const char *digits = s;
 	while (isdigit((unsigned char)*s))
 		s++;
+	if (*sign == '-' && s == digits)
+		return false; /* a timestamp of "-" */
 	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
 		s++;
 	return !*s;
@@ -789,8 +793,24 @@ static int read_text(struct imp *im)
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = GP_OK, lineno = 0;
-	while (!rc && getline(&line, &cap, in) >= 0) {
+	ssize_t got;
+	while (!rc && (got = getline(&line, &cap, in)) >= 0) {
 		lineno++;
+		/* The exposition format is UTF-8 text with \n line ends: a NUL would
+		 * cut the line short unseen, and a lone \r (CR-only line ends) made
+		 * the whole file one comment, calibrating nothing. */
+		const char *cr = strchr(line, '\r');
+		if ((size_t)got != strlen(line))
+			rc = gp_located(im->err,
+					(struct srcloc){im->o->dcgm, lineno, (int)strlen(line) + 1},
+					"a NUL byte; expected text");
+		else if (cr && strcmp(cr, "\r\n") && strcmp(cr, "\r"))
+			rc = gp_located(
+				im->err, (struct srcloc){im->o->dcgm, lineno, (int)(cr - line) + 1},
+				"a carriage return inside the line; expected lines that end "
+				"in \\n (or \\r\\n)");
+		if (rc)
+			break;
 		char *s = line;
 		while (*s == ' ' || *s == '\t')
 			s++;

@@ -544,3 +544,43 @@ Test(hostile, scan_interval_has_a_lower_bound)
 			     out, sizeof out),
 		     0, "%s", out);
 }
+
+/* Imports the fixture cluster with --dcgm holding the len bytes of text;
+ * returns the exit code, the output in out. */
+static int import_dcgm(const char *text, size_t len, char *out, size_t size)
+{
+	char path[128], cmd[1024];
+	snprintf(path, sizeof path, "%s/d.prom", dir);
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	fwrite(text, 1, len, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+		 "tests/fixtures/import/pods.json --dcgm %s --at 2026-11-30T12:00:00Z -o %s/o.yaml",
+		 path, dir);
+	return capture(cmd, out, size);
+}
+
+#define SAMPLE "DCGM_FI_DEV_GPU_UTIL{namespace=\"serving\",pod=\"p\"} 50"
+
+/* The text reader took a NUL mid-line (the rest of the line unseen),
+ * CR-only line ends (the whole file one comment: nothing calibrated, nothing
+ * said) and a timestamp of "-".  Each is refused at its line and column; CRLF
+ * is still read (the format's \n, with a \r before it). */
+Test(hostile, the_dcgm_text_reader_refuses_what_is_not_the_exposition_format)
+{
+	char out[4096];
+	static const char nul[] = "# HELP x\n" SAMPLE "\0 junk\n";
+	cr_assert_eq(import_dcgm(nul, sizeof nul - 1, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "d.prom:2:53: error: a NUL byte; expected text"), "%s", out);
+	static const char cr[] = "# HELP x\r" SAMPLE "\r";
+	cr_assert_eq(import_dcgm(cr, sizeof cr - 1, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "d.prom:1:9: error: a carriage return inside the line"), "%s", out);
+	static const char dash[] = SAMPLE " -\n";
+	cr_assert_eq(import_dcgm(dash, sizeof dash - 1, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "expected an integer timestamp"), "%s", out);
+	static const char crlf[] = "# HELP x\r\n" SAMPLE " -12\r\n";
+	int rc = import_dcgm(crlf, sizeof crlf - 1, out, sizeof out);
+	cr_assert(rc == 0 || !strstr(out, "carriage return"), "%s", out);
+}
