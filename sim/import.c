@@ -14,6 +14,7 @@
  */
 #include "import_int.h"
 
+#include "gpuplan/strindex.h"
 #include "gpuplan/units.h"
 
 #include <math.h>
@@ -90,13 +91,18 @@ struct grouping {
 	size_t n_wl;
 	struct imp_ctl *ctl;
 	size_t n_ctl;
+	struct strindex ctl_keys; /* id = index into ctl */
+	struct strindex used;     /* workload names given */
+	struct strindex bases;    /* names wanted twice or more ... */
+	unsigned *next;           /* ... and per base, the number to try next */
 };
 
 static size_t controller_of(struct grouping *g, const char *key)
 {
-	for (size_t i = 0; i < g->n_ctl; i++)
-		if (!strcmp(g->ctl[i].key, key))
-			return i;
+	bool added;
+	size_t id = strindex_add(&g->ctl_keys, key, &added);
+	if (!added)
+		return id;
 	g->ctl = gp_xrealloc(g->ctl, (g->n_ctl + 1) * sizeof *g->ctl);
 	struct imp_ctl *c = &g->ctl[g->n_ctl];
 	memset(c, 0, sizeof *c);
@@ -131,7 +137,7 @@ static const char *ctl_name(const char *controller)
 
 /* A workload name: the controller's name, then with its namespace, then
  * numbered; dots become dashes (names appear in --set paths). */
-static void unique_name(const struct grouping *g, const char *want, char *out)
+static void unique_name(struct grouping *g, const char *want, char *out)
 {
 	char base[WL_NAME];
 	size_t i = 0;
@@ -139,14 +145,23 @@ static void unique_name(const struct grouping *g, const char *want, char *out)
 		base[i] = want[i] == '.' || want[i] == '/' ? '-' : want[i];
 	base[i] = '\0';
 	snprintf(out, WL_NAME, "%s", base);
-	for (unsigned n = 2;; n++) {
-		bool used = !strcmp(out, "all") || !strcmp(out, "__idle__");
-		for (size_t w = 0; w < g->n_wl && !used; w++)
-			used = !strcmp(g->wl[w].name, out);
-		if (!used)
-			return;
-		snprintf(out, WL_NAME, "%.*s-%u", WL_NAME - 12, base, n);
+	/* Hashed, and each base remembers its next number: linear in the
+	 * names (a numbered scan per name was cubic). */
+	if (strcmp(out, "all") && strcmp(out, "__idle__") &&
+	    strindex_find(&g->used, out) == STRINDEX_NONE) {
+		strindex_add(&g->used, out, NULL);
+		return;
 	}
+	bool added;
+	size_t id = strindex_add(&g->bases, base, &added);
+	if (added) {
+		g->next = gp_xrealloc(g->next, g->bases.n * sizeof *g->next);
+		g->next[id] = 2;
+	}
+	do
+		snprintf(out, WL_NAME, "%.*s-%u", WL_NAME - 12, base, g->next[id]++);
+	while (strindex_find(&g->used, out) != STRINDEX_NONE);
+	strindex_add(&g->used, out, NULL);
 }
 
 static struct imp_wl *add_wl(struct grouping *g, const struct imp_pod *p, int32_t node)
@@ -975,6 +990,10 @@ static int build(struct imp *im)
 	}
 	free(g.wl);
 	free(g.ctl);
+	free(g.next);
+	strindex_free(&g.ctl_keys);
+	strindex_free(&g.used);
+	strindex_free(&g.bases);
 	return rc;
 }
 

@@ -584,3 +584,35 @@ Test(hostile, the_dcgm_text_reader_refuses_what_is_not_the_exposition_format)
 	int rc = import_dcgm(crlf, sizeof crlf - 1, out, sizeof out);
 	cr_assert(rc == 0 || !strstr(out, "carriage return"), "%s", out);
 }
+
+/* 5,000 pods of one Job, each with its own request, are 5,000 workloads
+ * named train, train-2 ... train-5000.  Naming them scanned every name for
+ * every number tried (cubic: 53 s); hashed, with each name's next number
+ * kept, it is linear.  The bound is the test's timeout. */
+Test(hostile, five_thousand_workloads_of_one_job_are_named_in_linear_time, .timeout = 30)
+{
+	char path[128], out[4096];
+	snprintf(path, sizeof path, "%s/many.json", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\"kind\": \"List\", \"items\": [", f);
+	for (int i = 0; i < 5000; i++)
+		fprintf(f,
+			"%s{\"kind\": \"Pod\", \"metadata\": {\"name\": \"p%d\", \"namespace\": \"ml\", "
+			"\"ownerReferences\": [{\"kind\": \"Job\", \"name\": \"train\", "
+			"\"controller\": true}]}, \"spec\": {\"containers\": [{\"name\": \"c\", "
+			"\"resources\": {\"requests\": {\"cpu\": \"%dm\"}, \"limits\": "
+			"{\"nvidia.com/gpu\": \"1\"}}}]}, \"status\": {\"phase\": \"Pending\"}}",
+			i ? ", " : "", i, i + 1);
+	fputs("]}\n", f);
+	fclose(f);
+	cr_assert_eq(import(node_json("\"1\""), path, out, sizeof out), 0, "%s", out);
+	snprintf(path, sizeof path, "%s/out.yaml", dir);
+	size_t n;
+	char *yaml = scratch_slurp(path, &n);
+	cr_assert(strstr(yaml, "  - name: train\n") && strstr(yaml, "  - name: train-2\n") &&
+			  strstr(yaml, "  - name: train-5000\n"),
+		  "%.2000s", yaml);
+	cr_assert_null(strstr(yaml, "  - name: train-5001\n"));
+	free(yaml);
+}
