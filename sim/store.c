@@ -108,13 +108,15 @@ static const char schema_sql[] =
 	"  j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node, s.text AS status,\n"
 	"  j.deadline_s AS deadline_s, j.deadline_met AS deadline_met, j.verified AS verified,\n"
 	"  j.cost AS cost, r.text AS reason, j.trace_queue_s AS trace_queue_s,\n"
-	"  j.preemptions AS preemptions, j.oom_kills AS oom_kills, f.text AS flavor\n"
+	"  j.preemptions AS preemptions, j.oom_kills AS oom_kills, f.text AS flavor,\n"
+	"  o.namespace AS namespace, o.queue AS queue, o.team AS team\n"
 	"FROM job_rows j\n"
 	"LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id\n"
 	"LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id\n"
 	"LEFT JOIN job_texts s ON s.run_id = j.run_id AND s.text_id = j.status_id\n"
 	"LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id\n"
-	"LEFT JOIN job_texts f ON f.run_id = j.run_id AND f.text_id = j.flavor_id;\n"
+	"LEFT JOIN job_texts f ON f.run_id = j.run_id AND f.text_id = j.flavor_id\n"
+	"LEFT JOIN scopes o ON o.run_id = j.run_id AND o.scope = w.text AND o.kind = 'workload';\n"
 	"CREATE TABLE IF NOT EXISTS requests (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  workload TEXT NOT NULL,\n"
@@ -226,9 +228,11 @@ static const char schema_sql[] =
 	"  gpu TEXT,\n"
 	"  namespace TEXT,\n"
 	"  queue TEXT,\n"
-	"  labels TEXT\n"
+	"  labels TEXT,\n"
+	"  team TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS scopes_run ON scopes(run_id);\n"
+	"CREATE INDEX IF NOT EXISTS scopes_run_scope ON scopes(run_id, scope);\n"
 	"CREATE TABLE IF NOT EXISTS backtest (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  scope TEXT NOT NULL,\n"
@@ -396,6 +400,7 @@ static const struct {
 	{"scopes", "namespace", "TEXT"},
 	{"scopes", "queue", "TEXT"},
 	{"scopes", "labels", "TEXT"},
+	{"scopes", "team", "TEXT"}, /* its team label, for the jobs view */
 };
 
 static int add_missing_columns(struct store *st, struct gp_err *err)
@@ -479,14 +484,14 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
 	return sti_exec(st, schema_sql, "creating the jobs view", err);
 }
 
-/* A jobs view made before the flavor column is made again with it. */
+/* A jobs view made before its newest column (team) is made again with it. */
 static int refresh_jobs_view(struct store *st, struct gp_err *err)
 {
 	int64_t has = 0;
 	if (sti_query_int(
 		    st,
 		    "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'jobs' "
-		    "AND sql NOT LIKE '%f.text AS flavor%'",
+		    "AND sql NOT LIKE '%AS team%'",
 		    &has, "reading the jobs view", err))
 		return GP_ERUNTIME;
 	if (!has)
@@ -1274,8 +1279,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"inflation_curve", "run_id, arrived_pct, allocated_pct, fragmentation_pct", 4,
 		 r->n_curve, bind_curve, r},
 		{"scopes",
-		 "run_id, scope, kind, workload_kind, model, gpu, namespace, queue, labels", 9,
-		 1 + sc->n_pools + sc->n_workloads, sti_bind_scope, sc},
+		 "run_id, scope, kind, workload_kind, model, gpu, namespace, queue, labels, team",
+		 10, 1 + sc->n_pools + sc->n_workloads, sti_bind_scope, sc},
 		{"backtest", "run_id, scope, metric, observed, simulated, error", 6, r->n_backtest,
 		 sti_bind_backtest, r},
 	};

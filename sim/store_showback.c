@@ -76,6 +76,7 @@ int sti_bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_
 		char *labels = labels_json(w);
 		sti_bind_copy(s, p + 7, labels);
 		free(labels);
+		sti_bind_text(s, p + 8, scenario_label(w, SCENARIO_TEAM_LABEL));
 	}
 	return GP_OK;
 }

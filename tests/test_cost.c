@@ -787,3 +787,66 @@ Test(cost, import_fills_namespace_and_labels_from_the_pods)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/* One text of a query on db ("" for NULL), into out. */
+static const char *text_of(sqlite3 *db, const char *sql, char *out, size_t cap)
+{
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql,
+		     sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+	const unsigned char *t = sqlite3_column_text(st, 0);
+	snprintf(out, cap, "%s", t ? (const char *)t : "");
+	sqlite3_finalize(st);
+	return out;
+}
+
+/* The jobs table carries each job's namespace, queue and team label, as the
+ * allocations do: showback.yaml's a is research/default/vision, b
+ * research/default/nlp, c default/default without a team.  A database whose
+ * jobs view predates the columns gets them when it is next opened to write. */
+Test(cost, the_jobs_table_carries_namespace_queue_and_team)
+{
+	char dir[] = "/tmp/gpuplan-jobs-XXXXXX", cmd[512], path[160], got[256];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run tests/fixtures/showback.yaml --quiet --db %s",
+		 path);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	const char *rows = "SELECT group_concat(workload || '/' || namespace || '/' || queue || "
+			   "'/' || coalesce(team, '-'), ' ') FROM (SELECT * FROM jobs "
+			   "WHERE run_id = %d ORDER BY job_id)";
+	char sql[512];
+	snprintf(sql, sizeof sql, rows, 1);
+	cr_expect_str_eq(text_of(db, sql, got, sizeof got),
+			 "a/research/default/vision b/research/default/nlp c/default/default/-");
+	/* the jobs' team costs are the allocations' */
+	cr_expect_float_eq(
+		query(db, NULL, "SELECT sum(cost) FROM jobs WHERE run_id = 1 AND team = 'nlp'"),
+		query(db, NULL, "SELECT sum(total_cost) FROM allocations WHERE team = 'nlp'"),
+		1e-9);
+	/* an older database: the view without the columns, no scopes index */
+	cr_assert_eq(
+		sqlite3_exec(db,
+			     "DROP VIEW jobs; DROP INDEX scopes_run_scope; CREATE VIEW jobs AS "
+			     "SELECT j.run_id AS run_id, j.job_id AS job_id, w.text AS workload, "
+			     "NULL AS reason, j.trace_queue_s AS trace_queue_s, j.preemptions "
+			     "AS preemptions, j.oom_kills AS oom_kills "
+			     "FROM job_rows j LEFT JOIN job_texts w ON w.run_id = j.run_id AND "
+			     "w.text_id = j.workload_id",
+			     NULL, NULL, NULL),
+		SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_expect_str_eq(text_of(db, sql, got, sizeof got),
+			 "a/research/default/vision b/research/default/nlp c/default/default/-");
+	snprintf(sql, sizeof sql, rows, 2);
+	cr_expect_str_eq(text_of(db, sql, got, sizeof got),
+			 "a/research/default/vision b/research/default/nlp c/default/default/-");
+	sqlite3_close(db);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}

@@ -211,7 +211,8 @@ static const struct {
 	{"metrics", "run_id,scope,name,value,unit"},
 	{"jobs",
 	 "run_id,job_id,workload,submit_s,start_s,end_s,queue_s,gpus,node,status,"
-	 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s,preemptions,oom_kills,flavor"},
+	 "deadline_s,deadline_met,verified,cost,reason,trace_queue_s,preemptions,oom_kills,flavor,"
+	 "namespace,queue,team"},
 	{"requests", "run_id,workload,request_id,arrival_s,ttft_s,tpot_s,e2e_s,prompt_tokens,"
 		     "output_tokens,slo_met,verified"},
 	{"timeseries", "run_id,t_s,scope,gpus_capacity,gpus_allocated,gpus_demand,engine_active,"
@@ -225,7 +226,7 @@ static const struct {
 	{"advice", "run_id,rank,alternative,overrides,alternative_run_id,meets,peak_demand_gpus,"
 		   "queue_time_p95_s,deadline_met_pct,slo_attainment_pct,cost_total,"
 		   "cost_per_verified_result,forced,untrusted"},
-	{"scopes", "run_id,scope,kind,workload_kind,model,gpu,namespace,queue,labels"},
+	{"scopes", "run_id,scope,kind,workload_kind,model,gpu,namespace,queue,labels,team"},
 	{"backtest", "run_id,scope,metric,observed,simulated,error"},
 };
 
