@@ -365,7 +365,8 @@ Test(openmetrics, a_database_from_before_the_scopes_table_still_exports)
 	char cmd[1024];
 	snprintf(
 		cmd, sizeof cmd,
-		"sqlite3 %s/om.db 'DROP TABLE scopes; ALTER TABLE timeseries DROP COLUMN preemptions; "
+		"sqlite3 %s/om.db 'DROP VIEW jobs; DROP TABLE scopes; CREATE VIEW jobs AS SELECT "
+		"run_id, job_id FROM job_rows; ALTER TABLE timeseries DROP COLUMN preemptions; "
 		"ALTER TABLE timeseries DROP COLUMN kv_cache_usage; ALTER TABLE timeseries DROP COLUMN "
 		"requests_waiting; ALTER TABLE timeseries DROP COLUMN requests_running' && "
 		"bin/gpuplan report %s/om.db --openmetrics",
