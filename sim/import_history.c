@@ -1007,6 +1007,10 @@ int import_history_build(const struct import_options *o, struct import_result *r
 	}
 	if (!rc)
 		rc = imp_read_nodes(&im);
+	/* the pools' prices as the snapshot import derives them: OpenCost's
+	 * rates per GPU type, --prices over them */
+	if (!rc && o->opencost)
+		rc = imp_read_opencost(&im);
 	if (!rc && o->prices)
 		rc = imp_read_prices(&im);
 	if (!rc) {

@@ -723,7 +723,12 @@ static void write_header(FILE *out, const struct hist *h)
 {
 	fputs("# Learned by `gpuplan import --history` from ", out);
 	imp_quoted(out, h->dir);
-	fprintf(out, " (%zu files), %s to %s:\n", h->n_files, h->from_text, h->to_text);
+	fprintf(out, " (%zu files), %s to %s", h->n_files, h->from_text, h->to_text);
+	if (h->o->opencost) {
+		fputs(", prices from ", out);
+		imp_comment_text(out, h->o->opencost);
+	}
+	fputs(":\n", out);
 	fputs("# every learned value says where it came from; values that could not be "
 	      "learned carry\n# !placeholder and say why.\n",
 	      out);

@@ -1218,13 +1218,18 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 	pods_csv_path(path, csv, sizeof csv);
 	const char *base = strrchr(csv, '/');
 	o->pods_csv = base ? base + 1 : csv;
-	if (o->pods || o->kueue || o->dcgm || o->opencost || o->at)
+	if (o->pods || o->at)
 		return list_free(map),
-		       usage_error("--history takes --nodes, --prices, --gpu-map, --horizon and "
-				   "--name; --pods, --kueue, --dcgm, --opencost and --at are not "
-				   "combined with it yet");
+		       usage_error("--history learns from a period, --pods and --at describe one "
+				   "instant: a snapshot's pods and a history's are two different "
+				   "inputs, so --pods and --at are not combined with --history");
+	if (o->kueue || o->dcgm)
+		return list_free(map),
+		       usage_error("--history takes --nodes, --opencost, --prices, --gpu-map, "
+				   "--horizon and --name; --kueue and --dcgm are not combined "
+				   "with it yet");
 	int rc = import_refuse_inputs(o, path, &err);
-	const char *inputs[] = {o->nodes, o->prices};
+	const char *inputs[] = {o->nodes, o->prices, o->opencost};
 	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
 		rc = outfile_refuse_same(csv, inputs[i], &err);
 	struct import_result r = {0};
@@ -1442,7 +1447,8 @@ static const struct cli_cmd commands[] = {
 	 "beside gpuplan's, with the count that agree.  Bad input: exit 2, nothing written.\n"
 	 "With --history DIR (scripts/export-history.sh's files) it learns a twin instead:\n"
 	 "workloads by controller, their arrivals, durations, requests and DCGM activity,\n"
-	 "and writes the observed pods beside it (NAME.pods.csv).\n",
+	 "and writes the observed pods beside it (NAME.pods.csv); it takes --nodes,\n"
+	 "--opencost, --prices, --gpu-map, --horizon and --name, not --pods or --at.\n",
 	 NULL, cmd_import},
 };
 

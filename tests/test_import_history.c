@@ -696,13 +696,19 @@ Test(import_history, nodes_given_with_history_are_the_pools)
 	expect_in(y, "  # nodes: gpu-h100-1, gpu-h100-2\n");
 	cr_expect_null(strstr(y, "gpu_spec"));
 	free(y);
-	/* --pods is not combined with --history yet, and says so */
+	/* --pods is a snapshot's instant, not a period's, and the refusal says so */
 	snprintf(cmd, sizeof cmd,
 		 "bin/gpuplan import --history " SMALL " --pods tests/fixtures/import/pods.json "
 		 "-o %s/twin2.yaml",
 		 dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2);
-	expect_in(out, "--pods, --kueue, --dcgm, --opencost and --at are not combined with it yet");
+	expect_in(out, "--history learns from a period, --pods and --at describe one instant");
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --history " SMALL " --at 2026-11-02T12:00:00Z "
+		 "-o %s/twin2.yaml",
+		 dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "so --pods and --at are not combined with --history");
 	scratch_remove();
 }
 
@@ -720,5 +726,70 @@ Test(import_history, a_hostile_nesting_stops_at_its_limit)
 	snprintf(cmd, sizeof cmd, "bin/gpuplan import --history %s/h -o %s/twin.yaml", dir, dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2);
 	expect_in(out, "pod_info.json:1:96: error: nesting deeper than 64 levels");
+	scratch_remove();
+}
+
+/* OpenCost's /allocation prices the pools as the snapshot import does: per GPU
+ * type, gpuCost / gpuHours, cpuCost / cpuCoreHours and ramCost per GiB-hour,
+ * summed over the allocations on that type's nodes (OpenCost's allocation API,
+ * docs: opencost.io/docs/integrations/api; fields gpuHours, gpuCost, ...).
+ * tests/fixtures/history-opencost.json: h100-1 holds 10 + 30 GPU-h for 40 + 140
+ * (4.5/h), 40 + 60 core-h for 1 + 2 (0.03/h), 100 + 300 GiB-h for 0.5 + 1.5
+ * (0.005/h); l4-1 8 GPU-h for 6 (0.75/h), 16 core-h for 0.48, 64 GiB-h for 0.32. */
+Test(import_history, opencost_prices_the_learned_twins_pools_and_prices_override_per_type)
+{
+	struct import_options o = {.history = SMALL,
+				   .pods_csv = "twin.pods.csv",
+				   .opencost = "tests/fixtures/history-opencost.json"};
+	struct gp_err err;
+	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
+	expect_in(res.yaml, ", prices from tests/fixtures/history-opencost.json:\n");
+	expect_in(res.yaml, "    gpu: H100-80GB\n");
+	expect_in(res.yaml, "    price: {gpu_hour: 4.5, cpu_hour: 0.03, gib_hour: 0.005}\n");
+	expect_in(res.yaml, "    price: {gpu_hour: 0.75, cpu_hour: 0.03, gib_hour: 0.005}\n");
+	/* the A100 and cpu-only nodes have no allocation: unpriced */
+	const char *a100 = strstr(res.yaml, "    gpu: A100-80GB\n");
+	cr_assert_not_null(a100);
+	const char *next = strstr(a100, "\n  - name: ");
+	const char *price = strstr(a100, "price:");
+	cr_expect(!price || (next && price > next), "A100 priced:\n%s", res.yaml);
+	import_result_free(&res);
+	/* --prices wins for the types it names (L4 at 0.80), OpenCost for the rest */
+	o.prices = "tests/fixtures/import/prices.yaml";
+	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
+	expect_in(res.yaml, "    price: {gpu_hour: 4.5, cpu_hour: 0.03, gib_hour: 0.005}\n");
+	expect_in(res.yaml, "    price: {gpu_hour: 0.8, cpu_hour: 0.031611, gib_hour: 0.004237}\n");
+	expect_in(res.yaml, "    price: {gpu_hour: 2.9, cpu_hour: 0.031611, gib_hour: 0.004237}\n");
+}
+
+Test(import_history, a_bad_opencost_file_is_located_and_the_twin_loads_with_its_prices)
+{
+	char cmd[512], out[8192], path[256];
+	copy_small();
+	snprintf(path, sizeof path, "%s/oc.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"code\": 200, \"data\": [{\"p\": {\"gpuHours\": \"x\"}}]}\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --history %s/h --opencost %s/oc.json -o %s/twin.yaml", dir,
+		 dir, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "oc.json:1:");
+	expect_in(out, "gpuHours");
+	struct stat st;
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	cr_expect_neq(stat(path, &st), 0, "twin.yaml was written");
+	/* a good one: written, and `check` loads the priced twin */
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --history %s/h --opencost "
+		 "tests/fixtures/history-opencost.json -o %s/twin.yaml && bin/gpuplan check "
+		 "%s/twin.yaml",
+		 dir, dir, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	size_t n;
+	char *y = scratch_slurp(path, &n);
+	cr_assert_not_null(y);
+	expect_in(y, "    price: {gpu_hour: 4.5, cpu_hour: 0.03, gib_hour: 0.005}\n");
+	free(y);
 	scratch_remove();
 }
