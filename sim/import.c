@@ -574,7 +574,7 @@ static void write_calibration(FILE *out, const struct imp_ctl *c)
 }
 
 /* Why pod p, which names a LocalQueue, has no queue in the scenario. */
-static void warn_no_queue(struct imp *im, const struct imp_pod *p)
+void imp_warn_no_queue(struct imp *im, const struct imp_pod *p)
 {
 	const struct imp_local_queue *lq = imp_local_queue(im, p);
 	if (!im->o->kueue)
@@ -698,7 +698,7 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	if (q)
 		fprintf(out, "    queue: %s\n", q);
 	else if (p->queue)
-		warn_no_queue((struct imp *)im, p);
+		imp_warn_no_queue((struct imp *)im, p);
 	write_affinity(out, im, w);
 	write_calibration(out, c);
 }
@@ -810,7 +810,7 @@ static void write_groups(FILE *out, const struct imp *im, const struct imp_queue
 	}
 }
 
-static void write_queues(FILE *out, const struct imp *im)
+void imp_write_queues(FILE *out, const struct imp *im)
 {
 	write_flavors(out, im);
 	if (im->n_cohorts) {
@@ -872,7 +872,7 @@ static void write_scenario(FILE *out, const struct imp *im, const struct groupin
 	fputs("pools:\n", out);
 	for (size_t i = 0; i < im->n_pools; i++)
 		imp_write_pool(out, im, &im->pools[i]);
-	write_queues(out, im);
+	imp_write_queues(out, im);
 	/* Running pods are bound already, not in the queue: they go first, then
 	 * the pending ones, listed in kube-scheduler's queue order. */
 	fputs("scheduler:\n  order: fifo   # running pods first, then the pending in "

@@ -218,6 +218,7 @@ const char *const hist_label_names[HIST_N_LABELS] = {
 	[HL_COMPONENT] = "label_component",
 	[HL_HUB_USER] = "label_hub_jupyter_org_username",
 	[HL_TEMPLATE_HASH] = "label_pod_template_hash",
+	[HL_QUEUE] = "label_kueue_x_k8s_io_queue_name",
 };
 
 static int on_labels(void *ctx, const struct prom_series *s, struct gp_err *err)
@@ -873,8 +874,12 @@ static int32_t workload_of(struct hist *h, const char *kind, const struct hist_p
 		w->ctl = hist_intern(h, name);
 		w->service = service;
 		w->gang = gang;
+		w->queue = HIST_NONE;
 		h->n_wls = id + 1;
 	}
+	struct hist_wl *w = &h->wls[id];
+	if (w->queue == HIST_NONE && p->labels[HL_QUEUE] != HIST_NONE)
+		w->queue = p->labels[HL_QUEUE], w->queue_pod = p->name;
 	return (int32_t)id;
 }
 
@@ -1009,6 +1014,8 @@ int import_history_build(const struct import_options *o, struct import_result *r
 		rc = imp_read_nodes(&im);
 	/* the pools' prices as the snapshot import derives them: OpenCost's
 	 * rates per GPU type, --prices over them */
+	if (!rc && o->kueue)
+		rc = imp_read_kueue(&im);
 	if (!rc && o->opencost)
 		rc = imp_read_opencost(&im);
 	if (!rc && o->prices)

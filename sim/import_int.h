@@ -295,5 +295,9 @@ int imp_read_prices(struct imp *im);
 const struct imp_local_queue *imp_local_queue(const struct imp *im, const struct imp_pod *p);
 /* The ClusterQueue of a pod's LocalQueue, or NULL. */
 const char *imp_cluster_queue(const struct imp *im, const struct imp_pod *p);
+/* Why pod p, which names a LocalQueue, has no queue (a note). */
+void imp_warn_no_queue(struct imp *im, const struct imp_pod *p);
+/* resource_flavors, cohorts and cluster_queues as read from --kueue. */
+void imp_write_queues(FILE *out, const struct imp *im);
 
 #endif

@@ -514,6 +514,32 @@ static void write_inference(FILE *out, const struct hist *h, const struct hist_w
 	}
 	fputs("    tolerations: [{operator: Exists}]\n", out);
 	write_dcgm(out, l, true);
+	if (w->queue != HIST_NONE && h->o->kueue)
+		imp_warn(h->im,
+			 "workload %s is an inference service, placed before batch work and not "
+			 "through Kueue: its pods' LocalQueue %s is left out",
+			 w->name, hist_str(h, w->queue));
+}
+
+/* Its pods' LocalQueue (label kueue.x-k8s.io/queue-name) through --kueue's
+ * LocalQueue to its ClusterQueue, as the snapshot import maps a pod's. */
+static void write_queue(FILE *out, const struct hist *h, const struct hist_wl *w)
+{
+	if (w->queue == HIST_NONE)
+		return;
+	struct imp_pod p = {.ns = hist_str(h, w->ns),
+			    .name = hist_str(h, w->queue_pod),
+			    .queue = hist_str(h, w->queue)};
+	const char *q = imp_cluster_queue(h->im, &p);
+	if (!q) {
+		imp_warn_no_queue(h->im, &p);
+		return;
+	}
+	fprintf(out, "    queue: %s   # LocalQueue ", q);
+	imp_quoted(out, p.ns);
+	fputc('/', out);
+	imp_quoted(out, p.queue);
+	fputs(" of its pods' kueue.x-k8s.io/queue-name\n", out);
 }
 
 static void write_workload(FILE *out, const struct hist *h, const struct hist_wl *w,
@@ -557,6 +583,7 @@ static void write_workload(FILE *out, const struct hist *h, const struct hist_wl
 		fputs("]   # the GPU types its pods ran on\n", out);
 	}
 	fputs("    tolerations: [{operator: Exists}]   # its pods ran on these nodes\n", out);
+	write_queue(out, h, w);
 	write_dcgm(out, l, false);
 }
 
@@ -741,6 +768,7 @@ static void write_header(FILE *out, const struct hist *h)
 	fputs("\npools:\n", out);
 	for (size_t i = 0; i < h->im->n_pools; i++)
 		imp_write_pool(out, h->im, &h->im->pools[i]);
+	imp_write_queues(out, h->im);
 	fputs("workloads:\n", out);
 }
 

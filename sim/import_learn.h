@@ -25,6 +25,7 @@ enum hist_label {
 	HL_COMPONENT,
 	HL_HUB_USER,
 	HL_TEMPLATE_HASH,
+	HL_QUEUE, /* kueue.x-k8s.io/queue-name: its LocalQueue */
 	HIST_N_LABELS
 };
 extern const char *const hist_label_names[HIST_N_LABELS];
@@ -68,6 +69,8 @@ struct hist_wl {
 	uint32_t kind, ns, ctl;
 	bool service, gang;
 	size_t n_pods;
+	uint32_t queue;     /* its first pod's LocalQueue, HIST_NONE: none */
+	uint32_t queue_pod; /* that pod */
 };
 
 struct hist_map {

@@ -793,3 +793,77 @@ Test(import_history, a_bad_opencost_file_is_located_and_the_twin_loads_with_its_
 	free(y);
 	scratch_remove();
 }
+
+/* The section from "resource_flavors:" up to the next of "scheduler:" (the
+ * snapshot's) and "workloads:" of text (malloc'd). */
+static char *queues_section(const char *text)
+{
+	const char *at = strstr(text, "\nresource_flavors:\n");
+	cr_assert_not_null(at, "no resource_flavors in\n%s", text);
+	const char *end = strstr(at, "\nworkloads:\n"), *sched = strstr(at, "\nscheduler:\n");
+	cr_assert_not_null(end);
+	if (sched && sched < end)
+		end = sched;
+	return strndup(at, (size_t)(end - at));
+}
+
+/* Kueue: the twin gets --kueue's ResourceFlavors, cohorts and ClusterQueues as
+ * the snapshot import writes them (the same code), and a workload its pods'
+ * kueue.x-k8s.io/queue-name LocalQueue's ClusterQueue (Kueue's
+ * pkg/controller/jobframework QueueName: the label names a LocalQueue in the
+ * pod's namespace; its spec.clusterQueue is where the workload is queued).
+ * By hand: finetune's pod names LocalQueue research in namespace research, whose
+ * clusterQueue is research; pretrain's names "big", which kueue.yaml lacks: no
+ * queue, and a note says why; vllm-llama's names serving, but an inference
+ * service is not queued (a note); the other workloads name none. */
+Test(import_history, kueue_queues_are_the_snapshots_and_workloads_queue_by_their_localqueue)
+{
+	char cmd[768], out[8192], path[256];
+	copy_small();
+	snprintf(
+		cmd, sizeof cmd,
+		"sed -i 's/\"pod\":\"finetune-b2c4d-xk2p9\",/&\"label_kueue_x_k8s_io_queue_name\":"
+		"\"research\",/; s/\"pod\":\"pretrain-7k2xq-workers-0-0-abcd0\",/&"
+		"\"label_kueue_x_k8s_io_queue_name\":\"big\",/; s/\"pod\":\"vllm-llama-5f7c9d8b6a-abcde\",/&"
+		"\"label_kueue_x_k8s_io_queue_name\":\"serving\",/' %s/h/pod_labels.json",
+		dir);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd,
+		 "(bin/gpuplan import --history %s/h --kueue tests/fixtures/import/kueue.yaml -o "
+		 "%s/twin.yaml && bin/gpuplan check %s/twin.yaml && bin/gpuplan import --nodes "
+		 "tests/fixtures/import/nodes.json --pods tests/fixtures/import/pods.json --kueue "
+		 "tests/fixtures/import/kueue.yaml -o %s/snap.yaml)",
+		 dir, dir, dir, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	expect_in(out,
+		  "note: pod research/pretrain-7k2xq-workers-0-0-abcd0 names Kueue LocalQueue "
+		  "big, but tests/fixtures/import/kueue.yaml has no LocalQueue of that name in "
+		  "namespace research; its workload has no queue");
+	expect_in(out, "note: workload vllm-llama is an inference service, placed before batch "
+		       "work and not through Kueue: its pods' LocalQueue serving is left out");
+	size_t n;
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	char *twin = scratch_slurp(path, &n);
+	snprintf(path, sizeof path, "%s/snap.yaml", dir);
+	char *snap = scratch_slurp(path, &n);
+	cr_assert(twin && snap);
+	char *a = queues_section(twin), *b = queues_section(snap);
+	cr_expect_str_eq(a, b);
+	expect_in(a, "  - name: research\n    strategy: BestEffortFIFO\n    cohort: org\n");
+	free(a);
+	free(b);
+	free(res.yaml);
+	res.yaml = twin; /* block() reads it; teardown frees it */
+	char *ft = block("finetune");
+	expect_in(ft, "    queue: research   # LocalQueue \"research\"/\"research\" of its pods' "
+		      "kueue.x-k8s.io/queue-name\n");
+	free(ft);
+	const char *names[] = {"pretrain", "nightly-eval", "alice-nb", "triton"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char *b2 = block(names[i]);
+		cr_expect_null(strstr(b2, "queue:"), "%s has a queue:\n%s", names[i], b2);
+		free(b2);
+	}
+	free(snap);
+	scratch_remove();
+}
