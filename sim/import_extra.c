@@ -612,8 +612,10 @@ static const char *dcgm_sample(struct imp *im, enum dcgm_field field, const char
 {
 	if (field == DCGM_OTHER)
 		return NULL; /* a field not read: no pod lookup, no check */
-	struct imp_pod *p = find_pod(im, ns, pod);
+	struct imp_pod *p = im->dcgm_sink ? NULL : find_pod(im, ns, pod);
 	const char *bad = dcgm_bad(im, field, p, v, buf, len);
+	if (!bad && im->dcgm_sink && ns && pod)
+		im->dcgm_sink(im->dcgm_ctx, (int)field, ns, pod, v);
 	if (bad || !p)
 		return bad;
 	if (field == DCGM_BUSY)

@@ -981,6 +981,26 @@ static void hist_free(struct hist *h)
 	strindex_free(&h->imp_nodes);
 }
 
+/* A --dcgm sample of pod ns/pod: to the latest pod of that name in the
+ * history (a scrape is of the pods alive when it was taken); others are
+ * pods the history does not hold, left out. */
+static void dcgm_scrape(void *ctx, int field, const char *ns, const char *pod, double v)
+{
+	struct hist *h = ctx;
+	char key[600];
+	snprintf(key, sizeof key, "%s\x1f%s", ns, pod);
+	size_t id = strindex_find(&h->name_index, key);
+	if (id == STRINDEX_NONE || h->name_last[id] < 0)
+		return;
+	struct hist_pod *p = &h->pods[h->name_last[id]];
+	if (field == 0)
+		p->x_busy += v, p->nx_busy++;
+	else if (field == 1)
+		p->x_sm += v, p->nx_sm++;
+	else if (field == 2)
+		p->x_fb += v, p->nx_fb++;
+}
+
 int import_history_build(const struct import_options *o, struct import_result *r,
 			 struct gp_err *err)
 {
@@ -1016,6 +1036,10 @@ int import_history_build(const struct import_options *o, struct import_result *r
 	 * rates per GPU type, --prices over them */
 	if (!rc && o->kueue)
 		rc = imp_read_kueue(&im);
+	if (!rc && o->dcgm) {
+		im.dcgm_sink = dcgm_scrape, im.dcgm_ctx = &h;
+		rc = imp_read_dcgm(&im);
+	}
 	if (!rc && o->opencost)
 		rc = imp_read_opencost(&im);
 	if (!rc && o->prices)

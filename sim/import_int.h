@@ -231,9 +231,15 @@ struct imp_gpu_price {
 	bool given;                                                           /* from --prices */
 };
 
+/* Where a --dcgm sample goes when the pods are not a snapshot's (import
+ * --history): field 0 engine activity, 1 SM activity, 2 framebuffer MiB. */
+typedef void (*imp_dcgm_sink)(void *ctx, int field, const char *ns, const char *pod, double v);
+
 struct imp {
 	const struct import_options *o;
 	struct gp_err *err;
+	imp_dcgm_sink dcgm_sink; /* NULL: the samples go to the snapshot's pods */
+	void *dcgm_ctx;
 	struct imp_file nodes_f, pods_f, kueue_f, dcgm_f, cost_f, prices_f;
 	struct imp_node *nodes;
 	size_t n_nodes;

@@ -59,6 +59,8 @@ struct learned {
 	double replicas; /* services: mean pods alive */
 	double busy, sm, fb;
 	size_t n_busy, n_sm, n_fb;
+	double x_busy, x_sm, x_fb; /* --dcgm's samples of its pods */
+	size_t nx_busy, nx_sm, nx_fb, nx_pods;
 	const char *types[16];
 	size_t n_types;
 	bool inference;
@@ -266,6 +268,10 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 			l->sm += p->sm, l->n_sm++;
 		if (p->has_fb)
 			l->fb += p->fb, l->n_fb++;
+		l->x_busy += p->x_busy, l->nx_busy += p->nx_busy;
+		l->x_sm += p->x_sm, l->nx_sm += p->nx_sm;
+		l->x_fb += p->x_fb, l->nx_fb += p->nx_fb;
+		l->nx_pods += p->nx_busy || p->nx_sm || p->nx_fb;
 		if (p->vllm) {
 			l->inference = true;
 			l->prompt += p->vllm_prompt;
@@ -453,8 +459,35 @@ static void write_requests(FILE *out, const struct learned *l, const char *mig, 
 	}
 }
 
-static void write_dcgm(FILE *out, const struct learned *l, bool inference)
+/* Without the history's series: --dcgm's scrape, calibrated as the snapshot
+ * import does (the mean of its pods' samples; sm_share SM over engine). */
+static void write_scrape(FILE *out, const struct hist *h, const struct learned *l, bool inference)
 {
+	fputs("    # gpu_busy, sm_share, vram: no DCGM series for its pods in the history; from "
+	      "the scrape ",
+	      out);
+	imp_comment_text(out, h->o->dcgm);
+	fprintf(out, " (--dcgm), %zu pods\n", l->nx_pods);
+	if (l->nx_busy && !inference) {
+		double busy = fmin(1, fmax(0.001, l->x_busy / (double)l->nx_busy));
+		fprintf(out, "    gpu_busy: %.3g   # DCGM engine activity, mean of %zu samples\n",
+			busy, l->nx_busy);
+		if (l->nx_sm)
+			fprintf(out,
+				"    sm_share: %.3g   # DCGM SM activity over engine activity\n",
+				fmin(1, fmax(0.001, l->x_sm / (double)l->nx_sm / busy)));
+	}
+	if (l->nx_fb && l->x_fb > 0)
+		fprintf(out, "    vram: %.0fMiB   # DCGM framebuffer used, mean of %zu samples\n",
+			l->x_fb / (double)l->nx_fb, l->nx_fb);
+}
+
+static void write_dcgm(FILE *out, const struct hist *h, const struct learned *l, bool inference)
+{
+	if (!l->n_busy && !l->n_fb && (l->nx_busy || l->nx_fb)) {
+		write_scrape(out, h, l, inference);
+		return;
+	}
 	if (!l->n_busy && !l->n_fb) {
 		fputs("    # gpu_busy, sm_share, vram: not learned (no DCGM series for its pods)\n",
 		      out);
@@ -513,7 +546,7 @@ static void write_inference(FILE *out, const struct hist *h, const struct hist_w
 		fputs("]\n", out);
 	}
 	fputs("    tolerations: [{operator: Exists}]\n", out);
-	write_dcgm(out, l, true);
+	write_dcgm(out, h, l, true);
 	if (w->queue != HIST_NONE && h->o->kueue)
 		imp_warn(h->im,
 			 "workload %s is an inference service, placed before batch work and not "
@@ -584,7 +617,7 @@ static void write_workload(FILE *out, const struct hist *h, const struct hist_wl
 	}
 	fputs("    tolerations: [{operator: Exists}]   # its pods ran on these nodes\n", out);
 	write_queue(out, h, w);
-	write_dcgm(out, l, false);
+	write_dcgm(out, h, l, false);
 }
 
 /* One line of the terminal's summary: name, what created it, pods, its

@@ -42,6 +42,8 @@ struct hist_pod {
 	double mig_count;
 	double cpu, memory;
 	double busy, sm, fb;
+	double x_busy, x_sm, x_fb; /* --dcgm's samples: sums, and their counts */
+	uint32_t nx_busy, nx_sm, nx_fb;
 	double vllm_prompt, vllm_gen, vllm_requests;
 	double vllm_hourly[24];
 	int32_t vllm_hours[24];

@@ -1223,13 +1223,8 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 		       usage_error("--history learns from a period, --pods and --at describe one "
 				   "instant: a snapshot's pods and a history's are two different "
 				   "inputs, so --pods and --at are not combined with --history");
-	if (o->dcgm)
-		return list_free(map),
-		       usage_error("--history takes --nodes, --kueue, --opencost, --prices, "
-				   "--gpu-map, --horizon and --name; --dcgm is not combined with "
-				   "it yet");
 	int rc = import_refuse_inputs(o, path, &err);
-	const char *inputs[] = {o->nodes, o->prices, o->opencost, o->kueue};
+	const char *inputs[] = {o->nodes, o->prices, o->opencost, o->kueue, o->dcgm};
 	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
 		rc = outfile_refuse_same(csv, inputs[i], &err);
 	struct import_result r = {0};
@@ -1448,8 +1443,8 @@ static const struct cli_cmd commands[] = {
 	 "With --history DIR (scripts/export-history.sh's files) it learns a twin instead:\n"
 	 "workloads by controller, their arrivals, durations, requests and DCGM activity,\n"
 	 "and writes the observed pods beside it (NAME.pods.csv); it takes --nodes,\n"
-	 "--kueue, --opencost, --prices, --gpu-map, --horizon and --name, not --pods or\n"
-	 "--at.\n",
+	 "--kueue, --dcgm, --opencost, --prices, --gpu-map, --horizon and --name, not\n"
+	 "--pods or --at.\n",
 	 NULL, cmd_import},
 };
 

@@ -867,3 +867,61 @@ Test(import_history, kueue_queues_are_the_snapshots_and_workloads_queue_by_their
 	free(snap);
 	scratch_remove();
 }
+
+/* --dcgm: a workload without DCGM series in the history is calibrated from the
+ * scrape as the snapshot import calibrates (import_extra.c dcgm_sample, the
+ * mean of the samples of its pods; sm_share SM over engine activity; DCGM field
+ * docs: GR_ENGINE_ACTIVE and SM_ACTIVE ratios, FB_USED MiB).  By hand from
+ * tests/fixtures/history-dcgm.prom: pretrain's two pods 0.4 and 0.6 engine
+ * (0.5), 0.3 and 0.3 SM (0.3 / 0.5 = 0.6), 20480 and 40960 MiB (30720); odd's
+ * one pod 0.25, no SM, no FB.  finetune has history series (engine 0.5, 0.7):
+ * the history wins, 0.6, not the scrape's 0.9.  gone-0 is no pod of the
+ * history, and a GPU without a pod has no workload: both left out. */
+Test(import_history, a_dcgm_scrape_calibrates_the_workloads_the_history_has_no_dcgm_for)
+{
+	struct import_options o = {.history = SMALL,
+				   .pods_csv = "twin.pods.csv",
+				   .dcgm = "tests/fixtures/history-dcgm.prom"};
+	struct gp_err err;
+	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
+	char *b = block("pretrain");
+	expect_in(b, "    # gpu_busy, sm_share, vram: no DCGM series for its pods in the history; "
+		     "from the scrape tests/fixtures/history-dcgm.prom (--dcgm), 2 pods\n"
+		     "    gpu_busy: 0.5   # DCGM engine activity, mean of 2 samples\n"
+		     "    sm_share: 0.6   # DCGM SM activity over engine activity\n"
+		     "    vram: 30720MiB   # DCGM framebuffer used, mean of 2 samples\n");
+	free(b);
+	b = block("odd");
+	expect_in(b, "(--dcgm), 1 pods\n    gpu_busy: 0.25   # DCGM engine activity, mean of 1 "
+		     "samples\n");
+	cr_expect_null(strstr(b, "    sm_share:"));
+	cr_expect_null(strstr(b, "    vram:"));
+	free(b);
+	b = block("finetune");
+	expect_in(b, "    gpu_busy: 0.6   # DCGM engine activity, mean of 2 pods\n");
+	cr_expect_null(strstr(b, "scrape"));
+	free(b);
+	b = block("triton");
+	expect_in(b, "    # gpu_busy, sm_share, vram: not learned (no DCGM series for its pods)\n");
+	free(b);
+}
+
+Test(import_history, a_bad_dcgm_scrape_is_located_and_nothing_is_written)
+{
+	char cmd[512], out[4096], path[256];
+	copy_small();
+	snprintf(path, sizeof path, "%s/d.prom", dir);
+	FILE *f = fopen(path, "w");
+	fputs("DCGM_FI_PROF_GR_ENGINE_ACTIVE{namespace=\"research\",pod=\"odd-0\"} 1.5\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan import --history %s/h --dcgm %s/d.prom -o %s/twin.yaml", dir, dir,
+		 dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "d.prom:1:");
+	expect_in(out, "expected a ratio from 0 to 1, got 1.5");
+	struct stat st;
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	cr_expect_neq(stat(path, &st), 0, "twin.yaml was written");
+	scratch_remove();
+}
