@@ -218,12 +218,13 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
 		     "activity, vram%% = framebuffer used; time averages over the span.\n");
 	double idle = results_metric(r, "all", "cost_idle");
+	bool usd = !sc->currency[0] || !strcmp(sc->currency, "USD"); /* $ then */
 	if (!isnan(idle) && prices) /* the inflation protocol has no time, so no cost */
 		fprintf(out,
-			"cost = allocations at pool prices; $/verified adds the workload's "
+			"cost = allocations at pool prices%s%s; $/verified adds the workload's "
 			"share of idle, %s (all: the bill from the start, idle %.2f "
 			"included).\n",
-			cost_rule_text(sc), idle);
+			usd ? "" : " in ", usd ? "" : sc->currency, cost_rule_text(sc), idle);
 	inference_summary(out, sc, r);
 	report_findings(out, r);
 }

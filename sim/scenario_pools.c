@@ -204,8 +204,22 @@ static int price_gib(struct loader *ld, const struct ynode *v, void *obj)
 	return get_price(ld, v, "gib_hour", &((struct price *)obj)->gib_hour);
 }
 
-static const struct key_rule price_rules[] = {
-	{"gpu_hour", price_gpu}, {"cpu_hour", price_cpu}, {"gib_hour", price_gib}};
+/* An ISO 4217 code: three letters A-Z (USD, EUR, JPY). */
+static int price_currency(struct loader *ld, const struct ynode *v, void *obj)
+{
+	char *c = ((struct price *)obj)->currency;
+	if (v->kind != YNODE_SCALAR || strlen(v->value) != 3 ||
+	    !isupper((unsigned char)v->value[0]) || !isupper((unsigned char)v->value[1]) ||
+	    !isupper((unsigned char)v->value[2]))
+		return ld_bad_value(ld, v, "currency", "an ISO 4217 code like USD or EUR");
+	memcpy(c, v->value, 4);
+	return GP_OK;
+}
+
+static const struct key_rule price_rules[] = {{"gpu_hour", price_gpu},
+					      {"cpu_hour", price_cpu},
+					      {"gib_hour", price_gib},
+					      {"currency", price_currency}};
 
 static int pool_price(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -736,11 +750,14 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 			p->price.gib_hour *= 1 - off;
 		}
 		if (pr) {
-			p->price = (struct price){0, 0, 0};
+			struct price was = p->price;
+			p->price = (struct price){0, 0, 0, ""};
 			int rc = ld_walk_map(ld, pr, "spot price", "", price_rules,
 					     N_OF(price_rules), &p->price);
 			if (rc)
 				return rc;
+			if (!p->price.currency[0])
+				memcpy(p->price.currency, was.currency, sizeof was.currency);
 		}
 	}
 	struct autoscale_spec *a = &p->autoscale;
@@ -954,6 +971,29 @@ static int expand_openb_pools(struct loader *ld)
 	return rc;
 }
 
+/* One bill, one currency: every pool's prices are in the first pool's
+ * (USD when none says). */
+static int pool_currency(struct loader *ld, const struct ynode *item, const struct pool_spec *p)
+{
+	struct scenario *sc = ld->sc;
+	const char *c = p->price.currency[0] ? p->price.currency : "USD";
+	if (!sc->currency[0]) {
+		memcpy(sc->currency, c, 4);
+		return GP_OK;
+	}
+	if (!strcmp(sc->currency, c))
+		return GP_OK;
+	const struct ynode *price = ynode_get(item, "price"),
+			   *at = price && ynode_get(price, "currency")
+					 ? ynode_get(price, "currency")
+				 : price ? price
+					 : item;
+	return gp_located(ld->err, at->loc,
+			  "pool '%s' is priced in %s, the pools before it in %s; expected one "
+			  "currency for the whole bill",
+			  p->name, c, sc->currency);
+}
+
 int ld_load_pools(struct loader *ld, const struct ynode *v)
 {
 	struct scenario *sc = ld->sc;
@@ -976,6 +1016,9 @@ int ld_load_pools(struct loader *ld, const struct ynode *v)
 		if (p->gpus_per_node > ld->widest_node)
 			ld->widest_node = p->gpus_per_node;
 		widen_request(ld, p);
+		rc = pool_currency(ld, v->items[i], p);
+		if (rc)
+			return rc;
 	}
 	rc = check_expanders(ld);
 	return rc ? rc : expand_openb_pools(ld);

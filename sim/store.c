@@ -50,7 +50,8 @@ static const char schema_sql[] =
 	"  sim_seconds REAL,\n"
 	"  status TEXT,\n"
 	"  start TEXT,\n"
-	"  step_s REAL\n"
+	"  step_s REAL,\n"
+	"  currency TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS runs_identity ON runs(started_at, wall_seconds);\n"
 	"CREATE TABLE IF NOT EXISTS params (\n"
@@ -377,8 +378,8 @@ static const struct {
 	{"jobs", "preemptions", "INTEGER"},   /* times the job was stopped and requeued */
 	{"jobs", "oom_kills", "INTEGER"},     /* times a pod of the job was OOM-killed */
 	{"job_rows", "flavor_id", "INTEGER"}, /* its Kueue flavor, a job_texts id */
-	{"runs", "step_s",
-	 "REAL"}, /* the timeseries step used (chosen when output.step is absent) */
+	{"runs", "step_s", "REAL"},    /* the step used (chosen when output.step is absent) */
+	{"runs", "currency", "TEXT"},  /* the prices' ISO 4217 code (price.currency) */
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
 	{"findings", "fix", "TEXT"},   /* the --set overrides of its first alternative */
@@ -946,8 +947,8 @@ static int write_run_row(struct store *st, const struct scenario *sc, const stru
 	if (sqlite3_prepare_v2(
 		    st->db,
 		    "INSERT INTO runs (name, scenario_path, scenario_sha256, seed, "
-		    "started_at, wall_seconds, events, sim_seconds, status, start, step_s) "
-		    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		    "started_at, wall_seconds, events, sim_seconds, status, start, step_s, "
+		    "currency) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 		    -1, &s, NULL) != SQLITE_OK)
 		return write_error(st, "runs", err);
 	sti_bind_text(s, 1, sc->name);
@@ -962,10 +963,8 @@ static int write_run_row(struct store *st, const struct scenario *sc, const stru
 	char start[32];
 	units_format_rfc3339(sc->start_epoch, start, sizeof start);
 	sti_bind_text(s, 10, start);
-	if (r->step > 0 && r->n_ts)
-		sti_bind_time(s, 11, r->step);
-	else
-		sqlite3_bind_null(s, 11);
+	sti_bind_time(s, 11, r->step > 0 && r->n_ts ? r->step : SIM_NEVER);
+	sti_bind_text(s, 12, sc->currency[0] ? sc->currency : "USD");
 	int rc = step_reset(st, s, "runs", err);
 	sqlite3_finalize(s);
 	if (!rc)

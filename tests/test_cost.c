@@ -850,3 +850,45 @@ Test(cost, the_jobs_table_carries_namespace_queue_and_team)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/* price: takes currency: an ISO 4217 code, USD when no pool says; one bill has
+ * one currency, so a second pool priced in another is refused at its code.
+ * The run stores it (runs.currency) and its summary names it when not USD. */
+Test(cost, the_prices_currency_is_stored_and_shown)
+{
+	struct gp_err err;
+	const char *bad[] = {"pools.batch.price.currency=eur"};
+	cr_assert_eq(scenario_load("tests/fixtures/showback.yaml", bad, 1, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "currency") && strstr(err.msg, "ISO 4217"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "showback.yaml:") || strstr(err.msg, "--set"), "%s", err.msg);
+	cr_assert_eq(scenario_load("tests/fixtures/showback.yaml", NULL, 0, &sc, &err), GP_OK, "%s",
+		     err.msg);
+	cr_expect_str_eq(sc->currency, "USD");
+	scenario_free(sc);
+	sc = NULL;
+	const char *two[] = {"pools.batch.price.currency=EUR",
+			     "pools=[{name: batch, nodes: 1, gpu: A100-80GB, gpus_per_node: 4, "
+			     "price: {gpu_hour: 2, currency: EUR}}, {name: b2, nodes: 1, gpu: "
+			     "A100-80GB, gpus_per_node: 4, price: {gpu_hour: 2, currency: GBP}}]"};
+	cr_assert_eq(scenario_load("tests/fixtures/showback.yaml", two + 1, 1, &sc, &err),
+		     GP_EINPUT);
+	cr_assert(strstr(err.msg, "GBP") && strstr(err.msg, "EUR") && strstr(err.msg, "b2"), "%s",
+		  err.msg);
+	char dir[] = "/tmp/gpuplan-eur-XXXXXX", cmd[512], path[160], got[64];
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run tests/fixtures/showback.yaml --set %s --db %s > %s/out && "
+		 "grep -q 'cost = allocations at pool prices in EUR;' %s/out && "
+		 "bin/gpuplan run tests/fixtures/showback.yaml --quiet --db %s",
+		 two[0], path, dir, dir, path);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_expect_str_eq(
+		text_of(db, "SELECT group_concat(currency, ' ') FROM runs", got, sizeof got),
+		"EUR USD");
+	sqlite3_close(db);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}

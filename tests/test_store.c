@@ -206,7 +206,7 @@ static const struct {
 	const char *columns;
 } contract[] = {
 	{"runs", "run_id,name,scenario_path,scenario_sha256,seed,started_at,wall_seconds,events,"
-		 "sim_seconds,status,start,step_s"},
+		 "sim_seconds,status,start,step_s,currency"},
 	{"params", "run_id,key,value"},
 	{"metrics", "run_id,scope,name,value,unit"},
 	{"jobs",

@@ -75,6 +75,7 @@ struct price {
 	double gpu_hour;
 	double cpu_hour;
 	double gib_hour;
+	char currency[4]; /* its ISO 4217 code (price.currency); "" = USD */
 };
 
 /* A daily window [from, to) in seconds since midnight; to < from wraps past
@@ -652,6 +653,7 @@ struct scenario {
 			      * messages take; default SCENARIO_KUBE_MINOR */
 	struct pool_spec *pools;
 	size_t n_pools;
+	char currency[4]; /* the pools' prices' ISO 4217 code; "" (none loaded) = USD */
 	struct workload_spec *workloads;
 	size_t n_workloads;
 	struct queue_spec *queues; /* always at least one: "default" */
