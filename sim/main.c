@@ -1464,6 +1464,15 @@ static void print_usage(FILE *out)
 	      out);
 }
 
+/* A full disk or a closed pipe under stdout is a failure, not rc 0. */
+static int stdout_checked(int rc)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return rc;
+	fprintf(stderr, "gpuplan: error: writing to standard output: %s\n", strerror(errno));
+	return rc ? rc : GP_ERUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	/* Past `ulimit -f` a write fails with EFBIG and is reported, instead of
@@ -1473,18 +1482,9 @@ int main(int argc, char **argv)
 		return print_usage(stderr), GP_EINPUT;
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help"))
-		return print_usage(stdout), 0;
-	for (size_t i = 0; i < N_OPTS(commands); i++) {
-		if (strcmp(name, commands[i].name))
-			continue;
-		int rc = commands[i].run(&commands[i], argc - 2, argv + 2);
-		/* A full disk or a closed pipe under stdout is a failure, not 0. */
-		if (fflush(stdout) || ferror(stdout)) {
-			fprintf(stderr, "gpuplan: error: writing to standard output: %s\n",
-				strerror(errno));
-			return rc ? rc : GP_ERUNTIME;
-		}
-		return rc;
-	}
+		return print_usage(stdout), stdout_checked(0);
+	for (size_t i = 0; i < N_OPTS(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return stdout_checked(commands[i].run(&commands[i], argc - 2, argv + 2));
 	return usage_error("unknown command '%s'", name);
 }

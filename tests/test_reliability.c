@@ -419,7 +419,7 @@ Test(hostile, a_write_error_on_stdout_exits_1_with_a_message)
 {
 	const char *db = results_db();
 	char cmd[512], out[4096];
-	const char *const cmds[] = {"report %s --openmetrics", "report %s --opencost",
+	const char *const cmds[] = {"--help", "report %s --openmetrics", "report %s --opencost",
 				    "check tests/fixtures/md1.yaml",
 				    "run tests/fixtures/md1.yaml --json"};
 	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
