@@ -807,7 +807,7 @@ static const char *text_of(sqlite3 *db, const char *sql, char *out, size_t cap)
  * jobs view predates the columns gets them when it is next opened to write. */
 Test(cost, the_jobs_table_carries_namespace_queue_and_team)
 {
-	char dir[] = "/tmp/gpuplan-jobs-XXXXXX", cmd[512], path[160], got[256];
+	char dir[] = "/tmp/gpuplan-jobs-XXXXXX", cmd[1024], path[160], got[256];
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/s.db", dir);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan run tests/fixtures/showback.yaml --quiet --db %s",
@@ -874,7 +874,7 @@ Test(cost, the_prices_currency_is_stored_and_shown)
 		     GP_EINPUT);
 	cr_assert(strstr(err.msg, "GBP") && strstr(err.msg, "EUR") && strstr(err.msg, "b2"), "%s",
 		  err.msg);
-	char dir[] = "/tmp/gpuplan-eur-XXXXXX", cmd[512], path[160], got[64];
+	char dir[] = "/tmp/gpuplan-eur-XXXXXX", cmd[1024], path[160], got[64];
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/s.db", dir);
 	snprintf(cmd, sizeof cmd,
