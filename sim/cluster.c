@@ -15,7 +15,7 @@
 /* --- bucket index ----------------------------------------------------------- */
 
 /* Where the block count of node `local` in level k is. */
-static size_t index_block(const struct bucket_index *ix, int32_t k, int32_t local)
+size_t cluster_index_block(const struct bucket_index *ix, int32_t k, int32_t local)
 {
 	return (size_t)k * ix->blocks + (size_t)local / (64 * CLUSTER_BLOCK_WORDS);
 }
@@ -37,7 +37,7 @@ static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, i
 		if (i < members) {
 			ix->bits[(size_t)key * ix->words + (size_t)i / 64] |= UINT64_C(1)
 									      << (i % 64);
-			ix->block[index_block(ix, key, i)]++;
+			ix->block[cluster_index_block(ix, key, i)]++;
 		}
 	}
 	ix->count[key] = members;
@@ -49,7 +49,7 @@ static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, i
 		for (int32_t i = 0; i < members; i++) {
 			ix->least[(size_t)k * ix->words + (size_t)i / 64] |= UINT64_C(1)
 									     << (i % 64);
-			ix->least_block[index_block(ix, k, i)]++;
+			ix->least_block[cluster_index_block(ix, k, i)]++;
 		}
 }
 
@@ -78,12 +78,12 @@ static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 	if (old >= 0) {
 		ix->bits[(size_t)old * ix->words + w] &= ~bit;
 		ix->count[old]--;
-		ix->block[index_block(ix, old, local)]--;
+		ix->block[cluster_index_block(ix, old, local)]--;
 	}
 	if (key >= 0) {
 		ix->bits[(size_t)key * ix->words + w] |= bit;
 		ix->count[key]++;
-		ix->block[index_block(ix, key, local)]++;
+		ix->block[cluster_index_block(ix, key, local)]++;
 	}
 	ix->key[local] = key;
 	if (!ix->least)
@@ -93,7 +93,7 @@ static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 		hi = key > old ? key : old;
 	for (int32_t k = lo; k <= hi; k++) {
 		ix->least[(size_t)k * ix->words + w] ^= bit;
-		ix->least_block[index_block(ix, k, local)] += up;
+		ix->least_block[cluster_index_block(ix, k, local)] += up;
 	}
 }
 
@@ -131,7 +131,7 @@ static bool class_tight(const struct cluster *c, const struct node_class *k)
  * the pool is tight now or w asks for more than the scenario's workloads
  * (a caller's own spec).  Skipping a check every node passes changes no
  * result. */
-static bool check_cpu_memory(const struct cluster *c, size_t p, const struct workload_spec *w)
+bool cluster_check_cpu_memory(const struct cluster *c, size_t p, const struct workload_spec *w)
 {
 	bool beyond = w->cpu > c->most_cpu || w->memory_bytes > c->most_memory;
 	return (c->pools[p].tight > 0 || beyond) && cluster_cpu_memory_bind(c, p, w);
@@ -476,9 +476,9 @@ static int32_t mig_index(const struct pool_state *ps, const char *profile)
 
 /* The index that answers a pod of w asking for `gpus` units in pool p, and
  * the key a node needs in it; NULL when the pool does not offer the resource. */
-static const struct bucket_index *request_index(const struct cluster *c, size_t p,
-						const struct workload_spec *w, int32_t gpus,
-						int32_t *need)
+const struct bucket_index *cluster_request_index(const struct cluster *c, size_t p,
+						 const struct workload_spec *w, int32_t gpus,
+						 int32_t *need)
 {
 	const struct pool_state *ps = &c->pools[p];
 	enum sharing_mode mode = c->sc->pools[p].sharing.mode;
@@ -503,10 +503,11 @@ int32_t cluster_find_where(const struct cluster *c, size_t p, const struct workl
 			   const void *ctx)
 {
 	int32_t need = 0;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
 	if (!ix)
 		return -1;
-	struct node_check nc = {c, c->pools[p].first_node, w, check_cpu_memory(c, p, w), ok, ctx};
+	struct node_check nc = {
+		c, c->pools[p].first_node, w, cluster_check_cpu_memory(c, p, w), ok, ctx};
 	bool checks = nc.cpu_memory || ok;
 	int32_t local =
 		index_find(ix, need, scoring == SCORING_MOST_ALLOCATED, checks ? &nc : NULL);
@@ -539,7 +540,7 @@ int32_t cluster_count_room(const struct cluster *c, size_t p, const struct workl
 			   int32_t gpus, bool best_only, enum sched_scoring scoring)
 {
 	int32_t need = 0, lo = 0, hi = -1, n = 0;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
 	if (!ix || !room_buckets(ix, need, best_only, scoring, &lo, &hi))
 		return 0;
 	for (int32_t k = lo; k <= hi; k++)
@@ -551,7 +552,7 @@ int32_t cluster_nth_room(const struct cluster *c, size_t p, const struct workloa
 			 int32_t gpus, bool best_only, enum sched_scoring scoring, int32_t nth)
 {
 	int32_t need = 0, lo = 0, hi = -1;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
 	if (!ix || !room_buckets(ix, need, best_only, scoring, &lo, &hi))
 		return -1;
 	for (int32_t k = lo; k <= hi; k++) {
@@ -580,10 +581,11 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 		       cluster_node_visit visit, void *visit_ctx)
 {
 	int32_t need = 0, lo = 0, hi = -1;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
 	if (!ix || !room_buckets(ix, need, false, SCORING_LEAST_ALLOCATED, &lo, &hi))
 		return;
-	struct node_check nc = {c, c->pools[p].first_node, w, check_cpu_memory(c, p, w), ok, ctx};
+	struct node_check nc = {
+		c, c->pools[p].first_node, w, cluster_check_cpu_memory(c, p, w), ok, ctx};
 	for (int32_t k = lo; k <= hi; k++) {
 		const uint64_t *b = ix->bits + (size_t)k * ix->words;
 		for (size_t i = 0; ix->count[k] && i < ix->words; i++)
@@ -593,276 +595,6 @@ void cluster_each_room(const struct cluster *c, size_t p, const struct workload_
 					visit(nc.first_node + local, visit_ctx);
 			}
 	}
-}
-
-/* A walk over the buckets of level `level`, or every level with room (-1). */
-static void walk_setup(struct cluster_walk *wk, const struct cluster *c, size_t p,
-		       const struct workload_spec *w, int32_t gpus, cluster_node_pred ok,
-		       const void *ctx, int32_t from, int32_t to, int32_t level)
-{
-	int32_t need = 0;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
-	/* field by field: the arrays are filled up to n_levels, not cleared
-	 * (a walk is set up twice a placement on large clusters) */
-	wk->c = c;
-	wk->w = w;
-	wk->ok = ok;
-	wk->ctx = ctx;
-	wk->key = NULL;
-	wk->room = NULL;
-	wk->room_block = NULL;
-	wk->n_levels = 0;
-	wk->need = need;
-	wk->first_node = c->pools[p].first_node;
-	wk->cpu_memory = check_cpu_memory(c, p, w);
-	wk->cpu = wk->memory = 0;
-	wk->from = from;
-	wk->to = to;
-	wk->word = 0;
-	wk->bits = 0;
-	if (!ix || need < 0 || need >= ix->levels || from >= to) {
-		wk->from = wk->to; /* nothing to visit */
-		return;
-	}
-	wk->key = ix->key;
-	const struct pool_spec *spec = &c->sc->pools[p];
-	wk->cpu = spec->cpu > 0 ? w->cpu : -INFINITY;
-	wk->memory = spec->memory_bytes > 0 ? w->memory_bytes : -INFINITY;
-	int32_t lo = level < 0 ? need : level, hi = level < 0 ? ix->levels - 1 : level;
-	for (int32_t k = lo; k >= need && k <= hi && wk->n_levels >= 0; k++) {
-		if (!ix->count[k])
-			continue;
-		if (wk->n_levels == CLUSTER_WALK_LEVELS)
-			wk->n_levels = -1; /* too many buckets: compare the keys */
-		else {
-			wk->keys[wk->n_levels] = k;
-			wk->block[wk->n_levels] = ix->block + index_block(ix, k, 0);
-			wk->level[wk->n_levels++] = ix->bits + (size_t)k * ix->words;
-		}
-	}
-	if (level < 0 && ix->least) {
-		wk->room = ix->least + (size_t)need * ix->words;
-		wk->room_block = ix->least_block + (size_t)need * ix->blocks;
-	}
-	wk->word = (size_t)from / 64;
-	wk->bits = 0;
-}
-
-void cluster_walk_init(struct cluster_walk *wk, const struct cluster *c, size_t p,
-		       const struct workload_spec *w, int32_t gpus, cluster_node_pred ok,
-		       const void *ctx, int32_t from, int32_t to)
-{
-	walk_setup(wk, c, p, w, gpus, ok, ctx, from, to, -1);
-}
-
-/* The slots of word i within [from, to). */
-static uint64_t walk_mask(const struct cluster_walk *wk, size_t i)
-{
-	uint64_t b = ~UINT64_C(0);
-	if (i == (size_t)wk->from / 64)
-		b &= ~UINT64_C(0) << (wk->from % 64);
-	if (i == (size_t)(wk->to - 1) / 64 && wk->to % 64)
-		b &= (UINT64_C(1) << (wk->to % 64)) - 1;
-	return b;
-}
-
-/* The slots of word i with room, from the buckets or the keys, within [from, to). */
-static uint64_t walk_word(const struct cluster_walk *wk, size_t i)
-{
-	uint64_t b = 0;
-	if (wk->room) {
-		b = wk->room[i];
-	} else if (wk->n_levels >= 0) {
-		for (int32_t l = 0; l < wk->n_levels; l++)
-			b |= wk->level[l][i];
-	} else {
-		int32_t lo = (int32_t)(i * 64), hi = lo + 64 < wk->to ? lo + 64 : wk->to;
-		for (int32_t j = lo; j < hi; j++)
-			b |= (uint64_t)(wk->key[j] >= wk->need) << (j - lo);
-	}
-	return b & walk_mask(wk, i);
-}
-
-/* Whether words [i, i + CLUSTER_BLOCK_WORDS) are a whole block inside the walk. */
-static bool walk_block(const struct cluster_walk *wk, size_t i)
-{
-	return i % CLUSTER_BLOCK_WORDS == 0 && (wk->room || wk->n_levels >= 0) &&
-	       i * 64 >= (size_t)wk->from && (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to;
-}
-
-int32_t cluster_walk_take(struct cluster_walk *wk, int32_t *out, int32_t max)
-{
-	if (wk->from >= wk->to)
-		return 0;
-	/* in locals: stores to out[] could otherwise alias the walk's fields */
-	size_t word = wk->word, last = (size_t)(wk->to - 1) / 64;
-	uint64_t bits = wk->bits;
-	const int32_t first = wk->first_node, *class_of = wk->c->class_of;
-	const struct node_class *classes = wk->c->classes.at;
-	const double cpu = wk->cpu, memory = wk->memory;
-	const bool cpu_memory = wk->cpu_memory;
-	int32_t n = 0;
-	while (n < max) {
-		if (!bits) {
-			if (word > last) {
-				wk->from = wk->to;
-				break;
-			}
-			bits = walk_word(wk, word++);
-			continue;
-		}
-		int32_t node = first + (int32_t)((word - 1) * 64) + __builtin_ctzll(bits);
-		bits &= bits - 1;
-		/* cluster_cpu_fits and cluster_memory_fits, the pool's part hoisted,
-		 * from the node's class: four bytes a node, not its line */
-		if (cpu_memory) {
-			const struct node_class *k = &classes[class_of[node]];
-			if (cpu > k->cpu_free + 1e-9 || memory > k->memory_free + 0.5)
-				continue;
-		}
-		if (!wk->ok || wk->ok(wk->c, node, wk->ctx))
-			out[n++] = node;
-	}
-	wk->word = word;
-	wk->bits = bits;
-	return n;
-}
-
-int32_t cluster_walk_next(struct cluster_walk *wk)
-{
-	int32_t node;
-	return cluster_walk_take(wk, &node, 1) ? node : -1;
-}
-
-void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t p,
-			const struct workload_spec *w, int32_t gpus, int32_t level, int32_t from,
-			int32_t to)
-{
-	walk_setup(wk, c, p, w, gpus, NULL, NULL, from, to, level);
-}
-
-int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count)
-{
-	*count = 0;
-	if (wk->from >= wk->to)
-		return -1;
-	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
-		if (walk_block(wk, i)) {
-			/* a whole block inside the walk: passed at once unless the
-			 * node sought is in it */
-			int32_t in_block = 0;
-			if (wk->room)
-				in_block = wk->room_block[i / CLUSTER_BLOCK_WORDS];
-			else
-				for (int32_t l = 0; l < wk->n_levels; l++)
-					in_block += wk->block[l][i / CLUSTER_BLOCK_WORDS];
-			if (nth < 0 || nth >= in_block) {
-				nth -= nth < 0 ? 0 : in_block;
-				*count += in_block;
-				i += CLUSTER_BLOCK_WORDS - 1;
-				continue;
-			}
-		}
-		uint64_t b = walk_word(wk, i);
-		int32_t in_word = gp_popcount64(b);
-		if (nth < 0 || nth >= in_word) {
-			nth -= nth < 0 ? 0 : in_word;
-			*count += in_word;
-			continue;
-		}
-		*count += nth;
-		while (nth-- > 0)
-			b &= b - 1;
-		return wk->first_node + (int32_t)(i * 64) + __builtin_ctzll(b);
-	}
-	return -1;
-}
-
-/* The first set bit of words w[0 .. n-1] (one is set). */
-static int32_t words_first(const uint64_t *w, size_t n)
-{
-	size_t i = 0;
-	while (i + 1 < n && !w[i])
-		i++;
-	return (int32_t)(i * 64) + __builtin_ctzll(w[i]);
-}
-
-void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t)
-{
-	t->n = wk->n_levels;
-	for (int32_t l = 0; l < t->n; l++) {
-		t->key[l] = wk->keys[l];
-		t->count[l] = 0;
-		t->first[l] = -1;
-	}
-	if (wk->from >= wk->to || t->n < 0)
-		return; /* t->n < 0: the walk compares keys, no level to tally */
-	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
-		int32_t at = wk->first_node + (int32_t)(i * 64);
-		if (walk_block(wk, i)) {
-			for (int32_t l = 0; l < t->n; l++) {
-				int32_t n = wk->block[l][i / CLUSTER_BLOCK_WORDS];
-				if (n && t->first[l] < 0)
-					t->first[l] = at + words_first(wk->level[l] + i,
-								       CLUSTER_BLOCK_WORDS);
-				t->count[l] += n;
-			}
-			i += CLUSTER_BLOCK_WORDS - 1;
-			continue;
-		}
-		uint64_t mask = walk_mask(wk, i);
-		for (int32_t l = 0; l < t->n; l++) {
-			uint64_t b = wk->level[l][i] & mask;
-			if (b && t->first[l] < 0)
-				t->first[l] = at + __builtin_ctzll(b);
-			t->count[l] += gp_popcount64(b);
-		}
-	}
-}
-
-int32_t cluster_walk_count(const struct cluster_walk *wk)
-{
-	int32_t n = 0;
-	cluster_walk_find(wk, -1, &n);
-	return n;
-}
-
-int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth)
-{
-	int32_t n = 0;
-	return cluster_walk_find(wk, nth, &n);
-}
-
-int32_t cluster_ready_rank(const struct cluster *c, size_t p, int32_t local)
-{
-	const struct pool_state *ps = &c->pools[p];
-	if (ps->n_ready == ps->n_nodes)
-		return local;
-	int32_t n = 0;
-	for (int32_t i = 0; i < local / 64; i++)
-		n += gp_popcount64(ps->ready[i]);
-	if (local % 64)
-		n += gp_popcount64(ps->ready[local / 64] & ((UINT64_C(1) << (local % 64)) - 1));
-	return n;
-}
-
-int32_t cluster_ready_select(const struct cluster *c, size_t p, int32_t rank)
-{
-	const struct pool_state *ps = &c->pools[p];
-	if (ps->n_ready == ps->n_nodes)
-		return rank;
-	for (int32_t i = 0; i * 64 < ps->n_nodes; i++) {
-		uint64_t b = ps->ready[i];
-		int32_t in_word = gp_popcount64(b);
-		if (rank >= in_word) {
-			rank -= in_word;
-			continue;
-		}
-		while (rank-- > 0)
-			b &= b - 1;
-		return i * 64 + __builtin_ctzll(b);
-	}
-	return -1;
 }
 
 int32_t cluster_find(const struct cluster *c, size_t p, const struct workload_spec *w, int32_t gpus,
@@ -876,7 +608,7 @@ bool cluster_has_units(const struct cluster *c, int32_t node, const struct workl
 {
 	size_t p = (size_t)c->nodes[node].pool;
 	int32_t need = 0;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
 	if (!ix || need >= ix->levels)
 		return false;
 	if (c->nodes[node].ready)
@@ -896,7 +628,7 @@ bool cluster_has_units(const struct cluster *c, int32_t node, const struct workl
 const int32_t *cluster_unit_keys(const struct cluster *c, size_t p, const struct workload_spec *w,
 				 int32_t gpus, int32_t *need)
 {
-	const struct bucket_index *ix = request_index(c, p, w, gpus, need);
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, need);
 	return ix && *need < ix->levels ? ix->key : NULL;
 }
 
@@ -910,7 +642,7 @@ int32_t cluster_count_short(const struct cluster *c, size_t p, const struct work
 			    int32_t gpus)
 {
 	int32_t need = 0, n = 0;
-	const struct bucket_index *ix = request_index(c, p, w, gpus, &need);
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
 	if (!ix || need >= ix->levels)
 		return c->pools[p].n_ready;
 	for (int32_t k = 0; k < need; k++)

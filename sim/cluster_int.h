@@ -5,6 +5,7 @@
  *   cluster.c         nodes, GPUs, tenants, bucket indexes, takes and releases
  *   cluster_classes.c the table of node classes (cluster.h, "Node classes")
  *   cluster_windows.c when a pool serves batch work (cluster.h, "Windows")
+ *   cluster_walk.c    walks over the bucket indexes, Ready ranks (cluster.h, "Walks")
  */
 #ifndef GPUPLAN_CLUSTER_INT_H
 #define GPUPLAN_CLUSTER_INT_H
@@ -28,5 +29,19 @@ bool classes_same(const struct node_class *a, const struct node_class *b);
 
 /* The id of class k for a node that was of class id. */
 int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *k);
+
+/* Where the block count of node `local` in level k of ix is (cluster.c). */
+size_t cluster_index_block(const struct bucket_index *ix, int32_t k, int32_t local);
+
+/* The index that answers a pod of w asking for `gpus` units in pool p, and
+ * the key a node needs in it; NULL when the pool does not offer the resource
+ * (cluster.c). */
+const struct bucket_index *cluster_request_index(const struct cluster *c, size_t p,
+						 const struct workload_spec *w, int32_t gpus,
+						 int32_t *need);
+
+/* Whether a search over pool p must check cpu and memory node by node for a
+ * pod of w (cluster.c). */
+bool cluster_check_cpu_memory(const struct cluster *c, size_t p, const struct workload_spec *w);
 
 #endif

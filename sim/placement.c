@@ -21,16 +21,6 @@
 
 #include "placement_int.h"
 
-/* kube-scheduler's default profile (apis/config/v1/default_plugins.go): the
- * score plugins gpuplan models and their weights. */
-#define MAX_NODE_SCORE   100
-#define MAX_CUSTOM_SCORE 10   /* a requestedToCapacityRatio shape's scores */
-#define WEIGHT_FIT       1    /* NodeResourcesFit */
-#define WEIGHT_BALANCED  1    /* NodeResourcesBalancedAllocation */
-#define WEIGHT_TAINT     3    /* TaintToleration */
-#define WEIGHT_SPREAD    2    /* PodTopologySpread */
-#define GPU_MILLI        1000 /* GPUs are scored in thousandths (shares of one) */
-
 /* Tenant ids of a gang's pods while it is tried (PROBE_JOB - k for pod k):
  * distinct, so that releasing them in reverse restores every GPU exactly. */
 #define PROBE_JOB UINT32_MAX
@@ -41,33 +31,6 @@
 #define DOMAIN_NONE     (-1) /* the pool's nodes lack the key */
 #define DOMAIN_PER_NODE (-2) /* each node is a domain (its hostname) */
 
-/* The per-node conditions of a find: hostname affinity, hostname spread. */
-struct node_filter {
-	const struct pool_rule *rule;
-	const struct spread_state *st; /* NULL: no per-node spread check */
-	int32_t first_node;
-	int32_t base;
-	int64_t threshold;
-};
-
-/* A workload's PodTopologySpread constraint: running pods per domain. */
-struct spread_state {
-	bool on;
-	int32_t *pool_domain; /* per pool: its domain, DOMAIN_NONE or DOMAIN_PER_NODE */
-	int32_t *node_base;   /* per pool: the domain of its node 0 (DOMAIN_PER_NODE) */
-	int32_t n_domains;
-	int32_t *count;    /* running pods of the workload per domain */
-	uint8_t *eligible; /* a node of the domain matches the pod's node affinity */
-	int64_t *hist;     /* eligible domains per count */
-	size_t cap_hist;
-	int32_t min; /* least count over eligible domains */
-};
-
-/* kube-scheduler's feasible-node search (placement.h, "Sampling";
- * pkg/scheduler/schedule_one.go). */
-#define MIN_FEASIBLE_NODES      100 /* minFeasibleNodesToFind */
-#define MIN_FEASIBLE_PERCENTAGE 5   /* minFeasibleNodesPercentageToFind */
-
 /* Resource scores by node class (cluster.h), workload and GPUs asked: the
  * nodes of a cluster of identical nodes are of a few classes, and an id
  * with its version names one class for good, so a score serves every later
@@ -77,38 +40,6 @@ struct score_entry {
 	uint32_t id, version; /* version 0: empty (versions start at 1) */
 	int32_t workload, gpus;
 	int64_t score;
-};
-
-/* One search's scores by class id (find_sampled): an entry counts when its
- * stamp is the search's, so a search starts without clearing the table. */
-struct class_memo {
-	uint32_t stamp;
-	int64_t score;
-};
-
-struct node_sample {
-	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
-	int64_t cursor;        /* where the next search of a plan starts */
-	int64_t planned;       /* the cursor after the last plan that succeeded; -1: none */
-	int32_t planned_first; /* that plan's first node */
-	int32_t *nodes;        /* the feasible nodes found (capacity: every node) */
-	int32_t n;
-	/* sample_walk's nodes come pool by pool: each pool's run ends before
-	 * nodes[end] (capacity: two per pool, the first is cut by the start) */
-	struct sample_run {
-		int32_t pool, end;
-	} * runs;
-	int32_t n_runs;
-	/* Pools scored as groups (their score a function of the unit key):
-	 * slots [from, to) of pool, whose `count` nodes with room were found,
-	 * tallied by key as the sample walked them. */
-	struct sample_seg {
-		int32_t pool, from, to, count;
-		struct cluster_tally keys;
-	} * segs; /* capacity: two per pool (the first is cut by the start) */
-	int32_t n_segs;
-	struct class_memo *memo; /* by class id (capacity: the class table's) */
-	uint32_t memo_stamp;
 };
 
 static const struct pool_rule *rule_of(const struct placer *pl, int32_t w, size_t p)
@@ -658,8 +589,8 @@ static int64_t class_score(const struct placer *pl, const struct node_class *nd,
 
 /* class_score of class id through the score cache; eq is the pod's GPU
  * equivalent in the class's pool (placement_equivalent). */
-static int64_t cached_score(const struct placer *pl, int32_t id, const struct pod_request *pod,
-			    double eq)
+int64_t pli_cached_score(const struct placer *pl, int32_t id, const struct pod_request *pod,
+			 double eq)
 {
 	const struct class_table *t = &pl->c->classes;
 	assert(id >= 0 && id < t->cap);
@@ -674,21 +605,13 @@ static int64_t cached_score(const struct placer *pl, int32_t id, const struct po
 	return e->score;
 }
 
-static int64_t resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
-			      double eq)
+int64_t pli_resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
+			   double eq)
 {
-	return cached_score(pl, pl->c->class_of[node], pod, eq);
+	return pli_cached_score(pl, pl->c->class_of[node], pod, eq);
 }
 
-/* How the resource score of a pod varies over the nodes of a pool. */
-enum score_shape {
-	SHAPE_FLAT,     /* the same on every node: ties among all with room */
-	SHAPE_GPU_KEY,  /* a function of the index key: ties within the best bucket */
-	SHAPE_PER_NODE, /* node by node */
-};
-
-static enum score_shape score_shape(const struct placer *pl, size_t p,
-				    const struct workload_spec *w)
+enum score_shape pli_score_shape(const struct placer *pl, size_t p, const struct workload_spec *w)
 {
 	const struct scoring_spec *s = &pl->c->sc->scheduler.scoring;
 	const struct pool_spec *ps = &pl->c->sc->pools[p];
@@ -708,30 +631,11 @@ static enum score_shape score_shape(const struct placer *pl, size_t p,
 
 /* --- the best node: kube-scheduler's selectHost ------------------------------- */
 
-/* The highest score seen so far and how many nodes hold it; a tie is drawn
- * from the run's seeded stream as selectHost's reservoir sampling does
- * (schedule_one.go): the newcomer wins with probability 1 / count. */
-struct pick {
-	int64_t score;
-	uint64_t count;
-	int32_t node;
-	size_t pool; /* where a group's winner is drawn */
-	int32_t nth; /* -1: node is the winner; else draw the nth of the group */
-	bool best_only;
-	int32_t seg, level; /* a sampled group: its segment and key (-1: any);
-			     * SEG_NODES: the best of the nodes found one by one */
-};
-
-#define SEG_NODES (-2)
-
-static void pick_init(struct pick *pk)
-{
-	*pk = (struct pick){INT64_MIN, 0, -1, 0, -1, false, -1, -1};
-}
+void pli_pick_init(struct pick *pk) { *pk = (struct pick){INT64_MIN, 0, -1, 0, -1, false, -1, -1}; }
 
 /* Offers one node (group 0) or a group of n nodes of pool p with equal score. */
-static bool pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node,
-		       size_t p, int32_t n, bool best_only)
+bool pli_pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node, size_t p,
+		    int32_t n, bool best_only)
 {
 	if (score < pk->score || n <= 0)
 		return false;
@@ -763,7 +667,7 @@ static int32_t pick_node(const struct placer *pl, const struct pick *pk,
 
 /* TaintToleration's normalized score: fewer untolerated PreferNoSchedule
  * taints than the worst feasible node score higher. */
-static int64_t taint_score(int32_t prefer, int32_t max_prefer)
+int64_t pli_taint_score(int32_t prefer, int32_t max_prefer)
 {
 	if (max_prefer == 0)
 		return MAX_NODE_SCORE;
@@ -771,8 +675,8 @@ static int64_t taint_score(int32_t prefer, int32_t max_prefer)
 }
 
 /* The DoNotSchedule constraint of the pod's workload, or NULL. */
-static const struct spread_state *hard_spread(const struct placer *pl,
-					      const struct pod_request *pod, int64_t *threshold)
+const struct spread_state *pli_hard_spread(const struct placer *pl, const struct pod_request *pod,
+					   int64_t *threshold)
 {
 	const struct spread_state *st = &pl->spread[pod->workload];
 	const struct topology_spread *t = &pl->c->sc->workloads[pod->workload].spread;
@@ -783,7 +687,7 @@ static const struct spread_state *hard_spread(const struct placer *pl,
 	return st;
 }
 
-static bool node_passes(const struct cluster *c, int32_t node, const void *ctx)
+bool pli_node_passes(const struct cluster *c, int32_t node, const void *ctx)
 {
 	const struct node_filter *f = ctx;
 	int32_t local = node - f->first_node;
@@ -806,8 +710,8 @@ struct scan_offer {
 static void offer_node(int32_t node, void *ctx)
 {
 	struct scan_offer *o = ctx;
-	int64_t s = o->base + resource_score(o->pl, node, o->pod, o->eq);
-	pick_offer(o->pl, o->pick, s, node, o->pool, 1, false);
+	int64_t s = o->base + pli_resource_score(o->pl, node, o->pod, o->eq);
+	pli_pick_offer(o->pl, o->pick, s, node, o->pool, 1, false);
 }
 
 /*
@@ -816,9 +720,8 @@ static void offer_node(int32_t node, void *ctx)
  * over a label the pool carries); f receives what is then checked node by
  * node (a hostname affinity or spread).  O(1).
  */
-static bool pool_passes(const struct placer *pl, const struct pod_request *pod, sim_time now,
-			size_t p, const struct spread_state *st, int64_t threshold,
-			struct node_filter *f)
+bool pli_pool_passes(const struct placer *pl, const struct pod_request *pod, sim_time now, size_t p,
+		     const struct spread_state *st, int64_t threshold, struct node_filter *f)
 {
 	const struct cluster *c = pl->c;
 	const struct pool_rule *r = pod_rule(pl, pod, p);
@@ -850,342 +753,59 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	enum sched_scoring how = c->sc->scheduler.scoring.type;
 	int64_t threshold = 0;
-	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	const struct spread_state *st = pli_hard_spread(pl, pod, &threshold);
 	int32_t max_prefer = 0;
 	struct node_filter *filters = pl->filters;
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = pod_rule(pl, pod, p);
 		pl->candidate[p] = -1;
-		if (!pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
+		if (!pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
 			continue;
 		bool per_node_check = r->allowed || filters[p].st;
-		int32_t node = cluster_find_where(c, p, w, pod->gpus, how,
-						  per_node_check ? node_passes : NULL, &filters[p]);
+		int32_t node =
+			cluster_find_where(c, p, w, pod->gpus, how,
+					   per_node_check ? pli_node_passes : NULL, &filters[p]);
 		pl->candidate[p] = node;
 		if (node >= 0 && r->prefer > max_prefer)
 			max_prefer = r->prefer;
 	}
 	struct pick pk;
-	pick_init(&pk);
+	pli_pick_init(&pk);
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		int32_t node = pl->candidate[p];
 		if (node < 0)
 			continue;
 		const struct pool_rule *r = pod_rule(pl, pod, p);
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-		int64_t base = WEIGHT_TAINT * taint_score(r->prefer, max_prefer);
+		int64_t base = WEIGHT_TAINT * pli_taint_score(r->prefer, max_prefer);
 		bool per_node_check =
 			r->allowed || filters[p].st || cluster_cpu_memory_bind(c, p, w);
-		enum score_shape shape = per_node_check ? SHAPE_PER_NODE : score_shape(pl, p, w);
+		enum score_shape shape =
+			per_node_check ? SHAPE_PER_NODE : pli_score_shape(pl, p, w);
 		if (shape == SHAPE_PER_NODE) {
 			struct scan_offer o = {pl, pod, &pk, p, eq, base};
 			bool check = r->allowed || filters[p].st;
-			cluster_each_room(c, p, w, pod->gpus, check ? node_passes : NULL,
+			cluster_each_room(c, p, w, pod->gpus, check ? pli_node_passes : NULL,
 					  &filters[p], offer_node, &o);
 			continue;
 		}
 		bool best_only = shape == SHAPE_GPU_KEY;
 		int32_t n = cluster_count_room(c, p, w, pod->gpus, best_only, how);
-		pick_offer(pl, &pk, base + resource_score(pl, node, pod, eq), node, p, n,
-			   best_only);
+		pli_pick_offer(pl, &pk, base + pli_resource_score(pl, node, pod, eq), node, p, n,
+			       best_only);
 	}
 	return pick_node(pl, &pk, pod);
 }
 
-/* --- sampling: kube-scheduler's feasible-node search ------------------------- */
-
-int32_t placement_nodes_to_find(int32_t percentage, int32_t all)
-{
-	if (all < MIN_FEASIBLE_NODES)
-		return all;
-	if (percentage == 0) {
-		percentage = 50 - all / 125;
-		if (percentage < MIN_FEASIBLE_PERCENTAGE)
-			percentage = MIN_FEASIBLE_PERCENTAGE;
-	}
-	int32_t n = (int32_t)((int64_t)all * percentage / 100);
-	return n < MIN_FEASIBLE_NODES ? MIN_FEASIBLE_NODES : n;
-}
-
-int64_t placement_next_start(const struct placer *pl) { return pl->sample->next_start; }
-
-/*
- * findNodesThatPassFilters: the Ready nodes in node order from the rank
- * pl->sample->cursor on, wrapping, through the walks of the pools that pass
- * their pool-wide filters; the first placement_nodes_to_find feasible ones
- * go to pl->sample, one by one, or with `groups`, as counted runs of slots
- * for pools whose score is a function of the unit key (SHAPE_FLAT,
- * SHAPE_GPU_KEY) and that check nothing node by node, tallied by key as
- * they are found (cluster_walk_tally: find_sampled's scores then cost no
- * walk of their own).  Filters run one node at a time, so the search ends at
- * the first feasible node beyond them, and the cursor moves there: past
- * every node processed, feasible or rejected.
- * False when the cluster has no more feasible nodes than that (every one is
- * then scored, without sampling) or is too small to sample; the cursor
- * stays, as kube's moves by all its nodes.  Cost: O(pools + nodes found one
- * by one + (blocks + words at either end) walked x buckets).  `want`:
- * placement_nodes_to_find, fewer than the Ready nodes.
- */
-static bool sample_walk(const struct placer *pl, const struct pod_request *pod, sim_time now,
-			bool groups, int32_t want)
-{
-	const struct cluster *c = pl->c;
-	struct node_sample *sm = pl->sample;
-	int32_t all = (int32_t)c->n_ready;
-	const struct workload_spec *w = &c->sc->workloads[pod->workload];
-	int64_t threshold = 0, room = 0;
-	const struct spread_state *st = hard_spread(pl, pod, &threshold);
-	struct node_filter *filters = pl->filters;
-	for (size_t p = 0; p < pl->n_pools && room <= want; p++) /* more than want: enough */
-		if (pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
-			room += cluster_count_room(c, p, w, pod->gpus, false,
-						   SCORING_LEAST_ALLOCATED);
-	if (room <= want)
-		return false; /* at most `want` nodes have the GPU units: all are scored */
-	int64_t start = sm->cursor % all, offset = 0;
-	size_t p0 = 0;
-	while (offset + c->pools[p0].n_ready <= start)
-		offset += c->pools[p0++].n_ready;
-	int32_t local0 = cluster_ready_select(c, p0, (int32_t)(start - offset)), found = 0;
-	sm->n = sm->n_segs = sm->n_runs = 0;
-	/* p0 from local0 on, the other pools, then p0 again up to local0 */
-	for (size_t k = 0; k <= pl->n_pools; k++) {
-		size_t p = (p0 + k) % pl->n_pools;
-		const struct pool_state *ps = &c->pools[p];
-		if (k > 0 && p == 0)
-			offset = 0; /* wrapped to the first node */
-		int32_t from = k == 0 ? local0 : 0, to = k == pl->n_pools ? local0 : ps->n_nodes;
-		const struct node_filter *f = &filters[p];
-		if (from >= to || !pool_passes(pl, pod, now, p, st, threshold, &filters[p])) {
-			offset += ps->n_ready;
-			continue;
-		}
-		bool check = f->rule->allowed || f->st;
-		int32_t next = -1; /* the first feasible node too many */
-		struct cluster_walk wk;
-		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
-		    score_shape(pl, p, w) != SHAPE_PER_NODE) {
-			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
-			int32_t n = 0;
-			next = cluster_walk_find(&wk, want - found, &n);
-			if (next >= 0)
-				to = next - ps->first_node; /* the first node too many ends it */
-			if (n > 0) {
-				struct sample_seg *sg = &sm->segs[sm->n_segs++];
-				sg->pool = (int32_t)p;
-				sg->from = wk.from = from;
-				sg->to = wk.to = to;
-				sg->count = n;
-				cluster_walk_tally(&wk, &sg->keys);
-			}
-			found += n;
-		} else {
-			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? node_passes : NULL, f,
-					  from, to);
-			/* the nodes still wanted and one more, which ends the search */
-			int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], want - found + 1);
-			if (n > want - found)
-				next = sm->nodes[sm->n + --n];
-			sm->n += n;
-			found += n;
-			if (n > 0)
-				sm->runs[sm->n_runs++] = (struct sample_run){(int32_t)p, sm->n};
-		}
-		if (next >= 0) {
-			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
-			return true;
-		}
-		offset += ps->n_ready;
-	}
-	return false;
-}
-
-/* sample_walk where there are more Ready nodes than kube looks for: the
- * small clusters, most scenarios, return here without calling it. */
-static bool sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
-			 bool groups)
-{
-	int32_t all = (int32_t)pl->c->n_ready, want = placement_nodes_to_find(pl->percentage, all);
-	return want < all && sample_walk(pl, pod, now, groups, want);
-}
-
 /* Whether node passes every filter for the pod (the pool's have passed). */
-static bool node_feasible(const struct placer *pl, const struct pool_rule *r, int32_t node,
-			  int32_t local, const struct pod_request *pod)
+bool pli_node_feasible(const struct placer *pl, const struct pool_rule *r, int32_t node,
+		       int32_t local, const struct pod_request *pod)
 {
 	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
 	if (r->allowed && !(r->allowed[local / 64] >> (local % 64) & 1))
 		return false;
 	return cluster_has_units(pl->c, node, w, pod->gpus) && cluster_cpu_fits(pl->c, node, w) &&
 	       cluster_memory_fits(pl->c, node, w);
-}
-
-/* Every feasible node, in node order, into pl->sample: for the searches that
- * score node by node when there is no sampling.  Only Ready nodes: a slot
- * that is down or provisioning is no node the scheduler sees (node_feasible
- * judges any slot, for the autoscaler).  O(nodes). */
-static void feasible_all(const struct placer *pl, const struct pod_request *pod, sim_time now)
-{
-	const struct cluster *c = pl->c;
-	struct node_sample *sm = pl->sample;
-	int64_t threshold = 0;
-	const struct spread_state *st = hard_spread(pl, pod, &threshold);
-	struct node_filter f;
-	sm->n = 0;
-	for (size_t p = 0; p < pl->n_pools; p++) {
-		if (!pool_passes(pl, pod, now, p, st, threshold, &f))
-			continue;
-		for (int32_t i = 0; i < c->pools[p].n_nodes; i++) {
-			int32_t node = f.first_node + i;
-			if (c->nodes[node].ready && node_feasible(pl, f.rule, node, i, pod) &&
-			    (!f.st || f.st->count[f.base + i] <= threshold))
-				sm->nodes[sm->n++] = node;
-		}
-	}
-}
-
-/* The nodes of segment sg with key `level` (-1: any key) from its tally:
- * how many and the first; false where the walk compared keys instead. */
-static bool segment_tally(const struct sample_seg *sg, int32_t level, int32_t *n, int32_t *node)
-{
-	const struct cluster_tally *t = &sg->keys;
-	*n = 0;
-	*node = -1;
-	for (int32_t e = 0; e < t->n; e++)
-		if (t->count[e] && (level < 0 || t->key[e] == level)) {
-			*n += t->count[e];
-			*node = *node < 0 || t->first[e] < *node ? t->first[e] : *node;
-		}
-	return t->n >= 0;
-}
-
-/* Offers the sampled nodes of segment i with key `level` (-1: any key) as
- * one group of equal score. */
-static int64_t offer_segment(const struct placer *pl, struct pick *pk,
-			     const struct pod_request *pod, int32_t i, int32_t level, int64_t base)
-{
-	const struct sample_seg *sg = &pl->sample->segs[i];
-	int32_t n = 0, node = -1;
-	if (!segment_tally(sg, level, &n, &node)) { /* walk the key's nodes */
-		struct cluster_walk wk;
-		const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
-		cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from,
-				   sg->to);
-		n = level < 0 ? sg->count : cluster_walk_count(&wk);
-		node = cluster_walk_nth(&wk, 0);
-	}
-	if (n <= 0)
-		return INT64_MAX; /* no node: does not end the search for the best key */
-	double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)sg->pool, pod->gpus);
-	int64_t score = base + resource_score(pl, node, pod, eq);
-	if (pick_offer(pl, pk, score, node, (size_t)sg->pool, n, false)) {
-		pk->seg = i;
-		pk->level = level;
-	}
-	return score;
-}
-
-/* A segment of a SHAPE_GPU_KEY pool: its keys best first (the fewest
- * untouched GPUs for MostAllocated, the most for LeastAllocated, whose
- * scores fall monotonically from there), until one scores lower. */
-static void offer_segment_keys(const struct placer *pl, struct pick *pk,
-			       const struct pod_request *pod, int32_t i, int64_t base)
-{
-	int32_t top = pl->c->pools[pl->sample->segs[i].pool].gpus_per_node;
-	bool most = pl->c->sc->scheduler.scoring.type == SCORING_MOST_ALLOCATED;
-	int64_t best = INT64_MIN;
-	for (int32_t j = pod->gpus; j <= top; j++) {
-		int64_t s = offer_segment(pl, pk, pod, i, most ? j : top + pod->gpus - j, base);
-		if (s == INT64_MAX)
-			continue;
-		if (s < best)
-			break;
-		best = s;
-	}
-}
-
-/* A new stamp for sm->memo; the table is cleared when the stamps wrap. */
-static uint32_t next_memo_stamp(const struct placer *pl)
-{
-	struct node_sample *sm = pl->sample;
-	if (++sm->memo_stamp == 0) {
-		memset(sm->memo, 0, (size_t)pl->c->classes.cap * sizeof *sm->memo);
-		sm->memo_stamp = 1;
-	}
-	return sm->memo_stamp;
-}
-
-/*
- * The best of the sampled nodes: the ones found one by one scored each, a
- * segment of a group-scored pool one score per key (or one for the pool);
- * TaintToleration normalized over the sampled nodes, as kube normalizes over
- * the nodes it scores.  O(nodes + segments x keys), and a walk for the
- * winner of a group (or for each key where the sample compared keys).
- */
-static int32_t find_sampled(const struct placer *pl, const struct pod_request *pod)
-{
-	const struct node_sample *sm = pl->sample;
-	const struct cluster *c = pl->c;
-	const struct workload_spec *w = &c->sc->workloads[pod->workload];
-	int32_t max_prefer = 0;
-	for (int32_t i = 0; i < sm->n_runs + sm->n_segs; i++) {
-		size_t p =
-			(size_t)(i < sm->n_runs ? sm->runs[i].pool : sm->segs[i - sm->n_runs].pool);
-		const struct pool_rule *r = pod_rule(pl, pod, p);
-		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
-	}
-	/* The nodes found one by one: their best score and how many hold it, so
-	 * that they enter the draw as one group (one draw, not one per tie).
-	 * A class is scored once a search (its pool, so its base, is its own). */
-	int64_t best = INT64_MIN;
-	int32_t n_best = 0, first = -1;
-	uint32_t stamp = next_memo_stamp(pl);
-	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
-		size_t p = (size_t)sm->runs[k].pool;
-		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-		int64_t pool_base =
-			WEIGHT_TAINT * taint_score(pod_rule(pl, pod, p)->prefer, max_prefer);
-		for (; i < sm->runs[k].end; i++) {
-			int32_t node = sm->nodes[i], id = c->class_of[node];
-			struct class_memo *m = &sm->memo[id];
-			if (m->stamp != stamp)
-				*m = (struct class_memo){stamp,
-							 pool_base + cached_score(pl, id, pod, eq)};
-			int64_t s = m->score;
-			pl->scratch[i] = s;
-			if (s > best) {
-				best = s;
-				n_best = 0;
-				first = node;
-			}
-			n_best += s == best;
-		}
-	}
-	struct pick pk;
-	pick_init(&pk);
-	if (n_best > 0 &&
-	    pick_offer(pl, &pk, best, first, (size_t)c->nodes[first].pool, n_best, false))
-		pk.seg = SEG_NODES;
-	for (int32_t i = 0; i < sm->n_segs; i++) {
-		size_t p = (size_t)sm->segs[i].pool;
-		int64_t base = WEIGHT_TAINT * taint_score(pod_rule(pl, pod, p)->prefer, max_prefer);
-		if (score_shape(pl, p, w) == SHAPE_FLAT)
-			offer_segment(pl, &pk, pod, i, -1, base);
-		else
-			offer_segment_keys(pl, &pk, pod, i, base);
-	}
-	if (pk.nth < 0)
-		return pk.node;
-	if (pk.seg == SEG_NODES) {
-		for (int32_t i = 0, nth = pk.nth; i < sm->n; i++)
-			if (pl->scratch[i] == best && nth-- == 0)
-				return sm->nodes[i];
-		return -1; /* not reached: n_best nodes hold the best score */
-	}
-	const struct sample_seg *sg = &sm->segs[pk.seg];
-	struct cluster_walk wk;
-	cluster_walk_level(&wk, c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to);
-	return cluster_walk_nth(&wk, pk.nth);
 }
 
 /* PodTopologySpread's raw score of a node, -1 for a node without the key. */
@@ -1209,7 +829,7 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 	const struct spread_state *st = &pl->spread[pod->workload];
 	const struct node_sample *sm = pl->sample;
 	if (!sampled)
-		feasible_all(pl, pod, now);
+		pli_feasible_all(pl, pod, now);
 	int32_t max_prefer = 0, domains = 0, stamp = ++pl->stamp[0];
 	for (int32_t i = 0; i < sm->n; i++) {
 		int32_t node = sm->nodes[i], d = domain_of(pl, st, node);
@@ -1231,7 +851,7 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 		}
 	}
 	struct pick pk;
-	pick_init(&pk);
+	pli_pick_init(&pk);
 	for (int32_t i = 0; i < sm->n; i++) {
 		int32_t node = sm->nodes[i];
 		int64_t raw = pl->scratch[i];
@@ -1241,10 +861,10 @@ static int32_t find_scan(const struct placer *pl, const struct pod_request *pod,
 				 : hi == 0 ? MAX_NODE_SCORE
 					   : MAX_NODE_SCORE * (hi + lo - raw) / hi;
 		double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)p, pod->gpus);
-		int64_t s = resource_score(pl, node, pod, eq) +
-			    WEIGHT_TAINT * taint_score(r->prefer, max_prefer) +
+		int64_t s = pli_resource_score(pl, node, pod, eq) +
+			    WEIGHT_TAINT * pli_taint_score(r->prefer, max_prefer) +
 			    WEIGHT_SPREAD * spread;
-		pick_offer(pl, &pk, s, node, (size_t)p, 1, false);
+		pli_pick_offer(pl, &pk, s, node, (size_t)p, 1, false);
 	}
 	return pk.node;
 }
@@ -1260,7 +880,7 @@ static int32_t find_policy(const struct placer *pl, const struct pod_request *po
 {
 	const struct node_sample *sm = pl->sample;
 	if (!sampled)
-		feasible_all(pl, pod, now);
+		pli_feasible_all(pl, pod, now);
 	bool random = gpuplace_policy(pl->gpu) == GPU_POLICY_RANDOM;
 	int64_t best_score = INT64_MIN;
 	int32_t best = -1;
@@ -1283,12 +903,12 @@ static int32_t find_one(const struct placer *pl, const struct pod_request *pod, 
 {
 	const struct topology_spread *t = &pl->c->sc->workloads[pod->workload].spread;
 	bool scan = pl->gpu || (t->key && t->when == SPREAD_SCHEDULE_ANYWAY);
-	bool sampled = sample_nodes(pl, pod, now, !scan); /* the scans score node by node */
+	bool sampled = pli_sample_nodes(pl, pod, now, !scan); /* the scans score node by node */
 	if (pl->gpu)
 		return find_policy(pl, pod, now, sampled);
 	if (t->key && t->when == SPREAD_SCHEDULE_ANYWAY)
 		return find_scan(pl, pod, now, sampled);
-	return sampled ? find_sampled(pl, pod) : find_indexed(pl, pod, now);
+	return sampled ? pli_find_sampled(pl, pod) : find_indexed(pl, pod, now);
 }
 
 /* --- reasons ----------------------------------------------------------------- */
@@ -1345,7 +965,7 @@ static void explain(const struct placer *pl, const struct pod_request *pod, sim_
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	int64_t threshold = 0;
-	const struct spread_state *st = hard_spread(pl, pod, &threshold);
+	const struct spread_state *st = pli_hard_spread(pl, pod, &threshold);
 	memset(why, 0, pl->n_reasons * sizeof *why);
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = pod_rule(pl, pod, p);
@@ -1404,7 +1024,7 @@ bool placement_fits_node(const struct placer *pl, const struct pod_request *pod,
 	const struct pool_rule *r = pod_rule(pl, pod, p);
 	if (r->filtered >= 0 || r->unfit >= 0 || pool_closed(pl->c, p, pod, now) >= 0)
 		return false;
-	return node_feasible(pl, r, node, node - pl->c->pools[p].first_node, pod);
+	return pli_node_feasible(pl, r, node, node - pl->c->pools[p].first_node, pod);
 }
 
 /* placement_int.h's doors for placement_preempt.c. */

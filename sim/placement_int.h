@@ -1,7 +1,8 @@
 /*
- * placement_int.h - what placement.c, placement_flavors.c and
- * placement_preempt.c share: the rules decided once per (workload, variant,
- * pool) (see placement.h).
+ * placement_int.h - what placement.c, placement_flavors.c,
+ * placement_preempt.c and placement_sample.c share: the rules decided once
+ * per (workload, variant, pool), the scores and the pick of the best node
+ * (see placement.h).
  */
 #ifndef GPUPLAN_PLACEMENT_INT_H
 #define GPUPLAN_PLACEMENT_INT_H
@@ -32,5 +33,122 @@ const struct pool_rule *pli_pod_rule(const struct placer *pl, const struct pod_r
  * take the pod now, else -1 (placement.c). */
 int32_t pli_pool_closed(const struct cluster *c, size_t p, const struct pod_request *pod,
 			sim_time now);
+
+/* kube-scheduler's default profile (apis/config/v1/default_plugins.go): the
+ * score plugins gpuplan models and their weights. */
+#define MAX_NODE_SCORE   100
+#define MAX_CUSTOM_SCORE 10   /* a requestedToCapacityRatio shape's scores */
+#define WEIGHT_FIT       1    /* NodeResourcesFit */
+#define WEIGHT_BALANCED  1    /* NodeResourcesBalancedAllocation */
+#define WEIGHT_TAINT     3    /* TaintToleration */
+#define WEIGHT_SPREAD    2    /* PodTopologySpread */
+#define GPU_MILLI        1000 /* GPUs are scored in thousandths (shares of one) */
+
+/* The per-node conditions of a find: hostname affinity, hostname spread. */
+struct node_filter {
+	const struct pool_rule *rule;
+	const struct spread_state *st; /* NULL: no per-node spread check */
+	int32_t first_node;
+	int32_t base;
+	int64_t threshold;
+};
+
+/* A workload's PodTopologySpread constraint: running pods per domain. */
+struct spread_state {
+	bool on;
+	int32_t *pool_domain; /* per pool: its domain, DOMAIN_NONE or DOMAIN_PER_NODE */
+	int32_t *node_base;   /* per pool: the domain of its node 0 (DOMAIN_PER_NODE) */
+	int32_t n_domains;
+	int32_t *count;    /* running pods of the workload per domain */
+	uint8_t *eligible; /* a node of the domain matches the pod's node affinity */
+	int64_t *hist;     /* eligible domains per count */
+	size_t cap_hist;
+	int32_t min; /* least count over eligible domains */
+};
+
+/* One search's scores by class id (find_sampled): an entry counts when its
+ * stamp is the search's, so a search starts without clearing the table. */
+struct class_memo {
+	uint32_t stamp;
+	int64_t score;
+};
+
+/* The rotation and the feasible nodes found (placement.h, "Sampling"). */
+struct node_sample {
+	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
+	int64_t cursor;        /* where the next search of a plan starts */
+	int64_t planned;       /* the cursor after the last plan that succeeded; -1: none */
+	int32_t planned_first; /* that plan's first node */
+	int32_t *nodes;        /* the feasible nodes found (capacity: every node) */
+	int32_t n;
+	/* sample_walk's nodes come pool by pool: each pool's run ends before
+	 * nodes[end] (capacity: two per pool, the first is cut by the start) */
+	struct sample_run {
+		int32_t pool, end;
+	} * runs;
+	int32_t n_runs;
+	/* Pools scored as groups (their score a function of the unit key):
+	 * slots [from, to) of pool, whose `count` nodes with room were found,
+	 * tallied by key as the sample walked them. */
+	struct sample_seg {
+		int32_t pool, from, to, count;
+		struct cluster_tally keys;
+	} * segs; /* capacity: two per pool (the first is cut by the start) */
+	int32_t n_segs;
+	struct class_memo *memo; /* by class id (capacity: the class table's) */
+	uint32_t memo_stamp;
+};
+
+/* How the resource score of a pod varies over the nodes of a pool. */
+enum score_shape {
+	SHAPE_FLAT,     /* the same on every node: ties among all with room */
+	SHAPE_GPU_KEY,  /* a function of the index key: ties within the best bucket */
+	SHAPE_PER_NODE, /* node by node */
+};
+
+/* The highest score seen so far and how many nodes hold it; a tie is drawn
+ * from the run's seeded stream as selectHost's reservoir sampling does
+ * (schedule_one.go): the newcomer wins with probability 1 / count. */
+struct pick {
+	int64_t score;
+	uint64_t count;
+	int32_t node;
+	size_t pool; /* where a group's winner is drawn */
+	int32_t nth; /* -1: node is the winner; else draw the nth of the group */
+	bool best_only;
+	int32_t seg, level; /* a sampled group: its segment and key (-1: any);
+			     * SEG_NODES: the best of the nodes found one by one */
+};
+
+#define SEG_NODES (-2)
+
+/* The scores and the pick (placement.c). */
+int64_t pli_cached_score(const struct placer *pl, int32_t id, const struct pod_request *pod,
+			 double eq);
+int64_t pli_resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
+			   double eq);
+enum score_shape pli_score_shape(const struct placer *pl, size_t p, const struct workload_spec *w);
+void pli_pick_init(struct pick *pk);
+bool pli_pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node, size_t p,
+		    int32_t n, bool best_only);
+int64_t pli_taint_score(int32_t prefer, int32_t max_prefer);
+
+/* The filters (placement.c): the DoNotSchedule spread of the pod's workload
+ * (or NULL), the per-node conditions, the pool-wide ones, and a whole node. */
+const struct spread_state *pli_hard_spread(const struct placer *pl, const struct pod_request *pod,
+					   int64_t *threshold);
+bool pli_node_passes(const struct cluster *c, int32_t node, const void *ctx);
+bool pli_pool_passes(const struct placer *pl, const struct pod_request *pod, sim_time now, size_t p,
+		     const struct spread_state *st, int64_t threshold, struct node_filter *f);
+bool pli_node_feasible(const struct placer *pl, const struct pool_rule *r, int32_t node,
+		       int32_t local, const struct pod_request *pod);
+
+/* The feasible-node search (placement_sample.c): whether the pod's search
+ * samples (the sample then in pl->sample), every feasible node into
+ * pl->sample, and the best of the sampled nodes. */
+bool pli_sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
+		      bool groups);
+void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, sim_time now);
+int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod);
 
 #endif

@@ -1,0 +1,301 @@
+/*
+ * placement_sample.c - kube-scheduler's feasible-node search
+ * (percentageOfNodesToScore, placement.h "Sampling"): the walk that finds the
+ * sampled nodes from the rotating start, every feasible node where there is
+ * no sampling, and the best of the sampled nodes.
+ */
+#include "gpuplan/placement.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "placement_int.h"
+
+/* kube-scheduler's feasible-node search (placement.h, "Sampling";
+ * pkg/scheduler/schedule_one.go). */
+#define MIN_FEASIBLE_NODES      100 /* minFeasibleNodesToFind */
+#define MIN_FEASIBLE_PERCENTAGE 5   /* minFeasibleNodesPercentageToFind */
+
+int32_t placement_nodes_to_find(int32_t percentage, int32_t all)
+{
+	if (all < MIN_FEASIBLE_NODES)
+		return all;
+	if (percentage == 0) {
+		percentage = 50 - all / 125;
+		if (percentage < MIN_FEASIBLE_PERCENTAGE)
+			percentage = MIN_FEASIBLE_PERCENTAGE;
+	}
+	int32_t n = (int32_t)((int64_t)all * percentage / 100);
+	return n < MIN_FEASIBLE_NODES ? MIN_FEASIBLE_NODES : n;
+}
+
+int64_t placement_next_start(const struct placer *pl) { return pl->sample->next_start; }
+
+/*
+ * findNodesThatPassFilters: the Ready nodes in node order from the rank
+ * pl->sample->cursor on, wrapping, through the walks of the pools that pass
+ * their pool-wide filters; the first placement_nodes_to_find feasible ones
+ * go to pl->sample, one by one, or with `groups`, as counted runs of slots
+ * for pools whose score is a function of the unit key (SHAPE_FLAT,
+ * SHAPE_GPU_KEY) and that check nothing node by node, tallied by key as
+ * they are found (cluster_walk_tally: find_sampled's scores then cost no
+ * walk of their own).  Filters run one node at a time, so the search ends at
+ * the first feasible node beyond them, and the cursor moves there: past
+ * every node processed, feasible or rejected.
+ * False when the cluster has no more feasible nodes than that (every one is
+ * then scored, without sampling) or is too small to sample; the cursor
+ * stays, as kube's moves by all its nodes.  Cost: O(pools + nodes found one
+ * by one + (blocks + words at either end) walked x buckets).  `want`:
+ * placement_nodes_to_find, fewer than the Ready nodes.
+ */
+static bool sample_walk(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			bool groups, int32_t want)
+{
+	const struct cluster *c = pl->c;
+	struct node_sample *sm = pl->sample;
+	int32_t all = (int32_t)c->n_ready;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	int64_t threshold = 0, room = 0;
+	const struct spread_state *st = pli_hard_spread(pl, pod, &threshold);
+	struct node_filter *filters = pl->filters;
+	for (size_t p = 0; p < pl->n_pools && room <= want; p++) /* more than want: enough */
+		if (pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
+			room += cluster_count_room(c, p, w, pod->gpus, false,
+						   SCORING_LEAST_ALLOCATED);
+	if (room <= want)
+		return false; /* at most `want` nodes have the GPU units: all are scored */
+	int64_t start = sm->cursor % all, offset = 0;
+	size_t p0 = 0;
+	while (offset + c->pools[p0].n_ready <= start)
+		offset += c->pools[p0++].n_ready;
+	int32_t local0 = cluster_ready_select(c, p0, (int32_t)(start - offset)), found = 0;
+	sm->n = sm->n_segs = sm->n_runs = 0;
+	/* p0 from local0 on, the other pools, then p0 again up to local0 */
+	for (size_t k = 0; k <= pl->n_pools; k++) {
+		size_t p = (p0 + k) % pl->n_pools;
+		const struct pool_state *ps = &c->pools[p];
+		if (k > 0 && p == 0)
+			offset = 0; /* wrapped to the first node */
+		int32_t from = k == 0 ? local0 : 0, to = k == pl->n_pools ? local0 : ps->n_nodes;
+		const struct node_filter *f = &filters[p];
+		if (from >= to || !pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p])) {
+			offset += ps->n_ready;
+			continue;
+		}
+		bool check = f->rule->allowed || f->st;
+		int32_t next = -1; /* the first feasible node too many */
+		struct cluster_walk wk;
+		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
+		    pli_score_shape(pl, p, w) != SHAPE_PER_NODE) {
+			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
+			int32_t n = 0;
+			next = cluster_walk_find(&wk, want - found, &n);
+			if (next >= 0)
+				to = next - ps->first_node; /* the first node too many ends it */
+			if (n > 0) {
+				struct sample_seg *sg = &sm->segs[sm->n_segs++];
+				sg->pool = (int32_t)p;
+				sg->from = wk.from = from;
+				sg->to = wk.to = to;
+				sg->count = n;
+				cluster_walk_tally(&wk, &sg->keys);
+			}
+			found += n;
+		} else {
+			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? pli_node_passes : NULL, f,
+					  from, to);
+			/* the nodes still wanted and one more, which ends the search */
+			int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], want - found + 1);
+			if (n > want - found)
+				next = sm->nodes[sm->n + --n];
+			sm->n += n;
+			found += n;
+			if (n > 0)
+				sm->runs[sm->n_runs++] = (struct sample_run){(int32_t)p, sm->n};
+		}
+		if (next >= 0) {
+			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
+			return true;
+		}
+		offset += ps->n_ready;
+	}
+	return false;
+}
+
+/* sample_walk where there are more Ready nodes than kube looks for: the
+ * small clusters, most scenarios, return here without calling it. */
+bool pli_sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
+			 bool groups)
+{
+	int32_t all = (int32_t)pl->c->n_ready, want = placement_nodes_to_find(pl->percentage, all);
+	return want < all && sample_walk(pl, pod, now, groups, want);
+}
+
+/* Every feasible node, in node order, into pl->sample: for the searches that
+ * score node by node when there is no sampling.  Only Ready nodes: a slot
+ * that is down or provisioning is no node the scheduler sees (node_feasible
+ * judges any slot, for the autoscaler).  O(nodes). */
+void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, sim_time now)
+{
+	const struct cluster *c = pl->c;
+	struct node_sample *sm = pl->sample;
+	int64_t threshold = 0;
+	const struct spread_state *st = pli_hard_spread(pl, pod, &threshold);
+	struct node_filter f;
+	sm->n = 0;
+	for (size_t p = 0; p < pl->n_pools; p++) {
+		if (!pli_pool_passes(pl, pod, now, p, st, threshold, &f))
+			continue;
+		for (int32_t i = 0; i < c->pools[p].n_nodes; i++) {
+			int32_t node = f.first_node + i;
+			if (c->nodes[node].ready && pli_node_feasible(pl, f.rule, node, i, pod) &&
+			    (!f.st || f.st->count[f.base + i] <= threshold))
+				sm->nodes[sm->n++] = node;
+		}
+	}
+}
+
+/* The nodes of segment sg with key `level` (-1: any key) from its tally:
+ * how many and the first; false where the walk compared keys instead. */
+static bool segment_tally(const struct sample_seg *sg, int32_t level, int32_t *n, int32_t *node)
+{
+	const struct cluster_tally *t = &sg->keys;
+	*n = 0;
+	*node = -1;
+	for (int32_t e = 0; e < t->n; e++)
+		if (t->count[e] && (level < 0 || t->key[e] == level)) {
+			*n += t->count[e];
+			*node = *node < 0 || t->first[e] < *node ? t->first[e] : *node;
+		}
+	return t->n >= 0;
+}
+
+/* Offers the sampled nodes of segment i with key `level` (-1: any key) as
+ * one group of equal score. */
+static int64_t offer_segment(const struct placer *pl, struct pick *pk,
+			     const struct pod_request *pod, int32_t i, int32_t level, int64_t base)
+{
+	const struct sample_seg *sg = &pl->sample->segs[i];
+	int32_t n = 0, node = -1;
+	if (!segment_tally(sg, level, &n, &node)) { /* walk the key's nodes */
+		struct cluster_walk wk;
+		const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+		cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from,
+				   sg->to);
+		n = level < 0 ? sg->count : cluster_walk_count(&wk);
+		node = cluster_walk_nth(&wk, 0);
+	}
+	if (n <= 0)
+		return INT64_MAX; /* no node: does not end the search for the best key */
+	double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)sg->pool, pod->gpus);
+	int64_t score = base + pli_resource_score(pl, node, pod, eq);
+	if (pli_pick_offer(pl, pk, score, node, (size_t)sg->pool, n, false)) {
+		pk->seg = i;
+		pk->level = level;
+	}
+	return score;
+}
+
+/* A segment of a SHAPE_GPU_KEY pool: its keys best first (the fewest
+ * untouched GPUs for MostAllocated, the most for LeastAllocated, whose
+ * scores fall monotonically from there), until one scores lower. */
+static void offer_segment_keys(const struct placer *pl, struct pick *pk,
+			       const struct pod_request *pod, int32_t i, int64_t base)
+{
+	int32_t top = pl->c->pools[pl->sample->segs[i].pool].gpus_per_node;
+	bool most = pl->c->sc->scheduler.scoring.type == SCORING_MOST_ALLOCATED;
+	int64_t best = INT64_MIN;
+	for (int32_t j = pod->gpus; j <= top; j++) {
+		int64_t s = offer_segment(pl, pk, pod, i, most ? j : top + pod->gpus - j, base);
+		if (s == INT64_MAX)
+			continue;
+		if (s < best)
+			break;
+		best = s;
+	}
+}
+
+/* A new stamp for sm->memo; the table is cleared when the stamps wrap. */
+static uint32_t next_memo_stamp(const struct placer *pl)
+{
+	struct node_sample *sm = pl->sample;
+	if (++sm->memo_stamp == 0) {
+		memset(sm->memo, 0, (size_t)pl->c->classes.cap * sizeof *sm->memo);
+		sm->memo_stamp = 1;
+	}
+	return sm->memo_stamp;
+}
+
+/*
+ * The best of the sampled nodes: the ones found one by one scored each, a
+ * segment of a group-scored pool one score per key (or one for the pool);
+ * TaintToleration normalized over the sampled nodes, as kube normalizes over
+ * the nodes it scores.  O(nodes + segments x keys), and a walk for the
+ * winner of a group (or for each key where the sample compared keys).
+ */
+int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
+{
+	const struct node_sample *sm = pl->sample;
+	const struct cluster *c = pl->c;
+	const struct workload_spec *w = &c->sc->workloads[pod->workload];
+	int32_t max_prefer = 0;
+	for (int32_t i = 0; i < sm->n_runs + sm->n_segs; i++) {
+		size_t p =
+			(size_t)(i < sm->n_runs ? sm->runs[i].pool : sm->segs[i - sm->n_runs].pool);
+		const struct pool_rule *r = pli_pod_rule(pl, pod, p);
+		max_prefer = r->prefer > max_prefer ? r->prefer : max_prefer;
+	}
+	/* The nodes found one by one: their best score and how many hold it, so
+	 * that they enter the draw as one group (one draw, not one per tie).
+	 * A class is scored once a search (its pool, so its base, is its own). */
+	int64_t best = INT64_MIN;
+	int32_t n_best = 0, first = -1;
+	uint32_t stamp = next_memo_stamp(pl);
+	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
+		size_t p = (size_t)sm->runs[k].pool;
+		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
+		int64_t pool_base =
+			WEIGHT_TAINT * pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
+		for (; i < sm->runs[k].end; i++) {
+			int32_t node = sm->nodes[i], id = c->class_of[node];
+			struct class_memo *m = &sm->memo[id];
+			if (m->stamp != stamp)
+				*m = (struct class_memo){stamp,
+							 pool_base + pli_cached_score(pl, id, pod, eq)};
+			int64_t s = m->score;
+			pl->scratch[i] = s;
+			if (s > best) {
+				best = s;
+				n_best = 0;
+				first = node;
+			}
+			n_best += s == best;
+		}
+	}
+	struct pick pk;
+	pli_pick_init(&pk);
+	if (n_best > 0 &&
+	    pli_pick_offer(pl, &pk, best, first, (size_t)c->nodes[first].pool, n_best, false))
+		pk.seg = SEG_NODES;
+	for (int32_t i = 0; i < sm->n_segs; i++) {
+		size_t p = (size_t)sm->segs[i].pool;
+		int64_t base = WEIGHT_TAINT * pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
+		if (pli_score_shape(pl, p, w) == SHAPE_FLAT)
+			offer_segment(pl, &pk, pod, i, -1, base);
+		else
+			offer_segment_keys(pl, &pk, pod, i, base);
+	}
+	if (pk.nth < 0)
+		return pk.node;
+	if (pk.seg == SEG_NODES) {
+		for (int32_t i = 0, nth = pk.nth; i < sm->n; i++)
+			if (pl->scratch[i] == best && nth-- == 0)
+				return sm->nodes[i];
+		return -1; /* not reached: n_best nodes hold the best score */
+	}
+	const struct sample_seg *sg = &sm->segs[pk.seg];
+	struct cluster_walk wk;
+	cluster_walk_level(&wk, c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to);
+	return cluster_walk_nth(&wk, pk.nth);
+}
