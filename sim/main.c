@@ -8,6 +8,7 @@
  * target, help) that one parser reads (cli_parse), and every failure is
  * printed by one function (fail).  Adding a flag is adding a row; adding a
  * command is a row in `commands` and a cmd_ function that builds its table.
+ * import's cmd_ function and its helpers are in main_import.c (main_int.h).
  */
 #include "gpuplan/advise.h"
 #include "gpuplan/backtest.h"
@@ -36,17 +37,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "main_int.h"
+
 /* Exit code of `search` when no value in range meets the condition. */
 #define EXIT_NOT_FOUND 3
-
-/* cli_parse's answer when it printed the command's help: exit 0. */
-#define CLI_HELP (-1)
 
 /* --- errors: the one way main reports a failure ---------------------------- */
 
 /* Prints err: located input errors ("FILE:LINE:COL: error: ...") carry their
  * own prefix, others get "gpuplan: error: "; a usage error adds where to look. */
-static int fail(int rc, const struct gp_err *err, bool usage)
+int fail(int rc, const struct gp_err *err, bool usage)
 {
 	bool located = rc == GP_EINPUT && strstr(err->msg, ": error: ");
 	fprintf(stderr, located ? "%s\n" : "gpuplan: error: %s\n", err->msg);
@@ -55,8 +55,7 @@ static int fail(int rc, const struct gp_err *err, bool usage)
 	return rc;
 }
 
-static int usage_error(const char *fmt, ...) GP_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
+int usage_error(const char *fmt, ...)
 {
 	struct gp_err err;
 	va_list ap;
@@ -68,50 +67,7 @@ static int usage_error(const char *fmt, ...)
 
 /* --- the argument parser ----------------------------------------------------- */
 
-enum cli_kind {
-	CLI_FLAG,   /* bool target: set to true */
-	CLI_CHOICE, /* int target: set to the row's value (--min/--max) */
-	CLI_PATH,   /* const char *target: a non-empty path */
-	CLI_NAME,   /* const char *target: a non-empty name */
-	CLI_TEXT,   /* const char *target: any value */
-	CLI_INT,    /* int64_t target: an integer in [lo, hi] */
-	CLI_LIST,   /* struct cli_list target: every occurrence, in order */
-	CLI_PARSE,  /* any target: filled by the row's parse function */
-};
-
-/* Values of a repeatable option or of trailing arguments; the array is owned. */
-struct cli_list {
-	const char **v;
-	size_t n;
-	size_t cap;
-};
-
-/* One argument of a command.  A row without a name is a positional argument,
- * filled in table order; a positional CLI_LIST takes all remaining ones. */
-struct cli_opt {
-	const char *name; /* "--db"; NULL for a positional */
-	enum cli_kind kind;
-	void *target;
-	const char *meta;    /* "PATH": the value in help and errors */
-	const char *help;    /* NULL: not listed; '\n' continues the line */
-	int64_t lo, hi;      /* CLI_INT range; CLI_CHOICE value in lo */
-	const char *expects; /* what the error says it expects: "a run id >= 1" */
-	int (*parse)(const char *value, void *target, struct gp_err *err); /* CLI_PARSE */
-	bool required; /* an option that must be given (positionals always are) */
-	bool repeat;   /* CLI_PARSE: may be given again (its parse function collects) */
-};
-
-/* One command: its synopsis (continuation lines after '\n'), one line for
- * the command list, the text of its --help, and what to say when a required
- * option is missing (NULL: "COMMAND: missing OPTION"). */
-struct cli_cmd {
-	const char *name;
-	const char *synopsis;
-	const char *summary;
-	const char *about;
-	const char *needs;
-	int (*run)(const struct cli_cmd *cmd, int argc, char **argv);
-};
+/* The tables it reads (struct cli_opt, struct cli_cmd) are in main_int.h. */
 
 static void list_push(struct cli_list *l, const char *v)
 {
@@ -119,7 +75,7 @@ static void list_push(struct cli_list *l, const char *v)
 	l->v[l->n++] = v;
 }
 
-static void list_free(struct cli_list *l)
+void list_free(struct cli_list *l)
 {
 	free(l->v);
 	*l = (struct cli_list){0};
@@ -266,8 +222,8 @@ static int check_repeat(const struct cli_opt *opts, size_t n, const bool *seen, 
 
 /* Fills the targets of opts from argv.  Returns GP_OK, GP_EINPUT after
  * printing the error, or CLI_HELP after printing the help. */
-static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, int argc,
-		     char **argv)
+int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, int argc,
+	      char **argv)
 {
 	for (int i = 0; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
@@ -324,8 +280,6 @@ static int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size
 	free(seen);
 	return rc;
 }
-
-#define N_OPTS(a) (sizeof(a) / sizeof *(a))
 
 /* --- run, check, advise: a scenario with overrides ---------------------------- */
 
@@ -1094,268 +1048,6 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 }
 
 /* --- the commands ------------------------------------------------------------------ */
-
-/* --horizon: a positive duration. */
-static int parse_horizon(const char *value, void *target, struct gp_err *err)
-{
-	sim_time *t = target;
-	if (units_duration(value, t) || *t <= 0)
-		return gp_errorf(err, GP_EINPUT, "import: --horizon expects %s, got '%s'",
-				 UNITS_HINT_DURATION, value);
-	return GP_OK;
-}
-
-/* --gpu-map PRODUCT=TYPE, TYPE a catalog type, one TYPE per PRODUCT (the
- * same mapping twice is one). */
-static int check_gpu_map(const struct cli_list *map)
-{
-	for (size_t i = 0; i < map->n; i++) {
-		const char *m = map->v[i], *eq = strchr(m, '=');
-		if (!eq || eq == m || !eq[1])
-			return usage_error("--gpu-map expects PRODUCT=TYPE, like "
-					   "NVIDIA-B200=H200-141GB, got '%s'",
-					   m);
-		if (!catalog_gpu(eq + 1))
-			return usage_error("--gpu-map %s: '%s' is not a catalog GPU type; "
-					   "expected one of gpuplan's (see docs/import.md)",
-					   m, eq + 1);
-		size_t len = (size_t)(eq - m) + 1;
-		for (size_t k = 0; k < i; k++)
-			if (!strncmp(map->v[k], m, len) && strcmp(map->v[k], m))
-				return usage_error("--gpu-map %s and --gpu-map %s map one "
-						   "product to two types; expected one",
-						   map->v[k], m);
-	}
-	return GP_OK;
-}
-
-/* -o may be none of the inputs: writing it would lose the cluster's dump. */
-static int import_refuse_inputs(const struct import_options *o, const char *path,
-				struct gp_err *err)
-{
-	const char *inputs[] = {o->nodes, o->pods, o->kueue, o->dcgm, o->opencost, o->prices};
-	int rc = GP_OK;
-	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
-		rc = outfile_refuse_same(path, inputs[i], err);
-	return rc;
-}
-
-/* The check's error, said as the import's: the scenario was refused by its
- * own loader (a value import does not check yet), so -o was not replaced.
- * The temporary file is gone, so its name becomes "line L:C of the scenario". */
-static int import_check_failed(const char *from, const char *path, const char *tmp,
-			       struct gp_err *err)
-{
-	const char *m = err->msg, *e = strstr(m, ": error: ");
-	size_t tl = strlen(tmp);
-	char where[64] = "", msg[2 * sizeof err->msg];
-	if (e && !strncmp(m, tmp, tl) && m[tl] == ':') {
-		snprintf(where, sizeof where, " (at line %.*s of the scenario)",
-			 (int)(e - m - (ptrdiff_t)tl - 1), m + tl + 1);
-		m = e + strlen(": error: ");
-	}
-	snprintf(msg, sizeof msg,
-		 "import: the scenario imported from %s failed its check, so %s is "
-		 "left as it was%s: %s",
-		 from, path, where, m);
-	return gp_errorf(err, GP_EINPUT, "%s", msg);
-}
-
-/* Writes the scenario beside path, loads and simulates it there (the
- * self-check), and only then renames it into place: a scenario its own loader
- * refuses never replaces path. */
-static int import_write(const struct import_options *o, const struct import_result *r,
-			const char *path, struct import_check *c, struct gp_err *err)
-{
-	struct outfile of;
-	int rc = outfile_open(&of, path, NULL, err);
-	if (rc)
-		return rc;
-	if (fwrite(r->yaml, 1, r->yaml_len, of.f) != r->yaml_len || fflush(of.f) != 0) {
-		rc = gp_errorf(err, GP_ERUNTIME, "cannot write %s: %s", path, strerror(errno));
-		outfile_abort(&of);
-		return rc;
-	}
-	if ((rc = import_check(r, of.tmp, c, err))) {
-		char from[8192];
-		snprintf(from, sizeof from, "%s and %s", o->nodes, o->pods);
-		rc = import_check_failed(from, path, of.tmp, err);
-		outfile_abort(&of);
-		return rc;
-	}
-	return outfile_commit(&of, err);
-}
-
-/* NAME.pods.csv beside NAME.yaml (the observed pods of a twin). */
-static void pods_csv_path(const char *yaml, char *buf, size_t size)
-{
-	size_t len = strlen(yaml);
-	const char *dot = strrchr(yaml, '.'), *slash = strrchr(yaml, '/');
-	if (dot && dot != yaml && (!slash || dot > slash + 1))
-		len = (size_t)(dot - yaml);
-	snprintf(buf, size, "%.*s.pods.csv", (int)len, yaml);
-}
-
-/* Writes text whole to path (outfile.h), not yet committed. */
-static int write_whole(const char *path, const char *text, size_t len, struct outfile *of,
-		       struct gp_err *err)
-{
-	int rc = outfile_open(of, path, NULL, err);
-	if (rc)
-		return rc;
-	if (fwrite(text, 1, len, of->f) != len || fflush(of->f) != 0) {
-		rc = gp_errorf(err, GP_ERUNTIME, "cannot write %s: %s", path, strerror(errno));
-		outfile_abort(of);
-	}
-	return rc;
-}
-
-/* import --history: the twin and its observed pods, both or neither. */
-static int import_history_cmd(struct import_options *o, const char *path, struct cli_list *map)
-{
-	char csv[4096];
-	struct gp_err err;
-	pods_csv_path(path, csv, sizeof csv);
-	const char *base = strrchr(csv, '/');
-	o->pods_csv = base ? base + 1 : csv;
-	if (o->pods || o->at)
-		return list_free(map),
-		       usage_error("--history learns from a period, --pods and --at describe one "
-				   "instant: a snapshot's pods and a history's are two different "
-				   "inputs, so --pods and --at are not combined with --history");
-	int rc = import_refuse_inputs(o, path, &err);
-	const char *inputs[] = {o->nodes, o->prices, o->opencost, o->kueue, o->dcgm};
-	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
-		rc = outfile_refuse_same(csv, inputs[i], &err);
-	struct import_result r = {0};
-	if (!rc)
-		rc = import_history_build(o, &r, &err);
-	list_free(map);
-	struct outfile y = {0}, c = {0};
-	if (!rc && !(rc = write_whole(path, r.yaml, r.yaml_len, &y, &err)) &&
-	    (rc = write_whole(csv, r.csv, r.csv_len, &c, &err)))
-		outfile_abort(&y);
-	/* the twin must load as written (its own loader's word), or neither
-	 * file replaces what was there */
-	struct scenario *sc = NULL;
-	if (!rc && (rc = scenario_load(y.tmp, NULL, 0, &sc, &err))) {
-		rc = import_check_failed(o->history, path, y.tmp, &err);
-		outfile_abort(&y);
-		outfile_abort(&c);
-	}
-	scenario_free(sc);
-	if (!rc && !(rc = outfile_commit(&c, &err)))
-		rc = outfile_commit(&y, &err);
-	if (!rc) {
-		printf("wrote %s and %s: %zu pools from %zu nodes, %zu workloads learned from "
-		       "%zu pods (%zu runs censored: running at FROM or still at TO)\n",
-		       path, csv, r.n_pools, r.n_nodes, r.n_learned, r.n_pods, r.n_censored);
-		for (size_t i = 0; i < r.n_warnings; i++)
-			printf("note: %s\n", r.warnings[i]);
-		printf("\nlearned from %s (every value's provenance is in %s's comments):\n%s",
-		       o->history, path, r.summary);
-	}
-	import_result_free(&r);
-	return rc ? fail(rc, &err, false) : 0;
-}
-
-/* Writes the scenario whole (outfile.h) once it loads, then the self-check. */
-static int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct import_options o = {0};
-	struct cli_list map = {0};
-	const char *path = NULL;
-	const struct cli_opt opts[] = {
-		{.name = "--nodes",
-		 .kind = CLI_PATH,
-		 .target = &o.nodes,
-		 .meta = "NODES",
-		 .help = "kubectl get nodes -o json (or -o yaml); with --history, its pools"},
-		{.name = "--pods",
-		 .kind = CLI_PATH,
-		 .target = &o.pods,
-		 .meta = "PODS",
-		 .help = "kubectl get pods -A -o json (or -o yaml)"},
-		{.name = "--history",
-		 .kind = CLI_PATH,
-		 .target = &o.history,
-		 .meta = "DIR",
-		 .help = "what scripts/export-history.sh wrote: learn a twin from it"},
-		{.name = "--kueue",
-		 .kind = CLI_PATH,
-		 .target = &o.kueue,
-		 .meta = "KUEUE",
-		 .help = "kubectl get clusterqueues,localqueues,resourceflavors,cohorts -o yaml"},
-		{.name = "--dcgm",
-		 .kind = CLI_PATH,
-		 .target = &o.dcgm,
-		 .meta = "METRICS",
-		 .help = "a dcgm-exporter scrape, or a Prometheus query_range JSON response"},
-		{.name = "--opencost",
-		 .kind = CLI_PATH,
-		 .target = &o.opencost,
-		 .meta = "ALLOC",
-		 .help = "an OpenCost /allocation response: prices, real cost per workload"},
-		{.name = "--prices",
-		 .kind = CLI_PATH,
-		 .target = &o.prices,
-		 .meta = "PRICES",
-		 .help = "{GPU-TYPE: {gpu_hour: X, cpu_hour: Y, gib_hour: Z}}; cpu for CPU nodes"},
-		{.name = "--gpu-map",
-		 .kind = CLI_LIST,
-		 .target = &map,
-		 .meta = "PRODUCT=TYPE",
-		 .help = "a product label the catalog lacks, as a catalog type (repeatable)"},
-		{.name = "--at",
-		 .kind = CLI_TEXT,
-		 .target = &o.at,
-		 .meta = "TIME",
-		 .help = "the snapshot, RFC 3339 (default: the latest time in the pods)"},
-		{.name = "--horizon",
-		 .kind = CLI_PARSE,
-		 .target = &o.horizon,
-		 .meta = "DURATION",
-		 .parse = parse_horizon,
-		 .help = "how long the scenario runs (default 24h)"},
-		{.name = "--name",
-		 .kind = CLI_NAME,
-		 .target = &o.name,
-		 .meta = "NAME",
-		 .help = "the scenario's name (default imported)"},
-		{.name = "-o",
-		 .kind = CLI_PATH,
-		 .target = &path,
-		 .meta = "SCENARIO.yaml",
-		 .required = true,
-		 .help = "where to write the scenario"},
-	};
-	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
-	if (rc)
-		return list_free(&map), rc < 0 ? 0 : rc;
-	if ((rc = check_gpu_map(&map)))
-		return list_free(&map), rc;
-	o.gpu_map = map.v;
-	o.n_gpu_map = map.n;
-	if (o.history)
-		return import_history_cmd(&o, path, &map);
-	if (!o.nodes || !o.pods)
-		return list_free(&map), usage_error("import needs --nodes NODES and --pods PODS, "
-						    "or --history DIR");
-	struct import_result r;
-	struct import_check c = {0};
-	struct gp_err err;
-	if ((rc = import_refuse_inputs(&o, path, &err)))
-		return list_free(&map), fail(rc, &err, false);
-	rc = import_build(&o, &r, &err);
-	list_free(&map);
-	if (rc)
-		return fail(rc, &err, false);
-	if (!(rc = import_write(&o, &r, path, &c, &err)))
-		import_write_check(stdout, &r, &c, path);
-	import_check_free(&c);
-	import_result_free(&r);
-	return rc ? fail(rc, &err, false) : 0;
-}
 
 static const struct cli_cmd commands[] = {
 	{"run",

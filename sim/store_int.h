@@ -1,6 +1,7 @@
 /*
  * store_int.h - the results store's private header, shared by its files:
- *   store.c        the schema, opening and recognising a database, writing runs
+ *   store.c        opening and recognising a database, writing runs
+ *   store_schema.c the schema, and the migrations of older databases to it
  *   store_merge.c  merging another results database into this one
  *   store_read.c   reading runs back for reports
  *   store_backtest.c  the backtest table: its rows, and the latest backtest of a scenario
@@ -58,5 +59,10 @@ void sti_rollback(struct store *st);
 /* Copies the rows of temp.old_jobs (k1, k2, run_id, then the columns jobs
  * had when it was a table) into job_rows and job_texts; drops the view. */
 int sti_copy_old_jobs(struct store *st, struct gp_err *err);
+/* Creates the schema if absent and brings an older one up to date, under the
+ * write lock; refuses a newer one (store_schema.c). */
+int sti_ensure_schema(struct store *st, struct gp_err *err);
+/* The error for a database of a newer schema version (store.c). */
+int sti_newer_schema(const struct store *st, int64_t version, struct gp_err *err);
 
 #endif
