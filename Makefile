@@ -14,7 +14,10 @@ LDLIBS   := -lyaml -lsqlite3 -lgsl -lgslcblas -lm
 TESTLIBS := -lcriterion
 JOBS     := $(shell nproc 2>/dev/null || echo 2)
 
-LIB_SRC  := $(filter-out sim/main.c,$(wildcard sim/*.c))
+# The command line (main.c and its main_*.c) is linked into the binary only.
+CLI_SRC  := $(wildcard sim/main*.c)
+CLI_OBJ  := $(CLI_SRC:sim/%.c=$(BUILD)/obj/%.o)
+LIB_SRC  := $(filter-out $(CLI_SRC),$(wildcard sim/*.c))
 LIB_OBJ  := $(LIB_SRC:sim/%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
@@ -67,7 +70,7 @@ deps:
 
 # bin/gpuplan is the binary of the last build asked for (make, or make
 # release): bin/flags changes with the build directory and its flags.
-bin/gpuplan: $(BUILD)/obj/main.o $(BUILD)/libgpuplan.a bin/flags
+bin/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a bin/flags
 	$(CC) $(CFLAGS) -o $@ $(filter-out bin/flags,$^) $(LDLIBS)
 
 bin/flags: FORCE
@@ -75,7 +78,7 @@ bin/flags: FORCE
 	@echo '$(BUILD): $(CC) $(CFLAGS)' | cmp -s - $@ 2>/dev/null || \
 	  echo '$(BUILD): $(CC) $(CFLAGS)' > $@
 
-$(BUILD)/gpuplan: $(BUILD)/obj/main.o $(BUILD)/libgpuplan.a
+$(BUILD)/gpuplan: $(CLI_OBJ) $(BUILD)/libgpuplan.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libgpuplan.a: $(LIB_OBJ)
@@ -223,4 +226,4 @@ style:
 clean:
 	rm -rf build build-asan build-bench build-release build-fuzz bin
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/obj/main.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
