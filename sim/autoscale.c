@@ -1,8 +1,9 @@
 /*
  * autoscale.c - the Cluster Autoscaler's scale-up and scale-down over node
- * slots, and spot interruptions (see autoscale.h).
+ * slots, and spot interruptions (see autoscale.h).  Scale-down itself (the
+ * removal simulation, drains, deletions) is in autoscale_scaledown.c.
  */
-#include "gpuplan/autoscale.h"
+#include "autoscale_int.h"
 
 #include "gpuplan/arrivals.h"
 
@@ -14,11 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* --max-scale-down-parallelism (10): nodes removed in one scan;
- * --max-drain-parallelism (1): of them, nodes whose pods are moved. */
-#define MAX_SCALE_DOWN_PARALLELISM 10
-#define MAX_DRAIN_PARALLELISM      1
 
 /* Tenant ids of the pods the simulations put on nodes for a while
  * (PROBE_TENANT - k for the k-th): above any job id, below the replicas' bit. */
@@ -35,111 +31,23 @@
 #define BACKOFF_MAX     (30 * SIM_MINUTE)
 #define BACKOFF_RESET   (3 * SIM_HOUR)
 
-enum node_state { NODE_DOWN, NODE_PROVISIONING, NODE_READY, NODE_DRAINING };
-
-enum note_kind { NOTE_NONE, NOTE_TRIGGERED, NOTE_MAX, NOTE_NO_FIT, NOTE_BACKOFF };
-
-/* Per group of identical pending pods (a scheduler class, or an inference
- * workload's pending replicas): what the autoscaler last said about them. */
-struct as_class {
-	bool blocked;       /* the scheduler's last try failed on the nodes (a class);
-				* replicas are pending (set by each scan) */
-	uint8_t note;       /* enum note_kind */
-	int32_t pool;       /* NOTE_TRIGGERED: the pool its nodes come from */
-	int32_t at_max;     /* NOTE_MAX: pools at max that would fit it; NOTE_BACKOFF:
-			     * pools in backoff that would */
-	int64_t remain;     /* scratch of a scan: pods no node takes yet */
-	int64_t helped;     /* pods the last scan gave upcoming or new nodes */
-	uint8_t was;        /* scratch of a scan: the note before it */
-	int32_t was_detail; /* and its pool or at_max */
-};
-
-struct as_pool {
-	bool autoscaled, spot;
-	int32_t size; /* Ready + provisioning: the node group's size */
-	int32_t provisioning;
-	int32_t *est;      /* scratch of a scan: upcoming nodes [0, n_up), then the new
-				* nodes of the estimate (down slots standing for the template) */
-	int32_t *est_pods; /* pods the simulation put on each */
-	int32_t n_est, n_up;
-	int32_t n_new;                    /* scratch: new nodes with pods of this pool's option */
-	double req_gpu, req_cpu, req_mem; /* scratch: what the option's pods request */
-	int64_t pods;                     /* scratch: the option's pods (most-pods) */
-	int32_t priority;                 /* the priority expander's; INT32_MIN: none matched */
-	sim_time backoff_until;           /* no scale-up before (a failed one); 0: none */
-	sim_time backoff;                 /* the last backoff's length */
-	sim_time last_failure;            /* SIM_NEVER: none */
-	gsl_rng *rng;                     /* spot interruptions */
-	struct pool_scaling out;
-	bool at_max;     /* since the last scan */
-	bool at_max_now; /* scratch of a scan */
-	sim_time at_max_since;
-	int64_t waiting; /* pods of classes waiting for this pool's new nodes */
-	sim_time waiting_since;
-};
-
-struct autoscale {
-	const struct scenario *sc;
-	struct autoscale_host h;
-	struct as_pool *pools;
-	uint8_t *state;     /* per node slot: enum node_state */
-	uint16_t *gen;      /* per node slot: its launch, for stale events */
-	sim_time *unneeded; /* per node slot: first scan that saw it unneeded; SIM_NEVER */
-	struct as_class *classes;
-	size_t cap_classes;
-	struct as_class *replicas; /* per workload: its pending inference replicas */
-	int64_t replicas_helped;   /* of them, given upcoming or new nodes by the last scan */
-	struct probe *probes;      /* pods the simulations hold on nodes, a stack */
-	size_t n_probes, cap_probes;
-	struct ranked *order; /* scratch: the groups in the estimator's order */
-	size_t cap_order;
-	uint32_t *moving; /* scratch: the tenants of a node to remove */
-	size_t cap_moving;
-	int32_t n_removable;    /* unneeded nodes above their pool's min, last scan */
-	sim_time scan_interval; /* SIM_NEVER: no autoscaled pool */
-	sim_time delay_after_add;
-	sim_time last_scale_up;
-	sim_time last_removal; /* when a node last stopped being billed; SIM_NEVER */
-	bool scan_due;
-	enum expander_kind chain[EXPANDER_CHAIN_MAX]; /* --expander, filters in turn */
-	int32_t n_chain;
-	bool *option;         /* scratch per pool: still an option in the chain */
-	gsl_rng *rng;         /* the expander's ties and random choice */
-	char **backoff_notes; /* [n]: "pod didn't trigger scale-up: n in backoff after
-			       * failed scale-up" */
-	char **triggered;     /* per pool: "pod triggered scale-up: [POOL]" */
-	char **max_notes; /* [n]: "pod didn't trigger scale-up: n max node group size reached" */
-};
-
-/* A pod a simulation holds on a node. */
-struct probe {
-	int32_t workload;
-	struct cluster_grant grant;
-};
-
-/* A group of pending pods and its place in the estimator's order. */
-struct ranked {
-	double score;
-	size_t group;
-};
-
 static const char NO_FIT_NOTE[] =
 	"pod didn't trigger scale-up (it wouldn't fit if a new node is added)";
 
 /* --- small helpers ------------------------------------------------------------ */
 
-static sim_time now_of(const struct autoscale *as) { return as->h.engine->now; }
+sim_time autoscale_now(const struct autoscale *as) { return as->h.engine->now; }
 
-static const struct pool_spec *spec_of(const struct autoscale *as, int32_t node)
+const struct pool_spec *autoscale_spec_of(const struct autoscale *as, int32_t node)
 {
 	return &as->sc->pools[as->h.cluster->nodes[node].pool];
 }
 
 /* Moves gauge g of scope all and of pool p. */
-static void gauge(struct autoscale *as, size_t p, enum gauge g, double delta)
+void autoscale_gauge(struct autoscale *as, size_t p, enum gauge g, double delta)
 {
-	collect_add(as->h.collect, 0, g, delta, now_of(as));
-	collect_add(as->h.collect, collect_scope_pool(as->sc, p), g, delta, now_of(as));
+	collect_add(as->h.collect, 0, g, delta, autoscale_now(as));
+	collect_add(as->h.collect, collect_scope_pool(as->sc, p), g, delta, autoscale_now(as));
 }
 
 static struct as_class *class_at(struct autoscale *as, size_t cls)
@@ -158,7 +66,7 @@ static struct as_class *class_at(struct autoscale *as, size_t cls)
 /* Accrues pool p's provisioning wait and time at max up to now. */
 static void accrue(struct autoscale *as, struct as_pool *ap)
 {
-	sim_time now = now_of(as);
+	sim_time now = autoscale_now(as);
 	if (now > ap->waiting_since) {
 		ap->out.provisioning_wait_s +=
 			sim_seconds(now - ap->waiting_since) * (double)ap->waiting;
@@ -314,12 +222,13 @@ static void draw_interruption(struct autoscale *as, int32_t node)
 	struct as_pool *ap = &as->pools[as->h.cluster->nodes[node].pool];
 	if (!ap->spot)
 		return;
-	double mean = 1.0 / spec_of(as, node)->spot.rate; /* seconds */
+	double mean = 1.0 / autoscale_spec_of(as, node)->spot.rate; /* seconds */
 	double draw = gsl_ran_exponential(ap->rng, mean);
 	if (draw > sim_seconds(SCENARIO_MAX_SPAN))
 		return; /* past the end of the clock: never */
 	sim_time after = (sim_time)llround(draw * (double)SIM_SECOND);
-	engine_push(as->h.engine, now_of(as) + after, EV_AS_NOTICE, (uint32_t)node, as->gen[node]);
+	engine_push(as->h.engine, autoscale_now(as) + after, EV_AS_NOTICE, (uint32_t)node,
+		    as->gen[node]);
 }
 
 /* Launches node slot `node`: billed from now, Ready after the provision time. */
@@ -330,12 +239,12 @@ static void provisioning(struct autoscale *as, int32_t node, int32_t delta)
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	as->pools[p].provisioning += delta;
 	assert(as->pools[p].provisioning >= 0);
-	gauge(as, p, GAUGE_PROVISIONING, delta * as->h.cluster->nodes[node].gpus);
+	autoscale_gauge(as, p, GAUGE_PROVISIONING, delta * as->h.cluster->nodes[node].gpus);
 }
 
 static void launch(struct autoscale *as, int32_t node)
 {
-	const struct pool_spec *ps = spec_of(as, node);
+	const struct pool_spec *ps = autoscale_spec_of(as, node);
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	struct as_pool *ap = &as->pools[p];
 	assert(as->state[node] == NODE_DOWN);
@@ -345,12 +254,13 @@ static void launch(struct autoscale *as, int32_t node)
 	ap->out.nodes_added++;
 	if (ap->autoscaled)
 		ap->size++;
-	gauge(as, p, GAUGE_POWERED, as->h.cluster->nodes[node].gpus);
+	autoscale_gauge(as, p, GAUGE_POWERED, as->h.cluster->nodes[node].gpus);
 	sim_time delay = ps->autoscale.on ? ps->autoscale.provision_time : ps->startup;
 	/* a node not registered by --max-node-provision-time is given up then */
 	if (ps->autoscale.on && delay > ps->autoscale.max_provision_time)
 		delay = ps->autoscale.max_provision_time;
-	engine_push(as->h.engine, now_of(as) + delay, EV_AS_READY, (uint32_t)node, as->gen[node]);
+	engine_push(as->h.engine, autoscale_now(as) + delay, EV_AS_READY, (uint32_t)node,
+		    as->gen[node]);
 	draw_interruption(as, node);
 }
 
@@ -378,12 +288,12 @@ static void give_up(struct autoscale *as, int32_t node)
 {
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	struct as_pool *ap = &as->pools[p];
-	sim_time now = now_of(as);
+	sim_time now = autoscale_now(as);
 	provisioning(as, node, -1);
 	as->state[node] = NODE_DOWN;
 	as->gen[node]++;
 	ap->size--;
-	gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
+	autoscale_gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
 	as->last_removal = now;
 	if (ap->last_failure == now)
 		return;
@@ -410,18 +320,18 @@ static void on_ready(struct autoscale *as, int32_t node, uint16_t gen)
 	as->unneeded[node] = SIM_NEVER;
 	provisioning(as, node, -1);
 	cluster_node_up(as->h.cluster, node);
-	gauge(as, p, GAUGE_CAPACITY, as->h.cluster->nodes[node].gpus);
+	autoscale_gauge(as, p, GAUGE_CAPACITY, as->h.cluster->nodes[node].gpus);
 	nodes_changed(as);
 	(*as->h.freed)++;
 	*as->h.dirty = true;
 }
 
 /* A Ready node leaves the scheduler's nodes. */
-static void take_out(struct autoscale *as, int32_t node)
+void autoscale_take_out(struct autoscale *as, int32_t node)
 {
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	cluster_node_down(as->h.cluster, node);
-	gauge(as, p, GAUGE_CAPACITY, -as->h.cluster->nodes[node].gpus);
+	autoscale_gauge(as, p, GAUGE_CAPACITY, -as->h.cluster->nodes[node].gpus);
 	nodes_changed(as);
 }
 
@@ -441,14 +351,14 @@ static void on_notice(struct autoscale *as, int32_t node, uint16_t gen)
 	if (as->state[node] == NODE_PROVISIONING) {
 		provisioning(as, node, -1);
 	} else {
-		take_out(as, node);
+		autoscale_take_out(as, node);
 		as->h.drain(as->h.ctx, node);
 		assert(cluster_node_empty(as->h.cluster, node) && "drained");
 	}
 	as->state[node] = NODE_DRAINING;
 	as->gen[node]++; /* a pending Ready or notice is stale */
-	engine_push(as->h.engine, now_of(as) + spec_of(as, node)->spot.notice, EV_AS_GONE,
-		    (uint32_t)node, as->gen[node]);
+	engine_push(as->h.engine, autoscale_now(as) + autoscale_spec_of(as, node)->spot.notice,
+		    EV_AS_GONE, (uint32_t)node, as->gen[node]);
 }
 
 static void on_gone(struct autoscale *as, int32_t node, uint16_t gen)
@@ -457,7 +367,7 @@ static void on_gone(struct autoscale *as, int32_t node, uint16_t gen)
 		return;
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	as->state[node] = NODE_DOWN;
-	gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
+	autoscale_gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
 	/* A fixed pool's node group keeps its size: it replaces the node. */
 	if (!as->pools[p].autoscaled && as->h.work_left(as->h.ctx))
 		launch(as, node);
@@ -533,7 +443,7 @@ void autoscale_started(struct autoscale *as, size_t cls, int32_t pods)
 
 /* Puts one pod of the request on node for the simulation (the scheduler's
  * own placement, undone by unprobe). */
-static void probe(struct autoscale *as, const struct pod_request *pod, int32_t node)
+void autoscale_probe(struct autoscale *as, const struct pod_request *pod, int32_t node)
 {
 	GP_GROW(as->probes, as->cap_probes, as->n_probes + 1);
 	struct probe *pr = &as->probes[as->n_probes];
@@ -544,7 +454,7 @@ static void probe(struct autoscale *as, const struct pod_request *pod, int32_t n
 }
 
 /* Takes the simulation's pods off again, down to the first `mark`. */
-static void unprobe(struct autoscale *as, size_t mark)
+void autoscale_unprobe(struct autoscale *as, size_t mark)
 {
 	while (as->n_probes > mark) {
 		size_t k = --as->n_probes;
@@ -660,7 +570,7 @@ static int32_t next_slot(const struct autoscale *as, size_t p, int32_t *cursor)
 /* Puts a pod on estimation node i of pool p. */
 static void put(struct autoscale *as, size_t p, int32_t i, const struct pod_request *pod)
 {
-	probe(as, pod, as->pools[p].est[i]);
+	autoscale_probe(as, pod, as->pools[p].est[i]);
 	as->pools[p].est_pods[i]++;
 }
 
@@ -786,7 +696,7 @@ static void estimate(struct autoscale *as, sim_time now)
 		if (!as->pools[p].autoscaled || now < as->pools[p].backoff_until)
 			continue; /* a group in backoff is no option */
 		pack_pool(as, p, now, false);
-		unprobe(as, mark);
+		autoscale_unprobe(as, mark);
 	}
 }
 
@@ -892,7 +802,7 @@ static void scale_up(struct autoscale *as, size_t p)
 	}
 	if (launched) {
 		ap->out.scale_ups++;
-		as->last_scale_up = now_of(as);
+		as->last_scale_up = autoscale_now(as);
 	}
 }
 
@@ -976,163 +886,6 @@ static void replicas_placed(struct autoscale *as)
 	}
 }
 
-/* --- scale-down ------------------------------------------------------------------ */
-
-/* A Ready node other than `from` where a pod of the request fits beside the
- * pods moved before it, first fit in node order trying the last
- * destination first (CA's hinting simulator: filters, no scores); -1. */
-static int32_t destination(const struct autoscale *as, const struct pod_request *pod, int32_t from,
-			   int32_t hint, sim_time now)
-{
-	const struct cluster *c = as->h.cluster;
-	if (hint >= 0 && placement_fits_node(as->h.placer, pod, hint, now))
-		return hint;
-	for (size_t node = 0; node < c->n_nodes; node++)
-		if (c->nodes[node].ready && (int32_t)node != from && (int32_t)node != hint &&
-		    placement_fits_node(as->h.placer, pod, (int32_t)node, now))
-			return (int32_t)node;
-	return -1;
-}
-
-/* The pod request of tenant id; false when a drainability rule blocks it. */
-static bool movable_pod(struct autoscale *as, uint32_t id, struct pod_request *pod)
-{
-	if (infer_is_tenant(id)) {
-		*pod = infer_replica_pod(as->h.infer, id);
-		return true;
-	}
-	bool movable = false;
-	*pod = as->h.batch_pod(as->h.ctx, id, &movable);
-	return movable;
-}
-
-/*
- * Whether every pod on node could move (CA's removal simulation,
- * simulator/cluster.go SimulateNodeRemoval with the drainability rules of
- * simulator/drainability/rules): an inference replica is a Deployment's
- * pod and a batch job's a Job's (rules/replicated), each movable unless
- * its workload says safe_to_evict: false (rules/notsafetoevict) or
- * local_storage: true (rules/localstorage) without safe_to_evict: true
- * (rules/safetoevict); a movable pod moves when another Ready node passes
- * the scheduler's filters for it beside the pods moved before it.  Nothing
- * changes: the moved pods are taken back.  O(pods x nodes x GPUs of a
- * node) at worst.
- */
-static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
-{
-	const struct cluster *c = as->h.cluster;
-	const struct node *nd = &c->nodes[node];
-	size_t n = 0;
-	for (int32_t i = 0; i < nd->gpus; i++) {
-		const struct gpu *g = &c->gpus[nd->first_gpu + i];
-		for (uint16_t k = 0; k < g->n_tenants; k++) {
-			uint32_t id = GPU_TENANTS(g)[k].job;
-			GP_GROW(as->moving, as->cap_moving, n + 1);
-			as->moving[n++] = id; /* a pod of g units appears on g GPUs */
-		}
-	}
-	size_t mark = as->n_probes;
-	int32_t to = -1;
-	bool ok = true;
-	for (size_t j = 0; j < n && ok;) {
-		uint32_t id = as->moving[j];
-		struct pod_request pod;
-		ok = movable_pod(as, id, &pod);
-		/* the pod's entries: one per GPU it holds here, whole GPUs
-		 * (one pod of `gpus`) or shares (one each) */
-		size_t units = 0;
-		for (size_t k = j; k < n; k++)
-			units += as->moving[k] == id;
-		bool whole = !infer_is_tenant(id) &&
-			     as->sc->workloads[pod.workload].request == REQUEST_GPUS;
-		int32_t pods = whole ? (int32_t)(units / (size_t)(pod.gpus > 0 ? pod.gpus : 1))
-				     : (infer_is_tenant(id) ? 1 : (int32_t)units);
-		for (int32_t k = 0; ok && k < pods; k++) {
-			to = destination(as, &pod, node, to, now);
-			ok = to >= 0;
-			if (ok)
-				probe(as, &pod, to);
-		}
-		/* the same id further on is the same pods: drop every entry */
-		size_t w = j;
-		for (size_t k = j; k < n; k++)
-			if (as->moving[k] != id)
-				as->moving[w++] = as->moving[k];
-		n = w;
-	}
-	unprobe(as, mark);
-	return ok;
-}
-
-/* Whether a Ready node is unneeded (core/scaledown/eligibility: a GPU node
- * is judged by its GPU requests against the threshold) and its pods could
- * move. */
-static bool unneeded(struct autoscale *as, int32_t node, sim_time now)
-{
-	const struct node *nd = &as->h.cluster->nodes[node];
-	double threshold = spec_of(as, node)->autoscale.threshold;
-	return nd->allocated / nd->gpus < threshold && pods_can_move(as, node, now);
-}
-
-/* Cordons and drains node (its replicas go pending: their Deployments'
- * new pods, which the run places on the other nodes), then deletes it. */
-static void remove_node(struct autoscale *as, int32_t node)
-{
-	size_t p = (size_t)as->h.cluster->nodes[node].pool;
-	struct as_pool *ap = &as->pools[p];
-	take_out(as, node);
-	if (!cluster_node_empty(as->h.cluster, node))
-		as->h.drain(as->h.ctx, node);
-	assert(cluster_node_empty(as->h.cluster, node) && "drained");
-	as->state[node] = NODE_DOWN;
-	as->gen[node]++; /* its interruption draw is stale */
-	as->unneeded[node] = SIM_NEVER;
-	ap->size--;
-	ap->out.scale_downs++;
-	as->last_removal = now_of(as);
-	gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
-}
-
-/* Tracks unneeded nodes; outside the cool-down after a scale-up, removes
- * those unneeded long enough, down to min: at most
- * MAX_SCALE_DOWN_PARALLELISM a scan, of which MAX_DRAIN_PARALLELISM with
- * pods to move.  Returns whether a node was drained. */
-static bool scale_down(struct autoscale *as, sim_time now)
-{
-	bool cooldown =
-		as->last_scale_up != SIM_NEVER && now < as->last_scale_up + as->delay_after_add;
-	int32_t removed = 0, drained = 0;
-	as->n_removable = 0;
-	for (size_t p = 0; p < as->sc->n_pools; p++) {
-		const struct pool_spec *ps = &as->sc->pools[p];
-		const struct pool_state *cs = &as->h.cluster->pools[p];
-		for (int32_t i = 0; as->pools[p].autoscaled && i < cs->n_nodes; i++) {
-			int32_t node = cs->first_node + i;
-			if (as->state[node] != NODE_READY)
-				continue;
-			if (!unneeded(as, node, now)) {
-				as->unneeded[node] = SIM_NEVER;
-				continue;
-			}
-			if (as->unneeded[node] == SIM_NEVER)
-				as->unneeded[node] = now;
-			if (as->pools[p].size <= ps->autoscale.min)
-				continue;
-			bool empty = cluster_node_empty(as->h.cluster, node);
-			if (!cooldown && removed < MAX_SCALE_DOWN_PARALLELISM &&
-			    (empty || drained < MAX_DRAIN_PARALLELISM) &&
-			    now - as->unneeded[node] >= ps->autoscale.unneeded_time) {
-				remove_node(as, node);
-				removed++;
-				drained += !empty;
-			} else {
-				as->n_removable++;
-			}
-		}
-	}
-	return drained > 0;
-}
-
 /* --- the loop ------------------------------------------------------------------- */
 
 static int32_t note_detail(const struct as_class *c)
@@ -1155,7 +908,7 @@ static bool notes_differ(const struct autoscale *as, size_t n)
  * scale down; returns whether the pods' notes changed or pods were moved. */
 static bool scan(struct autoscale *as)
 {
-	sim_time now = now_of(as);
+	sim_time now = autoscale_now(as);
 	size_t n = as->h.sched->n_classes;
 	class_at(as, n ? n - 1 : 0);
 	for (size_t cls = 0; cls < n; cls++) {
@@ -1171,12 +924,12 @@ static bool scan(struct autoscale *as)
 		pack_pool(as, (size_t)chosen, now, true);
 		scale_up(as, (size_t)chosen);
 	}
-	unprobe(as, 0);
+	autoscale_unprobe(as, 0);
 	note_rest(as, now);
 	count_waiting(as);
 	bool moved = false;
 	if (chosen < 0) /* CA: no scale-down in a loop that scaled up */
-		moved = scale_down(as, now);
+		moved = autoscale_scale_down(as, now);
 	return moved || notes_differ(as, n);
 }
 
@@ -1208,7 +961,7 @@ bool autoscale_settle(struct autoscale *as)
 	as->scan_due = false;
 	bool changed = scan(as);
 	if (scans_matter(as))
-		engine_push(as->h.engine, now_of(as) + as->scan_interval, EV_AS_SCAN, 0, 0);
+		engine_push(as->h.engine, autoscale_now(as) + as->scan_interval, EV_AS_SCAN, 0, 0);
 	if (changed) {
 		(*as->h.freed)++; /* the scheduler tries again: its messages get the notes */
 		*as->h.dirty = true;

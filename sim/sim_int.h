@@ -1,8 +1,9 @@
 /*
- * sim_int.h - what sim.c, sim_rows.c and sim_preempt.c share: the state of a
- * run and the small helpers over it (see sim.h).  sim_preempt.c holds
- * kube-scheduler's priority preemption in a run: victims terminating, their
- * kills, the preemptor's nominated node.
+ * sim_int.h - what sim.c, sim_rows.c, sim_preempt.c and sim_schedule.c
+ * share: the state of a run and the small helpers over it (see sim.h).
+ * sim_preempt.c holds kube-scheduler's priority preemption in a run: victims
+ * terminating, their kills, the preemptor's nominated node; sim_schedule.c
+ * the scheduling pass: Kueue's admission, then placement.
  */
 #ifndef GPUPLAN_SIM_INT_H
 #define GPUPLAN_SIM_INT_H
@@ -130,6 +131,18 @@ static inline bool fit_window(const struct sim *s)
  * job and puts it back in a queue (readmit: its Kueue quota goes back). */
 void sim_start(struct sim *s, size_t cls, const int32_t *nodes);
 void sim_evict(struct sim *s, uint32_t id, bool readmit);
+
+/* sim.c: admits (+1) or releases (-1) the job's quota; gives it the flavors
+ * Kueue admitted it with; puts a pending job in its stage's queue; Kueue's
+ * eviction of an admitted job to admit another. */
+void sim_charge_quota(struct sim *s, struct sim_job *j, double sign);
+void sim_take_flavors(struct sim *s, struct sim_job *j, uint64_t flavors);
+void sim_enqueue(struct sim *s, uint32_t id);
+void sim_kueue_preempt(struct sim *s, uint32_t id);
+
+/* sim_schedule.c: one scheduling pass, admission then placement, until
+ * neither can do more. */
+void sim_schedule(struct sim *s);
 
 /* sim_preempt.c: preempt.h's host question; the PostFilter for job id, a
  * class head that fit no node (its words for reasons_fail_post); a victim's
