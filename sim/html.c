@@ -26,48 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHART_W  960
-#define CHART_H  300
-#define MARGIN_L 64 /* y tick labels and the axis title */
-#define MARGIN_R 20
-#define MARGIN_T 34 /* the legend */
-#define MARGIN_B 40 /* x tick labels and the axis title */
+#include "html_int.h"
 
 static const char *const palette[] = {"#2563eb", "#dc2626", "#16a34a", "#9333ea",
 				      "#ea580c", "#0891b2", "#ca8a04", "#db2777"};
 #define N_PALETTE (sizeof palette / sizeof palette[0])
 
 /* --- the run, read back ---------------------------------------------------- */
-
-/* One scope's windows. */
-struct scope_series {
-	const char *name;
-	bool has_capacity; /* all and pools */
-	size_t n;
-	double *start, *end; /* hours since the scenario start */
-	const struct ts_row **row;
-};
-
-struct page {
-	struct store_run run;
-	int64_t epoch; /* of the scenario start; 0 when unknown */
-	struct metric *metrics;
-	size_t n_metrics;
-	struct ts_row *ts;
-	size_t n_ts;
-	struct pending_reason *reasons;
-	size_t n_reasons;
-	struct finding *findings;
-	size_t n_findings;
-	struct store_load_point *load;
-	size_t n_load;
-	struct store_latency *lat;
-	size_t n_lat;
-	struct scope_series *scopes;
-	size_t n_scopes;
-	struct backtest_row *backtest; /* a backtest run's figures; none otherwise */
-	size_t n_backtest;
-};
 
 static double metric(const struct page *pg, const char *scope, const char *name)
 {
@@ -155,7 +120,7 @@ static void page_free(struct page *pg)
 /* --- text ------------------------------------------------------------------ */
 
 /* Writes s with &, <, >, " and ' escaped. */
-static void esc(FILE *out, const char *s)
+void esc(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -204,7 +169,7 @@ static double nice_step(double range, int target)
 }
 
 /* The top of a linear axis from the data's largest value. */
-static double nice_top(double max)
+double nice_top(double max)
 {
 	if (!(max > 0))
 		return 1;
@@ -213,7 +178,7 @@ static double nice_top(double max)
 }
 
 /* A figure with a visible title around an svg of CHART_W x height. */
-static void svg_open_sized(FILE *out, const char *id, const char *title, int height)
+void svg_open_sized(FILE *out, const char *id, const char *title, int height)
 {
 	fputs("<figure><h3 class=\"chart-title\">", out);
 	esc(out, title);
@@ -232,7 +197,7 @@ static void svg_open(FILE *out, const char *id, const char *title)
 	svg_open_sized(out, id, title, CHART_H);
 }
 
-static void svg_close(FILE *out, const char *caption)
+void svg_close(FILE *out, const char *caption)
 {
 	fputs("</svg><figcaption>", out);
 	esc(out, caption);
@@ -371,8 +336,8 @@ static void time_axis(const struct plot *p, int64_t epoch)
 }
 
 /* One legend entry per label, left to right along the top. */
-static void legend(FILE *out, const char *const *labels, const char *const *colors,
-		   const bool *dashed, size_t n)
+void legend(FILE *out, const char *const *labels, const char *const *colors, const bool *dashed,
+	    size_t n)
 {
 	double x = MARGIN_L;
 	for (size_t i = 0; i < n; i++) {
@@ -637,188 +602,6 @@ static void chart_queue(FILE *out, const struct page *pg)
 	legend(out, labels, colors, NULL, n < N_PALETTE ? n : N_PALETTE);
 	svg_close(out, "Pods waiting to start, stacked by workload (mean over each window).");
 	free(lower), free(upper);
-}
-
-static int by_pending(const void *a, const void *b)
-{
-	const struct pending_reason *x = *(const struct pending_reason *const *)a;
-	const struct pending_reason *y = *(const struct pending_reason *const *)b;
-	if (x->pending_seconds != y->pending_seconds)
-		return x->pending_seconds > y->pending_seconds ? -1 : 1;
-	return strcmp(x->reason, y->reason);
-}
-
-/* Characters of a bar label per line: kube-scheduler's messages are long. */
-#define WRAP_CHARS 120
-
-/* Writes text as <text> lines of at most WRAP_CHARS, broken after ", ", the
- * first line's baseline below y (nothing with out NULL); returns the lines. */
-static int wrap_lines(const char *text, FILE *out, double y)
-{
-	int lines = 0;
-	size_t len = strlen(text);
-	for (size_t at = 0; at < len; lines++) {
-		size_t end = len;
-		if (len - at > WRAP_CHARS) {
-			end = at + WRAP_CHARS;
-			while (end > at + 1 && !(text[end - 2] == ',' && text[end - 1] == ' '))
-				end--;
-			if (end <= at + 1) /* no ", ": the last space, never inside a word */
-				for (end = at + WRAP_CHARS; end > at + 1 && text[end - 1] != ' ';
-				     end--)
-					;
-			if (end <= at + 1)
-				end = at + WRAP_CHARS;
-		}
-		if (out) {
-			fprintf(out, "<text class=\"bar-label\" x=\"%d\" y=\"%.1f\">", MARGIN_L,
-				y + 12 + 16 * lines);
-			char *part = gp_xmalloc(end - at + 1);
-			memcpy(part, text + at, end - at);
-			part[end - at] = '\0';
-			esc(out, part);
-			free(part);
-			fputs("</text>\n", out);
-		}
-		at = end;
-	}
-	return lines ? lines : 1;
-}
-
-/*
- * The colour of a pending message: by what stops the pods, never a
- * workload's colour (those are palette's).  A FitError message is read by
- * its clause with the most nodes ("0/5 nodes are available: 1 node(s) had
- * untolerated taint {...}, 4 Insufficient nvidia.com/gpu" is about GPUs);
- * Kueue's and the autoscaler's messages by their own words.  The first kind
- * whose word the text has wins.
- */
-static const struct reason_kind {
-	const char *word, *name, *color;
-} reason_kinds[] = {
-	{"quota", "quota (Kueue)", "#a21caf"},
-	{"StrictFIFO", "quota (Kueue)", "#a21caf"},
-	{"scale-up", "node autoscaling", "#1e3a8a"},
-	{"window", "windows", "#64748b"},
-	{"unschedulable", "windows", "#64748b"},
-	{"Insufficient nvidia", "GPUs", "#92400e"},
-	{"Insufficient", "cpu or memory", "#b45309"},
-	{"memory than the pod", "GPU memory", "#9f1239"},
-	{"taint", "placement rules", "#0f766e"},
-	{"didn't match", "placement rules", "#0f766e"},
-	{"", "other", "#57534e"},
-};
-#define N_REASON_KINDS (sizeof reason_kinds / sizeof reason_kinds[0])
-
-static const struct reason_kind *kind_of_reason(const char *msg)
-{
-	/* the clause with the most nodes: "N text" after ": " or ", " */
-	const char *best = msg, *p = strstr(msg, "nodes are available: ");
-	size_t best_len = strlen(msg);
-	const char *end = strstr(msg, " preemption: ");
-	end = end ? end : msg + strlen(msg);
-	long most = -1;
-	for (p = p ? p + 21 : NULL; p && p < end;) {
-		char *q;
-		long n = strtol(p, &q, 10);
-		const char *next = q;
-		while (next < end &&
-		       !(next[0] == ',' && next[1] == ' ' && next[2] >= '0' && next[2] <= '9'))
-			next++;
-		if (q > p && n > most)
-			most = n, best = q, best_len = (size_t)(next - q);
-		p = next < end ? next + 2 : end;
-	}
-	for (size_t k = 0; k < N_REASON_KINDS; k++) {
-		size_t w = strlen(reason_kinds[k].word);
-		for (const char *at = best; at + w <= best + best_len; at++)
-			if (!strncmp(at, reason_kinds[k].word, w))
-				return &reason_kinds[k];
-	}
-	return &reason_kinds[N_REASON_KINDS - 1];
-}
-
-/* "by workload: finetune 10.1, notebooks 4.1 pod-h": the workloads that
- * pended with the message, most pod-hours first (at most four named), as a
- * line under its bar at y. */
-static void reason_workloads(FILE *out, const struct page *pg, const char *reason, double y)
-{
-	const struct pending_reason *rows[64];
-	size_t n = 0;
-	for (size_t i = 0; i < pg->n_reasons && n < 64; i++)
-		if (strcmp(pg->reasons[i].scope, "all") && !strcmp(pg->reasons[i].reason, reason))
-			rows[n++] = &pg->reasons[i];
-	if (!n)
-		return;
-	qsort(rows, n, sizeof *rows, by_pending);
-	fprintf(out, "<text class=\"tick reason-workloads\" x=\"%d\" y=\"%.1f\">by workload",
-		MARGIN_L, y);
-	for (size_t i = 0; i < n && i < 4; i++) {
-		fputs(i ? ", " : ": ", out);
-		esc(out, rows[i]->scope);
-		fprintf(out, " %.1f", rows[i]->pending_seconds / 3600);
-	}
-	if (n > 4)
-		fprintf(out, " and %zu more", n - 4);
-	fputs(" pod-h</text>\n", out);
-}
-
-/* Horizontal bars of pod-hours per message (scope all), longest first,
- * coloured by what stops the pods (kind_of_reason), each with the workloads
- * that waited with it. */
-static void chart_reasons(FILE *out, const struct page *pg)
-{
-	const struct pending_reason **rows = gp_xcalloc(pg->n_reasons + 1, sizeof *rows);
-	size_t n = 0;
-	for (size_t i = 0; i < pg->n_reasons && n < 12; i++)
-		if (!strcmp(pg->reasons[i].scope, "all"))
-			rows[n++] = &pg->reasons[i];
-	if (!n) {
-		fputs("<p class=\"none\" id=\"no-reasons\">No pod waited with a scheduling reason.</p>\n",
-		      out);
-		free(rows);
-		return;
-	}
-	qsort(rows, n, sizeof *rows, by_pending);
-	int h = 12 + 22; /* the colour key above the bars */
-	for (size_t i = 0; i < n; i++)
-		h += 46 + 16 * wrap_lines(rows[i]->reason, NULL, 0);
-	/* room right of the longest bar for its figures */
-	double top = nice_top(rows[0]->pending_seconds / 3600),
-	       w = CHART_W - MARGIN_L - MARGIN_R - 170;
-	svg_open_sized(out, "chart-reasons", "Pending time by reason (pod-hours)", h);
-	/* the key: each kind of reason the bars show, once */
-	const char *labels[N_REASON_KINDS], *colors[N_REASON_KINDS];
-	size_t n_keys = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct reason_kind *k = kind_of_reason(rows[i]->reason);
-		bool seen = false;
-		for (size_t j = 0; j < n_keys; j++)
-			seen |= !strcmp(labels[j], k->name);
-		if (!seen)
-			labels[n_keys] = k->name, colors[n_keys++] = k->color;
-	}
-	legend(out, labels, colors, NULL, n_keys);
-	double y = 8 + 22;
-	for (size_t i = 0; i < n; i++) {
-		double len = fmax(1, w * rows[i]->pending_seconds / 3600 / top);
-		int lines = wrap_lines(rows[i]->reason, out, y);
-		y += 16 * lines;
-		fprintf(out,
-			"<rect class=\"bar reason\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
-			"height=\"16\" fill=\"%s\"/><text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%.1f "
-			"pod-h, %lld pod%s</text>\n",
-			MARGIN_L, y + 2, len, kind_of_reason(rows[i]->reason)->color,
-			MARGIN_L + len + 6, y + 15, rows[i]->pending_seconds / 3600,
-			(long long)rows[i]->pods, rows[i]->pods == 1 ? "" : "s");
-		reason_workloads(out, pg, rows[i]->reason, y + 32);
-		y += 46;
-	}
-	svg_close(out,
-		  "Pod-hours spent pending, per pending message: kube-scheduler's, Kueue's or "
-		  "the autoscaler's (all workloads), coloured by what stops the pods, with the "
-		  "workloads that waited with it and their pod-hours.");
-	free(rows);
 }
 
 /* The log axis's decades around [lo, hi] (lo > 0). */

@@ -1,6 +1,7 @@
 /*
- * infer_int.h - what infer.c and infer_results.c share: a service's
- * requests, sequences, replicas and the model's state (see infer.h).
+ * infer_int.h - what infer.c, infer_autoscale.c and infer_results.c share:
+ * a service's requests, sequences, replicas and the model's state (see
+ * infer.h).
  */
 #ifndef GPUPLAN_INFER_INT_H
 #define GPUPLAN_INFER_INT_H
@@ -133,6 +134,14 @@ static inline sim_time now_of(const struct infer *in) { return in->h.engine->now
  * with output.requests (infer_results.c). */
 void served_add(struct infer *in, struct service *s, const struct req *q);
 void served_free(struct served *v);
+
+/* infer.c: a gauge of pool and workload w (-1: none) moves by delta;
+ * replica r waits for room; r gives back its pod and GPUs. */
+void gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, double delta);
+void make_pending(struct infer *in, struct replica *r);
+void release(struct infer *in, struct replica *r);
+/* infer_autoscale.c: one autoscaling round of service s (EV_INFER_SCALE). */
+void on_scale(struct infer *in, struct service *s);
 
 static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
 

@@ -7,7 +7,8 @@
  *   scenario_values.c     messages and the readers of scalars, maps and lists
  *   scenario_pools.c      pools: shape, sharing, taints, windows, prices
  *   scenario_queues.c     queues, quotas, cohorts and the scheduler
- *   scenario_workloads.c  workloads: resources, durations, rules, arrivals
+ *   scenario_workloads.c  workloads: resources, durations, rules
+ *   scenario_arrivals.c   a workload's arrival: at, poisson, schedule, trace
  *   scenario_inference.c  inference keys: replicas, batching, requests, SLOs
  *   scenario_history.c    a twin's history section and its !placeholder values
  *   scenario_replay.c     a twin made into the replay of its observed pods
@@ -84,6 +85,11 @@ int ld_load_window(struct loader *ld, const struct ynode *item, struct window *w
 int ld_workload_windows(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_idle_cull(struct loader *ld, const struct ynode *v, void *obj);
 int ld_arrival_schedule(struct loader *ld, const struct ynode *v, void *obj);
+/* A workload's arrival key (scenario_arrivals.c). */
+#define ARRIVAL_HINT                                                                      \
+	"{at: \"12:00\"}, {process: poisson, rate: 10/h}, {schedule: \"0 22 * * *\"} or " \
+	"{trace: PATH, format: csv}"
+int ld_workload_arrival(struct loader *ld, const struct ynode *v, void *obj);
 /* rate_by_hour and by_weekday of map v into *r; numbers without a unit are
  * per hour (per_hour) or per second.  Nothing when v has neither key. */
 int ld_weekly_rate(struct loader *ld, const struct ynode *v, bool per_hour, struct weekly_rate *r);
