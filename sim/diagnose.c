@@ -17,6 +17,7 @@
  * cites); its sentences are made from them by explain.c.
  */
 #include "gpuplan/diagnose.h"
+#include "diagnose_int.h"
 
 #include "gpuplan/cluster.h"
 #include "gpuplan/gpupolicy.h"
@@ -30,50 +31,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum step {
-	STEP_ALLOCATION = FINDING_ALLOCATION,
-	STEP_MEMORY = FINDING_MEMORY,
-	STEP_PLACEMENT = FINDING_PLACEMENT,
-	STEP_APPLICATION = FINDING_APPLICATION,
-	STEP_CAPACITY = FINDING_CAPACITY
-};
-
-/* --- the run's windows ----------------------------------------------------- */
-
-/* A finding before ranking. */
-struct draft {
-	struct finding f;
-	enum step step;
-	double weight; /* how much it explains: larger ranks first within a step */
-	size_t seq;    /* ties keep the order found */
-};
-
-struct view {
-	const struct scenario *sc;
-	struct results *r;
-	size_t n_scopes, n_windows;
-	double *len;     /* seconds of each window */
-	double span;     /* seconds of all windows */
-	double *pend;    /* per workload: pending pod-seconds in the pool's windows */
-	uint8_t *allow;  /* [w * pools + p]: 0 not yet known, 1 no, 2 yes */
-	bool has_placer; /* built on first use: the rules of placement */
-	struct cluster cluster;
-	struct placer placer;
-	struct draft *drafts;
-	size_t n_drafts, cap_drafts;
-};
-
-static const struct ts_row *row(const struct view *v, size_t k, size_t scope)
+const struct ts_row *diagnose_row(const struct view *v, size_t k, size_t scope)
 {
 	return &v->r->ts[k * v->n_scopes + scope];
 }
 
-static size_t pool_scope(const struct view *v, size_t p)
+size_t diagnose_pool_scope(const struct view *v, size_t p)
 {
 	(void)v;
 	return 1 + p;
 }
-static size_t workload_scope(const struct view *v, size_t w) { return 1 + v->sc->n_pools + w; }
+size_t diagnose_workload_scope(const struct view *v, size_t w) { return 1 + v->sc->n_pools + w; }
 
 /* Whether the rows are windows of every scope in collect's order (all, pools,
  * workloads): a results object from elsewhere may not be. */
@@ -105,8 +73,8 @@ static void view_init(struct view *v, const struct scenario *sc, struct results 
 	v->n_windows = r->n_ts / v->n_scopes;
 	v->len = gp_xcalloc(v->n_windows, sizeof *v->len);
 	for (size_t k = 0; k < v->n_windows; k++) {
-		sim_time t = row(v, k, 0)->t;
-		sim_time end = k + 1 < v->n_windows ? row(v, k + 1, 0)->t : r->sim_end;
+		sim_time t = diagnose_row(v, k, 0)->t;
+		sim_time end = k + 1 < v->n_windows ? diagnose_row(v, k + 1, 0)->t : r->sim_end;
 		if (end <= t)
 			end = t + r->step;
 		v->len[k] = sim_seconds(end - t);
@@ -126,7 +94,7 @@ static void view_free(struct view *v)
 	free(v->drafts);
 }
 
-static const struct placer *placer(struct view *v)
+const struct placer *diagnose_placer(struct view *v)
 {
 	if (!v->has_placer) {
 		cluster_init(&v->cluster, v->sc);
@@ -138,25 +106,25 @@ static const struct placer *placer(struct view *v)
 
 /* Whether pods of w can run in pool p: its resource and VRAM fit, and no
  * rule keeps them off. */
-static bool allowed(struct view *v, size_t w, size_t p)
+bool diagnose_allowed(struct view *v, size_t w, size_t p)
 {
 	uint8_t *a = &v->allow[w * v->sc->n_pools + p];
 	if (!*a)
 		*a = scenario_gpu_equivalent(&v->sc->pools[p], &v->sc->workloads[w]) > 0 &&
-				     !placement_pool_filtered(placer(v), w, p)
+				     !placement_pool_filtered(diagnose_placer(v), w, p)
 			     ? 2
 			     : 1;
 	return *a == 2;
 }
 
-static double metric(const struct view *v, const char *scope, const char *name)
+double diagnose_metric(const struct view *v, const char *scope, const char *name)
 {
 	return results_metric(v->r, scope, name);
 }
 
 /* A finding about pool (or -1) and workload (or -1). */
-static struct finding *add(struct view *v, enum step step, enum finding_kind kind, double weight,
-			   int pool, int workload)
+struct finding *diagnose_add(struct view *v, enum step step, enum finding_kind kind, double weight,
+			     int pool, int workload)
 {
 	GP_GROW(v->drafts, v->cap_drafts, v->n_drafts + 1);
 	struct draft *d = &v->drafts[v->n_drafts];
@@ -174,7 +142,7 @@ static struct finding *add(struct view *v, enum step step, enum finding_kind kin
 
 /* The id of a pending reason's message in r->reason_texts (rows point into
  * it), or -1. */
-static int32_t reason_id(const struct view *v, const char *text)
+int32_t diagnose_reason_id(const struct view *v, const char *text)
 {
 	for (size_t i = 0; text && i < v->r->n_reason_texts; i++)
 		if (v->r->reason_texts[i] == text)
@@ -194,9 +162,9 @@ static void pending_members(struct view *v, struct finding *f)
 /* --- the alternatives a finding names --------------------------------------- */
 
 /* An alternative named by label (formatted), unless f names it already. */
-static struct finding_fix *fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
+struct finding_fix *diagnose_fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
 
-static struct finding_fix *fix(struct finding *f, const char *fmt, ...)
+struct finding_fix *diagnose_fix(struct finding *f, const char *fmt, ...)
 {
 	struct gp_sbuf b = {0};
 	va_list ap;
@@ -216,9 +184,9 @@ static struct finding_fix *fix(struct finding *f, const char *fmt, ...)
 }
 
 /* One --set override of alternative x (NULL: ignored). */
-static void fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
+void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
 
-static void fix_set(struct finding_fix *x, const char *fmt, ...)
+void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...)
 {
 	if (!x)
 		return;
@@ -235,20 +203,21 @@ static void fix_set(struct finding_fix *x, const char *fmt, ...)
 }
 
 /* Pool p shared by time-slicing or MPS with r replicas, as advise labels it. */
-static void fix_replicas(struct finding *f, const struct pool_spec *p, enum sharing_mode mode,
-			 int32_t r)
+void diagnose_fix_replicas(struct finding *f, const struct pool_spec *p, enum sharing_mode mode,
+			   int32_t r)
 {
 	struct diagnose_option o = {mode, r, r, NULL, 0};
 	char name[64];
 	diagnose_option_name(&o, name, sizeof name);
-	fix_set(fix(f, "%s on %s", name, p->name), "pools.%s.sharing={mode: %s, replicas: %d}",
-		p->name, mode == SHARING_MPS ? "mps" : "time-slicing", (int)r);
+	diagnose_fix_set(diagnose_fix(f, "%s on %s", name, p->name),
+			 "pools.%s.sharing={mode: %s, replicas: %d}", p->name,
+			 mode == SHARING_MPS ? "mps" : "time-slicing", (int)r);
 }
 
-static void fix_quant(struct finding *f, const struct workload_spec *w, enum quant q)
+void diagnose_fix_quant(struct finding *f, const struct workload_spec *w, enum quant q)
 {
-	fix_set(fix(f, "%s weights for %s", footprint_quant_name(q), w->name),
-		"workloads.%s.quantization=%s", w->name, footprint_quant_name(q));
+	diagnose_fix_set(diagnose_fix(f, "%s weights for %s", footprint_quant_name(q), w->name),
+			 "workloads.%s.quantization=%s", w->name, footprint_quant_name(q));
 }
 
 /* --- steps 1 and 2: allocation and memory, per pool ------------------------ */
@@ -264,7 +233,8 @@ struct pool_sums {
 static bool pending_on(struct view *v, size_t k, size_t p)
 {
 	for (size_t w = 0; w < v->sc->n_workloads; w++)
-		if (row(v, k, workload_scope(v, w))->pending > 0 && allowed(v, w, p))
+		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->pending > 0 &&
+		    diagnose_allowed(v, w, p))
 			return true;
 	return false;
 }
@@ -277,8 +247,8 @@ static void pool_sums(struct view *v, size_t p, struct pool_sums *s)
 	for (size_t k = 0; k < v->n_windows; k++) {
 		double pods = 0, gpus = 0, L = v->len[k];
 		for (size_t w = 0; w < sc->n_workloads; w++) {
-			const struct ts_row *x = row(v, k, workload_scope(v, w));
-			if (x->pending <= 0 || !allowed(v, w, p))
+			const struct ts_row *x = diagnose_row(v, k, diagnose_workload_scope(v, w));
+			if (x->pending <= 0 || !diagnose_allowed(v, w, p))
 				continue;
 			pods += x->pending;
 			gpus += fmax(0, x->gpus_demand - x->gpus_allocated);
@@ -286,7 +256,7 @@ static void pool_sums(struct view *v, size_t p, struct pool_sums *s)
 		}
 		if (pods <= 0)
 			continue;
-		const struct ts_row *y = row(v, k, pool_scope(v, p));
+		const struct ts_row *y = diagnose_row(v, k, diagnose_pool_scope(v, p));
 		s->pend_s += L;
 		s->cap += y->gpus_capacity * L;
 		s->alloc += y->gpus_allocated * L;
@@ -338,8 +308,9 @@ static bool any_options(const struct view *v, const struct pool_spec *p)
 
 static int32_t fewer_replicas(const struct view *v, const struct workload_spec *ws)
 {
-	return ws->inference ? diagnose_fewer_replicas(ws, metric(v, ws->name, "duty_cycle_pct"))
-			     : 0;
+	return ws->inference
+		       ? diagnose_fewer_replicas(ws, diagnose_metric(v, ws->name, "duty_cycle_pct"))
+		       : 0;
 }
 
 /* Whether workload w holds GPUs it mostly leaves idle (engine activity under
@@ -351,12 +322,12 @@ static bool idle_holder(struct view *v, size_t w, size_t p, double *held)
 	double engine = 0; /* GPU-seconds engine-active */
 	*held = 0;
 	for (size_t k = 0; k < v->n_windows; k++) {
-		const struct ts_row *x = row(v, k, workload_scope(v, w));
+		const struct ts_row *x = diagnose_row(v, k, diagnose_workload_scope(v, w));
 		*held += x->gpus_allocated * v->len[k];
 		engine += x->engine_active * v->len[k];
 	}
 	struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
-	return *held > 0 && engine < DIAGNOSE_IDLE * *held && allowed(v, w, p) &&
+	return *held > 0 && engine < DIAGNOSE_IDLE * *held && diagnose_allowed(v, w, p) &&
 	       (diagnose_sharing_options(&v->sc->pools[p], ws, o) > 0 || fewer_replicas(v, ws) > 0);
 }
 
@@ -395,8 +366,9 @@ static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 			continue;
 		for (size_t w = 0; w < v->sc->n_workloads; w++)
 			if (holder[w])
-				idle_held +=
-					row(v, k, workload_scope(v, w))->gpus_allocated * v->len[k];
+				idle_held += diagnose_row(v, k, diagnose_workload_scope(v, w))
+						     ->gpus_allocated *
+					     v->len[k];
 	}
 	free(holder);
 	/* A workload's row covers every pool it runs in: what it holds idle here
@@ -410,7 +382,7 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 	bool holders = !any_options(v, ps);
 	if (holders && !mark_idle_holders(v, p))
 		return;
-	struct finding *f = add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1);
+	struct finding *f = diagnose_add(v, STEP_ALLOCATION, KIND_SHARING, s->gpus, (int)p, -1);
 	pool_figures(v, f, s);
 	f->fig.pool.holders = holders;
 	pending_members(v, f);
@@ -420,12 +392,13 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 			v->pend[w] > 0 ? diagnose_sharing_options(ps, &v->sc->workloads[w], o) : 0;
 		for (size_t i = 0; i < n; i++)
 			if (o[i].mode == SHARING_TIME_SLICING || o[i].mode == SHARING_MPS)
-				fix_replicas(f, ps, o[i].mode, o[i].replicas);
+				diagnose_fix_replicas(f, ps, o[i].mode, o[i].replicas);
 		int32_t fewer =
 			holders && v->pend[w] > 0 ? fewer_replicas(v, &v->sc->workloads[w]) : 0;
 		if (fewer)
-			fix_set(fix(f, "%d replica%s of %s", (int)fewer, fewer > 1 ? "s" : "",
-				    v->sc->workloads[w].name),
+			diagnose_fix_set(
+				diagnose_fix(f, "%d replica%s of %s", (int)fewer,
+					     fewer > 1 ? "s" : "", v->sc->workloads[w].name),
 				"workloads.%s.replicas=%d", v->sc->workloads[w].name, (int)fewer);
 	}
 }
@@ -440,7 +413,7 @@ static void fix_quants(struct view *v, struct finding *f, const struct pool_spec
 		double vram, freed;
 		if (v->pend[w] > 0 &&
 		    diagnose_quant_fit(p, &v->sc->workloads[w], per_gpu, &q, &vram, &freed))
-			fix_quant(f, &v->sc->workloads[w], q);
+			diagnose_fix_quant(f, &v->sc->workloads[w], q);
 	}
 }
 
@@ -461,7 +434,7 @@ static bool can_overflow(struct view *v, size_t p, size_t w)
 		return mine > mem;
 	double most = mine;
 	for (size_t k = 0; k < v->sc->n_workloads; k++)
-		if (allowed(v, k, p))
+		if (diagnose_allowed(v, k, p))
 			most = fmax(most, pod_memory(ps, &v->sc->workloads[k]));
 	return mine + (ps->sharing.replicas - 1) * most > mem;
 }
@@ -474,8 +447,8 @@ static double oom_kills(struct view *v, size_t p)
 	bool can = mode == SHARING_EXCLUSIVE || mode == SHARING_TIME_SLICING;
 	double kills = 0;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
-		double k = metric(v, v->sc->workloads[w].name, "oom_kills");
-		bool here = can && k > 0 && allowed(v, w, p) && can_overflow(v, p, w);
+		double k = diagnose_metric(v, v->sc->workloads[w].name, "oom_kills");
+		bool here = can && k > 0 && diagnose_allowed(v, w, p) && can_overflow(v, p, w);
 		v->pend[w] = here ? k : 0;
 		kills += here ? k : 0;
 	}
@@ -488,15 +461,15 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	const struct pool_spec *ps = &v->sc->pools[p];
 	bool sliced = ps->sharing.mode == SHARING_TIME_SLICING;
 	int32_t per_gpu = sliced ? ps->sharing.replicas : 1;
-	struct finding *f = add(v, STEP_MEMORY, KIND_OOM, kills, (int)p, -1);
+	struct finding *f = diagnose_add(v, STEP_MEMORY, KIND_OOM, kills, (int)p, -1);
 	f->fig.oom.kills = kills;
 	pending_members(v, f);
 	fix_quants(v, f, ps, per_gpu);
 	if (sliced && per_gpu > 2)
-		fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
+		diagnose_fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
 	else if (sliced)
-		fix_set(fix(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=exclusive",
-			ps->name);
+		diagnose_fix_set(diagnose_fix(f, "exclusive GPUs on %s", ps->name),
+				 "pools.%s.sharing=exclusive", ps->name);
 }
 
 /* The smallest VRAM of a pod that pended (bytes); 0 when none is known. */
@@ -520,7 +493,7 @@ static void full_memory_finding(struct view *v, size_t p, const struct pool_sums
 	double pod = smallest_pending_pod(v) / GP_GIB;
 	if (pod <= 0 || mem - used >= pod)
 		return;
-	struct finding *f = add(v, STEP_MEMORY, KIND_VRAM_FULL, s->gpus, (int)p, -1);
+	struct finding *f = diagnose_add(v, STEP_MEMORY, KIND_VRAM_FULL, s->gpus, (int)p, -1);
 	pool_figures(v, f, s);
 	f->fig.pool.pod_gib = pod;
 	pending_members(v, f);
@@ -599,8 +572,8 @@ static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *o
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
 		if (!could_hold(v->sc, p, w))
 			continue;
-		if (spread_only ? !placement_pool_filtered(placer(v), w, p)
-				: placement_pool_ruled(placer(v), w, p))
+		if (spread_only ? !placement_pool_filtered(diagnose_placer(v), w, p)
+				: placement_pool_ruled(diagnose_placer(v), w, p))
 			out[n++] = p;
 	}
 	return n;
@@ -619,11 +592,12 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 		rules = (rules & FINDING_RULE_SPREAD) | diagnose_hiding_rules(v->sc, w, hidden, nh);
 	double idle = 0, most = 0, cap = 0, secs = 0;
 	for (size_t k = 0; k < v->n_windows && nh; k++) {
-		if (row(v, k, workload_scope(v, w))->pending <= 0)
+		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->pending <= 0)
 			continue;
 		double here = 0, c = 0;
 		for (size_t i = 0; i < nh; i++) {
-			const struct ts_row *y = row(v, k, pool_scope(v, hidden[i]));
+			const struct ts_row *y =
+				diagnose_row(v, k, diagnose_pool_scope(v, hidden[i]));
 			here += fmax(0, y->gpus_capacity - y->gpus_allocated);
 			c += y->gpus_capacity;
 		}
@@ -635,8 +609,8 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	double pod_gpus = ws->request == REQUEST_GPUS ? ws->gpus : 1;
 	if (!nh || most < pod_gpus || idle <= 0)
 		return; /* nothing hidden was free: the rules cost nothing here */
-	struct finding *f = add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w);
-	f->reason = reason_id(v, top);
+	struct finding *f = diagnose_add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w);
+	f->reason = diagnose_reason_id(v, top);
 	f->fig.rules = (struct finding_rules){.pending_s = pend,
 					      .idle = idle,
 					      .cap = cap,
@@ -648,14 +622,14 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	for (size_t i = 0; i < nh; i++)
 		f->members[f->n_members++] = (int32_t)hidden[i];
 	if (ws->n_node_selector)
-		fix_set(fix(f, "%s without its node_selector", ws->name),
-			"workloads.%s.node_selector={}", ws->name);
+		diagnose_fix_set(diagnose_fix(f, "%s without its node_selector", ws->name),
+				 "workloads.%s.node_selector={}", ws->name);
 	if (ws->n_affinity)
-		fix_set(fix(f, "%s without its node affinity", ws->name),
-			"workloads.%s.affinity=[]", ws->name);
+		diagnose_fix_set(diagnose_fix(f, "%s without its node affinity", ws->name),
+				 "workloads.%s.affinity=[]", ws->name);
 	if (ws->n_gpu_spec)
-		fix_set(fix(f, "%s on any GPU type", ws->name), "workloads.%s.gpu_spec=[]",
-			ws->name);
+		diagnose_fix_set(diagnose_fix(f, "%s on any GPU type", ws->name),
+				 "workloads.%s.gpu_spec=[]", ws->name);
 }
 
 static void diagnose_placement(struct view *v)
@@ -671,7 +645,7 @@ static void diagnose_placement(struct view *v)
 /* --- step 4: application --------------------------------------------------- */
 
 /* Requests per second a service is offered. */
-static double offered_rate(const struct inference_spec *in)
+double diagnose_offered_rate(const struct inference_spec *in)
 {
 	const struct request_spec *rq = &in->requests;
 	if (rq->process != REQUESTS_TRACE)
@@ -685,40 +659,42 @@ static double offered_rate(const struct inference_spec *in)
 static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 {
 	const struct inference_spec *in = ws->inference;
-	double tok = sim_seconds(in->tokenize), rate = offered_rate(in);
+	double tok = sim_seconds(in->tokenize), rate = diagnose_offered_rate(in);
 	int32_t replicas = in->target_queue > 0 ? in->max_replicas : in->replicas;
 	int32_t workers = in->tokenize_workers > 0 ? in->tokenize_workers : 1;
 	double busy = replicas > 0 ? rate * tok / (replicas * workers) : 0;
-	double duty = metric(v, ws->name, "duty_cycle_pct"), slo = metric(v, ws->name, "slo_met");
+	double duty = diagnose_metric(v, ws->name, "duty_cycle_pct"),
+	       slo = diagnose_metric(v, ws->name, "slo_met");
 	if (tok <= 0 || busy < DIAGNOSE_TOKENIZER || (!(slo < 1) && !(duty < 100 * DIAGNOSE_DUTY)))
 		return;
 	/* Workers a replica needs to keep them 70% busy. */
 	int32_t need = (int32_t)ceil(rate * tok / (replicas * 0.7) - 1e-9);
 	if (need <= workers)
 		need = workers + 1;
-	struct finding *fd =
-		add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1, (int)(ws - v->sc->workloads));
+	struct finding *fd = diagnose_add(v, STEP_APPLICATION, KIND_TOKENIZER, busy, -1,
+					  (int)(ws - v->sc->workloads));
 	fd->fig.tokenizer = (struct finding_tokenizer){
 		.rate = rate, .busy = busy, .replicas = replicas, .workers = workers, .need = need};
 	fd->figure = busy;
 	char t[32]; /* the duration as the scenario writes it: 80ms */
 	units_format_duration((sim_time)llround(tok * (double)SIM_SECOND), t, sizeof t);
-	fix_set(fix(fd, "%d tokenizer workers for %s", (int)need, ws->name),
-		"workloads.%s.tokenize={time: %s, workers: %d}", ws->name, t, (int)need);
+	diagnose_fix_set(diagnose_fix(fd, "%d tokenizer workers for %s", (int)need, ws->name),
+			 "workloads.%s.tokenize={time: %s, workers: %d}", ws->name, t, (int)need);
 }
 
 /* Batch jobs start at once yet miss deadlines, with their GPUs mostly idle:
  * the time goes off the GPU (CPU, I/O). */
 static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 {
-	double met = metric(v, ws->name, "deadline_met_pct");
-	double p95 = metric(v, ws->name, "queue_time_p95_s");
-	double failed = metric(v, ws->name, "jobs_failed");
+	double met = diagnose_metric(v, ws->name, "deadline_met_pct");
+	double p95 = diagnose_metric(v, ws->name, "queue_time_p95_s");
+	double failed = diagnose_metric(v, ws->name, "jobs_failed");
 	if (ws->deadline_kind == DEADLINE_NONE || isnan(met) || met >= 100 || isnan(p95) ||
 	    p95 > DIAGNOSE_PROMPT_START * ws->duration.mean || failed > 0 ||
 	    ws->gpu_busy >= DIAGNOSE_IDLE)
 		return;
-	add(v, STEP_APPLICATION, KIND_OFF_GPU, 100 - met, -1, (int)(ws - v->sc->workloads));
+	diagnose_add(v, STEP_APPLICATION, KIND_OFF_GPU, 100 - met, -1,
+		     (int)(ws - v->sc->workloads));
 }
 
 /* Evicted jobs (spot interruptions, windows closing under preempt, Kueue)
@@ -731,17 +707,17 @@ static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 static void restarts_finding(struct view *v, const struct workload_spec *ws)
 {
 	size_t w = (size_t)(ws - v->sc->workloads);
-	double jobs = metric(v, ws->name, "jobs_submitted"),
-	       evicted = metric(v, ws->name, "jobs_preempted"),
-	       completed = metric(v, ws->name, "jobs_completed"),
-	       unfinished = metric(v, ws->name, "jobs_unfinished"),
-	       met = metric(v, ws->name, "deadline_met_pct");
+	double jobs = diagnose_metric(v, ws->name, "jobs_submitted"),
+	       evicted = diagnose_metric(v, ws->name, "jobs_preempted"),
+	       completed = diagnose_metric(v, ws->name, "jobs_completed"),
+	       unfinished = diagnose_metric(v, ws->name, "jobs_unfinished"),
+	       met = diagnose_metric(v, ws->name, "deadline_met_pct");
 	if (!v->n_windows || !(jobs > 0) || !(evicted >= DIAGNOSE_RESTARTS * jobs) ||
 	    !(unfinished > 0 || met < 100))
 		return;
 	double held = 0; /* job-seconds allocated: the running gauge counts a job once */
 	for (size_t k = 0; k < v->n_windows; k++)
-		held += row(v, k, workload_scope(v, w))->running * v->len[k];
+		held += diagnose_row(v, k, diagnose_workload_scope(v, w))->running * v->len[k];
 	double attempt = held / (evicted + completed + unfinished);
 	double keep = sim_seconds(ws->checkpoint);
 	if (!(attempt < ws->duration.mean) || (keep > 0 && keep <= attempt / 2))
@@ -751,15 +727,15 @@ static void restarts_finding(struct view *v, const struct workload_spec *ws)
 	double every = nice[0];
 	for (size_t i = 0; i < sizeof nice / sizeof nice[0] && nice[i] <= attempt / 4; i++)
 		every = nice[i];
-	struct finding *fd = add(v, STEP_APPLICATION, KIND_RESTARTS, evicted, -1, (int)w);
+	struct finding *fd = diagnose_add(v, STEP_APPLICATION, KIND_RESTARTS, evicted, -1, (int)w);
 	fd->fig.restarts = (struct finding_restarts){.evictions = evicted,
 						     .jobs = jobs,
 						     .unfinished = unfinished,
 						     .attempt_s = attempt,
 						     .checkpoint_s = every};
 	fd->figure = evicted;
-	fix_set(fix(fd, "checkpoint every %.0f s for %s", every, ws->name),
-		"workloads.%s.checkpoint=%.0fs", ws->name, every);
+	diagnose_fix_set(diagnose_fix(fd, "checkpoint every %.0f s for %s", every, ws->name),
+			 "workloads.%s.checkpoint=%.0fs", ws->name, every);
 }
 
 /* A batch workload missing its goal whose GPUs wait on input: its loader
@@ -770,14 +746,16 @@ static void loader_finding(struct view *v, const struct workload_spec *ws)
 	if (!(ws->loader_fraction > 0 && ws->loader_fraction < 1))
 		return;
 	int32_t need = (int32_t)ceil(ws->loader_need / ws->loader_rate - 1e-9);
-	struct finding *fd = add(v, STEP_APPLICATION, KIND_DATA_LOADER, 1 - ws->loader_fraction, -1,
-				 (int)(ws - v->sc->workloads));
+	struct finding *fd =
+		diagnose_add(v, STEP_APPLICATION, KIND_DATA_LOADER, 1 - ws->loader_fraction, -1,
+			     (int)(ws - v->sc->workloads));
 	fd->fig.loader = (struct finding_loader){ws->loader_fraction, ws->loader_workers, need};
 	fd->figure = ws->loader_fraction;
-	struct finding_fix *x = fix(fd, "%d loader workers for %s", (int)need, ws->name);
-	fix_set(x, "workloads.%s.data_loader.workers=%d", ws->name, (int)need);
+	struct finding_fix *x = diagnose_fix(fd, "%d loader workers for %s", (int)need, ws->name);
+	diagnose_fix_set(x, "workloads.%s.data_loader.workers=%d", ws->name, (int)need);
 	if (ws->cpu > 0)
-		fix_set(x, "workloads.%s.cpu=%g", ws->name, ws->cpu + need - ws->loader_workers);
+		diagnose_fix_set(x, "workloads.%s.cpu=%g", ws->name,
+				 ws->cpu + need - ws->loader_workers);
 }
 
 static void diagnose_application(struct view *v)
@@ -794,361 +772,6 @@ static void diagnose_application(struct view *v)
 	}
 }
 
-/* --- evidence from pending reasons ------------------------------------------ */
-
-/* Pod-seconds workload w pended with a message giving any kind of mask;
- * *top (may be NULL) receives the longest such message. */
-static double kind_pending(const struct view *v, size_t w, uint32_t mask, const char **top)
-{
-	double seconds = 0, best = -1;
-	for (size_t i = 0; i < v->r->n_pending_reasons; i++) {
-		const struct pending_reason *pr = &v->r->pending_reasons[i];
-		if (pr->workload != (int32_t)w || !(pr->kinds & mask))
-			continue;
-		seconds += pr->pending_seconds;
-		if (top && pr->pending_seconds > best) {
-			best = pr->pending_seconds;
-			*top = pr->reason;
-		}
-	}
-	return seconds;
-}
-
-/* GPUs' worth one job of w asks for. */
-static double job_gpus(const struct view *v, size_t w)
-{
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	double unit = 0;
-	for (size_t p = 0; p < v->sc->n_pools && unit <= 0; p++)
-		unit = scenario_gpu_equivalent(&v->sc->pools[p], ws);
-	int32_t pods = ws->gang && ws->pods > 1 ? ws->pods : 1;
-	return (unit > 0 ? unit : 1) * pods;
-}
-
-/* Free GPU capacity in the pools w may use, over the windows in which w pended. */
-struct free_sums {
-	double secs;      /* seconds of those windows */
-	double free, cap; /* GPU-seconds free and in capacity */
-	double pend;      /* w's pending pod-seconds */
-	double covered;   /* of which in windows whose free capacity held one of its jobs */
-};
-
-/* MIG pools are left out: their free instances are of the shapes the layout
- * fixed, so no placement policy packs them (the layout is the question). */
-static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
-{
-	memset(f, 0, sizeof *f);
-	double need = job_gpus(v, w);
-	for (size_t k = 0; k < v->n_windows; k++) {
-		double pending = row(v, k, workload_scope(v, w))->pending, L = v->len[k];
-		if (pending <= 0)
-			continue;
-		double free = 0, cap = 0;
-		for (size_t p = 0; p < v->sc->n_pools; p++) {
-			if (!allowed(v, w, p) || v->sc->pools[p].sharing.mode == SHARING_MIG)
-				continue;
-			const struct ts_row *y = row(v, k, pool_scope(v, p));
-			double open = cluster_open_share(&v->sc->pools[p], &v->sc->workloads[w],
-							 v->sc->start_epoch, y->t, L);
-			free += open * fmax(0, y->gpus_capacity - y->gpus_allocated);
-			cap += open * y->gpus_capacity;
-		}
-		f->secs += L;
-		f->free += free * L;
-		f->cap += cap * L;
-		f->pend += pending * L;
-		if (free >= need - 1e-9)
-			f->covered += pending * L;
-	}
-}
-
-/* Long enough to matter: pending pod-seconds over DIAGNOSE_PENDING_SHARE of the span. */
-static bool matters(const struct view *v, double pod_seconds)
-{
-	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->span;
-}
-
-/* Whether w pended long enough to matter with a message of a kind in mask
- * (*pend_s; *top its longest message) while the free GPUs it may use held
- * one of its jobs in at least half of that time (*f): the GPUs were there,
- * in pieces or stranded, not missing. */
-static bool pends_beside_free_gpus(struct view *v, size_t w, uint32_t mask, double *pend_s,
-				   const char **top, struct free_sums *f)
-{
-	*top = NULL;
-	*pend_s = kind_pending(v, w, mask, top);
-	if (!matters(v, *pend_s))
-		return false;
-	free_while_pending(v, w, f);
-	return matters(v, f->covered) && f->covered >= 0.5 * f->pend;
-}
-
-/* --- allocation: admission (Kueue quota) ------------------------------------ */
-
-/* Jobs of w wait on their queue's quota while the GPUs they could use are free. */
-static void admission_finding(struct view *v, size_t w)
-{
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	const char *top = NULL;
-	double quota_s =
-		kind_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER), &top);
-	if (!matters(v, quota_s) || ws->queue < 0 || (size_t)ws->queue >= v->sc->n_queues)
-		return;
-	struct free_sums f;
-	free_while_pending(v, w, &f);
-	double need = job_gpus(v, w);
-	if (f.secs <= 0 || f.free / f.secs < need)
-		return; /* the GPUs were busy too: not the quota alone */
-	const struct queue_spec *q = &v->sc->queues[ws->queue];
-	const struct quota_entry *e = diagnose_gpu_quota(q);
-	double idle = f.free / f.secs;
-	/* Mostly behind a StrictFIFO head: the jobs would fit, the order holds them. */
-	bool strict = 2 * kind_pending(v, w, PEND_BIT(PEND_QUEUE_ORDER), NULL) > quota_s;
-	struct finding *fd = add(v, STEP_ALLOCATION, KIND_ADMISSION, quota_s, -1, (int)w);
-	fd->queue = ws->queue;
-	fd->figure = idle;
-	fd->reason = reason_id(v, top);
-	fd->fig.wait = (struct finding_wait){.pending_s = quota_s,
-					     .secs = f.secs,
-					     .free = f.free,
-					     .cap = f.cap,
-					     .need = need,
-					     .strict = strict};
-	if (strict)
-		fix_set(fix(fd, "BestEffortFIFO for %s", q->name),
-			"queues.%s.strategy=BestEffortFIFO", q->name);
-	if (!e)
-		return;
-	double more = ceil(idle - 1e-9);
-	/* In a cohort, borrowing what others leave unused before owning more. */
-	for (int pass = q->cohort ? 0 : 1; pass < 2; pass++) {
-		if (pass == 1) {
-			struct gp_sbuf map = {0};
-			diagnose_quota_map(&map, q, "nvidia.com/gpu", e->nominal + more, false);
-			fix_set(fix(fd, "quota of %s at %g GPUs", q->name, e->nominal + more),
-				"queues.%s.quota=%s", q->name, map.s);
-			free(map.s);
-			continue;
-		}
-		if (isinf(e->borrowing_limit))
-			continue;
-		struct gp_sbuf lim = {0};
-		diagnose_quota_map(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
-		fix_set(fix(fd, "borrowing limit of %s at %g GPUs", q->name,
-			    e->borrowing_limit + more),
-			"queues.%s.borrowing_limit=%s", q->name, lim.s);
-		free(lim.s);
-	}
-}
-
-/* --- allocation: fragmentation ----------------------------------------------- */
-
-/* Jobs of w wait for GPUs while the free capacity of the pools they may use
- * sums to a job's request: it is in pieces (partial GPUs, GPUs spread over
- * nodes) that no job fits.  Packing it is a placement policy's job. */
-static void fragmentation_finding(struct view *v, size_t w)
-{
-	const char *top;
-	double res_s;
-	struct free_sums f;
-	if (!pends_beside_free_gpus(v, w, PEND_BIT(PEND_RESOURCE), &res_s, &top, &f))
-		return;
-	double need = job_gpus(v, w);
-	const struct scheduler_spec *sch = &v->sc->scheduler;
-	bool packs = sch->scoring.type == SCORING_MOST_ALLOCATED && sch->scoring.weight[SCORE_GPU];
-	struct finding *fd = add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w);
-	fd->reason = reason_id(v, top);
-	fd->fig.wait = (struct finding_wait){.pending_s = res_s,
-					     .secs = f.secs,
-					     .free = f.free,
-					     .cap = f.cap,
-					     .need = need,
-					     .pend = f.pend,
-					     .covered = f.covered};
-	fd->figure = f.free / f.secs;
-	static const enum gpu_policy packers[] = {GPU_POLICY_BEST_FIT, GPU_POLICY_FGD,
-						  GPU_POLICY_GPU_PACKING};
-	for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++)
-		if (packers[i] != sch->gpu_policy)
-			fix_set(fix(fd, "gpu_policy %s", gpupolicy_names[packers[i]]),
-				"scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
-	if (!packs)
-		fix_set(fix(fd, "scoring MostAllocated"), "scheduler.scoring=MostAllocated");
-}
-
-/* --- placement: requests that strand GPUs ------------------------------------ */
-
-/* Pods of w a node of p holds by its GPUs, and by its cores and memory
- * (INT32_MAX where the pod asks for none or the pool says none). */
-static void pods_per_node(const struct pool_spec *p, const struct workload_spec *ws,
-			  int32_t *by_gpus, int32_t *by_cpu, int32_t *by_memory)
-{
-	double eq = scenario_gpu_equivalent(p, ws);
-	*by_gpus = eq > 0 ? (int32_t)floor(p->gpus_per_node / eq + 1e-9) : 0;
-	*by_cpu = ws->cpu > 0 && p->cpu > 0 ? (int32_t)floor(p->cpu / ws->cpu + 1e-9) : INT32_MAX;
-	*by_memory = ws->memory_bytes > 0 && p->memory_bytes > 0
-			     ? (int32_t)floor(p->memory_bytes / ws->memory_bytes + 1e-9)
-			     : INT32_MAX;
-}
-
-/*
- * w's pods pend on "Insufficient cpu" or "memory" while a job's GPUs are
- * free in most of that time: its requests fill a node before its GPUs do, so
- * GPUs are stranded.  The pool named is the one allowed to w where the most
- * GPUs are stranded so; the fix is the request that fits a pod per its GPUs
- * there (node cores or memory over the pods its GPUs hold), to run if the
- * pods use less than they ask for.
- */
-static void requests_finding(struct view *v, size_t w)
-{
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	const char *top;
-	double pend_s;
-	struct free_sums f;
-	if (!pends_beside_free_gpus(v, w, PEND_BIT(PEND_CPU) | PEND_BIT(PEND_MEMORY), &pend_s, &top,
-				    &f))
-		return;
-	int best = -1;
-	double most = 0; /* GPUs stranded in the pool */
-	int32_t gpus = 0, cpu = 0, memory = 0;
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		const struct pool_spec *ps = &v->sc->pools[p];
-		int32_t g, c, m;
-		pods_per_node(ps, ws, &g, &c, &m);
-		int32_t host = c < m ? c : m;
-		double stranded = (double)ps->nodes * (g - host) * scenario_gpu_equivalent(ps, ws);
-		if (allowed(v, w, p) && g > 0 && host < g && stranded > most) {
-			best = (int)p;
-			most = stranded;
-			gpus = g, cpu = c, memory = m;
-		}
-	}
-	if (best < 0)
-		return;
-	const struct pool_spec *ps = &v->sc->pools[best];
-	/* The requests that fit: to a tenth of a core and a GiB, as people write them. */
-	double fit_cpu = cpu < gpus ? floor(ps->cpu / gpus * 10) / 10 : 0;
-	double fit_memory = memory < gpus ? floor(ps->memory_bytes / gpus / GP_GIB) * GP_GIB : 0;
-	if ((cpu < gpus && !(fit_cpu > 0)) || (memory < gpus && !(fit_memory > 0)))
-		return; /* nodes too small to give each GPU a tenth of a core or a GiB */
-	struct finding *fd = add(v, STEP_PLACEMENT, KIND_REQUESTS, f.covered, best, (int)w);
-	fd->reason = reason_id(v, top);
-	struct finding_requests *q = &fd->fig.requests;
-	*q = (struct finding_requests){.pending_s = pend_s,
-				       .secs = f.secs,
-				       .free = f.free,
-				       .cap = f.cap,
-				       .pend = f.pend,
-				       .covered = f.covered,
-				       .cpu = fit_cpu,
-				       .memory = fit_memory,
-				       .pods_per_node = cpu < memory ? cpu : memory};
-	fd->figure = most;
-	char cores[32] = "", gib[32] = "";
-	if (q->cpu > 0)
-		snprintf(cores, sizeof cores, " %g cores", q->cpu);
-	if (q->memory > 0)
-		snprintf(gib, sizeof gib, "%s %g GiB", q->cpu > 0 ? "," : "", q->memory / GP_GIB);
-	struct finding_fix *x = fix(fd, "%s requesting%s%s a pod", ws->name, cores, gib);
-	if (q->cpu > 0)
-		fix_set(x, "workloads.%s.cpu=%g", ws->name, q->cpu);
-	if (q->memory > 0)
-		fix_set(x, "workloads.%s.memory=%gGiB", ws->name, q->memory / GP_GIB);
-}
-
-/* --- stalled work: a pod that fits no unit anywhere ------------------------- */
-
-/* Why a pod of w never fits pool p: 0 it fits an empty node, else a PEND kind. */
-static int never_fits(struct view *v, size_t w, size_t p)
-{
-	const struct pool_spec *ps = &v->sc->pools[p];
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	if (placement_pool_filtered(placer(v), w, p))
-		return PEND_AFFINITY;
-	if (!scenario_pool_offers(ps, ws))
-		return PEND_RESOURCE;
-	if (ws->request == REQUEST_GPUS && ws->gpus > ps->gpus_per_node)
-		return PEND_RESOURCE; /* a pod's units go on distinct GPUs of one node */
-	if (scenario_gpu_equivalent(ps, ws) <= 0)
-		return PEND_VRAM;
-	if (ws->cpu > ps->cpu || ws->memory_bytes > ps->memory_bytes)
-		return PEND_CPU;
-	return 0;
-}
-
-/* The smallest changes that let a pod of w fit a unit of p whose memory
- * its VRAM exceeds: narrower weights, or fewer units per GPU. */
-static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p)
-{
-	const struct pool_spec *ps = &v->sc->pools[p];
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	struct finding_stalled *st = &fd->fig.stalled;
-	double unit = scenario_unit_memory(ps, ws);
-	int tp = ws->request == REQUEST_GPUS && ws->gpus > 0 ? ws->gpus : 1;
-	static const enum quant narrower[] = {QUANT_INT8, QUANT_INT4};
-	for (size_t i = 0; ws->model && i < 2; i++) {
-		double now = footprint_weights_bytes(ws->model, (enum quant)ws->quantization);
-		double saved = (now - footprint_weights_bytes(ws->model, narrower[i])) / tp;
-		if (saved > 0 && ws->vram_bytes - saved <= unit) {
-			st->quant = (int32_t)narrower[i];
-			st->quant_vram = ws->vram_bytes - saved;
-			fix_quant(fd, ws, narrower[i]);
-			break;
-		}
-	}
-	const struct sharing *sh = &ps->sharing;
-	if (sh->mode == SHARING_MPS) {
-		for (int32_t r = sh->replicas / 2; r >= 1; r /= 2)
-			if (ws->vram_bytes <= ps->gpu->memory_bytes / r) {
-				st->mps_replicas = r;
-				if (r > 1)
-					fix_replicas(fd, ps, SHARING_MPS, r);
-				else
-					fix_set(fix(fd, "exclusive GPUs on %s", ps->name),
-						"pools.%s.sharing=exclusive", ps->name);
-				break;
-			}
-	}
-}
-
-/* Work of w is left that can never start: no pool fits one of its pods. */
-static void stalled_finding(struct view *v, size_t w)
-{
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	double unfinished = metric(v, ws->name, "jobs_unfinished");
-	double completed = metric(v, ws->name, "jobs_completed");
-	if (!(unfinished > 0) || completed > 0)
-		return;
-	int why = -1;
-	size_t at = 0;
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		int k = never_fits(v, w, p);
-		if (!k)
-			return; /* some pool fits it: it waits, it is not stalled */
-		/* The cause to report: the pool that comes closest (VRAM, then size, then rules). */
-		int rank = k == PEND_VRAM ? 3 : k == PEND_RESOURCE ? 2 : k == PEND_CPU ? 1 : 0;
-		int best = why == PEND_VRAM       ? 3
-			   : why == PEND_RESOURCE ? 2
-			   : why == PEND_CPU      ? 1
-			   : why < 0              ? -1
-						  : 0;
-		if (rank > best)
-			why = k, at = p;
-	}
-	if (why < 0)
-		return;
-	enum step step = why == PEND_VRAM       ? STEP_MEMORY
-			 : why == PEND_AFFINITY ? STEP_PLACEMENT
-						: STEP_ALLOCATION;
-	const char *top = NULL;
-	double pend = kind_pending(v, w, ~0u, &top);
-	struct finding *fd = add(v, step, KIND_STALLED, 1e18 + pend, (int)at, (int)w);
-	fd->reason = reason_id(v, top);
-	fd->fig.stalled = (struct finding_stalled){.why = why, .quant = -1};
-	if (why == PEND_VRAM)
-		fix_vram(v, fd, w, at);
-}
-
 /* --- memory: preallocation under time-slicing ------------------------------ */
 
 /* Time-sliced servers of an inference workload each preallocate
@@ -1163,113 +786,22 @@ static bool preallocation_finding(struct view *v, size_t p)
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		const struct workload_spec *ws = &v->sc->workloads[w];
 		const struct inference_spec *in = ws->inference;
-		double kills = metric(v, ws->name, "oom_kills");
-		if (!in || !(in->memory_fraction > 0) || !(kills > 0) || !allowed(v, w, p) ||
-		    R * in->memory_fraction <= 1)
+		double kills = diagnose_metric(v, ws->name, "oom_kills");
+		if (!in || !(in->memory_fraction > 0) || !(kills > 0) ||
+		    !diagnose_allowed(v, w, p) || R * in->memory_fraction <= 1)
 			continue;
 		double fit = floor(100 * 0.95 / R) / 100;
-		struct finding *fd = add(v, STEP_MEMORY, KIND_PREALLOCATION, kills, (int)p, (int)w);
+		struct finding *fd =
+			diagnose_add(v, STEP_MEMORY, KIND_PREALLOCATION, kills, (int)p, (int)w);
 		fd->fig.prealloc.kills = kills;
 		fd->fig.prealloc.fit = fit;
-		fix_set(fix(fd, "memory_fraction %.2g for %s", fit, ws->name),
-			"workloads.%s.memory_fraction=%.2g", ws->name, fit);
+		diagnose_fix_set(diagnose_fix(fd, "memory_fraction %.2g for %s", fit, ws->name),
+				 "workloads.%s.memory_fraction=%.2g", ws->name, fit);
 		if (R > 2)
-			fix_replicas(fd, ps, SHARING_TIME_SLICING, R / 2);
+			diagnose_fix_replicas(fd, ps, SHARING_TIME_SLICING, R / 2);
 		return true;
 	}
 	return false;
-}
-
-/* --- inference: KV cache and autoscaler ------------------------------------- */
-
-/* A service misses its SLO while its server preempts sequences for want of
- * KV blocks, and memory_fraction leaves the cache small. */
-static void kv_cache_finding(struct view *v, size_t w)
-{
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	const struct inference_spec *in = ws->inference;
-	double slo = metric(v, ws->name, "slo_met"), pre = metric(v, ws->name, "preemptions");
-	double reqs = metric(v, ws->name, "requests_submitted");
-	double kills = metric(v, ws->name, "oom_kills");
-	if (!(slo < 1) || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
-	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
-		return;
-	int32_t share = 1;
-	for (size_t p = 0; p < v->sc->n_pools; p++)
-		if (allowed(v, w, p) && v->sc->pools[p].sharing.mode == SHARING_TIME_SLICING &&
-		    v->sc->pools[p].sharing.replicas > share)
-			share = v->sc->pools[p].sharing.replicas;
-	double target = floor(100 * 0.9 / share) / 100;
-	if (target <= in->memory_fraction)
-		return;
-	struct finding *fd = add(v, STEP_MEMORY, KIND_KV_CACHE, pre, -1, (int)w);
-	fd->fig.kv.target = target;
-	fd->fig.kv.preemptions = pre;
-	fd->fig.kv.requests = reqs;
-	fd->figure = pre;
-	fix_set(fix(fd, "memory_fraction %.2g for %s", target, ws->name),
-		"workloads.%s.memory_fraction=%.2g", ws->name, target);
-}
-
-/* An autoscaled service misses its SLO with its replicas at max_replicas. */
-static void autoscaler_finding(struct view *v, size_t w)
-{
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	const struct inference_spec *in = ws->inference;
-	double slo = metric(v, ws->name, "slo_met");
-	if (!(in->target_queue > 0) || !(slo < 1) || !v->n_windows)
-		return;
-	double at_max = 0;
-	for (size_t k = 0; k < v->n_windows; k++)
-		if (row(v, k, workload_scope(v, w))->running >= in->max_replicas - 0.05)
-			at_max += v->len[k];
-	if (at_max < DIAGNOSE_PENDING_SHARE * v->span)
-		return;
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
-	fd->fig.scaling.at_max_s = at_max;
-	fd->fig.scaling.span = v->span;
-	fix_set(fix(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
-		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
-}
-
-/*
- * A service with fixed replicas misses its SLO with its replicas busy
- * (DIAGNOSE_DUTY or more of the time in iterations) while the pools it may
- * use have GPUs idle: more replicas on those GPUs, not more nodes.  The
- * replicas named serve the offered rate at the rate a replica served, 80 %
- * busy, as many as the idle GPUs hold.
- */
-static void replicas_finding(struct view *v, size_t w)
-{
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	const struct inference_spec *in = ws->inference;
-	double slo = metric(v, ws->name, "slo_met"), duty = metric(v, ws->name, "duty_cycle_pct");
-	double served = metric(v, ws->name, "throughput_rps"), offered = offered_rate(in);
-	if (in->target_queue > 0 || !(slo < 1) || !(duty >= 100 * DIAGNOSE_DUTY) || !(served > 0) ||
-	    !v->n_windows)
-		return;
-	double idle = 0, per_replica = 0; /* GPUs idle on average; a replica's */
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		double eq = scenario_gpu_equivalent(&v->sc->pools[p], ws);
-		if (!allowed(v, w, p) || eq <= 0)
-			continue;
-		per_replica = per_replica > 0 ? fmin(per_replica, eq) : eq;
-		for (size_t k = 0; k < v->n_windows; k++) {
-			const struct ts_row *y = row(v, k, pool_scope(v, p));
-			idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] / v->span;
-		}
-	}
-	if (per_replica <= 0)
-		return;
-	int32_t room = (int32_t)floor(idle / per_replica + 1e-9);
-	int32_t need = (int32_t)ceil(offered / (served / in->replicas) / 0.8 - 1e-9);
-	need = need < in->replicas + room ? need : in->replicas + room;
-	if (need <= in->replicas)
-		return;
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_REPLICAS, (double)room, -1, (int)w);
-	fd->fig.replicas = (struct finding_replicas){offered, served, duty, idle, need};
-	fix_set(fix(fd, "%d replicas of %s", (int)need, ws->name), "workloads.%s.replicas=%d",
-		ws->name, (int)need);
 }
 
 /* --- capacity: node pools that autoscale (autoscale.h) --------------------- */
@@ -1292,15 +824,16 @@ static void node_group_max_finding(struct view *v, const struct pool_scaling *ps
 	if (!p->autoscale.on || ps->at_max_s <= 0 ||
 	    ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->span)
 		return;
-	struct finding *fd = add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1);
+	struct finding *fd =
+		diagnose_add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1);
 	fd->fig.scaling = (struct finding_scaling){.at_max_s = ps->at_max_s,
 						   .span = v->span,
 						   .node_hours = ps->node_hours,
 						   .scale_ups = ps->scale_ups};
 	fd->figure = ps->at_max_s;
 	int32_t more = p->autoscale.max * 2;
-	fix_set(fix(fd, "autoscale max %d for %s", (int)more, p->name), "pools.%s.autoscale.max=%d",
-		p->name, (int)more);
+	diagnose_fix_set(diagnose_fix(fd, "autoscale max %d for %s", (int)more, p->name),
+			 "pools.%s.autoscale.max=%d", p->name, (int)more);
 }
 
 /* Pods waited mostly for nodes being provisioned while the pool had room to
@@ -1311,15 +844,15 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 	double pending = pending_pod_seconds(v);
 	/* Short waits count too when the queue itself is long enough to be a
 	 * finding: the capacity conclusion would take their place otherwise. */
-	bool long_queue = metric(v, "all", "goal_met") < 1;
-	if (!p->autoscale.on || !(matters(v, ps->provisioning_wait_s) || long_queue) ||
+	bool long_queue = diagnose_metric(v, "all", "goal_met") < 1;
+	if (!p->autoscale.on || !(diagnose_matters(v, ps->provisioning_wait_s) || long_queue) ||
 	    !(ps->provisioning_wait_s > 0) || ps->provisioning_wait_s < 0.5 * pending ||
 	    ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->span)
 		return;
 	int32_t warm = (int32_t)ceil(ps->peak_nodes - 1e-9);
 	warm = warm < 1 ? 1 : warm > p->autoscale.max ? p->autoscale.max : warm;
-	struct finding *fd =
-		add(v, STEP_CAPACITY, KIND_PROVISIONING, ps->provisioning_wait_s, ps->pool, -1);
+	struct finding *fd = diagnose_add(v, STEP_CAPACITY, KIND_PROVISIONING,
+					  ps->provisioning_wait_s, ps->pool, -1);
 	fd->fig.scaling = (struct finding_scaling){.wait_s = ps->provisioning_wait_s,
 						   .pending_s = pending,
 						   .node_hours = ps->node_hours,
@@ -1327,9 +860,9 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 						   .scale_downs = ps->scale_downs,
 						   .warm = warm};
 	fd->figure = ps->provisioning_wait_s;
-	struct finding_fix *x = fix(fd, "autoscale min %d for %s", (int)warm, p->name);
-	fix_set(x, "pools.%s.nodes=%d", p->name, (int)warm);
-	fix_set(x, "pools.%s.autoscale.min=%d", p->name, (int)warm);
+	struct finding_fix *x = diagnose_fix(fd, "autoscale min %d for %s", (int)warm, p->name);
+	diagnose_fix_set(x, "pools.%s.nodes=%d", p->name, (int)warm);
+	diagnose_fix_set(x, "pools.%s.autoscale.min=%d", p->name, (int)warm);
 }
 
 static void diagnose_scaling(struct view *v)
@@ -1350,8 +883,9 @@ static int busiest_pool(struct view *v, int w, double *pct)
 	int pool = -1;
 	*pct = -1;
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		double a = metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
-		bool may = w < 0 ? v->sc->pools[p].gpus_per_node > 0 : allowed(v, (size_t)w, p);
+		double a = diagnose_metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
+		bool may = w < 0 ? v->sc->pools[p].gpus_per_node > 0
+				 : diagnose_allowed(v, (size_t)w, p);
 		if (may && (isnan(a) ? 0 : a) > *pct)
 			pool = (int)p, *pct = isnan(a) ? 0 : a;
 	}
@@ -1361,16 +895,16 @@ static int busiest_pool(struct view *v, int w, double *pct)
 /* Whether workload w missed its goal (metrics_goals). */
 static bool missed(const struct view *v, size_t w)
 {
-	return metric(v, v->sc->workloads[w].name, "goal_met") < 1;
+	return diagnose_metric(v, v->sc->workloads[w].name, "goal_met") < 1;
 }
 
 /* Some workload missed its goal and no other step explains it. */
 static void capacity_finding(struct view *v)
 {
-	if (!(metric(v, "all", "goal_met") < 1))
+	if (!(diagnose_metric(v, "all", "goal_met") < 1))
 		return;
 	double most;
-	add(v, STEP_CAPACITY, KIND_CAPACITY, 1, busiest_pool(v, -1, &most), -1);
+	diagnose_add(v, STEP_CAPACITY, KIND_CAPACITY, 1, busiest_pool(v, -1, &most), -1);
 }
 
 /* Whether some finding already explains workload w's wait: it names w, or
@@ -1380,7 +914,7 @@ static bool explained(struct view *v, size_t w)
 	for (size_t i = 0; i < v->n_drafts; i++) {
 		const struct finding *f = &v->drafts[i].f;
 		if (f->workload == (int)w ||
-		    (f->workload < 0 && (f->pool < 0 || allowed(v, w, (size_t)f->pool))))
+		    (f->workload < 0 && (f->pool < 0 || diagnose_allowed(v, w, (size_t)f->pool))))
 			return true;
 	}
 	return false;
@@ -1392,10 +926,10 @@ static bool explained(struct view *v, size_t w)
 static void workload_capacity_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	double p95 = metric(v, ws->name, "queue_time_p95_s"),
+	double p95 = diagnose_metric(v, ws->name, "queue_time_p95_s"),
 	       goal = ws->queue_goal >= 0 ? sim_seconds(ws->queue_goal) : INFINITY;
-	bool queued = p95 > goal || metric(v, ws->name, "wait_so_far_max_s") > goal;
-	bool late = metric(v, ws->name, "deadline_met_pct") < 100 && ws->deadline_kind;
+	bool queued = p95 > goal || diagnose_metric(v, ws->name, "wait_so_far_max_s") > goal;
+	bool late = diagnose_metric(v, ws->name, "deadline_met_pct") < 100 && ws->deadline_kind;
 	if (explained(v, w) || !missed(v, w) || !(queued || late))
 		return;
 	double most;
@@ -1403,7 +937,7 @@ static void workload_capacity_finding(struct view *v, size_t w)
 	if (pool < 0)
 		return; /* nowhere to run: the stalled finding's case */
 	struct finding *fd =
-		add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w);
+		diagnose_add(v, STEP_CAPACITY, KIND_CAPACITY, isnan(p95) ? 0 : p95, pool, (int)w);
 	fd->fig.capacity.pool_alloc_pct = most;
 	fd->figure = isnan(p95) ? 0 : p95;
 }
@@ -1423,30 +957,14 @@ static void drop_met(struct view *v)
 		for (size_t m = 0; workloads && m < f->n_members; m++)
 			keep |= missed(v, (size_t)f->members[m]);
 		for (size_t w = 0; f->workload < 0 && w < v->sc->n_workloads; w++)
-			keep |= missed(v, w) && (f->pool < 0 || allowed(v, w, (size_t)f->pool));
+			keep |= missed(v, w) &&
+				(f->pool < 0 || diagnose_allowed(v, w, (size_t)f->pool));
 		if (keep)
 			v->drafts[n++] = v->drafts[i];
 		else
 			finding_free(&v->drafts[i].f);
 	}
 	v->n_drafts = n;
-}
-
-static void diagnose_evidence(struct view *v)
-{
-	for (size_t w = 0; w < v->sc->n_workloads; w++) {
-		stalled_finding(v, w);
-		if (v->n_windows) {
-			admission_finding(v, w);
-			fragmentation_finding(v, w);
-			requests_finding(v, w);
-		}
-		if (v->sc->workloads[w].inference) {
-			kv_cache_finding(v, w);
-			autoscaler_finding(v, w);
-			replicas_finding(v, w);
-		}
-	}
 }
 
 /* --- ranking --------------------------------------------------------------- */

@@ -1,0 +1,497 @@
+/*
+ * diagnose_evidence.c - the findings drawn from each workload's own evidence
+ * (see diagnose.c for the view and the ranking): pending reasons that name
+ * admission (Kueue quota), fragmentation or requests that strand GPUs, pods
+ * that fit no unit anywhere, and an inference server's KV cache, autoscaler
+ * and replicas.
+ */
+#include "diagnose_int.h"
+
+#include "gpuplan/gpupolicy.h"
+#include "gpuplan/infer.h"
+#include "gpuplan/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- evidence from pending reasons ------------------------------------------ */
+
+/* Pod-seconds workload w pended with a message giving any kind of mask;
+ * *top (may be NULL) receives the longest such message. */
+static double kind_pending(const struct view *v, size_t w, uint32_t mask, const char **top)
+{
+	double seconds = 0, best = -1;
+	for (size_t i = 0; i < v->r->n_pending_reasons; i++) {
+		const struct pending_reason *pr = &v->r->pending_reasons[i];
+		if (pr->workload != (int32_t)w || !(pr->kinds & mask))
+			continue;
+		seconds += pr->pending_seconds;
+		if (top && pr->pending_seconds > best) {
+			best = pr->pending_seconds;
+			*top = pr->reason;
+		}
+	}
+	return seconds;
+}
+
+/* GPUs' worth one job of w asks for. */
+static double job_gpus(const struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	double unit = 0;
+	for (size_t p = 0; p < v->sc->n_pools && unit <= 0; p++)
+		unit = scenario_gpu_equivalent(&v->sc->pools[p], ws);
+	int32_t pods = ws->gang && ws->pods > 1 ? ws->pods : 1;
+	return (unit > 0 ? unit : 1) * pods;
+}
+
+/* Free GPU capacity in the pools w may use, over the windows in which w pended. */
+struct free_sums {
+	double secs;      /* seconds of those windows */
+	double free, cap; /* GPU-seconds free and in capacity */
+	double pend;      /* w's pending pod-seconds */
+	double covered;   /* of which in windows whose free capacity held one of its jobs */
+};
+
+/* MIG pools are left out: their free instances are of the shapes the layout
+ * fixed, so no placement policy packs them (the layout is the question). */
+static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
+{
+	memset(f, 0, sizeof *f);
+	double need = job_gpus(v, w);
+	for (size_t k = 0; k < v->n_windows; k++) {
+		double pending = diagnose_row(v, k, diagnose_workload_scope(v, w))->pending,
+		       L = v->len[k];
+		if (pending <= 0)
+			continue;
+		double free = 0, cap = 0;
+		for (size_t p = 0; p < v->sc->n_pools; p++) {
+			if (!diagnose_allowed(v, w, p) ||
+			    v->sc->pools[p].sharing.mode == SHARING_MIG)
+				continue;
+			const struct ts_row *y = diagnose_row(v, k, diagnose_pool_scope(v, p));
+			double open = cluster_open_share(&v->sc->pools[p], &v->sc->workloads[w],
+							 v->sc->start_epoch, y->t, L);
+			free += open * fmax(0, y->gpus_capacity - y->gpus_allocated);
+			cap += open * y->gpus_capacity;
+		}
+		f->secs += L;
+		f->free += free * L;
+		f->cap += cap * L;
+		f->pend += pending * L;
+		if (free >= need - 1e-9)
+			f->covered += pending * L;
+	}
+}
+
+/* Long enough to matter: pending pod-seconds over DIAGNOSE_PENDING_SHARE of the span. */
+bool diagnose_matters(const struct view *v, double pod_seconds)
+{
+	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->span;
+}
+
+/* Whether w pended long enough to matter with a message of a kind in mask
+ * (*pend_s; *top its longest message) while the free GPUs it may use held
+ * one of its jobs in at least half of that time (*f): the GPUs were there,
+ * in pieces or stranded, not missing. */
+static bool pends_beside_free_gpus(struct view *v, size_t w, uint32_t mask, double *pend_s,
+				   const char **top, struct free_sums *f)
+{
+	*top = NULL;
+	*pend_s = kind_pending(v, w, mask, top);
+	if (!diagnose_matters(v, *pend_s))
+		return false;
+	free_while_pending(v, w, f);
+	return diagnose_matters(v, f->covered) && f->covered >= 0.5 * f->pend;
+}
+
+/* --- allocation: admission (Kueue quota) ------------------------------------ */
+
+/* Jobs of w wait on their queue's quota while the GPUs they could use are free. */
+static void admission_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const char *top = NULL;
+	double quota_s =
+		kind_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER), &top);
+	if (!diagnose_matters(v, quota_s) || ws->queue < 0 || (size_t)ws->queue >= v->sc->n_queues)
+		return;
+	struct free_sums f;
+	free_while_pending(v, w, &f);
+	double need = job_gpus(v, w);
+	if (f.secs <= 0 || f.free / f.secs < need)
+		return; /* the GPUs were busy too: not the quota alone */
+	const struct queue_spec *q = &v->sc->queues[ws->queue];
+	const struct quota_entry *e = diagnose_gpu_quota(q);
+	double idle = f.free / f.secs;
+	/* Mostly behind a StrictFIFO head: the jobs would fit, the order holds them. */
+	bool strict = 2 * kind_pending(v, w, PEND_BIT(PEND_QUEUE_ORDER), NULL) > quota_s;
+	struct finding *fd = diagnose_add(v, STEP_ALLOCATION, KIND_ADMISSION, quota_s, -1, (int)w);
+	fd->queue = ws->queue;
+	fd->figure = idle;
+	fd->reason = diagnose_reason_id(v, top);
+	fd->fig.wait = (struct finding_wait){.pending_s = quota_s,
+					     .secs = f.secs,
+					     .free = f.free,
+					     .cap = f.cap,
+					     .need = need,
+					     .strict = strict};
+	if (strict)
+		diagnose_fix_set(diagnose_fix(fd, "BestEffortFIFO for %s", q->name),
+				 "queues.%s.strategy=BestEffortFIFO", q->name);
+	if (!e)
+		return;
+	double more = ceil(idle - 1e-9);
+	/* In a cohort, borrowing what others leave unused before owning more. */
+	for (int pass = q->cohort ? 0 : 1; pass < 2; pass++) {
+		if (pass == 1) {
+			struct gp_sbuf map = {0};
+			diagnose_quota_map(&map, q, "nvidia.com/gpu", e->nominal + more, false);
+			diagnose_fix_set(diagnose_fix(fd, "quota of %s at %g GPUs", q->name,
+						      e->nominal + more),
+					 "queues.%s.quota=%s", q->name, map.s);
+			free(map.s);
+			continue;
+		}
+		if (isinf(e->borrowing_limit))
+			continue;
+		struct gp_sbuf lim = {0};
+		diagnose_quota_map(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
+		diagnose_fix_set(diagnose_fix(fd, "borrowing limit of %s at %g GPUs", q->name,
+					      e->borrowing_limit + more),
+				 "queues.%s.borrowing_limit=%s", q->name, lim.s);
+		free(lim.s);
+	}
+}
+
+/* --- allocation: fragmentation ----------------------------------------------- */
+
+/* Jobs of w wait for GPUs while the free capacity of the pools they may use
+ * sums to a job's request: it is in pieces (partial GPUs, GPUs spread over
+ * nodes) that no job fits.  Packing it is a placement policy's job. */
+static void fragmentation_finding(struct view *v, size_t w)
+{
+	const char *top;
+	double res_s;
+	struct free_sums f;
+	if (!pends_beside_free_gpus(v, w, PEND_BIT(PEND_RESOURCE), &res_s, &top, &f))
+		return;
+	double need = job_gpus(v, w);
+	const struct scheduler_spec *sch = &v->sc->scheduler;
+	bool packs = sch->scoring.type == SCORING_MOST_ALLOCATED && sch->scoring.weight[SCORE_GPU];
+	struct finding *fd =
+		diagnose_add(v, STEP_ALLOCATION, KIND_FRAGMENTATION, f.covered, -1, (int)w);
+	fd->reason = diagnose_reason_id(v, top);
+	fd->fig.wait = (struct finding_wait){.pending_s = res_s,
+					     .secs = f.secs,
+					     .free = f.free,
+					     .cap = f.cap,
+					     .need = need,
+					     .pend = f.pend,
+					     .covered = f.covered};
+	fd->figure = f.free / f.secs;
+	static const enum gpu_policy packers[] = {GPU_POLICY_BEST_FIT, GPU_POLICY_FGD,
+						  GPU_POLICY_GPU_PACKING};
+	for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++)
+		if (packers[i] != sch->gpu_policy)
+			diagnose_fix_set(
+				diagnose_fix(fd, "gpu_policy %s", gpupolicy_names[packers[i]]),
+				"scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
+	if (!packs)
+		diagnose_fix_set(diagnose_fix(fd, "scoring MostAllocated"),
+				 "scheduler.scoring=MostAllocated");
+}
+
+/* --- placement: requests that strand GPUs ------------------------------------ */
+
+/* Pods of w a node of p holds by its GPUs, and by its cores and memory
+ * (INT32_MAX where the pod asks for none or the pool says none). */
+static void pods_per_node(const struct pool_spec *p, const struct workload_spec *ws,
+			  int32_t *by_gpus, int32_t *by_cpu, int32_t *by_memory)
+{
+	double eq = scenario_gpu_equivalent(p, ws);
+	*by_gpus = eq > 0 ? (int32_t)floor(p->gpus_per_node / eq + 1e-9) : 0;
+	*by_cpu = ws->cpu > 0 && p->cpu > 0 ? (int32_t)floor(p->cpu / ws->cpu + 1e-9) : INT32_MAX;
+	*by_memory = ws->memory_bytes > 0 && p->memory_bytes > 0
+			     ? (int32_t)floor(p->memory_bytes / ws->memory_bytes + 1e-9)
+			     : INT32_MAX;
+}
+
+/*
+ * w's pods pend on "Insufficient cpu" or "memory" while a job's GPUs are
+ * free in most of that time: its requests fill a node before its GPUs do, so
+ * GPUs are stranded.  The pool named is the one allowed to w where the most
+ * GPUs are stranded so; the fix is the request that fits a pod per its GPUs
+ * there (node cores or memory over the pods its GPUs hold), to run if the
+ * pods use less than they ask for.
+ */
+static void requests_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const char *top;
+	double pend_s;
+	struct free_sums f;
+	if (!pends_beside_free_gpus(v, w, PEND_BIT(PEND_CPU) | PEND_BIT(PEND_MEMORY), &pend_s, &top,
+				    &f))
+		return;
+	int best = -1;
+	double most = 0; /* GPUs stranded in the pool */
+	int32_t gpus = 0, cpu = 0, memory = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		const struct pool_spec *ps = &v->sc->pools[p];
+		int32_t g, c, m;
+		pods_per_node(ps, ws, &g, &c, &m);
+		int32_t host = c < m ? c : m;
+		double stranded = (double)ps->nodes * (g - host) * scenario_gpu_equivalent(ps, ws);
+		if (diagnose_allowed(v, w, p) && g > 0 && host < g && stranded > most) {
+			best = (int)p;
+			most = stranded;
+			gpus = g, cpu = c, memory = m;
+		}
+	}
+	if (best < 0)
+		return;
+	const struct pool_spec *ps = &v->sc->pools[best];
+	/* The requests that fit: to a tenth of a core and a GiB, as people write them. */
+	double fit_cpu = cpu < gpus ? floor(ps->cpu / gpus * 10) / 10 : 0;
+	double fit_memory = memory < gpus ? floor(ps->memory_bytes / gpus / GP_GIB) * GP_GIB : 0;
+	if ((cpu < gpus && !(fit_cpu > 0)) || (memory < gpus && !(fit_memory > 0)))
+		return; /* nodes too small to give each GPU a tenth of a core or a GiB */
+	struct finding *fd =
+		diagnose_add(v, STEP_PLACEMENT, KIND_REQUESTS, f.covered, best, (int)w);
+	fd->reason = diagnose_reason_id(v, top);
+	struct finding_requests *q = &fd->fig.requests;
+	*q = (struct finding_requests){.pending_s = pend_s,
+				       .secs = f.secs,
+				       .free = f.free,
+				       .cap = f.cap,
+				       .pend = f.pend,
+				       .covered = f.covered,
+				       .cpu = fit_cpu,
+				       .memory = fit_memory,
+				       .pods_per_node = cpu < memory ? cpu : memory};
+	fd->figure = most;
+	char cores[32] = "", gib[32] = "";
+	if (q->cpu > 0)
+		snprintf(cores, sizeof cores, " %g cores", q->cpu);
+	if (q->memory > 0)
+		snprintf(gib, sizeof gib, "%s %g GiB", q->cpu > 0 ? "," : "", q->memory / GP_GIB);
+	struct finding_fix *x = diagnose_fix(fd, "%s requesting%s%s a pod", ws->name, cores, gib);
+	if (q->cpu > 0)
+		diagnose_fix_set(x, "workloads.%s.cpu=%g", ws->name, q->cpu);
+	if (q->memory > 0)
+		diagnose_fix_set(x, "workloads.%s.memory=%gGiB", ws->name, q->memory / GP_GIB);
+}
+
+/* --- stalled work: a pod that fits no unit anywhere ------------------------- */
+
+/* Why a pod of w never fits pool p: 0 it fits an empty node, else a PEND kind. */
+static int never_fits(struct view *v, size_t w, size_t p)
+{
+	const struct pool_spec *ps = &v->sc->pools[p];
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	if (placement_pool_filtered(diagnose_placer(v), w, p))
+		return PEND_AFFINITY;
+	if (!scenario_pool_offers(ps, ws))
+		return PEND_RESOURCE;
+	if (ws->request == REQUEST_GPUS && ws->gpus > ps->gpus_per_node)
+		return PEND_RESOURCE; /* a pod's units go on distinct GPUs of one node */
+	if (scenario_gpu_equivalent(ps, ws) <= 0)
+		return PEND_VRAM;
+	if (ws->cpu > ps->cpu || ws->memory_bytes > ps->memory_bytes)
+		return PEND_CPU;
+	return 0;
+}
+
+/* The smallest changes that let a pod of w fit a unit of p whose memory
+ * its VRAM exceeds: narrower weights, or fewer units per GPU. */
+static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p)
+{
+	const struct pool_spec *ps = &v->sc->pools[p];
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	struct finding_stalled *st = &fd->fig.stalled;
+	double unit = scenario_unit_memory(ps, ws);
+	int tp = ws->request == REQUEST_GPUS && ws->gpus > 0 ? ws->gpus : 1;
+	static const enum quant narrower[] = {QUANT_INT8, QUANT_INT4};
+	for (size_t i = 0; ws->model && i < 2; i++) {
+		double now = footprint_weights_bytes(ws->model, (enum quant)ws->quantization);
+		double saved = (now - footprint_weights_bytes(ws->model, narrower[i])) / tp;
+		if (saved > 0 && ws->vram_bytes - saved <= unit) {
+			st->quant = (int32_t)narrower[i];
+			st->quant_vram = ws->vram_bytes - saved;
+			diagnose_fix_quant(fd, ws, narrower[i]);
+			break;
+		}
+	}
+	const struct sharing *sh = &ps->sharing;
+	if (sh->mode == SHARING_MPS) {
+		for (int32_t r = sh->replicas / 2; r >= 1; r /= 2)
+			if (ws->vram_bytes <= ps->gpu->memory_bytes / r) {
+				st->mps_replicas = r;
+				if (r > 1)
+					diagnose_fix_replicas(fd, ps, SHARING_MPS, r);
+				else
+					diagnose_fix_set(
+						diagnose_fix(fd, "exclusive GPUs on %s", ps->name),
+						"pools.%s.sharing=exclusive", ps->name);
+				break;
+			}
+	}
+}
+
+/* Work of w is left that can never start: no pool fits one of its pods. */
+static void stalled_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	double unfinished = diagnose_metric(v, ws->name, "jobs_unfinished");
+	double completed = diagnose_metric(v, ws->name, "jobs_completed");
+	if (!(unfinished > 0) || completed > 0)
+		return;
+	int why = -1;
+	size_t at = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		int k = never_fits(v, w, p);
+		if (!k)
+			return; /* some pool fits it: it waits, it is not stalled */
+		/* The cause to report: the pool that comes closest (VRAM, then size, then rules). */
+		int rank = k == PEND_VRAM ? 3 : k == PEND_RESOURCE ? 2 : k == PEND_CPU ? 1 : 0;
+		int best = why == PEND_VRAM       ? 3
+			   : why == PEND_RESOURCE ? 2
+			   : why == PEND_CPU      ? 1
+			   : why < 0              ? -1
+						  : 0;
+		if (rank > best)
+			why = k, at = p;
+	}
+	if (why < 0)
+		return;
+	enum step step = why == PEND_VRAM       ? STEP_MEMORY
+			 : why == PEND_AFFINITY ? STEP_PLACEMENT
+						: STEP_ALLOCATION;
+	const char *top = NULL;
+	double pend = kind_pending(v, w, ~0u, &top);
+	struct finding *fd = diagnose_add(v, step, KIND_STALLED, 1e18 + pend, (int)at, (int)w);
+	fd->reason = diagnose_reason_id(v, top);
+	fd->fig.stalled = (struct finding_stalled){.why = why, .quant = -1};
+	if (why == PEND_VRAM)
+		fix_vram(v, fd, w, at);
+}
+
+/* --- inference: KV cache and autoscaler ------------------------------------- */
+
+/* A service misses its SLO while its server preempts sequences for want of
+ * KV blocks, and memory_fraction leaves the cache small. */
+static void kv_cache_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double slo = diagnose_metric(v, ws->name, "slo_met"),
+	       pre = diagnose_metric(v, ws->name, "preemptions");
+	double reqs = diagnose_metric(v, ws->name, "requests_submitted");
+	double kills = diagnose_metric(v, ws->name, "oom_kills");
+	if (!(slo < 1) || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
+	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
+		return;
+	int32_t share = 1;
+	for (size_t p = 0; p < v->sc->n_pools; p++)
+		if (diagnose_allowed(v, w, p) &&
+		    v->sc->pools[p].sharing.mode == SHARING_TIME_SLICING &&
+		    v->sc->pools[p].sharing.replicas > share)
+			share = v->sc->pools[p].sharing.replicas;
+	double target = floor(100 * 0.9 / share) / 100;
+	if (target <= in->memory_fraction)
+		return;
+	struct finding *fd = diagnose_add(v, STEP_MEMORY, KIND_KV_CACHE, pre, -1, (int)w);
+	fd->fig.kv.target = target;
+	fd->fig.kv.preemptions = pre;
+	fd->fig.kv.requests = reqs;
+	fd->figure = pre;
+	diagnose_fix_set(diagnose_fix(fd, "memory_fraction %.2g for %s", target, ws->name),
+			 "workloads.%s.memory_fraction=%.2g", ws->name, target);
+}
+
+/* An autoscaled service misses its SLO with its replicas at max_replicas. */
+static void autoscaler_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double slo = diagnose_metric(v, ws->name, "slo_met");
+	if (!(in->target_queue > 0) || !(slo < 1) || !v->n_windows)
+		return;
+	double at_max = 0;
+	for (size_t k = 0; k < v->n_windows; k++)
+		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->running >=
+		    in->max_replicas - 0.05)
+			at_max += v->len[k];
+	if (at_max < DIAGNOSE_PENDING_SHARE * v->span)
+		return;
+	struct finding *fd =
+		diagnose_add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
+	fd->fig.scaling.at_max_s = at_max;
+	fd->fig.scaling.span = v->span;
+	diagnose_fix_set(
+		diagnose_fix(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
+		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
+}
+
+/*
+ * A service with fixed replicas misses its SLO with its replicas busy
+ * (DIAGNOSE_DUTY or more of the time in iterations) while the pools it may
+ * use have GPUs idle: more replicas on those GPUs, not more nodes.  The
+ * replicas named serve the offered rate at the rate a replica served, 80 %
+ * busy, as many as the idle GPUs hold.
+ */
+static void replicas_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double slo = diagnose_metric(v, ws->name, "slo_met"),
+	       duty = diagnose_metric(v, ws->name, "duty_cycle_pct");
+	double served = diagnose_metric(v, ws->name, "throughput_rps"),
+	       offered = diagnose_offered_rate(in);
+	if (in->target_queue > 0 || !(slo < 1) || !(duty >= 100 * DIAGNOSE_DUTY) || !(served > 0) ||
+	    !v->n_windows)
+		return;
+	double idle = 0, per_replica = 0; /* GPUs idle on average; a replica's */
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		double eq = scenario_gpu_equivalent(&v->sc->pools[p], ws);
+		if (!diagnose_allowed(v, w, p) || eq <= 0)
+			continue;
+		per_replica = per_replica > 0 ? fmin(per_replica, eq) : eq;
+		for (size_t k = 0; k < v->n_windows; k++) {
+			const struct ts_row *y = diagnose_row(v, k, diagnose_pool_scope(v, p));
+			idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] / v->span;
+		}
+	}
+	if (per_replica <= 0)
+		return;
+	int32_t room = (int32_t)floor(idle / per_replica + 1e-9);
+	int32_t need = (int32_t)ceil(offered / (served / in->replicas) / 0.8 - 1e-9);
+	need = need < in->replicas + room ? need : in->replicas + room;
+	if (need <= in->replicas)
+		return;
+	struct finding *fd =
+		diagnose_add(v, STEP_CAPACITY, KIND_REPLICAS, (double)room, -1, (int)w);
+	fd->fig.replicas = (struct finding_replicas){offered, served, duty, idle, need};
+	diagnose_fix_set(diagnose_fix(fd, "%d replicas of %s", (int)need, ws->name),
+			 "workloads.%s.replicas=%d", ws->name, (int)need);
+}
+
+void diagnose_evidence(struct view *v)
+{
+	for (size_t w = 0; w < v->sc->n_workloads; w++) {
+		stalled_finding(v, w);
+		if (v->n_windows) {
+			admission_finding(v, w);
+			fragmentation_finding(v, w);
+			requests_finding(v, w);
+		}
+		if (v->sc->workloads[w].inference) {
+			kv_cache_finding(v, w);
+			autoscaler_finding(v, w);
+			replicas_finding(v, w);
+		}
+	}
+}

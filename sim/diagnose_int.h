@@ -1,0 +1,68 @@
+/*
+ * diagnose_int.h - private to diagnose*.c: the run's windows (struct view),
+ * the drafts of findings and the helpers the families of findings share.
+ */
+#ifndef GPUPLAN_DIAGNOSE_INT_H
+#define GPUPLAN_DIAGNOSE_INT_H
+
+#include "gpuplan/diagnose.h"
+
+#include "gpuplan/cluster.h"
+#include "gpuplan/placement.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum step {
+	STEP_ALLOCATION = FINDING_ALLOCATION,
+	STEP_MEMORY = FINDING_MEMORY,
+	STEP_PLACEMENT = FINDING_PLACEMENT,
+	STEP_APPLICATION = FINDING_APPLICATION,
+	STEP_CAPACITY = FINDING_CAPACITY
+};
+
+/* --- the run's windows ----------------------------------------------------- */
+
+/* A finding before ranking. */
+struct draft {
+	struct finding f;
+	enum step step;
+	double weight; /* how much it explains: larger ranks first within a step */
+	size_t seq;    /* ties keep the order found */
+};
+
+struct view {
+	const struct scenario *sc;
+	struct results *r;
+	size_t n_scopes, n_windows;
+	double *len;     /* seconds of each window */
+	double span;     /* seconds of all windows */
+	double *pend;    /* per workload: pending pod-seconds in the pool's windows */
+	uint8_t *allow;  /* [w * pools + p]: 0 not yet known, 1 no, 2 yes */
+	bool has_placer; /* built on first use: the rules of placement */
+	struct cluster cluster;
+	struct placer placer;
+	struct draft *drafts;
+	size_t n_drafts, cap_drafts;
+};
+
+struct finding *diagnose_add(struct view *v, enum step step, enum finding_kind kind, double weight,
+			     int pool, int workload);
+bool diagnose_allowed(struct view *v, size_t w, size_t p);
+struct finding_fix *diagnose_fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
+void diagnose_fix_quant(struct finding *f, const struct workload_spec *w, enum quant q);
+void diagnose_fix_replicas(struct finding *f, const struct pool_spec *p, enum sharing_mode mode,
+			   int32_t r);
+void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
+double diagnose_metric(const struct view *v, const char *scope, const char *name);
+double diagnose_offered_rate(const struct inference_spec *in);
+const struct placer *diagnose_placer(struct view *v);
+size_t diagnose_pool_scope(const struct view *v, size_t p);
+int32_t diagnose_reason_id(const struct view *v, const char *text);
+const struct ts_row *diagnose_row(const struct view *v, size_t k, size_t scope);
+size_t diagnose_workload_scope(const struct view *v, size_t w);
+bool diagnose_matters(const struct view *v, double pod_seconds);
+void diagnose_evidence(struct view *v);
+
+#endif
