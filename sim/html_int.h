@@ -56,8 +56,8 @@ void esc(FILE *out, const char *s);
 double nice_top(double max);
 void svg_open_sized(FILE *out, const char *id, const char *title, int height);
 void svg_close(FILE *out, const char *caption);
-void legend(FILE *out, const char *const *labels, const char *const *colors,
-	    const bool *dashed, size_t n);
+void legend(FILE *out, const char *const *labels, const char *const *colors, const bool *dashed,
+	    size_t n);
 
 /* html_reasons.c: the chart of pending reasons */
 void chart_reasons(FILE *out, const struct page *pg);

@@ -103,8 +103,8 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 			}
 			found += n;
 		} else {
-			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? pli_node_passes : NULL, f,
-					  from, to);
+			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? pli_node_passes : NULL,
+					  f, from, to);
 			/* the nodes still wanted and one more, which ends the search */
 			int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], want - found + 1);
 			if (n > want - found)
@@ -126,7 +126,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 /* sample_walk where there are more Ready nodes than kube looks for: the
  * small clusters, most scenarios, return here without calling it. */
 bool pli_sample_nodes(const struct placer *pl, const struct pod_request *pod, sim_time now,
-			 bool groups)
+		      bool groups)
 {
 	int32_t all = (int32_t)pl->c->n_ready, want = placement_nodes_to_find(pl->percentage, all);
 	return want < all && sample_walk(pl, pod, now, groups, want);
@@ -255,14 +255,14 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
 		size_t p = (size_t)sm->runs[k].pool;
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-		int64_t pool_base =
-			WEIGHT_TAINT * pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
+		int64_t pool_base = WEIGHT_TAINT *
+				    pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
 		for (; i < sm->runs[k].end; i++) {
 			int32_t node = sm->nodes[i], id = c->class_of[node];
 			struct class_memo *m = &sm->memo[id];
 			if (m->stamp != stamp)
-				*m = (struct class_memo){stamp,
-							 pool_base + pli_cached_score(pl, id, pod, eq)};
+				*m = (struct class_memo){
+					stamp, pool_base + pli_cached_score(pl, id, pod, eq)};
 			int64_t s = m->score;
 			pl->scratch[i] = s;
 			if (s > best) {
@@ -280,7 +280,8 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		pk.seg = SEG_NODES;
 	for (int32_t i = 0; i < sm->n_segs; i++) {
 		size_t p = (size_t)sm->segs[i].pool;
-		int64_t base = WEIGHT_TAINT * pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
+		int64_t base = WEIGHT_TAINT *
+			       pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
 		if (pli_score_shape(pl, p, w) == SHAPE_FLAT)
 			offer_segment(pl, &pk, pod, i, -1, base);
 		else
