@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/style.sh - the tree's two mechanical rules (run by `make test`):
-#   1. no source file over 1,200 lines (STYLE.md: split it behind a private header);
+#   1. no file of sim/ or include/ over 1,200 lines, no test file over 1,500
+#      (STYLE.md: split it behind a private header);
 #   2. every C file is as clang-format 14 formats it with .clang-format
 #      (`make format` fixes it).  Another clang-format version skips rule 2
 #      with a message: versions differ in small ways.
@@ -12,8 +13,9 @@ files=$(git ls-files 'sim/*.[ch]' 'include/*.h' 'tests/*.[ch]' 'tests/fuzz/*.c' 
 bad=0
 for f in $files; do
 	n=$(wc -l <"$f")
-	if [ "$n" -gt 1200 ]; then
-		echo "$f: $n lines; the limit is 1,200 (split it behind a private header)"
+	case $f in tests/*) cap=1500 ;; *) cap=1200 ;; esac
+	if [ "$n" -gt "$cap" ]; then
+		echo "$f: $n lines; the limit is $cap (split it behind a private header)"
 		bad=1
 	fi
 done
