@@ -1,14 +1,16 @@
 /*
- * advise_plan.c - what to try: the alternatives planned by kind (replicas,
- * culling, partitions, quantization, inference settings, a shared pool,
- * windows, lending, tolerations, selectors and rules, a finding's own fixes),
- * each a label and --set overrides on top of the user's (see advise.c).
+ * advise_plan.c - what to try: the relaxations of the table (relax.h) that
+ * the base run's findings call for (replicas, culling, partitions,
+ * quantization, inference settings, a shared pool, windows, lending,
+ * tolerations, selectors and rules), and a finding's own fixes, each a label
+ * and --set overrides on top of the user's (see advise.c), in the order
+ * planned.
  */
 #include "advise_int.h"
 
 #include "gpuplan/diagnose.h"
 #include "gpuplan/infer.h"
-#include "gpuplan/placement.h"
+#include "gpuplan/relax.h"
 #include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/ytree.h"
@@ -21,383 +23,27 @@
 
 /* --- what to try ----------------------------------------------------------- */
 
-/* Whether option o (by mode and replicas) is among w's options on p. */
-static bool offers(const struct pool_spec *p, const struct workload_spec *w,
-		   const struct diagnose_option *o)
+/* The fixes of f as alternatives, in order (a label planned already is not
+ * planned again); frees f. */
+static void plan_from(struct plan *pl, struct finding *f)
 {
-	struct diagnose_option opts[DIAGNOSE_MAX_OPTIONS];
-	size_t n = diagnose_sharing_options(p, w, opts);
-	for (size_t i = 0; i < n; i++)
-		if (opts[i].mode == o->mode && opts[i].replicas == o->replicas)
-			return true;
-	return false;
+	for (size_t i = 0; i < f->n_fixes; i++) {
+		const struct finding_fix *x = &f->fixes[i];
+		struct advise_row *a = advise_plan_add(pl, "%s", x->label);
+		for (size_t k = 0; a && k < x->n_sets; k++)
+			advise_set(a, "%s", x->sets[k]);
+	}
+	finding_free(f);
 }
 
-static bool hosts(const struct pool_spec *p, const struct workload_spec *w)
+/* One relaxation of the table (relax.h) about pool p, workload w, queue q. */
+static void plan_relax(struct plan *pl, const struct scenario *sc, const struct results *r,
+		       relax_fn fn, int32_t p, int32_t w, int32_t q)
 {
-	return scenario_gpu_equivalent(p, w) > 0;
-}
-
-/* Time-slicing and MPS on pool p, where their units hold every workload p hosts. */
-static void plan_replicas(struct plan *pl, const struct scenario *sc, size_t p)
-{
-	const struct pool_spec *ps = &sc->pools[p];
-	static const struct diagnose_option tries[] = {{SHARING_TIME_SLICING, 2, 2, NULL, 0},
-						       {SHARING_TIME_SLICING, 4, 4, NULL, 0},
-						       {SHARING_MPS, 2, 2, NULL, 0},
-						       {SHARING_MPS, 4, 4, NULL, 0}};
-	for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
-		bool all = true, any = false;
-		for (size_t w = 0; w < sc->n_workloads && all; w++) {
-			if (!hosts(ps, &sc->workloads[w]))
-				continue;
-			any = true;
-			all = offers(ps, &sc->workloads[w], &tries[t]);
-		}
-		if (!any || !all)
-			continue;
-		char name[64];
-		diagnose_option_name(&tries[t], name, sizeof name);
-		advise_set(advise_plan_add(pl, "%s on %s", name, ps->name),
-			   "pools.%s.sharing={mode: %s, replicas: %d}", ps->name,
-			   tries[t].mode == SHARING_MPS ? "mps" : "time-slicing",
-			   (int)tries[t].replicas);
-	}
-}
-
-/* Idle culling of the mostly idle services pool p hosts (notebooks, dev
- * pods): the cheapest fix, no hardware and no sharing.  An hour, as
- * JupyterHub's culler is often set (--timeout=3600), and the diagnosis'
- * own threshold of idleness. */
-static void plan_culling(struct plan *pl, const struct scenario *sc, size_t p)
-{
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		const struct workload_spec *ws = &sc->workloads[w];
-		if (ws->kind != WORKLOAD_SERVICE || ws->cull_after > 0 ||
-		    !(ws->gpu_busy < DIAGNOSE_IDLE) || !hosts(&sc->pools[p], ws))
-			continue;
-		advise_set(advise_plan_add(pl, "idle_cull %s after 1h", ws->name),
-			   "workloads.%s.idle_cull={after: 1h, threshold: %g}", ws->name,
-			   DIAGNOSE_IDLE);
-	}
-}
-
-/* The workloads pool p hosts when each is a one-GPU workload hosted nowhere
- * else (their requests can change to a MIG instance or a share); 0 otherwise. */
-static size_t movable(const struct scenario *sc, size_t p, size_t *ws)
-{
-	size_t n = 0;
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		const struct workload_spec *x = &sc->workloads[w];
-		if (!hosts(&sc->pools[p], x))
-			continue;
-		if (x->request != REQUEST_GPUS || x->gpus != 1 || x->inference ||
-		    n >= ADVISE_MAX_SETS - 1)
-			return 0;
-		for (size_t q = 0; q < sc->n_pools; q++)
-			if (q != p && hosts(&sc->pools[q], x))
-				return 0;
-		ws[n++] = w;
-	}
-	return n;
-}
-
-/* The option of the given mode for workload w on p, if any. */
-static bool option_of(const struct pool_spec *p, const struct workload_spec *w,
-		      enum sharing_mode mode, struct diagnose_option *o)
-{
-	struct diagnose_option opts[DIAGNOSE_MAX_OPTIONS];
-	size_t n = diagnose_sharing_options(p, w, opts);
-	for (size_t i = 0; i < n; i++)
-		if (opts[i].mode == mode) {
-			*o = opts[i];
-			return true;
-		}
-	return false;
-}
-
-/* A MIG layout of the profile that holds the largest pod, and fractional shares. */
-static void plan_partitions(struct plan *pl, const struct scenario *sc, size_t p)
-{
-	const struct pool_spec *ps = &sc->pools[p];
-	size_t ws[ADVISE_MAX_SETS];
-	size_t n = movable(sc, p, ws);
-	if (!n)
-		return;
-	size_t largest = ws[0];
-	for (size_t i = 1; i < n; i++)
-		if (sc->workloads[ws[i]].vram_bytes > sc->workloads[largest].vram_bytes)
-			largest = ws[i];
-	struct diagnose_option mig, frac;
-	if (option_of(ps, &sc->workloads[largest], SHARING_MIG, &mig)) {
-		struct advise_row *a = advise_plan_add(pl, "MIG %s x%d on %s", mig.mig->name,
-						       (int)mig.per_gpu, ps->name);
-		char layout[ADVISE_SET] = "";
-		for (int32_t k = 0; k < mig.per_gpu; k++)
-			snprintf(layout + strlen(layout), sizeof layout - strlen(layout), "%s%s",
-				 k ? ", " : "", mig.mig->name);
-		advise_set(a, "pools.%s.sharing={mode: mig, layout: [%s]}", ps->name, layout);
-		for (size_t i = 0; i < n; i++)
-			advise_set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name,
-				   mig.mig->name);
-	}
-	bool all = true;
-	for (size_t i = 0; i < n && all; i++)
-		all = option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
-	if (!all)
-		return;
-	struct advise_row *a =
-		n == 1 ? advise_plan_add(pl, "fractional %d milli on %s", (int)frac.milli, ps->name)
-		       : advise_plan_add(pl, "fractional shares on %s", ps->name);
-	advise_set(a, "pools.%s.sharing={mode: fractional}", ps->name);
-	for (size_t i = 0; i < n; i++) {
-		option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
-		advise_set(a, "workloads.%s.gpus={milli: %d}", sc->workloads[ws[i]].name,
-			   (int)frac.milli);
-	}
-}
-
-/* Narrower weights for every workload with a model; with time-slicing on an
- * exclusive pool whose memory finding says pods do not fit two a GPU. */
-static void plan_quantization(struct plan *pl, const struct scenario *sc, const struct results *r)
-{
-	static const enum quant qs[] = {QUANT_INT8, QUANT_INT4};
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		const struct workload_spec *ws = &sc->workloads[w];
-		for (size_t i = 0; ws->model && i < 2; i++) {
-			if (footprint_quant_weight_bytes(qs[i]) >=
-			    footprint_quant_weight_bytes((enum quant)ws->quantization))
-				continue;
-			advise_set(advise_plan_add(pl, "%s weights for %s",
-						   footprint_quant_name(qs[i]), ws->name),
-				   "workloads.%s.quantization=%s", ws->name,
-				   footprint_quant_name(qs[i]));
-		}
-	}
-	for (size_t f = 0; f < r->n_findings; f++) {
-		int p = r->findings[f].pool;
-		if (r->findings[f].step != FINDING_MEMORY || p < 0 ||
-		    sc->pools[p].sharing.mode != SHARING_EXCLUSIVE)
-			continue;
-		const struct pool_spec *ps = &sc->pools[p];
-		for (size_t w = 0; w < sc->n_workloads; w++) {
-			const struct workload_spec *ws = &sc->workloads[w];
-			/* The widest format that fits two a GPU, and the one that fits four. */
-			for (int32_t k = 2; k <= 4 && hosts(ps, ws); k *= 2) {
-				enum quant q;
-				double vram, freed;
-				if (!diagnose_quant_fit(ps, ws, k, &q, &vram, &freed))
-					continue;
-				struct advise_row *a = advise_plan_add(
-					pl, "%s weights for %s, time-slicing x%d on %s",
-					footprint_quant_name(q), ws->name, (int)k, ps->name);
-				advise_set(a, "workloads.%s.quantization=%s", ws->name,
-					   footprint_quant_name(q));
-				advise_set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}",
-					   ps->name, (int)k);
-			}
-		}
-	}
-}
-
-/* An inference service that missed its goal: max_batch raised to the
- * sequences its KV cache holds (vLLM's max_num_seqs; capped at
- * ADVISE_MAX_BATCH), with max_batched_tokens to match; and a low
- * memory_fraction raised together with int8 weights (vLLM's
- * gpu_memory_utilization and a quantized checkpoint). */
-#define ADVISE_MAX_BATCH  1024
-#define ADVISE_MAX_TOKENS 8192
-
-static void plan_inference(struct plan *pl, const struct scenario *sc, const struct results *r)
-{
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		const struct workload_spec *ws = &sc->workloads[w];
-		const struct inference_spec *is = ws->inference;
-		if (!is || !(results_metric(r, ws->name, "goal_met") < 1))
-			continue;
-		int64_t seqs = 256;
-		for (size_t p = 0; ws->model && p < sc->n_pools; p++) {
-			if (!hosts(&sc->pools[p], ws))
-				continue;
-			/* Without memory_fraction the server is sized for its batch:
-			 * what the GPU allows is vLLM's default utilization, 0.9. */
-			double mem = is->memory_fraction > 0
-					     ? infer_server_memory(&sc->pools[p], ws)
-					     : 0.9 * sc->pools[p].gpu->memory_bytes;
-			struct footprint fp;
-			footprint_compute(ws->model, (enum quant)ws->quantization,
-					  (enum quant)is->kv_cache, is->tensor_parallel, mem, &fp);
-			seqs = footprint_max_sequences(&fp, is->context);
-			break;
-		}
-		seqs = seqs > ADVISE_MAX_BATCH ? ADVISE_MAX_BATCH : seqs;
-		if (seqs > is->max_batch) {
-			struct advise_row *a = advise_plan_add(pl, "max_batch %lld for %s",
-							       (long long)seqs, ws->name);
-			advise_set(a, "workloads.%s.max_batch=%lld", ws->name, (long long)seqs);
-			if (is->max_batched_tokens < ADVISE_MAX_TOKENS)
-				advise_set(a, "workloads.%s.max_batched_tokens=%d", ws->name,
-					   ADVISE_MAX_TOKENS);
-		}
-		if (ws->model && is->memory_fraction > 0 && is->memory_fraction < 0.9 &&
-		    footprint_quant_weight_bytes(QUANT_INT8) <
-			    footprint_quant_weight_bytes((enum quant)ws->quantization)) {
-			struct advise_row *a = advise_plan_add(
-				pl, "memory_fraction 0.9 with int8 weights for %s", ws->name);
-			advise_set(a, "workloads.%s.memory_fraction=0.9", ws->name);
-			advise_set(a, "workloads.%s.quantization=int8", ws->name);
-		}
-	}
-}
-
-/* The pool's windows as a --set list, window k from `from` to `to`. */
-static void windows_text(struct gp_sbuf *b, const struct pool_spec *p, size_t k, int32_t from,
-			 int32_t to)
-{
-	static const char *const days[] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
-	gp_sb_printf(b, "[");
-	for (size_t i = 0; i < p->n_windows; i++) {
-		const struct window *w = &p->windows[i];
-		int32_t f = i == k ? from : w->from, t = i == k ? to : w->to;
-		gp_sb_printf(b, "%s{from: \"%02d:%02d\", to: \"%02d:%02d\"", i ? ", " : "",
-			     (int)(f / 3600), (int)(f / 60 % 60), (int)(t / 3600),
-			     (int)(t / 60 % 60));
-		if (w->days != WINDOW_EVERY_DAY) {
-			gp_sb_printf(b, ", days: [");
-			for (int d = 0, n = 0; d < 7; d++)
-				if (w->days & 1u << d)
-					gp_sb_printf(b, "%s%s", n++ ? ", " : "", days[d]);
-			gp_sb_printf(b, "]");
-		}
-		gp_sb_printf(b, "}");
-	}
-	gp_sb_printf(b, "]");
-}
-
-static void add_toleration(char *buf, size_t len, const char *key, bool exists, const char *value,
-			   int effect);
-
-/* Idle holders of whole GPUs (notebooks, idle services: one-GPU pods busy
- * under DIAGNOSE_IDLE that met their goals) in pool p, where other work
- * missed its goal, moved to a small pool of their own, as people do: time-sliced (x4, else x2, as
- * their VRAM allows), tainted for them alone and selected by them, sized
- * for the GPUs they held at most, its nodes taken from p (the rest of p
- * keeps whole GPUs for the work that waited).  Sharing p itself would
- * time-slice the trainers beside them too. */
-static void plan_shared_pool(struct plan *pl, const struct scenario *sc, const struct results *r,
-			     size_t p)
-{
-	const struct pool_spec *ps = &sc->pools[p];
-	struct {
-		size_t n_members;
-		int32_t members[2];
-	} h = {0}, *fd = &h; /* the holders: one-GPU pods under DIAGNOSE_IDLE busy that met
-			     * their goals, beside work on p that missed its own */
-	bool missed = false;
-	for (size_t w = 0; w < sc->n_workloads; w++) {
-		const struct workload_spec *ws = &sc->workloads[w];
-		if (!hosts(ps, ws))
-			continue;
-		bool met = results_metric(r, ws->name, "goal_met") >= 1;
-		missed |= !met;
-		if (met && ws->request == REQUEST_GPUS && ws->gpus == 1 && !ws->inference &&
-		    ws->gpu_busy < DIAGNOSE_IDLE && h.n_members < 2)
-			h.members[h.n_members++] = (int32_t)w;
-	}
-	if (!missed || !h.n_members || ps->autoscale.on || ps->n_windows || ps->spot.on ||
-	    ps->sharing.mode != SHARING_EXCLUSIVE || strlen(ps->name) > SCENARIO_MAX_NAME - 8)
-		return;
-	int32_t replicas = 0;
-	double held = 0;
-	for (int32_t k = 4; k >= 2 && !replicas; k /= 2) {
-		struct diagnose_option o = {SHARING_TIME_SLICING, k, k, NULL, 0};
-		bool all = true;
-		for (size_t m = 0; m < fd->n_members; m++)
-			all &= offers(ps, &sc->workloads[fd->members[m]], &o);
-		replicas = all ? k : 0;
-	}
-	for (size_t m = 0; m < fd->n_members; m++)
-		held += fmax(0, results_metric(r, sc->workloads[fd->members[m]].name,
-					       "peak_allocated_gpus"));
-	double gpus = ceil(held / fmax(replicas, 1) - 1e-9);
-	int32_t nodes = (int32_t)ceil(gpus / ps->gpus_per_node - 1e-9);
-	nodes = nodes < 1 ? 1 : nodes;
-	if (!replicas || nodes >= ps->nodes)
-		return;
-	char name[SCENARIO_MAX_NAME + 1], who[ADVISE_LABEL / 2] = "";
-	snprintf(name, sizeof name, "%s-shared", ps->name);
-	if (scenario_pool_index(sc, name) >= 0)
-		return;
-	for (size_t m = 0; m < fd->n_members; m++)
-		snprintf(who + strlen(who), sizeof who - strlen(who), "%s%s", m ? ", " : "",
-			 sc->workloads[fd->members[m]].name);
-	struct advise_row *a = advise_plan_add(
-		pl, "%s to a pool of their own (%s: %d node%s, time-slicing x%d), %s at %d nodes",
-		who, name, (int)nodes, nodes == 1 ? "" : "s", (int)replicas, ps->name,
-		(int)(ps->nodes - nodes));
-	advise_set(
-		a,
-		"pools.+={name: %s, nodes: %d, gpu: %s, gpus_per_node: %d, cpu: %g, memory: %.0fMiB, "
-		"price: {gpu_hour: %g, cpu_hour: %g, gib_hour: %g}, sharing: {mode: time-slicing, "
-		"replicas: %d}, labels: {gpuplan.io/pool: %s}, taints: [{key: gpuplan.io/pool, "
-		"value: %s, effect: NoSchedule}]}",
-		name, (int)nodes, ps->gpu->name, (int)ps->gpus_per_node, ps->cpu,
-		ps->memory_bytes / (1024.0 * 1024), ps->price.gpu_hour, ps->price.cpu_hour,
-		ps->price.gib_hour, (int)replicas, name, name);
-	advise_set(a, "pools.%s.nodes=%d", ps->name, (int)(ps->nodes - nodes));
-	for (size_t m = 0; a && m < fd->n_members; m++) {
-		const struct workload_spec *ws = &sc->workloads[fd->members[m]];
-		char list[1024] = "[";
-		for (size_t i = 0; i < ws->n_tolerations; i++) {
-			const struct toleration *t = &ws->tolerations[i];
-			add_toleration(list, sizeof list, t->key, t->op == TOLERATION_EXISTS,
-				       t->value, t->effect);
-		}
-		add_toleration(list, sizeof list, "gpuplan.io/pool", false, name,
-			       EFFECT_NO_SCHEDULE);
-		snprintf(list + strlen(list), sizeof list - strlen(list), "]");
-		advise_set(a, "workloads.%s.node_selector={gpuplan.io/pool: %s}", ws->name, name);
-		advise_set(a, "workloads.%s.tolerations=%s", ws->name, list);
-	}
-}
-
-/* A pool with windows that a workload missing its goal may use: each window
- * widened (1 h and 2 h later to close, 1 h earlier to open) and shifted 1 h
- * later, as long as it stays shorter than a day.  What people do when a
- * batch window is too short, before buying a node. */
-static void plan_windows(struct plan *pl, const struct scenario *sc, const struct results *r)
-{
-	static const struct {
-		int32_t open, close; /* seconds added to from and to */
-		const char *how;
-	} moves[] = {{0, 3600, "closing 1h later"},
-		     {0, 7200, "closing 2h later"},
-		     {-3600, 0, "opening 1h earlier"},
-		     {3600, 3600, "shifted 1h later"}};
-	for (size_t p = 0; p < sc->n_pools; p++) {
-		const struct pool_spec *ps = &sc->pools[p];
-		if (!ps->n_windows || !(results_metric(r, ps->name, "goal_met") < 1))
-			continue;
-		for (size_t k = 0; k < ps->n_windows && k < 2; k++) {
-			const struct window *w = &ps->windows[k];
-			int32_t len = (w->to - w->from + 86400) % 86400;
-			for (size_t m = 0; m < sizeof moves / sizeof *moves; m++) {
-				if (len + moves[m].close - moves[m].open >= 86400)
-					continue;
-				int32_t from = (w->from + moves[m].open + 86400) % 86400;
-				int32_t to = (w->to + moves[m].close + 86400) % 86400;
-				struct gp_sbuf b = {0};
-				windows_text(&b, ps, k, from, to);
-				advise_set(advise_plan_add(
-						   pl, "window %02d:%02d-%02d:%02d of %s %s",
-						   (int)(w->from / 3600), (int)(w->from / 60 % 60),
-						   (int)(w->to / 3600), (int)(w->to / 60 % 60),
-						   ps->name, moves[m].how),
-					   "pools.%s.windows=%s", ps->name, b.s);
-				free(b.s);
-			}
-		}
-	}
+	struct finding f = {0};
+	struct constraint c = relax_about(CONSTRAINT_KINDS, p, w, q);
+	fn(sc, r, &c, &f);
+	plan_from(pl, &f);
 }
 
 /* A queue that waits on admission in a cohort: each other queue of the
@@ -412,177 +58,37 @@ static void plan_lending(struct plan *pl, const struct scenario *sc, const struc
 			continue;
 		const char *root = scenario_root_cohort(sc, (size_t)fd->queue);
 		for (size_t q = 0; q < sc->n_queues; q++) {
-			const struct queue_spec *qs = &sc->queues[q];
-			const struct quota_entry *e = diagnose_gpu_quota(qs);
 			const char *other = scenario_root_cohort(sc, q);
-			if ((int)q == fd->queue || !e || !other || strcmp(other, root) ||
-			    !(e->lending_limit < e->nominal))
-				continue;
-			struct gp_sbuf map = {0};
-			gp_sb_printf(&map, "{");
-			for (size_t i = 0, n = 0; i < qs->n_quota; i++) {
-				const struct quota_entry *x = &qs->quota[i];
-				double v = x == e ? x->nominal : x->lending_limit;
-				if (isinf(v))
-					continue;
-				gp_sb_printf(&map, "%s\"%s\": ", n++ ? ", " : "", x->resource);
-				if (!strcmp(x->resource, "memory"))
-					gp_sb_printf(&map, "%.0fMiB", v / (1024.0 * 1024));
-				else
-					gp_sb_printf(&map, "%g", v);
-			}
-			gp_sb_printf(&map, "}");
-			advise_set(advise_plan_add(pl, "lending limit of %s at %g GPUs", qs->name,
-						   e->nominal),
-				   "queues.%s.lending_limit=%s", qs->name, map.s);
-			free(map.s);
+			if ((int)q != fd->queue && other && !strcmp(other, root))
+				plan_relax(pl, sc, r, relax_lending, -1, -1, (int32_t)q);
 		}
 	}
-}
-
-static const char *effect_name(int effect)
-{
-	static const char *const names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
-	return effect >= 0 && effect < 3 ? names[effect] : NULL;
-}
-
-/* Appends one toleration as YAML flow to buf. */
-static void add_toleration(char *buf, size_t len, const char *key, bool exists, const char *value,
-			   int effect)
-{
-	size_t n = strlen(buf);
-	snprintf(buf + n, len - n, "%s{key: \"%s\", operator: %s", n > 1 ? ", " : "", key,
-		 exists ? "Exists" : "Equal");
-	if (!exists) {
-		n = strlen(buf);
-		snprintf(buf + n, len - n, ", value: \"%s\"", value);
-	}
-	n = strlen(buf);
-	if (effect_name(effect))
-		snprintf(buf + n, len - n, ", effect: %s}", effect_name(effect));
-	else
-		snprintf(buf + n, len - n, "}");
-}
-
-/* Workload w tolerating the NoSchedule and NoExecute taints of the pools
- * its rules keep it off, besides what it tolerates already. */
-static void plan_tolerations(struct plan *pl, const struct scenario *sc, size_t w,
-			     const bool *hidden)
-{
-	const struct workload_spec *ws = &sc->workloads[w];
-	char list[1024] = "[", names[512] = "";
-	for (size_t i = 0; i < ws->n_tolerations; i++) {
-		const struct toleration *t = &ws->tolerations[i];
-		add_toleration(list, sizeof list, t->key, t->op == TOLERATION_EXISTS, t->value,
-			       t->effect);
-	}
-	size_t before = strlen(list);
-	for (size_t p = 0; p < sc->n_pools; p++)
-		for (size_t i = 0; hidden[p] && i < sc->pools[p].n_taints; i++) {
-			const struct taint *t = &sc->pools[p].taints[i];
-			if (t->effect == EFFECT_PREFER_NO_SCHEDULE || strstr(names, t->key) ||
-			    placement_tolerated(ws, t) ||           /* nothing to add */
-			    !strcmp(t->key, SCENARIO_CORDON_TAINT)) /* never onto a cordoned node */
-				continue;
-			add_toleration(list, sizeof list, t->key, false, t->value, (int)t->effect);
-			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s=%s",
-				 names[0] ? ", " : "", t->key, t->value);
-		}
-	if (strlen(list) == before)
-		return;
-	snprintf(list + strlen(list), sizeof list - strlen(list), "]");
-	advise_set(advise_plan_add(pl, "%s tolerating %s", ws->name, names),
-		   "workloads.%s.tolerations=%s", ws->name, list);
-}
-
-/* Whether pool p's GPUs hold a pod of w: its resource and VRAM per GPU. */
-static bool fits(const struct pool_spec *p, const struct workload_spec *w)
-{
-	return hosts(p, w) && !(w->vram_bytes > p->gpu->memory_bytes);
-}
-
-/* A node_selector value that no pool carries (a typo, another GPU's product)
- * corrected to the closest value of its key on a pool whose GPUs hold the
- * pod, VRAM included; with that pool's taints tolerated.  What people do,
- * where dropping the selector would let the pod land on GPUs too small. */
-static void plan_selector_fix(struct plan *pl, const struct scenario *sc, size_t w)
-{
-	const struct workload_spec *ws = &sc->workloads[w];
-	const char **values = gp_xcalloc(sc->n_pools + 1, sizeof *values);
-	size_t *pools = gp_xcalloc(sc->n_pools + 1, sizeof *pools);
-	for (size_t i = 0; i < ws->n_node_selector; i++) {
-		const struct kv *sel = &ws->node_selector[i];
-		size_t k = 0;
-		bool found = false;
-		for (size_t p = 0; p < sc->n_pools; p++) {
-			const char *v = scenario_pool_label(&sc->pools[p], sel->key);
-			found |= v && !strcmp(v, sel->value);
-			if (v && fits(&sc->pools[p], ws))
-				values[k] = v, pools[k++] = p;
-		}
-		const char *near = found || !k ? NULL : ytree_closest(sel->value, values, k);
-		if (!near && !found && k)
-			near = values[0];
-		if (!near)
-			continue;
-		size_t at = 0;
-		while (strcmp(values[at], near))
-			at++;
-		struct gp_sbuf map = {0};
-		gp_sb_printf(&map, "{");
-		for (size_t j = 0; j < ws->n_node_selector; j++)
-			gp_sb_printf(&map, "%s\"%s\": \"%s\"", j ? ", " : "",
-				     ws->node_selector[j].key,
-				     j == i ? near : ws->node_selector[j].value);
-		gp_sb_printf(&map, "}");
-		struct advise_row *a = advise_plan_add(pl, "%s with node_selector %s=%s", ws->name,
-						       sel->key, near);
-		advise_set(a, "workloads.%s.node_selector=%s", ws->name, map.s);
-		free(map.s);
-		bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
-		hidden[pools[at]] = true;
-		struct plan tol = {0};
-		plan_tolerations(&tol, sc, w, hidden);
-		if (a && tol.n)
-			advise_set(a, "%s", tol.alts[0].sets[0]);
-		free(tol.alts);
-		free(hidden);
-	}
-	free(values);
-	free(pools);
 }
 
 /* The rules a placement finding blames, one relaxed at a time, then all of
  * them together when there are several (whether or not the finding planned
  * some of them already). */
-static void plan_rules(struct plan *pl, const struct scenario *sc, size_t w)
+static void plan_rules(struct plan *pl, const struct scenario *sc, const struct results *r,
+		       size_t w)
 {
-	const struct workload_spec *ws = &sc->workloads[w];
-	plan_selector_fix(pl, sc, w);
-	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
-	diagnose_hidden_pools(sc, w, hidden);
-	struct plan one = {0};
-	if (ws->n_node_selector)
-		advise_set(advise_plan_add(&one, "%s without its node_selector", ws->name),
-			   "workloads.%s.node_selector={}", ws->name);
-	if (ws->n_affinity)
-		advise_set(advise_plan_add(&one, "%s without its node affinity", ws->name),
-			   "workloads.%s.affinity=[]", ws->name);
-	if (ws->n_gpu_spec)
-		advise_set(advise_plan_add(&one, "%s on any GPU type", ws->name),
-			   "workloads.%s.gpu_spec=[]", ws->name);
-	plan_tolerations(&one, sc, w, hidden);
-	free(hidden);
-	for (size_t i = 0; i < one.n; i++) {
-		struct advise_row *a = advise_plan_add(pl, "%s", one.alts[i].label);
+	plan_relax(pl, sc, r, relax_selector_fix, -1, (int32_t)w, -1);
+	static const relax_fn each[] = {relax_selector_drop, relax_affinity, relax_gpu_spec,
+					relax_taint};
+	struct finding one = {0};
+	struct constraint c = relax_about(CONSTRAINT_KINDS, -1, (int32_t)w, -1);
+	for (size_t i = 0; i < sizeof each / sizeof *each; i++)
+		each[i](sc, r, &c, &one);
+	for (size_t i = 0; i < one.n_fixes; i++) {
+		struct advise_row *a = advise_plan_add(pl, "%s", one.fixes[i].label);
 		if (a)
-			advise_set(a, "%s", one.alts[i].sets[0]);
+			advise_set(a, "%s", one.fixes[i].sets[0]);
 	}
-	struct advise_row *all =
-		one.n > 1 ? advise_plan_add(pl, "%s with every rule relaxed", ws->name) : NULL;
-	for (size_t i = 0; all && i < one.n; i++)
-		advise_set(all, "%s", one.alts[i].sets[0]);
-	free(one.alts);
+	struct advise_row *all = one.n_fixes > 1 ? advise_plan_add(pl, "%s with every rule relaxed",
+								   sc->workloads[w].name)
+						 : NULL;
+	for (size_t i = 0; all && i < one.n_fixes; i++)
+		advise_set(all, "%s", one.fixes[i].sets[0]);
+	finding_free(&one);
 }
 
 /* Every alternative a finding names, in the finding's order. */
@@ -600,23 +106,28 @@ static void plan_fixes(struct plan *pl, const struct results *r)
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r)
 {
 	struct plan pl = {0};
-	plan_inference(&pl, sc, r);              /* a server's own settings before more of it */
+	plan_relax(&pl, sc, r, relax_inference, -1, -1, -1); /* a server's own settings
+								 * before more of it */
 	plan_lending(&pl, sc, r);                /* what an idle queue keeps before more quota */
 	for (size_t p = 0; p < sc->n_pools; p++) /* idle holders apart, before sharing all */
-		plan_shared_pool(&pl, sc, r, p);
+		plan_relax(&pl, sc, r, relax_shared_pool, (int32_t)p, -1, -1);
 	plan_fixes(&pl, r);
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];
 		int p = fd->pool, w = fd->workload;
 		if (p >= 0 && fd->step == FINDING_ALLOCATION) {
-			plan_culling(&pl, sc, (size_t)p);
-			plan_replicas(&pl, sc, (size_t)p);
-			plan_partitions(&pl, sc, (size_t)p);
+			plan_relax(&pl, sc, r, relax_culling, p, -1, -1);
+			plan_relax(&pl, sc, r, relax_replicas, p, -1, -1);
+			plan_relax(&pl, sc, r, relax_partitions, p, -1, -1);
 		}
 		if (w >= 0 && fd->step == FINDING_PLACEMENT)
-			plan_rules(&pl, sc, (size_t)w);
+			plan_rules(&pl, sc, r, (size_t)w);
 	}
-	plan_windows(&pl, sc, r);
-	plan_quantization(&pl, sc, r);
+	plan_relax(&pl, sc, r, relax_windows, -1, -1, -1);
+	plan_relax(&pl, sc, r, relax_quantization, -1, -1, -1);
+	for (size_t f = 0; f < r->n_findings; f++) /* narrower weights, shared, where they
+						    * did not fit */
+		if (r->findings[f].step == FINDING_MEMORY && r->findings[f].pool >= 0)
+			plan_relax(&pl, sc, r, relax_quant_sharing, r->findings[f].pool, -1, -1);
 	return pl;
 }

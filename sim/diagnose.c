@@ -136,6 +136,7 @@ struct finding *diagnose_add(struct view *v, enum step step, enum finding_kind k
 	d->f.queue = -1;
 	d->f.weight = weight;
 	d->f.reason = -1;
+	d->f.constraint = -1;
 	v->n_drafts++;
 	return &d->f;
 }

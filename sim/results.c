@@ -44,8 +44,31 @@ const char *finding_kind_name(enum finding_kind k)
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 
+static const char *const constraint_names[CONSTRAINT_KINDS] = {
+	"quota",    "borrowing-limit", "lending-limit", "reclaim",        "queueing-strategy",
+	"priority", "node-selector",   "affinity",      "taint",          "spread",
+	"gpu-spec", "mig-profile",     "cpu-request",   "memory-request", "vram",
+	"sharing",  "fragmentation",   "contention",    "window",         "provisioning",
+	"startup",  "capacity"};
+
+const char *constraint_kind_name(enum constraint_kind k)
+{
+	return (unsigned)k < CONSTRAINT_KINDS ? constraint_names[k] : NULL;
+}
+
+int constraint_kind_of(const char *name)
+{
+	for (int i = 0; i < CONSTRAINT_KINDS; i++)
+		if (name && !strcmp(name, constraint_names[i]))
+			return i;
+	return -1;
+}
+
 void finding_free(struct finding *f)
 {
+	free(f->key);
+	free(f->value);
+	free(f->relaxed);
 	free(f->text);
 	free(f->evidence);
 	free(f->members);
@@ -63,6 +86,9 @@ void finding_copy(struct finding *dst, const struct finding *src)
 	*dst = *src;
 	dst->text = src->text ? gp_xstrdup(src->text) : NULL;
 	dst->evidence = src->evidence ? gp_xstrdup(src->evidence) : NULL;
+	dst->key = src->key ? gp_xstrdup(src->key) : NULL;
+	dst->value = src->value ? gp_xstrdup(src->value) : NULL;
+	dst->relaxed = src->relaxed ? gp_xstrdup(src->relaxed) : NULL;
 	dst->members = NULL;
 	if (src->n_members) {
 		dst->members = gp_xmalloc(src->n_members * sizeof *dst->members);
@@ -221,6 +247,7 @@ void results_free(struct results *r)
 	for (size_t i = 0; i < r->n_findings; i++)
 		finding_free(&r->findings[i]);
 	free(r->findings);
+	free(r->constraints);
 	free(r->curve);
 	free(r->scaling);
 	for (size_t i = 0; i < r->n_backtest; i++)

@@ -127,6 +127,47 @@ enum pend_kind {
 	(PEND_BIT(PEND_AFFINITY) | PEND_BIT(PEND_TAINT) | PEND_BIT(PEND_SPREAD) | \
 	 PEND_BIT(PEND_SPREAD_LABEL))
 
+/* What holds a pod back or slows it: one kind per constraining scenario key
+ * (relax.h's table has one row per kind).  The run attributes every waiting
+ * and slowed pod-second to one of them (bind.h). */
+enum constraint_kind {
+	CONSTRAINT_QUOTA,             /* queues.Q.quota (nominal) */
+	CONSTRAINT_BORROWING_LIMIT,   /* queues.Q.borrowing_limit */
+	CONSTRAINT_LENDING_LIMIT,     /* queues.L.lending_limit (of the lender) */
+	CONSTRAINT_RECLAIM,           /* queues.L.preemption.reclaim_within_cohort */
+	CONSTRAINT_QUEUEING_STRATEGY, /* queues.Q.strategy (a StrictFIFO head) */
+	CONSTRAINT_PRIORITY,          /* workloads.W.priority (waits behind lower-value work) */
+	CONSTRAINT_NODE_SELECTOR,     /* workloads.W.node_selector */
+	CONSTRAINT_AFFINITY,          /* workloads.W.affinity */
+	CONSTRAINT_TAINT,             /* workloads.W.tolerations vs pools.P.taints */
+	CONSTRAINT_SPREAD,            /* workloads.W.spread (maxSkew / whenUnsatisfiable) */
+	CONSTRAINT_GPU_SPEC,          /* workloads.W.gpu_spec */
+	CONSTRAINT_MIG_PROFILE,       /* pools.P.sharing.layout lacks the profile asked for */
+	CONSTRAINT_CPU_REQUEST,       /* workloads.W.cpu strands GPUs */
+	CONSTRAINT_MEMORY_REQUEST,    /* workloads.W.memory strands GPUs */
+	CONSTRAINT_VRAM,              /* GPU memory: unit too small / full / OOM */
+	CONSTRAINT_SHARING,           /* pools.P.sharing: whole GPUs held by idle pods */
+	CONSTRAINT_FRAGMENTATION,     /* scheduler.gpu_policy / scoring */
+	CONSTRAINT_CONTENTION,        /* pools.P.sharing.replicas: slowdown under sharing */
+	CONSTRAINT_WINDOW,            /* pools.P.windows / workloads.W.windows */
+	CONSTRAINT_PROVISIONING,      /* pools.P.autoscale (min, provision_time) */
+	CONSTRAINT_STARTUP,           /* workloads.W.startup / pools.P.startup (pull, load) */
+	CONSTRAINT_CAPACITY,          /* pools.P.nodes / autoscale.max: only hardware helps */
+	CONSTRAINT_KINDS
+};
+
+/* "quota", "lending-limit", ... (the constraints table's kind column); NULL past the end. */
+const char *constraint_kind_name(enum constraint_kind k);
+/* The kind of a name, or -1. */
+int constraint_kind_of(const char *name);
+
+/* One binding constraint and what it cost: a row of the constraints table. */
+struct constraint {
+	enum constraint_kind kind;
+	int32_t pool, workload, queue; /* indexes into the scenario; -1: not about one */
+	double pod_seconds;            /* waiting + slowed + start-up + provisioning time */
+};
+
 /* Pending time per kube-scheduler message (see reasons.h). */
 struct pending_reason {
 	const char *scope;      /* "all" or a workload name */
@@ -313,6 +354,14 @@ struct finding {
 	char *evidence;            /* owned: the figures that support it (explain.h) */
 	struct finding_fix *fixes; /* owned: the alternatives it names, best guess first */
 	size_t n_fixes;
+	/* The binding constraint it names (relax.h): the key in --set form with
+	 * names filled in ("queues.team-a.lending_limit"), its value as scenario
+	 * text, the value that met the goal when advise verified one (else the
+	 * first relaxation proposed), and the pod-hours it explains.  All owned;
+	 * NULL (and 0) when the finding names no key. */
+	char *key, *value, *relaxed;
+	double pod_hours;
+	int32_t constraint; /* enum constraint_kind; -1: none */
 };
 
 /* Frees what f owns. */
@@ -407,6 +456,9 @@ struct results {
 	size_t n_requests;
 	struct finding *findings; /* ranked; none for a healthy run */
 	size_t n_findings;
+	struct constraint *constraints; /* pod-seconds per binding constraint (bind.h):
+					 * kinds in enum order, then workload, pool, queue */
+	size_t n_constraints;
 	struct curve_row *curve;       /* the inflation experiment's curve; none otherwise */
 	struct pool_scaling *scaling;  /* autoscaled and spot pools; none otherwise */
 	struct backtest_row *backtest; /* a backtest's figures; none for other runs */

@@ -1,0 +1,142 @@
+/*
+ * relax.h - what binds, and how it is relaxed: one row per constraining
+ * scenario key (docs/diagnosis.md, "What binds, and how it is relaxed").
+ *
+ * Every waiting and slowed pod-second of a run is attributed to one kind of
+ * constraint (enum constraint_kind, results.h; the run's totals are
+ * results.constraints, bind.h).  This table says, per kind, which scenario
+ * key it is, how it is relaxed minimally, what the relaxation costs, and
+ * whether the relaxation needs a component other than stock kube-scheduler,
+ * Kueue, the Cluster Autoscaler or the NVIDIA device plugin.  A row's relax
+ * function appends the relaxations of one binding constraint to a finding
+ * as fixes (a label and --set overrides, smallest first), which advise runs
+ * before any hardware.  Adding a key to the scenario format means adding a
+ * row here, not a detector.
+ *
+ * The rows' functions live in relax.c (the relaxations advise had before the
+ * table) and relax_rows.c (the ones added with it); a row without one has
+ * relax NULL.  Nothing here prints; the functions read only the scenario and
+ * the base run's results.
+ */
+#ifndef GPUPLAN_RELAX_H
+#define GPUPLAN_RELAX_H
+
+#include "gpuplan/results.h"
+#include "gpuplan/scenario.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Appends to f the minimal relaxations of c (finding_add_fix +
+ * finding_fix_set, smallest first). */
+typedef void (*relax_fn)(const struct scenario *sc, const struct results *r,
+			 const struct constraint *c, struct finding *f);
+
+struct relax_row { /* one row per constraining scenario key */
+	enum constraint_kind kind;
+	const char *key;        /* as docs write it: "queues.Q.quota" (Q, L: a queue,
+				 * W: a workload, P: a pool) */
+	const char *relaxation; /* how it is relaxed minimally, in words */
+	const char *cost;       /* what the relaxation costs, in words */
+	bool non_stock;         /* needs a component other than stock kube-scheduler,
+				 * Kueue, the Cluster Autoscaler or the NVIDIA device plugin */
+	relax_fn relax;         /* NULL: none known yet */
+};
+
+/* Indexed by kind: relax_table[k].kind == k. */
+extern const struct relax_row relax_table[CONSTRAINT_KINDS];
+
+/* The row of kind k, or NULL past the end. */
+const struct relax_row *relax_row_of(enum constraint_kind k);
+
+/* c's key with the names filled in ("queues.team-a.lending_limit") into buf;
+ * a letter the constraint has no index for stays as it is.  Returns buf. */
+char *relax_key(const struct scenario *sc, const struct constraint *c, char *buf, size_t len);
+
+/* c's current value as scenario text ("0", "[{key: gpu, ...}]", "none") into
+ * buf.  Returns buf. */
+char *relax_value(const struct scenario *sc, const struct constraint *c, char *buf, size_t len);
+
+/* Runs the row's relax function for c (nothing when it has none); returns
+ * how many fixes it appended to f. */
+size_t relax_constraint(const struct scenario *sc, const struct results *r,
+			const struct constraint *c, struct finding *f);
+
+/* --- the relaxations advise had before the table (relax.c) ---------------
+ * Each is a row's function or a part of one that advise also calls alone,
+ * to keep the order in which it plans them. */
+
+/* SHARING (pool c->pool): idle culling of the mostly idle services it hosts;
+ * time-slicing and MPS x2, x4 where their units hold every workload it
+ * hosts; a MIG layout of the profile that holds the largest pod, and
+ * fractional shares (one-GPU workloads hosted nowhere else). */
+void relax_culling(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		   struct finding *f);
+void relax_replicas(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		    struct finding *f);
+void relax_partitions(const struct scenario *sc, const struct results *r,
+		      const struct constraint *c, struct finding *f);
+/* SHARING: the idle holders of whole GPUs of pool c->pool moved to a small
+ * time-sliced pool of their own (where other work on it missed its goal). */
+void relax_shared_pool(const struct scenario *sc, const struct results *r,
+		       const struct constraint *c, struct finding *f);
+void relax_sharing(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		   struct finding *f);
+
+/* NODE_SELECTOR (workload c->workload): a value no pool carries corrected to
+ * the closest one on a pool whose GPUs hold the pod (with its taints
+ * tolerated), then the selector dropped. */
+void relax_selector_fix(const struct scenario *sc, const struct results *r,
+			const struct constraint *c, struct finding *f);
+void relax_selector_drop(const struct scenario *sc, const struct results *r,
+			 const struct constraint *c, struct finding *f);
+void relax_node_selector(const struct scenario *sc, const struct results *r,
+			 const struct constraint *c, struct finding *f);
+/* AFFINITY, GPU_SPEC: dropped.  TAINT: the taints of the pools the rules keep
+ * c->workload off tolerated. */
+void relax_affinity(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		    struct finding *f);
+void relax_gpu_spec(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		    struct finding *f);
+void relax_taint(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		 struct finding *f);
+
+/* LENDING_LIMIT (the lender c->queue): lends all its GPU quota. */
+void relax_lending(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		   struct finding *f);
+/* QUOTA, BORROWING_LIMIT (queue c->queue, of workload c->workload): raised by
+ * the GPUs that were idle while it waited (at least one). */
+void relax_quota(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		 struct finding *f);
+void relax_borrowing(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		     struct finding *f);
+/* QUEUEING_STRATEGY: BestEffortFIFO. */
+void relax_strategy(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		    struct finding *f);
+/* WINDOW (pool c->pool, else every pool with windows that missed its goal):
+ * each window widened (1 h and 2 h later to close, 1 h earlier to open) and
+ * shifted 1 h later, shorter than a day. */
+void relax_windows(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		   struct finding *f);
+/* VRAM: narrower weights for every workload with a model (c->workload: that
+ * one); on an exclusive pool c->pool, with time-slicing x2 and x4. */
+void relax_quantization(const struct scenario *sc, const struct results *r,
+			const struct constraint *c, struct finding *f);
+void relax_quant_sharing(const struct scenario *sc, const struct results *r,
+			 const struct constraint *c, struct finding *f);
+/* VRAM (inference): max_batch raised to what the KV cache holds, a low
+ * memory_fraction raised with int8 weights (c->workload, else every
+ * inference service that missed its goal). */
+void relax_inference(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		     struct finding *f);
+void relax_vram(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		struct finding *f);
+/* FRAGMENTATION: packing GPU policies, MostAllocated scoring. */
+void relax_fragmentation(const struct scenario *sc, const struct results *r,
+			 const struct constraint *c, struct finding *f);
+
+/* A constraint about nothing in particular: pool, workload and queue -1. */
+struct constraint relax_about(enum constraint_kind k, int32_t pool, int32_t workload,
+			      int32_t queue);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * relax.c - the table of what binds and how it is relaxed (see relax.h):
+ * one row per kind of constraint, its key with names filled in and its
+ * current value as scenario text.
+ */
+#include "gpuplan/relax.h"
+
+#include "gpuplan/diagnose.h"
+#include "gpuplan/gpupolicy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The rows that have no function yet are filled in relax_rows.c's
+ * (issue 46): until then their relax is NULL and advise plans nothing for
+ * them beyond what the findings name. */
+const struct relax_row relax_table[CONSTRAINT_KINDS] = {
+	[CONSTRAINT_QUOTA] = {CONSTRAINT_QUOTA, "queues.Q.quota",
+			      "raise the queue's nominal GPU quota by a waiting job's GPUs",
+			      "the queue owns more of the cohort's GPUs; the others borrow less",
+			      false, relax_quota},
+	[CONSTRAINT_BORROWING_LIMIT] = {CONSTRAINT_BORROWING_LIMIT, "queues.Q.borrowing_limit",
+					"raise the borrowing limit by a waiting job's GPUs",
+					"the queue holds more of what others leave unused; they "
+					"take it back by preemption",
+					false, relax_borrowing},
+	[CONSTRAINT_LENDING_LIMIT] = {CONSTRAINT_LENDING_LIMIT, "queues.L.lending_limit",
+				      "the lender lends all of its quota (the limit at its quota)",
+				      "the lender's own jobs wait for lent quota to come back",
+				      false, relax_lending},
+	[CONSTRAINT_RECLAIM] = {CONSTRAINT_RECLAIM, "queues.L.preemption.reclaim_within_cohort",
+				"LowerPriority, else Any: the owner takes lent quota back",
+				"borrowers' jobs are preempted and lose the work since their "
+				"last checkpoint",
+				false, NULL},
+	[CONSTRAINT_QUEUEING_STRATEGY] = {CONSTRAINT_QUEUEING_STRATEGY, "queues.Q.strategy",
+					  "BestEffortFIFO: jobs behind a head that lacks quota "
+					  "are admitted",
+					  "a large job at the head may wait behind smaller ones",
+					  false, relax_strategy},
+	[CONSTRAINT_PRIORITY] = {CONSTRAINT_PRIORITY, "workloads.W.priority",
+				 "a priority above the work it waits behind",
+				 "the work it overtakes waits longer", false, NULL},
+	[CONSTRAINT_NODE_SELECTOR] = {CONSTRAINT_NODE_SELECTOR, "workloads.W.node_selector",
+				      "a value no pool carries corrected to the nearest one on a "
+				      "pool that holds the pod; else the selector dropped",
+				      "pods may run on other pools or GPU types", false,
+				      relax_node_selector},
+	[CONSTRAINT_AFFINITY] = {CONSTRAINT_AFFINITY, "workloads.W.affinity",
+				 "the required node affinity dropped",
+				 "pods may run on nodes the rule kept them off", false,
+				 relax_affinity},
+	[CONSTRAINT_TAINT] = {CONSTRAINT_TAINT, "workloads.W.tolerations",
+			      "the taints of the pools its rules keep it off tolerated",
+			      "its pods share nodes kept for others", false, relax_taint},
+	[CONSTRAINT_SPREAD] = {CONSTRAINT_SPREAD, "workloads.W.spread",
+			       "whenUnsatisfiable ScheduleAnyway, else a larger maxSkew",
+			       "pods bunch in fewer domains: a domain's loss takes more of them",
+			       false, NULL},
+	[CONSTRAINT_GPU_SPEC] = {CONSTRAINT_GPU_SPEC, "workloads.W.gpu_spec", "any GPU type",
+				 "jobs may run slower on another GPU type", false, relax_gpu_spec},
+	[CONSTRAINT_MIG_PROFILE] = {CONSTRAINT_MIG_PROFILE, "pools.P.sharing.layout",
+				    "a MIG layout with more instances of the profile the pods "
+				    "ask for",
+				    "other profiles get fewer instances; a new layout drains the "
+				    "node once",
+				    false, NULL},
+	[CONSTRAINT_CPU_REQUEST] = {CONSTRAINT_CPU_REQUEST, "workloads.W.cpu",
+				    "the cores a node has per GPU its pods use",
+				    "pods that use more cores than they request are throttled",
+				    false, NULL},
+	[CONSTRAINT_MEMORY_REQUEST] = {CONSTRAINT_MEMORY_REQUEST, "workloads.W.memory",
+				       "the memory a node has per GPU its pods use",
+				       "pods that use more memory than they request risk eviction",
+				       false, NULL},
+	[CONSTRAINT_VRAM] = {CONSTRAINT_VRAM, "workloads.W.quantization",
+			     "narrower weights, a larger memory_fraction or max_batch",
+			     "narrower weights may pass verification less often", false,
+			     relax_vram},
+	[CONSTRAINT_SHARING] = {CONSTRAINT_SHARING, "pools.P.sharing",
+				"idle pods culled or moved to a shared pool; the GPUs "
+				"time-sliced, MPS, MIG or fractional",
+				"co-located pods slow each other; time-slicing isolates no memory",
+				false, relax_sharing},
+	[CONSTRAINT_FRAGMENTATION] = {CONSTRAINT_FRAGMENTATION, "scheduler.gpu_policy",
+				      "a packing GPU policy, or MostAllocated scoring",
+				      "a scheduler plugin for the GPU policies", true,
+				      relax_fragmentation},
+	[CONSTRAINT_CONTENTION] = {CONSTRAINT_CONTENTION, "pools.P.sharing.replicas",
+				   "fewer replicas per GPU, or another sharing mode",
+				   "fewer pods per GPU: work waits for a GPU instead", false, NULL},
+	[CONSTRAINT_WINDOW] = {CONSTRAINT_WINDOW, "pools.P.windows",
+			       "the window closing 1 h or 2 h later, opening 1 h earlier, or "
+			       "shifted",
+			       "the pool serves this work longer and other work less", false,
+			       relax_windows},
+	[CONSTRAINT_PROVISIONING] = {CONSTRAINT_PROVISIONING, "pools.P.autoscale.min",
+				     "nodes kept warm (autoscale.min)",
+				     "warm nodes are billed while idle", false, NULL},
+	[CONSTRAINT_STARTUP] = {CONSTRAINT_STARTUP, "workloads.W.startup",
+				"a shorter start-up: images pre-pulled, weights cached on the node",
+				"an image pre-puller and a weight cache on every node", false,
+				NULL},
+	[CONSTRAINT_CAPACITY] = {CONSTRAINT_CAPACITY, "pools.P.nodes",
+				 "more nodes (autoscale.max): advise sizes the pool",
+				 "the nodes' price", false, NULL},
+};
+
+const struct relax_row *relax_row_of(enum constraint_kind k)
+{
+	return (unsigned)k < CONSTRAINT_KINDS ? &relax_table[k] : NULL;
+}
+
+struct constraint relax_about(enum constraint_kind k, int32_t pool, int32_t workload, int32_t queue)
+{
+	return (struct constraint){k, pool, workload, queue, 0};
+}
+
+/* The name a key's letter stands for in c, or NULL. */
+static const char *letter_name(const struct scenario *sc, const struct constraint *c, char l)
+{
+	if ((l == 'Q' || l == 'L') && c->queue >= 0 && (size_t)c->queue < sc->n_queues)
+		return sc->queues[c->queue].name;
+	if (l == 'W' && c->workload >= 0 && (size_t)c->workload < sc->n_workloads)
+		return sc->workloads[c->workload].name;
+	if (l == 'P' && c->pool >= 0 && (size_t)c->pool < sc->n_pools)
+		return sc->pools[c->pool].name;
+	return NULL;
+}
+
+char *relax_key(const struct scenario *sc, const struct constraint *c, char *buf, size_t len)
+{
+	const struct relax_row *row = relax_row_of(c->kind);
+	const char *k = row ? row->key : "?";
+	size_t used = 0;
+	buf[0] = '\0';
+	while (*k) {
+		size_t n = strcspn(k, ".");
+		const char *name = n == 1 ? letter_name(sc, c, *k) : NULL;
+		int w = name ? snprintf(buf + used, len - used, "%s", name)
+			     : snprintf(buf + used, len - used, "%.*s", (int)n, k);
+		used += (size_t)w;
+		if (used >= len)
+			return buf;
+		k += n;
+		if (*k == '.') {
+			used += (size_t)snprintf(buf + used, len - used, ".");
+			if (used >= len)
+				return buf;
+			k++;
+		}
+	}
+	return buf;
+}
+
+/* A quota figure: "none" for no limit. */
+static void amount(char *buf, size_t len, double v)
+{
+	if (isinf(v))
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%g", v);
+}
+
+static void sharing_text(char *buf, size_t len, const struct pool_spec *p)
+{
+	static const char *const modes[] = {"exclusive", "time-slicing", "mps", "mig",
+					    "fractional"};
+	const struct sharing *s = &p->sharing;
+	if (s->mode == SHARING_TIME_SLICING || s->mode == SHARING_MPS)
+		snprintf(buf, len, "{mode: %s, replicas: %d}", modes[s->mode], (int)s->replicas);
+	else
+		snprintf(buf, len, "{mode: %s}", modes[s->mode]);
+}
+
+char *relax_value(const struct scenario *sc, const struct constraint *c, char *buf, size_t len)
+{
+	const struct queue_spec *q =
+		c->queue >= 0 && (size_t)c->queue < sc->n_queues ? &sc->queues[c->queue] : NULL;
+	const struct workload_spec *w = c->workload >= 0 && (size_t)c->workload < sc->n_workloads
+						? &sc->workloads[c->workload]
+						: NULL;
+	const struct pool_spec *p =
+		c->pool >= 0 && (size_t)c->pool < sc->n_pools ? &sc->pools[c->pool] : NULL;
+	const struct quota_entry *e = q ? diagnose_gpu_quota(q) : NULL;
+	static const char *const reclaim[] = {"Never", "LowerPriority", "Any"};
+	snprintf(buf, len, "?");
+	switch (c->kind) {
+	case CONSTRAINT_QUOTA:
+		if (e)
+			amount(buf, len, e->nominal);
+		break;
+	case CONSTRAINT_BORROWING_LIMIT:
+		if (e)
+			amount(buf, len, e->borrowing_limit);
+		break;
+	case CONSTRAINT_LENDING_LIMIT:
+		if (e)
+			amount(buf, len, e->lending_limit);
+		break;
+	case CONSTRAINT_RECLAIM:
+		if (q)
+			snprintf(buf, len, "%s", reclaim[q->reclaim]);
+		break;
+	case CONSTRAINT_QUEUEING_STRATEGY:
+		if (q)
+			snprintf(buf, len, "%s",
+				 q->strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO"
+								     : "BestEffortFIFO");
+		break;
+	case CONSTRAINT_PRIORITY:
+		if (w)
+			snprintf(buf, len, "%d", (int)w->priority);
+		break;
+	case CONSTRAINT_NODE_SELECTOR:
+		if (w) {
+			size_t used = (size_t)snprintf(buf, len, "{");
+			for (size_t i = 0; i < w->n_node_selector && used < len; i++)
+				used += (size_t)snprintf(buf + used, len - used, "%s%s: %s",
+							 i ? ", " : "", w->node_selector[i].key,
+							 w->node_selector[i].value);
+			if (used < len)
+				snprintf(buf + used, len - used, "}");
+		}
+		break;
+	case CONSTRAINT_AFFINITY:
+		if (w)
+			snprintf(buf, len, "%zu term%s", w->n_affinity,
+				 w->n_affinity == 1 ? "" : "s");
+		break;
+	case CONSTRAINT_TAINT:
+		if (w)
+			snprintf(buf, len, "%zu toleration%s", w->n_tolerations,
+				 w->n_tolerations == 1 ? "" : "s");
+		break;
+	case CONSTRAINT_SPREAD:
+		if (w && w->spread.key)
+			snprintf(buf, len, "{key: %s, max_skew: %d, when: %s}", w->spread.key,
+				 (int)w->spread.max_skew,
+				 w->spread.when == SPREAD_DO_NOT_SCHEDULE ? "DoNotSchedule"
+									  : "ScheduleAnyway");
+		else if (w)
+			snprintf(buf, len, "none");
+		break;
+	case CONSTRAINT_GPU_SPEC:
+		if (w) {
+			size_t used = (size_t)snprintf(buf, len, "[");
+			for (size_t i = 0; i < w->n_gpu_spec && used < len; i++)
+				used += (size_t)snprintf(buf + used, len - used, "%s%s",
+							 i ? ", " : "", w->gpu_spec[i]);
+			if (used < len)
+				snprintf(buf + used, len - used, "]");
+		}
+		break;
+	case CONSTRAINT_CPU_REQUEST:
+		if (w)
+			snprintf(buf, len, "%g", w->cpu);
+		break;
+	case CONSTRAINT_MEMORY_REQUEST:
+		if (w)
+			snprintf(buf, len, "%gGiB", w->memory_bytes / GP_GIB);
+		break;
+	case CONSTRAINT_VRAM:
+		if (w)
+			snprintf(buf, len, "%gGiB per GPU", w->vram_bytes / GP_GIB);
+		break;
+	case CONSTRAINT_MIG_PROFILE:
+	case CONSTRAINT_SHARING:
+	case CONSTRAINT_CONTENTION:
+		if (p)
+			sharing_text(buf, len, p);
+		break;
+	case CONSTRAINT_FRAGMENTATION:
+		snprintf(buf, len, "%s", gpupolicy_names[sc->scheduler.gpu_policy]);
+		break;
+	case CONSTRAINT_WINDOW:
+		if (p && p->n_windows)
+			snprintf(buf, len, "%02d:%02d-%02d:%02d%s",
+				 (int)(p->windows[0].from / 3600),
+				 (int)(p->windows[0].from / 60 % 60),
+				 (int)(p->windows[0].to / 3600), (int)(p->windows[0].to / 60 % 60),
+				 p->n_windows > 1 ? " and more" : "");
+		else if (w && w->n_windows)
+			snprintf(buf, len, "%zu window%s of its own", w->n_windows,
+				 w->n_windows == 1 ? "" : "s");
+		break;
+	case CONSTRAINT_PROVISIONING:
+		if (p)
+			snprintf(buf, len, "%d",
+				 (int)(p->autoscale.on ? p->autoscale.min : p->nodes));
+		break;
+	case CONSTRAINT_STARTUP:
+		if (w)
+			snprintf(buf, len, "%gs",
+				 (double)(w->startup ? w->startup : (p ? p->startup : 0)) /
+					 SIM_SECOND);
+		break;
+	case CONSTRAINT_CAPACITY:
+		if (p)
+			snprintf(buf, len, "%d",
+				 (int)(p->autoscale.on ? p->autoscale.max : p->nodes));
+		break;
+	case CONSTRAINT_KINDS: break;
+	}
+	return buf;
+}
+
+size_t relax_constraint(const struct scenario *sc, const struct results *r,
+			const struct constraint *c, struct finding *f)
+{
+	const struct relax_row *row = relax_row_of(c->kind);
+	size_t before = f->n_fixes;
+	if (row && row->relax)
+		row->relax(sc, r, c, f);
+	return f->n_fixes - before;
+}
