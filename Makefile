@@ -31,7 +31,7 @@ BENCH_SRC:= $(wildcard tests/bench/*.c)
 # with munge (a one-node Slurm cluster runs the sweep's job-array script).
 DEPS := gsl:libgsl-dev yaml-0.1:libyaml-dev sqlite3:libsqlite3-dev criterion:libcriterion-dev
 
-.PHONY: all deps run test asan bench release fuzz valgrind clean format layers style
+.PHONY: all deps run test asan bench release fuzz fuzz-diagnosis valgrind clean format layers style
 all: bin/gpuplan
 
 # Installs whatever is missing with apt-get (as root, or through sudo).
@@ -189,6 +189,20 @@ valgrind: deps
 	    --errors-for-leak-kinds=definite,indirect \
 	    bin/gpuplan run $$f --quiet --db build/valgrind.db || exit 1; \
 	done
+
+# The diagnosis property (tests/test_breakers.c) over more seeds than `make test`
+# runs, drawing from every break, those the diagnosis does not answer yet
+# included: a table of cases and failures per break; failing cases are kept in
+# build/breakers/.  BREAKERS_SEEDS=N BREAKERS_FIRST=S choose the seeds.
+fuzz-diagnosis: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) $(BUILD)/tests/test_breakers
+	@BREAKERS_ALL=$${BREAKERS_ALL:-1} BREAKERS_REPORT=1 BREAKERS_SEEDS=$${BREAKERS_SEEDS:-2000} \
+	  BREAKERS_FIRST=$${BREAKERS_FIRST:-1001} $(BUILD)/tests/test_breakers -j$(JOBS) \
+	  >$(BUILD)/breakers.log 2>&1; rc=$$?; \
+	  awk '/^breakers shard/ {c[$$4] += $$5; f[$$4] += $$7; n += $$5; m += $$7} \
+	    END {for (k in c) printf "%-14s %5d cases %5d failed\n", k, c[k], f[k]; \
+	    printf "%-14s %5d cases %5d failed (details: $(BUILD)/breakers.log)\n", "all", n, m}' \
+	    $(BUILD)/breakers.log | sort; exit $$rc
 
 # Coverage-guided fuzzing of every input reader (clang's libFuzzer, with ASan and UBSan).
 # Each target runs FUZZ_SECONDS from a corpus seeded by the fixtures; what it finds

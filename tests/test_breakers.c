@@ -1,0 +1,648 @@
+/*
+ * test_breakers.c - diagnosis as a property (issue 46): a generator takes a
+ * HEALTHY scenario (every goal met, no finding: checked first, by running
+ * it) and breaks ONE constraint of it, drawn from a seed.  For every broken
+ * scenario:
+ *   - the break makes some workload miss its goal (else the break is too
+ *     weak and the case proves nothing: a generator bug, reported);
+ *   - the first finding names the broken key: its kind is one the break
+ *     can show as, and it points at the key (breaks_names_key);
+ *   - advise's recommendation meets every goal without hardware: no node
+ *     more than the scenario has (advise_row.hardware), no pool added, no
+ *     autoscale.max raised.
+ * `make test` runs the fixed seeds 1 .. BREAKERS_SEEDS (200), spread over
+ * the shards of one parameterized test; `make fuzz-diagnosis` runs more
+ * (BREAKERS_SEEDS=2000 BREAKERS_FIRST=1001).  A failing case is written to
+ * build/breakers/seed-N-BREAK.yaml with its healthy twin beside it, so
+ * `bin/gpuplan advise build/breakers/seed-N-BREAK.yaml` replays it.
+ *
+ * What each break models, and where the real component decides so:
+ *  - quota: Kueue admits a workload within its ClusterQueue's nominal quota
+ *    (kubernetes-sigs/kueue site/content/en/docs/concepts/cluster_queue.md,
+ *    "Resource quotas"); a lowered quota leaves work pending on "insufficient
+ *    unused quota" beside free GPUs.
+ *  - lending: lendingLimit, "the maximum amount of unused quota [...] the
+ *    ClusterQueue can lend to other ClusterQueues in the same cohort"
+ *    (cluster_queue.md, "LendingLimit"): 0 keeps an idle queue's quota from
+ *    a busy neighbour.
+ *  - reclaim: preemption.reclaimWithinCohort Never: a ClusterQueue whose
+ *    nominal quota a borrower holds cannot take it back (cluster_queue.md,
+ *    "Preemption"), so its own work waits for the borrower to finish.
+ *  - strict-fifo: StrictFIFO "guarantees workloads admission order [...]
+ *    older workloads that can't be admitted will block newer workloads, even
+ *    if the newer workloads fit in available quota" (cluster_queue.md,
+ *    "Queueing strategy").
+ *  - priority: kube-scheduler's PrioritySort and Kueue's queue order pop
+ *    higher priority first; without one, an urgent job queues in arrival
+ *    order behind a sweep.
+ *  - toleration, selector: TaintToleration and NodeAffinity filters
+ *    (kubernetes pkg/scheduler/framework/plugins/tainttoleration,
+ *    nodeaffinity): a dropped toleration or a misspelt label value keeps
+ *    pods off nodes with idle GPUs.
+ *  - spread: PodTopologySpread with whenUnsatisfiable DoNotSchedule filters a
+ *    node when placing there would make the zone's count exceed the minimum
+ *    by more than maxSkew (kubernetes pkg/scheduler/framework/plugins/
+ *    podtopologyspread/filtering.go); zones of 8 and 4 GPUs then hold only
+ *    4 + 5 one-GPU pods with maxSkew 1.
+ *  - window: a pool's batch window shrunk below what its night's work needs.
+ *  - contention: the NVIDIA device plugin's time-slicing replicas give each
+ *    pod a share of the GPU's time (k8s-device-plugin docs, "Time-Slicing
+ *    GPUs in Kubernetes": no memory or fault isolation, no proportional
+ *    guarantee); more replicas stack more pods on a GPU and slow each.
+ *  - mig: mig-parted's configs name the instances of each GPU
+ *    (NVIDIA/mig-parted examples/config.yaml, "mig-devices"); a layout with
+ *    fewer instances of the profile the pods request makes them scarce.
+ *  - cpu, memory: NodeResourcesFit counts cpu and memory requests (fit.go
+ *    "Insufficient cpu"): inflated requests fill a node before its GPUs.
+ *  - provisioning: the Cluster Autoscaler's new node is Ready provision_time
+ *    after launch (under --max-node-provision-time, 15m): a slower node
+ *    group makes pods that arrive on a cold pool miss a deadline.
+ *  - startup: 25 minutes of image pull and model load per job hold the GPUs
+ *    before the work, past a deadline.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "gpuplan/advise.h"
+#include "gpuplan/store.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The breaks, each a constraint kind a scenario can express. */
+enum brk {
+	BRK_QUOTA,
+	BRK_LENDING,
+	BRK_RECLAIM,
+	BRK_STRICT_FIFO,
+	BRK_PRIORITY,
+	BRK_TOLERATION,
+	BRK_SELECTOR,
+	BRK_SPREAD,
+	BRK_WINDOW,
+	BRK_CONTENTION,
+	BRK_MIG,
+	BRK_CPU,
+	BRK_MEMORY,
+	BRK_PROVISIONING,
+	BRK_STARTUP,
+	BRK_N
+};
+
+static const char *const brk_names[BRK_N] = {
+	"quota",      "lending",  "reclaim", "strict-fifo",  "priority",
+	"toleration", "selector", "spread",  "window",       "contention",
+	"mig",        "cpu",      "memory",  "provisioning", "startup",
+};
+
+/* The breaks `make test` draws from: those the diagnosis and advise answer
+ * today.  `make fuzz-diagnosis` draws from every break (BREAKERS_ALL=1), so
+ * it shows what is still missing. */
+static const bool brk_enabled[BRK_N] = {
+	[BRK_QUOTA] = true,      [BRK_LENDING] = true,  [BRK_STRICT_FIFO] = true,
+	[BRK_TOLERATION] = true, [BRK_SELECTOR] = true, [BRK_WINDOW] = true,
+	[BRK_CPU] = true,        [BRK_MEMORY] = true,   [BRK_PROVISIONING] = true,
+};
+
+/* splitmix64: one stream per seed, the same cases on every machine. */
+static uint64_t next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+static int pick(uint64_t *s, int lo, int hi) /* uniform in [lo, hi] */
+{
+	return lo + (int)(next(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* The drawn parameters of one case: the healthy and the broken scenario are
+ * written from the same draw, differing only in the broken key. */
+struct draw {
+	enum brk brk;
+	int nodes;     /* the scale: nodes of the main pool (or of each zone's) */
+	int gpus;      /* a pod's GPUs */
+	int dur_m;     /* a job's duration, minutes */
+	const char *w; /* the main workload's name */
+	const char *q; /* the main queue's name */
+	const char *p; /* the main pool's name */
+};
+
+struct yaml {
+	char s[8192];
+	size_t n;
+};
+
+static void put(struct yaml *y, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(y->s + y->n, sizeof y->s - y->n, fmt, ap);
+	va_end(ap);
+	cr_assert(k >= 0 && (size_t)k < sizeof y->s - y->n, "scenario text too long");
+	y->n += (size_t)k;
+}
+
+static const char *const workload_names[] = {"train", "finetune", "eval", "render", "sweep"};
+static const char *const queue_names[] = {"team-a", "research", "vision", "ml-prod"};
+
+/* Writes the scenario of draw d: healthy, or with d->brk broken. */
+static void write_case(const struct draw *d, bool broken, struct yaml *y)
+{
+	int n = d->nodes, g = d->gpus, D = d->dur_m;
+	const char *w = d->w, *q = d->q, *p = d->p;
+	put(y, "name: brk-%s\noutput: {step: 15m}\n", brk_names[d->brk]);
+	switch (d->brk) {
+	case BRK_QUOTA: /* every job admitted at once; half the quota: half wait */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 8, price: "
+		    "{gpu_hour: 0.80}}\n",
+		    p, n);
+		put(y, "queues:\n  - {name: %s, quota: {nvidia.com/gpu: %d}}\n", q,
+		    broken ? 4 * n : 8 * n);
+		put(y,
+		    "workloads:\n  - {name: %s, queue: %s, count: %d, arrival: {at: \"00:00\"}, "
+		    "gpus: %d, duration: %dm, gpu_busy: 0.9, deadline: {within: %dm}}\n",
+		    w, q, 8 * n / g, g, D, D + D / 2);
+		break;
+	case BRK_LENDING: /* an idle queue of the cohort lends to a busy one */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 8, price: "
+		    "{gpu_hour: 0.80}}\n",
+		    p, n);
+		put(y,
+		    "queues:\n  - {name: %s, cohort: shared, quota: {nvidia.com/gpu: %d}}\n"
+		    "  - {name: idle-team, cohort: shared, quota: {nvidia.com/gpu: %d}%s}\n",
+		    q, 2 * n, 6 * n, broken ? ", lending_limit: {nvidia.com/gpu: 0}" : "");
+		put(y,
+		    "workloads:\n  - {name: %s, queue: %s, count: %d, arrival: {at: \"00:00\"}, "
+		    "gpus: %d, duration: %dm, gpu_busy: 0.9, deadline: {within: %dm}}\n",
+		    w, q, 8 * n / g, g, D, D + D / 2);
+		break;
+	case BRK_RECLAIM: /* a borrower holds the queue's quota; reclaiming it is allowed */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 8, price: "
+		    "{gpu_hour: 0.80}}\n",
+		    p, n);
+		put(y,
+		    "queues:\n  - {name: %s, cohort: shared, quota: {nvidia.com/gpu: %d}, "
+		    "preemption: {reclaim_within_cohort: %s}}\n"
+		    "  - {name: borrower, cohort: shared, quota: {nvidia.com/gpu: %d}}\n",
+		    q, 4 * n, broken ? "Never" : "Any", 4 * n);
+		put(y,
+		    "workloads:\n  - {name: sweep-b, queue: borrower, count: %d, arrival: {at: "
+		    "\"00:00\"}, gpus: 1, duration: %dm, gpu_busy: 0.9}\n",
+		    8 * n, 4 * D);
+		put(y,
+		    "  - {name: %s, queue: %s, count: %d, arrival: {at: \"00:30\"}, gpus: %d, "
+		    "duration: %dm, gpu_busy: 0.9, deadline: {within: %dm}}\n",
+		    w, q, 4 * n / g, g, D, D + D / 2);
+		break;
+	case BRK_STRICT_FIFO: /* a head that lacks quota: others pass it, or not */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 8, price: "
+		    "{gpu_hour: 0.80}}\n",
+		    p, n);
+		put(y, "queues:\n  - {name: %s, quota: {nvidia.com/gpu: %d}%s}\n", q, 8 * n,
+		    broken ? ", strategy: StrictFIFO" : "");
+		put(y,
+		    "workloads:\n  - {name: sweep-s, queue: %s, count: %d, arrival: {at: \"00:00\"}, "
+		    "gpus: 1, duration: %dm, gpu_busy: 0.9}\n",
+		    q, 4 * n, 2 * D);
+		put(y,
+		    "  - {name: big, queue: %s, count: 1, arrival: {at: \"00:01\"}, gpus: 8, "
+		    "pods: %d, gang: true, duration: %dm, gpu_busy: 0.9, deadline: {within: %dm}}\n",
+		    q, n, D, 4 * D);
+		put(y,
+		    "  - {name: %s, queue: %s, count: %d, arrival: {at: \"00:02\"}, gpus: %d, "
+		    "duration: %dm, gpu_busy: 0.9, deadline: {within: %dm}}\n",
+		    w, q, 4 * n / g, g, D, D + D / 2);
+		break;
+	case BRK_PRIORITY: /* an urgent job passes a sweep by its priority */
+		put(y,
+		    "scheduler: {order: priority}\npools:\n  - {name: %s, nodes: %d, gpu: L4, "
+		    "gpus_per_node: 8, price: {gpu_hour: 0.80}}\n",
+		    p, n);
+		put(y,
+		    "workloads:\n  - {name: sweep-p, count: %d, arrival: {at: \"00:00\"}, gpus: 1, "
+		    "duration: %dm, gpu_busy: 0.9, goal: {queue_p95: %dm}}\n",
+		    16 * n, D, 4 * D);
+		put(y,
+		    "  - {name: %s, count: %d, arrival: {at: \"00:10\"}, gpus: %d, duration: %dm, "
+		    "gpu_busy: 0.9, %sdeadline: {within: %dm}}\n",
+		    w, 4 * n / g, g, D, broken ? "" : "priority: 100, ", 2 * D);
+		break;
+	case BRK_TOLERATION: /* the work needs the tainted pool too */
+	case BRK_SELECTOR:
+	case BRK_CPU:
+	case BRK_MEMORY: {
+		int per_node = 4 / g; /* pods a node's GPUs hold */
+		int cpu = 8, mem = 64;
+		if (broken && d->brk == BRK_CPU)
+			cpu = per_node >= 4 ? 17 : 32; /* half the pods a node */
+		if (broken && d->brk == BRK_MEMORY)
+			mem = per_node >= 4 ? 129 : 256;
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L40S, gpus_per_node: 4, cpu: 32, "
+		    "memory: 256GiB, price: {gpu_hour: 1.50}}\n"
+		    "  - {name: reserved, nodes: %d, gpu: L40S, gpus_per_node: 4, cpu: 32, memory: "
+		    "256GiB, price: {gpu_hour: 1.50}, taints: [{key: team, value: research, effect: "
+		    "NoSchedule}]}\n",
+		    p, n, n);
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: %d, "
+		    "duration: %dm, gpu_busy: 0.7, cpu: %d, memory: %dGiB, deadline: {within: %dm}",
+		    w, 2 * n * per_node, g, D, cpu, mem, D + D / 2);
+		if (!(broken && d->brk == BRK_TOLERATION))
+			put(y, ", tolerations: [{key: team, operator: Equal, value: research, "
+			       "effect: NoSchedule}]");
+		put(y, ", node_selector: {nvidia.com/gpu.product: %s}}\n",
+		    broken && d->brk == BRK_SELECTOR ? "NVIDIA-L40" : "NVIDIA-L40S");
+		break;
+	}
+	case BRK_SPREAD: /* zones of 8n and 4n GPUs: maxSkew 1 holds 4n + 4n + 1 */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 4, price: {gpu_hour: "
+		    "0.80}, labels: {topology.kubernetes.io/zone: a}}\n"
+		    "  - {name: zone-b, nodes: %d, gpu: L4, gpus_per_node: 4, price: {gpu_hour: 0.80}, "
+		    "labels: {topology.kubernetes.io/zone: b}}\n",
+		    p, 2 * n, n);
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: 1, "
+		    "duration: %dm, gpu_busy: 0.7, deadline: {within: %dm}%s}\n",
+		    w, 12 * n, D, D + D / 2,
+		    broken ? ", topology_spread: {key: topology.kubernetes.io/zone, max_skew: 1, "
+			     "when_unsatisfiable: DoNotSchedule}"
+			   : "");
+		break;
+	case BRK_WINDOW: /* a night window that holds its renders, and one 4 h shorter */
+		put(y,
+		    "start: 2026-11-02T00:00:00Z\npools:\n  - {name: %s, nodes: %d, gpu: L40S, "
+		    "gpus_per_node: 4, price: {gpu_hour: 1.50}, windows: [{from: \"20:00\", to: "
+		    "\"%s\"}]}\n",
+		    p, n, broken ? "00:00" : "04:00");
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"20:00\"}, gpus: 4, "
+		    "duration: 2h, gpu_busy: 0.9, deadline: {within: 10h}}\n",
+		    w, 3 * n);
+		break;
+	case BRK_CONTENTION: /* time-slicing x2 holds a job and a light one a GPU */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: A10, gpus_per_node: 4, price: {gpu_hour: "
+		    "1.00}, sharing: {mode: time-slicing, replicas: %d}}\n",
+		    p, n, broken ? 8 : 2);
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: 1, "
+		    "duration: %dm, gpu_busy: 0.9, vram: 4GiB, deadline: {within: %dm}}\n"
+		    "  - {name: light, count: %d, arrival: {at: \"00:01\"}, gpus: 1, duration: %dm, "
+		    "gpu_busy: 0.1, vram: 2GiB, goal: {queue_p95: %dm}}\n",
+		    w, 4 * n, D, D + D / 6, 12 * n, D, 3 * D + 30);
+		break;
+	case BRK_MIG: /* two 3g.40gb a GPU, or one and two 2g.20gb */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: A100-80GB, gpus_per_node: 2, price: "
+		    "{gpu_hour: 2.00}, sharing: {mode: mig, layout: [%s]}}\n",
+		    p, n, broken ? "3g.40gb, 2g.20gb, 2g.20gb" : "3g.40gb, 3g.40gb");
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: {mig: "
+		    "3g.40gb}, duration: %dm, gpu_busy: 0.7, sm_share: 0.3, deadline: {within: "
+		    "%dm}}\n",
+		    w, 4 * n, D, D + D / 2);
+		break;
+	case BRK_PROVISIONING: /* a cold pool whose nodes come up in 2 or 14 minutes */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: 0, gpu: L4, gpus_per_node: 8, price: {gpu_hour: "
+		    "0.80}, autoscale: {min: 0, max: %d, provision_time: %s}}\n",
+		    p, n, broken ? "14m" : "2m");
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: %d, "
+		    "duration: %dm, gpu_busy: 0.9, deadline: {within: %dm}}\n",
+		    w, 8 * n / g, g, D, D + 10);
+		break;
+	case BRK_STARTUP: /* 2 minutes of start-up, or 25 (image pull and model load) */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 8, price: {gpu_hour: "
+		    "0.80}}\n",
+		    p, n);
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: %d, "
+		    "duration: %dm, gpu_busy: 0.9, startup: %s, deadline: {within: %dm}}\n",
+		    w, 8 * n / g, g, D, broken ? "25m" : "2m", D + 20);
+		break;
+	default: cr_assert_fail("break %s has no generator", brk_names[d->brk]);
+	}
+}
+
+/* What the first finding of a broken case may be, and the key it points at. */
+struct expect {
+	const char *kinds[3]; /* finding_kind_name of the first finding */
+	char key[128];        /* the key path, names filled in */
+};
+
+static void expected(const struct draw *d, struct expect *e)
+{
+	memset(e, 0, sizeof *e);
+	switch (d->brk) {
+	case BRK_QUOTA:
+		e->kinds[0] = "admission";
+		snprintf(e->key, sizeof e->key, "queues.%s.quota", d->q);
+		break;
+	case BRK_LENDING:
+		e->kinds[0] = "admission";
+		snprintf(e->key, sizeof e->key, "queues.idle-team.lending_limit");
+		break;
+	case BRK_RECLAIM:
+		e->kinds[0] = "admission";
+		snprintf(e->key, sizeof e->key, "queues.%s.preemption", d->q);
+		break;
+	case BRK_STRICT_FIFO:
+		e->kinds[0] = "admission";
+		snprintf(e->key, sizeof e->key, "queues.%s.strategy", d->q);
+		break;
+	case BRK_PRIORITY:
+		e->kinds[0] = "priority";
+		snprintf(e->key, sizeof e->key, "workloads.%s.priority", d->w);
+		break;
+	case BRK_TOLERATION:
+		e->kinds[0] = "rules";
+		snprintf(e->key, sizeof e->key, "workloads.%s.tolerations", d->w);
+		break;
+	case BRK_SELECTOR:
+		e->kinds[0] = "rules";
+		e->kinds[1] = "stalled"; /* "can never run": no pool carries the value */
+		snprintf(e->key, sizeof e->key, "workloads.%s.node_selector", d->w);
+		break;
+	case BRK_SPREAD:
+		e->kinds[0] = "rules";
+		snprintf(e->key, sizeof e->key, "workloads.%s.topology_spread", d->w);
+		break;
+	case BRK_WINDOW:
+		e->kinds[0] = "capacity";
+		e->kinds[1] = "window";
+		snprintf(e->key, sizeof e->key, "pools.%s.windows", d->p);
+		break;
+	case BRK_CONTENTION:
+		e->kinds[0] = "contention";
+		snprintf(e->key, sizeof e->key, "pools.%s.sharing", d->p);
+		break;
+	case BRK_MIG:
+		e->kinds[0] = "capacity";
+		e->kinds[1] = "mig-profile";
+		snprintf(e->key, sizeof e->key, "pools.%s.sharing", d->p);
+		break;
+	case BRK_CPU:
+		e->kinds[0] = "requests";
+		snprintf(e->key, sizeof e->key, "workloads.%s.cpu", d->w);
+		break;
+	case BRK_MEMORY:
+		e->kinds[0] = "requests";
+		snprintf(e->key, sizeof e->key, "workloads.%s.memory", d->w);
+		break;
+	case BRK_PROVISIONING:
+		e->kinds[0] = "provisioning";
+		snprintf(e->key, sizeof e->key, "pools.%s.autoscale", d->p);
+		break;
+	case BRK_STARTUP:
+		e->kinds[0] = "startup";
+		snprintf(e->key, sizeof e->key, "workloads.%s.startup", d->w);
+		break;
+	default: break;
+	}
+}
+
+/* Whether finding f names key: one of its fixes sets it (or a key under
+ * it), or it leaves the relaxation to advise (placement rules, a window)
+ * and the recommendation sets it.  The finding names the binding key itself once
+ * the relaxation table lands (DIAG-CONTRACT.md); until then its fixes are
+ * what it names. */
+static bool names_key(const struct finding *f, const struct advise_row *rec, const char *key)
+{
+	size_t k = strlen(key);
+	for (size_t i = 0; i < f->n_fixes; i++)
+		for (size_t j = 0; j < f->fixes[i].n_sets; j++)
+			if (!strncmp(f->fixes[i].sets[j], key, k))
+				return true;
+	/* A placement or capacity finding leaves its relaxations (rules, a
+	 * selector's value, a window) to advise. */
+	for (size_t j = 0; j < rec->n_sets; j++)
+		if (!strncmp(rec->sets[j], key, k))
+			return true;
+	return false;
+}
+
+/* Whether an advise row adds hardware: more nodes, a pool, a larger max. */
+static bool adds_hardware(const struct advise_row *r)
+{
+	if (r->hardware)
+		return true;
+	for (size_t i = 0; i < r->n_sets; i++)
+		if (strstr(r->sets[i], "pools.+=") || !strncmp(r->sets[i], "pools=", 6) ||
+		    strstr(r->sets[i], "autoscale.max") || strstr(r->sets[i], "gpus_per_node"))
+			return true;
+	return false;
+}
+
+static char dir[64];
+static unsigned cases_run, cases_failed;
+
+static void draw_case(uint64_t seed, struct draw *d, bool all)
+{
+	uint64_t s = seed * 0x2545f4914f6cdd1du + 7;
+	enum brk on[BRK_N];
+	size_t n_on = 0;
+	for (int b = 0; b < BRK_N; b++)
+		if (brk_enabled[b] || all)
+			on[n_on++] = (enum brk)b;
+	d->brk = on[next(&s) % n_on];
+	d->nodes = pick(&s, 1, 2);
+	d->gpus = pick(&s, 1, 2);
+	d->dur_m = 60 * pick(&s, 1, 2);
+	d->w = workload_names[pick(&s, 0, 4)];
+	d->q = queue_names[pick(&s, 0, 3)];
+	d->p = pick(&s, 0, 1) ? "gpu" : "pool-a";
+}
+
+/* advise on the scenario text y, into a database of its own. */
+static void advise(const char *path, const struct yaml *y, struct advice *a, struct store **st)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fwrite(y->s, 1, y->n, f);
+	fclose(f);
+	char db[160];
+	snprintf(db, sizeof db, "%s.db", path);
+	unlink(db);
+	struct gp_err err;
+	cr_assert_eq(store_open(db, st, &err), GP_OK, "%s", err.msg);
+	struct advise_spec spec = {.scenario = path, .db = db};
+	cr_assert_eq(advise_run(&spec, *st, NULL, NULL, a, &err), GP_OK, "%s:\n%s\n%s", path, y->s,
+		     err.msg);
+}
+
+static const struct advise_row *base_row(const struct advice *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->rows[i].seq == 0)
+			return &a->rows[i];
+	return NULL;
+}
+
+/* The advice in words, for a failure's message (malloc'd). */
+static char *advice_text(const struct advice *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	advise_write(f, a);
+	fclose(f);
+	return buf;
+}
+
+/* Keeps a failing case where it can be replayed. */
+static void keep(uint64_t seed, const struct draw *d, const struct yaml *ok, const struct yaml *bad)
+{
+	mkdir("build", 0755);
+	mkdir("build/breakers", 0755);
+	char path[160];
+	const struct yaml *ys[2] = {ok, bad};
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "build/breakers/seed-%llu-%s%s.yaml",
+			 (unsigned long long)seed, brk_names[d->brk], i ? "" : "-healthy");
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fwrite(ys[i]->s, 1, ys[i]->n, f);
+			fclose(f);
+		}
+	}
+}
+
+/* One case: returns whether every check held. */
+static bool check_case(uint64_t seed, bool all)
+{
+	struct draw d;
+	draw_case(seed, &d, all);
+	struct yaml ok = {.n = 0}, bad = {.n = 0};
+	write_case(&d, false, &ok);
+	write_case(&d, true, &bad);
+	char path[128];
+	struct advice a;
+	struct store *st;
+	bool pass = true;
+	const char *b = brk_names[d.brk];
+
+	/* The healthy scenario: every goal met, no finding. */
+	snprintf(path, sizeof path, "%s/healthy-%llu.yaml", dir, (unsigned long long)seed);
+	advise(path, &ok, &a, &st);
+	const struct advise_row *base = base_row(&a);
+	if (!base || !base->meets || a.n_findings) {
+		char *t = advice_text(&a);
+		cr_expect_fail("seed %llu (%s): the healthy scenario is not healthy:\n%s\n%s",
+			       (unsigned long long)seed, b, ok.s, t);
+		free(t);
+		pass = false;
+	}
+	advice_free(&a);
+	store_close(st);
+
+	/* The broken one. */
+	snprintf(path, sizeof path, "%s/broken-%llu.yaml", dir, (unsigned long long)seed);
+	advise(path, &bad, &a, &st);
+	struct expect e;
+	expected(&d, &e);
+	base = base_row(&a);
+	const char *why = NULL, *kind = "-";
+	if (!base || base->meets)
+		why = "the break does not make any workload miss its goal";
+	else if (!a.n_findings)
+		why = "no finding";
+	else {
+		const struct finding *f = &a.findings[0];
+		kind = finding_kind_name((enum finding_kind)f->kind);
+		bool kind_ok = false;
+		for (size_t i = 0; i < 3 && e.kinds[i]; i++)
+			kind_ok |= !strcmp(kind, e.kinds[i]);
+		const struct advise_row *rec = &a.rows[0];
+		if (!kind_ok)
+			why = "the first finding is not of the kind the break shows as";
+		else if (!names_key(f, rec, e.key))
+			why = "the first finding does not name the broken key";
+		else if (!rec->meets)
+			why = "nothing advise ran meets every goal";
+		else if (adds_hardware(rec))
+			why = "the recommendation adds hardware";
+	}
+	if (why) {
+		char *t = advice_text(&a);
+		cr_expect_fail("seed %llu (%s, key %s): %s (first finding: %s); kept in "
+			       "build/breakers/\n%s\n%s",
+			       (unsigned long long)seed, b, e.key, why, kind, bad.s, t);
+		free(t);
+		keep(seed, &d, &ok, &bad);
+		pass = false;
+	}
+	advice_free(&a);
+	store_close(st);
+	return pass;
+}
+
+static void make_dir(void)
+{
+	strcpy(dir, "/tmp/gpuplan-breakers-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static unsigned long env_or(const char *name, unsigned long dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoul(v, NULL, 10) : dflt;
+}
+
+#define SHARDS 8
+
+TestSuite(breakers, .init = make_dir, .fini = remove_dir, .timeout = 600);
+
+ParameterizedTestParameters(breakers, one_break_is_named_and_fixed_without_hardware)
+{
+	static int shards[SHARDS] = {0, 1, 2, 3, 4, 5, 6, 7};
+	return cr_make_param_array(int, shards, SHARDS);
+}
+
+/* Seeds BREAKERS_FIRST .. BREAKERS_FIRST + BREAKERS_SEEDS - 1 (1 .. 200 by
+ * default), seed s in shard s % SHARDS. */
+ParameterizedTest(int *shard, breakers, one_break_is_named_and_fixed_without_hardware)
+{
+	unsigned long first = env_or("BREAKERS_FIRST", 1), n = env_or("BREAKERS_SEEDS", 200);
+	bool all = env_or("BREAKERS_ALL", 0) != 0;
+	unsigned per[BRK_N] = {0}, bad[BRK_N] = {0};
+	for (unsigned long s = first; s < first + n; s++) {
+		if (s % SHARDS != (unsigned long)*shard)
+			continue;
+		struct draw d;
+		draw_case(s, &d, all);
+		per[d.brk]++;
+		cases_run++;
+		if (!check_case(s, all)) {
+			bad[d.brk]++;
+			cases_failed++;
+		}
+	}
+	if (getenv("BREAKERS_REPORT"))
+		for (int b = 0; b < BRK_N; b++)
+			if (per[b])
+				fprintf(stderr, "breakers shard %d: %-12s %3u cases, %3u failed\n",
+					*shard, brk_names[b], per[b], bad[b]);
+}
