@@ -11,7 +11,10 @@
  * Bandwidth is decimal (datasheet GB/s x 10^9).  Throughput is dense (no
  * sparsity): BF16 tensor TFLOPS, or FP16 tensor where the card has no BF16
  * (T4, V100); INT8 TOPS (V100 has no INT8 tensor cores: 62 TOPS via DP4A).
- * Sources: NVIDIA datasheets for A100, H100, H200, L40S, L4, A10, T4, V100.
+ * Sources: NVIDIA datasheets for A100, H100, H200, L40S, L4, A10, T4, V100,
+ * B200 and GB200 (per GPU of HGX B200 and GB200 NVL72), AMD's for MI300X;
+ * A10G (AWS's variant of the A10, no NVIDIA datasheet) in docs/gpus.md.
+ * FP8, FP4, power and links are in catalog_specs.c.
  */
 #include "gpuplan/catalog.h"
 
@@ -59,6 +62,17 @@ static const struct mig_profile mig_h200[] = {
 	{"4g.71gb", 4, 4, 1, EIGHTHS(141, 4), 64}, {"7g.141gb", 7, 8, 1, EIGHTHS(141, 8), 132},
 };
 
+/* B200 (148 SMs): `nvidia-smi mig -lgip` with driver 570 (NVIDIA gpu-operator
+ * PR 1351, which added 4g.90gb): the memory is what each instance reports,
+ * in GiB, not eighths of the card. */
+#define GIB(x) ((x)*GP_GIB)
+static const struct mig_profile mig_b200[] = {
+	/* name         compute  memory  max  bytes        SMs */
+	{"1g.23gb", 1, 1, 7, GIB(20.50), 18}, {"1g.45gb", 1, 2, 4, GIB(44.25), 30},
+	{"2g.45gb", 2, 2, 3, GIB(44.25), 36}, {"3g.90gb", 3, 4, 2, GIB(89.00), 70},
+	{"4g.90gb", 4, 4, 1, GIB(89.00), 72}, {"7g.180gb", 7, 8, 1, GIB(178.50), 148},
+};
+
 #define MIG(t) (t), sizeof(t) / sizeof((t)[0])
 #define NO_MIG NULL, 0
 
@@ -77,6 +91,13 @@ static const struct gpu_type gpus[] = {
 	{"T4", "Tesla-T4", 16 * GP_GIB, 320 * GBps, 65, 130, 40, NO_MIG},
 	{"V100-16GB", "Tesla-V100-SXM2-16GB", 16 * GP_GIB, 900 * GBps, 125, 62, 80, NO_MIG},
 	{"V100-32GB", "Tesla-V100-SXM2-32GB", 32 * GP_GIB, 900 * GBps, 125, 62, 80, NO_MIG},
+	/* The NVML memory total in MiB (nvidia-smi, GFD's nvidia.com/gpu.memory; rocm-smi for
+	 * MI300X); docs/gpus.md names the sources. */
+	{"B200", "NVIDIA-B200", 183359 * GP_MIB, 8000 * GBps, 2250, 4500, 148, MIG(mig_b200)},
+	{"GB200", "NVIDIA-GB200", 189471 * GP_MIB, 8000 * GBps, 2500, 5000, 152, NO_MIG},
+	{"A10G", "NVIDIA-A10G", 23028 * GP_MIB, 600 * GBps, 70, 140, 80, NO_MIG},
+	{"MI300X", "AMD-Instinct-MI300X", 196592 * GP_MIB, 5300 * GBps, 1307.4, 2614.9, 304,
+	 NO_MIG},
 };
 
 /* From each model's config.json; params are the published sizes.  None ties

@@ -27,9 +27,9 @@
  * weights; int8 is W8A8 (SmoothQuant-style, vLLM's int8 path) on the INT8
  * tensor cores, except where INT8 is slower than BF16 (V100 has no INT8
  * tensor cores: it runs int8 weight-only at the FP16 peak); fp8 is W8A8 on
- * the FP8 tensor cores of Ada and Hopper (L4, L40S, H100, H200; their dense
- * FP8 figure equals their INT8 figure) and weight-only elsewhere (vLLM's
- * Marlin FP8 path on Ampere).
+ * the FP8 tensor cores of Ada, Hopper, Blackwell and MI300X (the dense FP8
+ * figure of catalog_specs.c; it equals INT8 on all of them) and weight-only
+ * elsewhere (vLLM's Marlin FP8 path on Ampere).
  *
  * Tensor parallelism (Megatron-style) splits every matrix and the attention
  * heads over tp GPUs and adds two all-reduces per layer (after attention and
@@ -48,15 +48,16 @@
  *                     launches outside the roofline; with it a Llama-2-7B
  *                     fp16 decode step on an A100-80GB is 10-12 ms at small
  *                     batch, as vLLM reports
- * Interconnect between TP peers, per direction, nominal (datasheets) and
- * taken at 80 %, about what nccl-tests bus bandwidth reaches:
- *   A100 SXM4 NVLink 3, 600 GB/s both ways -> 300; H100/H200 SXM NVLink 4,
- *   900 -> 450; V100 SXM2 NVLink 2, 300 -> 150; L40S, L4, A10 PCIe Gen4 x16,
- *   32; T4 PCIe Gen3 x16, 16.  Latency per all-reduce 8 us over NVLink and
- *   20 us over PCIe (small-message NCCL and vLLM custom all-reduce figures).
- * GPU types not in the table (added by a scenario) get PCIe Gen4 and no FP8.
+ * Interconnect between TP peers, per direction, nominal (catalog_specs.c:
+ * NVLink 3 300 GB/s, NVLink 4 450, NVLink 5 900, NVLink 2 150, Infinity
+ * Fabric 448, PCIe Gen4 x16 32, Gen3 16) taken at 80 %, about what
+ * nccl-tests bus bandwidth reaches.  Latency per all-reduce 8 us over NVLink
+ * and 20 us over PCIe (small-message NCCL and vLLM custom all-reduce
+ * figures).  A GPU type without a specs row gets PCIe Gen4 and no FP8.
  */
 #include "gpuplan/roofline.h"
+
+#include "gpuplan/catalog_specs.h"
 
 #include <assert.h>
 #include <string.h>
@@ -69,41 +70,19 @@
 #define STEP_OVERHEAD_S  2e-3
 #define LINK_EFF         0.8
 #define ACTIVATION_BYTES 2.0
-
-struct gpu_row {
-	const char *name;
-	double link_gbps;  /* per direction, nominal */
-	double latency_us; /* per all-reduce */
-	bool fp8;
-};
-
-static const struct gpu_row rows[] = {
-	/* name          link GB/s  latency  FP8 */
-	{"A100-40GB", 300, 8, false}, {"A100-80GB", 300, 8, false}, {"H100-80GB", 450, 8, true},
-	{"H200-141GB", 450, 8, true}, {"L40S", 32, 20, true},       {"L4", 32, 20, true},
-	{"A10", 32, 20, false},       {"T4", 16, 20, false},        {"V100-16GB", 150, 8, false},
-	{"V100-32GB", 150, 8, false},
-};
-
-static const struct gpu_row unknown_gpu = {"", 32, 20, false};
-
-static const struct gpu_row *row_of(const struct gpu_type *gpu)
-{
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		if (strcmp(rows[i].name, gpu->name) == 0)
-			return &rows[i];
-	return &unknown_gpu;
-}
+#define PCIE4_GBPS       32.0
+#define PCIE_LATENCY_US  20.0
 
 void roofline_gpu_defaults(const struct gpu_type *gpu, struct roofline_gpu *k)
 {
-	const struct gpu_row *row = row_of(gpu);
+	const struct gpu_specs *s = catalog_gpu_specs(gpu);
 	k->compute_eff = COMPUTE_EFF;
 	k->memory_eff = MEMORY_EFF;
 	k->step_overhead_s = STEP_OVERHEAD_S;
-	k->link_bandwidth = row->link_gbps * GBps * LINK_EFF;
-	k->link_latency_s = row->latency_us * US;
-	k->fp8 = row->fp8;
+	k->link_bandwidth = (s ? s->link_gbps : PCIE4_GBPS) * GBps * LINK_EFF;
+	k->link_latency_s = (s ? s->link_latency_us : PCIE_LATENCY_US) * US;
+	k->fp8 = s && s->fp8_tflops > 0;
+	k->fp8_flops = s ? s->fp8_tflops * 1e12 : 0;
 }
 
 double roofline_peak_flops(const struct gpu_type *gpu, const struct roofline_gpu *k,
@@ -112,7 +91,7 @@ double roofline_peak_flops(const struct gpu_type *gpu, const struct roofline_gpu
 	double bf16 = gpu->bf16_tflops * 1e12, int8 = gpu->int8_tops * 1e12;
 	switch (weights) {
 	case QUANT_INT8: return int8 > bf16 ? int8 : bf16;
-	case QUANT_FP8: return k->fp8 ? int8 : bf16;
+	case QUANT_FP8: return k->fp8 && k->fp8_flops > bf16 ? k->fp8_flops : bf16;
 	default: return bf16;
 	}
 }

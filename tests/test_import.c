@@ -419,17 +419,17 @@ Test(import, an_unknown_product_names_the_catalog_and_gpu_map_fixes_it)
 {
 	struct import_options o = {
 		.nodes = put(0, "n.json",
-			     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-B200\"",
+			     one_node("\"nvidia.com/gpu.product\": \"NVIDIA-B300\"",
 				      ", \"nvidia.com/gpu\": \"8\"")),
 		.pods = put(1, "p.json", one_pod("\"nvidia.com/gpu\": \"1\""))};
 	struct import_result r;
 	struct gp_err err;
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
-	cr_assert(strstr(err.msg, "n.json:1:") && strstr(err.msg, "'NVIDIA-B200'") &&
+	cr_assert(strstr(err.msg, "n.json:1:") && strstr(err.msg, "'NVIDIA-B300'") &&
 			  strstr(err.msg, "H100-80GB (NVIDIA-H100-80GB-HBM3)") &&
 			  strstr(err.msg, "--gpu-map"),
 		  "%s", err.msg);
-	const char *map[] = {"NVIDIA-B200=H200-141GB"};
+	const char *map[] = {"NVIDIA-B300=H200-141GB"};
 	o.gpu_map = map;
 	o.n_gpu_map = 1;
 	build(&o, &r);
@@ -1165,15 +1165,15 @@ Test(import, gpu_map_needs_one_catalog_type_per_product)
 {
 	char path[128];
 	snprintf(path, sizeof path, "%s/out.yaml", dir);
-	REFUSES("--nodes " FX "nodes-b200.json --pods " FX "pods.json --gpu-map NVIDIA-B200",
-		"--gpu-map expects PRODUCT=TYPE", "got 'NVIDIA-B200'");
-	REFUSES("--nodes " FX "nodes-b200.json --pods " FX "pods.json --gpu-map NVIDIA-B200=B200",
-		"'B200' is not a catalog GPU type");
-	REFUSES("--nodes " FX "nodes-b200.json --pods " FX "pods.json --gpu-map "
-		"NVIDIA-B200=H200-141GB --gpu-map NVIDIA-B200=H100-80GB",
-		"--gpu-map NVIDIA-B200=H200-141GB and --gpu-map NVIDIA-B200=H100-80GB map one "
+	REFUSES("--nodes " FX "nodes-b300.json --pods " FX "pods.json --gpu-map NVIDIA-B300",
+		"--gpu-map expects PRODUCT=TYPE", "got 'NVIDIA-B300'");
+	REFUSES("--nodes " FX "nodes-b300.json --pods " FX "pods.json --gpu-map NVIDIA-B300=B300",
+		"'B300' is not a catalog GPU type");
+	REFUSES("--nodes " FX "nodes-b300.json --pods " FX "pods.json --gpu-map "
+		"NVIDIA-B300=H200-141GB --gpu-map NVIDIA-B300=H100-80GB",
+		"--gpu-map NVIDIA-B300=H200-141GB and --gpu-map NVIDIA-B300=H100-80GB map one "
 		"product to two types");
-	REFUSES("--nodes " FX "nodes.json --nodes " FX "nodes-b200.json --pods " FX "pods.json",
+	REFUSES("--nodes " FX "nodes.json --nodes " FX "nodes-b300.json --pods " FX "pods.json",
 		"--nodes is given twice; give it once");
 }
 

@@ -250,7 +250,7 @@ Test(roofline, defaults_per_gpu_type_and_overrides)
 	cr_assert_not(k.fp8);
 	/* a GPU type a scenario adds: PCIe Gen4, no FP8 */
 	struct gpu_type custom = *gpu("H100-80GB");
-	custom.name = "B200";
+	custom.name = "B300";
 	roofline_gpu_defaults(&custom, &k);
 	cr_assert_float_eq(k.link_bandwidth, 32e9 * 0.8, 1);
 	cr_assert_not(k.fp8);

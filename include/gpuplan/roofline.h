@@ -37,7 +37,8 @@ struct roofline_gpu {
 	double step_overhead_s; /* fixed time per iteration (scheduling, sampling, launch) */
 	double link_bandwidth;  /* bytes/s per direction between TP peers, achieved */
 	double link_latency_s;  /* per all-reduce */
-	bool fp8;               /* FP8 tensor cores (Ada, Hopper) */
+	bool fp8;               /* FP8 tensor cores (Ada, Hopper, Blackwell, MI300X) */
+	double fp8_flops;       /* their dense peak, FLOP/s */
 };
 
 void roofline_gpu_defaults(const struct gpu_type *gpu, struct roofline_gpu *k);
