@@ -606,9 +606,9 @@ Test(scenario, pool_errors)
 		/* a name the word begins is suggested before a near spelling (A10) */
 		{P("nodes: 1, gpu: H100, gpus_per_node: 8"),
 		 "DIR/s.yaml:2:34: error: unknown GPU type 'H100'; did you mean 'H100-80GB'?"},
-		{P("nodes: 1, gpu: B200, gpus_per_node: 8"),
-		 "DIR/s.yaml:2:34: error: unknown GPU type 'B200'; expected A100-40GB, A100-80GB, "
-		 "H100-80GB, H200-141GB, L40S, L4, A10, T4, V100-16GB or V100-32GB"},
+		{P("nodes: 1, gpu: Gaudi3, gpus_per_node: 8"),
+		 "DIR/s.yaml:2:34: error: unknown GPU type 'Gaudi3'; expected A100-40GB, A100-80GB, "
+		 "H100-80GB, H200-141GB, L40S, L4, A10, T4, V100-16GB, V100-32GB, B200, GB200, A10G or MI300X"},
 		{P("nodes: 1, gpu: A100-80GB, gpus_per_node: 65"),
 		 "DIR/s.yaml:2:60: error: invalid gpus_per_node '65'; expected a whole number from "
 		 "0 "
@@ -854,7 +854,7 @@ Test(scenario, workload_errors)
 		{W(AT "duration: 1h, gpu_spec: [V100M16]"),
 		 "DIR/s.yaml:3:72: error: unknown GPU type 'V100M16'; expected A100-40GB, "
 		 "A100-80GB, "
-		 "H100-80GB, H200-141GB, L40S, L4, A10, T4, V100-16GB or V100-32GB"},
+		 "H100-80GB, H200-141GB, L40S, L4, A10, T4, V100-16GB, V100-32GB, B200, GB200, A10G or MI300X"},
 		{W(AT "duration: 1h, gpu_spec: A100-80GB"),
 		 "DIR/s.yaml:3:71: error: invalid gpu_spec 'A100-80GB'; expected a list of GPU "
 		 "types "
