@@ -100,16 +100,19 @@ static const struct gpu_type gpus[] = {
 	 NO_MIG},
 };
 
+/* No experts: the MoE fields of a dense model. */
+#define DENSE 0, 0, 0, 0
+
 /* From each model's config.json; params are the published sizes.  None ties
  * its lm_head to the embedding (tie_word_embeddings: false). */
 static const struct model_arch models[] = {
 	/* name           params   layers hidden heads kv  head_dim ffn    vocab   tied */
-	{"llama-2-7b", 6.74e9, 32, 4096, 32, 32, 128, 11008, 32000, false},
-	{"llama-2-13b", 13.0e9, 40, 5120, 40, 40, 128, 13824, 32000, false},
-	{"llama-2-70b", 69.0e9, 80, 8192, 64, 8, 128, 28672, 32000, false},
-	{"llama-3-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, false},
-	{"llama-3-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672, 128256, false},
-	{"mistral-7b", 7.24e9, 32, 4096, 32, 8, 128, 14336, 32000, false},
+	{"llama-2-7b", 6.74e9, 32, 4096, 32, 32, 128, 11008, 32000, false, DENSE},
+	{"llama-2-13b", 13.0e9, 40, 5120, 40, 40, 128, 13824, 32000, false, DENSE},
+	{"llama-2-70b", 69.0e9, 80, 8192, 64, 8, 128, 28672, 32000, false, DENSE},
+	{"llama-3-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, false, DENSE},
+	{"llama-3-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672, 128256, false, DENSE},
+	{"mistral-7b", 7.24e9, 32, 4096, 32, 8, 128, 14336, 32000, false, DENSE},
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

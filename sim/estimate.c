@@ -6,6 +6,7 @@
  */
 #include "gpuplan/estimate.h"
 
+#include "gpuplan/modelcfg.h"
 #include "gpuplan/ytree.h"
 
 #include <inttypes.h>
@@ -155,7 +156,16 @@ int estimate_compute(const struct estimate_request *req, struct estimate *e, str
 {
 	int rc;
 	memset(e, 0, sizeof *e);
-	if ((rc = find_model(req->model, &e->model, err)) ||
+	if (!req->model == !req->model_config)
+		return gp_errorf(err, GP_EINPUT, "estimate: expected %s",
+				 req->model ? "--model or --model-config, not both"
+					    : "--model M or --model-config PATH");
+	if (req->model_config) {
+		if ((rc = modelcfg_load(req->model_config, &e->owned, err)))
+			return rc;
+		e->model = e->owned;
+	}
+	if ((!e->model && (rc = find_model(req->model, &e->model, err))) ||
 	    (rc = find_quant("--quant", "quantization", req->quant, &e->quant, err)) ||
 	    (rc = find_gpu(req->gpu, &e->gpu, err)))
 		return rc;
@@ -186,6 +196,13 @@ int estimate_compute(const struct estimate_request *req, struct estimate *e, str
 		return does_not_fit(e, e->tp, err);
 	step_times(e);
 	return GP_OK;
+}
+
+void estimate_free(struct estimate *e)
+{
+	modelcfg_free(e->owned);
+	e->owned = NULL;
+	e->model = NULL;
 }
 
 /* --- writers ------------------------------------------------------------- */
@@ -238,6 +255,12 @@ void estimate_write_text(FILE *out, const struct estimate *e)
 			size_text(a, sizeof a, e->weights_bytes), (m->params - kept) / 1e9,
 			footprint_quant_weight_bytes(e->quant), kept / 1e9,
 			m->tied_embeddings ? "" : " and lm_head");
+	if (m->experts)
+		fprintf(out,
+			"  experts              %d per MoE layer, %d per token: %.2fB of the %.2fB "
+			"params compute\n",
+			m->experts, m->experts_per_token, model_active_params(m) / 1e9,
+			m->params / 1e9);
 	fprintf(out, "  KV per token         %s B  2 x %d layers x %d KV heads x %d x %g B\n",
 		grouped(a, sizeof a, (int64_t)e->kv_bytes_per_token), m->layers, m->kv_heads,
 		m->head_dim, footprint_quant_kv_bytes(e->kv));
@@ -277,6 +300,7 @@ void estimate_write_json(FILE *out, const struct estimate *e)
 	fprintf(out, "  \"batch\": %" PRId64 ",\n", e->batch);
 	fprintf(out, "  \"tp\": %d,\n", e->tp);
 	fprintf(out, "  \"params\": %.0f,\n", e->model->params);
+	fprintf(out, "  \"active_params\": %.0f,\n", model_active_params(e->model));
 	fprintf(out, "  \"gpu_memory_bytes\": %.0f,\n", e->gpu->memory_bytes);
 	fprintf(out, "  \"weights_bytes\": %.0f,\n", e->weights_bytes);
 	fprintf(out, "  \"kv_bytes_per_token\": %.0f,\n", e->kv_bytes_per_token);

@@ -8,12 +8,12 @@
  * target, help) that one parser reads (cli_parse), and every failure is
  * printed by one function (fail).  Adding a flag is adding a row; adding a
  * command is a row in `commands` and a cmd_ function that builds its table.
- * import's cmd_ function and its helpers are in main_import.c (main_int.h).
+ * import's cmd_ function and its helpers are in main_import.c, estimate's in
+ * main_estimate.c (main_int.h).
  */
 #include "gpuplan/advise.h"
 #include "gpuplan/backtest.h"
 #include "gpuplan/catalog.h"
-#include "gpuplan/estimate.h"
 #include "gpuplan/html.h"
 #include "gpuplan/json.h"
 #include "gpuplan/import.h"
@@ -552,82 +552,6 @@ static int cmd_backtest(const struct cli_cmd *cmd, int argc, char **argv)
 	return rc ? fail(rc, &err, false) : 0;
 }
 
-/* --- estimate ----------------------------------------------------------------- */
-
-static int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
-{
-	struct estimate_request req = {.context = ESTIMATE_DEFAULT_CONTEXT,
-				       .batch = ESTIMATE_DEFAULT_BATCH};
-	int64_t tp = 0;
-	bool json = false;
-	const struct cli_opt opts[] = {
-		{.name = "--model",
-		 .kind = CLI_NAME,
-		 .target = &req.model,
-		 .meta = "M",
-		 .required = true,
-		 .help = "llama-2-7b, llama-2-13b, llama-2-70b, llama-3-8b, llama-3-70b,\nmistral-7b"},
-		{.name = "--quant",
-		 .kind = CLI_NAME,
-		 .target = &req.quant,
-		 .meta = "Q",
-		 .required = true,
-		 .help = "weights: fp16, bf16, fp8, int8, int4"},
-		{.name = "--gpu",
-		 .kind = CLI_NAME,
-		 .target = &req.gpu,
-		 .meta = "G",
-		 .required = true,
-		 .help = "a catalog GPU type: A100-80GB, H100-80GB, L40S, L4, T4, ..."},
-		{.name = "--context",
-		 .kind = CLI_INT,
-		 .target = &req.context,
-		 .meta = "N",
-		 .help = "tokens per sequence, prompt + output (default 4096)",
-		 .lo = 1,
-		 .hi = 100000000,
-		 .expects = "an integer from 1 to 100000000"},
-		{.name = "--batch",
-		 .kind = CLI_INT,
-		 .target = &req.batch,
-		 .meta = "B",
-		 .help = "sequences decoding together (default 1)",
-		 .lo = 1,
-		 .hi = 100000000,
-		 .expects = "an integer from 1 to 100000000"},
-		{.name = "--tp",
-		 .kind = CLI_INT,
-		 .target = &tp,
-		 .meta = "N",
-		 .help = "tensor-parallel degree (default: the smallest that fits)",
-		 .lo = 1,
-		 .hi = 1024,
-		 .expects = "an integer from 1 to 1024"},
-		{.name = "--kv-cache",
-		 .kind = CLI_NAME,
-		 .target = &req.kv_cache,
-		 .meta = "Q",
-		 .help = "KV-cache type (default: fp16; bf16 for bf16 weights)"},
-		{.name = "--json",
-		 .kind = CLI_FLAG,
-		 .target = &json,
-		 .help = "print one JSON object"},
-	};
-	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	req.tp = (int)tp;
-	struct estimate e;
-	struct gp_err err;
-	if ((rc = estimate_compute(&req, &e, &err)))
-		return fail(rc, &err, false);
-	if (json)
-		estimate_write_json(stdout, &e);
-	else
-		estimate_write_text(stdout, &e);
-	return 0;
-}
-
 /* --- sweep, merge --------------------------------------------------------------- */
 
 static int parse_shard(const char *value, void *target, struct gp_err *err)
@@ -1062,7 +986,7 @@ static const struct cli_cmd commands[] = {
 	 "Writes nothing.\n",
 	 NULL, cmd_check},
 	{"estimate",
-	 "--model M --quant Q --gpu G [--context N] [--batch B]\n[--tp N] [--kv-cache Q] [--json]",
+	 "(--model M | --model-config PATH) --quant Q --gpu G [--context N]\n[--batch B] [--tp N] [--kv-cache Q] [--json]",
 	 "footprint and step times of one model on one GPU type",
 	 "Prints the memory footprint and step times of one model on one GPU type.\n", NULL,
 	 cmd_estimate},

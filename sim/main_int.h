@@ -2,6 +2,7 @@
  * main_int.h - the command line's private header, shared by its files:
  *   main.c         the argument parser, errors, and every command but import
  *   main_import.c  `gpuplan import`: its flags, the self-check, --history
+ *   main_estimate.c `gpuplan estimate`: one model on one GPU type, or on each
  */
 #ifndef GPUPLAN_MAIN_INT_H
 #define GPUPLAN_MAIN_INT_H
@@ -74,5 +75,8 @@ int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, i
 
 /* gpuplan import (main_import.c). */
 int cmd_import(const struct cli_cmd *cmd, int argc, char **argv);
+
+/* gpuplan estimate (main_estimate.c). */
+int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv);
 
 #endif

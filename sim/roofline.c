@@ -15,6 +15,12 @@
  *   bytes = weights / tp + (kv_read + tokens) x KV bytes per token per GPU
  *     the weights are streamed once per iteration whatever the batch; each
  *     cached token's K and V are read once, each new token's written once.
+ *     A mixture of experts (modelcfg.c) computes with its active parameters
+ *     (params in the FLOPs above is active_params) and reads its routed
+ *     experts only where some token of the iteration goes: with k of E
+ *     experts per token, chosen evenly, an expert is read with probability
+ *     1 - (1 - k/E)^tokens, so expert bytes x that fraction.  Mixtral's
+ *     decode of one sequence reads 2 of 8 experts; a batch of 32, all of them.
  *     Activations are ignored: they are small next to the weights when
  *     decoding, and prefill is compute-bound.
  *   time = max(FLOPs / (peak x compute_eff x share.compute),
@@ -60,6 +66,7 @@
 #include "gpuplan/catalog_specs.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 #define GBps 1e9
@@ -112,9 +119,13 @@ void roofline_init(struct roofline *r, const struct model_arch *m, enum quant we
 	r->layers = m->layers;
 	r->flops_per_s = roofline_peak_flops(gpu, k, weights) * k->compute_eff * share.compute;
 	r->bytes_per_s = gpu->hbm_bandwidth * k->memory_eff * share.bandwidth;
-	r->weights_bytes = footprint_weights_bytes(m, weights) / tp;
+	/* Routed experts are narrowed like any linear layer (footprint.c). */
+	double experts = m->expert_params * footprint_quant_weight_bytes(weights);
+	r->weights_bytes = (footprint_weights_bytes(m, weights) - experts) / tp;
+	r->expert_bytes = experts / tp;
+	r->expert_pick = m->experts ? (double)m->experts_per_token / m->experts : 0;
 	r->kv_bytes_per_token = footprint_kv_bytes_per_token_per_gpu(m, kv, tp);
-	r->flops_per_token = 2.0 * m->params / tp;
+	r->flops_per_token = 2.0 * model_active_params(m) / tp;
 	r->flops_per_key = 4.0 * m->layers * m->heads * m->head_dim / tp;
 	r->allreduce_bytes = m->hidden * ACTIVATION_BYTES;
 	r->link_bandwidth = k->link_bandwidth;
@@ -156,6 +167,8 @@ void roofline_terms(const struct roofline *r, const struct roofline_work *w,
 		return;
 	t->flops = r->flops_per_token * w->tokens + r->flops_per_key * w->keys;
 	t->bytes = r->weights_bytes + (w->kv_read + w->tokens) * r->kv_bytes_per_token;
+	if (r->expert_bytes > 0)
+		t->bytes += r->expert_bytes * (1 - pow(1 - r->expert_pick, w->tokens));
 	t->compute_s = t->flops / r->flops_per_s;
 	t->memory_s = t->bytes / r->bytes_per_s;
 	t->comm_s = comm_time(r, w->tokens);

@@ -13,6 +13,8 @@
  */
 #include "gpuplan/scenario.h"
 
+#include "gpuplan/modelcfg.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,6 +431,8 @@ static int check_vram(struct loader *ld, const struct ynode *item, const struct 
 	const struct ynode *v = ynode_get(item, "vram");
 	if (!v)
 		v = ynode_get(item, "model");
+	if (!v)
+		v = ynode_get(item, "model_config");
 	char res[80];
 	return gp_located(
 		ld->err, v ? v->loc : item->loc,
@@ -795,6 +799,9 @@ void scenario_free(struct scenario *sc)
 		free(sc->params[i].value);
 	}
 	free(sc->params);
+	for (size_t i = 0; i < sc->n_models; i++)
+		modelcfg_free(sc->models[i]);
+	free(sc->models);
 	for (size_t i = 0; i < sc->n_dist_values; i++)
 		free(sc->dist_values[i]);
 	free(sc->dist_values);

@@ -576,6 +576,8 @@ static int check_fits(struct loader *ld, const struct ynode *item, struct worklo
 		at = ynode_get(item, "gpus");
 	if (!at)
 		at = ynode_get(item, "model");
+	if (!at)
+		at = ynode_get(item, "model_config");
 	return does_not_fit(ld, at->loc, w, best, best_cap);
 }
 
@@ -638,8 +640,9 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 			ld->err, limit->loc,
 			"limit does not apply to an inference "
 			"workload; its replicas restart for ever, as a Deployment's pods do");
-	int rc = ld_require(ld, item, "model", "inference workload",
-			    "a catalog model like llama-3-8b");
+	int rc = w->model ? GP_OK
+			  : ld_require(ld, item, "model", "inference workload",
+				       "a catalog model like llama-3-8b, or model_config: PATH");
 	if (!rc)
 		rc = ld_require(ld, item, "requests", "inference workload", REQUESTS_HINT);
 	if (!rc)

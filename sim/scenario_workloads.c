@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpuplan/footprint.h"
+#include "gpuplan/modelcfg.h"
 #include "gpuplan/openb.h"
 #include "gpuplan/trace.h"
 #include "gpuplan/units.h"
@@ -86,9 +87,24 @@ static int workload_gpus(struct loader *ld, const struct ynode *v, void *obj)
 	return GP_OK;
 }
 
+/* model and model_config name the same thing: the second one met is refused. */
+static int one_model(struct loader *ld, const struct ynode *v, const struct workload_spec *w)
+{
+	if (!w->model)
+		return GP_OK;
+	return gp_located(ld->err, v->loc,
+			  "model and model_config both name the model (%s); expected one of them",
+			  w->model->name);
+}
+
 static int workload_model(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct workload_spec *w = obj;
+	if (ld_is_null(v))
+		return GP_OK; /* none: --set workloads.NAME.model=null leaves room for model_config */
+	int rc = one_model(ld, v, w);
+	if (rc)
+		return rc;
 	if (v->kind == YNODE_SCALAR && (w->model = catalog_model(v->value)))
 		return GP_OK;
 	const char *names[16];
@@ -98,6 +114,33 @@ static int workload_model(struct loader *ld, const struct ynode *v, void *obj)
 	return v->kind == YNODE_SCALAR
 		       ? ld_unknown_word(ld, v->loc, "model", v->value, names, n)
 		       : ld_bad_value(ld, v, "model", "a catalog model like llama-2-13b");
+}
+
+/* model_config: a Hugging Face config.json, relative to the scenario's folder;
+ * the scenario owns the model it describes (modelcfg.h). */
+static int workload_model_config(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct workload_spec *w = obj;
+	char *path = NULL;
+	int rc = one_model(ld, v, w);
+	if (!rc)
+		rc = ld_get_string(
+			ld, v, "model_config",
+			"a path to a Hugging Face config.json, like models/qwen3-8b.json", &path);
+	if (rc)
+		return rc;
+	char *full = ld_resolve(ld->sc->dir, path);
+	struct model_arch *m = NULL;
+	rc = modelcfg_load(full, &m, ld->err);
+	free(full);
+	free(path);
+	if (rc)
+		return rc;
+	struct scenario *sc = ld->sc;
+	sc->models = gp_xrealloc(sc->models, (sc->n_models + 1) * sizeof *sc->models);
+	sc->models[sc->n_models++] = m;
+	w->model = m;
+	return GP_OK;
 }
 
 static int workload_quantization(struct loader *ld, const struct ynode *v, void *obj)
@@ -846,6 +889,7 @@ static const struct key_rule workload_rules[] = {
 	{"startup", workload_startup},
 	{"checkpoint", workload_checkpoint},
 	{"model", workload_model},
+	{"model_config", workload_model_config},
 	{"quantization", workload_quantization},
 	{"kv_cache", ld_workload_kv_cache},
 	{"replicas", ld_workload_replicas},
@@ -869,8 +913,9 @@ static const struct key_rule workload_rules[] = {
 static int finish_openb_workload(struct loader *ld, const struct ynode *item,
 				 struct workload_spec *w)
 {
-	static const char *const from_list[] = {"count",    "gpus", "duration", "cpu",  "memory",
-						"gpu_spec", "pods", "gang",     "vram", "model"};
+	static const char *const from_list[] = {"count",  "gpus",     "duration",    "cpu",
+						"memory", "gpu_spec", "pods",        "gang",
+						"vram",   "model",    "model_config"};
 	for (size_t i = 0; i < item->n; i++)
 		for (size_t k = 0; k < N_OF(from_list); k++)
 			if (!strcmp(item->keys[i], from_list[k]))

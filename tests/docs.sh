@@ -16,7 +16,7 @@
 # 4. docs/results.md lists every table of a results database with its
 #    columns, in order.
 # 5. The ```console blocks of README.md (and, with --diff, of the pages named)
-#    run in order in a scratch folder that links bin/, scenarios/ and tests/:
+#    run in order in a scratch folder that links bin/, scenarios/, tests/ and models/:
 #    every `$ ` line is a command (continued by a trailing backslash or an open
 #    quote); it must exit 0, or 2 when the output shown for it has "error:";
 #    and every metric the runs wrote must be described in docs/results.md.
@@ -211,7 +211,7 @@ compare() {
 for page in $run_pages; do
 	pw="$work/run.$(echo "$page" | tr '/.' '__')"
 	mkdir -p "$pw/cmds" "$pw/here/results"
-	for d in bin scenarios tests; do ln -s "$PWD/$d" "$pw/here/$d"; done
+	for d in bin scenarios tests models; do ln -s "$PWD/$d" "$pw/here/$d"; done
 	split_console "$page" "$pw/cmds"
 	# A page that replays the real traces runs only where they are.
 	if [ ! -d ../shared/data ]; then

@@ -46,7 +46,21 @@ struct model_arch {
 	int ffn;
 	int vocab;
 	bool tied_embeddings; /* lm_head shares the embedding (none in the table) */
+	/* Mixture of experts (modelcfg.h reads them from a config.json); all 0 for a
+	 * dense model, which is every row of the built-in table. */
+	int experts;           /* routed experts per MoE layer */
+	int experts_per_token; /* top-k */
+	double expert_params;  /* parameters of the routed experts, all layers */
+	double active_params;  /* what one token computes with: params less the
+				* experts it is not routed to */
 };
+
+/* The parameters one token computes with: active_params for a mixture of
+ * experts, params for a dense model. */
+static inline double model_active_params(const struct model_arch *m)
+{
+	return m->active_params > 0 ? m->active_params : m->params;
+}
 
 const struct model_arch *catalog_model(const char *name);
 size_t catalog_model_count(void);

@@ -20,17 +20,19 @@
 
 /* What the user asked for; names are looked up ignoring case. */
 struct estimate_request {
-	const char *model;    /* --model */
-	const char *quant;    /* --quant */
-	const char *gpu;      /* --gpu */
-	const char *kv_cache; /* --kv-cache, NULL = quant_default_kv */
-	int64_t context;      /* --context, tokens per sequence (prompt + output), >= 1 */
-	int64_t batch;        /* --batch, decoding sequences, >= 1 */
-	int tp;               /* --tp, 0 = the smallest that fits */
+	const char *model;        /* --model, or NULL with model_config */
+	const char *model_config; /* --model-config: a Hugging Face config.json */
+	const char *quant;        /* --quant */
+	const char *gpu;          /* --gpu */
+	const char *kv_cache;     /* --kv-cache, NULL = quant_default_kv */
+	int64_t context;          /* --context, tokens per sequence (prompt + output), >= 1 */
+	int64_t batch;            /* --batch, decoding sequences, >= 1 */
+	int tp;                   /* --tp, 0 = the smallest that fits */
 };
 
 struct estimate {
 	const struct model_arch *model;
+	struct model_arch *owned; /* the model read from --model-config; estimate_free */
 	const struct gpu_type *gpu;
 	enum quant quant;
 	enum quant kv;
@@ -53,11 +55,14 @@ struct estimate {
  * names the smallest TP degree, or the quantization, that does). */
 int estimate_compute(const struct estimate_request *req, struct estimate *e, struct gp_err *err);
 
+/* Frees what estimate_compute read (a --model-config model). */
+void estimate_free(struct estimate *e);
+
 /* A readable report with units (GB and GiB). */
 void estimate_write_text(FILE *out, const struct estimate *e);
 
 /* One JSON object, keys in a fixed order: model, quant, kv_cache, gpu,
- * context, batch, tp, params, gpu_memory_bytes, weights_bytes,
+ * context, batch, tp, params, active_params, gpu_memory_bytes, weights_bytes,
  * kv_bytes_per_token, kv_bytes, overhead_bytes_per_gpu, min_tensor_parallel,
  * weights_bytes_per_gpu, kv_capacity_bytes, kv_capacity_tokens,
  * max_sequences, batch_fits, prefill_s, prefill_bound, decode_step_s,

@@ -56,9 +56,11 @@ struct roofline {
 	int layers;
 	double flops_per_s;        /* peak x compute_eff x share.compute */
 	double bytes_per_s;        /* bandwidth x memory_eff x share.bandwidth */
-	double weights_bytes;      /* read once per iteration */
+	double weights_bytes;      /* read once per iteration (all but the routed experts) */
+	double expert_bytes;       /* routed experts (MoE), read where tokens go */
+	double expert_pick;        /* experts per token / experts; 0 for a dense model */
 	double kv_bytes_per_token; /* read or written per cached token */
-	double flops_per_token;    /* 2 x params / tp */
+	double flops_per_token;    /* 2 x active params / tp */
 	double flops_per_key;      /* attention: 4 x layers x heads x head_dim / tp */
 	double allreduce_bytes;    /* one all-reduce per token: hidden x 2 B */
 	double link_bandwidth;

@@ -673,6 +673,8 @@ struct scenario {
 	struct cost_spec cost;
 	struct param *params;
 	size_t n_params;
+	struct model_arch **models; /* read from model_config: files, owned */
+	size_t n_models;
 	struct history_spec history;
 	double growth; /* `growth:` (or --growth): every arrival and request rate is
 			* multiplied by it, for "next quarter at +30%"; default 1 */
