@@ -157,9 +157,9 @@ int estimate_compute(const struct estimate_request *req, struct estimate *e, str
 	int rc;
 	memset(e, 0, sizeof *e);
 	if (!req->model == !req->model_config)
-		return gp_errorf(err, GP_EINPUT, "estimate: expected %s",
-				 req->model ? "--model or --model-config, not both"
-					    : "--model M or --model-config PATH");
+		return gp_errorf(err, GP_EINPUT, "estimate: %s",
+				 req->model ? "expected --model or --model-config, not both"
+					    : "missing --model M or --model-config PATH");
 	if (req->model_config) {
 		if ((rc = modelcfg_load(req->model_config, &e->owned, err)))
 			return rc;

@@ -88,4 +88,3 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 	estimate_free(&e);
 	return 0;
 }
-

@@ -69,8 +69,9 @@ static int get_int(const struct reader *r, const char *key, long lo, int *v, boo
 	long x = n->kind == YNODE_SCALAR && !n->quoted ? strtol(n->value, &end, 10) : 0;
 	if (n->kind != YNODE_SCALAR || n->quoted || !end || *end || end == n->value || errno ||
 	    x < lo || x > 2147483647L)
-		return gp_located(r->err, n->loc, "%s: expected a whole number of at least %ld, got %s",
-				  key, lo, n->kind == YNODE_SCALAR ? n->value : "a list or map");
+		return gp_located(r->err, n->loc,
+				  "%s: expected a whole number of at least %ld, got %s", key, lo,
+				  n->kind == YNODE_SCALAR ? n->value : "a list or map");
 	*v = (int)x;
 	return GP_OK;
 }
@@ -80,7 +81,8 @@ static int get_bool(const struct reader *r, const char *key, bool *v)
 	const struct ynode *n = ynode_get(r->map, key);
 	if (!n)
 		return GP_OK;
-	if (n->kind == YNODE_SCALAR && !n->quoted && (!strcmp(n->value, "true") || !strcmp(n->value, "false"))) {
+	if (n->kind == YNODE_SCALAR && !n->quoted &&
+	    (!strcmp(n->value, "true") || !strcmp(n->value, "false"))) {
 		*v = n->value[0] == 't';
 		return GP_OK;
 	}
@@ -142,9 +144,10 @@ static int read_arch(const struct reader *r, struct arch *a)
 				  "first_k_dense_replace %d exceeds the %d layers", a->first_dense,
 				  a->layers);
 	if (a->kv_lora && (a->kv_lora + a->rope) % 2)
-		return gp_located(r->err, ynode_get(r->map, "kv_lora_rank")->loc,
-				  "kv_lora_rank + qk_rope_head_dim is odd (%d); expected an even latent",
-				  a->kv_lora + a->rope);
+		return gp_located(
+			r->err, ynode_get(r->map, "kv_lora_rank")->loc,
+			"kv_lora_rank + qk_rope_head_dim is odd (%d); expected an even latent",
+			a->kv_lora + a->rope);
 	return GP_OK;
 }
 
@@ -154,7 +157,8 @@ static void fill(struct model_arch *m, const struct arch *a)
 	double h = a->hidden, heads = a->heads, attn;
 	if (a->kv_lora) {
 		double qk = a->nope + a->rope;
-		double q = a->q_lora ? h * a->q_lora + (double)a->q_lora * heads * qk : h * heads * qk;
+		double q =
+			a->q_lora ? h * a->q_lora + (double)a->q_lora * heads * qk : h * heads * qk;
 		attn = q + h * (a->kv_lora + a->rope) + a->kv_lora * heads * (a->nope + a->v_dim) +
 		       heads * a->v_dim * h;
 	} else {

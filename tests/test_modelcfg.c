@@ -155,16 +155,18 @@ Test(modelcfg, errors_name_the_file_line_column_and_key)
 	expect_error("{" BASE "\"num_attention_heads\": \"8\", \"vocab_size\": 10}",
 		     "c.json:1:94: error: num_attention_heads: expected a whole number of at least "
 		     "1, got 8");
-	expect_error("{" BASE "\"num_attention_heads\": 8, \"vocab_size\": 0}",
-		     "c.json:1:111: error: vocab_size: expected a whole number of at least 1, got 0");
+	expect_error(
+		"{" BASE "\"num_attention_heads\": 8, \"vocab_size\": 0}",
+		"c.json:1:111: error: vocab_size: expected a whole number of at least 1, got 0");
 	expect_error("{" BASE "\"num_attention_heads\": 8, \"vocab_size\": 10, "
 		     "\"num_key_value_heads\": 3}",
 		     "c.json:1:138: error: num_key_value_heads 3 does not divide the 8 attention "
 		     "heads");
-	expect_error("{" BASE "\"num_attention_heads\": 8, \"vocab_size\": 10, "
-		     "\"num_local_experts\": 8}",
-		     "c.json:1:1: error: 8 experts with 0 per token; expected 2 or more experts and "
-		     "1 to that many per token (num_experts_per_tok), or neither");
+	expect_error(
+		"{" BASE "\"num_attention_heads\": 8, \"vocab_size\": 10, "
+		"\"num_local_experts\": 8}",
+		"c.json:1:1: error: 8 experts with 0 per token; expected 2 or more experts and "
+		"1 to that many per token (num_experts_per_tok), or neither");
 	expect_error("{" BASE "\"num_attention_heads\": 8, \"vocab_size\": 10, "
 		     "\"tie_word_embeddings\": 1}",
 		     "c.json:1:138: error: tie_word_embeddings: expected true or false, got 1");
