@@ -37,8 +37,8 @@
  * MLP's gate and up outputs alone are 8192 x 2 x 11008 x 2 B = 0.34 GiB,
  * plus the residual stream, attention buffers and logits: 0.5-1 GiB), and
  * the CUDA graphs vLLM captures for decode batches (0.3-1 GiB in its logs).
- * It also absorbs the few hundred MiB the GDDR cards lose to ECC (see
- * catalog.c).
+ * The memory it is taken from is NVML's total (catalog.c), which already
+ * leaves out what the GDDR cards lose to ECC.
  *
  * KV capacity = memory cap - weights / tp - overhead, cut into blocks of 16
  * tokens (vLLM's default block_size; PagedAttention allocates whole blocks).

@@ -419,7 +419,12 @@ void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
 	fprintf(out, "\n  - name: %s\n    nodes: %zu\n", p->name, p->n_nodes);
 	if (s->gpu)
 		fprintf(out, "    gpu: %s\n    gpus_per_node: %d\n", s->gpu->name, (int)s->gpus);
-	else
+	if (s->gpu && s->gpu_memory > 0)
+		fprintf(out,
+			"    gpu_memory: %.0fMi  # nvidia.com/gpu.memory; the catalog's %s has "
+			"%.0f MiB\n",
+			s->gpu_memory / GP_MIB, s->gpu->name, s->gpu->memory_bytes / GP_MIB);
+	if (!s->gpu)
 		fputs("    gpus_per_node: 0\n", out);
 	fprintf(out, "    cpu: %.6g\n    memory: ", s->cpu);
 	imp_write_bytes(out, s->memory);

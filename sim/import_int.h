@@ -100,6 +100,8 @@ struct imp_shape {
 	const char *product;        /* the node's product label, when it is not the
 				      * catalog's (SHARED, MIG suffixes); NULL otherwise */
 	int32_t gpus;               /* physical */
+	double gpu_memory;          /* nvidia.com/gpu.memory in bytes where it is not the
+				     * catalog's NVML total; 0 otherwise */
 	enum imp_sharing sharing;
 	int32_t replicas;
 	bool renamed; /* renameByDefault: the replicas are nvidia.com/gpu.shared */

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #define LABEL_PRODUCT  "nvidia.com/gpu.product"
+#define LABEL_MEMORY   "nvidia.com/gpu.memory"
 #define LABEL_HOSTNAME "kubernetes.io/hostname"
 
 static const char *label(const struct imp_node *n, const char *key)
@@ -248,6 +249,21 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 		return rc;
 	if (strcmp(product, s->gpu->product))
 		s->product = product;
+	/* GFD's nvidia.com/gpu.memory is NVML's total in MiB.  A node whose GPU
+	 * reports another total than the catalog's (another driver, another
+	 * board) keeps its own; under MIG single GFD writes the MIG device's
+	 * memory there, which the profile already gives. */
+	int64_t mib = 0;
+	if (!mig_profile && (rc = label_int(im, n, LABEL_MEMORY, 0, &mib)))
+		return rc;
+	if (!mig_profile && mib > 0 && (double)mib * GP_MIB != s->gpu->memory_bytes) {
+		if (mib < 1024)
+			return label_error(im, n, LABEL_MEMORY,
+					   "expected one GPU's memory in MiB, at least 1024, got "
+					   "'%lld'",
+					   (long long)mib);
+		s->gpu_memory = (double)mib * GP_MIB;
+	}
 	int64_t count, replicas;
 	if ((rc = label_int(im, n, "nvidia.com/gpu.count", -1, &count)) ||
 	    (rc = label_int(im, n, LABEL_REPLICAS, 1, &replicas)))
@@ -490,10 +506,10 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 
 static bool same_shape(const struct imp_shape *a, const struct imp_shape *b)
 {
-	if (a->gpu != b->gpu || a->gpus != b->gpus || a->sharing != b->sharing ||
-	    a->replicas != b->replicas || a->renamed != b->renamed || a->n_mig != b->n_mig ||
-	    a->cpu != b->cpu || a->memory != b->memory || a->n_labels != b->n_labels ||
-	    a->n_taints != b->n_taints)
+	if (a->gpu != b->gpu || a->gpus != b->gpus || a->gpu_memory != b->gpu_memory ||
+	    a->sharing != b->sharing || a->replicas != b->replicas || a->renamed != b->renamed ||
+	    a->n_mig != b->n_mig || a->cpu != b->cpu || a->memory != b->memory ||
+	    a->n_labels != b->n_labels || a->n_taints != b->n_taints)
 		return false;
 	for (size_t i = 0; i < a->n_mig; i++)
 		if (a->mig[i].profile != b->mig[i].profile ||

@@ -26,17 +26,18 @@
 #define MAX_SECONDS       INT64_C(1000000000000) /* beyond, sim_time would overflow */
 
 /* The trace's models.  T4, A10, V100M16 and V100M32 mirror catalog.c's T4,
- * A10, V100-16GB and V100-32GB (test_openb checks that they agree). */
+ * A10, V100-16GB and V100-32GB (test_openb checks that they agree); memory is
+ * NVML's MiB as there (a P100-PCIE-16GB reports 16,384). */
 static const struct gpu_type models[] = {
 	/* name      product label             memory     bandwidth    bf16  int8 SMs */
 	{"G1", "G1", 0, 0, 0, 0, 0, NULL, 0},
 	{"G2", "G2", 0, 0, 0, 0, 0, NULL, 0},
 	{"G3", "G3", 0, 0, 0, 0, 0, NULL, 0},
-	{"T4", "Tesla-T4", 16 * GP_GIB, 320 * GBps, 65, 130, 40, NULL, 0},
+	{"T4", "Tesla-T4", 15360 * GP_MIB, 320 * GBps, 65, 130, 40, NULL, 0},
 	{"P100", "Tesla-P100-PCIE-16GB", 16 * GP_GIB, 732 * GBps, 18.7, 0, 56, NULL, 0},
-	{"V100M16", "Tesla-V100-SXM2-16GB", 16 * GP_GIB, 900 * GBps, 125, 62, 80, NULL, 0},
-	{"V100M32", "Tesla-V100-SXM2-32GB", 32 * GP_GIB, 900 * GBps, 125, 62, 80, NULL, 0},
-	{"A10", "NVIDIA-A10", 24 * GP_GIB, 600 * GBps, 125, 250, 72, NULL, 0},
+	{"V100M16", "Tesla-V100-SXM2-16GB", 16384 * GP_MIB, 900 * GBps, 125, 62, 80, NULL, 0},
+	{"V100M32", "Tesla-V100-SXM2-32GB", 32768 * GP_MIB, 900 * GBps, 125, 62, 80, NULL, 0},
+	{"A10", "NVIDIA-A10", 23028 * GP_MIB, 600 * GBps, 125, 250, 72, NULL, 0},
 };
 
 #define N_MODELS   (sizeof models / sizeof models[0])

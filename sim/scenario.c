@@ -726,6 +726,7 @@ void scenario_pool_free(struct pool_spec *p)
 	free(p->taints);
 	free(p->windows);
 	free(p->sharing.layout);
+	free(p->gpu_own);
 }
 
 void ld_free_workload(struct workload_spec *w)

@@ -249,6 +249,37 @@ static int pool_gpu(struct loader *ld, const struct ynode *v, void *obj)
 	return ld_get_gpu_type(ld, v, "gpu", &((struct pool_spec *)obj)->gpu);
 }
 
+/* gpu_memory: one GPU's memory as NVML reports it (GFD's nvidia.com/gpu.memory,
+ * in MiB), where it is not the catalog's: another driver, another board.  The
+ * pool gets its own copy of the type; MIG profiles keep the catalog's sizes
+ * (GFD labels those per profile).  Read after gpu (finish_gpu_memory). */
+static int pool_gpu_memory(struct loader *ld, const struct ynode *v, void *obj)
+{
+	(void)obj;
+	double bytes = 0;
+	int rc = ld_get_size(ld, v, "gpu_memory", &bytes);
+	if (!rc && (bytes < GP_GIB || bytes > 1024 * GP_GIB))
+		return ld_bad_value(ld, v, "gpu_memory",
+				    "one GPU's memory from 1Gi to 1Ti, like 23034Mi");
+	return rc;
+}
+
+static int finish_gpu_memory(struct loader *ld, const struct ynode *item, struct pool_spec *p)
+{
+	const struct ynode *v = ynode_get(item, "gpu_memory");
+	double bytes = 0;
+	if (!v)
+		return GP_OK;
+	int rc = ld_get_size(ld, v, "gpu_memory", &bytes);
+	if (rc)
+		return rc;
+	p->gpu_own = gp_xmalloc(sizeof *p->gpu_own);
+	*p->gpu_own = *p->gpu;
+	p->gpu_own->memory_bytes = bytes;
+	p->gpu = p->gpu_own;
+	return GP_OK;
+}
+
 static int pool_gpus_per_node(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int64_t n = 0;
@@ -857,7 +888,8 @@ static int pool_format(struct loader *ld, const struct ynode *v, void *obj)
 /* An openb entry: the node list decides the nodes; sharing defaults to fractional. */
 static int check_openb_pool(struct loader *ld, const struct ynode *item, struct pool_spec *p)
 {
-	static const char *const from_list[] = {"nodes", "gpu", "gpus_per_node", "cpu", "memory"};
+	static const char *const from_list[] = {"nodes", "gpu",    "gpus_per_node",
+						"cpu",   "memory", "gpu_memory"};
 	for (size_t i = 0; i < item->n; i++)
 		for (size_t k = 0; k < N_OF(from_list); k++)
 			if (!strcmp(item->keys[i], from_list[k]))
@@ -876,14 +908,23 @@ static int check_openb_pool(struct loader *ld, const struct ynode *item, struct 
 }
 
 static const struct key_rule pool_rules[] = {
-	{"trace", pool_trace},     {"format", pool_format},
-	{"name", pool_name},       {"nodes", pool_nodes},
-	{"gpu", pool_gpu},         {"gpus_per_node", pool_gpus_per_node},
-	{"cpu", pool_cpu},         {"memory", pool_memory},
-	{"labels", pool_labels},   {"taints", pool_taints},
-	{"sharing", pool_sharing}, {"windows", pool_windows},
-	{"price", pool_price},     {"startup", pool_startup},
-	{"powered", pool_powered}, {"autoscale", pool_autoscale},
+	{"trace", pool_trace},
+	{"format", pool_format},
+	{"name", pool_name},
+	{"nodes", pool_nodes},
+	{"gpu", pool_gpu},
+	{"gpus_per_node", pool_gpus_per_node},
+	{"gpu_memory", pool_gpu_memory},
+	{"cpu", pool_cpu},
+	{"memory", pool_memory},
+	{"labels", pool_labels},
+	{"taints", pool_taints},
+	{"sharing", pool_sharing},
+	{"windows", pool_windows},
+	{"price", pool_price},
+	{"startup", pool_startup},
+	{"powered", pool_powered},
+	{"autoscale", pool_autoscale},
 	{"spot", pool_spot},
 };
 
@@ -898,10 +939,12 @@ static int cpu_only_pool(struct loader *ld, const struct ynode *item, struct poo
 	const struct ynode *v = ynode_get(item, "gpu");
 	if (!v)
 		v = ynode_get(item, "sharing");
+	if (!v)
+		v = ynode_get(item, "gpu_memory");
 	if (v)
 		return gp_located(ld->err, v->loc,
 				  "a pool with gpus_per_node: 0 has no GPUs; "
-				  "expected no gpu or sharing");
+				  "expected no gpu, gpu_memory or sharing");
 	p->gpu = &no_gpu;
 	return GP_OK;
 }
@@ -931,6 +974,8 @@ static int load_pool(struct loader *ld, const struct ynode *item, struct pool_sp
 		return cpu_only_pool(ld, item, p);
 	if (!rc)
 		rc = ld_require(ld, item, "gpu", "pool", "a catalog GPU type like A100-80GB");
+	if (!rc)
+		rc = finish_gpu_memory(ld, item, p);
 	if (!rc && p->sharing.mode == SHARING_MIG)
 		rc = check_mig_layout(ld, item, p);
 	if (!rc)

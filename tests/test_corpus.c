@@ -88,9 +88,9 @@ static const struct case_ cases[] = {
 	 "application",
 	 {"bound by tokenization", "tokenizer workers"},
 	 "tokenizer workers for chat"},
-	/* max_batch 4 (vLLM's max_num_seqs) on a GPU whose KV cache holds 687
+	/* max_batch 4 (vLLM's max_num_seqs) on a GPU whose KV cache holds 683
 	 * sequences: the server's setting first, not a second replica. */
-	{"max-batch", "capacity", {"chat's 1 replica is saturated"}, "max_batch 687 for chat"},
+	{"max-batch", "capacity", {"chat's 1 replica is saturated"}, "max_batch 683 for chat"},
 	/* The capacity finding says a wider window would: advise widens it. */
 	{"window",
 	 "capacity",

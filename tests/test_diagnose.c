@@ -455,7 +455,8 @@ Test(diagnose, sharing_options_follow_each_modes_memory_rule)
 	cr_assert_eq(names(&p, &w, n), 4);
 	cr_expect_str_eq(n[0], "time-slicing x4");
 	cr_expect_str_eq(n[1], "MPS x4");
-	cr_expect_str_eq(n[2], "MIG 1g.10gb x7");
+	/* A 1g.10gb is 9,728 MiB as NVML reports it, short of 10 GiB (issue 39) */
+	cr_expect_str_eq(n[2], "MIG 1g.20gb x4");
 	cr_expect_str_eq(n[3], "fractional 150 milli");
 	w.gpus = 2; /* a MIG instance or a share is one GPU's */
 	cr_expect_eq(names(&p, &w, n), 2);

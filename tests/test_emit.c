@@ -189,7 +189,7 @@ Test(emit, a_servers_batch_is_its_vllm_arguments)
 	yaml_document_t d;
 	load(file, &d);
 	cr_expect_str_eq(at(&d, "spec template spec containers 0 name"), "chat");
-	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 0"), "--max-num-seqs=687");
+	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 0"), "--max-num-seqs=683");
 	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 1"),
 			 "--max-num-batched-tokens=8192");
 	yaml_document_delete(&d);

@@ -98,7 +98,7 @@ Test(estimate, a_model_that_does_not_fit_names_the_smallest_tp_or_quantization)
 		     "--quant fp16: llama-2-70b does not fit on T4 at any tensor-parallel "
 		     "degree up to 8 (at --tp 8, one GPU needs 16.07 GiB of weights + 2.00 GiB "
 		     "runtime + 0.16 GiB of KV for a sequence of 4096 tokens = 18.22 GiB and "
-		     "has 16.00 GiB); --quant int8 fits at --tp 8");
+		     "has 15.00 GiB); --quant int8 fits at --tp 8");
 	req.tp = 3;
 	expect_error(req, "--tp 3: must be a positive divisor of the 64 attention heads of "
 			  "llama-2-70b");

@@ -223,14 +223,21 @@ static const struct {
 } fits[] = {
 	/* (80 - 2) GiB - 69 GB = 14,751,862,272 B per GPU / (16 x 163,840) = 5627 blocks */
 	{"llama-2-70b", "A100-80GB", QUANT_FP16, QUANT_FP16, 2, 4096, 5627, 21},
-	/* 139 GiB - 138 GB = 11,250,113,536 / (16 x 327,680) = 2145 blocks / 256 */
-	{"llama-2-70b", "H200-141GB", QUANT_FP16, QUANT_FP16, 1, 4096, 2145, 8},
-	/* 22 GiB - 5,727,324,705.5 / (16 x 131,072) = 8532 blocks / 512 */
-	{"llama-3-8b", "L4", QUANT_INT4, QUANT_FP16, 1, 8192, 8532, 16},
+	/* 143,771 MiB (NVML) - 2 GiB - 138 GB = 10,607,336,448 / (16 x 327,680) = 2023
+	 * blocks / 256 */
+	{"llama-2-70b", "H200-141GB", QUANT_FP16, QUANT_FP16, 1, 4096, 2023, 7},
+	/* 23,034 MiB - 2 GiB - 5,727,324,705.5 = 16,278,091,230.5 / (16 x 131,072) = 7761
+	 * blocks / 512 */
+	{"llama-3-8b", "L4", QUANT_INT4, QUANT_FP16, 1, 8192, 7761, 15},
+	/* fp16: 23,034 MiB - 2 GiB - 16.06 GB = 5,945,415,936 / (16 x 131,072) = 2834 blocks
+	 * (45,344 tokens); the catalog's 24 GiB gave 3605 (57,680 tokens, 27% more than the
+	 * card has) */
+	{"llama-3-8b", "L4", QUANT_FP16, QUANT_FP16, 1, 8192, 2834, 5},
 	/* 38 GiB - 26 GB = 14,802,189,312 / (16 x 819,200) = 1129 blocks / 128 */
 	{"llama-2-13b", "A100-40GB", QUANT_FP16, QUANT_FP16, 1, 2048, 1129, 8},
-	/* fp8 weights and KV: 78 GiB - 7,502,144,000 / (16 x 65,536) = 72717 blocks / 2048 */
-	{"mistral-7b", "H100-80GB", QUANT_FP8, QUANT_FP8, 1, 32768, 72717, 35},
+	/* fp8 weights and KV: 81,559 MiB - 2 GiB - 7,502,144,000 = 75,871,182,336 /
+	 * (16 x 65,536) = 72356 blocks / 2048 */
+	{"mistral-7b", "H100-80GB", QUANT_FP8, QUANT_FP8, 1, 32768, 72356, 35},
 	/* 38 GiB - 36,623,848,250 / (16 x 327,680) = 796 blocks / 256 */
 	{"llama-2-70b", "A100-40GB", QUANT_INT4, QUANT_FP16, 1, 4096, 796, 3},
 	/* at 32k tokens the same needs TP 2: 38 GiB - 18.31 GB / (16 x 163,840) = 8579 / 2048 */
@@ -260,7 +267,7 @@ Test(footprint, the_smallest_tp_depends_on_the_context)
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, a40, 4096), 4);
 	cr_assert_eq(
 		footprint_min_tp(model("llama-2-13b"), QUANT_FP16, QUANT_FP16, memory("L4"), 4096),
-		2, "26 GB of weights on a 24 GiB card");
+		2, "26 GB of weights on a 23,034 MiB card");
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, memory("T4"), 4096), 0,
 		     "16.07 GiB per GPU even at TP 8");
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, memory("H200-141GB"), 4096), 1);
@@ -272,12 +279,20 @@ Test(footprint, a_memory_cap_is_a_mig_slice_or_a_memory_fraction)
 	const struct mig_profile *p1 = catalog_mig_profile(catalog_gpu("A100-80GB"), "1g.10gb");
 	const struct mig_profile *p3 = catalog_mig_profile(catalog_gpu("A100-80GB"), "3g.40gb");
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, p1->memory_bytes, 4096), 2,
-		     "12.55 GiB of weights need two 10 GiB slices");
+		     "12.55 GiB of weights need two 9,728 MiB slices");
 	cr_assert_eq(footprint_min_tp(m, QUANT_INT4, QUANT_FP16, p1->memory_bytes, 4096), 1);
 	cr_assert_eq(footprint_min_tp(m, QUANT_FP16, QUANT_FP16, p3->memory_bytes, 4096), 1);
 	enum quant q;
+	/* Near the limit (issue 39): int8 weights 7,002,144,000 B + 2 GiB leave
+	 * 1,050,919,680 B of NVML's 9,728 MiB: 125 blocks of 16 x 512 KiB, 2,000 tokens,
+	 * short of 2,048 (128 blocks).  The profile's name, 10,240 MiB, left 189 blocks
+	 * and "fit" int8: a pod that OOMs in the cluster. */
+	cr_assert(footprint_widest_fitting_quant(m, 1, p1->memory_bytes, 2000, &q));
+	cr_assert_eq(q, QUANT_INT8, "125 blocks hold 2,000 tokens");
 	cr_assert(footprint_widest_fitting_quant(m, 1, p1->memory_bytes, 2048, &q));
-	cr_assert_eq(q, QUANT_INT8, "6.74 GB + 2 GiB + 1 GiB of KV in 10 GiB");
+	cr_assert_eq(q, QUANT_INT4, "2,048 tokens need 128 blocks, 125 are left");
+	cr_assert(footprint_widest_fitting_quant(m, 1, 10240.0 * 1048576, 2048, &q));
+	cr_assert_eq(q, QUANT_INT8, "what the profile's name promised");
 	cr_assert(footprint_widest_fitting_quant(m, 1, p1->memory_bytes, 4096, &q));
 	cr_assert_eq(q, QUANT_INT4, "2 GiB of KV no longer fits next to int8 weights");
 	cr_assert(footprint_widest_fitting_quant(m, 1, p3->memory_bytes, 4096, &q));

@@ -855,6 +855,41 @@ Test(import, a_quantity_past_int64_is_refused_to_the_last_unit)
  * schedulable twin), and a pending pod hears kube-scheduler's
  * NodeUnschedulable message, "node(s) were unschedulable", which that filter
  * gives before TaintToleration would speak of the taint. */
+/* GFD's nvidia.com/gpu.memory is NVML's total in MiB (gpu-feature-discovery
+ * README, "Generated Labels").  The fixture's labels (H100 81,559, L4 23,034,
+ * A100-80GB 81,920) are the catalog's, so no pool says gpu_memory; an L4 whose
+ * label says otherwise (ECC off, as an A10 with ECC off reports 24,564 MiB)
+ * keeps its own figure, and the KV cache and "fits" use it. */
+Test(import, the_gpu_memory_label_wins_over_the_catalog)
+{
+	struct import_options o = fixture();
+	struct import_result r;
+	build(&o, &r);
+	cr_assert_null(strstr(r.yaml, "gpu_memory:"), "%s", r.yaml);
+	struct scenario *sc = load(&r);
+	cr_assert_eq(pool(sc, "l4")->gpu->memory_bytes, 23034 * 1048576.0);
+	cr_assert_eq(pool(sc, "h100-80gb")->gpu->memory_bytes, 81559 * 1048576.0);
+	scenario_free(sc);
+	import_result_free(&r);
+	o.nodes = edited(0, "nodes.json", "\"nvidia.com/gpu.memory\": \"23034\"",
+			 "\"nvidia.com/gpu.memory\": \"24564\"");
+	build(&o, &r);
+	cr_assert_not_null(strstr(r.yaml, "    gpu_memory: 24564Mi  # nvidia.com/gpu.memory; the "
+					  "catalog's L4 has 23034 MiB\n"),
+			   "%s", r.yaml);
+	sc = load(&r);
+	cr_assert_eq(pool(sc, "l4")->gpu->memory_bytes, 24564 * 1048576.0);
+	cr_assert_eq(pool(sc, "h100-80gb")->gpu, catalog_gpu("H100-80GB"));
+	scenario_free(sc);
+	import_result_free(&r);
+	o.nodes = edited(0, "nodes.json", "\"nvidia.com/gpu.memory\": \"23034\"",
+			 "\"nvidia.com/gpu.memory\": \"24GiB\"");
+	const char *const want[] = {".items[3].metadata.labels[\"nvidia.com/gpu.memory\"]: node "
+				    "gpu-l4-1: expected a whole number",
+				    NULL};
+	build_refused(&o, want);
+}
+
 Test(import, a_cordoned_node_is_unschedulable_to_new_pods)
 {
 	static const char node[] =
@@ -1057,7 +1092,7 @@ Test(import, dcgm_values_a_real_exporter_cannot_write_are_refused_by_line)
 	scrape_refused(busy, "1.5", "expected a ratio from 0 to 1, got 1.5");
 	scrape_refused("DCGM_FI_PROF_SM_ACTIVE", "NaN", "expected a finite number");
 	scrape_refused(busy, "+Inf", "expected a finite number");
-	scrape_refused("DCGM_FI_DEV_FB_USED", "-100", "expected MiB from 0 to the 81920 MiB");
+	scrape_refused("DCGM_FI_DEV_FB_USED", "-100", "expected MiB from 0 to the 81559 MiB");
 	scrape_refused("DCGM_FI_DEV_FB_USED", "1e300",
 		       "of node gpu-h100-1's H100-80GB, got 1e+300");
 	scrape_refused(busy, "0.5 abc", "expected an integer timestamp (milliseconds)");

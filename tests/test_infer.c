@@ -287,9 +287,10 @@ Test(infer, a_known_case_llama_3_8b_fp16_on_an_h100)
 	struct pool_spec p = pool_of(catalog_gpu("H100-80GB"), SHARING_EXCLUSIVE, 1);
 	struct footprint fp;
 	footprint_compute(llama3(), QUANT_FP16, QUANT_FP16, 1, infer_server_memory(&p, &w), &fp);
-	cr_assert_eq(fp.kv_blocks, hand_blocks(0.9 * 80 * 1073741824.0, llama3(), QUANT_FP16, 1));
-	cr_assert_eq(fp.kv_blocks, 28181);
-	cr_assert_eq(footprint_max_sequences(&fp, 2048), 220);
+	/* 0.9 x NVML's 81,559 MiB - 2 GiB - 16.06 GB over 16 x 128 KiB blocks */
+	cr_assert_eq(fp.kv_blocks, hand_blocks(0.9 * 81559 * 1048576.0, llama3(), QUANT_FP16, 1));
+	cr_assert_eq(fp.kv_blocks, 28019);
+	cr_assert_eq(footprint_max_sequences(&fp, 2048), 218);
 }
 
 Test(infer, server_memory_follows_the_unit_of_each_sharing_mode)

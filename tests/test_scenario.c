@@ -1329,8 +1329,31 @@ Test(scenario, a_pool_without_gpus_takes_no_gpu_type)
 {
 	fails("name: t\npools: [{name: cp, nodes: 1, gpus_per_node: 0, gpu: L4}]\n"
 	      "workloads: [{name: w, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h}]\n",
-	      "DIR/s.yaml:2:53: error: a pool with gpus_per_node: 0 has no GPUs; expected no gpu "
-	      "or sharing");
+	      "DIR/s.yaml:2:53: error: a pool with gpus_per_node: 0 has no GPUs; expected no gpu, "
+	      "gpu_memory or sharing");
+}
+
+/* gpu_memory: what GFD's nvidia.com/gpu.memory says of the node's GPU, where it
+ * is not the catalog's NVML total (an older driver's A100-SXM4-40GB reports
+ * 40,537 MiB, GFD's docs; the catalog has 40,960). */
+Test(scenario, gpu_memory_gives_the_pool_its_own_copy_of_the_type)
+{
+	struct scenario *sc = load("name: t\npools: [{name: a, nodes: 1, gpu: A100-40GB, "
+				   "gpus_per_node: 8, gpu_memory: 40537Mi}, {name: b, nodes: 1, "
+				   "gpu: A100-40GB, gpus_per_node: 8}]\n"
+				   "workloads: [{name: w, arrival: {at: \"00:00\"}, gpus: 1, "
+				   "duration: 1h}]\n");
+	const struct pool_spec *a = &sc->pools[0], *b = &sc->pools[1];
+	cr_assert_eq(a->gpu->memory_bytes, 40537 * 1048576.0);
+	cr_assert_eq(b->gpu->memory_bytes, 40960 * 1048576.0, "the catalog's NVML total");
+	cr_assert_eq(b->gpu, catalog_gpu("A100-40GB"));
+	cr_assert_str_eq(a->gpu->name, "A100-40GB");
+	cr_assert_eq(a->gpu->mig, b->gpu->mig, "MIG profiles keep the catalog's sizes");
+	scenario_free(sc);
+	fails("name: t\npools: [{name: a, nodes: 1, gpu: L4, gpus_per_node: 1, gpu_memory: 512Mi}]\n"
+	      "workloads: [{name: w, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h}]\n",
+	      "DIR/s.yaml:2:68: error: invalid gpu_memory '512Mi'; expected one GPU's memory from "
+	      "1Gi to 1Ti, like 23034Mi");
 }
 
 /* One rule for every rate key: a batch arrival's rate, like an inference

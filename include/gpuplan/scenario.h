@@ -155,10 +155,12 @@ struct pool_spec {
 	char *name;
 	struct srcloc loc;
 	int32_t nodes;
-	const struct gpu_type *gpu;
-	int32_t gpus_per_node; /* 1 .. 64 */
-	double cpu;            /* cores per node */
-	double memory_bytes;   /* per node */
+	const struct gpu_type *gpu; /* the catalog's, or gpu_own */
+	struct gpu_type *gpu_own;   /* gpu_memory: the catalog's type with that memory
+				     * (what the node's nvidia.com/gpu.memory says); owned */
+	int32_t gpus_per_node;      /* 1 .. 64 */
+	double cpu;                 /* cores per node */
+	double memory_bytes;        /* per node */
 	struct kv *labels;
 	size_t n_labels;
 	struct taint *taints;
