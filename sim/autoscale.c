@@ -168,6 +168,11 @@ struct autoscale *autoscale_create(const struct scenario *sc, const struct autos
 	as->max_notes = gp_xcalloc(sc->n_pools + 1, sizeof *as->max_notes);
 	as->backoff_notes = gp_xcalloc(sc->n_pools + 1, sizeof *as->backoff_notes);
 	as->option = gp_xcalloc(sc->n_pools + 1, sizeof *as->option);
+	for (size_t w = 0; w < sc->n_workloads && !as->pdb_left; w++)
+		if (sc->workloads[w].pdb != PDB_NONE) {
+			as->pdb_left = gp_xcalloc(sc->n_workloads, sizeof *as->pdb_left);
+			as->pdb_need = gp_xcalloc(sc->n_workloads, sizeof *as->pdb_need);
+		}
 	for (size_t p = 0; p < sc->n_pools; p++)
 		init_pool(as, p);
 	for (size_t n = 1; n <= sc->n_pools; n++) {
@@ -210,6 +215,9 @@ void autoscale_destroy(struct autoscale *as)
 	free(as->probes);
 	free(as->order);
 	free(as->moving);
+	free(as->moving_pods);
+	free(as->pdb_left);
+	free(as->pdb_need);
 	gsl_rng_free(as->rng);
 	free(as);
 }

@@ -70,6 +70,11 @@ struct autoscale {
 	size_t cap_order;
 	uint32_t *moving; /* scratch: the tenants of a node to remove */
 	size_t cap_moving;
+	int32_t *moving_pods; /* scratch: the pods of each of them (node_pods) */
+	size_t cap_moving_pods;
+	int64_t *pdb_left;      /* per workload with a pdb: disruptions its budget still allows
+			    * this scan (RemainingPdbTracker); NULL: no workload has one */
+	int64_t *pdb_need;      /* scratch per workload: its pods on the node simulated */
 	int32_t n_removable;    /* unneeded nodes above their pool's min, last scan */
 	sim_time scan_interval; /* SIM_NEVER: no autoscaled pool */
 	sim_time delay_after_add;

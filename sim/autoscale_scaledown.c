@@ -6,6 +6,7 @@
 #include "autoscale_int.h"
 
 #include <assert.h>
+#include <string.h>
 
 /* --max-scale-down-parallelism (10): nodes removed in one scan;
  * --max-drain-parallelism (1): of them, nodes whose pods are moved. */
@@ -40,19 +41,11 @@ static bool movable_pod(struct autoscale *as, uint32_t id, struct pod_request *p
 	return movable;
 }
 
-/*
- * Whether every pod on node could move (CA's removal simulation,
- * simulator/cluster.go SimulateNodeRemoval with the drainability rules of
- * simulator/drainability/rules): an inference replica is a Deployment's
- * pod and a batch job's a Job's (rules/replicated), each movable unless
- * its workload says safe_to_evict: false (rules/notsafetoevict) or
- * local_storage: true (rules/localstorage) without safe_to_evict: true
- * (rules/safetoevict); a movable pod moves when another Ready node passes
- * the scheduler's filters for it beside the pods moved before it.  Nothing
- * changes: the moved pods are taken back.  O(pods x nodes x GPUs of a
- * node) at worst.
- */
-static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
+/* The pods on node: as->moving gets each tenant id once, as->moving_pods
+ * its pods there (a pod of g units appears on g GPUs: whole GPUs are one
+ * pod of `gpus`, shares one pod each, an inference replica one pod).
+ * Returns how many ids. */
+static size_t node_pods(struct autoscale *as, int32_t node)
 {
 	const struct cluster *c = as->h.cluster;
 	const struct node *nd = &c->nodes[node];
@@ -60,41 +53,144 @@ static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
 	for (int32_t i = 0; i < nd->gpus; i++) {
 		const struct gpu *g = &c->gpus[nd->first_gpu + i];
 		for (uint16_t k = 0; k < g->n_tenants; k++) {
-			uint32_t id = GPU_TENANTS(g)[k].job;
 			GP_GROW(as->moving, as->cap_moving, n + 1);
-			as->moving[n++] = id; /* a pod of g units appears on g GPUs */
+			as->moving[n++] = GPU_TENANTS(g)[k].job;
 		}
 	}
+	size_t ids = 0;
+	while (ids < n) { /* [0, ids) done; [ids, n) still to group */
+		uint32_t id = as->moving[ids];
+		size_t units = 0, w = ids + 1;
+		for (size_t k = ids; k < n; k++)
+			units += as->moving[k] == id;
+		for (size_t k = ids + 1; k < n; k++)
+			if (as->moving[k] != id)
+				as->moving[w++] = as->moving[k];
+		n = w;
+		int32_t pods = 1;
+		if (!infer_is_tenant(id)) {
+			bool movable;
+			struct pod_request pod = as->h.batch_pod(as->h.ctx, id, &movable);
+			bool whole = as->sc->workloads[pod.workload].request == REQUEST_GPUS;
+			pods = whole ? (int32_t)(units / (size_t)(pod.gpus > 0 ? pod.gpus : 1))
+				     : (int32_t)units;
+		}
+		GP_GROW(as->moving_pods, as->cap_moving_pods, ids + 1);
+		as->moving_pods[ids++] = pods;
+	}
+	return ids;
+}
+
+static int32_t workload_of(struct autoscale *as, uint32_t id)
+{
+	bool movable;
+	return infer_is_tenant(id) ? infer_replica_pod(as->h.infer, id).workload
+				   : as->h.batch_pod(as->h.ctx, id, &movable).workload;
+}
+
+/*
+ * PodDisruptionBudgets at the start of a scan: each workload's
+ * DisruptionsAllowed as the disruption controller computes it
+ * (kubernetes pkg/controller/disruption/disruption.go, getExpectedPodCount
+ * and updatePdbStatus): healthy = its pods running now;
+ *   min_available N:   healthy - N;
+ *   max_unavailable N: healthy - (expected - N), expected the scale of the
+ *     pods' controller: a Deployment's replicas (an inference workload's
+ *     running and pending replicas; a service's pods, all running); a Job
+ *     has no scale subresource, so the controller finds none, fails safe
+ *     and allows 0;
+ * never below 0.  CA's RemainingPdbTracker (core/scaledown/pdb/basic.go)
+ * then takes from it the pods of every node it finds removable in the scan.
+ */
+static void pdb_budgets(struct autoscale *as)
+{
+	const struct scenario *sc = as->sc;
+	memset(as->pdb_left, 0, sc->n_workloads * sizeof *as->pdb_left);
+	for (size_t node = 0; node < as->h.cluster->n_nodes; node++) {
+		size_t ids = node_pods(as, (int32_t)node);
+		for (size_t j = 0; j < ids; j++) {
+			int32_t w = workload_of(as, as->moving[j]);
+			if (sc->workloads[w].pdb != PDB_NONE)
+				as->pdb_left[w] += as->moving_pods[j];
+		}
+	}
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		int64_t healthy = as->pdb_left[w], allowed = 0;
+		if (ws->pdb == PDB_MIN_AVAILABLE)
+			allowed = healthy - ws->pdb_value;
+		else if (ws->pdb == PDB_MAX_UNAVAILABLE && ws->kind != WORKLOAD_BATCH) {
+			struct pod_request pod;
+			int64_t expected =
+				healthy + (ws->kind == WORKLOAD_INFERENCE
+						   ? infer_pending_replicas(as->h.infer, w, &pod)
+						   : 0);
+			int64_t desired = expected - ws->pdb_value;
+			allowed = healthy - (desired > 0 ? desired : 0);
+		}
+		as->pdb_left[w] = allowed > 0 ? allowed : 0;
+	}
+}
+
+/* Whether the budgets left allow evicting the pods of the node's ids
+ * (rules/pdb: a matching budget with no disruption left blocks; the
+ * tracker's CanRemovePods: a budget with fewer than the node's matching
+ * pods blocks); take them when `take`. */
+static bool pdb_allows(struct autoscale *as, size_t ids, bool take)
+{
+	const struct scenario *sc = as->sc;
+	bool ok = true;
+	for (size_t j = 0; j < ids; j++) {
+		int32_t w = workload_of(as, as->moving[j]);
+		if (sc->workloads[w].pdb != PDB_NONE)
+			as->pdb_need[w] += as->moving_pods[j];
+	}
+	for (size_t j = 0; j < ids; j++) {
+		int32_t w = workload_of(as, as->moving[j]);
+		ok = ok && as->pdb_need[w] <= as->pdb_left[w];
+	}
+	for (size_t j = 0; j < ids; j++) {
+		int32_t w = workload_of(as, as->moving[j]);
+		if (take && ok)
+			as->pdb_left[w] -= as->pdb_need[w];
+		as->pdb_need[w] = 0;
+	}
+	return ok;
+}
+
+/*
+ * Whether every pod on node could move (CA's removal simulation,
+ * simulator/cluster.go SimulateNodeRemoval with the drainability rules of
+ * simulator/drainability/rules): an inference replica is a Deployment's
+ * pod and a batch job's a Job's (rules/replicated), each movable unless
+ * its workload says safe_to_evict: false (rules/notsafetoevict) or
+ * local_storage: true (rules/localstorage) without safe_to_evict: true
+ * (rules/safetoevict), or its PodDisruptionBudget has not enough
+ * disruptions left for the node's pods (rules/pdb, pdb_allows); a
+ * movable pod moves when another Ready node passes the scheduler's
+ * filters for it beside the pods moved before it.  Nothing changes: the
+ * moved pods are taken back; a removable node's pods are taken from their
+ * budgets.  O(pods x nodes x GPUs of a node) at worst.
+ */
+static bool pods_can_move(struct autoscale *as, int32_t node, sim_time now)
+{
+	size_t ids = node_pods(as, node);
 	size_t mark = as->n_probes;
 	int32_t to = -1;
-	bool ok = true;
-	for (size_t j = 0; j < n && ok;) {
-		uint32_t id = as->moving[j];
+	bool ok = !as->pdb_left || pdb_allows(as, ids, false);
+	for (size_t j = 0; j < ids && ok; j++) {
 		struct pod_request pod;
-		ok = movable_pod(as, id, &pod);
-		/* the pod's entries: one per GPU it holds here, whole GPUs
-		 * (one pod of `gpus`) or shares (one each) */
-		size_t units = 0;
-		for (size_t k = j; k < n; k++)
-			units += as->moving[k] == id;
-		bool whole = !infer_is_tenant(id) &&
-			     as->sc->workloads[pod.workload].request == REQUEST_GPUS;
-		int32_t pods = whole ? (int32_t)(units / (size_t)(pod.gpus > 0 ? pod.gpus : 1))
-				     : (infer_is_tenant(id) ? 1 : (int32_t)units);
-		for (int32_t k = 0; ok && k < pods; k++) {
+		ok = movable_pod(as, as->moving[j], &pod);
+		for (int32_t k = 0; ok && k < as->moving_pods[j]; k++) {
 			to = destination(as, &pod, node, to, now);
 			ok = to >= 0;
 			if (ok)
 				autoscale_probe(as, &pod, to);
 		}
-		/* the same id further on is the same pods: drop every entry */
-		size_t w = j;
-		for (size_t k = j; k < n; k++)
-			if (as->moving[k] != id)
-				as->moving[w++] = as->moving[k];
-		n = w;
 	}
 	autoscale_unprobe(as, mark);
+	if (ok && as->pdb_left)
+		pdb_allows(as, ids, true);
 	return ok;
 }
 
@@ -137,6 +233,8 @@ bool autoscale_scale_down(struct autoscale *as, sim_time now)
 		as->last_scale_up != SIM_NEVER && now < as->last_scale_up + as->delay_after_add;
 	int32_t removed = 0, drained = 0;
 	as->n_removable = 0;
+	if (as->pdb_left)
+		pdb_budgets(as);
 	for (size_t p = 0; p < as->sc->n_pools; p++) {
 		const struct pool_spec *ps = &as->sc->pools[p];
 		const struct pool_state *cs = &as->h.cluster->pools[p];

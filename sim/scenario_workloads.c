@@ -766,6 +766,44 @@ static int workload_safe_to_evict(struct loader *ld, const struct ynode *v, void
 	return rc;
 }
 
+/* pdb: a PodDisruptionBudget that selects the workload's pods, with
+ * min_available or max_unavailable (policy/v1: exactly one), whole pods. */
+static int pdb_value(struct loader *ld, const struct ynode *v, void *obj, const char *what,
+		     enum pdb_kind kind)
+{
+	int64_t n = 0;
+	int rc = ld_get_int(ld, v, what, 0, INT32_MAX, &n);
+	struct workload_spec *w = obj;
+	w->pdb = (uint8_t)kind;
+	w->pdb_value = (int32_t)n;
+	return rc;
+}
+
+static int pdb_min(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return pdb_value(ld, v, obj, "min_available", PDB_MIN_AVAILABLE);
+}
+
+static int pdb_max(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return pdb_value(ld, v, obj, "max_unavailable", PDB_MAX_UNAVAILABLE);
+}
+
+static int workload_pdb(struct loader *ld, const struct ynode *v, void *obj)
+{
+	static const struct key_rule rules[] = {{"min_available", pdb_min},
+						{"max_unavailable", pdb_max}};
+	const char *hint = "a map like {max_unavailable: 1} or {min_available: 2}";
+	int rc = ld_walk_map(ld, v, "pdb", hint, rules, 2, obj);
+	if (!rc &&
+	    (ynode_get(v, "min_available") != NULL) == (ynode_get(v, "max_unavailable") != NULL))
+		return gp_located(ld->err, v->loc,
+				  "a PodDisruptionBudget takes one of min_available and "
+				  "max_unavailable; expected %s",
+				  hint);
+	return rc;
+}
+
 static int workload_local_storage(struct loader *ld, const struct ynode *v, void *obj)
 {
 	return ld_get_bool(ld, v, "local_storage", &((struct workload_spec *)obj)->local_storage);
@@ -884,6 +922,7 @@ static const struct key_rule workload_rules[] = {
 	{"gang", workload_gang},
 	{"safe_to_evict", workload_safe_to_evict},
 	{"local_storage", workload_local_storage},
+	{"pdb", workload_pdb},
 	/* results and restarts: quality, start-up, checkpoints; then the model and its server */
 	{"quality", workload_quality},
 	{"startup", workload_startup},

@@ -24,6 +24,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run.h"
@@ -752,6 +753,40 @@ Test(autoscale, scale_down_moves_replicas_off_an_underused_node)
 }
 
 /*
+ * A PodDisruptionBudget forbids draining a node whose pods it protects
+ * (cluster-autoscaler simulator/drainability/rules/pdb: "not enough pod
+ * disruption budget to move"; core/scaledown/pdb/basic.go takes a removable
+ * node's pods from the budget for the rest of the scan).  serve2 at
+ * threshold 0.6: chat's 2 replicas, one a node.  min_available 2 leaves 2 -
+ * 2 = 0 disruptions: neither node can go, 2 node-hours, $12.00.
+ * min_available 1 allows 1: serve-0 goes at 600 as without a budget, $7.00.
+ * max_unavailable 1 of the Deployment's 2 replicas: 2 - (2 - 1) = 1, the
+ * same $7.00; max_unavailable 0: $12.00.  (kubernetes pkg/controller/
+ * disruption/disruption.go: minAvailable N allows healthy - N,
+ * maxUnavailable N allows healthy - (expected - N).)
+ */
+Test(autoscale, a_pod_disruption_budget_keeps_its_pods_nodes)
+{
+	static const char *const cases[][2] = {{"{min_available: 2}", "12"},
+					       {"{min_available: 1}", "7"},
+					       {"{max_unavailable: 1}", "7"},
+					       {"{max_unavailable: 0}", "12"}};
+	for (size_t i = 0; i < 4; i++) {
+		char pdb[64];
+		snprintf(pdb, sizeof pdb, "workloads.chat.pdb=%s", cases[i][0]);
+		RUN_WITH(SERVE, "horizon=1h", "pools.serve.nodes=2", "pools.serve.gpus_per_node=2",
+			 "pools.serve.price.gpu_hour=3", "scheduler.scoring=LeastAllocated",
+			 "pools.serve.autoscale.scale_down_utilization_threshold=0.6", pdb);
+		double want = atof(cases[i][1]);
+		cr_assert_float_eq(bill(), want, 1e-9, "%s", cases[i][0]);
+		cr_assert_float_eq(metric("serve", "node_hours"), want / 6, 1e-9, "%s",
+				   cases[i][0]);
+		cr_assert_float_eq(metric("chat", "replicas_evicted"), want == 7 ? 1 : 0, 0);
+		cleanup();
+	}
+}
+
+/*
  * A batch job's pod moves in scale-down: a Job's pod is replicated
  * (cluster-autoscaler/simulator/drainability/rules/replicated), unless
  * annotated safe-to-evict "false" (rules/notsafetoevict) or it has local
@@ -797,6 +832,19 @@ Test(autoscale, a_batch_job_moves_unless_its_pods_forbid_it)
 	RUN_WITH(SERVE, BATCH_MOVES, "workloads.train.local_storage=true",
 		 "workloads.train.safe_to_evict=true");
 	cr_assert_float_eq(metric("all", "jobs_preempted"), 1, 0);
+	cleanup();
+	/* A budget on the Job's pod: min_available 0 allows its 1 pod to go
+	 * (1 - 0); max_unavailable needs the controller's scale, which a Job
+	 * has not: the disruption controller allows 0 and serve-0 stays. */
+	RUN_WITH(SERVE, BATCH_MOVES, "workloads.train.pdb={min_available: 0}");
+	cr_assert_float_eq(metric("all", "jobs_preempted"), 1, 0);
+	cr_assert_str_eq(node(train_job()), "serve-1");
+	cleanup();
+	RUN_WITH(SERVE, BATCH_MOVES, "workloads.train.pdb={max_unavailable: 1}");
+	cr_assert_float_eq(metric("serve", "scale_downs"), 1, 0);
+	cr_assert_float_eq(metric("all", "jobs_preempted"), 0, 0);
+	cr_assert_str_eq(node(train_job()), "serve-0");
+	cr_assert_float_eq(bill(), 14.00, 1e-9);
 }
 
 /*

@@ -1356,6 +1356,26 @@ Test(scenario, gpu_memory_gives_the_pool_its_own_copy_of_the_type)
 	      "1Gi to 1Ti, like 23034Mi");
 }
 
+/* pdb: policy/v1's PodDisruptionBudget takes one of minAvailable and
+ * maxUnavailable (its validation refuses both). */
+Test(scenario, a_pdb_takes_one_of_min_available_and_max_unavailable)
+{
+	struct scenario *sc =
+		load("name: t\npools: [{name: a, nodes: 1, gpu: L4, gpus_per_node: 1}]\n"
+		     "workloads: [{name: w, arrival: {at: \"00:00\"}, gpus: 1, "
+		     "duration: 1h, pdb: {max_unavailable: 1}}, {name: v, arrival: "
+		     "{at: \"00:00\"}, gpus: 1, duration: 1h}]\n");
+	cr_assert_eq(sc->workloads[0].pdb, PDB_MAX_UNAVAILABLE);
+	cr_assert_eq(sc->workloads[0].pdb_value, 1);
+	cr_assert_eq(sc->workloads[1].pdb, PDB_NONE);
+	scenario_free(sc);
+	fails("name: t\npools: [{name: a, nodes: 1, gpu: L4, gpus_per_node: 1}]\n"
+	      "workloads: [{name: w, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h, "
+	      "pdb: {max_unavailable: 1, min_available: 1}}]\n",
+	      "DIR/s.yaml:3:75: error: a PodDisruptionBudget takes one of min_available and "
+	      "max_unavailable; expected a map like {max_unavailable: 1} or {min_available: 2}");
+}
+
 /* One rule for every rate key: a batch arrival's rate, like an inference
  * request rate, takes a bare number per second (before, batch refused it
  * while inference accepted it). */

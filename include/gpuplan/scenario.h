@@ -308,6 +308,10 @@ struct inference_spec {
  * workload's pods (safe_to_evict:): absent, "false" or "true". */
 enum safe_to_evict { SAFE_TO_EVICT_UNSET, SAFE_TO_EVICT_FALSE, SAFE_TO_EVICT_TRUE };
 
+/* A workload's PodDisruptionBudget (pdb:), policy/v1's spec: none, minAvailable
+ * or maxUnavailable, a whole number of pods. */
+enum pdb_kind { PDB_NONE, PDB_MIN_AVAILABLE, PDB_MAX_UNAVAILABLE };
+
 struct workload_spec {
 	char *name;
 	struct srcloc loc;
@@ -372,6 +376,10 @@ struct workload_spec {
 	uint8_t safe_to_evict;            /* enum safe_to_evict: its pods' annotation
 				   * cluster-autoscaler.kubernetes.io/safe-to-evict */
 	bool local_storage;               /* its pods mount emptyDir or hostPath volumes */
+	uint8_t pdb;                      /* enum pdb_kind: a PodDisruptionBudget selecting
+					   * its pods (pdb: {min_available: N} or
+					   * {max_unavailable: N}) */
+	int32_t pdb_value;                /* its N, whole pods */
 	bool preempt_never;               /* preemption_policy Never: its pods never evict others
 			       * (PriorityClass preemptionPolicy) */
 	sim_time grace;                   /* termination_grace_period: how long an evicted pod holds
