@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for a pool's TriggeredScaleUp note beside its name (three sizes). */
+#define TRIGGERED_ROOM 80
+
 /* Tenant ids of the pods the simulations put on nodes for a while
  * (PROBE_TENANT - k for the k-th): above any job id, below the replicas' bit. */
 #define PROBE_TENANT UINT32_C(0x7fffffff)
@@ -136,9 +139,22 @@ static void init_pool(struct autoscale *as, size_t p)
 		memcpy(as->chain, ps->autoscale.expanders, sizeof as->chain);
 		as->delay_after_add = ps->autoscale.delay_after_add;
 	}
-	size_t len = strlen(ps->name) + 40;
+	size_t len = strlen(ps->name) + TRIGGERED_ROOM;
 	as->triggered[p] = gp_xmalloc(len);
 	snprintf(as->triggered[p], len, "pod triggered scale-up: [%s]", ps->name);
+}
+
+/* CA's TriggeredScaleUp event, "pod triggered scale-up: %v" of the scale-up's
+ * []ScaleUpInfo, each "{%v %v->%v (max: %v)}" of the group's id, its size
+ * before and after and its max (processors/status/
+ * eventing_scale_up_processor.go, processors/nodegroupset/
+ * nodegroup_set_processor.go ScaleUpInfo.String): the pool's last scale-up. */
+static void note_scale_up(struct autoscale *as, size_t p, int32_t from)
+{
+	const struct pool_spec *ps = &as->sc->pools[p];
+	snprintf(as->triggered[p], strlen(ps->name) + TRIGGERED_ROOM,
+		 "pod triggered scale-up: [{%s %d->%d (max: %d)}]", ps->name, (int)from,
+		 (int)as->pools[p].size, (int)ps->autoscale.max);
 }
 
 struct autoscale *autoscale_create(const struct scenario *sc, const struct autoscale_host *host)
@@ -798,7 +814,7 @@ static int32_t expand(struct autoscale *as)
 static void scale_up(struct autoscale *as, size_t p)
 {
 	struct as_pool *ap = &as->pools[p];
-	int32_t launched = 0;
+	int32_t launched = 0, from = ap->size;
 	for (int32_t i = 0; i < ap->n_new; i++) {
 		/* Interrupted spot nodes hold their slots through the notice; in a
 		 * storm of interruptions the rest waits for the next scan. */
@@ -811,6 +827,7 @@ static void scale_up(struct autoscale *as, size_t p)
 	if (launched) {
 		ap->out.scale_ups++;
 		as->last_scale_up = autoscale_now(as);
+		note_scale_up(as, p, from);
 	}
 }
 

@@ -119,8 +119,9 @@ Test(autoscale, results_tell_capacity_from_provisioning_time)
 Test(autoscale, pending_pods_carry_the_autoscalers_event)
 {
 	run(A, NULL, 0);
-	cr_assert_str_eq(reason(0), "no nodes available to schedule pods "
-				    "(cluster-autoscaler: pod triggered scale-up: [batch])");
+	cr_assert_str_eq(reason(0),
+			 "no nodes available to schedule pods "
+			 "(cluster-autoscaler: pod triggered scale-up: [{batch 0->2 (max: 2)}])");
 	cr_assert_str_eq(reason(2), "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. "
 				    "preemption: 0/2 nodes are available: 2 No preemption victims "
 				    "found for incoming pod.. "
