@@ -107,8 +107,7 @@ static const struct gpu_type gpus[] = {
 	{"B200", "NVIDIA-B200", MIB(183359), 8000 * GBps, 2250, 4500, 148, MIG(mig_b200)},
 	{"GB200", "NVIDIA-GB200", MIB(189471), 8000 * GBps, 2500, 5000, 152, NO_MIG},
 	{"A10G", "NVIDIA-A10G", MIB(23028), 600 * GBps, 70, 140, 80, NO_MIG},
-	{"MI300X", "AMD-Instinct-MI300X", MIB(196592), 5300 * GBps, 1307.4, 2614.9, 304,
-	 NO_MIG},
+	{"MI300X", "AMD-Instinct-MI300X", MIB(196592), 5300 * GBps, 1307.4, 2614.9, 304, NO_MIG},
 };
 
 /* No experts: the MoE fields of a dense model. */
