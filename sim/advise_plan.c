@@ -73,7 +73,7 @@ static void plan_rules(struct plan *pl, const struct scenario *sc, const struct 
 {
 	plan_relax(pl, sc, r, relax_selector_fix, -1, (int32_t)w, -1);
 	static const relax_fn each[] = {relax_selector_drop, relax_affinity, relax_gpu_spec,
-					relax_taint};
+					relax_taint, relax_spread};
 	struct finding one = {0};
 	struct constraint c = relax_about(CONSTRAINT_KINDS, -1, (int32_t)w, -1);
 	for (size_t i = 0; i < sizeof each / sizeof *each; i++)
@@ -103,6 +103,22 @@ static void plan_fixes(struct plan *pl, const struct results *r)
 		}
 }
 
+/* The table's relaxations of each finding that names its binding constraint
+ * (diagnose_binds.c's: contention, priority, start-up, reclaim, MIG). */
+static void plan_constraints(struct plan *pl, const struct scenario *sc, const struct results *r)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct finding *fd = &r->findings[i];
+		if (fd->constraint < 0 || fd->constraint >= CONSTRAINT_KINDS)
+			continue;
+		struct finding f = {0};
+		struct constraint c = relax_about((enum constraint_kind)fd->constraint, fd->pool,
+						  fd->workload, fd->queue);
+		relax_constraint(sc, r, &c, &f);
+		plan_from(pl, &f);
+	}
+}
+
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r)
 {
 	struct plan pl = {0};
@@ -112,6 +128,7 @@ struct plan advise_plan_alternatives(const struct scenario *sc, const struct res
 	for (size_t p = 0; p < sc->n_pools; p++) /* idle holders apart, before sharing all */
 		plan_relax(&pl, sc, r, relax_shared_pool, (int32_t)p, -1, -1);
 	plan_fixes(&pl, r);
+	plan_constraints(&pl, sc, r);
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];
 		int p = fd->pool, w = fd->workload;
@@ -124,6 +141,7 @@ struct plan advise_plan_alternatives(const struct scenario *sc, const struct res
 			plan_rules(&pl, sc, r, (size_t)w);
 	}
 	plan_relax(&pl, sc, r, relax_windows, -1, -1, -1);
+	plan_relax(&pl, sc, r, relax_workload_windows, -1, -1, -1);
 	plan_relax(&pl, sc, r, relax_quantization, -1, -1, -1);
 	for (size_t f = 0; f < r->n_findings; f++) /* narrower weights, shared, where they
 						    * did not fit */

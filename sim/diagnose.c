@@ -1005,6 +1005,7 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 	diagnose_placement(&v);
 	diagnose_application(&v);
 	diagnose_scaling(&v);
+	diagnose_binds(&v);
 	drop_met(&v);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		workload_capacity_finding(&v, w);

@@ -109,6 +109,44 @@ static bool pends_beside_free_gpus(struct view *v, size_t w, uint32_t mask, doub
 
 /* --- allocation: admission (Kueue quota) ------------------------------------ */
 
+/* Kueue's message names the resource whose quota is short ("insufficient
+ * unused quota for cpu in flavor default, 4 more needed"): when it is cpu or
+ * memory, that quota is what binds, raised by what the jobs that the free
+ * GPUs hold (idle / need of them) ask for. */
+static void quota_other_fix(struct view *v, struct finding *fd, size_t w,
+			    const struct queue_spec *q, const char *top, double idle, double need)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const char *at = top ? strstr(top, "quota for ") : NULL;
+	if (!at)
+		return;
+	at += strlen("quota for ");
+	size_t n = strcspn(at, " ,");
+	bool cpu = n == 3 && !strncmp(at, "cpu", 3), mem = n == 6 && !strncmp(at, "memory", 6);
+	double pods = ws->gang && ws->pods > 1 ? ws->pods : 1,
+	       per_job = cpu   ? ws->cpu * pods
+			 : mem ? ws->memory_bytes * pods
+			       : 0;
+	const struct quota_entry *e = NULL;
+	for (size_t i = 0; i < q->n_quota && !e; i++)
+		if (!strncmp(q->quota[i].resource, at, n) && !q->quota[i].resource[n])
+			e = &q->quota[i];
+	double jobs = floor(idle / need + 1e-9);
+	if (!e || !(per_job > 0) || jobs < 1)
+		return;
+	double amount = e->nominal + jobs * per_job;
+	struct gp_sbuf map = {0};
+	diagnose_quota_map(&map, q, e->resource, amount, false);
+	if (cpu)
+		diagnose_fix_set(diagnose_fix(fd, "cpu quota of %s at %g cores", q->name, amount),
+				 "queues.%s.quota=%s", q->name, map.s);
+	else
+		diagnose_fix_set(diagnose_fix(fd, "memory quota of %s at %.0f GiB", q->name,
+					      amount / GP_GIB),
+				 "queues.%s.quota=%s", q->name, map.s);
+	free(map.s);
+}
+
 /* Jobs of w wait on their queue's quota while the GPUs they could use are free. */
 static void admission_finding(struct view *v, size_t w)
 {
@@ -141,6 +179,7 @@ static void admission_finding(struct view *v, size_t w)
 	if (strict)
 		diagnose_fix_set(diagnose_fix(fd, "BestEffortFIFO for %s", q->name),
 				 "queues.%s.strategy=BestEffortFIFO", q->name);
+	quota_other_fix(v, fd, w, q, top, idle, need);
 	if (!e)
 		return;
 	double more = ceil(idle - 1e-9);
@@ -177,6 +216,11 @@ static void fragmentation_finding(struct view *v, size_t w)
 	double res_s;
 	struct free_sums f;
 	if (!pends_beside_free_gpus(v, w, PEND_BIT(PEND_RESOURCE), &res_s, &top, &f))
+		return;
+	/* Free GPUs a topology spread rule keeps the pods off are not in
+	 * pieces: the rule is the cause (a placement finding says so). */
+	if (2 * kind_pending(v, w, PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL), NULL) >=
+	    res_s)
 		return;
 	double need = job_gpus(v, w);
 	const struct scheduler_spec *sch = &v->sc->scheduler;

@@ -64,5 +64,8 @@ const struct ts_row *diagnose_row(const struct view *v, size_t k, size_t scope);
 size_t diagnose_workload_scope(const struct view *v, size_t w);
 bool diagnose_matters(const struct view *v, double pod_seconds);
 void diagnose_evidence(struct view *v);
+/* diagnose_binds.c: contention, priority, start-up, reclaim and MIG-profile
+ * findings of workloads no other finding names, from their late jobs. */
+void diagnose_binds(struct view *v);
 
 #endif

@@ -766,7 +766,8 @@ void explain_finding(const struct scenario *sc, const struct results *r, const s
 		c.p = &sc->pools[f->pool];
 	if (f->workload >= 0 && (size_t)f->workload < sc->n_workloads)
 		c.w = &sc->workloads[f->workload];
-	if (f->kind < FINDING_KINDS)
+	if (f->kind < FINDING_KINDS && explainers[f->kind]) /* diagnose_binds.c's findings
+							     * come with their words */
 		explainers[f->kind](&c);
 	*text = gp_sb_take(&c.text);
 	*evidence = gp_sb_take(&c.ev);

@@ -12,9 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The rows that have no function yet are filled in relax_rows.c's
- * (issue 46): until then their relax is NULL and advise plans nothing for
- * them beyond what the findings name. */
+/* The rows added with the table have their functions in relax_rows.c;
+ * capacity has none (advise sizes the pool). */
 const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 	[CONSTRAINT_QUOTA] = {CONSTRAINT_QUOTA, "queues.Q.quota",
 			      "raise the queue's nominal GPU quota by a waiting job's GPUs",
@@ -33,7 +32,7 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 				"LowerPriority, else Any: the owner takes lent quota back",
 				"borrowers' jobs are preempted and lose the work since their "
 				"last checkpoint",
-				false, NULL},
+				false, relax_reclaim},
 	[CONSTRAINT_QUEUEING_STRATEGY] = {CONSTRAINT_QUEUEING_STRATEGY, "queues.Q.strategy",
 					  "BestEffortFIFO: jobs behind a head that lacks quota "
 					  "are admitted",
@@ -41,7 +40,7 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 					  false, relax_strategy},
 	[CONSTRAINT_PRIORITY] = {CONSTRAINT_PRIORITY, "workloads.W.priority",
 				 "a priority above the work it waits behind",
-				 "the work it overtakes waits longer", false, NULL},
+				 "the work it overtakes waits longer", false, relax_priority},
 	[CONSTRAINT_NODE_SELECTOR] = {CONSTRAINT_NODE_SELECTOR, "workloads.W.node_selector",
 				      "a value no pool carries corrected to the nearest one on a "
 				      "pool that holds the pod; else the selector dropped",
@@ -54,10 +53,10 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 	[CONSTRAINT_TAINT] = {CONSTRAINT_TAINT, "workloads.W.tolerations",
 			      "the taints of the pools its rules keep it off tolerated",
 			      "its pods share nodes kept for others", false, relax_taint},
-	[CONSTRAINT_SPREAD] = {CONSTRAINT_SPREAD, "workloads.W.spread",
+	[CONSTRAINT_SPREAD] = {CONSTRAINT_SPREAD, "workloads.W.topology_spread",
 			       "whenUnsatisfiable ScheduleAnyway, else a larger maxSkew",
 			       "pods bunch in fewer domains: a domain's loss takes more of them",
-			       false, NULL},
+			       false, relax_spread},
 	[CONSTRAINT_GPU_SPEC] = {CONSTRAINT_GPU_SPEC, "workloads.W.gpu_spec", "any GPU type",
 				 "jobs may run slower on another GPU type", false, relax_gpu_spec},
 	[CONSTRAINT_MIG_PROFILE] = {CONSTRAINT_MIG_PROFILE, "pools.P.sharing.layout",
@@ -65,15 +64,15 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 				    "ask for",
 				    "other profiles get fewer instances; a new layout drains the "
 				    "node once",
-				    false, NULL},
+				    false, relax_mig_layout},
 	[CONSTRAINT_CPU_REQUEST] = {CONSTRAINT_CPU_REQUEST, "workloads.W.cpu",
 				    "the cores a node has per GPU its pods use",
 				    "pods that use more cores than they request are throttled",
-				    false, NULL},
+				    false, relax_cpu_request},
 	[CONSTRAINT_MEMORY_REQUEST] = {CONSTRAINT_MEMORY_REQUEST, "workloads.W.memory",
 				       "the memory a node has per GPU its pods use",
 				       "pods that use more memory than they request risk eviction",
-				       false, NULL},
+				       false, relax_memory_request},
 	[CONSTRAINT_VRAM] = {CONSTRAINT_VRAM, "workloads.W.quantization",
 			     "narrower weights, a larger memory_fraction or max_batch",
 			     "narrower weights may pass verification less often", false,
@@ -89,7 +88,8 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 				      relax_fragmentation},
 	[CONSTRAINT_CONTENTION] = {CONSTRAINT_CONTENTION, "pools.P.sharing.replicas",
 				   "fewer replicas per GPU, or another sharing mode",
-				   "fewer pods per GPU: work waits for a GPU instead", false, NULL},
+				   "fewer pods per GPU: work waits for a GPU instead", false,
+				   relax_contention},
 	[CONSTRAINT_WINDOW] = {CONSTRAINT_WINDOW, "pools.P.windows",
 			       "the window closing 1 h or 2 h later, opening 1 h earlier, or "
 			       "shifted",
@@ -97,11 +97,11 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 			       relax_windows},
 	[CONSTRAINT_PROVISIONING] = {CONSTRAINT_PROVISIONING, "pools.P.autoscale.min",
 				     "nodes kept warm (autoscale.min)",
-				     "warm nodes are billed while idle", false, NULL},
+				     "warm nodes are billed while idle", false, relax_provisioning},
 	[CONSTRAINT_STARTUP] = {CONSTRAINT_STARTUP, "workloads.W.startup",
 				"a shorter start-up: images pre-pulled, weights cached on the node",
 				"an image pre-puller and a weight cache on every node", false,
-				NULL},
+				relax_startup},
 	[CONSTRAINT_CAPACITY] = {CONSTRAINT_CAPACITY, "pools.P.nodes",
 				 "more nodes (autoscale.max): advise sizes the pool",
 				 "the nodes' price", false, NULL},

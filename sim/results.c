@@ -40,7 +40,8 @@ const char *finding_kind_name(enum finding_kind k)
 		"sharing",        "admission",     "fragmentation", "stalled",        "oom",
 		"vram-full",      "preallocation", "kv-cache",      "rules",          "requests",
 		"tokenizer",      "off-gpu",       "restarts",      "autoscaler-max", "replicas",
-		"node-group-max", "provisioning",  "capacity",      "data-loader"};
+		"node-group-max", "provisioning",  "capacity",      "data-loader",    "contention",
+		"priority",       "startup",       "reclaim",       "mig-profile"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 

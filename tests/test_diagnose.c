@@ -100,22 +100,27 @@ Test(diagnose, memory_after_oom_kills_under_time_slicing)
 /* A fixed MIG layout is not fragmentation: nb's free 2g.20gb instances (4/7
  * of the GPU, more than the 3/7 a 3g.40gb asks) can never host it, and no
  * gpu_policy or scoring changes that.  Before, nb's wait ranked first as
- * "fragmentation" with packing policies as the fix.  And a workload that
- * waits while another finding explains someone else's wait gets its own
- * capacity finding (here batch's taint is placement; nb's wait is the one
- * 3g.40gb instance, busy). */
-Test(diagnose, a_fixed_mig_layout_is_capacity_for_its_profile_not_fragmentation)
+ * "fragmentation" with packing policies as the fix; then as capacity for its
+ * profile, whose fix (a layout) advise never ran (issue 46).  No workload asks
+ * for the 2g.20gb instances, so the layout is what binds: a mig-profile
+ * finding naming pools.mig.sharing.layout, whose relaxation (relax_rows.c)
+ * gives the GPU two 3g.40gb.  batch's taint is the placement finding after it. */
+Test(diagnose, a_mig_layout_that_favours_unused_profiles_binds_not_fragmentation)
 {
 	/* batch's queue p95 is 1 h, its default goal: a goal of 30 m makes it a finding. */
 	run("tests/fixtures/diagnose/mig-layout.yaml", (const char *const[]){"goals.batch=30m"}, 1);
-	EXPECT_FINDING(0, "placement", "batch waits on placement rules", "pool reserved");
-	EXPECT_FINDING(1, "capacity", "nb waits for a 3g.40gb instance of pool mig",
-		       "a MIG layout with more 3g.40gb instances");
+	EXPECT_FINDING(0, "allocation", "nb waits for a 3g.40gb instance of pool mig",
+		       "gives the GPUs to other profiles", "a layout with more 3g.40gb instances",
+		       "the layout of a GPU is [3g.40gb, 2g.20gb, 2g.20gb]");
+	EXPECT_FINDING(1, "placement", "batch waits on placement rules", "pool reserved");
 	cr_expect_eq(r.n_findings, 2);
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_expect_neq(r.findings[i].kind, KIND_FRAGMENTATION, "%s", r.findings[i].text);
-	cr_expect_eq(r.findings[1].workload, 1, "nb");
-	cr_expect_eq(r.findings[1].pool, 2, "pool mig");
+	cr_expect_eq(r.findings[0].kind, KIND_MIG_PROFILE);
+	cr_expect_eq(r.findings[0].workload, 1, "nb");
+	cr_expect_eq(r.findings[0].pool, 2, "pool mig");
+	cr_expect_str_eq(r.findings[0].key, "pools.mig.sharing.layout");
+	cr_expect_str_eq(r.findings[0].value, "[3g.40gb, 2g.20gb, 2g.20gb]");
 }
 
 Test(diagnose, placement_when_a_selector_hides_idle_capacity)

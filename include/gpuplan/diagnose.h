@@ -118,6 +118,16 @@ void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
  * taint of theirs, else its selector, affinity or gpu_spec. */
 int diagnose_hiding_rules(const struct scenario *sc, size_t w, const size_t *hidden, size_t nh);
 
+/* The MIG layout of one GPU of pool p that serves workload w's profile
+ * better (diagnose_binds.c): the instances other workloads ask for kept,
+ * the rest given to w's profile, as many as 7 compute and 8 memory slices
+ * and the profile's maximum allow (mig-parted's configs give each GPU such
+ * a list of mig-devices).  Writes its instances to out (7 at most) and
+ * returns how many; 0 when p is not MIG, w asks for no profile of it, or no
+ * layout holds more of w's profile than p's does. */
+size_t diagnose_mig_layout(const struct scenario *sc, size_t p, size_t w,
+			   const struct mig_profile **out);
+
 /* Queue q's quota as a --set map ({nvidia.com/gpu: 8, memory: 64GiB}),
  * with resource res at amount; limit: its borrowing limits instead. */
 void diagnose_quota_map(struct gp_sbuf *b, const struct queue_spec *q, const char *res,

@@ -135,6 +135,51 @@ void relax_vram(const struct scenario *sc, const struct results *r, const struct
 void relax_fragmentation(const struct scenario *sc, const struct results *r,
 			 const struct constraint *c, struct finding *f);
 
+/* --- the rows added with the table (relax_rows.c) --------------------------- */
+
+/* RECLAIM (the owner c->queue, else c->workload's): LowerPriority where some
+ * borrower of the cohort has a lower priority, then Any. */
+void relax_reclaim(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		   struct finding *f);
+/* PRIORITY (c->workload): one above every workload it may wait behind (its
+ * queue's, or one sharing a pool), with scheduler.order priority when the
+ * order is another. */
+void relax_priority(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		    struct finding *f);
+/* SPREAD (c->workload): whenUnsatisfiable ScheduleAnyway, then the maxSkew
+ * with which every domain of the pools it may use fills. */
+void relax_spread(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		  struct finding *f);
+/* MIG_PROFILE (pool c->pool, c->workload's profile): the instances other
+ * workloads ask for kept and the rest given to the profile, then mig-parted's
+ * all-PROFILE layout. */
+void relax_mig_layout(const struct scenario *sc, const struct results *r,
+		      const struct constraint *c, struct finding *f);
+/* CPU_REQUEST, MEMORY_REQUEST (c->workload): the request that fits as many
+ * pods a node as its GPUs hold, on the pools it may use. */
+void relax_cpu_request(const struct scenario *sc, const struct results *r,
+		       const struct constraint *c, struct finding *f);
+void relax_memory_request(const struct scenario *sc, const struct results *r,
+			  const struct constraint *c, struct finding *f);
+/* CONTENTION (pool c->pool): time-slicing or MPS replicas halved down to 2,
+ * then exclusive GPUs. */
+void relax_contention(const struct scenario *sc, const struct results *r,
+		      const struct constraint *c, struct finding *f);
+/* PROVISIONING (pool c->pool): 1, half the maximum, then the maximum of
+ * nodes kept warm (autoscale.min). */
+void relax_provisioning(const struct scenario *sc, const struct results *r,
+			const struct constraint *c, struct finding *f);
+/* STARTUP (c->workload's start-up, else pool c->pool's): the start-up with
+ * which its late jobs would have met their deadlines; without one, half of
+ * it, a fifth, one minute. */
+void relax_startup(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		   struct finding *f);
+/* WINDOW, a workload's own windows (c->workload, else each workload with
+ * windows that missed its goal): closing 1 h or 2 h later, opening 1 h
+ * earlier. */
+void relax_workload_windows(const struct scenario *sc, const struct results *r,
+			    const struct constraint *c, struct finding *f);
+
 /* A constraint about nothing in particular: pool, workload and queue -1. */
 struct constraint relax_about(enum constraint_kind k, int32_t pool, int32_t workload,
 			      int32_t queue);

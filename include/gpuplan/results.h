@@ -225,6 +225,12 @@ enum finding_kind {
 	KIND_PROVISIONING,   /* pods wait for nodes being provisioned, not for capacity */
 	KIND_CAPACITY,       /* busy GPUs, work waits: a larger pool */
 	KIND_DATA_LOADER,    /* batch GPUs wait on input from too few loader workers */
+	/* diagnose_binds.c: constraints without a pending message of their own */
+	KIND_CONTENTION,  /* jobs slowed by the pods sharing stacks beside them */
+	KIND_PRIORITY,    /* urgent work waits behind work that matters less */
+	KIND_STARTUP,     /* start-up (image pull, model load) makes jobs late */
+	KIND_RECLAIM,     /* a queue's lent quota is not taken back */
+	KIND_MIG_PROFILE, /* pods short of their MIG profile; the layout favours others */
 	FINDING_KINDS
 };
 
