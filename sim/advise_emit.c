@@ -245,6 +245,18 @@ static void emit_queue(struct emit *e, const struct queue_spec *qs)
 		q(f, qs->cohort);
 		fputc('\n', f);
 	}
+	/* The whole spec is replaced: its preemption policies too, so a reclaim
+	 * the recommendation turns on is applied (Kueue's defaults are Never). */
+	static const char *const reclaim[] = {"Never", "LowerPriority", "Any"};
+	static const char *const within[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority"};
+	fprintf(f, "  preemption:\n    reclaimWithinCohort: %s\n    withinClusterQueue: %s\n",
+		reclaim[qs->reclaim], within[qs->within]);
+	if (qs->borrow_within == BORROW_WITHIN_LOWER_PRIORITY) {
+		fprintf(f, "    borrowWithinCohort:\n      policy: LowerPriority\n");
+		if (qs->borrow_within_threshold)
+			fprintf(f, "      maxPriorityThreshold: %d\n",
+				(int)qs->borrow_within_max_priority);
+	}
 	fprintf(f, "  resourceGroups:\n    - coveredResources: [");
 	for (size_t i = 0; i < qs->n_quota; i++) {
 		fprintf(f, "%s", i ? ", " : "");

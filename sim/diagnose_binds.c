@@ -184,11 +184,12 @@ static void contention_finding(struct view *v, size_t w, const struct spent *sp)
 		 "short of GPUs: fewer replicas per GPU would run them at full speed",
 		 ws->name, p->sharing.mode == SHARING_MPS ? "MPS" : "time-slicing",
 		 (int)p->sharing.replicas, p->name);
-	snprintf(ev, sizeof ev,
-		 "%.0f late jobs: %.1f pod-hours slower than alone, %.1f waiting, %.1f starting up; "
-		 "alone a job works %.0f min",
-		 sp->n, sp->slow / 3600, sp->wait / 3600, sp->startup / 3600,
-		 ws->duration.mean / 60);
+	snprintf(
+		ev, sizeof ev,
+		"%.0f late jobs: %.1f pod-hours slower than alone, %.1f waiting, %.1f starting up; "
+		"alone a job works %.0f min",
+		sp->n, sp->slow / 3600, sp->wait / 3600, sp->startup / 3600,
+		ws->duration.mean / 60);
 	say(f, text, ev);
 }
 
@@ -221,8 +222,9 @@ static void priority_finding(struct view *v, size_t w, const struct spent *sp)
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	char text[1024], ev[512], val[32];
 	snprintf(val, sizeof val, "%d", (int)ws->priority);
-	struct finding *f = bind_finding(v, STEP_ALLOCATION, KIND_PRIORITY, CONSTRAINT_PRIORITY,
-					 sp->wait, -1, w, -1, val, "workloads.%s.priority", ws->name);
+	struct finding *f =
+		bind_finding(v, STEP_ALLOCATION, KIND_PRIORITY, CONSTRAINT_PRIORITY, sp->wait, -1,
+			     w, -1, val, "workloads.%s.priority", ws->name);
 	snprintf(text, sizeof text,
 		 "%s waits behind work that matters less, not for more GPUs: jobs without a "
 		 "deadline and of no higher priority (%d) start before it on the GPUs it "

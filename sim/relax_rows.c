@@ -66,10 +66,12 @@ static void set(struct finding_fix *x, const char *fmt, ...)
 	finding_fix_set(x, text);
 }
 
-static const struct workload_spec *workload_of(const struct scenario *sc, const struct constraint *c)
+static const struct workload_spec *workload_of(const struct scenario *sc,
+					       const struct constraint *c)
 {
-	return c->workload >= 0 && (size_t)c->workload < sc->n_workloads ? &sc->workloads[c->workload]
-									   : NULL;
+	return c->workload >= 0 && (size_t)c->workload < sc->n_workloads
+		       ? &sc->workloads[c->workload]
+		       : NULL;
 }
 
 static const struct pool_spec *pool_of(const struct scenario *sc, const struct constraint *c)
@@ -200,7 +202,8 @@ void relax_spread(const struct scenario *sc, const struct results *r, const stru
 		double per_node = floor(ps->gpus_per_node / eq + 1e-9);
 		double pods = per_node * (host ? 1 : ps->nodes);
 		for (size_t o = 0; !host && o < sc->n_pools; o++) {
-			const char *od = o != p && usable[o] ? domain_of(&sc->pools[o], t->key) : NULL;
+			const char *od =
+				o != p && usable[o] ? domain_of(&sc->pools[o], t->key) : NULL;
 			double oeq = scenario_gpu_equivalent(&sc->pools[o], ws);
 			if (od && !strcmp(od, d) && oeq > 0) {
 				if (o < p)
@@ -211,7 +214,7 @@ void relax_spread(const struct scenario *sc, const struct results *r, const stru
 		}
 		most = fmax(most, pods);
 		fewest = fmin(fewest, pods);
-	next:;
+next:;
 	}
 	int32_t skew = isfinite(fewest) ? (int32_t)(most - fewest) : 0;
 	if (skew > t->max_skew)
@@ -252,8 +255,8 @@ void relax_mig_layout(const struct scenario *sc, const struct results *r,
 /* CPU_REQUEST, MEMORY_REQUEST (c->workload): the request that fits as many
  * pods a node as its GPUs hold, on the pools it may use (the smallest of
  * theirs), when smaller than what it asks. */
-static void relax_request(const struct scenario *sc, const struct constraint *c,
-			  struct finding *f, bool memory)
+static void relax_request(const struct scenario *sc, const struct constraint *c, struct finding *f,
+			  bool memory)
 {
 	const struct workload_spec *ws = workload_of(sc, c);
 	bool usable[64] = {0};
@@ -263,7 +266,8 @@ static void relax_request(const struct scenario *sc, const struct constraint *c,
 	double asks = memory ? ws->memory_bytes : ws->cpu, fits = INFINITY;
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct pool_spec *ps = &sc->pools[p];
-		double eq = scenario_gpu_equivalent(ps, ws), has = memory ? ps->memory_bytes : ps->cpu;
+		double eq = scenario_gpu_equivalent(ps, ws),
+		       has = memory ? ps->memory_bytes : ps->cpu;
 		if (!usable[p] || eq <= 0 || has <= 0)
 			continue;
 		double per_node = floor(ps->gpus_per_node / eq + 1e-9);
@@ -276,8 +280,8 @@ static void relax_request(const struct scenario *sc, const struct constraint *c,
 		double gib = floor(fits / GP_GIB);
 		if (gib < 1)
 			return;
-		set(fix(f, "%s requesting %g GiB a pod", ws->name, gib), "workloads.%s.memory=%gGiB",
-		    ws->name, gib);
+		set(fix(f, "%s requesting %g GiB a pod", ws->name, gib),
+		    "workloads.%s.memory=%gGiB", ws->name, gib);
 	} else {
 		double cores = floor(fits * 10 + 1e-9) / 10;
 		if (cores <= 0)
@@ -310,8 +314,7 @@ void relax_contention(const struct scenario *sc, const struct results *r,
 {
 	(void)r;
 	const struct pool_spec *ps = pool_of(sc, c);
-	if (!ps ||
-	    (ps->sharing.mode != SHARING_TIME_SLICING && ps->sharing.mode != SHARING_MPS))
+	if (!ps || (ps->sharing.mode != SHARING_TIME_SLICING && ps->sharing.mode != SHARING_MPS))
 		return;
 	bool ts = ps->sharing.mode == SHARING_TIME_SLICING;
 	for (int32_t k = ps->sharing.replicas / 2; k >= 2; k /= 2)

@@ -158,6 +158,23 @@ Test(emit, a_quota_is_a_kueue_clusterqueue)
 	python_parses(file);
 }
 
+/* tests/fixtures/diagnosis/reclaim.yaml: the recommendation turns on
+ * reclaimWithinCohort; the ClusterQueue replaces the whole spec, so its
+ * preemption block carries it (Kueue's ClusterQueuePreemption:
+ * reclaimWithinCohort Never | LowerPriority | Any, withinClusterQueue). */
+Test(emit, a_reclaim_policy_is_the_clusterqueues_preemption)
+{
+	advise_emit_case("reclaim", "rc", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/rc/clusterqueue-team-a.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "spec preemption reclaimWithinCohort"), "Any");
+	cr_expect_str_eq(at(&d, "spec preemption withinClusterQueue"), "Never");
+	cr_expect_str_eq(at(&d, "spec cohort"), "lab");
+	yaml_document_delete(&d);
+}
+
 Test(emit, a_corrected_selector_is_a_strategic_merge_patch)
 {
 	advise_emit_case("selector-typo", "sel", "");
