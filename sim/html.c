@@ -897,6 +897,7 @@ static void section_header(FILE *out, const struct page *pg)
 		{"peak demand", "peak_demand_gpus", "", " GPUs", REPORT_GPUS},
 		{"queue p95", "queue_time_p95_s", "", " s", 0},
 		{"TTFT p99", "ttft_p99_s", "", " s", 3},
+		{"energy per 1,000 tokens", "energy_per_1k_tokens_wh", "", " Wh", 3},
 		{"cost per verified result", "cost_per_verified_result", "$", "", REPORT_MONEY}};
 	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
 		double v = metric(pg, "all", facts[i].metric);

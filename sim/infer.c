@@ -92,6 +92,7 @@
 #include "gpuplan/infer.h"
 
 #include "gpuplan/arrivals.h"
+#include "gpuplan/catalog_specs.h"
 #include "gpuplan/requests.h"
 
 #include <assert.h>
@@ -522,6 +523,7 @@ static void end_iteration(struct infer *in, struct replica *r)
 	assert(r->busy && now >= r->iter_start);
 	r->busy = false;
 	r->busy_us += (double)(now - r->iter_start);
+	r->energy_j += (double)(now - r->iter_start) * 1e-6 * r->busy_w;
 	int32_t kept = 0;
 	for (int32_t i = 0; i < r->n_run; i++) {
 		struct seq *q = &r->run[i];
@@ -726,6 +728,11 @@ static void set_up_server(struct infer *in, struct replica *r)
 		      (enum quant)s->is->kv_cache, p->gpu, NULL, share, s->is->tensor_parallel);
 	r->eng_w = p->sharing.mode == SHARING_MIG ? share.compute : 1;
 	r->sm_w = fmin(ws->sm_share, share.compute);
+	/* Power (docs/gpus.md): its GPUs' worth at held-idle while serving, plus
+	 * up to TDP while an iteration runs. */
+	const struct gpu_specs *g = catalog_gpu_specs(p->gpu);
+	r->idle_w = g ? r->grant.equivalent * g->idle_watts : 0;
+	r->busy_w = g ? r->grant.equivalent * (g->tdp_watts - g->idle_watts) : 0;
 	if (!r->run)
 		r->run = gp_xcalloc((size_t)s->is->max_batch, sizeof *r->run);
 }
@@ -852,6 +859,7 @@ void release(struct infer *in, struct replica *r)
 	set_active(in, r, false);
 	if (r->ready_since != SIM_NEVER) {
 		r->ready_us += (double)(now_of(in) - r->ready_since);
+		r->energy_j += (double)(now_of(in) - r->ready_since) * 1e-6 * r->idle_w;
 		server_gauge(in, r, GAUGE_KV_TOTAL, -(double)r->blocks);
 	}
 	r->ready_since = SIM_NEVER;

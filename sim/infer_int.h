@@ -83,7 +83,9 @@ struct replica {
 	sim_time ready_since;   /* SIM_NEVER: not serving */
 	sim_time pending_since; /* when it last began to wait for placement */
 	double busy_us, ready_us;
-	double demand; /* GPUs' worth in the demand gauge */
+	double idle_w, busy_w; /* power of its GPUs serving, and added while in an iteration */
+	double energy_j;       /* of the intervals closed in busy_us and ready_us */
+	double demand;         /* GPUs' worth in the demand gauge */
 };
 
 struct service {

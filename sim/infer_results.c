@@ -70,7 +70,8 @@ struct figures {
 	struct samples_view ttft, tpot, e2e, queue;
 	int64_t submitted, completed, rejected, tokens, slo_met, preemptions;
 	sim_time first_arrival, last_done;
-	double tok_wait, busy_us, ready_us;
+	double tok_wait, busy_us, ready_us, energy_j;
+	int64_t verified;
 	bool slo_holds;
 };
 
@@ -92,6 +93,7 @@ static void figures_init(struct figures *f, const struct infer *in, const struct
 		f->tokens += v->tokens;
 		f->slo_met += v->slo_met;
 		f->preemptions += s->preemptions;
+		f->verified += s->verified;
 		f->tok_wait += v->tok_wait;
 		if (v->first_arrival < f->first_arrival) /* SIM_NEVER, none, is the latest */
 			f->first_arrival = v->first_arrival;
@@ -100,10 +102,12 @@ static void figures_init(struct figures *f, const struct infer *in, const struct
 			f->last_done = v->last_done;
 		for (int32_t k = 0; k < s->n_reps; k++) {
 			const struct replica *r = &in->reps[s->first_rep + k];
-			f->busy_us += r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
-			f->ready_us +=
-				r->ready_us +
-				(r->ready_since != SIM_NEVER ? (double)(end - r->ready_since) : 0);
+			double busy = r->busy ? (double)(end - r->iter_start) : 0;
+			double ready =
+				r->ready_since != SIM_NEVER ? (double)(end - r->ready_since) : 0;
+			f->busy_us += r->busy_us + busy;
+			f->ready_us += r->ready_us + ready;
+			f->energy_j += r->energy_j + (busy * r->busy_w + ready * r->idle_w) * 1e-6;
 		}
 	}
 	samples_view_init(&f->ttft, parts, n);
@@ -188,6 +192,15 @@ static void write_figures(struct results *out, const char *scope, struct figures
 	results_add_metric(out, scope, "preemptions", (double)f->preemptions, "count");
 	results_add_metric(out, scope, "duty_cycle_pct",
 			   f->ready_us > 0 ? 100 * f->busy_us / f->ready_us : NAN, "pct");
+	/* Energy of the replicas' GPUs while serving (docs/gpus.md). */
+	double wh = f->energy_j / 3600;
+	results_add_metric(out, scope, "energy_kwh", wh / 1000, "kwh");
+	results_add_metric(out, scope, "energy_per_1k_tokens_wh",
+			   f->tokens > 0 ? wh / (double)f->tokens * 1000 : NAN, "wh");
+	results_add_metric(out, scope, "energy_per_verified_result_wh",
+			   f->verified > 0 ? wh / (double)f->verified : NAN, "wh");
+	results_add_metric(out, scope, "tokens_per_joule",
+			   f->energy_j > 0 ? (double)f->tokens / f->energy_j : NAN, "tokens/j");
 	/* The workload's cost with its share of idle, as $/verified counts it
 	 * (at scope all cost_total is already the bill, idle included). */
 	double cost = results_metric(out, scope, "cost_total");

@@ -479,6 +479,44 @@ static void collect_rows(struct om *om, const struct ts_row *ts, size_t n_ts, do
 	}
 }
 
+/* Each inference workload's energy over the run (metrics energy_kwh and
+ * tokens_per_joule, docs/gpus.md), one sample at the run's end. */
+static int write_energy(struct om *om, struct store *st, double run_end, struct gp_err *err)
+{
+	struct metric *m = NULL;
+	size_t n_m = 0;
+	int rc = store_read_metrics(st, om->run_id, &m, &n_m, err);
+	static const struct {
+		const char *family, *sample, *type, *metric, *help;
+		double scale;
+	} fams[] = {
+		{"gpuplan_inference_energy_joules", "gpuplan_inference_energy_joules_total",
+		 "counter", "energy_kwh",
+		 "Energy of the workload's GPUs while serving: held-idle power plus up to TDP in "
+		 "iterations (simulated)",
+		 3.6e6},
+		{"gpuplan_inference_tokens_per_joule", "gpuplan_inference_tokens_per_joule",
+		 "gauge", "tokens_per_joule",
+		 "Output tokens per joule of the workload's GPUs (simulated)", 1},
+	};
+	for (size_t f = 0; f < sizeof fams / sizeof fams[0] && !rc; f++) {
+		om->started = false;
+		for (size_t i = 0; i < om->n_sv; i++) {
+			const struct series *s = &om->sv[i];
+			for (size_t k = 0; s->kind == ON_WORKLOAD && k < n_m; k++) {
+				if (strcmp(m[k].scope, s->name) ||
+				    strcmp(m[k].name, fams[f].metric) || isnan(m[k].value))
+					continue;
+				header(om, fams[f].family, fams[f].type, fams[f].help);
+				sample(om, fams[f].sample, s, false, NULL,
+				       m[k].value * fams[f].scale, run_end);
+			}
+		}
+	}
+	store_free_metrics(m, n_m);
+	return rc;
+}
+
 static void free_series(struct om *om)
 {
 	for (size_t k = 0; k < om->n_sv; k++) {
@@ -527,7 +565,9 @@ int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err
 		write_preemptions(&om);
 		for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++)
 			write_histogram(&om, &hists[i]);
-		fputs("# EOF\n", out);
+		rc = write_energy(&om, st, run.sim_seconds, err);
+		if (!rc)
+			fputs("# EOF\n", out);
 	}
 	free_series(&om);
 	store_free_timeseries(ts, n_ts);

@@ -134,6 +134,14 @@ Test(infer, a_lone_request_takes_its_prefill_plus_its_decode_steps)
 	cr_assert_float_eq(metric("chat", "e2e_p99_s"), sim_seconds(e2e), 1e-12);
 	cr_assert_float_eq(metric("chat", "tpot_p50_s"), sim_seconds(e2e - ttft) / 49, 1e-12);
 	cr_assert_float_eq(metric("all", "requests_completed"), 1, 0);
+	/* Energy (docs/gpus.md): the H100 held at 145 W from time 0 to the end,
+	 * plus 700 - 145 W while its iterations run, back to back for e2e. */
+	double joules = 145 * sim_seconds(r.sim_end) + 555 * sim_seconds(e2e);
+	cr_assert_float_eq(metric("chat", "energy_kwh"), joules / 3.6e6, 1e-12);
+	cr_assert_float_eq(metric("chat", "tokens_per_joule"), 50 / joules, 1e-12);
+	cr_assert_float_eq(metric("chat", "energy_per_1k_tokens_wh"), joules / 3600 / 50 * 1000,
+			   1e-9);
+	cr_assert_float_eq(metric("all", "energy_per_verified_result_wh"), joules / 3600, 1e-9);
 }
 
 Test(infer, a_long_prompt_is_prefilled_in_chunks_of_the_token_budget)

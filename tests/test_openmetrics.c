@@ -197,7 +197,8 @@ Test(openmetrics, families_are_contiguous_and_each_series_is_in_time_order)
 		last_t = t;
 	}
 	cr_expect_str_eq(last_line, "# EOF");
-	cr_expect_eq(n_seen, 16, "9 gpuplan families, 4 vLLM gauges and counters, 3 histograms");
+	cr_expect_eq(n_seen, 18,
+		     "9 gpuplan families, 4 vLLM gauges and counters, 3 histograms, 2 of energy");
 	free(text);
 }
 
@@ -277,6 +278,19 @@ Test(openmetrics, inference_runs_appear_under_vllms_names_and_histograms)
 			1000;
 	cr_expect_float_eq(last_value(prefix), decode, 1e-3, "%g vs %g", last_value(prefix),
 			   decode);
+	/* Energy: the run's energy_kwh in joules, and its tokens per joule. */
+	cr_expect(has_line("# TYPE gpuplan_inference_energy_joules counter"));
+	double kwh =
+		(double)scratch_query(db, "SELECT CAST(round(value * 1e9) AS INTEGER) FROM "
+					  "metrics WHERE scope = 'chat' AND name = 'energy_kwh'") /
+		1e9;
+	cr_assert_gt(kwh, 0);
+	cr_expect_float_eq(last_value("gpuplan_inference_energy_joules_total{workload=\"chat\","
+				      "scenario=\"chat\",run=\"1\"}"),
+			   kwh * 3.6e6, 1e-2);
+	cr_expect_gt(last_value("gpuplan_inference_tokens_per_joule{workload=\"chat\","
+				"scenario=\"chat\",run=\"1\"}"),
+		     0);
 }
 
 /* scenarios/autoscale.yaml launches two 4-GPU nodes at 00:00 that are Ready
