@@ -6,6 +6,8 @@
  */
 #include "gpuplan/estimate.h"
 
+#include "estimate_int.h"
+
 #include "gpuplan/modelcfg.h"
 #include "gpuplan/ytree.h"
 
@@ -152,7 +154,7 @@ static void step_times(struct estimate *e)
 	roofline_terms(&r, &w, &e->decode);
 }
 
-int estimate_compute(const struct estimate_request *req, struct estimate *e, struct gp_err *err)
+int estimate_resolve(const struct estimate_request *req, struct estimate *e, struct gp_err *err)
 {
 	int rc;
 	memset(e, 0, sizeof *e);
@@ -167,20 +169,30 @@ int estimate_compute(const struct estimate_request *req, struct estimate *e, str
 	}
 	if ((!e->model && (rc = find_model(req->model, &e->model, err))) ||
 	    (rc = find_quant("--quant", "quantization", req->quant, &e->quant, err)) ||
-	    (rc = find_gpu(req->gpu, &e->gpu, err)))
+	    (req->gpu && (rc = find_gpu(req->gpu, &e->gpu, err))))
 		return rc;
 	e->kv = footprint_quant_default_kv(e->quant);
 	if (req->kv_cache &&
 	    (rc = find_quant("--kv-cache", "KV-cache type", req->kv_cache, &e->kv, err)))
 		return rc;
-	if (req->context < 1 || req->batch < 1)
-		return gp_errorf(err, GP_EINPUT, "--%s: must be at least 1",
-				 req->context < 1 ? "context" : "batch");
 	if (req->tp && !footprint_tp_valid(e->model, req->tp))
 		return gp_errorf(err, GP_EINPUT,
 				 "--tp %d: must be a positive divisor of the %d attention heads "
 				 "of %s",
 				 req->tp, e->model->heads, e->model->name);
+	return GP_OK;
+}
+
+int estimate_compute(const struct estimate_request *req, struct estimate *e, struct gp_err *err)
+{
+	int rc = estimate_resolve(req, e, err);
+	if (rc)
+		return rc;
+	if (!e->gpu)
+		return gp_errorf(err, GP_EINPUT, "estimate: missing --gpu");
+	if (req->context < 1 || req->batch < 1)
+		return gp_errorf(err, GP_EINPUT, "--%s: must be at least 1",
+				 req->context < 1 ? "context" : "batch");
 	e->context = req->context;
 	e->batch = req->batch;
 	e->weights_bytes = footprint_weights_bytes(e->model, e->quant);

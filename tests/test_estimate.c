@@ -246,7 +246,8 @@ Test(estimate_cli, bad_input_exits_2_with_a_located_message)
 Test(estimate_cli, help_is_not_an_error)
 {
 	cr_assert_eq(gpuplan("estimate --help"), 0, "%s", out);
-	expect_key("usage: gpuplan estimate (--model M | --model-config PATH) --quant Q --gpu G");
+	expect_key("usage: gpuplan estimate (--model M | --model-config PATH) --quant Q (--gpu G | "
+		   "--compare-gpus)");
 	cr_assert_eq(gpuplan("--help"), 0, "%s", out);
 	expect_key("  estimate (--model M | --model-config PATH)");
 }

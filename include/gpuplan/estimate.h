@@ -69,4 +69,28 @@ void estimate_write_text(FILE *out, const struct estimate *e);
  * decode_bound. */
 void estimate_write_json(FILE *out, const struct estimate *e);
 
+/* --- the first cut of a service (estimate_fleet.c) ---------------------- */
+
+/* A service's traffic and SLO: Poisson arrivals, lognormal token counts. */
+struct estimate_traffic {
+	double rate;                       /* --rate, requests/s (> 0) */
+	double prompt_mean, prompt_sigma;  /* --prompt, --prompt-sigma */
+	double output_mean, output_sigma;  /* --output, --output-sigma */
+	double ttft_s, tpot_s, percentile; /* --ttft, --tpot (0: none), --percentile */
+	const char *const *prices;         /* --price TYPE=USD, n_prices of them */
+	size_t n_prices;
+};
+
+#define ESTIMATE_DEFAULT_PROMPT     1000
+#define ESTIMATE_DEFAULT_OUTPUT     200
+#define ESTIMATE_DEFAULT_SIGMA      1.0
+#define ESTIMATE_DEFAULT_PERCENTILE 99
+
+/* The first cut (firstcut.h) of the service on the request's GPU type, or on
+ * every catalog GPU type when gpu is NULL (--compare-gpus), written as text
+ * or JSON, labelled as an estimate.  GP_EINPUT for an unknown name or a bad
+ * --price; a GPU type the service cannot run on is a row saying why. */
+int estimate_fleet(const struct estimate_request *req, const struct estimate_traffic *t, bool json,
+		   FILE *out, struct gp_err *err);
+
 #endif

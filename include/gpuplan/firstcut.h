@@ -1,0 +1,72 @@
+/*
+ * firstcut.h - how many replicas a service needs, in microseconds, from the
+ * roofline and a queueing estimate instead of a simulation (docs/inference.md,
+ * "A first cut"): each replica's service capacity under continuous batching,
+ * the prefill of the tail prompt, and an M/G/c wait for a batch slot.
+ *
+ * It is an estimate: `gpuplan estimate --compare-gpus` prints it as one, and
+ * its answer is what a search should confirm by simulation.  Pure functions
+ * over the catalog, footprint and roofline: no allocation, no state.
+ */
+#ifndef GPUPLAN_FIRSTCUT_H
+#define GPUPLAN_FIRSTCUT_H
+
+#include "gpuplan/catalog_specs.h"
+#include "gpuplan/footprint.h"
+#include "gpuplan/roofline.h"
+
+/* One service: a model in a format on one GPU type, its traffic and SLO. */
+struct firstcut_service {
+	const struct model_arch *model;
+	enum quant weights, kv;
+	const struct gpu_type *gpu;
+	int tp;                          /* 0: the smallest of 1, 2, 4, 8 that fits */
+	double memory_fraction;          /* of each GPU the server preallocates (vLLM's 0.9) */
+	int max_batch;                   /* vLLM max_num_seqs (256) */
+	int max_batched_tokens;          /* token budget per iteration (2048) */
+	double rate;                     /* requests per second, Poisson */
+	double prompt_mean, prompt_tail; /* tokens; the tail at the SLO percentile */
+	double output_mean, output_cv2;  /* tokens; squared coefficient of variation */
+	double ttft_slo_s, tpot_slo_s;   /* 0: no bound */
+	double percentile;               /* of the SLO, e.g. 99 */
+	double usd_per_gpu_hour;         /* 0: the catalog's reference price */
+};
+
+/* Why a service cannot be sized on the GPU type. */
+enum firstcut_verdict {
+	FIRSTCUT_OK,
+	FIRSTCUT_NO_FIT,     /* the model and one typical request fit no TP degree up to 8 */
+	FIRSTCUT_TPOT,       /* one sequence alone decodes slower than the TPOT bound */
+	FIRSTCUT_TAIL_PROMPT /* the tail prompt's prefill alone exceeds the TTFT bound */
+};
+
+struct firstcut {
+	enum firstcut_verdict verdict;
+	int tp, replicas, gpus;
+	int batch;             /* the most sequences a replica decodes together */
+	double capacity_rps;   /* one replica's, at that batch */
+	double decode_step_s;  /* at that batch */
+	double prefill_tail_s; /* the tail prompt, in chunks beside the running decodes */
+	double wait_tail_s;    /* for a batch slot, at the SLO percentile */
+	double ttft_tail_s;    /* wait + prefill + half a decode step */
+	double utilisation;    /* of each replica's capacity */
+	double duty;           /* share of time a replica is in an iteration */
+	double watts;          /* the fleet's GPUs */
+	double usd_per_hour;   /* the fleet's GPUs */
+	double usd_per_mtok;   /* per million output tokens */
+	double tokens_per_joule;
+};
+
+/* Sizes s: the fewest replicas whose estimated TTFT at the percentile is
+ * within the bound (and whose utilisation is below 95 %).  Returns the
+ * verdict, also in out->verdict; the figures are filled for FIRSTCUT_OK. */
+enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct firstcut *out);
+
+/* The TTFT tail of s on n replicas (the search's bracket uses it); +inf when
+ * n replicas are saturated.  out receives the figures at n. */
+double firstcut_ttft_tail(const struct firstcut_service *s, int n, struct firstcut *out);
+
+/* The p-th percentile (0-100) of a lognormal of this mean and sigma. */
+double firstcut_lognormal_quantile(double mean, double sigma, double p);
+
+#endif
