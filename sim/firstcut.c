@@ -7,12 +7,14 @@
  *               batch whose decode step stays within the TPOT bound
  *   t_d(B)      one decode step of B sequences at the mean context (prompt +
  *               half the output)
- *   c_p         what a mean prompt's prefill adds to the iterations it rides
- *               in: its prefill time less the fixed step overhead, which the
- *               decode step it joins pays anyway (chunked prefill)
- *   capacity    mu = B / (O x t_d(B) + B x c_p): a slot of the batch is held
- *               for O decode steps, and every admission costs c_p of the
- *               replica's time (O = mean output tokens)
+ *   t_f(B)      a full iteration: B decodes plus the prefill tokens that keep
+ *               the batch full, x = B x P / O (P, O: mean prompt and output
+ *               tokens), at most the token budget less B (chunked prefill:
+ *               prefill chunks ride in the decode iterations, and on a
+ *               memory-bound step their FLOPs are partly free)
+ *   capacity    mu = min(B / (O x t_f), (budget - B) / (P x t_f)): a slot is
+ *               held for O iterations, unless the budget cannot admit
+ *               prompts that fast
  * The wait for a slot is M/G/c (c = B slots, slot time S = B / mu, offered
  * load a = lambda / n x S per replica, round-robin): Erlang C gives the
  * chance P_w of waiting, and the tail at percentile p is
@@ -25,7 +27,8 @@
  * added, which overstates the tail of the sum: a first cut errs on the side
  * of more replicas, and a search confirms it.
  * Energy: a replica is in an iteration with probability 1 - exp(-lambda / n x
- * T1), T1 = c_p + O x t_d(1) the time one request alone keeps it busy
+ * T1), T1 = c_p + O x t_d(1) the time one request alone keeps it busy (c_p:
+ * a mean prompt's prefill less the step overhead)
  * (M/G/inf), and draws idle + (TDP - idle) x that (docs/gpus.md).
  */
 #include "gpuplan/firstcut.h"
@@ -41,6 +44,7 @@ struct prep {
 	struct roofline r;
 	const struct gpu_specs *specs;
 	double context, c_p, t_d1;
+	double t_full, mu; /* a full iteration, and the capacity */
 	int batch;
 };
 
@@ -81,6 +85,13 @@ static enum firstcut_verdict prepare(const struct firstcut_service *s, struct pr
 	while (b > 1 && s->tpot_slo_s > 0 && decode_step(pr, b) > s->tpot_slo_s)
 		b = b * 7 / 8 < b - 1 ? b * 7 / 8 : b - 1;
 	pr->batch = b;
+	double budget = s->max_batched_tokens > b ? s->max_batched_tokens - b : 1;
+	double x = b * s->prompt_mean / s->output_mean;
+	struct roofline_work w = ROOFLINE_WORK_NONE;
+	roofline_add_prefill(&w, x < budget ? x : budget, s->prompt_mean / 2);
+	roofline_add_decode(&w, b, pr->context);
+	pr->t_full = roofline_iteration_time(&pr->r, &w);
+	pr->mu = fmin(b / (s->output_mean * pr->t_full), budget / (s->prompt_mean * pr->t_full));
 	return FIRSTCUT_OK;
 }
 
@@ -119,8 +130,7 @@ static double at_n(const struct firstcut_service *s, const struct prep *pr, int 
 {
 	double lambda = s->rate / n, b = pr->batch;
 	double step = decode_step(pr, b);
-	double slot = s->output_mean * step + b * pr->c_p;
-	double mu = b / slot, a = lambda * slot;
+	double mu = pr->mu, slot = b / mu, a = lambda * slot;
 	out->replicas = n;
 	out->gpus = n * out->tp;
 	out->batch = pr->batch;
@@ -169,9 +179,7 @@ enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct fir
 	if (s->ttft_slo_s > 0 && out->prefill_tail_s + pr.t_d1 / 2 > s->ttft_slo_s)
 		return out->verdict = FIRSTCUT_TAIL_PROMPT;
 	/* The fewest replicas below the utilisation cap, then up until the TTFT holds. */
-	double slot = s->output_mean * decode_step(&pr, pr.batch) + pr.batch * pr.c_p;
-	double mu = pr.batch / slot;
-	int n = (int)ceil(s->rate / (mu * MAX_UTILISATION));
+	int n = (int)ceil(s->rate / (pr.mu * MAX_UTILISATION));
 	if (n < 1)
 		n = 1;
 	for (; n < MAX_REPLICAS; n++) {

@@ -53,7 +53,13 @@ Test(firstcut, one_replica_capacity_is_the_roofline_batch_over_its_slot_time)
 	cr_assert_eq(f.batch, 256);
 	double step = roofline_decode_time(&r, 256, 1100);
 	double c_p = roofline_prefill_time(&r, 1000, 0) - 2e-3;
-	double mu = 256 / (200 * step + 256 * c_p);
+	/* a full iteration: 256 decodes and the 1,280 prefill tokens (256 x 1000 /
+	 * 200) that keep the batch full, within the 2,048 - 256 budget */
+	struct roofline_work full = ROOFLINE_WORK_NONE;
+	roofline_add_prefill(&full, 1280, 500);
+	roofline_add_decode(&full, 256, 1100);
+	double t_full = roofline_iteration_time(&r, &full);
+	double mu = 256 / (200 * t_full);
 	cr_assert_float_eq(f.decode_step_s, step, 1e-15);
 	cr_assert_float_eq(f.capacity_rps, mu, 1e-9);
 	cr_assert_eq(f.replicas, 1);
@@ -111,8 +117,9 @@ Test(firstcut, saturated_replicas_have_no_finite_ttft_and_erlang_c_waits)
 	struct firstcut f;
 	cr_assert(isinf(firstcut_ttft_tail(&s, 1, &f)));
 	cr_assert_gt(f.utilisation, 1);
-	/* near saturation the wait dominates */
-	double t = firstcut_ttft_tail(&s, 42, &f);
+	/* near saturation (97 % of each replica) the wait dominates */
+	int n = (int)ceil(1000 / (0.97 * f.capacity_rps));
+	double t = firstcut_ttft_tail(&s, n, &f);
 	cr_assert_gt(f.utilisation, 0.95);
 	cr_assert_gt(f.wait_tail_s, 0, "at %.1f %% someone waits", 100 * f.utilisation);
 	cr_assert_gt(t, f.prefill_tail_s);
