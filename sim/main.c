@@ -699,6 +699,7 @@ struct search_cli {
 	struct search_spec spec;
 	int dir;       /* 0 none, 1 --min, 2 --max */
 	int64_t seeds; /* --seeds */
+	bool no_first_cut;
 };
 
 static int parse_bound(const char *flag, const char *value, struct search_value *v,
@@ -824,6 +825,10 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 		 .meta = "T",
 		 .parse = parse_tolerance,
 		 .help = "for real ranges (default (Y - X) / 1000)"},
+		{.name = "--no-first-cut",
+		 .kind = CLI_FLAG,
+		 .target = &cli->no_first_cut,
+		 .help = "bisect [X, Y] even when a first cut could start the search"},
 		OPT_DB(o, DEFAULT_DB),
 		OPT_SET(o),
 		OPT_SEED(o),
@@ -868,6 +873,12 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 		rc = check_bound(&cli.spec, &cli.spec.hi, &hi);
 	if (rc == GP_OK && (rc = store_open(cli.o.db ? cli.o.db : sc->output.db, &st, &err)))
 		fail(rc, &err, false);
+	if (rc == GP_OK && !cli.no_first_cut &&
+	    (rc = search_estimate(&cli.spec, &cli.spec.start, &err)))
+		fail(rc, &err, false);
+	if (rc == GP_OK && cli.spec.start && !cli.o.quiet)
+		printf("first cut (an estimate): %s=%lld; confirming by simulation\n", cli.spec.key,
+		       (long long)cli.spec.start);
 	if (rc == GP_OK && (rc = search_run(&cli.spec, st, print_probe, &cli, &ans, &err)))
 		fail(rc, &err, false);
 	if (rc == GP_OK && ans.found && (rc = record_search(st, &cli.spec, &ans, &err)))
@@ -1036,7 +1047,8 @@ static const struct cli_cmd commands[] = {
 	 NULL, cmd_backtest},
 	{"search",
 	 "SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max)\n--until 'METRIC OP VALUE' [--seeds N] "
-	 "[--tolerance T]\n[--db PATH] [--set KEY=VALUE]... [--seed N] [--growth F] [--quiet]",
+	 "[--tolerance T]\n[--no-first-cut] [--db PATH] [--set KEY=VALUE]... [--seed N] [--growth F]\n"
+	 "[--quiet]",
 	 "bisect one parameter: smallest pool, largest sustainable rate",
 	 "Bisects KEY (a --set path) over [X, Y].  --min finds the smallest value that meets\n"
 	 "the condition (the smallest pool that meets every deadline), --max the largest\n"
@@ -1045,7 +1057,9 @@ static const struct cli_cmd commands[] = {
 	 "Bounds may carry a unit (10/s, 90m); whole-number bounds bisect to the exact answer,\n"
 	 "others to within the tolerance (default (Y - X) / 1000).  With --seeds N the\n"
 	 "condition must hold for the N seeds from the scenario's.  Every probe is a run in\n"
-	 "the database.  The last line is KEY=VALUE; exit 3 when no value in range meets it.\n",
+	 "the database.  The last line is KEY=VALUE; exit 3 when no value in range meets it.\n"
+	 "A --min over an inference workload's replicas bounded by its TTFT tail starts from\n"
+	 "the first cut (docs/inference.md) and probes its neighbours, not [X, Y].\n",
 	 "search needs --vary KEY, --lo X, --hi Y, --min or --max, and --until 'METRIC OP VALUE'",
 	 cmd_search},
 	{"import",

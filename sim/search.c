@@ -3,6 +3,8 @@
  */
 #include "gpuplan/search.h"
 
+#include "search_int.h"
+
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
 #include "gpuplan/units.h"
@@ -229,9 +231,97 @@ static int probe(const struct search_spec *s, struct store *st, double x, search
 	return GP_OK;
 }
 
+int search_estimate(const struct search_spec *s, int64_t *replicas, struct gp_err *err)
+{
+	*replicas = 0;
+	if (s->maximize || !s->integer)
+		return GP_OK;
+	size_t n = s->n_sets;
+	const char **sets = gp_xcalloc(n + 1, sizeof *sets);
+	if (n)
+		memcpy(sets, s->sets, n * sizeof *sets);
+	char assign[512], value[64];
+	format_value(s, s->lo.number, value, sizeof value);
+	snprintf(assign, sizeof assign, "%s=%s", s->key, value);
+	sets[n++] = assign;
+	struct scenario *sc = NULL;
+	int rc = scenario_load(s->scenario, sets, n, &sc, err);
+	if (!rc)
+		*replicas = search_first_cut(s, sc);
+	scenario_free(sc);
+	free(sets);
+	return rc;
+}
+
+/* Bisects between good (holds) and bad (fails) down to the tolerance. */
+static int bisect(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
+		  struct search_answer *a, double *good, double bad, double tol, struct gp_err *err)
+{
+	bool ok;
+	while (fabs(bad - *good) > tol) {
+		double mid = (*good + bad) / 2;
+		if (s->integer)
+			mid = s->maximize ? floor(mid) : ceil(mid);
+		if (mid == *good || mid == bad)
+			break;
+		int rc = probe(s, st, mid, fn, ctx, a, &ok, err);
+		if (rc)
+			return rc;
+		if (ok)
+			*good = mid;
+		else
+			bad = mid;
+	}
+	return GP_OK;
+}
+
+/* --min from a first guess: probe it, then its neighbour, then gallop away
+ * from it to a value of the other kind and bisect between the two. */
+static int from_start(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
+		      struct search_answer *a, struct gp_err *err)
+{
+	double lo = s->lo.number, hi = s->hi.number;
+	double x = fmin(hi, fmax(lo, (double)s->start)), good, bad;
+	bool ok;
+	int rc = probe(s, st, x, fn, ctx, a, &ok, err);
+	double step = 1;
+	if (!rc && ok) { /* the answer is x or below: walk down until it fails */
+		good = bad = x;
+		while (!rc && ok && good > lo) {
+			bad = fmax(lo, good - step);
+			step *= 2;
+			rc = probe(s, st, bad, fn, ctx, a, &ok, err);
+			if (!rc && ok)
+				good = bad;
+		}
+		a->found = true;
+		if (!rc && !ok)
+			rc = bisect(s, st, fn, ctx, a, &good, bad, 1, err);
+	} else if (!rc) { /* above x: walk up until it holds */
+		bad = good = x;
+		while (!rc && !ok && good < hi) {
+			good = fmin(hi, bad + step);
+			step *= 2;
+			rc = probe(s, st, good, fn, ctx, a, &ok, err);
+			if (!rc && !ok)
+				bad = good;
+		}
+		if (rc || !ok)
+			return rc; /* not even hi holds */
+		a->found = true;
+		rc = bisect(s, st, fn, ctx, a, &good, bad, 1, err);
+	}
+	if (!rc)
+		format_value(s, good, a->value, sizeof a->value);
+	return rc;
+}
+
 int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
 	       struct search_answer *a, struct gp_err *err)
 {
+	*a = (struct search_answer){0};
+	if (s->start > 0 && s->integer && !s->maximize)
+		return from_start(s, st, fn, ctx, a, err);
 	/* good: the end of the range where the condition should hold. */
 	double good = s->maximize ? s->lo.number : s->hi.number;
 	double bad = s->maximize ? s->hi.number : s->lo.number;
@@ -239,7 +329,6 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 		     : s->tolerance > 0 ? s->tolerance
 					: fabs(s->hi.number - s->lo.number) / 1000;
 	bool ok;
-	*a = (struct search_answer){0};
 	int rc = probe(s, st, good, fn, ctx, a, &ok, err);
 	if (rc || !ok)
 		return rc;
@@ -249,21 +338,8 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 		return rc;
 	if (ok)
 		good = bad; /* the whole range meets the condition */
-	while (!ok && fabs(bad - good) > tol) {
-		double mid = (good + bad) / 2;
-		if (s->integer)
-			mid = s->maximize ? floor(mid) : ceil(mid);
-		if (mid == good || mid == bad)
-			break;
-		rc = probe(s, st, mid, fn, ctx, a, &ok, err);
-		if (rc)
-			return rc;
-		if (ok)
-			good = mid;
-		else
-			bad = mid;
-		ok = false;
-	}
+	else if ((rc = bisect(s, st, fn, ctx, a, &good, bad, tol, err)))
+		return rc;
 	format_value(s, good, a->value, sizeof a->value);
 	return GP_OK;
 }

@@ -43,6 +43,8 @@ struct search_spec {
 	struct search_condition until;
 	int seeds;        /* >= 1: seeds seed .. seed + seeds - 1 */
 	double tolerance; /* real ranges; 0 = (hi - lo) / 1000 */
+	int64_t start;    /* integer --min: the value to probe first (search_estimate's
+			   * first cut); 0 = bisect [lo, hi] */
 };
 
 /* What one probe found, for progress output. */
@@ -72,7 +74,17 @@ struct search_answer {
 	int64_t first_run_id, last_run_id;
 };
 
-/* Runs the bisection and fills *answer. */
+/* The first cut of a minimum-replica question (firstcut.h): the replicas of
+ * an inference workload (KEY workloads.NAME.replicas) whose TTFT tail the
+ * condition bounds, computed in microseconds; *replicas = 0 when the search
+ * is not such a question (then it bisects).  Loads the scenario with the
+ * search's overrides and KEY=lo to read the workload. */
+int search_estimate(const struct search_spec *spec, int64_t *replicas, struct gp_err *err);
+
+/* Runs the search and fills *answer.  With spec->start, it probes start and
+ * its neighbour below; when the answer lies further, it gallops away from
+ * start (steps 1, 2, 4, ...) to a value of the other kind, then bisects: the
+ * answer is the full bisection's whenever the condition is monotone. */
 int search_run(const struct search_spec *spec, struct store *st, search_probe_fn on_probe,
 	       void *ctx, struct search_answer *answer, struct gp_err *err);
 

@@ -1,0 +1,150 @@
+/*
+ * search_bracket.c - the first cut of a minimum-replica question
+ * (search_int.h): which replica count `search` probes first.
+ *
+ * The question is one when the search is --min over workloads.NAME.replicas
+ * (whole numbers), NAME is an inference workload with a fixed replica count,
+ * Poisson arrivals at one rate (or an Azure trace: its rate, mean prompt and
+ * output and its prompt at the SLO percentile, from the rows), and the
+ * condition bounds its TTFT tail (ttft_p50_s, ttft_p95_s or ttft_p99_s, <= or
+ * <, of NAME or of all when NAME is the only service).  firstcut.h sizes it
+ * on the first pool that offers the workload, with the server's keys, the
+ * tokenization time taken off the bound.  Anything else: no first cut, and
+ * the search bisects as before.
+ */
+#include "gpuplan/firstcut.h"
+#include "gpuplan/scenario.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_int.h"
+
+static int cmp_int(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The token counts of a distribution: mean, the tail at p, cv^2. */
+static bool tokens_of(const struct dist *d, double p, double *mean, double *tail, double *cv2)
+{
+	*mean = d->mean;
+	switch (d->kind) {
+	case DIST_FIXED: *tail = d->mean, *cv2 = 0; return true;
+	case DIST_LOGNORMAL:
+		*tail = ceil(firstcut_lognormal_quantile(d->mean, d->sigma, p));
+		*cv2 = exp(d->sigma * d->sigma) - 1;
+		return true;
+	case DIST_EXPONENTIAL: *tail = ceil(-d->mean * log(1 - p / 100)), *cv2 = 1; return true;
+	default: return false;
+	}
+}
+
+/* A trace's rate and token counts, from its rows. */
+static bool trace_of(const struct request_spec *rs, double p, struct firstcut_service *s)
+{
+	if (!rs->n_rows || rs->period <= 0)
+		return false;
+	int32_t *prompts = gp_xcalloc(rs->n_rows, sizeof *prompts);
+	double sum_p = 0, sum_o = 0, sum_o2 = 0;
+	for (size_t i = 0; i < rs->n_rows; i++) {
+		prompts[i] = rs->rows[i].prompt;
+		sum_p += rs->rows[i].prompt;
+		sum_o += rs->rows[i].output;
+		sum_o2 += (double)rs->rows[i].output * rs->rows[i].output;
+	}
+	qsort(prompts, rs->n_rows, sizeof *prompts, cmp_int);
+	double n = (double)rs->n_rows;
+	size_t k = (size_t)ceil(p / 100 * n);
+	s->prompt_tail = prompts[k ? k - 1 : 0];
+	free(prompts);
+	s->prompt_mean = sum_p / n;
+	s->output_mean = sum_o / n;
+	s->output_cv2 = sum_o2 / n / (s->output_mean * s->output_mean) - 1;
+	s->rate = n / sim_seconds(rs->period) * rs->speedup;
+	return true;
+}
+
+static double percentile_of(const char *metric)
+{
+	return !strcmp(metric, "ttft_p99_s")   ? 99
+	       : !strcmp(metric, "ttft_p95_s") ? 95
+	       : !strcmp(metric, "ttft_p50_s") ? 50
+					       : 0;
+}
+
+/* The workload NAME of workloads.NAME.replicas, or NULL. */
+static const struct workload_spec *varied(const struct scenario *sc, const char *key)
+{
+	static const char head[] = "workloads.", tail[] = ".replicas";
+	size_t n = strlen(key);
+	if (strncmp(key, head, sizeof head - 1) || n <= sizeof head + sizeof tail - 2 ||
+	    strcmp(key + n - (sizeof tail - 1), tail))
+		return NULL;
+	size_t len = n - (sizeof head - 1) - (sizeof tail - 1);
+	for (size_t i = 0; i < sc->n_workloads; i++)
+		if (strlen(sc->workloads[i].name) == len &&
+		    !strncmp(sc->workloads[i].name, key + sizeof head - 1, len))
+			return &sc->workloads[i];
+	return NULL;
+}
+
+static size_t services(const struct scenario *sc)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sc->n_workloads; i++)
+		n += sc->workloads[i].inference != NULL;
+	return n;
+}
+
+int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
+{
+	const struct search_condition *c = &sp->until;
+	double p = percentile_of(c->metric);
+	const struct workload_spec *w = varied(sc, sp->key);
+	if (sp->maximize || !sp->integer || !p || (c->op != OP_LE && c->op != OP_LT) || !w ||
+	    !w->inference || !w->model || w->inference->target_queue > 0 ||
+	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
+		return 0;
+	const struct inference_spec *in = w->inference;
+	const struct pool_spec *pool = NULL;
+	for (size_t i = 0; i < sc->n_pools && !pool; i++)
+		if (scenario_pool_offers(&sc->pools[i], w))
+			pool = &sc->pools[i];
+	if (!pool || w->request != REQUEST_GPUS)
+		return 0;
+	struct firstcut_service s = {
+		.model = w->model,
+		.weights = (enum quant)w->quantization,
+		.kv = (enum quant)in->kv_cache,
+		.gpu = pool->gpu,
+		.tp = in->tensor_parallel,
+		.memory_fraction = in->vram_given	   ? w->vram_bytes / pool->gpu->memory_bytes
+				   : in->memory_fraction > 0 ? in->memory_fraction
+							     : 0.9,
+		.max_batch = in->max_batch,
+		.max_batched_tokens = in->max_batched_tokens,
+		.ttft_slo_s = c->value - sim_seconds(in->tokenize),
+		.percentile = p,
+	};
+	const struct request_spec *rs = &in->requests;
+	double unused;
+	if (rs->process == REQUESTS_TRACE) {
+		if (!trace_of(rs, p, &s))
+			return 0;
+	} else if (rs->process != REQUESTS_POISSON || rs->weekly.on || !(rs->rate > 0) ||
+		   !tokens_of(&rs->prompt_tokens, p, &s.prompt_mean, &s.prompt_tail, &unused) ||
+		   !tokens_of(&rs->output_tokens, p, &s.output_mean, &unused, &s.output_cv2)) {
+		return 0;
+	} else {
+		s.rate = rs->rate;
+	}
+	if (!(s.ttft_slo_s > 0))
+		return 0;
+	struct firstcut f;
+	if (firstcut_size(&s, &f) != FIRSTCUT_OK)
+		return 0;
+	return f.replicas;
+}

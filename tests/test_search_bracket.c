@@ -1,0 +1,83 @@
+/*
+ * test_search_bracket.c - a minimum-replica search started from the first
+ * cut (firstcut.h, search_bracket.c) answers as the full bisection does, on
+ * a grid of services, in at most three simulations where the bisection
+ * takes five to seven.
+ */
+#include <criterion/criterion.h>
+
+#include "scratch.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char out[16384];
+
+TestSuite(search_bracket, .init = scratch_make, .fini = scratch_remove, .timeout = 300);
+
+/* Runs the search on scenarios/inference.yaml for one service; returns the
+ * answer's replicas and the probes it ran. */
+static int answer(const char *gpu, const char *model, double rate, const char *ttft,
+		  bool first_cut, int *probes, const char *db)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan search scenarios/inference.yaml --db %s/%s.db --min --vary "
+		 "workloads.chat.replicas --lo 1 --hi 40 --until 'chat.ttft_p99_s <= %s' "
+		 "--set workloads.chat.requests.rate=%g/s --set workloads.chat.requests.count=%d "
+		 "--set pools.h100.gpu=%s --set pools.h100.nodes=5 --set "
+		 "pools.h100.gpus_per_node=8 --set workloads.chat.model=%s%s",
+		 dir, db, ttft, rate, (int)(rate * 60) + 200, gpu, model,
+		 first_cut ? "" : " --no-first-cut");
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s\n%s", cmd, out);
+	*probes = 0;
+	for (const char *line = out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		*probes += !strncmp(line, "probe ", 6);
+	const char *eq = strrchr(out, '=');
+	cr_assert_not_null(eq, "%s", out);
+	cr_assert(strstr(out, first_cut ? "first cut (an estimate)" : "probe"), "%s", out);
+	return atoi(eq + 1);
+}
+
+Test(search_bracket, the_first_cut_gives_the_bisections_answer_in_at_most_three_runs)
+{
+	static const struct {
+		const char *gpu, *model, *ttft;
+		double rate;
+	} grid[] = {
+		{"H100-80GB", "llama-3-8b", "0.5", 10},  {"H100-80GB", "llama-3-8b", "0.5", 50},
+		{"H100-80GB", "llama-3-8b", "0.5", 150}, {"H100-80GB", "llama-3-8b", "2", 100},
+		{"L40S", "llama-3-8b", "1", 20},         {"H200-141GB", "mistral-7b", "0.5", 80},
+		{"B200", "llama-3-8b", "0.3", 120},      {"A100-80GB", "llama-2-7b", "1", 30},
+	};
+	int total_fc = 0, total_bisect = 0;
+	for (size_t i = 0; i < sizeof grid / sizeof grid[0]; i++) {
+		char db[32];
+		int fc_probes, bisect_probes;
+		snprintf(db, sizeof db, "fc%zu", i);
+		int fc = answer(grid[i].gpu, grid[i].model, grid[i].rate, grid[i].ttft, true,
+				&fc_probes, db);
+		snprintf(db, sizeof db, "bi%zu", i);
+		int bi = answer(grid[i].gpu, grid[i].model, grid[i].rate, grid[i].ttft, false,
+				&bisect_probes, db);
+		cr_expect_eq(fc, bi, "%s %s %g/s: first cut %d, bisection %d", grid[i].gpu,
+			     grid[i].model, grid[i].rate, fc, bi);
+		cr_expect_leq(fc_probes, 3, "%s %s %g/s: %d probes", grid[i].gpu, grid[i].model,
+			      grid[i].rate, fc_probes);
+		total_fc += fc_probes;
+		total_bisect += bisect_probes;
+	}
+	cr_expect_lt(2 * total_fc, total_bisect, "%d probes against %d", total_fc, total_bisect);
+}
+
+Test(search_bracket, other_questions_bisect_as_before)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan search scenarios/inference.yaml --db %s/m.db --max --vary "
+		 "workloads.chat.requests.rate --lo 1/s --hi 60/s --until 'ttft_p99_s <= 2'",
+		 dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_assert_null(strstr(out, "first cut"), "%s", out);
+	cr_assert(strstr(out, "workloads.chat.requests.rate=32/s"), "%s", out);
+}
