@@ -121,7 +121,7 @@ int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
 		.kv = (enum quant)in->kv_cache,
 		.gpu = pool->gpu,
 		.tp = in->tensor_parallel,
-		.memory_fraction = in->vram_given	   ? w->vram_bytes / pool->gpu->memory_bytes
+		.memory_fraction = in->vram_given ? w->vram_bytes / pool->gpu->memory_bytes
 				   : in->memory_fraction > 0 ? in->memory_fraction
 							     : 0.9,
 		.max_batch = in->max_batch,

@@ -17,8 +17,8 @@ TestSuite(search_bracket, .init = scratch_make, .fini = scratch_remove, .timeout
 
 /* Runs the search on scenarios/inference.yaml for one service; returns the
  * answer's replicas and the probes it ran. */
-static int answer(const char *gpu, const char *model, double rate, const char *ttft,
-		  bool first_cut, int *probes, const char *db)
+static int answer(const char *gpu, const char *model, double rate, const char *ttft, bool first_cut,
+		  int *probes, const char *db)
 {
 	char cmd[4096];
 	snprintf(cmd, sizeof cmd,
