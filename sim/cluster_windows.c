@@ -18,6 +18,7 @@ static int64_t floor_div(int64_t a, int64_t b)
 static bool window_covers(const struct window *ws, size_t n, int64_t day, int64_t s, int64_t *end)
 {
 	bool covered = false;
+	int64_t latest = 0;
 	for (int64_t d = day - 1; d <= day; d++) {
 		int dow = (int)((d % 7 + 7 + 3) % 7); /* 1970-01-01 was a Thursday; Monday = 0 */
 		for (size_t i = 0; i < n; i++) {
@@ -26,12 +27,14 @@ static bool window_covers(const struct window *ws, size_t n, int64_t day, int64_
 				continue;
 			int64_t from = d * 86400 + w->from;
 			int64_t to = d * 86400 + w->to + (w->to <= w->from ? 86400 : 0);
-			if (from <= s && s < to && (!covered || to > *end)) {
-				*end = to;
+			if (from <= s && s < to && (!covered || to > latest)) {
+				latest = to;
 				covered = true;
 			}
 		}
 	}
+	if (covered)
+		*end = latest;
 	return covered;
 }
 
