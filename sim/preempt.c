@@ -27,6 +27,8 @@ void preempt_init(struct preemptor *pe, struct placer *pl, struct preempt_host h
 	pe->pl = pl;
 	pe->host = host;
 	pe->why = gp_xcalloc(pl->n_reasons + 2, sizeof *pe->why);
+	pe->msg_why = gp_xcalloc(pl->n_reasons + 2, sizeof *pe->msg_why);
+	pe->msg_nodes = -1;
 	pe->msg_size = 256;
 	pe->msg = gp_xmalloc(pe->msg_size);
 	pe->msg[0] = 0;
@@ -40,6 +42,7 @@ void preempt_free(struct preemptor *pe)
 	free(pe->lifts);
 	free(pe->saved);
 	free(pe->why);
+	free(pe->msg_why);
 	free(pe->msg);
 	memset(pe, 0, sizeof *pe);
 }
@@ -191,19 +194,25 @@ static bool better(const struct preempt_victim *a, size_t na, const struct preem
 	return earliest_top(a, na) > earliest_top(b, nb);
 }
 
-/* The FitError of a failed preemption, after "preemption: ". */
+/* The FitError of a failed preemption, after "preemption: ".  It depends on
+ * the counts and the ready nodes only: most failed attempts repeat the last
+ * ones, and keep its text. */
 static void failure_message(struct preemptor *pe, int32_t no_victims, int32_t hopeless)
 {
 	const struct placer *pl = pe->pl;
 	size_t n = pl->n_reasons;
+	pe->why[n] = no_victims;
+	pe->why[n + 1] = hopeless;
+	int64_t nodes = pl->c->n_ready;
+	if (nodes == pe->msg_nodes && !memcmp(pe->why, pe->msg_why, (n + 2) * sizeof *pe->why))
+		return;
+	memcpy(pe->msg_why, pe->why, (n + 2) * sizeof *pe->why);
+	pe->msg_nodes = nodes;
 	const char **texts = gp_xcalloc(n + 2, sizeof *texts);
 	for (size_t i = 0; i < n; i++)
 		texts[i] = pl->reasons[i];
 	texts[n] = REASONS_NO_VICTIMS;
 	texts[n + 1] = REASONS_NOT_HELPFUL;
-	pe->why[n] = no_victims;
-	pe->why[n + 1] = hopeless;
-	int64_t nodes = pl->c->n_ready;
 	char probe[1];
 	size_t need = reasons_format(probe, sizeof probe, nodes, texts, pe->why, n + 2) +
 		      sizeof "preemption: .";

@@ -18,7 +18,15 @@ struct reason_class {
 	sim_time since;  /* pending time is accrued up to here */
 	uint32_t head;   /* of the last failed attempt */
 	uint64_t gen;
+	uint8_t keyed; /* what msg was made from, beside class_counts (enum keyed) */
+	char *post;    /* KEYED_POST: the PostFilter's words */
+	size_t post_cap;
 };
+
+/* A class's message is a function of the counts in class_counts (and the
+ * ready nodes, which reset them) and, for KEYED_POST, of its post: the same
+ * inputs again reuse it, without formatting or interning the text. */
+enum keyed { KEYED_NONE, KEYED_COUNTS, KEYED_POST };
 
 struct reason_job {
 	int32_t cls;  /* -1: not pending */
@@ -160,6 +168,8 @@ void reasons_free(struct reasons *r)
 	free(r->kinds);
 	free(r->seconds);
 	free(r->pods);
+	for (size_t i = 0; i < r->cap_classes; i++)
+		free(r->classes[i].post);
 	free(r->classes);
 	free(r->class_counts);
 	free(r->jobs);
@@ -241,9 +251,11 @@ static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
 {
 	struct reason_class *c = &r->classes[cls];
 	int32_t *last = r->class_counts + cls * r->n_slots;
-	if (c->msg >= 0 && !memcmp(last, counts, r->n_slots * sizeof *counts))
+	if (c->msg >= 0 && c->keyed == KEYED_COUNTS &&
+	    !memcmp(last, counts, r->n_slots * sizeof *counts))
 		return c->msg;
 	memcpy(last, counts, r->n_slots * sizeof *counts);
+	c->keyed = KEYED_COUNTS;
 	size_t need = reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
 					       r->slot_kinds, counts, r->n_slots) +
 		      1;
@@ -300,7 +312,7 @@ int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32
 	c->workload = workload;
 	c->pods = pods;
 	/* The node-count cache no longer describes the class's message. */
-	memset(r->class_counts + cls * r->n_slots, 0xff, r->n_slots * sizeof *r->class_counts);
+	c->keyed = KEYED_NONE;
 	return fail_with(r, cls, workload, pods, members, intern(r, text, kinds), head, gen);
 }
 
@@ -332,7 +344,15 @@ int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32
 {
 	if (!note && !post)
 		return reasons_fail(r, cls, workload, pods, members, counts, head, gen, now);
-	class_at(r, cls);
+	struct reason_class *c = class_at(r, cls);
+	int32_t *last = r->class_counts + cls * r->n_slots;
+	if (!note && c->msg >= 0 && c->keyed == KEYED_POST && !strcmp(c->post, post) &&
+	    !memcmp(last, counts, r->n_slots * sizeof *counts)) {
+		accrue(r, c, now);
+		c->workload = workload;
+		c->pods = pods;
+		return fail_with(r, cls, workload, pods, members, c->msg, head, gen);
+	}
 	size_t len = format_post(r, counts, post);
 	size_t need = len + (note ? strlen(note) : 0) + sizeof " (cluster-autoscaler: )";
 	if (need > r->buf_size) {
@@ -347,6 +367,13 @@ int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32
 	int32_t id = reasons_fail_kind(r, cls, workload, pods, members, text,
 				       count_kinds(r, counts), head, gen, now);
 	free(text);
+	if (!note) {
+		size_t n = strlen(post) + 1;
+		GP_GROW(c->post, c->post_cap, n);
+		memcpy(c->post, post, n);
+		memcpy(last, counts, r->n_slots * sizeof *counts);
+		c->keyed = KEYED_POST;
+	}
 	return id;
 }
 

@@ -72,7 +72,9 @@ struct preemptor {
 	int32_t *why; /* per reason slot of the placer, then no victims, not helpful */
 	char *msg;    /* the PostFilter message of the last failure */
 	size_t msg_size;
-	bool strict_size; /* Kubernetes >= 1.34: a node too small for the request is
+	int32_t *msg_why;  /* the why[] and ready nodes msg was made from: a failure */
+	int64_t msg_nodes; /* that repeats them reuses it (-1: none yet) */
+	bool strict_size;  /* Kubernetes >= 1.34: a node too small for the request is
 			   * UnschedulableAndUnresolvable (kubernetes PR #131345) */
 };
 
