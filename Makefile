@@ -9,8 +9,8 @@ WARN     ?= -Wall -Wextra -Wshadow -Wconversion -Werror
 # No fused multiply-add where the source has a multiply and an add: results
 # are the same, byte for byte, whatever the target's instructions (clang
 # contracts by default, and -march=native offers FMA).
-CFLAGS   := -std=c11 -ffp-contract=off $(OPT) $(SAN) $(WARN) -Iinclude -D_DEFAULT_SOURCE -MMD -MP
-LDLIBS   := -lyaml -lsqlite3 -lgsl -lgslcblas -lm
+CFLAGS   := -std=c11 -ffp-contract=off -pthread $(OPT) $(SAN) $(WARN) -Iinclude -D_DEFAULT_SOURCE -MMD -MP
+LDLIBS   := -lyaml -lsqlite3 -lgsl -lgslcblas -lm -lpthread
 TESTLIBS := -lcriterion
 JOBS     := $(shell nproc 2>/dev/null || echo 2)
 

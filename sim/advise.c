@@ -120,38 +120,38 @@ static void mark_row(struct advise_row *row, const struct scenario *sc)
 		snprintf(row->label + n, sizeof row->label - n, " (needs a scheduler plugin)");
 }
 
+/* Writes an alternative simulated (advise_simulate) to st and fills its row.
+ * With keep_sc/keep_r, hands the scenario and results to the caller; else
+ * frees them. */
+static int write_row(struct store *st, struct advise_row *row, struct advise_sim *sim,
+		     struct scenario **keep_sc, struct results *keep_r, struct gp_err *err)
+{
+	int rc = sim->rc;
+	if (rc)
+		*err = sim->err;
+	if (!rc)
+		rc = store_write_run(st, sim->sc, &sim->r, &row->run_id, err);
+	if (!rc) {
+		fill_row(row, &sim->r);
+		mark_row(row, sim->sc);
+	}
+	if (!rc && keep_sc) {
+		*keep_sc = sim->sc;
+		*keep_r = sim->r;
+	} else {
+		advise_sim_free(sim);
+	}
+	return rc;
+}
+
 /* Runs the spec's scenario with the row's overrides and writes it to st.
  * With keep_sc/keep_r, hands the scenario and results to the caller. */
 static int run_row(const struct advise_spec *sp, struct store *st, struct advise_row *row,
 		   struct scenario **keep_sc, struct results *keep_r, struct gp_err *err)
 {
-	size_t n = sp->n_sets;
-	const char **sets = gp_xcalloc(n + ADVISE_MAX_SETS + 1, sizeof *sets);
-	if (n)
-		memcpy(sets, sp->sets, n * sizeof *sets);
-	for (size_t i = 0; i < row->n_sets; i++)
-		sets[n++] = row->sets[i];
-	struct scenario *sc = NULL;
-	struct results r;
-	results_init(&r);
-	int rc = scenario_load(sp->scenario, sets, n, &sc, err);
-	if (!rc)
-		rc = run_simulate(sc, &r, err);
-	if (!rc)
-		rc = store_write_run(st, sc, &r, &row->run_id, err);
-	if (!rc) {
-		fill_row(row, &r);
-		mark_row(row, sc);
-	}
-	if (!rc && keep_sc) {
-		*keep_sc = sc;
-		*keep_r = r;
-	} else {
-		results_free(&r);
-		scenario_free(sc);
-	}
-	free(sets);
-	return rc;
+	struct advise_sim sim;
+	advise_simulate(sp, row, &sim);
+	return write_row(st, row, &sim, keep_sc, keep_r, err);
 }
 
 /* --- the pool-size search -------------------------------------------------- */
@@ -629,6 +629,35 @@ static int write_advice(struct store *st, const struct advice *a, struct gp_err 
 	return rc;
 }
 
+/* The planned alternatives as advise_simulate_rows hands them over. */
+struct alternatives {
+	struct plan *pl;
+	const struct plan *more;
+	struct store *st;
+	advise_progress_fn fn;
+	void *ctx;
+	struct gp_err *err;
+};
+
+/* Alternative i simulated: a row of the plan, written (advise_done_fn). */
+static int write_alternative(void *ctx, size_t i, struct advise_sim *sim)
+{
+	struct alternatives *x = ctx;
+	const struct advise_row *from = &x->more->alts[i];
+	struct advise_row *a = advise_plan_add(x->pl, "%s", from->label);
+	memcpy(a->sets, from->sets, sizeof a->sets);
+	a->n_sets = from->n_sets;
+	struct gp_err skip;
+	int one = write_row(x->st, a, sim, NULL, NULL, &skip);
+	if (one == GP_EINPUT)
+		x->pl->n--; /* an alternative this scenario cannot express */
+	else if (one)
+		return gp_errorf(x->err, one, "%s", skip.msg);
+	else if (x->fn)
+		x->fn(x->ctx, a);
+	return GP_OK;
+}
+
 int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_fn fn, void *ctx,
 	       struct advice *out, struct gp_err *err)
 {
@@ -655,19 +684,9 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		out->deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
 	struct plan more = advise_plan_alternatives(sc, &r);
-	for (size_t i = 0; i < more.n && !rc; i++) {
-		struct advise_row *a = advise_plan_add(&pl, "%s", more.alts[i].label);
-		memcpy(a->sets, more.alts[i].sets, sizeof a->sets);
-		a->n_sets = more.alts[i].n_sets;
-		struct gp_err skip;
-		int one = run_row(sp, st, a, NULL, NULL, &skip);
-		if (one == GP_EINPUT)
-			pl.n--; /* an alternative this scenario cannot express */
-		else if (one)
-			rc = gp_errorf(err, one, "%s", skip.msg);
-		else if (fn)
-			fn(ctx, a);
-	}
+	struct alternatives alt = {&pl, &more, st, fn, ctx, err};
+	if (!rc)
+		rc = advise_simulate_rows(sp, more.alts, more.n, write_alternative, &alt);
 	free(more.alts);
 	if (!rc && more.n > 1)
 		rc = run_combined(sp, st, &pl, err);

@@ -22,4 +22,33 @@ void advise_set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
 /* The alternatives the base run's scenario and findings suggest. */
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r);
 
+/* --- running alternatives in parallel (advise_jobs.c) --- */
+
+/* The threads `advise` runs alternatives on by default: GPUPLAN_THREADS when
+ * set (1 .. ADVISE_MAX_JOBS), else the processors online. */
+unsigned advise_default_jobs(void);
+
+/* One alternative simulated: its scenario and results, or rc and err. */
+struct advise_sim {
+	struct scenario *sc;
+	struct results r;
+	int rc;
+	struct gp_err err;
+};
+
+/* Loads sp's scenario with sp's and row's overrides and simulates it. */
+void advise_simulate(const struct advise_spec *sp, const struct advise_row *row,
+		     struct advise_sim *out);
+void advise_sim_free(struct advise_sim *s);
+
+/* Takes alternative i simulated, in the order planned; owns sim.  Non-zero
+ * stops the rest. */
+typedef int (*advise_done_fn)(void *ctx, size_t i, struct advise_sim *sim);
+
+/* Simulates rows[0 .. n) on sp->jobs threads (0: advise_default_jobs()),
+ * handing each to done on the calling thread in order; the first non-zero
+ * of done's. */
+int advise_simulate_rows(const struct advise_spec *sp, const struct advise_row *rows, size_t n,
+			 advise_done_fn done, void *ctx);
+
 #endif

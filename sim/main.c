@@ -467,6 +467,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	struct options o = {.seed = -1};
 	double tolerance = BACKTEST_DEFAULT_TOLERANCE;
 	bool force = false;
+	int64_t jobs = 0;
 	const struct cli_opt opts[] = {
 		OPT_SCENARIO(&o),
 		OPT_DB(&o, DEFAULT_DB),
@@ -481,6 +482,15 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		 .target = &force,
 		 .help = "recommend hardware even when the twin is not trusted\n"
 			 "(a warning in the output and the advice table)"},
+		{.name = "--jobs",
+		 .kind = CLI_INT,
+		 .target = &jobs,
+		 .meta = "N",
+		 .help = "alternatives simulated at once, on threads (default: one\n"
+			 "per processor); the results are the same for any N",
+		 .lo = 1,
+		 .hi = ADVISE_MAX_JOBS,
+		 .expects = "a number of threads from 1 to 256"},
 		OPT_QUIET(&o),
 		{.name = "--emit",
 		 .kind = CLI_PATH,
@@ -499,8 +509,10 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
 		fail(rc, &err, false);
-	struct advise_spec spec = {o.scenario, o.sets.v, o.sets.n,
-				   tolerance,  force,    o.db ? o.db : (sc ? sc->output.db : NULL)};
+	struct advise_spec spec = {o.scenario,    o.sets.v,
+				   o.sets.n,      tolerance,
+				   force,         o.db ? o.db : (sc ? sc->output.db : NULL),
+				   (unsigned)jobs};
 	bool tty = rc == GP_OK && isatty(2) && !o.quiet && !o.json;
 	if (rc == GP_OK &&
 	    (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL, &advice, &err)))
@@ -1024,7 +1036,7 @@ static const struct cli_cmd commands[] = {
 	{"advise",
 	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n"
 	 "[--seed N] [--growth F] [--tolerance PCT] [--force] [--quiet] [--json]\n"
-	 "[--emit DIR]",
+	 "[--emit DIR] [--jobs N]",
 	 "diagnose, run the alternatives the findings suggest, rank them",
 	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
 	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"

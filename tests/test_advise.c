@@ -357,3 +357,37 @@ Test(advise, idle_notebooks_get_idle_culling_as_an_alternative)
 	cr_expect_float_eq(query(q), 28, 1e-6);
 	cr_expect(strstr(out, "28800"), "the base run's queue p95:\n%s", out);
 }
+
+/* The alternatives simulated on threads (--jobs, default one per processor)
+ * are written in the order planned: every row, run ids included, is the one
+ * --jobs 1 writes, and so is the table printed.  GPUPLAN_THREADS=1 is the
+ * single-threaded path too.  tests/fixtures/diagnosis/shared-pool.yaml
+ * plans 14 alternatives. */
+Test(advise, alternatives_on_threads_write_what_one_thread_writes)
+{
+	static const char *const runs[] = {"--jobs 1", "--jobs 4", "", "GPUPLAN_THREADS=1"};
+	char outs[4][4096], cmd[2048];
+	for (int i = 0; i < 4; i++) {
+		bool env = strchr(runs[i], '=') != NULL;
+		snprintf(cmd, sizeof cmd,
+			 "%s bin/gpuplan advise tests/fixtures/diagnosis/shared-pool.yaml --db "
+			 "%s/j%d.db %s | sed 1d",
+			 env ? runs[i] : "", dir, i, env ? "" : runs[i]);
+		cr_assert_eq(capture(cmd, outs[i], sizeof outs[i]), 0, "%s: %s", cmd, outs[i]);
+		if (i)
+			cr_assert_str_eq(outs[i], outs[0], "%s printed another table", runs[i]);
+	}
+	cr_assert(strstr(outs[0], "alternative"), "%s", outs[0]);
+	for (int i = 1; i < 4; i++) {
+		snprintf(cmd, sizeof cmd,
+			 "cd %s && for t in advice metrics params job_rows timeseries allocations "
+			 "pending_reasons; do sqlite3 j0.db \"select * from $t\" > a.$t && "
+			 "sqlite3 j%d.db \"select * from $t\" > b.$t && cmp -s a.$t b.$t || "
+			 "{ echo \"$t differs\"; exit 1; }; done && "
+			 "q='select run_id, name, seed, events, sim_seconds, status from runs' && "
+			 "sqlite3 j0.db \"$q\" > a.runs && sqlite3 j%d.db \"$q\" > b.runs && "
+			 "cmp a.runs b.runs && test $(wc -l < a.runs) -ge 10",
+			 dir, i, i);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", runs[i], out);
+	}
+}

@@ -90,7 +90,11 @@ struct advise_spec {
 	double tolerance; /* of the backtest (a fraction); 0: ADVISE_DEFAULT_TOLERANCE */
 	bool force;       /* recommend hardware even from a model not trusted */
 	const char *db;   /* the database's path, for messages; NULL: none */
+	unsigned jobs;    /* threads simulating alternatives (--jobs); 0: one per
+			   * processor online; the rows are the same for any */
 };
+
+#define ADVISE_MAX_JOBS 256 /* --jobs */
 
 /* One run of the table. */
 struct advise_row {
