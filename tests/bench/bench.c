@@ -38,7 +38,14 @@ struct outcome {
 	double db_mib;        /* size of the database written; 0: none */
 	double write_seconds; /* of wall_seconds, opening and writing the database */
 	double floor_seconds; /* SQLite alone writing the run's job rows (sqlite_floor) */
+	double cpu_seconds;   /* the child's user + system time (all its threads) */
 };
+
+static double cpu_of(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
 
 static double now_s(void)
 {
@@ -329,6 +336,8 @@ static double sqlite_floor(const char *file, const struct results *r)
 /* A whole scenario: load (with one --set, when given), simulate, and with
  * `db` write the run into a fresh database as `gpuplan run` does; the
  * figure includes the writing then, and the database's size is kept. */
+#define MAX_SETS 4
+
 static int bench_scenario(const char *path, const char *set, bool db, struct outcome *o)
 {
 	struct scenario *sc;
@@ -337,8 +346,16 @@ static int bench_scenario(const char *path, const char *set, bool db, struct out
 	if (db && !mkdtemp(dir))
 		return 1;
 	snprintf(file, sizeof file, "%s/run.db", dir);
+	/* set: overrides separated by spaces */
+	char copy[512], *save = NULL;
+	const char *sets[MAX_SETS];
+	size_t n_sets = 0;
+	snprintf(copy, sizeof copy, "%s", set ? set : "");
+	for (char *t = strtok_r(copy, " ", &save); t && n_sets < MAX_SETS;
+	     t = strtok_r(NULL, " ", &save))
+		sets[n_sets++] = t;
 	double t0 = now_s();
-	if (scenario_load(path, set ? &set : NULL, set ? 1 : 0, &sc, &err)) {
+	if (scenario_load(path, sets, n_sets, &sc, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
@@ -447,19 +464,28 @@ struct bench {
 			       * not make the figure */
 };
 
-#define BEST_OF   3
-#define MM1_SIMPY "M/M/1 200k jobs, default output, into a database"
-#define MM1_BARE  "M/M/1 1 M customers, default output, no database"
+#define BEST_OF    3
+#define MM1_SIMPY  "M/M/1 200k jobs, default output, into a database"
+#define MM1_BARE   "M/M/1 1 M customers, default output, no database"
+#define MM1_NOJOBS "M/M/1 1 M customers, jobs: false, no database"
+#define MM1_1M_DB  "M/M/1 1 M customers, default output, into a DB"
+#define ADVISE_DAY "advise: a 40-GPU day, 2.6 M requests, 90 batch jobs"
 
 static const struct bench benches[] = {
 	{"engine hold model: 1e5 pending, 1e7 events", ">= 20 M events/s", NULL, NULL, NULL, false,
 	 BEST_OF},
-	{MM1_SIMPY, ">= 50x SimPy, DB <= 16 MiB", "tests/bench/mm1-200k.yaml", NULL, NULL, true,
+	{MM1_SIMPY, ">= 10x SimPy, DB <= 16 MiB", "tests/bench/mm1-200k.yaml", NULL, NULL, true,
 	 BEST_OF},
-	{MM1_BARE, "<= 2x the bare C engine", "tests/bench/mm1-200k.yaml", NULL,
+	{MM1_BARE, "none (the case of earlier rounds)", "tests/bench/mm1-200k.yaml", NULL,
 	 "workloads.customers.count=1000000", false, BEST_OF},
-	{"10 M batch jobs, 100,000 GPUs (12,500 nodes)", "< 20 s, < 1 GiB RSS",
+	{MM1_NOJOBS, "<= 2x the bare C engine (and Cimba)", "tests/bench/mm1-200k.yaml", NULL,
+	 "workloads.customers.count=1000000 output.jobs=false", false, BEST_OF},
+	{MM1_1M_DB, "<= 1.3x max(simulation alone, SQLite alone)", "tests/bench/mm1-200k.yaml",
+	 NULL, "workloads.customers.count=1000000", true, BEST_OF},
+	{"10 M batch jobs, 100,000 GPUs (12,500 nodes)", "< 10 s, < 512 MiB RSS",
 	 "tests/bench/batch-10m.yaml", NULL, NULL, false, 1},
+	{"10 M batch jobs, 1 M GPUs (125,000 nodes)", "< 60 s, < 2 GiB RSS",
+	 "tests/bench/fleet-1m-gpus.yaml", NULL, NULL, false, 1},
 	{"1 M batch jobs, 10,000 GPUs (1,250 nodes)", "< 10 s, < 1 GiB RSS",
 	 "tests/bench/batch-1m.yaml", NULL, NULL, false, 1},
 	{"sweep of 1,000 small scenarios, --jobs 2", "< 60 s", "tests/bench/sweep-1k.yaml", NULL,
@@ -489,6 +515,7 @@ static int run_child(const struct bench *b, struct outcome *o, double *rss_mib)
 	if (in_child(run_bench, b, o, sizeof *o, &ru))
 		return 1;
 	*rss_mib = (double)ru.ru_maxrss / 1024.0;
+	o->cpu_seconds = cpu_of(&ru);
 	return 0;
 }
 
@@ -532,6 +559,113 @@ static void record(sqlite3 *db, const struct bench *b, const struct outcome *o, 
 	sqlite3_bind_text(st, 7, b->target, -1, SQLITE_STATIC);
 	sqlite3_step(st);
 	sqlite3_finalize(st);
+}
+
+/* A peer or floor measured beside benchmark `name`, and name's ratio to it
+ * (how many times faster gpuplan is; below 1: slower), into bench_peers. */
+static void record_peer(sqlite3 *db, const char *name, const char *peer, double seconds,
+			double ratio)
+{
+	char when[32];
+	units_format_rfc3339((int64_t)time(NULL), when, sizeof when);
+	sqlite3_stmt *st;
+	sqlite3_prepare_v2(db,
+			   "INSERT INTO bench_peers(name, started_at, peer, peer_seconds, ratio)"
+			   " VALUES (?,?,?,?,?)",
+			   -1, &st, NULL);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, when, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, peer, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 4, seconds);
+	sqlite3_bind_double(st, 5, ratio);
+	sqlite3_step(st);
+	sqlite3_finalize(st);
+}
+
+/* Runs argv[0] with argv, output to /dev/null; its wall and cpu seconds
+ * and peak RSS (MiB).  Non-zero: it could not run or failed. */
+static int run_program(char *const *argv, double *wall, double *cpu, double *rss)
+{
+	fflush(stdout);
+	double t0 = now_s();
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int status = 0;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
+		return 1;
+	*wall = now_s() - t0;
+	*cpu = cpu_of(&ru);
+	*rss = (double)ru.ru_maxrss / 1024.0;
+	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
+
+/*
+ * Cimba's MM1_single (C, coroutines; github.com/ambonvik/cimba, not packaged),
+ * where CIMBA_MM1 names its built benchmark/MM1_single: the best of `runs`.
+ * Returns its wall seconds, or a negative value when not given or failed.
+ */
+static double cimba_mm1(int runs)
+{
+	const char *bin = getenv("CIMBA_MM1");
+	if (!bin || !*bin)
+		return -1;
+	double best = HUGE_VAL;
+	for (int r = 0; r < runs; r++) {
+		double wall, cpu, rss;
+		char *argv[] = {(char *)bin, NULL};
+		if (run_program(argv, &wall, &cpu, &rss))
+			return -1;
+		best = fmin(best, wall);
+	}
+	return best;
+}
+
+/*
+ * `gpuplan advise` on a realistic day (tests/bench/advise-day.yaml), with
+ * the bench's own build: its alternatives on every processor (the default
+ * --jobs), beside the same with --jobs 1 in this run.
+ */
+static void bench_advise_day(sqlite3 *db)
+{
+	const char *bin =
+		access("build-bench/gpuplan", X_OK) == 0 ? "build-bench/gpuplan" : "bin/gpuplan";
+	char dir[] = "/tmp/gpuplan-bench-XXXXXX", file[64], cmd[96];
+	if (!mkdtemp(dir))
+		return;
+	double wall[2], cpu[2], rss[2];
+	const char *jobs[2] = {NULL, "1"};
+	bool ok = true;
+	for (int k = 0; k < 2 && ok; k++) {
+		snprintf(file, sizeof file, "%s/advise%d.db", dir, k);
+		char *argv[] = {
+			(char *)bin, "advise",  "tests/bench/advise-day.yaml", "--db",
+			file,        "--quiet", jobs[k] ? "--jobs" : NULL,     (char *)jobs[k],
+			NULL};
+		ok = !run_program(argv, &wall[k], &cpu[k], &rss[k]);
+	}
+	if (!ok) {
+		printf("%-48s failed\n", ADVISE_DAY);
+	} else {
+		struct bench b = {ADVISE_DAY, "< 60 s on 2 cores", NULL, NULL, NULL, false, 1};
+		struct outcome o = {.wall_seconds = wall[0], .cpu_seconds = cpu[0]};
+		printf("%-48s %10.3f %14s %12.1f  %s (cpu %.1f s)\n", ADVISE_DAY, wall[0], "",
+		       rss[0], b.target, cpu[0]);
+		printf("%-48s %10.3f %14s %12.1f  --jobs default is %.1fx faster (cpu %.1f s)\n",
+		       "  the same advise, --jobs 1", wall[1], "", rss[1], wall[1] / wall[0],
+		       cpu[1]);
+		record(db, &b, &o, rss[0]);
+		record_peer(db, ADVISE_DAY, "advise --jobs 1", wall[1], wall[1] / wall[0]);
+	}
+	fflush(stdout);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench: could not remove %s\n", dir);
 }
 
 /*
@@ -641,7 +775,9 @@ int main(int argc, char **argv)
 	    sqlite3_exec(
 		    db,
 		    "CREATE TABLE IF NOT EXISTS bench(name TEXT, started_at TEXT, wall_seconds REAL,"
-		    " events REAL, events_per_s REAL, peak_rss_mib REAL, target TEXT)",
+		    " events REAL, events_per_s REAL, peak_rss_mib REAL, target TEXT);"
+		    "CREATE TABLE IF NOT EXISTS bench_peers(name TEXT, started_at TEXT, peer TEXT,"
+		    " peer_seconds REAL, ratio REAL)",
 		    NULL, NULL, NULL) != SQLITE_OK) {
 		fprintf(stderr, "bench: cannot open %s: %s\n", path, sqlite3_errmsg(db));
 		return 1;
@@ -665,8 +801,9 @@ int main(int argc, char **argv)
 			failed = 1;
 			continue;
 		}
-		printf("%-48s %10.3f %14.0f %12.1f  %s\n", benches[i].name, o.wall_seconds,
-		       o.events / o.wall_seconds, rss, benches[i].target);
+		printf("%-48s %10.3f %14.0f %12.1f  %s (cpu %.3f s)\n", benches[i].name,
+		       o.wall_seconds, o.events / o.wall_seconds, rss, benches[i].target,
+		       o.cpu_seconds);
 		if (o.db_mib > 0)
 			printf("%-48s %10s database %.1f MiB\n", "", "", o.db_mib);
 		fflush(stdout);
@@ -678,15 +815,42 @@ int main(int argc, char **argv)
 			printf("%-48s %10.3f %14.0f %12s  the engine is %.1fx a binary heap\n",
 			       "  the same hold model on a binary heap", heap, HOLD_STEPS / heap,
 			       "", heap / o.wall_seconds);
+			record_peer(db, benches[i].name, "a binary heap", heap,
+				    heap / o.wall_seconds);
 			fflush(stdout);
 		}
-		if (!strcmp(benches[i].name, MM1_BARE)) {
+		if (!strcmp(benches[i].name, MM1_BARE) || !strcmp(benches[i].name, MM1_NOJOBS)) {
 			double mean, p99,
 				bare = best_bare_mm1(1000000, benches[i].runs, &mean, &p99);
 			printf("%-48s %10.3f %14s %12s  gpuplan takes %.1fx its time (mean wait %.2f h, "
 			       "p99 %.1f h)\n",
 			       "  the same M/M/1, bare C on gpuplan's engine", bare, "", "",
 			       o.wall_seconds / bare, mean, p99);
+			record_peer(db, benches[i].name, "bare C on gpuplan's engine", bare,
+				    bare / o.wall_seconds);
+			double cimba = cimba_mm1(benches[i].runs);
+			if (cimba > 0) {
+				printf("%-48s %10.3f %14s %12s  gpuplan takes %.1fx its time\n",
+				       "  Cimba's MM1_single (CIMBA_MM1)", cimba, "", "",
+				       o.wall_seconds / cimba);
+				record_peer(db, benches[i].name, "Cimba MM1_single", cimba,
+					    cimba / o.wall_seconds);
+			} else if (!strcmp(benches[i].name, MM1_NOJOBS)) {
+				printf("  Cimba skipped: set CIMBA_MM1 to a build of its "
+				       "benchmark/MM1_single (it is not packaged)\n");
+			}
+			fflush(stdout);
+		}
+		if (!strcmp(benches[i].name, MM1_1M_DB) && isfinite(o.floor_seconds)) {
+			double sim = o.wall_seconds - o.write_seconds,
+			       bound = fmax(sim, o.floor_seconds);
+			printf("%-48s %10.3f %14s %12s\n", "  of it, the simulation alone", sim, "",
+			       "");
+			printf("%-48s %10.3f %14s %12s  the run takes %.2fx the larger\n",
+			       "  SQLite alone storing the 1 M job rows", o.floor_seconds, "", "",
+			       o.wall_seconds / bound);
+			record_peer(db, benches[i].name, "max(simulation alone, SQLite alone)",
+				    bound, bound / o.wall_seconds);
 			fflush(stdout);
 		}
 		if (!strcmp(benches[i].name, MM1_SIMPY)) {
@@ -697,6 +861,8 @@ int main(int argc, char **argv)
 				printf("%-48s %10.3f %14s %12s  gpuplan is %.1fx SimPy\n",
 				       "  the same M/M/1 in SimPy 2 (python3-simpy)", simpy, "", "",
 				       simpy / o.wall_seconds);
+				record_peer(db, benches[i].name, "SimPy 2", simpy,
+					    simpy / o.wall_seconds);
 				/* SQLite's share: a bound that no simulation speed lifts */
 				printf("%-48s %10.3f %14s %12s  with a free simulation: %.1fx SimPy\n",
 				       "  of gpuplan's run, writing the database", o.write_seconds,
@@ -707,6 +873,10 @@ int main(int argc, char **argv)
 					       "most %.1fx SimPy\n",
 					       "  SQLite alone storing the 200,000 job rows",
 					       o.floor_seconds, "", "", simpy / o.floor_seconds);
+				if (isfinite(o.floor_seconds))
+					record_peer(db, benches[i].name, "SQLite alone",
+						    o.floor_seconds,
+						    o.floor_seconds / o.wall_seconds);
 				/* the other bound: the model alone, without gpuplan */
 				double mean, p99,
 					bare = best_bare_mm1(200000, benches[i].runs, &mean, &p99);
@@ -714,11 +884,15 @@ int main(int argc, char **argv)
 				       "written\n",
 				       "  the same M/M/1, bare C on gpuplan's engine", bare, "", "",
 				       simpy / bare);
+				record_peer(db, benches[i].name, "bare C on gpuplan's engine", bare,
+					    bare / o.wall_seconds);
 			} else
 				printf("  SimPy skipped: /usr/bin/python3 with python3-simpy is missing\n");
 			fflush(stdout);
 		}
 	}
+	if (!only || strstr(ADVISE_DAY, only))
+		bench_advise_day(db);
 	if (!only || strstr(HISTORY_IMPORT, only))
 		bench_history_import(db);
 	sqlite3_close(db);

@@ -11,6 +11,7 @@ each=20000
 run tests/bench/mm1-200k.yaml --set workloads.customers.count=50000
 run tests/bench/batch-10m.yaml --set workloads.one.count=$each --set workloads.two.count=$each \
 	--set workloads.four.count=$each --set workloads.eight.count=$each
+run tests/bench/advise-day.yaml --set workloads.chat.requests.count=100000
 "$bin" sweep tests/bench/sweep-1k.yaml --db "$db" --jobs 1 --quiet || exit 1
 data=../shared/data
 for f in scenarios/*.yaml tests/fixtures/*.yaml; do
