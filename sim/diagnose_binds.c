@@ -31,12 +31,13 @@
 /* Where a workload's late jobs spent their time, in pod-seconds. */
 struct spent {
 	double wait, startup, slow;
-	double over;     /* late by, summed */
-	double cut;      /* late by no more than their start-up less a minute: summed count */
-	double n;        /* late jobs */
-	int32_t pool;    /* the pool most of them ran on; -1 none */
-	double behind;   /* pod-seconds of lower-value jobs started while they waited */
-	double own_free; /* late jobs submitted while their queue held less than its quota */
+	double over;      /* late by, summed */
+	double cut;       /* late by no more than their start-up less a minute: summed count */
+	double n;         /* late jobs */
+	double in_system; /* their pod-seconds from submission to end (or the run's) */
+	int32_t pool;     /* the pool most of them ran on; -1 none */
+	double behind;    /* pod-seconds of lower-value jobs started while they waited */
+	double own_free;  /* late jobs submitted while their queue held less than its quota */
 };
 
 static int32_t pool_of_node(struct view *v, int32_t node)
@@ -116,6 +117,9 @@ static void spend(struct view *v, size_t w, struct spent *sp)
 		sim_time start = j->start == SIM_NEVER ? v->r->sim_end : j->start;
 		sp->n++;
 		sp->wait += sim_seconds(start - j->submit) * pods;
+		sp->in_system +=
+			sim_seconds((j->end == SIM_NEVER ? v->r->sim_end : j->end) - j->submit) *
+			pods;
 		sp->behind += started_behind(v, w, j, start);
 		if (e && queue_held(v, ws->queue, j->submit) + j->gpus <= e->nominal + 1e-9)
 			sp->own_free++;
@@ -363,6 +367,14 @@ static bool cohort_borrows(const struct view *v, size_t w)
 	return false;
 }
 
+/* Long enough to matter: at least DIAGNOSE_PENDING_SHARE of the late jobs'
+ * own time in the system (not of the run's span: a long run beside them
+ * must not hide why they were late). */
+static bool matters(const struct spent *sp, double pod_seconds)
+{
+	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * sp->in_system;
+}
+
 static void workload_binds(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -374,11 +386,11 @@ static void workload_binds(struct view *v, size_t w)
 		return;
 	double most = fmax(sp.wait, fmax(sp.startup, sp.slow));
 	if (sp.slow >= most && sp.pool >= 0 && rule_of_pool_shares(&v->sc->pools[sp.pool]) &&
-	    diagnose_matters(v, sp.slow))
+	    matters(&sp, sp.slow))
 		contention_finding(v, w, &sp);
-	else if (sp.startup >= most && sp.cut >= 0.5 * sp.n && diagnose_matters(v, sp.startup))
+	else if (sp.startup >= most && sp.cut >= 0.5 * sp.n && matters(&sp, sp.startup))
 		startup_finding(v, w, &sp);
-	else if (sp.wait >= most && diagnose_matters(v, sp.wait)) {
+	else if (sp.wait >= most && matters(&sp, sp.wait)) {
 		int32_t mp = mig_pool(v, w);
 		if (cohort_borrows(v, w) && sp.own_free >= 0.5 * sp.n)
 			reclaim_finding(v, w, &sp);
@@ -387,6 +399,51 @@ static void workload_binds(struct view *v, size_t w)
 		else if (mp >= 0)
 			mig_finding(v, w, &sp, mp);
 	}
+}
+
+/* An admission finding about w in queue q names the lender's limit when
+ * another queue of q's cohort keeps GPUs to itself (a lending limit under
+ * its quota) that its own work left idle while w waited: the quota q lacks
+ * is there, kept, so that limit binds before anyone's nominal quota.  Its
+ * relaxation (the lender lends all) is the finding's first fix. */
+void diagnose_lender(struct view *v, struct finding *fd, size_t w)
+{
+	int32_t q = v->sc->workloads[w].queue;
+	const char *root = q >= 0 ? scenario_root_cohort(v->sc, (size_t)q) : NULL;
+	double best = 0;
+	int32_t lender = -1;
+	for (size_t l = 0; root && l < v->sc->n_queues; l++) {
+		const char *other = (int32_t)l != q ? scenario_root_cohort(v->sc, l) : NULL;
+		const struct quota_entry *e = other && !strcmp(other, root)
+						      ? diagnose_gpu_quota(&v->sc->queues[l])
+						      : NULL;
+		if (!e || !(e->lending_limit < e->nominal))
+			continue;
+		double used = 0; /* its own work's peak GPUs */
+		for (size_t k = 0; k < v->sc->n_workloads; k++)
+			if (v->sc->workloads[k].queue == (int32_t)l) {
+				double peak = diagnose_metric(v, v->sc->workloads[k].name,
+							      "peak_allocated_gpus");
+				used += isnan(peak) ? 0 : peak;
+			}
+		double idle = e->nominal - e->lending_limit - used;
+		if (idle > best) {
+			best = idle;
+			lender = (int32_t)l;
+		}
+	}
+	if (lender < 0)
+		return;
+	const struct queue_spec *ls = &v->sc->queues[lender];
+	const struct quota_entry *e = diagnose_gpu_quota(ls);
+	char key[600], val[64];
+	snprintf(key, sizeof key, "queues.%s.lending_limit", ls->name);
+	snprintf(val, sizeof val, "%g", e->lending_limit);
+	fd->constraint = CONSTRAINT_LENDING_LIMIT;
+	fd->key = gp_xstrdup(key);
+	fd->value = gp_xstrdup(val);
+	diagnose_fix_set(diagnose_fix(fd, "lending limit of %s at %g GPUs", ls->name, e->nominal),
+			 "queues.%s.lending_limit={\"nvidia.com/gpu\": %g}", ls->name, e->nominal);
 }
 
 void diagnose_binds(struct view *v)

@@ -179,6 +179,8 @@ static void admission_finding(struct view *v, size_t w)
 	if (strict)
 		diagnose_fix_set(diagnose_fix(fd, "BestEffortFIFO for %s", q->name),
 				 "queues.%s.strategy=BestEffortFIFO", q->name);
+	else
+		diagnose_lender(v, fd, w);
 	quota_other_fix(v, fd, w, q, top, idle, need);
 	if (!e)
 		return;

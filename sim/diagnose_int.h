@@ -67,5 +67,8 @@ void diagnose_evidence(struct view *v);
 /* diagnose_binds.c: contention, priority, start-up, reclaim and MIG-profile
  * findings of workloads no other finding names, from their late jobs. */
 void diagnose_binds(struct view *v);
+/* An admission finding fd about workload w names the lending limit of an
+ * idle queue of its cohort that keeps GPUs to itself, when there is one. */
+void diagnose_lender(struct view *v, struct finding *fd, size_t w);
 
 #endif

@@ -344,12 +344,19 @@ static void explain_admission(struct ctx *c)
 			     "head of StrictFIFO queue %s while %.1f GPUs are free; let them pass "
 			     "it (BestEffortFIFO) or raise the quota",
 			     ws->name, q->name, idle);
+	else if (c->f->constraint == CONSTRAINT_LENDING_LIMIT && c->f->key) /* diagnose_lender */
+		gp_sb_printf(&c->text,
+			     "%s waits on admission, not on hardware: queue %s's quota refuses "
+			     "its jobs while %.1f GPUs are free, kept idle by a queue of its "
+			     "cohort that keeps them to itself (%s %s); let it lend them before "
+			     "raising the quota",
+			     ws->name, q->name, idle, c->f->key, c->f->value ? c->f->value : "?");
 	else
 		gp_sb_printf(&c->text,
 			     "%s waits on admission, not on hardware: queue %s's quota refuses "
 			     "its jobs while %.1f GPUs are free; raise the quota",
 			     ws->name, q->name, idle);
-	if (e && !isinf(e->borrowing_limit))
+	if (e && !isinf(e->borrowing_limit) && c->f->constraint != CONSTRAINT_LENDING_LIMIT)
 		gp_sb_printf(&c->text, " or its borrowing limit");
 	gp_sb_printf(&c->ev, "%.1f pod-hours pending with \"%s\"; queue %s", f->pending_s / 3600,
 		     reason(c), q->name);

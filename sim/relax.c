@@ -54,7 +54,8 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 			      "the taints of the pools its rules keep it off tolerated",
 			      "its pods share nodes kept for others", false, relax_taint},
 	[CONSTRAINT_SPREAD] = {CONSTRAINT_SPREAD, "workloads.W.topology_spread",
-			       "whenUnsatisfiable ScheduleAnyway, else a larger maxSkew",
+			       "the maxSkew with which every domain fills, else "
+			       "whenUnsatisfiable ScheduleAnyway",
 			       "pods bunch in fewer domains: a domain's loss takes more of them",
 			       false, relax_spread},
 	[CONSTRAINT_GPU_SPEC] = {CONSTRAINT_GPU_SPEC, "workloads.W.gpu_spec", "any GPU type",

@@ -169,59 +169,61 @@ static const char *domain_of(const struct pool_spec *p, const char *key)
 	return NULL;
 }
 
-/* SPREAD (c->workload): whenUnsatisfiable ScheduleAnyway (the rule becomes a
- * preference), then the maxSkew that lets every domain of the pools it may
- * use fill: the most pods a domain holds less the fewest. */
+/* Pods of ws the domain of pool p holds (every usable pool with p's value
+ * of key; under the hostname key, one node of p); -1 when p is not the
+ * first usable pool of its domain or has none. */
+static double domain_pods(const struct scenario *sc, const bool *usable,
+			  const struct workload_spec *ws, size_t p, const char *key)
+{
+	bool host = !strcmp(key, "kubernetes.io/hostname");
+	const char *d = usable[p] ? domain_of(&sc->pools[p], key) : NULL;
+	double pods = 0;
+	for (size_t o = 0; d && o < sc->n_pools; o++) {
+		const char *od = usable[o] ? domain_of(&sc->pools[o], key) : NULL;
+		double eq = scenario_gpu_equivalent(&sc->pools[o], ws);
+		if (!od || eq <= 0 || (host ? o != p : strcmp(od, d) != 0))
+			continue;
+		if (o < p)
+			return -1; /* counted with the first pool of its domain */
+		pods += floor(sc->pools[o].gpus_per_node / eq + 1e-9) *
+			(host ? 1 : sc->pools[o].nodes);
+	}
+	return d ? pods : -1;
+}
+
+/* SPREAD (c->workload): the maxSkew with which every domain of the pools it
+ * may use fills (the most pods a domain holds less the fewest), which keeps
+ * the rule a filter; then whenUnsatisfiable ScheduleAnyway, which makes it
+ * a preference. */
 void relax_spread(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		  struct finding *f)
 {
 	(void)r;
 	const struct workload_spec *ws = workload_of(sc, c);
-	if (!ws || !ws->spread.key)
+	bool usable[64] = {0};
+	if (!ws || !ws->spread.key || sc->n_pools > 64)
 		return;
 	const struct topology_spread *t = &ws->spread;
+	diagnose_usable_pools(sc, (size_t)c->workload, usable);
+	double most = 0, fewest = INFINITY;
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		double pods = domain_pods(sc, usable, ws, p, t->key);
+		if (pods >= 0) {
+			most = fmax(most, pods);
+			fewest = fmin(fewest, pods);
+		}
+	}
+	int32_t skew = isfinite(fewest) ? (int32_t)(most - fewest) : 0;
+	const char *when = t->when == SPREAD_DO_NOT_SCHEDULE ? "DoNotSchedule" : "ScheduleAnyway";
+	if (skew > t->max_skew)
+		set(fix(f, "%s spread with maxSkew %d", ws->name, (int)skew),
+		    "workloads.%s.topology_spread={key: %s, max_skew: %d, when_unsatisfiable: %s}",
+		    ws->name, t->key, (int)skew, when);
 	if (t->when == SPREAD_DO_NOT_SCHEDULE)
 		set(fix(f, "%s spread with ScheduleAnyway", ws->name),
 		    "workloads.%s.topology_spread={key: %s, max_skew: %d, when_unsatisfiable: "
 		    "ScheduleAnyway}",
 		    ws->name, t->key, (int)t->max_skew);
-	bool usable[64] = {0};
-	if (sc->n_pools > 64)
-		return;
-	diagnose_usable_pools(sc, (size_t)c->workload, usable);
-	/* Pods per domain: pools with one value of the key sum; under the
-	 * hostname key, each node is a domain. */
-	double most = 0, fewest = INFINITY;
-	bool host = !strcmp(t->key, "kubernetes.io/hostname");
-	for (size_t p = 0; p < sc->n_pools; p++) {
-		const struct pool_spec *ps = &sc->pools[p];
-		const char *d = usable[p] ? domain_of(ps, t->key) : NULL;
-		double eq = scenario_gpu_equivalent(ps, ws);
-		if (!d || eq <= 0)
-			continue;
-		double per_node = floor(ps->gpus_per_node / eq + 1e-9);
-		double pods = per_node * (host ? 1 : ps->nodes);
-		for (size_t o = 0; !host && o < sc->n_pools; o++) {
-			const char *od =
-				o != p && usable[o] ? domain_of(&sc->pools[o], t->key) : NULL;
-			double oeq = scenario_gpu_equivalent(&sc->pools[o], ws);
-			if (od && !strcmp(od, d) && oeq > 0) {
-				if (o < p)
-					goto next; /* summed with the first pool of its domain */
-				pods += floor(sc->pools[o].gpus_per_node / oeq + 1e-9) *
-					sc->pools[o].nodes;
-			}
-		}
-		most = fmax(most, pods);
-		fewest = fmin(fewest, pods);
-next:;
-	}
-	int32_t skew = isfinite(fewest) ? (int32_t)(most - fewest) : 0;
-	if (skew > t->max_skew)
-		set(fix(f, "%s spread with maxSkew %d", ws->name, (int)skew),
-		    "workloads.%s.topology_spread={key: %s, max_skew: %d, when_unsatisfiable: %s}",
-		    ws->name, t->key, (int)skew,
-		    t->when == SPREAD_DO_NOT_SCHEDULE ? "DoNotSchedule" : "ScheduleAnyway");
 }
 
 /* --- a MIG layout ------------------------------------------------------------- */

@@ -59,6 +59,15 @@
  *    group makes pods that arrive on a cold pool miss a deadline.
  *  - startup: 25 minutes of image pull and model load per job hold the GPUs
  *    before the work, past a deadline.
+ *  - affinity, gpu-spec: a required node affinity narrowed to one zone, a
+ *    GPU type list without the idle type that holds the pods (NodeAffinity).
+ *  - borrowing-limit: Kueue's borrowingLimit 0 beside an idle cohort.
+ *  - workload-window: a workload's own start window too short for its
+ *    rounds (it starts only inside it and its pool's).
+ *  - cpu-quota: a ClusterQueue's cpu quota ("insufficient unused quota for
+ *    cpu") that admits half the jobs while GPUs idle.
+ * Half the cases get a bystander (add_bystander): a MIG pool and a workload
+ * of its own that meets its goals, which the diagnosis must not blame.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -90,24 +99,32 @@ enum brk {
 	BRK_MEMORY,
 	BRK_PROVISIONING,
 	BRK_STARTUP,
+	BRK_AFFINITY,
+	BRK_GPU_SPEC,
+	BRK_BORROWING,
+	BRK_WORKLOAD_WINDOW,
+	BRK_CPU_QUOTA,
 	BRK_N
 };
 
 static const char *const brk_names[BRK_N] = {
-	"quota",      "lending",  "reclaim", "strict-fifo",  "priority",
-	"toleration", "selector", "spread",  "window",       "contention",
-	"mig",        "cpu",      "memory",  "provisioning", "startup",
+	"quota",      "lending",  "reclaim",         "strict-fifo",     "priority",
+	"toleration", "selector", "spread",          "window",          "contention",
+	"mig",        "cpu",      "memory",          "provisioning",    "startup",
+	"affinity",   "gpu-spec", "borrowing-limit", "workload-window", "cpu-quota",
 };
 
 /* The breaks `make test` draws from (all of them; BREAKERS_ALL=1 is kept
  * for a break added before the diagnosis answers it, left out here until
  * it does). */
 static const bool brk_enabled[BRK_N] = {
-	[BRK_QUOTA] = true,       [BRK_LENDING] = true,      [BRK_RECLAIM] = true,
-	[BRK_STRICT_FIFO] = true, [BRK_PRIORITY] = true,     [BRK_TOLERATION] = true,
-	[BRK_SELECTOR] = true,    [BRK_SPREAD] = true,       [BRK_WINDOW] = true,
-	[BRK_CONTENTION] = true,  [BRK_MIG] = true,          [BRK_CPU] = true,
-	[BRK_MEMORY] = true,      [BRK_PROVISIONING] = true, [BRK_STARTUP] = true,
+	[BRK_QUOTA] = true,           [BRK_LENDING] = true,      [BRK_RECLAIM] = true,
+	[BRK_STRICT_FIFO] = true,     [BRK_PRIORITY] = true,     [BRK_TOLERATION] = true,
+	[BRK_SELECTOR] = true,        [BRK_SPREAD] = true,       [BRK_WINDOW] = true,
+	[BRK_CONTENTION] = true,      [BRK_MIG] = true,          [BRK_CPU] = true,
+	[BRK_MEMORY] = true,          [BRK_PROVISIONING] = true, [BRK_STARTUP] = true,
+	[BRK_AFFINITY] = true,        [BRK_GPU_SPEC] = true,     [BRK_BORROWING] = true,
+	[BRK_WORKLOAD_WINDOW] = true, [BRK_CPU_QUOTA] = true,
 };
 
 /* splitmix64: one stream per seed, the same cases on every machine. */
@@ -128,12 +145,13 @@ static int pick(uint64_t *s, int lo, int hi) /* uniform in [lo, hi] */
  * written from the same draw, differing only in the broken key. */
 struct draw {
 	enum brk brk;
-	int nodes;     /* the scale: nodes of the main pool (or of each zone's) */
-	int gpus;      /* a pod's GPUs */
-	int dur_m;     /* a job's duration, minutes */
-	const char *w; /* the main workload's name */
-	const char *q; /* the main queue's name */
-	const char *p; /* the main pool's name */
+	int nodes;      /* the scale: nodes of the main pool (or of each zone's) */
+	int gpus;       /* a pod's GPUs */
+	int dur_m;      /* a job's duration, minutes */
+	const char *w;  /* the main workload's name */
+	const char *q;  /* the main queue's name */
+	const char *p;  /* the main pool's name */
+	bool bystander; /* a workload of its own on a pool of its own beside */
 };
 
 struct yaml {
@@ -153,6 +171,35 @@ static void put(struct yaml *y, const char *fmt, ...)
 
 static const char *const workload_names[] = {"train", "finetune", "eval", "render", "sweep"};
 static const char *const queue_names[] = {"team-a", "research", "vision", "ml-prod"};
+
+/* Inserts text after the first line that is exactly `line` in y. */
+static void insert_after(struct yaml *y, const char *line, const char *text)
+{
+	char *at = strstr(y->s, line);
+	cr_assert_not_null(at, "no '%s' in the scenario", line);
+	at += strlen(line);
+	size_t k = strlen(text), rest = y->n - (size_t)(at - y->s);
+	cr_assert(y->n + k < sizeof y->s, "scenario text too long");
+	memmove(at + k, at, rest + 1);
+	memcpy(at, text, k);
+	y->n += k;
+}
+
+/* A bystander: a MIG pool whose 1g.10gb instances hold no pod of the
+ * others (they ask for whole GPUs or a larger profile), used by a workload
+ * of its own that meets its goals whatever is broken beside it.  The
+ * diagnosis must still name the broken key, not the bystander. */
+static void add_bystander(struct yaml *y)
+{
+	insert_after(
+		y, "pools:\n",
+		"  - {name: side, nodes: 1, gpu: A100-80GB, gpus_per_node: 1, price: {gpu_hour: "
+		"2.00}, sharing: {mode: mig, layout: [1g.10gb, 1g.10gb, 1g.10gb, 1g.10gb, "
+		"1g.10gb, 1g.10gb, 1g.10gb]}}\n");
+	insert_after(y, "workloads:\n",
+		     "  - {name: side-jobs, count: 4, arrival: {at: \"00:00\"}, gpus: {mig: "
+		     "1g.10gb}, duration: 40m, gpu_busy: 0.5}\n");
+}
 
 /* Writes the scenario of draw d: healthy, or with d->brk broken. */
 static void write_case(const struct draw *d, bool broken, struct yaml *y)
@@ -241,6 +288,7 @@ static void write_case(const struct draw *d, bool broken, struct yaml *y)
 		    w, 4 * n / g, g, D, broken ? "" : "priority: 100, ", 2 * D);
 		break;
 	case BRK_TOLERATION: /* the work needs the tainted pool too */
+	case BRK_AFFINITY:
 	case BRK_SELECTOR:
 	case BRK_CPU:
 	case BRK_MEMORY: {
@@ -252,10 +300,11 @@ static void write_case(const struct draw *d, bool broken, struct yaml *y)
 			mem = per_node >= 4 ? 129 : 256;
 		put(y,
 		    "pools:\n  - {name: %s, nodes: %d, gpu: L40S, gpus_per_node: 4, cpu: 32, "
-		    "memory: 256GiB, price: {gpu_hour: 1.50}}\n"
+		    "memory: 256GiB, price: {gpu_hour: 1.50}, labels: {topology.kubernetes.io/zone: "
+		    "a}}\n"
 		    "  - {name: reserved, nodes: %d, gpu: L40S, gpus_per_node: 4, cpu: 32, memory: "
-		    "256GiB, price: {gpu_hour: 1.50}, taints: [{key: team, value: research, effect: "
-		    "NoSchedule}]}\n",
+		    "256GiB, price: {gpu_hour: 1.50}, labels: {topology.kubernetes.io/zone: b}, "
+		    "taints: [{key: team, value: research, effect: NoSchedule}]}\n",
 		    p, n, n);
 		put(y,
 		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: %d, "
@@ -264,10 +313,61 @@ static void write_case(const struct draw *d, bool broken, struct yaml *y)
 		if (!(broken && d->brk == BRK_TOLERATION))
 			put(y, ", tolerations: [{key: team, operator: Equal, value: research, "
 			       "effect: NoSchedule}]");
+		put(y,
+		    ", affinity: [{key: topology.kubernetes.io/zone, operator: In, values: [%s]}]",
+		    broken && d->brk == BRK_AFFINITY ? "a" : "a, b");
 		put(y, ", node_selector: {nvidia.com/gpu.product: %s}}\n",
 		    broken && d->brk == BRK_SELECTOR ? "NVIDIA-L40" : "NVIDIA-L40S");
 		break;
 	}
+	case BRK_GPU_SPEC: /* the A100s are full; the L40S's 48 GB hold the pods too */
+		put(y,
+		    "pools:\n  - {name: a100, nodes: %d, gpu: A100-80GB, gpus_per_node: 4, price: "
+		    "{gpu_hour: 3.00}}\n  - {name: %s, nodes: %d, gpu: L40S, gpus_per_node: 4, "
+		    "price: {gpu_hour: 1.50}}\n",
+		    n, p, n);
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: %d, vram: "
+		    "30GiB, duration: %dm, gpu_busy: 0.8, gpu_spec: [%s], deadline: {within: %dm}}\n",
+		    w, 8 * n / g, g, D, broken ? "A100-80GB" : "A100-80GB, L40S", D + D / 2);
+		break;
+	case BRK_BORROWING: /* borrowing what an idle queue of the cohort leaves */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 8, price: "
+		    "{gpu_hour: 0.80}}\n",
+		    p, n);
+		put(y,
+		    "queues:\n  - {name: %s, cohort: shared, quota: {nvidia.com/gpu: %d}%s}\n"
+		    "  - {name: idle-team, cohort: shared, quota: {nvidia.com/gpu: %d}}\n",
+		    q, 2 * n, broken ? ", borrowing_limit: {nvidia.com/gpu: 0}" : "", 6 * n);
+		put(y,
+		    "workloads:\n  - {name: %s, queue: %s, count: %d, arrival: {at: \"00:00\"}, "
+		    "gpus: %d, duration: %dm, gpu_busy: 0.9, deadline: {within: %dm}}\n",
+		    w, q, 8 * n / g, g, D, D + D / 2);
+		break;
+	case BRK_WORKLOAD_WINDOW: /* its own start window: 4 h, or 2 h (one round) */
+		put(y,
+		    "start: 2026-11-02T00:00:00Z\npools:\n  - {name: %s, nodes: %d, gpu: L4, "
+		    "gpus_per_node: 4, price: {gpu_hour: 0.80}}\n",
+		    p, n);
+		put(y,
+		    "workloads:\n  - {name: %s, count: %d, arrival: {at: \"00:00\"}, gpus: 2, "
+		    "duration: 2h, gpu_busy: 0.9, windows: [{from: \"00:00\", to: \"%s\"}], "
+		    "deadline: {within: 12h}}\n",
+		    w, 4 * n, broken ? "02:00" : "04:00");
+		break;
+	case BRK_CPU_QUOTA: /* a queue's cpu quota that admits half the jobs */
+		put(y,
+		    "pools:\n  - {name: %s, nodes: %d, gpu: L40S, gpus_per_node: 8, cpu: 128, memory: "
+		    "1024GiB, price: {gpu_hour: 1.50}}\n",
+		    p, n);
+		put(y, "queues:\n  - {name: %s, quota: {nvidia.com/gpu: %d, cpu: %d}}\n", q, 8 * n,
+		    broken ? 16 * n : 32 * n);
+		put(y,
+		    "workloads:\n  - {name: %s, queue: %s, count: %d, arrival: {at: \"00:00\"}, "
+		    "gpus: 1, cpu: 4, duration: %dm, gpu_busy: 0.8, deadline: {within: %dm}}\n",
+		    w, q, 8 * n, D, D + D / 2);
+		break;
 	case BRK_SPREAD: /* zones of 8n and 4n GPUs: maxSkew 1 holds 4n + 4n + 1 */
 		put(y,
 		    "pools:\n  - {name: %s, nodes: %d, gpu: L4, gpus_per_node: 4, price: {gpu_hour: "
@@ -339,6 +439,8 @@ static void write_case(const struct draw *d, bool broken, struct yaml *y)
 		break;
 	default: cr_assert_fail("break %s has no generator", brk_names[d->brk]);
 	}
+	if (d->bystander)
+		add_bystander(y);
 }
 
 /* What the first finding of a broken case may be, and the key it points at. */
@@ -409,6 +511,27 @@ static void expected(const struct draw *d, struct expect *e)
 		e->kinds[0] = "provisioning";
 		snprintf(e->key, sizeof e->key, "pools.%s.autoscale", d->p);
 		break;
+	case BRK_AFFINITY:
+		e->kinds[0] = "rules";
+		snprintf(e->key, sizeof e->key, "workloads.%s.affinity", d->w);
+		break;
+	case BRK_GPU_SPEC:
+		e->kinds[0] = "rules";
+		snprintf(e->key, sizeof e->key, "workloads.%s.gpu_spec", d->w);
+		break;
+	case BRK_BORROWING:
+		e->kinds[0] = "admission";
+		snprintf(e->key, sizeof e->key, "queues.%s.borrowing_limit", d->q);
+		break;
+	case BRK_WORKLOAD_WINDOW:
+		e->kinds[0] = "capacity";
+		e->kinds[1] = "window";
+		snprintf(e->key, sizeof e->key, "workloads.%s.windows", d->w);
+		break;
+	case BRK_CPU_QUOTA:
+		e->kinds[0] = "admission";
+		snprintf(e->key, sizeof e->key, "queues.%s.quota", d->q);
+		break;
 	case BRK_STARTUP:
 		e->kinds[0] = "startup";
 		snprintf(e->key, sizeof e->key, "workloads.%s.startup", d->w);
@@ -435,6 +558,7 @@ static void draw_case(uint64_t seed, struct draw *d, bool all)
 	d->w = workload_names[pick(&s, 0, 4)];
 	d->q = queue_names[pick(&s, 0, 3)];
 	d->p = pick(&s, 0, 1) ? "gpu" : "pool-a";
+	d->bystander = pick(&s, 0, 1);
 }
 
 /* advise on the scenario text y, written to path. */

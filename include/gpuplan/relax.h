@@ -146,8 +146,9 @@ void relax_reclaim(const struct scenario *sc, const struct results *r, const str
  * order is another. */
 void relax_priority(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		    struct finding *f);
-/* SPREAD (c->workload): whenUnsatisfiable ScheduleAnyway, then the maxSkew
- * with which every domain of the pools it may use fills. */
+/* SPREAD (c->workload): the maxSkew with which every domain of the pools it
+ * may use fills (the rule stays a filter), then whenUnsatisfiable
+ * ScheduleAnyway (a preference). */
 void relax_spread(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		  struct finding *f);
 /* MIG_PROFILE (pool c->pool, c->workload's profile): the instances other
