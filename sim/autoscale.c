@@ -53,6 +53,17 @@ void autoscale_gauge(struct autoscale *as, size_t p, enum gauge g, double delta)
 	collect_add(as->h.collect, collect_scope_pool(as->sc, p), g, delta, autoscale_now(as));
 }
 
+void autoscale_powered(struct autoscale *as, size_t p, int32_t node, double sign)
+{
+	const struct node *nd = &as->h.cluster->nodes[node];
+	int32_t before = nd->first_gpu - as->h.cluster->pools[p].first_gpu;
+	int32_t committed = as->sc->pools[p].price.committed - before;
+	committed = committed < 0 ? 0 : committed > nd->gpus ? nd->gpus : committed;
+	autoscale_gauge(as, p, GAUGE_POWERED, sign * nd->gpus);
+	if (committed > 0)
+		autoscale_gauge(as, p, GAUGE_POWERED_COMMITTED, sign * committed);
+}
+
 static struct as_class *class_at(struct autoscale *as, size_t cls)
 {
 	if (cls >= as->cap_classes) {
@@ -278,7 +289,7 @@ static void launch(struct autoscale *as, int32_t node)
 	ap->out.nodes_added++;
 	if (ap->autoscaled)
 		ap->size++;
-	autoscale_gauge(as, p, GAUGE_POWERED, as->h.cluster->nodes[node].gpus);
+	autoscale_powered(as, p, node, 1);
 	sim_time delay = ps->autoscale.on ? ps->autoscale.provision_time : ps->startup;
 	/* a node not registered by --max-node-provision-time is given up then */
 	if (ps->autoscale.on && delay > ps->autoscale.max_provision_time)
@@ -317,7 +328,7 @@ static void give_up(struct autoscale *as, int32_t node)
 	as->state[node] = NODE_DOWN;
 	as->gen[node]++;
 	ap->size--;
-	autoscale_gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
+	autoscale_powered(as, p, node, -1);
 	as->last_removal = now;
 	if (ap->last_failure == now)
 		return;
@@ -391,7 +402,7 @@ static void on_gone(struct autoscale *as, int32_t node, uint16_t gen)
 		return;
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	as->state[node] = NODE_DOWN;
-	autoscale_gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
+	autoscale_powered(as, p, node, -1);
 	/* A fixed pool's node group keeps its size: it replaces the node. */
 	if (!as->pools[p].autoscaled && as->h.work_left(as->h.ctx))
 		launch(as, node);

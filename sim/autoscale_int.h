@@ -108,6 +108,9 @@ struct ranked {
 sim_time autoscale_now(const struct autoscale *as);
 const struct pool_spec *autoscale_spec_of(const struct autoscale *as, int32_t node);
 void autoscale_gauge(struct autoscale *as, size_t p, enum gauge g, double delta);
+/* Node of pool p is powered (sign 1) or not (-1): its GPUs, and of them the
+ * committed ones (the pool's first price.committed), move the gauges. */
+void autoscale_powered(struct autoscale *as, size_t p, int32_t node, double sign);
 
 /* autoscale.c: puts one pod of the request on node for a simulation; takes
  * the simulation's pods off again, down to the first `mark`. */

@@ -220,7 +220,7 @@ static void remove_node(struct autoscale *as, int32_t node)
 	ap->size--;
 	ap->out.scale_downs++;
 	as->last_removal = autoscale_now(as);
-	autoscale_gauge(as, p, GAUGE_POWERED, -as->h.cluster->nodes[node].gpus);
+	autoscale_powered(as, p, node, -1);
 }
 
 /* Tracks unneeded nodes; outside the cool-down after a scale-up, removes

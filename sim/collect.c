@@ -37,6 +37,8 @@ static const size_t row_field[GAUGE_COUNT] = {
 	[GAUGE_GPU_COST] = offsetof(struct ts_row, gpu_cost_per_h),
 	[GAUGE_CPU_COST] = offsetof(struct ts_row, cpu_cost_per_h),
 	[GAUGE_RAM_COST] = offsetof(struct ts_row, ram_cost_per_h),
+	[GAUGE_CHARGED] = offsetof(struct ts_row, gpus_charged),
+	[GAUGE_POWERED_COMMITTED] = offsetof(struct ts_row, powered_committed_gpus),
 	[GAUGE_REQ_RUNNING] = offsetof(struct ts_row, requests_running),
 	[GAUGE_REQ_WAITING] = offsetof(struct ts_row, requests_waiting),
 	[GAUGE_KV_USED] = NO_FIELD,
@@ -103,8 +105,12 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 		c->scopes[collect_scope_pool(sc, p)].value[GAUGE_CAPACITY] = gpus;
 		c->scopes[0].value[GAUGE_CAPACITY] += gpus;
 		if (!ps->powered_in_windows) { /* otherwise the window events power it */
+			double committed = fmin(gpus, ps->price.committed);
 			c->scopes[collect_scope_pool(sc, p)].value[GAUGE_POWERED] = gpus;
 			c->scopes[0].value[GAUGE_POWERED] += gpus;
+			c->scopes[collect_scope_pool(sc, p)].value[GAUGE_POWERED_COMMITTED] =
+				committed;
+			c->scopes[0].value[GAUGE_POWERED_COMMITTED] += committed;
 		}
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
@@ -265,6 +271,7 @@ void collect_start(struct collect *c, sim_time now)
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
 		s->powered_before += s->value[GAUGE_POWERED] * (double)(now - s->last);
+		s->committed_before += s->value[GAUGE_POWERED_COMMITTED] * (double)(now - s->last);
 		memcpy(s->initial, s->value, sizeof s->initial);
 		/* The window before the first arrival counts; the totals start at it. */
 		for (int g = 0; g < GAUGE_COUNT; g++)
@@ -280,6 +287,7 @@ void collect_catch_up(struct collect *c, size_t scope, sim_time now)
 	if (!c->started) {
 		struct scope_gauges *s = &c->scopes[scope];
 		s->powered_before += s->value[GAUGE_POWERED] * (double)(now - s->last);
+		s->committed_before += s->value[GAUGE_POWERED_COMMITTED] * (double)(now - s->last);
 		s->last = now;
 		return;
 	}
@@ -307,14 +315,25 @@ sim_time collect_span_from(const struct collect *c, sim_time end)
 	return c->started ? c->first_window : end;
 }
 
+static double before_of(const struct collect *c, const struct scope_gauges *s, double integral,
+			enum gauge g, sim_time end)
+{
+	double before =
+		c->started ? integral - s->initial[g] * (double)(c->span_start - c->first_window)
+			   : integral + s->value[g] * (double)(end - s->last);
+	return fmax(0, before) / (double)SIM_HOUR;
+}
+
 double collect_powered_before(const struct collect *c, size_t scope, sim_time end)
 {
 	const struct scope_gauges *s = &c->scopes[scope];
-	double before =
-		c->started ? s->powered_before - s->initial[GAUGE_POWERED] *
-							 (double)(c->span_start - c->first_window)
-			   : s->powered_before + s->value[GAUGE_POWERED] * (double)(end - s->last);
-	return fmax(0, before) / (double)SIM_HOUR;
+	return before_of(c, s, s->powered_before, GAUGE_POWERED, end);
+}
+
+double collect_committed_before(const struct collect *c, size_t scope, sim_time end)
+{
+	const struct scope_gauges *s = &c->scopes[scope];
+	return before_of(c, s, s->committed_before, GAUGE_POWERED_COMMITTED, end);
 }
 
 void collect_finish(struct collect *c, sim_time end)

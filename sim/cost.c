@@ -41,7 +41,7 @@ static struct allocation workload_window(const struct scenario *sc, const struct
 		.name = row->scope,
 		.start = row->t,
 		.end = end,
-		.gpu_hours = row->gpus_allocated * h,
+		.gpu_hours = row->gpus_charged * h,
 		.gpu_cost = row->gpu_cost_per_h * h,
 		.cpu_core_hours = row->cpu_cores * h,
 		.cpu_cost = row->cpu_cost_per_h * h,
@@ -53,47 +53,76 @@ static struct allocation workload_window(const struct scenario *sc, const struct
 		.pool = -1};
 }
 
-/* Idle GPU-, core- and GiB-hours of one pool, at its prices: powered GPUs
- * (nodes' cpu and memory in proportion) less what is allocated, over h hours;
- * its cost by resource is added to by[COST_RESOURCES]. */
-static void add_idle_hours(const struct pool_spec *p, double powered_gpus, double gpus,
-			   double cores, double gib, double h, struct allocation *idle, double *by)
+/* One pool over h hours: what it powered (GPUs, of them committed) and
+ * what its pods were allocated and charged (GPUs as charged, the GPUs'
+ * cost, cores, GiB), means over the h hours. */
+struct pool_use {
+	double powered, committed;
+	double charged, gpu_cost, cores, gib;
+};
+
+/* A pool's bill by term (the pool's metrics): all of it, its committed
+ * GPUs, and the same powered capacity at on-demand prices. */
+struct pool_bill {
+	double total, committed, on_demand;
+};
+
+/* Idle GPU-, core- and GiB-hours of one pool, at its prices: the GPUs billed
+ * (its committed ones whether powered or not, the others while powered;
+ * nodes' cpu and memory in proportion to the powered GPUs) less what is
+ * charged, over h hours; its cost by resource is added to by[COST_RESOURCES]
+ * and the bill to bill. */
+static void add_idle_hours(const struct pool_spec *p, const struct pool_use *u, double h,
+			   struct allocation *idle, double *by, struct pool_bill *bill)
 {
-	double powered_nodes = powered_gpus / p->gpus_per_node;
-	double gpu_h = fmax(0, powered_gpus - gpus) * h;
-	double cpu_h = fmax(0, powered_nodes * p->cpu - cores) * h;
-	double gib_h = fmax(0, powered_nodes * p->memory_bytes / GP_GIB - gib) * h;
+	const struct price *pr = &p->price, *od = scenario_on_demand(p);
+	double powered_nodes = u->powered / p->gpus_per_node;
+	double on_demand = fmax(0, u->powered - u->committed);
+	double billed_gpus = on_demand + pr->committed;
+	double gpu_bill = (on_demand * pr->gpu_hour + pr->committed * pr->committed_gpu_hour) * h;
+	double gpu_h = fmax(0, billed_gpus - u->charged) * h;
+	double gpu_c = fmax(0, gpu_bill - u->gpu_cost * h);
+	double cores = powered_nodes * p->cpu, gib = powered_nodes * p->memory_bytes / GP_GIB;
+	double cpu_h = fmax(0, cores - u->cores) * h;
+	double gib_h = fmax(0, gib - u->gib) * h;
 	idle->gpu_hours += gpu_h;
-	idle->gpu_cost += gpu_h * p->price.gpu_hour;
+	idle->gpu_cost += gpu_c;
 	idle->cpu_core_hours += cpu_h;
-	idle->cpu_cost += cpu_h * p->price.cpu_hour;
+	idle->cpu_cost += cpu_h * pr->cpu_hour;
 	idle->ram_byte_hours += gib_h * GP_GIB;
-	idle->ram_cost += gib_h * p->price.gib_hour;
-	by[COST_GPU] += gpu_h * p->price.gpu_hour;
-	by[COST_CPU] += cpu_h * p->price.cpu_hour;
-	by[COST_RAM] += gib_h * p->price.gib_hour;
+	idle->ram_cost += gib_h * pr->gib_hour;
+	by[COST_GPU] += gpu_c;
+	by[COST_CPU] += cpu_h * pr->cpu_hour;
+	by[COST_RAM] += gib_h * pr->gib_hour;
+	bill->total += gpu_bill + (cores * pr->cpu_hour + gib * pr->gib_hour) * h;
+	bill->committed += pr->committed * pr->committed_gpu_hour * h;
+	bill->on_demand +=
+		(u->powered * od->gpu_hour + cores * od->cpu_hour + gib * od->gib_hour) * h;
 }
 
 /* The bill's span starts at the scenario start: what the pools had powered
  * before the first timeseries window (the first arrival's) is idle, one
  * __idle__ allocation over [0, until). */
 static void add_before(const struct scenario *sc, struct results *r, const struct cost_run *run,
-		       double *idle_by)
+		       double *idle_by, struct pool_bill *bill)
 {
 	if (run->until <= 0)
 		return;
 	struct allocation idle = {
 		.name = COST_IDLE_NAME, .start = 0, .end = run->until, .workload = -1, .pool = -1};
-	for (size_t p = 0; p < sc->n_pools; p++)
-		add_idle_hours(&sc->pools[p], run->powered_gpu_hours[p], 0, 0, 0, 1, &idle,
-			       &idle_by[p * COST_RESOURCES]);
+	double h = sim_seconds(run->until) / 3600;
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		struct pool_use u = {.powered = run->powered_gpu_hours[p] / h,
+				     .committed = run->committed_gpu_hours[p] / h};
+		add_idle_hours(&sc->pools[p], &u, h, &idle, &idle_by[p * COST_RESOURCES], &bill[p]);
+	}
 	if (idle.gpu_hours > 0 || idle.cpu_core_hours > 0 || idle.ram_byte_hours > 0)
 		add_allocation(r, idle);
 }
 
 /* Rows arrive window by window, scopes in a fixed order: all, pools, workloads. */
 static void add_allocations(const struct scenario *sc, struct results *r, double *cost,
-			    double *idle_by, const int32_t *pool_of)
+			    double *idle_by, const int32_t *pool_of, struct pool_bill *bill)
 {
 	size_t n_ts = r->n_ts, per_window = 1 + sc->n_pools + sc->n_workloads;
 	for (size_t i = 0; i + per_window <= n_ts; i += per_window) {
@@ -107,9 +136,11 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 					  .pool = -1};
 		for (size_t p = 0; p < sc->n_pools; p++) {
 			const struct ts_row *pr = &row[1 + p];
-			add_idle_hours(&sc->pools[p], pr->powered_gpus, pr->gpus_allocated,
-				       pr->cpu_cores, pr->ram_gib, window_hours(sc, r, row->t),
-				       &idle, &idle_by[p * COST_RESOURCES]);
+			struct pool_use u = {pr->powered_gpus, pr->powered_committed_gpus,
+					     pr->gpus_charged, pr->gpu_cost_per_h,
+					     pr->cpu_cores,    pr->ram_gib};
+			add_idle_hours(&sc->pools[p], &u, window_hours(sc, r, row->t), &idle,
+				       &idle_by[p * COST_RESOURCES], &bill[p]);
 		}
 		for (size_t w = 0; w < sc->n_workloads; w++) {
 			struct allocation a = workload_window(sc, r, &row[1 + sc->n_pools + w]);
@@ -219,12 +250,13 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 			       gp_xcalloc(nw * np * COST_RESOURCES + 1, sizeof(double)),
 			       gp_xcalloc(nw + 1, sizeof(double))};
 	int32_t *pool_of = gp_xcalloc(nw + 1, sizeof *pool_of);
+	struct pool_bill *bill = gp_xcalloc(np + 1, sizeof *bill);
 	for (size_t w = 0; w < nw; w++) /* the pool of a workload that used one */
 		pool_of[w] = run->collect && run->collect->cells[w].n == 1
 				     ? run->collect->cells[w].cell[0].pool
 				     : -1;
-	add_before(sc, r, run, x.idle);
-	add_allocations(sc, r, cost, x.idle, pool_of);
+	add_before(sc, r, run, x.idle, bill);
+	add_allocations(sc, r, cost, x.idle, pool_of, bill);
 	free(pool_of);
 	double total = 0, idle = 0;
 	int64_t all_verified = 0;
@@ -240,7 +272,14 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 		double pool_idle = by[COST_GPU] + by[COST_CPU] + by[COST_RAM];
 		idle += pool_idle;
 		results_add_metric(r, sc->pools[p].name, "cost_idle", pool_idle, "usd");
+		results_add_metric(r, sc->pools[p].name, "cost_bill", bill[p].total, "usd");
+		results_add_metric(r, sc->pools[p].name, "cost_on_demand", bill[p].on_demand,
+				   "usd");
+		if (sc->pools[p].price.committed > 0)
+			results_add_metric(r, sc->pools[p].name, "cost_committed",
+					   bill[p].committed, "usd");
 	}
+	free(bill);
 	if (sc->cost.share_idle != SHARE_IDLE_NONE) {
 		charge_held(&x, run->usable);
 		if (sc->cost.idle_by == IDLE_BY_POOL)

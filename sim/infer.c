@@ -182,12 +182,17 @@ static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 	gauge(in, r->pool, w, GAUGE_RUNNING, sign);
 	gauge(in, r->pool, w, GAUGE_CPU, sign * ws->cpu);
 	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
-	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * r->grant.equivalent * price->gpu_hour);
+	const struct pool_spec *ps = &in->sc->pools[r->pool];
+	double gpu_rate =
+		scenario_gpu_rate(ps, r->grant.first_gpu - in->h.cluster->pools[r->pool].first_gpu,
+				  r->grant.gpu_mask, r->grant.equivalent);
+	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * gpu_rate);
+	gauge(in, r->pool, w, GAUGE_CHARGED,
+	      sign * r->grant.equivalent * sharing_charge(&ps->sharing));
 	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
 	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 	collect_cost_move(in->h.collect, (size_t)w, r->pool,
-			  (const double[]){sign * r->grant.equivalent * price->gpu_hour,
-					   sign * ws->cpu * price->cpu_hour,
+			  (const double[]){sign * gpu_rate, sign * ws->cpu * price->cpu_hour,
 					   sign * ws->memory_bytes / GP_GIB * price->gib_hour},
 			  now_of(in));
 }
@@ -217,8 +222,11 @@ static void set_active(struct infer *in, struct replica *r, bool active)
 	int32_t w = svc_of(in, r)->w;
 	gauge(in, r->pool, -1, GAUGE_ENGINE, eng);
 	gauge(in, r->pool, -1, GAUGE_SM, sm);
+	/* a MIG instance's engine activity is over the instance (DCGM's GPU
+	 * instance metrics), as a batch pod's */
+	bool mig = in->sc->pools[r->pool].sharing.mode == SHARING_MIG;
 	collect_add(in->h.collect, collect_scope_workload(in->sc, (size_t)w), GAUGE_ENGINE,
-		    sign * gpus * r->eng_w, now_of(in));
+		    sign * (mig ? r->grant.equivalent : gpus * r->eng_w), now_of(in));
 	collect_add(in->h.collect, collect_scope_workload(in->sc, (size_t)w), GAUGE_SM,
 		    sign * gpus * r->sm_w, now_of(in));
 }

@@ -262,14 +262,18 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 	int64_t *verified = gp_xcalloc(sc->n_workloads + 1, sizeof *verified);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		verified[w] = wl[w].verified;
-	double *before = gp_xcalloc(sc->n_pools + 1, sizeof *before);
-	for (size_t p = 0; p < sc->n_pools; p++)
+	double *before = gp_xcalloc(2 * sc->n_pools + 1, sizeof *before);
+	for (size_t p = 0; p < sc->n_pools; p++) {
 		before[p] = collect_powered_before(c, collect_scope_pool(sc, p), r->sim_end);
+		before[sc->n_pools + p] =
+			collect_committed_before(c, collect_scope_pool(sc, p), r->sim_end);
+	}
 	bool *usable = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *usable);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		for (size_t p = 0; p < sc->n_pools; p++)
 			usable[w * sc->n_pools + p] = placement_pool_usable(sim_placer(s), w, p);
-	struct cost_run run = {collect_span_from(c, r->sim_end), before, c, usable};
+	struct cost_run run = {collect_span_from(c, r->sim_end), before, before + sc->n_pools, c,
+			       usable};
 	cost_account(sc, r, verified, &run);
 	free(usable);
 	free(before);

@@ -918,6 +918,25 @@ double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_
 	return sharing_equivalent(&p->sharing, p->gpu, p->gpus_per_node, &a);
 }
 
+const struct price *scenario_on_demand(const struct pool_spec *p)
+{
+	return p->spot.on ? &p->on_demand : &p->price;
+}
+
+double scenario_gpu_rate(const struct pool_spec *p, int32_t first, uint64_t mask, double equivalent)
+{
+	double charged = equivalent * sharing_charge(&p->sharing);
+	int32_t n = __builtin_popcountll(mask);
+	if (p->price.committed <= 0 || n == 0)
+		return charged * p->price.gpu_hour;
+	double rate = 0;
+	for (uint64_t m = mask; m; m &= m - 1) {
+		int32_t g = first + __builtin_ctzll(m);
+		rate += g < p->price.committed ? p->price.committed_gpu_hour : p->price.gpu_hour;
+	}
+	return charged * rate / n;
+}
+
 const char *scenario_root_cohort(const struct scenario *sc, size_t q)
 {
 	const char *name = sc->queues[q].cohort;

@@ -216,10 +216,54 @@ static int price_currency(struct loader *ld, const struct ynode *v, void *obj)
 	return GP_OK;
 }
 
+static int price_committed_gpu(struct loader *ld, const struct ynode *v, void *obj)
+{
+	return get_price(ld, v, "committed_gpu_hour", &((struct price *)obj)->committed_gpu_hour);
+}
+
+static int price_committed(struct loader *ld, const struct ynode *v, void *obj)
+{
+	int64_t n;
+	int rc = ld_get_int(ld, v, "committed", 0, INT32_MAX, &n);
+	((struct price *)obj)->committed = (int32_t)n;
+	return rc;
+}
+
 static const struct key_rule price_rules[] = {{"gpu_hour", price_gpu},
 					      {"cpu_hour", price_cpu},
 					      {"gib_hour", price_gib},
-					      {"currency", price_currency}};
+					      {"currency", price_currency},
+					      {"committed_gpu_hour", price_committed_gpu},
+					      {"committed", price_committed}};
+
+/* committed GPUs come with their price, in a pool that has them, and not on
+ * spot capacity (a commitment is to on-demand capacity). */
+static int check_committed(struct loader *ld, const struct ynode *item, const struct pool_spec *p)
+{
+	const struct ynode *price = ynode_get(item, "price");
+	const struct ynode *n = price ? ynode_get(price, "committed") : NULL;
+	const struct ynode *rate = price ? ynode_get(price, "committed_gpu_hour") : NULL;
+	int64_t gpus = (int64_t)(p->autoscale.on ? p->autoscale.max : p->nodes) * p->gpus_per_node;
+	if (!n && !rate)
+		return GP_OK;
+	if (!n || !rate)
+		return gp_located(ld->err, (n ? n : rate)->loc,
+				  "price takes committed_gpu_hour and committed together; expected "
+				  "both, like {committed_gpu_hour: 1.60, committed: 8}");
+	if (p->spot.on)
+		return gp_located(
+			ld->err, n->loc,
+			"pool '%s' is spot capacity, which no commitment covers; expected "
+			"committed on an on-demand pool",
+			p->name);
+	if (p->price.committed > gpus)
+		return gp_located(
+			ld->err, n->loc,
+			"committed %d is more GPUs than pool '%s' has (%lld); expected at "
+			"most its GPUs",
+			(int)p->price.committed, p->name, (long long)gpus);
+	return GP_OK;
+}
 
 static int pool_price(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -772,6 +816,7 @@ static struct srcloc min_max_loc(const struct autoscale_spec *a)
 static int finish_scaling(struct loader *ld, const struct ynode *item, struct pool_spec *p)
 {
 	const struct ynode *spot = ynode_get(item, "spot");
+	p->on_demand = p->price;
 	if (spot) {
 		const struct ynode *d = ynode_get(spot, "discount"), *pr = ynode_get(spot, "price");
 		double off = 0;
@@ -782,7 +827,7 @@ static int finish_scaling(struct loader *ld, const struct ynode *item, struct po
 		}
 		if (pr) {
 			struct price was = p->price;
-			p->price = (struct price){0, 0, 0, ""};
+			p->price = (struct price){.gpu_hour = 0};
 			int rc = ld_walk_map(ld, pr, "spot price", "", price_rules,
 					     N_OF(price_rules), &p->price);
 			if (rc)
@@ -1062,6 +1107,8 @@ int ld_load_pools(struct loader *ld, const struct ynode *v)
 			ld->widest_node = p->gpus_per_node;
 		widen_request(ld, p);
 		rc = pool_currency(ld, v->items[i], p);
+		if (!rc)
+			rc = check_committed(ld, v->items[i], p);
 		if (rc)
 			return rc;
 	}

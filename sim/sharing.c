@@ -129,6 +129,15 @@ double sharing_pod_equivalent(const struct sharing *sh, const struct sharing_ask
 	return sharing_replicated(sh) ? (double)n / sh->replicas : (double)n;
 }
 
+double sharing_charge(const struct sharing *sh)
+{
+	int slices = 0;
+	if (sh->mode == SHARING_MIG)
+		for (size_t i = 0; i < sh->n_layout; i++)
+			slices += sh->layout[i]->compute_slices;
+	return slices > 0 ? 7.0 / slices : 1.0;
+}
+
 double sharing_equivalent(const struct sharing *sh, const struct gpu_type *gpu,
 			  int32_t gpus_per_node, const struct sharing_ask *a)
 {

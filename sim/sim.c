@@ -194,7 +194,8 @@ static double pod_share(struct sim *s, const struct sim_job *j, const struct clu
  * workload's scope, the last two.  A job counts as running once.  One
  * collect_move_block per scope. */
 #define POD_GAUGES (GAUGE_SM + 1)
-_Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2,
+_Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2 &&
+		       GAUGE_CHARGED < GAUGE_ENGINE,
 	       "a pod's gauges are the first block, activity last");
 
 static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
@@ -205,18 +206,25 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 	double gpus = gp_popcount64(grant->gpu_mask);
 	double share = pod_share(s, j, grant);
 	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
-	const struct price *price = &s->sc->pools[pool].price;
+	const struct pool_spec *ps = &s->sc->pools[pool];
+	const struct price *price = &ps->price;
 	double ram = ws->memory_bytes / GP_GIB;
+	double gpu_rate = scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
+					    grant->gpu_mask, grant->equivalent);
+	/* A MIG instance's engine activity is its own (DCGM reports a GPU
+	 * instance's GR engine activity over the instance), so a busy
+	 * instance is as efficient as a busy GPU. */
 	const double d[POD_GAUGES] = {
 		[GAUGE_ALLOCATED] = sign * grant->equivalent,
 		[GAUGE_VRAM] = sign * gpus * ws->vram_bytes / GP_GIB,
 		[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0,
 		[GAUGE_CPU] = sign * ws->cpu,
 		[GAUGE_RAM] = sign * ram,
-		[GAUGE_GPU_COST] = sign * grant->equivalent * price->gpu_hour,
+		[GAUGE_GPU_COST] = sign * gpu_rate,
 		[GAUGE_CPU_COST] = sign * ws->cpu * price->cpu_hour,
 		[GAUGE_RAM_COST] = sign * ram * price->gib_hour,
-		[GAUGE_ENGINE] = sign * gpus * j->busy * (mig ? share : 1),
+		[GAUGE_CHARGED] = sign * grant->equivalent * sharing_charge(&ps->sharing),
+		[GAUGE_ENGINE] = sign * j->busy * (mig ? grant->equivalent : gpus),
 		[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share),
 	};
 	sim_time now = s->engine.now;
@@ -244,9 +252,12 @@ static double cost_per_hour(const struct sim *s, const struct sim_job *j)
 	double cost = 0;
 	for (int32_t k = 0; k < j->pods; k++) {
 		const struct cluster_grant *grant = &pods_of((struct sim_job *)j)[k];
-		const struct price *p = &s->sc->pools[s->cluster.nodes[grant->node].pool].price;
-		cost += grant->equivalent * p->gpu_hour + ws->cpu * p->cpu_hour +
-			ws->memory_bytes / GP_GIB * p->gib_hour;
+		int32_t pool = s->cluster.nodes[grant->node].pool;
+		const struct pool_spec *ps = &s->sc->pools[pool];
+		const struct price *p = &ps->price;
+		cost += scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
+					  grant->gpu_mask, grant->equivalent) +
+			ws->cpu * p->cpu_hour + ws->memory_bytes / GP_GIB * p->gib_hour;
 	}
 	return cost;
 }
@@ -868,9 +879,12 @@ static void on_window(struct sim *s, size_t p)
 		preempt_pool(s, p);
 	/* powered: window - the nodes are up (and idle is charged) only while open. */
 	double powered = s->collect.scopes[collect_scope_pool(s->sc, p)].value[GAUGE_POWERED];
-	if (s->sc->pools[p].powered_in_windows && ps->open != (powered > 0))
-		gauge(s, (int32_t)p, -1, GAUGE_POWERED,
-		      (ps->open ? 1.0 : -1.0) * (double)ps->capacity);
+	if (s->sc->pools[p].powered_in_windows && ps->open != (powered > 0)) {
+		double sign = ps->open ? 1.0 : -1.0;
+		gauge(s, (int32_t)p, -1, GAUGE_POWERED, sign * (double)ps->capacity);
+		gauge(s, (int32_t)p, -1, GAUGE_POWERED_COMMITTED,
+		      sign * fmin((double)ps->capacity, s->sc->pools[p].price.committed));
+	}
 	ps->closes_at = ps->open ? next : SIM_NEVER;
 	s->cluster.changes++; /* placement sees windows */
 	if (ps->open) {

@@ -137,20 +137,52 @@ Test(cost, the_same_jobs_on_time_sliced_gpus)
 			   4 * per_job + h * (64 * 0.03 + 768 * 0.004) + BEFORE, 1e-6);
 }
 
-/* MIG, two 3g.40gb per GPU: 3/7 of a GPU each (allocation and cost), all four
- * at once; a 3g instance of an A100 has 42 of its 108 SMs (nvidia-smi mig
+/* MIG, two 3g.40gb per GPU: 3/7 of a GPU each in allocation, all four at
+ * once; a 3g instance of an A100 has 42 of its 108 SMs (nvidia-smi mig
  * -lgip; NVIDIA MIG User Guide), so a kernel that wants every SM runs 108/42
- * slower: rate = 1 / (0.1 + 0.9 x 108/42) = 1 / 2.4142857142857. */
+ * slower: rate = 1 / (0.1 + 0.9 x 108/42) = 1 / 2.4142857142857.  The 7th
+ * compute slice no instance of the layout can use is charged to the
+ * layout's tenants (issue 45): each 3g instance bills 3/6 of the GPU, so two
+ * GPUs are wholly charged and the other two are idle, none forever idle in
+ * slivers.  gpuEfficiency is engine activity over the instance (DCGM's GPU
+ * instance metrics): 0.9 busy is 0.9, and a fully busy 7g.80gb is 1.0. */
 Test(cost, the_same_jobs_on_mig_slices)
 {
 	RUN("pools.batch.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
 	    "workloads.eval.gpus={mig: 3g.40gb}");
-	double h = 0.1 + 0.9 * 108 / 42, per_job = h * (3.0 / 7 * 2.50 + 8 * 0.03 + 64 * 0.004);
+	double h = 0.1 + 0.9 * 108 / 42, per_job = h * (3.0 / 6 * 2.50 + 8 * 0.03 + 64 * 0.004);
 	for (size_t i = 0; i < 4; i++)
 		cr_assert_float_eq(r.jobs[i].cost, per_job, 1e-6);
-	double idle = h * ((4 - 12.0 / 7) * 2.50 + 64 * 0.03 + 768 * 0.004) + BEFORE;
+	/* 2.4142857 h per job at 1.25 + 0.24 + 0.256 = 1.746 $/h: 4.22 $ a job */
+	cr_assert_float_eq(4 * per_job, 16.86, 0.005);
+	double idle = h * ((4 - 2) * 2.50 + 64 * 0.03 + 768 * 0.004) + BEFORE;
 	cr_assert_float_eq(m("all", "cost_idle"), idle, 1e-6);
 	cr_assert_float_eq(m("all", "cost_per_verified_result"), (4 * per_job + idle) / 4, 1e-6);
+	double gpu_h = 0;
+	for (size_t i = 0; i < r.n_allocations; i++)
+		if (r.allocations[i].workload == 0) {
+			gpu_h += r.allocations[i].gpu_hours;
+			cr_assert_float_eq(r.allocations[i].gpu_efficiency, 0.9, 1e-9);
+		}
+	cr_assert_float_eq(gpu_h, 4 * h * 0.5, 1e-6, "GPU-hours as charged, 3/6 each");
+}
+
+/* A fully busy 7g.80gb, one instance per GPU: gpuEfficiency 1.0 (it was 98/108
+ * SMs = 0.907), the GPU charged whole. */
+Test(cost, a_busy_full_mig_instance_is_fully_efficient)
+{
+	RUN("pools.batch.sharing={mode: mig, layout: [7g.80gb]}",
+	    "workloads.eval.gpus={mig: 7g.80gb}", "workloads.eval.gpu_busy=1");
+	bool any = false;
+	for (size_t i = 0; i < r.n_allocations; i++)
+		if (r.allocations[i].workload == 0) {
+			cr_assert_float_eq(r.allocations[i].gpu_efficiency, 1.0, 1e-12);
+			any = true;
+		}
+	cr_assert(any);
+	double h = 0.0 + 1.0 * 108 / 98; /* every SM wanted, 98 of 108 */
+	for (size_t i = 0; i < 4; i++)
+		cr_assert_float_eq(r.jobs[i].cost, h * (2.50 + 8 * 0.03 + 64 * 0.004), 1e-6);
 }
 
 /* Start-up holds the GPUs: six minutes more per job, charged. */
@@ -891,4 +923,90 @@ Test(cost, the_prices_currency_is_stored_and_shown)
 	sqlite3_close(db);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+/* price: {committed_gpu_hour, committed}: the pool's first 2 GPUs are a
+ * commitment at 1.60 $/GPU-hour, billed the whole span whether used or not;
+ * the other 2 bill 2.50 while powered.  Over a 24 h horizon: 2 x 1.60 x 24 =
+ * 76.80 committed, 2 x 2.50 x 24 = 120.00 on demand, 96 x 0.03 x 24 = 69.12
+ * of cores and 1,024 x 0.004 x 24 = 98.304 of memory: 364.224 $, where the
+ * same node on demand is 24 x 16.976 = 407.424 $.  The jobs run two at a
+ * time, one on GPUs 0-1 (committed: 3.20 + 0.24 + 0.256 = 3.696 $/h) and one
+ * on GPUs 2-3 (5.496 $/h), so the allocations are 2 x 3.696 + 2 x 5.496 =
+ * 18.384 $. */
+Test(cost, committed_gpus_bill_the_whole_span_and_the_rest_on_demand)
+{
+	RUN("horizon=24h", "pools.batch.price={gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004, "
+			   "committed_gpu_hour: 1.60, committed: 2}");
+	cr_assert_float_eq(m("all", "cost_total"), 364.224, 1e-6);
+	cr_assert_float_eq(m("batch", "cost_bill"), 364.224, 1e-6);
+	cr_assert_float_eq(m("batch", "cost_committed"), 76.80, 1e-9);
+	cr_assert_float_eq(m("batch", "cost_on_demand"), 407.424, 1e-6);
+	cr_assert_float_eq(m("all", "cost_allocated"), 18.384, 1e-9);
+	double committed = 0, on_demand = 0;
+	for (size_t i = 0; i < 4; i++) {
+		committed += fabs(r.jobs[i].cost - 3.696) < 1e-9;
+		on_demand += fabs(r.jobs[i].cost - 5.496) < 1e-9;
+	}
+	cr_assert(committed == 2 && on_demand == 2, "%g on committed GPUs, %g not", committed,
+		  on_demand);
+	cr_assert_float_eq(m("eval", "cost_per_verified_result"), 364.224 / 4, 1e-6,
+			   "one workload carries the whole bill");
+	/* powered: window 12:00-17:00: the commitment is still a day, 76.80; the
+	 * rest 5 h: 2 x 2.50 x 5 + 96 x 0.03 x 5 + 1,024 x 0.004 x 5 = 59.88 */
+	cleanup();
+	RUN("horizon=24h", "pools.batch.windows=[{from: \"12:00\", to: \"17:00\"}]",
+	    "pools.batch.powered=window",
+	    "pools.batch.price={gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004, "
+	    "committed_gpu_hour: 1.60, committed: 2}");
+	cr_assert_float_eq(m("all", "cost_total"), 76.80 + 59.88, 1e-6);
+	cr_assert_float_eq(m("batch", "cost_on_demand"), 5 * 16.976, 1e-6);
+	/* a second pool whose 4 committed GPUs no pod may use (a taint): its day
+	 * is 4 x 1.60 x 24 = 153.60 $, all idle, whether used or not */
+	cleanup();
+	RUN("horizon=24h",
+	    "pools=[{name: batch, nodes: 1, gpu: A100-80GB, gpus_per_node: 4, cpu: 96, memory: "
+	    "1024GiB, price: {gpu_hour: 2.50, cpu_hour: 0.03, gib_hour: 0.004}}, {name: held, "
+	    "nodes: 1, gpu: A100-80GB, gpus_per_node: 4, taints: [{key: held, value: \"x\", "
+	    "effect: NoSchedule}], price: {gpu_hour: 2.50, committed_gpu_hour: 1.60, committed: "
+	    "4}}]");
+	cr_assert_float_eq(m("held", "cost_bill"), 153.60, 1e-9);
+	cr_assert_float_eq(m("held", "cost_idle"), 153.60, 1e-9);
+	cr_assert_float_eq(m("held", "cost_committed"), 153.60, 1e-9);
+	cr_assert_float_eq(m("held", "cost_on_demand"), 4 * 2.50 * 24, 1e-9);
+	cr_assert_float_eq(m("all", "cost_total"), 407.424 + 153.60, 1e-6);
+}
+
+/* A spot pool's bill beside its on-demand price: spot at 70% off bills
+ * 0.3 x 16.976 = 5.0928 $ per node-hour, 122.2272 $ a day, shown beside the
+ * 407.424 $ the same node costs on demand. */
+Test(cost, a_spot_pools_bill_is_shown_beside_on_demand)
+{
+	RUN("horizon=24h", "pools.batch.spot={discount: 0.7}");
+	cr_assert_float_eq(m("batch", "cost_bill"), 24 * 0.3 * 16.976, 1e-6);
+	cr_assert_float_eq(m("all", "cost_total"), 122.2272, 1e-6);
+	cr_assert_float_eq(m("batch", "cost_on_demand"), 407.424, 1e-6);
+	cr_assert(isnan(m("batch", "cost_committed")), "no commitment");
+}
+
+/* committed comes with its price, on a pool with that many GPUs, not on spot. */
+Test(cost, committed_prices_are_validated)
+{
+	struct gp_err err;
+	const char *alone[] = {"pools.batch.price.committed=2"};
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", alone, 1, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "committed_gpu_hour and committed together"), "%s", err.msg);
+	const char *many[] = {"pools.batch.price={gpu_hour: 2.50, committed_gpu_hour: 1.60, "
+			      "committed: 5}"};
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", many, 1, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "committed 5 is more GPUs than pool 'batch' has (4)"), "%s",
+		  err.msg);
+	const char *spot[] = {"pools.batch.price={gpu_hour: 2.50, committed_gpu_hour: 1.60, "
+			      "committed: 2}",
+			      "pools.batch.spot={discount: 0.5}"};
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", spot, 2, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "spot capacity"), "%s", err.msg);
+	const char *neg[] = {"pools.batch.price={committed_gpu_hour: 1.60, committed: -1}"};
+	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", neg, 1, &sc, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "committed"), "%s", err.msg);
 }

@@ -46,6 +46,8 @@ enum gauge {
 	GAUGE_GPU_COST,  /* $/h accruing for allocated GPUs */
 	GAUGE_CPU_COST,  /* $/h for allocated cores */
 	GAUGE_RAM_COST,  /* $/h for allocated memory */
+	GAUGE_CHARGED,   /* GPUs charged: allocated x sharing_charge (a MIG layout's
+			  * unusable slices go to its tenants) */
 	GAUGE_ENGINE,    /* GPUs' worth of engine activity */
 	GAUGE_SM,        /* GPUs' worth of SM activity */
 	GAUGE_CAPACITY,  /* GPUs */
@@ -53,11 +55,12 @@ enum gauge {
 	GAUGE_PENDING,   /* jobs */
 	GAUGE_POWERED,   /* GPUs powered (capacity, or only in windows with powered: window) */
 	/* inference servers (vLLM's scheduler and cache gauges) */
-	GAUGE_REQ_RUNNING,  /* requests in a running batch */
-	GAUGE_REQ_WAITING,  /* requests arrived, not in a batch (router, tokenizer, queue) */
-	GAUGE_KV_USED,      /* KV-cache blocks held by sequences */
-	GAUGE_KV_TOTAL,     /* KV-cache blocks of the serving replicas */
-	GAUGE_PROVISIONING, /* GPUs of nodes launched and not Ready yet (autoscale.h) */
+	GAUGE_REQ_RUNNING,       /* requests in a running batch */
+	GAUGE_REQ_WAITING,       /* requests arrived, not in a batch (router, tokenizer, queue) */
+	GAUGE_KV_USED,           /* KV-cache blocks held by sequences */
+	GAUGE_KV_TOTAL,          /* KV-cache blocks of the serving replicas */
+	GAUGE_PROVISIONING,      /* GPUs of nodes launched and not Ready yet (autoscale.h) */
+	GAUGE_POWERED_COMMITTED, /* of GAUGE_POWERED, the pool's committed GPUs (price.committed) */
 	GAUGE_COUNT
 };
 
@@ -76,11 +79,12 @@ struct scope_gauges {
 	double window[GAUGE_COUNT];  /* integral over the current window, value x µs */
 	double total[GAUGE_COUNT];   /* integral since the span start */
 	double peak[PEAK_COUNT];
-	double powered_before; /* GPU-µs powered from the scenario start to the
+	double committed_before; /* of powered_before, committed GPUs' (price.committed) */
+	double powered_before;   /* GPU-µs powered from the scenario start to the
 				* first arrival (the bill's span, cost.h) */
-	double preemptions;    /* counted in the current window (collect_preempted) */
-	sim_time last;         /* integrals are up to date until here */
-	bool moved;            /* changed since the last collect_settle */
+	double preemptions;      /* counted in the current window (collect_preempted) */
+	sim_time last;           /* integrals are up to date until here */
+	bool moved;              /* changed since the last collect_settle */
 };
 
 /* What one workload's pods cost in one pool, by resource (GPU, CPU, RAM):
@@ -219,5 +223,7 @@ sim_time collect_span_from(const struct collect *c, sim_time end);
  * collect_span_from: the time before the first arrival, less the part of it
  * that the first window already holds at the value of the first arrival. */
 double collect_powered_before(const struct collect *c, size_t scope, sim_time end);
+/* Of them, the committed GPUs' (GAUGE_POWERED_COMMITTED). */
+double collect_committed_before(const struct collect *c, size_t scope, sim_time end);
 
 #endif

@@ -42,6 +42,7 @@ struct collect;
 struct cost_run {
 	sim_time until;
 	const double *powered_gpu_hours;
+	const double *committed_gpu_hours; /* of them, committed GPUs' (price.committed) */
 	const struct collect *collect;
 	const bool *usable;
 };

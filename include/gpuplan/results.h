@@ -72,6 +72,8 @@ struct ts_row {
 	double gpu_cost_per_h;
 	double cpu_cost_per_h;
 	double ram_cost_per_h;
+	double gpus_charged;           /* allocated x sharing_charge */
+	double powered_committed_gpus; /* of powered_gpus, those committed (price.committed) */
 	/* inference servers (vLLM's gauges); columns of the timeseries table */
 	double requests_running; /* time-weighted means, like the gauges above */
 	double requests_waiting;

@@ -71,11 +71,17 @@ struct topology_spread {
 	enum spread_when when;
 };
 
+/* A pool's prices per hour.  committed: the pool's first `committed` GPUs
+ * (in node order) are a commitment (a reservation, a committed-use
+ * discount) at committed_gpu_hour, billed over the whole span whether
+ * powered, used or not; the GPUs after them bill gpu_hour while powered. */
 struct price {
 	double gpu_hour;
 	double cpu_hour;
 	double gib_hour;
 	char currency[4]; /* its ISO 4217 code (price.currency); "" = USD */
+	double committed_gpu_hour;
+	int32_t committed; /* GPUs; 0: none */
 };
 
 /* A daily window [from, to) in seconds since midnight; to < from wraps past
@@ -167,7 +173,9 @@ struct pool_spec {
 	size_t n_taints;
 	struct window *windows; /* none: always open */
 	size_t n_windows;
-	struct price price;
+	struct price price;     /* what the pool bills: spot's price on a spot pool */
+	struct price on_demand; /* a spot pool's price before spot: what the bill
+				 * shows beside it (scenario_on_demand) */
 	sim_time startup;
 	struct sharing sharing;
 	bool powered_in_windows; /* powered: window; idle is charged only while open */
@@ -834,6 +842,16 @@ int scenario_goal_override(const char *value, char *set, size_t len, struct gp_e
 const char *scenario_pool_label(const struct pool_spec *p, const char *key);
 double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
 double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w);
+
+/* The pool's on-demand prices: on_demand for a spot pool, else its price. */
+const struct price *scenario_on_demand(const struct pool_spec *p);
+
+/* $/h of the GPUs a pod holds in pool p: `equivalent` GPUs' worth spread
+ * evenly over the GPUs of mask, the node's GPU i at index first + i of the
+ * pool, each at its price (committed_gpu_hour below price.committed, else
+ * gpu_hour), times sharing_charge (a MIG layout's unusable slices). */
+double scenario_gpu_rate(const struct pool_spec *p, int32_t first, uint64_t mask,
+			 double equivalent);
 
 /* What `check` warns of (docs/scenario.md, "The week"): a counted stream
  * whose count / rate fills under a quarter of its horizon (or of the other

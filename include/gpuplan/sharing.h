@@ -113,6 +113,12 @@ double sharing_memory_share(const struct sharing *sh, const struct sharing_ask *
 /* GPUs' worth one placed pod holds on n GPUs (n = 1 for MIG and milli). */
 double sharing_pod_equivalent(const struct sharing *sh, const struct sharing_ask *a, int32_t n);
 
+/* What the bill charges per GPU equivalent held: 1, but under MIG 7 over
+ * the compute slices the layout's instances use, so that a slice no
+ * instance can use (the 7th beside two 3g.40gb) is charged to the tenants
+ * of the layout, not left idle: an instance costs g / (its layout's g). */
+double sharing_charge(const struct sharing *sh);
+
 /* GPUs' worth of one pod in a pool of these GPUs, or 0 when the pool cannot
  * run it: the unit is not offered, the node has fewer GPUs than the pod asks
  * for, or the unit's isolated memory is smaller than the pod's VRAM. */
