@@ -681,6 +681,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		const struct price *x = &sc->pools[p].price;
 		out->prices |= x->gpu_hour > 0 || x->cpu_hour > 0 || x->gib_hour > 0;
 	}
+	memcpy(out->currency, sc->currency, sizeof out->currency);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		out->deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
 	struct plan more = advise_plan_alternatives(sc, &r);
@@ -734,13 +735,16 @@ static const char *num(char *buf, size_t len, double v, int decimals)
 	return buf;
 }
 
-/* "$5.41", "$0.000218"; "-" when unknown or when the scenario has no prices. */
-static const char *money(char *buf, size_t len, double v, bool prices)
+/* "$5.41", "$0.000218", "EUR 5.41"; "-" when unknown or when the scenario has
+ * no prices. */
+static const char *money(char *buf, size_t len, double v, const struct advice *a)
 {
-	if (isnan(v) || !prices)
+	if (isnan(v) || !a->prices)
 		return num(buf, len, NAN, 0);
 	char d[32];
-	snprintf(buf, len, "$%s", report_money(v, d, sizeof d));
+	const char *cur = report_currency(a->currency);
+	snprintf(buf, len, "%s%s%s", cur, strcmp(cur, "$") ? " " : "",
+		 report_money(v, d, sizeof d));
 	return buf;
 }
 
@@ -833,9 +837,11 @@ void advise_write(FILE *out, const struct advice *a)
 	int width = (int)strlen("alternative");
 	for (size_t i = 0; i < a->n; i++)
 		width = (int)fmax(width, fmin(ADVISE_WIDTH, (double)strlen(a->rows[i].label)));
+	char per_job[32], per_request[32];
 	fprintf(out, "\n%4s  %-*s %6s %5s %11s %11s %9s %6s %10s %10s %10s\n", "rank", width,
 		"alternative", "run", "meets", "peak-demand", "queue-p95-s", "deadline%", "slo%",
-		"bill/day", "$/job", "$/request");
+		"bill/day", report_money_title("$/job", a->currency, per_job, sizeof per_job),
+		report_money_title("$/request", a->currency, per_request, sizeof per_request));
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
 		char b[7][32], label[ADVISE_WIDTH + 1];
@@ -862,10 +868,11 @@ void advise_write(FILE *out, const struct advice *a)
 		"hardware last, then narrower weights last, then components beyond stock "
 		"kube-scheduler, Kueue, the Cluster Autoscaler and the device plugin last, then "
 		"bill/day (the bill over its span, per day: every option billed over the same "
-		"period), then cost per verified result ($/job for batch jobs, $/request for "
+		"period), then cost per verified result (%s for batch jobs, %s for "
 		"inference requests; within 3%% of the cheapest, a finding's own alternative "
 		"first), then queue p95; rows that miss nearest first (workloads missing their "
-		"goals, deadline%%, slo%%, jobs left undone, queue p95).\n");
+		"goals, deadline%%, slo%%, jobs left undone, queue p95).\n",
+		per_job, per_request);
 	write_trust(out, a);
 	if (!a->n)
 		return;
@@ -890,7 +897,7 @@ void advise_write(FILE *out, const struct advice *a)
 			"recommendation: keep the scenario as it is (run %lld): %s, %s per verified "
 			"result\n",
 			(long long)best->run_id, wait_text(best, q, sizeof q),
-			money(c, 32, best->cost_per_verified, a->prices));
+			money(c, 32, best->cost_per_verified, a));
 		return;
 	}
 	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);
@@ -898,10 +905,10 @@ void advise_write(FILE *out, const struct advice *a)
 	fprintf(out, "; %s", wait_text(best, q, sizeof q));
 	if (best->note[0])
 		fprintf(out, "; quality: %s", best->note);
-	fprintf(out, ", %s per verified result", money(c, 32, best->cost_per_verified, a->prices));
+	fprintf(out, ", %s per verified result", money(c, 32, best->cost_per_verified, a));
 	if (base)
 		fprintf(out, " (base: %s, %s)", wait_text(base, q, sizeof q),
-			money(c, 32, base->cost_per_verified, a->prices));
+			money(c, 32, base->cost_per_verified, a));
 	fputc('\n', out);
 }
 

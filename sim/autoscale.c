@@ -1033,7 +1033,8 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		double node_price =
 			ps->gpus_per_node * ps->price.gpu_hour + ps->cpu * ps->price.cpu_hour +
 			ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
-		results_add_metric(out, ps->name, "cost_nodes", r->node_hours * node_price, "usd");
+		results_add_metric(out, ps->name, "cost_nodes", r->node_hours * node_price,
+				   scenario_money_unit(as->sc));
 		results_add_metric(out, ps->name, "nodes_peak", r->peak_nodes, "nodes");
 		results_add_metric(out, ps->name, "scale_ups", (double)r->scale_ups, "count");
 		results_add_metric(out, ps->name, "nodes_added", (double)r->nodes_added, "nodes");

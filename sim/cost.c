@@ -271,13 +271,15 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 		double *by = &x.idle[p * COST_RESOURCES];
 		double pool_idle = by[COST_GPU] + by[COST_CPU] + by[COST_RAM];
 		idle += pool_idle;
-		results_add_metric(r, sc->pools[p].name, "cost_idle", pool_idle, "usd");
-		results_add_metric(r, sc->pools[p].name, "cost_bill", bill[p].total, "usd");
+		results_add_metric(r, sc->pools[p].name, "cost_idle", pool_idle,
+				   scenario_money_unit(sc));
+		results_add_metric(r, sc->pools[p].name, "cost_bill", bill[p].total,
+				   scenario_money_unit(sc));
 		results_add_metric(r, sc->pools[p].name, "cost_on_demand", bill[p].on_demand,
-				   "usd");
+				   scenario_money_unit(sc));
 		if (sc->pools[p].price.committed > 0)
 			results_add_metric(r, sc->pools[p].name, "cost_committed",
-					   bill[p].committed, "usd");
+					   bill[p].committed, scenario_money_unit(sc));
 	}
 	free(bill);
 	if (sc->cost.share_idle != SHARE_IDLE_NONE) {
@@ -291,22 +293,23 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 	for (size_t w = 0; w < nw; w++) {
 		const char *name = sc->workloads[w].name;
 		double share = x.share[w];
-		results_add_metric(r, name, "cost_total", cost[w], "usd");
-		results_add_metric(r, name, "cost_allocated", cost[w], "usd");
-		results_add_metric(r, name, "cost_idle", share, "usd");
+		results_add_metric(r, name, "cost_total", cost[w], scenario_money_unit(sc));
+		results_add_metric(r, name, "cost_allocated", cost[w], scenario_money_unit(sc));
+		results_add_metric(r, name, "cost_idle", share, scenario_money_unit(sc));
 		results_add_metric(r, name, "verified_results", (double)verified[w], "results");
 		results_add_metric(r, name, "cost_per_verified_result",
 				   verified[w] ? (cost[w] + share) / (double)verified[w] : NAN,
-				   "usd");
+				   scenario_money_unit(sc));
 	}
 	/* The bill: allocations plus idle, OpenCost's total over every
 	 * allocation including __idle__. */
-	results_add_metric(r, "all", "cost_total", total + idle, "usd");
-	results_add_metric(r, "all", "cost_allocated", total, "usd");
-	results_add_metric(r, "all", "cost_idle", idle, "usd");
+	results_add_metric(r, "all", "cost_total", total + idle, scenario_money_unit(sc));
+	results_add_metric(r, "all", "cost_allocated", total, scenario_money_unit(sc));
+	results_add_metric(r, "all", "cost_idle", idle, scenario_money_unit(sc));
 	results_add_metric(r, "all", "verified_results", (double)all_verified, "results");
 	results_add_metric(r, "all", "cost_per_verified_result",
-			   all_verified ? (total + idle) / (double)all_verified : NAN, "usd");
+			   all_verified ? (total + idle) / (double)all_verified : NAN,
+			   scenario_money_unit(sc));
 	free(cost);
 	free(x.idle);
 	free(x.wcost);

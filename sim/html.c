@@ -904,7 +904,10 @@ static void section_header(FILE *out, const struct page *pg)
 		if (isnan(v) || (facts[i].format == REPORT_MONEY && !priced(pg)))
 			continue;
 		char cell[32];
-		fprintf(out, "; %s %s%s%s", facts[i].what, facts[i].before,
+		bool money = facts[i].format == REPORT_MONEY;
+		const char *cur = report_currency(pg->run.currency);
+		fprintf(out, "; %s %s%s%s%s", facts[i].what, money ? cur : facts[i].before,
+			money && strcmp(cur, "$") ? " " : "",
 			report_cell(cell, sizeof cell, v, facts[i].format, true), facts[i].after);
 	}
 	fputs("</p>\n</header>\n", out);
@@ -961,8 +964,11 @@ static void section_summary(FILE *out, const struct page *pg)
 	bool prices = priced(pg);
 	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<table id=\"summary-table\">\n<tr><th>scope</th>",
 	      out);
+	char title[32];
 	for (size_t c = 0; c < nc; c++)
-		fprintf(out, "<th>%s</th>", columns[c].title);
+		fprintf(out, "<th>%s</th>",
+			report_money_title(columns[c].title, pg->run.currency, title,
+					   sizeof title));
 	fputs("</tr>\n", out);
 	for (size_t k = 0; k < pg->n_scopes; k++) {
 		const char *scope = pg->scopes[k].name;
@@ -1094,10 +1100,11 @@ static int section_teams(FILE *out, const struct page *pg, struct store *st, str
 		store_free_teams(rows, n);
 		return rc;
 	}
-	fputs("<section id=\"teams\">\n<h2>Cost by team</h2>\n<table id=\"team-table\">\n"
-	      "<tr><th>team</th><th>cost</th><th>share of idle</th><th>verified</th>"
-	      "<th>$/verified</th></tr>\n",
-	      out);
+	fprintf(out,
+		"<section id=\"teams\">\n<h2>Cost by team</h2>\n<table id=\"team-table\">\n"
+		"<tr><th>team</th><th>cost</th><th>share of idle</th><th>verified</th>"
+		"<th>%s/verified</th></tr>\n",
+		report_currency(pg->run.currency));
 	for (size_t i = 0; i < n; i++) {
 		char c[32], idle[32], per[32];
 		fputs("<tr><td>", out);

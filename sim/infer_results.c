@@ -156,7 +156,8 @@ static bool slo_holds(const struct slo_spec *slo, const struct figures *f)
 	return true;
 }
 
-static void write_figures(struct results *out, const char *scope, struct figures *f)
+static void write_figures(struct results *out, const char *scope, struct figures *f,
+			  const char *money_unit)
 {
 	double span =
 		f->last_done != SIM_NEVER ? sim_seconds(f->last_done - f->first_arrival) : NAN;
@@ -208,7 +209,7 @@ static void write_figures(struct results *out, const char *scope, struct figures
 		cost += results_metric(out, scope, "cost_idle");
 	results_add_metric(out, scope, "cost_per_million_tokens",
 			   f->tokens > 0 && !isnan(cost) ? cost / (double)f->tokens * 1e6 : NAN,
-			   "usd");
+			   money_unit);
 }
 
 /* Request rows in the order of the workloads and, within one, of arrival. */
@@ -264,7 +265,7 @@ void infer_results(struct infer *in, struct results *out)
 		figures_init(&f, in, s, 1);
 		f.slo_holds = slo_holds(&s->is->slo, &f);
 		all_hold = all_hold && f.slo_holds;
-		write_figures(out, s->ws->name, &f);
+		write_figures(out, s->ws->name, &f, scenario_money_unit(in->sc));
 		figures_free(&f);
 		write_slo(out, s->ws->name, &s->is->slo);
 		results_add_metric(out, s->ws->name, "replicas_evicted", (double)s->evicted,
@@ -280,7 +281,7 @@ void infer_results(struct infer *in, struct results *out)
 	struct figures all; /* every service's requests together */
 	figures_init(&all, in, in->svcs, in->n_svcs);
 	all.slo_holds = all_hold;
-	write_figures(out, "all", &all);
+	write_figures(out, "all", &all, scenario_money_unit(in->sc));
 	figures_free(&all);
 	if (in->sc->output.requests)
 		request_rows(in, out);

@@ -224,7 +224,8 @@ void metrics_bill(const struct scenario *sc, struct results *r)
 	sim_time span = sc->horizon > 0 ? sc->horizon : r->sim_end;
 	if (isnan(bill) || span <= 0)
 		return; /* the inflation protocol has no time, so no bill */
-	results_add_metric(r, "all", "cost_per_day", bill / (sim_seconds(span) / 86400.0), "usd");
+	results_add_metric(r, "all", "cost_per_day", bill / (sim_seconds(span) / 86400.0),
+			   scenario_money_unit(sc));
 	double cost[2] = {0, 0}, verified[2] = {0, 0};
 	bool any[2] = {false, false};
 	for (size_t w = 0; w < sc->n_workloads; w++) {
@@ -240,7 +241,8 @@ void metrics_bill(const struct scenario *sc, struct results *r)
 	for (int k = 0; k < 2; k++)
 		if (any[k])
 			results_add_metric(r, "all", names[k],
-					   verified[k] > 0 ? cost[k] / verified[k] : NAN, "usd");
+					   verified[k] > 0 ? cost[k] / verified[k] : NAN,
+					   scenario_money_unit(sc));
 }
 
 void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r)

@@ -109,12 +109,24 @@ static const char *queue_cell(char *buf, size_t len, const struct results *r, co
 	return buf;
 }
 
+const char *report_currency(const char *code)
+{
+	return !code || !code[0] || !strcmp(code, "USD") ? "$" : code;
+}
+
+const char *report_money_title(const char *title, const char *code, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", title[0] == '$' ? report_currency(code) : "",
+		 title + (title[0] == '$'));
+	return buf;
+}
+
 /* One row; deadline% only where deadlines are set (deadlines: the scope
  * has some), "-" elsewhere. */
 static void summary_row(FILE *out, const struct results *r, const char *scope, const char *label,
-			int width, bool prices, bool deadlines)
+			int width, bool prices, bool deadlines, const char *currency)
 {
-	char buf[32];
+	char buf[32], title[32];
 	fprintf(out, "%-*s", width, label);
 	for (size_t c = 0; c < N_COLUMNS; c++) {
 		double v = results_metric(r, scope, columns[c].metric);
@@ -123,7 +135,10 @@ static void summary_row(FILE *out, const struct results *r, const char *scope, c
 			cell = queue_cell(buf, sizeof buf, r, scope, v);
 		else if (!strcmp(columns[c].metric, "deadline_met_pct") && !deadlines)
 			cell = "-";
-		fprintf(out, " %*s", (int)strlen(columns[c].title), cell);
+		fprintf(out, " %*s",
+			(int)strlen(report_money_title(columns[c].title, currency, title,
+						       sizeof title)),
+			cell);
 	}
 	fputc('\n', out);
 }
@@ -174,6 +189,30 @@ static void inference_summary(FILE *out, const struct scenario *sc, const struct
 			"replicas' time in iterations.\n");
 }
 
+/* The bill of each pool with a commitment or spot capacity, beside what it
+ * would cost on demand. */
+static void pool_bills(FILE *out, const struct scenario *sc, const struct results *r)
+{
+	const char *cur = report_currency(sc->currency);
+	const char *sep = strcmp(cur, "$") ? " " : "";
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct pool_spec *ps = &sc->pools[p];
+		if (!ps->spot.on && ps->price.committed <= 0)
+			continue;
+		char bill[32], od[32], com[32];
+		report_money(results_metric(r, ps->name, "cost_bill"), bill, sizeof bill);
+		report_money(results_metric(r, ps->name, "cost_on_demand"), od, sizeof od);
+		fprintf(out, "pool %s: bill %s%s%s", ps->name, cur, sep, bill);
+		if (ps->price.committed > 0)
+			fprintf(out, " (%d GPUs committed: %s%s%s)", (int)ps->price.committed, cur,
+				sep,
+				report_money(results_metric(r, ps->name, "cost_committed"), com,
+					     sizeof com));
+		fprintf(out, "%s, %s%s%s on demand.\n", ps->spot.on ? " at spot prices" : "", cur,
+			sep, od);
+	}
+}
+
 void report_summary(FILE *out, const struct scenario *sc, const struct results *r, const char *db,
 		    int64_t run_id)
 {
@@ -199,32 +238,37 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		width = (int)fmax(width, (double)strlen(sc->workloads[w].name) + 10);
 		deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
 	}
+	char title[32];
 	fprintf(out, "%-*s", width, "scope");
 	for (size_t c = 0; c < N_COLUMNS; c++)
-		fprintf(out, " %s", columns[c].title);
+		fprintf(out, " %s",
+			report_money_title(columns[c].title, sc->currency, title, sizeof title));
 	fputc('\n', out);
 	bool prices = has_prices(sc);
-	summary_row(out, r, "all", "all", width, prices, deadlines);
+	summary_row(out, r, "all", "all", width, prices, deadlines, sc->currency);
 	char label[300];
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		snprintf(label, sizeof label, "pool %s", sc->pools[p].name);
-		summary_row(out, r, sc->pools[p].name, label, width, prices, false);
+		summary_row(out, r, sc->pools[p].name, label, width, prices, false, sc->currency);
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		snprintf(label, sizeof label, "workload %s", sc->workloads[w].name);
 		summary_row(out, r, sc->workloads[w].name, label, width, prices,
-			    sc->workloads[w].deadline_kind != DEADLINE_NONE);
+			    sc->workloads[w].deadline_kind != DEADLINE_NONE, sc->currency);
 	}
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
 		     "activity, vram%% = framebuffer used; time averages over the span.\n");
 	double idle = results_metric(r, "all", "cost_idle");
 	bool usd = !sc->currency[0] || !strcmp(sc->currency, "USD"); /* $ then */
-	if (!isnan(idle) && prices) /* the inflation protocol has no time, so no cost */
+	if (!isnan(idle) && prices) { /* the inflation protocol has no time, so no cost */
 		fprintf(out,
-			"cost = allocations at pool prices%s%s; $/verified adds the workload's "
+			"cost = allocations at pool prices%s%s; %s/verified adds the workload's "
 			"share of idle, %s (all: the bill from the start, idle %.2f "
 			"included).\n",
-			usd ? "" : " in ", usd ? "" : sc->currency, cost_rule_text(sc), idle);
+			usd ? "" : " in ", usd ? "" : sc->currency, report_currency(sc->currency),
+			cost_rule_text(sc), idle);
+		pool_bills(out, sc, r);
+	}
 	inference_summary(out, sc, r);
 	report_findings(out, r);
 }

@@ -918,6 +918,11 @@ double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_
 	return sharing_equivalent(&p->sharing, p->gpu, p->gpus_per_node, &a);
 }
 
+const char *scenario_money_unit(const struct scenario *sc)
+{
+	return sc->money_unit[0] ? sc->money_unit : "usd";
+}
+
 const struct price *scenario_on_demand(const struct pool_spec *p)
 {
 	return p->spot.on ? &p->on_demand : &p->price;

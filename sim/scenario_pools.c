@@ -1069,6 +1069,8 @@ static int pool_currency(struct loader *ld, const struct ynode *item, const stru
 	const char *c = p->price.currency[0] ? p->price.currency : "USD";
 	if (!sc->currency[0]) {
 		memcpy(sc->currency, c, 4);
+		for (int i = 0; i < 3; i++)
+			sc->money_unit[i] = (char)tolower((unsigned char)c[i]);
 		return GP_OK;
 	}
 	if (!strcmp(sc->currency, c))

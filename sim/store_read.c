@@ -42,8 +42,9 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run *out, stru
 	}
 	sqlite3_stmt *s;
 	const char *sql =
-		run_id > 0 ? "SELECT run_id, name, start, sim_seconds FROM runs WHERE run_id = ?"
-			   : "SELECT run_id, name, start, sim_seconds FROM runs "
+		run_id > 0 ? "SELECT run_id, name, start, sim_seconds, currency FROM runs WHERE "
+			     "run_id = ?"
+			   : "SELECT run_id, name, start, sim_seconds, currency FROM runs "
 			     "ORDER BY run_id DESC LIMIT 1";
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return sti_db_error(st, err, "reading runs");
@@ -58,6 +59,9 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run *out, stru
 		snprintf(out->name, sizeof out->name, "%s", name ? (const char *)name : "");
 		snprintf(out->start, sizeof out->start, "%s", start ? (const char *)start : "");
 		out->sim_seconds = sqlite3_column_double(s, 3);
+		const unsigned char *cur = sqlite3_column_text(s, 4);
+		snprintf(out->currency, sizeof out->currency, "%s",
+			 cur && strlen((const char *)cur) == 3 ? (const char *)cur : "USD");
 	} else if (step == SQLITE_DONE) {
 		rc = run_id > 0 ? gp_errorf(err, GP_EINPUT, "%s: no run %lld", st->path,
 					    (long long)run_id)

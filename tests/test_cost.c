@@ -885,7 +885,9 @@ Test(cost, the_jobs_table_carries_namespace_queue_and_team)
 
 /* price: takes currency: an ISO 4217 code, USD when no pool says; one bill has
  * one currency, so a second pool priced in another is refused at its code.
- * The run stores it (runs.currency) and its summary names it when not USD. */
+ * The run stores it (runs.currency), and money is shown in it wherever it is
+ * shown: the summary's headings and cost line, the HTML report, the metrics'
+ * unit ("eur"); "$" for USD. */
 Test(cost, the_prices_currency_is_stored_and_shown)
 {
 	struct gp_err err;
@@ -906,20 +908,31 @@ Test(cost, the_prices_currency_is_stored_and_shown)
 		     GP_EINPUT);
 	cr_assert(strstr(err.msg, "GBP") && strstr(err.msg, "EUR") && strstr(err.msg, "b2"), "%s",
 		  err.msg);
-	char dir[] = "/tmp/gpuplan-eur-XXXXXX", cmd[1024], path[160], got[64];
+	char dir[] = "/tmp/gpuplan-eur-XXXXXX", cmd[4096], path[160], got[64];
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/s.db", dir);
-	snprintf(cmd, sizeof cmd,
-		 "bin/gpuplan run tests/fixtures/showback.yaml --set %s --db %s > %s/out && "
-		 "grep -q 'cost = allocations at pool prices in EUR;' %s/out && "
-		 "bin/gpuplan run tests/fixtures/showback.yaml --quiet --db %s",
-		 two[0], path, dir, dir, path);
+	snprintf(
+		cmd, sizeof cmd,
+		"bin/gpuplan run tests/fixtures/showback.yaml --set %s --db %s > %s/out && "
+		"grep -q 'cost = allocations at pool prices in EUR; EUR/verified adds' %s/out && "
+		"grep -q ' cost EUR/verified$' %s/out && "
+		"bin/gpuplan report %s --html %s/r.html && grep -q '<th>EUR/verified</th>' "
+		"%s/r.html && grep -q 'cost per verified result EUR ' %s/r.html && "
+		"bin/gpuplan run tests/fixtures/showback.yaml --quiet --db %s && "
+		"bin/gpuplan report %s --html %s/u.html && grep -q '<th>\\$/verified</th>' %s/u.html",
+		two[0], path, dir, dir, dir, path, dir, dir, dir, path, path, dir, dir);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 	sqlite3 *db;
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
 	cr_expect_str_eq(
 		text_of(db, "SELECT group_concat(currency, ' ') FROM runs", got, sizeof got),
 		"EUR USD");
+	cr_expect_str_eq(
+		text_of(db,
+			"SELECT group_concat(DISTINCT unit) FROM metrics WHERE run_id = 1 AND "
+			"name IN ('cost_total', 'cost_idle', 'cost_per_verified_result')",
+			got, sizeof got),
+		"eur", "money metrics in the run's currency");
 	sqlite3_close(db);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);

@@ -123,11 +123,12 @@ struct advice {
 	size_t n;
 	struct finding *findings; /* the base run's, owned */
 	size_t n_findings;
-	char db[512];   /* where the runs went, for messages */
-	bool prices;    /* some pool has a price: costs are shown */
-	bool deadlines; /* some workload has a deadline: deadline% is shown */
-	bool twin;      /* the scenario has a history section */
-	char **reasons; /* why the model is not trusted (owned); none: it is */
+	char db[512];     /* where the runs went, for messages */
+	bool prices;      /* some pool has a price: costs are shown */
+	char currency[4]; /* theirs (ISO 4217; "" = USD), as report_currency marks it */
+	bool deadlines;   /* some workload has a deadline: deadline% is shown */
+	bool twin;        /* the scenario has a history section */
+	char **reasons;   /* why the model is not trusted (owned); none: it is */
 	size_t n_reasons;
 	bool refused; /* so no hardware is recommended */
 	bool forced;  /* force overrode the reasons */

@@ -25,6 +25,15 @@ void report_duration(sim_time t, char *buf, size_t len);
  * request costs 0.000218, not 0.00), "-" for NAN.  Returns buf. */
 const char *report_money(double v, char *buf, size_t len);
 
+/* How money in currency `code` (ISO 4217; NULL, "" or USD: the dollar) is
+ * marked, before an amount and in a heading: "$" ("$5.41", "$/verified"),
+ * else the code ("EUR 5.41", "EUR/verified"). */
+const char *report_currency(const char *code);
+
+/* A heading that starts with "$" (a money column, "$/verified") in the
+ * currency of `code`, into buf. */
+const char *report_money_title(const char *title, const char *code, char *buf, size_t len);
+
 /* Formats of report_cell besides a number of decimals. */
 #define REPORT_GPUS  (-1) /* a GPU count: whole, or to 0.01 when a share ("0.5", not "0") */
 #define REPORT_MONEY (-2) /* report_money, or "-" when the scenario has no prices */

@@ -671,7 +671,8 @@ struct scenario {
 			      * messages take; default SCENARIO_KUBE_MINOR */
 	struct pool_spec *pools;
 	size_t n_pools;
-	char currency[4]; /* the pools' prices' ISO 4217 code; "" (none loaded) = USD */
+	char currency[4];   /* the pools' prices' ISO 4217 code; "" (none loaded) = USD */
+	char money_unit[4]; /* the metrics' unit of money: the code in lower case ("usd") */
 	struct workload_spec *workloads;
 	size_t n_workloads;
 	struct queue_spec *queues; /* always at least one: "default" */
@@ -842,6 +843,9 @@ int scenario_goal_override(const char *value, char *set, size_t len, struct gp_e
 const char *scenario_pool_label(const struct pool_spec *p, const char *key);
 double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
 double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w);
+
+/* The unit of money metrics: the currency's code in lower case, "usd" when unsaid. */
+const char *scenario_money_unit(const struct scenario *sc);
 
 /* The pool's on-demand prices: on_demand for a spot pool, else its price. */
 const struct price *scenario_on_demand(const struct pool_spec *p);

@@ -147,6 +147,7 @@ struct store_run {
 	char name[128];
 	char start[40];
 	double sim_seconds;
+	char currency[4]; /* the prices' ISO 4217 code (runs.currency); "USD" when unsaid */
 };
 
 /* The run run_id; when run_id <= 0 the latest, except that when the latest
