@@ -60,6 +60,7 @@ void autoscale_powered(struct autoscale *as, size_t p, int32_t node, double sign
 	int32_t committed = as->sc->pools[p].price.committed - before;
 	committed = committed < 0 ? 0 : committed > nd->gpus ? nd->gpus : committed;
 	autoscale_gauge(as, p, GAUGE_POWERED, sign * nd->gpus);
+	collect_node_powered(as->h.collect, node, sign, autoscale_now(as));
 	if (committed > 0)
 		autoscale_gauge(as, p, GAUGE_POWERED_COMMITTED, sign * committed);
 }

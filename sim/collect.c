@@ -3,6 +3,8 @@
  */
 #include "gpuplan/collect.h"
 
+#include "gpuplan/cluster.h"
+
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,8 +129,50 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	out->step = c->step;
 }
 
+void collect_track_nodes(struct collect *c, const struct cluster *cl)
+{
+	struct node_costs *nc = &c->nodes;
+	nc->n_nodes = cl->n_nodes;
+	nc->cell = gp_xcalloc(c->n_workloads * cl->n_nodes + 1, sizeof *nc->cell);
+	nc->on_hours = gp_xcalloc(cl->n_nodes + 1, sizeof *nc->on_hours);
+	nc->on_since = gp_xcalloc(cl->n_nodes + 1, sizeof *nc->on_since);
+	for (size_t i = 0; i < cl->n_nodes; i++)
+		nc->on_since[i] = -1;
+	for (size_t p = 0; p < cl->n_pools; p++) {
+		const struct pool_spec *ps = &cl->sc->pools[p];
+		if (ps->powered_in_windows)
+			continue; /* the window events power them */
+		for (int32_t k = 0; k < ps->nodes && k < cl->pools[p].n_nodes; k++)
+			nc->on_since[cl->pools[p].first_node + k] = 0;
+	}
+}
+
+void collect_node_powered(struct collect *c, int32_t node, double sign, sim_time now)
+{
+	struct node_costs *nc = &c->nodes;
+	if (!nc->n_nodes)
+		return;
+	if (sign > 0 && nc->on_since[node] < 0) {
+		nc->on_since[node] = now;
+	} else if (sign < 0 && nc->on_since[node] >= 0) {
+		nc->on_hours[node] += sim_seconds(now - nc->on_since[node]) / 3600;
+		nc->on_since[node] = -1;
+	}
+}
+
+double collect_node_hours(const struct collect *c, int32_t node, sim_time end)
+{
+	const struct node_costs *nc = &c->nodes;
+	sim_time since = nc->on_since[node];
+	return nc->on_hours[node] +
+	       (since >= 0 && end > since ? sim_seconds(end - since) / 3600 : 0);
+}
+
 void collect_free(struct collect *c)
 {
+	free(c->nodes.cell);
+	free(c->nodes.on_hours);
+	free(c->nodes.on_since);
 	for (size_t w = 0; c->cells && w < c->n_workloads; w++)
 		free(c->cells[w].cell);
 	free(c->cells);
@@ -365,17 +409,33 @@ static void cost_advance(struct cost_cell *x, sim_time t)
 {
 	if (t <= x->last)
 		return;
-	for (int k = 0; k < COST_RESOURCES; k++)
+	for (int k = 0; k < COST_TRACKED; k++)
 		x->total[k] += x->rate[k] * (double)(t - x->last) / (double)SIM_HOUR;
 	x->last = t;
 }
 
-void collect_cost_move(struct collect *c, size_t w, int32_t pool, const double *delta, sim_time now)
+void collect_cost_move(struct collect *c, size_t w, int32_t pool, int32_t node, const double *delta,
+		       sim_time now)
 {
 	struct cost_cell *x = cost_cell(c, w, pool);
 	cost_advance(x, now);
-	for (int k = 0; k < COST_RESOURCES; k++)
+	for (int k = 0; k < COST_TRACKED; k++)
 		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
+	if (!c->nodes.n_nodes)
+		return;
+	x = &c->nodes.cell[w * c->nodes.n_nodes + (size_t)node];
+	cost_advance(x, now);
+	for (int k = 0; k < COST_TRACKED; k++)
+		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
+}
+
+void collect_node_cost_of(const struct collect *c, size_t w, int32_t node, sim_time end,
+			  double *cost)
+{
+	struct cost_cell x = c->nodes.cell[w * c->nodes.n_nodes + (size_t)node];
+	cost_advance(&x, end);
+	for (int k = 0; k < COST_TRACKED; k++)
+		cost[k] = x.total[k];
 }
 
 void collect_cost_of(const struct collect *c, size_t w, int32_t pool, sim_time end, double *cost)

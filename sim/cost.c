@@ -3,6 +3,7 @@
  */
 #include "gpuplan/cost.h"
 
+#include "gpuplan/cluster.h"
 #include "gpuplan/collect.h"
 
 #include <math.h>
@@ -231,14 +232,109 @@ static void share_scope(struct idle_split *x, size_t from, size_t to, enum share
 	}
 }
 
+/* idle_by: node, OpenCost's idleByNode (getIdleId keys idle by
+ * cluster/node, computeIdleCoeffs in core/pkg/opencost/allocation.go): each
+ * node's idle is what it billed over the span (its committed GPUs the whole
+ * span, the rest and its cores and memory while powered) less what the
+ * workloads' pods on it were charged, shared over those pods' workloads by
+ * the rule.  A node of a pool held for one workload carries its idle to it
+ * (charge_held); a node nobody used keeps its idle unshared. */
+/* A node_allocations row over the span: what's k-th figures hold (costs,
+ * then GPU-, core- and GiB-hours). */
+static void add_node_row(struct results *r, const char *name, int32_t w, char *node, sim_time end,
+			 const double *f)
+{
+	struct allocation a = {.name = name,
+			       .start = 0,
+			       .end = end,
+			       .gpu_cost = f[COST_GPU],
+			       .cpu_cost = f[COST_CPU],
+			       .ram_cost = f[COST_RAM],
+			       .gpu_hours = f[COST_RESOURCES + COST_GPU],
+			       .cpu_core_hours = f[COST_RESOURCES + COST_CPU],
+			       .ram_byte_hours = f[COST_RESOURCES + COST_RAM] * GP_GIB,
+			       .gpu_efficiency = NAN,
+			       .workload = w,
+			       .pool = -1,
+			       .node = node};
+	a.total_cost = a.gpu_cost + a.cpu_cost + a.ram_cost;
+	GP_GROW(r->node_allocations, r->cap_node_allocations, r->n_node_allocations + 1);
+	r->node_allocations[r->n_node_allocations++] = a;
+}
+
+static void share_by_node(struct idle_split *x, struct results *r, const struct cost_run *run,
+			  sim_time end, enum share_idle rule)
+{
+	const struct scenario *sc = x->sc;
+	const struct cluster *cl = run->cluster;
+	const struct collect *c = run->collect;
+	size_t nw = sc->n_workloads;
+	double *mine = gp_xcalloc(nw * COST_TRACKED + 1, sizeof *mine);
+	double span = sim_seconds(end) / 3600;
+	for (size_t n = 0; n < cl->n_nodes; n++) {
+		const struct node *nd = &cl->nodes[n];
+		const struct pool_spec *ps = &sc->pools[nd->pool];
+		bool held = true; /* its pool's idle went to one workload */
+		for (size_t k = 0; k < COST_RESOURCES; k++)
+			held &= x->idle[(size_t)nd->pool * COST_RESOURCES + k] == 0;
+		double h = collect_node_hours(c, (int32_t)n, end), bill[COST_TRACKED];
+		int32_t first = nd->first_gpu - cl->pools[nd->pool].first_gpu;
+		bill[COST_GPU] = bill[COST_RESOURCES + COST_GPU] = 0;
+		for (int32_t g = first; g < first + nd->gpus; g++) {
+			bool committed = g < ps->price.committed;
+			bill[COST_GPU] += committed ? ps->price.committed_gpu_hour * span
+						    : ps->price.gpu_hour * h;
+			bill[COST_RESOURCES + COST_GPU] += committed ? span : h;
+		}
+		bill[COST_RESOURCES + COST_CPU] = ps->cpu * h;
+		bill[COST_RESOURCES + COST_RAM] = ps->memory_bytes / GP_GIB * h;
+		bill[COST_CPU] = bill[COST_RESOURCES + COST_CPU] * ps->price.cpu_hour;
+		bill[COST_RAM] = bill[COST_RESOURCES + COST_RAM] * ps->price.gib_hour;
+		double total[COST_TRACKED] = {0}, idle[COST_TRACKED];
+		size_t charged = 0;
+		char *name = cluster_node_name(cl, (int32_t)n);
+		for (size_t w = 0; w < nw; w++) {
+			double *m = &mine[w * COST_TRACKED], any = 0;
+			collect_node_cost_of(c, w, (int32_t)n, end, m);
+			for (size_t k = 0; k < COST_TRACKED; k++) {
+				total[k] += m[k];
+				any += m[k];
+			}
+			charged += any > 0;
+			if (any > 0)
+				add_node_row(r, sc->workloads[w].name, (int32_t)w, gp_xstrdup(name),
+					     end, m);
+		}
+		for (size_t k = 0; k < COST_TRACKED; k++)
+			idle[k] = fmax(0, bill[k] - total[k]);
+		if (idle[COST_GPU] + idle[COST_CPU] + idle[COST_RAM] > 0 || idle[3] + idle[4] > 0)
+			add_node_row(r, COST_IDLE_NAME, -1, name, end, idle);
+		else
+			free(name);
+		if (held)
+			continue;
+		for (size_t w = 0; w < nw; w++) {
+			const double *m = &mine[w * COST_TRACKED];
+			for (size_t k = 0; k < COST_RESOURCES; k++) {
+				if (rule == SHARE_IDLE_EVEN && m[0] + m[1] + m[2] > 0)
+					x->share[w] += idle[k] / (double)charged;
+				else if (rule == SHARE_IDLE_WEIGHTED && total[k] > 0)
+					x->share[w] += idle[k] * m[k] / total[k];
+			}
+		}
+	}
+	free(mine);
+}
+
 /* The rule, as the summary and docs/cost.md name it. */
 const char *cost_rule_text(const struct scenario *sc)
 {
-	static const char *const texts[3][2] = {
-		{"weighted per resource over the cluster", "weighted per resource in each pool"},
-		{"evenly over the cluster", "evenly in each pool"},
-		{"not shared", "not shared"}};
-	return texts[sc->cost.share_idle][sc->cost.idle_by == IDLE_BY_POOL];
+	static const char *const texts[3][3] = {
+		{"weighted per resource over the cluster", "weighted per resource in each pool",
+		 "weighted per resource on each node"},
+		{"evenly over the cluster", "evenly in each pool", "evenly on each node"},
+		{"not shared", "not shared", "not shared"}};
+	return texts[sc->cost.share_idle][sc->cost.idle_by];
 }
 
 void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified,
@@ -282,9 +378,15 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 					   bill[p].committed, scenario_money_unit(sc));
 	}
 	free(bill);
+	bool by_node = sc->cost.idle_by == IDLE_BY_NODE && run->cluster && run->collect &&
+		       run->collect->nodes.n_nodes;
+	if (sc->cost.share_idle == SHARE_IDLE_NONE && by_node)
+		share_by_node(&x, r, run, r->sim_end, sc->cost.share_idle); /* the rows only */
 	if (sc->cost.share_idle != SHARE_IDLE_NONE) {
 		charge_held(&x, run->usable);
-		if (sc->cost.idle_by == IDLE_BY_POOL)
+		if (by_node)
+			share_by_node(&x, r, run, r->sim_end, sc->cost.share_idle);
+		else if (sc->cost.idle_by == IDLE_BY_POOL)
 			for (size_t p = 0; p < np; p++)
 				share_scope(&x, p, p + 1, sc->cost.share_idle);
 		else

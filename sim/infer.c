@@ -191,10 +191,13 @@ static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 	      sign * r->grant.equivalent * sharing_charge(&ps->sharing));
 	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
 	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
-	collect_cost_move(in->h.collect, (size_t)w, r->pool,
-			  (const double[]){sign * gpu_rate, sign * ws->cpu * price->cpu_hour,
-					   sign * ws->memory_bytes / GP_GIB * price->gib_hour},
-			  now_of(in));
+	collect_cost_move(
+		in->h.collect, (size_t)w, r->pool, r->grant.node,
+		(const double[]){sign * gpu_rate, sign * ws->cpu * price->cpu_hour,
+				 sign * ws->memory_bytes / GP_GIB * price->gib_hour,
+				 sign * r->grant.equivalent * sharing_charge(&ps->sharing),
+				 sign * ws->cpu, sign * ws->memory_bytes / GP_GIB},
+		now_of(in));
 }
 
 /* The replica starts or stops counting in the activity gauges. */

@@ -952,6 +952,11 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 		 .kind = CLI_FLAG,
 		 .target = &q.share_idle,
 		 .help = "with --opencost: __idle__ shared per resource by cost"},
+		{.name = "--idle-by-node",
+		 .kind = CLI_FLAG,
+		 .target = &q.idle_by_node,
+		 .help = "with --opencost: idle per node, shared on its node (a run of\n"
+			 "cost: {idle_by: node}; one set over the run)"},
 		{.name = "--openmetrics",
 		 .kind = CLI_FLAG,
 		 .target = &openmetrics,
@@ -1029,7 +1034,7 @@ static const struct cli_cmd commands[] = {
 	 NULL, cmd_merge},
 	{"report",
 	 "DB [--run ID] [--opencost | --openmetrics] [--html PATH]\n[--window START,END] "
-	 "[--aggregate BY] [--accumulate] [--share-idle]",
+	 "[--aggregate BY] [--accumulate] [--share-idle] [--idle-by-node]",
 	 "a run's allocations as OpenCost's /allocation response, its\ntime series as "
 	 "OpenMetrics text for Prometheus, or one HTML\npage of charts and the diagnosis",
 	 "Prints a run of the database (default: the latest) for other tools:\n", NULL, cmd_report},

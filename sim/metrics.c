@@ -274,8 +274,12 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		for (size_t p = 0; p < sc->n_pools; p++)
 			usable[w * sc->n_pools + p] = placement_pool_usable(sim_placer(s), w, p);
-	struct cost_run run = {collect_span_from(c, r->sim_end), before, before + sc->n_pools, c,
-			       usable};
+	struct cost_run run = {collect_span_from(c, r->sim_end),
+			       before,
+			       before + sc->n_pools,
+			       c,
+			       usable,
+			       sim_placer(s)->c};
 	cost_account(sc, r, verified, &run);
 	free(usable);
 	free(before);

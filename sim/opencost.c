@@ -38,7 +38,8 @@ bool opencost_parse_aggregate(const char *value, struct opencost_query *q)
 	} names[] = {{"namespace", OPENCOST_BY_NAMESPACE},
 		     {"controller", OPENCOST_BY_CONTROLLER},
 		     {"pool", OPENCOST_BY_POOL},
-		     {"queue", OPENCOST_BY_QUEUE}};
+		     {"queue", OPENCOST_BY_QUEUE},
+		     {"node", OPENCOST_BY_NODE}};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(value, names[i].name)) {
 			q->aggregate = names[i].by;
@@ -116,7 +117,15 @@ static char *key_of(const struct allocation *a, const struct opencost_query *q)
 		return gp_xstrdup(COST_IDLE_NAME);
 	const char *v = NULL;
 	switch (q->aggregate) {
-	case OPENCOST_BY_NONE: v = a->name; break;
+	case OPENCOST_BY_NONE:
+		if (a->node) { /* a pod's key names its node, as OpenCost's does */
+			snprintf(buf, sizeof buf, "%s/%s", a->node, a->name);
+			v = buf;
+		} else {
+			v = a->name;
+		}
+		break;
+	case OPENCOST_BY_NODE: v = a->node; break;
 	case OPENCOST_BY_NAMESPACE: v = a->namespace; break;
 	case OPENCOST_BY_POOL: v = a->pool_name; break;
 	case OPENCOST_BY_QUEUE: v = a->queue; break;
@@ -139,10 +148,12 @@ static int by_set_and_key(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
-/* OpenCost's shareIdle inside one set: each resource's idle goes to the
- * allocations in proportion to their cost of it (computeIdleCoeffs in
- * core/pkg/opencost/allocation.go), hours with it; the idle entries leave.
- * Idle of a resource nobody was charged for is dropped, as OpenCost's is. */
+/* OpenCost's shareIdle inside one idle scope (a window's set; a node's rows
+ * with idleByNode, as getIdleId keys idle by cluster/node): each resource's
+ * idle goes to the allocations in proportion to their cost of it
+ * (computeIdleCoeffs in core/pkg/opencost/allocation.go), hours with it.
+ * Idle of a resource nobody in the scope was charged for stays in __idle__
+ * (AggregateBy's undistributable idle, kept and named __idle__). */
 static void share_idle(struct item *it, size_t n)
 {
 	double total[3] = {0}, idle_h[3] = {0}, idle_c[3] = {0};
@@ -171,6 +182,23 @@ static void share_idle(struct item *it, size_t n)
 			*c[r] += idle_c[r] * coeff[r];
 		}
 	}
+	for (size_t i = 0; i < n; i++) {
+		if (!it[i].idle)
+			continue;
+		double *h[3] = {&it[i].gpu_h, &it[i].cpu_h, &it[i].ram_h};
+		double *c[3] = {&it[i].gpu_c, &it[i].cpu_c, &it[i].ram_c};
+		for (int r = 0; r < 3; r++)
+			if (total[r] > 0)
+				*h[r] = *c[r] = 0; /* shared */
+	}
+}
+
+/* Whether two rows are in one idle scope: a window, and a node when the
+ * rows are by node. */
+static bool same_scope(const struct item *a, const struct item *b)
+{
+	const char *x = a->src->node, *y = b->src->node;
+	return a->start == b->start && (x == y || (x && y && !strcmp(x, y)));
 }
 
 /* Sums items with the same (set, key) into the first of them; returns the
@@ -246,6 +274,8 @@ static void properties(FILE *out, const struct item *it, const struct opencost_q
 		fputc('}', out);
 		first = false;
 	}
+	if ((all || q->aggregate == OPENCOST_BY_NODE) && !unallocated && a->node)
+		string(out, "node", a->node, &first);
 	if ((all || q->aggregate == OPENCOST_BY_POOL) && !unallocated)
 		string(out, "pool", a->pool_name, &first);
 	if ((all || q->aggregate == OPENCOST_BY_QUEUE) && !unallocated)
@@ -377,15 +407,15 @@ void opencost_write(FILE *out, const struct allocation *rows, size_t n,
 {
 	struct item *it = gp_xcalloc(n + 1, sizeof *it);
 	size_t m = items_of(rows, n, q, it);
-	if (q->share_idle) { /* inside each window's set, before aggregating */
+	if (q->share_idle) { /* inside each idle scope, before aggregating */
 		for (size_t i = 0, k = 0; i < m; i = k) {
-			for (k = i; k < m && it[k].start == it[i].start; k++)
+			for (k = i; k < m && same_scope(&it[k], &it[i]); k++)
 				;
 			share_idle(&it[i], k - i);
 		}
 		size_t kept = 0;
 		for (size_t i = 0; i < m; i++) {
-			if (it[i].idle)
+			if (it[i].idle && !(it[i].gpu_c + it[i].cpu_c + it[i].ram_c > 0))
 				free(it[i].key);
 			else
 				it[kept++] = it[i];
@@ -417,20 +447,26 @@ void opencost_write(FILE *out, const struct allocation *rows, size_t n,
 int opencost_flags(bool opencost, const char *window, const char *aggregate,
 		   struct opencost_query *q, char *why, size_t len)
 {
-	if (!opencost && (window || aggregate || q->accumulate || q->share_idle))
-		snprintf(why, len,
-			 "--window, --aggregate, --accumulate and --share-idle shape "
-			 "--opencost's response: add --opencost");
+	if (!opencost && (window || aggregate || q->accumulate || q->share_idle || q->idle_by_node))
+		snprintf(
+			why, len,
+			"--window, --aggregate, --accumulate, --share-idle and --idle-by-node shape "
+			"--opencost's response: add --opencost");
 	else if (window && !opencost_parse_window(window, q))
 		snprintf(why, len,
 			 "--window expects START,END in RFC 3339 with END after START, like "
 			 "2026-10-27T00:00:00Z,2026-10-28T00:00:00Z, got '%s'",
 			 window);
 	else if (aggregate && !opencost_parse_aggregate(aggregate, q))
+		snprintf(
+			why, len,
+			"--aggregate expects namespace, label:KEY, controller, pool, queue or node, "
+			"got '%s'",
+			aggregate);
+	else if (q->aggregate == OPENCOST_BY_NODE && !q->idle_by_node)
 		snprintf(why, len,
-			 "--aggregate expects namespace, label:KEY, controller, pool or queue, "
-			 "got '%s'",
-			 aggregate);
+			 "--aggregate node needs the rows by node: add --idle-by-node (a run of "
+			 "cost: {idle_by: node})");
 	else
 		return GP_OK;
 	return GP_EINPUT;
@@ -443,8 +479,17 @@ int opencost_report(FILE *out, struct store *st, const char *db, int64_t run_id,
 	struct allocation *rows = NULL;
 	size_t n = 0;
 	int rc = store_run_info(st, run_id, &run, err);
-	if (!rc)
+	if (!rc && q->idle_by_node) {
+		rc = store_read_node_allocations(st, run.run_id, &rows, &n, err);
+		q->accumulate = true; /* the rows by node span the run */
+		if (!rc && !n)
+			rc = gp_errorf(err, GP_EINPUT,
+				       "%s: run %lld has no allocations by node; --idle-by-node "
+				       "reads a run of cost: {idle_by: node}",
+				       db, (long long)run.run_id);
+	} else if (!rc) {
 		rc = store_read_allocations(st, run.run_id, &rows, &n, err);
+	}
 	if (!rc && units_rfc3339(run.start, &q->start_epoch))
 		rc = gp_errorf(err, GP_ERUNTIME, "%s: run %lld has no start time", db,
 			       (long long)run.run_id);

@@ -252,6 +252,9 @@ void results_free(struct results *r)
 	free(r->reason_texts);
 	free(r->pending_reasons);
 	free(r->allocations);
+	for (size_t i = 0; i < r->n_node_allocations; i++)
+		free(r->node_allocations[i].node);
+	free(r->node_allocations);
 	for (size_t i = 0; i < r->n_findings; i++)
 		finding_free(&r->findings[i]);
 	free(r->findings);

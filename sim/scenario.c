@@ -142,7 +142,7 @@ static int cost_share_idle(struct loader *ld, const struct ynode *v, void *obj)
 
 static int cost_idle_by(struct loader *ld, const struct ynode *v, void *obj)
 {
-	static const char *const names[] = {"cluster", "pool"};
+	static const char *const names[] = {"cluster", "pool", "node"};
 	int k = 0;
 	int rc = ld_get_enum(ld, v, "idle_by", names, N_OF(names), &k);
 	((struct cost_spec *)obj)->idle_by = (enum idle_by)k;

@@ -234,8 +234,9 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 			   POD_GAUGES - 2, now);
 	collect_move_block(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
 			   GAUGE_ALLOCATED, d, POD_GAUGES, now);
-	collect_cost_move(&s->collect, (size_t)j->workload, pool,
-			  (const double[]){d[GAUGE_GPU_COST], d[GAUGE_CPU_COST], d[GAUGE_RAM_COST]},
+	collect_cost_move(&s->collect, (size_t)j->workload, pool, grant->node,
+			  (const double[]){d[GAUGE_GPU_COST], d[GAUGE_CPU_COST], d[GAUGE_RAM_COST],
+					   d[GAUGE_CHARGED], d[GAUGE_CPU], d[GAUGE_RAM]},
 			  now);
 }
 
@@ -884,6 +885,12 @@ static void on_window(struct sim *s, size_t p)
 		gauge(s, (int32_t)p, -1, GAUGE_POWERED, sign * (double)ps->capacity);
 		gauge(s, (int32_t)p, -1, GAUGE_POWERED_COMMITTED,
 		      sign * fmin((double)ps->capacity, s->sc->pools[p].price.committed));
+		/* idle_by: node keeps each node's hours (a scan at a window's
+		 * open or close, only then) */
+		for (int32_t k = 0; s->collect.nodes.n_nodes && k < ps->n_nodes; k++)
+			if (ps->ready[k / 64] >> (k % 64) & 1)
+				collect_node_powered(&s->collect, ps->first_node + k, sign,
+						     s->engine.now);
 	}
 	ps->closes_at = ps->open ? next : SIM_NEVER;
 	s->cluster.changes++; /* placement sees windows */
@@ -949,6 +956,8 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	sched_init(&s->admit, sc->scheduler.order);
 	arrivals_init(&s->arrivals, sc);
 	collect_init(&s->collect, sc, out);
+	if (sc->cost.idle_by == IDLE_BY_NODE)
+		collect_track_nodes(&s->collect, &s->cluster);
 	s->strict_head = gp_xcalloc(sc->n_queues, sizeof *s->strict_head);
 	int64_t expected = scenario_job_count(sc);
 	s->out = out;

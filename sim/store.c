@@ -837,7 +837,7 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		      int64_t id, struct gp_err *err)
 {
 	struct job_ctx jc = {.sc = sc, .r = r, .path = st->path};
-	struct sti_showback show = {sc, r};
+	struct sti_showback show = {sc, r, NULL}, by_node = {sc, r, r->node_allocations};
 	job_texts_plan(&jc);
 	const struct rows tables[] = {
 		{"params", "run_id, key, value", 3, sc->n_params, bind_param, sc},
@@ -857,6 +857,11 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
 		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool",
 		 16, r->n_allocations, sti_bind_allocation, &show},
+		{"node_allocations",
+		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
+		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool, "
+		 "node",
+		 17, r->n_node_allocations, sti_bind_node_allocation, &by_node},
 		{"pending_reasons", "run_id, scope, reason, pending_seconds, pods", 5,
 		 r->n_pending_reasons, bind_pending_reason, r},
 		{"requests",

@@ -43,11 +43,15 @@ void sti_bind_time(sqlite3_stmt *s, int i, sim_time t);
 struct sti_showback {
 	const struct scenario *sc;
 	const struct results *r;
+	const struct allocation *rows; /* NULL: r->allocations */
 };
 /* Binds scope i (ctx: the scenario): all, the pools, the workloads. */
 int sti_bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 /* Binds allocation row i (ctx: a struct sti_showback). */
 int sti_bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
+/* Binds node_allocations row i, its node last (ctx: a struct sti_showback
+ * whose rows are r->node_allocations). */
+int sti_bind_node_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 /* Binds backtest row i of the results ctx (store_backtest.c), NAN as NULL. */
 int sti_bind_backtest(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 int sti_db_error(struct store *st, struct gp_err *err, const char *what);

@@ -73,8 +73,8 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run *out, stru
 	return rc;
 }
 
-int store_read_allocations(struct store *st, int64_t run_id, struct allocation **rows, size_t *n,
-			   struct gp_err *err)
+static int read_allocations(struct store *st, int64_t run_id, bool by_node,
+			    struct allocation **rows, size_t *n, struct gp_err *err)
 {
 	sqlite3_stmt *s;
 	*rows = NULL;
@@ -93,16 +93,18 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 		labels = sqlite3_column_int(s, 1) > 0;
 	}
 	sqlite3_finalize(s);
-	char sql[640];
-	snprintf(sql, sizeof sql,
-		 "SELECT a.name, a.start_s, a.end_s, a.gpu_hours, a.gpu_cost, a.cpu_core_hours, "
-		 "a.cpu_cost, a.ram_byte_hours, a.ram_cost, a.total_cost, a.gpu_efficiency, %s, %s "
-		 "FROM allocations a %s WHERE a.run_id = ? ORDER BY a.rowid",
-		 showback ? "a.namespace, a.queue, a.team, a.pool" : "NULL, NULL, NULL, NULL",
-		 labels ? "s.workload_kind, s.labels" : "NULL, NULL",
-		 labels ? "LEFT JOIN scopes s ON s.run_id = a.run_id AND s.scope = a.name "
-			  "AND s.kind = 'workload'"
-			: "");
+	char sql[700];
+	snprintf(
+		sql, sizeof sql,
+		"SELECT a.name, a.start_s, a.end_s, a.gpu_hours, a.gpu_cost, a.cpu_core_hours, "
+		"a.cpu_cost, a.ram_byte_hours, a.ram_cost, a.total_cost, a.gpu_efficiency, %s, %s, "
+		"%s FROM %s a %s WHERE a.run_id = ? ORDER BY a.rowid",
+		showback ? "a.namespace, a.queue, a.team, a.pool" : "NULL, NULL, NULL, NULL",
+		labels ? "s.workload_kind, s.labels" : "NULL, NULL", by_node ? "a.node" : "NULL",
+		by_node ? "node_allocations" : "allocations",
+		labels ? "LEFT JOIN scopes s ON s.run_id = a.run_id AND s.scope = a.name "
+			 "AND s.kind = 'workload'"
+		       : "");
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return sti_db_error(st, err, "reading allocations");
 	sqlite3_bind_int64(s, 1, run_id);
@@ -122,9 +124,9 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 			*f[k] = sqlite3_column_type(s, 3 + k) == SQLITE_NULL
 					? NAN
 					: sqlite3_column_double(s, 3 + k);
-		char **text[] = {&a->namespace, &a->queue, &a->team,
-				 &a->pool_name, &a->kind,  &a->labels};
-		for (int k = 0; k < 6; k++) {
+		char **text[] = {&a->namespace, &a->queue,  &a->team, &a->pool_name,
+				 &a->kind,      &a->labels, &a->node};
+		for (int k = 0; k < 7; k++) {
 			const unsigned char *v = sqlite3_column_text(s, 11 + k);
 			*text[k] = v ? gp_xstrdup((const char *)v) : NULL;
 		}
@@ -133,6 +135,18 @@ int store_read_allocations(struct store *st, int64_t run_id, struct allocation *
 	int rc = step == SQLITE_DONE ? GP_OK : sti_db_error(st, err, "reading allocations");
 	sqlite3_finalize(s);
 	return rc;
+}
+
+int store_read_allocations(struct store *st, int64_t run_id, struct allocation **rows, size_t *n,
+			   struct gp_err *err)
+{
+	return read_allocations(st, run_id, false, rows, n, err);
+}
+
+int store_read_node_allocations(struct store *st, int64_t run_id, struct allocation **rows,
+				size_t *n, struct gp_err *err)
+{
+	return read_allocations(st, run_id, true, rows, n, err);
 }
 
 void store_free_allocations(struct allocation *rows, size_t n)
@@ -145,6 +159,7 @@ void store_free_allocations(struct allocation *rows, size_t n)
 		free(rows[i].pool_name);
 		free(rows[i].kind);
 		free(rows[i].labels);
+		free(rows[i].node);
 	}
 	free(rows);
 }

@@ -84,7 +84,7 @@ int sti_bind_scope(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_
 int sti_bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
 	const struct sti_showback *jc = ctx;
-	const struct allocation *a = &jc->r->allocations[i];
+	const struct allocation *a = &(jc->rows ? jc->rows : jc->r->allocations)[i];
 	const struct workload_spec *w =
 		a->workload >= 0 && (size_t)a->workload < jc->sc->n_workloads &&
 				!strcmp(jc->sc->workloads[a->workload].name, a->name)
@@ -110,6 +110,13 @@ int sti_bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	sti_bind_real(s, p + 9, a->total_cost);
 	sti_bind_real(s, p + 10, a->gpu_efficiency);
 	return GP_OK;
+}
+
+int sti_bind_node_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct sti_showback *jc = ctx;
+	sti_bind_text(s, p + 15, jc->rows[i].node);
+	return sti_bind_allocation(s, p, i, ctx, err);
 }
 
 int store_read_teams(struct store *st, int64_t run_id, struct store_team **rows, size_t *n,

@@ -1023,3 +1023,120 @@ Test(cost, committed_prices_are_validated)
 	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", neg, 1, &sc, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "committed"), "%s", err.msg);
 }
+
+/* idle_by: node, OpenCost's idleByNode: idle keyed by cluster/node (getIdleId
+ * in core/pkg/opencost/allocation.go) and shared per resource over the
+ * allocations on that node (computeIdleCoeffs).  Two nodes of the worked
+ * example's (16.976 $/h each) over 13 h: x (4 GPUs, 8 cores, 64 GiB) fills
+ * one 12:00-13:00; y (1 GPU, 8 cores, 64 GiB) and z (1 GPU, 4 cores) share the
+ * other.  x's node: 13 h billed less x's 10 + 0.24 + 0.256 leaves GPUs 120,
+ * cores 37.20, memory 52.992, all x's: 210.192.  The other: GPUs 130 - 5 =
+ * 125 (2.50 : 2.50), cores 37.44 - 0.36 = 37.08 (0.24 : 0.12), memory
+ * 53.248 - 0.256 = 52.992 (y's only): y 62.50 + 24.72 + 52.992 = 140.212,
+ * z 62.50 + 12.36 = 74.86.  Over the cluster x would carry 246.04. */
+#define TWO_NODES                                                                                \
+	"horizon=13h", "pools.batch.nodes=2",                                                    \
+		"workloads=[{name: x, arrival: {at: \"12:00\"}, gpus: 4, cpu: 8, memory: 64GiB," \
+		" duration: 1h}, {name: y, arrival: {at: \"12:00\"}, gpus: 1, cpu: 8, memory:"   \
+		" 64GiB, duration: 1h}, {name: z, arrival: {at: \"12:00\"}, gpus: 1, cpu: 4,"    \
+		" duration: 1h}]"
+Test(cost, idle_by_node_shares_each_nodes_idle_over_its_pods)
+{
+	RUN(TWO_NODES, "cost={idle_by: node}");
+	cr_assert_float_eq(m("all", "cost_total"), 2 * 13 * NODE_HOUR, 1e-9);
+	cr_assert_float_eq(m("x", "cost_idle"), 210.192, 1e-9);
+	cr_assert_float_eq(m("y", "cost_idle"), 140.212, 1e-9);
+	cr_assert_float_eq(m("z", "cost_idle"), 74.86, 1e-9);
+	cr_assert_float_eq(m("x", "cost_idle") + m("y", "cost_idle") + m("z", "cost_idle"),
+			   m("all", "cost_idle"), 1e-9, "every node was used: all idle shared");
+	cr_assert_float_eq(m("z", "cost_per_verified_result"), 2.5 + 0.12 + 74.86, 1e-9);
+	cleanup();
+	/* even: equal parts of each node's idle to the workloads on it */
+	RUN(TWO_NODES, "cost={idle_by: node, share_idle: even}");
+	cr_assert_float_eq(m("x", "cost_idle"), 210.192, 1e-9);
+	cr_assert_float_eq(m("y", "cost_idle"), (125 + 37.08 + 52.992) / 2, 1e-9);
+	cr_assert_float_eq(m("z", "cost_idle"), (125 + 37.08 + 52.992) / 2, 1e-9);
+	cleanup();
+	RUN(TWO_NODES);
+	cr_assert_float_eq(m("x", "cost_idle"), 245 * 10 / 15.0 + 74.28 * 0.24 / 0.6 + 52.992, 1e-9,
+			   "by cluster");
+}
+
+/* report --opencost --idle-by-node: the rows by node (node_allocations), keyed
+ * node/workload with properties.node as OpenCost keys a pod, over the run as
+ * one set; --share-idle shares each node's idle over that node's rows only
+ * (OpenCost's idleByNode: getIdleId is cluster/node, computeIdleCoeffs per
+ * idleId, core/pkg/opencost/allocation.go).  The figures are the metrics':
+ * x 10.496 + 210.192, y 2.996 + 140.212, z 2.62 + 74.86; each node's rows add
+ * up to its 13 h, 220.688 $. */
+Test(cost, opencost_idle_by_node_shares_each_nodes_idle_on_it)
+{
+	char dir[] = "/tmp/gpuplan-ibn-XXXXXX", cmd[2048], path[160];
+	cr_assert_not_null(mkdtemp(dir));
+	static char json[1 << 16];
+	snprintf(
+		cmd, sizeof cmd,
+		"bin/gpuplan run tests/fixtures/idle-by-node.yaml --quiet --db %s/n.db && "
+		"bin/gpuplan report %s/n.db --opencost --idle-by-node --share-idle > %s/a.json && "
+		"bin/gpuplan report %s/n.db --opencost --idle-by-node --share-idle --aggregate node "
+		"> %s/b.json && bin/gpuplan report %s/n.db --opencost --idle-by-node > %s/c.json",
+		dir, dir, dir, dir, dir, dir, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	sqlite3 *db;
+	snprintf(path, sizeof path, "%s/n.db", dir);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	const char *files[] = {"a", "b", "c"};
+	double got[3][4];
+	for (int f = 0; f < 3; f++) {
+		snprintf(path, sizeof path, "%s/%s.json", dir, files[f]);
+		FILE *in = fopen(path, "r");
+		cr_assert_not_null(in);
+		json[fread(json, 1, sizeof json - 1, in)] = '\0';
+		fclose(in);
+		got[f][0] = query(
+			db, json,
+			"SELECT sum(json_extract(a.value, '$.totalCost')) FROM json_each(?1, "
+			"'$.data[0]') a WHERE json_extract(a.value, '$.properties.controller') = 'x'");
+		got[f][1] = query(
+			db, json,
+			"SELECT sum(json_extract(a.value, '$.totalCost')) FROM json_each(?1, "
+			"'$.data[0]') a WHERE json_extract(a.value, '$.properties.controller') = 'y'");
+		got[f][2] = query(
+			db, json,
+			"SELECT sum(json_extract(a.value, '$.totalCost')) FROM json_each(?1, "
+			"'$.data[0]') a WHERE json_extract(a.value, '$.properties.controller') = 'z'");
+		got[f][3] = query(
+			db, json,
+			"SELECT coalesce(json_extract(?1, '$.data[0].__idle__.totalCost'), 0) + "
+			"json_array_length(?1, '$.data') * 1000");
+	}
+	cr_assert_float_eq(got[0][0], 10.496 + 210.192, 1e-9);
+	cr_assert_float_eq(got[0][1], 2.996 + 140.212, 1e-9);
+	cr_assert_float_eq(got[0][2], 2.62 + 74.86, 1e-9);
+	cr_assert_float_eq(got[0][3], 1000, 1e-9, "one set, no idle left: every node was used");
+	/* by node: each node's rows and idle, 13 h x 16.976 */
+	cr_assert_float_eq(got[1][3], 1000, 1e-9);
+	snprintf(path, sizeof path, "%s/b.json", dir);
+	FILE *in = fopen(path, "r");
+	cr_assert_not_null(in);
+	json[fread(json, 1, sizeof json - 1, in)] = '\0';
+	fclose(in);
+	cr_assert_eq(query(db, json,
+			   "SELECT count(*) FROM json_each(?1, '$.data[0]') a WHERE "
+			   "abs(json_extract(a.value, '$.totalCost') - 220.688) < 1e-9 AND "
+			   "json_extract(a.value, '$.properties.node') = a.key"),
+		     2);
+	/* without --share-idle: the rows as charged, the idle one __idle__ */
+	cr_assert_float_eq(got[2][0], 10.496, 1e-9);
+	cr_assert_float_eq(got[2][3], 1000 + 2 * 13 * NODE_HOUR - 10.496 - 2.996 - 2.62, 1e-6);
+	cr_assert_float_eq(query(db, json, "SELECT sum(total_cost) FROM node_allocations"),
+			   2 * 13 * NODE_HOUR, 1e-6, "the table adds up to the bill");
+	sqlite3_close(db);
+	/* a run without rows by node is refused with what to do */
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run tests/fixtures/cost.yaml --quiet --db %s/o.db && "
+		 "bin/gpuplan report %s/o.db --opencost --idle-by-node 2> %s/err; test $? -eq 2 && "
+		 "grep -q 'idle_by: node' %s/err && rm -rf %s",
+		 dir, dir, dir, dir, dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}

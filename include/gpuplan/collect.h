@@ -91,12 +91,14 @@ struct scope_gauges {
  * the cross of a workload's and a pool's cost gauges, which idle_by: pool
  * shares idle with (cost.h).  Integrated lazily, like the gauges. */
 enum cost_resource { COST_GPU, COST_CPU, COST_RAM, COST_RESOURCES };
+/* A cell also integrates what is charged: GPUs (as charged), cores, GiB. */
+#define COST_TRACKED (2 * COST_RESOURCES)
 
 struct cost_cell {
 	int32_t pool;
-	sim_time last;                /* total is up to date until here */
-	double rate[COST_RESOURCES];  /* $/h accruing now */
-	double total[COST_RESOURCES]; /* $ since the span start */
+	sim_time last;              /* total is up to date until here */
+	double rate[COST_TRACKED];  /* $/h accruing now by resource, then GPUs, cores, GiB */
+	double total[COST_TRACKED]; /* $, then GPU-, core- and GiB-hours, since the start */
 };
 
 struct cost_cells {
@@ -104,9 +106,21 @@ struct cost_cells {
 	size_t n, cap;
 };
 
+/* idle_by: node (collect_track_nodes): what each workload's pods cost on
+ * each node, and how long each node was powered, which OpenCost's
+ * idleByNode shares idle with (cost.h).  Kept only when asked for:
+ * workloads x nodes cells. */
+struct node_costs {
+	size_t n_nodes;
+	struct cost_cell *cell; /* [w * n_nodes + node] */
+	double *on_hours;       /* per node: hours powered, up to on_since */
+	sim_time *on_since;     /* per node: powered since; -1: not powered */
+};
+
 struct collect {
 	struct scope_gauges *scopes;
 	struct cost_cells *cells; /* per workload */
+	struct node_costs nodes;  /* idle_by: node; n_nodes 0 otherwise */
 	size_t n_workloads;
 	const char **names;
 	size_t n_scopes;
@@ -131,6 +145,22 @@ struct collect {
 };
 
 void collect_init(struct collect *c, const struct scenario *sc, struct results *out);
+
+/* Keeps the cost of every workload on every node, and the nodes' powered
+ * hours (idle_by: node); the nodes powered now are those of cl's pools not
+ * powered: window, below their initial size. */
+struct cluster;
+void collect_track_nodes(struct collect *c, const struct cluster *cl);
+
+/* Node goes up (sign 1) or down (-1) at now; only when tracked. */
+void collect_node_powered(struct collect *c, int32_t node, double sign, sim_time now);
+
+/* What workload w's pods cost on node by resource, then their GPU-, core-
+ * and GiB-hours (COST_TRACKED figures), and the node's powered hours, up
+ * to end (tracked nodes only). */
+void collect_node_cost_of(const struct collect *c, size_t w, int32_t node, sim_time end,
+			  double *cost);
+double collect_node_hours(const struct collect *c, int32_t node, sim_time end);
 void collect_free(struct collect *c);
 
 static inline size_t collect_scope_pool(const struct scenario *sc, size_t p)
@@ -195,9 +225,10 @@ static inline void collect_move(struct collect *c, size_t scope, const uint8_t *
 		s->value[gauges[k]] = collect_undust(s->value[gauges[k]] + delta[k]);
 }
 
-/* Adds delta[r] $/h of resource r to what workload w's pods accrue in pool
- * at time now (beside the cost gauges of its scopes). */
-void collect_cost_move(struct collect *c, size_t w, int32_t pool, const double *delta,
+/* Adds delta[r] $/h of resource r to what workload w's pods accrue in pool,
+ * on node, at time now (beside the cost gauges of its scopes), and
+ * delta[COST_RESOURCES + r] of what they hold (GPUs as charged, cores, GiB). */
+void collect_cost_move(struct collect *c, size_t w, int32_t pool, int32_t node, const double *delta,
 		       sim_time now);
 
 /* What workload w's pods cost in pool by resource until end, into cost[r]

@@ -39,12 +39,14 @@
  * [w * n_pools + p]: whether workload w's pods may run in pool p (NULL: all
  * may); a pool only one workload may use holds its idle for it. */
 struct collect;
+struct cluster;
 struct cost_run {
 	sim_time until;
 	const double *powered_gpu_hours;
 	const double *committed_gpu_hours; /* of them, committed GPUs' (price.committed) */
 	const struct collect *collect;
 	const bool *usable;
+	const struct cluster *cluster; /* its nodes, for idle_by: node */
 };
 
 /* Adds the allocation rows (per workload and window, and __idle__) and the

@@ -36,6 +36,7 @@ enum opencost_aggregate {
 	OPENCOST_BY_CONTROLLER,
 	OPENCOST_BY_POOL,
 	OPENCOST_BY_QUEUE,
+	OPENCOST_BY_NODE, /* rows by node only (idle_by_node) */
 };
 
 struct opencost_query {
@@ -47,6 +48,8 @@ struct opencost_query {
 	const char *label; /* OPENCOST_BY_LABEL: its key */
 	bool accumulate;   /* one set over every window */
 	bool share_idle;   /* __idle__ shared per resource by cost (OpenCost's shareIdle) */
+	bool idle_by_node; /* the rows by node (node_allocations), idle shared on its node
+			    * (OpenCost's idleByNode); one set over the run */
 };
 
 /* Parses --aggregate's value (namespace, label:KEY, controller, pool,

@@ -102,6 +102,7 @@ struct allocation {
 	/* read back from a database (store_read_allocations), owned there; NULL
 	 * when absent: the workload's showback and what OpenCost's properties say */
 	char *namespace, *queue, *team, *pool_name, *kind, *labels; /* labels: a JSON object */
+	char *node; /* a node_allocations row's node (owned); NULL in allocations */
 };
 
 /* What a pending reason is about: placement.h's slots (kube-scheduler's
@@ -456,6 +457,10 @@ struct results {
 				    * for the span when output.step is absent (collect.h) */
 	struct allocation *allocations;
 	size_t n_allocations, cap_allocations;
+	/* idle_by: node: per node, each workload's allocations and the node's
+	 * __idle__ over the whole span (the node_allocations table) */
+	struct allocation *node_allocations;
+	size_t n_node_allocations, cap_node_allocations;
 	struct pending_reason *pending_reasons;
 	size_t n_pending_reasons, cap_pending_reasons;
 	char **reason_texts; /* owned: the messages rows and jobs point to */

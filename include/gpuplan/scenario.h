@@ -636,7 +636,7 @@ struct param {
  * default), equal parts (even) or not at all (none); over the cluster (the
  * default) or in each pool. */
 enum share_idle { SHARE_IDLE_WEIGHTED, SHARE_IDLE_EVEN, SHARE_IDLE_NONE };
-enum idle_by { IDLE_BY_CLUSTER, IDLE_BY_POOL };
+enum idle_by { IDLE_BY_CLUSTER, IDLE_BY_POOL, IDLE_BY_NODE };
 
 struct cost_spec {
 	enum share_idle share_idle;

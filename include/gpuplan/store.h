@@ -159,6 +159,10 @@ int store_run_info(struct store *st, int64_t run_id, struct store_run *out, stru
 int store_read_allocations(struct store *st, int64_t run_id, struct allocation **rows, size_t *n,
 			   struct gp_err *err);
 void store_free_allocations(struct allocation *rows, size_t n);
+/* The node_allocations rows of a run (idle_by: node), likewise; none for a
+ * run without them. */
+int store_read_node_allocations(struct store *st, int64_t run_id, struct allocation **rows,
+				size_t *n, struct gp_err *err);
 
 /* More of a run read back, for reports (html.h).  Each fills a malloc'ed
  * array of *n rows, in the order written, whose strings the rows own; free
