@@ -731,37 +731,44 @@ Test(cost, a_namespace_is_a_dns_label)
 }
 
 /* docs/cost.md's worked example (tests/fixtures/verified.yaml): every term
- * of train's cost per verified result, by hand.  train's pods cost 2.10 $/h
- * (half of a 4.00 $/h GPU, 2 cores at 0.05).  Job A: 6 min start-up, 1 h of
- * work, a 6 min checkpoint write, 48 min of work lost when the window closes
- * at 02:00 (4.20 $); it resumes at 03:00 from its checkpoint: 6 min start-up
- * and 1 h of work to 04:06 (2.31 $).  Job B lands beside A, overflows the
- * GPU, and is OOM-killed as its start-up ends, twice (00:00-00:06,
- * 00:06:10-00:12:10: 0.42 $), then fails.  The own pool's idle, 24 h of 4.40
- * $/h less 6.93, is held for train (only train tolerates its taint); the
- * shared pool's idle cores (12 x 24 h x 0.05) are shared by CPU cost,
- * train's 0.33 against other's 4.80. */
+ * of train's cost per verified result, by hand.  train's own GPU is committed
+ * at 3.00 $/h for the whole day (72.00 $ of the bill, used or not), so its
+ * pods cost 1.60 $/h (half of the committed GPU, 1.50, and 2 cores at 0.05).
+ * Job A: 6 min start-up, 1 h of work, a 6 min checkpoint write, 48 min of work
+ * lost when the window closes at 02:00 (3.20 $); it resumes at 03:00 from its
+ * checkpoint: 6 min start-up and 1 h of work to 04:06 (1.76 $).  Job B lands
+ * beside A, overflows the GPU, and is OOM-killed as its start-up ends, twice
+ * (00:00-00:06, 00:06:10-00:12:10: 0.32 $), then fails: 3.3 pod-hours, 5.28 $.
+ * The own pool's idle is held for train (only train tolerates its taint):
+ * the committed GPU's 72.00 less the 4.95 charged of it, and 8 cores x 24 h
+ * x 0.05 = 9.60 less 0.33; the shared pool's idle cores (12 x 24 h x 0.05)
+ * are shared by CPU cost, train's 0.33 against other's 4.80. */
 Test(cost, the_worked_example_of_cost_per_verified_result)
 {
 	run("tests/fixtures/verified.yaml", NULL, 0);
-	double kept = 2 * 2.10, startups = 2 * 0.1 * 2.10, write = 0.1 * 2.10;
-	double lost = 0.8 * 2.10, oom = 0.2 * 2.10;
+	double rate = 0.5 * 3.00 + 2 * 0.05;
+	double kept = 2 * rate, startups = 2 * 0.1 * rate, write = 0.1 * rate;
+	double lost = 0.8 * rate, oom = 0.2 * rate;
 	double allocated = kept + startups + write + lost + oom;
-	cr_assert_float_eq(allocated, 6.93, 1e-9);
+	cr_assert_float_eq(allocated, 5.28, 1e-9);
 	cr_assert_float_eq(m("train", "cost_allocated"), allocated, 1e-9);
-	cr_assert_float_eq(r.jobs[1].cost, 4.20 + 2.31, 1e-9, "A: its two runs");
+	cr_assert_float_eq(r.jobs[1].cost, 3.20 + 1.76, 1e-9, "A: its two runs");
 	cr_assert_eq(r.jobs[1].preemptions, 1);
 	cr_assert_eq(r.jobs[1].end, 4 * SIM_HOUR + 6 * SIM_MINUTE);
 	cr_assert_float_eq(r.jobs[2].cost, oom, 1e-9, "B: its OOM-killed attempts");
 	cr_assert_eq(r.jobs[2].status, JOB_FAILED);
 	cr_assert_eq(r.jobs[2].oom_kills, 2);
-	double held = 24 * 4.40 - allocated, shared = 12 * 24 * 0.05 * 0.33 / (0.33 + 4.80);
+	double held = (72.00 - 3.3 * 1.50) + (9.60 - 0.33);
+	double shared = 12 * 24 * 0.05 * 0.33 / (0.33 + 4.80);
+	cr_assert_float_eq(held, 76.32, 1e-9);
 	cr_assert_float_eq(m("own", "cost_idle"), held, 1e-9);
+	cr_assert_float_eq(m("own", "cost_committed"), 72.00, 1e-9);
+	cr_assert_float_eq(m("own", "cost_on_demand"), 24 * 4.40, 1e-9);
 	cr_assert_float_eq(m("train", "cost_idle"), held + shared, 1e-9);
 	cr_assert_float_eq(m("train", "verified_results"), 1, 1e-12);
 	cr_assert_float_eq(m("train", "cost_per_verified_result"), allocated + held + shared, 1e-9);
-	cr_assert_float_eq(m("train", "cost_per_verified_result"), 106.526315789, 1e-6);
-	cr_assert_float_eq(m("all", "cost_total"), 24 * (4.40 + 2.80), 1e-9);
+	cr_assert_float_eq(m("train", "cost_per_verified_result"), 82.526315789, 1e-6);
+	cr_assert_float_eq(m("all", "cost_total"), 24 * (3.40 + 2.80), 1e-9);
 }
 
 /* The HTML report shows cost by team beside the summary's cost by workload:

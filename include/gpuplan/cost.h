@@ -14,7 +14,7 @@
  * GPUs, cores and memory (nodes' cpu and memory in proportion to the powered
  * GPUs) minus what is allocated, at the pool's prices.  Idle held for one
  * workload (a pool only it may use) is charged to it; the rest is shared as
- * cost: {share_idle: weighted|even|none, idle_by: cluster|pool} says
+ * cost: {share_idle: weighted|even|none, idle_by: cluster|pool|node} says
  * (OpenCost's shareIdle: per resource, in proportion to each workload's cost
  * of that resource, over the run's span as one window), so
  *   cost per verified result = (cost + share of idle) / verified results.

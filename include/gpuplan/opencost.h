@@ -19,7 +19,10 @@
  * engine activity DCGM reports.  Network, load balancer, persistent volume,
  * adjustment, external and shared costs are 0: gpuplan does not model them.
  * Figures are written whole, not rounded to OpenCost's 5 decimals, so they
- * add up to the allocations table.
+ * add up to the allocations table.  With idle_by_node the rows are those of
+ * node_allocations (a run of cost: {idle_by: node}): per workload and node,
+ * keyed NODE/WORKLOAD with a node property, one set over the run, and
+ * --share-idle shares each node's idle on that node (OpenCost's idleByNode).
  */
 #ifndef GPUPLAN_OPENCOST_H
 #define GPUPLAN_OPENCOST_H
