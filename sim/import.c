@@ -51,40 +51,18 @@ void imp_warn(struct imp *im, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	for (size_t i = 0; i < im->r->n_warnings; i++)
-		if (!strcmp(im->r->warnings[i], buf))
-			return;
-	im->r->warnings =
-		gp_xrealloc(im->r->warnings, (im->r->n_warnings + 1) * sizeof *im->r->warnings);
+	bool added;
+	strindex_add(&im->warned, buf, &added);
+	if (!added)
+		return;
+	size_t n = im->r->n_warnings;
+	if (!(n & (n - 1))) /* 0, 1, 2, 4 ...: doubled */
+		im->r->warnings =
+			gp_xrealloc(im->r->warnings, (n ? 2 * n : 1) * sizeof *im->r->warnings);
 	im->r->warnings[im->r->n_warnings++] = gp_xstrdup(buf);
 }
 
 /* --- grouping ------------------------------------------------------------------ */
-
-static bool same_request(const struct imp_pod *a, const struct imp_pod *b)
-{
-	if (a->gpus != b->gpus || a->shared != b->shared || (a->mig == NULL) != (b->mig == NULL) ||
-	    (a->mig && strcmp(a->mig, b->mig)) || a->cpu != b->cpu || a->memory != b->memory ||
-	    a->priority != b->priority || a->never != b->never || a->grace != b->grace ||
-	    (a->queue == NULL) != (b->queue == NULL) || (a->queue && strcmp(a->queue, b->queue)) ||
-	    a->n_reqs != b->n_reqs || a->n_tols != b->n_tols || a->service != b->service)
-		return false;
-	for (size_t i = 0; i < a->n_reqs; i++) {
-		const struct imp_req *x = &a->reqs[i], *y = &b->reqs[i];
-		if (strcmp(x->key, y->key) || x->op != y->op || x->n_values != y->n_values)
-			return false;
-		for (size_t v = 0; v < x->n_values; v++)
-			if (strcmp(x->values[v], y->values[v]))
-				return false;
-	}
-	for (size_t i = 0; i < a->n_tols; i++) {
-		const struct imp_tol *x = &a->tols[i], *y = &b->tols[i];
-		if (strcmp(x->key, y->key) || strcmp(x->value, y->value) || x->op != y->op ||
-		    x->effect != y->effect)
-			return false;
-	}
-	return true;
-}
 
 struct grouping {
 	struct imp_wl *wl;
@@ -95,6 +73,11 @@ struct grouping {
 	struct strindex used;     /* workload names given */
 	struct strindex bases;    /* names wanted twice or more ... */
 	unsigned *next;           /* ... and per base, the number to try next */
+	size_t cap_wl, cap_ctl;
+	struct strindex groups; /* group_of()'s keys: id = index into group_wl */
+	size_t *group_wl;       /* per key, its workload */
+	char *key;              /* the key being built */
+	size_t key_len, key_cap;
 };
 
 static size_t controller_of(struct grouping *g, const char *key)
@@ -103,12 +86,78 @@ static size_t controller_of(struct grouping *g, const char *key)
 	size_t id = strindex_add(&g->ctl_keys, key, &added);
 	if (!added)
 		return id;
-	g->ctl = gp_xrealloc(g->ctl, (g->n_ctl + 1) * sizeof *g->ctl);
+	if (g->n_ctl == g->cap_ctl) {
+		g->cap_ctl = g->cap_ctl ? 2 * g->cap_ctl : 64;
+		g->ctl = gp_xrealloc(g->ctl, g->cap_ctl * sizeof *g->ctl);
+	}
 	struct imp_ctl *c = &g->ctl[g->n_ctl];
 	memset(c, 0, sizeof *c);
 	snprintf(c->key, sizeof c->key, "%s", key);
 	c->mean_run = -1;
 	return g->n_ctl++;
+}
+
+/* Appends a string to the key being built, length first (unambiguous
+ * whatever it holds). */
+static void key_str(struct grouping *g, const char *str)
+{
+	size_t n = str ? strlen(str) : 0, need = g->key_len + n + 24;
+	if (need > g->key_cap) {
+		g->key_cap = need * 2;
+		g->key = gp_xrealloc(g->key, g->key_cap);
+	}
+	g->key_len += (size_t)snprintf(g->key + g->key_len, g->key_cap - g->key_len, "%zu%c%s", n,
+				       str ? ':' : '~', str ? str : "");
+}
+
+static void key_num(struct grouping *g, double v)
+{
+	char num[40];
+	snprintf(num, sizeof num, "%a", v);
+	key_str(g, num);
+}
+
+/* What makes two pods one workload, as a string: their requests (gpus, MIG
+ * profile, cpu, memory, priority, preemption, grace, queue, affinity and
+ * tolerations; equal keys are equal requests), with the node and the time left of
+ * a running pod.  Hashed, grouping is linear in the pods (a scan of the
+ * workloads per pod was quadratic: 40,000 bare pods took 41 s). */
+static size_t group_of(struct grouping *g, const struct imp_pod *p, int32_t node, sim_time left,
+		       bool *added)
+{
+	g->key_len = 0;
+	key_str(g, p->controller);
+	key_num(g, node);
+	key_num(g, (double)left);
+	key_num(g, p->gpus);
+	key_num(g, p->shared);
+	key_str(g, p->mig);
+	key_num(g, p->cpu);
+	key_num(g, p->memory);
+	key_num(g, (double)p->priority);
+	key_num(g, p->never);
+	key_num(g, (double)p->grace);
+	key_str(g, p->queue);
+	key_num(g, p->service);
+	key_num(g, (double)p->n_reqs);
+	for (size_t i = 0; i < p->n_reqs; i++) {
+		key_str(g, p->reqs[i].key);
+		key_num(g, p->reqs[i].op);
+		key_num(g, (double)p->reqs[i].n_values);
+		for (size_t v = 0; v < p->reqs[i].n_values; v++)
+			key_str(g, p->reqs[i].values[v]);
+	}
+	key_num(g, (double)p->n_tols);
+	for (size_t i = 0; i < p->n_tols; i++) {
+		key_str(g, p->tols[i].key);
+		key_str(g, p->tols[i].value);
+		key_num(g, p->tols[i].op);
+		key_num(g, p->tols[i].effect);
+	}
+	size_t id = strindex_add(&g->groups, g->key ? g->key : "", added);
+	if (*added)
+		g->group_wl = gp_xrealloc(g->group_wl, g->groups.n * sizeof *g->group_wl);
+	return id;
 }
 
 /* The mean run time of every controller's finished pods. */
@@ -166,7 +215,10 @@ static void unique_name(struct grouping *g, const char *want, char *out)
 
 static struct imp_wl *add_wl(struct grouping *g, const struct imp_pod *p, int32_t node)
 {
-	g->wl = gp_xrealloc(g->wl, (g->n_wl + 1) * sizeof *g->wl);
+	if (g->n_wl == g->cap_wl) {
+		g->cap_wl = g->cap_wl ? 2 * g->cap_wl : 64;
+		g->wl = gp_xrealloc(g->wl, g->cap_wl * sizeof *g->wl);
+	}
 	struct imp_wl *w = &g->wl[g->n_wl++];
 	memset(w, 0, sizeof *w);
 	w->proto = p;
@@ -272,12 +324,9 @@ static void group_running(struct imp *im, struct grouping *g, const bool *ok)
 		int32_t node = (int32_t)imp_node_index(im, p->node);
 		size_t ctl = controller_of(g, p->controller);
 		sim_time left = remaining(im, p, &g->ctl[ctl]);
-		struct imp_wl *w = NULL;
-		for (size_t k = 0; k < g->n_wl && !w; k++)
-			if (g->wl[k].node == node && g->wl[k].duration == left &&
-			    !strcmp(g->wl[k].proto->controller, p->controller) &&
-			    same_request(g->wl[k].proto, p))
-				w = &g->wl[k];
+		bool added;
+		size_t key = group_of(g, p, node, left, &added);
+		struct imp_wl *w = added ? NULL : &g->wl[g->group_wl[key]];
 		if (!w) {
 			char host[128], want[IMP_CONTROLLER_MAX + 136];
 			imp_hostname(im, node, host, sizeof host);
@@ -285,6 +334,7 @@ static void group_running(struct imp *im, struct grouping *g, const bool *ok)
 			char name[WL_NAME];
 			unique_name(g, want, name);
 			w = add_wl(g, p, node);
+			g->group_wl[key] = g->n_wl - 1;
 			memcpy(w->name, name, WL_NAME);
 			w->duration = left;
 		}
@@ -302,34 +352,47 @@ static int by_queue_order(const void *a, const void *b)
 	return x->created < y->created ? -1 : x->created > y->created;
 }
 
+/* Pending pods: a workload per (controller, request); the pods listed in
+ * queue order within their workload, the workloads in scenario order (the
+ * order the scenario's pending pods must meet). */
 static void group_pending(struct imp *im, struct grouping *g, const bool *ok)
 {
-	const struct imp_pod **order = gp_xcalloc(im->n_pods, sizeof *order);
+	const struct imp_pod **order = gp_xcalloc(im->n_pods + 1, sizeof *order);
 	size_t n = 0;
 	for (size_t i = 0; i < im->n_pods; i++)
 		if (ok[i] && !im->pods[i].node)
 			order[n++] = &im->pods[i];
 	qsort(order, n, sizeof *order, by_queue_order);
-	size_t first = g->n_wl;
+	size_t first = g->n_wl, *wl_of = gp_xcalloc(n + 1, sizeof *wl_of);
 	for (size_t i = 0; i < n; i++) {
 		const struct imp_pod *p = order[i];
-		struct imp_wl *w = NULL;
-		for (size_t k = first; k < g->n_wl && !w; k++)
-			if (!strcmp(g->wl[k].proto->controller, p->controller) &&
-			    same_request(g->wl[k].proto, p))
-				w = &g->wl[k];
+		bool added;
+		size_t key = group_of(g, p, -1, SIM_NEVER, &added);
+		struct imp_wl *w = added ? NULL : &g->wl[g->group_wl[key]];
 		if (!w) {
 			char name[WL_NAME];
 			unique_name(g, ctl_name(p->controller), name);
 			w = add_wl(g, p, -1);
+			g->group_wl[key] = g->n_wl - 1;
 			memcpy(w->name, name, WL_NAME);
 			const struct imp_ctl *c = &g->ctl[w->controller];
 			w->duration = p->service || c->mean_run < 0 ? SIM_NEVER : c->mean_run;
 		}
 		w->count++;
-		im->r->pending = gp_xrealloc(im->r->pending,
-					     (im->r->n_pending + 1) * sizeof *im->r->pending);
-		struct import_pending *pp = &im->r->pending[im->r->n_pending++];
+		wl_of[i] = (size_t)(w - g->wl);
+	}
+	/* counting sort by workload, stable: queue order within each */
+	size_t n_wl = g->n_wl - first, *start = gp_xcalloc(n_wl + 1, sizeof *start);
+	for (size_t i = 0; i < n; i++)
+		start[wl_of[i] - first + 1]++;
+	for (size_t k = 0; k < n_wl; k++)
+		start[k + 1] += start[k];
+	im->r->pending = gp_xcalloc(n + 1, sizeof *im->r->pending);
+	im->r->n_pending = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct imp_pod *p = order[i];
+		const struct imp_wl *w = &g->wl[wl_of[i]];
+		struct import_pending *pp = &im->r->pending[start[wl_of[i] - first]++];
 		char pod[512];
 		snprintf(pod, sizeof pod, "%s/%s", p->ns, p->name);
 		pp->pod = gp_xstrdup(pod);
@@ -337,21 +400,9 @@ static void group_pending(struct imp *im, struct grouping *g, const bool *ok)
 		pp->message = gp_xstrdup(p->message ? p->message : "");
 		pp->gated = p->gated || (p->reason && !strcmp(p->reason, "SchedulingGated"));
 	}
+	free(start);
+	free(wl_of);
 	free(order);
-}
-
-/* Pending pods must meet the workload order of the scenario: the list
- * above is in queue order per workload; keep it, but by scenario order. */
-static void sort_pending(struct imp *im, const struct grouping *g)
-{
-	struct import_pending *sorted = gp_xcalloc(im->r->n_pending, sizeof *sorted);
-	size_t n = 0;
-	for (size_t w = 0; w < g->n_wl; w++)
-		for (size_t i = 0; i < im->r->n_pending; i++)
-			if (!strcmp(im->r->pending[i].workload, g->wl[w].name))
-				sorted[n++] = im->r->pending[i];
-	free(im->r->pending);
-	im->r->pending = sorted;
 }
 
 /* --- writing --------------------------------------------------------------------- */
@@ -979,7 +1030,6 @@ static int build(struct imp *im)
 	mean_runs(im, &g);
 	group_running(im, &g, ok);
 	group_pending(im, &g, ok);
-	sort_pending(im, &g);
 	per_controller(im, &g);
 	free(ok);
 	if (!g.n_wl)
@@ -999,6 +1049,9 @@ static int build(struct imp *im)
 	strindex_free(&g.ctl_keys);
 	strindex_free(&g.used);
 	strindex_free(&g.bases);
+	strindex_free(&g.groups);
+	free(g.group_wl);
+	free(g.key);
 	return rc;
 }
 
@@ -1016,6 +1069,8 @@ void imp_free(struct imp *im)
 		free(im->nodes[i].shape.taints);
 	}
 	free(im->nodes);
+	strindex_free(&im->node_ids);
+	strindex_free(&im->warned);
 	for (size_t i = 0; i < im->n_pools; i++)
 		free(im->pools[i].nodes);
 	free(im->pools);

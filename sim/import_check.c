@@ -15,6 +15,7 @@
  * without DefaultPreemption) is compared up to where gpuplan's suffix
  * starts.
  */
+#include "gpuplan/strindex.h"
 #include "gpuplan/import.h"
 
 #include "gpuplan/results.h"
@@ -168,16 +169,43 @@ static int check_messages(const struct import_result *r, const char *path, struc
 	struct results res;
 	int rc = simulate(path, "horizon=1s", &sc, &res, err);
 	c->rows = gp_xcalloc(r->n_pending ? r->n_pending : 1, sizeof *c->rows);
-	size_t *seen = gp_xcalloc(sc ? sc->n_workloads + 1 : 1, sizeof *seen);
+	size_t n_wl = sc ? sc->n_workloads : 0;
+	size_t *seen = gp_xcalloc(n_wl + 1, sizeof *seen);
+	/* the workloads by name and each one's jobs in order, hashed and
+	 * bucketed once (a scan of both per pending pod was quadratic) */
+	struct strindex names = {0};
+	size_t *index_of = gp_xcalloc(n_wl + 1, sizeof *index_of); /* per name id */
+	for (size_t w = 0; w < n_wl; w++) {
+		bool added = false;
+		size_t id = sc->workloads[w].name
+				    ? strindex_add(&names, sc->workloads[w].name, &added)
+				    : STRINDEX_NONE;
+		if (added)
+			index_of[id] = w;
+	}
+	size_t *first = gp_xcalloc(n_wl + 2, sizeof *first), *jobs = NULL;
+	if (!rc) {
+		for (size_t j = 0; j < res.n_jobs; j++)
+			if (res.jobs[j].workload >= 0 && (size_t)res.jobs[j].workload < n_wl)
+				first[res.jobs[j].workload + 1]++;
+		for (size_t w = 0; w < n_wl; w++)
+			first[w + 1] += first[w];
+		jobs = gp_xcalloc(res.n_jobs + 1, sizeof *jobs);
+		for (size_t j = 0; j < res.n_jobs; j++)
+			if (res.jobs[j].workload >= 0 && (size_t)res.jobs[j].workload < n_wl)
+				jobs[first[res.jobs[j].workload] + seen[res.jobs[j].workload]++] =
+					j;
+		memset(seen, 0, (n_wl + 1) * sizeof *seen);
+	}
 	for (size_t i = 0; !rc && i < r->n_pending; i++) {
 		const struct import_pending *p = &r->pending[i];
 		struct import_check_row *row = &c->rows[c->n_rows++];
-		int w = scenario_workload_index(sc, p->workload);
-		size_t k = 0, want = w >= 0 ? seen[w]++ : 0;
+		size_t w = strindex_find(&names, p->workload);
+		w = w != STRINDEX_NONE ? index_of[w] : w;
+		size_t want = w != STRINDEX_NONE ? seen[w]++ : 0;
 		const struct job_record *job = NULL;
-		for (size_t j = 0; w >= 0 && j < res.n_jobs && !job; j++)
-			if (res.jobs[j].workload == w && k++ == want)
-				job = &res.jobs[j];
+		if (w != STRINDEX_NONE && first[w] + want < first[w + 1])
+			job = &res.jobs[jobs[first[w] + want]];
 		row->pod = p;
 		row->simulated = job ? simulated_message(&res, job) : gp_xstrdup("(not simulated)");
 		size_t len = import_message_compared(p->message, p->message);
@@ -188,6 +216,10 @@ static int check_messages(const struct import_result *r, const char *path, struc
 		c->compared += row->compared;
 		c->agree += row->agree;
 	}
+	strindex_free(&names);
+	free(index_of);
+	free(first);
+	free(jobs);
 	free(seen);
 	results_free(&res);
 	scenario_free(sc);

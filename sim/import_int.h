@@ -15,6 +15,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/import.h"
 #include "gpuplan/scenario.h"
+#include "gpuplan/strindex.h"
 #include "gpuplan/ytree.h"
 
 /* --- reading (import_read.c) ----------------------------------------------- */
@@ -245,6 +246,8 @@ struct imp {
 	struct imp_file nodes_f, pods_f, kueue_f, dcgm_f, cost_f, prices_f;
 	struct imp_node *nodes;
 	size_t n_nodes;
+	struct strindex node_ids; /* node names, id = index into nodes */
+	struct strindex warned;   /* the warnings given, hashed: each once */
 	struct imp_pod *pods;
 	size_t n_pods;
 	struct imp_pool *pools;

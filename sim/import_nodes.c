@@ -406,17 +406,46 @@ static void cordon(struct imp *im, struct imp_node *n)
 		 n->name);
 }
 
-/* What DaemonSet and static pods bound to the node request. */
-static void node_level_requests(const struct imp *im, const char *node, double *cpu, double *memory)
+/* Per node name the pods bound to it (spec.nodeName) name: what DaemonSet,
+ * static and GPU-less running pods request there, summed once for all
+ * nodes (a scan of the pods per node was quadratic: 100,000 nodes). */
+struct node_level {
+	struct strindex names;
+	double *cpu, *memory;
+};
+
+static void node_level_sums(const struct imp *im, struct node_level *nl)
 {
+	memset(nl, 0, sizeof *nl);
+	nl->cpu = gp_xcalloc(im->n_pods + 1, sizeof *nl->cpu);
+	nl->memory = gp_xcalloc(im->n_pods + 1, sizeof *nl->memory);
 	for (size_t i = 0; i < im->n_pods; i++) {
 		const struct imp_pod *p = &im->pods[i];
 		bool gpuless = !p->gpus && !p->mig && p->phase == PHASE_RUNNING;
-		if ((p->node_level || gpuless) && p->node && !strcmp(p->node, node) &&
+		if ((p->node_level || gpuless) && p->node &&
 		    (p->phase == PHASE_RUNNING || p->phase == PHASE_PENDING)) {
-			*cpu += p->cpu;
-			*memory += p->memory;
+			size_t id = strindex_add(&nl->names, p->node, NULL);
+			nl->cpu[id] += p->cpu;
+			nl->memory[id] += p->memory;
 		}
+	}
+}
+
+static void node_level_free(struct node_level *nl)
+{
+	strindex_free(&nl->names);
+	free(nl->cpu);
+	free(nl->memory);
+}
+
+/* What DaemonSet and static pods bound to the node request. */
+static void node_level_requests(const struct node_level *nl, const char *node, double *cpu,
+				double *memory)
+{
+	size_t id = strindex_find(&nl->names, node);
+	if (id != STRINDEX_NONE) {
+		*cpu += nl->cpu[id];
+		*memory += nl->memory[id];
 	}
 }
 
@@ -440,7 +469,8 @@ static void kubelet_version(struct imp *im, const struct imp_node *n, const stru
 		im->kube_minor = minor;
 }
 
-static int read_node(struct imp *im, const struct ynode *item, struct imp_node *n)
+static int read_node(struct imp *im, const struct node_level *nl, const struct ynode *item,
+		     struct imp_node *n)
 {
 	struct imp_file *f = &im->nodes_f;
 	const struct ynode *meta = NULL, *spec = NULL, *status = NULL, *alloc = NULL;
@@ -497,7 +527,7 @@ static int read_node(struct imp *im, const struct ynode *item, struct imp_node *
 	if (unsched && unsched->kind == YNODE_SCALAR && !strcmp(unsched->value, "true"))
 		cordon(im, n);
 	double used_cpu = 0, used_memory = 0;
-	node_level_requests(im, n->name, &used_cpu, &used_memory);
+	node_level_requests(nl, n->name, &used_cpu, &used_memory);
 	n->shape.cpu = fmax(0, n->shape.cpu - used_cpu);
 	n->shape.memory = fmax(0, n->shape.memory - used_memory);
 	keep_labels(im, n);
@@ -579,12 +609,17 @@ int imp_read_nodes(struct imp *im)
 	if (rc)
 		return rc;
 	im->nodes = gp_xcalloc(items->n, sizeof *im->nodes);
+	struct node_level nl;
+	node_level_sums(im, &nl);
 	for (size_t i = 0; i < items->n; i++) {
 		size_t base = imp_push_key(f, "items");
 		imp_push_index(f, i);
-		rc = read_node(im, items->items[i], &im->nodes[im->n_nodes++]);
-		int twin = rc ? -1 : imp_node_index(im, im->nodes[im->n_nodes - 1].name);
-		if (twin >= 0 && (size_t)twin + 1 < im->n_nodes)
+		rc = read_node(im, &nl, items->items[i], &im->nodes[im->n_nodes++]);
+		bool added = false;
+		int twin = rc ? -1
+			      : (int)strindex_add(&im->node_ids, im->nodes[im->n_nodes - 1].name,
+						  &added);
+		if (!added && twin >= 0)
 			rc = imp_error_at(f, ynode_get(items->items[i], "metadata"),
 					  "metadata.name",
 					  "node %s is listed twice (also .items[%d]); expected one "
@@ -592,8 +627,11 @@ int imp_read_nodes(struct imp *im)
 					  im->nodes[twin].name, twin);
 		imp_pop(f, base);
 		if (rc)
-			return rc;
+			break;
 	}
+	node_level_free(&nl);
+	if (rc)
+		return rc;
 	if (im->kube_plane)
 		im->kube_minor = im->kube_plane;
 	group(im);
@@ -602,10 +640,8 @@ int imp_read_nodes(struct imp *im)
 
 int imp_node_index(const struct imp *im, const char *name)
 {
-	for (size_t i = 0; name && i < im->n_nodes; i++)
-		if (!strcmp(im->nodes[i].name, name))
-			return (int)i;
-	return -1;
+	size_t id = name ? strindex_find(&im->node_ids, name) : STRINDEX_NONE;
+	return id == STRINDEX_NONE ? -1 : (int)id;
 }
 
 void imp_hostname(const struct imp *im, int32_t node, char *buf, size_t len)

@@ -176,17 +176,79 @@ bool placement_tolerated(const struct workload_spec *w, const struct taint *tain
 
 /* --- setup ---------------------------------------------------------------- */
 
-/* Which nodes of the pool match a hostname-keyed affinity. */
+/* The node of pool p whose implicit hostname ("<pool>-<index>") is value,
+ * or -1: the inverse of node_label, so a hostname term costs its values, not
+ * the pool's nodes. */
+static int32_t host_node(const struct pool_spec *p, const char *value, int32_t slots)
+{
+	size_t n = strlen(p->name);
+	if (strncmp(value, p->name, n) || value[n] != '-' || value[n + 1] < '0' ||
+	    value[n + 1] > '9' || (value[n + 1] == '0' && value[n + 2]))
+		return -1;
+	int64_t i = 0;
+	for (const char *c = value + n + 1; *c; c++) {
+		if (*c < '0' || *c > '9' || (i = i * 10 + (*c - '0')) >= slots)
+			return -1;
+	}
+	return (int32_t)i;
+}
+
+/* Intersects mask (words of 64 nodes) with the nodes whose hostname makes
+ * the term true: In the listed ones, NotIn the others, Exists all (every
+ * node has one), DoesNotExist none. */
+static void host_term(uint64_t *mask, size_t words, const struct pool_spec *p, int32_t slots,
+		      enum affinity_op op, const char *const *values, size_t n_values)
+{
+	if (op == AFFINITY_EXISTS)
+		return;
+	uint64_t *listed = gp_xcalloc(words, sizeof *listed);
+	for (size_t i = 0; op != AFFINITY_DOES_NOT_EXIST && i < n_values; i++) {
+		int32_t node = host_node(p, values[i], slots);
+		if (node >= 0)
+			listed[node / 64] |= UINT64_C(1) << (node % 64);
+	}
+	for (size_t i = 0; i < words; i++)
+		mask[i] &= op == AFFINITY_NOT_IN ? ~listed[i] : listed[i];
+	free(listed);
+}
+
+/* Which nodes of the pool match a hostname-keyed affinity: the terms on
+ * other keys hold for every node or none (pool labels), and each hostname
+ * term is a set of nodes read from its values, so the mask costs the terms'
+ * values and the pool's words, not a label lookup per node and term (10,000
+ * imported workloads pinned to 10,000 nodes took 30 s). */
 static void init_mask(struct pool_rule *r, const struct workload_spec *w, const struct pool_spec *p)
 {
 	int32_t slots = scenario_pool_slots(p);
 	size_t words = ((size_t)slots + 63) / 64;
 	r->allowed = gp_xcalloc(words, sizeof *r->allowed);
-	for (int32_t i = 0; i < slots; i++)
-		if (affinity_matches(w, p, i)) {
-			r->allowed[i / 64] |= UINT64_C(1) << (i % 64);
-			r->n_allowed++;
+	bool common = w->n_gpu_spec == 0;
+	for (size_t i = 0; i < w->n_gpu_spec; i++)
+		common = common || !strcmp(w->gpu_spec[i], p->gpu->name);
+	for (size_t i = 0; common && i < w->n_node_selector; i++)
+		if (!per_node(p, w->node_selector[i].key)) {
+			const char *v = pool_label(p, w->node_selector[i].key);
+			common = v && !strcmp(v, w->node_selector[i].value);
 		}
+	for (size_t i = 0; common && i < w->n_affinity; i++)
+		if (!per_node(p, w->affinity[i].key))
+			common = expr_matches(&w->affinity[i], pool_label(p, w->affinity[i].key));
+	if (common) {
+		for (int32_t i = 0; i < slots; i++)
+			r->allowed[i / 64] |= UINT64_C(1) << (i % 64);
+		for (size_t i = 0; i < w->n_node_selector; i++)
+			if (per_node(p, w->node_selector[i].key)) {
+				const char *v = w->node_selector[i].value;
+				host_term(r->allowed, words, p, slots, AFFINITY_IN, &v, 1);
+			}
+		for (size_t i = 0; i < w->n_affinity; i++)
+			if (per_node(p, w->affinity[i].key))
+				host_term(r->allowed, words, p, slots, w->affinity[i].op,
+					  (const char *const *)w->affinity[i].values,
+					  w->affinity[i].n_values);
+		for (size_t i = 0; i < words; i++)
+			r->n_allowed += __builtin_popcountll(r->allowed[i]);
+	}
 	r->affinity_ok = r->n_allowed > 0;
 	if (r->n_allowed == slots || r->n_allowed == 0) {
 		free(r->allowed);

@@ -17,6 +17,8 @@
 
 #include "scenario_int.h"
 
+#include "gpuplan/strindex.h"
+
 /* --- workloads ------------------------------------------------------------ */
 
 #define WORKLOAD_HINT \
@@ -1122,25 +1124,30 @@ int ld_load_workloads(struct loader *ld, const struct ynode *v)
 				  "workloads is empty; expected at least one workload");
 	sc->workloads = gp_xcalloc(v->n, sizeof *sc->workloads);
 	sc->n_workloads = v->n;
-	for (size_t i = 0; i < v->n; i++) {
+	struct strindex names = {0}; /* hashed: 40,000 workloads load in linear time */
+	for (size_t i = 0; i < v->n && !rc; i++) {
 		struct workload_spec *w = &sc->workloads[i];
 		rc = load_workload(ld, v->items[i], w);
 		if (rc)
-			return rc;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(sc->workloads[j].name, w->name))
-				return ld_duplicate(ld, v->items[i], "workload", w->name,
-						    sc->workloads[j].loc);
+			break;
+		bool added;
+		size_t j = strindex_add(&names, w->name, &added);
+		if (!added) {
+			rc = ld_duplicate(ld, v->items[i], "workload", w->name,
+					  sc->workloads[j].loc);
+			break;
+		}
 		/* Metrics are scoped by pool or workload name: the two must not collide. */
 		int p = scenario_pool_index(sc, w->name);
 		if (p >= 0)
-			return gp_located(
+			rc = gp_located(
 				ld->err, ynode_get(v->items[i], "name")->loc,
 				"workload name '%s' is also a pool name (line %d); expected "
 				"distinct names, as results are reported per name",
 				w->name, sc->pools[p].loc.line);
 	}
-	return GP_OK;
+	strindex_free(&names);
+	return rc;
 }
 
 /* A timed replay runs an openb workload as one workload per pod request
