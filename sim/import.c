@@ -1071,6 +1071,7 @@ void imp_free(struct imp *im)
 	free(im->nodes);
 	strindex_free(&im->node_ids);
 	strindex_free(&im->warned);
+	strindex_free(&im->selected);
 	for (size_t i = 0; i < im->n_pools; i++)
 		free(im->pools[i].nodes);
 	free(im->pools);

@@ -30,6 +30,9 @@ struct imp_file {
 };
 
 int imp_open(struct imp_file *f, const char *path, struct gp_err *err);
+/* The same for `kubectl get nodes|pods -o json`: what import never reads of
+ * a node or pod (images, probes, env, managedFields ...) left out. */
+int imp_open_kube(struct imp_file *f, const char *path, struct gp_err *err);
 /* The same from text in memory, named name in errors. */
 int imp_open_text(struct imp_file *f, const char *name, const char *text, size_t len,
 		  struct gp_err *err);
@@ -248,6 +251,7 @@ struct imp {
 	size_t n_nodes;
 	struct strindex node_ids; /* node names, id = index into nodes */
 	struct strindex warned;   /* the warnings given, hashed: each once */
+	struct strindex selected; /* the label keys pods select on (imp_read_pods) */
 	struct imp_pod *pods;
 	size_t n_pods;
 	struct imp_pool *pools;

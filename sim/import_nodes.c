@@ -600,7 +600,7 @@ int imp_read_nodes(struct imp *im)
 {
 	struct imp_file *f = &im->nodes_f;
 	const struct ynode *items = NULL;
-	int rc = f->tree ? GP_OK : imp_open(f, im->o->nodes, im->err); /* history: open */
+	int rc = f->tree ? GP_OK : imp_open_kube(f, im->o->nodes, im->err); /* history: open */
 	if (!rc)
 		rc = imp_list(f, "Node", &items);
 	if (!rc && (!items || !items->n))

@@ -575,7 +575,7 @@ int imp_read_pods(struct imp *im)
 {
 	struct imp_file *f = &im->pods_f;
 	const struct ynode *items = NULL;
-	int rc = imp_open(f, im->o->pods, im->err);
+	int rc = imp_open_kube(f, im->o->pods, im->err);
 	if (!rc)
 		rc = imp_list(f, "Pod", &items);
 	if (rc || !items)
@@ -588,15 +588,14 @@ int imp_read_pods(struct imp *im)
 		imp_pop(f, base);
 		if (rc)
 			return rc;
+		const struct imp_pod *p = &im->pods[im->n_pods - 1];
+		for (size_t r = 0; r < p->n_reqs; r++)
+			strindex_add(&im->selected, p->reqs[r].key, NULL);
 	}
 	return GP_OK;
 }
 
 bool imp_selected_key(const struct imp *im, const char *key)
 {
-	for (size_t i = 0; i < im->n_pods; i++)
-		for (size_t r = 0; r < im->pods[i].n_reqs; r++)
-			if (!strcmp(im->pods[i].reqs[r].key, key))
-				return true;
-	return false;
+	return strindex_find(&im->selected, key) != STRINDEX_NONE;
 }

@@ -19,16 +19,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-int imp_open(struct imp_file *f, const char *path, struct gp_err *err)
+/* What kubectl writes of a node or pod that import never reads: left out of
+ * the tree as it is read (their syntax still checked), so a real dump's
+ * node images, probes, environments and managed fields cost no memory.
+ * Nothing in import_*.c reads these keys (keep it so). */
+static const char *const kube_skip[] = {"managedFields",
+					"images",
+					"env",
+					"envFrom",
+					"volumeMounts",
+					"volumeDevices",
+					"livenessProbe",
+					"readinessProbe",
+					"startupProbe",
+					"lifecycle",
+					"command",
+					"args",
+					"ports",
+					"addresses",
+					"initContainerStatuses",
+					"ephemeralContainerStatuses",
+					NULL};
+
+static int open_tree(struct imp_file *f, const char *path, const char *const *skip,
+		     struct gp_err *err)
 {
 	memset(f, 0, sizeof *f);
 	f->path = path;
 	f->err = err;
-	int rc = ytree_load(path, &f->tree, err);
+	/* JSON (what kubectl, Prometheus and OpenCost write) by the one-pass
+	 * reader; YAML by libyaml */
+	int rc = ytree_load_json(path, skip, &f->tree, err);
 	if (!rc && !f->tree->root)
 		rc = gp_located(err, (struct srcloc){path, 0, 0}, "empty file; expected %s",
 				"a JSON or YAML document");
 	return rc;
+}
+
+int imp_open(struct imp_file *f, const char *path, struct gp_err *err)
+{
+	return open_tree(f, path, NULL, err);
+}
+
+int imp_open_kube(struct imp_file *f, const char *path, struct gp_err *err)
+{
+	return open_tree(f, path, kube_skip, err);
 }
 
 int imp_open_text(struct imp_file *f, const char *name, const char *text, size_t len,

@@ -14,6 +14,8 @@
  */
 #include "gpuplan/ytree.h"
 
+#include "ytree_int.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -22,9 +24,11 @@
 #include <strings.h>
 #include <yaml.h>
 
-/* Real scenarios nest a handful of levels and hold a few thousand nodes. */
-#define YTREE_MAX_DEPTH 128
 #define YTREE_MAX_LABEL 200 /* characters of an override named in a message */
+/* A document may hold as many nodes as it has bytes (a node takes at least
+ * one), or this many when it is smaller: only aliases copied again and again
+ * go past it.  Counted in bytes, a 100,000-pod kubectl dump is read whole,
+ * and an alias bomb still stops at a size of the order of its file. */
 #define YTREE_MAX_NODES 2000000
 
 /* Words longer than this get no suggestion (the distance table is quadratic). */
@@ -42,8 +46,7 @@ struct builder {
 	size_t len;
 };
 
-/* Keeps a copy of s for the tree's lifetime (locations point at it). */
-static const char *intern(struct ytree *t, const char *s)
+const char *ytree_intern(struct ytree *t, const char *s)
 {
 	GP_GROW(t->strings, t->cap_strings, t->n_strings + 1);
 	char *copy = gp_xstrdup(s);
@@ -127,8 +130,7 @@ static int cmp_key_ref(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Reports the first repeated key of map m in document order, if any. */
-static int check_duplicates(const struct ynode *m, struct gp_err *err)
+int ytree_check_duplicates(const struct ynode *m, struct gp_err *err)
 {
 	if (m->n < 2)
 		return GP_OK;
@@ -192,7 +194,7 @@ static int convert_map(struct builder *b, yaml_node_t *yn, int depth, struct yno
 		if (rc)
 			return rc;
 	}
-	return check_duplicates(m, b->err);
+	return ytree_check_duplicates(m, b->err);
 }
 
 /* A copy of text[from, to) with every run of white space made one blank. */
@@ -273,11 +275,13 @@ static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode *
 	if (depth > YTREE_MAX_DEPTH)
 		return gp_located(b->err, loc, "nesting deeper than %d levels (a recursive alias?)",
 				  YTREE_MAX_DEPTH);
-	if (++b->nodes > YTREE_MAX_NODES)
-		return gp_located(
-			b->err, loc,
-			"the document expands to more than %d nodes (aliases copied too often?)",
-			YTREE_MAX_NODES);
+	size_t most = b->len > YTREE_MAX_NODES ? b->len : YTREE_MAX_NODES;
+	if (++b->nodes > most)
+		return gp_located(b->err, loc,
+				  "the document expands to more than %zu nodes, more than its %zu "
+				  "bytes could hold without aliases; expected each alias copied "
+				  "less often",
+				  most, b->len);
 	switch (yn->type) {
 	case YAML_SCALAR_NODE:
 		/* "a\0b" would be cut to "a" by every C string after this point. */
@@ -434,7 +438,7 @@ int ytree_parse(const char *name, const char *text, size_t len, struct ytree **o
 		struct gp_err *err)
 {
 	struct ytree *t = gp_xcalloc(1, sizeof *t);
-	const char *file = intern(t, name);
+	const char *file = ytree_intern(t, name);
 	int rc = parse_text(file, text, len, 0, false, &t->root, err);
 	if (rc) {
 		ytree_free(t);
@@ -444,8 +448,7 @@ int ytree_parse(const char *name, const char *text, size_t len, struct ytree **o
 	return rc;
 }
 
-/* Reads a whole file into a NUL-terminated buffer. */
-static int read_all(const char *path, char **text, size_t *len, struct gp_err *err)
+int ytree_read_all(const char *path, char **text, size_t *len, struct gp_err *err)
 {
 	const char *why;
 	if (gp_read_input(path, text, len, &why))
@@ -458,7 +461,7 @@ int ytree_load(const char *path, struct ytree **out, struct gp_err *err)
 	char *text = NULL;
 	size_t len = 0;
 	*out = NULL;
-	int rc = read_all(path, &text, &len, err);
+	int rc = ytree_read_all(path, &text, &len, err);
 	if (rc)
 		return rc;
 	rc = ytree_parse(path, text, len, out, err);
@@ -470,7 +473,10 @@ void ytree_free(struct ytree *t)
 {
 	if (!t)
 		return;
-	ynode_free(t->root);
+	if (t->arena)
+		ytree_arena_free(t->arena);
+	else
+		ynode_free(t->root);
 	for (size_t i = 0; i < t->n_strings; i++)
 		free(t->strings[i]);
 	free(t->strings);
@@ -669,6 +675,9 @@ static int find_slot(struct ytree *t, const char *file, const char *key, size_t 
 
 int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
 {
+	if (t->arena)
+		return gp_errorf(err, GP_EINPUT, "%s: error: a JSON document takes no --set",
+				 t->root ? t->root->loc.file : "?");
 	/* The label names the override in messages; a huge value is cut so that
 	 * the message after it still fits in the error buffer. */
 	size_t n = strlen(assignment) + 7;
@@ -677,7 +686,7 @@ int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
 		snprintf(label, n, YTREE_OVERRIDE "%.*s...", YTREE_MAX_LABEL - 16, assignment);
 	else
 		snprintf(label, n, YTREE_OVERRIDE "%s", assignment);
-	const char *file = intern(t, label);
+	const char *file = ytree_intern(t, label);
 	free(label);
 	const char *eq = strchr(assignment, '=');
 	if (!eq)

@@ -451,3 +451,126 @@ Test(ytree_set, a_plus_step_appends_to_a_list)
 	cr_expect_str_eq(ynode_get(pools->items[1], "name")->value, "online", "the others kept");
 	ytree_free(t);
 }
+
+/* --- JSON (ytree_json.c) ------------------------------------------------------ */
+
+static struct ytree *json(const char *text, const char *const *skip)
+{
+	struct ytree *t = NULL;
+	struct gp_err err = {""};
+	int rc = ytree_parse_json("d.json", text, strlen(text), skip, &t, &err);
+	cr_assert_eq(rc, GP_OK, "parse failed: %s", err.msg);
+	return t;
+}
+
+static void json_fails(const char *text, const char *msg)
+{
+	struct ytree *t = (struct ytree *)1;
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_parse_json("d.json", text, strlen(text), NULL, &t, &err), GP_EINPUT,
+		     "expected an error for %s", text);
+	cr_assert_null(t);
+	cr_assert_str_eq(err.msg, msg);
+}
+
+/* The tree the one-pass reader builds is the one libyaml built: the same
+ * kinds, values, quoting and locations (columns in characters). */
+Test(ytree_json, reads_what_libyaml_read_with_the_same_locations)
+{
+	const char *text = "{\"a\": [1, -2.5e3, true, null],\n"
+			   " \"\xc3\xa9\": {\"k\": \"v\\n\\u00e9\"}, \"z\": \"\"}";
+	struct ytree *j = json(text, NULL), *y = parse(text);
+	const struct ynode *a = ynode_get(j->root, "a"), *ya = ynode_get(y->root, "a");
+	cr_assert_eq(a->kind, YNODE_SEQ);
+	cr_assert_eq(a->n, 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_assert_str_eq(a->items[i]->value, ya->items[i]->value);
+		cr_assert_eq(a->items[i]->quoted, ya->items[i]->quoted);
+		cr_assert_eq(a->items[i]->loc.line, ya->items[i]->loc.line);
+		cr_assert_eq(a->items[i]->loc.col, ya->items[i]->loc.col, "%zu: %d %d", i,
+			     a->items[i]->loc.col, ya->items[i]->loc.col);
+	}
+	const struct ynode *k = path(j->root, "\xc3\xa9", "k"),
+			   *yk = path(y->root, "\xc3\xa9", "k");
+	cr_assert_str_eq(k->value, "v\n\xc3\xa9");
+	cr_assert_str_eq(k->value, yk->value);
+	cr_assert(k->quoted);
+	cr_assert_eq(k->loc.line, 2);
+	cr_assert_eq(k->loc.col, yk->loc.col);
+	cr_assert_eq(k->loc.col, 13);
+	cr_assert_str_eq(ynode_get(j->root, "z")->value, "");
+	ytree_free(j);
+	ytree_free(y);
+	/* a UTF-16 surrogate pair, which libyaml refused */
+	j = json("[\"\\ud83d\\ude00\"]", NULL);
+	cr_assert_str_eq(j->root->items[0]->value, "\xf0\x9f\x98\x80");
+	ytree_free(j);
+}
+
+Test(ytree_json, refuses_what_is_not_json_at_its_line_and_column)
+{
+	json_fails("{\"a\": 1,\n \"a\": 2}",
+		   "d.json:2:2: error: duplicate key 'a' (first defined at line 1, column 2)");
+	json_fails("{\"a\": tru}", "d.json:1:7: error: expected a JSON value (an object, a list, a "
+				   "string in double quotes, a number, true, false or null)");
+	json_fails("{\"a\": 01}", "d.json:1:7: error: expected a JSON value (an object, a list, a "
+				  "string in double quotes, a number, true, false or null)");
+	json_fails("[1 2]", "d.json:1:4: error: expected ',' or ']' after an item");
+	json_fails("{\"a\" 1}", "d.json:1:6: error: expected ':' after a member name");
+	json_fails("{a: 1}", "d.json:1:2: error: expected a member name in double quotes");
+	json_fails(
+		"[\"a\\u0000\"]",
+		"d.json:1:4: error: a NUL character (\\0) in a value; expected text without one");
+	json_fails("[\"\\ud800x\"]", "d.json:1:3: error: a lone UTF-16 surrogate; expected a pair "
+				     "(\\uD800-\\uDBFF then \\uDC00-\\uDFFF)");
+	json_fails("[\"\xff\"]", "d.json:1:3: error: invalid UTF-8; expected UTF-8 text");
+	json_fails("[\"a\tb\"]", "d.json:1:4: error: a control character in a string; expected it "
+				 "escaped (\\n, \\t, \\u00XX)");
+	json_fails("[\"abc",
+		   "d.json:1:2: error: a string without its closing quote; expected '\"'");
+	json_fails("{} {}",
+		   "d.json:1:4: error: text after the JSON value; expected one value per file");
+	json_fails("[", "d.json:1:2: error: the text ends; expected a value");
+	char deep[300] = "";
+	for (int i = 0; i < 200; i++)
+		strcat(deep, "[");
+	json_fails(deep, "d.json:1:129: error: nesting deeper than 128 levels; expected a flatter "
+			 "document");
+}
+
+/* kubectl's dumps hold what import never reads (node images, probes, env):
+ * skipped members are read for their syntax and left out; a comma before
+ * the end is YAML's flow syntax, which the files were read with before. */
+Test(ytree_json, skipped_members_are_checked_and_left_out)
+{
+	static const char *const skip[] = {"images", "env", NULL};
+	struct ytree *t =
+		json("{\"images\": [{\"names\": [\"x\"]}], \"env\": {}, \"name\": \"n\",}", skip);
+	cr_assert_eq(t->root->n, 1);
+	cr_assert_str_eq(ynode_get(t->root, "name")->value, "n");
+	ytree_free(t);
+	struct ytree *bad = (struct ytree *)1;
+	struct gp_err err = {""};
+	const char *text = "{\"images\": [1 2]}";
+	cr_assert_eq(ytree_parse_json("d.json", text, strlen(text), skip, &bad, &err), GP_EINPUT);
+	cr_assert_str_eq(err.msg, "d.json:1:15: error: expected ',' or ']' after an item");
+}
+
+/* A document may hold as many nodes as it has bytes: a 30,000-pod kubectl
+ * dump was refused as "more than 2000000 nodes (aliases copied too often?)"
+ * without an alias in it.  Without aliases no YAML document reaches the
+ * limit; with them the copies stop at a size of the order of the file. */
+Test(ytree, the_node_limit_is_counted_in_bytes)
+{
+	size_t n = 700000; /* "- [x, x, x]\n": 5 nodes in 12 bytes: 3.5 M nodes */
+	char *text = malloc(12 * n + 1);
+	for (size_t i = 0; i < n; i++)
+		memcpy(text + 12 * i, "- [x, x, x]\n", 12);
+	text[12 * n] = '\0';
+	struct ytree *t = NULL;
+	struct gp_err err = {""};
+	cr_assert_eq(ytree_parse("s.yaml", text, 12 * n, &t, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(t->root->n, n);
+	ytree_free(t);
+	free(text);
+}

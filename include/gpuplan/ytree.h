@@ -47,6 +47,7 @@ struct ytree {
 	/* private: strings for locations (file names, override texts) */
 	char **strings;
 	size_t n_strings, cap_strings;
+	void *arena; /* a JSON tree's nodes and strings (ytree_load_json); NULL: malloc'd */
 };
 
 /* Parses PATH.  Syntax errors: "PATH:LINE:COL: error: ...", GP_EINPUT; unreadable
@@ -56,6 +57,22 @@ int ytree_load(const char *path, struct ytree **out, struct gp_err *err);
 /* Same, from memory; name is used in locations. */
 int ytree_parse(const char *name, const char *text, size_t len, struct ytree **out,
 		struct gp_err *err);
+
+/* Parses PATH as JSON (RFC 8259) when its first character (after a byte
+ * order mark and white space) opens an object or a list, else as YAML
+ * (ytree_load).  One pass, into an arena: a 100,000-node kubectl dump in
+ * about 1 s and 200 bytes of memory per node.  There are no aliases, so the
+ * tree is never bigger than the text.  Members whose key is in skip (a
+ * NULL-terminated list, or NULL) are read for their syntax and left out of
+ * the tree.  Errors: "PATH:LINE:COL: error: ..." (columns in characters, as
+ * libyaml counts them), GP_EINPUT.  The tree cannot take ytree_set. */
+int ytree_load_json(const char *path, const char *const *skip, struct ytree **out,
+		    struct gp_err *err);
+/* The same from memory (JSON only); name is used in locations. */
+int ytree_parse_json(const char *name, const char *text, size_t len, const char *const *skip,
+		     struct ytree **out, struct gp_err *err);
+/* Whether text opens a JSON object or list. */
+bool ytree_looks_json(const char *text, size_t len);
 
 /* Applies "KEY=VALUE".  A missing map key is created (the scenario validator then
  * rejects unknown keys); a missing list item or a path through a scalar is an
