@@ -1072,6 +1072,7 @@ void imp_free(struct imp *im)
 	strindex_free(&im->node_ids);
 	strindex_free(&im->warned);
 	strindex_free(&im->selected);
+	strindex_free(&im->cohort_ids);
 	for (size_t i = 0; i < im->n_pools; i++)
 		free(im->pools[i].nodes);
 	free(im->pools);

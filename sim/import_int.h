@@ -262,6 +262,7 @@ struct imp {
 	size_t n_local_queues;
 	struct imp_cohort *cohorts;
 	size_t n_cohorts;
+	struct strindex cohort_ids; /* cohort names, id = index into cohorts */
 	struct imp_flavor *flavors;
 	size_t n_flavors;
 	struct imp_gpu_price *prices;

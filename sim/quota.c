@@ -61,12 +61,8 @@ static void build_tree(struct quota *q)
 	q->adv = gp_xcalloc(cap, sizeof *q->adv);
 	for (size_t k = 0; k < sc->n_cohorts; k++)
 		names[q->n_nodes++] = sc->cohorts[k].name;
-	for (size_t k = 0; k < sc->n_cohorts; k++) {
-		q->parent[k] = -1;
-		for (size_t j = 0; sc->cohorts[k].parent && j < sc->n_cohorts; j++)
-			if (!strcmp(names[j], sc->cohorts[k].parent))
-				q->parent[k] = (int32_t)j;
-	}
+	for (size_t k = 0; k < sc->n_cohorts; k++)
+		q->parent[k] = sc->cohorts[k].parent_index; /* found by the loader */
 	for (size_t i = 0; i < sc->n_queues; i++) {
 		const char *c = sc->queues[i].cohort;
 		q->qnode[i] = -1;

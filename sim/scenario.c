@@ -945,13 +945,11 @@ double scenario_gpu_rate(const struct pool_spec *p, int32_t first, uint64_t mask
 const char *scenario_root_cohort(const struct scenario *sc, size_t q)
 {
 	const char *name = sc->queues[q].cohort;
-	for (size_t steps = 0; name && steps <= sc->n_cohorts; steps++) {
-		int k = ld_cohort_index(sc, name);
-		if (k < 0 || !sc->cohorts[k].parent)
-			break;
-		name = sc->cohorts[k].parent;
-	}
-	return name;
+	int k = name ? ld_cohort_index(sc, name) : -1;
+	/* the loader refused loops: the parents end at a root */
+	for (; k >= 0 && sc->cohorts[k].parent_index >= 0; k = sc->cohorts[k].parent_index)
+		;
+	return k >= 0 ? sc->cohorts[k].name : name;
 }
 
 const char *scenario_namespace(const struct workload_spec *w)

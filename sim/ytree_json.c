@@ -45,7 +45,7 @@ struct json {
 		const char *key;
 		struct srcloc key_loc;
 		struct ynode *item;
-	} *stack;
+	} * stack;
 	size_t n_stack, cap_stack;
 	char *buf; /* a string being unescaped */
 	size_t buf_cap;
@@ -188,7 +188,8 @@ static int read_string(struct json *j, size_t *n)
 	for (;;) {
 		size_t run = j->pos;
 		while (j->pos < j->len && j->text[j->pos] != '"' && j->text[j->pos] != '\\' &&
-		       (unsigned char)j->text[j->pos] >= 0x20 && (unsigned char)j->text[j->pos] < 0x80)
+		       (unsigned char)j->text[j->pos] >= 0x20 &&
+		       (unsigned char)j->text[j->pos] < 0x80)
 			j->pos++;
 		buf_put(j, n, j->text + run, j->pos - run);
 		if (j->pos >= j->len)
@@ -256,7 +257,8 @@ static int read_string(struct json *j, size_t *n)
 				    "then \\uDC00-\\uDFFF)");
 		}
 		if (cp == 0)
-			return fail(j, at, "a NUL character (\\0) in a value; expected text without one");
+			return fail(j, at,
+				    "a NUL character (\\0) in a value; expected text without one");
 		char u[4];
 		size_t k = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 		static const unsigned lead[] = {0, 0, 0xC0, 0xE0, 0xF0};
@@ -331,7 +333,8 @@ static int collection(struct json *j, int depth, struct ynode **out)
 	char close = map ? '}' : ']';
 	struct srcloc loc = loc_at(j, j->pos);
 	if (depth >= YTREE_MAX_DEPTH)
-		return gp_located(j->err, loc, "nesting deeper than %d levels; expected a flatter document",
+		return gp_located(j->err, loc,
+				  "nesting deeper than %d levels; expected a flatter document",
 				  YTREE_MAX_DEPTH);
 	struct ynode *n = new_node(j, map ? YNODE_MAP : YNODE_SEQ, loc);
 	size_t base = j->n_stack;
@@ -382,7 +385,8 @@ static int collection(struct json *j, int depth, struct ynode **out)
 			break;
 		}
 		return fail(j, j->pos,
-			    map ? "expected ',' or '}' after a member" : "expected ',' or ']' after an item");
+			    map ? "expected ',' or '}' after a member"
+				: "expected ',' or ']' after an item");
 	}
 	close_collection(j, n, base);
 	*out = n;
@@ -465,7 +469,8 @@ int ytree_parse_json(const char *name, const char *text, size_t len, const char 
 	if (!rc) {
 		skip_space(&j);
 		if (j.pos < len)
-			rc = fail(&j, j.pos, "text after the JSON value; expected one value per file");
+			rc = fail(&j, j.pos,
+				  "text after the JSON value; expected one value per file");
 	}
 	free(j.keys);
 	free(j.stack);

@@ -492,6 +492,7 @@ struct cohort_spec {
 	char *name;
 	char *parent; /* NULL: a root */
 	struct srcloc loc;
+	int32_t parent_index; /* the parent's index in cohorts; -1: a root */
 };
 
 enum sched_order { ORDER_FIFO, ORDER_PRIORITY, ORDER_EDF, ORDER_SJF };
