@@ -274,6 +274,7 @@ static void provisioning(struct autoscale *as, int32_t node, int32_t delta)
 {
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	as->pools[p].provisioning += delta;
+	as->provisioning += delta;
 	assert(as->pools[p].provisioning >= 0);
 	autoscale_gauge(as, p, GAUGE_PROVISIONING, delta * as->h.cluster->nodes[node].gpus);
 }
@@ -981,6 +982,8 @@ static bool scans_matter(const struct autoscale *as)
 			return true;
 	return false;
 }
+
+bool autoscale_provisioning(const struct autoscale *as) { return as && as->provisioning > 0; }
 
 sim_time autoscale_settled_at(const struct autoscale *as)
 {

@@ -62,6 +62,7 @@ struct autoscale {
 	sim_time *unneeded; /* per node slot: first scan that saw it unneeded; SIM_NEVER */
 	struct as_class *classes;
 	size_t cap_classes;
+	int32_t provisioning;      /* nodes being provisioned, all pools */
 	struct as_class *replicas; /* per workload: its pending inference replicas */
 	int64_t replicas_helped;   /* of them, given upcoming or new nodes by the last scan */
 	struct probe *probes;      /* pods the simulations hold on nodes, a stack */

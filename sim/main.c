@@ -684,22 +684,24 @@ static int cmd_merge(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc == GP_OK && dbs.n < 2)
 		rc = usage_error("%s", "merge expects OUT.db and at least one IN.db");
 	struct gp_err err;
-	struct store *st = NULL;
+	struct store_merge_out m = {0}; /* a new OUT.db appears whole or not at all */
 	const char *out = rc == GP_OK ? dbs.v[0] : NULL;
 	for (size_t i = 1; i < dbs.n && rc == GP_OK; i++)
 		if ((rc = store_check_merge_input(dbs.v[i], out, &err)))
 			fail(rc, &err, false);
-	if (rc == GP_OK && (rc = store_open(out, &st, &err)))
+	if (rc == GP_OK && (rc = store_merge_open(&m, out, &err)))
 		fail(rc, &err, false);
 	for (size_t i = 1; i < dbs.n && rc == GP_OK; i++) {
 		struct store_merge_stats ms;
-		if ((rc = store_merge(st, dbs.v[i], &ms, &err)))
+		if ((rc = store_merge(m.st, dbs.v[i], &ms, &err)))
 			fail(rc, &err, false);
 		else
 			printf("%s: %lld runs merged, %lld already in %s\n", dbs.v[i],
 			       (long long)ms.copied, (long long)ms.duplicates, out);
 	}
-	store_close(st);
+	int closed = m.path ? store_merge_finish(&m, rc == GP_OK, &err) : GP_OK;
+	if (closed && rc == GP_OK)
+		fail(rc = closed, &err, false);
 	list_free(&dbs);
 	return rc < 0 ? 0 : rc;
 }

@@ -1073,8 +1073,13 @@ static bool stalled(const struct sim *s)
 	if (s->arriving || s->backing_off || (s->sc->horizon && !work_left(s)))
 		return false; /* nothing left to stall: windows tick to the horizon */
 	sim_time now = s->engine.now;
-	if (!s->running)
-		return now - s->last_progress > STALL_AFTER;
+	if (!s->running) {
+		/* a node being provisioned is progress: the pods wait for it,
+		 * however long provision_time is (8 days tripped this) */
+		sim_time last = s->last_progress > s->last_provisioning ? s->last_progress
+									: s->last_provisioning;
+		return !autoscale_provisioning(s->as) && now - last > STALL_AFTER;
+	}
 	return s->lost >= FUTILE_EVICTIONS && s->futile_running == s->running &&
 	       now - s->last_kept > STALL_AFTER;
 }
@@ -1123,6 +1128,8 @@ void sim_advance(struct sim *s, struct results *out)
 		}
 		if (engine_next_time(&s->engine) != s->engine.now)
 			collect_settle(&s->collect);
+		if (autoscale_provisioning(s->as))
+			s->last_provisioning = s->engine.now;
 		if (stalled(s))
 			break;
 		if (s->collect.overflow || s->arrivals.failed)

@@ -45,9 +45,10 @@ struct sim {
 	struct samples_budget waits_held; /* queue times the workloads hold exactly */
 	size_t arriving;                  /* workloads whose stream has more arrivals */
 	size_t running;
-	size_t backing_off;     /* jobs waiting to be retried after an OOM kill */
-	bool dirty;             /* something changed that may let work start */
-	sim_time last_progress; /* the last arrival, start, eviction or end */
+	size_t backing_off;         /* jobs waiting to be retried after an OOM kill */
+	bool dirty;                 /* something changed that may let work start */
+	sim_time last_progress;     /* the last arrival, start, eviction or end */
+	sim_time last_provisioning; /* the last instant a node was being provisioned */
 	/* Progress no eviction undoes: an arrival, a job's end, a checkpoint kept,
 	 * a request served.  Each opens an epoch; a job records the epoch in which
 	 * an eviction last lost its work, so futile restarts are counted in O(1). */

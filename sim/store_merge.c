@@ -5,6 +5,10 @@
 #include "gpuplan/store.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -348,5 +352,52 @@ int store_merge(struct store *st, const char *in_path, struct store_merge_stats 
 		}
 	}
 	sqlite3_exec(st->db, "DETACH " MERGE_SRC, NULL, NULL, NULL);
+	return rc;
+}
+
+/* Removes a database file and what SQLite keeps beside it. */
+static void remove_db(const char *path)
+{
+	static const char *const tails[] = {"", "-journal", "-wal", "-shm"};
+	for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+		size_t n = strlen(path) + 16;
+		char *p = gp_xmalloc(n);
+		snprintf(p, n, "%s%s", path, tails[i]);
+		unlink(p);
+		free(p);
+	}
+}
+
+int store_merge_open(struct store_merge_out *m, const char *out_path, struct gp_err *err)
+{
+	*m = (struct store_merge_out){NULL, gp_xstrdup(out_path), NULL};
+	struct stat sb;
+	const char *open_path = out_path;
+	if (stat(out_path, &sb) != 0 && errno == ENOENT) {
+		size_t n = strlen(out_path) + 32;
+		m->tmp = gp_xmalloc(n);
+		snprintf(m->tmp, n, "%s.partial-%ld", out_path, (long)getpid());
+		remove_db(m->tmp); /* a partial file of a killed merge with this pid */
+		open_path = m->tmp;
+	}
+	int rc = store_open(open_path, &m->st, err);
+	if (rc && m->tmp)
+		remove_db(m->tmp);
+	return rc;
+}
+
+int store_merge_finish(struct store_merge_out *m, bool ok, struct gp_err *err)
+{
+	int rc = GP_OK;
+	store_close(m->st);
+	m->st = NULL;
+	if (m->tmp && ok && rename(m->tmp, m->path) != 0)
+		rc = gp_errorf(err, GP_ERUNTIME, "cannot rename %s to %s: %s", m->tmp, m->path,
+			       strerror(errno));
+	if (m->tmp && (!ok || rc))
+		remove_db(m->tmp);
+	free(m->tmp);
+	free(m->path);
+	m->tmp = m->path = NULL;
 	return rc;
 }

@@ -153,6 +153,11 @@ const char *autoscale_note(const struct autoscale *as, size_t cls);
 void autoscale_joined(struct autoscale *as, size_t cls, int32_t pods);
 void autoscale_started(struct autoscale *as, size_t cls, int32_t pods);
 
+/* Whether some node is being provisioned (launched, not yet Ready): the
+ * run's stall detector counts that as progress, however long provision_time
+ * is.  O(1). */
+bool autoscale_provisioning(const struct autoscale *as);
+
 /* When the last node stopped being billed (removed as unneeded), or
  * SIM_NEVER.  Without a horizon a run with autoscaled pools ends when the
  * work is done and the autoscaler has brought every pool back to its min:

@@ -125,6 +125,22 @@ int store_check_merge_input(const char *in_path, const char *out_path, struct gp
 int store_merge(struct store *st, const char *in_path, struct store_merge_stats *stats,
 		struct gp_err *err);
 
+/* The output of a merge.  An existing database is opened and merged into
+ * (each input one transaction: a failure leaves it as it was).  A new one is
+ * built in a temporary file beside out_path ("OUT.partial-PID") that
+ * store_merge_finish renames to out_path when every input merged, and removes
+ * otherwise: a full disk never leaves a 0-byte or partial OUT.db. */
+struct store_merge_out {
+	struct store *st;
+	char *path; /* out_path */
+	char *tmp;  /* the temporary file; NULL: out_path existed */
+};
+int store_merge_open(struct store_merge_out *m, const char *out_path, struct gp_err *err);
+/* Closes the output; ok: keep it (rename a new one into place), else drop a
+ * new one.  Returns GP_ERUNTIME when closing or the rename fails (the
+ * temporary file then removed). */
+int store_merge_finish(struct store_merge_out *m, bool ok, struct gp_err *err);
+
 /* Number of runs in the database. */
 int store_run_count(struct store *st, int64_t *n, struct gp_err *err);
 
