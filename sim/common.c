@@ -161,6 +161,33 @@ FILE *gp_open_input(const char *path, const char **why)
 	return f;
 }
 
+size_t gp_utf8_check(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		if (u[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t k = u[i] >= 0xC2 && u[i] <= 0xDF   ? 2
+			   : u[i] >= 0xE0 && u[i] <= 0xEF ? 3
+			   : u[i] >= 0xF0 && u[i] <= 0xF4 ? 4
+							  : 0;
+		if (!k || i + k > n)
+			return i;
+		for (size_t j = 1; j < k; j++)
+			if ((u[i + j] & 0xC0) != 0x80)
+				return i;
+		if ((k == 3 && u[i] == 0xE0 && u[i + 1] < 0xA0) ||
+		    (k == 3 && u[i] == 0xED && u[i + 1] >= 0xA0) ||
+		    (k == 4 && u[i] == 0xF0 && u[i + 1] < 0x90) ||
+		    (k == 4 && u[i] == 0xF4 && u[i + 1] >= 0x90))
+			return i;
+		i += k;
+	}
+	return n;
+}
+
 int gp_read_input(const char *path, char **text, size_t *len, const char **why)
 {
 	FILE *f = gp_open_input(path, why);

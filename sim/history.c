@@ -287,10 +287,10 @@ int history_read_pods(const char *path, struct srcloc ref, double span_s, struct
 {
 	*pods = NULL;
 	*n = 0;
-	FILE *f = fopen(path, "r");
+	const char *why = NULL;
+	FILE *f = gp_open_input(path, &why); /* a FIFO or a device is refused */
 	if (!f)
-		return gp_located(err, ref, "cannot read the observed pods %s: %s", path,
-				  strerror(errno));
+		return gp_located(err, ref, "cannot read the observed pods %s: %s", path, why);
 	struct reader r = {.path = path, .span_s = span_s};
 	size_t cap = 0, bufcap = 0;
 	char *buf = NULL;
@@ -321,7 +321,7 @@ int history_read_pods(const char *path, struct srcloc ref, double span_s, struct
 		rc = csv_error(err, path, r.first,
 			       "a quoted cell is not closed by the end of the file");
 	free(row.s);
-	if (!rc && ferror(f))
+	if (!rc && (ferror(f) || !feof(f))) /* getline's -1 on ENOMEM is no end */
 		rc = gp_located(err, ref, "cannot read the observed pods %s: %s", path,
 				strerror(errno));
 	if (!rc && !r.header)

@@ -691,22 +691,15 @@ static char *text_target(struct text_sample *t, const char *k, size_t kl)
 								   : NULL;
 }
 
-/* Whether label k (kl bytes) is among the n before it on the line. */
-static bool label_seen(const char *const *names, const size_t *lens, size_t n, const char *k,
-		       size_t kl)
-{
-	for (size_t i = 0; i < n; i++)
-		if (lens[i] == kl && !strncmp(names[i], k, kl))
-			return true;
-	return false;
-}
-
 /* The label set {k="v",...} at s; returns its end, or NULL after an error. */
 static const char *text_labels(struct imp *im, const char *line, const char *s, int lineno,
 			       struct text_sample *t)
 {
-	const char *file = im->o->dcgm, *names[64];
-	size_t lens[64], n = 0;
+	const char *file = im->o->dcgm;
+	/* The exposition format gives each label once per sample: every name
+	 * is hashed (a repeat after the 64th went unseen). */
+	struct strindex names = {0};
+	const char *end = NULL;
 	for (s++; *s && *s != '}';) {
 		const char *k = s;
 		while (isalnum((unsigned char)*s) || *s == '_')
@@ -716,33 +709,36 @@ static const char *text_labels(struct imp *im, const char *line, const char *s, 
 		if (!kl || s[0] != '=' || s[1] != '"') {
 			at.col = (int)(s - line) + 1;
 			gp_located(im->err, at, "expected label=\"value\"");
-			return NULL;
+			goto out;
 		}
-		/* The exposition format gives each label once per sample. */
-		if (label_seen(names, lens, n, k, kl)) {
+		char *key = strndup(k, kl);
+		bool added = false;
+		strindex_add(&names, key, &added);
+		free(key);
+		if (!added) {
 			gp_located(im->err, at,
 				   "label %.*s given twice in one sample; expected each label once",
-				   (int)kl, k);
-			return NULL;
+				   (int)(kl < 200 ? kl : 200), k);
+			goto out;
 		}
-		if (n < 64)
-			names[n] = k, lens[n++] = kl;
 		char v[256], *dst = text_target(t, k, kl);
 		if (!(s = text_label_value(s + 2, v, sizeof v))) {
 			gp_located(im->err, at, "unterminated label value");
-			return NULL;
+			goto out;
 		}
 		if (dst)
 			snprintf(dst, 256, "%s", v);
 		if (*s == ',')
 			s++;
 	}
-	if (*s != '}') {
+	if (*s != '}')
 		gp_located(im->err, (struct srcloc){file, lineno, (int)(s - line) + 1},
 			   "expected '}'");
-		return NULL;
-	}
-	return s + 1;
+	else
+		end = s + 1;
+out:
+	strindex_free(&names);
+	return end;
 }
 
 /* After the value: an optional integer timestamp (ms), then the line's end. */
@@ -825,6 +821,12 @@ static int read_text(struct imp *im)
 			rc = gp_located(im->err,
 					(struct srcloc){im->o->dcgm, lineno, (int)strlen(line) + 1},
 					"a NUL byte; expected text");
+		else if (gp_utf8_check(line, (size_t)got) < (size_t)got)
+			rc = gp_located(
+				im->err,
+				(struct srcloc){im->o->dcgm, lineno,
+						(int)gp_utf8_check(line, (size_t)got) + 1},
+				"invalid UTF-8; expected the exposition format's UTF-8 text");
 		else if (cr && strcmp(cr, "\r\n") && strcmp(cr, "\r"))
 			rc = gp_located(
 				im->err, (struct srcloc){im->o->dcgm, lineno, (int)(cr - line) + 1},

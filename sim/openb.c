@@ -195,7 +195,7 @@ static int read_csv(struct reader *r, struct srcloc ref, row_fn row, void *ctx)
 		else
 			rc = row(r, ctx);
 	}
-	if (rc == GP_OK && ferror(f))
+	if (rc == GP_OK && (ferror(f) || !feof(f))) /* getline's -1 on ENOMEM is no end */
 		rc = gp_located(r->err, ref, "cannot read trace %s: %s", r->path, strerror(errno));
 	free(line);
 	fclose(f);

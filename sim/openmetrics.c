@@ -9,6 +9,7 @@
  * against the window ends.
  */
 #include "gpuplan/openmetrics.h"
+#include "gpuplan/strindex.h"
 #include "gpuplan/units.h"
 
 #include <math.h>
@@ -36,21 +37,33 @@ struct om {
 	int64_t epoch; /* the scenario start, Unix seconds */
 	struct series *sv;
 	size_t n_sv;
+	struct strindex names; /* the series' names: id = index into sv */
 	const struct store_latency *lat;
 	size_t n_lat;
 	bool started; /* the current family's header is out */
 };
 
-/* Writes s as an OpenMetrics label value: backslash, quote, newline escaped. */
+/* Writes s as an OpenMetrics label value: backslash, quote, newline escaped,
+ * and a byte that is not UTF-8 (a crafted database's scope name) written as
+ * U+FFFD, since the format is UTF-8 and promtool refuses the file else. */
 static void put_escaped(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', out);
-		if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		size_t ok = gp_utf8_check(s + i, n - i);
+		for (size_t j = i; j < i + ok; j++) {
+			if (s[j] == '\\' || s[j] == '"')
+				fputc('\\', out);
+			if (s[j] == '\n')
+				fputs("\\n", out);
+			else
+				fputc(s[j], out);
+		}
+		i += ok;
+		if (i < n) {
+			fputs("\xEF\xBF\xBD", out); /* U+FFFD REPLACEMENT CHARACTER */
+			i++;
+		}
 	}
 }
 
@@ -429,44 +442,69 @@ static int scope_kinds(struct store *st, int64_t run_id, struct om *om, const st
 	size_t n_m = 0;
 	if (!rc && n_sc == 0)
 		rc = store_read_metrics(st, run_id, &m, &n_m, err);
-	/* The scope names, in the order of the first window's rows. */
+	/* The scope names, in the order of the first window's rows; hashed (a
+	 * scan of the series per row made 1,000 workloads take 31 s). */
+	struct strindex kinds = {0}, capacity = {0}; /* scopes rows; pools by metrics */
+	size_t *first_row = gp_xcalloc(n_sc + 1, sizeof *first_row); /* per kinds id */
+	for (size_t k = 0; k < n_sc; k++) {
+		bool added;
+		size_t id = strindex_add(&kinds, sc[k].scope, &added);
+		if (added)
+			first_row[id] = k;
+	}
+	for (size_t k = 0; k < n_m; k++)
+		if (!strcmp(m[k].name, "capacity_gpus"))
+			strindex_add(&capacity, m[k].scope, NULL);
 	for (size_t i = 0; i < n_ts && !rc; i++) {
 		const char *name = ts[i].scope;
-		bool seen = false;
-		for (size_t k = 0; k < om->n_sv && !seen; k++)
-			seen = !strcmp(om->sv[k].name, name);
-		if (seen || !strcmp(name, "all"))
+		if (!strcmp(name, "all") || strindex_find(&om->names, name) != STRINDEX_NONE)
 			continue;
+		strindex_add(&om->names, name, NULL);
 		struct series *s = &om->sv[om->n_sv++];
 		s->name = name;
 		s->kind = ON_WORKLOAD;
-		for (size_t k = 0; k < n_sc; k++)
-			if (!strcmp(sc[k].scope, name)) {
-				s->kind = !strcmp(sc[k].kind, "pool") ? ON_POOL : ON_WORKLOAD;
-				if (!strcmp(sc[k].workload_kind, "inference") && sc[k].model[0])
-					s->model = gp_xstrdup(sc[k].model);
-				break;
-			}
-		for (size_t k = 0; k < n_m; k++)
-			if (!strcmp(m[k].scope, name) && !strcmp(m[k].name, "capacity_gpus"))
-				s->kind = ON_POOL;
+		size_t k = strindex_find(&kinds, name);
+		if (k != STRINDEX_NONE) {
+			k = first_row[k]; /* the scope's first row, as the scan found it */
+			s->kind = !strcmp(sc[k].kind, "pool") ? ON_POOL : ON_WORKLOAD;
+			if (!strcmp(sc[k].workload_kind, "inference") && sc[k].model[0])
+				s->model = gp_xstrdup(sc[k].model);
+		}
+		if (strindex_find(&capacity, name) != STRINDEX_NONE)
+			s->kind = ON_POOL;
 	}
+	strindex_free(&kinds);
+	strindex_free(&capacity);
+	free(first_row);
 	store_free_scopes(sc, n_sc);
 	store_free_metrics(m, n_m);
 	return rc;
 }
 
 /* Each series' rows and window ends: a window ends where the series' next
- * one starts, the last at the end of the run. */
+ * one starts, the last at the end of the run.  Rows are bucketed by series
+ * in one pass: memory is the rows once, not once per series. */
 static void collect_rows(struct om *om, const struct ts_row *ts, size_t n_ts, double run_end)
 {
+	size_t *series_of = gp_xcalloc(n_ts + 1, sizeof *series_of);
+	for (size_t i = 0; i < n_ts; i++) {
+		size_t k = series_of[i] = strindex_find(&om->names, ts[i].scope);
+		if (k != STRINDEX_NONE)
+			om->sv[k].n++;
+	}
+	for (size_t k = 0; k < om->n_sv; k++) {
+		om->sv[k].rows = gp_xcalloc(om->sv[k].n + 1, sizeof *om->sv[k].rows);
+		om->sv[k].end = gp_xcalloc(om->sv[k].n + 1, sizeof *om->sv[k].end);
+		om->sv[k].n = 0;
+	}
+	for (size_t i = 0; i < n_ts; i++)
+		if (series_of[i] != STRINDEX_NONE) {
+			struct series *s = &om->sv[series_of[i]];
+			s->rows[s->n++] = &ts[i];
+		}
+	free(series_of);
 	for (size_t k = 0; k < om->n_sv; k++) {
 		struct series *s = &om->sv[k];
-		s->rows = gp_xcalloc(n_ts, sizeof *s->rows);
-		s->end = gp_xcalloc(n_ts, sizeof *s->end);
-		for (size_t i = 0; i < n_ts; i++)
-			if (!strcmp(ts[i].scope, s->name))
-				s->rows[s->n++] = &ts[i];
 		size_t kept = 0;
 		for (size_t i = 0; i < s->n; i++) {
 			double end = i + 1 < s->n ? sim_seconds(s->rows[i + 1]->t) : run_end;
@@ -525,6 +563,7 @@ static void free_series(struct om *om)
 		free(om->sv[k].end);
 	}
 	free(om->sv);
+	strindex_free(&om->names);
 }
 
 int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)

@@ -184,7 +184,7 @@ int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, s
 		sorted = sorted && (n == 0 || row.at >= out[n - 1].at);
 		out[n++] = row;
 	}
-	if (!rc && ferror(f))
+	if (!rc && (ferror(f) || !feof(f))) /* getline's -1 on ENOMEM is no end */
 		rc = gp_located(err, ref, "cannot read trace %s: %s", path, strerror(errno));
 	free(line);
 	fclose(f);

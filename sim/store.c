@@ -320,6 +320,13 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* SQLite: "unable to open" */
 		return gp_errorf(err, GP_EINPUT, "%s is a directory; expected a database file",
 				 path);
+	/* SQLite opens a FIFO read-write and waits on its first read forever; a
+	 * device is no database either: the one opener's rule (common.h) */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return gp_errorf(err, GP_EINPUT,
+				 "%s is not a regular file (a device, FIFO or socket); expected a "
+				 "database file",
+				 path);
 	struct store *st = gp_xcalloc(1, sizeof *st);
 	st->path = gp_xstrdup(path);
 	st->reader = !write;

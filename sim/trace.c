@@ -174,7 +174,7 @@ static int next_row(struct trace_stream *s, struct srcloc ref, struct trace_job 
 		if (rc || *got)
 			return rc;
 	}
-	if (ferror(s->f))
+	if (ferror(s->f) || !feof(s->f)) /* getline's -1 on ENOMEM is no end */
 		return gp_located(err, ref, "cannot read trace %s: %s", s->path, strerror(errno));
 	return GP_OK;
 }

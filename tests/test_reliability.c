@@ -616,3 +616,154 @@ Test(hostile, five_thousand_workloads_of_one_job_are_named_in_linear_time, .time
 	cr_assert_null(strstr(yaml, "  - name: train-5001\n"));
 	free(yaml);
 }
+
+/* A node provisioned for longer than the stall detector's 8 days tripped
+ * it: "simulated 0s", nothing done, advice to raise max.  A node being
+ * provisioned is progress: the run waits for it and completes (Cluster
+ * Autoscaler's max-node-provision-time is what gives up on a node). */
+Test(hostile, a_node_provisioned_for_9_days_is_waited_for)
+{
+	char cmd[512], out[8192];
+	const char *db = "stall.db";
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run tests/fixtures/autoscale.yaml --quiet --db %s/%s --set "
+		 "pools.batch.autoscale.provision_time=9d --set "
+		 "pools.batch.autoscale.max_node_provision_time=10d",
+		 dir, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, db);
+	cr_assert_eq(scratch_query(path, "SELECT count(*) FROM runs WHERE status = 'ok'"), 1);
+	cr_assert_eq(scratch_query(path, "SELECT value FROM metrics WHERE scope = 'all' AND "
+					 "name = 'jobs_completed'"),
+		     3);
+	/* the last job ends 9 days and 2 hours in (two nodes, three jobs of 1h) */
+	cr_assert_eq(scratch_query(path, "SELECT max(end_s) FROM jobs"), 9 * 86400 + 2 * 3600);
+}
+
+/* Runs `gpuplan merge` under `ulimit -f` KiB (0: none); its exit code. */
+static int merge_limited(int kib, const char *out_db, const char *in_db, char *out, size_t size)
+{
+	char cmd[1024];
+	if (kib)
+		snprintf(cmd, sizeof cmd, "sh -c 'ulimit -f %d; exec bin/gpuplan merge %s %s'",
+			 kib * 2, out_db, in_db); /* sh counts 512-byte blocks */
+	else
+		snprintf(cmd, sizeof cmd, "bin/gpuplan merge %s %s", out_db, in_db);
+	return capture(cmd, out, size);
+}
+
+/* merge onto a full disk left a 0-byte OUT.db.  A new output is built in a
+ * temporary file and renamed into place when every input merged; a full
+ * disk (here `ulimit -f`, EFBIG) leaves no file at all, and an existing
+ * output exactly as it was (each input one transaction). */
+Test(hostile, merge_onto_a_full_disk_leaves_no_partial_output, .timeout = 120)
+{
+	const char *db = results_db();
+	char out[8192], merged[256], ls[512];
+	snprintf(merged, sizeof merged, "%s/m.db", dir);
+	cr_assert_eq(merge_limited(16, merged, db, out, sizeof out), 1, "%s", out);
+	cr_assert(strstr(out, "error"), "%s", out);
+	cr_assert_neq(access(merged, F_OK), 0, "no OUT.db after a failed merge");
+	snprintf(ls, sizeof ls, "ls %s | grep -c partial", dir);
+	cr_assert_eq(capture(ls, out, sizeof out), 1, "no temporary file left: %s", out);
+	/* unlimited it merges; onto that output, limited, it stays as it was */
+	cr_assert_eq(merge_limited(0, merged, db, out, sizeof out), 0, "%s", out);
+	long long runs = scratch_query(merged, "SELECT count(*) FROM runs");
+	cr_assert_eq(runs, 1);
+	char cmd[512], again[256];
+	snprintf(again, sizeof again, "%s/again.db", dir);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan run tests/fixtures/md1.yaml --quiet --db %s --set seed=2", again);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	struct stat sb;
+	cr_assert_eq(stat(merged, &sb), 0);
+	int kib = (int)(sb.st_size / 1024) + 1;
+	cr_assert_eq(merge_limited(kib, merged, again, out, sizeof out), 1, "%s", out);
+	cr_assert_eq(scratch_query(merged, "SELECT count(*) FROM runs"), runs);
+	snprintf(cmd, sizeof cmd, "sqlite3 %s 'PRAGMA integrity_check'", merged);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0);
+	cr_assert_str_eq(out, "ok\n");
+}
+
+/* The DCGM text reader kept the first 64 label names of a sample only, so a
+ * label repeated after the 64th went through; and it took invalid UTF-8.
+ * Both are refused at their line and column. */
+Test(hostile, the_dcgm_text_reader_sees_every_label_and_refuses_invalid_utf8)
+{
+	char out[4096], *text = malloc(8192);
+	size_t n = (size_t)sprintf(text, "DCGM_FI_DEV_GPU_UTIL{");
+	for (int i = 0; i < 70; i++)
+		n += (size_t)sprintf(text + n, "l%d=\"v\",", i);
+	n += (size_t)sprintf(text + n, "l66=\"again\",namespace=\"serving\",pod=\"p\"} 50\n");
+	cr_assert_eq(import_dcgm(text, n, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "d.prom:1:") &&
+			  strstr(out,
+				 "label l66 given twice in one sample; expected each label once"),
+		  "%s", out);
+	free(text);
+	static const char bad[] = "DCGM_FI_DEV_GPU_UTIL{namespace=\"serving\",pod=\"p\xff\"} 50\n";
+	cr_assert_eq(import_dcgm(bad, sizeof bad - 1, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "d.prom:1:48: error: invalid UTF-8"), "%s", out);
+	static const char good[] =
+		"DCGM_FI_DEV_GPU_UTIL{namespace=\"serving\",pod=\"p\xc3\xa9\"} 50\n";
+	cr_assert_eq(import_dcgm(good, sizeof good - 1, out, sizeof out), 0, "%s", out);
+}
+
+/* A crafted database's scope name with bytes that are not UTF-8 reached the
+ * OpenMetrics labels, and promtool refused the file.  Such a byte is written
+ * as U+FFFD; promtool (when installed) reads the file whole. */
+Test(hostile, a_scope_name_that_is_not_utf8_is_escaped_in_openmetrics)
+{
+	const char *db = results_db();
+	char cmd[1024], out[8192];
+	snprintf(
+		cmd, sizeof cmd,
+		"sqlite3 %s \"UPDATE timeseries SET scope = 'w' || CAST(X'FF' AS TEXT) || 'x' WHERE "
+		"scope != 'all'\"",
+		db);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "(bin/gpuplan report %s --openmetrics > %s/m.om)", db, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	snprintf(cmd, sizeof cmd, "%s/m.om", dir);
+	size_t n;
+	char *om = scratch_slurp(cmd, &n);
+	cr_assert(strstr(om, "=\"w\xef\xbf\xbdx\""), "%.2000s", om);
+	cr_assert_null(strstr(om, "\xff"));
+	free(om);
+	if (system("command -v promtool >/dev/null 2>&1") != 0)
+		return;
+	snprintf(cmd, sizeof cmd, "promtool tsdb create-blocks-from openmetrics %s/m.om %s/tsdb",
+		 dir, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "promtool: %s", out);
+}
+
+/* SQLite opens a FIFO read-write and waits on its first read: `report` on a
+ * FIFO hung.  Every database path goes through the one opener's rule. */
+Test(hostile, a_fifo_as_a_database_is_refused_not_waited_on, .timeout = 20)
+{
+	char fifo[128], cmd[512], out[4096];
+	snprintf(fifo, sizeof fifo, "%s/r.db", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s --openmetrics", fifo);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "r.db is not a regular file"), "%s", out);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run tests/fixtures/md1.yaml --quiet --db %s", fifo);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+}
+
+/* `advise --json` and `estimate` on a full stdout exited 0 too. */
+Test(hostile, advise_and_estimate_report_a_full_stdout)
+{
+	char out[8192];
+	const char *const cmds[] = {
+		"(bin/gpuplan advise tests/fixtures/md1.yaml --json --db %s/a.db >/dev/full)",
+		"(bin/gpuplan estimate --model llama-2-70b --quant fp16 --gpu A100-80GB >/dev/full)"};
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, cmds[i], dir);
+		cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s: %s", cmd, out);
+		cr_assert(strstr(out, "writing to standard output: No space left on device"),
+			  "%s: %s", cmd, out);
+	}
+}

@@ -103,6 +103,10 @@ int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list 
  * file ...", or strerror's text).  gp_read_input reads a whole file into a
  * NUL-terminated buffer (*text, malloc'd; *len bytes before the NUL). */
 FILE *gp_open_input(const char *path, const char **why);
+/* The offset of the first byte of s[0, n) that does not begin a valid UTF-8
+ * sequence (overlong forms, surrogates and code points past U+10FFFF
+ * included), or n when all of it is UTF-8. */
+size_t gp_utf8_check(const char *s, size_t n);
 int gp_read_input(const char *path, char **text, size_t *len, const char **why);
 
 /* A block of GP_HUGE_PAGE bytes or more from gp_xmalloc or GP_GROW starts on
