@@ -217,7 +217,7 @@ fuzz-diagnosis: deps
 # Coverage-guided fuzzing of every input reader (clang's libFuzzer, with ASan and UBSan).
 # Each target runs FUZZ_SECONDS from a corpus seeded by the fixtures; what it finds
 # lands in build-fuzz/<target>/; keep fixed ones under tests/fixtures/fuzz/<target>/.
-FUZZ_TARGETS := scenario trace_csv sweep azure openb_nodes openb_pods import history_pods
+FUZZ_TARGETS := scenario trace_csv sweep azure openb_nodes openb_pods import history_pods kube_json prom
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-fuzz CC=clang OPT="-O1 -g" WARN=-w \
@@ -230,6 +230,7 @@ fuzz: deps
 	    -o build-fuzz/fuzz_$$t tests/fuzz/targets.c build-fuzz/libgpuplan.a $(LDLIBS) || exit 1; \
 	  echo "fuzz $$t for $(FUZZ_SECONDS) s"; \
 	  build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    $$(case $$t in import|kube_json|prom) echo -dict=tests/fuzz/import.dict;; esac) \
 	    -artifact_prefix=build-fuzz/$$t/found/ -print_final_stats=1 \
 	    build-fuzz/$$t/corpus 2>&1 | grep -E "^(stat::number_of_executed_units|#[0-9]+.*DONE)|ERROR|SUMMARY" ; \
 	  [ -z "$$(ls build-fuzz/$$t/found)" ] || { echo "fuzz $$t found inputs in build-fuzz/$$t/found"; exit 1; }; \

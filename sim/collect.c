@@ -5,6 +5,9 @@
 
 #include "gpuplan/cluster.h"
 
+_Static_assert(COLLECT_MAX_WINDOWS == SCENARIO_ADAPTIVE_WINDOWS,
+	       "the loader estimates rows with the collector's window count");
+
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>

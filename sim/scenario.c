@@ -525,6 +525,65 @@ static int check_windows(struct loader *ld, int64_t max_windows)
 			  windows, (long long)max_windows);
 }
 
+/* What a run keeps per window, estimated before it runs: a timeseries row
+ * per scope (all, each pool, each workload) and an allocation row per
+ * workload, for each window (span / output.step, or the collector's
+ * COLLECT_MAX_WINDOWS when it adapts).  Refused past GPUPLAN_MAX_ROWS with
+ * the figure and what to change: 5 workloads at step: 1m over 600 days took
+ * 1.7 GB, 5,000 workloads without a step 3 GB. */
+static int check_rows(struct loader *ld)
+{
+	const struct scenario *sc = ld->sc;
+	int64_t max_rows = 0;
+	int rc = env_limit("GPUPLAN_MAX_ROWS", SCENARIO_DEFAULT_MAX_ROWS, &max_rows, ld->err);
+	if (rc)
+		return rc;
+	double span = (double)known_span(sc), windows = SCENARIO_ADAPTIVE_WINDOWS;
+	if (sc->output.step > 0)
+		windows = span / (double)sc->output.step;
+	windows = windows < 1 ? 1 : windows;
+	double scopes = 1.0 + (double)sc->n_pools + (double)sc->n_workloads;
+	double rows = windows * (scopes + (double)sc->n_workloads);
+	if (rows <= (double)max_rows)
+		return GP_OK;
+	double step = span * (scopes + (double)sc->n_workloads) / (double)max_rows;
+	char least[64] = "";
+	if (span > 0)
+		units_format_duration((sim_time)ceil(step / (double)SIM_SECOND) * SIM_SECOND, least,
+				      sizeof least);
+	return gp_located(
+		ld->err,
+		sc->output.step > 0 ? sc->output.step_loc : (struct srcloc){sc->path, 1, 1},
+		"the run would keep %.3g timeseries and allocation rows (%.0f scopes x "
+		"%.3g windows, and %zu workloads' allocations), above the limit of "
+		"%lld; expected %s%s%s, fewer workloads, or raise the limit with the "
+		"environment variable GPUPLAN_MAX_ROWS",
+		rows, scopes, windows, sc->n_workloads, (long long)max_rows,
+		span > 0 ? "an output.step of at least " : "a horizon and a long output.step",
+		least, span > 0 ? "" : "");
+}
+
+/* The node slots of all pools: each is a node of the cluster's arrays. */
+static int check_nodes(struct loader *ld)
+{
+	const struct scenario *sc = ld->sc;
+	int64_t max_nodes = 0;
+	int rc = env_limit("GPUPLAN_MAX_NODES", SCENARIO_DEFAULT_MAX_NODES, &max_nodes, ld->err);
+	double total = 0;
+	for (size_t i = 0; !rc && i < sc->n_pools; i++) {
+		total += (double)scenario_pool_slots(&sc->pools[i]);
+		if (total > (double)max_nodes)
+			return gp_located(
+				ld->err, sc->pools[i].loc,
+				"the pools hold %.0f nodes in all by here, above the limit "
+				"of %lld; expected fewer nodes (or a lower autoscale max), "
+				"or raise the limit with the environment variable "
+				"GPUPLAN_MAX_NODES",
+				total, (long long)max_nodes);
+	}
+	return rc;
+}
+
 static int check_job_limit(struct loader *ld)
 {
 	const struct scenario *sc = ld->sc;
@@ -585,6 +644,10 @@ static int load_root(struct loader *ld, const struct ynode *root)
 	if (!rc)
 		rc = check_windows(ld, max_windows);
 	sc->output.max_windows = max_windows;
+	if (!rc)
+		rc = check_rows(ld);
+	if (!rc)
+		rc = check_nodes(ld);
 	if (!rc)
 		ld_gather_placeholders(ld, root);
 	if (!rc && !sc->output.db) {

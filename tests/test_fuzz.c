@@ -68,3 +68,12 @@ Test(fuzz, history_pods_inputs_replay_cleanly)
 {
 	cr_assert_gt(replay("tests/fixtures/fuzz/history_pods", fuzz_history_pods), 0);
 }
+
+Test(fuzz, kube_json_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/kube_json", fuzz_kube_json), 0);
+}
+Test(fuzz, prom_inputs_replay_cleanly)
+{
+	cr_assert_gt(replay("tests/fixtures/fuzz/prom", fuzz_prom), 0);
+}

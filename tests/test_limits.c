@@ -201,3 +201,63 @@ Test(limits, out_of_memory_exits_1_with_a_message, .timeout = 60)
 	cr_expect_eq(rc, 1, "exit %d: %s", rc, out);
 	cr_expect(strstr(out, "gpuplan: error: out of memory"), "%s", out);
 }
+
+/* Scopes x windows had no limit: 5 workloads at step: 1m over 600 days took
+ * 1.7 GB, 5,000 one-job workloads without a step 3 GB.  The rows a run would
+ * keep are estimated at load (check says so), with the figure, the step
+ * that would do, and the key that raises the limit. */
+Test(limits, timeseries_rows_past_the_limit_are_refused_at_check)
+{
+	char cmd[512], out[8192];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan check scenarios/quickstart.yaml --set output.step=1m "
+		 "--set horizon=14400h");
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "the run would keep ") &&
+			  strstr(out, "timeseries and allocation rows") &&
+			  strstr(out, "above the limit of 4000000; expected an output.step of at "
+				      "least ") &&
+			  strstr(out, "GPUPLAN_MAX_ROWS"),
+		  "%s", out);
+	/* raised, it loads */
+	snprintf(cmd, sizeof cmd,
+		 "GPUPLAN_MAX_ROWS=100000000 bin/gpuplan check scenarios/quickstart.yaml --set "
+		 "output.step=1m --set horizon=14400h");
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	/* 5,000 workloads without a step: 2,000 windows each */
+	char path[256];
+	snprintf(path, sizeof path, "%s/many.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("name: many\npools:\n  - {name: p, nodes: 1, gpu: L4, gpus_per_node: 8}\n"
+	      "workloads:\n",
+	      f);
+	for (int i = 0; i < 5000; i++)
+		fprintf(f, "  - {name: w%d, gpus: 1, duration: 1h, arrival: {at: \"00:00\"}}\n", i);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "bin/gpuplan check %s", path);
+	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+	cr_assert(strstr(out, "5002 scopes x 2e+03 windows, and 5000 workloads' allocations"), "%s",
+		  out);
+}
+
+/* 20 pools of 10^6 nodes passed check, and run relied on malloc failing.
+ * The node slots of all pools are counted at load (a pool holds at most
+ * 10^6; two of 600,000 are over). */
+Test(limits, total_nodes_past_the_limit_are_refused_at_check)
+{
+	char out[8192];
+#define TWO_BIG                                                                        \
+	"--set 'pools.+={name: big, nodes: 600000, gpu: L4, gpus_per_node: 8}' --set " \
+	"'pools.+={name: big2, nodes: 600000, gpu: L4, gpus_per_node: 8}'"
+	cr_assert_eq(
+		capture("bin/gpuplan check scenarios/quickstart.yaml " TWO_BIG, out, sizeof out), 2,
+		"%s", out);
+	cr_assert(strstr(out, "nodes in all by here, above the limit of 1000000") &&
+			  strstr(out, "GPUPLAN_MAX_NODES"),
+		  "%s", out);
+	cr_assert_eq(
+		capture("GPUPLAN_MAX_NODES=2000000 bin/gpuplan check scenarios/quickstart.yaml " TWO_BIG,
+			out, sizeof out),
+		0, "%s", out);
+}

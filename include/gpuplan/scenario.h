@@ -609,6 +609,16 @@ struct param {
 /* Timeseries windows per scope an explicit output.step may make (over the
  * horizon, or the known arrivals): raise with GPUPLAN_MAX_WINDOWS. */
 #define SCENARIO_DEFAULT_MAX_WINDOWS 1000000
+/* Timeseries and allocation rows a run may keep (scopes x windows, and
+ * workloads x windows; about 300 bytes each while it runs, so 1.2 GB): raise
+ * with GPUPLAN_MAX_ROWS.  And node slots of all pools together (a cluster
+ * of 20 pools of 10^6 nodes passed check and ran out of memory): raise with
+ * GPUPLAN_MAX_NODES. */
+#define SCENARIO_DEFAULT_MAX_ROWS    4000000
+#define SCENARIO_DEFAULT_MAX_NODES   1000000
+/* The windows per scope of a run without output.step (collect.h's
+ * COLLECT_MAX_WINDOWS, which collect.c asserts equal). */
+#define SCENARIO_ADAPTIVE_WINDOWS    2000
 #define SCENARIO_MAX_SPAN            ((sim_time)SCENARIO_MAX_YEARS * 365 * SIM_DAY)
 /* Where the clock of a run without a horizon stops (status horizon): the
  * span of the arrivals and one duration, each at most SCENARIO_MAX_SPAN; a

@@ -15,10 +15,14 @@
 #include "gpuplan/sweep.h"
 #include "gpuplan/trace.h"
 
+#include "gpuplan/ytree.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../../sim/import_hist.h" /* prom_read: import --history's Prometheus reader */
 
 /* The readers take paths: write the bytes to a private file first. */
 static const char *to_file(const char *name, const uint8_t *data, size_t size)
@@ -168,6 +172,47 @@ int fuzz_import(const uint8_t *data, size_t size)
 	struct gp_err err;
 	if (import_build(&o, &r, &err) == GP_OK)
 		import_result_free(&r);
+	return 0;
+}
+
+/* Walks a tree to its leaves: what a reader of it would touch. */
+static size_t walk(const struct ynode *n)
+{
+	size_t k = 1;
+	for (size_t i = 0; n && i < n->n; i++)
+		k += walk(n->items[i]) + (n->keys ? strlen(n->keys[i]) : 0);
+	return k + (n && n->value ? strlen(n->value) : 0);
+}
+
+/* The one-pass JSON reader (ytree_json.c) that `import` reads kubectl,
+ * Prometheus and OpenCost JSON with, members of kubectl dumps skipped as
+ * import skips them; with tests/fuzz/import.dict's names and quantities. */
+int fuzz_kube_json(const uint8_t *data, size_t size)
+{
+	static const char *const skip[] = {"managedFields", "images", "env", NULL};
+	struct ytree *t = NULL;
+	struct gp_err err;
+	if (ytree_parse_json("fuzz.json", (const char *)data, size, skip, &t, &err) == GP_OK) {
+		walk(t->root);
+		ytree_free(t);
+	}
+	return 0;
+}
+
+static int on_series(void *ctx, const struct prom_series *s, struct gp_err *err)
+{
+	(void)err;
+	*(size_t *)ctx += s->n_points + (prom_label(s, "pod") != NULL);
+	return 0;
+}
+
+/* A Prometheus HTTP API response (query_range), streamed by prom_read
+ * (import --history), with the dictionary's label names and values. */
+int fuzz_prom(const uint8_t *data, size_t size)
+{
+	size_t seen = 0;
+	struct gp_err err;
+	prom_read(to_file("q.json", data, size), on_series, &seen, &err);
 	return 0;
 }
 
