@@ -210,19 +210,19 @@ Test(limits, timeseries_rows_past_the_limit_are_refused_at_check)
 {
 	char cmd[512], out[8192];
 	snprintf(cmd, sizeof cmd,
-		 "bin/gpuplan check scenarios/quickstart.yaml --set output.step=1m "
-		 "--set horizon=14400h");
+		 "GPUPLAN_MAX_WINDOWS=100000000 bin/gpuplan check scenarios/quickstart.yaml --set "
+		 "output.step=1m --set horizon=28800h");
 	cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s", out);
 	cr_assert(strstr(out, "the run would keep ") &&
 			  strstr(out, "timeseries and allocation rows") &&
-			  strstr(out, "above the limit of 4000000; expected an output.step of at "
+			  strstr(out, "above the limit of 8000000; expected an output.step of at "
 				      "least ") &&
 			  strstr(out, "GPUPLAN_MAX_ROWS"),
 		  "%s", out);
 	/* raised, it loads */
 	snprintf(cmd, sizeof cmd,
-		 "GPUPLAN_MAX_ROWS=100000000 bin/gpuplan check scenarios/quickstart.yaml --set "
-		 "output.step=1m --set horizon=14400h");
+		 "GPUPLAN_MAX_ROWS=100000000 GPUPLAN_MAX_WINDOWS=100000000 bin/gpuplan check "
+		 "scenarios/quickstart.yaml --set output.step=1m --set horizon=28800h");
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	/* 5,000 workloads without a step: 2,000 windows each */
 	char path[256];

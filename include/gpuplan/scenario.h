@@ -610,11 +610,11 @@ struct param {
  * horizon, or the known arrivals): raise with GPUPLAN_MAX_WINDOWS. */
 #define SCENARIO_DEFAULT_MAX_WINDOWS 1000000
 /* Timeseries and allocation rows a run may keep (scopes x windows, and
- * workloads x windows; about 300 bytes each while it runs, so 1.2 GB): raise
+ * workloads x windows; about 300 bytes each while it runs, so 2.4 GB): raise
  * with GPUPLAN_MAX_ROWS.  And node slots of all pools together (a cluster
  * of 20 pools of 10^6 nodes passed check and ran out of memory): raise with
  * GPUPLAN_MAX_NODES. */
-#define SCENARIO_DEFAULT_MAX_ROWS    4000000
+#define SCENARIO_DEFAULT_MAX_ROWS    8000000
 #define SCENARIO_DEFAULT_MAX_NODES   1000000
 /* The windows per scope of a run without output.step (collect.h's
  * COLLECT_MAX_WINDOWS, which collect.c asserts equal). */
