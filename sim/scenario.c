@@ -538,9 +538,12 @@ static int check_rows(struct loader *ld)
 	int rc = env_limit("GPUPLAN_MAX_ROWS", SCENARIO_DEFAULT_MAX_ROWS, &max_rows, ld->err);
 	if (rc)
 		return rc;
+	/* adaptive: windows of 1m upwards, at most SCENARIO_ADAPTIVE_WINDOWS */
 	double span = (double)known_span(sc), windows = SCENARIO_ADAPTIVE_WINDOWS;
 	if (sc->output.step > 0)
 		windows = span / (double)sc->output.step;
+	else if (sc->horizon && (double)sc->horizon / (double)SIM_MINUTE < windows)
+		windows = ceil((double)sc->horizon / (double)SIM_MINUTE);
 	windows = windows < 1 ? 1 : windows;
 	double scopes = 1.0 + (double)sc->n_pools + (double)sc->n_workloads;
 	double rows = windows * (scopes + (double)sc->n_workloads);
