@@ -5,14 +5,14 @@
 
 #include "gpuplan/cluster.h"
 
-_Static_assert(COLLECT_MAX_WINDOWS == SCENARIO_ADAPTIVE_WINDOWS,
-	       "the loader estimates rows with the collector's window count");
-
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(COLLECT_MAX_WINDOWS == SCENARIO_ADAPTIVE_WINDOWS,
+	       "the loader estimates rows with the collector's window count");
 
 /* The readable steps of an adaptive run, finest first; each divides the
  * next, so a coarser window is a whole number of finer ones.  The issue's
