@@ -440,6 +440,13 @@ void autoscale_class_failed(struct autoscale *as, size_t cls, bool nodes)
 		class_at(as, cls)->blocked = nodes;
 }
 
+int32_t autoscale_provisioning(const struct autoscale *as, size_t cls)
+{
+	if (!as || cls >= as->cap_classes || as->classes[cls].note != NOTE_TRIGGERED)
+		return -1;
+	return as->classes[cls].pool;
+}
+
 const char *autoscale_note(const struct autoscale *as, size_t cls)
 {
 	if (!as || cls >= as->cap_classes)

@@ -9,6 +9,7 @@
 #include "gpuplan/footprint.h"
 #include "gpuplan/gpupolicy.h"
 #include "gpuplan/infer.h"
+#include "gpuplan/relax.h"
 #include "gpuplan/units.h"
 
 #include <math.h>
@@ -741,6 +742,39 @@ static void explain_capacity(struct ctx *c)
 		     ps->name, c->f->fig.capacity.pool_alloc_pct);
 }
 
+/* --- what binds (relax.h) ----------------------------------------------------- */
+
+/* "queues.team-b.lending_limit = 0 binds 8.0 pod-hours of a's waiting and
+ * slowed time; {"nvidia.com/gpu": 12} is its smallest relaxation (the
+ * lender lends all of its quota)". */
+static void binds_words(struct ctx *c, struct gp_sbuf *b)
+{
+	const struct finding *f = c->f;
+	const struct relax_row *row =
+		f->constraint >= 0 ? relax_row_of((enum constraint_kind)f->constraint) : NULL;
+	gp_sb_printf(b, "%s = %s binds %.1f pod-hours", f->key, f->value ? f->value : "?",
+		     f->pod_hours);
+	if (c->w)
+		gp_sb_printf(b, " of %s's waiting and slowed time", c->w->name);
+	if (f->relaxed)
+		gp_sb_printf(b, "; %s is its smallest relaxation", f->relaxed);
+	if (row)
+		gp_sb_printf(b, " (%s%s)", f->relaxed ? "" : "to relax: ", row->relaxation);
+}
+
+static void explain_binds(struct ctx *c)
+{
+	binds_words(c, &c->text);
+	const struct relax_row *row =
+		c->f->constraint >= 0 ? relax_row_of((enum constraint_kind)c->f->constraint) : NULL;
+	gp_sb_printf(&c->ev,
+		     "%.0f pod-seconds waiting or slowed with %s binding, the most of "
+		     "any constraint of the workloads that missed their goals",
+		     c->f->pod_hours * 3600, row ? constraint_kind_name(row->kind) : "it");
+	if (row)
+		gp_sb_printf(&c->ev, "; relaxing it costs: %s", row->cost);
+}
+
 /* --- dispatch ---------------------------------------------------------------- */
 
 static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
@@ -763,6 +797,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_NODE_GROUP_MAX] = explain_node_group_max,
 	[KIND_PROVISIONING] = explain_provisioning,
 	[KIND_CAPACITY] = explain_capacity,
+	[KIND_BINDS] = explain_binds,
 };
 
 void explain_finding(const struct scenario *sc, const struct results *r, const struct finding *f,
@@ -776,6 +811,10 @@ void explain_finding(const struct scenario *sc, const struct results *r, const s
 	if (f->kind < FINDING_KINDS && explainers[f->kind]) /* diagnose_binds.c's findings
 							     * come with their words */
 		explainers[f->kind](&c);
+	if (f->key && f->kind != KIND_BINDS) { /* a detector's finding that names its key */
+		gp_sb_printf(&c.text, "; ");
+		binds_words(&c, &c.text);
+	}
 	*text = gp_sb_take(&c.text);
 	*evidence = gp_sb_take(&c.ev);
 }

@@ -414,6 +414,36 @@ enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *r
 	return QUOTA_FITS;
 }
 
+enum constraint_kind quota_binding(const struct quota *q, size_t qi, const double *ask,
+				   int32_t *param)
+{
+	*param = (int32_t)qi;
+	for (size_t r = 0; r < q->n_res; r++) {
+		size_t cell = qi * q->n_res + r;
+		double a = ask[q->name_of[r]], nominal = q->nominal[cell], own = q->usage[cell];
+		if (!(a > 0) || isinf(nominal) || available(q, qi, r) >= a - 1e-9)
+			continue;
+		if (q->root[qi] < 0)
+			return CONSTRAINT_QUOTA;
+		if (own + a <= nominal + 1e-9)
+			return CONSTRAINT_RECLAIM; /* its own quota, lent and held */
+		if (own + a > nominal + q->limit[cell] + 1e-9)
+			return CONSTRAINT_BORROWING_LIMIT;
+		/* The cohort lacks it: a queue that keeps idle quota to itself. */
+		double most = 1e-9;
+		for (size_t o = 0; o < q->sc->n_queues; o++) {
+			size_t oc = o * q->n_res + r;
+			double kept = fmax(0, q->guaranteed[oc] - q->usage[oc]);
+			if (o != qi && q->root[o] == q->root[qi] && kept > most) {
+				most = kept;
+				*param = (int32_t)o;
+			}
+		}
+		return (size_t)*param != qi ? CONSTRAINT_LENDING_LIMIT : CONSTRAINT_QUOTA;
+	}
+	return CONSTRAINT_QUOTA;
+}
+
 void quota_behind(const struct quota *q, size_t qi, char *why, size_t why_len)
 {
 	snprintf(why, why_len, "waiting for the head of StrictFIFO ClusterQueue %s to be admitted",

@@ -21,6 +21,10 @@ struct reason_class {
 	uint8_t keyed; /* what msg was made from, beside class_counts (enum keyed) */
 	char *post;    /* KEYED_POST: the PostFilter's words */
 	size_t post_cap;
+	int32_t bind_param; /* reasons_bind's */
+	uint8_t bind_kind;  /* enum constraint_kind; CONSTRAINT_KINDS: the message's */
+	uint8_t next_kind;  /* reasons_bind's, from the next failure on */
+	int32_t next_param;
 };
 
 /* A class's message is a function of the counts in class_counts (and the
@@ -131,11 +135,65 @@ static void rows_hold(struct reasons *r, size_t id)
 	r->pods = gp_xrealloc(r->pods, cap * n * sizeof *r->pods);
 	memset(r->seconds + r->cap_rows * n, 0, (cap - r->cap_rows) * n * sizeof *r->seconds);
 	memset(r->pods + r->cap_rows * n, 0, (cap - r->cap_rows) * n * sizeof *r->pods);
+	r->shares = gp_xrealloc(r->shares, cap * CONSTRAINT_KINDS * sizeof *r->shares);
+	memset(r->shares + r->cap_rows * CONSTRAINT_KINDS, 0,
+	       (cap - r->cap_rows) * CONSTRAINT_KINDS * sizeof *r->shares);
 	r->cap_rows = cap;
 }
 
-/* The id of text, adding it if new with kinds. */
-static int32_t intern(struct reasons *r, const char *text, uint32_t kinds)
+/* The kind of constraint a pending reason's kind is about (bind.h). */
+static enum constraint_kind constraint_of(enum pend_kind k)
+{
+	switch (k) {
+	case PEND_UNSCHEDULABLE:
+	case PEND_WINDOW: return CONSTRAINT_WINDOW;
+	case PEND_AFFINITY: return CONSTRAINT_NODE_SELECTOR; /* refined by bind_write */
+	case PEND_SPREAD:
+	case PEND_SPREAD_LABEL: return CONSTRAINT_SPREAD;
+	case PEND_CPU: return CONSTRAINT_CPU_REQUEST;
+	case PEND_MEMORY: return CONSTRAINT_MEMORY_REQUEST;
+	case PEND_VRAM: return CONSTRAINT_VRAM;
+	case PEND_RESOURCE: return CONSTRAINT_CAPACITY;
+	case PEND_TAINT: return CONSTRAINT_TAINT;
+	case PEND_QUOTA: return CONSTRAINT_QUOTA;
+	case PEND_QUEUE_ORDER: return CONSTRAINT_QUEUEING_STRATEGY;
+	case PEND_KINDS: break;
+	}
+	return CONSTRAINT_CAPACITY;
+}
+
+/* Message id's shares: by the nodes that gave each reason (counts, per
+ * slot), else equal over the kinds of its mask. */
+static void set_shares(struct reasons *r, size_t id, const int32_t *counts, uint32_t kinds)
+{
+	double *sh = r->shares + id * CONSTRAINT_KINDS, total = 0;
+	memset(sh, 0, CONSTRAINT_KINDS * sizeof *sh);
+	/* "Insufficient" takes a share only when the nodes give no other
+	 * reason: a rule, a request or a window that keeps pods off some nodes
+	 * binds before hardware does (relaxing it is cheaper). */
+	bool others = kinds & ~PEND_BIT(PEND_RESOURCE);
+	for (size_t i = 0; counts && i < r->n_slots; i++) {
+		enum pend_kind k = r->slot_kinds ? (enum pend_kind)r->slot_kinds[i] : PEND_RESOURCE;
+		if (counts[i] > 0 && !(others && k == PEND_RESOURCE)) {
+			sh[constraint_of(k)] += counts[i];
+			total += counts[i];
+		}
+	}
+	for (int k = 0; !(total > 0) && k < PEND_KINDS; k++)
+		if ((kinds & PEND_BIT(k)) && !(others && k == PEND_RESOURCE)) {
+			sh[constraint_of((enum pend_kind)k)] += 1;
+			total += 1;
+		}
+	if (!(total > 0)) /* no node to give a reason (none at all): capacity */
+		sh[CONSTRAINT_CAPACITY] = total = 1;
+	for (int k = 0; k < CONSTRAINT_KINDS; k++)
+		sh[k] /= total;
+}
+
+/* The id of text, adding it if new with kinds (and shares from counts, or
+ * from kinds when counts is NULL). */
+static int32_t intern_counts(struct reasons *r, const char *text, uint32_t kinds,
+			     const int32_t *counts)
 {
 	bool added;
 	size_t id = strindex_add(&r->texts, text, &added);
@@ -144,6 +202,7 @@ static int32_t intern(struct reasons *r, const char *text, uint32_t kinds)
 	GP_GROW(r->kinds, r->cap_kinds, id + 1);
 	r->kinds[id] = kinds;
 	rows_hold(r, id);
+	set_shares(r, id, counts, kinds);
 	return (int32_t)id;
 }
 
@@ -174,6 +233,7 @@ void reasons_free(struct reasons *r)
 	free(r->class_counts);
 	free(r->jobs);
 	free(r->buf);
+	free(r->shares);
 	memset(r, 0, sizeof *r);
 }
 
@@ -188,7 +248,12 @@ static struct reason_class *class_at(struct reasons *r, size_t cls)
 		r->class_counts =
 			gp_xrealloc(r->class_counts, cap * r->n_slots * sizeof *r->class_counts);
 		for (size_t i = r->cap_classes; i < cap; i++)
-			r->classes[i] = (struct reason_class){.msg = -1, .workload = -1};
+			r->classes[i] = (struct reason_class){.msg = -1,
+							      .workload = -1,
+							      .bind_kind = CONSTRAINT_KINDS,
+							      .next_kind = CONSTRAINT_KINDS,
+							      .bind_param = -1,
+							      .next_param = -1};
 		r->cap_classes = cap;
 	}
 	return &r->classes[cls];
@@ -210,12 +275,44 @@ static struct reason_job *job_at(struct reasons *r, uint32_t job)
 
 /* --- accounting ------------------------------------------------------------ */
 
+/* What binds secs pending pod-seconds of class c (bind.h): its message's
+ * shares, with Kueue's refusal by the limit reasons_bind named and
+ * "Insufficient" while nodes are provisioned going to provisioning.  O(kinds). */
+static void accrue_bind(struct reasons *r, const struct reason_class *c, double secs)
+{
+	if (!r->bind)
+		return;
+	const double *sh = r->shares + (size_t)c->msg * CONSTRAINT_KINDS;
+	enum constraint_kind bk = (enum constraint_kind)c->bind_kind;
+	for (int k = 0; k < CONSTRAINT_KINDS; k++) {
+		if (!(sh[k] > 0))
+			continue;
+		enum constraint_kind to = (enum constraint_kind)k;
+		int32_t param = -1;
+		if (to == CONSTRAINT_QUOTA && bk != CONSTRAINT_KINDS &&
+		    bk != CONSTRAINT_PROVISIONING)
+			to = bk, param = c->bind_param;
+		else if (to == CONSTRAINT_CAPACITY && bk == CONSTRAINT_PROVISIONING)
+			to = bk, param = c->bind_param;
+		bind_add(r->bind, to, c->workload, param, secs * sh[k]);
+	}
+}
+
+void reasons_bind(struct reasons *r, size_t cls, enum constraint_kind kind, int32_t param)
+{
+	struct reason_class *c = class_at(r, cls);
+	c->next_kind = (uint8_t)kind;
+	c->next_param = param;
+}
+
 /* Accrues the class's pending pod-seconds up to now. */
 static void accrue(struct reasons *r, struct reason_class *c, sim_time now)
 {
 	if (c->msg >= 0 && c->counted > 0 && now > c->since) {
 		size_t row = (size_t)c->msg * r->n_workloads + (size_t)c->workload;
-		r->seconds[row] += sim_seconds(now - c->since) * (double)c->counted * c->pods;
+		double secs = sim_seconds(now - c->since) * (double)c->counted * c->pods;
+		r->seconds[row] += secs;
+		accrue_bind(r, c, secs);
 	}
 	if (now > c->since)
 		c->since = now;
@@ -265,7 +362,7 @@ static int32_t message(struct reasons *r, size_t cls, const int32_t *counts)
 		reasons_format_fit_error(r->buf, r->buf_size, r->n_nodes, r->slot_texts,
 					 r->slot_kinds, counts, r->n_slots);
 	}
-	return intern(r, r->buf, count_kinds(r, counts));
+	return intern_counts(r, r->buf, count_kinds(r, counts), counts);
 }
 
 /* Records that class cls's head failed with message msg (see reasons_fail). */
@@ -278,6 +375,10 @@ static int32_t fail_with(struct reasons *r, size_t cls, int32_t workload, int32_
 	int64_t starting = msg != c->msg ? (int64_t)members : (int64_t)members - c->counted;
 	r->pods[(size_t)msg * r->n_workloads + (size_t)workload] += starting * pods;
 	c->msg = msg;
+	c->bind_kind = c->next_kind;
+	c->bind_param = c->next_param;
+	c->next_kind = CONSTRAINT_KINDS;
+	c->next_param = -1;
 	c->counted = (int64_t)members;
 	c->fails++;
 	c->head = head;
@@ -303,9 +404,10 @@ int32_t reasons_fail_text(struct reasons *r, size_t cls, int32_t workload, int32
 				 gen, now);
 }
 
-int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
-			  size_t members, const char *text, uint32_t kinds, uint32_t head,
-			  uint64_t gen, sim_time now)
+/* reasons_fail_kind with the nodes' counts when there are (for the shares). */
+static int32_t fail_text(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			 size_t members, const char *text, uint32_t kinds, const int32_t *counts,
+			 uint32_t head, uint64_t gen, sim_time now)
 {
 	struct reason_class *c = class_at(r, cls);
 	accrue(r, c, now);
@@ -313,7 +415,15 @@ int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32
 	c->pods = pods;
 	/* The node-count cache no longer describes the class's message. */
 	c->keyed = KEYED_NONE;
-	return fail_with(r, cls, workload, pods, members, intern(r, text, kinds), head, gen);
+	return fail_with(r, cls, workload, pods, members, intern_counts(r, text, kinds, counts),
+			 head, gen);
+}
+
+int32_t reasons_fail_kind(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
+			  size_t members, const char *text, uint32_t kinds, uint32_t head,
+			  uint64_t gen, sim_time now)
+{
+	return fail_text(r, cls, workload, pods, members, text, kinds, NULL, head, gen, now);
 }
 
 int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
@@ -364,8 +474,8 @@ int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32
 		snprintf(r->buf + len, need - len, " (cluster-autoscaler: %s)", note);
 	char *text = gp_xstrdup(r->buf);
 	/* The note does not change what the nodes said: the kinds are theirs. */
-	int32_t id = reasons_fail_kind(r, cls, workload, pods, members, text,
-				       count_kinds(r, counts), head, gen, now);
+	int32_t id = fail_text(r, cls, workload, pods, members, text, count_kinds(r, counts),
+			       counts, head, gen, now);
 	free(text);
 	if (!note) {
 		size_t n = strlen(post) + 1;

@@ -7,6 +7,7 @@
 
 #include "gpuplan/diagnose.h"
 #include "gpuplan/gpupolicy.h"
+#include "gpuplan/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -293,9 +294,7 @@ char *relax_value(const struct scenario *sc, const struct constraint *c, char *b
 		break;
 	case CONSTRAINT_STARTUP:
 		if (w)
-			snprintf(buf, len, "%gs",
-				 (double)(w->startup ? w->startup : (p ? p->startup : 0)) /
-					 SIM_SECOND);
+			units_format_duration(w->startup, buf, len);
 		break;
 	case CONSTRAINT_CAPACITY:
 		if (p)

@@ -6,6 +6,7 @@
 
 #include "gpuplan/diagnose.h"
 #include "gpuplan/explain.h"
+#include "gpuplan/relax.h"
 #include "gpuplan/inflation.h"
 #include "gpuplan/metrics.h"
 #include "gpuplan/sim.h"
@@ -50,6 +51,7 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 	metrics_goals(sc, out); /* after the inference figures sim_finish adds */
 	metrics_bill(sc, out);
 	diagnose_run(sc, out);    /* reads only the results */
+	relax_findings(sc, out);  /* the binding constraint first (relax.h) */
 	explain_results(sc, out); /* the findings' sentences, for the store and reports */
 	out->wall_seconds = wall_now() - t0;
 	return GP_OK;

@@ -128,6 +128,7 @@ static void retime(struct sim *s, uint32_t id)
 	if (rate == j->rate)
 		return;
 	sim_time now = s->engine.now;
+	sim_slowed(s, j, now);
 	j->remaining = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
 	j->last = now;
 	j->rate = rate;
@@ -561,6 +562,8 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	}
 	j->span_start = s->engine.now;
 	j->last = s->engine.now;
+	bind_add(&s->bind, CONSTRAINT_STARTUP, j->workload, s->cluster.nodes[j->grant.node].pool,
+		 sim_seconds(ws_startup(s, j)) * j->pods);
 	s->futile_running += j->lost_epoch == s->epoch;
 	begin_work(s, j);
 	j->cost_per_h = cost_per_hour(s, j);
@@ -611,6 +614,7 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	}
 	for (int32_t k = 0; k < j->pods; k++)
 		cluster_prefetch(&s->cluster, &pods_of(j)[k]);
+	sim_slowed(s, j, s->engine.now);
 	job_gauges(s, j, -1);
 	placement_release(&s->placer, j->workload, id, pods_of(j));
 	s->freed++;
@@ -669,6 +673,7 @@ void sim_evict(struct sim *s, uint32_t id, bool readmit)
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	sim_time now = s->engine.now;
 	double left = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
+	sim_slowed(s, j, now);
 	/* Past start-up the span runs work and checkpoint writes in turn: a
 	 * checkpoint counts once its write is done. */
 	double past = j->doomed ? 0 : fmax(0, j->span_work - left - (double)ws->startup);
@@ -922,6 +927,8 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	reasons_init(&s->reasons, sc->n_workloads, s->cluster.n_ready,
 		     (const char *const *)s->placer.reasons, s->placer.reason_kinds,
 		     s->placer.n_reasons);
+	bind_init(&s->bind, sc->n_workloads);
+	s->reasons.bind = &s->bind;
 	int32_t pods = 1;
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		if (sc->workloads[w].gang && sc->workloads[w].pods > pods)
@@ -1020,6 +1027,7 @@ static void sim_destroy(struct sim *s)
 	preempt_free(&s->preempt);
 	placement_free(&s->placer);
 	reasons_free(&s->reasons);
+	bind_free(&s->bind);
 	free(s->plan);
 	free(s->best_plan);
 	free(s->failed_at);
@@ -1179,6 +1187,7 @@ void sim_finish(struct sim *s, struct results *out)
 	infer_results(s->infer, out);
 	autoscale_results(s->as, out, out->sim_end);
 	reasons_write(&s->reasons, s->sc, out);
+	bind_write(&s->bind, s->sc, out);
 	sim_destroy(s);
 	free(s);
 }

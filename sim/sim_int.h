@@ -66,6 +66,7 @@ struct sim {
 	uint64_t quota_gen;     /* bumped by every admission and release of quota */
 	int64_t *strict_head;   /* per queue, scratch for admit_pass() */
 	struct reasons reasons; /* why pending work waits (reasons.h) */
+	struct bind bind;       /* what binds waiting and slowed pod-seconds (bind.h) */
 	/* bumped by whatever may let blocked work fit: a release, a window opening, a spread pod */
 	uint64_t freed;
 	int32_t *plan, *best_plan; /* nodes of a job's pods: tried, and the pass's best */
@@ -121,6 +122,17 @@ static inline int pop_gpu(uint64_t *mask)
 static inline struct cluster_grant *pods_of(struct sim_job *j)
 {
 	return j->more ? j->more : &j->grant;
+}
+
+/* A running job's time lost to slowdown under sharing from its last re-rate
+ * to now, (1 - rate) x elapsed x pods, bound by contention on its pool
+ * (bind.h).  Call before j->last moves. */
+static inline void sim_slowed(struct sim *s, const struct sim_job *j, sim_time now)
+{
+	if (j->rate > 0 && j->rate < 1 && now > j->last)
+		bind_add(&s->bind, CONSTRAINT_CONTENTION, j->workload,
+			 s->cluster.nodes[j->grant.node].pool,
+			 sim_seconds(now - j->last) * (1 - j->rate) * j->pods);
 }
 
 static inline bool fit_window(const struct sim *s)

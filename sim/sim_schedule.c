@@ -113,6 +113,9 @@ static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows,
 		return true;
 	}
 	s->behind[c] = 0;
+	int32_t param;
+	enum constraint_kind bk = quota_binding(&s->quota, (size_t)ws->queue, s->ask, &param);
+	reasons_bind(&s->reasons, ADMIT_RC(c), bk, param);
 	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why, head,
 			  s->quota_gen, s->engine.now);
 	return false;
@@ -238,6 +241,9 @@ static bool try_class(struct sim *s, size_t c)
 	}
 	autoscale_class_failed(s->as, c, true);
 	const char *post = sim_kube_preempt(s, head, why);
+	int32_t growing = autoscale_provisioning(s->as, c);
+	if (growing >= 0) /* "Insufficient" while its nodes come: provisioning */
+		reasons_bind(&s->reasons, PLACE_RC(c), CONSTRAINT_PROVISIONING, growing);
 	reasons_fail_post(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, why, post,
 			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
 	return false;

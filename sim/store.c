@@ -23,6 +23,7 @@
  * are powers of two rows (64, then 32, 16, ... for the remainder), so that
  * a table needs at most STORE_BATCH_SIZES statements.
  */
+#include "gpuplan/relax.h"
 #include "gpuplan/store.h"
 #include "gpuplan/units.h"
 
@@ -824,6 +825,30 @@ static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	char *fix = f->n_fixes ? finding_fix_text(&f->fixes[0]) : NULL;
 	sti_bind_copy(s, p + 6, fix);
 	free(fix);
+	sti_bind_text(s, p + 7, f->key);
+	sti_bind_text(s, p + 8, f->value);
+	sti_bind_text(s, p + 9, f->relaxed);
+	if (f->key)
+		sti_bind_real(s, p + 10, f->pod_hours);
+	else
+		sqlite3_bind_null(s, p + 10);
+	return GP_OK;
+}
+
+/* Binds a binding constraint's pod-seconds (ctx: a job_ctx): its kind, its
+ * key with names (relax.h), the workload, pool and queue it is about. */
+static int bind_constraint(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct job_ctx *jc = ctx;
+	const struct constraint *c = &jc->r->constraints[i];
+	(void)err;
+	char key[1024];
+	sti_bind_text(s, p, constraint_kind_name(c->kind));
+	sti_bind_copy(s, p + 1, relax_key(jc->sc, c, key, sizeof key));
+	sti_bind_text(s, p + 2, c->workload >= 0 ? jc->sc->workloads[c->workload].name : NULL);
+	sti_bind_text(s, p + 3, c->pool >= 0 ? jc->sc->pools[c->pool].name : NULL);
+	sti_bind_text(s, p + 4, c->queue >= 0 ? jc->sc->queues[c->queue].name : NULL);
+	sti_bind_real(s, p + 5, c->pod_seconds);
 	return GP_OK;
 }
 
@@ -875,8 +900,10 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 "run_id, workload, request_id, arrival_s, ttft_s, tpot_s, e2e_s, prompt_tokens, "
 		 "output_tokens, slo_met, verified",
 		 11, r->n_requests, bind_request, &jc},
-		{"findings", "run_id, rank, step, finding, evidence, kind, scope, fix", 8,
-		 r->n_findings, bind_finding, &jc},
+		{"findings",
+		 "run_id, rank, step, finding, evidence, kind, scope, fix, key, value, relaxed, "
+		 "pod_hours",
+		 12, r->n_findings, bind_finding, &jc},
 		{"inflation_curve", "run_id, arrived_pct, allocated_pct, fragmentation_pct", 4,
 		 r->n_curve, bind_curve, r},
 		{"scopes",
@@ -884,6 +911,8 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		 10, 1 + sc->n_pools + sc->n_workloads, sti_bind_scope, sc},
 		{"backtest", "run_id, scope, metric, observed, simulated, error", 6, r->n_backtest,
 		 sti_bind_backtest, r},
+		{"constraints", "run_id, kind, key, workload, pool, queue, pod_seconds", 7,
+		 r->n_constraints, bind_constraint, &jc},
 	};
 	int rc = GP_OK;
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !rc; i++)

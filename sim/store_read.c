@@ -312,7 +312,7 @@ static void read_finding(sqlite3_stmt *s, void *rows, size_t i)
 	f->rank = sqlite3_column_int(s, 0);
 	int step = finding_step_of((const char *)sqlite3_column_text(s, 1));
 	f->step = (uint8_t)(step < 0 ? FINDING_CAPACITY : step);
-	f->pool = f->workload = f->queue = f->reason = -1;
+	f->pool = f->workload = f->queue = f->reason = f->constraint = -1;
 	f->text = col_text(s, 2);
 	f->evidence = col_text(s, 3);
 }

@@ -181,9 +181,23 @@ static const char schema_sql[] =
 	"  evidence TEXT,\n"
 	"  kind TEXT,\n"
 	"  scope TEXT,\n"
-	"  fix TEXT\n"
+	"  fix TEXT,\n"
+	"  key TEXT,\n"
+	"  value TEXT,\n"
+	"  relaxed TEXT,\n"
+	"  pod_hours REAL\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS findings_run ON findings(run_id);\n"
+	"CREATE TABLE IF NOT EXISTS constraints (\n"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
+	"  kind TEXT NOT NULL,\n"
+	"  key TEXT NOT NULL,\n"
+	"  workload TEXT,\n"
+	"  pool TEXT,\n"
+	"  queue TEXT,\n"
+	"  pod_seconds REAL NOT NULL\n"
+	");\n"
+	"CREATE INDEX IF NOT EXISTS constraints_run ON constraints(run_id);\n"
 	"CREATE TABLE IF NOT EXISTS advice (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  rank INTEGER NOT NULL,\n"
@@ -278,6 +292,11 @@ static const struct {
 	{"findings", "kind", "TEXT"},  /* enum finding_kind's name */
 	{"findings", "scope", "TEXT"}, /* the pool or workload it is about */
 	{"findings", "fix", "TEXT"},   /* the --set overrides of its first alternative */
+	/* the binding constraint a finding names (relax.h) */
+	{"findings", "key", "TEXT"},
+	{"findings", "value", "TEXT"},
+	{"findings", "relaxed", "TEXT"},
+	{"findings", "pod_hours", "REAL"},
 	/* inference servers, as vLLM's scheduler and cache gauges */
 	{"timeseries", "requests_running", "REAL"},
 	{"timeseries", "requests_waiting", "REAL"},

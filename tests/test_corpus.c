@@ -93,9 +93,11 @@ static const struct case_ cases[] = {
 	 * sequences: the server's setting first, not a second replica. */
 	{"max-batch", "capacity", {"chat's 1 replica is saturated"}, "max_batch 683 for chat"},
 	/* The capacity finding says a wider window would: advise widens it. */
+	/* The window binds: the first finding names its key (issue 46), not
+	 * capacity. */
 	{"window",
-	 "capacity",
-	 {"frames waits for GPUs of pool render", "a wider window would"},
+	 "placement",
+	 {"pools.render.windows = 20:00-02:00 binds 18.0 pod-hours", "closing 1 h or 2 h later"},
 	 "window 20:00-02:00 of render closing 2h later"},
 	{"data-loader",
 	 "application",

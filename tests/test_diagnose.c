@@ -385,13 +385,17 @@ Test(diagnose, a_wait_on_busy_gpus_is_capacity_and_comes_last)
 		"pools.batch.windows=[{from: \"12:00\", to: \"13:00\"}]",
 		"workloads.eval.deadline=\"13:00\""};
 	run("scenarios/eval-window.yaml", tight, 2);
-	cr_assert_eq(r.n_findings, 1);
-	EXPECT_FINDING(0, "capacity",
+	/* The window binds (issue 46): its own finding comes before capacity. */
+	cr_assert_eq(r.n_findings, 2);
+	cr_expect_eq(r.findings[0].kind, KIND_BINDS);
+	cr_expect_str_eq(r.findings[0].key, "pools.batch.windows");
+	cr_expect_str_eq(r.findings[0].value, "12:00-13:00");
+	EXPECT_FINDING(1, "capacity",
 		       "eval waits for GPUs of pool batch that are busy or outside its "
 		       "windows",
 		       "deadlines met 50.0%", "no quota, rule or fragmentation reason");
-	cr_expect_eq(r.findings[0].kind, KIND_CAPACITY);
-	cr_expect_eq(r.findings[0].n_fixes, 0, "advise searches the pool size itself");
+	cr_expect_eq(r.findings[1].kind, KIND_CAPACITY);
+	cr_expect_eq(r.findings[1].n_fixes, 0, "advise searches the pool size itself");
 }
 
 Test(diagnose, example_sharing_is_an_allocation_lock)

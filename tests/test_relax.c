@@ -101,3 +101,87 @@ Test(relax, a_row_without_a_function_adds_nothing)
 	cr_assert_eq(relax_constraint(sc, &r, &c, &f), 0);
 	cr_assert_eq(f.n_fixes, 0);
 }
+
+/* --- diagnosis: the binding constraint first (relax_findings) ------------- */
+
+Test(relax, the_lenders_limit_is_named_in_the_cohort_finding)
+{
+	run("tests/fixtures/diagnosis/lending.yaml", NULL, 0);
+	cr_assert_geq(r.n_findings, 1);
+	const struct finding *f = &r.findings[0];
+	cr_expect_eq(f->kind, KIND_ADMISSION, "the detector's finding of the same cause");
+	cr_expect_eq(f->constraint, CONSTRAINT_LENDING_LIMIT);
+	cr_expect_str_eq(f->key, "queues.team-b.lending_limit");
+	cr_expect_str_eq(f->value, "0");
+	cr_expect_str_eq(f->relaxed, "{\"nvidia.com/gpu\": 12}");
+	cr_expect_float_eq(f->pod_hours, 8.0, 1e-9, "four jobs wait 2 h");
+	cr_expect(strstr(f->text, "queues.team-b.lending_limit = 0 binds 8.0 pod-hours"), "%s",
+		  f->text);
+}
+
+Test(relax, unreclaimed_lent_quota_is_not_capacity)
+{
+	run("tests/fixtures/bind/reclaim.yaml", NULL, 0);
+	cr_assert_geq(r.n_findings, 1);
+	cr_expect_str_eq(r.findings[0].key, "queues.team-a.preemption.reclaim_within_cohort");
+	cr_expect_str_eq(r.findings[0].value, "Never");
+	cr_expect_float_eq(r.findings[0].pod_hours, 9.0, 1e-9);
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "finding %zu", i);
+}
+
+Test(relax, contention_no_detector_names_is_the_first_finding)
+{
+	RUN_WITH("tests/fixtures/bind/contention.yaml", "workloads.j.deadline={within: 1h30m}");
+	cr_assert_eq(r.n_findings, 1, "no capacity finding: nothing waited on busy GPUs");
+	const struct finding *f = &r.findings[0];
+	cr_expect_eq(f->kind, KIND_BINDS);
+	cr_expect_eq(f->step, FINDING_APPLICATION);
+	cr_expect_str_eq(f->key, "pools.ts.sharing.replicas");
+	cr_expect_float_eq(f->pod_hours, 2.2, 1e-9, "2 x (2.1 h - 1 h)");
+	cr_expect(strstr(f->text, "pools.ts.sharing.replicas = {mode: time-slicing, replicas: 2} "
+				  "binds 2.2 pod-hours of j's"),
+		  "%s", f->text);
+}
+
+Test(relax, start_up_no_detector_names_is_the_first_finding)
+{
+	RUN_WITH("tests/fixtures/bind/startup.yaml", "workloads.j.deadline={within: 1h5m}");
+	cr_assert_eq(r.n_findings, 1);
+	cr_expect_str_eq(r.findings[0].key, "workloads.j.startup");
+	cr_expect_str_eq(r.findings[0].value, "10m");
+	cr_expect_float_eq(r.findings[0].pod_hours, 1200 / 3600.0, 1e-9);
+}
+
+Test(relax, a_healthy_run_has_no_finding_though_time_was_bound)
+{
+	run("tests/fixtures/bind/startup.yaml", NULL, 0);
+	cr_expect_eq(r.n_findings, 0);
+	cr_expect_eq(r.n_constraints, 1, "the start-up is still recorded");
+}
+
+/* docs/diagnosis.md's table "What binds, and how it is relaxed" is this
+ * table, row by row, so the two cannot drift. */
+Test(relax, the_docs_table_is_the_relax_table)
+{
+	FILE *f = fopen("docs/diagnosis.md", "r");
+	cr_assert_not_null(f);
+	static char doc[1 << 18];
+	size_t n = fread(doc, 1, sizeof doc - 1, f);
+	fclose(f);
+	doc[n] = '\0';
+	const char *head = strstr(doc, "| kind | key | minimal relaxation | what it costs | "
+				       "non-stock |\n|---|---|---|---|---|\n");
+	cr_assert_not_null(head, "the table's header");
+	const char *at = strchr(strchr(head, '\n') + 1, '\n') + 1;
+	for (int k = 0; k < CONSTRAINT_KINDS; k++) {
+		const struct relax_row *row = &relax_table[k];
+		char want[1024];
+		snprintf(want, sizeof want, "| %s | `%s` | %s | %s | %s |\n",
+			 constraint_kind_name(row->kind), row->key, row->relaxation, row->cost,
+			 row->non_stock ? "yes" : "no");
+		cr_assert(!strncmp(at, want, strlen(want)), "row %d: want %s", k, want);
+		at += strlen(want);
+	}
+	cr_expect(*at != '|', "no row beyond the table's");
+}

@@ -149,6 +149,10 @@ void autoscale_class_failed(struct autoscale *as, size_t cls, bool nodes);
 /* The autoscaler's event to append to class cls's message, or NULL. */
 const char *autoscale_note(const struct autoscale *as, size_t cls);
 
+/* The pool whose nodes the autoscaler is provisioning for class cls's pods
+ * (its note is "pod triggered scale-up"), or -1. */
+int32_t autoscale_provisioning(const struct autoscale *as, size_t cls);
+
 /* Pods joined class cls (enqueued) or left it (started). */
 void autoscale_joined(struct autoscale *as, size_t cls, int32_t pods);
 void autoscale_started(struct autoscale *as, size_t cls, int32_t pods);

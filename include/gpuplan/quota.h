@@ -30,6 +30,7 @@
 #ifndef GPUPLAN_QUOTA_H
 #define GPUPLAN_QUOTA_H
 
+#include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
 #define QUOTA_REASON_LEN  320
@@ -99,6 +100,17 @@ int32_t quota_flavor(const struct quota *q, size_t qi, uint64_t assign, const ch
  * nvidia.com/gpu in flavor default, 2 more needed"). */
 enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *req, char *why,
 			       size_t why_len);
+
+/* Which limit keeps a job of queue qi asking ask (quota_request's) out now
+ * (bind.h): CONSTRAINT_RECLAIM, its own nominal quota would hold it but
+ * the cohort's borrowers hold it (param: qi, the lender that does not
+ * reclaim); CONSTRAINT_BORROWING_LIMIT, it would borrow past its limit;
+ * CONSTRAINT_LENDING_LIMIT, the cohort lacks it while another queue keeps
+ * idle quota to itself (param: the one keeping the most); else
+ * CONSTRAINT_QUOTA (param: qi).  O(queues) when the cohort lacks it, else
+ * O(resources). */
+enum constraint_kind quota_binding(const struct quota *q, size_t qi, const double *ask,
+				   int32_t *param);
 
 /* The reason of a job of StrictFIFO queue qi that waits behind the queue's
  * head: Kueue never nominates it, so it has no condition of its own. */

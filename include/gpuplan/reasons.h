@@ -36,6 +36,7 @@
 #ifndef GPUPLAN_REASONS_H
 #define GPUPLAN_REASONS_H
 
+#include "gpuplan/bind.h"
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/strindex.h"
@@ -94,6 +95,12 @@ struct reasons {
 	size_t cap_jobs;
 	char *buf; /* formatting scratch */
 	size_t buf_size;
+	/* What binds (bind.h): set by the run after reasons_init, NULL: none.
+	 * Per message, the share of its pod-seconds each kind of constraint
+	 * takes ([id * CONSTRAINT_KINDS + k], from the nodes that gave each
+	 * reason). */
+	struct bind *bind;
+	double *shares;
 };
 
 /* slot_texts and slot_kinds must outlive the tracker (they are placement's). */
@@ -138,6 +145,14 @@ int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32
 int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
 			  size_t members, const int32_t *counts, const char *post, const char *note,
 			  uint32_t head, uint64_t gen, sim_time now);
+
+/* What binds class cls's jobs from its next failure on, when the message
+ * does not say it alone (bind.h): Kueue's refusal by the limit that binds
+ * (kind, and param its queue), or the pool whose nodes the Cluster
+ * Autoscaler provisions for them (kind CONSTRAINT_PROVISIONING: the share of
+ * "Insufficient" goes to it).  kind CONSTRAINT_KINDS: the message's own
+ * shares. */
+void reasons_bind(struct reasons *r, size_t cls, enum constraint_kind kind, int32_t param);
 
 /* The number of nodes messages count ("0/N nodes"): the Ready ones. */
 void reasons_set_nodes(struct reasons *r, int64_t n_nodes);

@@ -181,6 +181,29 @@ void relax_startup(const struct scenario *sc, const struct results *r, const str
 void relax_workload_windows(const struct scenario *sc, const struct results *r,
 			    const struct constraint *c, struct finding *f);
 
+/* --- diagnosis (relax_diagnose.c) ----------------------------------------- */
+
+/* The step a finding about kind k ranks in (allocation, memory, placement,
+ * application, capacity: the tie-break of equal pod-seconds). */
+enum finding_step relax_step(enum constraint_kind k);
+
+/* The binding constraints of the workloads that missed their goals (goal_met
+ * < 1), summed by key (kind and the queue, workload or pool its key names;
+ * "Insufficient" time is a priority where batch work with no goal and no
+ * higher priority ran on the pools the workload may use), most pod-seconds
+ * first, ties in step order.  Returns how many, malloc'd into *out. */
+size_t relax_binding(const struct scenario *sc, const struct results *r, struct constraint **out);
+
+/* After diagnose_run: the first binding constraint names the first finding
+ * (the detectors' finding of the same cause, moved first, else a new
+ * KIND_BINDS finding), with key, value, relaxed (its first relaxation's
+ * value) and pod-hours, the table's relaxations before its own fixes; the
+ * detectors' findings of the other binding constraints get their keys; a
+ * fragmentation finding under a binding spread rule, and a capacity finding
+ * for work a queue's limit holds, are dropped.  When capacity binds most,
+ * the detectors' order stands.  A run without findings gets none. */
+void relax_findings(const struct scenario *sc, struct results *r);
+
 /* A constraint about nothing in particular: pool, workload and queue -1. */
 struct constraint relax_about(enum constraint_kind k, int32_t pool, int32_t workload,
 			      int32_t queue);

@@ -1,0 +1,98 @@
+/* bind.c - pod-seconds per binding constraint (see bind.h). */
+#include "gpuplan/bind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void bind_init(struct bind *b, size_t n_workloads)
+{
+	memset(b, 0, sizeof *b);
+	b->n_workloads = n_workloads;
+	size_t n = (size_t)CONSTRAINT_KINDS * (n_workloads ? n_workloads : 1);
+	b->seconds = gp_xcalloc(n, sizeof *b->seconds);
+	b->param_s = gp_xcalloc(n, sizeof *b->param_s);
+	b->param = gp_xmalloc(n * sizeof *b->param);
+	for (size_t i = 0; i < n; i++)
+		b->param[i] = -1;
+}
+
+void bind_free(struct bind *b)
+{
+	free(b->seconds);
+	free(b->param);
+	free(b->param_s);
+	memset(b, 0, sizeof *b);
+}
+
+bool bind_queue_kind(enum constraint_kind k)
+{
+	switch (k) {
+	case CONSTRAINT_QUOTA:
+	case CONSTRAINT_BORROWING_LIMIT:
+	case CONSTRAINT_LENDING_LIMIT:
+	case CONSTRAINT_RECLAIM:
+	case CONSTRAINT_QUEUEING_STRATEGY: return true;
+	default: return false;
+	}
+}
+
+/* What only the scenario tells apart: the rule behind a node-affinity
+ * message, a MIG request's "Insufficient". */
+static enum constraint_kind refine(const struct workload_spec *ws, enum constraint_kind k)
+{
+	if (k == CONSTRAINT_NODE_SELECTOR && !ws->n_node_selector)
+		return ws->n_gpu_spec ? CONSTRAINT_GPU_SPEC : CONSTRAINT_AFFINITY;
+	if (k == CONSTRAINT_CAPACITY && ws->request == REQUEST_MIG)
+		return CONSTRAINT_MIG_PROFILE;
+	return k;
+}
+
+/* The pool a pending kind is about when the run named none: the first that
+ * offers what the workload's pods ask for, or -1. */
+static int32_t first_pool(const struct scenario *sc, const struct workload_spec *ws)
+{
+	for (size_t p = 0; p < sc->n_pools; p++)
+		if (scenario_gpu_equivalent(&sc->pools[p], ws) > 0)
+			return (int32_t)p;
+	return -1;
+}
+
+void bind_write(const struct bind *b, const struct scenario *sc, struct results *out)
+{
+	size_t nw = b->n_workloads < sc->n_workloads ? b->n_workloads : sc->n_workloads;
+	double *sum = gp_xcalloc((size_t)CONSTRAINT_KINDS * (nw ? nw : 1), sizeof *sum);
+	int32_t *par = gp_xmalloc((size_t)CONSTRAINT_KINDS * (nw ? nw : 1) * sizeof *par);
+	for (size_t i = 0; i < (size_t)CONSTRAINT_KINDS * nw; i++)
+		par[i] = -1;
+	size_t n = 0;
+	for (int k = 0; k < CONSTRAINT_KINDS; k++)
+		for (size_t w = 0; w < nw; w++) {
+			size_t i = (size_t)k * b->n_workloads + w;
+			if (!(b->seconds[i] > 0))
+				continue;
+			enum constraint_kind to =
+				refine(&sc->workloads[w], (enum constraint_kind)k);
+			size_t j = (size_t)to * nw + w;
+			n += !(sum[j] > 0);
+			sum[j] += b->seconds[i];
+			if (par[j] < 0)
+				par[j] = b->param[i];
+		}
+	out->constraints = gp_xcalloc(n + 1, sizeof *out->constraints);
+	out->n_constraints = 0;
+	for (int k = 0; k < CONSTRAINT_KINDS; k++)
+		for (size_t w = 0; w < nw; w++) {
+			size_t j = (size_t)k * nw + w;
+			if (!(sum[j] > 0))
+				continue;
+			const struct workload_spec *ws = &sc->workloads[w];
+			struct constraint c = {(enum constraint_kind)k, -1, (int32_t)w, -1, sum[j]};
+			if (bind_queue_kind(c.kind))
+				c.queue = par[j] >= 0 ? par[j] : ws->queue;
+			else
+				c.pool = par[j] >= 0 ? par[j] : first_pool(sc, ws);
+			out->constraints[out->n_constraints++] = c;
+		}
+	free(sum);
+	free(par);
+}
