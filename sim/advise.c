@@ -689,6 +689,26 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	if (!rc)
 		rc = advise_simulate_rows(sp, more.alts, more.n, write_alternative, &alt);
 	free(more.alts);
+	bool met = false;
+	for (size_t i = 1; i < pl.n; i++)
+		met |= pl.alts[i].meets;
+	struct plan pairs = met ? (struct plan){0} : advise_plan_pairs(sc, &r);
+	for (size_t i = 0; i < pairs.n && !rc; i++) { /* two binding constraints relaxed */
+		struct advise_row *a = advise_plan_add(&pl, "%s", pairs.alts[i].label);
+		if (!a)
+			continue;
+		memcpy(a->sets, pairs.alts[i].sets, sizeof a->sets);
+		a->n_sets = pairs.alts[i].n_sets;
+		struct gp_err skip;
+		int one = run_row(sp, st, a, NULL, NULL, &skip);
+		if (one == GP_EINPUT)
+			pl.n--;
+		else if (one)
+			rc = gp_errorf(err, one, "%s", skip.msg);
+		else if (fn)
+			fn(ctx, a);
+	}
+	free(pairs.alts);
 	if (!rc && more.n > 1)
 		rc = run_combined(sp, st, &pl, err);
 	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r))

@@ -21,6 +21,9 @@ struct advise_row *advise_plan_add(struct plan *pl, const char *fmt, ...) GP_PRI
 void advise_set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
 /* The alternatives the base run's scenario and findings suggest. */
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r);
+/* Pairs of the binding constraints' first relaxations (relax.h), for when
+ * no single alternative meets every goal. */
+struct plan advise_plan_pairs(const struct scenario *sc, const struct results *r);
 
 /* --- running alternatives in parallel (advise_jobs.c) --- */
 

@@ -119,6 +119,59 @@ static void plan_constraints(struct plan *pl, const struct scenario *sc, const s
 	}
 }
 
+/* The binding constraints advise relaxes: the first ADVISE_BINDING of the
+ * workloads that missed their goals (relax_binding), capacity left out
+ * (only hardware relaxes it: advise sizes the pool). */
+#define ADVISE_BINDING 3
+
+static size_t binding(const struct scenario *sc, const struct results *r, struct constraint *out)
+{
+	struct constraint *g;
+	size_t n = relax_binding(sc, r, &g), k = 0;
+	for (size_t i = 0; i < n && k < ADVISE_BINDING; i++)
+		if (g[i].kind != CONSTRAINT_CAPACITY && relax_table[g[i].kind].relax)
+			out[k++] = g[i];
+	free(g);
+	return k;
+}
+
+/* The table's relaxations of the binding constraints, each on its own. */
+static void plan_binding(struct plan *pl, const struct scenario *sc, const struct results *r)
+{
+	struct constraint c[ADVISE_BINDING];
+	size_t n = binding(sc, r, c);
+	for (size_t i = 0; i < n; i++) {
+		struct finding f = {0};
+		relax_constraint(sc, r, &c[i], &f);
+		plan_from(pl, &f);
+	}
+}
+
+struct plan advise_plan_pairs(const struct scenario *sc, const struct results *r)
+{
+	struct plan pl = {0};
+	struct constraint c[ADVISE_BINDING];
+	struct finding f[ADVISE_BINDING] = {{0}};
+	size_t n = binding(sc, r, c);
+	for (size_t i = 0; i < n; i++)
+		relax_constraint(sc, r, &c[i], &f[i]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			if (!f[i].n_fixes || !f[j].n_fixes ||
+			    f[i].fixes[0].n_sets + f[j].fixes[0].n_sets > ADVISE_MAX_SETS)
+				continue;
+			struct advise_row *a = advise_plan_add(&pl, "%s + %s", f[i].fixes[0].label,
+							       f[j].fixes[0].label);
+			for (size_t k = 0; a && k < f[i].fixes[0].n_sets; k++)
+				advise_set(a, "%s", f[i].fixes[0].sets[k]);
+			for (size_t k = 0; a && k < f[j].fixes[0].n_sets; k++)
+				advise_set(a, "%s", f[j].fixes[0].sets[k]);
+		}
+	for (size_t i = 0; i < n; i++)
+		finding_free(&f[i]);
+	return pl;
+}
+
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r)
 {
 	struct plan pl = {0};
@@ -129,6 +182,7 @@ struct plan advise_plan_alternatives(const struct scenario *sc, const struct res
 		plan_relax(&pl, sc, r, relax_shared_pool, (int32_t)p, -1, -1);
 	plan_fixes(&pl, r);
 	plan_constraints(&pl, sc, r);
+	plan_binding(&pl, sc, r); /* the binding constraints relaxed, before anything generic */
 	for (size_t f = 0; f < r->n_findings; f++) {
 		const struct finding *fd = &r->findings[f];
 		int p = fd->pool, w = fd->workload;

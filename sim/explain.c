@@ -352,12 +352,19 @@ static void explain_admission(struct ctx *c)
 			     "cohort that keeps them to itself (%s %s); let it lend them before "
 			     "raising the quota",
 			     ws->name, q->name, idle, c->f->key, c->f->value ? c->f->value : "?");
+	else if (c->f->constraint == CONSTRAINT_RECLAIM) /* its lent quota, not its own quota */
+		gp_sb_printf(&c->text,
+			     "%s waits on admission, not on hardware: queue %s's cohort keeps "
+			     "quota from it while %.1f GPUs are free: quota it lent is never "
+			     "reclaimed, not its own quota",
+			     ws->name, q->name, idle);
 	else
 		gp_sb_printf(&c->text,
 			     "%s waits on admission, not on hardware: queue %s's quota refuses "
 			     "its jobs while %.1f GPUs are free; raise the quota",
 			     ws->name, q->name, idle);
-	if (e && !isinf(e->borrowing_limit) && c->f->constraint != CONSTRAINT_LENDING_LIMIT)
+	if (e && !isinf(e->borrowing_limit) && c->f->constraint != CONSTRAINT_LENDING_LIMIT &&
+	    c->f->constraint != CONSTRAINT_RECLAIM)
 		gp_sb_printf(&c->text, " or its borrowing limit");
 	gp_sb_printf(&c->ev, "%.1f pod-hours pending with \"%s\"; queue %s", f->pending_s / 3600,
 		     reason(c), q->name);

@@ -238,8 +238,8 @@ char *relax_value(const struct scenario *sc, const struct constraint *c, char *b
 		break;
 	case CONSTRAINT_SPREAD:
 		if (w && w->spread.key)
-			snprintf(buf, len, "{key: %s, max_skew: %d, when: %s}", w->spread.key,
-				 (int)w->spread.max_skew,
+			snprintf(buf, len, "{key: %s, max_skew: %d, when_unsatisfiable: %s}",
+				 w->spread.key, (int)w->spread.max_skew,
 				 w->spread.when == SPREAD_DO_NOT_SCHEDULE ? "DoNotSchedule"
 									  : "ScheduleAnyway");
 		else if (w)

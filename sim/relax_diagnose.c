@@ -170,6 +170,11 @@ size_t relax_binding(const struct scenario *sc, const struct results *r, struct 
  * the same kind of cause for the same workload, pool or queue. */
 static bool same_cause(const struct finding *f, const struct constraint *c, int32_t w)
 {
+	if (f->constraint >= 0) /* a detector that names its constraint (diagnose_binds.c) */
+		return f->constraint == (int32_t)c->kind &&
+		       (scope_of(c->kind) == 'w'   ? f->workload == c->workload
+			: scope_of(c->kind) == 'p' ? f->pool == c->pool || f->pool < 0
+						   : f->workload == w || f->queue == c->queue);
 	switch ((enum finding_kind)f->kind) {
 	case KIND_ADMISSION: return scope_of(c->kind) == 'q' && f->workload == w;
 	case KIND_RULES:

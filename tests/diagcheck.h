@@ -96,7 +96,11 @@ static const char *diagcheck_why(const struct advice *a, const char *const *kind
 	if (!a->n_findings)
 		return "no finding";
 	const struct finding *f = &a->findings[0];
-	*kind = finding_kind_name((enum finding_kind)f->kind);
+	/* A finding of its own for a binding constraint (relax.h, kind binds)
+	 * shows as the constraint's kind: "window", "contention", "startup". */
+	*kind = f->kind == KIND_BINDS && f->constraint >= 0
+			? constraint_kind_name((enum constraint_kind)f->constraint)
+			: finding_kind_name((enum finding_kind)f->kind);
 	bool kind_ok = false;
 	for (size_t i = 0; i < n_kinds && kinds[i]; i++)
 		kind_ok |= !strcmp(*kind, kinds[i]);

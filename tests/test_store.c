@@ -222,7 +222,9 @@ static const struct {
 	{"allocations",
 	 "run_id,name,start_s,end_s,gpu_hours,gpu_cost,cpu_core_hours,cpu_cost,"
 	 "ram_byte_hours,ram_cost,total_cost,gpu_efficiency,namespace,queue,team,pool"},
-	{"findings", "run_id,rank,step,finding,evidence,kind,scope,fix"},
+	{"findings",
+	 "run_id,rank,step,finding,evidence,kind,scope,fix,key,value,relaxed,pod_hours"},
+	{"constraints", "run_id,kind,key,workload,pool,queue,pod_seconds"},
 	{"advice", "run_id,rank,alternative,overrides,alternative_run_id,meets,peak_demand_gpus,"
 		   "queue_time_p95_s,deadline_met_pct,slo_attainment_pct,cost_total,"
 		   "cost_per_verified_result,forced,untrusted"},

@@ -4,6 +4,10 @@
  * advise_run runs the scenario as given (the base), reads its findings
  * (diagnose.h) and runs the alternatives, each one a run in the results
  * database with its overrides in the params table:
+ *   - the table's relaxations (relax.h) of the binding constraints: the
+ *     first ADVISE_BINDING (3) but capacity of the workloads that missed
+ *     their goals (relax_binding), after the findings' own fixes; when no
+ *     alternative meets every goal, pairs of their first relaxations;
  *   - every alternative a finding names (finding.fixes: sharing modes,
  *     narrower weights, memory_fraction, tokenizer workers, GPU policy and
  *     scoring, quota and borrowing limits, max_replicas, relaxed rules);

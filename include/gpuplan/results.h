@@ -143,7 +143,7 @@ enum constraint_kind {
 	CONSTRAINT_NODE_SELECTOR,     /* workloads.W.node_selector */
 	CONSTRAINT_AFFINITY,          /* workloads.W.affinity */
 	CONSTRAINT_TAINT,             /* workloads.W.tolerations vs pools.P.taints */
-	CONSTRAINT_SPREAD,            /* workloads.W.spread (maxSkew / whenUnsatisfiable) */
+	CONSTRAINT_SPREAD,            /* workloads.W.topology_spread (max_skew / when) */
 	CONSTRAINT_GPU_SPEC,          /* workloads.W.gpu_spec */
 	CONSTRAINT_MIG_PROFILE,       /* pools.P.sharing.layout lacks the profile asked for */
 	CONSTRAINT_CPU_REQUEST,       /* workloads.W.cpu strands GPUs */
