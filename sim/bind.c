@@ -36,12 +36,66 @@ bool bind_queue_kind(enum constraint_kind k)
 	}
 }
 
-/* What only the scenario tells apart: the rule behind a node-affinity
- * message, a MIG request's "Insufficient". */
-static enum constraint_kind refine(const struct workload_spec *ws, enum constraint_kind k)
+/* Whether pool p's labels satisfy w's node_selector (0), gpu_spec (1) or
+ * affinity (2): kube-scheduler's NodeAffinity over the pool's labels. */
+static bool admits(const struct pool_spec *p, const struct workload_spec *w, int rule)
 {
-	if (k == CONSTRAINT_NODE_SELECTOR && !ws->n_node_selector)
-		return ws->n_gpu_spec ? CONSTRAINT_GPU_SPEC : CONSTRAINT_AFFINITY;
+	if (rule == 0) {
+		for (size_t i = 0; i < w->n_node_selector; i++) {
+			const char *v = scenario_pool_label(p, w->node_selector[i].key);
+			if (!v || strcmp(v, w->node_selector[i].value))
+				return false;
+		}
+		return true;
+	}
+	if (rule == 1) {
+		for (size_t i = 0; i < w->n_gpu_spec; i++)
+			if (!strcmp(w->gpu_spec[i], p->gpu->name))
+				return true;
+		return !w->n_gpu_spec;
+	}
+	for (size_t i = 0; i < w->n_affinity; i++) {
+		const struct affinity_expr *e = &w->affinity[i];
+		const char *v = scenario_pool_label(p, e->key);
+		bool in = false;
+		for (size_t k = 0; v && k < e->n_values; k++)
+			in |= !strcmp(v, e->values[k]);
+		bool ok = e->op == AFFINITY_IN       ? in
+			  : e->op == AFFINITY_NOT_IN ? !in
+			  : e->op == AFFINITY_EXISTS ? v != NULL
+						     : v == NULL;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* What only the scenario tells apart: the rule behind a node-affinity
+ * message (the one that keeps it off the most pools that offer what its
+ * pods ask for; ties: node_selector, gpu_spec, affinity), a MIG request's
+ * "Insufficient". */
+static enum constraint_kind refine(const struct scenario *sc, const struct workload_spec *ws,
+				   enum constraint_kind k)
+{
+	if (k == CONSTRAINT_NODE_SELECTOR) {
+		static const enum constraint_kind rules[] = {
+			CONSTRAINT_NODE_SELECTOR, CONSTRAINT_GPU_SPEC, CONSTRAINT_AFFINITY};
+		int best = -1;
+		size_t most = 0;
+		for (int rule = 0; rule < 3; rule++) {
+			size_t off = 0;
+			for (size_t p = 0; p < sc->n_pools; p++)
+				off += scenario_gpu_equivalent(&sc->pools[p], ws) > 0 &&
+				       !admits(&sc->pools[p], ws, rule);
+			if (off > most)
+				most = off, best = rule;
+		}
+		if (best >= 0)
+			return rules[best];
+		return ws->n_node_selector ? CONSTRAINT_NODE_SELECTOR
+		       : ws->n_gpu_spec    ? CONSTRAINT_GPU_SPEC
+					   : CONSTRAINT_AFFINITY;
+	}
 	if (k == CONSTRAINT_CAPACITY && ws->request == REQUEST_MIG)
 		return CONSTRAINT_MIG_PROFILE;
 	return k;
@@ -71,7 +125,7 @@ void bind_write(const struct bind *b, const struct scenario *sc, struct results 
 			if (!(b->seconds[i] > 0))
 				continue;
 			enum constraint_kind to =
-				refine(&sc->workloads[w], (enum constraint_kind)k);
+				refine(sc, &sc->workloads[w], (enum constraint_kind)k);
 			size_t j = (size_t)to * nw + w;
 			n += !(sum[j] > 0);
 			sum[j] += b->seconds[i];

@@ -246,7 +246,19 @@ static void name_key(const struct scenario *sc, const struct results *r, const s
 	relax_key(sc, c, key, sizeof key);
 	relax_value(sc, c, value, sizeof value);
 	struct finding mine = {0};
-	relax_constraint(sc, r, c, &mine);
+	const struct workload_spec *ws = c->workload >= 0   ? &sc->workloads[c->workload]
+					 : f->workload >= 0 ? &sc->workloads[f->workload]
+							    : NULL;
+	if (c->kind == CONSTRAINT_WINDOW && ws && ws->n_windows &&
+	    (c->pool < 0 || !sc->pools[c->pool].n_windows)) { /* the workload's own windows */
+		snprintf(key, sizeof key, "workloads.%s.windows", ws->name);
+		snprintf(value, sizeof value, "%zu window%s", ws->n_windows,
+			 ws->n_windows == 1 ? "" : "s");
+		struct constraint own = *c;
+		own.workload = (int32_t)(ws - sc->workloads);
+		relax_workload_windows(sc, r, &own, &mine);
+	} else
+		relax_constraint(sc, r, c, &mine);
 	for (size_t i = 0; i < mine.n_fixes; i++) {
 		bool dup = false;
 		for (size_t k = 0; k < f->n_fixes && !dup; k++)
@@ -304,18 +316,50 @@ void relax_findings(const struct scenario *sc, struct results *r)
 		free(g);
 		return;
 	}
+	/* Quota that a StrictFIFO head's wait holds for the jobs behind it (the
+	 * admission detector says most of the wait is behind the head): the
+	 * strategy binds, as its relaxation frees them at no cost. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; g[i].kind == CONSTRAINT_QUOTA && k < r->n_findings; k++)
+			if (r->findings[k].kind == KIND_ADMISSION &&
+			    r->findings[k].fig.wait.strict && r->findings[k].queue == g[i].queue)
+				g[i].kind = CONSTRAINT_QUEUEING_STRATEGY;
+	/* A rule the placement detector found to hide the idle pools: a taint
+	 * its messages name beside a selector that other pools fail. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; is_rule(g[i].kind) && k < r->n_findings; k++)
+			if (r->findings[k].kind == KIND_RULES &&
+			    r->findings[k].workload == g[i].workload &&
+			    r->findings[k].fig.rules.rules == FINDING_RULE_TAINT)
+				g[i].kind = CONSTRAINT_TAINT;
+	for (size_t i = 0; i < n; i++) /* the same key twice: one */
+		for (size_t j = i + 1; j < n; j++)
+			if (g[j].kind == g[i].kind && g[j].queue == g[i].queue &&
+			    g[j].pool == g[i].pool && g[j].workload == g[i].workload &&
+			    g[j].pod_seconds > 0) {
+				g[i].pod_seconds += g[j].pod_seconds;
+				g[j].pod_seconds = 0;
+			}
+	qsort(g, n, sizeof *g, by_weight);
+	while (n && !(g[n - 1].pod_seconds > 0))
+		n--;
+	if (!n) {
+		free(g);
+		return;
+	}
 	const struct constraint *top = &g[0];
 	int32_t w = waiting_workload(sc, r, top);
-	/* The detectors' findings about other binding constraints get their keys. */
-	for (size_t i = 1; i < n; i++)
-		for (size_t k = 0; k < r->n_findings; k++)
-			if (!r->findings[k].key &&
-			    same_cause(&r->findings[k], &g[i], waiting_workload(sc, r, &g[i])))
-				name_key(sc, r, &g[i], &r->findings[k]);
 	if (top->kind == CONSTRAINT_CAPACITY) { /* only hardware: the detectors' order stands */
 		for (size_t k = 0; k < r->n_findings; k++)
 			if (!r->findings[k].key && same_cause(&r->findings[k], top, w))
 				name_key(sc, r, top, &r->findings[k]);
+		/* The detectors' findings about other binding constraints get their keys. */
+		for (size_t i = 1; i < n; i++)
+			for (size_t k = 0; k < r->n_findings; k++)
+				if (!r->findings[k].key &&
+				    same_cause(&r->findings[k], &g[i],
+					       waiting_workload(sc, r, &g[i])))
+					name_key(sc, r, &g[i], &r->findings[k]);
 		free(g);
 		return;
 	}
@@ -364,6 +408,12 @@ void relax_findings(const struct scenario *sc, struct results *r)
 		(r->n_findings - cap) * sizeof *r->findings);
 	r->findings[cap] = mine;
 	r->n_findings++;
+	/* The detectors' findings about other binding constraints get their keys. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = 0; k < r->n_findings; k++)
+			if (!r->findings[k].key &&
+			    same_cause(&r->findings[k], &g[i], waiting_workload(sc, r, &g[i])))
+				name_key(sc, r, &g[i], &r->findings[k]);
 	for (size_t k = 0; k < r->n_findings; k++)
 		r->findings[k].rank = (int32_t)(k + 1);
 	free(g);

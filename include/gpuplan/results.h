@@ -234,7 +234,7 @@ enum finding_kind {
 	KIND_STARTUP,     /* start-up (image pull, model load) makes jobs late */
 	KIND_RECLAIM,     /* a queue's lent quota is not taken back */
 	KIND_MIG_PROFILE, /* pods short of their MIG profile; the layout favours others */
-	KIND_BINDS,          /* a constraint no detector names binds the most pod-seconds
+	KIND_BINDS,       /* a constraint no detector names binds the most pod-seconds
 			      * (relax.h): its key, value and relaxation */
 	FINDING_KINDS
 };
