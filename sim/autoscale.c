@@ -440,7 +440,7 @@ void autoscale_class_failed(struct autoscale *as, size_t cls, bool nodes)
 		class_at(as, cls)->blocked = nodes;
 }
 
-int32_t autoscale_provisioning(const struct autoscale *as, size_t cls)
+int32_t autoscale_provisioning_pool(const struct autoscale *as, size_t cls)
 {
 	if (!as || cls >= as->cap_classes || as->classes[cls].note != NOTE_TRIGGERED)
 		return -1;

@@ -241,7 +241,7 @@ static bool try_class(struct sim *s, size_t c)
 	}
 	autoscale_class_failed(s->as, c, true);
 	const char *post = sim_kube_preempt(s, head, why);
-	int32_t growing = autoscale_provisioning(s->as, c);
+	int32_t growing = autoscale_provisioning_pool(s->as, c);
 	if (growing >= 0) /* "Insufficient" while its nodes come: provisioning */
 		reasons_bind(&s->reasons, PLACE_RC(c), CONSTRAINT_PROVISIONING, growing);
 	reasons_fail_post(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, why, post,

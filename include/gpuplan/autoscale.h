@@ -151,7 +151,7 @@ const char *autoscale_note(const struct autoscale *as, size_t cls);
 
 /* The pool whose nodes the autoscaler is provisioning for class cls's pods
  * (its note is "pod triggered scale-up"), or -1. */
-int32_t autoscale_provisioning(const struct autoscale *as, size_t cls);
+int32_t autoscale_provisioning_pool(const struct autoscale *as, size_t cls);
 
 /* Pods joined class cls (enqueued) or left it (started). */
 void autoscale_joined(struct autoscale *as, size_t cls, int32_t pods);
