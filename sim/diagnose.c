@@ -532,27 +532,15 @@ static void diagnose_pools(struct view *v)
 static double rule_pending(const struct view *v, size_t w, int64_t *pods, const char **top,
 			   int *rules)
 {
-	double seconds = 0, best = -1;
-	*pods = 0;
-	*top = NULL;
-	*rules = 0;
-	for (size_t i = 0; i < v->r->n_pending_reasons; i++) {
-		const struct pending_reason *pr = &v->r->pending_reasons[i];
-		if (pr->workload != (int32_t)w || !(pr->kinds & PEND_RULES))
-			continue;
-		seconds += pr->pending_seconds;
-		*pods += pr->pods;
-		*rules |= (pr->kinds & PEND_BIT(PEND_AFFINITY) ? FINDING_RULE_AFFINITY : 0) |
-			  (pr->kinds & PEND_BIT(PEND_TAINT) ? FINDING_RULE_TAINT : 0) |
-			  (pr->kinds & (PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL))
-				   ? FINDING_RULE_SPREAD
-				   : 0);
-		if (pr->pending_seconds > best) {
-			best = pr->pending_seconds;
-			*top = pr->reason;
-		}
-	}
-	return seconds;
+	struct diagnose_pend p = diagnose_pending(v, w, PEND_RULES);
+	*pods = p.pods;
+	*top = p.top;
+	*rules = (p.kinds & PEND_BIT(PEND_AFFINITY) ? FINDING_RULE_AFFINITY : 0) |
+		 (p.kinds & PEND_BIT(PEND_TAINT) ? FINDING_RULE_TAINT : 0) |
+		 (p.kinds & (PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL))
+			  ? FINDING_RULE_SPREAD
+			  : 0);
+	return p.seconds;
 }
 
 /* Whether pool p could hold a pod of w, rules aside: it offers what the pod

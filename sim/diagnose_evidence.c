@@ -18,22 +18,23 @@
 
 /* --- evidence from pending reasons ------------------------------------------ */
 
-/* Pod-seconds workload w pended with a message giving any kind of mask;
- * *top (may be NULL) receives the longest such message. */
-static double kind_pending(const struct view *v, size_t w, uint32_t mask, const char **top)
+struct diagnose_pend diagnose_pending(const struct view *v, size_t w, uint32_t mask)
 {
-	double seconds = 0, best = -1;
+	struct diagnose_pend p = {0, 0, NULL, 0};
+	double best = -1;
 	for (size_t i = 0; i < v->r->n_pending_reasons; i++) {
 		const struct pending_reason *pr = &v->r->pending_reasons[i];
 		if (pr->workload != (int32_t)w || !(pr->kinds & mask))
 			continue;
-		seconds += pr->pending_seconds;
-		if (top && pr->pending_seconds > best) {
+		p.seconds += pr->pending_seconds;
+		p.pods += pr->pods;
+		p.kinds |= pr->kinds;
+		if (pr->pending_seconds > best) {
 			best = pr->pending_seconds;
-			*top = pr->reason;
+			p.top = pr->reason;
 		}
 	}
-	return seconds;
+	return p;
 }
 
 /* GPUs' worth one job of w asks for. */
@@ -99,8 +100,9 @@ bool diagnose_matters(const struct view *v, double pod_seconds)
 static bool pends_beside_free_gpus(struct view *v, size_t w, uint32_t mask, double *pend_s,
 				   const char **top, struct free_sums *f)
 {
-	*top = NULL;
-	*pend_s = kind_pending(v, w, mask, top);
+	struct diagnose_pend pend = diagnose_pending(v, w, mask);
+	*top = pend.top;
+	*pend_s = pend.seconds;
 	if (!diagnose_matters(v, *pend_s))
 		return false;
 	free_while_pending(v, w, f);
@@ -151,9 +153,10 @@ static void quota_other_fix(struct view *v, struct finding *fd, size_t w,
 static void admission_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	const char *top = NULL;
-	double quota_s =
-		kind_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER), &top);
+	struct diagnose_pend quota =
+		diagnose_pending(v, w, PEND_BIT(PEND_QUOTA) | PEND_BIT(PEND_QUEUE_ORDER));
+	const char *top = quota.top;
+	double quota_s = quota.seconds;
 	if (!diagnose_matters(v, quota_s) || ws->queue < 0 || (size_t)ws->queue >= v->sc->n_queues)
 		return;
 	struct free_sums f;
@@ -165,7 +168,7 @@ static void admission_finding(struct view *v, size_t w)
 	const struct quota_entry *e = diagnose_gpu_quota(q);
 	double idle = f.free / f.secs;
 	/* Mostly behind a StrictFIFO head: the jobs would fit, the order holds them. */
-	bool strict = 2 * kind_pending(v, w, PEND_BIT(PEND_QUEUE_ORDER), NULL) > quota_s;
+	bool strict = 2 * diagnose_pending(v, w, PEND_BIT(PEND_QUEUE_ORDER)).seconds > quota_s;
 	struct finding *fd = diagnose_add(v, STEP_ALLOCATION, KIND_ADMISSION, quota_s, -1, (int)w);
 	fd->queue = ws->queue;
 	fd->figure = idle;
@@ -221,7 +224,8 @@ static void fragmentation_finding(struct view *v, size_t w)
 		return;
 	/* Free GPUs a topology spread rule keeps the pods off are not in
 	 * pieces: the rule is the cause (a placement finding says so). */
-	if (2 * kind_pending(v, w, PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL), NULL) >=
+	if (2 * diagnose_pending(v, w, PEND_BIT(PEND_SPREAD) | PEND_BIT(PEND_SPREAD_LABEL))
+			    .seconds >=
 	    res_s)
 		return;
 	double need = job_gpus(v, w);
@@ -416,10 +420,10 @@ static void stalled_finding(struct view *v, size_t w)
 	enum step step = why == PEND_VRAM       ? STEP_MEMORY
 			 : why == PEND_AFFINITY ? STEP_PLACEMENT
 						: STEP_ALLOCATION;
-	const char *top = NULL;
-	double pend = kind_pending(v, w, ~0u, &top);
-	struct finding *fd = diagnose_add(v, step, KIND_STALLED, 1e18 + pend, (int)at, (int)w);
-	fd->reason = diagnose_reason_id(v, top);
+	struct diagnose_pend pend = diagnose_pending(v, w, ~0u);
+	struct finding *fd =
+		diagnose_add(v, step, KIND_STALLED, 1e18 + pend.seconds, (int)at, (int)w);
+	fd->reason = diagnose_reason_id(v, pend.top);
 	fd->fig.stalled = (struct finding_stalled){.why = why, .quant = -1};
 	if (why == PEND_VRAM)
 		fix_vram(v, fd, w, at);

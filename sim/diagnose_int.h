@@ -47,6 +47,17 @@ struct view {
 	size_t n_drafts, cap_drafts;
 };
 
+/* What workload w pended with messages that give a kind in mask (PEND_BIT):
+ * pod-seconds, pods that began to wait with them, the longest message (NULL:
+ * none) and every kind those messages give.  One pass over the rows. */
+struct diagnose_pend {
+	double seconds;
+	int64_t pods;
+	const char *top;
+	uint32_t kinds;
+};
+struct diagnose_pend diagnose_pending(const struct view *v, size_t w, uint32_t mask);
+
 struct finding *diagnose_add(struct view *v, enum step step, enum finding_kind kind, double weight,
 			     int pool, int workload);
 bool diagnose_allowed(struct view *v, size_t w, size_t p);

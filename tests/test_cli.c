@@ -137,10 +137,14 @@ Test(cli, bad_input_exits_2_with_a_located_message_and_writes_nothing)
 	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.nodes=0",
 			"--set pools.batch.nodes=0:1:");
 	assert_rejected("run scenarios/eval-window.yaml --set pools.btach.nodes=2", "batch");
-	assert_rejected("run scenarios/eval-window.yaml --set nosuchkey", "=");
+	assert_rejected("run scenarios/eval-window.yaml --set nosuchkey",
+			"--set nosuchkey:1:1: error: expected KEY=VALUE");
 	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.duration=1x",
 			"a duration like");
-	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.gpus=5", "error:");
+	/* column 21: the value, after "workloads.eval.gpus=" */
+	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.gpus=5",
+			"--set workloads.eval.gpus=5:1:21: error: no node has 5 GPUs; the largest "
+			"pool node has 4");
 	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.gpu=A200",
 			"pools.batch.gpu=A200:1:");
 	assert_rejected("run scenarios/eval-window.yaml --seed -1", "--seed");

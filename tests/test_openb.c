@@ -584,8 +584,12 @@ Test(inflation, default_trace_orders_the_policies_as_the_paper, .timeout = 60)
 		  mean[GPU_POLICY_RANDOM]);
 }
 
+/* Every policy replays the 240 pods, and each places them its own way: for every
+ * two policies some pod lands on another node.  A policy that fell back to
+ * another's choice (every policy behaving as best-fit, say) fails here. */
 Test(timed, every_gpu_policy_replays_the_excerpt)
 {
+	int32_t nodes[GPU_POLICY_COUNT][240];
 	for (int policy = 0; policy < GPU_POLICY_COUNT; policy++) {
 		char set[64];
 		snprintf(set, sizeof set, "scheduler.gpu_policy=%s", gpupolicy_names[policy]);
@@ -596,8 +600,19 @@ Test(timed, every_gpu_policy_replays_the_excerpt)
 		cr_assert_str_eq(r.status, "ok", "%s", set);
 		cr_assert_float_eq(results_metric(&r, "all", "jobs_completed"), 240, 1e-9, "%s",
 				   set);
+		cr_assert_eq(r.n_jobs, 240, "%s", set);
+		for (size_t j = 0; j < r.n_jobs; j++)
+			nodes[policy][r.jobs[j].job_id] = r.jobs[j].node;
 		drop(sc, &r);
 	}
+	for (int a = 0; a < GPU_POLICY_COUNT; a++)
+		for (int b = a + 1; b < GPU_POLICY_COUNT; b++) {
+			int differ = 0;
+			for (int j = 0; j < 240; j++)
+				differ += nodes[a][j] != nodes[b][j];
+			cr_expect_gt(differ, 0, "%s and %s placed every pod on the same node",
+				     gpupolicy_names[a], gpupolicy_names[b]);
+		}
 }
 
 Test(timed, a_gpu_policy_needs_whole_gpus_or_shares)
