@@ -27,17 +27,21 @@
 #include <string.h>
 
 #define BINDS_MAX_JOBS 400 /* late jobs of a workload looked at, at most */
+#define BINDS_SCANS    50  /* of which compared with every other job, at most */
+#define BINDS_BUDGET   5e7 /* job rows those comparisons read in one run, at most */
 
 /* Where a workload's late jobs spent their time, in pod-seconds. */
 struct spent {
 	double wait, startup, slow;
-	double over;      /* late by, summed */
-	double cut;       /* late by no more than their start-up less a minute: summed count */
-	double n;         /* late jobs */
-	double in_system; /* their pod-seconds from submission to end (or the run's) */
-	int32_t pool;     /* the pool most of them ran on; -1 none */
-	double behind;    /* pod-seconds of lower-value jobs started while they waited */
-	double own_free;  /* late jobs submitted while their queue held less than its quota */
+	double over;         /* late by, summed */
+	double cut;          /* late by no more than their start-up less a minute: summed count */
+	double n;            /* late jobs */
+	double scanned;      /* of which compared with the other jobs (behind, own_free) */
+	double wait_scanned; /* their wait */
+	double in_system;    /* their pod-seconds from submission to end (or the run's) */
+	int32_t pool;        /* the pool most of them ran on; -1 none */
+	double behind;       /* pod-seconds of lower-value jobs started while they waited */
+	double own_free;     /* late jobs submitted while their queue held less than its quota */
 };
 
 static int32_t pool_of_node(struct view *v, int32_t node)
@@ -96,7 +100,7 @@ static double started_behind(struct view *v, size_t w, const struct job_record *
 	return s;
 }
 
-static void spend(struct view *v, size_t w, struct spent *sp)
+static void spend(struct view *v, size_t w, struct spent *sp, size_t scans)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	memset(sp, 0, sizeof *sp);
@@ -120,9 +124,13 @@ static void spend(struct view *v, size_t w, struct spent *sp)
 		sp->in_system +=
 			sim_seconds((j->end == SIM_NEVER ? v->r->sim_end : j->end) - j->submit) *
 			pods;
-		sp->behind += started_behind(v, w, j, start);
-		if (e && queue_held(v, ws->queue, j->submit) + j->gpus <= e->nominal + 1e-9)
-			sp->own_free++;
+		if (seen <= scans) { /* the comparisons read every job row */
+			sp->scanned++;
+			sp->wait_scanned += sim_seconds(start - j->submit) * pods;
+			sp->behind += started_behind(v, w, j, start);
+			if (e && queue_held(v, ws->queue, j->submit) + j->gpus <= e->nominal + 1e-9)
+				sp->own_free++;
+		}
 		if (j->start == SIM_NEVER || j->end == SIM_NEVER)
 			continue;
 		int32_t p = pool_of_node(v, j->node);
@@ -375,13 +383,13 @@ static bool matters(const struct spent *sp, double pod_seconds)
 	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * sp->in_system;
 }
 
-static void workload_binds(struct view *v, size_t w)
+static void workload_binds(struct view *v, size_t w, size_t scans)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	if (ws->inference || !(diagnose_metric(v, ws->name, "goal_met") < 1))
 		return;
 	struct spent sp;
-	spend(v, w, &sp);
+	spend(v, w, &sp, scans);
 	if (sp.n <= 0)
 		return;
 	double most = fmax(sp.wait, fmax(sp.startup, sp.slow));
@@ -392,9 +400,10 @@ static void workload_binds(struct view *v, size_t w)
 		startup_finding(v, w, &sp);
 	else if (sp.wait >= most && matters(&sp, sp.wait)) {
 		int32_t mp = mig_pool(v, w);
-		if (cohort_borrows(v, w) && sp.own_free >= 0.5 * sp.n)
+		if (cohort_borrows(v, w) && sp.scanned > 0 && sp.own_free >= 0.5 * sp.scanned)
 			reclaim_finding(v, w, &sp);
-		else if (ws->deadline_kind != DEADLINE_NONE && sp.behind >= 0.5 * sp.wait)
+		else if (ws->deadline_kind != DEADLINE_NONE && sp.wait_scanned > 0 &&
+			 sp.behind >= 0.5 * sp.wait_scanned)
 			priority_finding(v, w, &sp);
 		else if (mp >= 0)
 			mig_finding(v, w, &sp, mp);
@@ -450,11 +459,22 @@ void diagnose_binds(struct view *v)
 {
 	if (!v->r->n_jobs)
 		return;
+	bool *todo = gp_xcalloc(v->sc->n_workloads + 1, sizeof *todo);
+	size_t n_todo = 0;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		bool named = false;
 		for (size_t i = 0; i < v->n_drafts && !named; i++)
 			named = v->drafts[i].f.workload == (int)w;
-		if (!named)
-			workload_binds(v, w);
+		todo[w] = !named && !v->sc->workloads[w].inference &&
+			  diagnose_metric(v, v->sc->workloads[w].name, "goal_met") < 1;
+		n_todo += todo[w];
 	}
+	/* Each comparison reads every job row: within BINDS_BUDGET rows in all, a
+	 * run of millions of jobs compares a sample of its late jobs, or none. */
+	double each = n_todo ? BINDS_BUDGET / (double)v->r->n_jobs / (double)n_todo : 0;
+	size_t scans = each >= BINDS_SCANS ? BINDS_SCANS : (size_t)each;
+	for (size_t w = 0; w < v->sc->n_workloads; w++)
+		if (todo[w])
+			workload_binds(v, w, scans);
+	free(todo);
 }
