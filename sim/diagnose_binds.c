@@ -74,24 +74,40 @@ static double queue_held(const struct view *v, int32_t q, sim_time t)
 	return held;
 }
 
-/* Jobs of other workloads that matter less (no deadline, a priority no
- * higher) started on w's pools while job j waited: their pod-seconds in
- * that wait. */
-static double started_behind(struct view *v, size_t w, const struct job_record *j, sim_time until)
+/* The jobs of other workloads that matter less than w (no deadline, a
+ * priority no higher) and started on w's pools, in job order: found once
+ * for every late job of w that started_behind looks at.  *n gets how many;
+ * the caller frees the indexes. */
+static size_t *behind_candidates(struct view *v, size_t w, size_t *n)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	double s = 0;
+	size_t *cand = gp_xmalloc((v->r->n_jobs ? v->r->n_jobs : 1) * sizeof *cand);
+	*n = 0;
 	for (size_t i = 0; i < v->r->n_jobs; i++) {
 		const struct job_record *k = &v->r->jobs[i];
 		const struct workload_spec *ks = &v->sc->workloads[k->workload];
 		if ((size_t)k->workload == w || ks->deadline_kind != DEADLINE_NONE ||
-		    ks->priority > ws->priority || k->start == SIM_NEVER || k->start < j->submit ||
-		    k->start >= until)
+		    ks->priority > ws->priority || k->start == SIM_NEVER)
 			continue;
 		int32_t p = pool_of_node(v, k->node);
 		if (p < 0 || !diagnose_allowed(v, w, (size_t)p))
 			continue;
-		s += sim_seconds(until - k->start) * pods_of(ks);
+		cand[(*n)++] = i;
+	}
+	return cand;
+}
+
+/* Of the candidates (behind_candidates), those started while job j waited:
+ * their pod-seconds in that wait. */
+static double started_behind(const struct view *v, const size_t *cand, size_t n,
+			     const struct job_record *j, sim_time until)
+{
+	double s = 0;
+	for (size_t c = 0; c < n; c++) {
+		const struct job_record *k = &v->r->jobs[cand[c]];
+		if (k->start < j->submit || k->start >= until)
+			continue;
+		s += sim_seconds(until - k->start) * pods_of(&v->sc->workloads[k->workload]);
 	}
 	return s;
 }
@@ -107,7 +123,7 @@ static void spend(struct view *v, size_t w, struct spent *sp)
 					     ? &v->sc->queues[ws->queue]
 					     : NULL;
 	const struct quota_entry *e = q ? diagnose_gpu_quota(q) : NULL;
-	size_t seen = 0;
+	size_t seen = 0, n_cand = 0, *cand = NULL;
 	for (size_t i = 0; i < v->r->n_jobs && seen < BINDS_MAX_JOBS; i++) {
 		const struct job_record *j = &v->r->jobs[i];
 		if ((size_t)j->workload != w || !late(ws, j, v->r->sim_end))
@@ -120,7 +136,9 @@ static void spend(struct view *v, size_t w, struct spent *sp)
 		sp->in_system +=
 			sim_seconds((j->end == SIM_NEVER ? v->r->sim_end : j->end) - j->submit) *
 			pods;
-		sp->behind += started_behind(v, w, j, start);
+		if (!cand)
+			cand = behind_candidates(v, w, &n_cand);
+		sp->behind += started_behind(v, cand, n_cand, j, start);
 		if (e && queue_held(v, ws->queue, j->submit) + j->gpus <= e->nominal + 1e-9)
 			sp->own_free++;
 		if (j->start == SIM_NEVER || j->end == SIM_NEVER)
@@ -138,6 +156,7 @@ static void spend(struct view *v, size_t w, struct spent *sp)
 		if (p >= 0 && p < 64)
 			votes[p] += pods;
 	}
+	free(cand);
 	for (size_t p = 0; p < v->sc->n_pools && p < 64; p++)
 		if (votes[p] > 0 && (sp->pool < 0 || votes[p] > votes[sp->pool]))
 			sp->pool = (int32_t)p;
