@@ -414,8 +414,10 @@ static int cmp_nan_last(double a, double b)
 	return a < b ? -1 : a > b;
 }
 
-/* Rows that miss the goal, the nearest it first: deadlines met, SLOs met,
- * jobs left undone, queue p95. */
+/* Rows that miss the goal, the nearest it first: workloads missing their
+ * goals, deadlines met, SLOs met, then no more hardware before more (4x the
+ * nodes that meet no more deadlines are not nearer), jobs left undone,
+ * queue p95. */
 static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
 {
 	int c = cmp_nan_last(x->missed, y->missed);
@@ -423,6 +425,8 @@ static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
 		c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
 	if (!c)
 		c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
+	if (!c)
+		c = (x->hardware > y->hardware) - (x->hardware < y->hardware);
 	if (!c)
 		c = cmp_nan_last(x->left, y->left);
 	if (!c)
@@ -582,6 +586,31 @@ static void prefer_named(struct advise_row *rows, size_t n)
 	rows[0] = keep;
 }
 
+/*
+ * Every option billed over the same calendar period: the scenario's horizon,
+ * or without one the base run's span, so that an option whose run drains
+ * later does not bill a fixed cluster longer than one that drains sooner.
+ * Each row's bill per day (its bill over its own span, per day) times that
+ * period is its bill; its costs per verified result scale with it.
+ */
+static void rebill(struct advise_row *rows, size_t n, const struct advise_row *base)
+{
+	double days = base->cost / base->bill_day; /* the base run's span, in days */
+	if (!(days > 0) || !isfinite(days))
+		return; /* nothing billed: nothing to compare */
+	for (size_t i = 0; i < n; i++) {
+		struct advise_row *r = &rows[i];
+		double bill = r->bill_day * days;
+		if (!(r->cost > 0) || !isfinite(bill))
+			continue;
+		double scale = bill / r->cost;
+		r->cost = bill;
+		r->cost_per_verified *= scale;
+		r->per_job *= scale;
+		r->per_request *= scale;
+	}
+}
+
 /* Keeps the rows that add no hardware, in order; returns how many. */
 static size_t drop_hardware(struct advise_row *rows, size_t n)
 {
@@ -715,6 +744,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		rc = size_pools(sp, st, sc, &r, &pl, err);
 	results_free(&r);
 	scenario_free(sc);
+	struct advise_row base0 = pl.alts[0];
+	rebill(pl.alts, pl.n, &base0);
 	for (size_t i = 0; i < pl.n; i++)
 		pl.alts[i].seq = i;
 	qsort(pl.alts, pl.n, sizeof *pl.alts, by_advice);

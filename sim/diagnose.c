@@ -348,13 +348,16 @@ static bool mark_idle_holders(struct view *v, size_t p)
 	return any;
 }
 
-/* full_while_pending, and idle holders that did not wait themselves held at
- * least DIAGNOSE_IDLE_HELD of its GPUs meanwhile: the lock is theirs even when the pool's other GPUs are
- * busy (near-idle servers beside training that runs flat out average to an
- * active pool).  v->pend holds pool_sums' pending workloads. */
+/* Work pended long enough on the pool, and idle holders that did not wait
+ * themselves held at least DIAGNOSE_IDLE_HELD of its GPUs meanwhile: the
+ * lock is theirs even when the pool's other GPUs are busy (near-idle
+ * servers beside training that runs flat out average to an active pool), or
+ * free in pieces no pending job fits (notebooks spread over the nodes: the
+ * pieces are theirs, not the placement's).  v->pend holds pool_sums'
+ * pending workloads. */
 static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 {
-	if (!full_while_pending(v, s))
+	if (!(s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->span && s->cap > 0))
 		return false;
 	bool *holder = gp_xcalloc(v->sc->n_workloads + 1, sizeof *holder);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
@@ -767,6 +770,7 @@ static void diagnose_application(struct view *v)
 			tokenizer_finding(v, ws);
 		} else {
 			loader_finding(v, ws);
+			diagnose_deadline(v, w);
 			offgpu_finding(v, ws);
 			restarts_finding(v, ws);
 		}
@@ -968,6 +972,29 @@ static void drop_met(struct view *v)
 	v->n_drafts = n;
 }
 
+/* A workload that waits on fragmentation in a pool whose GPUs idle holders
+ * keep (an allocation finding with holders): the pieces are the holders',
+ * and that finding names them; the fragmentation draft goes. */
+static void holders_not_fragmentation(struct view *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->n_drafts; i++) {
+		const struct finding *f = &v->drafts[i].f;
+		bool theirs = false;
+		for (size_t k = 0; f->kind == KIND_FRAGMENTATION && k < v->n_drafts; k++) {
+			const struct finding *h = &v->drafts[k].f;
+			theirs |= h->kind == KIND_SHARING && h->fig.pool.holders && h->pool >= 0 &&
+				  f->workload >= 0 &&
+				  diagnose_allowed(v, (size_t)f->workload, (size_t)h->pool);
+		}
+		if (theirs)
+			finding_free(&v->drafts[i].f);
+		else
+			v->drafts[n++] = v->drafts[i];
+	}
+	v->n_drafts = n;
+}
+
 /* --- ranking --------------------------------------------------------------- */
 
 static int by_rank(const void *a, const void *b)
@@ -1006,6 +1033,7 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 	diagnose_application(&v);
 	diagnose_scaling(&v);
 	diagnose_binds(&v);
+	holders_not_fragmentation(&v);
 	drop_met(&v);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		workload_capacity_finding(&v, w);

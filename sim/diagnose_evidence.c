@@ -8,6 +8,7 @@
 #include "diagnose_int.h"
 
 #include "gpuplan/gpupolicy.h"
+#include "gpuplan/arrivals.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/units.h"
 
@@ -483,6 +484,42 @@ static void autoscaler_finding(struct view *v, size_t w)
 }
 
 /*
+ * A service that misses its SLO with its replicas' batches full at
+ * max_batch (vLLM's max_num_seqs) while their KV cache holds at least twice
+ * as many sequences: the setting, not replicas or GPUs, limits it.  A
+ * replica's batch on average is Little's law over the time in the batch:
+ * served rate x (e2e - queue wait - tokenizer wait) / replicas.
+ */
+static bool max_batch_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double served = diagnose_metric(v, ws->name, "throughput_rps"),
+	       e2e = diagnose_metric(v, ws->name, "e2e_mean_s"),
+	       queued = diagnose_metric(v, ws->name, "request_queue_mean_s"),
+	       tok = diagnose_metric(v, ws->name, "tokenize_wait_mean_s");
+	int32_t replicas = in->target_queue > 0 ? in->max_replicas : in->replicas;
+	if (!(diagnose_metric(v, ws->name, "slo_met") < 1) || !(served > 0) || replicas < 1)
+		return false;
+	double in_batch = served * (e2e - queued - (isnan(tok) ? 0 : tok)) / replicas;
+	int64_t fits = diagnose_batch_fits(v->sc, w);
+	if (!(in_batch >= 0.95 * in->max_batch) || fits < 2 * (int64_t)in->max_batch ||
+	    !(queued > 0))
+		return false;
+	struct finding *fd = diagnose_add(v, STEP_APPLICATION, KIND_MAX_BATCH, queued, -1, (int)w);
+	fd->fig.batch = (struct finding_batch){diagnose_offered_rate(in), served, in_batch,
+					       in->max_batch, (int32_t)fits};
+	fd->figure = (double)fits;
+	struct finding_fix *x =
+		diagnose_fix(fd, "max_batch %lld for %s", (long long)fits, ws->name);
+	diagnose_fix_set(x, "workloads.%s.max_batch=%lld", ws->name, (long long)fits);
+	if (in->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
+		diagnose_fix_set(x, "workloads.%s.max_batched_tokens=%d", ws->name,
+				 DIAGNOSE_MAX_TOKENS);
+	return true;
+}
+
+/*
  * A service with fixed replicas misses its SLO with its replicas busy
  * (DIAGNOSE_DUTY or more of the time in iterations) while the pools it may
  * use have GPUs idle: more replicas on those GPUs, not more nodes.  The
@@ -525,6 +562,44 @@ static void replicas_finding(struct view *v, size_t w)
 			 "workloads.%s.replicas=%d", ws->name, (int)need);
 }
 
+/*
+ * A batch workload whose jobs run longer than their deadline allows (a
+ * `within` deadline shorter than the mean duration plus start-up, on GPUs
+ * of its own): no queue to cut, so no amount of hardware helps.  What would:
+ * a faster GPU type, more GPUs per job (if the job scales), or a later
+ * deadline; advise runs the last, marked as a goal change.
+ */
+void diagnose_deadline(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	/* Mostly off the GPU, or starved of input: the off-gpu and data-loader
+	 * findings say what the time is spent on. */
+	if (ws->inference || ws->deadline_kind != DEADLINE_WITHIN || ws->gpu_busy < DIAGNOSE_IDLE ||
+	    (ws->loader_fraction > 0 && ws->loader_fraction < 1))
+		return;
+	double run = arrivals_dist_mean(&ws->duration) + sim_seconds(ws->startup),
+	       within = sim_seconds(ws->deadline),
+	       met = diagnose_metric(v, ws->name, "deadline_met_pct");
+	if (!(run > within) || !(met < 100))
+		return;
+	double jobs = diagnose_metric(v, ws->name, "jobs_submitted");
+	double late = isnan(jobs) ? NAN : jobs * (1 - met / 100);
+	/* a deadline with room for the run and its queue p95, in whole half hours */
+	double p95 = diagnose_metric(v, ws->name, "queue_time_p95_s");
+	double later = ceil((run + (isnan(p95) ? 0 : p95)) / 1800) * 1800;
+	struct finding *fd =
+		diagnose_add(v, STEP_APPLICATION, KIND_DEADLINE, run - within, -1, (int)w);
+	fd->fig.deadline = (struct finding_deadline){run, within, jobs, late, run / within};
+	fd->figure = run - within;
+	char d[32];
+	units_format_duration((sim_time)later * SIM_SECOND, d, sizeof d);
+	diagnose_fix_set(diagnose_fix(fd,
+				      "deadline within %s for %s (a later deadline: the goal "
+				      "changes)",
+				      d, ws->name),
+			 "workloads.%s.deadline={within: %s}", ws->name, d);
+}
+
 void diagnose_evidence(struct view *v)
 {
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
@@ -536,8 +611,10 @@ void diagnose_evidence(struct view *v)
 		}
 		if (v->sc->workloads[w].inference) {
 			kv_cache_finding(v, w);
-			autoscaler_finding(v, w);
-			replicas_finding(v, w);
+			if (!max_batch_finding(v, w)) {
+				autoscaler_finding(v, w);
+				replicas_finding(v, w);
+			}
 		}
 	}
 }

@@ -70,5 +70,6 @@ void diagnose_binds(struct view *v);
 /* An admission finding fd about workload w names the lending limit of an
  * idle queue of its cohort that keeps GPUs to itself, when there is one. */
 void diagnose_lender(struct view *v, struct finding *fd, size_t w);
+void diagnose_deadline(struct view *v, size_t w);
 
 #endif

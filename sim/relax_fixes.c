@@ -347,13 +347,10 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
 }
 
 /* An inference service that missed its goal: max_batch raised to the
- * sequences its KV cache holds (vLLM's max_num_seqs; capped at
- * RELAX_MAX_BATCH), with max_batched_tokens to match; and a low
- * memory_fraction raised together with int8 weights (vLLM's
- * gpu_memory_utilization and a quantized checkpoint). */
-#define RELAX_MAX_BATCH  1024
-#define RELAX_MAX_TOKENS 8192
-
+ * sequences its KV cache holds (diagnose_batch_fits), with
+ * max_batched_tokens to match; and a low memory_fraction raised together
+ * with int8 weights (vLLM's gpu_memory_utilization and a quantized
+ * checkpoint). */
 void relax_inference(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		     struct finding *f)
 {
@@ -363,29 +360,14 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 		if ((c->workload >= 0 && (size_t)c->workload != w) || !is ||
 		    !(results_metric(r, ws->name, "goal_met") < 1))
 			continue;
-		int64_t seqs = 256;
-		for (size_t p = 0; ws->model && p < sc->n_pools; p++) {
-			if (!hosts(&sc->pools[p], ws))
-				continue;
-			/* Without memory_fraction the server is sized for its batch:
-			 * what the GPU allows is vLLM's default utilization, 0.9. */
-			double mem = is->memory_fraction > 0
-					     ? infer_server_memory(&sc->pools[p], ws)
-					     : 0.9 * sc->pools[p].gpu->memory_bytes;
-			struct footprint fp;
-			footprint_compute(ws->model, (enum quant)ws->quantization,
-					  (enum quant)is->kv_cache, is->tensor_parallel, mem, &fp);
-			seqs = footprint_max_sequences(&fp, is->context);
-			break;
-		}
-		seqs = seqs > RELAX_MAX_BATCH ? RELAX_MAX_BATCH : seqs;
+		int64_t seqs = diagnose_batch_fits(sc, w);
 		if (seqs > is->max_batch) {
 			struct finding_fix *a =
 				fix(f, "max_batch %lld for %s", (long long)seqs, ws->name);
 			set(a, "workloads.%s.max_batch=%lld", ws->name, (long long)seqs);
-			if (is->max_batched_tokens < RELAX_MAX_TOKENS)
+			if (is->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
 				set(a, "workloads.%s.max_batched_tokens=%d", ws->name,
-				    RELAX_MAX_TOKENS);
+				    DIAGNOSE_MAX_TOKENS);
 		}
 		if (ws->model && is->memory_fraction > 0 && is->memory_fraction < 0.9 &&
 		    footprint_quant_weight_bytes(QUANT_INT8) <

@@ -41,7 +41,8 @@ const char *finding_kind_name(enum finding_kind k)
 		"vram-full",      "preallocation", "kv-cache",      "rules",          "requests",
 		"tokenizer",      "off-gpu",       "restarts",      "autoscaler-max", "replicas",
 		"node-group-max", "provisioning",  "capacity",      "data-loader",    "contention",
-		"priority",       "startup",       "reclaim",       "mig-profile",    "binds"};
+		"priority",       "startup",       "reclaim",       "mig-profile",    "binds",
+		"max-batch",      "deadline"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 
