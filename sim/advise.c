@@ -47,12 +47,35 @@ void advise_set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
 
 void advise_set(struct advise_row *a, const char *fmt, ...)
 {
-	if (!a || a->n_sets >= ADVISE_MAX_SETS)
+	if (!a)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(a->sets[a->n_sets++], sizeof a->sets[0], fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	char *s = gp_xmalloc((size_t)(n > 0 ? n : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	va_end(ap);
+	GP_GROW(a->sets, a->cap_sets, a->n_sets + 1);
+	a->sets[a->n_sets++] = s;
+}
+
+void advise_row_free(struct advise_row *a)
+{
+	for (size_t i = 0; i < a->n_sets; i++)
+		free(a->sets[i]);
+	free(a->sets);
+	a->sets = NULL;
+	a->n_sets = a->cap_sets = 0;
+}
+
+void advise_plan_free(struct plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		advise_row_free(&pl->alts[i]);
+	free(pl->alts);
+	*pl = (struct plan){0};
 }
 
 /* --- running --------------------------------------------------------------- */
@@ -465,7 +488,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 			struct gp_err *err)
 {
 	const struct advise_row *base = &pl->alts[0];
-	size_t pick[ADVISE_COMBINED], n = 0, sets = 0;
+	size_t pick[ADVISE_COMBINED], n = 0;
 	for (size_t i = 1; i < pl->n; i++)
 		if (pl->alts[i].meets)
 			return GP_OK;
@@ -473,8 +496,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		size_t best = 0;
 		for (size_t i = 1; i < pl->n; i++) {
 			const struct advise_row *a = &pl->alts[i];
-			bool ok = !a->hardware && nearer(a, base) &&
-				  sets + a->n_sets <= ADVISE_MAX_SETS;
+			bool ok = !a->hardware && nearer(a, base);
 			for (size_t k = 0; ok && k < n; k++)
 				ok = !collide(a, &pl->alts[pick[k]]);
 			if (ok && (!best || nearer(a, &pl->alts[best])))
@@ -483,7 +505,6 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		if (!best)
 			break;
 		pick[n++] = best;
-		sets += pl->alts[best].n_sets;
 	}
 	if (n < 2)
 		return GP_OK;
@@ -500,7 +521,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 	struct gp_err skip;
 	int rc = run_row(sp, st, a, NULL, NULL, &skip);
 	if (rc == GP_EINPUT) {
-		pl->n--; /* the overrides do not load together */
+		advise_row_free(&pl->alts[--pl->n]); /* the overrides do not load together */
 		return GP_OK;
 	}
 	return rc ? gp_errorf(err, rc, "%s", skip.msg) : GP_OK;
@@ -618,6 +639,8 @@ static size_t drop_hardware(struct advise_row *rows, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!rows[i].hardware)
 			rows[k++] = rows[i];
+		else
+			advise_row_free(&rows[i]);
 	return k;
 }
 
@@ -626,9 +649,7 @@ static char *overrides_text(const struct advise_row *row)
 {
 	if (!row->n_sets)
 		return NULL;
-	struct finding_fix x = {.n_sets = row->n_sets};
-	for (size_t i = 0; i < row->n_sets; i++)
-		x.sets[i] = (char *)row->sets[i];
+	struct finding_fix x = {.sets = row->sets, .n_sets = row->n_sets};
 	return finding_fix_text(&x);
 }
 
@@ -661,7 +682,7 @@ static int write_advice(struct store *st, const struct advice *a, struct gp_err 
 /* The planned alternatives as advise_simulate_rows hands them over. */
 struct alternatives {
 	struct plan *pl;
-	const struct plan *more;
+	struct plan *more; /* its rows' overrides move to pl's */
 	struct store *st;
 	advise_progress_fn fn;
 	void *ctx;
@@ -672,14 +693,21 @@ struct alternatives {
 static int write_alternative(void *ctx, size_t i, struct advise_sim *sim)
 {
 	struct alternatives *x = ctx;
-	const struct advise_row *from = &x->more->alts[i];
+	struct advise_row *from = &x->more->alts[i];
 	struct advise_row *a = advise_plan_add(x->pl, "%s", from->label);
-	memcpy(a->sets, from->sets, sizeof a->sets);
+	if (!a) { /* planned already under that label */
+		advise_sim_free(sim);
+		return GP_OK;
+	}
+	a->sets = from->sets; /* moved: the plan of alternatives no longer owns them */
 	a->n_sets = from->n_sets;
+	a->cap_sets = from->cap_sets;
+	from->sets = NULL;
+	from->n_sets = from->cap_sets = 0;
 	struct gp_err skip;
 	int one = write_row(x->st, a, sim, NULL, NULL, &skip);
 	if (one == GP_EINPUT)
-		x->pl->n--; /* an alternative this scenario cannot express */
+		advise_row_free(&x->pl->alts[--x->pl->n]); /* one this scenario cannot express */
 	else if (one)
 		return gp_errorf(x->err, one, "%s", skip.msg);
 	else if (x->fn)
@@ -698,7 +726,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	struct advise_row *base = advise_plan_add(&pl, "base (the scenario as given)");
 	int rc = run_row(sp, st, base, &sc, &r, err);
 	if (rc) {
-		free(pl.alts);
+		advise_plan_free(&pl);
 		return rc;
 	}
 	if (fn)
@@ -717,7 +745,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	struct alternatives alt = {&pl, &more, st, fn, ctx, err};
 	if (!rc)
 		rc = advise_simulate_rows(sp, more.alts, more.n, write_alternative, &alt);
-	free(more.alts);
+	size_t planned = more.n;
+	advise_plan_free(&more);
 	bool met = false;
 	for (size_t i = 1; i < pl.n; i++)
 		met |= pl.alts[i].meets;
@@ -726,19 +755,22 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		struct advise_row *a = advise_plan_add(&pl, "%s", pairs.alts[i].label);
 		if (!a)
 			continue;
-		memcpy(a->sets, pairs.alts[i].sets, sizeof a->sets);
+		a->sets = pairs.alts[i].sets; /* moved */
 		a->n_sets = pairs.alts[i].n_sets;
+		a->cap_sets = pairs.alts[i].cap_sets;
+		pairs.alts[i].sets = NULL;
+		pairs.alts[i].n_sets = pairs.alts[i].cap_sets = 0;
 		struct gp_err skip;
 		int one = run_row(sp, st, a, NULL, NULL, &skip);
 		if (one == GP_EINPUT)
-			pl.n--;
+			advise_row_free(&pl.alts[--pl.n]);
 		else if (one)
 			rc = gp_errorf(err, one, "%s", skip.msg);
 		else if (fn)
 			fn(ctx, a);
 	}
-	free(pairs.alts);
-	if (!rc && more.n > 1)
+	advise_plan_free(&pairs);
+	if (!rc && planned > 1)
 		rc = run_combined(sp, st, &pl, err);
 	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r))
 		rc = size_pools(sp, st, sc, &r, &pl, err);
@@ -971,6 +1003,8 @@ void advice_free(struct advice *a)
 	for (size_t i = 0; i < a->n_findings; i++)
 		finding_free(&a->findings[i]);
 	free(a->findings);
+	for (size_t i = 0; i < a->n; i++)
+		advise_row_free(&a->rows[i]);
 	free(a->rows);
 	memset(a, 0, sizeof *a);
 }

@@ -325,6 +325,39 @@ Test(advise, a_pool_two_findings_name_is_sized_for_both_goals)
 			   100.0 / 3, 1e-9, "%s", out);
 }
 
+/* Thirty notebooks, each a workload of its own (as a JupyterHub import
+ * has them), idle beside a fine-tune that waits: culling them is one
+ * alternative with 30 overrides, one row, not 30 (it was one row each, and
+ * at most 6 overrides an alternative). */
+Test(advise, idle_culling_of_thirty_notebooks_is_one_alternative)
+{
+	char path[128], args[256];
+	snprintf(path, sizeof path, "%s/nb30.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("name: hub\nstart: 2026-11-02T00:00:00Z\n"
+	      "pools: [{name: gpu, nodes: 4, gpu: A100-80GB, gpus_per_node: 8}]\nworkloads:\n",
+	      f);
+	for (int i = 0; i < 30; i++)
+		fprintf(f,
+			"  - {name: nb-%02d, kind: service, count: 1, gpus: 1, duration: 8h, "
+			"gpu_busy: 0.05, arrival: {at: \"08:00\"}}\n",
+			i);
+	fputs("  - {name: finetune, count: 1, gpus: 8, duration: 2h, arrival: {at: \"09:00\"}, "
+	      "deadline: {within: 4h}}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "%s --db %s", path, db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM advice WHERE alternative LIKE 'idle_cull%'"), 1,
+		     "%s", out);
+	cr_expect(strstr(out, "idle_cull nb-00, nb-01 and 28 more after 1h"), "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM params WHERE key LIKE 'workloads.nb-%.idle_cull' "
+			   "AND run_id = (SELECT alternative_run_id FROM advice WHERE alternative "
+			   "LIKE 'idle_cull%')"),
+		     30, "%s", out);
+}
+
 /* Idle notebooks: the cheapest fix is to cull them (no hardware, no sharing),
  * an alternative of the allocation finding.  4 notebooks of 8h at 5% busy on
  * 2 GPUs arrive at 09:00: as given, two wait 8h (queue p95 28800 s); culled

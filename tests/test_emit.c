@@ -312,11 +312,10 @@ Test(emit, node_counts_are_cluster_autoscaler_flags)
 Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
 {
 	struct advice a = {0};
-	struct advise_row row = {.label = "by hand", .meets = true, .n_sets = 3};
-	snprintf(row.sets[0], sizeof row.sets[0], "scheduler.scoring=MostAllocated");
-	snprintf(row.sets[1], sizeof row.sets[1],
-		 "pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}");
-	snprintf(row.sets[2], sizeof row.sets[2], "workloads.train.gpus={mig: 3g.40gb}");
+	char *sets[] = {"scheduler.scoring=MostAllocated",
+			"pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
+			"workloads.train.gpus={mig: 3g.40gb}"};
+	struct advise_row row = {.label = "by hand", .meets = true, .sets = sets, .n_sets = 3};
 	a.rows = &row;
 	a.n = 1;
 	struct advise_spec spec = {.scenario = "tests/fixtures/diagnosis/capacity.yaml"};

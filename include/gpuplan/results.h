@@ -246,13 +246,12 @@ const char *finding_kind_name(enum finding_kind k); /* "sharing", "admission", .
 /* The step of a name, or -1. */
 int finding_step_of(const char *name);
 
-#define FINDING_MAX_SETS 6
-
-/* An alternative a finding names: a label and --set overrides (owned). */
+/* An alternative a finding names: a label and --set overrides (owned; as
+ * many as it takes: one idle_cull over 30 notebooks is 30 of them). */
 struct finding_fix {
 	char *label;
-	char *sets[FINDING_MAX_SETS];
-	size_t n_sets;
+	char **sets;
+	size_t n_sets, cap_sets;
 };
 
 /* The rules a placement finding's pending reasons name (finding_figures.rules). */
