@@ -60,6 +60,13 @@ static bool rows_match(const struct view *v)
 	return true;
 }
 
+bool diagnose_window_active(const struct view *v, size_t k)
+{
+	const struct ts_row *all = diagnose_row(v, k, 0);
+	return all->gpus_demand > 0 || all->pending > 0 || all->gpus_allocated > 0 ||
+	       all->running > 0;
+}
+
 static void view_init(struct view *v, const struct scenario *sc, struct results *r)
 {
 	memset(v, 0, sizeof *v);
@@ -79,6 +86,8 @@ static void view_init(struct view *v, const struct scenario *sc, struct results 
 			end = t + r->step;
 		v->len[k] = sim_seconds(end - t);
 		v->span += v->len[k];
+		if (diagnose_window_active(v, k))
+			v->active += v->len[k];
 	}
 }
 
@@ -286,7 +295,7 @@ static void pool_figures(const struct view *v, struct finding *f, const struct p
 /* Work pended long enough on a pool that was mostly allocated meanwhile. */
 static bool full_while_pending(const struct view *v, const struct pool_sums *s)
 {
-	return s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->span && s->cap > 0 &&
+	return s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->active && s->cap > 0 &&
 	       s->alloc >= DIAGNOSE_ALLOCATED * s->cap;
 }
 
@@ -357,7 +366,7 @@ static bool mark_idle_holders(struct view *v, size_t p)
  * pending workloads. */
 static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 {
-	if (!(s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->span && s->cap > 0))
+	if (!(s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->active && s->cap > 0))
 		return false;
 	bool *holder = gp_xcalloc(v->sc->n_workloads + 1, sizeof *holder);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
@@ -827,7 +836,7 @@ static void node_group_max_finding(struct view *v, const struct pool_scaling *ps
 {
 	const struct pool_spec *p = &v->sc->pools[ps->pool];
 	if (!p->autoscale.on || ps->at_max_s <= 0 ||
-	    ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->span)
+	    ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->active)
 		return;
 	struct finding *fd =
 		diagnose_add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1);
@@ -852,7 +861,7 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 	bool long_queue = diagnose_metric(v, "all", "goal_met") < 1;
 	if (!p->autoscale.on || !(diagnose_matters(v, ps->provisioning_wait_s) || long_queue) ||
 	    !(ps->provisioning_wait_s > 0) || ps->provisioning_wait_s < 0.5 * pending ||
-	    ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->span)
+	    ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->active)
 		return;
 	int32_t warm = (int32_t)ceil(ps->peak_nodes - 1e-9);
 	warm = warm < 1 ? 1 : warm > p->autoscale.max ? p->autoscale.max : warm;

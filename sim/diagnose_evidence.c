@@ -90,7 +90,7 @@ static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 /* Long enough to matter: pending pod-seconds over DIAGNOSE_PENDING_SHARE of the span. */
 bool diagnose_matters(const struct view *v, double pod_seconds)
 {
-	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->span;
+	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->active;
 }
 
 /* Whether w pended long enough to matter with a message of a kind in mask
@@ -472,7 +472,7 @@ static void autoscaler_finding(struct view *v, size_t w)
 		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->running >=
 		    in->max_replicas - 0.05)
 			at_max += v->len[k];
-	if (at_max < DIAGNOSE_PENDING_SHARE * v->span)
+	if (at_max < DIAGNOSE_PENDING_SHARE * v->active)
 		return;
 	struct finding *fd =
 		diagnose_add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
@@ -545,7 +545,9 @@ static void replicas_finding(struct view *v, size_t w)
 		per_replica = per_replica > 0 ? fmin(per_replica, eq) : eq;
 		for (size_t k = 0; k < v->n_windows; k++) {
 			const struct ts_row *y = diagnose_row(v, k, diagnose_pool_scope(v, p));
-			idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] / v->span;
+			if (diagnose_window_active(v, k)) /* on average while there was work */
+				idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] /
+					v->active;
 		}
 	}
 	if (per_replica <= 0)
