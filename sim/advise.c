@@ -338,6 +338,18 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const cha
 	return rc;
 }
 
+/* What sizes pool ps: its nodes, or for an autoscaled pool the Cluster
+ * Autoscaler's maximum (its --nodes=min:max); and the key that sets it. */
+static int32_t pool_size(const struct pool_spec *ps)
+{
+	return ps->autoscale.on ? ps->autoscale.max : ps->nodes;
+}
+
+static void pool_size_key(const struct pool_spec *ps, char *key, size_t len)
+{
+	snprintf(key, len, "pools.%s.%s", ps->name, ps->autoscale.on ? "autoscale.max" : "nodes");
+}
+
 /* The smallest node count of z's pool, within 1 .. 4x its nodes, that meets
  * the goal of each of z's workloads: the largest of their answers (each
  * search's answer run has the pool at that count).  When even 4x misses one
@@ -348,9 +360,10 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	char key[ADVISE_SET], words[ADVISE_LABEL];
-	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
+	int32_t now = pool_size(ps);
+	pool_size_key(ps, key, sizeof key);
 	*found = 0;
-	double hi = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
+	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
 	/* First the count at which every workload the pool can host meets its
 	 * goal: no size that leaves one of them waiting past it (a pool shrunk
 	 * under someone who still waits on it). */
@@ -378,7 +391,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			  : z->n     ? "still short for"
 				     : "still short of";
 	struct advise_row *a =
-		advise_plan_add(pl, "pool %s at %s node%s (%s %s)", ps->name, best.value,
+		advise_plan_add(pl, "pool %s %s %s node%s (%s %s)", ps->name,
+				ps->autoscale.on ? "autoscaling to" : "at", best.value,
 				strcmp(best.value, "1") ? "s" : "", how, words);
 	if (!a)
 		return GP_OK;
@@ -386,7 +400,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	long nodes = strtol(best.value, NULL, 10);
 	*found = best.found ? nodes : 0;
 	a->run_id = best.found ? best.run_id : best.last_run_id;
-	a->hardware = nodes > ps->nodes;
+	a->hardware = nodes > now;
 	return row_from_store(st, a, err);
 }
 
@@ -421,8 +435,10 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	for (size_t i = 0; a && i < n; i++)
 		if (found[i]) {
 			const struct pool_spec *ps = &sc->pools[z[i].pool];
-			advise_set(a, "pools.%s.nodes=%ld", ps->name, found[i]);
-			a->hardware |= found[i] > ps->nodes;
+			char key[ADVISE_SET];
+			pool_size_key(ps, key, sizeof key);
+			advise_set(a, "%s=%ld", key, found[i]);
+			a->hardware |= found[i] > pool_size(ps);
 		}
 	return a ? run_row(sp, st, a, NULL, NULL, err) : GP_OK; /* each override loaded alone */
 }
@@ -945,16 +961,17 @@ void advise_write(FILE *out, const struct advice *a)
 				a->rows[i].note);
 	fprintf(out,
 		"\nmeets = every workload meets its goal: its deadlines and SLO, its queue p95 "
-		"goal (by default 1h for batch work without a deadline, 5m for services), no job "
+		"goal (by default 3600 s for batch work without a deadline, 300 s for services), no job "
 		"failed, OOM-killed or left waiting past it (queue-p95-s: never = jobs that never "
 		"started, >=N = a job still waiting after N s); ranked by meets, then more "
 		"hardware last, then narrower weights last, then components beyond stock "
 		"kube-scheduler, Kueue, the Cluster Autoscaler and the device plugin last, then "
-		"bill/day (the bill over its span, per day: every option billed over the same "
-		"period), then cost per verified result (%s for batch jobs, %s for "
-		"inference requests; within 3%% of the cheapest, a finding's own alternative "
-		"first), then queue p95; rows that miss nearest first (workloads missing their "
-		"goals, deadline%%, slo%%, jobs left undone, queue p95).\n",
+		"bill/day (the bill over its span, per day), then cost per verified result (every "
+		"option billed over the same period, the horizon or the base run's span; %s for "
+		"batch jobs, %s for inference requests; within 3%% of the cheapest, a "
+		"finding's own alternative first), then queue p95; rows that miss nearest first "
+		"(workloads missing their goals, deadline%%, slo%%, no hardware before more, jobs "
+		"left undone, queue p95).\n",
 		per_job, per_request);
 	write_trust(out, a);
 	if (!a->n)

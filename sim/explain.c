@@ -673,10 +673,10 @@ static void explain_node_group_max(struct ctx *c)
 	const struct pool_spec *p = c->p;
 	const struct finding_scaling *g = &c->f->fig.scaling;
 	gp_sb_printf(&c->text,
-		     "pool %s's cluster autoscaler sits at its max of %d nodes while pods it "
+		     "pool %s's cluster autoscaler sits at its max of %d node%s while pods it "
 		     "could host wait: the max, not provisioning, limits the work; a higher max "
 		     "would let the pool grow",
-		     p->name, (int)p->autoscale.max);
+		     p->name, (int)p->autoscale.max, p->autoscale.max == 1 ? "" : "s");
 	char d[32], span[32];
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);

@@ -153,6 +153,32 @@ static const struct case_ cases[] = {
 	 "capacity",
 	 {"train waits for busy GPUs of pool h100"},
 	 "pool h100 at 2 nodes"},
+	/* Written as a platform engineer would, after the corpus above (issue
+	 * 38's review): a queue that may not borrow beside an idle one; a
+	 * memory request that strands GPUs; idle dev pods holding a node; a
+	 * product label with a typo; an autoscaler's max too low, where the
+	 * search sizes the max, not the nodes (it sized nodes and recommended
+	 * nothing that met the goal). */
+	{"borrow",
+	 "allocation",
+	 {"evals waits on admission", "queue team-a"},
+	 "borrowing limit of team-a at 12 GPUs"},
+	{"memory-request",
+	 "placement",
+	 {"prep waits on its memory request", "a request of 128 GiB fits 8 a node"},
+	 "prep requesting 128 GiB a pod"},
+	{"dev-pods",
+	 "allocation",
+	 {"pool h100", "mostly idle hold them whole", "idle_cull on dev"},
+	 "idle_cull dev after 1h"},
+	{"l4-typo",
+	 "placement",
+	 {"embed can never run", "placement rules"},
+	 "embed with node_selector nvidia.com/gpu.product=NVIDIA-L4 "},
+	{"node-group",
+	 "capacity",
+	 {"autoscaler sits at its max of 1 node while"},
+	 "pool h100 autoscaling to 4 nodes (smallest meeting every goal)"},
 };
 
 /* Advises one case and checks it; returns whether the cause was found. */
@@ -296,6 +322,20 @@ Test(corpus, one_cause_cases_name_their_key_and_are_fixed_without_hardware)
  * It used to recommend one node, under which eval waits 2 h behind train
  * (queue p95 9000 s): a workload without a deadline beside ones with a
  * deadline had no goal at all. */
+/* tests/fixtures/diagnosis/healthy-mixed.yaml: training, evals and a chat
+ * service that all meet their goals: no finding, nothing changed. */
+Test(corpus, a_healthy_mixed_cluster_has_no_finding)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/healthy-mixed.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "the base run has no finding"), "%s", out);
+	cr_expect(strstr(out, "recommendation: keep the scenario as it is (run 1)"), "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM findings"), 0, "%s", out);
+}
+
 Test(corpus, a_healthy_cluster_has_no_finding_and_is_kept_as_it_is)
 {
 	char cmd[512];
