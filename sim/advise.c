@@ -912,8 +912,8 @@ static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
 		snprintf(buf, len, "SLO attainment %s%%", num(n, sizeof n, r->slo_pct, 1));
 	else if (isnan(r->queue_p95) && r->left > 0)
 		snprintf(buf, len, "%.0f jobs never started", r->left);
-	else
-		snprintf(buf, len, "queue p95 %s s", num(n, sizeof n, r->queue_p95, 0));
+	else /* as the table's cell: ">=N" while a job still waits */
+		snprintf(buf, len, "queue p95 %s s", queue_cell(r, n, sizeof n));
 	return buf;
 }
 

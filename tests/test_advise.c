@@ -325,6 +325,38 @@ Test(advise, a_pool_two_findings_name_is_sized_for_both_goals)
 			   100.0 / 3, 1e-9, "%s", out);
 }
 
+/* Jobs that never start beside ones that run at once: the queue p95 of
+ * those that started is 0 s, but two jobs still wait at the end (1 h), so
+ * the base's cell and the recommendation's "base:" say >=3600, not 0; the
+ * columns are as wide as the 33-character workload name in run's table. */
+Test(advise, work_that_never_starts_is_not_a_queue_of_zero)
+{
+	char path[128], args[256];
+	snprintf(path, sizeof path, "%s/never.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("name: never\npools: [{name: a100, nodes: 1, gpu: A100-80GB, gpus_per_node: 8, "
+	      "price: {gpu_hour: 2}}]\nworkloads:\n"
+	      "  - {name: a-very-long-workload-name-indeed, count: 4, arrival: {at: \"00:00\"}, "
+	      "gpus: 1, duration: 1h}\n"
+	      "  - {name: stuck, count: 2, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h, "
+	      "node_selector: {team: x}}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "%s --db %s", path, db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "  base (the scenario as given)") &&
+			  strstr(strstr(out, "  base (the scenario as given)"), " >=3600 "),
+		  "%s", out);
+	cr_expect(strstr(last_line(), "(base: queue p95 >=3600 s, "), "%s", out);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run %s --db %s/run.db", path, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\nall                                               8 "), "%s", out);
+	cr_expect(strstr(out, "\nworkload a-very-long-workload-name-indeed         - "), "%s", out);
+	cr_expect(strstr(out, "       >=3600      >=3600 "), "the all row: %s", out);
+}
+
 /* Thirty notebooks, each a workload of its own (as a JupyterHub import
  * has them), idle beside a fine-tune that waits: culling them is one
  * alternative with 30 overrides, one row, not 30 (it was one row each, and
