@@ -236,8 +236,8 @@ enum finding_kind {
 	KIND_MIG_PROFILE, /* pods short of their MIG profile; the layout favours others */
 	KIND_BINDS,       /* a constraint no detector names binds the most pod-seconds
 			      * (relax.h): its key, value and relaxation */
-	KIND_MAX_BATCH,      /* a server's batch is full at max_batch while memory holds more */
-	KIND_DEADLINE,       /* jobs run longer than their deadline allows: no queue to cut */
+	KIND_MAX_BATCH,   /* a server's batch is full at max_batch while memory holds more */
+	KIND_DEADLINE,    /* jobs run longer than their deadline allows: no queue to cut */
 	FINDING_KINDS
 };
 
