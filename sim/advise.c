@@ -47,12 +47,35 @@ void advise_set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
 
 void advise_set(struct advise_row *a, const char *fmt, ...)
 {
-	if (!a || a->n_sets >= ADVISE_MAX_SETS)
+	if (!a)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(a->sets[a->n_sets++], sizeof a->sets[0], fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	char *s = gp_xmalloc((size_t)(n > 0 ? n : 0) + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+	va_end(ap);
+	GP_GROW(a->sets, a->cap_sets, a->n_sets + 1);
+	a->sets[a->n_sets++] = s;
+}
+
+void advise_row_free(struct advise_row *a)
+{
+	for (size_t i = 0; i < a->n_sets; i++)
+		free(a->sets[i]);
+	free(a->sets);
+	a->sets = NULL;
+	a->n_sets = a->cap_sets = 0;
+}
+
+void advise_plan_free(struct plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		advise_row_free(&pl->alts[i]);
+	free(pl->alts);
+	*pl = (struct plan){0};
 }
 
 /* --- running --------------------------------------------------------------- */
@@ -315,6 +338,18 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const cha
 	return rc;
 }
 
+/* What sizes pool ps: its nodes, or for an autoscaled pool the Cluster
+ * Autoscaler's maximum (its --nodes=min:max); and the key that sets it. */
+static int32_t pool_size(const struct pool_spec *ps)
+{
+	return ps->autoscale.on ? ps->autoscale.max : ps->nodes;
+}
+
+static void pool_size_key(const struct pool_spec *ps, char *key, size_t len)
+{
+	snprintf(key, len, "pools.%s.%s", ps->name, ps->autoscale.on ? "autoscale.max" : "nodes");
+}
+
 /* The smallest node count of z's pool, within 1 .. 4x its nodes, that meets
  * the goal of each of z's workloads: the largest of their answers (each
  * search's answer run has the pool at that count).  When even 4x misses one
@@ -325,9 +360,10 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	char key[ADVISE_SET], words[ADVISE_LABEL];
-	snprintf(key, sizeof key, "pools.%s.nodes", ps->name);
+	int32_t now = pool_size(ps);
+	pool_size_key(ps, key, sizeof key);
 	*found = 0;
-	double hi = ps->nodes * 4 > ps->nodes + 1 ? ps->nodes * 4 : ps->nodes + 1;
+	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
 	/* First the count at which every workload the pool can host meets its
 	 * goal: no size that leaves one of them waiting past it (a pool shrunk
 	 * under someone who still waits on it). */
@@ -355,7 +391,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			  : z->n     ? "still short for"
 				     : "still short of";
 	struct advise_row *a =
-		advise_plan_add(pl, "pool %s at %s node%s (%s %s)", ps->name, best.value,
+		advise_plan_add(pl, "pool %s %s %s node%s (%s %s)", ps->name,
+				ps->autoscale.on ? "autoscaling to" : "at", best.value,
 				strcmp(best.value, "1") ? "s" : "", how, words);
 	if (!a)
 		return GP_OK;
@@ -363,7 +400,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	long nodes = strtol(best.value, NULL, 10);
 	*found = best.found ? nodes : 0;
 	a->run_id = best.found ? best.run_id : best.last_run_id;
-	a->hardware = nodes > ps->nodes;
+	a->hardware = nodes > now;
 	return row_from_store(st, a, err);
 }
 
@@ -398,8 +435,10 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	for (size_t i = 0; a && i < n; i++)
 		if (found[i]) {
 			const struct pool_spec *ps = &sc->pools[z[i].pool];
-			advise_set(a, "pools.%s.nodes=%ld", ps->name, found[i]);
-			a->hardware |= found[i] > ps->nodes;
+			char key[ADVISE_SET];
+			pool_size_key(ps, key, sizeof key);
+			advise_set(a, "%s=%ld", key, found[i]);
+			a->hardware |= found[i] > pool_size(ps);
 		}
 	return a ? run_row(sp, st, a, NULL, NULL, err) : GP_OK; /* each override loaded alone */
 }
@@ -414,8 +453,10 @@ static int cmp_nan_last(double a, double b)
 	return a < b ? -1 : a > b;
 }
 
-/* Rows that miss the goal, the nearest it first: deadlines met, SLOs met,
- * jobs left undone, queue p95. */
+/* Rows that miss the goal, the nearest it first: workloads missing their
+ * goals, deadlines met, SLOs met, then no more hardware before more (4x the
+ * nodes that meet no more deadlines are not nearer), jobs left undone,
+ * queue p95. */
 static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
 {
 	int c = cmp_nan_last(x->missed, y->missed);
@@ -423,6 +464,8 @@ static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
 		c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
 	if (!c)
 		c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
+	if (!c)
+		c = (x->hardware > y->hardware) - (x->hardware < y->hardware);
 	if (!c)
 		c = cmp_nan_last(x->left, y->left);
 	if (!c)
@@ -461,7 +504,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 			struct gp_err *err)
 {
 	const struct advise_row *base = &pl->alts[0];
-	size_t pick[ADVISE_COMBINED], n = 0, sets = 0;
+	size_t pick[ADVISE_COMBINED], n = 0;
 	for (size_t i = 1; i < pl->n; i++)
 		if (pl->alts[i].meets)
 			return GP_OK;
@@ -469,8 +512,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		size_t best = 0;
 		for (size_t i = 1; i < pl->n; i++) {
 			const struct advise_row *a = &pl->alts[i];
-			bool ok = !a->hardware && nearer(a, base) &&
-				  sets + a->n_sets <= ADVISE_MAX_SETS;
+			bool ok = !a->hardware && nearer(a, base);
 			for (size_t k = 0; ok && k < n; k++)
 				ok = !collide(a, &pl->alts[pick[k]]);
 			if (ok && (!best || nearer(a, &pl->alts[best])))
@@ -479,7 +521,6 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		if (!best)
 			break;
 		pick[n++] = best;
-		sets += pl->alts[best].n_sets;
 	}
 	if (n < 2)
 		return GP_OK;
@@ -496,7 +537,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 	struct gp_err skip;
 	int rc = run_row(sp, st, a, NULL, NULL, &skip);
 	if (rc == GP_EINPUT) {
-		pl->n--; /* the overrides do not load together */
+		advise_row_free(&pl->alts[--pl->n]); /* the overrides do not load together */
 		return GP_OK;
 	}
 	return rc ? gp_errorf(err, rc, "%s", skip.msg) : GP_OK;
@@ -582,6 +623,31 @@ static void prefer_named(struct advise_row *rows, size_t n)
 	rows[0] = keep;
 }
 
+/*
+ * Every option billed over the same calendar period: the scenario's horizon,
+ * or without one the base run's span, so that an option whose run drains
+ * later does not bill a fixed cluster longer than one that drains sooner.
+ * Each row's bill per day (its bill over its own span, per day) times that
+ * period is its bill; its costs per verified result scale with it.
+ */
+static void rebill(struct advise_row *rows, size_t n, const struct advise_row *base)
+{
+	double days = base->cost / base->bill_day; /* the base run's span, in days */
+	if (!(days > 0) || !isfinite(days))
+		return; /* nothing billed: nothing to compare */
+	for (size_t i = 0; i < n; i++) {
+		struct advise_row *r = &rows[i];
+		double bill = r->bill_day * days;
+		if (!(r->cost > 0) || !isfinite(bill))
+			continue;
+		double scale = bill / r->cost;
+		r->cost = bill;
+		r->cost_per_verified *= scale;
+		r->per_job *= scale;
+		r->per_request *= scale;
+	}
+}
+
 /* Keeps the rows that add no hardware, in order; returns how many. */
 static size_t drop_hardware(struct advise_row *rows, size_t n)
 {
@@ -589,6 +655,8 @@ static size_t drop_hardware(struct advise_row *rows, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!rows[i].hardware)
 			rows[k++] = rows[i];
+		else
+			advise_row_free(&rows[i]);
 	return k;
 }
 
@@ -597,9 +665,7 @@ static char *overrides_text(const struct advise_row *row)
 {
 	if (!row->n_sets)
 		return NULL;
-	struct finding_fix x = {.n_sets = row->n_sets};
-	for (size_t i = 0; i < row->n_sets; i++)
-		x.sets[i] = (char *)row->sets[i];
+	struct finding_fix x = {.sets = row->sets, .n_sets = row->n_sets};
 	return finding_fix_text(&x);
 }
 
@@ -632,7 +698,7 @@ static int write_advice(struct store *st, const struct advice *a, struct gp_err 
 /* The planned alternatives as advise_simulate_rows hands them over. */
 struct alternatives {
 	struct plan *pl;
-	const struct plan *more;
+	struct plan *more; /* its rows' overrides move to pl's */
 	struct store *st;
 	advise_progress_fn fn;
 	void *ctx;
@@ -643,14 +709,21 @@ struct alternatives {
 static int write_alternative(void *ctx, size_t i, struct advise_sim *sim)
 {
 	struct alternatives *x = ctx;
-	const struct advise_row *from = &x->more->alts[i];
+	struct advise_row *from = &x->more->alts[i];
 	struct advise_row *a = advise_plan_add(x->pl, "%s", from->label);
-	memcpy(a->sets, from->sets, sizeof a->sets);
+	if (!a) { /* planned already under that label */
+		advise_sim_free(sim);
+		return GP_OK;
+	}
+	a->sets = from->sets; /* moved: the plan of alternatives no longer owns them */
 	a->n_sets = from->n_sets;
+	a->cap_sets = from->cap_sets;
+	from->sets = NULL;
+	from->n_sets = from->cap_sets = 0;
 	struct gp_err skip;
 	int one = write_row(x->st, a, sim, NULL, NULL, &skip);
 	if (one == GP_EINPUT)
-		x->pl->n--; /* an alternative this scenario cannot express */
+		advise_row_free(&x->pl->alts[--x->pl->n]); /* one this scenario cannot express */
 	else if (one)
 		return gp_errorf(x->err, one, "%s", skip.msg);
 	else if (x->fn)
@@ -669,7 +742,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	struct advise_row *base = advise_plan_add(&pl, "base (the scenario as given)");
 	int rc = run_row(sp, st, base, &sc, &r, err);
 	if (rc) {
-		free(pl.alts);
+		advise_plan_free(&pl);
 		return rc;
 	}
 	if (fn)
@@ -688,7 +761,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	struct alternatives alt = {&pl, &more, st, fn, ctx, err};
 	if (!rc)
 		rc = advise_simulate_rows(sp, more.alts, more.n, write_alternative, &alt);
-	free(more.alts);
+	size_t planned = more.n;
+	advise_plan_free(&more);
 	bool met = false;
 	for (size_t i = 1; i < pl.n; i++)
 		met |= pl.alts[i].meets;
@@ -697,24 +771,29 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		struct advise_row *a = advise_plan_add(&pl, "%s", pairs.alts[i].label);
 		if (!a)
 			continue;
-		memcpy(a->sets, pairs.alts[i].sets, sizeof a->sets);
+		a->sets = pairs.alts[i].sets; /* moved */
 		a->n_sets = pairs.alts[i].n_sets;
+		a->cap_sets = pairs.alts[i].cap_sets;
+		pairs.alts[i].sets = NULL;
+		pairs.alts[i].n_sets = pairs.alts[i].cap_sets = 0;
 		struct gp_err skip;
 		int one = run_row(sp, st, a, NULL, NULL, &skip);
 		if (one == GP_EINPUT)
-			pl.n--;
+			advise_row_free(&pl.alts[--pl.n]);
 		else if (one)
 			rc = gp_errorf(err, one, "%s", skip.msg);
 		else if (fn)
 			fn(ctx, a);
 	}
-	free(pairs.alts);
-	if (!rc && more.n > 1)
+	advise_plan_free(&pairs);
+	if (!rc && planned > 1)
 		rc = run_combined(sp, st, &pl, err);
 	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r))
 		rc = size_pools(sp, st, sc, &r, &pl, err);
 	results_free(&r);
 	scenario_free(sc);
+	struct advise_row base0 = pl.alts[0];
+	rebill(pl.alts, pl.n, &base0);
 	for (size_t i = 0; i < pl.n; i++)
 		pl.alts[i].seq = i;
 	qsort(pl.alts, pl.n, sizeof *pl.alts, by_advice);
@@ -833,8 +912,8 @@ static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
 		snprintf(buf, len, "SLO attainment %s%%", num(n, sizeof n, r->slo_pct, 1));
 	else if (isnan(r->queue_p95) && r->left > 0)
 		snprintf(buf, len, "%.0f jobs never started", r->left);
-	else
-		snprintf(buf, len, "queue p95 %s s", num(n, sizeof n, r->queue_p95, 0));
+	else /* as the table's cell: ">=N" while a job still waits */
+		snprintf(buf, len, "queue p95 %s s", queue_cell(r, n, sizeof n));
 	return buf;
 }
 
@@ -882,16 +961,17 @@ void advise_write(FILE *out, const struct advice *a)
 				a->rows[i].note);
 	fprintf(out,
 		"\nmeets = every workload meets its goal: its deadlines and SLO, its queue p95 "
-		"goal (by default 1h for batch work without a deadline, 5m for services), no job "
+		"goal (by default 3600 s for batch work without a deadline, 300 s for services), no job "
 		"failed, OOM-killed or left waiting past it (queue-p95-s: never = jobs that never "
 		"started, >=N = a job still waiting after N s); ranked by meets, then more "
 		"hardware last, then narrower weights last, then components beyond stock "
 		"kube-scheduler, Kueue, the Cluster Autoscaler and the device plugin last, then "
-		"bill/day (the bill over its span, per day: every option billed over the same "
-		"period), then cost per verified result (%s for batch jobs, %s for "
-		"inference requests; within 3%% of the cheapest, a finding's own alternative "
-		"first), then queue p95; rows that miss nearest first (workloads missing their "
-		"goals, deadline%%, slo%%, jobs left undone, queue p95).\n",
+		"bill/day (the bill over its span, per day), then cost per verified result (every "
+		"option billed over the same period, the horizon or the base run's span; %s for "
+		"batch jobs, %s for inference requests; within 3%% of the cheapest, a "
+		"finding's own alternative first), then queue p95; rows that miss nearest first "
+		"(workloads missing their goals, deadline%%, slo%%, no hardware before more, jobs "
+		"left undone, queue p95).\n",
 		per_job, per_request);
 	write_trust(out, a);
 	if (!a->n)
@@ -940,6 +1020,8 @@ void advice_free(struct advice *a)
 	for (size_t i = 0; i < a->n_findings; i++)
 		finding_free(&a->findings[i]);
 	free(a->findings);
+	for (size_t i = 0; i < a->n; i++)
+		advise_row_free(&a->rows[i]);
 	free(a->rows);
 	memset(a, 0, sizeof *a);
 }

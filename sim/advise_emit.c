@@ -21,7 +21,7 @@
  *                          named config of [{devices: all, mig-enabled: true,
  *                          mig-devices: {profile: count}}]) in a ConfigMap
  *   queues.Q.*             clusterqueue-Q.yaml: Kueue's ClusterQueue
- *                          (kueue.x-k8s.io/v1beta1: cohort, queueingStrategy,
+ *                          (kueue.x-k8s.io/v1beta2: cohortName, queueingStrategy,
  *                          resourceGroups [{coveredResources, flavors [{name,
  *                          resources [{name, nominalQuota, borrowingLimit,
  *                          lendingLimit}]}]}])
@@ -235,13 +235,13 @@ static void emit_queue(struct emit *e, const struct queue_spec *qs)
 		return;
 	fprintf(f,
 		"# Kueue ClusterQueue %s (gpuplan advise)\n"
-		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata:\n  name: ",
+		"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: ",
 		qs->name);
 	q(f, qs->name);
 	fprintf(f, "\nspec:\n  namespaceSelector: {}\n  queueingStrategy: %s\n",
 		qs->strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO" : "BestEffortFIFO");
-	if (qs->cohort) {
-		fprintf(f, "  cohort: ");
+	if (qs->cohort) { /* v1beta2 renamed v1beta1's spec.cohort */
+		fprintf(f, "  cohortName: ");
 		q(f, qs->cohort);
 		fputc('\n', f);
 	}
@@ -269,11 +269,12 @@ static void emit_queue(struct emit *e, const struct queue_spec *qs)
 		q(f, x->resource);
 		fprintf(f, "\n              nominalQuota: ");
 		quantity(f, x->resource, x->nominal);
-		if (!isinf(x->borrowing_limit)) {
+		/* Kueue refuses either limit on a queue outside a cohort. */
+		if (qs->cohort && !isinf(x->borrowing_limit)) {
 			fprintf(f, "\n              borrowingLimit: ");
 			quantity(f, x->resource, x->borrowing_limit);
 		}
-		if (!isinf(x->lending_limit)) {
+		if (qs->cohort && !isinf(x->lending_limit)) {
 			fprintf(f, "\n              lendingLimit: ");
 			quantity(f, x->resource, x->lending_limit);
 		}

@@ -19,6 +19,9 @@ struct plan {
 /* A new alternative, unless one with the same label is planned already. */
 struct advise_row *advise_plan_add(struct plan *pl, const char *fmt, ...) GP_PRINTF(2, 3);
 void advise_set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
+/* Frees what a row owns (its overrides), and a plan with its rows. */
+void advise_row_free(struct advise_row *a);
+void advise_plan_free(struct plan *pl);
 /* The alternatives the base run's scenario and findings suggest. */
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r);
 /* Pairs of the binding constraints' first relaxations (relax.h), for when

@@ -26,7 +26,7 @@ void advise_simulate(const struct advise_spec *sp, const struct advise_row *row,
 		     struct advise_sim *out)
 {
 	size_t n = sp->n_sets;
-	const char **sets = gp_xcalloc(n + ADVISE_MAX_SETS + 1, sizeof *sets);
+	const char **sets = gp_xcalloc(n + row->n_sets + 1, sizeof *sets);
 	if (n)
 		memcpy(sets, sp->sets, n * sizeof *sets);
 	for (size_t i = 0; i < row->n_sets; i++)

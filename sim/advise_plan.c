@@ -157,8 +157,7 @@ struct plan advise_plan_pairs(const struct scenario *sc, const struct results *r
 		relax_constraint(sc, r, &c[i], &f[i]);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
-			if (!f[i].n_fixes || !f[j].n_fixes ||
-			    f[i].fixes[0].n_sets + f[j].fixes[0].n_sets > ADVISE_MAX_SETS)
+			if (!f[i].n_fixes || !f[j].n_fixes)
 				continue;
 			struct advise_row *a = advise_plan_add(&pl, "%s + %s", f[i].fixes[0].label,
 							       f[j].fixes[0].label);

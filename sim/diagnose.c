@@ -60,6 +60,13 @@ static bool rows_match(const struct view *v)
 	return true;
 }
 
+bool diagnose_window_active(const struct view *v, size_t k)
+{
+	const struct ts_row *all = diagnose_row(v, k, 0);
+	return all->gpus_demand > 0 || all->pending > 0 || all->gpus_allocated > 0 ||
+	       all->running > 0;
+}
+
 static void view_init(struct view *v, const struct scenario *sc, struct results *r)
 {
 	memset(v, 0, sizeof *v);
@@ -79,6 +86,8 @@ static void view_init(struct view *v, const struct scenario *sc, struct results 
 			end = t + r->step;
 		v->len[k] = sim_seconds(end - t);
 		v->span += v->len[k];
+		if (diagnose_window_active(v, k))
+			v->active += v->len[k];
 	}
 }
 
@@ -286,7 +295,7 @@ static void pool_figures(const struct view *v, struct finding *f, const struct p
 /* Work pended long enough on a pool that was mostly allocated meanwhile. */
 static bool full_while_pending(const struct view *v, const struct pool_sums *s)
 {
-	return s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->span && s->cap > 0 &&
+	return s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->active && s->cap > 0 &&
 	       s->alloc >= DIAGNOSE_ALLOCATED * s->cap;
 }
 
@@ -348,13 +357,16 @@ static bool mark_idle_holders(struct view *v, size_t p)
 	return any;
 }
 
-/* full_while_pending, and idle holders that did not wait themselves held at
- * least DIAGNOSE_IDLE_HELD of its GPUs meanwhile: the lock is theirs even when the pool's other GPUs are
- * busy (near-idle servers beside training that runs flat out average to an
- * active pool).  v->pend holds pool_sums' pending workloads. */
+/* Work pended long enough on the pool, and idle holders that did not wait
+ * themselves held at least DIAGNOSE_IDLE_HELD of its GPUs meanwhile: the
+ * lock is theirs even when the pool's other GPUs are busy (near-idle
+ * servers beside training that runs flat out average to an active pool), or
+ * free in pieces no pending job fits (notebooks spread over the nodes: the
+ * pieces are theirs, not the placement's).  v->pend holds pool_sums'
+ * pending workloads. */
 static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 {
-	if (!full_while_pending(v, s))
+	if (!(s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->active && s->cap > 0))
 		return false;
 	bool *holder = gp_xcalloc(v->sc->n_workloads + 1, sizeof *holder);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
@@ -755,6 +767,7 @@ static void diagnose_application(struct view *v)
 			tokenizer_finding(v, ws);
 		} else {
 			loader_finding(v, ws);
+			diagnose_deadline(v, w);
 			offgpu_finding(v, ws);
 			restarts_finding(v, ws);
 		}
@@ -811,7 +824,7 @@ static void node_group_max_finding(struct view *v, const struct pool_scaling *ps
 {
 	const struct pool_spec *p = &v->sc->pools[ps->pool];
 	if (!p->autoscale.on || ps->at_max_s <= 0 ||
-	    ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->span)
+	    ps->at_max_s < DIAGNOSE_PENDING_SHARE * v->active)
 		return;
 	struct finding *fd =
 		diagnose_add(v, STEP_CAPACITY, KIND_NODE_GROUP_MAX, ps->at_max_s, ps->pool, -1);
@@ -836,7 +849,7 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 	bool long_queue = diagnose_metric(v, "all", "goal_met") < 1;
 	if (!p->autoscale.on || !(diagnose_matters(v, ps->provisioning_wait_s) || long_queue) ||
 	    !(ps->provisioning_wait_s > 0) || ps->provisioning_wait_s < 0.5 * pending ||
-	    ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->span)
+	    ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->active)
 		return;
 	int32_t warm = (int32_t)ceil(ps->peak_nodes - 1e-9);
 	warm = warm < 1 ? 1 : warm > p->autoscale.max ? p->autoscale.max : warm;
@@ -956,6 +969,29 @@ static void drop_met(struct view *v)
 	v->n_drafts = n;
 }
 
+/* A workload that waits on fragmentation in a pool whose GPUs idle holders
+ * keep (an allocation finding with holders): the pieces are the holders',
+ * and that finding names them; the fragmentation draft goes. */
+static void holders_not_fragmentation(struct view *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->n_drafts; i++) {
+		const struct finding *f = &v->drafts[i].f;
+		bool theirs = false;
+		for (size_t k = 0; f->kind == KIND_FRAGMENTATION && k < v->n_drafts; k++) {
+			const struct finding *h = &v->drafts[k].f;
+			theirs |= h->kind == KIND_SHARING && h->fig.pool.holders && h->pool >= 0 &&
+				  f->workload >= 0 &&
+				  diagnose_allowed(v, (size_t)f->workload, (size_t)h->pool);
+		}
+		if (theirs)
+			finding_free(&v->drafts[i].f);
+		else
+			v->drafts[n++] = v->drafts[i];
+	}
+	v->n_drafts = n;
+}
+
 /* --- ranking --------------------------------------------------------------- */
 
 static int by_rank(const void *a, const void *b)
@@ -994,6 +1030,7 @@ void diagnose_run(const struct scenario *sc, struct results *r)
 	diagnose_application(&v);
 	diagnose_scaling(&v);
 	diagnose_binds(&v);
+	holders_not_fragmentation(&v);
 	drop_met(&v);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		workload_capacity_finding(&v, w);

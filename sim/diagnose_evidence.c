@@ -8,6 +8,7 @@
 #include "diagnose_int.h"
 
 #include "gpuplan/gpupolicy.h"
+#include "gpuplan/arrivals.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/units.h"
 
@@ -90,7 +91,7 @@ static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 /* Long enough to matter: pending pod-seconds over DIAGNOSE_PENDING_SHARE of the span. */
 bool diagnose_matters(const struct view *v, double pod_seconds)
 {
-	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->span;
+	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * v->active;
 }
 
 /* Whether w pended long enough to matter with a message of a kind in mask
@@ -475,7 +476,7 @@ static void autoscaler_finding(struct view *v, size_t w)
 		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->running >=
 		    in->max_replicas - 0.05)
 			at_max += v->len[k];
-	if (at_max < DIAGNOSE_PENDING_SHARE * v->span)
+	if (at_max < DIAGNOSE_PENDING_SHARE * v->active)
 		return;
 	struct finding *fd =
 		diagnose_add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
@@ -484,6 +485,42 @@ static void autoscaler_finding(struct view *v, size_t w)
 	diagnose_fix_set(
 		diagnose_fix(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
 		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
+}
+
+/*
+ * A service that misses its SLO with its replicas' batches full at
+ * max_batch (vLLM's max_num_seqs) while their KV cache holds at least twice
+ * as many sequences: the setting, not replicas or GPUs, limits it.  A
+ * replica's batch on average is Little's law over the time in the batch:
+ * served rate x (e2e - queue wait - tokenizer wait) / replicas.
+ */
+static bool max_batch_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double served = diagnose_metric(v, ws->name, "throughput_rps"),
+	       e2e = diagnose_metric(v, ws->name, "e2e_mean_s"),
+	       queued = diagnose_metric(v, ws->name, "request_queue_mean_s"),
+	       tok = diagnose_metric(v, ws->name, "tokenize_wait_mean_s");
+	int32_t replicas = in->target_queue > 0 ? in->max_replicas : in->replicas;
+	if (!(diagnose_metric(v, ws->name, "slo_met") < 1) || !(served > 0) || replicas < 1)
+		return false;
+	double in_batch = served * (e2e - queued - (isnan(tok) ? 0 : tok)) / replicas;
+	int64_t fits = diagnose_batch_fits(v->sc, w);
+	if (!(in_batch >= 0.95 * in->max_batch) || fits < 2 * (int64_t)in->max_batch ||
+	    !(queued > 0))
+		return false;
+	struct finding *fd = diagnose_add(v, STEP_APPLICATION, KIND_MAX_BATCH, queued, -1, (int)w);
+	fd->fig.batch = (struct finding_batch){diagnose_offered_rate(in), served, in_batch,
+					       in->max_batch, (int32_t)fits};
+	fd->figure = (double)fits;
+	struct finding_fix *x =
+		diagnose_fix(fd, "max_batch %lld for %s", (long long)fits, ws->name);
+	diagnose_fix_set(x, "workloads.%s.max_batch=%lld", ws->name, (long long)fits);
+	if (in->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
+		diagnose_fix_set(x, "workloads.%s.max_batched_tokens=%d", ws->name,
+				 DIAGNOSE_MAX_TOKENS);
+	return true;
 }
 
 /*
@@ -512,7 +549,9 @@ static void replicas_finding(struct view *v, size_t w)
 		per_replica = per_replica > 0 ? fmin(per_replica, eq) : eq;
 		for (size_t k = 0; k < v->n_windows; k++) {
 			const struct ts_row *y = diagnose_row(v, k, diagnose_pool_scope(v, p));
-			idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] / v->span;
+			if (diagnose_window_active(v, k)) /* on average while there was work */
+				idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] /
+					v->active;
 		}
 	}
 	if (per_replica <= 0)
@@ -529,6 +568,46 @@ static void replicas_finding(struct view *v, size_t w)
 			 "workloads.%s.replicas=%d", ws->name, (int)need);
 }
 
+/*
+ * A batch workload whose jobs run longer than their deadline allows (a
+ * `within` deadline shorter than the mean duration alone, on GPUs
+ * of its own): no queue to cut, so no amount of hardware helps.  What would:
+ * a faster GPU type, more GPUs per job (if the job scales), or a later
+ * deadline; advise runs the last, marked as a goal change.
+ */
+void diagnose_deadline(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	/* Mostly off the GPU, or starved of input: the off-gpu and data-loader
+	 * findings say what the time is spent on. */
+	if (ws->inference || ws->deadline_kind != DEADLINE_WITHIN || ws->gpu_busy < DIAGNOSE_IDLE ||
+	    (ws->loader_fraction > 0 && ws->loader_fraction < 1))
+		return;
+	double run = arrivals_dist_mean(&ws->duration) + sim_seconds(ws->startup),
+	       within = sim_seconds(ws->deadline),
+	       met = diagnose_metric(v, ws->name, "deadline_met_pct");
+	/* The work alone must not fit: a start-up that tips it over is the
+	 * start-up finding's (a shorter pull or load fixes it). */
+	if (!(run - sim_seconds(ws->startup) > within) || !(met < 100))
+		return;
+	double jobs = diagnose_metric(v, ws->name, "jobs_submitted");
+	double late = isnan(jobs) ? NAN : jobs * (1 - met / 100);
+	/* a deadline with room for the run and its queue p95, in whole half hours */
+	double p95 = diagnose_metric(v, ws->name, "queue_time_p95_s");
+	double later = ceil((run + (isnan(p95) ? 0 : p95)) / 1800) * 1800;
+	struct finding *fd =
+		diagnose_add(v, STEP_APPLICATION, KIND_DEADLINE, run - within, -1, (int)w);
+	fd->fig.deadline = (struct finding_deadline){run, within, jobs, late, run / within};
+	fd->figure = run - within;
+	char d[32];
+	units_format_duration((sim_time)later * SIM_SECOND, d, sizeof d);
+	diagnose_fix_set(diagnose_fix(fd,
+				      "deadline within %s for %s (a later deadline: the goal "
+				      "changes)",
+				      d, ws->name),
+			 "workloads.%s.deadline={within: %s}", ws->name, d);
+}
+
 void diagnose_evidence(struct view *v)
 {
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
@@ -540,8 +619,10 @@ void diagnose_evidence(struct view *v)
 		}
 		if (v->sc->workloads[w].inference) {
 			kv_cache_finding(v, w);
-			autoscaler_finding(v, w);
-			replicas_finding(v, w);
+			if (!max_batch_finding(v, w)) {
+				autoscaler_finding(v, w);
+				replicas_finding(v, w);
+			}
 		}
 	}
 }

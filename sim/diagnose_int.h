@@ -38,6 +38,9 @@ struct view {
 	size_t n_scopes, n_windows;
 	double *len;     /* seconds of each window */
 	double span;     /* seconds of all windows */
+	double active;   /* seconds of the windows in which there was work (demand,
+			  * pending or allocated GPUs): shares are of these, so a
+			  * quiet night or a long horizon dilutes no finding */
 	double *pend;    /* per workload: pending pod-seconds in the pool's windows */
 	uint8_t *allow;  /* [w * pools + p]: 0 not yet known, 1 no, 2 yes */
 	bool has_placer; /* built on first use: the rules of placement */
@@ -75,11 +78,15 @@ const struct ts_row *diagnose_row(const struct view *v, size_t k, size_t scope);
 size_t diagnose_workload_scope(const struct view *v, size_t w);
 bool diagnose_matters(const struct view *v, double pod_seconds);
 void diagnose_evidence(struct view *v);
+/* Whether window k had work in it (demand, pending, allocated or running):
+ * the windows v->active sums. */
+bool diagnose_window_active(const struct view *v, size_t k);
 /* diagnose_binds.c: contention, priority, start-up, reclaim and MIG-profile
  * findings of workloads no other finding names, from their late jobs. */
 void diagnose_binds(struct view *v);
 /* An admission finding fd about workload w names the lending limit of an
  * idle queue of its cohort that keeps GPUs to itself, when there is one. */
 void diagnose_lender(struct view *v, struct finding *fd, size_t w);
+void diagnose_deadline(struct view *v, size_t w);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "gpuplan/cluster.h"
 #include "gpuplan/footprint.h"
+#include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
 
 #include <math.h>
@@ -180,4 +181,25 @@ int diagnose_hiding_rules(const struct scenario *sc, size_t w, const size_t *hid
 		rules |= tainted ? FINDING_RULE_TAINT : FINDING_RULE_AFFINITY;
 	}
 	return rules;
+}
+
+int64_t diagnose_batch_fits(const struct scenario *sc, size_t w)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	const struct inference_spec *is = ws->inference;
+	int64_t seqs = 256;
+	for (size_t p = 0; is && ws->model && p < sc->n_pools; p++) {
+		if (!(scenario_gpu_equivalent(&sc->pools[p], ws) > 0))
+			continue;
+		/* Without memory_fraction the server is sized for its batch: what
+		 * the GPU allows is vLLM's default utilization, 0.9. */
+		double mem = is->memory_fraction > 0 ? infer_server_memory(&sc->pools[p], ws)
+						     : 0.9 * sc->pools[p].gpu->memory_bytes;
+		struct footprint fp;
+		footprint_compute(ws->model, (enum quant)ws->quantization, (enum quant)is->kv_cache,
+				  is->tensor_parallel, mem, &fp);
+		seqs = footprint_max_sequences(&fp, is->context);
+		break;
+	}
+	return seqs > DIAGNOSE_MAX_BATCH ? DIAGNOSE_MAX_BATCH : seqs;
 }

@@ -628,15 +628,55 @@ static void explain_replicas(struct ctx *c)
 		     metric(c, ws->name, "ttft_p99_s"), metric(c, ws->name, "slo_attainment_pct"));
 }
 
+static void explain_max_batch(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_batch *g = &c->f->fig.batch;
+	gp_sb_printf(&c->text,
+		     "%s's batch is full at max_batch %d and misses the SLO while its KV cache "
+		     "holds %d sequences: the server's setting, not replicas or GPUs, limits "
+		     "it; max_batch %d would serve more on the GPUs it has",
+		     ws->name, (int)g->max_batch, (int)g->fits, (int)g->fits);
+	gp_sb_printf(&c->ev,
+		     "%.1f requests/s offered, %.1f served; %.1f sequences in a replica's batch "
+		     "on average of max_batch %d; requests waited %.3g s on average for a batch "
+		     "slot; TTFT p95 %.3g s; SLO attainment %.1f%%",
+		     g->offered, g->served, g->in_batch, (int)g->max_batch,
+		     metric(c, ws->name, "request_queue_mean_s"), metric(c, ws->name, "ttft_p95_s"),
+		     metric(c, ws->name, "slo_attainment_pct"));
+}
+
+static void explain_deadline(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_deadline *g = &c->f->fig.deadline;
+	char run[32], within[32];
+	duration(g->run_s, run, sizeof run);
+	duration(g->within_s, within, sizeof within);
+	gp_sb_printf(&c->text,
+		     "%s's jobs run %s, longer than their deadline of %s allows, with no queue "
+		     "to cut: more GPUs or nodes would not help; a faster GPU type, more GPUs "
+		     "per job (if the job scales across them) or a later deadline would",
+		     ws->name, run, within);
+	gp_sb_printf(&c->ev,
+		     "mean duration %.0f s and start-up %.0f s = %.0f s a job against a deadline "
+		     "within %.0f s (%.2fx too long); %.0f of %.0f jobs missed it; queue p95 %s",
+		     g->run_s - sim_seconds(ws->startup), sim_seconds(ws->startup), g->run_s,
+		     g->within_s, g->need, g->late, g->jobs,
+		     isnan(metric(c, ws->name, "queue_time_p95_s")) ? "-" : "");
+	if (!isnan(metric(c, ws->name, "queue_time_p95_s")))
+		gp_sb_printf(&c->ev, "%.0f s", metric(c, ws->name, "queue_time_p95_s"));
+}
+
 static void explain_node_group_max(struct ctx *c)
 {
 	const struct pool_spec *p = c->p;
 	const struct finding_scaling *g = &c->f->fig.scaling;
 	gp_sb_printf(&c->text,
-		     "pool %s's cluster autoscaler sits at its max of %d nodes while pods it "
+		     "pool %s's cluster autoscaler sits at its max of %d node%s while pods it "
 		     "could host wait: the max, not provisioning, limits the work; a higher max "
 		     "would let the pool grow",
-		     p->name, (int)p->autoscale.max);
+		     p->name, (int)p->autoscale.max, p->autoscale.max == 1 ? "" : "s");
 	char d[32], span[32];
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);
@@ -797,6 +837,8 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_REQUESTS] = explain_requests,
 	[KIND_TOKENIZER] = explain_tokenizer,
 	[KIND_DATA_LOADER] = explain_loader,
+	[KIND_MAX_BATCH] = explain_max_batch,
+	[KIND_DEADLINE] = explain_deadline,
 	[KIND_OFF_GPU] = explain_off_gpu,
 	[KIND_RESTARTS] = explain_restarts,
 	[KIND_AUTOSCALER_MAX] = explain_autoscaler_max,

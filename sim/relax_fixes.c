@@ -15,6 +15,8 @@
 #include "gpuplan/ytree.h"
 
 #include <math.h>
+
+#define ADVISE_WHO 600 /* three names of up to 253 characters and a count */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,28 +107,54 @@ void relax_replicas(const struct scenario *sc, const struct results *r, const st
 	}
 }
 
+/* The names of workloads ws[0 .. n) for a label: all of them up to three,
+ * else the first two and how many more ("a, b and 28 more"). */
+static void names_text(const struct scenario *sc, const size_t *ws, size_t n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	size_t shown = n <= 3 ? n : 2;
+	for (size_t i = 0; i < shown; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
+			 !i           ? ""
+			 : i + 1 == n ? " and "
+				      : ", ",
+			 sc->workloads[ws[i]].name);
+	if (shown < n)
+		snprintf(buf + strlen(buf), len - strlen(buf), " and %zu more", n - shown);
+}
+
 /* Idle culling of the mostly idle services pool p hosts (notebooks, dev
  * pods): the cheapest fix, no hardware and no sharing.  An hour, as
  * JupyterHub's culler is often set (--timeout=3600), and the diagnosis'
- * own threshold of idleness. */
+ * own threshold of idleness.  One alternative for all of them, as one
+ * culler covers every notebook of a hub: 30 notebooks are one row, not 30. */
 void relax_culling(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		   struct finding *f)
 {
 	(void)r;
-	for (size_t w = 0; c->pool >= 0 && w < sc->n_workloads; w++) {
-		const struct workload_spec *ws = &sc->workloads[w];
-		if (ws->kind != WORKLOAD_SERVICE || ws->cull_after > 0 ||
-		    !(ws->gpu_busy < DIAGNOSE_IDLE) || !hosts(&sc->pools[c->pool], ws))
-			continue;
-		set(fix(f, "idle_cull %s after 1h", ws->name),
-		    "workloads.%s.idle_cull={after: 1h, threshold: %g}", ws->name, DIAGNOSE_IDLE);
+	if (c->pool < 0)
+		return;
+	size_t *ws = gp_xcalloc(sc->n_workloads + 1, sizeof *ws), n = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *x = &sc->workloads[w];
+		if (x->kind == WORKLOAD_SERVICE && !(x->cull_after > 0) &&
+		    x->gpu_busy < DIAGNOSE_IDLE && hosts(&sc->pools[c->pool], x))
+			ws[n++] = w;
 	}
+	if (n) {
+		char who[ADVISE_WHO];
+		names_text(sc, ws, n, who, sizeof who);
+		struct finding_fix *a = fix(f, "idle_cull %s after 1h", who);
+		for (size_t i = 0; i < n; i++)
+			set(a, "workloads.%s.idle_cull={after: 1h, threshold: %g}",
+			    sc->workloads[ws[i]].name, DIAGNOSE_IDLE);
+	}
+	free(ws);
 }
 
-#define RELAX_MAX_MOVABLE (FINDING_MAX_SETS - 1)
-
 /* The workloads pool p hosts when each is a one-GPU workload hosted nowhere
- * else (their requests can change to a MIG instance or a share); 0 otherwise. */
+ * else (their requests can change to a MIG instance or a share); 0 otherwise.
+ * ws has room for every workload. */
 static size_t movable(const struct scenario *sc, size_t p, size_t *ws)
 {
 	size_t n = 0;
@@ -134,8 +162,7 @@ static size_t movable(const struct scenario *sc, size_t p, size_t *ws)
 		const struct workload_spec *x = &sc->workloads[w];
 		if (!hosts(&sc->pools[p], x))
 			continue;
-		if (x->request != REQUEST_GPUS || x->gpus != 1 || x->inference ||
-		    n >= RELAX_MAX_MOVABLE)
+		if (x->request != REQUEST_GPUS || x->gpus != 1 || x->inference)
 			return 0;
 		for (size_t q = 0; q < sc->n_pools; q++)
 			if (q != p && hosts(&sc->pools[q], x))
@@ -159,6 +186,9 @@ static bool option_of(const struct pool_spec *p, const struct workload_spec *w,
 	return false;
 }
 
+static void partitions_of(const struct scenario *sc, const struct pool_spec *ps, const size_t *ws,
+			  size_t n, struct finding *f);
+
 /* A MIG layout of the profile that holds the largest pod, and fractional shares. */
 void relax_partitions(const struct scenario *sc, const struct results *r,
 		      const struct constraint *c, struct finding *f)
@@ -167,10 +197,17 @@ void relax_partitions(const struct scenario *sc, const struct results *r,
 	if (c->pool < 0)
 		return;
 	const struct pool_spec *ps = &sc->pools[c->pool];
-	size_t ws[RELAX_MAX_MOVABLE];
+	size_t *ws = gp_xcalloc(sc->n_workloads + 1, sizeof *ws);
 	size_t n = movable(sc, (size_t)c->pool, ws);
-	if (!n)
-		return;
+	if (n)
+		partitions_of(sc, ps, ws, n, f);
+	free(ws);
+}
+
+/* relax_partitions for the movable workloads ws[0 .. n) of ps. */
+static void partitions_of(const struct scenario *sc, const struct pool_spec *ps, const size_t *ws,
+			  size_t n, struct finding *f)
+{
 	size_t largest = ws[0];
 	for (size_t i = 1; i < n; i++)
 		if (sc->workloads[ws[i]].vram_bytes > sc->workloads[largest].vram_bytes)
@@ -214,6 +251,10 @@ static void add_toleration(char *buf, size_t len, const char *key, bool exists, 
  * and selected by them, sized for the GPUs they held at most, its nodes
  * taken from p (the rest of p keeps whole GPUs for the work that waited).
  * Sharing p itself would time-slice the trainers beside them too. */
+static void shared_pool_of(const struct scenario *sc, const struct results *r,
+			   const struct pool_spec *ps, const size_t *members, size_t n_members,
+			   struct finding *f);
+
 void relax_shared_pool(const struct scenario *sc, const struct results *r,
 		       const struct constraint *c, struct finding *f)
 {
@@ -221,7 +262,7 @@ void relax_shared_pool(const struct scenario *sc, const struct results *r,
 		return;
 	const struct pool_spec *ps = &sc->pools[c->pool];
 	size_t n_members = 0;
-	int32_t members[2];
+	size_t *members = gp_xcalloc(sc->n_workloads + 1, sizeof *members);
 	bool missed = false;
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
@@ -230,12 +271,20 @@ void relax_shared_pool(const struct scenario *sc, const struct results *r,
 		bool met = results_metric(r, ws->name, "goal_met") >= 1;
 		missed |= !met;
 		if (met && ws->request == REQUEST_GPUS && ws->gpus == 1 && !ws->inference &&
-		    ws->gpu_busy < DIAGNOSE_IDLE && n_members < 2)
-			members[n_members++] = (int32_t)w;
+		    ws->gpu_busy < DIAGNOSE_IDLE)
+			members[n_members++] = w;
 	}
-	if (!missed || !n_members || ps->autoscale.on || ps->n_windows || ps->spot.on ||
-	    ps->sharing.mode != SHARING_EXCLUSIVE || strlen(ps->name) > SCENARIO_MAX_NAME - 8)
-		return;
+	if (missed && n_members && !ps->autoscale.on && !ps->n_windows && !ps->spot.on &&
+	    ps->sharing.mode == SHARING_EXCLUSIVE && strlen(ps->name) <= SCENARIO_MAX_NAME - 8)
+		shared_pool_of(sc, r, ps, members, n_members, f);
+	free(members);
+}
+
+/* relax_shared_pool for the idle holders members[0 .. n_members) of ps. */
+static void shared_pool_of(const struct scenario *sc, const struct results *r,
+			   const struct pool_spec *ps, const size_t *members, size_t n_members,
+			   struct finding *f)
+{
 	int32_t replicas = 0;
 	double held = 0;
 	for (int32_t k = 4; k >= 2 && !replicas; k /= 2) {
@@ -253,13 +302,11 @@ void relax_shared_pool(const struct scenario *sc, const struct results *r,
 	nodes = nodes < 1 ? 1 : nodes;
 	if (!replicas || nodes >= ps->nodes)
 		return;
-	char name[SCENARIO_MAX_NAME + 1], who[300] = "";
+	char name[SCENARIO_MAX_NAME + 1], who[ADVISE_WHO];
 	snprintf(name, sizeof name, "%s-shared", ps->name);
 	if (scenario_pool_index(sc, name) >= 0)
 		return;
-	for (size_t m = 0; m < n_members; m++)
-		snprintf(who + strlen(who), sizeof who - strlen(who), "%s%s", m ? ", " : "",
-			 sc->workloads[members[m]].name);
+	names_text(sc, members, n_members, who, sizeof who);
 	struct finding_fix *a = fix(
 		f, "%s to a pool of their own (%s: %d node%s, time-slicing x%d), %s at %d nodes",
 		who, name, (int)nodes, nodes == 1 ? "" : "s", (int)replicas, ps->name,
@@ -347,13 +394,10 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
 }
 
 /* An inference service that missed its goal: max_batch raised to the
- * sequences its KV cache holds (vLLM's max_num_seqs; capped at
- * RELAX_MAX_BATCH), with max_batched_tokens to match; and a low
- * memory_fraction raised together with int8 weights (vLLM's
- * gpu_memory_utilization and a quantized checkpoint). */
-#define RELAX_MAX_BATCH  1024
-#define RELAX_MAX_TOKENS 8192
-
+ * sequences its KV cache holds (diagnose_batch_fits), with
+ * max_batched_tokens to match; and a low memory_fraction raised together
+ * with int8 weights (vLLM's gpu_memory_utilization and a quantized
+ * checkpoint). */
 void relax_inference(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		     struct finding *f)
 {
@@ -363,29 +407,14 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 		if ((c->workload >= 0 && (size_t)c->workload != w) || !is ||
 		    !(results_metric(r, ws->name, "goal_met") < 1))
 			continue;
-		int64_t seqs = 256;
-		for (size_t p = 0; ws->model && p < sc->n_pools; p++) {
-			if (!hosts(&sc->pools[p], ws))
-				continue;
-			/* Without memory_fraction the server is sized for its batch:
-			 * what the GPU allows is vLLM's default utilization, 0.9. */
-			double mem = is->memory_fraction > 0
-					     ? infer_server_memory(&sc->pools[p], ws)
-					     : 0.9 * sc->pools[p].gpu->memory_bytes;
-			struct footprint fp;
-			footprint_compute(ws->model, (enum quant)ws->quantization,
-					  (enum quant)is->kv_cache, is->tensor_parallel, mem, &fp);
-			seqs = footprint_max_sequences(&fp, is->context);
-			break;
-		}
-		seqs = seqs > RELAX_MAX_BATCH ? RELAX_MAX_BATCH : seqs;
+		int64_t seqs = diagnose_batch_fits(sc, w);
 		if (seqs > is->max_batch) {
 			struct finding_fix *a =
 				fix(f, "max_batch %lld for %s", (long long)seqs, ws->name);
 			set(a, "workloads.%s.max_batch=%lld", ws->name, (long long)seqs);
-			if (is->max_batched_tokens < RELAX_MAX_TOKENS)
+			if (is->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
 				set(a, "workloads.%s.max_batched_tokens=%d", ws->name,
-				    RELAX_MAX_TOKENS);
+				    DIAGNOSE_MAX_TOKENS);
 		}
 		if (ws->model && is->memory_fraction > 0 && is->memory_fraction < 0.9 &&
 		    footprint_quant_weight_bytes(QUANT_INT8) <

@@ -41,7 +41,8 @@ const char *finding_kind_name(enum finding_kind k)
 		"vram-full",      "preallocation", "kv-cache",      "rules",          "requests",
 		"tokenizer",      "off-gpu",       "restarts",      "autoscaler-max", "replicas",
 		"node-group-max", "provisioning",  "capacity",      "data-loader",    "contention",
-		"priority",       "startup",       "reclaim",       "mig-profile",    "binds"};
+		"priority",       "startup",       "reclaim",       "mig-profile",    "binds",
+		"max-batch",      "deadline"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 
@@ -77,6 +78,7 @@ void finding_free(struct finding *f)
 		free(f->fixes[i].label);
 		for (size_t k = 0; k < f->fixes[i].n_sets; k++)
 			free(f->fixes[i].sets[k]);
+		free(f->fixes[i].sets);
 	}
 	free(f->fixes);
 	memset(f, 0, sizeof *f);
@@ -115,8 +117,10 @@ struct finding_fix *finding_add_fix(struct finding *f, const char *label)
 
 void finding_fix_set(struct finding_fix *x, const char *set)
 {
-	if (x && x->n_sets < FINDING_MAX_SETS)
-		x->sets[x->n_sets++] = gp_xstrdup(set);
+	if (!x)
+		return;
+	GP_GROW(x->sets, x->cap_sets, x->n_sets + 1);
+	x->sets[x->n_sets++] = gp_xstrdup(set);
 }
 
 char *finding_fix_text(const struct finding_fix *x)

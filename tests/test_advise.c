@@ -83,19 +83,20 @@ Test(advise, sharing_recommends_a_mode_that_removes_the_queue)
 		 run);
 	cr_expect_float_eq(query(sql), 0, 1e-9, "the recommended run has no queue");
 	snprintf(sql, sizeof sql,
-		 "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
-		 "AND name = 'cost_per_verified_result'",
+		 "SELECT cost_per_verified_result FROM advice WHERE alternative_run_id = %lld",
 		 run);
-	cr_expect_float_eq(query(sql), cost, 0.006, "the printed cost is the run's");
+	cr_expect_float_eq(query(sql), cost, 0.006, "the printed cost is the advice row's");
 	snprintf(sql, sizeof sql,
 		 "SELECT count(*) FROM params WHERE run_id = %lld AND "
 		 "key = 'pools.a100.sharing'",
 		 run);
 	cr_expect_eq(query(sql), 1, "its overrides are in params");
-	cr_expect_lt(cost,
-		     query("SELECT value FROM metrics WHERE run_id = 1 AND scope = 'all' "
-			   "AND name = 'cost_per_verified_result'"),
-		     "cheaper per verified result than the base");
+	/* Billed over the same period, the same fixed cluster costs the same
+	 * per verified result whichever option runs on it. */
+	cr_expect_float_eq(cost,
+			   query("SELECT cost_per_verified_result FROM advice WHERE "
+				 "alternative_run_id = 1"),
+			   0.006, "as much per verified result as the base");
 	cr_expect_gt(query("SELECT count(*) FROM runs"), 9, "every alternative and probe is a run");
 	cr_expect_gt(
 		query("SELECT count(*) FROM findings WHERE run_id = 1 AND step = 'allocation'"), 0);
@@ -187,7 +188,8 @@ Test(advise, placement_relaxes_the_rules_it_blames)
  * needs 2 nodes for its 2 jobs and l4 3 for its 3.  Each pool is searched
  * for its own workload's goal (the run's would hold for neither alone), and
  * only the two sizes together meet every deadline: that row is the
- * recommendation, at 2 x $4 + 3 x $1 = $11 for 5 results. */
+ * recommendation, at 2 x $4 + 3 x $1 = $11 an hour, billed like every
+ * option over the base run's 3 h: $33 for 5 results. */
 Test(advise, each_short_pool_is_sized_and_the_sizes_run_together)
 {
 	char args[256];
@@ -197,7 +199,7 @@ Test(advise, each_short_pool_is_sized_and_the_sizes_run_together)
 	cr_expect(strstr(out, "pool l4 at 3 nodes (smallest for embed)"), "%s", out);
 	cr_expect(strstr(last_line(), "recommendation: pools l4 at 3 and h100 at 2 nodes together"),
 		  "%s", out);
-	cr_expect(strstr(last_line(), "$2.20 per verified result"), "%s", out);
+	cr_expect(strstr(last_line(), "$6.60 per verified result"), "%s", out);
 	cr_expect_eq(query("SELECT count(*) FROM advice WHERE meets = 1"), 1, "%s", out);
 }
 
@@ -222,8 +224,9 @@ Test(advise, fewer_idle_replicas_come_before_more_nodes)
  * (tests/fixtures/diagnosis/two-rules.yaml); advise ran them one by one and
  * recommended a larger pool.  By hand: the base runs 4 renders at 00:00, 4
  * at 02:00 and etl at 04:00: 4 of 12 on time.  Together the 12 jobs start at
- * once on the 12 GPUs, every GPU billed 2h: 4 x 2 x $1.50 + 8 x 2 x $3.50 =
- * $68, $5.67 for each of 12 results, less than 3 nodes of L40S. */
+ * once on the 12 GPUs and end at 2h; like every option they are billed over
+ * the base run's 5 h: 4 x $1.50 + 8 x $3.50 = $34 an hour, $170, $14.17 for
+ * each of 12 results, less than 3 nodes of L40S. */
 Test(advise, fixes_that_fall_short_alone_run_together)
 {
 	char args[256];
@@ -235,13 +238,13 @@ Test(advise, fixes_that_fall_short_alone_run_together)
 				      "without its node_selector"),
 		  "%s", out);
 	cr_expect(
-		strstr(last_line(), "$5.67 per verified result (base: queue p95 14400 s, $42.50)"),
+		strstr(last_line(), "$14.17 per verified result (base: queue p95 14400 s, $42.50)"),
 		"%s", out);
 	cr_expect_eq(query("SELECT count(*) FROM advice WHERE meets = 1 AND alternative NOT LIKE "
 			   "'% + %' AND alternative NOT LIKE 'pool %'"),
 		     0, "no fix meets the goal alone: %s", out);
 	cr_expect_float_eq(query("SELECT cost_total FROM advice WHERE alternative LIKE '% + %'"),
-			   68, 1e-9, "%s", out);
+			   170, 1e-9, "%s", out);
 	/* render tolerates team=research already: nothing to add for it. */
 	cr_expect_eq(
 		query("SELECT count(*) FROM advice WHERE alternative LIKE 'render tolerating%'"), 0,
@@ -250,8 +253,10 @@ Test(advise, fixes_that_fall_short_alone_run_together)
 
 /* A workload short of capacity that may use two pools has each sized for
  * it, and the cheaper answer wins whichever pool the scenario lists first
- * (tests/fixtures/diagnosis/either-pool.yaml: it grew the first, H100, at
- * $56 a result where A100 costs $40). */
+ * (tests/fixtures/diagnosis/either-pool.yaml: it grew the first, H100).
+ * Billed over the base run's 4 h: 3 A100 nodes and the H100 one, 24 x $2 +
+ * 8 x $4 = $80 an hour, $320 for 4 results; 3 H100 nodes and the A100 one
+ * $112 a result. */
 Test(advise, the_cheaper_pool_a_workload_may_use_is_grown)
 {
 	char args[256];
@@ -259,7 +264,7 @@ Test(advise, the_cheaper_pool_a_workload_may_use_is_grown)
 	cr_assert_eq(advise(args), 0, "%s", out);
 	const char *want = "recommendation: pool a100 at 3 nodes (smallest for train) (run ";
 	cr_expect(strstr(last_line(), want), "%s", out);
-	cr_expect(strstr(last_line(), "$40.00 per verified result"), "%s", out);
+	cr_expect(strstr(last_line(), "$80.00 per verified result"), "%s", out);
 	cr_expect(strstr(out, "pool h100 at 3 nodes (smallest for train)"), "%s", out);
 	cr_expect_null(strstr(out, "together"), "alternatives, not parts of one plan: %s", out);
 	/* The other order: the same answer. */
@@ -318,6 +323,71 @@ Test(advise, a_pool_two_findings_name_is_sized_for_both_goals)
 	cr_expect_float_eq(query("SELECT deadline_met_pct FROM advice WHERE alternative LIKE "
 				 "'base%'"),
 			   100.0 / 3, 1e-9, "%s", out);
+}
+
+/* Jobs that never start beside ones that run at once: the queue p95 of
+ * those that started is 0 s, but two jobs still wait at the end (1 h), so
+ * the base's cell and the recommendation's "base:" say >=3600, not 0; the
+ * columns are as wide as the 33-character workload name in run's table. */
+Test(advise, work_that_never_starts_is_not_a_queue_of_zero)
+{
+	char path[128], args[256];
+	snprintf(path, sizeof path, "%s/never.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("name: never\npools: [{name: a100, nodes: 1, gpu: A100-80GB, gpus_per_node: 8, "
+	      "price: {gpu_hour: 2}}]\nworkloads:\n"
+	      "  - {name: a-very-long-workload-name-indeed, count: 4, arrival: {at: \"00:00\"}, "
+	      "gpus: 1, duration: 1h}\n"
+	      "  - {name: stuck, count: 2, arrival: {at: \"00:00\"}, gpus: 1, duration: 1h, "
+	      "node_selector: {team: x}}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "%s --db %s", path, db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "  base (the scenario as given)") &&
+			  strstr(strstr(out, "  base (the scenario as given)"), " >=3600 "),
+		  "%s", out);
+	cr_expect(strstr(last_line(), "(base: queue p95 >=3600 s, "), "%s", out);
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "bin/gpuplan run %s --db %s/run.db", path, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\nall                                               8 "), "%s", out);
+	cr_expect(strstr(out, "\nworkload a-very-long-workload-name-indeed         - "), "%s", out);
+	cr_expect(strstr(out, "       >=3600      >=3600 "), "the all row: %s", out);
+}
+
+/* Thirty notebooks, each a workload of its own (as a JupyterHub import
+ * has them), idle beside a fine-tune that waits: culling them is one
+ * alternative with 30 overrides, one row, not 30 (it was one row each, and
+ * at most 6 overrides an alternative). */
+Test(advise, idle_culling_of_thirty_notebooks_is_one_alternative)
+{
+	char path[128], args[256];
+	snprintf(path, sizeof path, "%s/nb30.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("name: hub\nstart: 2026-11-02T00:00:00Z\n"
+	      "pools: [{name: gpu, nodes: 4, gpu: A100-80GB, gpus_per_node: 8}]\nworkloads:\n",
+	      f);
+	for (int i = 0; i < 30; i++)
+		fprintf(f,
+			"  - {name: nb-%02d, kind: service, count: 1, gpus: 1, duration: 8h, "
+			"gpu_busy: 0.05, arrival: {at: \"08:00\"}}\n",
+			i);
+	fputs("  - {name: finetune, count: 1, gpus: 8, duration: 2h, arrival: {at: \"09:00\"}, "
+	      "deadline: {within: 4h}}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof args, "%s --db %s", path, db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM advice WHERE alternative LIKE 'idle_cull%'"), 1,
+		     "%s", out);
+	cr_expect(strstr(out, "idle_cull nb-00, nb-01 and 28 more after 1h"), "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM params WHERE key LIKE 'workloads.nb-%.idle_cull' "
+			   "AND run_id = (SELECT alternative_run_id FROM advice WHERE alternative "
+			   "LIKE 'idle_cull%')"),
+		     30, "%s", out);
 }
 
 /* Idle notebooks: the cheapest fix is to cull them (no hardware, no sharing),

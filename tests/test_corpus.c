@@ -91,7 +91,17 @@ static const struct case_ cases[] = {
 	 "tokenizer workers for chat"},
 	/* max_batch 4 (vLLM's max_num_seqs) on a GPU whose KV cache holds 683
 	 * sequences: the server's setting first, not a second replica. */
-	{"max-batch", "capacity", {"chat's 1 replica is saturated"}, "max_batch 683 for chat"},
+	{"max-batch",
+	 "application",
+	 {"chat's batch is full at max_batch 4", "KV cache holds 683 sequences"},
+	 "max_batch 683 for chat"},
+	/* Jobs of 6 h with a 4 h deadline, each on a node of its own: no
+	 * hardware helps; the finding says what would. */
+	{"deadline",
+	 "application",
+	 {"finetune's jobs run 6h, longer than their deadline of 4h",
+	  "more GPUs or nodes would not help", "a faster GPU type, more GPUs per job"},
+	 "deadline within 6h for finetune (a later deadline: the goal changes)"},
 	/* The capacity finding says a wider window would: advise widens it. */
 	/* The window binds: the first finding names its key (issue 46), not
 	 * capacity. */
@@ -129,18 +139,46 @@ static const struct case_ cases[] = {
 	 "capacity",
 	 {"train waits for busy GPUs of pool busy"},
 	 "pool busy at 3 nodes"},
-	/* Notebooks spread over the nodes leave no node free for an 8-GPU job
-	 * (fragmentation); packing alone does not meet the deadline: the
-	 * notebooks go to a small time-sliced pool of their own. */
+	/* Notebooks spread over the nodes leave no node free for an 8-GPU job:
+	 * the pieces are the idle notebooks' (they hold half the GPUs at 4%
+	 * busy), not the placement's, so the finding names them, not
+	 * fragmentation; the notebooks go to a small time-sliced pool of their
+	 * own. */
 	{"notebooks",
 	 "allocation",
-	 {"finetune waits on fragmentation"},
+	 {"pool a100", "mostly idle hold them whole", "idle_cull on notebooks"},
 	 "notebooks to a pool of their own (a100-shared: 1 node, time-slicing x4), a100 at 2 nodes"},
 	{"autoscaler", "capacity", {"autoscaler is at its maximum"}, "max_replicas 4 for chat"},
 	{"capacity",
 	 "capacity",
 	 {"train waits for busy GPUs of pool h100"},
 	 "pool h100 at 2 nodes"},
+	/* Written as a platform engineer would, after the corpus above (issue
+	 * 38's review): a queue that may not borrow beside an idle one; a
+	 * memory request that strands GPUs; idle dev pods holding a node; a
+	 * product label with a typo; an autoscaler's max too low, where the
+	 * search sizes the max, not the nodes (it sized nodes and recommended
+	 * nothing that met the goal). */
+	{"borrow",
+	 "allocation",
+	 {"evals waits on admission", "queue team-a"},
+	 "borrowing limit of team-a at 12 GPUs"},
+	{"memory-request",
+	 "placement",
+	 {"prep waits on its memory request", "a request of 128 GiB fits 8 a node"},
+	 "prep requesting 128 GiB a pod"},
+	{"dev-pods",
+	 "allocation",
+	 {"pool h100", "mostly idle hold them whole", "idle_cull on dev"},
+	 "idle_cull dev after 1h"},
+	{"l4-typo",
+	 "placement",
+	 {"embed can never run", "placement rules"},
+	 "embed with node_selector nvidia.com/gpu.product=NVIDIA-L4 "},
+	{"node-group",
+	 "capacity",
+	 {"autoscaler sits at its max of 1 node while"},
+	 "pool h100 autoscaling to 4 nodes (smallest meeting every goal)"},
 };
 
 /* Advises one case and checks it; returns whether the cause was found. */
@@ -284,6 +322,20 @@ Test(corpus, one_cause_cases_name_their_key_and_are_fixed_without_hardware)
  * It used to recommend one node, under which eval waits 2 h behind train
  * (queue p95 9000 s): a workload without a deadline beside ones with a
  * deadline had no goal at all. */
+/* tests/fixtures/diagnosis/healthy-mixed.yaml: training, evals and a chat
+ * service that all meet their goals: no finding, nothing changed. */
+Test(corpus, a_healthy_mixed_cluster_has_no_finding)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/healthy-mixed.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "the base run has no finding"), "%s", out);
+	cr_expect(strstr(out, "recommendation: keep the scenario as it is (run 1)"), "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM findings"), 0, "%s", out);
+}
+
 Test(corpus, a_healthy_cluster_has_no_finding_and_is_kept_as_it_is)
 {
 	char cmd[512];
@@ -380,6 +432,16 @@ Test(corpus, a_job_starved_of_input_gets_loader_workers_not_gpus)
 	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM advice WHERE alternative LIKE "
 				       "'pool %'"),
 		     0, "no GPUs for an input-bound job: %s", out);
+	/* The two runs last 5 h and 2 h; both are billed over the base's 5 h:
+	 * (32 GPUs x $4 + 384 cores x $0.04) x 5 h = 143.36 x 5 = $716.80,
+	 * so the 10-worker run's job costs $716.80, not the $286.72 of its
+	 * own 2 h (a fixed cluster bills the same whichever option runs). */
+	cr_expect_eq(scratch_query(db, "SELECT count(*) FROM advice WHERE abs(cost_total - "
+				       "716.8) < 1e-6"),
+		     2, "%s", out);
+	cr_expect_eq(scratch_query(db, "SELECT round(cost_per_verified_result, 2) * 100 FROM "
+				       "advice WHERE alternative_run_id = 2"),
+		     17920, "%s", out);
 }
 
 /* --goal is repeatable and stands for the --set it names: a kind's default

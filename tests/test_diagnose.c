@@ -572,3 +572,28 @@ Test(diagnose, a_job_that_loses_its_work_to_evictions_needs_a_checkpoint)
 	cr_expect_eq(r.jobs[0].end, SIM_DAY + 13 * SIM_HOUR, "day 2, 13:00");
 	cr_expect_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
 }
+
+/* Findings are judged on the windows that had work, not on the whole span:
+ * the same 4-hour scenario run to its natural end, over 24 h and over 72 h
+ * (quiet hours after the work) gives the same first finding.  The 5 %
+ * pending share was of the whole span: over 72 h the wait fell under it
+ * and the allocation lock read as capacity. */
+static void same_first_finding(const char *path, enum finding_kind kind)
+{
+	static const char *const spans[] = {NULL, "horizon=24h", "horizon=72h"};
+	for (size_t i = 0; i < 3; i++) {
+		run(path, spans[i] ? &spans[i] : NULL, spans[i] ? 1 : 0);
+		cr_assert_geq(r.n_findings, 1, "%s over %s", path,
+			      spans[i] ? spans[i] : "its span");
+		cr_expect_eq(r.findings[0].kind, kind, "%s over %s: %s", path,
+			     spans[i] ? spans[i] : "its span", r.findings[0].text);
+		cleanup();
+	}
+}
+
+Test(diagnose, a_quiet_tail_does_not_average_a_finding_away)
+{
+	same_first_finding("tests/fixtures/diagnose/allocation.yaml", KIND_SHARING);
+	same_first_finding("tests/fixtures/diagnose/memory.yaml", KIND_VRAM_FULL);
+	same_first_finding("tests/fixtures/diagnosis/sharing.yaml", KIND_SHARING);
+}

@@ -13,11 +13,14 @@
  *  - mig-parted's config: version: v1, mig-configs.<name> [{devices: all,
  *    mig-enabled: true, mig-devices: {"3g.40gb": 2}}] (NVIDIA/mig-parted
  *    README, examples/config.yaml);
- *  - Kueue's ClusterQueue, kueue.x-k8s.io/v1beta1: spec.cohort,
- *    queueingStrategy, resourceGroups [{coveredResources, flavors [{name,
- *    resources [{name, nominalQuota, borrowingLimit, lendingLimit}]}]}]
- *    (kubernetes-sigs/kueue apis/kueue/v1beta1/clusterqueue_types.go,
- *    site/content/en/docs/concepts/cluster_queue.md);
+ *  - Kueue's ClusterQueue, kueue.x-k8s.io/v1beta2, the version current
+ *    Kueue serves: spec.cohortName (v1beta1's spec.cohort), queueingStrategy,
+ *    namespaceSelector, resourceGroups [{coveredResources, flavors [{name,
+ *    resources [{name, nominalQuota, borrowingLimit, lendingLimit}]}]}], and
+ *    neither limit without a cohort ("borrowingLimit must be nil when cohort
+ *    is empty") (kubernetes-sigs/kueue apis/kueue/v1beta2/
+ *    clusterqueue_types.go, its json tags; site/content/en/docs/concepts/
+ *    cluster_queue.md);
  *  - vLLM's engine arguments --max-num-seqs, --max-num-batched-tokens,
  *    --gpu-memory-utilization (docs.vllm.ai, "Engine Arguments");
  *  - cluster-autoscaler's --nodes=<min>:<max>:<node group> (kubernetes/
@@ -138,6 +141,90 @@ Test(emit, time_slicing_is_the_device_plugins_sharing_config)
 	python_parses(file);
 }
 
+/* The fields of ClusterQueue kueue.x-k8s.io/v1beta2 that gpuplan may write,
+ * as the json tags of apis/kueue/v1beta2/clusterqueue_types.go name them
+ * ("[]": an item of a list).  v1beta2 is Kueue's storage version
+ * (+kubebuilder:storageversion on its ClusterQueue). */
+static const char *const clusterqueue_fields[] = {
+	"apiVersion",
+	"kind",
+	"metadata",
+	"metadata.name",
+	"spec",
+	"spec.namespaceSelector",
+	"spec.queueingStrategy",
+	"spec.cohortName",
+	"spec.resourceGroups",
+	"spec.resourceGroups[]",
+	"spec.resourceGroups[].coveredResources",
+	"spec.resourceGroups[].coveredResources[]",
+	"spec.resourceGroups[].flavors",
+	"spec.resourceGroups[].flavors[]",
+	"spec.resourceGroups[].flavors[].name",
+	"spec.resourceGroups[].flavors[].resources",
+	"spec.resourceGroups[].flavors[].resources[]",
+	"spec.resourceGroups[].flavors[].resources[].name",
+	"spec.resourceGroups[].flavors[].resources[].nominalQuota",
+	"spec.resourceGroups[].flavors[].resources[].borrowingLimit",
+	"spec.resourceGroups[].flavors[].resources[].lendingLimit",
+	"spec.preemption",
+	"spec.preemption.reclaimWithinCohort",
+	"spec.preemption.withinClusterQueue",
+	"spec.preemption.borrowWithinCohort",
+	"spec.preemption.borrowWithinCohort.policy",
+};
+
+/* Every path of node n (below path) is one of clusterqueue_fields; returns
+ * how many paths were checked. */
+static size_t only_real_fields(yaml_document_t *d, yaml_node_t *n, const char *path)
+{
+	bool known = !*path;
+	for (size_t i = 0; !known && i < sizeof clusterqueue_fields / sizeof *clusterqueue_fields;
+	     i++)
+		known = !strcmp(path, clusterqueue_fields[i]);
+	cr_expect(known, "ClusterQueue v1beta2 has no field %s", path);
+	size_t checked = 1;
+	char sub[512];
+	if (n->type == YAML_MAPPING_NODE)
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yaml_document_get_node(d, p->key);
+			snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "",
+				 (const char *)k->data.scalar.value);
+			checked += only_real_fields(d, yaml_document_get_node(d, p->value), sub);
+		}
+	else if (n->type == YAML_SEQUENCE_NODE)
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++) {
+			snprintf(sub, sizeof sub, "%s[]", path);
+			checked += only_real_fields(d, yaml_document_get_node(d, *it), sub);
+		}
+	return checked;
+}
+
+/* An idle queue of a cohort lends its GPUs (tests/fixtures/diagnosis/
+ * lending.yaml): team-b's ClusterQueue keeps its nominal quota, names its
+ * cohort as v1beta2 does (cohortName) and lends 12 GPUs; every field is one
+ * of ClusterQueue's. */
+Test(emit, a_lending_limit_is_a_v1beta2_clusterqueue_with_only_real_fields)
+{
+	advise_emit_case("lending", "lend", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/lend/clusterqueue-team-b.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "apiVersion"), "kueue.x-k8s.io/v1beta2");
+	cr_expect_str_eq(at(&d, "kind"), "ClusterQueue");
+	cr_expect_str_eq(at(&d, "spec cohortName"), "research");
+	cr_expect_null(at(&d, "spec cohort"), "v1beta1's name");
+	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 nominalQuota"), "12");
+	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 lendingLimit"), "12");
+	cr_expect_geq(only_real_fields(&d, yaml_document_get_root_node(&d), ""), 15);
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/lend", dir);
+	python_parses(file);
+}
+
 Test(emit, a_quota_is_a_kueue_clusterqueue)
 {
 	advise_emit_case("quota", "q", "");
@@ -145,9 +232,10 @@ Test(emit, a_quota_is_a_kueue_clusterqueue)
 	snprintf(file, sizeof file, "%s/q/clusterqueue-team-a.yaml", dir);
 	yaml_document_t d;
 	load(file, &d);
-	cr_expect_str_eq(at(&d, "apiVersion"), "kueue.x-k8s.io/v1beta1");
+	cr_expect_str_eq(at(&d, "apiVersion"), "kueue.x-k8s.io/v1beta2");
 	cr_expect_str_eq(at(&d, "kind"), "ClusterQueue");
 	cr_expect_str_eq(at(&d, "metadata name"), "team-a");
+	only_real_fields(&d, yaml_document_get_root_node(&d), "");
 	cr_expect_str_eq(at(&d, "spec queueingStrategy"), "BestEffortFIFO");
 	cr_expect_str_eq(at(&d, "spec resourceGroups 0 coveredResources 0"), "nvidia.com/gpu");
 	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 name"),
@@ -171,7 +259,8 @@ Test(emit, a_reclaim_policy_is_the_clusterqueues_preemption)
 	load(file, &d);
 	cr_expect_str_eq(at(&d, "spec preemption reclaimWithinCohort"), "Any");
 	cr_expect_str_eq(at(&d, "spec preemption withinClusterQueue"), "Never");
-	cr_expect_str_eq(at(&d, "spec cohort"), "lab");
+	cr_expect_str_eq(at(&d, "spec cohortName"), "lab");
+	only_real_fields(&d, yaml_document_get_root_node(&d), "");
 	yaml_document_delete(&d);
 }
 
@@ -230,11 +319,10 @@ Test(emit, node_counts_are_cluster_autoscaler_flags)
 Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
 {
 	struct advice a = {0};
-	struct advise_row row = {.label = "by hand", .meets = true, .n_sets = 3};
-	snprintf(row.sets[0], sizeof row.sets[0], "scheduler.scoring=MostAllocated");
-	snprintf(row.sets[1], sizeof row.sets[1],
-		 "pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}");
-	snprintf(row.sets[2], sizeof row.sets[2], "workloads.train.gpus={mig: 3g.40gb}");
+	char *sets[] = {"scheduler.scoring=MostAllocated",
+			"pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
+			"workloads.train.gpus={mig: 3g.40gb}"};
+	struct advise_row row = {.label = "by hand", .meets = true, .sets = sets, .n_sets = 3};
 	a.rows = &row;
 	a.n = 1;
 	struct advise_spec spec = {.scenario = "tests/fixtures/diagnosis/capacity.yaml"};

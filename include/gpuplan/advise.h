@@ -79,7 +79,6 @@
 
 #include <stdio.h>
 
-#define ADVISE_MAX_SETS          FINDING_MAX_SETS
 #define ADVISE_LABEL             600  /* room for two 253-character names */
 #define ADVISE_SET               1100 /* an override naming a pool and a workload of 253 */
 #define ADVISE_SAME_COST         0.03 /* costs per verified result this close are one price */
@@ -102,9 +101,9 @@ struct advise_spec {
 
 /* One run of the table. */
 struct advise_row {
-	char label[ADVISE_LABEL];               /* "base", "time-slicing x4 on a100", ... */
-	char sets[ADVISE_MAX_SETS][ADVISE_SET]; /* its overrides beyond the spec's */
-	size_t n_sets;
+	char label[ADVISE_LABEL]; /* "base", "time-slicing x4 on a100", ... */
+	char **sets;              /* its overrides beyond the spec's (owned; as many as it takes) */
+	size_t n_sets, cap_sets;
 	int64_t run_id;
 	bool meets;    /* every workload met its goal (all.goal_met) */
 	bool hardware; /* more nodes than the scenario has */

@@ -104,6 +104,14 @@ int32_t diagnose_fewer_replicas(const struct workload_spec *w, double duty_pct);
 bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w, int32_t per_gpu,
 			enum quant *q, double *vram, double *freed);
 
+/* The sequences workload w's server holds in its KV cache on the first pool
+ * that hosts it (vLLM's max_num_seqs that memory allows: its
+ * memory_fraction, or without one vLLM's default gpu_memory_utilization
+ * 0.9), capped at DIAGNOSE_MAX_BATCH; 256 without a model. */
+#define DIAGNOSE_MAX_BATCH  1024
+#define DIAGNOSE_MAX_TOKENS 8192 /* max_batched_tokens offered with it */
+int64_t diagnose_batch_fits(const struct scenario *sc, size_t w);
+
 /* out[p] (one per pool): whether pool p offers what w's pods ask for but a
  * rule (an untolerated taint, node_selector, affinity, gpu_spec) keeps them
  * off it: the capacity a placement finding says the rules hide. */

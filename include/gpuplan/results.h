@@ -236,6 +236,8 @@ enum finding_kind {
 	KIND_MIG_PROFILE, /* pods short of their MIG profile; the layout favours others */
 	KIND_BINDS,       /* a constraint no detector names binds the most pod-seconds
 			      * (relax.h): its key, value and relaxation */
+	KIND_MAX_BATCH,   /* a server's batch is full at max_batch while memory holds more */
+	KIND_DEADLINE,    /* jobs run longer than their deadline allows: no queue to cut */
 	FINDING_KINDS
 };
 
@@ -244,13 +246,12 @@ const char *finding_kind_name(enum finding_kind k); /* "sharing", "admission", .
 /* The step of a name, or -1. */
 int finding_step_of(const char *name);
 
-#define FINDING_MAX_SETS 6
-
-/* An alternative a finding names: a label and --set overrides (owned). */
+/* An alternative a finding names: a label and --set overrides (owned; as
+ * many as it takes: one idle_cull over 30 notebooks is 30 of them). */
 struct finding_fix {
 	char *label;
-	char *sets[FINDING_MAX_SETS];
-	size_t n_sets;
+	char **sets;
+	size_t n_sets, cap_sets;
 };
 
 /* The rules a placement finding's pending reasons name (finding_figures.rules). */
@@ -329,6 +330,17 @@ union finding_figures {
 					  * of the finding's pool (cores, bytes); 0: not short */
 		int32_t pods_per_node;  /* pods of w a node of it holds now */
 	} requests;
+	struct finding_batch {           /* max-batch: a server's batch is full */
+		double offered, served;  /* requests per second offered and served */
+		double in_batch;         /* sequences in a replica's batch on average */
+		int32_t max_batch, fits; /* the setting; the sequences its KV cache holds */
+	} batch;
+	struct finding_deadline {  /* deadline: jobs longer than their deadline allows */
+		double run_s;      /* a job's run on its GPUs, start-up included, s */
+		double within_s;   /* the deadline's allowance from arrival, s */
+		double jobs, late; /* jobs; of which missed */
+		double need;       /* the speed-up that would fit the run in the deadline */
+	} deadline;
 	struct finding_replicas {       /* a service's fixed replicas, saturated */
 		double offered, served; /* requests per second offered and served */
 		double duty;            /* its replicas' time in iterations, percent */
