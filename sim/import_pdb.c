@@ -102,14 +102,14 @@ static int int_or_percent(struct imp_file *f, const struct ynode *spec, const ch
 		return GP_OK;
 	char *end = NULL;
 	long long n = v->kind == YNODE_SCALAR ? strtoll(v->value, &end, 10) : -1;
-	if (v->kind == YNODE_SCALAR && end != v->value && !strcmp(end, "%") && n >= 0 &&
-	    n <= 100) {
+	if (v->kind == YNODE_SCALAR && end != v->value && !strcmp(end, "%") && n >= 0 && n <= 100) {
 		*out = (int32_t)ceil((double)n * (double)pods / 100.0);
 		return GP_OK;
 	}
 	if (v->kind != YNODE_SCALAR || end == v->value || *end || n < 0 || n > INT32_MAX)
-		return imp_error(f, v, key, "expected a whole number of pods or a percentage, "
-					    "like 1 or 50%%");
+		return imp_error(f, v, key,
+				 "expected a whole number of pods or a percentage, "
+				 "like 1 or 50%%");
 	*out = (int32_t)n;
 	return GP_OK;
 }
