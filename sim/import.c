@@ -749,6 +749,10 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 			p->safe_to_evict == SAFE_TO_EVICT_TRUE ? "true" : "false");
 	if (p->local_storage)
 		fputs("    local_storage: true\n", out);
+	if (p->pdb != PDB_NONE)
+		fprintf(out, "    pdb: {%s: %d}  # PodDisruptionBudget %s/%s\n",
+			p->pdb == PDB_MIN_AVAILABLE ? "min_available" : "max_unavailable",
+			(int)p->pdb_value, p->pdb_ns, p->pdb_name);
 	write_showback(out, p);
 	const char *q = imp_cluster_queue(im, p);
 	if (q)
@@ -1009,6 +1013,8 @@ static int build(struct imp *im)
 		rc = imp_read_nodes(im);
 	if (!rc && im->o->kueue)
 		rc = imp_read_kueue(im);
+	if (!rc && im->o->pdbs)
+		rc = imp_read_pdbs(im);
 	if (!rc && im->o->at && units_rfc3339(im->o->at, &im->snapshot))
 		rc = gp_errorf(im->err, GP_EINPUT, "--at expects %s, got '%s'", UNITS_HINT_TIME,
 			       im->o->at);
@@ -1089,8 +1095,8 @@ void imp_free(struct imp *im)
 	free(im->local_queues);
 	free(im->cohorts);
 	free(im->prices);
-	struct imp_file *files[] = {&im->nodes_f, &im->pods_f, &im->kueue_f,
-				    &im->dcgm_f,  &im->cost_f, &im->prices_f};
+	struct imp_file *files[] = {&im->nodes_f, &im->pods_f,   &im->kueue_f, &im->dcgm_f,
+				    &im->cost_f,  &im->prices_f, &im->pdb_f};
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 		imp_close(files[i]);
 }

@@ -169,6 +169,10 @@ struct imp_pod {
 				* safe-to-evict "false" or "true" */
 	bool local_storage;    /* a hostPath or disk-backed emptyDir volume not named by
 				* cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes */
+	uint8_t pdb;           /* enum pdb_kind: the first PodDisruptionBudget selecting it
+				* (--pdbs, import_pdb.c) */
+	int32_t pdb_value;
+	const char *pdb_ns, *pdb_name; /* the budget's, in its tree */
 	/* history */
 	int64_t created, started, finished; /* epoch seconds; -1 unknown */
 	const char *message;                /* PodScheduled False: its message */
@@ -246,7 +250,7 @@ struct imp {
 	struct gp_err *err;
 	imp_dcgm_sink dcgm_sink; /* NULL: the samples go to the snapshot's pods */
 	void *dcgm_ctx;
-	struct imp_file nodes_f, pods_f, kueue_f, dcgm_f, cost_f, prices_f;
+	struct imp_file nodes_f, pods_f, kueue_f, dcgm_f, cost_f, prices_f, pdb_f;
 	struct imp_node *nodes;
 	size_t n_nodes;
 	struct strindex node_ids; /* node names, id = index into nodes */
@@ -307,6 +311,7 @@ int imp_read_kueue(struct imp *im);
 int imp_read_dcgm(struct imp *im);
 int imp_read_opencost(struct imp *im);
 int imp_read_prices(struct imp *im);
+int imp_read_pdbs(struct imp *im);
 /* A pod's LocalQueue, or NULL. */
 const struct imp_local_queue *imp_local_queue(const struct imp *im, const struct imp_pod *p);
 /* The ClusterQueue of a pod's LocalQueue, or NULL. */

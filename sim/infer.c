@@ -735,8 +735,12 @@ static void set_up_server(struct infer *in, struct replica *r)
 	footprint_compute(ws->model, (enum quant)ws->quantization, (enum quant)s->is->kv_cache,
 			  s->is->tensor_parallel, r->memory, &fp);
 	r->blocks = r->free_blocks = fp.kv_blocks;
+	struct roofline_gpu k;
+	roofline_gpu_defaults(p->gpu, &k);
+	if (s->is->step_overhead_given)
+		k.step_overhead_s = sim_seconds(s->is->step_overhead);
 	roofline_init(&r->roof, ws->model, (enum quant)ws->quantization,
-		      (enum quant)s->is->kv_cache, p->gpu, NULL, share, s->is->tensor_parallel);
+		      (enum quant)s->is->kv_cache, p->gpu, &k, share, s->is->tensor_parallel);
 	r->eng_w = p->sharing.mode == SHARING_MIG ? share.compute : 1;
 	r->sm_w = fmin(ws->sm_share, share.compute);
 	/* Power (docs/gpus.md): its GPUs' worth at held-idle while serving, plus

@@ -1083,7 +1083,8 @@ static const struct cli_cmd commands[] = {
 	 cmd_search},
 	{"import",
 	 "(--nodes NODES --pods PODS | --history DIR) [--kueue KUEUE] [--dcgm METRICS]\n[--opencost ALLOC] [--prices PRICES] "
-	 "[--gpu-map PRODUCT=TYPE]...\n[--at TIME] [--horizon DURATION] [--name NAME] -o SCENARIO.yaml",
+	 "[--pdbs PDBS] [--gpu-map PRODUCT=TYPE]...\n[--at TIME] [--horizon DURATION] [--name NAME] -o "
+	 "SCENARIO.yaml",
 	 "a scenario from kubectl, GPU Feature Discovery, Kueue, DCGM\nand OpenCost output",
 	 "Writes a scenario that reproduces a cluster snapshot (docs/import.md): nodes\n"
 	 "become pools, pods workloads, running pods start on their own node.  Then it\n"

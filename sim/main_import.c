@@ -54,7 +54,8 @@ static int check_gpu_map(const struct cli_list *map)
 static int import_refuse_inputs(const struct import_options *o, const char *path,
 				struct gp_err *err)
 {
-	const char *inputs[] = {o->nodes, o->pods, o->kueue, o->dcgm, o->opencost, o->prices};
+	const char *inputs[] = {o->nodes,    o->pods,   o->kueue, o->dcgm,
+				o->opencost, o->prices, o->pdbs};
 	int rc = GP_OK;
 	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
 		rc = outfile_refuse_same(path, inputs[i], err);
@@ -207,6 +208,11 @@ int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 		 .target = &o.kueue,
 		 .meta = "KUEUE",
 		 .help = "kubectl get clusterqueues,localqueues,resourceflavors,cohorts -o yaml"},
+		{.name = "--pdbs",
+		 .kind = CLI_PATH,
+		 .target = &o.pdbs,
+		 .meta = "PDBS",
+		 .help = "kubectl get pdb -A -o json: the workloads' PodDisruptionBudgets"},
 		{.name = "--dcgm",
 		 .kind = CLI_PATH,
 		 .target = &o.dcgm,

@@ -222,6 +222,17 @@ int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj)
 	return rc;
 }
 
+/* step_overhead: 0.3ms, the server's fixed time per iteration (scheduling,
+ * sampling, launches), in place of the GPU type's calibrated default. */
+int ld_workload_step_overhead(struct loader *ld, const struct ynode *v, void *obj)
+{
+	struct inference_spec *in = inference_of(ld, v, obj, "step_overhead");
+	if (!in)
+		return GP_EINPUT;
+	in->step_overhead_given = true;
+	return ld_get_duration(ld, v, "step_overhead", false, &in->step_overhead);
+}
+
 int ld_workload_route(struct loader *ld, const struct ynode *v, void *obj)
 {
 	static const char *const names[] = {"round-robin", "least-outstanding"};

@@ -71,6 +71,7 @@ int ld_workload_requests(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_route(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_slo(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_tensor_parallel(struct loader *ld, const struct ynode *v, void *obj);
+int ld_workload_step_overhead(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
 
 /* scenario_pools.c */

@@ -941,6 +941,7 @@ static const struct key_rule workload_rules[] = {
 	{"requests", ld_workload_requests},
 	{"slo", ld_workload_slo},
 	{"tokenize", ld_workload_tokenize},
+	{"step_overhead", ld_workload_step_overhead},
 	{"route", ld_workload_route},
 	{"restart", workload_restart},
 	/* the week: windows of its own, culling when idle */

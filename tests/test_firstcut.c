@@ -52,7 +52,7 @@ Test(firstcut, one_replica_capacity_is_the_roofline_batch_over_its_slot_time)
 	cr_assert_eq(f.tp, 1);
 	cr_assert_eq(f.batch, 256);
 	double step = roofline_decode_time(&r, 256, 1100);
-	double c_p = roofline_prefill_time(&r, 1000, 0) - 2e-3;
+	double c_p = roofline_prefill_time(&r, 1000, 0) - r.step_overhead_s;
 	/* a full iteration: 256 decodes and the 1,280 prefill tokens (256 x 1000 /
 	 * 200) that keep the batch full, within the 2,048 - 256 budget */
 	struct roofline_work full = ROOFLINE_WORK_NONE;
@@ -117,8 +117,9 @@ Test(firstcut, saturated_replicas_have_no_finite_ttft_and_erlang_c_waits)
 	struct firstcut f;
 	cr_assert(isinf(firstcut_ttft_tail(&s, 1, &f)));
 	cr_assert_gt(f.utilisation, 1);
-	/* near saturation (97 % of each replica) the wait dominates */
-	int n = (int)ceil(1000 / (0.97 * f.capacity_rps));
+	/* near saturation (97 % of each of 4 replicas) the wait dominates */
+	int n = 4;
+	s.rate = 0.97 * n * f.capacity_rps;
 	double t = firstcut_ttft_tail(&s, n, &f);
 	cr_assert_gt(f.utilisation, 0.95);
 	cr_assert_gt(f.wait_tail_s, 0, "at %.1f %% someone waits", 100 * f.utilisation);

@@ -164,7 +164,7 @@ Test(html, inference_runs_show_latency_and_the_load_test)
 	snprintf(db, sizeof db, "%s/inf.db", dir);
 	snprintf(html, sizeof html, "%s/inf.html", dir);
 	cr_assert_eq(sh("bin/gpuplan search scenarios/inference.yaml --max --vary "
-			"workloads.chat.requests.rate --lo 4/s --hi 60/s --until 'ttft_p99_s <= 2' "
+			"workloads.chat.requests.rate --lo 4/s --hi 62/s --until 'ttft_p99_s <= 2' "
 			"--set workloads.chat.requests.count=1500 --set output.requests=true "
 			"--db %s%s",
 			db, ""),
@@ -178,8 +178,8 @@ Test(html, inference_runs_show_latency_and_the_load_test)
 	cr_expect(strstr(page, "id=\"chart-servers\""), "vLLM's running and waiting gauges");
 	cr_expect(strstr(page, "id=\"chart-kv-cache\""), "vLLM's KV-cache usage");
 	cr_expect_geq(count(page, "<circle class=\"point\""), 3, "one point per probe");
-	/* The page is the search's answer, not its last probe: bisecting 4..60/s
-	 * for 32/s probes 33/s (fails) last. */
+	/* The page is the search's answer, not its last probe: bisecting 4..62/s
+	 * for 34/s probes 35/s (fails) last. */
 	long long answer = scratch_query(db, "SELECT run_id FROM searches");
 	cr_assert_lt(answer, scratch_query(db, "SELECT max(run_id) FROM runs"),
 		     "a failed probe last");

@@ -890,6 +890,44 @@ Test(import, the_gpu_memory_label_wins_over_the_catalog)
 	build_refused(&o, want);
 }
 
+/* --pdbs: each PodDisruptionBudget's selector picks its namespace's pods
+ * (policy/v1 matchLabels and matchExpressions); a percentage is scaled over
+ * the pods it selects, rounding up as the disruption controller does
+ * (intstr.GetScaledValueFromIntOrPercent, roundUp): embed-bge's 50% of 5
+ * pods is 3, the desiredHealthy its status shows.  The jupyter budget is in
+ * serving, the notebooks in research: it selects nothing. */
+Test(import, pod_disruption_budgets_become_the_workloads_pdb)
+{
+	struct import_options o = fixture();
+	o.pdbs = FX "pdbs.json";
+	struct import_result r;
+	build(&o, &r);
+	cr_assert_not_null(strstr(r.yaml, "    pdb: {max_unavailable: 1}  # PodDisruptionBudget "
+					  "serving/vllm-llama-70b\n"),
+			   "%s", r.yaml);
+	struct scenario *sc = load(&r);
+	const struct workload_spec *v = workload(sc, "vllm-llama-70b-on-h100-80gb-0");
+	cr_assert_eq(v->pdb, PDB_MAX_UNAVAILABLE);
+	cr_assert_eq(v->pdb_value, 1);
+	cr_assert_eq(workload(sc, "embed-bge-on-l4-0")->pdb, PDB_MIN_AVAILABLE);
+	cr_assert_eq(workload(sc, "embed-bge-on-l4-0")->pdb_value, 3);
+	cr_assert_eq(workload(sc, "notebook-alice-on-a100-80gb-0")->pdb, PDB_NONE);
+	cr_assert_eq(workload(sc, "triton-on-a100-80gb-0")->pdb, PDB_NONE);
+	scenario_free(sc);
+	import_result_free(&r);
+	o.pdbs = edited(1, "pdbs.json", "\"maxUnavailable\": 1",
+			"\"maxUnavailable\": 1, \"minAvailable\": 1");
+	const char *const both[] = {
+		"pdbs.json:8:", ".items[0].spec: expected one of minAvailable and maxUnavailable",
+		NULL};
+	build_refused(&o, both);
+	o.pdbs = edited(1, "pdbs.json", "\"operator\": \"In\"", "\"operator\": \"Gt\"");
+	const char *const op[] = {
+		".items[1].spec.selector.matchExpressions[0].operator: expected In, NotIn, Exists or DoesNotExist, got 'Gt'",
+		NULL};
+	build_refused(&o, op);
+}
+
 Test(import, a_cordoned_node_is_unschedulable_to_new_pods)
 {
 	static const char node[] =

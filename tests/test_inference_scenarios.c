@@ -76,7 +76,7 @@ Test(inference_scenarios, one_replica_with_max_batch_1_is_an_md1_queue, .timeout
 	}
 	double mean = gsl_stats_mean(means, 1, batches);
 	double se = gsl_stats_sd(means, 1, batches) / sqrt((double)batches);
-	cr_assert(D > 0.06 && D < 0.08, "D = %.4f s", D);
+	cr_assert(D > 0.05 && D < 0.07, "D = %.4f s", D); /* 8 steps of an H100 */
 	cr_assert_lt(fabs(mean - wq), 4 * se, "mean wait %.4f s vs P-K %.4f s (se %.4f)", mean, wq,
 		     se);
 	cr_assert_lt(fabs(mean - wq) / wq, 0.10);

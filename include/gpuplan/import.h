@@ -57,6 +57,7 @@ struct import_options {
 	const char *nodes;                            /* required */
 	const char *pods;                             /* required */
 	const char *kueue, *dcgm, *opencost, *prices; /* NULL: not given */
+	const char *pdbs;           /* kubectl get pdb -A -o json; NULL: not given */
 	const char *const *gpu_map; /* "PRODUCT=TYPE": a product label the catalog lacks */
 	size_t n_gpu_map;
 	const char *at;       /* snapshot, RFC 3339; NULL: the latest time in the pods */

@@ -43,6 +43,10 @@ struct roofline_gpu {
 
 void roofline_gpu_defaults(const struct gpu_type *gpu, struct roofline_gpu *k);
 
+/* The fixed time per iteration of a server on this GPU type: calibrated on
+ * public vLLM measurements where there are some, else 2 ms (roofline.c). */
+double roofline_step_overhead(const struct gpu_type *gpu);
+
 /* Tensor FLOPs per second one GPU reaches for this weight format: BF16 for
  * fp16/bf16/int4 (weight-only), INT8 for int8 (W8A8) where INT8 beats BF16,
  * FP8 (= the INT8 figure) for fp8 on GPUs with FP8 tensor cores, else BF16.

@@ -305,6 +305,9 @@ struct inference_spec {
 	int kv_cache;               /* an enum quant */
 	sim_time tokenize;          /* CPU time per request on a tokenizer worker */
 	int32_t tokenize_workers;   /* tokenizer workers per replica, default 1 */
+	bool step_overhead_given;   /* step_overhead: the server's fixed time per
+				     * iteration, else the GPU type's (roofline.c) */
+	sim_time step_overhead;
 	enum route_policy route;
 	int64_t context; /* tokens of a typical request (mean prompt + mean
 				    * output): the fit check and the default memory */
