@@ -18,9 +18,10 @@
  * The wait for a slot is M/G/c (c = B slots, slot time S = B / mu, offered
  * load a = lambda / n x S per replica, round-robin): Erlang C gives the
  * chance P_w of waiting, and the tail at percentile p is
- *   t_w = S / (B - a) x ln(P_w / (1 - p)) x (1 + cv^2) / 2
- * (the M/M/c tail with the Allen-Cunneen factor for the service time's
- * variability, cv^2 of the output length), 0 when P_w <= 1 - p.
+ *   t_w = S / (B - a) x ln(P_w / (1 - p)) x (ca^2 + cs^2) / 2
+ * (the M/M/c tail with the Allen-Cunneen factor: ca^2 of the gaps between
+ * arrivals, 1 for Poisson, more for a bursty trace; cs^2 of the output
+ * length), 0 when P_w <= 1 - p.
  * TTFT at p = t_w + the tail prompt's prefill, in chunks of the token budget
  * less the running decodes (min(B, a) of them ride along) + half a decode
  * step (a request waits for the iteration in flight).  The percentiles are
@@ -140,7 +141,8 @@ static double at_n(const struct firstcut_service *s, const struct prep *pr, int 
 	if (a >= b)
 		return out->ttft_tail_s = INFINITY;
 	double q = 1 - s->percentile / 100, pw = erlang_c(pr->batch, a);
-	out->wait_tail_s = pw > q ? slot / (b - a) * log(pw / q) * (1 + s->output_cv2) / 2 : 0;
+	double ca2 = s->arrival_cv2 > 0 ? s->arrival_cv2 : 1;
+	out->wait_tail_s = pw > q ? slot / (b - a) * log(pw / q) * (ca2 + s->output_cv2) / 2 : 0;
 	double running = a < b ? a : b;
 	out->prefill_tail_s = prefill_tail(s, pr, running);
 	out->ttft_tail_s = out->wait_tail_s + out->prefill_tail_s +

@@ -9,7 +9,8 @@
  * condition bounds its TTFT tail (ttft_p50_s, ttft_p95_s or ttft_p99_s, <= or
  * <, of NAME or of all when NAME is the only service).  firstcut.h sizes it
  * on the first pool that offers the workload, with the server's keys, the
- * tokenization time taken off the bound.  Anything else: no first cut, and
+ * tokenization time taken off the bound; a trace's gaps give the arrivals'
+ * burstiness.  Anything else: no first cut, and
  * the search bisects as before.
  */
 #include "gpuplan/firstcut.h"
@@ -64,6 +65,16 @@ static bool trace_of(const struct request_spec *rs, double p, struct firstcut_se
 	s->output_mean = sum_o / n;
 	s->output_cv2 = sum_o2 / n / (s->output_mean * s->output_mean) - 1;
 	s->rate = n / sim_seconds(rs->period) * rs->speedup;
+	/* the gaps' squared cv: a trace is burstier than Poisson */
+	double g = 0, g2 = 0;
+	for (size_t i = 1; i < rs->n_rows; i++) {
+		double d = sim_seconds(rs->rows[i].at - rs->rows[i - 1].at);
+		g += d, g2 += d * d;
+	}
+	if (rs->n_rows > 2 && g > 0) {
+		double m = g / (n - 1);
+		s->arrival_cv2 = g2 / (n - 1) / (m * m) - 1;
+	}
 	return true;
 }
 

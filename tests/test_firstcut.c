@@ -124,6 +124,11 @@ Test(firstcut, saturated_replicas_have_no_finite_ttft_and_erlang_c_waits)
 	cr_assert_gt(f.utilisation, 0.95);
 	cr_assert_gt(f.wait_tail_s, 0, "at %.1f %% someone waits", 100 * f.utilisation);
 	cr_assert_gt(t, f.prefill_tail_s);
+	/* bursty arrivals (ca^2 = 4, not Poisson's 1) wait (4 + cs^2) / (1 + cs^2) as long */
+	double poisson = f.wait_tail_s;
+	s.arrival_cv2 = 4;
+	firstcut_ttft_tail(&s, n, &f);
+	cr_assert_float_eq(f.wait_tail_s, poisson * (4 + s.output_cv2) / (1 + s.output_cv2), 1e-9);
 }
 
 Test(firstcut, what_cannot_be_sized_says_why)

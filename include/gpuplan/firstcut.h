@@ -24,7 +24,9 @@ struct firstcut_service {
 	double memory_fraction;          /* of each GPU the server preallocates (vLLM's 0.9) */
 	int max_batch;                   /* vLLM max_num_seqs (256) */
 	int max_batched_tokens;          /* token budget per iteration (2048) */
-	double rate;                     /* requests per second, Poisson */
+	double rate;                     /* requests per second */
+	double arrival_cv2;              /* squared cv of the gaps between arrivals: 1 for
+					  * Poisson (0 is taken as 1) */
 	double prompt_mean, prompt_tail; /* tokens; the tail at the SLO percentile */
 	double output_mean, output_cv2;  /* tokens; squared coefficient of variation */
 	double ttft_slo_s, tpot_slo_s;   /* 0: no bound */
