@@ -223,9 +223,10 @@ static int price_committed_gpu(struct loader *ld, const struct ynode *v, void *o
 
 static int price_committed(struct loader *ld, const struct ynode *v, void *obj)
 {
-	int64_t n;
+	int64_t n = 0;
 	int rc = ld_get_int(ld, v, "committed", 0, INT32_MAX, &n);
-	((struct price *)obj)->committed = (int32_t)n;
+	if (rc == GP_OK)
+		((struct price *)obj)->committed = (int32_t)n;
 	return rc;
 }
 
