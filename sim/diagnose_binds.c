@@ -459,22 +459,23 @@ void diagnose_binds(struct view *v)
 {
 	if (!v->r->n_jobs)
 		return;
-	bool *todo = gp_xcalloc(v->sc->n_workloads + 1, sizeof *todo);
-	size_t n_todo = 0;
+	bool *unexplained = gp_xcalloc(v->sc->n_workloads + 1, sizeof *unexplained);
+	size_t n_unexplained = 0;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		bool named = false;
 		for (size_t i = 0; i < v->n_drafts && !named; i++)
 			named = v->drafts[i].f.workload == (int)w;
-		todo[w] = !named && !v->sc->workloads[w].inference &&
-			  diagnose_metric(v, v->sc->workloads[w].name, "goal_met") < 1;
-		n_todo += todo[w];
+		unexplained[w] = !named && !v->sc->workloads[w].inference &&
+				 diagnose_metric(v, v->sc->workloads[w].name, "goal_met") < 1;
+		n_unexplained += unexplained[w];
 	}
 	/* Each comparison reads every job row: within BINDS_BUDGET rows in all, a
 	 * run of millions of jobs compares a sample of its late jobs, or none. */
-	double each = n_todo ? BINDS_BUDGET / (double)v->r->n_jobs / (double)n_todo : 0;
+	double each =
+		n_unexplained ? BINDS_BUDGET / (double)v->r->n_jobs / (double)n_unexplained : 0;
 	size_t scans = each >= BINDS_SCANS ? BINDS_SCANS : (size_t)each;
 	for (size_t w = 0; w < v->sc->n_workloads; w++)
-		if (todo[w])
+		if (unexplained[w])
 			workload_binds(v, w, scans);
-	free(todo);
+	free(unexplained);
 }

@@ -6,6 +6,7 @@
  * one.
  */
 #include "gpuplan/relax.h"
+#include "relax_int.h"
 
 #include "gpuplan/diagnose.h"
 #include "gpuplan/footprint.h"
@@ -22,10 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A fix of f with the label, unless f has one with that label already (NULL then). */
-static struct finding_fix *fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
-
-static struct finding_fix *fix(struct finding *f, const char *fmt, ...)
+struct finding_fix *relax_fix(struct finding *f, const char *fmt, ...)
 {
 	char label[600];
 	va_list ap;
@@ -38,10 +36,7 @@ static struct finding_fix *fix(struct finding *f, const char *fmt, ...)
 	return finding_add_fix(f, label);
 }
 
-/* One --set of x (nothing when x is NULL). */
-static void set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
-
-static void set(struct finding_fix *x, const char *fmt, ...)
+void relax_set(struct finding_fix *x, const char *fmt, ...)
 {
 	if (!x)
 		return;
@@ -101,9 +96,10 @@ void relax_replicas(const struct scenario *sc, const struct results *r, const st
 			continue;
 		char name[64];
 		diagnose_option_name(&tries[t], name, sizeof name);
-		set(fix(f, "%s on %s", name, ps->name), "pools.%s.sharing={mode: %s, replicas: %d}",
-		    ps->name, tries[t].mode == SHARING_MPS ? "mps" : "time-slicing",
-		    (int)tries[t].replicas);
+		relax_set(relax_fix(f, "%s on %s", name, ps->name),
+			  "pools.%s.sharing={mode: %s, replicas: %d}", ps->name,
+			  tries[t].mode == SHARING_MPS ? "mps" : "time-slicing",
+			  (int)tries[t].replicas);
 	}
 }
 
@@ -144,10 +140,10 @@ void relax_culling(const struct scenario *sc, const struct results *r, const str
 	if (n) {
 		char who[ADVISE_WHO];
 		names_text(sc, ws, n, who, sizeof who);
-		struct finding_fix *a = fix(f, "idle_cull %s after 1h", who);
+		struct finding_fix *a = relax_fix(f, "idle_cull %s after 1h", who);
 		for (size_t i = 0; i < n; i++)
-			set(a, "workloads.%s.idle_cull={after: 1h, threshold: %g}",
-			    sc->workloads[ws[i]].name, DIAGNOSE_IDLE);
+			relax_set(a, "workloads.%s.idle_cull={after: 1h, threshold: %g}",
+				  sc->workloads[ws[i]].name, DIAGNOSE_IDLE);
 	}
 	free(ws);
 }
@@ -215,16 +211,16 @@ static void partitions_of(const struct scenario *sc, const struct pool_spec *ps,
 	struct diagnose_option mig, frac;
 	if (option_of(ps, &sc->workloads[largest], SHARING_MIG, &mig)) {
 		struct finding_fix *a =
-			fix(f, "MIG %s x%d on %s", mig.mig->name, (int)mig.per_gpu, ps->name);
+			relax_fix(f, "MIG %s x%d on %s", mig.mig->name, (int)mig.per_gpu, ps->name);
 		struct gp_sbuf layout = {0};
 		gp_sb_printf(&layout, "%s", "");
 		for (int32_t k = 0; k < mig.per_gpu; k++)
 			gp_sb_printf(&layout, "%s%s", k ? ", " : "", mig.mig->name);
-		set(a, "pools.%s.sharing={mode: mig, layout: [%s]}", ps->name, layout.s);
+		relax_set(a, "pools.%s.sharing={mode: mig, layout: [%s]}", ps->name, layout.s);
 		free(layout.s);
 		for (size_t i = 0; i < n; i++)
-			set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name,
-			    mig.mig->name);
+			relax_set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name,
+				  mig.mig->name);
 	}
 	bool all = true;
 	for (size_t i = 0; i < n && all; i++)
@@ -232,12 +228,13 @@ static void partitions_of(const struct scenario *sc, const struct pool_spec *ps,
 	if (!all)
 		return;
 	struct finding_fix *a =
-		n == 1 ? fix(f, "fractional %d milli on %s", (int)frac.milli, ps->name)
-		       : fix(f, "fractional shares on %s", ps->name);
-	set(a, "pools.%s.sharing={mode: fractional}", ps->name);
+		n == 1 ? relax_fix(f, "fractional %d milli on %s", (int)frac.milli, ps->name)
+		       : relax_fix(f, "fractional shares on %s", ps->name);
+	relax_set(a, "pools.%s.sharing={mode: fractional}", ps->name);
 	for (size_t i = 0; i < n; i++) {
 		option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
-		set(a, "workloads.%s.gpus={milli: %d}", sc->workloads[ws[i]].name, (int)frac.milli);
+		relax_set(a, "workloads.%s.gpus={milli: %d}", sc->workloads[ws[i]].name,
+			  (int)frac.milli);
 	}
 }
 
@@ -307,19 +304,20 @@ static void shared_pool_of(const struct scenario *sc, const struct results *r,
 	if (scenario_pool_index(sc, name) >= 0)
 		return;
 	names_text(sc, members, n_members, who, sizeof who);
-	struct finding_fix *a = fix(
+	struct finding_fix *a = relax_fix(
 		f, "%s to a pool of their own (%s: %d node%s, time-slicing x%d), %s at %d nodes",
 		who, name, (int)nodes, nodes == 1 ? "" : "s", (int)replicas, ps->name,
 		(int)(ps->nodes - nodes));
-	set(a,
-	    "pools.+={name: %s, nodes: %d, gpu: %s, gpus_per_node: %d, cpu: %g, memory: %.0fMiB, "
-	    "price: {gpu_hour: %g, cpu_hour: %g, gib_hour: %g}, sharing: {mode: time-slicing, "
-	    "replicas: %d}, labels: {gpuplan.io/pool: %s}, taints: [{key: gpuplan.io/pool, "
-	    "value: %s, effect: NoSchedule}]}",
-	    name, (int)nodes, ps->gpu->name, (int)ps->gpus_per_node, ps->cpu,
-	    ps->memory_bytes / (1024.0 * 1024), ps->price.gpu_hour, ps->price.cpu_hour,
-	    ps->price.gib_hour, (int)replicas, name, name);
-	set(a, "pools.%s.nodes=%d", ps->name, (int)(ps->nodes - nodes));
+	relax_set(
+		a,
+		"pools.+={name: %s, nodes: %d, gpu: %s, gpus_per_node: %d, cpu: %g, memory: %.0fMiB, "
+		"price: {gpu_hour: %g, cpu_hour: %g, gib_hour: %g}, sharing: {mode: time-slicing, "
+		"replicas: %d}, labels: {gpuplan.io/pool: %s}, taints: [{key: gpuplan.io/pool, "
+		"value: %s, effect: NoSchedule}]}",
+		name, (int)nodes, ps->gpu->name, (int)ps->gpus_per_node, ps->cpu,
+		ps->memory_bytes / (1024.0 * 1024), ps->price.gpu_hour, ps->price.cpu_hour,
+		ps->price.gib_hour, (int)replicas, name, name);
+	relax_set(a, "pools.%s.nodes=%d", ps->name, (int)(ps->nodes - nodes));
 	for (size_t m = 0; a && m < n_members; m++) {
 		const struct workload_spec *ws = &sc->workloads[members[m]];
 		char list[1024] = "[";
@@ -331,8 +329,8 @@ static void shared_pool_of(const struct scenario *sc, const struct results *r,
 		add_toleration(list, sizeof list, "gpuplan.io/pool", false, name,
 			       EFFECT_NO_SCHEDULE);
 		snprintf(list + strlen(list), sizeof list - strlen(list), "]");
-		set(a, "workloads.%s.node_selector={gpuplan.io/pool: %s}", ws->name, name);
-		set(a, "workloads.%s.tolerations=%s", ws->name, list);
+		relax_set(a, "workloads.%s.node_selector={gpuplan.io/pool: %s}", ws->name, name);
+		relax_set(a, "workloads.%s.tolerations=%s", ws->name, list);
 	}
 }
 
@@ -361,8 +359,10 @@ void relax_quantization(const struct scenario *sc, const struct results *r,
 			if (footprint_quant_weight_bytes(qs[i]) >=
 			    footprint_quant_weight_bytes((enum quant)ws->quantization))
 				continue;
-			set(fix(f, "%s weights for %s", footprint_quant_name(qs[i]), ws->name),
-			    "workloads.%s.quantization=%s", ws->name, footprint_quant_name(qs[i]));
+			relax_set(relax_fix(f, "%s weights for %s", footprint_quant_name(qs[i]),
+					    ws->name),
+				  "workloads.%s.quantization=%s", ws->name,
+				  footprint_quant_name(qs[i]));
 		}
 	}
 }
@@ -384,11 +384,12 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
 			if (!diagnose_quant_fit(ps, ws, k, &q, &vram, &freed))
 				continue;
 			struct finding_fix *a =
-				fix(f, "%s weights for %s, time-slicing x%d on %s",
-				    footprint_quant_name(q), ws->name, (int)k, ps->name);
-			set(a, "workloads.%s.quantization=%s", ws->name, footprint_quant_name(q));
-			set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}", ps->name,
-			    (int)k);
+				relax_fix(f, "%s weights for %s, time-slicing x%d on %s",
+					  footprint_quant_name(q), ws->name, (int)k, ps->name);
+			relax_set(a, "workloads.%s.quantization=%s", ws->name,
+				  footprint_quant_name(q));
+			relax_set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}",
+				  ps->name, (int)k);
 		}
 	}
 }
@@ -410,19 +411,19 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 		int64_t seqs = diagnose_batch_fits(sc, w);
 		if (seqs > is->max_batch) {
 			struct finding_fix *a =
-				fix(f, "max_batch %lld for %s", (long long)seqs, ws->name);
-			set(a, "workloads.%s.max_batch=%lld", ws->name, (long long)seqs);
+				relax_fix(f, "max_batch %lld for %s", (long long)seqs, ws->name);
+			relax_set(a, "workloads.%s.max_batch=%lld", ws->name, (long long)seqs);
 			if (is->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
-				set(a, "workloads.%s.max_batched_tokens=%d", ws->name,
-				    DIAGNOSE_MAX_TOKENS);
+				relax_set(a, "workloads.%s.max_batched_tokens=%d", ws->name,
+					  DIAGNOSE_MAX_TOKENS);
 		}
 		if (ws->model && is->memory_fraction > 0 && is->memory_fraction < 0.9 &&
 		    footprint_quant_weight_bytes(QUANT_INT8) <
 			    footprint_quant_weight_bytes((enum quant)ws->quantization)) {
-			struct finding_fix *a =
-				fix(f, "memory_fraction 0.9 with int8 weights for %s", ws->name);
-			set(a, "workloads.%s.memory_fraction=0.9", ws->name);
-			set(a, "workloads.%s.quantization=int8", ws->name);
+			struct finding_fix *a = relax_fix(
+				f, "memory_fraction 0.9 with int8 weights for %s", ws->name);
+			relax_set(a, "workloads.%s.memory_fraction=0.9", ws->name);
+			relax_set(a, "workloads.%s.quantization=int8", ws->name);
 		}
 	}
 }
@@ -491,11 +492,11 @@ void relax_windows(const struct scenario *sc, const struct results *r, const str
 				int32_t to = (w->to + moves[m].close + 86400) % 86400;
 				struct gp_sbuf b = {0};
 				windows_text(&b, ps, k, from, to);
-				set(fix(f, "window %02d:%02d-%02d:%02d of %s %s",
-					(int)(w->from / 3600), (int)(w->from / 60 % 60),
-					(int)(w->to / 3600), (int)(w->to / 60 % 60), ps->name,
-					moves[m].how),
-				    "pools.%s.windows=%s", ps->name, b.s);
+				relax_set(relax_fix(f, "window %02d:%02d-%02d:%02d of %s %s",
+						    (int)(w->from / 3600), (int)(w->from / 60 % 60),
+						    (int)(w->to / 3600), (int)(w->to / 60 % 60),
+						    ps->name, moves[m].how),
+					  "pools.%s.windows=%s", ps->name, b.s);
 				free(b.s);
 			}
 		}
@@ -530,8 +531,8 @@ void relax_lending(const struct scenario *sc, const struct results *r, const str
 			gp_sb_printf(&map, "%g", v);
 	}
 	gp_sb_printf(&map, "}");
-	set(fix(f, "lending limit of %s at %g GPUs", qs->name, e->nominal),
-	    "queues.%s.lending_limit=%s", qs->name, map.s);
+	relax_set(relax_fix(f, "lending limit of %s at %g GPUs", qs->name, e->nominal),
+		  "queues.%s.lending_limit=%s", qs->name, map.s);
 	free(map.s);
 }
 
@@ -562,7 +563,8 @@ void relax_quota(const struct scenario *sc, const struct results *r, const struc
 	double to = e->nominal + more_gpus(sc, r, c);
 	struct gp_sbuf map = {0};
 	diagnose_quota_map(&map, q, "nvidia.com/gpu", to, false);
-	set(fix(f, "quota of %s at %g GPUs", q->name, to), "queues.%s.quota=%s", q->name, map.s);
+	relax_set(relax_fix(f, "quota of %s at %g GPUs", q->name, to), "queues.%s.quota=%s",
+		  q->name, map.s);
 	free(map.s);
 }
 
@@ -578,8 +580,8 @@ void relax_borrowing(const struct scenario *sc, const struct results *r, const s
 	double to = e->borrowing_limit + more_gpus(sc, r, c);
 	struct gp_sbuf lim = {0};
 	diagnose_quota_map(&lim, q, "nvidia.com/gpu", to, true);
-	set(fix(f, "borrowing limit of %s at %g GPUs", q->name, to), "queues.%s.borrowing_limit=%s",
-	    q->name, lim.s);
+	relax_set(relax_fix(f, "borrowing limit of %s at %g GPUs", q->name, to),
+		  "queues.%s.borrowing_limit=%s", q->name, lim.s);
 	free(lim.s);
 }
 
@@ -590,7 +592,8 @@ void relax_strategy(const struct scenario *sc, const struct results *r, const st
 	if (c->queue < 0 || sc->queues[c->queue].strategy != STRATEGY_STRICT_FIFO)
 		return;
 	const struct queue_spec *q = &sc->queues[c->queue];
-	set(fix(f, "BestEffortFIFO for %s", q->name), "queues.%s.strategy=BestEffortFIFO", q->name);
+	relax_set(relax_fix(f, "BestEffortFIFO for %s", q->name),
+		  "queues.%s.strategy=BestEffortFIFO", q->name);
 }
 
 /* --- packing ------------------------------------------------------------------ */
@@ -605,10 +608,10 @@ void relax_fragmentation(const struct scenario *sc, const struct results *r,
 						  GPU_POLICY_GPU_PACKING};
 	for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++)
 		if (packers[i] != sch->gpu_policy)
-			set(fix(f, "gpu_policy %s", gpupolicy_names[packers[i]]),
-			    "scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
+			relax_set(relax_fix(f, "gpu_policy %s", gpupolicy_names[packers[i]]),
+				  "scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
 	if (!packs)
-		set(fix(f, "scoring MostAllocated"), "scheduler.scoring=MostAllocated");
+		relax_set(relax_fix(f, "scoring MostAllocated"), "scheduler.scoring=MostAllocated");
 }
 
 /* --- rules -------------------------------------------------------------------- */
@@ -663,8 +666,8 @@ static void tolerations(struct finding *f, const struct scenario *sc, size_t w, 
 	if (strlen(list) == before)
 		return;
 	snprintf(list + strlen(list), sizeof list - strlen(list), "]");
-	set(fix(f, "%s tolerating %s", ws->name, names), "workloads.%s.tolerations=%s", ws->name,
-	    list);
+	relax_set(relax_fix(f, "%s tolerating %s", ws->name, names), "workloads.%s.tolerations=%s",
+		  ws->name, list);
 }
 
 /* The taints of the pools c->workload's rules keep it off, tolerated. */
@@ -726,15 +729,15 @@ void relax_selector_fix(const struct scenario *sc, const struct results *r,
 				     j == i ? near : ws->node_selector[j].value);
 		gp_sb_printf(&map, "}");
 		struct finding_fix *a =
-			fix(f, "%s with node_selector %s=%s", ws->name, sel->key, near);
-		set(a, "workloads.%s.node_selector=%s", ws->name, map.s);
+			relax_fix(f, "%s with node_selector %s=%s", ws->name, sel->key, near);
+		relax_set(a, "workloads.%s.node_selector=%s", ws->name, map.s);
 		free(map.s);
 		bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
 		hidden[pools[at]] = true;
 		struct finding tol = {0};
 		tolerations(&tol, sc, w, hidden);
 		if (a && tol.n_fixes)
-			set(a, "%s", tol.fixes[0].sets[0]);
+			relax_set(a, "%s", tol.fixes[0].sets[0]);
 		finding_free(&tol);
 		free(hidden);
 	}
@@ -747,8 +750,9 @@ void relax_selector_drop(const struct scenario *sc, const struct results *r,
 {
 	(void)r;
 	if (c->workload >= 0 && sc->workloads[c->workload].n_node_selector)
-		set(fix(f, "%s without its node_selector", sc->workloads[c->workload].name),
-		    "workloads.%s.node_selector={}", sc->workloads[c->workload].name);
+		relax_set(relax_fix(f, "%s without its node_selector",
+				    sc->workloads[c->workload].name),
+			  "workloads.%s.node_selector={}", sc->workloads[c->workload].name);
 }
 
 void relax_node_selector(const struct scenario *sc, const struct results *r,
@@ -763,8 +767,9 @@ void relax_affinity(const struct scenario *sc, const struct results *r, const st
 {
 	(void)r;
 	if (c->workload >= 0 && sc->workloads[c->workload].n_affinity)
-		set(fix(f, "%s without its node affinity", sc->workloads[c->workload].name),
-		    "workloads.%s.affinity=[]", sc->workloads[c->workload].name);
+		relax_set(relax_fix(f, "%s without its node affinity",
+				    sc->workloads[c->workload].name),
+			  "workloads.%s.affinity=[]", sc->workloads[c->workload].name);
 }
 
 void relax_gpu_spec(const struct scenario *sc, const struct results *r, const struct constraint *c,
@@ -772,6 +777,6 @@ void relax_gpu_spec(const struct scenario *sc, const struct results *r, const st
 {
 	(void)r;
 	if (c->workload >= 0 && sc->workloads[c->workload].n_gpu_spec)
-		set(fix(f, "%s on any GPU type", sc->workloads[c->workload].name),
-		    "workloads.%s.gpu_spec=[]", sc->workloads[c->workload].name);
+		relax_set(relax_fix(f, "%s on any GPU type", sc->workloads[c->workload].name),
+			  "workloads.%s.gpu_spec=[]", sc->workloads[c->workload].name);
 }

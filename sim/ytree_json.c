@@ -230,7 +230,7 @@ static int read_string(struct json *j, size_t *n)
 		default:
 			return fail(j, j->pos,
 				    "an unknown escape; expected \\\", \\\\, \\/, \\b, \\f, \\n, "
-				    "\\r, \\t or \\uXXXX");
+				    "\\r, \\t or \\u and four hex digits");
 		}
 		if (one) {
 			buf_put(j, n, &one, 1);
@@ -239,7 +239,7 @@ static int read_string(struct json *j, size_t *n)
 		}
 		unsigned cp, lo;
 		if (j->pos + 6 > j->len || hex4(j->text + j->pos + 2, &cp))
-			return fail(j, j->pos, "\\u without four hex digits; expected \\uXXXX");
+			return fail(j, j->pos, "\\u without the four hex digits it needs");
 		size_t at = j->pos;
 		j->pos += 6;
 		if (cp >= 0xD800 && cp <= 0xDBFF) {
