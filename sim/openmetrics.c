@@ -1,17 +1,18 @@
 /*
- * openmetrics.c - a run as OpenMetrics text (see openmetrics.h).
+ * openmetrics.c - a run as OpenMetrics text (see openmetrics.h), written as
+ * a stream.
  *
- * The run's timeseries rows are grouped into one series per pool and per
- * workload (the scopes table says which is which; runs written before it
- * existed fall back on the metrics: a scope with capacity_gpus is a pool).
- * Each family is then written series after series, each series window after
- * window.  Histograms sort their observations by time once and sweep them
- * against the window ends.
+ * The text is family after family, each series of a family window after
+ * window, so the rows are read again for each family: one series' rows at a
+ * time, from the database's ordered queries (store.h, "Streaming a run").
+ * Memory is that of one series (a histogram's observations of one workload,
+ * sorted by time), not of the run: a run of 5,000 workloads held every
+ * timeseries row at once (210 MB) and took a scan of the rows per series.
  */
 #include "gpuplan/openmetrics.h"
-#include "gpuplan/strindex.h"
 #include "gpuplan/units.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,26 +21,36 @@
 
 enum { ON_POOL = 1, ON_WORKLOAD = 2, ON_VLLM = 4 };
 
-/* One pool or workload: its rows in time order and their window ends. */
+/* One pool or workload, its strings borrowed from the series cursor. */
 struct series {
+	int64_t ord; /* its number (store.h STORE_Q_SERIES) */
 	const char *name;
 	int kind;          /* ON_POOL or ON_WORKLOAD */
 	const char *model; /* inference workloads with a model; NULL otherwise */
-	const struct ts_row **rows;
-	double *end; /* seconds from the scenario start */
-	size_t n;
+};
+
+/* The windows of one series: each row with the end of its window (where
+ * the series' next row starts, the last at the run's end), never two at one
+ * time.  One row of look-ahead. */
+struct windows {
+	struct store_cursor *c;
+	struct store_item cur, next;
+	bool has_cur, any;
+	double last_end, run_end;
+	struct ts_row row; /* the window given out */
 };
 
 struct om {
 	FILE *out;
+	struct store *st;
+	struct gp_err *err;
 	char scenario[128];
+	char run[32];
 	int64_t run_id;
-	int64_t epoch; /* the scenario start, Unix seconds */
-	struct series *sv;
-	size_t n_sv;
-	struct strindex names; /* the series' names: id = index into sv */
-	const struct store_latency *lat;
-	size_t n_lat;
+	int64_t epoch;  /* the scenario start, Unix seconds */
+	double run_end; /* seconds from the scenario start */
+	struct store_cursor *series;
+	struct windows win;
 	bool started; /* the current family's header is out */
 };
 
@@ -77,8 +88,6 @@ static void put_label(FILE *out, bool first, const char *name, const char *value
 /* The labels of a sample of series s; le (may be NULL) for a histogram bucket. */
 static void put_labels(const struct om *om, const struct series *s, bool vllm, const char *le)
 {
-	char run[32];
-	snprintf(run, sizeof run, "%lld", (long long)om->run_id);
 	fputc('{', om->out);
 	if (vllm) {
 		put_label(om->out, true, "model_name", s->model);
@@ -88,7 +97,7 @@ static void put_labels(const struct om *om, const struct series *s, bool vllm, c
 		put_label(om->out, true, s->kind == ON_POOL ? "pool" : "workload", s->name);
 	}
 	put_label(om->out, false, "scenario", om->scenario);
-	put_label(om->out, false, "run", run);
+	put_label(om->out, false, "run", om->run);
 	if (le)
 		put_label(om->out, false, "le", le);
 	fputc('}', om->out);
@@ -111,6 +120,64 @@ static void sample(struct om *om, const char *name, const struct series *s, bool
 	fputs(name, om->out);
 	put_labels(om, s, vllm, le);
 	fprintf(om->out, " %.12g %.3f\n", value, (double)om->epoch + end);
+}
+
+/* A write error (a full disk) ends the export at once rather than after
+ * formatting the rest of the run into a failing stream. */
+static int written(struct om *om)
+{
+	return ferror(om->out) ? gp_errorf(om->err, GP_ERUNTIME, "writing the OpenMetrics text: %s",
+					   strerror(errno))
+			       : GP_OK;
+}
+
+/* --- the series and their windows ----------------------------------------------- */
+
+/* The next series (*got false after the last). */
+static int next_series(struct om *om, struct series *s, bool *got)
+{
+	struct store_item it;
+	int rc = store_cursor_next(om->series, &it, got, om->err);
+	if (!rc && *got)
+		*s = (struct series){it.series, it.name, it.pool ? ON_POOL : ON_WORKLOAD, it.text};
+	return rc ? rc : written(om);
+}
+
+static int windows_start(struct om *om, const struct series *s)
+{
+	struct windows *w = &om->win;
+	store_cursor_rewind(w->c, s->name, NULL);
+	w->any = false;
+	w->run_end = om->run_end;
+	return store_cursor_next(w->c, &w->cur, &w->has_cur, om->err);
+}
+
+/* The next window of the series: *row and the end of its window. */
+static int windows_next(struct om *om, const struct ts_row **row, double *end, bool *got)
+{
+	struct windows *w = &om->win;
+	*got = false;
+	while (w->has_cur) {
+		bool more;
+		int rc = store_cursor_next(w->c, &w->next, &more, om->err);
+		if (rc)
+			return rc;
+		double e = more ? sim_seconds(w->next.ts.t) : w->run_end;
+		bool keep = !w->any || e > w->last_end; /* never two samples at one time */
+		if (keep)
+			w->row = w->cur.ts;
+		w->cur = w->next;
+		w->has_cur = more;
+		if (keep) {
+			w->any = true;
+			w->last_end = e;
+			*row = &w->row;
+			*end = e;
+			*got = true;
+			return GP_OK;
+		}
+	}
+	return GP_OK;
 }
 
 /* --- gauges ----------------------------------------------------------------- */
@@ -216,41 +283,58 @@ static bool applies(int on, const struct series *s)
 	return on == ON_VLLM ? s->model != NULL : (on & s->kind) != 0;
 }
 
-static void write_gauge(struct om *om, const struct gauge_family *g)
+static int write_gauge(struct om *om, const struct gauge_family *g)
 {
 	om->started = false;
-	for (size_t i = 0; i < om->n_sv; i++) {
-		const struct series *s = &om->sv[i];
-		if (!applies(g->on, s))
+	store_cursor_rewind(om->series, NULL, NULL);
+	struct series s;
+	bool got;
+	int rc;
+	while (!(rc = next_series(om, &s, &got)) && got) {
+		if (!applies(g->on, &s))
 			continue;
-		for (size_t k = 0; k < s->n; k++) {
-			double v = g->value(s->rows[k], s->kind == ON_POOL);
+		const struct ts_row *r;
+		double end;
+		rc = windows_start(om, &s);
+		while (!rc && !(rc = windows_next(om, &r, &end, &got)) && got) {
+			double v = g->value(r, s.kind == ON_POOL);
 			if (isnan(v))
 				continue;
 			header(om, g->name, "gauge", g->help);
-			sample(om, g->name, s, g->on == ON_VLLM, NULL, v, s->end[k]);
+			sample(om, g->name, &s, g->on == ON_VLLM, NULL, v, end);
 		}
+		if (rc)
+			break;
 	}
+	return rc;
 }
 
 /* vLLM's preemption counter: the windows' counts summed. */
-static void write_preemptions(struct om *om)
+static int write_preemptions(struct om *om)
 {
 	om->started = false;
-	for (size_t i = 0; i < om->n_sv; i++) {
-		const struct series *s = &om->sv[i];
-		double total = 0;
-		if (!applies(ON_VLLM, s))
+	store_cursor_rewind(om->series, NULL, NULL);
+	struct series s;
+	bool got;
+	int rc;
+	while (!(rc = next_series(om, &s, &got)) && got) {
+		if (!applies(ON_VLLM, &s))
 			continue;
-		for (size_t k = 0; k < s->n; k++) {
-			if (isnan(s->rows[k]->preemptions))
+		const struct ts_row *r;
+		double end, total = 0;
+		rc = windows_start(om, &s);
+		while (!rc && !(rc = windows_next(om, &r, &end, &got)) && got) {
+			if (isnan(r->preemptions))
 				continue;
-			total += s->rows[k]->preemptions;
+			total += r->preemptions;
 			header(om, "vllm:num_preemptions", "counter",
 			       "Cumulative number of preemption from the engine.");
-			sample(om, "vllm:num_preemptions_total", s, true, NULL, total, s->end[k]);
+			sample(om, "vllm:num_preemptions_total", &s, true, NULL, total, end);
 		}
+		if (rc)
+			break;
 	}
+	return rc;
 }
 
 /* --- cost and pending reasons -------------------------------------------------- */
@@ -260,63 +344,95 @@ static void write_preemptions(struct om *om)
 static void sample_named(struct om *om, const char *name, const char *workload, const char *reason,
 			 double value, double end)
 {
-	char run[32];
-	snprintf(run, sizeof run, "%lld", (long long)om->run_id);
 	fputs(name, om->out);
 	fputc('{', om->out);
 	put_label(om->out, true, "workload", workload);
 	if (reason)
 		put_label(om->out, false, "reason", reason);
 	put_label(om->out, false, "scenario", om->scenario);
-	put_label(om->out, false, "run", run);
+	put_label(om->out, false, "run", om->run);
 	fprintf(om->out, "} %.12g %.3f\n", value, (double)om->epoch + end);
+}
+
+/* Runs query q over the run, calling fn on each row; the cursor is closed. */
+static int each_row(struct om *om, enum store_query q,
+		    int (*fn)(struct om *om, const struct store_item *it, void *ctx), void *ctx)
+{
+	struct store_cursor *c;
+	int rc = store_cursor_open(om->st, q, om->run_id, &c, om->err);
+	struct store_item it;
+	bool got = !rc;
+	while (!rc && !(rc = store_cursor_next(c, &it, &got, om->err)) && got)
+		if (!(rc = fn(om, &it, ctx)))
+			rc = written(om);
+	store_cursor_close(c);
+	return rc;
+}
+
+/* The name whose costs are being summed, and the sum. */
+struct cost_run {
+	char *name;
+	size_t cap;
+	double total;
+};
+
+static int cost_row(struct om *om, const struct store_item *it, void *ctx)
+{
+	struct cost_run *cr = ctx;
+	if (!cr->name || strcmp(cr->name, it->name)) {
+		size_t len = strlen(it->name) + 1;
+		GP_GROW(cr->name, cr->cap, len);
+		memcpy(cr->name, it->name, len);
+		cr->total = 0;
+	}
+	cr->total += isnan(it->value) ? 0 : it->value;
+	header(om, "gpuplan_cost", "counter",
+	       "Cost of the workload's allocations (or of idle capacity, workload "
+	       "__idle__) so far, at the pools' prices, as OpenCost allocates it "
+	       "(simulated)");
+	sample_named(om, "gpuplan_cost_total", it->name, NULL, cr->total, sim_seconds(it->end));
+	return GP_OK;
+}
+
+static int priced_row(struct om *om, const struct store_item *it, void *ctx)
+{
+	(void)om;
+	*(bool *)ctx = it->value > 0;
+	return GP_OK;
 }
 
 /* OpenCost-style allocations summed window after window: a counter per
  * workload and __idle__, at each window's end; none for an unpriced run. */
-static void write_cost(struct om *om, const struct allocation *a, size_t n)
+static int write_cost(struct om *om)
 {
 	bool priced = false;
-	for (size_t i = 0; i < n; i++)
-		priced |= a[i].total_cost > 0;
-	if (!priced)
-		return;
+	int rc = each_row(om, STORE_Q_PRICED, priced_row, &priced);
+	if (rc || !priced)
+		return rc;
 	om->started = false;
-	bool *done = gp_xcalloc(n + 1, sizeof *done);
-	for (size_t i = 0; i < n; i++) {
-		if (done[i])
-			continue;
-		double total = 0;
-		for (size_t k = i; k < n; k++) { /* the rows of a.name, in time order */
-			if (done[k] || strcmp(a[k].name, a[i].name))
-				continue;
-			done[k] = true;
-			total += isnan(a[k].total_cost) ? 0 : a[k].total_cost;
-			header(om, "gpuplan_cost", "counter",
-			       "Cost of the workload's allocations (or of idle capacity, workload "
-			       "__idle__) so far, at the pools' prices, as OpenCost allocates it "
-			       "(simulated)");
-			sample_named(om, "gpuplan_cost_total", a[k].name, NULL, total,
-				     sim_seconds(a[k].end));
-		}
-	}
-	free(done);
+	struct cost_run cr = {0};
+	rc = each_row(om, STORE_Q_COSTS, cost_row, &cr);
+	free(cr.name);
+	return rc;
+}
+
+static int pending_row(struct om *om, const struct store_item *it, void *ctx)
+{
+	(void)ctx;
+	header(om, "gpuplan_pending_seconds", "counter",
+	       "Pod-seconds spent pending with the scheduling message, over the run "
+	       "(simulated)");
+	sample_named(om, "gpuplan_pending_seconds_total", it->name, it->text, it->value,
+		     om->run_end);
+	return GP_OK;
 }
 
 /* Pod-seconds pending per workload and message over the whole run: one
  * sample at its end (the run keeps no time series per message). */
-static void write_pending(struct om *om, const struct pending_reason *p, size_t n, double end)
+static int write_pending(struct om *om)
 {
 	om->started = false;
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(p[i].scope, "all"))
-			continue;
-		header(om, "gpuplan_pending_seconds", "counter",
-		       "Pod-seconds spent pending with the scheduling message, over the run "
-		       "(simulated)");
-		sample_named(om, "gpuplan_pending_seconds_total", p[i].scope, p[i].reason,
-			     p[i].pending_seconds, end);
-	}
+	return each_row(om, STORE_Q_PENDING, pending_row, NULL);
 }
 
 /* --- histograms --------------------------------------------------------------- */
@@ -336,6 +452,13 @@ struct obs {
 	int64_t at_us; /* when it is observed, µs from the scenario start */
 	double value;  /* seconds */
 	double weight; /* observations of that value */
+	size_t seq;    /* its request's place by arrival: ties keep that order */
+};
+
+/* One workload's observations: the buffer grows to the largest series. */
+struct obs_buf {
+	struct obs *o;
+	size_t n, cap;
 };
 
 static int64_t to_us(double s) { return llround(s * 1e6); }
@@ -343,29 +466,26 @@ static int64_t to_us(double s) { return llround(s * 1e6); }
 static int by_time(const void *a, const void *b)
 {
 	const struct obs *x = a, *y = b;
-	return (x->at_us > y->at_us) - (x->at_us < y->at_us);
+	if (x->at_us != y->at_us)
+		return (x->at_us > y->at_us) - (x->at_us < y->at_us);
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The observations of workload name, by time; *n of them, malloc'ed. */
-static struct obs *observations(const struct om *om, const char *name, enum obs_kind kind,
-				size_t *n)
+/* Adds request q's observation of kind, if it has one. */
+static void observe(struct obs_buf *b, const struct store_latency *q, enum obs_kind kind)
 {
-	struct obs *o = gp_xcalloc(om->n_lat, sizeof *o);
-	*n = 0;
-	for (size_t i = 0; i < om->n_lat; i++) {
-		const struct store_latency *q = &om->lat[i];
-		if (strcmp(q->workload, name))
-			continue;
-		if (kind == OBS_TTFT && !isnan(q->ttft_s))
-			o[(*n)++] = (struct obs){to_us(q->arrival_s + q->ttft_s), q->ttft_s, 1};
-		else if (kind == OBS_TPOT && !isnan(q->tpot_s) && !isnan(q->e2e_s))
-			o[(*n)++] = (struct obs){to_us(q->arrival_s + q->e2e_s), q->tpot_s,
-						 (double)(q->output_tokens - 1)};
-		else if (kind == OBS_E2E && !isnan(q->e2e_s))
-			o[(*n)++] = (struct obs){to_us(q->arrival_s + q->e2e_s), q->e2e_s, 1};
-	}
-	qsort(o, *n, sizeof *o, by_time);
-	return o;
+	struct obs o;
+	if (kind == OBS_TTFT && !isnan(q->ttft_s))
+		o = (struct obs){to_us(q->arrival_s + q->ttft_s), q->ttft_s, 1, b->n};
+	else if (kind == OBS_TPOT && !isnan(q->tpot_s) && !isnan(q->e2e_s))
+		o = (struct obs){to_us(q->arrival_s + q->e2e_s), q->tpot_s,
+				 (double)(q->output_tokens - 1), b->n};
+	else if (kind == OBS_E2E && !isnan(q->e2e_s))
+		o = (struct obs){to_us(q->arrival_s + q->e2e_s), q->e2e_s, 1, b->n};
+	else
+		return;
+	GP_GROW(b->o, b->cap, b->n + 1);
+	b->o[b->n++] = o;
 }
 
 static const struct hist_family {
@@ -399,131 +519,65 @@ static void hist_point(struct om *om, const struct hist_family *h, const struct 
 	sample(om, name, s, true, NULL, sum, end);
 }
 
-static void write_histogram(struct om *om, const struct hist_family *h)
+/* Series s's histogram window after window, from its observations o (by time). */
+static int hist_series(struct om *om, const struct hist_family *h, const struct series *s,
+		       const struct obs *o, size_t n)
 {
-	double le[MAX_BUCKETS], counts[MAX_BUCKETS];
-	size_t nb = 0;
+	double le[MAX_BUCKETS], counts[MAX_BUCKETS] = {0}, count = 0, sum = 0;
+	size_t nb = 0, j = 0;
 	for (; h->buckets[nb]; nb++)
 		le[nb] = strtod(h->buckets[nb], NULL);
-	om->started = false;
-	for (size_t i = 0; i < om->n_sv; i++) {
-		const struct series *s = &om->sv[i];
-		size_t n, j = 0;
-		if (!applies(ON_VLLM, s))
-			continue;
-		struct obs *o = observations(om, s->name, h->kind, &n);
-		double count = 0, sum = 0;
-		memset(counts, 0, sizeof counts);
-		for (size_t k = 0; k < s->n && n > 0; k++) {
-			for (; j < n && o[j].at_us <= to_us(s->end[k]); j++) {
-				for (size_t b = 0; b < nb; b++)
-					if (o[j].value <= le[b])
-						counts[b] += o[j].weight;
-				count += o[j].weight;
-				sum += o[j].value * o[j].weight;
-			}
-			header(om, h->name, "histogram", h->help);
-			hist_point(om, h, s, counts, nb, count, sum, s->end[k]);
+	const struct ts_row *r;
+	double end;
+	bool got;
+	int rc = windows_start(om, s);
+	while (!rc && !(rc = windows_next(om, &r, &end, &got)) && got) {
+		for (; j < n && o[j].at_us <= to_us(end); j++) {
+			for (size_t b = 0; b < nb; b++)
+				if (o[j].value <= le[b])
+					counts[b] += o[j].weight;
+			count += o[j].weight;
+			sum += o[j].value * o[j].weight;
 		}
-		free(o);
+		header(om, h->name, "histogram", h->help);
+		hist_point(om, h, s, counts, nb, count, sum, end);
 	}
-}
-
-/* --- the run's series ----------------------------------------------------------- */
-
-/* What each scope is: from the scopes table, else from the metrics. */
-static int scope_kinds(struct store *st, int64_t run_id, struct om *om, const struct ts_row *ts,
-		       size_t n_ts, struct gp_err *err)
-{
-	struct store_scope *sc = NULL;
-	size_t n_sc = 0;
-	int rc = store_read_scopes(st, run_id, &sc, &n_sc, err);
-	struct metric *m = NULL;
-	size_t n_m = 0;
-	if (!rc && n_sc == 0)
-		rc = store_read_metrics(st, run_id, &m, &n_m, err);
-	/* The scope names, in the order of the first window's rows; hashed (a
-	 * scan of the series per row made 1,000 workloads take 31 s). */
-	struct strindex kinds = {0}, capacity = {0}; /* scopes rows; pools by metrics */
-	size_t *first_row = gp_xcalloc(n_sc + 1, sizeof *first_row); /* per kinds id */
-	for (size_t k = 0; k < n_sc; k++) {
-		bool added;
-		size_t id = strindex_add(&kinds, sc[k].scope, &added);
-		if (added)
-			first_row[id] = k;
-	}
-	for (size_t k = 0; k < n_m; k++)
-		if (!strcmp(m[k].name, "capacity_gpus"))
-			strindex_add(&capacity, m[k].scope, NULL);
-	for (size_t i = 0; i < n_ts && !rc; i++) {
-		const char *name = ts[i].scope;
-		if (!strcmp(name, "all") || strindex_find(&om->names, name) != STRINDEX_NONE)
-			continue;
-		strindex_add(&om->names, name, NULL);
-		struct series *s = &om->sv[om->n_sv++];
-		s->name = name;
-		s->kind = ON_WORKLOAD;
-		size_t k = strindex_find(&kinds, name);
-		if (k != STRINDEX_NONE) {
-			k = first_row[k]; /* the scope's first row, as the scan found it */
-			s->kind = !strcmp(sc[k].kind, "pool") ? ON_POOL : ON_WORKLOAD;
-			if (!strcmp(sc[k].workload_kind, "inference") && sc[k].model[0])
-				s->model = gp_xstrdup(sc[k].model);
-		}
-		if (strindex_find(&capacity, name) != STRINDEX_NONE)
-			s->kind = ON_POOL;
-	}
-	strindex_free(&kinds);
-	strindex_free(&capacity);
-	free(first_row);
-	store_free_scopes(sc, n_sc);
-	store_free_metrics(m, n_m);
 	return rc;
 }
 
-/* Each series' rows and window ends: a window ends where the series' next
- * one starts, the last at the end of the run.  Rows are bucketed by series
- * in one pass: memory is the rows once, not once per series. */
-static void collect_rows(struct om *om, const struct ts_row *ts, size_t n_ts, double run_end)
+/* The series with a model, each with its requests: the requests come by
+ * series number, so one pass over both reads each workload's in turn. */
+static int write_histogram(struct om *om, const struct hist_family *h, struct store_cursor *req,
+			   struct obs_buf *b)
 {
-	size_t *series_of = gp_xcalloc(n_ts + 1, sizeof *series_of);
-	for (size_t i = 0; i < n_ts; i++) {
-		size_t k = series_of[i] = strindex_find(&om->names, ts[i].scope);
-		if (k != STRINDEX_NONE)
-			om->sv[k].n++;
-	}
-	for (size_t k = 0; k < om->n_sv; k++) {
-		om->sv[k].rows = gp_xcalloc(om->sv[k].n + 1, sizeof *om->sv[k].rows);
-		om->sv[k].end = gp_xcalloc(om->sv[k].n + 1, sizeof *om->sv[k].end);
-		om->sv[k].n = 0;
-	}
-	for (size_t i = 0; i < n_ts; i++)
-		if (series_of[i] != STRINDEX_NONE) {
-			struct series *s = &om->sv[series_of[i]];
-			s->rows[s->n++] = &ts[i];
+	om->started = false;
+	store_cursor_rewind(om->series, NULL, NULL);
+	store_cursor_rewind(req, NULL, NULL);
+	struct store_item q;
+	bool has_q, got;
+	int rc = store_cursor_next(req, &q, &has_q, om->err);
+	struct series s;
+	while (!rc && !(rc = next_series(om, &s, &got)) && got) {
+		b->n = 0;
+		while (!rc && has_q && q.series <= s.ord) {
+			if (q.series == s.ord)
+				observe(b, &q.lat, h->kind);
+			rc = store_cursor_next(req, &q, &has_q, om->err);
 		}
-	free(series_of);
-	for (size_t k = 0; k < om->n_sv; k++) {
-		struct series *s = &om->sv[k];
-		size_t kept = 0;
-		for (size_t i = 0; i < s->n; i++) {
-			double end = i + 1 < s->n ? sim_seconds(s->rows[i + 1]->t) : run_end;
-			if (kept && end <= s->end[kept - 1])
-				continue; /* never two samples at one time */
-			s->rows[kept] = s->rows[i];
-			s->end[kept++] = end;
-		}
-		s->n = kept;
+		if (rc || !applies(ON_VLLM, &s) || b->n == 0)
+			continue;
+		qsort(b->o, b->n, sizeof *b->o, by_time);
+		rc = hist_series(om, h, &s, b->o, b->n);
 	}
+	return rc;
 }
 
-/* Each inference workload's energy over the run (metrics energy_kwh and
+/* --- energy ----------------------------------------------------------------- */
+
+/* Each workload's energy over the run (metrics energy_kwh and
  * tokens_per_joule, docs/gpus.md), one sample at the run's end. */
-static int write_energy(struct om *om, struct store *st, double run_end, struct gp_err *err)
+static int write_energy(struct om *om)
 {
-	struct metric *m = NULL;
-	size_t n_m = 0;
-	int rc = store_read_metrics(st, om->run_id, &m, &n_m, err);
 	static const struct {
 		const char *family, *sample, *type, *metric, *help;
 		double scale;
@@ -537,33 +591,55 @@ static int write_energy(struct om *om, struct store *st, double run_end, struct 
 		 "gauge", "tokens_per_joule",
 		 "Output tokens per joule of the workload's GPUs (simulated)", 1},
 	};
+	struct store_cursor *m;
+	int rc = store_cursor_open(om->st, STORE_Q_METRIC, om->run_id, &m, om->err);
 	for (size_t f = 0; f < sizeof fams / sizeof fams[0] && !rc; f++) {
 		om->started = false;
-		for (size_t i = 0; i < om->n_sv; i++) {
-			const struct series *s = &om->sv[i];
-			for (size_t k = 0; s->kind == ON_WORKLOAD && k < n_m; k++) {
-				if (strcmp(m[k].scope, s->name) ||
-				    strcmp(m[k].name, fams[f].metric) || isnan(m[k].value))
+		store_cursor_rewind(om->series, NULL, NULL);
+		struct series s;
+		bool got;
+		while (!rc && !(rc = next_series(om, &s, &got)) && got) {
+			if (s.kind != ON_WORKLOAD)
+				continue;
+			store_cursor_rewind(m, s.name, fams[f].metric);
+			struct store_item it;
+			while (!(rc = store_cursor_next(m, &it, &got, om->err)) && got) {
+				if (isnan(it.value))
 					continue;
 				header(om, fams[f].family, fams[f].type, fams[f].help);
-				sample(om, fams[f].sample, s, false, NULL,
-				       m[k].value * fams[f].scale, run_end);
+				sample(om, fams[f].sample, &s, false, NULL,
+				       it.value * fams[f].scale, om->run_end);
 			}
 		}
 	}
-	store_free_metrics(m, n_m);
+	store_cursor_close(m);
 	return rc;
 }
 
-static void free_series(struct om *om)
+/* --- the export ----------------------------------------------------------------- */
+
+static int write_families(struct om *om)
 {
-	for (size_t k = 0; k < om->n_sv; k++) {
-		free((char *)om->sv[k].model);
-		free(om->sv[k].rows);
-		free(om->sv[k].end);
-	}
-	free(om->sv);
-	strindex_free(&om->names);
+	int rc = GP_OK;
+	for (size_t i = 0; i < sizeof gauges / sizeof gauges[0] && !rc; i++)
+		rc = write_gauge(om, &gauges[i]);
+	if (!rc)
+		rc = write_cost(om);
+	if (!rc)
+		rc = write_pending(om);
+	if (!rc)
+		rc = write_preemptions(om);
+	struct store_cursor *req = NULL;
+	struct obs_buf b = {0};
+	if (!rc)
+		rc = store_cursor_open(om->st, STORE_Q_REQUESTS, om->run_id, &req, om->err);
+	for (size_t i = 0; i < sizeof hists / sizeof hists[0] && !rc; i++)
+		rc = write_histogram(om, &hists[i], req, &b);
+	store_cursor_close(req);
+	free(b.o);
+	if (!rc)
+		rc = write_energy(om);
+	return rc;
 }
 
 int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err *err)
@@ -572,46 +648,24 @@ int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err
 	int rc = store_run_info(st, run_id, &run, err);
 	if (rc)
 		return rc;
-	struct om om = {.out = out, .run_id = run.run_id};
+	struct om om = {
+		.out = out, .st = st, .err = err, .run_id = run.run_id, .run_end = run.sim_seconds};
 	snprintf(om.scenario, sizeof om.scenario, "%s", run.name);
+	snprintf(om.run, sizeof om.run, "%lld", (long long)run.run_id);
 	if (units_rfc3339(run.start, &om.epoch))
 		return gp_errorf(err, GP_EINPUT,
 				 "run %lld has no scenario start time to stamp samples with",
 				 (long long)run.run_id);
-	struct ts_row *ts = NULL;
-	struct store_latency *lat = NULL;
-	struct allocation *alloc = NULL;
-	struct pending_reason *pend = NULL;
-	size_t n_ts = 0, n_lat = 0, n_alloc = 0, n_pend = 0;
-	rc = store_read_timeseries(st, run.run_id, &ts, &n_ts, err);
+	rc = store_cursor_open(st, STORE_Q_SERIES, run.run_id, &om.series, err);
 	if (!rc)
-		rc = store_read_latencies(st, run.run_id, &lat, &n_lat, err);
+		rc = store_cursor_open(st, STORE_Q_WINDOWS, run.run_id, &om.win.c, err);
 	if (!rc)
-		rc = store_read_allocations(st, run.run_id, &alloc, &n_alloc, err);
-	if (!rc)
-		rc = store_read_pending_reasons(st, run.run_id, &pend, &n_pend, err);
-	om.sv = gp_xcalloc(n_ts + 1, sizeof *om.sv);
-	om.lat = lat;
-	om.n_lat = n_lat;
-	if (!rc)
-		rc = scope_kinds(st, run.run_id, &om, ts, n_ts, err);
+		rc = write_families(&om);
 	if (!rc) {
-		collect_rows(&om, ts, n_ts, run.sim_seconds);
-		for (size_t i = 0; i < sizeof gauges / sizeof gauges[0]; i++)
-			write_gauge(&om, &gauges[i]);
-		write_cost(&om, alloc, n_alloc);
-		write_pending(&om, pend, n_pend, run.sim_seconds);
-		write_preemptions(&om);
-		for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++)
-			write_histogram(&om, &hists[i]);
-		rc = write_energy(&om, st, run.sim_seconds, err);
-		if (!rc)
-			fputs("# EOF\n", out);
+		fputs("# EOF\n", out);
+		rc = written(&om);
 	}
-	free_series(&om);
-	store_free_timeseries(ts, n_ts);
-	store_free_latencies(lat, n_lat);
-	store_free_allocations(alloc, n_alloc);
-	store_free_pending_reasons(pend, n_pend);
+	store_cursor_close(om.series);
+	store_cursor_close(om.win.c);
 	return rc;
 }

@@ -4,6 +4,7 @@
  *   store_schema.c the schema, and the migrations of older databases to it
  *   store_merge.c  merging another results database into this one
  *   store_read.c   reading runs back for reports
+ *   store_stream.c reading a run row by row (cursors) for streamed exports
  *   store_backtest.c  the backtest table: its rows, and the latest backtest of a scenario
  * Names shared between them carry the prefix sti_ (store internal).
  */

@@ -27,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 TestSuite(openmetrics, .init = scratch_make, .fini = scratch_remove, .timeout = 120);
 
@@ -324,6 +327,66 @@ Test(openmetrics, a_missing_run_exits_2_and_prints_nothing)
 	cr_expect_null(strstr(out, "# EOF"), "%s", out);
 	snprintf(cmd, sizeof cmd, "bin/gpuplan report %s/om.db --openmetrics --opencost", dir);
 	cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s", out);
+}
+
+/* The worked run with its timeseries replaced by n_series workloads of 100
+ * one-minute windows each, one value each (running): DIR/NAME.db. */
+static void many_series(const char *name, int n_series)
+{
+	char cmd[1536];
+	snprintf(
+		cmd, sizeof cmd,
+		"cp %s/om.db %s/%s.db && sqlite3 %s/%s.db \"DELETE FROM timeseries; WITH RECURSIVE "
+		"w(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM w WHERE i < %d), k(j) AS (SELECT 0 "
+		"UNION ALL SELECT j + 1 FROM k WHERE j < 99) INSERT INTO timeseries (run_id, t_s, "
+		"scope, running) SELECT 1, j * 60.0, 'w' || i, 1 FROM w, k ORDER BY i, j; UPDATE "
+		"runs SET sim_seconds = 6000\"",
+		dir, dir, name, dir, name, n_series - 1);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* The peak resident set (KiB) of the export of DIR/NAME.db into DIR/NAME.om
+ * (wait4's rusage is that child's alone), which must succeed. */
+static long export_rss(const char *name)
+{
+	char db[160], om[160];
+	snprintf(db, sizeof db, "%s/%s.db", dir, name);
+	snprintf(om, sizeof om, "%s/%s.om", dir, name);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (!freopen(om, "w", stdout))
+			_exit(127);
+		execl("bin/gpuplan", "gpuplan", "report", db, "--openmetrics", (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	cr_assert_eq(wait4(pid, &status, 0, &ru), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "export of %s", name);
+	return ru.ru_maxrss;
+}
+
+/* OpenMetrics is written as a stream: memory is one series, not the run.
+ * 1,000 series of 100 windows (100,000 rows) take no more than 100 series
+ * (10,000 rows) give or take 8 MiB; an export that held the rows needed about
+ * 270 bytes a row, 24 MiB more here (and 210 MB for 5,000 workloads of a
+ * real run).  Every sample is there: 100 per series. */
+Test(openmetrics, memory_is_one_series_however_many_series_the_run_has)
+{
+	export("om", worked);
+	many_series("few", 100);
+	many_series("many", 1000);
+	long few = export_rss("few"), many = export_rss("many");
+	cr_expect_lt(many, few + 8192, "peak RSS %ld KiB for 1,000 series, %ld KiB for 100", many,
+		     few);
+	char cmd[512];
+	snprintf(
+		cmd, sizeof cmd,
+		"{ grep -c '^gpuplan_pods_running{workload=\"w' %s/many.om; tail -n 1 %s/many.om; }",
+		dir, dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect_str_eq(out, "100000\n# EOF\n");
 }
 
 /* Backfills the inference export with the real promtool, then reads the

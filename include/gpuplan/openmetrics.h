@@ -38,6 +38,10 @@
  * token after the first (so _count and _sum equal vLLM's exactly; each
  * observation is the request's mean), an e2e latency at the last token.
  * The text ends with "# EOF".  The same run gives the same bytes.
+ *
+ * It is written as a stream (store.h, "Streaming a run"): memory is one
+ * series (a workload's requests, for its histograms), whatever the run's
+ * size; a write error stops the export at once.
  */
 #ifndef GPUPLAN_OPENMETRICS_H
 #define GPUPLAN_OPENMETRICS_H

@@ -240,6 +240,53 @@ int store_read_scopes(struct store *st, int64_t run_id, struct store_scope **row
 		      struct gp_err *err);
 void store_free_scopes(struct store_scope *rows, size_t n);
 
+/* --- Streaming a run (store_stream.c) ---------------------------------------
+ * For exports whose memory must stay that of one series however long the
+ * run (`report --openmetrics`): a cursor yields one row at a time, its
+ * strings borrowed until the next call; the database is only read.
+ *   STORE_Q_SERIES    each scope but all, in the order its first timeseries
+ *                     row was written: series (that row's rowid), name, pool, text
+ *                     (the model of an inference workload; NULL for none)
+ *   STORE_Q_WINDOWS   the timeseries rows of scope key, in time order: ts
+ *   STORE_Q_REQUESTS  the requests of the series with a model, by series
+ *                     number then arrival: series, lat (workload NULL)
+ *   STORE_Q_COSTS     allocation rows grouped by name (names in the order
+ *                     first written), each name's in the order written:
+ *                     name, end, value (total_cost, NAN for NULL)
+ *   STORE_Q_PENDING   pending_reasons rows but scope all: name, text, value
+ *   STORE_Q_METRIC    the values of metric key2 of scope key: value
+ *   STORE_Q_PRICED    one row, value 1 if any allocation has a cost, else 0 */
+enum store_query {
+	STORE_Q_SERIES,
+	STORE_Q_WINDOWS,
+	STORE_Q_REQUESTS,
+	STORE_Q_COSTS,
+	STORE_Q_PENDING,
+	STORE_Q_METRIC,
+	STORE_Q_PRICED,
+};
+
+struct store_item {
+	int64_t series;
+	const char *name, *text;
+	bool pool;
+	struct ts_row ts;
+	struct store_latency lat;
+	sim_time end;
+	double value;
+};
+
+struct store_cursor;
+
+/* A cursor of query q over run run_id, at its start with no keys bound. */
+int store_cursor_open(struct store *st, enum store_query q, int64_t run_id,
+		      struct store_cursor **out, struct gp_err *err);
+/* Back to the start, with keys key and key2 (NULL: unbound). */
+void store_cursor_rewind(struct store_cursor *c, const char *key, const char *key2);
+/* The next row into *it (*got false at the end); GP_ERUNTIME on a read error. */
+int store_cursor_next(struct store_cursor *c, struct store_item *it, bool *got, struct gp_err *err);
+void store_cursor_close(struct store_cursor *c);
+
 /* The jobs of a workload that Kueue admitted with a flavor, and their
  * GPU-hours (gpus x time from first start to end, or to the end of the
  * run); owned strings. */
