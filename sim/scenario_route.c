@@ -33,8 +33,9 @@
 
 #include "scenario_int.h"
 
-#define ROUTER_HINT "{by: prompt_tokens, threshold: 4096} (or threshold: [2048, 8192] for three groups)"
-#define GROUPS_HINT                                                                       \
+#define ROUTER_HINT \
+	"{by: prompt_tokens, threshold: 4096} (or threshold: [2048, 8192] for three groups)"
+#define GROUPS_HINT                                                                          \
 	"a list of two or more groups like [{name: short, pool: l40s, replicas: 4}, {name: " \
 	"long, pool: h100, replicas: 2}]"
 #define MAX_THRESHOLD INT64_C(1000000000)
@@ -94,8 +95,7 @@ static size_t key_at(const struct ynode *m, const char *key)
 /* --- checking the service --------------------------------------------------------- */
 
 /* The thresholds of router: into t[0..n_groups-1), ascending. */
-static int read_router(struct loader *ld, const struct ynode *router, size_t n_groups,
-		       int64_t *t)
+static int read_router(struct loader *ld, const struct ynode *router, size_t n_groups, int64_t *t)
 {
 	static const char *const keys[] = {"by", "threshold"};
 	if (router->kind != YNODE_MAP)
@@ -128,10 +128,11 @@ static int read_router(struct loader *ld, const struct ynode *router, size_t n_g
 		if (rc)
 			return rc;
 		if (i && t[i] <= t[i - 1])
-			return gp_located(ld->err, items[i]->loc,
-					  "router.threshold %lld is not above %lld; expected ascending "
-					  "thresholds, one range of prompts per group",
-					  (long long)t[i], (long long)t[i - 1]);
+			return gp_located(
+				ld->err, items[i]->loc,
+				"router.threshold %lld is not above %lld; expected ascending "
+				"thresholds, one range of prompts per group",
+				(long long)t[i], (long long)t[i - 1]);
 	}
 	return GP_OK;
 }
@@ -176,11 +177,10 @@ static int check_group(struct loader *ld, const struct ynode *g, const struct yn
 }
 
 /* Checks a routed service's item; *n_groups gets its groups, t its thresholds. */
-static int check_service(struct loader *ld, const struct ynode *item, size_t *n_groups,
-			 int64_t **t)
+static int check_service(struct loader *ld, const struct ynode *item, size_t *n_groups, int64_t **t)
 {
-	const struct ynode *groups = ynode_get(item, "groups"),
-			   *router = ynode_get(item, "router"), *kind = ynode_get(item, "kind");
+	const struct ynode *groups = ynode_get(item, "groups"), *router = ynode_get(item, "router"),
+			   *kind = ynode_get(item, "kind");
 	if (!groups)
 		return gp_located(ld->err, router->loc,
 				  "router applies to a service with groups; expected groups: %s "
@@ -291,10 +291,12 @@ int ld_route_expand(struct loader *ld, const struct ynode *list)
 		}
 		const struct ynode *list_of = ynode_get(item, "groups");
 		for (size_t g = 0; g < groups; g++) {
-			notes[n] = (struct route_note){
-				gp_xstrdup(ynode_get(item, "name")->value), (int32_t)g,
-				(int32_t)groups, g ? t[g - 1] : -1,
-				g + 1 < groups ? t[g] : INT64_MAX, item->loc};
+			notes[n] = (struct route_note){gp_xstrdup(ynode_get(item, "name")->value),
+						       (int32_t)g,
+						       (int32_t)groups,
+						       g ? t[g - 1] : -1,
+						       g + 1 < groups ? t[g] : INT64_MAX,
+						       item->loc};
 			items[n++] = group_item(item, list_of->items[g]);
 		}
 		free(t);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpuplan/estimate.h"
 #include "gpuplan/infer.h"
 #include "gpuplan/run.h"
 #include "gpuplan/scenario.h"
@@ -86,22 +87,22 @@ static const char trace[] = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
 			    "2023-11-16 18:00:30.0000000,6000,2\n";
 
 /* One L40S and one H100; chat is short (<= threshold) on the L40S, long on the H100. */
-#define ROUTED(extra)                                                                        \
-	"name: t\n"                                                                          \
-	"pools:\n"                                                                           \
-	"  - {name: l40s, nodes: 1, gpu: L40S, gpus_per_node: 1}\n"                          \
-	"  - {name: h100, nodes: 1, gpu: H100-80GB, gpus_per_node: 1}\n"                     \
-	"workloads:\n"                                                                       \
-	"  - name: chat\n"                                                                   \
-	"    kind: inference\n"                                                              \
-	"    model: llama-3-8b\n"                                                            \
-	"    memory_fraction: 0.9\n"                                                         \
-	"    requests: {trace: t.csv, format: azure}\n"                                      \
-	"    slo: {ttft: 1s}\n"                                                              \
-	"    router: {by: prompt_tokens, threshold: 2048}\n"                                 \
-	"    groups:\n"                                                                      \
-	"      - {name: short, pool: l40s, replicas: 1" extra "}\n"                          \
-	"      - {name: long, pool: h100, replicas: 1}\n"                                    \
+#define ROUTED(extra)                                                    \
+	"name: t\n"                                                      \
+	"pools:\n"                                                       \
+	"  - {name: l40s, nodes: 1, gpu: L40S, gpus_per_node: 1}\n"      \
+	"  - {name: h100, nodes: 1, gpu: H100-80GB, gpus_per_node: 1}\n" \
+	"workloads:\n"                                                   \
+	"  - name: chat\n"                                               \
+	"    kind: inference\n"                                          \
+	"    model: llama-3-8b\n"                                        \
+	"    memory_fraction: 0.9\n"                                     \
+	"    requests: {trace: t.csv, format: azure}\n"                  \
+	"    slo: {ttft: 1s}\n"                                          \
+	"    router: {by: prompt_tokens, threshold: 2048}\n"             \
+	"    groups:\n"                                                  \
+	"      - {name: short, pool: l40s, replicas: 1" extra "}\n"      \
+	"      - {name: long, pool: h100, replicas: 1}\n"                \
 	"output: {requests: true}\n"
 
 /* The time of a prefill chunk of c tokens after k cached ones, worked by hand
@@ -172,8 +173,7 @@ Test(route, each_group_serves_the_prompts_of_its_range_on_its_pool)
 	cr_assert(h100(6000) > 0.15 && h100(6000) < 0.16, "%g", h100(6000));
 	double mean = (l40s(500) + l40s(800) + h100(3000) + h100(6000)) / 4;
 	cr_assert_float_eq(metric("chat", "ttft_mean_s"), mean, 1e-9);
-	cr_assert_float_eq(metric("chat-short", "ttft_mean_s"), (l40s(500) + l40s(800)) / 2,
-			   1e-9);
+	cr_assert_float_eq(metric("chat-short", "ttft_mean_s"), (l40s(500) + l40s(800)) / 2, 1e-9);
 	/* the service holds both groups' GPUs and their cost */
 	cr_assert_float_eq(metric("chat-short", "peak_allocated_gpus"), 1, 0);
 	cr_assert_float_eq(metric("chat", "peak_allocated_gpus"), 2, 0);
@@ -283,15 +283,15 @@ static void fails_with(const char *text, const char *set, const char *msg)
 }
 
 /* The service of ROUTED with its router and groups lines replaced. */
-#define SERVICE(router, groups)                                                      \
-	"name: t\n"                                                                  \
-	"pools:\n"                                                                   \
-	"  - {name: l40s, nodes: 1, gpu: L40S, gpus_per_node: 1}\n"                  \
-	"  - {name: h100, nodes: 1, gpu: H100-80GB, gpus_per_node: 1}\n"             \
-	"workloads:\n"                                                               \
-	"  - name: chat\n"                                                           \
-	"    kind: inference\n"                                                      \
-	"    model: llama-3-8b\n"                                                    \
+#define SERVICE(router, groups)                                          \
+	"name: t\n"                                                      \
+	"pools:\n"                                                       \
+	"  - {name: l40s, nodes: 1, gpu: L40S, gpus_per_node: 1}\n"      \
+	"  - {name: h100, nodes: 1, gpu: H100-80GB, gpus_per_node: 1}\n" \
+	"workloads:\n"                                                   \
+	"  - name: chat\n"                                               \
+	"    kind: inference\n"                                          \
+	"    model: llama-3-8b\n"                                        \
 	"    requests: {trace: t.csv, format: azure}\n" router groups
 
 #define TWO_GROUPS "    groups: [{name: short, pool: l40s}, {name: long, pool: h100}]\n"
@@ -339,4 +339,62 @@ Test(route, bad_routers_and_groups_are_located)
 	fails_with(SERVICE(ROUTER, TWO_GROUPS), "workloads.chat.groups.medium.replicas=2",
 		   "--set workloads.chat.groups.medium.replicas=2:1:23: error: no item named "
 		   "'medium' in workloads.chat.groups; expected one of short, long");
+}
+
+/* --- the first cut of a routed service (estimate --route) ------------------------- */
+
+/*
+ * Lognormal prompts of mean 1,000 and sigma 1: mu = ln 1000 - 1/2 = 6.4078,
+ * so the median is 607 tokens.  Up to 2,048 tokens: z = (ln 2048 - mu) / 1 =
+ * 1.2168, Phi(z) = 0.8882 of the requests; their mean is 1000 x Phi(z - 1) /
+ * 0.8882 = 1000 x 0.5858 / 0.8882 = 659.6 tokens (a lognormal's partial
+ * expectation), and the rest's 1000 x (1 - 0.5858) / 0.1118 = 3,703.5.  The
+ * long group's p99 is the quantile 0.8882 + 0.99 x 0.1118 = 0.99889 of all
+ * prompts: exp(mu + 3.0604) = 12,896 tokens.
+ */
+Test(route, the_first_cut_splits_the_prompt_distribution_at_the_threshold)
+{
+	struct estimate_traffic t = {.rate = 20,
+				     .prompt_mean = 1000,
+				     .prompt_sigma = 1,
+				     .output_mean = 200,
+				     .output_sigma = 1,
+				     .ttft_s = 1,
+				     .percentile = 99};
+	struct estimate_group g[ESTIMATE_MAX_GROUPS];
+	size_t n = 0;
+	struct gp_err err = {""};
+	cr_assert_eq(estimate_route_groups(&t, "L40S:2048,H100-80GB", g, &n, &err), GP_OK, "%s",
+		     err.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(g[0].gpu->name, "L40S");
+	cr_assert_float_eq(g[0].share, 0.8882, 1e-4);
+	cr_assert_float_eq(g[1].share, 0.1118, 1e-4);
+	cr_assert_float_eq(g[0].prompt_mean, 659.6, 0.1);
+	cr_assert_float_eq(g[1].prompt_mean, 3703.5, 0.1);
+	cr_assert_float_eq(g[1].prompt_tail, 12896, 5);
+	/* the groups' shares and means add up to the whole distribution */
+	cr_assert_float_eq(g[0].share + g[1].share, 1, 1e-12);
+	cr_assert_float_eq(g[0].share * g[0].prompt_mean + g[1].share * g[1].prompt_mean, 1000,
+			   1e-9);
+	/* three groups: the middle one takes (2048, 8192] */
+	cr_assert_eq(estimate_route_groups(&t, "L4:2048,L40S:8192,H100-80GB", g, &n, &err), GP_OK);
+	cr_assert_eq(n, 3);
+	cr_assert_float_eq(g[0].share + g[1].share + g[2].share, 1, 1e-12);
+	static const char *const bad[][2] = {
+		{"L40S:2048",
+		 "--route L40S:2048: expected two to 8 groups, the last without a "
+		 "bound; like GPU:MAX,...,GPU like L40S:2048,H100-80GB (the last group "
+		 "takes the rest)"},
+		{"L40S:4096,H100-80GB:2048,B200",
+		 "--route L40S:4096,H100-80GB:2048,B200: '2048' is not a whole number of tokens "
+		 "above the previous group's; expected GPU:MAX,...,GPU like L40S:2048,H100-80GB "
+		 "(the last group takes the rest)"},
+		{"L40:2048,H100-80GB",
+		 "--route L40:2048,H100-80GB: 'L40' is not a catalog GPU type"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cr_assert_eq(estimate_route_groups(&t, bad[i][0], g, &n, &err), GP_EINPUT);
+		cr_assert_str_eq(err.msg, bad[i][1]);
+	}
 }
