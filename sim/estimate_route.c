@@ -38,8 +38,7 @@ static double phi_of(double x, double shift, double s)
 }
 
 /* The share, mean and tail of the lognormal's prompts in (a, b]. */
-static void range_of(const struct estimate_traffic *t, double a, double b,
-		     struct estimate_group *g)
+static void range_of(const struct estimate_traffic *t, double a, double b, struct estimate_group *g)
 {
 	double s = t->prompt_sigma, m = t->prompt_mean;
 	if (s <= 0) { /* every prompt is the mean */
@@ -80,16 +79,17 @@ int estimate_route_groups(const struct estimate_traffic *t, const char *route,
 		memset(g, 0, sizeof *g);
 		g->gpu = catalog_gpu(name);
 		if (!g->gpu)
-			return gp_errorf(err, GP_EINPUT, "--route %s: '%s' is not a catalog GPU type",
-					 route, name);
+			return gp_errorf(err, GP_EINPUT,
+					 "--route %s: '%s' is not a catalog GPU type", route, name);
 		char *stop = NULL;
 		g->prompt_hi = colon ? strtod(colon + 1, &stop) : INFINITY;
-		if (colon && (stop != end || !(g->prompt_hi >= 1) || g->prompt_hi != floor(g->prompt_hi) ||
-			      g->prompt_hi <= lo))
-			return gp_errorf(err, GP_EINPUT,
-					 "--route %s: '%.*s' is not a whole number of tokens above the "
-					 "previous group's; expected %s",
-					 route, (int)(end - colon - 1), colon + 1, ROUTE_HINT);
+		if (colon && (stop != end || !(g->prompt_hi >= 1) ||
+			      g->prompt_hi != floor(g->prompt_hi) || g->prompt_hi <= lo))
+			return gp_errorf(
+				err, GP_EINPUT,
+				"--route %s: '%.*s' is not a whole number of tokens above the "
+				"previous group's; expected %s",
+				route, (int)(end - colon - 1), colon + 1, ROUTE_HINT);
 		g->prompt_lo = lo;
 		lo = g->prompt_hi;
 		range_of(t, g->prompt_lo, g->prompt_hi, g);
@@ -120,8 +120,9 @@ int estimate_route(const struct estimate_request *req, const struct estimate_tra
 		estimate_free(&e);
 		return rc;
 	}
-	fprintf(out, "%s, %s weights, %g requests/s; prompts lognormal mean %g sigma %g, outputs "
-		     "mean %g",
+	fprintf(out,
+		"%s, %s weights, %g requests/s; prompts lognormal mean %g sigma %g, outputs "
+		"mean %g",
 		e.model->name, footprint_quant_name(e.quant), t->rate, t->prompt_mean,
 		t->prompt_sigma, t->output_mean);
 	if (t->ttft_s > 0)
@@ -129,8 +130,8 @@ int estimate_route(const struct estimate_request *req, const struct estimate_tra
 	fprintf(out, "\nfirst-cut estimate of a routed service, each group on its share of the "
 		     "prompts; confirm it with gpuplan search:\n");
 	fprintf(out, "%-14s %6s %7s %6s %6s  %-11s %2s %8s %5s %8s %7s %8s %9s %6s %5s %7s\n",
-		"prompts", "share%", "rps", "mean", "p-tail", "gpu", "tp", "replicas", "gpus", "$/h",
-		"$/Mtok", "tokens/J", "ttft-p-s", "util%", "batch", "cap-rps");
+		"prompts", "share%", "rps", "mean", "p-tail", "gpu", "tp", "replicas", "gpus",
+		"$/h", "$/Mtok", "tokens/J", "ttft-p-s", "util%", "batch", "cap-rps");
 	int gpus = 0;
 	double usd = 0;
 	bool all_ok = true;

@@ -717,7 +717,9 @@ static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, st
 {
 	sc->params = gp_xcalloc(n, sizeof *sc->params);
 	for (size_t i = 0; i < n; i++) {
-		int rc = ytree_set(sc->tree, sets[i], err);
+		char *alias = ld_route_alias(sc->tree->root, sets[i]);
+		int rc = ytree_set(sc->tree, alias ? alias : sets[i], err);
+		free(alias);
 		if (rc)
 			return rc;
 		record_param(sc, sets[i]);

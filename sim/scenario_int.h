@@ -89,6 +89,10 @@ struct route_note {
 int ld_route_expand(struct loader *ld, const struct ynode *list);
 int ld_route_apply(struct loader *ld);
 void ld_route_free(struct loader *ld);
+/* `--set workloads.S-G.KEY=V`, group G of routed service S by its workload's
+ * name (advise's fixes name it so), as the path the tree has,
+ * workloads.S.groups.G.KEY=V (malloc'd); NULL when it is no such path. */
+char *ld_route_alias(const struct ynode *root, const char *assignment);
 
 /* scenario_pools.c */
 extern const char *const ld_effect_names[3];

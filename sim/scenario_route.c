@@ -361,3 +361,43 @@ void ld_route_free(struct loader *ld)
 	ld->routes = NULL;
 	ld->n_routes = 0;
 }
+
+/* The item of list named name[0..len), or NULL. */
+static const struct ynode *item_named(const struct ynode *list, const char *name, size_t len)
+{
+	for (size_t i = 0; list && list->kind == YNODE_SEQ && i < list->n; i++) {
+		const struct ynode *n = ynode_get(list->items[i], "name");
+		if (n && n->kind == YNODE_SCALAR && strlen(n->value) == len &&
+		    !strncmp(n->value, name, len))
+			return list->items[i];
+	}
+	return NULL;
+}
+
+char *ld_route_alias(const struct ynode *root, const char *assignment)
+{
+	static const char prefix[] = "workloads.";
+	size_t skip = sizeof prefix - 1;
+	if (strncmp(assignment, prefix, skip))
+		return NULL;
+	const char *name = assignment + skip;
+	size_t len = strcspn(name, ".=");
+	const struct ynode *list = ynode_get(root, "workloads");
+	if (name[len] != '.' || item_named(list, name, len))
+		return NULL;
+	for (size_t i = 0; list && list->kind == YNODE_SEQ && i < list->n; i++) {
+		const struct ynode *s = ynode_get(list->items[i], "name"),
+				   *groups = ynode_get(list->items[i], "groups");
+		if (!s || s->kind != YNODE_SCALAR || !groups)
+			continue;
+		size_t sl = strlen(s->value);
+		if (len <= sl + 1 || strncmp(name, s->value, sl) || name[sl] != '-' ||
+		    !item_named(groups, name + sl + 1, len - sl - 1))
+			continue;
+		size_t n = strlen(assignment) + sizeof ".groups";
+		char *path = gp_xmalloc(n);
+		snprintf(path, n, "%s%s.groups.%s", prefix, s->value, name + sl + 1);
+		return path;
+	}
+	return NULL;
+}

@@ -214,6 +214,18 @@ Test(route, a_groups_keys_override_the_services)
 	cr_assert_float_eq(row_ttft(1, 0), h100(3000), 1e-9); /* the long group's own budget */
 }
 
+/* advise's fixes name a group by its workload's name: workloads.chat-short.KEY
+ * is workloads.chat.groups.short.KEY. */
+Test(route, a_group_is_also_set_by_its_workloads_name)
+{
+	write_file("t.csv", trace);
+	const char *sets[] = {"workloads.chat-short.replicas=3", "workloads.chat-long.gpus=1"};
+	run_with(ROUTED(""), sets, 2);
+	cr_assert_eq(sc->workloads[0].inference->replicas, 3);
+	cr_assert_float_eq(metric("chat-short", "peak_allocated_gpus"), 1, 0); /* one L40S */
+	cr_assert_str_eq(sc->params[0].key, "workloads.chat-short.replicas");
+}
+
 /* The groups draw the service's one stream: routed or not, the same seed
  * gives the same requests, split exactly by the threshold. */
 Test(route, the_groups_partition_the_services_one_stream)
