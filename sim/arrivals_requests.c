@@ -76,9 +76,12 @@ void arrivals_requests_init(struct request_stream *st, const struct scenario *sc
 	if (rs->process == REQUESTS_TRACE) {
 		st->next = rs->n_rows && rs->repeat > 0 ? trace_time(rs, 0, 0) : SIM_NEVER;
 	} else {
-		/* Not the batch stream's seed: the two must not draw the same numbers. */
+		/* Not the batch stream's seed: the two must not draw the same numbers.
+		 * The groups of a routed service draw its one stream (each keeps the
+		 * prompts of its range: infer.c). */
+		const char *who = w->inference->service ? w->inference->service : w->name;
 		char name[160];
-		snprintf(name, sizeof name, "%s/requests", w->name);
+		snprintf(name, sizeof name, "%s/requests", who);
 		st->rng = gsl_rng_alloc(gsl_rng_mt19937);
 		gsl_rng_set(st->rng, (unsigned long)arrivals_stream_seed(sc->seed, name));
 		st->next = rs->count == 0 ? SIM_NEVER : next_synthetic(st, rs->from);

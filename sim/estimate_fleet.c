@@ -49,7 +49,7 @@ static int check_prices(const struct estimate_traffic *t, struct gp_err *err)
 	return GP_OK;
 }
 
-static int check_traffic(const struct estimate_traffic *t, struct gp_err *err)
+int estimate_check_traffic(const struct estimate_traffic *t, struct gp_err *err)
 {
 	const char *bad = !(t->rate > 0)                                    ? "--rate"
 			  : !(t->prompt_mean >= 1)                          ? "--prompt"
@@ -67,9 +67,9 @@ static int check_traffic(const struct estimate_traffic *t, struct gp_err *err)
 	return check_prices(t, err);
 }
 
-static void service_of(const struct estimate *e, const struct estimate_request *req,
-		       const struct estimate_traffic *t, const struct gpu_type *g,
-		       struct firstcut_service *s)
+void estimate_service_of(const struct estimate *e, const struct estimate_request *req,
+			 const struct estimate_traffic *t, const struct gpu_type *g,
+			 struct firstcut_service *s)
 {
 	*s = (struct firstcut_service){
 		.model = e->model,
@@ -127,7 +127,7 @@ static void header_text(FILE *out, const struct estimate *e, const struct estima
 		"gpus", "$/h", "$/Mtok", "tokens/J", "ttft-p-s", "util%", "batch", "cap-rps");
 }
 
-static void row_text(FILE *out, const struct gpu_type *g, const struct firstcut *f)
+void estimate_row_text(FILE *out, const struct gpu_type *g, const struct firstcut *f)
 {
 	if (f->verdict != FIRSTCUT_OK) {
 		fprintf(out, "%-11s %s\n", g->name, why(f->verdict));
@@ -162,7 +162,7 @@ int estimate_fleet(const struct estimate_request *req, const struct estimate_tra
 	struct estimate e;
 	int rc = estimate_resolve(req, &e, err);
 	if (!rc)
-		rc = check_traffic(t, err);
+		rc = estimate_check_traffic(t, err);
 	if (rc) {
 		estimate_free(&e);
 		return rc;
@@ -172,7 +172,7 @@ int estimate_fleet(const struct estimate_request *req, const struct estimate_tra
 	for (size_t i = 0; i < n; i++) {
 		const struct gpu_type *g = e.gpu ? e.gpu : catalog_gpu_at(i);
 		struct firstcut f;
-		service_of(&e, req, t, g, &s);
+		estimate_service_of(&e, req, t, g, &s);
 		if (req->tp && !footprint_tp_valid(e.model, req->tp))
 			continue;
 		firstcut_size(&s, &f);
@@ -187,7 +187,7 @@ int estimate_fleet(const struct estimate_request *req, const struct estimate_tra
 		if (json)
 			row_json(out, g, &f, i + 1 == n);
 		else
-			row_text(out, g, &f);
+			estimate_row_text(out, g, &f);
 	}
 	if (json)
 		fprintf(out, "  ]\n}\n");

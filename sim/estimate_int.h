@@ -1,14 +1,23 @@
 /*
- * estimate_int.h - what estimate.c shares with estimate_fleet.c.
+ * estimate_int.h - what estimate.c, estimate_fleet.c and estimate_route.c share.
  */
 #ifndef GPUPLAN_ESTIMATE_INT_H
 #define GPUPLAN_ESTIMATE_INT_H
 
 #include "gpuplan/estimate.h"
+#include "gpuplan/firstcut.h"
 
 /* Fills e's model (read from --model-config when given), weight and KV
  * formats, and its GPU when req names one (else NULL); checks --tp against
  * the model's heads.  estimate_free releases it. */
 int estimate_resolve(const struct estimate_request *req, struct estimate *e, struct gp_err *err);
+
+/* estimate_fleet.c, for estimate_route.c: --rate's checks; the first-cut
+ * service of the traffic on GPU type g; one row of the text table. */
+int estimate_check_traffic(const struct estimate_traffic *t, struct gp_err *err);
+void estimate_service_of(const struct estimate *e, const struct estimate_request *req,
+			 const struct estimate_traffic *t, const struct gpu_type *g,
+			 struct firstcut_service *s);
+void estimate_row_text(FILE *out, const struct gpu_type *g, const struct firstcut *f);
 
 #endif

@@ -675,6 +675,8 @@ static void on_arrival(struct infer *in, struct service *s)
 	sim_time now = now_of(in);
 	struct new_request nr;
 	while (arrivals_requests_take(&s->stream, now, &nr)) {
+		if (!infer_route_takes(s->is, nr.prompt))
+			continue; /* another group's request (the service's one stream) */
 		uint32_t id;
 		if (s->n_free)
 			id = s->free_reqs[--s->n_free];

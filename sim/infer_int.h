@@ -145,6 +145,13 @@ void release(struct infer *in, struct replica *r);
 /* infer_autoscale.c: one autoscaling round of service s (EV_INFER_SCALE). */
 void on_scale(struct infer *in, struct service *s);
 
+/* Whether the router of a routed service sends a prompt of this length to
+ * the group of is (scenario.h); every prompt for a service without groups. */
+static inline bool infer_route_takes(const struct inference_spec *is, int64_t prompt)
+{
+	return !is->service || (prompt > is->prompt_lo && prompt <= is->prompt_hi);
+}
+
 static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
 
 static inline struct service *svc_of(struct infer *in, const struct replica *r)

@@ -5,6 +5,7 @@
  */
 #include "gpuplan/infer.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,37 @@ static void write_slo(struct results *out, const char *scope, const struct slo_s
 		results_add_metric(out, scope, "slo_tpot_s", sim_seconds(slo->tpot), "s");
 }
 
+/* Sums metric name over the groups' scopes into the service's scope. */
+static void sum_groups(struct results *out, const struct service *g, const char *name,
+		       const char *unit)
+{
+	double sum = 0;
+	for (int32_t k = 0; k < g->is->n_groups; k++)
+		sum += results_metric(out, g[k].ws->name, name);
+	results_add_metric(out, g->is->service, name, sum, unit);
+}
+
+/* The figures of routed service whose groups start at g (contiguous, as their
+ * items: scenario_route.c), under the service's name: every request of every
+ * group, the GPUs and cost of all of them; its SLO is judged over all its
+ * requests.  Returns whether it holds. */
+static bool route_results(struct infer *in, const struct service *g, struct results *out)
+{
+	const char *scope = g->is->service, *money = scenario_money_unit(in->sc);
+	sum_groups(out, g, "peak_allocated_gpus", "gpus");
+	sum_groups(out, g, "gpu_hours_allocated", "gpu_hours");
+	sum_groups(out, g, "cost_total", money);
+	sum_groups(out, g, "cost_idle", money);
+	struct figures f;
+	figures_init(&f, in, g, (size_t)g->is->n_groups);
+	f.slo_holds = slo_holds(&g->is->slo, &f);
+	bool holds = f.slo_holds;
+	write_figures(out, scope, &f, money);
+	figures_free(&f);
+	write_slo(out, scope, &g->is->slo);
+	return holds;
+}
+
 void infer_results(struct infer *in, struct results *out)
 {
 	if (!in)
@@ -264,7 +296,8 @@ void infer_results(struct infer *in, struct results *out)
 		struct figures f;
 		figures_init(&f, in, s, 1);
 		f.slo_holds = slo_holds(&s->is->slo, &f);
-		all_hold = all_hold && f.slo_holds;
+		/* a routed service's goal is judged over all its requests (below) */
+		all_hold = all_hold && (f.slo_holds || s->is->service);
 		write_figures(out, s->ws->name, &f, scenario_money_unit(in->sc));
 		figures_free(&f);
 		write_slo(out, s->ws->name, &s->is->slo);
@@ -277,6 +310,16 @@ void infer_results(struct infer *in, struct results *out)
 				wait = fmax(wait, sim_seconds(out->sim_end - r->pending_since));
 		}
 		results_add_metric(out, s->ws->name, "replica_wait_max_s", wait, "s");
+	}
+	for (size_t i = 0; i < in->n_svcs;) {
+		const struct inference_spec *is = in->svcs[i].is;
+		if (!is->service) {
+			i++;
+			continue;
+		}
+		assert(is->group == 0 && i + (size_t)is->n_groups <= in->n_svcs);
+		all_hold = route_results(in, &in->svcs[i], out) && all_hold;
+		i += (size_t)is->n_groups;
 	}
 	struct figures all; /* every service's requests together */
 	figures_init(&all, in, in->svcs, in->n_svcs);

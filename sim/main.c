@@ -1016,7 +1016,7 @@ static const struct cli_cmd commands[] = {
 	 "Writes nothing.\n",
 	 NULL, cmd_check},
 	{"estimate",
-	 "(--model M | --model-config PATH) --quant Q (--gpu G | --compare-gpus)\n[--context N] [--batch B] [--tp N] [--kv-cache Q] [--json]\n[--rate R [--prompt N] [--output N] [--ttft D] [--tpot D] [--price TYPE=USD]...]",
+	 "(--model M | --model-config PATH) --quant Q (--gpu G | --compare-gpus)\n[--context N] [--batch B] [--tp N] [--kv-cache Q] [--json]\n[--rate R [--prompt N] [--output N] [--ttft D] [--tpot D] [--price TYPE=USD]...\n [--route GPU:MAX,...,GPU]]",
 	 "footprint and step times of one model on one GPU type; with --rate, the\nfirst-cut size of a service on it or on each type",
 	 "Prints the memory footprint and step times of one model on one GPU type.\n", NULL,
 	 cmd_estimate},

@@ -44,6 +44,7 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 				       .batch = ESTIMATE_DEFAULT_BATCH};
 	int64_t tp = 0, prompt = ESTIMATE_DEFAULT_PROMPT, output = ESTIMATE_DEFAULT_OUTPUT;
 	bool json = false, compare = false;
+	const char *route = NULL;
 	struct estimate_traffic t = {.prompt_sigma = ESTIMATE_DEFAULT_SIGMA,
 				     .output_sigma = ESTIMATE_DEFAULT_SIGMA,
 				     .percentile = ESTIMATE_DEFAULT_PERCENTILE};
@@ -113,6 +114,13 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 		 .kind = CLI_FLAG,
 		 .target = &compare,
 		 .help = "the first cut on every catalog GPU type, instead of --gpu"},
+		{.name = "--route",
+		 .kind = CLI_NAME,
+		 .target = &route,
+		 .meta = "GPU:MAX,...,GPU",
+		 .help = "a routed service: groups by prompt length, each on its GPU type\n"
+			 "(L40S:2048,H100-80GB: prompts up to 2048 tokens on L40S, the rest on\n"
+			 "H100-80GB); the first cut of each group and of the fleet"},
 		{.name = "--prompt",
 		 .kind = CLI_INT,
 		 .target = &prompt,
@@ -170,12 +178,21 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	req.tp = (int)tp;
 	struct gp_err err;
-	if (compare || t.rate > 0) {
+	if (compare || t.rate > 0 || route) {
 		t.prompt_mean = (double)prompt;
 		t.output_mean = (double)output;
 		t.prices = prices.v;
 		t.n_prices = prices.n;
-		if (compare && req.gpu)
+		if (route && (compare || req.gpu || json))
+			rc = gp_errorf(
+				&err, GP_EINPUT,
+				"--route names each group's GPU type and prints text; expected "
+				"no --gpu, --compare-gpus or --json beside it");
+		else if (route && !(t.rate > 0))
+			rc = gp_errorf(&err, GP_EINPUT, "--route needs --rate R");
+		else if (route)
+			rc = estimate_route(&req, &t, route, stdout, &err);
+		else if (compare && req.gpu)
 			rc = gp_errorf(&err, GP_EINPUT,
 				       "--compare-gpus compares every GPU type; expected no --gpu");
 		else if (!(t.rate > 0))

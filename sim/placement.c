@@ -91,6 +91,8 @@ static const char *pool_label(const struct pool_spec *p, const char *key)
 			return p->labels[i].value;
 	if (!strcmp(key, LABEL_PRODUCT) && p->gpu && p->gpu->product)
 		return p->gpu->product;
+	if (!strcmp(key, SCENARIO_LABEL_POOL)) /* as GKE's cloud.google.com/gke-nodepool */
+		return p->name;
 	return NULL;
 }
 

@@ -154,11 +154,22 @@ static const struct column infer_columns[] = {
 
 #define N_INFER_COLUMNS (sizeof infer_columns / sizeof infer_columns[0])
 
-/* The second table: the request figures of every inference workload. */
+static void inference_row(FILE *out, const struct results *r, const char *scope, int width)
+{
+	char buf[32];
+	fprintf(out, "%-*s", width, scope);
+	for (size_t c = 0; c < N_INFER_COLUMNS; c++)
+		fprintf(out, " %*s", (int)strlen(infer_columns[c].title),
+			fmt(buf, sizeof buf, results_metric(r, scope, infer_columns[c].metric),
+			    infer_columns[c].decimals));
+	fputc('\n', out);
+}
+
+/* The second table: the request figures of every inference workload, and of
+ * each routed service after its groups. */
 static void inference_summary(FILE *out, const struct scenario *sc, const struct results *r)
 {
 	bool any = false;
-	char buf[32];
 	int width = 18; /* fits the longest name */
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		if (sc->workloads[w].inference)
@@ -174,13 +185,11 @@ static void inference_summary(FILE *out, const struct scenario *sc, const struct
 			fputc('\n', out);
 			any = true;
 		}
-		fprintf(out, "%-*s", width, ws->name);
-		for (size_t c = 0; c < N_INFER_COLUMNS; c++)
-			fprintf(out, " %*s", (int)strlen(infer_columns[c].title),
-				fmt(buf, sizeof buf,
-				    results_metric(r, ws->name, infer_columns[c].metric),
-				    infer_columns[c].decimals));
-		fputc('\n', out);
+		inference_row(out, r, ws->name, width);
+		/* a routed service's row follows its last group's: all its requests */
+		const struct inference_spec *is = ws->inference;
+		if (is->service && is->group == is->n_groups - 1)
+			inference_row(out, r, is->service, width);
 	}
 	if (any)
 		fprintf(out,
@@ -319,6 +328,15 @@ static void report_inference(FILE *out, const struct workload_spec *w)
 		(int)in->max_batch);
 	if (in->memory_fraction > 0)
 		fprintf(out, "memory_fraction %.2f, ", in->memory_fraction);
+	if (in->service) { /* group g of a routed service: the prompts its router sends */
+		fprintf(out, "group %d of %s (prompts ", (int)in->group + 1, in->service);
+		if (in->prompt_lo >= 0)
+			fprintf(out, "> %lld%s", (long long)in->prompt_lo,
+				in->prompt_hi < INT64_MAX ? " and " : "");
+		if (in->prompt_hi < INT64_MAX)
+			fprintf(out, "<= %lld", (long long)in->prompt_hi);
+		fprintf(out, " tokens), ");
+	}
 	if (rq->process == REQUESTS_TRACE)
 		fprintf(out, "%zu requests x %d from %s at speedup %g", rq->n_rows, (int)rq->repeat,
 			rq->trace_path, rq->speedup);

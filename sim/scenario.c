@@ -623,8 +623,12 @@ static int load_root(struct loader *ld, const struct ynode *root)
 		rc = ld_load_flavors(ld, ynode_get(root, "resource_flavors"));
 	if (!rc)
 		rc = ld_load_queues(ld, ynode_get(root, "queues"));
+	if (!rc) /* a routed service's groups become workloads of their own */
+		rc = ld_route_expand(ld, ynode_get(root, "workloads"));
 	if (!rc)
 		rc = ld_load_workloads(ld, ynode_get(root, "workloads"));
+	if (!rc)
+		rc = ld_route_apply(ld);
 	if (!rc)
 		ld_apply_growth(ld);
 	if (!rc)
@@ -713,7 +717,9 @@ static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, st
 {
 	sc->params = gp_xcalloc(n, sizeof *sc->params);
 	for (size_t i = 0; i < n; i++) {
-		int rc = ytree_set(sc->tree, sets[i], err);
+		char *alias = ld_route_alias(sc->tree->root, sets[i]);
+		int rc = ytree_set(sc->tree, alias ? alias : sets[i], err);
+		free(alias);
 		if (rc)
 			return rc;
 		record_param(sc, sets[i]);
@@ -737,7 +743,10 @@ static int load(struct scenario *sc, const char *const *sets, size_t n_sets, str
 	free(text);
 	if (!rc)
 		rc = apply_sets(sc, sets, n_sets, err);
-	return rc ? rc : load_root(&ld, sc->tree->root);
+	if (!rc)
+		rc = load_root(&ld, sc->tree->root);
+	ld_route_free(&ld);
+	return rc;
 }
 
 int scenario_load(const char *path, const char *const *sets, size_t n_sets, struct scenario **out,
@@ -800,6 +809,7 @@ void ld_free_workload(struct workload_spec *w)
 	if (w->inference) {
 		free(w->inference->requests.trace_path);
 		free(w->inference->requests.rows);
+		free(w->inference->service);
 		free(w->inference);
 	}
 	free(w->name);
@@ -963,6 +973,8 @@ const char *scenario_pool_label(const struct pool_spec *p, const char *key)
 			return p->labels[i].value;
 	if (!strcmp(key, "nvidia.com/gpu.product") && p->gpu && p->gpu->product)
 		return p->gpu->product;
+	if (!strcmp(key, SCENARIO_LABEL_POOL))
+		return p->name;
 	return NULL;
 }
 

@@ -10,6 +10,7 @@
  *   scenario_workloads.c  workloads: resources, durations, rules
  *   scenario_arrivals.c   a workload's arrival: at, poisson, schedule, trace
  *   scenario_inference.c  inference keys: replicas, batching, requests, SLOs
+ *   scenario_route.c      routed services: groups and router, expanded in the tree
  *   scenario_history.c    a twin's history section and its !placeholder values
  *   scenario_replay.c     a twin made into the replay of its observed pods
  * Names shared between the files carry the prefix ld_ (loader).
@@ -38,8 +39,10 @@ struct loader {
 	struct scenario *sc;
 	struct gp_err *err;
 	int64_t max_jobs;
-	int32_t widest_node;    /* largest gpus_per_node of any pool */
-	int32_t widest_request; /* most units a pod may ask for on a node (sharing_max_units) */
+	int32_t widest_node;       /* largest gpus_per_node of any pool */
+	int32_t widest_request;    /* most units a pod may ask for on a node (sharing_max_units) */
+	struct route_note *routes; /* per workload item after ld_route_expand; NULL: none routed */
+	size_t n_routes;
 };
 
 typedef int (*key_fn)(struct loader *ld, const struct ynode *v, void *obj);
@@ -73,6 +76,23 @@ int ld_workload_slo(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_tensor_parallel(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_step_overhead(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
+
+/* scenario_route.c: a routed service (groups:, router:) becomes one workload
+ * item per group in the tree, before the workloads are read; ld_route_apply
+ * then gives each group's inference_spec its service, range and index. */
+struct route_note {
+	char *service; /* NULL: the item is not a group */
+	int32_t group, n_groups;
+	int64_t lo, hi;
+	struct srcloc loc; /* the service's item */
+};
+int ld_route_expand(struct loader *ld, const struct ynode *list);
+int ld_route_apply(struct loader *ld);
+void ld_route_free(struct loader *ld);
+/* `--set workloads.S-G.KEY=V`, group G of routed service S by its workload's
+ * name (advise's fixes name it so), as the path the tree has,
+ * workloads.S.groups.G.KEY=V (malloc'd); NULL when it is no such path. */
+char *ld_route_alias(const struct ynode *root, const char *assignment);
 
 /* scenario_pools.c */
 extern const char *const ld_effect_names[3];

@@ -10,7 +10,7 @@
  * <, of NAME or of all when NAME is the only service).  firstcut.h sizes it
  * on the first pool that offers the workload, with the server's keys, the
  * tokenization time taken off the bound; a trace's gaps give the arrivals'
- * burstiness.  Anything else: no first cut, and
+ * burstiness.  Anything else (a routed service's group too): no first cut, and
  * the search bisects as before.
  */
 #include "gpuplan/firstcut.h"
@@ -117,6 +117,7 @@ int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
 	const struct workload_spec *w = varied(sc, sp->key);
 	if (sp->maximize || !sp->integer || !p || (c->op != OP_LE && c->op != OP_LT) || !w ||
 	    !w->inference || !w->model || w->inference->target_queue > 0 ||
+	    w->inference->service /* a routed group: its traffic is a share of its service's */ ||
 	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
 		return 0;
 	const struct inference_spec *in = w->inference;

@@ -66,7 +66,7 @@ static struct srcloc mark_loc(const struct builder *b, yaml_mark_t m)
 	return (struct srcloc){b->file, line, col};
 }
 
-static void ynode_free(struct ynode *n)
+void ynode_free(struct ynode *n)
 {
 	if (!n)
 		return;
@@ -491,6 +491,31 @@ struct ynode *ynode_get(const struct ynode *map, const char *key)
 		if (strcmp(map->keys[i], key) == 0)
 			return map->items[i];
 	return NULL;
+}
+
+struct ynode *ynode_copy(const struct ynode *n)
+{
+	if (!n)
+		return NULL;
+	struct ynode *c = gp_xcalloc(1, sizeof *c);
+	*c = *n;
+	c->value = n->value ? gp_xstrdup(n->value) : NULL;
+	c->source = n->source ? gp_xstrdup(n->source) : NULL;
+	c->note = n->note ? gp_xstrdup(n->note) : NULL;
+	c->keys = NULL;
+	c->key_locs = NULL;
+	c->items = n->n ? gp_xcalloc(n->n, sizeof *c->items) : NULL;
+	if (n->keys) {
+		c->keys = gp_xcalloc(n->n ? n->n : 1, sizeof *c->keys);
+		c->key_locs = gp_xcalloc(n->n ? n->n : 1, sizeof *c->key_locs);
+		for (size_t i = 0; i < n->n; i++) {
+			c->keys[i] = gp_xstrdup(n->keys[i]);
+			c->key_locs[i] = n->key_locs[i];
+		}
+	}
+	for (size_t i = 0; i < n->n; i++)
+		c->items[i] = ynode_copy(n->items[i]);
+	return c;
 }
 
 /* --- --set ------------------------------------------------------------------ */

@@ -93,4 +93,26 @@ struct estimate_traffic {
 int estimate_fleet(const struct estimate_request *req, const struct estimate_traffic *t, bool json,
 		   FILE *out, struct gp_err *err);
 
+/* A group of a routed service (--route GPU:MAX,...,GPU): its GPU type, the
+ * prompts its router sends it (prompt_lo < tokens <= prompt_hi; prompt_lo -1
+ * for the first, prompt_hi +inf for the last), and from the lognormal of the
+ * prompts, its share of the requests, their mean and their tail at the
+ * percentile (estimate_route.c). */
+#define ESTIMATE_MAX_GROUPS 8
+struct estimate_group {
+	const struct gpu_type *gpu;
+	double prompt_lo, prompt_hi;
+	double share, prompt_mean, prompt_tail;
+};
+
+/* Parses --route into out (at most ESTIMATE_MAX_GROUPS) and works out each
+ * group's share, mean and tail prompt.  GP_EINPUT for a bad list. */
+int estimate_route_groups(const struct estimate_traffic *t, const char *route,
+			  struct estimate_group *out, size_t *n, struct gp_err *err);
+
+/* The first cut of the routed service: each group on its share of the rate
+ * and its prompts, then the fleet's GPUs and $/h, as text. */
+int estimate_route(const struct estimate_request *req, const struct estimate_traffic *t,
+		   const char *route, FILE *out, struct gp_err *err);
+
 #endif

@@ -313,6 +313,14 @@ struct inference_spec {
 				    * output): the fit check and the default memory */
 	struct request_spec requests;
 	struct slo_spec slo;
+	/* A group of a routed service (groups: and router:, docs/inference.md,
+	 * "Routed fleets"): the service's name (its one request stream's seed and
+	 * the scope of its whole figures), the group's place in it, and the
+	 * prompts its router sends here, prompt_lo < prompt_tokens <= prompt_hi.
+	 * NULL service: not routed. */
+	char *service;
+	int32_t group, n_groups;
+	int64_t prompt_lo, prompt_hi;
 };
 
 /* The annotation cluster-autoscaler.kubernetes.io/safe-to-evict of a
@@ -852,8 +860,12 @@ bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec 
  * 30m} (docs/scenario.md, "Goals").  GP_EINPUT for another form. */
 int scenario_goal_override(const char *value, char *set, size_t len, struct gp_err *err);
 
+/* Every node carries its pool's name under this label (as GKE's
+ * cloud.google.com/gke-nodepool), unless the pool's labels set it: a routed
+ * service's group asks for its pool by it (pool:, docs/inference.md). */
+#define SCENARIO_LABEL_POOL "gpuplan.io/pool"
 /* The value of label key on every node of pool p: its own labels, or the
- * implicit nvidia.com/gpu.product of its GPU; NULL when absent. */
+ * implicit nvidia.com/gpu.product of its GPU and gpuplan.io/pool; NULL when absent. */
 const char *scenario_pool_label(const struct pool_spec *p, const char *key);
 double scenario_unit_memory(const struct pool_spec *p, const struct workload_spec *w);
 double scenario_gpu_equivalent(const struct pool_spec *p, const struct workload_spec *w);

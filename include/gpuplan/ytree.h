@@ -92,6 +92,11 @@ static inline bool ytree_is_override(const char *file)
 
 void ytree_free(struct ytree *t);
 
+/* A deep copy of n (locations kept), owned by the caller until it is put
+ * in a tree; ynode_free releases a node that is not (ytree_free releases
+ * the rest).  Not for a JSON tree's arena nodes' owner: the copy is malloc'd. */
+struct ynode *ynode_copy(const struct ynode *n);
+void ynode_free(struct ynode *n);
 /* Map lookup: the value under key, or NULL. */
 struct ynode *ynode_get(const struct ynode *map, const char *key);
 
