@@ -15,12 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-unsigned advise_default_jobs(void)
-{
-	const char *env = getenv("GPUPLAN_THREADS");
-	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > ADVISE_MAX_JOBS ? ADVISE_MAX_JOBS : (unsigned)n;
-}
+unsigned advise_default_jobs(void) { return gp_default_jobs(ADVISE_MAX_JOBS); }
 
 void advise_simulate(const struct advise_spec *sp, const struct advise_row *row,
 		     struct advise_sim *out)

@@ -231,3 +231,10 @@ char *gp_sb_take(struct gp_sbuf *b)
 	*b = (struct gp_sbuf){0};
 	return s;
 }
+
+unsigned gp_default_jobs(unsigned max)
+{
+	const char *env = getenv("GPUPLAN_THREADS");
+	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > (long)max ? max : (unsigned)n;
+}

@@ -430,31 +430,41 @@ static void preempt_newest(struct infer *in, struct replica *r)
 static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget, double *ctx,
 			    bool *partial)
 {
-	int32_t n = 0;
-	*partial = false;
-	for (int32_t i = 0; i < r->n_run; i++) {
-		struct seq *q = &r->run[i];
-		q->sched = 0;
-		if (q->kv < q->target) {
-			*partial = true;
+	/* This loop runs for every running sequence at every iteration: the
+	 * budget, the flag and the sum stay in registers (through the pointers
+	 * the compiler would store them at each sequence), and Σ context is
+	 * summed in integers, which is the same double as summing doubles as
+	 * long as it stays below 2^53. */
+	int32_t left = *budget, n_run = r->n_run;
+	int64_t keys = 0;
+	bool part = false;
+	struct seq *run = r->run; /* n_run is read again only after a preemption */
+	for (int32_t i = 0; i < n_run; i++) {
+		struct seq *q = &run[i];
+		int32_t kv = q->kv;
+		if (kv < q->target || left == 0) { /* prefilling, or no budget left */
+			part |= kv < q->target;
+			q->sched = 0;
 			continue;
 		}
-		if (*budget == 0)
-			continue;
-		if (blocks_for(q->kv + 1) > q->blocks) {
+		if (kv >= q->blocks * BLOCK) { /* blocks_for(kv + 1) > blocks */
 			while (r->free_blocks == 0 && r->n_run > i)
 				preempt_newest(in, r);
-			if (i >= r->n_run)
+			n_run = r->n_run;
+			if (i >= n_run)
 				break; /* it was the newest */
 			q->blocks++;
 			r->free_blocks--;
 			server_gauge(in, r, GAUGE_KV_USED, 1);
 		}
 		q->sched = 1;
-		(*budget)--;
-		n++;
-		*ctx += q->kv + 1;
+		left--;
+		keys += kv;
 	}
+	int32_t n = *budget - left; /* one token each */
+	*budget = left;
+	*ctx += (double)(keys + n); /* Σ (kv + 1) */
+	*partial = part;
 	return n;
 }
 
@@ -535,11 +545,15 @@ static void end_iteration(struct infer *in, struct replica *r)
 	r->busy = false;
 	r->busy_us += (double)(now - r->iter_start);
 	r->energy_j += (double)(now - r->iter_start) * 1e-6 * r->busy_w;
-	int32_t kept = 0;
-	for (int32_t i = 0; i < r->n_run; i++) {
-		struct seq *q = &r->run[i];
-		bool token = q->sched > 0 && (q->kv >= q->target || q->kv + q->sched >= q->target);
-		q->kv += q->sched;
+	int32_t kept = 0, n_run = r->n_run;
+	struct seq *run = r->run; /* finishing a request moves neither */
+	for (int32_t i = 0; i < n_run; i++) {
+		struct seq *q = &run[i];
+		/* A token when the sequence decoded or its prefill reached the end
+		 * of its prompt (kv >= target implies kv + sched >= target). */
+		int32_t sched = q->sched;
+		bool token = sched > 0 && q->kv + sched >= q->target;
+		q->kv += sched;
 		q->sched = 0;
 		if (token) {
 			/* generated survives preemption: 1 is the very first token.
@@ -557,7 +571,7 @@ static void end_iteration(struct infer *in, struct replica *r)
 			}
 		}
 		if (kept != i) /* (a copy onto itself stalls on the fields just written) */
-			r->run[kept] = *q;
+			run[kept] = *q;
 		kept++;
 	}
 	r->n_run = kept;

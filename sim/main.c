@@ -609,7 +609,7 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	const char *file = NULL, *db = NULL;
 	struct sweep_shard shard = {0};
-	int64_t jobs = 1;
+	int64_t jobs = 0; /* 0: gp_default_jobs */
 	bool resume = false, quiet = false;
 	const struct cli_opt opts[] = {
 		{.kind = CLI_PATH, .target = &file, .meta = "SWEEP.yaml"},
@@ -623,7 +623,8 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 		 .kind = CLI_INT,
 		 .target = &jobs,
 		 .meta = "N",
-		 .help = "worker processes writing to the database (default 1)",
+		 .help = "worker processes writing to the database (default: one\n"
+			 "per processor; GPUPLAN_THREADS=N in the environment sets it)",
 		 .lo = 1,
 		 .hi = SWEEP_MAX_JOBS,
 		 .expects = "a number of processes from 1 to 256"},
@@ -655,7 +656,7 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 	bool tty = isatty(2);
 	struct progress_line line = {sw->name, 0};
 	struct sweep_options so = {db ? db : sw->db,
-				   (unsigned)jobs,
+				   jobs ? (unsigned)jobs : gp_default_jobs(SWEEP_MAX_JOBS),
 				   shard,
 				   resume,
 				   tty ? sweep_progress_line : NULL,

@@ -114,6 +114,12 @@ int gp_read_input(const char *path, char **text, size_t *len, const char **why);
  * why). */
 #define GP_HUGE_PAGE ((size_t)2 << 20)
 
+/* Threads or processes a command runs at once by default (advise's and
+ * sweep's --jobs): GPUPLAN_THREADS when set (1: one at a time, the
+ * single-threaded path tests compare with), else the processors online;
+ * from 1 to max. */
+unsigned gp_default_jobs(unsigned max);
+
 void *gp_xmalloc(size_t n);
 void *gp_xcalloc(size_t n, size_t size);
 /* gp_xcalloc on a 64-byte boundary: elements of a line's size then start
