@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Indexed by designated initializers, so that inserting a mode cannot shift a
- * name; the header's size and the count below catch a mode left out. */
+ * name; the count below catches a mode left out. */
 const char *const sharing_names[] = {
 	[SHARING_EXCLUSIVE] = "exclusive",
 	[SHARING_TIME_SLICING] = "time-slicing",

@@ -40,13 +40,15 @@ enum sharing_mode {
 	SHARING_MIG,          /* a fixed layout of isolated instances per GPU */
 	SHARING_FRACTIONAL,   /* milli requests: milli/1000 of the SMs and memory */
 };
-/* How many modes there are: sharing.c's name tables assert it. */
+/* How many modes there are (the last one + 1): sharing.c asserts it, and
+ * that its names table has as many entries, as does every table indexed by
+ * the mode (scenario_pools.c's keys of each mode). */
 #define SHARING_MODES 5
 
 /* The scenario's names of the modes, indexed by mode ("exclusive",
  * "time-slicing", "mps", "mig", "fractional"): the loader's vocabulary, and
  * what `check`, `import` and the fixes write. */
-extern const char *const sharing_names[SHARING_MODES];
+extern const char *const sharing_names[];
 
 /* The scenario's name of a mode (sharing_names[mode]). */
 const char *sharing_name(enum sharing_mode mode);
