@@ -147,73 +147,93 @@ static void emit_scheduler(struct emit *e, const struct scenario *sc)
 		     "profile, or the default one's NodeResourcesFit arguments)\n");
 }
 
-static void emit_sharing(struct emit *e, const struct pool_spec *p)
+/* Time-slicing and MPS: the device plugin's sharing config. */
+static void emit_device_plugin(struct emit *e, const struct pool_spec *p)
 {
 	char name[SCENARIO_MAX_NAME + 32];
 	struct outfile of;
 	const struct sharing *sh = &p->sharing;
-	if (sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS) {
-		snprintf(name, sizeof name, "device-plugin-%s.yaml", p->name);
-		FILE *f = open_file(e, &of, name);
-		if (!f)
-			return;
-		fprintf(f,
-			"# The NVIDIA device plugin's sharing config for pool %s (gpuplan advise)\n"
-			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gpuplan-sharing\n"
-			"  namespace: gpu-operator\ndata:\n  ",
-			p->name);
-		q(f, p->name);
-		fprintf(f, ": |-\n    version: v1\n    sharing:\n      %s:\n",
-			sh->mode == SHARING_MPS ? "mps" : "timeSlicing");
-		if (sh->mode == SHARING_TIME_SLICING && sh->one_per_pod)
-			fprintf(f, "        failRequestsGreaterThanOne: true\n");
-		fprintf(f,
-			"        resources:\n          - name: nvidia.com/gpu\n            replicas: %d\n",
-			(int)sh->replicas);
-		close_file(e, &of);
-		gp_sb_printf(&e->readme,
-			     "%s: kubectl apply it, point the device plugin at it (GPU Operator: "
-			     "devicePlugin.config.name=gpuplan-sharing) and label pool %s's nodes "
-			     "nvidia.com/device-plugin.config=%s\n",
-			     name, p->name, p->name);
-	} else if (sh->mode == SHARING_MIG) {
-		snprintf(name, sizeof name, "mig-parted-%s.yaml", p->name);
-		FILE *f = open_file(e, &of, name);
-		if (!f)
-			return;
-		fprintf(f,
-			"# mig-parted's config for pool %s (gpuplan advise)\n"
-			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gpuplan-mig-config\n"
-			"  namespace: gpu-operator\ndata:\n  config.yaml: |-\n    version: v1\n"
-			"    mig-configs:\n      ",
-			p->name);
-		q(f, p->name);
-		fprintf(f, ":\n        - devices: all\n          mig-enabled: true\n          "
-			   "mig-devices:\n");
-		for (size_t i = 0; i < sh->n_layout; i++) {
-			size_t count = 0;
-			bool first = true;
-			for (size_t k = 0; k < sh->n_layout; k++) {
-				first &= !(k < i && sh->layout[k] == sh->layout[i]);
-				count += sh->layout[k] == sh->layout[i];
-			}
-			if (!first)
-				continue;
-			fprintf(f, "            ");
-			q(f, sh->layout[i]->name);
-			fprintf(f, ": %zu\n", count);
+	snprintf(name, sizeof name, "device-plugin-%s.yaml", p->name);
+	FILE *f = open_file(e, &of, name);
+	if (!f)
+		return;
+	fprintf(f,
+		"# The NVIDIA device plugin's sharing config for pool %s (gpuplan advise)\n"
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gpuplan-sharing\n"
+		"  namespace: gpu-operator\ndata:\n  ",
+		p->name);
+	q(f, p->name);
+	fprintf(f, ": |-\n    version: v1\n    sharing:\n      %s:\n",
+		sh->mode == SHARING_MPS ? "mps" : "timeSlicing");
+	if (sh->mode == SHARING_TIME_SLICING && sh->one_per_pod)
+		fprintf(f, "        failRequestsGreaterThanOne: true\n");
+	fprintf(f,
+		"        resources:\n          - name: nvidia.com/gpu\n            replicas: %d\n",
+		(int)sh->replicas);
+	close_file(e, &of);
+	gp_sb_printf(&e->readme,
+		     "%s: kubectl apply it, point the device plugin at it (GPU Operator: "
+		     "devicePlugin.config.name=gpuplan-sharing) and label pool %s's nodes "
+		     "nvidia.com/device-plugin.config=%s\n",
+		     name, p->name, p->name);
+}
+
+/* MIG: mig-parted's config of the layout. */
+static void emit_mig_parted(struct emit *e, const struct pool_spec *p)
+{
+	char name[SCENARIO_MAX_NAME + 32];
+	struct outfile of;
+	const struct sharing *sh = &p->sharing;
+	snprintf(name, sizeof name, "mig-parted-%s.yaml", p->name);
+	FILE *f = open_file(e, &of, name);
+	if (!f)
+		return;
+	fprintf(f,
+		"# mig-parted's config for pool %s (gpuplan advise)\n"
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gpuplan-mig-config\n"
+		"  namespace: gpu-operator\ndata:\n  config.yaml: |-\n    version: v1\n"
+		"    mig-configs:\n      ",
+		p->name);
+	q(f, p->name);
+	fprintf(f, ":\n        - devices: all\n          mig-enabled: true\n          "
+		   "mig-devices:\n");
+	for (size_t i = 0; i < sh->n_layout; i++) {
+		size_t count = 0;
+		bool first = true;
+		for (size_t k = 0; k < sh->n_layout; k++) {
+			first &= !(k < i && sh->layout[k] == sh->layout[i]);
+			count += sh->layout[k] == sh->layout[i];
 		}
-		close_file(e, &of);
-		gp_sb_printf(
-			&e->readme,
-			"%s: kubectl apply it and label pool %s's nodes "
-			"nvidia.com/mig.config=%s (the GPU Operator's MIG manager applies it)\n",
-			name, p->name, p->name);
-	} else {
-		gp_sb_printf(&e->readme,
-			     "pool %s: no stock component shares GPUs as %s; apply the override "
-			     "by hand in the sharing layer you use\n",
-			     p->name, sh->mode == SHARING_FRACTIONAL ? "fractions" : "given");
+		if (!first)
+			continue;
+		fprintf(f, "            ");
+		q(f, sh->layout[i]->name);
+		fprintf(f, ": %zu\n", count);
+	}
+	close_file(e, &of);
+	gp_sb_printf(&e->readme,
+		     "%s: kubectl apply it and label pool %s's nodes "
+		     "nvidia.com/mig.config=%s (the GPU Operator's MIG manager applies it)\n",
+		     name, p->name, p->name);
+}
+
+static void emit_by_hand(struct emit *e, const struct pool_spec *p, const char *how)
+{
+	gp_sb_printf(&e->readme,
+		     "pool %s: no stock component shares GPUs as %s; apply the override "
+		     "by hand in the sharing layer you use\n",
+		     p->name, how);
+}
+
+/* What makes the pool's GPUs shared as the recommendation says, by mode. */
+static void emit_sharing(struct emit *e, const struct pool_spec *p)
+{
+	switch (p->sharing.mode) {
+	case SHARING_TIME_SLICING:
+	case SHARING_MPS: emit_device_plugin(e, p); return;
+	case SHARING_MIG: emit_mig_parted(e, p); return;
+	case SHARING_FRACTIONAL: emit_by_hand(e, p, "fractions"); return;
+	case SHARING_EXCLUSIVE: emit_by_hand(e, p, "given"); return;
 	}
 }
 

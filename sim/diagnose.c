@@ -220,8 +220,8 @@ void diagnose_fix_replicas(struct finding *f, const struct pool_spec *p, enum sh
 	char name[64];
 	diagnose_option_name(&o, name, sizeof name);
 	diagnose_fix_set(diagnose_fix(f, "%s on %s", name, p->name),
-			 "pools.%s.sharing={mode: %s, replicas: %d}", p->name,
-			 mode == SHARING_MPS ? "mps" : "time-slicing", (int)r);
+			 "pools.%s.sharing={mode: %s, replicas: %d}", p->name, sharing_name(mode),
+			 (int)r);
 }
 
 void diagnose_fix_quant(struct finding *f, const struct workload_spec *w, enum quant q)
@@ -453,11 +453,10 @@ static bool can_overflow(struct view *v, size_t p, size_t w)
 }
 
 /* Marks, in v->pend, the workloads of p whose pods were OOM-killed; their
- * kills.  Only exclusive and time-sliced GPUs let a pod overflow them. */
+ * kills.  Only GPUs whose memory is not isolated let a pod overflow them. */
 static double oom_kills(struct view *v, size_t p)
 {
-	enum sharing_mode mode = v->sc->pools[p].sharing.mode;
-	bool can = mode == SHARING_EXCLUSIVE || mode == SHARING_TIME_SLICING;
+	bool can = !sharing_isolates_memory(&v->sc->pools[p].sharing);
 	double kills = 0;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		double k = diagnose_metric(v, v->sc->workloads[w].name, "oom_kills");
@@ -482,7 +481,7 @@ static void oom_finding(struct view *v, size_t p, double kills)
 		diagnose_fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
 	else if (sliced)
 		diagnose_fix_set(diagnose_fix(f, "exclusive GPUs on %s", ps->name),
-				 "pools.%s.sharing=exclusive", ps->name);
+				 "pools.%s.sharing=%s", ps->name, sharing_name(SHARING_EXCLUSIVE));
 }
 
 /* The smallest VRAM of a pod that pended (bytes); 0 when none is known. */

@@ -178,8 +178,7 @@ static void say(struct finding *f, const char *text, const char *evidence)
 
 static bool rule_of_pool_shares(const struct pool_spec *p)
 {
-	return (p->sharing.mode == SHARING_TIME_SLICING || p->sharing.mode == SHARING_MPS) &&
-	       p->sharing.replicas >= 2;
+	return sharing_replicated(&p->sharing) && p->sharing.replicas >= 2;
 }
 
 static void contention_finding(struct view *v, size_t w, const struct spent *sp)
@@ -194,8 +193,7 @@ static void contention_finding(struct view *v, size_t w, const struct spent *sp)
 	snprintf(text, sizeof text,
 		 "%s's jobs are slowed by the pods %s x%d stacks beside them on pool %s, not "
 		 "short of GPUs: fewer replicas per GPU would run them at full speed",
-		 ws->name, p->sharing.mode == SHARING_MPS ? "MPS" : "time-slicing",
-		 (int)p->sharing.replicas, p->name);
+		 ws->name, sharing_label(p->sharing.mode), (int)p->sharing.replicas, p->name);
 	snprintf(
 		ev, sizeof ev,
 		"%.0f late jobs: %.1f pod-hours slower than alone, %.1f waiting, %.1f starting up; "

@@ -386,7 +386,8 @@ static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p)
 				else
 					diagnose_fix_set(
 						diagnose_fix(fd, "exclusive GPUs on %s", ps->name),
-						"pools.%s.sharing=exclusive", ps->name);
+						"pools.%s.sharing=%s", ps->name,
+						sharing_name(SHARING_EXCLUSIVE));
 				break;
 			}
 	}

@@ -68,12 +68,15 @@ size_t diagnose_sharing_options(const struct pool_spec *p, const struct workload
 
 void diagnose_option_name(const struct diagnose_option *o, char *buf, size_t len)
 {
+	const char *mode = sharing_label(o->mode);
 	switch (o->mode) {
-	case SHARING_TIME_SLICING: snprintf(buf, len, "time-slicing x%d", (int)o->replicas); break;
-	case SHARING_MPS: snprintf(buf, len, "MPS x%d", (int)o->replicas); break;
-	case SHARING_MIG: snprintf(buf, len, "MIG %s x%d", o->mig->name, (int)o->per_gpu); break;
-	case SHARING_FRACTIONAL: snprintf(buf, len, "fractional %d milli", (int)o->milli); break;
-	case SHARING_EXCLUSIVE: snprintf(buf, len, "exclusive"); break;
+	case SHARING_TIME_SLICING:
+	case SHARING_MPS: snprintf(buf, len, "%s x%d", mode, (int)o->replicas); break;
+	case SHARING_MIG:
+		snprintf(buf, len, "%s %s x%d", mode, o->mig->name, (int)o->per_gpu);
+		break;
+	case SHARING_FRACTIONAL: snprintf(buf, len, "%s %d milli", mode, (int)o->milli); break;
+	case SHARING_EXCLUSIVE: snprintf(buf, len, "%s", mode); break;
 	}
 }
 

@@ -239,7 +239,7 @@ static bool offered(const struct imp *im, const struct imp_pod *p)
 			if (p->mig ? !strcmp(s->mig[m].profile->name, p->mig)
 				   : p->gpus == 1 && s->product && strstr(s->product, "-MIG-"))
 				return true;
-		if (!p->mig && s->gpu && s->sharing != IMP_MIG && s->gpus >= p->gpus &&
+		if (!p->mig && s->gpu && s->sharing != SHARING_MIG && s->gpus >= p->gpus &&
 		    p->shared == s->renamed)
 			return true;
 	}
@@ -456,7 +456,6 @@ void imp_write_bytes(FILE *out, double b)
 		fprintf(out, "%.0f", b);
 }
 
-static const char *const sharing_modes[] = {"exclusive", "time-slicing", "mps", "mig"};
 static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
 
 void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
@@ -480,11 +479,11 @@ void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p)
 	fprintf(out, "    cpu: %.6g\n    memory: ", s->cpu);
 	imp_write_bytes(out, s->memory);
 	fputc('\n', out);
-	if (s->sharing == IMP_TIME_SLICING || s->sharing == IMP_MPS)
-		fprintf(out, "    sharing: {mode: %s, replicas: %d%s}\n", sharing_modes[s->sharing],
+	if (s->sharing == SHARING_TIME_SLICING || s->sharing == SHARING_MPS)
+		fprintf(out, "    sharing: {mode: %s, replicas: %d%s}\n", sharing_name(s->sharing),
 			(int)s->replicas, s->renamed ? ", renameByDefault: true" : "");
-	if (s->sharing == IMP_MIG) {
-		fputs("    sharing: {mode: mig, layout: [", out);
+	if (s->sharing == SHARING_MIG) {
+		fprintf(out, "    sharing: {mode: %s, layout: [", sharing_name(SHARING_MIG));
 		bool first = true;
 		for (size_t m = 0; m < s->n_mig; m++)
 			for (int32_t k = 0; k < s->mig[m].per_gpu; k++, first = false)
@@ -573,7 +572,8 @@ static void write_affinity(FILE *out, const struct imp *im, const struct imp_wl 
 
 static bool mig_single(const struct imp_shape *s)
 {
-	return s->sharing == IMP_MIG && s->n_mig == 1 && s->product && strstr(s->product, "-MIG-");
+	return s->sharing == SHARING_MIG && s->n_mig == 1 && s->product &&
+	       strstr(s->product, "-MIG-");
 }
 
 /* Whether pod p selects product (a nodeSelector or an In requirement on it). */
@@ -611,7 +611,7 @@ static const char *single_profile(const struct imp *im, const struct imp_wl *w)
 			several |= only && strcmp(only, s->mig[0].profile->name);
 			only = s->mig[0].profile->name;
 		}
-		whole |= s->gpu && s->sharing != IMP_MIG;
+		whole |= s->gpu && s->sharing != SHARING_MIG;
 	}
 	return whole || several ? NULL : only;
 }

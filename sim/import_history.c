@@ -917,7 +917,8 @@ static bool offered(const struct hist *h, const struct hist_pod *p)
 			if (!strcmp(sh->mig[m].profile->name, hist_str(h, p->mig)))
 				return true;
 		int32_t units = sh->gpus * (sh->replicas > 1 ? sh->replicas : 1);
-		if (p->mig == HIST_NONE && sh->gpu && sh->sharing != IMP_MIG && units >= p->gpus)
+		if (p->mig == HIST_NONE && sh->gpu && sh->sharing != SHARING_MIG &&
+		    units >= p->gpus)
 			return true;
 	}
 	return false;

@@ -91,8 +91,6 @@ int imp_dns_name(struct imp_file *f, const struct ynode *at, const char *key, co
 
 /* --- the cluster as read ---------------------------------------------------- */
 
-enum imp_sharing { IMP_EXCLUSIVE, IMP_TIME_SLICING, IMP_MPS, IMP_MIG };
-
 struct imp_mig {
 	const struct mig_profile *profile;
 	int32_t per_gpu;
@@ -106,7 +104,7 @@ struct imp_shape {
 	int32_t gpus;               /* physical */
 	double gpu_memory;          /* nvidia.com/gpu.memory in bytes where it is not the
 				     * catalog's NVML total; 0 otherwise */
-	enum imp_sharing sharing;
+	enum sharing_mode sharing;  /* never fractional: no label says it */
 	int32_t replicas;
 	bool renamed; /* renameByDefault: the replicas are nvidia.com/gpu.shared */
 	struct imp_mig mig[8];

@@ -134,19 +134,19 @@ static int label_int(struct imp *im, const struct imp_node *n, const char *key, 
  * label knew time-slicing only.  A contradiction is refused: read as
  * exclusive, one shared GPU would become R whole ones. */
 static int label_sharing(struct imp *im, const struct imp_node *n, const char *product,
-			 int64_t replicas, enum imp_sharing *out)
+			 int64_t replicas, enum sharing_mode *out)
 {
 	const char *strategy = label(n, LABEL_STRATEGY);
 	size_t stem;
 	bool shared = ends_with(product, "-SHARED", &stem);
-	*out = replicas > 1 ? IMP_TIME_SLICING : IMP_EXCLUSIVE;
-	if (strategy && strcmp(strategy, "none") && strcmp(strategy, "time-slicing") &&
-	    strcmp(strategy, "mps"))
+	*out = replicas > 1 ? SHARING_TIME_SLICING : SHARING_EXCLUSIVE;
+	enum sharing_mode named;
+	if (strategy && !sharing_gfd_strategy(strategy, &named))
 		return label_error(im, n, LABEL_STRATEGY,
 				   "expected none, time-slicing or mps, got '%s'", strategy);
-	if (strategy && !strcmp(strategy, "mps"))
-		*out = IMP_MPS;
-	int most = *out == IMP_MPS ? SCENARIO_MAX_MPS_CLIENTS : SCENARIO_MAX_TIME_SLICES;
+	if (strategy && named == SHARING_MPS)
+		*out = SHARING_MPS;
+	int most = *out == SHARING_MPS ? SCENARIO_MAX_MPS_CLIENTS : SCENARIO_MAX_TIME_SLICES;
 	if (replicas < 1 || replicas > most)
 		return label_error(im, n, LABEL_REPLICAS,
 				   "expected a whole number from 1 to %d, got '%s'", most,
@@ -198,7 +198,7 @@ static int mixed_layout(struct imp *im, struct imp_node *n, const struct ynode *
 		s->mig[s->n_mig++] = (struct imp_mig){mp, (int32_t)(v / (double)count)};
 	}
 	if (s->n_mig)
-		s->sharing = IMP_MIG;
+		s->sharing = SHARING_MIG;
 	return GP_OK;
 }
 
@@ -279,7 +279,7 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 					  "whole GPUs (%d per GPU)",
 					  n->name, units, mp->name, mp->max_instances);
 		s->gpus = (int32_t)(units / mp->max_instances);
-		s->sharing = IMP_MIG;
+		s->sharing = SHARING_MIG;
 		s->mig[s->n_mig++] = (struct imp_mig){mp, mp->max_instances};
 		return GP_OK;
 	}
@@ -292,15 +292,15 @@ static int gpu_shape(struct imp *im, struct imp_node *n, const struct ynode *all
 		s->gpus = (int32_t)(count > 0 ? count - (int64_t)units : 0);
 		return mixed_layout(im, n, alloc, s->gpus);
 	}
-	enum imp_sharing sharing;
+	enum sharing_mode sharing;
 	if ((rc = label_sharing(im, n, product, replicas, &sharing)))
 		return rc;
-	if (s->renamed && sharing == IMP_EXCLUSIVE)
+	if (s->renamed && sharing == SHARING_EXCLUSIVE)
 		return label_error(im, n, LABEL_REPLICAS,
 				   "'%lld' beside nvidia.com/gpu.shared; expected the replicas "
 				   "of a shared GPU, more than 1",
 				   (long long)replicas);
-	if (sharing != IMP_EXCLUSIVE) {
+	if (sharing != SHARING_EXCLUSIVE) {
 		s->sharing = sharing;
 		s->replicas = (int32_t)replicas;
 		s->gpus = (int32_t)(count > 0 ? count : (int64_t)units / replicas);

@@ -244,9 +244,7 @@ static const struct sharing *sharing_of(const struct infer *in, const struct rep
 /* Whether co-tenants can slow this replica's iterations. */
 static bool contended(const struct infer *in, const struct replica *r)
 {
-	enum sharing_mode m = sharing_of(in, r)->mode;
-	return m == SHARING_TIME_SLICING || m == SHARING_MPS ||
-	       (m == SHARING_FRACTIONAL && in->svcs[r->svc].ws->request == REQUEST_MILLI);
+	return sharing_contended(sharing_of(in, r), in->svcs[r->svc].ws->request);
 }
 
 /* The rate of r's iteration on GPU g (see the top of the file). */
@@ -728,16 +726,9 @@ static void on_arrival(struct infer *in, struct service *s)
 
 static bool overflows(const struct infer *in, const struct replica *r)
 {
-	const struct sharing *sh = sharing_of(in, r);
-	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
-		return false;
 	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
-	double memory = in->sc->pools[r->pool].gpu->memory_bytes;
-	for (int i = 0; i < nd->gpus; i++)
-		if ((r->grant.gpu_mask >> i & 1) &&
-		    in->h.cluster->vram_used[nd->first_gpu + i] > memory)
-			return true;
-	return false;
+	return sharing_overflows(sharing_of(in, r), in->sc->pools[r->pool].gpu->memory_bytes,
+				 &in->h.cluster->vram_used[nd->first_gpu], r->grant.gpu_mask);
 }
 
 /* The server on its unit: memory, KV blocks, roofline, activity weights. */

@@ -167,13 +167,12 @@ static void amount(char *buf, size_t len, double v)
 
 static void sharing_text(char *buf, size_t len, const struct pool_spec *p)
 {
-	static const char *const modes[] = {"exclusive", "time-slicing", "mps", "mig",
-					    "fractional"};
 	const struct sharing *s = &p->sharing;
-	if (s->mode == SHARING_TIME_SLICING || s->mode == SHARING_MPS)
-		snprintf(buf, len, "{mode: %s, replicas: %d}", modes[s->mode], (int)s->replicas);
+	if (sharing_replicated(s))
+		snprintf(buf, len, "{mode: %s, replicas: %d}", sharing_name(s->mode),
+			 (int)s->replicas);
 	else
-		snprintf(buf, len, "{mode: %s}", modes[s->mode]);
+		snprintf(buf, len, "{mode: %s}", sharing_name(s->mode));
 }
 
 char *relax_value(const struct scenario *sc, const struct constraint *c, char *buf, size_t len)

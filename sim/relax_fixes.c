@@ -98,8 +98,7 @@ void relax_replicas(const struct scenario *sc, const struct results *r, const st
 		diagnose_option_name(&tries[t], name, sizeof name);
 		relax_set(relax_fix(f, "%s on %s", name, ps->name),
 			  "pools.%s.sharing={mode: %s, replicas: %d}", ps->name,
-			  tries[t].mode == SHARING_MPS ? "mps" : "time-slicing",
-			  (int)tries[t].replicas);
+			  sharing_name(tries[t].mode), (int)tries[t].replicas);
 	}
 }
 
@@ -216,7 +215,8 @@ static void partitions_of(const struct scenario *sc, const struct pool_spec *ps,
 		gp_sb_printf(&layout, "%s", "");
 		for (int32_t k = 0; k < mig.per_gpu; k++)
 			gp_sb_printf(&layout, "%s%s", k ? ", " : "", mig.mig->name);
-		relax_set(a, "pools.%s.sharing={mode: mig, layout: [%s]}", ps->name, layout.s);
+		relax_set(a, "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name,
+			  sharing_name(SHARING_MIG), layout.s);
 		free(layout.s);
 		for (size_t i = 0; i < n; i++)
 			relax_set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name,
@@ -230,7 +230,7 @@ static void partitions_of(const struct scenario *sc, const struct pool_spec *ps,
 	struct finding_fix *a =
 		n == 1 ? relax_fix(f, "fractional %d milli on %s", (int)frac.milli, ps->name)
 		       : relax_fix(f, "fractional shares on %s", ps->name);
-	relax_set(a, "pools.%s.sharing={mode: fractional}", ps->name);
+	relax_set(a, "pools.%s.sharing={mode: %s}", ps->name, sharing_name(SHARING_FRACTIONAL));
 	for (size_t i = 0; i < n; i++) {
 		option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
 		relax_set(a, "workloads.%s.gpus={milli: %d}", sc->workloads[ws[i]].name,

@@ -221,7 +221,8 @@ void relax_mig_layout(const struct scenario *sc, const struct results *r,
 		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
 					l[i]->name);
 	relax_set(relax_fix(f, "MIG layout [%s] on %s", list, ps->name),
-		  "pools.%s.sharing={mode: mig, layout: [%s]}", ps->name, list);
+		  "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name, sharing_name(SHARING_MIG),
+		  list);
 }
 
 /* --- cpu and memory requests ------------------------------------------------ */
@@ -288,16 +289,15 @@ void relax_contention(const struct scenario *sc, const struct results *r,
 {
 	(void)r;
 	const struct pool_spec *ps = pool_of(sc, c);
-	if (!ps || (ps->sharing.mode != SHARING_TIME_SLICING && ps->sharing.mode != SHARING_MPS))
+	if (!ps || !sharing_replicated(&ps->sharing))
 		return;
-	bool ts = ps->sharing.mode == SHARING_TIME_SLICING;
+	enum sharing_mode mode = ps->sharing.mode;
 	for (int32_t k = ps->sharing.replicas / 2; k >= 2; k /= 2)
-		relax_set(
-			relax_fix(f, "%s x%d on %s", ts ? "time-slicing" : "MPS", (int)k, ps->name),
-			"pools.%s.sharing={mode: %s, replicas: %d}", ps->name,
-			ts ? "time-slicing" : "mps", (int)k);
-	relax_set(relax_fix(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=exclusive",
-		  ps->name);
+		relax_set(relax_fix(f, "%s x%d on %s", sharing_label(mode), (int)k, ps->name),
+			  "pools.%s.sharing={mode: %s, replicas: %d}", ps->name, sharing_name(mode),
+			  (int)k);
+	relax_set(relax_fix(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=%s", ps->name,
+		  sharing_name(SHARING_EXCLUSIVE));
 }
 
 /* --- warm nodes ----------------------------------------------------------------- */

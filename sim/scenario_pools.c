@@ -350,16 +350,16 @@ static int pool_labels(struct loader *ld, const struct ynode *v, void *obj)
 	return ld_get_kv_map(ld, v, "labels", &p->labels, &p->n_labels);
 }
 
-static const char *const sharing_names[] = {"exclusive", "time-slicing", "mps", "mig",
-					    "fractional"};
-
-/* The keys each mode takes, beside mode. */
+/* The keys each mode takes, beside mode (the names are sharing.h's). */
 static const char *const sharing_keys[][5] = {
-	{"mode"},
-	{"mode", "replicas", "overhead", "failRequestsGreaterThanOne", "renameByDefault"},
-	{"mode", "replicas", "renameByDefault"},
-	{"mode", "layout"},
-	{"mode"}};
+	[SHARING_EXCLUSIVE] = {"mode"},
+	[SHARING_TIME_SLICING] = {"mode", "replicas", "overhead", "failRequestsGreaterThanOne",
+				  "renameByDefault"},
+	[SHARING_MPS] = {"mode", "replicas", "renameByDefault"},
+	[SHARING_MIG] = {"mode", "layout"},
+	[SHARING_FRACTIONAL] = {"mode"},
+};
+_Static_assert(N_OF(sharing_keys) == SHARING_MODES, "the keys of every sharing mode");
 
 static int sharing_params(struct loader *ld, const struct ynode *v, struct sharing *sh)
 {
@@ -371,7 +371,7 @@ static int sharing_params(struct loader *ld, const struct ynode *v, struct shari
 			return gp_located(ld->err, v->loc,
 					  "missing key 'replicas' in sharing; expected the units "
 					  "per GPU, like {mode: %s, replicas: 4}",
-					  sharing_names[sh->mode]);
+					  sharing_name(sh->mode));
 		/* MPS serves at most 48 clients per GPU (Volta and later). */
 		rc = ld_get_int(ld, r, "replicas", 1,
 				sh->mode == SHARING_MPS ? SCENARIO_MAX_MPS_CLIENTS
@@ -405,12 +405,12 @@ static int pool_sharing(struct loader *ld, const struct ynode *v, void *obj)
 	struct sharing *sh = &((struct pool_spec *)obj)->sharing;
 	const struct ynode *mode = v->kind == YNODE_MAP ? ynode_get(v, "mode") : v;
 	char list[128];
-	ld_join(list, sizeof list, sharing_names, N_OF(sharing_names), " or ");
+	ld_join(list, sizeof list, sharing_names, SHARING_MODES, " or ");
 	if (!mode)
 		return gp_located(ld->err, v->loc, "missing key 'mode' in sharing; expected %s",
 				  list);
 	int m = 0;
-	int rc = ld_get_enum(ld, mode, "sharing mode", sharing_names, N_OF(sharing_names), &m);
+	int rc = ld_get_enum(ld, mode, "sharing mode", sharing_names, SHARING_MODES, &m);
 	if (rc)
 		return rc;
 	sh->mode = (enum sharing_mode)m;

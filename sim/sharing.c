@@ -6,6 +6,80 @@
 
 #include <string.h>
 
+/* Indexed by designated initializers, so that inserting a mode cannot shift a
+ * name; the count below catches a mode left out. */
+const char *const sharing_names[] = {
+	[SHARING_EXCLUSIVE] = "exclusive",
+	[SHARING_TIME_SLICING] = "time-slicing",
+	[SHARING_MPS] = "mps",
+	[SHARING_MIG] = "mig",
+	[SHARING_FRACTIONAL] = "fractional",
+};
+_Static_assert(SHARING_FRACTIONAL + 1 == SHARING_MODES, "SHARING_MODES counts the modes");
+_Static_assert(sizeof sharing_names / sizeof *sharing_names == SHARING_MODES,
+	       "a name for every sharing mode");
+
+const char *sharing_name(enum sharing_mode mode) { return sharing_names[mode]; }
+
+const char *sharing_label(enum sharing_mode mode)
+{
+	switch (mode) {
+	case SHARING_EXCLUSIVE: return "exclusive";
+	case SHARING_TIME_SLICING: return "time-slicing";
+	case SHARING_MPS: return "MPS";
+	case SHARING_MIG: return "MIG";
+	case SHARING_FRACTIONAL: return "fractional";
+	}
+	return "?";
+}
+
+bool sharing_gfd_strategy(const char *label, enum sharing_mode *out)
+{
+	if (!strcmp(label, "none"))
+		*out = SHARING_EXCLUSIVE;
+	else if (!strcmp(label, sharing_names[SHARING_TIME_SLICING]))
+		*out = SHARING_TIME_SLICING;
+	else if (!strcmp(label, sharing_names[SHARING_MPS]))
+		*out = SHARING_MPS;
+	else
+		return false;
+	return true;
+}
+
+bool sharing_isolates_memory(const struct sharing *sh)
+{
+	switch (sh->mode) {
+	case SHARING_EXCLUSIVE:
+	case SHARING_TIME_SLICING: return false;
+	case SHARING_MPS:
+	case SHARING_MIG:
+	case SHARING_FRACTIONAL: break;
+	}
+	return true;
+}
+
+bool sharing_contended(const struct sharing *sh, enum gpu_request request)
+{
+	switch (sh->mode) {
+	case SHARING_TIME_SLICING:
+	case SHARING_MPS: return true;
+	case SHARING_FRACTIONAL: return request == REQUEST_MILLI;
+	case SHARING_EXCLUSIVE:
+	case SHARING_MIG: break;
+	}
+	return false;
+}
+
+bool sharing_overflows(const struct sharing *sh, double memory, const double *vram, uint64_t mask)
+{
+	if (sharing_isolates_memory(sh))
+		return false;
+	for (; mask; mask &= mask - 1)
+		if (vram[__builtin_ctzll(mask)] > memory)
+			return true;
+	return false;
+}
+
 int32_t sharing_units_per_gpu(const struct sharing *sh)
 {
 	switch (sh->mode) {

@@ -443,19 +443,13 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 	kept_progress(s, now);
 }
 
-/* Whether the job's footprint overflows a GPU's memory: only where memory is
- * not isolated (exclusive, time-slicing); elsewhere placement prevented it. */
+/* Whether the pod's footprint overflows a GPU's memory (sharing.h). */
 static bool pod_overflows(struct sim *s, const struct cluster_grant *grant)
 {
-	const struct sharing *sh = sharing_of(s, grant->node);
-	if (sh->mode != SHARING_EXCLUSIVE && sh->mode != SHARING_TIME_SLICING)
-		return false;
-	double memory = s->sc->pools[s->cluster.nodes[grant->node].pool].gpu->memory_bytes;
 	const struct node *nd = &s->cluster.nodes[grant->node];
-	for (uint64_t m = grant->gpu_mask; m;)
-		if (s->cluster.vram_used[nd->first_gpu + pop_gpu(&m)] > memory)
-			return true;
-	return false;
+	return sharing_overflows(sharing_of(s, grant->node),
+				 s->sc->pools[nd->pool].gpu->memory_bytes,
+				 &s->cluster.vram_used[nd->first_gpu], grant->gpu_mask);
 }
 
 /* A gang dies with any of its pods. */

@@ -241,6 +241,80 @@ Test(sharing_units, a_fractional_gpu_has_1000_units_and_a_whole_pod_takes_them_a
 	cr_assert_eq(sharing_pods_per_gpu(&ts, &two), 4);
 }
 
+/* Every mode has one name in the scenario's vocabulary and one in a sentence,
+ * in the enum's order, each distinct (sharing.c's table is indexed by
+ * designated initializers, so a mode inserted in the middle cannot shift
+ * the names of the others). */
+Test(sharing_units, every_mode_has_its_own_name_and_label)
+{
+	static const char *const want[SHARING_MODES] = {"exclusive", "time-slicing", "mps", "mig",
+							"fractional"};
+	static const char *const label[SHARING_MODES] = {"exclusive", "time-slicing", "MPS", "MIG",
+							 "fractional"};
+	for (int m = 0; m < SHARING_MODES; m++) {
+		cr_assert_str_eq(sharing_name((enum sharing_mode)m), want[m]);
+		cr_assert_str_eq(sharing_names[m], want[m]);
+		cr_assert_str_eq(sharing_label((enum sharing_mode)m), label[m]);
+	}
+	cr_assert_str_eq(sharing_name(SHARING_MPS), "mps");
+	cr_assert_str_eq(sharing_name(SHARING_FRACTIONAL), "fractional");
+}
+
+/* GPU Feature Discovery labels a node nvidia.com/gpu.sharing-strategy=none,
+ * time-slicing or mps (NVIDIA/k8s-device-plugin internal/lm/resource.go);
+ * nothing else is a mode, not even our own "mig" or "exclusive". */
+Test(sharing_units, gfd_strategy_names_three_modes_and_nothing_else)
+{
+	enum sharing_mode m = SHARING_MIG;
+	cr_assert(sharing_gfd_strategy("none", &m));
+	cr_assert_eq(m, SHARING_EXCLUSIVE);
+	cr_assert(sharing_gfd_strategy("time-slicing", &m));
+	cr_assert_eq(m, SHARING_TIME_SLICING);
+	cr_assert(sharing_gfd_strategy("mps", &m));
+	cr_assert_eq(m, SHARING_MPS);
+	cr_assert_not(sharing_gfd_strategy("exclusive", &m));
+	cr_assert_not(sharing_gfd_strategy("mig", &m));
+	cr_assert_not(sharing_gfd_strategy("MPS", &m));
+	cr_assert_eq(m, SHARING_MPS, "a refused label leaves the mode as it was");
+}
+
+/* Memory is isolated under MPS (a client's pinned device memory limit), MIG
+ * (an instance's own memory) and fractions (their limit); exclusive and
+ * time-sliced pods may use the whole GPU's.  Co-tenants contend for the SMs
+ * under time-slicing, MPS and milli fractions; not on an exclusive GPU, a
+ * MIG instance, or a whole GPU of a fractional pool. */
+Test(sharing_units, memory_isolation_and_contention_by_mode)
+{
+	static const bool isolated[SHARING_MODES] = {false, false, true, true, true};
+	static const bool contended_gpus[SHARING_MODES] = {false, true, true, false, false};
+	static const bool contended_milli[SHARING_MODES] = {false, true, true, false, true};
+	for (int m = 0; m < SHARING_MODES; m++) {
+		struct sharing sh = {.mode = (enum sharing_mode)m, .replicas = 2};
+		cr_assert_eq(sharing_isolates_memory(&sh), isolated[m], "%s", sharing_names[m]);
+		cr_assert_eq(sharing_contended(&sh, REQUEST_GPUS), contended_gpus[m], "%s",
+			     sharing_names[m]);
+		cr_assert_eq(sharing_contended(&sh, REQUEST_MILLI), contended_milli[m], "%s",
+			     sharing_names[m]);
+	}
+}
+
+/* A node of 4 GPUs of 80 GB holding 40, 90, 80 and 81 GB of footprints: a pod
+ * on GPUs 0 and 2 (mask 0b0101) fits (80 is not over 80), one on GPU 1 or 3
+ * overflows, under exclusive and time-slicing; under MPS the same figures
+ * never overflow (placement kept each pod within its unit). */
+Test(sharing_units, an_overflow_is_a_gpu_of_the_pod_over_its_memory)
+{
+	const double gb = 1e9, vram[4] = {40 * gb, 90 * gb, 80 * gb, 81 * gb};
+	struct sharing ex = {.mode = SHARING_EXCLUSIVE}, ts = {.mode = SHARING_TIME_SLICING},
+		       mps = {.mode = SHARING_MPS, .replicas = 2};
+	cr_assert_not(sharing_overflows(&ex, 80 * gb, vram, 0x5));
+	cr_assert(sharing_overflows(&ex, 80 * gb, vram, 0x2));
+	cr_assert(sharing_overflows(&ts, 80 * gb, vram, 0x8));
+	cr_assert(sharing_overflows(&ts, 80 * gb, vram, 0xf));
+	cr_assert_not(sharing_overflows(&ts, 80 * gb, vram, 0));
+	cr_assert_not(sharing_overflows(&mps, 80 * gb, vram, 0xf));
+}
+
 /* The kubelet's CrashLoopBackOff doubles from the first delay to a 5-minute
  * cap (kubernetes pkg/kubelet/kubelet.go: MaxContainerBackOff = 300 s).  A
  * Job's pods and a Deployment's replicas use one rule here, so a 0 s backoff

@@ -19,6 +19,13 @@
  *
  * "(none)": memory is not isolated; the pod may use the whole GPU's.
  * Everything here is pure and O(layout size); nothing allocates.
+ *
+ * It also owns every other rule that depends on the mode alone: the names
+ * (the scenario's, a sentence's, GPU Feature Discovery's), whether memory is
+ * isolated, whether co-tenants contend for the SMs, and the OOM test where
+ * memory is not isolated.  Its switches over the mode have no default, so
+ * that -Wswitch lists every place a new mode must fill in (docs/design.md,
+ * "Adding a sharing mode").
  */
 #ifndef GPUPLAN_SHARING_H
 #define GPUPLAN_SHARING_H
@@ -33,6 +40,27 @@ enum sharing_mode {
 	SHARING_MIG,          /* a fixed layout of isolated instances per GPU */
 	SHARING_FRACTIONAL,   /* milli requests: milli/1000 of the SMs and memory */
 };
+/* How many modes there are (the last one + 1): sharing.c asserts it, and
+ * that its names table has as many entries, as does every table indexed by
+ * the mode (scenario_pools.c's keys of each mode). */
+#define SHARING_MODES 5
+
+/* The scenario's names of the modes, indexed by mode ("exclusive",
+ * "time-slicing", "mps", "mig", "fractional"): the loader's vocabulary, and
+ * what `check`, `import` and the fixes write. */
+extern const char *const sharing_names[];
+
+/* The scenario's name of a mode (sharing_names[mode]). */
+const char *sharing_name(enum sharing_mode mode);
+
+/* A mode's name in a sentence: "exclusive", "time-slicing", "MPS", "MIG",
+ * "fractional". */
+const char *sharing_label(enum sharing_mode mode);
+
+/* The mode GPU Feature Discovery's nvidia.com/gpu.sharing-strategy label
+ * names ("none", "time-slicing" or "mps": NVIDIA/k8s-device-plugin,
+ * internal/lm/resource.go); false for any other value. */
+bool sharing_gfd_strategy(const char *label, enum sharing_mode *out);
 
 struct sharing {
 	enum sharing_mode mode;
@@ -118,6 +146,22 @@ double sharing_pod_equivalent(const struct sharing *sh, const struct sharing_ask
  * instance can use (the 7th beside two 3g.40gb) is charged to the tenants
  * of the layout, not left idle: an instance costs g / (its layout's g). */
 double sharing_charge(const struct sharing *sh);
+
+/* Whether a unit's memory is isolated (MPS, MIG, fractional limits): a pod
+ * cannot use more than its unit's, so placement keeps it from overflowing.
+ * On exclusive and time-sliced GPUs a pod may use the whole GPU's memory,
+ * and the pods of one GPU together can overflow it (an OOM kill). */
+bool sharing_isolates_memory(const struct sharing *sh);
+
+/* Whether co-tenants contend for a pod's SMs: time-slicing's serialized
+ * kernels, MPS clients and fractions (milli requests) on one GPU.  Not on an
+ * exclusive GPU, a whole GPU of a fractional pool, or a MIG instance. */
+bool sharing_contended(const struct sharing *sh, enum gpu_request request);
+
+/* Whether the pods on the GPUs of mask overflow a GPU's memory, vram[i]
+ * being what GPU i of the node holds: only where memory is not isolated;
+ * elsewhere placement prevented it. */
+bool sharing_overflows(const struct sharing *sh, double memory, const double *vram, uint64_t mask);
 
 /* GPUs' worth of one pod in a pool of these GPUs, or 0 when the pool cannot
  * run it: the unit is not offered, the node has fewer GPUs than the pod asks
