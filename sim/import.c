@@ -448,12 +448,13 @@ void imp_write_duration(FILE *out, sim_time t)
 
 void imp_write_bytes(FILE *out, double b)
 {
+	b = ceil(b); /* Quantity.Value() rounds a fraction of a byte up */
 	if (fmod(b, 1048576.0) == 0)
 		fprintf(out, "%.0fMiB", b / 1048576.0);
 	else if (fmod(b, 1024.0) == 0)
 		fprintf(out, "%.0fKiB", b / 1024.0);
-	else
-		fprintf(out, "%.0f", b);
+	else /* a bare number under a MiB is refused by the loader: say bytes */
+		fprintf(out, "%.0f%s", b, b < 1048576.0 ? "B" : "");
 }
 
 static const char *const effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
@@ -1011,6 +1012,8 @@ static int build(struct imp *im)
 	int rc = imp_read_pods(im);
 	if (!rc)
 		rc = imp_read_nodes(im);
+	if (!rc)
+		rc = imp_check_bound(im);
 	if (!rc && im->o->kueue)
 		rc = imp_read_kueue(im);
 	if (!rc && im->o->pdbs)

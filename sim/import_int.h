@@ -80,6 +80,10 @@ int imp_label_key(struct imp_file *f, const struct ynode *at, const char *key, c
 int imp_label_value(struct imp_file *f, const struct ynode *at, const char *key, const char *value,
 		    const char *where);
 
+/* Every key and value of a metadata.labels map (NULL: none) checked as above,
+ * at PATH.labels["key"]: labels are written into the scenario. */
+int imp_labels(struct imp_file *f, const struct ynode *labels, const char *where);
+
 /* An object's name as the API server checks it (scenario.h): a namespace is
  * a DNS label, a pod, node or owner name a DNS subdomain, a kind up to 63
  * letters and digits; what names it in the error ("namespace"). */
@@ -296,6 +300,9 @@ void imp_write_pool(FILE *out, const struct imp *im, const struct imp_pool *p);
  * label keys pods select on are needed) and groups them into pools. */
 int imp_read_nodes(struct imp *im);
 int imp_node_index(const struct imp *im, const char *name);
+/* Refuses a pod bound to a node that does not have the GPUs it asks for, at
+ * the pod's spec.nodeName (import_pods.c); after imp_read_nodes. */
+int imp_check_bound(struct imp *im);
 /* The value the simulated node has for kubernetes.io/hostname. */
 void imp_hostname(const struct imp *im, int32_t node, char *buf, size_t len);
 

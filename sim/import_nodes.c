@@ -41,6 +41,9 @@ static const char *label(const struct imp_node *n, const char *key)
 	return v && v->kind == YNODE_SCALAR ? v->value : NULL;
 }
 
+static int label_error(struct imp *im, const struct imp_node *n, const char *key, const char *fmt,
+		       ...) GP_PRINTF(4, 5);
+
 /* The catalog type of a product label, through --gpu-map first. */
 static int gpu_type(struct imp *im, const struct imp_node *n, const char *product,
 		    const struct gpu_type **out)
@@ -70,10 +73,10 @@ static int gpu_type(struct imp *im, const struct imp_node *n, const char *produc
 				 catalog_gpu_at(i)->name, catalog_gpu_at(i)->product);
 		at += k > 0 ? (size_t)k : 0;
 	}
-	return gp_located(im->err, n->loc,
-			  "node %s: GPU product '%s' is not in the catalog; "
-			  "map it with --gpu-map '%s=TYPE', TYPE one of %s",
-			  n->name, product, product, names);
+	return label_error(im, n, LABEL_PRODUCT,
+			   "GPU product '%s' is not in the catalog; "
+			   "map it with --gpu-map '%s=TYPE', TYPE one of %s",
+			   product, product, names);
 }
 
 static bool ends_with(const char *s, const char *suffix, size_t *stem)
@@ -86,12 +89,10 @@ static bool ends_with(const char *s, const char *suffix, size_t *stem)
 /* An error at label key of node n, named by its JSON path
  * (.items[i].metadata.labels["key"]) wherever the reader is. */
 static int label_error(struct imp *im, const struct imp_node *n, const char *key, const char *fmt,
-		       ...) GP_PRINTF(4, 5);
-static int label_error(struct imp *im, const struct imp_node *n, const char *key, const char *fmt,
 		       ...)
 {
 	struct imp_file *f = &im->nodes_f;
-	char msg[400], saved[sizeof f->jpath];
+	char msg[1024], saved[sizeof f->jpath];
 	size_t len = f->len;
 	memcpy(saved, f->jpath, sizeof saved);
 	va_list ap;
@@ -195,7 +196,29 @@ static int mixed_layout(struct imp *im, struct imp_node *n, const struct ynode *
 					  "GPUs: gpuplan needs the same MIG layout on every GPU of "
 					  "a node",
 					  n->name, v, alloc->keys[i], (long long)count);
-		s->mig[s->n_mig++] = (struct imp_mig){mp, (int32_t)(v / (double)count)};
+		int32_t per_gpu = (int32_t)(v / (double)count);
+		/* The loader's layout rule (scenario_pools.c check_mig_layout),
+		 * at the allocatable entry rather than the scenario's self-check. */
+		if (per_gpu > mp->max_instances)
+			return imp_error(f, alloc->items[i], alloc->keys[i],
+					 "node %s: %d %s per GPU over %lld GPUs; %s allows at most "
+					 "%d per GPU",
+					 n->name, per_gpu, alloc->keys[i], (long long)count,
+					 s->gpu->name, mp->max_instances);
+		s->mig[s->n_mig++] = (struct imp_mig){mp, per_gpu};
+		int instances = 0, compute = 0, memory = 0;
+		for (size_t m = 0; m < s->n_mig; m++) {
+			instances += s->mig[m].per_gpu;
+			compute += s->mig[m].per_gpu * s->mig[m].profile->compute_slices;
+			memory += s->mig[m].per_gpu * s->mig[m].profile->memory_slices;
+		}
+		if (instances > 7 || compute > 7 || memory > 8)
+			return imp_error(
+				f, alloc->items[i], alloc->keys[i],
+				"node %s: its MIG devices make %d instances of %d compute "
+				"and %d memory slices per GPU; expected at most 7 instances, "
+				"7 compute and 8 memory slices on the %s",
+				n->name, instances, compute, memory, s->gpu->name);
 	}
 	if (s->n_mig)
 		s->sharing = SHARING_MIG;
@@ -494,6 +517,8 @@ static int read_node(struct imp *im, const struct node_level *nl, const struct y
 	if (!rc) {
 		size_t base = imp_push_key(f, "metadata");
 		rc = imp_map(f, meta, "labels", &n->labels);
+		if (!rc && !im->o->history)
+			rc = imp_labels(f, n->labels, "the node's labels");
 		imp_pop(f, base);
 	}
 	if (!rc)

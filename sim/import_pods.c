@@ -128,6 +128,38 @@ static int read_container(struct imp *im, const struct ynode *c, struct imp_pod 
 		}
 		imp_pop(f, at);
 	}
+	/* The device plugin's resources cannot be overcommitted: Kubernetes
+	 * refuses a request without an equal limit (pkg/apis/core/validation
+	 * ValidateResourceRequirements: "Limit must be set for non
+	 * overcommitable resources", "must be equal to ... limit"). */
+	for (size_t i = 0; !rc && req && i < req->n; i++) {
+		const char *k = req->keys[i];
+		if (strcmp(k, "nvidia.com/gpu") && strcmp(k, "nvidia.com/gpu.shared") &&
+		    strncmp(k, "nvidia.com/mig-", 15))
+			continue;
+		size_t at = imp_push_key(f, "requests");
+		double v, lv = -1;
+		const struct ynode *l = lim ? ynode_get(lim, k) : NULL;
+		rc = imp_quantity(f, req->items[i], k, &v);
+		if (!rc && l) {
+			size_t la = imp_push_key(f, "limits");
+			rc = imp_quantity(f, l, k, &lv);
+			imp_pop(f, la);
+		}
+		if (!rc && v != lv)
+			rc = l ? imp_error(
+					 f, req->items[i], k,
+					 "expected the request to equal the limit, '%s' (Kubernetes "
+					 "refuses a pod whose %s request differs from its limit)",
+					 l->value ? l->value : "", k)
+			       : imp_error(
+					 f, req->items[i], k,
+					 "a request for %s without a limit; expected an equal limit "
+					 "(Kubernetes refuses the pod: the resource cannot be "
+					 "overcommitted)",
+					 k);
+		imp_pop(f, at);
+	}
 	/* A request defaults to the limit when only the limit is set. */
 	const struct ynode *src[2] = {req, lim};
 	double got[2] = {-1, -1};
@@ -536,6 +568,8 @@ static int read_pod(struct imp *im, const struct ynode *item, struct imp_pod *p)
 		rc = read_owner(im, meta, p);
 	if (!rc)
 		rc = imp_map(f, meta, "labels", &labels);
+	if (!rc)
+		rc = imp_labels(f, labels, "the pod's labels");
 	if (!rc && labels)
 		rc = imp_str(f, labels, "kueue.x-k8s.io/queue-name", &p->queue);
 	p->labels = labels;
@@ -598,4 +632,50 @@ int imp_read_pods(struct imp *im)
 bool imp_selected_key(const struct imp *im, const char *key)
 {
 	return strindex_find(&im->selected, key) != STRINDEX_NONE;
+}
+
+/* The GPUs node s advertises to one pod: replicas stack under time-slicing
+ * (as the loader's widest request, scenario_pools.c widen_request); -1 where
+ * the count is not comparable (MIG devices, MPS replicas judged later). */
+static int64_t node_units(const struct imp_shape *s)
+{
+	switch (s->sharing) {
+	case IMP_EXCLUSIVE: return s->gpus;
+	case IMP_TIME_SLICING: return (int64_t)s->gpus * s->replicas;
+	case IMP_MPS:
+	case IMP_MIG: return -1;
+	}
+	return -1;
+}
+
+int imp_check_bound(struct imp *im)
+{
+	struct imp_file *f = &im->pods_f;
+	const struct ynode *items = f->tree ? ynode_get(f->tree->root, "items") : NULL;
+	for (size_t i = 0; items && i < im->n_pods && i < items->n; i++) {
+		const struct imp_pod *p = &im->pods[i];
+		int k = p->node && p->gpus && !p->mig ? imp_node_index(im, p->node) : -1;
+		if (k < 0)
+			continue;
+		const struct imp_shape *s = &im->nodes[k].shape;
+		int64_t units = node_units(s);
+		if (units < 0 || p->gpus <= units || p->shared != s->renamed)
+			continue;
+		if (p->phase != PHASE_PENDING && p->phase != PHASE_RUNNING)
+			continue;
+		size_t base = imp_push_key(f, "items");
+		imp_push_index(f, i);
+		const struct ynode *at = ynode_get(ynode_get(items->items[i], "spec"), "nodeName");
+		int rc = imp_error_at(
+			f, at ? at : items->items[i], "spec.nodeName",
+			"pod %s/%s asks for %d %s on node %s, which has %lld; a bound "
+			"pod holds no more than its node has (the kubelet refuses "
+			"it: OutOf%s)",
+			p->ns, p->name, (int)p->gpus,
+			p->shared ? "nvidia.com/gpu.shared" : "nvidia.com/gpu", p->node,
+			(long long)units, p->shared ? "nvidia.com/gpu.shared" : "nvidia.com/gpu");
+		imp_pop(f, base);
+		return rc;
+	}
+	return GP_OK;
 }

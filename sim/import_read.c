@@ -468,6 +468,23 @@ int imp_label_value(struct imp_file *f, const struct ynode *at, const char *key,
 			 value, where);
 }
 
+int imp_labels(struct imp_file *f, const struct ynode *labels, const char *where)
+{
+	size_t at = imp_push_key(f, "labels");
+	int rc = GP_OK;
+	for (size_t i = 0; !rc && labels && i < labels->n; i++) {
+		const struct ynode *v = labels->items[i];
+		const char *k = labels->keys[i];
+		rc = imp_label_key(f, v, k, k, where);
+		if (!rc && v->kind != YNODE_SCALAR)
+			rc = imp_error(f, v, k, "expected a label value (a string) in %s", where);
+		if (!rc)
+			rc = imp_label_value(f, v, k, v->value, where);
+	}
+	imp_pop(f, at);
+	return rc;
+}
+
 int imp_dns_name(struct imp_file *f, const struct ynode *at, const char *key, const char *name,
 		 enum imp_dns rule, const char *what)
 {

@@ -53,15 +53,23 @@ static int check_target(const char *path, const char *input, struct gp_err *err)
 	 * report, a scenario or a page: its file header (sqlite.org/fileformat.html). */
 	char head[16] = {0};
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	bool database = fd >= 0 && read(fd, head, sizeof head) == (ssize_t)sizeof head &&
-			!memcmp(head, "SQLite format 3", sizeof head);
+	/* ... nor is its write-ahead log or rollback journal, which hold
+	 * committed runs not yet in the database file (sqlite.org/walformat.html:
+	 * magic 0x377f0682 or 0x377f0683; fileformat.html: the journal's
+	 * d9d505f920a163d7). */
+	static const unsigned char wal[2][4] = {{0x37, 0x7f, 0x06, 0x82}, {0x37, 0x7f, 0x06, 0x83}};
+	static const unsigned char journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+	bool got = fd >= 0 && read(fd, head, sizeof head) == (ssize_t)sizeof head;
+	bool database = got && !memcmp(head, "SQLite format 3", sizeof head);
+	bool log = got && (!memcmp(head, wal[0], 4) || !memcmp(head, wal[1], 4) ||
+			   !memcmp(head, journal, 8));
 	if (fd >= 0)
 		close(fd);
-	if (database)
+	if (database || log)
 		return gp_errorf(err, GP_EINPUT,
-				 "%s: is an SQLite database; expected another path for the output "
+				 "%s: is an SQLite %s; expected another path for the output "
 				 "(a database is never replaced by it)",
-				 path);
+				 path, database ? "database" : "database's log or journal");
 	return GP_OK;
 }
 

@@ -87,8 +87,16 @@ static int infer_target_queue(struct loader *ld, const struct ynode *v, void *ob
 
 static int infer_interval(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_duration(ld, v, "interval", true,
-			       &((struct inference_spec *)obj)->scale_interval);
+	sim_time *t = &((struct inference_spec *)obj)->scale_interval;
+	int rc = ld_get_duration(ld, v, "interval", true, t);
+	/* A lower bound, as autoscale.scan_interval's: at 1us an hour of one
+	 * service took more than 2 min of scale events (0.4 s at 15s).  The
+	 * HPA's --horizontal-pod-autoscaler-sync-period defaults to 15s. */
+	if (!rc && *t < SIM_SECOND)
+		rc = ld_bad_value(ld, v, "interval",
+				  "a duration of at least 1s (the HPA's sync period defaults to "
+				  "15s)");
+	return rc;
 }
 
 static int infer_scale_down(struct loader *ld, const struct ynode *v, void *obj)

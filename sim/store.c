@@ -271,7 +271,12 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
  * (cut by hand, or a crafted file) is a bad input, exit 2, not an SQL error. */
 static int whole_schema(struct store *st, struct gp_err *err)
 {
-	static const char *const needed[] = {"runs", "timeseries"};
+	/* The tables every version of the schema has had (store_schema.c), that
+	 * the reports read: one dropped is a damaged database (exit 2), not a
+	 * runtime error halfway through a report. */
+	static const char *const needed[] = {"runs",        "params",   "metrics",
+					     "timeseries",  "requests", "pending_reasons",
+					     "allocations", "findings"};
 	for (size_t i = 0; i < sizeof needed / sizeof *needed; i++) {
 		char sql[128];
 		int64_t n = 0;
@@ -302,7 +307,7 @@ static int forbid_writes(struct store *st, struct gp_err *err)
  * a run would be written to and lost, and a "file:" URI may too
  * (mode=memory) or open another file than the one named (sqlite.org/uri.html,
  * sqlite.org/inmemorydb.html). */
-static int special_name(const char *path, struct gp_err *err)
+int sti_special_name(const char *path, struct gp_err *err)
 {
 	if (!path[0] || !strcmp(path, ":memory:") || !strncasecmp(path, "file:", 5))
 		return gp_errorf(err, GP_EINPUT,
@@ -315,7 +320,7 @@ static int special_name(const char *path, struct gp_err *err)
 
 static int open_db(const char *path, bool write, struct store **out, struct gp_err *err)
 {
-	if (special_name(path, err))
+	if (sti_special_name(path, err))
 		return GP_EINPUT;
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* SQLite: "unable to open" */
@@ -370,6 +375,8 @@ int store_open(const char *path, struct store **out, struct gp_err *err)
 {
 	assert(path && out && err);
 	*out = NULL;
+	if (sti_special_name(path, err)) /* before any folder is made for it */
+		return GP_EINPUT;
 	if (make_parents(path, err))
 		return GP_ERUNTIME;
 	return open_db(path, true, out, err);

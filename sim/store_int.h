@@ -55,6 +55,9 @@ int sti_bind_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 int sti_bind_node_allocation(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 /* Binds backtest row i of the results ctx (store_backtest.c), NAN as NULL. */
 int sti_bind_backtest(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
+/* GP_EINPUT for SQLite's special names (":memory:", "", "file:" URIs), which
+ * would open something else than a file of that name (store.c). */
+int sti_special_name(const char *path, struct gp_err *err);
 int sti_db_error(struct store *st, struct gp_err *err, const char *what);
 int sti_exec(struct store *st, const char *sql, const char *what, struct gp_err *err);
 /* Runs a query that returns one integer (or none: *v = 0). */

@@ -371,6 +371,8 @@ static void remove_db(const char *path)
 int store_merge_open(struct store_merge_out *m, const char *out_path, struct gp_err *err)
 {
 	*m = (struct store_merge_out){NULL, gp_xstrdup(out_path), NULL};
+	if (sti_special_name(out_path, err)) /* named as given, not as OUT.partial-PID */
+		return GP_EINPUT;
 	struct stat sb;
 	const char *open_path = out_path;
 	if (stat(out_path, &sb) != 0 && errno == ENOENT) {

@@ -42,8 +42,7 @@ static bool stream_has_column(struct store *st, const char *table, const char *c
  * row for the scope), or, for a run written before that table, by having a
  * capacity_gpus metric; the model of an inference workload.  A query, not a
  * table: the database is open read-only (PRAGMA query_only), TEMP included. */
-static int series_sql(struct store *st, int64_t run_id, char *buf, size_t size,
-		      struct gp_err *err)
+static int series_sql(struct store *st, int64_t run_id, char *buf, size_t size, struct gp_err *err)
 {
 	int64_t scoped = 0;
 	if (stream_has_column(st, "scopes", "scope")) {
@@ -78,7 +77,8 @@ static int query_sql(struct store *st, enum store_query q, int64_t run_id, char 
 	switch (q) {
 	case STORE_Q_SERIES:
 		rc = series_sql(st, run_id, series, sizeof series, err);
-		snprintf(buf, size, "SELECT ord, scope, pool, model FROM (%s) ORDER BY ord", series);
+		snprintf(buf, size, "SELECT ord, scope, pool, model FROM (%s) ORDER BY ord",
+			 series);
 		break;
 	case STORE_Q_WINDOWS: {
 		bool servers = stream_has_column(st, "timeseries", "preemptions");
@@ -130,8 +130,8 @@ static int query_sql(struct store *st, enum store_query q, int64_t run_id, char 
 }
 
 static const char *const query_what[] = {
-	[STORE_Q_SERIES] = "reading the series",   [STORE_Q_WINDOWS] = "reading timeseries",
-	[STORE_Q_REQUESTS] = "reading requests",   [STORE_Q_COSTS] = "reading allocations",
+	[STORE_Q_SERIES] = "reading the series",       [STORE_Q_WINDOWS] = "reading timeseries",
+	[STORE_Q_REQUESTS] = "reading requests",       [STORE_Q_COSTS] = "reading allocations",
 	[STORE_Q_PENDING] = "reading pending_reasons", [STORE_Q_METRIC] = "reading metrics",
 	[STORE_Q_PRICED] = "reading allocations",
 };
@@ -194,22 +194,24 @@ static void fill(sqlite3_stmt *s, enum store_query q, struct store_item *it)
 		break;
 	case STORE_Q_WINDOWS: {
 		it->ts.t = col_time(s, 0);
-		double *f[] = {&it->ts.gpus_capacity,    &it->ts.gpus_allocated,
-			       &it->ts.gpus_demand,      &it->ts.engine_active,
-			       &it->ts.sm_active,        &it->ts.vram_used_gib,
-			       &it->ts.pending,          &it->ts.running,
-			       &it->ts.requests_running, &it->ts.requests_waiting,
-			       &it->ts.kv_cache_usage,   &it->ts.preemptions,
-			       &it->ts.gpus_provisioning};
+		double *f[] = {
+			&it->ts.gpus_capacity,    &it->ts.gpus_allocated, &it->ts.gpus_demand,
+			&it->ts.engine_active,    &it->ts.sm_active,      &it->ts.vram_used_gib,
+			&it->ts.pending,          &it->ts.running,        &it->ts.requests_running,
+			&it->ts.requests_waiting, &it->ts.kv_cache_usage, &it->ts.preemptions,
+			&it->ts.gpus_provisioning};
 		for (int k = 0; k < 13; k++)
 			*f[k] = col_real(s, 1 + k);
 		break;
 	}
 	case STORE_Q_REQUESTS:
 		it->series = sqlite3_column_int64(s, 0);
-		it->lat = (struct store_latency){col_real(s, 1), col_real(s, 2),
-						 col_real(s, 3), col_real(s, 4),
-						 sqlite3_column_int64(s, 5), NULL};
+		it->lat = (struct store_latency){col_real(s, 1),
+						 col_real(s, 2),
+						 col_real(s, 3),
+						 col_real(s, 4),
+						 sqlite3_column_int64(s, 5),
+						 NULL};
 		break;
 	case STORE_Q_COSTS:
 		it->name = col_text(s, 0);
@@ -226,8 +228,7 @@ static void fill(sqlite3_stmt *s, enum store_query q, struct store_item *it)
 	}
 }
 
-int store_cursor_next(struct store_cursor *c, struct store_item *it, bool *got,
-		      struct gp_err *err)
+int store_cursor_next(struct store_cursor *c, struct store_item *it, bool *got, struct gp_err *err)
 {
 	int step = sqlite3_step(c->s);
 	*got = step == SQLITE_ROW;
