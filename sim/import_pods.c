@@ -640,10 +640,11 @@ bool imp_selected_key(const struct imp *im, const char *key)
 static int64_t node_units(const struct imp_shape *s)
 {
 	switch (s->sharing) {
-	case IMP_EXCLUSIVE: return s->gpus;
-	case IMP_TIME_SLICING: return (int64_t)s->gpus * s->replicas;
-	case IMP_MPS:
-	case IMP_MIG: return -1;
+	case SHARING_EXCLUSIVE: return s->gpus;
+	case SHARING_TIME_SLICING: return (int64_t)s->gpus * s->replicas;
+	case SHARING_MPS:
+	case SHARING_MIG:
+	case SHARING_FRACTIONAL: return -1;
 	}
 	return -1;
 }

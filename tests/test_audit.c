@@ -105,8 +105,9 @@ static void refused_at(const char *nodes, const char *pods, const char *path, co
  * scenario's self-check ("a MIG layout has 1 to 7 instances"). */
 Test(audit, a_mig_layout_no_a100_holds_is_refused_at_its_allocatable)
 {
-	const char *labels = "\"nvidia.com/gpu.product\": \"NVIDIA-A100-SXM4-80GB\", "
-			     "\"nvidia.com/gpu.count\": \"2\", \"nvidia.com/mig.strategy\": \"mixed\"";
+	const char *labels =
+		"\"nvidia.com/gpu.product\": \"NVIDIA-A100-SXM4-80GB\", "
+		"\"nvidia.com/gpu.count\": \"2\", \"nvidia.com/mig.strategy\": \"mixed\"";
 	const char *pods =
 		pod_list("", "\"limits\": {\"nvidia.com/mig-1g.10gb\": \"1\"}", "", "Pending");
 	const char *const too_many[] = {"6", "8", "1.5Ki", "2000"}; /* over 2 GPUs */
@@ -138,26 +139,27 @@ Test(audit, a_gpu_request_other_than_its_limit_is_refused_at_its_path)
 	const char *const requests[] = {"1e18", "2", "1.5Ki", "0"};
 	for (size_t i = 0; i < sizeof requests / sizeof *requests; i++) {
 		char res[160];
-		snprintf(res, sizeof res,
-			 "\"limits\": {\"nvidia.com/gpu\": \"1\"}, \"requests\": {\"nvidia.com/gpu\": "
-			 "\"%s\"}",
-			 requests[i]);
+		snprintf(
+			res, sizeof res,
+			"\"limits\": {\"nvidia.com/gpu\": \"1\"}, \"requests\": {\"nvidia.com/gpu\": "
+			"\"%s\"}",
+			requests[i]);
 		refused_at(nodes, pod_list("", res, "", "Pending"),
 			   ".items[0].spec.containers[0].resources.requests[\"nvidia.com/gpu\"]",
 			   "expected the request to equal the limit, '1'");
 	}
-	refused_at(nodes,
-		   pod_list("", "\"requests\": {\"nvidia.com/gpu\": \"1\"}", "", "Pending"),
+	refused_at(nodes, pod_list("", "\"requests\": {\"nvidia.com/gpu\": \"1\"}", "", "Pending"),
 		   ".items[0].spec.containers[0].resources.requests[\"nvidia.com/gpu\"]",
 		   "without a limit");
 	/* in an init container too */
-	refused_at(nodes,
-		   pod_list("", "\"limits\": {\"nvidia.com/gpu\": \"1\"}",
-			    ", \"initContainers\": [{\"name\": \"i\", \"resources\": "
-			    "{\"requests\": {\"nvidia.com/mig-1g.10gb\": \"3\"}}}]",
-			    "Pending"),
-		   ".items[0].spec.initContainers[0].resources.requests[\"nvidia.com/mig-1g.10gb\"]",
-		   "without a limit");
+	refused_at(
+		nodes,
+		pod_list("", "\"limits\": {\"nvidia.com/gpu\": \"1\"}",
+			 ", \"initContainers\": [{\"name\": \"i\", \"resources\": "
+			 "{\"requests\": {\"nvidia.com/mig-1g.10gb\": \"3\"}}}]",
+			 "Pending"),
+		".items[0].spec.initContainers[0].resources.requests[\"nvidia.com/mig-1g.10gb\"]",
+		"without a limit");
 	/* equal, in another spelling: imported */
 	cr_assert_eq(import(nodes, pod_list("",
 					    "\"limits\": {\"nvidia.com/gpu\": \"1\"}, "
@@ -192,8 +194,10 @@ Test(audit, a_bound_pod_larger_than_its_node_is_refused_at_its_node_name)
 Test(audit, a_memory_request_under_a_mib_imports_as_bytes)
 {
 	const char *nodes = node_list(L4, ", \"nvidia.com/gpu\": \"1\"");
-	const char *const mem[][2] = {{"800m", "memory: 1B"},     {"+4", "memory: 4B"},
-				      {"1.5Ki", "memory: 1536B"}, {"4.5", "memory: 5B"},
+	const char *const mem[][2] = {{"800m", "memory: 1B"},
+				      {"+4", "memory: 4B"},
+				      {"1.5Ki", "memory: 1536B"},
+				      {"4.5", "memory: 5B"},
 				      {"1023Ki", "memory: 1023KiB"}};
 	for (size_t i = 0; i < sizeof mem / sizeof *mem; i++) {
 		char res[160], cmd[256];
@@ -204,8 +208,7 @@ Test(audit, a_memory_request_under_a_mib_imports_as_bytes)
 		cr_assert_eq(import(nodes, pod_list("", res, "", "Pending")), 0, "%s: %s",
 			     mem[i][0], out);
 		snprintf(cmd, sizeof cmd, "grep -c '    %s$' %s/o.yaml", mem[i][1], dir);
-		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: no '%s'", mem[i][0],
-			     mem[i][1]);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: no '%s'", mem[i][0], mem[i][1]);
 	}
 }
 
@@ -217,8 +220,8 @@ Test(audit, labels_the_api_server_refuses_are_refused_at_their_path)
 	char nodes[4096];
 	snprintf(nodes, sizeof nodes, "%s", node_list(L4, ", \"nvidia.com/gpu\": \"1\""));
 	const char *gpu = "\"limits\": {\"nvidia.com/gpu\": \"1\"}";
-	const char *const values[] = {"a\\nb", "has space", "-lead", "trail-", "a/b",
-				      "\\u00e9", "q\\\"q",  "#c",    "{flow}"};
+	const char *const values[] = {"a\\nb",   "has space", "-lead", "trail-", "a/b",
+				      "\\u00e9", "q\\\"q",    "#c",    "{flow}"};
 	char meta[512], labels[512];
 	for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
 		snprintf(meta, sizeof meta, ", \"labels\": {\"team\": \"%s\"}", values[i]);
@@ -320,14 +323,14 @@ Test(audit, a_database_missing_any_table_it_always_had_exits_2)
 	const char *const reports[] = {"--openmetrics", "--opencost", "--html x.html"};
 	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
 		for (size_t r = 0; r < 3; r++) {
-			snprintf(cmd, sizeof cmd,
-				 "cp %s/r.db %s/t.db && sqlite3 %s/t.db 'DROP TABLE %s' && cd %s && "
-				 "%s/bin/gpuplan report t.db %s",
-				 dir, dir, dir, tables[t], dir, cwd, reports[r]);
+			snprintf(
+				cmd, sizeof cmd,
+				"cp %s/r.db %s/t.db && sqlite3 %s/t.db 'DROP TABLE %s' && cd %s && "
+				"%s/bin/gpuplan report t.db %s",
+				dir, dir, dir, tables[t], dir, cwd, reports[r]);
 			cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s %s: %s", tables[t],
 				     reports[r], out);
-			cr_assert(strstr(out, "without its ") && strstr(out, tables[t]), "%s",
-				  out);
+			cr_assert(strstr(out, "without its ") && strstr(out, tables[t]), "%s", out);
 		}
 }
 
