@@ -243,10 +243,11 @@ static struct ynode *group_item(const struct ynode *item, const struct ynode *g)
 	if (!pool)
 		return m;
 	size_t at = key_at(m, "node_selector");
-	if (at == m->n || m->items[at]->kind != YNODE_MAP) /* a bad one is reported as given */
+	if (at == m->n)
 		put(m, "node_selector", pool->loc, empty_map(pool->loc));
 	at = key_at(m, "node_selector");
-	put(m->items[at], SCENARIO_LABEL_POOL, pool->loc, scalar(pool->value, pool->loc));
+	if (m->items[at]->kind == YNODE_MAP) /* else the loader reports it as written */
+		put(m->items[at], SCENARIO_LABEL_POOL, pool->loc, scalar(pool->value, pool->loc));
 	return m;
 }
 

@@ -347,6 +347,11 @@ Test(route, bad_routers_and_groups_are_located)
 	/* a group's workload keys are checked where the group writes them */
 	fails_with(SERVICE(ROUTER, "    groups: [{name: a, replica: 2}, {name: b}]\n"), NULL,
 		   "%s:11:24: error: unknown key 'replica' in workload; did you mean 'replicas'?");
+	fails_with(SERVICE(ROUTER,
+			   "    groups: [{name: a, pool: l40s, node_selector: x}, {name: b}]\n"),
+		   NULL,
+		   "%s:11:51: error: invalid node_selector 'x'; expected a map like "
+		   "{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}");
 	/* --set names groups as list items: an unknown one is refused */
 	fails_with(SERVICE(ROUTER, TWO_GROUPS), "workloads.chat.groups.medium.replicas=2",
 		   "--set workloads.chat.groups.medium.replicas=2:1:23: error: no item named "
