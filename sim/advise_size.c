@@ -141,8 +141,7 @@ static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
 	}
 	if (e->tp != ws->inference->tensor_parallel) {
 		snprintf(sets[n++], ADVISE_SET, "workloads.%s.gpus=%d", ws->name, e->tp);
-		snprintf(sets[n++], ADVISE_SET, "workloads.%s.tensor_parallel=%d", ws->name,
-			 e->tp);
+		snprintf(sets[n++], ADVISE_SET, "workloads.%s.tensor_parallel=%d", ws->name, e->tp);
 	}
 	return n;
 }
@@ -201,12 +200,16 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	if (own && n == ws->inference->replicas && nodes == ps->nodes)
 		return GP_OK; /* the base itself */
 	struct advise_row *a =
-		own ? advise_plan_add(pl, "%s at %d replica%s, pool %s at %d node%s (fewest meeting its goal)",
-				      ws->name, n, n == 1 ? "" : "s", ps->name, nodes,
-				      nodes == 1 ? "" : "s")
-		    : advise_plan_add(pl, "%s on %s: %d replica%s, pool %s at %d node%s (fewest meeting its goal)",
-				      ws->name, e->gpu->name, n, n == 1 ? "" : "s", ps->name,
-				      nodes, nodes == 1 ? "" : "s");
+		own ? advise_plan_add(
+			      pl,
+			      "%s at %d replica%s, pool %s at %d node%s (fewest meeting its goal)",
+			      ws->name, n, n == 1 ? "" : "s", ps->name, nodes,
+			      nodes == 1 ? "" : "s")
+		    : advise_plan_add(
+			      pl,
+			      "%s on %s: %d replica%s, pool %s at %d node%s (fewest meeting its goal)",
+			      ws->name, e->gpu->name, n, n == 1 ? "" : "s", ps->name, nodes,
+			      nodes == 1 ? "" : "s");
 	if (!a)
 		return GP_OK;
 	for (size_t i = 0; i < k; i++)
@@ -272,9 +275,9 @@ static bool misconfigured(const struct results *r, size_t w)
 	return false;
 }
 
-int advise_size_services(const struct advise_spec *sp, struct store *st,
-			 const struct scenario *sc, const struct results *r, struct plan *pl,
-			 struct advice *out, struct gp_err *err)
+int advise_size_services(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+			 const struct results *r, struct plan *pl, struct advice *out,
+			 struct gp_err *err)
 {
 	int rc = GP_OK;
 	for (size_t w = 0; w < sc->n_workloads && !rc; w++) {
@@ -320,9 +323,8 @@ void advise_size_write(FILE *f, const struct advice *a)
 				"the catalog's reference price for the others), and the fewest "
 				"replicas meeting its goal by simulation where searched:\n"
 				"%-11s %2s %8s %4s %8s %7s %8s  %9s %4s %7s %8s %6s\n",
-				e->name, "gpu", "tp", "replicas", "gpus", "$/h",
-				"$/Mtok", "tokens/J", "simulated", "gpus", "$/Mtok", "tokens/J",
-				"probes");
+				e->name, "gpu", "tp", "replicas", "gpus", "$/h", "$/Mtok",
+				"tokens/J", "simulated", "gpus", "$/Mtok", "tokens/J", "probes");
 		if (e->verdict != FIRSTCUT_OK) {
 			fprintf(f, "%-11s %s\n", e->gpu->name, verdict_text(e->verdict));
 			continue;
