@@ -289,12 +289,14 @@ static int from_start(const struct search_spec *s, struct store *st, search_prob
 	double x = fmin(hi, fmax(lo, (double)s->start)), good, bad;
 	bool ok;
 	int rc = probe(s, st, x, fn, ctx, a, &ok, err);
-	double step = 1;
+	/* steps 1, 1, 2, 4, ...: a first cut one off costs one probe more, not
+	 * two (the pair below it, then the bisection) */
+	double step = 1, next = 1;
 	if (!rc && ok) { /* the answer is x or below: walk down until it fails */
 		good = bad = x;
 		while (!rc && ok && good > lo) {
 			bad = fmax(lo, good - step);
-			step *= 2;
+			step = next, next *= 2;
 			rc = probe(s, st, bad, fn, ctx, a, &ok, err);
 			if (!rc && ok)
 				good = bad;
@@ -306,7 +308,7 @@ static int from_start(const struct search_spec *s, struct store *st, search_prob
 		bad = good = x;
 		while (!rc && !ok && good < hi) {
 			good = fmin(hi, bad + step);
-			step *= 2;
+			step = next, next *= 2;
 			rc = probe(s, st, good, fn, ctx, a, &ok, err);
 			if (!rc && !ok)
 				bad = good;

@@ -45,6 +45,47 @@ static bool tokens_of(const struct dist *d, double p, double *mean, double *tail
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+#define RATE_WINDOW_S 60.0 /* of trace time: the minutes the conversation trace's rate moves by */
+
+/* The rate each request of a trace arrives at, its minute's over the mean,
+ * in FIRSTCUT_RATE_CLASSES classes of equally many requests (their means):
+ * the first cut's waits at the rates the requests meet, not at the mean. */
+static void rate_classes(const struct request_spec *rs, struct firstcut_service *s)
+{
+	size_t n = rs->n_rows, windows = (size_t)(sim_seconds(rs->period) / RATE_WINDOW_S) + 1;
+	if (n < 2 * FIRSTCUT_RATE_CLASSES)
+		return;
+	size_t *count = gp_xcalloc(windows, sizeof *count);
+	double *factor = gp_xcalloc(n, sizeof *factor);
+	double t0 = sim_seconds(rs->rows[0].at), mean = (double)n / sim_seconds(rs->period);
+	for (size_t i = 0; i < n; i++) {
+		size_t w = (size_t)((sim_seconds(rs->rows[i].at) - t0) / RATE_WINDOW_S);
+		count[w < windows ? w : windows - 1]++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t w = (size_t)((sim_seconds(rs->rows[i].at) - t0) / RATE_WINDOW_S);
+		factor[i] = (double)count[w < windows ? w : windows - 1] / RATE_WINDOW_S / mean;
+	}
+	qsort(factor, n, sizeof *factor, cmp_double);
+	for (int k = 0; k < FIRSTCUT_RATE_CLASSES; k++) {
+		size_t from = n * (size_t)k / FIRSTCUT_RATE_CLASSES,
+		       to = n * (size_t)(k + 1) / FIRSTCUT_RATE_CLASSES;
+		double sum = 0;
+		for (size_t i = from; i < to; i++)
+			sum += factor[i];
+		s->rate_class[k] = sum / (double)(to - from);
+	}
+	s->n_rate_classes = FIRSTCUT_RATE_CLASSES;
+	free(count);
+	free(factor);
+}
+
 /* A trace's rate and token counts, from its rows. */
 static bool trace_of(const struct request_spec *rs, double p, struct firstcut_service *s)
 {
@@ -77,6 +118,7 @@ static bool trace_of(const struct request_spec *rs, double p, struct firstcut_se
 		double m = g / (n - 1);
 		s->arrival_cv2 = g2 / (n - 1) / (m * m) - 1;
 	}
+	rate_classes(rs, s);
 	return true;
 }
 

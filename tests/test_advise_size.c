@@ -57,14 +57,14 @@ static int bisection(const char *scenario, const char *gpu)
 Test(advise_size, an_over_provisioned_h100_service_moves_to_one_l40s)
 {
 	char cmd[512];
-	snprintf(cmd, sizeof cmd, "bin/gpuplan advise scenarios/fleet-overprovisioned.yaml --db %s/a.db",
-		 dir);
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan advise scenarios/fleet-overprovisioned.yaml --db %s/a.db", dir);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	/* 3 requests/s of 200 output tokens: 2.16 M tokens an hour.  One H100 at
 	 * the pool's $4.00: $4.00/h, 4 / 2.16 = $1.852 per million tokens; one
 	 * L40S at the catalog's $1.80: $0.833 (docs/gpus.md, prices). */
-	cr_assert(!strncmp(type_line("H100-80GB"),
-			   "H100-80GB    1        1    1     4.00   1.852", 45),
+	cr_assert(!strncmp(type_line("H100-80GB"), "H100-80GB    1        1    1     4.00   1.852",
+			   45),
 		  "%s", type_line("H100-80GB"));
 	cr_assert(!strncmp(type_line("L40S"), "L40S         1        1    1     1.80   0.833", 45),
 		  "%s", type_line("L40S"));
@@ -108,13 +108,15 @@ Test(advise_size, under_a_tight_bound_nothing_cheaper_than_the_h100_meets)
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	/* Llama-3-8B's p99 prompt (lognormal mean 1000, sigma 0.8: 4,429 tokens)
 	 * alone takes more than 300 ms to prefill on an L40S or an A100 */
-	cr_assert(strstr(type_line("L40S"), "the tail prompt's prefill alone exceeds the TTFT bound"),
-		  "%s", out);
-	cr_assert(strstr(type_line("A100-80GB"), "the tail prompt's prefill alone exceeds"),
-		  "%s", out);
+	cr_assert(
+		strstr(type_line("L40S"), "the tail prompt's prefill alone exceeds the TTFT bound"),
+		"%s", out);
+	cr_assert(strstr(type_line("A100-80GB"), "the tail prompt's prefill alone exceeds"), "%s",
+		  out);
 	/* the H100 fleet grows to 3 (the bisection's answer too) */
-	cr_assert(strstr(out, "chat at 3 replicas, pool serve at 3 nodes (fewest meeting its goal)"),
-		  "%s", out);
+	cr_assert(
+		strstr(out, "chat at 3 replicas, pool serve at 3 nodes (fewest meeting its goal)"),
+		"%s", out);
 	cr_expect_eq(simulated(type_line("H100-80GB")), 3, "%s", type_line("H100-80GB"));
 	cr_expect_eq(bisection("scenarios/fleet-tight.yaml", "H100-80GB"), 3);
 	cr_assert_null(strstr(out, "chat on L40S"), "%s", out);

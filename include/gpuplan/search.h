@@ -98,7 +98,7 @@ bool search_service(const struct scenario *sc, const struct workload_spec *w,
 
 /* Runs the search and fills *answer.  With spec->start, it probes start and
  * its neighbour below; when the answer lies further, it gallops away from
- * start (steps 1, 2, 4, ...) to a value of the other kind, then bisects: the
+ * start (steps 1, 1, 2, 4, ...) to a value of the other kind, then bisects: the
  * answer is the full bisection's whenever the condition is monotone. */
 int search_run(const struct search_spec *spec, struct store *st, search_probe_fn on_probe,
 	       void *ctx, struct search_answer *answer, struct gp_err *err);
