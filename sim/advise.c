@@ -294,8 +294,7 @@ static void goal_words(const struct scenario *sc, const struct sizing *z, char *
 			 sc->workloads[z->workloads[i]].name);
 }
 
-/* Reads the row's figures back from the run the search recorded. */
-static int row_from_store(struct store *st, struct advise_row *row, struct gp_err *err)
+int advise_row_from_store(struct store *st, struct advise_row *row, struct gp_err *err)
 {
 	struct metric *m = NULL;
 	size_t n = 0;
@@ -401,7 +400,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	*found = best.found ? nodes : 0;
 	a->run_id = best.found ? best.run_id : best.last_run_id;
 	a->hardware = nodes > now;
-	return row_from_store(st, a, err);
+	return advise_row_from_store(st, a, err);
 }
 
 /* Sizes each pool pools_to_size names; when two or more have an answer, runs
@@ -790,6 +789,8 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		rc = run_combined(sp, st, &pl, err);
 	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r))
 		rc = size_pools(sp, st, sc, &r, &pl, err);
+	if (!rc && !out->refused)
+		rc = advise_size_services(sp, st, sc, &r, &pl, out, err);
 	results_free(&r);
 	scenario_free(sc);
 	struct advise_row base0 = pl.alts[0];
@@ -959,6 +960,7 @@ void advise_write(FILE *out, const struct advice *a)
 		if (a->rows[i].note[0])
 			fprintf(out, "%squality of %s: %s\n", notes++ ? "" : "\n", a->rows[i].label,
 				a->rows[i].note);
+	advise_size_write(out, a);
 	fprintf(out,
 		"\nmeets = every workload meets its goal: its deadlines and SLO, its queue p95 "
 		"goal (by default 3600 s for batch work without a deadline, 300 s for services), no job "
@@ -1023,5 +1025,6 @@ void advice_free(struct advice *a)
 	for (size_t i = 0; i < a->n; i++)
 		advise_row_free(&a->rows[i]);
 	free(a->rows);
+	free(a->gpus);
 	memset(a, 0, sizeof *a);
 }

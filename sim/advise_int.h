@@ -28,6 +28,22 @@ struct plan advise_plan_alternatives(const struct scenario *sc, const struct res
  * no single alternative meets every goal. */
 struct plan advise_plan_pairs(const struct scenario *sc, const struct results *r);
 
+/* Fills a row's figures from the metrics of its run (row->run_id), which a
+ * search recorded (advise.c). */
+int advise_row_from_store(struct store *st, struct advise_row *row, struct gp_err *err);
+
+/* --- inference services sized and moved to other GPU types (advise_size.c) --- */
+
+/* For each inference service alone in its pool that no finding but
+ * capacity is about (r: the base run): the first cut on every catalog GPU
+ * type into out->gpus, and the fewest replicas meeting its goal on its own
+ * type and the promising others, each a row of pl. */
+int advise_size_services(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+			 const struct results *r, struct plan *pl, struct advice *out,
+			 struct gp_err *err);
+/* Those first cuts and searches, a table per service. */
+void advise_size_write(FILE *f, const struct advice *a);
+
 /* --- running alternatives in parallel (advise_jobs.c) --- */
 
 /* The threads `advise` runs alternatives on by default: GPUPLAN_THREADS when

@@ -22,11 +22,16 @@
  * (the M/M/c tail with the Allen-Cunneen factor: ca^2 of the gaps between
  * arrivals, 1 for Poisson, more for a bursty trace; cs^2 of the output
  * length), 0 when P_w <= 1 - p.
- * TTFT at p = t_w + the tail prompt's prefill, in chunks of the token budget
- * less the running decodes (min(B, a) of them ride along) + half a decode
- * step (a request waits for the iteration in flight).  The percentiles are
- * added, which overstates the tail of the sum: a first cut errs on the side
- * of more replicas, and a search confirms it.
+ * TTFT at p = t_w + the prefill stage's tail + half a decode step (a
+ * request waits for the iteration in flight).  The prefill stage: the
+ * tail prompt's prefill, in chunks of the token budget less the running
+ * decodes (min(B, a) of them ride along), gives the rate r at which the
+ * budget prefills; the prompts wait for each other there (M/G/1, Kingman),
+ * and the stage's tail is that of the wait and the request's own prefill
+ * convolved (see struct stage), over the classes of a varying rate (a
+ * trace's minutes).  The slot wait is added to it, which overstates the
+ * tail of the sum: a first cut errs on the side of more replicas, and a
+ * search confirms it.
  * Energy: a replica is in an iteration with probability 1 - exp(-lambda / n x
  * T1), T1 = c_p + O x t_d(1) the time one request alone keeps it busy (c_p:
  * a mean prompt's prefill less the step overhead)
@@ -126,8 +131,127 @@ static double prefill_tail(const struct firstcut_service *s, const struct prep *
 	return t;
 }
 
-static double at_n(const struct firstcut_service *s, const struct prep *pr, int n,
-		   struct firstcut *out)
+/*
+ * The prefill stage of a replica: the token budget is a server that prefills
+ * prompts in arrival order, so a request waits for the prompts ahead of it,
+ * then takes its own prefill.  Its wait is M/G/1's (Kingman): none with
+ * chance 1 - rho, else exponential of mean m = E[S] (ca^2 + cs^2) / (2 (1 -
+ * rho)), S = X / r the prefill of a prompt of X tokens at r tokens/s (the
+ * tail prompt's rate beside the running decodes), X lognormal with the
+ * prompts' mean and their tail at the percentile.  A request is late past t
+ * with chance P(W + X / r > t), the wait and its own prompt convolved (not
+ * their percentiles added).  With a varying rate (a trace's minutes), the
+ * share late is the mean over its classes, a class past saturation all late.
+ */
+struct stage {
+	double mu, sigma;                   /* of ln X */
+	double r;                           /* tokens prefilled a second */
+	int classes;                        /* of the rate: 1 when steady */
+	double p0[FIRSTCUT_RATE_CLASSES];   /* a request waits for neither slot nor prefill */
+	double mean[FIRSTCUT_RATE_CLASSES]; /* the wait's mean when it waits; 0: saturated */
+};
+
+#define LATE_STEPS 64 /* midpoints of the wait's density */
+
+/* P(X / r > y). */
+static double own_over(const struct stage *g, double y)
+{
+	if (y <= 0)
+		return 1;
+	double lx = log(y * g->r);
+	if (g->sigma <= 0)
+		return lx < g->mu ? 1 : 0;
+	return gsl_cdf_ugaussian_Q((lx - g->mu) / g->sigma);
+}
+
+/* P(W + X / r > t) in class k. */
+static double late_at(const struct stage *g, int k, double t)
+{
+	double p0 = g->p0[k], m = g->mean[k];
+	if (!(m > 0))
+		return p0 >= 1 ? own_over(g, t) : 1;
+	if (t <= 0)
+		return 1;
+	double h = t / LATE_STEPS, sum = 0;
+	for (int i = 0; i < LATE_STEPS; i++) {
+		double w = (i + 0.5) * h;
+		sum += exp(-w / m) * own_over(g, t - w);
+	}
+	return p0 * own_over(g, t) + (1 - p0) * (exp(-t / m) + sum * h / m);
+}
+
+static double late_share(const struct stage *g, double t)
+{
+	double sum = 0;
+	for (int k = 0; k < g->classes; k++)
+		sum += late_at(g, k, t);
+	return sum / g->classes;
+}
+
+/* The lognormal of mean P whose quantile at p is the tail prompt: sigma
+ * solves sigma^2 / 2 - z sigma + ln(tail / P) = 0 (its smaller root). */
+static double prompt_sigma(const struct firstcut_service *s)
+{
+	double z = gsl_cdf_ugaussian_Pinv(s->percentile / 100);
+	double l = log(s->prompt_tail / s->prompt_mean), d = z * z - 2 * l;
+	if (d < 0)
+		return z; /* heavier than any lognormal of that mean: the widest */
+	double sigma = z - sqrt(d);
+	return sigma >= 0 ? sigma : z + sqrt(d);
+}
+
+/* The stage at lambda requests a second a replica (the mean; each class's
+ * rate a factor of it): the slot wait (Erlang C: chance pw, then
+ * exponential of mean slot / (B - a) x (ca^2 + cs^2) / 2) and the prefill
+ * queue's (chance rho, mean m above) merged into one wait of their
+ * chance and mean, convolved with the request's own prefill. */
+static void stage_init(const struct firstcut_service *s, const struct prep *pr, double lambda,
+		       double prefill_tail_s, double ca2, struct stage *g)
+{
+	g->sigma = prompt_sigma(s);
+	g->mu = log(s->prompt_mean) - g->sigma * g->sigma / 2;
+	g->r = s->prompt_tail / prefill_tail_s;
+	double mean_s = s->prompt_mean / g->r, cs2 = exp(g->sigma * g->sigma) - 1;
+	double b = pr->batch, slot = b / pr->mu;
+	g->classes = s->n_rate_classes > 0 ? s->n_rate_classes : 1;
+	for (int k = 0; k < g->classes; k++) {
+		double l = lambda * (s->n_rate_classes > 0 ? s->rate_class[k] : 1);
+		double rho = l * mean_s, a = l * slot;
+		g->p0[k] = 0, g->mean[k] = 0;
+		if (rho >= 1 || a >= b)
+			continue; /* saturated: every request late */
+		double pw = erlang_c(pr->batch, a);
+		double wait = pw * slot / (b - a) * (ca2 + s->output_cv2) / 2 +
+			      rho * mean_s * (ca2 + cs2) / (2 * (1 - rho));
+		g->p0[k] = (1 - pw) * (1 - rho);
+		g->mean[k] = g->p0[k] < 1 ? wait / (1 - g->p0[k]) : 0;
+		if (g->p0[k] >= 1)
+			g->mean[k] = 0;
+	}
+}
+
+/* The t at which the share late is 1 - p (bisection); +inf past 1e4 s. */
+static double stage_tail(const struct firstcut_service *s, const struct stage *g, double from)
+{
+	double q = 1 - s->percentile / 100, lo = 0, hi = from > 0 ? from : 1e-3;
+	while (late_share(g, hi) > q) {
+		lo = hi;
+		if ((hi *= 2) > 1e4)
+			return INFINITY;
+	}
+	for (int i = 0; i < 48; i++) {
+		double mid = (lo + hi) / 2;
+		if (late_share(g, mid) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* The figures at n replicas but the TTFT tail; *g the prefill stage. */
+static void at_n(const struct firstcut_service *s, const struct prep *pr, int n,
+		 struct firstcut *out, struct stage *g)
 {
 	double lambda = s->rate / n, b = pr->batch;
 	double step = decode_step(pr, b);
@@ -138,15 +262,18 @@ static double at_n(const struct firstcut_service *s, const struct prep *pr, int 
 	out->capacity_rps = mu;
 	out->decode_step_s = step;
 	out->utilisation = lambda / mu;
-	if (a >= b)
-		return out->ttft_tail_s = INFINITY;
-	double q = 1 - s->percentile / 100, pw = erlang_c(pr->batch, a);
+	out->wait_tail_s = INFINITY;
+	double q = 1 - s->percentile / 100, pw = a < b ? erlang_c(pr->batch, a) : 1;
 	double ca2 = s->arrival_cv2 > 0 ? s->arrival_cv2 : 1;
-	out->wait_tail_s = pw > q ? slot / (b - a) * log(pw / q) * (ca2 + s->output_cv2) / 2 : 0;
+	if (a < b)
+		out->wait_tail_s =
+			pw > q ? slot / (b - a) * log(pw / q) * (ca2 + s->output_cv2) / 2 : 0;
 	double running = a < b ? a : b;
 	out->prefill_tail_s = prefill_tail(s, pr, running);
-	out->ttft_tail_s = out->wait_tail_s + out->prefill_tail_s +
-			   decode_step(pr, running > 1 ? running : 1) / 2;
+	out->ttft_tail_s =
+		a < b ? out->prefill_tail_s + decode_step(pr, running > 1 ? running : 1) / 2
+		      : INFINITY;
+	stage_init(s, pr, lambda, out->prefill_tail_s, ca2, g);
 	/* Cost and energy of the fleet. */
 	double t1 = pr->c_p + s->output_mean * pr->t_d1;
 	out->duty = 1 - exp(-lambda * t1);
@@ -159,7 +286,18 @@ static double at_n(const struct firstcut_service *s, const struct prep *pr, int 
 		tokens_per_s > 0 ? out->usd_per_hour / (tokens_per_s * 3600) * 1e6 : NAN;
 	out->watts = pr->specs ? out->gpus * catalog_gpu_power(pr->specs, out->duty) : NAN;
 	out->tokens_per_joule = out->watts > 0 ? tokens_per_s / out->watts : NAN;
-	return out->ttft_tail_s;
+}
+
+/* The TTFT tail at n (at_n done): the prefill stage's tail for the prefill. */
+static double ttft_at_n(const struct firstcut_service *s, int n, const struct stage *g,
+			struct firstcut *out)
+{
+	if (!isfinite(out->ttft_tail_s))
+		return out->ttft_tail_s = INFINITY;
+	(void)n;
+	double t = stage_tail(s, g, out->prefill_tail_s);
+	out->prefill_wait_s = fmax(0, t - out->prefill_tail_s);
+	return out->ttft_tail_s += out->prefill_wait_s;
 }
 
 double firstcut_ttft_tail(const struct firstcut_service *s, int n, struct firstcut *out)
@@ -168,7 +306,20 @@ double firstcut_ttft_tail(const struct firstcut_service *s, int n, struct firstc
 	*out = (struct firstcut){0};
 	if ((out->verdict = prepare(s, &pr, out)) != FIRSTCUT_OK || n < 1)
 		return INFINITY;
-	return at_n(s, &pr, n, out);
+	struct stage g;
+	at_n(s, &pr, n, out, &g);
+	return ttft_at_n(s, n, &g, out);
+}
+
+double firstcut_late_share(const struct firstcut_service *s, int n, double t)
+{
+	struct prep pr;
+	struct firstcut f = {0};
+	struct stage g;
+	if (prepare(s, &pr, &f) != FIRSTCUT_OK || n < 1)
+		return 1;
+	at_n(s, &pr, n, &f, &g);
+	return isfinite(f.ttft_tail_s) ? late_share(&g, t) : 1;
 }
 
 enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct firstcut *out)
@@ -184,11 +335,16 @@ enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct fir
 	int n = (int)ceil(s->rate / (pr.mu * MAX_UTILISATION));
 	if (n < 1)
 		n = 1;
+	struct stage g;
 	for (; n < MAX_REPLICAS; n++) {
-		double t = at_n(s, &pr, n, out);
-		if (out->utilisation <= MAX_UTILISATION &&
-		    (s->ttft_slo_s <= 0 || t <= s->ttft_slo_s))
+		at_n(s, &pr, n, out, &g);
+		/* the stage's time left within the bound after half a decode
+		 * step: late for at most 1 - p of requests */
+		double left = s->ttft_slo_s - (out->ttft_tail_s - out->prefill_tail_s);
+		if (out->utilisation <= MAX_UTILISATION && isfinite(out->ttft_tail_s) &&
+		    (s->ttft_slo_s <= 0 || late_share(&g, left) <= 1 - s->percentile / 100))
 			break;
 	}
+	ttft_at_n(s, n, &g, out);
 	return out->verdict;
 }

@@ -169,12 +169,17 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 		    uint64_t seed_offset, double *metric, int64_t *run_id, struct gp_err *err)
 {
 	size_t n = s->n_sets;
-	const char **sets = gp_xcalloc(n + 2, sizeof *sets);
+	const char **sets = gp_xcalloc(n + 3, sizeof *sets);
 	if (n)
 		memcpy(sets, s->sets, n * sizeof *sets);
-	char assign[512], seed[64];
+	char assign[512], seed[64], with[512];
 	snprintf(assign, sizeof assign, "%s=%s", s->key, value);
 	sets[n++] = assign;
+	if (s->with_key && s->with_per > 0) { /* the nodes that hold value replicas */
+		long long v = atoll(value), per = (long long)s->with_per;
+		snprintf(with, sizeof with, "%s=%lld", s->with_key, (v + per - 1) / per);
+		sets[n++] = with;
+	}
 	struct scenario *sc = NULL;
 	int rc = scenario_load(s->scenario, sets, n, &sc, err);
 	if (!rc && seed_offset) {
@@ -284,12 +289,14 @@ static int from_start(const struct search_spec *s, struct store *st, search_prob
 	double x = fmin(hi, fmax(lo, (double)s->start)), good, bad;
 	bool ok;
 	int rc = probe(s, st, x, fn, ctx, a, &ok, err);
-	double step = 1;
+	/* steps 1, 1, 2, 4, ...: a first cut one off costs one probe more, not
+	 * two (the pair below it, then the bisection) */
+	double step = 1, next = 1;
 	if (!rc && ok) { /* the answer is x or below: walk down until it fails */
 		good = bad = x;
 		while (!rc && ok && good > lo) {
 			bad = fmax(lo, good - step);
-			step *= 2;
+			step = next, next *= 2;
 			rc = probe(s, st, bad, fn, ctx, a, &ok, err);
 			if (!rc && ok)
 				good = bad;
@@ -301,7 +308,7 @@ static int from_start(const struct search_spec *s, struct store *st, search_prob
 		bad = good = x;
 		while (!rc && !ok && good < hi) {
 			good = fmin(hi, bad + step);
-			step *= 2;
+			step = next, next *= 2;
 			rc = probe(s, st, good, fn, ctx, a, &ok, err);
 			if (!rc && !ok)
 				bad = good;

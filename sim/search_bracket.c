@@ -7,7 +7,9 @@
  * Poisson arrivals at one rate (or an Azure trace: its rate, mean prompt and
  * output and its prompt at the SLO percentile, from the rows), and the
  * condition bounds its TTFT tail (ttft_p50_s, ttft_p95_s or ttft_p99_s, <= or
- * <, of NAME or of all when NAME is the only service).  firstcut.h sizes it
+ * <, of NAME or of all when NAME is the only service), or that NAME meet its
+ * goal or SLO (goal_met or slo_met >= 1: its own SLO's TTFT and TPOT bound
+ * it, as advise's sizing asks).  firstcut.h sizes it
  * on the first pool that offers the workload, with the server's keys, the
  * tokenization time taken off the bound; a trace's gaps give the arrivals'
  * burstiness.  Anything else (a routed service's group too): no first cut, and
@@ -43,6 +45,47 @@ static bool tokens_of(const struct dist *d, double p, double *mean, double *tail
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+#define RATE_WINDOW_S 60.0 /* of trace time: the minutes the conversation trace's rate moves by */
+
+/* The rate each request of a trace arrives at, its minute's over the mean,
+ * in FIRSTCUT_RATE_CLASSES classes of equally many requests (their means):
+ * the first cut's waits at the rates the requests meet, not at the mean. */
+static void rate_classes(const struct request_spec *rs, struct firstcut_service *s)
+{
+	size_t n = rs->n_rows, windows = (size_t)(sim_seconds(rs->period) / RATE_WINDOW_S) + 1;
+	if (n < 2 * FIRSTCUT_RATE_CLASSES)
+		return;
+	size_t *count = gp_xcalloc(windows, sizeof *count);
+	double *factor = gp_xcalloc(n, sizeof *factor);
+	double t0 = sim_seconds(rs->rows[0].at), mean = (double)n / sim_seconds(rs->period);
+	for (size_t i = 0; i < n; i++) {
+		size_t w = (size_t)((sim_seconds(rs->rows[i].at) - t0) / RATE_WINDOW_S);
+		count[w < windows ? w : windows - 1]++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t w = (size_t)((sim_seconds(rs->rows[i].at) - t0) / RATE_WINDOW_S);
+		factor[i] = (double)count[w < windows ? w : windows - 1] / RATE_WINDOW_S / mean;
+	}
+	qsort(factor, n, sizeof *factor, cmp_double);
+	for (int k = 0; k < FIRSTCUT_RATE_CLASSES; k++) {
+		size_t from = n * (size_t)k / FIRSTCUT_RATE_CLASSES,
+		       to = n * (size_t)(k + 1) / FIRSTCUT_RATE_CLASSES;
+		double sum = 0;
+		for (size_t i = from; i < to; i++)
+			sum += factor[i];
+		s->rate_class[k] = sum / (double)(to - from);
+	}
+	s->n_rate_classes = FIRSTCUT_RATE_CLASSES;
+	free(count);
+	free(factor);
+}
+
 /* A trace's rate and token counts, from its rows. */
 static bool trace_of(const struct request_spec *rs, double p, struct firstcut_service *s)
 {
@@ -75,6 +118,7 @@ static bool trace_of(const struct request_spec *rs, double p, struct firstcut_se
 		double m = g / (n - 1);
 		s->arrival_cv2 = g2 / (n - 1) / (m * m) - 1;
 	}
+	rate_classes(rs, s);
 	return true;
 }
 
@@ -110,53 +154,83 @@ static size_t services(const struct scenario *sc)
 	return n;
 }
 
-int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
+bool search_service(const struct scenario *sc, const struct workload_spec *w,
+		    const struct gpu_type *gpu, double ttft_s, double tpot_s, double percentile,
+		    struct firstcut_service *s)
 {
-	const struct search_condition *c = &sp->until;
-	double p = percentile_of(c->metric);
-	const struct workload_spec *w = varied(sc, sp->key);
-	if (sp->maximize || !sp->integer || !p || (c->op != OP_LE && c->op != OP_LT) || !w ||
-	    !w->inference || !w->model || w->inference->target_queue > 0 ||
-	    w->inference->service /* a routed group: its traffic is a share of its service's */ ||
-	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
-		return 0;
+	if (!w->inference || !w->model || w->request != REQUEST_GPUS)
+		return false;
 	const struct inference_spec *in = w->inference;
 	const struct pool_spec *pool = NULL;
 	for (size_t i = 0; i < sc->n_pools && !pool; i++)
 		if (scenario_pool_offers(&sc->pools[i], w))
 			pool = &sc->pools[i];
-	if (!pool || w->request != REQUEST_GPUS)
-		return 0;
-	struct firstcut_service s = {
+	if (!pool)
+		return false;
+	if (!gpu)
+		gpu = pool->gpu;
+	*s = (struct firstcut_service){
 		.model = w->model,
 		.weights = (enum quant)w->quantization,
 		.kv = (enum quant)in->kv_cache,
-		.gpu = pool->gpu,
+		.gpu = gpu,
 		.tp = in->tensor_parallel,
-		.memory_fraction = in->vram_given ? w->vram_bytes / pool->gpu->memory_bytes
+		.memory_fraction = in->vram_given            ? w->vram_bytes / gpu->memory_bytes
 				   : in->memory_fraction > 0 ? in->memory_fraction
 							     : 0.9,
 		.max_batch = in->max_batch,
 		.max_batched_tokens = in->max_batched_tokens,
-		.ttft_slo_s = c->value - sim_seconds(in->tokenize),
-		.percentile = p,
+		.ttft_slo_s = ttft_s - sim_seconds(in->tokenize),
+		.tpot_slo_s = tpot_s,
+		.percentile = percentile,
 	};
 	const struct request_spec *rs = &in->requests;
 	double unused;
 	if (rs->process == REQUESTS_TRACE) {
-		if (!trace_of(rs, p, &s))
-			return 0;
+		if (!trace_of(rs, percentile, s))
+			return false;
 	} else if (rs->process != REQUESTS_POISSON || rs->weekly.on || !(rs->rate > 0) ||
-		   !tokens_of(&rs->prompt_tokens, p, &s.prompt_mean, &s.prompt_tail, &unused) ||
-		   !tokens_of(&rs->output_tokens, p, &s.output_mean, &unused, &s.output_cv2)) {
-		return 0;
+		   !tokens_of(&rs->prompt_tokens, percentile, &s->prompt_mean, &s->prompt_tail,
+			      &unused) ||
+		   !tokens_of(&rs->output_tokens, percentile, &s->output_mean, &unused,
+			      &s->output_cv2)) {
+		return false;
 	} else {
-		s.rate = rs->rate;
+		s->rate = rs->rate;
 	}
-	if (!(s.ttft_slo_s > 0))
+	return s->ttft_slo_s > 0;
+}
+
+/* Whether the condition asks that a workload meet its goal or its SLO
+ * (goal_met, slo_met: 1 when met): then its own SLO bounds the first cut. */
+static bool goal_condition(const struct search_condition *c)
+{
+	bool metric = !strcmp(c->metric, "goal_met") || !strcmp(c->metric, "slo_met");
+	return metric && ((c->op == OP_GE && c->value > 0 && c->value <= 1) ||
+			  (c->op == OP_GT && c->value >= 0 && c->value < 1));
+}
+
+int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
+{
+	const struct search_condition *c = &sp->until;
+	const struct workload_spec *w = varied(sc, sp->key);
+	if (sp->maximize || !sp->integer || !w || !w->inference || w->inference->target_queue > 0 ||
+	    w->inference->service /* a routed group: its traffic is a share of its service's */ ||
+	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
 		return 0;
+	const struct slo_spec *slo = &w->inference->slo;
+	double p = percentile_of(c->metric), ttft = c->value, tpot = 0;
+	if (goal_condition(c)) { /* the workload's own SLO */
+		p = slo->percentile > 0 ? slo->percentile : 99;
+		ttft = sim_seconds(slo->ttft);
+		tpot = sim_seconds(slo->tpot);
+	} else if (!p || (c->op != OP_LE && c->op != OP_LT)) {
+		return 0;
+	}
+	struct firstcut_service s;
 	struct firstcut f;
-	if (firstcut_size(&s, &f) != FIRSTCUT_OK)
+	if (!(ttft > 0) || !search_service(sc, w, NULL, ttft, tpot, p, &s) ||
+	    firstcut_size(&s, &f) != FIRSTCUT_OK)
 		return 0;
 	return f.replicas;
 }

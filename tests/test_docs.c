@@ -79,7 +79,9 @@ Test(docs, diff_mode_compares_outputs)
 
 /* The console blocks of the reference pages run too, and show their real
  * outputs (wall-clock figures aside; "..." abridges). */
-Test(docs, reference_pages_run_as_written)
+/* Every console block of every page: a few hundred runs, so more time than
+ * the suite's 60 s on a loaded machine. */
+Test(docs, reference_pages_run_as_written, .timeout = 180)
 {
 	int rc = capture("sh tests/docs.sh --diff docs/*.md", out, sizeof out);
 	cr_assert_eq(rc, 0, "tests/docs.sh found problems:\n%s", out);

@@ -78,7 +78,32 @@ Test(firstcut, one_replica_capacity_is_the_roofline_batch_over_its_slot_time)
 		left -= chunk, done += chunk;
 	}
 	cr_assert_float_eq(f.prefill_tail_s, t, 1e-12);
-	cr_assert_float_eq(f.ttft_tail_s, t + roofline_decode_time(&r, a, 1100) / 2, 1e-12);
+	cr_assert_float_eq(f.ttft_tail_s,
+			   t + f.prefill_wait_s + roofline_decode_time(&r, a, 1100) / 2, 1e-12);
+	/* the prefill queue: the budget prefills at r = 6212 / t tokens/s, so a
+	 * request waits for the prompts ahead with chance rho = 10 x 1000 / r
+	 * (M/G/1; a batch slot at a = 75 of 256 never waits: Erlang C ~ 1e-30),
+	 * then an exponential time of mean m = E[S] (1 + cs^2) / (2 (1 - rho))
+	 * (Kingman), cs^2 = e^sigma^2 - 1 of the lognormal whose p99 is 6,212
+	 * (sigma = z - sqrt(z^2 - 2 ln 6.212), z = 2.3263: ~1).  At the tail
+	 * T = t + prefill_wait, 1 % of requests wait and prefill longer:
+	 * (1 - rho) P(X/r > T) + rho (e^(-T/m) + int_0^T e^(-w/m)/m P(X/r > T - w) dw),
+	 * here by the trapezoid rule on 20,000 steps */
+	double z = 2.326347874, sigma = z - sqrt(z * z - 2 * log(6.212));
+	double rate = 6212 / t, es = 1000 / rate, rho = 10 * es;
+	double m = es * (exp(sigma * sigma) / 2) / (1 - rho), mu_x = log(1000) - sigma * sigma / 2;
+	double big_t = t + f.prefill_wait_s, integral = 0, h = big_t / 20000;
+#define OVER(y) ((y) <= 0 ? 1 : 0.5 * erfc((log((y)*rate) - mu_x) / sigma / sqrt(2)))
+	for (int i = 0; i <= 20000; i++) {
+		double w = i * h, k = i == 0 || i == 20000 ? 0.5 : 1;
+		integral += k * exp(-w / m) / m * OVER(big_t - w) * h;
+	}
+	double late = (1 - rho) * OVER(big_t) + rho * (exp(-big_t / m) + integral);
+#undef OVER
+	cr_assert_gt(rho, 0.1);
+	cr_assert_gt(f.prefill_wait_s, 0.01, "%g", f.prefill_wait_s);
+	cr_assert_float_eq(late, 0.01, 2e-4, "%g", late);
+	cr_assert_float_eq(firstcut_late_share(&s, 1, big_t), 0.01, 1e-6);
 	/* cost and energy: one H100 at $4.02/h busy nearly always (duty 1 - e^-10 x T1) */
 	cr_assert_float_eq(f.usd_per_hour, 4.02, 1e-12);
 	cr_assert_float_eq(f.usd_per_mtok, 4.02 / (2000 * 3600) * 1e6, 1e-12);
@@ -125,10 +150,19 @@ Test(firstcut, saturated_replicas_have_no_finite_ttft_and_erlang_c_waits)
 	cr_assert_gt(f.wait_tail_s, 0, "at %.1f %% someone waits", 100 * f.utilisation);
 	cr_assert_gt(t, f.prefill_tail_s);
 	/* bursty arrivals (ca^2 = 4, not Poisson's 1) wait (4 + cs^2) / (1 + cs^2) as long */
-	double poisson = f.wait_tail_s;
+	double poisson = f.wait_tail_s, ttft = t;
 	s.arrival_cv2 = 4;
-	firstcut_ttft_tail(&s, n, &f);
+	t = firstcut_ttft_tail(&s, n, &f);
 	cr_assert_float_eq(f.wait_tail_s, poisson * (4 + s.output_cv2) / (1 + s.output_cv2), 1e-9);
+	cr_assert_gt(t, ttft);
+	/* a rate that moves (half the requests at 1.5 x the mean, half at 0.5 x)
+	 * waits longer than a steady one: the busy half's queue */
+	s.arrival_cv2 = 1;
+	s.rate = 0.6 * n * f.capacity_rps;
+	double steady = firstcut_ttft_tail(&s, n, &f);
+	s.n_rate_classes = 2;
+	s.rate_class[0] = 0.5, s.rate_class[1] = 1.5;
+	cr_assert_gt(firstcut_ttft_tail(&s, n, &f), steady);
 }
 
 Test(firstcut, what_cannot_be_sized_says_why)

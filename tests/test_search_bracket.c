@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char out[16384];
 
@@ -87,4 +88,38 @@ Test(search_bracket, other_questions_bisect_as_before)
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_assert_null(strstr(out, "first cut"), "%s", out);
 	cr_assert(strstr(out, "workloads.chat.requests.rate=33/s"), "%s", out);
+}
+
+#define FULL_TRACE "../shared/data/azure-llm/AzureLLMInferenceTrace_conv.csv"
+
+/* The Azure conversation trace, twice at 9.04 x its speed (50 requests/s),
+ * on H100s under a 500 ms p99 TTFT (docs/benchmarks.md): the first cut
+ * (the trace's rate by the minute, the prefill queue) gives the
+ * bisection's answer in at most three runs where the bisection takes eight. */
+Test(search_bracket, on_the_azure_trace_the_first_cut_gives_the_bisections_answer)
+{
+	if (access(FULL_TRACE, R_OK) != 0)
+		cr_skip_test("%s is absent (real traces live in ../shared/data)", FULL_TRACE);
+	int probes[2], answers[2];
+	for (int k = 0; k < 2; k++) {
+		char cmd[2048];
+		snprintf(
+			cmd, sizeof cmd,
+			"bin/gpuplan search tests/fixtures/azure-conv-full.yaml --db %s/t%d.db --min "
+			"--vary workloads.chat.replicas --lo 1 --hi 64 --until 'ttft_p99_s <= 0.5' "
+			"--set workloads.chat.requests.speedup=9.04 --set "
+			"workloads.chat.requests.repeat=2 --set pools.h100.nodes=8 --set "
+			"pools.h100.gpus_per_node=8%s",
+			dir, k, k ? " --no-first-cut" : "");
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s\n%s", cmd, out);
+		probes[k] = 0;
+		for (const char *l = out; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+			probes[k] += !strncmp(l, "probe ", 6);
+		const char *eq = strrchr(out, '=');
+		cr_assert_not_null(eq, "%s", out);
+		answers[k] = atoi(eq + 1);
+	}
+	cr_expect_eq(answers[0], answers[1], "first cut %d, bisection %d", answers[0], answers[1]);
+	cr_expect_leq(probes[0], 3, "%d probes", probes[0]);
+	cr_expect_gt(probes[1], probes[0]);
 }

@@ -39,7 +39,13 @@
  *     host meets its goal (metric POOL.goal_met), else the one at which the
  *     finding's workloads (the run, for a finding that names none) meet
  *     theirs (search_run over 1 .. 4x its nodes; when even 4x misses, a row
- *     for 4x that says so); with two or more answers, all of them together.
+ *     for 4x that says so); with two or more answers, all of them together;
+ *   - an inference service with fixed replicas and a TTFT bound, alone in
+ *     its pool (advise_size.c): the first cut (firstcut.h) on every catalog
+ *     GPU type, then, on its own type and the promising others, the fewest
+ *     replicas meeting its goal (search_run started from the first cut, so
+ *     only the boundary is simulated), with the pool's nodes to hold them:
+ *     a right-sized fleet, or a move to a cheaper GPU type.
  * The goal: every workload meets its own (metrics_goals: deadlines, SLO,
  * queue p95 goal, nothing failed or OOM-killed; metric all.goal_met), so no
  * alternative that makes one miss is recommended.  Alternatives that meet it
@@ -99,6 +105,22 @@ struct advise_spec {
 
 #define ADVISE_MAX_JOBS 256 /* --jobs */
 
+/* A service on one GPU type (advise_size.c): the first cut's fleet and,
+ * where it was searched, the simulated fewest replicas meeting its goal. */
+struct advise_gpu {
+	int32_t workload;           /* the service's index in the scenario */
+	char name[256];             /* its name */
+	const struct gpu_type *gpu; /* a catalog type */
+	int verdict;                /* an enum firstcut_verdict */
+	int tp, replicas, gpus;     /* the first cut's */
+	double usd_hour, usd_mtok, tokens_per_joule;
+	bool searched;        /* simulated: the search below ran */
+	int32_t sim_replicas; /* the fewest meeting the goal; 0: none up to the search's hi */
+	int32_t sim_gpus, probes;
+	double sim_usd_mtok, sim_tokens_per_joule; /* the answer run's (cost_per_million_tokens) */
+	int64_t run_id;
+};
+
 /* One run of the table. */
 struct advise_row {
 	char label[ADVISE_LABEL]; /* "base", "time-slicing x4 on a100", ... */
@@ -133,6 +155,8 @@ struct advice {
 	bool twin;        /* the scenario has a history section */
 	char **reasons;   /* why the model is not trusted (owned); none: it is */
 	size_t n_reasons;
+	struct advise_gpu *gpus; /* each sized service on each catalog GPU type (owned) */
+	size_t n_gpus;
 	bool refused; /* so no hardware is recommended */
 	bool forced;  /* force overrode the reasons */
 };

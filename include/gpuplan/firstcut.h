@@ -15,6 +15,8 @@
 #include "gpuplan/footprint.h"
 #include "gpuplan/roofline.h"
 
+#define FIRSTCUT_RATE_CLASSES 32 /* classes of a varying rate, equally many requests each */
+
 /* One service: a model in a format on one GPU type, its traffic and SLO. */
 struct firstcut_service {
 	const struct model_arch *model;
@@ -32,6 +34,10 @@ struct firstcut_service {
 	double ttft_slo_s, tpot_slo_s;   /* 0: no bound */
 	double percentile;               /* of the SLO, e.g. 99 */
 	double usd_per_gpu_hour;         /* 0: the catalog's reference price */
+	int n_rate_classes;              /* 0: a steady rate; else the rate each class of
+					  * requests arrives at (a trace's minutes), as a
+					  * factor of `rate`, equally many requests a class */
+	double rate_class[FIRSTCUT_RATE_CLASSES];
 };
 
 /* Why a service cannot be sized on the GPU type. */
@@ -49,8 +55,11 @@ struct firstcut {
 	double capacity_rps;   /* one replica's, at that batch */
 	double decode_step_s;  /* at that batch */
 	double prefill_tail_s; /* the tail prompt, in chunks beside the running decodes */
-	double wait_tail_s;    /* for a batch slot, at the SLO percentile */
-	double ttft_tail_s;    /* wait + prefill + half a decode step */
+	double prefill_wait_s; /* what the waits (a slot, the prefill queue) add to it at
+				* the percentile, convolved with the prompts' prefill */
+	double wait_tail_s;    /* for a batch slot alone, at the SLO percentile (shown;
+				* the TTFT merges it with the prefill queue's) */
+	double ttft_tail_s;    /* prefill + prefill_wait + half a decode step */
 	double utilisation;    /* of each replica's capacity */
 	double duty;           /* share of time a replica is in an iteration */
 	double watts;          /* the fleet's GPUs */
@@ -67,6 +76,11 @@ enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct fir
 /* The TTFT tail of s on n replicas (the search's bracket uses it); +inf when
  * n replicas are saturated.  out receives the figures at n. */
 double firstcut_ttft_tail(const struct firstcut_service *s, int n, struct firstcut *out);
+
+/* The share of requests whose prefill stage (its queue and their own
+ * prefill) takes longer than t on n replicas: what firstcut_ttft_tail
+ * solves for the percentile.  1 when n replicas are saturated. */
+double firstcut_late_share(const struct firstcut_service *s, int n, double t);
 
 /* The p-th percentile (0-100) of a lognormal of this mean and sigma. */
 double firstcut_lognormal_quantile(double mean, double sigma, double p);

@@ -13,6 +13,8 @@
 #ifndef GPUPLAN_SEARCH_H
 #define GPUPLAN_SEARCH_H
 
+#include "gpuplan/firstcut.h"
+#include "gpuplan/scenario.h"
 #include "gpuplan/store.h"
 
 enum search_op { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
@@ -41,10 +43,13 @@ struct search_spec {
 	bool integer;  /* both bounds are whole numbers */
 	bool maximize; /* --max; otherwise --min */
 	struct search_condition until;
-	int seeds;        /* >= 1: seeds seed .. seed + seeds - 1 */
-	double tolerance; /* real ranges; 0 = (hi - lo) / 1000 */
-	int64_t start;    /* integer --min: the value to probe first (search_estimate's
+	int seeds;            /* >= 1: seeds seed .. seed + seeds - 1 */
+	double tolerance;     /* real ranges; 0 = (hi - lo) / 1000 */
+	int64_t start;        /* integer --min: the value to probe first (search_estimate's
 			   * first cut); 0 = bisect [lo, hi] */
+	const char *with_key; /* set beside key in every probe to ceil(value / with_per):
+			       * the nodes that hold `value` replicas (advise); NULL: none */
+	int64_t with_per;
 };
 
 /* What one probe found, for progress output. */
@@ -81,9 +86,19 @@ struct search_answer {
  * search's overrides and KEY=lo to read the workload. */
 int search_estimate(const struct search_spec *spec, int64_t *replicas, struct gp_err *err);
 
+/* The first cut's service (firstcut.h) for inference workload w of sc on GPU
+ * type gpu (NULL: the GPU of the first pool that offers w): its model,
+ * server keys and traffic (Poisson at one rate with fixed, exponential or
+ * lognormal tokens, or an Azure trace: its rate, tokens and burstiness from
+ * the rows), bounded by ttft_s (less the tokenization time) and tpot_s at
+ * the percentile.  false: the first cut does not model the service. */
+bool search_service(const struct scenario *sc, const struct workload_spec *w,
+		    const struct gpu_type *gpu, double ttft_s, double tpot_s, double percentile,
+		    struct firstcut_service *s);
+
 /* Runs the search and fills *answer.  With spec->start, it probes start and
  * its neighbour below; when the answer lies further, it gallops away from
- * start (steps 1, 2, 4, ...) to a value of the other kind, then bisects: the
+ * start (steps 1, 1, 2, 4, ...) to a value of the other kind, then bisects: the
  * answer is the full bisection's whenever the condition is monotone. */
 int search_run(const struct search_spec *spec, struct store *st, search_probe_fn on_probe,
 	       void *ctx, struct search_answer *answer, struct gp_err *err);

@@ -1,0 +1,342 @@
+/*
+ * advise_size.c - an inference service's size and GPU type (advise.h).
+ *
+ * A service with fixed replicas and a TTFT bound, alone in its pool (no
+ * other workload may use the pool, and it may use no other; exclusive GPUs,
+ * no autoscaler, spot or windows), is sized like a platform engineer would:
+ *   1. the first cut (firstcut.h) on every catalog GPU type, with its TP
+ *      degree, GPUs, $/h (the pool's price for its own type, the catalog's
+ *      reference price for the others), $ per million tokens and tokens per
+ *      joule: microseconds a type;
+ *   2. the promising types simulated: its own, and at most SIZE_TYPES others
+ *      whose first cut costs at most SIZE_MARGIN more per hour than its own
+ *      type's, cheapest first.  Each is a minimum-replica search
+ *      (search_run) of the service's goal (W.goal_met >= 1) started from
+ *      its first cut, so only the boundary is simulated, with the pool's
+ *      nodes set to hold the replicas probed (search_spec.with_key): its
+ *      answer is the full bisection's whenever the goal is monotone in the
+ *      replicas, and its answer run bills the right number of nodes;
+ *   3. each answer a row of the ranking: the service right-sized on its own
+ *      type, or moved to another (the pool's gpu, price and nodes, the
+ *      replicas and their TP degree).  More hardware means a bill per hour
+ *      above the pool's today (more nodes on its own type), so a cheaper
+ *      fleet that meets the goal ranks with the other alternatives by its
+ *      bill, and a dearer one after every alternative that adds none.
+ */
+#include "advise_int.h"
+
+#include "gpuplan/catalog_specs.h"
+#include "gpuplan/diagnose.h"
+#include "gpuplan/firstcut.h"
+#include "gpuplan/search.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIZE_TYPES  3    /* other GPU types simulated, at most */
+#define SIZE_MARGIN 0.25 /* their first cut's $/h over the service's own type's, at most */
+#define SIZE_SETS   4    /* overrides of a type: gpu, price, gpus, tensor_parallel */
+
+/* The pool that serves workload w and nothing else, or -1. */
+static int own_pool(const struct scenario *sc, size_t w)
+{
+	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
+	int p = -1;
+	diagnose_usable_pools(sc, w, usable);
+	for (size_t i = 0; i < sc->n_pools; i++)
+		if (usable[i])
+			p = p < 0 ? (int)i : -2;
+	for (size_t k = 0; k < sc->n_workloads && p >= 0; k++) {
+		if (k == w)
+			continue;
+		diagnose_usable_pools(sc, k, usable);
+		if (usable[p])
+			p = -1;
+	}
+	free(usable);
+	if (p < 0)
+		return -1;
+	const struct pool_spec *ps = &sc->pools[p];
+	bool plain = !ps->autoscale.on && !ps->spot.on && !ps->n_windows && !ps->gpu_own &&
+		     ps->sharing.mode == SHARING_EXCLUSIVE && ps->gpus_per_node >= 1 &&
+		     !ps->price.committed;
+	return plain ? p : -1;
+}
+
+/* The price of a GPU-hour of type g in pool ps: the pool's for its own type,
+ * else the catalog's reference price. */
+static double price_of(const struct pool_spec *ps, const struct gpu_type *g)
+{
+	if (g == ps->gpu && ps->price.gpu_hour > 0)
+		return ps->price.gpu_hour;
+	const struct gpu_specs *x = catalog_gpu_specs(g);
+	return x ? x->usd_per_hour : 0;
+}
+
+/* Appends the first cut of workload w on every catalog GPU type to out;
+ * false (nothing appended) when the first cut does not model the service. */
+static bool first_cuts(const struct scenario *sc, size_t w, const struct pool_spec *ps,
+		       struct advice *out)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	const struct slo_spec *slo = &ws->inference->slo;
+	double pct = slo->percentile > 0 ? slo->percentile : 99;
+	size_t n = catalog_gpu_count();
+	out->gpus = gp_xrealloc(out->gpus, (out->n_gpus + n) * sizeof *out->gpus);
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_type *g = catalog_gpu_at(i);
+		struct firstcut_service s;
+		if (!search_service(sc, ws, g, sim_seconds(slo->ttft), sim_seconds(slo->tpot), pct,
+				    &s))
+			return false;
+		s.tp = g == ps->gpu ? ws->inference->tensor_parallel : 0;
+		s.usd_per_gpu_hour = price_of(ps, g);
+		struct firstcut f;
+		firstcut_size(&s, &f);
+		struct advise_gpu *e = &out->gpus[out->n_gpus++];
+		*e = (struct advise_gpu){
+			.workload = (int32_t)w,
+			.gpu = g,
+			.verdict = (int)f.verdict,
+			.tp = f.tp,
+			.replicas = f.replicas,
+			.gpus = f.gpus,
+			.usd_hour = f.usd_per_hour,
+			.usd_mtok = f.usd_per_mtok,
+			.tokens_per_joule = f.tokens_per_joule,
+		};
+		snprintf(e->name, sizeof e->name, "%s", ws->name);
+	}
+	return true;
+}
+
+static void count_probe(void *ctx, const struct search_probe *p)
+{
+	(void)p;
+	(*(int32_t *)ctx)++;
+}
+
+/* The answer run's figure for the service (NAN when absent). */
+static double metric_of(const struct metric *m, size_t n, const char *scope, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].scope, scope) && !strcmp(m[i].name, name))
+			return m[i].value;
+	return NAN;
+}
+
+/* The overrides that put service w on e's GPU type in pool ps: into sets
+ * (SIZE_SETS of them, each ADVISE_SET long); returns how many. */
+static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
+			const struct advise_gpu *e, char sets[][ADVISE_SET])
+{
+	const struct workload_spec *ws = &sc->workloads[e->workload];
+	size_t n = 0;
+	if (e->gpu != ps->gpu) {
+		snprintf(sets[n++], ADVISE_SET, "pools.%s.gpu=%s", ps->name, e->gpu->name);
+		if (ps->price.gpu_hour > 0) /* priced: the new type at its reference price */
+			snprintf(sets[n++], ADVISE_SET, "pools.%s.price.gpu_hour=%g", ps->name,
+				 price_of(ps, e->gpu));
+	}
+	if (e->tp != ws->inference->tensor_parallel) {
+		snprintf(sets[n++], ADVISE_SET, "workloads.%s.gpus=%d", ws->name, e->tp);
+		snprintf(sets[n++], ADVISE_SET, "workloads.%s.tensor_parallel=%d", ws->name, e->tp);
+	}
+	return n;
+}
+
+/* Searches the fewest replicas of e's service on e's GPU type that meet its
+ * goal, from the first cut; fills e's simulated figures and adds its row. */
+static int search_type(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+		       const struct pool_spec *ps, struct advise_gpu *e, struct plan *pl,
+		       struct gp_err *err)
+{
+	const struct workload_spec *ws = &sc->workloads[e->workload];
+	char extra[SIZE_SETS][ADVISE_SET], key[ADVISE_SET], nodes_key[ADVISE_SET], cond[ADVISE_SET];
+	size_t k = type_sets(sc, ps, e, extra);
+	const char **sets = gp_xcalloc(sp->n_sets + SIZE_SETS + 1, sizeof *sets);
+	for (size_t i = 0; i < sp->n_sets; i++)
+		sets[i] = sp->sets[i];
+	for (size_t i = 0; i < k; i++)
+		sets[sp->n_sets + i] = extra[i];
+	snprintf(key, sizeof key, "workloads.%s.replicas", ws->name);
+	snprintf(nodes_key, sizeof nodes_key, "pools.%s.nodes", ps->name);
+	snprintf(cond, sizeof cond, "%s.goal_met >= 1", ws->name);
+	int32_t per_node = ps->gpus_per_node / e->tp;
+	struct search_spec s = {.scenario = sp->scenario,
+				.sets = sets,
+				.n_sets = sp->n_sets + k,
+				.key = key,
+				.integer = true,
+				.seeds = 1,
+				.start = e->replicas,
+				.with_key = nodes_key,
+				.with_per = per_node};
+	s.lo.number = 1;
+	s.hi.number = 4.0 * e->replicas + 4;
+	struct search_answer ans = {0};
+	int rc = search_parse_condition(cond, &s.until, err);
+	if (!rc)
+		rc = search_run(&s, st, count_probe, &e->probes, &ans, err);
+	free(sets);
+	e->searched = true;
+	if (rc == GP_EINPUT) /* the type cannot be expressed (a label, a bound): no row */
+		return GP_OK;
+	if (rc || !ans.found)
+		return rc;
+	int32_t n = (int32_t)atol(ans.value), nodes = (n + per_node - 1) / per_node;
+	e->sim_replicas = n;
+	e->sim_gpus = n * e->tp;
+	e->run_id = ans.run_id;
+	struct metric *m = NULL;
+	size_t nm = 0;
+	if ((rc = store_read_metrics(st, ans.run_id, &m, &nm, err)))
+		return rc;
+	e->sim_usd_mtok = metric_of(m, nm, ws->name, "cost_per_million_tokens");
+	e->sim_tokens_per_joule = metric_of(m, nm, ws->name, "tokens_per_joule");
+	store_free_metrics(m, nm);
+	bool own = e->gpu == ps->gpu;
+	if (own && n == ws->inference->replicas && nodes == ps->nodes)
+		return GP_OK; /* the base itself */
+	struct advise_row *a =
+		own ? advise_plan_add(
+			      pl,
+			      "%s at %d replica%s, pool %s at %d node%s (fewest meeting its goal)",
+			      ws->name, n, n == 1 ? "" : "s", ps->name, nodes,
+			      nodes == 1 ? "" : "s")
+		    : advise_plan_add(
+			      pl,
+			      "%s on %s: %d replica%s, pool %s at %d node%s (fewest meeting its goal)",
+			      ws->name, e->gpu->name, n, n == 1 ? "" : "s", ps->name, nodes,
+			      nodes == 1 ? "" : "s");
+	if (!a)
+		return GP_OK;
+	for (size_t i = 0; i < k; i++)
+		advise_set(a, "%s", extra[i]);
+	advise_set(a, "%s=%d", key, n);
+	advise_set(a, "%s=%d", nodes_key, nodes);
+	a->run_id = ans.run_id;
+	double now = ps->nodes * ps->gpus_per_node * price_of(ps, ps->gpu),
+	       then = nodes * ps->gpus_per_node * price_of(ps, e->gpu);
+	a->hardware = own ? nodes > ps->nodes : then > now * (1 + 1e-9);
+	return advise_row_from_store(st, a, err);
+}
+
+static int by_usd_hour(const void *x, const void *y)
+{
+	const struct advise_gpu *a = *(struct advise_gpu *const *)x,
+				*b = *(struct advise_gpu *const *)y;
+	return (a->usd_hour > b->usd_hour) - (a->usd_hour < b->usd_hour);
+}
+
+/* The types of out->gpus[from ..] to simulate: the service's own (when its
+ * first cut sizes it) and the promising others, cheapest first.  Returns
+ * how many went into pick. */
+static size_t promising(struct advice *out, size_t from, const struct pool_spec *ps,
+			struct advise_gpu **pick)
+{
+	struct advise_gpu *own = NULL;
+	for (size_t i = from; i < out->n_gpus; i++)
+		if (out->gpus[i].gpu == ps->gpu && out->gpus[i].verdict == FIRSTCUT_OK)
+			own = &out->gpus[i];
+	double limit = own ? own->usd_hour * (1 + SIZE_MARGIN) : INFINITY;
+	size_t n = 0;
+	for (size_t i = from; i < out->n_gpus; i++) {
+		struct advise_gpu *e = &out->gpus[i];
+		if (e != own && e->verdict == FIRSTCUT_OK && e->tp <= ps->gpus_per_node &&
+		    e->usd_hour <= limit)
+			pick[n++] = e;
+	}
+	qsort(pick, n, sizeof *pick, by_usd_hour);
+	if (n > SIZE_TYPES)
+		n = SIZE_TYPES;
+	if (own) { /* its own type first */
+		memmove(pick + 1, pick, n * sizeof *pick);
+		pick[0] = own;
+		n++;
+	}
+	return n;
+}
+
+/* Whether a finding other than capacity is about workload w: its server's
+ * settings, its memory or its placement bind it, and a size measured with
+ * them would measure them; their fixes come first. */
+static bool misconfigured(const struct results *r, size_t w)
+{
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct finding *fd = &r->findings[i];
+		bool about = fd->workload == (int32_t)w;
+		for (size_t m = 0; m < fd->n_members; m++)
+			about |= fd->members[m] == (int32_t)w;
+		if (about && fd->step != FINDING_CAPACITY)
+			return true;
+	}
+	return false;
+}
+
+int advise_size_services(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+			 const struct results *r, struct plan *pl, struct advice *out,
+			 struct gp_err *err)
+{
+	int rc = GP_OK;
+	for (size_t w = 0; w < sc->n_workloads && !rc; w++) {
+		const struct inference_spec *in = sc->workloads[w].inference;
+		if (!in || in->target_queue > 0 || !(in->slo.ttft > 0) || in->vram_given ||
+		    misconfigured(r, w))
+			continue;
+		int p = own_pool(sc, w);
+		size_t from = out->n_gpus;
+		if (p < 0 || !first_cuts(sc, w, &sc->pools[p], out)) {
+			out->n_gpus = from;
+			continue;
+		}
+		struct advise_gpu **pick = gp_xcalloc(out->n_gpus - from + 1, sizeof *pick);
+		size_t n = promising(out, from, &sc->pools[p], pick);
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = search_type(sp, st, sc, &sc->pools[p], pick[i], pl, err);
+		free(pick);
+	}
+	return rc;
+}
+
+/* "fits no TP up to 8" and the like, for a type the first cut cannot size. */
+static const char *verdict_text(int v)
+{
+	switch ((enum firstcut_verdict)v) {
+	case FIRSTCUT_NO_FIT: return "the model and a typical request fit no TP degree up to 8";
+	case FIRSTCUT_TPOT: return "one sequence alone decodes slower than the TPOT bound";
+	case FIRSTCUT_TAIL_PROMPT: return "the tail prompt's prefill alone exceeds the TTFT bound";
+	case FIRSTCUT_OK: break;
+	}
+	return "";
+}
+
+void advise_size_write(FILE *f, const struct advice *a)
+{
+	for (size_t i = 0; i < a->n_gpus; i++) {
+		const struct advise_gpu *e = &a->gpus[i];
+		if (!i || e->workload != a->gpus[i - 1].workload)
+			fprintf(f,
+				"\nGPU types for %s: the first cut on each (an estimate: roofline, "
+				"tail prefill, M/G/c wait; $/h at the pool's price for its own type, "
+				"the catalog's reference price for the others), and the fewest "
+				"replicas meeting its goal by simulation where searched:\n"
+				"%-11s %2s %8s %4s %8s %7s %8s  %9s %4s %7s %8s %6s\n",
+				e->name, "gpu", "tp", "replicas", "gpus", "$/h", "$/Mtok",
+				"tokens/J", "simulated", "gpus", "$/Mtok", "tokens/J", "probes");
+		if (e->verdict != FIRSTCUT_OK) {
+			fprintf(f, "%-11s %s\n", e->gpu->name, verdict_text(e->verdict));
+			continue;
+		}
+		fprintf(f, "%-11s %2d %8d %4d %8.2f %7.3f %8.2f", e->gpu->name, e->tp, e->replicas,
+			e->gpus, e->usd_hour, e->usd_mtok, e->tokens_per_joule);
+		if (!e->searched)
+			fprintf(f, "  %9s\n", "-");
+		else if (!e->sim_replicas)
+			fprintf(f, "  %9s %4s %7s %8s %6d\n", "none", "-", "-", "-", e->probes);
+		else
+			fprintf(f, "  %9d %4d %7.3f %8.2f %6d\n", e->sim_replicas, e->sim_gpus,
+				e->sim_usd_mtok, e->sim_tokens_per_joule, e->probes);
+	}
+}
