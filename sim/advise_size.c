@@ -282,8 +282,9 @@ int advise_size_services(const struct advise_spec *sp, struct store *st, const s
 	int rc = GP_OK;
 	for (size_t w = 0; w < sc->n_workloads && !rc; w++) {
 		const struct inference_spec *in = sc->workloads[w].inference;
-		if (!in || in->target_queue > 0 || !(in->slo.ttft > 0) || in->vram_given ||
-		    misconfigured(r, w))
+		/* a routed group serves a share of its service's stream: not sized alone */
+		if (!in || in->service || in->target_queue > 0 || !(in->slo.ttft > 0) ||
+		    in->vram_given || misconfigured(r, w))
 			continue;
 		int p = own_pool(sc, w);
 		size_t from = out->n_gpus;
