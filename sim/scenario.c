@@ -800,6 +800,7 @@ void ld_free_workload(struct workload_spec *w)
 	if (w->inference) {
 		free(w->inference->requests.trace_path);
 		free(w->inference->requests.rows);
+		free(w->inference->disagg);
 		free(w->inference);
 	}
 	free(w->name);

@@ -74,6 +74,11 @@ int ld_workload_tensor_parallel(struct loader *ld, const struct ynode *v, void *
 int ld_workload_step_overhead(struct loader *ld, const struct ynode *v, void *obj);
 int ld_workload_tokenize(struct loader *ld, const struct ynode *v, void *obj);
 
+/* scenario_disagg.c */
+int ld_workload_disaggregated(struct loader *ld, const struct ynode *v, void *obj);
+int ld_finish_disagg(struct loader *ld, const struct ynode *item, struct workload_spec *w);
+double ld_disagg_least_vram(const struct workload_spec *w);
+
 /* scenario_pools.c */
 extern const char *const ld_effect_names[3];
 extern const char *const ld_expander_names[6];
