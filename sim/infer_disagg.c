@@ -56,16 +56,12 @@ struct disagg_state {
 	double bytes;            /* moved over the links */
 };
 
-size_t disagg_services(const struct workload_spec *ws)
-{
-	return ws->inference->disagg ? 2 : 1;
-}
+size_t disagg_services(const struct workload_spec *ws) { return ws->inference->disagg ? 2 : 1; }
 
 size_t disagg_replicas(const struct workload_spec *ws)
 {
 	const struct disagg_spec *d = ws->inference->disagg;
-	return (size_t)(d ? d->prefill.replicas + d->decode.replicas
-			  : ws->inference->max_replicas);
+	return (size_t)(d ? d->prefill.replicas + d->decode.replicas : ws->inference->max_replicas);
 }
 
 /* The workload's specs with a role's servers. */
@@ -142,6 +138,7 @@ void disagg_handoff(struct infer *in, struct replica *r, const struct seq *v)
 	gauge(in, -1, p->w, GAUGE_REQ_RUNNING, -1);
 	gauge(in, -1, p->w, GAUGE_KV_USED, -v->blocks);
 	struct req q = p->reqs[v->req];
+	p->reqs[v->req].state = RQ_DONE; /* a free slot, as finish_request leaves one */
 	GP_GROW(p->free_reqs, p->cap_free, p->n_free + 1);
 	p->free_reqs[p->n_free++] = v->req;
 	p->outstanding--;
@@ -173,8 +170,7 @@ void disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode)
 
 /* A role's GPUs, the share of their serving time in iterations, the GPU-hours
  * they served and what those cost at their pools' prices. */
-static void role_results(struct infer *in, struct results *out, const struct service *s,
-			 int role)
+static void role_results(struct infer *in, struct results *out, const struct service *s, int role)
 {
 	const struct scenario *sc = in->sc;
 	sim_time end = in->h.engine->now;
@@ -182,8 +178,8 @@ static void role_results(struct infer *in, struct results *out, const struct ser
 	for (int32_t k = 0; k < s->n_reps; k++) {
 		const struct replica *r = &in->reps[s->first_rep + k];
 		double b = r->busy_us + (r->busy ? (double)(end - r->iter_start) : 0);
-		double t = r->ready_us + (r->ready_since != SIM_NEVER ? (double)(end - r->ready_since)
-								      : 0);
+		double t = r->ready_us +
+			   (r->ready_since != SIM_NEVER ? (double)(end - r->ready_since) : 0);
 		busy += b;
 		ready += t;
 		if (t <= 0)

@@ -23,7 +23,7 @@
 
 #include "scenario_int.h"
 
-#define DISAGG_HINT                                                                                \
+#define DISAGG_HINT \
 	"{prefill: {replicas: 1, gpus: 1}, decode: {replicas: 2, gpus: 1}, link: infiniband}"
 #define LINK_HINT "nvlink, infiniband, ethernet, or {bandwidth: 50GB/s, latency: 10us}"
 
@@ -244,12 +244,13 @@ static int check_role(struct loader *ld, const struct ynode *item, const struct 
 				  "workers; expected fewer gpus",
 				  (int)r->gpus, role);
 	double gib = 1024.0 * 1024 * 1024;
-	return gp_located(ld->err, at,
-			  "the %s workers (%d x %s, pool %s) cannot hold the KV cache of one "
-			  "%lld-token request: one GPU needs %.2f GiB (weights, runtime and KV) and "
-			  "has %.2f GiB; expected more gpus or a larger memory_fraction",
-			  role, (int)r->gpus, best->gpu->name, best->name, (long long)in->context,
-			  need / gib, best_cap / gib);
+	return gp_located(
+		ld->err, at,
+		"the %s workers (%d x %s, pool %s) cannot hold the KV cache of one "
+		"%lld-token request: one GPU needs %.2f GiB (weights, runtime and KV) and "
+		"has %.2f GiB; expected more gpus or a larger memory_fraction",
+		role, (int)r->gpus, best->gpu->name, best->name, (long long)in->context, need / gib,
+		best_cap / gib);
 }
 
 /* A role's keys not given take the workload's. */
@@ -261,8 +262,9 @@ static void role_defaults(struct disagg_role *r, const struct workload_spec *w)
 	if (!r->max_batch)
 		r->max_batch = in->max_batch;
 	if (!r->max_batched_tokens)
-		r->max_batched_tokens =
-			in->max_batched_tokens > r->max_batch ? in->max_batched_tokens : r->max_batch;
+		r->max_batched_tokens = in->max_batched_tokens > r->max_batch
+						? in->max_batched_tokens
+						: r->max_batch;
 	if (!r->memory_fraction)
 		r->memory_fraction = in->memory_fraction;
 }
