@@ -29,8 +29,10 @@
  * for the link) + decode queue + the decode worker's first iteration, what a
  * client of the proxy measures; TPOT counts decode iterations only.  DistServe
  * (Zhong et al., OSDI '24) sizes the two phases under these TTFT and TPOT
- * SLOs ("goodput"); inference-fleet-sim (arXiv 2603.16054) has a
- * disaggregated mode with a fixed transfer overhead.
+ * SLOs ("goodput"); inference-fleet-sim (arXiv 2603.16054,
+ * fleet_sim/optimizer/disagg.py) sizes them analytically, with the transfer
+ * as a fixed TTFT multiplier (1.8); here it follows each prompt's KV bytes,
+ * the link's bandwidth and its queue.
  *
  * The two roles are two services of infer.c on one workload: the prefill
  * service (the front: arrivals, the request metrics) and the decode service

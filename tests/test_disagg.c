@@ -97,14 +97,14 @@ static void burst(int n, int prompt, int output)
 
 /* Llama-3-8B on H100s, P prefill and D decode workers of one GPU, a link of
  * 10 GB/s and 100 us; EXTRA adds keys to the workload. */
-#define DISAGG(p, d, extra)                                                                   \
-	"name: t\n"                                                                           \
-	"pools: [{name: h, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"                    \
-	"workloads:\n"                                                                        \
-	"  - {name: chat, kind: inference, model: llama-3-8b, " extra                         \
-	"     disaggregated: {prefill: {replicas: " #p "}, decode: {replicas: " #d "},\n"     \
-	"                     link: {bandwidth: 10GB/s, latency: 100us}},\n"                  \
-	"     requests: {trace: burst.csv, format: azure}}\n"                                 \
+#define DISAGG(p, d, extra)                                                               \
+	"name: t\n"                                                                       \
+	"pools: [{name: h, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"                \
+	"workloads:\n"                                                                    \
+	"  - {name: chat, kind: inference, model: llama-3-8b, " extra                     \
+	"     disaggregated: {prefill: {replicas: " #p "}, decode: {replicas: " #d "},\n" \
+	"                     link: {bandwidth: 10GB/s, latency: 100us}},\n"              \
+	"     requests: {trace: burst.csv, format: azure}}\n"                             \
 	"output: {requests: true}\n"
 
 #define PREFILL_1000  24027 /* us, see the top */
@@ -211,14 +211,15 @@ Test(disagg, named_links_take_their_bandwidth_and_latency)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[1024];
 		burst(1, 1000, 2);
-		snprintf(text, sizeof text,
-			 "name: t\n"
-			 "pools: [{name: h, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"
-			 "workloads:\n"
-			 "  - {name: chat, kind: inference, model: llama-3-8b, memory_fraction: 0.9,\n"
-			 "     disaggregated: {prefill: {replicas: 1}, decode: {replicas: 1}, link: %s},\n"
-			 "     requests: {trace: burst.csv, format: azure}}\n",
-			 cases[i].link);
+		snprintf(
+			text, sizeof text,
+			"name: t\n"
+			"pools: [{name: h, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"
+			"workloads:\n"
+			"  - {name: chat, kind: inference, model: llama-3-8b, memory_fraction: 0.9,\n"
+			"     disaggregated: {prefill: {replicas: 1}, decode: {replicas: 1}, link: %s},\n"
+			"     requests: {trace: burst.csv, format: azure}}\n",
+			cases[i].link);
 		results_free(&r);
 		results_init(&r);
 		scenario_free(sc);
@@ -259,8 +260,9 @@ Test(disagg, a_disaggregated_run_is_deterministic)
 	struct gp_err err = {""};
 	for (int k = 0; k < 2; k++) {
 		results_init(&x[k]);
-		cr_assert_eq(scenario_load("scenarios/inference-disagg.yaml", sets, 1, &two[k], &err),
-			     GP_OK, "%s", err.msg);
+		cr_assert_eq(
+			scenario_load("scenarios/inference-disagg.yaml", sets, 1, &two[k], &err),
+			GP_OK, "%s", err.msg);
 		cr_assert_eq(run_simulate(two[k], &x[k], &err), GP_OK);
 	}
 	cr_assert_eq(x[0].n_metrics, x[1].n_metrics);
