@@ -1025,9 +1025,9 @@ struct pod_request infer_replica_pod(const struct infer *in, uint32_t tenant)
 	return pod_of(&in->svcs[in->reps[tenant & ~INFER_TENANT_BIT].svc]);
 }
 
-int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_request *pod)
+/* Replicas of s pending for room, and their pod. */
+static int32_t pending_of(const struct infer *in, const struct service *s, struct pod_request *pod)
 {
-	const struct service *s = service_of(in, w);
 	int32_t n = 0;
 	for (int32_t k = 0; s && k < s->n_reps; k++)
 		n += in->reps[s->first_rep + k].state == RS_PENDING;
@@ -1036,10 +1036,19 @@ int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_requ
 	return n;
 }
 
+int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_request *pod)
+{
+	const struct service *s = service_of(in, w);
+	int32_t n = pending_of(in, s, pod);
+	if (!n && s && s->decode >= 0) /* a disaggregated service: then its decode workers */
+		n = pending_of(in, &in->svcs[s->decode], pod);
+	return n;
+}
+
 int64_t infer_oom_kills(const struct infer *in, size_t w)
 {
 	const struct service *s = service_of(in, w);
-	return s ? s->oom_kills : 0;
+	return s ? s->oom_kills + (s->decode >= 0 ? in->svcs[s->decode].oom_kills : 0) : 0;
 }
 
 int64_t infer_verified(const struct infer *in, size_t w)
