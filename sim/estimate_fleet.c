@@ -194,3 +194,16 @@ int estimate_fleet(const struct estimate_request *req, const struct estimate_tra
 	estimate_free(&e);
 	return GP_OK;
 }
+
+/* For estimate_disagg.c: the same checks and service. */
+int estimate_check_traffic(const struct estimate_traffic *t, struct gp_err *err)
+{
+	return check_traffic(t, err);
+}
+
+void estimate_service(const struct estimate *e, const struct estimate_request *req,
+		      const struct estimate_traffic *t, const struct gpu_type *g,
+		      struct firstcut_service *s)
+{
+	service_of(e, req, t, g, s);
+}

@@ -159,6 +159,15 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 		 .meta = "P",
 		 .parse = parse_number,
 		 .help = "of the TTFT bound and the tail prompt (default 99)"},
+		{.name = "--disaggregated",
+		 .kind = CLI_FLAG,
+		 .target = &t.disaggregated,
+		 .help = "with --rate: prefill and decode workers sized separately"},
+		{.name = "--link",
+		 .kind = CLI_NAME,
+		 .target = &t.link,
+		 .meta = "L",
+		 .help = "of --disaggregated: nvlink, infiniband (default), ethernet"},
 		{.name = "--price",
 		 .kind = CLI_LIST,
 		 .target = &prices,
@@ -183,6 +192,8 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 		else if (!compare && !req.gpu)
 			rc = gp_errorf(&err, GP_EINPUT,
 				       "estimate: missing --gpu (or --compare-gpus)");
+		else if (t.disaggregated)
+			rc = estimate_disagg(&req, &t, json, stdout, &err);
 		else
 			rc = estimate_fleet(&req, &t, json, stdout, &err);
 		list_free(&prices);

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gpuplan/catalog_specs.h"
 #include "gpuplan/footprint.h"
 #include "gpuplan/units.h"
 
@@ -27,25 +28,17 @@
 	"{prefill: {replicas: 1, gpus: 1}, decode: {replicas: 2, gpus: 1}, link: infiniband}"
 #define LINK_HINT "nvlink, infiniband, ethernet, or {bandwidth: 50GB/s, latency: 10us}"
 
-/*
- * The named links, per GPU and direction, taken at 80 % of nominal as the
- * tensor-parallel links of roofline.c are (about what NCCL and NIXL reach):
- *   infiniband  NDR 400 Gb/s = 50 GB/s, one ConnectX-7 per GPU as in a DGX
- *               H100 (NVIDIA DGX H100 User Guide, "Networking"); 10 us
- *   ethernet    100 Gb/s = 12.5 GB/s RoCE per GPU; 20 us
- *   nvlink      the GPU type's NVLink (catalog_specs.c), for workers inside
- *               one NVLink domain (an HGX node, a GB200 NVL72 rack)
- */
-#define LINK_EFF 0.8
-static const struct {
-	const char *name;
-	enum disagg_link link;
-	double gbps, latency_us;
-} named_links[] = {
-	{"nvlink", DISAGG_LINK_NVLINK, 0, 0},
-	{"infiniband", DISAGG_LINK_INFINIBAND, 50, 10},
-	{"ethernet", DISAGG_LINK_ETHERNET, 12.5, 20},
-};
+/* The named links' figures are catalog_link's (catalog_specs.c). */
+
+/* A named link: nvlink leaves its figures to the GPU type (infer_disagg.c). */
+static void set_link(struct disagg_spec *d, const struct link_spec *l)
+{
+	d->link = !strcmp(l->name, "nvlink")       ? DISAGG_LINK_NVLINK
+		  : !strcmp(l->name, "infiniband") ? DISAGG_LINK_INFINIBAND
+						   : DISAGG_LINK_ETHERNET;
+	d->link_bandwidth = l->gbps * 1e9 * CATALOG_LINK_EFF;
+	d->link_latency_s = l->latency_us * 1e-6;
+}
 
 static struct disagg_spec *disagg_of(struct loader *ld, const struct ynode *v, void *obj)
 {
@@ -59,9 +52,7 @@ static struct disagg_spec *disagg_of(struct loader *ld, const struct ynode *v, v
 	if (!w->inference->disagg) {
 		struct disagg_spec *d = gp_xcalloc(1, sizeof *d);
 		d->prefill.replicas = d->decode.replicas = 1;
-		d->link = DISAGG_LINK_INFINIBAND;
-		d->link_bandwidth = named_links[1].gbps * 1e9 * LINK_EFF;
-		d->link_latency_s = named_links[1].latency_us * 1e-6;
+		set_link(d, catalog_link("infiniband"));
 		w->inference->disagg = d;
 	}
 	return w->inference->disagg;
@@ -170,9 +161,7 @@ static int disagg_link(struct loader *ld, const struct ynode *v, void *obj)
 	int rc = ld_get_enum(ld, v, "link", names, N_OF(names), &k);
 	if (rc)
 		return rc;
-	d->link = named_links[k].link;
-	d->link_bandwidth = named_links[k].gbps * 1e9 * LINK_EFF;
-	d->link_latency_s = named_links[k].latency_us * 1e-6;
+	set_link(d, catalog_link(names[k]));
 	return GP_OK;
 }
 
