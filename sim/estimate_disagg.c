@@ -39,8 +39,9 @@ static void header(FILE *out, const struct estimate *e, const struct estimate_tr
 	if (t->tpot_s > 0)
 		fprintf(out, "; TPOT <= %g s", t->tpot_s);
 	fprintf(out, "; KV over %s\n", l->name);
-	fprintf(out, "first-cut estimate, disaggregated (prefill: roofline token rate, M/G/1 wait, "
-		     "tail transfer; decode: batch within --tpot); confirm it with gpuplan search:\n");
+	fprintf(out,
+		"first-cut estimate, disaggregated (prefill: roofline token rate, M/G/1 wait, "
+		"tail transfer; decode: batch within --tpot); confirm it with gpuplan search:\n");
 	fprintf(out, "%-11s %2s %7s %6s %5s %8s %9s %8s %7s %5s %6s\n", "gpu", "tp", "prefill",
 		"decode", "gpus", "$/h", "ttft-p-s", "kv-p-s", "util-p%", "batch", "util-d%");
 }
@@ -77,14 +78,15 @@ static void row_json(FILE *out, const struct gpu_type *g, const struct firstcut_
 	fprintf(out, "}%s\n", last ? "" : ",");
 }
 
-int estimate_disagg(const struct estimate_request *req, const struct estimate_traffic *t,
-		    bool json, FILE *out, struct gp_err *err)
+int estimate_disagg(const struct estimate_request *req, const struct estimate_traffic *t, bool json,
+		    FILE *out, struct gp_err *err)
 {
 	const struct link_spec *l = catalog_link(t->link ? t->link : "infiniband");
 	if (!l)
-		return gp_errorf(err, GP_EINPUT,
-				 "--link: unknown link '%s'; expected nvlink, infiniband or ethernet",
-				 t->link);
+		return gp_errorf(
+			err, GP_EINPUT,
+			"--link: unknown link '%s'; expected nvlink, infiniband or ethernet",
+			t->link);
 	struct estimate e;
 	int rc = estimate_resolve(req, &e, err);
 	if (!rc)
@@ -111,8 +113,8 @@ int estimate_disagg(const struct estimate_request *req, const struct estimate_tr
 				"{\n  \"model\": \"%s\",\n  \"quant\": \"%s\",\n  \"rate\": %g,\n  "
 				"\"prompt_tail\": %g,\n  \"link\": \"%s\",\n  \"estimate\": \"first "
 				"cut\",\n  \"gpus\": [\n",
-				e.model->name, footprint_quant_name(e.quant), t->rate, s.prompt_tail,
-				l->name);
+				e.model->name, footprint_quant_name(e.quant), t->rate,
+				s.prompt_tail, l->name);
 		else if (i == 0)
 			header(out, &e, t, &s, l);
 		if (json)

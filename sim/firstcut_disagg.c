@@ -54,9 +54,8 @@ static enum firstcut_verdict role_init(const struct firstcut_service *s, struct 
 }
 
 /* The decode workers: batch, step, capacity and count. */
-static enum firstcut_verdict size_decode(const struct firstcut_service *s,
-					 const struct roofline *r, int64_t fits,
-					 struct firstcut_disagg *out)
+static enum firstcut_verdict size_decode(const struct firstcut_service *s, const struct roofline *r,
+					 int64_t fits, struct firstcut_disagg *out)
 {
 	double context = s->prompt_mean + s->output_mean / 2;
 	if (s->tpot_slo_s > 0 && roofline_decode_time(r, 1, context) > s->tpot_slo_s)
@@ -129,9 +128,8 @@ enum firstcut_verdict firstcut_disagg_size(const struct firstcut_service *s,
 		link_bytes_per_s = r.link_bandwidth, link_latency_s = r.link_latency_s;
 	out->transfer_tail_s =
 		link_latency_s + s->prompt_tail * r.kv_bytes_per_token / link_bytes_per_s;
-	if (s->ttft_slo_s > 0 && out->prefill_tail_s + out->transfer_tail_s +
-					 1.5 * out->decode_step_s >
-				 s->ttft_slo_s)
+	if (s->ttft_slo_s > 0 &&
+	    out->prefill_tail_s + out->transfer_tail_s + 1.5 * out->decode_step_s > s->ttft_slo_s)
 		return out->verdict = FIRSTCUT_TAIL_PROMPT;
 	double service_s = 1 / out->prefill_capacity_rps, cs2 = s->prompt_cv2;
 	int n = (int)ceil(s->rate * service_s / MAX_UTILISATION);
