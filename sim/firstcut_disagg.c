@@ -4,8 +4,8 @@
  * simulates them.
  *
  * Prefill workers, per GPU of a TP group on the roofline: a worker prefills
- * full token budgets back to back, theta = budget / t(budget tokens after
- * P/2 cached) tokens/s, so a request of P tokens holds it S = P / theta (the
+ * full token budgets back to back, theta = budget / t(budget / P prompts of
+ * P tokens) tokens/s, so a request of P tokens holds it S = P / theta (the
  * prompts' cs^2 = exp(sigma^2) - 1).  The requests are spread evenly over n
  * workers, each an M/G/1 queue in tokens at rho = lambda / n x S; its wait
  * at percentile p is the M/M/1 tail with the Allen-Cunneen factor,
@@ -13,7 +13,8 @@
  * 0 when rho <= 1 - p.  TTFT at p = t_w + the tail prompt's prefill (alone,
  * in chunks of the budget) + its KV transfer (latency + tail x KV bytes per
  * token per GPU / bandwidth) + a decode worker's step and a half (the one
- * in flight, then the request's first).  The fewest workers whose TTFT
+ * in flight, then the request's first) at the batch it holds at the
+ * percentile (below).  The fewest workers whose TTFT
  * holds at a utilisation of at most 95 %.
  * Decode workers: each decodes B sequences together, B = max_batch, the
  * sequences of context P + O/2 its KV cache holds, and the largest batch
@@ -76,6 +77,10 @@ static enum firstcut_verdict size_decode(const struct firstcut_service *s, const
 			break;
 	}
 	out->decode_replicas = n;
+	/* the step a new request joins: at the batch a worker holds at the percentile */
+	double a = s->rate / n * s->output_mean * out->decode_step_s;
+	double held = ceil(a + z * sqrt(a));
+	out->first_step_s = roofline_decode_time(r, held < b ? held : b, context);
 	out->decode_utilisation = s->rate / out->decode_replicas / out->decode_capacity_rps;
 	return FIRSTCUT_OK;
 }
@@ -105,7 +110,7 @@ static double ttft_at(const struct firstcut_service *s, double service_s, double
 		return out->ttft_tail_s = INFINITY;
 	out->wait_tail_s = rho > q ? service_s / (1 - rho) * log(rho / q) * (ca2 + cs2) / 2 : 0;
 	out->ttft_tail_s = out->wait_tail_s + out->prefill_tail_s + out->transfer_tail_s +
-			   1.5 * out->decode_step_s;
+			   1.5 * out->first_step_s;
 	return out->ttft_tail_s;
 }
 
@@ -120,8 +125,12 @@ enum firstcut_verdict firstcut_disagg_size(const struct firstcut_service *s,
 		return out->verdict;
 	if ((out->verdict = size_decode(s, &r, fits, out)) != FIRSTCUT_OK)
 		return out->verdict;
-	double budget = s->max_batched_tokens;
-	double theta = budget / roofline_prefill_time(&r, budget, s->prompt_mean / 2);
+	/* a full budget is budget / P whole prompts, each attending to its own keys */
+	double budget = s->max_batched_tokens, k = budget / s->prompt_mean;
+	struct roofline_work w = ROOFLINE_WORK_NONE;
+	roofline_add_prefill(&w, s->prompt_mean, 0);
+	w.tokens *= k, w.keys *= k, w.kv_read *= k;
+	double theta = budget / roofline_iteration_time(&r, &w);
 	out->prefill_capacity_rps = theta / s->prompt_mean;
 	out->prefill_tail_s = tail_prefill(s, &r);
 	if (!(link_bytes_per_s > 0)) /* nvlink: the GPU type's, as its TP peers use it */
@@ -129,7 +138,7 @@ enum firstcut_verdict firstcut_disagg_size(const struct firstcut_service *s,
 	out->transfer_tail_s =
 		link_latency_s + s->prompt_tail * r.kv_bytes_per_token / link_bytes_per_s;
 	if (s->ttft_slo_s > 0 &&
-	    out->prefill_tail_s + out->transfer_tail_s + 1.5 * out->decode_step_s > s->ttft_slo_s)
+	    out->prefill_tail_s + out->transfer_tail_s + 1.5 * out->first_step_s > s->ttft_slo_s)
 		return out->verdict = FIRSTCUT_TAIL_PROMPT;
 	double service_s = 1 / out->prefill_capacity_rps, cs2 = s->prompt_cv2;
 	int n = (int)ceil(s->rate * service_s / MAX_UTILISATION);

@@ -10,8 +10,9 @@
  * <, of NAME or of all when NAME is the only service).  firstcut.h sizes it
  * on the first pool that offers the workload, with the server's keys, the
  * tokenization time taken off the bound; a trace's gaps give the arrivals'
- * burstiness.  Anything else: no first cut, and
- * the search bisects as before.
+ * burstiness.  A disaggregated workload's roles have their own question
+ * (role_first_cut).  Anything else: no first cut, and the search bisects as
+ * before.
  */
 #include "gpuplan/firstcut.h"
 #include "gpuplan/scenario.h"
@@ -78,11 +79,14 @@ static bool trace_of(const struct request_spec *rs, double p, struct firstcut_se
 	return true;
 }
 
+/* 99, 95 or 50 for ttft_pXX_s (and tpot_pXX_s); 0 for another metric. */
 static double percentile_of(const char *metric)
 {
-	return !strcmp(metric, "ttft_p99_s")   ? 99
-	       : !strcmp(metric, "ttft_p95_s") ? 95
-	       : !strcmp(metric, "ttft_p50_s") ? 50
+	if (strncmp(metric, "ttft_p", 6) && strncmp(metric, "tpot_p", 6))
+		return 0;
+	return !strcmp(metric + 4, "_p99_s")   ? 99
+	       : !strcmp(metric + 4, "_p95_s") ? 95
+	       : !strcmp(metric + 4, "_p50_s") ? 50
 					       : 0;
 }
 
@@ -110,23 +114,21 @@ static size_t services(const struct scenario *sc)
 	return n;
 }
 
-int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
+/* The first cut's view of w on the first pool that offers it, with its
+ * traffic at percentile p and `ttft` (s, 0: none) less the tokenization as
+ * the TTFT bound; false when it has none (no such pool, not whole GPUs, a
+ * stream it does not model). */
+static bool service_from(const struct scenario *sc, const struct workload_spec *w, double p,
+			 double ttft, struct firstcut_service *s)
 {
-	const struct search_condition *c = &sp->until;
-	double p = percentile_of(c->metric);
-	const struct workload_spec *w = varied(sc, sp->key);
-	if (sp->maximize || !sp->integer || !p || (c->op != OP_LE && c->op != OP_LT) || !w ||
-	    !w->inference || !w->model || w->inference->target_queue > 0 ||
-	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
-		return 0;
 	const struct inference_spec *in = w->inference;
 	const struct pool_spec *pool = NULL;
 	for (size_t i = 0; i < sc->n_pools && !pool; i++)
 		if (scenario_pool_offers(&sc->pools[i], w))
 			pool = &sc->pools[i];
 	if (!pool || w->request != REQUEST_GPUS)
-		return 0;
-	struct firstcut_service s = {
+		return false;
+	*s = (struct firstcut_service){
 		.model = w->model,
 		.weights = (enum quant)w->quantization,
 		.kv = (enum quant)in->kv_cache,
@@ -137,22 +139,84 @@ int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
 							     : 0.9,
 		.max_batch = in->max_batch,
 		.max_batched_tokens = in->max_batched_tokens,
-		.ttft_slo_s = c->value - sim_seconds(in->tokenize),
+		.ttft_slo_s = ttft > 0 ? ttft - sim_seconds(in->tokenize) : 0,
 		.percentile = p,
 	};
 	const struct request_spec *rs = &in->requests;
 	double unused;
-	if (rs->process == REQUESTS_TRACE) {
-		if (!trace_of(rs, p, &s))
+	if (rs->process == REQUESTS_TRACE)
+		return trace_of(rs, p, s);
+	if (rs->process != REQUESTS_POISSON || rs->weekly.on || !(rs->rate > 0) ||
+	    !tokens_of(&rs->prompt_tokens, p, &s->prompt_mean, &s->prompt_tail, &s->prompt_cv2) ||
+	    !tokens_of(&rs->output_tokens, p, &s->output_mean, &unused, &s->output_cv2))
+		return false;
+	s->rate = rs->rate;
+	return true;
+}
+
+/*
+ * A disaggregated workload's role, workloads.NAME.disaggregated.ROLE.replicas:
+ * the prefill workers under a TTFT tail bound, the decode workers under a
+ * TPOT one (tpot_p50_s, tpot_p95_s, tpot_p99_s), as firstcut_disagg_size
+ * sizes them with the role's own TP and batch keys and the link.
+ */
+static int role_first_cut(const struct search_spec *sp, const struct scenario *sc)
+{
+	static const char *const roles[] = {".disaggregated.prefill.replicas",
+					    ".disaggregated.decode.replicas"};
+	const struct search_condition *c = &sp->until;
+	for (int k = 0; k < 2; k++) {
+		size_t n = strlen(sp->key), t = strlen(roles[k]);
+		if (n <= t + 10 || strncmp(sp->key, "workloads.", 10) ||
+		    strcmp(sp->key + n - t, roles[k]))
+			continue;
+		const struct workload_spec *w = NULL;
+		for (size_t i = 0; i < sc->n_workloads && !w; i++)
+			if (strlen(sc->workloads[i].name) == n - t - 10 &&
+			    !strncmp(sc->workloads[i].name, sp->key + 10, n - t - 10))
+				w = &sc->workloads[i];
+		const char *want = k ? "tpot_p" : "ttft_p";
+		double p = strncmp(c->metric, want, 6) ? 0 : percentile_of(c->metric);
+		if (!w || !w->inference || !w->inference->disagg || !p || !w->model ||
+		    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
 			return 0;
-	} else if (rs->process != REQUESTS_POISSON || rs->weekly.on || !(rs->rate > 0) ||
-		   !tokens_of(&rs->prompt_tokens, p, &s.prompt_mean, &s.prompt_tail, &unused) ||
-		   !tokens_of(&rs->output_tokens, p, &s.output_mean, &unused, &s.output_cv2)) {
-		return 0;
-	} else {
-		s.rate = rs->rate;
+		const struct disagg_spec *d = w->inference->disagg;
+		const struct disagg_role *role = k ? &d->decode : &d->prefill;
+		struct firstcut_service s;
+		if (!service_from(sc, w, p, k ? 0 : c->value, &s))
+			return 0;
+		s.tp = role->gpus;
+		s.max_batch = role->max_batch;
+		s.max_batched_tokens = role->max_batched_tokens;
+		if (role->memory_fraction > 0 && !w->inference->vram_given)
+			s.memory_fraction = role->memory_fraction;
+		s.tpot_slo_s = k ? c->value : 0;
+		if ((k && !(s.tpot_slo_s > 0)) || (!k && !(s.ttft_slo_s > 0)))
+			return 0;
+		struct firstcut_disagg f;
+		double bw = d->link == DISAGG_LINK_NVLINK ? 0 : d->link_bandwidth;
+		if (firstcut_disagg_size(&s, bw, d->link_latency_s, &f) != FIRSTCUT_OK)
+			return 0;
+		return k ? f.decode_replicas : f.prefill_replicas;
 	}
-	if (!(s.ttft_slo_s > 0))
+	return 0;
+}
+
+int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
+{
+	const struct search_condition *c = &sp->until;
+	if (sp->maximize || !sp->integer || (c->op != OP_LE && c->op != OP_LT))
+		return 0;
+	if (strstr(sp->key, ".disaggregated."))
+		return role_first_cut(sp, sc);
+	double p = strncmp(c->metric, "ttft_p", 6) ? 0 : percentile_of(c->metric);
+	const struct workload_spec *w = varied(sc, sp->key);
+	if (!p || !w || !w->inference || !w->model || w->inference->target_queue > 0 ||
+	    w->inference->disagg ||
+	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
+		return 0;
+	struct firstcut_service s;
+	if (!service_from(sc, w, p, c->value, &s) || !(s.ttft_slo_s > 0))
 		return 0;
 	struct firstcut f;
 	if (firstcut_size(&s, &f) != FIRSTCUT_OK)

@@ -306,8 +306,10 @@ Test(disagg, the_first_cut_of_a_lone_request_adds_prefill_transfer_and_a_step_an
 {
 	/* Fixed prompts of 1,000 tokens at 0.01 requests/s: no wait.  The prefill
 	 * takes 24.027 ms (top of the file); InfiniBand sends 131.072 MB at 40 GB/s
-	 * in 3.2768 ms + 10 us; the decode worker's step at its batch (256: no
-	 * TPOT bound) and context 1,100 counts one and a half times. */
+	 * in 3.2768 ms + 10 us; a decode worker holds a Poisson number of
+	 * sequences of mean 0.01 x 200 x t_d(256) ~ 0.04, at most 1 at p99
+	 * (0.04 + 2.33 x 0.2 rounds up to 1): its step of one sequence at
+	 * context 1,100 counts one and a half times. */
 	struct firstcut_service s = llama_on_h100(0.01, 0, 0, 0);
 	struct firstcut_disagg f;
 	cr_assert_eq(firstcut_disagg_size(&s, 40e9, 10e-6, &f), FIRSTCUT_OK);
@@ -319,7 +321,7 @@ Test(disagg, the_first_cut_of_a_lone_request_adds_prefill_transfer_and_a_step_an
 	cr_assert_float_eq(f.wait_tail_s, 0, 0);
 	cr_assert_float_eq(f.ttft_tail_s,
 			   f.prefill_tail_s + f.transfer_tail_s +
-				   1.5 * roofline_decode_time(&rf, 256, 1100),
+				   1.5 * roofline_decode_time(&rf, 1, 1100),
 			   1e-12);
 	cr_assert_eq(f.prefill_replicas, 1);
 	cr_assert_eq(f.decode_replicas, 1);

@@ -78,9 +78,10 @@ struct firstcut_disagg {
 	int prefill_replicas, decode_replicas;
 	double prefill_capacity_rps, prefill_utilisation;    /* one worker's; each worker's */
 	double wait_tail_s, prefill_tail_s, transfer_tail_s; /* of the tail prompt */
-	double ttft_tail_s; /* wait + prefill + transfer + 1.5 decode steps */
+	double ttft_tail_s; /* wait + prefill + transfer + 1.5 first_step_s */
 	int batch;          /* a decode worker's, within the TPOT bound */
 	double decode_step_s, decode_capacity_rps, decode_utilisation;
+	double first_step_s; /* a decode step at the batch a worker holds at the percentile */
 };
 
 /* Sizes both roles of s: the fewest decode workers below 95 % of their
