@@ -627,7 +627,8 @@ static void dispatch(struct infer *in, struct replica *r, uint32_t id)
 		server_gauge(in, r, GAUGE_REQ_WAITING, -1);
 		return;
 	}
-	q->ready = now;
+	if (!q->kv_in) /* (a decode worker's keeps its prefill worker's: the queue metric's) */
+		q->ready = now;
 	if (s->is->tokenize > 0) {
 		/* FIFO over the workers: the one free first takes the request, so
 		 * ready times stay in arrival order. */
@@ -703,13 +704,7 @@ static void on_arrival(struct infer *in, struct service *s)
 	sim_time now = now_of(in);
 	struct new_request nr;
 	while (arrivals_requests_take(&s->stream, now, &nr)) {
-		uint32_t id;
-		if (s->n_free)
-			id = s->free_reqs[--s->n_free];
-		else {
-			GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
-			id = (uint32_t)s->n_reqs++;
-		}
+		uint32_t id = infer_new_slot(s);
 		if (s->served.first_arrival == SIM_NEVER)
 			s->served.first_arrival = now;
 		uint32_t seq = (uint32_t)s->served.submitted++;

@@ -198,6 +198,8 @@ Test(disagg, a_decode_worker_admits_a_request_only_when_its_kv_cache_has_room)
 		     (long long)(b->first_token - b->arrival));
 	cr_assert_eq(b->done - b->first_token, DECODE_10);
 	cr_assert_float_eq(metric("kv_transfer_p50_s"), 0.013207, 1e-12); /* the link was free */
+	/* the queue metric is the prefill workers': the second waited one prefill */
+	cr_assert_float_eq(metric("request_queue_mean_s"), 0.024027 / 2, 1e-12);
 }
 
 Test(disagg, named_links_take_their_bandwidth_and_latency)
