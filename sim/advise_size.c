@@ -88,7 +88,8 @@ static bool first_cuts(const struct scenario *sc, size_t w, const struct pool_sp
 		const struct gpu_type *g = catalog_gpu_at(i);
 		struct firstcut_service s;
 		if (!search_service(sc, ws, g, sim_seconds(slo->ttft), sim_seconds(slo->tpot), pct,
-				    &s))
+				    &s) ||
+		    !(s.ttft_slo_s > 0))
 			return false;
 		s.tp = g == ps->gpu ? ws->inference->tensor_parallel : 0;
 		s.usd_per_gpu_hour = price_of(ps, g);

@@ -53,6 +53,28 @@ static const struct gpu_specs specs[] = {
 	{"MI300X", 2615, 0, 134, 750, 448, 8, 6.00},
 };
 
+/*
+ * Links between a prefill and a decode server:
+ *   infiniband  NDR 400 Gb/s = 50 GB/s, one ConnectX-7 per GPU as in a DGX
+ *               H100 (NVIDIA DGX H100 User Guide, "Networking"); 10 us
+ *   ethernet    100 Gb/s = 12.5 GB/s of RoCE per GPU; 20 us
+ *   nvlink      the GPU type's NVLink, for servers inside one NVLink domain
+ *               (an HGX node, a GB200 NVL72 rack)
+ */
+static const struct link_spec links[] = {
+	{"nvlink", 0, 0},
+	{"infiniband", 50, 10},
+	{"ethernet", 12.5, 20},
+};
+
+const struct link_spec *catalog_link(const char *name)
+{
+	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+		if (!strcmp(links[i].name, name))
+			return &links[i];
+	return NULL;
+}
+
 const struct gpu_specs *catalog_gpu_specs(const struct gpu_type *gpu)
 {
 	if (!gpu)

@@ -318,7 +318,7 @@ static bool any_options(const struct view *v, const struct pool_spec *p)
 
 static int32_t fewer_replicas(const struct view *v, const struct workload_spec *ws)
 {
-	return ws->inference
+	return ws->inference && !ws->inference->disagg /* its replicas are per role */
 		       ? diagnose_fewer_replicas(ws, diagnose_metric(v, ws->name, "duty_cycle_pct"))
 		       : 0;
 }

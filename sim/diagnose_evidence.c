@@ -539,8 +539,9 @@ static void replicas_finding(struct view *v, size_t w)
 	       duty = diagnose_metric(v, ws->name, "duty_cycle_pct");
 	double served = diagnose_metric(v, ws->name, "throughput_rps"),
 	       offered = diagnose_offered_rate(in);
-	if (in->target_queue > 0 || !(slo < 1) || !(duty >= 100 * DIAGNOSE_DUTY) || !(served > 0) ||
-	    !v->n_windows)
+	/* (a disaggregated service's replicas are per role: not this fix's key) */
+	if (in->target_queue > 0 || in->disagg || !(slo < 1) || !(duty >= 100 * DIAGNOSE_DUTY) ||
+	    !(served > 0) || !v->n_windows)
 		return;
 	double idle = 0, per_replica = 0; /* GPUs idle on average; a replica's */
 	for (size_t p = 0; p < v->sc->n_pools; p++) {

@@ -12,7 +12,7 @@
  * the model's heads.  estimate_free releases it. */
 int estimate_resolve(const struct estimate_request *req, struct estimate *e, struct gp_err *err);
 
-/* estimate_fleet.c, for estimate_route.c: --rate's checks; the first-cut
+/* estimate_fleet.c, for estimate_route.c and estimate_disagg.c: --rate's checks; the first-cut
  * service of the traffic on GPU type g; one row of the text table. */
 int estimate_check_traffic(const struct estimate_traffic *t, struct gp_err *err);
 void estimate_service_of(const struct estimate *e, const struct estimate_request *req,

@@ -389,15 +389,16 @@ static bool within_slo(const struct slo_spec *slo, const struct req *q)
 static void finish_request(struct infer *in, struct service *s, uint32_t id, enum req_state st)
 {
 	struct req *q = &s->reqs[id];
+	struct service *home = &in->svcs[s->front]; /* a decode worker's: its prefill's */
 	q->state = (uint8_t)st;
 	q->done = now_of(in);
 	q->slo_met = within_slo(&s->is->slo, q);
 	q->verified = q->slo_met && quality_draw(s->quality_seed, q->seq) < s->ws->pass_rate;
-	s->verified += q->verified;
+	home->verified += q->verified;
 	s->outstanding--;
 	in->news |= INFER_PROGRESS;
 	in->progress_at = q->done;
-	served_add(in, s, q); /* it leaves: its slot goes to the next arrival */
+	served_add(in, home, q); /* it leaves: its slot goes to the next arrival */
 	GP_GROW(s->free_reqs, s->cap_free, s->n_free + 1);
 	s->free_reqs[s->n_free++] = id;
 }
@@ -496,11 +497,15 @@ static void plan_prefills(struct infer *in, struct replica *r, int32_t budget, b
 		server_gauge(in, r, GAUGE_KV_USED, (double)need);
 		if (q->admitted == SIM_NEVER)
 			q->admitted = now;
-		int32_t chunk = target < budget ? target : budget;
+		/* A decode worker loads the KV a prefill worker sent and computes the
+		 * last prompt token to sample the first one (infer_disagg.c). */
+		int32_t kv = q->kv_in ? target - 1 : 0;
+		q->kv_in = false;
+		int32_t chunk = target - kv < budget ? target - kv : budget;
 		r->run[r->n_run++] =
-			(struct seq){id, target, 0, q->generated, q->output, (int32_t)need, chunk};
+			(struct seq){id, target, kv, q->generated, q->output, (int32_t)need, chunk};
 		budget -= chunk;
-		roofline_add_prefill(w, chunk, 0);
+		roofline_add_prefill(w, chunk, kv);
 	}
 }
 
@@ -553,6 +558,10 @@ static void end_iteration(struct infer *in, struct replica *r)
 		bool token = sched > 0 && q->kv + sched >= q->target;
 		q->kv += sched;
 		q->sched = 0;
+		if (token && s->decode >= 0) { /* a prefill worker: off to a decode worker */
+			disagg_handoff(in, r, q);
+			continue;
+		}
 		if (token) {
 			/* generated survives preemption: 1 is the very first token.
 			 * (Only then touch the request: its record is cold.) */
@@ -630,7 +639,8 @@ static void dispatch(struct infer *in, struct replica *r, uint32_t id)
 		server_gauge(in, r, GAUGE_REQ_WAITING, -1);
 		return;
 	}
-	q->ready = now;
+	if (!q->kv_in) /* (a decode worker's keeps its prefill worker's: the queue metric's) */
+		q->ready = now;
 	if (s->is->tokenize > 0) {
 		/* FIFO over the workers: the one free first takes the request, so
 		 * ready times stay in arrival order. */
@@ -682,6 +692,25 @@ static void drain_backlog(struct infer *in, struct service *s)
 	kick_all(in, s);
 }
 
+void infer_submit(struct infer *in, struct service *s, uint32_t id)
+{
+	gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
+	struct replica *r = route(in, s);
+	if (r)
+		dispatch(in, r, id);
+	else
+		push_back(&s->backlog, &s->back_head, &s->back_n, &s->back_cap, id);
+	kick_all(in, s);
+}
+
+uint32_t infer_new_slot(struct service *s)
+{
+	if (s->n_free)
+		return s->free_reqs[--s->n_free];
+	GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
+	return (uint32_t)s->n_reqs++;
+}
+
 static void on_arrival(struct infer *in, struct service *s)
 {
 	sim_time now = now_of(in);
@@ -689,19 +718,13 @@ static void on_arrival(struct infer *in, struct service *s)
 	while (arrivals_requests_take(&s->stream, now, &nr)) {
 		if (!infer_route_takes(s->is, nr.prompt))
 			continue; /* another group's request (the service's one stream) */
-		uint32_t id;
-		if (s->n_free)
-			id = s->free_reqs[--s->n_free];
-		else {
-			GP_GROW(s->reqs, s->cap_reqs, s->n_reqs + 1);
-			id = (uint32_t)s->n_reqs++;
-		}
+		uint32_t id = infer_new_slot(s);
 		if (s->served.first_arrival == SIM_NEVER)
 			s->served.first_arrival = now;
 		uint32_t seq = (uint32_t)s->served.submitted++;
-		s->reqs[id] =
-			(struct req){now,       now, SIM_NEVER, SIM_NEVER,  SIM_NEVER, nr.prompt,
-				     nr.output, 0,   seq,       RQ_WAITING, false,     false};
+		s->reqs[id] = (struct req){now,       now,       SIM_NEVER, SIM_NEVER, SIM_NEVER,
+					   nr.prompt, nr.output, 0,         seq,       RQ_WAITING,
+					   false,     false,     false};
 		s->outstanding++;
 		assert(s->n_reqs - s->n_free == (size_t)s->outstanding &&
 		       "a slot per request in flight");
@@ -964,6 +987,7 @@ void infer_event(struct infer *in, const struct event *ev)
 		break;
 	}
 	case EV_INFER_SCALE: on_scale(in, &in->svcs[ev->id]); break;
+	case EV_INFER_TRANSFER: disagg_on_transfer(in, ev->id, ev->gen); break;
 	case EV_INFER_RETRY: {
 		struct replica *r = &in->reps[ev->id];
 		/* After the last request the run is over: no restart is due. */
@@ -1003,9 +1027,9 @@ struct pod_request infer_replica_pod(const struct infer *in, uint32_t tenant)
 	return pod_of(&in->svcs[in->reps[tenant & ~INFER_TENANT_BIT].svc]);
 }
 
-int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_request *pod)
+/* Replicas of s pending for room, and their pod. */
+static int32_t pending_of(const struct infer *in, const struct service *s, struct pod_request *pod)
 {
-	const struct service *s = service_of(in, w);
 	int32_t n = 0;
 	for (int32_t k = 0; s && k < s->n_reps; k++)
 		n += in->reps[s->first_rep + k].state == RS_PENDING;
@@ -1014,10 +1038,19 @@ int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_requ
 	return n;
 }
 
+int32_t infer_pending_replicas(const struct infer *in, size_t w, struct pod_request *pod)
+{
+	const struct service *s = service_of(in, w);
+	int32_t n = pending_of(in, s, pod);
+	if (!n && s && s->decode >= 0) /* a disaggregated service: then its decode workers */
+		n = pending_of(in, &in->svcs[s->decode], pod);
+	return n;
+}
+
 int64_t infer_oom_kills(const struct infer *in, size_t w)
 {
 	const struct service *s = service_of(in, w);
-	return s ? s->oom_kills : 0;
+	return s ? s->oom_kills + (s->decode >= 0 ? in->svcs[s->decode].oom_kills : 0) : 0;
 }
 
 int64_t infer_verified(const struct infer *in, size_t w)
@@ -1043,8 +1076,8 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 	size_t n = 0, reps = 0;
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		if (sc->workloads[w].inference) {
-			n++;
-			reps += (size_t)sc->workloads[w].inference->max_replicas;
+			n += disagg_services(&sc->workloads[w]);
+			reps += disagg_replicas(&sc->workloads[w]);
 		}
 	if (!n)
 		return NULL;
@@ -1079,6 +1112,10 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 				s->demand_unit = placement_equivalent(host->placer, w, p, 1);
 				break;
 			}
+		s->front = (int32_t)(s - in->svcs);
+		s->decode = -1;
+		if (s->is->disagg)
+			disagg_split(in, s);
 	}
 	size_t workers = 0;
 	for (size_t i = 0; i < in->n_svcs; i++)
@@ -1136,6 +1173,7 @@ void infer_destroy(struct infer *in)
 		served_free(&in->svcs[i].served);
 		free(in->svcs[i].backlog);
 		free(in->svcs[i].history);
+		disagg_free(&in->svcs[i]);
 	}
 	for (size_t i = 0; i < in->n_reps; i++) {
 		free(in->reps[i].wait);

@@ -28,6 +28,7 @@ struct req {
 	uint32_t seq;      /* arrival order in its service: the request's id */
 	uint8_t state;     /* enum req_state */
 	bool slo_met, verified;
+	bool kv_in; /* its prompt's KV came from a prefill worker: admission loads it */
 };
 
 /* What the requests that left a service leave behind (infer_results adds
@@ -86,6 +87,7 @@ struct replica {
 	double idle_w, busy_w; /* power of its GPUs serving, and added while in an iteration */
 	double energy_j;       /* of the intervals closed in busy_us and ready_us */
 	double demand;         /* GPUs' worth in the demand gauge */
+	sim_time link_free;    /* a prefill worker's link is free from then (infer_disagg.c) */
 };
 
 struct service {
@@ -113,6 +115,11 @@ struct service {
 	int64_t verified;   /* requests within SLO that passed quality */
 	double demand_unit; /* GPUs' worth of one replica before placement */
 	uint64_t quality_seed;
+	/* Disaggregated serving (infer_disagg.c): the prefill workers are the
+	 * front service, the decode workers the service right after it. */
+	int32_t front;            /* the service its requests count in: itself, or its prefill */
+	int32_t decode;           /* a prefill service's decode service; -1: none */
+	struct disagg_state *dis; /* the front's: its roles' specs, transfers */
 };
 
 struct infer {
@@ -151,6 +158,24 @@ static inline bool infer_route_takes(const struct inference_spec *is, int64_t pr
 {
 	return !is->service || (prompt > is->prompt_lo && prompt <= is->prompt_hi);
 }
+
+/* infer.c: request id of s goes to a ready replica (or waits at the router). */
+void infer_submit(struct infer *in, struct service *s, uint32_t id);
+/* A free request slot of s. */
+uint32_t infer_new_slot(struct service *s);
+
+/* infer_disagg.c: a disaggregated workload's services and replicas; s (just
+ * set up with the workload's spec) becomes its prefill service and the next
+ * slot of in->svcs its decode service; a sequence whose prefill ended on a
+ * prefill worker leaves for a decode worker; the KV cache arrived; the
+ * per-role metrics of front service s; its state freed. */
+size_t disagg_services(const struct workload_spec *ws);
+size_t disagg_replicas(const struct workload_spec *ws);
+void disagg_split(struct infer *in, struct service *s);
+void disagg_handoff(struct infer *in, struct replica *r, const struct seq *v);
+void disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode);
+void disagg_results(struct infer *in, struct results *out, const struct service *s);
+void disagg_free(struct service *s);
 
 static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
 

@@ -288,13 +288,15 @@ void infer_results(struct infer *in, struct results *out)
 		struct service *s = &in->svcs[i];
 		for (size_t k = 0; k < s->n_reqs; k++)
 			if (s->reqs[k].state == RQ_WAITING || s->reqs[k].state == RQ_RUNNING)
-				served_add(in, s, &s->reqs[k]);
+				served_add(in, &in->svcs[s->front], &s->reqs[k]);
 	}
 	bool all_hold = true;
 	for (size_t i = 0; i < in->n_svcs; i++) {
 		const struct service *s = &in->svcs[i];
+		if (s->front != (int32_t)i)
+			continue; /* decode workers: reported with their prefill workers */
 		struct figures f;
-		figures_init(&f, in, s, 1);
+		figures_init(&f, in, s, s->decode >= 0 ? 2 : 1); /* the decode service is next */
 		f.slo_holds = slo_holds(&s->is->slo, &f);
 		/* a routed service's goal is judged over all its requests (below) */
 		all_hold = all_hold && (f.slo_holds || s->is->service);
@@ -310,6 +312,8 @@ void infer_results(struct infer *in, struct results *out)
 				wait = fmax(wait, sim_seconds(out->sim_end - r->pending_since));
 		}
 		results_add_metric(out, s->ws->name, "replica_wait_max_s", wait, "s");
+		if (s->decode >= 0)
+			disagg_results(in, out, s);
 	}
 	for (size_t i = 0; i < in->n_svcs;) {
 		const struct inference_spec *is = in->svcs[i].is;

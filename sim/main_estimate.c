@@ -167,6 +167,15 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 		 .meta = "P",
 		 .parse = parse_number,
 		 .help = "of the TTFT bound and the tail prompt (default 99)"},
+		{.name = "--disaggregated",
+		 .kind = CLI_FLAG,
+		 .target = &t.disaggregated,
+		 .help = "with --rate: prefill and decode workers sized separately"},
+		{.name = "--link",
+		 .kind = CLI_NAME,
+		 .target = &t.link,
+		 .meta = "L",
+		 .help = "of --disaggregated: nvlink, infiniband (default), ethernet"},
 		{.name = "--price",
 		 .kind = CLI_LIST,
 		 .target = &prices,
@@ -183,11 +192,11 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 		t.output_mean = (double)output;
 		t.prices = prices.v;
 		t.n_prices = prices.n;
-		if (route && (compare || req.gpu || json))
+		if (route && (compare || req.gpu || json || t.disaggregated))
 			rc = gp_errorf(
 				&err, GP_EINPUT,
 				"--route names each group's GPU type and prints text; expected "
-				"no --gpu, --compare-gpus or --json beside it");
+				"no --gpu, --compare-gpus, --json or --disaggregated beside it");
 		else if (route && !(t.rate > 0))
 			rc = gp_errorf(&err, GP_EINPUT, "--route needs --rate R");
 		else if (route)
@@ -200,6 +209,8 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 		else if (!compare && !req.gpu)
 			rc = gp_errorf(&err, GP_EINPUT,
 				       "estimate: missing --gpu (or --compare-gpus)");
+		else if (t.disaggregated)
+			rc = estimate_disagg(&req, &t, json, stdout, &err);
 		else
 			rc = estimate_fleet(&req, &t, json, stdout, &err);
 		list_free(&prices);

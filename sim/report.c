@@ -198,6 +198,45 @@ static void inference_summary(FILE *out, const struct scenario *sc, const struct
 			"replicas' time in iterations.\n");
 }
 
+static const struct column disagg_columns[] = {
+	{"prefill-gpus", "prefill_gpus", 0},  {"prefill-duty%", "prefill_duty_cycle_pct", 1},
+	{"decode-gpus", "decode_gpus", 0},    {"decode-duty%", "decode_duty_cycle_pct", 1},
+	{"kv-p50-s", "kv_transfer_p50_s", 4}, {"kv-p99-s", "kv_transfer_p99_s", 4},
+	{"kv-gb", "kv_transfer_gb", 1},       {"prefill-cost", "prefill_cost", 2},
+	{"decode-cost", "decode_cost", 2},
+};
+
+/* The roles of each disaggregated service (docs/inference.md); none: nothing. */
+static void disagg_summary(FILE *out, const struct scenario *sc, const struct results *r)
+{
+	bool any = false;
+	char buf[32];
+	size_t n = sizeof disagg_columns / sizeof disagg_columns[0];
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		if (!ws->inference || !ws->inference->disagg)
+			continue;
+		if (!any) {
+			fprintf(out, "\n%-18s", "disaggregated");
+			for (size_t c = 0; c < n; c++)
+				fprintf(out, " %s", disagg_columns[c].title);
+			fputc('\n', out);
+			any = true;
+		}
+		fprintf(out, "%-18s", ws->name);
+		for (size_t c = 0; c < n; c++)
+			fprintf(out, " %*s", (int)strlen(disagg_columns[c].title),
+				fmt(buf, sizeof buf,
+				    results_metric(r, ws->name, disagg_columns[c].metric),
+				    disagg_columns[c].decimals));
+		fputc('\n', out);
+	}
+	if (any)
+		fprintf(out,
+			"\nduty%% = the role's serving time in iterations; kv = the KV cache's "
+			"transfer from the end of its prefill (link queue included).\n");
+}
+
 /* The bill of each pool with a commitment or spot capacity, beside what it
  * would cost on demand. */
 static void pool_bills(FILE *out, const struct scenario *sc, const struct results *r)
@@ -279,6 +318,7 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		pool_bills(out, sc, r);
 	}
 	inference_summary(out, sc, r);
+	disagg_summary(out, sc, r);
 	report_findings(out, r);
 }
 
@@ -317,15 +357,30 @@ static void report_inference(FILE *out, const struct workload_spec *w)
 	fprintf(out, "inference %s %s (KV %s), ", w->model->name,
 		footprint_quant_name((enum quant)w->quantization),
 		footprint_quant_name((enum quant)in->kv_cache));
-	if (in->target_queue > 0)
+	const struct disagg_spec *d = in->disagg;
+	if (d) {
+		static const char *const links[] = {"", "nvlink", "infiniband", "ethernet"};
+		fprintf(out,
+			"disaggregated: %d prefill x %d GPU (max_batch %d, %d tokens), %d decode x "
+			"%d GPU (max_batch %d), link ",
+			(int)d->prefill.replicas, (int)d->prefill.gpus, (int)d->prefill.max_batch,
+			(int)d->prefill.max_batched_tokens, (int)d->decode.replicas,
+			(int)d->decode.gpus, (int)d->decode.max_batch);
+		if (d->link == DISAGG_LINK_NVLINK)
+			fprintf(out, "nvlink (the GPU's), ");
+		else
+			fprintf(out, "%s%s%.6g GB/s + %gus, ", links[d->link], d->link ? " " : "",
+				d->link_bandwidth / 1e9, d->link_latency_s * 1e6);
+	} else if (in->target_queue > 0)
 		fprintf(out, "%d to %d replicas (target queue %g)", (int)in->replicas,
 			(int)in->max_replicas, in->target_queue);
 	else
 		fprintf(out, "%d replica%s", (int)in->replicas, in->replicas == 1 ? "" : "s");
-	fprintf(out, " x %d GPU%s (tp %d), max_batch %d, ",
-		w->request == REQUEST_GPUS ? (int)w->gpus : 1,
-		w->request == REQUEST_GPUS && w->gpus > 1 ? "s" : "", (int)in->tensor_parallel,
-		(int)in->max_batch);
+	if (!d)
+		fprintf(out, " x %d GPU%s (tp %d), max_batch %d, ",
+			w->request == REQUEST_GPUS ? (int)w->gpus : 1,
+			w->request == REQUEST_GPUS && w->gpus > 1 ? "s" : "",
+			(int)in->tensor_parallel, (int)in->max_batch);
 	if (in->memory_fraction > 0)
 		fprintf(out, "memory_fraction %.2f, ", in->memory_fraction);
 	if (in->service) { /* group g of a routed service: the prompts its router sends */

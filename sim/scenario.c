@@ -810,6 +810,7 @@ void ld_free_workload(struct workload_spec *w)
 		free(w->inference->requests.trace_path);
 		free(w->inference->requests.rows);
 		free(w->inference->service);
+		free(w->inference->disagg);
 		free(w->inference);
 	}
 	free(w->name);

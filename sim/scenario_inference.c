@@ -682,7 +682,7 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 	if (in->vram_given && in->memory_fraction > 0)
 		return gp_located(ld->err, ynode_get(item, "memory_fraction")->loc,
 				  "memory_fraction and vram both size the server; expected one");
-	rc = check_fits(ld, item, w);
+	rc = in->disagg ? ld_finish_disagg(ld, item, w) : check_fits(ld, item, w);
 	if (rc)
 		return rc;
 	if (scenario_requests_expected(w, ld->sc->horizon) > ld->max_jobs)
@@ -701,6 +701,8 @@ int ld_finish_inference(struct loader *ld, const struct ynode *item, struct work
 		w->vram_bytes = footprint_bytes_per_gpu(&fp, in->context);
 		if (in->memory_fraction > 0)
 			w->vram_bytes /= in->memory_fraction;
+		if (in->disagg)
+			w->vram_bytes = ld_disagg_least_vram(w);
 	}
 	/* No batch jobs: the requests are the work. */
 	w->count = 0;

@@ -94,6 +94,11 @@ void ld_route_free(struct loader *ld);
  * workloads.S.groups.G.KEY=V (malloc'd); NULL when it is no such path. */
 char *ld_route_alias(const struct ynode *root, const char *assignment);
 
+/* scenario_disagg.c */
+int ld_workload_disaggregated(struct loader *ld, const struct ynode *v, void *obj);
+int ld_finish_disagg(struct loader *ld, const struct ynode *item, struct workload_spec *w);
+double ld_disagg_least_vram(const struct workload_spec *w);
+
 /* scenario_pools.c */
 extern const char *const ld_effect_names[3];
 extern const char *const ld_expander_names[6];

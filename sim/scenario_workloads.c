@@ -943,6 +943,7 @@ static const struct key_rule workload_rules[] = {
 	{"tokenize", ld_workload_tokenize},
 	{"step_overhead", ld_workload_step_overhead},
 	{"route", ld_workload_route},
+	{"disaggregated", ld_workload_disaggregated},
 	{"restart", workload_restart},
 	/* the week: windows of its own, culling when idle */
 	{"windows", ld_workload_windows},

@@ -12,8 +12,9 @@
  * it, as advise's sizing asks).  firstcut.h sizes it
  * on the first pool that offers the workload, with the server's keys, the
  * tokenization time taken off the bound; a trace's gaps give the arrivals'
- * burstiness.  Anything else (a routed service's group too): no first cut, and
- * the search bisects as before.
+ * burstiness.  A disaggregated workload's roles have their own question
+ * (role_first_cut); a routed service's group has none.  Anything else: no
+ * first cut, and the search bisects as before.
  */
 #include "gpuplan/firstcut.h"
 #include "gpuplan/scenario.h"
@@ -122,11 +123,14 @@ static bool trace_of(const struct request_spec *rs, double p, struct firstcut_se
 	return true;
 }
 
+/* 99, 95 or 50 for ttft_pXX_s (and tpot_pXX_s); 0 for another metric. */
 static double percentile_of(const char *metric)
 {
-	return !strcmp(metric, "ttft_p99_s")   ? 99
-	       : !strcmp(metric, "ttft_p95_s") ? 95
-	       : !strcmp(metric, "ttft_p50_s") ? 50
+	if (strncmp(metric, "ttft_p", 6) && strncmp(metric, "tpot_p", 6))
+		return 0;
+	return !strcmp(metric + 4, "_p99_s")   ? 99
+	       : !strcmp(metric + 4, "_p95_s") ? 95
+	       : !strcmp(metric + 4, "_p50_s") ? 50
 					       : 0;
 }
 
@@ -180,7 +184,7 @@ bool search_service(const struct scenario *sc, const struct workload_spec *w,
 							     : 0.9,
 		.max_batch = in->max_batch,
 		.max_batched_tokens = in->max_batched_tokens,
-		.ttft_slo_s = ttft_s - sim_seconds(in->tokenize),
+		.ttft_slo_s = ttft_s > 0 ? ttft_s - sim_seconds(in->tokenize) : 0,
 		.tpot_slo_s = tpot_s,
 		.percentile = percentile,
 	};
@@ -191,14 +195,14 @@ bool search_service(const struct scenario *sc, const struct workload_spec *w,
 			return false;
 	} else if (rs->process != REQUESTS_POISSON || rs->weekly.on || !(rs->rate > 0) ||
 		   !tokens_of(&rs->prompt_tokens, percentile, &s->prompt_mean, &s->prompt_tail,
-			      &unused) ||
+			      &s->prompt_cv2) ||
 		   !tokens_of(&rs->output_tokens, percentile, &s->output_mean, &unused,
 			      &s->output_cv2)) {
 		return false;
 	} else {
 		s->rate = rs->rate;
 	}
-	return s->ttft_slo_s > 0;
+	return true;
 }
 
 /* Whether the condition asks that a workload meet its goal or its SLO
@@ -210,11 +214,63 @@ static bool goal_condition(const struct search_condition *c)
 			  (c->op == OP_GT && c->value >= 0 && c->value < 1));
 }
 
+/*
+ * A disaggregated workload's role, workloads.NAME.disaggregated.ROLE.replicas:
+ * the prefill workers under a TTFT tail bound, the decode workers under a
+ * TPOT one (tpot_p50_s, tpot_p95_s, tpot_p99_s), as firstcut_disagg_size
+ * sizes them with the role's own TP and batch keys and the link.
+ */
+static int role_first_cut(const struct search_spec *sp, const struct scenario *sc)
+{
+	static const char *const roles[] = {".disaggregated.prefill.replicas",
+					    ".disaggregated.decode.replicas"};
+	const struct search_condition *c = &sp->until;
+	for (int k = 0; k < 2; k++) {
+		size_t n = strlen(sp->key), t = strlen(roles[k]);
+		if (n <= t + 10 || strncmp(sp->key, "workloads.", 10) ||
+		    strcmp(sp->key + n - t, roles[k]))
+			continue;
+		const struct workload_spec *w = NULL;
+		for (size_t i = 0; i < sc->n_workloads && !w; i++)
+			if (strlen(sc->workloads[i].name) == n - t - 10 &&
+			    !strncmp(sc->workloads[i].name, sp->key + 10, n - t - 10))
+				w = &sc->workloads[i];
+		const char *want = k ? "tpot_p" : "ttft_p";
+		double p = strncmp(c->metric, want, 6) ? 0 : percentile_of(c->metric);
+		if (!w || !w->inference || !w->inference->disagg || !p || !w->model ||
+		    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
+			return 0;
+		const struct disagg_spec *d = w->inference->disagg;
+		const struct disagg_role *role = k ? &d->decode : &d->prefill;
+		struct firstcut_service s;
+		if (!search_service(sc, w, NULL, k ? 0 : c->value, 0, p, &s))
+			return 0;
+		s.tp = role->gpus;
+		s.max_batch = role->max_batch;
+		s.max_batched_tokens = role->max_batched_tokens;
+		if (role->memory_fraction > 0 && !w->inference->vram_given)
+			s.memory_fraction = role->memory_fraction;
+		s.tpot_slo_s = k ? c->value : 0;
+		if ((k && !(s.tpot_slo_s > 0)) || (!k && !(s.ttft_slo_s > 0)))
+			return 0;
+		struct firstcut_disagg f;
+		double bw = d->link == DISAGG_LINK_NVLINK ? 0 : d->link_bandwidth;
+		if (firstcut_disagg_size(&s, bw, d->link_latency_s, &f) != FIRSTCUT_OK)
+			return 0;
+		return k ? f.decode_replicas : f.prefill_replicas;
+	}
+	return 0;
+}
+
 int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
 {
 	const struct search_condition *c = &sp->until;
+	if (sp->maximize || !sp->integer)
+		return 0;
+	if (strstr(sp->key, ".disaggregated.") && (c->op == OP_LE || c->op == OP_LT))
+		return role_first_cut(sp, sc);
 	const struct workload_spec *w = varied(sc, sp->key);
-	if (sp->maximize || !sp->integer || !w || !w->inference || w->inference->target_queue > 0 ||
+	if (!w || !w->inference || w->inference->target_queue > 0 || w->inference->disagg ||
 	    w->inference->service /* a routed group: its traffic is a share of its service's */ ||
 	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
 		return 0;
@@ -229,7 +285,7 @@ int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
 	}
 	struct firstcut_service s;
 	struct firstcut f;
-	if (!(ttft > 0) || !search_service(sc, w, NULL, ttft, tpot, p, &s) ||
+	if (!(ttft > 0) || !search_service(sc, w, NULL, ttft, tpot, p, &s) || !(s.ttft_slo_s > 0) ||
 	    firstcut_size(&s, &f) != FIRSTCUT_OK)
 		return 0;
 	return f.replicas;

@@ -123,3 +123,52 @@ Test(search_bracket, on_the_azure_trace_the_first_cut_gives_the_bisections_answe
 	cr_expect_leq(probes[0], 3, "%d probes", probes[0]);
 	cr_expect_gt(probes[1], probes[0]);
 }
+
+/* A role of scenarios/inference-disagg.yaml at `rate`: the answer and the probes. */
+static int role_answer(const char *role, const char *until, double rate, bool first_cut,
+		       int *probes, const char *db)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan search scenarios/inference-disagg.yaml --db %s/%s.db --min --vary "
+		 "workloads.chat.disaggregated.%s.replicas --lo 1 --hi 8 --until '%s' "
+		 "--set workloads.chat.requests.rate=%g/s%s",
+		 dir, db, role, until, rate, first_cut ? "" : " --no-first-cut");
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s\n%s", cmd, out);
+	*probes = 0;
+	for (const char *line = out; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		*probes += !strncmp(line, "probe ", 6);
+	const char *eq = strrchr(out, '=');
+	cr_assert_not_null(eq, "%s", out);
+	cr_assert(strstr(out, first_cut ? "first cut (an estimate)" : "probe"), "%s", out);
+	return atoi(eq + 1);
+}
+
+Test(search_bracket, a_disaggregated_roles_first_cut_gives_the_bisections_answer)
+{
+	/* The prefill workers under the TTFT tail, the decode workers under the
+	 * TPOT tail (firstcut_disagg.c), at two rates. */
+	static const struct {
+		const char *role, *until;
+		double rate;
+	} grid[] = {
+		{"prefill", "ttft_p99_s <= 0.3", 30},
+		{"decode", "tpot_p99_s <= 0.01", 30},
+		{"prefill", "ttft_p99_s <= 0.3", 15},
+		{"decode", "tpot_p99_s <= 0.01", 15},
+	};
+	for (size_t i = 0; i < sizeof grid / sizeof grid[0]; i++) {
+		char db[32];
+		int fc_probes, bi_probes;
+		snprintf(db, sizeof db, "dfc%zu", i);
+		int fc = role_answer(grid[i].role, grid[i].until, grid[i].rate, true, &fc_probes,
+				     db);
+		snprintf(db, sizeof db, "dbi%zu", i);
+		int bi = role_answer(grid[i].role, grid[i].until, grid[i].rate, false, &bi_probes,
+				     db);
+		cr_expect_eq(fc, bi, "%s at %g/s: first cut %d, bisection %d", grid[i].role,
+			     grid[i].rate, fc, bi);
+		cr_expect_leq(fc_probes, 3, "%s at %g/s: %d probes", grid[i].role, grid[i].rate,
+			      fc_probes);
+	}
+}

@@ -22,6 +22,20 @@ struct gpu_specs {
 	double usd_per_hour;    /* reference on-demand price of one GPU-hour */
 };
 
+/* A link a server sends KV caches over to another (disaggregated serving,
+ * docs/inference.md): per GPU and direction, nominal, taken at
+ * CATALOG_LINK_EFF; gbps 0 (nvlink) means the GPU type's own link above. */
+struct link_spec {
+	const char *name;
+	double gbps;
+	double latency_us; /* per transfer; 0 with gbps 0: the GPU type's */
+};
+
+#define CATALOG_LINK_EFF 0.8
+
+/* nvlink, infiniband or ethernet; NULL for another name. */
+const struct link_spec *catalog_link(const char *name);
+
 /* The row of gpu; NULL only for a GPU type that is not in the catalog. */
 const struct gpu_specs *catalog_gpu_specs(const struct gpu_type *gpu);
 

@@ -79,6 +79,8 @@ struct estimate_traffic {
 	double ttft_s, tpot_s, percentile; /* --ttft, --tpot (0: none), --percentile */
 	const char *const *prices;         /* --price TYPE=USD, n_prices of them */
 	size_t n_prices;
+	bool disaggregated; /* --disaggregated: prefill and decode workers */
+	const char *link;   /* --link: nvlink, infiniband (default), ethernet */
 };
 
 #define ESTIMATE_DEFAULT_PROMPT     1000
@@ -114,5 +116,11 @@ int estimate_route_groups(const struct estimate_traffic *t, const char *route,
  * and its prompts, then the fleet's GPUs and $/h, as text. */
 int estimate_route(const struct estimate_request *req, const struct estimate_traffic *t,
 		   const char *route, FILE *out, struct gp_err *err);
+
+/* The same with --disaggregated (estimate_disagg.c): prefill and decode
+ * workers sized separately (firstcut_disagg_size), one row per GPU type.
+ * GP_EINPUT for an unknown --link, besides estimate_fleet's. */
+int estimate_disagg(const struct estimate_request *req, const struct estimate_traffic *t, bool json,
+		    FILE *out, struct gp_err *err);
 
 #endif

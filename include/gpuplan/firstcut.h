@@ -31,6 +31,7 @@ struct firstcut_service {
 					  * Poisson (0 is taken as 1) */
 	double prompt_mean, prompt_tail; /* tokens; the tail at the SLO percentile */
 	double output_mean, output_cv2;  /* tokens; squared coefficient of variation */
+	double prompt_cv2;               /* of the prompts (firstcut_disagg_size only) */
 	double ttft_slo_s, tpot_slo_s;   /* 0: no bound */
 	double percentile;               /* of the SLO, e.g. 99 */
 	double usd_per_gpu_hour;         /* 0: the catalog's reference price */
@@ -81,6 +82,28 @@ double firstcut_ttft_tail(const struct firstcut_service *s, int n, struct firstc
  * prefill) takes longer than t on n replicas: what firstcut_ttft_tail
  * solves for the percentile.  1 when n replicas are saturated. */
 double firstcut_late_share(const struct firstcut_service *s, int n, double t);
+
+/* A disaggregated service (firstcut_disagg.c): prefill and decode workers of
+ * one GPU type and TP degree, the KV cache sent over a link of this bandwidth
+ * (bytes/s per GPU, achieved; 0: the GPU type's NVLink) and latency. */
+struct firstcut_disagg {
+	enum firstcut_verdict verdict;
+	int tp, gpus;
+	int prefill_replicas, decode_replicas;
+	double prefill_capacity_rps, prefill_utilisation;    /* one worker's; each worker's */
+	double wait_tail_s, prefill_tail_s, transfer_tail_s; /* of the tail prompt */
+	double ttft_tail_s; /* wait + prefill + transfer + 1.5 first_step_s */
+	int batch;          /* a decode worker's, within the TPOT bound */
+	double decode_step_s, decode_capacity_rps, decode_utilisation;
+	double first_step_s; /* a decode step at the batch a worker holds at the percentile */
+};
+
+/* Sizes both roles of s: the fewest decode workers below 95 % of their
+ * capacity at a batch within the TPOT bound, the fewest prefill workers
+ * whose TTFT tail holds.  The verdict is also in out->verdict. */
+enum firstcut_verdict firstcut_disagg_size(const struct firstcut_service *s,
+					   double link_bytes_per_s, double link_latency_s,
+					   struct firstcut_disagg *out);
 
 /* The p-th percentile (0-100) of a lognormal of this mean and sigma. */
 double firstcut_lognormal_quantile(double mean, double sigma, double p);

@@ -48,6 +48,8 @@ enum infer_event {
 	EV_INFER_READY,           /* id: replica; model loaded, serving */
 	EV_INFER_SCALE,           /* id: service; the autoscaler looks */
 	EV_INFER_RETRY,           /* id: replica; restart after an OOM kill */
+	EV_INFER_TRANSFER,        /* id: request slot, gen: decode service; a prefilled
+				   * request's KV cache has arrived (infer_disagg.c) */
 	EV_INFER_END
 };
 

@@ -290,6 +290,31 @@ struct slo_spec {
 	double percentile; /* the percentile the bounds hold at; default 99 */
 };
 
+/* disaggregated: prefill and decode on separate replicas (docs/inference.md,
+ * "Disaggregated prefill and decode"; sim/infer_disagg.c).  A role's keys
+ * default to the workload's. */
+struct disagg_role {
+	int32_t replicas;           /* fixed */
+	int32_t gpus;               /* per replica = its tensor_parallel */
+	int32_t max_batch;          /* vLLM max_num_seqs of the role's servers */
+	int32_t max_batched_tokens; /* vLLM max_num_batched_tokens */
+	double memory_fraction;     /* 0: the workload's sizing */
+};
+
+enum disagg_link {
+	DISAGG_LINK_GIVEN,
+	DISAGG_LINK_NVLINK,
+	DISAGG_LINK_INFINIBAND,
+	DISAGG_LINK_ETHERNET
+};
+
+struct disagg_spec {
+	struct disagg_role prefill, decode;
+	enum disagg_link link;
+	double link_bandwidth; /* bytes/s per GPU, achieved; 0 for nvlink: the GPU's (roofline.c) */
+	double link_latency_s; /* per transfer; nvlink: the GPU's */
+};
+
 struct inference_spec {
 	int32_t replicas;           /* fixed count, or the autoscaler's minimum */
 	int32_t max_replicas;       /* = replicas when fixed */
@@ -321,6 +346,8 @@ struct inference_spec {
 	char *service;
 	int32_t group, n_groups;
 	int64_t prompt_lo, prompt_hi;
+
+	struct disagg_spec *disagg; /* disaggregated prefill and decode; NULL: not */
 };
 
 /* The annotation cluster-autoscaler.kubernetes.io/safe-to-evict of a

@@ -91,7 +91,8 @@ int search_estimate(const struct search_spec *spec, int64_t *replicas, struct gp
  * server keys and traffic (Poisson at one rate with fixed, exponential or
  * lognormal tokens, or an Azure trace: its rate, tokens and burstiness from
  * the rows), bounded by ttft_s (less the tokenization time) and tpot_s at
- * the percentile.  false: the first cut does not model the service. */
+ * the percentile (ttft_s 0: no TTFT bound, ttft_slo_s 0).  false: the first
+ * cut does not model the service. */
 bool search_service(const struct scenario *sc, const struct workload_spec *w,
 		    const struct gpu_type *gpu, double ttft_s, double tpot_s, double percentile,
 		    struct firstcut_service *s);

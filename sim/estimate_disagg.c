@@ -1,0 +1,129 @@
+/*
+ * estimate_disagg.c - `gpuplan estimate --rate R --disaggregated`: the first
+ * cut of a service whose prefill and decode run on separate workers
+ * (firstcut_disagg.c), on one GPU type or each of the catalog's, labelled as
+ * an estimate; `gpuplan search` over each role's replicas confirms it
+ * (docs/inference.md, "Disaggregated prefill and decode").
+ */
+#include "gpuplan/estimate.h"
+
+#include "gpuplan/catalog_specs.h"
+#include "gpuplan/firstcut.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "estimate_int.h"
+
+static const char *why(enum firstcut_verdict v)
+{
+	switch (v) {
+	case FIRSTCUT_NO_FIT: return "does not fit (tensor parallel up to 8)";
+	case FIRSTCUT_TPOT: return "one sequence alone decodes slower than --tpot";
+	case FIRSTCUT_TAIL_PROMPT:
+		return "the tail prompt's prefill and transfer alone exceed --ttft";
+	default: return "";
+	}
+}
+
+static void header(FILE *out, const struct estimate *e, const struct estimate_traffic *t,
+		   const struct firstcut_service *s, const struct link_spec *l)
+{
+	fprintf(out,
+		"%s, %s weights, %g requests/s; prompts lognormal mean %g (p%g %g), outputs mean "
+		"%g",
+		e->model->name, footprint_quant_name(e->quant), t->rate, t->prompt_mean,
+		t->percentile, s->prompt_tail, t->output_mean);
+	if (t->ttft_s > 0)
+		fprintf(out, "; TTFT p%g <= %g s", t->percentile, t->ttft_s);
+	if (t->tpot_s > 0)
+		fprintf(out, "; TPOT <= %g s", t->tpot_s);
+	fprintf(out, "; KV over %s\n", l->name);
+	fprintf(out,
+		"first-cut estimate, disaggregated (prefill: roofline token rate, M/G/1 wait, "
+		"tail transfer; decode: batch within --tpot); confirm it with gpuplan search:\n");
+	fprintf(out, "%-11s %2s %7s %6s %5s %8s %9s %8s %7s %5s %6s\n", "gpu", "tp", "prefill",
+		"decode", "gpus", "$/h", "ttft-p-s", "kv-p-s", "util-p%", "batch", "util-d%");
+}
+
+static void row(FILE *out, const struct gpu_type *g, const struct firstcut_disagg *f,
+		double usd_per_gpu_hour)
+{
+	if (f->verdict != FIRSTCUT_OK) {
+		fprintf(out, "%-11s %s\n", g->name, why(f->verdict));
+		return;
+	}
+	fprintf(out, "%-11s %2d %7d %6d %5d %8.2f %9.3f %8.4f %7.1f %5d %6.1f\n", g->name, f->tp,
+		f->prefill_replicas, f->decode_replicas, f->gpus, f->gpus * usd_per_gpu_hour,
+		f->ttft_tail_s, f->transfer_tail_s, 100 * f->prefill_utilisation, f->batch,
+		100 * f->decode_utilisation);
+}
+
+static void row_json(FILE *out, const struct gpu_type *g, const struct firstcut_disagg *f,
+		     double usd_per_gpu_hour, bool last)
+{
+	static const char *const names[] = {"ok", "no_fit", "tpot", "tail_prompt"};
+	fprintf(out, "    {\"gpu\": \"%s\", \"verdict\": \"%s\"", g->name, names[f->verdict]);
+	if (f->verdict == FIRSTCUT_OK)
+		fprintf(out,
+			", \"tp\": %d, \"prefill_replicas\": %d, \"decode_replicas\": %d, \"gpus\": "
+			"%d, \"usd_per_hour\": %.4f, \"ttft_tail_s\": %.6f, \"wait_tail_s\": %.6f, "
+			"\"prefill_tail_s\": %.6f, \"transfer_tail_s\": %.6f, "
+			"\"prefill_utilisation\": %.4f, \"batch\": %d, \"decode_step_s\": %.6f, "
+			"\"decode_utilisation\": %.4f",
+			f->tp, f->prefill_replicas, f->decode_replicas, f->gpus,
+			f->gpus * usd_per_gpu_hour, f->ttft_tail_s, f->wait_tail_s,
+			f->prefill_tail_s, f->transfer_tail_s, f->prefill_utilisation, f->batch,
+			f->decode_step_s, f->decode_utilisation);
+	fprintf(out, "}%s\n", last ? "" : ",");
+}
+
+int estimate_disagg(const struct estimate_request *req, const struct estimate_traffic *t, bool json,
+		    FILE *out, struct gp_err *err)
+{
+	const struct link_spec *l = catalog_link(t->link ? t->link : "infiniband");
+	if (!l)
+		return gp_errorf(
+			err, GP_EINPUT,
+			"--link: unknown link '%s'; expected nvlink, infiniband or ethernet",
+			t->link);
+	struct estimate e;
+	int rc = estimate_resolve(req, &e, err);
+	if (!rc)
+		rc = estimate_check_traffic(t, err);
+	if (rc) {
+		estimate_free(&e);
+		return rc;
+	}
+	size_t n = e.gpu ? 1 : catalog_gpu_count();
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_type *g = e.gpu ? e.gpu : catalog_gpu_at(i);
+		struct firstcut_service s;
+		struct firstcut_disagg f;
+		estimate_service_of(&e, req, t, g, &s);
+		s.prompt_cv2 = exp(t->prompt_sigma * t->prompt_sigma) - 1;
+		firstcut_disagg_size(&s, l->gbps * 1e9 * CATALOG_LINK_EFF, l->latency_us * 1e-6,
+				     &f);
+		const struct gpu_specs *sp = catalog_gpu_specs(g);
+		double price = s.usd_per_gpu_hour > 0 ? s.usd_per_gpu_hour
+			       : sp                   ? sp->usd_per_hour
+						      : 0;
+		if (i == 0 && json)
+			fprintf(out,
+				"{\n  \"model\": \"%s\",\n  \"quant\": \"%s\",\n  \"rate\": %g,\n  "
+				"\"prompt_tail\": %g,\n  \"link\": \"%s\",\n  \"estimate\": \"first "
+				"cut\",\n  \"gpus\": [\n",
+				e.model->name, footprint_quant_name(e.quant), t->rate,
+				s.prompt_tail, l->name);
+		else if (i == 0)
+			header(out, &e, t, &s, l);
+		if (json)
+			row_json(out, g, &f, price, i + 1 == n);
+		else
+			row(out, g, &f, price);
+	}
+	if (json)
+		fprintf(out, "  ]\n}\n");
+	estimate_free(&e);
+	return GP_OK;
+}
