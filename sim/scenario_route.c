@@ -194,6 +194,15 @@ static int check_service(struct loader *ld, const struct ynode *item, size_t *n_
 		return gp_located(ld->err, groups->loc,
 				  "groups apply to inference workloads; expected kind: inference "
 				  "beside them");
+	/* A disaggregated group would add a service infer_results does not
+	 * count among the groups: not modelled (docs/inference.md, Limits). */
+	const struct ynode *split = ynode_get(item, "disaggregated");
+	for (size_t i = 0; !split && groups->kind == YNODE_SEQ && i < groups->n; i++)
+		split = ynode_get(groups->items[i], "disaggregated");
+	if (split)
+		return gp_located(ld->err, split->loc,
+				  "a routed service's groups are not disaggregated; expected "
+				  "replicas: N in each group, or a service without groups:");
 	int rc = ld_require(ld, item, "name", "workload", "a name like chat");
 	if (rc)
 		return rc;

@@ -352,6 +352,12 @@ Test(route, bad_routers_and_groups_are_located)
 		   NULL,
 		   "%s:11:51: error: invalid node_selector 'x'; expected a map like "
 		   "{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}");
+	/* disaggregated serving is per service, not per group (docs/inference.md, Limits) */
+	fails_with(SERVICE(ROUTER, "    groups: [{name: a, disaggregated: {prefill: {replicas: 1}, "
+				   "decode: {replicas: 1}}}, {name: b}]\n"),
+		   NULL,
+		   "%s:11:39: error: a routed service's groups are not disaggregated; expected "
+		   "replicas: N in each group, or a service without groups:");
 	/* --set names groups as list items: an unknown one is refused */
 	fails_with(SERVICE(ROUTER, TWO_GROUPS), "workloads.chat.groups.medium.replicas=2",
 		   "--set workloads.chat.groups.medium.replicas=2:1:23: error: no item named "
