@@ -434,7 +434,7 @@ static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget
 	 * the compiler would store them at each sequence), and Σ context is
 	 * summed in integers, which is the same double as summing doubles as
 	 * long as it stays below 2^53. */
-	int32_t left = *budget, n_run = r->n_run;
+	int32_t left = *budget, n_run = r->n_run, grown = 0;
 	int64_t keys = 0;
 	bool part = false;
 	struct seq *run = r->run; /* n_run is read again only after a preemption */
@@ -454,12 +454,18 @@ static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget
 				break; /* it was the newest */
 			q->blocks++;
 			r->free_blocks--;
-			server_gauge(in, r, GAUGE_KV_USED, 1);
+			grown++;
 		}
 		q->sched = 1;
 		left--;
 		keys += kv;
 	}
+	/* The new blocks move the gauge once: it counts blocks, whole numbers
+	 * that add up to the same double in any order, and at the same instant
+	 * (a scope touched at an instant it was not touched before would split
+	 * its integral, hence no move of 0). */
+	if (grown)
+		server_gauge(in, r, GAUGE_KV_USED, grown);
 	int32_t n = *budget - left; /* one token each */
 	*budget = left;
 	*ctx += (double)(keys + n); /* Σ (kv + 1) */
@@ -548,7 +554,8 @@ static void end_iteration(struct infer *in, struct replica *r)
 	r->busy = false;
 	r->busy_us += (double)(now - r->iter_start);
 	r->energy_j += (double)(now - r->iter_start) * 1e-6 * r->busy_w;
-	int32_t kept = 0, n_run = r->n_run;
+	int32_t kept = 0, n_run = r->n_run, done = 0;
+	int64_t freed = 0;
 	struct seq *run = r->run; /* finishing a request moves neither */
 	for (int32_t i = 0; i < n_run; i++) {
 		struct seq *q = &run[i];
@@ -569,8 +576,8 @@ static void end_iteration(struct infer *in, struct replica *r)
 				s->reqs[q->req].first = now;
 			if (q->generated >= q->output) {
 				r->free_blocks += q->blocks;
-				server_gauge(in, r, GAUGE_REQ_RUNNING, -1);
-				server_gauge(in, r, GAUGE_KV_USED, -q->blocks);
+				done++;
+				freed += q->blocks;
 				s->reqs[q->req].generated = q->generated;
 				finish_request(in, s, q->req, RQ_DONE);
 				r->outstanding--;
@@ -582,6 +589,10 @@ static void end_iteration(struct infer *in, struct replica *r)
 		kept++;
 	}
 	r->n_run = kept;
+	if (done) { /* whole numbers, moved once (see plan_decodes) */
+		server_gauge(in, r, GAUGE_REQ_RUNNING, -done);
+		server_gauge(in, r, GAUGE_KV_USED, (double)-freed);
+	}
 	assert(r->free_blocks <= r->blocks && r->outstanding >= kept);
 }
 
