@@ -48,10 +48,7 @@ static inline uint64_t hash_fnv1a(uint64_t h, const char *s)
 }
 
 /* FNV-1a of s. */
-static inline uint64_t hash_str(const char *s)
-{
-	return hash_fnv1a(HASH_FNV_BASIS, s);
-}
+static inline uint64_t hash_str(const char *s) { return hash_fnv1a(HASH_FNV_BASIS, s); }
 
 struct hash_ids {
 	uint32_t *slot; /* id + 1, or 0: empty */
@@ -70,10 +67,7 @@ static inline bool hash_ids_crowded(const struct hash_ids *x)
 	return !x->slot || 2 * (x->n + 1) > x->mask + 1;
 }
 
-static inline size_t hash_ids_slots(const struct hash_ids *x)
-{
-	return x->slot ? x->mask + 1 : 0;
-}
+static inline size_t hash_ids_slots(const struct hash_ids *x) { return x->slot ? x->mask + 1 : 0; }
 
 /* The first slot of the keys of hash h, the next slot of the probe, and
  * what slot i holds (id + 1, or 0 where the probe ends). */
@@ -81,14 +75,8 @@ static inline size_t hash_ids_home(const struct hash_ids *x, uint64_t h)
 {
 	return (size_t)h & x->mask;
 }
-static inline size_t hash_ids_next(const struct hash_ids *x, size_t i)
-{
-	return (i + 1) & x->mask;
-}
-static inline uint32_t hash_ids_at(const struct hash_ids *x, size_t i)
-{
-	return x->slot[i];
-}
+static inline size_t hash_ids_next(const struct hash_ids *x, size_t i) { return (i + 1) & x->mask; }
+static inline uint32_t hash_ids_at(const struct hash_ids *x, size_t i) { return x->slot[i]; }
 
 /* Puts id in the empty slot i where its probe ended. */
 static inline void hash_ids_put_at(struct hash_ids *x, size_t i, size_t id)
