@@ -15,6 +15,7 @@
 #include "gpuplan/report.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/search.h"
+#include "gpuplan/units.h"
 #include "gpuplan/run.h"
 #include "gpuplan/ytree.h"
 
@@ -825,22 +826,12 @@ static void write_trust(FILE *out, const struct advice *a)
 		fprintf(out, "  - %s\n", a->reasons[i]);
 }
 
-/* A figure, or "-" for NAN. */
-static const char *num(char *buf, size_t len, double v, int decimals)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
-}
-
 /* "$5.41", "$0.000218", "EUR 5.41"; "-" when unknown or when the scenario has
  * no prices. */
 static const char *money(char *buf, size_t len, double v, const struct advice *a)
 {
 	if (isnan(v) || !a->prices)
-		return num(buf, len, NAN, 0);
+		return units_format_figure(NAN, 0, buf, len);
 	char d[32];
 	const char *cur = report_currency(a->currency);
 	snprintf(buf, len, "%s%s%s", cur, strcmp(cur, "$") ? " " : "",
@@ -900,7 +891,7 @@ static const char *queue_cell(const struct advise_row *r, char *buf, size_t len)
 	else if (r->waited > 0 && !(r->waited <= r->queue_p95))
 		snprintf(buf, len, ">=%.0f", r->waited);
 	else
-		num(buf, len, r->queue_p95, 0);
+		units_format_figure(r->queue_p95, 0, buf, len);
 	return buf;
 }
 
@@ -910,7 +901,8 @@ static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
 {
 	char n[32];
 	if (isnan(r->queue_p95) && !isnan(r->slo_pct))
-		snprintf(buf, len, "SLO attainment %s%%", num(n, sizeof n, r->slo_pct, 1));
+		snprintf(buf, len, "SLO attainment %s%%",
+			 units_format_figure(r->slo_pct, 1, n, sizeof n));
 	else if (isnan(r->queue_p95) && r->left > 0)
 		snprintf(buf, len, "%.0f jobs never started", r->left);
 	else /* as the table's cell: ">=N" while a job still waits */
@@ -948,9 +940,9 @@ void advise_write(FILE *out, const struct advice *a)
 		fit_label(r->label, label, sizeof label);
 		fprintf(out, "%4zu  %-*s %6lld %5s %11s %11s %9s %6s %10s %10s %10s\n", i + 1,
 			width, label, (long long)r->run_id, r->meets ? "yes" : "no",
-			num(b[0], 32, r->peak_demand, 0), queue_cell(r, b[1], 32),
-			a->deadlines ? num(b[2], 32, r->deadline_pct, 1) : "-",
-			num(b[3], 32, r->slo_pct, 1),
+			units_format_figure(r->peak_demand, 0, b[0], 32), queue_cell(r, b[1], 32),
+			a->deadlines ? units_format_figure(r->deadline_pct, 1, b[2], 32) : "-",
+			units_format_figure(r->slo_pct, 1, b[3], 32),
 			a->prices ? report_money(r->bill_day, b[4], 32) : "-",
 			a->prices ? report_money(r->per_job, b[5], 32) : "-",
 			a->prices ? report_money(r->per_request, b[6], 32) : "-");

@@ -2,6 +2,7 @@
  * arrivals.c - per-workload arrival streams drawn with GSL (see arrivals.h).
  */
 #include "gpuplan/arrivals.h"
+#include "gpuplan/hash.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -18,10 +19,7 @@ static uint64_t mix(uint64_t x)
 
 uint64_t arrivals_stream_seed(uint64_t seed, const char *workload)
 {
-	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a of the name */
-	for (const unsigned char *p = (const unsigned char *)workload; *p; p++)
-		h = (h ^ *p) * UINT64_C(0x100000001b3);
-	return mix(seed ^ mix(h));
+	return mix(seed ^ mix(hash_str(workload))); /* FNV-1a of the name */
 }
 
 double arrivals_dist_draw(const struct dist *d, gsl_rng *rng)

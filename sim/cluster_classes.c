@@ -29,8 +29,8 @@ bool classes_same(const struct node_class *a, const struct node_class *b)
 	       a->cpu_scored == b->cpu_scored && a->memory_scored == b->memory_scored;
 }
 
-/* Class k's first slot. */
-static size_t home(const struct class_table *t, const struct node_class *k)
+/* Class k's hash. */
+static uint64_t class_hash(const struct node_class *k)
 {
 	uint64_t h = (bits_of(k->allocated) * UINT64_C(0x9E3779B97F4A7C15)) ^
 		     (bits_of(k->cpu_free) * UINT64_C(0xC2B2AE3D27D4EB4F)) ^
@@ -38,15 +38,15 @@ static size_t home(const struct class_table *t, const struct node_class *k)
 		     ((uint64_t)k->cpu_scored * UINT64_C(0x27D4EB2F165667C5)) ^
 		     ((uint64_t)k->memory_scored * UINT64_C(0x94D049BB133111EB)) ^
 		     ((uint64_t)k->pool * UINT64_C(0xD6E8FEB86659FD93));
-	return (size_t)(h ^ (h >> 29) ^ (h >> 47)) & t->mask;
+	return h ^ (h >> 29) ^ (h >> 47);
 }
 
 /* The empty slot where class k goes (it is in no slot). */
 static size_t empty_slot(const struct class_table *t, const struct node_class *k)
 {
-	size_t i = home(t, k);
-	while (t->slot[i])
-		i = (i + 1) & t->mask;
+	size_t i = hash_ids_home(&t->index, class_hash(k));
+	while (hash_ids_at(&t->index, i))
+		i = hash_ids_next(&t->index, i);
 	return i;
 }
 
@@ -56,9 +56,8 @@ void classes_init(struct class_table *t, size_t nodes)
 	*t = (struct class_table){.at = gp_xcalloc(cap, sizeof *t->at),
 				  .version = gp_xcalloc(cap, sizeof *t->version),
 				  .cap = (int32_t)cap,
-				  .unused = gp_xcalloc(cap, sizeof *t->unused),
-				  .slot = gp_xcalloc(64, sizeof *t->slot),
-				  .mask = 63};
+				  .unused = gp_xcalloc(cap, sizeof *t->unused)};
+	hash_ids_reset(&t->index, 64);
 }
 
 void classes_free(struct class_table *t)
@@ -66,7 +65,7 @@ void classes_free(struct class_table *t)
 	free(t->at);
 	free(t->version);
 	free(t->unused);
-	free(t->slot);
+	hash_ids_free(&t->index);
 	memset(t, 0, sizeof *t);
 }
 
@@ -74,34 +73,32 @@ void classes_free(struct class_table *t)
  * of them would be live; the ids of the others become free.  O(ids). */
 static void rebuild(struct class_table *t)
 {
-	size_t slots = t->mask + 1;
+	size_t slots = hash_ids_slots(&t->index);
 	if (4 * ((size_t)t->live + 1) > slots)
 		slots *= 2;
-	free(t->slot);
-	t->slot = gp_xcalloc(slots, sizeof *t->slot);
-	t->mask = slots - 1;
-	t->kept = t->n_unused = 0;
+	hash_ids_reset(&t->index, slots);
+	t->n_unused = 0;
 	for (int32_t id = 0; id < t->n; id++) {
 		if (!t->at[id].nodes) {
 			t->unused[t->n_unused++] = id;
 			continue;
 		}
-		t->slot[empty_slot(t, &t->at[id])] = id + 1;
-		t->kept++;
+		hash_ids_put_at(&t->index, empty_slot(t, &t->at[id]), (size_t)id);
 	}
 }
 
 int32_t classes_enter(struct class_table *t, const struct node_class *k)
 {
-	size_t i = home(t, k);
-	for (; t->slot[i]; i = (i + 1) & t->mask) {
-		struct node_class *e = &t->at[t->slot[i] - 1];
+	const struct hash_ids *x = &t->index;
+	size_t i = hash_ids_home(x, class_hash(k));
+	for (; hash_ids_at(x, i); i = hash_ids_next(x, i)) {
+		struct node_class *e = &t->at[hash_ids_at(x, i) - 1];
 		if (classes_same(e, k)) {
 			t->live += !e->nodes++;
-			return t->slot[i] - 1;
+			return (int32_t)hash_ids_at(x, i) - 1;
 		}
 	}
-	if (2 * ((size_t)t->kept + 1) > t->mask + 1 || (!t->n_unused && t->n == t->cap)) {
+	if (hash_ids_crowded(x) || (!t->n_unused && t->n == t->cap)) {
 		rebuild(t);
 		i = empty_slot(t, k);
 	}
@@ -110,8 +107,7 @@ int32_t classes_enter(struct class_table *t, const struct node_class *k)
 	t->at[id] = *k;
 	t->at[id].nodes = 1;
 	t->version[id]++;
-	t->slot[i] = id + 1;
-	t->kept++;
+	hash_ids_put_at(&t->index, i, (size_t)id);
 	t->live++;
 	return id;
 }

@@ -25,16 +25,6 @@ const char *report_money(double v, char *buf, size_t len)
 
 void report_duration(sim_time t, char *buf, size_t len) { units_format_duration(t, buf, len); }
 
-/* A metric as text, "-" when absent. */
-static const char *fmt(char *buf, size_t len, double v, int decimals)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
-}
-
 struct column {
 	const char *title;
 	const char *metric;
@@ -55,7 +45,7 @@ static bool has_prices(const struct scenario *sc)
 const char *report_cell(char *buf, size_t len, double v, int format, bool prices)
 {
 	if (isnan(v) || (format == REPORT_MONEY && !prices))
-		return fmt(buf, len, NAN, 0);
+		return units_format_figure(NAN, 0, buf, len);
 	if (format == REPORT_GPUS) {
 		double r = round(v * 100) / 100;
 		if (r == floor(r))
@@ -68,7 +58,7 @@ const char *report_cell(char *buf, size_t len, double v, int format, bool prices
 	}
 	if (format == REPORT_MONEY)
 		return report_money(v, buf, len);
-	return fmt(buf, len, v, format);
+	return units_format_figure(v, format, buf, len);
 }
 
 static const struct column columns[] = {
@@ -105,7 +95,7 @@ static const char *queue_cell(char *buf, size_t len, const struct results *r, co
 	else if (waiting > 0 && waited > 0 && !(waited <= v))
 		snprintf(buf, len, ">=%.0f", waited);
 	else
-		return fmt(buf, len, v, 0);
+		return units_format_figure(v, 0, buf, len);
 	return buf;
 }
 
@@ -160,8 +150,8 @@ static void inference_row(FILE *out, const struct results *r, const char *scope,
 	fprintf(out, "%-*s", width, scope);
 	for (size_t c = 0; c < N_INFER_COLUMNS; c++)
 		fprintf(out, " %*s", (int)strlen(infer_columns[c].title),
-			fmt(buf, sizeof buf, results_metric(r, scope, infer_columns[c].metric),
-			    infer_columns[c].decimals));
+			units_format_figure(results_metric(r, scope, infer_columns[c].metric),
+					    infer_columns[c].decimals, buf, sizeof buf));
 	fputc('\n', out);
 }
 

@@ -260,7 +260,7 @@ void results_free(struct results *r)
 		free(r->node_names[i]);
 	free(r->node_names);
 	free(r->metrics);
-	free(r->metric_slots);
+	hash_ids_free(&r->metric_index);
 	free(r->jobs);
 	free(r->requests);
 	free(r->ts);
@@ -304,39 +304,23 @@ bool results_backtest_within(const struct backtest_row *row, double tolerance)
 }
 
 /* FNV-1a over scope, a separator and name. */
-static size_t metric_hash(const char *scope, const char *name)
+static uint64_t metric_hash(const char *scope, const char *name)
 {
-	uint64_t h = 1469598103934665603u;
-	for (const char *p = scope; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211u;
-	h = (h ^ 0xff) * 1099511628211u;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211u;
-	return (size_t)h;
-}
-
-static void index_put(size_t *slots, size_t n_slots, const struct metric *m, size_t pos)
-{
-	size_t i = metric_hash(m->scope, m->name) & (n_slots - 1);
-	while (slots[i])
-		i = (i + 1) & (n_slots - 1);
-	slots[i] = pos + 1;
+	return hash_fnv1a(hash_fnv1a_byte(hash_fnv1a(HASH_FNV_BASIS, scope), 0xff), name);
 }
 
 /* Indexes the metric at pos, doubling the table past half full. */
 static void index_add(struct results *r, size_t pos)
 {
+	struct hash_ids *x = &r->metric_index;
 	if (r->n_indexed != pos)
 		return; /* metrics were added around the index: it stays a scan */
-	if (2 * (pos + 1) > r->n_metric_slots) {
-		size_t n = r->n_metric_slots ? 2 * r->n_metric_slots : 64;
-		free(r->metric_slots);
-		r->metric_slots = gp_xcalloc(n, sizeof *r->metric_slots);
-		r->n_metric_slots = n;
+	if (hash_ids_crowded(x)) {
+		hash_ids_reset(x, x->slot ? 2 * hash_ids_slots(x) : 64);
 		for (size_t k = 0; k < pos; k++)
-			index_put(r->metric_slots, n, &r->metrics[k], k);
+			hash_ids_put(x, metric_hash(r->metrics[k].scope, r->metrics[k].name), k);
 	}
-	index_put(r->metric_slots, r->n_metric_slots, &r->metrics[pos], pos);
+	hash_ids_put(x, metric_hash(r->metrics[pos].scope, r->metrics[pos].name), pos);
 	r->n_indexed = pos + 1;
 }
 
@@ -352,11 +336,12 @@ void results_add_metric(struct results *r, const char *scope, const char *name, 
 /* The first metric added under (scope, name), as the scan finds it. */
 double results_metric(const struct results *r, const char *scope, const char *name)
 {
-	if (r->metric_slots && r->n_indexed == r->n_metrics) {
+	const struct hash_ids *x = &r->metric_index;
+	if (x->slot && r->n_indexed == r->n_metrics) {
 		size_t best = SIZE_MAX;
-		size_t i = metric_hash(scope, name) & (r->n_metric_slots - 1);
-		for (; r->metric_slots[i]; i = (i + 1) & (r->n_metric_slots - 1)) {
-			size_t pos = r->metric_slots[i] - 1;
+		size_t i = hash_ids_home(x, metric_hash(scope, name));
+		for (; hash_ids_at(x, i); i = hash_ids_next(x, i)) {
+			size_t pos = hash_ids_at(x, i) - 1u;
 			const struct metric *m = &r->metrics[pos];
 			if (pos < best && !strcmp(m->scope, scope) && !strcmp(m->name, name))
 				best = pos;

@@ -11,9 +11,7 @@ void sched_init(struct sched *s, enum sched_order order)
 {
 	memset(s, 0, sizeof *s);
 	s->order = order;
-	s->n_slots = 64;
-	s->slots = gp_xmalloc(s->n_slots * sizeof *s->slots);
-	memset(s->slots, 0xff, s->n_slots * sizeof *s->slots);
+	hash_ids_reset(&s->index, 64);
 }
 
 void sched_free(struct sched *s)
@@ -21,7 +19,7 @@ void sched_free(struct sched *s)
 	for (size_t c = 0; c < s->n_classes; c++)
 		free(s->classes[c].heap);
 	free(s->classes);
-	free(s->slots);
+	hash_ids_free(&s->index);
 	memset(s, 0, sizeof *s);
 }
 
@@ -38,46 +36,52 @@ struct sched_entry sched_entry(enum sched_order order, uint32_t job, uint32_t se
 	return e;
 }
 
-static size_t slot_of(const struct sched *s, int32_t workload, int32_t gpus, int32_t variant)
+static uint64_t class_hash(int32_t workload, int32_t gpus, int32_t variant)
 {
 	uint64_t h = ((uint64_t)(uint32_t)workload << 32 | (uint32_t)gpus) *
 		     UINT64_C(0x9E3779B97F4A7C15);
 	h ^= (uint64_t)(uint32_t)variant * UINT64_C(0xC2B2AE3D27D4EB4F);
-	size_t i = (size_t)(h >> 32) & (s->n_slots - 1);
-	for (;;) {
-		int32_t c = s->slots[i];
-		if (c < 0 || (s->classes[c].workload == workload && s->classes[c].gpus == gpus &&
-			      s->classes[c].variant == variant))
-			return i;
-		i = (i + 1) & (s->n_slots - 1);
-	}
+	return h >> 32;
 }
 
-/* Doubles the index when it is half full, so probes stay short. */
+/* The slot of the class, or the empty slot where it goes. */
+static size_t slot_of(const struct sched *s, int32_t workload, int32_t gpus, int32_t variant)
+{
+	const struct hash_ids *x = &s->index;
+	size_t i = hash_ids_home(x, class_hash(workload, gpus, variant));
+	for (; hash_ids_at(x, i); i = hash_ids_next(x, i)) {
+		const struct sched_class *c = &s->classes[hash_ids_at(x, i) - 1];
+		if (c->workload == workload && c->gpus == gpus && c->variant == variant)
+			break;
+	}
+	return i;
+}
+
+/* Doubles the index before it passes half full, so probes stay short. */
 static void rehash(struct sched *s)
 {
-	free(s->slots);
-	s->n_slots *= 2;
-	s->slots = gp_xmalloc(s->n_slots * sizeof *s->slots);
-	memset(s->slots, 0xff, s->n_slots * sizeof *s->slots);
+	hash_ids_reset(&s->index, 2 * hash_ids_slots(&s->index));
 	for (size_t c = 0; c < s->n_classes; c++)
-		s->slots[slot_of(s, s->classes[c].workload, s->classes[c].gpus,
-				 s->classes[c].variant)] = (int32_t)c;
+		hash_ids_put(&s->index,
+			     class_hash(s->classes[c].workload, s->classes[c].gpus,
+					s->classes[c].variant),
+			     c);
 }
 
 static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
 		       int32_t queue)
 {
 	size_t i = slot_of(s, workload, gpus, variant);
-	if (s->slots[i] >= 0)
-		return (size_t)s->slots[i];
+	if (hash_ids_at(&s->index, i))
+		return hash_ids_at(&s->index, i) - 1u;
 	GP_GROW(s->classes, s->cap_classes, s->n_classes + 1);
 	size_t c = s->n_classes++;
 	s->classes[c] = (struct sched_class){
 		.workload = workload, .gpus = gpus, .variant = variant, .queue = queue};
-	s->slots[i] = (int32_t)c;
-	if (2 * s->n_classes > s->n_slots)
-		rehash(s);
+	if (hash_ids_crowded(&s->index))
+		rehash(s); /* puts c too */
+	else
+		hash_ids_put_at(&s->index, i, c);
 	return c;
 }
 

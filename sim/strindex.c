@@ -6,36 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t strindex_hash(const char *s)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a 64: offset basis, then the prime */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
-	return h;
-}
-
 static void rebuild(struct strindex *x, size_t n_slots)
 {
-	free(x->slots);
-	x->n_slots = n_slots;
-	x->slots = gp_xcalloc(n_slots, sizeof *x->slots);
-	for (size_t id = 0; id < x->n; id++) {
-		size_t i = (size_t)strindex_hash(strindex_key(x, id)) & (n_slots - 1);
-		while (x->slots[i])
-			i = (i + 1) & (n_slots - 1);
-		x->slots[i] = (uint32_t)id + 1;
-	}
+	hash_ids_reset(&x->index, n_slots);
+	for (size_t id = 0; id < x->n; id++)
+		hash_ids_put(&x->index, hash_str(strindex_key(x, id)), id);
+}
+
+/* The slot of key, or the empty slot where it goes. */
+static size_t slot_of(const struct strindex *x, const char *key)
+{
+	size_t i = hash_ids_home(&x->index, hash_str(key));
+	for (; hash_ids_at(&x->index, i); i = hash_ids_next(&x->index, i))
+		if (!strcmp(strindex_key(x, hash_ids_at(&x->index, i) - 1), key))
+			break;
+	return i;
 }
 
 size_t strindex_find(const struct strindex *x, const char *key)
 {
-	if (!x->n_slots)
+	if (!x->n)
 		return STRINDEX_NONE;
-	size_t i = (size_t)strindex_hash(key) & (x->n_slots - 1);
-	for (; x->slots[i]; i = (i + 1) & (x->n_slots - 1))
-		if (!strcmp(strindex_key(x, x->slots[i] - 1), key))
-			return x->slots[i] - 1;
-	return STRINDEX_NONE;
+	uint32_t at = hash_ids_at(&x->index, slot_of(x, key));
+	return at ? at - 1 : STRINDEX_NONE;
 }
 
 size_t strindex_add(struct strindex *x, const char *key, bool *added)
@@ -52,14 +45,10 @@ size_t strindex_add(struct strindex *x, const char *key, bool *added)
 	x->offsets[x->n] = x->text_len;
 	x->text_len += len;
 	id = x->n++;
-	if (2 * x->n > x->n_slots) {
-		rebuild(x, x->n_slots ? 2 * x->n_slots : 64);
-		return id;
-	}
-	size_t i = (size_t)strindex_hash(key) & (x->n_slots - 1);
-	while (x->slots[i])
-		i = (i + 1) & (x->n_slots - 1);
-	x->slots[i] = (uint32_t)id + 1;
+	if (hash_ids_crowded(&x->index))
+		rebuild(x, x->index.slot ? 2 * hash_ids_slots(&x->index) : 64);
+	else
+		hash_ids_put_at(&x->index, slot_of(x, key), id);
 	return id;
 }
 
@@ -67,6 +56,6 @@ void strindex_free(struct strindex *x)
 {
 	free(x->offsets);
 	free(x->text);
-	free(x->slots);
+	hash_ids_free(&x->index);
 	memset(x, 0, sizeof *x);
 }

@@ -551,6 +551,15 @@ int units_bool(const char *s, bool *out)
 	return -1;
 }
 
+const char *units_format_figure(double v, int decimals, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
 void units_format_duration(sim_time t, char *buf, size_t len)
 {
 	if (t == SIM_NEVER) {

@@ -11,6 +11,7 @@
  * libyaml's (line, and column in characters, of the node's first character),
  * so errors read the same as before.
  */
+#include "gpuplan/hash.h"
 #include "gpuplan/ytree.h"
 
 #include "ytree_int.h"
@@ -135,7 +136,7 @@ static const char *intern_key(struct json *j, const char *s, size_t n)
 		const char **keys = gp_xcalloc(cap, sizeof *keys);
 		for (size_t i = 0; i < j->cap_keys; i++)
 			if (j->keys[i]) {
-				size_t h = strindex_hash(j->keys[i]) & (cap - 1);
+				size_t h = hash_str(j->keys[i]) & (cap - 1);
 				while (keys[h])
 					h = (h + 1) & (cap - 1);
 				keys[h] = j->keys[i];
@@ -144,7 +145,7 @@ static const char *intern_key(struct json *j, const char *s, size_t n)
 		j->keys = keys;
 		j->cap_keys = cap;
 	}
-	size_t h = strindex_hash(s) & (j->cap_keys - 1);
+	size_t h = hash_str(s) & (j->cap_keys - 1);
 	for (; j->keys[h]; h = (h + 1) & (j->cap_keys - 1))
 		if (!strcmp(j->keys[h], s))
 			return j->keys[h];

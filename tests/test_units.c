@@ -588,3 +588,18 @@ Test(units, gp_popcount64_counts_set_bits)
 			     (unsigned long long)x);
 	}
 }
+
+/* The one formatter of figures in the tables of run and advise: printf's
+ * rounding to the decimals asked (12.25 is exactly representable and
+ * rounds to even at 1 decimal: "12.2"; 99.95 is stored as 99.9500000000000028
+ * and rounds up to "100.0"), and "-" for a metric the run does not have. */
+Test(units_format, a_figure_has_its_decimals_and_a_missing_one_is_a_dash)
+{
+	char buf[32];
+	cr_expect_str_eq(units_format_figure(1234.5678, 0, buf, sizeof buf), "1235");
+	cr_expect_str_eq(units_format_figure(12.25, 1, buf, sizeof buf), "12.2");
+	cr_expect_str_eq(units_format_figure(99.95, 1, buf, sizeof buf), "100.0");
+	cr_expect_str_eq(units_format_figure(-0.5, 2, buf, sizeof buf), "-0.50");
+	cr_expect_str_eq(units_format_figure(NAN, 1, buf, sizeof buf), "-");
+	cr_expect_eq(units_format_figure(3, 0, buf, sizeof buf), buf, "returns buf");
+}

@@ -34,6 +34,7 @@
 #ifndef GPUPLAN_CLUSTER_H
 #define GPUPLAN_CLUSTER_H
 
+#include "gpuplan/hash.h"
 #include "gpuplan/contention.h"
 #include "gpuplan/scenario.h"
 
@@ -102,10 +103,9 @@ struct class_table {
 	int32_t n;             /* ids ever used: [0, n) */
 	int32_t *unused;       /* ids below n in no slot, a stack of n_unused */
 	int32_t n_unused;
-	int32_t live;  /* classes some node is of */
-	int32_t kept;  /* classes in slots: the live ones and those kept */
-	int32_t *slot; /* open addressing (linear probing): id + 1, 0 empty */
-	size_t mask;   /* slots - 1, a power of two at least twice kept */
+	int32_t live;          /* classes some node is of */
+	struct hash_ids index; /* the live classes and those kept, by hash (hash.h):
+				* index.n of them, in at least twice as many slots */
 };
 
 /* Words of a bucket index's block: a walk over many slots adds up the

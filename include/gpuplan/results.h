@@ -9,6 +9,7 @@
 #define GPUPLAN_RESULTS_H
 
 #include "gpuplan/common.h"
+#include "gpuplan/hash.h"
 #include "gpuplan/scenario.h"
 
 struct metric {
@@ -461,8 +462,8 @@ struct results {
 	/* A hash index of metrics by (scope, name), kept by results_add_metric, so
 	 * that reports over 16,000 workloads do not scan every metric per cell;
 	 * metrics put in the array by other means are found by a scan. */
-	size_t *metric_slots; /* 1 + position, 0 = empty; a power of two long */
-	size_t n_metric_slots, n_indexed;
+	struct hash_ids metric_index; /* positions, by hash of (scope, name) */
+	size_t n_indexed;
 	struct job_record *jobs; /* only when output.jobs */
 	size_t n_jobs, cap_jobs;
 	struct ts_row *ts;

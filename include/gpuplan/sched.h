@@ -19,6 +19,7 @@
 #ifndef GPUPLAN_SCHED_H
 #define GPUPLAN_SCHED_H
 
+#include "gpuplan/hash.h"
 #include "gpuplan/scenario.h"
 
 struct sched_entry {
@@ -40,9 +41,8 @@ struct sched {
 	enum sched_order order;
 	struct sched_class *classes;
 	size_t n_classes, cap_classes;
-	int32_t *slots; /* open-addressing index (workload, gpus) -> class */
-	size_t n_slots;
-	size_t pending; /* jobs in all classes */
+	struct hash_ids index; /* (workload, gpus, variant) -> class */
+	size_t pending;        /* jobs in all classes */
 };
 
 void sched_init(struct sched *s, enum sched_order order);

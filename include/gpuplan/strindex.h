@@ -1,10 +1,8 @@
 /*
  * strindex.h - strings interned to dense ids, found by hashing.
  *
- * The table the project's hand-written indexes share (reasons.c's message
- * interning and results.c's metric index follow the same plan): FNV-1a,
- * open addressing with linear probing over a power-of-two table of id + 1
- * slots (0 = empty), rebuilt at twice the size past half full.  Ids are
+ * The names' table, on hash.h's index (FNV-1a, open addressing over id + 1
+ * slots, rebuilt at twice the size past half full).  Ids are
  * given in order of first addition, from 0, and never change; the keys are
  * copied into one growing arena, so adding a key costs one amortised copy
  * and no allocation of its own.
@@ -15,20 +13,17 @@
 #define GPUPLAN_STRINDEX_H
 
 #include "gpuplan/common.h"
+#include "gpuplan/hash.h"
 
 struct strindex {
 	size_t *offsets; /* per id: its key's offset in text */
 	size_t n, cap;
 	char *text; /* the keys, NUL-terminated, one after another */
 	size_t text_len, text_cap;
-	uint32_t *slots; /* id + 1, or 0 */
-	size_t n_slots;
+	struct hash_ids index;
 };
 
 #define STRINDEX_NONE SIZE_MAX
-
-/* FNV-1a of s. */
-uint64_t strindex_hash(const char *s);
 
 /* The id of key, or STRINDEX_NONE. */
 size_t strindex_find(const struct strindex *x, const char *key);

@@ -24,6 +24,11 @@ int units_duration(const char *s, sim_time *out);
  * below a minute when not whole, "never" for SIM_NEVER. */
 void units_format_duration(sim_time t, char *buf, size_t len);
 
+/* A figure with `decimals` decimals ("12.3"), or "-" for NaN (a metric the
+ * run does not have): the cells of the summary tables of run and advise.
+ * Returns buf. */
+const char *units_format_figure(double v, int decimals, char *buf, size_t len);
+
 /* "80GiB", "512MiB", "1TiB", "80GB" (10^9), "64KiB", "100B", bare number = bytes. >= 0. */
 int units_size(const char *s, double *bytes);
 
