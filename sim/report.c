@@ -216,9 +216,9 @@ static void disagg_summary(FILE *out, const struct scenario *sc, const struct re
 		fprintf(out, "%-18s", ws->name);
 		for (size_t c = 0; c < n; c++)
 			fprintf(out, " %*s", (int)strlen(disagg_columns[c].title),
-				fmt(buf, sizeof buf,
-				    results_metric(r, ws->name, disagg_columns[c].metric),
-				    disagg_columns[c].decimals));
+				units_format_figure(
+					results_metric(r, ws->name, disagg_columns[c].metric),
+					disagg_columns[c].decimals, buf, sizeof buf));
 		fputc('\n', out);
 	}
 	if (any)
