@@ -358,3 +358,30 @@ Test(audit, the_inference_autoscaler_interval_has_a_minimum)
 			  "%s", out);
 	}
 }
+
+/* A sample's timestamp is an int64 (Prometheus' text parser reads it with
+ * strconv.ParseInt); one past it was taken silently, as "-" was. */
+Test(audit, a_dcgm_timestamp_past_int64_is_refused_at_its_column)
+{
+	static const char sample[] =
+		"DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",Hostname=\"gpu-h100-1\",namespace="
+		"\"serving\",pod=\"vllm-llama-70b-6d8f9b7c4d-9wq2f\"} 0.5 ";
+	const char *const stamps[][2] = {
+		{"9223372036854775808", "2"},     {"-9223372036854775809", "2"},
+		{"99999999999999999999999", "2"}, {"9223372036854775807", "0"},
+		{"-9223372036854775808", "0"},    {"00001700000000000", "0"}};
+	for (size_t i = 0; i < sizeof stamps / sizeof *stamps; i++) {
+		char text[512], cmd[1024];
+		snprintf(text, sizeof text, "%s%s\n", sample, stamps[i][0]);
+		snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+			 "tests/fixtures/import/pods.json --at 2026-11-30T12:00:00Z --dcgm %s -o "
+			 "%s/o.yaml",
+			 write_file("d.prom", text), dir);
+		int rc = capture(cmd, out, sizeof out);
+		cr_assert_eq(rc, atoi(stamps[i][1]), "%s: %s", stamps[i][0], out);
+		if (rc)
+			cr_assert(strstr(out, "d.prom:1:123: error: expected an integer timestamp"),
+				  "%s", out);
+	}
+}
