@@ -385,3 +385,33 @@ Test(audit, a_dcgm_timestamp_past_int64_is_refused_at_its_column)
 				  "%s", out);
 	}
 }
+
+/* A PodDisruptionBudget's name and namespace are written into the scenario
+ * (pdb:); they were taken as they came, a newline and YAML included.  Now
+ * checked as the API server names them, at their JSON path. */
+Test(audit, a_pod_disruption_budget_is_named_as_the_api_server_names_it)
+{
+	const char *const names[][2] = {{"name", "a\\nb: c"},
+					{"name", "UPPER"},
+					{"name", ""},
+					{"namespace", "serving\\n  - {name: evil}"},
+					{"namespace", "a.b"}};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char text[1024], cmd[1024], path[64];
+		bool is_name = !strcmp(names[i][0], "name");
+		snprintf(text, sizeof text,
+			 "{\"kind\": \"List\", \"items\": [{\"kind\": \"PodDisruptionBudget\", "
+			 "\"metadata\": {\"name\": \"%s\", \"namespace\": \"%s\"}, \"spec\": "
+			 "{\"maxUnavailable\": 1, \"selector\": {\"matchLabels\": {\"app\": "
+			 "\"vllm-llama-70b\"}}}}]}\n",
+			 is_name ? names[i][1] : "vllm", is_name ? "serving" : names[i][1]);
+		snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+			 "tests/fixtures/import/pods.json --at 2026-11-30T12:00:00Z --pdbs %s -o "
+			 "%s/o.yaml",
+			 write_file("pdbs.json", text), dir);
+		cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s: %s", names[i][1], out);
+		snprintf(path, sizeof path, ".items[0].metadata.%s: invalid", names[i][0]);
+		cr_assert(strstr(out, path), "%s", out);
+	}
+}
