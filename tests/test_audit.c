@@ -415,3 +415,40 @@ Test(audit, a_pod_disruption_budget_is_named_as_the_api_server_names_it)
 		cr_assert(strstr(out, path), "%s", out);
 	}
 }
+
+/* A node being provisioned counts as progress (issue 42), but one slower
+ * than max_node_provision_time (15m by default, as Cluster Autoscaler's) is
+ * given up and the scale-up retried after a backoff, forever: the run went
+ * on to SCENARIO_MAX_RUN (minutes of CPU).  It stalls as work nothing can
+ * start; a node that will register is still waited for. */
+Test(audit, nodes_that_never_register_are_no_progress, .timeout = 60)
+{
+	const char *const times[] = {"20m", "9d", "30d"};
+	for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+		char text[1024], cmd[1024], db[160];
+		snprintf(
+			text, sizeof text,
+			"name: prov\nstart: 2026-10-27T00:00:00Z\npools:\n"
+			"  - {name: p, nodes: 0, gpu: A100-80GB, gpus_per_node: 8,\n"
+			"     autoscale: {min: 0, max: 2, provision_time: %s}}\n"
+			"workloads:\n"
+			"  - {name: w, count: 2, gpus: 8, duration: 1h, arrival: {at: \"12:00\"}}\n",
+			times[i]);
+		const char *yaml = write_file("prov.yaml", text);
+		snprintf(db, sizeof db, "%s/p%zu.db", dir, i);
+		snprintf(cmd, sizeof cmd, "bin/gpuplan run %s --quiet --db %s", yaml, db);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", times[i], out);
+		cr_assert_eq(
+			scratch_query(db, "SELECT count(*) FROM runs WHERE status = 'stalled'"), 1,
+			"%s", times[i]);
+		/* with max_node_provision_time above it, both jobs run */
+		snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan run %s --quiet --db %s --set "
+			 "pools.p.autoscale.max_node_provision_time=31d",
+			 yaml, db);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", times[i], out);
+		cr_assert_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope = 'all' AND "
+					       "name = 'jobs_completed' AND run_id = 2"),
+			     2, "%s", times[i]);
+	}
+}
