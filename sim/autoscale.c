@@ -275,6 +275,10 @@ static void provisioning(struct autoscale *as, int32_t node, int32_t delta)
 	size_t p = (size_t)as->h.cluster->nodes[node].pool;
 	as->pools[p].provisioning += delta;
 	as->provisioning += delta;
+	/* a node slower than max_node_provision_time is given up, never Ready */
+	const struct autoscale_spec *a = &as->sc->pools[p].autoscale;
+	if (!(a->on && a->provision_time > a->max_provision_time))
+		as->registering += delta;
 	assert(as->pools[p].provisioning >= 0);
 	autoscale_gauge(as, p, GAUGE_PROVISIONING, delta * as->h.cluster->nodes[node].gpus);
 }
@@ -991,6 +995,8 @@ static bool scans_matter(const struct autoscale *as)
 }
 
 bool autoscale_provisioning(const struct autoscale *as) { return as && as->provisioning > 0; }
+
+bool autoscale_registering(const struct autoscale *as) { return as && as->registering > 0; }
 
 sim_time autoscale_settled_at(const struct autoscale *as)
 {

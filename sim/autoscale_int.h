@@ -63,6 +63,7 @@ struct autoscale {
 	struct as_class *classes;
 	size_t cap_classes;
 	int32_t provisioning;      /* nodes being provisioned, all pools */
+	int32_t registering;       /* of them, those that will register (Ready) */
 	struct as_class *replicas; /* per workload: its pending inference replicas */
 	int64_t replicas_helped;   /* of them, given upcoming or new nodes by the last scan */
 	struct probe *probes;      /* pods the simulations hold on nodes, a stack */

@@ -754,6 +754,14 @@ static bool text_tail(const char *s)
 		s++;
 	if (*sign == '-' && s == digits)
 		return false; /* a timestamp of "-" */
+	/* an int64, as Prometheus' parser reads it (strconv.ParseInt) */
+	while (*digits == '0' && s - digits > 1)
+		digits++;
+	size_t n = (size_t)(s - digits);
+	if (n > 19 ||
+	    (n == 19 &&
+	     strncmp(digits, *sign == '-' ? "9223372036854775808" : "9223372036854775807", 19) > 0))
+		return false;
 	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
 		s++;
 	return !*s;

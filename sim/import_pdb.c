@@ -130,6 +130,16 @@ static int one_budget(struct imp *im, const struct ynode *it)
 		return imp_error(f, it, NULL,
 				 "expected a PodDisruptionBudget with metadata.namespace, "
 				 "metadata.name and spec");
+	/* named in the scenario: checked as the API server names it */
+	size_t m = imp_push_key(f, "metadata");
+	rc = imp_dns_name(f, ynode_get(meta, "namespace"), "namespace", ns, IMP_DNS_LABEL,
+			  "namespace");
+	if (!rc)
+		rc = imp_dns_name(f, ynode_get(meta, "name"), "name", name, IMP_DNS_SUBDOMAIN,
+				  "PodDisruptionBudget name");
+	imp_pop(f, m);
+	if (rc)
+		return rc;
 	size_t base = imp_push_key(f, "spec");
 	if (!rc)
 		rc = imp_map(f, spec, "selector", &sel);

@@ -719,7 +719,9 @@ int openmetrics_write(FILE *out, struct store *st, int64_t run_id, struct gp_err
 		return gp_errorf(err, GP_EINPUT,
 				 "run %lld has no scenario start time to stamp samples with",
 				 (long long)run.run_id);
-	rc = store_cursor_open(st, STORE_Q_SERIES, run.run_id, &om.series, err);
+	rc = store_stream_begin(st, err);
+	if (!rc)
+		rc = store_cursor_open(st, STORE_Q_SERIES, run.run_id, &om.series, err);
 	if (!rc)
 		rc = store_cursor_open(st, STORE_Q_WINDOWS, run.run_id, &om.win.c, err);
 	if (!rc)

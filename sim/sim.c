@@ -1077,10 +1077,12 @@ static bool stalled(const struct sim *s)
 	sim_time now = s->engine.now;
 	if (!s->running) {
 		/* a node being provisioned is progress: the pods wait for it,
-		 * however long provision_time is (8 days tripped this) */
+		 * however long provision_time is (8 days tripped this); not one
+		 * that times out (max_node_provision_time) and is tried again
+		 * forever, which ran to SCENARIO_MAX_RUN */
 		sim_time last = s->last_progress > s->last_provisioning ? s->last_progress
 									: s->last_provisioning;
-		return !autoscale_provisioning(s->as) && now - last > STALL_AFTER;
+		return !autoscale_registering(s->as) && now - last > STALL_AFTER;
 	}
 	return s->lost >= FUTILE_EVICTIONS && s->futile_running == s->running &&
 	       now - s->last_kept > STALL_AFTER;
@@ -1130,7 +1132,7 @@ void sim_advance(struct sim *s, struct results *out)
 		}
 		if (engine_next_time(&s->engine) != s->engine.now)
 			collect_settle(&s->collect);
-		if (autoscale_provisioning(s->as))
+		if (autoscale_registering(s->as))
 			s->last_provisioning = s->engine.now;
 		if (stalled(s))
 			break;

@@ -358,3 +358,97 @@ Test(audit, the_inference_autoscaler_interval_has_a_minimum)
 			  "%s", out);
 	}
 }
+
+/* A sample's timestamp is an int64 (Prometheus' text parser reads it with
+ * strconv.ParseInt); one past it was taken silently, as "-" was. */
+Test(audit, a_dcgm_timestamp_past_int64_is_refused_at_its_column)
+{
+	static const char sample[] =
+		"DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",Hostname=\"gpu-h100-1\",namespace="
+		"\"serving\",pod=\"vllm-llama-70b-6d8f9b7c4d-9wq2f\"} 0.5 ";
+	const char *const stamps[][2] = {
+		{"9223372036854775808", "2"},     {"-9223372036854775809", "2"},
+		{"99999999999999999999999", "2"}, {"9223372036854775807", "0"},
+		{"-9223372036854775808", "0"},    {"00001700000000000", "0"}};
+	for (size_t i = 0; i < sizeof stamps / sizeof *stamps; i++) {
+		char text[512], cmd[1024];
+		snprintf(text, sizeof text, "%s%s\n", sample, stamps[i][0]);
+		snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+			 "tests/fixtures/import/pods.json --at 2026-11-30T12:00:00Z --dcgm %s -o "
+			 "%s/o.yaml",
+			 write_file("d.prom", text), dir);
+		int rc = capture(cmd, out, sizeof out);
+		cr_assert_eq(rc, atoi(stamps[i][1]), "%s: %s", stamps[i][0], out);
+		if (rc)
+			cr_assert(strstr(out, "d.prom:1:123: error: expected an integer timestamp"),
+				  "%s", out);
+	}
+}
+
+/* A PodDisruptionBudget's name and namespace are written into the scenario
+ * (pdb:); they were taken as they came, a newline and YAML included.  Now
+ * checked as the API server names them, at their JSON path. */
+Test(audit, a_pod_disruption_budget_is_named_as_the_api_server_names_it)
+{
+	const char *const names[][2] = {{"name", "a\\nb: c"},
+					{"name", "UPPER"},
+					{"name", ""},
+					{"namespace", "serving\\n  - {name: evil}"},
+					{"namespace", "a.b"}};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char text[1024], cmd[1024], path[64];
+		bool is_name = !strcmp(names[i][0], "name");
+		snprintf(text, sizeof text,
+			 "{\"kind\": \"List\", \"items\": [{\"kind\": \"PodDisruptionBudget\", "
+			 "\"metadata\": {\"name\": \"%s\", \"namespace\": \"%s\"}, \"spec\": "
+			 "{\"maxUnavailable\": 1, \"selector\": {\"matchLabels\": {\"app\": "
+			 "\"vllm-llama-70b\"}}}}]}\n",
+			 is_name ? names[i][1] : "vllm", is_name ? "serving" : names[i][1]);
+		snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan import --nodes tests/fixtures/import/nodes.json --pods "
+			 "tests/fixtures/import/pods.json --at 2026-11-30T12:00:00Z --pdbs %s -o "
+			 "%s/o.yaml",
+			 write_file("pdbs.json", text), dir);
+		cr_assert_eq(capture(cmd, out, sizeof out), 2, "%s: %s", names[i][1], out);
+		snprintf(path, sizeof path, ".items[0].metadata.%s: invalid", names[i][0]);
+		cr_assert(strstr(out, path), "%s", out);
+	}
+}
+
+/* A node being provisioned counts as progress (issue 42), but one slower
+ * than max_node_provision_time (15m by default, as Cluster Autoscaler's) is
+ * given up and the scale-up retried after a backoff, forever: the run went
+ * on to SCENARIO_MAX_RUN (minutes of CPU).  It stalls as work nothing can
+ * start; a node that will register is still waited for. */
+Test(audit, nodes_that_never_register_are_no_progress, .timeout = 60)
+{
+	const char *const times[] = {"20m", "9d", "30d"};
+	for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+		char text[1024], cmd[1024], db[160];
+		snprintf(
+			text, sizeof text,
+			"name: prov\nstart: 2026-10-27T00:00:00Z\npools:\n"
+			"  - {name: p, nodes: 0, gpu: A100-80GB, gpus_per_node: 8,\n"
+			"     autoscale: {min: 0, max: 2, provision_time: %s}}\n"
+			"workloads:\n"
+			"  - {name: w, count: 2, gpus: 8, duration: 1h, arrival: {at: \"12:00\"}}\n",
+			times[i]);
+		const char *yaml = write_file("prov.yaml", text);
+		snprintf(db, sizeof db, "%s/p%zu.db", dir, i);
+		snprintf(cmd, sizeof cmd, "bin/gpuplan run %s --quiet --db %s", yaml, db);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", times[i], out);
+		cr_assert_eq(
+			scratch_query(db, "SELECT count(*) FROM runs WHERE status = 'stalled'"), 1,
+			"%s", times[i]);
+		/* with max_node_provision_time above it, both jobs run */
+		snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan run %s --quiet --db %s --set "
+			 "pools.p.autoscale.max_node_provision_time=31d",
+			 yaml, db);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", times[i], out);
+		cr_assert_eq(scratch_query(db, "SELECT value FROM metrics WHERE scope = 'all' AND "
+					       "name = 'jobs_completed' AND run_id = 2"),
+			     2, "%s", times[i]);
+	}
+}

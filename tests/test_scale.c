@@ -137,8 +137,8 @@ Test(scale, import_of_3000_kueue_cohorts_is_linear, .timeout = 60)
 
 /* report --openmetrics grouped rows by a scan of every series per row and
  * held every row once per series: 1,000 workloads took 31 s and over 4 GB.
- * Bucketed in one pass, 1,000 workloads over a week write in about a second
- * of CPU, in the memory of the rows once; the file ends with # EOF. */
+ * Streamed from ordered queries, 1,000 workloads over a week write in about a
+ * second of CPU, in the memory of one series; the file ends with # EOF. */
 Test(scale, openmetrics_of_1000_workloads_is_linear, .timeout = 600)
 {
 	char path[256], cmd[1024], out[8192];

@@ -161,6 +161,10 @@ void autoscale_started(struct autoscale *as, size_t cls, int32_t pods);
  * run's stall detector counts that as progress, however long provision_time
  * is.  O(1). */
 bool autoscale_provisioning(const struct autoscale *as);
+/* Whether a node being provisioned will become Ready: not one whose pool's
+ * provision_time is over its max_node_provision_time (it is given up, and
+ * the scale-up retried after a backoff, forever). */
+bool autoscale_registering(const struct autoscale *as);
 
 /* When the last node stopped being billed (removed as unneeded), or
  * SIM_NEVER.  Without a horizon a run with autoscaled pools ends when the

@@ -278,6 +278,9 @@ struct store_item {
 
 struct store_cursor;
 
+/* Gives the connection a fixed page cache (64 MiB) for reading a run
+ * again and again; before the cursors. */
+int store_stream_begin(struct store *st, struct gp_err *err);
 /* A cursor of query q over run run_id, at its start with no keys bound. */
 int store_cursor_open(struct store *st, enum store_query q, int64_t run_id,
 		      struct store_cursor **out, struct gp_err *err);
