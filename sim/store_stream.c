@@ -136,11 +136,11 @@ static const char *const query_what[] = {
 	[STORE_Q_PRICED] = "reading allocations",
 };
 
-/* The series are read family after family, each series' rows scattered
- * over the table (a window's rows of every scope are written together): with
- * SQLite's default 2 MiB page cache every pass read the file again through
- * the kernel (16 s of CPU for 1,000 workloads over a week, 7 s holding the
- * rows).  A fixed cache keeps the memory bounded whatever the run's size. */
+/* Each series' rows are scattered over the table (a window's rows of every
+ * scope are written together), so reading the series one after another
+ * reads each page once per series on it: with SQLite's default 2 MiB page
+ * cache every such read went through the kernel.  A fixed cache keeps the
+ * memory bounded whatever the run's size. */
 #define STREAM_CACHE_KIB 65536
 
 int store_stream_begin(struct store *st, struct gp_err *err)
