@@ -414,8 +414,10 @@ static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
 	return rc < 0 ? 0 : rc;
 }
 
-/* Simulates, then writes the run: the database is touched only once the
- * scenario is valid and the run has finished, in one transaction. */
+/* Simulates and writes the run, in one transaction: the database is
+ * touched only once the scenario is valid, by the writer thread while the
+ * run goes on (store.h's store_writer), and left as it was when either
+ * fails. */
 static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct options o = {.seed = -1};
@@ -437,11 +439,14 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	if (rc == GP_OK) {
 		const char *db = o.db ? o.db : sc->output.db;
-		rc = run_simulate(sc, &r, &err);
-		if (rc == GP_OK)
-			rc = store_open(db, &st, &err);
-		if (rc == GP_OK)
-			rc = store_write_run(st, sc, &r, &run_id, &err);
+		struct store_writer *w = store_writer_create(db, sc, &r);
+		rc = run_simulate_to(sc, &r, store_writer_sink(w), &err);
+		struct gp_err werr;
+		int wrc = store_writer_finish(w, rc == GP_OK, &st, &run_id, NULL, &werr);
+		if (rc == GP_OK && wrc) {
+			rc = wrc;
+			err = werr;
+		}
 		if (rc == GP_OK && o.json)
 			rc = json_write_run(stdout, st, db, run_id, &err);
 		else if (rc == GP_OK && !o.quiet)

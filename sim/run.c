@@ -23,11 +23,20 @@ static double wall_now(void)
 
 int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *err)
 {
+	return run_simulate_to(sc, out, NULL, err);
+}
+
+/* The sink hears that the rows are whole before the metrics and the
+ * diagnosis, which only read them: a writer stores them meanwhile. */
+int run_simulate_to(const struct scenario *sc, struct results *out, const struct results_sink *sink,
+		    struct gp_err *err)
+{
 	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
 		return inflation_run(sc, out, err); /* the paper's protocol, not a timed run */
 	double t0 = wall_now();
 	units_format_rfc3339((int64_t)time(NULL), out->started_at, sizeof out->started_at);
 	struct sim *s = sim_create(sc, out);
+	sim_set_sink(s, sink);
 	sim_advance(s, out);
 	if (sim_collect(s)->overflow) {
 		char at[32];
@@ -48,6 +57,8 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 	}
 	metrics_reduce(s, sc, out);
 	sim_finish(s, out);
+	if (sink)
+		sink->simulated(sink->ctx);
 	metrics_goals(sc, out); /* after the inference figures sim_finish adds */
 	metrics_bill(sc, out);
 	diagnose_run(sc, out);    /* reads only the results */

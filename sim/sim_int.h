@@ -90,6 +90,12 @@ struct sim {
 	int32_t min_priority;     /* the lowest of the workloads' */
 	struct infer *infer;      /* inference services (infer.h); NULL without */
 	struct autoscale *as;     /* node autoscaling and spot (autoscale.h); NULL without */
+	/* job rows handed on as they become final (sim_rows.c, sim_set_sink) */
+	const struct results_sink *sink;
+	uint8_t *row_done; /* by seq: the row is in out->jobs */
+	size_t cap_row_done;
+	size_t rows_final; /* rows below this seq are all in out->jobs */
+	size_t rows_handed;
 };
 
 enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY, EV_KILL };

@@ -198,7 +198,7 @@ static int configure(struct store *st, enum db_kind kind, struct gp_err *err)
  * open the file makes it (set_wal). */
 #define WAL_SWITCH_MS 200
 
-static void wal_now(struct store *st)
+void sti_wal_now(struct store *st)
 {
 	if (!st->wal_later)
 		return;
@@ -396,7 +396,7 @@ void store_close(struct store *st)
 	for (size_t t = 0; t < STORE_CACHED_TABLES; t++)
 		for (size_t b = 0; b < STORE_BATCH_SIZES; b++)
 			sqlite3_finalize(st->insert[t][b]);
-	wal_now(st);
+	sti_wal_now(st);
 	sqlite3_close(st->db); /* other statements are finalized before we return */
 	free(st->path);
 	free(st);
@@ -460,25 +460,8 @@ static int step_reset(struct store *st, sqlite3_stmt *s, const char *table, stru
  * per statement.  Kept under SQLite's oldest limit of 999 parameters. */
 #define STORE_MAX_PARAMS 999
 
-/* Binds row i of a table's rows into statement s, its first column (after
- * run_id) at parameter p: every column, a NULL where there is no value (a
- * kept statement's bindings are not cleared between batches).  Returns
- * GP_OK, or an error filled in err. */
-typedef int (*bind_row_fn)(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
-
-/* One table's rows: "table", "run_id, col, ..." and the binder of the other
- * ncols - 1 columns. */
-struct rows {
-	const char *table;
-	const char *columns;
-	int ncols;
-	size_t n;
-	bind_row_fn bind;
-	const void *ctx;
-};
-
 /* Prepares "INSERT INTO table (columns) VALUES (?,..),(?,..)" for k rows. */
-static int prepare_insert(struct store *st, const struct rows *t, int k, sqlite3_stmt **s,
+static int prepare_insert(struct store *st, const struct sti_rows *t, int k, sqlite3_stmt **s,
 			  struct gp_err *err)
 {
 	size_t row = 2 * (size_t)t->ncols + 2; /* "(?,?)," */
@@ -506,8 +489,8 @@ static int prepare_insert(struct store *st, const struct rows *t, int k, sqlite3
 
 /* The kept statement inserting 2^b rows into table slot t, prepared on
  * first use. */
-static int insert_stmt(struct store *st, size_t slot, const struct rows *t, int b, sqlite3_stmt **s,
-		       struct gp_err *err)
+static int insert_stmt(struct store *st, size_t slot, const struct sti_rows *t, int b,
+		       sqlite3_stmt **s, struct gp_err *err)
 {
 	assert(slot < STORE_CACHED_TABLES && b < STORE_BATCH_SIZES);
 	sqlite3_stmt **kept = &st->insert[slot][b];
@@ -520,7 +503,7 @@ static int insert_stmt(struct store *st, size_t slot, const struct rows *t, int 
 /* Inserts the rows in order, in batches of the largest power of two rows
  * that fits what is left, the statement's parameter limit and
  * STORE_BATCH_ROWS.  slot names the table's kept statements. */
-static int insert_rows(struct store *st, size_t slot, const struct rows *t, int64_t id,
+static int insert_rows(struct store *st, size_t slot, const struct sti_rows *t, int64_t id,
 		       struct gp_err *err)
 {
 	int rc = GP_OK;
@@ -539,14 +522,34 @@ static int insert_rows(struct store *st, size_t slot, const struct rows *t, int6
 		}
 		if (!rc)
 			rc = step_reset(st, s, t->table, err);
-		/* not cleared: the next batch binds every parameter (bind_row_fn) */
+		/* not cleared: the next batch binds every parameter (sti_bind_fn) */
 	}
 	return rc;
 }
 
-/* Writes the runs row and returns its id. */
-static int write_run_row(struct store *st, const struct scenario *sc, const struct results *r,
-			 int64_t *id, struct gp_err *err)
+/* Binds the run's figures from started_at to step_s at parameter p; NULL
+ * while the run goes on (r NULL). */
+static void bind_run_figures(sqlite3_stmt *s, int p, const struct results *r)
+{
+	if (!r) {
+		for (int k = 0; k < 5; k++)
+			sqlite3_bind_null(s, p + k);
+		return;
+	}
+	sti_bind_text(s, p, r->started_at[0] ? r->started_at : NULL);
+	sti_bind_real(s, p + 1, r->wall_seconds);
+	sqlite3_bind_int64(s, p + 2, (sqlite3_int64)r->events);
+	sti_bind_time(s, p + 3, r->sim_end);
+	sti_bind_text(s, p + 4, r->status);
+}
+
+static void bind_run_step(sqlite3_stmt *s, int p, const struct results *r)
+{
+	sti_bind_time(s, p, r && r->step > 0 && r->n_ts ? r->step : SIM_NEVER);
+}
+
+int sti_write_run_row(struct store *st, const struct scenario *sc, const struct results *r,
+		      int64_t *id, struct gp_err *err)
 {
 	sqlite3_stmt *s;
 	if (sqlite3_prepare_v2(
@@ -560,20 +563,32 @@ static int write_run_row(struct store *st, const struct scenario *sc, const stru
 	sti_bind_text(s, 2, sc->path);
 	sti_bind_text(s, 3, sc->sha256[0] ? sc->sha256 : NULL);
 	sqlite3_bind_int64(s, 4, (sqlite3_int64)sc->seed); /* seeds >= 2^63 read back negative */
-	sti_bind_text(s, 5, r->started_at[0] ? r->started_at : NULL);
-	sti_bind_real(s, 6, r->wall_seconds);
-	sqlite3_bind_int64(s, 7, (sqlite3_int64)r->events);
-	sti_bind_time(s, 8, r->sim_end);
-	sti_bind_text(s, 9, r->status);
+	bind_run_figures(s, 5, r);
 	char start[32];
 	units_format_rfc3339(sc->start_epoch, start, sizeof start);
 	sti_bind_text(s, 10, start);
-	sti_bind_time(s, 11, r->step > 0 && r->n_ts ? r->step : SIM_NEVER);
+	bind_run_step(s, 11, r);
 	sti_bind_text(s, 12, sc->currency[0] ? sc->currency : "USD");
 	int rc = step_reset(st, s, "runs", err);
 	sqlite3_finalize(s);
 	if (!rc)
 		*id = sqlite3_last_insert_rowid(st->db);
+	return rc;
+}
+
+int sti_finish_run_row(struct store *st, const struct results *r, int64_t id, struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db,
+			       "UPDATE runs SET started_at = ?, wall_seconds = ?, events = ?, "
+			       "sim_seconds = ?, status = ?, step_s = ? WHERE run_id = ?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return write_error(st, "runs", err);
+	bind_run_figures(s, 1, r);
+	bind_run_step(s, 6, r);
+	sqlite3_bind_int64(s, 7, id);
+	int rc = step_reset(st, s, "runs", err);
+	sqlite3_finalize(s);
 	return rc;
 }
 
@@ -596,180 +611,6 @@ static int bind_metric(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct
 	sti_bind_text(s, p + 1, m->name);
 	sti_bind_real(s, p + 2, m->value);
 	sti_bind_text(s, p + 3, m->unit);
-	return GP_OK;
-}
-
-/* What a job row needs besides the record: names for its indexes, and the
- * ids of its texts in job_texts.  Ids are numbered by kind, each kind after
- * the ones before: workload w is w, then the statuses, the nodes and the
- * pending messages; job_texts gets the ids the rows use, ascending. */
-struct job_ctx {
-	const struct scenario *sc;
-	const struct results *r;
-	const char *path;
-	int64_t status0, node0, reason0, flavor0, end; /* first id of each kind; ids end here */
-	int64_t status_id[JOB_FAILED + 1];             /* one id per status text */
-	int64_t *texts;                                /* the ids used */
-	size_t n_texts;
-};
-
-/* A job's record refers to a workload and node that exist (else bind_job
- * fails the write). */
-static bool job_valid(const struct job_ctx *c, const struct job_record *j)
-{
-	return j->workload >= 0 && (size_t)j->workload < c->sc->n_workloads &&
-	       (j->node < 0 || (size_t)j->node < c->r->n_nodes);
-}
-
-static bool job_has_reason(const struct job_ctx *c, const struct job_record *j)
-{
-	return j->reason >= 0 && (size_t)j->reason < c->r->n_reason_texts;
-}
-
-static bool job_has_flavor(const struct job_ctx *c, const struct job_record *j)
-{
-	return j->flavor >= 0 && (size_t)j->flavor < c->sc->n_flavors;
-}
-
-static int64_t job_status_id(const struct job_ctx *c, const struct job_record *j)
-{
-	return c->status_id[j->status <= JOB_FAILED ? j->status : JOB_PENDING];
-}
-
-/* Numbers the kinds of text and lists the ids the job rows use, in one
- * pass over the rows. */
-static void job_texts_plan(struct job_ctx *c)
-{
-	const struct results *r = c->r;
-	c->status0 = (int64_t)c->sc->n_workloads;
-	c->node0 = c->status0 + JOB_FAILED + 1;
-	c->reason0 = c->node0 + (int64_t)r->n_nodes;
-	c->flavor0 = c->reason0 + (int64_t)r->n_reason_texts;
-	c->end = c->flavor0 + (int64_t)c->sc->n_flavors;
-	/* Pending and running share "unfinished": the lowest status with the
-	 * same text gives the id. */
-	for (int k = 0; k <= JOB_FAILED; k++) {
-		c->status_id[k] = c->status0 + k;
-		for (int e = 0; e < k; e++)
-			if (!strcmp(job_status_name((enum job_status)e),
-				    job_status_name((enum job_status)k))) {
-				c->status_id[k] = c->status0 + e;
-				break;
-			}
-	}
-	uint8_t *used = gp_xcalloc((size_t)c->end + 1, 1);
-	for (size_t i = 0; i < r->n_jobs; i++) {
-		const struct job_record *j = &r->jobs[i];
-		if (!job_valid(c, j))
-			continue;
-		used[j->workload] = 1;
-		used[job_status_id(c, j)] = 1;
-		if (j->node >= 0)
-			used[c->node0 + j->node] = 1;
-		if (job_has_reason(c, j))
-			used[c->reason0 + j->reason] = 1;
-		if (job_has_flavor(c, j))
-			used[c->flavor0 + j->flavor] = 1;
-	}
-	c->texts = gp_xcalloc((size_t)c->end + 1, sizeof *c->texts);
-	for (int64_t id = 0; id < c->end; id++)
-		if (used[id])
-			c->texts[c->n_texts++] = id;
-	free(used);
-}
-
-/* The text of id (job_texts_plan's numbering). */
-static const char *job_text(const struct job_ctx *c, int64_t id)
-{
-	if (id < c->status0)
-		return c->sc->workloads[id].name;
-	if (id < c->node0)
-		return job_status_name((enum job_status)(id - c->status0));
-	if (id < c->reason0)
-		return c->r->node_names[id - c->node0];
-	if (id < c->flavor0)
-		return c->r->reason_texts[id - c->reason0];
-	return c->sc->flavors[id - c->flavor0].name;
-}
-
-/* Binds a job_texts row: the i-th id used. */
-static int bind_job_text(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
-{
-	const struct job_ctx *c = ctx;
-	(void)err;
-	sqlite3_bind_int64(s, p, c->texts[i]);
-	sti_bind_text(s, p + 1, job_text(c, c->texts[i]));
-	return GP_OK;
-}
-
-static void bind_id(sqlite3_stmt *s, int i, bool has, int64_t id)
-{
-	if (has)
-		sqlite3_bind_int64(s, i, id);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-/* Binds a job_rows row.  A workload or node index out of range is a bug
- * upstream; it fails the write (and so the whole run) instead of reading
- * out of bounds. */
-static int bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
-{
-	const struct job_ctx *c = ctx;
-	const struct job_record *j = &c->r->jobs[i];
-	if (!job_valid(c, j))
-		return gp_errorf(
-			err, GP_ERUNTIME,
-			"%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
-			c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
-			(int)j->node, c->r->n_nodes);
-	sqlite3_bind_int64(s, p, j->job_id);
-	sqlite3_bind_int64(s, p + 1, j->workload);
-	sti_bind_time(s, p + 2, j->submit);
-	sti_bind_time(s, p + 3, j->start);
-	sti_bind_time(s, p + 4, j->end);
-	sti_bind_time(s, p + 5, j->start == SIM_NEVER ? SIM_NEVER : j->start - j->submit);
-	sqlite3_bind_int(s, p + 6, j->gpus);
-	bind_id(s, p + 7, j->node >= 0, c->node0 + j->node);
-	sqlite3_bind_int64(s, p + 8, job_status_id(c, j));
-	sti_bind_time(s, p + 9, j->deadline);
-	sqlite3_bind_int(s, p + 10, j->deadline_met ? 1 : 0);
-	sqlite3_bind_int(s, p + 11, j->verified ? 1 : 0);
-	sti_bind_real(s, p + 12, j->cost);
-	bind_id(s, p + 13, job_has_reason(c, j), c->reason0 + j->reason);
-	sti_bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
-	sqlite3_bind_int(s, p + 15, j->preemptions);
-	sqlite3_bind_int(s, p + 16, j->oom_kills);
-	bind_id(s, p + 17, job_has_flavor(c, j), c->flavor0 + j->flavor);
-	return GP_OK;
-}
-
-/* Binds an inference request (ctx: a job_ctx, for the workload's name).
- * Latencies the request never reached are NULL. */
-static int bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
-{
-	const struct job_ctx *c = ctx;
-	const struct request_record *q = &c->r->requests[i];
-	if (q->workload < 0 || (size_t)q->workload >= c->sc->n_workloads)
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%s: writing requests: request %lld has workload %d of %zu",
-				 c->path, (long long)q->request_id, (int)q->workload,
-				 c->sc->n_workloads);
-	bool first = q->first_token != SIM_NEVER, done = q->done != SIM_NEVER;
-	sqlite3_bind_text(s, p, c->sc->workloads[q->workload].name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, p + 1, q->request_id);
-	sti_bind_time(s, p + 2, q->arrival);
-	sti_bind_time(s, p + 3, first ? q->first_token - q->arrival : SIM_NEVER);
-	if (done && first && q->output_tokens > 1)
-		sqlite3_bind_double(s, p + 4,
-				    sim_seconds(q->done - q->first_token) / (q->output_tokens - 1));
-	else
-		sqlite3_bind_null(s, p + 4);
-	sti_bind_time(s, p + 5, done ? q->done - q->arrival : SIM_NEVER);
-	sqlite3_bind_int(s, p + 6, q->prompt_tokens);
-	sqlite3_bind_int(s, p + 7, q->output_tokens);
-	sqlite3_bind_int(s, p + 8, q->slo_met ? 1 : 0);
-	sqlite3_bind_int(s, p + 9, q->verified ? 1 : 0);
 	return GP_OK;
 }
 
@@ -811,11 +652,11 @@ static int bind_pending_reason(sqlite3_stmt *s, int p, size_t i, const void *ctx
 	return GP_OK;
 }
 
-/* Binds a finding (ctx: a job_ctx): its step and kind by name, its scope
+/* Binds a finding (ctx: a struct sti_jobs): its step and kind by name, its scope
  * (the pool's or workload's name), and its first alternative's overrides. */
 static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
-	const struct job_ctx *jc = ctx;
+	const struct sti_jobs *jc = ctx;
 	const struct finding *f = &jc->r->findings[i];
 	(void)err;
 	sqlite3_bind_int(s, p, f->rank);
@@ -842,11 +683,11 @@ static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	return GP_OK;
 }
 
-/* Binds a binding constraint's pod-seconds (ctx: a job_ctx): its kind, its
+/* Binds a binding constraint's pod-seconds (ctx: a struct sti_jobs): its kind, its
  * key with names (relax.h), the workload, pool and queue it is about. */
 static int bind_constraint(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
-	const struct job_ctx *jc = ctx;
+	const struct sti_jobs *jc = ctx;
 	const struct constraint *c = &jc->r->constraints[i];
 	(void)err;
 	char key[1024];
@@ -872,21 +713,20 @@ static int bind_curve(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 
 /* Writes every row of run id: params, metrics, jobs, timeseries, allocations,
  * pending reasons, requests, findings, the inflation curve. */
-static int write_rows(struct store *st, const struct scenario *sc, const struct results *r,
-		      int64_t id, struct gp_err *err)
+int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,
+		   size_t jobs_done, struct gp_err *err)
 {
-	struct job_ctx jc = {.sc = sc, .r = r, .path = st->path};
+	assert(jobs_done <= r->n_jobs);
+	struct sti_jobs jc = {.path = st->path};
+	sti_job_ids(&jc, sc, r->n_nodes);
+	sti_job_texts_plan(&jc, r);
+	jc.jobs = r->jobs + jobs_done;
 	struct sti_showback show = {sc, r, NULL}, by_node = {sc, r, r->node_allocations};
-	job_texts_plan(&jc);
-	const struct rows tables[] = {
+	const struct sti_rows tables[] = {
 		{"params", "run_id, key, value", 3, sc->n_params, bind_param, sc},
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
-		{"job_rows",
-		 "run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s, gpus, node_id, "
-		 "status_id, deadline_s, deadline_met, verified, cost, reason_id, trace_queue_s, "
-		 "preemptions, oom_kills, flavor_id",
-		 19, r->n_jobs, bind_job, &jc},
-		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, bind_job_text, &jc},
+		{"job_rows", STI_JOB_COLUMNS, 19, r->n_jobs - jobs_done, sti_bind_job, &jc},
+		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, sti_bind_job_text, &jc},
 		{"timeseries",
 		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
 		 "sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, "
@@ -906,7 +746,7 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"requests",
 		 "run_id, workload, request_id, arrival_s, ttft_s, tpot_s, e2e_s, prompt_tokens, "
 		 "output_tokens, slo_met, verified",
-		 11, r->n_requests, bind_request, &jc},
+		 11, r->n_requests, sti_bind_request, &jc},
 		{"findings",
 		 "run_id, rank, step, finding, evidence, kind, scope, fix, key, value, relaxed, "
 		 "pod_hours",
@@ -921,11 +761,19 @@ static int write_rows(struct store *st, const struct scenario *sc, const struct 
 		{"constraints", "run_id, kind, key, workload, pool, queue, pod_seconds", 7,
 		 r->n_constraints, bind_constraint, &jc},
 	};
+	assert(!strcmp(tables[STI_JOB_SLOT].table, "job_rows")); /* sti_insert_jobs' slot */
 	int rc = GP_OK;
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !rc; i++)
 		rc = insert_rows(st, i, &tables[i], id, err);
 	free(jc.texts);
 	return rc;
+}
+
+int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
+		    struct gp_err *err)
+{
+	const struct sti_rows t = {"job_rows", STI_JOB_COLUMNS, 19, n, sti_bind_job, c};
+	return insert_rows(st, STI_JOB_SLOT, &t, id, err);
 }
 
 /* Looks (sweep, point) up; *has tells whether it is there. */
@@ -998,9 +846,9 @@ static int write_run_tx(struct store *st, const struct scenario *sc, const struc
 		if (rc || has)
 			return rc;
 	}
-	int rc = write_run_row(st, sc, r, id, err);
+	int rc = sti_write_run_row(st, sc, r, id, err);
 	if (!rc)
-		rc = write_rows(st, sc, r, *id, err);
+		rc = sti_write_rows(st, sc, r, *id, 0, err);
 	if (!rc && sweep)
 		rc = write_point_row(st, sweep, point, *id, err);
 	*written = rc == GP_OK;
@@ -1025,7 +873,7 @@ static int write_run(struct store *st, const struct scenario *sc, const struct r
 	}
 	if (run_id && *written)
 		*run_id = id;
-	wal_now(st);
+	sti_wal_now(st);
 	return GP_OK;
 }
 

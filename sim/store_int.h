@@ -6,6 +6,8 @@
  *   store_read.c   reading runs back for reports
  *   store_stream.c reading a run row by row (cursors) for streamed exports
  *   store_backtest.c  the backtest table: its rows, and the latest backtest of a scenario
+ *   store_jobs.c   job rows: the ids of their texts, binding job_rows and requests
+ *   store_writer.c a run's rows written on a thread while the run goes on
  * Names shared between them carry the prefix sti_ (store internal).
  */
 #ifndef GPUPLAN_STORE_INT_H
@@ -72,5 +74,65 @@ int sti_copy_old_jobs(struct store *st, struct gp_err *err);
 int sti_ensure_schema(struct store *st, struct gp_err *err);
 /* The error for a database of a newer schema version (store.c). */
 int sti_newer_schema(const struct store *st, int64_t version, struct gp_err *err);
+
+/* Binds row i of a table's rows into statement s, its first column (after
+ * run_id) at parameter p: every column, a NULL where there is no value (a
+ * kept statement's bindings are not cleared between batches).  Returns
+ * GP_OK, or an error filled in err. */
+typedef int (*sti_bind_fn)(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
+
+/* One table's rows: "table", "run_id, col, ..." and the binder of the other
+ * ncols - 1 columns. */
+struct sti_rows {
+	const char *table;
+	const char *columns;
+	int ncols;
+	size_t n;
+	sti_bind_fn bind;
+	const void *ctx;
+};
+
+/* What job rows are bound with (store_jobs.c): the numbering of the texts
+ * they refer to, and, once the run is over, the ids job_texts lists. */
+struct sti_jobs {
+	const struct scenario *sc;
+	const struct results *r;       /* requests, findings, texts: at the end */
+	const struct job_record *jobs; /* the rows bound by sti_bind_job */
+	const char *path;
+	size_t n_nodes, n_reasons; /* n_reasons: SIZE_MAX while the run goes on */
+	int64_t status0, node0, flavor0, reason0, end; /* first id of each kind; ids end here */
+	int64_t status_id[JOB_FAILED + 1];             /* one id per status text */
+	int64_t *texts;                                /* the ids used */
+	size_t n_texts;
+};
+/* Numbers the kinds of text for a run of sc on n_nodes node slots. */
+void sti_job_ids(struct sti_jobs *c, const struct scenario *sc, size_t n_nodes);
+/* Lists the ids r's job rows use (c->texts, freed by the caller). */
+void sti_job_texts_plan(struct sti_jobs *c, const struct results *r);
+int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
+int sti_bind_job_text(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
+int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
+
+/* The columns of job_rows, and the slot of its kept statements. */
+#define STI_JOB_COLUMNS                                                                   \
+	"run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s, gpus, node_id, " \
+	"status_id, deadline_s, deadline_met, verified, cost, reason_id, trace_queue_s, " \
+	"preemptions, oom_kills, flavor_id"
+#define STI_JOB_SLOT 2
+
+/* Inserts n rows of jobs (c->jobs) into job_rows of run id (store.c). */
+int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
+		    struct gp_err *err);
+/* The runs row of a run still going (r NULL: its figures NULL until
+ * sti_finish_run_row), or of a finished one; *id receives its id. */
+int sti_write_run_row(struct store *st, const struct scenario *sc, const struct results *r,
+		      int64_t *id, struct gp_err *err);
+/* Sets the finished run's figures (started_at .. step_s) in its runs row. */
+int sti_finish_run_row(struct store *st, const struct results *r, int64_t id, struct gp_err *err);
+/* Writes every row of run id but the first jobs_done job rows, which are in. */
+int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,
+		   size_t jobs_done, struct gp_err *err);
+/* Turns a new database to WAL once its first run is in (store.c). */
+void sti_wal_now(struct store *st);
 
 #endif

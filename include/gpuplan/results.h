@@ -456,6 +456,19 @@ struct backtest_gap {
 	char *example;  /* owned: a workload, pod or node name; NULL: none */
 };
 
+/* Where a timed run hands its job rows while it goes on (store.h's
+ * store_writer): once every job below a row has retired, the rows are final,
+ * and the run hands them on in order, `batch` at a time, each hand-off a
+ * pointer into results.jobs valid during the call only (the callee copies).
+ * n_nodes is the cluster's node slots, which the node ids of the rows need.
+ * The rest of the rows stay in results.jobs for the end of the run. */
+struct results_sink {
+	void (*jobs)(void *ctx, const struct job_record *rows, size_t n, size_t n_nodes);
+	void (*simulated)(void *ctx); /* results.jobs whole and read-only from here on */
+	void *ctx;
+	size_t batch; /* rows per hand-off, > 0 */
+};
+
 struct results {
 	struct metric *metrics;
 	size_t n_metrics, cap_metrics;

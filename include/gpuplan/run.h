@@ -21,4 +21,10 @@
  * protocol's error status with err filled. */
 int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *err);
 
+/* The same, handing the job rows to sink (may be NULL) as they become final
+ * and calling sink->simulated once results.jobs is whole (results.h); an
+ * inflation experiment hands nothing.  Same results as run_simulate. */
+int run_simulate_to(const struct scenario *sc, struct results *out, const struct results_sink *sink,
+		    struct gp_err *err);
+
 #endif

@@ -103,6 +103,10 @@ struct sim;
 /* The state of a run of sc whose results go to out (results_init'ed). */
 struct sim *sim_create(const struct scenario *sc, struct results *out);
 
+/* Hands the job rows on to sink as they become final (results.h), from
+ * now until sim_finish; sink (may be NULL: none) outlives the run. */
+void sim_set_sink(struct sim *s, const struct results_sink *sink);
+
 /* Runs the loop; sets out's status, sim_end and events. */
 void sim_advance(struct sim *s, struct results *out);
 

@@ -74,6 +74,32 @@ int store_open_read(const char *path, struct store **out, struct gp_err *err);
 int store_write_run(struct store *st, const struct scenario *sc, const struct results *r,
 		    int64_t *run_id, struct gp_err *err);
 
+/* A run written while it goes on (store_writer.c): the run hands its job
+ * rows to store_writer_sink(w) (run.h's run_simulate_to) and a writer
+ * thread inserts them meanwhile, into the database at path, in the run's
+ * one transaction; GPUPLAN_THREADS=1 writes them on the caller's thread at
+ * the same points, with the same statements.  sc and r (the results the
+ * run fills) outlive the stream.  The database is opened at the first
+ * batch of rows, so a run that fails before it leaves no file. */
+struct store_writer;
+struct store_writer *store_writer_create(const char *path, const struct scenario *sc,
+					 const struct results *r);
+const struct results_sink *store_writer_sink(struct store_writer *w);
+/* ok: the run succeeded: writes the rest of it and commits; *st receives
+ * the open database (NULL if it could not be opened; the caller closes
+ * it) and *run_id the run's id.  An error of the writer, or of the end,
+ * is returned with the message store_write_run would give, and nothing of
+ * the run is left.  !ok: the run failed; nothing of it is written, a file
+ * it created is removed.  stats (may be NULL) receives what the writer did.
+ * Frees w. */
+struct store_writer_stats {
+	size_t batches;    /* handed to the writer */
+	bool thread;       /* a writer thread wrote them */
+	double writer_cpu; /* its CPU seconds (make bench: the run's critical path) */
+};
+int store_writer_finish(struct store_writer *w, bool ok, struct store **st, int64_t *run_id,
+			struct store_writer_stats *stats, struct gp_err *err);
+
 /* One ranked alternative of `gpuplan advise`, a row of the advice table. */
 struct store_advice {
 	const char *alternative; /* its label */

@@ -36,7 +36,8 @@ struct outcome {
 	double wall_seconds;
 	double events;
 	double db_mib;        /* size of the database written; 0: none */
-	double write_seconds; /* of wall_seconds, opening and writing the database */
+	double write_seconds; /* the caller's CPU after the simulation: the end of the writing */
+	double sim_seconds;   /* the caller's CPU up to the end of the simulation */
 	double floor_seconds; /* SQLite alone writing the run's job rows (sqlite_floor) */
 	double cpu_seconds;   /* the child's user + system time (all its threads) */
 };
@@ -62,6 +63,14 @@ static double cpu_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The CPU time of the calling thread. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -372,16 +381,35 @@ static int bench_scenario(const char *path, const char *set, bool db, struct out
 	}
 	struct results r;
 	results_init(&r);
-	int rc = run_simulate(sc, &r, &err);
-	struct store *st;
-	int64_t id;
-	double t1 = cpu_s();
-	if (!rc && db && !(rc = store_open(file, &st, &err))) {
-		rc = store_write_run(st, sc, &r, &id, &err);
+	int rc;
+	if (db) { /* as `gpuplan run` writes: the rows on a writer thread meanwhile */
+		double load = cpu_s() - t0, m0 = thread_cpu_s();
+		struct store_writer *w = store_writer_create(file, sc, &r);
+		struct store_writer_stats stats;
+		struct store *st;
+		int64_t id;
+		rc = run_simulate_to(sc, &r, store_writer_sink(w), &err);
+		double m1 = thread_cpu_s();
+		struct gp_err werr;
+		int wrc = store_writer_finish(w, rc == GP_OK, &st, &id, &stats, &werr);
 		store_close(st);
+		if (!rc && wrc) {
+			rc = wrc;
+			err = werr;
+		}
+		/* On two free cores the run takes the longer of its two threads:
+		 * the caller's (loading, simulating, handing rows over, writing
+		 * the other tables) and the writer's (the job rows). */
+		double main_cpu = load + thread_cpu_s() - m0;
+		o->wall_seconds = stats.thread ? fmax(main_cpu, stats.writer_cpu) : cpu_s() - t0;
+		o->write_seconds = thread_cpu_s() - m1;
+		o->sim_seconds = load + m1 - m0;
+	} else {
+		rc = run_simulate(sc, &r, &err);
+		o->wall_seconds = cpu_s() - t0;
+		o->write_seconds = 0;
+		o->sim_seconds = o->wall_seconds;
 	}
-	o->wall_seconds = cpu_s() - t0;
-	o->write_seconds = db ? cpu_s() - t1 : 0;
 	o->events = (double)r.events;
 	if (!rc && db) {
 		char floor_file[80];
@@ -798,6 +826,8 @@ int main(int argc, char **argv)
 	printf("(CPU seconds of the process for the cases run in one, SimPy's included; wall\n"
 	       " seconds for the sweeps and the commands, which fork)\n");
 	printf("(the engine and M/M/1 cases and their peers: the best of %d runs)\n", BEST_OF);
+	printf("(a case into a database: the longer of its two threads' CPU, the run's and the\n"
+	       " writer's, which stores the job rows meanwhile: its time on two free cores)\n");
 	int failed = 0;
 	for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
 		struct outcome o = {0};
@@ -855,8 +885,7 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 		if (!strcmp(benches[i].name, MM1_1M_DB) && isfinite(o.floor_seconds)) {
-			double sim = o.wall_seconds - o.write_seconds,
-			       bound = fmax(sim, o.floor_seconds);
+			double sim = o.sim_seconds, bound = fmax(sim, o.floor_seconds);
 			printf("%-48s %10.3f %14s %12s\n", "  of it, the simulation alone", sim, "",
 			       "");
 			printf("%-48s %10.3f %14s %12s  the run takes %.2fx the larger\n",
@@ -878,8 +907,8 @@ int main(int argc, char **argv)
 					    simpy / o.wall_seconds);
 				/* SQLite's share: a bound that no simulation speed lifts */
 				printf("%-48s %10.3f %14s %12s  with a free simulation: %.1fx SimPy\n",
-				       "  of gpuplan's run, writing the database", o.write_seconds,
-				       "", "", simpy / o.write_seconds);
+				       "  of it, the writing left after the simulation",
+				       o.write_seconds, "", "", simpy / o.write_seconds);
 				/* below any writer: SQLite alone storing the job rows */
 				if (isfinite(o.floor_seconds))
 					printf("%-48s %10.3f %14s %12s  a run that writes them: at "

@@ -1,0 +1,181 @@
+/*
+ * store_jobs.c - a run's job rows in the database (store_int.h): the ids of
+ * the texts they repeat (job_texts) and the binding of job_rows and
+ * requests rows.
+ *
+ * Ids are numbered by kind, each kind after the ones before: workload w is
+ * w, then the statuses, the nodes, the Kueue flavors, and last the pending
+ * messages, the one kind a run keeps adding to.  So every id a row needs is
+ * known from the scenario and the node slots alone, and rows can be written
+ * while the run goes on (store_writer.c); job_texts gets the ids the rows
+ * use, ascending, once the run is over.
+ */
+#include "gpuplan/store.h"
+
+#include <string.h>
+
+#include "store_int.h"
+
+void sti_job_ids(struct sti_jobs *c, const struct scenario *sc, size_t n_nodes)
+{
+	c->sc = sc;
+	c->n_nodes = n_nodes;
+	c->n_reasons = SIZE_MAX; /* not known before the run's end */
+	c->status0 = (int64_t)sc->n_workloads;
+	c->node0 = c->status0 + JOB_FAILED + 1;
+	c->flavor0 = c->node0 + (int64_t)n_nodes;
+	c->reason0 = c->flavor0 + (int64_t)sc->n_flavors;
+	/* Pending and running share "unfinished": the lowest status with the
+	 * same text gives the id. */
+	for (int k = 0; k <= JOB_FAILED; k++) {
+		c->status_id[k] = c->status0 + k;
+		for (int e = 0; e < k; e++)
+			if (!strcmp(job_status_name((enum job_status)e),
+				    job_status_name((enum job_status)k))) {
+				c->status_id[k] = c->status0 + e;
+				break;
+			}
+	}
+}
+
+/* A job's record refers to a workload and node that exist (else bind_job
+ * fails the write). */
+static bool job_valid(const struct sti_jobs *c, const struct job_record *j)
+{
+	return j->workload >= 0 && (size_t)j->workload < c->sc->n_workloads &&
+	       (j->node < 0 || (size_t)j->node < c->n_nodes);
+}
+
+static bool job_has_reason(const struct sti_jobs *c, const struct job_record *j)
+{
+	return j->reason >= 0 && (size_t)j->reason < c->n_reasons;
+}
+
+static bool job_has_flavor(const struct sti_jobs *c, const struct job_record *j)
+{
+	return j->flavor >= 0 && (size_t)j->flavor < c->sc->n_flavors;
+}
+
+static int64_t job_status_id(const struct sti_jobs *c, const struct job_record *j)
+{
+	return c->status_id[j->status <= JOB_FAILED ? j->status : JOB_PENDING];
+}
+
+void sti_job_texts_plan(struct sti_jobs *c, const struct results *r)
+{
+	c->r = r;
+	c->n_reasons = r->n_reason_texts;
+	c->end = c->reason0 + (int64_t)r->n_reason_texts;
+	uint8_t *used = gp_xcalloc((size_t)c->end + 1, 1);
+	for (size_t i = 0; i < r->n_jobs; i++) {
+		const struct job_record *j = &r->jobs[i];
+		if (!job_valid(c, j))
+			continue;
+		used[j->workload] = 1;
+		used[job_status_id(c, j)] = 1;
+		if (j->node >= 0)
+			used[c->node0 + j->node] = 1;
+		if (job_has_reason(c, j))
+			used[c->reason0 + j->reason] = 1;
+		if (job_has_flavor(c, j))
+			used[c->flavor0 + j->flavor] = 1;
+	}
+	c->texts = gp_xcalloc((size_t)c->end + 1, sizeof *c->texts);
+	c->n_texts = 0;
+	for (int64_t id = 0; id < c->end; id++)
+		if (used[id])
+			c->texts[c->n_texts++] = id;
+	free(used);
+}
+
+/* The text of id (sti_job_ids' numbering). */
+static const char *job_text(const struct sti_jobs *c, int64_t id)
+{
+	if (id < c->status0)
+		return c->sc->workloads[id].name;
+	if (id < c->node0)
+		return job_status_name((enum job_status)(id - c->status0));
+	if (id < c->flavor0)
+		return c->r->node_names[id - c->node0];
+	if (id < c->reason0)
+		return c->sc->flavors[id - c->flavor0].name;
+	return c->r->reason_texts[id - c->reason0];
+}
+
+int sti_bind_job_text(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct sti_jobs *c = ctx;
+	(void)err;
+	sqlite3_bind_int64(s, p, c->texts[i]);
+	sti_bind_text(s, p + 1, job_text(c, c->texts[i]));
+	return GP_OK;
+}
+
+static void bind_id(sqlite3_stmt *s, int i, bool has, int64_t id)
+{
+	if (has)
+		sqlite3_bind_int64(s, i, id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* A workload or node index out of range is a bug upstream; it fails the
+ * write (and so the whole run) instead of reading out of bounds. */
+int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct sti_jobs *c = ctx;
+	const struct job_record *j = &c->jobs[i];
+	if (!job_valid(c, j))
+		return gp_errorf(
+			err, GP_ERUNTIME,
+			"%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
+			c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
+			(int)j->node, c->n_nodes);
+	sqlite3_bind_int64(s, p, j->job_id);
+	sqlite3_bind_int64(s, p + 1, j->workload);
+	sti_bind_time(s, p + 2, j->submit);
+	sti_bind_time(s, p + 3, j->start);
+	sti_bind_time(s, p + 4, j->end);
+	sti_bind_time(s, p + 5, j->start == SIM_NEVER ? SIM_NEVER : j->start - j->submit);
+	sqlite3_bind_int(s, p + 6, j->gpus);
+	bind_id(s, p + 7, j->node >= 0, c->node0 + j->node);
+	sqlite3_bind_int64(s, p + 8, job_status_id(c, j));
+	sti_bind_time(s, p + 9, j->deadline);
+	sqlite3_bind_int(s, p + 10, j->deadline_met ? 1 : 0);
+	sqlite3_bind_int(s, p + 11, j->verified ? 1 : 0);
+	sti_bind_real(s, p + 12, j->cost);
+	bind_id(s, p + 13, job_has_reason(c, j), c->reason0 + j->reason);
+	sti_bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
+	sqlite3_bind_int(s, p + 15, j->preemptions);
+	sqlite3_bind_int(s, p + 16, j->oom_kills);
+	bind_id(s, p + 17, job_has_flavor(c, j), c->flavor0 + j->flavor);
+	return GP_OK;
+}
+
+/* Latencies the request never reached are NULL. */
+int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
+{
+	const struct sti_jobs *c = ctx;
+	const struct request_record *q = &c->r->requests[i];
+	if (q->workload < 0 || (size_t)q->workload >= c->sc->n_workloads)
+		return gp_errorf(err, GP_ERUNTIME,
+				 "%s: writing requests: request %lld has workload %d of %zu",
+				 c->path, (long long)q->request_id, (int)q->workload,
+				 c->sc->n_workloads);
+	bool first = q->first_token != SIM_NEVER, done = q->done != SIM_NEVER;
+	sqlite3_bind_text(s, p, c->sc->workloads[q->workload].name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, p + 1, q->request_id);
+	sti_bind_time(s, p + 2, q->arrival);
+	sti_bind_time(s, p + 3, first ? q->first_token - q->arrival : SIM_NEVER);
+	if (done && first && q->output_tokens > 1)
+		sqlite3_bind_double(s, p + 4,
+				    sim_seconds(q->done - q->first_token) / (q->output_tokens - 1));
+	else
+		sqlite3_bind_null(s, p + 4);
+	sti_bind_time(s, p + 5, done ? q->done - q->arrival : SIM_NEVER);
+	sqlite3_bind_int(s, p + 6, q->prompt_tokens);
+	sqlite3_bind_int(s, p + 7, q->output_tokens);
+	sqlite3_bind_int(s, p + 8, q->slo_met ? 1 : 0);
+	sqlite3_bind_int(s, p + 9, q->verified ? 1 : 0);
+	return GP_OK;
+}

@@ -1,0 +1,345 @@
+/*
+ * store_writer.c - a run's job rows written while the run goes on
+ * (store.h: store_writer_*).
+ *
+ * The run hands its final job rows over in batches (results.h's
+ * results_sink).  On a writer thread, each batch is copied into one of
+ * STREAM_DEPTH buffers allocated once and recycled, and a mutex with two
+ * condition variables passes them to the writer, which owns the SQLite
+ * connection from its first batch to the end of the run: memory is bounded
+ * by the batches in flight, and the run waits only when every buffer is
+ * full.  With GPUPLAN_THREADS=1 the same writer runs on the caller's
+ * thread, at the same points: the statements, and so the database, are the
+ * same either way.
+ *
+ * The first batch opens the database and takes its write lock (BEGIN
+ * IMMEDIATE), inserts the runs row with its figures NULL, and from then on
+ * every batch is inserted as it comes; once the run is whole
+ * (sink.simulated) the rest of its job rows follow while the caller reduces
+ * metrics and diagnoses, and store_writer_finish writes the other tables,
+ * the run's figures, and commits.  One transaction still holds the whole
+ * run.  A run whose rows never fill a batch, or whose database another
+ * writer holds at its first batch (the lock is then not waited for while
+ * the run goes on), is written at its end in one go, as store_write_run
+ * writes it: sweeps and small runs keep the lock for the commit only.
+ *
+ * The writer records its first error (a full disk, a constraint, a lock
+ * timeout, a limit) and stops; the run sees it at its next hand-off (and
+ * then hands nothing more) and store_writer_finish returns it, having rolled
+ * the transaction back.  A run that fails itself leaves the database as it
+ * was: rolled back, and a file this run created removed.
+ */
+#include "gpuplan/store.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store_int.h"
+
+/* Rows per batch: a batch is about 400 KB of records and a few
+ * milliseconds of SQLite's work, so the hand-offs cost nothing beside it. */
+#define STREAM_BATCH_ROWS 4096
+#define STREAM_DEPTH      4 /* batches in flight */
+
+struct stream_slot {
+	struct job_record *rows; /* STREAM_BATCH_ROWS, or sink.batch */
+	size_t n, n_nodes;
+};
+
+struct store_writer {
+	struct results_sink sink;
+	char *path;
+	const struct scenario *sc;
+	const struct results *r;
+	bool threaded;
+	/* The writer's: the connection and where the run's rows are. */
+	struct store *st;
+	bool began;   /* the transaction is open, the runs row in */
+	bool created; /* the file did not exist before this run */
+	int64_t id;
+	size_t written; /* job rows inserted */
+	struct sti_jobs jc;
+	struct gp_err err; /* the writer's first error; read after it stopped */
+	int rc;
+	/* What the run reads at each hand-off: nothing more to hand. */
+	atomic_bool skip;
+	/* The hand-off: a ring of slots, head the writer's, the rest free. */
+	pthread_mutex_t mu;
+	pthread_cond_t put, take;
+	struct stream_slot ring[STREAM_DEPTH];
+	size_t head, count;
+	bool whole, stop, started;
+	pthread_t thread;
+	double writer_cpu; /* the writer thread's CPU seconds, once it ended */
+	size_t batches;
+};
+
+static void stream_fail(struct store_writer *w, int rc)
+{
+	w->rc = rc;
+	atomic_store(&w->skip, true);
+}
+
+/* Opens the database and, unless another writer holds it, begins the run's
+ * transaction with its runs row.  The lock is tried, not waited for: the
+ * run goes on meanwhile, and is written at its end instead. */
+static void begin(struct store_writer *w, size_t n_nodes)
+{
+	struct stat sb;
+	w->created = stat(w->path, &sb) != 0;
+	int rc = store_open(w->path, &w->st, &w->err);
+	if (rc) {
+		stream_fail(w, rc);
+		return;
+	}
+	sqlite3_busy_timeout(w->st->db, 0);
+	int step = sqlite3_exec(w->st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (step != SQLITE_OK && step != SQLITE_BUSY)
+		rc = sti_db_error(w->st, &w->err, "starting the run's transaction");
+	sqlite3_busy_timeout(w->st->db, STORE_BUSY_TIMEOUT_MS);
+	if (rc || step == SQLITE_BUSY) {
+		if (rc)
+			stream_fail(w, rc);
+		else
+			atomic_store(&w->skip, true); /* written at the end */
+		return;
+	}
+	w->began = true;
+	sti_job_ids(&w->jc, w->sc, n_nodes);
+	w->jc.path = w->st->path;
+	if ((rc = sti_write_run_row(w->st, w->sc, NULL, &w->id, &w->err)))
+		stream_fail(w, rc);
+}
+
+/* Inserts the rows (the writer's side of a hand-off). */
+static void write_jobs(struct store_writer *w, const struct job_record *rows, size_t n,
+		       size_t n_nodes)
+{
+	if (atomic_load(&w->skip))
+		return;
+	if (!w->began)
+		begin(w, n_nodes);
+	if (!w->began || atomic_load(&w->skip))
+		return;
+	w->jc.jobs = rows;
+	int rc = sti_insert_jobs(w->st, &w->jc, n, w->id, &w->err);
+	if (rc)
+		stream_fail(w, rc);
+	w->written += n;
+}
+
+/* The job rows after the last batch, from the whole results. */
+static void write_rest(struct store_writer *w)
+{
+	if (w->began && !atomic_load(&w->skip))
+		write_jobs(w, w->r->jobs + w->written, w->r->n_jobs - w->written, w->jc.n_nodes);
+}
+
+static void *writer_main(void *arg)
+{
+	struct store_writer *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->count && !w->whole && !w->stop)
+			pthread_cond_wait(&w->take, &w->mu);
+		if (w->stop || !w->count)
+			break;
+		struct stream_slot *s = &w->ring[w->head];
+		pthread_mutex_unlock(&w->mu);
+		write_jobs(w, s->rows, s->n, s->n_nodes);
+		pthread_mutex_lock(&w->mu);
+		w->head = (w->head + 1) % STREAM_DEPTH;
+		w->count--;
+		pthread_cond_signal(&w->put);
+	}
+	bool rest = w->whole && !w->stop;
+	pthread_mutex_unlock(&w->mu);
+	if (rest)
+		write_rest(w);
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	w->writer_cpu = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return NULL;
+}
+
+/* Starts the writer thread and its buffers at the first batch; without a
+ * thread, the writer runs on the caller's. */
+static void start(struct store_writer *w)
+{
+	w->started = true;
+	for (size_t k = 0; k < STREAM_DEPTH; k++)
+		w->ring[k].rows = gp_xmalloc(w->sink.batch * sizeof *w->ring[k].rows);
+	if (pthread_create(&w->thread, NULL, writer_main, w) != 0)
+		w->threaded = false;
+}
+
+/* The run's side of a hand-off: rows final in submission order. */
+static void sink_jobs(void *ctx, const struct job_record *rows, size_t n, size_t n_nodes)
+{
+	struct store_writer *w = ctx;
+	if (atomic_load(&w->skip))
+		return; /* the writer failed, or writes the run at its end */
+	w->batches++;
+	if (w->threaded && !w->started)
+		start(w);
+	if (!w->threaded) {
+		write_jobs(w, rows, n, n_nodes);
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (w->count == STREAM_DEPTH)
+		pthread_cond_wait(&w->put, &w->mu);
+	struct stream_slot *s = &w->ring[(w->head + w->count) % STREAM_DEPTH];
+	pthread_mutex_unlock(&w->mu);
+	memcpy(s->rows, rows, n * sizeof *rows); /* the slot is the run's until counted */
+	s->n = n;
+	s->n_nodes = n_nodes;
+	pthread_mutex_lock(&w->mu);
+	w->count++;
+	pthread_cond_signal(&w->take);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void sink_simulated(void *ctx)
+{
+	struct store_writer *w = ctx;
+	if (!w->started) {
+		write_rest(w);
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->whole = true;
+	pthread_cond_signal(&w->take);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* GPUPLAN_THREADS=1: everything on the caller's thread. */
+static bool use_thread(void)
+{
+	const char *env = getenv("GPUPLAN_THREADS");
+	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 1;
+}
+
+/* GPUPLAN_WRITER_ROWS=N: rows per batch (tests use small ones). */
+static size_t batch_rows(void)
+{
+	const char *env = getenv("GPUPLAN_WRITER_ROWS");
+	long n = env && *env ? strtol(env, NULL, 10) : 0;
+	return n > 0 && n <= 1 << 20 ? (size_t)n : STREAM_BATCH_ROWS;
+}
+
+struct store_writer *store_writer_create(const char *path, const struct scenario *sc,
+					 const struct results *r)
+{
+	struct store_writer *w = gp_xcalloc(1, sizeof *w);
+	w->path = gp_xstrdup(path);
+	w->sc = sc;
+	w->r = r;
+	w->threaded = use_thread();
+	w->sink = (struct results_sink){sink_jobs, sink_simulated, w, batch_rows()};
+	atomic_init(&w->skip, false);
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->put, NULL);
+	pthread_cond_init(&w->take, NULL);
+	return w;
+}
+
+const struct results_sink *store_writer_sink(struct store_writer *w) { return &w->sink; }
+
+/* Waits for the writer; stop: drop what it has not written. */
+static void join(struct store_writer *w, bool stop)
+{
+	if (!w->started || !w->threaded)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = stop;
+	pthread_cond_signal(&w->take);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+}
+
+/* A run that failed leaves the database as it was: rolled back, and gone
+ * if this run created it (and no other process wrote a run into it since). */
+static void drop_run(struct store_writer *w)
+{
+	if (!w->st)
+		return;
+	sti_rollback(w->st);
+	int64_t runs = 1;
+	struct gp_err ignored;
+	if (w->created)
+		sti_query_int(w->st, "SELECT count(*) FROM runs", &runs, "counting runs", &ignored);
+	store_close(w->st);
+	w->st = NULL;
+	if (w->created && runs == 0) {
+		static const char *const beside[] = {"", "-journal", "-wal", "-shm"};
+		for (size_t k = 0; k < sizeof beside / sizeof *beside; k++) {
+			char *f = gp_xmalloc(strlen(w->path) + 16);
+			sprintf(f, "%s%s", w->path, beside[k]);
+			unlink(f);
+			free(f);
+		}
+	}
+}
+
+/* The rest of the run, its figures, the commit. */
+static int write_end(struct store_writer *w, struct gp_err *err)
+{
+	if (!w->began) { /* written in one go, as store_write_run writes a run */
+		if (!w->st && (w->rc = store_open(w->path, &w->st, err)))
+			return w->rc;
+		return store_write_run(w->st, w->sc, w->r, &w->id, err);
+	}
+	int rc = sti_finish_run_row(w->st, w->r, w->id, err);
+	if (!rc)
+		rc = sti_write_rows(w->st, w->sc, w->r, w->id, w->written, err);
+	if (!rc)
+		rc = sti_exec(w->st, "COMMIT", "committing the run", err);
+	if (rc) {
+		sti_rollback(w->st);
+		return rc;
+	}
+	sti_wal_now(w->st);
+	return GP_OK;
+}
+
+static void stream_free(struct store_writer *w)
+{
+	for (size_t k = 0; k < STREAM_DEPTH; k++)
+		free(w->ring[k].rows);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->put);
+	pthread_cond_destroy(&w->take);
+	free(w->path);
+	free(w);
+}
+
+int store_writer_finish(struct store_writer *w, bool ok, struct store **st, int64_t *run_id,
+			struct store_writer_stats *stats, struct gp_err *err)
+{
+	*st = NULL;
+	join(w, !ok);
+	if (stats)
+		*stats = (struct store_writer_stats){w->batches, w->started && w->threaded,
+						     w->writer_cpu};
+	int rc = GP_OK;
+	if (!ok) {
+		drop_run(w);
+	} else if (w->rc) {
+		*err = w->err;
+		rc = w->rc;
+		if (w->st)
+			sti_rollback(w->st);
+	} else if ((rc = write_end(w, err)) == GP_OK) {
+		*run_id = w->id;
+	}
+	*st = w->st;
+	stream_free(w);
+	return rc;
+}
