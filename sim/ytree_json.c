@@ -37,8 +37,15 @@ struct json {
 	struct ytree *t;
 	struct gp_err *err;
 	const char *const *skip; /* member keys dropped (NULL-terminated) */
-	/* interned keys: open addressing over a power-of-two table */
+	/* > 0 inside a dropped member: its syntax is checked and nothing is
+	 * kept, so what import never reads costs no memory (a node's images
+	 * and managed fields made the arena 6 times the text) */
+	int dry;
+	struct ynode scratch; /* what a dry value "builds" */
+	/* interned keys: open addressing over a power-of-two table, each with
+	 * whether it is in skip (looked up once per key, not per member) */
 	const char **keys;
+	bool *skips;
 	size_t n_keys, cap_keys;
 	/* the entries of the open maps and lists, innermost last */
 	struct entry {
@@ -128,29 +135,45 @@ static void skip_space(struct json *j)
 	}
 }
 
-static const char *intern_key(struct json *j, const char *s, size_t n)
+static bool skipped(const struct json *j, const char *key)
+{
+	for (const char *const *s = j->skip; s && *s; s++)
+		if (!strcmp(*s, key))
+			return true;
+	return false;
+}
+
+/* The interned copy of key s (n bytes); *skip, whether it is dropped. */
+static const char *intern_key(struct json *j, const char *s, size_t n, bool *skip)
 {
 	if (2 * (j->n_keys + 1) > j->cap_keys) {
 		size_t cap = j->cap_keys ? 2 * j->cap_keys : 256;
 		const char **keys = gp_xcalloc(cap, sizeof *keys);
+		bool *skips = gp_xcalloc(cap, sizeof *skips);
 		for (size_t i = 0; i < j->cap_keys; i++)
 			if (j->keys[i]) {
 				size_t h = strindex_hash(j->keys[i]) & (cap - 1);
 				while (keys[h])
 					h = (h + 1) & (cap - 1);
 				keys[h] = j->keys[i];
+				skips[h] = j->skips[i];
 			}
 		free(j->keys);
+		free(j->skips);
 		j->keys = keys;
+		j->skips = skips;
 		j->cap_keys = cap;
 	}
 	size_t h = strindex_hash(s) & (j->cap_keys - 1);
 	for (; j->keys[h]; h = (h + 1) & (j->cap_keys - 1))
-		if (!strcmp(j->keys[h], s))
+		if (!strcmp(j->keys[h], s)) {
+			*skip = j->skips[h];
 			return j->keys[h];
+		}
 	char *copy = arena_alloc(j, n + 1);
 	memcpy(copy, s, n + 1);
 	j->n_keys++;
+	*skip = j->skips[h] = skipped(j, copy);
 	return j->keys[h] = copy;
 }
 
@@ -271,7 +294,7 @@ static int read_string(struct json *j, size_t *n)
 
 static struct ynode *new_node(struct json *j, enum ynode_kind kind, struct srcloc loc)
 {
-	struct ynode *n = arena_alloc(j, sizeof *n);
+	struct ynode *n = j->dry ? &j->scratch : arena_alloc(j, sizeof *n);
 	memset(n, 0, sizeof *n);
 	n->kind = kind;
 	n->loc = loc;
@@ -282,6 +305,8 @@ static struct ynode *new_scalar(struct json *j, struct srcloc loc, const char *s
 				bool quoted)
 {
 	struct ynode *n = new_node(j, YNODE_SCALAR, loc);
+	if (j->dry)
+		return n;
 	n->value = arena_alloc(j, len + 1);
 	memcpy(n->value, s, len);
 	n->value[len] = '\0';
@@ -317,14 +342,6 @@ static void close_collection(struct json *j, struct ynode *n, size_t base)
 	j->n_stack = base;
 }
 
-static bool skipped(const struct json *j, const char *key)
-{
-	for (const char *const *s = j->skip; s && *s; s++)
-		if (!strcmp(*s, key))
-			return true;
-	return false;
-}
-
 static int value(struct json *j, int depth, struct ynode **out);
 
 static int collection(struct json *j, int depth, struct ynode **out)
@@ -347,6 +364,7 @@ static int collection(struct json *j, int depth, struct ynode **out)
 	}
 	for (;;) {
 		const char *key = NULL;
+		bool skip = false;
 		struct srcloc key_loc = {0};
 		if (map) {
 			if (j->pos >= j->len || j->text[j->pos] != '"')
@@ -358,7 +376,7 @@ static int collection(struct json *j, int depth, struct ynode **out)
 				return rc;
 			if (memchr(j->buf, '\0', len))
 				return fail(j, j->pos, "a NUL character (\\0) in a key");
-			key = intern_key(j, j->buf, len);
+			key = j->dry ? "" : intern_key(j, j->buf, len, &skip);
 			skip_space(j);
 			if (j->pos >= j->len || j->text[j->pos] != ':')
 				return fail(j, j->pos, "expected ':' after a member name");
@@ -366,10 +384,13 @@ static int collection(struct json *j, int depth, struct ynode **out)
 			skip_space(j);
 		}
 		struct ynode *item = NULL;
+		bool drop = j->dry || skip;
+		j->dry += drop;
 		int rc = value(j, depth + 1, &item);
+		j->dry -= drop;
 		if (rc)
 			return rc;
-		if (!key || !skipped(j, key))
+		if (!drop)
 			push(j, key, key_loc, item);
 		skip_space(j);
 		if (j->pos < j->len && j->text[j->pos] == ',') {
@@ -388,8 +409,10 @@ static int collection(struct json *j, int depth, struct ynode **out)
 			    map ? "expected ',' or '}' after a member"
 				: "expected ',' or ']' after an item");
 	}
-	close_collection(j, n, base);
 	*out = n;
+	if (j->dry)
+		return GP_OK;
+	close_collection(j, n, base);
 	return map ? ytree_check_duplicates(n, j->err) : GP_OK;
 }
 
@@ -473,6 +496,7 @@ int ytree_parse_json(const char *name, const char *text, size_t len, const char 
 				  "text after the JSON value; expected one value per file");
 	}
 	free(j.keys);
+	free(j.skips);
 	free(j.stack);
 	free(j.buf);
 	if (rc) {

@@ -25,7 +25,7 @@ struct new_job {
 };
 
 struct stream {
-	gsl_rng *rng;
+	gsl_rng *rng;  /* made at its first draw (NULL until then), with the same seed */
 	sim_time next; /* time of the next arrival; SIM_NEVER when done */
 	int64_t emitted;
 	size_t row; /* traces held in memory: next row */
