@@ -127,7 +127,8 @@ static size_t narrowing_term(const struct workload_spec *w, const struct pool_sp
 {
 	struct host_term t;
 	for (size_t i = 0; i < w->n_node_selector + w->n_affinity; i++)
-		if (term_at(w, p, i, &t) && (t.op == AFFINITY_IN || t.op == AFFINITY_DOES_NOT_EXIST))
+		if (term_at(w, p, i, &t) &&
+		    (t.op == AFFINITY_IN || t.op == AFFINITY_DOES_NOT_EXIST))
 			return i;
 	return SIZE_MAX;
 }
@@ -172,8 +173,8 @@ static void mask_term(uint64_t *mask, const struct pool_spec *p, int32_t slots,
 }
 
 /* Terms that leave most of the pool (NotIn, Exists): a mask of its nodes. */
-static void init_mask(struct pool_rule *r, const struct workload_spec *w,
-		      const struct pool_spec *p, int32_t slots)
+static void init_mask(struct pool_rule *r, const struct workload_spec *w, const struct pool_spec *p,
+		      int32_t slots)
 {
 	size_t words = ((size_t)slots + 63) / 64;
 	r->allowed = gp_xcalloc(words, sizeof *r->allowed);

@@ -221,7 +221,10 @@ size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_
 {
 	size_t c = class_of(s, workload, gpus, variant, queue);
 	struct sched_class *cl = &s->classes[c];
-	GP_GROW(cl->heap, cl->cap, cl->n + 1);
+	if (cl->n == cl->cap) { /* from one: most classes of a large cluster hold one job */
+		cl->cap = cl->cap ? 2 * cl->cap : 1;
+		cl->heap = gp_xrealloc(cl->heap, cl->cap * sizeof *cl->heap);
+	}
 	cl->heap[cl->n++] = e;
 	sift_up(cl, cl->n - 1);
 	s->pending++;

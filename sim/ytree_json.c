@@ -47,6 +47,10 @@ struct json {
 	const char **keys;
 	bool *skips;
 	size_t n_keys, cap_keys;
+	/* short scalar values interned the same way ("Running", "True",
+	 * "nvidia.com/gpu", a zone: a dump repeats them in every object) */
+	const char **vals;
+	size_t n_vals, cap_vals;
 	/* the entries of the open maps and lists, innermost last */
 	struct entry {
 		const char *key;
@@ -301,16 +305,54 @@ static struct ynode *new_node(struct json *j, enum ynode_kind kind, struct srclo
 	return n;
 }
 
+/* Values up to this long are interned: longer ones (names, messages) seldom
+ * repeat. */
+#define INTERN_MAX 32
+
+/* The interned copy of value s (n bytes, no NUL inside). */
+static char *intern_value(struct json *j, const char *s, size_t n)
+{
+	if (2 * (j->n_vals + 1) > j->cap_vals) {
+		size_t cap = j->cap_vals ? 2 * j->cap_vals : 1024;
+		const char **vals = gp_xcalloc(cap, sizeof *vals);
+		for (size_t i = 0; i < j->cap_vals; i++)
+			if (j->vals[i]) {
+				size_t h = strindex_hash(j->vals[i]) & (cap - 1);
+				while (vals[h])
+					h = (h + 1) & (cap - 1);
+				vals[h] = j->vals[i];
+			}
+		free(j->vals);
+		j->vals = vals;
+		j->cap_vals = cap;
+	}
+	size_t h = strindex_hash(s) & (j->cap_vals - 1);
+	for (; j->vals[h]; h = (h + 1) & (j->cap_vals - 1))
+		if (!strcmp(j->vals[h], s))
+			return (char *)j->vals[h];
+	char *copy = arena_alloc(j, n + 1);
+	memcpy(copy, s, n + 1);
+	j->n_vals++;
+	return (char *)(j->vals[h] = copy);
+}
+
 static struct ynode *new_scalar(struct json *j, struct srcloc loc, const char *s, size_t len,
 				bool quoted)
 {
 	struct ynode *n = new_node(j, YNODE_SCALAR, loc);
 	if (j->dry)
 		return n;
+	n->quoted = quoted;
+	if (len <= INTERN_MAX) {
+		char v[INTERN_MAX + 1];
+		memcpy(v, s, len);
+		v[len] = '\0';
+		n->value = intern_value(j, v, len);
+		return n;
+	}
 	n->value = arena_alloc(j, len + 1);
 	memcpy(n->value, s, len);
 	n->value[len] = '\0';
-	n->quoted = quoted;
 	return n;
 }
 
@@ -497,6 +539,7 @@ int ytree_parse_json(const char *name, const char *text, size_t len, const char 
 	}
 	free(j.keys);
 	free(j.skips);
+	free(j.vals);
 	free(j.stack);
 	free(j.buf);
 	if (rc) {
