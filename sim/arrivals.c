@@ -44,18 +44,20 @@ double arrivals_dist_mean(const struct dist *d)
 	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
 }
 
-/* A stream's generator, made at its first draw with the seed it always had,
- * so it gives the same numbers: a Mersenne Twister holds 5 KB of state, and
- * most workloads of an imported cluster (one per node and controller, one
- * arrival time, a fixed duration) never draw (100,000 of them held 500 MB). */
+gsl_rng *arrivals_rng(gsl_rng **rng, uint64_t seed, const char *name)
+{
+	if (!*rng) {
+		*rng = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(*rng, (unsigned long)arrivals_stream_seed(seed, name));
+	}
+	return *rng;
+}
+
+/* A stream's generator (arrivals_rng). */
 static gsl_rng *stream_rng(const struct scenario *sc, const struct workload_spec *ws,
 			   struct stream *st)
 {
-	if (!st->rng) {
-		st->rng = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(st->rng, (unsigned long)arrivals_stream_seed(sc->seed, ws->name));
-	}
-	return st->rng;
+	return arrivals_rng(&st->rng, sc->seed, ws->name);
 }
 
 static sim_time to_sim(double seconds) { return (sim_time)llround(seconds * (double)SIM_SECOND); }

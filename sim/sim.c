@@ -597,21 +597,6 @@ static void oom_after_startup(struct sim *s, uint32_t id)
 	oom_killed(s, id);
 }
 
-/* Workload w's quality generator, made at its first draw with the seed it
- * always had (same numbers): most imported workloads finish nothing in a
- * self-check, and each generator holds 5 KB. */
-static gsl_rng *quality_rng(struct sim *s, size_t w)
-{
-	if (!s->wl[w].quality) {
-		s->wl[w].quality = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(s->wl[w].quality,
-			    (unsigned long)arrivals_stream_seed(
-				    s->sc->seed ^ UINT64_C(0x7175616c697479), /* "quality" */
-				    s->sc->workloads[w].name));
-	}
-	return s->wl[w].quality;
-}
-
 static void finish(struct sim *s, uint32_t id, uint16_t gen)
 {
 	struct sim_job *j = &s->jobs[id];
@@ -633,7 +618,10 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	release_quota(s, j);
 	/* Every result gets a quality draw, in completion order. */
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	bool passed = gsl_rng_uniform(quality_rng(s, (size_t)j->workload)) < ws->pass_rate;
+	gsl_rng *q =
+		arrivals_rng(&s->wl[j->workload].quality,
+			     s->sc->seed ^ UINT64_C(0x7175616c697479) /* "quality" */, ws->name);
+	bool passed = gsl_rng_uniform(q) < ws->pass_rate;
 	j->verified = passed && j->end <= j->deadline;
 	s->wl[j->workload].verified += j->verified;
 	if (j->culled) {

@@ -91,7 +91,7 @@ struct sim_workload {
 	int64_t culled;      /* services idle_cull stopped */
 	double culled_gpu_s; /* GPU-seconds (equivalents) they would have held on */
 	gsl_rng *quality;    /* its own quality draws, so they never shift the arrivals';
-			      * made at the first draw (sim.c, quality_rng) */
+			      * made at the first draw (arrivals_rng) */
 	/* what the job metrics need, kept as jobs move so that finished jobs
 	 * can be retired (metrics.h) */
 	int64_t submitted, completed, failed, met; /* met: completed by the deadline */
