@@ -42,6 +42,22 @@ double arrivals_dist_mean(const struct dist *d)
 	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
 }
 
+gsl_rng *arrivals_rng(gsl_rng **rng, uint64_t seed, const char *name)
+{
+	if (!*rng) {
+		*rng = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(*rng, (unsigned long)arrivals_stream_seed(seed, name));
+	}
+	return *rng;
+}
+
+/* A stream's generator (arrivals_rng). */
+static gsl_rng *stream_rng(const struct scenario *sc, const struct workload_spec *ws,
+			   struct stream *st)
+{
+	return arrivals_rng(&st->rng, sc->seed, ws->name);
+}
+
 static sim_time to_sim(double seconds) { return (sim_time)llround(seconds * (double)SIM_SECOND); }
 
 /* Time of the next poisson arrival (or schedule firing) after t, or
@@ -54,9 +70,9 @@ static sim_time poisson_next(const struct scenario *sc, const struct workload_sp
 		next = arrivals_cron_next(&w->arrival.cron, sc->start_epoch, t, st->emitted > 0);
 	} else if (w->arrival.weekly.on) {
 		next = arrivals_weekly_next(&w->arrival.weekly, sc->start_epoch, t,
-					    gsl_ran_exponential(st->rng, 1.0));
+					    gsl_ran_exponential(stream_rng(sc, w, st), 1.0));
 	} else {
-		double gap = gsl_ran_exponential(st->rng, 1.0 / w->arrival.rate);
+		double gap = gsl_ran_exponential(stream_rng(sc, w, st), 1.0 / w->arrival.rate);
 		/* A gap past the end of representable time is an arrival that never
 		 * comes (a tiny rate with a horizon); without this the sum would
 		 * overflow. */
@@ -112,8 +128,6 @@ void arrivals_init(struct arrivals *a, const struct scenario *sc)
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		struct stream *st = &a->streams[w];
-		st->rng = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(st->rng, (unsigned long)arrivals_stream_seed(sc->seed, ws->name));
 		switch (ws->arrival.kind) {
 		case ARRIVAL_AT: st->next = ws->count > 0 ? ws->arrival.at : SIM_NEVER; break;
 		case ARRIVAL_POISSON:
@@ -132,7 +146,8 @@ void arrivals_init(struct arrivals *a, const struct scenario *sc)
 void arrivals_free(struct arrivals *a)
 {
 	for (size_t w = 0; w < a->sc->n_workloads; w++) {
-		gsl_rng_free(a->streams[w].rng);
+		if (a->streams[w].rng)
+			gsl_rng_free(a->streams[w].rng);
 		if (a->streams[w].reader)
 			trace_stream_close(a->streams[w].reader);
 		free(a->streams[w].reader);
@@ -164,8 +179,10 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 	case ARRIVAL_SCHEDULE:
 		job->gpus = ws->gpus;
 		/* a long tail's draw is cut at the clock's span, as a given duration is */
-		job->duration = to_sim(fmin(fmax(0.0, arrivals_dist_draw(&ws->duration, st->rng)),
-					    sim_seconds(SCENARIO_MAX_SPAN)));
+		double d = ws->duration.kind == DIST_FIXED /* no draw, no generator */
+				   ? ws->duration.mean
+				   : arrivals_dist_draw(&ws->duration, stream_rng(a->sc, ws, st));
+		job->duration = to_sim(fmin(fmax(0.0, d), sim_seconds(SCENARIO_MAX_SPAN)));
 		job->deadline = deadline_of(ws, now);
 		if (ws->arrival.kind == ARRIVAL_AT)
 			st->next = st->emitted < ws->count ? now : SIM_NEVER;

@@ -279,3 +279,23 @@ int32_t cluster_ready_select(const struct cluster *c, size_t p, int32_t rank)
 	}
 	return -1;
 }
+
+bool cluster_room_at(const struct cluster *c, size_t p, const struct workload_spec *w, int32_t gpus,
+		     int32_t local, bool checks, cluster_node_pred ok, const void *ctx)
+{
+	int32_t need = 0;
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
+	if (!ix || need < 0 || need >= ix->levels)
+		return false;
+	int32_t k = ix->key[local]; /* a node out of the index is in no bucket */
+	if (k < need || k >= ix->levels ||
+	    !(ix->bits[(size_t)k * ix->words + (size_t)local / 64] >> (local % 64) & 1))
+		return false;
+	if (!checks)
+		return true;
+	int32_t node = c->pools[p].first_node + local;
+	if (cluster_check_cpu_memory(c, p, w) &&
+	    (!cluster_cpu_fits(c, node, w) || !cluster_memory_fits(c, node, w)))
+		return false;
+	return !ok || ok(c, node, ctx);
+}

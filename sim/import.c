@@ -1079,6 +1079,7 @@ void imp_free(struct imp *im)
 	}
 	free(im->nodes);
 	strindex_free(&im->node_ids);
+	strindex_free(&im->node_strings);
 	strindex_free(&im->warned);
 	strindex_free(&im->selected);
 	strindex_free(&im->cohort_ids);

@@ -139,14 +139,16 @@ size_t import_message_compared(const char *real, const char *msg)
 	return len;
 }
 
-static int simulate(const char *path, const char *set, struct scenario **sc, struct results *res,
-		    struct gp_err *err)
+/* Loads the scenario at path with set and runs it: whole (costs), or its
+ * placements only (messages). */
+static int simulate(const char *path, const char *set, bool whole, struct scenario **sc,
+		    struct results *res, struct gp_err *err)
 {
 	const char *sets[1] = {set};
 	int rc = scenario_load(path, sets, 1, sc, err);
 	results_init(res);
 	if (!rc)
-		rc = run_simulate(*sc, res, err);
+		rc = whole ? run_simulate(*sc, res, err) : run_placements(*sc, res, err);
 	return rc;
 }
 
@@ -167,7 +169,7 @@ static int check_messages(const struct import_result *r, const char *path, struc
 {
 	struct scenario *sc = NULL;
 	struct results res;
-	int rc = simulate(path, "horizon=1s", &sc, &res, err);
+	int rc = simulate(path, "horizon=1s", false, &sc, &res, err);
 	c->rows = gp_xcalloc(r->n_pending ? r->n_pending : 1, sizeof *c->rows);
 	size_t n_wl = sc ? sc->n_workloads : 0;
 	size_t *seen = gp_xcalloc(n_wl + 1, sizeof *seen);
@@ -234,7 +236,7 @@ static int check_costs(const struct import_result *r, const char *path, struct i
 	snprintf(set, sizeof set, "horizon=%llds", (long long)(r->cost_window / SIM_SECOND));
 	struct scenario *sc = NULL;
 	struct results res;
-	int rc = simulate(path, set, &sc, &res, err);
+	int rc = simulate(path, set, true, &sc, &res, err);
 	c->simulated_cost = gp_xcalloc(r->n_costs, sizeof *c->simulated_cost);
 	for (size_t a = 0; !rc && a < res.n_allocations; a++) {
 		int w = scenario_workload_index(sc, res.allocations[a].name);

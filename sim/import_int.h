@@ -7,7 +7,8 @@
  * (typed access with JSON paths in errors), import_nodes.c (nodes -> pools),
  * import_pods.c (pods), import_extra.c (Kueue, DCGM, OpenCost, prices).
  * Everything is owned by struct imp and freed by imp_free; strings that
- * come from the input trees point into them (the trees live as long).
+ * come from the input trees point into them (the trees live as long), but
+ * for the nodes', whose tree goes once they are read (node_strings).
  */
 #ifndef GPUPLAN_IMPORT_INT_H
 #define GPUPLAN_IMPORT_INT_H
@@ -122,7 +123,8 @@ struct imp_shape {
 
 struct imp_node {
 	const char *name;
-	const struct ynode *labels; /* metadata.labels (a map, or NULL) */
+	const struct ynode *labels; /* metadata.labels (a map, or NULL); NULL once
+				     * the nodes are read, their tree gone */
 	size_t jlen;                /* the length of its JSON path, .items[i] */
 	struct srcloc loc;
 	struct imp_shape shape;
@@ -255,9 +257,11 @@ struct imp {
 	struct imp_file nodes_f, pods_f, kueue_f, dcgm_f, cost_f, prices_f, pdb_f;
 	struct imp_node *nodes;
 	size_t n_nodes;
-	struct strindex node_ids; /* node names, id = index into nodes */
-	struct strindex warned;   /* the warnings given, hashed: each once */
-	struct strindex selected; /* the label keys pods select on (imp_read_pods) */
+	struct strindex node_ids;     /* node names, id = index into nodes */
+	struct strindex node_strings; /* the nodes' labels, taints and products,
+				       * once their file's tree is gone */
+	struct strindex warned;       /* the warnings given, hashed: each once */
+	struct strindex selected;     /* the label keys pods select on (imp_read_pods) */
 	struct imp_pod *pods;
 	size_t n_pods;
 	struct imp_pool *pools;

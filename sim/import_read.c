@@ -23,23 +23,21 @@
  * the tree as it is read (their syntax still checked), so a real dump's
  * node images, probes, environments and managed fields cost no memory.
  * Nothing in import_*.c reads these keys (keep it so). */
-static const char *const kube_skip[] = {"managedFields",
-					"images",
-					"env",
-					"envFrom",
-					"volumeMounts",
-					"volumeDevices",
-					"livenessProbe",
-					"readinessProbe",
-					"startupProbe",
-					"lifecycle",
-					"command",
-					"args",
-					"ports",
-					"addresses",
-					"initContainerStatuses",
-					"ephemeralContainerStatuses",
-					NULL};
+static const char *const kube_skip[] = {
+	"managedFields", "images", "env", "envFrom", "volumeMounts", "volumeDevices",
+	"livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "command", "args", "ports",
+	"addresses", "initContainerStatuses", "ephemeralContainerStatuses",
+	/* a node's, beside what it reads */
+	"capacity", "daemonEndpoints", "volumesAttached", "volumesInUse", "providerID", "podCIDR",
+	"podCIDRs", "lastHeartbeatTime",
+	/* bookkeeping of any object */
+	"apiVersion", "uid", "resourceVersion", "generateName", "selfLink", "finalizers",
+	"blockOwnerDeletion", "lastProbeTime", "lastTransitionTime",
+	/* a pod's and its containers', beside their requests */
+	"image", "imagePullPolicy", "imageID", "containerID", "lastState", "restartCount",
+	"terminationMessagePath", "terminationMessagePolicy", "securityContext", "dnsPolicy",
+	"serviceAccountName", "serviceAccount", "enableServiceLinks", "schedulerName", "hostIP",
+	"hostIPs", "podIP", "podIPs", "qosClass", NULL};
 
 static int open_tree(struct imp_file *f, const char *path, const char *const *skip,
 		     struct gp_err *err)

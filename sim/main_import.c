@@ -10,6 +10,9 @@
 #include "gpuplan/units.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,8 +89,8 @@ static int import_check_failed(const char *from, const char *path, const char *t
 /* Writes the scenario beside path, loads and simulates it there (the
  * self-check), and only then renames it into place: a scenario its own loader
  * refuses never replaces path. */
-static int import_write(const struct import_options *o, const struct import_result *r,
-			const char *path, struct import_check *c, struct gp_err *err)
+static int import_write(const struct import_options *o, struct import_result *r, const char *path,
+			struct import_check *c, struct gp_err *err)
 {
 	struct outfile of;
 	int rc = outfile_open(&of, path, NULL, err);
@@ -98,6 +101,10 @@ static int import_write(const struct import_options *o, const struct import_resu
 		outfile_abort(&of);
 		return rc;
 	}
+	/* The check reads the text back from the file: its copy in memory
+	 * goes first (43 MB for 100,000 pinned workloads). */
+	free(r->yaml);
+	r->yaml = NULL;
 	if ((rc = import_check(r, of.tmp, c, err))) {
 		char from[8192];
 		snprintf(from, sizeof from, "%s and %s", o->nodes, o->pods);
@@ -277,6 +284,12 @@ int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 	list_free(&map);
 	if (rc)
 		return fail(rc, &err, false);
+#ifdef __GLIBC__
+	/* The inputs' trees are gone: their pages go back before the check
+	 * loads the scenario, rather than stay resident in holes of the heap
+	 * (23 MB of the peak for 100,000 nodes and pods). */
+	malloc_trim(0);
+#endif
 	if (!(rc = import_write(&o, &r, path, &c, &err)))
 		import_write_check(stdout, &r, &c, path);
 	import_check_free(&c);

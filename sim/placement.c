@@ -84,7 +84,7 @@ static int32_t slot_of(struct placer *pl, const char *text, enum pend_kind kind)
 /* --- labels, affinity, taints -------------------------------------------- */
 
 /* A label every node of the pool has: its own, or the implicit product. */
-static const char *pool_label(const struct pool_spec *p, const char *key)
+const char *pli_pool_label(const struct pool_spec *p, const char *key)
 {
 	for (size_t i = 0; i < p->n_labels; i++)
 		if (!strcmp(p->labels[i].key, key))
@@ -97,22 +97,22 @@ static const char *pool_label(const struct pool_spec *p, const char *key)
 }
 
 /* Whether the key's value differs from node to node (the implicit hostname). */
-static bool per_node(const struct pool_spec *p, const char *key)
+bool pli_per_node_key(const struct pool_spec *p, const char *key)
 {
-	return !strcmp(key, LABEL_HOSTNAME) && !pool_label(p, key);
+	return !strcmp(key, LABEL_HOSTNAME) && !pli_pool_label(p, key);
 }
 
 /* The value of key on node `local` of pool p, NULL when absent. */
 static const char *node_label(const struct pool_spec *p, int32_t local, const char *key, char *buf,
 			      size_t len)
 {
-	if (!per_node(p, key))
-		return pool_label(p, key);
+	if (!pli_per_node_key(p, key))
+		return pli_pool_label(p, key);
 	snprintf(buf, len, "%s-%d", p->name, (int)local);
 	return buf;
 }
 
-static bool expr_matches(const struct affinity_expr *e, const char *value)
+bool pli_expr_matches(const struct affinity_expr *e, const char *value)
 {
 	bool listed = false;
 	for (size_t i = 0; value && i < e->n_values; i++)
@@ -137,8 +137,8 @@ static bool affinity_matches(const struct workload_spec *w, const struct pool_sp
 			return false;
 	}
 	for (size_t i = 0; i < w->n_affinity; i++)
-		if (!expr_matches(&w->affinity[i],
-				  node_label(p, local, w->affinity[i].key, buf, sizeof buf)))
+		if (!pli_expr_matches(&w->affinity[i],
+				      node_label(p, local, w->affinity[i].key, buf, sizeof buf)))
 			return false;
 	bool model = w->n_gpu_spec == 0;
 	for (size_t i = 0; i < w->n_gpu_spec; i++)
@@ -149,10 +149,10 @@ static bool affinity_matches(const struct workload_spec *w, const struct pool_sp
 static bool affinity_varies(const struct workload_spec *w, const struct pool_spec *p)
 {
 	for (size_t i = 0; i < w->n_node_selector; i++)
-		if (per_node(p, w->node_selector[i].key))
+		if (pli_per_node_key(p, w->node_selector[i].key))
 			return true;
 	for (size_t i = 0; i < w->n_affinity; i++)
-		if (per_node(p, w->affinity[i].key))
+		if (pli_per_node_key(p, w->affinity[i].key))
 			return true;
 	return false;
 }
@@ -177,86 +177,6 @@ bool placement_tolerated(const struct workload_spec *w, const struct taint *tain
 }
 
 /* --- setup ---------------------------------------------------------------- */
-
-/* The node of pool p whose implicit hostname ("<pool>-<index>") is value,
- * or -1: the inverse of node_label, so a hostname term costs its values, not
- * the pool's nodes. */
-static int32_t host_node(const struct pool_spec *p, const char *value, int32_t slots)
-{
-	size_t n = strlen(p->name);
-	if (strncmp(value, p->name, n) || value[n] != '-' || value[n + 1] < '0' ||
-	    value[n + 1] > '9' || (value[n + 1] == '0' && value[n + 2]))
-		return -1;
-	int64_t i = 0;
-	for (const char *c = value + n + 1; *c; c++) {
-		if (*c < '0' || *c > '9' || (i = i * 10 + (*c - '0')) >= slots)
-			return -1;
-	}
-	return (int32_t)i;
-}
-
-/* Intersects mask (words of 64 nodes) with the nodes whose hostname makes
- * the term true: In the listed ones, NotIn the others, Exists all (every
- * node has one), DoesNotExist none. */
-static void host_term(uint64_t *mask, size_t words, const struct pool_spec *p, int32_t slots,
-		      enum affinity_op op, const char *const *values, size_t n_values)
-{
-	if (op == AFFINITY_EXISTS)
-		return;
-	uint64_t *listed = gp_xcalloc(words, sizeof *listed);
-	for (size_t i = 0; op != AFFINITY_DOES_NOT_EXIST && i < n_values; i++) {
-		int32_t node = host_node(p, values[i], slots);
-		if (node >= 0)
-			listed[node / 64] |= UINT64_C(1) << (node % 64);
-	}
-	for (size_t i = 0; i < words; i++)
-		mask[i] &= op == AFFINITY_NOT_IN ? ~listed[i] : listed[i];
-	free(listed);
-}
-
-/* Which nodes of the pool match a hostname-keyed affinity: the terms on
- * other keys hold for every node or none (pool labels), and each hostname
- * term is a set of nodes read from its values, so the mask costs the terms'
- * values and the pool's words, not a label lookup per node and term (10,000
- * imported workloads pinned to 10,000 nodes took 30 s). */
-static void init_mask(struct pool_rule *r, const struct workload_spec *w, const struct pool_spec *p)
-{
-	int32_t slots = scenario_pool_slots(p);
-	size_t words = ((size_t)slots + 63) / 64;
-	r->allowed = gp_xcalloc(words, sizeof *r->allowed);
-	bool common = w->n_gpu_spec == 0;
-	for (size_t i = 0; i < w->n_gpu_spec; i++)
-		common = common || !strcmp(w->gpu_spec[i], p->gpu->name);
-	for (size_t i = 0; common && i < w->n_node_selector; i++)
-		if (!per_node(p, w->node_selector[i].key)) {
-			const char *v = pool_label(p, w->node_selector[i].key);
-			common = v && !strcmp(v, w->node_selector[i].value);
-		}
-	for (size_t i = 0; common && i < w->n_affinity; i++)
-		if (!per_node(p, w->affinity[i].key))
-			common = expr_matches(&w->affinity[i], pool_label(p, w->affinity[i].key));
-	if (common) {
-		for (int32_t i = 0; i < slots; i++)
-			r->allowed[i / 64] |= UINT64_C(1) << (i % 64);
-		for (size_t i = 0; i < w->n_node_selector; i++)
-			if (per_node(p, w->node_selector[i].key)) {
-				const char *v = w->node_selector[i].value;
-				host_term(r->allowed, words, p, slots, AFFINITY_IN, &v, 1);
-			}
-		for (size_t i = 0; i < w->n_affinity; i++)
-			if (per_node(p, w->affinity[i].key))
-				host_term(r->allowed, words, p, slots, w->affinity[i].op,
-					  (const char *const *)w->affinity[i].values,
-					  w->affinity[i].n_values);
-		for (size_t i = 0; i < words; i++)
-			r->n_allowed += __builtin_popcountll(r->allowed[i]);
-	}
-	r->affinity_ok = r->n_allowed > 0;
-	if (r->n_allowed == slots || r->n_allowed == 0) {
-		free(r->allowed);
-		r->allowed = NULL;
-	}
-}
 
 /* The rule of workload w (its spec ws: the workload's own, or with a
  * variant's labels and tolerations) in pool p, into r. */
@@ -289,7 +209,7 @@ void pli_init_rule(struct placer *pl, const struct workload_spec *ws, size_t w, 
 		}
 	}
 	if (affinity_varies(ws, ps))
-		init_mask(r, ws, ps);
+		pli_init_hosts(r, ws, ps);
 	else
 		r->affinity_ok = affinity_matches(ws, ps, -1);
 	if (r->filtered < 0 && !r->affinity_ok)
@@ -326,16 +246,14 @@ static void init_spread(struct placer *pl, size_t w)
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_spec *ps = &sc->pools[p];
 		const struct pool_rule *r = &pl->rules[w * pl->n_pools + p];
-		if (per_node(ps, key)) {
+		if (pli_per_node_key(ps, key)) {
 			st->pool_domain[p] = DOMAIN_PER_NODE;
 			st->node_base[p] = st->n_domains;
 			for (int32_t i = 0; i < scenario_pool_slots(ps); i++)
-				st->eligible[st->n_domains++] =
-					r->affinity_ok &&
-					(!r->allowed || (r->allowed[i / 64] >> (i % 64) & 1));
+				st->eligible[st->n_domains++] = r->affinity_ok && pli_allows(r, i);
 			continue;
 		}
-		const char *v = pool_label(ps, key);
+		const char *v = pli_pool_label(ps, key);
 		int32_t d = 0;
 		while (v && d < st->n_domains && (!values[d] || strcmp(values[d], v)))
 			d++;
@@ -408,7 +326,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 void placement_free(struct placer *pl)
 {
 	for (size_t i = 0; i < pl->n_variants * pl->n_workloads * pl->n_pools; i++)
-		free(pl->rules[i].allowed);
+		pli_free_hosts(&pl->rules[i]);
 	free(pl->variants);
 	for (size_t w = 0; w < pl->n_workloads; w++) {
 		struct spread_state *st = &pl->spread[w];
@@ -756,7 +674,7 @@ bool pli_node_passes(const struct cluster *c, int32_t node, const void *ctx)
 	const struct node_filter *f = ctx;
 	int32_t local = node - f->first_node;
 	(void)c;
-	if (f->rule->allowed && !(f->rule->allowed[local / 64] >> (local % 64) & 1))
+	if (!pli_allows(f->rule, local))
 		return false;
 	return !f->st || f->st->count[f->base + local] <= f->threshold;
 }
@@ -804,6 +722,20 @@ bool pli_pool_passes(const struct placer *pl, const struct pod_request *pod, sim
 	return true;
 }
 
+/* The node a one-node rule pins the pod to when it can take the pod now,
+ * else -1: what cluster_find_where and cluster_each_room find among that
+ * one node, in O(1) (they walk the pool's nodes with room: 100,000 pinned
+ * pods on 100,000 nodes made it quadratic). */
+static int32_t pinned_room(const struct placer *pl, const struct pod_request *pod, size_t p,
+			   const struct node_filter *f)
+{
+	int32_t local = f->rule->hosts[0];
+	return cluster_room_at(pl->c, p, &pl->c->sc->workloads[pod->workload], pod->gpus, local,
+			       true, pli_node_passes, f)
+		       ? f->first_node + local
+		       : -1;
+}
+
 /*
  * Whether each pool has a node that can host the pod (pl->candidate),
  * through the indexes; then the weighted scores, by the cheapest way the
@@ -825,10 +757,12 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 		pl->candidate[p] = -1;
 		if (!pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
 			continue;
-		bool per_node_check = r->allowed || filters[p].st;
-		int32_t node =
-			cluster_find_where(c, p, w, pod->gpus, how,
-					   per_node_check ? pli_node_passes : NULL, &filters[p]);
+		bool per_node_check = pli_some_nodes(r) || filters[p].st;
+		int32_t node = pli_one_node(r)
+				       ? pinned_room(pl, pod, p, &filters[p])
+				       : cluster_find_where(c, p, w, pod->gpus, how,
+							    per_node_check ? pli_node_passes : NULL,
+							    &filters[p]);
 		pl->candidate[p] = node;
 		if (node >= 0 && r->prefer > max_prefer)
 			max_prefer = r->prefer;
@@ -843,14 +777,18 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 		int64_t base = WEIGHT_TAINT * pli_taint_score(r->prefer, max_prefer);
 		bool per_node_check =
-			r->allowed || filters[p].st || cluster_cpu_memory_bind(c, p, w);
+			pli_some_nodes(r) || filters[p].st || cluster_cpu_memory_bind(c, p, w);
 		enum score_shape shape =
 			per_node_check ? SHAPE_PER_NODE : pli_score_shape(pl, p, w);
 		if (shape == SHAPE_PER_NODE) {
 			struct scan_offer o = {pl, pod, &pk, p, eq, base};
-			bool check = r->allowed || filters[p].st;
-			cluster_each_room(c, p, w, pod->gpus, check ? pli_node_passes : NULL,
-					  &filters[p], offer_node, &o);
+			bool check = pli_some_nodes(r) || filters[p].st;
+			if (pli_one_node(r)) /* the candidate is the one node with room */
+				offer_node(node, &o);
+			else
+				cluster_each_room(c, p, w, pod->gpus,
+						  check ? pli_node_passes : NULL, &filters[p],
+						  offer_node, &o);
 			continue;
 		}
 		bool best_only = shape == SHAPE_GPU_KEY;
@@ -866,7 +804,7 @@ bool pli_node_feasible(const struct placer *pl, const struct pool_rule *r, int32
 		       int32_t local, const struct pod_request *pod)
 {
 	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
-	if (r->allowed && !(r->allowed[local / 64] >> (local % 64) & 1))
+	if (!pli_allows(r, local))
 		return false;
 	return cluster_has_units(pl->c, node, w, pod->gpus) && cluster_cpu_fits(pl->c, node, w) &&
 	       cluster_memory_fits(pl->c, node, w);
@@ -988,11 +926,12 @@ static void explain_nodes(const struct placer *pl, size_t p, const struct pool_r
 	const struct pool_state *ps = &c->pools[p];
 	int32_t need = 0;
 	const int32_t *keys = cluster_unit_keys(c, p, w, pod->gpus, &need); /* Ready nodes' */
-	for (int32_t i = 0; i < ps->n_nodes; i++) {
-		int32_t node = ps->first_node + i;
+	int32_t n = r->hosts ? r->n_allowed : ps->n_nodes; /* a pinned pod: its node */
+	for (int32_t k = 0; k < n; k++) {
+		int32_t i = r->hosts ? r->hosts[k] : k, node = ps->first_node + i;
 		if (!c->nodes[node].ready) /* a node slot the scheduler does not see */
 			continue;
-		if (r->allowed && !(r->allowed[i / 64] >> (i % 64) & 1))
+		if (!pli_allows(r, i))
 			continue;
 		bool units = keys && keys[i] >= need;
 		bool cpu = cluster_cpu_fits(c, node, w), memory = cluster_memory_fits(c, node, w);
@@ -1009,16 +948,18 @@ static void explain_nodes(const struct placer *pl, size_t p, const struct pool_r
 	}
 }
 
-/* Ready nodes of pool p a hostname-keyed affinity allows (O(slots); only
- * such affinities get here, and they are rare). */
+/* Ready nodes of pool p a hostname-keyed affinity allows (O(nodes
+ * allowed), or O(slots) for a mask; only such affinities get here). */
 static int32_t ready_allowed(const struct cluster *c, size_t p, const struct pool_rule *r)
 {
 	const struct pool_state *ps = &c->pools[p];
 	if (ps->n_ready == ps->n_nodes)
 		return r->n_allowed;
 	int32_t n = 0;
-	for (int32_t i = 0; i < ps->n_nodes; i++)
-		n += c->nodes[ps->first_node + i].ready && (r->allowed[i / 64] >> (i % 64) & 1);
+	for (int32_t k = 0; r->hosts && k < r->n_allowed; k++)
+		n += c->nodes[ps->first_node + r->hosts[k]].ready;
+	for (int32_t i = 0; !r->hosts && i < ps->n_nodes; i++)
+		n += c->nodes[ps->first_node + i].ready && pli_allows(r, i);
 	return n;
 }
 
@@ -1039,14 +980,14 @@ static void explain(const struct placer *pl, const struct pod_request *pod, sim_
 			why[slot] += n;
 			continue;
 		}
-		int32_t allowed = r->allowed ? ready_allowed(c, p, r) : n;
+		int32_t allowed = pli_some_nodes(r) ? ready_allowed(c, p, r) : n;
 		why[REASON_AFFINITY] += n - allowed;
 		if (r->unfit >= 0) {
 			why[r->unfit] += allowed;
 			continue;
 		}
 		int32_t d = st ? st->pool_domain[p] : 0;
-		if (r->allowed || d == DOMAIN_PER_NODE || cluster_cpu_memory_bind(c, p, w)) {
+		if (pli_some_nodes(r) || d == DOMAIN_PER_NODE || cluster_cpu_memory_bind(c, p, w)) {
 			explain_nodes(pl, p, r, pod, st, threshold, why);
 			continue;
 		}

@@ -11,14 +11,49 @@
 
 /* What is decided once for a workload's pods in a pool. */
 struct pool_rule {
-	int32_t filtered;  /* slot all nodes fail before resources (taint, affinity); -1 none */
-	int32_t unfit;     /* slot all nodes fail in NodeResourcesFit for good; -1 none */
-	int32_t resource;  /* slot "Insufficient <the pod's resource>" */
-	int32_t prefer;    /* untolerated PreferNoSchedule taints */
-	bool affinity_ok;  /* some node matches the pod's node affinity (taints aside) */
-	uint64_t *allowed; /* hostname-keyed affinity: the matching nodes (local); NULL: all */
+	int32_t filtered; /* slot all nodes fail before resources (taint, affinity); -1 none */
+	int32_t unfit;    /* slot all nodes fail in NodeResourcesFit for good; -1 none */
+	int32_t resource; /* slot "Insufficient <the pod's resource>" */
+	int32_t prefer;   /* untolerated PreferNoSchedule taints */
+	bool affinity_ok; /* some node matches the pod's node affinity (taints aside) */
+	/* A hostname-keyed affinity that allows some of the pool's nodes
+	 * (placement_pin.c): n_allowed of them, as sorted local indexes
+	 * (hosts: terms In a few names, a pinned workload's one) or a mask
+	 * (allowed: NotIn); both NULL: every node or none (affinity_ok). */
+	uint64_t *allowed;
+	int32_t *hosts;
 	int32_t n_allowed;
 };
+
+/* Whether the rule's affinity allows only some of the pool's nodes, which
+ * are then checked one by one. */
+static inline bool pli_some_nodes(const struct pool_rule *r) { return r->allowed || r->hosts; }
+
+bool pli_host_listed(const struct pool_rule *r, int32_t local);
+
+/* Whether the rule allows one node of the pool (a pinned pod's): searches
+ * look at it alone. */
+static inline bool pli_one_node(const struct pool_rule *r) { return r->hosts && r->n_allowed == 1; }
+
+/* Whether the rule's affinity allows node `local` of the pool. */
+static inline bool pli_allows(const struct pool_rule *r, int32_t local)
+{
+	if (r->hosts)
+		return pli_host_listed(r, local);
+	return !r->allowed || (r->allowed[local / 64] >> (local % 64) & 1);
+}
+
+/* The rule's hostname terms in pool p (placement_pin.c): hosts or allowed,
+ * n_allowed and affinity_ok; and what they hold, freed. */
+void pli_init_hosts(struct pool_rule *r, const struct workload_spec *w, const struct pool_spec *p);
+void pli_free_hosts(struct pool_rule *r);
+
+/* Labels as placement sees them (placement.c): a label every node of the
+ * pool has (NULL: none), whether key is the per-node hostname, and whether
+ * a value (NULL: absent) passes an affinity expression. */
+const char *pli_pool_label(const struct pool_spec *p, const char *key);
+bool pli_per_node_key(const struct pool_spec *p, const char *key);
+bool pli_expr_matches(const struct affinity_expr *e, const char *value);
 
 /* The rule of workload w (its spec ws: the workload's own, or with a
  * variant's labels and tolerations) in pool p, into r. */

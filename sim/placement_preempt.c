@@ -14,8 +14,7 @@ bool placement_node_resolvable(const struct placer *pl, const struct pod_request
 	size_t p = (size_t)c->nodes[node].pool;
 	const struct pool_rule *r = pli_pod_rule(pl, pod, p);
 	int32_t local = node - c->pools[p].first_node;
-	if (r->filtered >= 0 || pli_pool_closed(c, p, pod, now) >= 0 ||
-	    (r->allowed && !(r->allowed[local / 64] >> (local % 64) & 1)))
+	if (r->filtered >= 0 || pli_pool_closed(c, p, pod, now) >= 0 || !pli_allows(r, local))
 		return false;
 	if (r->unfit >= 0) /* not offered: allocatable 0 */
 		return r->unfit == r->resource && !strict_size;
@@ -47,9 +46,10 @@ int64_t placement_count_too_small(const struct placer *pl, const struct pod_requ
 		    (r->unfit >= 0 && r->unfit != r->resource) ||
 		    (r->unfit < 0 && cluster_pods_per_node(c, p, w, pod->gpus) > 0))
 			continue;
-		for (int32_t i = 0; i < ps->n_nodes; i++)
-			n += c->nodes[ps->first_node + i].ready &&
-			     (!r->allowed || (r->allowed[i / 64] >> (i % 64) & 1));
+		for (int32_t k = 0; r->hosts && k < r->n_allowed; k++)
+			n += c->nodes[ps->first_node + r->hosts[k]].ready;
+		for (int32_t i = 0; !r->hosts && i < ps->n_nodes; i++)
+			n += c->nodes[ps->first_node + i].ready && pli_allows(r, i);
 	}
 	return n;
 }

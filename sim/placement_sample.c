@@ -32,6 +32,21 @@ int32_t placement_nodes_to_find(int32_t percentage, int32_t all)
 
 int64_t placement_next_start(const struct placer *pl) { return pl->sample->next_start; }
 
+/* The nodes of pool p with the pod's units, of those its rule allows when
+ * they are a list (a pinned pod: its node, O(1) rather than a walk of the
+ * pool); at least as many as the walk finds. */
+static int64_t room_of(const struct placer *pl, const struct pod_request *pod, size_t p,
+		       const struct pool_rule *r)
+{
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	if (!r->hosts)
+		return cluster_count_room(pl->c, p, w, pod->gpus, false, SCORING_LEAST_ALLOCATED);
+	int64_t n = 0;
+	for (int32_t k = 0; k < r->n_allowed; k++)
+		n += cluster_room_at(pl->c, p, w, pod->gpus, r->hosts[k], false, NULL, NULL);
+	return n;
+}
+
 /*
  * findNodesThatPassFilters: the Ready nodes in node order from the rank
  * pl->sample->cursor on, wrapping, through the walks of the pools that pass
@@ -61,8 +76,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 	struct node_filter *filters = pl->filters;
 	for (size_t p = 0; p < pl->n_pools && room <= want; p++) /* more than want: enough */
 		if (pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
-			room += cluster_count_room(c, p, w, pod->gpus, false,
-						   SCORING_LEAST_ALLOCATED);
+			room += room_of(pl, pod, p, filters[p].rule);
 	if (room <= want)
 		return false; /* at most `want` nodes have the GPU units: all are scored */
 	int64_t start = sm->cursor % all, offset = 0;
@@ -83,7 +97,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 			offset += ps->n_ready;
 			continue;
 		}
-		bool check = f->rule->allowed || f->st;
+		bool check = pli_some_nodes(f->rule) || f->st;
 		int32_t next = -1; /* the first feasible node too many */
 		struct cluster_walk wk;
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&

@@ -67,3 +67,14 @@ int run_simulate_to(const struct scenario *sc, struct results *out, const struct
 	out->wall_seconds = wall_now() - t0;
 	return GP_OK;
 }
+
+int run_placements(const struct scenario *sc, struct results *out, struct gp_err *err)
+{
+	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
+		return run_simulate(sc, out, err);
+	struct sim *s = sim_create(sc, out);
+	sim_advance(s, out);
+	int failed = sim_failed(s, err);
+	sim_finish(s, out);
+	return failed;
+}

@@ -20,6 +20,9 @@ void sched_free(struct sched *s)
 		free(s->classes[c].heap);
 	free(s->classes);
 	hash_ids_free(&s->index);
+	free(s->tree);
+	free(s->blocked);
+	free(s->blocked_list);
 	memset(s, 0, sizeof *s);
 }
 
@@ -35,6 +38,96 @@ struct sched_entry sched_entry(enum sched_order order, uint32_t job, uint32_t se
 	}
 	return e;
 }
+
+/* --- the heads' tournament tree (sched_next) ------------------------------ */
+
+/* Whether class a's head comes before class b's; -1 is no class (last). */
+static bool head_first(const struct sched *s, int32_t a, int32_t b)
+{
+	if (a < 0 || b < 0)
+		return a >= 0;
+	return sched_before(&s->classes[a].heap[0], &s->classes[b].heap[0]);
+}
+
+static int32_t leaf_of(const struct sched *s, size_t c)
+{
+	return c < s->n_classes && s->classes[c].n && !s->blocked[c] ? (int32_t)c : -1;
+}
+
+static void tree_fix(struct sched *s, size_t i)
+{
+	int32_t l = s->tree[2 * i], r = s->tree[2 * i + 1];
+	s->tree[i] = head_first(s, r, l) ? r : l;
+}
+
+/* Class c's leaf and its ancestors, after its head changed.  O(log classes). */
+static void tree_set(struct sched *s, size_t c)
+{
+	size_t i = s->tree_cap + c;
+	s->tree[i] = leaf_of(s, c);
+	for (i /= 2; i >= 1; i /= 2)
+		tree_fix(s, i);
+}
+
+/* Room for class c: the tree doubled and rebuilt, O(classes) per doubling. */
+static void tree_grow(struct sched *s, size_t c)
+{
+	if (c < s->tree_cap)
+		return;
+	size_t cap = s->tree_cap ? s->tree_cap : 64;
+	while (cap <= c)
+		cap *= 2;
+	s->blocked = gp_xrealloc(s->blocked, cap * sizeof *s->blocked);
+	memset(s->blocked + s->tree_cap, 0, (cap - s->tree_cap) * sizeof *s->blocked);
+	s->tree_cap = cap;
+	free(s->tree);
+	s->tree = gp_xmalloc(2 * cap * sizeof *s->tree);
+	for (size_t k = 0; k < cap; k++)
+		s->tree[cap + k] = leaf_of(s, k);
+	for (size_t i = cap - 1; i >= 1; i--)
+		tree_fix(s, i);
+}
+
+void sched_block(struct sched *s, size_t c)
+{
+	if (s->blocked[c])
+		return;
+	s->blocked[c] = 1;
+	s->blocked_list =
+		gp_xrealloc(s->blocked_list, (s->n_blocked + 1) * sizeof *s->blocked_list);
+	s->blocked_list[s->n_blocked++] = (uint32_t)c;
+	tree_set(s, c);
+}
+
+void sched_unblock_all(struct sched *s)
+{
+	for (size_t k = 0; k < s->n_blocked; k++) {
+		s->blocked[s->blocked_list[k]] = 0;
+		tree_set(s, s->blocked_list[k]);
+	}
+	s->n_blocked = 0;
+}
+
+/* sched_next within node i, which covers classes [lo, hi). */
+static int64_t next_in(const struct sched *s, size_t i, size_t lo, size_t hi, size_t from,
+		       const struct sched_entry *bound)
+{
+	int32_t m = s->tree[i];
+	if (hi <= from || m < 0 || (bound && sched_before(bound, &s->classes[m].heap[0])))
+		return -1; /* every head here comes after bound (the least does) */
+	if (hi - lo == 1)
+		return (int64_t)lo;
+	size_t mid = lo + (hi - lo) / 2;
+	int64_t c = next_in(s, 2 * i, lo, mid, from, bound);
+	return c >= 0 ? c : next_in(s, 2 * i + 1, mid, hi, from, bound);
+}
+
+int64_t sched_next(const struct sched *s, size_t from, const struct sched_entry *bound)
+{
+	return s->tree_cap ? next_in(s, 1, 0, s->tree_cap, from, bound) : -1;
+}
+
+/* --- classes by (workload, gpus, variant) ------------------------------- */
 
 static uint64_t class_hash(int32_t workload, int32_t gpus, int32_t variant)
 {
@@ -82,8 +175,11 @@ static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t 
 		rehash(s); /* puts c too */
 	else
 		hash_ids_put_at(&s->index, i, c);
+	tree_grow(s, c);
 	return c;
 }
+
+/* --- the classes' heaps --------------------------------------------------- */
 
 /* Moves the entry at i down to its place among its children. */
 static void sift_down(struct sched_class *cl, size_t i)
@@ -129,10 +225,14 @@ size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_
 {
 	size_t c = class_of(s, workload, gpus, variant, queue);
 	struct sched_class *cl = &s->classes[c];
-	GP_GROW(cl->heap, cl->cap, cl->n + 1);
+	if (cl->n == cl->cap) { /* from one: most classes of a large cluster hold one job */
+		cl->cap = cl->cap ? 2 * cl->cap : 1;
+		cl->heap = gp_xrealloc(cl->heap, cl->cap * sizeof *cl->heap);
+	}
 	cl->heap[cl->n++] = e;
 	sift_up(cl, cl->n - 1);
 	s->pending++;
+	tree_set(s, c);
 	return c;
 }
 
@@ -144,6 +244,7 @@ void sched_pop(struct sched *s, size_t c)
 	if (cl->n)
 		sift_down(cl, 0);
 	s->pending--;
+	tree_set(s, c);
 }
 
 void sched_remove(struct sched *s, size_t c, uint32_t job)
@@ -159,4 +260,5 @@ void sched_remove(struct sched *s, size_t c, uint32_t job)
 		sift_down(cl, i); /* one of the two moves it, if anything */
 	}
 	s->pending--;
+	tree_set(s, c); /* the head may have moved */
 }

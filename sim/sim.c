@@ -618,7 +618,10 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	release_quota(s, j);
 	/* Every result gets a quality draw, in completion order. */
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	bool passed = gsl_rng_uniform(s->wl[j->workload].quality) < ws->pass_rate;
+	gsl_rng *q =
+		arrivals_rng(&s->wl[j->workload].quality,
+			     s->sc->seed ^ UINT64_C(0x7175616c697479) /* "quality" */, ws->name);
+	bool passed = gsl_rng_uniform(q) < ws->pass_rate;
 	j->verified = passed && j->end <= j->deadline;
 	s->wl[j->workload].verified += j->verified;
 	if (j->culled) {
@@ -938,13 +941,6 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->ask = gp_xcalloc(s->quota.n_names + 1, sizeof *s->ask);
 	s->cand_ask = gp_xcalloc(s->quota.n_names + 1, sizeof *s->cand_ask);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
-		s->wl[w].quality = gsl_rng_alloc(gsl_rng_mt19937);
-		gsl_rng_set(s->wl[w].quality,
-			    (unsigned long)arrivals_stream_seed(
-				    sc->seed ^ UINT64_C(0x7175616c697479), /* "quality" */
-				    sc->workloads[w].name));
-	}
-	for (size_t w = 0; w < sc->n_workloads; w++) {
 		/* Before placement a pod counts as one unit of the first pool that fits it. */
 		s->wl[w].demand_unit = 1;
 		for (size_t p = 0; p < sc->n_pools; p++)
@@ -1014,7 +1010,6 @@ static void sim_destroy(struct sim *s)
 		free(s->jobs[i].more);
 	free(s->jobs);
 	free(s->node_of);
-	free(s->pass_blocked);
 	free(s->admit_blocked);
 	free(s->behind);
 	free(s->strict_head);
@@ -1027,7 +1022,8 @@ static void sim_destroy(struct sim *s)
 	free(s->failed_at);
 	free(s->class_why);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {
-		gsl_rng_free(s->wl[w].quality);
+		if (s->wl[w].quality)
+			gsl_rng_free(s->wl[w].quality);
 		samples_free(&s->wl[w].waits);
 	}
 	free(s->free_ids);

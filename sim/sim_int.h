@@ -54,10 +54,8 @@ struct sim {
 	 * an eviction last lost its work, so futile restarts are counted in O(1). */
 	sim_time last_kept;
 	uint32_t epoch;
-	uint32_t lost;          /* evictions this epoch that kept no new work */
-	size_t futile_running;  /* running jobs that lost their work this epoch */
-	uint32_t *pass_blocked; /* per class: the pass that found it blocked */
-	size_t cap_blocked;
+	uint32_t lost;           /* evictions this epoch that kept no new work */
+	size_t futile_running;   /* running jobs that lost their work this epoch */
 	uint32_t *admit_blocked; /* the same per admission class */
 	size_t cap_admit_blocked;
 	uint8_t *behind; /* per admission class: its reason is quota_behind's */

@@ -258,21 +258,20 @@ static void place_pass(struct sim *s)
 {
 	struct sched *sch = &s->sched;
 	s->pass++;
+	sched_unblock_all(sch);
 	for (;;) {
-		s->pass_blocked = gp_grow_zeroed(s->pass_blocked, &s->cap_blocked, sch->n_classes,
-						 sizeof *s->pass_blocked);
+		/* The classes in index order, each tried when its head does not
+		 * come after the best so far; sched_next finds the next such
+		 * class without visiting the others. */
 		int64_t best = -1;
-		for (size_t c = 0; c < sch->n_classes; c++) {
-			const struct sched_class *cl = &sch->classes[c];
-			if (!cl->n || s->pass_blocked[c] == s->pass)
-				continue;
-			if (best >= 0 && sched_before(&sch->classes[best].heap[0], &cl->heap[0]))
-				continue; /* cannot win this round; its turn comes */
-			if (!try_class(s, c)) {
-				s->pass_blocked[c] = s->pass;
+		for (int64_t c = sched_next(sch, 0, NULL); c >= 0;
+		     c = sched_next(sch, (size_t)c + 1,
+				    best >= 0 ? &sch->classes[best].heap[0] : NULL)) {
+			if (!try_class(s, (size_t)c)) {
+				sched_block(sch, (size_t)c);
 				continue;
 			}
-			best = (int64_t)c;
+			best = c;
 			int32_t *plan = s->best_plan; /* keep the winner's nodes */
 			s->best_plan = s->plan;
 			s->plan = plan;
@@ -281,6 +280,7 @@ static void place_pass(struct sim *s)
 			break;
 		sim_start(s, (size_t)best, s->best_plan);
 	}
+	sched_unblock_all(sch);
 }
 
 /* Admits, then places, until neither can do more: a job that fails for

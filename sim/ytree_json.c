@@ -28,6 +28,14 @@ struct chunk {
 	max_align_t data[];
 };
 
+/* Strings interned by id; the copies are in the arena, so their addresses
+ * hold while the index grows. */
+struct interned {
+	const char **s; /* by id */
+	size_t n, cap;
+	struct hash_ids index;
+};
+
 struct json {
 	const char *file, *text;
 	size_t len, pos;
@@ -38,9 +46,17 @@ struct json {
 	struct ytree *t;
 	struct gp_err *err;
 	const char *const *skip; /* member keys dropped (NULL-terminated) */
-	/* interned keys: open addressing over a power-of-two table */
-	const char **keys;
-	size_t n_keys, cap_keys;
+	/* > 0 inside a dropped member: its syntax is checked and nothing is
+	 * kept, so what import never reads costs no memory (a node's images
+	 * and managed fields made the arena 6 times the text) */
+	int dry;
+	struct ynode scratch; /* what a dry value "builds" */
+	/* map keys, each with whether it is in skip (looked up once per key,
+	 * not per member), and short scalar values ("Running", "True",
+	 * "nvidia.com/gpu", a zone: a dump repeats them in every object) */
+	struct interned keys, vals;
+	bool *skips; /* by key id */
+	size_t cap_skips;
 	/* the entries of the open maps and lists, innermost last */
 	struct entry {
 		const char *key;
@@ -129,30 +145,55 @@ static void skip_space(struct json *j)
 	}
 }
 
-static const char *intern_key(struct json *j, const char *s, size_t n)
+static bool skipped(const struct json *j, const char *key)
 {
-	if (2 * (j->n_keys + 1) > j->cap_keys) {
-		size_t cap = j->cap_keys ? 2 * j->cap_keys : 256;
-		const char **keys = gp_xcalloc(cap, sizeof *keys);
-		for (size_t i = 0; i < j->cap_keys; i++)
-			if (j->keys[i]) {
-				size_t h = hash_str(j->keys[i]) & (cap - 1);
-				while (keys[h])
-					h = (h + 1) & (cap - 1);
-				keys[h] = j->keys[i];
-			}
-		free(j->keys);
-		j->keys = keys;
-		j->cap_keys = cap;
+	for (const char *const *s = j->skip; s && *s; s++)
+		if (!strcmp(*s, key))
+			return true;
+	return false;
+}
+
+/* The id of the interned copy of s (n bytes, no NUL inside); *added says
+ * whether it is new. */
+static size_t intern(struct json *j, struct interned *t, const char *s, size_t n, bool *added)
+{
+	if (hash_ids_crowded(&t->index)) {
+		hash_ids_reset(&t->index, 2 * hash_ids_slots(&t->index) + 256);
+		for (size_t id = 0; id < t->n; id++)
+			hash_ids_put(&t->index, hash_str(t->s[id]), id);
 	}
-	size_t h = hash_str(s) & (j->cap_keys - 1);
-	for (; j->keys[h]; h = (h + 1) & (j->cap_keys - 1))
-		if (!strcmp(j->keys[h], s))
-			return j->keys[h];
+	size_t i = hash_ids_home(&t->index, hash_str(s));
+	for (; hash_ids_at(&t->index, i); i = hash_ids_next(&t->index, i))
+		if (!strcmp(t->s[hash_ids_at(&t->index, i) - 1], s)) {
+			*added = false;
+			return hash_ids_at(&t->index, i) - 1u;
+		}
 	char *copy = arena_alloc(j, n + 1);
 	memcpy(copy, s, n + 1);
-	j->n_keys++;
-	return j->keys[h] = copy;
+	GP_GROW(t->s, t->cap, t->n + 1);
+	hash_ids_put_at(&t->index, i, t->n);
+	t->s[t->n] = copy;
+	*added = true;
+	return t->n++;
+}
+
+static void interned_free(struct interned *t)
+{
+	free(t->s);
+	hash_ids_free(&t->index);
+}
+
+/* The interned copy of key s (n bytes); *skip, whether it is dropped. */
+static const char *intern_key(struct json *j, const char *s, size_t n, bool *skip)
+{
+	bool added;
+	size_t id = intern(j, &j->keys, s, n, &added);
+	if (added) {
+		GP_GROW(j->skips, j->cap_skips, id + 1);
+		j->skips[id] = skipped(j, j->keys.s[id]);
+	}
+	*skip = j->skips[id];
+	return j->keys.s[id];
 }
 
 static void buf_put(struct json *j, size_t *n, const char *s, size_t len)
@@ -272,21 +313,41 @@ static int read_string(struct json *j, size_t *n)
 
 static struct ynode *new_node(struct json *j, enum ynode_kind kind, struct srcloc loc)
 {
-	struct ynode *n = arena_alloc(j, sizeof *n);
+	struct ynode *n = j->dry ? &j->scratch : arena_alloc(j, sizeof *n);
 	memset(n, 0, sizeof *n);
 	n->kind = kind;
 	n->loc = loc;
 	return n;
 }
 
+/* Values up to this long are interned: longer ones (names, messages) seldom
+ * repeat. */
+#define INTERN_MAX 32
+
+/* The interned copy of value s (n bytes, no NUL inside). */
+static char *intern_value(struct json *j, const char *s, size_t n)
+{
+	bool added;
+	return (char *)j->vals.s[intern(j, &j->vals, s, n, &added)];
+}
+
 static struct ynode *new_scalar(struct json *j, struct srcloc loc, const char *s, size_t len,
 				bool quoted)
 {
 	struct ynode *n = new_node(j, YNODE_SCALAR, loc);
+	if (j->dry)
+		return n;
+	n->quoted = quoted;
+	if (len <= INTERN_MAX) {
+		char v[INTERN_MAX + 1];
+		memcpy(v, s, len);
+		v[len] = '\0';
+		n->value = intern_value(j, v, len);
+		return n;
+	}
 	n->value = arena_alloc(j, len + 1);
 	memcpy(n->value, s, len);
 	n->value[len] = '\0';
-	n->quoted = quoted;
 	return n;
 }
 
@@ -318,14 +379,6 @@ static void close_collection(struct json *j, struct ynode *n, size_t base)
 	j->n_stack = base;
 }
 
-static bool skipped(const struct json *j, const char *key)
-{
-	for (const char *const *s = j->skip; s && *s; s++)
-		if (!strcmp(*s, key))
-			return true;
-	return false;
-}
-
 static int value(struct json *j, int depth, struct ynode **out);
 
 static int collection(struct json *j, int depth, struct ynode **out)
@@ -348,6 +401,7 @@ static int collection(struct json *j, int depth, struct ynode **out)
 	}
 	for (;;) {
 		const char *key = NULL;
+		bool skip = false;
 		struct srcloc key_loc = {0};
 		if (map) {
 			if (j->pos >= j->len || j->text[j->pos] != '"')
@@ -359,7 +413,7 @@ static int collection(struct json *j, int depth, struct ynode **out)
 				return rc;
 			if (memchr(j->buf, '\0', len))
 				return fail(j, j->pos, "a NUL character (\\0) in a key");
-			key = intern_key(j, j->buf, len);
+			key = j->dry ? "" : intern_key(j, j->buf, len, &skip);
 			skip_space(j);
 			if (j->pos >= j->len || j->text[j->pos] != ':')
 				return fail(j, j->pos, "expected ':' after a member name");
@@ -367,10 +421,13 @@ static int collection(struct json *j, int depth, struct ynode **out)
 			skip_space(j);
 		}
 		struct ynode *item = NULL;
+		bool drop = j->dry || skip;
+		j->dry += drop;
 		int rc = value(j, depth + 1, &item);
+		j->dry -= drop;
 		if (rc)
 			return rc;
-		if (!key || !skipped(j, key))
+		if (!drop)
 			push(j, key, key_loc, item);
 		skip_space(j);
 		if (j->pos < j->len && j->text[j->pos] == ',') {
@@ -389,8 +446,10 @@ static int collection(struct json *j, int depth, struct ynode **out)
 			    map ? "expected ',' or '}' after a member"
 				: "expected ',' or ']' after an item");
 	}
-	close_collection(j, n, base);
 	*out = n;
+	if (j->dry)
+		return GP_OK;
+	close_collection(j, n, base);
 	return map ? ytree_check_duplicates(n, j->err) : GP_OK;
 }
 
@@ -473,7 +532,9 @@ int ytree_parse_json(const char *name, const char *text, size_t len, const char 
 			rc = fail(&j, j.pos,
 				  "text after the JSON value; expected one value per file");
 	}
-	free(j.keys);
+	interned_free(&j.keys);
+	free(j.skips);
+	interned_free(&j.vals);
 	free(j.stack);
 	free(j.buf);
 	if (rc) {

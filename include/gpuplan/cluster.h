@@ -272,6 +272,13 @@ int32_t cluster_nth_room(const struct cluster *c, size_t p, const struct workloa
 
 typedef void (*cluster_node_visit)(int32_t node, void *ctx);
 
+/* Whether node `local` of pool p is one that cluster_count_room counts (a
+ * Ready node with the units) and, with checks, one that cluster_each_room
+ * visits and cluster_find_where may return (cpu and memory fit, ok passes):
+ * O(1), for a pod pinned to one node (cluster_walk.c). */
+bool cluster_room_at(const struct cluster *c, size_t p, const struct workload_spec *w, int32_t gpus,
+		     int32_t local, bool checks, cluster_node_pred ok, const void *ctx);
+
 /* Calls visit for every Ready node of pool p that can host the pod now (GPU
  * units, cpu and memory) and passes ok (NULL: none): O(buckets + nodes with
  * room).  For scores that differ from node to node. */

@@ -43,6 +43,15 @@ struct sched {
 	size_t n_classes, cap_classes;
 	struct hash_ids index; /* (workload, gpus, variant) -> class */
 	size_t pending;        /* jobs in all classes */
+	/* The heads of the classes that hold jobs and are not blocked, as a
+	 * tournament tree over class indexes (sched_next): node i holds the
+	 * class of its range whose head comes first, -1 when none; leaves
+	 * from tree_cap on (a power of two). */
+	int32_t *tree;
+	size_t tree_cap;
+	uint8_t *blocked; /* per class (tree_cap) */
+	uint32_t *blocked_list;
+	size_t n_blocked;
 };
 
 void sched_init(struct sched *s, enum sched_order order);
@@ -73,6 +82,19 @@ void sched_pop(struct sched *s, size_t c);
 /* Removes job from class c, wherever it is in the heap (it must be there).
  * O(n) in the class's size to find it: for preemption, which is rare. */
 void sched_remove(struct sched *s, size_t c, uint32_t job);
+
+/* A scheduling pass's classes (sim_schedule.c): class c left out of
+ * sched_next until sched_unblock_all, which lets every class in again.
+ * O(log classes) each, O(blocked) for all. */
+void sched_block(struct sched *s, size_t c);
+void sched_unblock_all(struct sched *s);
+
+/* The first class from index `from` on that holds jobs, is not blocked and
+ * whose head does not come after *bound (NULL: any head); -1 when none.
+ * What a scan of the classes in index order finds, in O(log classes): a
+ * pass that scanned every class for each job it started was quadratic
+ * (100,000 pinned workloads of an imported cluster). */
+int64_t sched_next(const struct sched *s, size_t from, const struct sched_entry *bound);
 
 /* Whether a comes before b. */
 static inline bool sched_before(const struct sched_entry *a, const struct sched_entry *b)

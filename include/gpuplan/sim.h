@@ -90,7 +90,8 @@ struct sim_workload {
 	int64_t preemptions; /* batch jobs stopped by a window or a quota reclaim */
 	int64_t culled;      /* services idle_cull stopped */
 	double culled_gpu_s; /* GPU-seconds (equivalents) they would have held on */
-	gsl_rng *quality;    /* its own quality draws, so they never shift the arrivals' */
+	gsl_rng *quality;    /* its own quality draws, so they never shift the arrivals';
+			      * made at the first draw (arrivals_rng) */
 	/* what the job metrics need, kept as jobs move so that finished jobs
 	 * can be retired (metrics.h) */
 	int64_t submitted, completed, failed, met; /* met: completed by the deadline */
