@@ -158,7 +158,7 @@ static bool skipped(const struct json *j, const char *key)
 static size_t intern(struct json *j, struct interned *t, const char *s, size_t n, bool *added)
 {
 	if (hash_ids_crowded(&t->index)) {
-		hash_ids_reset(&t->index, 2 * hash_ids_slots(&t->index) + 256);
+		hash_ids_reset(&t->index, t->index.slot ? 2 * hash_ids_slots(&t->index) : 256);
 		for (size_t id = 0; id < t->n; id++)
 			hash_ids_put(&t->index, hash_str(t->s[id]), id);
 	}
@@ -328,7 +328,8 @@ static struct ynode *new_node(struct json *j, enum ynode_kind kind, struct srclo
 static char *intern_value(struct json *j, const char *s, size_t n)
 {
 	bool added;
-	return (char *)j->vals.s[intern(j, &j->vals, s, n, &added)];
+	size_t id = intern(j, &j->vals, s, n, &added); /* may move j->vals.s */
+	return (char *)j->vals.s[id];
 }
 
 static struct ynode *new_scalar(struct json *j, struct srcloc loc, const char *s, size_t len,
