@@ -84,13 +84,13 @@ static long long expect_same_rows(const char *a, const char *b, const char *what
 		char table[128];
 		snprintf(table, sizeof table, "%s", (const char *)sqlite3_column_text(st, 0));
 		columns(h, table, cols, sizeof cols);
-		snprintf(
-			sql, sizeof sql,
-			"SELECT (SELECT count(*) FROM (SELECT %s FROM main.\"%s\" EXCEPT SELECT %s "
-			"FROM b.\"%s\")) + (SELECT count(*) FROM (SELECT %s FROM b.\"%s\" EXCEPT "
-			"SELECT %s FROM main.\"%s\"))",
+		char *diff = sqlite3_mprintf(
+			"SELECT (SELECT count(*) FROM (SELECT %s FROM main.\"%w\" EXCEPT SELECT %s "
+			"FROM b.\"%w\")) + (SELECT count(*) FROM (SELECT %s FROM b.\"%w\" EXCEPT "
+			"SELECT %s FROM main.\"%w\"))",
 			cols, table, cols, table, cols, table, cols, table);
-		cr_expect_eq(one(h, sql), 0, "%s: rows of %s differ", what, table);
+		cr_expect_eq(one(h, diff), 0, "%s: rows of %s differ", what, table);
+		sqlite3_free(diff);
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM main.\"%s\"", table);
 		long long n = one(h, sql);
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM b.\"%s\"", table);
