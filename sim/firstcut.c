@@ -322,6 +322,44 @@ double firstcut_late_share(const struct firstcut_service *s, int n, double t)
 	return isfinite(f.ttft_tail_s) ? late_share(&g, t) : 1;
 }
 
+/* The share of requests late past t at n replicas (at_n done): the prefill
+ * stage's, with half a decode step taken off t (firstcut_size's test). */
+static double late_ttft(const struct firstcut *f, const struct stage *g, double t)
+{
+	if (!isfinite(f->ttft_tail_s))
+		return 1;
+	return late_share(g, t - (f->ttft_tail_s - f->prefill_tail_s));
+}
+
+double firstcut_load_at_tail(const struct firstcut_service *s, double t)
+{
+	struct prep pr;
+	struct firstcut f = {0};
+	struct stage g;
+	if (prepare(s, &pr, &f) != FIRSTCUT_OK)
+		return NAN;
+	struct firstcut_service one = *s;
+	double q = 1 - s->percentile / 100, lo = 0, hi = pr.mu;
+	one.rate = 1e-9 * pr.mu;
+	at_n(&one, &pr, 1, &f, &g);
+	if (late_ttft(&f, &g, t) > q)
+		return 0; /* an idle replica's tail is longer */
+	one.rate = hi * (1 - 1e-6);
+	at_n(&one, &pr, 1, &f, &g);
+	if (late_ttft(&f, &g, t) <= q)
+		return INFINITY; /* longer than the model's tail at capacity */
+	/* the late share grows with the load: bisect it to 2^-16 of the capacity */
+	for (int i = 0; i < 16; i++) {
+		one.rate = (lo + hi) / 2;
+		at_n(&one, &pr, 1, &f, &g);
+		if (late_ttft(&f, &g, t) > q)
+			hi = one.rate;
+		else
+			lo = one.rate;
+	}
+	return lo;
+}
+
 enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct firstcut *out)
 {
 	struct prep pr;

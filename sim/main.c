@@ -893,9 +893,8 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 		rc = check_bound(&cli.spec, &cli.spec.hi, &hi);
 	if (rc == GP_OK && (rc = store_open(cli.o.db ? cli.o.db : sc->output.db, &st, &err)))
 		fail(rc, &err, false);
-	if (rc == GP_OK && !cli.no_first_cut &&
-	    (rc = search_estimate(&cli.spec, &cli.spec.start, &err)))
-		fail(rc, &err, false);
+	if (rc == GP_OK && !cli.no_first_cut) /* on the scenario at --lo, as search_estimate asks */
+		search_estimate(&cli.spec, sc);
 	if (rc == GP_OK && cli.spec.start && !cli.o.quiet)
 		printf("first cut (an estimate): %s=%lld; confirming by simulation\n", cli.spec.key,
 		       (long long)cli.spec.start);
@@ -1084,7 +1083,7 @@ static const struct cli_cmd commands[] = {
 	 "condition must hold for the N seeds from the scenario's.  Every probe is a run in\n"
 	 "the database.  The last line is KEY=VALUE; exit 3 when no value in range meets it.\n"
 	 "A --min over an inference workload's replicas bounded by its TTFT tail starts from\n"
-	 "the first cut (docs/inference.md) and probes its neighbours, not [X, Y].\n",
+	 "the first cut (docs/inference.md), re-solved with each probe's TTFT tail, not [X, Y].\n",
 	 "search needs --vary KEY, --lo X, --hi Y, --min or --max, and --until 'METRIC OP VALUE'",
 	 cmd_search},
 	{"import",

@@ -164,9 +164,12 @@ static void format_value(const struct search_spec *s, double x, char *buf, size_
 }
 
 /* One run of the scenario with KEY=value and seed, appended to the database;
- * *metric receives the condition's metric (NAN when the run has none). */
+ * *metric receives the condition's metric (NAN when the run has none), and
+ * *recut, when cal is given, the first cut calibrated by the run
+ * (search_recut; NAN when there is none). */
 static int run_once(const struct search_spec *s, struct store *st, const char *value,
-		    uint64_t seed_offset, double *metric, int64_t *run_id, struct gp_err *err)
+		    uint64_t seed_offset, double *metric, struct search_calib *cal, double *recut,
+		    int64_t *run_id, struct gp_err *err)
 {
 	size_t n = s->n_sets;
 	const char **sets = gp_xcalloc(n + 3, sizeof *sets);
@@ -201,25 +204,31 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 	if (!rc && isnan(*metric))
 		rc = gp_errorf(err, GP_EINPUT, "--until: the run has no metric '%s' in scope '%s'",
 			       s->until.metric, s->until.scope);
+	if (!rc && cal) /* while the run's scenario (its model, its GPU) is at hand */
+		*recut = search_recut(s, sc, &r, atoll(value), cal);
 	results_free(&r);
 	scenario_free(sc);
 	free(sets);
 	return rc;
 }
 
-/* Whether the condition holds at x for every seed. */
+/* Whether the condition holds at x for every seed; with cal, *recut the
+ * first cut calibrated by the probe, the most of its seeds'. */
 static int probe(const struct search_spec *s, struct store *st, double x, search_probe_fn fn,
-		 void *ctx, struct search_answer *a, bool *ok, struct gp_err *err)
+		 void *ctx, struct search_answer *a, bool *ok, struct search_calib *cal,
+		 double *recut, struct gp_err *err)
 {
 	char value[64];
 	format_value(s, x, value, sizeof value);
 	struct search_probe p = {value, true, NAN, 0};
+	*recut = NAN;
 	for (int k = 0; k < s->seeds; k++) {
-		double m;
+		double m, cut = NAN;
 		int64_t id;
-		int rc = run_once(s, st, value, (uint64_t)k, &m, &id, err);
+		int rc = run_once(s, st, value, (uint64_t)k, &m, cal, &cut, &id, err);
 		if (rc)
 			return rc;
+		*recut = fmax(*recut, cut); /* fmax ignores a NAN */
 		if (k == 0)
 			p.first_run_id = id;
 		if (!a->first_run_id)
@@ -236,26 +245,10 @@ static int probe(const struct search_spec *s, struct store *st, double x, search
 	return GP_OK;
 }
 
-int search_estimate(const struct search_spec *s, int64_t *replicas, struct gp_err *err)
+void search_estimate(struct search_spec *s, const struct scenario *sc)
 {
-	*replicas = 0;
-	if (s->maximize || !s->integer)
-		return GP_OK;
-	size_t n = s->n_sets;
-	const char **sets = gp_xcalloc(n + 1, sizeof *sets);
-	if (n)
-		memcpy(sets, s->sets, n * sizeof *sets);
-	char assign[512], value[64];
-	format_value(s, s->lo.number, value, sizeof value);
-	snprintf(assign, sizeof assign, "%s=%s", s->key, value);
-	sets[n++] = assign;
-	struct scenario *sc = NULL;
-	int rc = scenario_load(s->scenario, sets, n, &sc, err);
-	if (!rc)
-		*replicas = search_first_cut(s, sc);
-	scenario_free(sc);
-	free(sets);
-	return rc;
+	s->start = search_first_cut(s, sc, &s->service);
+	s->has_service = s->start > 0 && s->service.model;
 }
 
 /* Bisects between good (holds) and bad (fails) down to the tolerance. */
@@ -263,13 +256,14 @@ static int bisect(const struct search_spec *s, struct store *st, search_probe_fn
 		  struct search_answer *a, double *good, double bad, double tol, struct gp_err *err)
 {
 	bool ok;
+	double unused;
 	while (fabs(bad - *good) > tol) {
 		double mid = (*good + bad) / 2;
 		if (s->integer)
 			mid = s->maximize ? floor(mid) : ceil(mid);
 		if (mid == *good || mid == bad)
 			break;
-		int rc = probe(s, st, mid, fn, ctx, a, &ok, err);
+		int rc = probe(s, st, mid, fn, ctx, a, &ok, NULL, &unused, err);
 		if (rc)
 			return rc;
 		if (ok)
@@ -280,47 +274,85 @@ static int bisect(const struct search_spec *s, struct store *st, search_probe_fn
 	return GP_OK;
 }
 
-/* --min from a first guess: probe it, then its neighbour, then gallop away
- * from it to a value of the other kind and bisect between the two. */
+/*
+ * --min from a first guess, the bracket kept as whole numbers: bad fails (lo
+ * - 1 before any probe fails), good holds (hi + 1 before any holds), and the
+ * answer is good once good = bad + 1: the boundary pair, so the answer is
+ * the bisection's wherever the condition is monotone.
+ */
+struct walk {
+	double bad, good;
+	double bad_cut, good_cut; /* their first cuts, calibrated by their probes */
+	double step, next;        /* the gallop's: 1, 1, 2, 4, ... */
+	int guided;               /* probes chosen by the calibrated first cut */
+};
+
+#define MAX_GUIDED 3 /* guided probes within a two-sided bracket; then bisect */
+
+/* The value to probe next, within (bad, good), the last probe's cut (a real
+ * number; search_recut) in the walk.  A cut says the answer is near it, one
+ * of its two nearest whole numbers, so the probe is the lower of them,
+ * ceil(cut - 1/2): whether it holds or fails, its neighbour closes the
+ * bracket.  Once both ends of the bracket have a cut, regula falsi: a
+ * failing probe's cut lies above it and a holding one's at or below it, so
+ * cut(n) - n changes sign between them, and its root on the line through
+ * the two is the guess.  A cut more than a factor 2 from its probe comes
+ * from a tail the model reads badly (far below the bound, where the model's
+ * idle tail differs from the simulation's), and a saturated probe's (+inf)
+ * says only "more": the step is then at most a halving or a doubling, or
+ * the bracket's middle once it has two ends.  Without a model (NAN), or
+ * past MAX_GUIDED, gallop from the last probe away from it (a first cut one
+ * off costs one probe more, not two), then bisect. */
+static double next_value(struct walk *w, double lo, double hi, double last, bool ok)
+{
+	double y, cut = ok ? w->good_cut : w->bad_cut;
+	bool two = w->bad >= lo && w->good <= hi;
+	bool wild = isinf(cut) || cut < last / 2; /* outside the model's reach */
+	if (!isnan(cut) && w->guided < MAX_GUIDED && !(two && wild)) {
+		w->guided += two; /* misses inside the bracket */
+		if (two && isfinite(w->good_cut) && isfinite(w->bad_cut)) {
+			double fb = w->bad_cut - w->bad, fg = w->good_cut - w->good;
+			if (fb > 0 && fg <= 0)
+				cut = w->bad + fb * (w->good - w->bad) / (fb - fg);
+		}
+		y = isinf(cut) ? 2 * last : fmin(2 * last, fmax(floor(last / 2), ceil(cut - 0.5)));
+	} else if (!two && ok && w->bad < lo) { /* nothing failed yet */
+		y = last - w->step;
+		w->step = w->next, w->next *= 2;
+	} else if (!two && !ok && w->good > hi) { /* nothing held yet */
+		y = last + w->step;
+		w->step = w->next, w->next *= 2;
+	} else {
+		y = ceil((w->bad + w->good) / 2);
+	}
+	return fmin(w->good - 1, fmax(w->bad + 1, y));
+}
+
 static int from_start(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
 		      struct search_answer *a, struct gp_err *err)
 {
 	double lo = s->lo.number, hi = s->hi.number;
-	double x = fmin(hi, fmax(lo, (double)s->start)), good, bad;
-	bool ok;
-	int rc = probe(s, st, x, fn, ctx, a, &ok, err);
-	/* steps 1, 1, 2, 4, ...: a first cut one off costs one probe more, not
-	 * two (the pair below it, then the bisection) */
-	double step = 1, next = 1;
-	if (!rc && ok) { /* the answer is x or below: walk down until it fails */
-		good = bad = x;
-		while (!rc && ok && good > lo) {
-			bad = fmax(lo, good - step);
-			step = next, next *= 2;
-			rc = probe(s, st, bad, fn, ctx, a, &ok, err);
-			if (!rc && ok)
-				good = bad;
-		}
-		a->found = true;
-		if (!rc && !ok)
-			rc = bisect(s, st, fn, ctx, a, &good, bad, 1, err);
-	} else if (!rc) { /* above x: walk up until it holds */
-		bad = good = x;
-		while (!rc && !ok && good < hi) {
-			good = fmin(hi, bad + step);
-			step = next, next *= 2;
-			rc = probe(s, st, good, fn, ctx, a, &ok, err);
-			if (!rc && !ok)
-				bad = good;
-		}
-		if (rc || !ok)
-			return rc; /* not even hi holds */
-		a->found = true;
-		rc = bisect(s, st, fn, ctx, a, &good, bad, 1, err);
+	struct walk w = {lo - 1, hi + 1, NAN, NAN, 1, 1, 0};
+	struct search_calib cal = {0};
+	double x = fmin(hi, fmax(lo, (double)s->start));
+	while (w.good > w.bad + 1) {
+		bool ok;
+		double cut;
+		int rc = probe(s, st, x, fn, ctx, a, &ok, &cal, &cut, err);
+		if (rc)
+			return rc;
+		if (ok)
+			w.good = x, w.good_cut = cut;
+		else
+			w.bad = x, w.bad_cut = cut;
+		if (w.good > w.bad + 1)
+			x = next_value(&w, lo, hi, x, ok);
 	}
-	if (!rc)
-		format_value(s, good, a->value, sizeof a->value);
-	return rc;
+	if (w.good > hi)
+		return GP_OK; /* not even hi holds */
+	a->found = true;
+	format_value(s, w.good, a->value, sizeof a->value);
+	return GP_OK;
 }
 
 int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
@@ -336,11 +368,12 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 		     : s->tolerance > 0 ? s->tolerance
 					: fabs(s->hi.number - s->lo.number) / 1000;
 	bool ok;
-	int rc = probe(s, st, good, fn, ctx, a, &ok, err);
+	double unused;
+	int rc = probe(s, st, good, fn, ctx, a, &ok, NULL, &unused, err);
 	if (rc || !ok)
 		return rc;
 	a->found = true;
-	rc = probe(s, st, bad, fn, ctx, a, &ok, err);
+	rc = probe(s, st, bad, fn, ctx, a, &ok, NULL, &unused, err);
 	if (rc)
 		return rc;
 	if (ok)

@@ -20,6 +20,7 @@
 #include "gpuplan/scenario.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,18 +263,20 @@ static int role_first_cut(const struct search_spec *sp, const struct scenario *s
 	return 0;
 }
 
-int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
+/* The service of a minimum-replica question on sc and its workload; false
+ * when the question is not one the first cut models (then role_first_cut
+ * may still size a disaggregated role). */
+static bool question(const struct search_spec *sp, const struct scenario *sc,
+		     struct firstcut_service *s, const struct workload_spec **wl)
 {
 	const struct search_condition *c = &sp->until;
 	if (sp->maximize || !sp->integer)
-		return 0;
-	if (strstr(sp->key, ".disaggregated.") && (c->op == OP_LE || c->op == OP_LT))
-		return role_first_cut(sp, sc);
+		return false;
 	const struct workload_spec *w = varied(sc, sp->key);
 	if (!w || !w->inference || w->inference->target_queue > 0 || w->inference->disagg ||
 	    w->inference->service /* a routed group: its traffic is a share of its service's */ ||
 	    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
-		return 0;
+		return false;
 	const struct slo_spec *slo = &w->inference->slo;
 	double p = percentile_of(c->metric), ttft = c->value, tpot = 0;
 	if (goal_condition(c)) { /* the workload's own SLO */
@@ -281,12 +284,77 @@ int search_first_cut(const struct search_spec *sp, const struct scenario *sc)
 		ttft = sim_seconds(slo->ttft);
 		tpot = sim_seconds(slo->tpot);
 	} else if (!p || (c->op != OP_LE && c->op != OP_LT)) {
+		return false;
+	}
+	*wl = w;
+	return ttft > 0 && search_service(sc, w, NULL, ttft, tpot, p, s) && s->ttft_slo_s > 0;
+}
+
+int search_first_cut(const struct search_spec *sp, const struct scenario *sc,
+		     struct firstcut_service *service)
+{
+	const struct search_condition *c = &sp->until;
+	*service = (struct firstcut_service){0};
+	if (sp->maximize || !sp->integer)
+		return 0;
+	if (strstr(sp->key, ".disaggregated.") && (c->op == OP_LE || c->op == OP_LT))
+		return role_first_cut(sp, sc);
+	const struct workload_spec *w;
+	struct firstcut f;
+	if (!question(sp, sc, service, &w) || firstcut_size(service, &f) != FIRSTCUT_OK) {
+		*service = (struct firstcut_service){0};
 		return 0;
 	}
-	struct firstcut_service s;
-	struct firstcut f;
-	if (!(ttft > 0) || !search_service(sc, w, NULL, ttft, tpot, p, &s) || !(s.ttft_slo_s > 0) ||
-	    firstcut_size(&s, &f) != FIRSTCUT_OK)
-		return 0;
 	return f.replicas;
+}
+
+/* cal's service on sc: the first probe reads it whole; later ones take the
+ * model and GPU from their own scenario (the traffic is the same). */
+static bool calibration(const struct search_spec *sp, const struct scenario *sc,
+			struct search_calib *cal, const struct workload_spec **w)
+{
+	if (cal->none)
+		return false;
+	if (!cal->ready && sp->has_service) { /* the traffic as search_estimate read it */
+		cal->s = sp->service;
+		cal->ready = true;
+		cal->allowed = NAN;
+	} else if (!cal->ready) {
+		cal->none = !question(sp, sc, &cal->s, w);
+		cal->allowed = cal->none ? NAN : firstcut_load_at_tail(&cal->s, cal->s.ttft_slo_s);
+		cal->none |= !(cal->allowed > 0) || cal->s.percentile != floor(cal->s.percentile);
+		cal->ready = true;
+		return !cal->none;
+	}
+	*w = varied(sc, sp->key);
+	const struct pool_spec *pool = NULL;
+	for (size_t i = 0; *w && i < sc->n_pools && !pool; i++)
+		if (scenario_pool_offers(&sc->pools[i], *w))
+			pool = &sc->pools[i];
+	if (!pool || !(*w)->model)
+		return false;
+	cal->s.model = (*w)->model;
+	cal->s.gpu = pool->gpu;
+	if (isnan(cal->allowed)) {
+		cal->allowed = firstcut_load_at_tail(&cal->s, cal->s.ttft_slo_s);
+		cal->none = !(cal->allowed > 0) || cal->s.percentile != floor(cal->s.percentile);
+	}
+	return !cal->none;
+}
+
+double search_recut(const struct search_spec *sp, const struct scenario *sc,
+		    const struct results *r, int64_t n, struct search_calib *cal)
+{
+	const struct workload_spec *w;
+	if (!calibration(sp, sc, cal, &w))
+		return NAN;
+	char metric[16];
+	snprintf(metric, sizeof metric, "ttft_p%02d_s", (int)cal->s.percentile);
+	double tail = results_metric(r, w->name, metric) - sim_seconds(w->inference->tokenize);
+	if (!isfinite(tail))
+		return NAN; /* no such metric (ttft_p90_s): nothing to calibrate by */
+	if (tail > 2 * cal->s.ttft_slo_s)
+		return INFINITY; /* a queue that grew through the run: past capacity */
+	double at = firstcut_load_at_tail(&cal->s, tail);
+	return isnan(at) ? NAN : (double)n * at / cal->allowed;
 }

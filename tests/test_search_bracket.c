@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 
 #include "scratch.h"
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,5 +172,121 @@ Test(search_bracket, a_disaggregated_roles_first_cut_gives_the_bisections_answer
 			     grid[i].rate, fc, bi);
 		cr_expect_leq(fc_probes, 3, "%s at %g/s: %d probes", grid[i].role, grid[i].rate,
 			      fc_probes);
+	}
+}
+
+/* splitmix64 (Steele, Lea and Flood), uniform on (0, 1): the test's own
+ * stream, the same on every machine. */
+static double uniform(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A lognormal draw of this mean (Box-Muller). */
+static int lognormal(uint64_t *state, double mean, double sigma)
+{
+	double r = sqrt(-2 * log(uniform(state)));
+	double z = r * cos(2 * M_PI * uniform(state));
+	int v = (int)exp(log(mean) - sigma * sigma / 2 + sigma * z);
+	return v > 0 ? v : 1;
+}
+
+/*
+ * An Azure-shaped trace (TIMESTAMP,ContextTokens,GeneratedTokens) of n
+ * requests at 2 a second: the gaps hyperexponential, a tenth of them
+ * exponential of twice the mean gap and the rest of (1 - 0.2) / 0.9 = 0.889
+ * of it, so their squared cv is 2 (0.1 x 2^2 + 0.9 x 0.889^2) - 1 = 1.22
+ * (the conversation trace's is 1.2); prompts lognormal of mean 1,150 tokens
+ * (sigma 0.64: the conversation trace's p99 near 4,100), answers of mean 230
+ * (sigma 0.8).  Returns the gaps' squared cv as written.
+ */
+static double bursty_trace(const char *path, int n)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n");
+	uint64_t state = 1;
+	double t = 0, sum = 0, sum2 = 0, mean_gap = 0.5;
+	for (int i = 0; i < n; i++) {
+		double scale = uniform(&state) < 0.1 ? 2.0 : 0.8 / 0.9;
+		double gap = -log(uniform(&state)) * mean_gap * scale;
+		t += gap;
+		sum += gap, sum2 += gap * gap;
+		int prompt = lognormal(&state, 1150, 0.64);
+		int output = lognormal(&state, 230, 0.8);
+		long long us = (long long)(t * 1e6);
+		fprintf(f, "2023-11-16 18:%02lld:%02lld.%06lld0,%d,%d\n", us / 60000000,
+			us / 1000000 % 60, us % 1000000, prompt, output);
+	}
+	fclose(f);
+	double m = sum / n;
+	return sum2 / n / (m * m) - 1;
+}
+
+/* The first cut, the answer and the probes of a search's output. */
+static int search_output(const char *text, int *cut, int *probes)
+{
+	const char *c = strstr(text, "first cut (an estimate): workloads.chat.replicas=");
+	*cut = c ? atoi(strchr(c, '=') + 1) : 0;
+	*probes = 0;
+	for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		*probes += !strncmp(l, "probe ", 6);
+	const char *eq = strrchr(text, '=');
+	cr_assert_not_null(eq, "%s", text);
+	return atoi(eq + 1);
+}
+
+/* On bursty arrivals (20 and 40 requests/s of the trace above) the first
+ * cut, 9 and 17 replicas on A100s under a 500 ms p99 TTFT, is about twice
+ * the answer, 4 and 8: the gallop from it took seven probes and more.  The
+ * search re-solves the first cut calibrated by each probe's simulated p99
+ * TTFT (search_recut): the first probe's tail, at the idle floor, says "far
+ * fewer" (a halving), the second's calibrated cut (3.85, 6.67) names the
+ * boundary, and its neighbour closes the pair: three runs, the answer the
+ * bisection's. */
+Test(search_bracket, a_first_cut_off_by_several_is_recalibrated_by_the_probe)
+{
+	char trace[128], yaml[128];
+	snprintf(trace, sizeof trace, "%s/bursty.csv", dir);
+	snprintf(yaml, sizeof yaml, "%s/bursty.yaml", dir);
+	double cv2 = bursty_trace(trace, 3000);
+	cr_assert(cv2 > 1.1 && cv2 < 1.4, "the gaps' cv^2 %g, 1.22 expected", cv2);
+	FILE *f = fopen(yaml, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "name: bursty\n"
+		   "pools:\n"
+		   "  - {name: a100, nodes: 4, gpu: A100-80GB, gpus_per_node: 8}\n"
+		   "workloads:\n"
+		   "  - name: chat\n"
+		   "    kind: inference\n"
+		   "    model: llama-3-8b\n"
+		   "    replicas: 1\n"
+		   "    memory_fraction: 0.9\n"
+		   "    requests: {trace: bursty.csv, format: azure}\n"
+		   "    slo: {ttft: 500ms, percentile: 99}\n");
+	fclose(f);
+	static const double speedups[] = {10, 20};
+	for (size_t i = 0; i < sizeof speedups / sizeof speedups[0]; i++) {
+		int answers[2], cut[2], probes[2];
+		for (int k = 0; k < 2; k++) {
+			char cmd[2048];
+			snprintf(cmd, sizeof cmd,
+				 "bin/gpuplan search %s --db %s/b%zu%d.db --min --vary "
+				 "workloads.chat.replicas --lo 1 --hi 64 --until 'ttft_p99_s <= "
+				 "0.5' --set workloads.chat.requests.speedup=%g%s",
+				 yaml, dir, i, k, speedups[i], k ? " --no-first-cut" : "");
+			cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s\n%s", cmd, out);
+			answers[k] = search_output(out, &cut[k], &probes[k]);
+		}
+		cr_expect_eq(answers[0], answers[1], "x%g: first cut %d, bisection %d", speedups[i],
+			     answers[0], answers[1]);
+		cr_expect_geq(cut[0] - answers[0], 3, "x%g: the first cut %d is off, answer %d",
+			      speedups[i], cut[0], answers[0]);
+		cr_expect_leq(probes[0], 3, "x%g: %d probes (first cut %d, answer %d)", speedups[i],
+			      probes[0], cut[0], answers[0]);
 	}
 }

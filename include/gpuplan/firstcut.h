@@ -83,6 +83,14 @@ double firstcut_ttft_tail(const struct firstcut_service *s, int n, struct firstc
  * solves for the percentile.  1 when n replicas are saturated. */
 double firstcut_late_share(const struct firstcut_service *s, int n, double t);
 
+/* The rate a replica of s can take (requests a second, s->rate ignored;
+ * the rate classes and burstiness kept) with its TTFT tail at the
+ * percentile, less tokenization, at t: the load a simulated tail stands
+ * for, so a search calibrates the first cut by a probe (search_bracket.c).
+ * 0 when an idle replica's tail is longer than t, +inf when t is longer
+ * than the tail just below capacity (saturated); NAN when s does not fit. */
+double firstcut_load_at_tail(const struct firstcut_service *s, double t);
+
 /* A disaggregated service (firstcut_disagg.c): prefill and decode workers of
  * one GPU type and TP degree, the KV cache sent over a link of this bandwidth
  * (bytes/s per GPU, achieved; 0: the GPU type's NVLink) and latency. */

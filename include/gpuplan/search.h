@@ -50,6 +50,10 @@ struct search_spec {
 	const char *with_key; /* set beside key in every probe to ceil(value / with_per):
 			       * the nodes that hold `value` replicas (advise); NULL: none */
 	int64_t with_per;
+	bool has_service; /* search_estimate's first cut modelled the question: its
+			   * service, whose traffic (read from a trace once) the
+			   * probes' calibration reuses (search_recut) */
+	struct firstcut_service service;
 };
 
 /* What one probe found, for progress output. */
@@ -81,10 +85,11 @@ struct search_answer {
 
 /* The first cut of a minimum-replica question (firstcut.h): the replicas of
  * an inference workload (KEY workloads.NAME.replicas) whose TTFT tail the
- * condition bounds, computed in microseconds; *replicas = 0 when the search
- * is not such a question (then it bisects).  Loads the scenario with the
- * search's overrides and KEY=lo to read the workload. */
-int search_estimate(const struct search_spec *spec, int64_t *replicas, struct gp_err *err);
+ * condition bounds, computed in microseconds, into spec->start (0 when the
+ * search is not such a question: then it bisects), and its service into
+ * spec->service.  sc is the scenario with the search's overrides and
+ * KEY=lo (the one `search` loads to check --lo). */
+void search_estimate(struct search_spec *spec, const struct scenario *sc);
 
 /* The first cut's service (firstcut.h) for inference workload w of sc on GPU
  * type gpu (NULL: the GPU of the first pool that offers w): its model,
@@ -97,10 +102,14 @@ bool search_service(const struct scenario *sc, const struct workload_spec *w,
 		    const struct gpu_type *gpu, double ttft_s, double tpot_s, double percentile,
 		    struct firstcut_service *s);
 
-/* Runs the search and fills *answer.  With spec->start, it probes start and
- * its neighbour below; when the answer lies further, it gallops away from
- * start (steps 1, 1, 2, 4, ...) to a value of the other kind, then bisects: the
- * answer is the full bisection's whenever the condition is monotone. */
+/* Runs the search and fills *answer.  With spec->start, it probes start,
+ * then the first cut re-solved with what each probe's run measured (its
+ * TTFT tail calibrates the first cut's load; search_recut), regula falsi
+ * once both ends of the bracket are calibrated, until the boundary pair
+ * (start - k fails, start - k + 1 holds) is found; a question the first cut
+ * does not model gallops away from start (steps 1, 1, 2, 4, ...) and
+ * bisects.  Either way the answer is the full bisection's whenever the
+ * condition is monotone. */
 int search_run(const struct search_spec *spec, struct store *st, search_probe_fn on_probe,
 	       void *ctx, struct search_answer *answer, struct gp_err *err);
 
