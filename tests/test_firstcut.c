@@ -238,3 +238,33 @@ Test(firstcut_cli, a_service_on_one_gpu_as_json)
 	cr_assert(strstr(out, "{\"gpu\": \"H100-80GB\", \"verdict\": \"ok\", \"tp\": 1"), "%s",
 		  out);
 }
+
+/* firstcut_load_at_tail inverts the tail in the load a replica takes: the
+ * tail at 40 requests/s on n replicas stands for 40 / n a replica (to the
+ * 2^-16 of the capacity it bisects to), on a steady and on a varying rate;
+ * a tail below an idle replica's stands for no load, and the longest tails
+ * for the load where the replica saturates, at most its capacity. */
+Test(firstcut, the_load_at_a_tail_inverts_the_tail)
+{
+	struct firstcut_service s = llama_on("H100-80GB", 40);
+	struct firstcut f;
+	for (int varying = 0; varying < 2; varying++) {
+		if (varying) { /* half the requests at 0.5 x the rate, half at 1.5 x */
+			s.n_rate_classes = 2;
+			s.rate_class[0] = 0.5, s.rate_class[1] = 1.5;
+		}
+		for (int n = 2; n <= 8; n *= 2) {
+			double t = firstcut_ttft_tail(&s, n, &f);
+			cr_assert(isfinite(t), "%d replicas", n);
+			cr_assert_float_eq(firstcut_load_at_tail(&s, t), 40.0 / n,
+					   2 * f.capacity_rps / 65536, "%d replicas", n);
+		}
+	}
+	double idle = firstcut_ttft_tail(&s, 1000000, &f);
+	cr_assert_eq(firstcut_load_at_tail(&s, 0.9 * idle), 0);
+	double most = firstcut_load_at_tail(&s, 1e6);
+	cr_assert(most > firstcut_load_at_tail(&s, 0.5) && most <= f.capacity_rps, "%g", most);
+	s.gpu = catalog_gpu("T4"); /* llama-3-8b's 16 GB of FP16 weights do not fit one T4 */
+	s.tp = 1;
+	cr_assert(isnan(firstcut_load_at_tail(&s, 0.5)));
+}
