@@ -135,10 +135,25 @@ static int cmp_key_ref(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+static int duplicate(const struct ynode *m, size_t dup, size_t first, struct gp_err *err)
+{
+	struct srcloc at = m->key_locs[dup], was = m->key_locs[first];
+	return gp_located(err, at, "duplicate key '%s' (first defined at line %d, column %d)",
+			  m->keys[dup], was.line, was.col);
+}
+
 int ytree_check_duplicates(const struct ynode *m, struct gp_err *err)
 {
 	if (m->n < 2)
 		return GP_OK;
+	if (m->n <= 8) { /* most maps: pairs, without a sort or an allocation */
+		for (size_t i = 1; i < m->n; i++)
+			for (size_t k = 0; k < i; k++)
+				if (m->keys[k][0] == m->keys[i][0] &&
+				    !strcmp(m->keys[k], m->keys[i]))
+					return duplicate(m, i, k, err);
+		return GP_OK;
+	}
 	struct key_ref *refs = gp_xmalloc(m->n * sizeof *refs);
 	for (size_t i = 0; i < m->n; i++)
 		refs[i] = (struct key_ref){m->keys[i], i};
@@ -155,11 +170,7 @@ int ytree_check_duplicates(const struct ynode *m, struct gp_err *err)
 		first = refs[j].index;
 	}
 	free(refs);
-	if (dup == SIZE_MAX)
-		return GP_OK;
-	struct srcloc at = m->key_locs[dup], was = m->key_locs[first];
-	return gp_located(err, at, "duplicate key '%s' (first defined at line %d, column %d)",
-			  m->keys[dup], was.line, was.col);
+	return dup == SIZE_MAX ? GP_OK : duplicate(m, dup, first, err);
 }
 
 static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode **out);
