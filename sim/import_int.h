@@ -8,7 +8,8 @@
  * import_pods.c (pods), import_extra.c (Kueue, DCGM, OpenCost, prices).
  * Everything is owned by struct imp and freed by imp_free; strings that
  * come from the input trees point into them (the trees live as long), but
- * for the nodes', whose tree goes once they are read (node_strings).
+ * for the pods' and the nodes', whose trees go once they are read
+ * (pod_strings, node_strings).
  */
 #ifndef GPUPLAN_IMPORT_INT_H
 #define GPUPLAN_IMPORT_INT_H
@@ -38,6 +39,11 @@ int imp_open_kube(struct imp_file *f, const char *path, struct gp_err *err);
 int imp_open_text(struct imp_file *f, const char *name, const char *text, size_t len,
 		  struct gp_err *err);
 void imp_close(struct imp_file *f);
+
+/* String *s kept in x, so that its file's tree can go: every string is
+ * added on pass 0, then (x whole, its keys no longer moving) pointed at on
+ * pass 1.  NULL stays NULL. */
+void imp_keep(struct strindex *x, int pass, char **s);
 
 /* Path steps: push returns the length to pop back to.  A key is one key,
  * whatever it holds (.spec, ["nvidia.com/gpu"]); steps are a path written in
@@ -149,13 +155,14 @@ struct imp_tol {
 
 struct imp_pod {
 	const char *ns, *name;
-	const struct ynode *labels;          /* metadata.labels (a map, or NULL): showback */
+	struct kv *labels; /* metadata.labels' scalars (showback, budgets); owned array */
+	size_t n_labels;
 	char controller[IMP_CONTROLLER_MAX]; /* "Deployment ml/vllm" */
 	bool node_level;                     /* DaemonSet or static pod: charged to its node */
 	bool service;                        /* restartPolicy Always */
 	enum imp_phase phase;
-	const char *node; /* spec.nodeName; NULL when unbound */
-	struct srcloc loc;
+	const char *node;            /* spec.nodeName; NULL when unbound */
+	struct srcloc loc, node_loc; /* the item's, spec.nodeName's */
 	/* request */
 	int32_t gpus;         /* nvidia.com/gpu (or nvidia.com/gpu.shared) limits */
 	bool shared;          /* they are nvidia.com/gpu.shared (renameByDefault) */
@@ -260,6 +267,7 @@ struct imp {
 	struct strindex node_ids;     /* node names, id = index into nodes */
 	struct strindex node_strings; /* the nodes' labels, taints and products,
 				       * once their file's tree is gone */
+	struct strindex pod_strings;  /* the pods' strings, once theirs is gone */
 	struct strindex warned;       /* the warnings given, hashed: each once */
 	struct strindex selected;     /* the label keys pods select on (imp_read_pods) */
 	struct imp_pod *pods;

@@ -621,17 +621,6 @@ static void group(struct imp *im)
 	}
 }
 
-/* String *s kept in x: added on pass 0, then (x whole) pointed at. */
-static void keep(struct strindex *x, int pass, char **s)
-{
-	if (!*s)
-		return;
-	if (pass)
-		*s = (char *)strindex_key(x, strindex_find(x, *s));
-	else
-		strindex_add(x, *s, NULL);
-}
-
 /* The strings the nodes keep (name, the labels pods select on, taints, the
  * product) copied out of the file's tree, which then goes: nothing reads it
  * once the nodes are read, and for 100,000 nodes it held 330 MB while the
@@ -643,15 +632,15 @@ static void detach(struct imp *im)
 		for (size_t i = 0; i < im->n_nodes; i++) {
 			struct imp_shape *s = &im->nodes[i].shape;
 			char *product = (char *)s->product;
-			keep(x, pass, &product);
+			imp_keep(x, pass, &product);
 			s->product = product;
 			for (size_t k = 0; k < s->n_labels; k++) {
-				keep(x, pass, &s->labels[k].key);
-				keep(x, pass, &s->labels[k].value);
+				imp_keep(x, pass, &s->labels[k].key);
+				imp_keep(x, pass, &s->labels[k].value);
 			}
 			for (size_t k = 0; k < s->n_taints; k++) {
-				keep(x, pass, &s->taints[k].key);
-				keep(x, pass, &s->taints[k].value);
+				imp_keep(x, pass, &s->taints[k].key);
+				imp_keep(x, pass, &s->taints[k].value);
 			}
 		}
 	for (size_t i = 0; i < im->n_nodes; i++) {

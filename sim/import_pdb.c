@@ -24,8 +24,10 @@
 /* The pod's label key, or NULL. */
 static const char *pod_label(const struct imp_pod *p, const char *key)
 {
-	const struct ynode *v = p->labels ? ynode_get(p->labels, key) : NULL;
-	return v && v->kind == YNODE_SCALAR ? v->value : NULL;
+	for (size_t i = 0; i < p->n_labels; i++)
+		if (!strcmp(p->labels[i].key, key))
+			return p->labels[i].value;
+	return NULL;
 }
 
 static bool in_values(const struct ynode *values, const char *v)

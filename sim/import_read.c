@@ -39,6 +39,16 @@ static const char *const kube_skip[] = {
 	"serviceAccountName", "serviceAccount", "enableServiceLinks", "schedulerName", "hostIP",
 	"hostIPs", "podIP", "podIPs", "qosClass", NULL};
 
+void imp_keep(struct strindex *x, int pass, char **s)
+{
+	if (!*s)
+		return;
+	if (pass)
+		*s = (char *)strindex_key(x, strindex_find(x, *s));
+	else
+		strindex_add(x, *s, NULL);
+}
+
 static int open_tree(struct imp_file *f, const char *path, const char *const *skip,
 		     struct gp_err *err)
 {

@@ -10,9 +10,6 @@
 #include "gpuplan/units.h"
 
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -284,12 +281,6 @@ int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 	list_free(&map);
 	if (rc)
 		return fail(rc, &err, false);
-#ifdef __GLIBC__
-	/* The inputs' trees are gone: their pages go back before the check
-	 * loads the scenario, rather than stay resident in holes of the heap
-	 * (23 MB of the peak for 100,000 nodes and pods). */
-	malloc_trim(0);
-#endif
 	if (!(rc = import_write(&o, &r, path, &c, &err)))
 		import_write_check(stdout, &r, &c, path);
 	import_check_free(&c);

@@ -746,6 +746,10 @@ static int load(struct scenario *sc, const char *const *sets, size_t n_sets, str
 	if (!rc)
 		rc = load_root(&ld, sc->tree->root);
 	ld_route_free(&ld);
+	/* what the scenario keeps is copied (schedules and the names its
+	 * locations point to are the tree's strings): the nodes go */
+	if (!rc)
+		ytree_drop_nodes(sc->tree);
 	return rc;
 }
 

@@ -372,7 +372,7 @@ int ld_get_kv_map(struct loader *ld, const struct ynode *v, const char *what, st
 static const struct key_rule *find_rule(const struct key_rule *rules, size_t n, const char *key)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(rules[i].key, key))
+		if (rules[i].key[0] == key[0] && !strcmp(rules[i].key, key))
 			return &rules[i];
 	return NULL;
 }

@@ -69,7 +69,7 @@ int ld_arrival_schedule(struct loader *ld, const struct ynode *v, void *obj)
 	a->kind = ARRIVAL_SCHEDULE;
 	if (v->kind != YNODE_SCALAR)
 		return ld_bad_value(ld, v, "schedule", UNITS_HINT_CRON);
-	a->schedule = v->value;
+	a->schedule = ytree_intern(ld->sc->tree, v->value); /* the nodes go once loaded */
 	if (units_cron(v->value, &a->cron, why, sizeof why))
 		return gp_located(ld->err, v->loc, "schedule '%s': %s; expected " UNITS_HINT_CRON,
 				  v->value, why);

@@ -1,9 +1,11 @@
 /*
  * ytree.c - YAML documents as located trees (see ytree.h).
  *
- * libyaml's document API parses and resolves aliases; this file copies its
- * node graph into struct ynode, turning libyaml's 0-based marks into the
- * 1-based lines and columns users see.  It rejects what a scenario can never
+ * A document is built into struct ynode from libyaml's events in one pass
+ * (load_stream); one with anchors or aliases goes through libyaml's document
+ * API, which resolves them, and is copied from its node graph (convert).
+ * Either way libyaml's 0-based marks become the 1-based lines and columns
+ * users see.  It rejects what a scenario can never
  * mean (duplicate keys, non-scalar keys, several documents) and bounds the
  * copy, so that an alias bomb or a self-referencing anchor is an input error
  * rather than an exhausted machine.
@@ -70,7 +72,8 @@ void ynode_free(struct ynode *n)
 {
 	if (!n)
 		return;
-	free(n->value);
+	if (n->value != (char *)(n + 1)) /* new_scalar's is in the node's block */
+		free(n->value);
 	free(n->source);
 	free(n->note);
 	for (size_t i = 0; i < n->n; i++) {
@@ -84,12 +87,14 @@ void ynode_free(struct ynode *n)
 	free(n);
 }
 
+/* A scalar and its text in one block: a scenario of 100,000 workloads has
+ * a million scalars, each a malloc and a free fewer. */
 static struct ynode *new_scalar(struct srcloc loc, const char *text, size_t len, bool quoted)
 {
-	struct ynode *n = gp_xcalloc(1, sizeof *n);
+	struct ynode *n = gp_xcalloc(1, sizeof *n + len + 1);
 	n->kind = YNODE_SCALAR;
 	n->loc = loc;
-	n->value = gp_xmalloc(len + 1);
+	n->value = (char *)(n + 1);
 	memcpy(n->value, text, len);
 	n->value[len] = '\0';
 	n->quoted = quoted;
@@ -130,10 +135,25 @@ static int cmp_key_ref(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+static int duplicate(const struct ynode *m, size_t dup, size_t first, struct gp_err *err)
+{
+	struct srcloc at = m->key_locs[dup], was = m->key_locs[first];
+	return gp_located(err, at, "duplicate key '%s' (first defined at line %d, column %d)",
+			  m->keys[dup], was.line, was.col);
+}
+
 int ytree_check_duplicates(const struct ynode *m, struct gp_err *err)
 {
 	if (m->n < 2)
 		return GP_OK;
+	if (m->n <= 8) { /* most maps: pairs, without a sort or an allocation */
+		for (size_t i = 1; i < m->n; i++)
+			for (size_t k = 0; k < i; k++)
+				if (m->keys[k][0] == m->keys[i][0] &&
+				    !strcmp(m->keys[k], m->keys[i]))
+					return duplicate(m, i, k, err);
+		return GP_OK;
+	}
 	struct key_ref *refs = gp_xmalloc(m->n * sizeof *refs);
 	for (size_t i = 0; i < m->n; i++)
 		refs[i] = (struct key_ref){m->keys[i], i};
@@ -150,11 +170,7 @@ int ytree_check_duplicates(const struct ynode *m, struct gp_err *err)
 		first = refs[j].index;
 	}
 	free(refs);
-	if (dup == SIZE_MAX)
-		return GP_OK;
-	struct srcloc at = m->key_locs[dup], was = m->key_locs[first];
-	return gp_located(err, at, "duplicate key '%s' (first defined at line %d, column %d)",
-			  m->keys[dup], was.line, was.col);
+	return dup == SIZE_MAX ? GP_OK : duplicate(m, dup, first, err);
 }
 
 static int convert(struct builder *b, yaml_node_t *yn, int depth, struct ynode **out);
@@ -235,14 +251,14 @@ static char *line_comment(const char *text, size_t len, size_t from)
 }
 
 /*
- * Reads the tag of yn into n: !placeholder flags it, with the value's source
- * text (the tag left out) and the comment on its line (the line it ends on; for
- * a block value, which ends on a later line, the line of its tag); another
- * local tag is refused.  YAML's own tags (tag:yaml.org,2002:...) pass.
+ * Checks a node's tag: !placeholder flags n (placeholder_text then keeps the
+ * value's source text, the tag left out, and the comment on its line: the
+ * line it ends on; for a block value, which ends on a later line, the line
+ * of its tag); another local tag is refused.  YAML's own tags
+ * (tag:yaml.org,2002:...) pass.
  */
-static int read_tag(struct builder *b, yaml_node_t *yn, struct ynode *n)
+static int check_tag(struct builder *b, const char *tag, struct ynode *n)
 {
-	const char *tag = (const char *)yn->tag;
 	if (!tag || tag[0] != '!')
 		return GP_OK;
 	if (strcmp(tag, YTREE_PLACEHOLDER_TAG))
@@ -251,9 +267,15 @@ static int read_tag(struct builder *b, yaml_node_t *yn, struct ynode *n)
 				  " (a value that was not learned) or none",
 				  tag);
 	n->placeholder = true;
-	size_t from = yn->start_mark.index, to = yn->end_mark.index;
-	if (!b->text || to > b->len || from > to)
-		return GP_OK;
+	return GP_OK;
+}
+
+/* A placeholder's source text and note, from text[from, to) (the node's
+ * marks: a collection's end is known at its end event). */
+static void placeholder_text(struct builder *b, struct ynode *n, size_t from, size_t to)
+{
+	if (!n->placeholder || !b->text || to > b->len || from > to)
+		return;
 	size_t tag_len = sizeof YTREE_PLACEHOLDER_TAG - 1;
 	size_t after_tag = from;
 	if (to - from >= tag_len && !memcmp(b->text + from, YTREE_PLACEHOLDER_TAG, tag_len))
@@ -265,7 +287,16 @@ static int read_tag(struct builder *b, yaml_node_t *yn, struct ynode *n)
 		i++;
 	bool block = i == to || b->text[i] == '#' || b->text[i] == '\n' || b->text[i] == '\r';
 	n->note = line_comment(b->text, b->len, block ? after_tag : to);
-	return GP_OK;
+}
+
+/* The tag of a document node (libyaml gives untagged and "!" nodes its
+ * default tags, which are not local). */
+static int read_tag(struct builder *b, yaml_node_t *yn, struct ynode *n)
+{
+	int rc = check_tag(b, (const char *)yn->tag, n);
+	if (!rc)
+		placeholder_text(b, n, yn->start_mark.index, yn->end_mark.index);
+	return rc;
 }
 
 /* Copies yn (and below) into *out; on error *out is still freeable. */
@@ -379,37 +410,350 @@ static int check_depth(struct builder *b, const char *text, size_t len)
 	return rc;
 }
 
+/* --- one pass from libyaml's events ---------------------------------------- */
+
 /*
- * Parses one document of text into *out.  An empty document is an error for
- * a file but an empty scalar for a --set value ("KEY=" sets null).
+ * A document without anchors is built from libyaml's events in the pass that
+ * checks its depth: libyaml's own document (a node per value, every string
+ * copied) is never made, which for an imported scenario of 100,000 workloads
+ * was 700 MB and a second parse of its 43 MB.  Anchors and aliases take the
+ * document path (load_document): aliases there are copied with the bounds
+ * that stop an alias bomb.  The tree and every error are the document path's,
+ * in the same order: a depth error anywhere before a syntax error, then a
+ * syntax error in the first document, then what the copy refuses (the first
+ * in document order), then the second document's syntax error or its start.
  */
-static int parse_text(const char *file, const char *text, size_t len, int col_shift, bool set_value,
-		      struct ynode **out, struct gp_err *err)
+
+/* A node of the stream still open, and its entries so far (from base in
+ * stream.entries: a map's are key, value; a list's items). */
+struct stream_open {
+	struct ynode *node;
+	size_t base;
+	char *tag;   /* a map's, checked at its end (a copy: the event goes) */
+	size_t from; /* its start, for a placeholder's source text */
+};
+
+struct stream_entry {
+	char *key;
+	struct srcloc key_loc;
+	struct ynode *item;
+};
+
+struct stream {
+	struct builder *b;
+	struct ynode *root;
+	struct stream_open *open;
+	size_t n_open, cap_open;
+	struct stream_entry *entries;
+	size_t n_entries, cap_entries;
+	bool key_next; /* the open map's next event is a key */
+	int refused;   /* what the copy refused (first), GP_OK while building */
+};
+
+/* Frees what is built: the open nodes' entries (the finished ones own theirs),
+ * then the root; nothing more is built after. */
+static void stream_drop(struct stream *st)
 {
-	struct builder b = {NULL, file, col_shift, set_value && !memchr(text, '\n', len) ? len : 0,
-			    0,    err,  text,      len};
+	for (size_t i = 0; i < st->n_entries; i++) {
+		free(st->entries[i].key);
+		ynode_free(st->entries[i].item);
+	}
+	for (size_t i = 0; i < st->n_open; i++)
+		free(st->open[i].tag);
+	st->n_entries = st->n_open = 0;
+	ynode_free(st->root);
+	st->root = NULL;
+}
+
+/* Records the first refusal (err holds its message) and stops building. */
+static void stream_refuse(struct stream *st, int rc)
+{
+	if (rc && !st->refused) {
+		st->refused = rc;
+		stream_drop(st);
+	}
+}
+
+/* A node where the stream is: the root, a list's item, a map's value. */
+static void stream_place(struct stream *st, struct ynode *n)
+{
+	if (!st->n_open) {
+		st->root = n;
+		return;
+	}
+	struct stream_open *top = &st->open[st->n_open - 1];
+	if (top->node->kind == YNODE_MAP) {
+		st->entries[st->n_entries - 1].item = n;
+		st->key_next = true;
+		return;
+	}
+	GP_GROW(st->entries, st->cap_entries, st->n_entries + 1);
+	st->entries[st->n_entries++] = (struct stream_entry){NULL, {0}, n};
+}
+
+/* A map's key: a scalar (its text up to a NUL, as the document path copies
+ * keys), else refused. */
+static bool stream_key(struct stream *st, const yaml_event_t *ev)
+{
+	if (ev->type != YAML_SCALAR_EVENT && ev->type != YAML_SEQUENCE_START_EVENT &&
+	    ev->type != YAML_MAPPING_START_EVENT)
+		return false;
+	if (!st->n_open || st->open[st->n_open - 1].node->kind != YNODE_MAP || !st->key_next)
+		return false;
+	struct srcloc at = mark_loc(st->b, ev->start_mark);
+	if (ev->type != YAML_SCALAR_EVENT) {
+		stream_refuse(
+			st, gp_located(st->b->err, at,
+				       "a key must be a scalar, not %s; expected KEY: VALUE",
+				       ev->type == YAML_MAPPING_START_EVENT ? "a map" : "a list"));
+		return true;
+	}
+	char *key = gp_xmalloc(ev->data.scalar.length + 1);
+	memcpy(key, ev->data.scalar.value, ev->data.scalar.length);
+	key[ev->data.scalar.length] = '\0';
+	GP_GROW(st->entries, st->cap_entries, st->n_entries + 1);
+	st->entries[st->n_entries++] = (struct stream_entry){key, at, NULL};
+	st->key_next = false;
+	return true;
+}
+
+/* The document path's bound on copies (convert): never reached without
+ * aliases, but the same figure. */
+static bool stream_count(struct stream *st, struct srcloc loc)
+{
+	struct builder *b = st->b;
+	size_t most = b->len > YTREE_MAX_NODES ? b->len : YTREE_MAX_NODES;
+	if (++b->nodes <= most)
+		return true;
+	stream_refuse(st, gp_located(b->err, loc,
+				     "the document expands to more than %zu nodes, more than its "
+				     "%zu bytes could hold without aliases; expected each alias "
+				     "copied less often",
+				     most, b->len));
+	return false;
+}
+
+/* libyaml's loader gives "!" (non-specific) its default tag. */
+static const char *stream_tag(const yaml_char_t *tag)
+{
+	return tag && strcmp((const char *)tag, "!") ? (const char *)tag : NULL;
+}
+
+static void stream_scalar(struct stream *st, const yaml_event_t *ev)
+{
+	struct srcloc loc = mark_loc(st->b, ev->start_mark);
+	if (!stream_count(st, loc))
+		return;
+	const char *value = (const char *)ev->data.scalar.value;
+	size_t len = ev->data.scalar.length;
+	/* "a\0b" would be cut to "a" by every C string after this point. */
+	if (memchr(value, '\0', len)) {
+		stream_refuse(st, gp_located(st->b->err, loc,
+					     "a NUL character (\\0) in a value; expected text "
+					     "without one"));
+		return;
+	}
+	struct ynode *n =
+		new_scalar(loc, value, len, ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
+	stream_place(st, n);
+	int rc = check_tag(st->b, stream_tag(ev->data.scalar.tag), n);
+	if (!rc)
+		placeholder_text(st->b, n, ev->start_mark.index, ev->end_mark.index);
+	stream_refuse(st, rc);
+}
+
+/* A map or list opens: counted and placed now (document order), filled at
+ * its end.  A list's tag is checked now, a map's at its end, as convert does. */
+static void stream_start(struct stream *st, const yaml_event_t *ev)
+{
+	struct srcloc loc = mark_loc(st->b, ev->start_mark);
+	if (!stream_count(st, loc))
+		return;
+	bool map = ev->type == YAML_MAPPING_START_EVENT;
+	struct ynode *n = gp_xcalloc(1, sizeof *n);
+	n->kind = map ? YNODE_MAP : YNODE_SEQ;
+	n->loc = loc;
+	stream_place(st, n);
+	const char *tag =
+		stream_tag(map ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
+	int rc = map ? GP_OK : check_tag(st->b, tag, n);
+	if (rc) {
+		stream_refuse(st, rc);
+		return;
+	}
+	GP_GROW(st->open, st->cap_open, st->n_open + 1);
+	st->open[st->n_open++] = (struct stream_open){
+		n, st->n_entries, map && tag ? gp_xstrdup(tag) : NULL, ev->start_mark.index};
+	st->key_next = map;
+}
+
+/* A map or list closes: its entries become its arrays, exactly sized. */
+static void stream_end(struct stream *st, const yaml_event_t *ev)
+{
+	struct stream_open o = st->open[--st->n_open];
+	struct ynode *n = o.node;
+	struct stream_entry *e = &st->entries[o.base];
+	size_t k = st->n_entries - o.base;
+	n->n = k;
+	n->items = gp_xcalloc(k, sizeof *n->items);
+	if (n->kind == YNODE_MAP) {
+		n->keys = gp_xcalloc(k, sizeof *n->keys);
+		n->key_locs = gp_xcalloc(k, sizeof *n->key_locs);
+	}
+	for (size_t i = 0; i < k; i++) {
+		n->items[i] = e[i].item;
+		if (n->keys) {
+			n->keys[i] = e[i].key;
+			n->key_locs[i] = e[i].key_loc;
+		}
+	}
+	st->n_entries = o.base;
+	st->key_next = st->n_open && st->open[st->n_open - 1].node->kind == YNODE_MAP;
+	int rc = n->kind == YNODE_MAP ? ytree_check_duplicates(n, st->b->err) : GP_OK;
+	if (!rc && n->kind == YNODE_MAP)
+		rc = check_tag(st->b, o.tag, n);
+	free(o.tag);
+	if (!rc)
+		placeholder_text(st->b, n, o.from, ev->end_mark.index);
+	stream_refuse(st, rc);
+}
+
+/* Takes one event of the first document into the tree. */
+static void stream_event(struct stream *st, const yaml_event_t *ev)
+{
+	if (st->refused || stream_key(st, ev))
+		return;
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT: stream_scalar(st, ev); break;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT: stream_start(st, ev); break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT: stream_end(st, ev); break;
+	default: break;
+	}
+}
+
+/* Whether ev names an anchor or an alias (the document path's). */
+static bool anchored(const yaml_event_t *ev)
+{
+	switch (ev->type) {
+	case YAML_ALIAS_EVENT: return true;
+	case YAML_SCALAR_EVENT: return ev->data.scalar.anchor != NULL;
+	case YAML_SEQUENCE_START_EVENT: return ev->data.sequence_start.anchor != NULL;
+	case YAML_MAPPING_START_EVENT: return ev->data.mapping_start.anchor != NULL;
+	default: return false;
+	}
+}
+
+/* Where the pass stands in the stream. */
+struct stream_pass {
+	int docs; /* documents started */
+	bool first_done, second_done;
+	yaml_mark_t second; /* where the second document starts */
+	int syntax;         /* where the parser failed (and stopped): 0 nowhere, 1 in the
+		     * first document, 2 before the second ended, 3 later */
+};
+
+/*
+ * Reads text in one pass (see above): GP_OK with *out, or an error, or
+ * *aliased when an anchor or alias was seen (nothing built: the caller takes
+ * the document path).
+ */
+static int load_stream(struct builder *b, yaml_parser_t *parser, bool set_value, struct ynode **out,
+		       bool *aliased)
+{
+	struct stream st = {.b = b};
+	struct stream_pass ps = {0};
+	int depth = 0, rc = GP_OK;
+	*aliased = false;
+	for (bool done = false; !done && !rc && !*aliased;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(parser, &ev)) {
+			ps.syntax = !ps.first_done ? 1 : !ps.second_done ? 2 : 3;
+			break;
+		}
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > YTREE_MAX_DEPTH)
+				rc = gp_located(b->err, mark_loc(b, ev.start_mark),
+						"nesting deeper than %d levels; expected a flatter "
+						"document",
+						YTREE_MAX_DEPTH);
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			   ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		*aliased = anchored(&ev);
+		if (ev.type == YAML_DOCUMENT_START_EVENT && ++ps.docs == 2)
+			ps.second = ev.start_mark;
+		if (ev.type == YAML_DOCUMENT_END_EVENT) {
+			ps.second_done = ps.second_done || ps.docs == 2;
+			ps.first_done = true;
+		}
+		if (!rc && !*aliased && ps.docs == 1 && !ps.first_done)
+			stream_event(&st, &ev);
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	if (rc || *aliased) {
+		stream_drop(&st);
+	} else if (ps.syntax == 1) {
+		stream_drop(&st);
+		rc = parser_error(b, parser, b->text, b->len);
+	} else if (!ps.docs) {
+		if (set_value)
+			st.root = new_scalar((struct srcloc){b->file, 1, 1 + b->col_shift}, "", 0,
+					     false);
+		else
+			rc = gp_located(b->err, (struct srcloc){b->file, 1, 1},
+					"the document is empty; expected a YAML map");
+	} else if (st.refused) {
+		rc = st.refused;
+	} else if (ps.syntax == 2) {
+		stream_drop(&st);
+		rc = parser_error(b, parser, b->text, b->len);
+	} else if (ps.docs >= 2) {
+		stream_drop(&st);
+		rc = gp_located(b->err, mark_loc(b, ps.second),
+				"a second YAML document starts here; expected one document");
+	}
+	free(st.open);
+	free(st.entries);
+	*out = rc ? NULL : st.root;
+	if (rc)
+		ynode_free(st.root);
+	return rc;
+}
+
+/*
+ * The document path: libyaml's document (aliases resolved), copied into a
+ * tree by convert under its bounds.  For text with anchors or aliases.
+ */
+static int load_document(struct builder *b, bool set_value, struct ynode **out)
+{
+	const char *text = b->text, *file = b->file;
+	size_t len = b->len;
+	struct gp_err *err = b->err;
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	*out = NULL;
 	if (!yaml_parser_initialize(&parser))
 		return gp_errorf(err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", file);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	int rc = check_depth(&b, text, len);
+	int rc = check_depth(b, text, len);
 	if (rc) {
 		yaml_parser_delete(&parser);
 		return rc;
 	}
 	if (!yaml_parser_load(&parser, &doc)) {
-		rc = parser_error(&b, &parser, text, len);
+		rc = parser_error(b, &parser, text, len);
 		yaml_parser_delete(&parser);
 		return rc;
 	}
-	b.doc = &doc;
+	b->doc = &doc;
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
 	if (root)
-		rc = convert(&b, root, 0, out);
+		rc = convert(b, root, 0, out);
 	else if (set_value)
-		*out = new_scalar((struct srcloc){file, 1, 1 + col_shift}, "", 0, false);
+		*out = new_scalar((struct srcloc){file, 1, 1 + b->col_shift}, "", 0, false);
 	else
 		rc = gp_located(err, (struct srcloc){file, 1, 1},
 				"the document is empty; expected a YAML map");
@@ -417,10 +761,10 @@ static int parse_text(const char *file, const char *text, size_t len, int col_sh
 	if (rc == GP_OK) {
 		/* One document per input: a second one is almost always a pasting accident. */
 		if (!yaml_parser_load(&parser, &doc)) {
-			rc = parser_error(&b, &parser, text, len);
+			rc = parser_error(b, &parser, text, len);
 		} else {
 			if (yaml_document_get_root_node(&doc))
-				rc = gp_located(err, mark_loc(&b, doc.start_mark),
+				rc = gp_located(err, mark_loc(b, doc.start_mark),
 						"a second YAML document starts here; expected one "
 						"document");
 			yaml_document_delete(&doc);
@@ -432,6 +776,29 @@ static int parse_text(const char *file, const char *text, size_t len, int col_sh
 		*out = NULL;
 	}
 	return rc;
+}
+
+/*
+ * Parses one document of text into *out.  An empty document is an error for
+ * a file but an empty scalar for a --set value ("KEY=" sets null).
+ */
+static int parse_text(const char *file, const char *text, size_t len, int col_shift, bool set_value,
+		      struct ynode **out, struct gp_err *err)
+{
+	struct builder b = {NULL, file, col_shift, set_value && !memchr(text, '\n', len) ? len : 0,
+			    0,    err,  text,      len};
+	yaml_parser_t parser;
+	*out = NULL;
+	if (!yaml_parser_initialize(&parser))
+		return gp_errorf(err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", file);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	bool aliased;
+	int rc = load_stream(&b, &parser, set_value, out, &aliased);
+	yaml_parser_delete(&parser);
+	if (!aliased)
+		return rc;
+	b.nodes = 0;
+	return load_document(&b, set_value, out);
 }
 
 int ytree_parse(const char *name, const char *text, size_t len, struct ytree **out,
@@ -467,6 +834,16 @@ int ytree_load(const char *path, struct ytree **out, struct gp_err *err)
 	rc = ytree_parse(path, text, len, out, err);
 	free(text);
 	return rc;
+}
+
+void ytree_drop_nodes(struct ytree *t)
+{
+	if (t->arena)
+		ytree_arena_free(t->arena);
+	else
+		ynode_free(t->root);
+	t->arena = NULL;
+	t->root = NULL;
 }
 
 void ytree_free(struct ytree *t)

@@ -12,8 +12,6 @@
 /* Real scenarios nest a handful of levels and hold a few thousand nodes. */
 #define YTREE_MAX_DEPTH 128
 
-/* Keeps a copy of s for the tree's lifetime (locations point at it). */
-const char *ytree_intern(struct ytree *t, const char *s);
 /* Reads a whole input through the opener that refuses special files. */
 int ytree_read_all(const char *path, char **text, size_t *len, struct gp_err *err);
 /* Reports the first repeated key of map m in document order, if any. */

@@ -471,6 +471,26 @@ Test(import, bad_input_names_file_line_and_json_path)
 		one_pod("\"nvidia.com/gpu\": \"1\""), ".items[0].status.allocatable.cpu: expected");
 }
 
+/* The pods' tree is gone by the time the nodes are known (import_pods.c,
+ * detach): a bound pod asking for more GPUs than its node has is still
+ * named at its spec.nodeName, by line and column (the location kept as the
+ * pod was read). */
+Test(import, a_bound_pod_larger_than_its_node_is_named_at_its_node_name)
+{
+	const char *node = one_node("\"nvidia.com/gpu.product\": \"NVIDIA-L4\"",
+				    ", \"nvidia.com/gpu\": \"1\"");
+	char n[2048];
+	snprintf(n, sizeof n, "%s", node);
+	refused(n,
+		"{\"kind\": \"List\", \"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": "
+		"\"p\", \"namespace\": \"default\"},\n \"spec\": {\"nodeName\": \"n1\", "
+		"\"containers\": [{\"name\": \"c\", \"resources\": {\"limits\": "
+		"{\"nvidia.com/gpu\": \"2\"}}}]}, \"status\": {\"phase\": \"Running\"}}]}\n",
+		"p.json:2:23: error: .items[0].spec.nodeName: pod default/p asks for 2 "
+		"nvidia.com/gpu on node n1, which has 1; a bound pod holds no more than its node "
+		"has (the kubelet refuses it: OutOfnvidia.com/gpu)");
+}
+
 Test(import, the_same_inputs_give_the_same_bytes)
 {
 	struct import_options o = fixture();

@@ -357,7 +357,11 @@ static void import_busy(int n, const char *expected, double *cpu, double *rss)
  * no two share namespace, owner and zone).  Before: 137 s of CPU and 2.2 GB
  * (a pool-sized mask per pinned workload and pool, a scan of every class per
  * job started, two 5 KB generators per workload, the dropped members kept);
- * now about 13 s and 1.1 GB with the test build's assertions. */
+ * then about 13 s and 1.1 GB with the test build's assertions; now 6.4 to 7.9
+ * s and 620 MiB (the pods' tree freed before the nodes are read, the
+ * self-check's scenario built from libyaml's events without its document,
+ * its nodes dropped once loaded).  The bounds leave room for a loaded
+ * machine: CPU time there grows by up to half. */
 Test(scale, import_of_a_busy_cluster_of_100000_nodes_and_pods, .timeout = 1200)
 {
 	double cpu, rss;
@@ -366,6 +370,6 @@ Test(scale, import_of_a_busy_cluster_of_100000_nodes_and_pods, .timeout = 1200)
 		    "15000 pending)",
 		    &cpu, &rss);
 	cr_log_info("import of 100,000 nodes and pods: %.2f s of CPU, peak %.0f MiB", cpu, rss);
-	cr_assert_lt(cpu, 20.0, "import took %.2f s of CPU", cpu);
-	cr_assert_lt(rss, 1024, "peak %.0f MiB", rss);
+	cr_assert_lt(cpu, 12.0, "import took %.2f s of CPU", cpu);
+	cr_assert_lt(rss, 800, "peak %.0f MiB", rss);
 }

@@ -198,6 +198,74 @@ Test(ytree, syntax_errors_are_located)
 		    "text");
 }
 
+/* Whether a and b are the same tree: kinds, text, keys, flags, locations. */
+static void same_tree(const struct ynode *a, const struct ynode *b)
+{
+	cr_assert_eq(a->kind, b->kind);
+	cr_assert_eq(a->loc.line, b->loc.line);
+	cr_assert_eq(a->loc.col, b->loc.col);
+	cr_assert_eq(a->quoted, b->quoted);
+	cr_assert_eq(a->placeholder, b->placeholder);
+	cr_assert_str_eq(a->value ? a->value : "-", b->value ? b->value : "-");
+	cr_assert_str_eq(a->source ? a->source : "-", b->source ? b->source : "-");
+	cr_assert_str_eq(a->note ? a->note : "-", b->note ? b->note : "-");
+	cr_assert_eq(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->kind == YNODE_MAP) {
+			cr_assert_str_eq(a->keys[i], b->keys[i]);
+			cr_assert_eq(a->key_locs[i].line, b->key_locs[i].line);
+			cr_assert_eq(a->key_locs[i].col, b->key_locs[i].col);
+		}
+		same_tree(a->items[i], b->items[i]);
+	}
+}
+
+/* A document without anchors is built from the event stream in one pass; one
+ * with an anchor goes through libyaml's document.  An unused anchor on the
+ * last line changes nothing else, so both paths must give the same tree. */
+Test(ytree, the_one_pass_tree_is_the_document_tree)
+{
+	const char *body = "name: x  # the name\n"
+			   "pools:\n  - {name: a, nodes: 3, labels: {\"k\": 'v'}}\n"
+			   "  - name: b\n    taints: [x, [1, 2], {}]\n"
+			   "w: !placeholder\n  - 1\n  - !placeholder 2  # guessed\n"
+			   "m: !placeholder {a: 1}  # why\n"
+			   "s: |\n  block\n  text\n"
+			   "e:\n"
+			   "t: !!str 12\n"
+			   "z: 1\n";
+	char anchored[1024];
+	snprintf(anchored, sizeof anchored, "%sy: &unused 2\n", body);
+	char plain[1024];
+	snprintf(plain, sizeof plain, "%sy: 2\n", body);
+	struct ytree *a = parse(plain), *b = parse(anchored);
+	same_tree(a->root, b->root);
+	ytree_free(a);
+	ytree_free(b);
+}
+
+/* The order of errors is the document path's: the first document's syntax
+ * error before what the copy refuses (a duplicate key earlier in the text),
+ * which comes before the second document's syntax error. */
+Test(ytree, errors_keep_their_order_in_one_pass)
+{
+	parse_fails("a: 1\na: 2\nb: [1\n",
+		    "s.yaml:4:1: error: did not find expected ',' or ']' (while parsing a flow "
+		    "sequence at line 3, column 4)");
+	parse_fails("a: 1\na: 2\n---\nb: [1\n",
+		    "s.yaml:2:1: error: duplicate key 'a' (first defined at line 1, column 1)");
+	parse_fails("a: !foo {b: 1, b: 2}\n",
+		    "s.yaml:1:16: error: duplicate key 'b' (first defined at line 1, column 10)");
+	parse_fails("a: 1\n---\nb: [1\n",
+		    "s.yaml:4:1: error: did not find expected ',' or ']' (while parsing a flow "
+		    "sequence at line 3, column 4)");
+	parse_fails("a: [1, \"x\\0y\"]\n",
+		    "s.yaml:1:8: error: a NUL character (\\0) in a value; expected text without "
+		    "one");
+	parse_fails("? [a]\n: 1\n",
+		    "s.yaml:1:3: error: a key must be a scalar, not a list; expected KEY: VALUE");
+}
+
 Test(ytree, alias_bombs_are_refused)
 {
 	const char *bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"

@@ -748,7 +748,7 @@ struct scenario {
 			* multiplied by it, for "next quarter at +30%"; default 1 */
 	struct placeholder *placeholders; /* in document order */
 	size_t n_placeholders;
-	struct ytree *tree;   /* owns the strings locations point to */
+	struct ytree *tree;   /* owns the strings locations point to (its nodes go once loaded) */
 	double **dist_values; /* the values of empirical distributions, owned */
 	size_t n_dist_values;
 };

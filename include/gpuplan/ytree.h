@@ -94,6 +94,15 @@ static inline bool ytree_is_override(const char *file)
 
 void ytree_free(struct ytree *t);
 
+/* Keeps a copy of s for the tree's lifetime, past ytree_drop_nodes: the file
+ * names locations point to, and values a loader keeps as written. */
+const char *ytree_intern(struct ytree *t, const char *s);
+
+/* Frees the document's nodes (root becomes NULL) and keeps ytree_intern's
+ * strings, so the locations a loader copied stay valid: an imported
+ * scenario of 100,000 workloads is a tree of 350 MB. */
+void ytree_drop_nodes(struct ytree *t);
+
 /* A deep copy of n (locations kept), owned by the caller until it is put
  * in a tree; ynode_free releases a node that is not (ytree_free releases
  * the rest).  Not for a JSON tree's arena nodes' owner: the copy is malloc'd. */
