@@ -169,6 +169,8 @@ static void note_scale_up(struct autoscale *as, size_t p, int32_t from)
 		 (int)as->pools[p].size, (int)ps->autoscale.max);
 }
 
+static void on_event(void *ctx, const struct event *ev);
+
 struct autoscale *autoscale_create(const struct scenario *sc, const struct autoscale_host *host)
 {
 	bool any = false;
@@ -179,6 +181,7 @@ struct autoscale *autoscale_create(const struct scenario *sc, const struct autos
 	struct autoscale *as = gp_xcalloc(1, sizeof *as);
 	as->sc = sc;
 	as->h = *host;
+	as->ev = engine_register(host->engine, EV_AS_KINDS, on_event, NULL, as);
 	as->scan_interval = SIM_NEVER;
 	as->last_scale_up = SIM_NEVER;
 	as->last_removal = SIM_NEVER;
@@ -263,8 +266,7 @@ static void draw_interruption(struct autoscale *as, int32_t node)
 	if (draw > sim_seconds(SCENARIO_MAX_SPAN))
 		return; /* past the end of the clock: never */
 	sim_time after = (sim_time)llround(draw * (double)SIM_SECOND);
-	engine_push(as->h.engine, autoscale_now(as) + after, EV_AS_NOTICE, (uint32_t)node,
-		    as->gen[node]);
+	as_push(as, autoscale_now(as) + after, EV_AS_NOTICE, (uint32_t)node, as->gen[node]);
 }
 
 /* Launches node slot `node`: billed from now, Ready after the provision time. */
@@ -300,8 +302,7 @@ static void launch(struct autoscale *as, int32_t node)
 	/* a node not registered by --max-node-provision-time is given up then */
 	if (ps->autoscale.on && delay > ps->autoscale.max_provision_time)
 		delay = ps->autoscale.max_provision_time;
-	engine_push(as->h.engine, autoscale_now(as) + delay, EV_AS_READY, (uint32_t)node,
-		    as->gen[node]);
+	as_push(as, autoscale_now(as) + delay, EV_AS_READY, (uint32_t)node, as->gen[node]);
 	draw_interruption(as, node);
 }
 
@@ -398,8 +399,8 @@ static void on_notice(struct autoscale *as, int32_t node, uint16_t gen)
 	}
 	as->state[node] = NODE_DRAINING;
 	as->gen[node]++; /* a pending Ready or notice is stale */
-	engine_push(as->h.engine, autoscale_now(as) + autoscale_spec_of(as, node)->spot.notice,
-		    EV_AS_GONE, (uint32_t)node, as->gen[node]);
+	as_push(as, autoscale_now(as) + autoscale_spec_of(as, node)->spot.notice, EV_AS_GONE,
+		(uint32_t)node, as->gen[node]);
 }
 
 static void on_gone(struct autoscale *as, int32_t node, uint16_t gen)
@@ -422,17 +423,19 @@ void autoscale_start(struct autoscale *as)
 		if (as->state[i] == NODE_READY)
 			draw_interruption(as, (int32_t)i);
 	if (as->scan_interval != SIM_NEVER)
-		engine_push(as->h.engine, 0, EV_AS_SCAN, 0, 0);
+		as_push(as, 0, EV_AS_SCAN, 0, 0);
 }
 
-void autoscale_event(struct autoscale *as, const struct event *ev)
+/* Handles the module's events (engine_register). */
+static void on_event(void *ctx, const struct event *ev)
 {
-	switch ((enum autoscale_event)ev->type) {
+	struct autoscale *as = ctx;
+	switch ((enum autoscale_event)(ev->type - as->ev)) {
 	case EV_AS_SCAN: as->scan_due = true; break;
 	case EV_AS_READY: on_ready(as, (int32_t)ev->id, ev->gen); break;
 	case EV_AS_NOTICE: on_notice(as, (int32_t)ev->id, ev->gen); break;
 	case EV_AS_GONE: on_gone(as, (int32_t)ev->id, ev->gen); break;
-	case EV_AS_END: break;
+	case EV_AS_KINDS: break;
 	}
 }
 
@@ -1014,7 +1017,7 @@ bool autoscale_settle(struct autoscale *as)
 	as->scan_due = false;
 	bool changed = scan(as);
 	if (scans_matter(as))
-		engine_push(as->h.engine, autoscale_now(as) + as->scan_interval, EV_AS_SCAN, 0, 0);
+		as_push(as, autoscale_now(as) + as->scan_interval, EV_AS_SCAN, 0, 0);
 	if (changed) {
 		(*as->h.freed)++; /* the scheduler tries again: its messages get the notes */
 		*as->h.dirty = true;

@@ -10,6 +10,16 @@
 
 #include <gsl/gsl_rng.h>
 
+/* The module's kinds of event, numbered from the first type the engine gave
+ * it (autoscale.ev; engine_register). */
+enum autoscale_event {
+	EV_AS_SCAN,   /* the autoscaler's loop is due (runs in autoscale_settle) */
+	EV_AS_READY,  /* id: node, gen: its launch; the node is Ready */
+	EV_AS_NOTICE, /* id: node, gen: its launch; spot interruption notice */
+	EV_AS_GONE,   /* id: node, gen: its launch; the interrupted node is gone */
+	EV_AS_KINDS
+};
+
 enum node_state { NODE_DOWN, NODE_PROVISIONING, NODE_READY, NODE_DRAINING };
 
 enum note_kind { NOTE_NONE, NOTE_TRIGGERED, NOTE_MAX, NOTE_NO_FIT, NOTE_BACKOFF };
@@ -56,6 +66,7 @@ struct as_pool {
 struct autoscale {
 	const struct scenario *sc;
 	struct autoscale_host h;
+	uint16_t ev; /* the engine's type of EV_AS_SCAN; the rest follow */
 	struct as_pool *pools;
 	uint8_t *state;     /* per node slot: enum node_state */
 	uint16_t *gen;      /* per node slot: its launch, for stale events */
@@ -125,5 +136,12 @@ void autoscale_take_out(struct autoscale *as, int32_t node);
 /* autoscale_scaledown.c: tracks unneeded nodes and removes those unneeded
  * long enough; returns whether a node was drained. */
 bool autoscale_scale_down(struct autoscale *as, sim_time now);
+
+/* Schedules the module's event of kind k at t. */
+static inline void as_push(struct autoscale *as, sim_time t, enum autoscale_event k, uint32_t id,
+			   uint16_t gen)
+{
+	engine_push(as->h.engine, t, (uint16_t)(as->ev + k), id, gen);
+}
 
 #endif

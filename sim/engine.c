@@ -76,6 +76,17 @@ void engine_init(struct engine *e)
 	e->last = engine_key(0);
 }
 
+uint16_t engine_register(struct engine *e, uint16_t n, engine_handler on, engine_handler ahead,
+			 void *ctx)
+{
+	assert(on && e->n_types + n <= ENGINE_TYPES && "raise ENGINE_TYPES");
+	uint16_t first = e->n_types;
+	for (uint16_t k = 0; k < n; k++)
+		e->clients[first + k] = (struct engine_client){on, ahead, ctx};
+	e->n_types = (uint16_t)(first + n);
+	return first;
+}
+
 void engine_free(struct engine *e)
 {
 	for (size_t i = 0; i < e->n_chunks; i++)

@@ -285,7 +285,7 @@ static void push_end(struct infer *in, struct replica *r)
 	sim_time now = now_of(in);
 	sim_time end = now + (sim_time)ceil(r->remaining / r->rate - 1e-9);
 	r->gen++;
-	engine_push(in->h.engine, end, EV_INFER_ITERATION, (uint32_t)(r - in->reps), r->gen);
+	infer_push(in, end, EV_INFER_ITERATION, (uint32_t)(r - in->reps), r->gen);
 }
 
 /* r's co-tenants changed: account its progress so far, then go on at the new rate. */
@@ -616,8 +616,7 @@ static void kick(struct infer *in, struct replica *r)
 		if (ready > now_of(in) && r->wake_at != ready) {
 			r->wake_at = ready;
 			r->gen++;
-			engine_push(in->h.engine, ready, EV_INFER_ITERATION,
-				    (uint32_t)(r - in->reps), r->gen);
+			infer_push(in, ready, EV_INFER_ITERATION, (uint32_t)(r - in->reps), r->gen);
 		}
 	}
 }
@@ -750,8 +749,7 @@ static void on_arrival(struct infer *in, struct service *s)
 	in->news |= INFER_PROGRESS;
 	in->progress_at = now;
 	if (s->stream.next != SIM_NEVER)
-		engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL,
-			    (uint32_t)(s - in->svcs), 0);
+		infer_push(in, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)(s - in->svcs), 0);
 	else
 		s->arriving = false;
 }
@@ -850,9 +848,8 @@ static void crash(struct infer *in, struct replica *r)
 	r->demand = 0;
 	r->state = RS_BACKOFF;
 	if (infer_work_left(in))
-		engine_push(in->h.engine,
-			    now_of(in) + sim_backoff(s->ws->restart_backoff, r->restarts++),
-			    EV_INFER_RETRY, (uint32_t)(r - in->reps), r->life);
+		infer_push(in, now_of(in) + sim_backoff(s->ws->restart_backoff, r->restarts++),
+			   EV_INFER_RETRY, (uint32_t)(r - in->reps), r->life);
 }
 
 /* Tries to place pending replica r now; `initial` replicas serve at once. */
@@ -890,8 +887,7 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 	double load = footprint_weights_bytes(s->ws->model, (enum quant)s->ws->quantization) /
 		      s->is->tensor_parallel / s->is->load_bandwidth;
 	sim_time delay = s->ws->startup + (sim_time)llround(load * (double)SIM_SECOND);
-	engine_push(in->h.engine, now_of(in) + delay, EV_INFER_READY, (uint32_t)(r - in->reps),
-		    r->life);
+	infer_push(in, now_of(in) + delay, EV_INFER_READY, (uint32_t)(r - in->reps), r->life);
 	return true;
 }
 
@@ -977,9 +973,11 @@ void infer_evict(struct infer *in, uint32_t tenant)
 
 /* --- events ----------------------------------------------------------------- */
 
-void infer_event(struct infer *in, const struct event *ev)
+/* Handles the module's events (engine_register), then tells the run. */
+static void on_event(void *ctx, const struct event *ev)
 {
-	switch ((enum infer_event)ev->type) {
+	struct infer *in = ctx;
+	switch ((enum infer_event)(ev->type - in->ev)) {
 	case EV_INFER_ARRIVAL: on_arrival(in, &in->svcs[ev->id]); break;
 	case EV_INFER_ITERATION: on_iteration(in, ev->id, ev->gen); break;
 	case EV_INFER_READY: {
@@ -1008,8 +1006,9 @@ void infer_event(struct infer *in, const struct event *ev)
 		}
 		break;
 	}
-	case EV_INFER_END: break;
+	case EV_INFER_KINDS: break;
 	}
+	in->h.heard(in->h.ctx);
 }
 
 bool infer_has_pending(const struct infer *in) { return in && in->pending > 0; }
@@ -1096,6 +1095,7 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 	in->sc = sc;
 	in->held.max = SAMPLES_EXACT_MAX;
 	in->h = *host;
+	in->ev = engine_register(host->engine, EV_INFER_KINDS, on_event, NULL, in);
 	in->svcs = gp_xcalloc(n, sizeof *in->svcs);
 	in->reps = gp_xcalloc(reps, sizeof *in->reps);
 	in->gpu_eng = gp_xcalloc(host->cluster->n_gpus, sizeof *in->gpu_eng);
@@ -1166,10 +1166,9 @@ void infer_start(struct infer *in)
 		for (int32_t k = 0; k < s->n_history; k++)
 			s->history[k] = s->is->replicas;
 		if (s->arriving)
-			engine_push(in->h.engine, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)i, 0);
+			infer_push(in, s->stream.next, EV_INFER_ARRIVAL, (uint32_t)i, 0);
 		if (s->is->target_queue > 0)
-			engine_push(in->h.engine, s->is->scale_interval, EV_INFER_SCALE,
-				    (uint32_t)i, 0);
+			infer_push(in, s->is->scale_interval, EV_INFER_SCALE, (uint32_t)i, 0);
 	}
 }
 

@@ -109,6 +109,6 @@ void on_scale(struct infer *in, struct service *s)
 	for (; current > floor; current--)
 		scale_down_one(in, s);
 	if (infer_work_left(in))
-		engine_push(in->h.engine, now_of(in) + is->scale_interval, EV_INFER_SCALE,
-			    (uint32_t)(s - in->svcs), 0);
+		infer_push(in, now_of(in) + is->scale_interval, EV_INFER_SCALE,
+			   (uint32_t)(s - in->svcs), 0);
 }

@@ -160,7 +160,7 @@ void disagg_handoff(struct infer *in, struct replica *r, const struct seq *v)
 	uint32_t id = infer_new_slot(dec);
 	dec->reqs[id] = q;
 	dec->outstanding++;
-	engine_push(in->h.engine, end, EV_INFER_TRANSFER, id, (uint16_t)p->decode);
+	infer_push(in, end, EV_INFER_TRANSFER, id, (uint16_t)p->decode);
 }
 
 void disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode)

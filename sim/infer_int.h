@@ -13,6 +13,20 @@
 #define BLOCK         FOOTPRINT_BLOCK_TOKENS
 #define HPA_TOLERANCE 0.1
 
+/* The module's kinds of event, numbered from the first type the engine gave
+ * it (infer.ev; engine_register). */
+enum infer_event {
+	EV_INFER_ARRIVAL,   /* id: service; a request arrives */
+	EV_INFER_ITERATION, /* id: replica, gen: its generation; an iteration ends or
+			     * a tokenized request becomes ready */
+	EV_INFER_READY,     /* id: replica; model loaded, serving */
+	EV_INFER_SCALE,     /* id: service; the autoscaler looks */
+	EV_INFER_RETRY,     /* id: replica; restart after an OOM kill */
+	EV_INFER_TRANSFER,  /* id: request slot, gen: decode service; a prefilled
+			     * request's KV cache has arrived (infer_disagg.c) */
+	EV_INFER_KINDS
+};
+
 enum req_state { RQ_WAITING, RQ_RUNNING, RQ_DONE, RQ_REJECTED };
 
 /* One request of a service in flight, in a slot that a request which
@@ -135,9 +149,17 @@ struct infer {
 	unsigned news;              /* INFER_ flags since the last infer_news */
 	struct samples_budget held; /* latencies the services hold exactly */
 	sim_time progress_at;       /* the last arrival or completion (INFER_PROGRESS) */
+	uint16_t ev;                /* the engine's type of EV_INFER_ARRIVAL; the rest follow */
 };
 
 static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }
+
+/* Schedules the module's event of kind k at t. */
+static inline void infer_push(struct infer *in, sim_time t, enum infer_event k, uint32_t id,
+			      uint16_t gen)
+{
+	engine_push(in->h.engine, t, (uint16_t)(in->ev + k), id, gen);
+}
 
 /* Adds request q of service s to what s served: its figures, and its row
  * with output.requests (infer_results.c). */

@@ -1,9 +1,20 @@
 /*
- * sim_int.h - what sim.c, sim_rows.c, sim_preempt.c and sim_schedule.c
- * share: the state of a run and the small helpers over it (see sim.h).
- * sim_preempt.c holds kube-scheduler's priority preemption in a run: victims
- * terminating, their kills, the preemptor's nominated node; sim_schedule.c
- * the scheduling pass: Kueue's admission, then placement.
+ * sim_int.h - what the files of the run loop share: the state of a run and
+ * the small helpers over it (see sim.h).  One idea a file:
+ *   sim.c          the loop and the clock: dispatch, the pass of an instant,
+ *                  the end of a run (a stall); what the loop lends its clients
+ *   sim_jobs.c     a batch job's life: arrival, start, finish, eviction, OOM
+ *   sim_gauges.c   what a job moves in the collector, its cost rates, and the
+ *                  pace sharing gives the jobs on a GPU
+ *   sim_admit.c    Kueue's admission: quota charged and released, flavors,
+ *                  Kueue's preemption, the admission part of a pass
+ *   sim_schedule.c the pass: admission, then kube-scheduler's placement
+ *   sim_preempt.c  kube-scheduler's priority preemption: victims terminating,
+ *                  their kills, the preemptor's nominated node
+ *   sim_windows.c  pools' and workloads' windows opening and closing
+ *   sim_rows.c     the job rows, handed on as they become final
+ * Each file that owns events registers their types with the engine when the
+ * run starts (the *_start functions below) and keeps the type it was given.
  */
 #ifndef GPUPLAN_SIM_INT_H
 #define GPUPLAN_SIM_INT_H
@@ -94,9 +105,11 @@ struct sim {
 	size_t cap_row_done;
 	size_t rows_final; /* rows below this seq are all in out->jobs */
 	size_t rows_handed;
+	/* the event types the engine gave the loop's own clients (engine_register) */
+	uint16_t ev_arrival, ev_finish, ev_retry; /* sim_jobs.c */
+	uint16_t ev_window;                       /* sim_windows.c */
+	uint16_t ev_kill;                         /* sim_preempt.c */
 };
-
-enum event_type { EV_ARRIVAL, EV_FINISH, EV_WINDOW, EV_RETRY, EV_KILL };
 
 /* The reasons tracker keeps one class space: a placement class c is 2c, an
  * admission class 2c + 1. */
@@ -144,31 +157,64 @@ static inline bool fit_window(const struct sim *s)
 	return s->sc->scheduler.window_policy == WINDOW_FIT;
 }
 
-/* sim.c: starts the head of placement class cls on nodes; stops a running
- * job and puts it back in a queue (readmit: its Kueue quota goes back). */
+/* sim.c: whether work is left (arriving, pending, running, backing off,
+ * or inference requests); the loop runs and windows tick while it is. */
+bool sim_work_left(const struct sim *s);
+
+/* sim_jobs.c: registers the jobs' events and pushes each workload's first
+ * arrival; starts the head of placement class cls on nodes; stops a running
+ * job and puts it back in a queue (readmit: its Kueue quota goes back);
+ * something that lasts happened at `at` (a new progress epoch, sim.c's
+ * stall test). */
+void sim_jobs_start(struct sim *s);
 void sim_start(struct sim *s, size_t cls, const int32_t *nodes);
 void sim_evict(struct sim *s, uint32_t id, bool readmit);
+void sim_kept_progress(struct sim *s, sim_time at);
 
-/* sim.c: admits (+1) or releases (-1) the job's quota; gives it the flavors
- * Kueue admitted it with; puts a pending job in its stage's queue; Kueue's
- * eviction of an admitted job to admit another. */
+/* sim_gauges.c: moves gauges list[k] by delta[k], k < n, in scope all and in
+ * pool's and workload w's when >= 0 (one touch a scope), or one gauge; moves
+ * the gauges of the job's pods by sign (+1: they start, -1: they stop); what
+ * the job's allocation costs per hour; re-rates a running job after its
+ * co-tenants changed (its finish moves); after the tenants of a pod's GPUs
+ * changed, their activity and the rates of everyone still on them. */
+void sim_gauges(struct sim *s, int32_t pool, int32_t w, const uint8_t *list, const double *delta,
+		size_t n);
+void sim_gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta);
+void sim_job_gauges(struct sim *s, const struct sim_job *j, double sign);
+double sim_cost_per_hour(const struct sim *s, const struct sim_job *j);
+void sim_retime(struct sim *s, uint32_t id);
+void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant);
+
+/* sim_admit.c: admits (+1) or releases (-1) the job's quota; gives back the
+ * quota of a job that holds it; gives it the flavors Kueue admitted it with;
+ * puts a pending job in its stage's queue; Kueue's eviction of an admitted
+ * job to admit another; the admission part of a pass. */
 void sim_charge_quota(struct sim *s, struct sim_job *j, double sign);
+void sim_release_quota(struct sim *s, struct sim_job *j);
 void sim_take_flavors(struct sim *s, struct sim_job *j, uint64_t flavors);
 void sim_enqueue(struct sim *s, uint32_t id);
 void sim_kueue_preempt(struct sim *s, uint32_t id);
+void sim_admit_pass(struct sim *s);
 
 /* sim_schedule.c: one scheduling pass, admission then placement, until
  * neither can do more. */
 void sim_schedule(struct sim *s);
 
-/* sim_preempt.c: preempt.h's host question; the PostFilter for job id, a
- * class head that fit no node (its words for reasons_fail_post); a victim's
- * grace period over (EV_KILL); a victim gone (killed, or ended first). */
+/* sim_preempt.c: registers EV_KILL (a victim's grace period over);
+ * preempt.h's host question; the PostFilter for job id, a class head that
+ * fit no node (its words for reasons_fail_post); a victim gone (killed, or
+ * ended first). */
+void sim_preempt_start(struct sim *s);
 bool sim_preempt_victim(void *ctx, uint32_t id, int32_t prio, int32_t *priority, sim_time *start,
 			const struct cluster_grant **grants, int32_t *n);
 const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why);
-void sim_on_kill(struct sim *s, uint32_t id);
 void sim_victim_gone(struct sim *s, struct sim_job *v);
+
+/* sim_windows.c: registers EV_WINDOW, sets every window's state at the
+ * start and schedules its next change; for a run whose only work is
+ * inference, schedules the pools' next changes regardless. */
+void sim_windows_start(struct sim *s);
+void sim_windows_serve(struct sim *s);
 
 /* The job's row (output.jobs), at its submission number (sim_rows.c). */
 void sim_record_job(struct sim *s, const struct sim_job *j, uint32_t id);

@@ -58,16 +58,19 @@ const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why)
 		v->by_seq = j->seq;
 		v->kill_at = s->engine.now + grace;
 		j->awaiting++;
-		engine_push(&s->engine, v->kill_at, EV_KILL, vid, 0);
+		engine_push(&s->engine, v->kill_at, s->ev_kill, vid, 0);
 	}
 	if (!j->awaiting)
 		j->nominated = -1;
 	return "";
 }
 
-/* A preempted pod's grace period is over: it is killed, unless it ended. */
-void sim_on_kill(struct sim *s, uint32_t id)
+/* A preempted pod's grace period is over (EV_KILL): it is killed, unless it
+ * ended. */
+static void on_kill(void *ctx, const struct event *ev)
 {
+	struct sim *s = ctx;
+	uint32_t id = ev->id;
 	struct sim_job *v = &s->jobs[id];
 	if (!v->terminating || v->kill_at != s->engine.now)
 		return;
@@ -97,4 +100,9 @@ void sim_victim_gone(struct sim *s, struct sim_job *v)
 	p->nominated = -1;
 	if (fits)
 		sim_start(s, (size_t)p->cls, &node);
+}
+
+void sim_preempt_start(struct sim *s)
+{
+	s->ev_kill = engine_register(&s->engine, 1, on_kill, NULL, s);
 }

@@ -370,3 +370,52 @@ Test(engine, stops_allocating_once_warm)
 	engine_free(&e);
 	gsl_rng_free(rng);
 }
+
+/* What the dispatch tests' clients saw: the kinds each handled, in order. */
+struct seen {
+	int kinds[8];
+	int n;
+	uint16_t first; /* the type engine_register gave it */
+	int warmed;     /* calls of its `ahead` hook */
+};
+
+static void record(void *ctx, const struct event *ev)
+{
+	struct seen *c = ctx;
+	c->kinds[c->n++] = ev->type - c->first;
+}
+
+static void warm(void *ctx, const struct event *ev)
+{
+	(void)ev;
+	((struct seen *)ctx)->warmed++;
+}
+
+Test(engine, gives_clients_consecutive_types_and_dispatches_by_them)
+{
+	struct engine e;
+	engine_init(&e);
+	struct seen a = {0}, b = {0};
+	a.first = engine_register(&e, 3, record, NULL, &a);
+	b.first = engine_register(&e, 2, record, warm, &b);
+	cr_assert_eq(a.first, 0); /* in the order of registration: a gets 0-2, b 3-4 */
+	cr_assert_eq(b.first, 3);
+	cr_assert_eq(e.n_types, 5);
+	engine_push(&e, 10, (uint16_t)(b.first + 1), 0, 0); /* b's kind 1 */
+	engine_push(&e, 5, (uint16_t)(a.first + 2), 0, 0);  /* a's kind 2 */
+	engine_push(&e, 10, (uint16_t)(a.first + 0), 0, 0); /* a's kind 0, after b's at 10 */
+	struct event ev;
+	while (engine_pop(&e, &ev)) {
+		engine_warm_next(&e);
+		engine_dispatch(&e, &ev);
+	}
+	cr_assert_eq(a.n, 2);
+	cr_assert_eq(a.kinds[0], 2);
+	cr_assert_eq(a.kinds[1], 0);
+	cr_assert_eq(b.n, 1);
+	cr_assert_eq(b.kinds[0], 1);
+	/* After the pop at 5 the next is b's event at 10: b warms it, once; a
+	 * gave no hook, so the pop at 10 that leaves a's next warms nothing. */
+	cr_assert_eq(b.warmed, 1);
+	engine_free(&e);
+}

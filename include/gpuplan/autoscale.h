@@ -81,6 +81,8 @@
  * Lifecycle: autoscale_create (NULL when no pool autoscales or is spot),
  * autoscale_start at time 0, then the hooks; autoscale_results at the end;
  * autoscale_destroy.  Every function accepts NULL and then does nothing.
+ * Its events (a scan due, a node Ready, a spot notice, a node gone) are its
+ * own: autoscale_create registers their types with the engine (engine.h).
  */
 #ifndef GPUPLAN_AUTOSCALE_H
 #define GPUPLAN_AUTOSCALE_H
@@ -93,20 +95,6 @@
 #include "gpuplan/reasons.h"
 #include "gpuplan/results.h"
 #include "gpuplan/sched.h"
-
-/* Event types, above the simulation's and the inference module's. */
-enum autoscale_event {
-	EV_AS_SCAN = 0x200, /* the autoscaler's loop is due (runs in autoscale_settle) */
-	EV_AS_READY,        /* id: node, gen: its launch; the node is Ready */
-	EV_AS_NOTICE,       /* id: node, gen: its launch; spot interruption notice */
-	EV_AS_GONE,         /* id: node, gen: its launch; the interrupted node is gone */
-	EV_AS_END
-};
-
-static inline bool autoscale_owns_event(uint16_t type)
-{
-	return type >= EV_AS_SCAN && type < EV_AS_END;
-}
 
 /* What the module borrows from the run. */
 struct autoscale_host {
@@ -134,8 +122,6 @@ void autoscale_destroy(struct autoscale *as);
 
 /* At time 0: the first scan, and the interruption draws of the initial spot nodes. */
 void autoscale_start(struct autoscale *as);
-
-void autoscale_event(struct autoscale *as, const struct event *ev);
 
 /* At the end of an instant, after the scheduler's pass: runs a scan that is
  * due.  Returns whether the pending pods' autoscaler events changed (the

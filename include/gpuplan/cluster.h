@@ -51,7 +51,7 @@ struct gpu {
 			      * 4, doubled whenever a power of two is full) */
 	struct tenant first;
 	double engine, sm; /* activity in [0, 1] as the simulation last counted
-			    * it in its gauges (sim.c) */
+			    * it in its gauges (sim_gauges.c) */
 };
 
 /* The GPU's n_tenants tenants, an array (const for a const gpu). */

@@ -2,10 +2,18 @@
  * engine.h - the event queue and the simulation clock.
  *
  * Events pop in time order, and events of the same time in the order they
- * were scheduled, so a run is deterministic.  Handlers are not stored: the
- * caller dispatches on `type` (a switch is faster and easier to follow than
- * function pointers).  Cancelling is lazy: an event carries a generation
- * that the owner of `id` compares with its own, and stale events are skipped.
+ * were scheduled, so a run is deterministic.  Cancelling is lazy: an event
+ * carries a generation that the owner of `id` compares with its own, and
+ * stale events are skipped.
+ *
+ * Who handles an event is a table indexed by its type, which the loop's
+ * clients fill at init (engine_register: each asks for as many types as it
+ * has kinds of event, and gets the first of them), so the loop that pops
+ * dispatches without knowing its clients (engine_dispatch, one indexed load
+ * and one call; no allocation, no search).  A client may also give a hook
+ * that warms what an event will read while the one before is handled
+ * (engine_warm_next).  Types are given in the order of registration, so a
+ * run's are the same every time; they never order events.
  *
  * The queue is a radix heap that hands out sorted runs.  Time never goes
  * back, so every key is at least `last`: an event is filed under the highest
@@ -58,6 +66,15 @@ struct event {
 #define ENGINE_BLOCK_BYTES  512
 #define ENGINE_BLOCK_EVENTS (ENGINE_BLOCK_BYTES / sizeof(struct event) - 1) /* 31 */
 #define ENGINE_CHUNK_BLOCKS 64 /* blocks allocated at a time */
+#define ENGINE_TYPES        32 /* event types the clients of one engine may register */
+
+/* A client of the loop: handles the events of its types, with its state. */
+typedef void (*engine_handler)(void *ctx, const struct event *ev);
+struct engine_client {
+	engine_handler on;    /* handles an event of the client's */
+	engine_handler ahead; /* NULL, or: this event comes next; warm what it reads */
+	void *ctx;
+};
 
 /* Part of a bucket: blocks are aligned to their size, so the slot after a
  * block's last event (where `next` lives) tells that the block is full. */
@@ -89,6 +106,8 @@ struct engine {
 	struct engine_block *free;      /* blocks to reuse */
 	void **chunks;                  /* what the blocks came in, to free */
 	size_t n_chunks, chunks_cap;
+	struct engine_client clients[ENGINE_TYPES]; /* by event type */
+	uint16_t n_types;                           /* registered so far */
 };
 
 void engine_init(struct engine *e);
@@ -116,6 +135,29 @@ static inline size_t engine_pending(const struct engine *e) { return e->n; }
  * NULL when finding it would take more than a glance (a hint, for callers
  * that prefetch what the next event will read).  O(1). */
 const struct event *engine_peek(const struct engine *e);
+
+/* Gives a client the next n event types: on (and ahead, when not NULL)
+ * with ctx handles them.  Returns the first; the client numbers its kinds
+ * from it.  At init, before the client pushes an event. */
+uint16_t engine_register(struct engine *e, uint16_t n, engine_handler on, engine_handler ahead,
+			 void *ctx);
+
+/* Hands ev to the client that registered its type. */
+static inline void engine_dispatch(const struct engine *e, const struct event *ev)
+{
+	assert(ev->type < e->n_types && "every event type is registered");
+	const struct engine_client *c = &e->clients[ev->type];
+	c->on(c->ctx, ev);
+}
+
+/* Lets the client of the event the next pop probably gives (engine_peek)
+ * warm what it will read, if it asked to. */
+static inline void engine_warm_next(const struct engine *e)
+{
+	const struct event *next = engine_peek(e);
+	if (next && e->clients[next->type].ahead)
+		e->clients[next->type].ahead(e->clients[next->type].ctx, next);
+}
 
 /* The rest is the inline fast path and what it calls; not for callers. */
 

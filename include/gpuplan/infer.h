@@ -6,13 +6,15 @@
  *
  * Lifecycle.  The simulation creates one struct infer per run
  * (infer_create), lets it place the initial replicas at time 0
- * (infer_start), routes the events whose type is an enum infer_event to it
- * (infer_event), asks it to place replicas still pending whenever capacity
+ * (infer_start), asks it to place replicas still pending whenever capacity
  * may have been freed (infer_place_pending), after each of these reads what
  * happened (infer_news: units freed, progress), and at the end asks for the
  * metrics and request rows (infer_results) before infer_destroy.  The
  * module owns its replicas, requests and arrival streams; it borrows the
  * run's engine, cluster, placer and collector through struct infer_host.
+ * Its events are its own: infer_create registers their types with the
+ * engine (engine.h), handles them, and after each calls the host's `heard`,
+ * which reads infer_news as after the calls above.
  *
  * Replicas are pods that hold their units until scaled down: on the GPUs'
  * tenant lists they appear with ids INFER_TENANT_BIT | replica, with f = 0,
@@ -40,30 +42,14 @@
 
 static inline bool infer_is_tenant(uint32_t job) { return (job & INFER_TENANT_BIT) != 0; }
 
-/* Event types, above any of the simulation's own. */
-enum infer_event {
-	EV_INFER_ARRIVAL = 0x100, /* id: service; a request arrives */
-	EV_INFER_ITERATION,       /* id: replica, gen: its generation; an iteration ends or
-				   * a tokenized request becomes ready */
-	EV_INFER_READY,           /* id: replica; model loaded, serving */
-	EV_INFER_SCALE,           /* id: service; the autoscaler looks */
-	EV_INFER_RETRY,           /* id: replica; restart after an OOM kill */
-	EV_INFER_TRANSFER,        /* id: request slot, gen: decode service; a prefilled
-				   * request's KV cache has arrived (infer_disagg.c) */
-	EV_INFER_END
-};
-
-static inline bool infer_owns_event(uint16_t type)
-{
-	return type >= EV_INFER_ARRIVAL && type < EV_INFER_END;
-}
-
 /* What the module borrows from the run. */
 struct infer_host {
 	struct engine *engine;
 	struct cluster *cluster;
 	struct placer *placer;
 	struct collect *collect;
+	void (*heard)(void *ctx); /* after each of the module's events: read infer_news */
+	void *ctx;
 };
 
 /* What happened in the module that the run loop acts on; the loop asks after
@@ -83,8 +69,6 @@ void infer_destroy(struct infer *in);
  * already up when the scenario starts) and schedules the first arrivals
  * and autoscaler looks. */
 void infer_start(struct infer *in);
-
-void infer_event(struct infer *in, const struct event *ev);
 
 /* Places pending replicas that fit now. */
 void infer_place_pending(struct infer *in);

@@ -26,7 +26,7 @@
  *
  * The dry run lifts the candidates' grants off the node (cluster_release)
  * and puts them back exactly (cluster_put_back), so the cluster is as it was
- * after every call.  Victims are what the host calls evictable (sim.c:
+ * after every call.  Victims are what the host calls evictable (sim_preempt.c:
  * running batch pods; inference replicas and pods without GPUs are not
  * looked at).  Cost: O(Ready nodes) to count the nodes looked at, then per
  * node O(GPUs x tenants + victims^2 x the node's filters).

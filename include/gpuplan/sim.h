@@ -62,7 +62,8 @@ struct sim_job {
 	int32_t cls;          /* its class in the queue it waits in; -1: in none */
 	sim_time admitted_at; /* when Kueue admitted it (reserved its quota) */
 	uint32_t holder;      /* its place in the run's list of quota holders */
-	uint32_t lost_epoch;  /* the run's progress epoch in which it last lost its work (sim.c) */
+	uint32_t
+		lost_epoch; /* the run's progress epoch in which it last lost its work (sim_jobs.c) */
 	sim_time trace_queue; /* the trace's own wait (openb); SIM_NEVER: none */
 	uint32_t seq;         /* submission order (job_id); the index may be reused */
 	uint64_t flavors;     /* its Kueue flavors while admitted (quota.h's packing) */

@@ -1,0 +1,206 @@
+/*
+ * sim_gauges.c - what a run's batch jobs show in the collector (collect.h):
+ * the gauges a job's pods move as they start and stop (allocation, VRAM,
+ * CPU, RAM, their cost rates, their own activity), what an allocation costs
+ * per hour, and, when the tenants of a GPU change, the GPU's engine and SM
+ * activity and the pace of every job still on it (contention.h), which
+ * moves their finish.  sim_jobs.c calls it at each step of a job's life.
+ */
+#include "sim_int.h"
+
+#include "gpuplan/collect.h"
+#include "gpuplan/contention.h"
+#include "gpuplan/engine.h"
+#include "gpuplan/infer.h"
+
+#include <math.h>
+
+/* Moves gauges[k] by delta[k], k < n, in scope all, and in the pool's and the
+ * workload's when >= 0: one touch per scope. */
+void sim_gauges(struct sim *s, int32_t pool, int32_t w, const uint8_t *list, const double *delta,
+		size_t n)
+{
+	sim_time now = s->engine.now;
+	collect_move(&s->collect, 0, list, delta, n, now);
+	if (pool >= 0)
+		collect_move(&s->collect, collect_scope_pool(s->sc, (size_t)pool), list, delta, n,
+			     now);
+	if (w >= 0)
+		collect_move(&s->collect, collect_scope_workload(s->sc, (size_t)w), list, delta, n,
+			     now);
+}
+
+void sim_gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta)
+{
+	const uint8_t list[] = {(uint8_t)g};
+	sim_gauges(s, pool, w, list, &delta, 1);
+}
+
+/* The job's slowdown: the worst over the GPUs its pods have a share of (a
+ * gang's pods advance together, at the pace of the slowest). */
+static double job_slow(struct sim *s, const struct sim_job *j)
+{
+	double slow = 1;
+	for (int32_t p = 0; p < j->pods; p++) {
+		const struct cluster_grant *grant = &pods_of((struct sim_job *)j)[p];
+		const struct sharing *sh = sharing_of(s, grant->node);
+		if (sh->mode == SHARING_EXCLUSIVE)
+			continue;
+		for (uint64_t m = grant->gpu_mask; m;) {
+			const struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+			const struct tenant *t = GPU_TENANTS(g);
+			for (uint16_t k = 0; k < g->n_tenants; k++)
+				if (t[k].job == (uint32_t)(j - s->jobs))
+					slow = fmax(slow,
+						    contention_slow(sh, t, g->n_tenants, &t[k]));
+		}
+	}
+	return slow;
+}
+
+/* Re-rates a running job after its co-tenants changed; moves its finish. */
+void sim_retime(struct sim *s, uint32_t id)
+{
+	struct sim_job *j = &s->jobs[id];
+	/* A service holds its GPUs for its duration whoever shares them. */
+	double rate = s->sc->workloads[j->workload].kind == WORKLOAD_SERVICE
+			      ? 1
+			      : contention_rate(j->busy, job_slow(s, j));
+	if (rate == j->rate)
+		return;
+	sim_time now = s->engine.now;
+	sim_slowed(s, j, now);
+	j->remaining = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
+	j->last = now;
+	j->rate = rate;
+	j->finish_at = now + (sim_time)llround(j->remaining / rate); /* to the nearest µs */
+	j->gen++; /* the previous finish event is now stale */
+	engine_push(&s->engine, j->finish_at, s->ev_finish, id, j->gen);
+}
+
+/* GPU by GPU, the engine and SM activity gauges: a node's GPUs' changes in
+ * one list, added in GPU order as one move per GPU would. */
+#define ACTIVITY2  GAUGE_ENGINE, GAUGE_SM
+#define ACTIVITY8  ACTIVITY2, ACTIVITY2, ACTIVITY2, ACTIVITY2
+#define ACTIVITY32 ACTIVITY8, ACTIVITY8, ACTIVITY8, ACTIVITY8
+static const uint8_t activity_list[2 * 64] = {ACTIVITY32, ACTIVITY32, ACTIVITY32, ACTIVITY32};
+
+/* After the tenants of the job's GPUs changed: their activity, and the rates
+ * of everyone still on them. */
+void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
+{
+	const struct sharing *sh = sharing_of(s, grant->node);
+	int32_t pool = s->cluster.nodes[grant->node].pool;
+	/* A job retimed here is retimed again to no effect: the tenants its
+	 * rate depends on do not change in this loop.  The one before is
+	 * skipped, which is every GPU but the first of an exclusive pod. */
+	uint32_t retimed = UINT32_MAX;
+	double delta[2 * 64]; /* engine and SM by GPU, moved in one touch a scope */
+	size_t n = 0;
+	for (uint64_t m = grant->gpu_mask; m;) {
+		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+		const struct tenant *t = GPU_TENANTS(g);
+		double engine, sm;
+		contention_activity(sh, t, g->n_tenants, &engine, &sm);
+		delta[n++] = engine - g->engine;
+		delta[n++] = sm - g->sm;
+		g->engine = engine;
+		g->sm = sm;
+		for (uint16_t k = 0; k < g->n_tenants; k++)
+			if (!infer_is_tenant(t[k].job) &&
+			    t[k].job != retimed) /* replicas time themselves */
+				sim_retime(s, (retimed = t[k].job));
+	}
+	sim_gauges(s, pool, -1, activity_list, delta, n);
+}
+
+/* The share of its GPUs' compute a pod has (sharing_compute): 1 on exclusive
+ * and time-sliced GPUs, without reading the GPU's tenants (a cache miss per
+ * pod on a large cluster); else its tenant's.  A CPU-only pod (an openb
+ * trace has them) holds no GPU. */
+static double pod_share(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant)
+{
+	enum sharing_mode mode = sharing_of(s, grant->node)->mode;
+	if (mode == SHARING_EXCLUSIVE || mode == SHARING_TIME_SLICING || !grant->gpu_mask)
+		return 1;
+	const struct gpu *g = gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask));
+	const struct tenant *t = GPU_TENANTS(g);
+	for (uint16_t k = 0; k < g->n_tenants; k++)
+		if (t[k].job == (uint32_t)(j - s->jobs))
+			return t[k].share;
+	return 1;
+}
+
+/* The gauges a running pod moves itself, the block that starts the gauges
+ * (collect.h): allocation, VRAM, and its own (uncapped) activity in its
+ * workload's scope, the last two.  A job counts as running once.  One
+ * collect_move_block per scope. */
+#define POD_GAUGES (GAUGE_SM + 1)
+_Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2 &&
+		       GAUGE_CHARGED < GAUGE_ENGINE,
+	       "a pod's gauges are the first block, activity last");
+
+static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
+		       double sign)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	int32_t pool = s->cluster.nodes[grant->node].pool;
+	double gpus = gp_popcount64(grant->gpu_mask);
+	double share = pod_share(s, j, grant);
+	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
+	const struct pool_spec *ps = &s->sc->pools[pool];
+	const struct price *price = &ps->price;
+	double ram = ws->memory_bytes / GP_GIB;
+	double gpu_rate = scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
+					    grant->gpu_mask, grant->equivalent);
+	/* A MIG instance's engine activity is its own (DCGM reports a GPU
+	 * instance's GR engine activity over the instance), so a busy
+	 * instance is as efficient as a busy GPU. */
+	const double d[POD_GAUGES] = {
+		[GAUGE_ALLOCATED] = sign * grant->equivalent,
+		[GAUGE_VRAM] = sign * gpus * ws->vram_bytes / GP_GIB,
+		[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0,
+		[GAUGE_CPU] = sign * ws->cpu,
+		[GAUGE_RAM] = sign * ram,
+		[GAUGE_GPU_COST] = sign * gpu_rate,
+		[GAUGE_CPU_COST] = sign * ws->cpu * price->cpu_hour,
+		[GAUGE_RAM_COST] = sign * ram * price->gib_hour,
+		[GAUGE_CHARGED] = sign * grant->equivalent * sharing_charge(&ps->sharing),
+		[GAUGE_ENGINE] = sign * j->busy * (mig ? grant->equivalent : gpus),
+		[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share),
+	};
+	sim_time now = s->engine.now;
+	/* Scopes all and pool get the GPUs' capped activity in sim_gpus_changed(). */
+	collect_move_block(&s->collect, 0, GAUGE_ALLOCATED, d, POD_GAUGES - 2, now);
+	collect_move_block(&s->collect, collect_scope_pool(s->sc, (size_t)pool), GAUGE_ALLOCATED, d,
+			   POD_GAUGES - 2, now);
+	collect_move_block(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
+			   GAUGE_ALLOCATED, d, POD_GAUGES, now);
+	collect_cost_move(&s->collect, (size_t)j->workload, pool, grant->node,
+			  (const double[]){d[GAUGE_GPU_COST], d[GAUGE_CPU_COST], d[GAUGE_RAM_COST],
+					   d[GAUGE_CHARGED], d[GAUGE_CPU], d[GAUGE_RAM]},
+			  now);
+}
+
+void sim_job_gauges(struct sim *s, const struct sim_job *j, double sign)
+{
+	for (int32_t k = 0; k < j->pods; k++)
+		pod_gauges(s, j, &pods_of((struct sim_job *)j)[k], sign);
+}
+
+/* What the job's allocation costs per hour at its pool's prices. */
+double sim_cost_per_hour(const struct sim *s, const struct sim_job *j)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	double cost = 0;
+	for (int32_t k = 0; k < j->pods; k++) {
+		const struct cluster_grant *grant = &pods_of((struct sim_job *)j)[k];
+		int32_t pool = s->cluster.nodes[grant->node].pool;
+		const struct pool_spec *ps = &s->sc->pools[pool];
+		const struct price *p = &ps->price;
+		cost += scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
+					  grant->gpu_mask, grant->equivalent) +
+			ws->cpu * p->cpu_hour + ws->memory_bytes / GP_GIB * p->gib_hour;
+	}
+	return cost;
+}
