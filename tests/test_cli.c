@@ -136,22 +136,29 @@ Test(cli, bad_input_exits_2_with_a_located_message_and_writes_nothing)
 {
 	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.nodes=0",
 			"--set pools.batch.nodes=0:1:");
-	assert_rejected("run scenarios/eval-window.yaml --set pools.btach.nodes=2", "batch");
+	assert_rejected("run scenarios/eval-window.yaml --set pools.btach.nodes=2",
+			"--set pools.btach.nodes=2:1:7: error: no item named 'btach' in pools; did "
+			"you mean 'batch'?\n");
 	assert_rejected("run scenarios/eval-window.yaml --set nosuchkey",
 			"--set nosuchkey:1:1: error: expected KEY=VALUE");
 	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.duration=1x",
-			"a duration like");
+			"--set workloads.eval.duration=1x:1:25: error: invalid duration '1x'; "
+			"expected a duration like 90s, 500ms, 15m, 1h30m or 2d\n");
 	/* column 21: the value, after "workloads.eval.gpus=" */
 	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.gpus=5",
 			"--set workloads.eval.gpus=5:1:21: error: no node has 5 GPUs; the largest "
 			"pool node has 4");
 	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.gpu=A200",
 			"pools.batch.gpu=A200:1:");
-	assert_rejected("run scenarios/eval-window.yaml --seed -1", "--seed");
+	assert_rejected("run scenarios/eval-window.yaml --seed -1",
+			"gpuplan: error: --seed expects a non-negative integer, got '-1'\n"
+			"(see 'gpuplan --help')\n");
 	assert_rejected("run scenarios/eval-window.yaml --frobnicate",
-			"unknown option '--frobnicate'");
-	assert_rejected("run", "missing SCENARIO.yaml");
-	assert_rejected("run tests/fixtures/does-not-exist.yaml", "does-not-exist.yaml");
+			"gpuplan: error: unknown option '--frobnicate'\n(see 'gpuplan --help')\n");
+	assert_rejected("run", "gpuplan: error: missing SCENARIO.yaml\n(see 'gpuplan --help')\n");
+	assert_rejected("run tests/fixtures/does-not-exist.yaml",
+			"tests/fixtures/does-not-exist.yaml: error: cannot read: No such file or "
+			"directory\n");
 	assert_rejected("advise scenarios/eval-window.yaml --set pools.batch.gpu=A200",
 			"pools.batch.gpu=A200:1:");
 	assert_rejected("search scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 "
