@@ -758,7 +758,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	if (fn)
 		fn(ctx, base);
 	copy_findings(out, &r);
-	snprintf(out->db, sizeof out->db, "%s", sp->db ? sp->db : "the database");
+	out->db = gp_xstrdup(sp->db ? sp->db : "the database");
 	rc = advise_trust(sp, sc, st, out, err);
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct price *x = &sc->pools[p].price;
@@ -1028,5 +1028,6 @@ void advice_free(struct advice *a)
 		advise_row_free(&a->rows[i]);
 	free(a->rows);
 	free(a->gpus);
+	free(a->db);
 	memset(a, 0, sizeof *a);
 }

@@ -399,20 +399,24 @@ Test(cli, each_kind_of_error_is_reported_as_its_kind_says)
 /* A ClusterQueue name as long as the loader allows (253 characters) keeps
  * its jobs' reason whole, from quota through the store to the summary and
  * the HTML report: "... ClusterQueue NAME to be admitted" is 316
- * characters (it was cut at 199).  kueue-strict's eight small jobs wait
+ * characters (it was cut at 199).  A scenario name as long is the run's name
+ * whole in the OpenMetrics labels and OpenCost's cluster (cut at 127).  kueue-strict's eight small jobs wait
  * behind wide from 00:10 to 10:00: 8 x 9h50m = 283,200 pod-seconds
  * (test_kueue.c, the_diagnosis_names_strict_fifo_when_the_order_holds_the_jobs). */
-Test(cli, a_253_character_queue_name_keeps_its_pending_reason_whole)
+Test(cli, names_of_253_characters_stay_whole_in_the_database_and_the_reports)
 {
-	char queue[254], path[128], db[128], args[512], reason[400], sql[600];
+	char queue[254], name[254], path[128], db[128], args[1024], reason[400], sql[600];
 	memcpy(queue, "team-", 5);
 	memset(queue + 5, 'q', 248);
 	queue[253] = '\0';
+	memcpy(name, "kueue-strict-", 13);
+	memset(name + 13, 's', 240);
+	name[253] = '\0';
 	snprintf(path, sizeof path, "%s/long-queue.yaml", dir);
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fprintf(f,
-		"name: kueue-strict\n"
+		"name: %s\n"
 		"start: 2026-10-27T00:00:00Z\n"
 		"pools:\n"
 		"  - {name: p, nodes: 2, gpu: L4, gpus_per_node: 8}\n"
@@ -423,7 +427,7 @@ Test(cli, a_253_character_queue_name_keeps_its_pending_reason_whole)
 		"  - {name: wide, queue: %s, arrival: {at: \"00:05\"}, gpus: 4, duration: 1h}\n"
 		"  - {name: small, queue: %s, count: 8, arrival: {at: \"00:10\"}, gpus: 1, "
 		"duration: 1h}\n",
-		queue, queue, queue, queue);
+		name, queue, queue, queue, queue);
 	fclose(f);
 	snprintf(db, sizeof db, "%s/long-queue.db", dir);
 	snprintf(args, sizeof args, "run %s --db %s", path, db);
@@ -446,4 +450,13 @@ Test(cli, a_253_character_queue_name_keeps_its_pending_reason_whole)
 	cr_assert_not_null(html);
 	cr_assert(strstr(html, reason), "the HTML report cuts the reason");
 	free(html);
+	/* every sample names the whole scenario: no line without it (grep's exit 1: none) */
+	snprintf(args, sizeof args,
+		 "report %s --openmetrics | grep -v '^#' | grep -vc 'scenario=\"%s\",run=\"1\"}'",
+		 db, name);
+	gpuplan(args);
+	cr_assert_str_eq(out, "0\n", "samples without the whole name");
+	snprintf(args, sizeof args, "report %s --opencost | grep -c '\"cluster\":\"%s\"'", db,
+		 name);
+	cr_assert_eq(gpuplan(args), 0, "the cluster is cut: %s", out);
 }

@@ -147,7 +147,7 @@ struct advice {
 	size_t n;
 	struct finding *findings; /* the base run's, owned */
 	size_t n_findings;
-	char db[512];     /* where the runs went, for messages */
+	char *db;         /* where the runs went, for messages (owned) */
 	bool prices;      /* some pool has a price: costs are shown */
 	char currency[4]; /* theirs (ISO 4217; "" = USD), as report_currency marks it */
 	bool deadlines;   /* some workload has a deadline: deadline% is shown */
