@@ -255,17 +255,28 @@ int gp_read_input(const char *path, char **text, size_t *len, const char **why)
 	return GP_OK;
 }
 
+/* Formats into the room left first: a reused scratch string that has grown
+ * formats once, and only a string that must grow formats again. */
 void gp_sb_vprintf(struct gp_sbuf *b, const char *fmt, va_list ap)
 {
 	va_list again;
 	va_copy(again, ap);
-	int need = vsnprintf(NULL, 0, fmt, ap);
-	if (need > 0) {
+	size_t room = b->s ? b->cap - b->n : 0;
+	int need = vsnprintf(b->s ? b->s + b->n : NULL, room, fmt, ap);
+	if (need > 0 && (size_t)need >= room) {
 		GP_GROW(b->s, b->cap, b->n + (size_t)need + 1);
 		vsnprintf(b->s + b->n, b->cap - b->n, fmt, again);
-		b->n += (size_t)need;
 	}
+	if (need > 0)
+		b->n += (size_t)need;
 	va_end(again);
+}
+
+void gp_sb_putc(struct gp_sbuf *b, char c)
+{
+	GP_GROW(b->s, b->cap, b->n + 2);
+	b->s[b->n++] = c;
+	b->s[b->n] = '\0';
 }
 
 void gp_sb_printf(struct gp_sbuf *b, const char *fmt, ...)

@@ -784,7 +784,7 @@ static struct gp_sbuf *reason_begin(struct quota *q)
 	return &q->reason_text;
 }
 
-static void reason_end(struct quota *q) { gp_sb_printf(&q->reason_text, "%c", '\0'); }
+static void reason_end(struct quota *q) { gp_sb_putc(&q->reason_text, '\0'); }
 
 /* kube's ToleratesTaint. */
 static bool tolerates(const struct toleration *t, const struct taint *taint)
