@@ -143,5 +143,14 @@ Test(common, a_scratch_string_is_reused_and_keeps_what_it_carries)
 	cr_assert_eq(b.s, before, "cleared, the memory is kept");
 	cr_assert_eq(b.cap, cap);
 	cr_assert_str_eq(gp_sb_str(&b), "short");
+	/* past the room left: it grows and formats again, whole */
+	gp_sb_printf(&b, " %s %s", name, name);
+	cr_assert_eq(b.n, 5 + 2 * 254);
+	cr_assert_eq(strlen(b.s), b.n);
+	cr_assert_str_eq(b.s + b.n - 253, name);
+	gp_sb_putc(&b, '\0');
+	gp_sb_putc(&b, 'x');
+	cr_assert_eq(b.n, 5 + 2 * 254 + 2);
+	cr_assert_str_eq(b.s + b.n - 1, "x", "strings packed one after another");
 	free(b.s);
 }
