@@ -29,18 +29,20 @@ struct advise_row *advise_plan_add(struct plan *pl, const char *fmt, ...) GP_PRI
 
 struct advise_row *advise_plan_add(struct plan *pl, const char *fmt, ...)
 {
-	char label[ADVISE_LABEL];
+	struct gp_sbuf label = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(label, sizeof label, fmt, ap);
+	gp_sb_vprintf(&label, fmt, ap);
 	va_end(ap);
 	for (size_t i = 0; i < pl->n; i++)
-		if (!strcmp(pl->alts[i].label, label))
+		if (!strcmp(pl->alts[i].label, gp_sb_str(&label))) {
+			free(label.s);
 			return NULL;
+		}
 	GP_GROW(pl->alts, pl->cap, pl->n + 1);
 	struct advise_row *a = &pl->alts[pl->n++];
 	memset(a, 0, sizeof *a);
-	snprintf(a->label, sizeof a->label, "%s", label);
+	a->label = gp_sb_take(&label);
 	return a;
 }
 
@@ -67,7 +69,10 @@ void advise_row_free(struct advise_row *a)
 	for (size_t i = 0; i < a->n_sets; i++)
 		free(a->sets[i]);
 	free(a->sets);
+	free(a->label);
+	free(a->note);
 	a->sets = NULL;
+	a->label = a->note = NULL;
 	a->n_sets = a->cap_sets = 0;
 }
 
@@ -111,7 +116,7 @@ static const char *const plugin_policies[] = {"fgd", "gpu-packing", "dot-product
  * narrower weights cost in quality (from the loaded scenario sc). */
 static void mark_row(struct advise_row *row, const struct scenario *sc)
 {
-	row->note[0] = '\0';
+	struct gp_sbuf note = {0};
 	row->plugin = row->quantized = false;
 	for (size_t i = 0; i < row->n_sets; i++) {
 		const char *x = row->sets[i];
@@ -127,21 +132,24 @@ static void mark_row(struct advise_row *row, const struct scenario *sc)
 		char name[SCENARIO_MAX_NAME + 1];
 		snprintf(name, sizeof name, "%.*s", (int)(q - x - 10), x + 10);
 		int w = scenario_workload_index(sc, name);
-		size_t n = strlen(row->note);
+		const char *sep = note.n ? "; " : "";
 		if (w >= 0 && sc->workloads[w].pass_rate < 1)
-			snprintf(row->note + n, sizeof row->note - n,
-				 "%s%s in %s passes verification %.1f%% of the time", n ? "; " : "",
-				 name, q + 14, 100 * sc->workloads[w].pass_rate);
+			gp_sb_printf(&note, "%s%s in %s passes verification %.1f%% of the time",
+				     sep, name, q + 14, 100 * sc->workloads[w].pass_rate);
 		else if (w >= 0)
-			snprintf(
-				row->note + n, sizeof row->note - n,
-				"%s%s's quality in %s is not in the scenario (quality: {pass_rate: "
-				"...}): measure it before relying on it",
-				n ? "; " : "", name, q + 14);
+			gp_sb_printf(&note,
+				     "%s%s's quality in %s is not in the scenario (quality: "
+				     "{pass_rate: ...}): measure it before relying on it",
+				     sep, name, q + 14);
 	}
-	size_t n = strlen(row->label);
-	if (row->plugin && !strstr(row->label, "(needs a scheduler plugin)"))
-		snprintf(row->label + n, sizeof row->label - n, " (needs a scheduler plugin)");
+	free(row->note);
+	row->note = note.n ? gp_sb_take(&note) : NULL;
+	if (row->plugin && !strstr(row->label, "(needs a scheduler plugin)")) {
+		struct gp_sbuf label = {0};
+		gp_sb_printf(&label, "%s (needs a scheduler plugin)", row->label);
+		free(row->label);
+		row->label = gp_sb_take(&label);
+	}
 }
 
 /* Writes an alternative simulated (advise_simulate) to st and fills its row.
@@ -287,12 +295,11 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 }
 
 /* Whose goals a sizing meets, in words: "train, eval", or every goal. */
-static void goal_words(const struct scenario *sc, const struct sizing *z, char *words, size_t len)
+static void goal_words(const struct scenario *sc, const struct sizing *z, struct gp_sbuf *words)
 {
-	snprintf(words, len, "%s", z->n ? "" : "every goal");
+	gp_sb_printf(words, "%s", z->n ? "" : "every goal");
 	for (size_t i = 0; i < z->n; i++)
-		snprintf(words + strlen(words), len - strlen(words), "%s%s", i ? ", " : "",
-			 sc->workloads[z->workloads[i]].name);
+		gp_sb_printf(words, "%s%s", i ? ", " : "", sc->workloads[z->workloads[i]].name);
 }
 
 int advise_row_from_store(struct store *st, struct advise_row *row, struct gp_err *err)
@@ -327,7 +334,7 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const cha
 				.integer = true};
 	s.lo.number = 1;
 	s.hi.number = hi;
-	char cond[ADVISE_LABEL];
+	char cond[ADVISE_SET];
 	snprintf(cond, sizeof cond, "%s.goal_met >= 1", scope);
 	int rc = search_parse_condition(cond, &s.until, err);
 	*ans = (struct search_answer){0};
@@ -359,7 +366,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 		     const struct sizing *z, struct plan *pl, long *found, struct gp_err *err)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
-	char key[ADVISE_SET], words[ADVISE_LABEL];
+	char key[ADVISE_SET];
 	int32_t now = pool_size(ps);
 	pool_size_key(ps, key, sizeof key);
 	*found = 0;
@@ -386,14 +393,16 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	}
 	if (!best.last_run_id)
 		return GP_OK;
-	goal_words(sc, z, words, sizeof words);
+	struct gp_sbuf words = {0};
+	goal_words(sc, z, &words);
 	const char *how = best.found ? z->n ? "smallest for" : "smallest meeting"
 			  : z->n     ? "still short for"
 				     : "still short of";
 	struct advise_row *a =
 		advise_plan_add(pl, "pool %s %s %s node%s (%s %s)", ps->name,
 				ps->autoscale.on ? "autoscaling to" : "at", best.value,
-				strcmp(best.value, "1") ? "s" : "", how, words);
+				strcmp(best.value, "1") ? "s" : "", how, gp_sb_str(&words));
+	free(words.s);
 	if (!a)
 		return GP_OK;
 	advise_set(a, "%s=%s", key, best.value);
@@ -422,16 +431,17 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	}
 	if (rc || answers < 2)
 		return rc;
-	char label[ADVISE_LABEL] = "pools";
+	struct gp_sbuf label = {0};
+	gp_sb_printf(&label, "pools");
 	for (size_t i = 0, k = 0; i < n; i++)
 		if (found[i])
-			snprintf(label + strlen(label), sizeof label - strlen(label),
-				 "%s %s at %ld",
-				 !k++           ? ""
-				 : k == answers ? " and"
-						: ",",
-				 sc->pools[z[i].pool].name, found[i]);
-	struct advise_row *a = advise_plan_add(pl, "%s nodes together", label);
+			gp_sb_printf(&label, "%s %s at %ld",
+				     !k++           ? ""
+				     : k == answers ? " and"
+						    : ",",
+				     sc->pools[z[i].pool].name, found[i]);
+	struct advise_row *a = advise_plan_add(pl, "%s nodes together", label.s);
+	free(label.s);
 	for (size_t i = 0; a && i < n; i++)
 		if (found[i]) {
 			const struct pool_spec *ps = &sc->pools[z[i].pool];
@@ -540,7 +550,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		advise_row_free(&pl->alts[--pl->n]); /* the overrides do not load together */
 		return GP_OK;
 	}
-	return rc ? gp_errorf(err, rc, "%s", skip.msg) : GP_OK;
+	return rc ? gp_wrapf(err, &skip, rc, "%s", skip.msg) : GP_OK;
 }
 
 /* The pool search runs when the base misses its goal, queues, or the
@@ -725,7 +735,7 @@ static int write_alternative(void *ctx, size_t i, struct advise_sim *sim)
 	if (one == GP_EINPUT)
 		advise_row_free(&x->pl->alts[--x->pl->n]); /* one this scenario cannot express */
 	else if (one)
-		return gp_errorf(x->err, one, "%s", skip.msg);
+		return gp_wrapf(x->err, &skip, one, "%s", skip.msg);
 	else if (x->fn)
 		x->fn(x->ctx, a);
 	return GP_OK;
@@ -748,7 +758,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	if (fn)
 		fn(ctx, base);
 	copy_findings(out, &r);
-	snprintf(out->db, sizeof out->db, "%s", sp->db ? sp->db : "the database");
+	out->db = gp_xstrdup(sp->db ? sp->db : "the database");
 	rc = advise_trust(sp, sc, st, out, err);
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct price *x = &sc->pools[p].price;
@@ -781,7 +791,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		if (one == GP_EINPUT)
 			advise_row_free(&pl.alts[--pl.n]);
 		else if (one)
-			rc = gp_errorf(err, one, "%s", skip.msg);
+			rc = gp_wrapf(err, &skip, one, "%s", skip.msg);
 		else if (fn)
 			fn(ctx, a);
 	}
@@ -949,7 +959,7 @@ void advise_write(FILE *out, const struct advice *a)
 	}
 	int notes = 0;
 	for (size_t i = 0; i < a->n; i++)
-		if (a->rows[i].note[0])
+		if (a->rows[i].note)
 			fprintf(out, "%squality of %s: %s\n", notes++ ? "" : "\n", a->rows[i].label,
 				a->rows[i].note);
 	advise_size_write(out, a);
@@ -997,7 +1007,7 @@ void advise_write(FILE *out, const struct advice *a)
 	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);
 	write_sets(out, best);
 	fprintf(out, "; %s", wait_text(best, q, sizeof q));
-	if (best->note[0])
+	if (best->note)
 		fprintf(out, "; quality: %s", best->note);
 	fprintf(out, ", %s per verified result", money(c, 32, best->cost_per_verified, a));
 	if (base)
@@ -1018,5 +1028,6 @@ void advice_free(struct advice *a)
 		advise_row_free(&a->rows[i]);
 	free(a->rows);
 	free(a->gpus);
+	free(a->db);
 	memset(a, 0, sizeof *a);
 }

@@ -11,13 +11,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static enum gp_err_kind kind_of(int status)
+{
+	return status == GP_EINPUT ? GP_ERR_INPUT : GP_ERR_IO;
+}
+
+static int vset(struct gp_err *err, enum gp_err_kind kind, int status, const char *fmt, va_list ap)
+{
+	err->kind = kind;
+	err->place_len = 0;
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	return status;
+}
+
 int gp_errorf(struct gp_err *err, int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	vset(err, kind_of(status), status, fmt, ap);
 	va_end(ap);
 	return status;
+}
+
+int gp_errkindf(struct gp_err *err, enum gp_err_kind kind, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vset(err, kind, status, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int gp_wrapf(struct gp_err *err, const struct gp_err *inner, int status, const char *fmt, ...)
+{
+	/* Formatted aside first: inner->msg may be the buffer written. */
+	enum gp_err_kind kind = inner->kind != GP_ERR_NONE ? inner->kind : kind_of(status);
+	char text[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	memcpy(err->msg, text, sizeof text);
+	err->kind = kind;
+	err->place_len = 0;
+	return status;
+}
+
+const char *gp_err_prefix(int status, const struct gp_err *err)
+{
+	return status == GP_EINPUT && err->kind == GP_ERR_LOCATED ? "" : "gpuplan: error: ";
 }
 
 int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list ap)
@@ -30,6 +72,9 @@ int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list 
 				   loc.col);
 	if (n >= 0 && (size_t)n < sizeof err->msg)
 		vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+	err->kind = GP_ERR_LOCATED;
+	size_t place = n >= 0 ? (size_t)n - strlen(": error: ") : 0;
+	err->place_len = (unsigned)(place < sizeof err->msg ? place : sizeof err->msg - 1);
 	return GP_EINPUT;
 }
 
@@ -210,20 +255,46 @@ int gp_read_input(const char *path, char **text, size_t *len, const char **why)
 	return GP_OK;
 }
 
+/* Formats into the room left first: a reused scratch string that has grown
+ * formats once, and only a string that must grow formats again. */
+void gp_sb_vprintf(struct gp_sbuf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	size_t room = b->s ? b->cap - b->n : 0;
+	int need = vsnprintf(b->s ? b->s + b->n : NULL, room, fmt, ap);
+	if (need > 0 && (size_t)need >= room) {
+		GP_GROW(b->s, b->cap, b->n + (size_t)need + 1);
+		vsnprintf(b->s + b->n, b->cap - b->n, fmt, again);
+	}
+	if (need > 0)
+		b->n += (size_t)need;
+	va_end(again);
+}
+
+void gp_sb_putc(struct gp_sbuf *b, char c)
+{
+	GP_GROW(b->s, b->cap, b->n + 2);
+	b->s[b->n++] = c;
+	b->s[b->n] = '\0';
+}
+
 void gp_sb_printf(struct gp_sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int need = vsnprintf(NULL, 0, fmt, ap);
+	gp_sb_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (need <= 0)
-		return;
-	GP_GROW(b->s, b->cap, b->n + (size_t)need + 1);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-	va_end(ap);
-	b->n += (size_t)need;
 }
+
+void gp_sb_clear(struct gp_sbuf *b)
+{
+	b->n = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+const char *gp_sb_str(const struct gp_sbuf *b) { return b->s ? b->s : ""; }
 
 char *gp_sb_take(struct gp_sbuf *b)
 {

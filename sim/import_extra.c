@@ -601,7 +601,7 @@ static struct imp_pod *find_pod(struct imp *im, const char *ns, const char *pod)
  * leaves out a field DCGM has no value for (gpu_collector.go toMetric skips
  * blank values), so NaN and infinities are no reading of a real exporter. */
 static const char *dcgm_bad(const struct imp *im, enum dcgm_field field, const struct imp_pod *p,
-			    double v, char *buf, size_t len)
+			    double v, struct gp_sbuf *buf)
 {
 	if (!isfinite(v))
 		return "expected a finite number (dcgm-exporter leaves out a blank value, "
@@ -609,8 +609,8 @@ static const char *dcgm_bad(const struct imp *im, enum dcgm_field field, const s
 	if (field != DCGM_FB) {
 		if (v >= 0 && v <= 1)
 			return NULL;
-		snprintf(buf, len, "expected a ratio from 0 to 1, got %g", v);
-		return buf;
+		gp_sb_printf(buf, "expected a ratio from 0 to 1, got %g", v);
+		return buf->s;
 	}
 	int n = p ? imp_node_index(im, p->node) : -1;
 	const struct gpu_type *gpu = n >= 0 ? im->nodes[n].shape.gpu : NULL;
@@ -618,21 +618,22 @@ static const char *dcgm_bad(const struct imp *im, enum dcgm_field field, const s
 	if (v >= 0 && v <= most)
 		return NULL;
 	if (gpu)
-		snprintf(buf, len, "expected MiB from 0 to the %.0f MiB of node %s's %s, got %g",
-			 most, im->nodes[n].name, gpu->name, v);
+		gp_sb_printf(buf, "expected MiB from 0 to the %.0f MiB of node %s's %s, got %g",
+			     most, im->nodes[n].name, gpu->name, v);
 	else
-		snprintf(buf, len, "expected MiB >= 0, got %g", v);
-	return buf;
+		gp_sb_printf(buf, "expected MiB >= 0, got %g", v);
+	return buf->s;
 }
 
-/* Adds sample v of field to its pod; the reason when v is no reading (buf). */
+/* Adds sample v of field to its pod; the reason when v is no reading, whole
+ * (written to buf, which the caller frees, when it names the values). */
 static const char *dcgm_sample(struct imp *im, enum dcgm_field field, const char *ns,
-			       const char *pod, double v, char *buf, size_t len)
+			       const char *pod, double v, struct gp_sbuf *buf)
 {
 	if (field == DCGM_OTHER)
 		return NULL; /* a field not read: no pod lookup, no check */
 	struct imp_pod *p = im->dcgm_sink ? NULL : find_pod(im, ns, pod);
-	const char *bad = dcgm_bad(im, field, p, v, buf, len);
+	const char *bad = dcgm_bad(im, field, p, v, buf);
 	if (!bad && im->dcgm_sink && ns && pod)
 		im->dcgm_sink(im->dcgm_ctx, (int)field, ns, pod, v);
 	if (bad || !p)
@@ -791,12 +792,12 @@ static int text_line(struct imp *im, const char *line, int lineno)
 		return gp_located(im->err, (struct srcloc){file, lineno, (int)(end - line) + 1},
 				  "expected an integer timestamp (milliseconds) or the line's "
 				  "end after the value");
-	char why[160];
+	struct gp_sbuf why = {0};
 	const char *bad = dcgm_sample(im, dcgm_field(line, name_len), t.xns[0] ? t.xns : t.ns,
-				      t.xpod[0] ? t.xpod : t.pod, v, why, sizeof why);
-	if (bad)
-		return gp_located(im->err, at, "%.*s: %s", (int)name_len, line, bad);
-	return GP_OK;
+				      t.xpod[0] ? t.xpod : t.pod, v, &why);
+	int rc = bad ? gp_located(im->err, at, "%.*s: %s", (int)name_len, line, bad) : GP_OK;
+	free(why.s);
+	return rc;
 }
 
 /* --dcgm through the opener every input shares: a FIFO, device or folder
@@ -806,7 +807,7 @@ static FILE *open_dcgm(struct imp *im)
 	const char *why = NULL;
 	FILE *in = gp_open_input(im->o->dcgm, &why);
 	if (!in)
-		gp_errorf(im->err, GP_EINPUT, "%s: error: cannot read: %s", im->o->dcgm, why);
+		gp_located(im->err, (struct srcloc){im->o->dcgm, 0, 0}, "cannot read: %s", why);
 	return in;
 }
 
@@ -870,10 +871,11 @@ static int json_point(struct imp *im, const struct ynode *pt, const char *name, 
 	if (!end || *end || pt->items[0]->kind != YNODE_SCALAR ||
 	    units_number(pt->items[0]->value, &ts))
 		return imp_error(f, pt, NULL, "expected a [timestamp, \"value\"] pair");
-	char why[160];
-	const char *bad =
-		dcgm_sample(im, dcgm_field(name, strlen(name)), ns, pod, v, why, sizeof why);
-	return bad ? imp_error(f, pt->items[1], NULL, "%s: %s", name, bad) : GP_OK;
+	struct gp_sbuf why = {0};
+	const char *bad = dcgm_sample(im, dcgm_field(name, strlen(name)), ns, pod, v, &why);
+	int rc = bad ? imp_error(f, pt->items[1], NULL, "%s: %s", name, bad) : GP_OK;
+	free(why.s);
+	return rc;
 }
 
 /* A Prometheus /api/v1/query (vector) or query_range (matrix) response. */
@@ -978,11 +980,10 @@ static int opencost_rates(struct imp *im, struct imp_gpu_price *p)
 					    "ramCost / ramByteHours (per GiB)"};
 	for (int i = 0; i < 3; i++)
 		if (got[i] > SCENARIO_MAX_PRICE)
-			return gp_errorf(im->err, GP_EINPUT,
-					 "%s: error: %s over the allocations on %s nodes is %g "
-					 "per hour; expected at most %g",
-					 im->o->opencost, what[i], p->type, got[i],
-					 SCENARIO_MAX_PRICE);
+			return gp_located(im->err, (struct srcloc){im->o->opencost, 0, 0},
+					  "%s over the allocations on %s nodes is %g "
+					  "per hour; expected at most %g",
+					  what[i], p->type, got[i], SCENARIO_MAX_PRICE);
 	return GP_OK;
 }
 

@@ -610,14 +610,15 @@ static int read_file(struct hist *h, const char *file, bool required, prom_fn fn
 	char path[4096];
 	struct stat st;
 	if (dir_path(h, file, path, sizeof path))
-		return gp_errorf(h->err, GP_EINPUT, "--history %s: path too long", h->dir);
+		return gp_errkindf(h->err, GP_ERR_LIMIT, GP_EINPUT, "--history %s: path too long",
+				   h->dir);
 	if (stat(path, &st) != 0) {
 		if (!required && errno == ENOENT)
 			return GP_OK;
-		return gp_errorf(h->err, GP_EINPUT,
-				 "%s: error: cannot read: %s; expected the file "
-				 "scripts/export-history.sh writes (%s)",
-				 path, strerror(errno), required ? "required" : "optional");
+		return gp_located(h->err, (struct srcloc){path, 0, 0},
+				  "cannot read: %s; expected the file "
+				  "scripts/export-history.sh writes (%s)",
+				  strerror(errno), required ? "required" : "optional");
 	}
 	/* the path outlives the call: errors and locations point at it */
 	h->paths = gp_xrealloc(h->paths, (h->n_paths + 1) * sizeof *h->paths);

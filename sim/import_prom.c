@@ -486,7 +486,7 @@ int prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err)
 	struct reader r = {.path = path, .err = err};
 	r.f = gp_open_input(path, &why);
 	if (!r.f)
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path, why);
+		return gp_located(err, (struct srcloc){path, 0, 0}, "cannot read: %s", why);
 	if (!yaml_parser_initialize(&r.parser)) {
 		fclose(r.f);
 		return gp_errorf(err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", path);

@@ -341,7 +341,7 @@ static void run(struct experiment *x, struct results *out)
 
 static char *node_name(const struct scenario *sc, int32_t pool, int32_t local)
 {
-	char buf[256];
+	char buf[SCENARIO_MAX_NAME + 16]; /* "POOL-INDEX" whole */
 	snprintf(buf, sizeof buf, "%s-%d", sc->pools[pool].name, (int)local);
 	return gp_xstrdup(buf);
 }

@@ -45,11 +45,11 @@
 /* --- errors: the one way main reports a failure ---------------------------- */
 
 /* Prints err: located input errors ("FILE:LINE:COL: error: ...") carry their
- * own prefix, others get "gpuplan: error: "; a usage error adds where to look. */
+ * own prefix, others get "gpuplan: error: " (the kind decides, gp_err_prefix);
+ * a usage error adds where to look. */
 int fail(int rc, const struct gp_err *err, bool usage)
 {
-	bool located = rc == GP_EINPUT && strstr(err->msg, ": error: ");
-	fprintf(stderr, located ? "%s\n" : "gpuplan: error: %s\n", err->msg);
+	fprintf(stderr, "%s%s\n", gp_err_prefix(rc, err), err->msg);
 	if (usage)
 		fputs("(see 'gpuplan --help')\n", stderr);
 	return rc;
@@ -57,7 +57,7 @@ int fail(int rc, const struct gp_err *err, bool usage)
 
 int usage_error(const char *fmt, ...)
 {
-	struct gp_err err;
+	struct gp_err err = {.kind = GP_ERR_INPUT};
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(err.msg, sizeof err.msg, fmt, ap);
@@ -338,7 +338,8 @@ static int parse_goal(const char *value, void *target, struct gp_err *err)
 {
 	struct options *o = target;
 	if (o->n_goals >= CLI_MAX_GOALS)
-		return gp_errorf(err, GP_EINPUT, "--goal: at most %d of them", CLI_MAX_GOALS);
+		return gp_errkindf(err, GP_ERR_LIMIT, GP_EINPUT, "--goal: at most %d of them",
+				   CLI_MAX_GOALS);
 	int rc = scenario_goal_override(value, o->goals[o->n_goals], CLI_GOAL_LEN, err);
 	o->n_goals += !rc;
 	return rc;
@@ -727,8 +728,7 @@ static int parse_bound(const char *flag, const char *value, struct search_value 
 {
 	if (!search_parse_value(value, v, err))
 		return GP_OK;
-	struct gp_err inner = *err;
-	return gp_errorf(err, GP_EINPUT, "%s %s", flag, inner.msg);
+	return gp_wrapf(err, err, GP_EINPUT, "%s %s", flag, err->msg);
 }
 
 static int parse_lo(const char *value, void *target, struct gp_err *err)
@@ -988,13 +988,12 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 				   "'gpuplan report --help')");
 	if (opencost && openmetrics)
 		return usage_error("%s", "--opencost and --openmetrics both print: choose one");
-	char why[256];
-	if (opencost_flags(opencost, window, aggregate, &q, why, sizeof why))
-		return usage_error("%s", why);
+	struct gp_err err;
+	if ((rc = opencost_flags(opencost, window, aggregate, &q, &err)))
+		return fail(rc, &err, true);
 	if (access(db, R_OK) != 0)
 		return usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
-	struct gp_err err;
 	rc = store_open_read(db, &st, &err);
 	if (!rc && html)
 		rc = html_report_file(st, db, run_id, html, &err);

@@ -68,19 +68,25 @@ static int import_refuse_inputs(const struct import_options *o, const char *path
 static int import_check_failed(const char *from, const char *path, const char *tmp,
 			       struct gp_err *err)
 {
-	const char *m = err->msg, *e = strstr(m, ": error: ");
-	size_t tl = strlen(tmp);
-	char where[64] = "", msg[2 * sizeof err->msg];
-	if (e && !strncmp(m, tmp, tl) && m[tl] == ':') {
+	const char *m = err->msg;
+	size_t tl = strlen(tmp), place = err->place_len;
+	char where[64] = "";
+	bool in_tmp =
+		err->kind == GP_ERR_LOCATED && place > tl && !strncmp(m, tmp, tl) && m[tl] == ':';
+	if (in_tmp) { /* the place is the temporary file's: said as a line of the scenario */
 		snprintf(where, sizeof where, " (at line %.*s of the scenario)",
-			 (int)(e - m - (ptrdiff_t)tl - 1), m + tl + 1);
-		m = e + strlen(": error: ");
+			 (int)(place - tl - 1), m + tl + 1);
+		m += place + strlen(": error: ");
 	}
-	snprintf(msg, sizeof msg,
-		 "import: the scenario imported from %s failed its check, so %s is "
-		 "left as it was%s: %s",
-		 from, path, where, m);
-	return gp_errorf(err, GP_EINPUT, "%s", msg);
+	/* A place in another file (a trace the scenario names) stays in the text,
+	 * and the message stays located; one in the temporary file is gone. */
+	struct gp_err inner = *err;
+	if (in_tmp)
+		inner.kind = GP_ERR_INPUT;
+	return gp_wrapf(err, &inner, GP_EINPUT,
+			"import: the scenario imported from %s failed its check, so %s is "
+			"left as it was%s: %s",
+			from, path, where, m);
 }
 
 /* Writes the scenario beside path, loads and simulates it there (the

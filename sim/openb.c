@@ -414,11 +414,10 @@ int openb_read_pods(const char *path, struct srcloc ref, bool timed, struct open
 	struct pod_list l = {.timed = timed};
 	int rc = read_csv(&r, ref, pod_row, &l);
 	if (!rc && timed && (r.at[P_CREATION] < 0 || r.at[P_DELETION] < 0))
-		rc = gp_errorf(err, GP_EINPUT,
-			       "%s:1: error: a timed replay needs the columns creation_time and "
-			       "deletion_time; expected them in the header, or experiment: "
-			       "{protocol: inflation}",
-			       path);
+		rc = gp_located(err, (struct srcloc){path, 1, 0},
+				"a timed replay needs the columns creation_time and "
+				"deletion_time; expected them in the header, or experiment: "
+				"{protocol: inflation}");
 	if (!rc && l.n == 0)
 		rc = gp_located(err, (struct srcloc){path, 0, 0},
 				"the pod list has no pods; expected rows of "

@@ -445,31 +445,31 @@ void opencost_write(FILE *out, const struct allocation *rows, size_t n,
 }
 
 int opencost_flags(bool opencost, const char *window, const char *aggregate,
-		   struct opencost_query *q, char *why, size_t len)
+		   struct opencost_query *q, struct gp_err *err)
 {
 	if (!opencost && (window || aggregate || q->accumulate || q->share_idle || q->idle_by_node))
-		snprintf(
-			why, len,
+		return gp_errorf(
+			err, GP_EINPUT,
 			"--window, --aggregate, --accumulate, --share-idle and --idle-by-node shape "
 			"--opencost's response: add --opencost");
-	else if (window && !opencost_parse_window(window, q))
-		snprintf(why, len,
-			 "--window expects START,END in RFC 3339 with END after START, like "
-			 "2026-10-27T00:00:00Z,2026-10-28T00:00:00Z, got '%s'",
-			 window);
-	else if (aggregate && !opencost_parse_aggregate(aggregate, q))
-		snprintf(
-			why, len,
+	if (window && !opencost_parse_window(window, q))
+		return gp_errorf(
+			err, GP_EINPUT,
+			"--window expects START,END in RFC 3339 with END after START, like "
+			"2026-10-27T00:00:00Z,2026-10-28T00:00:00Z, got '%s'",
+			window);
+	if (aggregate && !opencost_parse_aggregate(aggregate, q))
+		return gp_errorf(
+			err, GP_EINPUT,
 			"--aggregate expects namespace, label:KEY, controller, pool, queue or node, "
 			"got '%s'",
 			aggregate);
-	else if (q->aggregate == OPENCOST_BY_NODE && !q->idle_by_node)
-		snprintf(why, len,
-			 "--aggregate node needs the rows by node: add --idle-by-node (a run of "
-			 "cost: {idle_by: node})");
-	else
-		return GP_OK;
-	return GP_EINPUT;
+	if (q->aggregate == OPENCOST_BY_NODE && !q->idle_by_node)
+		return gp_errorf(
+			err, GP_EINPUT,
+			"--aggregate node needs the rows by node: add --idle-by-node (a run of "
+			"cost: {idle_by: node})");
+	return GP_OK;
 }
 
 int opencost_report(FILE *out, struct store *st, const char *db, int64_t run_id,

@@ -45,7 +45,7 @@ struct om {
 	FILE *out;
 	struct store *st;
 	struct gp_err *err;
-	char scenario[128];
+	char scenario[SCENARIO_MAX_NAME + 1]; /* the run's name, whole */
 	char run[32];
 	int64_t run_id;
 	int64_t epoch;  /* the scenario start, Unix seconds */

@@ -130,7 +130,7 @@ bool pli_expr_matches(const struct affinity_expr *e, const char *value)
 static bool affinity_matches(const struct workload_spec *w, const struct pool_spec *p,
 			     int32_t local)
 {
-	char buf[160];
+	char buf[SCENARIO_MAX_NAME + 16]; /* a hostname: "POOL-INDEX" whole */
 	for (size_t i = 0; i < w->n_node_selector; i++) {
 		const char *v = node_label(p, local, w->node_selector[i].key, buf, sizeof buf);
 		if (!v || strcmp(v, w->node_selector[i].value))

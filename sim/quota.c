@@ -127,7 +127,6 @@ void quota_init(struct quota *q, const struct scenario *sc)
 	q->saved = gp_xcalloc(cells, sizeof *q->saved);
 	q->need = gp_xcalloc(q->n_res + 1, sizeof *q->need);
 	q->probe = gp_xcalloc(q->n_res + 1, sizeof *q->probe);
-	q->reasons = gp_xcalloc(QUOTA_MAX_REASONS, sizeof *q->reasons);
 	q->root = gp_xcalloc(sc->n_queues, sizeof *q->root);
 	q->limited = gp_xcalloc(sc->n_queues + 1, sizeof *q->limited);
 	for (size_t i = 0; i < sc->n_queues * q->n_res; i++)
@@ -156,7 +155,10 @@ void quota_free(struct quota *q)
 	free(q->name_of);
 	free(q->names);
 	free(q->probe);
-	free(q->reasons);
+	free(q->reason_text.s);
+	free(q->reason_at);
+	free(q->sorted);
+	free(q->why.s);
 	free(q->nominal);
 	free(q->limit);
 	free(q->guaranteed);
@@ -367,47 +369,50 @@ static const char *flavor_name(const struct quota *q, size_t r)
 }
 
 /* flavorassigner.go, fitsResourceQuota's "No Fit" reason (Kueue >= 0.15's
- * words: a job is one pod set, so no earlier pod set used the flavor). */
-static void no_fit_reason(const struct quota *q, size_t r, double req, double most, char *buf,
-			  size_t len)
+ * words: a job is one pod set, so no earlier pod set used the flavor),
+ * appended to out. */
+static void no_fit_reason(const struct quota *q, size_t r, double req, double most,
+			  struct gp_sbuf *out)
 {
 	char a[32], b[32];
 	amount(q->res[r], req, a, sizeof a);
 	amount(q->res[r], most, b, sizeof b);
-	snprintf(buf, len,
-		 "insufficient quota for %s in flavor %s, previously considered podsets "
-		 "requests (0) + current podset request (%s) > maximum capacity (%s)",
-		 q->res[r], flavor_name(q, r), a, b);
+	gp_sb_printf(out,
+		     "insufficient quota for %s in flavor %s, previously considered podsets "
+		     "requests (0) + current podset request (%s) > maximum capacity (%s)",
+		     q->res[r], flavor_name(q, r), a, b);
 }
 
-/* fitsResourceQuota's "Preempt" reason. */
-static void unused_reason(const struct quota *q, size_t r, double more, char *buf, size_t len)
+/* fitsResourceQuota's "Preempt" reason, appended to out. */
+static void unused_reason(const struct quota *q, size_t r, double more, struct gp_sbuf *out)
 {
 	char a[32];
 	amount(q->res[r], more, a, sizeof a);
-	snprintf(buf, len, "insufficient unused quota for %s in flavor %s, %s more needed",
-		 q->res[r], flavor_name(q, r), a);
+	gp_sb_printf(out, "insufficient unused quota for %s in flavor %s, %s more needed",
+		     q->res[r], flavor_name(q, r), a);
 }
 
-enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *req, char *why,
-			       size_t why_len)
+const char *quota_why(const struct quota *q) { return gp_sb_str(&q->why); }
+
+enum quota_verdict quota_check(struct quota *q, size_t qi, const double *req)
 {
-	char text[QUOTA_REASON_LEN];
 	/* flavorassigner.go fitsResourceQuota: "No Fit" first, above the
 	 * maximum capacity; then "Preempt", above what is available now. */
 	for (size_t r = 0; r < q->n_res; r++) {
 		double most = potential(q, qi, r);
 		if (req[r] > 0 && req[r] > most + 1e-9) {
-			no_fit_reason(q, r, req[r], most, text, sizeof text);
-			snprintf(why, why_len, POD_SET "%s", text);
+			gp_sb_clear(&q->why);
+			gp_sb_printf(&q->why, POD_SET);
+			no_fit_reason(q, r, req[r], most, &q->why);
 			return QUOTA_NO_FIT;
 		}
 	}
 	for (size_t r = 0; r < q->n_res; r++) {
 		double free_now = available(q, qi, r);
 		if (req[r] > 0 && req[r] > free_now + 1e-9) {
-			unused_reason(q, r, req[r] - free_now, text, sizeof text);
-			snprintf(why, why_len, POD_SET "%s", text);
+			gp_sb_clear(&q->why);
+			gp_sb_printf(&q->why, POD_SET);
+			unused_reason(q, r, req[r] - free_now, &q->why);
 			return QUOTA_WAIT;
 		}
 	}
@@ -444,10 +449,12 @@ enum constraint_kind quota_binding(const struct quota *q, size_t qi, const doubl
 	return CONSTRAINT_QUOTA;
 }
 
-void quota_behind(const struct quota *q, size_t qi, char *why, size_t why_len)
+const char *quota_behind(struct quota *q, size_t qi)
 {
-	snprintf(why, why_len, "waiting for the head of StrictFIFO ClusterQueue %s to be admitted",
-		 q->sc->queues[qi].name);
+	gp_sb_clear(&q->why);
+	gp_sb_printf(&q->why, "waiting for the head of StrictFIFO ClusterQueue %s to be admitted",
+		     q->sc->queues[qi].name);
+	return gp_sb_str(&q->why);
 }
 
 void quota_charge(struct quota *q, size_t qi, const double *req, double sign)
@@ -768,11 +775,16 @@ static bool try_next(struct gmode m, const struct queue_spec *qs)
 	return m.borrow > 0 && qs->when_can_borrow == FUNGIBILITY_TRY_NEXT_FLAVOR;
 }
 
-static void add_reason(struct quota *q, const char *text)
+/* A reason of quota_assign's is appended whole to reason_text between
+ * reason_begin and reason_end, each ended by its NUL. */
+static struct gp_sbuf *reason_begin(struct quota *q)
 {
-	if (q->n_reasons < QUOTA_MAX_REASONS)
-		snprintf(q->reasons[q->n_reasons++], QUOTA_REASON_LEN, "%s", text);
+	GP_GROW(q->reason_at, q->cap_reasons, q->n_reasons + 1);
+	q->reason_at[q->n_reasons++] = q->reason_text.n;
+	return &q->reason_text;
 }
+
+static void reason_end(struct quota *q) { gp_sb_putc(&q->reason_text, '\0'); }
 
 /* kube's ToleratesTaint. */
 static bool tolerates(const struct toleration *t, const struct taint *taint)
@@ -800,7 +812,6 @@ static bool flavor_matches(struct quota *q, const struct flavor_spec *f,
 			   const struct workload_spec *w)
 {
 	static const char *const effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
-	char text[QUOTA_REASON_LEN];
 	for (size_t i = 0; i < f->n_node_taints; i++) {
 		const struct taint *t = &f->node_taints[i];
 		if (t->effect == EFFECT_PREFER_NO_SCHEDULE)
@@ -812,10 +823,10 @@ static bool flavor_matches(struct quota *q, const struct flavor_spec *f,
 			ok = tolerates(&f->tolerations[k], t);
 		if (!ok) {
 			/* Go's %s of a corev1.Taint value: its fields in braces */
-			snprintf(text, sizeof text,
-				 "untolerated taint {%s %s %s <nil>} in flavor %s", t->key,
-				 t->value, effects[t->effect], f->name);
-			add_reason(q, text);
+			gp_sb_printf(reason_begin(q),
+				     "untolerated taint {%s %s %s <nil>} in flavor %s", t->key,
+				     t->value, effects[t->effect], f->name);
+			reason_end(q);
 			return false;
 		}
 	}
@@ -842,8 +853,8 @@ static bool flavor_matches(struct quota *q, const struct flavor_spec *f,
 						   : e->op == AFFINITY_EXISTS;
 	}
 	if (!match) {
-		snprintf(text, sizeof text, "flavor %s doesn't match node affinity", f->name);
-		add_reason(q, text);
+		gp_sb_printf(reason_begin(q), "flavor %s doesn't match node affinity", f->name);
+		reason_end(q);
 	}
 	return match;
 }
@@ -856,12 +867,11 @@ static struct gmode fits_column(struct quota *q, size_t qi, size_t r, double val
 {
 	const struct queue_spec *qs = &q->sc->queues[qi];
 	size_t cell = qi * q->n_res + r;
-	char text[QUOTA_REASON_LEN];
 	double most = potential(q, qi, r);
 	*never = false;
 	if (val > most + 1e-9) {
-		no_fit_reason(q, r, val, most, text, sizeof text);
-		add_reason(q, text);
+		no_fit_reason(q, r, val, most, reason_begin(q));
+		reason_end(q);
 		*never = true;
 		return (struct gmode){FM_NO_FIT, 0};
 	}
@@ -870,8 +880,8 @@ static struct gmode fits_column(struct quota *q, size_t qi, size_t r, double val
 	double free_now = available(q, qi, r);
 	if (val <= free_now + 1e-9)
 		return (struct gmode){FM_FIT, borrow};
-	unused_reason(q, r, val - free_now, text, sizeof text);
-	add_reason(q, text);
+	unused_reason(q, r, val - free_now, reason_begin(q));
+	reason_end(q);
 	/* preemption is tried for a request within the nominal quota, where a
 	 * subtree below the root fits it (mayReclaimInHierarchy), or under
 	 * borrowWithinCohort (canPreemptWhileBorrowing); withinClusterQueue
@@ -898,21 +908,27 @@ static struct gmode fits_column(struct quota *q, size_t qi, size_t r, double val
 	return (struct gmode){own ? FM_PREEMPT : FM_RECLAIM, borrow};
 }
 
-static int reason_order(const void *a, const void *b) { return strcmp(a, b); }
-
-/* Kueue's Status.Message: the reasons sorted, joined by ", ". */
-static void status_message(struct quota *q, size_t from, char *why, size_t why_len)
+static int reason_order(const void *a, const void *b)
 {
-	qsort(q->reasons + from, q->n_reasons - from, sizeof *q->reasons, reason_order);
-	size_t len = (size_t)snprintf(why, why_len, POD_SET);
-	for (size_t i = from; i < q->n_reasons && len < why_len; i++)
-		len += (size_t)snprintf(why + len, why_len - len, "%s%s", i > from ? ", " : "",
-					q->reasons[i]);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Kueue's Status.Message: the reasons sorted, joined by ", ", into q->why. */
+static void status_message(struct quota *q)
+{
+	GP_GROW(q->sorted, q->cap_sorted, q->n_reasons + 1);
+	for (size_t i = 0; i < q->n_reasons; i++)
+		q->sorted[i] = q->reason_text.s + q->reason_at[i];
+	qsort(q->sorted, q->n_reasons, sizeof *q->sorted, reason_order);
+	gp_sb_clear(&q->why);
+	gp_sb_printf(&q->why, POD_SET);
+	for (size_t i = 0; i < q->n_reasons; i++)
+		gp_sb_printf(&q->why, "%s%s", i > 0 ? ", " : "", q->sorted[i]);
 }
 
 enum quota_verdict quota_assign(struct quota *q, size_t qi, const struct quota_job *job,
 				const struct quota_oracle *oracle, uint64_t *assign, double *req,
-				uint32_t **targets, size_t *n_targets, char *why, size_t why_len)
+				uint32_t **targets, size_t *n_targets)
 {
 	const struct queue_spec *qs = &q->sc->queues[qi];
 	const struct scenario *sc = q->sc;
@@ -920,6 +936,7 @@ enum quota_verdict quota_assign(struct quota *q, size_t qi, const struct quota_j
 	*assign = QUOTA_UNASSIGNED;
 	*n_targets = 0;
 	q->n_reasons = 0;
+	gp_sb_clear(&q->reason_text);
 	uint64_t chosen = QUOTA_UNASSIGNED;
 	for (size_t g = 0; g < qs->n_groups; g++) {
 		const struct resource_group *rg = &qs->groups[g];
@@ -965,10 +982,10 @@ enum quota_verdict quota_assign(struct quota *q, size_t qi, const struct quota_j
 		}
 		if (best.mode == FM_NO_FIT || best_fp < 0) {
 			/* the group's status alone (assignFlavors breaks) */
-			memmove(q->reasons, q->reasons + from,
-				(q->n_reasons - from) * sizeof *q->reasons);
+			memmove(q->reason_at, q->reason_at + from,
+				(q->n_reasons - from) * sizeof *q->reason_at);
 			q->n_reasons -= from;
-			status_message(q, 0, why, why_len);
+			status_message(q);
 			return never ? QUOTA_NO_FIT : QUOTA_WAIT;
 		}
 		if (best.mode == FM_FIT)
@@ -986,7 +1003,7 @@ enum quota_verdict quota_assign(struct quota *q, size_t qi, const struct quota_j
 					     *targets)
 			     : 0;
 		if (!t) {
-			status_message(q, 0, why, why_len);
+			status_message(q);
 			return QUOTA_WAIT;
 		}
 		*n_targets = t;

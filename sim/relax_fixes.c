@@ -25,15 +25,19 @@
 
 struct finding_fix *relax_fix(struct finding *f, const char *fmt, ...)
 {
-	char label[600];
+	struct gp_sbuf label = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(label, sizeof label, fmt, ap);
+	gp_sb_vprintf(&label, fmt, ap);
 	va_end(ap);
-	for (size_t i = 0; i < f->n_fixes; i++)
-		if (!strcmp(f->fixes[i].label, label))
-			return NULL;
-	return finding_add_fix(f, label);
+	struct finding_fix *x = NULL;
+	bool dup = false;
+	for (size_t i = 0; i < f->n_fixes && !dup; i++)
+		dup = !strcmp(f->fixes[i].label, gp_sb_str(&label));
+	if (!dup)
+		x = finding_add_fix(f, gp_sb_str(&label));
+	free(label.s);
+	return x;
 }
 
 void relax_set(struct finding_fix *x, const char *fmt, ...)

@@ -189,8 +189,8 @@ int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, s
 	free(line);
 	fclose(f);
 	if (!rc && n == 0)
-		rc = gp_errorf(err, GP_EINPUT,
-			       "%s: error: no requests; expected rows of " AZURE_LAYOUT, path);
+		rc = gp_located(err, (struct srcloc){path, 0, 0},
+				"no requests; expected rows of " AZURE_LAYOUT);
 	if (rc) {
 		free(out);
 		return rc;

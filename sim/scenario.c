@@ -475,9 +475,8 @@ static int env_limit(const char *name, int64_t fallback, int64_t *out, struct gp
 	if (!s || !*s)
 		return GP_OK;
 	if (units_integer(s, out) || *out < 1)
-		return gp_errorf(err, GP_EINPUT,
-				 "%s: error: '%s' is invalid; expected a whole number >= 1", name,
-				 s);
+		return gp_located(err, (struct srcloc){name, 0, 0},
+				  "'%s' is invalid; expected a whole number >= 1", s);
 	return GP_OK;
 }
 
@@ -683,7 +682,7 @@ static int read_file(const char *path, char **text, size_t *len, struct gp_err *
 {
 	const char *why;
 	if (gp_read_input(path, text, len, &why))
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path, why);
+		return gp_located(err, (struct srcloc){path, 0, 0}, "cannot read: %s", why);
 	return GP_OK;
 }
 
@@ -963,7 +962,8 @@ int scenario_goal_override(const char *value, char *set, size_t len, struct gp_e
 				 value);
 	size_t n = (size_t)(eq - value);
 	if (n > SCENARIO_MAX_NAME || strlen(eq + 1) > 32 || len < SCENARIO_MAX_NAME + 64)
-		return gp_errorf(err, GP_EINPUT, "--goal '%.40s...': too long", value);
+		return gp_errkindf(err, GP_ERR_LIMIT, GP_EINPUT, "--goal '%.40s...': too long",
+				   value);
 	if ((n == 5 && !strncmp(value, "batch", 5)) || (n == 7 && !strncmp(value, "service", 7)))
 		snprintf(set, len, "goals.%.*s=%s", (int)n, value, eq + 1);
 	else

@@ -139,8 +139,7 @@ static void wait_behind(struct sim *s, size_t c)
 	uint32_t head = cl->heap[0].job;
 	if (s->behind[c] && reasons_blocked(&s->reasons, ADMIT_RC(c), head, s->quota_gen, cl->n))
 		return;
-	char why[200];
-	quota_behind(&s->quota, (size_t)cl->queue, why, sizeof why);
+	const char *why = quota_behind(&s->quota, (size_t)cl->queue);
 	const struct sim_job *j = &s->jobs[head];
 	reasons_fail_kind(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why,
 			  PEND_BIT(PEND_QUEUE_ORDER), head, s->quota_gen, s->engine.now);
@@ -203,14 +202,13 @@ static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows,
 	const struct sim_job *j = &s->jobs[head];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	const struct queue_spec *qs = &s->sc->queues[ws->queue];
-	char why[QUOTA_MAX_REASONS * 96];
 	quota_request(&s->quota, ws, j->gpus, j->pods, s->ask);
 	struct quota_job job = {ws, ws->priority, j->submit, s->ask};
 	struct quota_oracle oracle = {candidates, s};
 	bool policy = qs->within != WITHIN_NEVER || qs->reclaim != RECLAIM_NEVER;
 	enum quota_verdict v =
 		quota_assign(&s->quota, (size_t)ws->queue, &job, policy ? &oracle : NULL, flavors,
-			     s->req, &s->victims, n_victims, why, sizeof why);
+			     s->req, &s->victims, n_victims);
 	if (v == QUOTA_FITS) {
 		*borrows = quota_borrows(&s->quota, (size_t)ws->queue, s->req);
 		return true;
@@ -219,8 +217,8 @@ static bool try_admit(struct sim *s, size_t c, size_t *n_victims, bool *borrows,
 	int32_t param;
 	enum constraint_kind bk = quota_binding(&s->quota, (size_t)ws->queue, s->ask, &param);
 	reasons_bind(&s->reasons, ADMIT_RC(c), bk, param);
-	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n, why, head,
-			  s->quota_gen, s->engine.now);
+	reasons_fail_text(&s->reasons, ADMIT_RC(c), j->workload, j->pods, cl->n,
+			  quota_why(&s->quota), head, s->quota_gen, s->engine.now);
 	return false;
 }
 

@@ -82,10 +82,10 @@ static int make_parents(const char *path, struct gp_err *err)
 	/* Checked first: a path the system cannot open must not leave thousands
 	 * of folders behind on its way to failing. */
 	if (strlen(path) >= PATH_MAX)
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%.80s...: a path of %zu characters; expected "
-				 "at most %d",
-				 path, strlen(path), PATH_MAX - 1);
+		return gp_errkindf(err, GP_ERR_LIMIT, GP_ERUNTIME,
+				   "%.80s...: a path of %zu characters; expected "
+				   "at most %d",
+				   path, strlen(path), PATH_MAX - 1);
 	char *dir = gp_xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	int rc = GP_OK;

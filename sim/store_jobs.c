@@ -126,8 +126,8 @@ int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_er
 	const struct sti_jobs *c = ctx;
 	const struct job_record *j = &c->jobs[i];
 	if (!job_valid(c, j))
-		return gp_errorf(
-			err, GP_ERUNTIME,
+		return gp_errkindf(
+			err, GP_ERR_INTERNAL, GP_ERUNTIME,
 			"%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
 			c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
 			(int)j->node, c->n_nodes);
@@ -158,10 +158,10 @@ int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct g
 	const struct sti_jobs *c = ctx;
 	const struct request_record *q = &c->r->requests[i];
 	if (q->workload < 0 || (size_t)q->workload >= c->sc->n_workloads)
-		return gp_errorf(err, GP_ERUNTIME,
-				 "%s: writing requests: request %lld has workload %d of %zu",
-				 c->path, (long long)q->request_id, (int)q->workload,
-				 c->sc->n_workloads);
+		return gp_errkindf(err, GP_ERR_INTERNAL, GP_ERUNTIME,
+				   "%s: writing requests: request %lld has workload %d of %zu",
+				   c->path, (long long)q->request_id, (int)q->workload,
+				   c->sc->n_workloads);
 	bool first = q->first_token != SIM_NEVER, done = q->done != SIM_NEVER;
 	sqlite3_bind_text(s, p, c->sc->workloads[q->workload].name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, p + 1, q->request_id);

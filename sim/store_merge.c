@@ -25,14 +25,14 @@ static int check_merge_input(const char *in_path, const char *out_path, struct g
 {
 	struct stat in, out;
 	if (stat(in_path, &in) != 0)
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", in_path,
-				 strerror(errno));
+		return gp_located(err, (struct srcloc){in_path, 0, 0}, "cannot read: %s",
+				  strerror(errno));
 	if (!S_ISREG(in.st_mode))
-		return gp_errorf(err, GP_EINPUT, "%s: error: not a file", in_path);
+		return gp_located(err, (struct srcloc){in_path, 0, 0}, "not a file");
 	if (out_path && stat(out_path, &out) == 0 && in.st_dev == out.st_dev &&
 	    in.st_ino == out.st_ino)
-		return gp_errorf(err, GP_EINPUT,
-				 "%s: error: is the output database itself; name it once", in_path);
+		return gp_located(err, (struct srcloc){in_path, 0, 0},
+				  "is the output database itself; name it once");
 	return GP_OK;
 }
 
@@ -60,7 +60,7 @@ static int check_merge_schema(struct store *st, const char *schema, const char *
 	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
 	sqlite3_free(sql);
 	if (rc == SQLITE_NOTADB)
-		return gp_errorf(err, GP_EINPUT, "%s: error: not a SQLite database", in_path);
+		return gp_located(err, (struct srcloc){in_path, 0, 0}, "not a SQLite database");
 	if (rc != SQLITE_OK)
 		return gp_errorf(err, GP_ERUNTIME, "%s: reading the database: %s", in_path,
 				 sqlite3_errmsg(st->db));
@@ -72,14 +72,13 @@ static int check_merge_schema(struct store *st, const char *schema, const char *
 	if (rc || has_table(st, schema, "runs", &runs, err))
 		return GP_ERUNTIME;
 	if (version > STORE_SCHEMA_VERSION)
-		return gp_errorf(err, GP_EINPUT,
-				 "%s: error: results schema version %lld is newer than this "
-				 "gpuplan's (%d); merge with a newer gpuplan",
-				 in_path, (long long)version, STORE_SCHEMA_VERSION);
+		return gp_located(err, (struct srcloc){in_path, 0, 0},
+				  "results schema version %lld is newer than this "
+				  "gpuplan's (%d); merge with a newer gpuplan",
+				  (long long)version, STORE_SCHEMA_VERSION);
 	if (!runs)
-		return gp_errorf(err, GP_EINPUT,
-				 "%s: error: not a gpuplan results database (it has no runs table)",
-				 in_path);
+		return gp_located(err, (struct srcloc){in_path, 0, 0},
+				  "not a gpuplan results database (it has no runs table)");
 	return GP_OK;
 }
 
@@ -94,10 +93,10 @@ static int check_integrity(struct store *in, const char *in_path, struct gp_err 
 	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
 		result = (const char *)sqlite3_column_text(s, 0);
 	if (!result || strcmp(result, "ok")) {
-		gp_errorf(err, GP_EINPUT,
-			  "%s: error: a damaged database (%s); expected an intact "
-			  "gpuplan results database",
-			  in_path, result ? result : sqlite3_errmsg(in->db));
+		gp_located(err, (struct srcloc){in_path, 0, 0},
+			   "a damaged database (%s); expected an intact "
+			   "gpuplan results database",
+			   result ? result : sqlite3_errmsg(in->db));
 		rc = GP_EINPUT;
 	} else {
 		rc = GP_OK;
@@ -114,8 +113,8 @@ int store_check_merge_input(const char *in_path, const char *out_path, struct gp
 	struct store in = {.db = NULL, .path = (char *)in_path};
 	int rc;
 	if (sqlite3_open_v2(in_path, &in.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		rc = gp_errorf(err, GP_EINPUT, "%s: error: cannot open: %s", in_path,
-			       in.db ? sqlite3_errmsg(in.db) : "out of memory");
+		rc = gp_located(err, (struct srcloc){in_path, 0, 0}, "cannot open: %s",
+				in.db ? sqlite3_errmsg(in.db) : "out of memory");
 	else
 		rc = check_merge_schema(&in, "main", in_path, err);
 	if (!rc)

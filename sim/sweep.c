@@ -814,11 +814,11 @@ static int plan(const struct sweep *sw, const struct sweep_options *o, size_t **
 		free(done[i]);
 	free(done);
 	if (!rc && pr->present && !o->resume)
-		rc = gp_errorf(err, GP_EINPUT,
-			       "%s: error: the database already holds %zu of the %zu points of "
-			       "sweep '%s'; add --resume to run only the missing ones, or choose "
-			       "another --db",
-			       o->db, pr->present, pr->total, sw->name);
+		rc = gp_located(err, (struct srcloc){o->db, 0, 0},
+				"the database already holds %zu of the %zu points of "
+				"sweep '%s'; add --resume to run only the missing ones, or choose "
+				"another --db",
+				pr->present, pr->total, sw->name);
 	return rc;
 }
 
@@ -853,7 +853,7 @@ struct worker_msg {
 	uint32_t index; /* UINT32_MAX: the worker could not start */
 	int32_t rc;
 	int32_t written;
-	char msg[sizeof(struct gp_err)];
+	struct gp_err err; /* rc's error, its kind with it */
 };
 
 _Static_assert(sizeof(struct worker_msg) <= PIPE_BUF, "worker messages must be atomic");
@@ -906,13 +906,12 @@ static void worker(const struct sweep *sw, const char *db, int tasks, int result
 		rc = run_point(sw, &sw->points[index], st, &written, &err);
 		m = (struct worker_msg){.index = index, .rc = rc, .written = written};
 		if (rc)
-			memcpy(m.msg, err.msg, sizeof m.msg);
+			m.err = err;
 		if (write_full(results, &m, sizeof m))
 			break;
 	}
 	if (rc && !st) {
-		m = (struct worker_msg){.index = UINT32_MAX, .rc = rc};
-		memcpy(m.msg, err.msg, sizeof m.msg);
+		m = (struct worker_msg){.index = UINT32_MAX, .rc = rc, .err = err};
 		(void)write_full(results, &m, sizeof m);
 	}
 	store_close(st);
@@ -1026,7 +1025,7 @@ static int run_workers(const struct sweep *sw, const struct sweep_options *o, co
 	while (read_full(pl.results, &m, sizeof m) == 1) {
 		if (m.rc && !rc) {
 			rc = m.rc;
-			memcpy(err->msg, m.msg, sizeof err->msg);
+			*err = m.err;
 			err->msg[sizeof err->msg - 1] = '\0';
 		}
 		if (m.rc) {

@@ -819,7 +819,7 @@ int ytree_read_all(const char *path, char **text, size_t *len, struct gp_err *er
 {
 	const char *why;
 	if (gp_read_input(path, text, len, &why))
-		return gp_errorf(err, GP_EINPUT, "%s: error: cannot read: %s", path, why);
+		return gp_located(err, (struct srcloc){path, 0, 0}, "cannot read: %s", why);
 	return GP_OK;
 }
 
@@ -1078,8 +1078,8 @@ static int find_slot(struct ytree *t, const char *file, const char *key, size_t 
 int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
 {
 	if (t->arena)
-		return gp_errorf(err, GP_EINPUT, "%s: error: a JSON document takes no --set",
-				 t->root ? t->root->loc.file : "?");
+		return gp_located(err, (struct srcloc){t->root ? t->root->loc.file : "?", 0, 0},
+				  "a JSON document takes no --set");
 	/* The label names the override in messages; a huge value is cut so that
 	 * the message after it still fits in the error buffer. */
 	size_t n = strlen(assignment) + 7;

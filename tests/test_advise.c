@@ -251,6 +251,43 @@ Test(advise, fixes_that_fall_short_alone_run_together)
 		"%s", out);
 }
 
+/* fixes_that_fall_short_alone_run_together with names as long as the loader
+ * allows: workloads of 253 characters, a taint key of 217 and a value of 63.
+ * The pair's label is 253 + 12 (" tolerating ") + 217 + 1 + 63 + 3 (" + ") +
+ * 253 + 26 (" without its node_selector") = 828 characters, past the 600 a row
+ * once held: it is planned, run, stored and recommended whole, with the same
+ * figures as the short names ($170 for 12 results). */
+Test(advise, a_label_past_600_characters_is_kept_whole)
+{
+	char render[254], etl[254], key[218], value[64], path[128], cmd[2048], args[256];
+	snprintf(render, sizeof render, "render-%0246d", 0);
+	snprintf(etl, sizeof etl, "etl-%0249d", 0);
+	snprintf(key, sizeof key, "%0200d.example.com/team", 0);
+	snprintf(value, sizeof value, "research-%054d", 0);
+	cr_assert_eq(strlen(render) + strlen(etl) + strlen(key) + strlen(value),
+		     253 + 253 + 217 + 63);
+	snprintf(path, sizeof path, "%s/long-names.yaml", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sed 's|name: render|name: %s|; s|name: etl|name: %s|; s|key: team|key: %s|g; "
+		 "s|value: research|value: %s|g' tests/fixtures/diagnosis/two-rules.yaml > %s",
+		 render, etl, key, value, path);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(args, sizeof args, "%s --db %s", path, db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	char label[900], want[1024], sql[1200];
+	cr_assert_eq(snprintf(label, sizeof label,
+			      "%s tolerating %s=%s + %s without its node_selector", etl, key, value,
+			      render),
+		     828);
+	snprintf(want, sizeof want, "recommendation: %s (run ", label);
+	cr_expect(strstr(last_line(), want), "%s", out);
+	snprintf(want, sizeof want, "--set 'workloads.%s.node_selector={}'", render);
+	cr_expect(strstr(last_line(), want), "%s", out);
+	snprintf(sql, sizeof sql,
+		 "SELECT cost_total FROM advice WHERE meets = 1 AND alternative = '%s'", label);
+	cr_expect_float_eq(query(sql), 170, 1e-9, "%s", out);
+}
+
 /* A workload short of capacity that may use two pools has each sized for
  * it, and the cheaper answer wins whichever pool the scenario lists first
  * (tests/fixtures/diagnosis/either-pool.yaml: it grew the first, H100).

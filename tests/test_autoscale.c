@@ -455,7 +455,7 @@ Test(autoscale, spot_interruptions_follow_their_rate)
 
 static void rejects(const char *const *sets, size_t n, const char *msg)
 {
-	struct gp_err err = {""};
+	struct gp_err err = {0};
 	struct scenario *bad = NULL;
 	cr_assert_eq(scenario_load(A, sets, n, &bad, &err), GP_EINPUT, "expected: %s", msg);
 	cr_assert_null(bad);

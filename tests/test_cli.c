@@ -21,7 +21,7 @@ TestSuite(cli, .init = scratch_make, .fini = scratch_remove);
 /* Runs bin/gpuplan with args; returns its exit code, stdout+stderr in out. */
 static int gpuplan(const char *args)
 {
-	char cmd[2048];
+	char cmd[7000];
 	snprintf(cmd, sizeof cmd, "bin/gpuplan %s", args);
 	return capture(cmd, out, sizeof out);
 }
@@ -136,22 +136,29 @@ Test(cli, bad_input_exits_2_with_a_located_message_and_writes_nothing)
 {
 	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.nodes=0",
 			"--set pools.batch.nodes=0:1:");
-	assert_rejected("run scenarios/eval-window.yaml --set pools.btach.nodes=2", "batch");
+	assert_rejected("run scenarios/eval-window.yaml --set pools.btach.nodes=2",
+			"--set pools.btach.nodes=2:1:7: error: no item named 'btach' in pools; did "
+			"you mean 'batch'?\n");
 	assert_rejected("run scenarios/eval-window.yaml --set nosuchkey",
 			"--set nosuchkey:1:1: error: expected KEY=VALUE");
 	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.duration=1x",
-			"a duration like");
+			"--set workloads.eval.duration=1x:1:25: error: invalid duration '1x'; "
+			"expected a duration like 90s, 500ms, 15m, 1h30m or 2d\n");
 	/* column 21: the value, after "workloads.eval.gpus=" */
 	assert_rejected("run scenarios/eval-window.yaml --set workloads.eval.gpus=5",
 			"--set workloads.eval.gpus=5:1:21: error: no node has 5 GPUs; the largest "
 			"pool node has 4");
 	assert_rejected("run scenarios/eval-window.yaml --set pools.batch.gpu=A200",
 			"pools.batch.gpu=A200:1:");
-	assert_rejected("run scenarios/eval-window.yaml --seed -1", "--seed");
+	assert_rejected("run scenarios/eval-window.yaml --seed -1",
+			"gpuplan: error: --seed expects a non-negative integer, got '-1'\n"
+			"(see 'gpuplan --help')\n");
 	assert_rejected("run scenarios/eval-window.yaml --frobnicate",
-			"unknown option '--frobnicate'");
-	assert_rejected("run", "missing SCENARIO.yaml");
-	assert_rejected("run tests/fixtures/does-not-exist.yaml", "does-not-exist.yaml");
+			"gpuplan: error: unknown option '--frobnicate'\n(see 'gpuplan --help')\n");
+	assert_rejected("run", "gpuplan: error: missing SCENARIO.yaml\n(see 'gpuplan --help')\n");
+	assert_rejected("run tests/fixtures/does-not-exist.yaml",
+			"tests/fixtures/does-not-exist.yaml: error: cannot read: No such file or "
+			"directory\n");
 	assert_rejected("advise scenarios/eval-window.yaml --set pools.batch.gpu=A200",
 			"pools.batch.gpu=A200:1:");
 	assert_rejected("search scenarios/eval-window.yaml --vary pools.batch.nodes --lo 1 --hi 3 "
@@ -333,4 +340,123 @@ Test(cli, a_single_valued_option_given_twice_is_refused_by_every_command)
 	cr_expect(strstr(out, "--run is given twice"), "%s", out);
 	cr_assert_eq(gpuplan("import --nodes a.json --nodes b.json --pods p.json -o o.yaml"), 2);
 	cr_expect(strstr(out, "--nodes is given twice"), "%s", out);
+}
+
+/* main reports an error by its kind (common.h), set where it was made: a
+ * located one as it is, every other after "gpuplan: error: "; the status
+ * gives the exit code.  The whole output is compared. */
+Test(cli, each_kind_of_error_is_reported_as_its_kind_says)
+{
+	char args[6000], want[1024], db[5000];
+	/* located: the override's place, column 7 the item name */
+	cr_assert_eq(gpuplan("run scenarios/eval-window.yaml --set pools.btach.nodes=2"), 2);
+	cr_assert_str_eq(out, "--set pools.btach.nodes=2:1:7: error: no item named 'btach' in "
+			      "pools; did you mean 'batch'?\n");
+	cr_assert_eq(gpuplan("run tests/fixtures/does-not-exist.yaml"), 2);
+	cr_assert_str_eq(out, "tests/fixtures/does-not-exist.yaml: error: cannot read: No such "
+			      "file or directory\n");
+	/* input: a flag has no place of its own; a usage error says where to look */
+	cr_assert_eq(gpuplan("run scenarios/eval-window.yaml --seed -1"), 2);
+	cr_assert_str_eq(out, "gpuplan: error: --seed expects a non-negative integer, got '-1'\n"
+			      "(see 'gpuplan --help')\n");
+	cr_assert_eq(gpuplan("report x.db --html x.html --window 2026"), 2);
+	cr_assert_str_eq(out, "gpuplan: error: --window, --aggregate, --accumulate, --share-idle "
+			      "and --idle-by-node shape --opencost's response: add --opencost\n"
+			      "(see 'gpuplan --help')\n");
+	/* limit of an input: 17 goals, one past main's 16 */
+	size_t n = (size_t)snprintf(args, sizeof args, "run scenarios/eval-window.yaml");
+	for (int i = 0; i < 17; i++)
+		n += (size_t)snprintf(args + n, sizeof args - n, " --goal batch=1h");
+	cr_assert_eq(gpuplan(args), 2);
+	cr_assert_str_eq(out,
+			 "gpuplan: error: --goal: at most 16 of them\n(see 'gpuplan --help')\n");
+	/* io: SQLite cannot open a database below a regular file (exit 1) */
+	snprintf(db, sizeof db, "%s/plain", dir);
+	FILE *f = fopen(db, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(args, sizeof args, "run scenarios/eval-window.yaml --quiet --db %s/plain/r.db",
+		 dir);
+	cr_assert_eq(gpuplan(args), 1);
+	snprintf(want, sizeof want,
+		 "gpuplan: error: %s/plain/r.db: cannot open database: unable to open database "
+		 "file\n",
+		 dir);
+	cr_assert_str_eq(out, want);
+	/* limit of the system: a path of PATH_MAX (4096) characters or more (exit 1) */
+	n = (size_t)snprintf(db, sizeof db, "%s/", dir);
+	while (n < 4200)
+		n += (size_t)snprintf(db + n, sizeof db - n, "d/");
+	snprintf(db + n, sizeof db - n, "x.db");
+	snprintf(args, sizeof args, "run scenarios/eval-window.yaml --quiet --db %s", db);
+	cr_assert_eq(gpuplan(args), 1);
+	snprintf(want, sizeof want,
+		 "gpuplan: error: %.80s...: a path of %zu characters; expected at most 4095\n", db,
+		 strlen(db));
+	cr_assert_str_eq(out, want);
+}
+
+/* A ClusterQueue name as long as the loader allows (253 characters) keeps
+ * its jobs' reason whole, from quota through the store to the summary and
+ * the HTML report: "... ClusterQueue NAME to be admitted" is 316
+ * characters (it was cut at 199).  A scenario name as long is the run's name
+ * whole in the OpenMetrics labels and OpenCost's cluster (cut at 127).  kueue-strict's eight small jobs wait
+ * behind wide from 00:10 to 10:00: 8 x 9h50m = 283,200 pod-seconds
+ * (test_kueue.c, the_diagnosis_names_strict_fifo_when_the_order_holds_the_jobs). */
+Test(cli, names_of_253_characters_stay_whole_in_the_database_and_the_reports)
+{
+	char queue[254], name[254], path[128], db[128], args[1024], reason[400], sql[600];
+	memcpy(queue, "team-", 5);
+	memset(queue + 5, 'q', 248);
+	queue[253] = '\0';
+	memcpy(name, "kueue-strict-", 13);
+	memset(name + 13, 's', 240);
+	name[253] = '\0';
+	snprintf(path, sizeof path, "%s/long-queue.yaml", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+		"name: %s\n"
+		"start: 2026-10-27T00:00:00Z\n"
+		"pools:\n"
+		"  - {name: p, nodes: 2, gpu: L4, gpus_per_node: 8}\n"
+		"queues:\n"
+		"  - {name: %s, strategy: StrictFIFO, quota: {nvidia.com/gpu: 6}}\n"
+		"workloads:\n"
+		"  - {name: long, queue: %s, arrival: {at: \"00:00\"}, gpus: 4, duration: 10h}\n"
+		"  - {name: wide, queue: %s, arrival: {at: \"00:05\"}, gpus: 4, duration: 1h}\n"
+		"  - {name: small, queue: %s, count: 8, arrival: {at: \"00:10\"}, gpus: 1, "
+		"duration: 1h}\n",
+		name, queue, queue, queue, queue);
+	fclose(f);
+	snprintf(db, sizeof db, "%s/long-queue.db", dir);
+	snprintf(args, sizeof args, "run %s --db %s", path, db);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	cr_assert_eq(snprintf(reason, sizeof reason,
+			      "waiting for the head of StrictFIFO ClusterQueue %s to be admitted",
+			      queue),
+		     316);
+	cr_assert(strstr(out, reason), "the summary cuts the reason:\n%s", out);
+	snprintf(
+		sql, sizeof sql,
+		"SELECT pending_seconds FROM pending_reasons WHERE scope = 'small' AND reason = '%s'",
+		reason);
+	cr_assert_eq(scratch_query(db, sql), 283200, "the stored reason is not whole");
+	snprintf(args, sizeof args, "report %s --html %s/long-queue.html", db, dir);
+	cr_assert_eq(gpuplan(args), 0, "%s", out);
+	snprintf(path, sizeof path, "%s/long-queue.html", dir);
+	size_t n;
+	char *html = scratch_slurp(path, &n);
+	cr_assert_not_null(html);
+	cr_assert(strstr(html, reason), "the HTML report cuts the reason");
+	free(html);
+	/* every sample names the whole scenario: no line without it (grep's exit 1: none) */
+	snprintf(args, sizeof args,
+		 "report %s --openmetrics | grep -v '^#' | grep -vc 'scenario=\"%s\",run=\"1\"}'",
+		 db, name);
+	gpuplan(args);
+	cr_assert_str_eq(out, "0\n", "samples without the whole name");
+	snprintf(args, sizeof args, "report %s --opencost | grep -c '\"cluster\":\"%s\"'", db,
+		 name);
+	cr_assert_eq(gpuplan(args), 0, "the cluster is cut: %s", out);
 }

@@ -1,6 +1,8 @@
 /*
  * test_common.c - the allocation wrappers: a large block starts on a huge-page
- * boundary, and growing an array keeps its elements across that size.
+ * boundary, and growing an array keeps its elements across that size; errors
+ * carry their kind, which decides what main prints before them; a scratch
+ * string grows to what it carries and is reused.
  */
 #include "gpuplan/common.h"
 
@@ -53,4 +55,102 @@ Test(common, large_realloc_and_calloc_keep_their_contracts)
 	for (size_t k = 0; k < 3 * GP_HUGE_PAGE; k += 4093)
 		cr_assert_eq(z[k], 0, "byte %zu", k);
 	free(z);
+}
+
+/* What main.c's fail prints for err returned with status rc: the prefix the
+ * kind asks for, then the message. */
+static const char *report(int rc, const struct gp_err *err)
+{
+	static char line[2048];
+	snprintf(line, sizeof line, "%s%s", gp_err_prefix(rc, err), err->msg);
+	return line;
+}
+
+Test(common, each_kind_of_error_is_reported_by_its_kind)
+{
+	struct gp_err err = {0};
+	int rc = gp_located(&err, (struct srcloc){"s.yaml", 3, 7}, "expected a number");
+	cr_assert_eq(rc, GP_EINPUT);
+	cr_assert_eq(err.kind, GP_ERR_LOCATED);
+	cr_assert_eq(err.place_len, strlen("s.yaml:3:7"));
+	cr_assert_str_eq(report(rc, &err), "s.yaml:3:7: error: expected a number");
+	rc = gp_located(&err, (struct srcloc){"t.csv", 0, 0}, "cannot read");
+	cr_assert_eq(err.place_len, strlen("t.csv"));
+	cr_assert_str_eq(report(rc, &err), "t.csv: error: cannot read");
+
+	rc = gp_errorf(&err, GP_EINPUT, "--seed expects a non-negative integer");
+	cr_assert_eq(err.kind, GP_ERR_INPUT);
+	cr_assert_eq(err.place_len, 0);
+	cr_assert_str_eq(report(rc, &err), "gpuplan: error: --seed expects a non-negative integer");
+	/* the text alone decides nothing: an input error quoting ": error: " */
+	rc = gp_errorf(&err, GP_EINPUT, "--name 'a: error: b' is not a name");
+	cr_assert_str_eq(report(rc, &err), "gpuplan: error: --name 'a: error: b' is not a name");
+
+	rc = gp_errorf(&err, GP_ERUNTIME, "r.db: cannot open database");
+	cr_assert_eq(err.kind, GP_ERR_IO);
+	cr_assert_str_eq(report(rc, &err), "gpuplan: error: r.db: cannot open database");
+
+	rc = gp_errkindf(&err, GP_ERR_LIMIT, GP_EINPUT, "--goal: at most %d of them", 16);
+	cr_assert_eq(rc, GP_EINPUT);
+	cr_assert_eq(err.kind, GP_ERR_LIMIT);
+	cr_assert_str_eq(report(rc, &err), "gpuplan: error: --goal: at most 16 of them");
+
+	rc = gp_errkindf(&err, GP_ERR_INTERNAL, GP_ERUNTIME, "job %d has workload %d of %d", 4, 9,
+			 2);
+	cr_assert_eq(rc, GP_ERUNTIME);
+	cr_assert_eq(err.kind, GP_ERR_INTERNAL);
+	cr_assert_str_eq(report(rc, &err), "gpuplan: error: job 4 has workload 9 of 2");
+
+	/* A located error returned as a runtime failure is said as one. */
+	gp_located(&err, (struct srcloc){"trace.csv", 2, 0}, "changed since it was read");
+	cr_assert_str_eq(report(GP_ERUNTIME, &err),
+			 "gpuplan: error: trace.csv:2: error: changed since it was read");
+}
+
+/* A message quoting another keeps its kind, and may quote the error it
+ * overwrites. */
+Test(common, a_wrapped_error_keeps_the_inner_kind)
+{
+	struct gp_err err = {0};
+	gp_located(&err, (struct srcloc){"trace.csv", 4, 0}, "a NUL byte");
+	int rc = gp_wrapf(&err, &err, GP_EINPUT, "import: the check failed: %s", err.msg);
+	cr_assert_eq(err.kind, GP_ERR_LOCATED);
+	cr_assert_eq(err.place_len, 0, "the place is no longer at the start");
+	cr_assert_str_eq(report(rc, &err),
+			 "import: the check failed: trace.csv:4: error: a NUL byte");
+	struct gp_err inner = {0};
+	gp_errorf(&inner, GP_EINPUT, "expected a number");
+	rc = gp_wrapf(&err, &inner, GP_EINPUT, "--lo %s", inner.msg);
+	cr_assert_eq(err.kind, GP_ERR_INPUT);
+	cr_assert_str_eq(report(rc, &err), "gpuplan: error: --lo expected a number");
+}
+
+Test(common, a_scratch_string_is_reused_and_keeps_what_it_carries)
+{
+	struct gp_sbuf b = {0};
+	cr_assert_str_eq(gp_sb_str(&b), "");
+	char name[254];
+	memset(name, 'q', 253);
+	name[253] = '\0';
+	gp_sb_printf(&b, "ClusterQueue %s to be admitted", name);
+	cr_assert_eq(b.n, 13 + 253 + 15);
+	cr_assert_str_eq(gp_sb_str(&b) + 13 + 253, " to be admitted");
+	char *before = b.s;
+	size_t cap = b.cap;
+	gp_sb_clear(&b);
+	cr_assert_str_eq(gp_sb_str(&b), "");
+	gp_sb_printf(&b, "%s", "short");
+	cr_assert_eq(b.s, before, "cleared, the memory is kept");
+	cr_assert_eq(b.cap, cap);
+	cr_assert_str_eq(gp_sb_str(&b), "short");
+	/* past the room left: it grows and formats again, whole */
+	gp_sb_printf(&b, " %s %s", name, name);
+	cr_assert_eq(b.n, 5 + 2 * 254);
+	cr_assert_eq(strlen(b.s), b.n);
+	cr_assert_str_eq(b.s + b.n - 253, name);
+	gp_sb_putc(&b, '\0');
+	gp_sb_putc(&b, 'x');
+	cr_assert_eq(b.n, 5 + 2 * 254 + 2);
+	cr_assert_str_eq(b.s + b.n - 1, "x", "strings packed one after another");
+	free(b.s);
 }

@@ -510,10 +510,10 @@ Test(kueue, preemption_takes_lower_priority_before_recent_admissions)
 	for (size_t i = 0; i < 3; i++)
 		quota_charge(&q, a, c[i].req, +1);
 	uint32_t targets[3];
-	char why[200];
-	cr_assert_eq(quota_check(&q, b, &want, why, sizeof why), QUOTA_WAIT);
-	cr_assert_str_eq(why, "couldn't assign flavors to pod set main: insufficient unused quota "
-			      "for nvidia.com/gpu in flavor default, 1 more needed");
+	cr_assert_eq(quota_check(&q, b, &want), QUOTA_WAIT);
+	cr_assert_str_eq(quota_why(&q),
+			 "couldn't assign flavors to pod set main: insufficient unused quota "
+			 "for nvidia.com/gpu in flavor default, 1 more needed");
 	size_t n = quota_preempt(&q, b, 0, 4 * H, &want, c, 3, targets);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(targets[0], 12);

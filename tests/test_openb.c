@@ -98,7 +98,7 @@ static void expect_pod_error(const char *file, const char *want)
 {
 	struct openb_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err = {""};
+	struct gp_err err = {0};
 	cr_assert_eq(openb_read_pods(file, here, true, &pods, &n, &err), GP_EINPUT, "%s read",
 		     file);
 	cr_assert_not_null(strstr(err.msg, want), "'%s' lacks '%s'", err.msg, want);
@@ -117,7 +117,7 @@ Test(openb, bad_rows_name_the_file_and_line)
 	expect_pod_error(BAD "openb-pods-share-two.csv", "openb-pods-share-two.csv:2: error:");
 	struct openb_node *nodes = NULL;
 	size_t n = 0;
-	struct gp_err err = {""};
+	struct gp_err err = {0};
 	cr_assert_eq(openb_read_nodes(BAD "openb-nodes-nan.csv", here, &nodes, &n, &err),
 		     GP_EINPUT);
 	cr_assert_not_null(strstr(err.msg, "openb-nodes-nan.csv:2: error: expected a whole number "

@@ -227,7 +227,7 @@ static struct scenario *load(const char *text)
 {
 	write_scenario(text);
 	struct scenario *ls = NULL;
-	struct gp_err err = {""};
+	struct gp_err err = {0};
 	cr_assert_eq(scenario_load(spath, NULL, 0, &ls, &err), GP_OK, "%s", err.msg);
 	return ls;
 }
@@ -236,7 +236,7 @@ static void fails(const char *text, const char *msg)
 {
 	write_scenario(text);
 	struct scenario *ls = NULL;
-	struct gp_err err = {""};
+	struct gp_err err = {0};
 	cr_expect_eq(scenario_load(spath, NULL, 0, &ls, &err), GP_EINPUT, "%s", text);
 	char want[1024];
 	snprintf(want, sizeof want, "%s/s.yaml:%s", dir, msg);

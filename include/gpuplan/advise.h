@@ -85,7 +85,6 @@
 
 #include <stdio.h>
 
-#define ADVISE_LABEL             600  /* room for two 253-character names */
 #define ADVISE_SET               1100 /* an override naming a pool and a workload of 253 */
 #define ADVISE_SAME_COST         0.03 /* costs per verified result this close are one price */
 #define ADVISE_MAX_SIZED         4    /* pools whose node count is searched, at most */
@@ -123,8 +122,8 @@ struct advise_gpu {
 
 /* One run of the table. */
 struct advise_row {
-	char label[ADVISE_LABEL]; /* "base", "time-slicing x4 on a100", ... */
-	char **sets;              /* its overrides beyond the spec's (owned; as many as it takes) */
+	char *label; /* "base", "time-slicing x4 on a100", ... (owned, whole) */
+	char **sets; /* its overrides beyond the spec's (owned; as many as it takes) */
 	size_t n_sets, cap_sets;
 	int64_t run_id;
 	bool meets;    /* every workload met its goal (all.goal_met) */
@@ -138,7 +137,7 @@ struct advise_row {
 	bool plugin;                 /* needs a component beyond stock kube-scheduler,
 				      * Kueue, the Cluster Autoscaler and the NVIDIA
 				      * device plugin (a GPU policy's scheduler plugin) */
-	char note[256];              /* what it costs in quality, or "" */
+	char *note;                  /* what it costs in quality (owned); NULL: nothing */
 	double waited;               /* the longest wait of a job still waiting at the end, s */
 	size_t seq;                  /* order run, for ties */
 };
@@ -148,7 +147,7 @@ struct advice {
 	size_t n;
 	struct finding *findings; /* the base run's, owned */
 	size_t n_findings;
-	char db[512];     /* where the runs went, for messages */
+	char *db;         /* where the runs went, for messages (owned) */
 	bool prices;      /* some pool has a price: costs are shown */
 	char currency[4]; /* theirs (ISO 4217; "" = USD), as report_currency marks it */
 	bool deadlines;   /* some workload has a deadline: deadline% is shown */

@@ -72,8 +72,34 @@ enum gp_status {
 	GP_EINPUT = 2,   /* invalid usage, scenario or trace: exit code 2 */
 };
 
+/*
+ * What an error is, set where it is made, so that the command line decides how
+ * to report it from the kind and never from the text:
+ *   GP_ERR_LOCATED   invalid input at a place of its own: msg begins with
+ *                    "PLACE: error: " (FILE:LINE:COL, TRACE:LINE, an override,
+ *                    a JSON path), place_len bytes of PLACE; printed as it is;
+ *   GP_ERR_INPUT     invalid usage or input with no place of its own (a flag,
+ *                    a name, a database that is not gpuplan's);
+ *   GP_ERR_IO        the system or SQLite failed: a file, a pipe, a process;
+ *   GP_ERR_LIMIT     a size or count past one of gpuplan's own bounds;
+ *   GP_ERR_INTERNAL  a broken invariant: gpuplan's fault, not the input's.
+ * The status returned beside it still gives the exit code.  A gp_err copied
+ * whole keeps its kind; a message that quotes another keeps the inner kind
+ * (gp_wrapf).
+ */
+enum gp_err_kind {
+	GP_ERR_NONE = 0, /* nothing recorded yet */
+	GP_ERR_LOCATED,
+	GP_ERR_INPUT,
+	GP_ERR_IO,
+	GP_ERR_LIMIT,
+	GP_ERR_INTERNAL,
+};
+
 struct gp_err {
-	char msg[1024];
+	char msg[1024]; /* first: {""} still initializes an empty one */
+	enum gp_err_kind kind;
+	unsigned place_len; /* bytes of PLACE when msg begins "PLACE: error: ", else 0 */
 };
 
 /* A place in a user-facing input: FILE:LINE:COL, 1-based.  line 0 = whole file. */
@@ -89,8 +115,21 @@ struct srcloc {
 #define GP_PRINTF(a, b)
 #endif
 
-/* Fills err with the message and returns status. */
+/* Fills err with the message and returns status; the kind is GP_ERR_INPUT for
+ * GP_EINPUT, GP_ERR_IO for GP_ERUNTIME. */
 int gp_errorf(struct gp_err *err, int status, const char *fmt, ...) GP_PRINTF(3, 4);
+/* The same with the kind given (GP_ERR_LIMIT, GP_ERR_INTERNAL). */
+int gp_errkindf(struct gp_err *err, enum gp_err_kind kind, int status, const char *fmt, ...)
+	GP_PRINTF(4, 5);
+/* Fills err with a message that quotes inner's (a %s of inner->msg) and keeps
+ * inner's kind: a located inner keeps the message located, its place now
+ * inside the text (place_len 0).  inner may be err itself. */
+int gp_wrapf(struct gp_err *err, const struct gp_err *inner, int status, const char *fmt, ...)
+	GP_PRINTF(4, 5);
+/* What the command line prints before err's message: "" for an invalid input
+ * that names its own place (GP_EINPUT, GP_ERR_LOCATED), else
+ * "gpuplan: error: ". */
+const char *gp_err_prefix(int status, const struct gp_err *err);
 
 /* Fills err with "FILE:LINE:COL: error: MESSAGE" ("FILE:LINE: error:" without a
  * column, "FILE: error:" without a line) and returns GP_EINPUT. */
@@ -149,6 +188,14 @@ struct gp_sbuf {
 };
 
 void gp_sb_printf(struct gp_sbuf *b, const char *fmt, ...) GP_PRINTF(2, 3);
+void gp_sb_vprintf(struct gp_sbuf *b, const char *fmt, va_list ap);
+/* Appends one byte (a NUL too: strings packed one after another). */
+void gp_sb_putc(struct gp_sbuf *b, char c);
 char *gp_sb_take(struct gp_sbuf *b);
+/* A scratch string reused without allocating once it has grown: gp_sb_clear
+ * empties b and keeps its memory, gp_sb_str reads it ("" when empty), and
+ * free(b->s) releases it. */
+void gp_sb_clear(struct gp_sbuf *b);
+const char *gp_sb_str(const struct gp_sbuf *b);
 
 #endif

@@ -68,9 +68,9 @@ void opencost_write(FILE *out, const struct allocation *rows, size_t n,
 		    const struct opencost_query *q);
 
 /* Checks report's flags (opencost: --opencost was given) into q; on a
- * wrong one, GP_EINPUT and what is wrong in why. */
+ * wrong one, GP_EINPUT and what is wrong in err (GP_ERR_INPUT: a flag). */
 int opencost_flags(bool opencost, const char *window, const char *aggregate,
-		   struct opencost_query *q, char *why, size_t len);
+		   struct opencost_query *q, struct gp_err *err);
 
 struct store;
 /* Prints run run_id of the database (0: the latest) as q asks. */

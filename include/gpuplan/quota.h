@@ -33,12 +33,10 @@
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
-#define QUOTA_REASON_LEN  320
-#define QUOTA_MAX_REASONS 64
 /* A job's flavors: one byte per resource group of its queue, the flavor's
  * position in the group; QUOTA_NO_FLAVOR where it asks nothing of the group. */
-#define QUOTA_NO_FLAVOR   0xffu
-#define QUOTA_UNASSIGNED  UINT64_MAX
+#define QUOTA_NO_FLAVOR  0xffu
+#define QUOTA_UNASSIGNED UINT64_MAX
 
 struct quota {
 	const struct scenario *sc;
@@ -49,8 +47,14 @@ struct quota {
 	size_t n_names;     /* distinct resources any quota names */
 	const char **names; /* their names */
 	double *probe;      /* scratch [n_res]: one flavor's request, for the oracle */
-	char (*reasons)[QUOTA_REASON_LEN]; /* scratch: quota_assign's reasons */
-	size_t n_reasons;
+	/* Kueue's messages, whole whatever the names they carry: scratch that
+	 * grows to the longest and is reused, so no call allocates after it. */
+	struct gp_sbuf why;         /* the last message (quota_why) */
+	struct gp_sbuf reason_text; /* quota_assign's reasons, each ended by its NUL */
+	size_t *reason_at;          /* their offsets in reason_text */
+	size_t n_reasons, cap_reasons;
+	const char **sorted; /* scratch: the reasons in Kueue's order */
+	size_t cap_sorted;
 	double *nominal;    /* [queue * n_res + r]; INFINITY: not limited */
 	double *limit;      /* borrowing limit; INFINITY: none */
 	double *guaranteed; /* quota not lent to the cohort: nominal - lending limit, or 0 */
@@ -95,11 +99,15 @@ void quota_columns(const struct quota *q, size_t qi, const double *ask, uint64_t
 int32_t quota_flavor(const struct quota *q, size_t qi, uint64_t assign, const char *gpu_resource,
 		     int32_t *flavors, size_t *n);
 
-/* Whether queue qi may admit req now; otherwise Kueue's message in why
- * ("couldn't assign flavors to pod set main: insufficient unused quota for
- * nvidia.com/gpu in flavor default, 2 more needed"). */
-enum quota_verdict quota_check(const struct quota *q, size_t qi, const double *req, char *why,
-			       size_t why_len);
+/* Whether queue qi may admit req now; otherwise Kueue's message in
+ * quota_why ("couldn't assign flavors to pod set main: insufficient unused
+ * quota for nvidia.com/gpu in flavor default, 2 more needed"). */
+enum quota_verdict quota_check(struct quota *q, size_t qi, const double *req);
+
+/* Kueue's message of the last quota_check or quota_assign that did not admit,
+ * or of quota_behind: whole (names of up to 253 characters included), owned
+ * by q and valid until the next of those calls. */
+const char *quota_why(const struct quota *q);
 
 /* Which limit keeps a job of queue qi asking ask (quota_request's) out now
  * (bind.h): CONSTRAINT_RECLAIM, its own nominal quota would hold it but
@@ -113,8 +121,9 @@ enum constraint_kind quota_binding(const struct quota *q, size_t qi, const doubl
 				   int32_t *param);
 
 /* The reason of a job of StrictFIFO queue qi that waits behind the queue's
- * head: Kueue never nominates it, so it has no condition of its own. */
-void quota_behind(const struct quota *q, size_t qi, char *why, size_t why_len);
+ * head: Kueue never nominates it, so it has no condition of its own.  The
+ * text is quota_why's. */
+const char *quota_behind(struct quota *q, size_t qi);
 
 /* Whether queue qi limits any resource: a queue without a quota admits a
  * job at once and is never short, so it neither preempts nor is preempted. */
@@ -190,11 +199,11 @@ struct quota_job {
  * (isPreferred: preemption mode, then borrowing).  QUOTA_FITS: *assign and
  * req[n_res] hold the flavors and amounts, and *targets the *n_targets jobs
  * to evict first (the oracle's candidates callback keeps *targets with room
- * for every candidate).  Else why holds Kueue's
- * message.
+ * for every candidate).  Else quota_why holds
+ * Kueue's message.
  */
 enum quota_verdict quota_assign(struct quota *q, size_t qi, const struct quota_job *job,
 				const struct quota_oracle *oracle, uint64_t *assign, double *req,
-				uint32_t **targets, size_t *n_targets, char *why, size_t why_len);
+				uint32_t **targets, size_t *n_targets);
 
 #endif

@@ -186,7 +186,7 @@ int store_write_search(struct store *st, const struct store_search *s, struct gp
 /* A run as stored: id, scenario name, scenario start (RFC 3339), simulated seconds. */
 struct store_run {
 	int64_t run_id;
-	char name[128];
+	char name[SCENARIO_MAX_NAME + 1]; /* whole: the loader's longest name */
 	char start[40];
 	double sim_seconds;
 	char currency[4]; /* the prices' ISO 4217 code (runs.currency); "USD" when unsaid */
