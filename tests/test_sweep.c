@@ -477,6 +477,11 @@ Test(sweep, a_killed_sweep_resumes_with_every_point_exactly_once)
 	cr_assert_geq(n, 30, "the sweep wrote points");
 	kill(pid, SIGKILL);
 	cr_expect_eq(wait_exit(pid), 128 + SIGKILL);
+	/* The workers get SIGKILL as the sweep dies (PR_SET_PDEATHSIG), but one
+	 * inside the write of its commit finishes that system call first: its
+	 * point may land just after the sweep is reaped.  Points take about 10 ms
+	 * each, so a worker that lived on would add several in the 300 ms below. */
+	sleep_ms(100);
 	long long at_kill = query(db, "SELECT count(*) FROM sweep_points");
 	cr_expect_lt(at_kill, 200, "killed mid-way (the test needs slower points otherwise)");
 	sleep_ms(300);
