@@ -29,15 +29,7 @@ static const char *why(enum firstcut_verdict v)
 static void header(FILE *out, const struct estimate *e, const struct estimate_traffic *t,
 		   const struct firstcut_service *s, const struct link_spec *l)
 {
-	fprintf(out,
-		"%s, %s weights, %g requests/s; prompts lognormal mean %g (p%g %g), outputs mean "
-		"%g",
-		e->model->name, footprint_quant_name(e->quant), t->rate, t->prompt_mean,
-		t->percentile, s->prompt_tail, t->output_mean);
-	if (t->ttft_s > 0)
-		fprintf(out, "; TTFT p%g <= %g s", t->percentile, t->ttft_s);
-	if (t->tpot_s > 0)
-		fprintf(out, "; TPOT <= %g s", t->tpot_s);
+	estimate_traffic_text(out, e, t, s);
 	fprintf(out, "; KV over %s\n", l->name);
 	fprintf(out,
 		"first-cut estimate, disaggregated (prefill: roofline token rate, M/G/1 wait, "

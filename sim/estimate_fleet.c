@@ -109,8 +109,8 @@ static const char *verdict_name(enum firstcut_verdict v)
 	return names[v];
 }
 
-static void header_text(FILE *out, const struct estimate *e, const struct estimate_traffic *t,
-			const struct firstcut_service *s)
+void estimate_traffic_text(FILE *out, const struct estimate *e, const struct estimate_traffic *t,
+			   const struct firstcut_service *s)
 {
 	fprintf(out,
 		"%s, %s weights, %g requests/s; prompts lognormal mean %g (p%g %g), outputs mean "
@@ -121,6 +121,12 @@ static void header_text(FILE *out, const struct estimate *e, const struct estima
 		fprintf(out, "; TTFT p%g <= %g s", t->percentile, t->ttft_s);
 	if (t->tpot_s > 0)
 		fprintf(out, "; TPOT <= %g s", t->tpot_s);
+}
+
+static void header_text(FILE *out, const struct estimate *e, const struct estimate_traffic *t,
+			const struct firstcut_service *s)
+{
+	estimate_traffic_text(out, e, t, s);
 	fprintf(out, "\nfirst-cut estimate (roofline capacity, tail prefill, M/G/c wait); "
 		     "confirm it with gpuplan search:\n");
 	fprintf(out, "%-11s %2s %8s %5s %8s %7s %8s %9s %6s %5s %7s\n", "gpu", "tp", "replicas",

@@ -1,5 +1,6 @@
 /*
- * estimate_int.h - what estimate.c, estimate_fleet.c and estimate_route.c share.
+ * estimate_int.h - what estimate.c, estimate_fleet.c, estimate_route.c and estimate_disagg.c
+ * share.
  */
 #ifndef GPUPLAN_ESTIMATE_INT_H
 #define GPUPLAN_ESTIMATE_INT_H
@@ -19,5 +20,9 @@ void estimate_service_of(const struct estimate *e, const struct estimate_request
 			 const struct estimate_traffic *t, const struct gpu_type *g,
 			 struct firstcut_service *s);
 void estimate_row_text(FILE *out, const struct gpu_type *g, const struct firstcut *f);
+/* The first line of a service's table, without its end: the model, its
+ * traffic and its bounds. */
+void estimate_traffic_text(FILE *out, const struct estimate *e, const struct estimate_traffic *t,
+			   const struct firstcut_service *s);
 
 #endif

@@ -66,6 +66,9 @@ int sti_exec(struct store *st, const char *sql, const char *what, struct gp_err 
 int sti_query_int(struct store *st, const char *sql, int64_t *v, const char *what,
 		  struct gp_err *err);
 void sti_rollback(struct store *st);
+/* Whether the database has the column (a table of its own, or added since;
+ * a database opened read-only is not migrated).  store_read.c. */
+bool sti_has_column(struct store *st, const char *table, const char *column);
 /* Copies the rows of temp.old_jobs (k1, k2, run_id, then the columns jobs
  * had when it was a table) into job_rows and job_texts; drops the view. */
 int sti_copy_old_jobs(struct store *st, struct gp_err *err);

@@ -239,9 +239,7 @@ static void read_ts(sqlite3_stmt *s, void *rows, size_t i)
 		*f[k] = col_real(s, 2 + k);
 }
 
-/* Whether the database has the column (a table of its own, or added since;
- * a database opened read-only is not migrated). */
-static bool has_column(struct store *st, const char *table, const char *column)
+bool sti_has_column(struct store *st, const char *table, const char *column)
 {
 	sqlite3_stmt *s;
 	bool has = false;
@@ -258,8 +256,8 @@ static bool has_column(struct store *st, const char *table, const char *column)
 int store_read_timeseries(struct store *st, int64_t run_id, struct ts_row **rows, size_t *n,
 			  struct gp_err *err)
 {
-	bool servers = has_column(st, "timeseries", "preemptions");
-	bool provisioning = has_column(st, "timeseries", "gpus_provisioning");
+	bool servers = sti_has_column(st, "timeseries", "preemptions");
+	bool provisioning = sti_has_column(st, "timeseries", "gpus_provisioning");
 	char sql[512];
 	snprintf(sql, sizeof sql,
 		 "SELECT t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
@@ -419,7 +417,7 @@ static void read_scope(sqlite3_stmt *s, void *rows, size_t i)
 int store_read_scopes(struct store *st, int64_t run_id, struct store_scope **rows, size_t *n,
 		      struct gp_err *err)
 {
-	if (!has_column(st, "scopes", "scope")) {
+	if (!sti_has_column(st, "scopes", "scope")) {
 		*rows = NULL;
 		*n = 0;
 		return GP_OK;
@@ -452,7 +450,7 @@ static void read_flavor(sqlite3_stmt *s, void *rows, size_t i)
 int store_read_flavors(struct store *st, int64_t run_id, struct store_flavor **rows, size_t *n,
 		       struct gp_err *err)
 {
-	if (!has_column(st, "job_rows", "flavor_id")) {
+	if (!sti_has_column(st, "job_rows", "flavor_id")) {
 		*rows = NULL;
 		*n = 0;
 		return GP_OK;
@@ -484,7 +482,7 @@ int store_each_row(struct store *st, const char *table, int64_t run_id, store_ro
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		known |= !strcmp(table, tables[i]);
 	assert(known && "only tables keyed by run_id");
-	if (!known || !has_column(st, table, "run_id"))
+	if (!known || !sti_has_column(st, table, "run_id"))
 		return GP_OK;
 	char sql[160], what[64];
 	snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE run_id = ?1 ORDER BY rowid", table);

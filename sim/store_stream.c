@@ -22,21 +22,6 @@ struct store_cursor {
 	const char *what; /* for errors: "reading timeseries" */
 };
 
-/* Whether table has column (a database opened read-only is not migrated). */
-static bool stream_has_column(struct store *st, const char *table, const char *column)
-{
-	sqlite3_stmt *s;
-	bool has = false;
-	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
-			       &s, NULL) != SQLITE_OK)
-		return false;
-	sti_bind_text(s, 1, table);
-	sti_bind_text(s, 2, column);
-	has = sqlite3_step(s) == SQLITE_ROW;
-	sqlite3_finalize(s);
-	return has;
-}
-
 /* The series: each scope but all, numbered by its first timeseries row (in
  * the order the rows were written); a pool by the scopes table (its first
  * row for the scope), or, for a run written before that table, by having a
@@ -45,7 +30,7 @@ static bool stream_has_column(struct store *st, const char *table, const char *c
 static int series_sql(struct store *st, int64_t run_id, char *buf, size_t size, struct gp_err *err)
 {
 	int64_t scoped = 0;
-	if (stream_has_column(st, "scopes", "scope")) {
+	if (sti_has_column(st, "scopes", "scope")) {
 		char q[128];
 		snprintf(q, sizeof q, "SELECT EXISTS (SELECT 1 FROM scopes WHERE run_id = %lld)",
 			 (long long)run_id);
@@ -81,8 +66,8 @@ static int query_sql(struct store *st, enum store_query q, int64_t run_id, char 
 			 series);
 		break;
 	case STORE_Q_WINDOWS: {
-		bool servers = stream_has_column(st, "timeseries", "preemptions");
-		bool provisioning = stream_has_column(st, "timeseries", "gpus_provisioning");
+		bool servers = sti_has_column(st, "timeseries", "preemptions");
+		bool provisioning = sti_has_column(st, "timeseries", "gpus_provisioning");
 		snprintf(buf, size,
 			 "SELECT t_s, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
 			 "sm_active, vram_used_gib, pending, running, %s, %s FROM timeseries "

@@ -373,6 +373,21 @@ static int parser_error(const struct builder *b, const yaml_parser_t *p, const c
 	return gp_located(b->err, mark_loc(b, p->problem_mark), "%s", problem);
 }
 
+/* Follows the nesting depth through event ev; an error past YTREE_MAX_DEPTH. */
+static int nest(struct builder *b, const yaml_event_t *ev, int *depth)
+{
+	if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT) {
+		if (++*depth > YTREE_MAX_DEPTH)
+			return gp_located(
+				b->err, mark_loc(b, ev->start_mark),
+				"nesting deeper than %d levels; expected a flatter document",
+				YTREE_MAX_DEPTH);
+	} else if (ev->type == YAML_SEQUENCE_END_EVENT || ev->type == YAML_MAPPING_END_EVENT) {
+		--*depth;
+	}
+	return GP_OK;
+}
+
 /*
  * Refuses nesting deeper than YTREE_MAX_DEPTH from the event stream, before
  * libyaml builds a document: libyaml's scanner re-checks every open simple
@@ -393,16 +408,7 @@ static int check_depth(struct builder *b, const char *text, size_t len)
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&parser, &ev))
 			break;
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > YTREE_MAX_DEPTH)
-				rc = gp_located(b->err, mark_loc(b, ev.start_mark),
-						"nesting deeper than %d levels; expected a flatter "
-						"document",
-						YTREE_MAX_DEPTH);
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
-			   ev.type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		}
+		rc = nest(b, &ev, &depth);
 		done = ev.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&ev);
 	}
@@ -672,16 +678,7 @@ static int load_stream(struct builder *b, yaml_parser_t *parser, bool set_value,
 			ps.syntax = !ps.first_done ? 1 : !ps.second_done ? 2 : 3;
 			break;
 		}
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > YTREE_MAX_DEPTH)
-				rc = gp_located(b->err, mark_loc(b, ev.start_mark),
-						"nesting deeper than %d levels; expected a flatter "
-						"document",
-						YTREE_MAX_DEPTH);
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
-			   ev.type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		}
+		rc = nest(b, &ev, &depth);
 		*aliased = anchored(&ev);
 		if (ev.type == YAML_DOCUMENT_START_EVENT && ++ps.docs == 2)
 			ps.second = ev.start_mark;

@@ -34,48 +34,9 @@
 #include "gpuplan/run.h"
 #include "gpuplan/scenario.h"
 
-static char dir[64];
-static struct scenario *sc;
-static struct results r;
+#include "run_text.h"
 
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/gpuplan-disagg-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	results_init(&r);
-}
-
-static void cleanup(void)
-{
-	results_free(&r);
-	scenario_free(sc);
-	sc = NULL;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(disagg, .init = make_dir, .fini = cleanup);
-
-static void write_file(const char *name, const char *text)
-{
-	char p[160];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	cr_assert_not_null(f, "cannot write %s", p);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void run(const char *text)
-{
-	char p[160];
-	struct gp_err err = {0};
-	write_file("s.yaml", text);
-	snprintf(p, sizeof p, "%s/s.yaml", dir);
-	cr_assert_eq(scenario_load(p, NULL, 0, &sc, &err), GP_OK, "%s\n%s", err.msg, text);
-	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
-}
+TestSuite(disagg, .init = run_text_init, .fini = run_text_fini);
 
 static double metric(const char *name)
 {

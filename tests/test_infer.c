@@ -23,51 +23,9 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-static char dir[64];
-static struct scenario *sc;
-static struct results r;
+#include "run_text.h"
 
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/gpuplan-infer-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	results_init(&r);
-}
-
-static void cleanup(void)
-{
-	results_free(&r);
-	scenario_free(sc);
-	sc = NULL;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
-}
-
-TestSuite(infer, .init = make_dir, .fini = cleanup);
-
-static void write_file(const char *name, const char *text)
-{
-	char p[160];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	cr_assert_not_null(f, "cannot write %s", p);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* Loads the scenario text (with its sets) and runs it into r. */
-static void run_with(const char *text, const char *const *sets, size_t n)
-{
-	char p[160];
-	struct gp_err err = {0};
-	write_file("s.yaml", text);
-	snprintf(p, sizeof p, "%s/s.yaml", dir);
-	cr_assert_eq(scenario_load(p, sets, n, &sc, &err), GP_OK, "%s\n%s", err.msg, text);
-	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
-}
-
-static void run(const char *text) { run_with(text, NULL, 0); }
+TestSuite(infer, .init = run_text_init, .fini = run_text_fini);
 
 static double metric(const char *scope, const char *name)
 {
