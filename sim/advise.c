@@ -502,7 +502,8 @@ static bool collide(const struct advise_row *a, const struct advise_row *b)
 
 /*
  * When no alternative meets the goal alone, the ones that each brought the
- * run nearer it (with no more hardware) together: the nearest first, then
+ * run nearer it (with no more hardware and no narrower weights, whose cost
+ * in quality a combination would hide) together: the nearest first, then
  * each next one whose overrides touch other keys, at most ADVISE_COMBINED.
  * Two findings' fixes (a selector and a taint keeping two workloads off
  * idle GPUs) may each fall short and meet the goal together.
@@ -522,7 +523,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		size_t best = 0;
 		for (size_t i = 1; i < pl->n; i++) {
 			const struct advise_row *a = &pl->alts[i];
-			bool ok = !a->hardware && nearer(a, base);
+			bool ok = !a->hardware && !a->quantized && nearer(a, base);
 			for (size_t k = 0; ok && k < n; k++)
 				ok = !collide(a, &pl->alts[pick[k]]);
 			if (ok && (!best || nearer(a, &pl->alts[best])))
@@ -586,6 +587,8 @@ static int by_advice(const void *a, const void *b)
 	if (x->meets && x->plugin != y->plugin)
 		return x->plugin ? 1 : -1;     /* stock components first */
 	int c = x->meets ? 0 : goal_cmp(x, y); /* the closest, when none meets */
+	if (!c && x->quantized != y->quantized)
+		c = x->quantized ? 1 : -1; /* as near at full precision: that first */
 	if (!c)
 		c = cmp_bill(x->bill_day, y->bill_day);
 	if (!c)

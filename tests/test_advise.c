@@ -251,6 +251,24 @@ Test(advise, fixes_that_fall_short_alone_run_together)
 		"%s", out);
 }
 
+/* A training queue's selector names a product no node carries, beside a
+ * chat service that meets its SLO.  Narrower weights for the service change
+ * nothing a planner needs and cost quality: they join no combination, and
+ * among rows as near the goal the full-precision one comes first, so the
+ * closest is the selector's own fix, not it bundled with int8 weights. */
+Test(advise, narrower_weights_join_no_combination_and_lose_ties)
+{
+	char args[256];
+	snprintf(args, sizeof args,
+		 "tests/fixtures/diagnosis/selector-typo-beside-a-service.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM advice WHERE alternative LIKE '% + %' AND "
+			   "alternative LIKE '%weights%'"),
+		     0, "%s", out);
+	cr_expect(strstr(last_line(), "the closest is pretrain without its node_selector (run"),
+		  "%s", out);
+}
+
 /* fixes_that_fall_short_alone_run_together with names as long as the loader
  * allows: workloads of 253 characters, a taint key of 217 and a value of 63.
  * The pair's label is 253 + 12 (" tolerating ") + 217 + 1 + 63 + 3 (" + ") +
