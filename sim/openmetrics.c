@@ -349,7 +349,7 @@ static int spool_series(struct om *om, struct spools *sp)
 	int rc;
 	while (!(rc = next_series(om, &s, &got)) && got) {
 		const struct ts_row *r;
-		double end, preempted = 0;
+		double end = 0, preempted = 0; /* windows_next sets end whenever got */
 		rc = windows_start(om, &s);
 		while (!rc && !(rc = windows_next(om, &r, &end, &got)) && got)
 			spool_window(om, sp, &s, r, end, &preempted);
