@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gpuplan/json.h"
+#include "gpuplan/jsonw.h"
 
 TestSuite(json, .init = scratch_make, .fini = scratch_remove, .timeout = 120);
 
@@ -28,7 +29,7 @@ static const char *written_string(const char *s)
 {
 	static char buf[256];
 	FILE *f = fmemopen(buf, sizeof buf, "w");
-	json_string(f, s);
+	jsonw_quote(f, s);
 	fclose(f);
 	return buf;
 }
@@ -37,7 +38,9 @@ static const char *written_number(double v)
 {
 	static char buf[64];
 	FILE *f = fmemopen(buf, sizeof buf, "w");
-	json_number(f, v);
+	struct jsonw w;
+	jsonw_init(&w, f);
+	jsonw_number(&w, v);
 	fclose(f);
 	return buf;
 }
@@ -71,6 +74,56 @@ Test(json, numbers_are_the_shortest_that_read_back_and_not_finite_is_null)
 	cr_expect_eq(strtod(written_number(1.0 / 3), NULL), 1.0 / 3);
 	cr_expect_str_eq(written_number(NAN), "null");
 	cr_expect_str_eq(written_number(INFINITY), "null");
+}
+
+/* The writer puts the commas, colons and brackets; the style only the white
+ * space. */
+Test(json, the_writer_nests_and_separates)
+{
+	static char buf[256];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	struct jsonw w;
+	static const struct jsonw_style lines = {"\n  ", "\n  ", "\n", " "};
+	jsonw_init(&w, f);
+	jsonw_object(&w, &lines);
+	jsonw_key(&w, "a");
+	jsonw_array(&w, &jsonw_compact);
+	jsonw_int(&w, -3);
+	jsonw_bool(&w, true);
+	jsonw_null(&w);
+	jsonw_close(&w);
+	jsonw_key(&w, "b");
+	jsonw_object(&w, &jsonw_inline);
+	jsonw_close(&w);
+	jsonw_key(&w, "c\"");
+	jsonw_object(&w, &jsonw_inline);
+	jsonw_key(&w, "x");
+	jsonw_raw(&w, "{\"k\":1}");
+	jsonw_key(&w, "y");
+	jsonw_string(&w, "z");
+	jsonw_close(&w);
+	jsonw_close(&w);
+	fclose(f);
+	cr_expect_str_eq(buf, "{\n  \"a\": [-3,true,null],\n  \"b\": {},\n"
+			      "  \"c\\\"\": {\"x\": {\"k\":1}, \"y\": \"z\"}\n}");
+}
+
+/* One rule for reals, at the precision the document names. */
+Test(json, reals_at_a_named_precision)
+{
+	static char buf[256];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	struct jsonw w;
+	jsonw_init(&w, f);
+	jsonw_array(&w, &jsonw_compact);
+	jsonw_real(&w, 2.0 / 3, JSONW_DEC(4));
+	jsonw_real(&w, 7e9, JSONW_DEC(0));
+	jsonw_real(&w, 2.0 / 3, JSONW_SIG(6));
+	jsonw_real(&w, 1e20, JSONW_SIG(15));
+	jsonw_real(&w, NAN, JSONW_DEC(2));
+	jsonw_close(&w);
+	fclose(f);
+	cr_expect_str_eq(buf, "[0.6667,7000000000,0.666667,1e+20,null]");
 }
 
 /* The one value a query returns, as text ("" for NULL). */

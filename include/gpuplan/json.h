@@ -20,8 +20,8 @@
  * Rows are read back from the database with whatever columns it has
  * (store_each_row), so the document grows with the tables and is the same
  * for a run however it is asked for.  A metric that does not apply (NULL,
- * NaN) is null.  Strings are escaped per RFC 8259; bytes that are not UTF-8
- * become U+FFFD, so the output is always valid JSON.
+ * NaN) is null.  Written with jsonw.h: strings escaped per RFC 8259, bytes
+ * that are not UTF-8 as U+FFFD, numbers exact.
  */
 #ifndef GPUPLAN_JSON_H
 #define GPUPLAN_JSON_H
@@ -30,13 +30,6 @@
 #include "gpuplan/store.h"
 
 #include <stdio.h>
-
-/* Writes s as a JSON string, quotes included. */
-void json_string(FILE *out, const char *s);
-
-/* Writes v as a JSON number (the shortest that reads back the same), or
- * null when it is not finite. */
-void json_number(FILE *out, double v);
 
 /* The document of run run_id (the latest when <= 0); db is the path shown. */
 int json_write_run(FILE *out, struct store *st, const char *db, int64_t run_id, struct gp_err *err);
