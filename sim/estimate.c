@@ -300,33 +300,84 @@ void estimate_write_text(FILE *out, const struct estimate *e)
 		grouped(b, sizeof b, e->context), bound(&e->decode));
 }
 
+/* The document's members, one a line, and the rows of "gpus", one a line. */
+static const struct jsonw_style doc_style = {"\n  ", "\n  ", "\n", " "};
+static const struct jsonw_style gpus_style = {"\n    ", "\n    ", "\n  ", " "};
+
+void estimate_json_fixed(struct jsonw *w, const char *key, double v, int decimals)
+{
+	jsonw_key(w, key);
+	jsonw_real(w, v, JSONW_DEC(decimals));
+}
+
+void estimate_json_int(struct jsonw *w, const char *key, int64_t v)
+{
+	jsonw_key(w, key);
+	jsonw_int(w, v);
+}
+
+static void member_string(struct jsonw *w, const char *key, const char *v)
+{
+	jsonw_key(w, key);
+	jsonw_string(w, v);
+}
+
+void estimate_json_begin(struct jsonw *w, FILE *out, const struct estimate *e,
+			 const struct estimate_traffic *t, const struct firstcut_service *s,
+			 const char *link)
+{
+	jsonw_init(w, out);
+	jsonw_object(w, &doc_style);
+	member_string(w, "model", e->model->name);
+	member_string(w, "quant", footprint_quant_name(e->quant));
+	jsonw_key(w, "rate");
+	jsonw_real(w, t->rate, JSONW_SIG(6));
+	jsonw_key(w, "prompt_tail");
+	jsonw_real(w, s->prompt_tail, JSONW_SIG(6));
+	if (link)
+		member_string(w, "link", link);
+	member_string(w, "estimate", "first cut");
+	jsonw_key(w, "gpus");
+	jsonw_array(w, &gpus_style);
+}
+
+void estimate_json_end(struct jsonw *w)
+{
+	while (w->depth > 0)
+		jsonw_close(w);
+	fputc('\n', w->out);
+}
+
 void estimate_write_json(FILE *out, const struct estimate *e)
 {
 	const struct footprint *fp = &e->fp;
-	fprintf(out, "{\n");
-	fprintf(out, "  \"model\": \"%s\",\n", e->model->name);
-	fprintf(out, "  \"quant\": \"%s\",\n", footprint_quant_name(e->quant));
-	fprintf(out, "  \"kv_cache\": \"%s\",\n", footprint_quant_name(e->kv));
-	fprintf(out, "  \"gpu\": \"%s\",\n", e->gpu->name);
-	fprintf(out, "  \"context\": %" PRId64 ",\n", e->context);
-	fprintf(out, "  \"batch\": %" PRId64 ",\n", e->batch);
-	fprintf(out, "  \"tp\": %d,\n", e->tp);
-	fprintf(out, "  \"params\": %.0f,\n", e->model->params);
-	fprintf(out, "  \"active_params\": %.0f,\n", model_active_params(e->model));
-	fprintf(out, "  \"gpu_memory_bytes\": %.0f,\n", e->gpu->memory_bytes);
-	fprintf(out, "  \"weights_bytes\": %.0f,\n", e->weights_bytes);
-	fprintf(out, "  \"kv_bytes_per_token\": %.0f,\n", e->kv_bytes_per_token);
-	fprintf(out, "  \"kv_bytes\": %.0f,\n", e->kv_bytes);
-	fprintf(out, "  \"overhead_bytes_per_gpu\": %.0f,\n", fp->overhead_per_gpu);
-	fprintf(out, "  \"min_tensor_parallel\": %d,\n", e->min_tp);
-	fprintf(out, "  \"weights_bytes_per_gpu\": %.0f,\n", fp->weights_per_gpu);
-	fprintf(out, "  \"kv_capacity_bytes\": %.0f,\n", fp->kv_capacity_per_gpu * e->tp);
-	fprintf(out, "  \"kv_capacity_tokens\": %" PRId64 ",\n", fp->kv_tokens);
-	fprintf(out, "  \"max_sequences\": %" PRId64 ",\n", e->max_sequences);
-	fprintf(out, "  \"batch_fits\": %s,\n", e->batch <= e->max_sequences ? "true" : "false");
-	fprintf(out, "  \"prefill_s\": %.6f,\n", e->prefill.total_s);
-	fprintf(out, "  \"prefill_bound\": \"%s\",\n", bound(&e->prefill));
-	fprintf(out, "  \"decode_step_s\": %.6f,\n", e->decode.total_s);
-	fprintf(out, "  \"decode_bound\": \"%s\"\n", bound(&e->decode));
-	fprintf(out, "}\n");
+	struct jsonw w;
+	jsonw_init(&w, out);
+	jsonw_object(&w, &doc_style);
+	member_string(&w, "model", e->model->name);
+	member_string(&w, "quant", footprint_quant_name(e->quant));
+	member_string(&w, "kv_cache", footprint_quant_name(e->kv));
+	member_string(&w, "gpu", e->gpu->name);
+	estimate_json_int(&w, "context", e->context);
+	estimate_json_int(&w, "batch", e->batch);
+	estimate_json_int(&w, "tp", e->tp);
+	estimate_json_fixed(&w, "params", e->model->params, 0);
+	estimate_json_fixed(&w, "active_params", model_active_params(e->model), 0);
+	estimate_json_fixed(&w, "gpu_memory_bytes", e->gpu->memory_bytes, 0);
+	estimate_json_fixed(&w, "weights_bytes", e->weights_bytes, 0);
+	estimate_json_fixed(&w, "kv_bytes_per_token", e->kv_bytes_per_token, 0);
+	estimate_json_fixed(&w, "kv_bytes", e->kv_bytes, 0);
+	estimate_json_fixed(&w, "overhead_bytes_per_gpu", fp->overhead_per_gpu, 0);
+	estimate_json_int(&w, "min_tensor_parallel", e->min_tp);
+	estimate_json_fixed(&w, "weights_bytes_per_gpu", fp->weights_per_gpu, 0);
+	estimate_json_fixed(&w, "kv_capacity_bytes", fp->kv_capacity_per_gpu * e->tp, 0);
+	estimate_json_int(&w, "kv_capacity_tokens", fp->kv_tokens);
+	estimate_json_int(&w, "max_sequences", e->max_sequences);
+	jsonw_key(&w, "batch_fits");
+	jsonw_bool(&w, e->batch <= e->max_sequences);
+	estimate_json_fixed(&w, "prefill_s", e->prefill.total_s, 6);
+	member_string(&w, "prefill_bound", bound(&e->prefill));
+	estimate_json_fixed(&w, "decode_step_s", e->decode.total_s, 6);
+	member_string(&w, "decode_bound", bound(&e->decode));
+	estimate_json_end(&w);
 }

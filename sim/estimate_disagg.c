@@ -51,23 +51,31 @@ static void row(FILE *out, const struct gpu_type *g, const struct firstcut_disag
 		100 * f->decode_utilisation);
 }
 
-static void row_json(FILE *out, const struct gpu_type *g, const struct firstcut_disagg *f,
-		     double usd_per_gpu_hour, bool last)
+static void row_json(struct jsonw *w, const struct gpu_type *g, const struct firstcut_disagg *f,
+		     double usd_per_gpu_hour)
 {
 	static const char *const names[] = {"ok", "no_fit", "tpot", "tail_prompt"};
-	fprintf(out, "    {\"gpu\": \"%s\", \"verdict\": \"%s\"", g->name, names[f->verdict]);
-	if (f->verdict == FIRSTCUT_OK)
-		fprintf(out,
-			", \"tp\": %d, \"prefill_replicas\": %d, \"decode_replicas\": %d, \"gpus\": "
-			"%d, \"usd_per_hour\": %.4f, \"ttft_tail_s\": %.6f, \"wait_tail_s\": %.6f, "
-			"\"prefill_tail_s\": %.6f, \"transfer_tail_s\": %.6f, "
-			"\"prefill_utilisation\": %.4f, \"batch\": %d, \"decode_step_s\": %.6f, "
-			"\"decode_utilisation\": %.4f",
-			f->tp, f->prefill_replicas, f->decode_replicas, f->gpus,
-			f->gpus * usd_per_gpu_hour, f->ttft_tail_s, f->wait_tail_s,
-			f->prefill_tail_s, f->transfer_tail_s, f->prefill_utilisation, f->batch,
-			f->decode_step_s, f->decode_utilisation);
-	fprintf(out, "}%s\n", last ? "" : ",");
+	jsonw_object(w, &jsonw_inline);
+	jsonw_key(w, "gpu");
+	jsonw_string(w, g->name);
+	jsonw_key(w, "verdict");
+	jsonw_string(w, names[f->verdict]);
+	if (f->verdict == FIRSTCUT_OK) {
+		estimate_json_int(w, "tp", f->tp);
+		estimate_json_int(w, "prefill_replicas", f->prefill_replicas);
+		estimate_json_int(w, "decode_replicas", f->decode_replicas);
+		estimate_json_int(w, "gpus", f->gpus);
+		estimate_json_fixed(w, "usd_per_hour", f->gpus * usd_per_gpu_hour, 4);
+		estimate_json_fixed(w, "ttft_tail_s", f->ttft_tail_s, 6);
+		estimate_json_fixed(w, "wait_tail_s", f->wait_tail_s, 6);
+		estimate_json_fixed(w, "prefill_tail_s", f->prefill_tail_s, 6);
+		estimate_json_fixed(w, "transfer_tail_s", f->transfer_tail_s, 6);
+		estimate_json_fixed(w, "prefill_utilisation", f->prefill_utilisation, 4);
+		estimate_json_int(w, "batch", f->batch);
+		estimate_json_fixed(w, "decode_step_s", f->decode_step_s, 6);
+		estimate_json_fixed(w, "decode_utilisation", f->decode_utilisation, 4);
+	}
+	jsonw_close(w);
 }
 
 int estimate_disagg(const struct estimate_request *req, const struct estimate_traffic *t, bool json,
@@ -88,6 +96,7 @@ int estimate_disagg(const struct estimate_request *req, const struct estimate_tr
 		return rc;
 	}
 	size_t n = e.gpu ? 1 : catalog_gpu_count();
+	struct jsonw w = {.out = out};
 	for (size_t i = 0; i < n; i++) {
 		const struct gpu_type *g = e.gpu ? e.gpu : catalog_gpu_at(i);
 		struct firstcut_service s;
@@ -101,21 +110,16 @@ int estimate_disagg(const struct estimate_request *req, const struct estimate_tr
 			       : sp                   ? sp->usd_per_hour
 						      : 0;
 		if (i == 0 && json)
-			fprintf(out,
-				"{\n  \"model\": \"%s\",\n  \"quant\": \"%s\",\n  \"rate\": %g,\n  "
-				"\"prompt_tail\": %g,\n  \"link\": \"%s\",\n  \"estimate\": \"first "
-				"cut\",\n  \"gpus\": [\n",
-				e.model->name, footprint_quant_name(e.quant), t->rate,
-				s.prompt_tail, l->name);
+			estimate_json_begin(&w, out, &e, t, &s, l->name);
 		else if (i == 0)
 			header(out, &e, t, &s, l);
 		if (json)
-			row_json(out, g, &f, price, i + 1 == n);
+			row_json(&w, g, &f, price);
 		else
 			row(out, g, &f, price);
 	}
 	if (json)
-		fprintf(out, "  ]\n}\n");
+		estimate_json_end(&w);
 	estimate_free(&e);
 	return GP_OK;
 }

@@ -144,22 +144,30 @@ void estimate_row_text(FILE *out, const struct gpu_type *g, const struct firstcu
 		f->ttft_tail_s, 100 * f->utilisation, f->batch, f->capacity_rps);
 }
 
-static void row_json(FILE *out, const struct gpu_type *g, const struct firstcut *f, bool last)
+static void row_json(struct jsonw *w, const struct gpu_type *g, const struct firstcut *f)
 {
-	fprintf(out, "    {\"gpu\": \"%s\", \"verdict\": \"%s\"", g->name,
-		verdict_name(f->verdict));
-	if (f->verdict == FIRSTCUT_OK)
-		fprintf(out,
-			", \"tp\": %d, \"replicas\": %d, \"gpus\": %d, \"usd_per_hour\": %.4f, "
-			"\"usd_per_million_tokens\": %.6f, \"tokens_per_joule\": %.6f, \"watts\": "
-			"%.1f, \"ttft_tail_s\": %.6f, \"wait_tail_s\": %.6f, \"prefill_tail_s\": %.6f, "
-			"\"utilisation\": %.4f, \"batch\": %d, \"capacity_rps\": %.4f, "
-			"\"decode_step_s\": %.6f",
-			f->tp, f->replicas, f->gpus, f->usd_per_hour, f->usd_per_mtok,
-			f->tokens_per_joule, f->watts, f->ttft_tail_s, f->wait_tail_s,
-			f->prefill_tail_s, f->utilisation, f->batch, f->capacity_rps,
-			f->decode_step_s);
-	fprintf(out, "}%s\n", last ? "" : ",");
+	jsonw_object(w, &jsonw_inline);
+	jsonw_key(w, "gpu");
+	jsonw_string(w, g->name);
+	jsonw_key(w, "verdict");
+	jsonw_string(w, verdict_name(f->verdict));
+	if (f->verdict == FIRSTCUT_OK) {
+		estimate_json_int(w, "tp", f->tp);
+		estimate_json_int(w, "replicas", f->replicas);
+		estimate_json_int(w, "gpus", f->gpus);
+		estimate_json_fixed(w, "usd_per_hour", f->usd_per_hour, 4);
+		estimate_json_fixed(w, "usd_per_million_tokens", f->usd_per_mtok, 6);
+		estimate_json_fixed(w, "tokens_per_joule", f->tokens_per_joule, 6);
+		estimate_json_fixed(w, "watts", f->watts, 1);
+		estimate_json_fixed(w, "ttft_tail_s", f->ttft_tail_s, 6);
+		estimate_json_fixed(w, "wait_tail_s", f->wait_tail_s, 6);
+		estimate_json_fixed(w, "prefill_tail_s", f->prefill_tail_s, 6);
+		estimate_json_fixed(w, "utilisation", f->utilisation, 4);
+		estimate_json_int(w, "batch", f->batch);
+		estimate_json_fixed(w, "capacity_rps", f->capacity_rps, 4);
+		estimate_json_fixed(w, "decode_step_s", f->decode_step_s, 6);
+	}
+	jsonw_close(w);
 }
 
 int estimate_fleet(const struct estimate_request *req, const struct estimate_traffic *t, bool json,
@@ -175,6 +183,7 @@ int estimate_fleet(const struct estimate_request *req, const struct estimate_tra
 	}
 	size_t n = e.gpu ? 1 : catalog_gpu_count();
 	struct firstcut_service s;
+	struct jsonw w = {.out = out};
 	for (size_t i = 0; i < n; i++) {
 		const struct gpu_type *g = e.gpu ? e.gpu : catalog_gpu_at(i);
 		struct firstcut f;
@@ -183,20 +192,16 @@ int estimate_fleet(const struct estimate_request *req, const struct estimate_tra
 			continue;
 		firstcut_size(&s, &f);
 		if (i == 0 && json)
-			fprintf(out,
-				"{\n  \"model\": \"%s\",\n  \"quant\": \"%s\",\n  \"rate\": %g,\n  "
-				"\"prompt_tail\": %g,\n  \"estimate\": \"first cut\",\n  \"gpus\": [\n",
-				e.model->name, footprint_quant_name(e.quant), t->rate,
-				s.prompt_tail);
+			estimate_json_begin(&w, out, &e, t, &s, NULL);
 		else if (i == 0)
 			header_text(out, &e, t, &s);
 		if (json)
-			row_json(out, g, &f, i + 1 == n);
+			row_json(&w, g, &f);
 		else
 			estimate_row_text(out, g, &f);
 	}
 	if (json)
-		fprintf(out, "  ]\n}\n");
+		estimate_json_end(&w);
 	estimate_free(&e);
 	return GP_OK;
 }

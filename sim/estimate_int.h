@@ -7,6 +7,7 @@
 
 #include "gpuplan/estimate.h"
 #include "gpuplan/firstcut.h"
+#include "gpuplan/jsonw.h"
 
 /* Fills e's model (read from --model-config when given), weight and KV
  * formats, and its GPU when req names one (else NULL); checks --tp against
@@ -24,5 +25,16 @@ void estimate_row_text(FILE *out, const struct gpu_type *g, const struct firstcu
  * traffic and its bounds. */
 void estimate_traffic_text(FILE *out, const struct estimate *e, const struct estimate_traffic *t,
 			   const struct firstcut_service *s);
+
+/* The JSON of a service's table (estimate.c): its object and the model and
+ * traffic members, down to the opened "gpus" array (link: --disaggregated's,
+ * else NULL); estimate_json_end closes both. */
+void estimate_json_begin(struct jsonw *w, FILE *out, const struct estimate *e,
+			 const struct estimate_traffic *t, const struct firstcut_service *s,
+			 const char *link);
+void estimate_json_end(struct jsonw *w);
+/* A member of a GPU type's row: a figure at the number of decimals shown. */
+void estimate_json_fixed(struct jsonw *w, const char *key, double v, int decimals);
+void estimate_json_int(struct jsonw *w, const char *key, int64_t v);
 
 #endif
