@@ -9,6 +9,7 @@
 #include "gpuplan/opencost.h"
 
 #include "gpuplan/cost.h"
+#include "gpuplan/jsonw.h"
 #include "gpuplan/store.h"
 #include "gpuplan/units.h"
 
@@ -225,62 +226,57 @@ static size_t merge(struct item *it, size_t n)
 	return out;
 }
 
-/* JSON has no NaN: absent figures are null. */
-static void number(FILE *out, const char *key, double v)
+/* A figure: JSON has no NaN, absent figures are null. */
+static void number(struct jsonw *w, const char *key, double v)
 {
-	if (isnan(v) || isinf(v))
-		fprintf(out, ",\"%s\":null", key);
-	else
-		fprintf(out, ",\"%s\":%.15g", key, v);
+	jsonw_key(w, key);
+	jsonw_real(w, v, JSONW_SIG(15));
 }
 
-static void string(FILE *out, const char *key, const char *v, bool *first)
+/* A text property, when there is one. */
+static void string(struct jsonw *w, const char *key, const char *v)
 {
 	if (!v)
 		return;
-	fprintf(out, "%s\"%s\":\"", *first ? "" : ",", key);
-	for (const char *c = v; *c; c++)
-		fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-	fputc('"', out);
-	*first = false;
+	jsonw_key(w, key);
+	jsonw_string(w, v);
 }
 
 /* properties: a row's own, or an aggregate's cluster and key. */
-static void properties(FILE *out, const struct item *it, const struct opencost_query *q)
+static void properties(struct jsonw *w, const struct item *it, const struct opencost_query *q)
 {
 	const struct allocation *a = it->src;
-	bool first = true;
-	fputs(",\"properties\":{", out);
-	string(out, "cluster", q->cluster, &first);
+	jsonw_key(w, "properties");
+	jsonw_object(w, &jsonw_compact);
+	string(w, "cluster", q->cluster);
 	if (it->idle) {
-		fputc('}', out);
+		jsonw_close(w);
 		return;
 	}
 	bool all = q->aggregate == OPENCOST_BY_NONE;
 	bool unallocated = !strcmp(it->key, UNALLOCATED);
 	if (all || (q->aggregate == OPENCOST_BY_NAMESPACE && !unallocated))
-		string(out, "namespace", a->namespace, &first);
+		string(w, "namespace", a->namespace);
 	if (all || q->aggregate == OPENCOST_BY_CONTROLLER) {
-		string(out, "controller", a->name, &first);
-		string(out, "controllerKind", controller_kind(a), &first);
+		string(w, "controller", a->name);
+		string(w, "controllerKind", controller_kind(a));
 	}
 	if (all && a->labels) {
-		fprintf(out, "%s\"labels\":%s", first ? "" : ",", a->labels);
-		first = false;
+		jsonw_key(w, "labels");
+		jsonw_raw(w, a->labels);
 	} else if (q->aggregate == OPENCOST_BY_LABEL && !unallocated) {
-		fprintf(out, "%s\"labels\":{", first ? "" : ",");
-		bool f = true;
-		string(out, q->label, it->key, &f);
-		fputc('}', out);
-		first = false;
+		jsonw_key(w, "labels");
+		jsonw_object(w, &jsonw_compact);
+		string(w, q->label, it->key);
+		jsonw_close(w);
 	}
 	if ((all || q->aggregate == OPENCOST_BY_NODE) && !unallocated && a->node)
-		string(out, "node", a->node, &first);
+		string(w, "node", a->node);
 	if ((all || q->aggregate == OPENCOST_BY_POOL) && !unallocated)
-		string(out, "pool", a->pool_name, &first);
+		string(w, "pool", a->pool_name);
 	if ((all || q->aggregate == OPENCOST_BY_QUEUE) && !unallocated)
-		string(out, "queue", a->queue, &first);
-	fputc('}', out);
+		string(w, "queue", a->queue);
+	jsonw_close(w);
 }
 
 /* OpenCost's efficiency of one resource: usage over request; with no
@@ -292,7 +288,7 @@ static double efficiency(double usage, double request, double cost)
 	return usage == 0 || cost == 0 ? 0 : 1;
 }
 
-static void allocation(FILE *out, const struct item *it, sim_time w_start, sim_time w_end,
+static void allocation(struct jsonw *w, const struct item *it, sim_time w_start, sim_time w_end,
 		       const struct opencost_query *q)
 {
 	char ws[32], we[32], s[32], e[32];
@@ -300,11 +296,17 @@ static void allocation(FILE *out, const struct item *it, sim_time w_start, sim_t
 	units_format_rfc3339(q->start_epoch + w_end / SIM_SECOND, we, sizeof we);
 	units_format_rfc3339(q->start_epoch + it->start / SIM_SECOND, s, sizeof s);
 	units_format_rfc3339(q->start_epoch + it->end / SIM_SECOND, e, sizeof e);
-	fprintf(out, "\"%s\":{\"name\":\"%s\"", it->key, it->key);
-	properties(out, it, q);
-	fprintf(out,
-		",\"window\":{\"start\":\"%s\",\"end\":\"%s\"},\"start\":\"%s\",\"end\":\"%s\"", ws,
-		we, s, e);
+	jsonw_key(w, it->key);
+	jsonw_object(w, &jsonw_compact);
+	string(w, "name", it->key);
+	properties(w, it, q);
+	jsonw_key(w, "window");
+	jsonw_object(w, &jsonw_compact);
+	string(w, "start", ws);
+	string(w, "end", we);
+	jsonw_close(w);
+	string(w, "start", s);
+	string(w, "end", e);
 	double minutes = sim_seconds(it->end - it->start) / 60, hours = minutes / 60;
 	double cores = hours > 0 ? it->cpu_h / hours : 0;
 	double gpus = hours > 0 ? it->gpu_h / hours : 0;
@@ -319,23 +321,23 @@ static void allocation(FILE *out, const struct item *it, sim_time w_start, sim_t
 							   : 1;
 	double total = it->gpu_c + it->cpu_c + it->ram_c;
 	double cr = it->cpu_c + it->ram_c;
-	number(out, "minutes", minutes);
-	number(out, "cpuCores", cores);
-	number(out, "cpuCoreRequestAverage", cores_req);
-	number(out, "cpuCoreUsageAverage", cores_req);
-	number(out, "cpuCoreHours", it->cpu_h);
-	number(out, "cpuCost", it->cpu_c);
-	number(out, "cpuCostAdjustment", 0);
-	number(out, "cpuCostIdle", 0);
-	number(out, "cpuEfficiency", cpu_eff);
-	number(out, "gpuCount", gpus);
-	number(out, "gpuRequestAverage", it->idle ? 0 : gpus);
-	number(out, "gpuUsageAverage", gpu_used);
-	number(out, "gpuHours", it->gpu_h);
-	number(out, "gpuCost", it->gpu_c);
-	number(out, "gpuCostAdjustment", 0);
-	number(out, "gpuCostIdle", 0);
-	number(out, "gpuEfficiency", gpu_eff);
+	number(w, "minutes", minutes);
+	number(w, "cpuCores", cores);
+	number(w, "cpuCoreRequestAverage", cores_req);
+	number(w, "cpuCoreUsageAverage", cores_req);
+	number(w, "cpuCoreHours", it->cpu_h);
+	number(w, "cpuCost", it->cpu_c);
+	number(w, "cpuCostAdjustment", 0);
+	number(w, "cpuCostIdle", 0);
+	number(w, "cpuEfficiency", cpu_eff);
+	number(w, "gpuCount", gpus);
+	number(w, "gpuRequestAverage", it->idle ? 0 : gpus);
+	number(w, "gpuUsageAverage", gpu_used);
+	number(w, "gpuHours", it->gpu_h);
+	number(w, "gpuCost", it->gpu_c);
+	number(w, "gpuCostAdjustment", 0);
+	number(w, "gpuCostIdle", 0);
+	number(w, "gpuEfficiency", gpu_eff);
 	static const char *const zero[] = {"networkTransferBytes",
 					   "networkReceiveBytes",
 					   "networkCost",
@@ -349,25 +351,30 @@ static void allocation(FILE *out, const struct item *it, sim_time w_start, sim_t
 					   "pvByteHours",
 					   "pvCost"};
 	for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
-		number(out, zero[k], 0);
-	fputs(",\"pvs\":null", out);
-	number(out, "pvCostAdjustment", 0);
-	number(out, "ramBytes", ram);
-	number(out, "ramByteRequestAverage", ram_req);
-	number(out, "ramByteUsageAverage", ram_req);
-	number(out, "ramByteHours", it->ram_h);
-	number(out, "ramCost", it->ram_c);
-	number(out, "ramCostAdjustment", 0);
-	number(out, "ramCostIdle", 0);
-	number(out, "ramEfficiency", ram_eff);
-	number(out, "externalCost", 0);
-	number(out, "sharedCost", 0);
-	number(out, "totalCost", total);
-	number(out, "totalEfficiency",
+		number(w, zero[k], 0);
+	jsonw_key(w, "pvs");
+	jsonw_null(w);
+	number(w, "pvCostAdjustment", 0);
+	number(w, "ramBytes", ram);
+	number(w, "ramByteRequestAverage", ram_req);
+	number(w, "ramByteUsageAverage", ram_req);
+	number(w, "ramByteHours", it->ram_h);
+	number(w, "ramCost", it->ram_c);
+	number(w, "ramCostAdjustment", 0);
+	number(w, "ramCostIdle", 0);
+	number(w, "ramEfficiency", ram_eff);
+	number(w, "externalCost", 0);
+	number(w, "sharedCost", 0);
+	number(w, "totalCost", total);
+	number(w, "totalEfficiency",
 	       cr > 0 ? (ram_eff * it->ram_c + cpu_eff * it->cpu_c) / cr : 0);
-	fputs(",\"proportionalAssetResourceCosts\":null,\"lbAllocations\":null,"
-	      "\"sharedCostBreakdown\":null}",
-	      out);
+	static const char *const none[] = {"proportionalAssetResourceCosts", "lbAllocations",
+					   "sharedCostBreakdown"};
+	for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
+		jsonw_key(w, none[k]);
+		jsonw_null(w);
+	}
+	jsonw_close(w);
 }
 
 /* The rows kept by the window, as items numbered by their window set. */
@@ -423,22 +430,29 @@ void opencost_write(FILE *out, const struct allocation *rows, size_t n,
 		m = kept;
 	}
 	m = merge(it, m);
-	fputs("{\"code\":200,\"status\":\"success\",\"data\":[", out);
+	struct jsonw w;
+	jsonw_init(&w, out);
+	jsonw_object(&w, &jsonw_compact);
+	jsonw_key(&w, "code");
+	jsonw_int(&w, 200);
+	jsonw_key(&w, "status");
+	jsonw_string(&w, "success");
+	jsonw_key(&w, "data");
+	jsonw_array(&w, &jsonw_compact);
 	for (size_t i = 0, k = 0; i < m; i = k) {
 		sim_time w_start = it[i].start, w_end = it[i].end;
 		for (k = i; k < m && it[k].set == it[i].set; k++) {
 			w_start = it[k].start < w_start ? it[k].start : w_start;
 			w_end = it[k].end > w_end ? it[k].end : w_end;
 		}
-		fputs(i ? ",{" : "{", out);
-		for (size_t j = i; j < k; j++) {
-			if (j > i)
-				fputc(',', out);
-			allocation(out, &it[j], w_start, w_end, q);
-		}
-		fputc('}', out);
+		jsonw_object(&w, &jsonw_compact);
+		for (size_t j = i; j < k; j++)
+			allocation(&w, &it[j], w_start, w_end, q);
+		jsonw_close(&w);
 	}
-	fputs("]}\n", out);
+	jsonw_close(&w);
+	jsonw_close(&w);
+	fputc('\n', out);
 	for (size_t i = 0; i < m; i++)
 		free(it[i].key);
 	free(it);
