@@ -31,6 +31,7 @@
 #include "import_hist.h"
 #include "import_learn.h"
 
+#include "gpuplan/jsonw.h"
 #include "gpuplan/strindex.h"
 #include "gpuplan/units.h"
 
@@ -544,55 +545,76 @@ static int on_node_taint(void *ctx, const struct prom_series *s, struct gp_err *
 	return GP_OK;
 }
 
-static void json_str(FILE *out, const char *s)
+/* A string member of a kubectl object. */
+static void member(struct jsonw *w, const char *key, const char *v)
 {
-	imp_quoted(out, s); /* JSON and YAML agree on "\"" and "\\"; \x escapes are YAML's */
+	jsonw_key(w, key);
+	jsonw_string(w, v);
+}
+
+/* A quantity member: Kubernetes writes quantities as strings. */
+static void quantity(struct jsonw *w, const char *key, const char *fmt, double v)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, fmt, v);
+	member(w, key, buf);
 }
 
 /* The nodes as a kubectl List, for import_nodes.c's pools. */
 static char *nodes_json(const struct hist *h, size_t *len)
 {
+	static const struct jsonw_style items_style = {"\n", "\n", "", " "};
 	char *text = NULL;
 	FILE *out = open_memstream(&text, len);
-	fputs("{\"kind\": \"List\", \"items\": [\n", out);
+	struct jsonw w;
+	jsonw_init(&w, out);
+	jsonw_object(&w, &jsonw_inline);
+	member(&w, "kind", "List");
+	jsonw_key(&w, "items");
+	jsonw_array(&w, &items_style);
 	for (size_t i = 0; i < h->n_nodes; i++) {
 		const struct hist_node *n = &h->nodes[i];
-		fputs(i ? ",\n" : "", out);
-		fputs("{\"metadata\": {\"name\": ", out);
-		json_str(out, hist_str(h, n->name));
-		fputs(", \"labels\": {", out);
-		bool first = true;
-		for (size_t k = 0; k < sizeof node_labels / sizeof *node_labels; k++) {
-			if (n->labels[k] == HIST_NONE || !n->seen_labels)
-				continue;
-			fprintf(out, "%s\"%s\": ", first ? "" : ", ", node_labels[k][1]);
-			json_str(out, hist_str(h, n->labels[k]));
-			first = false;
-		}
-		fputs("}}, \"spec\": {\"taints\": [", out);
+		jsonw_object(&w, &jsonw_inline);
+		jsonw_key(&w, "metadata");
+		jsonw_object(&w, &jsonw_inline);
+		member(&w, "name", hist_str(h, n->name));
+		jsonw_key(&w, "labels");
+		jsonw_object(&w, &jsonw_inline);
+		for (size_t k = 0; k < sizeof node_labels / sizeof *node_labels; k++)
+			if (n->labels[k] != HIST_NONE && n->seen_labels)
+				member(&w, node_labels[k][1], hist_str(h, n->labels[k]));
+		jsonw_close(&w);
+		jsonw_close(&w);
+		jsonw_key(&w, "spec");
+		jsonw_object(&w, &jsonw_inline);
+		jsonw_key(&w, "taints");
+		jsonw_array(&w, &jsonw_inline);
 		for (size_t t = 0; t < n->n_taints; t++) {
-			fputs(t ? ", {\"key\": " : "{\"key\": ", out);
-			json_str(out, hist_str(h, n->taint_key[t]));
-			fputs(", \"value\": ", out);
-			json_str(out, hist_str(h, n->taint_value[t]));
-			fputs(", \"effect\": ", out);
-			json_str(out, hist_str(h, n->taint_effect[t]));
-			fputs("}", out);
+			jsonw_object(&w, &jsonw_inline);
+			member(&w, "key", hist_str(h, n->taint_key[t]));
+			member(&w, "value", hist_str(h, n->taint_value[t]));
+			member(&w, "effect", hist_str(h, n->taint_effect[t]));
+			jsonw_close(&w);
 		}
-		fprintf(out,
-			"]}, \"status\": {\"allocatable\": {\"cpu\": \"%.17g\", \"memory\": "
-			"\"%.0f\"",
-			n->cpu, n->memory);
+		jsonw_close(&w);
+		jsonw_close(&w);
+		jsonw_key(&w, "status");
+		jsonw_object(&w, &jsonw_inline);
+		jsonw_key(&w, "allocatable");
+		jsonw_object(&w, &jsonw_inline);
+		quantity(&w, "cpu", "%.17g", n->cpu);
+		quantity(&w, "memory", "%.0f", n->memory);
 		if (n->gpus > 0)
-			fprintf(out, ", \"nvidia.com/gpu\": \"%.0f\"", n->gpus);
-		for (size_t m = 0; m < n->n_mig; m++) {
-			fputs(", ", out);
-			json_str(out, hist_str(h, n->mig[m]));
-			fprintf(out, ": \"%.0f\"", n->mig_count[m]);
-		}
-		fputs("}}}", out);
+			quantity(&w, "nvidia.com/gpu", "%.0f", n->gpus);
+		for (size_t m = 0; m < n->n_mig; m++)
+			quantity(&w, hist_str(h, n->mig[m]), "%.0f", n->mig_count[m]);
+		jsonw_close(&w);
+		jsonw_close(&w);
+		jsonw_close(&w);
 	}
-	fputs("]}\n", out);
+	jsonw_close(&w);
+	jsonw_close(&w);
+	fputc('\n', out);
 	fclose(out);
 	return text;
 }
