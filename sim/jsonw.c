@@ -11,10 +11,7 @@
 const struct jsonw_style jsonw_inline = {"", " ", "", " "};
 const struct jsonw_style jsonw_compact = {"", "", "", ""};
 
-void jsonw_init(struct jsonw *w, FILE *out)
-{
-	*w = (struct jsonw){.out = out};
-}
+void jsonw_init(struct jsonw *w, FILE *out) { *w = (struct jsonw){.out = out}; }
 
 /* The length of the UTF-8 sequence at s (1 to 4), or 0 when it is not one
  * (overlong forms, surrogates and code points past U+10FFFF included). */
@@ -88,15 +85,9 @@ static void push(struct jsonw *w, const struct jsonw_style *style, bool object)
 	fputc(object ? '{' : '[', w->out);
 }
 
-void jsonw_object(struct jsonw *w, const struct jsonw_style *style)
-{
-	push(w, style, true);
-}
+void jsonw_object(struct jsonw *w, const struct jsonw_style *style) { push(w, style, true); }
 
-void jsonw_array(struct jsonw *w, const struct jsonw_style *style)
-{
-	push(w, style, false);
-}
+void jsonw_array(struct jsonw *w, const struct jsonw_style *style) { push(w, style, false); }
 
 void jsonw_close(struct jsonw *w)
 {
@@ -168,10 +159,7 @@ void jsonw_real(struct jsonw *w, double v, int precision)
 	fputs(buf, w->out);
 }
 
-void jsonw_number(struct jsonw *w, double v)
-{
-	jsonw_real(w, v, JSONW_EXACT);
-}
+void jsonw_number(struct jsonw *w, double v) { jsonw_real(w, v, JSONW_EXACT); }
 
 void jsonw_raw(struct jsonw *w, const char *json)
 {
@@ -179,7 +167,4 @@ void jsonw_raw(struct jsonw *w, const char *json)
 	fputs(json, w->out);
 }
 
-void jsonw_space(struct jsonw *w, const char *ws)
-{
-	fputs(ws, w->out);
-}
+void jsonw_space(struct jsonw *w, const char *ws) { fputs(ws, w->out); }

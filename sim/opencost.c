@@ -366,8 +366,7 @@ static void allocation(struct jsonw *w, const struct item *it, sim_time w_start,
 	number(w, "externalCost", 0);
 	number(w, "sharedCost", 0);
 	number(w, "totalCost", total);
-	number(w, "totalEfficiency",
-	       cr > 0 ? (ram_eff * it->ram_c + cpu_eff * it->cpu_c) / cr : 0);
+	number(w, "totalEfficiency", cr > 0 ? (ram_eff * it->ram_c + cpu_eff * it->cpu_c) / cr : 0);
 	static const char *const none[] = {"proportionalAssetResourceCosts", "lbAllocations",
 					   "sharedCostBreakdown"};
 	for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {

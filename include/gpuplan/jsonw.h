@@ -80,7 +80,7 @@ void jsonw_null(struct jsonw *w);
 
 /* The precision of a real: JSONW_EXACT, JSONW_SIG(n) (%.ng), JSONW_DEC(n)
  * (%.nf). */
-#define JSONW_EXACT 0
+#define JSONW_EXACT  0
 #define JSONW_SIG(n) (n)
 #define JSONW_DEC(n) (-1 - (n))
 void jsonw_real(struct jsonw *w, double v, int precision);
