@@ -356,10 +356,10 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 		c->most_memory = fmax(c->most_memory, sc->workloads[w].memory_bytes);
 	}
 	c->class_of = gp_xcalloc(c->n_nodes + 1, sizeof *c->class_of);
-	classes_init(&c->classes, c->n_nodes);
+	cluster_classes_init(&c->classes, c->n_nodes);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct node_class key = class_key(&c->nodes[i]);
-		c->class_of[i] = classes_enter(&c->classes, &key);
+		c->class_of[i] = cluster_classes_enter(&c->classes, &key);
 		c->pools[c->nodes[i].pool].tight += class_tight(c, &key);
 	}
 }
@@ -460,7 +460,7 @@ void cluster_free(struct cluster *c)
 	free(c->gpus);
 	free(c->vram_used);
 	free(c->class_of);
-	classes_free(&c->classes);
+	cluster_classes_free(&c->classes);
 	memset(c, 0, sizeof *c);
 }
 
@@ -836,7 +836,7 @@ static void account(struct cluster *c, int32_t node, double equivalent)
 		nd->allocated = 0; /* float dust */
 	struct node_class key = class_key(nd);
 	bool was_tight = class_tight(c, cluster_class(c, node));
-	c->class_of[node] = classes_move(&c->classes, c->class_of[node], &key);
+	c->class_of[node] = cluster_classes_move(&c->classes, c->class_of[node], &key);
 	c->pools[nd->pool].tight += class_tight(c, &key) - was_tight;
 }
 
@@ -1113,7 +1113,7 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 		allocated += c->nodes[node].allocated;
 		struct node_class key = class_key(&c->nodes[node]);
 		const struct node_class *kind = cluster_class(c, node);
-		if (kind->nodes <= 0 || !classes_same(kind, &key)) {
+		if (kind->nodes <= 0 || !cluster_classes_same(kind, &key)) {
 			ok = false;
 			snprintf(why, len, "node %d: its class %d is not what it holds", (int)node,
 				 (int)c->class_of[node]);

@@ -21,7 +21,7 @@ static uint64_t bits_of(double x)
 	return u;
 }
 
-bool classes_same(const struct node_class *a, const struct node_class *b)
+bool cluster_classes_same(const struct node_class *a, const struct node_class *b)
 {
 	return a->pool == b->pool && bits_of(a->allocated) == bits_of(b->allocated) &&
 	       bits_of(a->cpu_free) == bits_of(b->cpu_free) &&
@@ -50,7 +50,7 @@ static size_t empty_slot(const struct class_table *t, const struct node_class *k
 	return i;
 }
 
-void classes_init(struct class_table *t, size_t nodes)
+void cluster_classes_init(struct class_table *t, size_t nodes)
 {
 	size_t cap = 2 * nodes + 64;
 	*t = (struct class_table){.at = gp_xcalloc(cap, sizeof *t->at),
@@ -60,7 +60,7 @@ void classes_init(struct class_table *t, size_t nodes)
 	hash_ids_reset(&t->index, 64);
 }
 
-void classes_free(struct class_table *t)
+void cluster_classes_free(struct class_table *t)
 {
 	free(t->at);
 	free(t->version);
@@ -87,13 +87,13 @@ static void rebuild(struct class_table *t)
 	}
 }
 
-int32_t classes_enter(struct class_table *t, const struct node_class *k)
+int32_t cluster_classes_enter(struct class_table *t, const struct node_class *k)
 {
 	const struct hash_ids *x = &t->index;
 	size_t i = hash_ids_home(x, class_hash(k));
 	for (; hash_ids_at(x, i); i = hash_ids_next(x, i)) {
 		struct node_class *e = &t->at[hash_ids_at(x, i) - 1];
-		if (classes_same(e, k)) {
+		if (cluster_classes_same(e, k)) {
 			t->live += !e->nodes++;
 			return (int32_t)hash_ids_at(x, i) - 1;
 		}
@@ -112,17 +112,17 @@ int32_t classes_enter(struct class_table *t, const struct node_class *k)
 	return id;
 }
 
-void classes_leave(struct class_table *t, int32_t id)
+void cluster_classes_leave(struct class_table *t, int32_t id)
 {
 	assert(id >= 0 && id < t->n && t->at[id].nodes > 0);
 	t->live -= !--t->at[id].nodes;
 }
 
-int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *k)
+int32_t cluster_classes_move(struct class_table *t, int32_t id, const struct node_class *k)
 {
-	if (classes_same(&t->at[id], k))
+	if (cluster_classes_same(&t->at[id], k))
 		return id;
-	int32_t to = classes_enter(t, k);
-	classes_leave(t, id);
+	int32_t to = cluster_classes_enter(t, k);
+	cluster_classes_leave(t, id);
 	return to;
 }

@@ -13,22 +13,22 @@
 #include "gpuplan/cluster.h"
 
 /* A table for at most `nodes` nodes, which are of no class yet. */
-void classes_init(struct class_table *t, size_t nodes);
-void classes_free(struct class_table *t);
+void cluster_classes_init(struct class_table *t, size_t nodes);
+void cluster_classes_free(struct class_table *t);
 
 /* The id of class k, which one more node is now of (k.nodes is ignored). */
-int32_t classes_enter(struct class_table *t, const struct node_class *k);
+int32_t cluster_classes_enter(struct class_table *t, const struct node_class *k);
 
 /* One node fewer of class id (kept in the table until a rebuild). */
-void classes_leave(struct class_table *t, int32_t id);
+void cluster_classes_leave(struct class_table *t, int32_t id);
 
 /* Whether a and b are one class (their nodes counts aside), bit for bit:
  * nodes whose doubles are equal in value but not in bits (0 and -0) get two
  * classes that score the same. */
-bool classes_same(const struct node_class *a, const struct node_class *b);
+bool cluster_classes_same(const struct node_class *a, const struct node_class *b);
 
 /* The id of class k for a node that was of class id. */
-int32_t classes_move(struct class_table *t, int32_t id, const struct node_class *k);
+int32_t cluster_classes_move(struct class_table *t, int32_t id, const struct node_class *k);
 
 /* Where the block count of node `local` in level k of ix is (cluster.c). */
 size_t cluster_index_block(const struct bucket_index *ix, int32_t k, int32_t local);

@@ -85,7 +85,7 @@ static int find_quant(const char *flag, const char *what, const char *name, enum
 {
 	if (footprint_quant_parse(name, q) == GP_OK)
 		return GP_OK;
-	return unknown(err, flag, what, name, quant_names, QUANT_COUNT);
+	return unknown(err, flag, what, name, footprint_quant_names, QUANT_COUNT);
 }
 
 /* "one GPU needs 128.52 GiB of weights + 2.00 GiB runtime + 1.25 GiB of KV

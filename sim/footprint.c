@@ -55,7 +55,7 @@
 #include <ctype.h>
 #include <math.h>
 
-const char *const quant_names[QUANT_COUNT] = {"fp16", "bf16", "fp8", "int8", "int4"};
+const char *const footprint_quant_names[QUANT_COUNT] = {"fp16", "bf16", "fp8", "int8", "int4"};
 
 /* Bytes per weight and per KV element, indexed by enum quant.  An int4 KV
  * cache (LMDeploy's kv int4) is counted without its per-head scales. */
@@ -73,7 +73,7 @@ static bool name_is(const char *s, const char *name)
 int footprint_quant_parse(const char *s, enum quant *q)
 {
 	for (int i = 0; s && i < QUANT_COUNT; i++)
-		if (name_is(s, quant_names[i])) {
+		if (name_is(s, footprint_quant_names[i])) {
 			*q = (enum quant)i;
 			return GP_OK;
 		}
@@ -82,7 +82,7 @@ int footprint_quant_parse(const char *s, enum quant *q)
 
 const char *footprint_quant_name(enum quant q)
 {
-	return (unsigned)q < QUANT_COUNT ? quant_names[q] : "?";
+	return (unsigned)q < QUANT_COUNT ? footprint_quant_names[q] : "?";
 }
 
 double footprint_quant_weight_bytes(enum quant q)

@@ -120,7 +120,7 @@ static void page_free(struct page *pg)
 /* --- text ------------------------------------------------------------------ */
 
 /* Writes s with &, <, >, " and ' escaped. */
-void esc(FILE *out, const char *s)
+void html_esc(FILE *out, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -169,7 +169,7 @@ static double nice_step(double range, int target)
 }
 
 /* The top of a linear axis from the data's largest value. */
-double nice_top(double max)
+double html_nice_top(double max)
 {
 	if (!(max > 0))
 		return 1;
@@ -178,29 +178,29 @@ double nice_top(double max)
 }
 
 /* A figure with a visible title around an svg of CHART_W x height. */
-void svg_open_sized(FILE *out, const char *id, const char *title, int height)
+void html_svg_open_sized(FILE *out, const char *id, const char *title, int height)
 {
 	fputs("<figure><h3 class=\"chart-title\">", out);
-	esc(out, title);
+	html_esc(out, title);
 	fprintf(out,
 		"</h3><svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
 		"aria-labelledby=\"%s-title\"><title id=\"%s-title\">",
 		id, CHART_W, height, CHART_W, height, id, id);
-	esc(out, title);
+	html_esc(out, title);
 	fprintf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
 		CHART_W, height);
 }
 
 static void svg_open(FILE *out, const char *id, const char *title)
 {
-	svg_open_sized(out, id, title, CHART_H);
+	html_svg_open_sized(out, id, title, CHART_H);
 }
 
-void svg_close(FILE *out, const char *caption)
+void html_svg_close(FILE *out, const char *caption)
 {
 	fputs("</svg><figcaption>", out);
-	esc(out, caption);
+	html_esc(out, caption);
 	fputs("</figcaption></figure>\n", out);
 }
 
@@ -233,7 +233,7 @@ static void y_axis(const struct plot *p, const char *title)
 		"<text class=\"axis-title\" transform=\"translate(14 %d) rotate(-90)\" "
 		"text-anchor=\"middle\">",
 		(MARGIN_T + CHART_H - MARGIN_B) / 2);
-	esc(out, title);
+	html_esc(out, title);
 	fputs("</text>\n", out);
 }
 
@@ -336,8 +336,8 @@ static void time_axis(const struct plot *p, int64_t epoch)
 }
 
 /* One legend entry per label, left to right along the top. */
-void legend(FILE *out, const char *const *labels, const char *const *colors, const bool *dashed,
-	    size_t n)
+void html_legend(FILE *out, const char *const *labels, const char *const *colors,
+		 const bool *dashed, size_t n)
 {
 	double x = MARGIN_L;
 	for (size_t i = 0; i < n; i++) {
@@ -347,7 +347,7 @@ void legend(FILE *out, const char *const *labels, const char *const *colors, con
 			"y=\"18\">",
 			x, x + 18, colors[i],
 			dashed && dashed[i] ? " stroke-dasharray=\"5 3\"" : "", x + 24);
-		esc(out, labels[i]);
+		html_esc(out, labels[i]);
 		fputs("</text></g>\n", out);
 		x += 40 + 7.2 * (double)strlen(labels[i]);
 	}
@@ -460,7 +460,7 @@ static void chart_capacity(FILE *out, const struct page *pg, const struct scope_
 	bool provisioning = false; /* some node was launched and not Ready yet */
 	for (size_t i = 0; i < all->n && !provisioning; i++)
 		provisioning = all->row[i]->gpus_provisioning > 0;
-	double top = nice_top(fmax(max_of(launched, all->n), max_of(demand, all->n)));
+	double top = html_nice_top(fmax(max_of(launched, all->n), max_of(demand, all->n)));
 	struct plot p = time_plot(out, all, top);
 	svg_open(out, "chart-capacity", "Capacity, demand and allocation (GPUs)");
 	y_axis(&p, "GPUs");
@@ -474,15 +474,15 @@ static void chart_capacity(FILE *out, const struct page *pg, const struct scope_
 					     "capacity", "capacity + provisioning"};
 	const char *colors[] = {palette[0], palette[1], "#111827", palette[3]};
 	static const bool dashed[] = {false, false, true, true};
-	legend(out, labels, colors, dashed, provisioning ? 4 : 3);
-	svg_close(out, provisioning
-			       ? "Demand above capacity is work that waits; allocation below "
-				 "capacity with demand above it is work that cannot use what "
-				 "is free; capacity counts Ready nodes, provisioning the nodes "
-				 "the autoscaler launched that are not Ready yet."
-			       : "Demand above capacity is work that waits; allocation below "
-				 "capacity with demand above it is work that cannot use what "
-				 "is free.");
+	html_legend(out, labels, colors, dashed, provisioning ? 4 : 3);
+	html_svg_close(
+		out, provisioning ? "Demand above capacity is work that waits; allocation below "
+				    "capacity with demand above it is work that cannot use what "
+				    "is free; capacity counts Ready nodes, provisioning the nodes "
+				    "the autoscaler launched that are not Ready yet."
+				  : "Demand above capacity is work that waits; allocation below "
+				    "capacity with demand above it is work that cannot use what "
+				    "is free.");
 	free(cap), free(alloc), free(demand), free(zero), free(launched);
 }
 
@@ -498,7 +498,7 @@ static void chart_servers(FILE *out, const struct page *pg, const struct scope_s
 		return; /* no inference server ran */
 	double *run = column(all, F_REQ_RUNNING, 1), *wait = column(all, F_REQ_WAITING, 1);
 	struct plot p =
-		time_plot(out, all, nice_top(fmax(max_of(run, all->n), max_of(wait, all->n))));
+		time_plot(out, all, html_nice_top(fmax(max_of(run, all->n), max_of(wait, all->n))));
 	svg_open(out, "chart-servers", "Inference servers: requests running and waiting");
 	y_axis(&p, "requests");
 	time_axis(&p, pg->epoch);
@@ -506,16 +506,17 @@ static void chart_servers(FILE *out, const struct page *pg, const struct scope_s
 	step_line(&p, all, wait, palette[1], false);
 	static const char *const labels[] = {"running (in the batch)", "waiting (queued)"};
 	const char *colors[] = {palette[0], palette[1]};
-	legend(out, labels, colors, NULL, 2);
-	svg_close(out, "Time-weighted means per window, every replica together: vLLM's "
-		       "num_requests_running and num_requests_waiting.");
+	html_legend(out, labels, colors, NULL, 2);
+	html_svg_close(out, "Time-weighted means per window, every replica together: vLLM's "
+			    "num_requests_running and num_requests_waiting.");
 	double *usage = column(all, F_KV_USAGE, 100);
 	p = time_plot(out, all, 100);
 	svg_open(out, "chart-kv-cache", "KV cache in use (% of the serving replicas' blocks)");
 	y_axis(&p, "% of blocks");
 	time_axis(&p, pg->epoch);
 	step_line(&p, all, usage, palette[2], false);
-	svg_close(out, "vLLM's gpu_cache_usage_perc; near 100% the server preempts sequences and "
+	html_svg_close(out,
+		       "vLLM's gpu_cache_usage_perc; near 100% the server preempts sequences and "
 		       "TTFT grows.");
 	free(run), free(wait), free(usage);
 }
@@ -552,10 +553,11 @@ static void chart_utilization(FILE *out, const struct page *pg, const struct sco
 	}
 	free(zero);
 	static const bool dashed[] = {false, false, true, false};
-	legend(out, labels, colors, dashed, shown);
-	svg_close(out,
-		  "Four meanings of utilization: GPUs allocated to pods, GR engine active and SM "
-		  "active (DCGM), and framebuffer used, each as a share of the GPUs there are.");
+	html_legend(out, labels, colors, dashed, shown);
+	html_svg_close(
+		out,
+		"Four meanings of utilization: GPUs allocated to pods, GR engine active and SM "
+		"active (DCGM), and framebuffer used, each as a share of the GPUs there are.");
 	free(cap);
 }
 
@@ -581,7 +583,7 @@ static void chart_queue(FILE *out, const struct page *pg)
 		fputs("<p class=\"none\">No workload windows in this run.</p>\n", out);
 		return;
 	}
-	struct plot p = time_plot(out, first, nice_top(max_of(upper, first->n)));
+	struct plot p = time_plot(out, first, html_nice_top(max_of(upper, first->n)));
 	memset(upper, 0, first->n * sizeof *upper);
 	svg_open(out, "chart-queue", "Pending pods by workload");
 	y_axis(&p, "pods pending");
@@ -599,8 +601,8 @@ static void chart_queue(FILE *out, const struct page *pg)
 			labels[n] = s->name, colors[n] = color;
 		n++;
 	}
-	legend(out, labels, colors, NULL, n < N_PALETTE ? n : N_PALETTE);
-	svg_close(out, "Pods waiting to start, stacked by workload (mean over each window).");
+	html_legend(out, labels, colors, NULL, n < N_PALETTE ? n : N_PALETTE);
+	html_svg_close(out, "Pods waiting to start, stacked by workload (mean over each window).");
 	free(lower), free(upper);
 }
 
@@ -679,7 +681,7 @@ static void slo_legend(FILE *out, const char *const *labels, const char *const *
 		d[m++] = i >= n;
 		width += need;
 	}
-	legend(out, l, c, d, m);
+	html_legend(out, l, c, d, m);
 	size_t left = n + keys->n - m + keys->more;
 	if (left)
 		fprintf(out, "<text class=\"legend\" x=\"%.1f\" y=\"18\">+%zu more SLO%s</text>\n",
@@ -725,9 +727,9 @@ static void chart_latency(FILE *out, const struct page *pg)
 	slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[0], &keys);
 	slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[1], &keys);
 	slo_legend(out, NULL, NULL, 0, &keys);
-	svg_close(out,
-		  "Time to first token, time per output token and end-to-end latency of every "
-		  "request of the run: median and 99th percentile; dashed: each service's SLO.");
+	html_svg_close(
+		out, "Time to first token, time per output token and end-to-end latency of every "
+		     "request of the run: median and 99th percentile; dashed: each service's SLO.");
 }
 
 static int by_double(const void *a, const void *b)
@@ -799,9 +801,10 @@ static void chart_latency_time(FILE *out, const struct page *pg, const struct sc
 		slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[2], &keys);
 		static const char *const labels[] = {"TTFT p50", "TTFT p99", "TPOT p99"};
 		slo_legend(out, labels, colors, 3, &keys);
-		svg_close(out,
-			  "Percentiles of the requests that arrived in each window (requests that "
-			  "never got a first token are left out); dashed: each service's SLO.");
+		html_svg_close(
+			out,
+			"Percentiles of the requests that arrived in each window (requests that "
+			"never got a first token are left out); dashed: each service's SLO.");
 	}
 	for (size_t k = 0; k < 3; k++)
 		free(y[k]);
@@ -816,7 +819,7 @@ static void chart_loadtest(FILE *out, const struct page *pg)
 	double xmax = pg->load[pg->n_load - 1].rate, ymax = 0;
 	for (size_t i = 0; i < pg->n_load; i++)
 		ymax = fmax(ymax, pg->load[i].ttft_p99_s);
-	struct plot p = {out, 0, nice_top(xmax), 0, nice_top(ymax), false};
+	struct plot p = {out, 0, html_nice_top(xmax), 0, html_nice_top(ymax), false};
 	svg_open(out, "chart-loadtest", "Load test: TTFT p99 against request rate");
 	y_axis(&p, "TTFT p99 (s)");
 	double step = nice_step(p.x1, 8);
@@ -842,7 +845,8 @@ static void chart_loadtest(FILE *out, const struct page *pg)
 			me ? palette[1] : palette[0], (long long)pg->load[i].run_id,
 			pg->load[i].rate, pg->load[i].ttft_p99_s, pg->load[i].slo_attainment_pct);
 	}
-	svg_close(out, "Each point is a run of this scenario at one request rate (gpuplan search "
+	html_svg_close(out,
+		       "Each point is a run of this scenario at one request rate (gpuplan search "
 		       "--max probes); the larger red point is this run.");
 }
 
@@ -881,13 +885,13 @@ static void section_header(FILE *out, const struct page *pg)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>gpuplan: ",
 	      out);
-	esc(out, pg->run.name);
+	html_esc(out, pg->run.name);
 	fprintf(out, " (run %lld)</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>",
 		(long long)pg->run.run_id, style);
-	esc(out, pg->run.name);
+	html_esc(out, pg->run.name);
 	fprintf(out, " <small>run %lld</small></h1>\n<p class=\"meta\">scenario start ",
 		(long long)pg->run.run_id);
-	esc(out, pg->run.start);
+	html_esc(out, pg->run.start);
 	fprintf(out, ", %.2f simulated hours", pg->run.sim_seconds / 3600);
 	static const struct {
 		const char *what, *metric, *before, *after;
@@ -921,11 +925,11 @@ static void section_findings(FILE *out, const struct page *pg)
 		const char *step = finding_step_name((enum finding_step)f->step);
 		fprintf(out, "<li class=\"finding step-%s\" data-rank=\"%d\"><span class=\"step\">",
 			step, (int)f->rank);
-		esc(out, step);
+		html_esc(out, step);
 		fputs("</span><span class=\"text\">", out);
-		esc(out, f->text);
+		html_esc(out, f->text);
 		fputs("</span><p class=\"evidence\">", out);
-		esc(out, f->evidence);
+		html_esc(out, f->evidence);
 		fputs("</p></li>\n", out);
 	}
 	fputs("</ol>\n", out);
@@ -977,7 +981,7 @@ static void section_summary(FILE *out, const struct page *pg)
 		      : pg->scopes[k].has_capacity ? "<tr><td>pool "
 						   : "<tr><td>workload ",
 		      out);
-		esc(out, scope);
+		html_esc(out, scope);
 		fputs("</td>", out);
 		for (size_t c = 0; c < nc; c++) {
 			char cell[32];
@@ -1008,7 +1012,7 @@ static void section_backtest(FILE *out, const struct page *pg)
 		char o[32], sim[32], e[16];
 		int decimals = strcmp(b->metric, "gpu_hours") ? 0 : 1;
 		fprintf(out, "<tr%s><td>", ok ? "" : " class=\"over\"");
-		esc(out, b->scope);
+		html_esc(out, b->scope);
 		fprintf(out, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", b->metric,
 			report_cell(o, sizeof o, b->observed, decimals, false),
 			report_cell(sim, sizeof sim, b->simulated, decimals, false),
@@ -1051,7 +1055,7 @@ static void section_charts(FILE *out, const struct page *pg)
 	}
 	fputs("</section>\n<section id=\"queue\">\n<h2>Queue and pending reasons</h2>\n", out);
 	chart_queue(out, pg);
-	chart_reasons(out, pg);
+	html_chart_reasons(out, pg);
 	fputs("</section>\n", out);
 	if (isnan(metric(pg, "all", "ttft_p50_s")) && pg->n_load < 2)
 		return;
@@ -1077,9 +1081,9 @@ static int section_flavors(FILE *out, struct store *st, int64_t run_id, struct g
 	      out);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr><td>", out);
-		esc(out, rows[i].workload);
+		html_esc(out, rows[i].workload);
 		fputs("</td><td>", out);
-		esc(out, rows[i].flavor);
+		html_esc(out, rows[i].flavor);
 		fprintf(out, "</td><td>%lld</td><td>%.1f</td></tr>\n", (long long)rows[i].jobs,
 			rows[i].gpu_hours);
 	}
@@ -1108,7 +1112,7 @@ static int section_teams(FILE *out, const struct page *pg, struct store *st, str
 	for (size_t i = 0; i < n; i++) {
 		char c[32], idle[32], per[32];
 		fputs("<tr><td>", out);
-		esc(out, rows[i].team ? rows[i].team : "(no team label)");
+		html_esc(out, rows[i].team ? rows[i].team : "(no team label)");
 		fprintf(out, "</td><td>%s</td><td>%s</td><td>%.0f</td><td>%s</td></tr>\n",
 			report_cell(c, sizeof c, rows[i].cost, REPORT_MONEY, true),
 			report_cell(idle, sizeof idle, rows[i].idle, REPORT_MONEY, true),

@@ -52,14 +52,14 @@ struct page {
 };
 
 /* html.c: text and drawing */
-void esc(FILE *out, const char *s);
-double nice_top(double max);
-void svg_open_sized(FILE *out, const char *id, const char *title, int height);
-void svg_close(FILE *out, const char *caption);
-void legend(FILE *out, const char *const *labels, const char *const *colors, const bool *dashed,
-	    size_t n);
+void html_esc(FILE *out, const char *s);
+double html_nice_top(double max);
+void html_svg_open_sized(FILE *out, const char *id, const char *title, int height);
+void html_svg_close(FILE *out, const char *caption);
+void html_legend(FILE *out, const char *const *labels, const char *const *colors,
+		 const bool *dashed, size_t n);
 
 /* html_reasons.c: the chart of pending reasons */
-void chart_reasons(FILE *out, const struct page *pg);
+void html_chart_reasons(FILE *out, const struct page *pg);
 
 #endif

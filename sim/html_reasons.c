@@ -49,7 +49,7 @@ static int wrap_lines(const char *text, FILE *out, double y)
 			char *part = gp_xmalloc(end - at + 1);
 			memcpy(part, text + at, end - at);
 			part[end - at] = '\0';
-			esc(out, part);
+			html_esc(out, part);
 			free(part);
 			fputs("</text>\n", out);
 		}
@@ -128,7 +128,7 @@ static void reason_workloads(FILE *out, const struct page *pg, const char *reaso
 		MARGIN_L, y);
 	for (size_t i = 0; i < n && i < 4; i++) {
 		fputs(i ? ", " : ": ", out);
-		esc(out, rows[i]->scope);
+		html_esc(out, rows[i]->scope);
 		fprintf(out, " %.1f", rows[i]->pending_seconds / 3600);
 	}
 	if (n > 4)
@@ -139,7 +139,7 @@ static void reason_workloads(FILE *out, const struct page *pg, const char *reaso
 /* Horizontal bars of pod-hours per message (scope all), longest first,
  * coloured by what stops the pods (kind_of_reason), each with the workloads
  * that waited with it. */
-void chart_reasons(FILE *out, const struct page *pg)
+void html_chart_reasons(FILE *out, const struct page *pg)
 {
 	const struct pending_reason **rows = gp_xcalloc(pg->n_reasons + 1, sizeof *rows);
 	size_t n = 0;
@@ -157,9 +157,9 @@ void chart_reasons(FILE *out, const struct page *pg)
 	for (size_t i = 0; i < n; i++)
 		h += 46 + 16 * wrap_lines(rows[i]->reason, NULL, 0);
 	/* room right of the longest bar for its figures */
-	double top = nice_top(rows[0]->pending_seconds / 3600),
+	double top = html_nice_top(rows[0]->pending_seconds / 3600),
 	       w = CHART_W - MARGIN_L - MARGIN_R - 170;
-	svg_open_sized(out, "chart-reasons", "Pending time by reason (pod-hours)", h);
+	html_svg_open_sized(out, "chart-reasons", "Pending time by reason (pod-hours)", h);
 	/* the key: each kind of reason the bars show, once */
 	const char *labels[N_REASON_KINDS], *colors[N_REASON_KINDS];
 	size_t n_keys = 0;
@@ -171,7 +171,7 @@ void chart_reasons(FILE *out, const struct page *pg)
 		if (!seen)
 			labels[n_keys] = k->name, colors[n_keys++] = k->color;
 	}
-	legend(out, labels, colors, NULL, n_keys);
+	html_legend(out, labels, colors, NULL, n_keys);
 	double y = 8 + 22;
 	for (size_t i = 0; i < n; i++) {
 		double len = fmax(1, w * rows[i]->pending_seconds / 3600 / top);
@@ -187,9 +187,9 @@ void chart_reasons(FILE *out, const struct page *pg)
 		reason_workloads(out, pg, rows[i]->reason, y + 32);
 		y += 46;
 	}
-	svg_close(out,
-		  "Pod-hours spent pending, per pending message: kube-scheduler's, Kueue's or "
-		  "the autoscaler's (all workloads), coloured by what stops the pods, with the "
-		  "workloads that waited with it and their pod-hours.");
+	html_svg_close(
+		out, "Pod-hours spent pending, per pending message: kube-scheduler's, Kueue's or "
+		     "the autoscaler's (all workloads), coloured by what stops the pods, with the "
+		     "workloads that waited with it and their pod-hours.");
 	free(rows);
 }

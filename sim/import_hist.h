@@ -3,7 +3,7 @@
  * streaming reader of Prometheus API responses (import_prom.c) and the
  * learner (import_history.c, import_learn.c).
  *
- * prom_read streams one response (`{"status":"success","data":{"resultType":
+ * import_prom_read streams one response (`{"status":"success","data":{"resultType":
  * "vector"|"matrix","result":[...]}}`) through libyaml's event API, which
  * reads JSON: no document tree is built, so a month of a large cluster costs
  * the memory of one series at a time.  Each item of data.result is handed
@@ -36,14 +36,14 @@ struct prom_series {
 /* Returns GP_OK to go on, an error status (err filled) to stop. */
 typedef int (*prom_fn)(void *ctx, const struct prom_series *s, struct gp_err *err);
 
-int prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err);
+int import_prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err);
 
 /* The value of label name, or NULL. */
-const char *prom_label(const struct prom_series *s, const char *name);
+const char *import_prom_label(const struct prom_series *s, const char *name);
 
 /* "FILE:L:C: error: .data.result[i].metric.NAME: MESSAGE" at label name
  * (NULL: at the item; "value": at its value). */
-int prom_error(struct gp_err *err, const struct prom_series *s, const char *name, const char *fmt,
-	       ...) GP_PRINTF(4, 5);
+int import_prom_error(struct gp_err *err, const struct prom_series *s, const char *name,
+		      const char *fmt, ...) GP_PRINTF(4, 5);
 
 #endif

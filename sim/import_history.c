@@ -67,13 +67,13 @@ static void pair_key(const struct hist *h, uint32_t a, uint32_t b, char *buf, si
 static int pod_of(struct hist *h, const struct prom_series *s, bool add, struct hist_pod **out,
 		  struct gp_err *err)
 {
-	const char *ns = prom_label(s, "namespace"), *pod = prom_label(s, "pod");
+	const char *ns = import_prom_label(s, "namespace"), *pod = import_prom_label(s, "pod");
 	*out = NULL;
 	if (!ns || !pod || !*ns || !*pod)
-		return prom_error(err, s, NULL, "expected the labels namespace and pod");
+		return import_prom_error(err, s, NULL, "expected the labels namespace and pod");
 	/* a pod is its uid: a StatefulSet's or a notebook's pod comes back under
 	 * its name; a series without a uid is the latest pod of its name */
-	const char *uid = prom_label(s, "uid");
+	const char *uid = import_prom_label(s, "uid");
 	char key[700];
 	snprintf(key, sizeof key, "%s\x1f%s", ns, pod);
 	bool added;
@@ -115,9 +115,10 @@ static int pod_of(struct hist *h, const struct prom_series *s, bool add, struct 
 static int need_finite(const struct prom_series *s, struct gp_err *err)
 {
 	if (!s->has_value)
-		return prom_error(err, s, NULL, "expected an instant vector (value), got values");
+		return import_prom_error(err, s, NULL,
+					 "expected an instant vector (value), got values");
 	if (!isfinite(s->v))
-		return prom_error(err, s, "value", "expected a finite number, got %g", s->v);
+		return import_prom_error(err, s, "value", "expected a finite number, got %g", s->v);
 	return GP_OK;
 }
 
@@ -140,7 +141,7 @@ static int on_time(void *ctx, const struct prom_series *s, struct gp_err *err)
 	if (rc)
 		return rc;
 	if (s->v < 0 || s->v > 1e11)
-		return prom_error(err, s, "value", "expected Unix seconds, got %g", s->v);
+		return import_prom_error(err, s, "value", "expected Unix seconds, got %g", s->v);
 	double *f[] = {&p->created,   &p->scheduled,  &p->started,
 		       &p->completed, &p->first_seen, &p->last_seen};
 	double *t = f[c->field];
@@ -162,14 +163,14 @@ static int on_phase(void *ctx, const struct prom_series *s, struct gp_err *err)
 		rc = pod_of(h, s, true, &p, err);
 	if (rc || s->v != 1)
 		return rc;
-	const char *phase = prom_label(s, "phase");
+	const char *phase = import_prom_label(s, "phase");
 	for (int i = 0; phase && i < 5; i++)
 		if (!strcmp(phase, phase_names[i])) {
 			p->phase = (uint8_t)(i + 1);
 			return GP_OK;
 		}
-	return prom_error(err, s, "phase",
-			  "expected Pending, Running, Succeeded, Failed or Unknown");
+	return import_prom_error(err, s, "phase",
+				 "expected Pending, Running, Succeeded, Failed or Unknown");
 }
 
 static int on_owner(void *ctx, const struct prom_series *s, struct gp_err *err)
@@ -177,10 +178,11 @@ static int on_owner(void *ctx, const struct prom_series *s, struct gp_err *err)
 	struct hist *h = ctx;
 	struct hist_pod *p;
 	int rc = pod_of(h, s, true, &p, err);
-	const char *kind = prom_label(s, "owner_kind"), *name = prom_label(s, "owner_name");
+	const char *kind = import_prom_label(s, "owner_kind"),
+		   *name = import_prom_label(s, "owner_name");
 	if (rc || !kind || !name || !strcmp(kind, "<none>") || !*kind)
 		return rc;
-	const char *ctl = prom_label(s, "owner_is_controller");
+	const char *ctl = import_prom_label(s, "owner_is_controller");
 	if (p->owner_kind != HIST_NONE && ctl && strcmp(ctl, "true"))
 		return GP_OK; /* the controller wins over other owners */
 	p->owner_kind = hist_intern(h, kind);
@@ -195,11 +197,11 @@ static int on_info(void *ctx, const struct prom_series *s, struct gp_err *err)
 	int rc = pod_of(h, s, true, &p, err);
 	if (rc)
 		return rc;
-	const char *node = prom_label(s, "node");
+	const char *node = import_prom_label(s, "node");
 	if (node && *node)
 		p->node = hist_intern(h, node);
-	const char *kind = prom_label(s, "created_by_kind"),
-		   *name = prom_label(s, "created_by_name");
+	const char *kind = import_prom_label(s, "created_by_kind"),
+		   *name = import_prom_label(s, "created_by_name");
 	if (p->owner_kind == HIST_NONE && kind && name && *kind && strcmp(kind, "<none>")) {
 		p->owner_kind = hist_intern(h, kind);
 		p->owner_name = hist_intern(h, name);
@@ -228,7 +230,7 @@ static int on_labels(void *ctx, const struct prom_series *s, struct gp_err *err)
 	struct hist_pod *p;
 	int rc = pod_of(h, s, true, &p, err);
 	for (size_t i = 0; !rc && i < HIST_N_LABELS; i++) {
-		const char *v = prom_label(s, hist_label_names[i]);
+		const char *v = import_prom_label(s, hist_label_names[i]);
 		if (v && *v)
 			p->labels[i] = hist_intern(h, v);
 	}
@@ -263,16 +265,16 @@ static int on_request(void *ctx, const struct prom_series *s, struct gp_err *err
 		rc = pod_of(c->h, s, true, &p, err);
 	if (rc)
 		return rc;
-	const char *res = prom_label(s, "resource");
+	const char *res = import_prom_label(s, "resource");
 	if (!res)
-		return prom_error(err, s, NULL, "expected the label resource");
+		return import_prom_error(err, s, NULL, "expected the label resource");
 	if (s->v < 0 || s->v > 9.2e18)
-		return prom_error(err, s, "value", "expected a quantity from 0 to 2^63, got %g",
-				  s->v);
+		return import_prom_error(err, s, "value",
+					 "expected a quantity from 0 to 2^63, got %g", s->v);
 	/* kube-state-metrics labels the series with the pod's node, so a pod that
 	 * waited and then ran has two series per container: per container and
 	 * resource the largest counts, once */
-	const char *container = prom_label(s, "container");
+	const char *container = import_prom_label(s, "container");
 	char key[700];
 	snprintf(key, sizeof key, "%zu\x1f%s\x1f%s\x1f%d", (size_t)(p - c->h->pods),
 		 container ? container : "", res, (int)c->limits);
@@ -330,10 +332,12 @@ uint32_t hist_map_get(const struct hist *h, const struct hist_map *m, uint32_t n
 static int on_job_owner(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	struct hist *h = ctx;
-	const char *ns = prom_label(s, "namespace"), *job = prom_label(s, "job_name");
-	const char *kind = prom_label(s, "owner_kind"), *name = prom_label(s, "owner_name");
+	const char *ns = import_prom_label(s, "namespace"), *job = import_prom_label(s, "job_name");
+	const char *kind = import_prom_label(s, "owner_kind"),
+		   *name = import_prom_label(s, "owner_name");
 	if (!ns || !job)
-		return prom_error(err, s, NULL, "expected the labels namespace and job_name");
+		return import_prom_error(err, s, NULL,
+					 "expected the labels namespace and job_name");
 	if (kind && name && !strcmp(kind, "CronJob") && *name)
 		map_put(h, &h->job_cronjob, ns, job, hist_intern(h, name));
 	return GP_OK;
@@ -342,10 +346,13 @@ static int on_job_owner(void *ctx, const struct prom_series *s, struct gp_err *e
 static int on_rs_owner(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	struct hist *h = ctx;
-	const char *ns = prom_label(s, "namespace"), *rs = prom_label(s, "replicaset");
-	const char *kind = prom_label(s, "owner_kind"), *name = prom_label(s, "owner_name");
+	const char *ns = import_prom_label(s, "namespace"),
+		   *rs = import_prom_label(s, "replicaset");
+	const char *kind = import_prom_label(s, "owner_kind"),
+		   *name = import_prom_label(s, "owner_name");
 	if (!ns || !rs)
-		return prom_error(err, s, NULL, "expected the labels namespace and replicaset");
+		return import_prom_error(err, s, NULL,
+					 "expected the labels namespace and replicaset");
 	if (kind && name && !strcmp(kind, "Deployment") && *name)
 		map_put(h, &h->rs_deployment, ns, rs, hist_intern(h, name));
 	return GP_OK;
@@ -354,11 +361,11 @@ static int on_rs_owner(void *ctx, const struct prom_series *s, struct gp_err *er
 static int on_schedule(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	struct hist *h = ctx;
-	const char *ns = prom_label(s, "namespace"), *cj = prom_label(s, "cronjob");
-	const char *sched = prom_label(s, "schedule");
+	const char *ns = import_prom_label(s, "namespace"), *cj = import_prom_label(s, "cronjob");
+	const char *sched = import_prom_label(s, "schedule");
 	if (!ns || !cj || !sched)
-		return prom_error(err, s, NULL,
-				  "expected the labels namespace, cronjob and schedule");
+		return import_prom_error(err, s, NULL,
+					 "expected the labels namespace, cronjob and schedule");
 	map_put(h, &h->cronjob_schedule, ns, cj, hist_intern(h, sched));
 	return GP_OK;
 }
@@ -377,8 +384,8 @@ static const char *label_or_exported(const struct prom_series *s, const char *na
 {
 	char ex[32];
 	snprintf(ex, sizeof ex, "exported_%s", name);
-	const char *v = prom_label(s, ex);
-	return v && *v ? v : prom_label(s, name);
+	const char *v = import_prom_label(s, ex);
+	return v && *v ? v : import_prom_label(s, name);
 }
 
 static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err)
@@ -397,9 +404,9 @@ static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err
 	if (c->field == S_VLLM_HOURLY) {
 		for (size_t i = 0; i < s.n_points; i++) {
 			if (!isfinite(s.vs[i]) || s.vs[i] < 0)
-				return prom_error(err, &s, "value",
-						  "expected a count >= 0, got %g at point %zu",
-						  s.vs[i], i);
+				return import_prom_error(
+					err, &s, "value",
+					"expected a count >= 0, got %g at point %zu", s.vs[i], i);
 			double rel = s.ts[i] - (double)c->h->from;
 			if (rel < 0 || rel > (double)(c->h->to - c->h->from))
 				continue;
@@ -412,7 +419,7 @@ static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err
 			p->vllm_hours[hour]++;
 		}
 		p->vllm = true;
-		const char *m = prom_label(sr, "model_name");
+		const char *m = import_prom_label(sr, "model_name");
 		if (m && *m)
 			p->model = hist_intern(c->h, m);
 		return GP_OK;
@@ -423,9 +430,10 @@ static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err
 	double v = s.v;
 	bool ratio = c->field == S_ENGINE || c->field == S_SM;
 	if (ratio && (v < 0 || v > 1))
-		return prom_error(err, &s, "value", "expected a ratio from 0 to 1, got %g", v);
+		return import_prom_error(err, &s, "value", "expected a ratio from 0 to 1, got %g",
+					 v);
 	if (v < 0)
-		return prom_error(err, &s, "value", "expected a value >= 0, got %g", v);
+		return import_prom_error(err, &s, "value", "expected a value >= 0, got %g", v);
 	/* DCGM's series are by name: every pod of that name ran as the series
 	 * says (vLLM's counters go to the latest, counted once) */
 	for (struct hist_pod *q = p; c->field <= S_FB && q;
@@ -446,7 +454,7 @@ static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err
 	case S_VLLM_REQ: p->vllm_requests += v, p->vllm = true; break;
 	case S_VLLM_HOURLY: break;
 	}
-	const char *m = prom_label(sr, "model_name");
+	const char *m = import_prom_label(sr, "model_name");
 	if (c->field >= S_VLLM_PROMPT && m && *m)
 		p->model = hist_intern(c->h, m);
 	return GP_OK;
@@ -467,10 +475,10 @@ static const char *const node_labels[][2] = {
 static struct hist_node *node_of(struct hist *h, const struct prom_series *s, struct gp_err *err,
 				 int *rc)
 {
-	const char *name = prom_label(s, "node");
+	const char *name = import_prom_label(s, "node");
 	*rc = GP_OK;
 	if (!name || !*name) {
-		*rc = prom_error(err, s, NULL, "expected the label node");
+		*rc = import_prom_error(err, s, NULL, "expected the label node");
 		return NULL;
 	}
 	bool added;
@@ -490,7 +498,7 @@ static int on_node_labels(void *ctx, const struct prom_series *s, struct gp_err 
 	int rc;
 	struct hist_node *n = node_of(h, s, err, &rc);
 	for (size_t i = 0; n && i < sizeof node_labels / sizeof *node_labels; i++) {
-		const char *v = prom_label(s, node_labels[i][0]);
+		const char *v = import_prom_label(s, node_labels[i][0]);
 		if (v)
 			n->labels[i] = hist_intern(h, v);
 		else if (!n->seen_labels)
@@ -508,11 +516,11 @@ static int on_node_alloc(void *ctx, const struct prom_series *s, struct gp_err *
 	struct hist_node *n = rc ? NULL : node_of(h, s, err, &rc);
 	if (!n)
 		return rc;
-	const char *res = prom_label(s, "resource");
+	const char *res = import_prom_label(s, "resource");
 	if (!res)
-		return prom_error(err, s, NULL, "expected the label resource");
+		return import_prom_error(err, s, NULL, "expected the label resource");
 	if (s->v < 0)
-		return prom_error(err, s, "value", "expected a quantity >= 0, got %g", s->v);
+		return import_prom_error(err, s, "value", "expected a quantity >= 0, got %g", s->v);
 	char buf[64], key[80];
 	const char *mig = mig_profile(res, buf, sizeof buf);
 	if (!strcmp(res, "cpu"))
@@ -534,10 +542,10 @@ static int on_node_taint(void *ctx, const struct prom_series *s, struct gp_err *
 	struct hist *h = ctx;
 	int rc;
 	struct hist_node *n = node_of(h, s, err, &rc);
-	const char *key = prom_label(s, "key"), *effect = prom_label(s, "effect");
+	const char *key = import_prom_label(s, "key"), *effect = import_prom_label(s, "effect");
 	if (!n || !key || !effect || n->n_taints == HIST_MAX_TAINTS)
 		return rc;
-	const char *value = prom_label(s, "value");
+	const char *value = import_prom_label(s, "value");
 	size_t t = n->n_taints++;
 	n->taint_key[t] = hist_intern(h, key);
 	n->taint_value[t] = hist_intern(h, value ? value : "");
@@ -647,7 +655,7 @@ static int read_file(struct hist *h, const char *file, bool required, prom_fn fn
 	char *kept = gp_xstrdup(path);
 	h->paths[h->n_paths++] = kept;
 	h->n_files++;
-	return prom_read(kept, fn, ctx, h->err);
+	return import_prom_read(kept, fn, ctx, h->err);
 }
 
 /* meta.json: the format, FROM and TO. */

@@ -480,7 +480,7 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 	return GP_OK;
 }
 
-int prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err)
+int import_prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err)
 {
 	const char *why = NULL;
 	struct reader r = {.path = path, .err = err};
@@ -507,7 +507,7 @@ int prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err)
 	return rc;
 }
 
-const char *prom_label(const struct prom_series *s, const char *name)
+const char *import_prom_label(const struct prom_series *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_labels; i++)
 		if (!strcmp(s->names[i], name))
@@ -515,8 +515,8 @@ const char *prom_label(const struct prom_series *s, const char *name)
 	return NULL;
 }
 
-int prom_error(struct gp_err *err, const struct prom_series *s, const char *name, const char *fmt,
-	       ...)
+int import_prom_error(struct gp_err *err, const struct prom_series *s, const char *name,
+		      const char *fmt, ...)
 {
 	char msg[400], path[400];
 	va_list ap;

@@ -151,7 +151,7 @@ struct gpu_share infer_unit_share(const struct pool_spec *p, const struct worklo
 /* --- gauges ----------------------------------------------------------------- */
 
 /* Moves gauge g of scope all, the pool (>= 0) and the service's workload (>= 0). */
-void gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, double delta)
+void infer_gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, double delta)
 {
 	sim_time now = now_of(in);
 	const struct scenario *sc = in->sc;
@@ -167,7 +167,7 @@ void gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, double delta
  * waiting at the router has no pool yet. */
 static void server_gauge(struct infer *in, const struct replica *r, enum gauge g, double delta)
 {
-	gauge(in, -1, svc_of(in, r)->w, g, delta);
+	infer_gauge(in, -1, svc_of(in, r)->w, g, delta);
 }
 
 /* What a placed replica holds, in and out of the gauges (as a batch pod's). */
@@ -177,20 +177,21 @@ static void hold_gauges(struct infer *in, const struct replica *r, double sign)
 	const struct price *price = &in->sc->pools[r->pool].price;
 	int32_t w = svc_of(in, r)->w;
 	double gpus = __builtin_popcountll(r->grant.gpu_mask);
-	gauge(in, r->pool, w, GAUGE_ALLOCATED, sign * r->grant.equivalent);
-	gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GP_GIB);
-	gauge(in, r->pool, w, GAUGE_RUNNING, sign);
-	gauge(in, r->pool, w, GAUGE_CPU, sign * ws->cpu);
-	gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
+	infer_gauge(in, r->pool, w, GAUGE_ALLOCATED, sign * r->grant.equivalent);
+	infer_gauge(in, r->pool, w, GAUGE_VRAM, sign * gpus * r->memory / GP_GIB);
+	infer_gauge(in, r->pool, w, GAUGE_RUNNING, sign);
+	infer_gauge(in, r->pool, w, GAUGE_CPU, sign * ws->cpu);
+	infer_gauge(in, r->pool, w, GAUGE_RAM, sign * ws->memory_bytes / GP_GIB);
 	const struct pool_spec *ps = &in->sc->pools[r->pool];
 	double gpu_rate =
 		scenario_gpu_rate(ps, r->grant.first_gpu - in->h.cluster->pools[r->pool].first_gpu,
 				  r->grant.gpu_mask, r->grant.equivalent);
-	gauge(in, r->pool, w, GAUGE_GPU_COST, sign * gpu_rate);
-	gauge(in, r->pool, w, GAUGE_CHARGED,
-	      sign * r->grant.equivalent * sharing_charge(&ps->sharing));
-	gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
-	gauge(in, r->pool, w, GAUGE_RAM_COST, sign * ws->memory_bytes / GP_GIB * price->gib_hour);
+	infer_gauge(in, r->pool, w, GAUGE_GPU_COST, sign * gpu_rate);
+	infer_gauge(in, r->pool, w, GAUGE_CHARGED,
+		    sign * r->grant.equivalent * sharing_charge(&ps->sharing));
+	infer_gauge(in, r->pool, w, GAUGE_CPU_COST, sign * ws->cpu * price->cpu_hour);
+	infer_gauge(in, r->pool, w, GAUGE_RAM_COST,
+		    sign * ws->memory_bytes / GP_GIB * price->gib_hour);
 	collect_cost_move(
 		in->h.collect, (size_t)w, r->pool, r->grant.node,
 		(const double[]){sign * gpu_rate, sign * ws->cpu * price->cpu_hour,
@@ -223,8 +224,8 @@ static void set_active(struct infer *in, struct replica *r, bool active)
 	}
 	double gpus = __builtin_popcountll(r->grant.gpu_mask);
 	int32_t w = svc_of(in, r)->w;
-	gauge(in, r->pool, -1, GAUGE_ENGINE, eng);
-	gauge(in, r->pool, -1, GAUGE_SM, sm);
+	infer_gauge(in, r->pool, -1, GAUGE_ENGINE, eng);
+	infer_gauge(in, r->pool, -1, GAUGE_SM, sm);
 	/* a MIG instance's engine activity is over the instance (DCGM's GPU
 	 * instance metrics), as a batch pod's */
 	bool mig = in->sc->pools[r->pool].sharing.mode == SHARING_MIG;
@@ -398,7 +399,7 @@ static void finish_request(struct infer *in, struct service *s, uint32_t id, enu
 	s->outstanding--;
 	in->news |= INFER_PROGRESS;
 	in->progress_at = q->done;
-	served_add(in, home, q); /* it leaves: its slot goes to the next arrival */
+	infer_served_add(in, home, q); /* it leaves: its slot goes to the next arrival */
 	GP_GROW(s->free_reqs, s->cap_free, s->n_free + 1);
 	s->free_reqs[s->n_free++] = id;
 }
@@ -566,7 +567,7 @@ static void end_iteration(struct infer *in, struct replica *r)
 		q->kv += sched;
 		q->sched = 0;
 		if (token && s->decode >= 0) { /* a prefill worker: off to a decode worker */
-			disagg_handoff(in, r, q);
+			infer_disagg_handoff(in, r, q);
 			continue;
 		}
 		if (token) {
@@ -608,7 +609,7 @@ static void kick(struct infer *in, struct replica *r)
 		neighbours_changed(in, r);
 	}
 	if (r->state == RS_DRAINING && r->outstanding == 0) {
-		release(in, r);
+		infer_release(in, r);
 		return;
 	}
 	if (!r->n_run && r->wait_n) {
@@ -704,7 +705,7 @@ static void drain_backlog(struct infer *in, struct service *s)
 
 void infer_submit(struct infer *in, struct service *s, uint32_t id)
 {
-	gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
+	infer_gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 	struct replica *r = route(in, s);
 	if (r)
 		dispatch(in, r, id);
@@ -738,7 +739,7 @@ static void on_arrival(struct infer *in, struct service *s)
 		s->outstanding++;
 		assert(s->n_reqs - s->n_free == (size_t)s->outstanding &&
 		       "a slot per request in flight");
-		gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
+		infer_gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 		struct replica *r = route(in, s);
 		if (r)
 			dispatch(in, r, id);
@@ -844,7 +845,7 @@ static void crash(struct infer *in, struct replica *r)
 	struct service *s = svc_of(in, r);
 	release_pod(in, r);
 	s->oom_kills++;
-	gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
+	infer_gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
 	r->demand = 0;
 	r->state = RS_BACKOFF;
 	if (infer_work_left(in))
@@ -861,7 +862,7 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 	in->pending--;
 	r->life++;
 	s->wait_max = fmax(s->wait_max, sim_seconds(now_of(in) - r->pending_since));
-	gauge(in, -1, s->w, GAUGE_PENDING, -1);
+	infer_gauge(in, -1, s->w, GAUGE_PENDING, -1);
 	struct footprint fp;
 	footprint_compute(s->ws->model, (enum quant)s->ws->quantization,
 			  (enum quant)s->is->kv_cache, s->is->tensor_parallel, r->memory, &fp);
@@ -874,7 +875,7 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 		crash(in, r);
 		return true;
 	}
-	gauge(in, -1, s->w, GAUGE_DEMAND, r->grant.equivalent - r->demand);
+	infer_gauge(in, -1, s->w, GAUGE_DEMAND, r->grant.equivalent - r->demand);
 	r->demand = r->grant.equivalent;
 	hold_gauges(in, r, +1);
 	if (!r->doomed)
@@ -892,19 +893,19 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 }
 
 /* A new replica waits for placement. */
-void make_pending(struct infer *in, struct replica *r)
+void infer_make_pending(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
 	r->state = RS_PENDING;
 	r->pending_since = now_of(in);
 	r->demand = s->demand_unit * (s->ws->request == REQUEST_GPUS ? s->ws->gpus : 1);
 	in->pending++;
-	gauge(in, -1, s->w, GAUGE_PENDING, 1);
-	gauge(in, -1, s->w, GAUGE_DEMAND, r->demand);
+	infer_gauge(in, -1, s->w, GAUGE_PENDING, 1);
+	infer_gauge(in, -1, s->w, GAUGE_DEMAND, r->demand);
 }
 
 /* Gives the replica's units back (scaled down, idle). */
-void release(struct infer *in, struct replica *r)
+void infer_release(struct infer *in, struct replica *r)
 {
 	struct service *s = svc_of(in, r);
 	assert(!r->busy && r->outstanding == 0);
@@ -916,7 +917,7 @@ void release(struct infer *in, struct replica *r)
 	}
 	r->ready_since = SIM_NEVER;
 	hold_gauges(in, r, -1);
-	gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
+	infer_gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
 	release_pod(in, r);
 	r->state = RS_UNUSED;
 	r->demand = 0;
@@ -965,9 +966,9 @@ void infer_evict(struct infer *in, uint32_t tenant)
 		set_active(in, r, false);
 		neighbours_changed(in, r);
 	}
-	release(in, r);
+	infer_release(in, r);
 	if (replace)
-		make_pending(in, r);
+		infer_make_pending(in, r);
 	drain_backlog(in, s);
 }
 
@@ -992,16 +993,16 @@ static void on_event(void *ctx, const struct event *ev)
 		} else if (r->state == RS_STARTING) {
 			become_ready(in, r);
 		} else if (r->state == RS_DRAINING && !r->busy && r->outstanding == 0)
-			release(in, r);
+			infer_release(in, r);
 		break;
 	}
-	case EV_INFER_SCALE: on_scale(in, &in->svcs[ev->id]); break;
-	case EV_INFER_TRANSFER: disagg_on_transfer(in, ev->id, ev->gen); break;
+	case EV_INFER_SCALE: infer_on_scale(in, &in->svcs[ev->id]); break;
+	case EV_INFER_TRANSFER: infer_disagg_on_transfer(in, ev->id, ev->gen); break;
 	case EV_INFER_RETRY: {
 		struct replica *r = &in->reps[ev->id];
 		/* After the last request the run is over: no restart is due. */
 		if (r->state == RS_BACKOFF && ev->gen == r->life && infer_work_left(in)) {
-			make_pending(in, r);
+			infer_make_pending(in, r);
 			infer_place_pending(in);
 		}
 		break;
@@ -1086,8 +1087,8 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 	size_t n = 0, reps = 0;
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		if (sc->workloads[w].inference) {
-			n += disagg_services(&sc->workloads[w]);
-			reps += disagg_replicas(&sc->workloads[w]);
+			n += infer_disagg_services(&sc->workloads[w]);
+			reps += infer_disagg_replicas(&sc->workloads[w]);
 		}
 	if (!n)
 		return NULL;
@@ -1126,7 +1127,7 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 		s->front = (int32_t)(s - in->svcs);
 		s->decode = -1;
 		if (s->is->disagg)
-			disagg_split(in, s);
+			infer_disagg_split(in, s);
 	}
 	size_t workers = 0;
 	for (size_t i = 0; i < in->n_svcs; i++)
@@ -1157,7 +1158,7 @@ void infer_start(struct infer *in)
 		 * at once must see work left, or its restart is never scheduled. */
 		s->arriving = s->stream.next != SIM_NEVER;
 		for (int32_t k = 0; k < s->is->replicas; k++)
-			make_pending(in, &in->reps[s->first_rep + k]);
+			infer_make_pending(in, &in->reps[s->first_rep + k]);
 		for (int32_t k = 0; k < s->is->replicas; k++) {
 			struct replica *r = &in->reps[s->first_rep + k];
 			if (!place(in, r, true))
@@ -1180,10 +1181,10 @@ void infer_destroy(struct infer *in)
 		arrivals_requests_free(&in->svcs[i].stream);
 		free(in->svcs[i].reqs);
 		free(in->svcs[i].free_reqs);
-		served_free(&in->svcs[i].served);
+		infer_served_free(&in->svcs[i].served);
 		free(in->svcs[i].backlog);
 		free(in->svcs[i].history);
-		disagg_free(&in->svcs[i]);
+		infer_disagg_free(&in->svcs[i]);
 	}
 	for (size_t i = 0; i < in->n_reps; i++) {
 		free(in->reps[i].wait);

@@ -70,8 +70,8 @@ static void scale_down_one(struct infer *in, struct service *s)
 	switch ((enum rep_state)r->state) {
 	case RS_PENDING:
 		in->pending--;
-		gauge(in, -1, s->w, GAUGE_PENDING, -1);
-		gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
+		infer_gauge(in, -1, s->w, GAUGE_PENDING, -1);
+		infer_gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);
 		r->demand = 0;
 		r->state = RS_UNUSED;
 		break;
@@ -80,14 +80,14 @@ static void scale_down_one(struct infer *in, struct service *s)
 	case RS_READY:
 		r->state = RS_DRAINING; /* a starting one's ready event finds it draining */
 		if (!r->busy && r->outstanding == 0)
-			release(in, r);
+			infer_release(in, r);
 		break;
 	case RS_UNUSED:
 	case RS_DRAINING: break;
 	}
 }
 
-void on_scale(struct infer *in, struct service *s)
+void infer_on_scale(struct infer *in, struct service *s)
 {
 	const struct inference_spec *is = s->is;
 	int32_t ready, current;
@@ -102,7 +102,7 @@ void on_scale(struct infer *in, struct service *s)
 		struct replica *r = &in->reps[s->first_rep + k];
 		if (r->state != RS_UNUSED)
 			continue;
-		make_pending(in, r);
+		infer_make_pending(in, r);
 		current++;
 	}
 	infer_place_pending(in);

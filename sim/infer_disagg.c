@@ -58,9 +58,12 @@ struct disagg_state {
 	double bytes;            /* moved over the links */
 };
 
-size_t disagg_services(const struct workload_spec *ws) { return ws->inference->disagg ? 2 : 1; }
+size_t infer_disagg_services(const struct workload_spec *ws)
+{
+	return ws->inference->disagg ? 2 : 1;
+}
 
-size_t disagg_replicas(const struct workload_spec *ws)
+size_t infer_disagg_replicas(const struct workload_spec *ws)
 {
 	const struct disagg_spec *d = ws->inference->disagg;
 	return (size_t)(d ? d->prefill.replicas + d->decode.replicas : ws->inference->max_replicas);
@@ -83,7 +86,7 @@ static void role_spec(struct disagg_state *st, int k, const struct workload_spec
 	is->memory_fraction = role->memory_fraction;
 }
 
-void disagg_split(struct infer *in, struct service *s)
+void infer_disagg_split(struct infer *in, struct service *s)
 {
 	const struct disagg_spec *d = s->is->disagg;
 	struct disagg_state *st = gp_xcalloc(1, sizeof *st);
@@ -130,15 +133,15 @@ static void link_of(const struct disagg_spec *d, const struct replica *r, double
 	}
 }
 
-void disagg_handoff(struct infer *in, struct replica *r, const struct seq *v)
+void infer_disagg_handoff(struct infer *in, struct replica *r, const struct seq *v)
 {
 	struct service *p = svc_of(in, r), *dec = &in->svcs[p->decode];
 	sim_time now = now_of(in);
 	/* the prefill worker is done with it: its blocks and its slot */
 	r->free_blocks += v->blocks;
 	r->outstanding--;
-	gauge(in, -1, p->w, GAUGE_REQ_RUNNING, -1);
-	gauge(in, -1, p->w, GAUGE_KV_USED, -v->blocks);
+	infer_gauge(in, -1, p->w, GAUGE_REQ_RUNNING, -1);
+	infer_gauge(in, -1, p->w, GAUGE_KV_USED, -v->blocks);
 	struct req q = p->reqs[v->req];
 	p->reqs[v->req].state = RQ_DONE; /* a free slot, as finish_request leaves one */
 	GP_GROW(p->free_reqs, p->cap_free, p->n_free + 1);
@@ -163,7 +166,7 @@ void disagg_handoff(struct infer *in, struct replica *r, const struct seq *v)
 	infer_push(in, end, EV_INFER_TRANSFER, id, (uint16_t)p->decode);
 }
 
-void disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode)
+void infer_disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode)
 {
 	infer_submit(in, &in->svcs[decode], id);
 }
@@ -206,7 +209,7 @@ static void role_results(struct infer *in, struct results *out, const struct ser
 	results_add_metric(out, scope, name[3], cost, scenario_money_unit(sc));
 }
 
-void disagg_results(struct infer *in, struct results *out, const struct service *s)
+void infer_disagg_results(struct infer *in, struct results *out, const struct service *s)
 {
 	const char *scope = s->ws->name;
 	role_results(in, out, s, 0);
@@ -222,7 +225,7 @@ void disagg_results(struct infer *in, struct results *out, const struct service 
 	samples_view_free(&v);
 }
 
-void disagg_free(struct service *s)
+void infer_disagg_free(struct service *s)
 {
 	if (!s->dis)
 		return;

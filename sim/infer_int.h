@@ -163,16 +163,16 @@ static inline void infer_push(struct infer *in, sim_time t, enum infer_event k, 
 
 /* Adds request q of service s to what s served: its figures, and its row
  * with output.requests (infer_results.c). */
-void served_add(struct infer *in, struct service *s, const struct req *q);
-void served_free(struct served *v);
+void infer_served_add(struct infer *in, struct service *s, const struct req *q);
+void infer_served_free(struct served *v);
 
 /* infer.c: a gauge of pool and workload w (-1: none) moves by delta;
  * replica r waits for room; r gives back its pod and GPUs. */
-void gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, double delta);
-void make_pending(struct infer *in, struct replica *r);
-void release(struct infer *in, struct replica *r);
+void infer_gauge(struct infer *in, int32_t pool, int32_t w, enum gauge g, double delta);
+void infer_make_pending(struct infer *in, struct replica *r);
+void infer_release(struct infer *in, struct replica *r);
 /* infer_autoscale.c: one autoscaling round of service s (EV_INFER_SCALE). */
-void on_scale(struct infer *in, struct service *s);
+void infer_on_scale(struct infer *in, struct service *s);
 
 /* Whether the router of a routed service sends a prompt of this length to
  * the group of is (scenario.h); every prompt for a service without groups. */
@@ -191,13 +191,13 @@ uint32_t infer_new_slot(struct service *s);
  * slot of in->svcs its decode service; a sequence whose prefill ended on a
  * prefill worker leaves for a decode worker; the KV cache arrived; the
  * per-role metrics of front service s; its state freed. */
-size_t disagg_services(const struct workload_spec *ws);
-size_t disagg_replicas(const struct workload_spec *ws);
-void disagg_split(struct infer *in, struct service *s);
-void disagg_handoff(struct infer *in, struct replica *r, const struct seq *v);
-void disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode);
-void disagg_results(struct infer *in, struct results *out, const struct service *s);
-void disagg_free(struct service *s);
+size_t infer_disagg_services(const struct workload_spec *ws);
+size_t infer_disagg_replicas(const struct workload_spec *ws);
+void infer_disagg_split(struct infer *in, struct service *s);
+void infer_disagg_handoff(struct infer *in, struct replica *r, const struct seq *v);
+void infer_disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode);
+void infer_disagg_results(struct infer *in, struct results *out, const struct service *s);
+void infer_disagg_free(struct service *s);
 
 static inline int64_t blocks_for(int64_t tokens) { return (tokens + BLOCK - 1) / BLOCK; }
 

@@ -14,7 +14,7 @@
 
 /* --- what a request leaves behind ------------------------------------------------ */
 
-void served_add(struct infer *in, struct service *s, const struct req *q)
+void infer_served_add(struct infer *in, struct service *s, const struct req *q)
 {
 	struct served *v = &s->served;
 	struct samples_budget *b = &in->held;
@@ -54,7 +54,7 @@ void served_add(struct infer *in, struct service *s, const struct req *q)
 	row->done = q->state == RQ_DONE ? q->done : SIM_NEVER;
 }
 
-void served_free(struct served *v)
+void infer_served_free(struct served *v)
 {
 	samples_free(&v->ttft);
 	samples_free(&v->tpot);
@@ -288,7 +288,7 @@ void infer_results(struct infer *in, struct results *out)
 		struct service *s = &in->svcs[i];
 		for (size_t k = 0; k < s->n_reqs; k++)
 			if (s->reqs[k].state == RQ_WAITING || s->reqs[k].state == RQ_RUNNING)
-				served_add(in, &in->svcs[s->front], &s->reqs[k]);
+				infer_served_add(in, &in->svcs[s->front], &s->reqs[k]);
 	}
 	bool all_hold = true;
 	for (size_t i = 0; i < in->n_svcs; i++) {
@@ -313,7 +313,7 @@ void infer_results(struct infer *in, struct results *out)
 		}
 		results_add_metric(out, s->ws->name, "replica_wait_max_s", wait, "s");
 		if (s->decode >= 0)
-			disagg_results(in, out, s);
+			infer_disagg_results(in, out, s);
 	}
 	for (size_t i = 0; i < in->n_svcs;) {
 		const struct inference_spec *is = in->svcs[i].is;

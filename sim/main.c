@@ -47,7 +47,7 @@
 /* Prints err: located input errors ("FILE:LINE:COL: error: ...") carry their
  * own prefix, others get "gpuplan: error: " (the kind decides, gp_err_prefix);
  * a usage error adds where to look. */
-int fail(int rc, const struct gp_err *err, bool usage)
+int cli_fail(int rc, const struct gp_err *err, bool usage)
 {
 	fprintf(stderr, "%s%s\n", gp_err_prefix(rc, err), err->msg);
 	if (usage)
@@ -55,14 +55,14 @@ int fail(int rc, const struct gp_err *err, bool usage)
 	return rc;
 }
 
-int usage_error(const char *fmt, ...)
+int cli_usage_error(const char *fmt, ...)
 {
 	struct gp_err err = {.kind = GP_ERR_INPUT};
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(err.msg, sizeof err.msg, fmt, ap);
 	va_end(ap);
-	return fail(GP_EINPUT, &err, true);
+	return cli_fail(GP_EINPUT, &err, true);
 }
 
 /* --- the argument parser ----------------------------------------------------- */
@@ -75,7 +75,7 @@ static void list_push(struct cli_list *l, const char *v)
 	l->v[l->n++] = v;
 }
 
-void list_free(struct cli_list *l)
+void cli_list_free(struct cli_list *l)
 {
 	free(l->v);
 	*l = (struct cli_list){0};
@@ -134,34 +134,34 @@ static int set_value(const struct cli_opt *o, const char *v)
 	case CLI_PATH:
 	case CLI_NAME:
 		if (!v || !v[0])
-			return usage_error("%s expects a %s", o->name,
-					   o->kind == CLI_PATH ? "path" : "name");
+			return cli_usage_error("%s expects a %s", o->name,
+					       o->kind == CLI_PATH ? "path" : "name");
 		*(const char **)o->target = v;
 		return GP_OK;
 	case CLI_TEXT:
 		if (!v)
-			return usage_error("%s expects %s", o->name,
-					   o->expects ? o->expects : o->meta);
+			return cli_usage_error("%s expects %s", o->name,
+					       o->expects ? o->expects : o->meta);
 		*(const char **)o->target = v;
 		return GP_OK;
 	case CLI_INT:
 		if (!v || units_integer(v, o->target) || *(int64_t *)o->target < o->lo ||
 		    *(int64_t *)o->target > o->hi)
-			return usage_error("%s expects %s, got '%s'", o->name, o->expects,
-					   v ? v : "");
+			return cli_usage_error("%s expects %s, got '%s'", o->name, o->expects,
+					       v ? v : "");
 		return GP_OK;
 	case CLI_LIST:
 		if (!v)
-			return usage_error("%s expects %s", o->name,
-					   o->expects ? o->expects : o->meta);
+			return cli_usage_error("%s expects %s", o->name,
+					       o->expects ? o->expects : o->meta);
 		list_push(o->target, v);
 		return GP_OK;
 	case CLI_PARSE:
 		if (!v)
-			return usage_error("%s expects %s", o->name,
-					   o->expects ? o->expects : o->meta);
+			return cli_usage_error("%s expects %s", o->name,
+					       o->expects ? o->expects : o->meta);
 		if (o->parse(v, o->target, &err))
-			return fail(GP_EINPUT, &err, true);
+			return cli_fail(GP_EINPUT, &err, true);
 		return GP_OK;
 	case CLI_FLAG: *(bool *)o->target = true; return GP_OK;
 	case CLI_CHOICE: *(int *)o->target = (int)o->lo; return GP_OK;
@@ -190,8 +190,8 @@ static int unknown_option(const struct cli_opt *opts, size_t n, const char *a)
 		if (opts[r].name)
 			names[k++] = opts[r].name;
 	const char *close = ytree_suggest(a, names, k);
-	int rc = close ? usage_error("unknown option '%s'; did you mean '%s'?", a, close)
-		       : usage_error("unknown option '%s'", a);
+	int rc = close ? cli_usage_error("unknown option '%s'; did you mean '%s'?", a, close)
+		       : cli_usage_error("unknown option '%s'", a);
 	free(names);
 	return rc;
 }
@@ -213,9 +213,10 @@ static int check_repeat(const struct cli_opt *opts, size_t n, const bool *seen, 
 		if (!seen[s] || !opts[s].name || opts[s].target != opts[r].target)
 			continue;
 		if (s != r)
-			return usage_error("choose one of %s and %s", opts[s].name, opts[r].name);
+			return cli_usage_error("choose one of %s and %s", opts[s].name,
+					       opts[r].name);
 		if (takes_value(opts[r].kind) && opts[r].kind != CLI_LIST && !opts[r].repeat)
-			return usage_error("%s is given twice; give it once", opts[r].name);
+			return cli_usage_error("%s is given twice; give it once", opts[r].name);
 	}
 	return GP_OK;
 }
@@ -244,8 +245,8 @@ int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, i
 			const char *v = NULL;
 			if (takes_value(opts[r].kind) && i + 1 < argc) {
 				if (is_option(opts, n, argv[i + 1])) {
-					rc = usage_error("%s: expected %s, got the option '%s'", a,
-							 opts[r].meta, argv[i + 1]);
+					rc = cli_usage_error("%s: expected %s, got the option '%s'",
+							     a, opts[r].meta, argv[i + 1]);
 					break;
 				}
 				v = argv[++i];
@@ -256,7 +257,7 @@ int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, i
 			     r < n && (opts[r].name || (seen[r] && opts[r].kind != CLI_LIST)); r++)
 				;
 			if (r == n) {
-				rc = usage_error("unexpected argument '%s'", a);
+				rc = cli_usage_error("unexpected argument '%s'", a);
 				break;
 			}
 			next_pos = r;
@@ -271,11 +272,11 @@ int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, i
 		if (given)
 			continue;
 		if (!opts[r].name)
-			rc = usage_error("missing %s", opts[r].meta);
+			rc = cli_usage_error("missing %s", opts[r].meta);
 		else if (opts[r].required && cmd->needs)
-			rc = usage_error("%s", cmd->needs);
+			rc = cli_usage_error("%s", cmd->needs);
 		else if (opts[r].required)
-			rc = usage_error("%s: missing %s", cmd->name, opts[r].name);
+			rc = cli_usage_error("%s: missing %s", cmd->name, opts[r].name);
 	}
 	free(seen);
 	return rc;
@@ -396,7 +397,7 @@ static int load(const struct options *o, struct scenario **sc)
 {
 	struct gp_err err;
 	int rc = scenario_load(o->scenario, o->sets.v, o->sets.n, sc, &err);
-	return rc ? fail(rc, &err, false) : GP_OK;
+	return rc ? cli_fail(rc, &err, false) : GP_OK;
 }
 
 static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
@@ -411,7 +412,7 @@ static int cmd_check(const struct cli_cmd *cmd, int argc, char **argv)
 			report_scenario(stdout, sc);
 	}
 	scenario_free(sc);
-	list_free(&o.sets);
+	cli_list_free(&o.sets);
 	return rc < 0 ? 0 : rc;
 }
 
@@ -453,12 +454,12 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 		else if (rc == GP_OK && !o.quiet)
 			report_summary(stdout, sc, &r, db, run_id);
 		if (rc > 0)
-			fail(rc, &err, false);
+			cli_fail(rc, &err, false);
 	}
 	store_close(st);
 	results_free(&r);
 	scenario_free(sc);
-	list_free(&o.sets);
+	cli_list_free(&o.sets);
 	return rc < 0 ? 0 : rc;
 }
 
@@ -514,7 +515,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		rc = load(&o, &sc); /* a bad scenario fails before the database is touched */
 	}
 	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	struct advise_spec spec = {o.scenario,    o.sets.v,
 				   o.sets.n,      tolerance,
 				   force,         o.db ? o.db : (sc ? sc->output.db : NULL),
@@ -522,7 +523,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	bool tty = rc == GP_OK && isatty(2) && !o.quiet && !o.json;
 	if (rc == GP_OK &&
 	    (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL, &advice, &err)))
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	if (tty)
 		fputc('\n', stderr);
 	if (rc == GP_OK && o.json) {
@@ -531,7 +532,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 			if (advice.rows[i].seq == 0)
 				base = advice.rows[i].run_id;
 		if ((rc = json_write_advice(stdout, st, o.db ? o.db : sc->output.db, base, &err)))
-			fail(rc, &err, false);
+			cli_fail(rc, &err, false);
 	} else if (rc == GP_OK && !o.quiet) {
 		printf("advise %s: %zu alternatives, every run in %s\n", sc->name, advice.n,
 		       o.db ? o.db : sc->output.db);
@@ -539,14 +540,14 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	}
 	char *emitted = NULL;
 	if (rc == GP_OK && o.emit && (rc = advise_emit(&spec, &advice, o.emit, &emitted, &err)))
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	if (emitted && !o.quiet && !o.json) /* README.txt says how to apply them */
 		printf("wrote into %s:\n%s", o.emit, emitted);
 	free(emitted);
 	advice_free(&advice);
 	store_close(st);
 	scenario_free(sc);
-	list_free(&o.sets);
+	cli_list_free(&o.sets);
 	return rc < 0 ? 0 : rc;
 }
 
@@ -567,7 +568,7 @@ static int cmd_backtest(const struct cli_cmd *cmd, int argc, char **argv)
 	struct gp_err err;
 	bc.scenario = o.scenario, bc.db = o.db, bc.json = o.json, bc.quiet = o.quiet;
 	rc = backtest_command(&bc, stdout, &err);
-	return rc ? fail(rc, &err, false) : 0;
+	return rc ? cli_fail(rc, &err, false) : 0;
 }
 
 /* --- sweep, merge --------------------------------------------------------------- */
@@ -658,7 +659,7 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 	struct sweep *sw = NULL;
 	struct gp_err err;
 	if ((rc = sweep_load(file, &sw, &err)))
-		return fail(rc, &err, false);
+		return cli_fail(rc, &err, false);
 	bool tty = isatty(2);
 	struct progress_line line = {sw->name, 0};
 	struct sweep_options so = {db ? db : sw->db,
@@ -672,7 +673,7 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 	if (tty)
 		fputc('\n', stderr);
 	if (rc)
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	else if (!quiet)
 		printf("sweep %s: %zu points, %zu run, %zu already in the database%s -> %s (%.1f s)\n",
 		       sw->name, p.total, p.written, p.present + p.raced,
@@ -689,27 +690,27 @@ static int cmd_merge(const struct cli_cmd *cmd, int argc, char **argv)
 		{.kind = CLI_LIST, .target = &dbs, .meta = "OUT.db IN.db..."}};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc == GP_OK && dbs.n < 2)
-		rc = usage_error("%s", "merge expects OUT.db and at least one IN.db");
+		rc = cli_usage_error("%s", "merge expects OUT.db and at least one IN.db");
 	struct gp_err err;
 	struct store_merge_out m = {0}; /* a new OUT.db appears whole or not at all */
 	const char *out = rc == GP_OK ? dbs.v[0] : NULL;
 	for (size_t i = 1; i < dbs.n && rc == GP_OK; i++)
 		if ((rc = store_check_merge_input(dbs.v[i], out, &err)))
-			fail(rc, &err, false);
+			cli_fail(rc, &err, false);
 	if (rc == GP_OK && (rc = store_merge_open(&m, out, &err)))
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	for (size_t i = 1; i < dbs.n && rc == GP_OK; i++) {
 		struct store_merge_stats ms;
 		if ((rc = store_merge(m.st, dbs.v[i], &ms, &err)))
-			fail(rc, &err, false);
+			cli_fail(rc, &err, false);
 		else
 			printf("%s: %lld runs merged, %lld already in %s\n", dbs.v[i],
 			       (long long)ms.copied, (long long)ms.duplicates, out);
 	}
 	int closed = m.path ? store_merge_finish(&m, rc == GP_OK, &err) : GP_OK;
 	if (closed && rc == GP_OK)
-		fail(rc = closed, &err, false);
-	list_free(&dbs);
+		cli_fail(rc = closed, &err, false);
+	cli_list_free(&dbs);
 	return rc < 0 ? 0 : rc;
 }
 
@@ -768,7 +769,7 @@ static int check_bound(const struct search_spec *sp, const struct search_value *
 	struct gp_err err;
 	int rc = scenario_load(sp->scenario, sets, sp->n_sets + 1, sc, &err);
 	if (rc)
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	free(sets);
 	return rc;
 }
@@ -863,7 +864,7 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 	sp->maximize = cli->dir == 2;
 	sp->seeds = (int)cli->seeds;
 	if (search_check_range(sp, &err))
-		return fail(GP_EINPUT, &err, true);
+		return cli_fail(GP_EINPUT, &err, true);
 	sp->scenario = o->scenario;
 	sp->sets = o->sets.v;
 	sp->n_sets = o->sets.n;
@@ -892,16 +893,16 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc == GP_OK)
 		rc = check_bound(&cli.spec, &cli.spec.hi, &hi);
 	if (rc == GP_OK && (rc = store_open(cli.o.db ? cli.o.db : sc->output.db, &st, &err)))
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	if (rc == GP_OK && !cli.no_first_cut) /* on the scenario at --lo, as search_estimate asks */
 		search_estimate(&cli.spec, sc);
 	if (rc == GP_OK && cli.spec.start && !cli.o.quiet)
 		printf("first cut (an estimate): %s=%lld; confirming by simulation\n", cli.spec.key,
 		       (long long)cli.spec.start);
 	if (rc == GP_OK && (rc = search_run(&cli.spec, st, print_probe, &cli, &ans, &err)))
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	if (rc == GP_OK && ans.found && (rc = record_search(st, &cli.spec, &ans, &err)))
-		fail(rc, &err, false);
+		cli_fail(rc, &err, false);
 	if (rc == GP_OK && ans.found)
 		printf("%s=%s\n", cli.spec.key, ans.value);
 	else if (rc == GP_OK) {
@@ -913,7 +914,7 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 	store_close(st);
 	scenario_free(sc);
 	scenario_free(hi);
-	list_free(&cli.o.sets);
+	cli_list_free(&cli.o.sets);
 	return rc < 0 ? 0 : rc;
 }
 
@@ -983,16 +984,16 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (!opencost && !openmetrics && !html)
-		return usage_error("%s",
-				   "report needs --opencost, --openmetrics or --html PATH (see "
-				   "'gpuplan report --help')");
+		return cli_usage_error("%s",
+				       "report needs --opencost, --openmetrics or --html PATH (see "
+				       "'gpuplan report --help')");
 	if (opencost && openmetrics)
-		return usage_error("%s", "--opencost and --openmetrics both print: choose one");
+		return cli_usage_error("%s", "--opencost and --openmetrics both print: choose one");
 	struct gp_err err;
 	if ((rc = opencost_flags(opencost, window, aggregate, &q, &err)))
-		return fail(rc, &err, true);
+		return cli_fail(rc, &err, true);
 	if (access(db, R_OK) != 0)
-		return usage_error("cannot read database '%s'", db);
+		return cli_usage_error("cannot read database '%s'", db);
 	struct store *st = NULL;
 	rc = store_open_read(db, &st, &err);
 	if (!rc && html)
@@ -1002,7 +1003,7 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 	if (!rc && openmetrics)
 		rc = openmetrics_write(stdout, st, run_id, &err);
 	store_close(st);
-	return rc ? fail(rc, &err, false) : 0;
+	return rc ? cli_fail(rc, &err, false) : 0;
 }
 
 /* --- the commands ------------------------------------------------------------------ */
@@ -1140,5 +1141,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_OPTS(commands); i++)
 		if (!strcmp(name, commands[i].name))
 			return stdout_checked(commands[i].run(&commands[i], argc - 2, argv + 2));
-	return usage_error("unknown command '%s'", name);
+	return cli_usage_error("unknown command '%s'", name);
 }

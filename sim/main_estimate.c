@@ -213,18 +213,18 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 			rc = estimate_disagg(&req, &t, json, stdout, &err);
 		else
 			rc = estimate_fleet(&req, &t, json, stdout, &err);
-		list_free(&prices);
-		return rc ? fail(rc, &err, false) : 0;
+		cli_list_free(&prices);
+		return rc ? cli_fail(rc, &err, false) : 0;
 	}
-	list_free(&prices);
+	cli_list_free(&prices);
 	if (!req.gpu) {
 		gp_errorf(&err, GP_EINPUT, "estimate: missing --gpu");
-		return fail(GP_EINPUT, &err, false);
+		return cli_fail(GP_EINPUT, &err, false);
 	}
 	struct estimate e;
 	if ((rc = estimate_compute(&req, &e, &err))) {
 		estimate_free(&e);
-		return fail(rc, &err, false);
+		return cli_fail(rc, &err, false);
 	}
 	if (json)
 		estimate_write_json(stdout, &e);

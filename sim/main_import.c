@@ -33,19 +33,19 @@ static int check_gpu_map(const struct cli_list *map)
 	for (size_t i = 0; i < map->n; i++) {
 		const char *m = map->v[i], *eq = strchr(m, '=');
 		if (!eq || eq == m || !eq[1])
-			return usage_error("--gpu-map expects PRODUCT=TYPE, like "
-					   "NVIDIA-B200=H200-141GB, got '%s'",
-					   m);
+			return cli_usage_error("--gpu-map expects PRODUCT=TYPE, like "
+					       "NVIDIA-B200=H200-141GB, got '%s'",
+					       m);
 		if (!catalog_gpu(eq + 1))
-			return usage_error("--gpu-map %s: '%s' is not a catalog GPU type; "
-					   "expected one of gpuplan's (see docs/import.md)",
-					   m, eq + 1);
+			return cli_usage_error("--gpu-map %s: '%s' is not a catalog GPU type; "
+					       "expected one of gpuplan's (see docs/import.md)",
+					       m, eq + 1);
 		size_t len = (size_t)(eq - m) + 1;
 		for (size_t k = 0; k < i; k++)
 			if (!strncmp(map->v[k], m, len) && strcmp(map->v[k], m))
-				return usage_error("--gpu-map %s and --gpu-map %s map one "
-						   "product to two types; expected one",
-						   map->v[k], m);
+				return cli_usage_error("--gpu-map %s and --gpu-map %s map one "
+						       "product to two types; expected one",
+						       map->v[k], m);
 	}
 	return GP_OK;
 }
@@ -151,10 +151,11 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 	const char *base = strrchr(csv, '/');
 	o->pods_csv = base ? base + 1 : csv;
 	if (o->pods || o->at)
-		return list_free(map),
-		       usage_error("--history learns from a period, --pods and --at describe one "
-				   "instant: a snapshot's pods and a history's are two different "
-				   "inputs, so --pods and --at are not combined with --history");
+		return cli_list_free(map),
+		       cli_usage_error(
+			       "--history learns from a period, --pods and --at describe one "
+			       "instant: a snapshot's pods and a history's are two different "
+			       "inputs, so --pods and --at are not combined with --history");
 	int rc = import_refuse_inputs(o, path, &err);
 	const char *inputs[] = {o->nodes, o->prices, o->opencost, o->kueue, o->dcgm};
 	for (size_t i = 0; i < N_OPTS(inputs) && !rc; i++)
@@ -162,7 +163,7 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 	struct import_result r = {0};
 	if (!rc)
 		rc = import_history_build(o, &r, &err);
-	list_free(map);
+	cli_list_free(map);
 	struct outfile y = {0}, c = {0};
 	if (!rc && !(rc = write_whole(path, r.yaml, r.yaml_len, &y, &err)) &&
 	    (rc = write_whole(csv, r.csv, r.csv_len, &c, &err)))
@@ -188,7 +189,7 @@ static int import_history_cmd(struct import_options *o, const char *path, struct
 		       o->history, path, r.summary);
 	}
 	import_result_free(&r);
-	return rc ? fail(rc, &err, false) : 0;
+	return rc ? cli_fail(rc, &err, false) : 0;
 }
 
 /* Writes the scenario whole (outfile.h) once it loads, then the self-check. */
@@ -268,28 +269,29 @@ int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 	};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
-		return list_free(&map), rc < 0 ? 0 : rc;
+		return cli_list_free(&map), rc < 0 ? 0 : rc;
 	if ((rc = check_gpu_map(&map)))
-		return list_free(&map), rc;
+		return cli_list_free(&map), rc;
 	o.gpu_map = map.v;
 	o.n_gpu_map = map.n;
 	if (o.history)
 		return import_history_cmd(&o, path, &map);
 	if (!o.nodes || !o.pods)
-		return list_free(&map), usage_error("import needs --nodes NODES and --pods PODS, "
-						    "or --history DIR");
+		return cli_list_free(&map),
+		       cli_usage_error("import needs --nodes NODES and --pods PODS, "
+				       "or --history DIR");
 	struct import_result r;
 	struct import_check c = {0};
 	struct gp_err err;
 	if ((rc = import_refuse_inputs(&o, path, &err)))
-		return list_free(&map), fail(rc, &err, false);
+		return cli_list_free(&map), cli_fail(rc, &err, false);
 	rc = import_build(&o, &r, &err);
-	list_free(&map);
+	cli_list_free(&map);
 	if (rc)
-		return fail(rc, &err, false);
+		return cli_fail(rc, &err, false);
 	if (!(rc = import_write(&o, &r, path, &c, &err)))
 		import_write_check(stdout, &r, &c, path);
 	import_check_free(&c);
 	import_result_free(&r);
-	return rc ? fail(rc, &err, false) : 0;
+	return rc ? cli_fail(rc, &err, false) : 0;
 }

@@ -65,9 +65,9 @@ struct cli_cmd {
 
 /* Prints err: located input errors ("FILE:LINE:COL: error: ...") carry their
  * own prefix, others get "gpuplan: error: "; a usage error adds where to look. */
-int fail(int rc, const struct gp_err *err, bool usage);
-int usage_error(const char *fmt, ...) GP_PRINTF(1, 2);
-void list_free(struct cli_list *l);
+int cli_fail(int rc, const struct gp_err *err, bool usage);
+int cli_usage_error(const char *fmt, ...) GP_PRINTF(1, 2);
+void cli_list_free(struct cli_list *l);
 /* Fills the table's targets from argv: 0, an exit code after printing the
  * error, or CLI_HELP after printing the help. */
 int cli_parse(const struct cli_cmd *cmd, const struct cli_opt *opts, size_t n, int argc,

@@ -191,7 +191,8 @@ int ld_workload_memory_fraction(struct loader *ld, const struct ynode *v, void *
 int ld_workload_kv_cache(struct loader *ld, const struct ynode *v, void *obj)
 {
 	struct inference_spec *in = inference_of(ld, v, obj, "kv_cache");
-	return in ? ld_get_enum(ld, v, "kv_cache", quant_names, QUANT_COUNT, &in->kv_cache)
+	return in ? ld_get_enum(ld, v, "kv_cache", footprint_quant_names, QUANT_COUNT,
+				&in->kv_cache)
 		  : GP_EINPUT;
 }
 

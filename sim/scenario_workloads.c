@@ -148,7 +148,7 @@ static int workload_model_config(struct loader *ld, const struct ynode *v, void 
 static int workload_quantization(struct loader *ld, const struct ynode *v, void *obj)
 {
 	int q = 0;
-	int rc = ld_get_enum(ld, v, "quantization", quant_names, QUANT_COUNT, &q);
+	int rc = ld_get_enum(ld, v, "quantization", footprint_quant_names, QUANT_COUNT, &q);
 	((struct workload_spec *)obj)->quantization = q;
 	return rc;
 }
@@ -220,7 +220,7 @@ static int quality_pass_rate(struct loader *ld, const struct ynode *v, void *obj
 		double p;
 		if (footprint_quant_parse(v->keys[i], &q))
 			return ld_unknown_word(ld, v->key_locs[i], "quantization", v->keys[i],
-					       quant_names, QUANT_COUNT);
+					       footprint_quant_names, QUANT_COUNT);
 		int rc = get_pass_rate(ld, v->items[i], &p);
 		if (rc)
 			return rc;

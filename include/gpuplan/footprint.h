@@ -27,7 +27,7 @@ int footprint_quant_parse(const char *s, enum quant *q);
 const char *footprint_quant_name(enum quant q);
 
 /* The names in enum order, for "did you mean" hints and messages. */
-extern const char *const quant_names[QUANT_COUNT];
+extern const char *const footprint_quant_names[QUANT_COUNT];
 
 /* Bytes per weight, group-wise scales included (int4: 0.5 + 2.5/128). */
 double footprint_quant_weight_bytes(enum quant q);

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../sim/import_hist.h" /* prom_read: import --history's Prometheus reader */
+#include "../../sim/import_hist.h" /* import_prom_read: import --history's Prometheus reader */
 
 /* The readers take paths: write the bytes to a private file first. */
 static const char *to_file(const char *name, const uint8_t *data, size_t size)
@@ -202,17 +202,17 @@ int fuzz_kube_json(const uint8_t *data, size_t size)
 static int on_series(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	(void)err;
-	*(size_t *)ctx += s->n_points + (prom_label(s, "pod") != NULL);
+	*(size_t *)ctx += s->n_points + (import_prom_label(s, "pod") != NULL);
 	return 0;
 }
 
-/* A Prometheus HTTP API response (query_range), streamed by prom_read
+/* A Prometheus HTTP API response (query_range), streamed by import_prom_read
  * (import --history), with the dictionary's label names and values. */
 int fuzz_prom(const uint8_t *data, size_t size)
 {
 	size_t seen = 0;
 	struct gp_err err;
-	prom_read(to_file("q.json", data, size), on_series, &seen, &err);
+	import_prom_read(to_file("q.json", data, size), on_series, &seen, &err);
 	return 0;
 }
 
