@@ -132,8 +132,11 @@ test: deps layers style
 
 # Fails when a module includes one of a higher layer, or two modules include
 # each other (the layer map is the table in docs/design.md).
-layers:
+# The include lines against design.md's layer map, and the names each object
+# exports against its prefix map (so the objects are built first).
+layers: $(LIB_OBJ) $(CLI_OBJ)
 	@tests/layers.sh
+	@tests/prefixes.sh $(BUILD)
 
 # A leak is reported by the test's worker process as it exits, which
 # Criterion does not count as a failure: the report itself fails the target.

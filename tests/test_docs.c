@@ -143,3 +143,32 @@ Test(docs, the_layer_check_reports_what_breaks_the_map)
 	cr_expect(strstr(out, "no layer: sha256"), "%s", out);
 	cr_expect(strstr(out, "fixed: mutual: cluster <-> sched"), "%s", out);
 }
+
+/* Every name an object exports carries its file's or module's prefix, or one
+ * the prefix map of docs/design.md gives its file (the test binary is built
+ * after the objects it links, so they are there). */
+Test(docs, exported_names_follow_the_prefix_map)
+{
+	int rc = capture("sh tests/prefixes.sh", out, sizeof out);
+	cr_assert_eq(rc, 0, "tests/prefixes.sh:\n%s", out);
+}
+
+/* A row taken out names the symbols it covered; a row given to another file
+ * names them and itself. */
+Test(docs, the_prefix_check_reports_what_breaks_the_map)
+{
+	char map[128], cmd[1024];
+	snprintf(map, sizeof map, "%s/design.md", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sed -e '/^| `advice_` |/d' -e 's/^| `job_` | `results.c`/| `job_` | `sim.c`/'"
+		 " docs/design.md >%s",
+		 map);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "GPUPLAN_PREFIX_MAP=%s sh tests/prefixes.sh", map);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	cr_expect(strstr(out, "prefix: advice_free (sim/advise.c) begins with neither advise_ nor"),
+		  "%s", out);
+	cr_expect(strstr(out, "prefix: job_status_name (sim/results.c)"), "%s", out);
+	cr_expect(strstr(out, "prefix: the row job_ sim.c of docs/design.md matches no name"), "%s",
+		  out);
+}
