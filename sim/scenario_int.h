@@ -7,10 +7,14 @@
  *   scenario_values.c     messages and the readers of scalars, maps and lists
  *   scenario_pools.c      pools: shape, sharing, taints, windows, prices
  *   scenario_queues.c     queues, quotas, cohorts and the scheduler
+ *   scenario_flavors.c    Kueue's ResourceFlavors and a queue's resource groups
  *   scenario_workloads.c  workloads: resources, durations, rules
  *   scenario_arrivals.c   a workload's arrival: at, poisson, schedule, trace
+ *   scenario_week.c       a workload's week: windows, rates by hour, CronJobs, culling
  *   scenario_inference.c  inference keys: replicas, batching, requests, SLOs
  *   scenario_route.c      routed services: groups and router, expanded in the tree
+ *   scenario_disagg.c     an inference workload's disaggregated: key
+ *   scenario_openb.c      pools and workloads from the openb node and pod lists
  *   scenario_history.c    a twin's history section and its !placeholder values
  *   scenario_replay.c     a twin made into the replay of its observed pods
  * Names shared between the files carry the prefix ld_ (loader).

@@ -6,6 +6,7 @@
  *   store_read.c   reading runs back for reports
  *   store_stream.c reading a run row by row (cursors) for streamed exports
  *   store_backtest.c  the backtest table: its rows, and the latest backtest of a scenario
+ *   store_showback.c  the rows that say whose a cost is: scopes, allocations
  *   store_jobs.c   job rows: the ids of their texts, binding job_rows and requests
  *   store_writer.c a run's rows written on a thread while the run goes on
  * Names shared between them carry the prefix sti_ (store internal).

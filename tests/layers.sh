@@ -6,7 +6,10 @@
 #                            pair of modules that include each other, and every
 #                            module the map does not place; exits 1 if any is not
 #                            one of the known exceptions that docs/design.md lists
-#                            (the ```text block after "Where the includes differ")
+#                            (the ```text block after "Where the includes differ");
+#                            and every file of sim/ the map's page does not name
+#                            (a module's main file is named by its row), and every
+#                            row with no file; exits 1 if there is any
 #
 # A file belongs to the module of its name; a private file of a module
 # (scenario_pools.c, scenario_int.h) to the module before the first '_'.
@@ -59,5 +62,27 @@ while read -r v; do
 	grep -qxF "$v" $tmp/layers.out ||
 		echo "fixed: $v (remove it from the list in $map)"
 done <$tmp/layers.known
+
+# Files against the page: each named, each row a module with files.
+for f in sim/*.c sim/*.h; do
+	b=$(basename "$f")
+	grep -qx "${b%.*} [0-9]" "$tmp/layers" && continue
+	grep -q "\b$b\b" "$map" || { echo "unnamed: $f: name it in $map"; rc=1; }
+done
+while read -r m l; do
+	[ -f "sim/$m.c" ] || ls sim/"$m"_*.c >/dev/null 2>&1 ||
+		{ echo "no file: the row of $m (L$l) in $map"; rc=1; }
+done <"$tmp/layers"
+# A private header that lists its module's files (" *   FILE.c  what it holds"
+# lines in its opening comment) lists them all.
+for h in sim/*_int.h; do
+	grep -qE '^ \*   [a-z0-9_]+\.c ' "$h" || continue
+	m=$(basename "$h"); m=${m%_int.h}
+	for c in sim/"$m".c sim/"$m"_*.c; do
+		[ -f "$c" ] || continue
+		grep -qE "^ \*   $(basename "$c") " "$h" ||
+			{ echo "unlisted: $c in the file list of $h"; rc=1; }
+	done
+done
 
 exit $rc

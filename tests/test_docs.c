@@ -172,3 +172,19 @@ Test(docs, the_prefix_check_reports_what_breaks_the_map)
 	cr_expect(strstr(out, "prefix: the row job_ sim.c of docs/design.md matches no name"), "%s",
 		  out);
 }
+
+/* A file the page does not name is reported, and so is a row with no file. */
+Test(docs, the_layer_check_names_every_file)
+{
+	char map[128], cmd[1024];
+	snprintf(map, sizeof map, "%s/design.md", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sed -e 's/`units_cron.c`/`units_cron`/' -e 's/^| L0 | sha256 |/| L0 | sha512 |/'"
+		 " docs/design.md >%s",
+		 map);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "GPUPLAN_LAYER_MAP=%s sh tests/layers.sh", map);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	cr_expect(strstr(out, "unnamed: sim/units_cron.c: name it in"), "%s", out);
+	cr_expect(strstr(out, "no file: the row of sha512 (L0)"), "%s", out);
+}
