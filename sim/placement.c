@@ -157,21 +157,10 @@ static bool affinity_varies(const struct workload_spec *w, const struct pool_spe
 	return false;
 }
 
-/* kube's ToleratesTaint: effect and key match (empty = any), then the value
- * (Equal) or anything (Exists). */
-static bool tolerates(const struct toleration *t, const struct taint *taint)
-{
-	if (t->effect >= 0 && t->effect != (int)taint->effect)
-		return false;
-	if (t->key[0] && strcmp(t->key, taint->key))
-		return false;
-	return t->op == TOLERATION_EXISTS || !strcmp(t->value, taint->value);
-}
-
 bool placement_tolerated(const struct workload_spec *w, const struct taint *taint)
 {
 	for (size_t i = 0; i < w->n_tolerations; i++)
-		if (tolerates(&w->tolerations[i], taint))
+		if (scenario_tolerates(&w->tolerations[i], taint))
 			return true;
 	return false;
 }

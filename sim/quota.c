@@ -786,16 +786,6 @@ static struct gp_sbuf *reason_begin(struct quota *q)
 
 static void reason_end(struct quota *q) { gp_sb_putc(&q->reason_text, '\0'); }
 
-/* kube's ToleratesTaint. */
-static bool tolerates(const struct toleration *t, const struct taint *taint)
-{
-	if (t->effect >= 0 && t->effect != (int)taint->effect)
-		return false;
-	if (t->key[0] && strcmp(t->key, taint->key))
-		return false;
-	return t->op == TOLERATION_EXISTS || !strcmp(t->value, taint->value);
-}
-
 static const char *label_of(const struct flavor_spec *f, const char *key)
 {
 	for (size_t i = 0; i < f->n_node_labels; i++)
@@ -818,9 +808,9 @@ static bool flavor_matches(struct quota *q, const struct flavor_spec *f,
 			continue;
 		bool ok = false;
 		for (size_t k = 0; k < w->n_tolerations && !ok; k++)
-			ok = tolerates(&w->tolerations[k], t);
+			ok = scenario_tolerates(&w->tolerations[k], t);
 		for (size_t k = 0; k < f->n_tolerations && !ok; k++)
-			ok = tolerates(&f->tolerations[k], t);
+			ok = scenario_tolerates(&f->tolerations[k], t);
 		if (!ok) {
 			/* Go's %s of a corev1.Taint value: its fields in braces */
 			gp_sb_printf(reason_begin(q),

@@ -20,6 +20,8 @@
 #include "gpuplan/trace.h"
 #include "gpuplan/units.h"
 
+#include <string.h>
+
 /* Refuse inputs that would need more memory than a planning run should take
  * (a count of 1e12 jobs).  Raised with GPUPLAN_MAX_JOBS in the environment. */
 #define SCENARIO_DEFAULT_MAX_JOBS INT64_C(50000000)
@@ -799,6 +801,16 @@ void scenario_replay_free(struct scenario_replay *m);
 const char *scenario_namespace(const struct workload_spec *w);
 /* The value of a workload's label, or NULL. */
 const char *scenario_label(const struct workload_spec *w, const char *key);
+/* kube's ToleratesTaint: effect and key match (empty = any), then the value
+ * (Equal) or anything (Exists). */
+static inline bool scenario_tolerates(const struct toleration *t, const struct taint *taint)
+{
+	if (t->effect >= 0 && t->effect != (int)taint->effect)
+		return false;
+	if (t->key[0] && strcmp(t->key, taint->key))
+		return false;
+	return t->op == TOLERATION_EXISTS || !strcmp(t->value, taint->value);
+}
 
 /* Loads and validates.  sets: "KEY=VALUE" strings applied in order. */
 int scenario_load(const char *path, const char *const *sets, size_t n_sets, struct scenario **out,
