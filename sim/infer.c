@@ -703,7 +703,8 @@ static void drain_backlog(struct infer *in, struct service *s)
 	kick_all(in, s);
 }
 
-void infer_submit(struct infer *in, struct service *s, uint32_t id)
+/* Request id waits: on the replica the router picks, else in the backlog. */
+static void enqueue(struct infer *in, struct service *s, uint32_t id)
 {
 	infer_gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
 	struct replica *r = route(in, s);
@@ -711,6 +712,11 @@ void infer_submit(struct infer *in, struct service *s, uint32_t id)
 		dispatch(in, r, id);
 	else
 		push_back(&s->backlog, &s->back_head, &s->back_n, &s->back_cap, id);
+}
+
+void infer_submit(struct infer *in, struct service *s, uint32_t id)
+{
+	enqueue(in, s, id);
 	kick_all(in, s);
 }
 
@@ -739,12 +745,7 @@ static void on_arrival(struct infer *in, struct service *s)
 		s->outstanding++;
 		assert(s->n_reqs - s->n_free == (size_t)s->outstanding &&
 		       "a slot per request in flight");
-		infer_gauge(in, -1, s->w, GAUGE_REQ_WAITING, 1);
-		struct replica *r = route(in, s);
-		if (r)
-			dispatch(in, r, id);
-		else
-			push_back(&s->backlog, &s->back_head, &s->back_n, &s->back_cap, id);
+		enqueue(in, s, id);
 	}
 	kick_all(in, s);
 	in->news |= INFER_PROGRESS;
