@@ -329,33 +329,33 @@ uint32_t hist_map_get(const struct hist *h, const struct hist_map *m, uint32_t n
 	return id == STRINDEX_NONE ? HIST_NONE : m->values[id];
 }
 
+/* An owner series (kube_job_owner, kube_replicaset_owner): the object named
+ * by label child in its namespace, owned by an object of kind owner_kind,
+ * goes into m under its owner's name. */
+static int owned_by(struct hist *h, const struct prom_series *s, const char *child,
+		    const char *owner_kind, struct hist_map *m, struct gp_err *err)
+{
+	const char *ns = import_prom_label(s, "namespace"), *obj = import_prom_label(s, child);
+	const char *kind = import_prom_label(s, "owner_kind"),
+		   *name = import_prom_label(s, "owner_name");
+	if (!ns || !obj)
+		return import_prom_error(err, s, NULL, "expected the labels namespace and %s",
+					 child);
+	if (kind && name && !strcmp(kind, owner_kind) && *name)
+		map_put(h, m, ns, obj, hist_intern(h, name));
+	return GP_OK;
+}
+
 static int on_job_owner(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	struct hist *h = ctx;
-	const char *ns = import_prom_label(s, "namespace"), *job = import_prom_label(s, "job_name");
-	const char *kind = import_prom_label(s, "owner_kind"),
-		   *name = import_prom_label(s, "owner_name");
-	if (!ns || !job)
-		return import_prom_error(err, s, NULL,
-					 "expected the labels namespace and job_name");
-	if (kind && name && !strcmp(kind, "CronJob") && *name)
-		map_put(h, &h->job_cronjob, ns, job, hist_intern(h, name));
-	return GP_OK;
+	return owned_by(h, s, "job_name", "CronJob", &h->job_cronjob, err);
 }
 
 static int on_rs_owner(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	struct hist *h = ctx;
-	const char *ns = import_prom_label(s, "namespace"),
-		   *rs = import_prom_label(s, "replicaset");
-	const char *kind = import_prom_label(s, "owner_kind"),
-		   *name = import_prom_label(s, "owner_name");
-	if (!ns || !rs)
-		return import_prom_error(err, s, NULL,
-					 "expected the labels namespace and replicaset");
-	if (kind && name && !strcmp(kind, "Deployment") && *name)
-		map_put(h, &h->rs_deployment, ns, rs, hist_intern(h, name));
-	return GP_OK;
+	return owned_by(h, s, "replicaset", "Deployment", &h->rs_deployment, err);
 }
 
 static int on_schedule(void *ctx, const struct prom_series *s, struct gp_err *err)
