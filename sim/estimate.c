@@ -322,6 +322,13 @@ static void member_string(struct jsonw *w, const char *key, const char *v)
 	jsonw_string(w, v);
 }
 
+void estimate_json_row(struct jsonw *w, const char *gpu, const char *verdict)
+{
+	jsonw_object(w, &jsonw_inline);
+	member_string(w, "gpu", gpu);
+	member_string(w, "verdict", verdict);
+}
+
 void estimate_json_begin(struct jsonw *w, FILE *out, const struct estimate *e,
 			 const struct estimate_traffic *t, const struct firstcut_service *s,
 			 const char *link)

@@ -55,11 +55,7 @@ static void row_json(struct jsonw *w, const struct gpu_type *g, const struct fir
 		     double usd_per_gpu_hour)
 {
 	static const char *const names[] = {"ok", "no_fit", "tpot", "tail_prompt"};
-	jsonw_object(w, &jsonw_inline);
-	jsonw_key(w, "gpu");
-	jsonw_string(w, g->name);
-	jsonw_key(w, "verdict");
-	jsonw_string(w, names[f->verdict]);
+	estimate_json_row(w, g->name, names[f->verdict]);
 	if (f->verdict == FIRSTCUT_OK) {
 		estimate_json_int(w, "tp", f->tp);
 		estimate_json_int(w, "prefill_replicas", f->prefill_replicas);

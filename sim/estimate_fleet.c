@@ -146,11 +146,7 @@ void estimate_row_text(FILE *out, const struct gpu_type *g, const struct firstcu
 
 static void row_json(struct jsonw *w, const struct gpu_type *g, const struct firstcut *f)
 {
-	jsonw_object(w, &jsonw_inline);
-	jsonw_key(w, "gpu");
-	jsonw_string(w, g->name);
-	jsonw_key(w, "verdict");
-	jsonw_string(w, verdict_name(f->verdict));
+	estimate_json_row(w, g->name, verdict_name(f->verdict));
 	if (f->verdict == FIRSTCUT_OK) {
 		estimate_json_int(w, "tp", f->tp);
 		estimate_json_int(w, "replicas", f->replicas);

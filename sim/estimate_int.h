@@ -33,6 +33,9 @@ void estimate_json_begin(struct jsonw *w, FILE *out, const struct estimate *e,
 			 const struct estimate_traffic *t, const struct firstcut_service *s,
 			 const char *link);
 void estimate_json_end(struct jsonw *w);
+/* A GPU type's row of "gpus": its object opened, with the type and the
+ * verdict; the caller adds the figures when the verdict is ok and closes it. */
+void estimate_json_row(struct jsonw *w, const char *gpu, const char *verdict);
 /* A member of a GPU type's row: a figure at the number of decimals shown. */
 void estimate_json_fixed(struct jsonw *w, const char *key, double v, int decimals);
 void estimate_json_int(struct jsonw *w, const char *key, int64_t v);
