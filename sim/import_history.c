@@ -122,6 +122,14 @@ static int need_finite(const struct prom_series *s, struct gp_err *err)
 	return GP_OK;
 }
 
+/* A pod's sample that must be a finite number: the pod in *p, added when new. */
+static int pod_sample(struct hist *h, const struct prom_series *s, struct hist_pod **p,
+		      struct gp_err *err)
+{
+	int rc = need_finite(s, err);
+	return rc ? rc : pod_of(h, s, true, p, err);
+}
+
 /* --- the pod files --------------------------------------------------------------- */
 
 enum pod_field { F_CREATED, F_SCHEDULED, F_STARTED, F_COMPLETED, F_FIRST, F_LAST };
@@ -135,9 +143,7 @@ static int on_time(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	struct time_ctx *c = ctx;
 	struct hist_pod *p;
-	int rc = need_finite(s, err);
-	if (!rc)
-		rc = pod_of(c->h, s, true, &p, err);
+	int rc = pod_sample(c->h, s, &p, err);
 	if (rc)
 		return rc;
 	if (s->v < 0 || s->v > 1e11)
@@ -158,9 +164,7 @@ static int on_phase(void *ctx, const struct prom_series *s, struct gp_err *err)
 {
 	struct hist *h = ctx;
 	struct hist_pod *p;
-	int rc = need_finite(s, err);
-	if (!rc)
-		rc = pod_of(h, s, true, &p, err);
+	int rc = pod_sample(h, s, &p, err);
 	if (rc || s->v != 1)
 		return rc;
 	const char *phase = import_prom_label(s, "phase");
@@ -260,9 +264,7 @@ static int on_request(void *ctx, const struct prom_series *s, struct gp_err *err
 {
 	struct req_ctx *c = ctx;
 	struct hist_pod *p;
-	int rc = need_finite(s, err);
-	if (!rc)
-		rc = pod_of(c->h, s, true, &p, err);
+	int rc = pod_sample(c->h, s, &p, err);
 	if (rc)
 		return rc;
 	const char *res = import_prom_label(s, "resource");
