@@ -90,6 +90,14 @@ static int skip(struct reader *r, yaml_event_t *ev)
 	return GP_OK;
 }
 
+/* Skips the value of a member gpuplan does not read. */
+static int skip_value(struct reader *r)
+{
+	yaml_event_t ev;
+	int rc = next(r, &ev);
+	return rc ? rc : skip(r, &ev);
+}
+
 static const char *kind_name(yaml_event_type_t t)
 {
 	switch (t) {
@@ -348,11 +356,8 @@ static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn,
 			r->s.has_value = true;
 		} else if (!strcmp(key, "values"))
 			rc = points(r, path);
-		else {
-			yaml_event_t ev;
-			if (!(rc = next(r, &ev)))
-				rc = skip(r, &ev);
-		}
+		else
+			rc = skip_value(r);
 		if (rc)
 			return rc;
 	}
@@ -426,8 +431,8 @@ static int data(struct reader *r, prom_fn fn, void *ctx)
 					r->result_type);
 		} else if (!strcmp(key, "result"))
 			rc = result(r, fn, ctx);
-		else if (!(rc = next(r, &ev)))
-			rc = skip(r, &ev);
+		else
+			rc = skip_value(r);
 		if (rc)
 			return rc;
 	}
@@ -469,8 +474,8 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 					r->status);
 		} else if (!strcmp(key, "data"))
 			rc = data(r, fn, ctx);
-		else if (!(rc = next(r, &ev)))
-			rc = skip(r, &ev);
+		else
+			rc = skip_value(r);
 		if (rc)
 			return rc;
 	}
