@@ -408,6 +408,20 @@ static int short_text(struct reader *r, const char *path, char *buf, size_t size
 	return rc;
 }
 
+/* A short text member that must be one of words (NULL-terminated); else
+ * the error message why (its %s the text) at the member. */
+static int word(struct reader *r, yaml_mark_t at, const char *path, char *buf, size_t size,
+		const char *const *words, const char *why)
+{
+	int rc = short_text(r, path, buf, size);
+	if (rc)
+		return rc;
+	for (const char *const *w = words; *w; w++)
+		if (!strcmp(buf, *w))
+			return GP_OK;
+	return gp_located(r->err, mark(r, at), why, buf);
+}
+
 static int data(struct reader *r, prom_fn fn, void *ctx)
 {
 	yaml_event_t ev;
@@ -421,14 +435,9 @@ static int data(struct reader *r, prom_fn fn, void *ctx)
 		if ((rc = next_key(r, &key, &at)) || !key)
 			return rc;
 		if (!strcmp(key, "resultType")) {
-			rc = short_text(r, ".data.resultType", r->result_type,
-					sizeof r->result_type);
-			if (!rc && strcmp(r->result_type, "vector") &&
-			    strcmp(r->result_type, "matrix"))
-				rc = gp_located(
-					r->err, mark(r, at),
-					".data.resultType: expected vector or matrix, got '%s'",
-					r->result_type);
+			static const char *const types[] = {"vector", "matrix", NULL};
+			rc = word(r, at, ".data.resultType", r->result_type, sizeof r->result_type,
+				  types, ".data.resultType: expected vector or matrix, got '%s'");
 		} else if (!strcmp(key, "result"))
 			rc = result(r, fn, ctx);
 		else
@@ -466,12 +475,9 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 		if (!key)
 			break;
 		if (!strcmp(key, "status")) {
-			rc = short_text(r, ".status", r->status, sizeof r->status);
-			if (!rc && strcmp(r->status, "success"))
-				rc = gp_located(
-					r->err, mark(r, at),
-					".status: the query failed ('%s'); expected success",
-					r->status);
+			static const char *const ok[] = {"success", NULL};
+			rc = word(r, at, ".status", r->status, sizeof r->status, ok,
+				  ".status: the query failed ('%s'); expected success");
 		} else if (!strcmp(key, "data"))
 			rc = data(r, fn, ctx);
 		else
