@@ -115,14 +115,15 @@ static int expected(struct reader *r, const yaml_event_t *ev, const char *path, 
 			  kind_name(ev->type));
 }
 
-static int open_node(struct reader *r, yaml_event_t *ev, yaml_event_type_t type, const char *path,
-		     const char *what)
+static int open_node(struct reader *r, yaml_event_type_t type, const char *path, const char *what)
 {
-	int rc = next(r, ev);
-	if (!rc && ev->type != type) {
-		rc = expected(r, ev, path, what);
-		yaml_event_delete(ev);
-	}
+	yaml_event_t ev;
+	int rc = next(r, &ev);
+	if (rc)
+		return rc;
+	if (ev.type != type)
+		rc = expected(r, &ev, path, what);
+	yaml_event_delete(&ev);
 	return rc;
 }
 
@@ -213,12 +214,10 @@ static void key_step(char *buf, size_t size, const char *base, const char *key)
 static int metric(struct reader *r, const char *item)
 {
 	char path[320];
-	yaml_event_t ev;
 	snprintf(path, sizeof path, "%s.metric", item);
-	int rc = open_node(r, &ev, YAML_MAPPING_START_EVENT, path, "an object of labels");
+	int rc = open_node(r, YAML_MAPPING_START_EVENT, path, "an object of labels");
 	if (rc)
 		return rc;
-	yaml_event_delete(&ev);
 	for (;;) {
 		const char *key;
 		yaml_mark_t at;
@@ -250,10 +249,9 @@ static int pair(struct reader *r, const char *path, double *t, double *v, struct
 {
 	yaml_event_t ev;
 	char step[360];
-	int rc = open_node(r, &ev, YAML_SEQUENCE_START_EVENT, path, "[timestamp, \"value\"]");
+	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, path, "[timestamp, \"value\"]");
 	if (rc)
 		return rc;
-	yaml_event_delete(&ev);
 	struct srcloc loc;
 	snprintf(step, sizeof step, "%s[0]", path);
 	if ((rc = number(r, step, t, &loc)))
@@ -279,10 +277,9 @@ static int points(struct reader *r, const char *item)
 	char path[320], step[340];
 	yaml_event_t ev;
 	snprintf(path, sizeof path, "%s.values", item);
-	int rc = open_node(r, &ev, YAML_SEQUENCE_START_EVENT, path, "an array of points");
+	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, path, "an array of points");
 	if (rc)
 		return rc;
-	yaml_event_delete(&ev);
 	for (size_t i = 0;; i++) {
 		/* peek: an end, or the next pair (whose start event pair() reads) */
 		if ((rc = next(r, &ev)))
@@ -380,10 +377,9 @@ static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn,
 static int result(struct reader *r, prom_fn fn, void *ctx)
 {
 	yaml_event_t ev;
-	int rc = open_node(r, &ev, YAML_SEQUENCE_START_EVENT, ".data.result", "an array");
+	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, ".data.result", "an array");
 	if (rc)
 		return rc;
-	yaml_event_delete(&ev);
 	r->seen_result = true;
 	for (size_t i = 0;; i++) {
 		if ((rc = next(r, &ev)))
@@ -424,11 +420,9 @@ static int word(struct reader *r, yaml_mark_t at, const char *path, char *buf, s
 
 static int data(struct reader *r, prom_fn fn, void *ctx)
 {
-	yaml_event_t ev;
-	int rc = open_node(r, &ev, YAML_MAPPING_START_EVENT, ".data", "an object");
+	int rc = open_node(r, YAML_MAPPING_START_EVENT, ".data", "an object");
 	if (rc)
 		return rc;
-	yaml_event_delete(&ev);
 	for (;;) {
 		const char *key;
 		yaml_mark_t at;
