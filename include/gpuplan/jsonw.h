@@ -9,9 +9,9 @@
  *   struct jsonw w;
  *   jsonw_init(&w, out);
  *   jsonw_object(&w, &jsonw_inline);        {
- *   jsonw_key(&w, "gpu");                    "gpu": 
+ *   jsonw_key(&w, "gpu");                    "gpu":
  *   jsonw_string(&w, "H100-80GB");           "H100-80GB"
- *   jsonw_key(&w, "gpus");                   , "gpus": 
+ *   jsonw_key(&w, "gpus");                   , "gpus":
  *   jsonw_int(&w, 8);                        8
  *   jsonw_close(&w);                         }
  *
@@ -24,7 +24,9 @@
  * written at the precision the caller names: JSONW_EXACT, the shortest
  * form that reads back the same (%.15g, else %.17g), or a number of
  * significant digits (%g) or of decimals (%f) where a document states
- * its figures rounded.  Integers are exact (jsonw_int).
+ * its figures rounded (run, advise and backtest: exact; estimate: the
+ * decimals its tables show; opencost: 15 significant digits, as it always
+ * has).  Integers are exact (jsonw_int).
  */
 #ifndef GPUPLAN_JSONW_H
 #define GPUPLAN_JSONW_H
