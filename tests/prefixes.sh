@@ -14,7 +14,13 @@
 # FILE.c a name or a shell pattern (scenario_*.c).
 set -u
 cd "$(dirname "$0")/.." || exit 1
-build=${1:-build}
+# BUILD: the build directory; by default the first of build and build-asan
+# (`make asan` alone builds only the second) that holds the objects.
+build=${1:-}
+if [ -z "$build" ]; then
+	build=build
+	[ -f build/obj/common.o ] || [ ! -f build-asan/obj/common.o ] || build=build-asan
+fi
 map=${GPUPLAN_PREFIX_MAP:-docs/design.md} # GPUPLAN_PREFIX_MAP: another map (the tests' own)
 tmp=$(mktemp -d /tmp/gpuplan-prefixes-XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
