@@ -90,21 +90,21 @@ void advise_plan_free(struct plan *pl)
  * goal (metrics_goals). */
 static void fill_row(struct advise_row *row, const struct results *r)
 {
-	double failed = results_metric(r, "all", "jobs_failed");
-	double waiting = results_metric(r, "all", "jobs_waiting");
-	row->peak_demand = results_metric(r, "all", "peak_demand_gpus");
-	row->queue_p95 = results_metric(r, "all", "queue_time_p95_s");
-	row->waited = results_metric(r, "all", "wait_so_far_max_s");
-	row->deadline_pct = results_metric(r, "all", "deadline_met_pct");
-	row->slo_pct = results_metric(r, "all", "slo_attainment_pct");
-	row->cost = results_metric(r, "all", "cost_total");
-	row->cost_per_verified = results_metric(r, "all", "cost_per_verified_result");
-	row->missed = results_metric(r, "all", "goals_missed");
-	row->bill_day = results_metric(r, "all", "cost_per_day");
-	row->per_job = results_metric(r, "all", "cost_per_verified_job");
-	row->per_request = results_metric(r, "all", "cost_per_verified_request");
+	double failed = results_or(r, "all", METRIC_JOBS_FAILED, NAN);
+	double waiting = results_or(r, "all", METRIC_JOBS_WAITING, NAN);
+	row->peak_demand = results_or(r, "all", METRIC_PEAK_DEMAND_GPUS, NAN);
+	row->queue_p95 = results_or(r, "all", METRIC_QUEUE_TIME_P95_S, NAN);
+	row->waited = results_or(r, "all", METRIC_WAIT_SO_FAR_MAX_S, NAN);
+	row->deadline_pct = results_or(r, "all", METRIC_DEADLINE_MET_PCT, NAN);
+	row->slo_pct = results_or(r, "all", METRIC_SLO_ATTAINMENT_PCT, NAN);
+	row->cost = results_or(r, "all", METRIC_COST_TOTAL, NAN);
+	row->cost_per_verified = results_or(r, "all", METRIC_COST_PER_VERIFIED_RESULT, NAN);
+	row->missed = results_or(r, "all", METRIC_GOALS_MISSED, NAN);
+	row->bill_day = results_or(r, "all", METRIC_COST_PER_DAY, NAN);
+	row->per_job = results_or(r, "all", METRIC_COST_PER_VERIFIED_JOB, NAN);
+	row->per_request = results_or(r, "all", METRIC_COST_PER_VERIFIED_REQUEST, NAN);
 	row->left = (failed > 0 ? failed : 0) + (waiting > 0 ? waiting : 0);
-	row->meets = results_metric(r, "all", "goal_met") >= 1;
+	row->meets = results_holds(r, "all", METRIC_GOAL_MET);
 }
 
 /* The GPU policies of the openb paper: scheduler plugins (FGD's, the
@@ -275,7 +275,7 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 	int w = -1;
 	double longest = 0;
 	for (size_t k = 0; k < sc->n_workloads; k++) {
-		double q = results_metric(r, sc->workloads[k].name, "queue_time_p95_s");
+		double q = results_or(r, sc->workloads[k].name, METRIC_QUEUE_TIME_P95_S, 0);
 		if (q > longest)
 			longest = q, w = (int)k;
 	}

@@ -119,8 +119,9 @@ static void count_probe(void *ctx, const struct search_probe *p)
 }
 
 /* The answer run's figure for the service (NAN when absent). */
-static double metric_of(const struct metric *m, size_t n, const char *scope, const char *name)
+static double stored_metric(const struct metric *m, size_t n, const char *scope, enum metric_id id)
 {
+	const char *name = metric_name(id);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(m[i].scope, scope) && !strcmp(m[i].name, name))
 			return m[i].value;
@@ -194,8 +195,8 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	size_t nm = 0;
 	if ((rc = store_read_metrics(st, ans.run_id, &m, &nm, err)))
 		return rc;
-	e->sim_usd_mtok = metric_of(m, nm, ws->name, "cost_per_million_tokens");
-	e->sim_tokens_per_joule = metric_of(m, nm, ws->name, "tokens_per_joule");
+	e->sim_usd_mtok = stored_metric(m, nm, ws->name, METRIC_COST_PER_MILLION_TOKENS);
+	e->sim_tokens_per_joule = stored_metric(m, nm, ws->name, METRIC_TOKENS_PER_JOULE);
 	store_free_metrics(m, nm);
 	bool own = e->gpu == ps->gpu;
 	if (own && n == ws->inference->replicas && nodes == ps->nodes)

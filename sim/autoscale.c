@@ -1048,24 +1048,23 @@ void autoscale_results(struct autoscale *as, struct results *out, sim_time end)
 		struct pool_scaling *r = &out->scaling[out->n_scaling++];
 		*r = ap->out;
 		interruptions += r->interruptions;
-		results_add_metric(out, ps->name, "node_hours", r->node_hours, "node_hours");
+		results_add_metric(out, ps->name, METRIC_NODE_HOURS, r->node_hours);
 		/* The pool's bill: every node from launch to removal at its prices. */
 		double node_price =
 			ps->gpus_per_node * ps->price.gpu_hour + ps->cpu * ps->price.cpu_hour +
 			ps->memory_bytes / (1024.0 * 1024.0 * 1024.0) * ps->price.gib_hour;
-		results_add_metric(out, ps->name, "cost_nodes", r->node_hours * node_price,
-				   scenario_money_unit(as->sc));
-		results_add_metric(out, ps->name, "nodes_peak", r->peak_nodes, "nodes");
-		results_add_metric(out, ps->name, "scale_ups", (double)r->scale_ups, "count");
-		results_add_metric(out, ps->name, "nodes_added", (double)r->nodes_added, "nodes");
-		results_add_metric(out, ps->name, "scale_downs", (double)r->scale_downs, "nodes");
-		results_add_metric(out, ps->name, "spot_interruptions", (double)r->interruptions,
-				   "count");
-		results_add_metric(out, ps->name, "autoscaler_at_max_s", r->at_max_s, "s");
-		results_add_metric(out, ps->name, "provisioning_wait_s", r->provisioning_wait_s,
-				   "s");
-		results_add_metric(out, ps->name, "failed_scale_ups", (double)r->failed_scale_ups,
-				   "count");
+		results_add_metric(out, ps->name, METRIC_COST_NODES, r->node_hours * node_price);
+		results_add_metric(out, ps->name, METRIC_NODES_PEAK, r->peak_nodes);
+		results_add_metric(out, ps->name, METRIC_SCALE_UPS, (double)r->scale_ups);
+		results_add_metric(out, ps->name, METRIC_NODES_ADDED, (double)r->nodes_added);
+		results_add_metric(out, ps->name, METRIC_SCALE_DOWNS, (double)r->scale_downs);
+		results_add_metric(out, ps->name, METRIC_SPOT_INTERRUPTIONS,
+				   (double)r->interruptions);
+		results_add_metric(out, ps->name, METRIC_AUTOSCALER_AT_MAX_S, r->at_max_s);
+		results_add_metric(out, ps->name, METRIC_PROVISIONING_WAIT_S,
+				   r->provisioning_wait_s);
+		results_add_metric(out, ps->name, METRIC_FAILED_SCALE_UPS,
+				   (double)r->failed_scale_ups);
 	}
-	results_add_metric(out, "all", "spot_interruptions", (double)interruptions, "count");
+	results_add_metric(out, "all", METRIC_SPOT_INTERRUPTIONS, (double)interruptions);
 }

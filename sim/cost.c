@@ -367,15 +367,12 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 		double *by = &x.idle[p * COST_RESOURCES];
 		double pool_idle = by[COST_GPU] + by[COST_CPU] + by[COST_RAM];
 		idle += pool_idle;
-		results_add_metric(r, sc->pools[p].name, "cost_idle", pool_idle,
-				   scenario_money_unit(sc));
-		results_add_metric(r, sc->pools[p].name, "cost_bill", bill[p].total,
-				   scenario_money_unit(sc));
-		results_add_metric(r, sc->pools[p].name, "cost_on_demand", bill[p].on_demand,
-				   scenario_money_unit(sc));
+		results_add_metric(r, sc->pools[p].name, METRIC_COST_IDLE, pool_idle);
+		results_add_metric(r, sc->pools[p].name, METRIC_COST_BILL, bill[p].total);
+		results_add_metric(r, sc->pools[p].name, METRIC_COST_ON_DEMAND, bill[p].on_demand);
 		if (sc->pools[p].price.committed > 0)
-			results_add_metric(r, sc->pools[p].name, "cost_committed",
-					   bill[p].committed, scenario_money_unit(sc));
+			results_add_metric(r, sc->pools[p].name, METRIC_COST_COMMITTED,
+					   bill[p].committed);
 	}
 	free(bill);
 	bool by_node = sc->cost.idle_by == IDLE_BY_NODE && run->cluster && run->collect &&
@@ -395,23 +392,21 @@ void cost_account(const struct scenario *sc, struct results *r, const int64_t *v
 	for (size_t w = 0; w < nw; w++) {
 		const char *name = sc->workloads[w].name;
 		double share = x.share[w];
-		results_add_metric(r, name, "cost_total", cost[w], scenario_money_unit(sc));
-		results_add_metric(r, name, "cost_allocated", cost[w], scenario_money_unit(sc));
-		results_add_metric(r, name, "cost_idle", share, scenario_money_unit(sc));
-		results_add_metric(r, name, "verified_results", (double)verified[w], "results");
-		results_add_metric(r, name, "cost_per_verified_result",
-				   verified[w] ? (cost[w] + share) / (double)verified[w] : NAN,
-				   scenario_money_unit(sc));
+		results_add_metric(r, name, METRIC_COST_TOTAL, cost[w]);
+		results_add_metric(r, name, METRIC_COST_ALLOCATED, cost[w]);
+		results_add_metric(r, name, METRIC_COST_IDLE, share);
+		results_add_metric(r, name, METRIC_VERIFIED_RESULTS, (double)verified[w]);
+		results_add_metric(r, name, METRIC_COST_PER_VERIFIED_RESULT,
+				   verified[w] ? (cost[w] + share) / (double)verified[w] : NAN);
 	}
 	/* The bill: allocations plus idle, OpenCost's total over every
 	 * allocation including __idle__. */
-	results_add_metric(r, "all", "cost_total", total + idle, scenario_money_unit(sc));
-	results_add_metric(r, "all", "cost_allocated", total, scenario_money_unit(sc));
-	results_add_metric(r, "all", "cost_idle", idle, scenario_money_unit(sc));
-	results_add_metric(r, "all", "verified_results", (double)all_verified, "results");
-	results_add_metric(r, "all", "cost_per_verified_result",
-			   all_verified ? (total + idle) / (double)all_verified : NAN,
-			   scenario_money_unit(sc));
+	results_add_metric(r, "all", METRIC_COST_TOTAL, total + idle);
+	results_add_metric(r, "all", METRIC_COST_ALLOCATED, total);
+	results_add_metric(r, "all", METRIC_COST_IDLE, idle);
+	results_add_metric(r, "all", METRIC_VERIFIED_RESULTS, (double)all_verified);
+	results_add_metric(r, "all", METRIC_COST_PER_VERIFIED_RESULT,
+			   all_verified ? (total + idle) / (double)all_verified : NAN);
 	free(cost);
 	free(x.idle);
 	free(x.wcost);

@@ -126,9 +126,9 @@ bool diagnose_allowed(struct view *v, size_t w, size_t p)
 	return *a == 2;
 }
 
-double diagnose_metric(const struct view *v, const char *scope, const char *name)
+double diagnose_metric(const struct view *v, const char *scope, enum metric_id id)
 {
-	return results_metric(v->r, scope, name);
+	return results_or(v->r, scope, id, NAN);
 }
 
 /* A finding about pool (or -1) and workload (or -1). */
@@ -319,7 +319,8 @@ static bool any_options(const struct view *v, const struct pool_spec *p)
 static int32_t fewer_replicas(const struct view *v, const struct workload_spec *ws)
 {
 	return ws->inference && !ws->inference->disagg /* its replicas are per role */
-		       ? diagnose_fewer_replicas(ws, diagnose_metric(v, ws->name, "duty_cycle_pct"))
+		       ? diagnose_fewer_replicas(
+				 ws, diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT))
 		       : 0;
 }
 
@@ -459,7 +460,7 @@ static double oom_kills(struct view *v, size_t p)
 	bool can = !sharing_isolates_memory(&v->sc->pools[p].sharing);
 	double kills = 0;
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
-		double k = diagnose_metric(v, v->sc->workloads[w].name, "oom_kills");
+		double k = diagnose_metric(v, v->sc->workloads[w].name, METRIC_OOM_KILLS);
 		bool here = can && k > 0 && diagnose_allowed(v, w, p) && can_overflow(v, p, w);
 		v->pend[w] = here ? k : 0;
 		kills += here ? k : 0;
@@ -663,8 +664,8 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 	int32_t replicas = in->target_queue > 0 ? in->max_replicas : in->replicas;
 	int32_t workers = in->tokenize_workers > 0 ? in->tokenize_workers : 1;
 	double busy = replicas > 0 ? rate * tok / (replicas * workers) : 0;
-	double duty = diagnose_metric(v, ws->name, "duty_cycle_pct"),
-	       slo = diagnose_metric(v, ws->name, "slo_met");
+	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT),
+	       slo = diagnose_metric(v, ws->name, METRIC_SLO_MET);
 	if (tok <= 0 || busy < DIAGNOSE_TOKENIZER || (!(slo < 1) && !(duty < 100 * DIAGNOSE_DUTY)))
 		return;
 	/* Workers a replica needs to keep them 70% busy. */
@@ -686,9 +687,9 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
  * the time goes off the GPU (CPU, I/O). */
 static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 {
-	double met = diagnose_metric(v, ws->name, "deadline_met_pct");
-	double p95 = diagnose_metric(v, ws->name, "queue_time_p95_s");
-	double failed = diagnose_metric(v, ws->name, "jobs_failed");
+	double met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT);
+	double p95 = diagnose_metric(v, ws->name, METRIC_QUEUE_TIME_P95_S);
+	double failed = diagnose_metric(v, ws->name, METRIC_JOBS_FAILED);
 	if (ws->deadline_kind == DEADLINE_NONE || isnan(met) || met >= 100 || isnan(p95) ||
 	    p95 > DIAGNOSE_PROMPT_START * ws->duration.mean || failed > 0 ||
 	    ws->gpu_busy >= DIAGNOSE_IDLE)
@@ -707,11 +708,11 @@ static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 static void restarts_finding(struct view *v, const struct workload_spec *ws)
 {
 	size_t w = (size_t)(ws - v->sc->workloads);
-	double jobs = diagnose_metric(v, ws->name, "jobs_submitted"),
-	       evicted = diagnose_metric(v, ws->name, "jobs_preempted"),
-	       completed = diagnose_metric(v, ws->name, "jobs_completed"),
-	       unfinished = diagnose_metric(v, ws->name, "jobs_unfinished"),
-	       met = diagnose_metric(v, ws->name, "deadline_met_pct");
+	double jobs = diagnose_metric(v, ws->name, METRIC_JOBS_SUBMITTED),
+	       evicted = diagnose_metric(v, ws->name, METRIC_JOBS_PREEMPTED),
+	       completed = diagnose_metric(v, ws->name, METRIC_JOBS_COMPLETED),
+	       unfinished = diagnose_metric(v, ws->name, METRIC_JOBS_UNFINISHED),
+	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT);
 	if (!v->n_windows || !(jobs > 0) || !(evicted >= DIAGNOSE_RESTARTS * jobs) ||
 	    !(unfinished > 0 || met < 100))
 		return;
@@ -787,7 +788,7 @@ static bool preallocation_finding(struct view *v, size_t p)
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		const struct workload_spec *ws = &v->sc->workloads[w];
 		const struct inference_spec *in = ws->inference;
-		double kills = diagnose_metric(v, ws->name, "oom_kills");
+		double kills = diagnose_metric(v, ws->name, METRIC_OOM_KILLS);
 		if (!in || !(in->memory_fraction > 0) || !(kills > 0) ||
 		    !diagnose_allowed(v, w, p) || R * in->memory_fraction <= 1)
 			continue;
@@ -845,7 +846,7 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 	double pending = pending_pod_seconds(v);
 	/* Short waits count too when the queue itself is long enough to be a
 	 * finding: the capacity conclusion would take their place otherwise. */
-	bool long_queue = diagnose_metric(v, "all", "goal_met") < 1;
+	bool long_queue = !results_holds(v->r, "all", METRIC_GOAL_MET);
 	if (!p->autoscale.on || !(diagnose_matters(v, ps->provisioning_wait_s) || long_queue) ||
 	    !(ps->provisioning_wait_s > 0) || ps->provisioning_wait_s < 0.5 * pending ||
 	    ps->at_max_s >= DIAGNOSE_PENDING_SHARE * v->active)
@@ -884,7 +885,7 @@ static int busiest_pool(struct view *v, int w, double *pct)
 	int pool = -1;
 	*pct = -1;
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		double a = diagnose_metric(v, v->sc->pools[p].name, "gpu_allocation_pct");
+		double a = diagnose_metric(v, v->sc->pools[p].name, METRIC_GPU_ALLOCATION_PCT);
 		bool may = w < 0 ? v->sc->pools[p].gpus_per_node > 0
 				 : diagnose_allowed(v, (size_t)w, p);
 		if (may && (isnan(a) ? 0 : a) > *pct)
@@ -896,13 +897,13 @@ static int busiest_pool(struct view *v, int w, double *pct)
 /* Whether workload w missed its goal (metrics_goals). */
 static bool missed(const struct view *v, size_t w)
 {
-	return diagnose_metric(v, v->sc->workloads[w].name, "goal_met") < 1;
+	return !results_holds(v->r, v->sc->workloads[w].name, METRIC_GOAL_MET);
 }
 
 /* Some workload missed its goal and no other step explains it. */
 static void capacity_finding(struct view *v)
 {
-	if (!(diagnose_metric(v, "all", "goal_met") < 1))
+	if (results_holds(v->r, "all", METRIC_GOAL_MET))
 		return;
 	double most;
 	diagnose_add(v, STEP_CAPACITY, KIND_CAPACITY, 1, busiest_pool(v, -1, &most), -1);
@@ -927,10 +928,11 @@ static bool explained(struct view *v, size_t w)
 static void workload_capacity_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	double p95 = diagnose_metric(v, ws->name, "queue_time_p95_s"),
+	double p95 = diagnose_metric(v, ws->name, METRIC_QUEUE_TIME_P95_S),
 	       goal = ws->queue_goal >= 0 ? sim_seconds(ws->queue_goal) : INFINITY;
-	bool queued = p95 > goal || diagnose_metric(v, ws->name, "wait_so_far_max_s") > goal;
-	bool late = diagnose_metric(v, ws->name, "deadline_met_pct") < 100 && ws->deadline_kind;
+	bool queued = p95 > goal || diagnose_metric(v, ws->name, METRIC_WAIT_SO_FAR_MAX_S) > goal;
+	bool late =
+		diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT) < 100 && ws->deadline_kind;
 	if (explained(v, w) || !missed(v, w) || !(queued || late))
 		return;
 	double most;

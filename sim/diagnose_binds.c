@@ -384,7 +384,7 @@ static bool matters(const struct spent *sp, double pod_seconds)
 static void workload_binds(struct view *v, size_t w, size_t scans)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	if (ws->inference || !(diagnose_metric(v, ws->name, "goal_met") < 1))
+	if (ws->inference || results_holds(v->r, ws->name, METRIC_GOAL_MET))
 		return;
 	struct spent sp;
 	spend(v, w, &sp, scans);
@@ -430,7 +430,7 @@ void diagnose_lender(struct view *v, struct finding *fd, size_t w)
 		for (size_t k = 0; k < v->sc->n_workloads; k++)
 			if (v->sc->workloads[k].queue == (int32_t)l) {
 				double peak = diagnose_metric(v, v->sc->workloads[k].name,
-							      "peak_allocated_gpus");
+							      METRIC_PEAK_ALLOCATED_GPUS);
 				used += isnan(peak) ? 0 : peak;
 			}
 		double idle = e->nominal - e->lending_limit - used;
@@ -464,7 +464,7 @@ void diagnose_binds(struct view *v)
 		for (size_t i = 0; i < v->n_drafts && !named; i++)
 			named = v->drafts[i].f.workload == (int)w;
 		unexplained[w] = !named && !v->sc->workloads[w].inference &&
-				 diagnose_metric(v, v->sc->workloads[w].name, "goal_met") < 1;
+				 !results_holds(v->r, v->sc->workloads[w].name, METRIC_GOAL_MET);
 		n_unexplained += unexplained[w];
 	}
 	/* Each comparison reads every job row: within BINDS_BUDGET rows in all, a

@@ -397,8 +397,8 @@ static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p)
 static void stalled_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
-	double unfinished = diagnose_metric(v, ws->name, "jobs_unfinished");
-	double completed = diagnose_metric(v, ws->name, "jobs_completed");
+	double unfinished = diagnose_metric(v, ws->name, METRIC_JOBS_UNFINISHED);
+	double completed = diagnose_metric(v, ws->name, METRIC_JOBS_COMPLETED);
 	if (!(unfinished > 0) || completed > 0)
 		return;
 	int why = -1;
@@ -439,10 +439,10 @@ static void kv_cache_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double slo = diagnose_metric(v, ws->name, "slo_met"),
-	       pre = diagnose_metric(v, ws->name, "preemptions");
-	double reqs = diagnose_metric(v, ws->name, "requests_submitted");
-	double kills = diagnose_metric(v, ws->name, "oom_kills");
+	double slo = diagnose_metric(v, ws->name, METRIC_SLO_MET),
+	       pre = diagnose_metric(v, ws->name, METRIC_PREEMPTIONS);
+	double reqs = diagnose_metric(v, ws->name, METRIC_REQUESTS_SUBMITTED);
+	double kills = diagnose_metric(v, ws->name, METRIC_OOM_KILLS);
 	if (!(slo < 1) || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
 	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
 		return;
@@ -469,7 +469,7 @@ static void autoscaler_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double slo = diagnose_metric(v, ws->name, "slo_met");
+	double slo = diagnose_metric(v, ws->name, METRIC_SLO_MET);
 	if (!(in->target_queue > 0) || !(slo < 1) || !v->n_windows)
 		return;
 	double at_max = 0;
@@ -499,12 +499,12 @@ static bool max_batch_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double served = diagnose_metric(v, ws->name, "throughput_rps"),
-	       e2e = diagnose_metric(v, ws->name, "e2e_mean_s"),
-	       queued = diagnose_metric(v, ws->name, "request_queue_mean_s"),
-	       tok = diagnose_metric(v, ws->name, "tokenize_wait_mean_s");
+	double served = diagnose_metric(v, ws->name, METRIC_THROUGHPUT_RPS),
+	       e2e = diagnose_metric(v, ws->name, METRIC_E2E_MEAN_S),
+	       queued = diagnose_metric(v, ws->name, METRIC_REQUEST_QUEUE_MEAN_S),
+	       tok = diagnose_metric(v, ws->name, METRIC_TOKENIZE_WAIT_MEAN_S);
 	int32_t replicas = in->target_queue > 0 ? in->max_replicas : in->replicas;
-	if (!(diagnose_metric(v, ws->name, "slo_met") < 1) || !(served > 0) || replicas < 1)
+	if (results_holds(v->r, ws->name, METRIC_SLO_MET) || !(served > 0) || replicas < 1)
 		return false;
 	double in_batch = served * (e2e - queued - (isnan(tok) ? 0 : tok)) / replicas;
 	int64_t fits = diagnose_batch_fits(v->sc, w);
@@ -535,9 +535,9 @@ static void replicas_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double slo = diagnose_metric(v, ws->name, "slo_met"),
-	       duty = diagnose_metric(v, ws->name, "duty_cycle_pct");
-	double served = diagnose_metric(v, ws->name, "throughput_rps"),
+	double slo = diagnose_metric(v, ws->name, METRIC_SLO_MET),
+	       duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
+	double served = diagnose_metric(v, ws->name, METRIC_THROUGHPUT_RPS),
 	       offered = diagnose_offered_rate(in);
 	/* (a disaggregated service's replicas are per role: not this fix's key) */
 	if (in->target_queue > 0 || in->disagg || !(slo < 1) || !(duty >= 100 * DIAGNOSE_DUTY) ||
@@ -587,15 +587,15 @@ void diagnose_deadline(struct view *v, size_t w)
 		return;
 	double run = arrivals_dist_mean(&ws->duration) + sim_seconds(ws->startup),
 	       within = sim_seconds(ws->deadline),
-	       met = diagnose_metric(v, ws->name, "deadline_met_pct");
+	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT);
 	/* The work alone must not fit: a start-up that tips it over is the
 	 * start-up finding's (a shorter pull or load fixes it). */
 	if (!(run - sim_seconds(ws->startup) > within) || !(met < 100))
 		return;
-	double jobs = diagnose_metric(v, ws->name, "jobs_submitted");
+	double jobs = diagnose_metric(v, ws->name, METRIC_JOBS_SUBMITTED);
 	double late = isnan(jobs) ? NAN : jobs * (1 - met / 100);
 	/* a deadline with room for the run and its queue p95, in whole half hours */
-	double p95 = diagnose_metric(v, ws->name, "queue_time_p95_s");
+	double p95 = diagnose_metric(v, ws->name, METRIC_QUEUE_TIME_P95_S);
 	double later = ceil((run + (isnan(p95) ? 0 : p95)) / 1800) * 1800;
 	struct finding *fd =
 		diagnose_add(v, STEP_APPLICATION, KIND_DEADLINE, run - within, -1, (int)w);

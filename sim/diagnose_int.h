@@ -69,7 +69,7 @@ void diagnose_fix_quant(struct finding *f, const struct workload_spec *w, enum q
 void diagnose_fix_replicas(struct finding *f, const struct pool_spec *p, enum sharing_mode mode,
 			   int32_t r);
 void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
-double diagnose_metric(const struct view *v, const char *scope, const char *name);
+double diagnose_metric(const struct view *v, const char *scope, enum metric_id id);
 double diagnose_offered_rate(const struct inference_spec *in);
 const struct placer *diagnose_placer(struct view *v);
 size_t diagnose_pool_scope(const struct view *v, size_t p);

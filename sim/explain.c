@@ -40,9 +40,10 @@ struct ctx {
 	struct gp_sbuf text, ev;
 };
 
-static double metric(const struct ctx *c, const char *scope, const char *name)
+/* NAN: the run has no such metric, or it does not apply. */
+static double metric(const struct ctx *c, const char *scope, enum metric_id id)
 {
-	return results_metric(c->r, scope, name);
+	return results_or(c->r, scope, id, NAN);
 }
 
 /* The pending reason the finding cites, or NULL. */
@@ -105,7 +106,7 @@ static void explain_sharing(struct ctx *c)
 		const struct workload_spec *ws = member(c, m);
 		struct diagnose_option o[DIAGNOSE_MAX_OPTIONS];
 		size_t n = diagnose_sharing_options(p, ws, o);
-		double duty = ws->inference ? metric(c, ws->name, "duty_cycle_pct") : NAN;
+		double duty = ws->inference ? metric(c, ws->name, METRIC_DUTY_CYCLE_PCT) : NAN;
 		int32_t fewer = c->f->fig.pool.holders ? diagnose_fewer_replicas(ws, duty) : 0;
 		if (!n && !fewer)
 			continue;
@@ -210,19 +211,19 @@ static void explain_oom(struct ctx *c)
 			     "pool %s: VRAM is the limit: pods need more memory than a GPU has, "
 			     "and they are OOM-killed",
 			     ps->name);
-	double alloc = metric(c, ps->name, "gpu_allocation_pct");
+	double alloc = metric(c, ps->name, METRIC_GPU_ALLOCATION_PCT);
 	gp_sb_printf(&c->ev,
 		     "%.0f OOM kills; pool %s %.1f%% allocated, its allocated GPUs %.1f%% "
 		     "engine-active",
 		     c->f->fig.oom.kills, ps->name, alloc,
-		     share_pct(metric(c, ps->name, "engine_active_pct"), alloc));
+		     share_pct(metric(c, ps->name, METRIC_ENGINE_ACTIVE_PCT), alloc));
 	for (size_t m = 0; m < c->f->n_members; m++) {
 		const struct workload_spec *ws = member(c, m);
 		gp_sb_printf(&c->ev,
 			     "; %s: %.0f kills, %.1f GiB a pod: %d x %.1f = %.1f GiB on %.0f GiB "
 			     "GPUs",
-			     ws->name, metric(c, ws->name, "oom_kills"), ws->vram_bytes / GP_GIB,
-			     (int)per_gpu, ws->vram_bytes / GP_GIB,
+			     ws->name, metric(c, ws->name, METRIC_OOM_KILLS),
+			     ws->vram_bytes / GP_GIB, (int)per_gpu, ws->vram_bytes / GP_GIB,
 			     per_gpu * ws->vram_bytes / GP_GIB, ps->gpu->memory_bytes / GP_GIB);
 	}
 	gp_sb_printf(&c->text, "; ");
@@ -269,8 +270,9 @@ static void explain_kv_cache(struct ctx *c)
 		     "%.0f preemptions over %.0f requests; TTFT p99 %.3g s, of which the wait for "
 		     "admission averages %.3g s; SLO attainment %.1f%%; max_batch %d",
 		     c->f->fig.kv.preemptions, c->f->fig.kv.requests,
-		     metric(c, ws->name, "ttft_p99_s"), metric(c, ws->name, "request_queue_mean_s"),
-		     metric(c, ws->name, "slo_attainment_pct"), (int)in->max_batch);
+		     metric(c, ws->name, METRIC_TTFT_P99_S),
+		     metric(c, ws->name, METRIC_REQUEST_QUEUE_MEAN_S),
+		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT), (int)in->max_batch);
 }
 
 /* --- stalled work ------------------------------------------------------------ */
@@ -322,8 +324,8 @@ static void explain_stalled(struct ctx *c)
 			     "its placement rules keep it off every pool whose GPUs would hold it; "
 			     "relax them");
 	gp_sb_printf(&c->ev, "%.0f of %.0f jobs unfinished, none completed; run status %s",
-		     metric(c, ws->name, "jobs_unfinished"), metric(c, ws->name, "jobs_submitted"),
-		     c->r->status);
+		     metric(c, ws->name, METRIC_JOBS_UNFINISHED),
+		     metric(c, ws->name, METRIC_JOBS_SUBMITTED), c->r->status);
 	if (reason_or_null(c))
 		gp_sb_printf(&c->ev, "; pending with \"%s\"", reason(c));
 	if (why == PEND_VRAM)
@@ -519,8 +521,8 @@ static void explain_loader(struct ctx *c)
 		     "their time waiting; gpu_busy %.2f as run; queue p95 %.0f s, deadlines met "
 		     "%.1f%%",
 		     (int)g->workers, ws->loader_rate, ws->loader_need, 100 * (1 - g->fraction),
-		     ws->gpu_busy, metric(c, ws->name, "queue_time_p95_s"),
-		     metric(c, ws->name, "deadline_met_pct"));
+		     ws->gpu_busy, metric(c, ws->name, METRIC_QUEUE_TIME_P95_S),
+		     metric(c, ws->name, METRIC_DEADLINE_MET_PCT));
 }
 
 static void explain_tokenizer(struct ctx *c)
@@ -541,16 +543,18 @@ static void explain_tokenizer(struct ctx *c)
 		"%.3g s for a batch slot; replicas in iterations %.1f%% of the time; TTFT p99 "
 		"%.3g s; SLO attainment %.1f%%",
 		tok * 1000, g->rate, (int)replicas, replicas == 1 ? "" : "s", (int)workers,
-		workers == 1 ? "" : "s", 100 * g->busy, metric(c, ws->name, "tokenize_wait_mean_s"),
-		metric(c, ws->name, "request_queue_mean_s"), metric(c, ws->name, "duty_cycle_pct"),
-		metric(c, ws->name, "ttft_p99_s"), metric(c, ws->name, "slo_attainment_pct"));
+		workers == 1 ? "" : "s", 100 * g->busy,
+		metric(c, ws->name, METRIC_TOKENIZE_WAIT_MEAN_S),
+		metric(c, ws->name, METRIC_REQUEST_QUEUE_MEAN_S),
+		metric(c, ws->name, METRIC_DUTY_CYCLE_PCT), metric(c, ws->name, METRIC_TTFT_P99_S),
+		metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
 }
 
 static void explain_off_gpu(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
-	double met = metric(c, ws->name, "deadline_met_pct");
-	double p95 = metric(c, ws->name, "queue_time_p95_s");
+	double met = metric(c, ws->name, METRIC_DEADLINE_MET_PCT);
+	double p95 = metric(c, ws->name, METRIC_QUEUE_TIME_P95_S);
 	char d[32], off[32];
 	duration(ws->duration.mean, d, sizeof d);
 	duration((1 - ws->gpu_busy) * ws->duration.mean, off, sizeof off);
@@ -606,8 +610,8 @@ static void explain_autoscaler_max(struct ctx *c)
 	gp_sb_printf(
 		&c->ev,
 		"replicas at max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
-		(int)ws->inference->max_replicas, d, span, metric(c, ws->name, "ttft_p99_s"),
-		metric(c, ws->name, "slo_attainment_pct"));
+		(int)ws->inference->max_replicas, d, span, metric(c, ws->name, METRIC_TTFT_P99_S),
+		metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
 }
 
 static void explain_replicas(struct ctx *c)
@@ -625,7 +629,8 @@ static void explain_replicas(struct ctx *c)
 		     "iterations %.1f%% of the time; %.1f GPUs idle on average in the pools it "
 		     "may use; TTFT p99 %.3g s; SLO attainment %.1f%%",
 		     g->offered, g->served, g->served / r, g->duty, g->idle,
-		     metric(c, ws->name, "ttft_p99_s"), metric(c, ws->name, "slo_attainment_pct"));
+		     metric(c, ws->name, METRIC_TTFT_P99_S),
+		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
 }
 
 static void explain_max_batch(struct ctx *c)
@@ -642,8 +647,9 @@ static void explain_max_batch(struct ctx *c)
 		     "on average of max_batch %d; requests waited %.3g s on average for a batch "
 		     "slot; TTFT p95 %.3g s; SLO attainment %.1f%%",
 		     g->offered, g->served, g->in_batch, (int)g->max_batch,
-		     metric(c, ws->name, "request_queue_mean_s"), metric(c, ws->name, "ttft_p95_s"),
-		     metric(c, ws->name, "slo_attainment_pct"));
+		     metric(c, ws->name, METRIC_REQUEST_QUEUE_MEAN_S),
+		     metric(c, ws->name, METRIC_TTFT_P95_S),
+		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
 }
 
 static void explain_deadline(struct ctx *c)
@@ -663,9 +669,9 @@ static void explain_deadline(struct ctx *c)
 		     "within %.0f s (%.2fx too long); %.0f of %.0f jobs missed it; queue p95 %s",
 		     g->run_s - sim_seconds(ws->startup), sim_seconds(ws->startup), g->run_s,
 		     g->within_s, g->need, g->late, g->jobs,
-		     isnan(metric(c, ws->name, "queue_time_p95_s")) ? "-" : "");
-	if (!isnan(metric(c, ws->name, "queue_time_p95_s")))
-		gp_sb_printf(&c->ev, "%.0f s", metric(c, ws->name, "queue_time_p95_s"));
+		     isnan(metric(c, ws->name, METRIC_QUEUE_TIME_P95_S)) ? "-" : "");
+	if (!isnan(metric(c, ws->name, METRIC_QUEUE_TIME_P95_S)))
+		gp_sb_printf(&c->ev, "%.0f s", metric(c, ws->name, METRIC_QUEUE_TIME_P95_S));
 }
 
 static void explain_node_group_max(struct ctx *c)
@@ -681,8 +687,8 @@ static void explain_node_group_max(struct ctx *c)
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);
 	gp_sb_printf(&c->ev, "at max with pods pending %s of %s; ", d, span);
-	double p95 = metric(c, "all", "queue_time_p95_s"),
-	       met = metric(c, "all", "deadline_met_pct");
+	double p95 = metric(c, "all", METRIC_QUEUE_TIME_P95_S),
+	       met = metric(c, "all", METRIC_DEADLINE_MET_PCT);
 	if (!isnan(p95))
 		gp_sb_printf(&c->ev, "queue p95 %.0f s, deadlines met %.1f%%; ", p95, met);
 	gp_sb_printf(&c->ev, "%lld scale-ups, %.2f node-hours", (long long)g->scale_ups,
@@ -704,17 +710,17 @@ static void explain_provisioning(struct ctx *c)
 		     "%.0f of %.0f pending pod-seconds waiting for provisioning; %lld scale-ups, "
 		     "%lld nodes removed, %.2f node-hours; queue p95 %.0f s",
 		     g->wait_s, g->pending_s, (long long)g->scale_ups, (long long)g->scale_downs,
-		     g->node_hours, metric(c, "all", "queue_time_p95_s"));
+		     g->node_hours, metric(c, "all", METRIC_QUEUE_TIME_P95_S));
 }
 
 /* The conclusion for the whole run, when no other step explains the wait. */
 static void explain_run_capacity(struct ctx *c)
 {
-	double p95 = metric(c, "all", "queue_time_p95_s"),
-	       met = metric(c, "all", "deadline_met_pct");
-	double slo = metric(c, "all", "slo_met");
-	double alloc = metric(c, "all", "gpu_allocation_pct"),
-	       engine = metric(c, "all", "engine_active_pct");
+	double p95 = metric(c, "all", METRIC_QUEUE_TIME_P95_S),
+	       met = metric(c, "all", METRIC_DEADLINE_MET_PCT);
+	double slo = metric(c, "all", METRIC_SLO_MET);
+	double alloc = metric(c, "all", METRIC_GPU_ALLOCATION_PCT),
+	       engine = metric(c, "all", METRIC_ENGINE_ACTIVE_PCT);
 	bool windows = false; /* closed pools idle their GPUs without freeing them */
 	for (size_t p = 0; p < c->sc->n_pools; p++)
 		windows |= c->sc->pools[p].n_windows > 0;
@@ -751,8 +757,8 @@ static void explain_capacity(struct ctx *c)
 		explain_run_capacity(c);
 		return;
 	}
-	double p95 = metric(c, ws->name, "queue_time_p95_s"),
-	       met = metric(c, ws->name, "deadline_met_pct");
+	double p95 = metric(c, ws->name, METRIC_QUEUE_TIME_P95_S),
+	       met = metric(c, ws->name, METRIC_DEADLINE_MET_PCT);
 	if (ws->request == REQUEST_MIG)
 		gp_sb_printf(
 			&c->text,

@@ -197,16 +197,17 @@ static void role_results(struct infer *in, struct results *out, const struct ser
 							  in->h.cluster->pools[r->pool].first_gpu,
 						  r->grant.gpu_mask, r->grant.equivalent);
 	}
-	/* (the results keep the names: literals) */
-	static const char *const names[2][4] = {
-		{"prefill_gpus", "prefill_duty_cycle_pct", "prefill_gpu_hours", "prefill_cost"},
-		{"decode_gpus", "decode_duty_cycle_pct", "decode_gpu_hours", "decode_cost"}};
-	const char *const *name = names[role];
+	static const enum metric_id ids[2][4] = {{METRIC_PREFILL_GPUS,
+						  METRIC_PREFILL_DUTY_CYCLE_PCT,
+						  METRIC_PREFILL_GPU_HOURS, METRIC_PREFILL_COST},
+						 {METRIC_DECODE_GPUS, METRIC_DECODE_DUTY_CYCLE_PCT,
+						  METRIC_DECODE_GPU_HOURS, METRIC_DECODE_COST}};
+	const enum metric_id *id = ids[role];
 	const char *scope = s->ws->name;
-	results_add_metric(out, scope, name[0], (double)s->n_reps * s->ws->gpus, "gpus");
-	results_add_metric(out, scope, name[1], ready > 0 ? 100 * busy / ready : NAN, "pct");
-	results_add_metric(out, scope, name[2], gpu_hours, "gpu_hours");
-	results_add_metric(out, scope, name[3], cost, scenario_money_unit(sc));
+	results_add_metric(out, scope, id[0], (double)s->n_reps * s->ws->gpus);
+	results_add_metric(out, scope, id[1], ready > 0 ? 100 * busy / ready : NAN);
+	results_add_metric(out, scope, id[2], gpu_hours);
+	results_add_metric(out, scope, id[3], cost);
 }
 
 void infer_disagg_results(struct infer *in, struct results *out, const struct service *s)
@@ -217,11 +218,11 @@ void infer_disagg_results(struct infer *in, struct results *out, const struct se
 	const struct samples *parts[] = {&s->dis->transfer};
 	struct samples_view v;
 	samples_view_init(&v, parts, 1);
-	results_add_metric(out, scope, "kv_transfers", (double)samples_view_count(&v), "count");
-	results_add_metric(out, scope, "kv_transfer_p50_s", samples_view_quantile(&v, 0.5), "s");
-	results_add_metric(out, scope, "kv_transfer_p99_s", samples_view_quantile(&v, 0.99), "s");
-	results_add_metric(out, scope, "kv_transfer_mean_s", samples_view_mean(&v), "s");
-	results_add_metric(out, scope, "kv_transfer_gb", s->dis->bytes / 1e9, "gb");
+	results_add_metric(out, scope, METRIC_KV_TRANSFERS, (double)samples_view_count(&v));
+	results_add_metric(out, scope, METRIC_KV_TRANSFER_P50_S, samples_view_quantile(&v, 0.5));
+	results_add_metric(out, scope, METRIC_KV_TRANSFER_P99_S, samples_view_quantile(&v, 0.99));
+	results_add_metric(out, scope, METRIC_KV_TRANSFER_MEAN_S, samples_view_mean(&v));
+	results_add_metric(out, scope, METRIC_KV_TRANSFER_GB, s->dis->bytes / 1e9);
 	samples_view_free(&v);
 }
 

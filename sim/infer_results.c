@@ -157,60 +157,56 @@ static bool slo_holds(const struct slo_spec *slo, const struct figures *f)
 	return true;
 }
 
-static void write_figures(struct results *out, const char *scope, struct figures *f,
-			  const char *money_unit)
+static void write_figures(struct results *out, const char *scope, struct figures *f)
 {
 	double span =
 		f->last_done != SIM_NEVER ? sim_seconds(f->last_done - f->first_arrival) : NAN;
 	double done = (double)f->completed;
-	results_add_metric(out, scope, "requests_submitted", (double)f->submitted, "requests");
-	results_add_metric(out, scope, "requests_completed", done, "requests");
-	results_add_metric(out, scope, "requests_rejected", (double)f->rejected, "requests");
-	results_add_metric(out, scope, "requests_unfinished",
-			   (double)(f->submitted - f->rejected) - done, "requests");
-	results_add_metric(out, scope, "throughput_rps", span > 0 ? done / span : NAN, "rps");
-	results_add_metric(out, scope, "tokens_per_s", span > 0 ? (double)f->tokens / span : NAN,
-			   "tokens/s");
-	results_add_metric(out, scope, "ttft_p50_s", pct(&f->ttft, 50), "s");
-	results_add_metric(out, scope, "ttft_p95_s", pct(&f->ttft, 95), "s");
-	results_add_metric(out, scope, "ttft_p99_s", pct(&f->ttft, 99), "s");
-	results_add_metric(out, scope, "ttft_mean_s", samples_view_mean(&f->ttft), "s");
-	results_add_metric(out, scope, "tpot_p50_s", pct(&f->tpot, 50), "s");
-	results_add_metric(out, scope, "tpot_p95_s", pct(&f->tpot, 95), "s");
-	results_add_metric(out, scope, "tpot_p99_s", pct(&f->tpot, 99), "s");
-	results_add_metric(out, scope, "e2e_p50_s", pct(&f->e2e, 50), "s");
-	results_add_metric(out, scope, "e2e_p99_s", pct(&f->e2e, 99), "s");
-	results_add_metric(out, scope, "e2e_mean_s", samples_view_mean(&f->e2e), "s");
-	results_add_metric(out, scope, "request_queue_mean_s", samples_view_mean(&f->queue), "s");
-	results_add_metric(out, scope, "tokenize_wait_mean_s",
+	results_add_metric(out, scope, METRIC_REQUESTS_SUBMITTED, (double)f->submitted);
+	results_add_metric(out, scope, METRIC_REQUESTS_COMPLETED, done);
+	results_add_metric(out, scope, METRIC_REQUESTS_REJECTED, (double)f->rejected);
+	results_add_metric(out, scope, METRIC_REQUESTS_UNFINISHED,
+			   (double)(f->submitted - f->rejected) - done);
+	results_add_metric(out, scope, METRIC_THROUGHPUT_RPS, span > 0 ? done / span : NAN);
+	results_add_metric(out, scope, METRIC_TOKENS_PER_S,
+			   span > 0 ? (double)f->tokens / span : NAN);
+	results_add_metric(out, scope, METRIC_TTFT_P50_S, pct(&f->ttft, 50));
+	results_add_metric(out, scope, METRIC_TTFT_P95_S, pct(&f->ttft, 95));
+	results_add_metric(out, scope, METRIC_TTFT_P99_S, pct(&f->ttft, 99));
+	results_add_metric(out, scope, METRIC_TTFT_MEAN_S, samples_view_mean(&f->ttft));
+	results_add_metric(out, scope, METRIC_TPOT_P50_S, pct(&f->tpot, 50));
+	results_add_metric(out, scope, METRIC_TPOT_P95_S, pct(&f->tpot, 95));
+	results_add_metric(out, scope, METRIC_TPOT_P99_S, pct(&f->tpot, 99));
+	results_add_metric(out, scope, METRIC_E2E_P50_S, pct(&f->e2e, 50));
+	results_add_metric(out, scope, METRIC_E2E_P99_S, pct(&f->e2e, 99));
+	results_add_metric(out, scope, METRIC_E2E_MEAN_S, samples_view_mean(&f->e2e));
+	results_add_metric(out, scope, METRIC_REQUEST_QUEUE_MEAN_S, samples_view_mean(&f->queue));
+	results_add_metric(out, scope, METRIC_TOKENIZE_WAIT_MEAN_S,
 			   samples_view_count(&f->queue)
 				   ? f->tok_wait / (double)samples_view_count(&f->queue)
-				   : NAN,
-			   "s");
-	results_add_metric(out, scope, "slo_attainment_pct",
-			   f->submitted ? 100.0 * (double)f->slo_met / (double)f->submitted : NAN,
-			   "pct");
-	results_add_metric(out, scope, "slo_met", f->slo_holds ? 1 : 0, "bool");
-	results_add_metric(out, scope, "preemptions", (double)f->preemptions, "count");
-	results_add_metric(out, scope, "duty_cycle_pct",
-			   f->ready_us > 0 ? 100 * f->busy_us / f->ready_us : NAN, "pct");
+				   : NAN);
+	results_add_metric(out, scope, METRIC_SLO_ATTAINMENT_PCT,
+			   f->submitted ? 100.0 * (double)f->slo_met / (double)f->submitted : NAN);
+	results_add_metric(out, scope, METRIC_SLO_MET, f->slo_holds ? 1 : 0);
+	results_add_metric(out, scope, METRIC_PREEMPTIONS, (double)f->preemptions);
+	results_add_metric(out, scope, METRIC_DUTY_CYCLE_PCT,
+			   f->ready_us > 0 ? 100 * f->busy_us / f->ready_us : NAN);
 	/* Energy of the replicas' GPUs while serving (docs/gpus.md). */
 	double wh = f->energy_j / 3600;
-	results_add_metric(out, scope, "energy_kwh", wh / 1000, "kwh");
-	results_add_metric(out, scope, "energy_per_1k_tokens_wh",
-			   f->tokens > 0 ? wh / (double)f->tokens * 1000 : NAN, "wh");
-	results_add_metric(out, scope, "energy_per_verified_result_wh",
-			   f->verified > 0 ? wh / (double)f->verified : NAN, "wh");
-	results_add_metric(out, scope, "tokens_per_joule",
-			   f->energy_j > 0 ? (double)f->tokens / f->energy_j : NAN, "tokens/j");
+	results_add_metric(out, scope, METRIC_ENERGY_KWH, wh / 1000);
+	results_add_metric(out, scope, METRIC_ENERGY_PER_1K_TOKENS_WH,
+			   f->tokens > 0 ? wh / (double)f->tokens * 1000 : NAN);
+	results_add_metric(out, scope, METRIC_ENERGY_PER_VERIFIED_RESULT_WH,
+			   f->verified > 0 ? wh / (double)f->verified : NAN);
+	results_add_metric(out, scope, METRIC_TOKENS_PER_JOULE,
+			   f->energy_j > 0 ? (double)f->tokens / f->energy_j : NAN);
 	/* The workload's cost with its share of idle, as $/verified counts it
 	 * (at scope all cost_total is already the bill, idle included). */
-	double cost = results_metric(out, scope, "cost_total");
+	double cost = results_or(out, scope, METRIC_COST_TOTAL, NAN);
 	if (strcmp(scope, "all"))
-		cost += results_metric(out, scope, "cost_idle");
-	results_add_metric(out, scope, "cost_per_million_tokens",
-			   f->tokens > 0 && !isnan(cost) ? cost / (double)f->tokens * 1e6 : NAN,
-			   money_unit);
+		cost += results_or(out, scope, METRIC_COST_IDLE, NAN);
+	results_add_metric(out, scope, METRIC_COST_PER_MILLION_TOKENS,
+			   f->tokens > 0 && !isnan(cost) ? cost / (double)f->tokens * 1e6 : NAN);
 }
 
 /* Request rows in the order of the workloads and, within one, of arrival. */
@@ -243,19 +239,18 @@ static void request_rows(struct infer *in, struct results *out)
 static void write_slo(struct results *out, const char *scope, const struct slo_spec *slo)
 {
 	if (slo->ttft)
-		results_add_metric(out, scope, "slo_ttft_s", sim_seconds(slo->ttft), "s");
+		results_add_metric(out, scope, METRIC_SLO_TTFT_S, sim_seconds(slo->ttft));
 	if (slo->tpot)
-		results_add_metric(out, scope, "slo_tpot_s", sim_seconds(slo->tpot), "s");
+		results_add_metric(out, scope, METRIC_SLO_TPOT_S, sim_seconds(slo->tpot));
 }
 
 /* Sums metric name over the groups' scopes into the service's scope. */
-static void sum_groups(struct results *out, const struct service *g, const char *name,
-		       const char *unit)
+static void sum_groups(struct results *out, const struct service *g, enum metric_id id)
 {
 	double sum = 0;
 	for (int32_t k = 0; k < g->is->n_groups; k++)
-		sum += results_metric(out, g[k].ws->name, name);
-	results_add_metric(out, g->is->service, name, sum, unit);
+		sum += results_or(out, g[k].ws->name, id, NAN); /* every group has it */
+	results_add_metric(out, g->is->service, id, sum);
 }
 
 /* The figures of routed service whose groups start at g (contiguous, as their
@@ -264,16 +259,16 @@ static void sum_groups(struct results *out, const struct service *g, const char 
  * requests.  Returns whether it holds. */
 static bool route_results(struct infer *in, const struct service *g, struct results *out)
 {
-	const char *scope = g->is->service, *money = scenario_money_unit(in->sc);
-	sum_groups(out, g, "peak_allocated_gpus", "gpus");
-	sum_groups(out, g, "gpu_hours_allocated", "gpu_hours");
-	sum_groups(out, g, "cost_total", money);
-	sum_groups(out, g, "cost_idle", money);
+	const char *scope = g->is->service;
+	sum_groups(out, g, METRIC_PEAK_ALLOCATED_GPUS);
+	sum_groups(out, g, METRIC_GPU_HOURS_ALLOCATED);
+	sum_groups(out, g, METRIC_COST_TOTAL);
+	sum_groups(out, g, METRIC_COST_IDLE);
 	struct figures f;
 	figures_init(&f, in, g, (size_t)g->is->n_groups);
 	f.slo_holds = slo_holds(&g->is->slo, &f);
 	bool holds = f.slo_holds;
-	write_figures(out, scope, &f, money);
+	write_figures(out, scope, &f);
 	figures_free(&f);
 	write_slo(out, scope, &g->is->slo);
 	return holds;
@@ -300,18 +295,17 @@ void infer_results(struct infer *in, struct results *out)
 		f.slo_holds = slo_holds(&s->is->slo, &f);
 		/* a routed service's goal is judged over all its requests (below) */
 		all_hold = all_hold && (f.slo_holds || s->is->service);
-		write_figures(out, s->ws->name, &f, scenario_money_unit(in->sc));
+		write_figures(out, s->ws->name, &f);
 		figures_free(&f);
 		write_slo(out, s->ws->name, &s->is->slo);
-		results_add_metric(out, s->ws->name, "replicas_evicted", (double)s->evicted,
-				   "count");
+		results_add_metric(out, s->ws->name, METRIC_REPLICAS_EVICTED, (double)s->evicted);
 		double wait = s->wait_max; /* and the replicas still waiting at the end */
 		for (int32_t k = 0; k < s->n_reps; k++) {
 			const struct replica *r = &in->reps[s->first_rep + k];
 			if (r->state == RS_PENDING)
 				wait = fmax(wait, sim_seconds(out->sim_end - r->pending_since));
 		}
-		results_add_metric(out, s->ws->name, "replica_wait_max_s", wait, "s");
+		results_add_metric(out, s->ws->name, METRIC_REPLICA_WAIT_MAX_S, wait);
 		if (s->decode >= 0)
 			infer_disagg_results(in, out, s);
 	}
@@ -328,7 +322,7 @@ void infer_results(struct infer *in, struct results *out)
 	struct figures all; /* every service's requests together */
 	figures_init(&all, in, in->svcs, in->n_svcs);
 	all.slo_holds = all_hold;
-	write_figures(out, "all", &all, scenario_money_unit(in->sc));
+	write_figures(out, "all", &all);
 	figures_free(&all);
 	if (in->sc->output.requests)
 		request_rows(in, out);

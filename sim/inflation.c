@@ -400,27 +400,26 @@ static void write_metrics(const struct experiment *x, struct results *out)
 		arrived += demand_of(&x->pods[i]);
 	}
 	double cap = (double)x->capacity / GPUPOLICY_MILLI, alloc = allocated_gpus(x, -1);
-	results_add_metric(out, "all", "capacity_gpus", cap, "gpus");
-	results_add_metric(out, "all", "peak_demand_gpus", (double)arrived / GPUPOLICY_MILLI,
-			   "gpus");
-	results_add_metric(out, "all", "peak_allocated_gpus", alloc, "gpus");
-	results_add_metric(out, "all", "gpu_allocation_pct", pct(alloc, (int64_t)cap), "pct");
-	results_add_metric(out, "all", "fragmentation_pct", pct(x->frag_total, x->capacity), "pct");
-	results_add_metric(out, "all", "arrived_demand_pct", pct((double)arrived, x->capacity),
-			   "pct");
-	results_add_metric(out, "all", "jobs_submitted", (double)x->n_pods, "jobs");
-	results_add_metric(out, "all", "jobs_failed", (double)failed, "jobs");
-	results_add_metric(out, "all", "pods_scheduled", (double)(x->n_pods - failed), "pods");
-	results_add_metric(out, "all", "pods_trace", (double)x->n_base, "pods");
-	results_add_metric(out, "all", "target_shapes", (double)x->target.n, "shapes");
+	results_add_metric(out, "all", METRIC_CAPACITY_GPUS, cap);
+	results_add_metric(out, "all", METRIC_PEAK_DEMAND_GPUS, (double)arrived / GPUPOLICY_MILLI);
+	results_add_metric(out, "all", METRIC_PEAK_ALLOCATED_GPUS, alloc);
+	results_add_metric(out, "all", METRIC_GPU_ALLOCATION_PCT, pct(alloc, (int64_t)cap));
+	results_add_metric(out, "all", METRIC_FRAGMENTATION_PCT, pct(x->frag_total, x->capacity));
+	results_add_metric(out, "all", METRIC_ARRIVED_DEMAND_PCT,
+			   pct((double)arrived, x->capacity));
+	results_add_metric(out, "all", METRIC_JOBS_SUBMITTED, (double)x->n_pods);
+	results_add_metric(out, "all", METRIC_JOBS_FAILED, (double)failed);
+	results_add_metric(out, "all", METRIC_PODS_SCHEDULED, (double)(x->n_pods - failed));
+	results_add_metric(out, "all", METRIC_PODS_TRACE, (double)x->n_base);
+	results_add_metric(out, "all", METRIC_TARGET_SHAPES, (double)x->target.n);
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		double pcap = (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
 		double palloc = allocated_gpus(x, (int32_t)p);
 		const char *name = sc->pools[p].name;
-		results_add_metric(out, name, "capacity_gpus", pcap, "gpus");
-		results_add_metric(out, name, "peak_allocated_gpus", palloc, "gpus");
-		results_add_metric(out, name, "gpu_allocation_pct",
-				   pcap > 0 ? 100 * palloc / pcap : NAN, "pct");
+		results_add_metric(out, name, METRIC_CAPACITY_GPUS, pcap);
+		results_add_metric(out, name, METRIC_PEAK_ALLOCATED_GPUS, palloc);
+		results_add_metric(out, name, METRIC_GPU_ALLOCATION_PCT,
+				   pcap > 0 ? 100 * palloc / pcap : NAN);
 	}
 }
 

@@ -779,7 +779,7 @@ static void print_probe(void *ctx, const struct search_probe *p)
 	const struct search_cli *cli = ctx;
 	if (!cli->o.quiet)
 		printf("probe %s=%s: %s.%s = %.6g, %s (run %lld)\n", cli->spec.key, p->value,
-		       cli->spec.until.scope, cli->spec.until.metric, p->metric,
+		       cli->spec.until.scope, metric_name(cli->spec.until.metric), p->metric,
 		       p->holds ? "holds" : "fails", (long long)p->first_run_id);
 }
 

@@ -11,11 +11,11 @@
 
 static void add_queue_metrics(struct results *r, const char *scope, const struct samples_stats *st)
 {
-	results_add_metric(r, scope, "queue_time_mean_s", st->mean, "s");
-	results_add_metric(r, scope, "queue_time_p50_s", st->p50, "s");
-	results_add_metric(r, scope, "queue_time_p95_s", st->p95, "s");
-	results_add_metric(r, scope, "queue_time_p99_s", st->p99, "s");
-	results_add_metric(r, scope, "queue_time_max_s", st->max, "s");
+	results_add_metric(r, scope, METRIC_QUEUE_TIME_MEAN_S, st->mean);
+	results_add_metric(r, scope, METRIC_QUEUE_TIME_P50_S, st->p50);
+	results_add_metric(r, scope, METRIC_QUEUE_TIME_P95_S, st->p95);
+	results_add_metric(r, scope, METRIC_QUEUE_TIME_P99_S, st->p99);
+	results_add_metric(r, scope, METRIC_QUEUE_TIME_MAX_S, st->max);
 }
 
 /* The workload whose jobs are the only ones that started, or -1: then scope
@@ -65,23 +65,23 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 	struct samples_stats st = known ? *known : samples_stats(waits, n);
 	free(waits);
 	add_queue_metrics(r, scope, &st);
-	results_add_metric(r, scope, "jobs_submitted", (double)submitted, "jobs");
-	results_add_metric(r, scope, "jobs_completed", (double)completed, "jobs");
-	results_add_metric(r, scope, "jobs_failed", (double)failed, "jobs");
-	results_add_metric(r, scope, "jobs_unfinished", (double)(submitted - completed - failed),
-			   "jobs");
-	results_add_metric(r, scope, "deadline_met_pct",
-			   submitted ? 100.0 * (double)met / (double)submitted : NAN, "pct");
-	results_add_metric(r, scope, "makespan_s",
-			   last != SIM_NEVER ? sim_seconds(last - first) : NAN, "s");
+	results_add_metric(r, scope, METRIC_JOBS_SUBMITTED, (double)submitted);
+	results_add_metric(r, scope, METRIC_JOBS_COMPLETED, (double)completed);
+	results_add_metric(r, scope, METRIC_JOBS_FAILED, (double)failed);
+	results_add_metric(r, scope, METRIC_JOBS_UNFINISHED,
+			   (double)(submitted - completed - failed));
+	results_add_metric(r, scope, METRIC_DEADLINE_MET_PCT,
+			   submitted ? 100.0 * (double)met / (double)submitted : NAN);
+	results_add_metric(r, scope, METRIC_MAKESPAN_S,
+			   last != SIM_NEVER ? sim_seconds(last - first) : NAN);
 	int64_t oom = 0;
 	for (size_t k = lo; k < hi; k++)
 		oom += wl[k].oom_kills;
-	results_add_metric(r, scope, "oom_kills", (double)oom, "kills");
+	results_add_metric(r, scope, METRIC_OOM_KILLS, (double)oom);
 	int64_t preempted = 0;
 	for (size_t k = lo; k < hi; k++)
 		preempted += wl[k].preemptions;
-	results_add_metric(r, scope, "jobs_preempted", (double)preempted, "jobs");
+	results_add_metric(r, scope, METRIC_JOBS_PREEMPTED, (double)preempted);
 	int64_t culled = 0;
 	double culled_s = 0;
 	for (size_t k = lo; k < hi; k++) {
@@ -89,8 +89,8 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 		culled_s += wl[k].culled_gpu_s;
 	}
 	if (culls) { /* only where a workload asks for idle_cull */
-		results_add_metric(r, scope, "jobs_culled", (double)culled, "jobs");
-		results_add_metric(r, scope, "culled_gpu_hours", culled_s / 3600, "gpu_hours");
+		results_add_metric(r, scope, METRIC_JOBS_CULLED, (double)culled);
+		results_add_metric(r, scope, METRIC_CULLED_GPU_HOURS, culled_s / 3600);
 	}
 	return st;
 }
@@ -106,28 +106,27 @@ static void add_gauge_metrics(const struct collect *c, const struct scenario *sc
 	bool has_capacity = scope <= sc->n_pools;
 	if (has_capacity) {
 		/* An autoscaled pool ends at its min: its capacity is the most it had Ready. */
-		results_add_metric(r, name, "capacity_gpus",
-				   fmax(g->value[GAUGE_CAPACITY], g->peak[PEAK_CAPACITY]), "gpus");
-		results_add_metric(r, name, "gpu_allocation_pct",
-				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN, "pct");
-		results_add_metric(r, name, "engine_active_pct",
-				   cap > 0 ? 100 * g->total[GAUGE_ENGINE] / cap : NAN, "pct");
-		results_add_metric(r, name, "sm_active_pct",
-				   cap > 0 ? 100 * g->total[GAUGE_SM] / cap : NAN, "pct");
-		results_add_metric(
-			r, name, "vram_used_pct",
-			cap > 0 && gpu_gib > 0 ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib) : NAN,
-			"pct");
+		results_add_metric(r, name, METRIC_CAPACITY_GPUS,
+				   fmax(g->value[GAUGE_CAPACITY], g->peak[PEAK_CAPACITY]));
+		results_add_metric(r, name, METRIC_GPU_ALLOCATION_PCT,
+				   cap > 0 ? 100 * g->total[GAUGE_ALLOCATED] / cap : NAN);
+		results_add_metric(r, name, METRIC_ENGINE_ACTIVE_PCT,
+				   cap > 0 ? 100 * g->total[GAUGE_ENGINE] / cap : NAN);
+		results_add_metric(r, name, METRIC_SM_ACTIVE_PCT,
+				   cap > 0 ? 100 * g->total[GAUGE_SM] / cap : NAN);
+		results_add_metric(r, name, METRIC_VRAM_USED_PCT,
+				   cap > 0 && gpu_gib > 0
+					   ? 100 * g->total[GAUGE_VRAM] / (cap * gpu_gib)
+					   : NAN);
 		/* What vram_used_gib rows are out of (the HTML report's VRAM %). */
-		results_add_metric(r, name, "vram_capacity_gib", g->value[GAUGE_CAPACITY] * gpu_gib,
-				   "GiB");
+		results_add_metric(r, name, METRIC_VRAM_CAPACITY_GIB,
+				   g->value[GAUGE_CAPACITY] * gpu_gib);
 	}
 	if (scope == 0 || scope > sc->n_pools)
-		results_add_metric(r, name, "peak_demand_gpus", g->peak[PEAK_DEMAND], "gpus");
-	results_add_metric(r, name, "peak_allocated_gpus", g->peak[PEAK_ALLOCATED], "gpus");
-	results_add_metric(r, name, "gpu_hours_allocated", g->total[GAUGE_ALLOCATED] / hour,
-			   "gpu_hours");
-	results_add_metric(r, name, "gpu_hours_busy", g->total[GAUGE_ENGINE] / hour, "gpu_hours");
+		results_add_metric(r, name, METRIC_PEAK_DEMAND_GPUS, g->peak[PEAK_DEMAND]);
+	results_add_metric(r, name, METRIC_PEAK_ALLOCATED_GPUS, g->peak[PEAK_ALLOCATED]);
+	results_add_metric(r, name, METRIC_GPU_HOURS_ALLOCATED, g->total[GAUGE_ALLOCATED] / hour);
+	results_add_metric(r, name, METRIC_GPU_HOURS_BUSY, g->total[GAUGE_ENGINE] / hour);
 }
 
 /* Mean GPU memory (GiB) per GPU over the pools of a scope, for vram_used_pct. */
@@ -165,8 +164,8 @@ static void add_waiting_metrics(const struct sim *s, const struct scenario *sc, 
 	}
 	for (size_t w = 0; w <= sc->n_workloads; w++) {
 		const char *scope = w < sc->n_workloads ? sc->workloads[w].name : "all";
-		results_add_metric(r, scope, "jobs_waiting", (double)count[w], "jobs");
-		results_add_metric(r, scope, "wait_so_far_max_s", count[w] ? longest[w] : 0, "s");
+		results_add_metric(r, scope, METRIC_JOBS_WAITING, (double)count[w]);
+		results_add_metric(r, scope, METRIC_WAIT_SO_FAR_MAX_S, count[w] ? longest[w] : 0);
 	}
 	free(count);
 	free(longest);
@@ -181,16 +180,20 @@ static bool workload_goal_met(const struct scenario *sc, struct results *r, size
 	const struct workload_spec *ws = &sc->workloads[w];
 	const char *n = ws->name;
 	double goal = ws->queue_goal >= 0 ? sim_seconds(ws->queue_goal) : INFINITY;
-	double left = results_metric(r, n, "jobs_unfinished");
+	/* A figure the workload does not have (slo_met of a batch workload,
+	 * replica_wait_max_s of one that is not a service) is a goal it does not
+	 * have: the defaults below meet it.  A figure that does not apply (NAN:
+	 * no job started) misses nothing either. */
+	double left = results_or(r, n, METRIC_JOBS_UNFINISHED, 0);
 	bool stalled = r->status && !strcmp(r->status, "stalled");
-	return !(results_metric(r, n, "jobs_failed") > 0) &&
-	       !(results_metric(r, n, "oom_kills") > 0) &&
-	       !(results_metric(r, n, "deadline_met_pct") < 100 &&
+	return !(results_or(r, n, METRIC_JOBS_FAILED, 0) > 0) &&
+	       !(results_or(r, n, METRIC_OOM_KILLS, 0) > 0) &&
+	       !(results_or(r, n, METRIC_DEADLINE_MET_PCT, 100) < 100 &&
 		 ws->deadline_kind != DEADLINE_NONE) &&
-	       !(results_metric(r, n, "slo_met") < 1) &&
-	       !(results_metric(r, n, "queue_time_p95_s") > goal) &&
-	       !(results_metric(r, n, "wait_so_far_max_s") > goal) &&
-	       !(results_metric(r, n, "replica_wait_max_s") > goal) && !(stalled && left > 0);
+	       !(results_or(r, n, METRIC_SLO_MET, 1) < 1) &&
+	       !(results_or(r, n, METRIC_QUEUE_TIME_P95_S, 0) > goal) &&
+	       !(results_or(r, n, METRIC_WAIT_SO_FAR_MAX_S, 0) > goal) &&
+	       !(results_or(r, n, METRIC_REPLICA_WAIT_MAX_S, 0) > goal) && !(stalled && left > 0);
 }
 
 void metrics_goals(const struct scenario *sc, struct results *r)
@@ -202,46 +205,46 @@ void metrics_goals(const struct scenario *sc, struct results *r)
 		met[w] = workload_goal_met(sc, r, w);
 		missed += !met[w];
 		if (ws->queue_goal >= 0)
-			results_add_metric(r, ws->name, "queue_goal_s", sim_seconds(ws->queue_goal),
-					   "s");
-		results_add_metric(r, ws->name, "goal_met", met[w], "bool");
+			results_add_metric(r, ws->name, METRIC_QUEUE_GOAL_S,
+					   sim_seconds(ws->queue_goal));
+		results_add_metric(r, ws->name, METRIC_GOAL_MET, met[w]);
 	}
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		bool all = true;
 		for (size_t w = 0; w < sc->n_workloads; w++)
 			all &= met[w] || !scenario_pool_offers(&sc->pools[p], &sc->workloads[w]);
-		results_add_metric(r, sc->pools[p].name, "goal_met", all, "bool");
+		results_add_metric(r, sc->pools[p].name, METRIC_GOAL_MET, all);
 	}
-	results_add_metric(r, "all", "goals_missed", missed, "workloads");
-	results_add_metric(r, "all", "goal_met", missed == 0, "bool");
+	results_add_metric(r, "all", METRIC_GOALS_MISSED, missed);
+	results_add_metric(r, "all", METRIC_GOAL_MET, missed == 0);
 	free(met);
 }
 
 void metrics_bill(const struct scenario *sc, struct results *r)
 {
-	double bill = results_metric(r, "all", "cost_total");
+	double bill = results_or(r, "all", METRIC_COST_TOTAL, NAN);
 	sim_time span = sc->horizon > 0 ? sc->horizon : r->sim_end;
 	if (isnan(bill) || span <= 0)
 		return; /* the inflation protocol has no time, so no bill */
-	results_add_metric(r, "all", "cost_per_day", bill / (sim_seconds(span) / 86400.0),
-			   scenario_money_unit(sc));
+	results_add_metric(r, "all", METRIC_COST_PER_DAY, bill / (sim_seconds(span) / 86400.0));
 	double cost[2] = {0, 0}, verified[2] = {0, 0};
 	bool any[2] = {false, false};
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const char *n = sc->workloads[w].name;
 		int k = sc->workloads[w].inference != NULL;
-		double c = results_metric(r, n, "cost_total") + results_metric(r, n, "cost_idle");
-		double v = results_metric(r, n, "verified_results");
+		double c = results_or(r, n, METRIC_COST_TOTAL, NAN) +
+			   results_or(r, n, METRIC_COST_IDLE, NAN);
+		double v = results_or(r, n, METRIC_VERIFIED_RESULTS, NAN);
 		any[k] = true;
 		cost[k] += isnan(c) ? 0 : c;
 		verified[k] += isnan(v) ? 0 : v;
 	}
-	static const char *const names[] = {"cost_per_verified_job", "cost_per_verified_request"};
+	static const enum metric_id ids[] = {METRIC_COST_PER_VERIFIED_JOB,
+					     METRIC_COST_PER_VERIFIED_REQUEST};
 	for (int k = 0; k < 2; k++)
 		if (any[k])
-			results_add_metric(r, "all", names[k],
-					   verified[k] > 0 ? cost[k] / verified[k] : NAN,
-					   scenario_money_unit(sc));
+			results_add_metric(r, "all", ids[k],
+					   verified[k] > 0 ? cost[k] / verified[k] : NAN);
 }
 
 void metrics_reduce(const struct sim *s, const struct scenario *sc, struct results *r)

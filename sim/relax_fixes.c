@@ -269,7 +269,7 @@ void relax_shared_pool(const struct scenario *sc, const struct results *r,
 		const struct workload_spec *ws = &sc->workloads[w];
 		if (!hosts(ps, ws))
 			continue;
-		bool met = results_metric(r, ws->name, "goal_met") >= 1;
+		bool met = results_holds(r, ws->name, METRIC_GOAL_MET);
 		missed |= !met;
 		if (met && ws->request == REQUEST_GPUS && ws->gpus == 1 && !ws->inference &&
 		    ws->gpu_busy < DIAGNOSE_IDLE)
@@ -296,8 +296,8 @@ static void shared_pool_of(const struct scenario *sc, const struct results *r,
 		replicas = all ? k : 0;
 	}
 	for (size_t m = 0; m < n_members; m++)
-		held += fmax(0, results_metric(r, sc->workloads[members[m]].name,
-					       "peak_allocated_gpus"));
+		held += fmax(0, results_or(r, sc->workloads[members[m]].name,
+					   METRIC_PEAK_ALLOCATED_GPUS, NAN));
 	double gpus = ceil(held / fmax(replicas, 1) - 1e-9);
 	int32_t nodes = (int32_t)ceil(gpus / ps->gpus_per_node - 1e-9);
 	nodes = nodes < 1 ? 1 : nodes;
@@ -410,7 +410,7 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 		const struct workload_spec *ws = &sc->workloads[w];
 		const struct inference_spec *is = ws->inference;
 		if ((c->workload >= 0 && (size_t)c->workload != w) || !is ||
-		    !(results_metric(r, ws->name, "goal_met") < 1))
+		    results_holds(r, ws->name, METRIC_GOAL_MET))
 			continue;
 		int64_t seqs = diagnose_batch_fits(sc, w);
 		if (seqs > is->max_batch) {
@@ -484,7 +484,7 @@ void relax_windows(const struct scenario *sc, const struct results *r, const str
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct pool_spec *ps = &sc->pools[p];
 		if (c->pool >= 0 ? (size_t)c->pool != p
-				 : !(results_metric(r, ps->name, "goal_met") < 1))
+				 : results_holds(r, ps->name, METRIC_GOAL_MET))
 			continue;
 		for (size_t k = 0; k < ps->n_windows && k < 2; k++) {
 			const struct window *w = &ps->windows[k];

@@ -424,7 +424,7 @@ void relax_workload_windows(const struct scenario *sc, const struct results *r,
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		if (c->workload >= 0 ? (size_t)c->workload != w
-				     : !(results_metric(r, ws->name, "goal_met") < 1))
+				     : results_holds(r, ws->name, METRIC_GOAL_MET))
 			continue;
 		for (size_t k = 0; k < ws->n_windows && k < 2; k++) {
 			const struct window *win = &ws->windows[k];

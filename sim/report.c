@@ -27,7 +27,7 @@ void report_duration(sim_time t, char *buf, size_t len) { units_format_duration(
 
 struct column {
 	const char *title;
-	const char *metric;
+	enum metric_id metric;
 	int decimals;
 };
 
@@ -62,22 +62,22 @@ const char *report_cell(char *buf, size_t len, double v, int format, bool prices
 }
 
 static const struct column columns[] = {
-	{"capacity", "capacity_gpus", REPORT_GPUS},
-	{"peak-demand", "peak_demand_gpus", REPORT_GPUS},
-	{"peak-alloc", "peak_allocated_gpus", REPORT_GPUS},
-	{"alloc%", "gpu_allocation_pct", 1},
-	{"engine%", "engine_active_pct", 1},
-	{"sm%", "sm_active_pct", 1},
-	{"vram%", "vram_used_pct", 1},
-	{"queue-mean-s", "queue_time_mean_s", 0},
-	{"queue-p95-s", "queue_time_p95_s", 0},
-	{"done", "jobs_completed", 0},
-	{"of", "jobs_submitted", 0},
-	{"deadline%", "deadline_met_pct", 1},
-	{"gpu-hours", "gpu_hours_allocated", 2},
-	{"oom", "oom_kills", 0},
-	{"cost", "cost_total", REPORT_MONEY},
-	{"$/verified", "cost_per_verified_result", REPORT_MONEY},
+	{"capacity", METRIC_CAPACITY_GPUS, REPORT_GPUS},
+	{"peak-demand", METRIC_PEAK_DEMAND_GPUS, REPORT_GPUS},
+	{"peak-alloc", METRIC_PEAK_ALLOCATED_GPUS, REPORT_GPUS},
+	{"alloc%", METRIC_GPU_ALLOCATION_PCT, 1},
+	{"engine%", METRIC_ENGINE_ACTIVE_PCT, 1},
+	{"sm%", METRIC_SM_ACTIVE_PCT, 1},
+	{"vram%", METRIC_VRAM_USED_PCT, 1},
+	{"queue-mean-s", METRIC_QUEUE_TIME_MEAN_S, 0},
+	{"queue-p95-s", METRIC_QUEUE_TIME_P95_S, 0},
+	{"done", METRIC_JOBS_COMPLETED, 0},
+	{"of", METRIC_JOBS_SUBMITTED, 0},
+	{"deadline%", METRIC_DEADLINE_MET_PCT, 1},
+	{"gpu-hours", METRIC_GPU_HOURS_ALLOCATED, 2},
+	{"oom", METRIC_OOM_KILLS, 0},
+	{"cost", METRIC_COST_TOTAL, REPORT_MONEY},
+	{"$/verified", METRIC_COST_PER_VERIFIED_RESULT, REPORT_MONEY},
 };
 
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
@@ -88,8 +88,8 @@ static const struct column columns[] = {
 static const char *queue_cell(char *buf, size_t len, const struct results *r, const char *scope,
 			      double v)
 {
-	double waiting = results_metric(r, scope, "jobs_waiting"),
-	       waited = results_metric(r, scope, "wait_so_far_max_s");
+	double waiting = results_or(r, scope, METRIC_JOBS_WAITING, NAN),
+	       waited = results_or(r, scope, METRIC_WAIT_SO_FAR_MAX_S, NAN);
 	if (isnan(v) && waiting > 0)
 		snprintf(buf, len, "never");
 	else if (waiting > 0 && waited > 0 && !(waited <= v))
@@ -119,11 +119,12 @@ static void summary_row(FILE *out, const struct results *r, const char *scope, c
 	char buf[32], title[32];
 	fprintf(out, "%-*s", width, label);
 	for (size_t c = 0; c < N_COLUMNS; c++) {
-		double v = results_metric(r, scope, columns[c].metric);
+		enum metric_id id = columns[c].metric;
+		double v = results_or(r, scope, id, NAN); /* absent: "-" */
 		const char *cell = report_cell(buf, sizeof buf, v, columns[c].decimals, prices);
-		if (!strncmp(columns[c].metric, "queue_time_", 11))
+		if (id == METRIC_QUEUE_TIME_MEAN_S || id == METRIC_QUEUE_TIME_P95_S)
 			cell = queue_cell(buf, sizeof buf, r, scope, v);
-		else if (!strcmp(columns[c].metric, "deadline_met_pct") && !deadlines)
+		else if (id == METRIC_DEADLINE_MET_PCT && !deadlines)
 			cell = "-";
 		fprintf(out, " %*s",
 			(int)strlen(report_money_title(columns[c].title, currency, title,
@@ -134,12 +135,12 @@ static void summary_row(FILE *out, const struct results *r, const char *scope, c
 }
 
 static const struct column infer_columns[] = {
-	{"requests", "requests_submitted", 0}, {"done", "requests_completed", 0},
-	{"rps", "throughput_rps", 2},          {"tokens/s", "tokens_per_s", 0},
-	{"ttft-p50-s", "ttft_p50_s", 3},       {"ttft-p99-s", "ttft_p99_s", 3},
-	{"tpot-p99-s", "tpot_p99_s", 4},       {"e2e-p99-s", "e2e_p99_s", 2},
-	{"slo%", "slo_attainment_pct", 1},     {"duty%", "duty_cycle_pct", 1},
-	{"preempted", "preemptions", 0},
+	{"requests", METRIC_REQUESTS_SUBMITTED, 0}, {"done", METRIC_REQUESTS_COMPLETED, 0},
+	{"rps", METRIC_THROUGHPUT_RPS, 2},          {"tokens/s", METRIC_TOKENS_PER_S, 0},
+	{"ttft-p50-s", METRIC_TTFT_P50_S, 3},       {"ttft-p99-s", METRIC_TTFT_P99_S, 3},
+	{"tpot-p99-s", METRIC_TPOT_P99_S, 4},       {"e2e-p99-s", METRIC_E2E_P99_S, 2},
+	{"slo%", METRIC_SLO_ATTAINMENT_PCT, 1},     {"duty%", METRIC_DUTY_CYCLE_PCT, 1},
+	{"preempted", METRIC_PREEMPTIONS, 0},
 };
 
 #define N_INFER_COLUMNS (sizeof infer_columns / sizeof infer_columns[0])
@@ -150,7 +151,7 @@ static void inference_row(FILE *out, const struct results *r, const char *scope,
 	fprintf(out, "%-*s", width, scope);
 	for (size_t c = 0; c < N_INFER_COLUMNS; c++)
 		fprintf(out, " %*s", (int)strlen(infer_columns[c].title),
-			units_format_figure(results_metric(r, scope, infer_columns[c].metric),
+			units_format_figure(results_or(r, scope, infer_columns[c].metric, NAN),
 					    infer_columns[c].decimals, buf, sizeof buf));
 	fputc('\n', out);
 }
@@ -189,11 +190,15 @@ static void inference_summary(FILE *out, const struct scenario *sc, const struct
 }
 
 static const struct column disagg_columns[] = {
-	{"prefill-gpus", "prefill_gpus", 0},  {"prefill-duty%", "prefill_duty_cycle_pct", 1},
-	{"decode-gpus", "decode_gpus", 0},    {"decode-duty%", "decode_duty_cycle_pct", 1},
-	{"kv-p50-s", "kv_transfer_p50_s", 4}, {"kv-p99-s", "kv_transfer_p99_s", 4},
-	{"kv-gb", "kv_transfer_gb", 1},       {"prefill-cost", "prefill_cost", 2},
-	{"decode-cost", "decode_cost", 2},
+	{"prefill-gpus", METRIC_PREFILL_GPUS, 0},
+	{"prefill-duty%", METRIC_PREFILL_DUTY_CYCLE_PCT, 1},
+	{"decode-gpus", METRIC_DECODE_GPUS, 0},
+	{"decode-duty%", METRIC_DECODE_DUTY_CYCLE_PCT, 1},
+	{"kv-p50-s", METRIC_KV_TRANSFER_P50_S, 4},
+	{"kv-p99-s", METRIC_KV_TRANSFER_P99_S, 4},
+	{"kv-gb", METRIC_KV_TRANSFER_GB, 1},
+	{"prefill-cost", METRIC_PREFILL_COST, 2},
+	{"decode-cost", METRIC_DECODE_COST, 2},
 };
 
 /* The roles of each disaggregated service (docs/inference.md); none: nothing. */
@@ -217,7 +222,7 @@ static void disagg_summary(FILE *out, const struct scenario *sc, const struct re
 		for (size_t c = 0; c < n; c++)
 			fprintf(out, " %*s", (int)strlen(disagg_columns[c].title),
 				units_format_figure(
-					results_metric(r, ws->name, disagg_columns[c].metric),
+					results_or(r, ws->name, disagg_columns[c].metric, NAN),
 					disagg_columns[c].decimals, buf, sizeof buf));
 		fputc('\n', out);
 	}
@@ -238,14 +243,14 @@ static void pool_bills(FILE *out, const struct scenario *sc, const struct result
 		if (!ps->spot.on && ps->price.committed <= 0)
 			continue;
 		char bill[32], od[32], com[32];
-		report_money(results_metric(r, ps->name, "cost_bill"), bill, sizeof bill);
-		report_money(results_metric(r, ps->name, "cost_on_demand"), od, sizeof od);
+		report_money(results_or(r, ps->name, METRIC_COST_BILL, NAN), bill, sizeof bill);
+		report_money(results_or(r, ps->name, METRIC_COST_ON_DEMAND, NAN), od, sizeof od);
 		fprintf(out, "pool %s: bill %s%s%s", ps->name, cur, sep, bill);
 		if (ps->price.committed > 0)
 			fprintf(out, " (%d GPUs committed: %s%s%s)", (int)ps->price.committed, cur,
 				sep,
-				report_money(results_metric(r, ps->name, "cost_committed"), com,
-					     sizeof com));
+				report_money(results_or(r, ps->name, METRIC_COST_COMMITTED, NAN),
+					     com, sizeof com));
 		fprintf(out, "%s, %s%s%s on demand.\n", ps->spot.on ? " at spot prices" : "", cur,
 			sep, od);
 	}
@@ -296,7 +301,7 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	}
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
 		     "activity, vram%% = framebuffer used; time averages over the span.\n");
-	double idle = results_metric(r, "all", "cost_idle");
+	double idle = results_or(r, "all", METRIC_COST_IDLE, NAN);
 	bool usd = !sc->currency[0] || !strcmp(sc->currency, "USD"); /* $ then */
 	if (!isnan(idle) && prices) { /* the inflation protocol has no time, so no cost */
 		fprintf(out,
@@ -549,9 +554,9 @@ static double pending_share(const struct results *r)
 /* The no-finding line, with the figures the run has. */
 static void print_no_finding(FILE *out, const struct results *r)
 {
-	double alloc = results_metric(r, "all", "gpu_allocation_pct");
-	double engine = results_metric(r, "all", "engine_active_pct");
-	double kills = results_metric(r, "all", "oom_kills");
+	double alloc = results_or(r, "all", METRIC_GPU_ALLOCATION_PCT, NAN);
+	double engine = results_or(r, "all", METRIC_ENGINE_ACTIVE_PCT, NAN);
+	double kills = results_or(r, "all", METRIC_OOM_KILLS, NAN);
 	double pend = pending_share(r);
 	fprintf(out, "\ndiagnosis: no finding");
 	if (pend == 0)

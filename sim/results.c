@@ -136,118 +136,6 @@ char *finding_fix_text(const struct finding_fix *x)
 	return s;
 }
 
-const char *const results_metric_names[] = {
-	"arrived_demand_pct",
-	"autoscaler_at_max_s",
-	"capacity_gpus",
-	"cost_allocated",
-	"cost_bill",
-	"cost_committed",
-	"cost_idle",
-	"cost_nodes",
-	"cost_on_demand",
-	"cost_per_day",
-	"cost_per_million_tokens",
-	"energy_kwh",
-	"energy_per_1k_tokens_wh",
-	"energy_per_verified_result_wh",
-	"tokens_per_joule",
-	"cost_per_verified_job",
-	"cost_per_verified_request",
-	"cost_per_verified_result",
-	"cost_total",
-	"culled_gpu_hours",
-	"deadline_met_pct",
-	"decode_cost",
-	"decode_duty_cycle_pct",
-	"decode_gpu_hours",
-	"decode_gpus",
-	"duty_cycle_pct",
-	"e2e_mean_s",
-	"e2e_p50_s",
-	"e2e_p99_s",
-	"engine_active_pct",
-	"failed_scale_ups",
-	"fragmentation_pct",
-	"goal_met",
-	"goals_missed",
-	"gpu_allocation_pct",
-	"gpu_hours_allocated",
-	"gpu_hours_busy",
-	"jobs_completed",
-	"jobs_culled",
-	"jobs_failed",
-	"jobs_preempted",
-	"jobs_submitted",
-	"jobs_unfinished",
-	"jobs_waiting",
-	"kv_transfer_gb",
-	"kv_transfer_mean_s",
-	"kv_transfer_p50_s",
-	"kv_transfer_p99_s",
-	"kv_transfers",
-	"makespan_s",
-	"node_hours",
-	"nodes_added",
-	"nodes_peak",
-	"oom_kills",
-	"peak_allocated_gpus",
-	"peak_demand_gpus",
-	"pods_scheduled",
-	"pods_trace",
-	"preemptions",
-	"prefill_cost",
-	"prefill_duty_cycle_pct",
-	"prefill_gpu_hours",
-	"prefill_gpus",
-	"provisioning_wait_s",
-	"queue_goal_s",
-	"queue_time_max_s",
-	"queue_time_mean_s",
-	"queue_time_p50_s",
-	"queue_time_p95_s",
-	"queue_time_p99_s",
-	"replica_wait_max_s",
-	"replicas_evicted",
-	"request_queue_mean_s",
-	"requests_completed",
-	"requests_rejected",
-	"requests_submitted",
-	"requests_unfinished",
-	"scale_downs",
-	"scale_ups",
-	"slo_attainment_pct",
-	"slo_met",
-	"slo_tpot_s",
-	"slo_ttft_s",
-	"sm_active_pct",
-	"spot_interruptions",
-	"target_shapes",
-	"throughput_rps",
-	"tokenize_wait_mean_s",
-	"tokens_per_s",
-	"tpot_p50_s",
-	"tpot_p95_s",
-	"tpot_p99_s",
-	"ttft_mean_s",
-	"ttft_p50_s",
-	"ttft_p95_s",
-	"ttft_p99_s",
-	"verified_results",
-	"vram_capacity_gib",
-	"vram_used_pct",
-	"wait_so_far_max_s",
-};
-const size_t results_n_metric_names = sizeof results_metric_names / sizeof results_metric_names[0];
-
-bool results_known_metric(const char *name)
-{
-	for (size_t i = 0; i < results_n_metric_names; i++)
-		if (!strcmp(results_metric_names[i], name))
-			return true;
-	return false;
-}
-
 void results_init(struct results *r)
 {
 	memset(r, 0, sizeof *r);
@@ -324,17 +212,19 @@ static void index_add(struct results *r, size_t pos)
 	r->n_indexed = pos + 1;
 }
 
-void results_add_metric(struct results *r, const char *scope, const char *name, double value,
-			const char *unit)
+void results_add_metric(struct results *r, const char *scope, enum metric_id id, double value)
 {
-	assert(results_known_metric(name)); /* a new metric goes in results_metric_names too */
+	const struct metric_def *d = metric_def(id);
+	assert(d->unit || r->currency); /* a money metric: the run sets its currency */
+	const char *unit = d->unit ? d->unit : r->currency ? r->currency : "usd";
 	GP_GROW(r->metrics, r->cap_metrics, r->n_metrics + 1);
-	r->metrics[r->n_metrics++] = (struct metric){scope, name, value, unit};
+	r->metrics[r->n_metrics++] = (struct metric){scope, d->name, value, unit};
 	index_add(r, r->n_metrics - 1);
 }
 
-/* The first metric added under (scope, name), as the scan finds it. */
-double results_metric(const struct results *r, const char *scope, const char *name)
+/* The position of the first metric added under (scope, name), as the scan
+ * finds it; SIZE_MAX: none. */
+static size_t find(const struct results *r, const char *scope, const char *name)
 {
 	const struct hash_ids *x = &r->metric_index;
 	if (x->slot && r->n_indexed == r->n_metrics) {
@@ -346,10 +236,29 @@ double results_metric(const struct results *r, const char *scope, const char *na
 			if (pos < best && !strcmp(m->scope, scope) && !strcmp(m->name, name))
 				best = pos;
 		}
-		return best == SIZE_MAX ? NAN : r->metrics[best].value;
+		return best;
 	}
 	for (size_t i = 0; i < r->n_metrics; i++)
 		if (!strcmp(r->metrics[i].scope, scope) && !strcmp(r->metrics[i].name, name))
-			return r->metrics[i].value;
-	return NAN;
+			return i;
+	return SIZE_MAX;
+}
+
+bool results_get(const struct results *r, const char *scope, enum metric_id id, double *out)
+{
+	size_t at = find(r, scope, metric_name(id));
+	*out = at == SIZE_MAX ? NAN : r->metrics[at].value;
+	return at != SIZE_MAX;
+}
+
+double results_or(const struct results *r, const char *scope, enum metric_id id, double absent)
+{
+	double v;
+	return results_get(r, scope, id, &v) ? v : absent;
+}
+
+bool results_holds(const struct results *r, const char *scope, enum metric_id id)
+{
+	double v;
+	return results_get(r, scope, id, &v) && v >= 1;
 }

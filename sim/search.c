@@ -25,10 +25,7 @@ static const struct {
  * begins with it. */
 static int unknown_metric(const char *text, const char *metric, struct gp_err *err)
 {
-	const char *close = ytree_closest(metric, results_metric_names, results_n_metric_names);
-	for (size_t i = 0; !close && i < results_n_metric_names; i++)
-		if (!strncmp(results_metric_names[i], metric, strlen(metric)))
-			close = results_metric_names[i];
+	const char *close = metric_closest(metric);
 	if (close)
 		return gp_errorf(err, GP_EINPUT,
 				 "--until '%s': unknown metric '%s'; did you mean '%s'?", text,
@@ -59,7 +56,7 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 				 "<= >= < > == !=",
 				 text, (int)len, at);
 	c->op = ops[k].op;
-	char name[sizeof c->scope + sizeof c->metric];
+	char name[sizeof c->scope + 64];
 	size_t n = (size_t)(at - text);
 	while (n && text[n - 1] == ' ')
 		n--;
@@ -77,9 +74,10 @@ int search_parse_condition(const char *text, struct search_condition *c, struct 
 	snprintf(c->scope, sizeof c->scope, "%.*s", dot ? (int)(dot - name) : 3,
 		 dot ? name : "all");
 	const char *metric = dot ? dot + 1 : name;
-	if (strlen(metric) >= sizeof c->metric || !results_known_metric(metric))
+	int id = metric_of(metric);
+	if (id < 0)
 		return unknown_metric(text, metric, err);
-	memcpy(c->metric, metric, strlen(metric) + 1);
+	c->metric = (enum metric_id)id;
 	const char *value = at + len;
 	while (*value == ' ')
 		value++;
@@ -200,10 +198,11 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 	if (!rc)
 		rc = store_write_run(st, sc, &r, run_id, err);
 	if (!rc)
-		*metric = results_metric(&r, s->until.scope, s->until.metric);
-	if (!rc && isnan(*metric))
-		rc = gp_errorf(err, GP_EINPUT, "--until: the run has no metric '%s' in scope '%s'",
-			       s->until.metric, s->until.scope);
+		if (!rc &&
+		    (!results_get(&r, s->until.scope, s->until.metric, metric) || isnan(*metric)))
+			rc = gp_errorf(err, GP_EINPUT,
+				       "--until: the run has no metric '%s' in scope '%s'",
+				       metric_name(s->until.metric), s->until.scope);
 	if (!rc && cal) /* while the run's scenario (its model, its GPU) is at hand */
 		*recut = search_recut(s, sc, &r, atoll(value), cal);
 	results_free(&r);

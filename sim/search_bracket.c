@@ -125,14 +125,24 @@ static bool trace_of(const struct request_spec *rs, double p, struct firstcut_se
 }
 
 /* 99, 95 or 50 for ttft_pXX_s (and tpot_pXX_s); 0 for another metric. */
-static double percentile_of(const char *metric)
+static double percentile_of(enum metric_id metric)
 {
-	if (strncmp(metric, "ttft_p", 6) && strncmp(metric, "tpot_p", 6))
-		return 0;
-	return !strcmp(metric + 4, "_p99_s")   ? 99
-	       : !strcmp(metric + 4, "_p95_s") ? 95
-	       : !strcmp(metric + 4, "_p50_s") ? 50
-					       : 0;
+	switch (metric) {
+	case METRIC_TTFT_P50_S:
+	case METRIC_TPOT_P50_S: return 50;
+	case METRIC_TTFT_P95_S:
+	case METRIC_TPOT_P95_S: return 95;
+	case METRIC_TTFT_P99_S:
+	case METRIC_TPOT_P99_S: return 99;
+	default: return 0;
+	}
+}
+
+/* Whether metric is a TPOT tail (tpot_p50_s, ...), else a TTFT one. */
+static bool tpot_metric(enum metric_id metric)
+{
+	return metric == METRIC_TPOT_P50_S || metric == METRIC_TPOT_P95_S ||
+	       metric == METRIC_TPOT_P99_S;
 }
 
 /* The workload NAME of workloads.NAME.replicas, or NULL. */
@@ -210,7 +220,7 @@ bool search_service(const struct scenario *sc, const struct workload_spec *w,
  * (goal_met, slo_met: 1 when met): then its own SLO bounds the first cut. */
 static bool goal_condition(const struct search_condition *c)
 {
-	bool metric = !strcmp(c->metric, "goal_met") || !strcmp(c->metric, "slo_met");
+	bool metric = c->metric == METRIC_GOAL_MET || c->metric == METRIC_SLO_MET;
 	return metric && ((c->op == OP_GE && c->value > 0 && c->value <= 1) ||
 			  (c->op == OP_GT && c->value >= 0 && c->value < 1));
 }
@@ -236,8 +246,7 @@ static int role_first_cut(const struct search_spec *sp, const struct scenario *s
 			if (strlen(sc->workloads[i].name) == n - t - 10 &&
 			    !strncmp(sc->workloads[i].name, sp->key + 10, n - t - 10))
 				w = &sc->workloads[i];
-		const char *want = k ? "tpot_p" : "ttft_p";
-		double p = strncmp(c->metric, want, 6) ? 0 : percentile_of(c->metric);
+		double p = tpot_metric(c->metric) != (k == 1) ? 0 : percentile_of(c->metric);
 		if (!w || !w->inference || !w->inference->disagg || !p || !w->model ||
 		    (strcmp(c->scope, w->name) && (strcmp(c->scope, "all") || services(sc) != 1)))
 			return 0;
@@ -348,9 +357,14 @@ double search_recut(const struct search_spec *sp, const struct scenario *sc,
 	const struct workload_spec *w;
 	if (!calibration(sp, sc, cal, &w))
 		return NAN;
-	char metric[16];
-	snprintf(metric, sizeof metric, "ttft_p%02d_s", (int)cal->s.percentile);
-	double tail = results_metric(r, w->name, metric) - sim_seconds(w->inference->tokenize);
+	int pct = (int)cal->s.percentile; /* as "ttft_p%02d_s" named it */
+	enum metric_id id = pct == 50   ? METRIC_TTFT_P50_S
+			    : pct == 95 ? METRIC_TTFT_P95_S
+			    : pct == 99 ? METRIC_TTFT_P99_S
+					: METRIC_COUNT;
+	double tail = NAN;
+	if (id != METRIC_COUNT && results_get(r, w->name, id, &tail))
+		tail -= sim_seconds(w->inference->tokenize);
 	if (!isfinite(tail))
 		return NAN; /* no such metric (ttft_p90_s): nothing to calibrate by */
 	if (tail > 2 * cal->s.ttft_slo_s)

@@ -236,6 +236,7 @@ static void sim_destroy(struct sim *s)
 struct sim *sim_create(const struct scenario *sc, struct results *out)
 {
 	struct sim *s = gp_xmalloc(sizeof *s);
+	out->currency = scenario_money_unit(sc); /* of its money metrics */
 	sim_init(s, sc, out);
 	return s;
 }

@@ -15,13 +15,14 @@
 #include <string.h>
 
 #include "run.h"
+#include "named_metric.h"
 
 TestSuite(cost, .fini = cleanup);
 
 #define RUN(...) RUN_WITH("tests/fixtures/cost.yaml", __VA_ARGS__)
 #define RUN0()   run("tests/fixtures/cost.yaml", NULL, 0)
 
-static double m(const char *scope, const char *name) { return results_metric(&r, scope, name); }
+static double m(const char *scope, const char *name) { return named_metric(&r, scope, name); }
 
 /* The node: 4 GPUs x 2.50 + 96 cores x 0.03 + 1024 GiB x 0.004 = 16.976 $/h. */
 #define NODE_HOUR 16.976

@@ -10,6 +10,7 @@
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
 #include "gpuplan/store.h"
+#include "named_metric.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -91,7 +92,7 @@ Test(diagnose, memory_after_oom_kills_under_time_slicing)
 	const char *sets[] = {"pools.a100.sharing={mode: time-slicing, replicas: 4}",
 			      "workloads.chat.model=llama-2-13b"};
 	run("scenarios/sharing.yaml", sets, 2);
-	cr_assert_gt(results_metric(&r, "all", "oom_kills"), 0);
+	cr_assert_gt(named_metric(&r, "all", "oom_kills"), 0);
 	EXPECT_FINDING(0, "memory", "time-slicing x4", "OOM-killed",
 		       "int8 weights for chat would fit 4 per GPU (11.8 GiB freed per pod)",
 		       "4 x 26.2 = 104.9 GiB on 80 GiB GPUs", "4 x 14.4 = 57.6 GiB of 80 GiB");
@@ -193,7 +194,7 @@ Test(diagnose, application_when_the_tokenizer_is_saturated)
 	/* 15/s x 100 ms = 1.5 workers' worth; at 70% busy each: ceil(1.5 / 0.7) = 3. */
 	cr_expect_str_eq(r.findings[0].fixes[0].sets[0],
 			 "workloads.chat.tokenize={time: 0.1s, workers: 3}");
-	cr_expect_lt(results_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
+	cr_expect_lt(named_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
 	cr_expect_eq(r.n_findings, 1);
 }
 
@@ -259,8 +260,8 @@ Test(diagnose, idle_holders_of_whole_gpus_are_the_allocation_lock)
 Test(diagnose, near_idle_replicas_beside_busy_training_are_the_allocation_lock)
 {
 	run("tests/fixtures/diagnose/idle-replicas.yaml", NULL, 0);
-	cr_expect_float_eq(results_metric(&r, "train", "queue_time_mean_s"), 3 * 3600, 1e-6);
-	cr_expect_float_eq(results_metric(&r, "train", "deadline_met_pct"), 50, 1e-9);
+	cr_expect_float_eq(named_metric(&r, "train", "queue_time_mean_s"), 3 * 3600, 1e-6);
+	cr_expect_float_eq(named_metric(&r, "train", "deadline_met_pct"), 50, 1e-9);
 	EXPECT_FINDING(0, "allocation", "pool a100", "the idle holders can give GPUs back",
 		       "chat: 2 replicas instead of 6", "chat: 6 replicas in iterations 11.");
 	cr_expect(r.findings[0].fig.pool.holders);
@@ -279,8 +280,8 @@ Test(diagnose, near_idle_replicas_beside_busy_training_are_the_allocation_lock)
 Test(diagnose, a_cpu_request_that_strands_gpus_is_placement_not_capacity)
 {
 	run("tests/fixtures/diagnose/cpu-requests.yaml", NULL, 0);
-	cr_expect_float_eq(results_metric(&r, "prep", "queue_time_mean_s"), 5400, 1e-6);
-	cr_expect_float_eq(results_metric(&r, "prep", "deadline_met_pct"), 50, 1e-9);
+	cr_expect_float_eq(named_metric(&r, "prep", "queue_time_mean_s"), 5400, 1e-6);
+	cr_expect_float_eq(named_metric(&r, "prep", "deadline_met_pct"), 50, 1e-9);
 	EXPECT_FINDING(0, "placement", "prep waits on its cpu request, not on GPUs",
 		       "holds 1 of its pods where its GPUs hold 4",
 		       "a request of 16 cores fits 4 a node", "Insufficient cpu");
@@ -294,7 +295,7 @@ Test(diagnose, a_cpu_request_that_strands_gpus_is_placement_not_capacity)
 	cleanup();
 	const char *sets[] = {"workloads.prep.cpu=16"};
 	run("tests/fixtures/diagnose/cpu-requests.yaml", sets, 1);
-	cr_expect_float_eq(results_metric(&r, "prep", "deadline_met_pct"), 100, 1e-9);
+	cr_expect_float_eq(named_metric(&r, "prep", "deadline_met_pct"), 100, 1e-9);
 	cr_expect_eq(r.n_findings, 0);
 }
 
@@ -307,7 +308,7 @@ Test(diagnose, a_cpu_request_that_strands_gpus_is_placement_not_capacity)
 Test(diagnose, a_saturated_service_beside_idle_gpus_needs_replicas_not_nodes)
 {
 	run("tests/fixtures/diagnose/saturated-replicas.yaml", NULL, 0);
-	double served = results_metric(&r, "chat", "throughput_rps");
+	double served = named_metric(&r, "chat", "throughput_rps");
 	int need = (int)ceil(60 / served / 0.8);
 	cr_assert_eq(need, 3, "served %.2f/s", served);
 	EXPECT_FINDING(0, "capacity", "chat's 1 replica is saturated and misses the SLO",
@@ -319,7 +320,7 @@ Test(diagnose, a_saturated_service_beside_idle_gpus_needs_replicas_not_nodes)
 	cleanup();
 	const char *sets[] = {"workloads.chat.replicas=3"};
 	run("tests/fixtures/diagnose/saturated-replicas.yaml", sets, 1);
-	cr_expect_float_eq(results_metric(&r, "chat", "slo_met"), 1, 0);
+	cr_expect_float_eq(named_metric(&r, "chat", "slo_met"), 1, 0);
 }
 
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
@@ -329,8 +330,8 @@ Test(diagnose, a_saturated_service_beside_idle_gpus_needs_replicas_not_nodes)
 Test(diagnose, a_rule_that_keeps_pods_off_gpus_too_small_hides_no_capacity)
 {
 	run("tests/fixtures/diagnose/spec-vram.yaml", NULL, 0);
-	cr_expect_float_eq(results_metric(&r, "bigmem", "queue_time_mean_s"), 3600, 1e-6);
-	cr_expect_float_eq(results_metric(&r, "bigmem", "deadline_met_pct"), 50, 1e-9);
+	cr_expect_float_eq(named_metric(&r, "bigmem", "queue_time_mean_s"), 3600, 1e-6);
+	cr_expect_float_eq(named_metric(&r, "bigmem", "deadline_met_pct"), 50, 1e-9);
 	EXPECT_FINDING(0, "capacity", "bigmem waits for busy GPUs of pool h100");
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_expect_neq(r.findings[i].kind, KIND_RULES, "%s", r.findings[i].text);
@@ -539,8 +540,8 @@ Test(diagnose, a_workload_without_a_deadline_queues_as_planned_beside_met_deadli
 	 * evict finetune's and wait 30 s, their victims' grace period). */
 	const char *sets[] = {"workloads.eval.preemption_policy=Never"};
 	run("scenarios/quickstart.yaml", sets, 1);
-	cr_expect_gt(results_metric(&r, "eval", "queue_time_p95_s"), 60);
-	cr_expect_eq(results_metric(&r, "all", "deadline_met_pct"), 100);
+	cr_expect_gt(named_metric(&r, "eval", "queue_time_p95_s"), 60);
+	cr_expect_eq(named_metric(&r, "all", "deadline_met_pct"), 100);
 	cr_expect_eq(r.n_findings, 0, "%s", r.n_findings ? r.findings[0].text : "");
 }
 

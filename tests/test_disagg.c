@@ -35,12 +35,13 @@
 #include "gpuplan/scenario.h"
 
 #include "run_text.h"
+#include "named_metric.h"
 
 TestSuite(disagg, .init = run_text_init, .fini = run_text_fini);
 
 static double metric(const char *name)
 {
-	double v = results_metric(&r, "chat", name);
+	double v = named_metric(&r, "chat", name);
 	cr_assert(!isnan(v), "metric chat/%s present", name);
 	return v;
 }
@@ -235,7 +236,7 @@ Test(disagg, a_disaggregated_run_is_deterministic)
 		cr_assert(u == v || (isnan(u) && isnan(v)), "%s/%s", x[0].metrics[i].scope,
 			  x[0].metrics[i].name);
 	}
-	cr_assert_float_eq(results_metric(&x[0], "chat", "requests_completed"), 2000, 0);
+	cr_assert_float_eq(named_metric(&x[0], "chat", "requests_completed"), 2000, 0);
 	for (int k = 0; k < 2; k++) {
 		results_free(&x[k]);
 		scenario_free(two[k]);

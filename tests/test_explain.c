@@ -129,9 +129,9 @@ Test(explain, a_spread_only_finding_says_max_skew)
  * metrics are absent, so their clauses are left out.  share: 45 of 90 = 50%. */
 Test(explain, the_capacity_conclusion_reads_the_metrics_it_cites)
 {
-	results_add_metric(&r, "all", "queue_time_p95_s", 120, "s");
-	results_add_metric(&r, "all", "gpu_allocation_pct", 90, "pct");
-	results_add_metric(&r, "all", "engine_active_pct", 45, "pct");
+	results_add_metric(&r, "all", METRIC_QUEUE_TIME_P95_S, 120);
+	results_add_metric(&r, "all", METRIC_GPU_ALLOCATION_PCT, 90);
+	results_add_metric(&r, "all", METRIC_ENGINE_ACTIVE_PCT, 45);
 	struct finding f = finding(FINDING_CAPACITY, KIND_CAPACITY, 1, -1);
 	explain_finding(sc, &r, &f, &text, &evidence);
 	cr_expect(!strncmp(text, "capacity: work waits for busy GPUs", 34), "%s", text);

@@ -24,12 +24,13 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "run_text.h"
+#include "named_metric.h"
 
 TestSuite(infer, .init = run_text_init, .fini = run_text_fini);
 
 static double metric(const char *scope, const char *name)
 {
-	double v = results_metric(&r, scope, name);
+	double v = named_metric(&r, scope, name);
 	cr_assert(!isnan(v), "metric %s/%s present", scope, name);
 	return v;
 }

@@ -21,12 +21,13 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "named_metric.h"
 
 TestSuite(inference_scenarios, .fini = cleanup);
 
 static double metric(const char *scope, const char *name)
 {
-	double v = results_metric(&r, scope, name);
+	double v = named_metric(&r, scope, name);
 	cr_assert(!isnan(v), "metric %s/%s present", scope, name);
 	return v;
 }

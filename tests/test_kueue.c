@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "named_metric.h"
 
 TestSuite(kueue, .fini = cleanup);
 
@@ -179,7 +180,7 @@ Test(kueue, reclaim_evicts_the_smallest_set_kueue_finds)
 {
 	RUN(K, COHORT);
 	cr_assert_eq(r.jobs[2].start, 1 * H, "b reclaims at once");
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 1, 1e-12, "only big");
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 1, 1e-12, "only big");
 	cr_assert_eq(r.jobs[0].preemptions, 1, "the jobs table names the victim");
 	cr_assert_eq(r.jobs[1].preemptions + r.jobs[2].preemptions, 0);
 	cr_assert_eq(r.jobs[1].end, 10 * H + 30 * M, "small keeps running");
@@ -222,7 +223,7 @@ Test(kueue, within_cluster_queue_lower_priority_preempts_in_the_queue)
 	cr_assert_eq(r.jobs[2].start, 1 * H);
 	cr_assert_eq(r.jobs[1].end, 12 * H);
 	cr_assert_eq(r.jobs[0].end, 10 * H);
-	cr_assert_float_eq(results_metric(&r, "low", "jobs_preempted"), 1, 1e-12);
+	cr_assert_float_eq(named_metric(&r, "low", "jobs_preempted"), 1, 1e-12);
 	cr_assert_eq(r.jobs[1].preemptions, 1);
 	cr_assert_eq(r.jobs[0].preemptions, 0);
 	double extra[] = {3600, 0}; /* low's second wait, 01:00-02:00 */
@@ -315,7 +316,7 @@ Test(kueue, a_request_above_the_nominal_quota_does_not_reclaim)
 {
 	RUN(K, ABOVE);
 	cr_assert_eq(r.jobs[4].start, 10 * H);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
 	assert_every_second_has_a_reason(NULL);
 	cleanup();
 	RUN(K, ABOVE, "workloads.a.gpus=1");
@@ -661,5 +662,5 @@ Test(kueue, a_hierarchical_cohort_reclaims_within_its_subtree)
 	RUN(K, TREE, "queues.a1.cohort=company", "queues.a2.cohort=company",
 	    "queues.b1.cohort=company");
 	cr_assert_eq(r.jobs[8].start, 10 * H, "flat: a waits for b to end");
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
 }

@@ -11,6 +11,7 @@
  */
 #include "gpuplan/metrics.h"
 #include "gpuplan/results.h"
+#include "named_metric.h"
 
 #include "run.h"
 
@@ -22,7 +23,7 @@ TestSuite(metrics, .fini = cleanup);
 
 static void expect(const char *scope, const char *name, double want)
 {
-	double got = results_metric(&r, scope, name);
+	double got = named_metric(&r, scope, name);
 	cr_expect_float_eq(got, want, 1e-9, "%s %s: %.17g, expected %.17g", scope, name, got, want);
 }
 

@@ -13,6 +13,7 @@
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
 #include "gpuplan/store.h"
+#include "named_metric.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -429,15 +430,15 @@ Test(inflation, curve_has_a_row_per_percent_and_stays_sound)
 			cr_assert_leq(r.curve[k].allocated_pct, (double)k + 1e-9 + 10,
 				      "%s: allocated within the arrived demand and a pod", set);
 		}
-		double arrived = results_metric(&r, "all", "arrived_demand_pct");
+		double arrived = named_metric(&r, "all", "arrived_demand_pct");
 		cr_assert(arrived > 125 && arrived <= 130 + 1e-9, "%s: %g", set, arrived);
-		double placed = results_metric(&r, "all", "pods_scheduled");
-		double failed = results_metric(&r, "all", "jobs_failed");
-		cr_assert_float_eq(placed + failed, results_metric(&r, "all", "jobs_submitted"),
+		double placed = named_metric(&r, "all", "pods_scheduled");
+		double failed = named_metric(&r, "all", "jobs_failed");
+		cr_assert_float_eq(placed + failed, named_metric(&r, "all", "jobs_submitted"),
 				   1e-9);
-		cr_assert_float_eq(results_metric(&r, "all", "gpu_allocation_pct"),
+		cr_assert_float_eq(named_metric(&r, "all", "gpu_allocation_pct"),
 				   r.curve[130].allocated_pct, 1e-9);
-		cr_assert_eq(r.n_jobs, (size_t)results_metric(&r, "all", "jobs_submitted"));
+		cr_assert_eq(r.n_jobs, (size_t)named_metric(&r, "all", "jobs_submitted"));
 		drop(sc, &r);
 	}
 }
@@ -469,9 +470,9 @@ Test(inflation, resamples_up_to_the_mark)
 	struct scenario *sc;
 	struct results r;
 	run_scenario(FIX "inflation.yaml", sets, 1, &sc, &r);
-	cr_assert_gt(results_metric(&r, "all", "jobs_submitted"), 100);
-	cr_assert_gt(results_metric(&r, "all", "arrived_demand_pct"), 120);
-	cr_assert_eq(results_metric(&r, "all", "pods_trace"), 30);
+	cr_assert_gt(named_metric(&r, "all", "jobs_submitted"), 100);
+	cr_assert_gt(named_metric(&r, "all", "arrived_demand_pct"), 120);
+	cr_assert_eq(named_metric(&r, "all", "pods_trace"), 30);
 	drop(sc, &r);
 }
 
@@ -565,7 +566,7 @@ Test(inflation, default_trace_orders_the_policies_as_the_paper, .timeout = 60)
 			struct scenario *sc;
 			struct results r;
 			run_scenario("scenarios/openb.yaml", sets, 2, &sc, &r);
-			mean[policy] += results_metric(&r, "all", "gpu_allocation_pct") / 2;
+			mean[policy] += named_metric(&r, "all", "gpu_allocation_pct") / 2;
 			drop(sc, &r);
 		}
 	for (int policy = 0; policy < GPU_POLICY_COUNT; policy++) {
@@ -598,8 +599,7 @@ Test(timed, every_gpu_policy_replays_the_excerpt)
 		struct results r;
 		run_scenario(FIX "timed.yaml", sets, 1, &sc, &r);
 		cr_assert_str_eq(r.status, "ok", "%s", set);
-		cr_assert_float_eq(results_metric(&r, "all", "jobs_completed"), 240, 1e-9, "%s",
-				   set);
+		cr_assert_float_eq(named_metric(&r, "all", "jobs_completed"), 240, 1e-9, "%s", set);
 		cr_assert_eq(r.n_jobs, 240, "%s", set);
 		for (size_t j = 0; j < r.n_jobs; j++)
 			nodes[policy][r.jobs[j].job_id] = r.jobs[j].node;

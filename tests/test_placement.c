@@ -14,6 +14,7 @@
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
 #include "gpuplan/store.h"
+#include "named_metric.h"
 
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -677,9 +678,9 @@ Test(placement, a_gang_job_waits_and_starts_whole)
 	cr_assert_eq(r.n_jobs, 2);
 	cr_assert_eq(r.jobs[0].start, 0);
 	cr_assert_eq(r.jobs[1].start, SIM_HOUR);
-	cr_assert_float_eq(results_metric(&r, "all", "peak_allocated_gpus"), 16, 1e-9);
-	cr_assert_float_eq(results_metric(&r, "all", "peak_demand_gpus"), 32, 1e-9);
-	cr_assert_float_eq(results_metric(&r, "all", "gpu_hours_allocated"), 32, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "peak_allocated_gpus"), 16, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "peak_demand_gpus"), 32, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "gpu_hours_allocated"), 32, 1e-9);
 	cr_assert_str_eq(reason_of(1), "0/5 nodes are available: " TAINT
 				       ", 4 Insufficient nvidia.com/gpu." PREEMPTION(
 					       5, "2 " NO_VICTIMS ", 3 " NOT_HELPFUL));
@@ -694,7 +695,7 @@ Test(placement, pods_without_gang_are_jobs_of_their_own)
 	cr_assert_eq(r.jobs[0].start, 0);
 	cr_assert_eq(r.jobs[1].start, 0);
 	cr_assert_eq(r.jobs[2].start, SIM_HOUR);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_submitted"), 3, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_submitted"), 3, 1e-9);
 }
 
 /* One 20-core pod per 32-core A100 node; the others wait for cpu. */

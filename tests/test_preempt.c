@@ -8,6 +8,7 @@
 #include "run.h"
 
 #include "gpuplan/results.h"
+#include "named_metric.h"
 
 #include <string.h>
 
@@ -55,7 +56,7 @@ Test(preempt, evicts_the_pods_that_started_last_after_their_grace_period)
 	/* A victim is charged while it holds its GPU: up to its kill, then its new run. */
 	cr_assert_float_eq(r.jobs[2].cost, (40.5 + 600) / 60, 1e-9);
 	cr_assert_float_eq(r.jobs[3].cost, (30.5 + 600) / 60, 1e-9);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 2, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 2, 1e-9);
 	/* The preemptor waited 30 s with the filters' message alone: the
 	 * PostFilter succeeded, so it adds nothing. */
 	cr_assert_str_eq(reason_of(4), "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.");
@@ -83,7 +84,7 @@ Test(preempt, a_victim_that_ends_in_its_grace_period_completes)
 	cr_assert_eq(r.jobs[3].preemptions, 0);
 	cr_assert_eq(r.jobs[2].preemptions, 1);
 	cr_assert_eq(r.jobs[4].start, SIM_HOUR + 10 * M);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 1, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 1, 1e-9);
 }
 
 /* preemptionPolicy: Never: the pod waits, and says why. */
@@ -91,7 +92,7 @@ Test(preempt, preemption_policy_never_waits_for_free_gpus)
 {
 	RUN_WITH(FIXTURE, "workloads.high.preemption_policy=Never", "output.jobs=true");
 	cr_assert_eq(r.jobs[4].start, 10 * SIM_HOUR + 10 * M, "when low-b ends");
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 0, 1e-9);
 	cr_assert_str_eq(reason_of(4), "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. "
 				       "preemption: not eligible due to preemptionPolicy=Never.");
 }
@@ -126,7 +127,7 @@ Test(preempt, the_node_whose_highest_victim_is_lowest_is_chosen)
 	cr_assert_str_eq(node_of((size_t)h), "y-0");
 	cr_assert_eq(r.jobs[h].start, SIM_HOUR + 30 * SIM_SECOND);
 	cr_assert_eq(r.jobs[job_of("on-x")].preemptions, 0);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 2, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 2, 1e-9);
 }
 
 /* Criteria 3 and 4, with the highest victims of equal priority: x-0's one
@@ -136,7 +137,7 @@ Test(preempt, with_equal_highest_victims_the_fewest_go)
 	RUN_WITH(NODES, "workloads.on-x.priority=10");
 	cr_assert_str_eq(node_of((size_t)job_of("high")), "x-0");
 	cr_assert_eq(r.jobs[job_of("on-x")].preemptions, 1);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 1, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 1, 1e-9);
 }
 
 /* Criterion 5: one victim each, equal priority; the node whose victim
@@ -161,7 +162,7 @@ Test(preempt, a_node_too_small_even_emptied_reports_its_reason)
 			 "0/2 nodes are available: 1 Insufficient cpu, 2 Insufficient "
 			 "nvidia.com/gpu. preemption: 0/2 nodes are available: 1 Insufficient "
 			 "cpu, 1 No preemption victims found for incoming pod..");
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 0, 1e-9);
 }
 
 /* From Kubernetes 1.34, NodeResourcesFit calls a node whose allocatable is
@@ -202,5 +203,5 @@ Test(preempt, a_pod_kueue_governs_is_left_to_kueue)
 	RUN_WITH(NODES, "queues=[{name: q, quota: {nvidia.com/gpu: 16}}]", "workloads.on-x.queue=q",
 		 "workloads.on-y.queue=q", "workloads.high.queue=q");
 	cr_assert_eq(r.jobs[job_of("high")].start, 10 * SIM_HOUR);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 0, 1e-9);
 }

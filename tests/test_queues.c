@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "named_metric.h"
 
 TestSuite(queues, .fini = cleanup);
 
@@ -88,14 +89,14 @@ Test(queues, reclaim_preempts_the_borrowers)
 	cr_assert_eq(r.jobs[2].end, 20 * H);
 	cr_assert_eq(r.jobs[3].end, 20 * H);
 	cr_assert_eq(r.jobs[0].end, 10 * H);
-	cr_assert_float_eq(results_metric(&r, "a", "jobs_preempted"), 2, 1e-12);
+	cr_assert_float_eq(named_metric(&r, "a", "jobs_preempted"), 2, 1e-12);
 }
 
 Test(queues, without_reclaim_the_lender_waits)
 {
 	RUN(Q, TEAM_B);
 	cr_assert_eq(r.jobs[4].start, 10 * H);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 0, 1e-12);
 	cleanup();
 	/* LowerPriority: equal priorities are not preempted. */
 	RUN(Q, TEAM_B, "queues.team-b.preemption={reclaim_within_cohort: LowerPriority}");
@@ -118,10 +119,10 @@ Test(queues, edf_meets_deadlines_that_fifo_misses)
 				"deadline: {within: 10h}}, {name: b, arrival: {at: \"00:00\"}, "
 				"duration: 1h, deadline: {within: 1h}}]";
 	RUN(Q, "queues=[]", "pools.p.gpus_per_node=1", wl);
-	cr_assert_float_eq(results_metric(&r, "all", "deadline_met_pct"), 50, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "deadline_met_pct"), 50, 1e-9);
 	cleanup();
 	RUN(Q, "queues=[]", "pools.p.gpus_per_node=1", wl, "scheduler={order: edf}");
-	cr_assert_float_eq(results_metric(&r, "all", "deadline_met_pct"), 100, 1e-9);
+	cr_assert_float_eq(named_metric(&r, "all", "deadline_met_pct"), 100, 1e-9);
 	cr_assert_eq(r.jobs[1].start, 0);
 	cr_assert_eq(r.jobs[0].end, 3 * H);
 }
@@ -140,7 +141,7 @@ Test(queues, preempt_stops_at_the_close_and_starts_over)
 	RUN(W, "scheduler.window_policy=preempt");
 	cr_assert_eq(r.jobs[0].start, 16 * H, "queue time runs to the first start");
 	cr_assert_eq(r.jobs[0].end, 39 * H);
-	cr_assert_float_eq(results_metric(&r, "all", "jobs_preempted"), 1, 1e-12);
+	cr_assert_float_eq(named_metric(&r, "all", "jobs_preempted"), 1, 1e-12);
 	cr_assert_float_eq(r.jobs[0].cost, 0, 1e-12, "no prices, no cost");
 }
 

@@ -29,12 +29,13 @@
 #include "gpuplan/scenario.h"
 
 #include "run_text.h"
+#include "named_metric.h"
 
 TestSuite(route, .init = run_text_init, .fini = run_text_fini);
 
 static double metric(const char *scope, const char *name)
 {
-	double v = results_metric(&r, scope, name);
+	double v = named_metric(&r, scope, name);
 	cr_assert(!isnan(v), "metric %s/%s present", scope, name);
 	return v;
 }

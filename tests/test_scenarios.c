@@ -16,12 +16,13 @@
 #include <string.h>
 
 #include "run.h"
+#include "named_metric.h"
 
 TestSuite(scenarios, .fini = cleanup);
 
 static double metric(const char *scope, const char *name)
 {
-	double v = results_metric(&r, scope, name);
+	double v = named_metric(&r, scope, name);
 	cr_assert(!isnan(v) || strstr(name, "makespan"), "metric %s/%s present", scope, name);
 	return v;
 }
@@ -293,7 +294,7 @@ Test(scenarios, retiring_finished_jobs_keeps_memory_to_the_jobs_in_flight, .time
 		if (strncmp(m->name, "queue_time", 10) && strncmp(m->name, "jobs_", 5) &&
 		    strcmp(m->name, "makespan_s") && strcmp(m->name, "deadline_met_pct"))
 			continue;
-		double v = results_metric(&r, m->scope, m->name);
+		double v = named_metric(&r, m->scope, m->name);
 		cr_expect(v == m->value, "%s %s: %.17g, kept %.17g", m->scope, m->name, v,
 			  m->value);
 		compared++;

@@ -191,7 +191,7 @@ Test(search, parses_conditions)
 	struct gp_err err;
 	cr_assert_eq(search_parse_condition("chat.ttft_p99_s <= 2", &c, &err), GP_OK);
 	cr_assert_str_eq(c.scope, "chat");
-	cr_assert_str_eq(c.metric, "ttft_p99_s");
+	cr_assert_eq(c.metric, METRIC_TTFT_P99_S);
 	cr_assert_eq(c.op, OP_LE);
 	cr_assert_float_eq(c.value, 2, 1e-12);
 	cr_assert_eq(search_parse_condition("queue_time_p95_s<600", &c, &err), GP_OK);

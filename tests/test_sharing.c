@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "named_metric.h"
 
 TestSuite(sharing, .fini = cleanup);
 
@@ -22,7 +23,7 @@ static int started_at(sim_time t)
 	return n;
 }
 
-static double all(const char *name) { return results_metric(&r, "all", name); }
+static double all(const char *name) { return named_metric(&r, "all", name); }
 
 #define RUN(...) RUN_WITH("tests/fixtures/sharing-cases.yaml", __VA_ARGS__)
 
@@ -89,7 +90,7 @@ Test(sharing, a_mig_1g_slice_slows_a_full_gpu_kernel_by_its_sm_count)
 	RUN("pools.p.sharing={mode: mig, layout: [1g.10gb]}", "workloads.w.gpus={mig: 1g.10gb}",
 	    "workloads.w.count=1", "workloads.w.gpu_busy=0.5", "workloads.w.vram=5GiB");
 	cr_assert_float_eq(sim_seconds(r.jobs[0].end), 3600.0 * (0.5 + 0.5 * 108 / 14), 1e-3);
-	cr_assert_float_eq(results_metric(&r, "all", "engine_active_pct"), 50.0 * 14 / 108, 1e-6);
+	cr_assert_float_eq(named_metric(&r, "all", "engine_active_pct"), 50.0 * 14 / 108, 1e-6);
 }
 
 /* The catalog's SM counts of MIG instances: 14 per slice on an A100, 7g =

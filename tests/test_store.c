@@ -67,9 +67,10 @@ static void fixture_init(struct fixture *f)
 
 	struct results *r = &f->r;
 	results_init(r);
-	results_add_metric(r, "all", "capacity_gpus", 8, "gpus");
-	results_add_metric(r, "train", "queue_time_mean_s", 12.5, "s");
-	results_add_metric(r, "all", "cost_per_verified_result", NAN, "usd");
+	r->currency = "usd";
+	results_add_metric(r, "all", METRIC_CAPACITY_GPUS, 8);
+	results_add_metric(r, "train", METRIC_QUEUE_TIME_MEAN_S, 12.5);
+	results_add_metric(r, "all", METRIC_COST_PER_VERIFIED_RESULT, NAN);
 	r->n_nodes = 2;
 	r->node_names = gp_xcalloc(2, sizeof *r->node_names);
 	r->node_names[0] = gp_xstrdup("batch-0");

@@ -14,6 +14,7 @@
 
 #include "gpuplan/arrivals.h"
 #include "gpuplan/results.h"
+#include "named_metric.h"
 #include "gpuplan/run.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/units.h"
@@ -309,10 +310,7 @@ Test(week, schedule_submits_one_job_per_firing)
 	scenario_free(ls);
 }
 
-static double metric(const char *scope, const char *name)
-{
-	return results_metric(&r, scope, name);
-}
+static double metric(const char *scope, const char *name) { return named_metric(&r, scope, name); }
 
 /* The job submitted i-th, with its times in seconds. */
 struct job_times {

@@ -10,8 +10,12 @@
 
 #include "gpuplan/common.h"
 #include "gpuplan/hash.h"
+#include "gpuplan/metric.h"
 #include "gpuplan/scenario.h"
 
+/* A row of the metrics table.  A run's rows take name and unit from metric.h's
+ * table (results_add_metric); rows read back from a database
+ * (store_read_metrics) hold what it stored. */
 struct metric {
 	const char *scope; /* "all", a pool or a workload name */
 	const char *name;  /* metric name, as docs/results.md lists it */
@@ -513,21 +517,27 @@ struct results {
 	uint64_t events;  /* events the engine processed */
 	sim_time sim_end; /* clock when the run ended */
 	double wall_seconds;
-	char started_at[32]; /* RFC 3339 wall clock */
-	const char *status;  /* "ok", or "horizon" when work was left unfinished */
+	char started_at[32];  /* RFC 3339 wall clock */
+	const char *status;   /* "ok", or "horizon" when work was left unfinished */
+	const char *currency; /* the unit of money metrics (METRIC_MONEY): the
+			       * scenario's scenario_money_unit, set when a run starts */
 };
 
 void results_init(struct results *r);
 void results_free(struct results *r);
-void results_add_metric(struct results *r, const char *scope, const char *name, double value,
-			const char *unit);
-/* Every metric name a run can write (docs/results.md), sorted; for checking
- * a name before anything runs (search --until). */
-extern const char *const results_metric_names[];
-extern const size_t results_n_metric_names;
-bool results_known_metric(const char *name);
+/* Adds metric id of scope with its name and unit from metric.h's table (a
+ * money metric: r->currency, which must be set). */
+void results_add_metric(struct results *r, const char *scope, enum metric_id id, double value);
 
-/* The metric's value, or NAN when absent. */
-double results_metric(const struct results *r, const char *scope, const char *name);
+/* Whether the run has metric id in scope; *out: its value (the first added),
+ * NAN when it does not apply, and NAN when absent.  Absence is not a value:
+ * a caller that tests a goal says what a missing metric means. */
+bool results_get(const struct results *r, const char *scope, enum metric_id id, double *out);
+/* The value of metric id in scope, or `absent` when the run has none: for
+ * figures that are shown, where the caller names what stands for none. */
+double results_or(const struct results *r, const char *scope, enum metric_id id, double absent);
+/* Whether a yes/no metric (goal_met, slo_met) is present and yes: a scope
+ * without it has not shown that it met anything. */
+bool results_holds(const struct results *r, const char *scope, enum metric_id id);
 
 #endif

@@ -21,8 +21,8 @@ enum search_op { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
 
 /* "METRIC OP VALUE", METRIC of scope all or "SCOPE.METRIC". */
 struct search_condition {
-	char scope[256]; /* a pool or workload name: up to 253 characters */
-	char metric[64];
+	char scope[256];       /* a pool or workload name: up to 253 characters */
+	enum metric_id metric; /* resolved through metric.h's table */
 	enum search_op op;
 	double value;
 	char text[400]; /* as given, for the searches table */
