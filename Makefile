@@ -132,11 +132,13 @@ test: deps layers style
 
 # Fails when a module includes one of a higher layer, or two modules include
 # each other (the layer map is the table in docs/design.md).
-# The include lines against design.md's layer map, and the names each object
-# exports against its prefix map (so the objects are built first).
+# The include lines against design.md's layer map, the names each object
+# exports against its prefix map (so the objects are built first), and no
+# metric named by a string outside sim/metric.c's table.
 layers: $(LIB_OBJ) $(CLI_OBJ)
 	@tests/layers.sh
 	@tests/prefixes.sh $(BUILD)
+	@tests/metricnames.sh
 
 # A leak is reported by the test's worker process as it exits, which
 # Criterion does not count as a failure: the report itself fails the target.

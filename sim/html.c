@@ -34,8 +34,10 @@ static const char *const palette[] = {"#2563eb", "#dc2626", "#16a34a", "#9333ea"
 
 /* --- the run, read back ---------------------------------------------------- */
 
-static double metric(const struct page *pg, const char *scope, const char *name)
+/* Metric id of scope as the database holds it; NAN: absent, or it does not apply. */
+static double metric(const struct page *pg, const char *scope, enum metric_id id)
 {
+	const char *name = metric_name(id);
 	for (size_t i = 0; i < pg->n_metrics; i++)
 		if (!strcmp(pg->metrics[i].scope, scope) && !strcmp(pg->metrics[i].name, name))
 			return pg->metrics[i].value;
@@ -50,7 +52,7 @@ static struct scope_series *scope_of(struct page *pg, const char *name)
 	pg->scopes = gp_xrealloc(pg->scopes, (pg->n_scopes + 1) * sizeof *pg->scopes);
 	struct scope_series *s = &pg->scopes[pg->n_scopes++];
 	*s = (struct scope_series){.name = name,
-				   .has_capacity = !isnan(metric(pg, name, "capacity_gpus"))};
+				   .has_capacity = !isnan(metric(pg, name, METRIC_CAPACITY_GPUS))};
 	return s;
 }
 
@@ -526,7 +528,7 @@ static void chart_utilization(FILE *out, const struct page *pg, const struct sco
 			      const char *id, const char *title)
 {
 	double *cap = column(s, F_CAPACITY, 1);
-	double vram_cap = metric(pg, s->name, "vram_capacity_gib");
+	double vram_cap = metric(pg, s->name, METRIC_VRAM_CAPACITY_GIB);
 	double gib_per_gpu =
 		vram_cap > 0 && cap[s->n ? s->n - 1 : 0] > 0 ? vram_cap / cap[s->n - 1] : NAN;
 	enum field fs[] = {F_ALLOCATED, F_ENGINE, F_SM, F_VRAM};
@@ -617,8 +619,9 @@ static void log_range(struct plot *p, double lo, double hi)
 }
 
 /* Extends [*lo, *hi] by the positive values of metric name in every scope. */
-static void slo_range(const struct page *pg, const char *name, double *lo, double *hi)
+static void slo_range(const struct page *pg, enum metric_id id, double *lo, double *hi)
 {
+	const char *name = metric_name(id);
 	for (size_t i = 0; i < pg->n_metrics; i++)
 		if (!strcmp(pg->metrics[i].name, name) && pg->metrics[i].value > 0)
 			*lo = fmin(*lo, pg->metrics[i].value),
@@ -637,9 +640,10 @@ struct slo_keys {
 	size_t n, more;
 };
 
-static void slo_lines(const struct plot *p, const struct page *pg, const char *name,
+static void slo_lines(const struct plot *p, const struct page *pg, enum metric_id id,
 		      const char *what, const char *color, struct slo_keys *keys)
 {
+	const char *name = metric_name(id);
 	for (size_t i = 0; i < pg->n_metrics; i++) {
 		const struct metric *m = &pg->metrics[i];
 		if (strcmp(m->name, name) || !(m->value > 0))
@@ -692,20 +696,21 @@ static void slo_legend(FILE *out, const char *const *labels, const char *const *
  * every service's TTFT and TPOT SLO. */
 static void chart_latency(FILE *out, const struct page *pg)
 {
-	static const char *const names[] = {"ttft_p50_s", "ttft_p99_s", "tpot_p50_s",
-					    "tpot_p99_s", "e2e_p50_s",  "e2e_p99_s"};
+	static const enum metric_id ids[] = {METRIC_TTFT_P50_S, METRIC_TTFT_P99_S,
+					     METRIC_TPOT_P50_S, METRIC_TPOT_P99_S,
+					     METRIC_E2E_P50_S,  METRIC_E2E_P99_S};
 	static const char *const labels[] = {"TTFT p50", "TTFT p99", "TPOT p50",
 					     "TPOT p99", "e2e p50",  "e2e p99"};
 	double v[6], lo = INFINITY, hi = 0;
 	for (size_t i = 0; i < 6; i++) {
-		v[i] = metric(pg, "all", names[i]);
+		v[i] = metric(pg, "all", ids[i]);
 		if (v[i] > 0)
 			lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
 	}
 	if (!(hi > 0))
 		return;
-	slo_range(pg, "slo_ttft_s", &lo, &hi);
-	slo_range(pg, "slo_tpot_s", &lo, &hi);
+	slo_range(pg, METRIC_SLO_TTFT_S, &lo, &hi);
+	slo_range(pg, METRIC_SLO_TPOT_S, &lo, &hi);
 	struct plot p = {out, 0, 6, 0, 0, true};
 	log_range(&p, lo, hi);
 	svg_open(out, "chart-latency", "Latency percentiles (seconds, log scale)");
@@ -724,8 +729,8 @@ static void chart_latency(FILE *out, const struct page *pg)
 			labels[i]);
 	}
 	struct slo_keys keys = {.n = 0};
-	slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[0], &keys);
-	slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[1], &keys);
+	slo_lines(&p, pg, METRIC_SLO_TTFT_S, "TTFT", palette[0], &keys);
+	slo_lines(&p, pg, METRIC_SLO_TPOT_S, "TPOT", palette[1], &keys);
 	slo_legend(out, NULL, NULL, 0, &keys);
 	html_svg_close(
 		out, "Time to first token, time per output token and end-to-end latency of every "
@@ -783,8 +788,8 @@ static void chart_latency_time(FILE *out, const struct page *pg, const struct sc
 			if (y[k][i] > 0)
 				lo = fmin(lo, y[k][i]), hi = fmax(hi, y[k][i]);
 	}
-	slo_range(pg, "slo_ttft_s", &lo, &hi);
-	slo_range(pg, "slo_tpot_s", &lo, &hi);
+	slo_range(pg, METRIC_SLO_TTFT_S, &lo, &hi);
+	slo_range(pg, METRIC_SLO_TPOT_S, &lo, &hi);
 	if (hi > 0) {
 		struct plot p = time_plot(out, all, 1);
 		log_range(&p, lo, hi);
@@ -797,8 +802,8 @@ static void chart_latency_time(FILE *out, const struct page *pg, const struct sc
 		for (size_t k = 0; k < 3; k++)
 			step_line(&p, all, y[k], colors[k], false);
 		struct slo_keys keys = {.n = 0};
-		slo_lines(&p, pg, "slo_ttft_s", "TTFT", palette[1], &keys);
-		slo_lines(&p, pg, "slo_tpot_s", "TPOT", palette[2], &keys);
+		slo_lines(&p, pg, METRIC_SLO_TTFT_S, "TTFT", palette[1], &keys);
+		slo_lines(&p, pg, METRIC_SLO_TPOT_S, "TPOT", palette[2], &keys);
 		static const char *const labels[] = {"TTFT p50", "TTFT p99", "TPOT p99"};
 		slo_legend(out, labels, colors, 3, &keys);
 		html_svg_close(
@@ -878,7 +883,7 @@ static const char style[] =
 	"font-weight:600}";
 
 /* Whether the run was priced: without prices every cost is 0, shown "-". */
-static bool priced(const struct page *pg) { return metric(pg, "all", "cost_total") > 0; }
+static bool priced(const struct page *pg) { return metric(pg, "all", METRIC_COST_TOTAL) > 0; }
 
 static void section_header(FILE *out, const struct page *pg)
 {
@@ -894,15 +899,17 @@ static void section_header(FILE *out, const struct page *pg)
 	html_esc(out, pg->run.start);
 	fprintf(out, ", %.2f simulated hours", pg->run.sim_seconds / 3600);
 	static const struct {
-		const char *what, *metric, *before, *after;
+		const char *what;
+		enum metric_id metric;
+		const char *before, *after;
 		int format;
-	} facts[] = {
-		{"capacity", "capacity_gpus", "", " GPUs", REPORT_GPUS},
-		{"peak demand", "peak_demand_gpus", "", " GPUs", REPORT_GPUS},
-		{"queue p95", "queue_time_p95_s", "", " s", 0},
-		{"TTFT p99", "ttft_p99_s", "", " s", 3},
-		{"energy per 1,000 tokens", "energy_per_1k_tokens_wh", "", " Wh", 3},
-		{"cost per verified result", "cost_per_verified_result", "$", "", REPORT_MONEY}};
+	} facts[] = {{"capacity", METRIC_CAPACITY_GPUS, "", " GPUs", REPORT_GPUS},
+		     {"peak demand", METRIC_PEAK_DEMAND_GPUS, "", " GPUs", REPORT_GPUS},
+		     {"queue p95", METRIC_QUEUE_TIME_P95_S, "", " s", 0},
+		     {"TTFT p99", METRIC_TTFT_P99_S, "", " s", 3},
+		     {"energy per 1,000 tokens", METRIC_ENERGY_PER_1K_TOKENS_WH, "", " Wh", 3},
+		     {"cost per verified result", METRIC_COST_PER_VERIFIED_RESULT, "$", "",
+		      REPORT_MONEY}};
 	for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
 		double v = metric(pg, "all", facts[i].metric);
 		if (isnan(v) || (facts[i].format == REPORT_MONEY && !priced(pg)))
@@ -945,21 +952,22 @@ static void section_findings(FILE *out, const struct page *pg)
 }
 
 static const struct {
-	const char *title, *metric;
+	const char *title;
+	enum metric_id metric;
 	int decimals;
 } columns[] = {
-	{"capacity", "capacity_gpus", REPORT_GPUS},
-	{"peak demand", "peak_demand_gpus", REPORT_GPUS},
-	{"peak alloc", "peak_allocated_gpus", REPORT_GPUS},
-	{"alloc %", "gpu_allocation_pct", 1},
-	{"engine %", "engine_active_pct", 1},
-	{"SM %", "sm_active_pct", 1},
-	{"VRAM %", "vram_used_pct", 1},
-	{"queue p95 s", "queue_time_p95_s", 0},
-	{"deadline %", "deadline_met_pct", 1},
-	{"SLO %", "slo_attainment_pct", 1},
-	{"cost", "cost_total", REPORT_MONEY},
-	{"$/verified", "cost_per_verified_result", REPORT_MONEY},
+	{"capacity", METRIC_CAPACITY_GPUS, REPORT_GPUS},
+	{"peak demand", METRIC_PEAK_DEMAND_GPUS, REPORT_GPUS},
+	{"peak alloc", METRIC_PEAK_ALLOCATED_GPUS, REPORT_GPUS},
+	{"alloc %", METRIC_GPU_ALLOCATION_PCT, 1},
+	{"engine %", METRIC_ENGINE_ACTIVE_PCT, 1},
+	{"SM %", METRIC_SM_ACTIVE_PCT, 1},
+	{"VRAM %", METRIC_VRAM_USED_PCT, 1},
+	{"queue p95 s", METRIC_QUEUE_TIME_P95_S, 0},
+	{"deadline %", METRIC_DEADLINE_MET_PCT, 1},
+	{"SLO %", METRIC_SLO_ATTAINMENT_PCT, 1},
+	{"cost", METRIC_COST_TOTAL, REPORT_MONEY},
+	{"$/verified", METRIC_COST_PER_VERIFIED_RESULT, REPORT_MONEY},
 };
 
 static void section_summary(FILE *out, const struct page *pg)
@@ -1057,7 +1065,7 @@ static void section_charts(FILE *out, const struct page *pg)
 	chart_queue(out, pg);
 	html_chart_reasons(out, pg);
 	fputs("</section>\n", out);
-	if (isnan(metric(pg, "all", "ttft_p50_s")) && pg->n_load < 2)
+	if (isnan(metric(pg, "all", METRIC_TTFT_P50_S)) && pg->n_load < 2)
 		return;
 	fputs("<section id=\"latency\">\n<h2>Latency</h2>\n", out);
 	chart_latency(out, pg);

@@ -638,16 +638,18 @@ static int write_histogram(struct om *om, const struct hist_family *h, struct st
 static int write_energy(struct om *om)
 {
 	static const struct {
-		const char *family, *sample, *type, *metric, *help;
+		const char *family, *sample, *type;
+		enum metric_id metric;
+		const char *help;
 		double scale;
 	} fams[] = {
 		{"gpuplan_inference_energy_joules", "gpuplan_inference_energy_joules_total",
-		 "counter", "energy_kwh",
+		 "counter", METRIC_ENERGY_KWH,
 		 "Energy of the workload's GPUs while serving: held-idle power plus up to TDP in "
 		 "iterations (simulated)",
 		 3.6e6},
 		{"gpuplan_inference_tokens_per_joule", "gpuplan_inference_tokens_per_joule",
-		 "gauge", "tokens_per_joule",
+		 "gauge", METRIC_TOKENS_PER_JOULE,
 		 "Output tokens per joule of the workload's GPUs (simulated)", 1},
 	};
 	struct store_cursor *m;
@@ -660,7 +662,7 @@ static int write_energy(struct om *om)
 		while (!rc && !(rc = next_series(om, &s, &got)) && got) {
 			if (s.kind != ON_WORKLOAD)
 				continue;
-			store_cursor_rewind(m, s.name, fams[f].metric);
+			store_cursor_rewind(m, s.name, metric_name(fams[f].metric));
 			struct store_item it;
 			while (!(rc = store_cursor_next(m, &it, &got, om->err)) && got) {
 				if (isnan(it.value))
