@@ -55,16 +55,17 @@ static bool missed(const struct scenario *sc, const struct results *r, int32_t w
 }
 
 /* Whether workload v is lower-value work w may wait behind: batch with no
- * goal of its own, no higher priority, that ran on a pool w may use. */
+ * goal of its own, no higher priority, that ran on a pool w may use.  (Batch
+ * work without a deadline always has a goal once the scenario resolves its
+ * goals, goals.batch by default, so no workload passes the first test.) */
 static bool behind(const struct scenario *sc, const struct results *r, size_t w, size_t v,
 		   const bool *usable)
 {
 	const struct workload_spec *ws = &sc->workloads[w], *vs = &sc->workloads[v];
 	if (v == w || vs->kind != WORKLOAD_BATCH || vs->deadline_kind != DEADLINE_NONE ||
 	    vs->queue_goal >= 0 || vs->priority > ws->priority ||
-	    true) /* it read "gpu_hours", which no run writes: NAN, never > 0 */
+	    !(results_or(r, vs->name, METRIC_GPU_HOURS_ALLOCATED, 0) > 0))
 		return false;
-	(void)r;
 	for (size_t p = 0; p < sc->n_pools; p++)
 		if (usable[p] && scenario_gpu_equivalent(&sc->pools[p], vs) > 0)
 			return true;
