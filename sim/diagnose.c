@@ -664,9 +664,9 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 	int32_t replicas = in->target_queue > 0 ? in->max_replicas : in->replicas;
 	int32_t workers = in->tokenize_workers > 0 ? in->tokenize_workers : 1;
 	double busy = replicas > 0 ? rate * tok / (replicas * workers) : 0;
-	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT),
-	       slo = diagnose_metric(v, ws->name, METRIC_SLO_MET);
-	if (tok <= 0 || busy < DIAGNOSE_TOKENIZER || (!(slo < 1) && !(duty < 100 * DIAGNOSE_DUTY)))
+	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
+	bool slo_met = results_holds(v->r, ws->name, METRIC_SLO_MET); /* absent: not shown met */
+	if (tok <= 0 || busy < DIAGNOSE_TOKENIZER || (slo_met && !(duty < 100 * DIAGNOSE_DUTY)))
 		return;
 	/* Workers a replica needs to keep them 70% busy. */
 	int32_t need = (int32_t)ceil(rate * tok / (replicas * 0.7) - 1e-9);

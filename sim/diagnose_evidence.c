@@ -439,11 +439,11 @@ static void kv_cache_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double slo = diagnose_metric(v, ws->name, METRIC_SLO_MET),
-	       pre = diagnose_metric(v, ws->name, METRIC_PREEMPTIONS);
+	bool slo_met = results_holds(v->r, ws->name, METRIC_SLO_MET); /* absent: not shown met */
+	double pre = diagnose_metric(v, ws->name, METRIC_PREEMPTIONS);
 	double reqs = diagnose_metric(v, ws->name, METRIC_REQUESTS_SUBMITTED);
 	double kills = diagnose_metric(v, ws->name, METRIC_OOM_KILLS);
-	if (!(slo < 1) || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
+	if (slo_met || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
 	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
 		return;
 	int32_t share = 1;
@@ -469,8 +469,8 @@ static void autoscaler_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double slo = diagnose_metric(v, ws->name, METRIC_SLO_MET);
-	if (!(in->target_queue > 0) || !(slo < 1) || !v->n_windows)
+	if (!(in->target_queue > 0) || results_holds(v->r, ws->name, METRIC_SLO_MET) ||
+	    !v->n_windows)
 		return;
 	double at_max = 0;
 	for (size_t k = 0; k < v->n_windows; k++)
@@ -535,13 +535,12 @@ static void replicas_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double slo = diagnose_metric(v, ws->name, METRIC_SLO_MET),
-	       duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
+	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
 	double served = diagnose_metric(v, ws->name, METRIC_THROUGHPUT_RPS),
 	       offered = diagnose_offered_rate(in);
 	/* (a disaggregated service's replicas are per role: not this fix's key) */
-	if (in->target_queue > 0 || in->disagg || !(slo < 1) || !(duty >= 100 * DIAGNOSE_DUTY) ||
-	    !(served > 0) || !v->n_windows)
+	if (in->target_queue > 0 || in->disagg || results_holds(v->r, ws->name, METRIC_SLO_MET) ||
+	    !(duty >= 100 * DIAGNOSE_DUTY) || !(served > 0) || !v->n_windows)
 		return;
 	double idle = 0, per_replica = 0; /* GPUs idle on average; a replica's */
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
