@@ -359,16 +359,18 @@ static int by_rate(const void *a, const void *b)
 int store_read_load_curve(struct store *st, int64_t run_id, struct store_load_point **pts,
 			  size_t *n, struct gp_err *err)
 {
-	static const char sql[] =
-		"SELECT r.run_id, p.value,"
-		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'ttft_p99_s'),"
-		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'e2e_p99_s'),"
-		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'throughput_rps'),"
-		" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = 'slo_attainment_pct')"
-		" FROM runs r JOIN runs me ON me.run_id = ?1 AND me.name = r.name"
-		" AND me.scenario_sha256 IS r.scenario_sha256"
-		" JOIN params p ON p.run_id = r.run_id AND p.key LIKE 'workloads.%.requests.rate'"
-		" ORDER BY r.run_id";
+#define LOAD_METRIC \
+	" (SELECT value FROM metrics m WHERE m.run_id = r.run_id AND m.scope = 'all' AND m.name = '%s')"
+	char sql[1024]; /* the names are the table's, lower_snake_case */
+	snprintf(sql, sizeof sql,
+		 "SELECT r.run_id, p.value," LOAD_METRIC "," LOAD_METRIC "," LOAD_METRIC
+		 "," LOAD_METRIC " FROM runs r JOIN runs me ON me.run_id = ?1 AND me.name = r.name"
+		 " AND me.scenario_sha256 IS r.scenario_sha256"
+		 " JOIN params p ON p.run_id = r.run_id AND p.key LIKE 'workloads.%%.requests.rate'"
+		 " ORDER BY r.run_id",
+		 metric_name(METRIC_TTFT_P99_S), metric_name(METRIC_E2E_P99_S),
+		 metric_name(METRIC_THROUGHPUT_RPS), metric_name(METRIC_SLO_ATTAINMENT_PCT));
+#undef LOAD_METRIC
 	int rc = read_rows(st, sql, run_id, (void **)pts, n, sizeof **pts, read_load_point,
 			   "reading the load test", err);
 	size_t kept = 0;

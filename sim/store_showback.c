@@ -137,12 +137,14 @@ int store_read_teams(struct store *st, int64_t run_id, struct store_team **rows,
 		    "SELECT w.team, sum(w.cost), sum(i.value), sum(v.value) FROM "
 		    "(SELECT name, team, sum(total_cost) AS cost FROM allocations "
 		    "WHERE run_id = ?1 AND name != '__idle__' GROUP BY name) w "
-		    "LEFT JOIN metrics i ON i.run_id = ?1 AND i.scope = w.name AND i.name = 'cost_idle' "
+		    "LEFT JOIN metrics i ON i.run_id = ?1 AND i.scope = w.name AND i.name = ?2 "
 		    "LEFT JOIN metrics v ON v.run_id = ?1 AND v.scope = w.name "
-		    "AND v.name = 'verified_results' GROUP BY w.team ORDER BY w.team IS NULL, w.team",
+		    "AND v.name = ?3 GROUP BY w.team ORDER BY w.team IS NULL, w.team",
 		    -1, &s, NULL) != SQLITE_OK)
 		return sti_db_error(st, err, "reading teams");
 	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_text(s, 2, metric_name(METRIC_COST_IDLE), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, metric_name(METRIC_VERIFIED_RESULTS), -1, SQLITE_STATIC);
 	size_t cap = 0;
 	int step;
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {

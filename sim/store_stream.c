@@ -43,9 +43,11 @@ static int series_sql(struct store *st, int64_t run_id, char *buf, size_t size, 
 		"s.scope = t.scope ORDER BY s.rowid LIMIT 1), 0) AS pool, (SELECT CASE WHEN "
 		"s.workload_kind = 'inference' AND s.model <> '' THEN s.model END FROM scopes s "
 		"WHERE s.run_id = ?1 AND s.scope = t.scope ORDER BY s.rowid LIMIT 1) AS model";
-	static const char by_metrics[] =
-		"EXISTS (SELECT 1 FROM metrics m WHERE m.run_id = ?1 AND m.scope = t.scope AND "
-		"m.name = 'capacity_gpus') AS pool, NULL AS model";
+	char by_metrics[160];
+	snprintf(by_metrics, sizeof by_metrics,
+		 "EXISTS (SELECT 1 FROM metrics m WHERE m.run_id = ?1 AND m.scope = t.scope AND "
+		 "m.name = '%s') AS pool, NULL AS model",
+		 metric_name(METRIC_CAPACITY_GPUS));
 	snprintf(buf, size,
 		 "SELECT min(t.rowid) AS ord, t.scope AS scope, %s FROM timeseries t "
 		 "WHERE t.run_id = ?1 AND t.scope IS NOT 'all' GROUP BY t.scope",

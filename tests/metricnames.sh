@@ -5,7 +5,8 @@
 #   1. a call that adds or reads a metric with a string literal for it;
 #   2. a string literal in sim/ that is a metric's name, outside the table,
 #      unless it is one of the names below that mean something else there
-#      (a column of the jobs or timeseries table, a backtest figure).
+#      (a column of the jobs or timeseries table, a backtest figure);
+#   3. a metric's name quoted in SQL.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 names=$(grep -o '{"[a-z0-9_]*",' sim/metric.c | tr -d '{",')
@@ -21,4 +22,9 @@ allowed='^sim/(store_[a-z]*\.c:.*"(preemptions|oom_kills)"|results\.c:.*"(queue_
 pattern=$(printf '"%s"|' $names)
 grep -nE "${pattern%|}" sim/*.c sim/*.h | grep -v '^sim/metric\.c:' | grep -vE "$allowed" |
 	sed 's/$/  <- a metric name outside sim\/metric.c: use its METRIC_ id/' | grep . && bad=1
+# 3. a metric's name quoted in SQL ('cost_idle'): bind metric_name(id) instead
+#    (comment lines aside).
+pattern=$(printf "'%s'|" $names)
+grep -nE "${pattern%|}" sim/*.c sim/*.h | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(/?\*|//)' |
+	sed 's/$/  <- a metric name in SQL: bind metric_name(METRIC_...)/' | grep . && bad=1
 exit $bad
