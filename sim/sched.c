@@ -69,12 +69,14 @@ static void tree_set(struct sched *s, size_t c)
 		tree_fix(s, i);
 }
 
-/* Room for class c: the tree doubled and rebuilt, O(classes) per doubling. */
+/* Room for class c: the tree doubled and rebuilt, O(classes) per doubling.
+ * It starts at one leaf: a run of one or two classes (an M/M/1) then walks
+ * no levels per change instead of the six of 64 leaves. */
 static void tree_grow(struct sched *s, size_t c)
 {
 	if (c < s->tree_cap)
 		return;
-	size_t cap = s->tree_cap ? s->tree_cap : 64;
+	size_t cap = s->tree_cap ? s->tree_cap : 1;
 	while (cap <= c)
 		cap *= 2;
 	s->blocked = gp_xrealloc(s->blocked, cap * sizeof *s->blocked);
