@@ -81,6 +81,9 @@ static void tree_grow(struct sched *s, size_t c)
 		cap *= 2;
 	s->blocked = gp_xrealloc(s->blocked, cap * sizeof *s->blocked);
 	memset(s->blocked + s->tree_cap, 0, (cap - s->tree_cap) * sizeof *s->blocked);
+	/* a class is blocked at most once a pass: room for all, grown here and
+	 * not by a realloc per block (one per failed placement of a pass) */
+	s->blocked_list = gp_xrealloc(s->blocked_list, cap * sizeof *s->blocked_list);
 	s->tree_cap = cap;
 	free(s->tree);
 	s->tree = gp_xmalloc(2 * cap * sizeof *s->tree);
@@ -95,8 +98,7 @@ void sched_block(struct sched *s, size_t c)
 	if (s->blocked[c])
 		return;
 	s->blocked[c] = 1;
-	s->blocked_list =
-		gp_xrealloc(s->blocked_list, (s->n_blocked + 1) * sizeof *s->blocked_list);
+	assert(s->n_blocked < s->tree_cap);
 	s->blocked_list[s->n_blocked++] = (uint32_t)c;
 	tree_set(s, c);
 }
