@@ -85,7 +85,12 @@ static double started_behind(struct view *v, size_t w, const struct job_record *
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	double s = 0;
-	for (size_t i = 0; i < v->r->n_jobs; i++) {
+	/* No workload that could be behind (an M/M/1's one): no job row to read. */
+	bool any = false;
+	for (size_t k = 0; k < v->sc->n_workloads && !any; k++)
+		any = k != w && v->sc->workloads[k].deadline_kind == DEADLINE_NONE &&
+		      v->sc->workloads[k].priority <= ws->priority;
+	for (size_t i = 0; any && i < v->r->n_jobs; i++) {
 		const struct job_record *k = &v->r->jobs[i];
 		const struct workload_spec *ks = &v->sc->workloads[k->workload];
 		if ((size_t)k->workload == w || ks->deadline_kind != DEADLINE_NONE ||
