@@ -138,6 +138,8 @@ static void rows_hold(struct reasons *r, size_t id)
 	r->shares = gp_xrealloc(r->shares, cap * CONSTRAINT_KINDS * sizeof *r->shares);
 	memset(r->shares + r->cap_rows * CONSTRAINT_KINDS, 0,
 	       (cap - r->cap_rows) * CONSTRAINT_KINDS * sizeof *r->shares);
+	r->share_kinds = gp_xrealloc(r->share_kinds, cap * sizeof *r->share_kinds);
+	memset(r->share_kinds + r->cap_rows, 0, (cap - r->cap_rows) * sizeof *r->share_kinds);
 	r->cap_rows = cap;
 }
 
@@ -161,6 +163,8 @@ static enum constraint_kind constraint_of(enum pend_kind k)
 	}
 	return CONSTRAINT_CAPACITY;
 }
+
+_Static_assert(CONSTRAINT_KINDS <= 32, "a message's kinds with a share fit share_kinds");
 
 /* Message id's shares: by the nodes that gave each reason (counts, per
  * slot), else equal over the kinds of its mask. */
@@ -186,8 +190,11 @@ static void set_shares(struct reasons *r, size_t id, const int32_t *counts, uint
 		}
 	if (!(total > 0)) /* no node to give a reason (none at all): capacity */
 		sh[CONSTRAINT_CAPACITY] = total = 1;
-	for (int k = 0; k < CONSTRAINT_KINDS; k++)
+	r->share_kinds[id] = 0;
+	for (int k = 0; k < CONSTRAINT_KINDS; k++) {
 		sh[k] /= total;
+		r->share_kinds[id] |= (uint32_t)(sh[k] > 0) << k;
+	}
 }
 
 /* The id of text, adding it if new with kinds (and shares from counts, or
@@ -234,6 +241,7 @@ void reasons_free(struct reasons *r)
 	free(r->jobs);
 	free(r->buf);
 	free(r->shares);
+	free(r->share_kinds);
 	memset(r, 0, sizeof *r);
 }
 
@@ -284,9 +292,9 @@ static void accrue_bind(struct reasons *r, const struct reason_class *c, double 
 		return;
 	const double *sh = r->shares + (size_t)c->msg * CONSTRAINT_KINDS;
 	enum constraint_kind bk = (enum constraint_kind)c->bind_kind;
-	for (int k = 0; k < CONSTRAINT_KINDS; k++) {
-		if (!(sh[k] > 0))
-			continue;
+	/* the kinds with a share, in kind order: most messages have one */
+	for (uint32_t m = r->share_kinds[c->msg]; m; m &= m - 1) {
+		int k = __builtin_ctz(m);
 		enum constraint_kind to = (enum constraint_kind)k;
 		int32_t param = -1;
 		if (to == CONSTRAINT_QUOTA && bk != CONSTRAINT_KINDS &&

@@ -101,6 +101,7 @@ struct reasons {
 	 * reason). */
 	struct bind *bind;
 	double *shares;
+	uint32_t *share_kinds; /* per message, the kinds whose share is > 0 (bits) */
 };
 
 /* slot_texts and slot_kinds must outlive the tracker (they are placement's). */
