@@ -56,7 +56,8 @@ void cluster_classes_init(struct class_table *t, size_t nodes)
 	*t = (struct class_table){.at = gp_xcalloc(cap, sizeof *t->at),
 				  .version = gp_xcalloc(cap, sizeof *t->version),
 				  .cap = (int32_t)cap,
-				  .unused = gp_xcalloc(cap, sizeof *t->unused)};
+				  .unused = gp_xcalloc(cap, sizeof *t->unused),
+				  .step = gp_xcalloc(cap, sizeof *t->step)};
 	hash_ids_reset(&t->index, 64);
 }
 
@@ -65,6 +66,7 @@ void cluster_classes_free(struct class_table *t)
 	free(t->at);
 	free(t->version);
 	free(t->unused);
+	free(t->step);
 	hash_ids_free(&t->index);
 	memset(t, 0, sizeof *t);
 }
@@ -77,6 +79,7 @@ static void rebuild(struct class_table *t)
 	if (4 * ((size_t)t->live + 1) > slots)
 		slots *= 2;
 	hash_ids_reset(&t->index, slots);
+	t->rebuilds++; /* the steps found before may name classes dropped here */
 	t->n_unused = 0;
 	for (int32_t id = 0; id < t->n; id++) {
 		if (!t->at[id].nodes) {
@@ -118,11 +121,24 @@ void cluster_classes_leave(struct class_table *t, int32_t id)
 	t->live -= !--t->at[id].nodes;
 }
 
+/* The class of the last move from id is k's when it still names the class
+ * it named then (its version) and is still in the index (some node is of it,
+ * or no rebuild came since): cluster_classes_enter would find it there, as
+ * the table holds a class once. */
 int32_t cluster_classes_move(struct class_table *t, int32_t id, const struct node_class *k)
 {
 	if (cluster_classes_same(&t->at[id], k))
 		return id;
-	int32_t to = cluster_classes_enter(t, k);
+	struct class_step *st = &t->step[id];
+	int32_t to = st->to - 1;
+	if (to >= 0 && t->version[to] == st->version &&
+	    (t->at[to].nodes > 0 || st->rebuilds == t->rebuilds) &&
+	    cluster_classes_same(&t->at[to], k)) {
+		t->live += !t->at[to].nodes++;
+	} else {
+		to = cluster_classes_enter(t, k);
+		*st = (struct class_step){to + 1, t->version[to], t->rebuilds};
+	}
 	cluster_classes_leave(t, id);
 	return to;
 }

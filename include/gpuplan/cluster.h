@@ -95,6 +95,14 @@ struct node_class {
 	int64_t cpu_scored, memory_scored;
 };
 
+/* The class a node of a class last moved to, as id + 1 (0: none), with that
+ * id's version and the table's rebuilds when it was found: a node going back
+ * and forth between two classes then needs no lookup. */
+struct class_step {
+	int32_t to;
+	uint32_t version, rebuilds;
+};
+
 struct class_table {
 	struct node_class *at; /* by id */
 	uint32_t *version;     /* by id: one more each time the id names a new class, so
@@ -106,6 +114,9 @@ struct class_table {
 	int32_t live;          /* classes some node is of */
 	struct hash_ids index; /* the live classes and those kept, by hash (hash.h):
 				* index.n of them, in at least twice as many slots */
+
+	struct class_step *step; /* by id: where a node of it last moved (cluster_classes_move) */
+	uint32_t rebuilds;       /* rebuilds so far: one drops the classes no node is of */
 };
 
 /* Words of a bucket index's block: a walk over many slots adds up the
