@@ -19,6 +19,7 @@
 #include "gpuplan/run.h"
 #include "gpuplan/ytree.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -302,21 +303,55 @@ static void goal_words(const struct scenario *sc, const struct sizing *z, struct
 		gp_sb_printf(words, "%s%s", i ? ", " : "", sc->workloads[z->workloads[i]].name);
 }
 
-int advise_row_from_store(struct store *st, struct advise_row *row, struct gp_err *err)
+void advise_probe_run(void *ctx, int64_t run_id, const struct scenario *sc, const struct results *r)
 {
-	struct metric *m = NULL;
-	size_t n = 0;
-	int rc = store_read_metrics(st, row->run_id, &m, &n, err);
-	if (!rc) {
-		struct results r;
-		results_init(&r);
-		r.metrics = m;
-		r.n_metrics = n;
-		fill_row(row, &r);
-		r.metrics = NULL;
-	}
-	store_free_metrics(m, n);
-	return rc;
+	struct advise_probes *p = ctx;
+	(void)sc;
+	GP_GROW(p->v, p->cap, p->n + 1);
+	struct advise_probe *x = &p->v[p->n++];
+	*x = (struct advise_probe){.run_id = run_id, .usd_mtok = NAN, .tokens_per_joule = NAN};
+	fill_row(&x->fig, r);
+}
+
+const struct advise_probe *advise_probe_of(const struct advise_probes *p, int64_t run_id)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].run_id == run_id)
+			return &p->v[i];
+	return NULL;
+}
+
+void advise_row_figures(struct advise_row *row, const struct advise_probes *p)
+{
+	const struct advise_probe *x = advise_probe_of(p, row->run_id);
+	assert(x); /* a search's answer is one of its runs */
+	const struct advise_row *f = &x->fig;
+	row->meets = f->meets;
+	row->peak_demand = f->peak_demand;
+	row->queue_p95 = f->queue_p95;
+	row->deadline_pct = f->deadline_pct;
+	row->slo_pct = f->slo_pct;
+	row->cost = f->cost;
+	row->cost_per_verified = f->cost_per_verified;
+	row->left = f->left;
+	row->missed = f->missed;
+	row->bill_day = f->bill_day;
+	row->per_job = f->per_job;
+	row->per_request = f->per_request;
+	row->waited = f->waited;
+}
+
+void advise_probes_free(struct advise_probes *p)
+{
+	free(p->v);
+	*p = (struct advise_probes){0};
+}
+
+void advise_goal_condition(struct search_condition *c, const char *scope)
+{
+	*c = (struct search_condition){.op = OP_GE, .value = 1};
+	snprintf(c->scope, sizeof c->scope, "%s", scope);
+	c->metric = METRIC_GOAL_MET;
 }
 
 /* Searches 1 .. hi nodes of the pool `key` sets for the smallest count at
@@ -324,22 +359,22 @@ int advise_row_from_store(struct store *st, struct advise_row *row, struct gp_er
  * meets its goal (metric goal_met, metrics_goals).  GP_EINPUT: the metric
  * is absent. */
 static int search_goal(const struct advise_spec *sp, struct store *st, const char *key, double hi,
-		       const char *scope, struct search_answer *ans, struct gp_err *err)
+		       const char *scope, struct advise_probes *probes, struct search_answer *ans,
+		       struct gp_err *err)
 {
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
 				.n_sets = sp->n_sets,
 				.key = key,
 				.seeds = 1,
-				.integer = true};
+				.integer = true,
+				.on_run = advise_probe_run,
+				.run_ctx = probes};
 	s.lo.number = 1;
 	s.hi.number = hi;
-	char cond[ADVISE_SET];
-	snprintf(cond, sizeof cond, "%s.goal_met >= 1", scope);
-	int rc = search_parse_condition(cond, &s.until, err);
+	advise_goal_condition(&s.until, scope);
 	*ans = (struct search_answer){0};
-	if (!rc)
-		rc = search_run(&s, st, NULL, NULL, ans, err);
+	int rc = search_run(&s, st, NULL, NULL, ans, err);
 	if (!rc && !ans->found)
 		snprintf(ans->value, sizeof ans->value, "%.0f", hi);
 	return rc;
@@ -352,9 +387,11 @@ static int32_t pool_size(const struct pool_spec *ps)
 	return ps->autoscale.on ? ps->autoscale.max : ps->nodes;
 }
 
-static void pool_size_key(const struct pool_spec *ps, char *key, size_t len)
+static char *pool_size_key(const struct pool_spec *ps)
 {
-	snprintf(key, len, "pools.%s.%s", ps->name, ps->autoscale.on ? "autoscale.max" : "nodes");
+	struct gp_sbuf key = {0};
+	gp_sb_printf(&key, "pools.%s.%s", ps->name, ps->autoscale.on ? "autoscale.max" : "nodes");
+	return gp_sb_take(&key);
 }
 
 /* The smallest node count of z's pool, within 1 .. 4x its nodes, that meets
@@ -366,33 +403,37 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 		     const struct sizing *z, struct plan *pl, long *found, struct gp_err *err)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
-	char key[ADVISE_SET];
+	char *key = pool_size_key(ps);
+	struct advise_probes probes = {0};
 	int32_t now = pool_size(ps);
-	pool_size_key(ps, key, sizeof key);
 	*found = 0;
 	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
 	/* First the count at which every workload the pool can host meets its
 	 * goal: no size that leaves one of them waiting past it (a pool shrunk
 	 * under someone who still waits on it). */
 	struct search_answer best = {.found = true}, ans;
-	int rc = search_goal(sp, st, key, hi, ps->name, &best, err);
+	int rc = search_goal(sp, st, key, hi, ps->name, &probes, &best, err);
 	if (rc && rc != GP_EINPUT)
-		return rc;
+		goto out;
 	bool every = !rc && best.found;
 	if (!every)
 		best = (struct search_answer){.found = true};
 	for (size_t i = 0; !every && i < (z->n ? z->n : 1) && best.found; i++) {
 		rc = search_goal(sp, st, key, hi,
-				 z->n ? sc->workloads[z->workloads[i]].name : "all", &ans, err);
-		if (rc == GP_EINPUT)
-			return GP_OK; /* the goal's metric is absent: no pool size answers it */
+				 z->n ? sc->workloads[z->workloads[i]].name : "all", &probes, &ans,
+				 err);
+		if (rc == GP_EINPUT) { /* the goal's metric is absent: no pool size answers it */
+			rc = GP_OK;
+			goto out;
+		}
 		if (rc)
-			return rc;
+			goto out;
 		if (!ans.found || !best.run_id || atof(ans.value) > atof(best.value))
 			best = ans;
 	}
+	rc = GP_OK;
 	if (!best.last_run_id)
-		return GP_OK;
+		goto out;
 	struct gp_sbuf words = {0};
 	goal_words(sc, z, &words);
 	const char *how = best.found ? z->n ? "smallest for" : "smallest meeting"
@@ -403,14 +444,18 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 				ps->autoscale.on ? "autoscaling to" : "at", best.value,
 				strcmp(best.value, "1") ? "s" : "", how, gp_sb_str(&words));
 	free(words.s);
-	if (!a)
-		return GP_OK;
-	advise_set(a, "%s=%s", key, best.value);
-	long nodes = strtol(best.value, NULL, 10);
-	*found = best.found ? nodes : 0;
-	a->run_id = best.found ? best.run_id : best.last_run_id;
-	a->hardware = nodes > now;
-	return advise_row_from_store(st, a, err);
+	if (a) {
+		advise_set(a, "%s=%s", key, best.value);
+		long nodes = strtol(best.value, NULL, 10);
+		*found = best.found ? nodes : 0;
+		a->run_id = best.found ? best.run_id : best.last_run_id;
+		a->hardware = nodes > now;
+		advise_row_figures(a, &probes);
+	}
+out:
+	advise_probes_free(&probes);
+	free(key);
+	return rc;
 }
 
 /* Sizes each pool pools_to_size names; when two or more have an answer, runs
@@ -445,9 +490,9 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	for (size_t i = 0; a && i < n; i++)
 		if (found[i]) {
 			const struct pool_spec *ps = &sc->pools[z[i].pool];
-			char key[ADVISE_SET];
-			pool_size_key(ps, key, sizeof key);
+			char *key = pool_size_key(ps);
 			advise_set(a, "%s=%ld", key, found[i]);
+			free(key);
 			a->hardware |= found[i] > pool_size(ps);
 		}
 	return a ? run_row(sp, st, a, NULL, NULL, err) : GP_OK; /* each override loaded alone */

@@ -8,6 +8,7 @@
 #include "gpuplan/advise.h"
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
+#include "gpuplan/search.h"
 
 #include <stddef.h>
 
@@ -28,9 +29,34 @@ struct plan advise_plan_alternatives(const struct scenario *sc, const struct res
  * no single alternative meets every goal. */
 struct plan advise_plan_pairs(const struct scenario *sc, const struct results *r);
 
-/* Fills a row's figures from the metrics of its run (row->run_id), which a
- * search recorded (advise.c). */
-int advise_row_from_store(struct store *st, struct advise_row *row, struct gp_err *err);
+/* The figures of the runs a search made (search_spec.on_run), read from
+ * each run's results as it ends, so a row that stands for one of them needs
+ * no read back from the database (advise.c). */
+struct advise_probe {
+	int64_t run_id;
+	struct advise_row fig;             /* figures only: no label, no overrides */
+	double usd_mtok, tokens_per_joule; /* of the service named below */
+};
+
+struct advise_probes {
+	struct advise_probe *v;
+	size_t n, cap;
+	const char *service; /* the scope of usd_mtok and tokens_per_joule; NULL: none */
+};
+
+/* search_spec.on_run: records the run's figures into ctx (struct advise_probes). */
+void advise_probe_run(void *ctx, int64_t run_id, const struct scenario *sc,
+		      const struct results *r);
+/* The figures of run_id, or NULL when the search made no such run. */
+const struct advise_probe *advise_probe_of(const struct advise_probes *p, int64_t run_id);
+/* Fills row's figures (row->run_id) from the runs p recorded; asserts it is one. */
+void advise_row_figures(struct advise_row *row, const struct advise_probes *p);
+void advise_probes_free(struct advise_probes *p);
+
+/* The search condition "scope meets its goal" (goal_met >= 1; scope a
+ * workload, a pool: every workload it can host, or all), made as the
+ * struct it is: nothing formatted to be parsed again. */
+void advise_goal_condition(struct search_condition *c, const char *scope);
 
 /* --- inference services sized and moved to other GPU types (advise_size.c) --- */
 

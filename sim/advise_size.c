@@ -31,6 +31,7 @@
 #include "gpuplan/search.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,89 +119,70 @@ static void count_probe(void *ctx, const struct search_probe *p)
 	(*(int32_t *)ctx)++;
 }
 
-/* The answer run's figure for the service (NAN when absent). */
-static double stored_metric(const struct metric *m, size_t n, const char *scope, enum metric_id id)
+/* A probe's run (search_spec.on_run): its row's figures, and the service's
+ * cost per million tokens and tokens per joule. */
+static void size_probe_run(void *ctx, int64_t run_id, const struct scenario *sc,
+			   const struct results *r)
 {
-	const char *name = metric_name(id);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(m[i].scope, scope) && !strcmp(m[i].name, name))
-			return m[i].value;
-	return NAN;
+	struct advise_probes *p = ctx;
+	advise_probe_run(ctx, run_id, sc, r);
+	p->v[p->n - 1].usd_mtok = results_or(r, p->service, METRIC_COST_PER_MILLION_TOKENS, NAN);
+	p->v[p->n - 1].tokens_per_joule = results_or(r, p->service, METRIC_TOKENS_PER_JOULE, NAN);
+}
+
+/* "FMT" made to its length (malloc'd). */
+static char *text_of(const char *fmt, ...) GP_PRINTF(1, 2);
+
+static char *text_of(const char *fmt, ...)
+{
+	struct gp_sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	gp_sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return gp_sb_take(&b);
 }
 
 /* The overrides that put service w on e's GPU type in pool ps: into sets
- * (SIZE_SETS of them, each ADVISE_SET long); returns how many. */
+ * (SIZE_SETS of them, malloc'd); returns how many. */
 static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
-			const struct advise_gpu *e, char sets[][ADVISE_SET])
+			const struct advise_gpu *e, char *sets[SIZE_SETS])
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
 	size_t n = 0;
 	if (e->gpu != ps->gpu) {
-		snprintf(sets[n++], ADVISE_SET, "pools.%s.gpu=%s", ps->name, e->gpu->name);
+		sets[n++] = text_of("pools.%s.gpu=%s", ps->name, e->gpu->name);
 		if (ps->price.gpu_hour > 0) /* priced: the new type at its reference price */
-			snprintf(sets[n++], ADVISE_SET, "pools.%s.price.gpu_hour=%g", ps->name,
-				 price_of(ps, e->gpu));
+			sets[n++] = text_of("pools.%s.price.gpu_hour=%g", ps->name,
+					    price_of(ps, e->gpu));
 	}
 	if (e->tp != ws->inference->tensor_parallel) {
-		snprintf(sets[n++], ADVISE_SET, "workloads.%s.gpus=%d", ws->name, e->tp);
-		snprintf(sets[n++], ADVISE_SET, "workloads.%s.tensor_parallel=%d", ws->name, e->tp);
+		sets[n++] = text_of("workloads.%s.gpus=%d", ws->name, e->tp);
+		sets[n++] = text_of("workloads.%s.tensor_parallel=%d", ws->name, e->tp);
 	}
 	return n;
 }
 
-/* Searches the fewest replicas of e's service on e's GPU type that meet its
- * goal, from the first cut; fills e's simulated figures and adds its row. */
-static int search_type(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		       const struct pool_spec *ps, struct advise_gpu *e, struct plan *pl,
-		       struct gp_err *err)
+/* The row of search_type's answer ans for e's service: its figures from the
+ * answer run's results (probes), its overrides the type's (extra[0 .. k)),
+ * the replicas (key) and the nodes that hold them (nodes_key). */
+static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
+			 struct advise_gpu *e, struct plan *pl, const struct search_answer *ans,
+			 const struct advise_probes *probes, char *const *extra, size_t k,
+			 const char *key, const char *nodes_key)
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
-	char extra[SIZE_SETS][ADVISE_SET], key[ADVISE_SET], nodes_key[ADVISE_SET], cond[ADVISE_SET];
-	size_t k = type_sets(sc, ps, e, extra);
-	const char **sets = gp_xcalloc(sp->n_sets + SIZE_SETS + 1, sizeof *sets);
-	for (size_t i = 0; i < sp->n_sets; i++)
-		sets[i] = sp->sets[i];
-	for (size_t i = 0; i < k; i++)
-		sets[sp->n_sets + i] = extra[i];
-	snprintf(key, sizeof key, "workloads.%s.replicas", ws->name);
-	snprintf(nodes_key, sizeof nodes_key, "pools.%s.nodes", ps->name);
-	snprintf(cond, sizeof cond, "%s.goal_met >= 1", ws->name);
 	int32_t per_node = ps->gpus_per_node / e->tp;
-	struct search_spec s = {.scenario = sp->scenario,
-				.sets = sets,
-				.n_sets = sp->n_sets + k,
-				.key = key,
-				.integer = true,
-				.seeds = 1,
-				.start = e->replicas,
-				.with_key = nodes_key,
-				.with_per = per_node};
-	s.lo.number = 1;
-	s.hi.number = 4.0 * e->replicas + 4;
-	struct search_answer ans = {0};
-	int rc = search_parse_condition(cond, &s.until, err);
-	if (!rc)
-		rc = search_run(&s, st, count_probe, &e->probes, &ans, err);
-	free(sets);
-	e->searched = true;
-	if (rc == GP_EINPUT) /* the type cannot be expressed (a label, a bound): no row */
-		return GP_OK;
-	if (rc || !ans.found)
-		return rc;
-	int32_t n = (int32_t)atol(ans.value), nodes = (n + per_node - 1) / per_node;
+	int32_t n = (int32_t)atol(ans->value), nodes = (n + per_node - 1) / per_node;
 	e->sim_replicas = n;
 	e->sim_gpus = n * e->tp;
-	e->run_id = ans.run_id;
-	struct metric *m = NULL;
-	size_t nm = 0;
-	if ((rc = store_read_metrics(st, ans.run_id, &m, &nm, err)))
-		return rc;
-	e->sim_usd_mtok = stored_metric(m, nm, ws->name, METRIC_COST_PER_MILLION_TOKENS);
-	e->sim_tokens_per_joule = stored_metric(m, nm, ws->name, METRIC_TOKENS_PER_JOULE);
-	store_free_metrics(m, nm);
+	e->run_id = ans->run_id;
+	const struct advise_probe *x = advise_probe_of(probes, ans->run_id);
+	e->sim_usd_mtok = x ? x->usd_mtok : NAN;
+	e->sim_tokens_per_joule = x ? x->tokens_per_joule : NAN;
 	bool own = e->gpu == ps->gpu;
 	if (own && n == ws->inference->replicas && nodes == ps->nodes)
-		return GP_OK; /* the base itself */
+		return; /* the base itself */
 	struct advise_row *a =
 		own ? advise_plan_add(
 			      pl,
@@ -213,16 +195,64 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 			      ws->name, e->gpu->name, n, n == 1 ? "" : "s", ps->name, nodes,
 			      nodes == 1 ? "" : "s");
 	if (!a)
-		return GP_OK;
+		return;
 	for (size_t i = 0; i < k; i++)
 		advise_set(a, "%s", extra[i]);
 	advise_set(a, "%s=%d", key, n);
 	advise_set(a, "%s=%d", nodes_key, nodes);
-	a->run_id = ans.run_id;
+	a->run_id = ans->run_id;
 	double now = ps->nodes * ps->gpus_per_node * price_of(ps, ps->gpu),
 	       then = nodes * ps->gpus_per_node * price_of(ps, e->gpu);
 	a->hardware = own ? nodes > ps->nodes : then > now * (1 + 1e-9);
-	return advise_row_from_store(st, a, err);
+	advise_row_figures(a, probes);
+}
+
+/* Searches the fewest replicas of e's service on e's GPU type that meet its
+ * goal, from the first cut; fills e's simulated figures and adds its row. */
+static int search_type(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
+		       const struct pool_spec *ps, struct advise_gpu *e, struct plan *pl,
+		       struct gp_err *err)
+{
+	const struct workload_spec *ws = &sc->workloads[e->workload];
+	char *extra[SIZE_SETS];
+	size_t k = type_sets(sc, ps, e, extra);
+	const char **sets = gp_xcalloc(sp->n_sets + SIZE_SETS + 1, sizeof *sets);
+	for (size_t i = 0; i < sp->n_sets; i++)
+		sets[i] = sp->sets[i];
+	for (size_t i = 0; i < k; i++)
+		sets[sp->n_sets + i] = extra[i];
+	char *key = text_of("workloads.%s.replicas", ws->name);
+	char *nodes_key = text_of("pools.%s.nodes", ps->name);
+	struct advise_probes probes = {.service = ws->name};
+	int32_t per_node = ps->gpus_per_node / e->tp;
+	struct search_spec s = {.scenario = sp->scenario,
+				.sets = sets,
+				.n_sets = sp->n_sets + k,
+				.key = key,
+				.integer = true,
+				.seeds = 1,
+				.start = e->replicas,
+				.with_key = nodes_key,
+				.with_per = per_node,
+				.on_run = size_probe_run,
+				.run_ctx = &probes};
+	s.lo.number = 1;
+	s.hi.number = 4.0 * e->replicas + 4;
+	advise_goal_condition(&s.until, ws->name);
+	struct search_answer ans = {0};
+	int rc = search_run(&s, st, count_probe, &e->probes, &ans, err);
+	free(sets);
+	e->searched = true;
+	if (rc == GP_EINPUT) /* the type cannot be expressed (a label, a bound): no row */
+		rc = GP_OK;
+	else if (!rc && ans.found)
+		add_type_row(sc, ps, e, pl, &ans, &probes, extra, k, key, nodes_key);
+	advise_probes_free(&probes);
+	for (size_t i = 0; i < k; i++)
+		free(extra[i]);
+	free(key);
+	free(nodes_key);
+	return rc;
 }
 
 static int by_usd_hour(const void *x, const void *y)

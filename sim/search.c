@@ -205,6 +205,8 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 				       metric_name(s->until.metric), s->until.scope);
 	if (!rc && cal) /* while the run's scenario (its model, its GPU) is at hand */
 		*recut = search_recut(s, sc, &r, atoll(value), cal);
+	if (!rc && s->on_run)
+		s->on_run(s->run_ctx, *run_id, sc, &r);
 	results_free(&r);
 	scenario_free(sc);
 	free(sets);

@@ -85,7 +85,6 @@
 
 #include <stdio.h>
 
-#define ADVISE_SET               1100 /* an override naming a pool and a workload of 253 */
 #define ADVISE_SAME_COST         0.03 /* costs per verified result this close are one price */
 #define ADVISE_MAX_SIZED         4    /* pools whose node count is searched, at most */
 #define ADVISE_DEFAULT_TOLERANCE 0.25 /* backtest error past which hardware is refused */

@@ -54,6 +54,13 @@ struct search_spec {
 			   * service, whose traffic (read from a trace once) the
 			   * probes' calibration reuses (search_recut) */
 	struct firstcut_service service;
+	/* Called after each probe's run is written, with its id, scenario and
+	 * results, which the search frees next: a caller that wants a run's
+	 * figures (advise) reads them here rather than from the database.
+	 * NULL: none. */
+	void (*on_run)(void *ctx, int64_t run_id, const struct scenario *sc,
+		       const struct results *r);
+	void *run_ctx;
 };
 
 /* What one probe found, for progress output. */
