@@ -690,13 +690,11 @@ static int read_file(const char *path, char **text, size_t *len, struct gp_err *
  * again drops its earlier record, whose value the run did not use (--seed N
  * goes after --set seed=M): params say what the run ran with, once per key,
  * in the order that reproduces it. */
-static void record_param(struct scenario *sc, const char *assignment)
+static void record_param(struct scenario *sc, const char *key, size_t keylen, const char *value)
 {
-	const char *eq = strchr(assignment, '=');
-	size_t keylen = (size_t)(eq - assignment);
 	for (size_t i = 0; i < sc->n_params; i++) {
 		struct param *old = &sc->params[i];
-		if (strlen(old->key) != keylen || memcmp(old->key, assignment, keylen))
+		if (strlen(old->key) != keylen || memcmp(old->key, key, keylen))
 			continue;
 		free(old->key);
 		free(old->value);
@@ -706,27 +704,39 @@ static void record_param(struct scenario *sc, const char *assignment)
 	}
 	struct param *p = &sc->params[sc->n_params++];
 	p->key = gp_xmalloc(keylen + 1);
-	memcpy(p->key, assignment, keylen);
+	memcpy(p->key, key, keylen);
 	p->key[keylen] = '\0';
-	p->value = gp_xstrdup(eq + 1);
+	p->value = gp_xstrdup(value);
 }
 
-/* Applies the --set overrides in order and records them for the params table. */
-static int apply_sets(struct scenario *sc, const char *const *sets, size_t n, struct gp_err *err)
+/* Applies the --set overrides in order, then the typed ones, and records
+ * them for the params table. */
+static int apply_sets(struct scenario *sc, const char *const *sets, size_t n,
+		      const struct override *ov, size_t n_ov, struct gp_err *err)
 {
-	sc->params = gp_xcalloc(n, sizeof *sc->params);
+	sc->params = gp_xcalloc(n + n_ov + 1, sizeof *sc->params);
 	for (size_t i = 0; i < n; i++) {
 		char *alias = ld_route_alias(sc->tree->root, sets[i]);
 		int rc = ytree_set(sc->tree, alias ? alias : sets[i], err);
 		free(alias);
 		if (rc)
 			return rc;
-		record_param(sc, sets[i]);
+		const char *eq = strchr(sets[i], '=');
+		record_param(sc, sets[i], (size_t)(eq - sets[i]), eq + 1);
+	}
+	for (size_t i = 0; i < n_ov; i++) {
+		char *alias = ld_route_alias(sc->tree->root, ov[i].key);
+		int rc = ytree_set_key(sc->tree, alias ? alias : ov[i].key, ov[i].value, err);
+		free(alias);
+		if (rc)
+			return rc;
+		record_param(sc, ov[i].key, strlen(ov[i].key), ov[i].value);
 	}
 	return GP_OK;
 }
 
-static int load(struct scenario *sc, const char *const *sets, size_t n_sets, struct gp_err *err)
+static int load(struct scenario *sc, const char *const *sets, size_t n_sets,
+		const struct override *ov, size_t n_ov, struct gp_err *err)
 {
 	struct loader ld = {.sc = sc, .err = err};
 	int rc = max_jobs(&ld.max_jobs, err);
@@ -741,7 +751,7 @@ static int load(struct scenario *sc, const char *const *sets, size_t n_sets, str
 	rc = ytree_parse(sc->path, text, len, &sc->tree, err);
 	free(text);
 	if (!rc)
-		rc = apply_sets(sc, sets, n_sets, err);
+		rc = apply_sets(sc, sets, n_sets, ov, n_ov, err);
 	if (!rc)
 		rc = load_root(&ld, sc->tree->root);
 	ld_route_free(&ld);
@@ -754,6 +764,13 @@ static int load(struct scenario *sc, const char *const *sets, size_t n_sets, str
 
 int scenario_load(const char *path, const char *const *sets, size_t n_sets, struct scenario **out,
 		  struct gp_err *err)
+{
+	return scenario_load_overrides(path, sets, n_sets, NULL, 0, out, err);
+}
+
+int scenario_load_overrides(const char *path, const char *const *sets, size_t n_sets,
+			    const struct override *ov, size_t n_ov, struct scenario **out,
+			    struct gp_err *err)
 {
 	struct scenario *sc = gp_xcalloc(1, sizeof *sc);
 	sc->path = gp_xstrdup(path);
@@ -772,7 +789,7 @@ int scenario_load(const char *path, const char *const *sets, size_t n_sets, stru
 	sc->experiment = (struct experiment_spec){EXPERIMENT_NONE, 1.3, 0.95, {NULL, 0, 0}};
 	sc->output = (struct output_spec){
 		.db = NULL, .step = DEFAULT_STEP, .jobs = true, .requests = false};
-	int rc = load(sc, sets, n_sets, err);
+	int rc = load(sc, sets, n_sets, ov, n_ov, err);
 	if (rc) {
 		scenario_free(sc);
 		sc = NULL;

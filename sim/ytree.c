@@ -1072,43 +1072,64 @@ static int find_slot(struct ytree *t, const char *file, const char *key, size_t 
 	return GP_OK;
 }
 
-int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
+/* The label that names override KEY=VALUE in messages, "--set KEY=VALUE",
+ * kept by t; a huge one is cut so that the message after it still fits in
+ * the error buffer.  value NULL: the text had no '=' (key is all of it). */
+static const char *override_label(struct ytree *t, const char *key, size_t keylen,
+				  const char *value)
+{
+	struct gp_sbuf label = {0};
+	size_t n = keylen + (value ? 1 + strlen(value) : 0) + 7;
+	gp_sb_printf(&label, YTREE_OVERRIDE "%.*s%s%s", (int)keylen, key, value ? "=" : "",
+		     value ? value : "");
+	if (n > YTREE_MAX_LABEL)
+		snprintf(label.s + YTREE_OVERRIDE_LEN + YTREE_MAX_LABEL - 16, 4, "...");
+	const char *file = ytree_intern(t, gp_sb_str(&label));
+	free(label.s);
+	return file;
+}
+
+/* Sets key (keylen characters) to value (NULL: none was given). */
+static int set_key(struct ytree *t, const char *key, size_t keylen, const char *value,
+		   struct gp_err *err)
 {
 	if (t->arena)
 		return gp_located(err, (struct srcloc){t->root ? t->root->loc.file : "?", 0, 0},
 				  "a JSON document takes no --set");
-	/* The label names the override in messages; a huge value is cut so that
-	 * the message after it still fits in the error buffer. */
-	size_t n = strlen(assignment) + 7;
-	char *label = gp_xmalloc(n);
-	if (n > YTREE_MAX_LABEL)
-		snprintf(label, n, YTREE_OVERRIDE "%.*s...", YTREE_MAX_LABEL - 16, assignment);
-	else
-		snprintf(label, n, YTREE_OVERRIDE "%s", assignment);
-	const char *file = ytree_intern(t, label);
-	free(label);
-	const char *eq = strchr(assignment, '=');
-	if (!eq)
+	const char *file = override_label(t, key, keylen, value);
+	if (!value)
 		return gp_located(err, (struct srcloc){file, 1, 1},
 				  "expected KEY=VALUE, like pools.batch.nodes=3");
-	size_t keylen = (size_t)(eq - assignment);
 	if (keylen == 0)
 		return gp_located(
 			err, (struct srcloc){file, 1, 1},
 			"empty key before '='; expected KEY=VALUE, like pools.batch.nodes=3");
 	/* The value first: then a failed path leaves nothing half-built behind. */
-	struct ynode *value, **slot;
-	int rc = parse_text(file, eq + 1, strlen(eq + 1), (int)keylen + 1, true, &value, err);
+	struct ynode *node, **slot;
+	int rc = parse_text(file, value, strlen(value), (int)keylen + 1, true, &node, err);
 	if (rc)
 		return rc;
-	rc = find_slot(t, file, assignment, keylen, &slot, err);
+	rc = find_slot(t, file, key, keylen, &slot, err);
 	if (rc) {
-		ynode_free(value);
+		ynode_free(node);
 		return rc;
 	}
 	ynode_free(*slot);
-	*slot = value;
+	*slot = node;
 	return GP_OK;
+}
+
+int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err)
+{
+	const char *eq = strchr(assignment, '=');
+	if (!eq)
+		return set_key(t, assignment, strlen(assignment), NULL, err);
+	return set_key(t, assignment, (size_t)(eq - assignment), eq + 1, err);
+}
+
+int ytree_set_key(struct ytree *t, const char *key, const char *value, struct gp_err *err)
+{
+	return set_key(t, key, strlen(key), value, err);
 }
 
 /* --- did you mean -------------------------------------------------------- */

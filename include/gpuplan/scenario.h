@@ -15,6 +15,7 @@
 #include "gpuplan/catalog.h"
 #include "gpuplan/common.h"
 #include "gpuplan/gpupolicy.h"
+#include "gpuplan/override.h"
 #include "gpuplan/requests.h"
 #include "gpuplan/sharing.h"
 #include "gpuplan/trace.h"
@@ -815,6 +816,12 @@ static inline bool scenario_tolerates(const struct toleration *t, const struct t
 /* Loads and validates.  sets: "KEY=VALUE" strings applied in order. */
 int scenario_load(const char *path, const char *const *sets, size_t n_sets, struct scenario **out,
 		  struct gp_err *err);
+/* The same, then the typed overrides ov[0 .. n_ov) in order (override.h:
+ * advise's alternatives), each applied by its key and value and recorded in
+ * params as a --set of the same text would be. */
+int scenario_load_overrides(const char *path, const char *const *sets, size_t n_sets,
+			    const struct override *ov, size_t n_ov, struct scenario **out,
+			    struct gp_err *err);
 
 void scenario_free(struct scenario *sc);
 

@@ -81,6 +81,9 @@ bool ytree_looks_json(const char *text, size_t len);
  * error naming the closest existing name.  A last step "+" appends the value
  * to a list: pools.+={name: shared, ...}. */
 int ytree_set(struct ytree *t, const char *assignment, struct gp_err *err);
+/* The same for an override given as its key and value (override.h): no
+ * "KEY=VALUE" text to split.  Messages name it as ytree_set's do. */
+int ytree_set_key(struct ytree *t, const char *key, const char *value, struct gp_err *err);
 
 /* The file name of an override's locations begins so: "--set KEY=VALUE". */
 #define YTREE_OVERRIDE     "--set "
