@@ -47,28 +47,20 @@ struct advise_row *advise_plan_add(struct plan *pl, const char *fmt, ...)
 	return a;
 }
 
-void advise_set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
-
-void advise_set(struct advise_row *a, const char *fmt, ...)
+void advise_add(struct advise_row *a, struct override o)
 {
-	if (!a)
+	if (!a) {
+		override_free(&o);
 		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = gp_xmalloc((size_t)(n > 0 ? n : 0) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-	va_end(ap);
+	}
 	GP_GROW(a->sets, a->cap_sets, a->n_sets + 1);
-	a->sets[a->n_sets++] = s;
+	a->sets[a->n_sets++] = o;
 }
 
 void advise_row_free(struct advise_row *a)
 {
 	for (size_t i = 0; i < a->n_sets; i++)
-		free(a->sets[i]);
+		override_free(&a->sets[i]);
 	free(a->sets);
 	free(a->label);
 	free(a->note);
@@ -119,29 +111,29 @@ static void mark_row(struct advise_row *row, const struct scenario *sc)
 {
 	struct gp_sbuf note = {0};
 	row->plugin = row->quantized = false;
+	static const char quant[] = ".quantization";
 	for (size_t i = 0; i < row->n_sets; i++) {
-		const char *x = row->sets[i];
-		for (size_t k = 0; k < sizeof plugin_policies / sizeof *plugin_policies; k++) {
-			char want[64];
-			snprintf(want, sizeof want, "scheduler.gpu_policy=%s", plugin_policies[k]);
-			row->plugin |= !strcmp(x, want);
-		}
-		const char *q = strstr(x, ".quantization=");
-		if (strncmp(x, "workloads.", 10) || !q)
+		const struct override *x = &row->sets[i];
+		for (size_t k = 0; k < sizeof plugin_policies / sizeof *plugin_policies; k++)
+			row->plugin |= !strcmp(x->key, "scheduler.gpu_policy") &&
+				       !strcmp(x->value, plugin_policies[k]);
+		size_t kl = strlen(x->key), ql = sizeof quant - 1;
+		if (strncmp(x->key, "workloads.", 10) || kl < 10 + ql ||
+		    strcmp(x->key + kl - ql, quant))
 			continue;
 		row->quantized = true;
 		char name[SCENARIO_MAX_NAME + 1];
-		snprintf(name, sizeof name, "%.*s", (int)(q - x - 10), x + 10);
+		snprintf(name, sizeof name, "%.*s", (int)(kl - ql - 10), x->key + 10);
 		int w = scenario_workload_index(sc, name);
 		const char *sep = note.n ? "; " : "";
 		if (w >= 0 && sc->workloads[w].pass_rate < 1)
 			gp_sb_printf(&note, "%s%s in %s passes verification %.1f%% of the time",
-				     sep, name, q + 14, 100 * sc->workloads[w].pass_rate);
+				     sep, name, x->value, 100 * sc->workloads[w].pass_rate);
 		else if (w >= 0)
 			gp_sb_printf(&note,
 				     "%s%s's quality in %s is not in the scenario (quality: "
 				     "{pass_rate: ...}): measure it before relying on it",
-				     sep, name, q + 14);
+				     sep, name, x->value);
 	}
 	free(row->note);
 	row->note = note.n ? gp_sb_take(&note) : NULL;
@@ -445,7 +437,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 				strcmp(best.value, "1") ? "s" : "", how, gp_sb_str(&words));
 	free(words.s);
 	if (a) {
-		advise_set(a, "%s=%s", key, best.value);
+		advise_add(a, override_make(key, best.value));
 		long nodes = strtol(best.value, NULL, 10);
 		*found = best.found ? nodes : 0;
 		a->run_id = best.found ? best.run_id : best.last_run_id;
@@ -491,7 +483,7 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 		if (found[i]) {
 			const struct pool_spec *ps = &sc->pools[z[i].pool];
 			char *key = pool_size_key(ps);
-			advise_set(a, "%s=%ld", key, found[i]);
+			advise_add(a, override_makef(key, "%ld", found[i]));
 			free(key);
 			a->hardware |= found[i] > pool_size(ps);
 		}
@@ -537,11 +529,9 @@ static bool nearer(const struct advise_row *x, const struct advise_row *y)
 static bool collide(const struct advise_row *a, const struct advise_row *b)
 {
 	for (size_t i = 0; i < a->n_sets; i++)
-		for (size_t k = 0; k < b->n_sets; k++) {
-			size_t n = strcspn(a->sets[i], "=");
-			if (n == strcspn(b->sets[k], "=") && !strncmp(a->sets[i], b->sets[k], n))
+		for (size_t k = 0; k < b->n_sets; k++)
+			if (override_same_key(&a->sets[i], &b->sets[k]))
 				return true;
-		}
 	return false;
 }
 
@@ -589,7 +579,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		return GP_OK;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < pl->alts[pick[k]].n_sets; i++)
-			advise_set(a, "%s", pl->alts[pick[k]].sets[i]);
+			advise_add(a, override_copy(&pl->alts[pick[k]].sets[i]));
 	struct gp_err skip;
 	int rc = run_row(sp, st, a, NULL, NULL, &skip);
 	if (rc == GP_EINPUT) {
@@ -971,7 +961,7 @@ static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
 static void write_sets(FILE *out, const struct advise_row *r)
 {
 	for (size_t i = 0; i < r->n_sets; i++)
-		fprintf(out, " --set '%s'", r->sets[i]);
+		fprintf(out, " --set '%s=%s'", r->sets[i].key, r->sets[i].value);
 }
 
 void advise_write(FILE *out, const struct advice *a)

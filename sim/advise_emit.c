@@ -97,14 +97,14 @@ static bool key_of(const char *set, const char *prefix, char *name, size_t len, 
 	size_t n = strlen(prefix);
 	if (strncmp(set, prefix, n) || set[n] != '.')
 		return false;
-	const char *a = set + n + 1, *dot = strchr(a, '.'), *eq = strchr(a, '=');
-	if (!dot || (eq && eq < dot))
+	const char *a = set + n + 1, *dot = strchr(a, '.');
+	if (!dot)
 		return false;
 	snprintf(name, len, "%.*s", (int)(dot - a), a);
 	if (!rest)
 		return true;
 	size_t r = strlen(rest);
-	return !strncmp(dot + 1, rest, r) && (dot[1 + r] == '=' || dot[1 + r] == '.');
+	return !strncmp(dot + 1, rest, r) && (dot[1 + r] == '\0' || dot[1 + r] == '.');
 }
 
 static void emit_scheduler(struct emit *e, const struct scenario *sc)
@@ -509,15 +509,9 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 	int rc = make_dir(dir, err);
 	if (rc)
 		return rc;
-	size_t n = sp->n_sets;
-	const char **sets = gp_xcalloc(n + best->n_sets + 1, sizeof *sets);
-	if (n)
-		memcpy(sets, sp->sets, n * sizeof *sets);
-	for (size_t i = 0; i < best->n_sets; i++)
-		sets[n++] = best->sets[i];
 	struct scenario *sc = NULL;
-	rc = scenario_load(sp->scenario, sets, n, &sc, err);
-	free(sets);
+	rc = scenario_load_overrides(sp->scenario, sp->sets, sp->n_sets, best->sets, best->n_sets,
+				     &sc, err);
 	if (rc)
 		return rc;
 	struct emit e = {.dir = dir, .err = err};
@@ -531,20 +525,21 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 	bool sched = false;
 	char name[SCENARIO_MAX_NAME + 1];
 	for (size_t i = 0; i < best->n_sets; i++) {
-		const char *x = best->sets[i];
+		const struct override *o = &best->sets[i];
+		const char *x = o->key;
 		int k;
-		if (!strncmp(x, "scheduler.scoring=", 18))
+		if (!strcmp(x, "scheduler.scoring"))
 			sched = true;
-		else if (!strncmp(x, "scheduler.gpu_policy=", 21))
+		else if (!strcmp(x, "scheduler.gpu_policy"))
 			gp_sb_printf(
 				&e.readme,
-				"%s: no stock object: gpu_policy %s is the placement of a GPU "
+				"%s=%s: no stock object: gpu_policy %s is the placement of a GPU "
 				"inside a node; %s\n",
-				x, x + 21,
-				strcmp(x + 21, "best-fit")
+				x, o->value, o->value,
+				strcmp(o->value, "best-fit")
 					? "it needs its scheduler plugin"
 					: "the device plugin's allocation (best-fit) is the default");
-		else if (!strncmp(x, "pools.+=", 8)) { /* a new pool: the scenario's last */
+		else if (!strcmp(x, "pools.+")) { /* a new pool: the scenario's last */
 			const struct pool_spec *np = &sc->pools[sc->n_pools - 1];
 			gp_sb_printf(
 				&e.readme,
@@ -586,9 +581,10 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 			 (k = scenario_workload_index(sc, name)) >= 0)
 			patch[k] |= PATCH_SERVER;
 		else
-			gp_sb_printf(&e.readme,
-				     "--set '%s': no stock object carries it; apply it by hand\n",
-				     x);
+			gp_sb_printf(
+				&e.readme,
+				"--set '%s=%s': no stock object carries it; apply it by hand\n", x,
+				o->value);
 	}
 	if (sched)
 		emit_scheduler(&e, sc);

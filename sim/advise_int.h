@@ -19,7 +19,8 @@ struct plan {
 
 /* A new alternative, unless one with the same label is planned already. */
 struct advise_row *advise_plan_add(struct plan *pl, const char *fmt, ...) GP_PRINTF(2, 3);
-void advise_set(struct advise_row *a, const char *fmt, ...) GP_PRINTF(2, 3);
+/* Appends override o to a (a takes what o owns; a NULL: o is freed). */
+void advise_add(struct advise_row *a, struct override o);
 /* Frees what a row owns (its overrides), and a plan with its rows. */
 void advise_row_free(struct advise_row *a);
 void advise_plan_free(struct plan *pl);

@@ -20,18 +20,12 @@ unsigned advise_default_jobs(void) { return gp_default_jobs(ADVISE_MAX_JOBS); }
 void advise_simulate(const struct advise_spec *sp, const struct advise_row *row,
 		     struct advise_sim *out)
 {
-	size_t n = sp->n_sets;
-	const char **sets = gp_xcalloc(n + row->n_sets + 1, sizeof *sets);
-	if (n)
-		memcpy(sets, sp->sets, n * sizeof *sets);
-	for (size_t i = 0; i < row->n_sets; i++)
-		sets[n++] = row->sets[i];
 	out->sc = NULL;
 	results_init(&out->r);
-	out->rc = scenario_load(sp->scenario, sets, n, &out->sc, &out->err);
+	out->rc = scenario_load_overrides(sp->scenario, sp->sets, sp->n_sets, row->sets,
+					  row->n_sets, &out->sc, &out->err);
 	if (!out->rc)
 		out->rc = run_simulate(out->sc, &out->r, &out->err);
-	free(sets);
 }
 
 void advise_sim_free(struct advise_sim *s)

@@ -31,7 +31,7 @@ static void plan_from(struct plan *pl, struct finding *f)
 		const struct finding_fix *x = &f->fixes[i];
 		struct advise_row *a = advise_plan_add(pl, "%s", x->label);
 		for (size_t k = 0; a && k < x->n_sets; k++)
-			advise_set(a, "%s", x->sets[k]);
+			advise_add(a, override_copy(&x->sets[k]));
 	}
 	finding_free(f);
 }
@@ -81,13 +81,13 @@ static void plan_rules(struct plan *pl, const struct scenario *sc, const struct 
 	for (size_t i = 0; i < one.n_fixes; i++) {
 		struct advise_row *a = advise_plan_add(pl, "%s", one.fixes[i].label);
 		if (a)
-			advise_set(a, "%s", one.fixes[i].sets[0]);
+			advise_add(a, override_copy(&one.fixes[i].sets[0]));
 	}
 	struct advise_row *all = one.n_fixes > 1 ? advise_plan_add(pl, "%s with every rule relaxed",
 								   sc->workloads[w].name)
 						 : NULL;
 	for (size_t i = 0; all && i < one.n_fixes; i++)
-		advise_set(all, "%s", one.fixes[i].sets[0]);
+		advise_add(all, override_copy(&one.fixes[i].sets[0]));
 	finding_free(&one);
 }
 
@@ -99,7 +99,7 @@ static void plan_fixes(struct plan *pl, const struct results *r)
 			const struct finding_fix *x = &r->findings[f].fixes[i];
 			struct advise_row *a = advise_plan_add(pl, "%s", x->label);
 			for (size_t k = 0; a && k < x->n_sets; k++)
-				advise_set(a, "%s", x->sets[k]);
+				advise_add(a, override_copy(&x->sets[k]));
 		}
 }
 
@@ -162,9 +162,9 @@ struct plan advise_plan_pairs(const struct scenario *sc, const struct results *r
 			struct advise_row *a = advise_plan_add(&pl, "%s + %s", f[i].fixes[0].label,
 							       f[j].fixes[0].label);
 			for (size_t k = 0; a && k < f[i].fixes[0].n_sets; k++)
-				advise_set(a, "%s", f[i].fixes[0].sets[k]);
+				advise_add(a, override_copy(&f[i].fixes[0].sets[k]));
 			for (size_t k = 0; a && k < f[j].fixes[0].n_sets; k++)
-				advise_set(a, "%s", f[j].fixes[0].sets[k]);
+				advise_add(a, override_copy(&f[j].fixes[0].sets[k]));
 		}
 	for (size_t i = 0; i < n; i++)
 		finding_free(&f[i]);

@@ -130,10 +130,10 @@ static void size_probe_run(void *ctx, int64_t run_id, const struct scenario *sc,
 	p->v[p->n - 1].tokens_per_joule = results_or(r, p->service, METRIC_TOKENS_PER_JOULE, NAN);
 }
 
-/* "FMT" made to its length (malloc'd). */
-static char *text_of(const char *fmt, ...) GP_PRINTF(1, 2);
+/* A key made to its length (malloc'd): "pools.a100.gpu". */
+static char *key_of(const char *fmt, ...) GP_PRINTF(1, 2);
 
-static char *text_of(const char *fmt, ...)
+static char *key_of(const char *fmt, ...)
 {
 	struct gp_sbuf b = {0};
 	va_list ap;
@@ -143,22 +143,34 @@ static char *text_of(const char *fmt, ...)
 	return gp_sb_take(&b);
 }
 
+/* An override of the key fmt makes (a pool's or a workload's) to value. */
+static struct override set_of(const char *value, const char *fmt, const char *name)
+{
+	char *key = key_of(fmt, name);
+	struct override o = override_make(key, value);
+	free(key);
+	return o;
+}
+
 /* The overrides that put service w on e's GPU type in pool ps: into sets
- * (SIZE_SETS of them, malloc'd); returns how many. */
+ * (SIZE_SETS of them, owned by the caller); returns how many. */
 static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
-			const struct advise_gpu *e, char *sets[SIZE_SETS])
+			const struct advise_gpu *e, struct override sets[SIZE_SETS])
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
 	size_t n = 0;
+	char v[64];
 	if (e->gpu != ps->gpu) {
-		sets[n++] = text_of("pools.%s.gpu=%s", ps->name, e->gpu->name);
-		if (ps->price.gpu_hour > 0) /* priced: the new type at its reference price */
-			sets[n++] = text_of("pools.%s.price.gpu_hour=%g", ps->name,
-					    price_of(ps, e->gpu));
+		sets[n++] = set_of(e->gpu->name, "pools.%s.gpu", ps->name);
+		if (ps->price.gpu_hour > 0) { /* priced: the new type at its reference price */
+			snprintf(v, sizeof v, "%g", price_of(ps, e->gpu));
+			sets[n++] = set_of(v, "pools.%s.price.gpu_hour", ps->name);
+		}
 	}
 	if (e->tp != ws->inference->tensor_parallel) {
-		sets[n++] = text_of("workloads.%s.gpus=%d", ws->name, e->tp);
-		sets[n++] = text_of("workloads.%s.tensor_parallel=%d", ws->name, e->tp);
+		snprintf(v, sizeof v, "%d", e->tp);
+		sets[n++] = set_of(v, "workloads.%s.gpus", ws->name);
+		sets[n++] = set_of(v, "workloads.%s.tensor_parallel", ws->name);
 	}
 	return n;
 }
@@ -168,7 +180,7 @@ static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
  * the replicas (key) and the nodes that hold them (nodes_key). */
 static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 			 struct advise_gpu *e, struct plan *pl, const struct search_answer *ans,
-			 const struct advise_probes *probes, char *const *extra, size_t k,
+			 const struct advise_probes *probes, const struct override *extra, size_t k,
 			 const char *key, const char *nodes_key)
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
@@ -197,9 +209,9 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 	if (!a)
 		return;
 	for (size_t i = 0; i < k; i++)
-		advise_set(a, "%s", extra[i]);
-	advise_set(a, "%s=%d", key, n);
-	advise_set(a, "%s=%d", nodes_key, nodes);
+		advise_add(a, override_copy(&extra[i]));
+	advise_add(a, override_makef(key, "%d", n));
+	advise_add(a, override_makef(nodes_key, "%d", nodes));
 	a->run_id = ans->run_id;
 	double now = ps->nodes * ps->gpus_per_node * price_of(ps, ps->gpu),
 	       then = nodes * ps->gpus_per_node * price_of(ps, e->gpu);
@@ -214,20 +226,17 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 		       struct gp_err *err)
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
-	char *extra[SIZE_SETS];
+	struct override extra[SIZE_SETS];
 	size_t k = type_sets(sc, ps, e, extra);
-	const char **sets = gp_xcalloc(sp->n_sets + SIZE_SETS + 1, sizeof *sets);
-	for (size_t i = 0; i < sp->n_sets; i++)
-		sets[i] = sp->sets[i];
-	for (size_t i = 0; i < k; i++)
-		sets[sp->n_sets + i] = extra[i];
-	char *key = text_of("workloads.%s.replicas", ws->name);
-	char *nodes_key = text_of("pools.%s.nodes", ps->name);
+	char *key = key_of("workloads.%s.replicas", ws->name);
+	char *nodes_key = key_of("pools.%s.nodes", ps->name);
 	struct advise_probes probes = {.service = ws->name};
 	int32_t per_node = ps->gpus_per_node / e->tp;
 	struct search_spec s = {.scenario = sp->scenario,
-				.sets = sets,
-				.n_sets = sp->n_sets + k,
+				.sets = sp->sets,
+				.n_sets = sp->n_sets,
+				.overrides = extra,
+				.n_overrides = k,
 				.key = key,
 				.integer = true,
 				.seeds = 1,
@@ -241,7 +250,6 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	advise_goal_condition(&s.until, ws->name);
 	struct search_answer ans = {0};
 	int rc = search_run(&s, st, count_probe, &e->probes, &ans, err);
-	free(sets);
 	e->searched = true;
 	if (rc == GP_EINPUT) /* the type cannot be expressed (a label, a bound): no row */
 		rc = GP_OK;
@@ -249,7 +257,7 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 		add_type_row(sc, ps, e, pl, &ans, &probes, extra, k, key, nodes_key);
 	advise_probes_free(&probes);
 	for (size_t i = 0; i < k; i++)
-		free(extra[i]);
+		override_free(&extra[i]);
 	free(key);
 	free(nodes_key);
 	return rc;

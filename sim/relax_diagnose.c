@@ -230,11 +230,10 @@ static int32_t waiting_workload(const struct scenario *sc, const struct results 
 /* The value of the first override of key among f's fixes, else NULL. */
 static char *relaxed_value(const struct finding *f, const char *key)
 {
-	size_t n = strlen(key);
 	for (size_t k = 0; k < f->n_fixes; k++)
 		for (size_t i = 0; i < f->fixes[k].n_sets; i++)
-			if (!strncmp(f->fixes[k].sets[i], key, n) && f->fixes[k].sets[i][n] == '=')
-				return gp_xstrdup(f->fixes[k].sets[i] + n + 1);
+			if (!strcmp(f->fixes[k].sets[i].key, key))
+				return gp_xstrdup(f->fixes[k].sets[i].value);
 	return NULL;
 }
 
@@ -269,7 +268,7 @@ static void name_key(const struct scenario *sc, const struct results *r, const s
 			continue;
 		struct finding_fix *x = finding_add_fix(f, mine.fixes[i].label);
 		for (size_t k = 0; k < mine.fixes[i].n_sets; k++)
-			finding_fix_set(x, mine.fixes[i].sets[k]);
+			finding_fix_add(x, override_copy(&mine.fixes[i].sets[k]));
 	}
 	finding_free(&mine);
 	free(f->key), free(f->value), free(f->relaxed);

@@ -741,7 +741,7 @@ void relax_selector_fix(const struct scenario *sc, const struct results *r,
 		struct finding tol = {0};
 		tolerations(&tol, sc, w, hidden);
 		if (a && tol.n_fixes)
-			relax_set(a, "%s", tol.fixes[0].sets[0]);
+			finding_fix_add(a, override_copy(&tol.fixes[0].sets[0]));
 		finding_free(&tol);
 		free(hidden);
 	}

@@ -77,7 +77,7 @@ void finding_free(struct finding *f)
 	for (size_t i = 0; i < f->n_fixes; i++) {
 		free(f->fixes[i].label);
 		for (size_t k = 0; k < f->fixes[i].n_sets; k++)
-			free(f->fixes[i].sets[k]);
+			override_free(&f->fixes[i].sets[k]);
 		free(f->fixes[i].sets);
 	}
 	free(f->fixes);
@@ -102,7 +102,7 @@ void finding_copy(struct finding *dst, const struct finding *src)
 	for (size_t i = 0; i < src->n_fixes; i++) {
 		struct finding_fix *x = finding_add_fix(dst, src->fixes[i].label);
 		for (size_t k = 0; k < src->fixes[i].n_sets; k++)
-			finding_fix_set(x, src->fixes[i].sets[k]);
+			finding_fix_add(x, override_copy(&src->fixes[i].sets[k]));
 	}
 }
 
@@ -115,25 +115,34 @@ struct finding_fix *finding_add_fix(struct finding *f, const char *label)
 	return x;
 }
 
+void finding_fix_add(struct finding_fix *x, struct override o)
+{
+	if (!x) {
+		override_free(&o);
+		return;
+	}
+	GP_GROW(x->sets, x->cap_sets, x->n_sets + 1);
+	x->sets[x->n_sets++] = o;
+}
+
 void finding_fix_set(struct finding_fix *x, const char *set)
 {
 	if (!x)
 		return;
-	GP_GROW(x->sets, x->cap_sets, x->n_sets + 1);
-	x->sets[x->n_sets++] = gp_xstrdup(set);
+	struct override o;
+	struct gp_err err;
+	int rc = override_parse(set, &o, &err);
+	assert(!rc); /* a detector's KEY=VALUE */
+	(void)rc;
+	finding_fix_add(x, o);
 }
 
 char *finding_fix_text(const struct finding_fix *x)
 {
-	size_t len = 1;
+	struct gp_sbuf s = {0};
 	for (size_t i = 0; i < x->n_sets; i++)
-		len += strlen(x->sets[i]) + 10;
-	char *s = gp_xmalloc(len), *at = s;
-	*s = '\0';
-	for (size_t i = 0; i < x->n_sets; i++)
-		at += snprintf(at, len - (size_t)(at - s), "%s--set '%s'", i ? " " : "",
-			       x->sets[i]);
-	return s;
+		gp_sb_printf(&s, "%s--set '%s=%s'", i ? " " : "", x->sets[i].key, x->sets[i].value);
+	return gp_sb_take(&s);
 }
 
 void results_init(struct results *r)

@@ -169,27 +169,25 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 		    uint64_t seed_offset, double *metric, struct search_calib *cal, double *recut,
 		    int64_t *run_id, struct gp_err *err)
 {
-	size_t n = s->n_sets;
-	const char **sets = gp_xcalloc(n + 3, sizeof *sets);
+	/* The spec's typed overrides, then the probe's own: KEY=value, the
+	 * nodes that hold value replicas, the seed. */
+	size_t n = s->n_overrides, own = n;
+	struct override *ov = gp_xcalloc(n + 3, sizeof *ov);
 	if (n)
-		memcpy(sets, s->sets, n * sizeof *sets);
-	char assign[512], seed[64], with[512];
-	snprintf(assign, sizeof assign, "%s=%s", s->key, value);
-	sets[n++] = assign;
-	if (s->with_key && s->with_per > 0) { /* the nodes that hold value replicas */
+		memcpy(ov, s->overrides, n * sizeof *ov); /* borrowed */
+	ov[n++] = override_make(s->key, value);
+	if (s->with_key && s->with_per > 0) {
 		long long v = atoll(value), per = (long long)s->with_per;
-		snprintf(with, sizeof with, "%s=%lld", s->with_key, (v + per - 1) / per);
-		sets[n++] = with;
+		ov[n++] = override_makef(s->with_key, "%lld", (v + per - 1) / per);
 	}
 	struct scenario *sc = NULL;
-	int rc = scenario_load(s->scenario, sets, n, &sc, err);
+	int rc = scenario_load_overrides(s->scenario, s->sets, s->n_sets, ov, n, &sc, err);
 	if (!rc && seed_offset) {
 		/* Seeds follow the scenario's own: seed, seed + 1, ... */
-		snprintf(seed, sizeof seed, "seed=%llu",
-			 (unsigned long long)(sc->seed + seed_offset));
-		sets[n++] = seed;
+		ov[n++] = override_makef("seed", "%llu",
+					 (unsigned long long)(sc->seed + seed_offset));
 		scenario_free(sc);
-		rc = scenario_load(s->scenario, sets, n, &sc, err);
+		rc = scenario_load_overrides(s->scenario, s->sets, s->n_sets, ov, n, &sc, err);
 	}
 	struct results r;
 	results_init(&r);
@@ -209,7 +207,9 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 		s->on_run(s->run_ctx, *run_id, sc, &r);
 	results_free(&r);
 	scenario_free(sc);
-	free(sets);
+	for (size_t i = own; i < n; i++)
+		override_free(&ov[i]);
+	free(ov);
 	return rc;
 }
 
@@ -224,7 +224,7 @@ static int probe(const struct search_spec *s, struct store *st, double x, search
 	struct search_probe p = {value, true, NAN, 0};
 	*recut = NAN;
 	for (int k = 0; k < s->seeds; k++) {
-		double m, cut = NAN;
+		double m = NAN, cut = NAN;
 		int64_t id;
 		int rc = run_once(s, st, value, (uint64_t)k, &m, cal, &cut, &id, err);
 		if (rc)

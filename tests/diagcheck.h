@@ -30,10 +30,10 @@ static bool diagcheck_names_key(const struct finding *f, const struct advise_row
 		return !strncmp(f->key, key, k);
 	for (size_t i = 0; i < f->n_fixes; i++)
 		for (size_t j = 0; j < f->fixes[i].n_sets; j++)
-			if (!strncmp(f->fixes[i].sets[j], key, k))
+			if (!strncmp(f->fixes[i].sets[j].key, key, k))
 				return true;
 	for (size_t j = 0; rec && j < rec->n_sets; j++)
-		if (!strncmp(rec->sets[j], key, k))
+		if (!strncmp(rec->sets[j].key, key, k))
 			return true;
 	return false;
 }
@@ -44,8 +44,9 @@ static bool diagcheck_adds_hardware(const struct advise_row *r)
 	if (r->hardware)
 		return true;
 	for (size_t i = 0; i < r->n_sets; i++)
-		if (strstr(r->sets[i], "pools.+=") || !strncmp(r->sets[i], "pools=", 6) ||
-		    strstr(r->sets[i], "autoscale.max") || strstr(r->sets[i], "gpus_per_node"))
+		if (!strcmp(r->sets[i].key, "pools.+") || !strcmp(r->sets[i].key, "pools") ||
+		    strstr(r->sets[i].key, "autoscale.max") ||
+		    strstr(r->sets[i].key, "gpus_per_node"))
 			return true;
 	return false;
 }

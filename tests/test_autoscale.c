@@ -508,7 +508,8 @@ Test(autoscale, the_diagnosis_names_a_node_group_at_its_max)
 	cr_assert_eq(f->pool, 0);
 	cr_assert_float_eq(f->figure, 3900, 1e-9);
 	cr_assert_eq(f->n_fixes, 1);
-	cr_assert_str_eq(f->fixes[0].sets[0], "pools.batch.autoscale.max=4");
+	cr_assert_str_eq(f->fixes[0].sets[0].key, "pools.batch.autoscale.max");
+	cr_assert_str_eq(f->fixes[0].sets[0].value, "4");
 }
 
 /* max 3: nobody waits for capacity; all 900 pending pod-seconds are the wait
@@ -523,8 +524,10 @@ Test(autoscale, the_diagnosis_names_provisioning_time_not_capacity)
 	cr_assert_eq(f->kind, KIND_PROVISIONING);
 	cr_assert_float_eq(f->figure, 900, 1e-9);
 	cr_assert_eq(f->fixes[0].n_sets, 2);
-	cr_assert_str_eq(f->fixes[0].sets[0], "pools.batch.nodes=3");
-	cr_assert_str_eq(f->fixes[0].sets[1], "pools.batch.autoscale.min=3");
+	cr_assert_str_eq(f->fixes[0].sets[0].key, "pools.batch.nodes");
+	cr_assert_str_eq(f->fixes[0].sets[0].value, "3");
+	cr_assert_str_eq(f->fixes[0].sets[1].key, "pools.batch.autoscale.min");
+	cr_assert_str_eq(f->fixes[0].sets[1].value, "3");
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_assert_neq(r.findings[i].kind, KIND_NODE_GROUP_MAX);
 }
@@ -697,7 +700,8 @@ Test(autoscale, pending_replicas_trigger_scale_up)
 			at_max = &r.findings[i];
 	cr_assert_not_null(at_max);
 	cr_assert_float_eq(at_max->figure, 3600, 1e-9);
-	cr_assert_str_eq(at_max->fixes[0].sets[0], "pools.serve.autoscale.max=2");
+	cr_assert_str_eq(at_max->fixes[0].sets[0].key, "pools.serve.autoscale.max");
+	cr_assert_str_eq(at_max->fixes[0].sets[0].value, "2");
 	cleanup();
 	/* Nodes of 2 GPUs ($8.00 an hour): the second replica fits the first
 	 * one's new node: 1 node; still 2 x 300 s of provisioning wait; $8.00,

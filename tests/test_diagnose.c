@@ -180,7 +180,9 @@ Test(diagnose, pending_reasons_carry_their_kinds)
 	cr_expect_eq(r.findings[0].kind, KIND_ADMISSION);
 	cr_expect_eq(r.findings[0].queue, 0);
 	cr_expect_eq(r.findings[0].workload, 0);
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "queues.team-a.quota={nvidia.com/gpu: 16}",
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "queues.team-a.quota",
+			 "4 + the 12 GPUs that were free");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "{nvidia.com/gpu: 16}",
 			 "4 + the 12 GPUs that were free");
 }
 
@@ -192,8 +194,8 @@ Test(diagnose, application_when_the_tokenizer_is_saturated)
 		"tokenizer 100 ms a request x 15 requests/s over 1 replica x 1 worker = 150% busy",
 		"3 tokenizer workers a replica would");
 	/* 15/s x 100 ms = 1.5 workers' worth; at 70% busy each: ceil(1.5 / 0.7) = 3. */
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0],
-			 "workloads.chat.tokenize={time: 0.1s, workers: 3}");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "workloads.chat.tokenize");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "{time: 0.1s, workers: 3}");
 	cr_expect_lt(named_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
 	cr_expect_eq(r.n_findings, 1);
 }
@@ -266,7 +268,8 @@ Test(diagnose, near_idle_replicas_beside_busy_training_are_the_allocation_lock)
 		       "chat: 2 replicas instead of 6", "chat: 6 replicas in iterations 11.");
 	cr_expect(r.findings[0].fig.pool.holders);
 	cr_expect_eq(r.findings[0].n_fixes, 1);
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "workloads.chat.replicas=2");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "workloads.chat.replicas");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "2");
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 }
@@ -288,7 +291,8 @@ Test(diagnose, a_cpu_request_that_strands_gpus_is_placement_not_capacity)
 	cr_expect_eq(r.findings[0].kind, KIND_REQUESTS);
 	cr_expect_eq(r.findings[0].n_fixes, 1);
 	cr_expect_str_eq(r.findings[0].fixes[0].label, "prep requesting 16 cores a pod");
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "workloads.prep.cpu=16");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "workloads.prep.cpu");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "16");
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 	/* With the request the finding names, all eight start at once. */
@@ -315,7 +319,8 @@ Test(diagnose, a_saturated_service_beside_idle_gpus_needs_replicas_not_nodes)
 		       "3 replicas on them would serve its load, no new node needed",
 		       "60.0 requests/s offered", "3.0 GPUs idle on average");
 	cr_expect_eq(r.findings[0].kind, KIND_REPLICAS);
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "workloads.chat.replicas=3");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "workloads.chat.replicas");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "3");
 	cr_expect_eq(r.n_findings, 1);
 	cleanup();
 	const char *sets[] = {"workloads.chat.replicas=3"};
@@ -565,7 +570,8 @@ Test(diagnose, a_job_that_loses_its_work_to_evictions_needs_a_checkpoint)
 	for (size_t i = 0; i < r.n_findings; i++)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 	cr_assert_eq(r.findings[0].n_fixes, 1);
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0], "workloads.eval.checkpoint=3600s");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "workloads.eval.checkpoint");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "3600s");
 	cleanup();
 	run("tests/fixtures/diagnose/restarts.yaml",
 	    (const char *const[]){"workloads.eval.checkpoint=3600s"}, 1);

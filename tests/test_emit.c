@@ -319,9 +319,10 @@ Test(emit, node_counts_are_cluster_autoscaler_flags)
 Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
 {
 	struct advice a = {0};
-	char *sets[] = {"scheduler.scoring=MostAllocated",
-			"pools.h100.sharing={mode: mig, layout: [3g.40gb, 3g.40gb]}",
-			"workloads.train.gpus={mig: 3g.40gb}"};
+	struct override sets[] = {
+		{"scheduler.scoring", "MostAllocated", OVERRIDE_SCALAR},
+		{"pools.h100.sharing", "{mode: mig, layout: [3g.40gb, 3g.40gb]}", OVERRIDE_MAP},
+		{"workloads.train.gpus", "{mig: 3g.40gb}", OVERRIDE_MAP}};
 	struct advise_row row = {.label = "by hand", .meets = true, .sets = sets, .n_sets = 3};
 	a.rows = &row;
 	a.n = 1;

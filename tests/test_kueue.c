@@ -599,7 +599,8 @@ Test(kueue, the_diagnosis_names_strict_fifo_when_the_order_holds_the_jobs)
 			  strstr(f->text, "StrictFIFO queue team"),
 		  "%s", f->text);
 	cr_assert_geq(f->n_fixes, 1);
-	cr_assert_str_eq(f->fixes[0].sets[0], "queues.team.strategy=BestEffortFIFO");
+	cr_assert_str_eq(f->fixes[0].sets[0].key, "queues.team.strategy");
+	cr_assert_str_eq(f->fixes[0].sets[0].value, "BestEffortFIFO");
 }
 
 /* A FitError with the Cluster Autoscaler's note keeps the nodes' kinds: it

@@ -59,8 +59,8 @@ Test(relax, lends_what_an_idle_lender_keeps)
 	struct constraint c = relax_about(CONSTRAINT_LENDING_LIMIT, -1, -1, 1);
 	cr_assert_eq(relax_constraint(sc, &r, &c, &f), 1);
 	cr_assert_str_eq(f.fixes[0].label, "lending limit of team-b at 12 GPUs");
-	cr_assert_str_eq(f.fixes[0].sets[0],
-			 "queues.team-b.lending_limit={\"nvidia.com/gpu\": 12}");
+	cr_assert_str_eq(f.fixes[0].sets[0].key, "queues.team-b.lending_limit");
+	cr_assert_str_eq(f.fixes[0].sets[0].value, "{\"nvidia.com/gpu\": 12}");
 	c.queue = 0; /* team-a lends all it has: nothing to relax */
 	cr_assert_eq(relax_constraint(sc, &r, &c, &f), 0);
 	finding_free(&f);
@@ -73,7 +73,8 @@ Test(relax, raises_quota_by_a_waiting_jobs_gpus)
 	struct constraint c = relax_about(CONSTRAINT_QUOTA, -1, 0, 0);
 	cr_assert_eq(relax_constraint(sc, &r, &c, &f), 1);
 	cr_assert_str_eq(f.fixes[0].label, "quota of team-a at 5 GPUs"); /* 4 + one 1-GPU job */
-	cr_assert_str_eq(f.fixes[0].sets[0], "queues.team-a.quota={nvidia.com/gpu: 5}");
+	cr_assert_str_eq(f.fixes[0].sets[0].key, "queues.team-a.quota");
+	cr_assert_str_eq(f.fixes[0].sets[0].value, "{nvidia.com/gpu: 5}");
 	finding_free(&f);
 }
 
@@ -84,9 +85,10 @@ Test(relax, tolerates_the_taint_that_hides_a_pool)
 	struct constraint c = relax_about(CONSTRAINT_TAINT, -1, 0, -1);
 	cr_assert_eq(relax_constraint(sc, &r, &c, &f), 1);
 	cr_assert_str_eq(f.fixes[0].label, "batch tolerating team=research");
-	cr_assert_str_eq(f.fixes[0].sets[0],
-			 "workloads.batch.tolerations=[{key: \"team\", operator: Equal, value: "
-			 "\"research\", effect: NoSchedule}]");
+	cr_assert_str_eq(f.fixes[0].sets[0].key, "workloads.batch.tolerations");
+	cr_assert_str_eq(
+		f.fixes[0].sets[0].value,
+		"[{key: \"team\", operator: Equal, value: \"research\", effect: NoSchedule}]");
 	char key[64];
 	cr_assert_str_eq(relax_key(sc, &c, key, sizeof key), "workloads.batch.tolerations");
 	finding_free(&f);

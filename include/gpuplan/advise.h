@@ -121,8 +121,9 @@ struct advise_gpu {
 
 /* One run of the table. */
 struct advise_row {
-	char *label; /* "base", "time-slicing x4 on a100", ... (owned, whole) */
-	char **sets; /* its overrides beyond the spec's (owned; as many as it takes) */
+	char *label;           /* "base", "time-slicing x4 on a100", ... (owned, whole) */
+	struct override *sets; /* its overrides beyond the spec's, typed (owned; as many
+				* as it takes); text only where shown or stored */
 	size_t n_sets, cap_sets;
 	int64_t run_id;
 	bool meets;    /* every workload met its goal (all.goal_met) */

@@ -11,6 +11,7 @@
 #include "gpuplan/common.h"
 #include "gpuplan/hash.h"
 #include "gpuplan/metric.h"
+#include "gpuplan/override.h"
 #include "gpuplan/scenario.h"
 
 /* A row of the metrics table.  A run's rows take name and unit from metric.h's
@@ -251,11 +252,12 @@ const char *finding_kind_name(enum finding_kind k); /* "sharing", "admission", .
 /* The step of a name, or -1. */
 int finding_step_of(const char *name);
 
-/* An alternative a finding names: a label and --set overrides (owned; as
- * many as it takes: one idle_cull over 30 notebooks is 30 of them). */
+/* An alternative a finding names: a label and its overrides, typed
+ * (override.h; owned; as many as it takes: one idle_cull over 30 notebooks
+ * is 30 of them). */
 struct finding_fix {
 	char *label;
-	char **sets;
+	struct override *sets;
 	size_t n_sets, cap_sets;
 };
 
@@ -398,6 +400,10 @@ void finding_free(struct finding *f);
 void finding_copy(struct finding *dst, const struct finding *src);
 /* Appends an alternative to f: label, then n --set overrides. */
 struct finding_fix *finding_add_fix(struct finding *f, const char *label);
+/* Appends override o to x (x takes what o owns; x NULL: o is freed). */
+void finding_fix_add(struct finding_fix *x, struct override o);
+/* The same from "KEY=VALUE", the notation the detectors write their fixes
+ * in (override_parse; a key always has its '='). */
 void finding_fix_set(struct finding_fix *x, const char *set);
 /* The --set text of a fix: "--set 'A' --set 'B'" (malloc'd). */
 char *finding_fix_text(const struct finding_fix *x);

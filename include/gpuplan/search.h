@@ -38,6 +38,8 @@ struct search_spec {
 	const char *scenario;
 	const char *const *sets; /* --set overrides applied to every probe */
 	size_t n_sets;
+	const struct override *overrides; /* typed ones applied after them (advise's) */
+	size_t n_overrides;
 	const char *key; /* the --set path that varies */
 	struct search_value lo, hi;
 	bool integer;  /* both bounds are whole numbers */
