@@ -193,7 +193,7 @@ struct finding_fix *diagnose_fix(struct finding *f, const char *fmt, ...)
 	return x;
 }
 
-/* One --set override of alternative x (NULL: ignored). */
+/* One override of alternative x, typed (override_vsetf; NULL: ignored). */
 void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
 
 void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...)
@@ -202,14 +202,8 @@ void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	int need = vsnprintf(NULL, 0, fmt, ap);
+	finding_fix_add(x, override_vsetf(fmt, ap)); /* typed: KEYFMT=VALUEFMT */
 	va_end(ap);
-	char *buf = gp_xmalloc((size_t)(need > 0 ? need : 0) + 1);
-	va_start(ap, fmt);
-	vsnprintf(buf, (size_t)(need > 0 ? need : 0) + 1, fmt, ap);
-	va_end(ap);
-	finding_fix_set(x, buf);
-	free(buf);
 }
 
 /* Pool p shared by time-slicing or MPS with r replicas, as advise labels it. */

@@ -3,6 +3,7 @@
  */
 #include "gpuplan/override.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,35 @@ struct override override_makef(const char *key, const char *fmt, ...)
 	char *v = gp_sb_take(&value);
 	struct override o = {gp_xstrdup(key), v, kind_of(v)};
 	return o;
+}
+
+struct override override_setf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct override o = override_vsetf(fmt, ap);
+	va_end(ap);
+	return o;
+}
+
+struct override override_vsetf(const char *fmt, va_list ap)
+{
+	const char *eq = strchr(fmt, '=');
+	assert(eq && eq > fmt); /* KEYFMT=VALUEFMT */
+	struct gp_sbuf key = {0};
+	for (const char *p = fmt; p < eq; p++) {
+		if (*p != '%') {
+			gp_sb_putc(&key, *p);
+			continue;
+		}
+		assert(p[1] == 's'); /* a name */
+		gp_sb_printf(&key, "%s", va_arg(ap, const char *));
+		p++;
+	}
+	struct gp_sbuf value = {0};
+	gp_sb_vprintf(&value, eq + 1, ap);
+	char *v = gp_sb_take(&value);
+	return (struct override){gp_sb_take(&key), v, kind_of(v)};
 }
 
 int override_parse(const char *text, struct override *o, struct gp_err *err)

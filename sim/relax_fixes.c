@@ -44,17 +44,10 @@ void relax_set(struct finding_fix *x, const char *fmt, ...)
 {
 	if (!x)
 		return;
-	va_list ap, aq;
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(aq, ap);
-	int n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	size_t len = (size_t)(n > 0 ? n : 0) + 1;
-	char *text = gp_xmalloc(len);
-	vsnprintf(text, len, fmt, ap);
+	finding_fix_add(x, override_vsetf(fmt, ap)); /* typed: KEYFMT=VALUEFMT */
 	va_end(ap);
-	finding_fix_set(x, text);
-	free(text);
 }
 
 /* --- sharing ---------------------------------------------------------------- */

@@ -10,7 +10,8 @@
 
 /* A fix of f with the label, unless f has one with that label already (NULL then). */
 struct finding_fix *relax_fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
-/* One --set of x (nothing when x is NULL), of any length. */
+/* One override of x, typed (override_vsetf: "KEYFMT=VALUEFMT", the key's
+ * conversions names), of any length; nothing when x is NULL. */
 void relax_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
 
 #endif

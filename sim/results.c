@@ -125,18 +125,6 @@ void finding_fix_add(struct finding_fix *x, struct override o)
 	x->sets[x->n_sets++] = o;
 }
 
-void finding_fix_set(struct finding_fix *x, const char *set)
-{
-	if (!x)
-		return;
-	struct override o;
-	struct gp_err err;
-	int rc = override_parse(set, &o, &err);
-	assert(!rc); /* a detector's KEY=VALUE */
-	(void)rc;
-	finding_fix_add(x, o);
-}
-
 char *finding_fix_text(const struct finding_fix *x)
 {
 	struct gp_sbuf s = {0};

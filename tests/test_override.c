@@ -95,7 +95,8 @@ Test(override, a_fix_holds_typed_overrides_and_shows_them_as_set_text)
 {
 	struct finding f = {0};
 	struct finding_fix *x = finding_add_fix(&f, "time-slicing x4 on h100");
-	finding_fix_set(x, "pools.h100.sharing={mode: time-slicing, replicas: 4}");
+	finding_fix_add(x, override_setf("pools.%s.sharing={mode: %s, replicas: %d}", "h100",
+					 "time-slicing", 4));
 	finding_fix_add(x, override_make("pools.h100.nodes", "2"));
 	finding_fix_add(NULL, override_make("freed", "too")); /* no leak under valgrind */
 	cr_assert_eq(x->n_sets, 2);
@@ -194,4 +195,26 @@ Test(override, tree_takes_a_key_and_value_as_it_takes_the_text)
 	cr_expect_str_eq(ynode_get(t2->root, "a")->items[0]->value, "2");
 	ytree_free(t1);
 	ytree_free(t2);
+}
+
+/* A detector's fix: the format's first '=' parts key from value, each
+ * formatted on its own (a value may hold '=' of its own). */
+Test(override, setf_formats_key_and_value_apart)
+{
+	struct override o = override_setf("workloads.%s.node_selector.%s=%s", "train",
+					  "nvidia.com/gpu.product", "a=b");
+	cr_expect_str_eq(o.key, "workloads.train.node_selector.nvidia.com/gpu.product");
+	cr_expect_str_eq(o.value, "a=b");
+	cr_expect_eq(o.kind, OVERRIDE_SCALAR);
+	override_free(&o);
+	o = override_setf("scheduler.gpu_policy=%s", "fgd");
+	cr_expect_str_eq(o.key, "scheduler.gpu_policy");
+	cr_expect_str_eq(o.value, "fgd");
+	override_free(&o);
+	o = override_setf("pools.%s.sharing={mode: %s, replicas: %d}", "a100", "mps", 4);
+	char *t = override_text(&o);
+	cr_expect_str_eq(t, "pools.a100.sharing={mode: mps, replicas: 4}");
+	cr_expect_eq(o.kind, OVERRIDE_MAP);
+	free(t);
+	override_free(&o);
 }

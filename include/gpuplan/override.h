@@ -18,6 +18,7 @@
 
 #include "gpuplan/common.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,6 +39,14 @@ struct override {
 struct override override_make(const char *key, const char *value);
 /* The same, the value made from fmt. */
 struct override override_makef(const char *key, const char *fmt, ...) GP_PRINTF(2, 3);
+
+/* An override from one format "KEYFMT=VALUEFMT" and its arguments, the way
+ * the detectors write their fixes: override_setf(&o, "pools.%s.sharing={mode:
+ * %s, replicas: %d}", pool, mode, r).  The format's first '=' parts the key
+ * from the value; the key's conversions are names (%s only, asserted), so
+ * each part is formatted on its own and nothing is split afterwards. */
+struct override override_setf(const char *fmt, ...) GP_PRINTF(1, 2);
+struct override override_vsetf(const char *fmt, va_list ap);
 
 /* "KEY=VALUE" (the --set form, as a person types it) into *o: the key before
  * the first '=' (a key has none: names and label keys cannot), the value

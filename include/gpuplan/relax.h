@@ -28,7 +28,7 @@
 #include <stddef.h>
 
 /* Appends to f the minimal relaxations of c (finding_add_fix +
- * finding_fix_set, smallest first). */
+ * finding_fix_add, smallest first). */
 typedef void (*relax_fn)(const struct scenario *sc, const struct results *r,
 			 const struct constraint *c, struct finding *f);
 

@@ -400,11 +400,9 @@ void finding_free(struct finding *f);
 void finding_copy(struct finding *dst, const struct finding *src);
 /* Appends an alternative to f: label, then n --set overrides. */
 struct finding_fix *finding_add_fix(struct finding *f, const char *label);
-/* Appends override o to x (x takes what o owns; x NULL: o is freed). */
+/* Appends override o to x (x takes what o owns; x NULL: o is freed).  The
+ * detectors make o with override_setf. */
 void finding_fix_add(struct finding_fix *x, struct override o);
-/* The same from "KEY=VALUE", the notation the detectors write their fixes
- * in (override_parse; a key always has its '='). */
-void finding_fix_set(struct finding_fix *x, const char *set);
 /* The --set text of a fix: "--set 'A' --set 'B'" (malloc'd). */
 char *finding_fix_text(const struct finding_fix *x);
 
