@@ -1,7 +1,8 @@
 /*
  * advise.c - the what-if runs the diagnosis suggests (see advise.h).
  *
- * An alternative is a label and a few --set overrides on top of the user's.
+ * An alternative is a label and a few typed overrides (override.h) on top of
+ * the user's --set ones.
  * The base run's scenario and findings decide which alternatives there are;
  * each runs like `gpuplan run` would (load, simulate, write), so its row in
  * the database has its overrides in params and can be rerun by hand.
@@ -367,8 +368,10 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const cha
 	advise_goal_condition(&s.until, scope);
 	*ans = (struct search_answer){0};
 	int rc = search_run(&s, st, NULL, NULL, ans, err);
-	if (!rc && !ans->found)
+	if (!rc && !ans->found) {
 		snprintf(ans->value, sizeof ans->value, "%.0f", hi);
+		ans->number = hi;
+	}
 	return rc;
 }
 
@@ -420,7 +423,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 		}
 		if (rc)
 			goto out;
-		if (!ans.found || !best.run_id || atof(ans.value) > atof(best.value))
+		if (!ans.found || !best.run_id || ans.number > best.number)
 			best = ans;
 	}
 	rc = GP_OK;
@@ -438,7 +441,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	free(words.s);
 	if (a) {
 		advise_add(a, override_make(key, best.value));
-		long nodes = strtol(best.value, NULL, 10);
+		long nodes = (long)best.number;
 		*found = best.found ? nodes : 0;
 		a->run_id = best.found ? best.run_id : best.last_run_id;
 		a->hardware = nodes > now;

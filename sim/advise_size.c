@@ -185,7 +185,7 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
 	int32_t per_node = ps->gpus_per_node / e->tp;
-	int32_t n = (int32_t)atol(ans->value), nodes = (n + per_node - 1) / per_node;
+	int32_t n = (int32_t)ans->number, nodes = (n + per_node - 1) / per_node;
 	e->sim_replicas = n;
 	e->sim_gpus = n * e->tp;
 	e->run_id = ans->run_id;

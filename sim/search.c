@@ -353,6 +353,7 @@ static int from_start(const struct search_spec *s, struct store *st, search_prob
 		return GP_OK; /* not even hi holds */
 	a->found = true;
 	format_value(s, w.good, a->value, sizeof a->value);
+	a->number = w.good;
 	return GP_OK;
 }
 
@@ -382,5 +383,6 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 	else if ((rc = bisect(s, st, fn, ctx, a, &good, bad, tol, err)))
 		return rc;
 	format_value(s, good, a->value, sizeof a->value);
+	a->number = s->integer ? (double)llround(good) : good;
 	return GP_OK;
 }

@@ -88,6 +88,7 @@ int search_check_range(struct search_spec *spec, struct gp_err *err);
 struct search_answer {
 	bool found;     /* some value in [lo, hi] meets the condition */
 	char value[64]; /* formatted as it would be set: "3", "12.5/s" */
+	double number;  /* the same as a number, its unit aside: 3, 12.5 */
 	int64_t run_id;
 	int64_t first_run_id, last_run_id;
 };
