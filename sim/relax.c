@@ -131,52 +131,49 @@ static const char *letter_name(const struct scenario *sc, const struct constrain
 	return NULL;
 }
 
-char *relax_key(const struct scenario *sc, const struct constraint *c, char *buf, size_t len)
+char *relax_key(const struct scenario *sc, const struct constraint *c)
 {
 	const struct relax_row *row = relax_row_of(c->kind);
 	const char *k = row ? row->key : "?";
-	size_t used = 0;
-	buf[0] = '\0';
+	struct gp_sbuf b = {0};
 	while (*k) {
 		size_t n = strcspn(k, ".");
 		const char *name = n == 1 ? letter_name(sc, c, *k) : NULL;
-		int w = name ? snprintf(buf + used, len - used, "%s", name)
-			     : snprintf(buf + used, len - used, "%.*s", (int)n, k);
-		used += (size_t)w;
-		if (used >= len)
-			return buf;
+		if (name)
+			gp_sb_printf(&b, "%s", name);
+		else
+			gp_sb_printf(&b, "%.*s", (int)n, k);
 		k += n;
 		if (*k == '.') {
-			used += (size_t)snprintf(buf + used, len - used, ".");
-			if (used >= len)
-				return buf;
+			gp_sb_putc(&b, '.');
 			k++;
 		}
 	}
-	return buf;
+	return gp_sb_take(&b);
 }
 
 /* A quota figure: "none" for no limit. */
-static void amount(char *buf, size_t len, double v)
+static void amount(struct gp_sbuf *b, double v)
 {
 	if (isinf(v))
-		snprintf(buf, len, "none");
+		gp_sb_printf(b, "none");
 	else
-		snprintf(buf, len, "%g", v);
+		gp_sb_printf(b, "%g", v);
 }
 
-static void sharing_text(char *buf, size_t len, const struct pool_spec *p)
+static void sharing_text(struct gp_sbuf *b, const struct pool_spec *p)
 {
 	const struct sharing *s = &p->sharing;
 	if (sharing_replicated(s))
-		snprintf(buf, len, "{mode: %s, replicas: %d}", sharing_name(s->mode),
-			 (int)s->replicas);
+		gp_sb_printf(b, "{mode: %s, replicas: %d}", sharing_name(s->mode),
+			     (int)s->replicas);
 	else
-		snprintf(buf, len, "{mode: %s}", sharing_name(s->mode));
+		gp_sb_printf(b, "{mode: %s}", sharing_name(s->mode));
 }
 
-char *relax_value(const struct scenario *sc, const struct constraint *c, char *buf, size_t len)
+char *relax_value(const struct scenario *sc, const struct constraint *c)
 {
+	struct gp_sbuf b = {0};
 	const struct queue_spec *q =
 		c->queue >= 0 && (size_t)c->queue < sc->n_queues ? &sc->queues[c->queue] : NULL;
 	const struct workload_spec *w = c->workload >= 0 && (size_t)c->workload < sc->n_workloads
@@ -186,123 +183,123 @@ char *relax_value(const struct scenario *sc, const struct constraint *c, char *b
 		c->pool >= 0 && (size_t)c->pool < sc->n_pools ? &sc->pools[c->pool] : NULL;
 	const struct quota_entry *e = q ? diagnose_gpu_quota(q) : NULL;
 	static const char *const reclaim[] = {"Never", "LowerPriority", "Any"};
-	snprintf(buf, len, "?");
 	switch (c->kind) {
 	case CONSTRAINT_QUOTA:
 		if (e)
-			amount(buf, len, e->nominal);
+			amount(&b, e->nominal);
 		break;
 	case CONSTRAINT_BORROWING_LIMIT:
 		if (e)
-			amount(buf, len, e->borrowing_limit);
+			amount(&b, e->borrowing_limit);
 		break;
 	case CONSTRAINT_LENDING_LIMIT:
 		if (e)
-			amount(buf, len, e->lending_limit);
+			amount(&b, e->lending_limit);
 		break;
 	case CONSTRAINT_RECLAIM:
 		if (q)
-			snprintf(buf, len, "%s", reclaim[q->reclaim]);
+			gp_sb_printf(&b, "%s", reclaim[q->reclaim]);
 		break;
 	case CONSTRAINT_QUEUEING_STRATEGY:
 		if (q)
-			snprintf(buf, len, "%s",
-				 q->strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO"
-								     : "BestEffortFIFO");
+			gp_sb_printf(&b, "%s",
+				     q->strategy == STRATEGY_STRICT_FIFO ? "StrictFIFO"
+									 : "BestEffortFIFO");
 		break;
 	case CONSTRAINT_PRIORITY:
 		if (w)
-			snprintf(buf, len, "%d", (int)w->priority);
+			gp_sb_printf(&b, "%d", (int)w->priority);
 		break;
 	case CONSTRAINT_NODE_SELECTOR:
 		if (w) {
-			size_t used = (size_t)snprintf(buf, len, "{");
-			for (size_t i = 0; i < w->n_node_selector && used < len; i++)
-				used += (size_t)snprintf(buf + used, len - used, "%s%s: %s",
-							 i ? ", " : "", w->node_selector[i].key,
-							 w->node_selector[i].value);
-			if (used < len)
-				snprintf(buf + used, len - used, "}");
+			gp_sb_printf(&b, "{");
+			for (size_t i = 0; i < w->n_node_selector; i++)
+				gp_sb_printf(&b, "%s%s: %s", i ? ", " : "", w->node_selector[i].key,
+					     w->node_selector[i].value);
+			gp_sb_printf(&b, "}");
 		}
 		break;
 	case CONSTRAINT_AFFINITY:
 		if (w)
-			snprintf(buf, len, "%zu term%s", w->n_affinity,
-				 w->n_affinity == 1 ? "" : "s");
+			gp_sb_printf(&b, "%zu term%s", w->n_affinity,
+				     w->n_affinity == 1 ? "" : "s");
 		break;
 	case CONSTRAINT_TAINT:
 		if (w)
-			snprintf(buf, len, "%zu toleration%s", w->n_tolerations,
-				 w->n_tolerations == 1 ? "" : "s");
+			gp_sb_printf(&b, "%zu toleration%s", w->n_tolerations,
+				     w->n_tolerations == 1 ? "" : "s");
 		break;
 	case CONSTRAINT_SPREAD:
 		if (w && w->spread.key)
-			snprintf(buf, len, "{key: %s, max_skew: %d, when_unsatisfiable: %s}",
-				 w->spread.key, (int)w->spread.max_skew,
-				 w->spread.when == SPREAD_DO_NOT_SCHEDULE ? "DoNotSchedule"
-									  : "ScheduleAnyway");
+			gp_sb_printf(&b, "{key: %s, max_skew: %d, when_unsatisfiable: %s}",
+				     w->spread.key, (int)w->spread.max_skew,
+				     w->spread.when == SPREAD_DO_NOT_SCHEDULE ? "DoNotSchedule"
+									      : "ScheduleAnyway");
 		else if (w)
-			snprintf(buf, len, "none");
+			gp_sb_printf(&b, "none");
 		break;
 	case CONSTRAINT_GPU_SPEC:
 		if (w) {
-			size_t used = (size_t)snprintf(buf, len, "[");
-			for (size_t i = 0; i < w->n_gpu_spec && used < len; i++)
-				used += (size_t)snprintf(buf + used, len - used, "%s%s",
-							 i ? ", " : "", w->gpu_spec[i]);
-			if (used < len)
-				snprintf(buf + used, len - used, "]");
+			gp_sb_printf(&b, "[");
+			for (size_t i = 0; i < w->n_gpu_spec; i++)
+				gp_sb_printf(&b, "%s%s", i ? ", " : "", w->gpu_spec[i]);
+			gp_sb_printf(&b, "]");
 		}
 		break;
 	case CONSTRAINT_CPU_REQUEST:
 		if (w)
-			snprintf(buf, len, "%g", w->cpu);
+			gp_sb_printf(&b, "%g", w->cpu);
 		break;
 	case CONSTRAINT_MEMORY_REQUEST:
 		if (w)
-			snprintf(buf, len, "%gGiB", w->memory_bytes / GP_GIB);
+			gp_sb_printf(&b, "%gGiB", w->memory_bytes / GP_GIB);
 		break;
 	case CONSTRAINT_VRAM:
 		if (w)
-			snprintf(buf, len, "%gGiB per GPU", w->vram_bytes / GP_GIB);
+			gp_sb_printf(&b, "%gGiB per GPU", w->vram_bytes / GP_GIB);
 		break;
 	case CONSTRAINT_MIG_PROFILE:
 	case CONSTRAINT_SHARING:
 	case CONSTRAINT_CONTENTION:
 		if (p)
-			sharing_text(buf, len, p);
+			sharing_text(&b, p);
 		break;
 	case CONSTRAINT_FRAGMENTATION:
-		snprintf(buf, len, "%s", gpupolicy_names[sc->scheduler.gpu_policy]);
+		gp_sb_printf(&b, "%s", gpupolicy_names[sc->scheduler.gpu_policy]);
 		break;
 	case CONSTRAINT_WINDOW:
 		if (p && p->n_windows)
-			snprintf(buf, len, "%02d:%02d-%02d:%02d%s",
-				 (int)(p->windows[0].from / 3600),
-				 (int)(p->windows[0].from / 60 % 60),
-				 (int)(p->windows[0].to / 3600), (int)(p->windows[0].to / 60 % 60),
-				 p->n_windows > 1 ? " and more" : "");
+			gp_sb_printf(&b, "%02d:%02d-%02d:%02d%s", (int)(p->windows[0].from / 3600),
+				     (int)(p->windows[0].from / 60 % 60),
+				     (int)(p->windows[0].to / 3600),
+				     (int)(p->windows[0].to / 60 % 60),
+				     p->n_windows > 1 ? " and more" : "");
 		else if (w && w->n_windows)
-			snprintf(buf, len, "%zu window%s of its own", w->n_windows,
-				 w->n_windows == 1 ? "" : "s");
+			gp_sb_printf(&b, "%zu window%s of its own", w->n_windows,
+				     w->n_windows == 1 ? "" : "s");
 		break;
 	case CONSTRAINT_PROVISIONING:
 		if (p)
-			snprintf(buf, len, "%d",
-				 (int)(p->autoscale.on ? p->autoscale.min : p->nodes));
+			gp_sb_printf(&b, "%d",
+				     (int)(p->autoscale.on ? p->autoscale.min : p->nodes));
 		break;
 	case CONSTRAINT_STARTUP:
-		if (w)
-			units_format_duration(w->startup, buf, len);
+		if (w) {
+			char d[64];
+			units_format_duration(w->startup, d, sizeof d);
+			gp_sb_printf(&b, "%s", d);
+		}
 		break;
 	case CONSTRAINT_CAPACITY:
 		if (p)
-			snprintf(buf, len, "%d",
-				 (int)(p->autoscale.on ? p->autoscale.max : p->nodes));
+			gp_sb_printf(&b, "%d",
+				     (int)(p->autoscale.on ? p->autoscale.max : p->nodes));
 		break;
 	case CONSTRAINT_KINDS: break;
 	}
-	return buf;
+	if (!b.n)
+		gp_sb_printf(&b, "?");
+	return gp_sb_take(&b);
 }
 
 size_t relax_constraint(const struct scenario *sc, const struct results *r,

@@ -243,18 +243,18 @@ static char *relaxed_value(const struct finding *f, const char *key)
 static void name_key(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		     struct finding *f)
 {
-	char key[1024], value[1024];
-	relax_key(sc, c, key, sizeof key);
-	relax_value(sc, c, value, sizeof value);
+	char *key = relax_key(sc, c), *value = relax_value(sc, c);
 	struct finding mine = {0};
 	const struct workload_spec *ws = c->workload >= 0   ? &sc->workloads[c->workload]
 					 : f->workload >= 0 ? &sc->workloads[f->workload]
 							    : NULL;
 	if (c->kind == CONSTRAINT_WINDOW && ws && ws->n_windows &&
 	    (c->pool < 0 || !sc->pools[c->pool].n_windows)) { /* the workload's own windows */
-		snprintf(key, sizeof key, "workloads.%s.windows", ws->name);
-		snprintf(value, sizeof value, "%zu window%s", ws->n_windows,
-			 ws->n_windows == 1 ? "" : "s");
+		struct gp_sbuf k = {0}, v = {0};
+		gp_sb_printf(&k, "workloads.%s.windows", ws->name);
+		gp_sb_printf(&v, "%zu window%s", ws->n_windows, ws->n_windows == 1 ? "" : "s");
+		free(key), free(value);
+		key = gp_sb_take(&k), value = gp_sb_take(&v);
 		struct constraint own = *c;
 		own.workload = (int32_t)(ws - sc->workloads);
 		relax_workload_windows(sc, r, &own, &mine);
@@ -272,8 +272,8 @@ static void name_key(const struct scenario *sc, const struct results *r, const s
 	}
 	finding_free(&mine);
 	free(f->key), free(f->value), free(f->relaxed);
-	f->key = gp_xstrdup(key);
-	f->value = gp_xstrdup(value);
+	f->key = key;
+	f->value = value;
 	f->relaxed = relaxed_value(f, key);
 	f->pod_hours = c->pod_seconds / 3600;
 	f->constraint = (int32_t)c->kind;

@@ -690,9 +690,10 @@ static int bind_constraint(sqlite3_stmt *s, int p, size_t i, const void *ctx, st
 	const struct sti_jobs *jc = ctx;
 	const struct constraint *c = &jc->r->constraints[i];
 	(void)err;
-	char key[1024];
+	char *key = relax_key(jc->sc, c);
 	sti_bind_text(s, p, constraint_kind_name(c->kind));
-	sti_bind_copy(s, p + 1, relax_key(jc->sc, c, key, sizeof key));
+	sti_bind_copy(s, p + 1, key);
+	free(key);
 	sti_bind_text(s, p + 2, c->workload >= 0 ? jc->sc->workloads[c->workload].name : NULL);
 	sti_bind_text(s, p + 3, c->pool >= 0 ? jc->sc->pools[c->pool].name : NULL);
 	sti_bind_text(s, p + 4, c->queue >= 0 ? jc->sc->queues[c->queue].name : NULL);

@@ -49,13 +49,14 @@ extern const struct relax_row relax_table[CONSTRAINT_KINDS];
 /* The row of kind k, or NULL past the end. */
 const struct relax_row *relax_row_of(enum constraint_kind k);
 
-/* c's key with the names filled in ("queues.team-a.lending_limit") into buf;
- * a letter the constraint has no index for stays as it is.  Returns buf. */
-char *relax_key(const struct scenario *sc, const struct constraint *c, char *buf, size_t len);
+/* c's key with the names filled in ("queues.team-a.lending_limit"), whole
+ * (malloc'd: the caller frees it); a letter the constraint has no index for
+ * stays as it is. */
+char *relax_key(const struct scenario *sc, const struct constraint *c);
 
-/* c's current value as scenario text ("0", "[{key: gpu, ...}]", "none") into
- * buf.  Returns buf. */
-char *relax_value(const struct scenario *sc, const struct constraint *c, char *buf, size_t len);
+/* c's current value as scenario text ("0", "{a: b, ...}", "none"; "?" when
+ * the constraint has none), whole (malloc'd: the caller frees it). */
+char *relax_value(const struct scenario *sc, const struct constraint *c);
 
 /* Runs the row's relax function for c (nothing when it has none); returns
  * how many fixes it appended to f. */
