@@ -134,6 +134,7 @@ struct service {
 	int32_t front;            /* the service its requests count in: itself, or its prefill */
 	int32_t decode;           /* a prefill service's decode service; -1: none */
 	struct disagg_state *dis; /* the front's: its roles' specs, transfers */
+	bool stop_scope;          /* its requests count for the stop rule (infer_set_stop) */
 };
 
 struct infer {
@@ -150,6 +151,12 @@ struct infer {
 	struct samples_budget held; /* latencies the services hold exactly */
 	sim_time progress_at;       /* the last arrival or completion (INFER_PROGRESS) */
 	uint16_t ev;                /* the engine's type of EV_INFER_ARRIVAL; the rest follow */
+	struct {                    /* the stop rule (infer_set_stop); on false: none */
+		bool on;
+		enum infer_figure figure;
+		double late; /* a value above it is late */
+		int64_t need, n_late;
+	} stop;
 };
 
 static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }

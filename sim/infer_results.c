@@ -12,6 +12,68 @@
 
 #include "infer_int.h"
 
+/* --- the stop rule (infer.h) ------------------------------------------------------ */
+
+/* A value of the rule's figure (NAN: none, a one-token answer's TPOT). */
+static void stop_count(struct infer *in, double x)
+{
+	if (x > in->stop.late && ++in->stop.n_late == in->stop.need)
+		in->news |= INFER_STOP;
+}
+
+/* Whether service s (a front service: the one its requests count in)
+ * reports under scope. */
+static bool in_scope(const struct service *s, const char *scope)
+{
+	return !strcmp(scope, "all") || !strcmp(s->ws->name, scope) ||
+	       (s->is->service && !strcmp(s->is->service, scope));
+}
+
+bool infer_set_stop(struct infer *in, const struct infer_stop *stop)
+{
+	if (!in)
+		return false;
+	in->stop.on = false;
+	int64_t all = 0, n = 0;
+	for (size_t i = 0; i < in->n_svcs; i++) {
+		struct service *s = &in->svcs[i];
+		const struct request_spec *rs = &s->is->requests;
+		/* a trace's rows x repeat, a synthetic stream's count: at most */
+		int64_t count = rs->process == REQUESTS_TRACE ? (int64_t)rs->n_rows * rs->repeat
+							      : rs->count;
+		s->stop_scope = false;
+		if (s->front != (int32_t)i)
+			continue; /* decode workers: their requests count in their prefill's */
+		if (count < 0)
+			return false; /* to the horizon: no bound on the requests */
+		all += count;
+		if (in_scope(s, stop->scope)) {
+			s->stop_scope = true;
+			n += count;
+		}
+	}
+	/* ttft, e2e, tpot, queue and a transfer per request at most: all exact */
+	if (!n || !(stop->quantile > 0 && stop->quantile < 1) || all > (int64_t)in->held.max / 5)
+		return false;
+	int64_t need = 0;
+	for (int64_t k = 1; k <= n; k++) { /* as samples_view_quantile ranks them */
+		int64_t lhs = (int64_t)(stop->quantile * (double)(k - 1));
+		need = k - lhs > need ? k - lhs : need;
+	}
+	in->stop.on = true;
+	in->stop.figure = stop->figure;
+	in->stop.late = stop->bound + fabs(stop->bound) * 1e-9;
+	in->stop.need = need;
+	in->stop.n_late = 0;
+	return true;
+}
+
+void infer_stop_count(const struct infer *in, int64_t *late, int64_t *need)
+{
+	*late = in && in->stop.on ? in->stop.n_late : 0;
+	*need = in && in->stop.on ? in->stop.need : 0;
+}
+
 /* --- what a request leaves behind ------------------------------------------------ */
 
 void infer_served_add(struct infer *in, struct service *s, const struct req *q)
@@ -27,12 +89,20 @@ void infer_served_add(struct infer *in, struct service *s, const struct req *q)
 	if (q->state == RQ_DONE) {
 		v->completed++;
 		v->tokens += q->output;
-		samples_add(&v->ttft, b, sim_seconds(q->first - q->arrival));
-		samples_add(&v->e2e, b, sim_seconds(q->done - q->arrival));
+		double ttft = sim_seconds(q->first - q->arrival),
+		       e2e = sim_seconds(q->done - q->arrival);
+		double tpot =
+			q->output > 1 ? sim_seconds(q->done - q->first) / (q->output - 1) : NAN;
+		samples_add(&v->ttft, b, ttft);
+		samples_add(&v->e2e, b, e2e);
 		if (q->output > 1)
-			samples_add(&v->tpot, b, sim_seconds(q->done - q->first) / (q->output - 1));
+			samples_add(&v->tpot, b, tpot);
 		if (v->last_done == SIM_NEVER || q->done > v->last_done)
 			v->last_done = q->done;
+		if (in->stop.on && s->stop_scope)
+			stop_count(in, in->stop.figure == INFER_TTFT   ? ttft
+				       : in->stop.figure == INFER_TPOT ? tpot
+								       : e2e);
 	}
 	if (!in->sc->output.requests)
 		return;

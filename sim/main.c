@@ -777,10 +777,11 @@ static int check_bound(const struct search_spec *sp, const struct search_value *
 static void print_probe(void *ctx, const struct search_probe *p)
 {
 	const struct search_cli *cli = ctx;
-	if (!cli->o.quiet)
-		printf("probe %s=%s: %s.%s = %.6g, %s (run %lld)\n", cli->spec.key, p->value,
+	if (!cli->o.quiet) /* a stopped run's figure is that of the part it ran */
+		printf("probe %s=%s: %s.%s = %.6g%s, %s (%srun %lld)\n", cli->spec.key, p->value,
 		       cli->spec.until.scope, metric_name(cli->spec.until.metric), p->metric,
-		       p->holds ? "holds" : "fails", (long long)p->first_run_id);
+		       p->stopped ? " so far" : "", p->holds ? "holds" : "fails",
+		       p->stopped ? "stopped early, " : "", (long long)p->first_run_id);
 }
 
 static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int argc, char **argv)

@@ -12,6 +12,7 @@
 #include "gpuplan/sim.h"
 #include "gpuplan/units.h"
 
+#include <string.h>
 #include <time.h>
 
 static double wall_now(void)
@@ -28,16 +29,22 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 
 /* The sink hears that the rows are whole before the metrics and the
  * diagnosis, which only read them: a writer stores them meanwhile. */
-int run_simulate_to(const struct scenario *sc, struct results *out, const struct results_sink *sink,
-		    struct gp_err *err)
+static int simulate(const struct scenario *sc, struct results *out, const struct results_sink *sink,
+		    const struct infer_stop *stop, bool *stopped, struct gp_err *err)
 {
+	if (stopped)
+		*stopped = false;
 	if (sc->experiment.protocol == EXPERIMENT_INFLATION)
 		return inflation_run(sc, out, err); /* the paper's protocol, not a timed run */
 	double t0 = wall_now();
 	units_format_rfc3339((int64_t)time(NULL), out->started_at, sizeof out->started_at);
 	struct sim *s = sim_create(sc, out);
 	sim_set_sink(s, sink);
+	if (stop)
+		sim_set_stop(s, stop);
 	sim_advance(s, out);
+	if (stopped)
+		*stopped = !strcmp(out->status, "stopped");
 	if (sim_collect(s)->overflow) {
 		char at[32];
 		units_format_duration(out->sim_end, at, sizeof at);
@@ -66,6 +73,18 @@ int run_simulate_to(const struct scenario *sc, struct results *out, const struct
 	explain_results(sc, out); /* the findings' sentences, for the store and reports */
 	out->wall_seconds = wall_now() - t0;
 	return GP_OK;
+}
+
+int run_simulate_to(const struct scenario *sc, struct results *out, const struct results_sink *sink,
+		    struct gp_err *err)
+{
+	return simulate(sc, out, sink, NULL, NULL, err);
+}
+
+int run_simulate_stop(const struct scenario *sc, struct results *out, const struct infer_stop *stop,
+		      bool *stopped, struct gp_err *err)
+{
+	return simulate(sc, out, NULL, stop, stopped, err);
 }
 
 int run_placements(const struct scenario *sc, struct results *out, struct gp_err *err)

@@ -10,6 +10,7 @@
 #include "gpuplan/units.h"
 #include "gpuplan/ytree.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,13 +162,44 @@ static void format_value(const struct search_spec *s, double x, char *buf, size_
 		snprintf(buf, len, "%.6g%s", x, s->lo.suffix);
 }
 
+/* The stop rule (infer.h) of a condition that bounds a quantile of a
+ * per-request figure from above (ttft_p99_s <= 0.5): once more of the
+ * scope's requests are late than the quantile allows, the condition fails
+ * whatever the rest of the run does.  false for any other condition. */
+static bool stop_rule(const struct search_condition *c, struct infer_stop *stop)
+{
+	/* the quantiles as infer_results.c computes them: pct(v, 99) is 99.0 / 100 */
+	static const struct {
+		enum metric_id metric;
+		enum infer_figure figure;
+		double percentile;
+	} quantiles[] = {
+		{METRIC_TTFT_P50_S, INFER_TTFT, 50}, {METRIC_TTFT_P95_S, INFER_TTFT, 95},
+		{METRIC_TTFT_P99_S, INFER_TTFT, 99}, {METRIC_TPOT_P50_S, INFER_TPOT, 50},
+		{METRIC_TPOT_P95_S, INFER_TPOT, 95}, {METRIC_TPOT_P99_S, INFER_TPOT, 99},
+		{METRIC_E2E_P50_S, INFER_E2E, 50},   {METRIC_E2E_P99_S, INFER_E2E, 99},
+	};
+	if (c->op != OP_LE && c->op != OP_LT)
+		return false;
+	for (size_t k = 0; k < sizeof quantiles / sizeof quantiles[0]; k++)
+		if (quantiles[k].metric == c->metric) {
+			*stop = (struct infer_stop){c->scope, quantiles[k].figure,
+						    quantiles[k].percentile / 100, c->value};
+			return true;
+		}
+	return false;
+}
+
 /* One run of the scenario with KEY=value and seed, appended to the database;
  * *metric receives the condition's metric (NAN when the run has none), and
  * *recut, when cal is given, the first cut calibrated by the run
- * (search_recut; NAN when there is none). */
+ * (search_recut; NAN when there is none).  A condition with a stop rule
+ * ends the run as soon as it is certain to fail (*stopped): the run is
+ * stored with status "stopped" and the figures of the part it ran, whose
+ * quantile is past the bound as the whole run's would be. */
 static int run_once(const struct search_spec *s, struct store *st, const char *value,
 		    uint64_t seed_offset, double *metric, struct search_calib *cal, double *recut,
-		    int64_t *run_id, struct gp_err *err)
+		    bool *stopped, int64_t *run_id, struct gp_err *err)
 {
 	/* The spec's typed overrides, then the probe's own: KEY=value, the
 	 * nodes that hold value replicas, the seed. */
@@ -191,8 +223,10 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 	}
 	struct results r;
 	results_init(&r);
+	struct infer_stop stop;
 	if (!rc)
-		rc = run_simulate(sc, &r, err);
+		rc = run_simulate_stop(sc, &r, stop_rule(&s->until, &stop) ? &stop : NULL, stopped,
+				       err);
 	if (!rc)
 		rc = store_write_run(st, sc, &r, run_id, err);
 	if (!rc)
@@ -221,14 +255,18 @@ static int probe(const struct search_spec *s, struct store *st, double x, search
 {
 	char value[64];
 	format_value(s, x, value, sizeof value);
-	struct search_probe p = {value, true, NAN, 0};
+	struct search_probe p = {value, true, NAN, 0, false};
 	*recut = NAN;
 	for (int k = 0; k < s->seeds; k++) {
 		double m = NAN, cut = NAN;
 		int64_t id;
-		int rc = run_once(s, st, value, (uint64_t)k, &m, cal, &cut, &id, err);
+		bool stopped;
+		int rc = run_once(s, st, value, (uint64_t)k, &m, cal, &cut, &stopped, &id, err);
 		if (rc)
 			return rc;
+		assert(!(stopped && holds(s->until.op, m, s->until.value)) &&
+		       "a stopped run's quantile is past the bound");
+		p.stopped |= stopped;
 		*recut = fmax(*recut, cut); /* fmax ignores a NAN */
 		if (k == 0)
 			p.first_run_id = id;

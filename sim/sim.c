@@ -75,6 +75,12 @@ static void infer_heard(struct sim *s)
 		s->last_progress = at;
 		sim_kept_progress(s, at);
 	}
+	s->stopping |= (news & INFER_STOP) != 0;
+}
+
+bool sim_set_stop(struct sim *s, const struct infer_stop *stop)
+{
+	return infer_set_stop(s->infer, stop);
 }
 
 static void heard(void *ctx) { infer_heard(ctx); }
@@ -270,6 +276,8 @@ void sim_advance(struct sim *s, struct results *out)
 	while (engine_next_time(&s->engine) <= stop && engine_pop(&s->engine, &ev)) {
 		engine_warm_next(&s->engine);
 		engine_dispatch(&s->engine, &ev);
+		if (s->stopping)
+			break; /* the stop rule's verdict is in: the rest cannot change it */
 		if (engine_next_time(&s->engine) == s->engine.now)
 			continue; /* more happens at this instant */
 		if (s->dirty && infer_has_pending(s->infer)) {
@@ -294,17 +302,24 @@ void sim_advance(struct sim *s, struct results *out)
 		if (s->collect.overflow || s->arrivals.failed)
 			break; /* run_simulate refuses the run */
 	}
-	/* The run ends at the horizon, or with the last arrival, start or
-	 * completion: window events after that are not part of the work. */
+	/* The run ends where the stop rule fired, at the horizon, or with the
+	 * last arrival, start or completion: window events after that are not
+	 * part of the work. */
 	bool at_limit = !sc->horizon && sim_work_left(s) && engine_next_time(&s->engine) > stop &&
 			engine_next_time(&s->engine) != SIM_NEVER;
-	sim_time end = sc->horizon ? sc->horizon : at_limit ? stop : s->last_progress;
+	sim_time end = s->stopping   ? s->engine.now
+		       : sc->horizon ? sc->horizon
+		       : at_limit    ? stop
+				     : s->last_progress;
 	sim_time settled = autoscale_settled_at(s->as);
 	if (!sc->horizon && !sim_work_left(s) && settled != SIM_NEVER && settled > end)
 		end = settled; /* nodes billed until the autoscaler removed them */
 	collect_finish(&s->collect, end);
 	reasons_finish(&s->reasons, end);
-	out->status = !sim_work_left(s) ? "ok" : sc->horizon || at_limit ? "horizon" : "stalled";
+	out->status = s->stopping               ? "stopped"
+		      : !sim_work_left(s)       ? "ok"
+		      : sc->horizon || at_limit ? "horizon"
+						: "stalled";
 	out->sim_end = end;
 	out->events = s->engine.processed;
 	for (size_t w = 0; w < sc->n_workloads; w++) {

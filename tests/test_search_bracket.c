@@ -6,6 +6,9 @@
  */
 #include <criterion/criterion.h>
 
+#include "gpuplan/run.h"
+#include "gpuplan/scenario.h"
+
 #include "scratch.h"
 #include <math.h>
 #include <stdint.h>
@@ -289,4 +292,108 @@ Test(search_bracket, a_first_cut_off_by_several_is_recalibrated_by_the_probe)
 		cr_expect_leq(probes[0], 3, "x%g: %d probes (first cut %d, answer %d)", speedups[i],
 			      probes[0], cut[0], answers[0]);
 	}
+}
+
+/*
+ * A trace of n requests (prompts of 600 tokens, answers of 40) two seconds
+ * apart, but for a burst of `burst` requests at one instant from request
+ * `at` on: the burst's tail waits behind the burst's prefills, past the
+ * 150 ms bound, and the rest are served within it.
+ */
+static void burst_trace(const char *path, int n, int at, int burst)
+{
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fprintf(f, "TIMESTAMP,ContextTokens,GeneratedTokens\n");
+	long long us = 0;
+	for (int i = 0; i < n; i++) {
+		if (i <= at || i > at + burst)
+			us += 2000000;
+		fprintf(f, "2023-11-16 %02lld:%02lld:%02lld.%06lld0,600,40\n", 10 + us / 3600000000,
+			us / 60000000 % 60, us / 1000000 % 60, us % 1000000);
+	}
+	fclose(f);
+}
+
+/* The full run and the run with the stop rule of 'ttft_p99_s <= 0.15' on
+ * a burst trace of 2000 requests: the same verdict (*fails), whether the
+ * rule stopped the run, and the requests it completed (*done). */
+static void stop_verdicts(int at, int burst, bool *fails, bool *stopped, double *done)
+{
+	char trace[128], yaml[128];
+	snprintf(trace, sizeof trace, "%s/burst.csv", dir);
+	snprintf(yaml, sizeof yaml, "%s/burst.yaml", dir);
+	burst_trace(trace, 2000, at, burst);
+	FILE *f = fopen(yaml, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "name: burst\n"
+		   "pools:\n"
+		   "  - {name: h100, nodes: 1, gpu: H100-80GB, gpus_per_node: 1}\n"
+		   "workloads:\n"
+		   "  - name: chat\n"
+		   "    kind: inference\n"
+		   "    model: llama-3-8b\n"
+		   "    replicas: 1\n"
+		   "    memory_fraction: 0.9\n"
+		   "    requests: {trace: burst.csv, format: azure}\n");
+	fclose(f);
+	struct scenario *sc = NULL;
+	struct gp_err err;
+	cr_assert_eq(scenario_load(yaml, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
+	struct results full, part;
+	results_init(&full);
+	results_init(&part);
+	cr_assert_eq(run_simulate(sc, &full, &err), GP_OK, "%s", err.msg);
+	struct infer_stop rule = {"all", INFER_TTFT, 99.0 / 100, 0.15};
+	cr_assert_eq(run_simulate_stop(sc, &part, &rule, stopped, &err), GP_OK, "%s", err.msg);
+	double whole = results_or(&full, "all", METRIC_TTFT_P99_S, NAN);
+	double so_far = results_or(&part, "all", METRIC_TTFT_P99_S, NAN);
+	*fails = whole > 0.15;
+	cr_expect_eq(so_far > 0.15, *fails, "p99 %g in the whole run, %g in the stopped one", whole,
+		     so_far);
+	cr_expect_str_eq(part.status, *stopped ? "stopped" : "ok");
+	*done = results_or(&part, "all", METRIC_REQUESTS_COMPLETED, NAN);
+	if (!*stopped) /* a run the rule never stops is the run, figure for figure */
+		cr_expect_eq(full.n_metrics, part.n_metrics);
+	if (!*stopped && full.n_metrics == part.n_metrics)
+		for (size_t i = 0; i < full.n_metrics; i++)
+			cr_expect(full.metrics[i].value == part.metrics[i].value ||
+					  (isnan(full.metrics[i].value) &&
+					   isnan(part.metrics[i].value)),
+				  "%s.%s: %g, %g", full.metrics[i].scope, full.metrics[i].name,
+				  full.metrics[i].value, part.metrics[i].value);
+	results_free(&full);
+	results_free(&part);
+	scenario_free(sc);
+}
+
+/* The stop rule (infer.h, search.c's stop_rule): a probe stops once more
+ * requests are late than the p99 allows (2000 - floor(0.99 x 1999) = 22 of
+ * 2000), so a stopped probe fails as the whole run does, wherever in the
+ * stream the late requests come. */
+Test(search_bracket, a_probe_that_fails_late_in_the_stream_stops_there_with_the_full_verdict)
+{
+	bool fails, stopped;
+	double done;
+	stop_verdicts(1900, 60, &fails, &stopped, &done);
+	cr_expect(fails && stopped, "fails %d, stopped %d", fails, stopped);
+	cr_expect(done > 1900 && done < 1960, "stopped after %g requests", done);
+}
+
+Test(search_bracket, a_probe_that_fails_early_in_the_stream_stops_early_with_the_full_verdict)
+{
+	bool fails, stopped;
+	double done;
+	stop_verdicts(10, 60, &fails, &stopped, &done);
+	cr_expect(fails && stopped, "fails %d, stopped %d", fails, stopped);
+	cr_expect(done < 100, "stopped after %g requests", done);
+}
+
+Test(search_bracket, a_probe_that_holds_runs_whole_with_the_runs_figures)
+{
+	bool fails, stopped;
+	double done;
+	stop_verdicts(1000, 5, &fails, &stopped, &done);
+	cr_expect(!fails && !stopped, "fails %d, stopped %d", fails, stopped);
+	cr_expect_eq(done, 2000);
 }

@@ -57,6 +57,7 @@ struct infer_host {
 enum infer_news_flag {
 	INFER_FREED = 1u << 0,    /* a replica freed its units: blocked work may fit */
 	INFER_PROGRESS = 1u << 1, /* a request arrived or finished (the run is not stalled) */
+	INFER_STOP = 1u << 2,     /* the stop rule's quantile is past its bound (infer_set_stop) */
 };
 
 struct infer;
@@ -100,6 +101,42 @@ int64_t infer_verified(const struct infer *in, size_t w);
 
 /* Whether requests are still to arrive or to be served. */
 bool infer_work_left(const struct infer *in);
+
+/* The per-request figures a quantile bound can be on (ttft_pXX_s, tpot_pXX_s,
+ * e2e_pXX_s). */
+enum infer_figure { INFER_TTFT, INFER_TPOT, INFER_E2E };
+
+/*
+ * A stop rule (search.h): the f-quantile of figure over the requests of scope
+ * must stay at or under bound seconds.  The quantile is samples.h's, over
+ * the completed requests, n of them; it exceeds the bound once the values
+ * at its ranks floor(f (n - 1)) and above all do, that is once at least
+ * n - floor(f (n - 1)) values exceed the bound.  n is not known before the
+ * end, but it is at most N, the scope's requests (their counts: a trace's
+ * rows x repeat, a synthetic stream's count), so need, the most of
+ * n - floor(f (n - 1)) over 1 <= n <= N, late values prove it whatever the
+ * rest of the run does.  A value counts as late when it exceeds the bound
+ * by more than a relative 1e-9, so that the interpolation's rounding cannot
+ * bring the quantile back to it.  The rule is off (false) when a service in
+ * the run runs to a horizon (count -1), when its samples could outgrow the
+ * exact budget (a sketch's quantile is not the values'), or when the scope
+ * has no service.
+ */
+struct infer_stop {
+	const char *scope; /* "all", a workload's name, or a routed service's */
+	enum infer_figure figure;
+	double quantile; /* f, 0 < f < 1: p / 100 as the metric computes it */
+	double bound;    /* seconds */
+};
+
+/* Arms the stop rule: from then on, INFER_STOP is raised (infer_news) once
+ * the rule's quantile is certain to exceed its bound.  Returns whether the
+ * rule is on.  Call after infer_create, before the run. */
+bool infer_set_stop(struct infer *in, const struct infer_stop *stop);
+
+/* The values past the stop rule's bound so far, and how many prove it
+ * (0, 0 without a rule). */
+void infer_stop_count(const struct infer *in, int64_t *late, int64_t *need);
 
 /* Adds the inference metrics of every inference workload and of "all", and
  * the request rows when output.requests; call after the run's other metrics

@@ -522,7 +522,8 @@ struct results {
 	sim_time sim_end; /* clock when the run ended */
 	double wall_seconds;
 	char started_at[32];  /* RFC 3339 wall clock */
-	const char *status;   /* "ok", or "horizon" when work was left unfinished */
+	const char *status;   /* "ok"; "horizon" or "stalled" when work was left unfinished;
+			       * "stopped" when a stop rule ended it (run_simulate_stop) */
 	const char *currency; /* the unit of money metrics (METRIC_MONEY): the
 			       * scenario's scenario_money_unit, set when a run starts */
 };

@@ -14,6 +14,7 @@
 #ifndef GPUPLAN_RUN_H
 #define GPUPLAN_RUN_H
 
+#include "gpuplan/infer.h"
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
@@ -26,6 +27,14 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
  * inflation experiment hands nothing.  Same results as run_simulate. */
 int run_simulate_to(const struct scenario *sc, struct results *out, const struct results_sink *sink,
 		    struct gp_err *err);
+
+/* The same with a stop rule (infer.h, infer_set_stop; NULL: none): the
+ * run ends as soon as the rule's quantile is certain to exceed its bound,
+ * with status "stopped" and the figures of the part it ran (the requests in
+ * flight unfinished); otherwise its results are run_simulate's.  *stopped
+ * says which (may be NULL). */
+int run_simulate_stop(const struct scenario *sc, struct results *out, const struct infer_stop *stop,
+		      bool *stopped, struct gp_err *err);
 
 /* A timed run's placements only: its job rows, node names and pending
  * reasons, without the metrics, diagnosis and findings (import's

@@ -8,7 +8,11 @@
  * downwards.  Each probe is one run per seed, appended to the results
  * database with the probed value in its params; the condition must hold for
  * every seed.  Integer ranges bisect to the exact answer; real ranges to
- * within the tolerance.
+ * within the tolerance.  A condition that bounds a quantile of a
+ * per-request figure from above (ttft_p99_s <= 0.5) ends a probe's run as
+ * soon as more of its requests are late than the quantile allows (infer.h's
+ * stop rule): the verdict is the whole run's, and the run is stored with
+ * status "stopped" and the figures of the part it ran.
  */
 #ifndef GPUPLAN_SEARCH_H
 #define GPUPLAN_SEARCH_H
@@ -71,6 +75,9 @@ struct search_probe {
 	bool holds;        /* for every seed */
 	double metric;     /* the worst value over the seeds */
 	int64_t first_run_id;
+	bool stopped; /* a seed's run stopped once the condition was certain to fail
+		       * (a quantile bound: search.c's stop_rule); metric is then
+		       * the worst over the parts run, past the bound */
 };
 
 typedef void (*search_probe_fn)(void *ctx, const struct search_probe *p);

@@ -26,6 +26,7 @@
 #define GPUPLAN_SIM_H
 
 #include "gpuplan/collect.h"
+#include "gpuplan/infer.h"
 #include "gpuplan/placement.h"
 #include "gpuplan/results.h"
 #include "gpuplan/samples.h"
@@ -108,6 +109,11 @@ struct sim *sim_create(const struct scenario *sc, struct results *out);
 /* Hands the job rows on to sink as they become final (results.h), from
  * now until sim_finish; sink (may be NULL: none) outlives the run. */
 void sim_set_sink(struct sim *s, const struct results_sink *sink);
+
+/* Arms a stop rule on the run's inference requests (infer_set_stop): the
+ * loop ends as soon as the rule's quantile is certain to exceed its bound,
+ * and the run's status is "stopped".  Returns whether the rule is on. */
+bool sim_set_stop(struct sim *s, const struct infer_stop *stop);
 
 /* Runs the loop; sets out's status, sim_end and events. */
 void sim_advance(struct sim *s, struct results *out);
