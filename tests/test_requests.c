@@ -154,3 +154,30 @@ Test(requests, a_missing_trace_is_reported_at_the_scenario)
 		strstr(err.msg, "s.yaml:7:12: error: cannot read trace /nonexistent/t.csv"), "%s",
 		err.msg);
 }
+
+/* The rows of the last trace read are kept: the same file again is a copy
+ * of them, the caller's own; a file that changed is read again. */
+Test(requests, a_trace_read_again_is_the_same_rows_and_a_changed_one_is_read_again)
+{
+	const char *text = "2023-11-16 18:17:03.9799600,100,20\n2023-11-16 18:17:04,7,3\n";
+	cr_assert_eq(read_text(text, 100, YEAR), GP_OK, "%s", err.msg);
+	struct request_row *first = rows;
+	size_t n_first = n;
+	struct srcloc ref = {"s.yaml", 7, 12};
+	cr_assert_eq(requests_read_azure(path, ref, 100, YEAR, &rows, &n, &err), GP_OK);
+	cr_assert_neq(rows, first, "a copy of its own for each caller");
+	cr_assert_eq(n, n_first);
+	cr_assert_eq(memcmp(rows, first, n * sizeof *rows), 0);
+	free(first);
+	free(rows);
+	/* another size: the file changed */
+	cr_assert_eq(read_text("2023-11-16 18:17:03,5,6\n", 100, YEAR), GP_OK, "%s", err.msg);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(rows[0].prompt, 5);
+	free(rows);
+	/* the same file under a tighter limit is checked again */
+	cr_assert_eq(read_text(text, 100, YEAR), GP_OK, "%s", err.msg);
+	free(rows);
+	cr_assert_eq(requests_read_azure(path, ref, 1, YEAR, &rows, &n, &err), GP_EINPUT);
+	cr_assert(strstr(err.msg, "more than 1 requests"), "%s", err.msg);
+}
