@@ -235,7 +235,12 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 			rc = gp_errorf(err, GP_EINPUT,
 				       "--until: the run has no metric '%s' in scope '%s'",
 				       metric_name(s->until.metric), s->until.scope);
-	if (!rc && cal) /* while the run's scenario (its model, its GPU) is at hand */
+	/* while the run's scenario (its model, its GPU) is at hand, unless no
+	 * probe follows this one's verdict */
+	bool ok = !rc && holds(s->until.op, *metric, s->until.value);
+	bool last =
+		s->seeds == 1 && (ok ? cal && cal->closes_if_holds : cal && cal->closes_if_fails);
+	if (!rc && cal && !last)
 		*recut = search_recut(s, sc, &r, atoll(value), cal);
 	if (!rc && s->on_run)
 		s->on_run(s->run_ctx, *run_id, sc, &r);
@@ -377,6 +382,8 @@ static int from_start(const struct search_spec *s, struct store *st, search_prob
 	while (w.good > w.bad + 1) {
 		bool ok;
 		double cut;
+		cal.closes_if_holds = x - 1 <= w.bad;
+		cal.closes_if_fails = x + 1 >= w.good;
 		int rc = probe(s, st, x, fn, ctx, a, &ok, &cal, &cut, err);
 		if (rc)
 			return rc;

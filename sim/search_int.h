@@ -24,6 +24,9 @@ struct search_calib {
 	bool ready, none; /* none: the question has no first cut */
 	struct firstcut_service s;
 	double allowed;
+	/* the next probe closes the bracket if it holds, if it fails: then no
+	 * probe follows it and its calibration is not computed (search.c) */
+	bool closes_if_holds, closes_if_fails;
 };
 
 /* The first cut calibrated by a probe at n replicas whose run on sc gave r:
