@@ -14,9 +14,15 @@
 
 /* --- the stop rule (infer.h) ------------------------------------------------------ */
 
-/* A value of the rule's figure (NAN: none, a one-token answer's TPOT). */
-static void stop_count(struct infer *in, double x)
+/* Counts completed request q against the stop rule: its value of the
+ * rule's figure, as served_add adds it to the samples (a one-token answer
+ * has no TPOT). */
+static void stop_count(struct infer *in, const struct req *q)
 {
+	double x = in->stop.figure == INFER_TTFT  ? sim_seconds(q->first - q->arrival)
+		   : in->stop.figure == INFER_E2E ? sim_seconds(q->done - q->arrival)
+		   : q->output > 1 ? sim_seconds(q->done - q->first) / (q->output - 1)
+				   : NAN;
 	if (x > in->stop.late && ++in->stop.n_late == in->stop.need)
 		in->news |= INFER_STOP;
 }
@@ -89,20 +95,14 @@ void infer_served_add(struct infer *in, struct service *s, const struct req *q)
 	if (q->state == RQ_DONE) {
 		v->completed++;
 		v->tokens += q->output;
-		double ttft = sim_seconds(q->first - q->arrival),
-		       e2e = sim_seconds(q->done - q->arrival);
-		double tpot =
-			q->output > 1 ? sim_seconds(q->done - q->first) / (q->output - 1) : NAN;
-		samples_add(&v->ttft, b, ttft);
-		samples_add(&v->e2e, b, e2e);
+		samples_add(&v->ttft, b, sim_seconds(q->first - q->arrival));
+		samples_add(&v->e2e, b, sim_seconds(q->done - q->arrival));
 		if (q->output > 1)
-			samples_add(&v->tpot, b, tpot);
+			samples_add(&v->tpot, b, sim_seconds(q->done - q->first) / (q->output - 1));
 		if (v->last_done == SIM_NEVER || q->done > v->last_done)
 			v->last_done = q->done;
 		if (in->stop.on && s->stop_scope)
-			stop_count(in, in->stop.figure == INFER_TTFT   ? ttft
-				       : in->stop.figure == INFER_TPOT ? tpot
-								       : e2e);
+			stop_count(in, q);
 	}
 	if (!in->sc->output.requests)
 		return;

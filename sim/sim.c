@@ -67,15 +67,20 @@ static void infer_heard(struct sim *s)
 {
 	sim_time at;
 	unsigned news = infer_news(s->infer, &at);
-	if (news & INFER_FREED) {
-		s->dirty = true;
-		s->freed++;
+	if (news & (INFER_FREED | INFER_STOP)) { /* rare: one test for both */
+		if (news & INFER_FREED) {
+			s->dirty = true;
+			s->freed++;
+		}
+		if (news & INFER_STOP) { /* the loop's condition ends it */
+			s->stopping = true;
+			s->until = -1;
+		}
 	}
 	if (news & INFER_PROGRESS) {
 		s->last_progress = at;
 		sim_kept_progress(s, at);
 	}
-	s->stopping |= (news & INFER_STOP) != 0;
 }
 
 bool sim_set_stop(struct sim *s, const struct infer_stop *stop)
@@ -273,11 +278,12 @@ void sim_advance(struct sim *s, struct results *out)
 	const struct scenario *sc = s->sc;
 	sim_time stop = sc->horizon ? sc->horizon : SCENARIO_MAX_RUN;
 	struct event ev;
-	while (engine_next_time(&s->engine) <= stop && engine_pop(&s->engine, &ev)) {
+	/* s->until, not stop: the stop rule sets it to -1 (infer_heard), and
+	 * the loop ends without a test of its own per event */
+	s->until = stop;
+	while (engine_next_time(&s->engine) <= s->until && engine_pop(&s->engine, &ev)) {
 		engine_warm_next(&s->engine);
 		engine_dispatch(&s->engine, &ev);
-		if (s->stopping)
-			break; /* the stop rule's verdict is in: the rest cannot change it */
 		if (engine_next_time(&s->engine) == s->engine.now)
 			continue; /* more happens at this instant */
 		if (s->dirty && infer_has_pending(s->infer)) {
