@@ -360,7 +360,8 @@ double firstcut_load_at_tail(const struct firstcut_service *s, double t)
 	return lo;
 }
 
-enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct firstcut *out)
+/* firstcut_size, and with tail the TTFT tail's figures at the answer. */
+static enum firstcut_verdict size(const struct firstcut_service *s, struct firstcut *out, bool tail)
 {
 	struct prep pr;
 	*out = (struct firstcut){0};
@@ -383,6 +384,17 @@ enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct fir
 		    (s->ttft_slo_s <= 0 || late_share(&g, left) <= 1 - s->percentile / 100))
 			break;
 	}
-	ttft_at_n(s, n, &g, out);
+	if (tail)
+		ttft_at_n(s, n, &g, out);
 	return out->verdict;
+}
+
+enum firstcut_verdict firstcut_size(const struct firstcut_service *s, struct firstcut *out)
+{
+	return size(s, out, true);
+}
+
+enum firstcut_verdict firstcut_replicas(const struct firstcut_service *s, struct firstcut *out)
+{
+	return size(s, out, false);
 }

@@ -310,7 +310,7 @@ int search_first_cut(const struct search_spec *sp, const struct scenario *sc,
 		return role_first_cut(sp, sc);
 	const struct workload_spec *w;
 	struct firstcut f;
-	if (!question(sp, sc, service, &w) || firstcut_size(service, &f) != FIRSTCUT_OK) {
+	if (!question(sp, sc, service, &w) || firstcut_replicas(service, &f) != FIRSTCUT_OK) {
 		*service = (struct firstcut_service){0};
 		return 0;
 	}
