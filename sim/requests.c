@@ -155,8 +155,11 @@ static void sort_rows(struct request_row *rows, size_t n)
  * loads its scenario once per run, and the same trace is then copied, not
  * parsed again (28 M instructions for the 19,366 rows of the Azure
  * conversation trace).  One entry, kept until the process ends; the lock
- * serves loaders on threads (advise's jobs).
+ * serves loaders on threads (advise's jobs).  A trace of more than
+ * CACHE_MAX_ROWS rows is not kept: a run of a week-long trace holds its rows
+ * once, not twice.
  */
+#define CACHE_MAX_ROWS (1 << 20) /* 16 MiB of rows */
 static struct {
 	pthread_mutex_t lock;
 	char *path;
@@ -265,7 +268,7 @@ int requests_read_azure(const char *path, struct srcloc ref, int64_t max_rows, s
 	sim_time first = out[0].at;
 	for (size_t i = 0; i < n; i++)
 		out[i].at -= first;
-	if (known)
+	if (known && n <= CACHE_MAX_ROWS)
 		cache(path, max_rows, max_span, &st, out, n);
 	*rows = out;
 	*n_rows = n;

@@ -8,9 +8,10 @@
  * header is optional, CRLF or LF, the last line may lack its end).  Errors
  * are "TRACE:LINE: error: ..." (GP_EINPUT); a file that cannot be opened is
  * reported at ref, where the scenario names it.  The caller frees *rows.
- * The rows of the last trace read are kept (by path, limits and the file's
- * device, inode, size and modification time), so loading a scenario again
- * (a search's probes) copies them instead of parsing the file again.
+ * The rows of the last trace read, up to 2^20 of them, are kept (by path,
+ * limits and the file's device, inode, size and modification time), so
+ * loading a scenario again (a search's probes) copies them instead of
+ * parsing the file again.
  */
 #ifndef GPUPLAN_REQUESTS_H
 #define GPUPLAN_REQUESTS_H
