@@ -74,12 +74,6 @@ bool infer_set_stop(struct infer *in, const struct infer_stop *stop)
 	return true;
 }
 
-void infer_stop_count(const struct infer *in, int64_t *late, int64_t *need)
-{
-	*late = in && in->stop.on ? in->stop.n_late : 0;
-	*need = in && in->stop.on ? in->stop.need : 0;
-}
-
 /* --- what a request leaves behind ------------------------------------------------ */
 
 void infer_served_add(struct infer *in, struct service *s, const struct req *q)

@@ -134,10 +134,6 @@ struct infer_stop {
  * rule is on.  Call after infer_create, before the run. */
 bool infer_set_stop(struct infer *in, const struct infer_stop *stop);
 
-/* The values past the stop rule's bound so far, and how many prove it
- * (0, 0 without a rule). */
-void infer_stop_count(const struct infer *in, int64_t *late, int64_t *need);
-
 /* Adds the inference metrics of every inference workload and of "all", and
  * the request rows when output.requests; call after the run's other metrics
  * (cost_per_million_tokens reads cost_total). */
