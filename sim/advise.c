@@ -154,7 +154,7 @@ static int write_row(struct store *st, struct advise_row *row, struct advise_sim
 {
 	int rc = sim->rc;
 	if (rc)
-		*err = sim->err;
+		gp_err_move(err, &sim->err);
 	if (!rc)
 		rc = store_write_run(st, sim->sc, &sim->r, &row->run_id, err);
 	if (!rc) {
@@ -583,7 +583,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < pl->alts[pick[k]].n_sets; i++)
 			advise_add(a, override_copy(&pl->alts[pick[k]].sets[i]));
-	struct gp_err skip;
+	struct gp_err skip GP_ERR_SCOPE = {0};
 	int rc = run_row(sp, st, a, NULL, NULL, &skip);
 	if (rc == GP_EINPUT) {
 		advise_row_free(&pl->alts[--pl->n]); /* the overrides do not load together */
@@ -771,7 +771,7 @@ static int write_alternative(void *ctx, size_t i, struct advise_sim *sim)
 	a->cap_sets = from->cap_sets;
 	from->sets = NULL;
 	from->n_sets = from->cap_sets = 0;
-	struct gp_err skip;
+	struct gp_err skip GP_ERR_SCOPE = {0};
 	int one = write_row(x->st, a, sim, NULL, NULL, &skip);
 	if (one == GP_EINPUT)
 		advise_row_free(&x->pl->alts[--x->pl->n]); /* one this scenario cannot express */
@@ -827,7 +827,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		a->cap_sets = pairs.alts[i].cap_sets;
 		pairs.alts[i].sets = NULL;
 		pairs.alts[i].n_sets = pairs.alts[i].cap_sets = 0;
-		struct gp_err skip;
+		struct gp_err skip GP_ERR_SCOPE = {0};
 		int one = run_row(sp, st, a, NULL, NULL, &skip);
 		if (one == GP_EINPUT)
 			advise_row_free(&pl.alts[--pl.n]);

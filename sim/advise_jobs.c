@@ -21,6 +21,7 @@ void advise_simulate(const struct advise_spec *sp, const struct advise_row *row,
 		     struct advise_sim *out)
 {
 	out->sc = NULL;
+	out->err = (struct gp_err){0};
 	results_init(&out->r);
 	out->rc = scenario_load_overrides(sp->scenario, sp->sets, sp->n_sets, row->sets,
 					  row->n_sets, &out->sc, &out->err);
@@ -33,6 +34,7 @@ void advise_sim_free(struct advise_sim *s)
 	results_free(&s->r);
 	scenario_free(s->sc);
 	s->sc = NULL;
+	gp_err_free(&s->err);
 }
 
 /* The work shared by the threads.  A thread takes the next alternative

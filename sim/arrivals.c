@@ -90,7 +90,7 @@ static void fail(struct arrivals *a, int rc, const struct gp_err *err)
 {
 	if (!a->failed) {
 		a->failed = rc;
-		a->err = *err;
+		gp_err_copy(&a->err, err);
 	}
 }
 
@@ -99,7 +99,7 @@ static void fail(struct arrivals *a, int rc, const struct gp_err *err)
 static void read_ahead(struct arrivals *a, struct stream *st)
 {
 	bool got = false;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = trace_stream_next(st->reader, &st->ahead, &got, &err);
 	if (rc) {
 		got = false;
@@ -110,7 +110,7 @@ static void read_ahead(struct arrivals *a, struct stream *st)
 
 static void open_trace(struct arrivals *a, const struct workload_spec *ws, struct stream *st)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	st->reader = gp_xcalloc(1, sizeof *st->reader);
 	st->next = SIM_NEVER;
 	int rc = trace_stream_open(st->reader, ws->arrival.trace_path, &ws->arrival.limits,
@@ -124,6 +124,7 @@ static void open_trace(struct arrivals *a, const struct workload_spec *ws, struc
 void arrivals_init(struct arrivals *a, const struct scenario *sc)
 {
 	a->sc = sc;
+	a->err = (struct gp_err){0};
 	a->streams = gp_xcalloc(sc->n_workloads, sizeof *a->streams);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
@@ -153,6 +154,7 @@ void arrivals_free(struct arrivals *a)
 		free(a->streams[w].reader);
 	}
 	free(a->streams);
+	gp_err_free(&a->err);
 }
 
 static sim_time deadline_of(const struct workload_spec *w, sim_time submit)

@@ -16,12 +16,58 @@ static enum gp_err_kind kind_of(int status)
 	return status == GP_EINPUT ? GP_ERR_INPUT : GP_ERR_IO;
 }
 
+/* head followed by fmt's text, malloc'd and sized to fit; *head_len gets
+ * head's length.  Formatted before err's old text is freed: an argument may
+ * be that text (gp_wrapf(err, err, ...)). */
+static char *format(const char *head, const char *fmt, va_list ap)
+{
+	size_t h = strlen(head);
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	size_t body = n > 0 ? (size_t)n : 0;
+	char *text = gp_xmalloc(h + body + 1);
+	memcpy(text, head, h);
+	text[h] = '\0';
+	if (n > 0)
+		vsnprintf(text + h, body + 1, fmt, ap);
+	return text;
+}
+
 static int vset(struct gp_err *err, enum gp_err_kind kind, int status, const char *fmt, va_list ap)
 {
+	char *text = format("", fmt, ap);
+	free(err->msg);
+	err->msg = text;
 	err->kind = kind;
 	err->place_len = 0;
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	return status;
+}
+
+void gp_err_free(struct gp_err *err)
+{
+	free(err->msg);
+	*err = (struct gp_err){0};
+}
+
+void gp_err_move(struct gp_err *dst, struct gp_err *src)
+{
+	if (dst == src)
+		return;
+	free(dst->msg);
+	*dst = *src;
+	*src = (struct gp_err){0};
+}
+
+void gp_err_copy(struct gp_err *dst, const struct gp_err *src)
+{
+	if (dst == src)
+		return;
+	char *text = src->msg ? gp_xstrdup(src->msg) : NULL;
+	free(dst->msg);
+	*dst = *src;
+	dst->msg = text;
 }
 
 int gp_errorf(struct gp_err *err, int status, const char *fmt, ...)
@@ -44,16 +90,12 @@ int gp_errkindf(struct gp_err *err, enum gp_err_kind kind, int status, const cha
 
 int gp_wrapf(struct gp_err *err, const struct gp_err *inner, int status, const char *fmt, ...)
 {
-	/* Formatted aside first: inner->msg may be the buffer written. */
+	/* The kind read first: inner may be err itself. */
 	enum gp_err_kind kind = inner->kind != GP_ERR_NONE ? inner->kind : kind_of(status);
-	char text[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	vset(err, kind, status, fmt, ap);
 	va_end(ap);
-	memcpy(err->msg, text, sizeof text);
-	err->kind = kind;
-	err->place_len = 0;
 	return status;
 }
 
@@ -65,16 +107,24 @@ const char *gp_err_prefix(int status, const struct gp_err *err)
 int gp_vlocated(struct gp_err *err, struct srcloc loc, const char *fmt, va_list ap)
 {
 	const char *file = loc.file ? loc.file : "(input)";
-	int n = loc.line <= 0 ? snprintf(err->msg, sizeof err->msg, "%s: error: ", file)
-		: loc.col <= 0
-			? snprintf(err->msg, sizeof err->msg, "%s:%d: error: ", file, loc.line)
-			: snprintf(err->msg, sizeof err->msg, "%s:%d:%d: error: ", file, loc.line,
-				   loc.col);
-	if (n >= 0 && (size_t)n < sizeof err->msg)
-		vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+	int n = loc.line <= 0  ? snprintf(NULL, 0, "%s", file)
+		: loc.col <= 0 ? snprintf(NULL, 0, "%s:%d", file, loc.line)
+			       : snprintf(NULL, 0, "%s:%d:%d", file, loc.line, loc.col);
+	size_t place = n > 0 ? (size_t)n : 0;
+	char *head = gp_xmalloc(place + sizeof ": error: ");
+	if (loc.line <= 0)
+		snprintf(head, place + 1, "%s", file);
+	else if (loc.col <= 0)
+		snprintf(head, place + 1, "%s:%d", file, loc.line);
+	else
+		snprintf(head, place + 1, "%s:%d:%d", file, loc.line, loc.col);
+	memcpy(head + place, ": error: ", sizeof ": error: ");
+	char *text = format(head, fmt, ap);
+	free(head);
+	free(err->msg);
+	err->msg = text;
 	err->kind = GP_ERR_LOCATED;
-	size_t place = n >= 0 ? (size_t)n - strlen(": error: ") : 0;
-	err->place_len = (unsigned)(place < sizeof err->msg ? place : sizeof err->msg - 1);
+	err->place_len = (unsigned)place;
 	return GP_EINPUT;
 }
 

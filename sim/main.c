@@ -49,7 +49,7 @@
  * a usage error adds where to look. */
 int cli_fail(int rc, const struct gp_err *err, bool usage)
 {
-	fprintf(stderr, "%s%s\n", gp_err_prefix(rc, err), err->msg);
+	fprintf(stderr, "%s%s\n", gp_err_prefix(rc, err), gp_err_msg(err));
 	if (usage)
 		fputs("(see 'gpuplan --help')\n", stderr);
 	return rc;
@@ -57,10 +57,16 @@ int cli_fail(int rc, const struct gp_err *err, bool usage)
 
 int cli_usage_error(const char *fmt, ...)
 {
-	struct gp_err err = {.kind = GP_ERR_INPUT};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err.msg, sizeof err.msg, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	struct gp_err err GP_ERR_SCOPE = {.kind = GP_ERR_INPUT};
+	err.msg = gp_xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	err.msg[0] = '\0';
+	va_start(ap, fmt);
+	if (n > 0)
+		vsnprintf(err.msg, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return cli_fail(GP_EINPUT, &err, true);
 }
@@ -121,7 +127,7 @@ static void print_help(const struct cli_cmd *cmd, const struct cli_opt *opts, si
 /* Stores one value into row o's target; the message names the flag. */
 static int set_value(const struct cli_opt *o, const char *v)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (!o->name && o->kind == CLI_LIST) {
 		list_push(o->target, v);
 		return GP_OK;
@@ -395,7 +401,7 @@ static void options_finish(struct options *o)
 
 static int load(const struct options *o, struct scenario **sc)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = scenario_load(o->scenario, o->sets.v, o->sets.n, sc, &err);
 	return rc ? cli_fail(rc, &err, false) : GP_OK;
 }
@@ -431,7 +437,7 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct results r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int64_t run_id = 0;
 	results_init(&r);
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
@@ -443,11 +449,11 @@ static int cmd_run(const struct cli_cmd *cmd, int argc, char **argv)
 		const char *db = o.db ? o.db : sc->output.db;
 		struct store_writer *w = store_writer_create(db, sc, &r);
 		rc = run_simulate_to(sc, &r, store_writer_sink(w), &err);
-		struct gp_err werr;
+		struct gp_err werr GP_ERR_SCOPE = {0};
 		int wrc = store_writer_finish(w, rc == GP_OK, &st, &run_id, NULL, &werr);
 		if (rc == GP_OK && wrc) {
 			rc = wrc;
-			err = werr;
+			gp_err_move(&err, &werr);
 		}
 		if (rc == GP_OK && o.json)
 			rc = json_write_run(stdout, st, db, run_id, &err);
@@ -508,7 +514,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
 	struct advice advice = {0};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc == GP_OK) {
 		options_finish(&o);
@@ -565,7 +571,7 @@ static int cmd_backtest(const struct cli_cmd *cmd, int argc, char **argv)
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	bc.scenario = o.scenario, bc.db = o.db, bc.json = o.json, bc.quiet = o.quiet;
 	rc = backtest_command(&bc, stdout, &err);
 	return rc ? cli_fail(rc, &err, false) : 0;
@@ -657,7 +663,7 @@ static int cmd_sweep(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct sweep *sw = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if ((rc = sweep_load(file, &sw, &err)))
 		return cli_fail(rc, &err, false);
 	bool tty = isatty(2);
@@ -691,7 +697,7 @@ static int cmd_merge(const struct cli_cmd *cmd, int argc, char **argv)
 	int rc = cli_parse(cmd, opts, N_OPTS(opts), argc, argv);
 	if (rc == GP_OK && dbs.n < 2)
 		rc = cli_usage_error("%s", "merge expects OUT.db and at least one IN.db");
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct store_merge_out m = {0}; /* a new OUT.db appears whole or not at all */
 	const char *out = rc == GP_OK ? dbs.v[0] : NULL;
 	for (size_t i = 1; i < dbs.n && rc == GP_OK; i++)
@@ -766,7 +772,7 @@ static int check_bound(const struct search_spec *sp, const struct search_value *
 	if (sp->n_sets)
 		memcpy(sets, sp->sets, sp->n_sets * sizeof *sets);
 	sets[sp->n_sets] = assign;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = scenario_load(sp->scenario, sets, sp->n_sets + 1, sc, &err);
 	if (rc)
 		cli_fail(rc, &err, false);
@@ -861,7 +867,7 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 	if (rc)
 		return rc;
 	options_finish(o);
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	sp->maximize = cli->dir == 2;
 	sp->seeds = (int)cli->seeds;
 	if (search_check_range(sp, &err))
@@ -886,7 +892,7 @@ static int cmd_search(const struct cli_cmd *cmd, int argc, char **argv)
 	struct search_cli cli = {.o.seed = -1, .seeds = 1};
 	struct scenario *sc = NULL, *hi = NULL;
 	struct store *st = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct search_answer ans = {0};
 	int rc = search_parse(cmd, &cli, argc, argv);
 	if (rc == GP_OK)
@@ -990,7 +996,7 @@ static int cmd_report(const struct cli_cmd *cmd, int argc, char **argv)
 				       "'gpuplan report --help')");
 	if (opencost && openmetrics)
 		return cli_usage_error("%s", "--opencost and --openmetrics both print: choose one");
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if ((rc = opencost_flags(opencost, window, aggregate, &q, &err)))
 		return cli_fail(rc, &err, true);
 	if (access(db, R_OK) != 0)

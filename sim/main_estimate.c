@@ -186,7 +186,7 @@ int cmd_estimate(const struct cli_cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	req.tp = (int)tp;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (compare || t.rate > 0 || route) {
 		t.prompt_mean = (double)prompt;
 		t.output_mean = (double)output;

@@ -80,9 +80,7 @@ static int import_check_failed(const char *from, const char *path, const char *t
 	}
 	/* A place in another file (a trace the scenario names) stays in the text,
 	 * and the message stays located; one in the temporary file is gone. */
-	struct gp_err inner = *err;
-	if (in_tmp)
-		inner.kind = GP_ERR_INPUT;
+	struct gp_err inner = {.kind = in_tmp ? GP_ERR_INPUT : err->kind}; /* its kind only */
 	return gp_wrapf(err, &inner, GP_EINPUT,
 			"import: the scenario imported from %s failed its check, so %s is "
 			"left as it was%s: %s",
@@ -146,7 +144,7 @@ static int write_whole(const char *path, const char *text, size_t len, struct ou
 static int import_history_cmd(struct import_options *o, const char *path, struct cli_list *map)
 {
 	char csv[4096];
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	pods_csv_path(path, csv, sizeof csv);
 	const char *base = strrchr(csv, '/');
 	o->pods_csv = base ? base + 1 : csv;
@@ -282,7 +280,7 @@ int cmd_import(const struct cli_cmd *cmd, int argc, char **argv)
 				       "or --history DIR");
 	struct import_result r;
 	struct import_check c = {0};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if ((rc = import_refuse_inputs(&o, path, &err)))
 		return cli_list_free(&map), cli_fail(rc, &err, false);
 	rc = import_build(&o, &r, &err);

@@ -349,7 +349,7 @@ const struct placer *sim_placer(const struct sim *s) { return &s->placer; }
 int sim_failed(const struct sim *s, struct gp_err *err)
 {
 	if (s->arrivals.failed)
-		*err = s->arrivals.err;
+		gp_err_copy(err, &s->arrivals.err);
 	return s->arrivals.failed;
 }
 

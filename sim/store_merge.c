@@ -267,7 +267,7 @@ static bool src_has_column(struct store *st, const char *table, const char *colu
 				    "WHERE name = %Q",
 				    table, column);
 	int64_t n = 0;
-	struct gp_err ignored;
+	struct gp_err ignored GP_ERR_SCOPE = {0};
 	sti_query_int(st, sql, &n, "reading the schema", &ignored);
 	sqlite3_free(sql);
 	return n > 0;

@@ -272,7 +272,7 @@ static void drop_run(struct store_writer *w)
 		return;
 	sti_rollback(w->st);
 	int64_t runs = 1;
-	struct gp_err ignored;
+	struct gp_err ignored GP_ERR_SCOPE = {0};
 	if (w->created)
 		sti_query_int(w->st, "SELECT count(*) FROM runs", &runs, "counting runs", &ignored);
 	store_close(w->st);
@@ -317,6 +317,7 @@ static void stream_free(struct store_writer *w)
 	pthread_cond_destroy(&w->put);
 	pthread_cond_destroy(&w->take);
 	free(w->path);
+	gp_err_free(&w->err);
 	free(w);
 }
 
@@ -332,7 +333,7 @@ int store_writer_finish(struct store_writer *w, bool ok, struct store **st, int6
 	if (!ok) {
 		drop_run(w);
 	} else if (w->rc) {
-		*err = w->err;
+		gp_err_move(err, &w->err);
 		rc = w->rc;
 		if (w->st)
 			sti_rollback(w->st);

@@ -663,12 +663,12 @@ static int validate(const struct spec *s, const struct sweep *sw, struct gp_err 
 	scenario_free(sc);
 	size_t stride = s->seeds_values ? s->seeds_values : 1;
 	for (size_t i = 0; i < sw->n_points && !rc; i += stride) {
-		struct gp_err inner;
+		struct gp_err inner GP_ERR_SCOPE = {0};
 		const struct sweep_point *p = &sw->points[i];
 		rc = scenario_load(sw->base, (const char *const *)p->sets, p->n_sets, &sc, &inner);
 		scenario_free(sc);
 		if (rc)
-			rc = locate_point_error(s, sw, i, inner.msg, err);
+			rc = locate_point_error(s, sw, i, gp_err_msg(&inner), err);
 	}
 	return rc;
 }
@@ -848,12 +848,17 @@ static int run_here(const struct sweep *sw, const struct sweep_options *o, const
 }
 
 /* What a worker says about one point.  Smaller than PIPE_BUF, so that each
- * message is one atomic write however many workers share the pipe. */
+ * message is one atomic write however many workers share the pipe.  A
+ * failure's text, of any length, follows on the worker's own pipe (errs), which
+ * no other worker writes: it cannot interleave. */
 struct worker_msg {
 	uint32_t index; /* UINT32_MAX: the worker could not start */
 	int32_t rc;
 	int32_t written;
-	struct gp_err err; /* rc's error, its kind with it */
+	uint32_t worker; /* which worker: the pipe its error text comes on */
+	int32_t kind;    /* rc's error: its kind, place and length */
+	uint32_t place_len;
+	uint64_t len;
 };
 
 _Static_assert(sizeof(struct worker_msg) <= PIPE_BUF, "worker messages must be atomic");
@@ -887,9 +892,24 @@ static int write_full(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/* Sends m on results and, when it failed, err's text on errs. */
+static int send(int results, int errs, struct worker_msg *m, const struct gp_err *err)
+{
+	const char *text = gp_err_msg(err);
+	if (m->rc) {
+		m->kind = (int32_t)err->kind;
+		m->place_len = err->place_len;
+		m->len = strlen(text);
+	}
+	if (write_full(results, m, sizeof *m))
+		return -1;
+	return m->len ? write_full(errs, text, (size_t)m->len) : 0;
+}
+
 /* A worker: runs the points it reads from tasks until end of file or an
  * error, reporting each on results.  Never returns. */
-static void worker(const struct sweep *sw, const char *db, int tasks, int results, pid_t parent)
+static void worker(const struct sweep *sw, const char *db, int tasks, int results, int errs,
+		   uint32_t slot, pid_t parent)
 {
 #ifdef __linux__
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -897,22 +917,21 @@ static void worker(const struct sweep *sw, const char *db, int tasks, int result
 	if (getppid() != parent) /* the parent died before the line above */
 		_exit(1);
 	struct worker_msg m;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct store *st;
 	int rc = store_open(db, &st, &err);
 	uint32_t index = UINT32_MAX;
 	while (!rc && read_full(tasks, &index, sizeof index) == 1) {
 		bool written = false;
 		rc = run_point(sw, &sw->points[index], st, &written, &err);
-		m = (struct worker_msg){.index = index, .rc = rc, .written = written};
-		if (rc)
-			m.err = err;
-		if (write_full(results, &m, sizeof m))
+		m = (struct worker_msg){
+			.index = index, .rc = rc, .written = written, .worker = slot};
+		if (send(results, errs, &m, &err))
 			break;
 	}
 	if (rc && !st) {
-		m = (struct worker_msg){.index = UINT32_MAX, .rc = rc, .err = err};
-		(void)write_full(results, &m, sizeof m);
+		m = (struct worker_msg){.index = UINT32_MAX, .rc = rc, .worker = slot};
+		(void)send(results, errs, &m, &err);
 	}
 	store_close(st);
 	_exit(rc ? 1 : 0);
@@ -923,6 +942,7 @@ struct pool {
 	int tasks;   /* write end; -1 once closed */
 	int results; /* read end */
 	pid_t *pids;
+	int *errs; /* read ends of each worker's error-text pipe */
 	unsigned n;
 	const size_t *left;
 	size_t n_left, next;
@@ -966,16 +986,25 @@ static int start_workers(const struct sweep *sw, const struct sweep_options *o, 
 	}
 	pid_t parent = getpid();
 	pl->pids = gp_xcalloc(jobs, sizeof *pl->pids);
+	pl->errs = gp_xcalloc(jobs, sizeof *pl->errs);
 	for (pl->n = 0; pl->n < jobs; pl->n++) {
+		int errs[2];
+		if (pipe(errs) != 0)
+			break;
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(tasks[1]);
 			close(results[0]);
-			worker(sw, o->db, tasks[0], results[1], parent);
+			close(errs[0]);
+			worker(sw, o->db, tasks[0], results[1], errs[1], pl->n, parent);
 		}
-		if (pid < 0)
+		close(errs[1]);
+		if (pid < 0) {
+			close(errs[0]);
 			break;
+		}
 		pl->pids[pl->n] = pid;
+		pl->errs[pl->n] = errs[0];
 	}
 	close(tasks[0]);
 	close(results[1]);
@@ -1005,8 +1034,39 @@ static int reap(struct pool *pl, int rc, struct gp_err *err)
 			rc = gp_errorf(err, GP_ERUNTIME, "sweep: worker %d failed (exit code %d)",
 				       (int)pl->pids[i], WEXITSTATUS(status));
 	}
+	for (unsigned i = 0; i < pl->n; i++)
+		close(pl->errs[i]);
 	free(pl->pids);
+	free(pl->errs);
 	return rc;
+}
+
+/* The text of m's failure, from its worker's pipe, into err (NULL: read and
+ * dropped, so that the worker is not left blocked on it).  Returns m's status,
+ * or GP_ERUNTIME when the text did not come whole. */
+static int take_error(const struct pool *pl, const struct worker_msg *m, struct gp_err *err)
+{
+	char *text = NULL;
+	int got = 0;
+	if (m->worker < pl->n && m->len < SIZE_MAX) {
+		text = gp_xmalloc((size_t)m->len + 1);
+		got = m->len ? read_full(pl->errs[m->worker], text, (size_t)m->len) : 1;
+	}
+	if (got != 1) {
+		free(text);
+		return err ? gp_errorf(err, GP_ERUNTIME, "sweep: a worker's error was cut short")
+			   : GP_ERUNTIME;
+	}
+	text[m->len] = '\0';
+	if (!err) {
+		free(text);
+		return m->rc;
+	}
+	gp_err_free(err);
+	err->msg = text;
+	err->kind = (enum gp_err_kind)m->kind;
+	err->place_len = m->place_len;
+	return m->rc;
 }
 
 /* Keeps two points per worker in the pipe: enough that no worker waits for
@@ -1023,10 +1083,9 @@ static int run_workers(const struct sweep *sw, const struct sweep_options *o, co
 		hand_out(&pl);
 	struct worker_msg m;
 	while (read_full(pl.results, &m, sizeof m) == 1) {
-		if (m.rc && !rc) {
-			rc = m.rc;
-			*err = m.err;
-			err->msg[sizeof err->msg - 1] = '\0';
+		if (m.rc) { /* its text read even when an earlier failure is the one told */
+			int one = take_error(&pl, &m, rc ? NULL : err);
+			rc = rc ? rc : one;
 		}
 		if (m.rc) {
 			stop_handing_out(&pl);

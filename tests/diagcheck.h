@@ -57,7 +57,7 @@ static void diagcheck_advise(const char *path, struct advice *a, struct store **
 	char db[512];
 	snprintf(db, sizeof db, "%s.db", path);
 	unlink(db);
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(db, st, &err), GP_OK, "%s", err.msg);
 	struct advise_spec spec = {.scenario = path, .db = db};
 	cr_assert_eq(advise_run(&spec, *st, NULL, NULL, a, &err), GP_OK, "%s: %s", path, err.msg);

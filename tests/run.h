@@ -18,7 +18,7 @@ static struct results r;
 
 static void run(const char *path, const char *const *sets, size_t n_sets)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, sets, n_sets, &sc, &err), GP_OK, "%s", err.msg);
 	results_init(&r);
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);

@@ -54,7 +54,7 @@ static inline void write_file(const char *name, const char *text)
 static inline void run_with(const char *text, const char *const *sets, size_t n)
 {
 	char p[160];
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	write_file("s.yaml", text);
 	snprintf(p, sizeof p, "%s/s.yaml", dir);
 	cr_assert_eq(scenario_load(p, sets, n, &sc, &err), GP_OK, "%s\n%s", err.msg, text);

@@ -125,7 +125,7 @@ static size_t arrivals(const char *const *sets, size_t n)
 	      f);
 	fclose(f);
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, sets, n, &sc, &err), GP_OK, "%s", err.msg);
 	struct results r;
 	results_init(&r);

@@ -315,7 +315,7 @@ Test(autoscale, the_priority_configmap_and_chained_expanders)
 	cr_assert_eq(sc->pools[0].autoscale.n_expanders, 2);
 	cr_assert_str_eq(node(0), "big-0");
 	cleanup();
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *const bad[] = {"pools.small.autoscale.priorities={high: [small]}"};
 	cr_assert_eq(scenario_load(X, bad, 1, &sc, &err), GP_EINPUT);
 	cr_expect(strstr(err.msg, "priority 'high' is not a whole number"), "%s", err.msg);
@@ -382,7 +382,7 @@ Test(autoscale, one_pool_names_the_clusters_expander)
 	cleanup();
 	const char *const two[] = {"pools.small.autoscale.expander=price",
 				   "pools.big.autoscale.expander=least-waste"};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(X, two, 2, &sc, &err), GP_EINPUT);
 	cr_expect(strstr(err.msg, "expander least-waste differs from price (pool small)"), "%s",
 		  err.msg);
@@ -455,7 +455,7 @@ Test(autoscale, spot_interruptions_follow_their_rate)
 
 static void rejects(const char *const *sets, size_t n, const char *msg)
 {
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct scenario *bad = NULL;
 	cr_assert_eq(scenario_load(A, sets, n, &bad, &err), GP_EINPUT, "expected: %s", msg);
 	cr_assert_null(bad);

@@ -47,7 +47,7 @@ static void expect(const struct results *r, const char *scope, const char *metri
 
 static void run_backtest(const char *path, struct backtest *b, struct results *r)
 {
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	results_init(r);
 	cr_assert_eq(backtest_prepare(b, path, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(backtest_run(b, r, &err), GP_OK, "%s", err.msg);

@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,14 +62,14 @@ Test(common, large_realloc_and_calloc_keep_their_contracts)
  * kind asks for, then the message. */
 static const char *report(int rc, const struct gp_err *err)
 {
-	static char line[2048];
+	static char line[8192];
 	snprintf(line, sizeof line, "%s%s", gp_err_prefix(rc, err), err->msg);
 	return line;
 }
 
 Test(common, each_kind_of_error_is_reported_by_its_kind)
 {
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = gp_located(&err, (struct srcloc){"s.yaml", 3, 7}, "expected a number");
 	cr_assert_eq(rc, GP_EINPUT);
 	cr_assert_eq(err.kind, GP_ERR_LOCATED);
@@ -111,18 +112,56 @@ Test(common, each_kind_of_error_is_reported_by_its_kind)
  * overwrites. */
 Test(common, a_wrapped_error_keeps_the_inner_kind)
 {
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	gp_located(&err, (struct srcloc){"trace.csv", 4, 0}, "a NUL byte");
 	int rc = gp_wrapf(&err, &err, GP_EINPUT, "import: the check failed: %s", err.msg);
 	cr_assert_eq(err.kind, GP_ERR_LOCATED);
 	cr_assert_eq(err.place_len, 0, "the place is no longer at the start");
 	cr_assert_str_eq(report(rc, &err),
 			 "import: the check failed: trace.csv:4: error: a NUL byte");
-	struct gp_err inner = {0};
+	struct gp_err inner GP_ERR_SCOPE = {0};
 	gp_errorf(&inner, GP_EINPUT, "expected a number");
 	rc = gp_wrapf(&err, &inner, GP_EINPUT, "--lo %s", inner.msg);
 	cr_assert_eq(err.kind, GP_ERR_INPUT);
 	cr_assert_str_eq(report(rc, &err), "gpuplan: error: --lo expected a number");
+}
+
+/* A message is sized to what it carries: a located error naming a 3,000-byte
+ * path keeps it whole, place and all, and so does a message that quotes it;
+ * moved, copied and freed, it stays one owner's. */
+Test(common, a_long_path_is_kept_whole)
+{
+	char path[3001];
+	memset(path, 'p', 3000);
+	path[3000] = '\0';
+	for (size_t i = 100; i < 3000; i += 100)
+		path[i] = '/';
+	struct gp_err err GP_ERR_SCOPE = {0};
+	cr_assert_str_eq(gp_err_msg(&err), "", "an empty error says nothing");
+	int rc = gp_located(&err, (struct srcloc){path, 12, 3}, "no item named '%s'", path + 2900);
+	cr_assert_eq(rc, GP_EINPUT);
+	cr_assert_eq(err.place_len, 3000 + strlen(":12:3"));
+	cr_assert_eq(strlen(err.msg), 3000 + strlen(":12:3: error: no item named ''") + 100);
+	char want[3200];
+	snprintf(want, sizeof want, "%s:12:3: error: no item named '%s'", path, path + 2900);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_str_eq(report(rc, &err), want);
+
+	struct gp_err copy GP_ERR_SCOPE = {0};
+	gp_err_copy(&copy, &err);
+	gp_wrapf(&err, &err, GP_EINPUT, "import: %s: %s", path, err.msg);
+	cr_assert_eq(strlen(err.msg), strlen("import: : ") + 3000 + strlen(copy.msg));
+	cr_assert_str_eq(err.msg + strlen("import: : ") + 3000, copy.msg);
+	cr_assert_eq(copy.kind, GP_ERR_LOCATED);
+	cr_assert_eq(copy.place_len, 3005);
+
+	struct gp_err moved GP_ERR_SCOPE = {0};
+	gp_err_move(&moved, &copy);
+	cr_assert_null(copy.msg);
+	cr_assert_eq(copy.kind, GP_ERR_NONE);
+	cr_assert_eq(moved.place_len, 3005);
+	gp_err_free(&moved);
+	cr_assert_null(moved.msg);
 }
 
 Test(common, a_scratch_string_is_reused_and_keeps_what_it_carries)

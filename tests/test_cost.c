@@ -291,7 +291,7 @@ Test(cost, idle_by_pool_without_a_held_pool)
 /* A wrong rule is refused with its place. */
 Test(cost, share_rules_are_validated)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *sets[] = {"cost={share_idle: fair}"};
 	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, 1, &sc, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "share_idle") && strstr(err.msg, "weighted"), "%s", err.msg);
@@ -489,7 +489,7 @@ Test(cost, an_evicted_job_keeps_only_written_checkpoints)
 /* The map form is checked: every is required, write is a duration. */
 Test(cost, checkpoint_map_is_validated)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *sets[] = {"workloads.eval.checkpoint={write: 2m}"};
 	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, 1, &sc, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "every"), "%s", err.msg);
@@ -725,7 +725,7 @@ Test(cost, opencost_aggregation_reproduces_the_row_sums)
 /* A namespace is a DNS label, as Kubernetes names one. */
 Test(cost, a_namespace_is_a_dns_label)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *sets[] = {"workloads.eval.namespace=Research_1"};
 	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", sets, 1, &sc, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "namespace") && strstr(err.msg, "a-z"), "%s", err.msg);
@@ -813,7 +813,7 @@ Test(cost, import_fills_namespace_and_labels_from_the_pods)
 		 dir);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(path, sizeof path, "%s/c.yaml", dir);
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	bool serving = false, research = false;
 	for (size_t w = 0; w < sc->n_workloads; w++) {
@@ -898,7 +898,7 @@ Test(cost, the_jobs_table_carries_namespace_queue_and_team)
  * unit ("eur"); "$" for USD. */
 Test(cost, the_prices_currency_is_stored_and_shown)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *bad[] = {"pools.batch.price.currency=eur"};
 	cr_assert_eq(scenario_load("tests/fixtures/showback.yaml", bad, 1, &sc, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "currency") && strstr(err.msg, "ISO 4217"), "%s", err.msg);
@@ -1013,7 +1013,7 @@ Test(cost, a_spot_pools_bill_is_shown_beside_on_demand)
 /* committed comes with its price, on a pool with that many GPUs, not on spot. */
 Test(cost, committed_prices_are_validated)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *alone[] = {"pools.batch.price.committed=2"};
 	cr_assert_eq(scenario_load("tests/fixtures/cost.yaml", alone, 1, &sc, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "committed_gpu_hour and committed together"), "%s", err.msg);

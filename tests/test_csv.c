@@ -47,7 +47,7 @@ Test(csv, escapes_of_a_whole_cell_of_control_bytes_fit)
 
 Test(csv, a_nul_byte_is_named_with_its_place)
 {
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(csv_check_text(&err, "t.csv", 3, "10,36\00000,1", 10), GP_EINPUT);
 	cr_assert_str_eq(err.msg, "t.csv:3: error: a NUL byte at byte 6 of the line; expected "
 				  "text (is this a binary file?)");

@@ -26,7 +26,7 @@ static struct results r;
 
 static void run(const char *path, const char *const *sets, size_t n_sets)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, sets, n_sets, &sc, &err), GP_OK, "%s", err.msg);
 	results_init(&r);
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK, "%s", err.msg);
@@ -514,7 +514,7 @@ Test(diagnose, findings_are_written_and_read_back_in_rank_order)
 	char db[96];
 	snprintf(db, sizeof db, "%s/f.db", path);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int64_t id;
 	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_write_run(st, sc, &r, &id, &err), GP_OK, "%s", err.msg);

@@ -222,7 +222,7 @@ Test(disagg, a_disaggregated_run_is_deterministic)
 	static const char *const sets[] = {"workloads.chat.requests.count=2000"};
 	struct scenario *two[2];
 	struct results x[2];
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	for (int k = 0; k < 2; k++) {
 		results_init(&x[k]);
 		cr_assert_eq(
@@ -317,7 +317,7 @@ Test(disagg, the_first_cut_sizes_the_docs_example_as_the_searches_do)
 		snprintf(d, sizeof d, "workloads.chat.disaggregated.decode.replicas=%s",
 			 cases[i].decode);
 		const char *sets[] = {p, d};
-		struct gp_err err = {0};
+		struct gp_err err GP_ERR_SCOPE = {0};
 		results_free(&r);
 		results_init(&r);
 		scenario_free(sc);

@@ -328,7 +328,7 @@ Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
 	a.n = 1;
 	struct advise_spec spec = {.scenario = "tests/fixtures/diagnosis/capacity.yaml"};
 	char path[256], *written = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	snprintf(path, sizeof path, "%s/hand/nested", dir);
 	cr_assert_eq(advise_emit(&spec, &a, path, &written, &err), GP_OK, "%s", err.msg);
 	cr_expect(strstr(written, "kube-scheduler.yaml\n"), "%s", written);

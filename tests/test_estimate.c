@@ -20,7 +20,7 @@ Test(estimate, llama_2_70b_fp16_needs_two_a100_80gb)
 {
 	struct estimate_request req = request("llama-2-70b", "fp16", "A100-80GB");
 	struct estimate e;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(estimate_compute(&req, &e, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(e.weights_bytes, 138e9);
 	cr_assert_eq(e.kv_bytes_per_token, 327680);
@@ -38,7 +38,7 @@ Test(estimate, names_ignore_case_and_defaults_apply)
 {
 	struct estimate_request req = request("Llama-3-8B", "INT4", "l4");
 	struct estimate e;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(estimate_compute(&req, &e, &err), GP_OK, "%s", err.msg);
 	cr_assert_str_eq(e.model->name, "llama-3-8b");
 	cr_assert_str_eq(e.gpu->name, "L4");
@@ -59,7 +59,7 @@ Test(estimate, names_ignore_case_and_defaults_apply)
 static void expect_error(struct estimate_request req, const char *msg)
 {
 	struct estimate e;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(estimate_compute(&req, &e, &err), GP_EINPUT, "expected: %s", msg);
 	cr_assert_str_eq(err.msg, msg);
 }

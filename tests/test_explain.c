@@ -23,7 +23,7 @@ static char *text, *evidence;
  * nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB. */
 static void load(void)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load("tests/fixtures/diagnose/placement.yaml", NULL, 0, &sc, &err),
 		     GP_OK, "%s", err.msg);
 	results_init(&r);
@@ -148,7 +148,7 @@ Test(explain, the_capacity_conclusion_reads_the_metrics_it_cites)
  * the run itself stored. */
 Test(explain, diagnose_leaves_text_to_explain)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(r.n_findings, 1);
 	char *was_text = strdup(r.findings[0].text), *was_ev = strdup(r.findings[0].evidence);

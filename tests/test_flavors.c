@@ -215,7 +215,7 @@ Test(flavors, a_plain_quota_is_the_default_flavor)
 /* Kueue's validation of resource groups, as located input errors. */
 Test(flavors, resource_groups_are_validated)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct scenario *bad = NULL;
 	const char *unknown[] = {"queues.q.resource_groups=[{covered_resources: [nvidia.com/gpu], "
 				 "flavors: [{name: v100, resources: [{name: nvidia.com/gpu, "

@@ -23,7 +23,7 @@ static void setup_seed(const char *policy, const char *seed)
 	char set[64];
 	snprintf(set, sizeof set, "scheduler.gpu_policy=%s", policy);
 	const char *sets[] = {set, seed};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load("tests/fixtures/placement-cases.yaml", sets, 2, &sc, &err),
 		     GP_OK, "%s", err.msg);
 	cluster_init(&c, sc);

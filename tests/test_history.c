@@ -57,7 +57,7 @@ static int load_text(const char *text, struct scenario **sc, struct gp_err *err)
 Test(history, the_history_section_makes_a_twin)
 {
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = load_text(TWIN_HEAD
 			   "history:\n"
 			   "  from: 2026-11-02T00:00:00Z\n"
@@ -79,7 +79,7 @@ Test(history, the_history_section_makes_a_twin)
 Test(history, a_scenario_without_history_is_not_a_twin)
 {
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(load_text(TWIN_HEAD "workloads: [{name: w, arrival: {at: \"00:00\"}, "
 					 "duration: 1h}]\n",
 			       &sc, &err),
@@ -97,7 +97,7 @@ static void history_fails(const char *history, const char *msg)
 			   "duration: 1h}]\n",
 		 history);
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(load_text(text, &sc, &err), GP_EINPUT, "expected an error for %s", history);
 	cr_assert_null(sc);
 	char want[512];
@@ -123,7 +123,7 @@ Test(history, history_errors_are_located)
 Test(history, placeholders_are_listed_with_path_value_and_reason)
 {
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = load_text(TWIN_HEAD "workloads:\n"
 				     "  - name: finetune\n"
 				     "    gpus: 1\n"
@@ -167,7 +167,7 @@ Test(history, a_set_override_may_be_a_placeholder)
 					  "duration: 1h}]\n");
 	const char *sets[] = {"workloads.w.duration=!placeholder 2h"};
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, sets, 1, &sc, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(sc->n_placeholders, 1);
 	cr_assert_str_eq(sc->placeholders[0].path, "workloads[w].duration");
@@ -194,7 +194,7 @@ Test(history, observed_pods_are_read_with_censored_times)
 {
 	struct history_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc =
 		read_pods("# written by import --history\n"
 			  "phase,workload,namespace,pod,node,created_s,scheduled_s,finished_s,gpus,"
@@ -229,7 +229,7 @@ static void pods_fail(const char *rows, const char *msg)
 	snprintf(text, sizeof text, PODS_HEADER "%s", rows);
 	struct history_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(read_pods(text, &pods, &n, &err), GP_EINPUT, "expected an error for %s", rows);
 	cr_assert_null(pods);
 	char want[512];
@@ -271,7 +271,7 @@ Test(history, quoted_cells_and_a_scheduling_clock_skew_are_read)
 {
 	struct history_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = read_pods(PODS_HEADER "w,\"odd\"\"ns\n- x\",\"p,1\",n,-3600,-3630,100,1,0,0,"
 				       "Succeeded\nw,ml,p2,n,10,20,30,1,0,0,Succeeded\n",
 			   &pods, &n, &err);
@@ -289,7 +289,7 @@ Test(history, a_bad_header_or_a_missing_file_is_an_error)
 {
 	struct history_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(
 		read_pods("workload,namespace,pod,node,created,scheduled_s\n", &pods, &n, &err),
 		GP_EINPUT);

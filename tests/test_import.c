@@ -44,7 +44,7 @@ static struct import_options fixture(void)
 
 static void build(const struct import_options *o, struct import_result *r)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = import_build(o, r, &err);
 	cr_assert_eq(rc, GP_OK, "%s", err.msg);
 }
@@ -66,7 +66,7 @@ static struct scenario *load(const struct import_result *r)
 {
 	const char *path = put(3, "imported.yaml", r->yaml);
 	struct scenario *sc = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s\n%s", err.msg, r->yaml);
 	return sc;
 }
@@ -161,7 +161,7 @@ Test(import, the_self_check_gives_kube_schedulers_message_for_every_pending_pod)
 	struct import_options o = fixture();
 	struct import_result r;
 	struct import_check c;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	build(&o, &r);
 	const char *path = put(0, "s.yaml", r.yaml);
 	cr_assert_eq(import_check(&r, path, &c, &err), GP_OK, "%s", err.msg);
@@ -188,7 +188,7 @@ Test(import, a_wrong_message_is_reported_as_a_disagreement)
 	struct import_options o = fixture();
 	struct import_result r;
 	struct import_check c;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	build(&o, &r);
 	free(r.pending[0].message);
 	r.pending[0].message = strdup("0/5 nodes are available: 5 Insufficient cpu.");
@@ -224,7 +224,7 @@ Test(import, kubernetes_version_follows_the_control_plane_and_decides_the_suffix
 	cr_assert_eq(sc->kube_minor, 31);
 	scenario_free(sc);
 	struct import_check c;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_check(&r, put(0, "s.yaml", r.yaml), &c, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(c.agree, 3);
 	import_check_free(&c);
@@ -334,7 +334,7 @@ Test(import, opencost_prices_the_gpu_types_and_gives_the_real_cost)
 	o.opencost = FX "opencost.json";
 	struct import_result r;
 	struct import_check c;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	build(&o, &r);
 	struct scenario *sc = load(&r);
 	/* gpuCost / gpuHours on the H100 nodes: 4.10 per GPU-hour. */
@@ -423,7 +423,7 @@ Test(import, an_unknown_product_names_the_catalog_and_gpu_map_fixes_it)
 				      ", \"nvidia.com/gpu\": \"8\"")),
 		.pods = put(1, "p.json", one_pod("\"nvidia.com/gpu\": \"1\""))};
 	struct import_result r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "n.json:1:") && strstr(err.msg, "'NVIDIA-B300'") &&
 			  strstr(err.msg, "H100-80GB (NVIDIA-H100-80GB-HBM3)") &&
@@ -444,7 +444,7 @@ static void refused(const char *nodes, const char *pods, const char *want)
 	struct import_options o = {.nodes = put(0, "n.json", nodes),
 				   .pods = put(1, "p.json", pods)};
 	struct import_result r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, want), "expected '%s' in: %s", want, err.msg);
 }
@@ -530,7 +530,7 @@ Test(import, a_broken_scrape_line_is_named_by_line_and_column)
 		     "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
 		     "DCGM_FI_DEV_FB_USED{gpu=\"0\",pod=\"triton-0} 1\n");
 	struct import_result r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "m.prom:2:") && strstr(err.msg, "unterminated label value"), "%s",
 		  err.msg);
@@ -582,7 +582,7 @@ Test(import, services_on_shared_gpus_serve_for_the_horizon)
 	cr_expect_eq(workload(sc, "tts-5c8d7b9f4-on-l4-0")->kind, WORKLOAD_SERVICE);
 	cr_expect_eq(workload(sc, "tts-5c8d7b9f4")->kind, WORKLOAD_SERVICE);
 	struct results res;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	results_init(&res);
 	cr_assert_eq(run_simulate(sc, &res, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(res.n_jobs, 5);
@@ -682,7 +682,7 @@ Test(import, json_paths_have_one_dot_per_step_and_quote_keys_with_dots)
 	struct import_options o = fixture();
 	o.prices = put(2, "prices.yaml", "A100-80GB: {gpu_hour: 1, dollars: 2}\n");
 	struct import_result r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "prices.yaml:1:") &&
 			  strstr(err.msg, ": [\"A100-80GB\"].dollars:") && !strstr(err.msg, ".."),
@@ -723,7 +723,7 @@ Test(import, a_kueue_preemption_policy_is_named_under_spec_preemption)
 		      "kind: List\nitems:\n- kind: ClusterQueue\n  metadata: {name: q}\n"
 		      "  spec:\n    preemption: {reclaimWithinCohort: Sometimes}\n");
 	struct import_result r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_build(&o, &r, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "kueue.yaml:6:") &&
 			  strstr(err.msg, ".items[0].spec.preemption.reclaimWithinCohort: expected "
@@ -778,7 +778,7 @@ static const char *edited(int slot, const char *name, const char *from, const ch
 static void build_refused(const struct import_options *o, const char *const *want)
 {
 	struct import_result r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_build(o, &r, &err), GP_EINPUT);
 	for (; *want; want++)
 		cr_assert(strstr(err.msg, *want), "expected '%s' in: %s", *want, err.msg);
@@ -973,7 +973,7 @@ Test(import, a_cordoned_node_is_unschedulable_to_new_pods)
 	/* Two pods of one GPU: the first takes the schedulable node's GPU, the
 	 * second waits, refused by both nodes for their reasons. */
 	struct results res;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	results_init(&res);
 	const char *twice[] = {"workloads.p.count=2"};
 	scenario_free(sc);
@@ -1301,7 +1301,7 @@ Test(import, a_renamed_time_sliced_node_and_its_pods_are_kept)
 	cr_assert(sc->workloads[w].shared);
 	cr_assert_eq(sc->workloads[w].gpus, 1);
 	struct import_check c;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *path = put(0, "s.yaml", r.yaml);
 	cr_assert_eq(import_check(&r, path, &c, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(c.compared, 3);
@@ -1376,7 +1376,7 @@ Test(import, pods_without_gpus_hold_their_cpu_and_memory_on_their_nodes)
 	cr_assert(noted);
 	scenario_free(sc);
 	struct import_check c;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_check(&r, put(0, "s.yaml", r.yaml), &c, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(c.compared, 4);
 	cr_assert_eq(c.agree, 4);

@@ -32,7 +32,7 @@ static struct import_result res;
 static void build(const char *dir_)
 {
 	struct import_options o = {.history = dir_, .pods_csv = "twin.pods.csv"};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
 }
 
@@ -328,7 +328,7 @@ Test(import_history, an_empirical_duration_draws_only_its_values_and_has_their_m
 	      f);
 	fclose(f);
 	struct scenario *sc;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	const struct dist *d = &sc->workloads[0].duration;
 	cr_expect_eq(d->kind, DIST_EMPIRICAL);
@@ -364,7 +364,7 @@ Test(import_history, an_empirical_duration_draws_only_its_values_and_has_their_m
 static struct scenario *import_and_load(const char *from, char *path, size_t size)
 {
 	struct import_options o = {.history = from, .pods_csv = "twin.pods.csv"};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
 	scratch_make();
 	snprintf(path, size, "%s/twin.yaml", dir);
@@ -439,7 +439,7 @@ Test(import_history, the_exported_week_is_learned_within_sampling_error_of_its_m
 {
 	char path[256];
 	struct ytree *t;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_load(EXPORT "/truth.json", &t, &err), GP_OK, "%s", err.msg);
 	struct scenario *sc = import_and_load(EXPORT, path, sizeof path);
 	int64_t from = sc->history.from_epoch, to = sc->history.to_epoch;
@@ -669,7 +669,7 @@ Test(import_history, two_weeks_learn_a_factor_by_weekday)
 	fwrite(res.yaml, 1, res.yaml_len, y);
 	fclose(y);
 	struct scenario *sc;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	cr_expect_float_eq(sc->workloads[0].arrival.weekly.by_weekday[0], 3.5, 1e-9);
 	scenario_free(sc);
@@ -741,7 +741,7 @@ Test(import_history, opencost_prices_the_learned_twins_pools_and_prices_override
 	struct import_options o = {.history = SMALL,
 				   .pods_csv = "twin.pods.csv",
 				   .opencost = "tests/fixtures/history-opencost.json"};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
 	expect_in(res.yaml, ", prices from tests/fixtures/history-opencost.json:\n");
 	expect_in(res.yaml, "    gpu: H100-80GB\n");
@@ -882,7 +882,7 @@ Test(import_history, a_dcgm_scrape_calibrates_the_workloads_the_history_has_no_d
 	struct import_options o = {.history = SMALL,
 				   .pods_csv = "twin.pods.csv",
 				   .dcgm = "tests/fixtures/history-dcgm.prom"};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(import_history_build(&o, &res, &err), GP_OK, "%s", err.msg);
 	char *b = block("pretrain");
 	expect_in(b, "    # gpu_busy, sm_share, vram: no DCGM series for its pods in the history; "

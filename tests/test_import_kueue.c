@@ -25,7 +25,7 @@ static struct import_options fixture(void)
 
 static void build(const struct import_options *o, struct import_result *r)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = import_build(o, r, &err);
 	cr_assert_eq(rc, GP_OK, "%s", err.msg);
 }
@@ -47,7 +47,7 @@ static struct scenario *load(const struct import_result *r)
 {
 	const char *path = put(3, "imported.yaml", r->yaml);
 	struct scenario *sc = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s\n%s", err.msg, r->yaml);
 	return sc;
 }

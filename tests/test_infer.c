@@ -567,7 +567,7 @@ Test(infer, same_seed_same_requests)
 Test(infer, a_scenario_resolves_the_server_keys)
 {
 	char p[160];
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	write_file("s.yaml",
 		   "name: t\n"
 		   "pools: [{name: p, nodes: 1, gpu: H100-80GB, gpus_per_node: 8}]\n"
@@ -601,7 +601,7 @@ Test(infer, request_rows_land_in_the_requests_table)
 	char db[192];
 	snprintf(db, sizeof db, "%s/r.db", dir);
 	struct store *st;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int64_t id;
 	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_write_run(st, sc, &r, &id, &err), GP_OK, "%s", err.msg);

@@ -159,7 +159,7 @@ Test(inference_scenarios, search_max_finds_the_fastest_replay_within_the_slo, .t
 	cr_assert_geq(fd, 0);
 	close(fd);
 	unlink(db);
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct store *st;
 	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
 	static const char *const no_sets[1] = {NULL}; /* (memcpy from NULL is undefined) */

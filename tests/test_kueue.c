@@ -463,7 +463,7 @@ Test(kueue, a_lending_limit_keeps_quota_for_its_own_queue)
 Test(kueue, a_lending_limit_is_checked)
 {
 	struct scenario *bad;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *above[] = {"queues=[{name: q, cohort: c, quota: {nvidia.com/gpu: 2}, "
 			       "lending_limit: {nvidia.com/gpu: 3}}]"};
 	cr_assert_eq(scenario_load(K, above, 1, &bad, &err), GP_EINPUT);
@@ -481,7 +481,7 @@ Test(kueue, a_lending_limit_is_checked)
  * sets into sc and a quota over it. */
 static void quota_over(struct quota *q, const char *const *sets, size_t n_sets)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load("tests/fixtures/kueue-reclaim.yaml", sets, n_sets, &sc, &err),
 		     GP_OK, "%s", err.msg);
 	results_init(&r);
@@ -559,7 +559,7 @@ Test(kueue, preemption_reclaims_from_other_queues_before_its_own)
 /* check prints a queue's preemption policies beside its strategy. */
 Test(kueue, check_shows_the_preemption_policies)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *sets[] = {"queues.team-a.preemption={within_cluster_queue: "
 			      "LowerOrNewerEqualPriority}"};
 	cr_assert_eq(scenario_load("tests/fixtures/kueue-reclaim.yaml", sets, 1, &sc, &err), GP_OK,

@@ -73,7 +73,7 @@ Test(limits, deep_nesting_through_set_is_refused_at_once)
 Test(limits, many_seeds_load_quickly, .timeout = 120)
 {
 	struct sweep *sw = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	cr_assert_eq(sweep_load("tests/fixtures/sweep/many-seeds.yaml", &sw, &err), GP_OK, "%s",
@@ -87,7 +87,7 @@ Test(limits, many_seeds_load_quickly, .timeout = 120)
 Test(limits, a_sweep_over_the_point_limit_is_refused)
 {
 	struct sweep *sw = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(sweep_load("tests/fixtures/sweep/over-limit.yaml", &sw, &err), GP_EINPUT);
 	cr_expect_null(sw);
 	cr_expect(strstr(err.msg, "more than 1000000 points"), "%s", err.msg);

@@ -21,7 +21,7 @@
 static struct model_arch *load(const char *file)
 {
 	char path[128];
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct model_arch *m = NULL;
 	snprintf(path, sizeof path, "models/%s.json", file);
 	cr_assert_eq(modelcfg_load(path, &m, &err), GP_OK, "%s: %s", path, err.msg);
@@ -137,7 +137,7 @@ Test(modelcfg, roofline_of_a_mixture_computes_active_and_reads_the_experts_token
 
 static void expect_error(const char *json, const char *want)
 {
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct model_arch *m = NULL;
 	cr_assert_eq(modelcfg_parse("c.json", json, strlen(json), &m, &err), GP_EINPUT, "%s", json);
 	cr_assert_null(m);
@@ -179,7 +179,7 @@ Test(modelcfg, a_multimodal_config_is_read_from_its_text_config_and_tied_counts_
 	const char *json = "{\"architectures\": [\"X\"], \"text_config\": {" BASE
 			   "\"num_attention_heads\": 8, \"vocab_size\": 1000, "
 			   "\"tie_word_embeddings\": true}}";
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct model_arch *m = NULL;
 	cr_assert_eq(modelcfg_parse("dir/config.json", json, strlen(json), &m, &err), GP_OK, "%s",
 		     err.msg);

@@ -35,7 +35,7 @@ Test(openb, reads_a_node_list)
 {
 	struct openb_node *nodes;
 	size_t n;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(openb_read_nodes(FIX "nodes.csv", here, &nodes, &n, &err), GP_OK, "%s",
 		     err.msg);
 	cr_assert_eq(n, 20);
@@ -53,7 +53,7 @@ Test(openb, reads_a_pod_list_with_times_and_specs)
 {
 	struct openb_pod *pods;
 	size_t n;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(openb_read_pods(FIX "pods.csv", here, true, &pods, &n, &err), GP_OK, "%s",
 		     err.msg);
 	cr_assert_eq(n, 240);
@@ -80,7 +80,7 @@ Test(openb, reads_the_five_column_variants_without_times)
 {
 	struct openb_pod *pods;
 	size_t n;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(openb_read_pods(FIX "pods-multigpu.csv", here, false, &pods, &n, &err), GP_OK,
 		     "%s", err.msg);
 	cr_assert_eq(n, 30);
@@ -99,7 +99,7 @@ static void expect_pod_error(const char *file, const char *want)
 {
 	struct openb_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(openb_read_pods(file, here, true, &pods, &n, &err), GP_EINPUT, "%s read",
 		     file);
 	cr_assert_not_null(strstr(err.msg, want), "'%s' lacks '%s'", err.msg, want);
@@ -118,7 +118,7 @@ Test(openb, bad_rows_name_the_file_and_line)
 	expect_pod_error(BAD "openb-pods-share-two.csv", "openb-pods-share-two.csv:2: error:");
 	struct openb_node *nodes = NULL;
 	size_t n = 0;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(openb_read_nodes(BAD "openb-nodes-nan.csv", here, &nodes, &n, &err),
 		     GP_EINPUT);
 	cr_assert_not_null(strstr(err.msg, "openb-nodes-nan.csv:2: error: expected a whole number "
@@ -154,7 +154,7 @@ Test(openb, known_models_mirror_the_catalog)
 Test(openb, a_node_list_becomes_one_pool_per_node_shape)
 {
 	struct scenario *sc;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(FIX "inflation.yaml", NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(sc->n_pools, 8);
 	cr_assert_str_eq(sc->pools[0].name, "openb-G2-8x96c");
@@ -178,7 +178,7 @@ Test(openb, a_node_list_becomes_one_pool_per_node_shape)
 Test(openb, a_timed_replay_splits_the_pods_by_request)
 {
 	struct scenario *sc;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(FIX "timed.yaml", NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	cr_assert_gt(sc->n_workloads, 10);
 	int64_t pods = 0;
@@ -399,7 +399,7 @@ Test(policy, target_workload_keeps_the_most_frequent_shapes)
 static void run_scenario(const char *path, const char *const *sets, size_t n, struct scenario **sc,
 			 struct results *r)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(path, sets, n, sc, &err), GP_OK, "%s", err.msg);
 	results_init(r);
 	cr_assert_eq(run_simulate(*sc, r, &err), GP_OK, "%s", err.msg);
@@ -485,7 +485,7 @@ Test(inflation, the_store_keeps_the_curve)
 	struct results r;
 	run_scenario(FIX "inflation.yaml", NULL, 0, &sc, &r);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(path, &st, &err), GP_OK, "%s", err.msg);
 	int64_t id = 0;
 	cr_assert_eq(store_write_run(st, sc, &r, &id, &err), GP_OK, "%s", err.msg);
@@ -618,7 +618,7 @@ Test(timed, every_gpu_policy_replays_the_excerpt)
 Test(timed, a_gpu_policy_needs_whole_gpus_or_shares)
 {
 	struct scenario *sc = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *sets[] = {"scheduler.gpu_policy=fgd", "pools.p.sharing=exclusive"};
 	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 2, &sc, &err), GP_OK,
 		     "%s", err.msg);

@@ -604,7 +604,7 @@ Test(openmetrics, the_grafana_dashboard_reads_only_exported_series)
 		line += n + (end != NULL);
 	}
 	struct ytree *t = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_load("docs/grafana/gpuplan.json", &t, &err), GP_OK, "%s", err.msg);
 	const struct ynode *vars = ynode_get(ynode_get(t->root, "templating"), "list");
 	cr_assert_not_null(vars);

@@ -64,7 +64,7 @@ Test(override, round_trips_through_its_set_text)
 						   OVERRIDE_SCALAR, OVERRIDE_SCALAR};
 	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
 		struct override o;
-		struct gp_err err;
+		struct gp_err err GP_ERR_SCOPE = {0};
 		cr_assert_eq(override_parse(texts[i], &o, &err), GP_OK, "%s", err.msg);
 		cr_expect_str_eq(o.key, keys[i]);
 		cr_expect_str_eq(o.value, texts[i] + strlen(keys[i]) + 1);
@@ -83,7 +83,7 @@ Test(override, round_trips_through_its_set_text)
 Test(override, text_without_a_key_is_refused)
 {
 	struct override o;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(override_parse("pools.h100.nodes", &o, &err), GP_EINPUT);
 	cr_expect(strstr(err.msg, "expected KEY=VALUE"), "%s", err.msg);
 	cr_expect_null(o.key);
@@ -122,7 +122,7 @@ Test(override, applied_to_a_scenario_as_its_set_text_is)
 	struct override ov[] = {override_make("pools.h100.nodes", "3"),
 				override_make("workloads.train.count", "4")};
 	struct scenario *a = NULL, *b = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(CAPACITY, text, 2, &a, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(scenario_load_overrides(CAPACITY, NULL, 0, ov, 2, &b, &err), GP_OK, "%s",
 		     err.msg);
@@ -147,7 +147,7 @@ Test(override, typed_ones_go_after_the_text_ones)
 	const char *text[] = {"pools.h100.nodes=3"};
 	struct override ov = override_make("pools.h100.nodes", "5");
 	struct scenario *sc = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load_overrides(CAPACITY, text, 1, &ov, 1, &sc, &err), GP_OK, "%s",
 		     err.msg);
 	cr_expect_eq(sc->pools[0].nodes, 5);

@@ -42,7 +42,7 @@ enum { A100_0, A100_1, H100_0, H100_1, SPOT_0 };
 
 static void load(const char *file, const char *const *sets, size_t n)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(file, sets, n, &sc, &err), GP_OK, "%s", err.msg);
 }
 
@@ -597,7 +597,7 @@ Test(placement, a_gangs_pods_see_each_other)
 
 static void run(const char *file, const char *const *sets, size_t n)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	load(file, sets, n);
 	results_init(&r);
 	ran = true;
@@ -754,7 +754,7 @@ Test(placement, reasons_reach_the_database)
 	char db[128];
 	snprintf(db, sizeof db, "%s/p.db", path);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(db, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_write_run(st, sc, &r, NULL, &err), GP_OK, "%s", err.msg);
 	store_close(st);

@@ -245,7 +245,7 @@ Test(route, the_groups_partition_the_services_one_stream)
 static void fails_with(const char *text, const char *set, const char *msg)
 {
 	char p[160], want[512];
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	write_file("t.csv", trace);
 	write_file("s.yaml", text);
 	snprintf(p, sizeof p, "%s/s.yaml", dir);
@@ -348,7 +348,7 @@ Test(route, the_first_cut_splits_the_prompt_distribution_at_the_threshold)
 				     .percentile = 99};
 	struct estimate_group g[ESTIMATE_MAX_GROUPS];
 	size_t n = 0;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(estimate_route_groups(&t, "L40S:2048,H100-80GB", g, &n, &err), GP_OK, "%s",
 		     err.msg);
 	cr_assert_eq(n, 2);

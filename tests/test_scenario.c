@@ -77,7 +77,7 @@ static struct scenario *load_with(const char *text, const char *const *sets, siz
 {
 	write_file("s.yaml", text);
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = scenario_load(path, sets, n, &sc, &err);
 	cr_assert_eq(rc, GP_OK, "load failed: %s\n--- scenario:\n%s", err.msg, text);
 	cr_assert_not_null(sc);
@@ -90,7 +90,7 @@ static void fails_with(const char *text, const char *const *sets, size_t n, cons
 {
 	write_file("s.yaml", text);
 	struct scenario *sc = (struct scenario *)1;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = scenario_load(path, sets, n, &sc, &err);
 	cr_expect_eq(rc, GP_EINPUT, "expected an error: %s\n--- scenario:\n%s", expand(msg), text);
 	if (rc == GP_OK)
@@ -426,7 +426,7 @@ Test(scenario, declared_default_queue_is_kept)
 Test(scenario, eval_window_fixture)
 {
 	struct scenario *sc = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load("tests/fixtures/eval-window.yaml", NULL, 0, &sc, &err), GP_OK,
 		     "%s", err.msg);
 	cr_assert_str_eq(sc->name, "eval-window");
@@ -524,7 +524,7 @@ Test(scenario, set_errors_name_the_override)
 Test(scenario, file_and_yaml_errors)
 {
 	struct scenario *sc = (struct scenario *)1;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load("tests/fixtures/none.yaml", NULL, 0, &sc, &err), GP_EINPUT);
 	cr_assert_null(sc);
 	cr_assert_str_eq(err.msg, "tests/fixtures/none.yaml: error: cannot read: No such file or "
@@ -1098,7 +1098,7 @@ static void run_trace(const char *name, struct results *r, bool *held)
 		 name);
 	struct scenario *sc = load(text);
 	*held = sc->workloads[0].arrival.rows != NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	results_init(r);
 	cr_assert_eq(run_simulate(sc, r, &err), GP_OK, "%s", err.msg);
 	scenario_free(sc);
@@ -1164,7 +1164,7 @@ static void changed_fails(void (*edit)(char *text), int seconds, int code, const
 	}
 	free(text);
 	struct results r;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	results_init(&r);
 	cr_expect_eq(run_simulate(sc, &r, &err), code, "%s", err.msg);
 	cr_expect_str_eq(err.msg, expand(msg));
@@ -1278,7 +1278,7 @@ Test(scenario, bad_corpus)
 		snprintf(file, sizeof file, "%s/%s", folder, e->d_name);
 		expected_of(file, expect, sizeof expect);
 		struct scenario *sc = NULL;
-		struct gp_err err = {0};
+		struct gp_err err GP_ERR_SCOPE = {0};
 		int rc = scenario_load(file, NULL, 0, &sc, &err);
 		cr_assert_eq(rc, GP_EINPUT, "%s: loaded, expected an error with '%s'", file,
 			     expect);
@@ -1312,7 +1312,7 @@ Test(scenario, a_pool_without_gpus_offers_none_but_counts_in_messages)
 	struct scenario *sc = load(text);
 	cr_assert_eq(scenario_capacity_gpus(sc), 1);
 	struct results r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	results_init(&r);
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(r.n_reason_texts, 1);

@@ -193,7 +193,7 @@ Test(scenarios, same_seed_gives_identical_results)
 	run("scenarios/quickstart.yaml", NULL, 0);
 	struct results first = r;
 	results_init(&r);
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(run_simulate(sc, &r, &err), GP_OK);
 	cr_assert_eq(first.n_metrics, r.n_metrics);
 	for (size_t i = 0; i < r.n_metrics; i++) {
@@ -238,7 +238,7 @@ Test(scenarios, horizon_stops_the_run_and_counts_unfinished_work)
  * returns how many job slots the simulation held at the end. */
 static size_t run_counting_slots(const char **sets, size_t n_sets)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load("tests/fixtures/mmc.yaml", sets, n_sets, &sc, &err), GP_OK, "%s",
 		     err.msg);
 	results_init(&r);
@@ -325,7 +325,7 @@ Test(scenarios, a_window_after_the_last_job_does_not_stretch_the_run)
  * run where the step was given (it wrote 2,592,000 windows, 700 MB). */
 Test(scenarios, an_explicit_step_past_the_window_limit_stops_the_run)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *path = "tests/fixtures/refused/step-windows-past-the-limit.yaml";
 	cr_assert_eq(scenario_load(path, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	results_init(&r);

@@ -91,7 +91,7 @@ Test(search, report_defaults_to_the_answer_not_the_last_probe)
 	char path[128];
 	snprintf(path, sizeof path, "%s/s.db", dir);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct store_run run;
 	cr_assert_eq(store_open_read(path, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_run_info(st, 0, &run, &err), GP_OK, "%s", err.msg);
@@ -188,7 +188,7 @@ Test(search, an_unknown_metric_fails_before_any_probe_with_the_closest_name)
 Test(search, parses_conditions)
 {
 	struct search_condition c;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(search_parse_condition("chat.ttft_p99_s <= 2", &c, &err), GP_OK);
 	cr_assert_str_eq(c.scope, "chat");
 	cr_assert_eq(c.metric, METRIC_TTFT_P99_S);
@@ -210,7 +210,7 @@ Test(search, parses_conditions)
 Test(search, duration_bounds_in_two_units_become_seconds)
 {
 	struct search_spec s = {0};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(search_parse_value("30s", &s.lo, &err), GP_OK);
 	cr_assert_eq(search_parse_value("10m", &s.hi, &err), GP_OK);
 	cr_assert_eq(search_check_range(&s, &err), GP_OK, "%s", err.msg);

@@ -350,7 +350,7 @@ Test(sharing, a_time_sliced_pod_may_take_several_replicas_of_one_gpu)
 Test(sharing, mps_refuses_a_pod_asking_for_two_replicas)
 {
 	struct scenario *s = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *sets[] = {"pools.p.gpus_per_node=2", "pools.p.sharing={mode: mps, replicas: 4}",
 			      "workloads.w.gpus=2"};
 	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 3, &s, &err),
@@ -381,7 +381,7 @@ Test(sharing, a_renamed_pool_offers_gpu_shared_only)
 		"0/1 nodes are available: 1 Insufficient nvidia.com/gpu.shared. preemption: "
 		"0/1 nodes are available: 1 No preemption victims found for incoming pod..");
 	cleanup();
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *sets[] = {
 		"pools.p.sharing={mode: time-slicing, replicas: 4, renameByDefault: true}"};
 	cr_assert_eq(scenario_load("tests/fixtures/sharing-cases.yaml", sets, 1, &sc, &err),

@@ -193,7 +193,7 @@ static int64_t query_int(sqlite3 *db, const char *sql)
 static int64_t write_fixture(struct fixture *f)
 {
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	int64_t id = -1;
 	cr_assert_eq(store_write_run(st, &f->sc, &f->r, &id, &err), GP_OK, "%s", err.msg);
@@ -236,7 +236,7 @@ static const struct {
 Test(store, open_creates_every_contract_table_with_its_columns)
 {
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	store_close(st);
 	sqlite3 *db = reader();
@@ -261,7 +261,7 @@ Test(store, open_creates_every_contract_table_with_its_columns)
 Test(store, open_sets_wal_mode_and_declares_column_types)
 {
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	store_close(st);
 	sqlite3 *db = reader();
@@ -287,7 +287,7 @@ Test(store, open_creates_missing_parent_folders)
 {
 	snprintf(dbpath, sizeof dbpath, "%s/a/b/run.db", tmpdir);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	store_close(st);
 	cr_expect_eq(access(dbpath, F_OK), 0);
@@ -299,7 +299,7 @@ Test(store, reopening_keeps_the_schema_and_runs)
 	fixture_init(&f);
 	write_fixture(&f);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	int64_t n = -1;
 	cr_assert_eq(store_run_count(st, &n, &err), GP_OK, "%s", err.msg);
@@ -450,7 +450,7 @@ Test(store, runs_append_with_increasing_ids)
 	struct fixture f;
 	fixture_init(&f);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	int64_t prev = 0;
 	for (int i = 0; i < 3; i++) {
@@ -477,7 +477,7 @@ Test(store, second_connection_reads_while_the_store_is_open)
 	struct fixture f;
 	fixture_init(&f);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_write_run(st, &f.sc, &f.r, NULL, &err), GP_OK, "%s", err.msg);
 	sqlite3 *db = reader();
@@ -514,7 +514,7 @@ Test(store, two_processes_append_to_one_database)
 	cr_assert_neq(pid, -1);
 	int ok = 1;
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (store_open(dbpath, &st, &err) != GP_OK)
 		ok = 0;
 	for (int i = 0; ok && i < 5; i++)
@@ -556,7 +556,7 @@ Test(store, first_run_into_a_new_file_skips_the_wal_and_later_runs_use_it)
 	struct fixture f;
 	fixture_init(&f);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	cr_expect_eq(beside_size("-wal"), -1, "a new database has no WAL before its first run");
 	cr_assert_eq(store_write_run(st, &f.sc, &f.r, NULL, &err), GP_OK, "%s", err.msg);
@@ -580,7 +580,7 @@ Test(store, bad_job_index_fails_the_run_and_leaves_nothing)
 	write_fixture(&f);
 	f.r.jobs[2].workload = 7; /* after two good job rows */
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	int64_t id = -5;
 	cr_expect_eq(store_write_run(st, &f.sc, &f.r, &id, &err), GP_ERUNTIME);
@@ -600,7 +600,7 @@ Test(store, sqlite_error_mid_run_rolls_back_the_whole_run)
 	fixture_init(&f);
 	write_fixture(&f);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	/* timeseries is written last: runs, params, metrics and jobs go in first */
 	sqlite3 *db = NULL;
@@ -626,7 +626,7 @@ Test(store, non_database_file_is_bad_input_naming_it)
 		fputs("submit_s,duration_s,gpus\n", fp);
 	fclose(fp);
 	struct store *st = (struct store *)1;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(store_open(dbpath, &st, &err), GP_EINPUT);
 	cr_expect_null(st);
 	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "is not a SQLite database"),
@@ -643,7 +643,7 @@ Test(store, folder_in_place_of_the_file_is_bad_input_named_a_directory)
 {
 	snprintf(dbpath, sizeof dbpath, "%s", tmpdir);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(store_open(dbpath, &st, &err), GP_EINPUT);
 	cr_expect_null(st);
 	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "is a directory"), "message: %s",
@@ -660,7 +660,7 @@ Test(store, parent_that_is_a_file_is_a_runtime_error)
 	fclose(fp);
 	snprintf(dbpath, sizeof dbpath, "%s/plain/sub/run.db", tmpdir);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
 	cr_expect(strstr(err.msg, dbpath), "message: %s", err.msg);
 }
@@ -676,7 +676,7 @@ Test(store, newer_schema_version_is_refused)
 		     SQLITE_OK);
 	sqlite3_close(db);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
 	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "99"), "message: %s", err.msg);
 }
@@ -733,7 +733,7 @@ Test(store, a_sweep_point_is_written_once)
 	struct fixture f;
 	fixture_init(&f);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	int64_t id = -1;
 	bool written = false, has = true;
@@ -778,7 +778,7 @@ Test(store, a_sweep_point_is_written_once)
 static void write_runs(const char *path, struct fixture *f, int n, int plain)
 {
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(path, &st, &err), GP_OK, "%s", err.msg);
 	for (int i = 0; i < n; i++) {
 		char point[16];
@@ -829,7 +829,7 @@ Test(store, a_version_1_database_gets_its_jobs_moved_to_job_rows_on_open)
 	write_runs(dbpath, &f, 2, 2);
 	char *v1 = make_version_1(dbpath);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	store_close(st);
 	sqlite3 *db = reader();
@@ -851,7 +851,7 @@ Test(store, a_version_1_database_gets_its_jobs_moved_to_job_rows_on_open)
 static struct store_merge_stats merge_into_output(const char *name)
 {
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct store_merge_stats ms;
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_merge(st, other_db(name), &ms, &err), GP_OK, "%s", err.msg);
@@ -893,7 +893,7 @@ Test(store, merge_copies_every_row_with_new_run_ids_and_skips_what_it_holds)
 	write_runs(dbpath, &f, 1, 1);            /* the output holds a plain run already */
 	write_runs(other_db("in.db"), &f, 3, 1); /* that run and two sweep points */
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct store_merge_stats ms;
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(store_merge(st, other_db("in.db"), &ms, &err), GP_OK, "%s", err.msg);
@@ -930,7 +930,7 @@ Test(store, merge_renumbers_every_column_that_names_a_run)
 	write_runs(dbpath, &f, 2, 2);            /* the output's runs 1 and 2 */
 	write_runs(other_db("in.db"), &f, 3, 0); /* three points: runs 1..3 there */
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(other_db("in.db"), &st, &err), GP_OK, "%s", err.msg);
 	struct store_search row = {"k", "7", "x <= 1", 2, 1, 3};
 	cr_assert_eq(store_write_search(st, &row, &err), GP_OK, "%s", err.msg);
@@ -971,7 +971,7 @@ Test(store, databases_without_the_per_job_counts_open_and_merge)
 		     "the old rows have no counts");
 	sqlite3_close(db);
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(other_db("old.db"), &st, &err), GP_OK, "%s", err.msg);
 	store_close(st);
 	sqlite3 *old;
@@ -985,7 +985,7 @@ Test(store, databases_without_the_per_job_counts_open_and_merge)
 
 Test(store, merge_inputs_are_checked_before_anything_is_written)
 {
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(store_check_merge_input(other_db("missing.db"), dbpath, &err), GP_EINPUT);
 	cr_expect(strstr(err.msg, "missing.db: error: cannot read"), "%s", err.msg);
 

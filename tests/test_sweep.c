@@ -77,7 +77,7 @@ static long long query(const char *db, const char *sql)
 static struct sweep *load(const char *path)
 {
 	struct sweep *sw = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(sweep_load(path, &sw, &err), GP_OK, "%s", err.msg);
 	return sw;
 }
@@ -88,7 +88,7 @@ static struct sweep_progress run(const struct sweep *sw, const char *db, unsigne
 {
 	struct sweep_options o = {db, jobs, shard, resume, NULL, NULL};
 	struct sweep_progress p;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(sweep_run(sw, &o, &p, &err), GP_OK, "%s", err.msg);
 	return p;
 }
@@ -254,7 +254,7 @@ Test(sweep, shards_cover_every_point_exactly_once)
 Test(sweep, shard_text_is_k_of_n_from_zero)
 {
 	struct sweep_shard sh;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(sweep_parse_shard("2/3", &sh, &err), GP_OK, "%s", err.msg);
 	cr_expect(sh.k == 2 && sh.n == 3);
 	cr_assert_eq(sweep_parse_shard("0/1", &sh, &err), GP_OK, "%s", err.msg);
@@ -364,7 +364,7 @@ Test(sweep, merged_shards_equal_a_single_database_sweep)
 		cr_expect_eq(p.written, 4);
 	}
 	struct store *st;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(tmp("merged.db"), &st, &err), GP_OK, "%s", err.msg);
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t k = 0; k < 3; k++) {
@@ -389,7 +389,7 @@ Test(sweep, resume_runs_only_the_missing_points_and_is_required_to_skip)
 	const char *db = tmp("r.db");
 	run(sw, db, 1, (struct sweep_shard){1, 2}, false);
 	struct sweep_options o = {db, 2, whole, false, NULL, NULL};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(sweep_run(sw, &o, NULL, &err), GP_EINPUT);
 	cr_expect(strstr(err.msg, "already holds 6 of the 12 points of sweep 'grid'"), "%s",
 		  err.msg);
@@ -425,7 +425,7 @@ Test(sweep, progress_is_reported_after_every_point)
 	struct sweep *sw = load(FIX "zip.yaml");
 	struct seen seen = {0};
 	struct sweep_options o = {tmp("p.db"), 2, whole, false, on_progress, &seen};
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(sweep_run(sw, &o, NULL, &err), GP_OK, "%s", err.msg);
 	cr_expect_eq(seen.calls, 7, "once at the start, once per point");
 	cr_expect_eq(seen.last.total, 6);

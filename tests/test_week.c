@@ -228,7 +228,7 @@ static struct scenario *load(const char *text)
 {
 	write_scenario(text);
 	struct scenario *ls = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(spath, NULL, 0, &ls, &err), GP_OK, "%s", err.msg);
 	return ls;
 }
@@ -237,7 +237,7 @@ static void fails(const char *text, const char *msg)
 {
 	write_scenario(text);
 	struct scenario *ls = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_expect_eq(scenario_load(spath, NULL, 0, &ls, &err), GP_EINPUT, "%s", text);
 	char want[1024];
 	snprintf(want, sizeof want, "%s/s.yaml:%s", dir, msg);
@@ -597,7 +597,7 @@ Test(week, growth_scales_rate_by_hour)
 	write_scenario(text);
 	const char *sets[] = {"growth=2"};
 	struct scenario *a = NULL, *b = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(spath, NULL, 0, &a, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(scenario_load(spath, sets, 1, &b, &err), GP_OK, "%s", err.msg);
 	const struct weekly_rate *x = &a->workloads[0].arrival.weekly,

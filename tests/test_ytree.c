@@ -10,7 +10,7 @@
 static struct ytree *parse(const char *text)
 {
 	struct ytree *t = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = ytree_parse("s.yaml", text, strlen(text), &t, &err);
 	cr_assert_eq(rc, GP_OK, "parse failed: %s", err.msg);
 	cr_assert_not_null(t);
@@ -21,7 +21,7 @@ static struct ytree *parse(const char *text)
 static void parse_fails(const char *text, const char *msg)
 {
 	struct ytree *t = (struct ytree *)1;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = ytree_parse("s.yaml", text, strlen(text), &t, &err);
 	cr_assert_eq(rc, GP_EINPUT, "expected an error for %s", text);
 	cr_assert_null(t);
@@ -32,7 +32,7 @@ static void parse_fails(const char *text, const char *msg)
 static void set_fails(const char *text, const char *assignment, const char *msg)
 {
 	struct ytree *t = parse(text);
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_set(t, assignment, &err), GP_EINPUT, "expected an error for %s",
 		     assignment);
 	cr_assert_str_eq(err.msg, msg);
@@ -166,7 +166,7 @@ Test(ytree, unknown_local_tags_are_rejected)
 Test(ytree, a_set_value_may_be_a_placeholder)
 {
 	struct ytree *t = parse("a: 1\n");
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_set(t, "a=!placeholder 2", &err), GP_OK, "%s", err.msg);
 	cr_assert(ynode_get(t->root, "a")->placeholder);
 	cr_assert_str_eq(ynode_get(t->root, "a")->value, "2");
@@ -276,7 +276,7 @@ Test(ytree, alias_bombs_are_refused)
 			   "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
 			   "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n";
 	struct ytree *t = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_parse("s.yaml", bomb, strlen(bomb), &t, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "expands to more than"), "%s", err.msg);
 }
@@ -291,7 +291,7 @@ Test(ytree, deep_nesting_is_refused)
 		text[n++] = ']';
 	text[n] = '\0';
 	struct ytree *t = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_parse("s.yaml", text, n, &t, &err), GP_EINPUT);
 	cr_assert(strstr(err.msg, "nesting deeper than 128 levels"), "%s", err.msg);
 }
@@ -299,7 +299,7 @@ Test(ytree, deep_nesting_is_refused)
 Test(ytree, load_reports_unreadable_files)
 {
 	struct ytree *t = (struct ytree *)1;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_load("tests/fixtures/no-such-file.yaml", &t, &err), GP_EINPUT);
 	cr_assert_null(t);
 	cr_assert_str_eq(err.msg, "tests/fixtures/no-such-file.yaml: error: cannot read: No such "
@@ -309,7 +309,7 @@ Test(ytree, load_reports_unreadable_files)
 Test(ytree, load_reads_a_file)
 {
 	struct ytree *t = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_load("tests/fixtures/eval-window.yaml", &t, &err), GP_OK, "%s", err.msg);
 	cr_assert_str_eq(ynode_get(t->root, "name")->value, "eval-window");
 	cr_assert_str_eq(ynode_get(t->root, "name")->loc.file, "tests/fixtures/eval-window.yaml");
@@ -328,7 +328,7 @@ static const char *const doc = "name: x\n"
 static struct ytree *set_ok(const char *assignment)
 {
 	struct ytree *t = parse(doc);
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_set(t, assignment, &err), GP_OK, "%s", err.msg);
 	return t;
 }
@@ -433,7 +433,7 @@ Test(ytree_set, quoted_and_empty_values)
 Test(ytree_set, later_sets_override_earlier_ones)
 {
 	struct ytree *t = set_ok("seed=1");
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_set(t, "seed=2", &err), GP_OK);
 	cr_assert_str_eq(ynode_get(t->root, "seed")->value, "2");
 	ytree_free(t);
@@ -525,7 +525,7 @@ Test(ytree_set, a_plus_step_appends_to_a_list)
 static struct ytree *json(const char *text, const char *const *skip)
 {
 	struct ytree *t = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = ytree_parse_json("d.json", text, strlen(text), skip, &t, &err);
 	cr_assert_eq(rc, GP_OK, "parse failed: %s", err.msg);
 	return t;
@@ -534,7 +534,7 @@ static struct ytree *json(const char *text, const char *const *skip)
 static void json_fails(const char *text, const char *msg)
 {
 	struct ytree *t = (struct ytree *)1;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_parse_json("d.json", text, strlen(text), NULL, &t, &err), GP_EINPUT,
 		     "expected an error for %s", text);
 	cr_assert_null(t);
@@ -618,7 +618,7 @@ Test(ytree_json, skipped_members_are_checked_and_left_out)
 	cr_assert_str_eq(ynode_get(t->root, "name")->value, "n");
 	ytree_free(t);
 	struct ytree *bad = (struct ytree *)1;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *text = "{\"images\": [1 2]}";
 	cr_assert_eq(ytree_parse_json("d.json", text, strlen(text), skip, &bad, &err), GP_EINPUT);
 	cr_assert_str_eq(err.msg, "d.json:1:15: error: expected ',' or ']' after an item");
@@ -636,7 +636,7 @@ Test(ytree, the_node_limit_is_counted_in_bytes)
 		memcpy(text + 12 * i, "- [x, x, x]\n", 12);
 	text[12 * n] = '\0';
 	struct ytree *t = NULL;
-	struct gp_err err = {0};
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_parse("s.yaml", text, 12 * n, &t, &err), GP_OK, "%s", err.msg);
 	cr_assert_eq(t->root->n, n);
 	ytree_free(t);

@@ -96,11 +96,30 @@ enum gp_err_kind {
 	GP_ERR_INTERNAL,
 };
 
+/*
+ * An error's message is sized to what it carries (a path up to PATH_MAX, names
+ * of 253 characters, several in one message): msg is malloc'd and owned by the
+ * struct, NULL while nothing is recorded.  Start one empty ({0}); every setter
+ * below frees the text it replaces, so one gp_err may be set many times, and
+ * gp_err_free releases the last.  A gp_err is never copied whole: gp_err_move
+ * hands the text over, gp_err_copy duplicates it.
+ */
 struct gp_err {
-	char msg[1024]; /* first: {""} still initializes an empty one */
-	enum gp_err_kind kind;
-	unsigned place_len; /* bytes of PLACE when msg begins "PLACE: error: ", else 0 */
+	enum gp_err_kind kind; /* first: {""} no longer compiles */
+	unsigned place_len;    /* bytes of PLACE when msg begins "PLACE: error: ", else 0 */
+	char *msg;             /* owned; NULL: no message (gp_err_msg gives "") */
 };
+
+/* err's message, "" when there is none. */
+static inline const char *gp_err_msg(const struct gp_err *err) { return err->msg ? err->msg : ""; }
+/* Frees err's message and leaves it empty ({0}); err may be empty already. */
+void gp_err_free(struct gp_err *err);
+/* dst (freed first) takes src's message and kind; src is left empty. */
+void gp_err_move(struct gp_err *dst, struct gp_err *src);
+/* dst (freed first) gets a copy of src's message and kind; src may be dst. */
+void gp_err_copy(struct gp_err *dst, const struct gp_err *src);
+/* A gp_err freed as its scope ends:  struct gp_err err GP_ERR_SCOPE = {0}; */
+#define GP_ERR_SCOPE __attribute__((cleanup(gp_err_free)))
 
 /* A place in a user-facing input: FILE:LINE:COL, 1-based.  line 0 = whole file. */
 struct srcloc {

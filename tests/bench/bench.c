@@ -361,7 +361,7 @@ static double sqlite_floor(const char *file, const struct results *r)
 static int bench_scenario(const char *path, const char *set, bool db, struct outcome *o)
 {
 	struct scenario *sc;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	char dir[] = "/tmp/gpuplan-bench-XXXXXX", file[64];
 	if (db && !mkdtemp(dir))
 		return 1;
@@ -390,12 +390,12 @@ static int bench_scenario(const char *path, const char *set, bool db, struct out
 		int64_t id;
 		rc = run_simulate_to(sc, &r, store_writer_sink(w), &err);
 		double m1 = thread_cpu_s();
-		struct gp_err werr;
+		struct gp_err werr GP_ERR_SCOPE = {0};
 		int wrc = store_writer_finish(w, rc == GP_OK, &st, &id, &stats, &werr);
 		store_close(st);
 		if (!rc && wrc) {
 			rc = wrc;
-			err = werr;
+			gp_err_move(&err, &werr);
 		}
 		/* On two free cores the run takes the longer of its two threads:
 		 * the caller's (loading, simulating, handing rows over, writing
@@ -460,7 +460,7 @@ static int bench_sweep(const char *path, struct outcome *o)
 		return 1;
 	snprintf(db, sizeof db, "%s/sweep.db", dir);
 	struct sweep *sw;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	double t0 = now_s();
 	int rc = sweep_load(path, &sw, &err);
 	if (!rc) {
@@ -483,7 +483,7 @@ static int bench_sweep(const char *path, struct outcome *o)
 static bool is_sweep(const char *path)
 {
 	struct ytree *t;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (ytree_load(path, &t, &err))
 		return false;
 	bool sweep = ynode_get(t->root, "base") != NULL;

@@ -62,7 +62,7 @@ int fuzz_scenario(const uint8_t *data, size_t size)
 			sets[n_sets++] = line;
 	}
 	struct scenario *sc = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (scenario_load(to_file("s.yaml", data, yaml), sets, n_sets, &sc, &err) == GP_OK)
 		scenario_free(sc);
 	free(sets_text);
@@ -74,7 +74,7 @@ int fuzz_history_pods(const uint8_t *data, size_t size)
 {
 	struct history_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	const char *path = to_file("pods.csv", data, size);
 	if (history_read_pods(path, (struct srcloc){"fuzz.yaml", 1, 1}, 86400, &pods, &n, &err) ==
 	    GP_OK)
@@ -88,7 +88,7 @@ int fuzz_trace_csv(const uint8_t *data, size_t size)
 	struct trace_job *rows = NULL, row;
 	size_t n = 0;
 	struct trace_summary sum;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	struct srcloc ref = {"fuzz.yaml", 1, 1};
 	const char *path = to_file("t.csv", data, size);
 	if (trace_read_csv(path, ref, &lim, &rows, &n, &sum, &err) != GP_OK)
@@ -108,7 +108,7 @@ int fuzz_trace_csv(const uint8_t *data, size_t size)
 int fuzz_sweep(const uint8_t *data, size_t size)
 {
 	struct sweep *sw = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (sweep_load(to_file("w.yaml", data, size), &sw, &err) == GP_OK)
 		sweep_free(sw);
 	return 0;
@@ -120,7 +120,7 @@ int fuzz_azure(const uint8_t *data, size_t size)
 {
 	struct request_row *rows = NULL;
 	size_t n = 0;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (requests_read_azure(to_file("a.csv", data, size), fuzz_ref, 100000,
 				(sim_time)1000 * 365 * SIM_DAY, &rows, &n, &err) == GP_OK)
 		free(rows);
@@ -131,7 +131,7 @@ int fuzz_openb_nodes(const uint8_t *data, size_t size)
 {
 	struct openb_node *nodes = NULL;
 	size_t n = 0;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (openb_read_nodes(to_file("n.csv", data, size), fuzz_ref, &nodes, &n, &err) == GP_OK)
 		openb_free_nodes(nodes, n);
 	return 0;
@@ -141,7 +141,7 @@ int fuzz_openb_pods(const uint8_t *data, size_t size)
 {
 	struct openb_pod *pods = NULL;
 	size_t n = 0;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	/* The first byte picks the mode: timed replays need deletion times. */
 	bool timed = size && (data[0] & 1);
 	if (openb_read_pods(to_file("p.csv", data, size), fuzz_ref, timed, &pods, &n, &err) ==
@@ -169,7 +169,7 @@ int fuzz_import(const uint8_t *data, size_t size)
 	const char **slot[] = {&o.nodes, &o.pods, &o.dcgm, &o.kueue, &o.opencost, &o.prices};
 	*slot[which] = path;
 	struct import_result r;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (import_build(&o, &r, &err) == GP_OK)
 		import_result_free(&r);
 	return 0;
@@ -191,7 +191,7 @@ int fuzz_kube_json(const uint8_t *data, size_t size)
 {
 	static const char *const skip[] = {"managedFields", "images", "env", NULL};
 	struct ytree *t = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	if (ytree_parse_json("fuzz.json", (const char *)data, size, skip, &t, &err) == GP_OK) {
 		walk(t->root);
 		ytree_free(t);
@@ -211,7 +211,7 @@ static int on_series(void *ctx, const struct prom_series *s, struct gp_err *err)
 int fuzz_prom(const uint8_t *data, size_t size)
 {
 	size_t seen = 0;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	import_prom_read(to_file("q.json", data, size), on_series, &seen, &err);
 	return 0;
 }
