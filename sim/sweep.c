@@ -893,7 +893,7 @@ static int write_full(int fd, const void *buf, size_t n)
 }
 
 /* Sends m on results and, when it failed, err's text on errs. */
-static int send(int results, int errs, struct worker_msg *m, const struct gp_err *err)
+static int send_msg(int results, int errs, struct worker_msg *m, const struct gp_err *err)
 {
 	const char *text = gp_err_msg(err);
 	if (m->rc) {
@@ -926,12 +926,12 @@ static void worker(const struct sweep *sw, const char *db, int tasks, int result
 		rc = run_point(sw, &sw->points[index], st, &written, &err);
 		m = (struct worker_msg){
 			.index = index, .rc = rc, .written = written, .worker = slot};
-		if (send(results, errs, &m, &err))
+		if (send_msg(results, errs, &m, &err))
 			break;
 	}
 	if (rc && !st) {
 		m = (struct worker_msg){.index = UINT32_MAX, .rc = rc, .worker = slot};
-		(void)send(results, errs, &m, &err);
+		(void)send_msg(results, errs, &m, &err);
 	}
 	store_close(st);
 	_exit(rc ? 1 : 0);
