@@ -1014,6 +1014,8 @@ static int start_workers(const struct sweep *sw, const struct sweep_options *o, 
 		int e = errno;
 		stop_handing_out(pl);
 		close(pl->results);
+		free(pl->pids);
+		free(pl->errs);
 		return gp_errorf(err, GP_ERUNTIME, "sweep: cannot start a worker: %s", strerror(e));
 	}
 	return GP_OK;
