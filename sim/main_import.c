@@ -68,7 +68,7 @@ static int import_refuse_inputs(const struct import_options *o, const char *path
 static int import_check_failed(const char *from, const char *path, const char *tmp,
 			       struct gp_err *err)
 {
-	const char *m = err->msg;
+	const char *m = gp_err_msg(err);
 	size_t tl = strlen(tmp), place = err->place_len;
 	char where[64] = "";
 	bool in_tmp =
