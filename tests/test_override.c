@@ -164,7 +164,8 @@ Test(override, a_bad_one_fails_with_the_message_of_its_text)
 	const char *text[] = {"pools.a100.nodes=3"};
 	struct override ov = override_make("pools.a100.nodes", "3");
 	struct scenario *sc = NULL;
-	struct gp_err e1, e2;
+	struct gp_err e1 GP_ERR_SCOPE = {0};
+	struct gp_err e2 GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(CAPACITY, text, 1, &sc, &e1), GP_EINPUT);
 	cr_assert_eq(scenario_load_overrides(CAPACITY, NULL, 0, &ov, 1, &sc, &e2), GP_EINPUT);
 	cr_expect_str_eq(e1.msg, e2.msg);
@@ -178,7 +179,8 @@ Test(override, tree_takes_a_key_and_value_as_it_takes_the_text)
 {
 	const char *doc = "a: {b: 1}\n";
 	struct ytree *t1 = NULL, *t2 = NULL;
-	struct gp_err e1, e2;
+	struct gp_err e1 GP_ERR_SCOPE = {0};
+	struct gp_err e2 GP_ERR_SCOPE = {0};
 	cr_assert_eq(ytree_parse("s.yaml", doc, strlen(doc), &t1, &e1), GP_OK);
 	cr_assert_eq(ytree_parse("s.yaml", doc, strlen(doc), &t2, &e2), GP_OK);
 	char big[400];
