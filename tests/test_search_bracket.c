@@ -338,7 +338,7 @@ static void stop_verdicts(int at, int burst, bool *fails, bool *stopped, double 
 		   "    requests: {trace: burst.csv, format: azure}\n");
 	fclose(f);
 	struct scenario *sc = NULL;
-	struct gp_err err;
+	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(scenario_load(yaml, NULL, 0, &sc, &err), GP_OK, "%s", err.msg);
 	struct results full, part;
 	results_init(&full);
