@@ -92,17 +92,20 @@ static int label_error(struct imp *im, const struct imp_node *n, const char *key
 		       ...)
 {
 	struct imp_file *f = &im->nodes_f;
-	char msg[1024], saved[sizeof f->jpath];
+	char saved[sizeof f->jpath];
 	size_t len = f->len;
 	memcpy(saved, f->jpath, sizeof saved);
+	struct gp_sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	gp_sb_vprintf(&b, fmt, ap);
 	va_end(ap);
+	char *msg = gp_sb_take(&b);
 	imp_pop(f, n->jlen);
 	imp_push_key(f, "metadata");
 	imp_push_key(f, "labels");
 	int rc = imp_error(f, ynode_get(n->labels, key), key, "node %s: %s", n->name, msg);
+	free(msg);
 	memcpy(f->jpath, saved, sizeof saved);
 	f->len = len;
 	return rc;

@@ -523,11 +523,13 @@ const char *import_prom_label(const struct prom_series *s, const char *name)
 int import_prom_error(struct gp_err *err, const struct prom_series *s, const char *name,
 		      const char *fmt, ...)
 {
-	char msg[400], path[400];
+	char path[400];
+	struct gp_sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	gp_sb_vprintf(&b, fmt, ap);
 	va_end(ap);
+	char *msg = gp_sb_take(&b);
 	struct srcloc loc = s->loc;
 	snprintf(path, sizeof path, ".data.result[%zu]", s->index);
 	if (name && !strcmp(name, "value")) {
@@ -542,5 +544,7 @@ int import_prom_error(struct gp_err *err, const struct prom_series *s, const cha
 			if (!strcmp(s->names[i], name))
 				loc = s->locs[i];
 	}
-	return gp_located(err, loc, "%s: %s", path, msg);
+	int rc = gp_located(err, loc, "%s: %s", path, msg);
+	free(msg);
+	return rc;
 }

@@ -174,8 +174,10 @@ static int verror(struct imp_file *f, const struct ynode *at, const char *key, c
 static int verror(struct imp_file *f, const struct ynode *at, const char *key, const char *steps,
 		  const char *fmt, va_list ap)
 {
-	char msg[600], path[sizeof f->jpath + 128];
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	char path[sizeof f->jpath + 128];
+	struct gp_sbuf b = {0};
+	gp_sb_vprintf(&b, fmt, ap);
+	char *msg = gp_sb_take(&b);
 	struct srcloc loc = at ? at->loc : (struct srcloc){f->path, 0, 0};
 	size_t len = f->len;
 	memcpy(path, f->jpath, len);
@@ -184,7 +186,9 @@ static int verror(struct imp_file *f, const struct ynode *at, const char *key, c
 		path_step(path, sizeof path, &len, key);
 	if (steps)
 		path_steps(path, sizeof path, &len, steps);
-	return gp_located(f->err, loc, "%s: %s", len ? path : ".", msg);
+	int rc = gp_located(f->err, loc, "%s: %s", len ? path : ".", msg);
+	free(msg);
+	return rc;
 }
 
 int imp_error(struct imp_file *f, const struct ynode *at, const char *key, const char *fmt, ...)
