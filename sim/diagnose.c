@@ -171,41 +171,6 @@ static void pending_members(struct view *v, struct finding *f)
 
 /* --- the alternatives a finding names --------------------------------------- */
 
-/* An alternative named by label (formatted), unless f names it already. */
-struct finding_fix *diagnose_fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
-
-struct finding_fix *diagnose_fix(struct finding *f, const char *fmt, ...)
-{
-	struct gp_sbuf b = {0};
-	va_list ap;
-	va_start(ap, fmt);
-	int need = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	GP_GROW(b.s, b.cap, (size_t)(need > 0 ? need : 0) + 1);
-	va_start(ap, fmt);
-	vsnprintf(b.s, b.cap, fmt, ap);
-	va_end(ap);
-	bool dup = false;
-	for (size_t i = 0; i < f->n_fixes; i++)
-		dup |= !strcmp(f->fixes[i].label, b.s);
-	struct finding_fix *x = dup ? NULL : finding_add_fix(f, b.s);
-	free(b.s);
-	return x;
-}
-
-/* One override of alternative x, typed (override_vsetf; NULL: ignored). */
-void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
-
-void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...)
-{
-	if (!x)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	finding_fix_add(x, override_vsetf(fmt, ap)); /* typed: KEYFMT=VALUEFMT */
-	va_end(ap);
-}
-
 /* Pool p shared by time-slicing or MPS with r replicas, as advise labels it. */
 void diagnose_fix_replicas(struct finding *f, const struct pool_spec *p, enum sharing_mode mode,
 			   int32_t r)
@@ -213,14 +178,14 @@ void diagnose_fix_replicas(struct finding *f, const struct pool_spec *p, enum sh
 	struct diagnose_option o = {mode, r, r, NULL, 0};
 	char name[64];
 	diagnose_option_name(&o, name, sizeof name);
-	diagnose_fix_set(diagnose_fix(f, "%s on %s", name, p->name),
+	finding_fix_setf(finding_fixf(f, "%s on %s", name, p->name),
 			 "pools.%s.sharing={mode: %s, replicas: %d}", p->name, sharing_name(mode),
 			 (int)r);
 }
 
 void diagnose_fix_quant(struct finding *f, const struct workload_spec *w, enum quant q)
 {
-	diagnose_fix_set(diagnose_fix(f, "%s weights for %s", footprint_quant_name(q), w->name),
+	finding_fix_setf(finding_fixf(f, "%s weights for %s", footprint_quant_name(q), w->name),
 			 "workloads.%s.quantization=%s", w->name, footprint_quant_name(q));
 }
 
@@ -404,8 +369,8 @@ static void allocation_finding(struct view *v, size_t p, const struct pool_sums 
 		int32_t fewer =
 			holders && v->pend[w] > 0 ? fewer_replicas(v, &v->sc->workloads[w]) : 0;
 		if (fewer)
-			diagnose_fix_set(
-				diagnose_fix(f, "%d replica%s of %s", (int)fewer,
+			finding_fix_setf(
+				finding_fixf(f, "%d replica%s of %s", (int)fewer,
 					     fewer > 1 ? "s" : "", v->sc->workloads[w].name),
 				"workloads.%s.replicas=%d", v->sc->workloads[w].name, (int)fewer);
 	}
@@ -475,7 +440,7 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	if (sliced && per_gpu > 2)
 		diagnose_fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
 	else if (sliced)
-		diagnose_fix_set(diagnose_fix(f, "exclusive GPUs on %s", ps->name),
+		finding_fix_setf(finding_fixf(f, "exclusive GPUs on %s", ps->name),
 				 "pools.%s.sharing=%s", ps->name, sharing_name(SHARING_EXCLUSIVE));
 }
 
@@ -617,13 +582,13 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	for (size_t i = 0; i < nh; i++)
 		f->members[f->n_members++] = (int32_t)hidden[i];
 	if (ws->n_node_selector)
-		diagnose_fix_set(diagnose_fix(f, "%s without its node_selector", ws->name),
+		finding_fix_setf(finding_fixf(f, "%s without its node_selector", ws->name),
 				 "workloads.%s.node_selector={}", ws->name);
 	if (ws->n_affinity)
-		diagnose_fix_set(diagnose_fix(f, "%s without its node affinity", ws->name),
+		finding_fix_setf(finding_fixf(f, "%s without its node affinity", ws->name),
 				 "workloads.%s.affinity=[]", ws->name);
 	if (ws->n_gpu_spec)
-		diagnose_fix_set(diagnose_fix(f, "%s on any GPU type", ws->name),
+		finding_fix_setf(finding_fixf(f, "%s on any GPU type", ws->name),
 				 "workloads.%s.gpu_spec=[]", ws->name);
 }
 
@@ -673,7 +638,7 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 	fd->figure = busy;
 	char t[32]; /* the duration as the scenario writes it: 80ms */
 	units_format_duration((sim_time)llround(tok * (double)SIM_SECOND), t, sizeof t);
-	diagnose_fix_set(diagnose_fix(fd, "%d tokenizer workers for %s", (int)need, ws->name),
+	finding_fix_setf(finding_fixf(fd, "%d tokenizer workers for %s", (int)need, ws->name),
 			 "workloads.%s.tokenize={time: %s, workers: %d}", ws->name, t, (int)need);
 }
 
@@ -729,7 +694,7 @@ static void restarts_finding(struct view *v, const struct workload_spec *ws)
 						     .attempt_s = attempt,
 						     .checkpoint_s = every};
 	fd->figure = evicted;
-	diagnose_fix_set(diagnose_fix(fd, "checkpoint every %.0f s for %s", every, ws->name),
+	finding_fix_setf(finding_fixf(fd, "checkpoint every %.0f s for %s", every, ws->name),
 			 "workloads.%s.checkpoint=%.0fs", ws->name, every);
 }
 
@@ -746,10 +711,10 @@ static void loader_finding(struct view *v, const struct workload_spec *ws)
 			     (int)(ws - v->sc->workloads));
 	fd->fig.loader = (struct finding_loader){ws->loader_fraction, ws->loader_workers, need};
 	fd->figure = ws->loader_fraction;
-	struct finding_fix *x = diagnose_fix(fd, "%d loader workers for %s", (int)need, ws->name);
-	diagnose_fix_set(x, "workloads.%s.data_loader.workers=%d", ws->name, (int)need);
+	struct finding_fix *x = finding_fixf(fd, "%d loader workers for %s", (int)need, ws->name);
+	finding_fix_setf(x, "workloads.%s.data_loader.workers=%d", ws->name, (int)need);
 	if (ws->cpu > 0)
-		diagnose_fix_set(x, "workloads.%s.cpu=%g", ws->name,
+		finding_fix_setf(x, "workloads.%s.cpu=%g", ws->name,
 				 ws->cpu + need - ws->loader_workers);
 }
 
@@ -791,7 +756,7 @@ static bool preallocation_finding(struct view *v, size_t p)
 			diagnose_add(v, STEP_MEMORY, KIND_PREALLOCATION, kills, (int)p, (int)w);
 		fd->fig.prealloc.kills = kills;
 		fd->fig.prealloc.fit = fit;
-		diagnose_fix_set(diagnose_fix(fd, "memory_fraction %.2g for %s", fit, ws->name),
+		finding_fix_setf(finding_fixf(fd, "memory_fraction %.2g for %s", fit, ws->name),
 				 "workloads.%s.memory_fraction=%.2g", ws->name, fit);
 		if (R > 2)
 			diagnose_fix_replicas(fd, ps, SHARING_TIME_SLICING, R / 2);
@@ -828,7 +793,7 @@ static void node_group_max_finding(struct view *v, const struct pool_scaling *ps
 						   .scale_ups = ps->scale_ups};
 	fd->figure = ps->at_max_s;
 	int32_t more = p->autoscale.max * 2;
-	diagnose_fix_set(diagnose_fix(fd, "autoscale max %d for %s", (int)more, p->name),
+	finding_fix_setf(finding_fixf(fd, "autoscale max %d for %s", (int)more, p->name),
 			 "pools.%s.autoscale.max=%d", p->name, (int)more);
 }
 
@@ -856,9 +821,9 @@ static void provisioning_finding(struct view *v, const struct pool_scaling *ps)
 						   .scale_downs = ps->scale_downs,
 						   .warm = warm};
 	fd->figure = ps->provisioning_wait_s;
-	struct finding_fix *x = diagnose_fix(fd, "autoscale min %d for %s", (int)warm, p->name);
-	diagnose_fix_set(x, "pools.%s.nodes=%d", p->name, (int)warm);
-	diagnose_fix_set(x, "pools.%s.autoscale.min=%d", p->name, (int)warm);
+	struct finding_fix *x = finding_fixf(fd, "autoscale min %d for %s", (int)warm, p->name);
+	finding_fix_setf(x, "pools.%s.nodes=%d", p->name, (int)warm);
+	finding_fix_setf(x, "pools.%s.autoscale.min=%d", p->name, (int)warm);
 }
 
 static void diagnose_scaling(struct view *v)

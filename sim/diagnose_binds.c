@@ -454,7 +454,7 @@ void diagnose_lender(struct view *v, struct finding *fd, size_t w)
 	fd->constraint = CONSTRAINT_LENDING_LIMIT;
 	fd->key = gp_xstrdup(key);
 	fd->value = gp_xstrdup(val);
-	diagnose_fix_set(diagnose_fix(fd, "lending limit of %s at %g GPUs", ls->name, e->nominal),
+	finding_fix_setf(finding_fixf(fd, "lending limit of %s at %g GPUs", ls->name, e->nominal),
 			 "queues.%s.lending_limit={\"nvidia.com/gpu\": %g}", ls->name, e->nominal);
 }
 

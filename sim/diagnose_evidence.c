@@ -141,10 +141,10 @@ static void quota_other_fix(struct view *v, struct finding *fd, size_t w,
 	struct gp_sbuf map = {0};
 	diagnose_quota_map(&map, q, e->resource, amount, false);
 	if (cpu)
-		diagnose_fix_set(diagnose_fix(fd, "cpu quota of %s at %g cores", q->name, amount),
+		finding_fix_setf(finding_fixf(fd, "cpu quota of %s at %g cores", q->name, amount),
 				 "queues.%s.quota=%s", q->name, map.s);
 	else
-		diagnose_fix_set(diagnose_fix(fd, "memory quota of %s at %.0f GiB", q->name,
+		finding_fix_setf(finding_fixf(fd, "memory quota of %s at %.0f GiB", q->name,
 					      amount / GP_GIB),
 				 "queues.%s.quota=%s", q->name, map.s);
 	free(map.s);
@@ -181,7 +181,7 @@ static void admission_finding(struct view *v, size_t w)
 					     .need = need,
 					     .strict = strict};
 	if (strict)
-		diagnose_fix_set(diagnose_fix(fd, "BestEffortFIFO for %s", q->name),
+		finding_fix_setf(finding_fixf(fd, "BestEffortFIFO for %s", q->name),
 				 "queues.%s.strategy=BestEffortFIFO", q->name);
 	else
 		diagnose_lender(v, fd, w);
@@ -194,7 +194,7 @@ static void admission_finding(struct view *v, size_t w)
 		if (pass == 1) {
 			struct gp_sbuf map = {0};
 			diagnose_quota_map(&map, q, "nvidia.com/gpu", e->nominal + more, false);
-			diagnose_fix_set(diagnose_fix(fd, "quota of %s at %g GPUs", q->name,
+			finding_fix_setf(finding_fixf(fd, "quota of %s at %g GPUs", q->name,
 						      e->nominal + more),
 					 "queues.%s.quota=%s", q->name, map.s);
 			free(map.s);
@@ -204,7 +204,7 @@ static void admission_finding(struct view *v, size_t w)
 			continue;
 		struct gp_sbuf lim = {0};
 		diagnose_quota_map(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
-		diagnose_fix_set(diagnose_fix(fd, "borrowing limit of %s at %g GPUs", q->name,
+		finding_fix_setf(finding_fixf(fd, "borrowing limit of %s at %g GPUs", q->name,
 					      e->borrowing_limit + more),
 				 "queues.%s.borrowing_limit=%s", q->name, lim.s);
 		free(lim.s);
@@ -247,11 +247,11 @@ static void fragmentation_finding(struct view *v, size_t w)
 						  GPU_POLICY_GPU_PACKING};
 	for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++)
 		if (packers[i] != sch->gpu_policy)
-			diagnose_fix_set(
-				diagnose_fix(fd, "gpu_policy %s", gpupolicy_names[packers[i]]),
+			finding_fix_setf(
+				finding_fixf(fd, "gpu_policy %s", gpupolicy_names[packers[i]]),
 				"scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
 	if (!packs)
-		diagnose_fix_set(diagnose_fix(fd, "scoring MostAllocated"),
+		finding_fix_setf(finding_fixf(fd, "scoring MostAllocated"),
 				 "scheduler.scoring=MostAllocated");
 }
 
@@ -329,11 +329,11 @@ static void requests_finding(struct view *v, size_t w)
 		snprintf(cores, sizeof cores, " %g cores", q->cpu);
 	if (q->memory > 0)
 		snprintf(gib, sizeof gib, "%s %g GiB", q->cpu > 0 ? "," : "", q->memory / GP_GIB);
-	struct finding_fix *x = diagnose_fix(fd, "%s requesting%s%s a pod", ws->name, cores, gib);
+	struct finding_fix *x = finding_fixf(fd, "%s requesting%s%s a pod", ws->name, cores, gib);
 	if (q->cpu > 0)
-		diagnose_fix_set(x, "workloads.%s.cpu=%g", ws->name, q->cpu);
+		finding_fix_setf(x, "workloads.%s.cpu=%g", ws->name, q->cpu);
 	if (q->memory > 0)
-		diagnose_fix_set(x, "workloads.%s.memory=%gGiB", ws->name, q->memory / GP_GIB);
+		finding_fix_setf(x, "workloads.%s.memory=%gGiB", ws->name, q->memory / GP_GIB);
 }
 
 /* --- stalled work: a pod that fits no unit anywhere ------------------------- */
@@ -384,8 +384,8 @@ static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p)
 				if (r > 1)
 					diagnose_fix_replicas(fd, ps, SHARING_MPS, r);
 				else
-					diagnose_fix_set(
-						diagnose_fix(fd, "exclusive GPUs on %s", ps->name),
+					finding_fix_setf(
+						finding_fixf(fd, "exclusive GPUs on %s", ps->name),
 						"pools.%s.sharing=%s", ps->name,
 						sharing_name(SHARING_EXCLUSIVE));
 				break;
@@ -460,7 +460,7 @@ static void kv_cache_finding(struct view *v, size_t w)
 	fd->fig.kv.preemptions = pre;
 	fd->fig.kv.requests = reqs;
 	fd->figure = pre;
-	diagnose_fix_set(diagnose_fix(fd, "memory_fraction %.2g for %s", target, ws->name),
+	finding_fix_setf(finding_fixf(fd, "memory_fraction %.2g for %s", target, ws->name),
 			 "workloads.%s.memory_fraction=%.2g", ws->name, target);
 }
 
@@ -483,8 +483,8 @@ static void autoscaler_finding(struct view *v, size_t w)
 		diagnose_add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
 	fd->fig.scaling.at_max_s = at_max;
 	fd->fig.scaling.span = v->span;
-	diagnose_fix_set(
-		diagnose_fix(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
+	finding_fix_setf(
+		finding_fixf(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
 		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
 }
 
@@ -516,10 +516,10 @@ static bool max_batch_finding(struct view *v, size_t w)
 					       in->max_batch, (int32_t)fits};
 	fd->figure = (double)fits;
 	struct finding_fix *x =
-		diagnose_fix(fd, "max_batch %lld for %s", (long long)fits, ws->name);
-	diagnose_fix_set(x, "workloads.%s.max_batch=%lld", ws->name, (long long)fits);
+		finding_fixf(fd, "max_batch %lld for %s", (long long)fits, ws->name);
+	finding_fix_setf(x, "workloads.%s.max_batch=%lld", ws->name, (long long)fits);
 	if (in->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
-		diagnose_fix_set(x, "workloads.%s.max_batched_tokens=%d", ws->name,
+		finding_fix_setf(x, "workloads.%s.max_batched_tokens=%d", ws->name,
 				 DIAGNOSE_MAX_TOKENS);
 	return true;
 }
@@ -565,7 +565,7 @@ static void replicas_finding(struct view *v, size_t w)
 	struct finding *fd =
 		diagnose_add(v, STEP_CAPACITY, KIND_REPLICAS, (double)room, -1, (int)w);
 	fd->fig.replicas = (struct finding_replicas){offered, served, duty, idle, need};
-	diagnose_fix_set(diagnose_fix(fd, "%d replicas of %s", (int)need, ws->name),
+	finding_fix_setf(finding_fixf(fd, "%d replicas of %s", (int)need, ws->name),
 			 "workloads.%s.replicas=%d", ws->name, (int)need);
 }
 
@@ -602,7 +602,7 @@ void diagnose_deadline(struct view *v, size_t w)
 	fd->figure = run - within;
 	char d[32];
 	units_format_duration((sim_time)later * SIM_SECOND, d, sizeof d);
-	diagnose_fix_set(diagnose_fix(fd,
+	finding_fix_setf(finding_fixf(fd,
 				      "deadline within %s for %s (a later deadline: the goal "
 				      "changes)",
 				      d, ws->name),

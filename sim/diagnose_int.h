@@ -64,11 +64,9 @@ struct diagnose_pend diagnose_pending(const struct view *v, size_t w, uint32_t m
 struct finding *diagnose_add(struct view *v, enum step step, enum finding_kind kind, double weight,
 			     int pool, int workload);
 bool diagnose_allowed(struct view *v, size_t w, size_t p);
-struct finding_fix *diagnose_fix(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
 void diagnose_fix_quant(struct finding *f, const struct workload_spec *w, enum quant q);
 void diagnose_fix_replicas(struct finding *f, const struct pool_spec *p, enum sharing_mode mode,
 			   int32_t r);
-void diagnose_fix_set(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
 double diagnose_metric(const struct view *v, const char *scope, enum metric_id id);
 double diagnose_offered_rate(const struct inference_spec *in);
 const struct placer *diagnose_placer(struct view *v);

@@ -6,7 +6,6 @@
  * one.
  */
 #include "gpuplan/relax.h"
-#include "relax_int.h"
 
 #include "gpuplan/diagnose.h"
 #include "gpuplan/footprint.h"
@@ -22,33 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct finding_fix *relax_fix(struct finding *f, const char *fmt, ...)
-{
-	struct gp_sbuf label = {0};
-	va_list ap;
-	va_start(ap, fmt);
-	gp_sb_vprintf(&label, fmt, ap);
-	va_end(ap);
-	struct finding_fix *x = NULL;
-	bool dup = false;
-	for (size_t i = 0; i < f->n_fixes && !dup; i++)
-		dup = !strcmp(f->fixes[i].label, gp_sb_str(&label));
-	if (!dup)
-		x = finding_add_fix(f, gp_sb_str(&label));
-	free(label.s);
-	return x;
-}
-
-void relax_set(struct finding_fix *x, const char *fmt, ...)
-{
-	if (!x)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	finding_fix_add(x, override_vsetf(fmt, ap)); /* typed: KEYFMT=VALUEFMT */
-	va_end(ap);
-}
 
 /* --- sharing ---------------------------------------------------------------- */
 
@@ -93,9 +65,9 @@ void relax_replicas(const struct scenario *sc, const struct results *r, const st
 			continue;
 		char name[64];
 		diagnose_option_name(&tries[t], name, sizeof name);
-		relax_set(relax_fix(f, "%s on %s", name, ps->name),
-			  "pools.%s.sharing={mode: %s, replicas: %d}", ps->name,
-			  sharing_name(tries[t].mode), (int)tries[t].replicas);
+		finding_fix_setf(finding_fixf(f, "%s on %s", name, ps->name),
+				 "pools.%s.sharing={mode: %s, replicas: %d}", ps->name,
+				 sharing_name(tries[t].mode), (int)tries[t].replicas);
 	}
 }
 
@@ -136,10 +108,10 @@ void relax_culling(const struct scenario *sc, const struct results *r, const str
 	if (n) {
 		char who[ADVISE_WHO];
 		names_text(sc, ws, n, who, sizeof who);
-		struct finding_fix *a = relax_fix(f, "idle_cull %s after 1h", who);
+		struct finding_fix *a = finding_fixf(f, "idle_cull %s after 1h", who);
 		for (size_t i = 0; i < n; i++)
-			relax_set(a, "workloads.%s.idle_cull={after: 1h, threshold: %g}",
-				  sc->workloads[ws[i]].name, DIAGNOSE_IDLE);
+			finding_fix_setf(a, "workloads.%s.idle_cull={after: 1h, threshold: %g}",
+					 sc->workloads[ws[i]].name, DIAGNOSE_IDLE);
 	}
 	free(ws);
 }
@@ -206,18 +178,18 @@ static void partitions_of(const struct scenario *sc, const struct pool_spec *ps,
 			largest = ws[i];
 	struct diagnose_option mig, frac;
 	if (option_of(ps, &sc->workloads[largest], SHARING_MIG, &mig)) {
-		struct finding_fix *a =
-			relax_fix(f, "MIG %s x%d on %s", mig.mig->name, (int)mig.per_gpu, ps->name);
+		struct finding_fix *a = finding_fixf(f, "MIG %s x%d on %s", mig.mig->name,
+						     (int)mig.per_gpu, ps->name);
 		struct gp_sbuf layout = {0};
 		gp_sb_printf(&layout, "%s", "");
 		for (int32_t k = 0; k < mig.per_gpu; k++)
 			gp_sb_printf(&layout, "%s%s", k ? ", " : "", mig.mig->name);
-		relax_set(a, "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name,
-			  sharing_name(SHARING_MIG), layout.s);
+		finding_fix_setf(a, "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name,
+				 sharing_name(SHARING_MIG), layout.s);
 		free(layout.s);
 		for (size_t i = 0; i < n; i++)
-			relax_set(a, "workloads.%s.gpus={mig: %s}", sc->workloads[ws[i]].name,
-				  mig.mig->name);
+			finding_fix_setf(a, "workloads.%s.gpus={mig: %s}",
+					 sc->workloads[ws[i]].name, mig.mig->name);
 	}
 	bool all = true;
 	for (size_t i = 0; i < n && all; i++)
@@ -225,13 +197,14 @@ static void partitions_of(const struct scenario *sc, const struct pool_spec *ps,
 	if (!all)
 		return;
 	struct finding_fix *a =
-		n == 1 ? relax_fix(f, "fractional %d milli on %s", (int)frac.milli, ps->name)
-		       : relax_fix(f, "fractional shares on %s", ps->name);
-	relax_set(a, "pools.%s.sharing={mode: %s}", ps->name, sharing_name(SHARING_FRACTIONAL));
+		n == 1 ? finding_fixf(f, "fractional %d milli on %s", (int)frac.milli, ps->name)
+		       : finding_fixf(f, "fractional shares on %s", ps->name);
+	finding_fix_setf(a, "pools.%s.sharing={mode: %s}", ps->name,
+			 sharing_name(SHARING_FRACTIONAL));
 	for (size_t i = 0; i < n; i++) {
 		option_of(ps, &sc->workloads[ws[i]], SHARING_FRACTIONAL, &frac);
-		relax_set(a, "workloads.%s.gpus={milli: %d}", sc->workloads[ws[i]].name,
-			  (int)frac.milli);
+		finding_fix_setf(a, "workloads.%s.gpus={milli: %d}", sc->workloads[ws[i]].name,
+				 (int)frac.milli);
 	}
 }
 
@@ -301,11 +274,11 @@ static void shared_pool_of(const struct scenario *sc, const struct results *r,
 	if (scenario_pool_index(sc, name) >= 0)
 		return;
 	names_text(sc, members, n_members, who, sizeof who);
-	struct finding_fix *a = relax_fix(
+	struct finding_fix *a = finding_fixf(
 		f, "%s to a pool of their own (%s: %d node%s, time-slicing x%d), %s at %d nodes",
 		who, name, (int)nodes, nodes == 1 ? "" : "s", (int)replicas, ps->name,
 		(int)(ps->nodes - nodes));
-	relax_set(
+	finding_fix_setf(
 		a,
 		"pools.+={name: %s, nodes: %d, gpu: %s, gpus_per_node: %d, cpu: %g, memory: %.0fMiB, "
 		"price: {gpu_hour: %g, cpu_hour: %g, gib_hour: %g}, sharing: {mode: time-slicing, "
@@ -314,7 +287,7 @@ static void shared_pool_of(const struct scenario *sc, const struct results *r,
 		name, (int)nodes, ps->gpu->name, (int)ps->gpus_per_node, ps->cpu,
 		ps->memory_bytes / (1024.0 * 1024), ps->price.gpu_hour, ps->price.cpu_hour,
 		ps->price.gib_hour, (int)replicas, name, name);
-	relax_set(a, "pools.%s.nodes=%d", ps->name, (int)(ps->nodes - nodes));
+	finding_fix_setf(a, "pools.%s.nodes=%d", ps->name, (int)(ps->nodes - nodes));
 	for (size_t m = 0; a && m < n_members; m++) {
 		const struct workload_spec *ws = &sc->workloads[members[m]];
 		char list[1024] = "[";
@@ -326,8 +299,9 @@ static void shared_pool_of(const struct scenario *sc, const struct results *r,
 		add_toleration(list, sizeof list, "gpuplan.io/pool", false, name,
 			       EFFECT_NO_SCHEDULE);
 		snprintf(list + strlen(list), sizeof list - strlen(list), "]");
-		relax_set(a, "workloads.%s.node_selector={gpuplan.io/pool: %s}", ws->name, name);
-		relax_set(a, "workloads.%s.tolerations=%s", ws->name, list);
+		finding_fix_setf(a, "workloads.%s.node_selector={gpuplan.io/pool: %s}", ws->name,
+				 name);
+		finding_fix_setf(a, "workloads.%s.tolerations=%s", ws->name, list);
 	}
 }
 
@@ -356,10 +330,10 @@ void relax_quantization(const struct scenario *sc, const struct results *r,
 			if (footprint_quant_weight_bytes(qs[i]) >=
 			    footprint_quant_weight_bytes((enum quant)ws->quantization))
 				continue;
-			relax_set(relax_fix(f, "%s weights for %s", footprint_quant_name(qs[i]),
-					    ws->name),
-				  "workloads.%s.quantization=%s", ws->name,
-				  footprint_quant_name(qs[i]));
+			finding_fix_setf(finding_fixf(f, "%s weights for %s",
+						      footprint_quant_name(qs[i]), ws->name),
+					 "workloads.%s.quantization=%s", ws->name,
+					 footprint_quant_name(qs[i]));
 		}
 	}
 }
@@ -381,12 +355,12 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
 			if (!diagnose_quant_fit(ps, ws, k, &q, &vram, &freed))
 				continue;
 			struct finding_fix *a =
-				relax_fix(f, "%s weights for %s, time-slicing x%d on %s",
-					  footprint_quant_name(q), ws->name, (int)k, ps->name);
-			relax_set(a, "workloads.%s.quantization=%s", ws->name,
-				  footprint_quant_name(q));
-			relax_set(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}",
-				  ps->name, (int)k);
+				finding_fixf(f, "%s weights for %s, time-slicing x%d on %s",
+					     footprint_quant_name(q), ws->name, (int)k, ps->name);
+			finding_fix_setf(a, "workloads.%s.quantization=%s", ws->name,
+					 footprint_quant_name(q));
+			finding_fix_setf(a, "pools.%s.sharing={mode: time-slicing, replicas: %d}",
+					 ps->name, (int)k);
 		}
 	}
 }
@@ -408,19 +382,20 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 		int64_t seqs = diagnose_batch_fits(sc, w);
 		if (seqs > is->max_batch) {
 			struct finding_fix *a =
-				relax_fix(f, "max_batch %lld for %s", (long long)seqs, ws->name);
-			relax_set(a, "workloads.%s.max_batch=%lld", ws->name, (long long)seqs);
+				finding_fixf(f, "max_batch %lld for %s", (long long)seqs, ws->name);
+			finding_fix_setf(a, "workloads.%s.max_batch=%lld", ws->name,
+					 (long long)seqs);
 			if (is->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
-				relax_set(a, "workloads.%s.max_batched_tokens=%d", ws->name,
-					  DIAGNOSE_MAX_TOKENS);
+				finding_fix_setf(a, "workloads.%s.max_batched_tokens=%d", ws->name,
+						 DIAGNOSE_MAX_TOKENS);
 		}
 		if (ws->model && is->memory_fraction > 0 && is->memory_fraction < 0.9 &&
 		    footprint_quant_weight_bytes(QUANT_INT8) <
 			    footprint_quant_weight_bytes((enum quant)ws->quantization)) {
-			struct finding_fix *a = relax_fix(
+			struct finding_fix *a = finding_fixf(
 				f, "memory_fraction 0.9 with int8 weights for %s", ws->name);
-			relax_set(a, "workloads.%s.memory_fraction=0.9", ws->name);
-			relax_set(a, "workloads.%s.quantization=int8", ws->name);
+			finding_fix_setf(a, "workloads.%s.memory_fraction=0.9", ws->name);
+			finding_fix_setf(a, "workloads.%s.quantization=int8", ws->name);
 		}
 	}
 }
@@ -489,11 +464,13 @@ void relax_windows(const struct scenario *sc, const struct results *r, const str
 				int32_t to = (w->to + moves[m].close + 86400) % 86400;
 				struct gp_sbuf b = {0};
 				windows_text(&b, ps, k, from, to);
-				relax_set(relax_fix(f, "window %02d:%02d-%02d:%02d of %s %s",
-						    (int)(w->from / 3600), (int)(w->from / 60 % 60),
-						    (int)(w->to / 3600), (int)(w->to / 60 % 60),
-						    ps->name, moves[m].how),
-					  "pools.%s.windows=%s", ps->name, b.s);
+				finding_fix_setf(
+					finding_fixf(f, "window %02d:%02d-%02d:%02d of %s %s",
+						     (int)(w->from / 3600),
+						     (int)(w->from / 60 % 60), (int)(w->to / 3600),
+						     (int)(w->to / 60 % 60), ps->name,
+						     moves[m].how),
+					"pools.%s.windows=%s", ps->name, b.s);
 				free(b.s);
 			}
 		}
@@ -528,8 +505,8 @@ void relax_lending(const struct scenario *sc, const struct results *r, const str
 			gp_sb_printf(&map, "%g", v);
 	}
 	gp_sb_printf(&map, "}");
-	relax_set(relax_fix(f, "lending limit of %s at %g GPUs", qs->name, e->nominal),
-		  "queues.%s.lending_limit=%s", qs->name, map.s);
+	finding_fix_setf(finding_fixf(f, "lending limit of %s at %g GPUs", qs->name, e->nominal),
+			 "queues.%s.lending_limit=%s", qs->name, map.s);
 	free(map.s);
 }
 
@@ -560,8 +537,8 @@ void relax_quota(const struct scenario *sc, const struct results *r, const struc
 	double to = e->nominal + more_gpus(sc, r, c);
 	struct gp_sbuf map = {0};
 	diagnose_quota_map(&map, q, "nvidia.com/gpu", to, false);
-	relax_set(relax_fix(f, "quota of %s at %g GPUs", q->name, to), "queues.%s.quota=%s",
-		  q->name, map.s);
+	finding_fix_setf(finding_fixf(f, "quota of %s at %g GPUs", q->name, to),
+			 "queues.%s.quota=%s", q->name, map.s);
 	free(map.s);
 }
 
@@ -577,8 +554,8 @@ void relax_borrowing(const struct scenario *sc, const struct results *r, const s
 	double to = e->borrowing_limit + more_gpus(sc, r, c);
 	struct gp_sbuf lim = {0};
 	diagnose_quota_map(&lim, q, "nvidia.com/gpu", to, true);
-	relax_set(relax_fix(f, "borrowing limit of %s at %g GPUs", q->name, to),
-		  "queues.%s.borrowing_limit=%s", q->name, lim.s);
+	finding_fix_setf(finding_fixf(f, "borrowing limit of %s at %g GPUs", q->name, to),
+			 "queues.%s.borrowing_limit=%s", q->name, lim.s);
 	free(lim.s);
 }
 
@@ -589,8 +566,8 @@ void relax_strategy(const struct scenario *sc, const struct results *r, const st
 	if (c->queue < 0 || sc->queues[c->queue].strategy != STRATEGY_STRICT_FIFO)
 		return;
 	const struct queue_spec *q = &sc->queues[c->queue];
-	relax_set(relax_fix(f, "BestEffortFIFO for %s", q->name),
-		  "queues.%s.strategy=BestEffortFIFO", q->name);
+	finding_fix_setf(finding_fixf(f, "BestEffortFIFO for %s", q->name),
+			 "queues.%s.strategy=BestEffortFIFO", q->name);
 }
 
 /* --- packing ------------------------------------------------------------------ */
@@ -605,10 +582,12 @@ void relax_fragmentation(const struct scenario *sc, const struct results *r,
 						  GPU_POLICY_GPU_PACKING};
 	for (size_t i = 0; i < sizeof packers / sizeof packers[0]; i++)
 		if (packers[i] != sch->gpu_policy)
-			relax_set(relax_fix(f, "gpu_policy %s", gpupolicy_names[packers[i]]),
-				  "scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
+			finding_fix_setf(
+				finding_fixf(f, "gpu_policy %s", gpupolicy_names[packers[i]]),
+				"scheduler.gpu_policy=%s", gpupolicy_names[packers[i]]);
 	if (!packs)
-		relax_set(relax_fix(f, "scoring MostAllocated"), "scheduler.scoring=MostAllocated");
+		finding_fix_setf(finding_fixf(f, "scoring MostAllocated"),
+				 "scheduler.scoring=MostAllocated");
 }
 
 /* --- rules -------------------------------------------------------------------- */
@@ -663,8 +642,8 @@ static void tolerations(struct finding *f, const struct scenario *sc, size_t w, 
 	if (strlen(list) == before)
 		return;
 	snprintf(list + strlen(list), sizeof list - strlen(list), "]");
-	relax_set(relax_fix(f, "%s tolerating %s", ws->name, names), "workloads.%s.tolerations=%s",
-		  ws->name, list);
+	finding_fix_setf(finding_fixf(f, "%s tolerating %s", ws->name, names),
+			 "workloads.%s.tolerations=%s", ws->name, list);
 }
 
 /* The taints of the pools c->workload's rules keep it off, tolerated. */
@@ -726,8 +705,8 @@ void relax_selector_fix(const struct scenario *sc, const struct results *r,
 				     j == i ? near : ws->node_selector[j].value);
 		gp_sb_printf(&map, "}");
 		struct finding_fix *a =
-			relax_fix(f, "%s with node_selector %s=%s", ws->name, sel->key, near);
-		relax_set(a, "workloads.%s.node_selector=%s", ws->name, map.s);
+			finding_fixf(f, "%s with node_selector %s=%s", ws->name, sel->key, near);
+		finding_fix_setf(a, "workloads.%s.node_selector=%s", ws->name, map.s);
 		free(map.s);
 		bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
 		hidden[pools[at]] = true;
@@ -747,9 +726,9 @@ void relax_selector_drop(const struct scenario *sc, const struct results *r,
 {
 	(void)r;
 	if (c->workload >= 0 && sc->workloads[c->workload].n_node_selector)
-		relax_set(relax_fix(f, "%s without its node_selector",
-				    sc->workloads[c->workload].name),
-			  "workloads.%s.node_selector={}", sc->workloads[c->workload].name);
+		finding_fix_setf(finding_fixf(f, "%s without its node_selector",
+					      sc->workloads[c->workload].name),
+				 "workloads.%s.node_selector={}", sc->workloads[c->workload].name);
 }
 
 void relax_node_selector(const struct scenario *sc, const struct results *r,
@@ -764,9 +743,9 @@ void relax_affinity(const struct scenario *sc, const struct results *r, const st
 {
 	(void)r;
 	if (c->workload >= 0 && sc->workloads[c->workload].n_affinity)
-		relax_set(relax_fix(f, "%s without its node affinity",
-				    sc->workloads[c->workload].name),
-			  "workloads.%s.affinity=[]", sc->workloads[c->workload].name);
+		finding_fix_setf(finding_fixf(f, "%s without its node affinity",
+					      sc->workloads[c->workload].name),
+				 "workloads.%s.affinity=[]", sc->workloads[c->workload].name);
 }
 
 void relax_gpu_spec(const struct scenario *sc, const struct results *r, const struct constraint *c,
@@ -774,6 +753,7 @@ void relax_gpu_spec(const struct scenario *sc, const struct results *r, const st
 {
 	(void)r;
 	if (c->workload >= 0 && sc->workloads[c->workload].n_gpu_spec)
-		relax_set(relax_fix(f, "%s on any GPU type", sc->workloads[c->workload].name),
-			  "workloads.%s.gpu_spec=[]", sc->workloads[c->workload].name);
+		finding_fix_setf(
+			finding_fixf(f, "%s on any GPU type", sc->workloads[c->workload].name),
+			"workloads.%s.gpu_spec=[]", sc->workloads[c->workload].name);
 }

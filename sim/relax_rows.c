@@ -24,7 +24,6 @@
  *    profile beyond its max instances (scenario_pools.c checks the same).
  */
 #include "gpuplan/relax.h"
-#include "relax_int.h"
 
 #include "gpuplan/catalog.h"
 #include "gpuplan/diagnose.h"
@@ -78,10 +77,11 @@ void relax_reclaim(const struct scenario *sc, const struct results *r, const str
 		}
 	}
 	if (qs->reclaim == RECLAIM_NEVER && lowest < own)
-		relax_set(relax_fix(f, "%s reclaims from lower priority", qs->name),
-			  "queues.%s.preemption.reclaim_within_cohort=LowerPriority", qs->name);
-	relax_set(relax_fix(f, "%s reclaims its lent quota", qs->name),
-		  "queues.%s.preemption.reclaim_within_cohort=Any", qs->name);
+		finding_fix_setf(finding_fixf(f, "%s reclaims from lower priority", qs->name),
+				 "queues.%s.preemption.reclaim_within_cohort=LowerPriority",
+				 qs->name);
+	finding_fix_setf(finding_fixf(f, "%s reclaims its lent quota", qs->name),
+			 "queues.%s.preemption.reclaim_within_cohort=Any", qs->name);
 }
 
 /* --- a priority --------------------------------------------------------------- */
@@ -119,10 +119,10 @@ void relax_priority(const struct scenario *sc, const struct results *r, const st
 			top = sc->workloads[w].priority;
 	if (top == INT32_MIN || ws->priority > top || top == INT32_MAX)
 		return;
-	struct finding_fix *x = relax_fix(f, "priority %d for %s", top + 1, ws->name);
-	relax_set(x, "workloads.%s.priority=%d", ws->name, top + 1);
+	struct finding_fix *x = finding_fixf(f, "priority %d for %s", top + 1, ws->name);
+	finding_fix_setf(x, "workloads.%s.priority=%d", ws->name, top + 1);
 	if (sc->scheduler.order != ORDER_PRIORITY)
-		relax_set(x, "scheduler.order=priority");
+		finding_fix_setf(x, "scheduler.order=priority");
 }
 
 /* --- a spread rule ------------------------------------------------------------ */
@@ -186,13 +186,13 @@ void relax_spread(const struct scenario *sc, const struct results *r, const stru
 	int32_t skew = isfinite(fewest) ? (int32_t)(most - fewest) : 0;
 	const char *when = t->when == SPREAD_DO_NOT_SCHEDULE ? "DoNotSchedule" : "ScheduleAnyway";
 	if (skew > t->max_skew)
-		relax_set(
-			relax_fix(f, "%s spread with maxSkew %d", ws->name, (int)skew),
+		finding_fix_setf(
+			finding_fixf(f, "%s spread with maxSkew %d", ws->name, (int)skew),
 			"workloads.%s.topology_spread={key: %s, max_skew: %d, when_unsatisfiable: %s}",
 			ws->name, t->key, (int)skew, when);
 	if (t->when == SPREAD_DO_NOT_SCHEDULE)
-		relax_set(
-			relax_fix(f, "%s spread with ScheduleAnyway", ws->name),
+		finding_fix_setf(
+			finding_fixf(f, "%s spread with ScheduleAnyway", ws->name),
 			"workloads.%s.topology_spread={key: %s, max_skew: %d, when_unsatisfiable: "
 			"ScheduleAnyway}",
 			ws->name, t->key, (int)t->max_skew);
@@ -220,9 +220,9 @@ void relax_mig_layout(const struct scenario *sc, const struct results *r,
 	for (size_t i = 0; i < n && len < sizeof list; i++)
 		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
 					l[i]->name);
-	relax_set(relax_fix(f, "MIG layout [%s] on %s", list, ps->name),
-		  "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name, sharing_name(SHARING_MIG),
-		  list);
+	finding_fix_setf(finding_fixf(f, "MIG layout [%s] on %s", list, ps->name),
+			 "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name,
+			 sharing_name(SHARING_MIG), list);
 }
 
 /* --- cpu and memory requests ------------------------------------------------ */
@@ -255,14 +255,14 @@ static void relax_request(const struct scenario *sc, const struct constraint *c,
 		double gib = floor(fits / GP_GIB);
 		if (gib < 1)
 			return;
-		relax_set(relax_fix(f, "%s requesting %g GiB a pod", ws->name, gib),
-			  "workloads.%s.memory=%gGiB", ws->name, gib);
+		finding_fix_setf(finding_fixf(f, "%s requesting %g GiB a pod", ws->name, gib),
+				 "workloads.%s.memory=%gGiB", ws->name, gib);
 	} else {
 		double cores = floor(fits * 10 + 1e-9) / 10;
 		if (cores <= 0)
 			return;
-		relax_set(relax_fix(f, "%s requesting %g cores a pod", ws->name, cores),
-			  "workloads.%s.cpu=%g", ws->name, cores);
+		finding_fix_setf(finding_fixf(f, "%s requesting %g cores a pod", ws->name, cores),
+				 "workloads.%s.cpu=%g", ws->name, cores);
 	}
 }
 
@@ -293,11 +293,12 @@ void relax_contention(const struct scenario *sc, const struct results *r,
 		return;
 	enum sharing_mode mode = ps->sharing.mode;
 	for (int32_t k = ps->sharing.replicas / 2; k >= 2; k /= 2)
-		relax_set(relax_fix(f, "%s x%d on %s", sharing_label(mode), (int)k, ps->name),
-			  "pools.%s.sharing={mode: %s, replicas: %d}", ps->name, sharing_name(mode),
-			  (int)k);
-	relax_set(relax_fix(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=%s", ps->name,
-		  sharing_name(SHARING_EXCLUSIVE));
+		finding_fix_setf(
+			finding_fixf(f, "%s x%d on %s", sharing_label(mode), (int)k, ps->name),
+			"pools.%s.sharing={mode: %s, replicas: %d}", ps->name, sharing_name(mode),
+			(int)k);
+	finding_fix_setf(finding_fixf(f, "exclusive GPUs on %s", ps->name), "pools.%s.sharing=%s",
+			 ps->name, sharing_name(SHARING_EXCLUSIVE));
 }
 
 /* --- warm nodes ----------------------------------------------------------------- */
@@ -316,10 +317,11 @@ void relax_provisioning(const struct scenario *sc, const struct results *r,
 		int32_t k = tries[i];
 		if (k <= ps->autoscale.min || k > ps->autoscale.max || (i && k == tries[i - 1]))
 			continue;
-		struct finding_fix *x = relax_fix(f, "autoscale min %d for %s", (int)k, ps->name);
+		struct finding_fix *x =
+			finding_fixf(f, "autoscale min %d for %s", (int)k, ps->name);
 		if (ps->nodes < k)
-			relax_set(x, "pools.%s.nodes=%d", ps->name, (int)k);
-		relax_set(x, "pools.%s.autoscale.min=%d", ps->name, (int)k);
+			finding_fix_setf(x, "pools.%s.nodes=%d", ps->name, (int)k);
+		finding_fix_setf(x, "pools.%s.autoscale.min=%d", ps->name, (int)k);
 	}
 }
 
@@ -364,9 +366,10 @@ void relax_startup(const struct scenario *sc, const struct results *r, const str
 	char d[32];
 	if (meets > 0) {
 		units_format_duration((sim_time)meets * SIM_SECOND, d, sizeof d);
-		relax_set(relax_fix(f, "start-up %s for %s (images pre-pulled or weights cached)",
-				    d, name),
-			  "%s.%s.startup=%s", what, name, d);
+		finding_fix_setf(
+			finding_fixf(f, "start-up %s for %s (images pre-pulled or weights cached)",
+				     d, name),
+			"%s.%s.startup=%s", what, name, d);
 		return;
 	}
 	for (size_t i = 0; i < 3; i++) {
@@ -374,8 +377,8 @@ void relax_startup(const struct scenario *sc, const struct results *r, const str
 		if (t >= s || t < 1 || (i && t >= floor(tries[i - 1])))
 			continue;
 		units_format_duration((sim_time)t * SIM_SECOND, d, sizeof d);
-		relax_set(relax_fix(f, "start-up %s for %s (%s)", d, name, why[i]),
-			  "%s.%s.startup=%s", what, name, d);
+		finding_fix_setf(finding_fixf(f, "start-up %s for %s (%s)", d, name, why[i]),
+				 "%s.%s.startup=%s", what, name, d);
 	}
 }
 
@@ -436,12 +439,13 @@ void relax_workload_windows(const struct scenario *sc, const struct results *r,
 				wwindows_text(list, sizeof list, ws, k,
 					      (win->from + moves[m].open + 86400) % 86400,
 					      (win->to + moves[m].close + 86400) % 86400);
-				relax_set(relax_fix(f, "window %02d:%02d-%02d:%02d of %s %s",
-						    (int)(win->from / 3600),
-						    (int)(win->from / 60 % 60),
-						    (int)(win->to / 3600), (int)(win->to / 60 % 60),
-						    ws->name, moves[m].how),
-					  "workloads.%s.windows=%s", ws->name, list);
+				finding_fix_setf(
+					finding_fixf(
+						f, "window %02d:%02d-%02d:%02d of %s %s",
+						(int)(win->from / 3600), (int)(win->from / 60 % 60),
+						(int)(win->to / 3600), (int)(win->to / 60 % 60),
+						ws->name, moves[m].how),
+					"workloads.%s.windows=%s", ws->name, list);
 			}
 		}
 	}

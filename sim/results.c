@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,31 @@ void finding_fix_add(struct finding_fix *x, struct override o)
 	}
 	GP_GROW(x->sets, x->cap_sets, x->n_sets + 1);
 	x->sets[x->n_sets++] = o;
+}
+
+struct finding_fix *finding_fixf(struct finding *f, const char *fmt, ...)
+{
+	struct gp_sbuf label = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	gp_sb_vprintf(&label, fmt, ap);
+	va_end(ap);
+	bool dup = false;
+	for (size_t i = 0; i < f->n_fixes && !dup; i++)
+		dup = !strcmp(f->fixes[i].label, gp_sb_str(&label));
+	struct finding_fix *x = dup ? NULL : finding_add_fix(f, gp_sb_str(&label));
+	free(label.s);
+	return x;
+}
+
+void finding_fix_setf(struct finding_fix *x, const char *fmt, ...)
+{
+	if (!x)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	finding_fix_add(x, override_vsetf(fmt, ap));
+	va_end(ap);
 }
 
 char *finding_fix_text(const struct finding_fix *x)

@@ -403,6 +403,12 @@ struct finding_fix *finding_add_fix(struct finding *f, const char *label);
 /* Appends override o to x (x takes what o owns; x NULL: o is freed).  The
  * detectors make o with override_setf. */
 void finding_fix_add(struct finding_fix *x, struct override o);
+/* An alternative named by label (formatted), unless f names it already (then
+ * NULL): the detectors' (diagnose, relax) way to add one. */
+struct finding_fix *finding_fixf(struct finding *f, const char *fmt, ...) GP_PRINTF(2, 3);
+/* One override of alternative x, typed (override_vsetf: KEYFMT=VALUEFMT; x
+ * NULL: ignored). */
+void finding_fix_setf(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
 /* The --set text of a fix: "--set 'A' --set 'B'" (malloc'd). */
 char *finding_fix_text(const struct finding_fix *x);
 
