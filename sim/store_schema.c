@@ -10,6 +10,26 @@
 
 #include "store_int.h"
 
+/* The columns allocations and node_allocations share (OpenCost's allocation,
+ * by workload and by node). */
+#define ALLOCATION_COLUMNS                                     \
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n" \
+	"  name TEXT NOT NULL,\n"                              \
+	"  start_s REAL,\n"                                    \
+	"  end_s REAL,\n"                                      \
+	"  gpu_hours REAL,\n"                                  \
+	"  gpu_cost REAL,\n"                                   \
+	"  cpu_core_hours REAL,\n"                             \
+	"  cpu_cost REAL,\n"                                   \
+	"  ram_byte_hours REAL,\n"                             \
+	"  ram_cost REAL,\n"                                   \
+	"  total_cost REAL,\n"                                 \
+	"  gpu_efficiency REAL,\n"                             \
+	"  namespace TEXT,\n"                                  \
+	"  queue TEXT,\n"                                      \
+	"  team TEXT,\n"                                       \
+	"  pool TEXT"
+
 /* The schema of docs/results.md.  Names are the contract; the types,
  * NOT NULLs and indexes are ours.  Idempotent. */
 static const char schema_sql[] =
@@ -134,42 +154,10 @@ static const char schema_sql[] =
 	"  pods INTEGER\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS pending_reasons_run ON pending_reasons(run_id);\n"
-	"CREATE TABLE IF NOT EXISTS allocations (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
-	"  name TEXT NOT NULL,\n"
-	"  start_s REAL,\n"
-	"  end_s REAL,\n"
-	"  gpu_hours REAL,\n"
-	"  gpu_cost REAL,\n"
-	"  cpu_core_hours REAL,\n"
-	"  cpu_cost REAL,\n"
-	"  ram_byte_hours REAL,\n"
-	"  ram_cost REAL,\n"
-	"  total_cost REAL,\n"
-	"  gpu_efficiency REAL,\n"
-	"  namespace TEXT,\n"
-	"  queue TEXT,\n"
-	"  team TEXT,\n"
-	"  pool TEXT\n"
+	"CREATE TABLE IF NOT EXISTS allocations (\n" ALLOCATION_COLUMNS "\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS allocations_run ON allocations(run_id);\n"
-	"CREATE TABLE IF NOT EXISTS node_allocations (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
-	"  name TEXT NOT NULL,\n"
-	"  start_s REAL,\n"
-	"  end_s REAL,\n"
-	"  gpu_hours REAL,\n"
-	"  gpu_cost REAL,\n"
-	"  cpu_core_hours REAL,\n"
-	"  cpu_cost REAL,\n"
-	"  ram_byte_hours REAL,\n"
-	"  ram_cost REAL,\n"
-	"  total_cost REAL,\n"
-	"  gpu_efficiency REAL,\n"
-	"  namespace TEXT,\n"
-	"  queue TEXT,\n"
-	"  team TEXT,\n"
-	"  pool TEXT,\n"
+	"CREATE TABLE IF NOT EXISTS node_allocations (\n" ALLOCATION_COLUMNS ",\n"
 	"  node TEXT\n"
 	");\n"
 	"CREATE INDEX IF NOT EXISTS node_allocations_run ON node_allocations(run_id);\n"
