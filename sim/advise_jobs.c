@@ -71,6 +71,18 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Frees what the crew holds (its lock and signal too, when it made them). */
+static void crew_free(struct crew *c, pthread_t *tid, bool locks)
+{
+	if (locks) {
+		pthread_cond_destroy(&c->cv);
+		pthread_mutex_destroy(&c->mu);
+	}
+	free(tid);
+	free(c->ready);
+	free(c->sims);
+}
+
 int advise_simulate_rows(const struct advise_spec *sp, const struct advise_row *rows, size_t n,
 			 advise_done_fn done, void *ctx)
 {
@@ -96,13 +108,7 @@ int advise_simulate_rows(const struct advise_spec *sp, const struct advise_row *
 			advise_simulate(sp, &rows[i], &s);
 			rc = done(ctx, i, &s);
 		}
-		if (jobs > 1) {
-			pthread_cond_destroy(&c.cv);
-			pthread_mutex_destroy(&c.mu);
-		}
-		free(tid);
-		free(c.ready);
-		free(c.sims);
+		crew_free(&c, tid, jobs > 1);
 		return rc;
 	}
 	size_t i = 0;
@@ -123,10 +129,6 @@ int advise_simulate_rows(const struct advise_spec *sp, const struct advise_row *
 	for (; i < n; i++) /* simulated after a failure: never written */
 		if (c.ready[i])
 			advise_sim_free(&c.sims[i]);
-	pthread_cond_destroy(&c.cv);
-	pthread_mutex_destroy(&c.mu);
-	free(tid);
-	free(c.ready);
-	free(c.sims);
+	crew_free(&c, tid, true);
 	return rc;
 }
