@@ -211,6 +211,16 @@ void *gp_grow_zeroed(void *p, size_t *cap, size_t need, size_t size)
 	return p;
 }
 
+void gp_swap(void *a, void *b, size_t n)
+{
+	unsigned char *x = a, *y = b;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char t = x[i];
+		x[i] = y[i];
+		y[i] = t;
+	}
+}
+
 void gp_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)

@@ -287,9 +287,7 @@ void sim_admit_pass(struct sim *s)
 			n_best = n_victims;
 			best_borrows = borrows;
 			best_flavors = flavors;
-			uint32_t *v = s->best_victims; /* keep the winner's targets */
-			s->best_victims = s->victims;
-			s->victims = v;
+			GP_SWAP(s->best_victims, s->victims); /* keep the winner's targets */
 		}
 		if (best < 0)
 			break;

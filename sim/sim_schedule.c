@@ -86,9 +86,7 @@ static void place_pass(struct sim *s)
 				continue;
 			}
 			best = c;
-			int32_t *plan = s->best_plan; /* keep the winner's nodes */
-			s->best_plan = s->plan;
-			s->plan = plan;
+			GP_SWAP(s->best_plan, s->plan); /* keep the winner's nodes */
 		}
 		if (best < 0)
 			break;

@@ -195,6 +195,13 @@ void gp_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #define GP_GROW(arr, cap, need) gp_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* Swaps the n bytes at a and b (GP_SWAP: two variables of one type, such as a
+ * round's tried buffer and its best one). */
+void gp_swap(void *a, void *b, size_t n);
+
+#define GP_SWAP(a, b) \
+	gp_swap(&(a), &(b), sizeof(a) + 0 * sizeof(char[sizeof(a) == sizeof(b) ? 1 : -1]))
+
 /* Grows p (size-byte cells, capacity *cap) to hold need, doubling from 16,
  * and zeroes the new cells; returns the array. */
 void *gp_grow_zeroed(void *p, size_t *cap, size_t need, size_t size);
