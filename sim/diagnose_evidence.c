@@ -515,12 +515,7 @@ static bool max_batch_finding(struct view *v, size_t w)
 	fd->fig.batch = (struct finding_batch){diagnose_offered_rate(in), served, in_batch,
 					       in->max_batch, (int32_t)fits};
 	fd->figure = (double)fits;
-	struct finding_fix *x =
-		finding_fixf(fd, "max_batch %lld for %s", (long long)fits, ws->name);
-	finding_fix_setf(x, "workloads.%s.max_batch=%lld", ws->name, (long long)fits);
-	if (in->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
-		finding_fix_setf(x, "workloads.%s.max_batched_tokens=%d", ws->name,
-				 DIAGNOSE_MAX_TOKENS);
+	diagnose_fix_max_batch(fd, ws, fits);
 	return true;
 }
 

@@ -206,3 +206,12 @@ int64_t diagnose_batch_fits(const struct scenario *sc, size_t w)
 	}
 	return seqs > DIAGNOSE_MAX_BATCH ? DIAGNOSE_MAX_BATCH : seqs;
 }
+
+void diagnose_fix_max_batch(struct finding *f, const struct workload_spec *w, int64_t n)
+{
+	struct finding_fix *x = finding_fixf(f, "max_batch %lld for %s", (long long)n, w->name);
+	finding_fix_setf(x, "workloads.%s.max_batch=%lld", w->name, (long long)n);
+	if (w->inference->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
+		finding_fix_setf(x, "workloads.%s.max_batched_tokens=%d", w->name,
+				 DIAGNOSE_MAX_TOKENS);
+}

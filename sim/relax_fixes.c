@@ -380,15 +380,8 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 		    results_holds(r, ws->name, METRIC_GOAL_MET))
 			continue;
 		int64_t seqs = diagnose_batch_fits(sc, w);
-		if (seqs > is->max_batch) {
-			struct finding_fix *a =
-				finding_fixf(f, "max_batch %lld for %s", (long long)seqs, ws->name);
-			finding_fix_setf(a, "workloads.%s.max_batch=%lld", ws->name,
-					 (long long)seqs);
-			if (is->max_batched_tokens < DIAGNOSE_MAX_TOKENS)
-				finding_fix_setf(a, "workloads.%s.max_batched_tokens=%d", ws->name,
-						 DIAGNOSE_MAX_TOKENS);
-		}
+		if (seqs > is->max_batch)
+			diagnose_fix_max_batch(f, ws, seqs);
 		if (ws->model && is->memory_fraction > 0 && is->memory_fraction < 0.9 &&
 		    footprint_quant_weight_bytes(QUANT_INT8) <
 			    footprint_quant_weight_bytes((enum quant)ws->quantization)) {

@@ -111,6 +111,10 @@ bool diagnose_quant_fit(const struct pool_spec *p, const struct workload_spec *w
 #define DIAGNOSE_MAX_BATCH  1024
 #define DIAGNOSE_MAX_TOKENS 8192 /* max_batched_tokens offered with it */
 int64_t diagnose_batch_fits(const struct scenario *sc, size_t w);
+/* Adds to f the alternative "max_batch N for W": max_batch n, and
+ * max_batched_tokens DIAGNOSE_MAX_TOKENS where w's is below it (diagnose's
+ * batch finding and relax's inference rows offer the same one). */
+void diagnose_fix_max_batch(struct finding *f, const struct workload_spec *w, int64_t n);
 
 /* out[p] (one per pool): whether pool p offers what w's pods ask for but a
  * rule (an untolerated taint, node_selector, affinity, gpu_spec) keeps them
