@@ -288,6 +288,27 @@ static double efficiency(double usage, double request, double cost)
 	return usage == 0 || cost == 0 ? 0 : 1;
 }
 
+/* One resource's fields of an allocation, in OpenCost's order: its amount
+ * (count), request and usage averages, hours, cost, cost adjustment and idle
+ * cost (0: gpuplan has none) and efficiency; v: count, request, usage, hours,
+ * cost, efficiency. */
+static void resource(struct jsonw *w, const char *res, const char *count, const char *unit,
+		     const double v[6])
+{
+	static const char *const per_unit[] = {"RequestAverage", "UsageAverage", "Hours"};
+	static const char *const per_res[] = {"Cost", "CostAdjustment", "CostIdle", "Efficiency"};
+	char key[64];
+	number(w, count, v[0]);
+	for (size_t k = 0; k < 3; k++) {
+		snprintf(key, sizeof key, "%s%s", unit, per_unit[k]);
+		number(w, key, v[1 + k]);
+	}
+	for (size_t k = 0; k < 4; k++) {
+		snprintf(key, sizeof key, "%s%s", res, per_res[k]);
+		number(w, key, k == 0 ? v[4] : k == 3 ? v[5] : 0);
+	}
+}
+
 static void allocation(struct jsonw *w, const struct item *it, sim_time w_start, sim_time w_end,
 		       const struct opencost_query *q)
 {
@@ -322,22 +343,11 @@ static void allocation(struct jsonw *w, const struct item *it, sim_time w_start,
 	double total = it->gpu_c + it->cpu_c + it->ram_c;
 	double cr = it->cpu_c + it->ram_c;
 	number(w, "minutes", minutes);
-	number(w, "cpuCores", cores);
-	number(w, "cpuCoreRequestAverage", cores_req);
-	number(w, "cpuCoreUsageAverage", cores_req);
-	number(w, "cpuCoreHours", it->cpu_h);
-	number(w, "cpuCost", it->cpu_c);
-	number(w, "cpuCostAdjustment", 0);
-	number(w, "cpuCostIdle", 0);
-	number(w, "cpuEfficiency", cpu_eff);
-	number(w, "gpuCount", gpus);
-	number(w, "gpuRequestAverage", it->idle ? 0 : gpus);
-	number(w, "gpuUsageAverage", gpu_used);
-	number(w, "gpuHours", it->gpu_h);
-	number(w, "gpuCost", it->gpu_c);
-	number(w, "gpuCostAdjustment", 0);
-	number(w, "gpuCostIdle", 0);
-	number(w, "gpuEfficiency", gpu_eff);
+	resource(w, "cpu", "cpuCores", "cpuCore",
+		 (const double[]){cores, cores_req, cores_req, it->cpu_h, it->cpu_c, cpu_eff});
+	resource(w, "gpu", "gpuCount", "gpu",
+		 (const double[]){gpus, it->idle ? 0 : gpus, gpu_used, it->gpu_h, it->gpu_c,
+				  gpu_eff});
 	static const char *const zero[] = {"networkTransferBytes",
 					   "networkReceiveBytes",
 					   "networkCost",
@@ -355,14 +365,8 @@ static void allocation(struct jsonw *w, const struct item *it, sim_time w_start,
 	jsonw_key(w, "pvs");
 	jsonw_null(w);
 	number(w, "pvCostAdjustment", 0);
-	number(w, "ramBytes", ram);
-	number(w, "ramByteRequestAverage", ram_req);
-	number(w, "ramByteUsageAverage", ram_req);
-	number(w, "ramByteHours", it->ram_h);
-	number(w, "ramCost", it->ram_c);
-	number(w, "ramCostAdjustment", 0);
-	number(w, "ramCostIdle", 0);
-	number(w, "ramEfficiency", ram_eff);
+	resource(w, "ram", "ramBytes", "ramByte",
+		 (const double[]){ram, ram_req, ram_req, it->ram_h, it->ram_c, ram_eff});
 	number(w, "externalCost", 0);
 	number(w, "sharedCost", 0);
 	number(w, "totalCost", total);
