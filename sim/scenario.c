@@ -608,12 +608,11 @@ static int load_root(struct loader *ld, const struct ynode *root)
 	struct scenario *sc = ld->sc;
 	int rc = ld_walk_map(ld, root, "scenario", "a map with name, pools and workloads",
 			     top_rules, N_OF(top_rules), NULL);
+	static const struct ld_need need[] = {{"name", "a name like eval-window"},
+					      {"pools", "a list of pools"},
+					      {"workloads", "a list of workloads"}};
 	if (!rc)
-		rc = ld_require(ld, root, "name", "scenario", "a name like eval-window");
-	if (!rc)
-		rc = ld_require(ld, root, "pools", "scenario", "a list of pools");
-	if (!rc)
-		rc = ld_require(ld, root, "workloads", "scenario", "a list of workloads");
+		rc = ld_require_all(ld, root, "scenario", need, N_OF(need));
 	if (!rc)
 		rc = ld_load_pools(ld, ynode_get(root, "pools"));
 	if (!rc)

@@ -54,12 +54,11 @@ int ld_load_history(struct loader *ld, const struct ynode *v)
 		"twin.pods.csv}";
 	h->loc = v->loc;
 	int rc = ld_walk_map(ld, v, "history", hint, history_rules, N_OF(history_rules), h);
+	static const struct ld_need need[] = {{"from", "from: 2026-11-02T00:00:00Z"},
+					      {"to", "to: 2026-11-09T00:00:00Z"},
+					      {"pods", "pods: twin.pods.csv"}};
 	if (!rc)
-		rc = ld_require(ld, v, "from", "history", "from: 2026-11-02T00:00:00Z");
-	if (!rc)
-		rc = ld_require(ld, v, "to", "history", "to: 2026-11-09T00:00:00Z");
-	if (!rc)
-		rc = ld_require(ld, v, "pods", "history", "pods: twin.pods.csv");
+		rc = ld_require_all(ld, v, "history", need, N_OF(need));
 	if (rc)
 		return rc;
 	if (h->to_epoch <= h->from_epoch)

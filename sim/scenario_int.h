@@ -183,6 +183,13 @@ int ld_only_keys(struct loader *ld, const struct ynode *map, const char *const *
 		 const char *what);
 int ld_require(struct loader *ld, const struct ynode *map, const char *key, const char *what,
 	       const char *hint);
+/* A key map must have, and what its value looks like (ld_require_all's table). */
+struct ld_need {
+	const char *key, *hint;
+};
+/* ld_require of each of the n keys in turn, up to the first missing. */
+int ld_require_all(struct loader *ld, const struct ynode *map, const char *what,
+		   const struct ld_need *need, size_t n);
 int ld_unknown_word(struct loader *ld, struct srcloc loc, const char *what, const char *word,
 		    const char *const *names, size_t n);
 int ld_walk_map(struct loader *ld, const struct ynode *map, const char *what, const char *hint,

@@ -68,6 +68,15 @@ int ld_require(struct loader *ld, const struct ynode *map, const char *key, cons
 			  hint);
 }
 
+int ld_require_all(struct loader *ld, const struct ynode *map, const char *what,
+		   const struct ld_need *need, size_t n)
+{
+	int rc = GP_OK;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = ld_require(ld, map, need[i].key, what, need[i].hint);
+	return rc;
+}
+
 /* --- scalars --------------------------------------------------------------- */
 
 /* YAML's null: an unquoted empty value, ~ or null. */
