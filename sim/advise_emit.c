@@ -82,6 +82,25 @@ static FILE *open_file(struct emit *e, struct outfile *of, const char *name)
 	return of->f;
 }
 
+/* open_file of KIND-OBJ.yaml, its name left in name. */
+static FILE *open_named(struct emit *e, struct outfile *of, char *name, size_t size,
+			const char *kind, const char *obj)
+{
+	snprintf(name, size, "%s-%s.yaml", kind, obj);
+	return open_file(e, of, name);
+}
+
+/* The head of a GPU Operator ConfigMap called name, after the first words of
+ * its comment, up to its data's first key. */
+static void configmap(FILE *f, const char *name)
+{
+	fprintf(f,
+		" (gpuplan advise)\n"
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+		"  namespace: gpu-operator\ndata:\n  ",
+		name);
+}
+
 static void close_file(struct emit *e, struct outfile *of)
 {
 	if (!e->rc)
@@ -153,15 +172,11 @@ static void emit_device_plugin(struct emit *e, const struct pool_spec *p)
 	char name[SCENARIO_MAX_NAME + 32];
 	struct outfile of;
 	const struct sharing *sh = &p->sharing;
-	snprintf(name, sizeof name, "device-plugin-%s.yaml", p->name);
-	FILE *f = open_file(e, &of, name);
+	FILE *f = open_named(e, &of, name, sizeof name, "device-plugin", p->name);
 	if (!f)
 		return;
-	fprintf(f,
-		"# The NVIDIA device plugin's sharing config for pool %s (gpuplan advise)\n"
-		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gpuplan-sharing\n"
-		"  namespace: gpu-operator\ndata:\n  ",
-		p->name);
+	fprintf(f, "# The NVIDIA device plugin's sharing config for pool %s", p->name);
+	configmap(f, "gpuplan-sharing");
 	q(f, p->name);
 	fprintf(f, ": |-\n    version: v1\n    sharing:\n      %s:\n",
 		sh->mode == SHARING_MPS ? "mps" : "timeSlicing");
@@ -184,16 +199,12 @@ static void emit_mig_parted(struct emit *e, const struct pool_spec *p)
 	char name[SCENARIO_MAX_NAME + 32];
 	struct outfile of;
 	const struct sharing *sh = &p->sharing;
-	snprintf(name, sizeof name, "mig-parted-%s.yaml", p->name);
-	FILE *f = open_file(e, &of, name);
+	FILE *f = open_named(e, &of, name, sizeof name, "mig-parted", p->name);
 	if (!f)
 		return;
-	fprintf(f,
-		"# mig-parted's config for pool %s (gpuplan advise)\n"
-		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gpuplan-mig-config\n"
-		"  namespace: gpu-operator\ndata:\n  config.yaml: |-\n    version: v1\n"
-		"    mig-configs:\n      ",
-		p->name);
+	fprintf(f, "# mig-parted's config for pool %s", p->name);
+	configmap(f, "gpuplan-mig-config");
+	fprintf(f, "config.yaml: |-\n    version: v1\n    mig-configs:\n      ");
 	q(f, p->name);
 	fprintf(f, ":\n        - devices: all\n          mig-enabled: true\n          "
 		   "mig-devices:\n");
@@ -248,9 +259,8 @@ static void quantity(FILE *f, const char *resource, double v)
 static void emit_queue(struct emit *e, const struct queue_spec *qs)
 {
 	char name[SCENARIO_MAX_NAME + 32];
-	snprintf(name, sizeof name, "clusterqueue-%s.yaml", qs->name);
 	struct outfile of;
-	FILE *f = open_file(e, &of, name);
+	FILE *f = open_named(e, &of, name, sizeof name, "clusterqueue", qs->name);
 	if (!f)
 		return;
 	fprintf(f,
@@ -349,9 +359,8 @@ static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 {
 	bool server = what & (PATCH_SERVER | PATCH_GPUS);
 	char name[SCENARIO_MAX_NAME + 32];
-	snprintf(name, sizeof name, "patch-%s.yaml", w->name);
 	struct outfile of;
-	FILE *f = open_file(e, &of, name);
+	FILE *f = open_named(e, &of, name, sizeof name, "patch", w->name);
 	if (!f)
 		return;
 	fprintf(f, "# A strategic-merge patch of %s's %s (gpuplan advise)\nspec:\n", w->name,
