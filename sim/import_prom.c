@@ -146,6 +146,40 @@ static int next_key(struct reader *r, const char **key, yaml_mark_t *at)
 	return GP_OK;
 }
 
+/* What the readers of a map's values share: the callback and the path of the
+ * map being read. */
+struct walk {
+	prom_fn fn;
+	void *ctx;
+	const char *path;
+};
+
+#define N_RULES(a) (sizeof(a) / sizeof *(a))
+
+/* A key of a map (NULL: any key) and what reads its value. */
+struct prom_key {
+	const char *key;
+	int (*read)(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk);
+};
+
+/* Reads the keys of an open map up to its end, each by the first rule that
+ * names it; a key no rule names is skipped. */
+static int keys(struct reader *r, const struct prom_key *rules, size_t n, struct walk *wk)
+{
+	for (;;) {
+		const char *key;
+		yaml_mark_t at;
+		int rc = next_key(r, &key, &at);
+		if (rc || !key)
+			return rc;
+		size_t i = 0;
+		while (i < n && rules[i].key && strcmp(key, rules[i].key))
+			i++;
+		if ((rc = i < n ? rules[i].read(r, key, at, wk) : skip_value(r)))
+			return rc;
+	}
+}
+
 static void key_step(char *buf, size_t size, const char *base, const char *key);
 
 /* A scalar: copied into the reader's text; its offset in *at.  Its JSON
@@ -210,38 +244,39 @@ static void key_step(char *buf, size_t size, const char *base, const char *key)
 		snprintf(buf, size, "%s[\"%s\"]", base, key);
 }
 
+/* One label of "metric": its name (key) and its value. */
+static int label(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
+{
+	(void)at;
+	size_t n = r->s.n_labels;
+	if (n == r->cap_labels) {
+		r->cap_labels = r->cap_labels ? 2 * r->cap_labels : 16;
+		r->name_at = gp_xrealloc(r->name_at, r->cap_labels * sizeof *r->name_at);
+		r->value_at = gp_xrealloc(r->value_at, r->cap_labels * sizeof *r->value_at);
+		r->locs = gp_xrealloc(r->locs, r->cap_labels * sizeof *r->locs);
+		r->names = gp_xrealloc(r->names, r->cap_labels * sizeof *r->names);
+		r->values = gp_xrealloc(r->values, r->cap_labels * sizeof *r->values);
+	}
+	size_t len = strlen(key) + 1;
+	GP_GROW(r->text, r->text_cap, r->text_len + len);
+	memcpy(r->text + r->text_len, key, len);
+	r->name_at[n] = r->text_len;
+	r->text_len += len;
+	int rc = scalar_in(r, wk->path, r->text + r->name_at[n], &r->value_at[n], &r->locs[n]);
+	if (!rc)
+		r->s.n_labels++;
+	return rc;
+}
+
 /* "metric": {"label": "value", ...} */
 static int metric(struct reader *r, const char *item)
 {
+	static const struct prom_key rules[] = {{NULL, label}};
 	char path[320];
 	snprintf(path, sizeof path, "%s.metric", item);
 	int rc = open_node(r, YAML_MAPPING_START_EVENT, path, "an object of labels");
-	if (rc)
-		return rc;
-	for (;;) {
-		const char *key;
-		yaml_mark_t at;
-		if ((rc = next_key(r, &key, &at)) || !key)
-			return rc;
-		size_t n = r->s.n_labels;
-		if (n == r->cap_labels) {
-			r->cap_labels = r->cap_labels ? 2 * r->cap_labels : 16;
-			r->name_at = gp_xrealloc(r->name_at, r->cap_labels * sizeof *r->name_at);
-			r->value_at = gp_xrealloc(r->value_at, r->cap_labels * sizeof *r->value_at);
-			r->locs = gp_xrealloc(r->locs, r->cap_labels * sizeof *r->locs);
-			r->names = gp_xrealloc(r->names, r->cap_labels * sizeof *r->names);
-			r->values = gp_xrealloc(r->values, r->cap_labels * sizeof *r->values);
-		}
-		size_t len = strlen(key) + 1;
-		GP_GROW(r->text, r->text_cap, r->text_len + len);
-		memcpy(r->text + r->text_len, key, len);
-		r->name_at[n] = r->text_len;
-		r->text_len += len;
-		if ((rc = scalar_in(r, path, r->text + r->name_at[n], &r->value_at[n],
-				    &r->locs[n])))
-			return rc;
-		r->s.n_labels++;
-	}
+	struct walk wk = {NULL, NULL, path};
+	return rc ? rc : keys(r, rules, 1, &wk);
 }
 
 /* "value": [t, "v"] */
@@ -324,6 +359,29 @@ static int points(struct reader *r, const char *item)
 	}
 }
 
+/* An item's "metric", "value" and "values" (wk->path: the item's). */
+static int item_metric(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
+{
+	(void)key, (void)at;
+	return metric(r, wk->path);
+}
+
+static int item_value(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
+{
+	(void)key, (void)at;
+	char vp[96];
+	snprintf(vp, sizeof vp, "%s.value", wk->path);
+	int rc = pair(r, vp, &r->s.t, &r->s.v, &r->s.value_loc);
+	r->s.has_value = true;
+	return rc;
+}
+
+static int item_values(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
+{
+	(void)key, (void)at;
+	return points(r, wk->path);
+}
+
 /* One item of data.result, then the callback. */
 static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn, void *ctx)
 {
@@ -338,26 +396,10 @@ static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn,
 		.file = r->path, .index = index, .loc = mark(r, start->start_mark)};
 	yaml_event_delete(start);
 	r->text_len = 0;
-	int rc = GP_OK;
-	for (;;) {
-		const char *key;
-		yaml_mark_t at;
-		if ((rc = next_key(r, &key, &at)) || !key)
-			break;
-		if (!strcmp(key, "metric"))
-			rc = metric(r, path);
-		else if (!strcmp(key, "value")) {
-			char vp[96];
-			snprintf(vp, sizeof vp, "%s.value", path);
-			rc = pair(r, vp, &r->s.t, &r->s.v, &r->s.value_loc);
-			r->s.has_value = true;
-		} else if (!strcmp(key, "values"))
-			rc = points(r, path);
-		else
-			rc = skip_value(r);
-		if (rc)
-			return rc;
-	}
+	static const struct prom_key rules[] = {
+		{"metric", item_metric}, {"value", item_value}, {"values", item_values}};
+	struct walk wk = {fn, ctx, path};
+	int rc = keys(r, rules, N_RULES(rules), &wk);
 	if (rc)
 		return rc;
 	if (!r->s.has_value && !r->s.n_points)
@@ -418,27 +460,34 @@ static int word(struct reader *r, yaml_mark_t at, const char *path, char *buf, s
 	return gp_located(r->err, mark(r, at), why, buf);
 }
 
-static int data(struct reader *r, prom_fn fn, void *ctx)
+static int data_type(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
 {
+	(void)key, (void)wk;
+	static const char *const types[] = {"vector", "matrix", NULL};
+	return word(r, at, ".data.resultType", r->result_type, sizeof r->result_type, types,
+		    ".data.resultType: expected vector or matrix, got '%s'");
+}
+
+static int data_result(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
+{
+	(void)key, (void)at;
+	return result(r, wk->fn, wk->ctx);
+}
+
+static int data(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
+{
+	(void)key, (void)at;
+	static const struct prom_key rules[] = {{"resultType", data_type}, {"result", data_result}};
 	int rc = open_node(r, YAML_MAPPING_START_EVENT, ".data", "an object");
-	if (rc)
-		return rc;
-	for (;;) {
-		const char *key;
-		yaml_mark_t at;
-		if ((rc = next_key(r, &key, &at)) || !key)
-			return rc;
-		if (!strcmp(key, "resultType")) {
-			static const char *const types[] = {"vector", "matrix", NULL};
-			rc = word(r, at, ".data.resultType", r->result_type, sizeof r->result_type,
-				  types, ".data.resultType: expected vector or matrix, got '%s'");
-		} else if (!strcmp(key, "result"))
-			rc = result(r, fn, ctx);
-		else
-			rc = skip_value(r);
-		if (rc)
-			return rc;
-	}
+	return rc ? rc : keys(r, rules, N_RULES(rules), wk);
+}
+
+static int status(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
+{
+	(void)key, (void)wk;
+	static const char *const ok[] = {"success", NULL};
+	return word(r, at, ".status", r->status, sizeof r->status, ok,
+		    ".status: the query failed ('%s'); expected success");
 }
 
 static int document(struct reader *r, prom_fn fn, void *ctx)
@@ -461,24 +510,10 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 		yaml_event_delete(&ev);
 	}
 	yaml_event_delete(&ev);
-	for (;;) {
-		const char *key;
-		yaml_mark_t at;
-		if ((rc = next_key(r, &key, &at)))
-			return rc;
-		if (!key)
-			break;
-		if (!strcmp(key, "status")) {
-			static const char *const ok[] = {"success", NULL};
-			rc = word(r, at, ".status", r->status, sizeof r->status, ok,
-				  ".status: the query failed ('%s'); expected success");
-		} else if (!strcmp(key, "data"))
-			rc = data(r, fn, ctx);
-		else
-			rc = skip_value(r);
-		if (rc)
-			return rc;
-	}
+	static const struct prom_key rules[] = {{"status", status}, {"data", data}};
+	struct walk wk = {fn, ctx, "."};
+	if ((rc = keys(r, rules, N_RULES(rules), &wk)))
+		return rc;
 	if (!r->seen_result)
 		return gp_located(r->err, (struct srcloc){r->path, 1, 1},
 				  ".data.result: missing; expected a Prometheus API response");
