@@ -146,6 +146,17 @@ static int next_key(struct reader *r, const char **key, yaml_mark_t *at)
 	return GP_OK;
 }
 
+/* The next item of an open array into *ev, or *end at the array's end (its
+ * event consumed). */
+static int next_item(struct reader *r, yaml_event_t *ev, bool *end)
+{
+	int rc = next(r, ev);
+	*end = !rc && ev->type == YAML_SEQUENCE_END_EVENT;
+	if (*end)
+		yaml_event_delete(ev);
+	return rc;
+}
+
 /* What the readers of a map's values share: the callback and the path of the
  * map being read. */
 struct walk {
@@ -317,12 +328,9 @@ static int points(struct reader *r, const char *item)
 		return rc;
 	for (size_t i = 0;; i++) {
 		/* peek: an end, or the next pair (whose start event pair() reads) */
-		if ((rc = next(r, &ev)))
+		bool end;
+		if ((rc = next_item(r, &ev, &end)) || end)
 			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return GP_OK;
-		}
 		snprintf(step, sizeof step, "%s[%zu]", path, i);
 		if (ev.type != YAML_SEQUENCE_START_EVENT) {
 			rc = expected(r, &ev, step, "[timestamp, \"value\"]");
@@ -424,12 +432,9 @@ static int result(struct reader *r, prom_fn fn, void *ctx)
 		return rc;
 	r->seen_result = true;
 	for (size_t i = 0;; i++) {
-		if ((rc = next(r, &ev)))
+		bool end;
+		if ((rc = next_item(r, &ev, &end)) || end)
 			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return GP_OK;
-		}
 		if ((rc = item(r, i, &ev, fn, ctx)))
 			return rc;
 	}
