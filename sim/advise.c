@@ -720,10 +720,10 @@ static char *overrides_text(const struct advise_row *row)
 	return finding_fix_text(&x);
 }
 
-/* The ranking into the advice table, under the base run's id. */
-static int write_advice(struct store *st, const struct advice *a, struct gp_err *err)
+/* The ranking into the advice table, under the base run's id; a keeps the
+ * rows written (a->table). */
+static int write_advice(struct store *st, struct advice *a, struct gp_err *err)
 {
-	int64_t base = 0;
 	struct store_advice *rows = gp_xcalloc(a->n + 1, sizeof *rows);
 	struct gp_sbuf why = {0};
 	for (size_t i = 0; i < a->n_reasons; i++)
@@ -731,19 +731,16 @@ static int write_advice(struct store *st, const struct advice *a, struct gp_err 
 	char *untrusted = a->n_reasons ? gp_sb_take(&why) : NULL;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
-		if (r->seq == 0)
-			base = r->run_id;
 		rows[i] = (struct store_advice){
 			r->label,       overrides_text(r),    r->run_id,       r->meets,
 			r->peak_demand, r->queue_p95,         r->deadline_pct, r->slo_pct,
 			r->cost,        r->cost_per_verified, a->forced,       untrusted};
 	}
-	int rc = store_write_advice(st, base, rows, a->n, err);
-	free(untrusted);
-	for (size_t i = 0; i < a->n; i++)
-		free((char *)rows[i].overrides);
-	free(rows);
-	return rc;
+	a->table = rows;
+	a->n_table = a->n;
+	if (!a->n)
+		free(untrusted);
+	return store_write_advice(st, a->base_run, rows, a->n, err);
 }
 
 /* The planned alternatives as advise_simulate_rows hands them over. */
@@ -843,8 +840,9 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		rc = size_pools(sp, st, sc, &r, &pl, err);
 	if (!rc && !out->refused)
 		rc = advise_size_services(sp, st, sc, &r, &pl, out, err);
-	results_free(&r);
-	scenario_free(sc);
+	out->base_run = pl.alts[0].run_id;
+	out->base_sc = sc; /* for advise --json */
+	out->base_r = r;
 	struct advise_row base0 = pl.alts[0];
 	rebill(pl.alts, pl.n, &base0);
 	for (size_t i = 0; i < pl.n; i++)
@@ -1070,5 +1068,13 @@ void advice_free(struct advice *a)
 	free(a->rows);
 	free(a->gpus);
 	free(a->db);
+	for (size_t i = 0; i < a->n_table; i++)
+		free((char *)a->table[i].overrides);
+	if (a->n_table)
+		free((char *)a->table[0].untrusted); /* one text, every row's */
+	free(a->table);
+	if (a->base_sc)
+		results_free(&a->base_r);
+	scenario_free(a->base_sc);
 	memset(a, 0, sizeof *a);
 }

@@ -5,6 +5,10 @@
 #include "gpuplan/jsonw.h"
 #include "gpuplan/report.h"
 
+#include "gpuplan/units.h"
+
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The document's own members, one a line; a table's rows, one a line, each
@@ -86,6 +90,49 @@ static int put_run_row(struct jsonw *w, struct store *st, int64_t run_id, struct
 	return store_each_row(st, "runs", run_id, put_row, &ro, err);
 }
 
+/* --- cells from structs, as the store writes and reads them back --------------- */
+
+/* A REAL cell: NaN is NULL (sti_bind_real); a whole value comes back from
+ * SQLite as a positive zero. */
+static void put_real(struct jsonw *w, double v)
+{
+	if (isnan(v))
+		jsonw_null(w);
+	else
+		jsonw_number(w, v == 0 ? 0 : v);
+}
+
+static void key_real(struct jsonw *w, const char *key, double v)
+{
+	jsonw_key(w, key);
+	put_real(w, v);
+}
+
+/* A time in seconds, SIM_NEVER as NULL (sti_bind_time). */
+static void key_time(struct jsonw *w, const char *key, sim_time t)
+{
+	jsonw_key(w, key);
+	if (t == SIM_NEVER)
+		jsonw_null(w);
+	else
+		put_real(w, sim_seconds(t));
+}
+
+static void key_text(struct jsonw *w, const char *key, const char *s)
+{
+	jsonw_key(w, key);
+	if (s)
+		jsonw_string(w, s);
+	else
+		jsonw_null(w);
+}
+
+static void key_int(struct jsonw *w, const char *key, int64_t v)
+{
+	jsonw_key(w, key);
+	jsonw_int(w, v);
+}
+
 /* --- metrics by scope ------------------------------------------------------------- */
 
 static void put_scope(struct jsonw *w, const struct metric *m, size_t n, const char *scope)
@@ -95,7 +142,7 @@ static void put_scope(struct jsonw *w, const struct metric *m, size_t n, const c
 		if (strcmp(m[i].scope, scope))
 			continue;
 		jsonw_key(w, m[i].name);
-		jsonw_number(w, m[i].value);
+		put_real(w, m[i].value);
 	}
 	jsonw_close(w);
 }
@@ -126,7 +173,7 @@ static void put_metrics(struct jsonw *w, const struct metric *m, size_t n)
 		if (seen)
 			continue;
 		jsonw_key(w, m[i].name);
-		jsonw_string(w, m[i].unit);
+		jsonw_string(w, m[i].unit ? m[i].unit : "");
 	}
 	jsonw_close(w);
 }
@@ -169,8 +216,77 @@ int json_write_run(FILE *out, struct store *st, const char *db, int64_t run_id, 
 	return rc;
 }
 
-int json_write_advice(FILE *out, struct store *st, const char *db, int64_t base_run,
-		      struct gp_err *err)
+/* The runs row of a run, as store.c's sti_write_run_row writes it. */
+static void put_run_struct(struct jsonw *w, const struct scenario *sc, const struct results *r)
+{
+	jsonw_key(w, "run");
+	jsonw_space(w, "\n  ");
+	jsonw_object(w, &jsonw_inline);
+	key_text(w, "name", sc->name);
+	key_text(w, "scenario_path", sc->path);
+	key_text(w, "scenario_sha256", sc->sha256[0] ? sc->sha256 : NULL);
+	key_int(w, "seed", (int64_t)sc->seed);
+	key_text(w, "started_at", r->started_at[0] ? r->started_at : NULL);
+	key_real(w, "wall_seconds", r->wall_seconds);
+	key_int(w, "events", (int64_t)r->events);
+	key_time(w, "sim_seconds", r->sim_end);
+	key_text(w, "status", r->status);
+	char start[32];
+	units_format_rfc3339(sc->start_epoch, start, sizeof start);
+	key_text(w, "start", start);
+	key_time(w, "step_s", r->step > 0 && r->n_ts ? r->step : SIM_NEVER);
+	key_text(w, "currency", sc->currency[0] ? sc->currency : "USD");
+	jsonw_close(w);
+}
+
+/* The findings rows of a run, as store.c's bind_finding writes them. */
+static void put_findings(struct jsonw *w, const struct scenario *sc, const struct results *r)
+{
+	jsonw_key(w, "findings");
+	jsonw_array(w, &rows_style);
+	for (size_t i = 0; i < r->n_findings; i++) {
+		const struct finding *f = &r->findings[i];
+		jsonw_object(w, &jsonw_inline);
+		key_int(w, "rank", f->rank);
+		key_text(w, "step", finding_step_name((enum finding_step)f->step));
+		key_text(w, "finding", f->text);
+		key_text(w, "evidence", f->evidence);
+		key_text(w, "kind", finding_kind_name((enum finding_kind)f->kind));
+		key_text(w, "scope", finding_scope(f, sc));
+		char *fix = f->n_fixes ? finding_fix_text(&f->fixes[0]) : NULL;
+		key_text(w, "fix", fix);
+		free(fix);
+		key_text(w, "key", f->key);
+		key_text(w, "value", f->value);
+		key_text(w, "relaxed", f->relaxed);
+		key_real(w, "pod_hours", f->key ? f->pod_hours : NAN);
+		jsonw_close(w);
+	}
+	jsonw_close(w);
+}
+
+/* An advice row, as store_write_advice writes it (rank: its place, from 1);
+ * its figures' columns are named after their metrics. */
+static void put_advice(struct jsonw *w, const struct store_advice *a, size_t rank)
+{
+	jsonw_object(w, &jsonw_inline);
+	key_int(w, "rank", (int64_t)rank);
+	key_text(w, "alternative", a->alternative);
+	key_text(w, "overrides", a->overrides);
+	key_int(w, "alternative_run_id", a->run_id);
+	key_int(w, "meets", a->meets);
+	key_real(w, metric_name(METRIC_PEAK_DEMAND_GPUS), a->peak_demand);
+	key_real(w, metric_name(METRIC_QUEUE_TIME_P95_S), a->queue_p95);
+	key_real(w, metric_name(METRIC_DEADLINE_MET_PCT), a->deadline_pct);
+	key_real(w, metric_name(METRIC_SLO_ATTAINMENT_PCT), a->slo_pct);
+	key_real(w, metric_name(METRIC_COST_TOTAL), a->cost);
+	key_real(w, metric_name(METRIC_COST_PER_VERIFIED_RESULT), a->cost_per_verified);
+	key_int(w, "forced", a->forced);
+	key_text(w, "untrusted", a->untrusted);
+	jsonw_close(w);
+}
+
+void json_write_advice(FILE *out, const char *db, const struct json_advice *a)
 {
 	struct jsonw w;
 	jsonw_init(&w, out);
@@ -179,20 +295,36 @@ int json_write_advice(FILE *out, struct store *st, const char *db, int64_t base_
 	jsonw_string(&w, db);
 	jsonw_key(&w, "base");
 	jsonw_object(&w, &doc_style);
-	int rc = put_run(&w, st, db, base_run, err);
-	jsonw_close(&w);
-	if (!rc)
-		rc = put_table(&w, st, "alternatives", "advice", base_run, false, err);
-	if (!rc) {
-		struct rows_out ro = {&w, 0, false, true, false};
-		jsonw_key(&w, "recommendation");
-		rc = store_each_row(st, "advice", base_run, put_row, &ro, err);
-		if (!ro.wrote)
+	jsonw_key(&w, "db");
+	jsonw_string(&w, db);
+	jsonw_key(&w, "run_id");
+	jsonw_int(&w, a->base_run);
+	put_run_struct(&w, a->sc, a->r);
+	jsonw_key(&w, "params");
+	jsonw_object(&w, &rows_style);
+	for (size_t i = 0; i < a->sc->n_params; i++) {
+		jsonw_key(&w, a->sc->params[i].key ? a->sc->params[i].key : "");
+		if (a->sc->params[i].value)
+			jsonw_string(&w, a->sc->params[i].value);
+		else
 			jsonw_null(&w);
 	}
 	jsonw_close(&w);
+	put_metrics(&w, a->r->metrics, a->r->n_metrics);
+	put_findings(&w, a->sc, a->r);
+	jsonw_close(&w);
+	jsonw_key(&w, "alternatives");
+	jsonw_array(&w, &rows_style);
+	for (size_t i = 0; i < a->n_rows; i++)
+		put_advice(&w, &a->rows[i], i + 1);
+	jsonw_close(&w);
+	jsonw_key(&w, "recommendation");
+	if (a->n_rows && a->rows[0].meets)
+		put_advice(&w, &a->rows[0], 1);
+	else
+		jsonw_null(&w);
+	jsonw_close(&w);
 	fputc('\n', out);
-	return rc;
 }
 
 void json_write_backtest(FILE *out, const struct scenario *twin, const struct results *r,

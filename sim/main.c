@@ -533,12 +533,9 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	if (tty)
 		fputc('\n', stderr);
 	if (rc == GP_OK && o.json) {
-		int64_t base = 0;
-		for (size_t i = 0; i < advice.n; i++)
-			if (advice.rows[i].seq == 0)
-				base = advice.rows[i].run_id;
-		if ((rc = json_write_advice(stdout, st, o.db ? o.db : sc->output.db, base, &err)))
-			cli_fail(rc, &err, false);
+		struct json_advice ja = {advice.base_run, advice.base_sc, &advice.base_r,
+					 advice.table, advice.n_table};
+		json_write_advice(stdout, o.db ? o.db : sc->output.db, &ja);
 	} else if (rc == GP_OK && !o.quiet) {
 		printf("advise %s: %zu alternatives, every run in %s\n", sc->name, advice.n,
 		       o.db ? o.db : sc->output.db);

@@ -151,6 +151,14 @@ void finding_fix_setf(struct finding_fix *x, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *finding_scope(const struct finding *f, const struct scenario *sc)
+{
+	return f->workload >= 0 && (size_t)f->workload < sc->n_workloads
+		       ? sc->workloads[f->workload].name
+	       : f->pool >= 0 && (size_t)f->pool < sc->n_pools ? sc->pools[f->pool].name
+							       : NULL;
+}
+
 char *finding_fix_text(const struct finding_fix *x)
 {
 	struct gp_sbuf s = {0};

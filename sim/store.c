@@ -664,12 +664,7 @@ static int bind_finding(sqlite3_stmt *s, int p, size_t i, const void *ctx, struc
 	sti_bind_text(s, p + 2, f->text);
 	sti_bind_text(s, p + 3, f->evidence);
 	sti_bind_text(s, p + 4, finding_kind_name((enum finding_kind)f->kind));
-	const char *scope = f->workload >= 0 && (size_t)f->workload < jc->sc->n_workloads
-				    ? jc->sc->workloads[f->workload].name
-			    : f->pool >= 0 && (size_t)f->pool < jc->sc->n_pools
-				    ? jc->sc->pools[f->pool].name
-				    : NULL;
-	sti_bind_text(s, p + 5, scope);
+	sti_bind_text(s, p + 5, finding_scope(f, jc->sc));
 	char *fix = f->n_fixes ? finding_fix_text(&f->fixes[0]) : NULL;
 	sti_bind_copy(s, p + 6, fix);
 	free(fix);

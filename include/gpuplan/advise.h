@@ -158,6 +158,14 @@ struct advice {
 	size_t n_gpus;
 	bool refused; /* so no hardware is recommended */
 	bool forced;  /* force overrode the reasons */
+	/* What was written, for `advise --json` (json_write_advice) without
+	 * reading it back: the base run (its id, scenario and results, owned)
+	 * and the advice table's rows (overrides and untrusted owned). */
+	int64_t base_run;
+	struct scenario *base_sc;
+	struct results base_r;
+	struct store_advice *table;
+	size_t n_table;
 };
 
 /* Called after each run (progress). */

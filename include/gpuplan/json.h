@@ -40,8 +40,18 @@ int json_write_run(FILE *out, struct store *st, const char *db, int64_t run_id, 
 void json_write_backtest(FILE *out, const struct scenario *twin, const struct results *r,
 			 const struct report_backtest_info *info);
 
-/* The document of advise's ranking, stored under its base run. */
-int json_write_advice(FILE *out, struct store *st, const char *db, int64_t base_run,
-		      struct gp_err *err);
+/* What advise's document is written from: the base run as it was written
+ * (its id, scenario and results) and the advice table's rows, ranked. */
+struct json_advice {
+	int64_t base_run;
+	const struct scenario *sc;
+	const struct results *r;
+	const struct store_advice *rows;
+	size_t n_rows;
+};
+
+/* The document of advise's ranking, from the structs the store was written
+ * from (no read-back): the same bytes as reading the rows back would give. */
+void json_write_advice(FILE *out, const char *db, const struct json_advice *a);
 
 #endif

@@ -409,6 +409,9 @@ struct finding_fix *finding_fixf(struct finding *f, const char *fmt, ...) GP_PRI
 /* One override of alternative x, typed (override_vsetf: KEYFMT=VALUEFMT; x
  * NULL: ignored). */
 void finding_fix_setf(struct finding_fix *x, const char *fmt, ...) GP_PRINTF(2, 3);
+/* The name of the workload, else the pool, f is about in sc; NULL: neither
+ * (the findings table's scope). */
+const char *finding_scope(const struct finding *f, const struct scenario *sc);
 /* The --set text of a fix: "--set 'A' --set 'B'" (malloc'd). */
 char *finding_fix_text(const struct finding_fix *x);
 
