@@ -17,9 +17,11 @@
  *                      peak_demand_gpus, queue_time_p95_s, ...}, ...],
  *    "recommendation": <the first alternative when it meets every deadline
  *                       and SLO, else null>}
- * Rows are read back from the database with whatever columns it has
- * (store_each_row), so the document grows with the tables and is the same
- * for a run however it is asked for.  A metric that does not apply (NULL,
+ * run --json reads its rows back from the database with whatever columns it
+ * has (store_each_row); advise --json writes from the structs it wrote the
+ * store from (the base run's scenario and results, the advice rows), column
+ * for column as the store binds them, so the two give the same bytes for a
+ * run written by this version.  A metric that does not apply (NULL,
  * NaN) is null.  Written with jsonw.h: strings escaped per RFC 8259, bytes
  * that are not UTF-8 as U+FFFD, numbers exact.
  */
