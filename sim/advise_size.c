@@ -31,7 +31,6 @@
 #include "gpuplan/search.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,23 +129,10 @@ static void size_probe_run(void *ctx, int64_t run_id, const struct scenario *sc,
 	p->v[p->n - 1].tokens_per_joule = results_or(r, p->service, METRIC_TOKENS_PER_JOULE, NAN);
 }
 
-/* A key made to its length (malloc'd): "pools.a100.gpu". */
-static char *key_of(const char *fmt, ...) GP_PRINTF(1, 2);
-
-static char *key_of(const char *fmt, ...)
-{
-	struct gp_sbuf b = {0};
-	va_list ap;
-	va_start(ap, fmt);
-	gp_sb_vprintf(&b, fmt, ap);
-	va_end(ap);
-	return gp_sb_take(&b);
-}
-
 /* An override of the key fmt makes (a pool's or a workload's) to value. */
 static struct override set_of(const char *value, const char *fmt, const char *name)
 {
-	char *key = key_of(fmt, name);
+	char *key = gp_strf(fmt, name);
 	struct override o = override_make(key, value);
 	free(key);
 	return o;
@@ -228,8 +214,8 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	const struct workload_spec *ws = &sc->workloads[e->workload];
 	struct override extra[SIZE_SETS];
 	size_t k = type_sets(sc, ps, e, extra);
-	char *key = key_of("workloads.%s.replicas", ws->name);
-	char *nodes_key = key_of("pools.%s.nodes", ps->name);
+	char *key = gp_strf("workloads.%s.replicas", ws->name);
+	char *nodes_key = gp_strf("pools.%s.nodes", ps->name);
 	struct advise_probes probes = {.service = ws->name};
 	int32_t per_node = ps->gpus_per_node / e->tp;
 	struct search_spec s = {.scenario = sp->scenario,

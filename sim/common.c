@@ -363,6 +363,22 @@ char *gp_sb_take(struct gp_sbuf *b)
 	return s;
 }
 
+char *gp_vstrf(const char *fmt, va_list ap)
+{
+	struct gp_sbuf b = {0};
+	gp_sb_vprintf(&b, fmt, ap);
+	return gp_sb_take(&b);
+}
+
+char *gp_strf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = gp_vstrf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 unsigned gp_default_jobs(unsigned max)
 {
 	const char *env = getenv("GPUPLAN_THREADS");

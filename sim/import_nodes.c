@@ -95,12 +95,10 @@ static int label_error(struct imp *im, const struct imp_node *n, const char *key
 	char saved[sizeof f->jpath];
 	size_t len = f->len;
 	memcpy(saved, f->jpath, sizeof saved);
-	struct gp_sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	gp_sb_vprintf(&b, fmt, ap);
+	char *msg = gp_vstrf(fmt, ap);
 	va_end(ap);
-	char *msg = gp_sb_take(&b);
 	imp_pop(f, n->jlen);
 	imp_push_key(f, "metadata");
 	imp_push_key(f, "labels");

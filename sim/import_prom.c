@@ -564,12 +564,10 @@ int import_prom_error(struct gp_err *err, const struct prom_series *s, const cha
 		      const char *fmt, ...)
 {
 	char path[400];
-	struct gp_sbuf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	gp_sb_vprintf(&b, fmt, ap);
+	char *msg = gp_vstrf(fmt, ap);
 	va_end(ap);
-	char *msg = gp_sb_take(&b);
 	struct srcloc loc = s->loc;
 	snprintf(path, sizeof path, ".data.result[%zu]", s->index);
 	if (name && !strcmp(name, "value")) {

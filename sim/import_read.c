@@ -175,9 +175,7 @@ static int verror(struct imp_file *f, const struct ynode *at, const char *key, c
 		  const char *fmt, va_list ap)
 {
 	char path[sizeof f->jpath + 128];
-	struct gp_sbuf b = {0};
-	gp_sb_vprintf(&b, fmt, ap);
-	char *msg = gp_sb_take(&b);
+	char *msg = gp_vstrf(fmt, ap);
 	struct srcloc loc = at ? at->loc : (struct srcloc){f->path, 0, 0};
 	size_t len = f->len;
 	memcpy(path, f->jpath, len);

@@ -218,6 +218,9 @@ void gp_sb_vprintf(struct gp_sbuf *b, const char *fmt, va_list ap);
 /* Appends one byte (a NUL too: strings packed one after another). */
 void gp_sb_putc(struct gp_sbuf *b, char c);
 char *gp_sb_take(struct gp_sbuf *b);
+/* fmt's text, malloc'd and sized to fit. */
+char *gp_strf(const char *fmt, ...) GP_PRINTF(1, 2);
+char *gp_vstrf(const char *fmt, va_list ap);
 /* A scratch string reused without allocating once it has grown: gp_sb_clear
  * empties b and keeps its memory, gp_sb_str reads it ("" when empty), and
  * free(b->s) releases it. */
