@@ -16,23 +16,15 @@ static enum gp_err_kind kind_of(int status)
 	return status == GP_EINPUT ? GP_ERR_INPUT : GP_ERR_IO;
 }
 
-/* head followed by fmt's text, malloc'd and sized to fit; *head_len gets
- * head's length.  Formatted before err's old text is freed: an argument may
- * be that text (gp_wrapf(err, err, ...)). */
+/* head followed by fmt's text, malloc'd and sized to fit.  Formatted
+ * before err's old text is freed: an argument may be that text
+ * (gp_wrapf(err, err, ...)). */
 static char *format(const char *head, const char *fmt, va_list ap)
 {
-	size_t h = strlen(head);
-	va_list again;
-	va_copy(again, ap);
-	int n = vsnprintf(NULL, 0, fmt, again);
-	va_end(again);
-	size_t body = n > 0 ? (size_t)n : 0;
-	char *text = gp_xmalloc(h + body + 1);
-	memcpy(text, head, h);
-	text[h] = '\0';
-	if (n > 0)
-		vsnprintf(text + h, body + 1, fmt, ap);
-	return text;
+	struct gp_sbuf b = {0};
+	gp_sb_printf(&b, "%s", head);
+	gp_sb_vprintf(&b, fmt, ap);
+	return gp_sb_take(&b);
 }
 
 static int vset(struct gp_err *err, enum gp_err_kind kind, int status, const char *fmt, va_list ap)

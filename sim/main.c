@@ -59,14 +59,7 @@ int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	struct gp_err err GP_ERR_SCOPE = {.kind = GP_ERR_INPUT};
-	err.msg = gp_xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	err.msg[0] = '\0';
-	va_start(ap, fmt);
-	if (n > 0)
-		vsnprintf(err.msg, (size_t)n + 1, fmt, ap);
+	struct gp_err err GP_ERR_SCOPE = {.kind = GP_ERR_INPUT, .msg = gp_vstrf(fmt, ap)};
 	va_end(ap);
 	return cli_fail(GP_EINPUT, &err, true);
 }

@@ -114,6 +114,19 @@ Test(docs, the_checker_compares_the_results_page_with_the_database)
 	cr_expect(strstr(out, "metric makespan_s (written by the commands of"), "%s", out);
 }
 
+/* Runs script (tests/layers.sh or tests/prefixes.sh) against a copy of
+ * docs/design.md edited by the sed expressions edits, given to it in the
+ * environment variable env, with its output in out; returns its exit code. */
+static int check_edited_map(const char *edits, const char *env, const char *script)
+{
+	char map[128], cmd[1024];
+	snprintf(map, sizeof map, "%s/design.md", dir);
+	snprintf(cmd, sizeof cmd, "sed %s docs/design.md >%s", edits, map);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s=%s sh %s", env, map, script);
+	return capture(cmd, out, sizeof out);
+}
+
 /* A module includes only its own layer or lower (docs/design.md), apart
  * from the exceptions the page lists. */
 Test(docs, includes_follow_the_layer_map)
@@ -128,17 +141,11 @@ Test(docs, includes_follow_the_layer_map)
  * mutual include appear; the check for them is the same awk pass.) */
 Test(docs, the_layer_check_reports_what_breaks_the_map)
 {
-	char map[128], cmd[1024];
-	snprintf(map, sizeof map, "%s/design.md", dir);
-	snprintf(
-		cmd, sizeof cmd,
-		"sed -e 's/^| L3 | engine |/| L8 | engine |/' -e '/^| L0 | sha256 |/d'"
-		" -e '/^Where the includes differ/,/^```text$/ s/^```text$/```text\\nmutual: cluster <-> sched/'"
-		" docs/design.md >%s",
-		map);
-	cr_assert_eq(system(cmd), 0);
-	snprintf(cmd, sizeof cmd, "GPUPLAN_LAYER_MAP=%s sh tests/layers.sh", map);
-	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	int rc = check_edited_map(
+		"-e 's/^| L3 | engine |/| L8 | engine |/' -e '/^| L0 | sha256 |/d'"
+		" -e '/^Where the includes differ/,/^```text$/ s/^```text$/```text\\nmutual: cluster <-> sched/'",
+		"GPUPLAN_LAYER_MAP", "tests/layers.sh");
+	cr_assert_eq(rc, 1, "%s", out);
 	cr_expect(strstr(out, "(sim, L5) includes engine (L8)"), "%s", out);
 	cr_expect(strstr(out, "no layer: sha256"), "%s", out);
 	cr_expect(strstr(out, "fixed: mutual: cluster <-> sched"), "%s", out);
@@ -157,15 +164,10 @@ Test(docs, exported_names_follow_the_prefix_map)
  * names them and itself. */
 Test(docs, the_prefix_check_reports_what_breaks_the_map)
 {
-	char map[128], cmd[1024];
-	snprintf(map, sizeof map, "%s/design.md", dir);
-	snprintf(cmd, sizeof cmd,
-		 "sed -e '/^| `advice_` |/d' -e 's/^| `job_` | `results.c`/| `job_` | `sim.c`/'"
-		 " docs/design.md >%s",
-		 map);
-	cr_assert_eq(system(cmd), 0);
-	snprintf(cmd, sizeof cmd, "GPUPLAN_PREFIX_MAP=%s sh tests/prefixes.sh", map);
-	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	int rc = check_edited_map(
+		"-e '/^| `advice_` |/d' -e 's/^| `job_` | `results.c`/| `job_` | `sim.c`/'",
+		"GPUPLAN_PREFIX_MAP", "tests/prefixes.sh");
+	cr_assert_eq(rc, 1, "%s", out);
 	cr_expect(strstr(out, "prefix: advice_free (sim/advise.c) begins with neither advise_ nor"),
 		  "%s", out);
 	cr_expect(strstr(out, "prefix: job_status_name (sim/results.c)"), "%s", out);
@@ -176,15 +178,10 @@ Test(docs, the_prefix_check_reports_what_breaks_the_map)
 /* A file the page does not name is reported, and so is a row with no file. */
 Test(docs, the_layer_check_names_every_file)
 {
-	char map[128], cmd[1024];
-	snprintf(map, sizeof map, "%s/design.md", dir);
-	snprintf(cmd, sizeof cmd,
-		 "sed -e 's/`units_cron.c`/`units_cron`/' -e 's/^| L0 | sha256 |/| L0 | sha512 |/'"
-		 " docs/design.md >%s",
-		 map);
-	cr_assert_eq(system(cmd), 0);
-	snprintf(cmd, sizeof cmd, "GPUPLAN_LAYER_MAP=%s sh tests/layers.sh", map);
-	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	int rc = check_edited_map(
+		"-e 's/`units_cron.c`/`units_cron`/' -e 's/^| L0 | sha256 |/| L0 | sha512 |/'",
+		"GPUPLAN_LAYER_MAP", "tests/layers.sh");
+	cr_assert_eq(rc, 1, "%s", out);
 	cr_expect(strstr(out, "unnamed: sim/units_cron.c: name it in"), "%s", out);
 	cr_expect(strstr(out, "no file: the row of sha512 (L0)"), "%s", out);
 }
