@@ -362,7 +362,8 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const cha
 				.seeds = 1,
 				.integer = true,
 				.on_run = advise_probe_run,
-				.run_ctx = probes};
+				.run_ctx = probes,
+				.jobs = sp->jobs};
 	s.lo.number = 1;
 	s.hi.number = hi;
 	advise_goal_condition(&s.until, scope);

@@ -230,7 +230,8 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 				.with_key = nodes_key,
 				.with_per = per_node,
 				.on_run = size_probe_run,
-				.run_ctx = &probes};
+				.run_ctx = &probes,
+				.jobs = sp->jobs};
 	s.lo.number = 1;
 	s.hi.number = 4.0 * e->replicas + 4;
 	advise_goal_condition(&s.until, ws->name);

@@ -718,6 +718,7 @@ struct search_cli {
 	int dir;       /* 0 none, 1 --min, 2 --max */
 	int64_t seeds; /* --seeds */
 	bool no_first_cut;
+	int64_t jobs; /* --jobs; 0: the default */
 };
 
 static int parse_bound(const char *flag, const char *value, struct search_value *v,
@@ -847,6 +848,16 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 		 .kind = CLI_FLAG,
 		 .target = &cli->no_first_cut,
 		 .help = "bisect [X, Y] even when a first cut could start the search"},
+		{.name = "--jobs",
+		 .kind = CLI_INT,
+		 .target = &cli->jobs,
+		 .meta = "N",
+		 .help = "threads: the probe and the one guessed to come next run at\n"
+			 "once (default: one per processor, at most 2); the probes\n"
+			 "written and the answer are the same for any N",
+		 .lo = 1,
+		 .hi = 256,
+		 .expects = "a number of threads from 1 to 256"},
 		OPT_DB(o, DEFAULT_DB),
 		OPT_SET(o),
 		OPT_SEED(o),
@@ -860,6 +871,7 @@ static int search_parse(const struct cli_cmd *cmd, struct search_cli *cli, int a
 	struct gp_err err GP_ERR_SCOPE = {0};
 	sp->maximize = cli->dir == 2;
 	sp->seeds = (int)cli->seeds;
+	sp->jobs = (unsigned)cli->jobs;
 	if (search_check_range(sp, &err))
 		return cli_fail(GP_EINPUT, &err, true);
 	sp->scenario = o->scenario;
@@ -1068,8 +1080,8 @@ static const struct cli_cmd commands[] = {
 	 NULL, cmd_backtest},
 	{"search",
 	 "SCENARIO.yaml --vary KEY --lo X --hi Y (--min|--max)\n--until 'METRIC OP VALUE' [--seeds N] "
-	 "[--tolerance T]\n[--no-first-cut] [--db PATH] [--set KEY=VALUE]... [--seed N] [--growth F]\n"
-	 "[--quiet]",
+	 "[--tolerance T]\n[--no-first-cut] [--jobs N] [--db PATH] [--set KEY=VALUE]... [--seed N]\n"
+	 "[--growth F] [--quiet]",
 	 "bisect one parameter: smallest pool, largest sustainable rate",
 	 "Bisects KEY (a --set path) over [X, Y].  --min finds the smallest value that meets\n"
 	 "the condition (the smallest pool that meets every deadline), --max the largest\n"

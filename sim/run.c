@@ -30,7 +30,8 @@ int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *
 /* The sink hears that the rows are whole before the metrics and the
  * diagnosis, which only read them: a writer stores them meanwhile. */
 static int simulate(const struct scenario *sc, struct results *out, const struct results_sink *sink,
-		    const struct infer_stop *stop, bool *stopped, struct gp_err *err)
+		    const struct infer_stop *stop, const atomic_bool *cancel, bool *stopped,
+		    struct gp_err *err)
 {
 	if (stopped)
 		*stopped = false;
@@ -42,6 +43,7 @@ static int simulate(const struct scenario *sc, struct results *out, const struct
 	sim_set_sink(s, sink);
 	if (stop)
 		sim_set_stop(s, stop);
+	sim_set_cancel(s, cancel);
 	sim_advance(s, out);
 	if (stopped)
 		*stopped = !strcmp(out->status, "stopped");
@@ -78,13 +80,13 @@ static int simulate(const struct scenario *sc, struct results *out, const struct
 int run_simulate_to(const struct scenario *sc, struct results *out, const struct results_sink *sink,
 		    struct gp_err *err)
 {
-	return simulate(sc, out, sink, NULL, NULL, err);
+	return simulate(sc, out, sink, NULL, NULL, NULL, err);
 }
 
 int run_simulate_stop(const struct scenario *sc, struct results *out, const struct infer_stop *stop,
-		      bool *stopped, struct gp_err *err)
+		      const atomic_bool *cancel, bool *stopped, struct gp_err *err)
 {
-	return simulate(sc, out, NULL, stop, stopped, err);
+	return simulate(sc, out, NULL, stop, cancel, stopped, err);
 }
 
 int run_placements(const struct scenario *sc, struct results *out, struct gp_err *err)

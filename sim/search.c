@@ -190,16 +190,8 @@ static bool stop_rule(const struct search_condition *c, struct infer_stop *stop)
 	return false;
 }
 
-/* One run of the scenario with KEY=value and seed, appended to the database;
- * *metric receives the condition's metric (NAN when the run has none), and
- * *recut, when cal is given, the first cut calibrated by the run
- * (search_recut; NAN when there is none).  A condition with a stop rule
- * ends the run as soon as it is certain to fail (*stopped): the run is
- * stored with status "stopped" and the figures of the part it ran, whose
- * quantile is past the bound as the whole run's would be. */
-static int run_once(const struct search_spec *s, struct store *st, const char *value,
-		    uint64_t seed_offset, double *metric, struct search_calib *cal, double *recut,
-		    bool *stopped, int64_t *run_id, struct gp_err *err)
+void search_simulate(const struct search_spec *s, const char *value, uint64_t seed_offset,
+		     const atomic_bool *cancel, struct search_sim *out)
 {
 	/* The spec's typed overrides, then the probe's own: KEY=value, the
 	 * nodes that hold value replicas, the seed. */
@@ -212,51 +204,81 @@ static int run_once(const struct search_spec *s, struct store *st, const char *v
 		long long v = atoll(value), per = (long long)s->with_per;
 		ov[n++] = override_makef(s->with_key, "%lld", (v + per - 1) / per);
 	}
-	struct scenario *sc = NULL;
-	int rc = scenario_load_overrides(s->scenario, s->sets, s->n_sets, ov, n, &sc, err);
+	*out = (struct search_sim){0};
+	results_init(&out->r);
+	int rc = scenario_load_overrides(s->scenario, s->sets, s->n_sets, ov, n, &out->sc,
+					 &out->err);
 	if (!rc && seed_offset) {
 		/* Seeds follow the scenario's own: seed, seed + 1, ... */
 		ov[n++] = override_makef("seed", "%llu",
-					 (unsigned long long)(sc->seed + seed_offset));
-		scenario_free(sc);
-		rc = scenario_load_overrides(s->scenario, s->sets, s->n_sets, ov, n, &sc, err);
+					 (unsigned long long)(out->sc->seed + seed_offset));
+		scenario_free(out->sc);
+		out->sc = NULL;
+		rc = scenario_load_overrides(s->scenario, s->sets, s->n_sets, ov, n, &out->sc,
+					     &out->err);
 	}
-	struct results r;
-	results_init(&r);
 	struct infer_stop stop;
 	if (!rc)
-		rc = run_simulate_stop(sc, &r, stop_rule(&s->until, &stop) ? &stop : NULL, stopped,
-				       err);
+		rc = run_simulate_stop(out->sc, &out->r, stop_rule(&s->until, &stop) ? &stop : NULL,
+				       cancel, &out->stopped, &out->err);
+	out->rc = rc;
+	for (size_t i = own; i < n; i++)
+		override_free(&ov[i]);
+	free(ov);
+}
+
+void search_sim_free(struct search_sim *p)
+{
+	results_free(&p->r);
+	scenario_free(p->sc);
+	p->sc = NULL;
+	gp_err_free(&p->err);
+}
+
+/* One run of the scenario with KEY=value and seed, appended to the database
+ * (taken from the runs simulated ahead when it is there); *metric receives
+ * the condition's metric (NAN when the run has none), and *recut, when cal
+ * is given, the first cut calibrated by the run (search_recut; NAN when
+ * there is none).  A condition with a stop rule ends the run as soon as it
+ * is certain to fail (*stopped): the run is stored with status "stopped"
+ * and the figures of the part it ran, whose quantile is past the bound as
+ * the whole run's would be. */
+static int run_once(const struct search_spec *s, struct store *st, struct search_ahead *ahead,
+		    double x, const char *value, uint64_t seed_offset, double *metric,
+		    struct search_calib *cal, double *recut, bool *stopped, int64_t *run_id,
+		    struct gp_err *err)
+{
+	struct search_sim sim;
+	if (seed_offset || !search_ahead_take(ahead, x, &sim))
+		search_simulate(s, value, seed_offset, NULL, &sim);
+	int rc = sim.rc;
+	*stopped = sim.stopped;
+	if (rc)
+		gp_err_move(err, &sim.err);
 	if (!rc)
-		rc = store_write_run(st, sc, &r, run_id, err);
-	if (!rc)
-		if (!rc &&
-		    (!results_get(&r, s->until.scope, s->until.metric, metric) || isnan(*metric)))
-			rc = gp_errorf(err, GP_EINPUT,
-				       "--until: the run has no metric '%s' in scope '%s'",
-				       metric_name(s->until.metric), s->until.scope);
+		rc = store_write_run(st, sim.sc, &sim.r, run_id, err);
+	if (!rc &&
+	    (!results_get(&sim.r, s->until.scope, s->until.metric, metric) || isnan(*metric)))
+		rc = gp_errorf(err, GP_EINPUT, "--until: the run has no metric '%s' in scope '%s'",
+			       metric_name(s->until.metric), s->until.scope);
 	/* while the run's scenario (its model, its GPU) is at hand, unless no
 	 * probe follows this one's verdict */
 	bool ok = !rc && holds(s->until.op, *metric, s->until.value);
 	bool last =
 		s->seeds == 1 && (ok ? cal && cal->closes_if_holds : cal && cal->closes_if_fails);
 	if (!rc && cal && !last)
-		*recut = search_recut(s, sc, &r, atoll(value), cal);
+		*recut = search_recut(s, sim.sc, &sim.r, atoll(value), cal);
 	if (!rc && s->on_run)
-		s->on_run(s->run_ctx, *run_id, sc, &r);
-	results_free(&r);
-	scenario_free(sc);
-	for (size_t i = own; i < n; i++)
-		override_free(&ov[i]);
-	free(ov);
+		s->on_run(s->run_ctx, *run_id, sim.sc, &sim.r);
+	search_sim_free(&sim);
 	return rc;
 }
 
 /* Whether the condition holds at x for every seed; with cal, *recut the
  * first cut calibrated by the probe, the most of its seeds'. */
-static int probe(const struct search_spec *s, struct store *st, double x, search_probe_fn fn,
-		 void *ctx, struct search_answer *a, bool *ok, struct search_calib *cal,
-		 double *recut, struct gp_err *err)
+static int probe(const struct search_spec *s, struct store *st, struct search_ahead *ahead,
+		 double x, search_probe_fn fn, void *ctx, struct search_answer *a, bool *ok,
+		 struct search_calib *cal, double *recut, struct gp_err *err)
 {
 	char value[64];
 	format_value(s, x, value, sizeof value);
@@ -266,7 +288,8 @@ static int probe(const struct search_spec *s, struct store *st, double x, search
 		double m = NAN, cut = NAN;
 		int64_t id;
 		bool stopped;
-		int rc = run_once(s, st, value, (uint64_t)k, &m, cal, &cut, &stopped, &id, err);
+		int rc = run_once(s, st, ahead, x, value, (uint64_t)k, &m, cal, &cut, &stopped, &id,
+				  err);
 		if (rc)
 			return rc;
 		assert(!(stopped && holds(s->until.op, m, s->until.value)) &&
@@ -295,19 +318,39 @@ void search_estimate(struct search_spec *s, const struct scenario *sc)
 	s->has_service = s->start > 0 && s->service.model;
 }
 
-/* Bisects between good (holds) and bad (fails) down to the tolerance. */
-static int bisect(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
-		  struct search_answer *a, double *good, double bad, double tol, struct gp_err *err)
+/* The bisection's next value between good and bad; NAN once they are
+ * within the tolerance or adjacent whole numbers. */
+static double midpoint(const struct search_spec *s, double good, double bad, double tol)
+{
+	if (!(fabs(bad - good) > tol))
+		return NAN;
+	double mid = (good + bad) / 2;
+	if (s->integer)
+		mid = s->maximize ? floor(mid) : ceil(mid);
+	return mid == good || mid == bad ? NAN : mid;
+}
+
+/* Runs ahead (search_ahead_plan): now, and next unless it is NAN. */
+static void plan_ahead(const struct search_spec *s, struct search_ahead *ahead, double bad,
+		       double good, double now, double next)
+{
+	char now_text[64], next_text[64];
+	format_value(s, now, now_text, sizeof now_text);
+	format_value(s, next, next_text, sizeof next_text);
+	search_ahead_plan(ahead, bad, good, now, now_text, next, isnan(next) ? NULL : next_text);
+}
+
+/* Bisects between good (holds) and bad (fails) down to the tolerance,
+ * guessing that each probe holds for the run ahead. */
+static int bisect(const struct search_spec *s, struct store *st, struct search_ahead *ahead,
+		  search_probe_fn fn, void *ctx, struct search_answer *a, double *good, double bad,
+		  double tol, struct gp_err *err)
 {
 	bool ok;
-	double unused;
-	while (fabs(bad - *good) > tol) {
-		double mid = (*good + bad) / 2;
-		if (s->integer)
-			mid = s->maximize ? floor(mid) : ceil(mid);
-		if (mid == *good || mid == bad)
-			break;
-		int rc = probe(s, st, mid, fn, ctx, a, &ok, NULL, &unused, err);
+	double unused, mid;
+	while (!isnan(mid = midpoint(s, *good, bad, tol))) {
+		plan_ahead(s, ahead, bad, *good, mid, midpoint(s, mid, bad, tol));
+		int rc = probe(s, st, ahead, mid, fn, ctx, a, &ok, NULL, &unused, err);
 		if (rc)
 			return rc;
 		if (ok)
@@ -372,21 +415,35 @@ static double next_value(struct walk *w, double lo, double hi, double last, bool
 	return fmin(w->good - 1, fmax(w->bad + 1, y));
 }
 
+/* The value the walk is likely to probe after x, to simulate meanwhile:
+ * x's neighbour on the side the walk is going (down from a hold, up while
+ * only failures are known), else on the other side; NAN when x closes the
+ * bracket either way. */
+static double guess_after(const struct walk *w, double lo, double hi, double x)
+{
+	double step = w->good > hi && w->bad >= lo ? 1 : -1;
+	if (x + step <= w->bad || x + step >= w->good)
+		step = -step;
+	return x + step > w->bad && x + step < w->good ? x + step : NAN;
+}
+
 static int from_start(const struct search_spec *s, struct store *st, search_probe_fn fn, void *ctx,
 		      struct search_answer *a, struct gp_err *err)
 {
 	double lo = s->lo.number, hi = s->hi.number;
 	struct walk w = {lo - 1, hi + 1, NAN, NAN, 1, 1, 0};
 	struct search_calib cal = {0};
+	struct search_ahead *ahead = search_ahead_create(s);
 	double x = fmin(hi, fmax(lo, (double)s->start));
-	while (w.good > w.bad + 1) {
+	int rc = GP_OK;
+	while (!rc && w.good > w.bad + 1) {
 		bool ok;
 		double cut;
+		plan_ahead(s, ahead, w.bad, w.good, x, guess_after(&w, lo, hi, x));
 		cal.closes_if_holds = x - 1 <= w.bad;
 		cal.closes_if_fails = x + 1 >= w.good;
-		int rc = probe(s, st, x, fn, ctx, a, &ok, &cal, &cut, err);
-		if (rc)
-			return rc;
+		if ((rc = probe(s, st, ahead, x, fn, ctx, a, &ok, &cal, &cut, err)))
+			break;
 		if (ok)
 			w.good = x, w.good_cut = cut;
 		else
@@ -394,8 +451,9 @@ static int from_start(const struct search_spec *s, struct store *st, search_prob
 		if (w.good > w.bad + 1)
 			x = next_value(&w, lo, hi, x, ok);
 	}
-	if (w.good > hi)
-		return GP_OK; /* not even hi holds */
+	search_ahead_free(ahead);
+	if (rc || w.good > hi)
+		return rc; /* an error, or not even hi holds */
 	a->found = true;
 	format_value(s, w.good, a->value, sizeof a->value);
 	a->number = w.good;
@@ -416,16 +474,19 @@ int search_run(const struct search_spec *s, struct store *st, search_probe_fn fn
 					: fabs(s->hi.number - s->lo.number) / 1000;
 	bool ok;
 	double unused;
-	int rc = probe(s, st, good, fn, ctx, a, &ok, NULL, &unused, err);
-	if (rc || !ok)
-		return rc;
-	a->found = true;
-	rc = probe(s, st, bad, fn, ctx, a, &ok, NULL, &unused, err);
-	if (rc)
-		return rc;
-	if (ok)
+	struct search_ahead *ahead = search_ahead_create(s);
+	plan_ahead(s, ahead, -INFINITY, INFINITY, good, bad);
+	int rc = probe(s, st, ahead, good, fn, ctx, a, &ok, NULL, &unused, err);
+	if (!rc && ok) {
+		a->found = true;
+		rc = probe(s, st, ahead, bad, fn, ctx, a, &ok, NULL, &unused, err);
+	}
+	if (!rc && a->found && ok)
 		good = bad; /* the whole range meets the condition */
-	else if ((rc = bisect(s, st, fn, ctx, a, &good, bad, tol, err)))
+	else if (!rc && a->found)
+		rc = bisect(s, st, ahead, fn, ctx, a, &good, bad, tol, err);
+	search_ahead_free(ahead);
+	if (rc || !a->found)
 		return rc;
 	format_value(s, good, a->value, sizeof a->value);
 	a->number = s->integer ? (double)llround(good) : good;

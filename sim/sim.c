@@ -88,6 +88,8 @@ bool sim_set_stop(struct sim *s, const struct infer_stop *stop)
 	return infer_set_stop(s->infer, stop);
 }
 
+void sim_set_cancel(struct sim *s, const atomic_bool *cancel) { s->cancel = cancel; }
+
 static void heard(void *ctx) { infer_heard(ctx); }
 
 /* A node the autoscaler takes away (a spot notice, a scale-down): its batch
@@ -307,6 +309,10 @@ void sim_advance(struct sim *s, struct results *out)
 			break;
 		if (s->collect.overflow || s->arrivals.failed)
 			break; /* run_simulate refuses the run */
+		if (s->cancel && atomic_load_explicit(s->cancel, memory_order_relaxed)) {
+			s->stopping = true;
+			break;
+		}
 	}
 	/* The run ends where the stop rule fired, at the horizon, or with the
 	 * last arrival, start or completion: window events after that are not

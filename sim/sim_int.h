@@ -59,6 +59,7 @@ struct sim {
 	size_t backing_off;         /* jobs waiting to be retried after an OOM kill */
 	bool dirty;                 /* something changed that may let work start */
 	bool stopping;              /* the stop rule fired (sim_set_stop): the loop ends */
+	const atomic_bool *cancel;  /* sim_set_cancel's: checked once an instant */
 	sim_time until;             /* the loop runs while events are due by it */
 	sim_time last_progress;     /* the last arrival, start, eviction or end */
 	sim_time last_provisioning; /* the last instant a node was being provisioned */

@@ -222,3 +222,54 @@ Test(search, duration_bounds_in_two_units_become_seconds)
 	cr_assert_eq(search_parse_value("10m", &s.hi, &err), GP_OK);
 	cr_expect_eq(search_check_range(&s, &err), GP_EINPUT, "a rate and a duration do not mix");
 }
+
+/* Probes run ahead on a second thread (search_ahead.c) are written only
+ * when the walk takes them, in its order: the output and every row are the
+ * ones one thread writes.  The first-cut walk at 60 and 150 requests/s on
+ * A100s guesses x - 1 after each probe and is wrong three times (runs
+ * cancelled under way or dropped finished); the bisection of the window's
+ * jobs guesses that each probe holds. */
+Test(search, probes_run_ahead_write_what_one_thread_writes)
+{
+	static const char *const cases[] = {
+		"scenarios/inference.yaml --vary workloads.chat.replicas --lo 1 --hi 64 --min "
+		"--until 'ttft_p99_s <= 0.5' --set workloads.chat.requests.rate=60/s "
+		"--set workloads.chat.requests.count=4000 --set pools.h100.nodes=8 "
+		"--set pools.h100.gpus_per_node=8 --set pools.h100.gpu=A100-80GB",
+		"scenarios/inference.yaml --vary workloads.chat.replicas --lo 1 --hi 64 --min "
+		"--until 'ttft_p99_s <= 0.5' --set workloads.chat.requests.rate=150/s "
+		"--set workloads.chat.requests.count=4000 --set pools.h100.nodes=8 "
+		"--set pools.h100.gpus_per_node=8 --set pools.h100.gpu=A100-80GB",
+		"scenarios/eval-window.yaml --vary workloads.eval.count --lo 1 --hi 40 --max "
+		"--until 'eval.deadline_met_pct >= 100'",
+	};
+	static const char *const jobs[] = {"--jobs 1", "--jobs 2", "", "GPUPLAN_THREADS=1"};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char outs[4][4096], cmd[4096];
+		for (int i = 0; i < 4; i++) {
+			bool env = strchr(jobs[i], '=') != NULL;
+			snprintf(cmd, sizeof cmd, "%s bin/gpuplan search %s --db %s/c%zu-%d.db %s",
+				 env ? jobs[i] : "", cases[c], dir, c, i, env ? "" : jobs[i]);
+			cr_assert_eq(capture(cmd, outs[i], sizeof outs[i]), 0, "%s: %s", cmd,
+				     outs[i]);
+			if (i)
+				cr_assert_str_eq(outs[i], outs[0], "%s printed other probes",
+						 jobs[i]);
+		}
+		cr_assert(strstr(outs[0], "probe "), "%s", outs[0]);
+		for (int i = 1; i < 4; i++) {
+			snprintf(
+				cmd, sizeof cmd,
+				"cd %s && for t in searches metrics params job_rows timeseries "
+				"allocations pending_reasons; do sqlite3 c%zu-0.db \"select * from "
+				"$t\" > a.$t && sqlite3 c%zu-%d.db \"select * from $t\" > b.$t && "
+				"cmp -s a.$t b.$t || { echo \"$t differs\"; exit 1; }; done && "
+				"q='select run_id, name, seed, events, sim_seconds, status from runs' "
+				"&& sqlite3 c%zu-0.db \"$q\" > a.runs && sqlite3 c%zu-%d.db \"$q\" > "
+				"b.runs && cmp a.runs b.runs && test $(wc -l < a.runs) -ge 4",
+				dir, c, c, i, c, c, i);
+			cr_assert_eq(capture(cmd, out, sizeof out), 0, "case %zu, %s: %s", c,
+				     jobs[i], out);
+		}
+	}
+}

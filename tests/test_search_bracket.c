@@ -345,7 +345,8 @@ static void stop_verdicts(int at, int burst, bool *fails, bool *stopped, double 
 	results_init(&part);
 	cr_assert_eq(run_simulate(sc, &full, &err), GP_OK, "%s", err.msg);
 	struct infer_stop rule = {"all", INFER_TTFT, 99.0 / 100, 0.15};
-	cr_assert_eq(run_simulate_stop(sc, &part, &rule, stopped, &err), GP_OK, "%s", err.msg);
+	cr_assert_eq(run_simulate_stop(sc, &part, &rule, NULL, stopped, &err), GP_OK, "%s",
+		     err.msg);
 	double whole = results_or(&full, "all", METRIC_TTFT_P99_S, NAN);
 	double so_far = results_or(&part, "all", METRIC_TTFT_P99_S, NAN);
 	*fails = whole > 0.15;

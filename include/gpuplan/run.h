@@ -18,6 +18,8 @@
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
+#include <stdatomic.h>
+
 /* Runs the scenario; *out must be results_init'ed.  Returns GP_OK, or the
  * protocol's error status with err filled. */
 int run_simulate(const struct scenario *sc, struct results *out, struct gp_err *err);
@@ -32,9 +34,11 @@ int run_simulate_to(const struct scenario *sc, struct results *out, const struct
  * run ends as soon as the rule's quantile is certain to exceed its bound,
  * with status "stopped" and the figures of the part it ran (the requests in
  * flight unfinished); otherwise its results are run_simulate's.  *stopped
- * says which (may be NULL). */
+ * says which (may be NULL).  cancel (may be NULL) is a flag another thread
+ * may set: the run then ends at the next instant, stopped, and its results
+ * are for the bin (a search's probe run ahead that is not needed). */
 int run_simulate_stop(const struct scenario *sc, struct results *out, const struct infer_stop *stop,
-		      bool *stopped, struct gp_err *err);
+		      const atomic_bool *cancel, bool *stopped, struct gp_err *err);
 
 /* A timed run's placements only: its job rows, node names and pending
  * reasons, without the metrics, diagnosis and findings (import's

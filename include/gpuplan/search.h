@@ -67,6 +67,8 @@ struct search_spec {
 	void (*on_run)(void *ctx, int64_t run_id, const struct scenario *sc,
 		       const struct results *r);
 	void *run_ctx;
+	unsigned jobs; /* threads for probes run ahead (search_ahead.c); 0: GPUPLAN_THREADS
+			* or the processors; 1: none.  The runs written are the same. */
 };
 
 /* What one probe found, for progress output. */

@@ -33,6 +33,7 @@
 #include "gpuplan/scenario.h"
 
 #include <gsl/gsl_rng.h>
+#include <stdatomic.h>
 
 /* One batch job (a gang's pods count as one job). */
 struct sim_job {
@@ -114,6 +115,10 @@ void sim_set_sink(struct sim *s, const struct results_sink *sink);
  * loop ends as soon as the rule's quantile is certain to exceed its bound,
  * and the run's status is "stopped".  Returns whether the rule is on. */
 bool sim_set_stop(struct sim *s, const struct infer_stop *stop);
+
+/* A flag another thread may set (NULL: none): the loop then ends at the
+ * next instant, as the stop rule ends it (run.h, run_simulate_stop). */
+void sim_set_cancel(struct sim *s, const atomic_bool *cancel);
 
 /* Runs the loop; sets out's status, sim_end and events. */
 void sim_advance(struct sim *s, struct results *out);
