@@ -114,7 +114,8 @@ void search_ahead_plan(struct search_ahead *a, double bad, double good, double n
 		struct ahead_run *r = &a->runs[i];
 		if (!r->used || r->value == now || r->value == next)
 			continue;
-		bool inside = (r->value > bad && r->value < good) || (r->value > good && r->value < bad);
+		bool inside =
+			(r->value > bad && r->value < good) || (r->value > good && r->value < bad);
 		if (!atomic_load(&r->done) || !inside)
 			drop(r, true);
 	}
