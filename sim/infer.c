@@ -361,49 +361,6 @@ static uint32_t pop_front(uint32_t *ring, uint32_t *head, uint32_t *n, uint32_t 
 	return v;
 }
 
-/* --- requests ------------------------------------------------------------- */
-
-/* A uniform draw in [0, 1) fixed by the seed, the workload and the request. */
-static double quality_draw(uint64_t seed, size_t i)
-{
-	uint64_t x = seed ^ (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
-	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
-	x ^= x >> 31;
-	return (double)(x >> 11) / 9007199254740992.0;
-}
-
-static bool within_slo(const struct slo_spec *slo, const struct req *q)
-{
-	if (q->state != RQ_DONE)
-		return false;
-	if (slo->ttft && q->first - q->arrival > slo->ttft)
-		return false;
-	if (slo->e2e && q->done - q->arrival > slo->e2e)
-		return false;
-	/* TPOT bound against the request's mean time per output token after the first. */
-	if (slo->tpot && q->output > 1 && (q->done - q->first) > slo->tpot * (q->output - 1))
-		return false;
-	return true;
-}
-
-static void finish_request(struct infer *in, struct service *s, uint32_t id, enum req_state st)
-{
-	struct req *q = &s->reqs[id];
-	struct service *home = &in->svcs[s->front]; /* a decode worker's: its prefill's */
-	q->state = (uint8_t)st;
-	q->done = now_of(in);
-	q->slo_met = within_slo(&s->is->slo, q);
-	q->verified = q->slo_met && quality_draw(s->quality_seed, q->seq) < s->ws->pass_rate;
-	home->verified += q->verified;
-	s->outstanding--;
-	in->news |= INFER_PROGRESS;
-	in->progress_at = q->done;
-	infer_served_add(in, home, q); /* it leaves: its slot goes to the next arrival */
-	GP_GROW(s->free_reqs, s->cap_free, s->n_free + 1);
-	s->free_reqs[s->n_free++] = id;
-}
-
 /* --- the server ------------------------------------------------------------- */
 
 /* Sends the newest running sequence back to the head of the queue. */
@@ -580,7 +537,7 @@ static void end_iteration(struct infer *in, struct replica *r)
 				done++;
 				freed += q->blocks;
 				s->reqs[q->req].generated = q->generated;
-				finish_request(in, s, q->req, RQ_DONE);
+				infer_finish_request(in, s, q->req, RQ_DONE);
 				r->outstanding--;
 				continue;
 			}
@@ -646,7 +603,7 @@ static void dispatch(struct infer *in, struct replica *r, uint32_t id)
 	sim_time now = now_of(in);
 	assert(r->state == RS_READY);
 	if (blocks_for((int64_t)q->prompt + q->output) > r->blocks) {
-		finish_request(in, s, id, RQ_REJECTED); /* longer than max_model_len */
+		infer_finish_request(in, s, id, RQ_REJECTED); /* longer than max_model_len */
 		server_gauge(in, r, GAUGE_REQ_WAITING, -1);
 		return;
 	}

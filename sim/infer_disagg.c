@@ -143,7 +143,7 @@ void infer_disagg_handoff(struct infer *in, struct replica *r, const struct seq 
 	infer_gauge(in, -1, p->w, GAUGE_REQ_RUNNING, -1);
 	infer_gauge(in, -1, p->w, GAUGE_KV_USED, -v->blocks);
 	struct req q = p->reqs[v->req];
-	p->reqs[v->req].state = RQ_DONE; /* a free slot, as finish_request leaves one */
+	p->reqs[v->req].state = RQ_DONE; /* a free slot, as infer_finish_request leaves one */
 	GP_GROW(p->free_reqs, p->cap_free, p->n_free + 1);
 	p->free_reqs[p->n_free++] = v->req;
 	p->outstanding--;

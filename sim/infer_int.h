@@ -171,6 +171,9 @@ static inline void infer_push(struct infer *in, sim_time t, enum infer_event k, 
 /* Adds request q of service s to what s served: its figures, and its row
  * with output.requests (infer_results.c). */
 void infer_served_add(struct infer *in, struct service *s, const struct req *q);
+/* Request id of s leaves in state st (done or rejected): whether it met the
+ * SLO and passed its quality draw, then what it served (infer_results.c). */
+void infer_finish_request(struct infer *in, struct service *s, uint32_t id, enum req_state st);
 void infer_served_free(struct served *v);
 
 /* infer.c: a gauge of pool and workload w (-1: none) moves by delta;

@@ -76,6 +76,47 @@ bool infer_set_stop(struct infer *in, const struct infer_stop *stop)
 
 /* --- what a request leaves behind ------------------------------------------------ */
 
+/* A uniform draw in [0, 1) fixed by the seed, the workload and the request. */
+static double quality_draw(uint64_t seed, size_t i)
+{
+	uint64_t x = seed ^ (uint64_t)i * UINT64_C(0x9E3779B97F4A7C15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+	x ^= x >> 31;
+	return (double)(x >> 11) / 9007199254740992.0;
+}
+
+static bool within_slo(const struct slo_spec *slo, const struct req *q)
+{
+	if (q->state != RQ_DONE)
+		return false;
+	if (slo->ttft && q->first - q->arrival > slo->ttft)
+		return false;
+	if (slo->e2e && q->done - q->arrival > slo->e2e)
+		return false;
+	/* TPOT bound against the request's mean time per output token after the first. */
+	if (slo->tpot && q->output > 1 && (q->done - q->first) > slo->tpot * (q->output - 1))
+		return false;
+	return true;
+}
+
+void infer_finish_request(struct infer *in, struct service *s, uint32_t id, enum req_state st)
+{
+	struct req *q = &s->reqs[id];
+	struct service *home = &in->svcs[s->front]; /* a decode worker's: its prefill's */
+	q->state = (uint8_t)st;
+	q->done = now_of(in);
+	q->slo_met = within_slo(&s->is->slo, q);
+	q->verified = q->slo_met && quality_draw(s->quality_seed, q->seq) < s->ws->pass_rate;
+	home->verified += q->verified;
+	s->outstanding--;
+	in->news |= INFER_PROGRESS;
+	in->progress_at = q->done;
+	infer_served_add(in, home, q); /* it leaves: its slot goes to the next arrival */
+	GP_GROW(s->free_reqs, s->cap_free, s->n_free + 1);
+	s->free_reqs[s->n_free++] = id;
+}
+
 void infer_served_add(struct infer *in, struct service *s, const struct req *q)
 {
 	struct served *v = &s->served;
