@@ -382,17 +382,23 @@ static void preempt_newest(struct infer *in, struct replica *r)
 	collect_preempted(in->h.collect, collect_scope_workload(in->sc, (size_t)s->w), now_of(in));
 }
 
-/* Decodes of the running sequences (step 1); returns their count, Σ context
- * and whether some sequence is part-way through its prompt. */
-static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget, double *ctx,
-			    bool *partial)
+/* The decodes of an iteration (step 1): their count, Σ kv and the KV blocks
+ * they took, and whether some sequence is part-way through its prompt. */
+struct decodes {
+	int32_t n, grown;
+	int64_t keys;
+	bool partial;
+};
+
+/* Plans the decodes of the running sequences within budget. */
+static struct decodes plan_decodes(struct infer *in, struct replica *r, int32_t budget)
 {
 	/* This loop runs for every running sequence at every iteration: the
 	 * budget, the flag and the sum stay in registers (through the pointers
 	 * the compiler would store them at each sequence), and Σ context is
 	 * summed in integers, which is the same double as summing doubles as
 	 * long as it stays below 2^53. */
-	int32_t left = *budget, n_run = r->n_run, grown = 0;
+	int32_t left = budget, n_run = r->n_run, grown = 0;
 	int64_t keys = 0;
 	bool part = false;
 	struct seq *run = r->run; /* n_run is read again only after a preemption */
@@ -418,17 +424,7 @@ static int32_t plan_decodes(struct infer *in, struct replica *r, int32_t *budget
 		left--;
 		keys += kv;
 	}
-	/* The new blocks move the gauge once: it counts blocks, whole numbers
-	 * that add up to the same double in any order, and at the same instant
-	 * (a scope touched at an instant it was not touched before would split
-	 * its integral, hence no move of 0). */
-	if (grown)
-		server_gauge(in, r, GAUGE_KV_USED, grown);
-	int32_t n = *budget - left; /* one token each */
-	*budget = left;
-	*ctx += (double)(keys + n); /* Σ (kv + 1) */
-	*partial = part;
-	return n;
+	return (struct decodes){budget - left, grown, keys, part}; /* one token each */
 }
 
 /* Chunked prefills (step 2) and admissions (step 3) into w. */
@@ -473,19 +469,26 @@ static void plan_prefills(struct infer *in, struct replica *r, int32_t budget, b
 	}
 }
 
-/* Plans and starts an iteration; false when there is nothing to compute. */
-static bool start_iteration(struct infer *in, struct replica *r)
+/* Plans and starts an iteration, with its decodes when the iteration before
+ * planned them (d; NULL: not); false when there is nothing to compute. */
+static bool start_iteration(struct infer *in, struct replica *r, const struct decodes *d)
 {
 	int32_t budget = svc_of(in, r)->is->max_batched_tokens;
-	double ctx = 0;
-	bool partial;
-	int32_t decodes = plan_decodes(in, r, &budget, &ctx, &partial);
+	struct decodes mine = d ? *d : plan_decodes(in, r, budget);
+	d = &mine;
+	/* The new blocks move the gauge once: it counts blocks, whole numbers
+	 * that add up to the same double in any order, and at the same instant
+	 * (a scope touched at an instant it was not touched before would split
+	 * its integral, hence no move of 0). */
+	if (d->grown)
+		server_gauge(in, r, GAUGE_KV_USED, d->grown);
+	double ctx = (double)(d->keys + d->n); /* Σ (kv + 1) */
 	struct roofline_work w = ROOFLINE_WORK_NONE;
 	/* Summed over the decoding sequences: each attends to its context. */
-	w.tokens = decodes;
+	w.tokens = d->n;
 	w.keys = ctx;
-	w.kv_read = ctx - decodes;
-	plan_prefills(in, r, budget, partial, &w);
+	w.kv_read = ctx - d->n;
+	plan_prefills(in, r, budget - d->n, d->partial, &w);
 	if (w.tokens <= 0)
 		return false;
 	struct roofline_terms t;
@@ -503,8 +506,11 @@ static bool start_iteration(struct infer *in, struct replica *r)
 	return true;
 }
 
-/* Applies the iteration's tokens; completes the sequences that are done. */
-static void end_iteration(struct infer *in, struct replica *r)
+/* Applies the iteration's tokens; completes the sequences that are done.
+ * When no decode of the next iteration can find the KV cache full or the
+ * budget spent (a decode takes at most a block and a token), the same pass
+ * plans them into *next, as plan_decodes would: returns whether it did. */
+static bool end_iteration(struct infer *in, struct replica *r, struct decodes *next)
 {
 	struct service *s = svc_of(in, r);
 	sim_time now = now_of(in);
@@ -512,54 +518,71 @@ static void end_iteration(struct infer *in, struct replica *r)
 	r->busy = false;
 	r->busy_us += (double)(now - r->iter_start);
 	r->energy_j += (double)(now - r->iter_start) * 1e-6 * r->busy_w;
-	int32_t kept = 0, n_run = r->n_run, done = 0;
-	int64_t freed = 0;
+	int32_t kept = 0, n_run = r->n_run, done = 0, n = 0, grown = 0;
+	int64_t freed = 0, keys = 0;
 	struct seq *run = r->run; /* finishing a request moves neither */
+	bool plan = s->decode < 0 && r->free_blocks >= n_run && s->is->max_batched_tokens >= n_run;
+	bool part = false, handoff = s->decode >= 0;
 	for (int32_t i = 0; i < n_run; i++) {
 		struct seq *q = &run[i];
 		/* A token when the sequence decoded or its prefill reached the end
 		 * of its prompt (kv >= target implies kv + sched >= target). */
-		int32_t sched = q->sched;
-		bool token = sched > 0 && q->kv + sched >= q->target;
-		q->kv += sched;
+		int32_t sched = q->sched, kv = q->kv + sched;
+		bool token = sched > 0 && kv >= q->target;
+		q->kv = kv;
 		q->sched = 0;
-		if (token && s->decode >= 0) { /* a prefill worker: off to a decode worker */
+		if (token && handoff) { /* a prefill worker: off to a decode worker */
 			infer_disagg_handoff(in, r, q);
 			continue;
 		}
 		if (token) {
 			/* generated survives preemption: 1 is the very first token.
 			 * (Only then touch the request: its record is cold.) */
-			if (++q->generated == 1)
+			int32_t generated = ++q->generated;
+			if (generated == 1)
 				s->reqs[q->req].first = now;
-			if (q->generated >= q->output) {
-				r->free_blocks += q->blocks;
+			if (generated >= q->output) {
 				done++;
 				freed += q->blocks;
-				s->reqs[q->req].generated = q->generated;
+				s->reqs[q->req].generated = generated;
 				infer_finish_request(in, s, q->req, RQ_DONE);
-				r->outstanding--;
 				continue;
 			}
+		}
+		if (plan && kv < q->target) {
+			part = true;
+		} else if (plan) {
+			int32_t need = kv >= q->blocks * BLOCK; /* blocks_for(kv + 1) > blocks */
+			q->blocks += need;
+			grown += need;
+			q->sched = 1;
+			n++;
+			keys += kv;
 		}
 		if (kept != i) /* (a copy onto itself stalls on the fields just written) */
 			run[kept] = *q;
 		kept++;
 	}
+	r->free_blocks += freed;
+	r->outstanding -= done;
 	r->n_run = kept;
-	if (done) { /* whole numbers, moved once (see plan_decodes) */
+	if (done) { /* whole numbers, moved once (see start_iteration) */
 		server_gauge(in, r, GAUGE_REQ_RUNNING, -done);
 		server_gauge(in, r, GAUGE_KV_USED, (double)-freed);
 	}
 	assert(r->free_blocks <= r->blocks && r->outstanding >= kept);
+	r->free_blocks -= grown;
+	*next = (struct decodes){n, grown, keys, part};
+	return plan;
 }
 
-/* Starts the next iteration, or waits for the head's tokenization, or idles. */
-static void kick(struct infer *in, struct replica *r)
+/* Starts the next iteration (with decodes d, or NULL), or waits for the
+ * head's tokenization, or idles. */
+static void kick(struct infer *in, struct replica *r, const struct decodes *d)
 {
 	if (r->busy)
 		return;
-	if (start_iteration(in, r))
+	if (start_iteration(in, r, d))
 		return;
 	if (r->active) {
 		set_active(in, r, false);
@@ -584,11 +607,13 @@ static void on_iteration(struct infer *in, uint32_t id, uint16_t gen)
 	struct replica *r = &in->reps[id];
 	if (gen != r->gen)
 		return; /* superseded: re-rated, or a later wake-up */
+	struct decodes d;
+	bool planned = false;
 	if (r->busy)
-		end_iteration(in, r);
+		planned = end_iteration(in, r, &d);
 	else
 		r->wake_at = SIM_NEVER;
-	kick(in, r);
+	kick(in, r, planned ? &d : NULL);
 }
 
 /* --- routing ---------------------------------------------------------------- */
@@ -627,7 +652,7 @@ static void kick_all(struct infer *in, struct service *s)
 {
 	for (int32_t k = 0; k < s->n_reps; k++)
 		if (in->reps[s->first_rep + k].state == RS_READY)
-			kick(in, &in->reps[s->first_rep + k]);
+			kick(in, &in->reps[s->first_rep + k], NULL);
 }
 
 /* The ready replica the router picks; NULL when none is ready. */
