@@ -113,7 +113,12 @@ static struct pod_request pod_of(const struct service *s)
 
 sim_time infer_iteration_time(double seconds)
 {
-	sim_time us = (sim_time)llround(seconds * (double)SIM_SECOND);
+	/* llround without its call (half away from zero) below 2^52 µs, where
+	 * x - trunc(x) is exact; llround above, and for what is not a number */
+	double x = seconds * (double)SIM_SECOND;
+	bool fits = x >= 0 && x < 0x1p52;
+	sim_time us = fits ? (sim_time)x : llround(x);
+	us += fits && x - (double)us >= 0.5;
 	return us < 1 ? 1 : us;
 }
 
@@ -495,13 +500,18 @@ static bool start_iteration(struct infer *in, struct replica *r, const struct de
 	roofline_terms(&r->roof, &w, &t);
 	sim_time now = now_of(in);
 	r->busy = true;
-	r->remaining = (double)infer_iteration_time(t.total_s);
+	sim_time us = infer_iteration_time(t.total_s);
+	r->remaining = (double)us;
 	r->u = t.total_s > 0 ? t.memory_s / t.total_s : 0;
 	r->iter_start = r->last = now;
 	r->wake_at = SIM_NEVER;
 	set_active(in, r, true);
 	r->rate = replica_rate(in, r);
-	push_end(in, r);
+	/* push_end's end without its division: ceil(us - 1e-9) is us below 2^53 */
+	if (r->rate == 1 && us < INT64_C(1) << 53)
+		infer_push(in, now + us, EV_INFER_ITERATION, (uint32_t)(r - in->reps), ++r->gen);
+	else
+		push_end(in, r);
 	neighbours_changed(in, r);
 	return true;
 }
