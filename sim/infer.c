@@ -247,12 +247,6 @@ static const struct sharing *sharing_of(const struct infer *in, const struct rep
 	return &in->sc->pools[r->pool].sharing;
 }
 
-/* Whether co-tenants can slow this replica's iterations. */
-static bool contended(const struct infer *in, const struct replica *r)
-{
-	return sharing_contended(sharing_of(in, r), in->svcs[r->svc].ws->request);
-}
-
 /* The rate of r's iteration on GPU g (see the top of the file). */
 static double gpu_rate(const struct infer *in, const struct replica *r, const struct gpu *g)
 {
@@ -275,7 +269,7 @@ static double gpu_rate(const struct infer *in, const struct replica *r, const st
 
 static double replica_rate(const struct infer *in, const struct replica *r)
 {
-	if (!contended(in, r))
+	if (!r->contended)
 		return 1;
 	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
 	double rate = 1;
@@ -312,7 +306,7 @@ static void rerate(struct infer *in, struct replica *r)
 /* After r started or stopped an iteration: its busy co-tenants' rates. */
 static void neighbours_changed(struct infer *in, const struct replica *r)
 {
-	if (!contended(in, r))
+	if (!r->contended)
 		return;
 	const struct node *nd = &in->h.cluster->nodes[r->grant.node];
 	for (int i = 0; i < nd->gpus; i++) {
@@ -810,6 +804,7 @@ static bool take_pod(struct infer *in, struct replica *r)
 		return false;
 	placement_take(in->h.placer, &pod, &node, tenant_of(in, r), &r->grant);
 	r->pool = in->h.cluster->nodes[node].pool;
+	r->contended = sharing_contended(sharing_of(in, r), s->ws->request);
 	r->memory = infer_server_memory(&in->sc->pools[r->pool], s->ws);
 	const struct node *nd = &in->h.cluster->nodes[node];
 	for (int i = 0; i < nd->gpus; i++) {

@@ -95,6 +95,8 @@ struct replica {
 	sim_time iter_start, last;
 	int32_t restarts;
 	bool doomed;            /* starting, it cannot serve: it crashes as start-up ends */
+	bool contended;         /* co-tenants can slow its iterations (sharing_contended of
+				 * its pool's sharing and its request), from its placement */
 	sim_time ready_since;   /* SIM_NEVER: not serving */
 	sim_time pending_since; /* when it last began to wait for placement */
 	double busy_us, ready_us;
