@@ -193,7 +193,7 @@ static void advance(struct collect *c, struct scope_gauges *s, sim_time t)
 	if (!c->started || t <= s->last)
 		return;
 	double dt = (double)(t - s->last);
-	for (int g = 0; g < GAUGE_COUNT; g++) {
+	for (int g = 0; g < GAUGE_SLOTS; g++) {
 		s->window[g] += s->value[g] * dt;
 		s->total[g] += s->value[g] * dt;
 	}
@@ -213,7 +213,7 @@ static void close_window(struct collect *c, sim_time end)
 	for (size_t i = 0; i < c->n_scopes; i++) {
 		struct scope_gauges *s = &c->scopes[i];
 		advance(c, s, end);
-		memcpy(&sum[i * SUMS], s->window, sizeof s->window);
+		memcpy(&sum[i * SUMS], s->window, GAUGE_COUNT * sizeof *s->window);
 		sum[i * SUMS + GAUGE_COUNT] = s->preemptions;
 		memset(s->window, 0, sizeof s->window);
 		s->preemptions = 0;
