@@ -522,11 +522,15 @@ static bool end_iteration(struct infer *in, struct replica *r, struct decodes *n
 	r->busy = false;
 	r->busy_us += (double)(now - r->iter_start);
 	r->energy_j += (double)(now - r->iter_start) * 1e-6 * r->busy_w;
+	if (s->decode >= 0) { /* a prefill worker */
+		infer_disagg_end(in, r);
+		return false;
+	}
 	int32_t kept = 0, n_run = r->n_run, done = 0, n = 0, grown = 0;
 	int64_t freed = 0, keys = 0;
-	struct seq *run = r->run; /* finishing a request moves neither */
-	bool plan = s->decode < 0 && r->free_blocks >= n_run && s->is->max_batched_tokens >= n_run;
-	bool part = false, handoff = s->decode >= 0;
+	struct seq *run = r->run;
+	uint32_t *ended = r->ended; /* finished, completed after the pass: no call in it */
+	bool plan = r->free_blocks >= n_run && s->is->max_batched_tokens >= n_run, part = false;
 	for (int32_t i = 0; i < n_run; i++) {
 		struct seq *q = &run[i];
 		/* A token when the sequence decoded or its prefill reached the end
@@ -535,10 +539,6 @@ static bool end_iteration(struct infer *in, struct replica *r, struct decodes *n
 		bool token = sched > 0 && kv >= q->target;
 		q->kv = kv;
 		q->sched = 0;
-		if (token && handoff) { /* a prefill worker: off to a decode worker */
-			infer_disagg_handoff(in, r, q);
-			continue;
-		}
 		if (token) {
 			/* generated survives preemption: 1 is the very first token.
 			 * (Only then touch the request: its record is cold.) */
@@ -546,10 +546,9 @@ static bool end_iteration(struct infer *in, struct replica *r, struct decodes *n
 			if (generated == 1)
 				s->reqs[q->req].first = now;
 			if (generated >= q->output) {
-				done++;
 				freed += q->blocks;
 				s->reqs[q->req].generated = generated;
-				infer_finish_request(in, s, q->req, RQ_DONE);
+				ended[done++] = q->req;
 				continue;
 			}
 		}
@@ -567,9 +566,12 @@ static bool end_iteration(struct infer *in, struct replica *r, struct decodes *n
 			run[kept] = *q;
 		kept++;
 	}
+	r->n_run = kept;
 	r->free_blocks += freed;
 	r->outstanding -= done;
-	r->n_run = kept;
+	/* in the pass's order; a request's end reads nothing the pass wrote but its own */
+	for (int32_t k = 0; k < done; k++)
+		infer_finish_request(in, s, ended[k], RQ_DONE);
 	if (done) { /* whole numbers, moved once (see start_iteration) */
 		server_gauge(in, r, GAUGE_REQ_RUNNING, -done);
 		server_gauge(in, r, GAUGE_KV_USED, (double)-freed);
@@ -775,8 +777,10 @@ static void set_up_server(struct infer *in, struct replica *r)
 	const struct gpu_specs *g = catalog_gpu_specs(p->gpu);
 	r->idle_w = g ? r->grant.equivalent * g->idle_watts : 0;
 	r->busy_w = g ? r->grant.equivalent * (g->tdp_watts - g->idle_watts) : 0;
-	if (!r->run)
+	if (!r->run) {
 		r->run = gp_xcalloc((size_t)s->is->max_batch, sizeof *r->run);
+		r->ended = gp_xcalloc((size_t)s->is->max_batch, sizeof *r->ended);
+	}
 }
 
 static void become_ready(struct infer *in, struct replica *r)
@@ -1177,6 +1181,7 @@ void infer_destroy(struct infer *in)
 	for (size_t i = 0; i < in->n_reps; i++) {
 		free(in->reps[i].wait);
 		free(in->reps[i].run);
+		free(in->reps[i].ended);
 	}
 	free(in->svcs);
 	free(in->reps);

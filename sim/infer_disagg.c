@@ -166,6 +166,24 @@ void infer_disagg_handoff(struct infer *in, struct replica *r, const struct seq 
 	infer_push(in, end, EV_INFER_TRANSFER, id, (uint16_t)p->decode);
 }
 
+/* A prefill worker's iteration ends: a sequence whose prompt is in its KV
+ * cache leaves for a decode worker (infer_disagg_handoff). */
+void infer_disagg_end(struct infer *in, struct replica *r)
+{
+	int32_t kept = 0, n_run = r->n_run;
+	for (int32_t i = 0; i < n_run; i++) {
+		struct seq *q = &r->run[i];
+		bool token = q->sched > 0 && q->kv + q->sched >= q->target;
+		q->kv += q->sched;
+		q->sched = 0;
+		if (token)
+			infer_disagg_handoff(in, r, q);
+		else if (kept++ != i)
+			r->run[kept - 1] = *q;
+	}
+	r->n_run = kept;
+}
+
 void infer_disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode)
 {
 	infer_submit(in, &in->svcs[decode], id);

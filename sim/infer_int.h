@@ -86,6 +86,7 @@ struct replica {
 	uint32_t *wait;
 	uint32_t wait_head, wait_n, wait_cap;
 	struct seq *run; /* max_batch, in admission order */
+	uint32_t *ended; /* max_batch: requests an iteration's end completes (end_iteration) */
 	int32_t n_run;
 	int64_t outstanding; /* waiting + running */
 	sim_time *tok_free;  /* per tokenizer worker: free from then (in infer.tok) */
@@ -201,12 +202,14 @@ uint32_t infer_new_slot(struct service *s);
 /* infer_disagg.c: a disaggregated workload's services and replicas; s (just
  * set up with the workload's spec) becomes its prefill service and the next
  * slot of in->svcs its decode service; a sequence whose prefill ended on a
- * prefill worker leaves for a decode worker; the KV cache arrived; the
+ * prefill worker leaves for a decode worker; a prefill worker's iteration
+ * ends (its finished prefills leave); the KV cache arrived; the
  * per-role metrics of front service s; its state freed. */
 size_t infer_disagg_services(const struct workload_spec *ws);
 size_t infer_disagg_replicas(const struct workload_spec *ws);
 void infer_disagg_split(struct infer *in, struct service *s);
 void infer_disagg_handoff(struct infer *in, struct replica *r, const struct seq *v);
+void infer_disagg_end(struct infer *in, struct replica *r);
 void infer_disagg_on_transfer(struct infer *in, uint32_t id, uint16_t decode);
 void infer_disagg_results(struct infer *in, struct results *out, const struct service *s);
 void infer_disagg_free(struct service *s);
