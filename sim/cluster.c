@@ -241,6 +241,7 @@ static void refresh(struct cluster *c, int32_t node)
 	index_set(&ps->part, local, part);
 	for (size_t m = 0; m < ps->n_mig; m++)
 		index_set(&ps->mig[m], local, node_mig_key(c, node, m));
+	cluster_groups_place(c, node);
 }
 
 static int32_t mig_index(const struct pool_state *ps, const char *profile);
@@ -362,6 +363,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 		c->class_of[i] = cluster_classes_enter(&c->classes, &key);
 		c->pools[c->nodes[i].pool].tight += class_tight(c, &key);
 	}
+	cluster_groups_init(c);
 }
 
 void cluster_node_up(struct cluster *c, int32_t node)
@@ -391,6 +393,7 @@ void cluster_node_down(struct cluster *c, int32_t node)
 	index_set(&ps->part, local, -1);
 	for (size_t m = 0; m < ps->n_mig; m++)
 		index_set(&ps->mig[m], local, -1);
+	cluster_groups_remove(c, node);
 	nd->ready = false;
 	ps->ready[local / 64] &= ~(UINT64_C(1) << (local % 64));
 	ps->n_ready--;
@@ -459,6 +462,7 @@ void cluster_free(struct cluster *c)
 	free(c->nodes);
 	free(c->gpus);
 	free(c->vram_used);
+	cluster_groups_free(c);
 	free(c->class_of);
 	cluster_classes_free(&c->classes);
 	memset(c, 0, sizeof *c);
@@ -1153,7 +1157,7 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 	}
 	free(whole);
 	free(part);
-	return ok;
+	return ok && cluster_groups_consistent(c, p, why, len);
 }
 
 bool cluster_consistent(const struct cluster *c)

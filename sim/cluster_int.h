@@ -5,6 +5,7 @@
  *   cluster.c         nodes, GPUs, tenants, bucket indexes, takes and releases
  *   cluster_classes.c the table of node classes (cluster.h, "Node classes")
  *   cluster_windows.c when a pool serves batch work (cluster.h, "Windows")
+ *   cluster_groups.c  the Ready nodes by class and key (cluster.h, "Class groups")
  *   cluster_walk.c    walks over the bucket indexes, Ready ranks (cluster.h, "Walks")
  */
 #ifndef GPUPLAN_CLUSTER_INT_H
@@ -29,6 +30,16 @@ bool cluster_classes_same(const struct node_class *a, const struct node_class *b
 
 /* The id of class k for a node that was of class id. */
 int32_t cluster_classes_move(struct class_table *t, int32_t id, const struct node_class *k);
+
+/* Class groups (cluster_groups.c; cluster.h, "Class groups"): set up for
+ * the Ready nodes once their classes are; a Ready node into the group of
+ * its class and whole key (from any other); a node out of its group (it
+ * goes down); freed; and checked against the nodes (debug builds). */
+void cluster_groups_init(struct cluster *c);
+void cluster_groups_place(struct cluster *c, int32_t node);
+void cluster_groups_remove(struct cluster *c, int32_t node);
+void cluster_groups_free(struct cluster *c);
+bool cluster_groups_consistent(const struct cluster *c, size_t p, char *why, size_t len);
 
 /* Where the block count of node `local` in level k of ix is (cluster.c). */
 size_t cluster_index_block(const struct bucket_index *ix, int32_t k, int32_t local);

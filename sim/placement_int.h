@@ -117,9 +117,16 @@ struct node_sample {
 	int32_t *nodes;        /* the feasible nodes found (capacity: every node) */
 	int32_t n;
 	/* sample_walk's nodes come pool by pool: each pool's run ends before
-	 * nodes[end] (capacity: two per pool, the first is cut by the start) */
+	 * nodes[end] (capacity: two per pool, the first is cut by the start);
+	 * a grouped run puts no node there: its nodes are those of the pool's
+	 * class groups of key `need` or more among slots [from, to) (cluster.h,
+	 * "Class groups"), and find_sampled keeps its best score and how many
+	 * of its nodes hold it */
 	struct sample_run {
 		int32_t pool, end;
+		bool grouped;
+		int32_t from, to, need, n_best;
+		int64_t best;
 	} * runs;
 	int32_t n_runs;
 	/* Pools scored as groups (their score a function of the unit key):

@@ -98,7 +98,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 			continue;
 		}
 		bool check = pli_some_nodes(f->rule) || f->st;
-		int32_t next = -1; /* the first feasible node too many */
+		int32_t next = -1, need = 0; /* the first feasible node too many */
 		struct cluster_walk wk;
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
 		    pli_score_shape(pl, p, w) != SHAPE_PER_NODE) {
@@ -116,6 +116,22 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 				cluster_walk_tally(&wk, &sg->keys);
 			}
 			found += n;
+		} else if (groups && !check && cluster_groups_answer(c, p, w, pod->gpus, &need)) {
+			/* scored by class: the nodes are counted, not taken (no
+			 * cpu, memory or node condition can fail them) */
+			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
+			int32_t n = 0;
+			next = cluster_walk_find(&wk, want - found, &n);
+			if (next >= 0)
+				to = next - ps->first_node;
+			if (n > 0)
+				sm->runs[sm->n_runs++] = (struct sample_run){.pool = (int32_t)p,
+									     .end = sm->n,
+									     .grouped = true,
+									     .from = from,
+									     .to = to,
+									     .need = need};
+			found += n;
 		} else {
 			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? pli_node_passes : NULL,
 					  f, from, to);
@@ -126,7 +142,8 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 			sm->n += n;
 			found += n;
 			if (n > 0)
-				sm->runs[sm->n_runs++] = (struct sample_run){(int32_t)p, sm->n};
+				sm->runs[sm->n_runs++] =
+					(struct sample_run){.pool = (int32_t)p, .end = sm->n};
 		}
 		if (next >= 0) {
 			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
@@ -241,6 +258,85 @@ static uint32_t next_memo_stamp(const struct placer *pl)
 	return sm->memo_stamp;
 }
 
+/* The score of class id in this search (its pool's base included): once a
+ * search, through the table by class id stamped with it. */
+static int64_t memo_score(const struct placer *pl, int32_t id, uint32_t stamp, int64_t pool_base,
+			  const struct pod_request *pod, double eq)
+{
+	struct class_memo *m = &pl->sample->memo[id];
+	if (m->stamp != stamp)
+		*m = (struct class_memo){stamp, pool_base + pli_cached_score(pl, id, pod, eq)};
+	return m->score;
+}
+
+/* The slots of run r's groups (key need or more) into slots and their
+ * scores into score: how many. */
+static int32_t run_groups(const struct placer *pl, const struct sample_run *r, uint32_t stamp,
+			  int64_t pool_base, const struct pod_request *pod, double eq,
+			  int32_t *slots, int64_t *score)
+{
+	const struct class_groups *gs = &pl->c->pools[r->pool].groups;
+	int32_t m = 0;
+	for (int32_t j = 0; j < gs->n_live; j++) {
+		const struct class_group *g = &gs->at[gs->live[j]];
+		if (g->key < r->need)
+			continue;
+		slots[m] = gs->live[j];
+		score[m++] = memo_score(pl, g->id, stamp, pool_base, pod, eq);
+	}
+	return m;
+}
+
+/* A grouped run's best score, into r->best and r->n_best (how many of its
+ * nodes hold it), and the first of them: its groups best score first, until
+ * one has nodes in the run's slots.  O(groups x (blocks + words at either
+ * end)) for the groups counted. */
+static int32_t score_run(const struct placer *pl, struct sample_run *r, uint32_t stamp,
+			 int64_t pool_base, const struct pod_request *pod, double eq)
+{
+	int32_t slots[CLUSTER_GROUPS];
+	int64_t score[CLUSTER_GROUPS];
+	int32_t m = run_groups(pl, r, stamp, pool_base, pod, eq, slots, score), first = -1;
+	r->best = INT64_MIN;
+	r->n_best = 0;
+	while (m > 0) {
+		int64_t top = INT64_MIN;
+		for (int32_t j = 0; j < m; j++)
+			top = score[j] > top ? score[j] : top;
+		for (int32_t j = 0; j < m;) {
+			if (score[j] != top) {
+				j++;
+				continue;
+			}
+			int32_t at = -1;
+			r->n_best += cluster_group_count(pl->c, (size_t)r->pool, slots[j], r->from,
+							 r->to, &at);
+			first = at >= 0 && (first < 0 || at < first) ? at : first;
+			slots[j] = slots[--m]; /* counted: out of the list */
+			score[j] = score[m];
+		}
+		if (r->n_best > 0) {
+			r->best = top;
+			break;
+		}
+	}
+	return first;
+}
+
+/* The nth (node order) node of grouped run r that holds score best. */
+static int32_t run_nth(const struct placer *pl, const struct sample_run *r, uint32_t stamp,
+		       int64_t pool_base, const struct pod_request *pod, double eq, int64_t best,
+		       int32_t nth)
+{
+	int32_t slots[CLUSTER_GROUPS];
+	int64_t score[CLUSTER_GROUPS];
+	int32_t m = run_groups(pl, r, stamp, pool_base, pod, eq, slots, score), n = 0;
+	for (int32_t j = 0; j < m; j++)
+		if (score[j] == best)
+			slots[n++] = slots[j];
+	return cluster_groups_nth(pl->c, (size_t)r->pool, slots, n, r->from, r->to, nth);
+}
+
 /*
  * The best of the sampled nodes: the ones found one by one scored each, a
  * segment of a group-scored pool one score per key (or one for the pool);
@@ -250,7 +346,7 @@ static uint32_t next_memo_stamp(const struct placer *pl)
  */
 int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 {
-	const struct node_sample *sm = pl->sample;
+	struct node_sample *sm = pl->sample;
 	const struct cluster *c = pl->c;
 	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	int32_t max_prefer = 0;
@@ -267,17 +363,24 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 	int32_t n_best = 0, first = -1;
 	uint32_t stamp = next_memo_stamp(pl);
 	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
-		size_t p = (size_t)sm->runs[k].pool;
+		struct sample_run *r = &sm->runs[k];
+		size_t p = (size_t)r->pool;
 		double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 		int64_t pool_base = WEIGHT_TAINT *
 				    pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
-		for (; i < sm->runs[k].end; i++) {
-			int32_t node = sm->nodes[i], id = c->class_of[node];
-			struct class_memo *m = &sm->memo[id];
-			if (m->stamp != stamp)
-				*m = (struct class_memo){
-					stamp, pool_base + pli_cached_score(pl, id, pod, eq)};
-			int64_t s = m->score;
+		if (r->grouped) { /* no node in nodes[]: as if its nodes came one by one */
+			int32_t at = score_run(pl, r, stamp, pool_base, pod, eq);
+			if (r->best > best) {
+				best = r->best;
+				n_best = 0;
+				first = at;
+			}
+			n_best += r->best == best ? r->n_best : 0;
+			continue;
+		}
+		for (; i < r->end; i++) {
+			int32_t node = sm->nodes[i];
+			int64_t s = memo_score(pl, c->class_of[node], stamp, pool_base, pod, eq);
 			pl->scratch[i] = s;
 			if (s > best) {
 				best = s;
@@ -304,9 +407,28 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 	if (pk.nth < 0)
 		return pk.node;
 	if (pk.seg == SEG_NODES) {
-		for (int32_t i = 0, nth = pk.nth; i < sm->n; i++)
-			if (pl->scratch[i] == best && nth-- == 0)
-				return sm->nodes[i];
+		int32_t nth = pk.nth;
+		for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
+			const struct sample_run *r = &sm->runs[k];
+			if (!r->grouped) {
+				for (; i < r->end; i++)
+					if (pl->scratch[i] == best && nth-- == 0)
+						return sm->nodes[i];
+				continue;
+			}
+			if (r->best != best)
+				continue;
+			if (nth >= r->n_best) {
+				nth -= r->n_best;
+				continue;
+			}
+			size_t p = (size_t)r->pool;
+			double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
+			int64_t pool_base =
+				WEIGHT_TAINT *
+				pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
+			return run_nth(pl, r, stamp, pool_base, pod, eq, best, nth);
+		}
 		return -1; /* not reached: n_best nodes hold the best score */
 	}
 	const struct sample_seg *sg = &sm->segs[pk.seg];

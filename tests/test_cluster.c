@@ -616,6 +616,127 @@ Test(cluster, classes_follow_random_takes_and_releases)
 	cluster_free(&c);
 }
 
+/*
+ * Class groups (cluster.h) through 3,000 random takes and releases on 300
+ * nodes of 8 GPUs (pods of 1 to 4 GPUs and 0 or 16 cores), a node going
+ * down and up on the way: every 100 steps the groups hold each Ready node
+ * once, in the group of its class and whole key (cluster_consistent), and a
+ * group's count, first node and the nth node of two groups in a slot range
+ * are what a look at every node of the range says.
+ */
+Test(cluster, class_groups_follow_random_takes_and_releases)
+{
+	pools[0].nodes = 300;
+	pools[0].gpus_per_node = 8;
+	pools[0].cpu = 96;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	cr_assert(c.pools[0].groups.on, "300 exclusive slots keep groups");
+	cr_assert(!c.pools[1].groups.on, "two slots are walked node by node");
+	struct cluster_grant *held = calloc(4000, sizeof *held);
+	uint32_t *job = calloc(4000, sizeof *job), next_job = 1, seed = 777;
+	int32_t n_held = 0;
+	for (int step = 1; step <= 3000; step++) {
+		seed = seed * 1103515245u + 12345u;
+		uint32_t r = seed >> 8;
+		if (n_held > 0 && (r % 3 == 0 || n_held == 4000)) {
+			int32_t k = (int32_t)(r / 3 % (uint32_t)n_held);
+			cluster_release(&c, job[k], &held[k]);
+			held[k] = held[--n_held];
+			job[k] = job[n_held];
+		} else {
+			struct workload_spec w = pod(1 + (int32_t)(r % 4));
+			w.cpu = (double)(r / 4 % 2 * 16);
+			int32_t node = (int32_t)(r / 16 % 300);
+			if (c.nodes[node].ready &&
+			    c.nodes[node].gpus - c.nodes[node].allocated >= w.gpus &&
+			    c.nodes[node].cpu_free >= w.cpu) {
+				job[n_held] = next_job++;
+				cluster_take(&c, node, &w, w.gpus, job[n_held], &held[n_held]);
+				n_held++;
+			}
+		}
+		if (step == 1500) { /* node 7 emptied and down, up again at 2500 */
+			for (int32_t k = n_held - 1; k >= 0; k--)
+				if (held[k].node == 7) {
+					cluster_release(&c, job[k], &held[k]);
+					held[k] = held[--n_held];
+					job[k] = job[n_held];
+				}
+			cluster_node_down(&c, 7);
+			cr_assert_eq(c.group_of[7], -1);
+		}
+		if (step == 2500)
+			cluster_node_up(&c, 7);
+		if (step % 100)
+			continue;
+		cr_assert(cluster_consistent(&c), "step %d", step);
+		const struct class_groups *gs = &c.pools[0].groups;
+		cr_assert(gs->on, "step %d: at most %d groups", step, CLUSTER_GROUPS);
+		int32_t from = 13 + step % 50, to = 290 - step % 70;
+		for (int32_t j = 0; j < gs->n_live; j++) {
+			int32_t s = gs->live[j], first = -1, want = 0, want_first = -1;
+			const struct class_group *g = &gs->at[s];
+			for (int32_t i = from; i < to; i++)
+				if (c.nodes[i].ready && c.class_of[i] == g->id &&
+				    c.pools[0].whole.key[i] == g->key) {
+					want++;
+					want_first = want_first < 0 ? i : want_first;
+				}
+			cr_assert_eq(cluster_group_count(&c, 0, s, from, to, &first), want,
+				     "step %d group %d", step, s);
+			cr_assert_eq(first, want_first, "step %d group %d", step, s);
+		}
+		if (gs->n_live < 2)
+			continue;
+		int32_t two[2] = {gs->live[0], gs->live[1]}, nth = 0;
+		for (int32_t i = from; i < to; i++) {
+			bool in = false;
+			for (int32_t k = 0; k < 2; k++)
+				in = in ||
+				     (c.nodes[i].ready && c.class_of[i] == gs->at[two[k]].id &&
+				      c.pools[0].whole.key[i] == gs->at[two[k]].key);
+			if (in) {
+				cr_assert_eq(cluster_groups_nth(&c, 0, two, 2, from, to, nth), i,
+					     "step %d: node %d", step, nth);
+				nth++;
+			}
+		}
+		cr_assert_eq(cluster_groups_nth(&c, 0, two, 2, from, to, nth), -1);
+	}
+	free(held);
+	free(job);
+	cluster_free(&c);
+}
+
+/*
+ * A pool past CLUSTER_GROUPS groups at once drops them for good (its
+ * searches then walk node by node): 300 nodes, each given a pod of its own
+ * number of cores (up to 90), make some 90 classes.
+ */
+Test(cluster, class_groups_are_dropped_past_their_cap)
+{
+	pools[0].nodes = 300;
+	pools[0].gpus_per_node = 8;
+	pools[0].cpu = 96;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct cluster_grant *held = calloc(300, sizeof *held);
+	for (int32_t i = 0; i < 300; i++) {
+		struct workload_spec w = pod(1);
+		w.cpu = (double)(1 + i % 90);
+		cluster_take(&c, i, &w, 1, (uint32_t)i + 1, &held[i]);
+		cr_assert_eq(c.pools[0].groups.on, i < CLUSTER_GROUPS - 1, "node %d", i);
+	}
+	cr_assert(cluster_consistent(&c));
+	for (int32_t i = 0; i < 300; i++)
+		cluster_release(&c, (uint32_t)i + 1, &held[i]);
+	cr_assert(!c.pools[0].groups.on, "for good");
+	cr_assert(cluster_consistent(&c));
+	free(held);
+	cluster_free(&c);
+}
+
 /* Kept classes hold their ids until a rebuild, so ids pass the count of
  * nodes: one node of pool a (4 GPUs, 64 cores) through 40 classes, a pod of
  * 1 to 40 cores at a time, leaves some 30 ids used on a cluster of 3 nodes;

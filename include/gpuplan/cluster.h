@@ -141,6 +141,37 @@ struct bucket_index {
 
 #define CLUSTER_LEAST_LEVELS 65
 
+/*
+ * Class groups (cluster_groups.c).  A pool's Ready nodes by class and key
+ * in its whole index: a group's bitset of the pool's slots and its block
+ * counts, moved where a node's class or key moves (two bit flips), so that
+ * a search that scores by class (placement_sample.c) counts and finds the
+ * nodes of a class in a slot range a block at a time instead of visiting
+ * them.  Kept in exclusive pools of CLUSTER_GROUP_MIN_SLOTS slots or more
+ * while at most CLUSTER_GROUPS groups have nodes at once; past that the
+ * pool drops them for good and its searches visit node by node (the same
+ * results either way).  A group whose last node leaves frees its slot.
+ */
+#define CLUSTER_GROUPS          64
+#define CLUSTER_GROUP_MIN_SLOTS 128
+
+struct class_group {
+	int32_t id;     /* the class (cluster.classes) */
+	int32_t key;    /* the nodes' key in the pool's whole index */
+	int32_t nodes;  /* 0: the slot is free */
+	int32_t next;   /* the slot of the class's next group, -1: none */
+	uint64_t *bits; /* a bit per slot of the pool */
+	int32_t *block; /* nodes per block of CLUSTER_BLOCK_WORDS words */
+};
+
+struct class_groups {
+	bool on;
+	struct class_group *at;       /* CLUSTER_GROUPS slots */
+	int32_t live[CLUSTER_GROUPS]; /* the slots with nodes, n_live of them */
+	int32_t n_live;
+	int32_t pos[CLUSTER_GROUPS]; /* a slot's place in live */
+};
+
 struct pool_state {
 	int32_t first_node;
 	int32_t first_gpu; /* its first node's (cluster.gpus) */
@@ -162,6 +193,7 @@ struct pool_state {
 	int32_t tight;      /* slots whose cpu or memory free could stop the largest
 			     * request (cluster.most_cpu, most_memory); while none is,
 			     * searches skip the cpu and memory filters */
+	struct class_groups groups; /* its Ready nodes by class and key ("Class groups") */
 };
 
 struct cluster {
@@ -182,6 +214,8 @@ struct cluster {
 			   * stays, a placement that failed fails again the same way */
 	int32_t *class_of; /* per node: its id in classes ("Node classes") */
 	struct class_table classes;
+	int32_t *group_of;            /* per node: its group's slot in its pool, -1: none */
+	int32_t *group_head;          /* per class id: the slot of its first group, -1: none */
 	double most_cpu, most_memory; /* the largest a workload's pod requests */
 	/* per workload with windows of its own: whether they are shut, and when
 	 * the open one closes (0: not before the run ends); zeroed, every
@@ -375,6 +409,23 @@ struct cluster_tally {
  * for each key, at the cost of one.  O((blocks + words at either end) x
  * buckets). */
 void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t);
+
+/* Whether the nodes a walk of pool p finds for a pod of w asking for `gpus`
+ * units are those of its class groups of key *need or more: the pool keeps
+ * groups now, the pod's room is in its whole index, and no node of the pool
+ * can fail the pod's cpu and memory ("Class groups"). */
+bool cluster_groups_answer(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, int32_t *need);
+
+/* The nodes of group `slot` of pool p among the slots [from, to), and in
+ * *first the lowest of them (-1: none).  O(blocks + words at either end). */
+int32_t cluster_group_count(const struct cluster *c, size_t p, int32_t slot, int32_t from,
+			    int32_t to, int32_t *first);
+
+/* The nth (0-based, node order) node of groups slots[0 .. n-1] of pool p
+ * among the slots [from, to), or -1.  O((blocks + words) x n). */
+int32_t cluster_groups_nth(const struct cluster *c, size_t p, const int32_t *slots, int32_t n,
+			   int32_t from, int32_t to, int32_t nth);
 
 /* Ready slots of pool p before slot `local` (its rank among the Ready nodes,
  * O(words)); and the slot of the Ready node of rank `rank` (O(words)). */

@@ -71,7 +71,11 @@
  * is taken (placement_take), as a cycle that binds; a failed search
  * processed every node, which leaves it where it was.  Where there are no
  * more feasible nodes than the number looked for, every one is scored, by
- * the cheap ways of Search below, exactly as without sampling.  The paper's
+ * the cheap ways of Search below, exactly as without sampling.  A pool
+ * scored by node class whose nodes no cpu, memory or per-node condition can
+ * fail is not visited node by node: its nodes found are counted from the
+ * index and scored by its class groups (cluster.h, "Class groups"), which
+ * gives the same best node, ties and draw.  The paper's
  * policies (scheduler.gpu_policy) default to 100%, as its simulator is
  * configured.
  *
