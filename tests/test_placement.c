@@ -1223,44 +1223,50 @@ Test(placement, a_node_out_of_service_is_never_chosen)
 
 /*
  * A pod that requests cpu and memory is scored by its node's class: on
- * pools that keep class groups (cluster.h, "Class groups": 200 and 400
- * nodes here) a sampled search counts each class's nodes among those found
+ * pools that keep class groups (cluster.h, "Class groups": 128 slots or
+ * more) a sampled search counts each class's nodes among those found
  * instead of visiting them.  200 pods of 2 GPUs, 4 cores and 16 GiB on
  * nodes occupied at random go to the same nodes, and move the rotation the
- * same way, as when the groups are dropped and every node is visited.
+ * same way, as when the groups are frozen and every node is visited: with
+ * 200 A100 nodes and 400 H100 nodes (both grouped), and with 100 A100 nodes
+ * (walked node by node) before the 400 grouped ones.
  */
 Test(placement, a_search_by_class_groups_chooses_as_node_by_node)
 {
-	int32_t chosen[2][200], start[2][200];
-	for (int v = 0; v < 2; v++) {
-		SETUP("pools.a100.nodes=200", "pools.h100.nodes=400",
-		      "scheduler.percentage_of_nodes_to_score=10", "workloads.w.gpus=2",
-		      "workloads.w.cpu=4", "workloads.w.memory=16GiB");
-		cr_assert(c.pools[0].groups.on && c.pools[1].groups.on);
-		for (size_t p = 0; v == 1 && p < c.n_pools; p++)
-			c.pools[p].groups.on = false; /* frozen: searches walk node by node */
-		uint32_t seed = 99;
-		for (int32_t node = 0; node < (int32_t)c.n_nodes; node++) {
-			seed = seed * 1103515245u + 12345u;
-			int32_t gpus = (int32_t)((seed >> 8) % (uint32_t)(c.nodes[node].gpus + 1));
-			if (gpus)
-				occupy(node, gpus, (double)((seed >> 16) % 3 * 8));
+	const char *a100[] = {"pools.a100.nodes=200", "pools.a100.nodes=100"};
+	for (int k = 0; k < 2; k++) {
+		int32_t chosen[2][200], start[2][200];
+		for (int v = 0; v < 2; v++) {
+			SETUP(a100[k], "pools.h100.nodes=400",
+			      "scheduler.percentage_of_nodes_to_score=10", "workloads.w.gpus=2",
+			      "workloads.w.cpu=4", "workloads.w.memory=16GiB");
+			cr_assert_eq(c.pools[0].groups.on, k == 0);
+			cr_assert(c.pools[1].groups.on);
+			for (size_t p = 0; v == 1 && p < c.n_pools; p++)
+				c.pools[p].groups.on = false; /* frozen: searches visit each node */
+			uint32_t seed = 99;
+			for (int32_t node = 0; node < (int32_t)c.n_nodes; node++) {
+				seed = seed * 1103515245u + 12345u;
+				uint32_t gpus = (seed >> 8) % (uint32_t)(c.nodes[node].gpus + 1);
+				if (gpus)
+					occupy(node, (int32_t)gpus, (double)((seed >> 16) % 3 * 8));
+			}
+			for (int i = 0; i < 200; i++) {
+				chosen[v][i] = where();
+				start[v][i] = (int32_t)placement_next_start(&pl);
+				if (chosen[v][i] >= 0)
+					run_pod(chosen[v][i]);
+			}
+			if (v == 0)
+				cr_assert(c.pools[1].groups.on, "the groups were used throughout");
+			cleanup();
 		}
 		for (int i = 0; i < 200; i++) {
-			chosen[v][i] = where();
-			start[v][i] = (int32_t)placement_next_start(&pl);
-			if (chosen[v][i] >= 0)
-				run_pod(chosen[v][i]);
+			cr_assert_eq(chosen[0][i], chosen[1][i], "%s, pod %d", a100[k], i);
+			cr_assert_eq(start[0][i], start[1][i], "%s, pod %d", a100[k], i);
 		}
-		if (v == 0)
-			cr_assert(c.pools[1].groups.on, "the groups were used throughout");
-		cleanup();
+		cr_assert_geq(chosen[0][199], 0, "the cluster had room for every pod");
 	}
-	for (int i = 0; i < 200; i++) {
-		cr_assert_eq(chosen[0][i], chosen[1][i], "pod %d", i);
-		cr_assert_eq(start[0][i], start[1][i], "pod %d", i);
-	}
-	cr_assert_geq(chosen[0][199], 0, "the cluster had room for every pod");
 }
 
 /* Nodes the run's jobs ran on, each counted once. */
