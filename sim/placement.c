@@ -675,13 +675,15 @@ struct scan_offer {
 	struct pick *pick;
 	size_t pool;
 	double eq;
-	int64_t base; /* the pool's part of the score (TaintToleration) */
+	int64_t base;   /* the pool's part of the score (TaintToleration) */
+	uint32_t stamp; /* the search's scores by class (pli_memo_score) */
 };
 
 static void offer_node(int32_t node, void *ctx)
 {
 	struct scan_offer *o = ctx;
-	int64_t s = o->base + pli_resource_score(o->pl, node, o->pod, o->eq);
+	int64_t s =
+		pli_memo_score(o->pl, o->pl->c->class_of[node], o->stamp, o->base, o->pod, o->eq);
 	pli_pick_offer(o->pl, o->pick, s, node, o->pool, 1, false);
 }
 
@@ -758,6 +760,7 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 	}
 	struct pick pk;
 	pli_pick_init(&pk);
+	uint32_t stamp = 0; /* the scores by class, from the first pool scored node by node */
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		int32_t node = pl->candidate[p];
 		if (node < 0)
@@ -770,7 +773,8 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 		enum score_shape shape =
 			per_node_check ? SHAPE_PER_NODE : pli_score_shape(pl, p, w);
 		if (shape == SHAPE_PER_NODE) {
-			struct scan_offer o = {pl, pod, &pk, p, eq, base};
+			stamp = stamp ? stamp : pli_memo_stamp(pl);
+			struct scan_offer o = {pl, pod, &pk, p, eq, base, stamp};
 			bool check = pli_some_nodes(r) || filters[p].st;
 			if (pli_one_node(r)) /* the candidate is the one node with room */
 				offer_node(node, &o);

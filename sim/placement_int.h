@@ -164,6 +164,14 @@ struct pick {
 
 #define SEG_NODES (-2)
 
+/* A new stamp for a search's scores by class id (node_sample.memo; the
+ * table is cleared when the stamps wrap), and the score of class id in the
+ * search of that stamp, its pool's base (TaintToleration) included: the
+ * score cache is asked once a search per class (placement_sample.c). */
+uint32_t pli_memo_stamp(const struct placer *pl);
+int64_t pli_memo_score(const struct placer *pl, int32_t id, uint32_t stamp, int64_t pool_base,
+		       const struct pod_request *pod, double eq);
+
 /* The scores and the pick (placement.c). */
 int64_t pli_cached_score(const struct placer *pl, int32_t id, const struct pod_request *pod,
 			 double eq);

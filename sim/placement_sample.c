@@ -247,8 +247,7 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 	}
 }
 
-/* A new stamp for sm->memo; the table is cleared when the stamps wrap. */
-static uint32_t next_memo_stamp(const struct placer *pl)
+uint32_t pli_memo_stamp(const struct placer *pl)
 {
 	struct node_sample *sm = pl->sample;
 	if (++sm->memo_stamp == 0) {
@@ -258,10 +257,8 @@ static uint32_t next_memo_stamp(const struct placer *pl)
 	return sm->memo_stamp;
 }
 
-/* The score of class id in this search (its pool's base included): once a
- * search, through the table by class id stamped with it. */
-static int64_t memo_score(const struct placer *pl, int32_t id, uint32_t stamp, int64_t pool_base,
-			  const struct pod_request *pod, double eq)
+int64_t pli_memo_score(const struct placer *pl, int32_t id, uint32_t stamp, int64_t pool_base,
+		       const struct pod_request *pod, double eq)
 {
 	struct class_memo *m = &pl->sample->memo[id];
 	if (m->stamp != stamp)
@@ -282,7 +279,7 @@ static int32_t run_groups(const struct placer *pl, const struct sample_run *r, u
 		if (g->key < r->need)
 			continue;
 		slots[m] = gs->live[j];
-		score[m++] = memo_score(pl, g->id, stamp, pool_base, pod, eq);
+		score[m++] = pli_memo_score(pl, g->id, stamp, pool_base, pod, eq);
 	}
 	return m;
 }
@@ -361,7 +358,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 	 * A class is scored once a search (its pool, so its base, is its own). */
 	int64_t best = INT64_MIN;
 	int32_t n_best = 0, first = -1;
-	uint32_t stamp = next_memo_stamp(pl);
+	uint32_t stamp = pli_memo_stamp(pl);
 	for (int32_t k = 0, i = 0; k < sm->n_runs; k++) {
 		struct sample_run *r = &sm->runs[k];
 		size_t p = (size_t)r->pool;
@@ -380,7 +377,8 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		}
 		for (; i < r->end; i++) {
 			int32_t node = sm->nodes[i];
-			int64_t s = memo_score(pl, c->class_of[node], stamp, pool_base, pod, eq);
+			int64_t s =
+				pli_memo_score(pl, c->class_of[node], stamp, pool_base, pod, eq);
 			pl->scratch[i] = s;
 			if (s > best) {
 				best = s;
