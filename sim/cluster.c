@@ -369,6 +369,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 void cluster_node_up(struct cluster *c, int32_t node)
 {
 	c->changes++;
+	c->ready_changes++;
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
 	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
@@ -385,6 +386,7 @@ void cluster_node_up(struct cluster *c, int32_t node)
 void cluster_node_down(struct cluster *c, int32_t node)
 {
 	c->changes++;
+	c->ready_changes++;
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
 	assert(nd->ready);

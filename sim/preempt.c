@@ -268,7 +268,29 @@ bool preempt_find(struct preemptor *pe, const struct pod_request *pod, int32_t p
 	if (*node >= 0)
 		return true;
 	failure_message(pe, no_victims, hopeless);
+	pe->msg_counts = false;
 	return false;
+}
+
+/* The Ready nodes too small for pod even empty (placement_count_too_small):
+ * they depend on which nodes are Ready and open, not on what they hold, so
+ * the count is kept while cluster.ready_changes stays.  A pod that must fit
+ * its window (its duration against the time left) is counted each time
+ * when there are windows. */
+static int64_t too_small(struct preemptor *pe, const struct pod_request *pod, sim_time now)
+{
+	uint64_t at = pe->pl->c->ready_changes + 1; /* 0: none kept */
+	if (pod->fit_window && pe->windows)
+		return placement_count_too_small(pe->pl, pod, now);
+	if (pe->small_at != at || pe->small_workload != pod->workload ||
+	    pe->small_gpus != pod->gpus || pe->small_variant != pod->variant) {
+		pe->small = placement_count_too_small(pe->pl, pod, now);
+		pe->small_at = at;
+		pe->small_workload = pod->workload;
+		pe->small_gpus = pod->gpus;
+		pe->small_variant = pod->variant;
+	}
+	return pe->small;
 }
 
 const char *preempt_default_post(struct preemptor *pe, const struct pod_request *pod, sim_time now,
@@ -277,13 +299,19 @@ const char *preempt_default_post(struct preemptor *pe, const struct pod_request 
 	if (!pe->strict_size || !pe->pl->c->n_ready)
 		return NULL;
 	const struct placer *pl = pe->pl;
-	int64_t nodes = pl->c->n_ready, hopeless = placement_count_too_small(pl, pod, now);
-	for (size_t i = 0; i < pl->n_reasons; i++)
+	int64_t nodes = pl->c->n_ready, hopeless = too_small(pe, pod, now);
+	size_t n = pl->n_reasons;
+	for (size_t i = 0; i < n; i++)
 		if (why[i] > 0 && reasons_unresolvable(pl->reason_kinds[i]))
 			hopeless += why[i];
 	if (hopeless > nodes)
 		hopeless = nodes;
-	memset(pe->why, 0, (pl->n_reasons + 2) * sizeof *pe->why);
+	/* the counts of the message already made: failure_message would keep it */
+	if (pe->msg_counts && nodes == pe->msg_nodes && pe->msg_why[n] == nodes - hopeless &&
+	    pe->msg_why[n + 1] == hopeless)
+		return pe->msg;
+	memset(pe->why, 0, (n + 2) * sizeof *pe->why);
 	failure_message(pe, (int32_t)(nodes - hopeless), (int32_t)hopeless);
+	pe->msg_counts = true;
 	return pe->msg;
 }

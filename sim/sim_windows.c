@@ -67,6 +67,7 @@ static void on_workload_window(struct sim *s, size_t w)
 		preempt_workload(s, w);
 	s->cluster.wl_closes_at[w] = open && next != SIM_NEVER ? next : 0;
 	s->cluster.changes++;
+	s->cluster.ready_changes++;
 	if (open) {
 		s->dirty = true;
 		s->freed++;
@@ -103,6 +104,7 @@ static void on_window(struct sim *s, size_t p)
 	}
 	ps->closes_at = ps->open ? next : SIM_NEVER;
 	s->cluster.changes++; /* placement sees windows */
+	s->cluster.ready_changes++;
 	if (ps->open) {
 		s->dirty = true;
 		s->freed++;
@@ -133,6 +135,7 @@ void sim_windows_start(struct sim *s)
 		s->has_windows = true;
 		on_window(s, sc->n_pools + w);
 	}
+	s->preempt.windows = s->has_windows;
 }
 
 void sim_windows_serve(struct sim *s)

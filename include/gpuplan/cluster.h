@@ -214,6 +214,9 @@ struct cluster {
 			   * stays, a placement that failed fails again the same way */
 	int32_t *class_of; /* per node: its id in classes ("Node classes") */
 	struct class_table classes;
+	/* nodes up or down, windows: while it stays, the Ready and open nodes
+	 * are the same, whatever they hold */
+	uint64_t ready_changes;
 	int32_t *group_of;            /* per node: its group's slot in its pool, -1: none */
 	int32_t *group_head;          /* per class id: the slot of its first group, -1: none */
 	double most_cpu, most_memory; /* the largest a workload's pod requests */

@@ -76,6 +76,17 @@ struct preemptor {
 	int64_t msg_nodes; /* that repeats them reuses it (-1: none yet) */
 	bool strict_size;  /* Kubernetes >= 1.34: a node too small for the request is
 			   * UnschedulableAndUnresolvable (kubernetes PR #131345) */
+	/* msg_why is zero but for its last two: preempt_default_post made msg */
+	bool msg_counts;
+	/* placement_count_too_small of the last request preempt_default_post
+	 * counted (its workload, GPUs, variant), while cluster.ready_changes
+	 * stays at small_at (0: none kept) */
+	int64_t small;
+	uint64_t small_at;
+	int32_t small_workload, small_gpus, small_variant;
+	/* some pool or workload has windows (a window_policy fit pod's count
+	 * then depends on the time left) */
+	bool windows;
 };
 
 void preempt_init(struct preemptor *pe, struct placer *pl, struct preempt_host host);
