@@ -30,6 +30,10 @@ struct placement_undo {
 	uint64_t from, to;      /* placement_state() is `to` while cluster.changes is `from` */
 	size_t n_view;
 	uint64_t view[UNDO_WORDS]; /* before the release */
+	/* cluster.changes + 1 when view is node's now, made by the last take's
+	 * comparison (0: none): the release that comes next reuses it */
+	uint64_t view_at;
+	int32_t view_node;
 };
 
 static uint64_t bits(double x)
@@ -95,7 +99,11 @@ void pli_undo_save(struct placer *pl, int32_t w, int32_t node)
 	u->before = placement_state(pl);
 	u->workload = w;
 	u->node = node;
-	u->n_view = !pl->gpu && !pl->spread[w].on ? undo_view(pl, node, u->view) : 0;
+	if (pl->gpu || pl->spread[w].on)
+		u->n_view = 0;
+	else if (u->view_at != pl->c->changes + 1 || u->view_node != node)
+		u->n_view = undo_view(pl, node, u->view);
+	u->view_at = 0;
 	u->valid = u->n_view > 0;
 }
 
@@ -113,10 +121,18 @@ void pli_undo_taken(struct placer *pl, int32_t w, int32_t node)
 	if (!u || !u->valid)
 		return;
 	u->valid = false;
-	uint64_t now[UNDO_WORDS];
-	if (u->after + 1 != pl->c->changes || u->workload != w || u->node != node ||
-	    undo_view(pl, node, now) != u->n_view || memcmp(now, u->view, u->n_view * sizeof *now))
+	if (u->after + 1 != pl->c->changes || u->workload != w || u->node != node)
 		return;
-	u->from = pl->c->changes;
-	u->to = u->before;
+	uint64_t now[UNDO_WORDS];
+	size_t n = undo_view(pl, node, now);
+	if (n == u->n_view && !memcmp(now, u->view, n * sizeof *now)) {
+		u->from = pl->c->changes;
+		u->to = u->before;
+	}
+	/* the node as it is now: the view its next release needs, if nothing
+	 * changes before it */
+	memcpy(u->view, now, n * sizeof *now);
+	u->n_view = n;
+	u->view_at = n ? pl->c->changes + 1 : 0;
+	u->view_node = node;
 }
