@@ -341,7 +341,7 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 	 * per-call locking of SQLite's serialized mode only costs time, under
 	 * the write lock that sweep workers share. */
 	int flags = SQLITE_OPEN_READWRITE | (write ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
-	enum db_kind kind;
+	enum db_kind kind = DB_FOREIGN; /* identify sets it; read only when it succeeded */
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		if (st->db)
 			rc = sti_db_error(st, err, "cannot open database");
