@@ -30,10 +30,6 @@ struct placement_undo {
 	uint64_t from, to;      /* placement_state() is `to` while cluster.changes is `from` */
 	size_t n_view;
 	uint64_t view[UNDO_WORDS]; /* before the release */
-	/* cluster.changes + 1 when view is node's now, made by the last take's
-	 * comparison (0: none): the release that comes next reuses it */
-	uint64_t view_at;
-	int32_t view_node;
 };
 
 static uint64_t bits(double x)
@@ -99,11 +95,7 @@ void pli_undo_save(struct placer *pl, int32_t w, int32_t node)
 	u->before = placement_state(pl);
 	u->workload = w;
 	u->node = node;
-	if (pl->gpu || pl->spread[w].on)
-		u->n_view = 0;
-	else if (u->view_at != pl->c->changes + 1 || u->view_node != node)
-		u->n_view = undo_view(pl, node, u->view);
-	u->view_at = 0;
+	u->n_view = !pl->gpu && !pl->spread[w].on ? undo_view(pl, node, u->view) : 0;
 	u->valid = u->n_view > 0;
 }
 
@@ -121,18 +113,10 @@ void pli_undo_taken(struct placer *pl, int32_t w, int32_t node)
 	if (!u || !u->valid)
 		return;
 	u->valid = false;
-	if (u->after + 1 != pl->c->changes || u->workload != w || u->node != node)
-		return;
 	uint64_t now[UNDO_WORDS];
-	size_t n = undo_view(pl, node, now);
-	if (n == u->n_view && !memcmp(now, u->view, n * sizeof *now)) {
-		u->from = pl->c->changes;
-		u->to = u->before;
-	}
-	/* the node as it is now: the view its next release needs, if nothing
-	 * changes before it */
-	memcpy(u->view, now, n * sizeof *now);
-	u->n_view = n;
-	u->view_at = n ? pl->c->changes + 1 : 0;
-	u->view_node = node;
+	if (u->after + 1 != pl->c->changes || u->workload != w || u->node != node ||
+	    undo_view(pl, node, now) != u->n_view || memcmp(now, u->view, u->n_view * sizeof *now))
+		return;
+	u->from = pl->c->changes;
+	u->to = u->before;
 }
