@@ -346,7 +346,6 @@ void placement_free(struct placer *pl)
 	free(pl->scores);
 	free(pl->sample);
 	free(pl->tentative);
-	free(pl->undo);
 	gpuplace_free(pl->gpu);
 	memset(pl, 0, sizeof *pl);
 }
@@ -1109,16 +1108,11 @@ void placement_take(struct placer *pl, const struct pod_request *pod, const int3
 	sm->planned = -1;
 	for (int32_t k = 0; k < n; k++)
 		take_pod(pl, pod, nodes[k], job, &grants[k]);
-	pli_undo_taken(pl, pod->workload, n == 1 ? nodes[0] : -1);
 }
 
 void placement_release(struct placer *pl, int32_t workload, uint32_t job,
 		       const struct cluster_grant *grants)
 {
-	int32_t n = placement_pods(pl, (size_t)workload);
-	if (n == 1)
-		pli_undo_save(pl, workload, grants[0].node);
-	for (int32_t k = n - 1; k >= 0; k--)
+	for (int32_t k = placement_pods(pl, (size_t)workload) - 1; k >= 0; k--)
 		release_pod(pl, workload, job, &grants[k]);
-	pli_undo_released(pl, n == 1);
 }

@@ -201,11 +201,4 @@ bool pli_sample_nodes(const struct placer *pl, const struct pod_request *pod, si
 void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, sim_time now);
 int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod);
 
-/* placement_undo.c: before a release of one pod of workload w from node
- * (placement_release), after it (one: it was a one-pod job's), and after a
- * take (node -1: a gang's) */
-void pli_undo_save(struct placer *pl, int32_t w, int32_t node);
-void pli_undo_released(struct placer *pl, bool one);
-void pli_undo_taken(struct placer *pl, int32_t w, int32_t node);
-
 #endif

@@ -14,13 +14,10 @@
 
 /*
  * The counts of class c's last failure (s->failed_at[c] != 0), kept while
- * nothing placement sees has changed (placement_state): its head would fail
+ * nothing placement sees has changed (cluster.changes): its head would fail
  * the same way, so the job that joins it gets them without a search.  One-pod
  * jobs only, and without window_policy fit on windowed pools: a gang's plan
- * and a fit window's test (the time left) depend on more than the nodes.  A
- * search that succeeds in another state keeps them (placement_plan writes the
- * counts only when it fails): placement_state may come back to theirs, as
- * when the head that started holds what the job before it held.
+ * and a fit window's test (the time left) depend on more than the nodes.
  */
 static int32_t *class_why(struct sim *s, size_t c)
 {
@@ -46,11 +43,12 @@ static bool try_class(struct sim *s, size_t c)
 		return false;
 	const struct sim_job *j = &s->jobs[head];
 	int32_t *why = class_why(s, c);
-	uint64_t now_state = placement_state(&s->placer) + 1; /* 0: no failure kept */
+	uint64_t now_state = s->cluster.changes + 1; /* 0: no failure kept */
 	if (s->failed_at[c] != now_state) {
 		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
 					  j->variant};
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
+		s->failed_at[c] = 0;
 		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why))
 			return true;
 		s->failed_at[c] = kept ? now_state : 0;

@@ -157,8 +157,6 @@ struct placer {
 	struct node_sample *sample; /* the rotation and the feasible nodes found (Sampling) */
 	struct score_entry *scores; /* resource scores by node class (placement.c) */
 	int32_t percentage;         /* percentageOfNodesToScore in effect; 0: adaptive */
-	/* the last release, for placement_state (placement_undo.c; NULL: none yet) */
-	struct placement_undo *undo;
 };
 
 /* A placer for c's scenario, which must not change while the placer lives
@@ -214,15 +212,6 @@ void placement_take(struct placer *pl, const struct pod_request *pod, const int3
 /* Gives back the placements of a job's pods (in reverse order of taking). */
 void placement_release(struct placer *pl, int32_t workload, uint32_t job,
 		       const struct cluster_grant *grants);
-
-/* What placement sees, as an id: cluster.changes, or the id it had at an
- * earlier moment when the last take gave placement back, field for field,
- * what the release just before it took away (a one-pod job's finish and the
- * next start of its workload on the same node, as the M/M/1's server: the
- * nodes, their GPUs, classes and indexes, the rotation are as they were, so
- * a search fails there as it failed then).  Pools with a gpu_policy and
- * workloads with a spread constraint keep cluster.changes. */
-uint64_t placement_state(const struct placer *pl);
 
 /* NodeResourcesFit's score of a node (0..100) under strategy s, from the
  * requested amounts (the pod's included) and the node's allocatable, per
