@@ -446,6 +446,7 @@ int32_t cluster_pods_per_node(const struct cluster *c, size_t p, const struct wo
 
 void cluster_free(struct cluster *c)
 {
+	cluster_groups_free(c); /* reads the pools */
 	free(c->wl_shut);
 	free(c->wl_closes_at);
 	for (size_t p = 0; p < c->n_pools; p++) {
@@ -464,7 +465,6 @@ void cluster_free(struct cluster *c)
 	free(c->nodes);
 	free(c->gpus);
 	free(c->vram_used);
-	cluster_groups_free(c);
 	free(c->class_of);
 	cluster_classes_free(&c->classes);
 	memset(c, 0, sizeof *c);
