@@ -16,7 +16,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define AHEAD_SLOTS 4 /* the probe, its guess and two finished runs kept */
 

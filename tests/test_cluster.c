@@ -544,6 +544,61 @@ static bool alike(const struct cluster *c, int32_t i, int32_t j)
 }
 
 /*
+ * Random takes and releases (the tests below): at each step, with chance
+ * 1/3 (always once `cap` grants are held) a held grant is released, else a
+ * pod of 1 to 4 GPUs and (r / 4 % cpu_levels) x cpu_step cores is taken on
+ * a random Ready node of the first `nodes` with room for it.
+ */
+struct churn {
+	struct cluster_grant *held;
+	uint32_t *job, next_job, seed;
+	int32_t n_held, cap, nodes;
+};
+
+static struct churn churn_make(int32_t cap, int32_t nodes, uint32_t seed)
+{
+	return (struct churn){calloc((size_t)cap, sizeof(struct cluster_grant)),
+			      calloc((size_t)cap, sizeof(uint32_t)),
+			      1,
+			      seed,
+			      0,
+			      cap,
+			      nodes};
+}
+
+static void churn_release(struct cluster *c, struct churn *ch, int32_t k)
+{
+	cluster_release(c, ch->job[k], &ch->held[k]);
+	ch->held[k] = ch->held[--ch->n_held];
+	ch->job[k] = ch->job[ch->n_held];
+}
+
+static void churn_step(struct cluster *c, struct churn *ch, uint32_t cpu_levels, double cpu_step)
+{
+	ch->seed = ch->seed * 1103515245u + 12345u;
+	uint32_t r = ch->seed >> 8;
+	if (ch->n_held > 0 && (r % 3 == 0 || ch->n_held == ch->cap)) {
+		churn_release(c, ch, (int32_t)(r / 3 % (uint32_t)ch->n_held));
+		return;
+	}
+	struct workload_spec w = pod(1 + (int32_t)(r % 4));
+	w.cpu = (double)(r / 4 % cpu_levels) * cpu_step;
+	int32_t node = (int32_t)(r / 16 % (uint32_t)ch->nodes);
+	const struct node *nd = &c->nodes[node];
+	if (nd->ready && nd->gpus - nd->allocated >= w.gpus && nd->cpu_free >= w.cpu) {
+		ch->job[ch->n_held] = ch->next_job++;
+		cluster_take(c, node, &w, w.gpus, ch->job[ch->n_held], &ch->held[ch->n_held]);
+		ch->n_held++;
+	}
+}
+
+static void churn_free(struct churn *ch)
+{
+	free(ch->held);
+	free(ch->job);
+}
+
+/*
  * 3,000 takes and releases drawn at random on 300 nodes (pods of 1 to 4
  * GPUs, 0 to 24 cores): classes come and go through the table's growth and
  * its rebuilds, which free the ids of classes no node is of.  Every 100
@@ -556,31 +611,11 @@ Test(cluster, classes_follow_random_takes_and_releases)
 	pools[0].cpu = 96;
 	struct cluster c;
 	cluster_init(&c, &sc);
-	int32_t n = (int32_t)c.n_nodes;
-	struct cluster_grant *held = calloc(4000, sizeof *held);
-	uint32_t *job = calloc(4000, sizeof *job), next_job = 1;
-	int32_t n_held = 0, most = 0;
+	int32_t n = (int32_t)c.n_nodes, most = 0;
 	bool rebuilt = false;
-	uint32_t seed = 12345;
+	struct churn ch = churn_make(4000, n, 12345);
 	for (int step = 1; step <= 3000; step++) {
-		seed = seed * 1103515245u + 12345u;
-		uint32_t r = seed >> 8;
-		if (n_held > 0 && (r % 3 == 0 || n_held == 4000)) {
-			int32_t k = (int32_t)(r / 3 % (uint32_t)n_held);
-			cluster_release(&c, job[k], &held[k]);
-			held[k] = held[--n_held];
-			job[k] = job[n_held];
-		} else {
-			struct workload_spec w = pod(1 + (int32_t)(r % 4));
-			w.cpu = (double)(r / 4 % 4 * 8);
-			int32_t node = (int32_t)(r / 16 % (uint32_t)n);
-			if (c.nodes[node].gpus - c.nodes[node].allocated >= w.gpus &&
-			    c.nodes[node].cpu_free >= w.cpu) {
-				job[n_held] = next_job++;
-				cluster_take(&c, node, &w, w.gpus, job[n_held], &held[n_held]);
-				n_held++;
-			}
-		}
+		churn_step(&c, &ch, 4, 8);
 		most = c.classes.live > most ? c.classes.live : most;
 		rebuilt = rebuilt || c.classes.n_unused > 0;
 		if (step % 100)
@@ -611,8 +646,7 @@ Test(cluster, classes_follow_random_takes_and_releases)
 	}
 	cr_assert_gt(most, 32, "the table grew past its first 64 slots");
 	cr_assert(rebuilt, "a rebuild freed the ids of classes left behind");
-	free(held);
-	free(job);
+	churn_free(&ch);
 	cluster_free(&c);
 }
 
@@ -633,36 +667,13 @@ Test(cluster, class_groups_follow_random_takes_and_releases)
 	cluster_init(&c, &sc);
 	cr_assert(c.pools[0].groups.on, "300 exclusive slots keep groups");
 	cr_assert(!c.pools[1].groups.on, "two slots are walked node by node");
-	struct cluster_grant *held = calloc(4000, sizeof *held);
-	uint32_t *job = calloc(4000, sizeof *job), next_job = 1, seed = 777;
-	int32_t n_held = 0;
+	struct churn ch = churn_make(4000, 300, 777);
 	for (int step = 1; step <= 3000; step++) {
-		seed = seed * 1103515245u + 12345u;
-		uint32_t r = seed >> 8;
-		if (n_held > 0 && (r % 3 == 0 || n_held == 4000)) {
-			int32_t k = (int32_t)(r / 3 % (uint32_t)n_held);
-			cluster_release(&c, job[k], &held[k]);
-			held[k] = held[--n_held];
-			job[k] = job[n_held];
-		} else {
-			struct workload_spec w = pod(1 + (int32_t)(r % 4));
-			w.cpu = (double)(r / 4 % 2 * 16);
-			int32_t node = (int32_t)(r / 16 % 300);
-			if (c.nodes[node].ready &&
-			    c.nodes[node].gpus - c.nodes[node].allocated >= w.gpus &&
-			    c.nodes[node].cpu_free >= w.cpu) {
-				job[n_held] = next_job++;
-				cluster_take(&c, node, &w, w.gpus, job[n_held], &held[n_held]);
-				n_held++;
-			}
-		}
+		churn_step(&c, &ch, 2, 16);
 		if (step == 1500) { /* node 7 emptied and down, up again at 2500 */
-			for (int32_t k = n_held - 1; k >= 0; k--)
-				if (held[k].node == 7) {
-					cluster_release(&c, job[k], &held[k]);
-					held[k] = held[--n_held];
-					job[k] = job[n_held];
-				}
+			for (int32_t k = ch.n_held - 1; k >= 0; k--)
+				if (ch.held[k].node == 7)
+					churn_release(&c, &ch, k);
 			cluster_node_down(&c, 7);
 			cr_assert_eq(c.group_of[7], -1);
 		}
@@ -704,8 +715,7 @@ Test(cluster, class_groups_follow_random_takes_and_releases)
 		}
 		cr_assert_eq(cluster_groups_nth(&c, 0, two, 2, from, to, nth), -1);
 	}
-	free(held);
-	free(job);
+	churn_free(&ch);
 	cluster_free(&c);
 }
 
