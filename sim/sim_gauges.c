@@ -134,14 +134,14 @@ static double pod_share(struct sim *s, const struct sim_job *j, const struct clu
 /* The gauges a running pod moves itself, the block that starts the gauges
  * (collect.h): allocation, VRAM, and its own (uncapped) activity in its
  * workload's scope, the last two.  A job counts as running once.  One
- * collect_move_block per scope. */
+ * collect_move_block per scope.  Returns the pod's cost per hour times sign. */
 #define POD_GAUGES (GAUGE_SM + 1)
 _Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2 &&
 		       GAUGE_CHARGED < GAUGE_ENGINE,
 	       "a pod's gauges are the first block, activity last");
 
-static void pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
-		       double sign)
+static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
+			 double sign)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	int32_t pool = s->cluster.nodes[grant->node].pool;
@@ -180,27 +180,16 @@ static void pod_gauges(struct sim *s, const struct sim_job *j, const struct clus
 			  (const double[]){d[GAUGE_GPU_COST], d[GAUGE_CPU_COST], d[GAUGE_RAM_COST],
 					   d[GAUGE_CHARGED], d[GAUGE_CPU], d[GAUGE_RAM]},
 			  now);
+	return d[GAUGE_GPU_COST] + d[GAUGE_CPU_COST] + d[GAUGE_RAM_COST];
 }
 
-void sim_job_gauges(struct sim *s, const struct sim_job *j, double sign)
+/* The pods' cost rates are the allocation's price per hour (times sign, an
+ * exact 1 or -1), summed in the order the start's bill always summed them:
+ * a start takes its price from here instead of pricing its GPUs twice. */
+double sim_job_gauges(struct sim *s, const struct sim_job *j, double sign)
 {
-	for (int32_t k = 0; k < j->pods; k++)
-		pod_gauges(s, j, &pods_of((struct sim_job *)j)[k], sign);
-}
-
-/* What the job's allocation costs per hour at its pool's prices. */
-double sim_cost_per_hour(const struct sim *s, const struct sim_job *j)
-{
-	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	double cost = 0;
-	for (int32_t k = 0; k < j->pods; k++) {
-		const struct cluster_grant *grant = &pods_of((struct sim_job *)j)[k];
-		int32_t pool = s->cluster.nodes[grant->node].pool;
-		const struct pool_spec *ps = &s->sc->pools[pool];
-		const struct price *p = &ps->price;
-		cost += scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
-					  grant->gpu_mask, grant->equivalent) +
-			ws->cpu * p->cpu_hour + ws->memory_bytes / GP_GIB * p->gib_hour;
-	}
+	for (int32_t k = 0; k < j->pods; k++)
+		cost += pod_gauges(s, j, &pods_of((struct sim_job *)j)[k], sign);
 	return cost;
 }

@@ -258,7 +258,6 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 		 sim_seconds(ws_startup(s, j)) * j->pods);
 	s->futile_running += j->lost_epoch == s->epoch;
 	begin_work(s, j);
-	j->cost_per_h = sim_cost_per_hour(s, j);
 	j->rate = 0; /* retime() sets it and schedules the finish */
 	j->status = JOB_RUNNING;
 	s->running++;
@@ -266,7 +265,7 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	sim_gauges(s, -1, j->workload, demand_pending,
 		   (const double[]){job_equivalent(j) - j->demand, -1}, 2);
 	j->demand = job_equivalent(j);
-	sim_job_gauges(s, j, +1);
+	j->cost_per_h = sim_job_gauges(s, j, +1);
 	for (int32_t k = 0; k < j->pods; k++)
 		sim_gpus_changed(s, &pods_of(j)[k]);
 	if (!j->grant.gpu_mask)
