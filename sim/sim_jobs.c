@@ -313,12 +313,17 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	j->status = JOB_COMPLETED;
 	j->cost += j->cost_per_h * sim_seconds(j->end - j->span_start) / 3600;
 	sim_release_quota(s, j);
-	/* Every result gets a quality draw, in completion order. */
+	/* Every result gets a quality draw, in completion order.  At a pass
+	 * rate of 1 (the default) every draw passes (gsl_rng_uniform < 1), and
+	 * the stream is the workload's own, drawn nowhere else: it is not drawn. */
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	gsl_rng *q =
-		arrivals_rng(&s->wl[j->workload].quality,
-			     s->sc->seed ^ UINT64_C(0x7175616c697479) /* "quality" */, ws->name);
-	bool passed = gsl_rng_uniform(q) < ws->pass_rate;
+	bool passed = ws->pass_rate >= 1;
+	if (!passed) {
+		gsl_rng *q = arrivals_rng(&s->wl[j->workload].quality,
+					  s->sc->seed ^ UINT64_C(0x7175616c697479) /* "quality" */,
+					  ws->name);
+		passed = gsl_rng_uniform(q) < ws->pass_rate;
+	}
 	j->verified = passed && j->end <= j->deadline;
 	s->wl[j->workload].verified += j->verified;
 	if (j->culled) {
