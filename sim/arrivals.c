@@ -58,7 +58,7 @@ static gsl_rng *stream_rng(const struct scenario *sc, const struct workload_spec
 	return arrivals_rng(&st->rng, sc->seed, ws->name);
 }
 
-static sim_time to_sim(double seconds) { return (sim_time)llround(seconds * (double)SIM_SECOND); }
+static sim_time to_sim(double seconds) { return gp_llround_any(seconds * (double)SIM_SECOND); }
 
 /* Time of the next poisson arrival (or schedule firing) after t, or
  * SIM_NEVER past the horizon or the count. */

@@ -73,7 +73,7 @@ void sim_retime(struct sim *s, uint32_t id)
 	j->remaining = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
 	j->last = now;
 	j->rate = rate;
-	j->finish_at = now + (sim_time)llround(j->remaining / rate); /* to the nearest µs */
+	j->finish_at = now + gp_llround_any(j->remaining / rate); /* to the nearest µs */
 	j->gen++; /* the previous finish event is now stale */
 	engine_push(&s->engine, j->finish_at, s->ev_finish, id, j->gen);
 }

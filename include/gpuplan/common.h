@@ -38,6 +38,14 @@ static inline int64_t gp_llround(double x)
 	return t + (f >= 0.5) - (f <= -0.5);
 }
 
+/* llround(x) for any x: gp_llround within +-2^62, the C library's beyond
+ * (and for NaN), so a time drawn or computed rounds without the libm call
+ * and what is out of range rounds as it always did. */
+static inline int64_t gp_llround_any(double x)
+{
+	return x > -0x1p62 && x < 0x1p62 ? gp_llround(x) : __builtin_llround(x);
+}
+
 /* Set bits of x.  Without -mpopcnt, __builtin_popcountll is a libgcc call;
  * counting rooms word by word made it 5% of a large run. */
 static inline int gp_popcount64(uint64_t x)
