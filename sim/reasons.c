@@ -246,38 +246,48 @@ void reasons_free(struct reasons *r)
 }
 
 /* The state of class cls, made on first use. */
-static struct reason_class *class_at(struct reasons *r, size_t cls)
+/* The class and job tables grow out of line, so that class_at and job_at,
+ * called at each failed attempt, are a compare and an address: with the
+ * growth inline they saved and restored registers at every call. */
+static __attribute__((noinline)) void grow_classes(struct reasons *r, size_t cls)
 {
-	if (cls >= r->cap_classes) {
-		size_t cap = r->cap_classes ? r->cap_classes : 8;
-		while (cap <= cls)
-			cap *= 2;
-		r->classes = gp_xrealloc(r->classes, cap * sizeof *r->classes);
-		r->class_counts =
-			gp_xrealloc(r->class_counts, cap * r->n_slots * sizeof *r->class_counts);
-		for (size_t i = r->cap_classes; i < cap; i++)
-			r->classes[i] = (struct reason_class){.msg = -1,
-							      .workload = -1,
-							      .bind_kind = CONSTRAINT_KINDS,
-							      .next_kind = CONSTRAINT_KINDS,
-							      .bind_param = -1,
-							      .next_param = -1};
-		r->cap_classes = cap;
-	}
+	size_t cap = r->cap_classes ? r->cap_classes : 8;
+	while (cap <= cls)
+		cap *= 2;
+	r->classes = gp_xrealloc(r->classes, cap * sizeof *r->classes);
+	r->class_counts = gp_xrealloc(r->class_counts, cap * r->n_slots * sizeof *r->class_counts);
+	for (size_t i = r->cap_classes; i < cap; i++)
+		r->classes[i] = (struct reason_class){.msg = -1,
+						      .workload = -1,
+						      .bind_kind = CONSTRAINT_KINDS,
+						      .next_kind = CONSTRAINT_KINDS,
+						      .bind_param = -1,
+						      .next_param = -1};
+	r->cap_classes = cap;
+}
+
+static __attribute__((noinline)) void grow_jobs(struct reasons *r, uint32_t job)
+{
+	size_t cap = r->cap_jobs ? r->cap_jobs : 1024;
+	while (cap <= job)
+		cap *= 2;
+	r->jobs = gp_xrealloc(r->jobs, cap * sizeof *r->jobs);
+	for (size_t i = r->cap_jobs; i < cap; i++)
+		r->jobs[i] = (struct reason_job){-1, 0, -1};
+	r->cap_jobs = cap;
+}
+
+static inline struct reason_class *class_at(struct reasons *r, size_t cls)
+{
+	if (cls >= r->cap_classes)
+		grow_classes(r, cls);
 	return &r->classes[cls];
 }
 
-static struct reason_job *job_at(struct reasons *r, uint32_t job)
+static inline struct reason_job *job_at(struct reasons *r, uint32_t job)
 {
-	if (job >= r->cap_jobs) {
-		size_t cap = r->cap_jobs ? r->cap_jobs : 1024;
-		while (cap <= job)
-			cap *= 2;
-		r->jobs = gp_xrealloc(r->jobs, cap * sizeof *r->jobs);
-		for (size_t i = r->cap_jobs; i < cap; i++)
-			r->jobs[i] = (struct reason_job){-1, 0, -1};
-		r->cap_jobs = cap;
-	}
+	if (job >= r->cap_jobs)
+		grow_jobs(r, job);
 	return &r->jobs[job];
 }
 
