@@ -190,10 +190,8 @@ char *gp_xstrdup(const char *s)
 	return memcpy(gp_xmalloc(n), s, n);
 }
 
-void *gp_grow_zeroed(void *p, size_t *cap, size_t need, size_t size)
+void *gp_grow_zeroed_to(void *p, size_t *cap, size_t need, size_t size)
 {
-	if (need <= *cap)
-		return p;
 	size_t had = *cap, want = had ? had : 16;
 	while (want < need)
 		want *= 2;
