@@ -180,6 +180,7 @@ Test(collect, two_thousand_five_minute_windows_stay_five_minutes)
 Test(collect, merged_windows_keep_kv_usage_and_preemptions)
 {
 	sim_time t = 10 * SIM_DAY;
+	workload.kind = WORKLOAD_INFERENCE; /* KV gauges move in a run that serves */
 	begin(0, 0);
 	collect_add(&c, 0, GAUGE_KV_TOTAL, 4, 0);
 	collect_add(&c, 0, GAUGE_KV_USED, 1, 0);
@@ -198,4 +199,5 @@ Test(collect, merged_windows_keep_kv_usage_and_preemptions)
 	cr_assert_float_eq(r.ts[3 * (k - 1)].preemptions + r.ts[3 * (k + 1)].preemptions, 0, 1e-12);
 	cr_assert(isnan(r.ts[1].kv_cache_usage)); /* the pool scope serves no KV cache */
 	end();
+	workload.kind = WORKLOAD_BATCH;
 }

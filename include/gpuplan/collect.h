@@ -54,13 +54,15 @@ enum gauge {
 	GAUGE_DEMAND,    /* GPUs requested by work that arrived and has not finished */
 	GAUGE_PENDING,   /* jobs */
 	GAUGE_POWERED,   /* GPUs powered (capacity, or only in windows with powered: window) */
-	/* inference servers (vLLM's scheduler and cache gauges) */
-	GAUGE_REQ_RUNNING,       /* requests in a running batch */
-	GAUGE_REQ_WAITING,       /* requests arrived, not in a batch (router, tokenizer, queue) */
-	GAUGE_KV_USED,           /* KV-cache blocks held by sequences */
-	GAUGE_KV_TOTAL,          /* KV-cache blocks of the serving replicas */
+	/* the autoscaler's nodes, the committed part of the bill */
 	GAUGE_PROVISIONING,      /* GPUs of nodes launched and not Ready yet (autoscale.h) */
 	GAUGE_POWERED_COMMITTED, /* of GAUGE_POWERED, the pool's committed GPUs (price.committed) */
+	/* inference servers (vLLM's scheduler and cache gauges), last: a run
+	 * without inference leaves them at 0 and does not integrate them */
+	GAUGE_REQ_RUNNING, /* requests in a running batch */
+	GAUGE_REQ_WAITING, /* requests arrived, not in a batch (router, tokenizer, queue) */
+	GAUGE_KV_USED,     /* KV-cache blocks held by sequences */
+	GAUGE_KV_TOTAL,    /* KV-cache blocks of the serving replicas */
 	GAUGE_COUNT
 };
 
@@ -78,6 +80,11 @@ enum peak { PEAK_ALLOCATED, PEAK_CAPACITY, PEAK_DEMAND, PEAK_COUNT };
  * (collect_catch_up, at every instant a scope changes at) goes through
  * them two doubles at a time, vectorized at -O2 too, with the same sums. */
 #define GAUGE_SLOTS ((GAUGE_COUNT + 1) / 2 * 2)
+
+/* The slots a run of batch work alone integrates: the gauges before the
+ * inference servers', rounded up to an even length as well.  A gauge that
+ * stays 0 adds 0 to its integrals, so skipping it changes no bit. */
+#define GAUGE_BATCH_SLOTS ((GAUGE_REQ_RUNNING + 1) / 2 * 2)
 
 struct scope_gauges {
 	double value[GAUGE_SLOTS];
@@ -130,6 +137,8 @@ struct collect {
 	size_t n_workloads;
 	const char **names;
 	size_t n_scopes;
+	size_t slots;          /* gauge slots integrated: GAUGE_SLOTS, or
+				* GAUGE_BATCH_SLOTS without inference workloads */
 	sim_time step;         /* current window length */
 	bool adaptive;         /* no output.step: coarsen as windows accumulate */
 	bool overflow;         /* an explicit step made more windows than the
