@@ -14,7 +14,9 @@
 #ifndef GPUPLAN_STORE_INT_H
 #define GPUPLAN_STORE_INT_H
 
+#include <math.h>
 #include <sqlite3.h>
+#include <string.h>
 
 #include "gpuplan/store.h"
 
@@ -27,6 +29,20 @@
 #define STORE_BATCH_ROWS    64
 #define STORE_BATCH_SIZES   7
 
+/* What a kept job_rows statement holds bound, parameter by parameter, so
+ * that a value bound again as it is is not bound again (store_jobs.c): the
+ * rows of a run repeat most of their columns (its id, the workload, node
+ * and status of most jobs, the NULLs), and a bind costs about 90
+ * instructions, a quarter of the writer's work on an M/M/1.  Valid because
+ * SQLite keeps a statement's bindings across sqlite3_reset and a re-prepare,
+ * and only sti_bind_job binds these statements. */
+enum sti_kept_kind { STI_KEPT_UNKNOWN, STI_KEPT_NULL, STI_KEPT_INT, STI_KEPT_REAL };
+struct sti_kept {
+	sqlite3_stmt *s; /* NULL until the statement is prepared */
+	uint8_t *kind;   /* per parameter, enum sti_kept_kind */
+	int64_t *bits;   /* the integer, or the double's bits */
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
@@ -34,6 +50,7 @@ struct store {
 	bool wal_later; /* a new database: WAL once its first run is in (store.c) */
 	/* insert[t][b]: the INSERT of 2^b rows into the t-th table of write_rows */
 	sqlite3_stmt *insert[STORE_CACHED_TABLES][STORE_BATCH_SIZES];
+	struct sti_kept job_kept[STORE_BATCH_SIZES]; /* of insert[STI_JOB_SLOT] */
 };
 
 void sti_bind_text(sqlite3_stmt *s, int i, const char *v);
@@ -43,6 +60,56 @@ void sti_bind_copy(sqlite3_stmt *s, int i, const char *v);
 void sti_bind_real(sqlite3_stmt *s, int i, double v);
 /* Seconds; SIM_NEVER as NULL. */
 void sti_bind_time(sqlite3_stmt *s, int i, sim_time t);
+/* sqlite3_bind_int64, _null, sti_bind_real and sti_bind_time, skipped when
+ * kept (a statement's struct sti_kept, or NULL) has the value bound at p
+ * already; what is bound is recorded.  Inline: a call costs more than the
+ * test, and most of a job row's columns are skipped. */
+static inline void sti_keep_int(sqlite3_stmt *s, struct sti_kept *kept, int p, int64_t v)
+{
+	if (kept && kept->kind[p - 1] == STI_KEPT_INT && kept->bits[p - 1] == v)
+		return;
+	bool ok = sqlite3_bind_int64(s, p, v) == SQLITE_OK;
+	if (kept) {
+		kept->kind[p - 1] = ok ? STI_KEPT_INT : STI_KEPT_UNKNOWN;
+		kept->bits[p - 1] = v;
+	}
+}
+
+static inline void sti_keep_null(sqlite3_stmt *s, struct sti_kept *kept, int p)
+{
+	if (kept && kept->kind[p - 1] == STI_KEPT_NULL)
+		return;
+	bool ok = sqlite3_bind_null(s, p) == SQLITE_OK;
+	if (kept)
+		kept->kind[p - 1] = ok ? STI_KEPT_NULL : STI_KEPT_UNKNOWN;
+}
+
+/* The double's bits are compared: 0.0 and -0.0 are told apart. */
+static inline void sti_keep_real(sqlite3_stmt *s, struct sti_kept *kept, int p, double v)
+{
+	if (isnan(v)) {
+		sti_keep_null(s, kept, p);
+		return;
+	}
+	int64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	if (kept && kept->kind[p - 1] == STI_KEPT_REAL && kept->bits[p - 1] == bits)
+		return;
+	bool ok = sqlite3_bind_double(s, p, v) == SQLITE_OK;
+	if (kept) {
+		kept->kind[p - 1] = ok ? STI_KEPT_REAL : STI_KEPT_UNKNOWN;
+		kept->bits[p - 1] = bits;
+	}
+}
+
+static inline void sti_keep_time(sqlite3_stmt *s, struct sti_kept *kept, int p, sim_time t)
+{
+	if (t == SIM_NEVER)
+		sti_keep_null(s, kept, p);
+	else
+		sti_keep_real(s, kept, p, sim_seconds(t));
+}
+
 /* What the showback rows are bound from (store_showback.c). */
 struct sti_showback {
 	const struct scenario *sc;
@@ -108,6 +175,7 @@ struct sti_jobs {
 	int64_t status_id[JOB_FAILED + 1];             /* one id per status text */
 	int64_t *texts;                                /* the ids used */
 	size_t n_texts;
+	struct sti_kept *kept; /* the store's job_kept, set by the inserts (store.c) */
 };
 /* Numbers the kinds of text for a run of sc on n_nodes node slots. */
 void sti_job_ids(struct sti_jobs *c, const struct scenario *sc, size_t n_nodes);

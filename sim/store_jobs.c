@@ -111,12 +111,22 @@ int sti_bind_job_text(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 	return GP_OK;
 }
 
-static void bind_id(sqlite3_stmt *s, int i, bool has, int64_t id)
+static void bind_id(sqlite3_stmt *s, struct sti_kept *k, int i, bool has, int64_t id)
 {
 	if (has)
-		sqlite3_bind_int64(s, i, id);
+		sti_keep_int(s, k, i, id);
 	else
-		sqlite3_bind_null(s, i);
+		sti_keep_null(s, k, i);
+}
+
+/* What the store keeps of s's bindings, when s is one of its job_rows
+ * statements. */
+static struct sti_kept *kept_of(const struct sti_jobs *c, sqlite3_stmt *s)
+{
+	for (int b = STORE_BATCH_SIZES - 1; c->kept && b >= 0; b--)
+		if (c->kept[b].s == s)
+			return &c->kept[b];
+	return NULL;
 }
 
 /* A workload or node index out of range is a bug upstream; it fails the
@@ -131,24 +141,25 @@ int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_er
 			"%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
 			c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
 			(int)j->node, c->n_nodes);
-	sqlite3_bind_int64(s, p, j->job_id);
-	sqlite3_bind_int64(s, p + 1, j->workload);
-	sti_bind_time(s, p + 2, j->submit);
-	sti_bind_time(s, p + 3, j->start);
-	sti_bind_time(s, p + 4, j->end);
-	sti_bind_time(s, p + 5, j->start == SIM_NEVER ? SIM_NEVER : j->start - j->submit);
-	sqlite3_bind_int(s, p + 6, j->gpus);
-	bind_id(s, p + 7, j->node >= 0, c->node0 + j->node);
-	sqlite3_bind_int64(s, p + 8, job_status_id(c, j));
-	sti_bind_time(s, p + 9, j->deadline);
-	sqlite3_bind_int(s, p + 10, j->deadline_met ? 1 : 0);
-	sqlite3_bind_int(s, p + 11, j->verified ? 1 : 0);
-	sti_bind_real(s, p + 12, j->cost);
-	bind_id(s, p + 13, job_has_reason(c, j), c->reason0 + j->reason);
-	sti_bind_time(s, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
-	sqlite3_bind_int(s, p + 15, j->preemptions);
-	sqlite3_bind_int(s, p + 16, j->oom_kills);
-	bind_id(s, p + 17, job_has_flavor(c, j), c->flavor0 + j->flavor);
+	struct sti_kept *k = kept_of(c, s);
+	sti_keep_int(s, k, p, j->job_id);
+	sti_keep_int(s, k, p + 1, j->workload);
+	sti_keep_time(s, k, p + 2, j->submit);
+	sti_keep_time(s, k, p + 3, j->start);
+	sti_keep_time(s, k, p + 4, j->end);
+	sti_keep_time(s, k, p + 5, j->start == SIM_NEVER ? SIM_NEVER : j->start - j->submit);
+	sti_keep_int(s, k, p + 6, j->gpus);
+	bind_id(s, k, p + 7, j->node >= 0, c->node0 + j->node);
+	sti_keep_int(s, k, p + 8, job_status_id(c, j));
+	sti_keep_time(s, k, p + 9, j->deadline);
+	sti_keep_int(s, k, p + 10, j->deadline_met ? 1 : 0);
+	sti_keep_int(s, k, p + 11, j->verified ? 1 : 0);
+	sti_keep_real(s, k, p + 12, j->cost);
+	bind_id(s, k, p + 13, job_has_reason(c, j), c->reason0 + j->reason);
+	sti_keep_time(s, k, p + 14, j->has_trace_queue ? j->trace_queue : SIM_NEVER);
+	sti_keep_int(s, k, p + 15, j->preemptions);
+	sti_keep_int(s, k, p + 16, j->oom_kills);
+	bind_id(s, k, p + 17, job_has_flavor(c, j), c->flavor0 + j->flavor);
 	return GP_OK;
 }
 

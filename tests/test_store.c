@@ -728,6 +728,88 @@ static const char *other_db(const char *name)
 	return path;
 }
 
+/* n jobs whose columns go from NULL to an integer to a real and back, each
+ * by a pattern that salt shifts, so that two runs differ in every column
+ * of every row at some point. */
+static void patterned_jobs(struct fixture *f, size_t n, size_t salt)
+{
+	free(f->r.jobs);
+	f->r.jobs = gp_xcalloc(n, sizeof *f->r.jobs);
+	f->r.n_jobs = f->r.cap_jobs = n;
+	for (size_t i = 0; i < n; i++) {
+		struct job_record *j = &f->r.jobs[i];
+		size_t k = (i / 3 + salt) % 5;
+		j->job_id = (int64_t)i;
+		j->workload = (int32_t)(k % 2);
+		j->node = k == 0 ? -1 : (int32_t)(k % 2);
+		j->gpus = (int32_t)(k % 3);
+		j->status = j->node < 0 ? JOB_PENDING : JOB_COMPLETED;
+		j->submit = (sim_time)(i / 7) * SIM_SECOND / 2;
+		j->start = j->node < 0 ? SIM_NEVER : j->submit + (sim_time)k * SIM_SECOND;
+		j->end = j->node < 0 ? SIM_NEVER : j->start + SIM_HOUR;
+		j->deadline = k == 1 ? SIM_NEVER : (sim_time)k * SIM_HOUR;
+		j->deadline_met = k > 2;
+		j->verified = k % 2;
+		j->cost = k == 2 ? NAN : k == 3 ? -0.0 : k == 4 ? 0.0 : 0.25 * (double)k;
+		j->preemptions = (int32_t)(k % 2);
+		j->oom_kills = (int32_t)(k / 4);
+	}
+}
+
+/* A connection keeps its job_rows statements and what they hold bound,
+ * and binds only what changed from the row before at the same place
+ * (store_int.h's struct sti_kept): runs written in turn on one connection
+ * give the rows, values and types, that a new connection per run gives. */
+Test(store, runs_written_in_turn_on_one_connection_bind_every_change)
+{
+	struct fixture x, y;
+	fixture_init(&x);
+	fixture_init(&y);
+	patterned_jobs(&x, 1000, 0); /* statements of several sizes */
+	patterned_jobs(&y, 1001, 2);
+	struct fixture *order[] = {&x, &y, &x};
+	struct gp_err err GP_ERR_SCOPE = {0};
+	struct store *st;
+	int64_t id;
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert_eq(store_write_run(st, &order[i]->sc, &order[i]->r, &id, &err), GP_OK,
+			     "%s", err.msg);
+	store_close(st);
+	const char *fresh = other_db("fresh.db");
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(store_open(fresh, &st, &err), GP_OK, "%s", err.msg);
+		cr_assert_eq(store_write_run(st, &order[i]->sc, &order[i]->r, &id, &err), GP_OK,
+			     "%s", err.msg);
+		store_close(st);
+	}
+	static const char *const cols[] = {
+		"run_id",        "job_id",       "workload_id", "submit_s", "start_s",
+		"end_s",         "queue_s",      "gpus",        "node_id",  "status_id",
+		"deadline_s",    "deadline_met", "verified",    "cost",     "reason_id",
+		"trace_queue_s", "preemptions",  "oom_kills",   "flavor_id"};
+	char list[2048] = "";
+	for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s, typeof(%s)",
+			 c ? ", " : "", cols[c], cols[c]);
+	char sql[8192];
+	snprintf(sql, sizeof sql,
+		 "SELECT (SELECT count(*) FROM (SELECT %s FROM main.job_rows EXCEPT SELECT %s "
+		 "FROM b.job_rows)) + (SELECT count(*) FROM (SELECT %s FROM b.job_rows EXCEPT "
+		 "SELECT %s FROM main.job_rows))",
+		 list, list, list, list);
+	sqlite3 *db = reader();
+	char attach[512];
+	snprintf(attach, sizeof attach, "ATTACH '%s' AS b", fresh);
+	cr_assert_eq(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM main.job_rows"), 3001);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM b.job_rows"), 3001);
+	cr_expect_eq(query_int(db, sql), 0, "the same rows, values and types");
+	sqlite3_close(db);
+	fixture_free(&x);
+	fixture_free(&y);
+}
+
 Test(store, a_sweep_point_is_written_once)
 {
 	struct fixture f;
