@@ -24,10 +24,10 @@
 #define STORE_RETRY_MS        10
 
 /* Tables whose insert statements are kept, and batch sizes per table:
- * 1, 2, 4, .. STORE_BATCH_ROWS rows. */
+ * 1, 2, 4, .. STORE_BATCH_ROWS rows (job_rows: to 256, store.c). */
 #define STORE_CACHED_TABLES 17
 #define STORE_BATCH_ROWS    64
-#define STORE_BATCH_SIZES   7
+#define STORE_BATCH_SIZES   9
 
 /* What a kept job_rows statement holds bound, parameter by parameter, so
  * that a value bound again as it is is not bound again (store_jobs.c): the
