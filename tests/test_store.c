@@ -792,7 +792,7 @@ Test(store, runs_written_in_turn_on_one_connection_bind_every_change)
 	for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s, typeof(%s)",
 			 c ? ", " : "", cols[c], cols[c]);
-	char sql[8192];
+	char sql[4 * sizeof list + 256]; /* the four lists and the query around them */
 	snprintf(sql, sizeof sql,
 		 "SELECT (SELECT count(*) FROM (SELECT %s FROM main.job_rows EXCEPT SELECT %s "
 		 "FROM b.job_rows)) + (SELECT count(*) FROM (SELECT %s FROM b.job_rows EXCEPT "
