@@ -60,28 +60,40 @@ void sti_bind_copy(sqlite3_stmt *s, int i, const char *v);
 void sti_bind_real(sqlite3_stmt *s, int i, double v);
 /* Seconds; SIM_NEVER as NULL. */
 void sti_bind_time(sqlite3_stmt *s, int i, sim_time t);
+/* Whether kept (a statement's struct sti_kept, or NULL) has parameter p
+ * bound to a value of this kind and bits (none for a NULL). */
+static inline bool sti_kept_holds(const struct sti_kept *kept, int p, enum sti_kept_kind kind,
+				  int64_t bits)
+{
+	return kept && kept->kind[p - 1] == kind &&
+	       (kind == STI_KEPT_NULL || kept->bits[p - 1] == bits);
+}
+
+/* Records what sqlite3_bind_* returned rc for at parameter p: unknown if it
+ * failed, so that the next row binds it again. */
+static inline void sti_kept_record(struct sti_kept *kept, int p, enum sti_kept_kind kind,
+				   int64_t bits, int rc)
+{
+	if (kept) {
+		kept->kind[p - 1] = rc == SQLITE_OK ? (uint8_t)kind : STI_KEPT_UNKNOWN;
+		kept->bits[p - 1] = bits;
+	}
+}
+
 /* sqlite3_bind_int64, _null, sti_bind_real and sti_bind_time, skipped when
  * kept (a statement's struct sti_kept, or NULL) has the value bound at p
  * already; what is bound is recorded.  Inline: a call costs more than the
  * test, and most of a job row's columns are skipped. */
 static inline void sti_keep_int(sqlite3_stmt *s, struct sti_kept *kept, int p, int64_t v)
 {
-	if (kept && kept->kind[p - 1] == STI_KEPT_INT && kept->bits[p - 1] == v)
-		return;
-	bool ok = sqlite3_bind_int64(s, p, v) == SQLITE_OK;
-	if (kept) {
-		kept->kind[p - 1] = ok ? STI_KEPT_INT : STI_KEPT_UNKNOWN;
-		kept->bits[p - 1] = v;
-	}
+	if (!sti_kept_holds(kept, p, STI_KEPT_INT, v))
+		sti_kept_record(kept, p, STI_KEPT_INT, v, sqlite3_bind_int64(s, p, v));
 }
 
 static inline void sti_keep_null(sqlite3_stmt *s, struct sti_kept *kept, int p)
 {
-	if (kept && kept->kind[p - 1] == STI_KEPT_NULL)
-		return;
-	bool ok = sqlite3_bind_null(s, p) == SQLITE_OK;
-	if (kept)
-		kept->kind[p - 1] = ok ? STI_KEPT_NULL : STI_KEPT_UNKNOWN;
+	if (!sti_kept_holds(kept, p, STI_KEPT_NULL, 0))
+		sti_kept_record(kept, p, STI_KEPT_NULL, 0, sqlite3_bind_null(s, p));
 }
 
 /* The double's bits are compared: 0.0 and -0.0 are told apart. */
@@ -93,13 +105,8 @@ static inline void sti_keep_real(sqlite3_stmt *s, struct sti_kept *kept, int p, 
 	}
 	int64_t bits;
 	memcpy(&bits, &v, sizeof bits);
-	if (kept && kept->kind[p - 1] == STI_KEPT_REAL && kept->bits[p - 1] == bits)
-		return;
-	bool ok = sqlite3_bind_double(s, p, v) == SQLITE_OK;
-	if (kept) {
-		kept->kind[p - 1] = ok ? STI_KEPT_REAL : STI_KEPT_UNKNOWN;
-		kept->bits[p - 1] = bits;
-	}
+	if (!sti_kept_holds(kept, p, STI_KEPT_REAL, bits))
+		sti_kept_record(kept, p, STI_KEPT_REAL, bits, sqlite3_bind_double(s, p, v));
 }
 
 static inline void sti_keep_time(sqlite3_stmt *s, struct sti_kept *kept, int p, sim_time t)
