@@ -650,6 +650,13 @@ Test(cluster, classes_follow_random_takes_and_releases)
 	cluster_free(&c);
 }
 
+/* Node i (of pool 0) as the groups should hold it: Ready, of g's class and
+ * whole key. */
+static bool in_group(const struct cluster *c, int32_t i, const struct class_group *g)
+{
+	return c->nodes[i].ready && c->class_of[i] == g->id && c->pools[0].whole.key[i] == g->key;
+}
+
 /*
  * Class groups (cluster.h) through 3,000 random takes and releases on 300
  * nodes of 8 GPUs (pods of 1 to 4 GPUs and 0 or 16 cores), a node going
@@ -689,8 +696,7 @@ Test(cluster, class_groups_follow_random_takes_and_releases)
 			int32_t s = gs->live[j], first = -1, want = 0, want_first = -1;
 			const struct class_group *g = &gs->at[s];
 			for (int32_t i = from; i < to; i++)
-				if (c.nodes[i].ready && c.class_of[i] == g->id &&
-				    c.pools[0].whole.key[i] == g->key) {
+				if (in_group(&c, i, g)) {
 					want++;
 					want_first = want_first < 0 ? i : want_first;
 				}
@@ -702,12 +708,7 @@ Test(cluster, class_groups_follow_random_takes_and_releases)
 			continue;
 		int32_t two[2] = {gs->live[0], gs->live[1]}, nth = 0;
 		for (int32_t i = from; i < to; i++) {
-			bool in = false;
-			for (int32_t k = 0; k < 2; k++)
-				in = in ||
-				     (c.nodes[i].ready && c.class_of[i] == gs->at[two[k]].id &&
-				      c.pools[0].whole.key[i] == gs->at[two[k]].key);
-			if (in) {
+			if (in_group(&c, i, &gs->at[two[0]]) || in_group(&c, i, &gs->at[two[1]])) {
 				cr_assert_eq(cluster_groups_nth(&c, 0, two, 2, from, to, nth), i,
 					     "step %d: node %d", step, nth);
 				nth++;
