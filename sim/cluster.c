@@ -480,20 +480,13 @@ static int32_t mig_index(const struct pool_state *ps, const char *profile)
 	return -1;
 }
 
-/* The index that answers a pod of w asking for `gpus` units in pool p, and
- * the key a node needs in it; NULL when the pool does not offer the resource. */
-const struct bucket_index *cluster_request_index(const struct cluster *c, size_t p,
-						 const struct workload_spec *w, int32_t gpus,
-						 int32_t *need)
+const struct bucket_index *cluster_request_share_index(const struct cluster *c, size_t p,
+						       const struct workload_spec *w, int32_t *need)
 {
 	const struct pool_state *ps = &c->pools[p];
 	enum sharing_mode mode = c->sc->pools[p].sharing.mode;
 	switch (w->request) {
-	case REQUEST_GPUS:
-		*need = gpus;
-		if (sharing_replicated(&c->sc->pools[p].sharing))
-			return &ps->part;
-		return mode != SHARING_MIG ? &ps->whole : NULL;
+	case REQUEST_GPUS: assert(!"answered inline by cluster_request_index"); break;
 	case REQUEST_MILLI: *need = w->milli; return mode == SHARING_FRACTIONAL ? &ps->part : NULL;
 	case REQUEST_MIG: {
 		int32_t m = mig_index(ps, w->mig_profile);

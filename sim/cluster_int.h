@@ -44,12 +44,27 @@ bool cluster_groups_consistent(const struct cluster *c, size_t p, char *why, siz
 /* Where the block count of node `local` in level k of ix is (cluster.c). */
 size_t cluster_index_block(const struct bucket_index *ix, int32_t k, int32_t local);
 
+/* cluster_request_index for a pod asking for milli or a MIG instance (cluster.c). */
+const struct bucket_index *cluster_request_share_index(const struct cluster *c, size_t p,
+						       const struct workload_spec *w,
+						       int32_t *need);
+
 /* The index that answers a pod of w asking for `gpus` units in pool p, and
- * the key a node needs in it; NULL when the pool does not offer the resource
- * (cluster.c). */
-const struct bucket_index *cluster_request_index(const struct cluster *c, size_t p,
-						 const struct workload_spec *w, int32_t gpus,
-						 int32_t *need);
+ * the key a node needs in it; NULL when the pool does not offer the resource.
+ * Inline for whole GPUs and replicas, which every search of most scenarios
+ * asks for (a placement asks two or three times). */
+static inline const struct bucket_index *cluster_request_index(const struct cluster *c, size_t p,
+							       const struct workload_spec *w,
+							       int32_t gpus, int32_t *need)
+{
+	if (w->request != REQUEST_GPUS)
+		return cluster_request_share_index(c, p, w, need);
+	const struct sharing *sh = &c->sc->pools[p].sharing;
+	*need = gpus;
+	if (sharing_replicated(sh))
+		return &c->pools[p].part;
+	return sh->mode != SHARING_MIG ? &c->pools[p].whole : NULL;
+}
 
 /* Whether a search over pool p must check cpu and memory node by node for a
  * pod of w (cluster.c). */

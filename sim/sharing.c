@@ -92,11 +92,6 @@ int32_t sharing_units_per_gpu(const struct sharing *sh)
 	return 1;
 }
 
-bool sharing_replicated(const struct sharing *sh)
-{
-	return sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS;
-}
-
 bool sharing_stacks(const struct sharing *sh)
 {
 	return sh->mode == SHARING_TIME_SLICING && !sh->one_per_pod;

@@ -97,7 +97,10 @@ int32_t sharing_units_per_gpu(const struct sharing *sh);
 
 /* Time-slicing and MPS: a pod's n units are n replicas, one per GPU where
  * the node has n GPUs with a free replica. */
-bool sharing_replicated(const struct sharing *sh);
+static inline bool sharing_replicated(const struct sharing *sh)
+{
+	return sh->mode == SHARING_TIME_SLICING || sh->mode == SHARING_MPS;
+}
 
 /* Time-slicing: the NVIDIA device plugin advertises R x GPUs replicas and
  * hands them out "indiscriminately" (k8s-device-plugin README, "With CUDA
