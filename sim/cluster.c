@@ -241,7 +241,8 @@ static void refresh(struct cluster *c, int32_t node)
 	index_set(&ps->part, local, part);
 	for (size_t m = 0; m < ps->n_mig; m++)
 		index_set(&ps->mig[m], local, node_mig_key(c, node, m));
-	cluster_groups_place(c, node);
+	if (ps->groups.on) /* tested here too: most pools keep none, and a call costs more */
+		cluster_groups_place(c, node);
 }
 
 static int32_t mig_index(const struct pool_state *ps, const char *profile);
