@@ -208,6 +208,7 @@ static void failure_message(struct preemptor *pe, int32_t no_victims, int32_t ho
 		return;
 	memcpy(pe->msg_why, pe->why, (n + 2) * sizeof *pe->why);
 	pe->msg_nodes = nodes;
+	pe->msg_made++;
 	const char **texts = gp_xcalloc(n + 2, sizeof *texts);
 	for (size_t i = 0; i < n; i++)
 		texts[i] = pl->reasons[i];

@@ -228,6 +228,7 @@ static void sim_destroy(struct sim *s)
 	free(s->best_plan);
 	free(s->failed_at);
 	free(s->class_why);
+	free(s->class_post);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {
 		if (s->wl[w].quality)
 			gsl_rng_free(s->wl[w].quality);

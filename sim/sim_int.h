@@ -32,6 +32,18 @@
 #include "gpuplan/sched.h"
 #include "gpuplan/sim.h"
 
+/* A placement class's last PostFilter answer (sim_schedule.c), when it was
+ * DefaultPreemption's message alone (sim_kube_preempt's repeatable): taken at
+ * `at` (cluster.changes + 1, as failed_at; 0: none) for head job `head`
+ * while the preemptor's message had been written `made` times.  The same
+ * head failing again with the same counts, Ready nodes and message gets it
+ * again. */
+struct class_post {
+	uint64_t at, made;
+	uint32_t head;
+	const char *post;
+};
+
 struct sim {
 	const struct scenario *sc;
 	struct engine engine;
@@ -85,12 +97,13 @@ struct sim {
 	uint64_t *failed_at; /* per placement class: cluster.changes + 1 at its kept failure */
 	size_t cap_failed_at;
 	int32_t *class_why; /* per placement class, per reason slot: that failure's counts */
-	bool has_windows;   /* some pool has windows */
-	struct quota quota; /* queue quotas and cohorts (quota.h) */
-	double *req;        /* scratch: a job's request per quota column (flavor, resource) */
-	double *ask;        /* scratch: a job's request per resource (quota.h) */
-	double *cand_ask;   /* scratch: a candidate's */
-	uint32_t *holders;  /* jobs that hold quota of a queue with one */
+	struct class_post *class_post; /* per placement class: its last PostFilter answer */
+	bool has_windows;              /* some pool has windows */
+	struct quota quota;            /* queue quotas and cohorts (quota.h) */
+	double *req;       /* scratch: a job's request per quota column (flavor, resource) */
+	double *ask;       /* scratch: a job's request per resource (quota.h) */
+	double *cand_ask;  /* scratch: a candidate's */
+	uint32_t *holders; /* jobs that hold quota of a queue with one */
 	size_t n_holders, cap_holders;
 	struct quota_candidate *cands; /* scratch: admitted jobs, for preemption */
 	size_t cap_cands;
@@ -209,7 +222,7 @@ void sim_schedule(struct sim *s);
 void sim_preempt_start(struct sim *s);
 bool sim_preempt_victim(void *ctx, uint32_t id, int32_t prio, int32_t *priority, sim_time *start,
 			const struct cluster_grant **grants, int32_t *n);
-const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why);
+const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why, bool *repeatable);
 void sim_victim_gone(struct sim *s, struct sim_job *v);
 
 /* sim_windows.c: registers EV_WINDOW, sets every window's state at the

@@ -10,7 +10,9 @@
 #include "gpuplan/reasons.h"
 #include "gpuplan/sched.h"
 
+#include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * The counts of class c's last failure (s->failed_at[c] != 0), kept while
@@ -23,10 +25,45 @@ static int32_t *class_why(struct sim *s, size_t c)
 {
 	size_t n = s->placer.n_reasons, had = s->cap_failed_at;
 	s->failed_at = gp_grow_zeroed(s->failed_at, &s->cap_failed_at, c + 1, sizeof *s->failed_at);
-	if (s->cap_failed_at != had)
+	if (s->cap_failed_at != had) {
 		s->class_why =
 			gp_xrealloc(s->class_why, s->cap_failed_at * n * sizeof *s->class_why);
+		s->class_post =
+			gp_xrealloc(s->class_post, s->cap_failed_at * sizeof *s->class_post);
+		memset(s->class_post + had, 0, (s->cap_failed_at - had) * sizeof *s->class_post);
+	}
 	return &s->class_why[c * n];
+}
+
+/*
+ * kube-scheduler's PostFilter for head, class c's, which failed with the
+ * counts why (sim_kube_preempt).  An answer that was preempt_default_post's
+ * alone is kept (struct class_post) and given again while the class's kept
+ * failure stands (failed_at: nothing placement sees has changed, so neither
+ * have why and the Ready nodes), the head is the same and the preemptor has
+ * not written its message since: the call would find the message it made
+ * and return it.  An arrival to a busy cluster then costs no PostFilter.
+ * Debug builds ask it again and compare.
+ */
+static const char *post_filter(struct sim *s, size_t c, uint32_t head, uint64_t now_state,
+			       const int32_t *why)
+{
+	struct class_post *cp = &s->class_post[c];
+	bool repeatable;
+	if (s->failed_at[c] == now_state && cp->at == now_state && cp->head == head &&
+	    cp->made == s->preempt.msg_made) {
+#ifndef NDEBUG
+		const char *again = sim_kube_preempt(s, head, why, &repeatable);
+		assert(repeatable &&
+		       (again == cp->post || (again && cp->post && !strcmp(again, cp->post))) &&
+		       "a kept PostFilter answer is the one it would give");
+#endif
+		return cp->post;
+	}
+	const char *post = sim_kube_preempt(s, head, why, &repeatable);
+	*cp = (struct class_post){repeatable && s->failed_at[c] == now_state ? now_state : 0,
+				  s->preempt.msg_made, head, post};
+	return post;
 }
 
 /*
@@ -54,7 +91,7 @@ static bool try_class(struct sim *s, size_t c)
 		s->failed_at[c] = kept ? now_state : 0;
 	}
 	autoscale_class_failed(s->as, c, true);
-	const char *post = sim_kube_preempt(s, head, why);
+	const char *post = post_filter(s, c, head, now_state, why);
 	int32_t growing = autoscale_provisioning_pool(s->as, c);
 	if (growing >= 0) /* "Insufficient" while its nodes come: provisioning */
 		reasons_bind(&s->reasons, PLACE_RC(c), CONSTRAINT_PROVISIONING, growing);

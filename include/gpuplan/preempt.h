@@ -74,6 +74,7 @@ struct preemptor {
 	size_t msg_size;
 	int32_t *msg_why;  /* the why[] and ready nodes msg was made from: a failure */
 	int64_t msg_nodes; /* that repeats them reuses it (-1: none yet) */
+	uint64_t msg_made; /* times msg was written: while it stays, msg and msg_why do */
 	bool strict_size;  /* Kubernetes >= 1.34: a node too small for the request is
 			   * UnschedulableAndUnresolvable (kubernetes PR #131345) */
 	/* msg_why is zero but for its last two: preempt_default_post made msg */
