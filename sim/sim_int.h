@@ -32,15 +32,13 @@
 #include "gpuplan/sched.h"
 #include "gpuplan/sim.h"
 
-/* A placement class's last PostFilter answer (sim_schedule.c), when it was
- * DefaultPreemption's message alone (sim_kube_preempt's repeatable): taken at
- * `at` (cluster.changes + 1, as failed_at; 0: none) for head job `head`
- * while the preemptor's message had been written `made` times.  The same
- * head failing again with the same counts, Ready nodes and message gets it
- * again. */
+/* A placement class's last PostFilter answer (sim_schedule.c) when it was
+ * DefaultPreemption's alone (sim_post_default), and what it came from: the
+ * Ready nodes (cluster.ready_changes + 1; 0: none kept), the preemptor's
+ * message (preempt.h msg_made) and the counts (why, the class's row of
+ * sim.post_why). */
 struct class_post {
-	uint64_t at, made;
-	uint32_t head;
+	uint64_t ready, made;
 	const char *post;
 };
 
@@ -98,6 +96,7 @@ struct sim {
 	size_t cap_failed_at;
 	int32_t *class_why; /* per placement class, per reason slot: that failure's counts */
 	struct class_post *class_post; /* per placement class: its last PostFilter answer */
+	int32_t *post_why;             /* per placement class, per reason slot: its counts */
 	bool has_windows;              /* some pool has windows */
 	struct quota quota;            /* queue quotas and cohorts (quota.h) */
 	double *req;       /* scratch: a job's request per quota column (flavor, resource) */
@@ -222,7 +221,12 @@ void sim_schedule(struct sim *s);
 void sim_preempt_start(struct sim *s);
 bool sim_preempt_victim(void *ctx, uint32_t id, int32_t prio, int32_t *priority, sim_time *start,
 			const struct cluster_grant **grants, int32_t *n);
-const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why, bool *repeatable);
+const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why);
+/* Whether sim_kube_preempt's answer for job j is preempt_default_post's
+ * alone, which moves nothing: a function of j's pod request, why, the Ready
+ * nodes and the preemptor's message (and of the time where a pod must fit a
+ * window). */
+bool sim_post_default(const struct sim *s, const struct sim_job *j);
 void sim_victim_gone(struct sim *s, struct sim_job *v);
 
 /* sim_windows.c: registers EV_WINDOW, sets every window's state at the

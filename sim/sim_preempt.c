@@ -20,33 +20,31 @@ bool sim_preempt_victim(void *ctx, uint32_t id, int32_t prio, int32_t *priority,
 	return j->status == JOB_RUNNING && *priority < prio;
 }
 
+bool sim_post_default(const struct sim *s, const struct sim_job *j)
+{
+	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	if (!s->sc->queues[ws->queue].implicit || j->pods > 1) /* Kueue's (quota.h), or a gang */
+		return true;
+	/* no pod of lower priority: O(1) */
+	return !ws->preempt_never && j->nominated < 0 && ws->priority <= s->min_priority;
+}
+
 /* kube-scheduler's PostFilter for job id, a class head that fit no node:
  * DefaultPreemption (preempt.h) for a one-pod job of no declared queue.
  * Victims terminate for their grace period (EV_KILL), the preemptor is
  * nominated to their node.  Returns the PostFilter's words for
- * reasons_fail_post: NULL without a lower priority, "" when it nominated.
- * *repeatable: the words are preempt_default_post's, which changes nothing
- * and depends on the pod, why, the Ready nodes and the preemptor's message
- * only (the time too where the pod must fit a window: not then). */
-const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why, bool *repeatable)
+ * reasons_fail_post: NULL without a lower priority, "" when it nominated. */
+const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why)
 {
 	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
-	bool timed = pod.fit_window && s->has_windows; /* the time left counts too */
-	*repeatable = false;
-	if (!s->sc->queues[ws->queue].implicit || j->pods > 1) { /* Kueue's (quota.h), or a gang */
-		*repeatable = !timed;
+	if (sim_post_default(s, j))
 		return preempt_default_post(&s->preempt, &pod, s->engine.now, why);
-	}
 	if (ws->preempt_never)
 		return PREEMPT_NEVER_MSG;
 	if (j->nominated >= 0)
 		return PREEMPT_TERMINATING_MSG;
-	if (ws->priority <= s->min_priority) { /* no pod of lower priority: O(1) */
-		*repeatable = !timed;
-		return preempt_default_post(&s->preempt, &pod, s->engine.now, why);
-	}
 	int32_t node;
 	if (!preempt_find(&s->preempt, &pod, ws->priority, s->engine.now, &node))
 		return s->preempt.msg;

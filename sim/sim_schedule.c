@@ -28,6 +28,7 @@ static int32_t *class_why(struct sim *s, size_t c)
 	if (s->cap_failed_at != had) {
 		s->class_why =
 			gp_xrealloc(s->class_why, s->cap_failed_at * n * sizeof *s->class_why);
+		s->post_why = gp_xrealloc(s->post_why, s->cap_failed_at * n * sizeof *s->post_why);
 		s->class_post =
 			gp_xrealloc(s->class_post, s->cap_failed_at * sizeof *s->class_post);
 		memset(s->class_post + had, 0, (s->cap_failed_at - had) * sizeof *s->class_post);
@@ -37,32 +38,34 @@ static int32_t *class_why(struct sim *s, size_t c)
 
 /*
  * kube-scheduler's PostFilter for head, class c's, which failed with the
- * counts why (sim_kube_preempt).  An answer that was preempt_default_post's
- * alone is kept (struct class_post) and given again while the class's kept
- * failure stands (failed_at: nothing placement sees has changed, so neither
- * have why and the Ready nodes), the head is the same and the preemptor has
- * not written its message since: the call would find the message it made
- * and return it.  An arrival to a busy cluster then costs no PostFilter.
- * Debug builds ask it again and compare.
+ * counts why (sim_kube_preempt).  When it is DefaultPreemption's alone
+ * (sim_post_default), its answer depends on the class's pod request, the
+ * counts, the Ready nodes and the preemptor's message only: kept with them
+ * (struct class_post), it is given again while they stay, which the call
+ * would find and return.  The failures of a busy cluster (a head after a
+ * start, an arrival) repeat one another: they then cost no PostFilter.  Not
+ * where pods must fit a window (the time left counts).  Debug builds ask
+ * again and compare.
  */
-static const char *post_filter(struct sim *s, size_t c, uint32_t head, uint64_t now_state,
-			       const int32_t *why)
+static const char *post_filter(struct sim *s, size_t c, uint32_t head, const int32_t *why)
 {
 	struct class_post *cp = &s->class_post[c];
-	bool repeatable;
-	if (s->failed_at[c] == now_state && cp->at == now_state && cp->head == head &&
-	    cp->made == s->preempt.msg_made) {
+	size_t n = s->placer.n_reasons;
+	int32_t *kept_why = &s->post_why[c * n];
+	uint64_t ready = s->cluster.ready_changes + 1;
+	bool repeats = sim_post_default(s, &s->jobs[head]) && !(fit_window(s) && s->has_windows);
+	if (repeats && cp->ready == ready && cp->made == s->preempt.msg_made &&
+	    !memcmp(kept_why, why, n * sizeof *why)) {
 #ifndef NDEBUG
-		const char *again = sim_kube_preempt(s, head, why, &repeatable);
-		assert(repeatable &&
-		       (again == cp->post || (again && cp->post && !strcmp(again, cp->post))) &&
+		const char *again = sim_kube_preempt(s, head, why);
+		assert((again == cp->post || (again && cp->post && !strcmp(again, cp->post))) &&
 		       "a kept PostFilter answer is the one it would give");
 #endif
 		return cp->post;
 	}
-	const char *post = sim_kube_preempt(s, head, why, &repeatable);
-	*cp = (struct class_post){repeatable && s->failed_at[c] == now_state ? now_state : 0,
-				  s->preempt.msg_made, head, post};
+	const char *post = sim_kube_preempt(s, head, why);
+	*cp = (struct class_post){repeats ? ready : 0, s->preempt.msg_made, post};
+	memcpy(kept_why, why, n * sizeof *why);
 	return post;
 }
 
@@ -91,7 +94,7 @@ static bool try_class(struct sim *s, size_t c)
 		s->failed_at[c] = kept ? now_state : 0;
 	}
 	autoscale_class_failed(s->as, c, true);
-	const char *post = post_filter(s, c, head, now_state, why);
+	const char *post = post_filter(s, c, head, why);
 	int32_t growing = autoscale_provisioning_pool(s->as, c);
 	if (growing >= 0) /* "Insufficient" while its nodes come: provisioning */
 		reasons_bind(&s->reasons, PLACE_RC(c), CONSTRAINT_PROVISIONING, growing);
