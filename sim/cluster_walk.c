@@ -98,11 +98,39 @@ static uint64_t walk_word(const struct cluster_walk *wk, size_t i)
 	return b & walk_mask(wk, i);
 }
 
-/* Whether words [i, i + CLUSTER_BLOCK_WORDS) are a whole block inside the walk. */
-static bool walk_block(const struct cluster_walk *wk, size_t i)
+/* The words a walk passes, [first, last], and of them those wholly inside
+ * it, [inner_from, inner_to): a block of CLUSTER_BLOCK_WORDS words among
+ * these is counted from its block counts, where the walk has buckets. */
+struct walk_words {
+	size_t first, last, inner_from, inner_to;
+	uint64_t first_mask, last_mask; /* the slots of words first and last inside it */
+	bool blocks;
+};
+
+static struct walk_words walk_words(const struct cluster_walk *wk)
 {
-	return i % CLUSTER_BLOCK_WORDS == 0 && (wk->room || wk->n_levels >= 0) &&
-	       i * 64 >= (size_t)wk->from && (i + CLUSTER_BLOCK_WORDS) * 64 <= (size_t)wk->to;
+	return (struct walk_words){.first = (size_t)wk->from / 64,
+				   .last = (size_t)(wk->to - 1) / 64,
+				   .inner_from = ((size_t)wk->from + 63) / 64,
+				   .inner_to = (size_t)wk->to / 64,
+				   .first_mask = ~UINT64_C(0) << (wk->from % 64),
+				   .last_mask = wk->to % 64 ? (UINT64_C(1) << (wk->to % 64)) - 1
+							    : ~UINT64_C(0),
+				   .blocks = wk->room || wk->n_levels >= 0};
+}
+
+/* The slots of word i within the walk (walk_mask from the words). */
+static uint64_t words_mask(const struct walk_words *ww, size_t i)
+{
+	return (i == ww->first ? ww->first_mask : ~UINT64_C(0)) &
+	       (i == ww->last ? ww->last_mask : ~UINT64_C(0));
+}
+
+/* Whether words [i, i + CLUSTER_BLOCK_WORDS) are a whole block inside the walk. */
+static bool walk_block(const struct walk_words *ww, size_t i)
+{
+	return i % CLUSTER_BLOCK_WORDS == 0 && ww->blocks && i >= ww->inner_from &&
+	       i + CLUSTER_BLOCK_WORDS <= ww->inner_to;
 }
 
 int32_t cluster_walk_take(struct cluster_walk *wk, int32_t *out, int32_t max)
@@ -161,8 +189,11 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 	*count = 0;
 	if (wk->from >= wk->to)
 		return -1;
-	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
-		if (walk_block(wk, i)) {
+	/* in locals: a store to *count could otherwise alias the walk's fields */
+	const struct walk_words ww = walk_words(wk);
+	int32_t n = 0;
+	for (size_t i = ww.first; i <= ww.last; i++) {
+		if (walk_block(&ww, i)) {
 			/* a whole block inside the walk: passed at once unless the
 			 * node sought is in it */
 			int32_t in_block = 0;
@@ -173,7 +204,7 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 					in_block += wk->block[l][i / CLUSTER_BLOCK_WORDS];
 			if (nth < 0 || nth >= in_block) {
 				nth -= nth < 0 ? 0 : in_block;
-				*count += in_block;
+				n += in_block;
 				i += CLUSTER_BLOCK_WORDS - 1;
 				continue;
 			}
@@ -182,14 +213,15 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 		int32_t in_word = gp_popcount64(b);
 		if (nth < 0 || nth >= in_word) {
 			nth -= nth < 0 ? 0 : in_word;
-			*count += in_word;
+			n += in_word;
 			continue;
 		}
-		*count += nth;
+		*count = n + nth;
 		while (nth-- > 0)
 			b &= b - 1;
 		return wk->first_node + (int32_t)(i * 64) + __builtin_ctzll(b);
 	}
+	*count = n;
 	return -1;
 }
 
@@ -204,18 +236,21 @@ static int32_t words_first(const uint64_t *w, size_t n)
 
 void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t)
 {
-	t->n = wk->n_levels;
-	for (int32_t l = 0; l < t->n; l++) {
+	/* in locals: stores to t could otherwise alias the walk's fields */
+	const int32_t levels = wk->n_levels;
+	t->n = levels;
+	for (int32_t l = 0; l < levels; l++) {
 		t->key[l] = wk->keys[l];
 		t->count[l] = 0;
 		t->first[l] = -1;
 	}
-	if (wk->from >= wk->to || t->n < 0)
-		return; /* t->n < 0: the walk compares keys, no level to tally */
-	for (size_t i = (size_t)wk->from / 64; i <= (size_t)(wk->to - 1) / 64; i++) {
+	if (wk->from >= wk->to || levels < 0)
+		return; /* levels < 0: the walk compares keys, no level to tally */
+	const struct walk_words ww = walk_words(wk);
+	for (size_t i = ww.first; i <= ww.last; i++) {
 		int32_t at = wk->first_node + (int32_t)(i * 64);
-		if (walk_block(wk, i)) {
-			for (int32_t l = 0; l < t->n; l++) {
+		if (walk_block(&ww, i)) {
+			for (int32_t l = 0; l < levels; l++) {
 				int32_t n = wk->block[l][i / CLUSTER_BLOCK_WORDS];
 				if (n && t->first[l] < 0)
 					t->first[l] = at + words_first(wk->level[l] + i,
@@ -225,8 +260,8 @@ void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t)
 			i += CLUSTER_BLOCK_WORDS - 1;
 			continue;
 		}
-		uint64_t mask = walk_mask(wk, i);
-		for (int32_t l = 0; l < t->n; l++) {
+		uint64_t mask = words_mask(&ww, i);
+		for (int32_t l = 0; l < levels; l++) {
 			uint64_t b = wk->level[l][i] & mask;
 			if (b && t->first[l] < 0)
 				t->first[l] = at + __builtin_ctzll(b);
