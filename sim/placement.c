@@ -292,6 +292,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	}
 	pl->candidate = gp_xcalloc(sc->n_pools + 1, sizeof *pl->candidate);
 	pl->filters = gp_xcalloc(sc->n_pools + 1, sizeof *pl->filters);
+	pl->passes = gp_xcalloc(sc->n_pools + 1, sizeof *pl->passes);
 	pl->scratch = gp_xcalloc(c->n_nodes + 1, sizeof *pl->scratch);
 	pl->stamp = gp_xcalloc((size_t)domains + 1, sizeof *pl->stamp);
 	pl->gpu = gpuplace_create(c);
@@ -334,6 +335,7 @@ void placement_free(struct placer *pl)
 	free(pl->equivalent);
 	free(pl->candidate);
 	free(pl->filters);
+	free(pl->passes);
 	free(pl->scratch);
 	free(pl->stamp);
 	gsl_rng_free(pl->ties);

@@ -74,9 +74,15 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 	int64_t threshold = 0, room = 0;
 	const struct spread_state *st = pli_hard_spread(pl, pod, &threshold);
 	struct node_filter *filters = pl->filters;
-	for (size_t p = 0; p < pl->n_pools && room <= want; p++) /* more than want: enough */
-		if (pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p]))
+	/* pools [0, judged) are judged here once for both loops: nothing they
+	 * read changes in between */
+	size_t judged = 0;
+	for (; judged < pl->n_pools && room <= want; judged++) { /* more than want: enough */
+		size_t p = judged;
+		pl->passes[p] = pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p]);
+		if (pl->passes[p])
 			room += room_of(pl, pod, p, filters[p].rule);
+	}
 	if (room <= want)
 		return false; /* at most `want` nodes have the GPU units: all are scored */
 	int64_t start = sm->cursor % all, offset = 0;
@@ -93,7 +99,10 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 			offset = 0; /* wrapped to the first node */
 		int32_t from = k == 0 ? local0 : 0, to = k == pl->n_pools ? local0 : ps->n_nodes;
 		const struct node_filter *f = &filters[p];
-		if (from >= to || !pli_pool_passes(pl, pod, now, p, st, threshold, &filters[p])) {
+		bool passes = from < to && (p < judged ? pl->passes[p]
+						       : pli_pool_passes(pl, pod, now, p, st,
+									 threshold, &filters[p]));
+		if (!passes) {
 			offset += ps->n_ready;
 			continue;
 		}

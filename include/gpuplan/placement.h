@@ -147,6 +147,7 @@ struct placer {
 	/* Scratch of a search (a placer serves one thread; searches write only here) */
 	int32_t *candidate;              /* per pool: a node with room, or -1 */
 	struct node_filter *filters;     /* per pool: its per-node conditions (scratch) */
+	bool *passes;                    /* per pool: whether it passes (a sampled search's) */
 	gsl_rng *ties;                   /* draws among the best-scoring nodes (seeded) */
 	int64_t *scratch;                /* per node: ScheduleAnyway scores */
 	int32_t *stamp;                  /* [0]: generation; [1 + domain]: last seen */
