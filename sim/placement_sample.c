@@ -203,7 +203,7 @@ static bool segment_tally(const struct sample_seg *sg, int32_t level, int32_t *n
 	const struct cluster_tally *t = &sg->keys;
 	*n = 0;
 	*node = -1;
-	for (int32_t e = 0; e < t->n; e++)
+	for (int32_t e = 0; e < t->n && (level < 0 || t->key[e] <= level); e++) /* keys ascend */
 		if (t->count[e] && (level < 0 || t->key[e] == level)) {
 			*n += t->count[e];
 			*node = *node < 0 || t->first[e] < *node ? t->first[e] : *node;
