@@ -134,6 +134,7 @@ struct node_sample {
 	 * tallied by key as the sample walked them. */
 	struct sample_seg {
 		int32_t pool, from, to, count;
+		bool flat; /* its pool's score shape is SHAPE_FLAT (else SHAPE_GPU_KEY) */
 		struct cluster_tally keys;
 	} * segs; /* capacity: two per pool (the first is cut by the start) */
 	int32_t n_segs;

@@ -109,8 +109,9 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 		bool check = pli_some_nodes(f->rule) || f->st;
 		int32_t next = -1, need = 0; /* the first feasible node too many */
 		struct cluster_walk wk;
+		enum score_shape shape = SHAPE_PER_NODE;
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
-		    pli_score_shape(pl, p, w) != SHAPE_PER_NODE) {
+		    (shape = pli_score_shape(pl, p, w)) != SHAPE_PER_NODE) {
 			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
 			int32_t n = 0;
 			next = cluster_walk_find(&wk, want - found, &n);
@@ -119,6 +120,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 			if (n > 0) {
 				struct sample_seg *sg = &sm->segs[sm->n_segs++];
 				sg->pool = (int32_t)p;
+				sg->flat = shape == SHAPE_FLAT;
 				sg->from = wk.from = from;
 				sg->to = wk.to = to;
 				sg->count = n;
@@ -406,7 +408,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		size_t p = (size_t)sm->segs[i].pool;
 		int64_t base = WEIGHT_TAINT *
 			       pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
-		if (pli_score_shape(pl, p, w) == SHAPE_FLAT)
+		if (sm->segs[i].flat)
 			offer_segment(pl, &pk, pod, i, -1, base);
 		else
 			offer_segment_keys(pl, &pk, pod, i, base);
