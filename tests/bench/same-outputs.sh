@@ -14,12 +14,14 @@ set -u
 [ $# -ge 2 ] || { echo "usage: $0 OLD_BIN NEW_BIN [scenario.yaml ...]" >&2; exit 2; }
 old=$(realpath "$1") new=$(realpath "$2")
 shift 2
+extra=()
+for f in "$@"; do extra+=("$(realpath "$f")"); done
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/same-outputs.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 inputs=$(find scenarios tests/fixtures -name '*.yaml' | sort)
 n=0 differ=0
-for f in $inputs tests/bench/mm1-200k.yaml tests/bench/batch-1m.yaml "$@"; do
+for f in $inputs tests/bench/mm1-200k.yaml tests/bench/batch-1m.yaml "${extra[@]}"; do
 	for side in old new; do
 		bin=$old
 		[ $side = new ] && bin=$new
