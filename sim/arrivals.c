@@ -58,8 +58,6 @@ static gsl_rng *stream_rng(const struct scenario *sc, const struct workload_spec
 	return arrivals_rng(&st->rng, sc->seed, ws->name);
 }
 
-static sim_time to_sim(double seconds) { return gp_llround_any(seconds * (double)SIM_SECOND); }
-
 /* Time of the next poisson arrival (or schedule firing) after t, or
  * SIM_NEVER past the horizon or the count. */
 static sim_time poisson_next(const struct scenario *sc, const struct workload_spec *w,
@@ -78,7 +76,7 @@ static sim_time poisson_next(const struct scenario *sc, const struct workload_sp
 		 * overflow. */
 		if (gap >= sim_seconds(SIM_NEVER - t) / 2)
 			return SIM_NEVER;
-		next = t + to_sim(gap);
+		next = t + sim_from_seconds(gap);
 	}
 	if ((w->count >= 0 && st->emitted >= w->count) || (sc->horizon && next > sc->horizon))
 		return SIM_NEVER;
@@ -184,7 +182,8 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 		double d = ws->duration.kind == DIST_FIXED /* no draw, no generator */
 				   ? ws->duration.mean
 				   : arrivals_dist_draw(&ws->duration, stream_rng(a->sc, ws, st));
-		job->duration = to_sim(fmin(fmax(0.0, d), sim_seconds(SCENARIO_MAX_SPAN)));
+		job->duration =
+			sim_from_seconds(fmin(fmax(0.0, d), sim_seconds(SCENARIO_MAX_SPAN)));
 		job->deadline = deadline_of(ws, now);
 		if (ws->arrival.kind == ARRIVAL_AT)
 			st->next = st->emitted < ws->count ? now : SIM_NEVER;
@@ -207,8 +206,9 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 	}
 	}
 	if (ws->loader_fraction > 0 && ws->loader_fraction < 1) /* GPUs wait on input */
-		job->duration = to_sim(fmin(sim_seconds(job->duration) / ws->loader_fraction,
-					    sim_seconds(SCENARIO_MAX_SPAN)));
+		job->duration =
+			sim_from_seconds(fmin(sim_seconds(job->duration) / ws->loader_fraction,
+					      sim_seconds(SCENARIO_MAX_SPAN)));
 	if (a->sc->horizon && st->next != SIM_NEVER && st->next > a->sc->horizon)
 		st->next = SIM_NEVER;
 	return true;

@@ -48,7 +48,7 @@ sim_time arrivals_weekly_next(const struct weekly_rate *r, int64_t start_epoch, 
 		double rate = arrivals_weekly_rate_at(r, start_epoch, t);
 		double seg = sim_seconds(end - t);
 		if (rate > 0 && rate * seg >= mass) {
-			sim_time at = t + (sim_time)llround(mass / rate * (double)SIM_SECOND);
+			sim_time at = t + sim_from_seconds(mass / rate);
 			return at < end ? at : end - 1;
 		}
 		mass -= rate * seg;

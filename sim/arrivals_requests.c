@@ -11,8 +11,6 @@
 
 /* --- synthetic and replayed streams --------------------------------------- */
 
-static sim_time to_sim(double seconds) { return (sim_time)llround(seconds * (double)SIM_SECOND); }
-
 static int32_t draw_tokens(const struct dist *d, gsl_rng *rng)
 {
 	double x = round(arrivals_dist_draw(d, rng));
@@ -36,7 +34,7 @@ static sim_time next_synthetic(const struct request_stream *st, sim_time t)
 	if (rs->weekly.on)
 		return arrivals_weekly_next(&rs->weekly, st->start_epoch, t,
 					    gsl_ran_exponential(st->rng, 1.0));
-	return t + to_sim(draw_gap(rs, st->rng));
+	return t + sim_from_seconds(draw_gap(rs, st->rng));
 }
 
 /* Time of trace request (tile, row). */

@@ -265,7 +265,7 @@ static void draw_interruption(struct autoscale *as, int32_t node)
 	double draw = gsl_ran_exponential(ap->rng, mean);
 	if (draw > sim_seconds(SCENARIO_MAX_SPAN))
 		return; /* past the end of the clock: never */
-	sim_time after = (sim_time)llround(draw * (double)SIM_SECOND);
+	sim_time after = sim_from_seconds(draw);
 	as_push(as, autoscale_now(as) + after, EV_AS_NOTICE, (uint32_t)node, as->gen[node]);
 }
 

@@ -637,7 +637,7 @@ static void tokenizer_finding(struct view *v, const struct workload_spec *ws)
 		.rate = rate, .busy = busy, .replicas = replicas, .workers = workers, .need = need};
 	fd->figure = busy;
 	char t[32]; /* the duration as the scenario writes it: 80ms */
-	units_format_duration((sim_time)llround(tok * (double)SIM_SECOND), t, sizeof t);
+	units_format_duration(sim_from_seconds(tok), t, sizeof t);
 	finding_fix_setf(finding_fixf(fd, "%d tokenizer workers for %s", (int)need, ws->name),
 			 "workloads.%s.tokenize={time: %s, workers: %d}", ws->name, t, (int)need);
 }

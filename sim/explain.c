@@ -27,7 +27,7 @@ static double share_pct(double part, double whole)
 
 static void duration(double seconds, char *buf, size_t len)
 {
-	units_format_duration((sim_time)llround(seconds * (double)SIM_SECOND), buf, len);
+	units_format_duration(sim_from_seconds(seconds), buf, len);
 }
 
 /* What one explainer reads: the finding and what its indexes name. */

@@ -46,6 +46,13 @@ static inline int64_t gp_llround_any(double x)
 	return x > -0x1p62 && x < 0x1p62 ? gp_llround(x) : __builtin_llround(x);
 }
 
+/* Seconds as sim_time, to the nearest µs (halves away from zero): the
+ * inverse of sim_seconds, for times drawn or computed in seconds. */
+static inline sim_time sim_from_seconds(double seconds)
+{
+	return gp_llround_any(seconds * (double)SIM_SECOND);
+}
+
 /* Set bits of x.  Without -mpopcnt, __builtin_popcountll is a libgcc call;
  * counting rooms word by word made it 5% of a large run. */
 static inline int gp_popcount64(uint64_t x)
