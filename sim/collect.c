@@ -310,6 +310,7 @@ static void coarsen(struct collect *c)
 	c->first_window = first;
 	c->step = to;
 	c->out->step = to;
+	c->out->ts_merges++;
 }
 
 /* Closes every window that ends at or before t. */
@@ -410,6 +411,17 @@ void collect_finish(struct collect *c, sim_time end)
 		close_window(c, end);
 	for (size_t i = 0; i < c->n_scopes; i++)
 		advance(c, &c->scopes[i], end);
+}
+
+sim_time collect_least_step(const struct scenario *sc)
+{
+	if (sc->output.step > 0)
+		return sc->output.step;
+	double span = (double)scenario_known_span(sc);
+	size_t k = 0;
+	while (k < N_AUTO_STEPS - 1 && span / (double)auto_steps[k] > COLLECT_MAX_WINDOWS)
+		k++;
+	return auto_steps[k];
 }
 
 /* The cell of workload w in pool, made on first use: a workload's pods use

@@ -485,9 +485,7 @@ static int max_jobs(int64_t *out, struct gp_err *err)
 	return env_limit("GPUPLAN_MAX_JOBS", SCENARIO_DEFAULT_MAX_JOBS, out, err);
 }
 
-/* The latest arrival the scenario is known to have: a lower bound of its span
- * when it runs until done. */
-static sim_time known_span(const struct scenario *sc)
+sim_time scenario_known_span(const struct scenario *sc)
 {
 	if (sc->horizon)
 		return sc->horizon;
@@ -513,7 +511,7 @@ static int check_windows(struct loader *ld, int64_t max_windows)
 	const struct scenario *sc = ld->sc;
 	if (sc->output.step <= 0)
 		return GP_OK;
-	double windows = (double)known_span(sc) / (double)sc->output.step;
+	double windows = (double)scenario_known_span(sc) / (double)sc->output.step;
 	if (windows <= (double)max_windows)
 		return GP_OK;
 	return gp_located(ld->err, sc->output.step_loc,
@@ -538,7 +536,7 @@ static int check_rows(struct loader *ld)
 	if (rc)
 		return rc;
 	/* adaptive: windows of 1m upwards, at most SCENARIO_ADAPTIVE_WINDOWS */
-	double span = (double)known_span(sc), windows = SCENARIO_ADAPTIVE_WINDOWS;
+	double span = (double)scenario_known_span(sc), windows = SCENARIO_ADAPTIVE_WINDOWS;
 	if (sc->output.step > 0)
 		windows = span / (double)sc->output.step;
 	else if (sc->horizon && (double)sc->horizon / (double)SIM_MINUTE < windows)

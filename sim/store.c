@@ -636,10 +636,10 @@ static int bind_metric(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct
 	return GP_OK;
 }
 
-/* Binds a timeseries row (ctx: the results). */
+/* Binds a timeseries row (ctx: the rows). */
 static int bind_ts(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
 {
-	const struct ts_row *t = &((const struct results *)ctx)->ts[i];
+	const struct ts_row *t = &((const struct ts_row *)ctx)[i];
 	(void)err;
 	sti_bind_time(s, p, t->t);
 	sti_bind_text(s, p + 1, t->scope);
@@ -732,9 +732,9 @@ static int bind_curve(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 /* Writes every row of run id: params, metrics, jobs, timeseries, allocations,
  * pending reasons, requests, findings, the inflation curve. */
 int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,
-		   size_t jobs_done, struct gp_err *err)
+		   size_t jobs_done, size_t ts_done, struct gp_err *err)
 {
-	assert(jobs_done <= r->n_jobs);
+	assert(jobs_done <= r->n_jobs && ts_done <= r->n_ts);
 	struct sti_jobs jc = {.path = st->path};
 	sti_job_ids(&jc, sc, r->n_nodes);
 	sti_job_texts_plan(&jc, r);
@@ -746,11 +746,7 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
 		{"job_rows", STI_JOB_COLUMNS, 19, r->n_jobs - jobs_done, sti_bind_job, &jc},
 		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, sti_bind_job_text, &jc},
-		{"timeseries",
-		 "run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "
-		 "sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, "
-		 "kv_cache_usage, preemptions, gpus_provisioning",
-		 16, r->n_ts, bind_ts, r},
+		{"timeseries", STI_TS_COLUMNS, 16, r->n_ts - ts_done, bind_ts, r->ts + ts_done},
 		{"allocations",
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
 		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool",
@@ -780,7 +776,8 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 		{"constraints", "run_id, kind, key, workload, pool, queue, pod_seconds", 7,
 		 r->n_constraints, bind_constraint, &jc},
 	};
-	assert(!strcmp(tables[STI_JOB_SLOT].table, "job_rows")); /* sti_insert_jobs' slot */
+	assert(!strcmp(tables[STI_JOB_SLOT].table, "job_rows"));  /* sti_insert_jobs' slot */
+	assert(!strcmp(tables[STI_TS_SLOT].table, "timeseries")); /* sti_insert_ts' */
 	int rc = GP_OK;
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !rc; i++)
 		rc = insert_rows(st, i, &tables[i], id, err);
@@ -795,6 +792,25 @@ int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_
 	jc.kept = st->job_kept;
 	const struct sti_rows t = {"job_rows", STI_JOB_COLUMNS, 19, n, sti_bind_job, &jc};
 	return insert_rows(st, STI_JOB_SLOT, &t, id, err);
+}
+
+int sti_insert_ts(struct store *st, const struct ts_row *rows, size_t n, int64_t id,
+		  struct gp_err *err)
+{
+	const struct sti_rows t = {"timeseries", STI_TS_COLUMNS, 16, n, bind_ts, rows};
+	return insert_rows(st, STI_TS_SLOT, &t, id, err);
+}
+
+int sti_delete_ts(struct store *st, int64_t id, struct gp_err *err)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, "DELETE FROM timeseries WHERE run_id = ?", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return write_error(st, "timeseries", err);
+	sqlite3_bind_int64(s, 1, id);
+	int rc = step_reset(st, s, "timeseries", err);
+	sqlite3_finalize(s);
+	return rc;
 }
 
 /* Looks (sweep, point) up; *has tells whether it is there. */
@@ -869,7 +885,7 @@ static int write_run_tx(struct store *st, const struct scenario *sc, const struc
 	}
 	int rc = sti_write_run_row(st, sc, r, id, err);
 	if (!rc)
-		rc = sti_write_rows(st, sc, r, *id, 0, err);
+		rc = sti_write_rows(st, sc, r, *id, 0, 0, err);
 	if (!rc && sweep)
 		rc = write_point_row(st, sweep, point, *id, err);
 	*written = rc == GP_OK;

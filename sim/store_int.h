@@ -199,18 +199,33 @@ int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct g
 	"preemptions, oom_kills, flavor_id"
 #define STI_JOB_SLOT 2
 
+/* The columns of timeseries, and the slot of its kept statements. */
+#define STI_TS_COLUMNS                                                                     \
+	"run_id, t_s, scope, gpus_capacity, gpus_allocated, gpus_demand, engine_active, "  \
+	"sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, " \
+	"kv_cache_usage, preemptions, gpus_provisioning"
+#define STI_TS_SLOT 4
+
 /* Inserts n rows of jobs (c->jobs) into job_rows of run id (store.c). */
 int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
 		    struct gp_err *err);
+/* Inserts n timeseries rows into run id, after those it has (store.c). */
+int sti_insert_ts(struct store *st, const struct ts_row *rows, size_t n, int64_t id,
+		  struct gp_err *err);
+/* Deletes the timeseries rows of run id: the rows a writer stored while the
+ * run went on, once a merge rewrote them (results.ts_merges).  They are the
+ * table's last rows, so the rows inserted next take their rowids again. */
+int sti_delete_ts(struct store *st, int64_t id, struct gp_err *err);
 /* The runs row of a run still going (r NULL: its figures NULL until
  * sti_finish_run_row), or of a finished one; *id receives its id. */
 int sti_write_run_row(struct store *st, const struct scenario *sc, const struct results *r,
 		      int64_t *id, struct gp_err *err);
 /* Sets the finished run's figures (started_at .. step_s) in its runs row. */
 int sti_finish_run_row(struct store *st, const struct results *r, int64_t id, struct gp_err *err);
-/* Writes every row of run id but the first jobs_done job rows, which are in. */
+/* Writes every row of run id but the first jobs_done job rows and ts_done
+ * timeseries rows, which are in. */
 int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,
-		   size_t jobs_done, struct gp_err *err);
+		   size_t jobs_done, size_t ts_done, struct gp_err *err);
 /* Turns a new database to WAL once its first run is in (store.c). */
 void sti_wal_now(struct store *st);
 

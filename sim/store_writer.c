@@ -17,7 +17,12 @@
  * every batch is inserted as it comes; once the run is whole
  * (sink.simulated) the rest of its job rows follow while the caller reduces
  * metrics and diagnoses, and store_writer_finish writes the other tables,
- * the run's figures, and commits.  One transaction still holds the whole
+ * the run's figures, and commits.  The timeseries rows of the windows closed
+ * meanwhile go with each batch, once the step is one the run can end with
+ * (collect_least_step): an adaptive step that merges its windows after that
+ * rewrites the rows, and the writer deletes the ones it stored and stores
+ * them again (results.ts_merges), so the table gets the rows, and the rowids,
+ * that one insert at the end gives.  One transaction still holds the whole
  * run.  A run whose rows never fill a batch, or whose database another
  * writer holds at its first batch (the lock is then not waited for while
  * the run goes on), is written at its end in one go, as store_write_run
@@ -31,6 +36,9 @@
  */
 #include "gpuplan/store.h"
 
+#include "gpuplan/collect.h"
+
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -49,6 +57,9 @@
 struct stream_slot {
 	struct job_record *rows; /* STREAM_BATCH_ROWS, or sink.batch */
 	size_t n, n_nodes;
+	struct ts_row *ts; /* timeseries rows ts_first.. of results.ts */
+	size_t n_ts, cap_ts, ts_first;
+	uint32_t ts_merges; /* results.ts_merges when they were copied */
 };
 
 struct store_writer {
@@ -62,7 +73,9 @@ struct store_writer {
 	bool began;   /* the transaction is open, the runs row in */
 	bool created; /* the file did not exist before this run */
 	int64_t id;
-	size_t written; /* job rows inserted */
+	size_t written;             /* job rows inserted */
+	size_t ts_written;          /* timeseries rows inserted */
+	uint32_t ts_merges_written; /* the results.ts_merges they were made at */
 	struct sti_jobs jc;
 	struct gp_err err; /* the writer's first error; read after it stopped */
 	int rc;
@@ -77,6 +90,10 @@ struct store_writer {
 	pthread_t thread;
 	double writer_cpu; /* the writer thread's CPU seconds, once it ended */
 	size_t batches;
+	/* The run's: the timeseries rows handed on (ts_take). */
+	sim_time ts_step; /* collect_least_step: rows made at a finer step wait */
+	size_t ts_handed;
+	uint32_t ts_merges_handed;
 };
 
 static void stream_fail(struct store_writer *w, int rc)
@@ -133,6 +150,29 @@ static void write_jobs(struct store_writer *w, const struct job_record *rows, si
 	w->written += n;
 }
 
+/* Inserts timeseries rows first.. (the writer's side); rows stored at an
+ * earlier results.ts_merges are deleted first, as a merge rewrote them. */
+static void write_ts(struct store_writer *w, const struct ts_row *rows, size_t first, size_t n,
+		     uint32_t merges)
+{
+	if (!w->began || atomic_load(&w->skip))
+		return;
+	int rc = GP_OK;
+	if (merges != w->ts_merges_written) {
+		if (w->ts_written)
+			rc = sti_delete_ts(w->st, w->id, &w->err);
+		w->ts_written = 0;
+		w->ts_merges_written = merges;
+	}
+	assert(rc || first == w->ts_written);
+	(void)first;
+	if (!rc && n)
+		rc = sti_insert_ts(w->st, rows, n, w->id, &w->err);
+	if (rc)
+		stream_fail(w, rc);
+	w->ts_written += n;
+}
+
 /* The job rows after the last batch, from the whole results. */
 static void write_rest(struct store_writer *w)
 {
@@ -152,6 +192,7 @@ static void *writer_main(void *arg)
 		struct stream_slot *s = &w->ring[w->head];
 		pthread_mutex_unlock(&w->mu);
 		write_jobs(w, s->rows, s->n, s->n_nodes);
+		write_ts(w, s->ts, s->ts_first, s->n_ts, s->ts_merges);
 		pthread_mutex_lock(&w->mu);
 		w->head = (w->head + 1) % STREAM_DEPTH;
 		w->count--;
@@ -178,7 +219,30 @@ static void start(struct store_writer *w)
 		w->threaded = false;
 }
 
-/* The run's side of a hand-off: rows final in submission order. */
+/* The timeseries rows to hand on with a batch (the run's side): those of
+ * the windows closed since the last hand-off, or all of them again after a
+ * merge, at most a batch, once the step is one the run can end with; *first
+ * receives the first row's index and *merges results.ts_merges.  The rows
+ * go to the writer while the run goes on, instead of after it, and the last
+ * ones at the end. */
+static size_t ts_take(struct store_writer *w, size_t *first, uint32_t *merges)
+{
+	const struct results *r = w->r;
+	if (r->ts_merges != w->ts_merges_handed) {
+		w->ts_merges_handed = r->ts_merges;
+		w->ts_handed = 0;
+	}
+	*first = w->ts_handed;
+	*merges = w->ts_merges_handed;
+	if (r->step < w->ts_step || r->n_ts <= w->ts_handed)
+		return 0;
+	size_t n = r->n_ts - w->ts_handed < w->sink.batch ? r->n_ts - w->ts_handed : w->sink.batch;
+	w->ts_handed += n;
+	return n;
+}
+
+/* The run's side of a hand-off: rows final in submission order, and the
+ * timeseries rows of the windows closed meanwhile. */
 static void sink_jobs(void *ctx, const struct job_record *rows, size_t n, size_t n_nodes)
 {
 	struct store_writer *w = ctx;
@@ -187,8 +251,12 @@ static void sink_jobs(void *ctx, const struct job_record *rows, size_t n, size_t
 	w->batches++;
 	if (w->threaded && !w->started)
 		start(w);
+	size_t ts_first;
+	uint32_t merges;
+	size_t n_ts = ts_take(w, &ts_first, &merges);
 	if (!w->threaded) {
 		write_jobs(w, rows, n, n_nodes);
+		write_ts(w, w->r->ts + ts_first, ts_first, n_ts, merges);
 		return;
 	}
 	pthread_mutex_lock(&w->mu);
@@ -199,6 +267,12 @@ static void sink_jobs(void *ctx, const struct job_record *rows, size_t n, size_t
 	memcpy(s->rows, rows, n * sizeof *rows); /* the slot is the run's until counted */
 	s->n = n;
 	s->n_nodes = n_nodes;
+	GP_GROW(s->ts, s->cap_ts, n_ts);
+	if (n_ts)
+		memcpy(s->ts, w->r->ts + ts_first, n_ts * sizeof *s->ts);
+	s->n_ts = n_ts;
+	s->ts_first = ts_first;
+	s->ts_merges = merges;
 	pthread_mutex_lock(&w->mu);
 	w->count++;
 	pthread_cond_signal(&w->take);
@@ -242,6 +316,7 @@ struct store_writer *store_writer_create(const char *path, const struct scenario
 	w->sc = sc;
 	w->r = r;
 	w->threaded = use_thread();
+	w->ts_step = collect_least_step(sc);
 	w->sink = (struct results_sink){sink_jobs, sink_simulated, w, batch_rows()};
 	atomic_init(&w->skip, false);
 	pthread_mutex_init(&w->mu, NULL);
@@ -297,8 +372,14 @@ static int write_end(struct store_writer *w, struct gp_err *err)
 		return store_write_run(w->st, w->sc, w->r, &w->id, err);
 	}
 	int rc = sti_finish_run_row(w->st, w->r, w->id, err);
+	size_t ts_done = w->ts_written;
+	if (!rc && w->r->ts_merges != w->ts_merges_written) { /* merged since */
+		if (ts_done)
+			rc = sti_delete_ts(w->st, w->id, err);
+		ts_done = 0;
+	}
 	if (!rc)
-		rc = sti_write_rows(w->st, w->sc, w->r, w->id, w->written, err);
+		rc = sti_write_rows(w->st, w->sc, w->r, w->id, w->written, ts_done, err);
 	if (!rc)
 		rc = sti_exec(w->st, "COMMIT", "committing the run", err);
 	if (rc) {
@@ -311,8 +392,10 @@ static int write_end(struct store_writer *w, struct gp_err *err)
 
 static void stream_free(struct store_writer *w)
 {
-	for (size_t k = 0; k < STREAM_DEPTH; k++)
+	for (size_t k = 0; k < STREAM_DEPTH; k++) {
 		free(w->ring[k].rows);
+		free(w->ring[k].ts);
+	}
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->put);
 	pthread_cond_destroy(&w->take);

@@ -32,14 +32,19 @@ static int run(const char *env, const char *scenario, const char *db, const char
 	return capture(cmd, out, size);
 }
 
-/* The columns of table in the database h, runs' wall-clock ones left out. */
+/* The columns of table in the database h, runs' wall-clock ones left out,
+ * and its rowid first where it has one: the order of the rows (sqlite3
+ * .dump's) is part of what must be the same. */
 static void columns(sqlite3 *h, const char *table, char *cols, size_t size)
 {
 	char sql[256];
 	sqlite3_stmt *st;
+	snprintf(sql, sizeof sql, "SELECT rowid FROM main.\"%s\" LIMIT 0", table);
+	bool rowid = sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK;
+	sqlite3_finalize(st);
 	snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
 	cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-	cols[0] = '\0';
+	snprintf(cols, size, "%s", rowid ? "rowid" : "");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *c = (const char *)sqlite3_column_text(st, 0);
 		if (!strcmp(table, "runs") &&
@@ -117,15 +122,18 @@ static bool lacks_data(const char *path)
 	return needs && access("../shared/data", R_OK) != 0;
 }
 
-/* The same rows, byte for byte in every column, whether the rows go to a
- * writer thread in batches of 5 (default), are written on the run's thread
- * at the same points (GPUPLAN_THREADS=1), or all at the end (no batch
- * fills).  openb is an inflation experiment, written at its end. */
+/* The same rows, byte for byte in every column and in the same order,
+ * whether the rows go to a writer thread in batches of 5 (default), are
+ * written on the run's thread at the same points (GPUPLAN_THREADS=1), or all
+ * at the end (no batch fills).  openb is an inflation experiment, written at
+ * its end; writer-merges merges its timeseries windows after the writer
+ * stored some of their rows. */
 Test(writer, threads_one_thread_and_the_end_write_the_same_rows, .timeout = 240)
 {
-	static const char *const scenarios[] = {"scenarios/quickstart.yaml",
-						"scenarios/inference.yaml", "scenarios/week.yaml",
-						"scenarios/sharing.yaml", "scenarios/openb.yaml"};
+	static const char *const scenarios[] = {
+		"scenarios/quickstart.yaml", "scenarios/inference.yaml",
+		"scenarios/week.yaml",       "scenarios/sharing.yaml",
+		"scenarios/openb.yaml",      "tests/fixtures/writer-merges.yaml"};
 	static const char *const modes[] = {"GPUPLAN_THREADS=1 GPUPLAN_WRITER_ROWS=5",
 					    "GPUPLAN_THREADS=2 GPUPLAN_WRITER_ROWS=5",
 					    "GPUPLAN_WRITER_ROWS=1000000"};
@@ -150,6 +158,31 @@ Test(writer, threads_one_thread_and_the_end_write_the_same_rows, .timeout = 240)
 	cr_assert_eq(scratch_query(db[0], "SELECT count(DISTINCT job_id) FROM jobs WHERE job_id "
 					  "BETWEEN 0 AND 119"),
 		     120);
+}
+
+/* Runs after others in one database: each run's rows take the rowids that
+ * follow the last run's, streamed or written at the end, also where the
+ * writer deleted and stored its timeseries rows again (writer-merges). */
+Test(writer, runs_after_others_take_the_same_rowids, .timeout = 120)
+{
+	static const char *const modes[] = {"GPUPLAN_THREADS=2 GPUPLAN_WRITER_ROWS=1",
+					    "GPUPLAN_THREADS=1 GPUPLAN_WRITER_ROWS=3",
+					    "GPUPLAN_WRITER_ROWS=1000000"};
+	static const char *const scenarios[] = {
+		"scenarios/quickstart.yaml", "tests/fixtures/writer-merges.yaml",
+		"scenarios/week.yaml", "tests/fixtures/writer-merges.yaml"};
+	char out[4096], db[3][160];
+	for (size_t m = 0; m < 3; m++) {
+		snprintf(db[m], sizeof db[m], "%s/runs-%zu.db", dir, m);
+		for (size_t s = 0; s < sizeof scenarios / sizeof *scenarios; s++)
+			cr_assert_eq(run(modes[m], scenarios[s], db[m], NULL, out, sizeof out), 0,
+				     "%s %s: %s", modes[m], scenarios[s], out);
+	}
+	expect_same_rows(db[0], db[2], "four runs, batches of 1");
+	expect_same_rows(db[1], db[2], "four runs, one thread");
+	cr_assert_eq(scratch_query(db[0], "SELECT min(rowid) FROM timeseries WHERE run_id = 4"),
+		     scratch_query(db[0], "SELECT max(rowid) FROM timeseries WHERE run_id = 3") +
+			     1);
 }
 
 /* A writer that fails (here a trigger that aborts the 21st job row's insert,

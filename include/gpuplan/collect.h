@@ -261,6 +261,14 @@ void collect_settle(struct collect *c);
 /* Closes the last window and the totals at `end`. */
 void collect_finish(struct collect *c, sim_time end);
 
+/* The step a run of sc ends with, at least: its output.step, or, adaptive,
+ * the first readable step whose COLLECT_MAX_WINDOWS windows hold the span
+ * the scenario is known to reach (scenario_known_span).  Rows made at a
+ * finer step will be merged; a writer that stores rows while the run goes
+ * on (store_writer) waits for this step, so that a merge rarely rewrites
+ * rows it stored (results.ts_merges). */
+sim_time collect_least_step(const struct scenario *sc);
+
 /* The start of the first timeseries window (the end of the run when nothing
  * arrived): the bill's part before it is collect_powered_before's. */
 sim_time collect_span_from(const struct collect *c, sim_time end);

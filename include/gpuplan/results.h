@@ -500,6 +500,10 @@ struct results {
 	size_t n_ts, cap_ts;
 	sim_time step; /* of the ts windows: output.step, or the one chosen
 				    * for the span when output.step is absent (collect.h) */
+	/* Times an adaptive step merged the rows of ts in place (collect.h):
+	 * between two merges rows are only appended, so a writer that stored
+	 * some while the run went on knows whether they still hold. */
+	uint32_t ts_merges;
 	struct allocation *allocations;
 	size_t n_allocations, cap_allocations;
 	/* idle_by: node: per node, each workload's allocations and the node's

@@ -867,6 +867,9 @@ bool scenario_label_value_ok(const char *value);
 
 int scenario_pool_index(const struct scenario *sc, const char *name);
 int scenario_workload_index(const struct scenario *sc, const char *name);
+/* The latest arrival the scenario is known to have (or its horizon): a lower
+ * bound of its span when it runs until done. */
+sim_time scenario_known_span(const struct scenario *sc);
 int scenario_queue_index(const struct scenario *sc, const char *name);
 int scenario_flavor_index(const struct scenario *sc, const char *name);
 
