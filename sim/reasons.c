@@ -4,6 +4,7 @@
  */
 #include "gpuplan/reasons.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,11 @@ struct reason_class {
 	uint8_t keyed; /* what msg was made from, beside class_counts (enum keyed) */
 	char *post;    /* KEYED_POST: the PostFilter's words */
 	size_t post_cap;
-	int32_t bind_param; /* reasons_bind's */
-	uint8_t bind_kind;  /* enum constraint_kind; CONSTRAINT_KINDS: the message's */
-	uint8_t next_kind;  /* reasons_bind's, from the next failure on */
+	const char *post_at; /* KEYED_POST: where they were read, at the caller's */
+	uint64_t post_gen;   /* post_gen (0: unknown) */
+	int32_t bind_param;  /* reasons_bind's */
+	uint8_t bind_kind;   /* enum constraint_kind; CONSTRAINT_KINDS: the message's */
+	uint8_t next_kind;   /* reasons_bind's, from the next failure on */
 	int32_t next_param;
 };
 
@@ -448,7 +451,7 @@ int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32
 			  size_t members, const int32_t *counts, const char *note, uint32_t head,
 			  uint64_t gen, sim_time now)
 {
-	return reasons_fail_post(r, cls, workload, pods, members, counts, NULL, note, head, gen,
+	return reasons_fail_post(r, cls, workload, pods, members, counts, NULL, 0, note, head, gen,
 				 now);
 }
 
@@ -466,16 +469,30 @@ static size_t format_post(struct reasons *r, const int32_t *counts, const char *
 	return len;
 }
 
+/* Whether post is the text of class c's last PostFilter words: the same
+ * place at the same generation is (asserted), else the text is compared. */
+static bool same_post(const struct reason_class *c, const char *post, uint64_t post_gen)
+{
+	if (post_gen && post == c->post_at && post_gen == c->post_gen) {
+		assert(!strcmp(c->post, post) && "the same generation keeps the text");
+		return true;
+	}
+	return !strcmp(c->post, post);
+}
+
 int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
-			  size_t members, const int32_t *counts, const char *post, const char *note,
-			  uint32_t head, uint64_t gen, sim_time now)
+			  size_t members, const int32_t *counts, const char *post,
+			  uint64_t post_gen, const char *note, uint32_t head, uint64_t gen,
+			  sim_time now)
 {
 	if (!note && !post)
 		return reasons_fail(r, cls, workload, pods, members, counts, head, gen, now);
 	struct reason_class *c = class_at(r, cls);
 	int32_t *last = r->class_counts + cls * r->n_slots;
-	if (!note && c->msg >= 0 && c->keyed == KEYED_POST && !strcmp(c->post, post) &&
+	if (!note && c->msg >= 0 && c->keyed == KEYED_POST && same_post(c, post, post_gen) &&
 	    !memcmp(last, counts, r->n_slots * sizeof *counts)) {
+		c->post_at = post;
+		c->post_gen = post_gen;
 		accrue(r, c, now);
 		c->workload = workload;
 		c->pods = pods;
@@ -499,6 +516,8 @@ int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32
 		size_t n = strlen(post) + 1;
 		GP_GROW(c->post, c->post_cap, n);
 		memcpy(c->post, post, n);
+		c->post_at = post;
+		c->post_gen = post_gen;
 		memcpy(last, counts, r->n_slots * sizeof *counts);
 		c->keyed = KEYED_POST;
 	}

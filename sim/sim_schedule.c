@@ -98,8 +98,10 @@ static bool try_class(struct sim *s, size_t c)
 	int32_t growing = autoscale_provisioning_pool(s->as, c);
 	if (growing >= 0) /* "Insufficient" while its nodes come: provisioning */
 		reasons_bind(&s->reasons, PLACE_RC(c), CONSTRAINT_PROVISIONING, growing);
+	/* post is the preemptor's msg, rewritten only as msg_made grows, or static */
 	reasons_fail_post(&s->reasons, PLACE_RC(c), j->workload, j->pods, cl->n, why, post,
-			  autoscale_note(s->as, c), head, s->freed, s->engine.now);
+			  s->preempt.msg_made + 1, autoscale_note(s->as, c), head, s->freed,
+			  s->engine.now);
 	return false;
 }
 

@@ -142,10 +142,13 @@ int32_t reasons_fail_note(struct reasons *r, size_t cls, int32_t workload, int32
 /* reasons_fail_note with the PostFilter's message post after the filters'
  * FitError: NULL, reasons_format_fit_error's suffix; "", none (the
  * preemption nominated a node); else " " and post, which carries its own
- * closing punctuation (preempt.h). */
+ * closing punctuation (preempt.h).  post_gen is a number the caller changes
+ * whenever the text at post may change (0: unknown): while post and post_gen
+ * are those of the class's last message, the text is not compared again. */
 int32_t reasons_fail_post(struct reasons *r, size_t cls, int32_t workload, int32_t pods,
-			  size_t members, const int32_t *counts, const char *post, const char *note,
-			  uint32_t head, uint64_t gen, sim_time now);
+			  size_t members, const int32_t *counts, const char *post,
+			  uint64_t post_gen, const char *note, uint32_t head, uint64_t gen,
+			  sim_time now);
 
 /* What binds class cls's jobs from its next failure on, when the message
  * does not say it alone (bind.h): Kueue's refusal by the limit that binds
