@@ -13,31 +13,40 @@
  * the run used, so allocations follow an adaptive step), or the run's end;
  * never before t (a row the run wrote at or after its end, as a power
  * window's closing row can be, is an empty window, not a reversed one). */
-static sim_time window_end(const struct scenario *sc, const struct results *r, sim_time t)
+static sim_time window_end(sim_time step, sim_time sim_end, sim_time t)
 {
-	(void)sc;
-	sim_time end = t + r->step < r->sim_end ? t + r->step : r->sim_end;
+	sim_time end = t + step < sim_end ? t + step : sim_end;
 	return end > t ? end : t;
 }
 
-static double window_hours(const struct scenario *sc, const struct results *r, sim_time t)
+static double window_hours(sim_time step, sim_time sim_end, sim_time t)
 {
-	return sim_seconds(window_end(sc, r, t) - t) / 3600.0;
+	return sim_seconds(window_end(step, sim_end, t) - t) / 3600.0;
 }
 
-static void add_allocation(struct results *r, struct allocation a)
+/* Where allocation rows are appended. */
+struct alloc_rows {
+	struct allocation **rows;
+	size_t *n, *cap;
+};
+
+static void add_allocation(struct alloc_rows out, struct allocation a)
 {
 	a.total_cost = a.gpu_cost + a.cpu_cost + a.ram_cost;
-	GP_GROW(r->allocations, r->cap_allocations, r->n_allocations + 1);
-	r->allocations[r->n_allocations++] = a;
+	GP_GROW(*out.rows, *out.cap, *out.n + 1);
+	(*out.rows)[(*out.n)++] = a;
+}
+
+static struct alloc_rows results_rows(struct results *r)
+{
+	return (struct alloc_rows){&r->allocations, &r->n_allocations, &r->cap_allocations};
 }
 
 /* What a workload's pods were allocated and charged in one window. */
-static struct allocation workload_window(const struct scenario *sc, const struct results *r,
-					 const struct ts_row *row)
+static struct allocation workload_window(sim_time step, sim_time sim_end, const struct ts_row *row)
 {
-	double h = window_hours(sc, r, row->t);
-	sim_time end = window_end(sc, r, row->t);
+	double h = window_hours(step, sim_end, row->t);
+	sim_time end = window_end(step, sim_end, row->t);
 	return (struct allocation){
 		.name = row->scope,
 		.start = row->t,
@@ -118,7 +127,40 @@ static void add_before(const struct scenario *sc, struct results *r, const struc
 		add_idle_hours(&sc->pools[p], &u, h, &idle, &idle_by[p * COST_RESOURCES], &bill[p]);
 	}
 	if (idle.gpu_hours > 0 || idle.cpu_core_hours > 0 || idle.ram_byte_hours > 0)
-		add_allocation(r, idle);
+		add_allocation(results_rows(r), idle);
+}
+
+/* The rows of the window at row (its scopes in a fixed order: all, pools,
+ * workloads), appended to out: each workload's with any use, then
+ * __idle__; the pools' idle and bill go to idle_by and bill. */
+static void window_rows(const struct scenario *sc, sim_time step, sim_time sim_end,
+			const struct ts_row *row, const int32_t *pool_of, double *idle_by,
+			struct pool_bill *bill, struct alloc_rows out)
+{
+	if (window_end(step, sim_end, row->t) <= row->t)
+		return; /* an empty window charges nothing */
+	struct allocation idle = {.name = COST_IDLE_NAME,
+				  .start = row->t,
+				  .end = window_end(step, sim_end, row->t),
+				  .workload = -1,
+				  .pool = -1};
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct ts_row *pr = &row[1 + p];
+		struct pool_use u = {pr->powered_gpus, pr->powered_committed_gpus,
+				     pr->gpus_charged, pr->gpu_cost_per_h,
+				     pr->cpu_cores,    pr->ram_gib};
+		add_idle_hours(&sc->pools[p], &u, window_hours(step, sim_end, row->t), &idle,
+			       &idle_by[p * COST_RESOURCES], &bill[p]);
+	}
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		struct allocation a = workload_window(step, sim_end, &row[1 + sc->n_pools + w]);
+		a.workload = (int32_t)w;
+		a.pool = pool_of[w];
+		if (a.gpu_hours > 0 || a.cpu_core_hours > 0 || a.ram_byte_hours > 0)
+			add_allocation(out, a);
+	}
+	idle.gpu_efficiency = 0;
+	add_allocation(out, idle);
 }
 
 /* Rows arrive window by window, scopes in a fixed order: all, pools, workloads. */
@@ -127,34 +169,26 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 {
 	size_t n_ts = r->n_ts, per_window = 1 + sc->n_pools + sc->n_workloads;
 	for (size_t i = 0; i + per_window <= n_ts; i += per_window) {
-		const struct ts_row *row = &r->ts[i];
-		if (window_end(sc, r, row->t) <= row->t)
-			continue; /* an empty window charges nothing */
-		struct allocation idle = {.name = COST_IDLE_NAME,
-					  .start = row->t,
-					  .end = window_end(sc, r, row->t),
-					  .workload = -1,
-					  .pool = -1};
-		for (size_t p = 0; p < sc->n_pools; p++) {
-			const struct ts_row *pr = &row[1 + p];
-			struct pool_use u = {pr->powered_gpus, pr->powered_committed_gpus,
-					     pr->gpus_charged, pr->gpu_cost_per_h,
-					     pr->cpu_cores,    pr->ram_gib};
-			add_idle_hours(&sc->pools[p], &u, window_hours(sc, r, row->t), &idle,
-				       &idle_by[p * COST_RESOURCES], &bill[p]);
-		}
-		for (size_t w = 0; w < sc->n_workloads; w++) {
-			struct allocation a = workload_window(sc, r, &row[1 + sc->n_pools + w]);
-			a.workload = (int32_t)w;
-			a.pool = pool_of[w];
-			if (a.gpu_hours > 0 || a.cpu_core_hours > 0 || a.ram_byte_hours > 0) {
-				add_allocation(r, a);
-				cost[w] += r->allocations[r->n_allocations - 1].total_cost;
-			}
-		}
-		idle.gpu_efficiency = 0;
-		add_allocation(r, idle);
+		size_t first = r->n_allocations;
+		window_rows(sc, r->step, r->sim_end, &r->ts[i], pool_of, idle_by, bill,
+			    results_rows(r));
+		for (size_t k = first; k < r->n_allocations; k++)
+			if (r->allocations[k].workload >= 0)
+				cost[r->allocations[k].workload] += r->allocations[k].total_cost;
 	}
+}
+
+size_t cost_window_rows(const struct scenario *sc, const struct ts_row *row, sim_time step,
+			const int32_t *pool_of, struct allocation **rows, size_t *n, size_t *cap)
+{
+	double *idle_by = gp_xcalloc(sc->n_pools * COST_RESOURCES + 1, sizeof *idle_by);
+	struct pool_bill *bill = gp_xcalloc(sc->n_pools + 1, sizeof *bill);
+	size_t before = *n;
+	window_rows(sc, step, SIM_NEVER, row, pool_of, idle_by, bill,
+		    (struct alloc_rows){rows, n, cap});
+	free(idle_by);
+	free(bill);
+	return *n - before;
 }
 
 /* What the sharing works with: idle[p][k] of each pool and resource, and

@@ -732,25 +732,30 @@ static int bind_curve(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 /* Writes every row of run id: params, metrics, jobs, timeseries, allocations,
  * pending reasons, requests, findings, the inflation curve. */
 int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,
-		   size_t jobs_done, size_t ts_done, struct gp_err *err)
+		   const struct sti_done *done, struct gp_err *err)
 {
-	assert(jobs_done <= r->n_jobs && ts_done <= r->n_ts);
+	static const struct sti_done none = {0, 0, 0};
+	done = done ? done : &none;
+	size_t jobs_done = done->jobs, ts_done = done->ts;
+	assert(jobs_done <= r->n_jobs && ts_done <= r->n_ts &&
+	       done->allocations <= r->n_allocations);
 	struct sti_jobs jc = {.path = st->path};
 	sti_job_ids(&jc, sc, r->n_nodes);
 	sti_job_texts_plan(&jc, r);
 	jc.jobs = r->jobs + jobs_done;
 	jc.kept = st->job_kept;
-	struct sti_showback show = {sc, r, NULL}, by_node = {sc, r, r->node_allocations};
+	struct sti_showback show = {sc, r,
+				    done->allocations ? r->allocations + done->allocations : NULL},
+			    by_node = {sc, r, r->node_allocations};
 	const struct sti_rows tables[] = {
 		{"params", "run_id, key, value", 3, sc->n_params, bind_param, sc},
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
 		{"job_rows", STI_JOB_COLUMNS, 19, r->n_jobs - jobs_done, sti_bind_job, &jc},
 		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, sti_bind_job_text, &jc},
-		{"timeseries", STI_TS_COLUMNS, 16, r->n_ts - ts_done, bind_ts, r->ts + ts_done},
-		{"allocations",
-		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
-		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool",
-		 16, r->n_allocations, sti_bind_allocation, &show},
+		{"timeseries", STI_TS_COLUMNS, 16, r->n_ts - ts_done, bind_ts,
+		 ts_done ? r->ts + ts_done : r->ts},
+		{"allocations", STI_ALLOC_COLUMNS, 16, r->n_allocations - done->allocations,
+		 sti_bind_allocation, &show},
 		{"node_allocations",
 		 "run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, "
 		 "ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool, "
@@ -778,6 +783,7 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 	};
 	assert(!strcmp(tables[STI_JOB_SLOT].table, "job_rows"));  /* sti_insert_jobs' slot */
 	assert(!strcmp(tables[STI_TS_SLOT].table, "timeseries")); /* sti_insert_ts' */
+	assert(!strcmp(tables[STI_ALLOC_SLOT].table, "allocations"));
 	int rc = GP_OK;
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !rc; i++)
 		rc = insert_rows(st, i, &tables[i], id, err);
@@ -801,14 +807,24 @@ int sti_insert_ts(struct store *st, const struct ts_row *rows, size_t n, int64_t
 	return insert_rows(st, STI_TS_SLOT, &t, id, err);
 }
 
-int sti_delete_ts(struct store *st, int64_t id, struct gp_err *err)
+int sti_insert_allocations(struct store *st, const struct scenario *sc,
+			   const struct allocation *rows, size_t n, int64_t id, struct gp_err *err)
+{
+	struct sti_showback show = {sc, NULL, rows};
+	const struct sti_rows t = {"allocations", STI_ALLOC_COLUMNS, 16, n, sti_bind_allocation,
+				   &show};
+	return insert_rows(st, STI_ALLOC_SLOT, &t, id, err);
+}
+
+int sti_delete_run_rows(struct store *st, const char *table, int64_t id, struct gp_err *err)
 {
 	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(st->db, "DELETE FROM timeseries WHERE run_id = ?", -1, &s, NULL) !=
-	    SQLITE_OK)
-		return write_error(st, "timeseries", err);
+	char sql[64];
+	snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = ?", table);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return write_error(st, table, err);
 	sqlite3_bind_int64(s, 1, id);
-	int rc = step_reset(st, s, "timeseries", err);
+	int rc = step_reset(st, s, table, err);
 	sqlite3_finalize(s);
 	return rc;
 }
@@ -885,7 +901,7 @@ static int write_run_tx(struct store *st, const struct scenario *sc, const struc
 	}
 	int rc = sti_write_run_row(st, sc, r, id, err);
 	if (!rc)
-		rc = sti_write_rows(st, sc, r, *id, 0, 0, err);
+		rc = sti_write_rows(st, sc, r, *id, NULL, err);
 	if (!rc && sweep)
 		rc = write_point_row(st, sweep, point, *id, err);
 	*written = rc == GP_OK;

@@ -205,6 +205,10 @@ int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct g
 	"sm_active, vram_used_gib, pending, running, requests_running, requests_waiting, " \
 	"kv_cache_usage, preemptions, gpus_provisioning"
 #define STI_TS_SLOT 4
+#define STI_ALLOC_COLUMNS                                                               \
+	"run_id, name, start_s, end_s, gpu_hours, gpu_cost, cpu_core_hours, cpu_cost, " \
+	"ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool"
+#define STI_ALLOC_SLOT 5
 
 /* Inserts n rows of jobs (c->jobs) into job_rows of run id (store.c). */
 int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
@@ -212,20 +216,28 @@ int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_
 /* Inserts n timeseries rows into run id, after those it has (store.c). */
 int sti_insert_ts(struct store *st, const struct ts_row *rows, size_t n, int64_t id,
 		  struct gp_err *err);
-/* Deletes the timeseries rows of run id: the rows a writer stored while the
- * run went on, once a merge rewrote them (results.ts_merges).  They are the
+/* Inserts n allocation rows into run id, after those it has (store.c). */
+int sti_insert_allocations(struct store *st, const struct scenario *sc,
+			   const struct allocation *rows, size_t n, int64_t id, struct gp_err *err);
+/* Deletes the rows of run id from table (timeseries, allocations): rows a
+ * writer stored while the run went on that its end does not keep (a merge
+ * rewrote them, results.ts_merges, or the run's differ).  They are the
  * table's last rows, so the rows inserted next take their rowids again. */
-int sti_delete_ts(struct store *st, int64_t id, struct gp_err *err);
+int sti_delete_run_rows(struct store *st, const char *table, int64_t id, struct gp_err *err);
 /* The runs row of a run still going (r NULL: its figures NULL until
  * sti_finish_run_row), or of a finished one; *id receives its id. */
 int sti_write_run_row(struct store *st, const struct scenario *sc, const struct results *r,
 		      int64_t *id, struct gp_err *err);
 /* Sets the finished run's figures (started_at .. step_s) in its runs row. */
 int sti_finish_run_row(struct store *st, const struct results *r, int64_t id, struct gp_err *err);
-/* Writes every row of run id but the first jobs_done job rows and ts_done
- * timeseries rows, which are in. */
+/* What a writer stored of a run while it went on: the first rows of these
+ * tables. */
+struct sti_done {
+	size_t jobs, ts, allocations;
+};
+/* Writes every row of run id but those done (NULL: none), which are in. */
 int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,
-		   size_t jobs_done, size_t ts_done, struct gp_err *err);
+		   const struct sti_done *done, struct gp_err *err);
 /* Turns a new database to WAL once its first run is in (store.c). */
 void sti_wal_now(struct store *st);
 

@@ -37,6 +37,7 @@
 #include "gpuplan/store.h"
 
 #include "gpuplan/collect.h"
+#include "gpuplan/cost.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -59,7 +60,9 @@ struct stream_slot {
 	size_t n, n_nodes;
 	struct ts_row *ts; /* timeseries rows ts_first.. of results.ts */
 	size_t n_ts, cap_ts, ts_first;
-	uint32_t ts_merges; /* results.ts_merges when they were copied */
+	uint32_t ts_merges;       /* results.ts_merges when they were copied */
+	struct allocation *alloc; /* the allocation rows of their windows */
+	size_t n_alloc, cap_alloc;
 };
 
 struct store_writer {
@@ -76,6 +79,8 @@ struct store_writer {
 	size_t written;             /* job rows inserted */
 	size_t ts_written;          /* timeseries rows inserted */
 	uint32_t ts_merges_written; /* the results.ts_merges they were made at */
+	struct allocation *alloc;   /* allocation rows inserted, to compare at the end */
+	size_t n_alloc, cap_alloc;
 	struct sti_jobs jc;
 	struct gp_err err; /* the writer's first error; read after it stopped */
 	int rc;
@@ -90,10 +95,15 @@ struct store_writer {
 	pthread_t thread;
 	double writer_cpu; /* the writer thread's CPU seconds, once it ended */
 	size_t batches;
-	/* The run's: the timeseries rows handed on (ts_take). */
+	/* The run's: the timeseries rows handed on (ts_take), and the allocation
+	 * rows of their windows (alloc_take). */
 	sim_time ts_step; /* collect_least_step: rows made at a finer step wait */
 	size_t ts_handed;
 	uint32_t ts_merges_handed;
+	size_t alloc_windows;     /* windows whose allocation rows went with them */
+	bool alloc_stop;          /* some did not: the rest wait for the end */
+	int32_t *pool_of;         /* one pool: every workload's is it (cost.h) */
+	struct stream_slot local; /* the hand-off without a thread */
 };
 
 static void stream_fail(struct store_writer *w, int rc)
@@ -150,27 +160,38 @@ static void write_jobs(struct store_writer *w, const struct job_record *rows, si
 	w->written += n;
 }
 
-/* Inserts timeseries rows first.. (the writer's side); rows stored at an
- * earlier results.ts_merges are deleted first, as a merge rewrote them. */
+/* Inserts timeseries rows first.. and the allocation rows of their windows
+ * (the writer's side); rows stored at an earlier results.ts_merges are
+ * deleted first, as a merge rewrote them. */
 static void write_ts(struct store_writer *w, const struct ts_row *rows, size_t first, size_t n,
-		     uint32_t merges)
+		     uint32_t merges, const struct allocation *alloc, size_t n_alloc)
 {
 	if (!w->began || atomic_load(&w->skip))
 		return;
 	int rc = GP_OK;
 	if (merges != w->ts_merges_written) {
 		if (w->ts_written)
-			rc = sti_delete_ts(w->st, w->id, &w->err);
-		w->ts_written = 0;
+			rc = sti_delete_run_rows(w->st, "timeseries", w->id, &w->err);
+		if (!rc && w->n_alloc)
+			rc = sti_delete_run_rows(w->st, "allocations", w->id, &w->err);
+		w->ts_written = w->n_alloc = 0;
 		w->ts_merges_written = merges;
 	}
 	assert(rc || first == w->ts_written);
 	(void)first;
 	if (!rc && n)
 		rc = sti_insert_ts(w->st, rows, n, w->id, &w->err);
-	if (rc)
+	if (!rc && n_alloc)
+		rc = sti_insert_allocations(w->st, w->sc, alloc, n_alloc, w->id, &w->err);
+	if (rc) {
 		stream_fail(w, rc);
+		return;
+	}
 	w->ts_written += n;
+	GP_GROW(w->alloc, w->cap_alloc, w->n_alloc + n_alloc);
+	if (n_alloc)
+		memcpy(w->alloc + w->n_alloc, alloc, n_alloc * sizeof *alloc);
+	w->n_alloc += n_alloc;
 }
 
 /* The job rows after the last batch, from the whole results. */
@@ -192,7 +213,7 @@ static void *writer_main(void *arg)
 		struct stream_slot *s = &w->ring[w->head];
 		pthread_mutex_unlock(&w->mu);
 		write_jobs(w, s->rows, s->n, s->n_nodes);
-		write_ts(w, s->ts, s->ts_first, s->n_ts, s->ts_merges);
+		write_ts(w, s->ts, s->ts_first, s->n_ts, s->ts_merges, s->alloc, s->n_alloc);
 		pthread_mutex_lock(&w->mu);
 		w->head = (w->head + 1) % STREAM_DEPTH;
 		w->count--;
@@ -228,17 +249,49 @@ static void start(struct store_writer *w)
 static size_t ts_take(struct store_writer *w, size_t *first, uint32_t *merges)
 {
 	const struct results *r = w->r;
+	size_t per = 1 + w->sc->n_pools + w->sc->n_workloads; /* rows a window */
 	if (r->ts_merges != w->ts_merges_handed) {
 		w->ts_merges_handed = r->ts_merges;
-		w->ts_handed = 0;
+		w->ts_handed = w->alloc_windows = 0;
+		w->alloc_stop = false;
 	}
 	*first = w->ts_handed;
 	*merges = w->ts_merges_handed;
-	if (r->step < w->ts_step || r->n_ts <= w->ts_handed)
+	if (r->step < w->ts_step || r->n_ts <= w->ts_handed || r->n_ts % per)
 		return 0;
-	size_t n = r->n_ts - w->ts_handed < w->sink.batch ? r->n_ts - w->ts_handed : w->sink.batch;
+	size_t windows = (r->n_ts - w->ts_handed) / per; /* at least 1 */
+	size_t most = w->sink.batch / per ? w->sink.batch / per : 1;
+	size_t n = (windows < most ? windows : most) * per; /* whole windows */
 	w->ts_handed += n;
 	return n;
+}
+
+/* The allocation rows of the windows whose timeseries rows go with a
+ * hand-off (first.. n rows), into s (the run's side), where they are the
+ * ones the run's end will make (cost_account): with one pool, whose every
+ * workload that ran used it, and windows from the scenario start, so that
+ * no __idle__ row of the time before them comes first.  Elsewhere, or once
+ * a hand-off had none, they wait for the end.  The end compares them with
+ * the run's rows and stores them again if they differ. */
+static void alloc_take(struct store_writer *w, struct stream_slot *s, size_t first, size_t n)
+{
+	const struct results *r = w->r;
+	const struct scenario *sc = w->sc;
+	size_t per = 1 + sc->n_pools + sc->n_workloads;
+	s->n_alloc = 0;
+	if (!n)
+		return;
+	if (w->alloc_stop || sc->n_pools != 1 || r->ts[0].t != 0 ||
+	    w->alloc_windows != first / per) {
+		w->alloc_stop = true;
+		return;
+	}
+	if (!w->pool_of)
+		w->pool_of = gp_xcalloc(sc->n_workloads + 1, sizeof *w->pool_of); /* pool 0 */
+	for (size_t k = first; k < first + n; k += per)
+		cost_window_rows(sc, &r->ts[k], r->step, w->pool_of, &s->alloc, &s->n_alloc,
+				 &s->cap_alloc);
+	w->alloc_windows += n / per;
 }
 
 /* The run's side of a hand-off: rows final in submission order, and the
@@ -255,8 +308,10 @@ static void sink_jobs(void *ctx, const struct job_record *rows, size_t n, size_t
 	uint32_t merges;
 	size_t n_ts = ts_take(w, &ts_first, &merges);
 	if (!w->threaded) {
+		alloc_take(w, &w->local, ts_first, n_ts);
 		write_jobs(w, rows, n, n_nodes);
-		write_ts(w, w->r->ts + ts_first, ts_first, n_ts, merges);
+		write_ts(w, w->r->ts + ts_first, ts_first, n_ts, merges, w->local.alloc,
+			 w->local.n_alloc);
 		return;
 	}
 	pthread_mutex_lock(&w->mu);
@@ -273,6 +328,7 @@ static void sink_jobs(void *ctx, const struct job_record *rows, size_t n, size_t
 	s->n_ts = n_ts;
 	s->ts_first = ts_first;
 	s->ts_merges = merges;
+	alloc_take(w, s, ts_first, n_ts);
 	pthread_mutex_lock(&w->mu);
 	w->count++;
 	pthread_cond_signal(&w->take);
@@ -363,6 +419,25 @@ static void drop_run(struct store_writer *w)
 	}
 }
 
+/* Whether the allocation rows stored while the run went on are the first
+ * of the run's, field for field (their figures bit for bit). */
+static bool same_allocations(const struct store_writer *w)
+{
+	const struct results *r = w->r;
+	if (w->n_alloc > r->n_allocations)
+		return false;
+	for (size_t i = 0; i < w->n_alloc; i++) {
+		const struct allocation *a = &w->alloc[i], *b = &r->allocations[i];
+		if (strcmp(a->name, b->name) || a->start != b->start || a->end != b->end ||
+		    a->workload != b->workload || a->pool != b->pool ||
+		    memcmp(&a->gpu_hours, &b->gpu_hours,
+			   (size_t)((const char *)(&a->gpu_efficiency + 1) -
+				    (const char *)&a->gpu_hours)))
+			return false;
+	}
+	return true;
+}
+
 /* The rest of the run, its figures, the commit. */
 static int write_end(struct store_writer *w, struct gp_err *err)
 {
@@ -372,14 +447,18 @@ static int write_end(struct store_writer *w, struct gp_err *err)
 		return store_write_run(w->st, w->sc, w->r, &w->id, err);
 	}
 	int rc = sti_finish_run_row(w->st, w->r, w->id, err);
-	size_t ts_done = w->ts_written;
+	struct sti_done done = {w->written, w->ts_written, w->n_alloc};
 	if (!rc && w->r->ts_merges != w->ts_merges_written) { /* merged since */
-		if (ts_done)
-			rc = sti_delete_ts(w->st, w->id, err);
-		ts_done = 0;
+		if (done.ts)
+			rc = sti_delete_run_rows(w->st, "timeseries", w->id, err);
+		done.ts = 0;
+	}
+	if (!rc && done.allocations && (!done.ts || !same_allocations(w))) {
+		rc = sti_delete_run_rows(w->st, "allocations", w->id, err);
+		done.allocations = 0;
 	}
 	if (!rc)
-		rc = sti_write_rows(w->st, w->sc, w->r, w->id, w->written, ts_done, err);
+		rc = sti_write_rows(w->st, w->sc, w->r, w->id, &done, err);
 	if (!rc)
 		rc = sti_exec(w->st, "COMMIT", "committing the run", err);
 	if (rc) {
@@ -395,7 +474,11 @@ static void stream_free(struct store_writer *w)
 	for (size_t k = 0; k < STREAM_DEPTH; k++) {
 		free(w->ring[k].rows);
 		free(w->ring[k].ts);
+		free(w->ring[k].alloc);
 	}
+	free(w->local.alloc);
+	free(w->alloc);
+	free(w->pool_of);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->put);
 	pthread_cond_destroy(&w->take);

@@ -126,14 +126,18 @@ static bool lacks_data(const char *path)
  * whether the rows go to a writer thread in batches of 5 (default), are
  * written on the run's thread at the same points (GPUPLAN_THREADS=1), or all
  * at the end (no batch fills).  openb is an inflation experiment, written at
- * its end; writer-merges merges its timeseries windows after the writer
+ * its end; writer-allocations has its timeseries and allocation rows stored
+ * while it goes on, and writer-merges merges its windows after the writer
  * stored some of their rows. */
 Test(writer, threads_one_thread_and_the_end_write_the_same_rows, .timeout = 240)
 {
-	static const char *const scenarios[] = {
-		"scenarios/quickstart.yaml", "scenarios/inference.yaml",
-		"scenarios/week.yaml",       "scenarios/sharing.yaml",
-		"scenarios/openb.yaml",      "tests/fixtures/writer-merges.yaml"};
+	static const char *const scenarios[] = {"scenarios/quickstart.yaml",
+						"scenarios/inference.yaml",
+						"scenarios/week.yaml",
+						"scenarios/sharing.yaml",
+						"scenarios/openb.yaml",
+						"tests/fixtures/writer-merges.yaml",
+						"tests/fixtures/writer-allocations.yaml"};
 	static const char *const modes[] = {"GPUPLAN_THREADS=1 GPUPLAN_WRITER_ROWS=5",
 					    "GPUPLAN_THREADS=2 GPUPLAN_WRITER_ROWS=5",
 					    "GPUPLAN_WRITER_ROWS=1000000"};

@@ -56,6 +56,15 @@ struct cost_run {
 void cost_account(const struct scenario *sc, struct results *r, const int64_t *verified,
 		  const struct cost_run *run);
 
+/* The allocation rows cost_account makes for one closed timeseries window
+ * of a run whose windows are step long, row its first row (its scopes: all,
+ * the pools, the workloads), pool_of[w] the pool of workload w (-1: several
+ * or none): each workload's with any use, then __idle__, appended to *rows
+ * (*n of *cap).  Returns how many.  A writer stores them while the run goes
+ * on (store_writer), and compares them with the run's at its end. */
+size_t cost_window_rows(const struct scenario *sc, const struct ts_row *row, sim_time step,
+			const int32_t *pool_of, struct allocation **rows, size_t *n, size_t *cap);
+
 /* How idle was shared, for the summary: "weighted per resource over the
  * cluster", ... */
 const char *cost_rule_text(const struct scenario *sc);
