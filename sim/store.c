@@ -734,14 +734,14 @@ static int bind_curve(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct 
 int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,
 		   const struct sti_done *done, struct gp_err *err)
 {
-	static const struct sti_done none = {0, 0, 0};
+	static const struct sti_done none = {0, 0, 0, NULL};
 	done = done ? done : &none;
 	size_t jobs_done = done->jobs, ts_done = done->ts;
 	assert(jobs_done <= r->n_jobs && ts_done <= r->n_ts &&
 	       done->allocations <= r->n_allocations);
 	struct sti_jobs jc = {.path = st->path};
 	sti_job_ids(&jc, sc, r->n_nodes);
-	sti_job_texts_plan(&jc, r);
+	sti_job_texts_plan(&jc, r, done->texts, jobs_done);
 	jc.jobs = r->jobs + jobs_done;
 	jc.kept = st->job_kept;
 	struct sti_showback show = {sc, r,

@@ -186,8 +186,20 @@ struct sti_jobs {
 };
 /* Numbers the kinds of text for a run of sc on n_nodes node slots. */
 void sti_job_ids(struct sti_jobs *c, const struct scenario *sc, size_t n_nodes);
-/* Lists the ids r's job rows use (c->texts, freed by the caller). */
-void sti_job_texts_plan(struct sti_jobs *c, const struct results *r);
+/* The text ids that the job rows a writer stored while the run went on use
+ * (ids[id] 1), marked as it stores them, and the numbering they follow. */
+struct sti_texts_used {
+	uint8_t *ids;
+	size_t cap;
+	int64_t reason0;
+};
+/* Marks the ids n rows use (c: their numbering) in u. */
+void sti_job_mark(struct sti_texts_used *u, const struct sti_jobs *c, const struct job_record *rows,
+		  size_t n);
+/* Lists the ids r's job rows use (c->texts, freed by the caller): those u
+ * marked (NULL: none) and those of the rows from `from` on. */
+void sti_job_texts_plan(struct sti_jobs *c, const struct results *r, const struct sti_texts_used *u,
+			size_t from);
 int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 int sti_bind_job_text(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
@@ -234,6 +246,7 @@ int sti_finish_run_row(struct store *st, const struct results *r, int64_t id, st
  * tables. */
 struct sti_done {
 	size_t jobs, ts, allocations;
+	const struct sti_texts_used *texts; /* the ids the first jobs rows use */
 };
 /* Writes every row of run id but those done (NULL: none), which are in. */
 int sti_write_rows(struct store *st, const struct scenario *sc, const struct results *r, int64_t id,

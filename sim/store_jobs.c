@@ -61,14 +61,12 @@ static int64_t job_status_id(const struct sti_jobs *c, const struct job_record *
 	return c->status_id[j->status <= JOB_FAILED ? j->status : JOB_PENDING];
 }
 
-void sti_job_texts_plan(struct sti_jobs *c, const struct results *r)
+/* Marks in used (room for every id) the ids the rows refer to. */
+static void mark_texts(const struct sti_jobs *c, const struct job_record *rows, size_t n,
+		       uint8_t *used)
 {
-	c->r = r;
-	c->n_reasons = r->n_reason_texts;
-	c->end = c->reason0 + (int64_t)r->n_reason_texts;
-	uint8_t *used = gp_xcalloc((size_t)c->end + 1, 1);
-	for (size_t i = 0; i < r->n_jobs; i++) {
-		const struct job_record *j = &r->jobs[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct job_record *j = &rows[i];
 		if (!job_valid(c, j))
 			continue;
 		used[j->workload] = 1;
@@ -80,6 +78,34 @@ void sti_job_texts_plan(struct sti_jobs *c, const struct results *r)
 		if (job_has_flavor(c, j))
 			used[c->flavor0 + j->flavor] = 1;
 	}
+}
+
+void sti_job_mark(struct sti_texts_used *u, const struct sti_jobs *c, const struct job_record *rows,
+		  size_t n)
+{
+	int64_t most = c->reason0; /* the ids below the pending messages' */
+	for (size_t i = 0; i < n; i++)
+		if (job_valid(c, &rows[i]) && job_has_reason(c, &rows[i]) &&
+		    c->reason0 + rows[i].reason > most)
+			most = c->reason0 + rows[i].reason;
+	u->ids = gp_grow_zeroed(u->ids, &u->cap, (size_t)most + 1, 1);
+	u->reason0 = c->reason0;
+	mark_texts(c, rows, n, u->ids);
+}
+
+void sti_job_texts_plan(struct sti_jobs *c, const struct results *r, const struct sti_texts_used *u,
+			size_t from)
+{
+	c->r = r;
+	c->n_reasons = r->n_reason_texts;
+	c->end = c->reason0 + (int64_t)r->n_reason_texts;
+	uint8_t *used = gp_xcalloc((size_t)c->end + 1, 1);
+	if (u && u->ids && u->reason0 == c->reason0) /* numbered alike */
+		memcpy(used, u->ids, u->cap < (size_t)c->end ? u->cap : (size_t)c->end);
+	else
+		from = 0;
+	if (r->n_jobs > from)
+		mark_texts(c, r->jobs + from, r->n_jobs - from, used);
 	c->texts = gp_xcalloc((size_t)c->end + 1, sizeof *c->texts);
 	c->n_texts = 0;
 	for (int64_t id = 0; id < c->end; id++)

@@ -76,10 +76,11 @@ struct store_writer {
 	bool began;   /* the transaction is open, the runs row in */
 	bool created; /* the file did not exist before this run */
 	int64_t id;
-	size_t written;             /* job rows inserted */
-	size_t ts_written;          /* timeseries rows inserted */
-	uint32_t ts_merges_written; /* the results.ts_merges they were made at */
-	struct allocation *alloc;   /* allocation rows inserted, to compare at the end */
+	size_t written;              /* job rows inserted */
+	struct sti_texts_used texts; /* the text ids they use */
+	size_t ts_written;           /* timeseries rows inserted */
+	uint32_t ts_merges_written;  /* the results.ts_merges they were made at */
+	struct allocation *alloc;    /* allocation rows inserted, to compare at the end */
 	size_t n_alloc, cap_alloc;
 	struct sti_jobs jc;
 	struct gp_err err; /* the writer's first error; read after it stopped */
@@ -157,6 +158,7 @@ static void write_jobs(struct store_writer *w, const struct job_record *rows, si
 	int rc = sti_insert_jobs(w->st, &w->jc, n, w->id, &w->err);
 	if (rc)
 		stream_fail(w, rc);
+	sti_job_mark(&w->texts, &w->jc, rows, n); /* job_texts' ids, for the end */
 	w->written += n;
 }
 
@@ -447,7 +449,7 @@ static int write_end(struct store_writer *w, struct gp_err *err)
 		return store_write_run(w->st, w->sc, w->r, &w->id, err);
 	}
 	int rc = sti_finish_run_row(w->st, w->r, w->id, err);
-	struct sti_done done = {w->written, w->ts_written, w->n_alloc};
+	struct sti_done done = {w->written, w->ts_written, w->n_alloc, &w->texts};
 	if (!rc && w->r->ts_merges != w->ts_merges_written) { /* merged since */
 		if (done.ts)
 			rc = sti_delete_run_rows(w->st, "timeseries", w->id, err);
@@ -477,6 +479,7 @@ static void stream_free(struct store_writer *w)
 		free(w->ring[k].alloc);
 	}
 	free(w->local.alloc);
+	free(w->texts.ids);
 	free(w->alloc);
 	free(w->pool_of);
 	pthread_mutex_destroy(&w->mu);
