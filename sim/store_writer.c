@@ -80,8 +80,8 @@ struct store_writer {
 	struct sti_texts_used texts; /* the text ids they use */
 	size_t ts_written;           /* timeseries rows inserted */
 	uint32_t ts_merges_written;  /* the results.ts_merges they were made at */
-	struct allocation *alloc;    /* allocation rows inserted, to compare at the end */
-	size_t n_alloc, cap_alloc;
+	size_t n_alloc;              /* allocation rows inserted, */
+	size_t alloc_windows;        /* of so many windows from the first */
 	struct sti_jobs jc;
 	struct gp_err err; /* the writer's first error; read after it stopped */
 	int rc;
@@ -101,7 +101,7 @@ struct store_writer {
 	sim_time ts_step; /* collect_least_step: rows made at a finer step wait */
 	size_t ts_handed;
 	uint32_t ts_merges_handed;
-	size_t alloc_windows;     /* windows whose allocation rows went with them */
+	size_t alloc_handed;      /* windows whose allocation rows went with them */
 	bool alloc_stop;          /* some did not: the rest wait for the end */
 	int32_t *pool_of;         /* one pool: every workload's is it (cost.h) */
 	struct stream_slot local; /* the hand-off without a thread */
@@ -176,7 +176,7 @@ static void write_ts(struct store_writer *w, const struct ts_row *rows, size_t f
 			rc = sti_delete_run_rows(w->st, "timeseries", w->id, &w->err);
 		if (!rc && w->n_alloc)
 			rc = sti_delete_run_rows(w->st, "allocations", w->id, &w->err);
-		w->ts_written = w->n_alloc = 0;
+		w->ts_written = w->n_alloc = w->alloc_windows = 0;
 		w->ts_merges_written = merges;
 	}
 	assert(rc || first == w->ts_written);
@@ -190,10 +190,9 @@ static void write_ts(struct store_writer *w, const struct ts_row *rows, size_t f
 		return;
 	}
 	w->ts_written += n;
-	GP_GROW(w->alloc, w->cap_alloc, w->n_alloc + n_alloc);
-	if (n_alloc)
-		memcpy(w->alloc + w->n_alloc, alloc, n_alloc * sizeof *alloc);
 	w->n_alloc += n_alloc;
+	if (n_alloc)
+		w->alloc_windows += n / (1 + w->sc->n_pools + w->sc->n_workloads);
 }
 
 /* The job rows after the last batch, from the whole results. */
@@ -254,7 +253,7 @@ static size_t ts_take(struct store_writer *w, size_t *first, uint32_t *merges)
 	size_t per = 1 + w->sc->n_pools + w->sc->n_workloads; /* rows a window */
 	if (r->ts_merges != w->ts_merges_handed) {
 		w->ts_merges_handed = r->ts_merges;
-		w->ts_handed = w->alloc_windows = 0;
+		w->ts_handed = w->alloc_handed = 0;
 		w->alloc_stop = false;
 	}
 	*first = w->ts_handed;
@@ -284,7 +283,7 @@ static void alloc_take(struct store_writer *w, struct stream_slot *s, size_t fir
 	if (!n)
 		return;
 	if (w->alloc_stop || sc->n_pools != 1 || r->ts[0].t != 0 ||
-	    w->alloc_windows != first / per) {
+	    w->alloc_handed != first / per) {
 		w->alloc_stop = true;
 		return;
 	}
@@ -293,7 +292,7 @@ static void alloc_take(struct store_writer *w, struct stream_slot *s, size_t fir
 	for (size_t k = first; k < first + n; k += per)
 		cost_window_rows(sc, &r->ts[k], r->step, w->pool_of, &s->alloc, &s->n_alloc,
 				 &s->cap_alloc);
-	w->alloc_windows += n / per;
+	w->alloc_handed += n / per;
 }
 
 /* The run's side of a hand-off: rows final in submission order, and the
@@ -421,23 +420,35 @@ static void drop_run(struct store_writer *w)
 	}
 }
 
+static bool same_allocation(const struct allocation *a, const struct allocation *b)
+{
+	return !strcmp(a->name, b->name) && a->start == b->start && a->end == b->end &&
+	       a->workload == b->workload && a->pool == b->pool &&
+	       !memcmp(&a->gpu_hours, &b->gpu_hours,
+		       (size_t)((const char *)(&a->gpu_efficiency + 1) -
+				(const char *)&a->gpu_hours));
+}
+
 /* Whether the allocation rows stored while the run went on are the first
- * of the run's, field for field (their figures bit for bit). */
+ * of the run's, field for field (their figures bit for bit): made again
+ * from the same timeseries rows (the merges are the same), they are
+ * compared a window at a time, so that none is kept meanwhile. */
 static bool same_allocations(const struct store_writer *w)
 {
 	const struct results *r = w->r;
-	if (w->n_alloc > r->n_allocations)
-		return false;
-	for (size_t i = 0; i < w->n_alloc; i++) {
-		const struct allocation *a = &w->alloc[i], *b = &r->allocations[i];
-		if (strcmp(a->name, b->name) || a->start != b->start || a->end != b->end ||
-		    a->workload != b->workload || a->pool != b->pool ||
-		    memcmp(&a->gpu_hours, &b->gpu_hours,
-			   (size_t)((const char *)(&a->gpu_efficiency + 1) -
-				    (const char *)&a->gpu_hours)))
-			return false;
+	size_t per = 1 + w->sc->n_pools + w->sc->n_workloads, at = 0, n = 0, cap = 0;
+	struct allocation *rows = NULL;
+	bool same = w->alloc_windows * per <= r->n_ts;
+	for (size_t k = 0; same && k < w->alloc_windows; k++) {
+		n = 0;
+		cost_window_rows(w->sc, &r->ts[k * per], r->step, w->pool_of, &rows, &n, &cap);
+		same = at + n <= r->n_allocations;
+		for (size_t i = 0; same && i < n; i++)
+			same = same_allocation(&rows[i], &r->allocations[at + i]);
+		at += n;
 	}
-	return true;
+	free(rows);
+	return same && at == w->n_alloc;
 }
 
 /* The rest of the run, its figures, the commit. */
@@ -480,7 +491,6 @@ static void stream_free(struct store_writer *w)
 	}
 	free(w->local.alloc);
 	free(w->texts.ids);
-	free(w->alloc);
 	free(w->pool_of);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->put);
