@@ -19,11 +19,15 @@
  * metrics and diagnoses, and store_writer_finish writes the other tables,
  * the run's figures, and commits.  The timeseries rows of the windows closed
  * meanwhile go with each batch, once the step is one the run can end with
- * (collect_least_step): an adaptive step that merges its windows after that
+ * (collect_least_step), and with one pool their allocation rows
+ * (cost_window_rows): an adaptive step that merges its windows after that
  * rewrites the rows, and the writer deletes the ones it stored and stores
- * them again (results.ts_merges), so the table gets the rows, and the rowids,
- * that one insert at the end gives.  One transaction still holds the whole
- * run.  A run whose rows never fill a batch, or whose database another
+ * them again (results.ts_merges); the end makes the allocation rows stored
+ * again and compares them with the run's, and stores them again if any
+ * differs.  So the tables get the rows, and the rowids, that one insert at
+ * the end gives.  The writer also marks the text ids of the job rows it
+ * stores, which job_texts lists at the end.  One transaction still holds
+ * the whole run.  A run whose rows never fill a batch, or whose database another
  * writer holds at its first batch (the lock is then not waited for while
  * the run goes on), is written at its end in one go, as store_write_run
  * writes it: sweeps and small runs keep the lock for the commit only.
