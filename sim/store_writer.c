@@ -315,8 +315,8 @@ static void sink_jobs(void *ctx, const struct job_record *rows, size_t n, size_t
 	if (!w->threaded) {
 		alloc_take(w, &w->local, ts_first, n_ts);
 		write_jobs(w, rows, n, n_nodes);
-		write_ts(w, w->r->ts + ts_first, ts_first, n_ts, merges, w->local.alloc,
-			 w->local.n_alloc);
+		write_ts(w, n_ts ? w->r->ts + ts_first : NULL, ts_first, n_ts, merges,
+			 w->local.alloc, w->local.n_alloc);
 		return;
 	}
 	pthread_mutex_lock(&w->mu);
