@@ -4,43 +4,138 @@
  * A recursive descent over libyaml's events: one function per level of the
  * response (the document, data, result, an item, its metric and value), and
  * skip() for members gpuplan does not read (warnings, infos, histograms).
- * The labels and points of the current item live in buffers that are reused
- * from item to item, so memory is the widest item's, whatever the file's
- * length.  Timestamps are JSON numbers; sample values are strings, as the
- * API writes them ("1.5", "NaN", "+Inf").
+ * Timestamps are JSON numbers; sample values are strings, as the API writes
+ * them ("1.5", "NaN", "+Inf").
+ *
+ * The items read go into a batch: their labels' text, the offsets of the
+ * labels and their points, each item's record.  On one thread
+ * (GPUPLAN_THREADS=1) a batch is one item, handed to the callback as it
+ * ends, so memory is the widest item's.  On two, a parser thread runs
+ * libyaml and fills batches of up to BATCH_ITEMS items (or BATCH_TEXT bytes,
+ * BATCH_POINTS points), which it hands through a ring of RING_DEPTH batches
+ * to the caller's thread; that thread runs the callback on every item in
+ * the file's order, so what the callbacks see, and so every output, is the
+ * same either way.  The batches are allocated once per file and recycled by
+ * swapping buffers, so memory is bounded by the batches in flight, never by
+ * the file's length.  An error on the parser's side waits in the ring behind
+ * the items read before it (the callback may stop earlier, as on one
+ * thread); a callback's error stops the parser at its next item and joins it.
+ * libyaml's scanner and the allocations of its events are over half of an
+ * import's time, the callbacks most of the rest: the two overlap.
  */
 #include "import_hist.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
 #define PROM_MAX_DEPTH 64
+#define BATCH_ITEMS    512
+#define BATCH_TEXT     (64 << 10)
+#define BATCH_POINTS   8192
+#define RING_DEPTH     4
+
+/*
+ * Where a node is, as a JSON path made into text only for an error: a file
+ * is a hundred thousand items, and most are right.  A fixed path (text), or
+ * a place in the item .data.result[item]: its metric (a label's value when
+ * label is not NULL), its value or values, and in those a point and an
+ * element of a pair (SIZE_MAX: none).
+ */
+enum part { IN_ITEM, IN_METRIC, IN_VALUE, IN_VALUES };
+
+struct where {
+	const char *text;
+	size_t item;
+	enum part part;
+	const char *label;
+	size_t point, elem;
+};
+
+#define FIXED(t)  (&(struct where){.text = (t), .point = SIZE_MAX, .elem = SIZE_MAX})
+#define PATH_TEXT 400 /* what an error's path is cut to */
+
+/* An item read: its series, whose pointers are set when its batch is handed
+ * on (the batch's buffers move until then), and where its labels and points
+ * start in the batch. */
+struct prom_item {
+	struct prom_series s;
+	size_t label0, point0;
+};
+
+/* Items read, with their labels and points; reused from batch to batch. */
+struct batch {
+	char *text; /* label names and values, NUL-terminated */
+	size_t text_len, text_cap;
+	size_t *name_at, *value_at; /* offsets into text */
+	const char **names, **values;
+	struct srcloc *locs;
+	size_t n_labels, cap_labels;
+	double *ts, *vs;
+	size_t n_points, cap_points;
+	struct prom_item *items;
+	size_t n_items, cap_items;
+};
+
+/* The ring between the parser thread and the caller's: count batches from
+ * head are full; the parser fills its own batch and swaps it in. */
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t put, take;
+	struct batch ring[RING_DEPTH];
+	size_t head, count;
+	bool done;        /* the parser has ended: rc and err are its result */
+	atomic_bool stop; /* the caller stopped: the parser ends at its next item */
+	int rc;
+	struct gp_err err; /* the parser's error, reported after its items */
+};
 
 struct reader {
 	yaml_parser_t parser;
 	FILE *f;
 	const char *path;
 	struct gp_err *err;
-	struct prom_series s;
-	/* label strings: offsets into text while an item is read */
-	char *text;
-	size_t text_len, text_cap;
-	size_t *name_at, *value_at;
-	const char **names, **values;
-	struct srcloc *locs;
-	size_t cap_labels;
-	double *ts, *vs;
-	size_t cap_points;
+	prom_fn fn; /* one thread: called as each item ends */
+	void *ctx;
+	struct pipe *pipe;    /* two threads: the items go here */
+	struct batch b;       /* the items being read */
+	struct prom_series s; /* the current item: n_labels, n_points counted in b */
+	size_t label0, point0;
 	char *key; /* the current map key */
 	size_t key_cap;
 	char status[16], result_type[16];
 	bool seen_result;
 };
+
+static void key_step(char *buf, size_t size, const char *base, const char *key);
+
+/* w as the text the reader's errors have always named. */
+static void path_text(const struct where *w, char buf[PATH_TEXT])
+{
+	static const char *const parts[] = {"", ".metric", ".value", ".values"};
+	if (w->text) {
+		snprintf(buf, PATH_TEXT, "%s", w->text);
+		return;
+	}
+	char base[320];
+	int n = snprintf(base, sizeof base, ".data.result[%zu]%s", w->item, parts[w->part]);
+	size_t len = n > 0 ? (size_t)n : 0;
+	if (w->point != SIZE_MAX && len < sizeof base)
+		snprintf(base + len, sizeof base - len, "[%zu]", w->point);
+	if (w->label)
+		key_step(buf, PATH_TEXT, base, w->label);
+	else if (w->elem != SIZE_MAX)
+		snprintf(buf, PATH_TEXT, "%s[%zu]", base, w->elem);
+	else
+		snprintf(buf, PATH_TEXT, "%s", base);
+}
 
 static struct srcloc mark(const struct reader *r, yaml_mark_t m)
 {
@@ -108,21 +203,25 @@ static const char *kind_name(yaml_event_type_t t)
 	}
 }
 
-/* An error at ev for the JSON path path: expected what. */
-static int expected(struct reader *r, const yaml_event_t *ev, const char *path, const char *what)
+/* An error at ev for the JSON path w: expected what. */
+static int expected(struct reader *r, const yaml_event_t *ev, const struct where *w,
+		    const char *what)
 {
+	char path[PATH_TEXT];
+	path_text(w, path);
 	return gp_located(r->err, mark(r, ev->start_mark), "%s: expected %s, got %s", path, what,
 			  kind_name(ev->type));
 }
 
-static int open_node(struct reader *r, yaml_event_type_t type, const char *path, const char *what)
+static int open_node(struct reader *r, yaml_event_type_t type, const struct where *w,
+		     const char *what)
 {
 	yaml_event_t ev;
 	int rc = next(r, &ev);
 	if (rc)
 		return rc;
 	if (ev.type != type)
-		rc = expected(r, &ev, path, what);
+		rc = expected(r, &ev, w, what);
 	yaml_event_delete(&ev);
 	return rc;
 }
@@ -147,9 +246,13 @@ static int next_key(struct reader *r, const char **key, yaml_mark_t *at)
 }
 
 /* The next item of an open array into *ev, or *end at the array's end (its
- * event consumed). */
+ * event consumed).  On the parser thread, a stop the caller asked for ends
+ * the reading here (its status is not reported). */
 static int next_item(struct reader *r, yaml_event_t *ev, bool *end)
 {
+	*end = false;
+	if (r->pipe && atomic_load_explicit(&r->pipe->stop, memory_order_relaxed))
+		return GP_ERUNTIME;
 	int rc = next(r, ev);
 	*end = !rc && ev->type == YAML_SEQUENCE_END_EVENT;
 	if (*end)
@@ -157,12 +260,9 @@ static int next_item(struct reader *r, yaml_event_t *ev, bool *end)
 	return rc;
 }
 
-/* What the readers of a map's values share: the callback and the path of the
- * map being read. */
+/* What the readers of a map's values share: the path of the map read. */
 struct walk {
-	prom_fn fn;
-	void *ctx;
-	const char *path;
+	const struct where *w;
 };
 
 #define N_RULES(a) (sizeof(a) / sizeof *(a))
@@ -191,55 +291,46 @@ static int keys(struct reader *r, const struct prom_key *rules, size_t n, struct
 	}
 }
 
-static void key_step(char *buf, size_t size, const char *base, const char *key);
-
-/* A scalar: copied into the reader's text; its offset in *at.  Its JSON
- * path is path, or path's member key when key is not NULL (made only for
- * an error: most files are labels, and most labels are right). */
-static int scalar_in(struct reader *r, const char *path, const char *key, size_t *at,
-		     struct srcloc *loc)
+/* A scalar at w: copied into the batch's text; its offset in *at. */
+static int scalar(struct reader *r, const struct where *w, size_t *at, struct srcloc *loc)
 {
 	yaml_event_t ev;
 	int rc = next(r, &ev);
 	if (rc)
 		return rc;
 	if (ev.type != YAML_SCALAR_EVENT) {
-		char full[400];
-		if (key)
-			key_step(full, sizeof full, path, key);
-		rc = expected(r, &ev, key ? full : path, "a string");
+		rc = expected(r, &ev, w, "a string");
 		skip(r, &ev);
 		return rc;
 	}
+	struct batch *b = &r->b;
 	size_t len = ev.data.scalar.length + 1;
-	GP_GROW(r->text, r->text_cap, r->text_len + len);
-	memcpy(r->text + r->text_len, ev.data.scalar.value, len);
-	*at = r->text_len;
-	r->text_len += len;
+	GP_GROW(b->text, b->text_cap, b->text_len + len);
+	memcpy(b->text + b->text_len, ev.data.scalar.value, len);
+	*at = b->text_len;
+	b->text_len += len;
 	*loc = mark(r, ev.start_mark);
 	yaml_event_delete(&ev);
 	return GP_OK;
 }
 
-static int scalar(struct reader *r, const char *path, size_t *at, struct srcloc *loc)
-{
-	return scalar_in(r, path, NULL, at, loc);
-}
-
 /* A number, as JSON writes it or as the API writes a sample (a string). */
-static int number(struct reader *r, const char *path, double *out, struct srcloc *loc)
+static int number(struct reader *r, const struct where *w, double *out, struct srcloc *loc)
 {
-	size_t at, len0 = r->text_len;
-	int rc = scalar(r, path, &at, loc);
+	size_t at = 0, len0 = r->b.text_len;
+	int rc = scalar(r, w, &at, loc);
 	if (rc)
 		return rc;
-	const char *s = r->text + at;
+	const char *s = r->b.text + at;
 	char *end;
 	errno = 0;
 	*out = strtod(s, &end);
-	if (!*s || *end || errno == ERANGE)
+	if (!*s || *end || errno == ERANGE) {
+		char path[PATH_TEXT];
+		path_text(w, path);
 		rc = gp_located(r->err, *loc, "%s: expected a number, got '%s'", path, s);
-	r->text_len = len0;
+	}
+	r->b.text_len = len0;
 	return rc;
 }
 
@@ -259,55 +350,60 @@ static void key_step(char *buf, size_t size, const char *base, const char *key)
 static int label(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
 {
 	(void)at;
-	size_t n = r->s.n_labels;
-	if (n == r->cap_labels) {
-		r->cap_labels = r->cap_labels ? 2 * r->cap_labels : 16;
-		r->name_at = gp_xrealloc(r->name_at, r->cap_labels * sizeof *r->name_at);
-		r->value_at = gp_xrealloc(r->value_at, r->cap_labels * sizeof *r->value_at);
-		r->locs = gp_xrealloc(r->locs, r->cap_labels * sizeof *r->locs);
-		r->names = gp_xrealloc(r->names, r->cap_labels * sizeof *r->names);
-		r->values = gp_xrealloc(r->values, r->cap_labels * sizeof *r->values);
+	struct batch *b = &r->b;
+	size_t n = b->n_labels;
+	if (n == b->cap_labels) {
+		b->cap_labels = b->cap_labels ? 2 * b->cap_labels : 16;
+		b->name_at = gp_xrealloc(b->name_at, b->cap_labels * sizeof *b->name_at);
+		b->value_at = gp_xrealloc(b->value_at, b->cap_labels * sizeof *b->value_at);
+		b->locs = gp_xrealloc(b->locs, b->cap_labels * sizeof *b->locs);
+		b->names = gp_xrealloc(b->names, b->cap_labels * sizeof *b->names);
+		b->values = gp_xrealloc(b->values, b->cap_labels * sizeof *b->values);
 	}
 	size_t len = strlen(key) + 1;
-	GP_GROW(r->text, r->text_cap, r->text_len + len);
-	memcpy(r->text + r->text_len, key, len);
-	r->name_at[n] = r->text_len;
-	r->text_len += len;
-	int rc = scalar_in(r, wk->path, r->text + r->name_at[n], &r->value_at[n], &r->locs[n]);
+	GP_GROW(b->text, b->text_cap, b->text_len + len);
+	memcpy(b->text + b->text_len, key, len);
+	b->name_at[n] = b->text_len;
+	b->text_len += len;
+	struct where w = *wk->w;
+	w.label = b->text + b->name_at[n]; /* for an error, before the text grows */
+	int rc = scalar(r, &w, &b->value_at[n], &b->locs[n]);
 	if (!rc)
-		r->s.n_labels++;
+		b->n_labels++, r->s.n_labels++;
 	return rc;
 }
 
 /* "metric": {"label": "value", ...} */
-static int metric(struct reader *r, const char *item)
+static int metric(struct reader *r, const struct where *item)
 {
 	static const struct prom_key rules[] = {{NULL, label}};
-	char path[320];
-	snprintf(path, sizeof path, "%s.metric", item);
-	int rc = open_node(r, YAML_MAPPING_START_EVENT, path, "an object of labels");
-	struct walk wk = {NULL, NULL, path};
+	struct where w = *item;
+	w.part = IN_METRIC;
+	int rc = open_node(r, YAML_MAPPING_START_EVENT, &w, "an object of labels");
+	struct walk wk = {&w};
 	return rc ? rc : keys(r, rules, 1, &wk);
 }
 
 /* "value": [t, "v"] */
-static int pair(struct reader *r, const char *path, double *t, double *v, struct srcloc *vloc)
+static int pair(struct reader *r, const struct where *w, double *t, double *v, struct srcloc *vloc)
 {
 	yaml_event_t ev;
-	char step[360];
-	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, path, "[timestamp, \"value\"]");
+	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, w, "[timestamp, \"value\"]");
 	if (rc)
 		return rc;
 	struct srcloc loc;
-	snprintf(step, sizeof step, "%s[0]", path);
-	if ((rc = number(r, step, t, &loc)))
+	struct where e = *w;
+	e.elem = 0;
+	if ((rc = number(r, &e, t, &loc)))
 		return rc;
-	snprintf(step, sizeof step, "%s[1]", path);
-	if ((rc = number(r, step, v, vloc)))
+	e.elem = 1;
+	if ((rc = number(r, &e, v, vloc)))
 		return rc;
 	if ((rc = next(r, &ev)))
 		return rc;
 	if (ev.type != YAML_SEQUENCE_END_EVENT) {
+		char path[PATH_TEXT];
+		path_text(w, path);
 		rc = gp_located(r->err, mark(r, ev.start_mark),
 				"%s: expected [timestamp, \"value\"], got more items", path);
 		skip(r, &ev);
@@ -318,12 +414,13 @@ static int pair(struct reader *r, const char *path, double *t, double *v, struct
 }
 
 /* "values": [[t, "v"], ...] */
-static int points(struct reader *r, const char *item)
+static int points(struct reader *r, const struct where *item)
 {
-	char path[320], step[340];
+	struct batch *b = &r->b;
+	struct where w = *item;
 	yaml_event_t ev;
-	snprintf(path, sizeof path, "%s.values", item);
-	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, path, "an array of points");
+	w.part = IN_VALUES;
+	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, &w, "an array of points");
 	if (rc)
 		return rc;
 	for (size_t i = 0;; i++) {
@@ -331,35 +428,38 @@ static int points(struct reader *r, const char *item)
 		bool end;
 		if ((rc = next_item(r, &ev, &end)) || end)
 			return rc;
-		snprintf(step, sizeof step, "%s[%zu]", path, i);
+		struct where step = w;
+		step.point = i;
 		if (ev.type != YAML_SEQUENCE_START_EVENT) {
-			rc = expected(r, &ev, step, "[timestamp, \"value\"]");
+			rc = expected(r, &ev, &step, "[timestamp, \"value\"]");
 			skip(r, &ev);
 			return rc;
 		}
 		yaml_event_delete(&ev);
-		if (r->s.n_points == r->cap_points) {
-			r->cap_points = r->cap_points ? 2 * r->cap_points : 64;
-			r->ts = gp_xrealloc(r->ts, r->cap_points * sizeof *r->ts);
-			r->vs = gp_xrealloc(r->vs, r->cap_points * sizeof *r->vs);
+		if (b->n_points == b->cap_points) {
+			b->cap_points = b->cap_points ? 2 * b->cap_points : 64;
+			b->ts = gp_xrealloc(b->ts, b->cap_points * sizeof *b->ts);
+			b->vs = gp_xrealloc(b->vs, b->cap_points * sizeof *b->vs);
 		}
 		struct srcloc loc, vloc;
-		char sub[360];
-		snprintf(sub, sizeof sub, "%s[0]", step);
-		if ((rc = number(r, sub, &r->ts[r->s.n_points], &loc)))
+		struct where e = step;
+		e.elem = 0;
+		if ((rc = number(r, &e, &b->ts[b->n_points], &loc)))
 			return rc;
-		snprintf(sub, sizeof sub, "%s[1]", step);
-		if ((rc = number(r, sub, &r->vs[r->s.n_points], &vloc)))
+		e.elem = 1;
+		if ((rc = number(r, &e, &b->vs[b->n_points], &vloc)))
 			return rc;
 		if (!r->s.n_points)
 			r->s.value_loc = vloc;
-		r->s.n_points++;
+		b->n_points++, r->s.n_points++;
 		if ((rc = next(r, &ev)))
 			return rc;
 		if (ev.type != YAML_SEQUENCE_END_EVENT) {
+			char path[PATH_TEXT];
+			path_text(&step, path);
 			rc = gp_located(r->err, mark(r, ev.start_mark),
 					"%s: expected [timestamp, \"value\"], got more items",
-					step);
+					path);
 			skip(r, &ev);
 			return rc;
 		}
@@ -367,19 +467,19 @@ static int points(struct reader *r, const char *item)
 	}
 }
 
-/* An item's "metric", "value" and "values" (wk->path: the item's). */
+/* An item's "metric", "value" and "values" (wk->w: the item). */
 static int item_metric(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
 {
 	(void)key, (void)at;
-	return metric(r, wk->path);
+	return metric(r, wk->w);
 }
 
 static int item_value(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
 {
 	(void)key, (void)at;
-	char vp[96];
-	snprintf(vp, sizeof vp, "%s.value", wk->path);
-	int rc = pair(r, vp, &r->s.t, &r->s.v, &r->s.value_loc);
+	struct where w = *wk->w;
+	w.part = IN_VALUE;
+	int rc = pair(r, &w, &r->s.t, &r->s.v, &r->s.value_loc);
 	r->s.has_value = true;
 	return rc;
 }
@@ -387,47 +487,113 @@ static int item_value(struct reader *r, const char *key, yaml_mark_t at, struct 
 static int item_values(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
 {
 	(void)key, (void)at;
-	return points(r, wk->path);
+	return points(r, wk->w);
+}
+
+/* The batch's series pointed at its buffers, which no longer move. */
+static void batch_resolve(struct batch *b)
+{
+	for (size_t i = 0; i < b->n_labels; i++) {
+		b->names[i] = b->text + b->name_at[i];
+		b->values[i] = b->text + b->value_at[i];
+	}
+	for (size_t i = 0; i < b->n_items; i++) {
+		struct prom_item *it = &b->items[i];
+		it->s.names = b->names ? b->names + it->label0 : NULL;
+		it->s.values = b->values ? b->values + it->label0 : NULL;
+		it->s.locs = b->locs ? b->locs + it->label0 : NULL;
+		it->s.ts = b->ts ? b->ts + it->point0 : NULL;
+		it->s.vs = b->vs ? b->vs + it->point0 : NULL;
+	}
+}
+
+static void batch_clear(struct batch *b)
+{
+	b->text_len = b->n_labels = b->n_points = b->n_items = 0;
+}
+
+static void batch_free(struct batch *b)
+{
+	free(b->text);
+	free(b->name_at);
+	free(b->value_at);
+	free(b->names);
+	free(b->values);
+	free(b->locs);
+	free(b->ts);
+	free(b->vs);
+	free(b->items);
+}
+
+/* The parser's batch into the ring, once there is room; GP_ERUNTIME when the
+ * caller has stopped (nothing handed on). */
+static int hand_on(struct reader *r)
+{
+	struct pipe *p = r->pipe;
+	batch_resolve(&r->b);
+	pthread_mutex_lock(&p->mu);
+	while (p->count == RING_DEPTH && !atomic_load(&p->stop))
+		pthread_cond_wait(&p->put, &p->mu);
+	bool stop = atomic_load(&p->stop);
+	if (!stop) {
+		GP_SWAP(r->b, p->ring[(p->head + p->count) % RING_DEPTH]);
+		p->count++;
+		pthread_cond_signal(&p->take);
+	}
+	pthread_mutex_unlock(&p->mu);
+	batch_clear(&r->b);
+	return stop ? GP_ERUNTIME : GP_OK;
+}
+
+/* The item read, to the callback (one thread) or into the batch. */
+static int emit(struct reader *r)
+{
+	struct batch *b = &r->b;
+	GP_GROW(b->items, b->cap_items, b->n_items + 1);
+	b->items[b->n_items++] = (struct prom_item){r->s, r->label0, r->point0};
+	if (!r->pipe) {
+		batch_resolve(b);
+		int rc = r->fn(r->ctx, &b->items[0].s, r->err);
+		batch_clear(b);
+		return rc;
+	}
+	if (b->n_items < BATCH_ITEMS && b->text_len < BATCH_TEXT && b->n_points < BATCH_POINTS)
+		return GP_OK;
+	return hand_on(r);
 }
 
 /* One item of data.result, then the callback. */
-static int item(struct reader *r, size_t index, yaml_event_t *start, prom_fn fn, void *ctx)
+static int item(struct reader *r, size_t index, yaml_event_t *start)
 {
-	char path[64];
-	snprintf(path, sizeof path, ".data.result[%zu]", index);
+	struct where w = {.item = index, .part = IN_ITEM, .point = SIZE_MAX, .elem = SIZE_MAX};
 	if (start->type != YAML_MAPPING_START_EVENT) {
-		int rc = expected(r, start, path, "an object with metric and value");
+		int rc = expected(r, start, &w, "an object with metric and value");
 		skip(r, start);
 		return rc;
 	}
 	r->s = (struct prom_series){
 		.file = r->path, .index = index, .loc = mark(r, start->start_mark)};
 	yaml_event_delete(start);
-	r->text_len = 0;
+	r->label0 = r->b.n_labels;
+	r->point0 = r->b.n_points;
 	static const struct prom_key rules[] = {
 		{"metric", item_metric}, {"value", item_value}, {"values", item_values}};
-	struct walk wk = {fn, ctx, path};
+	struct walk wk = {&w};
 	int rc = keys(r, rules, N_RULES(rules), &wk);
 	if (rc)
 		return rc;
-	if (!r->s.has_value && !r->s.n_points)
+	if (!r->s.has_value && !r->s.n_points) {
+		char path[PATH_TEXT];
+		path_text(&w, path);
 		return gp_located(r->err, r->s.loc, "%s: expected a value or values", path);
-	for (size_t i = 0; i < r->s.n_labels; i++) {
-		r->names[i] = r->text + r->name_at[i];
-		r->values[i] = r->text + r->value_at[i];
 	}
-	r->s.names = r->names;
-	r->s.values = r->values;
-	r->s.locs = r->locs;
-	r->s.ts = r->ts;
-	r->s.vs = r->vs;
-	return fn(ctx, &r->s, r->err);
+	return emit(r);
 }
 
-static int result(struct reader *r, prom_fn fn, void *ctx)
+static int result(struct reader *r)
 {
 	yaml_event_t ev;
-	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, ".data.result", "an array");
+	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, FIXED(".data.result"), "an array");
 	if (rc)
 		return rc;
 	r->seen_result = true;
@@ -435,20 +601,9 @@ static int result(struct reader *r, prom_fn fn, void *ctx)
 		bool end;
 		if ((rc = next_item(r, &ev, &end)) || end)
 			return rc;
-		if ((rc = item(r, i, &ev, fn, ctx)))
+		if ((rc = item(r, i, &ev)))
 			return rc;
 	}
-}
-
-static int short_text(struct reader *r, const char *path, char *buf, size_t size)
-{
-	size_t at, len0 = r->text_len;
-	struct srcloc loc;
-	int rc = scalar(r, path, &at, &loc);
-	if (!rc)
-		snprintf(buf, size, "%s", r->text + at);
-	r->text_len = len0;
-	return rc;
 }
 
 /* A short text member that must be one of words (NULL-terminated); else
@@ -456,7 +611,12 @@ static int short_text(struct reader *r, const char *path, char *buf, size_t size
 static int word(struct reader *r, yaml_mark_t at, const char *path, char *buf, size_t size,
 		const char *const *words, const char *why)
 {
-	int rc = short_text(r, path, buf, size);
+	size_t text_at = 0, len0 = r->b.text_len;
+	struct srcloc loc;
+	int rc = scalar(r, FIXED(path), &text_at, &loc);
+	if (!rc)
+		snprintf(buf, size, "%s", r->b.text + text_at);
+	r->b.text_len = len0;
 	if (rc)
 		return rc;
 	for (const char *const *w = words; *w; w++)
@@ -475,15 +635,15 @@ static int data_type(struct reader *r, const char *key, yaml_mark_t at, struct w
 
 static int data_result(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
 {
-	(void)key, (void)at;
-	return result(r, wk->fn, wk->ctx);
+	(void)key, (void)at, (void)wk;
+	return result(r);
 }
 
 static int data(struct reader *r, const char *key, yaml_mark_t at, struct walk *wk)
 {
 	(void)key, (void)at;
 	static const struct prom_key rules[] = {{"resultType", data_type}, {"result", data_result}};
-	int rc = open_node(r, YAML_MAPPING_START_EVENT, ".data", "an object");
+	int rc = open_node(r, YAML_MAPPING_START_EVENT, FIXED(".data"), "an object");
 	return rc ? rc : keys(r, rules, N_RULES(rules), wk);
 }
 
@@ -495,7 +655,7 @@ static int status(struct reader *r, const char *key, yaml_mark_t at, struct walk
 		    ".status: the query failed ('%s'); expected success");
 }
 
-static int document(struct reader *r, prom_fn fn, void *ctx)
+static int document(struct reader *r)
 {
 	yaml_event_t ev;
 	int rc;
@@ -508,7 +668,7 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 			rc = ev.type == YAML_STREAM_END_EVENT
 				     ? gp_located(r->err, (struct srcloc){r->path, 1, 1},
 						  "empty file; expected a Prometheus API response")
-				     : expected(r, &ev, ".", "an object");
+				     : expected(r, &ev, FIXED("."), "an object");
 			yaml_event_delete(&ev);
 			return rc;
 		}
@@ -516,7 +676,7 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 	}
 	yaml_event_delete(&ev);
 	static const struct prom_key rules[] = {{"status", status}, {"data", data}};
-	struct walk wk = {fn, ctx, "."};
+	struct walk wk = {FIXED(".")};
 	if ((rc = keys(r, rules, N_RULES(rules), &wk)))
 		return rc;
 	if (!r->seen_result)
@@ -525,10 +685,82 @@ static int document(struct reader *r, prom_fn fn, void *ctx)
 	return GP_OK;
 }
 
+/* The parser thread: the document into the ring, then the items before an
+ * error, then its status. */
+static void *parse_thread(void *arg)
+{
+	struct reader *r = arg;
+	struct pipe *p = r->pipe;
+	int rc = document(r);
+	if (r->b.n_items && !atomic_load(&p->stop))
+		hand_on(r);
+	pthread_mutex_lock(&p->mu);
+	p->done = true;
+	p->rc = rc;
+	pthread_cond_signal(&p->take);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* The caller's side: the callback on every item the parser thread hands
+ * on, in order; the parser's error once its items are done. */
+static int run_pipe(struct reader *r, struct gp_err *err)
+{
+	struct pipe *p = gp_xcalloc(1, sizeof *p);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->put, NULL);
+	pthread_cond_init(&p->take, NULL);
+	atomic_init(&p->stop, false);
+	r->pipe = p;
+	r->err = &p->err;
+	pthread_t t;
+	int rc = GP_OK;
+	if (pthread_create(&t, NULL, parse_thread, r)) { /* then on this thread */
+		r->pipe = NULL;
+		r->err = err;
+		rc = document(r);
+	} else {
+		for (;;) {
+			pthread_mutex_lock(&p->mu);
+			while (!p->count && !p->done)
+				pthread_cond_wait(&p->take, &p->mu);
+			struct batch *b = p->count ? &p->ring[p->head] : NULL;
+			pthread_mutex_unlock(&p->mu);
+			if (!b)
+				break;
+			for (size_t i = 0; !rc && i < b->n_items; i++)
+				rc = r->fn(r->ctx, &b->items[i].s, err);
+			pthread_mutex_lock(&p->mu);
+			p->head = (p->head + 1) % RING_DEPTH;
+			p->count--;
+			if (rc)
+				atomic_store(&p->stop, true);
+			pthread_cond_signal(&p->put);
+			pthread_mutex_unlock(&p->mu);
+			if (rc)
+				break;
+		}
+		pthread_join(t, NULL);
+		if (!rc && p->rc) {
+			rc = p->rc;
+			gp_err_move(err, &p->err);
+		}
+	}
+	for (size_t i = 0; i < RING_DEPTH; i++)
+		batch_free(&p->ring[i]);
+	gp_err_free(&p->err);
+	pthread_cond_destroy(&p->take);
+	pthread_cond_destroy(&p->put);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+	r->pipe = NULL;
+	return rc;
+}
+
 int import_prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err)
 {
 	const char *why = NULL;
-	struct reader r = {.path = path, .err = err};
+	struct reader r = {.path = path, .err = err, .fn = fn, .ctx = ctx};
 	r.f = gp_open_input(path, &why);
 	if (!r.f)
 		return gp_located(err, (struct srcloc){path, 0, 0}, "cannot read: %s", why);
@@ -537,18 +769,12 @@ int import_prom_read(const char *path, prom_fn fn, void *ctx, struct gp_err *err
 		return gp_errorf(err, GP_ERUNTIME, "%s: error: cannot initialize libyaml", path);
 	}
 	yaml_parser_set_input_file(&r.parser, r.f);
-	int rc = document(&r, fn, ctx);
+	/* GPUPLAN_THREADS=1, or one processor: the items on this thread */
+	int rc = gp_default_jobs(2) > 1 ? run_pipe(&r, err) : document(&r);
 	yaml_parser_delete(&r.parser);
 	fclose(r.f);
-	free(r.text);
+	batch_free(&r.b);
 	free(r.key);
-	free(r.name_at);
-	free(r.value_at);
-	free(r.names);
-	free(r.values);
-	free(r.locs);
-	free(r.ts);
-	free(r.vs);
 	return rc;
 }
 
