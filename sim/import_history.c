@@ -57,10 +57,34 @@ const char *hist_str(const struct hist *h, uint32_t id)
 	return id == HIST_NONE ? "" : strindex_key(&h->strings, id);
 }
 
+/* The keys of the indexes, "a\x1fb\x1fc" in buf, cut at size - 1 bytes as
+ * snprintf cuts them: key_first, then key_next for each other part (both
+ * return the length).  They are made for nearly every series read, where
+ * snprintf's formatting cost more than the lookups. */
+static size_t key_put(char *buf, size_t size, size_t len, const char *s, size_t n)
+{
+	size_t room = size - 1 - len;
+	n = n < room ? n : room;
+	memcpy(buf + len, s, n);
+	buf[len + n] = '\0';
+	return len + n;
+}
+
+static size_t key_first(char *buf, size_t size, const char *s)
+{
+	return key_put(buf, size, 0, s, strlen(s));
+}
+
+static size_t key_next(char *buf, size_t size, size_t len, const char *s)
+{
+	len = key_put(buf, size, len, "\x1f", 1);
+	return key_put(buf, size, len, s, strlen(s));
+}
+
 /* Two interned ids as one key: "ns\x1fname". */
 static void pair_key(const struct hist *h, uint32_t a, uint32_t b, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s\x1f%s", hist_str(h, a), hist_str(h, b));
+	key_next(buf, size, key_first(buf, size, hist_str(h, a)), hist_str(h, b));
 }
 
 /* The pod of series s (namespace, pod labels), added when new and add. */
@@ -75,7 +99,7 @@ static int pod_of(struct hist *h, const struct prom_series *s, bool add, struct 
 	 * its name; a series without a uid is the latest pod of its name */
 	const char *uid = import_prom_label(s, "uid");
 	char key[700];
-	snprintf(key, sizeof key, "%s\x1f%s", ns, pod);
+	size_t len = key_next(key, sizeof key, key_first(key, sizeof key, ns), pod);
 	bool added;
 	size_t name = strindex_add(&h->name_index, key, &added);
 	if (added) {
@@ -85,7 +109,7 @@ static int pod_of(struct hist *h, const struct prom_series *s, bool add, struct 
 	size_t id = STRINDEX_NONE;
 	if ((!uid || !*uid) && h->name_last[name] >= 0)
 		id = (size_t)h->name_last[name];
-	snprintf(key, sizeof key, "%s\x1f%s\x1f%s", ns, pod, uid ? uid : "");
+	key_next(key, sizeof key, len, uid ? uid : ""); /* "ns\x1fpod\x1fuid" */
 	if (id == STRINDEX_NONE)
 		id = strindex_find(&h->pod_index, key);
 	if (id == STRINDEX_NONE) {
@@ -233,12 +257,25 @@ static int on_labels(void *ctx, const struct prom_series *s, struct gp_err *err)
 	struct hist *h = ctx;
 	struct hist_pod *p;
 	int rc = pod_of(h, s, true, &p, err);
-	for (size_t i = 0; !rc && i < HIST_N_LABELS; i++) {
-		const char *v = import_prom_label(s, hist_label_names[i]);
-		if (v && *v)
-			p->labels[i] = hist_intern(h, v);
+	if (rc)
+		return rc;
+	/* one pass over the series' labels (the first of a name counts), then
+	 * interned in the table's order */
+	const char *v[HIST_N_LABELS] = {0};
+	for (size_t j = 0; j < s->n_labels; j++) {
+		const char *name = s->names[j];
+		if (strncmp(name, "label_", 6))
+			continue; /* every name of the table begins so */
+		for (size_t i = 0; i < HIST_N_LABELS; i++)
+			if (!strcmp(name + 6, hist_label_names[i] + 6)) {
+				v[i] = v[i] ? v[i] : s->values[j];
+				break;
+			}
 	}
-	return rc;
+	for (size_t i = 0; i < HIST_N_LABELS; i++)
+		if (v[i] && *v[i])
+			p->labels[i] = hist_intern(h, v[i]);
+	return GP_OK;
 }
 
 /* "nvidia_com_mig_3g_40gb" -> "3g.40gb" (kube-state-metrics' sanitised name
@@ -277,9 +314,16 @@ static int on_request(void *ctx, const struct prom_series *s, struct gp_err *err
 	 * waited and then ran has two series per container: per container and
 	 * resource the largest counts, once */
 	const char *container = import_prom_label(s, "container");
-	char key[700];
-	snprintf(key, sizeof key, "%zu\x1f%s\x1f%s\x1f%d", (size_t)(p - c->h->pods),
-		 container ? container : "", res, (int)c->limits);
+	char key[700], digits[24];
+	size_t pod = (size_t)(p - c->h->pods), at = sizeof digits - 1;
+	digits[at] = '\0';
+	do
+		digits[--at] = (char)('0' + pod % 10);
+	while ((pod /= 10));
+	size_t len = key_first(key, sizeof key, digits + at); /* "pod\x1fcontainer\x1fres\x1fL" */
+	len = key_next(key, sizeof key, len, container ? container : "");
+	len = key_next(key, sizeof key, len, res);
+	key_next(key, sizeof key, len, c->limits ? "1" : "0");
 	bool added;
 	size_t id = strindex_add(&c->h->req_index, key, &added);
 	GP_GROW(c->h->req_max, c->h->cap_req, id + 1);
@@ -316,7 +360,7 @@ static void map_put(struct hist *h, struct hist_map *m, const char *ns, const ch
 		    uint32_t v)
 {
 	char key[600];
-	snprintf(key, sizeof key, "%s\x1f%s", ns, name);
+	key_next(key, sizeof key, key_first(key, sizeof key, ns), name);
 	size_t id = strindex_add(&m->index, key, NULL);
 	GP_GROW(m->values, m->cap, id + 1);
 	m->values[id] = v;
@@ -381,12 +425,12 @@ struct series_ctx {
 	enum series_field field;
 };
 
-/* dcgm-exporter's labels, or the exported_ ones Prometheus renames them to. */
-static const char *label_or_exported(const struct prom_series *s, const char *name)
+/* dcgm-exporter's label name, or exported (exported_NAME), the one
+ * Prometheus renames it to. */
+static const char *label_or_exported(const struct prom_series *s, const char *exported,
+				     const char *name)
 {
-	char ex[32];
-	snprintf(ex, sizeof ex, "exported_%s", name);
-	const char *v = import_prom_label(s, ex);
+	const char *v = import_prom_label(s, exported);
 	return v && *v ? v : import_prom_label(s, name);
 }
 
@@ -394,11 +438,12 @@ static int on_series(void *ctx, const struct prom_series *sr, struct gp_err *err
 {
 	struct series_ctx *c = ctx;
 	struct prom_series s = *sr;
-	const char *ns = label_or_exported(sr, "namespace"), *pod = label_or_exported(sr, "pod");
+	const char *ns = label_or_exported(sr, "exported_namespace", "namespace"),
+		   *pod = label_or_exported(sr, "exported_pod", "pod");
 	if (!ns || !pod || !*pod)
 		return GP_OK; /* a GPU without a pod */
 	char key[600];
-	snprintf(key, sizeof key, "%s\x1f%s", ns, pod);
+	key_next(key, sizeof key, key_first(key, sizeof key, ns), pod);
 	size_t name = strindex_find(&c->h->name_index, key);
 	if (name == STRINDEX_NONE)
 		return GP_OK; /* a pod without GPUs requested, or outside the period */

@@ -311,6 +311,128 @@ Test(import_history, a_failed_query_and_a_bad_label_are_located)
 	scratch_remove();
 }
 
+/* --- one thread or two ------------------------------------------------------------- */
+
+/* What an import of DIR/h printed and wrote with GPUPLAN_THREADS=threads. */
+struct import_run {
+	int rc;
+	char out[4096];
+	char *yaml, *csv; /* NULL: not written */
+	size_t n_yaml, n_csv;
+};
+
+static void import_with(const char *threads, struct import_run *r)
+{
+	char cmd[512], path[256];
+	snprintf(cmd, sizeof cmd,
+		 "GPUPLAN_THREADS=%s bin/gpuplan import --history %s/h -o %s/twin.yaml", threads,
+		 dir, dir);
+	r->rc = capture(cmd, r->out, sizeof r->out);
+	snprintf(path, sizeof path, "%s/twin.yaml", dir);
+	r->yaml = scratch_slurp(path, &r->n_yaml);
+	remove(path);
+	snprintf(path, sizeof path, "%s/twin.pods.csv", dir);
+	r->csv = scratch_slurp(path, &r->n_csv);
+	remove(path);
+}
+
+/* Expects one thread and two to print and write the same bytes; the second's
+ * output is left in out. */
+static void expect_same_either_way(char *out, size_t size)
+{
+	struct import_run one, two;
+	import_with("1", &one);
+	import_with("2", &two);
+	cr_expect_eq(one.rc, two.rc);
+	cr_expect_str_eq(one.out, two.out);
+	cr_expect((one.yaml == NULL) == (two.yaml == NULL));
+	cr_expect(!one.yaml ||
+			  (one.n_yaml == two.n_yaml && !memcmp(one.yaml, two.yaml, one.n_yaml)),
+		  "the twins differ");
+	cr_expect(!one.csv || (one.n_csv == two.n_csv && !memcmp(one.csv, two.csv, one.n_csv)),
+		  "the pods' CSVs differ");
+	snprintf(out, size, "%s", two.out);
+	free(one.yaml), free(one.csv), free(two.yaml), free(two.csv);
+}
+
+/* DIR/h/file: n items (many batches of the parser thread's ring), item i for
+ * a pod nobody requested GPUs for, save the items at bad_value (a ratio of 7
+ * for a pod of the DIR) and at bad_syntax (a comma too many); -1: none. */
+static void write_dcgm(const char *file, int n, int bad_value, int bad_syntax)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/h/%s", dir, file);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[\n", f);
+	for (int i = 0; i < n; i++) {
+		if (i == bad_value)
+			fputs("{\"metric\":{\"namespace\":\"research\",\"pod\":\"finetune-b2c4d-xk2p9\"},"
+			      "\"value\":[1793664000,\"7\"]}",
+			      f);
+		else
+			fprintf(f,
+				"{\"metric\":{\"namespace\":\"other\",\"pod\":\"p-%d\","
+				"\"Hostname\":\"n\"},\"value\":[1793664000,\"0.5\"]}",
+				i);
+		fputs(i + 1 < n ? (i + 1 == bad_syntax ? ",,\n" : ",\n") : "\n", f);
+	}
+	fputs("]}}\n", f);
+	fclose(f);
+}
+
+/* The vLLM pod's requests by hour: one series of n hourly points (more than
+ * a batch holds), from the DIR's FROM on. */
+static void write_matrix(const char *file, int n)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/h/%s", dir, file);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[\n"
+	      "{\"metric\":{\"namespace\":\"serving\",\"pod\":\"vllm-llama-5f7c9d8b6a-abcde\"},"
+	      "\"values\":[",
+	      f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s[%d,\"1\"]", i ? "," : "", 1793664000 + 3600 * i);
+	fputs("]}]}}\n", f);
+	fclose(f);
+}
+
+Test(import_history, the_parser_thread_changes_no_output_and_no_error)
+{
+	char out[4096], path[256];
+	copy_small();
+	write_dcgm("dcgm_sm.json", 6000, -1, -1);
+	write_matrix("vllm_requests_hourly.json", 20000);
+	expect_same_either_way(out, sizeof out);
+	expect_in(out, "wrote ");
+	/* an error in the middle of a large file: the parser's, a callback's, the
+	 * first of the two either way */
+	write_dcgm("dcgm_sm.json", 6000, -1, 3000);
+	expect_same_either_way(out, sizeof out);
+	expect_in(out, "/h/dcgm_sm.json:3001:91: error: did not find expected node content");
+	write_dcgm("dcgm_sm.json", 6000, 3000, -1);
+	expect_same_either_way(out, sizeof out);
+	expect_in(out, "/h/dcgm_sm.json:3002:85: error: .data.result[3000].value[1]: expected a "
+		       "ratio from 0 to 1, got 7");
+	write_dcgm("dcgm_sm.json", 6000, 3000, 3100);
+	expect_same_either_way(out, sizeof out);
+	expect_in(out, ".data.result[3000].value[1]: expected a ratio");
+	write_dcgm("dcgm_sm.json", 6000, 3100, 3000);
+	expect_same_either_way(out, sizeof out);
+	expect_in(out, "/h/dcgm_sm.json:3001:91: error: did not find expected node content");
+	/* and in a later file, the large one read whole before it */
+	write_dcgm("dcgm_sm.json", 6000, -1, -1);
+	snprintf(path, sizeof path, "%s/h/vllm_requests.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[", f);
+	fclose(f);
+	expect_same_either_way(out, sizeof out);
+	expect_in(out, "/h/vllm_requests.json:2:1: error: did not find expected node content");
+	scratch_remove();
+}
+
 /* --- the empirical duration -------------------------------------------------------- */
 
 #include "gpuplan/arrivals.h"
