@@ -8,6 +8,9 @@
  * reads JSON: no document tree is built, so a month of a large cluster costs
  * the memory of one series at a time.  Each item of data.result is handed
  * to the callback as a struct prom_series, valid during the call only.
+ * With two processors libyaml runs ahead on a parser thread (a bounded ring
+ * of batches); the callback still runs on the caller's thread, in the file's
+ * order, and sees what GPUPLAN_THREADS=1 shows it.
  * Errors name the file, line and column and the JSON path
  * ("pod_created.json:3:40: error: .data.result[2].value[1]: ...").
  */
