@@ -181,20 +181,14 @@ static void add_allocations(const struct scenario *sc, struct results *r, double
 size_t cost_window_rows(const struct scenario *sc, const struct ts_row *row, sim_time step,
 			const int32_t *pool_of, struct allocation **rows, size_t *n, size_t *cap)
 {
-	/* the pools' idle and bill, not kept: on the stack for a few pools */
-	double idle_few[4 * COST_RESOURCES] = {0};
-	struct pool_bill bill_few[4] = {{0}};
-	bool few = sc->n_pools <= 4;
-	double *idle_by =
-		few ? idle_few : gp_xcalloc(sc->n_pools * COST_RESOURCES, sizeof *idle_by);
-	struct pool_bill *bill = few ? bill_few : gp_xcalloc(sc->n_pools, sizeof *bill);
+	/* the pools' idle and bill, not kept */
+	double *idle_by = gp_xcalloc(sc->n_pools * COST_RESOURCES, sizeof *idle_by);
+	struct pool_bill *bill = gp_xcalloc(sc->n_pools, sizeof *bill);
 	size_t before = *n;
 	window_rows(sc, step, SIM_NEVER, row, pool_of, idle_by, bill,
 		    (struct alloc_rows){rows, n, cap});
-	if (!few) {
-		free(idle_by);
-		free(bill);
-	}
+	free(idle_by);
+	free(bill);
 	return *n - before;
 }
 

@@ -106,7 +106,7 @@ struct reader {
 	void *ctx;
 	struct pipe *pipe;    /* two threads: the items go here */
 	struct batch b;       /* the items being read */
-	struct prom_series s; /* the current item: n_labels, n_points counted in b */
+	struct prom_series s; /* the current item: n_labels, n_points set from b as it ends */
 	size_t label0, point0;
 	char *key; /* the current map key */
 	size_t key_cap;
@@ -369,7 +369,7 @@ static int label(struct reader *r, const char *key, yaml_mark_t at, struct walk 
 	w.label = b->text + b->name_at[n]; /* for an error, before the text grows */
 	int rc = scalar(r, &w, &b->value_at[n], &b->locs[n]);
 	if (!rc)
-		b->n_labels++, r->s.n_labels++;
+		b->n_labels++;
 	return rc;
 }
 
@@ -384,21 +384,18 @@ static int metric(struct reader *r, const struct where *item)
 	return rc ? rc : keys(r, rules, 1, &wk);
 }
 
-/* "value": [t, "v"] */
-static int pair(struct reader *r, const struct where *w, double *t, double *v, struct srcloc *vloc)
+/* The rest of a pair at w, once its "[" is read: t, "v" and the "]". */
+static int pair_rest(struct reader *r, const struct where *w, double *t, double *v,
+		     struct srcloc *vloc)
 {
-	yaml_event_t ev;
-	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, w, "[timestamp, \"value\"]");
-	if (rc)
-		return rc;
 	struct srcloc loc;
 	struct where e = *w;
 	e.elem = 0;
-	if ((rc = number(r, &e, t, &loc)))
-		return rc;
+	int rc = number(r, &e, t, &loc);
 	e.elem = 1;
-	if ((rc = number(r, &e, v, vloc)))
+	if (rc || (rc = number(r, &e, v, vloc)))
 		return rc;
+	yaml_event_t ev;
 	if ((rc = next(r, &ev)))
 		return rc;
 	if (ev.type != YAML_SEQUENCE_END_EVENT) {
@@ -411,6 +408,13 @@ static int pair(struct reader *r, const struct where *w, double *t, double *v, s
 	}
 	yaml_event_delete(&ev);
 	return GP_OK;
+}
+
+/* "value": [t, "v"] */
+static int pair(struct reader *r, const struct where *w, double *t, double *v, struct srcloc *vloc)
+{
+	int rc = open_node(r, YAML_SEQUENCE_START_EVENT, w, "[timestamp, \"value\"]");
+	return rc ? rc : pair_rest(r, w, t, v, vloc);
 }
 
 /* "values": [[t, "v"], ...] */
@@ -441,29 +445,11 @@ static int points(struct reader *r, const struct where *item)
 			b->ts = gp_xrealloc(b->ts, b->cap_points * sizeof *b->ts);
 			b->vs = gp_xrealloc(b->vs, b->cap_points * sizeof *b->vs);
 		}
-		struct srcloc loc, vloc;
-		struct where e = step;
-		e.elem = 0;
-		if ((rc = number(r, &e, &b->ts[b->n_points], &loc)))
+		struct srcloc vloc;
+		if ((rc = pair_rest(r, &step, &b->ts[b->n_points], &b->vs[b->n_points], &vloc)))
 			return rc;
-		e.elem = 1;
-		if ((rc = number(r, &e, &b->vs[b->n_points], &vloc)))
-			return rc;
-		if (!r->s.n_points)
+		if (b->n_points++ == r->point0)
 			r->s.value_loc = vloc;
-		b->n_points++, r->s.n_points++;
-		if ((rc = next(r, &ev)))
-			return rc;
-		if (ev.type != YAML_SEQUENCE_END_EVENT) {
-			char path[PATH_TEXT];
-			path_text(&step, path);
-			rc = gp_located(r->err, mark(r, ev.start_mark),
-					"%s: expected [timestamp, \"value\"], got more items",
-					path);
-			skip(r, &ev);
-			return rc;
-		}
-		yaml_event_delete(&ev);
 	}
 }
 
@@ -550,6 +536,8 @@ static int emit(struct reader *r)
 {
 	struct batch *b = &r->b;
 	GP_GROW(b->items, b->cap_items, b->n_items + 1);
+	r->s.n_labels = b->n_labels - r->label0;
+	r->s.n_points = b->n_points - r->point0;
 	b->items[b->n_items++] = (struct prom_item){r->s, r->label0, r->point0};
 	if (!r->pipe) {
 		batch_resolve(b);
@@ -582,7 +570,7 @@ static int item(struct reader *r, size_t index, yaml_event_t *start)
 	int rc = keys(r, rules, N_RULES(rules), &wk);
 	if (rc)
 		return rc;
-	if (!r->s.has_value && !r->s.n_points) {
+	if (!r->s.has_value && r->b.n_points == r->point0) {
 		char path[PATH_TEXT];
 		path_text(&w, path);
 		return gp_located(r->err, r->s.loc, "%s: expected a value or values", path);
