@@ -427,6 +427,58 @@ static double oom_kills(struct view *v, size_t p)
 	return kills;
 }
 
+/* Whether name is among the first n of names. */
+static bool named_before(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* The pods that overflow a GPU of p kept off it: each workload p may take
+ * whose pod a GPU of p cannot hold (killed in this run or not: where a pod
+ * lands is chance) and that another pool it may use holds gets the GPU
+ * types that hold it as its gpu_spec (the device plugin's product label, what a nodeSelector or
+ * affinity on nvidia.com/gpu.product says), one alternative for them all.
+ * No hardware: the GPUs that hold them are there.  Not where p's type is
+ * one of them (the same GPU with less memory, gpu_memory): a type cannot
+ * keep them off it.  Returns how many workloads it keeps off p. */
+static int32_t fix_gpu_types(struct view *v, struct finding *f, size_t p)
+{
+	const struct scenario *sc = v->sc;
+	const char *own = sc->pools[p].gpu->name;
+	const char **types = gp_xcalloc(sc->n_pools, sizeof *types);
+	struct finding_fix *x = NULL;
+	int32_t kept = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		size_t n = 0;
+		bool over = diagnose_allowed(v, w, p) && can_overflow(v, p, w);
+		for (size_t q = 0; q < sc->n_pools && over; q++) {
+			const struct pool_spec *qs = &sc->pools[q];
+			if (q != p && diagnose_allowed(v, w, q) &&
+			    pod_memory(qs, ws) <= qs->gpu->memory_bytes &&
+			    !named_before(types, n, qs->gpu->name))
+				types[n++] = qs->gpu->name;
+		}
+		if (!n || named_before(types, n, own))
+			continue;
+		kept++;
+		if (!x)
+			x = finding_fixf(f, "the pods that overflow %s on GPUs that hold them",
+					 sc->pools[p].name);
+		struct gp_sbuf list = {0};
+		for (size_t i = 0; i < n; i++)
+			gp_sb_printf(&list, "%s%s", i ? ", " : "", types[i]);
+		char *text = gp_sb_take(&list);
+		finding_fix_setf(x, "workloads.%s.gpu_spec=[%s]", ws->name, text);
+		free(text);
+	}
+	free(types);
+	return kept;
+}
+
 /* Pods were OOM-killed on p: more of them than its GPUs' memory holds. */
 static void oom_finding(struct view *v, size_t p, double kills)
 {
@@ -437,6 +489,8 @@ static void oom_finding(struct view *v, size_t p, double kills)
 	f->fig.oom.kills = kills;
 	pending_members(v, f);
 	fix_quants(v, f, ps, per_gpu);
+	if (!sliced)
+		f->fig.oom.elsewhere = fix_gpu_types(v, f, p);
 	if (sliced && per_gpu > 2)
 		diagnose_fix_replicas(f, ps, SHARING_TIME_SLICING, per_gpu / 2);
 	else if (sliced)

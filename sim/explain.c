@@ -227,10 +227,20 @@ static void explain_oom(struct ctx *c)
 			     per_gpu * ws->vram_bytes / GP_GIB, ps->gpu->memory_bytes / GP_GIB);
 	}
 	gp_sb_printf(&c->text, "; ");
-	if (!name_quant(c, per_gpu))
+	bool quant = name_quant(c, per_gpu);
+	if (c->f->fig.oom.elsewhere)
+		gp_sb_printf(&c->text,
+			     "%skeeping the pods on the GPU types of other pools that hold them "
+			     "(gpu_spec) would",
+			     quant ? "; or " : "");
+	else if (!quant && sliced)
 		gp_sb_printf(&c->text,
 			     "no narrower weight format fits %d per GPU: fewer replicas would",
 			     (int)per_gpu);
+	else if (!quant)
+		gp_sb_printf(&c->text,
+			     "no narrower weight format fits one per GPU: a GPU with more memory "
+			     "would");
 }
 
 static void explain_preallocation(struct ctx *c)

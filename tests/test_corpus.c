@@ -175,6 +175,13 @@ static const struct case_ cases[] = {
 	 "placement",
 	 {"embed can never run", "placement rules"},
 	 "embed with node_selector nvidia.com/gpu.product=NVIDIA-L4 "},
+	/* Pods that may run on any GPU type, OOM-killed on the small one: a
+	 * gpu_spec of the types that hold them (the device plugin's
+	 * nvidia.com/gpu.product, as GFD labels it), no hardware. */
+	{"vram-small-type",
+	 "memory",
+	 {"pool l4", "OOM-killed", "GPU types of other pools that hold them"},
+	 "workloads.infer-batch.gpu_spec=[H100-80GB]"},
 	{"node-group",
 	 "capacity",
 	 {"autoscaler sits at its max of 1 node while"},

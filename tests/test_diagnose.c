@@ -604,3 +604,29 @@ Test(diagnose, a_quiet_tail_does_not_average_a_finding_away)
 	same_first_finding("tests/fixtures/diagnose/memory.yaml", KIND_VRAM_FULL);
 	same_first_finding("tests/fixtures/diagnosis/sharing.yaml", KIND_SHARING);
 }
+
+/* 40 GiB pods that may run anywhere are OOM-killed on L4s (24 GiB) while
+ * H100s hold them (tests/fixtures/diagnosis/vram-small-type.yaml): the
+ * memory finding keeps them on the types that hold them, by gpu_spec, the
+ * way a nodeSelector on the device plugin's nvidia.com/gpu.product label
+ * does.  Where the small pool has the same type with less memory
+ * (gpu_memory, as GFD reports it), a type cannot keep them off it: no such
+ * fix. */
+Test(diagnose, pods_killed_on_a_small_gpu_type_are_kept_on_the_types_that_hold_them)
+{
+	run("tests/fixtures/diagnosis/vram-small-type.yaml", NULL, 0);
+	EXPECT_FINDING(0, "memory", "pool l4", "OOM-killed",
+		       "keeping the pods on the GPU types of other pools that hold them");
+	const struct finding *f = &r.findings[0];
+	cr_assert_eq(f->n_fixes, 1);
+	cr_expect_str_eq(f->fixes[0].label, "the pods that overflow l4 on GPUs that hold them");
+	cr_assert_eq(f->fixes[0].n_sets, 1);
+	cr_expect_str_eq(f->fixes[0].sets[0].key, "workloads.infer-batch.gpu_spec");
+	cr_expect_str_eq(f->fixes[0].sets[0].value, "[H100-80GB]");
+	cleanup();
+
+	const char *same_type[] = {"pools.l4.gpu=H100-80GB", "pools.l4.gpu_memory=24GiB"};
+	run("tests/fixtures/diagnosis/vram-small-type.yaml", same_type, 2);
+	EXPECT_FINDING(0, "memory", "pool l4", "OOM-killed", "a GPU with more memory would");
+	cr_expect_eq(r.findings[0].n_fixes, 0);
+}

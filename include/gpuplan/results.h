@@ -279,7 +279,8 @@ union finding_figures {
 						* holding the GPUs, not the pending ones */
 	} pool;
 	struct {
-		double kills; /* on the pool */
+		double kills;      /* on the pool */
+		int32_t elsewhere; /* workloads whose pods GPUs of other pools hold */
 	} oom;
 	struct {
 		double kills; /* of the workload */
