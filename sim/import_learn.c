@@ -21,7 +21,8 @@
  *              (dist: empirical);
  *   requests   the median of its pods;
  *   DCGM       gpu_busy the mean engine activity of its pods, sm_share the
- *              mean SM activity over it, vram the mean of its pods' peak MiB.
+ *              mean SM activity over it, vram the mean of its pods' peak MiB
+ *              (where it does not fit a GPU type they ran on: fb_cap).
  * Services (Deployments, StatefulSets) hold their mean number of pods for
  * the whole period; notebooks arrive and live as batch pods do, as services.
  */
@@ -63,10 +64,52 @@ struct learned {
 	size_t nx_busy, nx_sm, nx_fb, nx_pods;
 	const char *types[16];
 	size_t n_types;
+	/* vram where the mean of its pods' peaks does not fit a GPU type they
+	 * ran on (fb_cap), MiB, and that type's name; 0: it fits */
+	double fb_cap;
+	const char *fb_cap_type;
 	bool inference;
 	double req_by_hour[24], prompt, gen;
 	uint32_t model;
 };
+
+/* The largest peak framebuffer (MiB) of a workload's pods on one GPU type. */
+struct type_fb {
+	const struct gpu_type *gpu;
+	double most;
+};
+
+static struct type_fb *note_type_fb(struct type_fb *t, size_t *n, const struct gpu_type *gpu,
+				    double mib)
+{
+	size_t i = 0;
+	while (i < *n && t[i].gpu != gpu)
+		i++;
+	if (i == *n) {
+		t = gp_xrealloc(t, (*n + 1) * sizeof *t);
+		t[(*n)++] = (struct type_fb){gpu, 0};
+	}
+	t[i].most = fmax(t[i].most, mib);
+	return t;
+}
+
+/* vram's bound (struct learned): a pod of a workload that ran on several
+ * types used, on each, no more than that type holds (a vLLM server
+ * preallocates a share of its GPU), so the mean of its peaks over all of
+ * them may not fit the smallest, where the twin would OOM-kill what the
+ * cluster ran.  For each type the mean does not fit, the most its pods used
+ * there (at most what it holds); the least of those.  0: the mean fits. */
+static void fb_cap(struct learned *l, const struct type_fb *t, size_t n)
+{
+	double mean = l->n_fb ? l->fb / (double)l->n_fb : 0;
+	l->fb_cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		double holds = t[i].gpu->memory_bytes / GP_MIB;
+		double mib = fmin(t[i].most, holds);
+		if (mean > holds && (!l->fb_cap || mib < l->fb_cap))
+			l->fb_cap = mib, l->fb_cap_type = t[i].gpu->name;
+	}
+}
 
 /* When pod p finished: completion, or its last sighting when it vanished
  * (deleted) or ended without one; NAN while running at TO. */
@@ -260,6 +303,8 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 	l->memory = median(v, n);
 	free(v);
 	double hours = 0, req = 0;
+	struct type_fb *type_fb = NULL;
+	size_t n_type_fb = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct hist_pod *p = &h->pods[pods[i]];
 		if (p->has_busy)
@@ -299,7 +344,11 @@ static void learn(struct hist *h, size_t w, const size_t *pods, size_t n, struct
 			seen = !strcmp(l->types[t], g->name);
 		if (!seen && l->n_types < 16)
 			l->types[l->n_types++] = g->name;
+		if (g && p->has_fb)
+			type_fb = note_type_fb(type_fb, &n_type_fb, g, p->fb);
 	}
+	fb_cap(l, type_fb, n_type_fb);
+	free(type_fb);
 	if (l->inference) {
 		l->prompt = req > 0 ? l->prompt / req : 0;
 		l->gen = req > 0 ? l->gen / req : 0;
@@ -502,10 +551,17 @@ static void write_dcgm(FILE *out, const struct hist *h, const struct learned *l,
 				"    sm_share: %.3g   # DCGM SM activity over engine activity\n",
 				fmin(1, fmax(0.001, l->sm / (double)l->n_sm / busy)));
 	}
-	if (l->n_fb && l->fb > 0)
+	double mean = l->n_fb ? l->fb / (double)l->n_fb : 0;
+	if (mean > 0 && l->fb_cap > 0)
+		fprintf(out,
+			"    vram: %.0fMiB   # DCGM framebuffer used: the most its pods used on %s, "
+			"at most what it holds (the mean of %zu pods' peaks, %.0fMiB, does not "
+			"fit it)\n",
+			l->fb_cap, l->fb_cap_type, l->n_fb, mean);
+	else if (mean > 0)
 		fprintf(out,
 			"    vram: %.0fMiB   # DCGM framebuffer used, mean of %zu pods' peaks\n",
-			l->fb / (double)l->n_fb, l->n_fb);
+			mean, l->n_fb);
 }
 
 /* A vLLM Deployment: an inference service with its traffic by hour. */

@@ -1047,3 +1047,36 @@ Test(import_history, a_bad_dcgm_scrape_is_located_and_nothing_is_written)
 	cr_expect_neq(stat(path, &st), 0, "twin.yaml was written");
 	scratch_remove();
 }
+
+/* A workload whose pods ran on an H100 (80 GiB) and an L4 (22.5 GiB) used
+ * 70,000 and 20,000 MiB at their peaks, as a server that preallocates a
+ * share of its GPU does.  Their mean, 45,000 MiB, does not fit the L4, where
+ * the twin would OOM-kill what the cluster ran: vram is the most its pods
+ * used there, 20,000 MiB.  Both on the H100, the mean stands. */
+Test(import_history, vram_fits_every_gpu_type_the_pods_ran_on)
+{
+	copy_small();
+	char cmd[1024], h[160];
+	snprintf(h, sizeof h, "%s/h", dir);
+	snprintf(cmd, sizeof cmd,
+		 "sed -i 's/\"30000\"/\"70000\"/; s/\"40000\"/\"20000\"/' %s/dcgm_fb_used.json", h);
+	cr_assert_eq(system(cmd), 0);
+	build(h);
+	char *b = block("finetune");
+	expect_in(b, "vram: 45000MiB   # DCGM framebuffer used, mean of 2 pods' peaks\n");
+	free(b);
+	import_result_free(&res);
+	snprintf(
+		cmd, sizeof cmd,
+		"sed -i 's/\\(\"pod\":\"finetune-x9z8w-q7w2f\",[^}]*\"node\":\"\\)h100-1/\\1l4-1/' "
+		"%s/pod_info.json",
+		h);
+	cr_assert_eq(system(cmd), 0);
+	build(h);
+	b = block("finetune");
+	expect_in(b, "gpu_spec: [H100-80GB, L4]");
+	expect_in(b, "vram: 20000MiB   # DCGM framebuffer used: the most its pods used on L4, at "
+		     "most what it holds (the mean of 2 pods' peaks, 45000MiB, does not fit it)\n");
+	free(b);
+	scratch_remove();
+}
