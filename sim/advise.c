@@ -188,14 +188,16 @@ struct sizing {
 	int pool;
 	size_t n;
 	int32_t workloads[ADVISE_MAX_SIZED];
-	bool alternative; /* another pool a workload short of capacity may use */
+	bool alternative;               /* another pool a workload short of capacity may use */
+	const struct finding_fix *with; /* applied to every size tried; NULL: none */
+	int kept_off;                   /* with: the pool it keeps the pods off */
 };
 
-/* The sizing of pool p among z[0..n), or NULL. */
-static struct sizing *sizing_of(struct sizing *z, size_t n, int p)
+/* The sizing of pool p with fix `with` (NULL: none) among z[0..n), or NULL. */
+static struct sizing *sizing_of(struct sizing *z, size_t n, int p, const struct finding_fix *with)
 {
 	for (size_t i = 0; i < n; i++)
-		if (z[i].pool == p)
+		if (z[i].pool == p && z[i].with == with)
 			return &z[i];
 	return NULL;
 }
@@ -236,10 +238,69 @@ static size_t other_pools(const struct scenario *sc, const struct results *r, st
 		diagnose_usable_pools(sc, (size_t)fd->workload, usable);
 		for (size_t p = 0; p < sc->n_pools && n < ADVISE_MAX_SIZED; p++)
 			if (usable[p] && sc->pools[p].gpus_per_node > 0 &&
-			    !sizing_of(z, n, (int)p)) {
+			    !sizing_of(z, n, (int)p, NULL)) {
 				z[n] = (struct sizing){.pool = (int)p, .alternative = true};
 				add_goal(&z[n++], fd->workload);
 			}
+	}
+	free(usable);
+	return n;
+}
+
+/* Pods OOM-killed on a pool of whole GPUs: a GPU of it cannot hold one, so
+ * more of them would kill more (on time-sliced GPUs, more of them spread
+ * the pods that share). */
+static bool oom_on_whole_gpus(const struct scenario *sc, const struct finding *fd)
+{
+	return fd->kind == KIND_OOM && sc->pools[fd->pool].sharing.mode != SHARING_TIME_SLICING;
+}
+
+/* Whether more nodes of fd's pool cannot help its pods: they fit no unit
+ * of it (stalled), or no GPU of it holds them (OOM-killed on whole GPUs). */
+static bool more_cannot_hold(const struct scenario *sc, const struct finding *fd)
+{
+	return fd->kind == KIND_STALLED || oom_on_whole_gpus(sc, fd);
+}
+
+/* The fix of finding fd that keeps its pods on the GPU types that hold them
+ * (diagnose.c's fix_gpu_types: gpu_spec overrides), or NULL. */
+static const struct finding_fix *gpu_types_fix(const struct finding *fd)
+{
+	static const char suffix[] = ".gpu_spec";
+	for (size_t k = 0; k < fd->n_fixes; k++)
+		for (size_t i = 0; i < fd->fixes[k].n_sets; i++) {
+			const char *key = fd->fixes[k].sets[i].key;
+			size_t n = strlen(key);
+			if (n > sizeof suffix - 1 && !strcmp(key + n - (sizeof suffix - 1), suffix))
+				return &fd->fixes[k];
+		}
+	return NULL;
+}
+
+/* For pods OOM-killed on whole GPUs too small for them: the pools whose GPUs
+ * hold them, each sized with the pods kept on such GPUs (the finding's
+ * gpu_spec fix), for where keeping them there alone misses a goal.  Returns
+ * the new count. */
+static size_t pools_holding(const struct scenario *sc, const struct finding *fd, struct sizing *z,
+			    size_t n)
+{
+	const struct finding_fix *fix = gpu_types_fix(fd);
+	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
+	for (size_t m = 0; fix && m < fd->n_members; m++) {
+		size_t w = (size_t)fd->members[m];
+		diagnose_usable_pools(sc, w, usable);
+		for (size_t q = 0; q < sc->n_pools; q++) {
+			if ((int)q == fd->pool || !usable[q] || sc->pools[q].gpus_per_node <= 0 ||
+			    !diagnose_could_hold(sc, q, w))
+				continue;
+			struct sizing *at = sizing_of(z, n, (int)q, fix);
+			if (!at && n < ADVISE_MAX_SIZED)
+				at = &z[n++], *at = (struct sizing){.pool = (int)q,
+								    .with = fix,
+								    .kept_off = fd->pool};
+			if (at)
+				add_goal(at, (int32_t)w);
+		}
 	}
 	free(usable);
 	return n;
@@ -257,7 +318,11 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 		if (fd->pool < 0 || fd->step == FINDING_PLACEMENT ||
 		    fd->step == FINDING_APPLICATION || sc->pools[fd->pool].gpus_per_node <= 0)
 			continue;
-		struct sizing *at = sizing_of(z, n, fd->pool);
+		if (more_cannot_hold(sc, fd)) {
+			n = pools_holding(sc, fd, z, n);
+			continue;
+		}
+		struct sizing *at = sizing_of(z, n, fd->pool, NULL);
 		if (!at && n < ADVISE_MAX_SIZED)
 			at = &z[n++], *at = (struct sizing){.pool = fd->pool};
 		if (at)
@@ -351,13 +416,15 @@ void advise_goal_condition(struct search_condition *c, const char *scope)
  * which scope (a workload, a pool: every workload it can host, or all)
  * meets its goal (metric goal_met, metrics_goals).  GP_EINPUT: the metric
  * is absent. */
-static int search_goal(const struct advise_spec *sp, struct store *st, const char *key, double hi,
-		       const char *scope, struct advise_probes *probes, struct search_answer *ans,
-		       struct gp_err *err)
+static int search_goal(const struct advise_spec *sp, struct store *st, const struct sizing *z,
+		       const char *key, double hi, const char *scope, struct advise_probes *probes,
+		       struct search_answer *ans, struct gp_err *err)
 {
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
 				.n_sets = sp->n_sets,
+				.overrides = z->with ? z->with->sets : NULL,
+				.n_overrides = z->with ? z->with->n_sets : 0,
 				.key = key,
 				.seeds = 1,
 				.integer = true,
@@ -408,14 +475,14 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	 * goal: no size that leaves one of them waiting past it (a pool shrunk
 	 * under someone who still waits on it). */
 	struct search_answer best = {.found = true}, ans;
-	int rc = search_goal(sp, st, key, hi, ps->name, &probes, &best, err);
+	int rc = search_goal(sp, st, z, key, hi, ps->name, &probes, &best, err);
 	if (rc && rc != GP_EINPUT)
 		goto out;
 	bool every = !rc && best.found;
 	if (!every)
 		best = (struct search_answer){.found = true};
 	for (size_t i = 0; !every && i < (z->n ? z->n : 1) && best.found; i++) {
-		rc = search_goal(sp, st, key, hi,
+		rc = search_goal(sp, st, z, key, hi,
 				 z->n ? sc->workloads[z->workloads[i]].name : "all", &probes, &ans,
 				 err);
 		if (rc == GP_EINPUT) { /* the goal's metric is absent: no pool size answers it */
@@ -428,7 +495,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			best = ans;
 	}
 	rc = GP_OK;
-	if (!best.last_run_id)
+	/* z->with at the pool's size: the fix's own row, which the plan has */
+	if (!best.last_run_id || (z->with && best.found && (long)best.number <= now))
 		goto out;
 	struct gp_sbuf words = {0};
 	goal_words(sc, z, &words);
@@ -436,11 +504,15 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			  : z->n     ? "still short for"
 				     : "still short of";
 	struct advise_row *a =
-		advise_plan_add(pl, "pool %s %s %s node%s (%s %s)", ps->name,
+		advise_plan_add(pl, "pool %s %s %s node%s%s%s (%s %s)", ps->name,
 				ps->autoscale.on ? "autoscaling to" : "at", best.value,
-				strcmp(best.value, "1") ? "s" : "", how, gp_sb_str(&words));
+				strcmp(best.value, "1") ? "s" : "",
+				z->with ? " holding the pods that overflow " : "",
+				z->with ? sc->pools[z->kept_off].name : "", how, gp_sb_str(&words));
 	free(words.s);
 	if (a) {
+		for (size_t i = 0; z->with && i < z->with->n_sets; i++)
+			advise_add(a, override_copy(&z->with->sets[i]));
 		advise_add(a, override_make(key, best.value));
 		long nodes = (long)best.number;
 		*found = best.found ? nodes : 0;
@@ -466,7 +538,7 @@ static int size_pools(const struct advise_spec *sp, struct store *st, const stru
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = size_pool(sp, st, sc, &z[i], pl, &found[i], err);
-		if (!rc && z[i].alternative)
+		if (!rc && (z[i].alternative || z[i].with))
 			found[i] = 0; /* a row of its own, not part of the plan together */
 		answers += !rc && found[i];
 	}

@@ -568,10 +568,9 @@ static double rule_pending(const struct view *v, size_t w, int64_t *pods, const 
 	return p.seconds;
 }
 
-/* Whether pool p could hold a pod of w, rules aside: it offers what the pod
- * asks for, and the pod's memory fits a GPU (a rule that keeps a 60 GiB pod
- * off 48 GiB GPUs spares it an OOM kill; it hides no capacity). */
-static bool could_hold(const struct scenario *sc, size_t p, size_t w)
+/* A rule that keeps a 60 GiB pod off 48 GiB GPUs spares it an OOM kill; it
+ * hides no capacity. */
+bool diagnose_could_hold(const struct scenario *sc, size_t p, size_t w)
 {
 	const struct pool_spec *ps = &sc->pools[p];
 	return scenario_gpu_equivalent(ps, &sc->workloads[w]) > 0 &&
@@ -584,7 +583,7 @@ static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *o
 {
 	size_t n = 0;
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		if (!could_hold(v->sc, p, w))
+		if (!diagnose_could_hold(v->sc, p, w))
 			continue;
 		if (spread_only ? !placement_pool_filtered(diagnose_placer(v), w, p)
 				: placement_pool_ruled(diagnose_placer(v), w, p))

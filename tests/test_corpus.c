@@ -182,6 +182,12 @@ static const struct case_ cases[] = {
 	 "memory",
 	 {"pool l4", "OOM-killed", "GPU types of other pools that hold them"},
 	 "workloads.infer-batch.gpu_spec=[H100-80GB]"},
+	/* The same, where the H100s alone miss the deadline: the pods kept on
+	 * them and the H100 pool sized with them there. */
+	{"vram-small-type-short",
+	 "memory",
+	 {"pool l4", "OOM-killed", "GPU types of other pools that hold them"},
+	 "--set 'workloads.infer-batch.gpu_spec=[H100-80GB]' --set 'pools.h100.nodes=2'"},
 	{"node-group",
 	 "capacity",
 	 {"autoscaler sits at its max of 1 node while"},
@@ -321,6 +327,25 @@ Test(corpus, one_cause_cases_name_their_key_and_are_fixed_without_hardware)
 		store_close(st);
 	}
 	cr_expect_eq(named, n, "%zu of %zu one-cause cases named and fixed", named, n);
+}
+
+/* Pods OOM-killed on whole GPUs too small for them: more of those GPUs
+ * would kill more, so no alternative grows pool l4 (it used to rank "pool
+ * l4 at 4 nodes (still short ...)" last, at 1.5x the bill). */
+Test(corpus, no_alternative_grows_a_pool_too_small_for_the_pods_it_kills)
+{
+	const char *files[] = {"vram-small-type", "vram-small-type-short"};
+	for (size_t i = 0; i < 2; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd,
+			 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/%s.yaml --db %s",
+			 db, files[i], db);
+		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", files[i], out);
+		cr_expect(!strstr(out, "pool l4 at"), "%s grows pool l4:\n%s", files[i], out);
+		cr_expect_eq(scratch_query(db, "SELECT count(*) FROM advice WHERE overrides LIKE "
+					       "'%pools.l4.nodes%'"),
+			     0, "%s", files[i]);
+	}
 }
 
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal

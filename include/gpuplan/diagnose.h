@@ -125,6 +125,10 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
  * cordon) keeps them off it: the pools w may grow into. */
 void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
 
+/* Whether pool p could hold a pod of w, rules aside: it offers what the pod
+ * asks for, and the pod's memory fits a GPU. */
+bool diagnose_could_hold(const struct scenario *sc, size_t p, size_t w);
+
 /* The rules (FINDING_RULE_TAINT, FINDING_RULE_AFFINITY) that keep workload w
  * off the pools hidden[0 .. nh-1]: an untolerated NoSchedule or NoExecute
  * taint of theirs, else its selector, affinity or gpu_spec. */
