@@ -80,7 +80,8 @@ static double queue_held(const struct view *v, int32_t q, sim_time t)
 
 /* Jobs of other workloads that matter less (no deadline, a priority no
  * higher) started on w's pools while job j waited: their pod-seconds in
- * that wait. */
+ * that wait.  Not on GPUs too small for w's pods: what starts there takes
+ * nothing w could use (it would be OOM-killed there). */
 static double started_behind(struct view *v, size_t w, const struct job_record *j, sim_time until)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -98,7 +99,8 @@ static double started_behind(struct view *v, size_t w, const struct job_record *
 		    k->start >= until)
 			continue;
 		int32_t p = pool_of_node(v, k->node);
-		if (p < 0 || !diagnose_allowed(v, w, (size_t)p))
+		if (p < 0 || !diagnose_allowed(v, w, (size_t)p) ||
+		    !diagnose_could_hold(v->sc, (size_t)p, w))
 			continue;
 		s += sim_seconds(until - k->start) * pods_of(ks);
 	}
@@ -386,6 +388,13 @@ static bool matters(const struct spent *sp, double pod_seconds)
 	return pod_seconds > 0 && pod_seconds >= DIAGNOSE_PENDING_SHARE * sp->in_system;
 }
 
+/* Whether w's pods were OOM-killed: their wait then holds restarts and
+ * back-off that no priority cuts, and the memory finding names the cause. */
+static bool oom_killed(const struct view *v, size_t w)
+{
+	return diagnose_metric(v, v->sc->workloads[w].name, METRIC_OOM_KILLS) > 0;
+}
+
 static void workload_binds(struct view *v, size_t w, size_t scans)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -406,7 +415,7 @@ static void workload_binds(struct view *v, size_t w, size_t scans)
 		if (cohort_borrows(v, w) && sp.scanned > 0 && sp.own_free >= 0.5 * sp.scanned)
 			reclaim_finding(v, w, &sp);
 		else if (ws->deadline_kind != DEADLINE_NONE && sp.wait_scanned > 0 &&
-			 sp.behind >= 0.5 * sp.wait_scanned)
+			 sp.behind >= 0.5 * sp.wait_scanned && !oom_killed(v, w))
 			priority_finding(v, w, &sp);
 		else if (mp >= 0)
 			mig_finding(v, w, &sp, mp);

@@ -188,6 +188,13 @@ static const struct case_ cases[] = {
 	 "memory",
 	 {"pool l4", "OOM-killed", "GPU types of other pools that hold them"},
 	 "--set 'workloads.infer-batch.gpu_spec=[H100-80GB]' --set 'pools.h100.nodes=2'"},
+	/* OOM-killed pods wait out their back-off while work without a
+	 * deadline takes the GPUs that hold them: the kills are the cause, not
+	 * the order (no priority finding), and no alternative grows the L4s. */
+	{"oom-beside-batch",
+	 "memory",
+	 {"pool l4", "OOM-killed", "GPU types of other pools that hold them"},
+	 "--set 'workloads.finetune.gpu_spec=[A100-80GB]'"},
 	{"node-group",
 	 "capacity",
 	 {"autoscaler sits at its max of 1 node while"},
@@ -334,8 +341,8 @@ Test(corpus, one_cause_cases_name_their_key_and_are_fixed_without_hardware)
  * l4 at 4 nodes (still short ...)" last, at 1.5x the bill). */
 Test(corpus, no_alternative_grows_a_pool_too_small_for_the_pods_it_kills)
 {
-	const char *files[] = {"vram-small-type", "vram-small-type-short"};
-	for (size_t i = 0; i < 2; i++) {
+	const char *files[] = {"vram-small-type", "vram-small-type-short", "oom-beside-batch"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		char cmd[512];
 		snprintf(cmd, sizeof cmd,
 			 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/%s.yaml --db %s",
