@@ -58,7 +58,9 @@ struct free_sums {
 };
 
 /* MIG pools are left out: their free instances are of the shapes the layout
- * fixed, so no placement policy packs them (the layout is the question). */
+ * fixed, so no placement policy packs them (the layout is the question).  So
+ * are pools whose GPUs are too small for w's pods: free there is not free
+ * for w (a pod placed there is OOM-killed; the memory finding says so). */
 static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 {
 	memset(f, 0, sizeof *f);
@@ -71,7 +73,8 @@ static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 		double free = 0, cap = 0;
 		for (size_t p = 0; p < v->sc->n_pools; p++) {
 			if (!diagnose_allowed(v, w, p) ||
-			    v->sc->pools[p].sharing.mode == SHARING_MIG)
+			    v->sc->pools[p].sharing.mode == SHARING_MIG ||
+			    !diagnose_could_hold(v->sc, p, w))
 				continue;
 			const struct ts_row *y = diagnose_row(v, k, diagnose_pool_scope(v, p));
 			double open = cluster_open_share(&v->sc->pools[p], &v->sc->workloads[w],

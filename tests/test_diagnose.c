@@ -630,3 +630,21 @@ Test(diagnose, pods_killed_on_a_small_gpu_type_are_kept_on_the_types_that_hold_t
 	EXPECT_FINDING(0, "memory", "pool l4", "OOM-killed", "a GPU with more memory would");
 	cr_expect_eq(r.findings[0].n_fixes, 0);
 }
+
+/* Free GPUs too small for a workload's pods are no capacity for it
+ * (tests/fixtures/diagnose/free-small-gpus.yaml): 70 GiB pods wait while
+ * L40S GPUs (48 GiB) are free, and where they land there they are
+ * OOM-killed.  Their wait is not fragmentation (the free GPUs sum to a
+ * job's four but hold none of its pods), nor priority (what starts there
+ * takes nothing they could use, and their wait holds the kills' back-off):
+ * the memory finding names the cause, first. */
+Test(diagnose, free_gpus_too_small_for_the_pods_are_no_capacity_for_them)
+{
+	run("tests/fixtures/diagnose/free-small-gpus.yaml", NULL, 0);
+	EXPECT_FINDING(0, "memory", "pool l40s", "OOM-killed",
+		       "keeping the pods on the GPU types of other pools that hold them");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect(r.findings[i].kind != KIND_FRAGMENTATION &&
+				  r.findings[i].kind != KIND_PRIORITY,
+			  "finding %zu is of kind %d", i, r.findings[i].kind);
+}
