@@ -170,9 +170,7 @@ static int write_row(struct store *st, struct advise_row *row, struct advise_sim
 	return rc;
 }
 
-/* Runs the spec's scenario with the row's overrides and writes it to st.
- * With keep_sc/keep_r, hands the scenario and results to the caller. */
-static int run_row(const struct advise_spec *sp, struct store *st, struct advise_row *row,
+int advise_run_row(const struct advise_spec *sp, struct store *st, struct advise_row *row,
 		   struct scenario **keep_sc, struct results *keep_r, struct gp_err *err)
 {
 	struct advise_sim sim;
@@ -180,186 +178,7 @@ static int run_row(const struct advise_spec *sp, struct store *st, struct advise
 	return write_row(st, row, &sim, keep_sc, keep_r, err);
 }
 
-/* --- the pool-size search -------------------------------------------------- */
-
-/* A pool to size, and the workloads whose goals it is sized for: those its
- * findings are about (none: the run's goal). */
-struct sizing {
-	int pool;
-	size_t n;
-	int32_t workloads[ADVISE_MAX_SIZED];
-	bool alternative;               /* another pool a workload short of capacity may use */
-	const struct finding_fix *with; /* applied to every size tried; NULL: none */
-	int kept_off;                   /* with: the pool it keeps the pods off */
-};
-
-/* The sizing of pool p with fix `with` (NULL: none) among z[0..n), or NULL. */
-static struct sizing *sizing_of(struct sizing *z, size_t n, int p, const struct finding_fix *with)
-{
-	for (size_t i = 0; i < n; i++)
-		if (z[i].pool == p && z[i].with == with)
-			return &z[i];
-	return NULL;
-}
-
-static void add_goal(struct sizing *z, int32_t w)
-{
-	for (size_t i = 0; i < z->n; i++)
-		if (z->workloads[i] == w)
-			return;
-	if (w >= 0 && z->n < ADVISE_MAX_SIZED)
-		z->workloads[z->n++] = w;
-}
-
-/* The workloads finding fd is about: the one it names, and its members
- * where they are the work that waits (not a sharing finding's idle holders,
- * not a rule's pools). */
-static void add_goals(struct sizing *z, const struct finding *fd)
-{
-	add_goal(z, fd->workload);
-	bool waiting = fd->kind == KIND_OOM || fd->kind == KIND_VRAM_FULL ||
-		       (fd->kind == KIND_SHARING && !fd->fig.pool.holders);
-	for (size_t m = 0; waiting && m < fd->n_members; m++)
-		add_goal(z, fd->members[m]);
-}
-
-/* A workload short of capacity in one pool may be better served by growing
- * another it may use (cheaper GPUs, the same work): each such pool is sized
- * for it too, within ADVISE_MAX_SIZED, whatever order the scenario lists
- * them in.  Returns the new count. */
-static size_t other_pools(const struct scenario *sc, const struct results *r, struct sizing *z,
-			  size_t n)
-{
-	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
-	for (size_t f = 0; f < r->n_findings; f++) {
-		const struct finding *fd = &r->findings[f];
-		if (fd->kind != KIND_CAPACITY || fd->workload < 0)
-			continue;
-		diagnose_usable_pools(sc, (size_t)fd->workload, usable);
-		for (size_t p = 0; p < sc->n_pools && n < ADVISE_MAX_SIZED; p++)
-			if (usable[p] && sc->pools[p].gpus_per_node > 0 &&
-			    !sizing_of(z, n, (int)p, NULL)) {
-				z[n] = (struct sizing){.pool = (int)p, .alternative = true};
-				add_goal(&z[n++], fd->workload);
-			}
-	}
-	free(usable);
-	return n;
-}
-
-/* Pods OOM-killed on a pool of whole GPUs: a GPU of it cannot hold one, so
- * more of them would kill more (on time-sliced GPUs, more of them spread
- * the pods that share). */
-static bool oom_on_whole_gpus(const struct scenario *sc, const struct finding *fd)
-{
-	return fd->kind == KIND_OOM && sc->pools[fd->pool].sharing.mode != SHARING_TIME_SLICING;
-}
-
-/* Whether more nodes of fd's pool cannot help its pods: they fit no unit
- * of it (stalled), or no GPU of it holds them (OOM-killed on whole GPUs). */
-static bool more_cannot_hold(const struct scenario *sc, const struct finding *fd)
-{
-	return fd->kind == KIND_STALLED || oom_on_whole_gpus(sc, fd);
-}
-
-/* The fix of finding fd that keeps its pods on the GPU types that hold them
- * (diagnose.c's fix_gpu_types: gpu_spec overrides), or NULL. */
-static const struct finding_fix *gpu_types_fix(const struct finding *fd)
-{
-	static const char suffix[] = ".gpu_spec";
-	for (size_t k = 0; k < fd->n_fixes; k++)
-		for (size_t i = 0; i < fd->fixes[k].n_sets; i++) {
-			const char *key = fd->fixes[k].sets[i].key;
-			size_t n = strlen(key);
-			if (n > sizeof suffix - 1 && !strcmp(key + n - (sizeof suffix - 1), suffix))
-				return &fd->fixes[k];
-		}
-	return NULL;
-}
-
-/* For pods OOM-killed on whole GPUs too small for them: the pools whose GPUs
- * hold them, each sized with the pods kept on such GPUs (the finding's
- * gpu_spec fix), for where keeping them there alone misses a goal.  Returns
- * the new count. */
-static size_t pools_holding(const struct scenario *sc, const struct finding *fd, struct sizing *z,
-			    size_t n)
-{
-	const struct finding_fix *fix = gpu_types_fix(fd);
-	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
-	for (size_t m = 0; fix && m < fd->n_members; m++) {
-		size_t w = (size_t)fd->members[m];
-		diagnose_usable_pools(sc, w, usable);
-		for (size_t q = 0; q < sc->n_pools; q++) {
-			if ((int)q == fd->pool || !usable[q] || sc->pools[q].gpus_per_node <= 0 ||
-			    !diagnose_could_hold(sc, q, w))
-				continue;
-			struct sizing *at = sizing_of(z, n, (int)q, fix);
-			if (!at && n < ADVISE_MAX_SIZED)
-				at = &z[n++], *at = (struct sizing){.pool = (int)q,
-								    .with = fix,
-								    .kept_off = fd->pool};
-			if (at)
-				add_goal(at, (int32_t)w);
-		}
-	}
-	free(usable);
-	return n;
-}
-
-/* The pools to size, at most ADVISE_MAX_SIZED: the pool of each allocation,
- * memory or capacity finding that has GPUs, in rank order (a placement
- * finding's pool is the one a rule keeps work off); with none, the largest
- * pool the workload that queued longest may run in (its rules allowing). */
-static size_t pools_to_size(const struct scenario *sc, const struct results *r, struct sizing *z)
-{
-	size_t n = 0;
-	for (size_t f = 0; f < r->n_findings; f++) {
-		const struct finding *fd = &r->findings[f];
-		if (fd->pool < 0 || fd->step == FINDING_PLACEMENT ||
-		    fd->step == FINDING_APPLICATION || sc->pools[fd->pool].gpus_per_node <= 0)
-			continue;
-		if (more_cannot_hold(sc, fd)) {
-			n = pools_holding(sc, fd, z, n);
-			continue;
-		}
-		struct sizing *at = sizing_of(z, n, fd->pool, NULL);
-		if (!at && n < ADVISE_MAX_SIZED)
-			at = &z[n++], *at = (struct sizing){.pool = fd->pool};
-		if (at)
-			add_goals(at, fd);
-	}
-	n = other_pools(sc, r, z, n);
-	if (n)
-		return n;
-	int w = -1;
-	double longest = 0;
-	for (size_t k = 0; k < sc->n_workloads; k++) {
-		double q = results_or(r, sc->workloads[k].name, METRIC_QUEUE_TIME_P95_S, 0);
-		if (q > longest)
-			longest = q, w = (int)k;
-	}
-	if (w < 0)
-		return 0;
-	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
-	diagnose_usable_pools(sc, (size_t)w, usable);
-	int best = -1;
-	for (size_t p = 0; p < sc->n_pools; p++)
-		if (usable[p] &&
-		    (best < 0 || sc->pools[p].nodes * sc->pools[p].gpus_per_node >
-					 sc->pools[best].nodes * sc->pools[best].gpus_per_node))
-			best = (int)p;
-	free(usable);
-	z[0] = (struct sizing){.pool = best};
-	return best < 0 ? 0 : 1;
-}
-
-/* Whose goals a sizing meets, in words: "train, eval", or every goal. */
-static void goal_words(const struct scenario *sc, const struct sizing *z, struct gp_sbuf *words)
-{
-	gp_sb_printf(words, "%s", z->n ? "" : "every goal");
-	for (size_t i = 0; i < z->n; i++)
-		gp_sb_printf(words, "%s%s", i ? ", " : "", sc->workloads[z->workloads[i]].name);
-}
+/* --- the probes of the pool-size searches (advise_pools.c) ------------- */
 
 void advise_probe_run(void *ctx, int64_t run_id, const struct scenario *sc, const struct results *r)
 {
@@ -410,160 +229,6 @@ void advise_goal_condition(struct search_condition *c, const char *scope)
 	*c = (struct search_condition){.op = OP_GE, .value = 1};
 	snprintf(c->scope, sizeof c->scope, "%s", scope);
 	c->metric = METRIC_GOAL_MET;
-}
-
-/* Searches 1 .. hi nodes of the pool `key` sets for the smallest count at
- * which scope (a workload, a pool: every workload it can host, or all)
- * meets its goal (metric goal_met, metrics_goals).  GP_EINPUT: the metric
- * is absent. */
-static int search_goal(const struct advise_spec *sp, struct store *st, const struct sizing *z,
-		       const char *key, double hi, const char *scope, struct advise_probes *probes,
-		       struct search_answer *ans, struct gp_err *err)
-{
-	struct search_spec s = {.scenario = sp->scenario,
-				.sets = sp->sets,
-				.n_sets = sp->n_sets,
-				.overrides = z->with ? z->with->sets : NULL,
-				.n_overrides = z->with ? z->with->n_sets : 0,
-				.key = key,
-				.seeds = 1,
-				.integer = true,
-				.on_run = advise_probe_run,
-				.run_ctx = probes,
-				.jobs = sp->jobs};
-	s.lo.number = 1;
-	s.hi.number = hi;
-	advise_goal_condition(&s.until, scope);
-	*ans = (struct search_answer){0};
-	int rc = search_run(&s, st, NULL, NULL, ans, err);
-	if (!rc && !ans->found) {
-		snprintf(ans->value, sizeof ans->value, "%.0f", hi);
-		ans->number = hi;
-	}
-	return rc;
-}
-
-/* What sizes pool ps: its nodes, or for an autoscaled pool the Cluster
- * Autoscaler's maximum (its --nodes=min:max); and the key that sets it. */
-static int32_t pool_size(const struct pool_spec *ps)
-{
-	return ps->autoscale.on ? ps->autoscale.max : ps->nodes;
-}
-
-static char *pool_size_key(const struct pool_spec *ps)
-{
-	struct gp_sbuf key = {0};
-	gp_sb_printf(&key, "pools.%s.%s", ps->name, ps->autoscale.on ? "autoscale.max" : "nodes");
-	return gp_sb_take(&key);
-}
-
-/* The smallest node count of z's pool, within 1 .. 4x its nodes, that meets
- * the goal of each of z's workloads: the largest of their answers (each
- * search's answer run has the pool at that count).  When even 4x misses one
- * goal, the row is that run and says so (a search that finds nothing still
- * shows).  *found gets the answer's node count, or 0 for none. */
-static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		     const struct sizing *z, struct plan *pl, long *found, struct gp_err *err)
-{
-	const struct pool_spec *ps = &sc->pools[z->pool];
-	char *key = pool_size_key(ps);
-	struct advise_probes probes = {0};
-	int32_t now = pool_size(ps);
-	*found = 0;
-	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
-	/* First the count at which every workload the pool can host meets its
-	 * goal: no size that leaves one of them waiting past it (a pool shrunk
-	 * under someone who still waits on it). */
-	struct search_answer best = {.found = true}, ans;
-	int rc = search_goal(sp, st, z, key, hi, ps->name, &probes, &best, err);
-	if (rc && rc != GP_EINPUT)
-		goto out;
-	bool every = !rc && best.found;
-	if (!every)
-		best = (struct search_answer){.found = true};
-	for (size_t i = 0; !every && i < (z->n ? z->n : 1) && best.found; i++) {
-		rc = search_goal(sp, st, z, key, hi,
-				 z->n ? sc->workloads[z->workloads[i]].name : "all", &probes, &ans,
-				 err);
-		if (rc == GP_EINPUT) { /* the goal's metric is absent: no pool size answers it */
-			rc = GP_OK;
-			goto out;
-		}
-		if (rc)
-			goto out;
-		if (!ans.found || !best.run_id || ans.number > best.number)
-			best = ans;
-	}
-	rc = GP_OK;
-	/* z->with at the pool's size: the fix's own row, which the plan has */
-	if (!best.last_run_id || (z->with && best.found && (long)best.number <= now))
-		goto out;
-	struct gp_sbuf words = {0};
-	goal_words(sc, z, &words);
-	const char *how = best.found ? z->n ? "smallest for" : "smallest meeting"
-			  : z->n     ? "still short for"
-				     : "still short of";
-	struct advise_row *a =
-		advise_plan_add(pl, "pool %s %s %s node%s%s%s (%s %s)", ps->name,
-				ps->autoscale.on ? "autoscaling to" : "at", best.value,
-				strcmp(best.value, "1") ? "s" : "",
-				z->with ? " holding the pods that overflow " : "",
-				z->with ? sc->pools[z->kept_off].name : "", how, gp_sb_str(&words));
-	free(words.s);
-	if (a) {
-		for (size_t i = 0; z->with && i < z->with->n_sets; i++)
-			advise_add(a, override_copy(&z->with->sets[i]));
-		advise_add(a, override_make(key, best.value));
-		long nodes = (long)best.number;
-		*found = best.found ? nodes : 0;
-		a->run_id = best.found ? best.run_id : best.last_run_id;
-		a->hardware = nodes > now;
-		advise_row_figures(a, &probes);
-	}
-out:
-	advise_probes_free(&probes);
-	free(key);
-	return rc;
-}
-
-/* Sizes each pool pools_to_size names; when two or more have an answer, runs
- * them together too (each answer meets its own workload's goal, and the
- * run's needs them all). */
-static int size_pools(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		      const struct results *r, struct plan *pl, struct gp_err *err)
-{
-	struct sizing z[ADVISE_MAX_SIZED];
-	long found[ADVISE_MAX_SIZED];
-	size_t n = pools_to_size(sc, r, z), answers = 0;
-	int rc = GP_OK;
-	for (size_t i = 0; i < n && !rc; i++) {
-		rc = size_pool(sp, st, sc, &z[i], pl, &found[i], err);
-		if (!rc && (z[i].alternative || z[i].with))
-			found[i] = 0; /* a row of its own, not part of the plan together */
-		answers += !rc && found[i];
-	}
-	if (rc || answers < 2)
-		return rc;
-	struct gp_sbuf label = {0};
-	gp_sb_printf(&label, "pools");
-	for (size_t i = 0, k = 0; i < n; i++)
-		if (found[i])
-			gp_sb_printf(&label, "%s %s at %ld",
-				     !k++           ? ""
-				     : k == answers ? " and"
-						    : ",",
-				     sc->pools[z[i].pool].name, found[i]);
-	struct advise_row *a = advise_plan_add(pl, "%s nodes together", label.s);
-	free(label.s);
-	for (size_t i = 0; a && i < n; i++)
-		if (found[i]) {
-			const struct pool_spec *ps = &sc->pools[z[i].pool];
-			char *key = pool_size_key(ps);
-			advise_add(a, override_makef(key, "%ld", found[i]));
-			free(key);
-			a->hardware |= found[i] > pool_size(ps);
-		}
-	return a ? run_row(sp, st, a, NULL, NULL, err) : GP_OK; /* each override loaded alone */
 }
 
 /* --- fixes together ------------------------------------------------------- */
@@ -657,7 +322,7 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 		for (size_t i = 0; i < pl->alts[pick[k]].n_sets; i++)
 			advise_add(a, override_copy(&pl->alts[pick[k]].sets[i]));
 	struct gp_err skip GP_ERR_SCOPE = {0};
-	int rc = run_row(sp, st, a, NULL, NULL, &skip);
+	int rc = advise_run_row(sp, st, a, NULL, NULL, &skip);
 	if (rc == GP_EINPUT) {
 		advise_row_free(&pl->alts[--pl->n]); /* the overrides do not load together */
 		return GP_OK;
@@ -861,7 +526,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	struct results r;
 	results_init(&r);
 	struct advise_row *base = advise_plan_add(&pl, "base (the scenario as given)");
-	int rc = run_row(sp, st, base, &sc, &r, err);
+	int rc = advise_run_row(sp, st, base, &sc, &r, err);
 	if (rc) {
 		advise_plan_free(&pl);
 		return rc;
@@ -898,7 +563,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 		pairs.alts[i].sets = NULL;
 		pairs.alts[i].n_sets = pairs.alts[i].cap_sets = 0;
 		struct gp_err skip GP_ERR_SCOPE = {0};
-		int one = run_row(sp, st, a, NULL, NULL, &skip);
+		int one = advise_run_row(sp, st, a, NULL, NULL, &skip);
 		if (one == GP_EINPUT)
 			advise_row_free(&pl.alts[--pl.n]);
 		else if (one)
@@ -910,7 +575,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	if (!rc && planned > 1)
 		rc = run_combined(sp, st, &pl, err);
 	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r))
-		rc = size_pools(sp, st, sc, &r, &pl, err);
+		rc = advise_size_pools(sp, st, sc, &r, &pl, err);
 	if (!rc && !out->refused)
 		rc = advise_size_services(sp, st, sc, &r, &pl, out, err);
 	out->base_run = pl.alts[0].run_id;

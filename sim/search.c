@@ -194,9 +194,9 @@ void search_simulate(const struct search_spec *s, const char *value, uint64_t se
 		     const atomic_bool *cancel, struct search_sim *out)
 {
 	/* The spec's typed overrides, then the probe's own: KEY=value, the
-	 * nodes that hold value replicas, the seed. */
+	 * nodes that hold value replicas, the linked ones, the seed. */
 	size_t n = s->n_overrides, own = n;
-	struct override *ov = gp_xcalloc(n + 3, sizeof *ov);
+	struct override *ov = gp_xcalloc(n + 3 + SEARCH_MAX_LINKED, sizeof *ov);
 	if (n)
 		memcpy(ov, s->overrides, n * sizeof *ov); /* borrowed */
 	ov[n++] = override_make(s->key, value);
@@ -204,6 +204,8 @@ void search_simulate(const struct search_spec *s, const char *value, uint64_t se
 		long long v = atoll(value), per = (long long)s->with_per;
 		ov[n++] = override_makef(s->with_key, "%lld", (v + per - 1) / per);
 	}
+	if (s->linked)
+		n += s->linked(s->linked_ctx, value, ov + n);
 	*out = (struct search_sim){0};
 	results_init(&out->r);
 	int rc = scenario_load_overrides(s->scenario, s->sets, s->n_sets, ov, n, &out->sc,

@@ -195,6 +195,14 @@ static const struct case_ cases[] = {
 	 "memory",
 	 {"pool l4", "OOM-killed", "GPU types of other pools that hold them"},
 	 "--set 'workloads.finetune.gpu_spec=[A100-80GB]'"},
+	/* Too few GPUs behind a Kueue quota that matches them: the pool sized
+	 * with its new GPUs in the queue's nominal quota (a ClusterQueue admits
+	 * no more than its nominalQuota plus what it borrows: kueue site/content/
+	 * en/docs/concepts/cluster_queue.md, "Resource quotas"). */
+	{"kueue-capacity",
+	 "allocation",
+	 {"queues.research.quota = 8 binds"},
+	 "pool a100 at 2 nodes, quota of research at 16 GPUs (smallest meeting every goal) (run "},
 	{"node-group",
 	 "capacity",
 	 {"autoscaler sits at its max of 1 node while"},
@@ -353,6 +361,26 @@ Test(corpus, no_alternative_grows_a_pool_too_small_for_the_pods_it_kills)
 					       "'%pools.l4.nodes%'"),
 			     0, "%s", files[i]);
 	}
+}
+
+/* tests/fixtures/diagnose/free-small-gpus.yaml: 70 GiB pods of team
+ * research, OOM-killed on L40S GPUs, need the H100s, more of them, and the
+ * new GPUs in research's quota: advise sizes the H100 pool with the pods kept
+ * there and the quota grown with it, the one plan that meets every goal. */
+Test(corpus, a_pool_sized_for_a_kueue_queue_grows_its_quota_with_it)
+{
+	char cmd[512];
+	snprintf(
+		cmd, sizeof cmd,
+		"rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/free-small-gpus.yaml --db %s",
+		db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	const char *rec = strstr(out, "\nrecommendation: ");
+	cr_assert(rec, "%s", out);
+	cr_expect(strstr(rec,
+			 "--set 'queues.research.quota={nvidia.com/gpu: 20}' --set "
+			 "'workloads.pretrain.gpu_spec=[H100-80GB]' --set 'pools.h100.nodes=3'"),
+		  "%s", out);
 }
 
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal

@@ -38,6 +38,8 @@ struct search_value {
 	char suffix[16];
 };
 
+#define SEARCH_MAX_LINKED 8
+
 struct search_spec {
 	const char *scenario;
 	const char *const *sets; /* --set overrides applied to every probe */
@@ -56,6 +58,12 @@ struct search_spec {
 	const char *with_key; /* set beside key in every probe to ceil(value / with_per):
 			       * the nodes that hold `value` replicas (advise); NULL: none */
 	int64_t with_per;
+	/* Overrides set beside key in every probe, made from its value (advise:
+	 * the quotas that grow with a pool's nodes), at most SEARCH_MAX_LINKED,
+	 * written owned into out; returns how many.  Called from the probes'
+	 * threads.  NULL: none. */
+	size_t (*linked)(const void *ctx, const char *value, struct override *out);
+	const void *linked_ctx;
 	bool has_service; /* search_estimate's first cut modelled the question: its
 			   * service, whose traffic (read from a trace once) the
 			   * probes' calibration reuses (search_recut) */
