@@ -216,7 +216,9 @@ static char *pool_size_key(const struct pool_spec *ps)
 struct quota_growth {
 	const struct scenario *sc;
 	int32_t gpus_per_node, now; /* the pool's, and its size before */
+	double gpus;                /* the cluster's GPUs before */
 	int32_t queues[SEARCH_MAX_LINKED];
+	double covered[SEARCH_MAX_LINKED]; /* the GPUs the queue's cohort (or it) may admit */
 	size_t n;
 };
 
@@ -227,15 +229,41 @@ static bool plain_gpu_quota(const struct scenario *sc, const struct queue_spec *
 	       !strcmp(sc->flavors[e->flavor].name, "default");
 }
 
+/* The nominal GPU quotas of q's cohort (q's alone without one): what its
+ * work may be admitted to, borrowing included. */
+static double cohort_quota(const struct scenario *sc, const struct queue_spec *q)
+{
+	double sum = 0;
+	for (size_t k = 0; k < sc->n_queues; k++) {
+		const struct queue_spec *o = &sc->queues[k];
+		const struct quota_entry *e = diagnose_gpu_quota(o);
+		if (e && (o == q || (q->cohort && o->cohort && !strcmp(o->cohort, q->cohort))))
+			sum += e->nominal; /* a queue without a GPU quota admits none to lend */
+	}
+	return sum;
+}
+
 static void grow_queue_of(struct quota_growth *g, size_t w)
 {
 	int32_t q = g->sc->workloads[w].queue;
 	bool seen = false;
 	for (size_t k = 0; k < g->n; k++)
 		seen |= g->queues[k] == q;
-	if (q >= 0 && (size_t)q < g->sc->n_queues && !seen && g->n < SEARCH_MAX_LINKED &&
-	    plain_gpu_quota(g->sc, &g->sc->queues[q]))
-		g->queues[g->n++] = q;
+	if (q < 0 || (size_t)q >= g->sc->n_queues || seen || g->n >= SEARCH_MAX_LINKED ||
+	    !plain_gpu_quota(g->sc, &g->sc->queues[q]))
+		return;
+	g->covered[g->n] = cohort_quota(g->sc, &g->sc->queues[q]);
+	g->queues[g->n++] = q;
+}
+
+/* What the k-th queue's quota grows by at `nodes`: the GPUs the pool adds
+ * beyond what its cohort's quotas already admit (none where they cover the
+ * larger cluster). */
+static double quota_raise(const struct quota_growth *g, size_t k, long nodes)
+{
+	double added = (double)(nodes - g->now) * g->gpus_per_node;
+	double beyond = g->gpus + added - g->covered[k];
+	return fmax(0, fmin(added, beyond));
 }
 
 /* The queues of z's workloads; for a sizing of every goal, of every
@@ -246,6 +274,8 @@ static void quota_growth_init(struct quota_growth *g, const struct scenario *sc,
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	*g = (struct quota_growth){
 		.sc = sc, .gpus_per_node = ps->gpus_per_node, .now = pool_size(ps)};
+	for (size_t p = 0; p < sc->n_pools; p++)
+		g->gpus += (double)pool_size(&sc->pools[p]) * sc->pools[p].gpus_per_node;
 	for (size_t i = 0; i < z->n; i++)
 		grow_queue_of(g, (size_t)z->workloads[i]);
 	bool *usable = z->n ? NULL : gp_xcalloc(sc->n_pools + 1, sizeof *usable);
@@ -257,23 +287,24 @@ static void quota_growth_init(struct quota_growth *g, const struct scenario *sc,
 	free(usable);
 }
 
-/* search_spec.linked: at `value` nodes, each queue's GPU quota raised by the
- * GPUs the pool adds (none at its size or below). */
+/* search_spec.linked: at `value` nodes, each queue's GPU quota raised by
+ * quota_raise (no override where that is none). */
 static size_t grown_quotas(const void *ctx, const char *value, struct override *out)
 {
 	const struct quota_growth *g = ctx;
-	double added = (double)(atoll(value) - g->now) * g->gpus_per_node;
-	if (added <= 0)
-		return 0;
+	size_t n = 0;
 	for (size_t k = 0; k < g->n; k++) {
 		const struct queue_spec *q = &g->sc->queues[g->queues[k]];
+		double raise = quota_raise(g, k, atol(value));
+		if (raise <= 0)
+			continue;
 		struct gp_sbuf map = {0};
 		diagnose_quota_map(&map, q, "nvidia.com/gpu",
-				   diagnose_gpu_quota(q)->nominal + added, false);
-		out[k] = override_setf("queues.%s.quota=%s", q->name, map.s);
+				   diagnose_gpu_quota(q)->nominal + raise, false);
+		out[n++] = override_setf("queues.%s.quota=%s", q->name, map.s);
 		free(map.s);
 	}
-	return g->n;
+	return n;
 }
 
 /* Searches 1 .. hi nodes of the pool `key` sets for the smallest count at
@@ -356,11 +387,12 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	goal_words(sc, z, &words);
 	struct override grown[SEARCH_MAX_LINKED];
 	size_t n_grown = grown_quotas(&growth, best.value, grown);
-	double added = (double)((long)best.number - now) * ps->gpus_per_node;
-	for (size_t k = 0; k < n_grown; k++) {
+	for (size_t k = 0; k < growth.n; k++) {
 		const struct queue_spec *q = &sc->queues[growth.queues[k]];
-		gp_sb_printf(&quotas, ", quota of %s at %g GPUs", q->name,
-			     diagnose_gpu_quota(q)->nominal + added);
+		double raise = quota_raise(&growth, k, (long)best.number);
+		if (raise > 0)
+			gp_sb_printf(&quotas, ", quota of %s at %g GPUs", q->name,
+				     diagnose_gpu_quota(q)->nominal + raise);
 	}
 	const char *how = best.found ? z->n ? "smallest for" : "smallest meeting"
 			  : z->n     ? "still short for"
