@@ -394,7 +394,7 @@ static void on_notice(struct autoscale *as, int32_t node, uint16_t gen)
 		provisioning(as, node, -1);
 	} else {
 		autoscale_take_out(as, node);
-		as->h.drain(as->h.ctx, node);
+		as->h.drain(as->h.ctx, node, false);
 		assert(cluster_node_empty(as->h.cluster, node) && "drained");
 	}
 	as->state[node] = NODE_DRAINING;

@@ -212,7 +212,7 @@ static void remove_node(struct autoscale *as, int32_t node)
 	struct as_pool *ap = &as->pools[p];
 	autoscale_take_out(as, node);
 	if (!cluster_node_empty(as->h.cluster, node))
-		as->h.drain(as->h.ctx, node);
+		as->h.drain(as->h.ctx, node, true);
 	assert(cluster_node_empty(as->h.cluster, node) && "drained");
 	as->state[node] = NODE_DOWN;
 	as->gen[node]++; /* its interruption draw is stale */

@@ -751,6 +751,31 @@ static void restarts_finding(struct view *v, const struct workload_spec *ws)
 			 "workloads.%s.checkpoint=%.0fs", ws->name, every);
 }
 
+/* The Cluster Autoscaler's scale-down evicted running jobs of a workload
+ * that missed deadlines or left jobs unfinished (a queue goal alone is
+ * missed by waiting, which the eviction's work lost does not explain): CA
+ * moves a Job's pods off a node it finds underused
+ * (simulator/drainability/rules/replicated), and each lost its work since
+ * its last checkpoint.  The pod annotation cluster-autoscaler.kubernetes.io/
+ * safe-to-evict: "false" (rules/notsafetoevict) keeps them on their nodes
+ * until they finish.  Returns whether it found this (the restarts finding
+ * then says nothing of the same evictions). */
+static bool scale_down_finding(struct view *v, const struct workload_spec *ws)
+{
+	double moved = diagnose_metric(v, ws->name, METRIC_JOBS_SCALED_DOWN),
+	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT),
+	       unfinished = diagnose_metric(v, ws->name, METRIC_JOBS_UNFINISHED);
+	if (!(moved > 0) || ws->safe_to_evict == SAFE_TO_EVICT_FALSE ||
+	    !(unfinished > 0 || met < 100))
+		return false;
+	struct finding *fd = diagnose_add(v, STEP_APPLICATION, KIND_SCALE_DOWN, moved, -1,
+					  (int)(ws - v->sc->workloads));
+	fd->figure = moved;
+	finding_fix_setf(finding_fixf(fd, "%s not safe to evict", ws->name),
+			 "workloads.%s.safe_to_evict=false", ws->name);
+	return true;
+}
+
 /* A batch workload missing its goal whose GPUs wait on input: its loader
  * workers deliver less than the GPUs consume.  The fix is more workers (a
  * CPU core each), not more GPUs. */
@@ -781,7 +806,8 @@ static void diagnose_application(struct view *v)
 			loader_finding(v, ws);
 			diagnose_deadline(v, w);
 			offgpu_finding(v, ws);
-			restarts_finding(v, ws);
+			if (!scale_down_finding(v, ws))
+				restarts_finding(v, ws);
 		}
 	}
 }

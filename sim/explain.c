@@ -604,6 +604,30 @@ static void explain_restarts(struct ctx *c)
 		gp_sb_printf(&c->ev, "; the run ended %s", c->r->status);
 }
 
+static void explain_scale_down(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	char keep[32];
+	duration(sim_seconds(ws->checkpoint), keep, sizeof keep);
+	double met = metric(c, ws->name, METRIC_DEADLINE_MET_PCT),
+	       unfinished = metric(c, ws->name, METRIC_JOBS_UNFINISHED),
+	       evicted = metric(c, ws->name, METRIC_JOBS_PREEMPTED);
+	gp_sb_printf(&c->text,
+		     "%s's running jobs were evicted %.0f time%s by the Cluster Autoscaler's "
+		     "scale-down, which moves a Job's pods off nodes it finds underused, and each "
+		     "lost its work since %s; safe_to_evict: false (the pod annotation "
+		     "cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\") would keep them "
+		     "on their nodes until they finish",
+		     ws->name, c->f->figure, c->f->figure == 1 ? "" : "s",
+		     ws->checkpoint > 0 ? "its last checkpoint" : "its start (no checkpoint)");
+	gp_sb_printf(&c->ev, "%.0f scale-down evictions (%.0f evictions in all); ", c->f->figure,
+		     evicted);
+	if (!isnan(met))
+		gp_sb_printf(&c->ev, "deadlines met %.1f%%, ", met);
+	gp_sb_printf(&c->ev, "%.0f unfinished; checkpoint %s", unfinished,
+		     ws->checkpoint > 0 ? keep : "none");
+}
+
 /* --- capacity ---------------------------------------------------------------- */
 
 static void explain_autoscaler_max(struct ctx *c)
@@ -857,6 +881,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_DEADLINE] = explain_deadline,
 	[KIND_OFF_GPU] = explain_off_gpu,
 	[KIND_RESTARTS] = explain_restarts,
+	[KIND_SCALE_DOWN] = explain_scale_down,
 	[KIND_AUTOSCALER_MAX] = explain_autoscaler_max,
 	[KIND_REPLICAS] = explain_replicas,
 	[KIND_NODE_GROUP_MAX] = explain_node_group_max,

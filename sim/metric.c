@@ -124,7 +124,11 @@ const struct metric_def metric_defs[] = {
 				"jobs that failed"},
 	[METRIC_JOBS_PREEMPTED] =
 		{"jobs_preempted", "jobs", METRIC_SCOPE_ALL | METRIC_SCOPE_WORKLOAD,
-		 "jobs stopped by a window close, a spot notice or a Kueue preemption"},
+		 "jobs stopped by a window close, a spot notice, a scale-down or a Kueue "
+		 "preemption"},
+	[METRIC_JOBS_SCALED_DOWN] = {"jobs_scaled_down", "jobs",
+				     METRIC_SCOPE_ALL | METRIC_SCOPE_WORKLOAD,
+				     "running jobs the Cluster Autoscaler's scale-down evicted"},
 	[METRIC_JOBS_SUBMITTED] = {"jobs_submitted", "jobs",
 				   METRIC_SCOPE_ALL | METRIC_SCOPE_WORKLOAD, "jobs that arrived"},
 	[METRIC_JOBS_UNFINISHED] = {"jobs_unfinished", "jobs",

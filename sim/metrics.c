@@ -40,7 +40,8 @@ static int32_t sole_waiting_workload(const struct sim *s, const struct scenario 
  * the queue figures. */
 static struct samples_stats add_job_metrics(const struct sim *s, const struct scenario *sc,
 					    struct results *r, const char *scope, int32_t w,
-					    const struct samples_stats *known, bool culls)
+					    const struct samples_stats *known, bool culls,
+					    bool scales_down)
 {
 	const struct sim_workload *wl = sim_workloads(s);
 	/* the workloads summed: all, or w alone (a scan of all per workload
@@ -82,6 +83,11 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 	for (size_t k = lo; k < hi; k++)
 		preempted += wl[k].preemptions;
 	results_add_metric(r, scope, METRIC_JOBS_PREEMPTED, (double)preempted);
+	int64_t scaled = 0;
+	for (size_t k = lo; k < hi; k++)
+		scaled += wl[k].scaled_down;
+	if (scales_down) /* only where a pool autoscales */
+		results_add_metric(r, scope, METRIC_JOBS_SCALED_DOWN, (double)scaled);
 	int64_t culled = 0;
 	double culled_s = 0;
 	for (size_t k = lo; k < hi; k++) {
@@ -252,17 +258,20 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 	const struct collect *c = sim_collect(s);
 	int32_t sole = sole_waiting_workload(s, sc);
 	struct samples_stats all = {0};
-	bool culls = false; /* some workload asks for idle_cull */
+	bool culls = false, scales_down = false; /* some workload asks for idle_cull; some
+						   * pool autoscales */
 	for (size_t k = 0; k < sc->n_workloads; k++)
 		culls |= sc->workloads[k].cull_after > 0;
+	for (size_t p = 0; p < sc->n_pools; p++)
+		scales_down |= sc->pools[p].autoscale.on;
 	for (size_t scope = 0; scope < c->n_scopes; scope++) {
 		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
 		if (scope == 0) {
-			all = add_job_metrics(s, sc, r, "all", -1, NULL, culls);
+			all = add_job_metrics(s, sc, r, "all", -1, NULL, culls, scales_down);
 		} else if (scope > sc->n_pools) {
 			int32_t w = (int32_t)(scope - 1 - sc->n_pools);
 			add_job_metrics(s, sc, r, c->names[scope], w, w == sole ? &all : NULL,
-					culls);
+					culls, scales_down);
 		}
 	}
 	add_waiting_metrics(s, sc, r);

@@ -94,7 +94,7 @@ static void heard(void *ctx) { infer_heard(ctx); }
 
 /* A node the autoscaler takes away (a spot notice, a scale-down): its batch
  * jobs are evicted, its replicas replaced (autoscale.h, infer.h). */
-static void drain_node(void *ctx, int32_t node)
+static void drain_node(void *ctx, int32_t node, bool scale_down)
 {
 	struct sim *s = ctx;
 	const struct node *nd = &s->cluster.nodes[node];
@@ -104,8 +104,10 @@ static void drain_node(void *ctx, int32_t node)
 			uint32_t id = GPU_TENANTS(g)[0].job;
 			if (infer_is_tenant(id))
 				infer_evict(s->infer, id);
-			else
+			else {
+				s->wl[s->jobs[id].workload].scaled_down += scale_down;
 				sim_evict(s, id, false);
+			}
 		}
 	}
 	infer_heard(s);

@@ -203,6 +203,14 @@ static const struct case_ cases[] = {
 	 "allocation",
 	 {"queues.research.quota = 8 binds"},
 	 "pool a100 at 2 nodes, quota of research at 16 GPUs (smallest meeting every goal) (run "},
+	/* The Cluster Autoscaler's scale-down moves running Jobs' pods off
+	 * nodes it finds underused (cluster-autoscaler simulator/drainability/
+	 * rules/replicated) and they start again: the annotation safe-to-evict
+	 * "false" (rules/notsafetoevict) keeps them. */
+	{"scale-down-evicts",
+	 "application",
+	 {"evicted 8 times by the Cluster Autoscaler's scale-down", "safe_to_evict: false"},
+	 "--set 'workloads.train.safe_to_evict=false'"},
 	{"node-group",
 	 "capacity",
 	 {"autoscaler sits at its max of 1 node while"},

@@ -109,7 +109,8 @@ struct autoscale_host {
 	bool *dirty;                  /* set when a node comes up */
 	void *ctx;                    /* the run, for the two calls below */
 	bool (*work_left)(void *ctx); /* whether scans are still needed */
-	void (*drain)(void *ctx, int32_t node); /* evict the pods on node */
+	/* evict the pods on node: for a scale-down (else a spot notice) */
+	void (*drain)(void *ctx, int32_t node, bool scale_down);
 	/* batch job's pod as the removal simulation sees it; *movable: the
 	 * drainability rules let it be evicted */
 	struct pod_request (*batch_pod)(void *ctx, uint32_t job, bool *movable);

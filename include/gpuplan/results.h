@@ -244,6 +244,7 @@ enum finding_kind {
 			      * (relax.h): its key, value and relaxation */
 	KIND_MAX_BATCH,   /* a server's batch is full at max_batch while memory holds more */
 	KIND_DEADLINE,    /* jobs run longer than their deadline allows: no queue to cut */
+	KIND_SCALE_DOWN,  /* the Cluster Autoscaler's scale-down evicts running jobs */
 	FINDING_KINDS
 };
 

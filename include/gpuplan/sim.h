@@ -90,7 +90,9 @@ struct sim_workload {
 	double demand_unit;  /* GPUs' worth of one unit before placement */
 	int64_t oom_kills;   /* pods (or replicas) killed for overflowing VRAM */
 	int64_t verified;    /* results (or requests) that count as verified */
-	int64_t preemptions; /* batch jobs stopped by a window or a quota reclaim */
+	int64_t preemptions; /* batch jobs stopped by a window, a quota reclaim, a spot
+			      * notice or a scale-down */
+	int64_t scaled_down; /* of them, by the Cluster Autoscaler's scale-down */
 	int64_t culled;      /* services idle_cull stopped */
 	double culled_gpu_s; /* GPU-seconds (equivalents) they would have held on */
 	gsl_rng *quality;    /* its own quality draws, so they never shift the arrivals';
