@@ -349,8 +349,51 @@ enum {
 	PATCH_AFFINITY = 2,
 	PATCH_TOLERATIONS = 4,
 	PATCH_SERVER = 8,
-	PATCH_GPUS = 16
+	PATCH_GPUS = 16,
+	PATCH_GPU_SPEC = 32, /* nodeAffinity on GFD's nvidia.com/gpu.product */
+	PATCH_EVICT = 64     /* the Cluster Autoscaler's safe-to-evict annotation */
 };
+
+/* The workload's required node affinity: its own expressions, and for a
+ * gpu_spec the GPU products it allows (GFD's nvidia.com/gpu.product, what
+ * the device plugin's nodes are labelled with); a nodeAffinity that keeps
+ * neither is deleted (strategic merge's $patch: delete). */
+static void emit_affinity(FILE *f, const struct workload_spec *w, bool gpu_spec)
+{
+	static const char *const ops[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+	gpu_spec = gpu_spec && w->n_gpu_spec;
+	if (!w->n_affinity && !gpu_spec) {
+		fprintf(f, "      affinity:\n        nodeAffinity:\n          $patch: delete\n");
+		return;
+	}
+	fprintf(f, "      affinity:\n        nodeAffinity:\n"
+		   "          requiredDuringSchedulingIgnoredDuringExecution:\n"
+		   "            nodeSelectorTerms:\n              - matchExpressions:\n");
+	for (size_t i = 0; i < w->n_affinity; i++) {
+		const struct affinity_expr *x = &w->affinity[i];
+		fprintf(f, "                  - key: ");
+		q(f, x->key);
+		fprintf(f, "\n                    operator: %s\n", ops[x->op]);
+		if (x->n_values) {
+			fprintf(f, "                    values: [");
+			for (size_t k = 0; k < x->n_values; k++) {
+				fprintf(f, "%s", k ? ", " : "");
+				q(f, x->values[k]);
+			}
+			fprintf(f, "]\n");
+		}
+	}
+	if (!gpu_spec)
+		return;
+	fprintf(f, "                  - key: nvidia.com/gpu.product\n"
+		   "                    operator: In\n                    values: [");
+	for (size_t k = 0; k < w->n_gpu_spec; k++) {
+		const struct gpu_type *g = catalog_gpu(w->gpu_spec[k]);
+		fprintf(f, "%s", k ? ", " : "");
+		q(f, g && g->product ? g->product : w->gpu_spec[k]);
+	}
+	fprintf(f, "]\n");
+}
 
 /* The workload's patch: the pod template's fields the recommendation
  * changes (a list field replaces the old one whole: tolerations carry every
@@ -367,7 +410,14 @@ static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 		w->kind != WORKLOAD_BATCH ? "Deployment" : "Job");
 	if (server && w->inference)
 		fprintf(f, "  replicas: %d\n", (int)w->inference->replicas);
-	fprintf(f, "  template:\n    spec:\n");
+	fprintf(f, "  template:\n");
+	if (what & PATCH_EVICT) /* CA's simulator/drainability/rules/notsafetoevict */
+		fprintf(f,
+			"    metadata:\n      annotations:\n"
+			"        cluster-autoscaler.kubernetes.io/safe-to-evict: \"%s\"\n",
+			w->safe_to_evict == SAFE_TO_EVICT_FALSE ? "false" : "true");
+	if (what & ~PATCH_EVICT) /* no empty spec: a null would clear it */
+		fprintf(f, "    spec:\n");
 	if (what & PATCH_SELECTOR) {
 		fprintf(f, "      nodeSelector:\n        $patch: replace\n");
 		for (size_t i = 0; i < w->n_node_selector; i++) {
@@ -378,32 +428,8 @@ static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 			fputc('\n', f);
 		}
 	}
-	static const char *const ops[] = {"In", "NotIn", "Exists", "DoesNotExist"};
-	if (what & PATCH_AFFINITY) {
-		if (!w->n_affinity) /* $patch: delete drops the field (strategic merge) */
-			fprintf(f,
-				"      affinity:\n        nodeAffinity:\n          $patch: delete\n");
-		else {
-			fprintf(f,
-				"      affinity:\n        nodeAffinity:\n"
-				"          requiredDuringSchedulingIgnoredDuringExecution:\n"
-				"            nodeSelectorTerms:\n              - matchExpressions:\n");
-			for (size_t i = 0; i < w->n_affinity; i++) {
-				const struct affinity_expr *x = &w->affinity[i];
-				fprintf(f, "                  - key: ");
-				q(f, x->key);
-				fprintf(f, "\n                    operator: %s\n", ops[x->op]);
-				if (x->n_values) {
-					fprintf(f, "                    values: [");
-					for (size_t k = 0; k < x->n_values; k++) {
-						fprintf(f, "%s", k ? ", " : "");
-						q(f, x->values[k]);
-					}
-					fprintf(f, "]\n");
-				}
-			}
-		}
-	}
+	if (what & (PATCH_AFFINITY | PATCH_GPU_SPEC))
+		emit_affinity(f, w, true);
 	if (what & PATCH_TOLERATIONS) {
 		static const char *const effects[] = {"NoSchedule", "PreferNoSchedule",
 						      "NoExecute"};
@@ -578,6 +604,12 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 		else if (key_of(x, "workloads", name, sizeof name, "tolerations") &&
 			 (k = scenario_workload_index(sc, name)) >= 0)
 			patch[k] |= PATCH_TOLERATIONS;
+		else if (key_of(x, "workloads", name, sizeof name, "gpu_spec") &&
+			 (k = scenario_workload_index(sc, name)) >= 0)
+			patch[k] |= PATCH_GPU_SPEC;
+		else if (key_of(x, "workloads", name, sizeof name, "safe_to_evict") &&
+			 (k = scenario_workload_index(sc, name)) >= 0)
+			patch[k] |= PATCH_EVICT;
 		else if (key_of(x, "workloads", name, sizeof name, "gpus") &&
 			 (k = scenario_workload_index(sc, name)) >= 0)
 			patch[k] |= PATCH_GPUS;

@@ -314,6 +314,54 @@ Test(emit, node_counts_are_cluster_autoscaler_flags)
 	cr_expect(strstr(out, "\n--nodes=2:2:h100\n"), "%s", out);
 }
 
+/* A gpu_spec is a required node affinity on the GPU product label that
+ * GPU Feature Discovery puts on nodes (nvidia.com/gpu.product, e.g.
+ * NVIDIA-H100-80GB-HBM3: NVIDIA/gpu-feature-discovery's labels). */
+Test(emit, a_gpu_spec_is_a_node_affinity_on_the_gpu_product)
+{
+	advise_emit_case("vram-small-type", "spec", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/spec/patch-infer-batch.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	const char *term = "spec template spec affinity nodeAffinity "
+			   "requiredDuringSchedulingIgnoredDuringExecution nodeSelectorTerms 0 "
+			   "matchExpressions 0";
+	char path[512];
+	snprintf(path, sizeof path, "%s key", term);
+	cr_expect_str_eq(at(&d, path), "nvidia.com/gpu.product");
+	snprintf(path, sizeof path, "%s operator", term);
+	cr_expect_str_eq(at(&d, path), "In");
+	snprintf(path, sizeof path, "%s values 0", term);
+	cr_expect_str_eq(at(&d, path), "NVIDIA-H100-80GB-HBM3");
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/spec", dir);
+	python_parses(file);
+}
+
+/* safe_to_evict: false is the pod annotation the Cluster Autoscaler reads
+ * (cluster-autoscaler.kubernetes.io/safe-to-evict: "false", simulator/
+ * drainability/rules/notsafetoevict), on the pod template's metadata; the
+ * patch has no spec of its own, which would clear the template's. */
+Test(emit, safe_to_evict_is_the_cluster_autoscalers_annotation)
+{
+	advise_emit_case("scale-down-evicts", "evict", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/evict/patch-train.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "spec template metadata annotations "
+				"cluster-autoscaler.kubernetes.io/safe-to-evict"),
+			 "false");
+	yaml_document_delete(&d);
+	FILE *f = fopen(file, "r");
+	cr_assert_not_null(f);
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	cr_expect(!strstr(out, "\n    spec:"), "no spec in the patch:\n%s", out);
+}
+
 /* The emitter on its own, for what the corpus does not recommend: scoring
  * MostAllocated over GPUs and a MIG layout. */
 Test(emit, scoring_and_a_mig_layout_from_a_recommendation)
