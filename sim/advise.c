@@ -330,6 +330,24 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 	return rc ? gp_wrapf(err, &skip, rc, "%s", skip.msg) : GP_OK;
 }
 
+/* The row nearest every goal with neither more hardware nor narrower
+ * weights (a fix, or fixes together), when none meets them and it is nearer
+ * than the base: the pool searches build on it, so that the hardware they
+ * add is what remains after the cheaper fixes.  NULL: none. */
+static const struct advise_row *nearest_fix(const struct plan *pl)
+{
+	const struct advise_row *best = NULL;
+	for (size_t i = 1; i < pl->n; i++) {
+		const struct advise_row *a = &pl->alts[i];
+		if (a->meets)
+			return NULL;
+		if (!a->hardware && !a->quantized && a->n_sets && nearer(a, &pl->alts[0]) &&
+		    (!best || nearer(a, best)))
+			best = a;
+	}
+	return best;
+}
+
 /* The pool search runs when the base misses its goal, queues, or the
  * diagnosis concludes capacity. */
 static bool needs_sizing(const struct advise_row *base, const struct results *r)
@@ -574,8 +592,15 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	advise_plan_free(&pairs);
 	if (!rc && planned > 1)
 		rc = run_combined(sp, st, &pl, err);
-	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r))
-		rc = advise_size_pools(sp, st, sc, &r, &pl, err);
+	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r)) {
+		struct advise_row atop = {0}; /* a copy: the sizing's rows move pl.alts */
+		const struct advise_row *near = nearest_fix(&pl);
+		for (size_t i = 0; near && i < near->n_sets; i++)
+			advise_add(&atop, override_copy(&near->sets[i]));
+		atop.label = near ? gp_xstrdup(near->label) : NULL;
+		rc = advise_size_pools(sp, st, sc, &r, near ? &atop : NULL, &pl, err);
+		advise_row_free(&atop);
+	}
 	if (!rc && !out->refused)
 		rc = advise_size_services(sp, st, sc, &r, &pl, out, err);
 	out->base_run = pl.alts[0].run_id;

@@ -29,10 +29,11 @@ void advise_plan_free(struct plan *pl);
 int advise_run_row(const struct advise_spec *sp, struct store *st, struct advise_row *row,
 		   struct scenario **keep_sc, struct results *keep_r, struct gp_err *err);
 /* Sizes the pools the findings of r (the base run of sc) name, each an
- * alternative of pl; two or more with an answer are also run together
- * (advise_pools.c). */
+ * alternative of pl, every size tried after atop's fixes (NULL: none); two
+ * or more with an answer are also run together (advise_pools.c). */
 int advise_size_pools(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		      const struct results *r, struct plan *pl, struct gp_err *err);
+		      const struct results *r, const struct advise_row *atop, struct plan *pl,
+		      struct gp_err *err);
 /* The alternatives the base run's scenario and findings suggest. */
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r);
 /* Pairs of the binding constraints' first relaxations (relax.h), for when

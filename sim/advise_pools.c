@@ -307,19 +307,73 @@ static size_t grown_quotas(const void *ctx, const char *value, struct override *
 	return n;
 }
 
+/* What every size of a pool is tried with: the sizing's fix (z->with), and
+ * the fixes nearest the goals without hardware (atop: they go first, so
+ * that hardware is what remains after them), but for keys the fix sets;
+ * atop not at all where it sets the pool's own keys or a quota the sizing
+ * grows (its label would name what the row does not do).  The overrides
+ * are borrowed. */
+struct fixed {
+	struct override *sets;
+	size_t n;
+	bool atop; /* atop's fixes are among them */
+};
+
+/* Whether o sets a key of pool ps ("pools.NAME.") or the quota of a queue g
+ * grows. */
+static bool sizing_key(const struct scenario *sc, const struct pool_spec *ps,
+		       const struct quota_growth *g, const struct override *o)
+{
+	size_t n = strlen(ps->name);
+	if (!strncmp(o->key, "pools.", 6) && !strncmp(o->key + 6, ps->name, n) &&
+	    o->key[6 + n] == '.')
+		return true;
+	for (size_t k = 0; k < g->n; k++) {
+		const char *q = sc->queues[g->queues[k]].name;
+		size_t m = strlen(q);
+		if (!strncmp(o->key, "queues.", 7) && !strncmp(o->key + 7, q, m) &&
+		    o->key[7 + m] == '.')
+			return true;
+	}
+	return false;
+}
+
+static bool sets_key(const struct finding_fix *x, const struct override *o)
+{
+	for (size_t i = 0; x && i < x->n_sets; i++)
+		if (override_same_key(&x->sets[i], o))
+			return true;
+	return false;
+}
+
+static void fixed_init(struct fixed *fx, const struct scenario *sc, const struct sizing *z,
+		       const struct quota_growth *g, const struct advise_row *atop)
+{
+	for (size_t i = 0; atop && i < atop->n_sets; i++)
+		if (sizing_key(sc, &sc->pools[z->pool], g, &atop->sets[i]))
+			atop = NULL;
+	size_t n = (z->with ? z->with->n_sets : 0) + (atop ? atop->n_sets : 0);
+	*fx = (struct fixed){gp_xcalloc(n + 1, sizeof *fx->sets), 0, atop != NULL};
+	for (size_t i = 0; atop && i < atop->n_sets; i++)
+		if (!sets_key(z->with, &atop->sets[i]))
+			fx->sets[fx->n++] = atop->sets[i];
+	for (size_t i = 0; z->with && i < z->with->n_sets; i++)
+		fx->sets[fx->n++] = z->with->sets[i];
+}
+
 /* Searches 1 .. hi nodes of the pool `key` sets for the smallest count at
  * which scope (a workload, a pool: every workload it can host, or all)
  * meets its goal (metric goal_met, metrics_goals).  GP_EINPUT: the metric
  * is absent. */
-static int search_goal(const struct advise_spec *sp, struct store *st, const struct sizing *z,
+static int search_goal(const struct advise_spec *sp, struct store *st, const struct fixed *fx,
 		       const struct quota_growth *g, const char *key, double hi, const char *scope,
 		       struct advise_probes *probes, struct search_answer *ans, struct gp_err *err)
 {
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
 				.n_sets = sp->n_sets,
-				.overrides = z->with ? z->with->sets : NULL,
-				.n_overrides = z->with ? z->with->n_sets : 0,
+				.overrides = fx->sets,
+				.n_overrides = fx->n,
 				.key = key,
 				.linked = g->n ? grown_quotas : NULL,
 				.linked_ctx = g,
@@ -346,7 +400,8 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
  * goal, the row is that run and says so (a search that finds nothing still
  * shows).  *found gets the answer's node count, or 0 for none. */
 static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		     const struct sizing *z, struct plan *pl, long *found, struct gp_err *err)
+		     const struct sizing *z, const struct advise_row *atop, struct plan *pl,
+		     long *found, struct gp_err *err)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	char *key = pool_size_key(ps);
@@ -356,18 +411,20 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
 	struct quota_growth growth;
 	quota_growth_init(&growth, sc, z);
+	struct fixed fx;
+	fixed_init(&fx, sc, z, &growth, atop);
 	/* First the count at which every workload the pool can host meets its
 	 * goal: no size that leaves one of them waiting past it (a pool shrunk
 	 * under someone who still waits on it). */
 	struct search_answer best = {.found = true}, ans;
-	int rc = search_goal(sp, st, z, &growth, key, hi, ps->name, &probes, &best, err);
+	int rc = search_goal(sp, st, &fx, &growth, key, hi, ps->name, &probes, &best, err);
 	if (rc && rc != GP_EINPUT)
 		goto out;
 	bool every = !rc && best.found;
 	if (!every)
 		best = (struct search_answer){.found = true};
 	for (size_t i = 0; !every && i < (z->n ? z->n : 1) && best.found; i++) {
-		rc = search_goal(sp, st, z, &growth, key, hi,
+		rc = search_goal(sp, st, &fx, &growth, key, hi,
 				 z->n ? sc->workloads[z->workloads[i]].name : "all", &probes, &ans,
 				 err);
 		if (rc == GP_EINPUT) { /* the goal's metric is absent: no pool size answers it */
@@ -380,8 +437,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			best = ans;
 	}
 	rc = GP_OK;
-	/* z->with at the pool's size: the fix's own row, which the plan has */
-	if (!best.last_run_id || (z->with && best.found && (long)best.number <= now))
+	/* the fixes alone at the pool's size: their own rows, which the plan has */
+	if (!best.last_run_id || (fx.n && best.found && (long)best.number <= now))
 		goto out;
 	struct gp_sbuf words = {0}, quotas = {0};
 	goal_words(sc, z, &words);
@@ -397,12 +454,13 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	const char *how = best.found ? z->n ? "smallest for" : "smallest meeting"
 			  : z->n     ? "still short for"
 				     : "still short of";
-	struct advise_row *a = advise_plan_add(pl, "pool %s %s %s node%s%s%s%s (%s %s)", ps->name,
-					       ps->autoscale.on ? "autoscaling to" : "at",
+	struct advise_row *a = advise_plan_add(pl, "pool %s %s %s node%s%s%s%s%s%s (%s %s)",
+					       ps->name, ps->autoscale.on ? "autoscaling to" : "at",
 					       best.value, strcmp(best.value, "1") ? "s" : "",
 					       z->with ? " holding the pods that overflow " : "",
 					       z->with ? sc->pools[z->kept_off].name : "",
-					       gp_sb_str(&quotas), how, gp_sb_str(&words));
+					       gp_sb_str(&quotas), fx.atop ? ", after " : "",
+					       fx.atop ? atop->label : "", how, gp_sb_str(&words));
 	free(words.s);
 	free(quotas.s);
 	for (size_t k = 0; k < n_grown; k++) {
@@ -412,8 +470,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			override_free(&grown[k]);
 	}
 	if (a) {
-		for (size_t i = 0; z->with && i < z->with->n_sets; i++)
-			advise_add(a, override_copy(&z->with->sets[i]));
+		for (size_t i = 0; i < fx.n; i++)
+			advise_add(a, override_copy(&fx.sets[i]));
 		advise_add(a, override_make(key, best.value));
 		long nodes = (long)best.number;
 		*found = best.found ? nodes : 0;
@@ -423,6 +481,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	}
 out:
 	advise_probes_free(&probes);
+	free(fx.sets);
 	free(key);
 	return rc;
 }
@@ -431,17 +490,21 @@ out:
  * them together too (each answer meets its own workload's goal, and the
  * run's needs them all). */
 int advise_size_pools(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		      const struct results *r, struct plan *pl, struct gp_err *err)
+		      const struct results *r, const struct advise_row *atop, struct plan *pl,
+		      struct gp_err *err)
 {
 	struct sizing z[ADVISE_MAX_SIZED];
 	long found[ADVISE_MAX_SIZED];
 	size_t n = pools_to_size(sc, r, z), answers = 0;
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = size_pool(sp, st, sc, &z[i], pl, &found[i], err);
+		rc = size_pool(sp, st, sc, &z[i], atop, pl, &found[i], err);
 		struct quota_growth g;
 		quota_growth_init(&g, sc, &z[i]);
-		if (!rc && (z[i].alternative || z[i].with || g.n))
+		struct fixed fx;
+		fixed_init(&fx, sc, &z[i], &g, atop);
+		free(fx.sets);
+		if (!rc && (z[i].alternative || z[i].with || g.n || fx.atop))
 			found[i] = 0; /* a row of its own, not part of the plan together */
 		answers += !rc && found[i];
 	}

@@ -567,6 +567,78 @@ static void replicas_finding(struct view *v, size_t w)
 			 "workloads.%s.replicas=%d", ws->name, (int)need);
 }
 
+/* The pools workload w's pods used, from its allocation rows (cost.h): the
+ * one pool of them all, -1 for several (or none known). */
+static int32_t pool_used(const struct results *r, size_t w)
+{
+	int32_t pool = -2;
+	for (size_t i = 0; i < r->n_allocations; i++) {
+		const struct allocation *a = &r->allocations[i];
+		if (a->workload == (int32_t)w && a->gpu_hours > 0)
+			pool = pool == -2 || pool == a->pool ? a->pool : -1;
+	}
+	return pool < 0 ? -1 : pool;
+}
+
+/*
+ * A service whose router hands every replica the same share of its
+ * requests (round-robin, as kube-proxy spreads a Service's connections, not
+ * by load) misses its SLO, below the duty of saturated replicas, with its
+ * replicas on GPU types of different speed: the replicas on the slower type
+ * fall behind on their share while the others idle.  The fixes: the service
+ * kept on the faster types (gpu_spec: every type it used but the slowest,
+ * by HBM bandwidth, which bounds a decode step), or a router by load (least
+ * outstanding requests).
+ */
+static void mixed_gpus_finding(struct view *v, size_t w)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
+	int32_t used = pool_used(v->r, w);
+	if (in->route != ROUTE_ROUND_ROBIN || in->replicas < 2 || in->disagg || in->service ||
+	    results_holds(v->r, ws->name, METRIC_SLO_MET) || duty >= 100 * DIAGNOSE_DUTY ||
+	    used >= 0)
+		return;
+	const struct gpu_type **types = gp_xcalloc(v->sc->n_pools + 1, sizeof *types);
+	size_t n = 0, slowest = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		const struct gpu_type *g = v->sc->pools[p].gpu;
+		bool seen = false;
+		for (size_t k = 0; k < n; k++)
+			seen |= types[k] == g;
+		if (seen || !diagnose_allowed(v, w, p) ||
+		    scenario_gpu_equivalent(&v->sc->pools[p], ws) <= 0)
+			continue;
+		if (n && g->hbm_bandwidth < types[slowest]->hbm_bandwidth)
+			slowest = n;
+		types[n++] = g;
+	}
+	bool differ = false;
+	for (size_t k = 0; k < n; k++)
+		differ |= types[k]->hbm_bandwidth > types[slowest]->hbm_bandwidth;
+	if (differ) {
+		struct finding *fd =
+			diagnose_add(v, STEP_PLACEMENT, KIND_MIXED_GPUS, 100 - duty, -1, (int)w);
+		fd->figure = types[slowest]->hbm_bandwidth;
+		fd->fig.replicas = (struct finding_replicas){
+			.offered = diagnose_offered_rate(in),
+			.served = diagnose_metric(v, ws->name, METRIC_THROUGHPUT_RPS),
+			.duty = duty};
+		struct gp_sbuf list = {0};
+		for (size_t k = 0, i = 0; k < n; k++)
+			if (types[k]->hbm_bandwidth > types[slowest]->hbm_bandwidth)
+				gp_sb_printf(&list, "%s%s", i++ ? ", " : "", types[k]->name);
+		finding_fix_setf(finding_fixf(fd, "%s kept off %s", ws->name, types[slowest]->name),
+				 "workloads.%s.gpu_spec=[%s]", ws->name, list.s);
+		finding_fix_setf(
+			finding_fixf(fd, "%s routed to the least loaded replica", ws->name),
+			"workloads.%s.route=least-outstanding", ws->name);
+		free(list.s);
+	}
+	free(types);
+}
+
 /*
  * A batch workload whose jobs run longer than their deadline allows (a
  * `within` deadline shorter than the mean duration alone, on GPUs
@@ -621,6 +693,7 @@ void diagnose_evidence(struct view *v)
 			if (!max_batch_finding(v, w)) {
 				autoscaler_finding(v, w);
 				replicas_finding(v, w);
+				mixed_gpus_finding(v, w);
 			}
 		}
 	}

@@ -628,6 +628,28 @@ static void explain_scale_down(struct ctx *c)
 		     ws->checkpoint > 0 ? keep : "none");
 }
 
+static void explain_mixed_gpus(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding *f = c->f;
+	const char *slow = f->n_fixes ? strstr(f->fixes[0].label, " kept off ") : NULL;
+	gp_sb_printf(&c->text,
+		     "%s's router gives each of its %d replicas the same share of the requests "
+		     "(round-robin), and its replicas run on GPU types of different speed: those "
+		     "on %s fall behind on their share while the others idle; keeping %s on the "
+		     "faster types (gpu_spec) or routing to the least loaded replica would",
+		     ws->name, (int)ws->inference->replicas,
+		     slow ? slow + strlen(" kept off ") : "the slowest", ws->name);
+	const struct finding_replicas *g = &f->fig.replicas;
+	gp_sb_printf(&c->ev,
+		     "SLO attainment %.1f%%, TTFT p99 %.3g s; %.2f requests/s served of %.2f "
+		     "offered; replicas in iterations %.1f%% of the time; the slowest type's HBM "
+		     "%.0f GB/s",
+		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT),
+		     metric(c, ws->name, METRIC_TTFT_P99_S), g->served, g->offered, g->duty,
+		     f->figure / 1e9);
+}
+
 /* --- capacity ---------------------------------------------------------------- */
 
 static void explain_autoscaler_max(struct ctx *c)
@@ -882,6 +904,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_OFF_GPU] = explain_off_gpu,
 	[KIND_RESTARTS] = explain_restarts,
 	[KIND_SCALE_DOWN] = explain_scale_down,
+	[KIND_MIXED_GPUS] = explain_mixed_gpus,
 	[KIND_AUTOSCALER_MAX] = explain_autoscaler_max,
 	[KIND_REPLICAS] = explain_replicas,
 	[KIND_NODE_GROUP_MAX] = explain_node_group_max,

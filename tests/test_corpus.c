@@ -391,6 +391,33 @@ Test(corpus, a_pool_sized_for_a_kueue_queue_grows_its_quota_with_it)
 		  "%s", out);
 }
 
+/* tests/fixtures/diagnose/serve-and-train.yaml: a round-robin service with a
+ * replica on an L4 among H100s misses its SLO (kube-proxy spreads a
+ * Service's connections evenly, not by load): the mixed-gpus finding names
+ * a gpu_spec of the faster type and routing by load.  Fine-tuning pods need
+ * the H100s, more of them and their quota: the pool is sized after the
+ * fixes that need no hardware, and that row alone meets every goal. */
+Test(corpus, a_pool_is_sized_after_the_fixes_that_need_no_hardware)
+{
+	char cmd[512];
+	snprintf(
+		cmd, sizeof cmd,
+		"rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/serve-and-train.yaml --db %s",
+		db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\n 2. [placement] chat's router gives each of its 4 replicas the "
+			      "same share"),
+		  "%s", out);
+	const char *rec = strstr(out, "\nrecommendation: pool h100 at 3 nodes");
+	cr_assert(rec, "%s", out);
+	cr_expect(strstr(rec,
+			 "--set 'queues.research.quota={nvidia.com/gpu: 20}' --set "
+			 "'workloads.chat.route=least-outstanding' --set "
+			 "'workloads.chat.gpu_spec=[H100-80GB]' --set "
+			 "'workloads.finetune.gpu_spec=[H100-80GB]' --set 'pools.h100.nodes=3'"),
+		  "%s", out);
+}
+
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal
  * (train its deadlines, eval a queue p95 of 1800 s within batch work's
  * default 1 h), so the run has no finding and advise keeps the two nodes.

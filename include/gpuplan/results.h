@@ -245,6 +245,7 @@ enum finding_kind {
 	KIND_MAX_BATCH,   /* a server's batch is full at max_batch while memory holds more */
 	KIND_DEADLINE,    /* jobs run longer than their deadline allows: no queue to cut */
 	KIND_SCALE_DOWN,  /* the Cluster Autoscaler's scale-down evicts running jobs */
+	KIND_MIXED_GPUS,  /* round-robin replicas on GPU types too slow for their share */
 	FINDING_KINDS
 };
 
