@@ -330,10 +330,29 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 	return rc ? gp_wrapf(err, &skip, rc, "%s", skip.msg) : GP_OK;
 }
 
-/* The row nearest every goal with neither more hardware nor narrower
- * weights (a fix, or fixes together), when none meets them and it is nearer
- * than the base: the pool searches build on it, so that the hardware they
- * add is what remains after the cheaper fixes.  NULL: none. */
+/* Whether a moves a goal instead of meeting it: a later deadline, another
+ * SLO or queue goal. */
+static bool changes_goal(const struct advise_row *a)
+{
+	static const char *const goals[] = {".deadline", ".slo", ".goal"};
+	for (size_t i = 0; i < a->n_sets; i++) {
+		const char *key = a->sets[i].key;
+		if (!strncmp(key, "goals", 5))
+			return true;
+		for (size_t k = 0; k < sizeof goals / sizeof *goals; k++) {
+			const char *at = strstr(key, goals[k]);
+			if (at && !at[strlen(goals[k])])
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The row nearest every goal with stock components only, neither more
+ * hardware nor narrower weights, and the goals as they are (a fix, or fixes
+ * together), when none meets them and it is nearer than the base: the pool
+ * searches build on it, so that the hardware they add is what remains after
+ * the cheaper fixes.  NULL: none. */
 static const struct advise_row *nearest_fix(const struct plan *pl)
 {
 	const struct advise_row *best = NULL;
@@ -341,8 +360,8 @@ static const struct advise_row *nearest_fix(const struct plan *pl)
 		const struct advise_row *a = &pl->alts[i];
 		if (a->meets)
 			return NULL;
-		if (!a->hardware && !a->quantized && a->n_sets && nearer(a, &pl->alts[0]) &&
-		    (!best || nearer(a, best)))
+		if (!a->hardware && !a->quantized && !a->plugin && a->n_sets && !changes_goal(a) &&
+		    nearer(a, &pl->alts[0]) && (!best || nearer(a, best)))
 			best = a;
 	}
 	return best;
