@@ -416,6 +416,19 @@ Test(corpus, a_pool_is_sized_after_the_fixes_that_need_no_hardware)
 			 "'workloads.chat.gpu_spec=[H100-80GB]' --set "
 			 "'workloads.finetune.gpu_spec=[H100-80GB]' --set 'pools.h100.nodes=3'"),
 		  "%s", out);
+
+	/* Fragmentation with three times the whole-GPU jobs: packing (best-fit,
+	 * the device plugin's own, no scheduler plugin) alone leaves them
+	 * waiting, and the pool is sized after it. */
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/fragmentation.yaml --set "
+		 "workloads.whole.count=12 --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: pool a100 at 2 nodes, after gpu_policy best-fit "
+			      "(smallest meeting every goal) (run 9): --set "
+			      "'scheduler.gpu_policy=best-fit' --set 'pools.a100.nodes=2';"),
+		  "%s", out);
 }
 
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal
