@@ -602,6 +602,7 @@ static void mixed_gpus_finding(struct view *v, size_t w)
 		return;
 	const struct gpu_type **types = gp_xcalloc(v->sc->n_pools + 1, sizeof *types);
 	size_t n = 0, slowest = 0;
+	int32_t slow_pool = -1; /* the first pool of the slowest type */
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
 		const struct gpu_type *g = v->sc->pools[p].gpu;
 		bool seen = false;
@@ -610,16 +611,17 @@ static void mixed_gpus_finding(struct view *v, size_t w)
 		if (seen || !diagnose_allowed(v, w, p) ||
 		    scenario_gpu_equivalent(&v->sc->pools[p], ws) <= 0)
 			continue;
-		if (n && g->hbm_bandwidth < types[slowest]->hbm_bandwidth)
-			slowest = n;
+		if (!n || g->hbm_bandwidth < types[slowest]->hbm_bandwidth)
+			slowest = n, slow_pool = (int32_t)p;
 		types[n++] = g;
 	}
 	bool differ = false;
 	for (size_t k = 0; k < n; k++)
 		differ |= types[k]->hbm_bandwidth > types[slowest]->hbm_bandwidth;
 	if (differ) {
-		struct finding *fd =
-			diagnose_add(v, STEP_PLACEMENT, KIND_MIXED_GPUS, 100 - duty, -1, (int)w);
+		double slo = diagnose_metric(v, ws->name, METRIC_SLO_ATTAINMENT_PCT);
+		struct finding *fd = diagnose_add(v, STEP_PLACEMENT, KIND_MIXED_GPUS,
+						  isnan(slo) ? 0 : 100 - slo, slow_pool, (int)w);
 		fd->figure = types[slowest]->hbm_bandwidth;
 		fd->fig.replicas = (struct finding_replicas){
 			.offered = diagnose_offered_rate(in),

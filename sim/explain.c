@@ -632,14 +632,13 @@ static void explain_mixed_gpus(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
 	const struct finding *f = c->f;
-	const char *slow = f->n_fixes ? strstr(f->fixes[0].label, " kept off ") : NULL;
 	gp_sb_printf(&c->text,
 		     "%s's router gives each of its %d replicas the same share of the requests "
 		     "(round-robin), and its replicas run on GPU types of different speed: those "
 		     "on %s fall behind on their share while the others idle; keeping %s on the "
 		     "faster types (gpu_spec) or routing to the least loaded replica would",
-		     ws->name, (int)ws->inference->replicas,
-		     slow ? slow + strlen(" kept off ") : "the slowest", ws->name);
+		     ws->name, (int)ws->inference->replicas, c->p ? c->p->gpu->name : "the slowest",
+		     ws->name);
 	const struct finding_replicas *g = &f->fig.replicas;
 	gp_sb_printf(&c->ev,
 		     "SLO attainment %.1f%%, TTFT p99 %.3g s; %.2f requests/s served of %.2f "
