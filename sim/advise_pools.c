@@ -243,15 +243,20 @@ static double cohort_quota(const struct scenario *sc, const struct queue_spec *q
 	return sum;
 }
 
-static void grow_queue_of(struct quota_growth *g, size_t w)
+/* Whether the quota of w's queue may grow: a plain GPU quota, not listed yet. */
+static bool may_grow(const struct quota_growth *g, size_t w)
 {
 	int32_t q = g->sc->workloads[w].queue;
 	bool seen = false;
 	for (size_t k = 0; k < g->n; k++)
 		seen |= g->queues[k] == q;
-	if (q < 0 || (size_t)q >= g->sc->n_queues || seen || g->n >= SEARCH_MAX_LINKED ||
-	    !plain_gpu_quota(g->sc, &g->sc->queues[q]))
-		return;
+	return q >= 0 && (size_t)q < g->sc->n_queues && !seen && g->n < SEARCH_MAX_LINKED &&
+	       plain_gpu_quota(g->sc, &g->sc->queues[q]);
+}
+
+static void grow_queue_of(struct quota_growth *g, size_t w)
+{
+	int32_t q = g->sc->workloads[w].queue;
 	g->covered[g->n] = cohort_quota(g->sc, &g->sc->queues[q]);
 	g->queues[g->n++] = q;
 }
@@ -277,9 +282,12 @@ static void quota_growth_init(struct quota_growth *g, const struct scenario *sc,
 	for (size_t p = 0; p < sc->n_pools; p++)
 		g->gpus += (double)pool_size(&sc->pools[p]) * sc->pools[p].gpus_per_node;
 	for (size_t i = 0; i < z->n; i++)
-		grow_queue_of(g, (size_t)z->workloads[i]);
+		if (may_grow(g, (size_t)z->workloads[i]))
+			grow_queue_of(g, (size_t)z->workloads[i]);
 	bool *usable = z->n ? NULL : gp_xcalloc(sc->n_pools + 1, sizeof *usable);
 	for (size_t w = 0; usable && w < sc->n_workloads; w++) {
+		if (!may_grow(g, w))
+			continue; /* before the rules: a workload's usable pools cost a cluster */
 		diagnose_usable_pools(sc, w, usable);
 		if (usable[z->pool])
 			grow_queue_of(g, w);
