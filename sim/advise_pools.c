@@ -406,7 +406,9 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
  * the goal of each of z's workloads: the largest of their answers (each
  * search's answer run has the pool at that count).  When even 4x misses one
  * goal, the row is that run and says so (a search that finds nothing still
- * shows).  *found gets the answer's node count, or 0 for none. */
+ * shows).  *found gets the answer's node count where it may run together
+ * with other pools' answers (a size alone: no fix, no quota beside it, not
+ * another pool's alternative), else 0. */
 static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
 		     const struct sizing *z, const struct advise_row *atop, struct plan *pl,
 		     long *found, struct gp_err *err)
@@ -482,7 +484,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			advise_add(a, override_copy(&fx.sets[i]));
 		advise_add(a, override_make(key, best.value));
 		long nodes = (long)best.number;
-		*found = best.found ? nodes : 0;
+		*found = best.found && !z->alternative && !fx.n && !n_grown ? nodes : 0;
 		a->run_id = best.found ? best.run_id : best.last_run_id;
 		a->hardware = nodes > now;
 		advise_row_figures(a, &probes);
@@ -507,13 +509,6 @@ int advise_size_pools(const struct advise_spec *sp, struct store *st, const stru
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = size_pool(sp, st, sc, &z[i], atop, pl, &found[i], err);
-		struct quota_growth g;
-		quota_growth_init(&g, sc, &z[i]);
-		struct fixed fx;
-		fixed_init(&fx, sc, &z[i], &g, atop);
-		free(fx.sets);
-		if (!rc && (z[i].alternative || z[i].with || g.n || fx.atop))
-			found[i] = 0; /* a row of its own, not part of the plan together */
 		answers += !rc && found[i];
 	}
 	if (rc || answers < 2)
