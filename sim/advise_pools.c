@@ -272,9 +272,10 @@ static double quota_raise(const struct quota_growth *g, size_t k, long nodes)
 }
 
 /* The queues of z's workloads; for a sizing of every goal, of every
- * workload that may use the pool. */
+ * workload that may use the pool and missed its goal in the base run r (the
+ * new GPUs go to the teams that waited, not to every team). */
 static void quota_growth_init(struct quota_growth *g, const struct scenario *sc,
-			      const struct sizing *z)
+			      const struct results *r, const struct sizing *z)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	*g = (struct quota_growth){
@@ -286,7 +287,7 @@ static void quota_growth_init(struct quota_growth *g, const struct scenario *sc,
 			grow_queue_of(g, (size_t)z->workloads[i]);
 	bool *usable = z->n ? NULL : gp_xcalloc(sc->n_pools + 1, sizeof *usable);
 	for (size_t w = 0; usable && w < sc->n_workloads; w++) {
-		if (!may_grow(g, w))
+		if (!may_grow(g, w) || results_holds(r, sc->workloads[w].name, METRIC_GOAL_MET))
 			continue; /* before the rules: a workload's usable pools cost a cluster */
 		diagnose_usable_pools(sc, w, usable);
 		if (usable[z->pool])
@@ -410,8 +411,8 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
  * with other pools' answers (a size alone: no fix, no quota beside it, not
  * another pool's alternative), else 0. */
 static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		     const struct sizing *z, const struct advise_row *atop, struct plan *pl,
-		     long *found, struct gp_err *err)
+		     const struct results *r, const struct sizing *z, const struct advise_row *atop,
+		     struct plan *pl, long *found, struct gp_err *err)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	char *key = pool_size_key(ps);
@@ -420,7 +421,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	*found = 0;
 	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
 	struct quota_growth growth;
-	quota_growth_init(&growth, sc, z);
+	quota_growth_init(&growth, sc, r, z);
 	struct fixed fx;
 	fixed_init(&fx, sc, z, &growth, atop);
 	/* First the count at which every workload the pool can host meets its
@@ -508,7 +509,7 @@ int advise_size_pools(const struct advise_spec *sp, struct store *st, const stru
 	size_t n = pools_to_size(sc, r, z), answers = 0;
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = size_pool(sp, st, sc, &z[i], atop, pl, &found[i], err);
+		rc = size_pool(sp, st, sc, r, &z[i], atop, pl, &found[i], err);
 		answers += !rc && found[i];
 	}
 	if (rc || answers < 2)
