@@ -389,6 +389,27 @@ Test(corpus, a_pool_sized_for_a_kueue_queue_grows_its_quota_with_it)
 			 "--set 'queues.research.quota={nvidia.com/gpu: 20}' --set "
 			 "'workloads.pretrain.gpu_spec=[H100-80GB]' --set 'pools.h100.nodes=3'"),
 		  "%s", out);
+
+	/* Two teams in a cohort, one missing its goal: the new GPUs go to its
+	 * quota alone (tests/fixtures/diagnosis/reclaim.yaml). */
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/reclaim.yaml --db %s", db,
+		 db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "pool l4 at 2 nodes, quota of team-a at 12 GPUs (smallest"), "%s",
+		  out);
+	cr_expect(!strstr(out, "quota of team-b at"), "%s", out);
+
+	/* A quota that admits the larger pool already: the nodes alone. */
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnosis/kueue-capacity.yaml --set "
+		 "'queues.research.quota={nvidia.com/gpu: 100}' --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	rec = strstr(out, "\nrecommendation: ");
+	cr_assert(rec, "%s", out);
+	cr_expect(strstr(rec, "(run 5): --set 'pools.a100.nodes=2'; "), "%s", out);
+	cr_expect(!strstr(out, "quota of research at"), "%s", out);
 }
 
 /* tests/fixtures/diagnose/serve-and-train.yaml: a round-robin service with a
