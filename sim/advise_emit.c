@@ -354,15 +354,15 @@ enum {
 	PATCH_EVICT = 64     /* the Cluster Autoscaler's safe-to-evict annotation */
 };
 
-/* The workload's required node affinity: its own expressions, and for a
- * gpu_spec the GPU products it allows (GFD's nvidia.com/gpu.product, what
- * the device plugin's nodes are labelled with); a nodeAffinity that keeps
- * neither is deleted (strategic merge's $patch: delete). */
-static void emit_affinity(FILE *f, const struct workload_spec *w, bool gpu_spec)
+/* The workload's required node affinity, whole (the patch replaces it): its
+ * own expressions, and for a gpu_spec the GPU products it allows (GFD's
+ * nvidia.com/gpu.product, what the device plugin's nodes are labelled
+ * with); a nodeAffinity that keeps neither is deleted (strategic merge's
+ * $patch: delete). */
+static void emit_affinity(FILE *f, const struct workload_spec *w)
 {
 	static const char *const ops[] = {"In", "NotIn", "Exists", "DoesNotExist"};
-	gpu_spec = gpu_spec && w->n_gpu_spec;
-	if (!w->n_affinity && !gpu_spec) {
+	if (!w->n_affinity && !w->n_gpu_spec) {
 		fprintf(f, "      affinity:\n        nodeAffinity:\n          $patch: delete\n");
 		return;
 	}
@@ -383,7 +383,7 @@ static void emit_affinity(FILE *f, const struct workload_spec *w, bool gpu_spec)
 			fprintf(f, "]\n");
 		}
 	}
-	if (!gpu_spec)
+	if (!w->n_gpu_spec)
 		return;
 	fprintf(f, "                  - key: nvidia.com/gpu.product\n"
 		   "                    operator: In\n                    values: [");
@@ -429,7 +429,7 @@ static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 		}
 	}
 	if (what & (PATCH_AFFINITY | PATCH_GPU_SPEC))
-		emit_affinity(f, w, true);
+		emit_affinity(f, w);
 	if (what & PATCH_TOLERATIONS) {
 		static const char *const effects[] = {"NoSchedule", "PreferNoSchedule",
 						      "NoExecute"};
