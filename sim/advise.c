@@ -334,16 +334,13 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
  * SLO or queue goal. */
 static bool changes_goal(const struct advise_row *a)
 {
-	static const char *const goals[] = {".deadline", ".slo", ".goal"};
+	static const char *const goals[] = {"deadline", "slo", "goal"};
 	for (size_t i = 0; i < a->n_sets; i++) {
-		const char *key = a->sets[i].key;
-		if (!strncmp(key, "goals", 5))
+		if (!strncmp(a->sets[i].key, "goals", 5))
 			return true;
-		for (size_t k = 0; k < sizeof goals / sizeof *goals; k++) {
-			const char *at = strstr(key, goals[k]);
-			if (at && !at[strlen(goals[k])])
+		for (size_t k = 0; k < sizeof goals / sizeof *goals; k++)
+			if (override_sets_field(&a->sets[i], goals[k]))
 				return true;
-		}
 	}
 	return false;
 }

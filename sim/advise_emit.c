@@ -395,6 +395,27 @@ static void emit_affinity(FILE *f, const struct workload_spec *w)
 	fprintf(f, "]\n");
 }
 
+/* The patch bit of a workload's key (workloads.NAME.FIELD; name gets NAME),
+ * or 0 for a key no patch carries. */
+static int patch_of(const char *set, char *name, size_t len)
+{
+	static const struct {
+		const char *field;
+		int bit;
+	} fields[] = {
+		{"node_selector", PATCH_SELECTOR},  {"affinity", PATCH_AFFINITY},
+		{"tolerations", PATCH_TOLERATIONS}, {"gpu_spec", PATCH_GPU_SPEC},
+		{"safe_to_evict", PATCH_EVICT},     {"gpus", PATCH_GPUS},
+		{"max_batch", PATCH_SERVER},        {"max_batched_tokens", PATCH_SERVER},
+		{"memory_fraction", PATCH_SERVER},  {"quantization", PATCH_SERVER},
+		{"replicas", PATCH_SERVER},         {"cpu", PATCH_SERVER},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (key_of(set, "workloads", name, len, fields[i].field))
+			return fields[i].bit;
+	return 0;
+}
+
 /* The workload's patch: the pod template's fields the recommendation
  * changes (a list field replaces the old one whole: tolerations carry every
  * toleration the workload has), and its container. */
@@ -562,7 +583,7 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 	for (size_t i = 0; i < best->n_sets; i++) {
 		const struct override *o = &best->sets[i];
 		const char *x = o->key;
-		int k;
+		int k, bit;
 		if (!strcmp(x, "scheduler.scoring"))
 			sched = true;
 		else if (!strcmp(x, "scheduler.gpu_policy"))
@@ -595,32 +616,9 @@ int advise_emit(const struct advise_spec *sp, const struct advice *a, const char
 		else if (key_of(x, "queues", name, sizeof name, NULL) &&
 			 (k = scenario_queue_index(sc, name)) >= 0)
 			emit_queue(&e, &sc->queues[k]);
-		else if (key_of(x, "workloads", name, sizeof name, "node_selector") &&
+		else if ((bit = patch_of(x, name, sizeof name)) &&
 			 (k = scenario_workload_index(sc, name)) >= 0)
-			patch[k] |= PATCH_SELECTOR;
-		else if (key_of(x, "workloads", name, sizeof name, "affinity") &&
-			 (k = scenario_workload_index(sc, name)) >= 0)
-			patch[k] |= PATCH_AFFINITY;
-		else if (key_of(x, "workloads", name, sizeof name, "tolerations") &&
-			 (k = scenario_workload_index(sc, name)) >= 0)
-			patch[k] |= PATCH_TOLERATIONS;
-		else if (key_of(x, "workloads", name, sizeof name, "gpu_spec") &&
-			 (k = scenario_workload_index(sc, name)) >= 0)
-			patch[k] |= PATCH_GPU_SPEC;
-		else if (key_of(x, "workloads", name, sizeof name, "safe_to_evict") &&
-			 (k = scenario_workload_index(sc, name)) >= 0)
-			patch[k] |= PATCH_EVICT;
-		else if (key_of(x, "workloads", name, sizeof name, "gpus") &&
-			 (k = scenario_workload_index(sc, name)) >= 0)
-			patch[k] |= PATCH_GPUS;
-		else if ((key_of(x, "workloads", name, sizeof name, "max_batch") ||
-			  key_of(x, "workloads", name, sizeof name, "max_batched_tokens") ||
-			  key_of(x, "workloads", name, sizeof name, "memory_fraction") ||
-			  key_of(x, "workloads", name, sizeof name, "quantization") ||
-			  key_of(x, "workloads", name, sizeof name, "replicas") ||
-			  key_of(x, "workloads", name, sizeof name, "cpu")) &&
-			 (k = scenario_workload_index(sc, name)) >= 0)
-			patch[k] |= PATCH_SERVER;
+			patch[k] |= bit;
 		else
 			gp_sb_printf(
 				&e.readme,

@@ -100,14 +100,10 @@ static bool more_cannot_hold(const struct scenario *sc, const struct finding *fd
  * (diagnose.c's fix_gpu_types: gpu_spec overrides), or NULL. */
 static const struct finding_fix *gpu_types_fix(const struct finding *fd)
 {
-	static const char suffix[] = ".gpu_spec";
 	for (size_t k = 0; k < fd->n_fixes; k++)
-		for (size_t i = 0; i < fd->fixes[k].n_sets; i++) {
-			const char *key = fd->fixes[k].sets[i].key;
-			size_t n = strlen(key);
-			if (n > sizeof suffix - 1 && !strcmp(key + n - (sizeof suffix - 1), suffix))
+		for (size_t i = 0; i < fd->fixes[k].n_sets; i++)
+			if (override_sets_field(&fd->fixes[k].sets[i], "gpu_spec"))
 				return &fd->fixes[k];
-		}
 	return NULL;
 }
 

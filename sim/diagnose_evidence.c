@@ -595,10 +595,10 @@ static void mixed_gpus_finding(struct view *v, size_t w)
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
 	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
-	int32_t used = pool_used(v->r, w);
+	/* the allocation rows last: a scan of them all */
 	if (in->route != ROUTE_ROUND_ROBIN || in->replicas < 2 || in->disagg || in->service ||
 	    results_holds(v->r, ws->name, METRIC_SLO_MET) || duty >= 100 * DIAGNOSE_DUTY ||
-	    used >= 0)
+	    pool_used(v->r, w) >= 0)
 		return;
 	const struct gpu_type **types = gp_xcalloc(v->sc->n_pools + 1, sizeof *types);
 	size_t n = 0, slowest = 0;

@@ -89,6 +89,12 @@ bool override_same_key(const struct override *a, const struct override *b)
 	return !strcmp(a->key, b->key);
 }
 
+bool override_sets_field(const struct override *o, const char *field)
+{
+	size_t n = strlen(o->key), m = strlen(field);
+	return n > m && o->key[n - m - 1] == '.' && !strcmp(o->key + n - m, field);
+}
+
 struct override override_copy(const struct override *o)
 {
 	return (struct override){gp_xstrdup(o->key), gp_xstrdup(o->value), o->kind};

@@ -109,6 +109,16 @@ static void python_parses(const char *folder)
 	cr_expect_eq(capture(cmd, out, sizeof out), 0, "python yaml: %s", out);
 }
 
+/* The text of file, into out (the test fails if it cannot be read). */
+static void expect_file(const char *file)
+{
+	size_t n;
+	char *text = scratch_slurp(file, &n);
+	cr_assert_not_null(text, "%s", file);
+	snprintf(out, sizeof out, "%s", text);
+	free(text);
+}
+
 static void advise_emit_case(const char *fixture, const char *name, const char *extra)
 {
 	char cmd[1024];
@@ -277,11 +287,7 @@ Test(emit, a_corrected_selector_is_a_strategic_merge_patch)
 	cr_expect_null(at(&d, "spec template spec tolerations"), "tolerations untouched");
 	yaml_document_delete(&d);
 	snprintf(file, sizeof file, "%s/sel/README.txt", dir);
-	FILE *f = fopen(file, "r");
-	cr_assert_not_null(f);
-	size_t n = fread(out, 1, sizeof out - 1, f);
-	out[n] = '\0';
-	fclose(f);
+	expect_file(file);
 	cr_expect(strstr(out, "patch-train.yaml: kubectl patch --local -f train-job.yaml --type "
 			      "strategic --patch-file patch-train.yaml"),
 		  "%s", out);
@@ -306,11 +312,7 @@ Test(emit, node_counts_are_cluster_autoscaler_flags)
 	advise_emit_case("capacity", "cap", "");
 	char file[256];
 	snprintf(file, sizeof file, "%s/cap/cluster-autoscaler.args", dir);
-	FILE *f = fopen(file, "r");
-	cr_assert_not_null(f, "%s", file);
-	size_t n = fread(out, 1, sizeof out - 1, f);
-	out[n] = '\0';
-	fclose(f);
+	expect_file(file);
 	cr_expect(strstr(out, "\n--nodes=2:2:h100\n"), "%s", out);
 }
 
@@ -354,11 +356,7 @@ Test(emit, safe_to_evict_is_the_cluster_autoscalers_annotation)
 				"cluster-autoscaler.kubernetes.io/safe-to-evict"),
 			 "false");
 	yaml_document_delete(&d);
-	FILE *f = fopen(file, "r");
-	cr_assert_not_null(f);
-	size_t n = fread(out, 1, sizeof out - 1, f);
-	out[n] = '\0';
-	fclose(f);
+	expect_file(file);
 	cr_expect(!strstr(out, "\n    spec:"), "no spec in the patch:\n%s", out);
 }
 

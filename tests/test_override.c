@@ -220,3 +220,15 @@ Test(override, setf_formats_key_and_value_apart)
 	free(t);
 	override_free(&o);
 }
+
+Test(override, a_key_sets_a_field_by_its_last_step)
+{
+	struct override o = override_make("workloads.train.gpu_spec", "[H100-80GB]");
+	cr_expect(override_sets_field(&o, "gpu_spec"));
+	cr_expect(!override_sets_field(&o, "spec"), "a whole step, not a tail of one");
+	cr_expect(!override_sets_field(&o, "train"));
+	override_free(&o);
+	o = override_make("gpu_spec", "[L4]");
+	cr_expect(!override_sets_field(&o, "gpu_spec"), "no step before it");
+	override_free(&o);
+}

@@ -58,6 +58,8 @@ char *override_text(const struct override *o);
 
 /* Whether a and b set the same key. */
 bool override_same_key(const struct override *a, const struct override *b);
+/* Whether o's key ends in the step `field` (workloads.train.gpu_spec: "gpu_spec"). */
+bool override_sets_field(const struct override *o, const char *field);
 
 /* A deep copy. */
 struct override override_copy(const struct override *o);
