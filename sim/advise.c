@@ -106,23 +106,39 @@ static void fill_row(struct advise_row *row, const struct results *r)
 static const char *const plugin_policies[] = {"fgd", "gpu-packing", "dot-product",
 					      "gpu-clustering"};
 
+/* Whether x sets a GPU policy that needs a scheduler plugin. */
+static bool sets_plugin(const struct override *x)
+{
+	for (size_t k = 0; k < sizeof plugin_policies / sizeof *plugin_policies; k++)
+		if (!strcmp(x->key, "scheduler.gpu_policy") &&
+		    !strcmp(x->value, plugin_policies[k]))
+			return true;
+	return false;
+}
+
+static const char quant[] = ".quantization";
+
+/* Whether x sets a workload's weights ("workloads.NAME.quantization"). */
+static bool sets_quantization(const struct override *x)
+{
+	size_t kl = strlen(x->key), ql = sizeof quant - 1;
+	return !strncmp(x->key, "workloads.", 10) && kl >= 10 + ql &&
+	       !strcmp(x->key + kl - ql, quant);
+}
+
 /* What the row's overrides need beyond stock components, and what its
  * narrower weights cost in quality (from the loaded scenario sc). */
 static void mark_row(struct advise_row *row, const struct scenario *sc)
 {
 	struct gp_sbuf note = {0};
 	row->plugin = row->quantized = false;
-	static const char quant[] = ".quantization";
 	for (size_t i = 0; i < row->n_sets; i++) {
 		const struct override *x = &row->sets[i];
-		for (size_t k = 0; k < sizeof plugin_policies / sizeof *plugin_policies; k++)
-			row->plugin |= !strcmp(x->key, "scheduler.gpu_policy") &&
-				       !strcmp(x->value, plugin_policies[k]);
-		size_t kl = strlen(x->key), ql = sizeof quant - 1;
-		if (strncmp(x->key, "workloads.", 10) || kl < 10 + ql ||
-		    strcmp(x->key + kl - ql, quant))
+		row->plugin |= sets_plugin(x);
+		if (!sets_quantization(x))
 			continue;
 		row->quantized = true;
+		size_t kl = strlen(x->key), ql = sizeof quant - 1;
 		char name[SCENARIO_MAX_NAME + 1];
 		snprintf(name, sizeof name, "%.*s", (int)(kl - ql - 10), x->key + 10);
 		int w = scenario_workload_index(sc, name);
@@ -330,19 +346,37 @@ static int run_combined(const struct advise_spec *sp, struct store *st, struct p
 	return rc ? gp_wrapf(err, &skip, rc, "%s", skip.msg) : GP_OK;
 }
 
-/* Whether a moves a goal instead of meeting it: a later deadline, another
+/* Whether x moves a goal instead of meeting it: a later deadline, another
  * SLO or queue goal. */
-static bool changes_goal(const struct advise_row *a)
+static bool changes_goal(const struct override *x)
 {
 	static const char *const goals[] = {"deadline", "slo", "goal"};
-	for (size_t i = 0; i < a->n_sets; i++) {
-		if (!strncmp(a->sets[i].key, "goals", 5))
+	if (!strncmp(x->key, "goals", 5))
+		return true;
+	for (size_t k = 0; k < sizeof goals / sizeof *goals; k++)
+		if (override_sets_field(x, goals[k]))
 			return true;
-		for (size_t k = 0; k < sizeof goals / sizeof *goals; k++)
-			if (override_sets_field(&a->sets[i], goals[k]))
-				return true;
-	}
 	return false;
+}
+
+static bool row_changes_goal(const struct advise_row *a)
+{
+	for (size_t i = 0; i < a->n_sets; i++)
+		if (changes_goal(&a->sets[i]))
+			return true;
+	return false;
+}
+
+bool advise_sets_stock(const struct override *sets, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct override *x = &sets[i];
+		bool hardware = !strncmp(x->key, "pools.", 6) &&
+				(override_sets_field(x, "nodes") || override_sets_field(x, "max"));
+		if (hardware || sets_plugin(x) || sets_quantization(x) || changes_goal(x))
+			return false;
+	}
+	return true;
 }
 
 /* The row nearest every goal with stock components only, neither more
@@ -357,8 +391,8 @@ static const struct advise_row *nearest_fix(const struct plan *pl)
 		const struct advise_row *a = &pl->alts[i];
 		if (a->meets)
 			return NULL;
-		if (!a->hardware && !a->quantized && !a->plugin && a->n_sets && !changes_goal(a) &&
-		    nearer(a, &pl->alts[0]) && (!best || nearer(a, best)))
+		if (!a->hardware && !a->quantized && !a->plugin && a->n_sets &&
+		    !row_changes_goal(a) && nearer(a, &pl->alts[0]) && (!best || nearer(a, best)))
 			best = a;
 	}
 	return best;

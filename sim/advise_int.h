@@ -34,6 +34,10 @@ int advise_run_row(const struct advise_spec *sp, struct store *st, struct advise
 int advise_size_pools(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
 		      const struct results *r, const struct advise_row *atop, struct plan *pl,
 		      struct gp_err *err);
+/* Whether overrides sets[0 .. n) keep to stock components, the hardware and
+ * the goals as they are: no more nodes, no narrower weights, no scheduler
+ * plugin, no later deadline or other goal. */
+bool advise_sets_stock(const struct override *sets, size_t n);
 /* The alternatives the base run's scenario and findings suggest. */
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r);
 /* Pairs of the binding constraints' first relaxations (relax.h), for when

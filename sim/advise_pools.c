@@ -405,16 +405,18 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
  * goal, the row is that run and says so (a search that finds nothing still
  * shows).  *found gets the answer's node count where it may run together
  * with other pools' answers (a size alone: no fix, no quota beside it, not
- * another pool's alternative), else 0. */
+ * another pool's alternative), else 0; *short_at the index in pl of a row
+ * that still falls short, else SIZE_MAX. */
 static int size_pool(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
 		     const struct results *r, const struct sizing *z, const struct advise_row *atop,
-		     struct plan *pl, long *found, struct gp_err *err)
+		     struct plan *pl, long *found, size_t *short_at, struct gp_err *err)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	char *key = pool_size_key(ps);
 	struct advise_probes probes = {0};
 	int32_t now = pool_size(ps);
 	*found = 0;
+	*short_at = SIZE_MAX;
 	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
 	struct quota_growth growth;
 	quota_growth_init(&growth, sc, r, z);
@@ -482,6 +484,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 		advise_add(a, override_make(key, best.value));
 		long nodes = (long)best.number;
 		*found = best.found && !z->alternative && !fx.n && !n_grown ? nodes : 0;
+		*short_at = best.found ? SIZE_MAX : (size_t)(a - pl->alts);
 		a->run_id = best.found ? best.run_id : best.last_run_id;
 		a->hardware = nodes > now;
 		advise_row_figures(a, &probes);
@@ -493,6 +496,107 @@ out:
 	return rc;
 }
 
+/* Whether row sets o's key. */
+static bool row_sets(const struct advise_row *row, const struct override *o)
+{
+	for (size_t i = 0; i < row->n_sets; i++)
+		if (override_same_key(&row->sets[i], o))
+			return true;
+	return false;
+}
+
+/* The fix a run of z's sizing that still falls short (its results short)
+ * calls for: the first of its findings' (but capacity: the sizing answers
+ * that) that keeps to stock components, the hardware and the goals, and
+ * sets no key of the sizing (g: its quotas) or of the fixes it was sized
+ * after (atop).  NULL: none. */
+static const struct finding_fix *fix_of_short(const struct scenario *sc, const struct sizing *z,
+					      const struct quota_growth *g,
+					      const struct results *short_r,
+					      const struct advise_row *atop)
+{
+	for (size_t f = 0; f < short_r->n_findings; f++) {
+		const struct finding *fd = &short_r->findings[f];
+		for (size_t k = 0; fd->step != FINDING_CAPACITY && k < fd->n_fixes; k++) {
+			const struct finding_fix *x = &fd->fixes[k];
+			bool ok = x->n_sets && advise_sets_stock(x->sets, x->n_sets);
+			for (size_t i = 0; ok && i < x->n_sets; i++)
+				ok = !sizing_key(sc, &sc->pools[z->pool], g, &x->sets[i]) &&
+				     !sets_key(z->with, &x->sets[i]) &&
+				     !row_sets(atop, &x->sets[i]);
+			if (ok)
+				return x;
+		}
+	}
+	return NULL;
+}
+
+/* Appends fix x to row: its overrides, and its label after " + ". */
+static void add_fix(struct advise_row *row, const struct finding_fix *x)
+{
+	struct gp_sbuf label = {0};
+	gp_sb_printf(&label, "%s%s%s", row->label ? row->label : "", row->label ? " + " : "",
+		     x->label);
+	free(row->label);
+	row->label = gp_sb_take(&label);
+	for (size_t i = 0; i < x->n_sets; i++)
+		advise_add(row, override_copy(&x->sets[i]));
+}
+
+/*
+ * A pool sized alone that still falls short at 4x: its largest run is
+ * diagnosed again.  What binds once the GPUs are there (the autoscaler's
+ * scale-down evicting jobs from the nodes it added, a packing, a rule) is a
+ * fix the base run could not show, as capacity hid it; the pool is sized
+ * again after the first finding's fix, and so on while a run falls short,
+ * at most ADVISE_SIZED_FIXES times.  One fix a round: fixes of findings
+ * made at another size may undo each other (a toleration that let batch
+ * onto a node kept for a server, once the packing made room elsewhere).
+ */
+#define ADVISE_SIZED_FIXES 3
+
+static int size_after_short(const struct advise_spec *sp, struct store *st,
+			    const struct scenario *sc, const struct results *r,
+			    const struct sizing *z, const struct advise_row *atop, struct plan *pl,
+			    size_t short_at, struct gp_err *err)
+{
+	struct quota_growth growth;
+	quota_growth_init(&growth, sc, r, z);
+	struct fixed fx; /* whether the short row was sized after atop */
+	fixed_init(&fx, sc, z, &growth, atop);
+	struct advise_row after = {0}; /* the fixes sized after: atop's, then the new */
+	for (size_t i = 0; fx.atop && i < atop->n_sets; i++)
+		advise_add(&after, override_copy(&atop->sets[i]));
+	after.label = fx.atop ? gp_xstrdup(atop->label) : NULL;
+	free(fx.sets);
+	int rc = GP_OK;
+	for (int round = 0; round < ADVISE_SIZED_FIXES && short_at != SIZE_MAX && !rc; round++) {
+		struct advise_sim sim;
+		advise_simulate(sp, &pl->alts[short_at], &sim);
+		const struct finding_fix *x =
+			sim.rc ? NULL : fix_of_short(sc, z, &growth, &sim.r, &after);
+		short_at = SIZE_MAX;
+		if ((rc = sim.rc)) {
+			gp_err_move(err, &sim.err);
+		} else if (x) {
+			add_fix(&after, x);
+			long found;
+			rc = size_pool(sp, st, sc, r, z, &after, pl, &found, &short_at, err);
+		}
+		advise_sim_free(&sim);
+	}
+	advise_row_free(&after);
+	return rc;
+}
+
+static bool any_meets(const struct plan *pl)
+{
+	for (size_t i = 1; i < pl->n; i++)
+		if (pl->alts[i].meets)
+			return true;
+	return false;
+}
+
 /* Sizes each pool pools_to_size names; when two or more have an answer, runs
  * them together too (each answer meets its own workload's goal, and the
  * run's needs them all). */
@@ -502,12 +606,15 @@ int advise_size_pools(const struct advise_spec *sp, struct store *st, const stru
 {
 	struct sizing z[ADVISE_MAX_SIZED];
 	long found[ADVISE_MAX_SIZED];
-	size_t n = pools_to_size(sc, r, z), answers = 0;
+	size_t n = pools_to_size(sc, r, z), answers = 0, short_at[ADVISE_MAX_SIZED];
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = size_pool(sp, st, sc, r, &z[i], atop, pl, &found[i], err);
+		rc = size_pool(sp, st, sc, r, &z[i], atop, pl, &found[i], &short_at[i], err);
 		answers += !rc && found[i];
 	}
+	for (size_t i = 0; i < n && !rc && !any_meets(pl); i++)
+		if (short_at[i] != SIZE_MAX)
+			rc = size_after_short(sp, st, sc, r, &z[i], atop, pl, short_at[i], err);
 	if (rc || answers < 2)
 		return rc;
 	struct gp_sbuf label = {0};

@@ -258,6 +258,11 @@ static void name_key(const struct scenario *sc, const struct results *r, const s
 		struct constraint own = *c;
 		own.workload = (int32_t)(ws - sc->workloads);
 		relax_workload_windows(sc, r, &own, &mine);
+	} else if (c->workload < 0 && ws && scope_of(c->kind) == 'q') {
+		/* a queue's limit grows by a job of the workload that waits on it */
+		struct constraint own = *c;
+		own.workload = (int32_t)(ws - sc->workloads);
+		relax_constraint(sc, r, &own, &mine);
 	} else
 		relax_constraint(sc, r, c, &mine);
 	for (size_t i = 0; i < mine.n_fixes; i++) {

@@ -503,19 +503,25 @@ void relax_lending(const struct scenario *sc, const struct results *r, const str
 	free(map.s);
 }
 
+/* The GPUs a job of ws asks for: 1 for a share of one. */
+static double job_gpus(const struct workload_spec *ws)
+{
+	return ws->request == REQUEST_GPUS ? (double)ws->gpus * ws->pods : 1;
+}
+
 /* GPUs by which queue c->queue's quota grows: those idle while c->workload
  * waited (its busiest window's free GPUs are not known here: at least one
- * job's GPUs, at least one). */
+ * job's GPUs, at least one).  With no workload named, the smallest job of
+ * the queue's: less admits none of them. */
 static double more_gpus(const struct scenario *sc, const struct results *r,
 			const struct constraint *c)
 {
 	(void)r;
-	double need = 1;
-	if (c->workload >= 0) {
-		const struct workload_spec *ws = &sc->workloads[c->workload];
-		need = ws->request == REQUEST_GPUS ? (double)ws->gpus * ws->pods : 1;
-	}
-	return need < 1 ? 1 : ceil(need - 1e-9);
+	double need = c->workload >= 0 ? job_gpus(&sc->workloads[c->workload]) : HUGE_VAL;
+	for (size_t w = 0; c->workload < 0 && w < sc->n_workloads; w++)
+		if (sc->workloads[w].queue == c->queue)
+			need = fmin(need, job_gpus(&sc->workloads[w]));
+	return need < 1 || isinf(need) ? 1 : ceil(need - 1e-9);
 }
 
 void relax_quota(const struct scenario *sc, const struct results *r, const struct constraint *c,

@@ -356,6 +356,47 @@ Test(advise, a_pool_search_that_falls_short_is_a_row_too)
 	cr_expect_eq(query("SELECT count(*) FROM advice"), 2, "%s", out);
 }
 
+/* A pool sized alone that still falls short is diagnosed again, and sized
+ * after the fix of what binds at the larger size
+ * (tests/fixtures/diagnosis/sized-then-evicted.yaml): at 8 nodes and 64 GPUs
+ * of quota, the Cluster Autoscaler's scale-down evicts running jobs from the
+ * nodes it added (5% late); with safe_to_evict: false, 4 nodes meet every
+ * deadline.  Before, the closest row was the 8 nodes, "still short". */
+Test(advise, a_sized_run_that_falls_short_is_diagnosed_again)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/sized-then-evicted.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "pool h100 autoscaling to 8 nodes, quota of ml at 64 GPUs (still "
+			      "short of every goal)"),
+		  "%s", out);
+	cr_expect(
+		strstr(last_line(),
+		       "recommendation: pool h100 autoscaling to 4 nodes, quota of ml at 32 GPUs, "
+		       "after train not safe to evict (smallest meeting every goal)"),
+		"%s", out);
+	cr_expect(strstr(last_line(), "--set 'workloads.train.safe_to_evict=false'"), "%s", out);
+	cr_expect_eq(query("SELECT deadline_met_pct FROM advice WHERE alternative LIKE "
+			   "'%not safe to evict%'"),
+		     100.0);
+}
+
+/* Sized again one fix at a time (scenarios/placement.yaml): at 4 A100 nodes
+ * batch waits on a packing (LeastAllocated spreads train's 4-GPU pods) and
+ * on the taint of the node kept for serve.  Both fixes together let batch
+ * take serve's node; the first finding's alone meets every goal at 3. */
+Test(advise, a_short_sizing_takes_one_fix_a_round)
+{
+	char args[256];
+	snprintf(args, sizeof args, "scenarios/placement.yaml --goal batch=30m --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: pool a100 at 3 nodes, after train without "
+				      "its node_selector + scoring MostAllocated (smallest meeting "
+				      "every goal)"),
+		  "%s", out);
+	cr_expect(!strstr(out, "MostAllocated + batch tolerating"), "%s", out);
+}
+
 /* Two workloads' findings name one pool (tests/fixtures/diagnosis/
  * shared-pool.yaml): it is sized for both their goals, not the run's, which
  * a100's chat keeps short at any h100 size (it said "pool h100 at 4 nodes

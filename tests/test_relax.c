@@ -91,6 +91,19 @@ Test(relax, raises_quota_by_a_waiting_jobs_gpus)
 	finding_free(&f);
 }
 
+/* A queue's constraint that names no workload (relax_binding's) grows the
+ * quota by its smallest job: 2-GPU jobs behind 16 GPUs need 18 (17 admitted
+ * none of them, and advise ran it as a row that changed nothing). */
+Test(relax, raises_a_queues_quota_by_its_smallest_job)
+{
+	run("tests/fixtures/diagnosis/sized-then-evicted.yaml", NULL, 0);
+	struct finding f = {0};
+	struct constraint c = relax_about(CONSTRAINT_QUOTA, -1, -1, 0);
+	cr_assert_eq(relax_constraint(sc, &r, &c, &f), 1);
+	cr_assert_str_eq(f.fixes[0].label, "quota of ml at 18 GPUs");
+	finding_free(&f);
+}
+
 Test(relax, tolerates_the_taint_that_hides_a_pool)
 {
 	run("tests/fixtures/diagnosis/taint.yaml", NULL, 0);
