@@ -7,11 +7,25 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <glob.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz/targets.c"
 
 typedef int (*target_fn)(const uint8_t *, size_t);
+
+/* Removes the files to_file made for this process's inputs. */
+static void remove_files(void)
+{
+	char pattern[64];
+	snprintf(pattern, sizeof pattern, "/tmp/gpuplan-fuzz-%d-*", (int)getpid());
+	glob_t g;
+	if (glob(pattern, 0, NULL, &g) == 0)
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+	globfree(&g);
+}
 
 static size_t replay(const char *dir, target_fn fn)
 {
@@ -33,6 +47,7 @@ static size_t replay(const char *dir, target_fn fn)
 		n++;
 	}
 	closedir(d);
+	remove_files(); /* the targets' private copies of the inputs */
 	return n;
 }
 
