@@ -852,6 +852,56 @@ static void explain_capacity(struct ctx *c)
 
 /* --- what binds (relax.h) ----------------------------------------------------- */
 
+/* The GPUs of a relaxed quota's text ({nvidia.com/gpu: 18}, or quoted);
+ * NAN: none. */
+static double relaxed_gpus(const char *relaxed)
+{
+	static const char gpu[] = "nvidia.com/gpu";
+	const char *p = relaxed ? strstr(relaxed, gpu) : NULL;
+	if (!p)
+		return NAN;
+	p += sizeof gpu - 1;
+	while (*p == '"' || *p == ':' || *p == ' ')
+		p++;
+	char *end;
+	double v = strtod(p, &end);
+	return end > p ? v : NAN;
+}
+
+/* A queue's GPU quota that admits all the GPUs its workload's pools can
+ * reach (an autoscaled pool at its max): a larger one admits jobs that no
+ * node holds, so raising it alone changes nothing.  "; the pools train may
+ * use hold 16 GPUs at most (h100 at 2 nodes, its autoscaling max): a larger
+ * quota needs more of them". */
+static void quota_reach_words(const struct ctx *c, struct gp_sbuf *b)
+{
+	const struct quota_entry *e =
+		c->w && c->f->queue >= 0 ? diagnose_gpu_quota(&c->sc->queues[c->f->queue]) : NULL;
+	if (!e || !(relaxed_gpus(c->f->relaxed) > e->nominal))
+		return; /* another resource binds (a cpu quota) */
+	bool *usable = gp_xcalloc(c->sc->n_pools + 1, sizeof *usable);
+	diagnose_usable_pools(c->sc, (size_t)(c->w - c->sc->workloads), usable);
+	double reach = 0;
+	struct gp_sbuf pools = {0};
+	for (size_t p = 0; p < c->sc->n_pools; p++) {
+		const struct pool_spec *ps = &c->sc->pools[p];
+		if (!usable[p] || ps->gpus_per_node <= 0)
+			continue;
+		int32_t nodes = ps->autoscale.on ? ps->autoscale.max : ps->nodes;
+		reach += (double)nodes * ps->gpus_per_node;
+		gp_sb_printf(&pools, "%s%s at %d node%s%s", pools.n ? ", " : "", ps->name, nodes,
+			     nodes == 1 ? "" : "s",
+			     ps->autoscale.on ? ", its autoscaling max" : "");
+	}
+	if (pools.n && e->nominal >= reach)
+		gp_sb_printf(b,
+			     "; the pools %s may use hold %g GPUs at most (%s): a larger quota "
+			     "needs more of them",
+			     c->w->name, reach, pools.s);
+	free(pools.s);
+	free(usable);
+}
+
 /* "queues.team-b.lending_limit = 0 binds 8.0 pod-hours of a's waiting and
  * slowed time; {"nvidia.com/gpu": 12} is its smallest relaxation (the
  * lender lends all of its quota)". */
@@ -868,6 +918,8 @@ static void binds_words(struct ctx *c, struct gp_sbuf *b)
 		gp_sb_printf(b, "; %s is its smallest relaxation", f->relaxed);
 	if (row)
 		gp_sb_printf(b, " (%s%s)", f->relaxed ? "" : "to relax: ", row->relaxation);
+	if (f->constraint == CONSTRAINT_QUOTA)
+		quota_reach_words(c, b);
 }
 
 static void explain_binds(struct ctx *c)

@@ -201,7 +201,9 @@ static const struct case_ cases[] = {
 	 * en/docs/concepts/cluster_queue.md, "Resource quotas"). */
 	{"kueue-capacity",
 	 "allocation",
-	 {"queues.research.quota = 8 binds"},
+	 {"queues.research.quota = 8 binds",
+	  "the pools train may use hold 8 GPUs at most (a100 at 1 node): a larger quota needs "
+	  "more of them"},
 	 "pool a100 at 2 nodes, quota of research at 16 GPUs (smallest meeting every goal) (run "},
 	/* The Cluster Autoscaler's scale-down moves running Jobs' pods off
 	 * nodes it finds underused (cluster-autoscaler simulator/drainability/
