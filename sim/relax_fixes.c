@@ -275,9 +275,9 @@ static void shared_pool_of(const struct scenario *sc, const struct results *r,
 		return;
 	names_text(sc, members, n_members, who, sizeof who);
 	struct finding_fix *a = finding_fixf(
-		f, "%s to a pool of their own (%s: %d node%s, time-slicing x%d), %s at %d nodes",
+		f, "%s to a pool of their own (%s: %d node%s, time-slicing x%d), %s at %d node%s",
 		who, name, (int)nodes, nodes == 1 ? "" : "s", (int)replicas, ps->name,
-		(int)(ps->nodes - nodes));
+		(int)(ps->nodes - nodes), ps->nodes - nodes == 1 ? "" : "s");
 	finding_fix_setf(
 		a,
 		"pools.+={name: %s, nodes: %d, gpu: %s, gpus_per_node: %d, cpu: %g, memory: %.0fMiB, "
