@@ -3,7 +3,9 @@
  *
  * A service with fixed replicas and a TTFT bound, alone in its pool (no
  * other workload may use the pool, and it may use no other; exclusive GPUs,
- * no autoscaler, spot or windows), is sized like a platform engineer would:
+ * no autoscaler, spot or windows), is sized like a platform engineer would
+ * (one that shares its pool and misses its goal, on its own type only, the
+ * other work keeping the nodes it fills today):
  *   1. the first cut (firstcut.h) on every catalog GPU type, with its TP
  *      degree, GPUs, $/h (the pool's price for its own type, the catalog's
  *      reference price for the others), $ per million tokens and tokens per
@@ -38,8 +40,9 @@
 #define SIZE_MARGIN 0.25 /* their first cut's $/h over the service's own type's, at most */
 #define SIZE_SETS   4    /* overrides of a type: gpu, price, gpus, tensor_parallel */
 
-/* The pool that serves workload w and nothing else, or -1. */
-static int own_pool(const struct scenario *sc, size_t w)
+/* The one pool that serves workload w, or -1; *shared: other workloads
+ * may use it too. */
+static int serving_pool(const struct scenario *sc, size_t w, bool *shared)
 {
 	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
 	int p = -1;
@@ -47,12 +50,12 @@ static int own_pool(const struct scenario *sc, size_t w)
 	for (size_t i = 0; i < sc->n_pools; i++)
 		if (usable[i])
 			p = p < 0 ? (int)i : -2;
-	for (size_t k = 0; k < sc->n_workloads && p >= 0; k++) {
+	*shared = false;
+	for (size_t k = 0; k < sc->n_workloads && p >= 0 && !*shared; k++) {
 		if (k == w)
 			continue;
 		diagnose_usable_pools(sc, k, usable);
-		if (usable[p])
-			p = -1;
+		*shared = usable[p];
 	}
 	free(usable);
 	if (p < 0)
@@ -167,11 +170,11 @@ static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
 static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 			 struct advise_gpu *e, struct plan *pl, const struct search_answer *ans,
 			 const struct advise_probes *probes, const struct override *extra, size_t k,
-			 const char *key, const char *nodes_key)
+			 const char *key, const char *nodes_key, int32_t others)
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
 	int32_t per_node = ps->gpus_per_node / e->tp;
-	int32_t n = (int32_t)ans->number, nodes = (n + per_node - 1) / per_node;
+	int32_t n = (int32_t)ans->number, nodes = others + (n + per_node - 1) / per_node;
 	e->sim_replicas = n;
 	e->sim_gpus = n * e->tp;
 	e->run_id = ans->run_id;
@@ -205,11 +208,22 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 	advise_row_figures(a, probes);
 }
 
+/* The nodes of pool ps that other work keeps when service ws shares it:
+ * those its replicas do not fill today (at per_node replicas a node), which
+ * the service's size leaves as they are.  0 when ws has it alone. */
+static int32_t others_nodes(const struct pool_spec *ps, const struct workload_spec *ws,
+			    int32_t per_node, bool shared)
+{
+	int32_t mine = (ws->inference->replicas + per_node - 1) / per_node;
+	return shared && ps->nodes > mine ? ps->nodes - mine : 0;
+}
+
 /* Searches the fewest replicas of e's service on e's GPU type that meet its
- * goal, from the first cut; fills e's simulated figures and adds its row. */
+ * goal, from the first cut; fills e's simulated figures and adds its row.
+ * In a pool it shares, the probes keep the nodes other work holds. */
 static int search_type(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
-		       const struct pool_spec *ps, struct advise_gpu *e, struct plan *pl,
-		       struct gp_err *err)
+		       const struct pool_spec *ps, bool shared, struct advise_gpu *e,
+		       struct plan *pl, struct gp_err *err)
 {
 	const struct workload_spec *ws = &sc->workloads[e->workload];
 	struct override extra[SIZE_SETS];
@@ -218,6 +232,7 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	char *nodes_key = gp_strf("pools.%s.nodes", ps->name);
 	struct advise_probes probes = {.service = ws->name};
 	int32_t per_node = ps->gpus_per_node / e->tp;
+	int32_t others = others_nodes(ps, ws, per_node, shared);
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
 				.n_sets = sp->n_sets,
@@ -229,6 +244,7 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 				.start = e->replicas,
 				.with_key = nodes_key,
 				.with_per = per_node,
+				.with_base = others,
 				.on_run = size_probe_run,
 				.run_ctx = &probes,
 				.jobs = sp->jobs};
@@ -241,7 +257,7 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	if (rc == GP_EINPUT) /* the type cannot be expressed (a label, a bound): no row */
 		rc = GP_OK;
 	else if (!rc && ans.found)
-		add_type_row(sc, ps, e, pl, &ans, &probes, extra, k, key, nodes_key);
+		add_type_row(sc, ps, e, pl, &ans, &probes, extra, k, key, nodes_key, others);
 	advise_probes_free(&probes);
 	for (size_t i = 0; i < k; i++)
 		override_free(&extra[i]);
@@ -258,9 +274,10 @@ static int by_usd_hour(const void *x, const void *y)
 }
 
 /* The types of out->gpus[from ..] to simulate: the service's own (when its
- * first cut sizes it) and the promising others, cheapest first.  Returns
- * how many went into pick. */
-static size_t promising(struct advice *out, size_t from, const struct pool_spec *ps,
+ * first cut sizes it) and the promising others, cheapest first; its own
+ * alone in a pool it shares (another type would move the other work too).
+ * Returns how many went into pick. */
+static size_t promising(struct advice *out, size_t from, const struct pool_spec *ps, bool shared,
 			struct advise_gpu **pick)
 {
 	struct advise_gpu *own = NULL;
@@ -271,8 +288,8 @@ static size_t promising(struct advice *out, size_t from, const struct pool_spec 
 	size_t n = 0;
 	for (size_t i = from; i < out->n_gpus; i++) {
 		struct advise_gpu *e = &out->gpus[i];
-		if (e != own && e->verdict == FIRSTCUT_OK && e->tp <= ps->gpus_per_node &&
-		    e->usd_hour <= limit)
+		if (e != own && !shared && e->verdict == FIRSTCUT_OK &&
+		    e->tp <= ps->gpus_per_node && e->usd_hour <= limit)
 			pick[n++] = e;
 	}
 	qsort(pick, n, sizeof *pick, by_usd_hour);
@@ -313,16 +330,20 @@ int advise_size_services(const struct advise_spec *sp, struct store *st, const s
 		if (!in || in->service || in->target_queue > 0 || !(in->slo.ttft > 0) ||
 		    in->vram_given || misconfigured(r, w))
 			continue;
-		int p = own_pool(sc, w);
+		bool shared;
+		int p = serving_pool(sc, w, &shared);
+		/* fewer replicas in a pool it shares free GPUs but no node */
+		if (shared && results_holds(r, sc->workloads[w].name, METRIC_GOAL_MET))
+			continue;
 		size_t from = out->n_gpus;
 		if (p < 0 || !first_cuts(sc, w, &sc->pools[p], out)) {
 			out->n_gpus = from;
 			continue;
 		}
 		struct advise_gpu **pick = gp_xcalloc(out->n_gpus - from + 1, sizeof *pick);
-		size_t n = promising(out, from, &sc->pools[p], pick);
+		size_t n = promising(out, from, &sc->pools[p], shared, pick);
 		for (size_t i = 0; i < n && !rc; i++)
-			rc = search_type(sp, st, sc, &sc->pools[p], pick[i], pl, err);
+			rc = search_type(sp, st, sc, &sc->pools[p], shared, pick[i], pl, err);
 		free(pick);
 	}
 	return rc;

@@ -556,13 +556,13 @@ static void replicas_finding(struct view *v, size_t w)
 	if (per_replica <= 0)
 		return;
 	int32_t room = (int32_t)floor(idle / per_replica + 1e-9);
-	int32_t need = (int32_t)ceil(offered / (served / in->replicas) / 0.8 - 1e-9);
-	need = need < in->replicas + room ? need : in->replicas + room;
+	int32_t wanted = (int32_t)ceil(offered / (served / in->replicas) / 0.8 - 1e-9);
+	int32_t need = wanted < in->replicas + room ? wanted : in->replicas + room;
 	if (need <= in->replicas)
 		return;
 	struct finding *fd =
 		diagnose_add(v, STEP_CAPACITY, KIND_REPLICAS, (double)room, -1, (int)w);
-	fd->fig.replicas = (struct finding_replicas){offered, served, duty, idle, need};
+	fd->fig.replicas = (struct finding_replicas){offered, served, duty, idle, need, wanted};
 	finding_fix_setf(finding_fixf(fd, "%d replicas of %s", (int)need, ws->name),
 			 "workloads.%s.replicas=%d", ws->name, (int)need);
 }

@@ -676,9 +676,17 @@ static void explain_replicas(struct ctx *c)
 	int r = (int)ws->inference->replicas;
 	gp_sb_printf(&c->text,
 		     "%s's %d replica%s %s saturated and miss%s the SLO while GPUs it may use "
-		     "sit idle: %d replicas on them would serve its load, no new node needed",
-		     ws->name, r, r > 1 ? "s" : "", r > 1 ? "are" : "is", r > 1 ? "" : "es",
-		     (int)g->need);
+		     "sit idle: ",
+		     ws->name, r, r > 1 ? "s" : "", r > 1 ? "are" : "is", r > 1 ? "" : "es");
+	if (g->wanted > g->need) /* the idle GPUs hold fewer than the load needs */
+		gp_sb_printf(&c->text,
+			     "%d replicas fit on them, of the %d its load needs at the rate a "
+			     "replica served; the rest need more nodes",
+			     (int)g->need, (int)g->wanted);
+	else
+		gp_sb_printf(&c->text,
+			     "%d replicas on them would serve its load, no new node needed",
+			     (int)g->need);
 	gp_sb_printf(&c->ev,
 		     "%.1f requests/s offered, %.1f served (%.1f a replica), replicas in "
 		     "iterations %.1f%% of the time; %.1f GPUs idle on average in the pools it "

@@ -202,7 +202,8 @@ void search_simulate(const struct search_spec *s, const char *value, uint64_t se
 	ov[n++] = override_make(s->key, value);
 	if (s->with_key && s->with_per > 0) {
 		long long v = atoll(value), per = (long long)s->with_per;
-		ov[n++] = override_makef(s->with_key, "%lld", (v + per - 1) / per);
+		ov[n++] = override_makef(s->with_key, "%lld",
+					 (long long)s->with_base + (v + per - 1) / per);
 	}
 	if (s->linked)
 		n += s->linked(s->linked_ctx, value, ov + n);

@@ -402,6 +402,28 @@ Test(advise, a_short_sizing_takes_one_fix_a_round)
 	cr_expect(!strstr(out, "MostAllocated + batch tolerating"), "%s", out);
 }
 
+/* A service that shares its pool is sized there too
+ * (tests/fixtures/diagnosis/service-beside-batch.yaml): the idle GPUs hold 5
+ * of the ~20 replicas its load needs, which the finding now says (it said 5
+ * "would serve its load, no new node needed"), and advise finds the fewest
+ * replicas meeting its goal with nodes for them beside the embedding jobs'
+ * (it had no row that met). */
+Test(advise, a_service_sharing_its_pool_is_sized)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/service-beside-batch.yaml --db %s",
+		 db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "5 replicas fit on them, of the 19 its load needs at the rate a "
+			      "replica served; the rest need more nodes"),
+		  "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: chat at 22 replicas, pool a100 at 7 nodes "
+				      "(fewest meeting its goal)"),
+		  "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM advice WHERE alternative LIKE 'chat on %'"), 0,
+		     "another type would move the embedding jobs too:\n%s", out);
+}
+
 /* Two workloads' findings name one pool (tests/fixtures/diagnosis/
  * shared-pool.yaml): it is sized for both their goals, not the run's, which
  * a100's chat keeps short at any h100 size (it said "pool h100 at 4 nodes

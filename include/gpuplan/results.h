@@ -355,7 +355,9 @@ union finding_figures {
 		double offered, served; /* requests per second offered and served */
 		double duty;            /* its replicas' time in iterations, percent */
 		double idle;            /* GPUs idle on average in the pools it may use */
-		int32_t need;           /* the replicas that would serve the load */
+		int32_t need;           /* the replicas that would serve the load, as
+					 * many as the idle GPUs hold */
+		int32_t wanted;         /* the replicas the load needs, idle GPUs or not */
 	} replicas;
 	struct finding_stalled {
 		int32_t why;          /* enum pend_kind: PEND_VRAM, RESOURCE, CPU or AFFINITY */

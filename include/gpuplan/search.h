@@ -55,9 +55,11 @@ struct search_spec {
 	double tolerance;     /* real ranges; 0 = (hi - lo) / 1000 */
 	int64_t start;        /* integer --min: the value to probe first (search_estimate's
 			   * first cut); 0 = bisect [lo, hi] */
-	const char *with_key; /* set beside key in every probe to ceil(value / with_per):
-			       * the nodes that hold `value` replicas (advise); NULL: none */
-	int64_t with_per;
+	const char *with_key; /* set beside key in every probe to with_base +
+			       * ceil(value / with_per): the nodes that hold `value`
+			       * replicas, beside those kept for other work (advise);
+			       * NULL: none */
+	int64_t with_per, with_base;
 	/* Overrides set beside key in every probe, made from its value (advise:
 	 * the quotas that grow with a pool's nodes), at most SEARCH_MAX_LINKED,
 	 * written owned into out; returns how many.  Called from the probes'
