@@ -30,8 +30,8 @@
  *                          tolerations, a container's cpu request)
  *   workloads.W.<server>   patch-W.yaml: the container's vLLM arguments
  *                          (--max-num-seqs, --max-num-batched-tokens,
- *                          --gpu-memory-utilization, --quantization) and
- *                          spec.replicas
+ *                          --gpu-memory-utilization, --tensor-parallel-size,
+ *                          --quantization) and spec.replicas
  *   pools.P.nodes, autoscale  cluster-autoscaler.args: --nodes=min:max:P
  * What no stock object carries (a gpu_policy that needs a scheduler plugin,
  * fractional shares, windows, a checkpoint interval, tokenizer or loader
@@ -409,6 +409,7 @@ static int patch_of(const char *set, char *name, size_t len)
 		{"max_batch", PATCH_SERVER},        {"max_batched_tokens", PATCH_SERVER},
 		{"memory_fraction", PATCH_SERVER},  {"quantization", PATCH_SERVER},
 		{"replicas", PATCH_SERVER},         {"cpu", PATCH_SERVER},
+		{"tensor_parallel", PATCH_SERVER},
 	};
 	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
 		if (key_of(set, "workloads", name, len, fields[i].field))
@@ -502,6 +503,9 @@ static void emit_patch(struct emit *e, const struct workload_spec *w, int what)
 		if (is->memory_fraction > 0)
 			fprintf(f, "            - \"--gpu-memory-utilization=%g\"\n",
 				is->memory_fraction);
+		if (is->tensor_parallel > 1)
+			fprintf(f, "            - \"--tensor-parallel-size=%d\"\n",
+				(int)is->tensor_parallel);
 		if (w->model && w->quantization == QUANT_FP8) /* vLLM's dynamic FP8 */
 			fprintf(f, "            - \"--quantization=fp8\"\n");
 	}

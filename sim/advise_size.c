@@ -10,7 +10,8 @@
  *      degree, GPUs, $/h (the pool's price for its own type, the catalog's
  *      reference price for the others), $ per million tokens and tokens per
  *      joule: microseconds a type;
- *   2. the promising types simulated: its own, and at most SIZE_TYPES others
+ *   2. the promising types simulated: its own (and, where its KV cache binds,
+ *      its own at twice the TP degree: wider_tp), and at most SIZE_TYPES others
  *      whose first cut costs at most SIZE_MARGIN more per hour than its own
  *      type's, cheapest first.  Each is a minimum-replica search
  *      (search_run) of the service's goal (W.goal_met >= 1) started from
@@ -77,42 +78,82 @@ static double price_of(const struct pool_spec *ps, const struct gpu_type *g)
 	return x ? x->usd_per_hour : 0;
 }
 
-/* Appends the first cut of workload w on every catalog GPU type to out;
- * false (nothing appended) when the first cut does not model the service. */
-static bool first_cuts(const struct scenario *sc, size_t w, const struct pool_spec *ps,
-		       struct advice *out)
+/* The first cut of workload w on GPU type g at TP degree tp (0: the
+ * smallest that fits) into e; false when the first cut does not model the
+ * service. */
+static bool first_cut(const struct scenario *sc, size_t w, const struct pool_spec *ps,
+		      const struct gpu_type *g, int tp, struct advise_gpu *e)
 {
 	const struct workload_spec *ws = &sc->workloads[w];
 	const struct slo_spec *slo = &ws->inference->slo;
 	double pct = slo->percentile > 0 ? slo->percentile : 99;
+	struct firstcut_service s;
+	if (!search_service(sc, ws, g, sim_seconds(slo->ttft), sim_seconds(slo->tpot), pct, &s) ||
+	    !(s.ttft_slo_s > 0))
+		return false;
+	s.tp = tp;
+	s.usd_per_gpu_hour = price_of(ps, g);
+	struct firstcut f;
+	firstcut_size(&s, &f);
+	*e = (struct advise_gpu){
+		.workload = (int32_t)w,
+		.gpu = g,
+		.verdict = (int)f.verdict,
+		.tp = f.tp,
+		.replicas = f.replicas,
+		.gpus = f.gpus,
+		.usd_hour = f.usd_per_hour,
+		.usd_mtok = f.usd_per_mtok,
+		.tokens_per_joule = f.tokens_per_joule,
+	};
+	snprintf(e->name, sizeof e->name, "%s", ws->name);
+	return true;
+}
+
+/* Appends the first cut of workload w on every catalog GPU type to out (its
+ * own at its TP degree); false (nothing appended) when the first cut does
+ * not model the service. */
+static bool first_cuts(const struct scenario *sc, size_t w, const struct pool_spec *ps,
+		       struct advice *out)
+{
 	size_t n = catalog_gpu_count();
-	out->gpus = gp_xrealloc(out->gpus, (out->n_gpus + n) * sizeof *out->gpus);
+	out->gpus = gp_xrealloc(out->gpus, (out->n_gpus + n + 1) * sizeof *out->gpus);
 	for (size_t i = 0; i < n; i++) {
 		const struct gpu_type *g = catalog_gpu_at(i);
-		struct firstcut_service s;
-		if (!search_service(sc, ws, g, sim_seconds(slo->ttft), sim_seconds(slo->tpot), pct,
-				    &s) ||
-		    !(s.ttft_slo_s > 0))
+		int tp = g == ps->gpu ? sc->workloads[w].inference->tensor_parallel : 0;
+		if (!first_cut(sc, w, ps, g, tp, &out->gpus[out->n_gpus]))
 			return false;
-		s.tp = g == ps->gpu ? ws->inference->tensor_parallel : 0;
-		s.usd_per_gpu_hour = price_of(ps, g);
-		struct firstcut f;
-		firstcut_size(&s, &f);
-		struct advise_gpu *e = &out->gpus[out->n_gpus++];
-		*e = (struct advise_gpu){
-			.workload = (int32_t)w,
-			.gpu = g,
-			.verdict = (int)f.verdict,
-			.tp = f.tp,
-			.replicas = f.replicas,
-			.gpus = f.gpus,
-			.usd_hour = f.usd_per_hour,
-			.usd_mtok = f.usd_per_mtok,
-			.tokens_per_joule = f.tokens_per_joule,
-		};
-		snprintf(e->name, sizeof e->name, "%s", ws->name);
+		out->n_gpus++;
 	}
 	return true;
+}
+
+/* Whether service w's server preempts sequences for want of KV blocks: at
+ * least 1% of its requests (the KV cache finding's bar). */
+static bool kv_bound(const struct scenario *sc, const struct results *r, size_t w)
+{
+	const char *name = sc->workloads[w].name;
+	double pre = results_or(r, name, METRIC_PREEMPTIONS, 0),
+	       reqs = results_or(r, name, METRIC_REQUESTS_SUBMITTED, 0);
+	return reqs > 0 && pre >= 0.01 * reqs;
+}
+
+/* A service whose KV cache binds with the weights filling most of its GPUs
+ * (a 70B model on two A100s): twice the TP degree on its own type, where a
+ * node holds it, gives each replica the memory of twice the GPUs for less
+ * than twice the weights' share.  Appends its first cut to out; the entry,
+ * or NULL. */
+static struct advise_gpu *wider_tp(const struct scenario *sc, const struct results *r, size_t w,
+				   const struct pool_spec *ps, struct advice *out)
+{
+	int tp = 2 * sc->workloads[w].inference->tensor_parallel;
+	if (!kv_bound(sc, r, w) || tp > ps->gpus_per_node)
+		return NULL;
+	struct advise_gpu *e = &out->gpus[out->n_gpus];
+	if (!first_cut(sc, w, ps, ps->gpu, tp, e) || e->verdict != FIRSTCUT_OK)
+		return NULL;
+	out->n_gpus++;
+	return e;
 }
 
 static void count_probe(void *ctx, const struct search_probe *p)
@@ -183,12 +224,15 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 	e->sim_tokens_per_joule = x ? x->tokens_per_joule : NAN;
 	bool own = e->gpu == ps->gpu;
 	if (own && n == ws->inference->replicas && nodes == ps->nodes)
-		return; /* the base itself */
+		return;   /* the base itself */
+	char tp[32] = ""; /* its own type at another TP degree */
+	if (e->tp != ws->inference->tensor_parallel)
+		snprintf(tp, sizeof tp, " of TP %d", e->tp);
 	struct advise_row *a =
 		own ? advise_plan_add(
 			      pl,
-			      "%s at %d replica%s, pool %s at %d node%s (fewest meeting its goal)",
-			      ws->name, n, n == 1 ? "" : "s", ps->name, nodes,
+			      "%s at %d replica%s%s, pool %s at %d node%s (fewest meeting its goal)",
+			      ws->name, n, n == 1 ? "" : "s", tp, ps->name, nodes,
 			      nodes == 1 ? "" : "s")
 		    : advise_plan_add(
 			      pl,
@@ -209,12 +253,12 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 }
 
 /* The nodes of pool ps that other work keeps when service ws shares it:
- * those its replicas do not fill today (at per_node replicas a node), which
- * the service's size leaves as they are.  0 when ws has it alone. */
-static int32_t others_nodes(const struct pool_spec *ps, const struct workload_spec *ws,
-			    int32_t per_node, bool shared)
+ * those its replicas do not fill today (at its TP degree), which the
+ * service's size leaves as they are.  0 when ws has it alone. */
+static int32_t others_nodes(const struct pool_spec *ps, const struct workload_spec *ws, bool shared)
 {
-	int32_t mine = (ws->inference->replicas + per_node - 1) / per_node;
+	int32_t per_node = ps->gpus_per_node / ws->inference->tensor_parallel;
+	int32_t mine = per_node > 0 ? (ws->inference->replicas + per_node - 1) / per_node : 0;
 	return shared && ps->nodes > mine ? ps->nodes - mine : 0;
 }
 
@@ -232,7 +276,7 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	char *nodes_key = gp_strf("pools.%s.nodes", ps->name);
 	struct advise_probes probes = {.service = ws->name};
 	int32_t per_node = ps->gpus_per_node / e->tp;
-	int32_t others = others_nodes(ps, ws, per_node, shared);
+	int32_t others = others_nodes(ps, ws, shared);
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
 				.n_sets = sp->n_sets,
@@ -342,6 +386,13 @@ int advise_size_services(const struct advise_spec *sp, struct store *st, const s
 		}
 		struct advise_gpu **pick = gp_xcalloc(out->n_gpus - from + 1, sizeof *pick);
 		size_t n = promising(out, from, &sc->pools[p], shared, pick);
+		struct advise_gpu *wider = wider_tp(sc, r, w, &sc->pools[p], out);
+		if (wider) { /* right after its own type at its own degree */
+			size_t at = n && pick[0]->gpu == sc->pools[p].gpu;
+			memmove(pick + at + 1, pick + at, (n - at) * sizeof *pick);
+			pick[at] = wider;
+			n++;
+		}
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = search_type(sp, st, sc, &sc->pools[p], shared, pick[i], pl, err);
 		free(pick);

@@ -307,6 +307,26 @@ Test(emit, a_servers_batch_is_its_vllm_arguments)
 	yaml_document_delete(&d);
 }
 
+/* A wider TP degree is vLLM's --tensor-parallel-size beside the GPUs the
+ * container asks for (vllm/engine/arg_utils.py). */
+Test(emit, a_tp_degree_is_the_servers_tensor_parallel_size)
+{
+	advise_emit_case("service-beside-batch", "tp", "");
+	char file[256];
+	snprintf(file, sizeof file, "%s/tp/patch-chat.yaml", dir);
+	yaml_document_t d;
+	load(file, &d);
+	cr_expect_str_eq(at(&d, "spec replicas"), "5");
+	cr_expect_str_eq(at(&d, "spec template spec containers 0 resources limits nvidia.com/gpu"),
+			 "4");
+	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 3"),
+			 "--tensor-parallel-size=4");
+	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/tp/README.txt", dir);
+	expect_file(file);
+	cr_expect(!strstr(out, "tensor_parallel"), "applied, not by hand:\n%s", out);
+}
+
 Test(emit, node_counts_are_cluster_autoscaler_flags)
 {
 	advise_emit_case("capacity", "cap", "");
