@@ -40,8 +40,8 @@ static int32_t sole_waiting_workload(const struct sim *s, const struct scenario 
  * the queue figures. */
 static struct samples_stats add_job_metrics(const struct sim *s, const struct scenario *sc,
 					    struct results *r, const char *scope, int32_t w,
-					    const struct samples_stats *known, bool culls,
-					    bool scales_down)
+					    const struct samples_stats *known,
+					    const int64_t *censored, bool culls, bool scales_down)
 {
 	const struct sim_workload *wl = sim_workloads(s);
 	/* the workloads summed: all, or w alone (a scan of all per workload
@@ -49,14 +49,22 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 	size_t lo = w < 0 ? 0 : (size_t)w, hi = w < 0 ? sc->n_workloads : (size_t)w + 1;
 	const struct samples **waits = gp_xcalloc(hi - lo + 1, sizeof *waits);
 	size_t n = 0;
-	int64_t submitted = 0, completed = 0, failed = 0, met = 0;
+	int64_t submitted = 0, completed = 0, failed = 0, met = 0, judged = 0;
+	/* deadline_met_pct in scope all: over the workloads with a deadline,
+	 * where there is one (jobs without one count as met when they end) */
+	bool any_deadline = false;
+	for (size_t k = lo; w < 0 && k < hi; k++)
+		any_deadline |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
 	sim_time first = SIM_NEVER, last = SIM_NEVER;
 	for (size_t k = lo; k < hi; k++) {
 		const struct sim_workload *x = &wl[k];
 		submitted += x->submitted;
 		completed += x->completed;
 		failed += x->failed;
-		met += x->met;
+		if (!any_deadline || sc->workloads[k].deadline_kind != DEADLINE_NONE) {
+			met += x->met;
+			judged += x->submitted - censored[k];
+		}
 		if (x->first_submit != SIM_NEVER && (first == SIM_NEVER || x->first_submit < first))
 			first = x->first_submit;
 		if (x->last_end != SIM_NEVER && (last == SIM_NEVER || x->last_end > last))
@@ -72,7 +80,7 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 	results_add_metric(r, scope, METRIC_JOBS_UNFINISHED,
 			   (double)(submitted - completed - failed));
 	results_add_metric(r, scope, METRIC_DEADLINE_MET_PCT,
-			   submitted ? 100.0 * (double)met / (double)submitted : NAN);
+			   judged > 0 ? 100.0 * (double)met / (double)judged : NAN);
 	results_add_metric(r, scope, METRIC_MAKESPAN_S,
 			   last != SIM_NEVER ? sim_seconds(last - first) : NAN);
 	int64_t oom = 0;
@@ -147,6 +155,28 @@ static double gpu_gib(const struct scenario *sc, size_t scope)
 		gib += n * sc->pools[p].gpu->memory_bytes / GP_GIB;
 	}
 	return gpus > 0 ? gib / gpus : 0;
+}
+
+/* Per workload, the jobs unfinished at the horizon whose deadline falls
+ * after it: a run cut off there cannot tell whether they meet it, so
+ * deadline_met_pct leaves them out (a job that arrives in the horizon's last
+ * hours is neither met nor missed).  A run that stalled before it counts
+ * them missed: nothing would start them. */
+static int64_t *censored_deadlines(const struct sim *s, const struct scenario *sc,
+				   const struct results *r)
+{
+	size_t n = 0;
+	const struct sim_job *jobs = sim_jobs(s, &n);
+	int64_t *censored = gp_xcalloc(sc->n_workloads + 1, sizeof *censored);
+	if (!r->status || strcmp(r->status, "horizon"))
+		n = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_job *j = &jobs[i];
+		if ((j->status == JOB_PENDING || j->status == JOB_RUNNING) && j->workload >= 0 &&
+		    j->submit != SIM_NEVER && j->deadline != SIM_NEVER && j->deadline > r->sim_end)
+			censored[j->workload]++;
+	}
+	return censored;
 }
 
 /* Jobs still waiting at the end (never started, or requeued) and the
@@ -264,16 +294,19 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 		culls |= sc->workloads[k].cull_after > 0;
 	for (size_t p = 0; p < sc->n_pools; p++)
 		scales_down |= sc->pools[p].autoscale.on;
+	int64_t *censored = censored_deadlines(s, sc, r);
 	for (size_t scope = 0; scope < c->n_scopes; scope++) {
 		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
 		if (scope == 0) {
-			all = add_job_metrics(s, sc, r, "all", -1, NULL, culls, scales_down);
+			all = add_job_metrics(s, sc, r, "all", -1, NULL, censored, culls,
+					      scales_down);
 		} else if (scope > sc->n_pools) {
 			int32_t w = (int32_t)(scope - 1 - sc->n_pools);
 			add_job_metrics(s, sc, r, c->names[scope], w, w == sole ? &all : NULL,
-					culls, scales_down);
+					censored, culls, scales_down);
 		}
 	}
+	free(censored);
 	add_waiting_metrics(s, sc, r);
 	const struct sim_workload *wl = sim_workloads(s);
 	int64_t *verified = gp_xcalloc(sc->n_workloads + 1, sizeof *verified);

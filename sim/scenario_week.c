@@ -307,9 +307,9 @@ static void check_cut(const struct scenario *sc, const struct workload_spec *w,
 	units_format_duration(sc->horizon, hz, sizeof hz);
 	warn(out, n, w->loc,
 	     "workload %s: the horizon %s cuts off its jobs arriving after %s (horizon - "
-	     "start-up - mean duration): they cannot finish inside it and count as missed "
-	     "deadlines; expected a horizon past its last arrival plus a duration, or "
-	     "arrivals that end earlier",
+	     "start-up - mean duration): they cannot finish inside it, and those whose "
+	     "deadline falls after it are not judged; expected a horizon past its last "
+	     "arrival plus a duration, or arrivals that end earlier",
 	     w->name, hz, cut);
 }
 

@@ -45,9 +45,10 @@ Test(metrics, queue_times_are_gsl_quantiles_of_the_waits)
 	expect("big", "queue_time_max_s", 0);
 }
 
-/* Jobs, deadlines and makespan: a job without a deadline counts as met, so
- * all meets 3 of 4 (75%), small 2 of 3 (66.67%); makespan from the first
- * submit (0) to the last end: all and small 3 h = 10800 s, big 1 h. */
+/* Jobs, deadlines and makespan: a job without a deadline counts as met in
+ * its own scope (big 100%), and scope all counts the workloads with a
+ * deadline, small alone: 2 of 3 (66.67%, not 3 of 4 with big); makespan from
+ * the first submit (0) to the last end: all and small 3 h = 10800 s, big 1 h. */
 Test(metrics, job_counts_deadlines_and_makespan_per_scope)
 {
 	run(FIXTURE, NULL, 0);
@@ -55,12 +56,30 @@ Test(metrics, job_counts_deadlines_and_makespan_per_scope)
 	expect("all", "jobs_completed", 4);
 	expect("all", "jobs_unfinished", 0);
 	expect("small", "jobs_completed", 3);
-	expect("all", "deadline_met_pct", 75);
+	expect("all", "deadline_met_pct", 200.0 / 3);
 	expect("small", "deadline_met_pct", 200.0 / 3);
 	expect("big", "deadline_met_pct", 100);
 	expect("all", "makespan_s", 10800);
 	expect("small", "makespan_s", 10800);
 	expect("big", "makespan_s", 3600);
+}
+
+/* A horizon that cuts a job off: at 2h15m small's third job runs (2-3 h)
+ * and its deadline, 02:30, is after the horizon, so the run cannot judge
+ * it: small meets 2 of 2.  At 2h45m its deadline has passed unfinished: 2
+ * of 3. */
+Test(metrics, a_deadline_after_the_horizon_is_not_judged)
+{
+	const char *cut[] = {"horizon=2h15m"};
+	run(FIXTURE, cut, 1);
+	expect("small", "jobs_unfinished", 1);
+	expect("small", "deadline_met_pct", 100);
+	expect("all", "deadline_met_pct", 100);
+	cleanup();
+	const char *past[] = {"horizon=2h45m"};
+	run(FIXTURE, past, 1);
+	expect("small", "jobs_unfinished", 1);
+	expect("small", "deadline_met_pct", 200.0 / 3);
 }
 
 /* Gauges: allocated 4 x 1 + 3 x 2 x 1 = 10 GPU-hours of 12 (83.33%); engine

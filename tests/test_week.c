@@ -542,8 +542,9 @@ Test(week, check_warns_of_a_squeezed_count_and_a_cut_horizon)
 	cr_expect_str_eq(
 		w[1].text,
 		"workload ev: the horizon 1d cuts off its jobs arriving after 21h (horizon "
-		"- start-up - mean duration): they cannot finish inside it and count as "
-		"missed deadlines; expected a horizon past its last arrival plus a "
+		"- start-up - mean duration): they cannot finish inside it, and those "
+		"whose deadline falls after it are not judged; expected a horizon past its "
+		"last arrival plus a "
 		"duration, or arrivals that end earlier");
 	free(w);
 	scenario_free(ls);
