@@ -1021,13 +1021,18 @@ static int derive_vram(struct loader *ld, const struct ynode *item, struct workl
 }
 
 /* The first time a job of w can arrive: its `at`, the start of its poisson
- * stream, or its trace's first row. */
-static sim_time first_arrival(const struct workload_spec *w)
+ * stream, its schedule's first firing from then (the scenario starting at
+ * epoch second start), or its trace's first row. */
+static sim_time first_arrival(const struct workload_spec *w, int64_t start)
 {
 	const struct arrival *a = &w->arrival;
 	if (a->kind == ARRIVAL_AT)
 		return a->at;
-	if (a->kind == ARRIVAL_POISSON || a->kind == ARRIVAL_SCHEDULE)
+	if (a->kind == ARRIVAL_SCHEDULE) {
+		int64_t t = units_cron_next(&a->cron, start + a->from / SIM_SECOND);
+		return t == INT64_MAX ? a->from : (t - start) * SIM_SECOND;
+	}
+	if (a->kind == ARRIVAL_POISSON)
 		return a->from;
 	return a->n_rows ? a->summary.first_submit : 0;
 }
@@ -1037,11 +1042,12 @@ static sim_time first_arrival(const struct workload_spec *w)
 static int check_deadline(struct loader *ld, const struct ynode *item,
 			  const struct workload_spec *w)
 {
-	if (w->deadline_kind != DEADLINE_AT || w->deadline >= first_arrival(w))
+	sim_time first = first_arrival(w, ld->sc->start_epoch);
+	if (w->deadline_kind != DEADLINE_AT || w->deadline >= first)
 		return GP_OK;
 	const struct ynode *d = ynode_get(item, "deadline");
 	char at[32];
-	units_format_duration(first_arrival(w), at, sizeof at);
+	units_format_duration(first, at, sizeof at);
 	return gp_located(ld->err, d->loc,
 			  "deadline '%s' is before the first arrival (start + %s); expected a "
 			  "deadline after the jobs arrive, or {within: 5h} from each arrival",

@@ -1089,6 +1089,19 @@ Test(scenario, a_deadline_is_checked_against_a_long_traces_first_row)
 	      "arrival");
 }
 
+/* A schedule's jobs first arrive at its first firing, not at the start: a
+ * nightly batch at 20:00 with a deadline at 07:00 misses every deadline
+ * before its first job exists. */
+Test(scenario, a_deadline_is_checked_against_a_schedules_first_firing)
+{
+	scenario_free(load(W(
+		"count: 1, duration: 1h, arrival: {schedule: \"0 20 * * *\"}, deadline: \"23:00\"")));
+	fails(W("count: 1, duration: 1h, arrival: {schedule: \"0 20 * * *\"}, deadline: \"07:00\""),
+	      "DIR/s.yaml:3:92: error: deadline '07:00' is before the first arrival (start + "
+	      "20h); expected a deadline after the jobs arrive, or {within: 5h} from each "
+	      "arrival");
+}
+
 static void run_trace(const char *name, struct results *r, bool *held)
 {
 	char text[512];
