@@ -70,6 +70,19 @@ static bool admits(const struct pool_spec *p, const struct workload_spec *w, int
 	return true;
 }
 
+/* The first pool with windows whose GPUs workload ws may use (its rules
+ * admitting it), or -1. */
+static int32_t window_pool(const struct scenario *sc, const struct workload_spec *ws)
+{
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct pool_spec *ps = &sc->pools[p];
+		if (ps->n_windows && scenario_gpu_equivalent(ps, ws) > 0 && admits(ps, ws, 0) &&
+		    admits(ps, ws, 1) && admits(ps, ws, 2))
+			return (int32_t)p;
+	}
+	return -1;
+}
+
 /* What only the scenario tells apart: the rule behind a node-affinity
  * message (the one that keeps it off the most pools that offer what its
  * pods ask for; ties: node_selector, gpu_spec, affinity), a MIG request's
@@ -98,17 +111,31 @@ static enum constraint_kind refine(const struct scenario *sc, const struct workl
 	}
 	if (k == CONSTRAINT_CAPACITY && ws->request == REQUEST_MIG)
 		return CONSTRAINT_MIG_PROFILE;
+	/* A node outside its window answers "unschedulable" before its rules
+	 * (NodeUnschedulable filters first): where the workload has no window of
+	 * its own and may use no pool with one, the window keeps it off nothing
+	 * it could use, and what its pods wait for is capacity. */
+	if (k == CONSTRAINT_WINDOW && !ws->n_windows && window_pool(sc, ws) < 0)
+		return ws->request == REQUEST_MIG ? CONSTRAINT_MIG_PROFILE : CONSTRAINT_CAPACITY;
 	return k;
 }
 
 /* The pool a pending kind is about when the run named none: the first that
- * offers what the workload's pods ask for, or -1. */
-static int32_t first_pool(const struct scenario *sc, const struct workload_spec *ws)
+ * offers what the workload's pods ask for (and, for capacity, that its rules
+ * admit, where one does), or -1. */
+static int32_t first_pool(const struct scenario *sc, const struct workload_spec *ws, bool admitted)
 {
-	for (size_t p = 0; p < sc->n_pools; p++)
-		if (scenario_gpu_equivalent(&sc->pools[p], ws) > 0)
+	int32_t offers = -1;
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const struct pool_spec *ps = &sc->pools[p];
+		if (!(scenario_gpu_equivalent(ps, ws) > 0))
+			continue;
+		if (!admitted || (admits(ps, ws, 0) && admits(ps, ws, 1) && admits(ps, ws, 2)))
 			return (int32_t)p;
-	return -1;
+		if (offers < 0)
+			offers = (int32_t)p;
+	}
+	return offers;
 }
 
 void bind_write(const struct bind *b, const struct scenario *sc, struct results *out)
@@ -129,7 +156,8 @@ void bind_write(const struct bind *b, const struct scenario *sc, struct results 
 			size_t j = (size_t)to * nw + w;
 			n += !(sum[j] > 0);
 			sum[j] += b->seconds[i];
-			if (par[j] < 0)
+			/* a window refined away was about a pool the work cannot use */
+			if (par[j] < 0 && !(k == CONSTRAINT_WINDOW && to != CONSTRAINT_WINDOW))
 				par[j] = b->param[i];
 		}
 	out->constraints = gp_xcalloc(n + 1, sizeof *out->constraints);
@@ -143,8 +171,14 @@ void bind_write(const struct bind *b, const struct scenario *sc, struct results 
 			struct constraint c = {(enum constraint_kind)k, -1, (int32_t)w, -1, sum[j]};
 			if (bind_queue_kind(c.kind))
 				c.queue = par[j] >= 0 ? par[j] : ws->queue;
+			else if (par[j] >= 0)
+				c.pool = par[j];
+			else if (k == CONSTRAINT_WINDOW && window_pool(sc, ws) >= 0)
+				c.pool = window_pool(sc, ws);
 			else
-				c.pool = par[j] >= 0 ? par[j] : first_pool(sc, ws);
+				c.pool = first_pool(sc, ws,
+						    k == CONSTRAINT_CAPACITY ||
+							    k == CONSTRAINT_MIG_PROFILE);
 			out->constraints[out->n_constraints++] = c;
 		}
 	free(sum);

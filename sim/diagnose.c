@@ -317,13 +317,14 @@ static bool mark_idle_holders(struct view *v, size_t p)
 	return any;
 }
 
-/* Work pended long enough on the pool, and idle holders that did not wait
- * themselves held at least DIAGNOSE_IDLE_HELD of its GPUs meanwhile: the
- * lock is theirs even when the pool's other GPUs are busy (near-idle
- * servers beside training that runs flat out average to an active pool), or
- * free in pieces no pending job fits (notebooks spread over the nodes: the
- * pieces are theirs, not the placement's).  v->pend holds pool_sums'
- * pending workloads. */
+/* Work pended long enough on the pool, and idle holders held at least
+ * DIAGNOSE_IDLE_HELD of its GPUs meanwhile: the lock is theirs even when the
+ * pool's other GPUs are busy (near-idle servers beside training that runs
+ * flat out average to an active pool), or free in pieces no pending job fits
+ * (notebooks spread over the nodes: the pieces are theirs, not the
+ * placement's).  Holders that wait themselves count too: notebooks opened
+ * all morning wait behind the ones open since 08:00, and sharing them frees
+ * GPUs for both.  v->pend holds pool_sums' pending workloads. */
 static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 {
 	if (!(s->pend_s > 0 && s->pend_s >= DIAGNOSE_PENDING_SHARE * v->active && s->cap > 0))
@@ -331,7 +332,7 @@ static bool held_by_idle(struct view *v, size_t p, const struct pool_sums *s)
 	bool *holder = gp_xcalloc(v->sc->n_workloads + 1, sizeof *holder);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		double held;
-		holder[w] = !(v->pend[w] > 0) && idle_holder(v, w, p, &held);
+		holder[w] = idle_holder(v, w, p, &held);
 	}
 	double idle_held = 0; /* GPU-seconds they held while work pended */
 	for (size_t k = 0; k < v->n_windows; k++) {

@@ -212,7 +212,7 @@ static void add_toleration(char *buf, size_t len, const char *key, bool exists, 
 			   int effect);
 
 /* Idle holders of whole GPUs (notebooks, idle services: one-GPU pods busy
- * under DIAGNOSE_IDLE that met their goals) in pool p, where other work
+ * under DIAGNOSE_IDLE, waiting themselves or not) in pool p, where work
  * missed its goal, moved to a small pool of their own, as people do:
  * time-sliced (x4, else x2, as their VRAM allows), tainted for them alone
  * and selected by them, sized for the GPUs they held at most, its nodes
@@ -230,16 +230,17 @@ void relax_shared_pool(const struct scenario *sc, const struct results *r,
 	const struct pool_spec *ps = &sc->pools[c->pool];
 	size_t n_members = 0;
 	size_t *members = gp_xcalloc(sc->n_workloads + 1, sizeof *members);
-	bool missed = false;
+	bool missed = false; /* by work that stays in p: else p is theirs already */
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		if (!hosts(ps, ws))
 			continue;
-		bool met = results_holds(r, ws->name, METRIC_GOAL_MET);
-		missed |= !met;
-		if (met && ws->request == REQUEST_GPUS && ws->gpus == 1 && !ws->inference &&
+		/* idle ones that wait themselves too: a pool of their own serves them */
+		if (ws->request == REQUEST_GPUS && ws->gpus == 1 && !ws->inference &&
 		    ws->gpu_busy < DIAGNOSE_IDLE)
 			members[n_members++] = w;
+		else
+			missed |= !results_holds(r, ws->name, METRIC_GOAL_MET);
 	}
 	if (missed && n_members && !ps->autoscale.on && !ps->n_windows && !ps->spot.on &&
 	    ps->sharing.mode == SHARING_EXCLUSIVE && strlen(ps->name) <= SCENARIO_MAX_NAME - 8)

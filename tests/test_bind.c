@@ -95,6 +95,23 @@ Test(bind, a_closed_window_binds_and_a_full_node_is_capacity)
 	cr_expect_str_eq(sc->pools[row_of(CONSTRAINT_WINDOW)->pool].name, "render");
 }
 
+/* The same renders, 4 hours each, kept on an A100 pool without windows
+ * (gpu_spec): they wait 4 + 8 + 12 h on its busy node.  While the render
+ * node is open (20:00-02:00) it answers with their rule; closed, it answers
+ * "node(s) were unschedulable" before their rules (NodeUnschedulable
+ * filters first), but it is no node they could use: those 12 h are
+ * capacity on pool a100, not the render pool's window (as they were). */
+Test(bind, a_window_on_a_pool_the_work_cannot_use_binds_nothing)
+{
+	RUN_WITH("tests/fixtures/diagnosis/window.yaml",
+		 "pools.+={name: a100, nodes: 1, gpu: A100-80GB, gpus_per_node: 4}",
+		 "workloads.frames.gpu_spec=[A100-80GB]", "workloads.frames.duration=4h");
+	cr_expect_eq(seconds_of(CONSTRAINT_WINDOW, "frames"), 0);
+	cr_expect_float_eq(seconds_of(CONSTRAINT_CAPACITY, "frames"), 12 * 3600.0, 1e-6);
+	cr_expect_float_eq(seconds_of(CONSTRAINT_GPU_SPEC, "frames"), 12 * 3600.0, 1e-6);
+	cr_expect_str_eq(sc->pools[row_of(CONSTRAINT_CAPACITY)->pool].name, "a100");
+}
+
 Test(bind, slowdown_under_time_slicing_is_contention)
 {
 	run("tests/fixtures/bind/contention.yaml", NULL, 0);

@@ -213,6 +213,13 @@ static const struct case_ cases[] = {
 	 "application",
 	 {"evicted 8 times by the Cluster Autoscaler's scale-down", "safe_to_evict: false"},
 	 "--set 'workloads.train.safe_to_evict=false'"},
+	/* Idle notebooks that wait themselves hold the pool: sharing their
+	 * GPUs (the device plugin's timeSlicing replicas) serves them and the
+	 * fine-tunes behind them, no node bought. */
+	{"notebooks-wait",
+	 "allocation",
+	 {"whole-GPU allocation is the lock", "notebooks: time-slicing x2"},
+	 "recommendation: time-slicing x2 on a100"},
 	{"node-group",
 	 "capacity",
 	 {"autoscaler sits at its max of 1 node while"},
