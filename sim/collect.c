@@ -101,10 +101,6 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 {
 	memset(c, 0, sizeof *c);
 	c->n_scopes = 1 + sc->n_pools + sc->n_workloads;
-	c->slots = GAUGE_BATCH_SLOTS;
-	for (size_t w = 0; w < sc->n_workloads; w++)
-		if (sc->workloads[w].inference || sc->workloads[w].kind != WORKLOAD_BATCH)
-			c->slots = GAUGE_SLOTS; /* served by sim/infer.c */
 	c->scopes = gp_xcalloc(c->n_scopes, sizeof *c->scopes);
 	c->names = gp_xcalloc(c->n_scopes, sizeof *c->names);
 	c->names[0] = "all";
@@ -125,6 +121,10 @@ void collect_init(struct collect *c, const struct scenario *sc, struct results *
 	}
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		c->names[collect_scope_workload(sc, w)] = sc->workloads[w].name;
+	for (size_t i = 0; i < c->n_scopes; i++)
+		for (size_t g = 0; g < GAUGE_COUNT; g++)
+			if (c->scopes[i].value[g] != 0)
+				collect_live(&c->scopes[i], g + 1);
 	c->cells = gp_xcalloc(sc->n_workloads + 1, sizeof *c->cells);
 	c->n_workloads = sc->n_workloads;
 	c->adaptive = sc->output.step <= 0;
@@ -192,28 +192,40 @@ void collect_free(struct collect *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* Adds value x dt to the integrals of the first n slots: n is a constant
- * where it is inlined, so the loop is unrolled and vectorized. */
-static inline void integrate(struct scope_gauges *s, double dt, size_t n)
-{
-	for (size_t g = 0; g < n; g++) {
-		s->window[g] += s->value[g] * dt;
-		s->total[g] += s->value[g] * dt;
-	}
-}
+/* Adds value x dt to the integrals of slots 2k and 2k + 1 (one vector op). */
+#define INTEGRATE_PAIR(s, k, dt)                                    \
+	do {                                                        \
+		for (size_t g_ = 2 * (k); g_ < 2 * (k) + 2; g_++) { \
+			(s)->window[g_] += (s)->value[g_] * (dt);   \
+			(s)->total[g_] += (s)->value[g_] * (dt);    \
+		}                                                   \
+	} while (0)
 
-/* Brings the integrals of one scope up to time t. */
+_Static_assert(GAUGE_SLOTS == 22, "advance() integrates 11 pairs at most");
+
+/* Brings the integrals of one scope up to time t: the pairs of slots up to
+ * the last gauge that ever moved in it, the last pair first, each unrolled. */
 static inline void advance(struct collect *c, struct scope_gauges *s, sim_time t)
 {
 	if (!c->started || t <= s->last)
 		return;
 	double dt = (double)(t - s->last);
-	for (size_t g = c->slots; g < GAUGE_SLOTS; g++)
-		assert(s->value[g] == 0 && "an inference gauge moved in a batch-only run");
-	if (c->slots == GAUGE_BATCH_SLOTS)
-		integrate(s, dt, GAUGE_BATCH_SLOTS);
-	else
-		integrate(s, dt, GAUGE_SLOTS);
+	for (size_t g = 2 * (size_t)s->pairs; g < GAUGE_SLOTS; g++)
+		assert(s->value[g] == 0 && "a gauge moved without collect_live");
+	switch (s->pairs) {
+	case 11: INTEGRATE_PAIR(s, 10, dt); /* fall through */
+	case 10: INTEGRATE_PAIR(s, 9, dt);  /* fall through */
+	case 9: INTEGRATE_PAIR(s, 8, dt);   /* fall through */
+	case 8: INTEGRATE_PAIR(s, 7, dt);   /* fall through */
+	case 7: INTEGRATE_PAIR(s, 6, dt);   /* fall through */
+	case 6: INTEGRATE_PAIR(s, 5, dt);   /* fall through */
+	case 5: INTEGRATE_PAIR(s, 4, dt);   /* fall through */
+	case 4: INTEGRATE_PAIR(s, 3, dt);   /* fall through */
+	case 3: INTEGRATE_PAIR(s, 2, dt);   /* fall through */
+	case 2: INTEGRATE_PAIR(s, 1, dt);   /* fall through */
+	case 1: INTEGRATE_PAIR(s, 0, dt);   /* fall through */
+	default: break;
+	}
 	s->last = t;
 }
 

@@ -131,14 +131,20 @@ static double pod_share(struct sim *s, const struct sim_job *j, const struct clu
 	return 1;
 }
 
-/* The gauges a running pod moves itself, the block that starts the gauges
- * (collect.h): allocation, VRAM, and its own (uncapped) activity in its
- * workload's scope, the last two.  A job counts as running once.  One
- * collect_move_block per scope.  Returns the pod's cost per hour times sign. */
+/* The gauges a running pod moves itself (collect.h): the block that starts
+ * the gauges (allocation, and its own (uncapped) activity in its workload's
+ * scope, the last two), then VRAM, CPU, RAM and their cost rates, which a
+ * pod without them, priced at 0, moves by 0 and leaves out (adding a 0
+ * changes no gauge: they are never -0).  A job counts as running once.  One
+ * touch per scope.  Returns the pod's cost per hour times sign. */
 #define POD_GAUGES (GAUGE_SM + 1)
+#define POD_MORE   (GAUGE_RAM_COST + 1 - GAUGE_VRAM)
+_Static_assert(POD_MORE == 6, "any_more tests six");
 _Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2 &&
-		       GAUGE_CHARGED < GAUGE_ENGINE,
-	       "a pod's gauges are the first block, activity last");
+		       GAUGE_CHARGED < GAUGE_ENGINE && GAUGE_VRAM < GAUGE_CPU &&
+		       GAUGE_CPU < GAUGE_RAM && GAUGE_RAM < GAUGE_GPU_COST &&
+		       GAUGE_GPU_COST < GAUGE_CPU_COST && GAUGE_CPU_COST < GAUGE_RAM_COST,
+	       "a pod's gauges are the first block, activity last, then the others in one block");
 
 static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
 			 double sign)
@@ -158,29 +164,39 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 	 * instance is as efficient as a busy GPU. */
 	const double d[POD_GAUGES] = {
 		[GAUGE_ALLOCATED] = sign * grant->equivalent,
-		[GAUGE_VRAM] = sign * gpus * ws->vram_bytes / GP_GIB,
 		[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0,
-		[GAUGE_CPU] = sign * ws->cpu,
-		[GAUGE_RAM] = sign * ram,
-		[GAUGE_GPU_COST] = sign * gpu_rate,
-		[GAUGE_CPU_COST] = sign * ws->cpu * price->cpu_hour,
-		[GAUGE_RAM_COST] = sign * ram * price->gib_hour,
 		[GAUGE_CHARGED] = sign * grant->equivalent * sharing_charge(&ps->sharing),
 		[GAUGE_ENGINE] = sign * j->busy * (mig ? grant->equivalent : gpus),
 		[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share),
 	};
+	const double more[POD_MORE] = {
+		[0] = sign * gpus * ws->vram_bytes / GP_GIB,
+		[GAUGE_CPU - GAUGE_VRAM] = sign * ws->cpu,
+		[GAUGE_RAM - GAUGE_VRAM] = sign * ram,
+		[GAUGE_GPU_COST - GAUGE_VRAM] = sign * gpu_rate,
+		[GAUGE_CPU_COST - GAUGE_VRAM] = sign * ws->cpu * price->cpu_hour,
+		[GAUGE_RAM_COST - GAUGE_VRAM] = sign * ram * price->gib_hour,
+	};
+	bool any_more = (more[0] != 0) | (more[1] != 0) | (more[2] != 0) | (more[3] != 0) |
+			(more[4] != 0) | (more[5] != 0);
 	sim_time now = s->engine.now;
-	/* Scopes all and pool get the GPUs' capped activity in sim_gpus_changed(). */
-	collect_move_block(&s->collect, 0, GAUGE_ALLOCATED, d, POD_GAUGES - 2, now);
-	collect_move_block(&s->collect, collect_scope_pool(s->sc, (size_t)pool), GAUGE_ALLOCATED, d,
-			   POD_GAUGES - 2, now);
-	collect_move_block(&s->collect, collect_scope_workload(s->sc, (size_t)j->workload),
-			   GAUGE_ALLOCATED, d, POD_GAUGES, now);
+	size_t scopes[3] = {0, collect_scope_pool(s->sc, (size_t)pool),
+			    collect_scope_workload(s->sc, (size_t)j->workload)};
+	for (size_t k = 0; k < 3; k++) {
+		/* Scopes all and pool get the GPUs' capped activity in sim_gpus_changed(). */
+		collect_move_block(&s->collect, scopes[k], GAUGE_ALLOCATED, d,
+				   k == 2 ? POD_GAUGES : POD_GAUGES - 2, now);
+		if (any_more)
+			collect_move_block(&s->collect, scopes[k], GAUGE_VRAM, more, POD_MORE, now);
+	}
+#define MORE(g) more[(g)-GAUGE_VRAM]
 	collect_cost_move(&s->collect, (size_t)j->workload, pool, grant->node,
-			  (const double[]){d[GAUGE_GPU_COST], d[GAUGE_CPU_COST], d[GAUGE_RAM_COST],
-					   d[GAUGE_CHARGED], d[GAUGE_CPU], d[GAUGE_RAM]},
+			  (const double[]){MORE(GAUGE_GPU_COST), MORE(GAUGE_CPU_COST),
+					   MORE(GAUGE_RAM_COST), d[GAUGE_CHARGED], MORE(GAUGE_CPU),
+					   MORE(GAUGE_RAM)},
 			  now);
-	return d[GAUGE_GPU_COST] + d[GAUGE_CPU_COST] + d[GAUGE_RAM_COST];
+	return MORE(GAUGE_GPU_COST) + MORE(GAUGE_CPU_COST) + MORE(GAUGE_RAM_COST);
+#undef MORE
 }
 
 /* The pods' cost rates are the allocation's price per hour (times sign, an

@@ -34,18 +34,18 @@
 
 #include "gpuplan/results.h"
 
-/* The gauges a pod's start and finish move come first, in one block
- * (collect_move_block), engine and SM activity last of them; a gauge's
- * place here changes no figure, as every gauge is summed on its own. */
+#include <assert.h>
+
+/* The gauges a pod's start and finish move come first: the block every
+ * pod moves, engine and SM activity last of it (collect_move_block); then
+ * the gauges of the cluster and the queue; then the rest of what a pod
+ * moves, which a scenario without prices, CPU, memory or VRAM leaves at 0,
+ * and the autoscaler's.  A scope integrates its gauges up to the last one
+ * that ever moved (scope_gauges.pairs), so gauges that stay 0 come last.  A
+ * gauge's place here changes no figure, as every gauge is summed on its own. */
 enum gauge {
 	GAUGE_ALLOCATED, /* GPUs */
-	GAUGE_VRAM,      /* GiB */
 	GAUGE_RUNNING,   /* jobs */
-	GAUGE_CPU,       /* cores allocated */
-	GAUGE_RAM,       /* GiB allocated */
-	GAUGE_GPU_COST,  /* $/h accruing for allocated GPUs */
-	GAUGE_CPU_COST,  /* $/h for allocated cores */
-	GAUGE_RAM_COST,  /* $/h for allocated memory */
 	GAUGE_CHARGED,   /* GPUs charged: allocated x sharing_charge (a MIG layout's
 			  * unusable slices go to its tenants) */
 	GAUGE_ENGINE,    /* GPUs' worth of engine activity */
@@ -54,6 +54,12 @@ enum gauge {
 	GAUGE_DEMAND,    /* GPUs requested by work that arrived and has not finished */
 	GAUGE_PENDING,   /* jobs */
 	GAUGE_POWERED,   /* GPUs powered (capacity, or only in windows with powered: window) */
+	GAUGE_VRAM,      /* GiB */
+	GAUGE_CPU,       /* cores allocated */
+	GAUGE_RAM,       /* GiB allocated */
+	GAUGE_GPU_COST,  /* $/h accruing for allocated GPUs */
+	GAUGE_CPU_COST,  /* $/h for allocated cores */
+	GAUGE_RAM_COST,  /* $/h for allocated memory */
 	/* the autoscaler's nodes, the committed part of the bill */
 	GAUGE_PROVISIONING,      /* GPUs of nodes launched and not Ready yet (autoscale.h) */
 	GAUGE_POWERED_COMMITTED, /* of GAUGE_POWERED, the pool's committed GPUs (price.committed) */
@@ -81,11 +87,6 @@ enum peak { PEAK_ALLOCATED, PEAK_CAPACITY, PEAK_DEMAND, PEAK_COUNT };
  * them two doubles at a time, vectorized at -O2 too, with the same sums. */
 #define GAUGE_SLOTS ((GAUGE_COUNT + 1) / 2 * 2)
 
-/* The slots a run of batch work alone integrates: the gauges before the
- * inference servers', rounded up to an even length as well.  A gauge that
- * stays 0 adds 0 to its integrals, so skipping it changes no bit. */
-#define GAUGE_BATCH_SLOTS ((GAUGE_REQ_RUNNING + 1) / 2 * 2)
-
 struct scope_gauges {
 	double value[GAUGE_SLOTS];
 	double initial[GAUGE_SLOTS]; /* values before the first arrival */
@@ -98,6 +99,10 @@ struct scope_gauges {
 	double preemptions;      /* counted in the current window (collect_preempted) */
 	sim_time last;           /* integrals are up to date until here */
 	bool moved;              /* changed since the last collect_settle */
+	uint8_t pairs;           /* slot pairs integrated: those up to the last gauge
+				  * ever moved (collect_live).  A gauge that stayed 0
+				  * would add 0 to integrals that are never -0: skipping
+				  * it changes no bit. */
 };
 
 /* What one workload's pods cost in one pool, by resource (GPU, CPU, RAM):
@@ -137,8 +142,6 @@ struct collect {
 	size_t n_workloads;
 	const char **names;
 	size_t n_scopes;
-	size_t slots;          /* gauge slots integrated: GAUGE_SLOTS, or
-				* GAUGE_BATCH_SLOTS without inference workloads */
 	sim_time step;         /* current window length */
 	bool adaptive;         /* no output.step: coarsen as windows accumulate */
 	bool overflow;         /* an explicit step made more windows than the
@@ -212,11 +215,20 @@ static inline struct scope_gauges *collect_touch(struct collect *c, size_t scope
 	return s;
 }
 
+/* Gauges below end of scope s may be nonzero from now on: its integrals
+ * advance over them too. */
+static inline void collect_live(struct scope_gauges *s, size_t end)
+{
+	if (end > 2 * (size_t)s->pairs)
+		s->pairs = (uint8_t)((end + 1) / 2);
+}
+
 /* Adds delta to gauge g of scope at time now. */
 static inline void collect_add(struct collect *c, size_t scope, enum gauge g, double delta,
 			       sim_time now)
 {
 	struct scope_gauges *s = collect_touch(c, scope, now);
+	collect_live(s, (size_t)g + 1);
 	s->value[g] = collect_undust(s->value[g] + delta);
 }
 
@@ -225,19 +237,26 @@ static inline void collect_add(struct collect *c, size_t scope, enum gauge g, do
 static inline void collect_move_block(struct collect *c, size_t scope, enum gauge first,
 				      const double *delta, size_t n, sim_time now)
 {
-	double *v = collect_touch(c, scope, now)->value + first;
+	struct scope_gauges *s = collect_touch(c, scope, now);
+	collect_live(s, (size_t)first + n);
+	double *v = s->value + first;
 	for (size_t k = 0; k < n; k++)
 		v[k] = collect_undust(v[k] + delta[k]);
 }
 
 /* Adds delta[k] to gauge gauges[k] of scope at time now, for k < n: the
- * same values as one collect_add per gauge, at the cost of one touch. */
+ * same values as one collect_add per gauge, at the cost of one touch.  The
+ * last gauge of the list is its largest. */
 static inline void collect_move(struct collect *c, size_t scope, const uint8_t *gauges,
 				const double *delta, size_t n, sim_time now)
 {
 	struct scope_gauges *s = collect_touch(c, scope, now);
-	for (size_t k = 0; k < n; k++)
+	if (n)
+		collect_live(s, (size_t)gauges[n - 1] + 1);
+	for (size_t k = 0; k < n; k++) {
+		assert(gauges[k] <= gauges[n - 1] && "a gauge list ends with its largest");
 		s->value[gauges[k]] = collect_undust(s->value[gauges[k]] + delta[k]);
+	}
 }
 
 /* Adds delta[r] $/h of resource r to what workload w's pods accrue in pool,
