@@ -454,28 +454,45 @@ static struct cost_cell *cost_cell(struct collect *c, size_t w, int32_t pool)
 	return &cs->cell[cs->n++];
 }
 
+/* The figure of a cell that is not priced (struct cost_cell). */
+#define COST_CHARGED (COST_RESOURCES + COST_GPU)
+
 static void cost_advance(struct cost_cell *x, sim_time t)
 {
 	if (t <= x->last)
 		return;
-	for (int k = 0; k < COST_TRACKED; k++)
-		x->total[k] += x->rate[k] * (double)(t - x->last) / (double)SIM_HOUR;
+	if (!x->priced)
+		x->total[COST_CHARGED] +=
+			x->rate[COST_CHARGED] * (double)(t - x->last) / (double)SIM_HOUR;
+	else
+		for (int k = 0; k < COST_TRACKED; k++)
+			x->total[k] += x->rate[k] * (double)(t - x->last) / (double)SIM_HOUR;
 	x->last = t;
 }
+
+static void cost_cell_move(struct cost_cell *x, const double *delta, bool priced, sim_time now)
+{
+	cost_advance(x, now);
+	x->priced |= priced;
+	if (!x->priced) {
+		x->rate[COST_CHARGED] = collect_undust(x->rate[COST_CHARGED] + delta[COST_CHARGED]);
+		return;
+	}
+	for (int k = 0; k < COST_TRACKED; k++)
+		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
+}
+
+_Static_assert(COST_TRACKED == 6 && COST_CHARGED == 3, "the priced test reads five figures");
 
 void collect_cost_move(struct collect *c, size_t w, int32_t pool, int32_t node, const double *delta,
 		       sim_time now)
 {
-	struct cost_cell *x = cost_cell(c, w, pool);
-	cost_advance(x, now);
-	for (int k = 0; k < COST_TRACKED; k++)
-		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
-	if (!c->nodes.n_nodes)
-		return;
-	x = &c->nodes.cell[w * c->nodes.n_nodes + (size_t)node];
-	cost_advance(x, now);
-	for (int k = 0; k < COST_TRACKED; k++)
-		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
+	bool priced = (delta[0] != 0) | (delta[1] != 0) | (delta[2] != 0) | (delta[4] != 0) |
+		      (delta[5] != 0);
+	cost_cell_move(cost_cell(c, w, pool), delta, priced, now);
+	if (c->nodes.n_nodes)
+		cost_cell_move(&c->nodes.cell[w * c->nodes.n_nodes + (size_t)node], delta, priced,
+			       now);
 }
 
 void collect_node_cost_of(const struct collect *c, size_t w, int32_t node, sim_time end,

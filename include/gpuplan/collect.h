@@ -114,6 +114,10 @@ enum cost_resource { COST_GPU, COST_CPU, COST_RAM, COST_RESOURCES };
 
 struct cost_cell {
 	int32_t pool;
+	bool priced;                /* a figure other than the GPUs charged moved by
+				     * more than 0: until then the others are 0 and
+				     * are neither moved nor integrated (adding 0
+				     * to a figure never -0 changes no bit) */
 	sim_time last;              /* total is up to date until here */
 	double rate[COST_TRACKED];  /* $/h accruing now by resource, then GPUs, cores, GiB */
 	double total[COST_TRACKED]; /* $, then GPU-, core- and GiB-hours, since the start */
