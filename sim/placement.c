@@ -743,7 +743,7 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 	enum sched_scoring how = c->sc->scheduler.scoring.type;
 	int64_t threshold = 0;
 	const struct spread_state *st = pli_hard_spread(pl, pod, &threshold);
-	int32_t max_prefer = 0;
+	int32_t max_prefer = 0, found = 0, last = -1;
 	struct node_filter *filters = pl->filters;
 	for (size_t p = 0; p < pl->n_pools; p++) {
 		const struct pool_rule *r = pod_rule(pl, pod, p);
@@ -757,9 +757,21 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 							    per_node_check ? pli_node_passes : NULL,
 							    &filters[p]);
 		pl->candidate[p] = node;
-		if (node >= 0 && r->prefer > max_prefer)
+		if (node < 0)
+			continue;
+		found++;
+		last = node;
+		if (r->prefer > max_prefer)
 			max_prefer = r->prefer;
 	}
+	/* One candidate, in a pool of one Ready node: it is the only node
+	 * offered, once (n = 1), so the pick takes it whatever its score and
+	 * draws no tie.  Debug builds score it and compare. */
+	int32_t only = found == 1 && c->pools[c->nodes[last].pool].n_ready == 1 ? last : -1;
+#ifdef NDEBUG
+	if (only >= 0)
+		return only;
+#endif
 	struct pick pk;
 	pli_pick_init(&pk);
 	uint32_t stamp = 0; /* the scores by class, from the first pool scored node by node */
@@ -791,7 +803,9 @@ static int32_t find_indexed(const struct placer *pl, const struct pod_request *p
 		pli_pick_offer(pl, &pk, base + pli_resource_score(pl, node, pod, eq), node, p, n,
 			       best_only);
 	}
-	return pick_node(pl, &pk, pod);
+	int32_t picked = pick_node(pl, &pk, pod);
+	assert((only < 0 || picked == only) && "the one candidate of a one-node pool is picked");
+	return picked;
 }
 
 /* Whether node passes every filter for the pod (the pool's have passed). */
