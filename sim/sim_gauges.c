@@ -78,13 +78,6 @@ void sim_retime(struct sim *s, uint32_t id)
 	engine_push(&s->engine, j->finish_at, s->ev_finish, id, j->gen);
 }
 
-/* GPU by GPU, the engine and SM activity gauges: a node's GPUs' changes in
- * one list, added in GPU order as one move per GPU would. */
-#define ACTIVITY2  GAUGE_ENGINE, GAUGE_SM
-#define ACTIVITY8  ACTIVITY2, ACTIVITY2, ACTIVITY2, ACTIVITY2
-#define ACTIVITY32 ACTIVITY8, ACTIVITY8, ACTIVITY8, ACTIVITY8
-static const uint8_t activity_list[2 * 64] = {ACTIVITY32, ACTIVITY32, ACTIVITY32, ACTIVITY32};
-
 /* After the tenants of the job's GPUs changed: their activity, and the rates
  * of everyone still on them. */
 void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
@@ -95,15 +88,15 @@ void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
 	 * rate depends on do not change in this loop.  The one before is
 	 * skipped, which is every GPU but the first of an exclusive pod. */
 	uint32_t retimed = UINT32_MAX;
-	double delta[2 * 64]; /* engine and SM by GPU, moved in one touch a scope */
+	double delta[64][2]; /* engine and SM by GPU, moved in one touch a scope */
 	size_t n = 0;
 	for (uint64_t m = grant->gpu_mask; m;) {
 		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
 		const struct tenant *t = GPU_TENANTS(g);
 		double engine, sm;
 		contention_activity(sh, t, g->n_tenants, &engine, &sm);
-		delta[n++] = engine - g->engine;
-		delta[n++] = sm - g->sm;
+		delta[n][0] = engine - g->engine;
+		delta[n++][1] = sm - g->sm;
 		g->engine = engine;
 		g->sm = sm;
 		for (uint16_t k = 0; k < g->n_tenants; k++)
@@ -111,7 +104,12 @@ void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
 			    t[k].job != retimed) /* replicas time themselves */
 				sim_retime(s, (retimed = t[k].job));
 	}
-	sim_gauges(s, pool, -1, activity_list, delta, n);
+	/* GPU by GPU, added in GPU order as one move per GPU would. */
+	_Static_assert(GAUGE_SM == GAUGE_ENGINE + 1, "engine and SM activity side by side");
+	sim_time now = s->engine.now;
+	collect_move_rows(&s->collect, 0, GAUGE_ENGINE, 2, delta[0], n, now);
+	collect_move_rows(&s->collect, collect_scope_pool(s->sc, (size_t)pool), GAUGE_ENGINE, 2,
+			  delta[0], n, now);
 }
 
 /* The share of its GPUs' compute a pod has (sharing_compute): 1 on exclusive

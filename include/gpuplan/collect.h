@@ -248,6 +248,20 @@ static inline void collect_move_block(struct collect *c, size_t scope, enum gaug
 		v[k] = collect_undust(v[k] + delta[k]);
 }
 
+/* Adds delta[k * width + i] to gauge first + i of scope at time now, for
+ * i < width and k < n: the same values as one collect_move_block per k, in
+ * k's order, at the cost of one touch. */
+static inline void collect_move_rows(struct collect *c, size_t scope, enum gauge first,
+				     size_t width, const double *delta, size_t n, sim_time now)
+{
+	struct scope_gauges *s = collect_touch(c, scope, now);
+	collect_live(s, (size_t)first + width);
+	double *v = s->value + first;
+	for (size_t k = 0; k < n; k++, delta += width)
+		for (size_t i = 0; i < width; i++)
+			v[i] = collect_undust(v[i] + delta[i]);
+}
+
 /* Adds delta[k] to gauge gauges[k] of scope at time now, for k < n: the
  * same values as one collect_add per gauge, at the cost of one touch.  The
  * last gauge of the list is its largest. */
