@@ -145,7 +145,7 @@ _Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2 &&
 	       "a pod's gauges are the first block, activity last, then the others in one block");
 
 static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cluster_grant *grant,
-			 double sign)
+			 double sign, const double *queue)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	int32_t pool = s->cluster.nodes[grant->node].pool;
@@ -181,11 +181,13 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 	size_t scopes[3] = {0, collect_scope_pool(s->sc, (size_t)pool),
 			    collect_scope_workload(s->sc, (size_t)j->workload)};
 	for (size_t k = 0; k < 3; k++) {
+		struct scope_gauges *sg = collect_touch(&s->collect, scopes[k], now);
 		/* Scopes all and pool get the GPUs' capped activity in sim_gpus_changed(). */
-		collect_move_block(&s->collect, scopes[k], GAUGE_ALLOCATED, d,
-				   k == 2 ? POD_GAUGES : POD_GAUGES - 2, now);
+		collect_block(sg, GAUGE_ALLOCATED, d, k == 2 ? POD_GAUGES : POD_GAUGES - 2);
 		if (any_more)
-			collect_move_block(&s->collect, scopes[k], GAUGE_VRAM, more, POD_MORE, now);
+			collect_block(sg, GAUGE_VRAM, more, POD_MORE);
+		if (queue && k != 1) /* the queue's gauges have no pool */
+			collect_block(sg, GAUGE_DEMAND, queue, 2);
 	}
 #define MORE(g) more[(g)-GAUGE_VRAM]
 	collect_cost_move(&s->collect, (size_t)j->workload, pool, grant->node,
@@ -200,10 +202,11 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 /* The pods' cost rates are the allocation's price per hour (times sign, an
  * exact 1 or -1), summed in the order the start's bill always summed them:
  * a start takes its price from here instead of pricing its GPUs twice. */
-double sim_job_gauges(struct sim *s, const struct sim_job *j, double sign)
+double sim_job_gauges(struct sim *s, const struct sim_job *j, double sign, const double *queue)
 {
+	_Static_assert(GAUGE_PENDING == GAUGE_DEMAND + 1, "demand and pending side by side");
 	double cost = 0;
 	for (int32_t k = 0; k < j->pods; k++)
-		cost += pod_gauges(s, j, &pods_of((struct sim_job *)j)[k], sign);
+		cost += pod_gauges(s, j, &pods_of((struct sim_job *)j)[k], sign, k ? NULL : queue);
 	return cost;
 }

@@ -189,13 +189,15 @@ void sim_kept_progress(struct sim *s, sim_time at);
 /* sim_gauges.c: moves gauges list[k] by delta[k], k < n, in scope all and in
  * pool's and workload w's when >= 0 (one touch a scope), or one gauge; moves
  * the gauges of the job's pods by sign (+1: they start, -1: they stop), which
- * gives what the job's allocation costs per hour (times sign); re-rates a running job after its
+ * gives what the job's allocation costs per hour (times sign), and, unless
+ * queue is NULL, its workload's demand and pending jobs by queue[0] and
+ * queue[1] in the same touches of scopes all and the workload's; re-rates a running job after its
  * co-tenants changed (its finish moves); after the tenants of a pod's GPUs
  * changed, their activity and the rates of everyone still on them. */
 void sim_gauges(struct sim *s, int32_t pool, int32_t w, const uint8_t *list, const double *delta,
 		size_t n);
 void sim_gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta);
-double sim_job_gauges(struct sim *s, const struct sim_job *j, double sign);
+double sim_job_gauges(struct sim *s, const struct sim_job *j, double sign, const double *queue);
 void sim_retime(struct sim *s, uint32_t id);
 void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant);
 

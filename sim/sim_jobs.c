@@ -262,10 +262,9 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	j->status = JOB_RUNNING;
 	s->running++;
 	/* Demand follows the pod to where it landed (a replica is 1/R of a GPU). */
-	sim_gauges(s, -1, j->workload, demand_pending,
-		   (const double[]){job_equivalent(j) - j->demand, -1}, 2);
+	const double queue[2] = {job_equivalent(j) - j->demand, -1};
 	j->demand = job_equivalent(j);
-	j->cost_per_h = sim_job_gauges(s, j, +1);
+	j->cost_per_h = sim_job_gauges(s, j, +1, queue);
 	for (int32_t k = 0; k < j->pods; k++)
 		sim_gpus_changed(s, &pods_of(j)[k]);
 	if (!j->grant.gpu_mask)
@@ -280,7 +279,7 @@ static void oom_after_startup(struct sim *s, uint32_t id)
 	struct sim_job *j = &s->jobs[id];
 	sim_time now = s->engine.now;
 	j->cost += j->cost_per_h * sim_seconds(now - j->span_start) / 3600;
-	sim_job_gauges(s, j, -1);
+	sim_job_gauges(s, j, -1, NULL);
 	placement_release(&s->placer, j->workload, id, pods_of(j));
 	j->status = JOB_PENDING;
 	j->gen++;
@@ -306,7 +305,8 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 	for (int32_t k = 0; k < j->pods; k++)
 		cluster_prefetch(&s->cluster, &pods_of(j)[k]);
 	sim_slowed(s, j, s->engine.now);
-	sim_job_gauges(s, j, -1);
+	/* Its demand leaves the queue's gauges with it (in the same touches). */
+	sim_job_gauges(s, j, -1, (const double[]){-j->demand, 0});
 	placement_release(&s->placer, j->workload, id, pods_of(j));
 	s->freed++;
 	j->end = s->engine.now;
@@ -332,7 +332,6 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 			j->demand * sim_seconds(j->duration - (sim_time)j->kept - ws->cull_after);
 	}
 	s->running--;
-	sim_gauge(s, -1, j->workload, GAUGE_DEMAND, -j->demand);
 	for (int32_t k = 0; k < j->pods; k++)
 		sim_gpus_changed(s, &pods_of(j)[k]);
 	s->dirty = true;
@@ -381,7 +380,7 @@ void sim_evict(struct sim *s, uint32_t id, bool readmit)
 	j->kept =
 		every > 0 ? kept + floor(past / (every + (double)ws->checkpoint_write)) * every : 0;
 	j->cost += j->cost_per_h * sim_seconds(now - j->span_start) / 3600;
-	sim_job_gauges(s, j, -1);
+	sim_job_gauges(s, j, -1, NULL);
 	placement_release(&s->placer, j->workload, id, pods_of(j));
 	if (readmit)
 		sim_release_quota(s, j);

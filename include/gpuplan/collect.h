@@ -236,16 +236,23 @@ static inline void collect_add(struct collect *c, size_t scope, enum gauge g, do
 	s->value[g] = collect_undust(s->value[g] + delta);
 }
 
+/* Adds delta[k] to gauge first + k of s, a scope touched at this instant
+ * (collect_touch), for k < n. */
+static inline void collect_block(struct scope_gauges *s, enum gauge first, const double *delta,
+				 size_t n)
+{
+	collect_live(s, (size_t)first + n);
+	double *v = s->value + first;
+	for (size_t k = 0; k < n; k++)
+		v[k] = collect_undust(v[k] + delta[k]);
+}
+
 /* Adds delta[k] to gauge first + k of scope at time now, for k < n: the
  * same values as one collect_add per gauge, in a loop that vectorizes. */
 static inline void collect_move_block(struct collect *c, size_t scope, enum gauge first,
 				      const double *delta, size_t n, sim_time now)
 {
-	struct scope_gauges *s = collect_touch(c, scope, now);
-	collect_live(s, (size_t)first + n);
-	double *v = s->value + first;
-	for (size_t k = 0; k < n; k++)
-		v[k] = collect_undust(v[k] + delta[k]);
+	collect_block(collect_touch(c, scope, now), first, delta, n);
 }
 
 /* Adds delta[k * width + i] to gauge first + i of scope at time now, for
