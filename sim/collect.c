@@ -192,40 +192,12 @@ void collect_free(struct collect *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* Adds value x dt to the integrals of slots 2k and 2k + 1 (one vector op). */
-#define INTEGRATE_PAIR(s, k, dt)                                    \
-	do {                                                        \
-		for (size_t g_ = 2 * (k); g_ < 2 * (k) + 2; g_++) { \
-			(s)->window[g_] += (s)->value[g_] * (dt);   \
-			(s)->total[g_] += (s)->value[g_] * (dt);    \
-		}                                                   \
-	} while (0)
-
-_Static_assert(GAUGE_SLOTS == 22, "advance() integrates 11 pairs at most");
-
-/* Brings the integrals of one scope up to time t: the pairs of slots up to
- * the last gauge that ever moved in it, the last pair first, each unrolled. */
+/* Brings the integrals of one scope up to time t. */
 static inline void advance(struct collect *c, struct scope_gauges *s, sim_time t)
 {
 	if (!c->started || t <= s->last)
 		return;
-	double dt = (double)(t - s->last);
-	for (size_t g = 2 * (size_t)s->pairs; g < GAUGE_SLOTS; g++)
-		assert(s->value[g] == 0 && "a gauge moved without collect_live");
-	switch (s->pairs) {
-	case 11: INTEGRATE_PAIR(s, 10, dt); /* fall through */
-	case 10: INTEGRATE_PAIR(s, 9, dt);  /* fall through */
-	case 9: INTEGRATE_PAIR(s, 8, dt);   /* fall through */
-	case 8: INTEGRATE_PAIR(s, 7, dt);   /* fall through */
-	case 7: INTEGRATE_PAIR(s, 6, dt);   /* fall through */
-	case 6: INTEGRATE_PAIR(s, 5, dt);   /* fall through */
-	case 5: INTEGRATE_PAIR(s, 4, dt);   /* fall through */
-	case 4: INTEGRATE_PAIR(s, 3, dt);   /* fall through */
-	case 3: INTEGRATE_PAIR(s, 2, dt);   /* fall through */
-	case 2: INTEGRATE_PAIR(s, 1, dt);   /* fall through */
-	case 1: INTEGRATE_PAIR(s, 0, dt);   /* fall through */
-	default: break;
-	}
+	collect_integrate(s, (double)(t - s->last));
 	s->last = t;
 }
 
