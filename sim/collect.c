@@ -408,16 +408,11 @@ sim_time collect_least_step(const struct scenario *sc)
 	return auto_steps[k];
 }
 
-/* The cell of workload w in pool, made on first use: a workload's pods use
- * few pools, so the search is short and a cell is made once per pool.  The
- * cells double from one, not GP_GROW's 16: a pinned workload uses one pool,
- * and 16 cells of 112 bytes for each of 86,000 were 150 MB. */
-static struct cost_cell *cost_cell(struct collect *c, size_t w, int32_t pool)
+/* The cells double from one, not GP_GROW's 16: a pinned workload uses one
+ * pool, and 16 cells of 112 bytes for each of 86,000 were 150 MB. */
+struct cost_cell *collect_cost_cell_new(struct collect *c, size_t w, int32_t pool)
 {
 	struct cost_cells *cs = &c->cells[w];
-	for (size_t i = 0; i < cs->n; i++)
-		if (cs->cell[i].pool == pool)
-			return &cs->cell[i];
 	if (cs->n == cs->cap) {
 		cs->cap = cs->cap ? 2 * cs->cap : 1;
 		cs->cell = gp_xrealloc(cs->cell, cs->cap * sizeof *cs->cell);
@@ -426,52 +421,11 @@ static struct cost_cell *cost_cell(struct collect *c, size_t w, int32_t pool)
 	return &cs->cell[cs->n++];
 }
 
-/* The figure of a cell that is not priced (struct cost_cell). */
-#define COST_CHARGED (COST_RESOURCES + COST_GPU)
-
-static void cost_advance(struct cost_cell *x, sim_time t)
-{
-	if (t <= x->last)
-		return;
-	if (!x->priced)
-		x->total[COST_CHARGED] +=
-			x->rate[COST_CHARGED] * (double)(t - x->last) / (double)SIM_HOUR;
-	else
-		for (int k = 0; k < COST_TRACKED; k++)
-			x->total[k] += x->rate[k] * (double)(t - x->last) / (double)SIM_HOUR;
-	x->last = t;
-}
-
-static void cost_cell_move(struct cost_cell *x, const double *delta, bool priced, sim_time now)
-{
-	cost_advance(x, now);
-	x->priced |= priced;
-	if (!x->priced) {
-		x->rate[COST_CHARGED] = collect_undust(x->rate[COST_CHARGED] + delta[COST_CHARGED]);
-		return;
-	}
-	for (int k = 0; k < COST_TRACKED; k++)
-		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
-}
-
-_Static_assert(COST_TRACKED == 6 && COST_CHARGED == 3, "the priced test reads five figures");
-
-void collect_cost_move(struct collect *c, size_t w, int32_t pool, int32_t node, const double *delta,
-		       sim_time now)
-{
-	bool priced = (delta[0] != 0) | (delta[1] != 0) | (delta[2] != 0) | (delta[4] != 0) |
-		      (delta[5] != 0);
-	cost_cell_move(cost_cell(c, w, pool), delta, priced, now);
-	if (c->nodes.n_nodes)
-		cost_cell_move(&c->nodes.cell[w * c->nodes.n_nodes + (size_t)node], delta, priced,
-			       now);
-}
-
 void collect_node_cost_of(const struct collect *c, size_t w, int32_t node, sim_time end,
 			  double *cost)
 {
 	struct cost_cell x = c->nodes.cell[w * c->nodes.n_nodes + (size_t)node];
-	cost_advance(&x, end);
+	collect_cost_advance(&x, end);
 	for (int k = 0; k < COST_TRACKED; k++)
 		cost[k] = x.total[k];
 }
@@ -485,7 +439,7 @@ void collect_cost_of(const struct collect *c, size_t w, int32_t pool, sim_time e
 		if (cs->cell[i].pool != pool)
 			continue;
 		struct cost_cell x = cs->cell[i];
-		cost_advance(&x, end);
+		collect_cost_advance(&x, end);
 		for (int k = 0; k < COST_RESOURCES; k++)
 			cost[k] = x.total[k];
 	}

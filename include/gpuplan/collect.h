@@ -326,11 +326,61 @@ static inline void collect_move(struct collect *c, size_t scope, const uint8_t *
 	}
 }
 
+/* The figure of a cell that is not priced (struct cost_cell). */
+#define COST_CHARGED (COST_RESOURCES + COST_GPU)
+
+/* Brings cell x's totals up to t. */
+static inline void collect_cost_advance(struct cost_cell *x, sim_time t)
+{
+	if (t <= x->last)
+		return;
+	if (!x->priced)
+		x->total[COST_CHARGED] +=
+			x->rate[COST_CHARGED] * (double)(t - x->last) / (double)SIM_HOUR;
+	else
+		for (int k = 0; k < COST_TRACKED; k++)
+			x->total[k] += x->rate[k] * (double)(t - x->last) / (double)SIM_HOUR;
+	x->last = t;
+}
+
+static inline void collect_cost_cell_move(struct cost_cell *x, const double *delta, bool priced,
+					  sim_time now)
+{
+	collect_cost_advance(x, now);
+	x->priced |= priced;
+	if (!x->priced) {
+		x->rate[COST_CHARGED] = collect_undust(x->rate[COST_CHARGED] + delta[COST_CHARGED]);
+		return;
+	}
+	for (int k = 0; k < COST_TRACKED; k++)
+		x->rate[k] = collect_undust(x->rate[k] + delta[k]);
+}
+
+/* Adds workload w's cell for pool, the first time its pods use pool. */
+struct cost_cell *collect_cost_cell_new(struct collect *c, size_t w, int32_t pool);
+
+_Static_assert(COST_TRACKED == 6 && COST_CHARGED == 3, "the priced test reads five figures");
+
 /* Adds delta[r] $/h of resource r to what workload w's pods accrue in pool,
  * on node, at time now (beside the cost gauges of its scopes), and
- * delta[COST_RESOURCES + r] of what they hold (GPUs as charged, cores, GiB). */
-void collect_cost_move(struct collect *c, size_t w, int32_t pool, int32_t node, const double *delta,
-		       sim_time now);
+ * delta[COST_RESOURCES + r] of what they hold (GPUs as charged, cores, GiB).
+ * The cell of workload w in pool is made on first use: a workload's pods use
+ * few pools, so the search is short and a cell is made once per pool. */
+static inline void collect_cost_move(struct collect *c, size_t w, int32_t pool, int32_t node,
+				     const double *delta, sim_time now)
+{
+	bool priced = (delta[0] != 0) | (delta[1] != 0) | (delta[2] != 0) | (delta[4] != 0) |
+		      (delta[5] != 0);
+	struct cost_cells *cs = &c->cells[w];
+	struct cost_cell *x = NULL;
+	for (size_t i = 0; i < cs->n && !x; i++)
+		if (cs->cell[i].pool == pool)
+			x = &cs->cell[i];
+	collect_cost_cell_move(x ? x : collect_cost_cell_new(c, w, pool), delta, priced, now);
+	if (c->nodes.n_nodes)
+		collect_cost_cell_move(&c->nodes.cell[w * c->nodes.n_nodes + (size_t)node], delta,
+				       priced, now);
+}
 
 /* What workload w's pods cost in pool by resource until end, into cost[r]
  * (zeros where it never ran). */
