@@ -1025,12 +1025,12 @@ const struct price *scenario_on_demand(const struct pool_spec *p)
 	return p->spot.on ? &p->on_demand : &p->price;
 }
 
-double scenario_gpu_rate(const struct pool_spec *p, int32_t first, uint64_t mask, double equivalent)
+/* scenario_gpu_rate's GPUs of two prices (mask not 0). */
+double scenario_gpu_rate_committed(const struct pool_spec *p, int32_t first, uint64_t mask,
+				   double equivalent)
 {
 	double charged = equivalent * sharing_charge(&p->sharing);
 	int32_t n = __builtin_popcountll(mask);
-	if (p->price.committed <= 0 || n == 0)
-		return charged * p->price.gpu_hour;
 	double rate = 0;
 	for (uint64_t m = mask; m; m &= m - 1) {
 		int32_t g = first + __builtin_ctzll(m);

@@ -51,8 +51,8 @@ static double job_slow(struct sim *s, const struct sim_job *j)
 			const struct tenant *t = GPU_TENANTS(g);
 			for (uint16_t k = 0; k < g->n_tenants; k++)
 				if (t[k].job == (uint32_t)(j - s->jobs))
-					slow = fmax(slow,
-						    contention_slow(sh, t, g->n_tenants, &t[k]));
+					slow = gp_fmax(slow,
+						       contention_slow(sh, t, g->n_tenants, &t[k]));
 		}
 	}
 	return slow;
@@ -70,7 +70,7 @@ void sim_retime(struct sim *s, uint32_t id)
 		return;
 	sim_time now = s->engine.now;
 	sim_slowed(s, j, now);
-	j->remaining = fmax(0, j->remaining - (double)(now - j->last) * j->rate);
+	j->remaining = gp_fmax(0, j->remaining - (double)(now - j->last) * j->rate);
 	j->last = now;
 	j->rate = rate;
 	j->finish_at = now + gp_llround_any(j->remaining / rate); /* to the nearest µs */
@@ -165,7 +165,7 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 		[GAUGE_RUNNING] = grant == pods_of((struct sim_job *)j) ? sign : 0,
 		[GAUGE_CHARGED] = sign * grant->equivalent * sharing_charge(&ps->sharing),
 		[GAUGE_ENGINE] = sign * j->busy * (mig ? grant->equivalent : gpus),
-		[GAUGE_SM] = sign * gpus * j->busy * fmin(ws->sm_share, share),
+		[GAUGE_SM] = sign * gpus * j->busy * gp_fmin(ws->sm_share, share),
 	};
 	const double more[POD_MORE] = {
 		[0] = sign * gpus * ws->vram_bytes / GP_GIB,

@@ -7,6 +7,7 @@
 #include "gpuplan/common.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,4 +193,23 @@ Test(common, a_scratch_string_is_reused_and_keeps_what_it_carries)
 	cr_assert_eq(b.n, 5 + 2 * 254 + 2);
 	cr_assert_str_eq(b.s + b.n - 1, "x", "strings packed one after another");
 	free(b.s);
+}
+
+/* gp_fmin and gp_fmax stand in for libm's calls on the gauges' hot path: the
+ * same bits for every pair, zeros of both signs and NaNs included. */
+Test(common, gp_fmin_and_gp_fmax_give_the_bits_of_fmin_and_fmax)
+{
+	const double v[] = {0.0, -0.0, 1.0, -1.0, 0.5, 1e-300, -1e300, INFINITY, -INFINITY, NAN};
+	/* libm's calls, as the simulation made them, not GCC's builtins */
+	double (*volatile lib_min)(double, double) = fmin,
+					   (*volatile lib_max)(double, double) = fmax;
+	size_t n = sizeof v / sizeof v[0];
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < n; k++) {
+			double a = v[i], b = v[k];
+			double lo = lib_min(a, b), hi = lib_max(a, b), glo = gp_fmin(a, b),
+			       ghi = gp_fmax(a, b);
+			cr_assert(!memcmp(&lo, &glo, sizeof lo), "fmin(%g, %g)", a, b);
+			cr_assert(!memcmp(&hi, &ghi, sizeof hi), "fmax(%g, %g)", a, b);
+		}
 }

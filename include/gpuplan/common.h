@@ -46,6 +46,28 @@ static inline int64_t gp_llround_any(double x)
 	return x > -0x1p62 && x < 0x1p62 ? gp_llround(x) : __builtin_llround(x);
 }
 
+/* fmin and fmax without the libm call (its spills around it cost more than
+ * the call): glibc's x86-64 results, zeros of both signs included (minsd
+ * and maxsd give the second of two that compare equal), and the other
+ * operand for one NaN. */
+static inline double gp_fmin(double a, double b)
+{
+	if (a != a)
+		return b;
+	if (b != b)
+		return a;
+	return a < b ? a : b;
+}
+
+static inline double gp_fmax(double a, double b)
+{
+	if (a != a)
+		return b;
+	if (b != b)
+		return a;
+	return a > b ? a : b;
+}
+
 /* Seconds as sim_time, to the nearest µs (halves away from zero): the
  * inverse of sim_seconds, for times drawn or computed in seconds. */
 static inline sim_time sim_from_seconds(double seconds)

@@ -929,8 +929,15 @@ const struct price *scenario_on_demand(const struct pool_spec *p);
  * evenly over the GPUs of mask, the node's GPU i at index first + i of the
  * pool, each at its price (committed_gpu_hour below price.committed, else
  * gpu_hour), times sharing_charge (a MIG layout's unusable slices). */
-double scenario_gpu_rate(const struct pool_spec *p, int32_t first, uint64_t mask,
-			 double equivalent);
+double scenario_gpu_rate_committed(const struct pool_spec *p, int32_t first, uint64_t mask,
+				   double equivalent);
+static inline double scenario_gpu_rate(const struct pool_spec *p, int32_t first, uint64_t mask,
+				       double equivalent)
+{
+	if (p->price.committed <= 0 || !mask) /* one price: no call (a pod's start and finish) */
+		return equivalent * sharing_charge(&p->sharing) * p->price.gpu_hour;
+	return scenario_gpu_rate_committed(p, first, mask, equivalent);
+}
 
 /* What `check` warns of (docs/scenario.md, "The week"): a counted stream
  * whose count / rate fills under a quarter of its horizon (or of the other
