@@ -30,6 +30,16 @@ void sim_gauges(struct sim *s, int32_t pool, int32_t w, const uint8_t *list, con
 			     now);
 }
 
+void sim_queue_gauges(struct sim *s, int32_t w, double demand, double pending)
+{
+	_Static_assert(GAUGE_PENDING == GAUGE_DEMAND + 1, "demand and pending side by side");
+	const double d[2] = {demand, pending};
+	sim_time now = s->engine.now;
+	collect_move_block(&s->collect, 0, GAUGE_DEMAND, d, 2, now);
+	collect_move_block(&s->collect, collect_scope_workload(s->sc, (size_t)w), GAUGE_DEMAND, d,
+			   2, now);
+}
+
 void sim_gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta)
 {
 	const uint8_t list[] = {(uint8_t)g};

@@ -197,6 +197,8 @@ void sim_kept_progress(struct sim *s, sim_time at);
 void sim_gauges(struct sim *s, int32_t pool, int32_t w, const uint8_t *list, const double *delta,
 		size_t n);
 void sim_gauge(struct sim *s, int32_t pool, int32_t w, enum gauge g, double delta);
+/* Moves workload w's demand and pending jobs, in scope all and w's. */
+void sim_queue_gauges(struct sim *s, int32_t w, double demand, double pending);
 double sim_job_gauges(struct sim *s, const struct sim_job *j, double sign, const double *queue);
 void sim_retime(struct sim *s, uint32_t id);
 void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant);

@@ -24,9 +24,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Demand and pending, which a job's arrival and start move together. */
-static const uint8_t demand_pending[] = {GAUGE_DEMAND, GAUGE_PENDING};
-
 /* GPUs' worth the job's pods hold. */
 static double job_equivalent(const struct sim_job *j)
 {
@@ -135,7 +132,7 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 	j->grant.node = -1;
 	j->pods = placement_pods(&s->placer, w);
 	j->demand *= j->pods;
-	sim_gauges(s, -1, (int32_t)w, demand_pending, (const double[]){j->demand, 1}, 2);
+	sim_queue_gauges(s, (int32_t)w, j->demand, 1);
 	sim_enqueue(s, id);
 	s->last_progress = now;
 	sim_kept_progress(s, now);
