@@ -835,9 +835,13 @@ static void account(struct cluster *c, int32_t node, double equivalent)
 	if (nd->allocated < 1e-12)
 		nd->allocated = 0; /* float dust */
 	struct node_class key = class_key(nd);
-	bool was_tight = class_tight(c, cluster_class(c, node));
+	/* A pool without CPU or memory to run out of has no tight class. */
+	const struct pool_spec *spec = &c->sc->pools[nd->pool];
+	bool tightens = spec->cpu > 0 || spec->memory_bytes > 0;
+	bool was_tight = tightens && class_tight(c, cluster_class(c, node));
 	c->class_of[node] = cluster_classes_move(&c->classes, c->class_of[node], &key);
-	c->pools[nd->pool].tight += class_tight(c, &key) - was_tight;
+	if (tightens)
+		c->pools[nd->pool].tight += class_tight(c, &key) - was_tight;
 }
 
 /*
