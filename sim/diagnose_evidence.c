@@ -153,6 +153,32 @@ static void quota_other_fix(struct view *v, struct finding *fd, size_t w,
 	free(map.s);
 }
 
+/* The GPUs the other queues of queue q's cohort may lend it: each one's
+ * nominal quota, or its lending limit below that (Kueue's lendingLimit). */
+static double cohort_lends(const struct scenario *sc, size_t q)
+{
+	const char *root = scenario_root_cohort(sc, q);
+	double lends = 0;
+	for (size_t k = 0; root && k < sc->n_queues; k++) {
+		const char *other = scenario_root_cohort(sc, k);
+		const struct quota_entry *x = diagnose_gpu_quota(&sc->queues[k]);
+		if (k != q && x && other && !strcmp(other, root))
+			lends += fmin(x->nominal, x->lending_limit);
+	}
+	return lends;
+}
+
+/* The GPUs of the pools workload w may use. */
+static double reach_gpus(struct view *v, size_t w)
+{
+	double gpus = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++)
+		if (diagnose_allowed(v, w, p))
+			gpus += (double)scenario_pool_slots(&v->sc->pools[p]) *
+				v->sc->pools[p].gpus_per_node;
+	return gpus;
+}
+
 /* Jobs of w wait on their queue's quota while the GPUs they could use are free. */
 static void admission_finding(struct view *v, size_t w)
 {
@@ -191,24 +217,27 @@ static void admission_finding(struct view *v, size_t w)
 	quota_other_fix(v, fd, w, q, top, idle, need);
 	if (!e)
 		return;
-	double more = ceil(idle - 1e-9);
+	/* the waiting jobs the free GPUs would hold, whole: no more than the
+	 * cohort lends, nor a quota past the GPUs its work may use */
+	double more = floor(idle / need + 1e-9) * need;
+	double lends = cohort_lends(v->sc, (size_t)ws->queue), reach = reach_gpus(v, w);
 	/* In a cohort, borrowing what others leave unused before owning more. */
 	for (int pass = q->cohort ? 0 : 1; pass < 2; pass++) {
 		if (pass == 1) {
+			double to = fmin(e->nominal + more, fmax(reach, e->nominal + need));
 			struct gp_sbuf map = {0};
-			diagnose_quota_map(&map, q, "nvidia.com/gpu", e->nominal + more, false);
-			finding_fix_setf(finding_fixf(fd, "quota of %s at %g GPUs", q->name,
-						      e->nominal + more),
+			diagnose_quota_map(&map, q, "nvidia.com/gpu", to, false);
+			finding_fix_setf(finding_fixf(fd, "quota of %s at %g GPUs", q->name, to),
 					 "queues.%s.quota=%s", q->name, map.s);
 			free(map.s);
 			continue;
 		}
-		if (isinf(e->borrowing_limit))
+		double to = fmin(e->borrowing_limit + more, lends);
+		if (isinf(e->borrowing_limit) || !(to > e->borrowing_limit))
 			continue;
 		struct gp_sbuf lim = {0};
-		diagnose_quota_map(&lim, q, "nvidia.com/gpu", e->borrowing_limit + more, true);
-		finding_fix_setf(finding_fixf(fd, "borrowing limit of %s at %g GPUs", q->name,
-					      e->borrowing_limit + more),
+		diagnose_quota_map(&lim, q, "nvidia.com/gpu", to, true);
+		finding_fix_setf(finding_fixf(fd, "borrowing limit of %s at %g GPUs", q->name, to),
 				 "queues.%s.borrowing_limit=%s", q->name, lim.s);
 		free(lim.s);
 	}

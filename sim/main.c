@@ -1066,8 +1066,10 @@ static const struct cli_cmd commands[] = {
 	 "meets every goal of the workloads it hosts.  Every run goes to the database with\n"
 	 "its overrides in params.  Prints the runs ranked: those in which every workload\n"
 	 "meets its goal first (deadlines, SLO, queue p95 goal; among those, more hardware\n"
-	 "last), then by cost per verified result, then by queue p95; runs that miss,\n"
-	 "nearest first.  The last line names the recommendation, or the closest run.\n"
+	 "last, then narrower weights, then components beyond stock Kubernetes, Kueue,\n"
+	 "the Cluster Autoscaler and the device plugin), then by bill per day, cost per\n"
+	 "verified result and queue p95; runs that miss, nearest first.  The last line\n"
+	 "names the recommendation, or the closest run.\n"
 	 "Hardware is recommended only from a model it trusts: a twin needs a backtest of\n"
 	 "the same file within --tolerance, and no workload people wait on may run on a\n"
 	 "!placeholder duration (docs/cli.md); --force recommends anyway, with a warning.\n",

@@ -16,15 +16,17 @@
 /* The rows added with the table have their functions in relax_rows.c;
  * capacity has none (advise sizes the pool). */
 const struct relax_row relax_table[CONSTRAINT_KINDS] = {
-	[CONSTRAINT_QUOTA] = {CONSTRAINT_QUOTA, "queues.Q.quota",
-			      "raise the queue's nominal GPU quota by a waiting job's GPUs",
-			      "the queue owns more of the cohort's GPUs; the others borrow less",
-			      false, relax_quota},
-	[CONSTRAINT_BORROWING_LIMIT] = {CONSTRAINT_BORROWING_LIMIT, "queues.Q.borrowing_limit",
-					"raise the borrowing limit by a waiting job's GPUs",
-					"the queue holds more of what others leave unused; they "
-					"take it back by preemption",
-					false, relax_borrowing},
+	[CONSTRAINT_QUOTA] =
+		{CONSTRAINT_QUOTA, "queues.Q.quota",
+		 "raise the queue's nominal GPU quota by the waiting jobs the free GPUs hold, else by one",
+		 "the queue owns more of the cohort's GPUs; the others borrow less", false,
+		 relax_quota},
+	[CONSTRAINT_BORROWING_LIMIT] =
+		{CONSTRAINT_BORROWING_LIMIT, "queues.Q.borrowing_limit",
+		 "raise the borrowing limit by the waiting jobs the free GPUs hold, else by one",
+		 "the queue holds more of what others leave unused; they "
+		 "take it back by preemption",
+		 false, relax_borrowing},
 	[CONSTRAINT_LENDING_LIMIT] = {CONSTRAINT_LENDING_LIMIT, "queues.L.lending_limit",
 				      "the lender lends all of its quota (the limit at its quota)",
 				      "the lender's own jobs wait for lent quota to come back",

@@ -368,9 +368,11 @@ Test(advise, a_sized_run_that_falls_short_is_diagnosed_again)
 	snprintf(args, sizeof args, "tests/fixtures/diagnosis/sized-then-evicted.yaml --db %s", db);
 	cr_assert_eq(advise(args), 0, "%s", out);
 	/* the quota binds with the pool's max: raising it alone admits jobs no node holds */
-	cr_expect(strstr(out, "{nvidia.com/gpu: 18} is its smallest relaxation (raise the queue's "
-			      "nominal GPU quota by a waiting job's GPUs); the pools train may use "
-			      "hold 16 GPUs at most (h100 at 2 nodes, its autoscaling max)"),
+	cr_expect(strstr(out,
+			 "{nvidia.com/gpu: 18} is its smallest relaxation (raise the queue's "
+			 "nominal GPU quota by the waiting jobs the free GPUs hold, else by "
+			 "one); the pools train may use hold 16 GPUs at most (h100 at 2 nodes, "
+			 "its autoscaling max)"),
 		  "%s", out);
 	cr_expect(strstr(out, "pool h100 autoscaling to 8 nodes, quota of ml at 64 GPUs (still "
 			      "short of every goal)"),

@@ -280,6 +280,29 @@ Test(diagnose, near_idle_replicas_beside_busy_training_are_the_allocation_lock)
  * capacity (it said "capacity ... a larger pool would").  By hand: two jobs
  * at a time, queue mean (0+0+1+1+2+2+3+3)/8 h = 1h30m, half by 2h; 64 / 4
  * pods a node = 16 cores. */
+/* The label of a fix of finding f, or NULL. */
+static const char *fix_labelled(const struct finding *f, const char *label)
+{
+	for (size_t i = 0; i < f->n_fixes; i++)
+		if (!strcmp(f->fixes[i].label, label))
+			return f->fixes[i].label;
+	return NULL;
+}
+
+/* A queue's limit and quota grow by the waiting jobs the free GPUs hold,
+ * whole, and no further than the cohort lends or the pools hold
+ * (tests/fixtures/diagnose/borrow-whole-jobs.yaml). */
+Test(diagnose, an_admission_fix_grows_by_whole_jobs_the_cohort_can_lend)
+{
+	run("tests/fixtures/diagnose/borrow-whole-jobs.yaml", NULL, 0);
+	EXPECT_FINDING(0, "allocation", "vision-train waits on admission");
+	const struct finding *f = &r.findings[0];
+	cr_expect(fix_labelled(f, "borrowing limit of vision at 8 GPUs"), "%s", f->text);
+	cr_expect(fix_labelled(f, "quota of vision at 16 GPUs"), "%s", f->text);
+	cr_expect(!fix_labelled(f, "borrowing limit of vision at 9 GPUs"));
+	cr_expect(!fix_labelled(f, "quota of vision at 17 GPUs"));
+}
+
 Test(diagnose, a_cpu_request_that_strands_gpus_is_placement_not_capacity)
 {
 	run("tests/fixtures/diagnose/cpu-requests.yaml", NULL, 0);
