@@ -261,12 +261,12 @@ static int cmp_nan_last(double a, double b)
  * goals, deadlines met, SLOs met, then no more hardware before more (4x the
  * nodes that meet no more deadlines are not nearer), jobs left undone,
  * queue p95. */
-static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
+static int goal_cmp_within(const struct advise_row *x, const struct advise_row *y, double slo_tie)
 {
 	int c = cmp_nan_last(x->missed, y->missed);
 	if (!c)
 		c = cmp_nan_last(-x->deadline_pct, -y->deadline_pct);
-	if (!c)
+	if (!c && !(fabs(x->slo_pct - y->slo_pct) < slo_tie))
 		c = cmp_nan_last(-x->slo_pct, -y->slo_pct);
 	if (!c)
 		c = (x->hardware > y->hardware) - (x->hardware < y->hardware);
@@ -274,12 +274,27 @@ static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
 		c = cmp_nan_last(x->left, y->left);
 	if (!c)
 		c = cmp_nan_last(x->queue_p95, y->queue_p95);
+	if (!c && slo_tie > 0) /* the jobs still waiting: the nearer waited less */
+		c = cmp_nan_last(x->waited, y->waited);
 	return c;
+}
+
+static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
+{
+	return goal_cmp_within(x, y, 0);
 }
 
 static bool nearer(const struct advise_row *x, const struct advise_row *y)
 {
 	return goal_cmp(x, y) < 0;
+}
+
+/* Nearer the goals for the pool searches to build on: SLO attainments
+ * within a point are one (99.4% and 99.9% of a service that meets its SLO,
+ * while the fine-tunes beside it wait a day or 9 hours). */
+static bool nearer_fix(const struct advise_row *x, const struct advise_row *y)
+{
+	return goal_cmp_within(x, y, 1) < 0;
 }
 
 /* Whether a and b override a key in common ("pools.a100.sharing"). */
@@ -392,7 +407,8 @@ static const struct advise_row *nearest_fix(const struct plan *pl)
 		if (a->meets)
 			return NULL;
 		if (!a->hardware && !a->quantized && !a->plugin && a->n_sets &&
-		    !row_changes_goal(a) && nearer(a, &pl->alts[0]) && (!best || nearer(a, best)))
+		    !row_changes_goal(a) && nearer_fix(a, &pl->alts[0]) &&
+		    (!best || nearer_fix(a, best)))
 			best = a;
 	}
 	return best;

@@ -139,7 +139,8 @@ static size_t pools_holding(const struct scenario *sc, const struct finding *fd,
 /* The pools to size, at most ADVISE_MAX_SIZED: the pool of each allocation,
  * memory or capacity finding that has GPUs, in rank order (a placement
  * finding's pool is the one a rule keeps work off); with none, the largest
- * pool the workload that queued longest may run in (its rules allowing). */
+ * pool the workload that queued longest may run in (its rules allowing; a
+ * job still waiting at the end counts its wait so far). */
 static size_t pools_to_size(const struct scenario *sc, const struct results *r, struct sizing *z)
 {
 	size_t n = 0;
@@ -163,8 +164,10 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 		return n;
 	int w = -1;
 	double longest = 0;
-	for (size_t k = 0; k < sc->n_workloads; k++) {
-		double q = results_or(r, sc->workloads[k].name, METRIC_QUEUE_TIME_P95_S, 0);
+	for (size_t k = 0; k < sc->n_workloads; k++) { /* jobs never started wait too */
+		const char *name = sc->workloads[k].name;
+		double q = fmax(results_or(r, name, METRIC_QUEUE_TIME_P95_S, 0),
+				results_or(r, name, METRIC_WAIT_SO_FAR_MAX_S, 0));
 		if (q > longest)
 			longest = q, w = (int)k;
 	}
