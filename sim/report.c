@@ -327,9 +327,11 @@ static void report_pool(FILE *out, const struct scenario *sc, const struct pool_
 {
 	char d[32];
 	int gpus = p->nodes * p->gpus_per_node;
-	fprintf(out, "  pool %s: %d x %d %s (%d GPU%s), %.0f cpu, %.0f GiB per node", p->name,
-		p->nodes, p->gpus_per_node, p->gpu->name, gpus, gpus == 1 ? "" : "s", p->cpu,
-		p->memory_bytes / (1024.0 * 1024 * 1024));
+	fprintf(out, "  pool %s: %d x %d %s (%d GPU%s)", p->name, p->nodes, p->gpus_per_node,
+		p->gpu->name, gpus, gpus == 1 ? "" : "s");
+	if (p->cpu > 0 || p->memory_bytes > 0) /* 0: not limited, not "0 cpu" */
+		fprintf(out, ", %.0f cpu, %.0f GiB per node", p->cpu,
+			p->memory_bytes / (1024.0 * 1024 * 1024));
 	for (size_t i = 0; i < p->n_windows; i++) {
 		const struct window *w = &p->windows[i];
 		fprintf(out, "%s%02d:%02d-%02d:%02d", i ? ", " : ", windows ", w->from / 3600,
@@ -449,7 +451,7 @@ static void report_workload(FILE *out, const struct scenario *sc, const struct w
 	}
 	report_duration((sim_time)llround(w->duration.mean * (double)SIM_SECOND), b, sizeof b);
 	if (w->arrival.kind != ARRIVAL_TRACE)
-		fprintf(out, ", %d GPUs, duration %s%s", w->gpus,
+		fprintf(out, ", %d GPU%s, duration %s%s", w->gpus, w->gpus == 1 ? "" : "s",
 			w->duration.kind == DIST_FIXED ? "" : "mean ", b);
 	if (w->deadline_kind != DEADLINE_NONE) {
 		report_duration(w->deadline, a, sizeof a);

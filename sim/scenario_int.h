@@ -152,6 +152,9 @@ int ld_duplicate(struct loader *ld, const struct ynode *item, const char *what, 
 int ld_expect_list(struct loader *ld, const struct ynode *v, const char *what, const char *hint);
 int ld_get_amount(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
 		  double *out);
+/* ld_get_amount for cores, also in Kubernetes' millicores (500m). */
+int ld_get_cores(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
+		 double *out);
 int ld_get_bool(struct loader *ld, const struct ynode *v, const char *what, bool *out);
 int ld_get_clock(struct loader *ld, const struct ynode *v, const char *what, sim_time *out);
 int ld_get_duration(struct loader *ld, const struct ynode *v, const char *what, bool positive,

@@ -335,8 +335,8 @@ static int pool_gpus_per_node(struct loader *ld, const struct ynode *v, void *ob
 
 static int pool_cpu(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_amount(ld, v, "cpu", "a number of cores >= 0, like 96",
-			     &((struct pool_spec *)obj)->cpu);
+	return ld_get_cores(ld, v, "cpu", "a number of cores >= 0, like 96 or 500m",
+			    &((struct pool_spec *)obj)->cpu);
 }
 
 static int pool_memory(struct loader *ld, const struct ynode *v, void *obj)

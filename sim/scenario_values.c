@@ -190,6 +190,24 @@ int ld_get_amount(struct loader *ld, const struct ynode *v, const char *what, co
 	return GP_OK;
 }
 
+int ld_get_cores(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
+		 double *out)
+{
+	if (v->kind != YNODE_SCALAR)
+		return ld_bad_value(ld, v, what, hint);
+	size_t n = strlen(v->value);
+	if (n < 2 || v->value[n - 1] != 'm') /* a plain number of cores */
+		return ld_get_amount(ld, v, what, hint, out);
+	char milli[64]; /* Kubernetes' millicores: 500m, 8000m */
+	if (n >= sizeof milli)
+		return ld_bad_value(ld, v, what, hint);
+	snprintf(milli, sizeof milli, "%.*s", (int)(n - 1), v->value);
+	if (units_number(milli, out) || *out < 0)
+		return ld_bad_value(ld, v, what, hint);
+	*out /= 1000;
+	return GP_OK;
+}
+
 int ld_get_positive(struct loader *ld, const struct ynode *v, const char *what, const char *hint,
 		    double *out)
 {

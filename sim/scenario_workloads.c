@@ -460,8 +460,8 @@ static int workload_vram(struct loader *ld, const struct ynode *v, void *obj)
 
 static int workload_cpu(struct loader *ld, const struct ynode *v, void *obj)
 {
-	return ld_get_amount(ld, v, "cpu", "a number of cores >= 0, like 8",
-			     &((struct workload_spec *)obj)->cpu);
+	return ld_get_cores(ld, v, "cpu", "a number of cores >= 0, like 8 or 500m",
+			    &((struct workload_spec *)obj)->cpu);
 }
 
 static int workload_memory(struct loader *ld, const struct ynode *v, void *obj)

@@ -628,7 +628,7 @@ Test(scenario, pool_errors)
 		 "DIR/s.yaml:2:19: error: unknown key 'nodse' in pool; did you mean 'nodes'?"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, cpu: -1"),
 		 "DIR/s.yaml:2:61: error: invalid cpu '-1'; expected a number of cores >= 0, like "
-		 "96"},
+		 "96 or 500m"},
 		{P("nodes: 1, gpu: T4, gpus_per_node: 1, memory: 10 GiB"),
 		 "DIR/s.yaml:2:64: error: invalid memory '10 GiB'; expected a size like 80GiB, "
 		 "512MiB "
@@ -835,8 +835,12 @@ Test(scenario, workload_errors)
 		{W(AT "duration: 1h, vram: 30 GiB"), "DIR/s.yaml:3:67: error: invalid vram '30 "
 						     "GiB'; expected a size like 80GiB, 512MiB or "
 						     "80GB"},
-		{W(AT "duration: 1h, cpu: many"), "DIR/s.yaml:3:66: error: invalid cpu 'many'; "
-						  "expected a number of cores >= 0, like 8"},
+		{W(AT "duration: 1h, cpu: many"),
+		 "DIR/s.yaml:3:66: error: invalid cpu 'many'; "
+		 "expected a number of cores >= 0, like 8 or 500m"},
+		{W(AT "duration: 1h, cpu: -500m"),
+		 "DIR/s.yaml:3:66: error: invalid cpu '-500m'; "
+		 "expected a number of cores >= 0, like 8 or 500m"},
 		{W(AT "duration: 1h, node_selector: [a]"),
 		 "DIR/s.yaml:3:76: error: invalid node_selector: expected a map like "
 		 "{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}, got a list"},
@@ -1087,6 +1091,18 @@ Test(scenario, a_deadline_is_checked_against_a_long_traces_first_row)
 	      "DIR/s.yaml:3:65: error: deadline '00:30' is before the first arrival (start + "
 	      "1h); expected a deadline after the jobs arrive, or {within: 5h} from each "
 	      "arrival");
+}
+
+/* A cpu request in Kubernetes' millicores, as a pod spec writes it. */
+Test(scenario, cpu_takes_kubernetes_millicores)
+{
+	struct scenario *sc =
+		load(W("count: 1, duration: 1h, arrival: {at: \"00:00\"}, cpu: 8000m"));
+	cr_expect_float_eq(sc->workloads[0].cpu, 8.0, 1e-12);
+	scenario_free(sc);
+	sc = load(W("count: 1, duration: 1h, arrival: {at: \"00:00\"}, cpu: 250m"));
+	cr_expect_float_eq(sc->workloads[0].cpu, 0.25, 1e-12);
+	scenario_free(sc);
 }
 
 /* A schedule's jobs first arrive at its first firing, not at the start: a
