@@ -709,7 +709,13 @@ static int read_file(struct hist *h, const char *file, bool required, prom_fn fn
 static int read_meta(struct hist *h)
 {
 	char path[4096];
+	struct stat st;
 	dir_path(h, "meta.json", path, sizeof path);
+	if (stat(path, &st) != 0) /* not a folder the export wrote */
+		return gp_located(h->err, (struct srcloc){path, 0, 0},
+				  "cannot read: %s; expected the folder scripts/export-history.sh "
+				  "writes, with its meta.json",
+				  strerror(errno));
 	h->paths = gp_xrealloc(h->paths, (h->n_paths + 1) * sizeof *h->paths);
 	char *kept = gp_xstrdup(path);
 	h->paths[h->n_paths++] = kept;

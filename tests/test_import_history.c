@@ -286,6 +286,19 @@ Test(import_history, a_missing_required_file_is_named_and_nothing_is_written)
 	scratch_remove();
 }
 
+/* A folder that is not the export's: its meta.json is named with what was
+ * expected, as a missing query file is. */
+Test(import_history, a_folder_without_meta_json_says_what_was_expected)
+{
+	char cmd[512], out[4096];
+	scratch_make();
+	snprintf(cmd, sizeof cmd, "bin/gpuplan import --history %s -o %s/twin.yaml", dir, dir);
+	cr_expect_eq(capture(cmd, out, sizeof out), 2);
+	expect_in(out, "/meta.json: error: cannot read: No such file or directory; expected the "
+		       "folder scripts/export-history.sh writes, with its meta.json");
+	scratch_remove();
+}
+
 Test(import_history, a_failed_query_and_a_bad_label_are_located)
 {
 	char cmd[512], out[4096], path[256];
