@@ -222,11 +222,11 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 	const struct advise_probe *x = advise_probe_of(probes, ans->run_id);
 	e->sim_usd_mtok = x ? x->usd_mtok : NAN;
 	e->sim_tokens_per_joule = x ? x->tokens_per_joule : NAN;
-	bool own = e->gpu == ps->gpu;
-	if (own && n == ws->inference->replicas && nodes == ps->nodes)
-		return;   /* the base itself */
-	char tp[32] = ""; /* its own type at another TP degree */
-	if (e->tp != ws->inference->tensor_parallel)
+	bool own = e->gpu == ps->gpu, own_tp = e->tp == ws->inference->tensor_parallel;
+	if (own && own_tp && n == ws->inference->replicas && nodes == ps->nodes)
+		return; /* the base itself */
+	char tp[32] = "";
+	if (!own_tp) /* its own type at another TP degree */
 		snprintf(tp, sizeof tp, " of TP %d", e->tp);
 	struct advise_row *a =
 		own ? advise_plan_add(
