@@ -168,13 +168,13 @@ static double cohort_lends(const struct scenario *sc, size_t q)
 	return lends;
 }
 
-/* The GPUs of the pools workload w may use. */
+/* The GPUs the pools workload w may use can reach. */
 static double reach_gpus(struct view *v, size_t w)
 {
 	double gpus = 0;
 	for (size_t p = 0; p < v->sc->n_pools; p++)
 		if (diagnose_allowed(v, w, p))
-			gpus += (double)scenario_pool_slots(&v->sc->pools[p]) *
+			gpus += (double)diagnose_reach_nodes(&v->sc->pools[p]) *
 				v->sc->pools[p].gpus_per_node;
 	return gpus;
 }

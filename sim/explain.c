@@ -895,7 +895,7 @@ static void quota_reach_words(const struct ctx *c, struct gp_sbuf *b)
 		const struct pool_spec *ps = &c->sc->pools[p];
 		if (!usable[p] || ps->gpus_per_node <= 0)
 			continue;
-		int32_t nodes = ps->autoscale.on ? ps->autoscale.max : ps->nodes;
+		int32_t nodes = diagnose_reach_nodes(ps);
 		reach += (double)nodes * ps->gpus_per_node;
 		gp_sb_printf(&pools, "%s%s at %d node%s%s", pools.n ? ", " : "", ps->name, nodes,
 			     nodes == 1 ? "" : "s",

@@ -125,6 +125,12 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
  * cordon) keeps them off it: the pools w may grow into. */
 void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
 
+/* The nodes pool ps can reach: its autoscaling max, else its nodes. */
+static inline int32_t diagnose_reach_nodes(const struct pool_spec *ps)
+{
+	return ps->autoscale.on && ps->autoscale.max > ps->nodes ? ps->autoscale.max : ps->nodes;
+}
+
 /* Whether pool p could hold a pod of w, rules aside: it offers what the pod
  * asks for, and the pod's memory fits a GPU. */
 bool diagnose_could_hold(const struct scenario *sc, size_t p, size_t w);
