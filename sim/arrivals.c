@@ -183,7 +183,7 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 				   ? ws->duration.mean
 				   : arrivals_dist_draw(&ws->duration, stream_rng(a->sc, ws, st));
 		job->duration =
-			sim_from_seconds(fmin(fmax(0.0, d), sim_seconds(SCENARIO_MAX_SPAN)));
+			sim_from_seconds(gp_fmin(gp_fmax(0.0, d), sim_seconds(SCENARIO_MAX_SPAN)));
 		job->deadline = deadline_of(ws, now);
 		if (ws->arrival.kind == ARRIVAL_AT)
 			st->next = st->emitted < ws->count ? now : SIM_NEVER;
@@ -207,8 +207,8 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 	}
 	if (ws->loader_fraction > 0 && ws->loader_fraction < 1) /* GPUs wait on input */
 		job->duration =
-			sim_from_seconds(fmin(sim_seconds(job->duration) / ws->loader_fraction,
-					      sim_seconds(SCENARIO_MAX_SPAN)));
+			sim_from_seconds(gp_fmin(sim_seconds(job->duration) / ws->loader_fraction,
+						 sim_seconds(SCENARIO_MAX_SPAN)));
 	if (a->sc->horizon && st->next != SIM_NEVER && st->next > a->sc->horizon)
 		st->next = SIM_NEVER;
 	return true;
