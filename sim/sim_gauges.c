@@ -164,9 +164,6 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 	bool mig = sharing_of(s, grant->node)->mode == SHARING_MIG;
 	const struct pool_spec *ps = &s->sc->pools[pool];
 	const struct price *price = &ps->price;
-	double ram = ws->memory_bytes / GP_GIB;
-	double gpu_rate = scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
-					    grant->gpu_mask, grant->equivalent);
 	/* A MIG instance's engine activity is its own (DCGM reports a GPU
 	 * instance's GR engine activity over the instance), so a busy
 	 * instance is as efficient as a busy GPU. */
@@ -177,16 +174,31 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 		[GAUGE_ENGINE] = sign * j->busy * (mig ? grant->equivalent : gpus),
 		[GAUGE_SM] = sign * gpus * j->busy * gp_fmin(ws->sm_share, share),
 	};
-	const double more[POD_MORE] = {
-		[0] = sign * gpus * ws->vram_bytes / GP_GIB,
-		[GAUGE_CPU - GAUGE_VRAM] = sign * ws->cpu,
-		[GAUGE_RAM - GAUGE_VRAM] = sign * ram,
-		[GAUGE_GPU_COST - GAUGE_VRAM] = sign * gpu_rate,
-		[GAUGE_CPU_COST - GAUGE_VRAM] = sign * ws->cpu * price->cpu_hour,
-		[GAUGE_RAM_COST - GAUGE_VRAM] = sign * ram * price->gib_hour,
-	};
-	bool any_more = (more[0] != 0) | (more[1] != 0) | (more[2] != 0) | (more[3] != 0) |
-			(more[4] != 0) | (more[5] != 0);
+	/* A pod without VRAM, CPU or memory in a pool without prices moves
+	 * each of the six by a zero (-0 at a finish): they are left at +0,
+	 * which leaves them out of the gauges and the cost cell as a -0 would,
+	 * adds nothing to a figure that is never -0, and prices nothing. */
+	bool bare = ws->vram_bytes == 0 && ws->cpu == 0 && ws->memory_bytes == 0 &&
+		    price->gpu_hour == 0 && price->committed <= 0 && price->cpu_hour == 0 &&
+		    price->gib_hour == 0;
+	assert(!bare || scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
+					  grant->gpu_mask, grant->equivalent) == 0);
+	double more[POD_MORE] = {0};
+	bool any_more = false;
+	if (!bare) {
+		double ram = ws->memory_bytes / GP_GIB;
+		double gpu_rate =
+			scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
+					  grant->gpu_mask, grant->equivalent);
+		more[0] = sign * gpus * ws->vram_bytes / GP_GIB;
+		more[GAUGE_CPU - GAUGE_VRAM] = sign * ws->cpu;
+		more[GAUGE_RAM - GAUGE_VRAM] = sign * ram;
+		more[GAUGE_GPU_COST - GAUGE_VRAM] = sign * gpu_rate;
+		more[GAUGE_CPU_COST - GAUGE_VRAM] = sign * ws->cpu * price->cpu_hour;
+		more[GAUGE_RAM_COST - GAUGE_VRAM] = sign * ram * price->gib_hour;
+		any_more = (more[0] != 0) | (more[1] != 0) | (more[2] != 0) | (more[3] != 0) |
+			   (more[4] != 0) | (more[5] != 0);
+	}
 	sim_time now = s->engine.now;
 	size_t scopes[3] = {0, collect_scope_pool(s->sc, (size_t)pool),
 			    collect_scope_workload(s->sc, (size_t)j->workload)};
