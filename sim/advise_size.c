@@ -128,16 +128,6 @@ static bool first_cuts(const struct scenario *sc, size_t w, const struct pool_sp
 	return true;
 }
 
-/* Whether service w's server preempts sequences for want of KV blocks: at
- * least 1% of its requests (the KV cache finding's bar). */
-static bool kv_bound(const struct scenario *sc, const struct results *r, size_t w)
-{
-	const char *name = sc->workloads[w].name;
-	double pre = results_or(r, name, METRIC_PREEMPTIONS, 0),
-	       reqs = results_or(r, name, METRIC_REQUESTS_SUBMITTED, 0);
-	return reqs > 0 && pre >= 0.01 * reqs;
-}
-
 /* A service whose KV cache binds with the weights filling most of its GPUs
  * (a 70B model on two A100s): twice the TP degree on its own type, where a
  * node holds it, gives each replica the memory of twice the GPUs for less
@@ -146,8 +136,11 @@ static bool kv_bound(const struct scenario *sc, const struct results *r, size_t 
 static struct advise_gpu *wider_tp(const struct scenario *sc, const struct results *r, size_t w,
 				   const struct pool_spec *ps, struct advice *out)
 {
+	const char *name = sc->workloads[w].name;
 	int tp = 2 * sc->workloads[w].inference->tensor_parallel;
-	if (!kv_bound(sc, r, w) || tp > ps->gpus_per_node)
+	if (!diagnose_kv_preempts(results_or(r, name, METRIC_PREEMPTIONS, 0),
+				  results_or(r, name, METRIC_REQUESTS_SUBMITTED, 0)) ||
+	    tp > ps->gpus_per_node)
 		return NULL;
 	struct advise_gpu *e = &out->gpus[out->n_gpus];
 	if (!first_cut(sc, w, ps, ps->gpu, tp, e) || e->verdict != FIRSTCUT_OK)

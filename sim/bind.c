@@ -70,14 +70,19 @@ static bool admits(const struct pool_spec *p, const struct workload_spec *w, int
 	return true;
 }
 
+/* Whether pool p's labels satisfy every rule of w's. */
+static bool admits_all(const struct pool_spec *p, const struct workload_spec *w)
+{
+	return admits(p, w, 0) && admits(p, w, 1) && admits(p, w, 2);
+}
+
 /* The first pool with windows whose GPUs workload ws may use (its rules
  * admitting it), or -1. */
 static int32_t window_pool(const struct scenario *sc, const struct workload_spec *ws)
 {
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct pool_spec *ps = &sc->pools[p];
-		if (ps->n_windows && scenario_gpu_equivalent(ps, ws) > 0 && admits(ps, ws, 0) &&
-		    admits(ps, ws, 1) && admits(ps, ws, 2))
+		if (ps->n_windows && scenario_gpu_equivalent(ps, ws) > 0 && admits_all(ps, ws))
 			return (int32_t)p;
 	}
 	return -1;
@@ -130,7 +135,7 @@ static int32_t first_pool(const struct scenario *sc, const struct workload_spec 
 		const struct pool_spec *ps = &sc->pools[p];
 		if (!(scenario_gpu_equivalent(ps, ws) > 0))
 			continue;
-		if (!admitted || (admits(ps, ws, 0) && admits(ps, ws, 1) && admits(ps, ws, 2)))
+		if (!admitted || admits_all(ps, ws))
 			return (int32_t)p;
 		if (offers < 0)
 			offers = (int32_t)p;

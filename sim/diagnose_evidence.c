@@ -475,7 +475,7 @@ static void kv_cache_finding(struct view *v, size_t w)
 	double pre = diagnose_metric(v, ws->name, METRIC_PREEMPTIONS);
 	double reqs = diagnose_metric(v, ws->name, METRIC_REQUESTS_SUBMITTED);
 	double kills = diagnose_metric(v, ws->name, METRIC_OOM_KILLS);
-	if (slo_met || !(pre > 0) || !(reqs > 0) || pre < 0.01 * reqs || kills > 0 ||
+	if (slo_met || !diagnose_kv_preempts(pre, reqs) || kills > 0 ||
 	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
 		return;
 	int32_t share = 1;

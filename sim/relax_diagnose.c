@@ -248,6 +248,10 @@ static void name_key(const struct scenario *sc, const struct results *r, const s
 	const struct workload_spec *ws = c->workload >= 0   ? &sc->workloads[c->workload]
 					 : f->workload >= 0 ? &sc->workloads[f->workload]
 							    : NULL;
+	struct constraint own = *c; /* relaxed for the finding's workload: a queue's
+				     * limit grows by a job of the one that waits on it */
+	if (ws && (scope_of(c->kind) == 'q' || c->kind == CONSTRAINT_WINDOW))
+		own.workload = (int32_t)(ws - sc->workloads);
 	if (c->kind == CONSTRAINT_WINDOW && ws && ws->n_windows &&
 	    (c->pool < 0 || !sc->pools[c->pool].n_windows)) { /* the workload's own windows */
 		struct gp_sbuf k = {0}, v = {0};
@@ -255,16 +259,10 @@ static void name_key(const struct scenario *sc, const struct results *r, const s
 		gp_sb_printf(&v, "%zu window%s", ws->n_windows, ws->n_windows == 1 ? "" : "s");
 		free(key), free(value);
 		key = gp_sb_take(&k), value = gp_sb_take(&v);
-		struct constraint own = *c;
-		own.workload = (int32_t)(ws - sc->workloads);
 		relax_workload_windows(sc, r, &own, &mine);
-	} else if (c->workload < 0 && ws && scope_of(c->kind) == 'q') {
-		/* a queue's limit grows by a job of the workload that waits on it */
-		struct constraint own = *c;
-		own.workload = (int32_t)(ws - sc->workloads);
-		relax_constraint(sc, r, &own, &mine);
-	} else
-		relax_constraint(sc, r, c, &mine);
+	} else {
+		relax_constraint(sc, r, scope_of(c->kind) == 'q' ? &own : c, &mine);
+	}
 	for (size_t i = 0; i < mine.n_fixes; i++) {
 		bool dup = false;
 		for (size_t k = 0; k < f->n_fixes && !dup; k++)

@@ -83,6 +83,14 @@ static void load(const char *file, yaml_document_t *d)
 	fclose(f);
 }
 
+/* load() of a file advise --emit wrote under the scratch folder: "mb/patch-chat.yaml". */
+static void load_emitted(const char *path, yaml_document_t *d)
+{
+	char file[512];
+	snprintf(file, sizeof file, "%s/%s", dir, path);
+	load(file, d);
+}
+
 /* The embedded document of a ConfigMap's data key, parsed too. */
 static void load_text(const char *text, yaml_document_t *d)
 {
@@ -220,9 +228,8 @@ Test(emit, a_lending_limit_is_a_v1beta2_clusterqueue_with_only_real_fields)
 {
 	advise_emit_case("lending", "lend", "");
 	char file[256];
-	snprintf(file, sizeof file, "%s/lend/clusterqueue-team-b.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("lend/clusterqueue-team-b.yaml", &d);
 	cr_expect_str_eq(at(&d, "apiVersion"), "kueue.x-k8s.io/v1beta2");
 	cr_expect_str_eq(at(&d, "kind"), "ClusterQueue");
 	cr_expect_str_eq(at(&d, "spec cohortName"), "research");
@@ -239,9 +246,8 @@ Test(emit, a_quota_is_a_kueue_clusterqueue)
 {
 	advise_emit_case("quota", "q", "");
 	char file[256];
-	snprintf(file, sizeof file, "%s/q/clusterqueue-team-a.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("q/clusterqueue-team-a.yaml", &d);
 	cr_expect_str_eq(at(&d, "apiVersion"), "kueue.x-k8s.io/v1beta2");
 	cr_expect_str_eq(at(&d, "kind"), "ClusterQueue");
 	cr_expect_str_eq(at(&d, "metadata name"), "team-a");
@@ -263,10 +269,8 @@ Test(emit, a_quota_is_a_kueue_clusterqueue)
 Test(emit, a_reclaim_policy_is_the_clusterqueues_preemption)
 {
 	advise_emit_case("reclaim", "rc", "");
-	char file[256];
-	snprintf(file, sizeof file, "%s/rc/clusterqueue-team-a.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("rc/clusterqueue-team-a.yaml", &d);
 	cr_expect_str_eq(at(&d, "spec preemption reclaimWithinCohort"), "Any");
 	cr_expect_str_eq(at(&d, "spec preemption withinClusterQueue"), "Never");
 	cr_expect_str_eq(at(&d, "spec cohortName"), "lab");
@@ -278,9 +282,8 @@ Test(emit, a_corrected_selector_is_a_strategic_merge_patch)
 {
 	advise_emit_case("selector-typo", "sel", "");
 	char file[256];
-	snprintf(file, sizeof file, "%s/sel/patch-train.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("sel/patch-train.yaml", &d);
 	cr_expect_str_eq(at(&d, "spec template spec nodeSelector nvidia.com/gpu.product"),
 			 "NVIDIA-A100-SXM4-40GB");
 	cr_expect_str_eq(at(&d, "spec template spec nodeSelector $patch"), "replace");
@@ -296,10 +299,8 @@ Test(emit, a_corrected_selector_is_a_strategic_merge_patch)
 Test(emit, a_servers_batch_is_its_vllm_arguments)
 {
 	advise_emit_case("max-batch", "mb", "");
-	char file[256];
-	snprintf(file, sizeof file, "%s/mb/patch-chat.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("mb/patch-chat.yaml", &d);
 	cr_expect_str_eq(at(&d, "spec template spec containers 0 name"), "chat");
 	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 0"), "--max-num-seqs=683");
 	cr_expect_str_eq(at(&d, "spec template spec containers 0 args 1"),
@@ -313,9 +314,8 @@ Test(emit, a_tp_degree_is_the_servers_tensor_parallel_size)
 {
 	advise_emit_case("service-beside-batch", "tp", "");
 	char file[256];
-	snprintf(file, sizeof file, "%s/tp/patch-chat.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("tp/patch-chat.yaml", &d);
 	cr_expect_str_eq(at(&d, "spec replicas"), "5");
 	cr_expect_str_eq(at(&d, "spec template spec containers 0 resources limits nvidia.com/gpu"),
 			 "4");
@@ -343,9 +343,8 @@ Test(emit, a_gpu_spec_is_a_node_affinity_on_the_gpu_product)
 {
 	advise_emit_case("vram-small-type", "spec", "");
 	char file[256];
-	snprintf(file, sizeof file, "%s/spec/patch-infer-batch.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("spec/patch-infer-batch.yaml", &d);
 	const char *term = "spec template spec affinity nodeAffinity "
 			   "requiredDuringSchedulingIgnoredDuringExecution nodeSelectorTerms 0 "
 			   "matchExpressions 0";
@@ -369,9 +368,8 @@ Test(emit, safe_to_evict_is_the_cluster_autoscalers_annotation)
 {
 	advise_emit_case("scale-down-evicts", "evict", "");
 	char file[256];
-	snprintf(file, sizeof file, "%s/evict/patch-train.yaml", dir);
 	yaml_document_t d;
-	load(file, &d);
+	load_emitted("evict/patch-train.yaml", &d);
 	cr_expect_str_eq(at(&d, "spec template metadata annotations "
 				"cluster-autoscaler.kubernetes.io/safe-to-evict"),
 			 "false");

@@ -125,6 +125,13 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
  * cordon) keeps them off it: the pools w may grow into. */
 void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
 
+/* Whether a server preempted sequences for want of KV blocks often enough
+ * to bind: at least 1% of its requests. */
+static inline bool diagnose_kv_preempts(double preemptions, double requests)
+{
+	return requests > 0 && preemptions > 0 && preemptions >= 0.01 * requests;
+}
+
 /* The nodes pool ps can reach: its autoscaling max, else its nodes. */
 static inline int32_t diagnose_reach_nodes(const struct pool_spec *ps)
 {
