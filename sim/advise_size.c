@@ -246,13 +246,14 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 }
 
 /* The nodes of pool ps that other work keeps when service ws shares it:
- * those its replicas do not fill today (at its TP degree), which the
+ * the GPUs its replicas do not hold today, in whole nodes (a node's GPUs
+ * beside two replicas are evals' as much as a node of their own), which the
  * service's size leaves as they are.  0 when ws has it alone. */
 static int32_t others_nodes(const struct pool_spec *ps, const struct workload_spec *ws, bool shared)
 {
-	int32_t per_node = ps->gpus_per_node / ws->inference->tensor_parallel;
-	int32_t mine = per_node > 0 ? (ws->inference->replicas + per_node - 1) / per_node : 0;
-	return shared && ps->nodes > mine ? ps->nodes - mine : 0;
+	int32_t gpus = ps->nodes * ps->gpus_per_node -
+		       ws->inference->replicas * ws->inference->tensor_parallel;
+	return shared && gpus > 0 ? (gpus + ps->gpus_per_node - 1) / ps->gpus_per_node : 0;
 }
 
 /* Searches the fewest replicas of e's service on e's GPU type that meet its

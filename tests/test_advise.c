@@ -412,7 +412,8 @@ Test(advise, a_short_sizing_takes_one_fix_a_round)
  * (it had no row that met).  Its server preempts sequences for want of KV
  * blocks (70B weights fill most of two A100s), so twice the TP degree is
  * searched too, and needs 20 GPUs where TP 2 needs 44: vLLM's KV cache is
- * what the GPUs hold beyond the weights' shard (gpu_memory_utilization). */
+ * what the GPUs hold beyond the weights' shard (gpu_memory_utilization).
+ * The embedding jobs keep the 10 GPUs beside the replicas: 2 nodes. */
 Test(advise, a_service_sharing_its_pool_is_sized)
 {
 	char args[256];
@@ -423,13 +424,30 @@ Test(advise, a_service_sharing_its_pool_is_sized)
 			      "replica served; the rest need more nodes"),
 		  "%s", out);
 	cr_expect(
-		strstr(out, "chat at 22 replicas, pool a100 at 7 nodes (fewest meeting its goal)"),
+		strstr(out, "chat at 22 replicas, pool a100 at 8 nodes (fewest meeting its goal)"),
 		"%s", out);
-	cr_expect(strstr(last_line(), "recommendation: chat at 5 replicas of TP 4, pool a100 at 4 "
+	cr_expect(strstr(last_line(), "recommendation: chat at 5 replicas of TP 4, pool a100 at 5 "
 				      "nodes (fewest meeting its goal)"),
 		  "%s", out);
 	cr_expect_eq(query("SELECT count(*) FROM advice WHERE alternative LIKE 'chat on %'"), 0,
 		     "another type would move the embedding jobs too:\n%s", out);
+}
+
+/* The other work keeps the GPUs beside a service's replicas, in whole nodes
+ * (tests/fixtures/diagnosis/service-beside-evals.yaml: 2 replicas and 2
+ * evals share one 4-GPU L40S node).  Counted as the nodes the replicas do
+ * not fill, it kept none: "chat at 4 replicas, pool l40s at 1 node" took the
+ * evals' GPUs and they never started. */
+Test(advise, the_work_beside_a_sized_service_keeps_its_gpus)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/service-beside-evals.yaml --db %s",
+		 db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(last_line(), "recommendation: chat at 4 replicas, pool l40s at 2 nodes "
+				      "(fewest meeting its goal)"),
+		  "%s", out);
+	cr_expect(!strstr(out, "pool l40s at 1 node (fewest"), "%s", out);
 }
 
 /* Two workloads' findings name one pool (tests/fixtures/diagnosis/
