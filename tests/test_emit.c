@@ -374,6 +374,7 @@ Test(emit, safe_to_evict_is_the_cluster_autoscalers_annotation)
 				"cluster-autoscaler.kubernetes.io/safe-to-evict"),
 			 "false");
 	yaml_document_delete(&d);
+	snprintf(file, sizeof file, "%s/evict/patch-train.yaml", dir);
 	expect_file(file);
 	cr_expect(!strstr(out, "\n    spec:"), "no spec in the patch:\n%s", out);
 }
