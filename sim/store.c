@@ -539,8 +539,9 @@ static int insert_rows(struct store *st, size_t slot, const struct sti_rows *t, 
 		struct sti_kept *kept = slot == STI_JOB_SLOT ? &st->job_kept[b] : NULL;
 		for (int r = 0; r < 1 << b && !rc; r++, i++) {
 			int p = r * t->ncols + 1;
-			sti_keep_int(s, kept, p, id);
-			rc = t->bind(s, p + 1, i, t->ctx, err);
+			if (slot != STI_JOB_SLOT) /* job_rows' key holds the run id */
+				sti_keep_int(s, kept, p++, id);
+			rc = t->bind(s, p, i, t->ctx, err);
 		}
 		if (!rc)
 			rc = step_reset(st, s, t->table, err);
@@ -739,7 +740,10 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 	size_t jobs_done = done->jobs, ts_done = done->ts;
 	assert(jobs_done <= r->n_jobs && ts_done <= r->n_ts &&
 	       done->allocations <= r->n_allocations);
-	struct sti_jobs jc = {.path = st->path};
+	int64_t append_key = 0;
+	if (r->n_jobs > jobs_done && sti_job_append_key(st, &append_key, err))
+		return GP_ERUNTIME;
+	struct sti_jobs jc = {.path = st->path, .run_id = id, .append_key = &append_key};
 	sti_job_ids(&jc, sc, r->n_nodes);
 	sti_job_texts_plan(&jc, r, done->texts, jobs_done);
 	jc.jobs = r->jobs + jobs_done;
@@ -750,7 +754,8 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 	const struct sti_rows tables[] = {
 		{"params", "run_id, key, value", 3, sc->n_params, bind_param, sc},
 		{"metrics", "run_id, scope, name, value, unit", 5, r->n_metrics, bind_metric, r},
-		{"job_rows", STI_JOB_COLUMNS, 19, r->n_jobs - jobs_done, sti_bind_job, &jc},
+		{"job_rows", STI_JOB_COLUMNS, STI_JOB_NCOLS, r->n_jobs - jobs_done, sti_bind_job,
+		 &jc},
 		{"job_texts", "run_id, text_id, text", 3, jc.n_texts, sti_bind_job_text, &jc},
 		{"timeseries", STI_TS_COLUMNS, 16, r->n_ts - ts_done, bind_ts,
 		 ts_done ? r->ts + ts_done : r->ts},
@@ -791,12 +796,24 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 	return rc;
 }
 
+int sti_job_append_key(struct store *st, int64_t *key, struct gp_err *err)
+{
+	return sti_query_int(st, "SELECT coalesce(max(job_key), 0) + 1 FROM job_rows", key,
+			     "reading job_rows' last key", err);
+}
+
 int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
 		    struct gp_err *err)
 {
 	struct sti_jobs jc = *c;
 	jc.kept = st->job_kept;
-	const struct sti_rows t = {"job_rows", STI_JOB_COLUMNS, 19, n, sti_bind_job, &jc};
+	jc.run_id = id;
+	int64_t append_key = 0;
+	jc.append_key = &append_key;
+	if (n && sti_job_append_key(st, &append_key, err))
+		return GP_ERUNTIME;
+	const struct sti_rows t = {"job_rows", STI_JOB_COLUMNS, STI_JOB_NCOLS,
+				   n,          sti_bind_job,    &jc};
 	return insert_rows(st, STI_JOB_SLOT, &t, id, err);
 }
 

@@ -183,6 +183,11 @@ struct sti_jobs {
 	int64_t *texts;                                /* the ids used */
 	size_t n_texts;
 	struct sti_kept *kept; /* the store's job_kept, set by the inserts (store.c) */
+	int64_t run_id;        /* the run's, in each row's key; set by the inserts too */
+	/* The key SQLite gives a row inserted without one, one past the largest
+	 * in job_rows: read by the inserts (sti_job_append_key), kept up to
+	 * date by sti_bind_job. */
+	int64_t *append_key;
 };
 /* Numbers the kinds of text for a run of sc on n_nodes node slots. */
 void sti_job_ids(struct sti_jobs *c, const struct scenario *sc, size_t n_nodes);
@@ -204,11 +209,20 @@ int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_er
 int sti_bind_job_text(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err);
 
-/* The columns of job_rows, and the slot of its kept statements. */
+/* The columns of job_rows, and the slot of its kept statements: the first,
+ * job_key, holds the run id with the job's (sti_job_key), so the inserts bind
+ * no run id of their own to it. */
 #define STI_JOB_COLUMNS                                                                   \
-	"run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s, gpus, node_id, " \
+	"job_key, workload_id, submit_s, start_s, end_s, queue_s, gpus, node_id, "        \
 	"status_id, deadline_s, deadline_met, verified, cost, reason_id, trace_queue_s, " \
 	"preemptions, oom_kills, flavor_id"
+#define STI_JOB_NCOLS  18
+/* job_rows' key of job job_id of run run_id: the run in the high 32 bits. */
+#define STI_JOB_ID_MAX UINT32_MAX
+static inline int64_t sti_job_key(int64_t run_id, int64_t job_id)
+{
+	return (int64_t)((uint64_t)run_id << 32 | (uint64_t)job_id);
+}
 #define STI_JOB_SLOT 2
 
 /* The columns of timeseries, and the slot of its kept statements. */
@@ -222,6 +236,8 @@ int sti_bind_request(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct g
 	"ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool"
 #define STI_ALLOC_SLOT 5
 
+/* Reads *key, one past the largest key in job_rows (1 when it is empty). */
+int sti_job_append_key(struct store *st, int64_t *key, struct gp_err *err);
 /* Inserts n rows of jobs (c->jobs) into job_rows of run id (store.c). */
 int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
 		    struct gp_err *err);

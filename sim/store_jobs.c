@@ -43,7 +43,8 @@ void sti_job_ids(struct sti_jobs *c, const struct scenario *sc, size_t n_nodes)
 static bool job_valid(const struct sti_jobs *c, const struct job_record *j)
 {
 	return j->workload >= 0 && (size_t)j->workload < c->sc->n_workloads &&
-	       (j->node < 0 || (size_t)j->node < c->n_nodes);
+	       (j->node < 0 || (size_t)j->node < c->n_nodes) && j->job_id >= 0 &&
+	       j->job_id <= STI_JOB_ID_MAX;
 }
 
 static bool job_has_reason(const struct sti_jobs *c, const struct job_record *j)
@@ -155,6 +156,22 @@ static struct sti_kept *kept_of(const struct sti_jobs *c, sqlite3_stmt *s)
 	return NULL;
 }
 
+/* A row whose key is the one SQLite gives a row inserted without one (one
+ * past the largest) is inserted without: SQLite then appends it to the
+ * table's last page instead of searching for the key, 10% of the writer's
+ * work (docs/benchmarks.md, twelfth round).  A run's job ids follow one
+ * another, so all its rows but the first go so. */
+static void bind_key(sqlite3_stmt *s, struct sti_kept *k, int p, const struct sti_jobs *c,
+		     int64_t key)
+{
+	if (key == *c->append_key)
+		sti_keep_null(s, k, p);
+	else
+		sti_keep_int(s, k, p, key);
+	if (key >= *c->append_key)
+		*c->append_key = key + 1;
+}
+
 /* A workload or node index out of range is a bug upstream; it fails the
  * write (and so the whole run) instead of reading out of bounds. */
 int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_err *err)
@@ -164,11 +181,12 @@ int sti_bind_job(sqlite3_stmt *s, int p, size_t i, const void *ctx, struct gp_er
 	if (!job_valid(c, j))
 		return gp_errkindf(
 			err, GP_ERR_INTERNAL, GP_ERUNTIME,
-			"%s: writing jobs: job %lld has workload %d of %zu and node %d of %zu",
-			c->path, (long long)j->job_id, (int)j->workload, c->sc->n_workloads,
-			(int)j->node, c->n_nodes);
+			"%s: writing jobs: job %lld (of at most %u) has workload %d of %zu and node "
+			"%d of %zu",
+			c->path, (long long)j->job_id, STI_JOB_ID_MAX, (int)j->workload,
+			c->sc->n_workloads, (int)j->node, c->n_nodes);
 	struct sti_kept *k = kept_of(c, s);
-	sti_keep_int(s, k, p, j->job_id);
+	bind_key(s, k, p, c, sti_job_key(c->run_id, j->job_id));
 	sti_keep_int(s, k, p + 1, j->workload);
 	sti_keep_time(s, k, p + 2, j->submit);
 	sti_keep_time(s, k, p + 3, j->start);

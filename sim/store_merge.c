@@ -169,7 +169,8 @@ static int map_new_runs(struct store *st, bool src_points, struct gp_err *err)
 	return rc;
 }
 
-/* The columns of table other than run_id that both databases have, as a
+/* The columns of table other than run_id (and job_rows' key) that both
+ * databases have, as a
  * comma-separated list with the prefix before each name ("t." or "").
  * With the prefix, a column that names another run (advice.alternative_run_id,
  * searches.first_run_id: any *_run_id) is renumbered as run_id is.
@@ -180,7 +181,7 @@ static char *common_columns(struct store *st, const char *table, const char *pre
 	char *sql =
 		sqlite3_mprintf("SELECT m.name FROM pragma_table_info(%Q, 'main') m"
 				" JOIN pragma_table_info(%Q, '" MERGE_SRC "') i ON i.name = m.name"
-				" WHERE m.name <> 'run_id' ORDER BY m.cid",
+				" WHERE m.name NOT IN ('run_id', 'job_key') ORDER BY m.cid",
 				table, table);
 	int ok = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK;
 	sqlite3_free(sql);
@@ -209,10 +210,7 @@ static int copy_table(struct store *st, const char *table, struct gp_err *err)
 {
 	char *cols = common_columns(st, table, "");
 	char *tcols = common_columns(st, table, "t.");
-	/* job_rows has no rowid: its key (run_id, job_id) is its order. */
-	const char *order = !strcmp(table, "runs")       ? "m.seq"
-			    : !strcmp(table, "job_rows") ? "m.seq, t.job_id"
-							 : "m.seq, t.rowid";
+	const char *order = !strcmp(table, "runs") ? "m.seq" : "m.seq, t.rowid";
 	char *sql = sqlite3_mprintf(
 		"INSERT INTO main.\"%w\" (run_id%s%s) SELECT m.new%s%s FROM " MERGE_SRC
 		".\"%w\" t JOIN temp.merge_map m ON m.old = t.run_id ORDER BY %s",
@@ -221,6 +219,30 @@ static int copy_table(struct store *st, const char *table, struct gp_err *err)
 	char what[128];
 	snprintf(what, sizeof what, "merging %s", table);
 	int rc = sti_exec(st, sql, what, err);
+	sqlite3_free(sql);
+	sqlite3_free(cols);
+	sqlite3_free(tcols);
+	return rc;
+}
+
+/* Copies the input's job_rows, keyed anew by the runs' new ids, in their
+ * order: the input's run_id and job_id are columns (schema version 2) or
+ * computed from its key (version 3) alike. */
+static int copy_job_rows(struct store *st, struct gp_err *err)
+{
+	bool has = false;
+	if (has_table(st, MERGE_SRC, "job_rows", &has, err))
+		return GP_ERUNTIME;
+	if (!has)
+		return GP_OK;
+	char *cols = common_columns(st, "job_rows", "");
+	char *tcols = common_columns(st, "job_rows", "t.");
+	char *sql = sqlite3_mprintf(
+		"INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | t.job_id, %s FROM " MERGE_SRC
+		".job_rows t JOIN temp.merge_map m ON m.old = t.run_id ORDER BY m.seq, t.job_id",
+		cols, tcols);
+	int rc = cols && tcols ? sti_exec(st, sql, "merging job_rows", err)
+			       : sti_db_error(st, err, "reading job_rows' columns");
 	sqlite3_free(sql);
 	sqlite3_free(cols);
 	sqlite3_free(tcols);
@@ -307,6 +329,8 @@ static int merge_tx(struct store *st, struct store_merge_stats *stats, struct gp
 		rc = map_new_runs(st, src_points, err);
 	if (!rc)
 		rc = copy_tables(st, err);
+	if (!rc)
+		rc = copy_job_rows(st, err);
 	if (!rc)
 		rc = copy_old_jobs(st, err);
 	if (!rc)

@@ -75,8 +75,7 @@ static const char schema_sql[] =
 	"  PRIMARY KEY (run_id, text_id)\n"
 	");\n"
 	"CREATE TABLE IF NOT EXISTS job_rows (\n"
-	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
-	"  job_id INTEGER NOT NULL,\n"
+	"  job_key INTEGER PRIMARY KEY,\n"
 	"  workload_id INTEGER NOT NULL,\n"
 	"  submit_s REAL,\n"
 	"  start_s REAL,\n"
@@ -94,25 +93,32 @@ static const char schema_sql[] =
 	"  preemptions INTEGER,\n"
 	"  oom_kills INTEGER,\n"
 	"  flavor_id INTEGER,\n"
-	"  PRIMARY KEY (run_id, job_id)\n"
-	") WITHOUT ROWID;\n"
-	/* job_rows is keyed by (run_id, job_id), the order rows are written
-	 * in: no rowid and no run index beside it.  LEFT JOINs keep job_rows
-	 * the outer loop, so the view gives the rows in that order. */
-	"CREATE VIEW IF NOT EXISTS jobs AS SELECT j.run_id AS run_id, j.job_id AS job_id,\n"
+	"  run_id INTEGER GENERATED ALWAYS AS (job_key >> 32) VIRTUAL,\n"
+	"  job_id INTEGER GENERATED ALWAYS AS (job_key & 4294967295) VIRTUAL\n"
+	");\n"
+	/* job_rows is keyed by run_id << 32 | job_id, the order rows are
+	 * written in, as its rowid: SQLite appends such rows to the table's
+	 * last page, where a key of two columns (WITHOUT ROWID) rebalanced
+	 * the last leaf every dozen rows (docs/benchmarks.md, twelfth round).
+	 * run_id and job_id are computed from the key when read.  The view
+	 * walks runs and, for each, its range of keys, so that a run_id
+	 * filter on jobs is a search of the key, not a scan (CROSS JOIN keeps
+	 * that order of the loops); it gives the rows in key order. */
+	"CREATE VIEW IF NOT EXISTS jobs AS SELECT u.run_id AS run_id, j.job_id AS job_id,\n"
 	"  w.text AS workload, j.submit_s AS submit_s, j.start_s AS start_s, j.end_s AS end_s,\n"
 	"  j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node, s.text AS status,\n"
 	"  j.deadline_s AS deadline_s, j.deadline_met AS deadline_met, j.verified AS verified,\n"
 	"  j.cost AS cost, r.text AS reason, j.trace_queue_s AS trace_queue_s,\n"
 	"  j.preemptions AS preemptions, j.oom_kills AS oom_kills, f.text AS flavor,\n"
 	"  o.namespace AS namespace, o.queue AS queue, o.team AS team\n"
-	"FROM job_rows j\n"
-	"LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id\n"
-	"LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id\n"
-	"LEFT JOIN job_texts s ON s.run_id = j.run_id AND s.text_id = j.status_id\n"
-	"LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id\n"
-	"LEFT JOIN job_texts f ON f.run_id = j.run_id AND f.text_id = j.flavor_id\n"
-	"LEFT JOIN scopes o ON o.run_id = j.run_id AND o.scope = w.text AND o.kind = 'workload';\n"
+	"FROM runs u CROSS JOIN job_rows j\n"
+	"  ON j.job_key BETWEEN u.run_id << 32 AND (u.run_id << 32) | 4294967295\n"
+	"LEFT JOIN job_texts w ON w.run_id = u.run_id AND w.text_id = j.workload_id\n"
+	"LEFT JOIN job_texts n ON n.run_id = u.run_id AND n.text_id = j.node_id\n"
+	"LEFT JOIN job_texts s ON s.run_id = u.run_id AND s.text_id = j.status_id\n"
+	"LEFT JOIN job_texts r ON r.run_id = u.run_id AND r.text_id = j.reason_id\n"
+	"LEFT JOIN job_texts f ON f.run_id = u.run_id AND f.text_id = j.flavor_id\n"
+	"LEFT JOIN scopes o ON o.run_id = u.run_id AND o.scope = w.text AND o.kind = 'workload';\n"
 	"CREATE TABLE IF NOT EXISTS requests (\n"
 	"  run_id INTEGER NOT NULL REFERENCES runs(run_id),\n"
 	"  workload TEXT NOT NULL,\n"
@@ -341,10 +347,10 @@ static const char copy_old_jobs_sql[] =
 	"   UNION SELECT run_id, node FROM temp.old_jobs WHERE node IS NOT NULL\n"
 	"   UNION SELECT run_id, status FROM temp.old_jobs WHERE status IS NOT NULL\n"
 	"   UNION SELECT run_id, reason FROM temp.old_jobs WHERE reason IS NOT NULL);\n"
-	"INSERT INTO job_rows (run_id, job_id, workload_id, submit_s, start_s, end_s, queue_s,\n"
+	"INSERT INTO job_rows (job_key, workload_id, submit_s, start_s, end_s, queue_s,\n"
 	"  gpus, node_id, status_id, deadline_s, deadline_met, verified, cost, reason_id,\n"
 	"  trace_queue_s, preemptions, oom_kills)\n"
-	"  SELECT j.run_id, j.job_id,\n"
+	"  SELECT j.run_id << 32 | j.job_id,\n"
 	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.workload),\n"
 	"  j.submit_s, j.start_s, j.end_s, j.queue_s, j.gpus,\n"
 	"  (SELECT text_id FROM job_texts t WHERE t.run_id = j.run_id AND t.text = j.node),\n"
@@ -387,14 +393,48 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
 	return sti_exec(st, schema_sql, "creating the jobs view", err);
 }
 
-/* A jobs view made before its newest column (team) is made again with it. */
+/* job_rows made before its key (schema version 2: WITHOUT ROWID, keyed by
+ * the columns run_id and job_id) is made again keyed, its rows copied in
+ * their order; the view goes with it and is made again.  Runs after
+ * add_missing_columns gave the old table every column. */
+static const char migrate_job_keys_sql[] =
+	"DROP VIEW IF EXISTS jobs;\n"
+	"ALTER TABLE job_rows RENAME TO job_rows_unkeyed;\n"
+	"%s"
+	"INSERT INTO job_rows (job_key, workload_id, submit_s, start_s, end_s, queue_s, gpus,\n"
+	"  node_id, status_id, deadline_s, deadline_met, verified, cost, reason_id,\n"
+	"  trace_queue_s, preemptions, oom_kills, flavor_id)\n"
+	"  SELECT run_id << 32 | job_id, workload_id, submit_s, start_s, end_s, queue_s, gpus,\n"
+	"  node_id, status_id, deadline_s, deadline_met, verified, cost, reason_id,\n"
+	"  trace_queue_s, preemptions, oom_kills, flavor_id\n"
+	"  FROM job_rows_unkeyed ORDER BY run_id, job_id;\n"
+	"DROP TABLE job_rows_unkeyed;\n";
+
+static int migrate_job_keys(struct store *st, struct gp_err *err)
+{
+	int64_t keyed = 0;
+	if (sti_query_int(st,
+			  "SELECT count(*) FROM pragma_table_info('job_rows') "
+			  "WHERE name = 'job_key'",
+			  &keyed, "reading the schema", err))
+		return GP_ERUNTIME;
+	if (keyed)
+		return GP_OK;
+	char *sql = sqlite3_mprintf(migrate_job_keys_sql, schema_sql);
+	int rc = sti_exec(st, sql, "keying job_rows", err);
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* A jobs view made before its newest column (team) or before job_rows had
+ * its key is made again. */
 static int refresh_jobs_view(struct store *st, struct gp_err *err)
 {
 	int64_t has = 0;
 	if (sti_query_int(
 		    st,
 		    "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name = 'jobs' "
-		    "AND sql NOT LIKE '%AS team%'",
+		    "AND (sql NOT LIKE '%AS team%' OR sql NOT LIKE '%job_key%')",
 		    &has, "reading the jobs view", err))
 		return GP_ERUNTIME;
 	if (!has)
@@ -424,6 +464,8 @@ int sti_ensure_schema(struct store *st, struct gp_err *err)
 		rc = add_missing_columns(st, err);
 	if (!rc)
 		rc = migrate_jobs(st, err);
+	if (!rc)
+		rc = migrate_job_keys(st, err);
 	if (!rc)
 		rc = refresh_jobs_view(st, err);
 	if (!rc && version < STORE_SCHEMA_VERSION) {

@@ -142,7 +142,8 @@ if [ -f "$results_page" ]; then
 	"$BIN" run scenarios/eval-window.yaml --quiet --db "$work/schema.db" >/dev/null 2>&1 ||
 		problem "tests/docs.sh: could not write a results database to compare with docs/results.md"
 	for t in $(sqlite3 "$work/schema.db" "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"); do
-		real=$(sqlite3 "$work/schema.db" "SELECT group_concat(name, ' ') FROM pragma_table_info('$t')")
+		# table_xinfo: generated columns too (job_rows' run_id and job_id)
+		real=$(sqlite3 "$work/schema.db" "SELECT group_concat(name, ' ') FROM pragma_table_xinfo('$t')")
 		# | table | col, col (a note), col: what it is |
 		row=$(grep "^| $t |" "$results_page" | head -n 1)
 		shown=$(echo "$row" | awk -F'|' '{ print $3 }' | sed -e 's/([^)]*)//g' -e 's/:.*//' -e 's/`//g' |

@@ -276,10 +276,26 @@ Test(store, open_sets_wal_mode_and_declares_column_types)
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' "
 				   "AND name IN ('metrics_run_scope_name')"),
 		     1);
-	/* job_rows is its own run index: keyed by (run_id, job_id), no rowid */
+	/* job_rows is its own run index: its rowid is run_id << 32 | job_id,
+	 * and the jobs view searches a run's range of it */
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'job_rows' "
-				   "AND sql LIKE '%WITHOUT ROWID'"),
+				   "AND sql LIKE '%job_key INTEGER PRIMARY KEY%'"),
 		     1);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+				   "AND tbl_name = 'job_rows'"),
+		     0);
+	sqlite3_stmt *plan;
+	cr_assert_eq(sqlite3_prepare_v2(db,
+					"EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE run_id = 2",
+					-1, &plan, NULL),
+		     SQLITE_OK);
+	bool ranged = false;
+	while (sqlite3_step(plan) == SQLITE_ROW)
+		ranged |=
+			strstr((const char *)sqlite3_column_text(plan, 3),
+			       "SEARCH j USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") != NULL;
+	sqlite3_finalize(plan);
+	cr_expect(ranged, "the jobs view scans job_rows for one run");
 	sqlite3_close(db);
 }
 
@@ -878,6 +894,12 @@ static void write_runs(const char *path, struct fixture *f, int n, int plain)
 	store_close(st);
 }
 
+/* A database's job rows through the jobs view, quoted, in their order. */
+#define JOB_ROWS_QUOTED                                                                     \
+	"SELECT group_concat(quote(run_id) || quote(job_id) || quote(workload) || "         \
+	"quote(submit_s) || quote(node) || quote(status) || quote(reason) || quote(cost), " \
+	"'|') FROM jobs"
+
 /* Turns the database at path back into schema version 1, where jobs was a
  * table with the texts in each row; returns its jobs rows, quoted. */
 static char *make_version_1(const char *path)
@@ -948,6 +970,119 @@ static void exec_on(const char *name, const char *sql)
 	cr_assert_eq(sqlite3_open(other_db(name), &db), SQLITE_OK);
 	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
 	sqlite3_close(db);
+}
+
+/* Turns the database at path back into schema version 2, where job_rows
+ * was keyed by its columns run_id and job_id (WITHOUT ROWID) and the jobs
+ * view walked it; returns its jobs rows, quoted. */
+static char *make_version_2(const char *path)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(
+		sqlite3_exec(
+			db,
+			"CREATE TABLE v2 (run_id INTEGER NOT NULL, job_id INTEGER NOT NULL,"
+			" workload_id INTEGER NOT NULL, submit_s REAL, start_s REAL, end_s REAL,"
+			" queue_s REAL, gpus INTEGER, node_id INTEGER, status_id INTEGER,"
+			" deadline_s REAL, deadline_met INTEGER, verified INTEGER, cost REAL,"
+			" reason_id INTEGER, trace_queue_s REAL, preemptions INTEGER,"
+			" oom_kills INTEGER, flavor_id INTEGER, PRIMARY KEY (run_id, job_id))"
+			" WITHOUT ROWID;"
+			"INSERT INTO v2 SELECT run_id, job_id, workload_id, submit_s, start_s, end_s,"
+			" queue_s, gpus, node_id, status_id, deadline_s, deadline_met, verified,"
+			" cost, reason_id, trace_queue_s, preemptions, oom_kills, flavor_id"
+			" FROM job_rows;"
+			"DROP VIEW jobs; DROP TABLE job_rows; ALTER TABLE v2 RENAME TO job_rows;"
+			"CREATE VIEW jobs AS SELECT j.run_id AS run_id, j.job_id AS job_id,"
+			" w.text AS workload, j.submit_s AS submit_s, j.start_s AS start_s,"
+			" j.end_s AS end_s, j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node,"
+			" s.text AS status, j.deadline_s AS deadline_s,"
+			" j.deadline_met AS deadline_met, j.verified AS verified, j.cost AS cost,"
+			" r.text AS reason, j.trace_queue_s AS trace_queue_s,"
+			" j.preemptions AS preemptions, j.oom_kills AS oom_kills, f.text AS flavor,"
+			" o.namespace AS namespace, o.queue AS queue, o.team AS team"
+			" FROM job_rows j"
+			" LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id"
+			" LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id"
+			" LEFT JOIN job_texts s ON s.run_id = j.run_id AND s.text_id = j.status_id"
+			" LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id"
+			" LEFT JOIN job_texts f ON f.run_id = j.run_id AND f.text_id = j.flavor_id"
+			" LEFT JOIN scopes o ON o.run_id = j.run_id AND o.scope = w.text"
+			" AND o.kind = 'workload';"
+			"PRAGMA user_version = 2",
+			NULL, NULL, NULL),
+		SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	db = reader_of(path);
+	char *rows = gp_xstrdup(query_text(db, JOB_ROWS_QUOTED));
+	sqlite3_close(db);
+	cr_assert(strchr(rows, '|'), "job rows to compare: %s", rows);
+	return rows;
+}
+
+/* A job row whose key is one past the largest goes in without one, for
+ * SQLite to append (store_jobs.c): the keys are the run's and the job's all
+ * the same, after a gap in the job ids too, and for each run. */
+Test(store, job_rows_appended_without_a_key_get_their_own)
+{
+	struct fixture f;
+	fixture_init(&f);
+	f.r.jobs[1].job_id = 5;
+	f.r.jobs[2].job_id = 6;
+	write_runs(dbpath, &f, 2, 2);
+	sqlite3 *db = reader();
+	cr_expect_str_eq(query_text(db, "SELECT group_concat(run_id || ':' || job_id, ' ') "
+					"FROM jobs"),
+			 "1:0 1:5 1:6 2:0 2:5 2:6");
+	cr_expect_str_eq(query_text(db, "SELECT group_concat(printf('%x', job_key), ' ') "
+					"FROM job_rows"),
+			 "100000000 100000005 100000006 200000000 200000005 200000006");
+	sqlite3_close(db);
+	fixture_free(&f);
+}
+
+Test(store, a_version_2_database_gets_its_job_rows_keyed_on_open)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(dbpath, &f, 3, 2);
+	char *v2 = make_version_2(dbpath);
+	struct store *st;
+	struct gp_err err GP_ERR_SCOPE = {0};
+	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
+	store_close(st);
+	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_table_info('job_rows') "
+				   "WHERE name = 'job_key'"),
+		     1);
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master "
+				   "WHERE name = 'job_rows_unkeyed'"),
+		     0);
+	cr_expect_str_eq(query_text(db, JOB_ROWS_QUOTED), v2, "the same rows, in their order");
+	sqlite3_close(db);
+	free(v2);
+	fixture_free(&f);
+}
+
+Test(store, merge_reads_the_job_rows_of_a_version_2_input)
+{
+	struct fixture f;
+	fixture_init(&f);
+	write_runs(dbpath, &f, 1, 1);
+	write_runs(other_db("in.db"), &f, 3, 1);
+	char *v2 = make_version_2(other_db("in.db"));
+	cr_expect_eq(merge_into_output("in.db").copied, 2);
+	sqlite3 *db = reader();
+	char *merged = gp_xstrdup(query_text(db, JOB_ROWS_QUOTED));
+	sqlite3_close(db);
+	/* the output's run 1 is the input's run 1; its runs 2 and 3 are the
+	 * input's, renumbered alike: the same rows */
+	cr_expect_str_eq(merged, v2);
+	free(merged);
+	free(v2);
+	fixture_free(&f);
 }
 
 Test(store, merge_reads_the_jobs_of_a_version_1_input)

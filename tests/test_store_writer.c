@@ -190,9 +190,10 @@ Test(writer, runs_after_others_take_the_same_rowids, .timeout = 120)
 }
 
 /* A writer that fails (here a trigger that aborts the 21st job row's insert,
- * as a full disk or a constraint would) fails the run with SQLite's message,
- * the one of the single-threaded path and of a run written at its end, exit
- * code 1, and the database keeps only the run it had. */
+ * as a full disk or a constraint would; after the insert, as a row appended
+ * without a key gets it only then) fails the run with SQLite's message, the
+ * one of the single-threaded path and of a run written at its end, exit code
+ * 1, and the database keeps only the run it had. */
 Test(writer, a_failing_writer_fails_the_run_and_leaves_the_database, .timeout = 120)
 {
 	char db[160], out[4096];
@@ -202,7 +203,7 @@ Test(writer, a_failing_writer_fails_the_run_and_leaves_the_database, .timeout = 
 	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
 	cr_assert_eq(
 		sqlite3_exec(h,
-			     "CREATE TRIGGER full BEFORE INSERT ON job_rows WHEN NEW.job_id = 20 "
+			     "CREATE TRIGGER full AFTER INSERT ON job_rows WHEN NEW.job_id = 20 "
 			     "AND NEW.run_id > 1 BEGIN SELECT RAISE(ABORT, 'database or disk is "
 			     "full (injected)'); END",
 			     NULL, NULL, NULL),

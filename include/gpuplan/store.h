@@ -21,7 +21,10 @@
  * texts repeat (workload_id, node_id, status_id, reason_id), job_texts
  * (run_id, text_id, text) each distinct text of a run once, and the view
  * joins them into the documented columns; a version 1 database is migrated
- * when it is opened, and merged from as it is.  The schema
+ * when it is opened, and merged from as it is.  Since version 3 job_rows is
+ * keyed by its rowid, job_key = run_id << 32 | job_id (run_id and job_id are
+ * computed from it), and the view searches each run's range of keys; a
+ * version 2 database is keyed when opened, merged from as it is.  The schema
  * version is the database's `PRAGMA user_version` (STORE_SCHEMA_VERSION); a
  * database written by a newer schema is refused rather than half-understood.
  *
@@ -51,7 +54,7 @@
 #include "gpuplan/results.h"
 #include "gpuplan/scenario.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 /* PRAGMA application_id of every gpuplan results database: "GPLN". */
 #define STORE_APPLICATION_ID 0x47504C4E
 
