@@ -225,30 +225,6 @@ static int copy_table(struct store *st, const char *table, struct gp_err *err)
 	return rc;
 }
 
-/* Copies the input's job_rows, keyed anew by the runs' new ids, in their
- * order: the input's run_id and job_id are columns (schema version 2) or
- * computed from its key (version 3) alike. */
-static int copy_job_rows(struct store *st, struct gp_err *err)
-{
-	bool has = false;
-	if (has_table(st, MERGE_SRC, "job_rows", &has, err))
-		return GP_ERUNTIME;
-	if (!has)
-		return GP_OK;
-	char *cols = common_columns(st, "job_rows", "");
-	char *tcols = common_columns(st, "job_rows", "t.");
-	char *sql = sqlite3_mprintf(
-		"INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | t.job_id, %s FROM " MERGE_SRC
-		".job_rows t JOIN temp.merge_map m ON m.old = t.run_id ORDER BY m.seq, t.job_id",
-		cols, tcols);
-	int rc = cols && tcols ? sti_exec(st, sql, "merging job_rows", err)
-			       : sti_db_error(st, err, "reading job_rows' columns");
-	sqlite3_free(sql);
-	sqlite3_free(cols);
-	sqlite3_free(tcols);
-	return rc;
-}
-
 /* The output's tables other than runs that have a run_id column, and that
  * the input has too: every row there belongs to a run. */
 static const char run_tables_sql[] =
@@ -293,6 +269,39 @@ static bool src_has_column(struct store *st, const char *table, const char *colu
 	sti_query_int(st, sql, &n, "reading the schema", &ignored);
 	sqlite3_free(sql);
 	return n > 0;
+}
+
+/* Copies the input's job_rows, keyed anew by the runs' new ids, in their
+ * order: a run's range of keys at a time where the input has the key
+ * (schema version 3), by its columns run_id and job_id where not. */
+static int copy_job_rows(struct store *st, struct gp_err *err)
+{
+	bool has = false;
+	if (has_table(st, MERGE_SRC, "job_rows", &has, err))
+		return GP_ERUNTIME;
+	if (!has)
+		return GP_OK;
+	char *cols = common_columns(st, "job_rows", "");
+	char *tcols = common_columns(st, "job_rows", "t.");
+	char *sql =
+		src_has_column(st, "job_rows", "job_key")
+			? sqlite3_mprintf(
+				  "INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | "
+				  "(t.job_key & 4294967295), %s FROM temp.merge_map m CROSS JOIN "
+				  "" MERGE_SRC ".job_rows t ON t.job_key BETWEEN m.old << 32 AND "
+				  "(m.old << 32) | 4294967295 ORDER BY m.seq, t.job_key",
+				  cols, tcols)
+			: sqlite3_mprintf(
+				  "INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | "
+				  "t.job_id, %s FROM " MERGE_SRC ".job_rows t JOIN "
+				  "temp.merge_map m ON m.old = t.run_id ORDER BY m.seq, t.job_id",
+				  cols, tcols);
+	int rc = cols && tcols ? sti_exec(st, sql, "merging job_rows", err)
+			       : sti_db_error(st, err, "reading job_rows' columns");
+	sqlite3_free(sql);
+	sqlite3_free(cols);
+	sqlite3_free(tcols);
+	return rc;
 }
 
 /* An input made before job_texts holds its job rows in a jobs table: they go
