@@ -395,9 +395,15 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
 
 /* job_rows made before its key (schema version 2: WITHOUT ROWID, keyed by
  * the columns run_id and job_id) is made again keyed, its rows copied in
- * their order; the view goes with it and is made again.  Runs after
- * add_missing_columns gave the old table every column. */
+ * their order; the jobs view goes with it and is made again.  The rename is
+ * SQLite's legacy one, which leaves the views of the database as they are:
+ * a view of your own on job_rows then reads the new table (its run_id and
+ * job_id are still columns), and one on jobs is not checked while jobs is
+ * away.  Indexes and triggers of your own on job_rows are made again on the
+ * new table (%s: their SQL).  Runs after add_missing_columns gave the old
+ * table every column. */
 static const char migrate_job_keys_sql[] =
+	"PRAGMA legacy_alter_table = ON;\n"
 	"DROP VIEW IF EXISTS jobs;\n"
 	"ALTER TABLE job_rows RENAME TO job_rows_unkeyed;\n"
 	"%s"
@@ -408,7 +414,8 @@ static const char migrate_job_keys_sql[] =
 	"  node_id, status_id, deadline_s, deadline_met, verified, cost, reason_id,\n"
 	"  trace_queue_s, preemptions, oom_kills, flavor_id\n"
 	"  FROM job_rows_unkeyed ORDER BY run_id, job_id;\n"
-	"DROP TABLE job_rows_unkeyed;\n";
+	"DROP TABLE job_rows_unkeyed;\n"
+	"%s;\n";
 
 static int migrate_job_keys(struct store *st, struct gp_err *err)
 {
@@ -420,9 +427,22 @@ static int migrate_job_keys(struct store *st, struct gp_err *err)
 		return GP_ERUNTIME;
 	if (keyed)
 		return GP_OK;
-	char *sql = sqlite3_mprintf(migrate_job_keys_sql, schema_sql);
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT group_concat(sql, ';' || char(10)) FROM sqlite_master WHERE "
+			       "tbl_name = 'job_rows' AND type IN ('index', 'trigger') AND sql IS "
+			       "NOT NULL",
+			       -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_step(q) != SQLITE_ROW) {
+		sqlite3_finalize(q);
+		return sti_db_error(st, err, "reading job_rows' indexes and triggers");
+	}
+	const char *own = (const char *)sqlite3_column_text(q, 0);
+	char *sql = sqlite3_mprintf(migrate_job_keys_sql, schema_sql, own ? own : "");
+	sqlite3_finalize(q);
 	int rc = sti_exec(st, sql, "keying job_rows", err);
 	sqlite3_free(sql);
+	sqlite3_exec(st->db, "PRAGMA legacy_alter_table = OFF", NULL, NULL, NULL);
 	return rc;
 }
 

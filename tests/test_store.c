@@ -1048,11 +1048,29 @@ Test(store, a_version_2_database_gets_its_job_rows_keyed_on_open)
 	fixture_init(&f);
 	write_runs(dbpath, &f, 3, 2);
 	char *v2 = make_version_2(dbpath);
+	/* a user's own views on jobs and job_rows and index on job_rows */
+	sqlite3 *own;
+	cr_assert_eq(sqlite3_open(dbpath, &own), SQLITE_OK);
+	cr_assert_eq(
+		sqlite3_exec(
+			own,
+			"CREATE VIEW my_runs AS SELECT run_id, count(*) AS n FROM jobs "
+			"GROUP BY run_id; CREATE VIEW my_costs AS SELECT run_id, job_id, "
+			"cost FROM job_rows; CREATE INDEX my_workloads ON job_rows(workload_id)",
+			NULL, NULL, NULL),
+		SQLITE_OK, "%s", sqlite3_errmsg(own));
+	sqlite3_close(own);
 	struct store *st;
 	struct gp_err err GP_ERR_SCOPE = {0};
 	cr_assert_eq(store_open(dbpath, &st, &err), GP_OK, "%s", err.msg);
 	store_close(st);
 	sqlite3 *db = reader();
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM my_runs"), 3, "a view on jobs kept");
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM my_costs WHERE run_id = 2"), 3,
+		     "a view on job_rows reads the new table");
+	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name = "
+				   "'my_workloads' AND tbl_name = 'job_rows'"),
+		     1, "an index on job_rows made again");
 	cr_expect_eq(query_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM pragma_table_info('job_rows') "
 				   "WHERE name = 'job_key'"),
