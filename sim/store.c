@@ -550,6 +550,20 @@ static int insert_rows(struct store *st, size_t slot, const struct sti_rows *t, 
 	return rc;
 }
 
+/* Readies c to key n job rows of run id: each row's key holds the run's id,
+ * and *append (c->append_key) gets the key SQLite gives a row inserted
+ * without one, one past the largest in job_rows (sti_bind_job). */
+static int key_jobs(struct store *st, struct sti_jobs *c, int64_t id, int64_t *append, size_t n,
+		    struct gp_err *err)
+{
+	c->run_id = id;
+	c->append_key = append;
+	*append = 1;
+	return n ? sti_query_int(st, "SELECT coalesce(max(job_key), 0) + 1 FROM job_rows", append,
+				 "reading job_rows' last key", err)
+		 : GP_OK;
+}
+
 /* Binds the run's figures from started_at to step_s at parameter p; NULL
  * while the run goes on (r NULL). */
 static void bind_run_figures(sqlite3_stmt *s, int p, const struct results *r)
@@ -740,10 +754,10 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 	size_t jobs_done = done->jobs, ts_done = done->ts;
 	assert(jobs_done <= r->n_jobs && ts_done <= r->n_ts &&
 	       done->allocations <= r->n_allocations);
-	int64_t append_key = 0;
-	if (r->n_jobs > jobs_done && sti_job_append_key(st, &append_key, err))
+	struct sti_jobs jc = {.path = st->path};
+	int64_t append_key;
+	if (key_jobs(st, &jc, id, &append_key, r->n_jobs - jobs_done, err))
 		return GP_ERUNTIME;
-	struct sti_jobs jc = {.path = st->path, .run_id = id, .append_key = &append_key};
 	sti_job_ids(&jc, sc, r->n_nodes);
 	sti_job_texts_plan(&jc, r, done->texts, jobs_done);
 	jc.jobs = r->jobs + jobs_done;
@@ -796,21 +810,13 @@ int sti_write_rows(struct store *st, const struct scenario *sc, const struct res
 	return rc;
 }
 
-int sti_job_append_key(struct store *st, int64_t *key, struct gp_err *err)
-{
-	return sti_query_int(st, "SELECT coalesce(max(job_key), 0) + 1 FROM job_rows", key,
-			     "reading job_rows' last key", err);
-}
-
 int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
 		    struct gp_err *err)
 {
 	struct sti_jobs jc = *c;
 	jc.kept = st->job_kept;
-	jc.run_id = id;
-	int64_t append_key = 0;
-	jc.append_key = &append_key;
-	if (n && sti_job_append_key(st, &append_key, err))
+	int64_t append_key;
+	if (key_jobs(st, &jc, id, &append_key, n, err))
 		return GP_ERUNTIME;
 	const struct sti_rows t = {"job_rows", STI_JOB_COLUMNS, STI_JOB_NCOLS,
 				   n,          sti_bind_job,    &jc};

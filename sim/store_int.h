@@ -185,7 +185,7 @@ struct sti_jobs {
 	struct sti_kept *kept; /* the store's job_kept, set by the inserts (store.c) */
 	int64_t run_id;        /* the run's, in each row's key; set by the inserts too */
 	/* The key SQLite gives a row inserted without one, one past the largest
-	 * in job_rows: read by the inserts (sti_job_append_key), kept up to
+	 * in job_rows: read by the inserts (store.c: key_jobs), kept up to
 	 * date by sti_bind_job. */
 	int64_t *append_key;
 };
@@ -236,8 +236,6 @@ static inline int64_t sti_job_key(int64_t run_id, int64_t job_id)
 	"ram_byte_hours, ram_cost, total_cost, gpu_efficiency, namespace, queue, team, pool"
 #define STI_ALLOC_SLOT 5
 
-/* Reads *key, one past the largest key in job_rows (1 when it is empty). */
-int sti_job_append_key(struct store *st, int64_t *key, struct gp_err *err);
 /* Inserts n rows of jobs (c->jobs) into job_rows of run id (store.c). */
 int sti_insert_jobs(struct store *st, const struct sti_jobs *c, size_t n, int64_t id,
 		    struct gp_err *err);

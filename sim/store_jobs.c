@@ -158,7 +158,7 @@ static struct sti_kept *kept_of(const struct sti_jobs *c, sqlite3_stmt *s)
 
 /* A row whose key is the one SQLite gives a row inserted without one (one
  * past the largest) is inserted without: SQLite then appends it to the
- * table's last page instead of searching for the key, 10% of the writer's
+ * table's last page instead of searching for the key: a fifth of the writer's
  * work (docs/benchmarks.md, twelfth round).  A run's job ids follow one
  * another, so all its rows but the first go so. */
 static void bind_key(sqlite3_stmt *s, struct sti_kept *k, int p, const struct sti_jobs *c,

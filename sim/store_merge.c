@@ -170,8 +170,8 @@ static int map_new_runs(struct store *st, bool src_points, struct gp_err *err)
 }
 
 /* The columns of table other than run_id (and job_rows' key) that both
- * databases have, as a
- * comma-separated list with the prefix before each name ("t." or "").
+ * databases have, as a comma-separated list with the prefix before each
+ * name ("t." or "").
  * With the prefix, a column that names another run (advice.alternative_run_id,
  * searches.first_run_id: any *_run_id) is renumbered as run_id is.
  * Returns NULL when there are none; sqlite3_free the result. */

@@ -399,9 +399,9 @@ static int migrate_jobs(struct store *st, struct gp_err *err)
  * SQLite's legacy one, which leaves the views of the database as they are:
  * a view of your own on job_rows then reads the new table (its run_id and
  * job_id are still columns), and one on jobs is not checked while jobs is
- * away.  Indexes and triggers of your own on job_rows are made again on the
- * new table (%s: their SQL).  Runs after add_missing_columns gave the old
- * table every column. */
+ * away.  Indexes and triggers of your own on job_rows go with the old table
+ * and are made again, from their SQL, on the new one.  Runs after
+ * add_missing_columns gave the old table every column. */
 static const char migrate_job_keys_sql[] =
 	"PRAGMA legacy_alter_table = ON;\n"
 	"DROP VIEW IF EXISTS jobs;\n"

@@ -917,10 +917,7 @@ static char *make_version_1(const char *path)
 		SQLITE_OK, "%s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	db = reader_of(path);
-	char *rows = gp_xstrdup(
-		query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) "
-			       "|| quote(workload) || quote(submit_s) || quote(node) || "
-			       "quote(status) || quote(reason) || quote(cost), '|') FROM jobs"));
+	char *rows = gp_xstrdup(query_text(db, JOB_ROWS_QUOTED));
 	sqlite3_close(db);
 	cr_assert(strchr(rows, '|'), "job rows to compare: %s", rows);
 	return rows;
@@ -941,11 +938,7 @@ Test(store, a_version_1_database_gets_its_jobs_moved_to_job_rows_on_open)
 	cr_expect_eq(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs' "
 				   "AND type = 'view'"),
 		     1);
-	cr_expect_str_eq(
-		query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
-			       "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
-			       "|| quote(reason) || quote(cost), '|') FROM jobs"),
-		v1, "the same rows, in their order");
+	cr_expect_str_eq(query_text(db, JOB_ROWS_QUOTED), v1, "the same rows, in their order");
 	sqlite3_close(db);
 	free(v1);
 	fixture_free(&f);
@@ -1111,11 +1104,7 @@ Test(store, merge_reads_the_jobs_of_a_version_1_input)
 	char *v1 = make_version_1(other_db("in.db"));
 	cr_expect_eq(merge_into_output("in.db").copied, 2);
 	sqlite3 *db = reader();
-	cr_expect_str_eq(
-		query_text(db, "SELECT group_concat(quote(run_id) || quote(job_id) || "
-			       "quote(workload) || quote(submit_s) || quote(node) || quote(status) "
-			       "|| quote(reason) || quote(cost), '|') FROM jobs"),
-		v1);
+	cr_expect_str_eq(query_text(db, JOB_ROWS_QUOTED), v1);
 	sqlite3_close(db);
 	free(v1);
 	fixture_free(&f);
