@@ -298,6 +298,7 @@ struct options {
 	bool json;        /* run, advise: one JSON document on stdout */
 	const char *emit; /* advise: the folder the recommendation's objects go to */
 	char goals[CLI_MAX_GOALS][CLI_GOAL_LEN]; /* --goal, as the --set it stands for */
+	const char *goals_given[CLI_MAX_GOALS];  /* and as typed */
 	size_t n_goals;
 };
 
@@ -341,7 +342,8 @@ static int parse_goal(const char *value, void *target, struct gp_err *err)
 		return gp_errkindf(err, GP_ERR_LIMIT, GP_EINPUT, "--goal: at most %d of them",
 				   CLI_MAX_GOALS);
 	int rc = scenario_goal_override(value, o->goals[o->n_goals], CLI_GOAL_LEN, err);
-	o->n_goals += !rc;
+	if (!rc)
+		o->goals_given[o->n_goals++] = value;
 	return rc;
 }
 
@@ -392,10 +394,33 @@ static void options_finish(struct options *o)
 	}
 }
 
+/* An error in the --set a --goal stands for is placed at the --goal as
+ * typed, which is what the user can find on the command line; a workload's
+ * goal that names no workload also says what else WHO can be. */
+static void place_at_goal(const struct options *o, struct gp_err *err)
+{
+	for (size_t i = 0; i < o->n_goals && err->msg && err->place_len; i++) {
+		char place[CLI_GOAL_LEN + 8];
+		int n = snprintf(place, sizeof place, "--set %s:", o->goals[i]);
+		if (strncmp(err->msg, place, (size_t)n))
+			continue;
+		bool workload = !strncmp(o->goals[i], "workloads.", 10) &&
+				strstr(err->msg, "no item named");
+		char *msg = gp_strf("--goal '%s'%s%s", o->goals_given[i], err->msg + err->place_len,
+				    workload ? " (WHO may also be batch or service)" : "");
+		err->place_len = (unsigned)(strlen(o->goals_given[i]) + 9);
+		free(err->msg);
+		err->msg = msg;
+		return;
+	}
+}
+
 static int load(const struct options *o, struct scenario **sc)
 {
 	struct gp_err err GP_ERR_SCOPE = {0};
 	int rc = scenario_load(o->scenario, o->sets.v, o->sets.n, sc, &err);
+	if (rc)
+		place_at_goal(o, &err);
 	return rc ? cli_fail(rc, &err, false) : GP_OK;
 }
 

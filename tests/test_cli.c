@@ -363,6 +363,14 @@ Test(cli, each_kind_of_error_is_reported_as_its_kind_says)
 	cr_assert_str_eq(out, "gpuplan: error: --window, --aggregate, --accumulate, --share-idle "
 			      "and --idle-by-node shape --opencost's response: add --opencost\n"
 			      "(see 'gpuplan --help')\n");
+	/* a --goal is placed as typed, not as the --set it stands for; a
+	 * workload's that names none says what else WHO can be */
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --goal evlas=1h"), 2);
+	cr_assert_str_eq(out, "--goal 'evlas=1h': error: no item named 'evlas' in workloads; did "
+			      "you mean 'eval'? (WHO may also be batch or service)\n");
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --goal batch=2x"), 2);
+	cr_assert_str_eq(out, "--goal 'batch=2x': error: invalid goals.batch '2x'; expected a "
+			      "duration like 90s, 500ms, 15m, 1h30m or 2d\n");
 	/* limit of an input: 17 goals, one past main's 16 */
 	size_t n = (size_t)snprintf(args, sizeof args, "run scenarios/eval-window.yaml");
 	for (int i = 0; i < 17; i++)
