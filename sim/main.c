@@ -406,9 +406,11 @@ static void place_at_goal(const struct options *o, struct gp_err *err)
 			continue;
 		bool workload = !strncmp(o->goals[i], "workloads.", 10) &&
 				strstr(err->msg, "no item named");
-		char *msg = gp_strf("--goal '%s'%s%s", o->goals_given[i], err->msg + err->place_len,
+		char *at = gp_strf("--goal '%s'", o->goals_given[i]);
+		char *msg = gp_strf("%s%s%s", at, err->msg + err->place_len,
 				    workload ? " (WHO may also be batch or service)" : "");
-		err->place_len = (unsigned)(strlen(o->goals_given[i]) + 9);
+		err->place_len = (unsigned)strlen(at);
+		free(at);
 		free(err->msg);
 		err->msg = msg;
 		return;

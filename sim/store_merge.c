@@ -283,21 +283,24 @@ static int copy_job_rows(struct store *st, struct gp_err *err)
 		return GP_OK;
 	char *cols = common_columns(st, "job_rows", "");
 	char *tcols = common_columns(st, "job_rows", "t.");
-	char *sql =
-		src_has_column(st, "job_rows", "job_key")
-			? sqlite3_mprintf(
-				  "INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | "
-				  "(t.job_key & 4294967295), %s FROM temp.merge_map m CROSS JOIN "
-				  "" MERGE_SRC ".job_rows t ON t.job_key BETWEEN m.old << 32 AND "
-				  "(m.old << 32) | 4294967295 ORDER BY m.seq, t.job_key",
-				  cols, tcols)
-			: sqlite3_mprintf(
-				  "INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | "
-				  "t.job_id, %s FROM " MERGE_SRC ".job_rows t JOIN "
-				  "temp.merge_map m ON m.old = t.run_id ORDER BY m.seq, t.job_id",
-				  cols, tcols);
-	int rc = cols && tcols ? sti_exec(st, sql, "merging job_rows", err)
-			       : sti_db_error(st, err, "reading job_rows' columns");
+	char *sql = NULL;
+	if (!cols || !tcols)
+		;
+	else if (src_has_column(st, "job_rows", "job_key"))
+		sql = sqlite3_mprintf(
+			"INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | "
+			"(t.job_key & 4294967295), %s FROM temp.merge_map m CROSS JOIN "
+			"" MERGE_SRC ".job_rows t ON t.job_key BETWEEN m.old << 32 AND "
+			"(m.old << 32) | 4294967295 ORDER BY m.seq, t.job_key",
+			cols, tcols);
+	else
+		sql = sqlite3_mprintf(
+			"INSERT INTO main.job_rows (job_key, %s) SELECT m.new << 32 | "
+			"t.job_id, %s FROM " MERGE_SRC ".job_rows t JOIN "
+			"temp.merge_map m ON m.old = t.run_id ORDER BY m.seq, t.job_id",
+			cols, tcols);
+	int rc = sql ? sti_exec(st, sql, "merging job_rows", err)
+		     : sti_db_error(st, err, "reading job_rows' columns");
 	sqlite3_free(sql);
 	sqlite3_free(cols);
 	sqlite3_free(tcols);

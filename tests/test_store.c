@@ -900,27 +900,30 @@ static void write_runs(const char *path, struct fixture *f, int n, int plain)
 	"quote(submit_s) || quote(node) || quote(status) || quote(reason) || quote(cost), " \
 	"'|') FROM jobs"
 
-/* Turns the database at path back into schema version 1, where jobs was a
- * table with the texts in each row; returns its jobs rows, quoted. */
-static char *make_version_1(const char *path)
+/* Runs sql on the database at path, which turns it back into an older
+ * schema, and returns its jobs rows then, quoted. */
+static char *make_older(const char *path, const char *sql)
 {
 	sqlite3 *db;
 	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(
-		sqlite3_exec(
-			db,
-			"CREATE TABLE jobs_v1 AS SELECT * FROM jobs; DROP VIEW jobs;"
-			"DROP TABLE job_rows; DROP TABLE job_texts;"
-			"ALTER TABLE jobs_v1 RENAME TO jobs; CREATE INDEX jobs_run ON jobs(run_id);"
-			"PRAGMA user_version = 1",
-			NULL, NULL, NULL),
-		SQLITE_OK, "%s", sqlite3_errmsg(db));
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	db = reader_of(path);
 	char *rows = gp_xstrdup(query_text(db, JOB_ROWS_QUOTED));
 	sqlite3_close(db);
 	cr_assert(strchr(rows, '|'), "job rows to compare: %s", rows);
 	return rows;
+}
+
+/* Turns the database at path back into schema version 1, where jobs was a
+ * table with the texts in each row; returns its jobs rows, quoted. */
+static char *make_version_1(const char *path)
+{
+	return make_older(
+		path, "CREATE TABLE jobs_v1 AS SELECT * FROM jobs; DROP VIEW jobs;"
+		      "DROP TABLE job_rows; DROP TABLE job_texts;"
+		      "ALTER TABLE jobs_v1 RENAME TO jobs; CREATE INDEX jobs_run ON jobs(run_id);"
+		      "PRAGMA user_version = 1");
 }
 
 Test(store, a_version_1_database_gets_its_jobs_moved_to_job_rows_on_open)
@@ -970,48 +973,36 @@ static void exec_on(const char *name, const char *sql)
  * view walked it; returns its jobs rows, quoted. */
 static char *make_version_2(const char *path)
 {
-	sqlite3 *db;
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(
-		sqlite3_exec(
-			db,
-			"CREATE TABLE v2 (run_id INTEGER NOT NULL, job_id INTEGER NOT NULL,"
-			" workload_id INTEGER NOT NULL, submit_s REAL, start_s REAL, end_s REAL,"
-			" queue_s REAL, gpus INTEGER, node_id INTEGER, status_id INTEGER,"
-			" deadline_s REAL, deadline_met INTEGER, verified INTEGER, cost REAL,"
-			" reason_id INTEGER, trace_queue_s REAL, preemptions INTEGER,"
-			" oom_kills INTEGER, flavor_id INTEGER, PRIMARY KEY (run_id, job_id))"
-			" WITHOUT ROWID;"
-			"INSERT INTO v2 SELECT run_id, job_id, workload_id, submit_s, start_s, end_s,"
-			" queue_s, gpus, node_id, status_id, deadline_s, deadline_met, verified,"
-			" cost, reason_id, trace_queue_s, preemptions, oom_kills, flavor_id"
-			" FROM job_rows;"
-			"DROP VIEW jobs; DROP TABLE job_rows; ALTER TABLE v2 RENAME TO job_rows;"
-			"CREATE VIEW jobs AS SELECT j.run_id AS run_id, j.job_id AS job_id,"
-			" w.text AS workload, j.submit_s AS submit_s, j.start_s AS start_s,"
-			" j.end_s AS end_s, j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node,"
-			" s.text AS status, j.deadline_s AS deadline_s,"
-			" j.deadline_met AS deadline_met, j.verified AS verified, j.cost AS cost,"
-			" r.text AS reason, j.trace_queue_s AS trace_queue_s,"
-			" j.preemptions AS preemptions, j.oom_kills AS oom_kills, f.text AS flavor,"
-			" o.namespace AS namespace, o.queue AS queue, o.team AS team"
-			" FROM job_rows j"
-			" LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id"
-			" LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id"
-			" LEFT JOIN job_texts s ON s.run_id = j.run_id AND s.text_id = j.status_id"
-			" LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id"
-			" LEFT JOIN job_texts f ON f.run_id = j.run_id AND f.text_id = j.flavor_id"
-			" LEFT JOIN scopes o ON o.run_id = j.run_id AND o.scope = w.text"
-			" AND o.kind = 'workload';"
-			"PRAGMA user_version = 2",
-			NULL, NULL, NULL),
-		SQLITE_OK, "%s", sqlite3_errmsg(db));
-	sqlite3_close(db);
-	db = reader_of(path);
-	char *rows = gp_xstrdup(query_text(db, JOB_ROWS_QUOTED));
-	sqlite3_close(db);
-	cr_assert(strchr(rows, '|'), "job rows to compare: %s", rows);
-	return rows;
+	return make_older(
+		path, "CREATE TABLE v2 (run_id INTEGER NOT NULL, job_id INTEGER NOT NULL,"
+		      " workload_id INTEGER NOT NULL, submit_s REAL, start_s REAL, end_s REAL,"
+		      " queue_s REAL, gpus INTEGER, node_id INTEGER, status_id INTEGER,"
+		      " deadline_s REAL, deadline_met INTEGER, verified INTEGER, cost REAL,"
+		      " reason_id INTEGER, trace_queue_s REAL, preemptions INTEGER,"
+		      " oom_kills INTEGER, flavor_id INTEGER, PRIMARY KEY (run_id, job_id))"
+		      " WITHOUT ROWID;"
+		      "INSERT INTO v2 SELECT run_id, job_id, workload_id, submit_s, start_s, end_s,"
+		      " queue_s, gpus, node_id, status_id, deadline_s, deadline_met, verified,"
+		      " cost, reason_id, trace_queue_s, preemptions, oom_kills, flavor_id"
+		      " FROM job_rows;"
+		      "DROP VIEW jobs; DROP TABLE job_rows; ALTER TABLE v2 RENAME TO job_rows;"
+		      "CREATE VIEW jobs AS SELECT j.run_id AS run_id, j.job_id AS job_id,"
+		      " w.text AS workload, j.submit_s AS submit_s, j.start_s AS start_s,"
+		      " j.end_s AS end_s, j.queue_s AS queue_s, j.gpus AS gpus, n.text AS node,"
+		      " s.text AS status, j.deadline_s AS deadline_s,"
+		      " j.deadline_met AS deadline_met, j.verified AS verified, j.cost AS cost,"
+		      " r.text AS reason, j.trace_queue_s AS trace_queue_s,"
+		      " j.preemptions AS preemptions, j.oom_kills AS oom_kills, f.text AS flavor,"
+		      " o.namespace AS namespace, o.queue AS queue, o.team AS team"
+		      " FROM job_rows j"
+		      " LEFT JOIN job_texts w ON w.run_id = j.run_id AND w.text_id = j.workload_id"
+		      " LEFT JOIN job_texts n ON n.run_id = j.run_id AND n.text_id = j.node_id"
+		      " LEFT JOIN job_texts s ON s.run_id = j.run_id AND s.text_id = j.status_id"
+		      " LEFT JOIN job_texts r ON r.run_id = j.run_id AND r.text_id = j.reason_id"
+		      " LEFT JOIN job_texts f ON f.run_id = j.run_id AND f.text_id = j.flavor_id"
+		      " LEFT JOIN scopes o ON o.run_id = j.run_id AND o.scope = w.text"
+		      " AND o.kind = 'workload';"
+		      "PRAGMA user_version = 2");
 }
 
 /* A job row whose key is one past the largest goes in without one, for
