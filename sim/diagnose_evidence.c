@@ -554,35 +554,64 @@ static bool max_batch_finding(struct view *v, size_t w)
 /*
  * A service with fixed replicas misses its SLO with its replicas busy
  * (DIAGNOSE_DUTY or more of the time in iterations) while the pools it may
- * use have GPUs idle: more replicas on those GPUs, not more nodes.  The
- * replicas named serve the offered rate at the rate a replica served, 80 %
- * busy, as many as the idle GPUs hold.
+ * use have GPUs idle: more replicas on those GPUs, not more nodes.  Both
+ * are measured over the windows in which the service had requests: a
+ * service whose traffic lasts minutes of an 8-hour run is saturated while
+ * it serves, however idle its replicas afterwards, and the GPUs that count
+ * are the ones idle then (batch work may take them later).  The replicas
+ * named serve the offered rate at the rate a replica served, 80 % busy, as
+ * many as the idle GPUs hold.
  */
+/* A replica's GPUs: the least, of the pools workload w may use; 0: none. */
+static double replica_gpus(struct view *v, size_t w)
+{
+	double least = 0;
+	for (size_t p = 0; p < v->sc->n_pools; p++) {
+		double eq = scenario_gpu_equivalent(&v->sc->pools[p], &v->sc->workloads[w]);
+		if (diagnose_allowed(v, w, p) && eq > 0)
+			least = least > 0 ? fmin(least, eq) : eq;
+	}
+	return least;
+}
+
+/* Over the windows in which service w had requests: the % of its GPUs in
+ * iterations (*duty) and the GPUs idle on average in the pools it may use
+ * (*idle).  False when it had none. */
+static bool while_serving(struct view *v, size_t w, double *duty, double *idle)
+{
+	double busy = 0, held = 0, free = 0, span = 0;
+	for (size_t k = 0; k < v->n_windows; k++) {
+		const struct ts_row *y = diagnose_row(v, k, diagnose_workload_scope(v, w));
+		if (!(y->requests_running + y->requests_waiting > 0))
+			continue;
+		busy += y->engine_active * v->len[k];
+		held += y->gpus_allocated * v->len[k];
+		span += v->len[k];
+		for (size_t p = 0; p < v->sc->n_pools; p++) {
+			const struct ts_row *pool = diagnose_row(v, k, diagnose_pool_scope(v, p));
+			if (diagnose_allowed(v, w, p) &&
+			    scenario_gpu_equivalent(&v->sc->pools[p], &v->sc->workloads[w]) > 0)
+				free += fmax(0, pool->gpus_capacity - pool->gpus_allocated) *
+					v->len[k];
+		}
+	}
+	if (!(held > 0))
+		return false;
+	*duty = 100 * busy / held;
+	*idle = free / span;
+	return true;
+}
+
 static void replicas_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct inference_spec *in = ws->inference;
-	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
 	double served = diagnose_metric(v, ws->name, METRIC_THROUGHPUT_RPS),
-	       offered = diagnose_offered_rate(in);
+	       offered = diagnose_offered_rate(in), per_replica = replica_gpus(v, w), duty, idle;
 	/* (a disaggregated service's replicas are per role: not this fix's key) */
 	if (in->target_queue > 0 || in->disagg || results_holds(v->r, ws->name, METRIC_SLO_MET) ||
-	    !(duty >= 100 * DIAGNOSE_DUTY) || !(served > 0) || !v->n_windows)
-		return;
-	double idle = 0, per_replica = 0; /* GPUs idle on average; a replica's */
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		double eq = scenario_gpu_equivalent(&v->sc->pools[p], ws);
-		if (!diagnose_allowed(v, w, p) || eq <= 0)
-			continue;
-		per_replica = per_replica > 0 ? fmin(per_replica, eq) : eq;
-		for (size_t k = 0; k < v->n_windows; k++) {
-			const struct ts_row *y = diagnose_row(v, k, diagnose_pool_scope(v, p));
-			if (diagnose_window_active(v, k)) /* on average while there was work */
-				idle += fmax(0, y->gpus_capacity - y->gpus_allocated) * v->len[k] /
-					v->active;
-		}
-	}
-	if (per_replica <= 0)
+	    !(served > 0) || per_replica <= 0 || !while_serving(v, w, &duty, &idle) ||
+	    !(duty >= 100 * DIAGNOSE_DUTY))
 		return;
 	int32_t room = (int32_t)floor(idle / per_replica + 1e-9);
 	int32_t wanted = (int32_t)ceil(offered / (served / in->replicas) / 0.8 - 1e-9);

@@ -688,9 +688,9 @@ static void explain_replicas(struct ctx *c)
 			     "%d replicas on them would serve its load, no new node needed",
 			     (int)g->need);
 	gp_sb_printf(&c->ev,
-		     "%.1f requests/s offered, %.1f served (%.1f a replica), replicas in "
-		     "iterations %.1f%% of the time; %.1f GPUs idle on average in the pools it "
-		     "may use; TTFT p99 %.3g s; SLO attainment %.1f%%",
+		     "%.1f requests/s offered, %.1f served (%.1f a replica); while it had "
+		     "requests, replicas in iterations %.1f%% of the time and %.1f GPUs idle on "
+		     "average in the pools it may use; TTFT p99 %.3g s; SLO attainment %.1f%%",
 		     g->offered, g->served, g->served / r, g->duty, g->idle,
 		     metric(c, ws->name, METRIC_TTFT_P99_S),
 		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));

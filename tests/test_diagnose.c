@@ -351,6 +351,31 @@ Test(diagnose, a_saturated_service_beside_idle_gpus_needs_replicas_not_nodes)
 	cr_expect_float_eq(named_metric(&r, "chat", "slo_met"), 1, 0);
 }
 
+/* A service whose traffic lasts minutes of an 8-hour run, beside batch work
+ * (tests/fixtures/diagnosis/service-beside-evals.yaml: chat's 20,000
+ * requests at 30/s on 2 of an L40S node's 4 GPUs; evals take the other two
+ * at 00:30).  Its duty over the whole run is 5.4 % and the pool has no GPU
+ * free over the run's active windows, so it got no finding.  Over the five
+ * 5-minute windows in which it had requests (the queue drains by 25 min):
+ * engine-active 2, 2, 2, 2 and 0.49 of 2 GPUs held (84.9 %), 2 GPUs idle in
+ * each; ceil(30 / (15.49 / 2) / 0.8) = 5 replicas wanted, 2 + 2 fit. */
+Test(diagnose, a_service_saturated_while_it_serves_beside_batch_needs_replicas)
+{
+	run("tests/fixtures/diagnosis/service-beside-evals.yaml", NULL, 0);
+	cr_expect_lt(named_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
+	double served = named_metric(&r, "chat", "throughput_rps");
+	cr_assert_eq((int)ceil(30 / (served / 2) / 0.8), 5, "served %.2f/s", served);
+	size_t i = 0;
+	while (i < r.n_findings && r.findings[i].kind != KIND_REPLICAS)
+		i++;
+	cr_assert_lt(i, r.n_findings, "no replicas finding");
+	EXPECT_FINDING(i, "capacity", "chat's 2 replicas are saturated and miss the SLO",
+		       "4 replicas fit on them, of the 5 its load needs",
+		       "while it had requests, replicas in iterations 84.9% of the time and 2.0 "
+		       "GPUs idle");
+	cr_expect_str_eq(r.findings[i].fixes[0].sets[0].value, "4");
+}
+
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
  * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
  * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.
