@@ -37,11 +37,6 @@ double arrivals_dist_draw(const struct dist *d, gsl_rng *rng)
 	return d->mean;
 }
 
-double arrivals_dist_mean(const struct dist *d)
-{
-	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
-}
-
 gsl_rng *arrivals_rng(gsl_rng **rng, uint64_t seed, const char *name)
 {
 	if (!*rng) {

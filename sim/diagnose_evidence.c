@@ -714,7 +714,7 @@ void diagnose_deadline(struct view *v, size_t w)
 	if (ws->inference || ws->deadline_kind != DEADLINE_WITHIN || ws->gpu_busy < DIAGNOSE_IDLE ||
 	    (ws->loader_fraction > 0 && ws->loader_fraction < 1))
 		return;
-	double run = arrivals_dist_mean(&ws->duration) + sim_seconds(ws->startup),
+	double run = scenario_dist_mean(&ws->duration) + sim_seconds(ws->startup),
 	       within = sim_seconds(ws->deadline),
 	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT);
 	/* The work alone must not fit: a start-up that tips it over is the

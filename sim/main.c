@@ -557,8 +557,8 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 					 advice.table, advice.n_table};
 		json_write_advice(stdout, o.db ? o.db : sc->output.db, &ja);
 	} else if (rc == GP_OK && !o.quiet) {
-		printf("advise %s: %zu alternatives, every run in %s\n", sc->name, advice.n,
-		       o.db ? o.db : sc->output.db);
+		printf("advise %s: %zu alternative%s, every run in %s\n", sc->name, advice.n,
+		       advice.n == 1 ? "" : "s", o.db ? o.db : sc->output.db);
 		advise_write(stdout, &advice);
 	}
 	char *emitted = NULL;

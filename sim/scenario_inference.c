@@ -521,8 +521,7 @@ static int64_t typical_context(const struct request_spec *rs)
 		sum /= (double)rs->n_rows;
 	} else {
 		const struct dist *p = &rs->prompt_tokens, *o = &rs->output_tokens;
-		sum = (p->kind == DIST_UNIFORM ? (p->min + p->max) / 2 : p->mean) +
-		      (o->kind == DIST_UNIFORM ? (o->min + o->max) / 2 : o->mean);
+		sum = scenario_dist_mean(p) + scenario_dist_mean(o);
 	}
 	return (int64_t)ceil(sum);
 }

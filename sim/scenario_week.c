@@ -195,12 +195,8 @@ double ld_cron_rate(const struct cron *c, int64_t start_epoch)
 	return 0;
 }
 
-/* --- warnings: a count squeezed by its rate, a horizon that cuts work off --- */
-
-static double mean_seconds(const struct dist *d)
-{
-	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
-}
+/* --- warnings: a count squeezed by its rate, a horizon that cuts work off,
+ * a deadline shorter than the work, a selector no node matches ------------ */
 
 /* When the arrivals of w end, on average (seconds after start): its `at`, its
  * trace's last row, or from + count / rate for a stream with a count (the
@@ -298,7 +294,7 @@ static void check_cut(const struct scenario *sc, const struct workload_spec *w,
 	if (!sc->horizon || w->inference || w->deadline_kind == DEADLINE_NONE)
 		return;
 	double h = sim_seconds(sc->horizon),
-	       need = sim_seconds(w->startup) + mean_seconds(&w->duration);
+	       need = sim_seconds(w->startup) + scenario_dist_mean(&w->duration);
 	double end = arrivals_end(w);
 	if (end < 0 ? !arrives_within(sc, w, fmax(0, h - need), h) : fmin(end, h) + need <= h)
 		return;
@@ -311,6 +307,25 @@ static void check_cut(const struct scenario *sc, const struct workload_spec *w,
 	     "deadline falls after it are not judged; expected a horizon past its last "
 	     "arrival plus a duration, or arrivals that end earlier",
 	     w->name, hz, cut);
+}
+
+/* A `within` deadline shorter than a job's start-up and mean duration: most
+ * jobs miss it however soon they start (a number without a unit is seconds:
+ * `within: 8` is 8 s). */
+static void check_deadline(const struct workload_spec *w, struct scenario_warning **out,
+			   size_t *n)
+{
+	double run = sim_seconds(w->startup) + scenario_dist_mean(&w->duration);
+	if (w->inference || w->deadline_kind != DEADLINE_WITHIN || sim_seconds(w->deadline) >= run)
+		return;
+	char within[32], need[32];
+	units_format_duration(w->deadline, within, sizeof within);
+	units_format_duration((sim_time)(run * (double)SIM_SECOND), need, sizeof need);
+	warn(out, n, w->loc,
+	     "workload %s: its deadline within %s is shorter than a job's start-up and mean "
+	     "duration (%s), so most jobs miss it however soon they start; expected a "
+	     "deadline of at least %s (a number without a unit is seconds)",
+	     w->name, within, need, need);
 }
 
 /* A node_selector value that no pool's nodes carry: its pods can never be
@@ -356,6 +371,7 @@ void scenario_warnings(const struct scenario *sc, struct scenario_warning **out,
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		check_squeeze(sc, i, out, n);
 		check_cut(sc, &sc->workloads[i], out, n);
+		check_deadline(&sc->workloads[i], out, n);
 		check_selector(sc, &sc->workloads[i], out, n);
 	}
 }

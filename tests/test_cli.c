@@ -186,6 +186,11 @@ Test(cli, check_prints_the_resolved_scenario_and_writes_nothing)
 		     0, "%s", out);
 	cr_assert(strstr(out, "pool batch: 1 x 8 A100-80GB"), "%s", out);
 	cr_assert(strstr(out, "workload eval"), "%s", out);
+	/* a uniform duration's mean is the middle of its range (it said 0s) */
+	cr_assert_eq(gpuplan("check scenarios/eval-window.yaml --set "
+			     "'workloads.eval.duration={dist: uniform, min: 1h, max: 2h}'"),
+		     0, "%s", out);
+	cr_expect(strstr(out, "duration mean 1h30m"), "%s", out);
 }
 
 Test(cli, help_and_unknown_commands)

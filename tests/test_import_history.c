@@ -468,7 +468,7 @@ Test(import_history, an_empirical_duration_draws_only_its_values_and_has_their_m
 	const struct dist *d = &sc->workloads[0].duration;
 	cr_expect_eq(d->kind, DIST_EMPIRICAL);
 	cr_expect_eq(d->n_values, 3);
-	cr_expect_float_eq(arrivals_dist_mean(d), 3200, 1e-9); /* (600 + 3600 + 5400) / 3 */
+	cr_expect_float_eq(scenario_dist_mean(d), 3200, 1e-9); /* (600 + 3600 + 5400) / 3 */
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	int seen[3] = {0};
 	for (int i = 0; i < 300; i++) {
@@ -539,7 +539,7 @@ Test(import_history, the_written_twin_loads_with_its_history_and_placeholders)
 	cr_expect(w->arrival.weekly.on);
 	cr_expect_float_eq(w->arrival.weekly.by_hour[5] * 3600, 1, 1e-9);
 	cr_expect_eq(w->duration.kind, DIST_EMPIRICAL);
-	cr_expect_float_eq(arrivals_dist_mean(&w->duration), 10800, 1e-9); /* (2h + 4h) / 2 */
+	cr_expect_float_eq(scenario_dist_mean(&w->duration), 10800, 1e-9); /* (2h + 4h) / 2 */
 	cr_expect_eq(workload(sc, "nightly-eval")->arrival.kind, ARRIVAL_SCHEDULE);
 	cr_expect_eq(workload(sc, "vllm-llama")->kind, WORKLOAD_INFERENCE);
 	scenario_free(sc);
@@ -594,7 +594,7 @@ Test(import_history, the_exported_week_is_learned_within_sampling_error_of_its_m
 	double expected = arrivals_over(model_rate, from, to);
 	/* 45 arrivals where the model expects 42: within 10% */
 	cr_expect(fabs(learned / expected - 1) < 0.10, "learned %g, model %g", learned, expected);
-	double mean = arrivals_dist_mean(&w->duration);
+	double mean = scenario_dist_mean(&w->duration);
 	double observed = TRUTH("workloads", "finetune", "observed", "completed_duration_mean_s");
 	/* the fit's mean is near the mean of the runs that completed in the period,
 	 * raised a little by the 3 still going at TO (lower bounds) */
@@ -627,8 +627,8 @@ Test(import_history, the_exported_week_is_learned_within_sampling_error_of_its_m
 		if (m >= 1)
 			cr_expect(fabs(got / m - 1) < 0.10, "hour %d: %g, model %g", h, got, m);
 	}
-	cr_expect(fabs(arrivals_dist_mean(&w->inference->requests.prompt_tokens) / 600 - 1) < 0.05);
-	cr_expect(fabs(arrivals_dist_mean(&w->inference->requests.output_tokens) / 180 - 1) < 0.05);
+	cr_expect(fabs(scenario_dist_mean(&w->inference->requests.prompt_tokens) / 600 - 1) < 0.05);
+	cr_expect(fabs(scenario_dist_mean(&w->inference->requests.output_tokens) / 180 - 1) < 0.05);
 	/* notebooks: each session its own arrival, though the pod's name comes back */
 	const char *nb[] = {"alice", "bob", "carol"};
 	for (size_t i = 0; i < 3; i++) {

@@ -64,9 +64,6 @@ bool arrivals_take(struct arrivals *a, size_t w, sim_time now, struct new_job *j
 /* Draws one value of a distribution (in its unit). */
 double arrivals_dist_draw(const struct dist *d, gsl_rng *rng);
 
-/* The distribution's mean. */
-double arrivals_dist_mean(const struct dist *d);
-
 /* --- the calendar (arrivals_calendar.c) ------------------------------------
  *
  * A weekly rate (rate_by_hour x by_weekday, scenario.h) at time t, per

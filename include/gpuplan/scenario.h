@@ -221,6 +221,12 @@ struct dist {
 	size_t n_values;
 };
 
+/* A distribution's mean (uniform: the middle of its range). */
+static inline double scenario_dist_mean(const struct dist *d)
+{
+	return d->kind == DIST_UNIFORM ? (d->min + d->max) / 2 : d->mean;
+}
+
 /* The most values an empirical distribution takes. */
 #define SCENARIO_MAX_EMPIRICAL 100000
 
