@@ -804,7 +804,7 @@ static bool take_pod(struct infer *in, struct replica *r)
 	struct service *s = svc_of(in, r);
 	struct pod_request pod = pod_of(s);
 	int32_t node;
-	if (!placement_plan(in->h.placer, &pod, now_of(in), &node, NULL))
+	if (!placement_plan(in->h.placer, &pod, now_of(in), &node, in->why))
 		return false;
 	placement_take(in->h.placer, &pod, &node, tenant_of(in, r), &r->grant);
 	r->pool = in->h.cluster->nodes[node].pool;
@@ -851,6 +851,7 @@ static bool place(struct infer *in, struct replica *r, bool initial)
 	struct service *s = svc_of(in, r);
 	if (!take_pod(in, r))
 		return false;
+	infer_left_pending(in, r);
 	in->pending--;
 	r->life++;
 	s->wait_max = fmax(s->wait_max, sim_seconds(now_of(in) - r->pending_since));
@@ -924,8 +925,10 @@ void infer_place_pending(struct infer *in)
 		const struct service *s = &in->svcs[i];
 		for (int32_t k = 0; k < s->n_reps; k++) {
 			struct replica *r = &in->reps[s->first_rep + k];
-			if (r->state == RS_PENDING && !place(in, r, false))
+			if (r->state == RS_PENDING && !place(in, r, false)) {
+				infer_pending_failed(in, s);
 				break; /* the next one would not fit either */
+			}
 		}
 	}
 }
@@ -1093,6 +1096,7 @@ struct infer *infer_create(const struct scenario *sc, const struct infer_host *h
 	in->reps = gp_xcalloc(reps, sizeof *in->reps);
 	in->gpu_eng = gp_xcalloc(host->cluster->n_gpus, sizeof *in->gpu_eng);
 	in->gpu_sm = gp_xcalloc(host->cluster->n_gpus, sizeof *in->gpu_sm);
+	in->why = gp_xcalloc(host->placer->n_reasons + 1, sizeof *in->why);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		if (!ws->inference)
@@ -1153,8 +1157,10 @@ void infer_start(struct infer *in)
 			infer_make_pending(in, &in->reps[s->first_rep + k]);
 		for (int32_t k = 0; k < s->is->replicas; k++) {
 			struct replica *r = &in->reps[s->first_rep + k];
-			if (!place(in, r, true))
+			if (!place(in, r, true)) {
+				infer_pending_failed(in, s);
 				break;
+			}
 		}
 		for (int32_t k = 0; k < s->n_history; k++)
 			s->history[k] = s->is->replicas;
@@ -1186,6 +1192,7 @@ void infer_destroy(struct infer *in)
 	free(in->svcs);
 	free(in->reps);
 	free(in->tok);
+	free(in->why);
 	free(in->gpu_eng);
 	free(in->gpu_sm);
 	free(in);

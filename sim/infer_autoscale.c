@@ -69,6 +69,7 @@ static void scale_down_one(struct infer *in, struct service *s)
 		return;
 	switch ((enum rep_state)r->state) {
 	case RS_PENDING:
+		infer_left_pending(in, r);
 		in->pending--;
 		infer_gauge(in, -1, s->w, GAUGE_PENDING, -1);
 		infer_gauge(in, -1, s->w, GAUGE_DEMAND, -r->demand);

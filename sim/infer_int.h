@@ -100,6 +100,7 @@ struct replica {
 				 * its pool's sharing and its request), from its placement */
 	sim_time ready_since;   /* SIM_NEVER: not serving */
 	sim_time pending_since; /* when it last began to wait for placement */
+	bool reasoned;          /* pending, it carries its service's FitError (reasons.h) */
 	double busy_us, ready_us;
 	double idle_w, busy_w; /* power of its GPUs serving, and added while in an iteration */
 	double energy_j;       /* of the intervals closed in busy_us and ready_us */
@@ -148,6 +149,7 @@ struct infer {
 	struct replica *reps;
 	size_t n_reps;
 	sim_time *tok;              /* tokenizer workers of every replica */
+	int32_t *why;               /* a failed placement's node counts per reason */
 	double *gpu_eng, *gpu_sm;   /* per GPU: sums over active replicas, uncapped */
 	int64_t pending;            /* replicas pending placement */
 	unsigned news;              /* INFER_ flags since the last infer_news */
@@ -161,6 +163,14 @@ struct infer {
 		int64_t need, n_late;
 	} stop;
 };
+
+/* A replica of s failed placement with the node counts in in->why
+ * (infer_reasons.c). */
+void infer_pending_failed(struct infer *in, const struct service *s);
+
+/* Pending replica r leaves pending (placed, or scaled away): its service's
+ * message no longer counts it. */
+void infer_left_pending(struct infer *in, struct replica *r);
 
 static inline sim_time now_of(const struct infer *in) { return in->h.engine->now; }
 

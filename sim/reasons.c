@@ -559,6 +559,14 @@ void reasons_leave(struct reasons *r, uint32_t job, sim_time now)
 	j->cls = -1;
 }
 
+void reasons_drop_member(struct reasons *r, size_t cls, sim_time now)
+{
+	struct reason_class *c = class_at(r, cls);
+	assert(c->counted > 0 && "a member that carried the message");
+	accrue(r, c, now);
+	c->counted--;
+}
+
 void reasons_finish(struct reasons *r, sim_time end)
 {
 	for (size_t i = 0; i < r->cap_classes; i++)

@@ -450,7 +450,7 @@ static void report_workload(FILE *out, const struct scenario *sc, const struct w
 		break;
 	}
 	report_duration((sim_time)llround(scenario_dist_mean(&w->duration) * (double)SIM_SECOND), b,
-		       sizeof b);
+			sizeof b);
 	if (w->arrival.kind != ARRIVAL_TRACE)
 		fprintf(out, ", %d GPU%s, duration %s%s", w->gpus, w->gpus == 1 ? "" : "s",
 			w->duration.kind == DIST_FIXED ? "" : "mean ", b);

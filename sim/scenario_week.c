@@ -312,8 +312,7 @@ static void check_cut(const struct scenario *sc, const struct workload_spec *w,
 /* A `within` deadline shorter than a job's start-up and mean duration: most
  * jobs miss it however soon they start (a number without a unit is seconds:
  * `within: 8` is 8 s). */
-static void check_deadline(const struct workload_spec *w, struct scenario_warning **out,
-			   size_t *n)
+static void check_deadline(const struct workload_spec *w, struct scenario_warning **out, size_t *n)
 {
 	double run = sim_seconds(w->startup) + scenario_dist_mean(&w->duration);
 	if (w->inference || w->deadline_kind != DEADLINE_WITHIN || sim_seconds(w->deadline) >= run)

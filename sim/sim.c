@@ -190,7 +190,8 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	sim_jobs_start(s);
 	bool batch_work = sim_work_left(s); /* windows push their next changes only if so */
 	sim_windows_start(s);
-	struct infer_host host = {&s->engine, &s->cluster, &s->placer, &s->collect, heard, s};
+	struct infer_host host = {&s->engine,  &s->cluster, &s->placer, &s->collect,
+				  &s->reasons, heard,       s};
 	s->infer = infer_create(sc, &host);
 	infer_start(s->infer);
 	infer_heard(s);

@@ -126,10 +126,9 @@ struct sim {
 	uint16_t ev_kill;                         /* sim_preempt.c */
 };
 
-/* The reasons tracker keeps one class space: a placement class c is 2c, an
- * admission class 2c + 1. */
-#define PLACE_RC(c) (2 * (size_t)(c))
-#define ADMIT_RC(c) (2 * (size_t)(c) + 1)
+/* A placement and an admission class in the reasons tracker's class space. */
+#define PLACE_RC(c) REASONS_CLASS(REASONS_PLACE, c)
+#define ADMIT_RC(c) REASONS_CLASS(REASONS_ADMIT, c)
 
 static inline const struct sharing *sharing_of(const struct sim *s, int32_t node)
 {

@@ -376,6 +376,60 @@ Test(diagnose, a_service_saturated_while_it_serves_beside_batch_needs_replicas)
 	cr_expect_str_eq(r.findings[i].fixes[0].sets[0].value, "4");
 }
 
+/* The pending_reasons row of workload w's scope whose message holds `has`. */
+static const struct pending_reason *reason_row(const char *w, const char *has)
+{
+	for (size_t i = 0; i < r.n_pending_reasons; i++)
+		if (!strcmp(r.pending_reasons[i].scope, w) &&
+		    strstr(r.pending_reasons[i].reason, has))
+			return &r.pending_reasons[i];
+	return NULL;
+}
+
+/* A service's replicas kept off idle GPUs by a taint (tests/fixtures/
+ * diagnosis/service-taint.yaml): its two pending replicas carry the FitError
+ * kube-scheduler gives a pending Deployment pod, 2 replicas x 1 h of it, and
+ * the placement finding names the taint.  Before, a replica's failed
+ * placement reached no reasons tracker: no row, no binding constraint, and
+ * advise's answer was a larger pool. */
+Test(diagnose, a_taint_that_keeps_a_services_replicas_off_idle_gpus_is_named)
+{
+	run("tests/fixtures/diagnosis/service-taint.yaml", NULL, 0);
+	const struct pending_reason *pr = reason_row("chat", "untolerated taint");
+	cr_assert(pr, "a row for chat's replicas");
+	cr_expect_str_eq(pr->reason,
+			 "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) had "
+			 "untolerated taint {dedicated: batch}. preemption: 0/3 nodes are "
+			 "available: 1 No preemption victims found for incoming pod, 2 Preemption "
+			 "is not helpful for scheduling..");
+	cr_expect_float_eq(pr->pending_seconds, 2 * 3600.0, 1e-6);
+	cr_expect_eq(pr->pods, 2);
+	EXPECT_FINDING(0, "placement", "chat waits on placement rules",
+		       "a taint it does not tolerate keeps its pods off pool batch");
+	cr_expect_eq(r.findings[0].kind, KIND_RULES);
+}
+
+/* Replicas that wait for GPUs and are then placed (tests/fixtures/diagnose/
+ * scaleup-waits.yaml: the autoscaler's two new replicas wait for the GPUs of
+ * two 20-minute jobs): each carries the FitError from the failure that
+ * found it pending until its placement, so the row holds the pending
+ * gauge's integral, both replicas' whole waits. */
+Test(diagnose, a_services_pending_replicas_carry_their_fiterror_until_placed)
+{
+	run("tests/fixtures/diagnose/scaleup-waits.yaml", NULL, 0);
+	const struct pending_reason *pr = reason_row("chat", "Insufficient nvidia.com/gpu");
+	cr_assert(pr, "a row for chat's replicas");
+	double gauge = 0;
+	for (size_t i = 0; i < r.n_ts; i++)
+		if (!strcmp(r.ts[i].scope, "chat"))
+			gauge += r.ts[i].pending * 60;
+	cr_expect_gt(gauge, 0);
+	cr_expect_float_eq(pr->pending_seconds, gauge, 1e-6);
+	cr_expect_float_eq(pr->pending_seconds, 2 * named_metric(&r, "chat", "replica_wait_max_s"),
+			   1e-6);
+	cr_expect_eq(pr->pods, 2);
+}
+
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
  * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
  * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.

@@ -34,6 +34,7 @@
 #include "gpuplan/collect.h"
 #include "gpuplan/engine.h"
 #include "gpuplan/placement.h"
+#include "gpuplan/reasons.h"
 #include "gpuplan/results.h"
 #include "gpuplan/roofline.h"
 
@@ -48,6 +49,9 @@ struct infer_host {
 	struct cluster *cluster;
 	struct placer *placer;
 	struct collect *collect;
+	/* where a pending replica's FitError and its pod-seconds go, as a
+	 * batch pod's (a service is a class of identical pods); NULL: nowhere */
+	struct reasons *reasons;
 	void (*heard)(void *ctx); /* after each of the module's events: read infer_news */
 	void *ctx;
 };

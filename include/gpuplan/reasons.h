@@ -73,6 +73,12 @@ bool reasons_unresolvable(uint8_t kind);
 size_t reasons_format_fit_error(char *buf, size_t size, int64_t n_nodes, const char *const *texts,
 				const uint8_t *kinds, const int32_t *counts, size_t n);
 
+/* The tracker's one class space: the scheduler's placement and admission
+ * classes (sched.h) and the inference services, each a class of identical
+ * pods (a Deployment's replicas). */
+enum reasons_class_kind { REASONS_PLACE, REASONS_ADMIT, REASONS_SERVICE, REASONS_CLASS_KINDS };
+#define REASONS_CLASS(kind, i) ((size_t)REASONS_CLASS_KINDS * (size_t)(i) + (size_t)(kind))
+
 struct reason_class;
 struct reason_job;
 
@@ -167,6 +173,12 @@ void reasons_set_nodes(struct reasons *r, int64_t n_nodes);
  * needs an attempt of its own to get a reason. */
 bool reasons_blocked(const struct reasons *r, size_t cls, uint32_t head, uint64_t gen,
 		     size_t members);
+
+/* One of class cls's members that carried its message left it at now (a
+ * pending replica placed or scaled away): for a class whose members are
+ * counted rather than joined one by one (a service's replicas, which carry
+ * its message from the failure that names them all). */
+void reasons_drop_member(struct reasons *r, size_t cls, sim_time now);
 
 /* Job left its class (it started) at now. */
 void reasons_leave(struct reasons *r, uint32_t job, sim_time now);
