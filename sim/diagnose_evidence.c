@@ -638,15 +638,39 @@ static int32_t pool_used(const struct results *r, size_t w)
 	return pool < 0 ? -1 : pool;
 }
 
+/* The engine-active share of the allocated GPUs of the pools of type g (or,
+ * !of, of the other types) that service w may use, over the windows in which
+ * it had requests; NAN: none allocated. */
+static double type_busy(struct view *v, size_t w, const struct gpu_type *g, bool of)
+{
+	double busy = 0, held = 0;
+	for (size_t k = 0; k < v->n_windows; k++) {
+		const struct ts_row *y = diagnose_row(v, k, diagnose_workload_scope(v, w));
+		if (!(y->requests_running + y->requests_waiting > 0))
+			continue;
+		for (size_t p = 0; p < v->sc->n_pools; p++) {
+			const struct ts_row *pool = diagnose_row(v, k, diagnose_pool_scope(v, p));
+			if ((v->sc->pools[p].gpu == g) == of && diagnose_allowed(v, w, p)) {
+				busy += pool->engine_active * v->len[k];
+				held += pool->gpus_allocated * v->len[k];
+			}
+		}
+	}
+	return held > 0 ? busy / held : NAN;
+}
+
 /*
  * A service whose router hands every replica the same share of its
  * requests (round-robin, as kube-proxy spreads a Service's connections, not
- * by load) misses its SLO, below the duty of saturated replicas, with its
- * replicas on GPU types of different speed: the replicas on the slower type
- * fall behind on their share while the others idle.  The fixes: the service
- * kept on the faster types (gpu_spec: every type it used but the slowest,
- * by HBM bandwidth, which bounds a decode step), or a router by load (least
- * outstanding requests).
+ * by load) misses its SLO with its replicas on GPU types of different
+ * speed: the replicas on the slower type fall behind on their share while
+ * the others idle.  Seen as replicas below the duty of saturated ones, or,
+ * as a continuous-batching server iterates whenever it holds a sequence, as
+ * the slowest type's GPUs busier while it had requests than the others' by
+ * DIAGNOSE_IMBALANCE or more.  The fixes: the service kept on the faster
+ * types (gpu_spec: every type it used but the slowest, by HBM bandwidth,
+ * which bounds a decode step), or a router by load (least outstanding
+ * requests).
  */
 static void mixed_gpus_finding(struct view *v, size_t w)
 {
@@ -655,8 +679,7 @@ static void mixed_gpus_finding(struct view *v, size_t w)
 	double duty = diagnose_metric(v, ws->name, METRIC_DUTY_CYCLE_PCT);
 	/* the allocation rows last: a scan of them all */
 	if (in->route != ROUTE_ROUND_ROBIN || in->replicas < 2 || in->disagg || in->service ||
-	    results_holds(v->r, ws->name, METRIC_SLO_MET) || duty >= 100 * DIAGNOSE_DUTY ||
-	    pool_used(v->r, w) >= 0)
+	    results_holds(v->r, ws->name, METRIC_SLO_MET) || pool_used(v->r, w) >= 0)
 		return;
 	const struct gpu_type **types = gp_xcalloc(v->sc->n_pools + 1, sizeof *types);
 	size_t n = 0, slowest = 0;
@@ -676,7 +699,11 @@ static void mixed_gpus_finding(struct view *v, size_t w)
 	bool differ = false;
 	for (size_t k = 0; k < n; k++)
 		differ |= types[k]->hbm_bandwidth > types[slowest]->hbm_bandwidth;
-	if (differ) {
+	bool behind = differ && (duty < 100 * DIAGNOSE_DUTY ||
+				 type_busy(v, w, types[slowest], true) -
+						 type_busy(v, w, types[slowest], false) >=
+					 DIAGNOSE_IMBALANCE);
+	if (behind) {
 		double slo = diagnose_metric(v, ws->name, METRIC_SLO_ATTAINMENT_PCT);
 		struct finding *fd = diagnose_add(v, STEP_PLACEMENT, KIND_MIXED_GPUS,
 						  isnan(slo) ? 0 : 100 - slo, slow_pool, (int)w);

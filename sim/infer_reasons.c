@@ -37,4 +37,3 @@ void infer_left_pending(struct infer *in, struct replica *r)
 		reasons_drop_member(in->h.reasons, reason_class(in, svc_of(in, r)), now_of(in));
 	r->reasoned = false;
 }
-

@@ -430,6 +430,24 @@ Test(diagnose, a_services_pending_replicas_carry_their_fiterror_until_placed)
 	cr_expect_eq(pr->pods, 2);
 }
 
+/* A round-robin service whose replicas on the slower type fall behind while
+ * all of them iterate most of the time (tests/fixtures/diagnosis/
+ * mixed-busy.yaml: 79% duty, above the 50% the finding asked for before):
+ * while it had requests the A10G was engine-active all the time and the
+ * H100s about 70%, so the mixed-gpus finding names the router and the
+ * faster type, and nothing says capacity. */
+Test(diagnose, a_slower_type_behind_busy_replicas_is_the_router_not_capacity)
+{
+	run("tests/fixtures/diagnosis/mixed-busy.yaml", NULL, 0);
+	cr_expect_gt(named_metric(&r, "chat", "duty_cycle_pct"), 100 * DIAGNOSE_DUTY);
+	EXPECT_FINDING(0, "placement", "chat's router gives each of its 4 replicas the same share",
+		       "those on A10G fall behind");
+	cr_expect_eq(r.findings[0].kind, KIND_MIXED_GPUS);
+	cr_expect_str_eq(r.findings[0].fixes[1].sets[0].value, "least-outstanding");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
+}
+
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
  * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
  * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.

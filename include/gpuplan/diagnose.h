@@ -60,6 +60,7 @@
 #define DIAGNOSE_PENDING_SHARE 0.05 /* work pends in >= 5 % of the span */
 #define DIAGNOSE_TOKENIZER     0.85 /* a tokenizer busy >= 85 % of the time */
 #define DIAGNOSE_DUTY          0.50 /* replicas in iterations < 50 % of the time */
+#define DIAGNOSE_IMBALANCE     0.10 /* a GPU type's pools 10 points busier than the rest */
 #define DIAGNOSE_RESTARTS      2.0  /* evictions per job that make restarts a finding */
 #define DIAGNOSE_PROMPT_START \
 	0.05 /* batch jobs "start at once": queue p95 below
