@@ -60,6 +60,12 @@ static bool rows_match(const struct view *v)
 	return true;
 }
 
+int32_t diagnose_node_pool(struct view *v, int32_t node)
+{
+	diagnose_placer(v); /* builds v->cluster */
+	return node >= 0 && (size_t)node < v->cluster.n_nodes ? v->cluster.nodes[node].pool : -1;
+}
+
 bool diagnose_window_active(const struct view *v, size_t k)
 {
 	const struct ts_row *all = diagnose_row(v, k, 0);

@@ -44,12 +44,6 @@ struct spent {
 	double own_free;     /* late jobs submitted while their queue held less than its quota */
 };
 
-static int32_t pool_of_node(struct view *v, int32_t node)
-{
-	diagnose_placer(v); /* builds v->cluster */
-	return node >= 0 && (size_t)node < v->cluster.n_nodes ? v->cluster.nodes[node].pool : -1;
-}
-
 static double pods_of(const struct workload_spec *ws)
 {
 	return ws->gang && ws->pods > 1 ? ws->pods : 1;
@@ -98,7 +92,7 @@ static double started_behind(struct view *v, size_t w, const struct job_record *
 		    ks->priority > ws->priority || k->start == SIM_NEVER || k->start < j->submit ||
 		    k->start >= until)
 			continue;
-		int32_t p = pool_of_node(v, k->node);
+		int32_t p = diagnose_node_pool(v, k->node);
 		if (p < 0 || !diagnose_allowed(v, w, (size_t)p) ||
 		    !diagnose_could_hold(v->sc, (size_t)p, w))
 			continue;
@@ -140,7 +134,7 @@ static void spend(struct view *v, size_t w, struct spent *sp, size_t scans)
 		}
 		if (j->start == SIM_NEVER || j->end == SIM_NEVER)
 			continue;
-		int32_t p = pool_of_node(v, j->node);
+		int32_t p = diagnose_node_pool(v, j->node);
 		sim_time su = ws->startup > 0 ? ws->startup : p >= 0 ? v->sc->pools[p].startup : 0;
 		double run = sim_seconds(j->end - j->start), st = sim_seconds(su);
 		sp->startup += st * pods;

@@ -726,10 +726,39 @@ static void mixed_gpus_finding(struct view *v, size_t w)
 	free(types);
 }
 
+/* Whether every job of workload w that missed its `within` deadline (of
+ * the job rows: none without them) missed it on its own: it finished
+ * without waiting or being stopped, on GPUs of its own (no co-tenant slowed
+ * it), and its work alone (start to end, less the start-up) was longer than
+ * the deadline allows.  *longest: the longest such job's time from arrival
+ * to end, s. */
+static bool late_on_their_own(struct view *v, size_t w, double within, double *longest)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	int64_t late = 0, alone = 0;
+	*longest = 0;
+	for (size_t i = 0; i < v->r->n_jobs; i++) {
+		const struct job_record *j = &v->r->jobs[i];
+		if (j->workload != (int32_t)w || j->deadline == SIM_NEVER || j->deadline_met)
+			continue;
+		late++;
+		int32_t p = diagnose_node_pool(v, j->node);
+		if (j->end != SIM_NEVER && j->start == j->submit && !j->preemptions && p >= 0 &&
+		    v->sc->pools[p].sharing.mode == SHARING_EXCLUSIVE &&
+		    sim_seconds(j->end - j->start - ws->startup) > within) {
+			alone++;
+			*longest = fmax(*longest, sim_seconds(j->end - j->submit));
+		}
+	}
+	return late > 0 && alone == late;
+}
+
 /*
  * A batch workload whose jobs run longer than their deadline allows (a
- * `within` deadline shorter than the mean duration alone, on GPUs
- * of its own): no queue to cut, so no amount of hardware helps.  What would:
+ * `within` deadline shorter than the mean duration alone, on GPUs of its
+ * own; or, with a mean that fits, late jobs that each ran longer than the
+ * deadline on their own, the tail of the duration's distribution, without
+ * waiting): no queue to cut, so no amount of hardware helps.  What would:
  * a faster GPU type, more GPUs per job (if the job scales), or a later
  * deadline; advise runs the last, marked as a goal change.
  */
@@ -743,19 +772,25 @@ void diagnose_deadline(struct view *v, size_t w)
 		return;
 	double run = scenario_dist_mean(&ws->duration) + sim_seconds(ws->startup),
 	       within = sim_seconds(ws->deadline),
-	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT);
+	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT), longest;
+	if (!(met < 100))
+		return;
 	/* The work alone must not fit: a start-up that tips it over is the
 	 * start-up finding's (a shorter pull or load fixes it). */
-	if (!(run - sim_seconds(ws->startup) > within) || !(met < 100))
+	bool tail = !(run - sim_seconds(ws->startup) > within);
+	if (tail && !late_on_their_own(v, w, within, &longest))
 		return;
 	double jobs = diagnose_metric(v, ws->name, METRIC_JOBS_SUBMITTED);
 	double late = isnan(jobs) ? NAN : jobs * (1 - met / 100);
-	/* a deadline with room for the run and its queue p95, in whole half hours */
+	/* a deadline with room for the run and its queue p95 (the longest late
+	 * job's run, for a tail), in whole half hours */
 	double p95 = diagnose_metric(v, ws->name, METRIC_QUEUE_TIME_P95_S);
-	double later = ceil((run + (isnan(p95) ? 0 : p95)) / 1800) * 1800;
+	double later = ceil((tail ? longest : run + (isnan(p95) ? 0 : p95)) / 1800) * 1800;
+	if (tail)
+		run = longest;
 	struct finding *fd =
 		diagnose_add(v, STEP_APPLICATION, KIND_DEADLINE, run - within, -1, (int)w);
-	fd->fig.deadline = (struct finding_deadline){run, within, jobs, late, run / within};
+	fd->fig.deadline = (struct finding_deadline){run, within, jobs, late, run / within, tail};
 	fd->figure = run - within;
 	char d[32];
 	units_format_duration((sim_time)later * SIM_SECOND, d, sizeof d);

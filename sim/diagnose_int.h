@@ -74,6 +74,8 @@ size_t diagnose_pool_scope(const struct view *v, size_t p);
 int32_t diagnose_reason_id(const struct view *v, const char *text);
 const struct ts_row *diagnose_row(const struct view *v, size_t k, size_t scope);
 size_t diagnose_workload_scope(const struct view *v, size_t w);
+/* The pool of a job row's node (results.node_names' index); -1: none. */
+int32_t diagnose_node_pool(struct view *v, int32_t node);
 bool diagnose_matters(const struct view *v, double pod_seconds);
 void diagnose_evidence(struct view *v);
 /* Whether window k had work in it (demand, pending, allocated or running):

@@ -722,6 +722,22 @@ static void explain_deadline(struct ctx *c)
 	char run[32], within[32];
 	duration(g->run_s, run, sizeof run);
 	duration(g->within_s, within, sizeof within);
+	if (g->tail) {
+		gp_sb_printf(&c->text,
+			     "%s's late jobs each ran longer than their deadline of %s allows on "
+			     "their own, without waiting (the longest took %s): the tail of their "
+			     "durations, not a queue, so more GPUs or nodes would not help; a "
+			     "faster GPU type, more GPUs per job (if the job scales across them) "
+			     "or a later deadline would",
+			     ws->name, within, run);
+		gp_sb_printf(&c->ev,
+			     "%.0f of %.0f jobs missed the deadline within %.0f s, none of them "
+			     "waited; the longest took %.0f s from arrival to end (%.2fx the "
+			     "deadline); mean duration %.0f s and start-up %.0f s",
+			     g->late, g->jobs, g->within_s, g->run_s, g->need,
+			     scenario_dist_mean(&ws->duration), sim_seconds(ws->startup));
+		return;
+	}
 	gp_sb_printf(&c->text,
 		     "%s's jobs run %s, longer than their deadline of %s allows, with no queue "
 		     "to cut: more GPUs or nodes would not help; a faster GPU type, more GPUs "

@@ -448,6 +448,26 @@ Test(diagnose, a_slower_type_behind_busy_replicas_is_the_router_not_capacity)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 }
 
+/* The tail of a duration's distribution against a deadline, on GPUs to
+ * spare (tests/fixtures/diagnose/deadline-tail.yaml): job 5 waited 0 s and
+ * ran 19,478 s against 18,000 s, the only one late.  It was told capacity
+ * ("waits for busy GPUs") at a queue p95 of 0 s; the deadline finding
+ * names the tail, and a deadline within 5h30m (19,478 s rounded up to the
+ * half hour). */
+Test(diagnose, a_job_longer_than_its_deadline_on_its_own_is_not_capacity)
+{
+	run("tests/fixtures/diagnose/deadline-tail.yaml", NULL, 0);
+	cr_expect_float_eq(named_metric(&r, "finetune", "queue_time_max_s"), 0, 0);
+	cr_assert_eq(r.n_findings, 1);
+	EXPECT_FINDING(0, "application",
+		       "finetune's late jobs each ran longer than their deadline "
+		       "of 5h allows on their own, without waiting",
+		       "1 of 12 jobs missed the deadline within 18000 s, none of them waited",
+		       "the longest took 19478 s");
+	cr_expect_eq(r.findings[0].kind, KIND_DEADLINE);
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "{within: 5h30m}");
+}
+
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
  * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
  * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.

@@ -350,6 +350,8 @@ union finding_figures {
 		double within_s;   /* the deadline's allowance from arrival, s */
 		double jobs, late; /* jobs; of which missed */
 		double need;       /* the speed-up that would fit the run in the deadline */
+		bool tail;         /* the mean fits: run_s is the longest of the late jobs,
+				    * each of which missed on its own, without waiting */
 	} deadline;
 	struct finding_replicas {       /* a service's fixed replicas, saturated */
 		double offered, served; /* requests per second offered and served */
