@@ -496,6 +496,28 @@ static void prefer_named(struct advise_row *rows, size_t n)
 	rows[0] = keep;
 }
 
+/* A base run with no finding that meets every goal is healthy: it goes
+ * first, as what to do is to keep it, unless a row that meets too saves
+ * ADVISE_WORTH_CHANGING of its bill (four H100s for what one L40S serves).
+ * A smaller saving, a cheaper GPU type or fewer replicas that advise's
+ * sizing found, is a change to weigh, not a fix: the recommendation names
+ * it (a re-platformed 2-GPU service for 17% less was recommended). */
+static void keep_healthy(struct advise_row *rows, size_t n, const struct results *base_r)
+{
+	size_t at = 0;
+	while (at < n && rows[at].seq != 0)
+		at++;
+	if (at == n || !rows[at].meets || base_r->n_findings)
+		return;
+	for (size_t i = 0; i < at; i++)
+		if (rows[i].meets &&
+		    rows[i].bill_day <= rows[at].bill_day * (1 - ADVISE_WORTH_CHANGING))
+			return;
+	struct advise_row base = rows[at];
+	memmove(rows + 1, rows, at * sizeof *rows);
+	rows[0] = base;
+}
+
 /*
  * Every option billed over the same calendar period: the scenario's horizon,
  * or without one the base run's span, so that an option whose run drains
@@ -680,6 +702,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	if (out->refused) /* a model not trusted recommends no hardware */
 		pl.n = drop_hardware(pl.alts, pl.n);
 	prefer_named(pl.alts, pl.n);
+	keep_healthy(pl.alts, pl.n, &r);
 	out->rows = pl.alts;
 	out->n = pl.n;
 	if (!rc)
@@ -723,6 +746,28 @@ static const struct advise_row *base_row(const struct advice *a)
 		if (a->rows[i].seq == 0)
 			return &a->rows[i];
 	return NULL;
+}
+
+/* After keeping a healthy base: the cheapest other row that meets every
+ * goal too, when it bills less per day (a change to weigh, not a fix). */
+static void write_cheaper(FILE *out, const struct advice *a, const struct advise_row *base)
+{
+	const struct advise_row *cheap = NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct advise_row *r = &a->rows[i];
+		if (r != base && r->meets &&
+		    r->bill_day < base->bill_day * (1 - ADVISE_SAME_COST) &&
+		    (!cheap || r->bill_day < cheap->bill_day))
+			cheap = r;
+	}
+	if (!cheap || !a->prices)
+		return;
+	char b0[32], b1[32];
+	fprintf(out,
+		"  every workload meets its goal and the run has no finding; %s (run %lld) also "
+		"meets every goal at %s a day against %s: a change to weigh, not a fix\n",
+		cheap->label, (long long)cheap->run_id, money(b1, 32, cheap->bill_day, a),
+		money(b0, 32, base->bill_day, a));
 }
 
 /* label as the advice table shows it, in len - 1 columns: a longer one loses
@@ -835,8 +880,9 @@ void advise_write(FILE *out, const struct advice *a)
 		"\nmeets = every workload meets its goal: its deadlines and SLO, its queue p95 "
 		"goal (by default 3600 s for batch work without a deadline, 300 s for services), no job "
 		"failed, OOM-killed or left waiting past it (queue-p95-s: never = jobs that never "
-		"started, >=N = a job still waiting after N s); ranked by meets, then more "
-		"hardware last, then narrower weights last, then components beyond stock "
+		"started, >=N = a job still waiting after N s); ranked by meets, a base run "
+		"with no finding that meets every goal first unless a row that meets saves a "
+		"third of its bill (a healthy cluster is kept), then more hardware last, then narrower weights last, then components beyond stock "
 		"kube-scheduler, Kueue, the Cluster Autoscaler and the device plugin last, then "
 		"bill/day (the bill over its span, per day), then cost per verified result (every "
 		"option billed over the same period, the horizon or the base run's span; %s for "
@@ -870,6 +916,7 @@ void advise_write(FILE *out, const struct advice *a)
 			"result\n",
 			(long long)best->run_id, wait_text(best, q, sizeof q),
 			money(c, 32, best->cost_per_verified, a));
+		write_cheaper(out, a, best);
 		return;
 	}
 	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);

@@ -433,6 +433,29 @@ Test(advise, a_service_sharing_its_pool_is_sized)
 		     "another type would move the embedding jobs too:\n%s", out);
 }
 
+/* A healthy service is kept (tests/fixtures/diagnosis/healthy-service.yaml:
+ * no finding, every goal met).  advise's sizing finds A10s that meet the
+ * goal too at $72.00 a day against $86.40 (2 nodes of 2 A10s at $0.75 an
+ * hour against 2 L40S at $1.80: a sixth less), and recommended
+ * re-platforming for it; a
+ * healthy run is changed only to save a third of its bill
+ * (ADVISE_WORTH_CHANGING), and the cheaper fleet is named as a change to
+ * weigh.  scenarios/fleet-overprovisioned.yaml, which saves far more, still
+ * moves (test_advise_size). */
+Test(advise, a_healthy_service_is_kept_and_a_small_saving_is_named_not_recommended)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/healthy-service.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "the base run has no finding"), "%s", out);
+	cr_expect(strstr(out, "\n   1  base (the scenario as given)"), "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: keep the scenario as it is (run 1)"), "%s", out);
+	cr_expect(strstr(out, "qa on A10: 3 replicas, pool l40s at 2 nodes (fewest meeting its "
+			      "goal) (run 7) also meets every goal at $72.00 a day against $86.40: "
+			      "a change to weigh, not a fix"),
+		  "%s", out);
+}
+
 /* The other work keeps the GPUs beside a service's replicas, in whole nodes
  * (tests/fixtures/diagnosis/service-beside-evals.yaml: 2 replicas and 2
  * evals share one 4-GPU L40S node).  Counted as the nodes the replicas do

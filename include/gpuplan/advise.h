@@ -85,7 +85,10 @@
 
 #include <stdio.h>
 
-#define ADVISE_SAME_COST         0.03 /* costs per verified result this close are one price */
+#define ADVISE_SAME_COST 0.03 /* costs per verified result this close are one price */
+#define ADVISE_WORTH_CHANGING \
+	0.33                          /* a healthy run is changed only to save a third of its
+				       * bill or more */
 #define ADVISE_MAX_SIZED         4    /* pools whose node count is searched, at most */
 #define ADVISE_DEFAULT_TOLERANCE 0.25 /* backtest error past which hardware is refused */
 #define ADVISE_BACKTEST_MIN_PODS 30   /* a workload's backtest counts from this many pods */
