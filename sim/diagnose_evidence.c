@@ -515,9 +515,18 @@ static void autoscaler_finding(struct view *v, size_t w)
 		diagnose_add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
 	fd->fig.scaling.at_max_s = at_max;
 	fd->fig.scaling.span = v->span;
-	finding_fix_setf(
-		finding_fixf(fd, "max_replicas %d for %s", (int)in->max_replicas * 2, ws->name),
-		"workloads.%s.replicas.max=%d", ws->name, (int)in->max_replicas * 2);
+	int32_t max = in->max_replicas * 2;
+	finding_fix_setf(finding_fixf(fd, "max_replicas %d for %s", (int)max, ws->name),
+			 "workloads.%s.replicas.max=%d", ws->name, (int)max);
+	/* The backlog of a ramp from min_replicas outlasts a p99 over minutes of
+	 * traffic: the old maximum kept warm, the new one to scale to. */
+	if (in->replicas < in->max_replicas) {
+		struct finding_fix *x = finding_fixf(fd, "min_replicas %d, max_replicas %d for %s",
+						     (int)in->max_replicas, (int)max, ws->name);
+		finding_fix_setf(x, "workloads.%s.replicas.max=%d", ws->name, (int)max);
+		finding_fix_setf(x, "workloads.%s.replicas.min=%d", ws->name,
+				 (int)in->max_replicas);
+	}
 }
 
 /*

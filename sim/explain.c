@@ -657,7 +657,8 @@ static void explain_autoscaler_max(struct ctx *c)
 	const struct finding_scaling *g = &c->f->fig.scaling;
 	gp_sb_printf(&c->text,
 		     "%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
-		     "higher max_replicas (the pool permitting) would",
+		     "higher max_replicas (the pool permitting) would, with more replicas "
+		     "kept warm where the backlog of the ramp from min_replicas is what misses",
 		     ws->name, (int)ws->inference->max_replicas);
 	char d[32], span[32];
 	duration(g->at_max_s, d, sizeof d);

@@ -433,6 +433,23 @@ Test(advise, a_service_sharing_its_pool_is_sized)
 		     "another type would move the embedding jobs too:\n%s", out);
 }
 
+/* An autoscaler whose maximum is too low and whose ramp from one replica
+ * misses the p99 as well (tests/fixtures/diagnosis/autoscaler-ramp.yaml):
+ * max_replicas 4 alone reaches 90.7% of requests within the SLO, the old
+ * maximum kept warm beside it 99.2%, which meets the p99 goal; advise named
+ * only the maximum, and nothing met. */
+Test(advise, an_autoscaler_ramp_that_misses_keeps_the_old_maximum_warm)
+{
+	char args[256];
+	snprintf(args, sizeof args, "tests/fixtures/diagnosis/autoscaler-ramp.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "recommendation: min_replicas 2, max_replicas 4 for chat (run 4): "
+			      "--set 'workloads.chat.replicas.max=4' --set "
+			      "'workloads.chat.replicas.min=2'; SLO attainment 99.2%"),
+		  "%s", out);
+	cr_expect(strstr(out, "  max_replicas 4 for chat                      3    no "), "%s", out);
+}
+
 /* A healthy service is kept (tests/fixtures/diagnosis/healthy-service.yaml:
  * no finding, every goal met).  advise's sizing finds A10s that meet the
  * goal too at $72.00 a day against $86.40 (2 nodes of 2 A10s at $0.75 an
