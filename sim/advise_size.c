@@ -343,11 +343,15 @@ static size_t promising(struct advice *out, size_t from, const struct pool_spec 
 
 /* Whether a finding other than capacity is about workload w: its server's
  * settings, its memory or its placement bind it, and a size measured with
- * them would measure them; their fixes come first. */
+ * them would measure them; their fixes come first.  A full KV cache at a
+ * high memory_fraction is not: its fix, the cache's format, is an option
+ * beside the size, as narrower weights are. */
 static bool misconfigured(const struct results *r, size_t w)
 {
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct finding *fd = &r->findings[i];
+		if (fd->kind == KIND_KV_CACHE && !(fd->fig.kv.target > 0))
+			continue;
 		bool about = fd->workload == (int32_t)w;
 		for (size_t m = 0; m < fd->n_members; m++)
 			about |= fd->members[m] == (int32_t)w;

@@ -465,6 +465,30 @@ static void stalled_finding(struct view *v, size_t w)
 
 /* --- inference: KV cache and autoscaler ------------------------------------- */
 
+/* A server that preempts for want of KV blocks with memory_fraction
+ * already high (vLLM's default 0.9 and up), whose cache holds under a
+ * quarter of max_batch typical sequences (long contexts: any overloaded
+ * server preempts, but one whose batch the cache keeps this small is bound
+ * by it): the cache's format is what is left to give it room, an fp8 KV
+ * cache (vLLM's --kv-cache-dtype fp8) holding twice the sequences of fp16
+ * or bf16 in the same memory. */
+static void kv_format_finding(struct view *v, size_t w, double pre, double reqs)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	int64_t fits = diagnose_batch_fits(v->sc, w);
+	if ((in->kv_cache != QUANT_FP16 && in->kv_cache != QUANT_BF16) || 4 * fits >= in->max_batch)
+		return;
+	struct finding *fd = diagnose_add(v, STEP_MEMORY, KIND_KV_CACHE, pre, -1, (int)w);
+	fd->fig.kv.target = 0;
+	fd->fig.kv.preemptions = pre;
+	fd->fig.kv.requests = reqs;
+	fd->fig.kv.fits = (double)fits;
+	fd->figure = pre;
+	finding_fix_setf(finding_fixf(fd, "fp8 KV cache for %s", ws->name),
+			 "workloads.%s.kv_cache=fp8", ws->name);
+}
+
 /* A service misses its SLO while its server preempts sequences for want of
  * KV blocks, and memory_fraction leaves the cache small. */
 static void kv_cache_finding(struct view *v, size_t w)
@@ -475,9 +499,12 @@ static void kv_cache_finding(struct view *v, size_t w)
 	double pre = diagnose_metric(v, ws->name, METRIC_PREEMPTIONS);
 	double reqs = diagnose_metric(v, ws->name, METRIC_REQUESTS_SUBMITTED);
 	double kills = diagnose_metric(v, ws->name, METRIC_OOM_KILLS);
-	if (slo_met || !diagnose_kv_preempts(pre, reqs) || kills > 0 ||
-	    !(in->memory_fraction > 0) || in->memory_fraction >= 0.85)
+	if (slo_met || !diagnose_kv_preempts(pre, reqs) || kills > 0 || !(in->memory_fraction > 0))
 		return;
+	if (in->memory_fraction >= 0.85) {
+		kv_format_finding(v, w, pre, reqs);
+		return;
+	}
 	int32_t share = 1;
 	for (size_t p = 0; p < v->sc->n_pools; p++)
 		if (diagnose_allowed(v, w, p) &&

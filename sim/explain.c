@@ -271,11 +271,24 @@ static void explain_kv_cache(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
 	const struct inference_spec *in = ws->inference;
-	gp_sb_printf(&c->text,
-		     "%s is starved of KV cache: memory_fraction %.2g leaves its server too "
-		     "few KV blocks, so sequences are preempted and requests queue for admission; "
-		     "memory_fraction %.2g would give it the memory",
-		     ws->name, in->memory_fraction, c->f->fig.kv.target);
+	if (c->f->fig.kv.target > 0)
+		gp_sb_printf(&c->text,
+			     "%s is starved of KV cache: memory_fraction %.2g leaves its server "
+			     "too few KV blocks, so sequences are preempted and requests queue for "
+			     "admission; memory_fraction %.2g would give it the memory",
+			     ws->name, in->memory_fraction, c->f->fig.kv.target);
+	else
+		gp_sb_printf(
+			&c->text,
+			"%s's KV cache is full: at memory_fraction %.2g its server still has "
+			"too few KV blocks, so sequences are preempted and requests queue for "
+			"admission; an fp8 KV cache would hold twice the sequences in the same "
+			"memory (more replicas or a wider tensor-parallel group would too, "
+			"on more GPUs)",
+			ws->name, in->memory_fraction);
+	if (!(c->f->fig.kv.target > 0))
+		gp_sb_printf(&c->ev, "its cache holds about %.0f sequences of a typical request; ",
+			     c->f->fig.kv.fits);
 	gp_sb_printf(&c->ev,
 		     "%.0f preemptions over %.0f requests; TTFT p99 %.3g s, of which the wait for "
 		     "admission averages %.3g s; SLO attainment %.1f%%; max_batch %d",

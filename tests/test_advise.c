@@ -447,7 +447,8 @@ Test(advise, an_autoscaler_ramp_that_misses_keeps_the_old_maximum_warm)
 			      "--set 'workloads.chat.replicas.max=4' --set "
 			      "'workloads.chat.replicas.min=2'; SLO attainment 99.2%"),
 		  "%s", out);
-	cr_expect(strstr(out, "  max_replicas 4 for chat                      3    no "), "%s", out);
+	cr_expect(strstr(out, "  max_replicas 4 for chat                      3    no "), "%s",
+		  out);
 }
 
 /* A healthy service is kept (tests/fixtures/diagnosis/healthy-service.yaml:

@@ -468,6 +468,27 @@ Test(diagnose, a_job_longer_than_its_deadline_on_its_own_is_not_capacity)
 	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "{within: 5h30m}");
 }
 
+/* A server bound by its KV cache at memory_fraction 0.9 already (tests/
+ * fixtures/diagnosis/kv-full.yaml: of max_batch 256, 18 typical sequences
+ * fit: 8,500 tokens x 128 KiB a token (2 x 32 layers x 8 KV heads x 128 x
+ * 2 bytes) = 1.11 GB each in 0.9 x 40 GiB (38.7 GB) less 16.1 GB of fp16
+ * weights and the server's overhead): the memory finding names an fp8 KV cache
+ * (vLLM's --kv-cache-dtype fp8), not a higher memory_fraction; it said
+ * nothing of the cache.  The replicas finding names the idle GPUs. */
+Test(diagnose, a_full_kv_cache_at_a_high_memory_fraction_names_its_format)
+{
+	run("tests/fixtures/diagnosis/kv-full.yaml", NULL, 0);
+	EXPECT_FINDING(0, "memory", "rag's KV cache is full: at memory_fraction 0.9",
+		       "an fp8 KV cache would hold twice the sequences",
+		       "its cache holds about 18 sequences of a typical request",
+		       "646 preemptions over 3000 requests");
+	cr_expect_eq(r.findings[0].kind, KIND_KV_CACHE);
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "workloads.rag.kv_cache");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "fp8");
+	cr_assert_gt(r.n_findings, 1);
+	cr_expect_eq(r.findings[1].kind, KIND_REPLICAS);
+}
+
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
  * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
  * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.

@@ -289,8 +289,10 @@ union finding_figures {
 		double fit;   /* the memory_fraction that would fit */
 	} prealloc;
 	struct {
-		double target; /* the memory_fraction that would give it the memory */
+		double target; /* the memory_fraction that would give it the memory; 0:
+				* it has it already, the cache's format is the fix */
 		double preemptions, requests;
+		double fits; /* typical sequences its cache holds (target 0) */
 	} kv;
 	struct finding_scaling {          /* autoscaler-max, node-group-max, provisioning */
 		double at_max_s, span;    /* seconds at max (with pods pending); of all windows */
