@@ -587,24 +587,28 @@ static bool max_batch_finding(struct view *v, size_t w)
 	return true;
 }
 
-/*
- * A service with fixed replicas misses its SLO with its replicas busy
- * (DIAGNOSE_DUTY or more of the time in iterations) while the pools it may
- * use have GPUs idle: more replicas on those GPUs, not more nodes.  Both
- * are measured over the windows in which the service had requests: a
- * service whose traffic lasts minutes of an 8-hour run is saturated while
- * it serves, however idle its replicas afterwards, and the GPUs that count
- * are the ones idle then (batch work may take them later).  The replicas
- * named serve the offered rate at the rate a replica served, 80 % busy, as
- * many as the idle GPUs hold.
- */
+/* Whether service w had requests (running or waiting) in window k. */
+static bool serving(const struct view *v, size_t w, size_t k)
+{
+	const struct ts_row *y = diagnose_row(v, k, diagnose_workload_scope(v, w));
+	return y->requests_running + y->requests_waiting > 0;
+}
+
+/* Whether workload w's pods may run on pool p (its rules allow it, its GPUs
+ * hold them). */
+static bool may_host(struct view *v, size_t w, size_t p)
+{
+	return diagnose_allowed(v, w, p) &&
+	       scenario_gpu_equivalent(&v->sc->pools[p], &v->sc->workloads[w]) > 0;
+}
+
 /* A replica's GPUs: the least, of the pools workload w may use; 0: none. */
 static double replica_gpus(struct view *v, size_t w)
 {
 	double least = 0;
 	for (size_t p = 0; p < v->sc->n_pools; p++) {
 		double eq = scenario_gpu_equivalent(&v->sc->pools[p], &v->sc->workloads[w]);
-		if (diagnose_allowed(v, w, p) && eq > 0)
+		if (may_host(v, w, p))
 			least = least > 0 ? fmin(least, eq) : eq;
 	}
 	return least;
@@ -617,16 +621,15 @@ static bool while_serving(struct view *v, size_t w, double *duty, double *idle)
 {
 	double busy = 0, held = 0, free = 0, span = 0;
 	for (size_t k = 0; k < v->n_windows; k++) {
-		const struct ts_row *y = diagnose_row(v, k, diagnose_workload_scope(v, w));
-		if (!(y->requests_running + y->requests_waiting > 0))
+		if (!serving(v, w, k))
 			continue;
+		const struct ts_row *y = diagnose_row(v, k, diagnose_workload_scope(v, w));
 		busy += y->engine_active * v->len[k];
 		held += y->gpus_allocated * v->len[k];
 		span += v->len[k];
 		for (size_t p = 0; p < v->sc->n_pools; p++) {
 			const struct ts_row *pool = diagnose_row(v, k, diagnose_pool_scope(v, p));
-			if (diagnose_allowed(v, w, p) &&
-			    scenario_gpu_equivalent(&v->sc->pools[p], &v->sc->workloads[w]) > 0)
+			if (may_host(v, w, p))
 				free += fmax(0, pool->gpus_capacity - pool->gpus_allocated) *
 					v->len[k];
 		}
@@ -638,6 +641,17 @@ static bool while_serving(struct view *v, size_t w, double *duty, double *idle)
 	return true;
 }
 
+/*
+ * A service with fixed replicas misses its SLO with its replicas busy
+ * (DIAGNOSE_DUTY or more of the time in iterations) while the pools it may
+ * use have GPUs idle: more replicas on those GPUs, not more nodes.  Both
+ * are measured over the windows in which the service had requests: a
+ * service whose traffic lasts minutes of an 8-hour run is saturated while
+ * it serves, however idle its replicas afterwards, and the GPUs that count
+ * are the ones idle then (batch work may take them later).  The replicas
+ * named serve the offered rate at the rate a replica served, 80 % busy, as
+ * many as the idle GPUs hold.
+ */
 static void replicas_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -681,8 +695,7 @@ static double type_busy(struct view *v, size_t w, const struct gpu_type *g, bool
 {
 	double busy = 0, held = 0;
 	for (size_t k = 0; k < v->n_windows; k++) {
-		const struct ts_row *y = diagnose_row(v, k, diagnose_workload_scope(v, w));
-		if (!(y->requests_running + y->requests_waiting > 0))
+		if (!serving(v, w, k))
 			continue;
 		for (size_t p = 0; p < v->sc->n_pools; p++) {
 			const struct ts_row *pool = diagnose_row(v, k, diagnose_pool_scope(v, p));
@@ -725,8 +738,7 @@ static void mixed_gpus_finding(struct view *v, size_t w)
 		bool seen = false;
 		for (size_t k = 0; k < n; k++)
 			seen |= types[k] == g;
-		if (seen || !diagnose_allowed(v, w, p) ||
-		    scenario_gpu_equivalent(&v->sc->pools[p], ws) <= 0)
+		if (seen || !may_host(v, w, p))
 			continue;
 		if (!n || g->hbm_bandwidth < types[slowest]->hbm_bandwidth)
 			slowest = n, slow_pool = (int32_t)p;
