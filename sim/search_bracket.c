@@ -169,6 +169,21 @@ static size_t services(const struct scenario *sc)
 	return n;
 }
 
+/* The rate a service is sized for: its constant rate, or under a weekly
+ * calendar (rate_by_hour, by_weekday) its busiest hour's, as a tail bound
+ * over the day is missed in that hour first (a launch hour at 60/s of a day
+ * at 0.5/s). */
+static double peak_rate(const struct request_spec *rs)
+{
+	if (!rs->weekly.on)
+		return rs->rate;
+	double peak = 0;
+	for (int d = 0; d < 7; d++)
+		for (int h = 0; h < 24; h++)
+			peak = fmax(peak, rs->weekly.by_hour[h] * rs->weekly.by_weekday[d]);
+	return peak;
+}
+
 bool search_service(const struct scenario *sc, const struct workload_spec *w,
 		    const struct gpu_type *gpu, double ttft_s, double tpot_s, double percentile,
 		    struct firstcut_service *s)
@@ -204,14 +219,14 @@ bool search_service(const struct scenario *sc, const struct workload_spec *w,
 	if (rs->process == REQUESTS_TRACE) {
 		if (!trace_of(rs, percentile, s))
 			return false;
-	} else if (rs->process != REQUESTS_POISSON || rs->weekly.on || !(rs->rate > 0) ||
+	} else if (rs->process != REQUESTS_POISSON || !(peak_rate(rs) > 0) ||
 		   !tokens_of(&rs->prompt_tokens, percentile, &s->prompt_mean, &s->prompt_tail,
 			      &s->prompt_cv2) ||
 		   !tokens_of(&rs->output_tokens, percentile, &s->output_mean, &unused,
 			      &s->output_cv2)) {
 		return false;
 	} else {
-		s->rate = rs->rate;
+		s->rate = peak_rate(rs);
 	}
 	return true;
 }
