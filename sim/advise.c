@@ -648,7 +648,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	}
 	memcpy(out->currency, sc->currency, sizeof out->currency);
 	for (size_t w = 0; w < sc->n_workloads; w++)
-		out->deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
+		out->deadlines |= scenario_has_deadlines(&sc->workloads[w]);
 	struct plan more = advise_plan_alternatives(sc, &r);
 	struct alternatives alt = {&pl, &more, st, fn, ctx, err};
 	if (!rc)

@@ -33,16 +33,16 @@ static void add_reason(struct advice *a, const char *fmt, ...)
  * services and notebooks).  The default goal of batch work does not count. */
 static bool wait_matters(const struct workload_spec *w)
 {
-	return w->deadline_kind != DEADLINE_NONE || w->queue_goal_given ||
-	       w->kind == WORKLOAD_INFERENCE || w->kind == WORKLOAD_SERVICE;
+	return scenario_has_deadlines(w) || w->queue_goal_given || w->kind == WORKLOAD_INFERENCE ||
+	       w->kind == WORKLOAD_SERVICE;
 }
 
 static const char *kind_words(const struct workload_spec *w)
 {
-	return w->deadline_kind != DEADLINE_NONE ? "has a deadline"
-	       : w->queue_goal_given             ? "has a queue goal of its own"
-	       : w->kind == WORKLOAD_INFERENCE   ? "serves requests"
-						 : "is held open by people (a service or notebook)";
+	return scenario_has_deadlines(w)       ? "has a deadline"
+	       : w->queue_goal_given           ? "has a queue goal of its own"
+	       : w->kind == WORKLOAD_INFERENCE ? "serves requests"
+					       : "is held open by people (a service or notebook)";
 }
 
 #define NAMED_AT_MOST 4 /* workloads a reason names; the others are counted */

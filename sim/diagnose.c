@@ -709,7 +709,7 @@ static void offgpu_finding(struct view *v, const struct workload_spec *ws)
 	double met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT);
 	double p95 = diagnose_metric(v, ws->name, METRIC_QUEUE_TIME_P95_S);
 	double failed = diagnose_metric(v, ws->name, METRIC_JOBS_FAILED);
-	if (ws->deadline_kind == DEADLINE_NONE || isnan(met) || met >= 100 || isnan(p95) ||
+	if (!scenario_has_deadlines(ws) || isnan(met) || met >= 100 || isnan(p95) ||
 	    p95 > DIAGNOSE_PROMPT_START * ws->duration.mean || failed > 0 ||
 	    ws->gpu_busy >= DIAGNOSE_IDLE)
 		return;
@@ -976,8 +976,8 @@ static void workload_capacity_finding(struct view *v, size_t w)
 	double p95 = diagnose_metric(v, ws->name, METRIC_QUEUE_TIME_P95_S),
 	       goal = ws->queue_goal >= 0 ? sim_seconds(ws->queue_goal) : INFINITY;
 	bool queued = p95 > goal || diagnose_metric(v, ws->name, METRIC_WAIT_SO_FAR_MAX_S) > goal;
-	bool late =
-		diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT) < 100 && ws->deadline_kind;
+	bool late = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT) < 100 &&
+		    scenario_has_deadlines(ws);
 	if (explained(v, w) || !missed(v, w) || !(queued || late))
 		return;
 	double most;

@@ -83,12 +83,12 @@ static double started_behind(struct view *v, size_t w, const struct job_record *
 	/* No workload that could be behind (an M/M/1's one): no job row to read. */
 	bool any = false;
 	for (size_t k = 0; k < v->sc->n_workloads && !any; k++)
-		any = k != w && v->sc->workloads[k].deadline_kind == DEADLINE_NONE &&
+		any = k != w && !scenario_has_deadlines(&v->sc->workloads[k]) &&
 		      v->sc->workloads[k].priority <= ws->priority;
 	for (size_t i = 0; any && i < v->r->n_jobs; i++) {
 		const struct job_record *k = &v->r->jobs[i];
 		const struct workload_spec *ks = &v->sc->workloads[k->workload];
-		if ((size_t)k->workload == w || ks->deadline_kind != DEADLINE_NONE ||
+		if ((size_t)k->workload == w || scenario_has_deadlines(ks) ||
 		    ks->priority > ws->priority || k->start == SIM_NEVER || k->start < j->submit ||
 		    k->start >= until)
 			continue;
@@ -408,7 +408,7 @@ static void workload_binds(struct view *v, size_t w, size_t scans)
 		int32_t mp = mig_pool(v, w);
 		if (cohort_borrows(v, w) && sp.scanned > 0 && sp.own_free >= 0.5 * sp.scanned)
 			reclaim_finding(v, w, &sp);
-		else if (ws->deadline_kind != DEADLINE_NONE && sp.wait_scanned > 0 &&
+		else if (scenario_has_deadlines(ws) && sp.wait_scanned > 0 &&
 			 sp.behind >= 0.5 * sp.wait_scanned && !oom_killed(v, w))
 			priority_finding(v, w, &sp);
 		else if (mp >= 0)

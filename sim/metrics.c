@@ -54,14 +54,14 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 	 * where there is one (jobs without one count as met when they end) */
 	bool any_deadline = false;
 	for (size_t k = lo; w < 0 && k < hi; k++)
-		any_deadline |= sc->workloads[k].deadline_kind != DEADLINE_NONE;
+		any_deadline |= scenario_has_deadlines(&sc->workloads[k]);
 	sim_time first = SIM_NEVER, last = SIM_NEVER;
 	for (size_t k = lo; k < hi; k++) {
 		const struct sim_workload *x = &wl[k];
 		submitted += x->submitted;
 		completed += x->completed;
 		failed += x->failed;
-		if (!any_deadline || sc->workloads[k].deadline_kind != DEADLINE_NONE) {
+		if (!any_deadline || scenario_has_deadlines(&sc->workloads[k])) {
 			met += x->met;
 			judged += x->submitted - censored[k];
 		}
@@ -225,7 +225,7 @@ static bool workload_goal_met(const struct scenario *sc, struct results *r, size
 	return !(results_or(r, n, METRIC_JOBS_FAILED, 0) > 0) &&
 	       !(results_or(r, n, METRIC_OOM_KILLS, 0) > 0) &&
 	       !(results_or(r, n, METRIC_DEADLINE_MET_PCT, 100) < 100 &&
-		 ws->deadline_kind != DEADLINE_NONE) &&
+		 scenario_has_deadlines(ws)) &&
 	       !(results_or(r, n, METRIC_SLO_MET, 1) < 1) &&
 	       !(results_or(r, n, METRIC_QUEUE_TIME_P95_S, 0) > goal) &&
 	       !(results_or(r, n, METRIC_WAIT_SO_FAR_MAX_S, 0) > goal) &&

@@ -62,7 +62,7 @@ static bool behind(const struct scenario *sc, const struct results *r, size_t w,
 		   const bool *usable)
 {
 	const struct workload_spec *ws = &sc->workloads[w], *vs = &sc->workloads[v];
-	if (v == w || vs->kind != WORKLOAD_BATCH || vs->deadline_kind != DEADLINE_NONE ||
+	if (v == w || vs->kind != WORKLOAD_BATCH || scenario_has_deadlines(vs) ||
 	    vs->queue_goal >= 0 || vs->priority > ws->priority ||
 	    !(results_or(r, vs->name, METRIC_GPU_HOURS_ALLOCATED, 0) > 0))
 		return false;
@@ -78,7 +78,7 @@ static enum constraint_kind capacity_or_priority(const struct scenario *sc, cons
 						 size_t w)
 {
 	const struct workload_spec *ws = &sc->workloads[w];
-	if (ws->deadline_kind == DEADLINE_NONE && ws->queue_goal < 0)
+	if (!scenario_has_deadlines(ws) && ws->queue_goal < 0)
 		return CONSTRAINT_CAPACITY;
 	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
 	diagnose_usable_pools(sc, w, usable);

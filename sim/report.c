@@ -279,7 +279,7 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 		width = (int)fmax(width, (double)strlen(sc->pools[p].name) + 6);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		width = (int)fmax(width, (double)strlen(sc->workloads[w].name) + 10);
-		deadlines |= sc->workloads[w].deadline_kind != DEADLINE_NONE;
+		deadlines |= scenario_has_deadlines(&sc->workloads[w]);
 	}
 	char title[32];
 	fprintf(out, "%-*s", width, "scope");
@@ -297,7 +297,7 @@ void report_summary(FILE *out, const struct scenario *sc, const struct results *
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		snprintf(label, sizeof label, "workload %s", sc->workloads[w].name);
 		summary_row(out, r, sc->workloads[w].name, label, width, prices,
-			    sc->workloads[w].deadline_kind != DEADLINE_NONE, sc->currency);
+			    scenario_has_deadlines(&sc->workloads[w]), sc->currency);
 	}
 	fprintf(out, "\nalloc%% = GPUs allocated, engine%% / sm%% = DCGM-style GR engine and SM "
 		     "activity, vram%% = framebuffer used; time averages over the span.\n");

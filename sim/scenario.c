@@ -272,9 +272,9 @@ static void resolve_goals(struct scenario *sc)
 		struct workload_spec *w = &sc->workloads[i];
 		if (w->queue_goal_given)
 			continue;
-		w->queue_goal = w->kind != WORKLOAD_BATCH           ? sc->goals.service
-				: w->deadline_kind == DEADLINE_NONE ? sc->goals.batch
-								    : -1;
+		w->queue_goal = w->kind != WORKLOAD_BATCH    ? sc->goals.service
+				: !scenario_has_deadlines(w) ? sc->goals.batch
+							     : -1;
 	}
 }
 

@@ -195,6 +195,7 @@ void trace_summary_add(struct trace_summary *s, const struct trace_job *row)
 	s->max_gpus = row->gpus > s->max_gpus ? row->gpus : s->max_gpus;
 	s->duration_s += sim_seconds(row->duration);
 	s->last_submit = row->submit;
+	s->deadlines += row->deadline != SIM_NEVER;
 	size_t k = 0;
 	while (k < s->n_shapes && s->shapes[k].gpus != row->gpus)
 		k++;

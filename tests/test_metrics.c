@@ -119,3 +119,16 @@ Test(metrics, goals_and_the_bill_per_day)
 	expect("all", "verified_results", 3);
 	expect("all", "cost_per_verified_result", 8);
 }
+
+/* Deadlines a trace gives (tests/fixtures/trace-deadlines/one-gpu.yaml): of
+ * two 2-hour jobs at 0 on one GPU with deadlines at 3 h, the second ends at
+ * 4 h; with the third row, which has none, 2 of 3 meet.  The goal counted
+ * only a workload's own `deadline:`, so this workload met it, and a trace
+ * workload with deadlines had the 1 h queue goal of work without any. */
+Test(metrics, a_traces_deadlines_are_the_workloads_goal)
+{
+	run("tests/fixtures/trace-deadlines/one-gpu.yaml", NULL, 0);
+	expect("evals", "deadline_met_pct", 200.0 / 3);
+	expect("evals", "goal_met", 0);
+	cr_expect(isnan(named_metric(&r, "evals", "queue_goal_s")), "no queue goal of its own");
+}

@@ -452,6 +452,14 @@ struct workload_spec {
 	double cull_threshold;
 };
 
+/* Whether workload w's jobs have deadlines: its own (`deadline:`), or its
+ * trace's deadline_s column. */
+static inline bool scenario_has_deadlines(const struct workload_spec *w)
+{
+	return w->deadline_kind != DEADLINE_NONE ||
+	       (w->arrival.kind == ARRIVAL_TRACE && w->arrival.summary.deadlines > 0);
+}
+
 enum queue_strategy { STRATEGY_BEST_EFFORT_FIFO, STRATEGY_STRICT_FIFO };
 
 /* Kueue's reclaimWithinCohort: whom a queue may preempt to get back quota

@@ -53,6 +53,7 @@ struct trace_summary {
 	int32_t max_gpus;
 	double duration_s; /* the rows' durations summed */
 	sim_time first_submit, last_submit;
+	int64_t deadlines;          /* rows with a deadline_s */
 	struct trace_shape *shapes; /* the distinct GPU counts, first seen first */
 	size_t n_shapes;
 	struct trace_file file;
