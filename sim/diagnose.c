@@ -783,6 +783,71 @@ static bool scale_down_finding(struct view *v, const struct workload_spec *ws)
 	return true;
 }
 
+/* Whether workloads a and b may run on a pool in common. */
+static bool share_a_pool(const struct scenario *sc, size_t a, size_t b, bool *pa, bool *pb)
+{
+	diagnose_usable_pools(sc, a, pa);
+	diagnose_usable_pools(sc, b, pb);
+	for (size_t p = 0; p < sc->n_pools; p++)
+		if (pa[p] && pb[p])
+			return true;
+	return false;
+}
+
+/*
+ * kube-scheduler's priority preemption evicted running jobs of a workload
+ * that missed deadlines or left jobs unfinished: pending pods of a higher
+ * priority (preemptionPolicy PreemptLowerPriority, the default) took their
+ * nodes, and each lost its work since its last checkpoint.  The fixes, from
+ * Kubernetes' pod priority and preemption: the preemptors' PriorityClass
+ * with preemptionPolicy: Never (they wait for room instead of evicting), or
+ * the victims at the preemptors' priority.  Returns whether it found this
+ * (the restarts finding then says nothing of the same evictions).
+ */
+static bool priority_finding(struct view *v, const struct workload_spec *ws)
+{
+	const struct scenario *sc = v->sc;
+	size_t w = (size_t)(ws - sc->workloads);
+	double evicted = diagnose_metric(v, ws->name, METRIC_JOBS_PRIORITY_PREEMPTED),
+	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT),
+	       unfinished = diagnose_metric(v, ws->name, METRIC_JOBS_UNFINISHED);
+	if (!(evicted > 0) || !(unfinished > 0 || met < 100))
+		return false;
+	/* the workloads that may preempt it: higher priority, on a pool in common */
+	bool *pa = gp_xcalloc(sc->n_pools + 1, sizeof *pa),
+	     *pb = gp_xcalloc(sc->n_pools + 1, sizeof *pb);
+	bool *by = gp_xcalloc(sc->n_workloads, sizeof *by);
+	struct gp_sbuf who = {0};
+	int32_t top = ws->priority;
+	for (size_t k = 0; k < sc->n_workloads; k++) {
+		const struct workload_spec *p = &sc->workloads[k];
+		by[k] = p->priority > ws->priority && !p->preempt_never &&
+			share_a_pool(sc, w, k, pa, pb);
+		if (by[k]) {
+			gp_sb_printf(&who, "%s%s", who.s ? ", " : "", p->name);
+			top = p->priority > top ? p->priority : top;
+		}
+	}
+	if (who.s) {
+		struct finding *fd =
+			diagnose_add(v, STEP_PLACEMENT, KIND_PREEMPTED, evicted, -1, (int)w);
+		fd->figure = evicted;
+		struct finding_fix *x = finding_fixf(fd, "%s with preemption_policy Never", who.s);
+		for (size_t k = 0; k < sc->n_workloads; k++)
+			if (by[k])
+				finding_fix_setf(x, "workloads.%s.preemption_policy=Never",
+						 sc->workloads[k].name);
+		finding_fix_setf(finding_fixf(fd, "%s at priority %d", ws->name, (int)top),
+				 "workloads.%s.priority=%d", ws->name, (int)top);
+	}
+	bool found = who.s != NULL;
+	free(who.s);
+	free(by);
+	free(pa);
+	free(pb);
+	return found;
+}
+
 /* A batch workload missing its goal whose GPUs wait on input: its loader
  * workers deliver less than the GPUs consume.  The fix is more workers (a
  * CPU core each), not more GPUs. */
@@ -813,7 +878,7 @@ static void diagnose_application(struct view *v)
 			loader_finding(v, ws);
 			diagnose_deadline(v, w);
 			offgpu_finding(v, ws);
-			if (!scale_down_finding(v, ws))
+			if (!priority_finding(v, ws) && !scale_down_finding(v, ws))
 				restarts_finding(v, ws);
 		}
 	}

@@ -617,6 +617,27 @@ static void explain_restarts(struct ctx *c)
 		gp_sb_printf(&c->ev, "; the run ended %s", c->r->status);
 }
 
+static void explain_preempted(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_fix *never = &c->f->fixes[0];
+	double met = metric(c, ws->name, METRIC_DEADLINE_MET_PCT),
+	       unfinished = metric(c, ws->name, METRIC_JOBS_UNFINISHED),
+	       evicted = metric(c, ws->name, METRIC_JOBS_PREEMPTED);
+	gp_sb_printf(&c->text,
+		     "%s's running jobs were evicted %.0f time%s by kube-scheduler's priority "
+		     "preemption for pods of a higher priority, and each lost its work since %s; "
+		     "%s (they wait for room instead of evicting), or %s, would keep them",
+		     ws->name, c->f->figure, c->f->figure == 1 ? "" : "s",
+		     ws->checkpoint > 0 ? "its last checkpoint" : "its start (no checkpoint)",
+		     never->label, c->f->fixes[1].label);
+	gp_sb_printf(&c->ev, "%.0f priority preemptions (%.0f evictions in all) at priority %d; ",
+		     c->f->figure, evicted, (int)ws->priority);
+	if (!isnan(met))
+		gp_sb_printf(&c->ev, "deadlines met %.1f%%, ", met);
+	gp_sb_printf(&c->ev, "%.0f unfinished", unfinished);
+}
+
 static void explain_scale_down(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
@@ -994,6 +1015,7 @@ static void (*const explainers[FINDING_KINDS])(struct ctx *) = {
 	[KIND_RESTARTS] = explain_restarts,
 	[KIND_SCALE_DOWN] = explain_scale_down,
 	[KIND_MIXED_GPUS] = explain_mixed_gpus,
+	[KIND_PREEMPTED] = explain_preempted,
 	[KIND_AUTOSCALER_MAX] = explain_autoscaler_max,
 	[KIND_REPLICAS] = explain_replicas,
 	[KIND_NODE_GROUP_MAX] = explain_node_group_max,

@@ -126,6 +126,10 @@ const struct metric_def metric_defs[] = {
 		{"jobs_preempted", "jobs", METRIC_SCOPE_ALL | METRIC_SCOPE_WORKLOAD,
 		 "jobs stopped by a window close, a spot notice, a scale-down or a Kueue "
 		 "preemption"},
+	[METRIC_JOBS_PRIORITY_PREEMPTED] = {"jobs_priority_preempted", "jobs",
+					    METRIC_SCOPE_ALL | METRIC_SCOPE_WORKLOAD,
+					    "running jobs kube-scheduler's priority preemption "
+					    "evicted"},
 	[METRIC_JOBS_SCALED_DOWN] = {"jobs_scaled_down", "jobs",
 				     METRIC_SCOPE_ALL | METRIC_SCOPE_WORKLOAD,
 				     "running jobs the Cluster Autoscaler's scale-down evicted"},

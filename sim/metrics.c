@@ -38,10 +38,32 @@ static int32_t sole_waiting_workload(const struct sim *s, const struct scenario 
  * (samples.h), so the figures do not depend on the jobs being kept.  Queue
  * figures already known (known, not NULL) are not computed again.  Returns
  * the queue figures. */
+/* The metrics only some runs have: idle culling's where a workload asks for
+ * idle_cull, scale-down's where a pool autoscales, priority preemption's
+ * where a workload may evict one of lower priority. */
+struct optional {
+	bool culls, scales_down, preempts;
+};
+
+static struct optional optional_metrics(const struct scenario *sc)
+{
+	struct optional o = {0};
+	int32_t lowest = SCENARIO_MAX_PRIORITY;
+	for (size_t k = 0; k < sc->n_workloads; k++) {
+		o.culls |= sc->workloads[k].cull_after > 0;
+		lowest = sc->workloads[k].priority < lowest ? sc->workloads[k].priority : lowest;
+	}
+	for (size_t k = 0; k < sc->n_workloads; k++)
+		o.preempts |= !sc->workloads[k].preempt_never && sc->workloads[k].priority > lowest;
+	for (size_t p = 0; p < sc->n_pools; p++)
+		o.scales_down |= sc->pools[p].autoscale.on;
+	return o;
+}
+
 static struct samples_stats add_job_metrics(const struct sim *s, const struct scenario *sc,
 					    struct results *r, const char *scope, int32_t w,
 					    const struct samples_stats *known,
-					    const int64_t *censored, bool culls, bool scales_down)
+					    const int64_t *censored, struct optional opt)
 {
 	const struct sim_workload *wl = sim_workloads(s);
 	/* the workloads summed: all, or w alone (a scan of all per workload
@@ -91,18 +113,22 @@ static struct samples_stats add_job_metrics(const struct sim *s, const struct sc
 	for (size_t k = lo; k < hi; k++)
 		preempted += wl[k].preemptions;
 	results_add_metric(r, scope, METRIC_JOBS_PREEMPTED, (double)preempted);
-	int64_t scaled = 0;
-	for (size_t k = lo; k < hi; k++)
+	int64_t scaled = 0, by_priority = 0;
+	for (size_t k = lo; k < hi; k++) {
 		scaled += wl[k].scaled_down;
-	if (scales_down) /* only where a pool autoscales */
+		by_priority += wl[k].priority_preempted;
+	}
+	if (opt.scales_down)
 		results_add_metric(r, scope, METRIC_JOBS_SCALED_DOWN, (double)scaled);
+	if (opt.preempts)
+		results_add_metric(r, scope, METRIC_JOBS_PRIORITY_PREEMPTED, (double)by_priority);
 	int64_t culled = 0;
 	double culled_s = 0;
 	for (size_t k = lo; k < hi; k++) {
 		culled += wl[k].culled;
 		culled_s += wl[k].culled_gpu_s;
 	}
-	if (culls) { /* only where a workload asks for idle_cull */
+	if (opt.culls) {
 		results_add_metric(r, scope, METRIC_JOBS_CULLED, (double)culled);
 		results_add_metric(r, scope, METRIC_CULLED_GPU_HOURS, culled_s / 3600);
 	}
@@ -288,22 +314,16 @@ void metrics_reduce(const struct sim *s, const struct scenario *sc, struct resul
 	const struct collect *c = sim_collect(s);
 	int32_t sole = sole_waiting_workload(s, sc);
 	struct samples_stats all = {0};
-	bool culls = false, scales_down = false; /* some workload asks for idle_cull; some
-						   * pool autoscales */
-	for (size_t k = 0; k < sc->n_workloads; k++)
-		culls |= sc->workloads[k].cull_after > 0;
-	for (size_t p = 0; p < sc->n_pools; p++)
-		scales_down |= sc->pools[p].autoscale.on;
+	struct optional opt = optional_metrics(sc);
 	int64_t *censored = censored_deadlines(s, sc, r);
 	for (size_t scope = 0; scope < c->n_scopes; scope++) {
 		add_gauge_metrics(c, sc, r, scope, gpu_gib(sc, scope));
 		if (scope == 0) {
-			all = add_job_metrics(s, sc, r, "all", -1, NULL, censored, culls,
-					      scales_down);
+			all = add_job_metrics(s, sc, r, "all", -1, NULL, censored, opt);
 		} else if (scope > sc->n_pools) {
 			int32_t w = (int32_t)(scope - 1 - sc->n_pools);
 			add_job_metrics(s, sc, r, c->names[scope], w, w == sole ? &all : NULL,
-					censored, culls, scales_down);
+					censored, opt);
 		}
 	}
 	free(censored);

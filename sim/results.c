@@ -43,7 +43,7 @@ const char *finding_kind_name(enum finding_kind k)
 		"tokenizer",      "off-gpu",       "restarts",      "autoscaler-max", "replicas",
 		"node-group-max", "provisioning",  "capacity",      "data-loader",    "contention",
 		"priority",       "startup",       "reclaim",       "mig-profile",    "binds",
-		"max-batch",      "deadline",      "scale-down",    "mixed-gpus"};
+		"max-batch",      "deadline",      "scale-down",    "mixed-gpus",     "preempted"};
 	return k < FINDING_KINDS ? names[k] : "?";
 }
 

@@ -81,9 +81,10 @@ static void on_kill(void *ctx, const struct event *ev)
 	struct sim_job *v = &s->jobs[id];
 	if (!v->terminating || v->kill_at != s->engine.now)
 		return;
-	if (v->status == JOB_RUNNING)
+	if (v->status == JOB_RUNNING) {
+		s->wl[v->workload].priority_preempted++;
 		sim_evict(s, id, false); /* its Job makes a new pod, as after a spot notice */
-	else
+	} else
 		sim_victim_gone(s, v);
 }
 

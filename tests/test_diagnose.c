@@ -489,6 +489,32 @@ Test(diagnose, a_full_kv_cache_at_a_high_memory_fraction_names_its_format)
 	cr_expect_eq(r.findings[1].kind, KIND_REPLICAS);
 }
 
+/* kube-scheduler's priority preemption evicting work that then misses its
+ * deadlines (tests/fixtures/diagnosis/priority-preempted.yaml): each of 3
+ * trainings (4 GPUs at 9:30, 14:30, 19:30) finds 2 of the H100 node's 8
+ * GPUs free beside 6 evals and evicts 2 (DefaultPreemption), which start
+ * again once the first evals end at 11:00 and end past their 3 h: 6 of 18
+ * miss.  It was told capacity at a queue p95 of 0 s; the finding names the
+ * preemption and its two fixes from Kubernetes' pod priority: the
+ * preemptor's preemptionPolicy Never, or the victims at its priority. */
+Test(diagnose, evictions_by_priority_preemption_name_the_preemptor_not_capacity)
+{
+	run("tests/fixtures/diagnosis/priority-preempted.yaml", NULL, 0);
+	cr_expect_float_eq(named_metric(&r, "evals", "jobs_priority_preempted"), 6, 0);
+	cr_expect_float_eq(named_metric(&r, "evals", "deadline_met_pct"), 200.0 / 3, 1e-9);
+	EXPECT_FINDING(0, "placement",
+		       "evals's running jobs were evicted 6 times by kube-scheduler's priority "
+		       "preemption",
+		       "train with preemption_policy Never", "evals at priority 1000",
+		       "6 priority preemptions (6 evictions in all) at priority 0");
+	cr_expect_eq(r.findings[0].kind, KIND_PREEMPTED);
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "workloads.train.preemption_policy");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "Never");
+	cr_expect_str_eq(r.findings[0].fixes[1].sets[0].value, "1000");
+	for (size_t i = 0; i < r.n_findings; i++)
+		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
+}
+
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
  * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
  * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.

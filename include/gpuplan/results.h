@@ -246,6 +246,7 @@ enum finding_kind {
 	KIND_DEADLINE,    /* jobs run longer than their deadline allows: no queue to cut */
 	KIND_SCALE_DOWN,  /* the Cluster Autoscaler's scale-down evicts running jobs */
 	KIND_MIXED_GPUS,  /* round-robin replicas on GPU types too slow for their share */
+	KIND_PREEMPTED,   /* kube-scheduler's priority preemption evicts running jobs */
 	FINDING_KINDS
 };
 

@@ -87,15 +87,16 @@ struct sim_job {
 
 /* What the run keeps per workload, batch and inference alike. */
 struct sim_workload {
-	double demand_unit;  /* GPUs' worth of one unit before placement */
-	int64_t oom_kills;   /* pods (or replicas) killed for overflowing VRAM */
-	int64_t verified;    /* results (or requests) that count as verified */
-	int64_t preemptions; /* batch jobs stopped by a window, a quota reclaim, a spot
+	double demand_unit;         /* GPUs' worth of one unit before placement */
+	int64_t oom_kills;          /* pods (or replicas) killed for overflowing VRAM */
+	int64_t verified;           /* results (or requests) that count as verified */
+	int64_t preemptions;        /* batch jobs stopped by a window, a quota reclaim, a spot
 			      * notice or a scale-down */
-	int64_t scaled_down; /* of them, by the Cluster Autoscaler's scale-down */
-	int64_t culled;      /* services idle_cull stopped */
-	double culled_gpu_s; /* GPU-seconds (equivalents) they would have held on */
-	gsl_rng *quality;    /* its own quality draws, so they never shift the arrivals';
+	int64_t scaled_down;        /* of them, by the Cluster Autoscaler's scale-down */
+	int64_t priority_preempted; /* of them, by kube-scheduler's priority preemption */
+	int64_t culled;             /* services idle_cull stopped */
+	double culled_gpu_s;        /* GPU-seconds (equivalents) they would have held on */
+	gsl_rng *quality;           /* its own quality draws, so they never shift the arrivals';
 			      * made at the first draw (arrivals_rng) */
 	/* what the job metrics need, kept as jobs move so that finished jobs
 	 * can be retired (metrics.h) */
