@@ -820,16 +820,36 @@ static const char *queue_cell(const struct advise_row *r, char *buf, size_t len)
 
 /* How long work waited on row r: its queue p95, or for a run without batch
  * work (no queue figure) its SLO attainment. */
+/* What a row's work got: its queue p95 (as the table's cell: ">=N" while a
+ * job still waits), or jobs that never started, then its deadlines met and
+ * SLO attainment where it has them: the figures a fix moves. */
 static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
 {
 	char n[32];
+	size_t at = 0;
+	if (!isnan(r->queue_p95) || !(r->left > 0))
+		at += (size_t)snprintf(buf, len, "queue p95 %s s", queue_cell(r, n, sizeof n));
+	else
+		at += (size_t)snprintf(buf, len, "%.0f jobs never started", r->left);
 	if (isnan(r->queue_p95) && !isnan(r->slo_pct))
-		snprintf(buf, len, "SLO attainment %s%%",
+		at = 0; /* a service alone: its SLO says it */
+	if (!isnan(r->deadline_pct) && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%sdeadlines met %s%%", at ? ", " : "",
+				       units_format_figure(r->deadline_pct, 1, n, sizeof n));
+	if (!isnan(r->slo_pct) && at < len)
+		snprintf(buf + at, len - at, "%sSLO attainment %s%%", at ? ", " : "",
 			 units_format_figure(r->slo_pct, 1, n, sizeof n));
-	else if (isnan(r->queue_p95) && r->left > 0)
-		snprintf(buf, len, "%.0f jobs never started", r->left);
-	else /* as the table's cell: ">=N" while a job still waits */
-		snprintf(buf, len, "queue p95 %s s", queue_cell(r, n, sizeof n));
+	return buf;
+}
+
+/* A row's cost per verified result: the whole bill (idle included) over
+ * every verified result, batch jobs' and requests' together (the table
+ * splits it by kind). */
+static const char *cost_text(const struct advice *a, const struct advise_row *r, char *buf,
+			     size_t len)
+{
+	char c[32];
+	snprintf(buf, len, "%s per verified result", money(c, 32, r->cost_per_verified, a));
 	return buf;
 }
 
@@ -895,7 +915,7 @@ void advise_write(FILE *out, const struct advice *a)
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);
-	char q[64], c[32];
+	char q[128];
 	if (!best->meets) {
 		bool app = false;
 		for (size_t i = 0; i < a->n_findings; i++)
@@ -910,12 +930,11 @@ void advise_write(FILE *out, const struct advice *a)
 				   : "");
 		return;
 	}
+	char c2[96];
 	if (best == base) {
-		fprintf(out,
-			"recommendation: keep the scenario as it is (run %lld): %s, %s per verified "
-			"result\n",
+		fprintf(out, "recommendation: keep the scenario as it is (run %lld): %s, %s\n",
 			(long long)best->run_id, wait_text(best, q, sizeof q),
-			money(c, 32, best->cost_per_verified, a));
+			cost_text(a, best, c2, sizeof c2));
 		write_cheaper(out, a, best);
 		return;
 	}
@@ -924,10 +943,10 @@ void advise_write(FILE *out, const struct advice *a)
 	fprintf(out, "; %s", wait_text(best, q, sizeof q));
 	if (best->note)
 		fprintf(out, "; quality: %s", best->note);
-	fprintf(out, ", %s per verified result", money(c, 32, best->cost_per_verified, a));
+	fprintf(out, ", %s", cost_text(a, best, c2, sizeof c2));
 	if (base)
 		fprintf(out, " (base: %s, %s)", wait_text(base, q, sizeof q),
-			money(c, 32, base->cost_per_verified, a));
+			money(c2, 32, base->cost_per_verified, a));
 	fputc('\n', out);
 }
 

@@ -73,9 +73,11 @@ Test(advise, sharing_recommends_a_mode_that_removes_the_queue)
 	double cost = 0;
 	const char *at = strstr(rec, "(run ");
 	cr_assert(at && sscanf(at, "(run %lld)", &run) == 1, "%s", rec);
-	at = strstr(rec, "; queue p95 0 s, $");
-	cr_assert(at && sscanf(at, "; queue p95 0 s, $%lf per verified result", &cost) == 1, "%s",
-		  rec);
+	at = strstr(rec, "; queue p95 0 s, deadlines met 100.0%, $");
+	cr_assert(at && sscanf(at,
+			       "; queue p95 0 s, deadlines met 100.0%%, $%lf per verified result",
+			       &cost) == 1,
+		  "%s", rec);
 	char sql[256];
 	snprintf(sql, sizeof sql,
 		 "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "
@@ -237,9 +239,10 @@ Test(advise, fixes_that_fall_short_alone_run_together)
 	cr_expect(strstr(last_line(), "recommendation: etl tolerating team=research + render "
 				      "without its node_selector"),
 		  "%s", out);
-	cr_expect(
-		strstr(last_line(), "$14.17 per verified result (base: queue p95 14400 s, $42.50)"),
-		"%s", out);
+	cr_expect(strstr(last_line(),
+			 "$14.17 per verified result (base: queue p95 14400 s, deadlines "
+			 "met 33.3%, $42.50)"),
+		  "%s", out);
 	cr_expect_eq(query("SELECT count(*) FROM advice WHERE meets = 1 AND alternative NOT LIKE "
 			   "'% + %' AND alternative NOT LIKE 'pool %'"),
 		     0, "no fix meets the goal alone: %s", out);
