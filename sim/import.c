@@ -712,8 +712,17 @@ static void write_workload(FILE *out, const struct imp *im, const struct groupin
 	fputs("  # ", out);
 	imp_comment_text(out, c->key);
 	if (w->node >= 0) {
+		/* the twin names nodes by pool and index: say which is which, as
+		 * "l40s-1" may be another real node's name */
+		char host[128];
+		imp_hostname(im, w->node, host, sizeof host);
 		fprintf(out, ": %d running on ", (int)w->count);
 		imp_comment_text(out, im->nodes[w->node].name);
+		if (strcmp(host, im->nodes[w->node].name)) {
+			fputs(" (the twin's ", out);
+			imp_comment_text(out, host);
+			fputc(')', out);
+		}
 		fputc('\n', out);
 	} else
 		fprintf(out, ": %d pending\n", (int)w->count);

@@ -132,6 +132,11 @@ Test(import, pods_become_workloads_by_controller_and_running_ones_stay_on_their_
 	cr_assert_eq(v->gpus, 4);
 	cr_assert_eq(v->n_affinity, 1);
 	cr_assert_str_eq(v->affinity[0].values[0], "h100-80gb-0");
+	/* the comment says which twin node the real one is: a real node may be
+	 * called what the twin calls another (l40s-1 for the real l40s-2) */
+	cr_expect(strstr(r.yaml, "# Deployment serving/vllm-llama-70b: 2 running on gpu-h100-1 "
+				 "(the twin's h100-80gb-0)\n"),
+		  "%s", r.yaml);
 	cr_assert_eq(v->duration.mean, 86400.0, "a service serves the whole horizon");
 	/* The Job's finished pods ran 3h and 3h20m: mean 3h10m = 11400 s; the
 	 * running one started at 10:00, so at 12:00 it has 11400 - 7200 = 4200 s left. */
