@@ -820,7 +820,7 @@ void diagnose_deadline(struct view *v, size_t w)
 		return;
 	double run = scenario_dist_mean(&ws->duration) + sim_seconds(ws->startup),
 	       within = sim_seconds(ws->deadline),
-	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT), longest;
+	       met = diagnose_metric(v, ws->name, METRIC_DEADLINE_MET_PCT), longest = 0;
 	if (!(met < 100))
 		return;
 	/* The work alone must not fit: a start-up that tips it over is the
