@@ -818,8 +818,6 @@ static const char *queue_cell(const struct advise_row *r, char *buf, size_t len)
 	return buf;
 }
 
-/* How long work waited on row r: its queue p95, or for a run without batch
- * work (no queue figure) its SLO attainment. */
 /* What a row's work got: its queue p95 (as the table's cell: ">=N" while a
  * job still waits), or jobs that never started, then its deadlines met and
  * SLO attainment where it has them: the figures a fix moves. */
@@ -902,9 +900,10 @@ void advise_write(FILE *out, const struct advice *a)
 		"failed, OOM-killed or left waiting past it (queue-p95-s: never = jobs that never "
 		"started, >=N = a job still waiting after N s); ranked by meets, a base run "
 		"with no finding that meets every goal first unless a row that meets saves a "
-		"third of its bill (a healthy cluster is kept), then more hardware last, then narrower weights last, then components beyond stock "
-		"kube-scheduler, Kueue, the Cluster Autoscaler and the device plugin last, then "
-		"bill/day (the bill over its span, per day), then cost per verified result (every "
+		"third of its bill (a healthy cluster is kept), then more hardware last, then "
+		"narrower weights last, then components beyond stock kube-scheduler, Kueue, the "
+		"Cluster Autoscaler and the device plugin last, then bill/day (the bill over its "
+		"span, per day), then cost per verified result (every "
 		"option billed over the same period, the horizon or the base run's span; %s for "
 		"batch jobs, %s for inference requests; within 3%% of the cheapest, a "
 		"finding's own alternative first), then queue p95; rows that miss nearest first "

@@ -32,12 +32,6 @@ static int32_t sole_waiting_workload(const struct sim *s, const struct scenario 
 	return sole;
 }
 
-/* Job counts, deadlines, queue times and makespan of the jobs of workload w
- * (w < 0: all jobs), from the counts the run kept per workload (sim.h):
- * finished jobs may be gone.  The queue times are the workloads' samples
- * (samples.h), so the figures do not depend on the jobs being kept.  Queue
- * figures already known (known, not NULL) are not computed again.  Returns
- * the queue figures. */
 /* The metrics only some runs have: idle culling's where a workload asks for
  * idle_cull, scale-down's where a pool autoscales, priority preemption's
  * where a workload may evict one of lower priority. */
@@ -60,6 +54,12 @@ static struct optional optional_metrics(const struct scenario *sc)
 	return o;
 }
 
+/* Job counts, deadlines, queue times and makespan of the jobs of workload w
+ * (w < 0: all jobs), from the counts the run kept per workload (sim.h):
+ * finished jobs may be gone.  The queue times are the workloads' samples
+ * (samples.h), so the figures do not depend on the jobs being kept.  Queue
+ * figures already known (known, not NULL) are not computed again.  Returns
+ * the queue figures. */
 static struct samples_stats add_job_metrics(const struct sim *s, const struct scenario *sc,
 					    struct results *r, const char *scope, int32_t w,
 					    const struct samples_stats *known,
