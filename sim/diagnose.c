@@ -821,7 +821,7 @@ static bool priority_finding(struct view *v, const struct workload_spec *ws)
 	int32_t top = ws->priority;
 	for (size_t k = 0; k < sc->n_workloads; k++) {
 		const struct workload_spec *p = &sc->workloads[k];
-		by[k] = p->priority > ws->priority && !p->preempt_never &&
+		by[k] = p->priority > ws->priority && scenario_may_preempt(sc, k) &&
 			share_a_pool(sc, w, k, pa, pb);
 		if (by[k]) {
 			gp_sb_printf(&who, "%s%s", who.s ? ", " : "", p->name);

@@ -690,7 +690,9 @@ static int32_t pool_used(const struct results *r, size_t w)
 
 /* The engine-active share of the allocated GPUs of the pools of type g (or,
  * !of, of the other types) that service w may use, over the windows in which
- * it had requests; NAN: none allocated. */
+ * it had requests; NAN: none allocated.  A pool's rows count every tenant:
+ * batch work beside the replicas moves it too (the finding asks for a
+ * round-robin service on mixed types that misses its SLO besides). */
 static double type_busy(struct view *v, size_t w, const struct gpu_type *g, bool of)
 {
 	double busy = 0, held = 0;
@@ -699,7 +701,7 @@ static double type_busy(struct view *v, size_t w, const struct gpu_type *g, bool
 			continue;
 		for (size_t p = 0; p < v->sc->n_pools; p++) {
 			const struct ts_row *pool = diagnose_row(v, k, diagnose_pool_scope(v, p));
-			if ((v->sc->pools[p].gpu == g) == of && diagnose_allowed(v, w, p)) {
+			if ((v->sc->pools[p].gpu == g) == of && may_host(v, w, p)) {
 				busy += pool->engine_active * v->len[k];
 				held += pool->gpus_allocated * v->len[k];
 			}

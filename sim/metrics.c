@@ -48,7 +48,7 @@ static struct optional optional_metrics(const struct scenario *sc)
 		lowest = sc->workloads[k].priority < lowest ? sc->workloads[k].priority : lowest;
 	}
 	for (size_t k = 0; k < sc->n_workloads; k++)
-		o.preempts |= !sc->workloads[k].preempt_never && sc->workloads[k].priority > lowest;
+		o.preempts |= scenario_may_preempt(sc, k) && sc->workloads[k].priority > lowest;
 	for (size_t p = 0; p < sc->n_pools; p++)
 		o.scales_down |= sc->pools[p].autoscale.on;
 	return o;

@@ -515,6 +515,20 @@ Test(diagnose, evictions_by_priority_preemption_name_the_preemptor_not_capacity)
 		cr_expect_neq(r.findings[i].kind, KIND_CAPACITY, "%s", r.findings[i].text);
 }
 
+/* A gang of higher priority beside them cannot preempt (kube-scheduler's
+ * DefaultPreemption runs for one-pod jobs; gpuplan places a gang whole):
+ * the fix names train alone, not a policy that would change nothing. */
+Test(diagnose, a_gang_of_higher_priority_is_not_named_a_preemptor)
+{
+	const char *sets[] = {"workloads.+={name: big, gang: true, pods: 2, gpus: 1, count: 1, "
+			      "arrival: {at: \"23:00\"}, duration: 1h, priority: 500, gpu_spec: "
+			      "[H100-80GB]}"};
+	run("tests/fixtures/diagnosis/priority-preempted.yaml", sets, 1);
+	cr_assert_eq(r.findings[0].kind, KIND_PREEMPTED);
+	cr_expect_str_eq(r.findings[0].fixes[0].label, "train with preemption_policy Never");
+	cr_expect_eq(r.findings[0].fixes[0].n_sets, 1);
+}
+
 /* A gpu_spec that keeps 60 GiB pods off 48 GiB GPUs spares them an OOM kill
  * (tests/fixtures/diagnose/spec-vram.yaml): no placement finding blames it
  * ("relax the rule" led to 28 OOM kills); the wait is the H100s' capacity.

@@ -770,6 +770,17 @@ struct scenario {
 	size_t n_dist_values;
 };
 
+/* Whether workload w's pods may evict pods of lower priority: kube-scheduler's
+ * DefaultPreemption runs for a one-pod batch job of no declared Kueue queue
+ * whose PriorityClass preempts (sim_preempt.c; Kueue preempts by its own
+ * rules, a gang is placed whole, a replica never preempts). */
+static inline bool scenario_may_preempt(const struct scenario *sc, size_t w)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	return !ws->inference && !ws->preempt_never && sc->queues[ws->queue].implicit &&
+	       !(ws->gang && ws->pods > 1);
+}
+
 /*
  * The replay of a twin's observed pods (history.h), which `backtest` runs:
  * scenario_replay replaces the workloads of a loaded twin by workloads whose
