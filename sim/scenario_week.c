@@ -363,6 +363,42 @@ static void check_selector(const struct scenario *sc, const struct workload_spec
 	free(values);
 }
 
+/* A required node affinity `In` whose values no pool carries for its key
+ * (the form an imported pod's nodeSelector and affinity take): its pods
+ * never start; names the key's values on the pools.  The hostname a
+ * running imported pod is pinned to is a pool's node, not a label: left
+ * alone. */
+static void check_affinity(const struct scenario *sc, const struct workload_spec *w,
+			   struct scenario_warning **out, size_t *n)
+{
+	for (size_t i = 0; i < w->n_affinity; i++) {
+		const struct affinity_expr *e = &w->affinity[i];
+		if (e->op != AFFINITY_IN || !strcmp(e->key, "kubernetes.io/hostname"))
+			continue;
+		bool found = false;
+		const char *some = NULL;
+		for (size_t p = 0; p < sc->n_pools && !found; p++) {
+			const char *v = scenario_pool_label(&sc->pools[p], e->key);
+			for (size_t k = 0; v && k < e->n_values && !found; k++)
+				found = !strcmp(v, e->values[k]);
+			some = some ? some : v;
+		}
+		if (found)
+			continue;
+		if (some)
+			warn(out, n, w->loc,
+			     "workload %s: its affinity %s In [%s%s] matches no node, so its pods "
+			     "never start; a pool has %s=%s",
+			     w->name, e->key, e->values[0], e->n_values > 1 ? ", ..." : "", e->key,
+			     some);
+		else
+			warn(out, n, w->loc,
+			     "workload %s: its affinity %s In [%s%s] matches no node: no pool has "
+			     "the label %s",
+			     w->name, e->key, e->values[0], e->n_values > 1 ? ", ..." : "", e->key);
+	}
+}
+
 void scenario_warnings(const struct scenario *sc, struct scenario_warning **out, size_t *n)
 {
 	*out = NULL;
@@ -372,5 +408,6 @@ void scenario_warnings(const struct scenario *sc, struct scenario_warning **out,
 		check_cut(sc, &sc->workloads[i], out, n);
 		check_deadline(&sc->workloads[i], out, n);
 		check_selector(sc, &sc->workloads[i], out, n);
+		check_affinity(sc, &sc->workloads[i], out, n);
 	}
 }

@@ -191,6 +191,16 @@ Test(cli, check_prints_the_resolved_scenario_and_writes_nothing)
 			     "'workloads.eval.duration={dist: uniform, min: 1h, max: 2h}'"),
 		     0, "%s", out);
 	cr_expect(strstr(out, "duration mean 1h30m"), "%s", out);
+	/* an affinity no pool's labels match (an imported pod's selector of a
+	 * product the cluster lacks) is warned of, with what the pools have */
+	cr_assert_eq(
+		gpuplan("check scenarios/eval-window.yaml --set 'workloads.eval.affinity=[{key: "
+			"nvidia.com/gpu.product, operator: In, values: [NVIDIA-B300]}]'"),
+		0, "%s", out);
+	cr_expect(strstr(out, "warning: workload eval: its affinity nvidia.com/gpu.product In "
+			      "[NVIDIA-B300] matches no node, so its pods never start; a pool has "
+			      "nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB"),
+		  "%s", out);
 }
 
 Test(cli, help_and_unknown_commands)
