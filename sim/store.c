@@ -390,6 +390,24 @@ int store_open_read(const char *path, struct store **out, struct gp_err *err)
 	return open_db(path, false, out, err);
 }
 
+int store_checkpoint(const char *path, struct gp_err *err)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_CANTOPEN) {
+		sqlite3_close(db);
+		return GP_OK;
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	int out = rc == SQLITE_OK
+			  ? GP_OK
+			  : gp_errorf(err, GP_ERUNTIME, "%s: checkpointing the database: %s", path,
+				      sqlite3_errmsg(db));
+	sqlite3_close(db);
+	return out;
+}
+
 void store_close(struct store *st)
 {
 	if (!st)

@@ -1116,10 +1116,13 @@ int sweep_run(const struct sweep *sw, const struct sweep_options *o, struct swee
 		/* A worker whose reader is gone must see EPIPE, not die of SIGPIPE
 		 * before it can say so; the parent likewise. */
 		void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-		if (o->jobs == 1 || n <= 1)
+		if (o->jobs == 1 || n <= 1) {
 			rc = run_here(sw, o, left, n, &pr, t0, err);
-		else
+		} else {
 			rc = run_workers(sw, o, left, n, &pr, t0, err);
+			if (!rc) /* the workers' connections are all closed */
+				rc = store_checkpoint(o->db, err);
+		}
 		signal(SIGPIPE, old);
 	}
 	free(left);

@@ -72,6 +72,14 @@ int store_open(const char *path, struct store **out, struct gp_err *err);
  * application_id, or tables without ours) or has a newer schema. */
 int store_open_read(const char *path, struct store **out, struct gp_err *err);
 
+/* Folds what the write-ahead log of the database at path still holds into
+ * the file, once every writer is done (after a sweep's workers).  The last
+ * connection to close does this, but two closing at once may each see the
+ * other open and leave the log whole; the next reader to close then
+ * rewrites the file (a refused sweep changed a database it left alone).
+ * A file that does not exist is left so. */
+int store_checkpoint(const char *path, struct gp_err *err);
+
 /* Writes the run; *run_id (may be NULL) receives its id.  Rows are inserted
  * in the order of the results arrays.  On error nothing of the run is left. */
 int store_write_run(struct store *st, const struct scenario *sc, const struct results *r,
