@@ -783,17 +783,6 @@ static bool scale_down_finding(struct view *v, const struct workload_spec *ws)
 	return true;
 }
 
-/* Whether workloads a and b may run on a pool in common. */
-static bool share_a_pool(const struct scenario *sc, size_t a, size_t b, bool *pa, bool *pb)
-{
-	diagnose_usable_pools(sc, a, pa);
-	diagnose_usable_pools(sc, b, pb);
-	for (size_t p = 0; p < sc->n_pools; p++)
-		if (pa[p] && pb[p])
-			return true;
-	return false;
-}
-
 /*
  * kube-scheduler's priority preemption evicted running jobs of a workload
  * that missed deadlines or left jobs unfinished: pending pods of a higher
@@ -814,15 +803,13 @@ static bool priority_finding(struct view *v, const struct workload_spec *ws)
 	if (!(evicted > 0) || !(unfinished > 0 || met < 100))
 		return false;
 	/* the workloads that may preempt it: higher priority, on a pool in common */
-	bool *pa = gp_xcalloc(sc->n_pools + 1, sizeof *pa),
-	     *pb = gp_xcalloc(sc->n_pools + 1, sizeof *pb);
 	bool *by = gp_xcalloc(sc->n_workloads, sizeof *by);
 	struct gp_sbuf who = {0};
 	int32_t top = ws->priority;
 	for (size_t k = 0; k < sc->n_workloads; k++) {
 		const struct workload_spec *p = &sc->workloads[k];
 		by[k] = p->priority > ws->priority && scenario_may_preempt(sc, k) &&
-			share_a_pool(sc, w, k, pa, pb);
+			diagnose_share_a_pool(sc, w, k);
 		if (by[k]) {
 			gp_sb_printf(&who, "%s%s", who.s ? ", " : "", p->name);
 			top = p->priority > top ? p->priority : top;
@@ -843,8 +830,6 @@ static bool priority_finding(struct view *v, const struct workload_spec *ws)
 	bool found = who.s != NULL;
 	free(who.s);
 	free(by);
-	free(pa);
-	free(pb);
 	return found;
 }
 

@@ -140,6 +140,18 @@ void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out)
 	pools_of(sc, w, false, out);
 }
 
+bool diagnose_share_a_pool(const struct scenario *sc, size_t a, size_t b)
+{
+	bool *pa = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pa), *pb = pa + sc->n_pools;
+	diagnose_usable_pools(sc, a, pa);
+	diagnose_usable_pools(sc, b, pb);
+	bool common = false;
+	for (size_t p = 0; p < sc->n_pools && !common; p++)
+		common = pa[p] && pb[p];
+	free(pa);
+	return common;
+}
+
 const struct quota_entry *diagnose_gpu_quota(const struct queue_spec *q)
 {
 	for (size_t i = 0; i < q->n_quota; i++)

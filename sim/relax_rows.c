@@ -86,20 +86,6 @@ void relax_reclaim(const struct scenario *sc, const struct results *r, const str
 
 /* --- a priority --------------------------------------------------------------- */
 
-/* Whether workloads a and b may share a pool. */
-static bool share_a_pool(const struct scenario *sc, size_t a, size_t b)
-{
-	bool pa[64] = {0}, pb[64] = {0};
-	if (sc->n_pools > 64)
-		return true;
-	diagnose_usable_pools(sc, a, pa);
-	diagnose_usable_pools(sc, b, pb);
-	for (size_t p = 0; p < sc->n_pools; p++)
-		if (pa[p] && pb[p])
-			return true;
-	return false;
-}
-
 /* PRIORITY (c->workload): a priority above every workload it may wait behind
  * (those that share a pool or its queue); under another scheduler order,
  * with order: priority too. */
@@ -114,7 +100,7 @@ void relax_priority(const struct scenario *sc, const struct results *r, const st
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		if ((int32_t)w != c->workload &&
 		    (sc->workloads[w].queue == ws->queue ||
-		     share_a_pool(sc, w, (size_t)c->workload)) &&
+		     diagnose_share_a_pool(sc, w, (size_t)c->workload)) &&
 		    sc->workloads[w].priority > top)
 			top = sc->workloads[w].priority;
 	if (top == INT32_MIN || ws->priority > top || top == INT32_MAX)

@@ -125,6 +125,8 @@ void diagnose_hidden_pools(const struct scenario *sc, size_t w, bool *out);
 /* out[p]: whether pool p offers what w's pods ask for and nothing (a rule, a
  * cordon) keeps them off it: the pools w may grow into. */
 void diagnose_usable_pools(const struct scenario *sc, size_t w, bool *out);
+/* Whether workloads a and b may run on a pool in common (their usable pools). */
+bool diagnose_share_a_pool(const struct scenario *sc, size_t a, size_t b);
 
 /* Whether a server preempted sequences for want of KV blocks often enough
  * to bind: at least 1% of its requests. */
