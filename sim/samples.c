@@ -68,8 +68,28 @@ static void to_sketch(struct samples *s, struct samples_budget *b)
 	s->n = s->cap = 0;
 }
 
+void samples_reserve(struct samples *s, const struct samples_budget *b, size_t n)
+{
+	if (s->sketch || n <= s->cap || n > b->max)
+		return;
+	double *v = gp_xmalloc(n * sizeof *v);
+	if (s->n)
+		memcpy(v, s->v, s->n * sizeof *v);
+	free(s->v);
+	s->v = v;
+	s->cap = n;
+}
+
+void samples_sort(struct samples *s)
+{
+	if (!s->sketch && !s->sorted)
+		sort_doubles(s->v, s->n);
+	s->sorted = !s->sketch;
+}
+
 void samples_add(struct samples *s, struct samples_budget *b, double x)
 {
+	s->sorted = false;
 	if (!s->sketch && b->held >= b->max)
 		to_sketch(s, b);
 	if (s->sketch) {
@@ -109,9 +129,20 @@ void samples_view_init(struct samples_view *view, const struct samples *const *p
 {
 	memset(view, 0, sizeof *view);
 	bool exact = true;
+	const struct samples *held = NULL; /* a part with values */
+	size_t with_values = 0;
 	for (size_t k = 0; k < n; k++) {
 		exact = exact && !parts[k]->sketch;
 		view->n += parts[k]->n;
+		if (parts[k]->n) {
+			held = parts[k];
+			with_values++;
+		}
+	}
+	if (exact && with_values == 1 && held->sorted) { /* its values are the union's */
+		view->v = held->v;
+		view->borrowed = true;
+		return;
 	}
 	if (exact) { /* the array gsl_sort gives, in O(n) */
 		view->v = gp_xmalloc((view->n ? view->n : 1) * sizeof *view->v);
@@ -188,7 +219,8 @@ double samples_view_quantile(const struct samples_view *view, double f)
 
 void samples_view_free(struct samples_view *view)
 {
-	free(view->v);
+	if (!view->borrowed)
+		free(view->v);
 	if (view->pdf)
 		gsl_histogram_pdf_free(view->pdf);
 	samples_free(&view->all);

@@ -158,8 +158,12 @@ static void sim_init(struct sim *s, const struct scenario *sc, struct results *o
 	s->best_plan = gp_xcalloc((size_t)pods, sizeof *s->best_plan);
 	s->wl = gp_xcalloc(sc->n_workloads, sizeof *s->wl);
 	s->waits_held.max = SAMPLES_EXACT_MAX;
-	for (size_t w = 0; w < sc->n_workloads; w++)
+	for (size_t w = 0; w < sc->n_workloads; w++) {
 		s->wl[w].first_submit = s->wl[w].last_end = SIM_NEVER;
+		if (sc->workloads[w].count > 0) /* each job's queue time, at most */
+			samples_reserve(&s->wl[w].waits, &s->waits_held,
+					(size_t)sc->workloads[w].count);
+	}
 	quota_init(&s->quota, sc);
 	s->req = gp_xcalloc(s->quota.n_res + 1, sizeof *s->req);
 	s->ask = gp_xcalloc(s->quota.n_names + 1, sizeof *s->ask);
@@ -342,6 +346,7 @@ void sim_advance(struct sim *s, struct results *out)
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		s->wl[w].oom_kills += infer_oom_kills(s->infer, w);
 		s->wl[w].verified += infer_verified(s->infer, w);
+		samples_sort(&s->wl[w].waits); /* the figures read them in order */
 	}
 }
 

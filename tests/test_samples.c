@@ -69,6 +69,46 @@ Test(samples, within_the_budget_the_figures_are_gsls_bit_for_bit)
 	gsl_rng_free(rng);
 }
 
+/* A set reserved for its known size and sorted in place gives the figures
+ * of the same values added to a set that was not: a view of it alone
+ * borrows its values (no copy), and a union with an empty set too; a value
+ * added after the sort makes it unsorted again, and a set past its
+ * reservation grows. */
+Test(samples, a_reserved_set_sorted_in_place_gives_the_same_figures)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct samples_budget b = {0, SAMPLES_EXACT_MAX}, b2 = b;
+	struct samples plain = {0}, kept = {0}, empty = {0};
+	size_t n = 50000;
+	samples_reserve(&kept, &b2, n - 10); /* the last ten grow it */
+	for (size_t i = 0; i < n; i++) {
+		double x = draw(rng, 0.2, i % 2);
+		samples_add(&plain, &b, x);
+		samples_add(&kept, &b2, x);
+	}
+	cr_assert_geq(kept.cap, n);
+	samples_sort(&kept);
+	cr_assert(kept.sorted);
+	const struct samples *p1[] = {&plain}, *k1[] = {&kept}, *k2[] = {&empty, &kept};
+	struct samples_stats want = samples_stats(p1, 1);
+	struct samples_stats alone = samples_stats(k1, 1), with_empty = samples_stats(k2, 2);
+	cr_assert(!memcmp(&alone, &want, sizeof want), "sorted in place: the same figures");
+	cr_assert(!memcmp(&with_empty, &want, sizeof want), "beside an empty set too");
+	struct samples_view view;
+	samples_view_init(&view, k2, 2);
+	cr_assert_eq(view.v, kept.v, "the view borrows the sorted values");
+	samples_view_free(&view);
+	samples_add(&kept, &b2, 1e9);
+	cr_assert(!kept.sorted, "a value added after the sort");
+	samples_view_init(&view, k1, 1);
+	cr_assert_neq(view.v, kept.v, "an unsorted set is sorted into a copy");
+	cr_assert_eq(view.v[view.n - 1], 1e9);
+	samples_view_free(&view);
+	samples_free(&plain);
+	samples_free(&kept);
+	gsl_rng_free(rng);
+}
+
 /* A budget of 1,000: the first set takes 800, the second its 200 and then
  * becomes a sketch, giving its place back; the first then grows to 1,000
  * and becomes one in turn.  The budget is never passed. */

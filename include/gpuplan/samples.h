@@ -20,11 +20,13 @@
 #define GPUPLAN_SAMPLES_H
 
 #include <gsl/gsl_histogram.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Values a run holds exactly, at most: 80 MB of doubles, and as much again
- * twice to sort them at the end. */
+ * to sort them at the end (in place, samples_sort; a union of several sets
+ * sorts a copy, twice as much again). */
 #define SAMPLES_EXACT_MAX 10000000
 
 /* The values held exactly by a run's sample sets, against max. */
@@ -38,6 +40,8 @@ struct samples {
 	gsl_histogram *sketch; /* positive values, once the set is a sketch */
 	int64_t count, zeros;  /* once a sketch: every value added, and the zeros */
 	double sum, max;       /* once a sketch: of every value added */
+	bool sorted;           /* v is in order (samples_sort); a view of this set
+				* alone then reads v without a copy */
 };
 
 struct samples_stats {
@@ -49,12 +53,22 @@ struct samples_stats {
 struct samples_view {
 	double *v; /* sorted, when every part was exact */
 	size_t n;
+	bool borrowed;          /* v is a sorted part's own (samples_sort) */
 	struct samples all;     /* the sketch, otherwise */
 	gsl_histogram_pdf *pdf; /* its positive values' distribution; NULL: none */
 };
 
 /* Adds x >= 0 to s, charging b while s is exact. */
 void samples_add(struct samples *s, struct samples_budget *b, double x);
+
+/* Makes room for n values in s at once, when they fit b's max: a set whose
+ * size is known ahead (a workload's count) then grows without copies.  The
+ * pages are touched only as values arrive. */
+void samples_reserve(struct samples *s, const struct samples_budget *b, size_t n);
+
+/* Puts s's values in order, in place: no figure depends on their order, and
+ * a view of s alone then borrows them instead of sorting a copy. */
+void samples_sort(struct samples *s);
 
 /* The number of values added to s. */
 int64_t samples_count(const struct samples *s);
