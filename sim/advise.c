@@ -284,6 +284,11 @@ static int goal_cmp(const struct advise_row *x, const struct advise_row *y)
 	return goal_cmp_within(x, y, 0);
 }
 
+int advise_goal_cmp(const struct advise_row *x, const struct advise_row *y)
+{
+	return goal_cmp(x, y);
+}
+
 static bool nearer(const struct advise_row *x, const struct advise_row *y)
 {
 	return goal_cmp(x, y) < 0;

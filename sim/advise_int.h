@@ -38,6 +38,10 @@ int advise_size_pools(const struct advise_spec *sp, struct store *st, const stru
  * the goals as they are: no more nodes, no narrower weights, no scheduler
  * plugin, no later deadline or other goal. */
 bool advise_sets_stock(const struct override *sets, size_t n);
+/* Rows that miss the goals ordered the nearest first (< 0: x is nearer):
+ * workloads missing their goals, deadlines met, SLOs met, no more hardware
+ * before more, jobs left undone, queue p95 (advise.c). */
+int advise_goal_cmp(const struct advise_row *x, const struct advise_row *y);
 /* The alternatives the base run's scenario and findings suggest. */
 struct plan advise_plan_alternatives(const struct scenario *sc, const struct results *r);
 /* Pairs of the binding constraints' first relaxations (relax.h), for when

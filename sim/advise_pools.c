@@ -318,24 +318,28 @@ static size_t grown_quotas(const void *ctx, const char *value, struct override *
 /* What every size of a pool is tried with: the sizing's fix (z->with), and
  * the fixes nearest the goals without hardware (atop: they go first, so
  * that hardware is what remains after them), but for keys the fix sets;
- * atop not at all where it sets the pool's own keys or a quota the sizing
- * grows (its label would name what the row does not do).  The overrides
- * are borrowed. */
+ * atop not at all where it sets the pool's size or a quota the sizing
+ * grows (sizing_key: its label would name what the row does not do).  The
+ * overrides are borrowed. */
 struct fixed {
 	struct override *sets;
 	size_t n;
 	bool atop; /* atop's fixes are among them */
 };
 
-/* Whether o sets a key of pool ps ("pools.NAME.") or the quota of a queue g
- * grows. */
+/* Whether o sets what the sizing of pool ps sets: its size ("pools.NAME.nodes",
+ * anything of its autoscaling, or the pool whole) or the quota of a queue g
+ * grows.  Its other keys (sharing, labels, taints) stack with a size: time-
+ * slicing stopped, then the nodes that exclusive GPUs need. */
 static bool sizing_key(const struct scenario *sc, const struct pool_spec *ps,
 		       const struct quota_growth *g, const struct override *o)
 {
 	size_t n = strlen(ps->name);
-	if (!strncmp(o->key, "pools.", 6) && !strncmp(o->key + 6, ps->name, n) &&
-	    o->key[6 + n] == '.')
-		return true;
+	if (!strncmp(o->key, "pools.", 6) && !strncmp(o->key + 6, ps->name, n)) {
+		const char *rest = o->key + 6 + n;
+		if (!*rest || !strcmp(rest, ".nodes") || !strncmp(rest, ".autoscale", 10))
+			return true;
+	}
 	for (size_t k = 0; k < g->n; k++) {
 		const char *q = sc->queues[g->queues[k]].name;
 		size_t m = strlen(q);
@@ -592,6 +596,75 @@ static int size_after_short(const struct advise_spec *sp, struct store *st,
 	return rc;
 }
 
+/* Whether o sets a key of pool ps ("pools.NAME.sharing"). */
+static bool sets_pool(const struct pool_spec *ps, const struct override *o)
+{
+	size_t n = strlen(ps->name);
+	return !strncmp(o->key, "pools.", 6) && !strncmp(o->key + 6, ps->name, n) &&
+	       o->key[6 + n] == '.';
+}
+
+/* Whether every override of a is one of b's. */
+static bool sets_within(const struct advise_row *a, const struct advise_row *b)
+{
+	for (size_t i = 0; i < a->n_sets; i++)
+		if (!b || !row_sets(b, &a->sets[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The row nearest the goals of those that reconfigure z's pool without
+ * sizing it (its sharing, its MIG layout) with stock components only, but
+ * atop's: nodes added to the pool as it is configured buy what the
+ * reconfiguration makes room for (GPUs time-sliced past their memory
+ * OOM-kill on more nodes too), so the pool is sized after it as well, even
+ * where it alone is no nearer the goals than the base (exclusive GPUs leave
+ * the fine-tunes that were OOM-killed waiting instead).  NULL: none.
+ */
+static const struct advise_row *pool_fix(const struct scenario *sc, const struct sizing *z,
+					 const struct quota_growth *g, const struct plan *pl,
+					 const struct advise_row *atop)
+{
+	const struct pool_spec *ps = &sc->pools[z->pool];
+	const struct advise_row *best = NULL;
+	for (size_t i = 1; i < pl->n; i++) {
+		const struct advise_row *a = &pl->alts[i];
+		bool ok = a->n_sets && !a->hardware && advise_sets_stock(a->sets, a->n_sets),
+		     pool = false;
+		for (size_t k = 0; ok && k < a->n_sets; k++) {
+			pool |= sets_pool(ps, &a->sets[k]);
+			ok = !sizing_key(sc, ps, g, &a->sets[k]) && !sets_key(z->with, &a->sets[k]);
+		}
+		if (ok && pool && !sets_within(a, atop) && (!best || advise_goal_cmp(a, best) < 0))
+			best = a;
+	}
+	return best;
+}
+
+/* z's pool sized again after the row that reconfigures it (pool_fix), when
+ * there is one. */
+static int size_after_pool_fix(const struct advise_spec *sp, struct store *st,
+			       const struct scenario *sc, const struct results *r,
+			       const struct sizing *z, const struct advise_row *atop,
+			       struct plan *pl, struct gp_err *err)
+{
+	struct quota_growth growth;
+	quota_growth_init(&growth, sc, r, z);
+	const struct advise_row *fix = pool_fix(sc, z, &growth, pl, atop);
+	if (!fix)
+		return GP_OK;
+	struct advise_row after = {0}; /* a copy: the sizing's rows move pl->alts */
+	for (size_t i = 0; i < fix->n_sets; i++)
+		advise_add(&after, override_copy(&fix->sets[i]));
+	after.label = gp_xstrdup(fix->label);
+	long found;
+	size_t short_at;
+	int rc = size_pool(sp, st, sc, r, z, &after, pl, &found, &short_at, err);
+	advise_row_free(&after);
+	return rc;
+}
+
 static bool any_meets(const struct plan *pl)
 {
 	for (size_t i = 1; i < pl->n; i++)
@@ -610,10 +683,13 @@ int advise_size_pools(const struct advise_spec *sp, struct store *st, const stru
 	struct sizing z[ADVISE_MAX_SIZED];
 	long found[ADVISE_MAX_SIZED];
 	size_t n = pools_to_size(sc, r, z), answers = 0, short_at[ADVISE_MAX_SIZED];
+	bool met = any_meets(pl); /* without more nodes: no pool is sized twice */
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = size_pool(sp, st, sc, r, &z[i], atop, pl, &found[i], &short_at[i], err);
 		answers += !rc && found[i];
+		if (!rc && !met)
+			rc = size_after_pool_fix(sp, st, sc, r, &z[i], atop, pl, err);
 	}
 	for (size_t i = 0; i < n && !rc && !any_meets(pl); i++)
 		if (short_at[i] != SIZE_MAX)

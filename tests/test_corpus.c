@@ -461,6 +461,30 @@ Test(corpus, a_pool_is_sized_after_the_fixes_that_need_no_hardware)
 		  "%s", out);
 }
 
+/* tests/fixtures/diagnose/ts-oom-capacity.yaml: a time-sliced pool whose
+ * fine-tunes are OOM-killed beside a service, and that has too few GPUs for
+ * them once exclusive.  The memory finding's fix (exclusive GPUs) alone
+ * leaves them waiting, so it is no nearer the goals than the base and the
+ * pool search did not build on it: advise bought two more time-sliced nodes
+ * ($720 a day).  The pool is now sized after the fix that reconfigures it
+ * as well: one more exclusive node meets every goal, for $480 a day. */
+Test(corpus, a_pool_is_sized_after_the_fix_that_reconfigures_it)
+{
+	char cmd[512];
+	snprintf(
+		cmd, sizeof cmd,
+		"rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/ts-oom-capacity.yaml --db %s",
+		db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\n 1. [memory] pool a100: VRAM is the limit: time-slicing x2"), "%s",
+		  out);
+	cr_expect(strstr(out, "pool a100 at 3 nodes (smallest for lora)"), "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: pool a100 at 2 nodes, after exclusive GPUs on "
+			      "a100 (smallest for lora) (run 10): --set "
+			      "'pools.a100.sharing=exclusive' --set 'pools.a100.nodes=2'; "),
+		  "%s", out);
+}
+
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal
  * (train its deadlines, eval a queue p95 of 1800 s within batch work's
  * default 1 h), so the run has no finding and advise keeps the two nodes.
