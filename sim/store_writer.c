@@ -77,8 +77,9 @@ struct store_writer {
 	bool threaded;
 	/* The writer's: the connection and where the run's rows are. */
 	struct store *st;
-	bool began;   /* the transaction is open, the runs row in */
-	bool created; /* the file did not exist before this run */
+	bool began;     /* the transaction is open, the runs row in */
+	bool created;   /* the file did not exist before this run */
+	size_t existed; /* the length of path's longest folder that existed then */
 	int64_t id;
 	size_t written;              /* job rows inserted */
 	struct sti_texts_used texts; /* the text ids they use */
@@ -122,8 +123,6 @@ static void stream_fail(struct store_writer *w, int rc)
  * run goes on meanwhile, and is written at its end instead. */
 static void begin(struct store_writer *w, size_t n_nodes)
 {
-	struct stat sb;
-	w->created = stat(w->path, &sb) != 0;
 	int rc = store_open(w->path, &w->st, &w->err);
 	if (rc) {
 		stream_fail(w, rc);
@@ -369,11 +368,49 @@ static size_t batch_rows(void)
 	return n > 0 && n <= 1 << 20 ? (size_t)n : STREAM_BATCH_ROWS;
 }
 
+/* Whether the file and the folders above it exist now: which of them a
+ * failed run made, and removes. */
+static void note_existing(struct store_writer *w)
+{
+	struct stat sb;
+	w->created = stat(w->path, &sb) != 0;
+	char *dir = gp_xstrdup(w->path);
+	w->existed = 0;
+	for (char *slash; (slash = strrchr(dir, '/')) && slash != dir;) {
+		*slash = '\0';
+		if (stat(dir, &sb) == 0) {
+			w->existed = strlen(dir);
+			break;
+		}
+	}
+	free(dir);
+}
+
+/* Removes the file this run created, its journals, and the folders made
+ * for it (each only while empty). */
+static void remove_created(const struct store_writer *w)
+{
+	static const char *const beside[] = {"", "-journal", "-wal", "-shm"};
+	char *f = gp_xmalloc(strlen(w->path) + 16);
+	for (size_t k = 0; k < sizeof beside / sizeof *beside; k++) {
+		sprintf(f, "%s%s", w->path, beside[k]);
+		unlink(f);
+	}
+	strcpy(f, w->path);
+	for (char *slash; (slash = strrchr(f, '/')) && (size_t)(slash - f) > w->existed;) {
+		*slash = '\0';
+		if (rmdir(f) != 0)
+			break;
+	}
+	free(f);
+}
+
 struct store_writer *store_writer_create(const char *path, const struct scenario *sc,
 					 const struct results *r)
 {
 	struct store_writer *w = gp_xcalloc(1, sizeof *w);
 	w->path = gp_xstrdup(path);
+	note_existing(w);
 	w->sc = sc;
 	w->r = r;
 	w->threaded = use_thread();
@@ -401,27 +438,23 @@ static void join(struct store_writer *w, bool stop)
 }
 
 /* A run that failed leaves the database as it was: rolled back, and gone
- * if this run created it (and no other process wrote a run into it since). */
+ * if this run created it (and no other process wrote a run into it since;
+ * a file whose runs cannot be counted holds none: its schema was never
+ * made whole), with the folders made for it. */
 static void drop_run(struct store_writer *w)
 {
-	if (!w->st)
-		return;
-	sti_rollback(w->st);
-	int64_t runs = 1;
-	struct gp_err ignored GP_ERR_SCOPE = {0};
-	if (w->created)
-		sti_query_int(w->st, "SELECT count(*) FROM runs", &runs, "counting runs", &ignored);
-	store_close(w->st);
-	w->st = NULL;
-	if (w->created && runs == 0) {
-		static const char *const beside[] = {"", "-journal", "-wal", "-shm"};
-		for (size_t k = 0; k < sizeof beside / sizeof *beside; k++) {
-			char *f = gp_xmalloc(strlen(w->path) + 16);
-			sprintf(f, "%s%s", w->path, beside[k]);
-			unlink(f);
-			free(f);
-		}
+	int64_t runs = 0;
+	if (w->st) {
+		sti_rollback(w->st);
+		struct gp_err ignored GP_ERR_SCOPE = {0};
+		if (w->created && sti_query_int(w->st, "SELECT count(*) FROM runs", &runs,
+						"counting runs", &ignored))
+			runs = 0;
+		store_close(w->st);
+		w->st = NULL;
 	}
+	if (w->created && runs == 0)
+		remove_created(w);
 }
 
 static bool same_allocation(const struct allocation *a, const struct allocation *b)
@@ -513,16 +546,16 @@ int store_writer_finish(struct store_writer *w, bool ok, struct store **st, int6
 		*stats = (struct store_writer_stats){w->batches, w->started && w->threaded,
 						     w->writer_cpu};
 	int rc = GP_OK;
-	if (!ok) {
-		drop_run(w);
-	} else if (w->rc) {
+	if (ok && w->rc) {
 		gp_err_move(err, &w->err);
 		rc = w->rc;
-		if (w->st)
-			sti_rollback(w->st);
-	} else if ((rc = write_end(w, err)) == GP_OK) {
-		*run_id = w->id;
+	} else if (ok) {
+		rc = write_end(w, err);
 	}
+	if (!ok || rc)
+		drop_run(w); /* the writer's failure fails the run: nothing of it stays */
+	else
+		*run_id = w->id;
 	*st = w->st;
 	stream_free(w);
 	return rc;

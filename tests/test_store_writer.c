@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 TestSuite(writer, .init = scratch_make, .fini = scratch_remove);
@@ -260,5 +261,34 @@ Test(writer, a_failed_run_leaves_no_file_and_an_old_one_as_it_was, .timeout = 12
 		scratch_expect_same_bytes(db, before, n);
 		free(before);
 		cr_expect_eq(scratch_query(db, "SELECT count(*) FROM runs"), 1);
+	}
+}
+
+/* A writer that fails on a file this run created (here the file size limit,
+ * as a full disk: `ulimit -f` with SIGXFSZ ignored, so a write past it
+ * fails with EFBIG) fails the run with SQLite's message and leaves neither
+ * the file nor the folders made for it (docs/design.md); an empty folder
+ * that was there stays. */
+Test(writer, a_writer_failing_on_a_new_file_leaves_no_file_nor_folder, .timeout = 120)
+{
+	char db[256], out[4096], kept[200];
+	static const char *const modes[] = {"GPUPLAN_THREADS=1", "GPUPLAN_THREADS=2"};
+	snprintf(kept, sizeof kept, "%s/kept", dir);
+	cr_assert_eq(mkdir(kept, 0777), 0);
+	for (size_t m = 0; m < 2; m++) {
+		char env[160];
+		snprintf(env, sizeof env, "trap '' XFSZ; ulimit -f 1000; %s", modes[m]);
+		snprintf(db, sizeof db, "%s/made/deeper/full.db", dir);
+		cr_assert_eq(run(env, "tests/bench/mm1-200k.yaml", db, NULL, out, sizeof out), 1,
+			     "%s: %s", modes[m], out);
+		cr_expect(strstr(out, "writing job_rows: "), "%s: %s", modes[m], out);
+		snprintf(db, sizeof db, "%s/made", dir);
+		cr_expect_neq(access(db, F_OK), 0, "%s: %s is left", modes[m], db);
+		snprintf(db, sizeof db, "%s/full.db", kept);
+		cr_assert_eq(run(env, "tests/bench/mm1-200k.yaml", db, NULL, out, sizeof out), 1,
+			     "%s: %s", modes[m], out);
+		cr_expect_neq(access(db, F_OK), 0, "%s: %s is left", modes[m], db);
+		cr_expect_eq(access(kept, F_OK), 0, "%s: the folder that was there stays",
+			     modes[m]);
 	}
 }
