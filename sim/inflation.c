@@ -35,7 +35,8 @@
  * come from one GSL stream of the scenario seed, not Go's math/rand: the
  * same protocol, other samples.
  *
- * Cost: every pod scores every node, O(nodes) per pod; FGD keeps each
+ * Cost: every pod scores every node, O(nodes) per pod (the nodes kube finds
+ * with an explicit percentage_of_nodes_to_score); FGD keeps each
  * node's score per pod request until the node changes (one node changes per
  * pod), so a run scores a node again only where it has to.
  */
@@ -44,6 +45,7 @@
 #include "gpuplan/arrivals.h"
 #include "gpuplan/gpupolicy.h"
 #include "gpuplan/openb.h"
+#include "gpuplan/placement.h"
 #include "gpuplan/units.h"
 
 #include <gsl/gsl_randist.h>
@@ -88,6 +90,9 @@ struct experiment {
 	int64_t *score;
 	uint32_t *stamp, *version;
 	int32_t *placed_on; /* per pod: node, -1 unscheduled */
+	/* kube-scheduler's sampling (feasible_nodes): nodes looked for per pod,
+	 * where the search starts, and the nodes found for the pod at hand */
+	size_t to_find, next_start, *found;
 };
 
 /* --- the cluster ------------------------------------------------------------ */
@@ -108,6 +113,11 @@ static int build_nodes(struct experiment *x, struct gp_err *err)
 	x->nodes = gp_xcalloc(x->n_nodes + 1, sizeof *x->nodes);
 	x->pool_of = gp_xcalloc(x->n_nodes + 1, sizeof *x->pool_of);
 	x->rank = gp_xcalloc(x->n_nodes + 1, sizeof *x->rank);
+	x->found = gp_xcalloc(x->n_nodes + 1, sizeof *x->found);
+	/* the authors' simulator scores every node (percentageOfNodesToScore
+	 * 100); an explicit value applies (docs/placement.md) */
+	int32_t pct = sc->scheduler.percentage_of_nodes_to_score;
+	x->to_find = (size_t)placement_nodes_to_find(pct ? pct : 100, (int32_t)x->n_nodes);
 	for (size_t n = 0; n < x->n_nodes; n++)
 		x->rank[n] = (uint32_t)n;
 	if (x->n_nodes > 1)
@@ -252,27 +262,45 @@ static int64_t node_score(struct experiment *x, size_t n, const struct ipod *p)
 	return x->score[at];
 }
 
+/* kube-scheduler's findNodesThatPassFilters (pkg/scheduler/schedule_one.go):
+ * the nodes that fit p, in node order from x->next_start on, wrapping, until
+ * x->to_find of them are found; the start moves past every node processed,
+ * feasible or not (all of them, so it stays, when fewer fit).  Into
+ * x->found; returns how many.  With every node looked for, the start never
+ * moves: the nodes in order, as the authors' simulator scores them. */
+static size_t feasible_nodes(struct experiment *x, const struct ipod *p)
+{
+	size_t found = 0, k = 0;
+	for (; k < x->n_nodes && found < x->to_find; k++) {
+		size_t n = (x->next_start + k) % x->n_nodes;
+		if (gpupolicy_fits(&x->nodes[n], &p->p))
+			x->found[found++] = n;
+	}
+	x->next_start = (x->next_start + k) % x->n_nodes;
+	return found;
+}
+
 /* Random: a feasible node drawn uniformly (reservoir sampling). */
 static int64_t random_node(struct experiment *x, const struct ipod *p)
 {
 	int64_t pick = -1;
 	unsigned long seen = 0;
-	for (size_t n = 0; n < x->n_nodes; n++)
-		if (gpupolicy_fits(&x->nodes[n], &p->p) && gsl_rng_uniform_int(x->rng, ++seen) == 0)
-			pick = (int64_t)n;
+	for (size_t i = 0, n = feasible_nodes(x, p); i < n; i++)
+		if (gsl_rng_uniform_int(x->rng, ++seen) == 0)
+			pick = (int64_t)x->found[i];
 	return pick;
 }
 
-/* The node the policy gives the pod, -1 when none fits: the highest score,
- * ties to the node first in the seed's node order (see the top of the file). */
+/* The node the policy gives the pod, -1 when none fits: the highest score
+ * of the nodes found, ties to the node first in the seed's node order (see
+ * the top of the file). */
 static int64_t choose_node(struct experiment *x, const struct ipod *p)
 {
 	if (x->policy == GPU_POLICY_RANDOM)
 		return random_node(x, p);
 	int64_t best = -1, best_score = INT64_MIN;
-	for (size_t n = 0; n < x->n_nodes; n++) {
-		if (!gpupolicy_fits(&x->nodes[n], &p->p))
-			continue;
+	for (size_t i = 0, m = feasible_nodes(x, p); i < m; i++) {
+		size_t n = x->found[i];
 		int64_t s = node_score(x, n, p);
 		if (s > best_score || (s == best_score && x->rank[n] < x->rank[best])) {
 			best = (int64_t)n;
@@ -438,6 +466,7 @@ static void experiment_free(struct experiment *x)
 	free(x->nodes);
 	free(x->pool_of);
 	free(x->rank);
+	free(x->found);
 	free(x->pods);
 	free(x->reqs);
 	gpupolicy_target_free(&x->target);

@@ -463,6 +463,37 @@ Test(inflation, same_seed_same_curve_other_seed_other_curve)
 	drop(c, &rc);
 }
 
+/* The authors' simulator scores every node (percentageOfNodesToScore 100):
+ * unset and 100 give the same curve.  An explicit 1 on 150 nodes looks for
+ * kube's floor of 100 feasible nodes from a start that rotates past the
+ * nodes processed, so FGD sees fewer nodes and packs otherwise; every pod is
+ * still placed or counted unscheduled. */
+Test(inflation, an_explicit_percentage_samples_the_nodes_as_kube_does)
+{
+	struct scenario *a, *b, *c;
+	struct results ra, rb, rc;
+	const char *all[] = {"scheduler.percentage_of_nodes_to_score=100"};
+	const char *one[] = {"scheduler.percentage_of_nodes_to_score=1"};
+	run_scenario(FIX "inflation-150.yaml", NULL, 0, &a, &ra);
+	run_scenario(FIX "inflation-150.yaml", all, 1, &b, &rb);
+	run_scenario(FIX "inflation-150.yaml", one, 1, &c, &rc);
+	cr_assert_eq(ra.n_curve, rb.n_curve);
+	bool differs = false;
+	for (size_t k = 0; k < ra.n_curve; k++) {
+		cr_assert_eq(ra.curve[k].allocated_pct, rb.curve[k].allocated_pct);
+		cr_assert_eq(ra.curve[k].fragmentation_pct, rb.curve[k].fragmentation_pct);
+		differs |= ra.curve[k].allocated_pct != rc.curve[k].allocated_pct ||
+			   ra.curve[k].fragmentation_pct != rc.curve[k].fragmentation_pct;
+	}
+	cr_assert(differs, "100 of 150 nodes scored: another curve");
+	cr_assert_float_eq(named_metric(&rc, "all", "pods_scheduled") +
+				   named_metric(&rc, "all", "jobs_failed"),
+			   named_metric(&rc, "all", "jobs_submitted"), 1e-9);
+	drop(a, &ra);
+	drop(b, &rb);
+	drop(c, &rc);
+}
+
 Test(inflation, resamples_up_to_the_mark)
 {
 	/* 30 pods ask for 28 GPUs of 100: drawn again until 130 GPUs. */
