@@ -980,8 +980,13 @@ static void binds_words(struct ctx *c, struct gp_sbuf *b)
 		gp_sb_printf(b, " of %s's waiting and slowed time", c->w->name);
 	if (f->relaxed)
 		gp_sb_printf(b, "; %s is its smallest relaxation", f->relaxed);
-	if (row)
-		gp_sb_printf(b, " (%s%s)", f->relaxed ? "" : "to relax: ", row->relaxation);
+	if (row) {
+		struct constraint k =
+			relax_about((enum constraint_kind)f->constraint, -1,
+				    c->w ? (int32_t)(c->w - c->sc->workloads) : -1, -1);
+		gp_sb_printf(b, " (%s%s)",
+			     f->relaxed ? "" : "to relax: ", relax_relaxation(c->sc, &k));
+	}
 	if (f->constraint == CONSTRAINT_QUOTA)
 		quota_reach_words(c, b);
 }

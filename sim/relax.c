@@ -133,10 +133,35 @@ static const char *letter_name(const struct scenario *sc, const struct constrain
 	return NULL;
 }
 
+/* The workload c is about, or NULL. */
+static const struct workload_spec *workload_of(const struct scenario *sc,
+					       const struct constraint *c)
+{
+	return c->workload >= 0 && (size_t)c->workload < sc->n_workloads
+		       ? &sc->workloads[c->workload]
+		       : NULL;
+}
+
+/* A pod without a model asks for its VRAM itself: no weights to narrow. */
+static bool own_vram(const struct scenario *sc, const struct constraint *c)
+{
+	const struct workload_spec *w = workload_of(sc, c);
+	return c->kind == CONSTRAINT_VRAM && w && !w->model;
+}
+
+const char *relax_relaxation(const struct scenario *sc, const struct constraint *c)
+{
+	const struct relax_row *row = relax_row_of(c->kind);
+	if (own_vram(sc, c))
+		return "a unit with more memory: fewer replicas per GPU, a larger MIG profile or a "
+		       "GPU type with more";
+	return row ? row->relaxation : NULL;
+}
+
 char *relax_key(const struct scenario *sc, const struct constraint *c)
 {
 	const struct relax_row *row = relax_row_of(c->kind);
-	const char *k = row ? row->key : "?";
+	const char *k = own_vram(sc, c) ? "workloads.W.vram" : row ? row->key : "?";
 	struct gp_sbuf b = {0};
 	while (*k) {
 		size_t n = strcspn(k, ".");
@@ -178,9 +203,7 @@ char *relax_value(const struct scenario *sc, const struct constraint *c)
 	struct gp_sbuf b = {0};
 	const struct queue_spec *q =
 		c->queue >= 0 && (size_t)c->queue < sc->n_queues ? &sc->queues[c->queue] : NULL;
-	const struct workload_spec *w = c->workload >= 0 && (size_t)c->workload < sc->n_workloads
-						? &sc->workloads[c->workload]
-						: NULL;
+	const struct workload_spec *w = workload_of(sc, c);
 	const struct pool_spec *p =
 		c->pool >= 0 && (size_t)c->pool < sc->n_pools ? &sc->pools[c->pool] : NULL;
 	const struct quota_entry *e = q ? diagnose_gpu_quota(q) : NULL;
@@ -256,13 +279,25 @@ char *relax_value(const struct scenario *sc, const struct constraint *c)
 		if (w)
 			gp_sb_printf(&b, "%gGiB", w->memory_bytes / GP_GIB);
 		break;
-	case CONSTRAINT_VRAM:
-		if (w)
-			gp_sb_printf(&b, "%gGiB per GPU", w->vram_bytes / GP_GIB);
+	case CONSTRAINT_VRAM: /* the key's own value: the weights' format, or the pod's VRAM */
+		if (w && w->model)
+			gp_sb_printf(&b, "%s", footprint_quant_name((enum quant)w->quantization));
+		else if (w)
+			gp_sb_printf(&b, "%gGiB", w->vram_bytes / GP_GIB);
 		break;
 	case CONSTRAINT_MIG_PROFILE:
-	case CONSTRAINT_SHARING:
+		if (p) {
+			gp_sb_printf(&b, "[");
+			for (size_t i = 0; i < p->sharing.n_layout; i++)
+				gp_sb_printf(&b, "%s%s", i ? ", " : "", p->sharing.layout[i]->name);
+			gp_sb_printf(&b, "]");
+		}
+		break;
 	case CONSTRAINT_CONTENTION:
+		if (p)
+			gp_sb_printf(&b, "%d", (int)p->sharing.replicas);
+		break;
+	case CONSTRAINT_SHARING:
 		if (p)
 			sharing_text(&b, p);
 		break;

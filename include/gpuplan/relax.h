@@ -54,6 +54,10 @@ const struct relax_row *relax_row_of(enum constraint_kind k);
  * stays as it is. */
 char *relax_key(const struct scenario *sc, const struct constraint *c);
 
+/* How c is relaxed minimally, in words: its row's relaxation, but for a pod
+ * without a model whose VRAM binds (its key is then workloads.W.vram). */
+const char *relax_relaxation(const struct scenario *sc, const struct constraint *c);
+
 /* c's current value as scenario text ("0", "{a: b, ...}", "none"; "?" when
  * the constraint has none), whole (malloc'd: the caller frees it). */
 char *relax_value(const struct scenario *sc, const struct constraint *c);
