@@ -824,9 +824,11 @@ static const char *queue_cell(const struct advise_row *r, char *buf, size_t len)
 }
 
 /* What a row's work got: its queue p95 (as the table's cell: ">=N" while a
- * job still waits), or jobs that never started, then its deadlines met and
- * SLO attainment where it has them: the figures a fix moves. */
-static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
+ * job still waits), or jobs that never started, then its deadlines met
+ * where the scenario has deadlines (a->deadlines, as the table) and SLO
+ * attainment where it has one: the figures a fix moves. */
+static const char *wait_text(const struct advice *a, const struct advise_row *r, char *buf,
+			     size_t len)
 {
 	char n[32];
 	size_t at = 0;
@@ -836,7 +838,7 @@ static const char *wait_text(const struct advise_row *r, char *buf, size_t len)
 		at += (size_t)snprintf(buf, len, "%.0f jobs never started", r->left);
 	if (isnan(r->queue_p95) && !isnan(r->slo_pct))
 		at = 0; /* a service alone: its SLO says it */
-	if (!isnan(r->deadline_pct) && at < len)
+	if (a->deadlines && !isnan(r->deadline_pct) && at < len)
 		at += (size_t)snprintf(buf + at, len - at, "%sdeadlines met %s%%", at ? ", " : "",
 				       units_format_figure(r->deadline_pct, 1, n, sizeof n));
 	if (!isnan(r->slo_pct) && at < len)
@@ -907,7 +909,8 @@ void advise_write(FILE *out, const struct advice *a)
 		"with no finding that meets every goal first unless a row that meets saves a "
 		"third of its bill (a healthy cluster is kept), then more hardware last, then "
 		"narrower weights last, then components beyond stock kube-scheduler, Kueue, the "
-		"Cluster Autoscaler and the device plugin last, then bill/day (the bill over its "
+		"Cluster Autoscaler and NVIDIA's device plugin last (a GPU policy's scheduler plugin, "
+		"another vendor's GPUs), then bill/day (the bill over its "
 		"span, per day), then cost per verified result (every "
 		"option billed over the same period, the horizon or the base run's span; %s for "
 		"batch jobs, %s for inference requests; within 3%% of the cheapest, a "
@@ -937,19 +940,19 @@ void advise_write(FILE *out, const struct advice *a)
 	char c2[96];
 	if (best == base) {
 		fprintf(out, "recommendation: keep the scenario as it is (run %lld): %s, %s\n",
-			(long long)best->run_id, wait_text(best, q, sizeof q),
+			(long long)best->run_id, wait_text(a, best, q, sizeof q),
 			cost_text(a, best, c2, sizeof c2));
 		write_cheaper(out, a, best);
 		return;
 	}
 	fprintf(out, "recommendation: %s (run %lld):", best->label, (long long)best->run_id);
 	write_sets(out, best);
-	fprintf(out, "; %s", wait_text(best, q, sizeof q));
+	fprintf(out, "; %s", wait_text(a, best, q, sizeof q));
 	if (best->note)
 		fprintf(out, "; quality: %s", best->note);
 	fprintf(out, ", %s", cost_text(a, best, c2, sizeof c2));
 	if (base)
-		fprintf(out, " (base: %s, %s)", wait_text(base, q, sizeof q),
+		fprintf(out, " (base: %s, %s)", wait_text(a, base, q, sizeof q),
 			money(c2, 32, base->cost_per_verified, a));
 	fputc('\n', out);
 }

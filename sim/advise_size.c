@@ -39,7 +39,7 @@
 
 #define SIZE_TYPES  3    /* other GPU types simulated, at most */
 #define SIZE_MARGIN 0.25 /* their first cut's $/h over the service's own type's, at most */
-#define SIZE_SETS   4    /* overrides of a type: gpu, price, gpus, tensor_parallel */
+#define SIZE_SETS   5    /* overrides of a type: gpu, price, gpu_spec, gpus, tensor_parallel */
 
 /* The one pool that serves workload w, or -1; *shared: other workloads
  * may use it too. */
@@ -189,6 +189,10 @@ static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
 			snprintf(v, sizeof v, "%g", price_of(ps, e->gpu));
 			sets[n++] = set_of(v, "pools.%s.price.gpu_hour", ps->name);
 		}
+		if (ws->n_gpu_spec) { /* a service pinned to its type follows it */
+			snprintf(v, sizeof v, "[%s]", e->gpu->name);
+			sets[n++] = set_of(v, "workloads.%s.gpu_spec", ws->name);
+		}
 	}
 	if (e->tp != ws->inference->tensor_parallel) {
 		snprintf(v, sizeof v, "%d", e->tp);
@@ -196,6 +200,14 @@ static size_t type_sets(const struct scenario *sc, const struct pool_spec *ps,
 		sets[n++] = set_of(v, "workloads.%s.tensor_parallel", ws->name);
 	}
 	return n;
+}
+
+/* Whether two GPU types are one vendor's: their product labels start
+ * alike ("NVIDIA-", "AMD-"). */
+static bool same_vendor(const struct gpu_type *a, const struct gpu_type *b)
+{
+	size_t n = strcspn(a->product, "-");
+	return !strncmp(a->product, b->product, n) && b->product[n] == a->product[n];
 }
 
 /* The row of search_type's answer ans for e's service: its figures from the
@@ -242,6 +254,9 @@ static void add_type_row(const struct scenario *sc, const struct pool_spec *ps,
 	double now = ps->nodes * ps->gpus_per_node * price_of(ps, ps->gpu),
 	       then = nodes * ps->gpus_per_node * price_of(ps, e->gpu);
 	a->hardware = own ? nodes > ps->nodes : then > now * (1 + 1e-9);
+	/* another vendor's GPUs need its device plugin and software stack, not
+	 * NVIDIA's (AMD's for an MI300X): ranked with the components beyond stock */
+	a->plugin = !same_vendor(ps->gpu, e->gpu);
 	advise_row_figures(a, probes);
 }
 
@@ -286,7 +301,9 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 				.on_run = size_probe_run,
 				.run_ctx = &probes,
 				.jobs = sp->jobs};
-	s.lo.number = 1;
+	/* A service run on two replicas or more keeps two: one replica is no
+	 * redundancy (a node lost, a rollout, and it serves nothing). */
+	s.lo.number = ws->inference->replicas >= 2 ? 2 : 1;
 	s.hi.number = 4.0 * e->replicas + 4;
 	advise_goal_condition(&s.until, ws->name);
 	struct search_answer ans = {0};

@@ -371,6 +371,48 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
  * max_batched_tokens to match; and a low memory_fraction raised together
  * with int8 weights (vLLM's gpu_memory_utilization and a quantized
  * checkpoint). */
+/* Whether w's gpu_spec allows GPU type name. */
+static bool spec_allows(const struct workload_spec *w, const char *name)
+{
+	for (size_t i = 0; i < w->n_gpu_spec; i++)
+		if (!strcmp(w->gpu_spec[i], name))
+			return true;
+	return false;
+}
+
+/* Whether every taint of pool ps that keeps pods off is one w tolerates. */
+static bool tolerates_pool(const struct workload_spec *w, const struct pool_spec *ps)
+{
+	for (size_t t = 0; t < ps->n_taints; t++)
+		if (ps->taints[t].effect != EFFECT_PREFER_NO_SCHEDULE &&
+		    !placement_tolerated(w, &ps->taints[t]))
+			return false;
+	return true;
+}
+
+/* Service w, pinned by its gpu_spec, on the GPU type of another pool whose
+ * GPUs idled enough all along to hold its replicas (capacity less the base
+ * run's peak allocation) and whose taints it tolerates: what a planner does
+ * when a Deployment carries a pin from another cluster while GPUs already
+ * paid for sit idle.  No node is added. */
+static void relax_idle_type(const struct scenario *sc, const struct results *r, size_t w,
+			    struct finding *f)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	const struct inference_spec *is = ws->inference;
+	double need = (double)is->replicas * is->tensor_parallel;
+	for (size_t p = 0; ws->n_gpu_spec && p < sc->n_pools; p++) {
+		const struct pool_spec *ps = &sc->pools[p];
+		double idle = results_or(r, ps->name, METRIC_CAPACITY_GPUS, 0) -
+			      results_or(r, ps->name, METRIC_PEAK_ALLOCATED_GPUS, 0);
+		if (spec_allows(ws, ps->gpu->name) || idle < need || !tolerates_pool(ws, ps))
+			continue;
+		struct finding_fix *a = finding_fixf(f, "%s on pool %s's %s GPUs", ws->name,
+						     ps->name, ps->gpu->name);
+		finding_fix_setf(a, "workloads.%s.gpu_spec=[%s]", ws->name, ps->gpu->name);
+	}
+}
+
 void relax_inference(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		     struct finding *f)
 {
@@ -391,6 +433,7 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 			finding_fix_setf(a, "workloads.%s.memory_fraction=0.9", ws->name);
 			finding_fix_setf(a, "workloads.%s.quantization=int8", ws->name);
 		}
+		relax_idle_type(sc, r, w, f);
 	}
 }
 

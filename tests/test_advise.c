@@ -73,11 +73,10 @@ Test(advise, sharing_recommends_a_mode_that_removes_the_queue)
 	double cost = 0;
 	const char *at = strstr(rec, "(run ");
 	cr_assert(at && sscanf(at, "(run %lld)", &run) == 1, "%s", rec);
-	at = strstr(rec, "; queue p95 0 s, deadlines met 100.0%, $");
-	cr_assert(at && sscanf(at,
-			       "; queue p95 0 s, deadlines met 100.0%%, $%lf per verified result",
-			       &cost) == 1,
-		  "%s", rec);
+	/* no workload has a deadline: none is shown (the table shows "-") */
+	at = strstr(rec, "; queue p95 0 s, $");
+	cr_assert(at && sscanf(at, "; queue p95 0 s, $%lf per verified result", &cost) == 1, "%s",
+		  rec);
 	char sql[256];
 	snprintf(sql, sizeof sql,
 		 "SELECT value FROM metrics WHERE run_id = %lld AND scope = 'all' "

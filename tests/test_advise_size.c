@@ -40,21 +40,23 @@ static int simulated(const char *line)
 
 /* The full bisection's fewest replicas of chat meeting its goal on gpu, with
  * 8 nodes to hold them (the bill aside, the nodes do not change the run). */
-static int bisection(const char *scenario, const char *gpu)
+static int bisection(const char *scenario, const char *gpu, int lo)
 {
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd,
 		 "bin/gpuplan search %s --db %s/b-%s.db --min --vary workloads.chat.replicas "
-		 "--lo 1 --hi 8 --until 'chat.goal_met >= 1' --set pools.serve.gpu=%s --set "
+		 "--lo %d --hi 8 --until 'chat.goal_met >= 1' --set pools.serve.gpu=%s --set "
 		 "pools.serve.nodes=8 --no-first-cut",
-		 scenario, dir, gpu, gpu);
+		 scenario, dir, gpu, lo, gpu);
 	cr_assert_eq(capture(cmd, out2, sizeof out2), 0, "%s", out2);
 	const char *eq = strrchr(out2, '=');
 	cr_assert_not_null(eq, "%s", out2);
 	return atoi(eq + 1);
 }
 
-Test(advise_size, an_over_provisioned_h100_service_moves_to_one_l40s)
+/* A service the scenario runs on two replicas or more keeps two: one replica
+ * would hold its load, but it is no redundancy (advise_size.c). */
+Test(advise_size, an_over_provisioned_h100_service_moves_to_two_l40s)
 {
 	char cmd[512];
 	snprintf(cmd, sizeof cmd,
@@ -78,24 +80,24 @@ Test(advise_size, an_over_provisioned_h100_service_moves_to_one_l40s)
 	cr_expect_eq(simulated(type_line("A100-40GB")), -1, "%s", type_line("A100-40GB"));
 	cr_expect_eq(simulated(type_line("T4")), -1, "%s", type_line("T4"));
 	cr_expect_eq(simulated(type_line("B200")), -1, "%s", type_line("B200"));
-	/* the recommendation: the cheapest fleet that meets the goal */
-	cr_assert(strstr(out, "recommendation: chat on L40S: 1 replica, pool serve at 1 node"),
+	/* the recommendation: the cheapest fleet of two or more that meets the goal */
+	cr_assert(strstr(out, "recommendation: chat on L40S: 2 replicas, pool serve at 2 nodes"),
 		  "%s", out);
 	cr_assert(strstr(out, "--set 'pools.serve.gpu=L40S' --set "
-			      "'pools.serve.price.gpu_hour=1.8' --set 'workloads.chat.replicas=1' "
-			      "--set 'pools.serve.nodes=1'"),
+			      "'pools.serve.price.gpu_hour=1.8' --set 'workloads.chat.replicas=2' "
+			      "--set 'pools.serve.nodes=2'"),
 		  "%s", out);
-	/* each searched answer is the full bisection's: the A10's first cut (2)
-	 * is low, and its search walks up to 4 */
+	/* each searched answer is the full bisection's from 2: the A10's first
+	 * cut (2) is low, and its search walks up to 4 */
 	static const struct {
 		const char *gpu;
 		int replicas;
-	} searched[] = {{"H100-80GB", 1}, {"L40S", 1}, {"A100-80GB", 1}, {"A10", 4}};
+	} searched[] = {{"H100-80GB", 2}, {"L40S", 2}, {"A100-80GB", 2}, {"A10", 4}};
 	for (size_t i = 0; i < sizeof searched / sizeof *searched; i++) {
 		int n = simulated(type_line(searched[i].gpu));
 		cr_expect_eq(n, searched[i].replicas, "%s: %d\n%s", searched[i].gpu, n,
 			     type_line(searched[i].gpu));
-		cr_expect_eq(bisection("scenarios/fleet-overprovisioned.yaml", searched[i].gpu),
+		cr_expect_eq(bisection("scenarios/fleet-overprovisioned.yaml", searched[i].gpu, 2),
 			     searched[i].replicas, "%s", searched[i].gpu);
 	}
 }
@@ -118,7 +120,7 @@ Test(advise_size, under_a_tight_bound_nothing_cheaper_than_the_h100_meets)
 		strstr(out, "chat at 3 replicas, pool serve at 3 nodes (fewest meeting its goal)"),
 		"%s", out);
 	cr_expect_eq(simulated(type_line("H100-80GB")), 3, "%s", type_line("H100-80GB"));
-	cr_expect_eq(bisection("scenarios/fleet-tight.yaml", "H100-80GB"), 3);
+	cr_expect_eq(bisection("scenarios/fleet-tight.yaml", "H100-80GB", 1), 3);
 	cr_assert_null(strstr(out, "chat on L40S"), "%s", out);
 	cr_assert_null(strstr(out, "recommendation: chat on"), "%s", out);
 }

@@ -485,6 +485,25 @@ Test(corpus, a_pool_is_sized_after_the_fix_that_reconfigures_it)
 		  "%s", out);
 }
 
+/* tests/fixtures/diagnose/service-pinned.yaml: a service pinned by its
+ * gpu_spec to slow L4s misses its TTFT bound while the H100 pool idles.
+ * advise moves the pin to the idle pool (the same bill), and its search over
+ * GPU types moves the pin with the pool's type: every probe on another type
+ * stalled before ("didn't match Pod's node affinity/selector"). */
+Test(corpus, a_pinned_service_moves_to_the_idle_gpus_it_was_kept_off)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/service-pinned.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: chat on pool h100's H100-80GB GPUs (run 2): --set "
+			      "'workloads.chat.gpu_spec=[H100-80GB]'; SLO attainment 100.0%"),
+		  "%s", out);
+	cr_expect(strstr(out, "chat on H100-80GB: 2 replicas, pool l4 at 2 nodes (fewest meeting"),
+		  "the type search places the service on the pool's new type: %s", out);
+}
+
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal
  * (train its deadlines, eval a queue p95 of 1800 s within batch work's
  * default 1 h), so the run has no finding and advise keeps the two nodes.
