@@ -268,8 +268,10 @@ static int identify(struct store *st, enum db_kind *kind, struct gp_err *err)
 	return GP_OK;
 }
 
-/* A reader needs the tables every report reads: one of ours without them
- * (cut by hand, or a crafted file) is a bad input, exit 2, not an SQL error. */
+/* A reader needs the tables every report reads, and a writer would append a
+ * run whose rows some of them lack: one of ours without them (cut by hand, or
+ * a crafted file) is a bad input, exit 2, not an SQL error or a table made
+ * again empty under the runs it had. */
 static int whole_schema(struct store *st, struct gp_err *err)
 {
 	/* The tables every version of the schema has had (store_schema.c), that
@@ -357,7 +359,7 @@ static int open_db(const char *path, bool write, struct store **out, struct gp_e
 		if (!rc && !write && kind == DB_EMPTY)
 			rc = gp_errorf(err, GP_EINPUT, "%s: an empty database; %s", path,
 				       remedy(st));
-		if (!rc && !write)
+		if (!rc && (!write || kind == DB_OURS)) /* a writer would append to it */
 			rc = whole_schema(st, err);
 		if (!rc && write)
 			rc = configure(st, kind, err);

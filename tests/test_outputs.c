@@ -133,6 +133,34 @@ Test(outputs, a_foreign_database_with_its_own_runs_table_is_refused_untouched)
 				 "PRAGMA user_version = 7;");
 }
 
+/* One of ours with a table every version had dropped (docs/cli.md, exit
+ * codes): a run appended to it would leave its earlier runs without their
+ * rows there, and without runs the job rows' keys would collide.  Refused,
+ * exit 2, the file left as it was, for each such table. */
+Test(outputs, a_results_database_without_a_table_is_refused_untouched)
+{
+	static const char *const tables[] = {"runs", "metrics", "params", "findings"};
+	char db[128], cmd[512], out[4096], sql[64];
+	for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+		snprintf(db, sizeof db, "%s/r.db", dir);
+		unlink(db); /* a new results database each time */
+		make_results(db, sizeof db);
+		snprintf(sql, sizeof sql, "DROP TABLE %s", tables[i]);
+		make_foreign(db, sql); /* opened as any SQLite file, the table dropped */
+		size_t n;
+		char *before = scratch_slurp(db, &n);
+		snprintf(cmd, sizeof cmd,
+			 "bin/gpuplan run scenarios/quickstart.yaml --quiet --db %s", db);
+		cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s: %s", tables[i], out);
+		char want[96];
+		snprintf(want, sizeof want, "a gpuplan results database without its %s table",
+			 tables[i]);
+		cr_expect(strstr(out, want), "%s", out);
+		scratch_expect_same_bytes(db, before, n);
+		free(before);
+	}
+}
+
 Test(outputs, report_only_reads_the_results_database)
 {
 	char db[128], cmd[512], out[65536];
