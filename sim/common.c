@@ -1,8 +1,10 @@
 /* common.c - error formatting and the allocation wrappers (see common.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "gpuplan/common.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,9 +371,39 @@ char *gp_strf(const char *fmt, ...)
 	return s;
 }
 
+/* The processors this process may run on: under taskset or a cgroup's
+ * cpuset, fewer than the machine has online. */
+static long processors(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+int gp_check_environment(struct gp_err *err)
+{
+	static const struct {
+		const char *name;
+		long long max;
+	} vars[] = {{"GPUPLAN_THREADS", GP_MAX_JOBS}, {"GPUPLAN_WRITER_ROWS", 1 << 20}};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *s = getenv(vars[i].name);
+		char *end = NULL;
+		errno = 0;
+		long long v = s && *s ? strtoll(s, &end, 10) : 1;
+		if (s && *s && (errno || *end || v < 1 || v > vars[i].max))
+			return gp_errorf(err, GP_EINPUT,
+					 "%s='%s' in the environment; expected a whole number "
+					 "from 1 to %lld",
+					 vars[i].name, s, vars[i].max);
+	}
+	return GP_OK;
+}
+
 unsigned gp_default_jobs(unsigned max)
 {
 	const char *env = getenv("GPUPLAN_THREADS");
-	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = env && *env ? strtol(env, NULL, 10) : processors();
 	return n < 1 ? 1 : n > (long)max ? max : (unsigned)n;
 }

@@ -1174,6 +1174,9 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2)
 		return print_usage(stderr), GP_EINPUT;
+	struct gp_err env GP_ERR_SCOPE = {0};
+	if (gp_check_environment(&env))
+		return cli_fail(GP_EINPUT, &env, false);
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help"))
 		return print_usage(stdout), stdout_checked(0);

@@ -97,9 +97,18 @@ static int make_parents(const char *path, struct gp_err *err)
 				continue;
 			char c = *p;
 			*p = '\0';
+			struct stat sb;
 			if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 				rc = gp_errorf(err, GP_ERUNTIME, "%s: cannot create folder %s: %s",
 					       path, dir, strerror(errno));
+				break;
+			}
+			if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) { /* a file on the way */
+				rc = gp_errorf(
+					err, GP_EINPUT,
+					"%s: %s is a file, not a folder; choose another path "
+					"for the results",
+					path, dir);
 				break;
 			}
 			*p = c;
@@ -380,8 +389,9 @@ int store_open(const char *path, struct store **out, struct gp_err *err)
 	*out = NULL;
 	if (sti_special_name(path, err)) /* before any folder is made for it */
 		return GP_EINPUT;
-	if (make_parents(path, err))
-		return GP_ERUNTIME;
+	int rc = make_parents(path, err);
+	if (rc)
+		return rc;
 	return open_db(path, true, out, err);
 }
 

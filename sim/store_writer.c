@@ -352,13 +352,8 @@ static void sink_simulated(void *ctx)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* GPUPLAN_THREADS=1: everything on the caller's thread. */
-static bool use_thread(void)
-{
-	const char *env = getenv("GPUPLAN_THREADS");
-	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 1;
-}
+/* GPUPLAN_THREADS=1, or one processor: everything on the caller's thread. */
+static bool use_thread(void) { return gp_default_jobs(2) > 1; }
 
 /* GPUPLAN_WRITER_ROWS=N: rows per batch (tests use small ones). */
 static size_t batch_rows(void)

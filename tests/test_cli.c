@@ -214,6 +214,34 @@ Test(cli, help_and_unknown_commands)
 	cr_assert_eq(gpuplan(""), 2);
 }
 
+/* GPUPLAN_THREADS and GPUPLAN_WRITER_ROWS are input too: a value that is not
+ * a whole number from 1 to the limit is refused, exit 2, before anything
+ * runs (abc ran everything on one thread; 99999 forked 256 sweep workers). */
+Test(cli, a_bad_thread_or_batch_setting_in_the_environment_is_refused)
+{
+	static const char *const bad[] = {"GPUPLAN_THREADS=abc",   "GPUPLAN_THREADS=0",
+					  "GPUPLAN_THREADS=-2",    "GPUPLAN_THREADS=99999",
+					  "GPUPLAN_WRITER_ROWS=0", "GPUPLAN_WRITER_ROWS=1.5"};
+	char cmd[512], db[160];
+	snprintf(db, sizeof db, "%s/env.db", dir);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(cmd, sizeof cmd, "%s bin/gpuplan run scenarios/quickstart.yaml --db %s",
+			 bad[i], db);
+		cr_expect_eq(capture(cmd, out, sizeof out), 2, "%s: %s", bad[i], out);
+		const char *eq = strchr(bad[i], '=');
+		char want[96];
+		snprintf(want, sizeof want,
+			 "gpuplan: error: %.*s='%s' in the environment; expected "
+			 "a whole number from 1 to ",
+			 (int)(eq - bad[i]), bad[i], eq + 1);
+		cr_expect(strstr(out, want), "%s", out);
+		cr_expect_neq(access(db, F_OK), 0, "%s: nothing is written", bad[i]);
+	}
+	snprintf(cmd, sizeof cmd,
+		 "GPUPLAN_THREADS=256 bin/gpuplan check scenarios/quickstart.yaml");
+	cr_expect_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+}
+
 /* Every command's --help comes from its argument table: it exits 0 and lists
  * the options the command accepts; the usage text names every exit code. */
 Test(cli, every_command_has_help_and_the_usage_names_every_exit_code)
@@ -341,6 +369,13 @@ Test(cli, a_database_path_that_is_a_folder_or_not_sqlite_exits_2)
 				  "%s: %s", args, out);
 			cr_expect_null(strstr(out, "--db"), "%s: %s", args, out);
 		}
+	/* a file where a folder of the path should be: exit 2, named (SQLite
+	 * said "unable to open database file", exit 1) */
+	snprintf(args, sizeof args, "run scenarios/quickstart.yaml --quiet --db %s/sub/x.db", text);
+	cr_expect_eq(gpuplan(args), 2, "%s", out);
+	char want[300];
+	snprintf(want, sizeof want, "%s is a file, not a folder; choose another path", text);
+	cr_expect(strstr(out, want), "%s", out);
 	scratch_expect_same_bytes(text, before, n);
 	free(before);
 }
@@ -393,19 +428,31 @@ Test(cli, each_kind_of_error_is_reported_as_its_kind_says)
 	cr_assert_eq(gpuplan(args), 2);
 	cr_assert_str_eq(out,
 			 "gpuplan: error: --goal: at most 16 of them\n(see 'gpuplan --help')\n");
-	/* io: SQLite cannot open a database below a regular file (exit 1) */
+	/* input: a regular file where a folder of the database's path should be
+	 * (exit 2: the path cannot hold results) */
 	snprintf(db, sizeof db, "%s/plain", dir);
 	FILE *f = fopen(db, "w");
 	cr_assert_not_null(f);
 	fclose(f);
 	snprintf(args, sizeof args, "run scenarios/eval-window.yaml --quiet --db %s/plain/r.db",
 		 dir);
-	cr_assert_eq(gpuplan(args), 1);
+	cr_assert_eq(gpuplan(args), 2);
 	snprintf(want, sizeof want,
-		 "gpuplan: error: %s/plain/r.db: cannot open database: unable to open database "
-		 "file\n",
-		 dir);
+		 "gpuplan: error: %s/plain/r.db: %s/plain is a file, not a folder; choose another "
+		 "path for the results\n",
+		 dir, dir);
 	cr_assert_str_eq(out, want);
+	/* io: a write past the file size limit fails (EFBIG, as a full disk; the
+	 * run ignores SIGXFSZ) and the run's new file is removed (exit 1) */
+	char cmd[700];
+	snprintf(cmd, sizeof cmd,
+		 "ulimit -f 200; bin/gpuplan run scenarios/eval-window.yaml --quiet --db %s/big.db",
+		 dir);
+	cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+	snprintf(want, sizeof want, "gpuplan: error: %s/big.db: ", dir);
+	cr_assert(!strncmp(out, want, strlen(want)), "%s", out);
+	snprintf(db, sizeof db, "%s/big.db", dir);
+	cr_expect_neq(access(db, F_OK), 0, "%s is left", db);
 	/* limit of the system: a path of PATH_MAX (4096) characters or more (exit 1) */
 	n = (size_t)snprintf(db, sizeof db, "%s/", dir);
 	while (n < 4200)

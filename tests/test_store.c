@@ -667,7 +667,10 @@ Test(store, folder_in_place_of_the_file_is_bad_input_named_a_directory)
 	cr_expect_eq(store_open_read(dbpath, &st, &err), GP_EINPUT);
 }
 
-Test(store, parent_that_is_a_file_is_a_runtime_error)
+/* A regular file where a folder of the path should be: the path cannot hold
+ * results, as a directory cannot (docs/cli.md, exit codes), named as such
+ * (SQLite said "unable to open database file"). */
+Test(store, parent_that_is_a_file_is_bad_input)
 {
 	char file[160];
 	snprintf(file, sizeof file, "%s/plain", tmpdir);
@@ -677,8 +680,9 @@ Test(store, parent_that_is_a_file_is_a_runtime_error)
 	snprintf(dbpath, sizeof dbpath, "%s/plain/sub/run.db", tmpdir);
 	struct store *st;
 	struct gp_err err GP_ERR_SCOPE = {0};
-	cr_expect_eq(store_open(dbpath, &st, &err), GP_ERUNTIME);
-	cr_expect(strstr(err.msg, dbpath), "message: %s", err.msg);
+	cr_expect_eq(store_open(dbpath, &st, &err), GP_EINPUT);
+	cr_expect(strstr(err.msg, dbpath) && strstr(err.msg, "plain is a file, not a folder"),
+		  "message: %s", err.msg);
 }
 
 Test(store, newer_schema_version_is_refused)

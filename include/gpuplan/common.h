@@ -211,9 +211,17 @@ int gp_read_input(const char *path, char **text, size_t *len, const char **why);
 
 /* Threads or processes a command runs at once by default (advise's and
  * sweep's --jobs): GPUPLAN_THREADS when set (1: one at a time, the
- * single-threaded path tests compare with), else the processors online;
- * from 1 to max. */
+ * single-threaded path tests compare with; main refuses a value that is not
+ * 1 .. GP_MAX_JOBS), else the processors this process may run on (its CPU
+ * affinity, as nproc counts them); from 1 to max. */
+#define GP_MAX_JOBS 256
 unsigned gp_default_jobs(unsigned max);
+
+/* The environment variables that tune how a command runs are input too:
+ * GPUPLAN_THREADS (1 .. GP_MAX_JOBS) and GPUPLAN_WRITER_ROWS (1 .. 2^20)
+ * must be whole numbers in range, else GP_EINPUT (GPUPLAN_THREADS=abc ran
+ * everything on one thread, 99999 forked 256 sweep workers). */
+int gp_check_environment(struct gp_err *err);
 
 void *gp_xmalloc(size_t n);
 void *gp_xcalloc(size_t n, size_t size);
