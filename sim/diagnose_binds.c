@@ -281,11 +281,21 @@ static void mig_finding(struct view *v, size_t w, const struct spent *sp, int32_
 	struct finding *f =
 		bind_finding(v, STEP_ALLOCATION, KIND_MIG_PROFILE, CONSTRAINT_MIG_PROFILE, sp->wait,
 			     p, w, -1, val, "pools.%s.sharing.layout", ps->name);
-	snprintf(text, sizeof text,
-		 "%s waits for a %s instance of pool %s while its MIG layout gives the GPUs to "
-		 "other profiles: a layout with more %s instances would start it on the same "
-		 "GPUs",
-		 ws->name, ws->mig_profile, v->sc->pools[p].name, ws->mig_profile);
+	bool has = false;
+	for (size_t i = 0; i < ps->sharing.n_layout; i++)
+		has |= !strcmp(ps->sharing.layout[i]->name, ws->mig_profile);
+	if (has)
+		snprintf(text, sizeof text,
+			 "%s waits for a %s instance of pool %s while its MIG layout gives the "
+			 "GPUs to other profiles: a layout with more %s instances would start it "
+			 "on the same GPUs",
+			 ws->name, ws->mig_profile, ps->name, ws->mig_profile);
+	else
+		snprintf(text, sizeof text,
+			 "%s waits for %s instances, which the MIG layout of pool %s has none of: "
+			 "a layout with %s instances beside the profiles its other work asks for "
+			 "would start it on GPUs already there",
+			 ws->name, ws->mig_profile, ps->name, ws->mig_profile);
 	snprintf(ev, sizeof ev, "%.0f late jobs waited %.1f pod-hours; the layout of a GPU is %s",
 		 sp->n, sp->wait / 3600, val);
 	say(f, text, ev);
@@ -346,15 +356,31 @@ size_t diagnose_mig_layout(const struct scenario *sc, size_t p, size_t w,
 	return (size_t)l.n;
 }
 
-/* The MIG pool w may use whose layout could hold more of its profile
- * (diagnose_mig_layout), or -1: then only more GPUs would. */
+/* Whether w's pods could run in MIG pool p under another layout: its GPU
+ * has w's profile and no rule keeps them off (the layout may lack the
+ * profile: then no unit of p is w's today). */
+static bool mig_capable(struct view *v, size_t w, size_t p)
+{
+	const struct pool_spec *ps = &v->sc->pools[p];
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	return ps->sharing.mode == SHARING_MIG && ws->request == REQUEST_MIG &&
+	       catalog_mig_profile(ps->gpu, ws->mig_profile) &&
+	       !placement_pool_filtered(diagnose_placer(v), w, p);
+}
+
+/* The MIG pool whose layout could hold more of w's profile
+ * (diagnose_mig_layout): one it may use first, else one of its GPU whose
+ * layout has none of the profile (the evals' 3g.40gb on a pool laid out for
+ * notebooks and fine-tunes), or -1: then only more GPUs would. */
 static int32_t mig_pool(struct view *v, size_t w)
 {
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		const struct mig_profile *l[7];
-		if (diagnose_allowed(v, w, p) && diagnose_mig_layout(v->sc, p, w, l))
-			return (int32_t)p;
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t p = 0; p < v->sc->n_pools; p++) {
+			const struct mig_profile *l[7];
+			bool may = pass ? mig_capable(v, w, p) : diagnose_allowed(v, w, p);
+			if (may && diagnose_mig_layout(v->sc, p, w, l))
+				return (int32_t)p;
+		}
 	return -1;
 }
 

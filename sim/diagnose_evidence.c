@@ -54,6 +54,7 @@ struct free_sums {
 	double secs;      /* seconds of those windows */
 	double free, cap; /* GPU-seconds free and in capacity */
 	double pend;      /* w's pending pod-seconds */
+	double most;      /* w's most jobs pending in a window (its average there, up) */
 	double covered;   /* of which in windows whose free capacity held one of its jobs */
 };
 
@@ -86,6 +87,7 @@ static void free_while_pending(struct view *v, size_t w, struct free_sums *f)
 		f->free += free * L;
 		f->cap += cap * L;
 		f->pend += pending * L;
+		f->most = fmax(f->most, ceil(pending - 1e-9));
 		if (free >= need - 1e-9)
 			f->covered += pending * L;
 	}
@@ -217,9 +219,11 @@ static void admission_finding(struct view *v, size_t w)
 	quota_other_fix(v, fd, w, q, top, idle, need);
 	if (!e)
 		return;
-	/* the waiting jobs the free GPUs would hold, whole: no more than the
-	 * cohort lends, nor a quota past the GPUs its work may use */
-	double more = floor(idle / need + 1e-9) * need;
+	/* the waiting jobs the free GPUs would hold, whole (no more than wait
+	 * at once: a borrowing limit of 2 under 7 two-GPU jobs, 5 admitted and
+	 * 10 GPUs free, grows to 6, not 12): no more than the cohort lends, nor
+	 * a quota past the GPUs its work may use */
+	double more = floor(fmin(idle, f.most * need) / need + 1e-9) * need;
 	double lends = cohort_lends(v->sc, (size_t)ws->queue), reach = reach_gpus(v, w);
 	/* In a cohort, borrowing what others leave unused before owning more. */
 	for (int pass = q->cohort ? 0 : 1; pass < 2; pass++) {

@@ -162,7 +162,7 @@ static const struct case_ cases[] = {
 	{"borrow",
 	 "allocation",
 	 {"evals waits on admission", "queue team-a"},
-	 "borrowing limit of team-a at 12 GPUs"},
+	 "borrowing limit of team-a at 6 GPUs"},
 	{"memory-request",
 	 "placement",
 	 {"prep waits on its memory request", "a request of 128 GiB fits 8 a node"},
@@ -502,6 +502,36 @@ Test(corpus, a_pinned_service_moves_to_the_idle_gpus_it_was_kept_off)
 		  "%s", out);
 	cr_expect(strstr(out, "chat on H100-80GB: 2 replicas, pool l4 at 2 nodes (fewest meeting"),
 		  "the type search places the service on the pool's new type: %s", out);
+}
+
+/* tests/fixtures/diagnose/borrow-minimal.yaml: a borrowing limit grows by
+ * the GPUs of the jobs that wait at once (two 2-GPU jobs: 2 to 6), not by
+ * every GPU free (2 to 12); tests/fixtures/diagnose/mig-relayout.yaml: the
+ * MIG pool whose layout lacks the evals' profile is laid out again with it,
+ * no node bought (two more nodes of the small pool before). */
+Test(corpus, the_smallest_quota_raise_and_a_layout_on_the_pool_without_the_profile)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/borrow-minimal.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "{nvidia.com/gpu: 6} is its smallest relaxation"), "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: borrowing limit of research at 6 GPUs (run 2): "
+			      "--set 'queues.research.borrowing_limit={nvidia.com/gpu: 6}'; "
+			      "queue p95 0 s, deadlines met 100.0%"),
+		  "%s", out);
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/mig-relayout.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "evals waits for 3g.40gb instances, which the MIG layout of pool "
+			      "a100mig has none of"),
+		  "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: MIG layout [2g.20gb, 1g.10gb, 3g.40gb] on a100mig "
+			      "(run 2): --set 'pools.a100mig.sharing={mode: mig, layout: [2g.20gb, "
+			      "1g.10gb, 3g.40gb]}'; queue p95 918 s, deadlines met 100.0%"),
+		  "%s", out);
 }
 
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal

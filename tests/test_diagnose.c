@@ -180,10 +180,9 @@ Test(diagnose, pending_reasons_carry_their_kinds)
 	cr_expect_eq(r.findings[0].kind, KIND_ADMISSION);
 	cr_expect_eq(r.findings[0].queue, 0);
 	cr_expect_eq(r.findings[0].workload, 0);
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "queues.team-a.quota",
-			 "4 + the 12 GPUs that were free");
-	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "{nvidia.com/gpu: 16}",
-			 "4 + the 12 GPUs that were free");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].key, "queues.team-a.quota");
+	cr_expect_str_eq(r.findings[0].fixes[0].sets[0].value, "{nvidia.com/gpu: 12}",
+			 "4 + the 8 one-GPU jobs that waited at once (12 GPUs were free)");
 }
 
 Test(diagnose, application_when_the_tokenizer_is_saturated)

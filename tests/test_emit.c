@@ -256,7 +256,7 @@ Test(emit, a_quota_is_a_kueue_clusterqueue)
 	cr_expect_str_eq(at(&d, "spec resourceGroups 0 coveredResources 0"), "nvidia.com/gpu");
 	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 name"),
 			 "nvidia.com/gpu");
-	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 nominalQuota"), "16");
+	cr_expect_str_eq(at(&d, "spec resourceGroups 0 flavors 0 resources 0 nominalQuota"), "12");
 	yaml_document_delete(&d);
 	snprintf(file, sizeof file, "%s/q", dir);
 	python_parses(file);
