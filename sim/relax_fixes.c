@@ -433,6 +433,13 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 			finding_fix_setf(a, "workloads.%s.memory_fraction=0.9", ws->name);
 			finding_fix_setf(a, "workloads.%s.quantization=int8", ws->name);
 		}
+		/* round-robin spreads requests, not work: a replica behind long
+		 * outputs keeps getting its share (an L7 router by load evens it) */
+		if (is->route == ROUTE_ROUND_ROBIN && is->max_replicas >= 2 && !is->disagg &&
+		    !is->service)
+			finding_fix_setf(
+				finding_fixf(f, "%s routed to the least loaded replica", ws->name),
+				"workloads.%s.route=least-outstanding", ws->name);
 		relax_idle_type(sc, r, w, f);
 	}
 }

@@ -445,11 +445,11 @@ Test(advise, an_autoscaler_ramp_that_misses_keeps_the_old_maximum_warm)
 	char args[256];
 	snprintf(args, sizeof args, "tests/fixtures/diagnosis/autoscaler-ramp.yaml --db %s", db);
 	cr_assert_eq(advise(args), 0, "%s", out);
-	cr_expect(strstr(out, "recommendation: min_replicas 2, max_replicas 4 for chat (run 4): "
+	cr_expect(strstr(out, "recommendation: min_replicas 2, max_replicas 4 for chat (run 5): "
 			      "--set 'workloads.chat.replicas.max=4' --set "
 			      "'workloads.chat.replicas.min=2'; SLO attainment 99.2%"),
 		  "%s", out);
-	cr_expect(strstr(out, "  max_replicas 4 for chat                      3    no "), "%s",
+	cr_expect(strstr(out, "  max_replicas 4 for chat                      4    no "), "%s",
 		  out);
 }
 

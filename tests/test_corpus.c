@@ -497,7 +497,7 @@ Test(corpus, a_pinned_service_moves_to_the_idle_gpus_it_was_kept_off)
 		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/service-pinned.yaml --db %s",
 		 db, db);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
-	cr_expect(strstr(out, "\nrecommendation: chat on pool h100's H100-80GB GPUs (run 2): --set "
+	cr_expect(strstr(out, "\nrecommendation: chat on pool h100's H100-80GB GPUs (run 3): --set "
 			      "'workloads.chat.gpu_spec=[H100-80GB]'; SLO attainment 100.0%"),
 		  "%s", out);
 	cr_expect(strstr(out, "chat on H100-80GB: 2 replicas, pool l4 at 2 nodes (fewest meeting"),
