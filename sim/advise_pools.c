@@ -327,6 +327,17 @@ struct fixed {
 	bool atop; /* atop's fixes are among them */
 };
 
+/* What o's key says of pool ps after "pools.NAME" ("", ".sharing"), or
+ * NULL when it is not about ps. */
+static const char *pool_key_rest(const struct pool_spec *ps, const struct override *o)
+{
+	size_t n = strlen(ps->name);
+	if (strncmp(o->key, "pools.", 6) || strncmp(o->key + 6, ps->name, n))
+		return NULL;
+	const char *rest = o->key + 6 + n;
+	return !*rest || *rest == '.' ? rest : NULL;
+}
+
 /* Whether o sets what the sizing of pool ps sets: its size ("pools.NAME.nodes",
  * anything of its autoscaling, or the pool whole) or the quota of a queue g
  * grows.  Its other keys (sharing, labels, taints) stack with a size: time-
@@ -334,12 +345,9 @@ struct fixed {
 static bool sizing_key(const struct scenario *sc, const struct pool_spec *ps,
 		       const struct quota_growth *g, const struct override *o)
 {
-	size_t n = strlen(ps->name);
-	if (!strncmp(o->key, "pools.", 6) && !strncmp(o->key + 6, ps->name, n)) {
-		const char *rest = o->key + 6 + n;
-		if (!*rest || !strcmp(rest, ".nodes") || !strncmp(rest, ".autoscale", 10))
-			return true;
-	}
+	const char *rest = pool_key_rest(ps, o);
+	if (rest && (!*rest || !strcmp(rest, ".nodes") || !strncmp(rest, ".autoscale", 10)))
+		return true;
 	for (size_t k = 0; k < g->n; k++) {
 		const char *q = sc->queues[g->queues[k]].name;
 		size_t m = strlen(q);
@@ -599,9 +607,8 @@ static int size_after_short(const struct advise_spec *sp, struct store *st,
 /* Whether o sets a key of pool ps ("pools.NAME.sharing"). */
 static bool sets_pool(const struct pool_spec *ps, const struct override *o)
 {
-	size_t n = strlen(ps->name);
-	return !strncmp(o->key, "pools.", 6) && !strncmp(o->key + 6, ps->name, n) &&
-	       o->key[6 + n] == '.';
+	const char *rest = pool_key_rest(ps, o);
+	return rest && *rest == '.';
 }
 
 /* Whether every override of a is one of b's. */

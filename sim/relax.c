@@ -133,9 +133,7 @@ static const char *letter_name(const struct scenario *sc, const struct constrain
 	return NULL;
 }
 
-/* The workload c is about, or NULL. */
-static const struct workload_spec *workload_of(const struct scenario *sc,
-					       const struct constraint *c)
+const struct workload_spec *relax_workload_of(const struct scenario *sc, const struct constraint *c)
 {
 	return c->workload >= 0 && (size_t)c->workload < sc->n_workloads
 		       ? &sc->workloads[c->workload]
@@ -145,7 +143,7 @@ static const struct workload_spec *workload_of(const struct scenario *sc,
 /* A pod without a model asks for its VRAM itself: no weights to narrow. */
 static bool own_vram(const struct scenario *sc, const struct constraint *c)
 {
-	const struct workload_spec *w = workload_of(sc, c);
+	const struct workload_spec *w = relax_workload_of(sc, c);
 	return c->kind == CONSTRAINT_VRAM && w && !w->model;
 }
 
@@ -203,7 +201,7 @@ char *relax_value(const struct scenario *sc, const struct constraint *c)
 	struct gp_sbuf b = {0};
 	const struct queue_spec *q =
 		c->queue >= 0 && (size_t)c->queue < sc->n_queues ? &sc->queues[c->queue] : NULL;
-	const struct workload_spec *w = workload_of(sc, c);
+	const struct workload_spec *w = relax_workload_of(sc, c);
 	const struct pool_spec *p =
 		c->pool >= 0 && (size_t)c->pool < sc->n_pools ? &sc->pools[c->pool] : NULL;
 	const struct quota_entry *e = q ? diagnose_gpu_quota(q) : NULL;

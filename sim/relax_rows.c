@@ -35,14 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct workload_spec *workload_of(const struct scenario *sc,
-					       const struct constraint *c)
-{
-	return c->workload >= 0 && (size_t)c->workload < sc->n_workloads
-		       ? &sc->workloads[c->workload]
-		       : NULL;
-}
-
 static const struct pool_spec *pool_of(const struct scenario *sc, const struct constraint *c)
 {
 	return c->pool >= 0 && (size_t)c->pool < sc->n_pools ? &sc->pools[c->pool] : NULL;
@@ -57,7 +49,7 @@ void relax_reclaim(const struct scenario *sc, const struct results *r, const str
 		   struct finding *f)
 {
 	(void)r;
-	const struct workload_spec *ws = workload_of(sc, c);
+	const struct workload_spec *ws = relax_workload_of(sc, c);
 	int32_t q = c->queue >= 0 ? c->queue : ws ? ws->queue : -1;
 	if (q < 0 || (size_t)q >= sc->n_queues || sc->queues[q].reclaim == RECLAIM_ANY)
 		return;
@@ -93,7 +85,7 @@ void relax_priority(const struct scenario *sc, const struct results *r, const st
 		    struct finding *f)
 {
 	(void)r;
-	const struct workload_spec *ws = workload_of(sc, c);
+	const struct workload_spec *ws = relax_workload_of(sc, c);
 	if (!ws)
 		return;
 	int32_t top = INT32_MIN;
@@ -155,7 +147,7 @@ void relax_spread(const struct scenario *sc, const struct results *r, const stru
 		  struct finding *f)
 {
 	(void)r;
-	const struct workload_spec *ws = workload_of(sc, c);
+	const struct workload_spec *ws = relax_workload_of(sc, c);
 	bool usable[64] = {0};
 	if (!ws || !ws->spread.key || sc->n_pools > 64)
 		return;
@@ -196,7 +188,7 @@ void relax_mig_layout(const struct scenario *sc, const struct results *r,
 	(void)r;
 	const struct pool_spec *ps = pool_of(sc, c);
 	const struct mig_profile *l[7];
-	size_t n = ps && workload_of(sc, c)
+	size_t n = ps && relax_workload_of(sc, c)
 			   ? diagnose_mig_layout(sc, (size_t)c->pool, (size_t)c->workload, l)
 			   : 0;
 	if (!n)
@@ -219,7 +211,7 @@ void relax_mig_layout(const struct scenario *sc, const struct results *r,
 static void relax_request(const struct scenario *sc, const struct constraint *c, struct finding *f,
 			  bool memory)
 {
-	const struct workload_spec *ws = workload_of(sc, c);
+	const struct workload_spec *ws = relax_workload_of(sc, c);
 	bool usable[64] = {0};
 	if (!ws || sc->n_pools > 64)
 		return;
@@ -337,7 +329,7 @@ static double startup_that_meets(const struct results *r, int32_t w, double now)
 void relax_startup(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		   struct finding *f)
 {
-	const struct workload_spec *ws = workload_of(sc, c);
+	const struct workload_spec *ws = relax_workload_of(sc, c);
 	const struct pool_spec *ps = pool_of(sc, c);
 	bool own = ws && ws->startup > 0;
 	sim_time now = own ? ws->startup : ps ? ps->startup : 0;

@@ -54,6 +54,10 @@ const struct relax_row *relax_row_of(enum constraint_kind k);
  * stays as it is. */
 char *relax_key(const struct scenario *sc, const struct constraint *c);
 
+/* The workload c is about, or NULL (none, or an index past the scenario's). */
+const struct workload_spec *relax_workload_of(const struct scenario *sc,
+					      const struct constraint *c);
+
 /* How c is relaxed minimally, in words: its row's relaxation, but for a pod
  * without a model whose VRAM binds (its key is then workloads.W.vram). */
 const char *relax_relaxation(const struct scenario *sc, const struct constraint *c);
