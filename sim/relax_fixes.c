@@ -413,6 +413,41 @@ static void relax_idle_type(const struct scenario *sc, const struct results *r, 
 	}
 }
 
+/* Whether some pool's GPU type is one both workloads' gpu_spec allow. */
+static bool share_a_type(const struct scenario *sc, const struct workload_spec *a,
+			 const struct workload_spec *b)
+{
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		const char *g = sc->pools[p].gpu->name;
+		if ((!a->n_gpu_spec || spec_allows(a, g)) && (!b->n_gpu_spec || spec_allows(b, g)))
+			return true;
+	}
+	return false;
+}
+
+/* Service w (fixed replicas) short of replicas beside a service of the same
+ * GPUs that meets its goal with three or more: one replica moved from that
+ * one to w, on the GPUs it frees (two services on one node, one idling on
+ * three replicas while the other misses on one).  The other keeps two. */
+static void relax_moved_replica(const struct scenario *sc, const struct results *r, size_t w,
+				struct finding *f)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	const struct inference_spec *is = ws->inference;
+	for (size_t o = 0; is->max_replicas == is->replicas && o < sc->n_workloads; o++) {
+		const struct workload_spec *os = &sc->workloads[o];
+		const struct inference_spec *oi = os->inference;
+		if (o == w || !oi || oi->max_replicas != oi->replicas || oi->replicas < 3 ||
+		    oi->tensor_parallel != is->tensor_parallel || oi->disagg || oi->service ||
+		    !results_holds(r, os->name, METRIC_GOAL_MET) || !share_a_type(sc, ws, os))
+			continue;
+		struct finding_fix *a =
+			finding_fixf(f, "a replica of %s moved to %s", os->name, ws->name);
+		finding_fix_setf(a, "workloads.%s.replicas=%d", os->name, (int)oi->replicas - 1);
+		finding_fix_setf(a, "workloads.%s.replicas=%d", ws->name, (int)is->replicas + 1);
+	}
+}
+
 void relax_inference(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		     struct finding *f)
 {
@@ -441,6 +476,8 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 				finding_fixf(f, "%s routed to the least loaded replica", ws->name),
 				"workloads.%s.route=least-outstanding", ws->name);
 		relax_idle_type(sc, r, w, f);
+		if (!is->disagg && !is->service)
+			relax_moved_replica(sc, r, w, f);
 	}
 }
 

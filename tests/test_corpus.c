@@ -534,6 +534,22 @@ Test(corpus, the_smallest_quota_raise_and_a_layout_on_the_pool_without_the_profi
 		  "%s", out);
 }
 
+/* tests/fixtures/diagnose/two-services.yaml: chat idles on three replicas of
+ * a 4-GPU node while code misses its SLO on one: a replica moves from chat
+ * to code on the GPUs it frees (chat keeps two, and its SLO). */
+Test(corpus, a_replica_moves_from_a_service_with_spare_to_one_short)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/two-services.yaml --db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: a replica of chat moved to code (run 2): --set "
+			      "'workloads.chat.replicas=2' --set 'workloads.code.replicas=2'; SLO "
+			      "attainment 99.8%"),
+		  "%s", out);
+}
+
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal
  * (train its deadlines, eval a queue p95 of 1800 s within batch work's
  * default 1 h), so the run has no finding and advise keeps the two nodes.
