@@ -176,6 +176,7 @@ struct plan advise_plan_alternatives(const struct scenario *sc, const struct res
 	struct plan pl = {0};
 	plan_relax(&pl, sc, r, relax_inference, -1, -1, -1); /* a server's own settings
 								 * before more of it */
+	plan_relax(&pl, sc, r, relax_service, -1, -1, -1);   /* then where it serves */
 	plan_lending(&pl, sc, r);                /* what an idle queue keeps before more quota */
 	for (size_t p = 0; p < sc->n_pools; p++) /* idle holders apart, before sharing all */
 		plan_relax(&pl, sc, r, relax_shared_pool, (int32_t)p, -1, -1);

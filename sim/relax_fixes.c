@@ -448,14 +448,26 @@ static void relax_moved_replica(const struct scenario *sc, const struct results 
 	}
 }
 
+/* Service w's settings, when it is an inference service that c is about
+ * (c->workload, else any) and that missed its goal; else NULL. */
+static const struct inference_spec *short_service(const struct scenario *sc,
+						  const struct results *r,
+						  const struct constraint *c, size_t w)
+{
+	const struct workload_spec *ws = &sc->workloads[w];
+	if ((c->workload >= 0 && (size_t)c->workload != w) || !ws->inference ||
+	    results_holds(r, ws->name, METRIC_GOAL_MET))
+		return NULL;
+	return ws->inference;
+}
+
 void relax_inference(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		     struct finding *f)
 {
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
-		const struct inference_spec *is = ws->inference;
-		if ((c->workload >= 0 && (size_t)c->workload != w) || !is ||
-		    results_holds(r, ws->name, METRIC_GOAL_MET))
+		const struct inference_spec *is = short_service(sc, r, c, w);
+		if (!is)
 			continue;
 		int64_t seqs = diagnose_batch_fits(sc, w);
 		if (seqs > is->max_batch)
@@ -468,15 +480,26 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 			finding_fix_setf(a, "workloads.%s.memory_fraction=0.9", ws->name);
 			finding_fix_setf(a, "workloads.%s.quantization=int8", ws->name);
 		}
+	}
+}
+
+void relax_service(const struct scenario *sc, const struct results *r, const struct constraint *c,
+		   struct finding *f)
+{
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const struct workload_spec *ws = &sc->workloads[w];
+		const struct inference_spec *is = short_service(sc, r, c, w);
+		if (!is)
+			continue;
+		bool one_group = !is->disagg && !is->service; /* neither split nor routed */
 		/* round-robin spreads requests, not work: a replica behind long
 		 * outputs keeps getting its share (an L7 router by load evens it) */
-		if (is->route == ROUTE_ROUND_ROBIN && is->max_replicas >= 2 && !is->disagg &&
-		    !is->service)
+		if (one_group && is->route == ROUTE_ROUND_ROBIN && is->max_replicas >= 2)
 			finding_fix_setf(
 				finding_fixf(f, "%s routed to the least loaded replica", ws->name),
 				"workloads.%s.route=least-outstanding", ws->name);
 		relax_idle_type(sc, r, w, f);
-		if (!is->disagg && !is->service)
+		if (one_group)
 			relax_moved_replica(sc, r, w, f);
 	}
 }
