@@ -331,6 +331,11 @@ static void explain_stalled(struct ctx *c)
 			"a pod needs %.1f GiB of VRAM and a unit of pool %s isolates %.1f GiB; "
 			"it would fit with ",
 			ws->vram_bytes / GP_GIB, ps->name, scenario_unit_memory(ps, ws) / GP_GIB);
+	else if (why == PEND_RESOURCE && ws->request == REQUEST_MIG)
+		gp_sb_printf(&c->text,
+			     "no MIG layout of its pools has %s instances; a layout with them "
+			     "beside the profiles the other work asks for would start it",
+			     ws->mig_profile);
 	else if (why == PEND_RESOURCE)
 		gp_sb_printf(&c->text,
 			     "no node of pool %s offers what a pod asks for (%d GPU%s a pod, "

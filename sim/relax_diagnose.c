@@ -191,7 +191,9 @@ static bool same_cause(const struct finding *f, const struct constraint *c, int3
 	case KIND_PROVISIONING: return c->kind == CONSTRAINT_PROVISIONING && f->pool == c->pool;
 	case KIND_FRAGMENTATION: return c->kind == CONSTRAINT_FRAGMENTATION;
 	case KIND_SHARING: return c->kind == CONSTRAINT_SHARING && f->pool == c->pool;
-	case KIND_STALLED:
+	case KIND_STALLED: /* a MIG profile no layout has, or VRAM */
+		return c->kind == CONSTRAINT_VRAM ||
+		       (c->kind == CONSTRAINT_MIG_PROFILE && f->fig.stalled.why == PEND_RESOURCE);
 	case KIND_OOM:
 	case KIND_VRAM_FULL:
 	case KIND_PREALLOCATION:

@@ -356,14 +356,26 @@ static int check_one_per_pod(struct loader *ld, struct srcloc at, const struct w
 	return GP_OK;
 }
 
-/* Every workload asks for a resource that some pool offers (memory aside: a pod
- * too large for every unit is a finding of the run, not an input error). */
+bool scenario_mig_could_offer(const struct scenario *sc, const struct workload_spec *w)
+{
+	for (size_t p = 0; w->request == REQUEST_MIG && p < sc->n_pools; p++)
+		if (sc->pools[p].sharing.mode == SHARING_MIG &&
+		    catalog_mig_profile(sc->pools[p].gpu, w->mig_profile))
+			return true;
+	return false;
+}
+
+/* Every workload asks for a resource that some pool offers, or a MIG profile
+ * some MIG pool's GPUs have (memory aside: a pod too large for every unit is
+ * a finding of the run, not an input error).  Pods that ask for a profile no
+ * layout has pend, as on a real cluster: check warns, and the diagnosis
+ * names the layout that would start them. */
 static int check_hosted(struct loader *ld, const struct ynode *list)
 {
 	const struct scenario *sc = ld->sc;
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		const struct workload_spec *w = &sc->workloads[i];
-		bool offered = false;
+		bool offered = scenario_mig_could_offer(sc, w);
 		int32_t widest = 0;
 		for (size_t p = 0; p < sc->n_pools; p++) {
 			const struct pool_spec *ps = &sc->pools[p];

@@ -399,6 +399,32 @@ static void check_affinity(const struct scenario *sc, const struct workload_spec
 	}
 }
 
+/* A MIG profile that no pool's layout has (allowed where a MIG pool's GPU
+ * has it: scenario_mig_could_offer): its pods never start until a layout
+ * does; names the pools whose GPUs have it. */
+static void check_mig_profile(const struct scenario *sc, const struct workload_spec *w,
+			      struct scenario_warning **out, size_t *n)
+{
+	if (w->request != REQUEST_MIG)
+		return;
+	struct gp_sbuf could = {0};
+	for (size_t p = 0; p < sc->n_pools; p++) {
+		if (scenario_pool_offers(&sc->pools[p], w)) {
+			free(could.s);
+			return;
+		}
+		if (sc->pools[p].sharing.mode == SHARING_MIG &&
+		    catalog_mig_profile(sc->pools[p].gpu, w->mig_profile))
+			gp_sb_printf(&could, "%s%s", could.s ? ", " : "", sc->pools[p].name);
+	}
+	if (could.s)
+		warn(out, n, w->loc,
+		     "workload %s: no pool's MIG layout has %s instances, so its pods never start "
+		     "until one does; the GPUs of %s have the profile",
+		     w->name, w->mig_profile, could.s);
+	free(could.s);
+}
+
 void scenario_warnings(const struct scenario *sc, struct scenario_warning **out, size_t *n)
 {
 	*out = NULL;
@@ -409,5 +435,6 @@ void scenario_warnings(const struct scenario *sc, struct scenario_warning **out,
 		check_deadline(&sc->workloads[i], out, n);
 		check_selector(sc, &sc->workloads[i], out, n);
 		check_affinity(sc, &sc->workloads[i], out, n);
+		check_mig_profile(sc, &sc->workloads[i], out, n);
 	}
 }

@@ -550,6 +550,34 @@ Test(corpus, a_replica_moves_from_a_service_with_spare_to_one_short)
 		  "%s", out);
 }
 
+/* tests/fixtures/diagnose/mig-missing-profile.yaml: a MIG profile no layout
+ * has is allowed where a MIG pool's GPUs have it (check warns); the stalled
+ * finding names the layout, and advise recommends it. */
+Test(corpus, a_mig_profile_no_layout_has_is_laid_out)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "bin/gpuplan check tests/fixtures/diagnose/mig-missing-profile.yaml");
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out,
+			 "warning: workload evals: no pool's MIG layout has 3g.40gb instances, "
+			 "so its pods never start until one does; the GPUs of a100mig have "
+			 "the profile"),
+		  "%s", out);
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/mig-missing-profile.yaml "
+		 "--db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, " 1. [allocation] evals can never run: no MIG layout of its pools "
+			      "has 3g.40gb instances"),
+		  "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: MIG layout [1g.10gb, 3g.40gb] on a100mig (run 2): "
+			      "--set 'pools.a100mig.sharing={mode: mig, layout: [1g.10gb, "
+			      "3g.40gb]}'; queue p95 3672 s, deadlines met 100.0%"),
+		  "%s", out);
+}
+
 /* tests/fixtures/diagnosis/healthy.yaml: every workload meets its goal
  * (train its deadlines, eval a queue p95 of 1800 s within batch work's
  * default 1 h), so the run has no finding and advise keeps the two nodes.

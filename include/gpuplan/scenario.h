@@ -928,6 +928,9 @@ void scenario_pool_free(struct pool_spec *p);
  * is not isolated); and how many GPUs' worth one pod is allocated there, 0
  * when p can never host it. */
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
+/* Whether w asks for a MIG profile that a MIG pool's GPU has, whatever the
+ * pool's layout: another layout would offer it. */
+bool scenario_mig_could_offer(const struct scenario *sc, const struct workload_spec *w);
 /* `--goal WHO=DURATION` as the override it stands for, into set (len at
  * least SCENARIO_MAX_NAME + 64): batch=2h -> goals.batch=2h, service=5m ->
  * goals.service=5m, WORKLOAD=30m -> workloads.WORKLOAD.goal={queue_p95:
