@@ -140,11 +140,8 @@ static int32_t first_pool(const struct scenario *sc, const struct workload_spec 
 		if (offers < 0)
 			offers = (int32_t)p;
 	}
-	for (size_t p = 0; offers < 0 && ws->request == REQUEST_MIG && p < sc->n_pools; p++)
-		if (sc->pools[p].sharing.mode == SHARING_MIG &&
-		    catalog_mig_profile(sc->pools[p].gpu, ws->mig_profile))
-			offers = (int32_t)p; /* no layout has the profile: one whose GPUs could */
-	return offers;
+	/* no layout has the profile: a pool whose GPUs could */
+	return offers >= 0 ? offers : scenario_mig_pool_for(sc, ws);
 }
 
 void bind_write(const struct bind *b, const struct scenario *sc, struct results *out)

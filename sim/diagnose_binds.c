@@ -273,14 +273,12 @@ static void mig_finding(struct view *v, size_t w, const struct spent *sp, int32_
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
 	const struct pool_spec *ps = &v->sc->pools[p];
-	char text[1024], ev[512], val[256] = "[";
-	for (size_t i = 0, n = 1; i < ps->sharing.n_layout; i++)
-		n += (size_t)snprintf(val + n, sizeof val - n, "%s%s", i ? ", " : "",
-				      ps->sharing.layout[i]->name);
-	strncat(val, "]", sizeof val - strlen(val) - 1);
+	char text[1024], ev[512];
+	struct gp_sbuf val = {0};
+	diagnose_layout_text(&val, ps->sharing.layout, ps->sharing.n_layout);
 	struct finding *f =
 		bind_finding(v, STEP_ALLOCATION, KIND_MIG_PROFILE, CONSTRAINT_MIG_PROFILE, sp->wait,
-			     p, w, -1, val, "pools.%s.sharing.layout", ps->name);
+			     p, w, -1, val.s, "pools.%s.sharing.layout", ps->name);
 	bool has = false;
 	for (size_t i = 0; i < ps->sharing.n_layout; i++)
 		has |= !strcmp(ps->sharing.layout[i]->name, ws->mig_profile);
@@ -297,7 +295,8 @@ static void mig_finding(struct view *v, size_t w, const struct spent *sp, int32_
 			 "would start it on GPUs already there",
 			 ws->name, ws->mig_profile, ps->name, ws->mig_profile);
 	snprintf(ev, sizeof ev, "%.0f late jobs waited %.1f pod-hours; the layout of a GPU is %s",
-		 sp->n, sp->wait / 3600, val);
+		 sp->n, sp->wait / 3600, val.s);
+	free(val.s);
 	say(f, text, ev);
 }
 
@@ -354,6 +353,29 @@ size_t diagnose_mig_layout(const struct scenario *sc, size_t p, size_t w,
 	for (int i = 0; i < l.n; i++)
 		out[i] = l.inst[i];
 	return (size_t)l.n;
+}
+
+void diagnose_layout_text(struct gp_sbuf *b, const struct mig_profile *const *l, size_t n)
+{
+	gp_sb_printf(b, "[");
+	for (size_t i = 0; i < n; i++)
+		gp_sb_printf(b, "%s%s", i ? ", " : "", l[i]->name);
+	gp_sb_printf(b, "]");
+}
+
+void diagnose_fix_mig_layout(struct finding *f, const struct scenario *sc, size_t p, size_t w)
+{
+	const struct mig_profile *l[7];
+	size_t n = diagnose_mig_layout(sc, p, w, l);
+	if (!n)
+		return;
+	struct gp_sbuf list = {0};
+	diagnose_layout_text(&list, l, n);
+	const char *name = sc->pools[p].name;
+	finding_fix_setf(finding_fixf(f, "MIG layout %s on %s", list.s, name),
+			 "pools.%s.sharing={mode: %s, layout: %s}", name, sharing_name(SHARING_MIG),
+			 list.s);
+	free(list.s);
 }
 
 /* Whether w's pods could run in MIG pool p under another layout: its GPU

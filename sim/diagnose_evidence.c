@@ -434,24 +434,9 @@ static void fix_vram(struct view *v, struct finding *fd, size_t w, size_t p)
  * profiles other work asks for). */
 static void fix_mig_layouts(struct view *v, struct finding *fd, size_t w)
 {
-	for (size_t p = 0; p < v->sc->n_pools; p++) {
-		const struct pool_spec *ps = &v->sc->pools[p];
-		const struct mig_profile *l[7];
-		size_t n = ps->sharing.mode == SHARING_MIG &&
-					   !placement_pool_filtered(diagnose_placer(v), w, p)
-				   ? diagnose_mig_layout(v->sc, p, w, l)
-				   : 0;
-		if (!n)
-			continue;
-		char list[256] = "";
-		size_t len = 0;
-		for (size_t i = 0; i < n && len < sizeof list; i++)
-			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
-						i ? ", " : "", l[i]->name);
-		finding_fix_setf(finding_fixf(fd, "MIG layout [%s] on %s", list, ps->name),
-				 "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name,
-				 sharing_name(SHARING_MIG), list);
-	}
+	for (size_t p = 0; p < v->sc->n_pools; p++)
+		if (!placement_pool_filtered(diagnose_placer(v), w, p))
+			diagnose_fix_mig_layout(fd, v->sc, p, w);
 }
 
 /* Work of w is left that can never start: no pool fits one of its pods. */

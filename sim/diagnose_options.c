@@ -188,11 +188,7 @@ int diagnose_hiding_rules(const struct scenario *sc, size_t w, const size_t *hid
 {
 	int rules = 0;
 	for (size_t i = 0; i < nh; i++) {
-		const struct pool_spec *ps = &sc->pools[hidden[i]];
-		bool tainted = false;
-		for (size_t t = 0; t < ps->n_taints && !tainted; t++)
-			tainted = ps->taints[t].effect != EFFECT_PREFER_NO_SCHEDULE &&
-				  !placement_tolerated(&sc->workloads[w], &ps->taints[t]);
+		bool tainted = !placement_pool_tolerated(&sc->workloads[w], &sc->pools[hidden[i]]);
 		rules |= tainted ? FINDING_RULE_TAINT : FINDING_RULE_AFFINITY;
 	}
 	return rules;

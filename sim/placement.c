@@ -165,6 +165,15 @@ bool placement_tolerated(const struct workload_spec *w, const struct taint *tain
 	return false;
 }
 
+bool placement_pool_tolerated(const struct workload_spec *w, const struct pool_spec *ps)
+{
+	for (size_t t = 0; t < ps->n_taints; t++)
+		if (ps->taints[t].effect != EFFECT_PREFER_NO_SCHEDULE &&
+		    !placement_tolerated(w, &ps->taints[t]))
+			return false;
+	return true;
+}
+
 /* --- setup ---------------------------------------------------------------- */
 
 /* The rule of workload w (its spec ws: the workload's own, or with a

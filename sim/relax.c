@@ -284,12 +284,8 @@ char *relax_value(const struct scenario *sc, const struct constraint *c)
 			gp_sb_printf(&b, "%gGiB", w->vram_bytes / GP_GIB);
 		break;
 	case CONSTRAINT_MIG_PROFILE:
-		if (p) {
-			gp_sb_printf(&b, "[");
-			for (size_t i = 0; i < p->sharing.n_layout; i++)
-				gp_sb_printf(&b, "%s%s", i ? ", " : "", p->sharing.layout[i]->name);
-			gp_sb_printf(&b, "]");
-		}
+		if (p)
+			diagnose_layout_text(&b, p->sharing.layout, p->sharing.n_layout);
 		break;
 	case CONSTRAINT_CONTENTION:
 		if (p)

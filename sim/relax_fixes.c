@@ -371,25 +371,6 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
  * max_batched_tokens to match; and a low memory_fraction raised together
  * with int8 weights (vLLM's gpu_memory_utilization and a quantized
  * checkpoint). */
-/* Whether w's gpu_spec allows GPU type name. */
-static bool spec_allows(const struct workload_spec *w, const char *name)
-{
-	for (size_t i = 0; i < w->n_gpu_spec; i++)
-		if (!strcmp(w->gpu_spec[i], name))
-			return true;
-	return false;
-}
-
-/* Whether every taint of pool ps that keeps pods off is one w tolerates. */
-static bool tolerates_pool(const struct workload_spec *w, const struct pool_spec *ps)
-{
-	for (size_t t = 0; t < ps->n_taints; t++)
-		if (ps->taints[t].effect != EFFECT_PREFER_NO_SCHEDULE &&
-		    !placement_tolerated(w, &ps->taints[t]))
-			return false;
-	return true;
-}
-
 /* Service w, pinned by its gpu_spec, on the GPU type of another pool whose
  * GPUs idled enough all along to hold its replicas (capacity less the base
  * run's peak allocation) and whose taints it tolerates: what a planner does
@@ -405,7 +386,8 @@ static void relax_idle_type(const struct scenario *sc, const struct results *r, 
 		const struct pool_spec *ps = &sc->pools[p];
 		double idle = results_or(r, ps->name, METRIC_CAPACITY_GPUS, 0) -
 			      results_or(r, ps->name, METRIC_PEAK_ALLOCATED_GPUS, 0);
-		if (spec_allows(ws, ps->gpu->name) || idle < need || !tolerates_pool(ws, ps))
+		if (scenario_gpu_spec_allows(ws, ps->gpu) || idle < need ||
+		    !placement_pool_tolerated(ws, ps))
 			continue;
 		struct finding_fix *a = finding_fixf(f, "%s on pool %s's %s GPUs", ws->name,
 						     ps->name, ps->gpu->name);
@@ -418,8 +400,8 @@ static bool share_a_type(const struct scenario *sc, const struct workload_spec *
 			 const struct workload_spec *b)
 {
 	for (size_t p = 0; p < sc->n_pools; p++) {
-		const char *g = sc->pools[p].gpu->name;
-		if ((!a->n_gpu_spec || spec_allows(a, g)) && (!b->n_gpu_spec || spec_allows(b, g)))
+		const struct gpu_type *g = sc->pools[p].gpu;
+		if (scenario_gpu_spec_allows(a, g) && scenario_gpu_spec_allows(b, g))
 			return true;
 	}
 	return false;

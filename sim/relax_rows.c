@@ -186,21 +186,8 @@ void relax_mig_layout(const struct scenario *sc, const struct results *r,
 		      const struct constraint *c, struct finding *f)
 {
 	(void)r;
-	const struct pool_spec *ps = pool_of(sc, c);
-	const struct mig_profile *l[7];
-	size_t n = ps && relax_workload_of(sc, c)
-			   ? diagnose_mig_layout(sc, (size_t)c->pool, (size_t)c->workload, l)
-			   : 0;
-	if (!n)
-		return;
-	char list[256] = "";
-	size_t len = 0;
-	for (size_t i = 0; i < n && len < sizeof list; i++)
-		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
-					l[i]->name);
-	finding_fix_setf(finding_fixf(f, "MIG layout [%s] on %s", list, ps->name),
-			 "pools.%s.sharing={mode: %s, layout: [%s]}", ps->name,
-			 sharing_name(SHARING_MIG), list);
+	if (pool_of(sc, c) && relax_workload_of(sc, c))
+		diagnose_fix_mig_layout(f, sc, (size_t)c->pool, (size_t)c->workload);
 }
 
 /* --- cpu and memory requests ------------------------------------------------ */

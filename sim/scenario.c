@@ -317,7 +317,6 @@ static double expected_jobs(const struct scenario *sc, const struct workload_spe
 }
 
 static int check_vram(struct loader *ld, const struct ynode *item, const struct workload_spec *w);
-static bool gpu_spec_allows(const struct workload_spec *w, const struct pool_spec *p);
 
 /*
  * A pool whose time-slicing sets failRequestsGreaterThanOne, or that shares
@@ -337,7 +336,7 @@ static int check_one_per_pod(struct loader *ld, struct srcloc at, const struct w
 		const struct pool_spec *ps = &ld->sc->pools[p];
 		char res[96];
 		if (sharing_replicated(&ps->sharing) && ps->sharing.one_per_pod &&
-		    scenario_pool_offers(ps, w) && gpu_spec_allows(w, ps))
+		    scenario_pool_offers(ps, w) && scenario_gpu_spec_allows(w, ps->gpu))
 			return gp_located(
 				ld->err, at,
 				"pool %s %s, so the device "
@@ -356,13 +355,13 @@ static int check_one_per_pod(struct loader *ld, struct srcloc at, const struct w
 	return GP_OK;
 }
 
-bool scenario_mig_could_offer(const struct scenario *sc, const struct workload_spec *w)
+int32_t scenario_mig_pool_for(const struct scenario *sc, const struct workload_spec *w)
 {
 	for (size_t p = 0; w->request == REQUEST_MIG && p < sc->n_pools; p++)
 		if (sc->pools[p].sharing.mode == SHARING_MIG &&
 		    catalog_mig_profile(sc->pools[p].gpu, w->mig_profile))
-			return true;
-	return false;
+			return (int32_t)p;
+	return -1;
 }
 
 /* Every workload asks for a resource that some pool offers, or a MIG profile
@@ -375,7 +374,7 @@ static int check_hosted(struct loader *ld, const struct ynode *list)
 	const struct scenario *sc = ld->sc;
 	for (size_t i = 0; i < sc->n_workloads; i++) {
 		const struct workload_spec *w = &sc->workloads[i];
-		bool offered = scenario_mig_could_offer(sc, w);
+		bool offered = scenario_mig_pool_for(sc, w) >= 0;
 		int32_t widest = 0;
 		for (size_t p = 0; p < sc->n_pools; p++) {
 			const struct pool_spec *ps = &sc->pools[p];
@@ -411,12 +410,11 @@ static int check_hosted(struct loader *ld, const struct ynode *list)
 	return GP_OK;
 }
 
-/* Whether w's gpu_spec (none: any) allows pool p's GPU. */
-static bool gpu_spec_allows(const struct workload_spec *w, const struct pool_spec *p)
+bool scenario_gpu_spec_allows(const struct workload_spec *w, const struct gpu_type *g)
 {
 	bool ok = w->n_gpu_spec == 0;
 	for (size_t i = 0; i < w->n_gpu_spec; i++)
-		ok = ok || !strcmp(w->gpu_spec[i], p->gpu->name);
+		ok = ok || !strcmp(w->gpu_spec[i], g->name);
 	return ok;
 }
 
@@ -434,7 +432,7 @@ static int check_vram(struct loader *ld, const struct ynode *item, const struct 
 	const struct pool_spec *largest = NULL;
 	for (size_t p = 0; p < ld->sc->n_pools; p++) {
 		const struct pool_spec *ps = &ld->sc->pools[p];
-		if (scenario_pool_offers(ps, w) && gpu_spec_allows(w, ps) &&
+		if (scenario_pool_offers(ps, w) && scenario_gpu_spec_allows(w, ps->gpu) &&
 		    (!largest || ps->gpu->memory_bytes > largest->gpu->memory_bytes))
 			largest = ps;
 	}

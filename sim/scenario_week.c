@@ -400,7 +400,7 @@ static void check_affinity(const struct scenario *sc, const struct workload_spec
 }
 
 /* A MIG profile that no pool's layout has (allowed where a MIG pool's GPU
- * has it: scenario_mig_could_offer): its pods never start until a layout
+ * has it: scenario_mig_pool_for): its pods never start until a layout
  * does; names the pools whose GPUs have it. */
 static void check_mig_profile(const struct scenario *sc, const struct workload_spec *w,
 			      struct scenario_warning **out, size_t *n)

@@ -160,6 +160,13 @@ int diagnose_hiding_rules(const struct scenario *sc, size_t w, const size_t *hid
 size_t diagnose_mig_layout(const struct scenario *sc, size_t p, size_t w,
 			   const struct mig_profile **out);
 
+/* A MIG layout l[0 .. n) as scenario text: "[3g.40gb, 2g.20gb]". */
+void diagnose_layout_text(struct gp_sbuf *b, const struct mig_profile *const *l, size_t n);
+
+/* Adds to f the fix "MIG layout [...] on P" of diagnose_mig_layout(sc, p, w),
+ * when there is one. */
+void diagnose_fix_mig_layout(struct finding *f, const struct scenario *sc, size_t p, size_t w);
+
 /* Queue q's quota as a --set map ({nvidia.com/gpu: 8, memory: 64GiB}),
  * with resource res at amount; limit: its borrowing limits instead. */
 void diagnose_quota_map(struct gp_sbuf *b, const struct queue_spec *q, const char *res,

@@ -289,6 +289,9 @@ bool placement_pool_usable(const struct placer *pl, size_t w, size_t p);
 
 /* Whether one of w's tolerations tolerates the taint (TaintToleration). */
 bool placement_tolerated(const struct workload_spec *w, const struct taint *taint);
+/* Whether w tolerates every taint of pool ps that keeps pods off
+ * (NoSchedule, NoExecute; a PreferNoSchedule one only scores). */
+bool placement_pool_tolerated(const struct workload_spec *w, const struct pool_spec *ps);
 
 /* The same, for a rule of the workload's own: not a cordon (NodeUnschedulable),
  * which no relaxed rule gets past. */

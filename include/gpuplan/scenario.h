@@ -928,9 +928,11 @@ void scenario_pool_free(struct pool_spec *p);
  * is not isolated); and how many GPUs' worth one pod is allocated there, 0
  * when p can never host it. */
 bool scenario_pool_offers(const struct pool_spec *p, const struct workload_spec *w);
-/* Whether w asks for a MIG profile that a MIG pool's GPU has, whatever the
- * pool's layout: another layout would offer it. */
-bool scenario_mig_could_offer(const struct scenario *sc, const struct workload_spec *w);
+/* Whether w's gpu_spec (none: any) allows GPU type g. */
+bool scenario_gpu_spec_allows(const struct workload_spec *w, const struct gpu_type *g);
+/* The first MIG pool whose GPU has the MIG profile w asks for, whatever its
+ * layout (another layout would offer it), or -1. */
+int32_t scenario_mig_pool_for(const struct scenario *sc, const struct workload_spec *w);
 /* `--goal WHO=DURATION` as the override it stands for, into set (len at
  * least SCENARIO_MAX_NAME + 64): batch=2h -> goals.batch=2h, service=5m ->
  * goals.service=5m, WORKLOAD=30m -> workloads.WORKLOAD.goal={queue_p95:
