@@ -336,6 +336,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	c->n_pools = sc->n_pools;
 	c->pools = gp_xcalloc(sc->n_pools, sizeof *c->pools);
 	c->wl_shut = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_shut);
+	cluster_state_init(c);
 	c->wl_closes_at = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_closes_at);
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		int32_t slots = scenario_pool_slots(&sc->pools[p]);
@@ -369,8 +370,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 
 void cluster_node_up(struct cluster *c, int32_t node)
 {
-	c->changes++;
-	c->ready_changes++;
+	cluster_changed(c);
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
 	assert(!nd->ready && nd->allocated == 0 && "a node comes up empty");
@@ -386,8 +386,7 @@ void cluster_node_up(struct cluster *c, int32_t node)
 
 void cluster_node_down(struct cluster *c, int32_t node)
 {
-	c->changes++;
-	c->ready_changes++;
+	cluster_changed(c);
 	struct node *nd = &c->nodes[node];
 	struct pool_state *ps = &c->pools[nd->pool];
 	assert(nd->ready);
@@ -449,6 +448,7 @@ void cluster_free(struct cluster *c)
 {
 	cluster_groups_free(c); /* reads the pools */
 	free(c->wl_shut);
+	free(c->undoable);
 	free(c->wl_closes_at);
 	for (size_t p = 0; p < c->n_pools; p++) {
 		struct pool_state *ps = &c->pools[p];
@@ -868,7 +868,6 @@ static void check_pool(struct cluster *c, const struct node *nd)
 void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
 		  uint32_t job, struct cluster_grant *grant)
 {
-	c->changes++;
 	const struct node *nd = &c->nodes[node];
 	grant->node = node;
 	grant->first_gpu = nd->first_gpu;
@@ -902,11 +901,13 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	account(c, node, grant->equivalent);
 	refresh(c, node);
 	check_pool(c, nd);
+	grant->mix = cluster_grant_mix(c, w, grant);
+	cluster_state_add(c, grant->mix, 1);
 }
 
 void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant)
 {
-	c->changes++;
+	cluster_state_add(c, grant->mix, -1);
 	const struct node *nd = &c->nodes[grant->node];
 	for (int i = 0; i < nd->gpus; i++) {
 		if (!(grant->gpu_mask >> i & 1))
@@ -953,7 +954,7 @@ void cluster_put_back(struct cluster *c, uint32_t job, const struct cluster_gran
 		      const struct tenant *saved)
 {
 	(void)job; /* read by the assertion only */
-	c->changes++;
+	cluster_state_add(c, grant->mix, 1);
 	struct node *nd = &c->nodes[grant->node];
 	int k = 0;
 	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {

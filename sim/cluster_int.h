@@ -7,6 +7,7 @@
  *   cluster_windows.c when a pool serves batch work (cluster.h, "Windows")
  *   cluster_groups.c  the Ready nodes by class and key (cluster.h, "Class groups")
  *   cluster_walk.c    walks over the bucket indexes, Ready ranks (cluster.h, "Walks")
+ *   cluster_state.c   what placement sees as one number (cluster.state)
  */
 #ifndef GPUPLAN_CLUSTER_INT_H
 #define GPUPLAN_CLUSTER_INT_H
@@ -69,5 +70,16 @@ static inline const struct bucket_index *cluster_request_index(const struct clus
 /* Whether a search over pool p must check cpu and memory node by node for a
  * pod of w (cluster.c). */
 bool cluster_check_cpu_memory(const struct cluster *c, size_t p, const struct workload_spec *w);
+
+/* What grant g of a pod of w adds to cluster.state; 0 where its amounts do
+ * not add exactly. */
+uint64_t cluster_grant_mix(const struct cluster *c, const struct workload_spec *w,
+			   const struct cluster_grant *g);
+/* Which workloads' amounts add exactly (cluster.undoable). */
+void cluster_state_init(struct cluster *c);
+/* A take (sign 1) or a release (-1) of a grant whose mix is grant_mix:
+ * cluster.changes and cluster.state move; a mix of 0 moves the state to
+ * one never seen. */
+void cluster_state_add(struct cluster *c, uint64_t grant_mix, int sign);
 
 #endif

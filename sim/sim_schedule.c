@@ -15,11 +15,13 @@
 #include <string.h>
 
 /*
- * The counts of class c's last failure (s->failed_at[c] != 0), kept while
- * nothing placement sees has changed (cluster.changes): its head would fail
- * the same way, so the job that joins it gets them without a search.  One-pod
- * jobs only, and without window_policy fit on windowed pools: a gang's plan
- * and a fit window's test (the time left) depend on more than the nodes.
+ * The counts of class c's last failure (s->failed_at[c] != 0), with what
+ * placement saw then (cluster.state): while it sees the same again, its head
+ * would fail the same way, so the job that joins it, or the next head after
+ * a start that took back what a finish gave, gets them without a search.
+ * One-pod jobs only, and without window_policy fit on windowed pools: a
+ * gang's plan and a fit window's test (the time left) depend on more than
+ * the nodes.
  */
 static int32_t *class_why(struct sim *s, size_t c)
 {
@@ -35,6 +37,20 @@ static int32_t *class_why(struct sim *s, size_t c)
 	}
 	return &s->class_why[c * n];
 }
+
+#ifndef NDEBUG
+/* Debug builds search again where a kept failure answers, and compare. */
+static bool kept_failure_holds(struct sim *s, const struct pod_request *pod, const int32_t *why)
+{
+	size_t n = s->placer.n_reasons;
+	int32_t *again = gp_xcalloc(n, sizeof *again), *nodes = gp_xcalloc(1, sizeof *nodes);
+	bool holds = !placement_plan(&s->placer, pod, s->engine.now, nodes, again) &&
+		     !memcmp(again, why, n * sizeof *why);
+	free(again);
+	free(nodes);
+	return holds;
+}
+#endif
 
 /*
  * kube-scheduler's PostFilter for head, class c's, which failed with the
@@ -83,15 +99,15 @@ static bool try_class(struct sim *s, size_t c)
 		return false;
 	const struct sim_job *j = &s->jobs[head];
 	int32_t *why = class_why(s, c);
-	uint64_t now_state = s->cluster.changes + 1; /* 0: no failure kept */
+	uint64_t now_state = s->cluster.state | 1; /* 0: no failure kept */
+	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
 	if (s->failed_at[c] != now_state) {
-		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
-					  j->variant};
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
-		s->failed_at[c] = 0;
 		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why))
-			return true;
+			return true; /* why still holds the kept failure's counts */
 		s->failed_at[c] = kept ? now_state : 0;
+	} else {
+		assert(kept_failure_holds(s, &pod, why));
 	}
 	autoscale_class_failed(s->as, c, true);
 	const char *post = post_filter(s, c, head, why);

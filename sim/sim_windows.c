@@ -66,8 +66,7 @@ static void on_workload_window(struct sim *s, size_t w)
 	if (was_open && !open && !fit_window(s))
 		preempt_workload(s, w);
 	s->cluster.wl_closes_at[w] = open && next != SIM_NEVER ? next : 0;
-	s->cluster.changes++;
-	s->cluster.ready_changes++;
+	cluster_changed(&s->cluster);
 	if (open) {
 		s->dirty = true;
 		s->freed++;
@@ -103,8 +102,7 @@ static void on_window(struct sim *s, size_t p)
 						     s->engine.now);
 	}
 	ps->closes_at = ps->open ? next : SIM_NEVER;
-	s->cluster.changes++; /* placement sees windows */
-	s->cluster.ready_changes++;
+	cluster_changed(&s->cluster); /* placement sees windows */
 	if (ps->open) {
 		s->dirty = true;
 		s->freed++;

@@ -842,3 +842,62 @@ Test(cluster, walks_take_in_runs_what_they_give_one_by_one)
 	cr_assert_eq(cluster_walk_take(&wk, runs, 5), 0, "over stays over");
 	cluster_free(&c);
 }
+
+/* cluster.state (cluster_state.c): the sum of the grants held, whatever
+ * order they came and went in, so that a failure kept for one state holds
+ * when the cluster comes back to it; a change not undone exactly (a node
+ * down and up again, a third of a GPU) leaves a state never seen. */
+Test(cluster, state_sums_the_grants_held_in_any_order)
+{
+	pools[0].cpu = 64;
+	struct workload_spec w[2] = {pod(1), pod(2)};
+	w[0].cpu = 0.5; /* a multiple of 1/1024: exact */
+	sc.workloads = w;
+	sc.n_workloads = 2;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	uint64_t empty = c.state;
+	struct cluster_grant a, b, d;
+	cluster_take(&c, 0, &w[0], 1, 1, &a);
+	uint64_t held_a = c.state;
+	cr_assert_neq(held_a, empty);
+	cluster_take(&c, 0, &w[1], 2, 2, &b);
+	cluster_release(&c, 1, &a);
+	cr_assert_neq(c.state, empty, "b is held");
+	cluster_release(&c, 2, &b);
+	cr_assert_eq(c.state, empty, "nothing held: the state of the empty cluster");
+	cluster_take(&c, 0, &w[0], 1, 3, &d);
+	cr_assert_eq(c.state, held_a, "the same grant by another job: the same state");
+	cluster_release(&c, 3, &d);
+	cr_assert_eq(c.state, empty);
+
+	/* Another workload's grant on the same GPU is another state (its pods
+	 * count for other spreads). */
+	w[1].cpu = 0.5;
+	cluster_take(&c, 0, &w[1], 1, 4, &b);
+	cr_assert_neq(c.state, held_a);
+	cluster_release(&c, 4, &b);
+	cr_assert_eq(c.state, empty);
+
+	/* 0.1 cores does not add exactly: taken and given back, a new state
+	 * (a workload's amounts are judged as the cluster is made). */
+	w[0].cpu = 0.1;
+	cluster_free(&c);
+	cluster_init(&c, &sc);
+	empty = c.state;
+	cluster_take(&c, 0, &w[0], 1, 5, &a);
+	cluster_release(&c, 5, &a);
+	cr_assert_neq(c.state, empty);
+
+	uint64_t before = c.state;
+	cluster_node_down(&c, 4);
+	cluster_node_up(&c, 4);
+	cr_assert_neq(c.state, before, "a node that went down and came back");
+	struct workload_spec own = pod(1); /* not the scenario's: not undone */
+	before = c.state;
+	cluster_take(&c, 1, &own, 1, 6, &a);
+	cr_assert_eq(a.mix, 0);
+	cluster_release(&c, 6, &a);
+	cr_assert_neq(c.state, before);
+	cluster_free(&c);
+}

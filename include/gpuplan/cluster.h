@@ -208,10 +208,17 @@ struct cluster {
 	int64_t capacity;
 	int64_t n_ready; /* Ready nodes of all pools */
 	double allocated;
-	uint64_t prefer;   /* GPUs the next cluster_take gives its pod (a gpu_policy's
+	uint64_t prefer;  /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
-	uint64_t changes;  /* takes, releases, nodes up or down, windows: while it
-			   * stays, a placement that failed fails again the same way */
+	uint64_t changes; /* takes, releases, nodes up or down, windows */
+	/* What placement sees, as a sum (cluster_state.c): a take adds its
+	 * grant's mix and the release takes it away, so a cluster given back
+	 * the same grants sums the same; a change not undone exactly (a node
+	 * up or down, a window, a grant whose amounts do not add exactly in
+	 * doubles) adds a value never seen.  While it stays, a placement that
+	 * failed fails again the same way. */
+	uint64_t state;
+	bool *undoable;    /* per workload: its pods' cpu, memory and VRAM add exactly */
 	int32_t *class_of; /* per node: its id in classes ("Node classes") */
 	struct class_table classes;
 	/* nodes up or down, windows: while it stays, the Ready and open nodes
@@ -246,6 +253,7 @@ struct cluster_grant {
 	double memory;      /* bytes taken from the node (0 where memory is not limited) */
 	int64_t cpu_scored; /* what the node's cpu_scored and memory_scored gained */
 	int64_t memory_scored;
+	uint64_t mix; /* what it added to cluster.state (cluster_state.c) */
 };
 
 /* Asks for the cache lines a release of the grant will touch (its node and
@@ -488,6 +496,10 @@ void cluster_save(const struct cluster *c, uint32_t job, const struct cluster_gr
 		  struct tenant *saved);
 void cluster_put_back(struct cluster *c, uint32_t job, const struct cluster_grant *grant,
 		      const struct tenant *saved);
+
+/* Something placement sees changed, not by a take or a release: the Ready
+ * or open nodes (cluster.ready_changes) and cluster.state move on. */
+void cluster_changed(struct cluster *c);
 
 /* Node slot `node` (down and empty) becomes Ready: into the indexes, its
  * GPUs into the capacity. */

@@ -68,6 +68,7 @@ struct sim_job {
 		lost_epoch; /* the run's progress epoch in which it last lost its work (sim_jobs.c) */
 	sim_time trace_queue; /* the trace's own wait (openb); SIM_NEVER: none */
 	uint32_t seq;         /* submission order (job_id); the index may be reused */
+	int32_t awaiting;     /* a preemptor's victims still terminating (below) */
 	uint64_t flavors;     /* its Kueue flavors while admitted (quota.h's packing) */
 	int32_t flavor;       /* the flavor shown (quota_flavor); -1: none */
 	int32_t variant;      /* its pods' placement variant: its flavors' labels and
@@ -80,7 +81,6 @@ struct sim_job {
 	 * submission by_seq, started on its nominated node if it fits there */
 	bool terminating;
 	int32_t nominated; /* a preemptor's node while its victims terminate; -1: none */
-	int32_t awaiting;  /* a preemptor's victims still terminating */
 	sim_time kill_at;
 	uint32_t by, by_seq;
 };
