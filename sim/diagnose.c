@@ -599,20 +599,19 @@ static size_t hidden_pools(struct view *v, size_t w, bool spread_only, size_t *o
 	return n;
 }
 
-static void placement_finding(struct view *v, size_t w, size_t *hidden)
+/* Whether workload w had pods pending in window k. */
+static bool pending_in(const struct view *v, size_t w, size_t k)
 {
-	const struct workload_spec *ws = &v->sc->workloads[w];
-	int64_t pods;
-	const char *top;
-	int rules;
-	double pend = rule_pending(v, w, &pods, &top, &rules);
-	bool spread_only = rules == FINDING_RULE_SPREAD;
-	size_t nh = pend > 0 ? hidden_pools(v, w, spread_only, hidden) : 0;
-	if (!spread_only && nh) /* the rules that hide these pools, not others' */
-		rules = (rules & FINDING_RULE_SPREAD) | diagnose_hiding_rules(v->sc, w, hidden, nh);
-	double idle = 0, most = 0, cap = 0, secs = 0;
+	return diagnose_row(v, k, diagnose_workload_scope(v, w))->pending > 0;
+}
+
+size_t diagnose_hidden_idle(struct view *v, size_t w, bool spread_only,
+			    bool (*when)(const struct view *v, size_t w, size_t k), size_t *hidden,
+			    struct finding_rules *g)
+{
+	size_t nh = hidden_pools(v, w, spread_only, hidden);
 	for (size_t k = 0; k < v->n_windows && nh; k++) {
-		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->pending <= 0)
+		if (!when(v, w, k))
 			continue;
 		double here = 0, c = 0;
 		for (size_t i = 0; i < nh; i++) {
@@ -621,23 +620,17 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 			here += fmax(0, y->gpus_capacity - y->gpus_allocated);
 			c += y->gpus_capacity;
 		}
-		idle += here * v->len[k];
-		cap += c * v->len[k];
-		secs += v->len[k];
-		most = fmax(most, here);
+		g->idle += here * v->len[k];
+		g->cap += c * v->len[k];
+		g->secs += v->len[k];
+		g->most = fmax(g->most, here);
 	}
-	double pod_gpus = ws->request == REQUEST_GPUS ? ws->gpus : 1;
-	if (!nh || most < pod_gpus || idle <= 0)
-		return; /* nothing hidden was free: the rules cost nothing here */
-	struct finding *f = diagnose_add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w);
-	f->reason = diagnose_reason_id(v, top);
-	f->fig.rules = (struct finding_rules){.pending_s = pend,
-					      .idle = idle,
-					      .cap = cap,
-					      .secs = secs,
-					      .most = most,
-					      .pods = pods,
-					      .rules = rules};
+	return nh;
+}
+
+void diagnose_rule_fixes(struct finding *f, const struct workload_spec *ws, const size_t *hidden,
+			 size_t nh)
+{
 	f->members = gp_xcalloc(nh, sizeof *f->members);
 	for (size_t i = 0; i < nh; i++)
 		f->members[f->n_members++] = (int32_t)hidden[i];
@@ -650,6 +643,28 @@ static void placement_finding(struct view *v, size_t w, size_t *hidden)
 	if (ws->n_gpu_spec)
 		finding_fix_setf(finding_fixf(f, "%s on any GPU type", ws->name),
 				 "workloads.%s.gpu_spec=[]", ws->name);
+}
+
+static void placement_finding(struct view *v, size_t w, size_t *hidden)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	int64_t pods;
+	const char *top;
+	int rules;
+	double pend = rule_pending(v, w, &pods, &top, &rules);
+	bool spread_only = rules == FINDING_RULE_SPREAD;
+	struct finding_rules g = {.pending_s = pend, .pods = pods};
+	size_t nh = pend > 0 ? diagnose_hidden_idle(v, w, spread_only, pending_in, hidden, &g) : 0;
+	if (!spread_only && nh) /* the rules that hide these pools, not others' */
+		rules = (rules & FINDING_RULE_SPREAD) | diagnose_hiding_rules(v->sc, w, hidden, nh);
+	double pod_gpus = ws->request == REQUEST_GPUS ? ws->gpus : 1;
+	if (!nh || g.most < pod_gpus || g.idle <= 0)
+		return; /* nothing hidden was free: the rules cost nothing here */
+	struct finding *f = diagnose_add(v, STEP_PLACEMENT, KIND_RULES, pend, -1, (int)w);
+	f->reason = diagnose_reason_id(v, top);
+	g.rules = rules;
+	f->fig.rules = g;
+	diagnose_rule_fixes(f, ws, hidden, nh);
 }
 
 static void diagnose_placement(struct view *v)

@@ -540,6 +540,22 @@ static void kv_cache_finding(struct view *v, size_t w)
 }
 
 /* An autoscaled service misses its SLO with its replicas at max_replicas. */
+/* The workloads that held GPUs of the pools service w may use while its
+ * replicas pended, into fd's members. */
+static void holders(struct view *v, size_t w, struct finding *fd)
+{
+	fd->members = gp_xcalloc(v->sc->n_workloads + 1, sizeof *fd->members);
+	for (size_t o = 0; o < v->sc->n_workloads; o++) {
+		double held = 0;
+		for (size_t k = 0; o != w && k < v->n_windows; k++)
+			if (diagnose_row(v, k, diagnose_workload_scope(v, w))->pending > 0)
+				held += diagnose_row(v, k, diagnose_workload_scope(v, o))
+						->gpus_allocated;
+		if (held > 0 && diagnose_share_a_pool(v->sc, w, o))
+			fd->members[fd->n_members++] = (int32_t)o;
+	}
+}
+
 static void autoscaler_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -552,13 +568,27 @@ static void autoscaler_finding(struct view *v, size_t w)
 		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->running >=
 		    in->max_replicas - 0.05)
 			at_max += v->len[k];
-	if (at_max < DIAGNOSE_PENDING_SHARE * v->active)
+	/* Replicas it scaled to that waited for GPUs other work held: the
+	 * maximum is not what binds (replicas never preempt running pods). */
+	double held = diagnose_pending(v, w, PEND_BIT(PEND_RESOURCE)).seconds;
+	bool behind = held > at_max && held >= DIAGNOSE_PENDING_SHARE * v->active;
+	if (at_max < DIAGNOSE_PENDING_SHARE * v->active && !behind)
 		return;
 	struct finding *fd =
 		diagnose_add(v, STEP_CAPACITY, KIND_AUTOSCALER_MAX, at_max, -1, (int)w);
 	fd->fig.scaling.at_max_s = at_max;
 	fd->fig.scaling.span = v->span;
+	fd->fig.scaling.pending_s = behind ? held : 0;
 	int32_t max = in->max_replicas * 2;
+	if (behind) { /* replicas placed before the batch work takes the GPUs */
+		holders(v, w, fd);
+		if (in->replicas < in->max_replicas)
+			finding_fix_setf(finding_fixf(fd, "min_replicas %d for %s",
+						      (int)in->max_replicas, ws->name),
+					 "workloads.%s.replicas.min=%d", ws->name,
+					 (int)in->max_replicas);
+		return;
+	}
 	finding_fix_setf(finding_fixf(fd, "max_replicas %d for %s", (int)max, ws->name),
 			 "workloads.%s.replicas.max=%d", ws->name, (int)max);
 	/* The backlog of a ramp from min_replicas outlasts a p99 over minutes of
@@ -689,6 +719,37 @@ static void replicas_finding(struct view *v, size_t w)
 	fd->fig.replicas = (struct finding_replicas){offered, served, duty, idle, need, wanted};
 	finding_fix_setf(finding_fixf(fd, "%d replicas of %s", (int)need, ws->name),
 			 "workloads.%s.replicas=%d", ws->name, (int)need);
+}
+
+/*
+ * A service misses its SLO with its replicas busy (DIAGNOSE_DUTY or more of
+ * the time it serves) and no room for another in the pools it may use,
+ * while its rules (a gpu_spec, a node selector or affinity, a taint it does
+ * not tolerate) keep it off pools whose GPUs would hold it and idled
+ * meanwhile: the rule binds, not the hardware.  A rules finding with no pod
+ * pending; its fixes take each rule away (advise also tries the idle pool's
+ * GPU type alone).
+ */
+static void confined_finding(struct view *v, size_t w, size_t *hidden)
+{
+	const struct workload_spec *ws = &v->sc->workloads[w];
+	const struct inference_spec *in = ws->inference;
+	double per_replica = replica_gpus(v, w), duty, idle;
+	if (in->disagg || results_holds(v->r, ws->name, METRIC_SLO_MET) || per_replica <= 0 ||
+	    !while_serving(v, w, &duty, &idle) || !(duty >= 100 * DIAGNOSE_DUTY) ||
+	    idle >= per_replica) /* room for another replica: replicas_finding's case */
+		return;
+	struct finding_rules g = {.duty = duty};
+	size_t nh = diagnose_hidden_idle(v, w, false, serving, hidden, &g);
+	double least = INFINITY; /* a replica's GPUs in the hidden pools */
+	for (size_t i = 0; i < nh; i++)
+		least = fmin(least, scenario_gpu_equivalent(&v->sc->pools[hidden[i]], ws));
+	if (!nh || g.most < least || g.idle <= 0)
+		return;
+	g.rules = diagnose_hiding_rules(v->sc, w, hidden, nh);
+	struct finding *f = diagnose_add(v, STEP_PLACEMENT, KIND_RULES, g.idle, -1, (int)w);
+	f->fig.rules = g;
+	diagnose_rule_fixes(f, ws, hidden, nh);
 }
 
 /* The pools workload w's pods used, from its allocation rows (cost.h): the
@@ -869,6 +930,7 @@ void diagnose_deadline(struct view *v, size_t w)
 
 void diagnose_evidence(struct view *v)
 {
+	size_t *hidden = gp_xcalloc(v->sc->n_pools + 1, sizeof *hidden);
 	for (size_t w = 0; w < v->sc->n_workloads; w++) {
 		stalled_finding(v, w);
 		if (v->n_windows) {
@@ -881,8 +943,10 @@ void diagnose_evidence(struct view *v)
 			if (!max_batch_finding(v, w)) {
 				autoscaler_finding(v, w);
 				replicas_finding(v, w);
+				confined_finding(v, w, hidden);
 				mixed_gpus_finding(v, w);
 			}
 		}
 	}
+	free(hidden);
 }

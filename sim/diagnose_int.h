@@ -88,5 +88,15 @@ void diagnose_binds(struct view *v);
  * idle queue of its cohort that keeps GPUs to itself, when there is one. */
 void diagnose_lender(struct view *v, struct finding *fd, size_t w);
 void diagnose_deadline(struct view *v, size_t w);
+/* The pools workload w's rules keep it off though their GPUs would hold it
+ * (for a spread constraint: the pools it may use), into hidden; their idle
+ * and capacity GPU-seconds, seconds and most GPUs idle at once over the
+ * windows k when(v, w, k) holds, added to *g.  Returns how many. */
+size_t diagnose_hidden_idle(struct view *v, size_t w, bool spread_only,
+			    bool (*when)(const struct view *v, size_t w, size_t k), size_t *hidden,
+			    struct finding_rules *g);
+/* A rules finding's pools (its members) and fixes: w without each rule. */
+void diagnose_rule_fixes(struct finding *f, const struct workload_spec *ws, const size_t *hidden,
+			 size_t nh);
 
 #endif

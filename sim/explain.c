@@ -456,6 +456,29 @@ static void name_rules(struct gp_sbuf *b, const struct workload_spec *w)
 			     (int)w->spread.max_skew);
 }
 
+/* "bot misses its SLO on placement rules, not on hardware: its gpu_spec
+ * keeps its replicas off pools h100 and l40s, ..." */
+static void explain_confined(struct ctx *c, const char *pools, const char *keeps)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_rules *g = &c->f->fig.rules;
+	size_t nh = c->f->n_members;
+	bool spec_only = ws->n_gpu_spec && !ws->n_node_selector && !ws->n_affinity &&
+			 g->rules == FINDING_RULE_AFFINITY;
+	gp_sb_printf(&c->text,
+		     "%s misses its SLO on placement rules, not on hardware: %s its replicas "
+		     "off pool%s %s, whose GPUs idled while its own were busy; relax the rule "
+		     "or move the service",
+		     ws->name, spec_only ? "its gpu_spec keeps" : keeps, nh > 1 ? "s" : "", pools);
+	gp_sb_printf(&c->ev,
+		     "replicas in iterations %.0f%% of the time they served, no room for another "
+		     "where they may run; meanwhile pool%s %s had %.1f of %.0f GPUs idle on "
+		     "average (up to %.0f at once)",
+		     g->duty, nh > 1 ? "s" : "", pools, g->idle / g->secs, g->cap / g->secs,
+		     g->most);
+	name_rules(&c->ev, ws);
+}
+
 static void explain_rules(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
@@ -468,6 +491,11 @@ static void explain_rules(struct ctx *c)
 	static const char *const phrase[] = {
 		"", "its node selector/affinity keeps", "a taint it does not tolerate keeps",
 		"its node selector/affinity and a taint it does not tolerate keep"};
+	if (!g->pods) { /* a service, its replicas placed and busy */
+		explain_confined(c, pools.s, phrase[g->rules & 3]);
+		free(pools.s);
+		return;
+	}
 	if (g->rules == FINDING_RULE_SPREAD)
 		gp_sb_printf(&c->text,
 			     "%s waits on placement rules, not on hardware: its topology spread "
@@ -695,10 +723,48 @@ static void explain_mixed_gpus(struct ctx *c)
 
 /* --- capacity ---------------------------------------------------------------- */
 
+/* "; the GPUs meanwhile held by embed and etl" (the finding's members). */
+static void held_by(struct ctx *c)
+{
+	for (size_t i = 0; i < c->f->n_members; i++)
+		gp_sb_printf(&c->ev, "%s%s",
+			     i ? (i + 1 == c->f->n_members ? " and " : ", ")
+			       : "; the GPUs meanwhile held by ",
+			     c->sc->workloads[c->f->members[i]].name);
+}
+
+/* "chat's autoscaler scales to replicas whose GPUs other work holds: ..." */
+static void explain_autoscaler_behind(struct ctx *c)
+{
+	const struct workload_spec *ws = c->w;
+	const struct finding_scaling *g = &c->f->fig.scaling;
+	gp_sb_printf(&c->text,
+		     "%s's autoscaler scales to replicas whose GPUs other work holds: they pend "
+		     "until it finishes, as replicas never preempt running pods; replicas kept "
+		     "warm (min_replicas at the peak need) hold their GPUs before the other work "
+		     "takes them, or the pool needs more GPUs",
+		     ws->name);
+	char d[32], span[32];
+	duration(g->at_max_s, d, sizeof d);
+	duration(g->span, span, sizeof span);
+	gp_sb_printf(&c->ev,
+		     "%.1f replica-hours pending with \"%s\"; at max_replicas %d in %s of %s; "
+		     "TTFT p99 %.3g s; SLO attainment %.1f%%",
+		     g->pending_s / 3600, "Insufficient nvidia.com/gpu",
+		     (int)ws->inference->max_replicas, d, span,
+		     metric(c, ws->name, METRIC_TTFT_P99_S),
+		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
+	held_by(c);
+}
+
 static void explain_autoscaler_max(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
 	const struct finding_scaling *g = &c->f->fig.scaling;
+	if (g->pending_s > 0) {
+		explain_autoscaler_behind(c);
+		return;
+	}
 	gp_sb_printf(&c->text,
 		     "%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
 		     "higher max_replicas (the pool permitting) would, with more replicas "

@@ -487,9 +487,11 @@ Test(corpus, a_pool_is_sized_after_the_fix_that_reconfigures_it)
 
 /* tests/fixtures/diagnose/service-pinned.yaml: a service pinned by its
  * gpu_spec to slow L4s misses its TTFT bound while the H100 pool idles.
- * advise moves the pin to the idle pool (the same bill), and its search over
- * GPU types moves the pin with the pool's type: every probe on another type
- * stalled before ("didn't match Pod's node affinity/selector"). */
+ * The diagnosis names the pin (a rules finding with no pod pending: it fell
+ * through to capacity before).  advise moves the pin to the idle pool (the
+ * same bill).  With the L4 pool alone, its search over GPU types moves the
+ * pin with the pool's type: every probe on another type stalled before
+ * ("didn't match Pod's node affinity/selector"). */
 Test(corpus, a_pinned_service_moves_to_the_idle_gpus_it_was_kept_off)
 {
 	char cmd[512];
@@ -497,11 +499,55 @@ Test(corpus, a_pinned_service_moves_to_the_idle_gpus_it_was_kept_off)
 		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/service-pinned.yaml --db %s",
 		 db, db);
 	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out,
+			 "[placement] chat misses its SLO on placement rules, not on hardware: "
+			 "its gpu_spec keeps its replicas off pool h100, whose GPUs idled "
+			 "while its own were busy"),
+		  "%s", out);
 	cr_expect(strstr(out, "\nrecommendation: chat on pool h100's H100-80GB GPUs (run 3): --set "
 			      "'workloads.chat.gpu_spec=[H100-80GB]'; SLO attainment 100.0%"),
 		  "%s", out);
+	/* Without the H100 pool nothing idles: the GPU types are searched. */
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/service-pinned.yaml --db %s "
+		 "--set 'pools=[{name: l4, nodes: 2, gpu: L4, gpus_per_node: 1, cpu: 16, "
+		 "memory: 64GiB}]'",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect(strstr(out, "chat on H100-80GB: 2 replicas, pool l4 at 2 nodes (fewest meeting"),
 		  "the type search places the service on the pool's new type: %s", out);
+}
+
+/* tests/fixtures/diagnose/autoscaler-behind-batch.yaml: an autoscaled
+ * service's new replicas pend for GPUs that embedding jobs hold (replicas
+ * never preempt running pods).  The diagnosis names the jobs that held the
+ * GPUs, not the maximum it sat at for 45 minutes, and advise keeps the
+ * replicas warm: min_replicas 4, no more hardware ("max_replicas 8" before). */
+Test(corpus, an_autoscaled_service_whose_replicas_wait_behind_batch_keeps_them_warm)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan run tests/fixtures/diagnose/autoscaler-behind-batch.yaml "
+		 "--db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "[capacity] chat's autoscaler scales to replicas whose GPUs other "
+			      "work holds"),
+		  "%s", out);
+	cr_expect(strstr(out, "6.0 replica-hours pending with \"Insufficient nvidia.com/gpu\"; "
+			      "at max_replicas 4 in 45m of 8h; TTFT p99 725 s; SLO attainment "
+			      "22.6%; the GPUs meanwhile held by embed"),
+		  "%s", out);
+	snprintf(
+		cmd, sizeof cmd,
+		"rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/autoscaler-behind-batch.yaml "
+		"--db %s",
+		db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: min_replicas 4 for chat (run 4): --set "
+			      "'workloads.chat.replicas.min=4'; queue p95 18000 s, SLO attainment "
+			      "100.0%"),
+		  "%s", out);
 }
 
 /* tests/fixtures/diagnose/borrow-minimal.yaml: a borrowing limit grows by

@@ -310,8 +310,10 @@ union finding_figures {
 		double idle, cap, secs; /* GPU-seconds idle and in capacity in the hidden
 					 * pools, seconds, over the windows w pended */
 		double most;            /* most GPUs idle there at once */
-		int64_t pods;
-		int32_t rules; /* FINDING_RULE_* the messages name */
+		int64_t pods;           /* 0: a service's replicas, none pending, kept
+					 * off them while serving (the windows counted) */
+		double duty;            /* that service's replicas' % of time in iterations */
+		int32_t rules;          /* FINDING_RULE_* the messages name (or its rules hide) */
 	} rules;
 	struct finding_tokenizer {
 		double rate, busy; /* requests/s offered; tokenizer utilisation */
