@@ -130,13 +130,12 @@ struct node_sample {
 	} * runs;
 	int32_t n_runs;
 	/* Pools scored as groups (their score a function of the unit key):
-	 * slots [from, to) of pool, whose `count` nodes with room were found,
-	 * tallied by key as the sample walked them. */
+	 * slots [from, to) of pool, whose `count` nodes with room were found
+	 * (counted by key only for the keys find_sampled offers). */
 	struct sample_seg {
 		int32_t pool, from, to, count;
 		bool flat; /* its pool's score shape is SHAPE_FLAT (else SHAPE_GPU_KEY) */
-		struct cluster_tally keys;
-	} * segs; /* capacity: two per pool (the first is cut by the start) */
+	} * segs;          /* capacity: two per pool (the first is cut by the start) */
 	int32_t n_segs;
 	struct class_memo *memo; /* by class id (capacity: the class table's) */
 	uint32_t memo_stamp;

@@ -53,15 +53,15 @@ static int64_t room_of(const struct placer *pl, const struct pod_request *pod, s
  * their pool-wide filters; the first placement_nodes_to_find feasible ones
  * go to pl->sample, one by one, or with `groups`, as counted runs of slots
  * for pools whose score is a function of the unit key (SHAPE_FLAT,
- * SHAPE_GPU_KEY) and that check nothing node by node, tallied by key as
- * they are found (cluster_walk_tally: find_sampled's scores then cost no
- * walk of their own).  Filters run one node at a time, so the search ends at
+ * SHAPE_GPU_KEY) and that check nothing node by node, counted from the
+ * index's "key need or more" bitset alone (find_sampled counts by key only
+ * the keys it offers).  Filters run one node at a time, so the search ends at
  * the first feasible node beyond them, and the cursor moves there: past
  * every node processed, feasible or rejected.
  * False when the cluster has no more feasible nodes than that (every one is
  * then scored, without sampling) or is too small to sample; the cursor
  * stays, as kube's moves by all its nodes.  Cost: O(pools + nodes found one
- * by one + (blocks + words at either end) walked x buckets).  `want`:
+ * by one + (blocks + words at either end) walked).  `want`:
  * placement_nodes_to_find, fewer than the Ready nodes.
  */
 static bool sample_walk(const struct placer *pl, const struct pod_request *pod, sim_time now,
@@ -108,31 +108,28 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 		}
 		bool check = pli_some_nodes(f->rule) || f->st;
 		int32_t next = -1, need = 0; /* the first feasible node too many */
-		struct cluster_walk wk;
 		enum score_shape shape = SHAPE_PER_NODE;
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
 		    (shape = pli_score_shape(pl, p, w)) != SHAPE_PER_NODE) {
-			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
 			int32_t n = 0;
-			next = cluster_walk_find(&wk, want - found, &n);
+			next = cluster_level_find(c, p, w, pod->gpus, -1, from, to, want - found,
+						  &n);
 			if (next >= 0)
 				to = next - ps->first_node; /* the first node too many ends it */
-			if (n > 0) {
-				struct sample_seg *sg = &sm->segs[sm->n_segs++];
-				sg->pool = (int32_t)p;
-				sg->flat = shape == SHAPE_FLAT;
-				sg->from = wk.from = from;
-				sg->to = wk.to = to;
-				sg->count = n;
-				cluster_walk_tally(&wk, &sg->keys);
-			}
+			if (n > 0)
+				sm->segs[sm->n_segs++] =
+					(struct sample_seg){.pool = (int32_t)p,
+							    .from = from,
+							    .to = to,
+							    .count = n,
+							    .flat = shape == SHAPE_FLAT};
 			found += n;
 		} else if (groups && !check && cluster_groups_answer(c, p, w, pod->gpus, &need)) {
 			/* scored by class: the nodes are counted, not taken (no
 			 * cpu, memory or node condition can fail them) */
-			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
 			int32_t n = 0;
-			next = cluster_walk_find(&wk, want - found, &n);
+			next = cluster_level_find(c, p, w, pod->gpus, -1, from, to, want - found,
+						  &n);
 			if (next >= 0)
 				to = next - ps->first_node;
 			if (n > 0)
@@ -144,6 +141,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 									     .need = need};
 			found += n;
 		} else {
+			struct cluster_walk wk;
 			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? pli_node_passes : NULL,
 					  f, from, to);
 			/* the nodes still wanted and one more, which ends the search */
@@ -198,41 +196,29 @@ void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, si
 	}
 }
 
-/* The nodes of segment sg with key `level` (-1: any key) from its tally:
- * how many and the first; false where the walk compared keys instead. */
-static bool segment_tally(const struct sample_seg *sg, int32_t level, int32_t *n, int32_t *node)
-{
-	const struct cluster_tally *t = &sg->keys;
-	*n = 0;
-	*node = -1;
-	for (int32_t e = 0; e < t->n && (level < 0 || t->key[e] <= level); e++) /* keys ascend */
-		if (t->count[e] && (level < 0 || t->key[e] == level)) {
-			*n += t->count[e];
-			*node = *node < 0 || t->first[e] < *node ? t->first[e] : *node;
-		}
-	return t->n >= 0;
-}
-
 /* Offers the sampled nodes of segment i with key `level` (-1: any key) as
- * one group of equal score. */
+ * one group of equal score, scored on the first of them: counted only when
+ * the offer can count, as pli_pick_offer turns down a lower score than the
+ * pick's whatever the number of nodes that hold it. */
 static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 			     const struct pod_request *pod, int32_t i, int32_t level, int64_t base)
 {
 	const struct sample_seg *sg = &pl->sample->segs[i];
-	int32_t n = 0, node = -1;
-	if (!segment_tally(sg, level, &n, &node)) { /* walk the key's nodes */
-		struct cluster_walk wk;
-		const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
-		cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from,
-				   sg->to);
-		n = level < 0 ? sg->count : cluster_walk_count(&wk);
-		node = cluster_walk_nth(&wk, 0);
-	}
-	if (n <= 0)
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	size_t p = (size_t)sg->pool;
+	int32_t n = 0,
+		node = cluster_level_find(pl->c, p, w, pod->gpus, level, sg->from, sg->to, 0, &n);
+	if (node < 0)
 		return INT64_MAX; /* no node: does not end the search for the best key */
-	double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)sg->pool, pod->gpus);
+	double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 	int64_t score = base + pli_resource_score(pl, node, pod, eq);
-	if (pli_pick_offer(pl, pk, score, node, (size_t)sg->pool, n, false)) {
+	if (score < pk->score)
+		return score;
+	if (level < 0)
+		n = sg->count;
+	else
+		cluster_level_find(pl->c, p, w, pod->gpus, level, sg->from, sg->to, -1, &n);
+	if (pli_pick_offer(pl, pk, score, node, p, n, false)) {
 		pk->seg = i;
 		pk->level = level;
 	}
@@ -349,8 +335,8 @@ static int32_t run_nth(const struct placer *pl, const struct sample_run *r, uint
  * The best of the sampled nodes: the ones found one by one scored each, a
  * segment of a group-scored pool one score per key (or one for the pool);
  * TaintToleration normalized over the sampled nodes, as kube normalizes over
- * the nodes it scores.  O(nodes + segments x keys), and a walk for the
- * winner of a group (or for each key where the sample compared keys).
+ * the nodes it scores.  O(nodes + segments x keys offered x (blocks +
+ * words at either end)), and a span of one bitset for a group's winner.
  */
 int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 {
@@ -441,7 +427,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		return -1; /* not reached: n_best nodes hold the best score */
 	}
 	const struct sample_seg *sg = &sm->segs[pk.seg];
-	struct cluster_walk wk;
-	cluster_walk_level(&wk, c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to);
-	return cluster_walk_nth(&wk, pk.nth);
+	int32_t before = 0;
+	return cluster_level_find(c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to,
+				  pk.nth, &before);
 }
