@@ -177,6 +177,21 @@ void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t
 	walk_setup(wk, c, p, w, gpus, NULL, NULL, from, to, level);
 }
 
+/* The whole blocks of a span from word i (a block's first) on, up to word
+ * inner_to, passed by their counts while the bit sought (the nth) is not in
+ * them: the word after them. */
+static size_t span_blocks(const int32_t *block, size_t i, size_t inner_to, int32_t *nth, int32_t *n)
+{
+	for (; i + CLUSTER_BLOCK_WORDS <= inner_to; i += CLUSTER_BLOCK_WORDS) {
+		int32_t in_block = block[i / CLUSTER_BLOCK_WORDS];
+		if (*nth < in_block)
+			break;
+		*nth -= in_block;
+		*n += in_block;
+	}
+	return i;
+}
+
 int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to,
 			  int32_t nth, int32_t *count)
 {
@@ -189,29 +204,23 @@ int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t fr
 	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
 	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
 	int32_t n = 0;
-	for (size_t i = (size_t)from / 64; i <= last; i++, mask = ~UINT64_C(0)) {
-		if (i % CLUSTER_BLOCK_WORDS == 0 && !~mask && i + CLUSTER_BLOCK_WORDS <= inner_to) {
-			/* a whole block inside the span: passed at once unless the
-			 * bit sought is in it */
-			int32_t in_block = block[i / CLUSTER_BLOCK_WORDS];
-			if (nth >= in_block) {
-				nth -= in_block;
-				n += in_block;
-				i += CLUSTER_BLOCK_WORDS - 1;
-				continue;
-			}
-		}
+	size_t i = (size_t)from / 64;
+	if (from % (64 * CLUSTER_BLOCK_WORDS) == 0)
+		i = span_blocks(block, i, inner_to, &nth, &n);
+	/* a word at a time, and a block at a time where one starts */
+	for (; i <= last; mask = ~UINT64_C(0)) {
 		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
 		int32_t in_word = gp_popcount64(b);
-		if (nth >= in_word) {
-			nth -= in_word;
-			n += in_word;
-			continue;
+		if (nth < in_word) {
+			*count = n + nth;
+			while (nth-- > 0)
+				b &= b - 1;
+			return (int32_t)(i * 64) + __builtin_ctzll(b);
 		}
-		*count = n + nth;
-		while (nth-- > 0)
-			b &= b - 1;
-		return (int32_t)(i * 64) + __builtin_ctzll(b);
+		nth -= in_word;
+		n += in_word;
+		if (++i % CLUSTER_BLOCK_WORDS == 0)
+			i = span_blocks(block, i, inner_to, &nth, &n);
 	}
 	*count = n;
 	return -1;

@@ -424,12 +424,12 @@ Test(cluster, walks_visit_the_nodes_with_room_in_node_order)
 }
 
 /*
- * Walks over more than a block (CLUSTER_BLOCK_WORDS = 8 words, 512 slots)
+ * Walks over more than a block (CLUSTER_BLOCK_WORDS = 4 words, 256 slots)
  * count whole blocks from their counts and must agree with counting bits:
  * pool a with 1300 nodes of 4 GPUs; nodes 600 and 700 full, node 800 with 1
  * GPU taken, node 1100 with 2.  Over [100, 1250) a 1-GPU pod has room on
- * 1150 - 2 = 1148 nodes; block 1 (slots 512 .. 1023) is the only one inside
- * the walk.  Ranks: 100 .. 511 are the 0th to 411th, 512 .. 599 the 412th to
+ * 1150 - 2 = 1148 nodes; blocks 1 to 3 (slots 256 .. 1023) are inside the
+ * walk.  Ranks: 100 .. 511 are the 0th to 411th, 512 .. 599 the 412th to
  * 499th, 601 .. 699 the 500th to 598th, then node x > 700 the (x - 102)th:
  * the 1000th is 1102.  By key: 2 untouched GPUs node 1100 alone, 3 node 800
  * alone (found inside the block), 4 the other 1146 from node 100 on.
@@ -472,7 +472,7 @@ Test(cluster, walks_count_whole_blocks_as_their_bits)
 	cr_assert_eq(n, 0, "an empty range");
 	cluster_walk_level(&wk, &c, 0, &w1, 1, 2, 0, 1300); /* 2 untouched GPUs */
 	cr_assert_eq(cluster_walk_count(&wk), 1);
-	cr_assert_eq(cluster_walk_nth(&wk, 0), 1100, "blocks 0 and 1 passed at once, empty");
+	cr_assert_eq(cluster_walk_nth(&wk, 0), 1100, "blocks 0 to 3 passed at once, empty");
 	cluster_release(&c, 3, &g); /* node 1100 untouched again: its block counts follow */
 	cr_assert(cluster_consistent(&c));
 	cluster_walk_level(&wk, &c, 0, &w1, 1, 4, 0, 1300);
