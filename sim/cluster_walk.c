@@ -192,12 +192,34 @@ static size_t span_blocks(const int32_t *block, size_t i, size_t inner_to, int32
 	return i;
 }
 
+/* cluster_span_find's first set bit: words tested, not counted, and the
+ * empty blocks passed (most of a span's keys are asked only for it). */
+static int32_t span_first(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to)
+{
+	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
+	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
+	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
+	for (size_t i = (size_t)from / 64; i <= last; i++, mask = ~UINT64_C(0)) {
+		if (i % CLUSTER_BLOCK_WORDS == 0 && !~mask && i + CLUSTER_BLOCK_WORDS <= inner_to &&
+		    !block[i / CLUSTER_BLOCK_WORDS]) {
+			i += CLUSTER_BLOCK_WORDS - 1;
+			continue;
+		}
+		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
+		if (b)
+			return (int32_t)(i * 64) + __builtin_ctzll(b);
+	}
+	return -1;
+}
+
 int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to,
 			  int32_t nth, int32_t *count)
 {
 	*count = 0;
 	if (from >= to)
 		return -1;
+	if (nth == 0)
+		return span_first(bits, block, from, to); /* none before it, or none */
 	if (nth < 0)
 		nth = INT32_MAX; /* more than a pool has: count them all */
 	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
