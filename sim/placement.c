@@ -311,6 +311,10 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample->runs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->runs);
 	pl->scores = gp_xcalloc(SCORE_CACHE, sizeof *pl->scores);
 	pl->sample->memo = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->memo);
+	pl->sample->groups =
+		gp_xcalloc(sc->n_pools * CLUSTER_GROUPS + 1, sizeof *pl->sample->groups);
+	for (size_t i = 0; i < sc->n_pools * CLUSTER_GROUPS; i++)
+		pl->sample->groups[i].id = -1;
 	pl->sample->planned = -1;
 	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
 	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
@@ -353,6 +357,7 @@ void placement_free(struct placer *pl)
 		free(pl->sample->segs);
 		free(pl->sample->runs);
 		free(pl->sample->memo);
+		free(pl->sample->groups);
 	}
 	free(pl->scores);
 	free(pl->sample);

@@ -108,6 +108,16 @@ struct class_memo {
 	int64_t score;
 };
 
+/* A class group's score (its pool's base aside) for pods of a workload
+ * and size, kept from search to search while the group's slot holds the
+ * same class: (id, version) names one class for good (cluster.h). */
+struct group_memo {
+	int32_t id; /* -1: none */
+	uint32_t version;
+	int32_t workload, gpus;
+	int64_t score;
+};
+
 /* The rotation and the feasible nodes found (placement.h, "Sampling"). */
 struct node_sample {
 	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
@@ -139,6 +149,7 @@ struct node_sample {
 	int32_t n_segs;
 	struct class_memo *memo; /* by class id (capacity: the class table's) */
 	uint32_t memo_stamp;
+	struct group_memo *groups; /* by pool and class group slot (CLUSTER_GROUPS a pool) */
 };
 
 /* How the resource score of a pod varies over the nodes of a pool. */

@@ -263,20 +263,36 @@ int64_t pli_memo_score(const struct placer *pl, int32_t id, uint32_t stamp, int6
 	return m->score;
 }
 
+/* The score of the class of group `slot` of pool p (pli_cached_score, its
+ * base aside): from the group's memo while the slot holds that class for
+ * pods of this workload and size, which the groups' searches ask again and
+ * again as their classes stay. */
+static int64_t group_score(const struct placer *pl, size_t p, int32_t slot, int32_t id,
+			   const struct pod_request *pod, double eq)
+{
+	struct group_memo *m = &pl->sample->groups[p * CLUSTER_GROUPS + (size_t)slot];
+	uint32_t version = pl->c->classes.version[id];
+	if (m->id != id || m->version != version || m->workload != pod->workload ||
+	    m->gpus != pod->gpus)
+		*m = (struct group_memo){id, version, pod->workload, pod->gpus,
+					 pli_cached_score(pl, id, pod, eq)};
+	return m->score;
+}
+
 /* The slots of run r's groups (key need or more) into slots and their
  * scores into score: how many. */
-static int32_t run_groups(const struct placer *pl, const struct sample_run *r, uint32_t stamp,
-			  int64_t pool_base, const struct pod_request *pod, double eq,
-			  int32_t *slots, int64_t *score)
+static int32_t run_groups(const struct placer *pl, const struct sample_run *r, int64_t pool_base,
+			  const struct pod_request *pod, double eq, int32_t *slots, int64_t *score)
 {
 	const struct class_groups *gs = &pl->c->pools[r->pool].groups;
 	int32_t m = 0;
 	for (int32_t j = 0; j < gs->n_live; j++) {
-		const struct class_group *g = &gs->at[gs->live[j]];
+		int32_t slot = gs->live[j];
+		const struct class_group *g = &gs->at[slot];
 		if (g->key < r->need)
 			continue;
-		slots[m] = gs->live[j];
-		score[m++] = pli_memo_score(pl, g->id, stamp, pool_base, pod, eq);
+		slots[m] = slot;
+		score[m++] = pool_base + group_score(pl, (size_t)r->pool, slot, g->id, pod, eq);
 	}
 	return m;
 }
@@ -285,12 +301,12 @@ static int32_t run_groups(const struct placer *pl, const struct sample_run *r, u
  * nodes hold it), and the first of them: its groups best score first, until
  * one has nodes in the run's slots.  O(groups x (blocks + words at either
  * end)) for the groups counted. */
-static int32_t score_run(const struct placer *pl, struct sample_run *r, uint32_t stamp,
-			 int64_t pool_base, const struct pod_request *pod, double eq)
+static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t pool_base,
+			 const struct pod_request *pod, double eq)
 {
 	int32_t slots[CLUSTER_GROUPS];
 	int64_t score[CLUSTER_GROUPS];
-	int32_t m = run_groups(pl, r, stamp, pool_base, pod, eq, slots, score), first = -1;
+	int32_t m = run_groups(pl, r, pool_base, pod, eq, slots, score), first = -1;
 	r->best = INT64_MIN;
 	r->n_best = 0;
 	while (m > 0) {
@@ -318,13 +334,12 @@ static int32_t score_run(const struct placer *pl, struct sample_run *r, uint32_t
 }
 
 /* The nth (node order) node of grouped run r that holds score best. */
-static int32_t run_nth(const struct placer *pl, const struct sample_run *r, uint32_t stamp,
-		       int64_t pool_base, const struct pod_request *pod, double eq, int64_t best,
-		       int32_t nth)
+static int32_t run_nth(const struct placer *pl, const struct sample_run *r, int64_t pool_base,
+		       const struct pod_request *pod, double eq, int64_t best, int32_t nth)
 {
 	int32_t slots[CLUSTER_GROUPS];
 	int64_t score[CLUSTER_GROUPS];
-	int32_t m = run_groups(pl, r, stamp, pool_base, pod, eq, slots, score), n = 0;
+	int32_t m = run_groups(pl, r, pool_base, pod, eq, slots, score), n = 0;
 	for (int32_t j = 0; j < m; j++)
 		if (score[j] == best)
 			slots[n++] = slots[j];
@@ -363,7 +378,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		int64_t pool_base = WEIGHT_TAINT *
 				    pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
 		if (r->grouped) { /* no node in nodes[]: as if its nodes came one by one */
-			int32_t at = score_run(pl, r, stamp, pool_base, pod, eq);
+			int32_t at = score_run(pl, r, pool_base, pod, eq);
 			if (r->best > best) {
 				best = r->best;
 				n_best = 0;
@@ -422,7 +437,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 			int64_t pool_base =
 				WEIGHT_TAINT *
 				pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
-			return run_nth(pl, r, stamp, pool_base, pod, eq, best, nth);
+			return run_nth(pl, r, pool_base, pod, eq, best, nth);
 		}
 		return -1; /* not reached: n_best nodes hold the best score */
 	}
