@@ -298,32 +298,53 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 	return -1;
 }
 
-int32_t cluster_level_find(const struct cluster *c, size_t p, const struct workload_spec *w,
-			   int32_t gpus, int32_t level, int32_t from, int32_t to, int32_t nth,
-			   int32_t *count)
+void cluster_levels_init(struct cluster_levels *lv, const struct cluster *c, size_t p,
+			 const struct workload_spec *w, int32_t gpus)
 {
 	int32_t need = 0;
 	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
+	*lv = (struct cluster_levels){.c = c,
+				      .w = w,
+				      .ix = ix && need >= 0 && need < ix->levels ? ix : NULL,
+				      .p = p,
+				      .gpus = gpus,
+				      .need = need,
+				      .first_node = c->pools[p].first_node};
+}
+
+int32_t cluster_levels_find(const struct cluster_levels *lv, int32_t level, int32_t from,
+			    int32_t to, int32_t nth, int32_t *count)
+{
+	const struct bucket_index *ix = lv->ix;
 	*count = 0;
-	if (!ix || need < 0 || need >= ix->levels || from >= to)
+	if (!ix || from >= to)
 		return -1;
 	const uint64_t *bits = NULL;
 	const int32_t *block = NULL;
 	if (level >= 0) {
-		if (level < need || level >= ix->levels || !ix->count[level])
+		if (level < lv->need || level >= ix->levels || !ix->count[level])
 			return -1;
 		bits = ix->bits + (size_t)level * ix->words;
 		block = ix->block + cluster_index_block(ix, level, 0);
 	} else if (ix->least) {
-		bits = ix->least + (size_t)need * ix->words;
-		block = ix->least_block + (size_t)need * ix->blocks;
+		bits = ix->least + (size_t)lv->need * ix->words;
+		block = ix->least_block + (size_t)lv->need * ix->blocks;
 	} else { /* the levels ORed, or the keys compared */
 		struct cluster_walk wk;
-		walk_setup(&wk, c, p, w, gpus, NULL, NULL, from, to, level);
+		walk_setup(&wk, lv->c, lv->p, lv->w, lv->gpus, NULL, NULL, from, to, level);
 		return cluster_walk_find(&wk, nth, count);
 	}
 	int32_t local = cluster_span_find(bits, block, from, to, nth, count);
-	return local < 0 ? -1 : c->pools[p].first_node + local;
+	return local < 0 ? -1 : lv->first_node + local;
+}
+
+int32_t cluster_level_find(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, int32_t level, int32_t from, int32_t to, int32_t nth,
+			   int32_t *count)
+{
+	struct cluster_levels lv;
+	cluster_levels_init(&lv, c, p, w, gpus);
+	return cluster_levels_find(&lv, level, from, to, nth, count);
 }
 
 int32_t cluster_walk_count(const struct cluster_walk *wk)

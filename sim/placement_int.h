@@ -145,7 +145,8 @@ struct node_sample {
 	struct sample_seg {
 		int32_t pool, from, to, count;
 		bool flat; /* its pool's score shape is SHAPE_FLAT (else SHAPE_GPU_KEY) */
-	} * segs;          /* capacity: two per pool (the first is cut by the start) */
+		struct cluster_levels levels; /* the pool's keys for the pod */
+	} * segs; /* capacity: two per pool (the first is cut by the start) */
 	int32_t n_segs;
 	struct class_memo *memo; /* by class id (capacity: the class table's) */
 	uint32_t memo_stamp;

@@ -111,9 +111,10 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 		enum score_shape shape = SHAPE_PER_NODE;
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
 		    (shape = pli_score_shape(pl, p, w)) != SHAPE_PER_NODE) {
+			struct cluster_levels lv;
+			cluster_levels_init(&lv, c, p, w, pod->gpus);
 			int32_t n = 0;
-			next = cluster_level_find(c, p, w, pod->gpus, -1, from, to, want - found,
-						  &n);
+			next = cluster_levels_find(&lv, -1, from, to, want - found, &n);
 			if (next >= 0)
 				to = next - ps->first_node; /* the first node too many ends it */
 			if (n > 0)
@@ -122,7 +123,8 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 							    .from = from,
 							    .to = to,
 							    .count = n,
-							    .flat = shape == SHAPE_FLAT};
+							    .flat = shape == SHAPE_FLAT,
+							    .levels = lv};
 			found += n;
 		} else if (groups && !check && cluster_groups_answer(c, p, w, pod->gpus, &need)) {
 			/* scored by class: the nodes are counted, not taken (no
@@ -204,10 +206,8 @@ static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 			     const struct pod_request *pod, int32_t i, int32_t level, int64_t base)
 {
 	const struct sample_seg *sg = &pl->sample->segs[i];
-	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
 	size_t p = (size_t)sg->pool;
-	int32_t n = 0,
-		node = cluster_level_find(pl->c, p, w, pod->gpus, level, sg->from, sg->to, 0, &n);
+	int32_t n = 0, node = cluster_levels_find(&sg->levels, level, sg->from, sg->to, 0, &n);
 	if (node < 0)
 		return INT64_MAX; /* no node: does not end the search for the best key */
 	double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
@@ -217,7 +217,7 @@ static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 	if (level < 0)
 		n = sg->count;
 	else
-		cluster_level_find(pl->c, p, w, pod->gpus, level, sg->from, sg->to, -1, &n);
+		cluster_levels_find(&sg->levels, level, sg->from, sg->to, -1, &n);
 	if (pli_pick_offer(pl, pk, score, node, p, n, false)) {
 		pk->seg = i;
 		pk->level = level;
@@ -357,7 +357,6 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 {
 	struct node_sample *sm = pl->sample;
 	const struct cluster *c = pl->c;
-	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	int32_t max_prefer = 0;
 	for (int32_t i = 0; i < sm->n_runs + sm->n_segs; i++) {
 		size_t p =
@@ -443,6 +442,5 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 	}
 	const struct sample_seg *sg = &sm->segs[pk.seg];
 	int32_t before = 0;
-	return cluster_level_find(c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to,
-				  pk.nth, &before);
+	return cluster_levels_find(&sg->levels, pk.level, sg->from, sg->to, pk.nth, &before);
 }

@@ -411,6 +411,22 @@ int32_t cluster_level_find(const struct cluster *c, size_t p, const struct workl
 			   int32_t gpus, int32_t level, int32_t from, int32_t to, int32_t nth,
 			   int32_t *count);
 
+/* cluster_level_find in two steps, for a search that asks one pool's keys
+ * again and again: the index that answers the pod and the key it needs,
+ * found once (ix NULL: the pool cannot host the pod), then any key's nth. */
+struct cluster_levels {
+	const struct cluster *c;
+	const struct workload_spec *w;
+	const struct bucket_index *ix;
+	size_t p;
+	int32_t gpus, need, first_node;
+};
+
+void cluster_levels_init(struct cluster_levels *lv, const struct cluster *c, size_t p,
+			 const struct workload_spec *w, int32_t gpus);
+int32_t cluster_levels_find(const struct cluster_levels *lv, int32_t level, int32_t from,
+			    int32_t to, int32_t nth, int32_t *count);
+
 /* Whether the nodes a walk of pool p finds for a pod of w asking for `gpus`
  * units are those of its class groups of key *need or more: the pool keeps
  * groups now, the pod's room is in its whole index, and no node of the pool
