@@ -232,6 +232,10 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 			       const struct pod_request *pod, int32_t i, int64_t base)
 {
 	int32_t top = pl->c->pools[pl->sample->segs[i].pool].gpus_per_node;
+	if (pod->gpus == top) { /* one key, the top one: every node the sample counted */
+		offer_segment(pl, pk, pod, i, -1, base);
+		return;
+	}
 	bool most = pl->c->sc->scheduler.scoring.type == SCORING_MOST_ALLOCATED;
 	int64_t best = INT64_MIN;
 	for (int32_t j = pod->gpus; j <= top; j++) {
