@@ -312,6 +312,18 @@ void cluster_levels_init(struct cluster_levels *lv, const struct cluster *c, siz
 				      .first_node = c->pools[p].first_node};
 }
 
+/* cluster_levels_find of every key with room where the index keeps no
+ * sets of "need or more": a walk ORs the levels or compares the keys.  Out
+ * of line: its walk's frame is large, and the search rarely needs it. */
+static __attribute__((noinline)) int32_t levels_walk_find(const struct cluster_levels *lv,
+							  int32_t from, int32_t to, int32_t nth,
+							  int32_t *count)
+{
+	struct cluster_walk wk;
+	walk_setup(&wk, lv->c, lv->p, lv->w, lv->gpus, NULL, NULL, from, to, -1);
+	return cluster_walk_find(&wk, nth, count);
+}
+
 int32_t cluster_levels_find(const struct cluster_levels *lv, int32_t level, int32_t from,
 			    int32_t to, int32_t nth, int32_t *count)
 {
@@ -329,10 +341,8 @@ int32_t cluster_levels_find(const struct cluster_levels *lv, int32_t level, int3
 	} else if (ix->least) {
 		bits = ix->least + (size_t)lv->need * ix->words;
 		block = ix->least_block + (size_t)lv->need * ix->blocks;
-	} else { /* the levels ORed, or the keys compared */
-		struct cluster_walk wk;
-		walk_setup(&wk, lv->c, lv->p, lv->w, lv->gpus, NULL, NULL, from, to, level);
-		return cluster_walk_find(&wk, nth, count);
+	} else {
+		return levels_walk_find(lv, from, to, nth, count);
 	}
 	int32_t local = cluster_span_find(bits, block, from, to, nth, count);
 	return local < 0 ? -1 : lv->first_node + local;
