@@ -47,6 +47,32 @@ static int64_t room_of(const struct placer *pl, const struct pod_request *pod, s
 	return n;
 }
 
+/* sample_walk's nodes of pool p in slots [from, to) found one by one (its
+ * filters checked node by node with `check`): at most `wanted` into the
+ * sample as a run, counted in *found, and the first node past them, which
+ * ends the search, or -1.  Out of line: its walk's frame is large, and the
+ * pools the sample counts by key or by class group do not need it. */
+static __attribute__((noinline)) int32_t take_nodes(const struct placer *pl,
+						    const struct pod_request *pod, size_t p,
+						    const struct node_filter *f, bool check,
+						    int32_t from, int32_t to, int32_t wanted,
+						    int32_t *found)
+{
+	struct node_sample *sm = pl->sample;
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	struct cluster_walk wk;
+	cluster_walk_init(&wk, pl->c, p, w, pod->gpus, check ? pli_node_passes : NULL, f, from, to);
+	/* the nodes still wanted and one more, which ends the search */
+	int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], wanted + 1), next = -1;
+	if (n > wanted)
+		next = sm->nodes[sm->n + --n];
+	sm->n += n;
+	*found += n;
+	if (n > 0)
+		sm->runs[sm->n_runs++] = (struct sample_run){.pool = (int32_t)p, .end = sm->n};
+	return next;
+}
+
 /*
  * findNodesThatPassFilters: the Ready nodes in node order from the rank
  * pl->sample->cursor on, wrapping, through the walks of the pools that pass
@@ -143,18 +169,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 									     .need = need};
 			found += n;
 		} else {
-			struct cluster_walk wk;
-			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? pli_node_passes : NULL,
-					  f, from, to);
-			/* the nodes still wanted and one more, which ends the search */
-			int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], want - found + 1);
-			if (n > want - found)
-				next = sm->nodes[sm->n + --n];
-			sm->n += n;
-			found += n;
-			if (n > 0)
-				sm->runs[sm->n_runs++] =
-					(struct sample_run){.pool = (int32_t)p, .end = sm->n};
+			next = take_nodes(pl, pod, p, f, check, from, to, want - found, &found);
 		}
 		if (next >= 0) {
 			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
