@@ -279,6 +279,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	for (size_t i = 0; i < REASON_FIXED; i++)
 		slot_of(pl, fixed_reasons[i], (enum pend_kind)i); /* REASON_x == PEND_x */
 	pl->equivalent = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->equivalent);
+	pl->shape = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->shape);
 	pl->rules = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->rules);
 	pl->n_variants = 1;
 	pl->spread = gp_xcalloc(sc->n_workloads + 1, sizeof *pl->spread);
@@ -292,6 +293,8 @@ void placement_init(struct placer *pl, struct cluster *c)
 			pl->equivalent[w * sc->n_pools + p] =
 				scenario_gpu_equivalent(&sc->pools[p], &one);
 			pli_init_rule(pl, &sc->workloads[w], w, p, &pl->rules[w * sc->n_pools + p]);
+			pl->shape[w * sc->n_pools + p] =
+				(uint8_t)pli_score_shape(pl, p, &sc->workloads[w]);
 		}
 		if (sc->workloads[w].spread.key) {
 			init_spread(pl, w);
@@ -346,6 +349,7 @@ void placement_free(struct placer *pl)
 	free(pl->rules);
 	free(pl->spread);
 	free(pl->equivalent);
+	free(pl->shape);
 	free(pl->candidate);
 	free(pl->filters);
 	free(pl->passes);

@@ -190,6 +190,13 @@ int64_t pli_cached_score(const struct placer *pl, int32_t id, const struct pod_r
 int64_t pli_resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
 			   double eq);
 enum score_shape pli_score_shape(const struct placer *pl, size_t p, const struct workload_spec *w);
+
+/* pli_score_shape of a workload's pods in pool p, as placement_init kept it. */
+static inline enum score_shape pli_pool_shape(const struct placer *pl, int32_t workload, size_t p)
+{
+	return (enum score_shape)pl->shape[(size_t)workload * pl->n_pools + p];
+}
+
 void pli_pick_init(struct pick *pk);
 bool pli_pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node, size_t p,
 		    int32_t n, bool best_only);

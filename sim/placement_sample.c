@@ -136,7 +136,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 		int32_t next = -1, need = 0; /* the first feasible node too many */
 		enum score_shape shape = SHAPE_PER_NODE;
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
-		    (shape = pli_score_shape(pl, p, w)) != SHAPE_PER_NODE) {
+		    (shape = pli_pool_shape(pl, pod->workload, p)) != SHAPE_PER_NODE) {
 			struct cluster_levels lv;
 			cluster_levels_init(&lv, c, p, w, pod->gpus);
 			int32_t n = 0;
