@@ -312,6 +312,8 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->nodes);
 	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
 	pl->sample->runs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->runs);
+	pl->sample->best_slots =
+		gp_xcalloc((2 * sc->n_pools + 1) * CLUSTER_GROUPS, sizeof *pl->sample->best_slots);
 	pl->scores = gp_xcalloc(SCORE_CACHE, sizeof *pl->scores);
 	pl->sample->memo = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->memo);
 	pl->sample->groups =
@@ -360,6 +362,7 @@ void placement_free(struct placer *pl)
 		free(pl->sample->nodes);
 		free(pl->sample->segs);
 		free(pl->sample->runs);
+		free(pl->sample->best_slots);
 		free(pl->sample->memo);
 		free(pl->sample->groups);
 	}

@@ -130,15 +130,17 @@ struct node_sample {
 	 * nodes[end] (capacity: two per pool, the first is cut by the start);
 	 * a grouped run puts no node there: its nodes are those of the pool's
 	 * class groups of key `need` or more among slots [from, to) (cluster.h,
-	 * "Class groups"), and find_sampled keeps its best score and how many
-	 * of its nodes hold it */
+	 * "Class groups"), and find_sampled keeps its best score, how many
+	 * of its nodes hold it and the n_slots groups of that score (from
+	 * best_slots[run * CLUSTER_GROUPS] on) */
 	struct sample_run {
 		int32_t pool, end;
 		bool grouped;
-		int32_t from, to, need, n_best;
+		int32_t from, to, need, n_best, n_slots;
 		int64_t best;
 	} * runs;
 	int32_t n_runs;
+	int32_t *best_slots;
 	/* Pools scored as groups (their score a function of the unit key):
 	 * slots [from, to) of pool, whose `count` nodes with room were found
 	 * (counted by key only for the keys find_sampled offers). */

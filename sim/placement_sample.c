@@ -317,21 +317,24 @@ static int32_t run_groups(const struct placer *pl, const struct sample_run *r, i
 }
 
 /* A grouped run's best score, into r->best and r->n_best (how many of its
- * nodes hold it), and the first of them: its groups best score first, until
- * one has nodes in the run's slots.  O(groups x (blocks + words at either
- * end)) for the groups counted. */
+ * nodes hold it) and its groups of that score into the run's best_slots,
+ * and the first of those nodes: its groups best score first, until one has
+ * nodes in the run's slots.  O(groups x (blocks + words at either end))
+ * for the groups counted. */
 static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t pool_base,
 			 const struct pod_request *pod, double eq)
 {
 	int32_t slots[CLUSTER_GROUPS];
 	int64_t score[CLUSTER_GROUPS];
 	int32_t m = run_groups(pl, r, pool_base, pod, eq, slots, score), first = -1;
+	int32_t *best = pl->sample->best_slots + (r - pl->sample->runs) * CLUSTER_GROUPS;
 	r->best = INT64_MIN;
 	r->n_best = 0;
 	while (m > 0) {
 		int64_t top = INT64_MIN;
 		for (int32_t j = 0; j < m; j++)
 			top = score[j] > top ? score[j] : top;
+		r->n_slots = 0;
 		for (int32_t j = 0; j < m;) {
 			if (score[j] != top) {
 				j++;
@@ -341,6 +344,7 @@ static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t 
 			r->n_best += cluster_group_count(pl->c, (size_t)r->pool, slots[j], r->from,
 							 r->to, &at);
 			first = at >= 0 && (first < 0 || at < first) ? at : first;
+			best[r->n_slots++] = slots[j];
 			slots[j] = slots[--m]; /* counted: out of the list */
 			score[j] = score[m];
 		}
@@ -352,17 +356,12 @@ static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t 
 	return first;
 }
 
-/* The nth (node order) node of grouped run r that holds score best. */
-static int32_t run_nth(const struct placer *pl, const struct sample_run *r, int64_t pool_base,
-		       const struct pod_request *pod, double eq, int64_t best, int32_t nth)
+/* The nth (node order) node of grouped run r among its nodes of its best
+ * score (score_run's groups). */
+static int32_t run_nth(const struct placer *pl, const struct sample_run *r, int32_t nth)
 {
-	int32_t slots[CLUSTER_GROUPS];
-	int64_t score[CLUSTER_GROUPS];
-	int32_t m = run_groups(pl, r, pool_base, pod, eq, slots, score), n = 0;
-	for (int32_t j = 0; j < m; j++)
-		if (score[j] == best)
-			slots[n++] = slots[j];
-	return cluster_groups_nth(pl->c, (size_t)r->pool, slots, n, r->from, r->to, nth);
+	const int32_t *best = pl->sample->best_slots + (r - pl->sample->runs) * CLUSTER_GROUPS;
+	return cluster_groups_nth(pl->c, (size_t)r->pool, best, r->n_slots, r->from, r->to, nth);
 }
 
 /*
@@ -450,12 +449,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 				nth -= r->n_best;
 				continue;
 			}
-			size_t p = (size_t)r->pool;
-			double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-			int64_t pool_base =
-				WEIGHT_TAINT *
-				pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
-			return run_nth(pl, r, pool_base, pod, eq, best, nth);
+			return run_nth(pl, r, nth);
 		}
 		return -1; /* not reached: n_best nodes hold the best score */
 	}
