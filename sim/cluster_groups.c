@@ -197,30 +197,10 @@ int32_t cluster_group_count(const struct cluster *c, size_t p, int32_t slot, int
 {
 	const struct pool_state *ps = &c->pools[p];
 	const struct class_group *g = &ps->groups.at[slot];
-	int32_t n = 0;
-	*first = -1;
-	if (from >= to)
-		return 0;
-	size_t last = (size_t)(to - 1) / 64;
-	for (size_t i = (size_t)from / 64; i <= last; i++) {
-		if (inner_block(i, from, to)) {
-			int32_t in_block = g->block[i / CLUSTER_BLOCK_WORDS];
-			if (in_block && *first < 0) {
-				size_t j = i;
-				while (!g->bits[j])
-					j++;
-				*first = ps->first_node + (int32_t)(j * 64) +
-					 __builtin_ctzll(g->bits[j]);
-			}
-			n += in_block;
-			i += CLUSTER_BLOCK_WORDS - 1;
-			continue;
-		}
-		uint64_t b = g->bits[i] & range_mask(i, from, to);
-		if (b && *first < 0)
-			*first = ps->first_node + (int32_t)(i * 64) + __builtin_ctzll(b);
-		n += gp_popcount64(b);
-	}
+	int32_t n = 0, at = cluster_span_find(g->bits, g->block, from, to, 0, &n);
+	*first = at < 0 ? -1 : ps->first_node + at;
+	if (at >= 0) /* counted from the first on */
+		cluster_span_find(g->bits, g->block, at, to, -1, &n);
 	return n;
 }
 

@@ -42,6 +42,13 @@ void cluster_groups_remove(struct cluster *c, int32_t node);
 void cluster_groups_free(struct cluster *c);
 bool cluster_groups_consistent(const struct cluster *c, size_t p, char *why, size_t len);
 
+/* The nth (nth >= 0) set bit of bits among slots [from, to), and in *count
+ * the set bits before it; or -1 and in *count all of them.  A block of
+ * CLUSTER_BLOCK_WORDS words inside the span is passed by its count in
+ * block[] (cluster_walk.c): O(blocks + words at either end). */
+int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to,
+			  int32_t nth, int32_t *count);
+
 /* Where the block count of node `local` in level k of ix is (cluster.c). */
 size_t cluster_index_block(const struct bucket_index *ix, int32_t k, int32_t local);
 

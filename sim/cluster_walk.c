@@ -119,13 +119,6 @@ static struct walk_words walk_words(const struct cluster_walk *wk)
 				   .blocks = wk->room || wk->n_levels >= 0};
 }
 
-/* The slots of word i within the walk (walk_mask from the words). */
-static uint64_t words_mask(const struct walk_words *ww, size_t i)
-{
-	return (i == ww->first ? ww->first_mask : ~UINT64_C(0)) &
-	       (i == ww->last ? ww->last_mask : ~UINT64_C(0));
-}
-
 /* Whether words [i, i + CLUSTER_BLOCK_WORDS) are a whole block inside the walk. */
 static bool walk_block(const struct walk_words *ww, size_t i)
 {
@@ -184,11 +177,94 @@ void cluster_walk_level(struct cluster_walk *wk, const struct cluster *c, size_t
 	walk_setup(wk, c, p, w, gpus, NULL, NULL, from, to, level);
 }
 
+/* The whole blocks of a span from word i (a block's first) on, up to word
+ * inner_to, passed by their counts while the bit sought (the nth) is not in
+ * them: the word after them. */
+static size_t span_blocks(const int32_t *block, size_t i, size_t inner_to, int32_t *nth, int32_t *n)
+{
+	for (; i + CLUSTER_BLOCK_WORDS <= inner_to; i += CLUSTER_BLOCK_WORDS) {
+		int32_t in_block = block[i / CLUSTER_BLOCK_WORDS];
+		if (*nth < in_block)
+			break;
+		*nth -= in_block;
+		*n += in_block;
+	}
+	return i;
+}
+
+/* cluster_span_find's first set bit: words tested, not counted, and the
+ * empty blocks passed (most of a span's keys are asked only for it). */
+static int32_t span_first(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to)
+{
+	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
+	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
+	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
+	for (size_t i = (size_t)from / 64; i <= last; i++, mask = ~UINT64_C(0)) {
+		if (i % CLUSTER_BLOCK_WORDS == 0 && !~mask && i + CLUSTER_BLOCK_WORDS <= inner_to &&
+		    !block[i / CLUSTER_BLOCK_WORDS]) {
+			i += CLUSTER_BLOCK_WORDS - 1;
+			continue;
+		}
+		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
+		if (b)
+			return (int32_t)(i * 64) + __builtin_ctzll(b);
+	}
+	return -1;
+}
+
+int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to,
+			  int32_t nth, int32_t *count)
+{
+	*count = 0;
+	if (from >= to)
+		return -1;
+	if (nth == 0)
+		return span_first(bits, block, from, to); /* none before it, or none */
+	if (nth < 0)
+		nth = INT32_MAX; /* more than a pool has: count them all */
+	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
+	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
+	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
+	int32_t n = 0;
+	size_t i = (size_t)from / 64;
+	if (from % (64 * CLUSTER_BLOCK_WORDS) == 0)
+		i = span_blocks(block, i, inner_to, &nth, &n);
+	/* a word at a time, and a block at a time where one starts */
+	for (; i <= last; mask = ~UINT64_C(0)) {
+		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
+		int32_t in_word = gp_popcount64(b);
+		if (nth < in_word) {
+			*count = n + nth;
+			while (nth-- > 0)
+				b &= b - 1;
+			return (int32_t)(i * 64) + __builtin_ctzll(b);
+		}
+		nth -= in_word;
+		n += in_word;
+		if (++i % CLUSTER_BLOCK_WORDS == 0)
+			i = span_blocks(block, i, inner_to, &nth, &n);
+	}
+	*count = n;
+	return -1;
+}
+
+/* cluster_walk_find over one bitset (the walk's room, or its one level). */
+static int32_t walk_find_one(const struct cluster_walk *wk, const uint64_t *bits,
+			     const int32_t *block, int32_t nth, int32_t *count)
+{
+	int32_t local = cluster_span_find(bits, block, wk->from, wk->to, nth, count);
+	return local < 0 ? -1 : wk->first_node + local;
+}
+
 int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count)
 {
 	*count = 0;
 	if (wk->from >= wk->to)
 		return -1;
+	if (wk->room)
+		return walk_find_one(wk, wk->room, wk->room_block, nth, count);
+	if (wk->n_levels == 1)
+		return walk_find_one(wk, wk->level[0], wk->block[0], nth, count);
 	/* in locals: a store to *count could otherwise alias the walk's fields */
 	const struct walk_words ww = walk_words(wk);
 	int32_t n = 0;
@@ -197,11 +273,8 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 			/* a whole block inside the walk: passed at once unless the
 			 * node sought is in it */
 			int32_t in_block = 0;
-			if (wk->room)
-				in_block = wk->room_block[i / CLUSTER_BLOCK_WORDS];
-			else
-				for (int32_t l = 0; l < wk->n_levels; l++)
-					in_block += wk->block[l][i / CLUSTER_BLOCK_WORDS];
+			for (int32_t l = 0; l < wk->n_levels; l++)
+				in_block += wk->block[l][i / CLUSTER_BLOCK_WORDS];
 			if (nth < 0 || nth >= in_block) {
 				nth -= nth < 0 ? 0 : in_block;
 				n += in_block;
@@ -225,49 +298,63 @@ int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *c
 	return -1;
 }
 
-/* The first set bit of words w[0 .. n-1] (one is set). */
-static int32_t words_first(const uint64_t *w, size_t n)
+void cluster_levels_init(struct cluster_levels *lv, const struct cluster *c, size_t p,
+			 const struct workload_spec *w, int32_t gpus)
 {
-	size_t i = 0;
-	while (i + 1 < n && !w[i])
-		i++;
-	return (int32_t)(i * 64) + __builtin_ctzll(w[i]);
+	int32_t need = 0;
+	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
+	*lv = (struct cluster_levels){.c = c,
+				      .w = w,
+				      .ix = ix && need >= 0 && need < ix->levels ? ix : NULL,
+				      .p = p,
+				      .gpus = gpus,
+				      .need = need,
+				      .first_node = c->pools[p].first_node};
 }
 
-void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t)
+/* cluster_levels_find of every key with room where the index keeps no
+ * sets of "need or more": a walk ORs the levels or compares the keys.  Out
+ * of line: its walk's frame is large, and the search rarely needs it. */
+static __attribute__((noinline)) int32_t levels_walk_find(const struct cluster_levels *lv,
+							  int32_t from, int32_t to, int32_t nth,
+							  int32_t *count)
 {
-	/* in locals: stores to t could otherwise alias the walk's fields */
-	const int32_t levels = wk->n_levels;
-	t->n = levels;
-	for (int32_t l = 0; l < levels; l++) {
-		t->key[l] = wk->keys[l];
-		t->count[l] = 0;
-		t->first[l] = -1;
+	struct cluster_walk wk;
+	walk_setup(&wk, lv->c, lv->p, lv->w, lv->gpus, NULL, NULL, from, to, -1);
+	return cluster_walk_find(&wk, nth, count);
+}
+
+int32_t cluster_levels_find(const struct cluster_levels *lv, int32_t level, int32_t from,
+			    int32_t to, int32_t nth, int32_t *count)
+{
+	const struct bucket_index *ix = lv->ix;
+	*count = 0;
+	if (!ix || from >= to)
+		return -1;
+	const uint64_t *bits = NULL;
+	const int32_t *block = NULL;
+	if (level >= 0) {
+		if (level < lv->need || level >= ix->levels || !ix->count[level])
+			return -1;
+		bits = ix->bits + (size_t)level * ix->words;
+		block = ix->block + cluster_index_block(ix, level, 0);
+	} else if (ix->least) {
+		bits = ix->least + (size_t)lv->need * ix->words;
+		block = ix->least_block + (size_t)lv->need * ix->blocks;
+	} else {
+		return levels_walk_find(lv, from, to, nth, count);
 	}
-	if (wk->from >= wk->to || levels < 0)
-		return; /* levels < 0: the walk compares keys, no level to tally */
-	const struct walk_words ww = walk_words(wk);
-	for (size_t i = ww.first; i <= ww.last; i++) {
-		int32_t at = wk->first_node + (int32_t)(i * 64);
-		if (walk_block(&ww, i)) {
-			for (int32_t l = 0; l < levels; l++) {
-				int32_t n = wk->block[l][i / CLUSTER_BLOCK_WORDS];
-				if (n && t->first[l] < 0)
-					t->first[l] = at + words_first(wk->level[l] + i,
-								       CLUSTER_BLOCK_WORDS);
-				t->count[l] += n;
-			}
-			i += CLUSTER_BLOCK_WORDS - 1;
-			continue;
-		}
-		uint64_t mask = words_mask(&ww, i);
-		for (int32_t l = 0; l < levels; l++) {
-			uint64_t b = wk->level[l][i] & mask;
-			if (b && t->first[l] < 0)
-				t->first[l] = at + __builtin_ctzll(b);
-			t->count[l] += gp_popcount64(b);
-		}
-	}
+	int32_t local = cluster_span_find(bits, block, from, to, nth, count);
+	return local < 0 ? -1 : lv->first_node + local;
+}
+
+int32_t cluster_level_find(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, int32_t level, int32_t from, int32_t to, int32_t nth,
+			   int32_t *count)
+{
+	struct cluster_levels lv;
+	cluster_levels_init(&lv, c, p, w, gpus);
+	return cluster_levels_find(&lv, level, from, to, nth, count);
 }
 
 int32_t cluster_walk_count(const struct cluster_walk *wk)

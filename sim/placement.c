@@ -279,6 +279,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 	for (size_t i = 0; i < REASON_FIXED; i++)
 		slot_of(pl, fixed_reasons[i], (enum pend_kind)i); /* REASON_x == PEND_x */
 	pl->equivalent = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->equivalent);
+	pl->shape = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->shape);
 	pl->rules = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->rules);
 	pl->n_variants = 1;
 	pl->spread = gp_xcalloc(sc->n_workloads + 1, sizeof *pl->spread);
@@ -292,6 +293,8 @@ void placement_init(struct placer *pl, struct cluster *c)
 			pl->equivalent[w * sc->n_pools + p] =
 				scenario_gpu_equivalent(&sc->pools[p], &one);
 			pli_init_rule(pl, &sc->workloads[w], w, p, &pl->rules[w * sc->n_pools + p]);
+			pl->shape[w * sc->n_pools + p] =
+				(uint8_t)pli_score_shape(pl, p, &sc->workloads[w]);
 		}
 		if (sc->workloads[w].spread.key) {
 			init_spread(pl, w);
@@ -309,8 +312,14 @@ void placement_init(struct placer *pl, struct cluster *c)
 	pl->sample->nodes = gp_xcalloc(c->n_nodes + 1, sizeof *pl->sample->nodes);
 	pl->sample->segs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->segs);
 	pl->sample->runs = gp_xcalloc(2 * sc->n_pools + 1, sizeof *pl->sample->runs);
+	pl->sample->best_slots =
+		gp_xcalloc((2 * sc->n_pools + 1) * CLUSTER_GROUPS, sizeof *pl->sample->best_slots);
 	pl->scores = gp_xcalloc(SCORE_CACHE, sizeof *pl->scores);
 	pl->sample->memo = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->memo);
+	pl->sample->groups =
+		gp_xcalloc(sc->n_pools * CLUSTER_GROUPS + 1, sizeof *pl->sample->groups);
+	for (size_t i = 0; i < sc->n_pools * CLUSTER_GROUPS; i++)
+		pl->sample->groups[i].id = -1;
 	pl->sample->planned = -1;
 	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
 	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
@@ -342,6 +351,7 @@ void placement_free(struct placer *pl)
 	free(pl->rules);
 	free(pl->spread);
 	free(pl->equivalent);
+	free(pl->shape);
 	free(pl->candidate);
 	free(pl->filters);
 	free(pl->passes);
@@ -352,7 +362,9 @@ void placement_free(struct placer *pl)
 		free(pl->sample->nodes);
 		free(pl->sample->segs);
 		free(pl->sample->runs);
+		free(pl->sample->best_slots);
 		free(pl->sample->memo);
+		free(pl->sample->groups);
 	}
 	free(pl->scores);
 	free(pl->sample);

@@ -108,6 +108,16 @@ struct class_memo {
 	int64_t score;
 };
 
+/* A class group's score (its pool's base aside) for pods of a workload
+ * and size, kept from search to search while the group's slot holds the
+ * same class: (id, version) names one class for good (cluster.h). */
+struct group_memo {
+	int32_t id; /* -1: none */
+	uint32_t version;
+	int32_t workload, gpus;
+	int64_t score;
+};
+
 /* The rotation and the feasible nodes found (placement.h, "Sampling"). */
 struct node_sample {
 	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
@@ -120,26 +130,29 @@ struct node_sample {
 	 * nodes[end] (capacity: two per pool, the first is cut by the start);
 	 * a grouped run puts no node there: its nodes are those of the pool's
 	 * class groups of key `need` or more among slots [from, to) (cluster.h,
-	 * "Class groups"), and find_sampled keeps its best score and how many
-	 * of its nodes hold it */
+	 * "Class groups"), and find_sampled keeps its best score, how many
+	 * of its nodes hold it and the n_slots groups of that score (from
+	 * best_slots[run * CLUSTER_GROUPS] on) */
 	struct sample_run {
 		int32_t pool, end;
 		bool grouped;
-		int32_t from, to, need, n_best;
+		int32_t from, to, need, n_best, n_slots;
 		int64_t best;
 	} * runs;
 	int32_t n_runs;
+	int32_t *best_slots;
 	/* Pools scored as groups (their score a function of the unit key):
-	 * slots [from, to) of pool, whose `count` nodes with room were found,
-	 * tallied by key as the sample walked them. */
+	 * slots [from, to) of pool, whose `count` nodes with room were found
+	 * (counted by key only for the keys find_sampled offers). */
 	struct sample_seg {
 		int32_t pool, from, to, count;
 		bool flat; /* its pool's score shape is SHAPE_FLAT (else SHAPE_GPU_KEY) */
-		struct cluster_tally keys;
+		struct cluster_levels levels; /* the pool's keys for the pod */
 	} * segs; /* capacity: two per pool (the first is cut by the start) */
 	int32_t n_segs;
 	struct class_memo *memo; /* by class id (capacity: the class table's) */
 	uint32_t memo_stamp;
+	struct group_memo *groups; /* by pool and class group slot (CLUSTER_GROUPS a pool) */
 };
 
 /* How the resource score of a pod varies over the nodes of a pool. */
@@ -179,6 +192,13 @@ int64_t pli_cached_score(const struct placer *pl, int32_t id, const struct pod_r
 int64_t pli_resource_score(const struct placer *pl, int32_t node, const struct pod_request *pod,
 			   double eq);
 enum score_shape pli_score_shape(const struct placer *pl, size_t p, const struct workload_spec *w);
+
+/* pli_score_shape of a workload's pods in pool p, as placement_init kept it. */
+static inline enum score_shape pli_pool_shape(const struct placer *pl, int32_t workload, size_t p)
+{
+	return (enum score_shape)pl->shape[(size_t)workload * pl->n_pools + p];
+}
+
 void pli_pick_init(struct pick *pk);
 bool pli_pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int32_t node, size_t p,
 		    int32_t n, bool best_only);

@@ -47,21 +47,47 @@ static int64_t room_of(const struct placer *pl, const struct pod_request *pod, s
 	return n;
 }
 
+/* sample_walk's nodes of pool p in slots [from, to) found one by one (its
+ * filters checked node by node with `check`): at most `wanted` into the
+ * sample as a run, counted in *found, and the first node past them, which
+ * ends the search, or -1.  Out of line: its walk's frame is large, and the
+ * pools the sample counts by key or by class group do not need it. */
+static __attribute__((noinline)) int32_t take_nodes(const struct placer *pl,
+						    const struct pod_request *pod, size_t p,
+						    const struct node_filter *f, bool check,
+						    int32_t from, int32_t to, int32_t wanted,
+						    int32_t *found)
+{
+	struct node_sample *sm = pl->sample;
+	const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
+	struct cluster_walk wk;
+	cluster_walk_init(&wk, pl->c, p, w, pod->gpus, check ? pli_node_passes : NULL, f, from, to);
+	/* the nodes still wanted and one more, which ends the search */
+	int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], wanted + 1), next = -1;
+	if (n > wanted)
+		next = sm->nodes[sm->n + --n];
+	sm->n += n;
+	*found += n;
+	if (n > 0)
+		sm->runs[sm->n_runs++] = (struct sample_run){.pool = (int32_t)p, .end = sm->n};
+	return next;
+}
+
 /*
  * findNodesThatPassFilters: the Ready nodes in node order from the rank
  * pl->sample->cursor on, wrapping, through the walks of the pools that pass
  * their pool-wide filters; the first placement_nodes_to_find feasible ones
  * go to pl->sample, one by one, or with `groups`, as counted runs of slots
  * for pools whose score is a function of the unit key (SHAPE_FLAT,
- * SHAPE_GPU_KEY) and that check nothing node by node, tallied by key as
- * they are found (cluster_walk_tally: find_sampled's scores then cost no
- * walk of their own).  Filters run one node at a time, so the search ends at
+ * SHAPE_GPU_KEY) and that check nothing node by node, counted from the
+ * index's "key need or more" bitset alone (find_sampled counts by key only
+ * the keys it offers).  Filters run one node at a time, so the search ends at
  * the first feasible node beyond them, and the cursor moves there: past
  * every node processed, feasible or rejected.
  * False when the cluster has no more feasible nodes than that (every one is
  * then scored, without sampling) or is too small to sample; the cursor
  * stays, as kube's moves by all its nodes.  Cost: O(pools + nodes found one
- * by one + (blocks + words at either end) walked x buckets).  `want`:
+ * by one + (blocks + words at either end) walked).  `want`:
  * placement_nodes_to_find, fewer than the Ready nodes.
  */
 static bool sample_walk(const struct placer *pl, const struct pod_request *pod, sim_time now,
@@ -108,31 +134,30 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 		}
 		bool check = pli_some_nodes(f->rule) || f->st;
 		int32_t next = -1, need = 0; /* the first feasible node too many */
-		struct cluster_walk wk;
 		enum score_shape shape = SHAPE_PER_NODE;
 		if (groups && !check && !cluster_cpu_memory_bind(c, p, w) &&
-		    (shape = pli_score_shape(pl, p, w)) != SHAPE_PER_NODE) {
-			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
+		    (shape = pli_pool_shape(pl, pod->workload, p)) != SHAPE_PER_NODE) {
+			struct cluster_levels lv;
+			cluster_levels_init(&lv, c, p, w, pod->gpus);
 			int32_t n = 0;
-			next = cluster_walk_find(&wk, want - found, &n);
+			next = cluster_levels_find(&lv, -1, from, to, want - found, &n);
 			if (next >= 0)
 				to = next - ps->first_node; /* the first node too many ends it */
-			if (n > 0) {
-				struct sample_seg *sg = &sm->segs[sm->n_segs++];
-				sg->pool = (int32_t)p;
-				sg->flat = shape == SHAPE_FLAT;
-				sg->from = wk.from = from;
-				sg->to = wk.to = to;
-				sg->count = n;
-				cluster_walk_tally(&wk, &sg->keys);
-			}
+			if (n > 0)
+				sm->segs[sm->n_segs++] =
+					(struct sample_seg){.pool = (int32_t)p,
+							    .from = from,
+							    .to = to,
+							    .count = n,
+							    .flat = shape == SHAPE_FLAT,
+							    .levels = lv};
 			found += n;
 		} else if (groups && !check && cluster_groups_answer(c, p, w, pod->gpus, &need)) {
 			/* scored by class: the nodes are counted, not taken (no
 			 * cpu, memory or node condition can fail them) */
-			cluster_walk_level(&wk, c, p, w, pod->gpus, -1, from, to);
 			int32_t n = 0;
-			next = cluster_walk_find(&wk, want - found, &n);
+			next = cluster_level_find(c, p, w, pod->gpus, -1, from, to, want - found,
+						  &n);
 			if (next >= 0)
 				to = next - ps->first_node;
 			if (n > 0)
@@ -144,17 +169,7 @@ static bool sample_walk(const struct placer *pl, const struct pod_request *pod, 
 									     .need = need};
 			found += n;
 		} else {
-			cluster_walk_init(&wk, c, p, w, pod->gpus, check ? pli_node_passes : NULL,
-					  f, from, to);
-			/* the nodes still wanted and one more, which ends the search */
-			int32_t n = cluster_walk_take(&wk, &sm->nodes[sm->n], want - found + 1);
-			if (n > want - found)
-				next = sm->nodes[sm->n + --n];
-			sm->n += n;
-			found += n;
-			if (n > 0)
-				sm->runs[sm->n_runs++] =
-					(struct sample_run){.pool = (int32_t)p, .end = sm->n};
+			next = take_nodes(pl, pod, p, f, check, from, to, want - found, &found);
 		}
 		if (next >= 0) {
 			sm->cursor = offset + cluster_ready_rank(c, p, next - ps->first_node);
@@ -198,41 +213,27 @@ void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, si
 	}
 }
 
-/* The nodes of segment sg with key `level` (-1: any key) from its tally:
- * how many and the first; false where the walk compared keys instead. */
-static bool segment_tally(const struct sample_seg *sg, int32_t level, int32_t *n, int32_t *node)
-{
-	const struct cluster_tally *t = &sg->keys;
-	*n = 0;
-	*node = -1;
-	for (int32_t e = 0; e < t->n && (level < 0 || t->key[e] <= level); e++) /* keys ascend */
-		if (t->count[e] && (level < 0 || t->key[e] == level)) {
-			*n += t->count[e];
-			*node = *node < 0 || t->first[e] < *node ? t->first[e] : *node;
-		}
-	return t->n >= 0;
-}
-
 /* Offers the sampled nodes of segment i with key `level` (-1: any key) as
- * one group of equal score. */
+ * one group of equal score, scored on the first of them: counted only when
+ * the offer can count, as pli_pick_offer turns down a lower score than the
+ * pick's whatever the number of nodes that hold it. */
 static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 			     const struct pod_request *pod, int32_t i, int32_t level, int64_t base)
 {
 	const struct sample_seg *sg = &pl->sample->segs[i];
-	int32_t n = 0, node = -1;
-	if (!segment_tally(sg, level, &n, &node)) { /* walk the key's nodes */
-		struct cluster_walk wk;
-		const struct workload_spec *w = &pl->c->sc->workloads[pod->workload];
-		cluster_walk_level(&wk, pl->c, (size_t)sg->pool, w, pod->gpus, level, sg->from,
-				   sg->to);
-		n = level < 0 ? sg->count : cluster_walk_count(&wk);
-		node = cluster_walk_nth(&wk, 0);
-	}
-	if (n <= 0)
+	size_t p = (size_t)sg->pool;
+	int32_t n = 0, node = cluster_levels_find(&sg->levels, level, sg->from, sg->to, 0, &n);
+	if (node < 0)
 		return INT64_MAX; /* no node: does not end the search for the best key */
-	double eq = placement_equivalent(pl, (size_t)pod->workload, (size_t)sg->pool, pod->gpus);
+	double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 	int64_t score = base + pli_resource_score(pl, node, pod, eq);
-	if (pli_pick_offer(pl, pk, score, node, (size_t)sg->pool, n, false)) {
+	if (score < pk->score)
+		return score;
+	if (level < 0)
+		n = sg->count;
+	else
+		cluster_levels_find(&sg->levels, level, sg->from, sg->to, -1, &n);
+	if (pli_pick_offer(pl, pk, score, node, p, n, false)) {
 		pk->seg = i;
 		pk->level = level;
 	}
@@ -246,6 +247,10 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 			       const struct pod_request *pod, int32_t i, int64_t base)
 {
 	int32_t top = pl->c->pools[pl->sample->segs[i].pool].gpus_per_node;
+	if (pod->gpus == top) { /* one key, the top one: every node the sample counted */
+		offer_segment(pl, pk, pod, i, -1, base);
+		return;
+	}
 	bool most = pl->c->sc->scheduler.scoring.type == SCORING_MOST_ALLOCATED;
 	int64_t best = INT64_MIN;
 	for (int32_t j = pod->gpus; j <= top; j++) {
@@ -277,40 +282,59 @@ int64_t pli_memo_score(const struct placer *pl, int32_t id, uint32_t stamp, int6
 	return m->score;
 }
 
+/* The score of the class of group `slot` of pool p (pli_cached_score, its
+ * base aside): from the group's memo while the slot holds that class for
+ * pods of this workload and size, which the groups' searches ask again and
+ * again as their classes stay. */
+static int64_t group_score(const struct placer *pl, size_t p, int32_t slot, int32_t id,
+			   const struct pod_request *pod, double eq)
+{
+	struct group_memo *m = &pl->sample->groups[p * CLUSTER_GROUPS + (size_t)slot];
+	uint32_t version = pl->c->classes.version[id];
+	if (m->id != id || m->version != version || m->workload != pod->workload ||
+	    m->gpus != pod->gpus)
+		*m = (struct group_memo){id, version, pod->workload, pod->gpus,
+					 pli_cached_score(pl, id, pod, eq)};
+	return m->score;
+}
+
 /* The slots of run r's groups (key need or more) into slots and their
  * scores into score: how many. */
-static int32_t run_groups(const struct placer *pl, const struct sample_run *r, uint32_t stamp,
-			  int64_t pool_base, const struct pod_request *pod, double eq,
-			  int32_t *slots, int64_t *score)
+static int32_t run_groups(const struct placer *pl, const struct sample_run *r, int64_t pool_base,
+			  const struct pod_request *pod, double eq, int32_t *slots, int64_t *score)
 {
 	const struct class_groups *gs = &pl->c->pools[r->pool].groups;
 	int32_t m = 0;
 	for (int32_t j = 0; j < gs->n_live; j++) {
-		const struct class_group *g = &gs->at[gs->live[j]];
+		int32_t slot = gs->live[j];
+		const struct class_group *g = &gs->at[slot];
 		if (g->key < r->need)
 			continue;
-		slots[m] = gs->live[j];
-		score[m++] = pli_memo_score(pl, g->id, stamp, pool_base, pod, eq);
+		slots[m] = slot;
+		score[m++] = pool_base + group_score(pl, (size_t)r->pool, slot, g->id, pod, eq);
 	}
 	return m;
 }
 
 /* A grouped run's best score, into r->best and r->n_best (how many of its
- * nodes hold it), and the first of them: its groups best score first, until
- * one has nodes in the run's slots.  O(groups x (blocks + words at either
- * end)) for the groups counted. */
-static int32_t score_run(const struct placer *pl, struct sample_run *r, uint32_t stamp,
-			 int64_t pool_base, const struct pod_request *pod, double eq)
+ * nodes hold it) and its groups of that score into the run's best_slots,
+ * and the first of those nodes: its groups best score first, until one has
+ * nodes in the run's slots.  O(groups x (blocks + words at either end))
+ * for the groups counted. */
+static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t pool_base,
+			 const struct pod_request *pod, double eq)
 {
 	int32_t slots[CLUSTER_GROUPS];
 	int64_t score[CLUSTER_GROUPS];
-	int32_t m = run_groups(pl, r, stamp, pool_base, pod, eq, slots, score), first = -1;
+	int32_t m = run_groups(pl, r, pool_base, pod, eq, slots, score), first = -1;
+	int32_t *best = pl->sample->best_slots + (r - pl->sample->runs) * CLUSTER_GROUPS;
 	r->best = INT64_MIN;
 	r->n_best = 0;
 	while (m > 0) {
 		int64_t top = INT64_MIN;
 		for (int32_t j = 0; j < m; j++)
 			top = score[j] > top ? score[j] : top;
+		r->n_slots = 0;
 		for (int32_t j = 0; j < m;) {
 			if (score[j] != top) {
 				j++;
@@ -320,6 +344,7 @@ static int32_t score_run(const struct placer *pl, struct sample_run *r, uint32_t
 			r->n_best += cluster_group_count(pl->c, (size_t)r->pool, slots[j], r->from,
 							 r->to, &at);
 			first = at >= 0 && (first < 0 || at < first) ? at : first;
+			best[r->n_slots++] = slots[j];
 			slots[j] = slots[--m]; /* counted: out of the list */
 			score[j] = score[m];
 		}
@@ -331,32 +356,25 @@ static int32_t score_run(const struct placer *pl, struct sample_run *r, uint32_t
 	return first;
 }
 
-/* The nth (node order) node of grouped run r that holds score best. */
-static int32_t run_nth(const struct placer *pl, const struct sample_run *r, uint32_t stamp,
-		       int64_t pool_base, const struct pod_request *pod, double eq, int64_t best,
-		       int32_t nth)
+/* The nth (node order) node of grouped run r among its nodes of its best
+ * score (score_run's groups). */
+static int32_t run_nth(const struct placer *pl, const struct sample_run *r, int32_t nth)
 {
-	int32_t slots[CLUSTER_GROUPS];
-	int64_t score[CLUSTER_GROUPS];
-	int32_t m = run_groups(pl, r, stamp, pool_base, pod, eq, slots, score), n = 0;
-	for (int32_t j = 0; j < m; j++)
-		if (score[j] == best)
-			slots[n++] = slots[j];
-	return cluster_groups_nth(pl->c, (size_t)r->pool, slots, n, r->from, r->to, nth);
+	const int32_t *best = pl->sample->best_slots + (r - pl->sample->runs) * CLUSTER_GROUPS;
+	return cluster_groups_nth(pl->c, (size_t)r->pool, best, r->n_slots, r->from, r->to, nth);
 }
 
 /*
  * The best of the sampled nodes: the ones found one by one scored each, a
  * segment of a group-scored pool one score per key (or one for the pool);
  * TaintToleration normalized over the sampled nodes, as kube normalizes over
- * the nodes it scores.  O(nodes + segments x keys), and a walk for the
- * winner of a group (or for each key where the sample compared keys).
+ * the nodes it scores.  O(nodes + segments x keys offered x (blocks +
+ * words at either end)), and a span of one bitset for a group's winner.
  */
 int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 {
 	struct node_sample *sm = pl->sample;
 	const struct cluster *c = pl->c;
-	const struct workload_spec *w = &c->sc->workloads[pod->workload];
 	int32_t max_prefer = 0;
 	for (int32_t i = 0; i < sm->n_runs + sm->n_segs; i++) {
 		size_t p =
@@ -377,7 +395,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		int64_t pool_base = WEIGHT_TAINT *
 				    pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
 		if (r->grouped) { /* no node in nodes[]: as if its nodes came one by one */
-			int32_t at = score_run(pl, r, stamp, pool_base, pod, eq);
+			int32_t at = score_run(pl, r, pool_base, pod, eq);
 			if (r->best > best) {
 				best = r->best;
 				n_best = 0;
@@ -431,17 +449,11 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 				nth -= r->n_best;
 				continue;
 			}
-			size_t p = (size_t)r->pool;
-			double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-			int64_t pool_base =
-				WEIGHT_TAINT *
-				pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
-			return run_nth(pl, r, stamp, pool_base, pod, eq, best, nth);
+			return run_nth(pl, r, nth);
 		}
 		return -1; /* not reached: n_best nodes hold the best score */
 	}
 	const struct sample_seg *sg = &sm->segs[pk.seg];
-	struct cluster_walk wk;
-	cluster_walk_level(&wk, c, (size_t)sg->pool, w, pod->gpus, pk.level, sg->from, sg->to);
-	return cluster_walk_nth(&wk, pk.nth);
+	int32_t before = 0;
+	return cluster_levels_find(&sg->levels, pk.level, sg->from, sg->to, pk.nth, &before);
 }

@@ -424,12 +424,12 @@ Test(cluster, walks_visit_the_nodes_with_room_in_node_order)
 }
 
 /*
- * Walks over more than a block (CLUSTER_BLOCK_WORDS = 8 words, 512 slots)
+ * Walks over more than a block (CLUSTER_BLOCK_WORDS = 4 words, 256 slots)
  * count whole blocks from their counts and must agree with counting bits:
  * pool a with 1300 nodes of 4 GPUs; nodes 600 and 700 full, node 800 with 1
  * GPU taken, node 1100 with 2.  Over [100, 1250) a 1-GPU pod has room on
- * 1150 - 2 = 1148 nodes; block 1 (slots 512 .. 1023) is the only one inside
- * the walk.  Ranks: 100 .. 511 are the 0th to 411th, 512 .. 599 the 412th to
+ * 1150 - 2 = 1148 nodes; blocks 1 to 3 (slots 256 .. 1023) are inside the
+ * walk.  Ranks: 100 .. 511 are the 0th to 411th, 512 .. 599 the 412th to
  * 499th, 601 .. 699 the 500th to 598th, then node x > 700 the (x - 102)th:
  * the 1000th is 1102.  By key: 2 untouched GPUs node 1100 alone, 3 node 800
  * alone (found inside the block), 4 the other 1146 from node 100 on.
@@ -456,18 +456,23 @@ Test(cluster, walks_count_whole_blocks_as_their_bits)
 	cr_assert_eq(n, 1000);
 	cr_assert_eq(cluster_walk_nth(&wk, 1147), 1249);
 	cr_assert_eq(cluster_walk_nth(&wk, 1148), -1);
-	struct cluster_tally t;
-	cluster_walk_tally(&wk, &t);
-	cr_assert_eq(t.n, 3, "keys 2, 3 and 4 have room");
-	const int32_t key[] = {2, 3, 4}, count[] = {1, 1, 1146}, first[] = {1100, 800, 100};
-	for (int e = 0; e < 3; e++) {
-		cr_assert_eq(t.key[e], key[e]);
-		cr_assert_eq(t.count[e], count[e], "key %d", key[e]);
-		cr_assert_eq(t.first[e], first[e], "key %d", key[e]);
+	/* by key, each from its level's bitset alone */
+	const int32_t key[] = {1, 2, 3, 4}, count[] = {0, 1, 1, 1146},
+		      first[] = {-1, 1100, 800, 100};
+	for (int e = 0; e < 4; e++) {
+		cr_assert_eq(cluster_level_find(&c, 0, &w1, 1, key[e], 100, 1250, 0, &n), first[e],
+			     "key %d", key[e]);
+		cluster_level_find(&c, 0, &w1, 1, key[e], 100, 1250, -1, &n);
+		cr_assert_eq(n, count[e], "key %d", key[e]);
 	}
+	cr_assert_eq(cluster_level_find(&c, 0, &w1, 1, -1, 100, 1250, 1000, &n), 1102);
+	cr_assert_eq(n, 1000, "any key: as the walk");
+	cr_assert_eq(cluster_level_find(&c, 0, &w2, 2, 1, 0, 1300, 0, &n), -1, "below the need");
+	cr_assert_eq(cluster_level_find(&c, 0, &w1, 1, 4, 600, 600, -1, &n), -1);
+	cr_assert_eq(n, 0, "an empty range");
 	cluster_walk_level(&wk, &c, 0, &w1, 1, 2, 0, 1300); /* 2 untouched GPUs */
 	cr_assert_eq(cluster_walk_count(&wk), 1);
-	cr_assert_eq(cluster_walk_nth(&wk, 0), 1100, "blocks 0 and 1 passed at once, empty");
+	cr_assert_eq(cluster_walk_nth(&wk, 0), 1100, "blocks 0 to 3 passed at once, empty");
 	cluster_release(&c, 3, &g); /* node 1100 untouched again: its block counts follow */
 	cr_assert(cluster_consistent(&c));
 	cluster_walk_level(&wk, &c, 0, &w1, 1, 4, 0, 1300);
@@ -598,6 +603,25 @@ static void churn_free(struct churn *ch)
 	free(ch->job);
 }
 
+/* cluster_level_find of key k over slots [37, 263) of pool 0 against what
+ * the nodes' own GPUs say: the first node, the last and how many. */
+static void level_finds_as_nodes(const struct cluster *c, const struct workload_spec *w, int32_t g,
+				 int32_t k, int step)
+{
+	int32_t n = 0, first = -1, last = -1, got = 0;
+	for (int32_t i = 37; i < 263; i++)
+		if (gp_popcount64(c->nodes[i].untouched) == k) {
+			first = first < 0 ? i : first;
+			last = i;
+			n++;
+		}
+	cr_assert_eq(cluster_level_find(c, 0, w, g, k, 37, 263, 0, &got), first, "step %d", step);
+	cr_assert_eq(cluster_level_find(c, 0, w, g, k, 37, 263, n - 1, &got), n > 0 ? last : first,
+		     "step %d", step);
+	cluster_level_find(c, 0, w, g, k, 37, 263, -1, &got);
+	cr_assert_eq(got, n, "step %d, key %d", step, k);
+}
+
 /*
  * 3,000 takes and releases drawn at random on 300 nodes (pods of 1 to 4
  * GPUs, 0 to 24 cores): classes come and go through the table's growth and
@@ -642,6 +666,8 @@ Test(cluster, classes_follow_random_takes_and_releases)
 			for (int32_t i = 37; i < 263; i++)
 				want += gp_popcount64(c.nodes[i].untouched) >= g;
 			cr_assert_eq(cluster_walk_count(&wk), want, "step %d, %d GPUs", step, g);
+			for (int32_t k = g; k <= 4; k++) /* and each key's bitset, its own */
+				level_finds_as_nodes(&c, &w, g, k, step);
 		}
 	}
 	cr_assert_gt(most, 32, "the table grew past its first 64 slots");

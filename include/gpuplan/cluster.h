@@ -120,8 +120,11 @@ struct class_table {
 };
 
 /* Words of a bucket index's block: a walk over many slots adds up the
- * blocks' counts instead of counting their words' bits (see Walks). */
-#define CLUSTER_BLOCK_WORDS 8
+ * blocks' counts instead of counting their words' bits (see Walks).  Four,
+ * not eight: a sampled search spans a few hundred to a few thousand slots,
+ * and halving the words read at either end of a span cost less than the
+ * blocks added in between (a block's count is kept at the same cost). */
+#define CLUSTER_BLOCK_WORDS 4
 
 struct bucket_index {
 	int32_t levels; /* keys 0 .. levels-1 */
@@ -407,19 +410,30 @@ int32_t cluster_walk_nth(const struct cluster_walk *wk, int32_t nth);
  * either end) x buckets); O(words x 64) where keys are compared. */
 int32_t cluster_walk_find(const struct cluster_walk *wk, int32_t nth, int32_t *count);
 
-/* A walk's nodes by key (cluster_walk_tally). */
-struct cluster_tally {
-	int32_t n; /* the walk's buckets; -1: keys compared, nothing tallied */
-	int32_t key[CLUSTER_WALK_LEVELS];   /* ascending */
-	int32_t count[CLUSTER_WALK_LEVELS]; /* the walk's nodes with that key */
-	int32_t first[CLUSTER_WALK_LEVELS]; /* the first of them; -1 if none */
+/* cluster_walk_level and cluster_walk_find in one, without a walk's setup:
+ * the nth node (nth >= 0) with key `level` (-1: any key with room) among
+ * pool p's slots [from, to), and in *count the nodes before it; or -1 and
+ * in *count all of them.  O(blocks up to the node found + words at either
+ * end): one bitset, the level's or the index's nodes with `need` or more. */
+int32_t cluster_level_find(const struct cluster *c, size_t p, const struct workload_spec *w,
+			   int32_t gpus, int32_t level, int32_t from, int32_t to, int32_t nth,
+			   int32_t *count);
+
+/* cluster_level_find in two steps, for a search that asks one pool's keys
+ * again and again: the index that answers the pod and the key it needs,
+ * found once (ix NULL: the pool cannot host the pod), then any key's nth. */
+struct cluster_levels {
+	const struct cluster *c;
+	const struct workload_spec *w;
+	const struct bucket_index *ix;
+	size_t p;
+	int32_t gpus, need, first_node;
 };
 
-/* The walk's nodes counted per bucket, with the first of each, in one pass:
- * what cluster_walk_level, cluster_walk_count and cluster_walk_nth(0) give
- * for each key, at the cost of one.  O((blocks + words at either end) x
- * buckets). */
-void cluster_walk_tally(const struct cluster_walk *wk, struct cluster_tally *t);
+void cluster_levels_init(struct cluster_levels *lv, const struct cluster *c, size_t p,
+			 const struct workload_spec *w, int32_t gpus);
+int32_t cluster_levels_find(const struct cluster_levels *lv, int32_t level, int32_t from,
+			    int32_t to, int32_t nth, int32_t *count);
 
 /* Whether the nodes a walk of pool p finds for a pod of w asking for `gpus`
  * units are those of its class groups of key *need or more: the pool keeps

@@ -137,6 +137,8 @@ struct placer {
 	double *equivalent; /* [workload * n_pools + pool]: GPUs' worth of one unit
 			       * (one GPU or replica, the instance, the share); 0 = never fits */
 	size_t n_pools, n_workloads;
+	uint8_t *shape;              /* [workload * n_pools + pool]: its enum score_shape, fixed
+				      * for the run (a sampled search asks it per pool) */
 	struct pool_rule *rules;     /* [(variant * n_workloads + workload) * n_pools + pool] */
 	int32_t *variants;           /* per variant > 0: its flavors, VARIANT_FLAVORS each */
 	size_t n_variants;           /* 1 + the variants placement_variant added */
