@@ -362,12 +362,16 @@ static size_t promising(struct advice *out, size_t from, const struct pool_spec 
  * settings, its memory or its placement bind it, and a size measured with
  * them would measure them; their fixes come first.  A full KV cache at a
  * high memory_fraction is not: its fix, the cache's format, is an option
- * beside the size, as narrower weights are. */
+ * beside the size, as narrower weights are.  Nor is a rule that keeps the
+ * service on its pool: the size search measures that pool on each type, the
+ * pin moved with the type, an option after the rule's fixes (hardware
+ * last) for where moving the service is not enough. */
 static bool misconfigured(const struct results *r, size_t w)
 {
 	for (size_t i = 0; i < r->n_findings; i++) {
 		const struct finding *fd = &r->findings[i];
-		if (fd->kind == KIND_KV_CACHE && !(fd->fig.kv.target > 0))
+		if ((fd->kind == KIND_KV_CACHE && !(fd->fig.kv.target > 0)) ||
+		    fd->kind == KIND_RULES)
 			continue;
 		bool about = fd->workload == (int32_t)w;
 		for (size_t m = 0; m < fd->n_members; m++)

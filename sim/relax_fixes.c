@@ -371,28 +371,38 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
  * max_batched_tokens to match; and a low memory_fraction raised together
  * with int8 weights (vLLM's gpu_memory_utilization and a quantized
  * checkpoint). */
-/* Service w, pinned by its gpu_spec, on the GPU type of another pool whose
- * GPUs idled enough all along to hold its replicas (capacity less the base
- * run's peak allocation) and whose taints it tolerates: what a planner does
- * when a Deployment carries a pin from another cluster while GPUs already
- * paid for sit idle.  No node is added. */
+/* Service w, pinned by its gpu_spec, node selector or affinity, on the GPU
+ * type of a pool its pin keeps it off whose GPUs idled enough all along to
+ * hold its replicas (capacity less the base run's peak allocation) and
+ * whose taints it tolerates: what a planner does when a Deployment carries
+ * a pin from another cluster while GPUs already paid for sit idle.  The
+ * type becomes its gpu_spec, in place of the selector and affinity that
+ * kept it off (without them, the scheduler's scores could leave it where it
+ * was).  No node is added. */
 static void relax_idle_type(const struct scenario *sc, const struct results *r, size_t w,
 			    struct finding *f)
 {
 	const struct workload_spec *ws = &sc->workloads[w];
 	const struct inference_spec *is = ws->inference;
 	double need = (double)is->replicas * is->tensor_parallel;
-	for (size_t p = 0; ws->n_gpu_spec && p < sc->n_pools; p++) {
+	bool *hidden = gp_xcalloc(sc->n_pools + 1, sizeof *hidden);
+	diagnose_hidden_pools(sc, w, hidden);
+	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct pool_spec *ps = &sc->pools[p];
 		double idle = results_or(r, ps->name, METRIC_CAPACITY_GPUS, 0) -
 			      results_or(r, ps->name, METRIC_PEAK_ALLOCATED_GPUS, 0);
-		if (scenario_gpu_spec_allows(ws, ps->gpu) || idle < need ||
-		    !placement_pool_tolerated(ws, ps))
+		bool typed = ws->n_gpu_spec && !scenario_gpu_spec_allows(ws, ps->gpu);
+		if (!(typed || hidden[p]) || idle < need || !placement_pool_tolerated(ws, ps))
 			continue;
 		struct finding_fix *a = finding_fixf(f, "%s on pool %s's %s GPUs", ws->name,
 						     ps->name, ps->gpu->name);
 		finding_fix_setf(a, "workloads.%s.gpu_spec=[%s]", ws->name, ps->gpu->name);
+		if (ws->n_node_selector)
+			finding_fix_setf(a, "workloads.%s.node_selector={}", ws->name);
+		if (ws->n_affinity)
+			finding_fix_setf(a, "workloads.%s.affinity=[]", ws->name);
 	}
+	free(hidden);
 }
 
 /* Whether some pool's GPU type is one both workloads' gpu_spec allow. */

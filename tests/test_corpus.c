@@ -489,9 +489,9 @@ Test(corpus, a_pool_is_sized_after_the_fix_that_reconfigures_it)
  * gpu_spec to slow L4s misses its TTFT bound while the H100 pool idles.
  * The diagnosis names the pin (a rules finding with no pod pending: it fell
  * through to capacity before).  advise moves the pin to the idle pool (the
- * same bill).  With the L4 pool alone, its search over GPU types moves the
- * pin with the pool's type: every probe on another type stalled before
- * ("didn't match Pod's node affinity/selector"). */
+ * same bill), and its search over GPU types, an option after that one,
+ * moves the pin with the pool's type: every probe on another type stalled
+ * before ("didn't match Pod's node affinity/selector"). */
 Test(corpus, a_pinned_service_moves_to_the_idle_gpus_it_was_kept_off)
 {
 	char cmd[512];
@@ -507,15 +507,33 @@ Test(corpus, a_pinned_service_moves_to_the_idle_gpus_it_was_kept_off)
 	cr_expect(strstr(out, "\nrecommendation: chat on pool h100's H100-80GB GPUs (run 3): --set "
 			      "'workloads.chat.gpu_spec=[H100-80GB]'; SLO attainment 100.0%"),
 		  "%s", out);
-	/* Without the H100 pool nothing idles: the GPU types are searched. */
-	snprintf(cmd, sizeof cmd,
-		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/service-pinned.yaml --db %s "
-		 "--set 'pools=[{name: l4, nodes: 2, gpu: L4, gpus_per_node: 1, cpu: 16, "
-		 "memory: 64GiB}]'",
-		 db, db);
-	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
 	cr_expect(strstr(out, "chat on H100-80GB: 2 replicas, pool l4 at 2 nodes (fewest meeting"),
 		  "the type search places the service on the pool's new type: %s", out);
+}
+
+/* tests/fixtures/diagnose/service-selector.yaml: the same pin by a node
+ * selector.  The diagnosis names it, and advise moves the service to the
+ * idle A100s: their type as its gpu_spec in place of the selector (the
+ * selector removed alone leaves it on the emptier L4 nodes, and before
+ * this the answer was a new GPU type for the L4 pool). */
+Test(corpus, a_service_kept_by_its_node_selector_moves_to_the_idle_pool)
+{
+	char cmd[512];
+	snprintf(
+		cmd, sizeof cmd,
+		"rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/service-selector.yaml --db %s",
+		db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out,
+			 "[placement] summarize misses its SLO on placement rules, not on "
+			 "hardware: its node selector/affinity keeps its replicas off pool a100"),
+		  "%s", out);
+	cr_expect(strstr(out,
+			 "\nrecommendation: summarize on pool a100's A100-80GB GPUs (run 3): "
+			 "--set 'workloads.summarize.gpu_spec=[A100-80GB]' --set "
+			 "'workloads.summarize.node_selector={}'; queue p95 0 s, SLO attainment "
+			 "100.0%"),
+		  "%s", out);
 }
 
 /* tests/fixtures/diagnose/autoscaler-behind-batch.yaml: an autoscaled
