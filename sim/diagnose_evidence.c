@@ -539,7 +539,6 @@ static void kv_cache_finding(struct view *v, size_t w)
 			 "workloads.%s.memory_fraction=%.2g", ws->name, target);
 }
 
-/* An autoscaled service misses its SLO with its replicas at max_replicas. */
 /* The workloads that held GPUs of the pools service w may use while its
  * replicas pended, into fd's members. */
 static void holders(struct view *v, size_t w, struct finding *fd)
@@ -556,6 +555,10 @@ static void holders(struct view *v, size_t w, struct finding *fd)
 	}
 }
 
+/* An autoscaled service misses its SLO with its replicas at max_replicas,
+ * or with the replicas it scaled to pending for GPUs other work held
+ * longer than it sat at its maximum (then those replicas, kept warm from
+ * the start, are the fix, not a higher maximum). */
 static void autoscaler_finding(struct view *v, size_t w)
 {
 	const struct workload_spec *ws = &v->sc->workloads[w];
@@ -728,7 +731,7 @@ static void replicas_finding(struct view *v, size_t w)
  * not tolerate) keep it off pools whose GPUs would hold it and idled
  * meanwhile: the rule binds, not the hardware.  A rules finding with no pod
  * pending; its fixes take each rule away (advise also tries the idle pool's
- * GPU type alone).
+ * GPU type in their place: relax_fixes.c).
  */
 static void confined_finding(struct view *v, size_t w, size_t *hidden)
 {

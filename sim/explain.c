@@ -748,10 +748,9 @@ static void explain_autoscaler_behind(struct ctx *c)
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);
 	gp_sb_printf(&c->ev,
-		     "%.1f replica-hours pending with \"%s\"; at max_replicas %d in %s of %s; "
-		     "TTFT p99 %.3g s; SLO attainment %.1f%%",
-		     g->pending_s / 3600, "Insufficient nvidia.com/gpu",
-		     (int)ws->inference->max_replicas, d, span,
+		     "%.1f replica-hours pending with \"Insufficient nvidia.com/gpu\"; at "
+		     "max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
+		     g->pending_s / 3600, (int)ws->inference->max_replicas, d, span,
 		     metric(c, ws->name, METRIC_TTFT_P99_S),
 		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
 	held_by(c);

@@ -366,11 +366,6 @@ void relax_quant_sharing(const struct scenario *sc, const struct results *r,
 	}
 }
 
-/* An inference service that missed its goal: max_batch raised to the
- * sequences its KV cache holds (diagnose_batch_fits), with
- * max_batched_tokens to match; and a low memory_fraction raised together
- * with int8 weights (vLLM's gpu_memory_utilization and a quantized
- * checkpoint). */
 /* Service w, pinned by its gpu_spec, node selector or affinity, on the GPU
  * type of a pool its pin keeps it off whose GPUs idled enough all along to
  * hold its replicas (capacity less the base run's peak allocation) and
@@ -453,6 +448,11 @@ static const struct inference_spec *short_service(const struct scenario *sc,
 	return ws->inference;
 }
 
+/* An inference service that missed its goal: max_batch raised to the
+ * sequences its KV cache holds (diagnose_batch_fits), with
+ * max_batched_tokens to match; and a low memory_fraction raised together
+ * with int8 weights (vLLM's gpu_memory_utilization and a quantized
+ * checkpoint). */
 void relax_inference(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		     struct finding *f)
 {

@@ -140,7 +140,8 @@ void relax_inference(const struct scenario *sc, const struct results *r, const s
 		     struct finding *f);
 /* An inference service that missed its goal (c->workload, else every
  * one), besides its own settings: on the GPU type of a pool whose GPUs idled
- * where its gpu_spec pins it elsewhere, routed by load where it is
+ * where its gpu_spec, node selector or affinity pins it elsewhere (the type
+ * in place of the selector and affinity), routed by load where it is
  * round-robin, a replica moved over from a service of the same GPUs that
  * meets its goal on three or more. */
 void relax_service(const struct scenario *sc, const struct results *r, const struct constraint *c,
