@@ -539,20 +539,33 @@ static void kv_cache_finding(struct view *v, size_t w)
 			 "workloads.%s.memory_fraction=%.2g", ws->name, target);
 }
 
+/* Whether workloads a and b may both run in some pool. */
+static bool share_a_pool(struct view *v, size_t a, size_t b)
+{
+	for (size_t p = 0; p < v->sc->n_pools; p++)
+		if (diagnose_allowed(v, a, p) && diagnose_allowed(v, b, p))
+			return true;
+	return false;
+}
+
 /* The workloads that held GPUs of the pools service w may use while its
  * replicas pended, into fd's members. */
 static void holders(struct view *v, size_t w, struct finding *fd)
 {
-	fd->members = gp_xcalloc(v->sc->n_workloads + 1, sizeof *fd->members);
-	for (size_t o = 0; o < v->sc->n_workloads; o++) {
-		double held = 0;
-		for (size_t k = 0; o != w && k < v->n_windows; k++)
-			if (diagnose_row(v, k, diagnose_workload_scope(v, w))->pending > 0)
-				held += diagnose_row(v, k, diagnose_workload_scope(v, o))
-						->gpus_allocated;
-		if (held > 0 && diagnose_share_a_pool(v->sc, w, o))
-			fd->members[fd->n_members++] = (int32_t)o;
+	size_t n = v->sc->n_workloads;
+	double *held = gp_xcalloc(n + 1, sizeof *held);
+	for (size_t k = 0; k < v->n_windows; k++) {
+		if (diagnose_row(v, k, diagnose_workload_scope(v, w))->pending <= 0)
+			continue;
+		for (size_t o = 0; o < n; o++)
+			held[o] +=
+				diagnose_row(v, k, diagnose_workload_scope(v, o))->gpus_allocated;
 	}
+	fd->members = gp_xcalloc(n + 1, sizeof *fd->members);
+	for (size_t o = 0; o < n; o++)
+		if (o != w && held[o] > 0 && share_a_pool(v, w, o))
+			fd->members[fd->n_members++] = (int32_t)o;
+	free(held);
 }
 
 /* An autoscaled service misses its SLO with its replicas at max_replicas,

@@ -733,50 +733,40 @@ static void held_by(struct ctx *c)
 			     c->sc->workloads[c->f->members[i]].name);
 }
 
-/* "chat's autoscaler scales to replicas whose GPUs other work holds: ..." */
-static void explain_autoscaler_behind(struct ctx *c)
-{
-	const struct workload_spec *ws = c->w;
-	const struct finding_scaling *g = &c->f->fig.scaling;
-	gp_sb_printf(&c->text,
-		     "%s's autoscaler scales to replicas whose GPUs other work holds: they pend "
-		     "until it finishes, as replicas never preempt running pods; replicas kept "
-		     "warm (min_replicas at the peak need) hold their GPUs before the other work "
-		     "takes them, or the pool needs more GPUs",
-		     ws->name);
-	char d[32], span[32];
-	duration(g->at_max_s, d, sizeof d);
-	duration(g->span, span, sizeof span);
-	gp_sb_printf(&c->ev,
-		     "%.1f replica-hours pending with \"Insufficient nvidia.com/gpu\"; at "
-		     "max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
-		     g->pending_s / 3600, (int)ws->inference->max_replicas, d, span,
-		     metric(c, ws->name, METRIC_TTFT_P99_S),
-		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
-	held_by(c);
-}
-
+/* At max_replicas; or ("chat's autoscaler scales to replicas whose GPUs
+ * other work holds: ...") with the replicas it scaled to pending longer. */
 static void explain_autoscaler_max(struct ctx *c)
 {
 	const struct workload_spec *ws = c->w;
 	const struct finding_scaling *g = &c->f->fig.scaling;
+	int max = (int)ws->inference->max_replicas;
 	if (g->pending_s > 0) {
-		explain_autoscaler_behind(c);
-		return;
+		gp_sb_printf(&c->text,
+			     "%s's autoscaler scales to replicas whose GPUs other work holds: they "
+			     "pend until it finishes, as replicas never preempt running pods; "
+			     "replicas kept warm (min_replicas at the peak need) hold their GPUs "
+			     "before the other work takes them, or the pool needs more GPUs",
+			     ws->name);
+		gp_sb_printf(&c->ev,
+			     "%.1f replica-hours pending with \"Insufficient nvidia.com/gpu\"; at ",
+			     g->pending_s / 3600);
+	} else {
+		gp_sb_printf(
+			&c->text,
+			"%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
+			"higher max_replicas (the pool permitting) would, with more replicas "
+			"kept warm where the backlog of the ramp from min_replicas is what "
+			"misses",
+			ws->name, max);
+		gp_sb_printf(&c->ev, "replicas at ");
 	}
-	gp_sb_printf(&c->text,
-		     "%s's autoscaler is at its maximum: %d replicas do not meet the SLO; a "
-		     "higher max_replicas (the pool permitting) would, with more replicas "
-		     "kept warm where the backlog of the ramp from min_replicas is what misses",
-		     ws->name, (int)ws->inference->max_replicas);
 	char d[32], span[32];
 	duration(g->at_max_s, d, sizeof d);
 	duration(g->span, span, sizeof span);
-	gp_sb_printf(
-		&c->ev,
-		"replicas at max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
-		(int)ws->inference->max_replicas, d, span, metric(c, ws->name, METRIC_TTFT_P99_S),
-		metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
+	gp_sb_printf(&c->ev, "max_replicas %d in %s of %s; TTFT p99 %.3g s; SLO attainment %.1f%%",
+		     max, d, span, metric(c, ws->name, METRIC_TTFT_P99_S),
+		     metric(c, ws->name, METRIC_SLO_ATTAINMENT_PCT));
+	held_by(c);
 }
 
 static void explain_replicas(struct ctx *c)
