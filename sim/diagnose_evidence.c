@@ -605,10 +605,16 @@ static void autoscaler_finding(struct view *v, size_t w)
 					 (int)in->max_replicas);
 		return;
 	}
+	/* The backlog of a ramp from min_replicas outlasts a p99 over minutes of
+	 * traffic: the old maximum kept warm, alone (where the maximum is all the
+	 * service's nodes hold, a higher one is never reached) and with a higher
+	 * one to scale to. */
+	if (in->replicas < in->max_replicas)
+		finding_fix_setf(
+			finding_fixf(fd, "min_replicas %d for %s", (int)in->max_replicas, ws->name),
+			"workloads.%s.replicas.min=%d", ws->name, (int)in->max_replicas);
 	finding_fix_setf(finding_fixf(fd, "max_replicas %d for %s", (int)max, ws->name),
 			 "workloads.%s.replicas.max=%d", ws->name, (int)max);
-	/* The backlog of a ramp from min_replicas outlasts a p99 over minutes of
-	 * traffic: the old maximum kept warm, the new one to scale to. */
 	if (in->replicas < in->max_replicas) {
 		struct finding_fix *x = finding_fixf(fd, "min_replicas %d, max_replicas %d for %s",
 						     (int)in->max_replicas, (int)max, ws->name);

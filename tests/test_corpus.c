@@ -568,6 +568,25 @@ Test(corpus, an_autoscaled_service_whose_replicas_wait_behind_batch_keeps_them_w
 		  "%s", out);
 }
 
+/* tests/fixtures/diagnose/autoscaler-zone-warm.yaml: an autoscaled service
+ * at its maximum, which is every node its zone affinity allows, misses its
+ * SLO on the ramp from one replica.  Its replicas kept warm meet it alone:
+ * advise recommends min_replicas 3, not "min_replicas 3, max_replicas 6",
+ * whose maximum no node would hold (kube-scheduler's NodeAffinity filter). */
+Test(corpus, warm_replicas_alone_where_a_higher_maximum_has_no_node)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/autoscaler-zone-warm.yaml "
+		 "--db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out,
+			 "\nrecommendation: min_replicas 3 for rag (run 4): --set "
+			 "'workloads.rag.replicas.min=3'; queue p95 0 s, SLO attainment 100.0%"),
+		  "%s", out);
+}
+
 /* tests/fixtures/diagnose/borrow-minimal.yaml: a borrowing limit grows by
  * the GPUs of the jobs that wait at once (two 2-GPU jobs: 2 to 6), not by
  * every GPU free (2 to 12); tests/fixtures/diagnose/mig-relayout.yaml: the
