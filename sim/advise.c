@@ -420,13 +420,15 @@ static const struct advise_row *nearest_fix(const struct plan *pl)
 }
 
 /* The pool search runs when the base misses its goal, queues, or the
- * diagnosis concludes capacity. */
-static bool needs_sizing(const struct advise_row *base, const struct results *r)
+ * diagnosis concludes capacity; and to shrink a healthy base's overbuilt
+ * pools. */
+static bool needs_sizing(const struct scenario *sc, const struct advise_row *base,
+			 const struct results *r)
 {
 	bool capacity = false;
 	for (size_t i = 0; i < r->n_findings; i++)
 		capacity |= r->findings[i].step == FINDING_CAPACITY;
-	return capacity || !base->meets;
+	return capacity || !base->meets || advise_overbuilt(sc, r);
 }
 
 /* --- ranking and output ---------------------------------------------------- */
@@ -685,7 +687,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	advise_plan_free(&pairs);
 	if (!rc && planned > 1)
 		rc = run_combined(sp, st, &pl, err);
-	if (!rc && !out->refused && needs_sizing(&pl.alts[0], &r)) {
+	if (!rc && !out->refused && needs_sizing(sc, &pl.alts[0], &r)) {
 		struct advise_row atop = {0}; /* a copy: the sizing's rows move pl.alts */
 		const struct advise_row *near = nearest_fix(&pl);
 		for (size_t i = 0; near && i < near->n_sets; i++)

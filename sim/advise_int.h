@@ -34,6 +34,10 @@ int advise_run_row(const struct advise_spec *sp, struct store *st, struct advise
 int advise_size_pools(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
 		      const struct results *r, const struct advise_row *atop, struct plan *pl,
 		      struct gp_err *err);
+/* Whether r, the base run of sc, is healthy (no finding, every goal met)
+ * with a priced pool of fixed size whose last node it never needed: the
+ * pool search then looks for the fewest nodes that meet every goal. */
+bool advise_overbuilt(const struct scenario *sc, const struct results *r);
 /* Whether overrides sets[0 .. n) keep to stock components, the hardware and
  * the goals as they are: no more nodes, no narrower weights, no scheduler
  * plugin, no later deadline or other goal. */

@@ -16,6 +16,8 @@
 
 /* --- the pool-size search -------------------------------------------------- */
 
+#define SHRINK_SEEDS 5 /* seeds an overbuilt pool's smaller size must meet every goal on */
+
 /* A pool to size, and the workloads whose goals it is sized for: those its
  * findings are about (none: the run's goal). */
 struct sizing {
@@ -23,6 +25,7 @@ struct sizing {
 	size_t n;
 	int32_t workloads[ADVISE_MAX_SIZED];
 	bool alternative;               /* another pool a workload short of capacity may use */
+	bool shrink;                    /* a healthy run's overbuilt pool (advise_overbuilt) */
 	const struct finding_fix *with; /* applied to every size tried; NULL: none */
 	int kept_off;                   /* with: the pool it keeps the pods off */
 };
@@ -136,6 +139,39 @@ static size_t pools_holding(const struct scenario *sc, const struct finding *fd,
 	return n;
 }
 
+/* Pool p is priced and of a fixed size, and the GPUs the run allocated in
+ * it never needed its last node. */
+static bool overbuilt(const struct scenario *sc, const struct results *r, size_t p)
+{
+	const struct pool_spec *ps = &sc->pools[p];
+	if (ps->autoscale.on || ps->nodes < 2 || ps->gpus_per_node <= 0 ||
+	    !(ps->price.gpu_hour > 0))
+		return false;
+	double peak = results_or(r, ps->name, METRIC_PEAK_ALLOCATED_GPUS, INFINITY);
+	return peak <= (double)(ps->nodes - 1) * ps->gpus_per_node;
+}
+
+bool advise_overbuilt(const struct scenario *sc, const struct results *r)
+{
+	if (r->n_findings || !results_holds(r, "all", METRIC_GOAL_MET))
+		return false;
+	for (size_t p = 0; p < sc->n_pools; p++)
+		if (overbuilt(sc, r, p))
+			return true;
+	return false;
+}
+
+/* A healthy run's overbuilt pools, at most ADVISE_MAX_SIZED, each to size
+ * down for every goal.  Returns how many. */
+static size_t pools_to_shrink(const struct scenario *sc, const struct results *r, struct sizing *z)
+{
+	size_t n = 0;
+	for (size_t p = 0; p < sc->n_pools && n < ADVISE_MAX_SIZED; p++)
+		if (overbuilt(sc, r, p))
+			z[n++] = (struct sizing){.pool = (int)p, .shrink = true};
+	return n;
+}
+
 /* The pools to size, at most ADVISE_MAX_SIZED: the pool of each allocation,
  * memory or capacity finding that has GPUs, in rank order (a placement
  * finding's pool is the one a rule keeps work off); with none, the largest
@@ -162,6 +198,8 @@ static size_t pools_to_size(const struct scenario *sc, const struct results *r, 
 	n = other_pools(sc, r, z, n);
 	if (n)
 		return n;
+	if (advise_overbuilt(sc, r))
+		return pools_to_shrink(sc, r, z);
 	int w = -1;
 	double longest = 0;
 	for (size_t k = 0; k < sc->n_workloads; k++) { /* jobs never started wait too */
@@ -381,13 +419,15 @@ static void fixed_init(struct fixed *fx, const struct scenario *sc, const struct
 		fx->sets[fx->n++] = z->with->sets[i];
 }
 
-/* Searches 1 .. hi nodes of the pool `key` sets for the smallest count at
- * which scope (a workload, a pool: every workload it can host, or all)
- * meets its goal (metric goal_met, metrics_goals).  GP_EINPUT: the metric
- * is absent. */
+/* Searches 1 .. hi nodes of z's pool (the `key` that sets it) for the
+ * smallest count at which scope (a workload, a pool: every workload it can
+ * host, or all) meets its goal (metric goal_met, metrics_goals).  A pool
+ * shrunk takes away the margin that hid a lucky day: the count must meet
+ * the goal on SHRINK_SEEDS seeds.  GP_EINPUT: the metric is absent. */
 static int search_goal(const struct advise_spec *sp, struct store *st, const struct fixed *fx,
-		       const struct quota_growth *g, const char *key, double hi, const char *scope,
-		       struct advise_probes *probes, struct search_answer *ans, struct gp_err *err)
+		       const struct quota_growth *g, const struct sizing *z, const char *key,
+		       double hi, const char *scope, struct advise_probes *probes,
+		       struct search_answer *ans, struct gp_err *err)
 {
 	struct search_spec s = {.scenario = sp->scenario,
 				.sets = sp->sets,
@@ -397,7 +437,7 @@ static int search_goal(const struct advise_spec *sp, struct store *st, const str
 				.key = key,
 				.linked = g->n ? grown_quotas : NULL,
 				.linked_ctx = g,
-				.seeds = 1,
+				.seeds = z->shrink ? SHRINK_SEEDS : 1,
 				.integer = true,
 				.on_run = advise_probe_run,
 				.run_ctx = probes,
@@ -432,7 +472,8 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	int32_t now = pool_size(ps);
 	*found = 0;
 	*short_at = SIZE_MAX;
-	double hi = now * 4 > now + 1 ? now * 4 : now + 1;
+	/* a pool shrunk: the run met every goal at its size */
+	double hi = z->shrink ? now : now * 4 > now + 1 ? now * 4 : now + 1;
 	struct quota_growth growth;
 	quota_growth_init(&growth, sc, r, z);
 	struct fixed fx;
@@ -441,14 +482,14 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	 * goal: no size that leaves one of them waiting past it (a pool shrunk
 	 * under someone who still waits on it). */
 	struct search_answer best = {.found = true}, ans;
-	int rc = search_goal(sp, st, &fx, &growth, key, hi, ps->name, &probes, &best, err);
+	int rc = search_goal(sp, st, &fx, &growth, z, key, hi, ps->name, &probes, &best, err);
 	if (rc && rc != GP_EINPUT)
 		goto out;
 	bool every = !rc && best.found;
 	if (!every)
 		best = (struct search_answer){.found = true};
 	for (size_t i = 0; !every && i < (z->n ? z->n : 1) && best.found; i++) {
-		rc = search_goal(sp, st, &fx, &growth, key, hi,
+		rc = search_goal(sp, st, &fx, &growth, z, key, hi,
 				 z->n ? sc->workloads[z->workloads[i]].name : "all", &probes, &ans,
 				 err);
 		if (rc == GP_EINPUT) { /* the goal's metric is absent: no pool size answers it */
@@ -461,11 +502,15 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 			best = ans;
 	}
 	rc = GP_OK;
-	/* the fixes alone at the pool's size: their own rows, which the plan has */
-	if (!best.last_run_id || (fx.n && best.found && (long)best.number <= now))
+	/* the fixes alone at the pool's size: their own rows, which the plan has;
+	 * an overbuilt pool that needs every node: the base run */
+	if (!best.last_run_id || (fx.n && best.found && (long)best.number <= now) ||
+	    (z->shrink && !(best.found && (long)best.number < now)))
 		goto out;
 	struct gp_sbuf words = {0}, quotas = {0};
 	goal_words(sc, z, &words);
+	if (z->shrink)
+		gp_sb_printf(&words, " on %d seeds", SHRINK_SEEDS);
 	struct override grown[SEARCH_MAX_LINKED];
 	size_t n_grown = grown_quotas(&growth, best.value, grown);
 	for (size_t k = 0; k < growth.n; k++) {

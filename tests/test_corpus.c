@@ -587,6 +587,28 @@ Test(corpus, warm_replicas_alone_where_a_higher_maximum_has_no_node)
 		  "%s", out);
 }
 
+/* tests/fixtures/diagnose/overbuilt-batch.yaml: a healthy run (no finding,
+ * every goal met) whose h100 pool never needed half its nodes.  advise
+ * tried no smaller batch pool and kept it; now it searches the fewest
+ * nodes that meet every goal on five seeds: one node runs the three 5 h
+ * training jobs in turn within their 12 h deadlines, for 921.60 a day
+ * against 3,225.60 (more than a third saved: the healthy run gives way). */
+Test(corpus, a_healthy_overbuilt_batch_pool_is_shrunk_to_what_meets_every_goal)
+{
+	char cmd[512];
+	snprintf(
+		cmd, sizeof cmd,
+		"rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/overbuilt-batch.yaml --db %s",
+		db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "the base run has no finding"), "%s", out);
+	cr_expect(strstr(out,
+			 "\nrecommendation: pool h100 at 1 node (smallest meeting every goal on "
+			 "5 seeds) (run 7): --set 'pools.h100.nodes=1'; queue p95 3098 s, "
+			 "deadlines met 100.0%"),
+		  "%s", out);
+}
+
 /* tests/fixtures/diagnose/borrow-minimal.yaml: a borrowing limit grows by
  * the GPUs of the jobs that wait at once (two 2-GPU jobs: 2 to 6), not by
  * every GPU free (2 to 12); tests/fixtures/diagnose/mig-relayout.yaml: the
