@@ -656,7 +656,10 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	memcpy(out->currency, sc->currency, sizeof out->currency);
 	for (size_t w = 0; w < sc->n_workloads; w++)
 		out->deadlines |= scenario_has_deadlines(&sc->workloads[w]);
+	out->keep = sp->keep;
+	out->n_keep = sp->n_keep;
 	struct plan more = advise_plan_alternatives(sc, &r);
+	out->kept_out += advise_drop_kept(sp, &more);
 	struct alternatives alt = {&pl, &more, st, fn, ctx, err};
 	if (!rc)
 		rc = advise_simulate_rows(sp, more.alts, more.n, write_alternative, &alt);
@@ -666,6 +669,7 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	for (size_t i = 1; i < pl.n; i++)
 		met |= pl.alts[i].meets;
 	struct plan pairs = met ? (struct plan){0} : advise_plan_pairs(sc, &r);
+	out->kept_out += advise_drop_kept(sp, &pairs);
 	for (size_t i = 0; i < pairs.n && !rc; i++) { /* two binding constraints relaxed */
 		struct advise_row *a = advise_plan_add(&pl, "%s", pairs.alts[i].label);
 		if (!a)
@@ -718,6 +722,19 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 }
 
 /* Why the model is not trusted: the refusal, or --force's warning. */
+/* What --keep kept, and the alternatives it left out. */
+static void write_kept(FILE *out, const struct advice *a)
+{
+	if (!a->n_keep)
+		return;
+	fprintf(out, "kept as they are (--keep):");
+	for (size_t i = 0; i < a->n_keep; i++)
+		fprintf(out, "%s %s", i ? "," : "", a->keep[i]);
+	fprintf(out,
+		"; %zu alternative%s that would change them not run, and no search varies them\n",
+		a->kept_out, a->kept_out == 1 ? "" : "s");
+}
+
 static void write_trust(FILE *out, const struct advice *a)
 {
 	if (!a->n_reasons)
@@ -921,6 +938,7 @@ void advise_write(FILE *out, const struct advice *a)
 		"left undone, queue p95).\n",
 		per_job, per_request);
 	write_trust(out, a);
+	write_kept(out, a);
 	if (!a->n)
 		return;
 	const struct advise_row *best = &a->rows[0], *base = base_row(a);

@@ -34,6 +34,12 @@ int advise_run_row(const struct advise_spec *sp, struct store *st, struct advise
 int advise_size_pools(const struct advise_spec *sp, struct store *st, const struct scenario *sc,
 		      const struct results *r, const struct advise_row *atop, struct plan *pl,
 		      struct gp_err *err);
+/* Whether path (a --set key) is under or above a pattern of --keep
+ * (advise_keep.c); whether one of sets[0 .. n) is; drops pl's rows that set
+ * such a path, returning how many. */
+bool advise_keeps(const struct advise_spec *sp, const char *path);
+bool advise_sets_kept(const struct advise_spec *sp, const struct override *sets, size_t n);
+size_t advise_drop_kept(const struct advise_spec *sp, struct plan *pl);
 /* Whether r, the base run of sc, is healthy (no finding, every goal met)
  * with a priced pool of fixed size whose last node it never needed: the
  * pool search then looks for the fewest nodes that meet every goal. */

@@ -177,7 +177,8 @@ static size_t pools_to_shrink(const struct scenario *sc, const struct results *r
  * finding's pool is the one a rule keeps work off); with none, the largest
  * pool the workload that queued longest may run in (its rules allowing; a
  * job still waiting at the end counts its wait so far). */
-static size_t pools_to_size(const struct scenario *sc, const struct results *r, struct sizing *z)
+static size_t pools_to_size_all(const struct scenario *sc, const struct results *r,
+				struct sizing *z)
 {
 	size_t n = 0;
 	for (size_t f = 0; f < r->n_findings; f++) {
@@ -246,14 +247,31 @@ static char *pool_size_key(const struct pool_spec *ps)
 	return gp_sb_take(&key);
 }
 
+/* pools_to_size_all's, but those whose size, or the fix they are sized
+ * with, sets a path --keep keeps. */
+static size_t pools_to_size(const struct advise_spec *sp, const struct scenario *sc,
+			    const struct results *r, struct sizing *z)
+{
+	size_t n = pools_to_size_all(sc, r, z), k = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *key = pool_size_key(&sc->pools[z[i].pool]);
+		if (!advise_keeps(sp, key) &&
+		    !(z[i].with && advise_sets_kept(sp, z[i].with->sets, z[i].with->n_sets)))
+			z[k++] = z[i];
+		free(key);
+	}
+	return k;
+}
+
 /* The Kueue queues whose GPU quota grows with a sized pool: each queue of
  * the sizing's workloads with a plain quota: of nvidia.com/gpu (a queue of
  * resource groups is left as it is).  New nodes whose GPUs no queue may
  * admit would idle: a planner who buys them for a team raises its quota. */
 struct quota_growth {
 	const struct scenario *sc;
-	int32_t gpus_per_node, now; /* the pool's, and its size before */
-	double gpus;                /* the cluster's GPUs before */
+	const struct advise_spec *sp; /* its --keep: quotas it keeps do not grow */
+	int32_t gpus_per_node, now;   /* the pool's, and its size before */
+	double gpus;                  /* the cluster's GPUs before */
 	int32_t queues[SEARCH_MAX_LINKED];
 	double covered[SEARCH_MAX_LINKED]; /* the GPUs the queue's cohort (or it) may admit */
 	size_t n;
@@ -294,6 +312,10 @@ static bool may_grow(const struct quota_growth *g, size_t w)
 static void grow_queue_of(struct quota_growth *g, size_t w)
 {
 	int32_t q = g->sc->workloads[w].queue;
+	char key[512];
+	snprintf(key, sizeof key, "queues.%s.quota", g->sc->queues[q].name);
+	if (advise_keeps(g->sp, key))
+		return;
 	g->covered[g->n] = cohort_quota(g->sc, &g->sc->queues[q]);
 	g->queues[g->n++] = q;
 }
@@ -311,12 +333,13 @@ static double quota_raise(const struct quota_growth *g, size_t k, long nodes)
 /* The queues of z's workloads; for a sizing of every goal, of every
  * workload that may use the pool and missed its goal in the base run r (the
  * new GPUs go to the teams that waited, not to every team). */
-static void quota_growth_init(struct quota_growth *g, const struct scenario *sc,
-			      const struct results *r, const struct sizing *z)
+static void quota_growth_init(struct quota_growth *g, const struct advise_spec *sp,
+			      const struct scenario *sc, const struct results *r,
+			      const struct sizing *z)
 {
 	const struct pool_spec *ps = &sc->pools[z->pool];
 	*g = (struct quota_growth){
-		.sc = sc, .gpus_per_node = ps->gpus_per_node, .now = pool_size(ps)};
+		.sc = sc, .sp = sp, .gpus_per_node = ps->gpus_per_node, .now = pool_size(ps)};
 	for (size_t p = 0; p < sc->n_pools; p++)
 		g->gpus += (double)pool_size(&sc->pools[p]) * sc->pools[p].gpus_per_node;
 	for (size_t i = 0; i < z->n; i++)
@@ -475,7 +498,7 @@ static int size_pool(const struct advise_spec *sp, struct store *st, const struc
 	/* a pool shrunk: the run met every goal at its size */
 	double hi = z->shrink ? now : now * 4 > now + 1 ? now * 4 : now + 1;
 	struct quota_growth growth;
-	quota_growth_init(&growth, sc, r, z);
+	quota_growth_init(&growth, sp, sc, r, z);
 	struct fixed fx;
 	fixed_init(&fx, sc, z, &growth, atop);
 	/* First the count at which every workload the pool can host meets its
@@ -621,7 +644,7 @@ static int size_after_short(const struct advise_spec *sp, struct store *st,
 			    size_t short_at, struct gp_err *err)
 {
 	struct quota_growth growth;
-	quota_growth_init(&growth, sc, r, z);
+	quota_growth_init(&growth, sp, sc, r, z);
 	struct fixed fx; /* whether the short row was sized after atop */
 	fixed_init(&fx, sc, z, &growth, atop);
 	struct advise_row after = {0}; /* the fixes sized after: atop's, then the new */
@@ -702,7 +725,7 @@ static int size_after_pool_fix(const struct advise_spec *sp, struct store *st,
 			       struct plan *pl, struct gp_err *err)
 {
 	struct quota_growth growth;
-	quota_growth_init(&growth, sc, r, z);
+	quota_growth_init(&growth, sp, sc, r, z);
 	const struct advise_row *fix = pool_fix(sc, z, &growth, pl, atop);
 	if (!fix)
 		return GP_OK;
@@ -734,7 +757,7 @@ int advise_size_pools(const struct advise_spec *sp, struct store *st, const stru
 {
 	struct sizing z[ADVISE_MAX_SIZED];
 	long found[ADVISE_MAX_SIZED];
-	size_t n = pools_to_size(sc, r, z), answers = 0, short_at[ADVISE_MAX_SIZED];
+	size_t n = pools_to_size(sp, sc, r, z), answers = 0, short_at[ADVISE_MAX_SIZED];
 	bool met = any_meets(pl); /* without more nodes: no pool is sized twice */
 	int rc = GP_OK;
 	for (size_t i = 0; i < n && !rc; i++) {

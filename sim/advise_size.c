@@ -283,6 +283,14 @@ static int search_type(const struct advise_spec *sp, struct store *st, const str
 	size_t k = type_sets(sc, ps, e, extra);
 	char *key = gp_strf("workloads.%s.replicas", ws->name);
 	char *nodes_key = gp_strf("pools.%s.nodes", ps->name);
+	if (advise_sets_kept(sp, extra, k) || advise_keeps(sp, key) ||
+	    advise_keeps(sp, nodes_key)) {
+		for (size_t i = 0; i < k; i++) /* --keep keeps what the search would vary */
+			override_free(&extra[i]);
+		free(key);
+		free(nodes_key);
+		return GP_OK;
+	}
 	struct advise_probes probes = {.service = ws->name};
 	int32_t per_node = ps->gpus_per_node / e->tp;
 	int32_t others = others_nodes(ps, ws, shared);

@@ -501,6 +501,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	double tolerance = BACKTEST_DEFAULT_TOLERANCE;
 	bool force = false;
 	int64_t jobs = 0;
+	struct cli_list keep = {0};
 	const struct cli_opt opts[] = {
 		OPT_SCENARIO(&o),
 		OPT_DB(&o, DEFAULT_DB),
@@ -530,6 +531,13 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		 .target = &o.emit,
 		 .meta = "DIR",
 		 .help = "write the objects that carry out the recommendation"},
+		{.name = "--keep",
+		 .kind = CLI_LIST,
+		 .target = &keep,
+		 .meta = "PATH",
+		 .help = "a --set path that is policy, not a mistake: no alternative\n"
+			 "changes it, e.g. pools.reserved.taints or 'workloads.*.tolerations'\n"
+			 "(repeatable)"},
 		OPT_JSON(&o, "the base run, the alternatives ranked,\nthe recommendation")};
 	struct scenario *sc = NULL;
 	struct store *st = NULL;
@@ -540,12 +548,15 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		options_finish(&o);
 		rc = load(&o, &sc); /* a bad scenario fails before the database is touched */
 	}
+	for (size_t i = 0; rc == GP_OK && i < keep.n; i++)
+		if ((rc = advise_keep_check(sc, keep.v[i], &err)))
+			cli_fail(rc, &err, false);
 	if (rc == GP_OK && (rc = store_open(o.db ? o.db : sc->output.db, &st, &err)))
 		cli_fail(rc, &err, false);
-	struct advise_spec spec = {o.scenario,    o.sets.v,
-				   o.sets.n,      tolerance,
-				   force,         o.db ? o.db : (sc ? sc->output.db : NULL),
-				   (unsigned)jobs};
+	struct advise_spec spec = {
+		o.scenario,     o.sets.v, o.sets.n,
+		tolerance,      force,    o.db ? o.db : (sc ? sc->output.db : NULL),
+		(unsigned)jobs, keep.v,   keep.n};
 	bool tty = rc == GP_OK && isatty(2) && !o.quiet && !o.json;
 	if (rc == GP_OK &&
 	    (rc = advise_run(&spec, st, tty ? print_advise_progress : NULL, NULL, &advice, &err)))
@@ -571,6 +582,7 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 	store_close(st);
 	scenario_free(sc);
 	cli_list_free(&o.sets);
+	cli_list_free(&keep);
 	return rc < 0 ? 0 : rc;
 }
 
@@ -1084,7 +1096,7 @@ static const struct cli_cmd commands[] = {
 	{"advise",
 	 "SCENARIO.yaml [--db PATH] [--set KEY=VALUE]... [--goal WHO=DURATION]...\n"
 	 "[--seed N] [--growth F] [--tolerance PCT] [--force] [--quiet] [--json]\n"
-	 "[--emit DIR] [--jobs N]",
+	 "[--emit DIR] [--jobs N] [--keep PATH]...",
 	 "diagnose, run the alternatives the findings suggest, rank them",
 	 "Runs the scenario, diagnoses it, and runs the alternatives the findings suggest:\n"
 	 "sharing modes (time-slicing, MPS, MIG, fractional) for a pool whose allocated GPUs\n"

@@ -919,6 +919,40 @@ void scenario_free(struct scenario *sc)
 	free(sc);
 }
 
+/* The key rules of a section a --set path may name under its items (or,
+ * for scheduler, itself); NULL: none. */
+static const struct key_rule *section_rules(const char *section, size_t *n)
+{
+	if (!strcmp(section, "pools"))
+		return ld_pool_rules(n);
+	if (!strcmp(section, "workloads"))
+		return ld_workload_rules(n);
+	if (!strcmp(section, "queues"))
+		return ld_queue_rules(n);
+	if (!strcmp(section, "cohorts"))
+		return ld_cohort_rules(n);
+	if (!strcmp(section, "scheduler")) {
+		*n = N_OF(ld_scheduler_rules);
+		return ld_scheduler_rules;
+	}
+	return NULL;
+}
+
+bool scenario_format_key(const char *section, const char *key, char *known, size_t len)
+{
+	size_t n = 0;
+	const struct key_rule *rules = section_rules(section, &n);
+	const char *names[64];
+	size_t k = 0;
+	bool found = false;
+	for (size_t i = 0; i < n && k < N_OF(names); i++) {
+		found |= !strcmp(rules[i].key, key);
+		names[k++] = rules[i].key;
+	}
+	ld_join(known, len, names, k, ", ");
+	return found;
+}
+
 int scenario_pool_index(const struct scenario *sc, const char *name)
 {
 	for (size_t i = 0; i < sc->n_pools; i++)

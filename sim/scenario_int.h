@@ -142,6 +142,11 @@ void ld_plain_group(struct loader *ld, struct queue_spec *q);
 void ld_free_flavor(struct flavor_spec *f);
 void ld_free_groups(struct queue_spec *q);
 extern const struct key_rule ld_scheduler_rules[5];
+/* The keys of a pool, a workload, a queue and a cohort (scenario_format_key). */
+const struct key_rule *ld_pool_rules(size_t *n);
+const struct key_rule *ld_workload_rules(size_t *n);
+const struct key_rule *ld_queue_rules(size_t *n);
+const struct key_rule *ld_cohort_rules(size_t *n);
 
 /* scenario_values.c */
 int ld_bad_value(struct loader *ld, const struct ynode *v, const char *what, const char *hint);

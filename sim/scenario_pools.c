@@ -974,6 +974,12 @@ static const struct key_rule pool_rules[] = {
 	{"spot", pool_spot},
 };
 
+const struct key_rule *ld_pool_rules(size_t *n)
+{
+	*n = N_OF(pool_rules);
+	return pool_rules;
+}
+
 /* The GPU of a CPU-only pool: no product label, no memory, no MIG. */
 static const struct gpu_type no_gpu = {"none", NULL, 0, 0, 0, 0, 0, NULL, 0};
 

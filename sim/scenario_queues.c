@@ -193,6 +193,12 @@ static const struct key_rule queue_rules[] = {
 	{"flavor_fungibility", ld_queue_fungibility},
 };
 
+const struct key_rule *ld_queue_rules(size_t *n)
+{
+	*n = N_OF(queue_rules);
+	return queue_rules;
+}
+
 /* A borrowing or lending limit needs a quota to go beyond or lend from, and a
  * cohort to borrow from or lend to; a lending limit is at most the quota
  * (Kueue's ClusterQueue validation). */
@@ -539,6 +545,12 @@ static int cohort_parent(struct loader *ld, const struct ynode *v, void *obj)
 }
 
 static const struct key_rule cohort_rules[] = {{"name", cohort_name}, {"parent", cohort_parent}};
+
+const struct key_rule *ld_cohort_rules(size_t *n)
+{
+	*n = N_OF(cohort_rules);
+	return cohort_rules;
+}
 
 int ld_cohort_index(const struct scenario *sc, const char *name)
 {

@@ -950,6 +950,12 @@ static const struct key_rule workload_rules[] = {
 	{"idle_cull", ld_workload_idle_cull},
 };
 
+const struct key_rule *ld_workload_rules(size_t *n)
+{
+	*n = N_OF(workload_rules);
+	return workload_rules;
+}
+
 /* An openb pod list decides every pod's request and times too.  The
  * workload stands for its pods until a timed replay splits it by request
  * (openb_expand_workloads); the inflation protocol reads the pods as they are. */

@@ -659,3 +659,62 @@ Test(advise, alternatives_on_threads_write_what_one_thread_writes)
 		cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s: %s", runs[i], out);
 	}
 }
+
+/* A taint that reserves a node for a team is policy (tests/fixtures/
+ * diagnosis/taint.yaml): advise tolerates it for batch unless told that
+ * workloads' tolerations are kept; then the open pool grows to 2 nodes
+ * instead, and the output says what was kept and left out.  A pattern
+ * above a path keeps it too: the whole pool "open" keeps its size, and
+ * nothing is left that meets. */
+Test(advise, keep_leaves_a_deliberate_taint_alone)
+{
+	char args[512];
+	snprintf(args, sizeof args,
+		 "tests/fixtures/diagnosis/taint.yaml --db %s --keep 'workloads.*.tolerations'",
+		 db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "kept as they are (--keep): workloads.*.tolerations; 1 alternative "
+			      "that would change them not run, and no search varies them"),
+		  "%s", out);
+	cr_expect(!strstr(out, "batch tolerating"), "%s", out);
+	cr_expect(strstr(out, "recommendation: pool open at 2 nodes (smallest meeting every goal)"),
+		  "%s", out);
+	snprintf(args, sizeof args,
+		 "tests/fixtures/diagnosis/taint.yaml --db %s --keep workloads.batch.tolerations "
+		 "--keep pools.open",
+		 db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "recommendation: none of these meets every workload's goal; the "
+			      "closest is base"),
+		  "%s", out);
+}
+
+/* A --keep path that names nothing in the scenario is an error that says
+ * what was expected, exit 2, before the database is touched. */
+Test(advise, keep_checks_its_paths_against_the_scenario)
+{
+	static const char *const bad[][2] = {
+		{"pools.lage.taints",
+		 "the scenario has no pool named lage; its pools: open, reserved"},
+		{"pools.reserved.taint", "a pool has no key taint; expected one of trace, format"},
+		{"scheduler.order.x.y", NULL},
+		{"jobs.x",
+		 "expected a --set path under pools, workloads, queues, cohorts or scheduler"},
+		{"pools..taints", "expected a --set path"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char args[512];
+		snprintf(args, sizeof args,
+			 "tests/fixtures/diagnosis/taint.yaml --db %s --keep '%s'", db, bad[i][0]);
+		int rc = advise(args);
+		if (!bad[i][1]) { /* deeper than a key: not checked, a path all the same */
+			cr_expect_eq(rc, 0, "%s: %s", bad[i][0], out);
+			remove(db);
+			continue;
+		}
+		cr_expect_eq(rc, 2, "%s: %s", bad[i][0], out);
+		cr_expect(strstr(out, bad[i][1]), "%s: %s", bad[i][0], out);
+		struct stat st_db;
+		cr_expect_neq(stat(db, &st_db), 0, "%s: the database was made", bad[i][0]);
+	}
+}

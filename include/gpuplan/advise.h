@@ -100,12 +100,20 @@ struct advise_spec {
 	const char *scenario;
 	const char *const *sets; /* --set overrides applied to every run */
 	size_t n_sets;
-	double tolerance; /* of the backtest (a fraction); 0: ADVISE_DEFAULT_TOLERANCE */
-	bool force;       /* recommend hardware even from a model not trusted */
-	const char *db;   /* the database's path, for messages; NULL: none */
-	unsigned jobs;    /* threads simulating alternatives (--jobs); 0: one per
+	double tolerance;        /* of the backtest (a fraction); 0: ADVISE_DEFAULT_TOLERANCE */
+	bool force;              /* recommend hardware even from a model not trusted */
+	const char *db;          /* the database's path, for messages; NULL: none */
+	unsigned jobs;           /* threads simulating alternatives (--jobs); 0: one per
 			   * processor online; the rows are the same for any */
+	const char *const *keep; /* --keep: --set paths no alternative may change
+				  * (advise_keep_check'd), segments names or "*" */
+	size_t n_keep;
 };
+
+/* Whether pattern, a --set path of segments names or "*", names a section
+ * advise may change (pools, workloads, queues, cohorts, scheduler), items
+ * of sc and a key of theirs: GP_EINPUT with what was expected otherwise. */
+int advise_keep_check(const struct scenario *sc, const char *pattern, struct gp_err *err);
 
 #define ADVISE_MAX_JOBS 256 /* --jobs */
 
@@ -162,8 +170,11 @@ struct advice {
 	size_t n_reasons;
 	struct advise_gpu *gpus; /* each sized service on each catalog GPU type (owned) */
 	size_t n_gpus;
-	bool refused; /* so no hardware is recommended */
-	bool forced;  /* force overrode the reasons */
+	const char *const *keep; /* --keep's paths (borrowed from advise_spec) */
+	size_t n_keep;
+	size_t kept_out; /* alternatives not run: they set a path --keep keeps */
+	bool refused;    /* so no hardware is recommended */
+	bool forced;     /* force overrode the reasons */
 	/* What was written, for `advise --json` (json_write_advice) without
 	 * reading it back: the base run (its id, scenario and results, owned)
 	 * and the advice table's rows (overrides and untrusted owned). */

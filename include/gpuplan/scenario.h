@@ -890,6 +890,10 @@ bool scenario_label_value_ok(const char *value);
 	"up to 63 letters, digits, '-', '_' or '.' starting and ending with a letter " \
 	"or digit, or nothing"
 
+/* Whether key is a key of section's items in the scenario format (a pool's,
+ * a workload's, a queue's, a cohort's; the scheduler's own); known gets the
+ * section's keys joined by ", " (empty for a section without items). */
+bool scenario_format_key(const char *section, const char *key, char *known, size_t len);
 int scenario_pool_index(const struct scenario *sc, const char *name);
 int scenario_workload_index(const struct scenario *sc, const char *name);
 /* The latest arrival the scenario is known to have (or its horizon): a lower
