@@ -41,8 +41,9 @@ bool advise_keeps(const struct advise_spec *sp, const char *path);
 bool advise_sets_kept(const struct advise_spec *sp, const struct override *sets, size_t n);
 size_t advise_drop_kept(const struct advise_spec *sp, struct plan *pl);
 /* Whether r, the base run of sc, is healthy (no finding, every goal met)
- * with a priced pool of fixed size whose last node it never needed: the
- * pool search then looks for the fewest nodes that meet every goal. */
+ * with a priced pool of fixed size whose allocated GPUs would fit one node
+ * fewer on average: the pool search then looks for the fewest nodes that
+ * meet every goal. */
 bool advise_overbuilt(const struct scenario *sc, const struct results *r);
 /* Whether overrides sets[0 .. n) keep to stock components, the hardware and
  * the goals as they are: no more nodes, no narrower weights, no scheduler

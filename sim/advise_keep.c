@@ -82,7 +82,7 @@ static bool has_item(const struct scenario *sc, const char *section, const char 
 	return found;
 }
 
-#define KEEP_HINT                                                                     \
+#define KEEP_HINT                                                                      \
 	"expected a --set path under pools, workloads, queues, cohorts or scheduler, " \
 	"its segments names or *, like pools.reserved.taints or 'workloads.*.tolerations'"
 
@@ -108,8 +108,8 @@ int advise_keep_check(const struct scenario *sc, const char *pattern, struct gp_
 	struct gp_sbuf names = {0};
 	if (list && seg[1][0] && strcmp(seg[1], "*") && !has_item(sc, section, seg[1], &names)) {
 		int rc = gp_errorf(err, GP_EINPUT,
-				   "--keep %s: the scenario has no %.*s named %s; its %s: %s", pattern,
-				   (int)strlen(section) - 1, section, seg[1], section,
+				   "--keep %s: the scenario has no %.*s named %s; its %s: %s",
+				   pattern, (int)strlen(section) - 1, section, seg[1], section,
 				   names.s ? names.s : "none");
 		free(names.s);
 		return rc;
@@ -117,8 +117,9 @@ int advise_keep_check(const struct scenario *sc, const char *pattern, struct gp_
 	free(names.s);
 	const char *field = list ? seg[2] : seg[1];
 	if (field[0] && !scenario_format_key(section, field, known, sizeof known))
-		return gp_errorf(err, GP_EINPUT, "--keep %s: %s%.*s has no key %s; expected one of %s",
-				 pattern, list ? "a " : "the ", (int)strlen(section) - list, section,
-				 field, known);
+		return gp_errorf(err, GP_EINPUT,
+				 "--keep %s: %s%.*s has no key %s; expected one of %s", pattern,
+				 list ? "a " : "the ", (int)strlen(section) - list, section, field,
+				 known);
 	return GP_OK;
 }

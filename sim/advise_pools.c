@@ -140,15 +140,17 @@ static size_t pools_holding(const struct scenario *sc, const struct finding *fd,
 }
 
 /* Pool p is priced and of a fixed size, and the GPUs the run allocated in
- * it never needed its last node. */
+ * it would have fit one node fewer on average: work that queues within its
+ * goals may ride its peaks out on fewer (the search decides). */
 static bool overbuilt(const struct scenario *sc, const struct results *r, size_t p)
 {
 	const struct pool_spec *ps = &sc->pools[p];
 	if (ps->autoscale.on || ps->nodes < 2 || ps->gpus_per_node <= 0 ||
 	    !(ps->price.gpu_hour > 0))
 		return false;
-	double peak = results_or(r, ps->name, METRIC_PEAK_ALLOCATED_GPUS, INFINITY);
-	return peak <= (double)(ps->nodes - 1) * ps->gpus_per_node;
+	double gpus = (double)ps->nodes * ps->gpus_per_node;
+	double mean = results_or(r, ps->name, METRIC_GPU_ALLOCATION_PCT, 100) / 100 * gpus;
+	return mean <= gpus - ps->gpus_per_node;
 }
 
 bool advise_overbuilt(const struct scenario *sc, const struct results *r)

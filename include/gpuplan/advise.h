@@ -41,8 +41,9 @@
  *     theirs (search_run over 1 .. 4x its nodes; when even 4x misses, a row
  *     for 4x that says so); with two or more answers, all of them together;
  *   - when the base is healthy (no finding, every goal met) and a priced
- *     pool of fixed size never needed its last node: the fewest nodes of
- *     each such pool at which every goal holds on 5 seeds, and together;
+ *     pool of fixed size allocated one node fewer than it has on average:
+ *     the fewest nodes of each such pool at which every goal holds on 5
+ *     seeds, and together;
  *   - an inference service with fixed replicas and a TTFT bound, alone in
  *     its pool (advise_size.c): the first cut (firstcut.h) on every catalog
  *     GPU type, then, on its own type and the promising others, the fewest
