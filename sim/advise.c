@@ -80,9 +80,31 @@ void advise_plan_free(struct plan *pl)
 
 /* --- running --------------------------------------------------------------- */
 
-/* The row's figures from a run's metrics; meets: every workload met its own
- * goal (metrics_goals). */
-static void fill_row(struct advise_row *row, const struct results *r)
+/* The names of sc's workloads that missed their goals in r, into misses
+ * ("-": none; "+N" for those past its end). */
+static void name_misses(char *misses, const struct scenario *sc, const struct results *r)
+{
+	size_t used = 0, left = 0;
+	snprintf(misses, ADVISE_MISSES, "-");
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		const char *name = sc->workloads[w].name;
+		if (results_or(r, name, METRIC_GOAL_MET, 1) != 0)
+			continue;
+		size_t need = strlen(name) + (used ? 2 : 0);
+		if (left || used + need + sizeof " +99" > ADVISE_MISSES) {
+			left++;
+			continue;
+		}
+		used += (size_t)snprintf(misses + used, ADVISE_MISSES - used, "%s%s",
+					 used ? ", " : "", name);
+	}
+	if (left)
+		snprintf(misses + used, ADVISE_MISSES - used, "%s+%zu", used ? " " : "", left);
+}
+
+/* The row's figures from a run of sc's metrics; meets: every workload met
+ * its own goal (metrics_goals). */
+static void fill_row(struct advise_row *row, const struct scenario *sc, const struct results *r)
 {
 	double failed = results_or(r, "all", METRIC_JOBS_FAILED, NAN);
 	double waiting = results_or(r, "all", METRIC_JOBS_WAITING, NAN);
@@ -99,6 +121,7 @@ static void fill_row(struct advise_row *row, const struct results *r)
 	row->per_request = results_or(r, "all", METRIC_COST_PER_VERIFIED_REQUEST, NAN);
 	row->left = (failed > 0 ? failed : 0) + (waiting > 0 ? waiting : 0);
 	row->meets = results_holds(r, "all", METRIC_GOAL_MET);
+	name_misses(row->misses, sc, r);
 }
 
 /* The GPU policies of the openb paper: scheduler plugins (FGD's, the
@@ -174,7 +197,7 @@ static int write_row(struct store *st, struct advise_row *row, struct advise_sim
 	if (!rc)
 		rc = store_write_run(st, sim->sc, &sim->r, &row->run_id, err);
 	if (!rc) {
-		fill_row(row, &sim->r);
+		fill_row(row, sim->sc, &sim->r);
 		mark_row(row, sim->sc);
 	}
 	if (!rc && keep_sc) {
@@ -199,11 +222,10 @@ int advise_run_row(const struct advise_spec *sp, struct store *st, struct advise
 void advise_probe_run(void *ctx, int64_t run_id, const struct scenario *sc, const struct results *r)
 {
 	struct advise_probes *p = ctx;
-	(void)sc;
 	GP_GROW(p->v, p->cap, p->n + 1);
 	struct advise_probe *x = &p->v[p->n++];
 	*x = (struct advise_probe){.run_id = run_id, .usd_mtok = NAN, .tokens_per_joule = NAN};
-	fill_row(&x->fig, r);
+	fill_row(&x->fig, sc, r);
 }
 
 const struct advise_probe *advise_probe_of(const struct advise_probes *p, int64_t run_id)
@@ -228,6 +250,7 @@ void advise_row_figures(struct advise_row *row, const struct advise_probes *p)
 	row->cost_per_verified = f->cost_per_verified;
 	row->left = f->left;
 	row->missed = f->missed;
+	memcpy(row->misses, f->misses, sizeof row->misses);
 	row->bill_day = f->bill_day;
 	row->per_job = f->per_job;
 	row->per_request = f->per_request;
@@ -897,22 +920,23 @@ void advise_write(FILE *out, const struct advice *a)
 	for (size_t i = 0; i < a->n; i++)
 		width = (int)fmax(width, fmin(ADVISE_WIDTH, (double)strlen(a->rows[i].label)));
 	char per_job[32], per_request[32];
-	fprintf(out, "\n%4s  %-*s %6s %5s %11s %11s %9s %6s %10s %10s %10s\n", "rank", width,
+	fprintf(out, "\n%4s  %-*s %6s %5s %11s %11s %9s %6s %10s %10s %10s  %s\n", "rank", width,
 		"alternative", "run", "meets", "peak-demand", "queue-p95-s", "deadline%", "slo%",
 		"bill/day", report_money_title("$/job", a->currency, per_job, sizeof per_job),
-		report_money_title("$/request", a->currency, per_request, sizeof per_request));
+		report_money_title("$/request", a->currency, per_request, sizeof per_request),
+		"misses");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct advise_row *r = &a->rows[i];
 		char b[7][32], label[ADVISE_WIDTH + 1];
 		fit_label(r->label, label, sizeof label);
-		fprintf(out, "%4zu  %-*s %6lld %5s %11s %11s %9s %6s %10s %10s %10s\n", i + 1,
+		fprintf(out, "%4zu  %-*s %6lld %5s %11s %11s %9s %6s %10s %10s %10s  %s\n", i + 1,
 			width, label, (long long)r->run_id, r->meets ? "yes" : "no",
 			units_format_figure(r->peak_demand, 0, b[0], 32), queue_cell(r, b[1], 32),
 			a->deadlines ? units_format_figure(r->deadline_pct, 1, b[2], 32) : "-",
 			units_format_figure(r->slo_pct, 1, b[3], 32),
 			a->prices ? report_money(r->bill_day, b[4], 32) : "-",
 			a->prices ? report_money(r->per_job, b[5], 32) : "-",
-			a->prices ? report_money(r->per_request, b[6], 32) : "-");
+			a->prices ? report_money(r->per_request, b[6], 32) : "-", r->misses);
 	}
 	int notes = 0;
 	for (size_t i = 0; i < a->n; i++)
@@ -924,7 +948,8 @@ void advise_write(FILE *out, const struct advice *a)
 		"\nmeets = every workload meets its goal: its deadlines and SLO, its queue p95 "
 		"goal (by default 3600 s for batch work without a deadline, 300 s for services), no job "
 		"failed, OOM-killed or left waiting past it (queue-p95-s: never = jobs that never "
-		"started, >=N = a job still waiting after N s); ranked by meets, a base run "
+		"started, >=N = a job still waiting after N s; misses: the workloads that miss "
+		"theirs); ranked by meets, a base run "
 		"with no finding that meets every goal first unless a row that meets saves a "
 		"third of its bill (a healthy cluster is kept), then more hardware last, then "
 		"narrower weights last, then components beyond stock kube-scheduler, Kueue, the "

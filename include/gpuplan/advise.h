@@ -117,6 +117,7 @@ struct advise_spec {
 int advise_keep_check(const struct scenario *sc, const char *pattern, struct gp_err *err);
 
 #define ADVISE_MAX_JOBS 256 /* --jobs */
+#define ADVISE_MISSES   40  /* a row's names of the workloads that miss their goals, at most */
 
 /* A service on one GPU type (advise_size.c): the first cut's fleet and,
  * where it was searched, the simulated fewest replicas meeting its goal. */
@@ -146,6 +147,7 @@ struct advise_row {
 	double peak_demand, queue_p95, deadline_pct, slo_pct, cost, cost_per_verified;
 	double left;                 /* jobs failed or still waiting at the end */
 	double missed;               /* workloads that missed their goals */
+	char misses[ADVISE_MISSES];  /* their names, as many as fit ("+N" the rest) */
 	double bill_day;             /* cost_per_day: the bill over a day of its span */
 	double per_job, per_request; /* cost per verified batch job, inference request */
 	bool quantized;              /* narrower weights than the scenario's */
