@@ -744,7 +744,6 @@ int advise_run(const struct advise_spec *sp, struct store *st, advise_progress_f
 	return rc;
 }
 
-/* Why the model is not trusted: the refusal, or --force's warning. */
 /* What --keep kept, and the alternatives it left out. */
 static void write_kept(FILE *out, const struct advice *a)
 {
@@ -758,6 +757,7 @@ static void write_kept(FILE *out, const struct advice *a)
 		a->kept_out, a->kept_out == 1 ? "" : "s");
 }
 
+/* Why the model is not trusted: the refusal, or --force's warning. */
 static void write_trust(FILE *out, const struct advice *a)
 {
 	if (!a->n_reasons)

@@ -102,8 +102,9 @@ int advise_keep_check(const struct scenario *sc, const char *pattern, struct gp_
 	}
 	const char *section = seg[0];
 	char known[512];
-	bool list = strcmp(section, "scheduler") != 0;
-	if (list && !scenario_format_key(section, "name", known, sizeof known))
+	bool list = !strcmp(section, "pools") || !strcmp(section, "workloads") ||
+		    !strcmp(section, "queues") || !strcmp(section, "cohorts");
+	if (!list && strcmp(section, "scheduler"))
 		return gp_errorf(err, GP_EINPUT, "--keep %s: %s", pattern, KEEP_HINT);
 	struct gp_sbuf names = {0};
 	if (list && seg[1][0] && strcmp(seg[1], "*") && !has_item(sc, section, seg[1], &names)) {
