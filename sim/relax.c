@@ -95,8 +95,8 @@ const struct relax_row relax_table[CONSTRAINT_KINDS] = {
 				   "fewer pods per GPU: work waits for a GPU instead", false,
 				   relax_contention},
 	[CONSTRAINT_WINDOW] = {CONSTRAINT_WINDOW, "pools.P.windows",
-			       "the window closing 1 h or 2 h later, opening 1 h earlier, or "
-			       "shifted",
+			       "the window closing later (1 h, 2 h, or the rounds of its waiting "
+			       "work), opening 1 h earlier, or shifted",
 			       "the pool serves this work longer and other work less", false,
 			       relax_windows},
 	[CONSTRAINT_PROVISIONING] = {CONSTRAINT_PROVISIONING, "pools.P.autoscale.min",

@@ -530,32 +530,89 @@ static void windows_text(struct gp_sbuf *b, const struct pool_spec *p, size_t k,
 	gp_sb_printf(b, "]");
 }
 
+size_t relax_window_moves(int32_t len, int32_t need, bool shift, struct relax_window_move *out)
+{
+	struct relax_window_move all[RELAX_WINDOW_MOVES] = {{0, 3600, "closing 1h later"},
+							    {0, 7200, "closing 2h later"}};
+	size_t n = 2;
+	if (need - len > 7200) {
+		all[n] = (struct relax_window_move){0, need - len, ""};
+		int32_t h = (need - len) / 3600, m = (need - len) / 60 % 60;
+		snprintf(all[n++].how, sizeof all[0].how,
+			 m ? "closing %dh%02dm later" : "closing %dh later", h, m);
+	}
+	all[n++] = (struct relax_window_move){-3600, 0, "opening 1h earlier"};
+	if (shift)
+		all[n++] = (struct relax_window_move){3600, 3600, "shifted 1h later"};
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (len + all[i].close - all[i].open < 86400)
+			out[k++] = all[i];
+	return k;
+}
+
+int32_t relax_window_need(const struct scenario *sc, const struct results *r, const bool *waiting,
+			  const bool *usable)
+{
+	double demand = 0, job = 0, gpus = 0;
+	for (size_t w = 0; w < sc->n_workloads; w++)
+		if (waiting[w]) {
+			const struct workload_spec *ws = &sc->workloads[w];
+			demand += results_or(r, ws->name, METRIC_PEAK_DEMAND_GPUS, 0);
+			job = fmax(job, scenario_dist_mean(&ws->duration));
+		}
+	for (size_t p = 0; p < sc->n_pools; p++)
+		if (usable[p])
+			gpus += (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+	if (!(demand > 0) || !(gpus > 0) || !(job > 0))
+		return 0;
+	double need = ceil(demand / gpus) * job;
+	return need < 86400 ? (int32_t)(ceil(need / 1800) * 1800) : 86400;
+}
+
+/* The workloads that missed their goals in r and may use pool p, into
+ * waiting; whether there is one. */
+static bool waiting_on(const struct scenario *sc, const struct results *r, size_t p, bool *waiting)
+{
+	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable), any = false;
+	for (size_t w = 0; w < sc->n_workloads; w++) {
+		waiting[w] = false;
+		if (results_holds(r, sc->workloads[w].name, METRIC_GOAL_MET))
+			continue;
+		diagnose_usable_pools(sc, w, usable);
+		any |= waiting[w] = usable[p];
+	}
+	free(usable);
+	return any;
+}
+
 /* A pool with windows that a workload missing its goal may use (c->pool:
  * that one whatever its goal): each window widened (1 h and 2 h later to
- * close, 1 h earlier to open) and shifted 1 h later, as long as it stays
- * shorter than a day.  What people do when a batch window is too short,
- * before buying a node. */
+ * close, later to the length its waiting work needs, 1 h earlier to open)
+ * and shifted 1 h later, as long as it stays shorter than a day.  What
+ * people do when a batch window is too short, before buying a node. */
 void relax_windows(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		   struct finding *f)
 {
-	static const struct {
-		int32_t open, close; /* seconds added to from and to */
-		const char *how;
-	} moves[] = {{0, 3600, "closing 1h later"},
-		     {0, 7200, "closing 2h later"},
-		     {-3600, 0, "opening 1h earlier"},
-		     {3600, 3600, "shifted 1h later"}};
+	bool *waiting = gp_xcalloc(sc->n_workloads + 1, sizeof *waiting);
+	bool *only = gp_xcalloc(sc->n_pools + 1, sizeof *only);
 	for (size_t p = 0; p < sc->n_pools; p++) {
 		const struct pool_spec *ps = &sc->pools[p];
 		if (c->pool >= 0 ? (size_t)c->pool != p
 				 : results_holds(r, ps->name, METRIC_GOAL_MET))
 			continue;
+		int32_t need = 0;
+		if (waiting_on(sc, r, p, waiting)) {
+			only[p] = true;
+			need = relax_window_need(sc, r, waiting, only);
+			only[p] = false;
+		}
 		for (size_t k = 0; k < ps->n_windows && k < 2; k++) {
 			const struct window *w = &ps->windows[k];
 			int32_t len = (w->to - w->from + 86400) % 86400;
-			for (size_t m = 0; m < sizeof moves / sizeof *moves; m++) {
-				if (len + moves[m].close - moves[m].open >= 86400)
-					continue;
+			struct relax_window_move moves[RELAX_WINDOW_MOVES];
+			size_t n = relax_window_moves(len, need, true, moves);
+			for (size_t m = 0; m < n; m++) {
 				int32_t from = (w->from + moves[m].open + 86400) % 86400;
 				int32_t to = (w->to + moves[m].close + 86400) % 86400;
 				struct gp_sbuf b = {0};
@@ -571,6 +628,8 @@ void relax_windows(const struct scenario *sc, const struct results *r, const str
 			}
 		}
 	}
+	free(waiting);
+	free(only);
 }
 
 /* --- queues ------------------------------------------------------------------ */

@@ -378,28 +378,29 @@ static void wwindows_text(char *buf, size_t len, const struct workload_spec *ws,
 }
 
 /* WINDOW, a workload's own (c->workload, else every workload with windows
- * that missed its goal): each of its windows closing 1 h or 2 h later or
- * opening 1 h earlier, shorter than a day; pools' windows are relax_windows'. */
+ * that missed its goal): each of its windows closing 1 h or 2 h later or to
+ * the length its work needs on the pools it may use, or opening 1 h
+ * earlier, shorter than a day; pools' windows are relax_windows'. */
 void relax_workload_windows(const struct scenario *sc, const struct results *r,
 			    const struct constraint *c, struct finding *f)
 {
-	static const struct {
-		int32_t open, close;
-		const char *how;
-	} moves[] = {{0, 3600, "closing 1h later"},
-		     {0, 7200, "closing 2h later"},
-		     {-3600, 0, "opening 1h earlier"}};
+	bool *waiting = gp_xcalloc(sc->n_workloads + 1, sizeof *waiting);
+	bool *usable = gp_xcalloc(sc->n_pools + 1, sizeof *usable);
 	for (size_t w = 0; w < sc->n_workloads; w++) {
 		const struct workload_spec *ws = &sc->workloads[w];
 		if (c->workload >= 0 ? (size_t)c->workload != w
 				     : results_holds(r, ws->name, METRIC_GOAL_MET))
 			continue;
+		waiting[w] = true;
+		diagnose_usable_pools(sc, w, usable);
+		int32_t need = relax_window_need(sc, r, waiting, usable);
+		waiting[w] = false;
 		for (size_t k = 0; k < ws->n_windows && k < 2; k++) {
 			const struct window *win = &ws->windows[k];
 			int32_t len = (win->to - win->from + 86400) % 86400;
-			for (size_t m = 0; m < sizeof moves / sizeof *moves; m++) {
-				if (len + moves[m].close - moves[m].open >= 86400)
-					continue;
+			struct relax_window_move moves[RELAX_WINDOW_MOVES];
+			size_t n = relax_window_moves(len, need, false, moves);
+			for (size_t m = 0; m < n; m++) {
 				char list[1024];
 				wwindows_text(list, sizeof list, ws, k,
 					      (win->from + moves[m].open + 86400) % 86400,
@@ -414,4 +415,6 @@ void relax_workload_windows(const struct scenario *sc, const struct results *r,
 			}
 		}
 	}
+	free(waiting);
+	free(usable);
 }

@@ -107,7 +107,8 @@ static const struct case_ cases[] = {
 	 * capacity. */
 	{"window",
 	 "placement",
-	 {"pools.render.windows = 20:00-02:00 binds 18.0 pod-hours", "closing 1 h or 2 h later"},
+	 {"pools.render.windows = 20:00-02:00 binds 18.0 pod-hours",
+	  "closing later (1 h, 2 h, or the rounds of its waiting work)"},
 	 "window 20:00-02:00 of render closing 2h later"},
 	{"data-loader",
 	 "application",
@@ -606,6 +607,25 @@ Test(corpus, a_healthy_overbuilt_batch_pool_is_shrunk_to_what_meets_every_goal)
 			 "\nrecommendation: pool h100 at 1 node (smallest meeting every goal on "
 			 "5 seeds) (run 7): --set 'pools.h100.nodes=1'; queue p95 3098 s, "
 			 "deadlines met 100.0%"),
+		  "%s", out);
+}
+
+/* tests/fixtures/diagnose/night-window-short.yaml: a night window of 4 h
+ * holds one round of 3 h jobs; their work takes three.  Windows 1 h or 2 h
+ * longer miss, and advise bought a node (after the 2 h one); the window is
+ * now also widened to the rounds its waiting work needs (24 GPUs at its
+ * peak on 8: three rounds of 3 h, 9 h), which meets on the node there is. */
+Test(corpus, a_short_window_is_widened_by_the_rounds_its_work_needs)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "rm -f %s; bin/gpuplan advise tests/fixtures/diagnose/night-window-short.yaml "
+		 "--db %s",
+		 db, db);
+	cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+	cr_expect(strstr(out, "\nrecommendation: window 22:00-02:00 of train closing 5h later "
+			      "(run 4): --set 'pools.train.windows=[{from: \"22:00\", to: "
+			      "\"07:00\"}]'; queue p95 25200 s, deadlines met 100.0%"),
 		  "%s", out);
 }
 

@@ -123,8 +123,9 @@ void relax_borrowing(const struct scenario *sc, const struct results *r, const s
 void relax_strategy(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		    struct finding *f);
 /* WINDOW (pool c->pool, else every pool with windows that missed its goal):
- * each window widened (1 h and 2 h later to close, 1 h earlier to open) and
- * shifted 1 h later, shorter than a day. */
+ * each window widened (1 h and 2 h later to close, 1 h earlier to open, and
+ * later to the length relax_window_need gives the work that waits for it)
+ * and shifted 1 h later, shorter than a day. */
 void relax_windows(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		   struct finding *f);
 /* VRAM: narrower weights for every workload with a model (c->workload: that
@@ -193,10 +194,31 @@ void relax_provisioning(const struct scenario *sc, const struct results *r,
 void relax_startup(const struct scenario *sc, const struct results *r, const struct constraint *c,
 		   struct finding *f);
 /* WINDOW, a workload's own windows (c->workload, else each workload with
- * windows that missed its goal): closing 1 h or 2 h later, opening 1 h
- * earlier. */
+ * windows that missed its goal): closing 1 h or 2 h later or to the length
+ * relax_window_need gives its work, opening 1 h earlier. */
 void relax_workload_windows(const struct scenario *sc, const struct results *r,
 			    const struct constraint *c, struct finding *f);
+
+/* How a window may move: seconds added to its from and to, and in words. */
+struct relax_window_move {
+	int32_t open, close;
+	char how[32];
+};
+#define RELAX_WINDOW_MOVES 5
+
+/* The moves of a window len seconds long: closing 1 h and 2 h later, and
+ * later to need seconds where that is more (0: no need known); opening 1 h
+ * earlier; with shift, shifted 1 h later.  Only those that keep it shorter
+ * than a day; returns how many, at most RELAX_WINDOW_MOVES. */
+size_t relax_window_moves(int32_t len, int32_t need, bool shift, struct relax_window_move *out);
+
+/* The window length (s) that holds the work of the workloads waiting[w]
+ * in r that may use pools usable[p]: the rounds their peak demand takes on
+ * those pools' GPUs, each as long as their longest mean job (under either
+ * window_policy a job that runs past the close does not finish in it),
+ * rounded up to 30 minutes; 0 when they have no demand or no GPUs. */
+int32_t relax_window_need(const struct scenario *sc, const struct results *r, const bool *waiting,
+			  const bool *usable);
 
 /* --- diagnosis (relax_diagnose.c) ----------------------------------------- */
 
