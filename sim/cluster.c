@@ -798,9 +798,9 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
 	grant->units = sharing_pod_units(sh, &ask);
 	grant->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
-	for (int i = 0; i < nd->gpus; i++)
-		per_gpu[i] = grant->units;
 	if (sharing_stacks(sh) && !c->prefer && gpus_with_room(c, nd) < n) {
+		for (int i = 0; i < nd->gpus; i++)
+			per_gpu[i] = grant->units;
 		stack_replicas(c, nd, n, grant, per_gpu);
 		grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
 		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
@@ -809,6 +809,8 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 		grant->gpu_mask = best_fit(c, nd, n, grant->units,
 					   !sharing_replicated(sh) && w->request == REQUEST_GPUS);
 	assert(__builtin_popcountll(grant->gpu_mask) == n && "one GPU per unit asked");
+	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) /* the take reads these alone */
+		per_gpu[__builtin_ctzll(m)] = grant->units;
 	grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
 	return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 }
@@ -885,9 +887,9 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	int32_t per_gpu[64];
 	double share = choose(c, nd, w, gpus, grant, per_gpu);
 	c->prefer = 0;
-	for (int i = 0; i < nd->gpus; i++) {
-		if (!(grant->gpu_mask >> i & 1))
-			continue;
+	/* the granted GPUs alone, lowest first: a pod holds few of a node's */
+	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if (grant->mig_slot >= 0)
 			g->mig_free &= (uint8_t) ~(1u << grant->mig_slot);
@@ -909,9 +911,8 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 {
 	cluster_state_add(c, grant->mix, -1);
 	const struct node *nd = &c->nodes[grant->node];
-	for (int i = 0; i < nd->gpus; i++) {
-		if (!(grant->gpu_mask >> i & 1))
-			continue;
+	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if (grant->mig_slot >= 0)
 			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
