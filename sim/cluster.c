@@ -45,6 +45,9 @@ static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, i
 		return;
 	ix->least = gp_xcalloc((size_t)levels * ix->words + 1, sizeof *ix->least);
 	ix->least_block = gp_xcalloc((size_t)levels * ix->blocks + 1, sizeof *ix->least_block);
+	ix->least_count = gp_xcalloc((size_t)levels, sizeof *ix->least_count);
+	for (int32_t k = 0; k <= key; k++)
+		ix->least_count[k] = members;
 	for (int32_t k = 0; k <= key; k++)
 		for (int32_t i = 0; i < members; i++) {
 			ix->least[(size_t)k * ix->words + (size_t)i / 64] |= UINT64_C(1)
@@ -61,6 +64,7 @@ static void index_free(struct bucket_index *ix)
 	free(ix->key);
 	free(ix->least);
 	free(ix->least_block);
+	free(ix->least_count);
 }
 
 /* Moves node `local` to bucket key; -1 takes it out of every bucket (a node
@@ -94,6 +98,7 @@ static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 	for (int32_t k = lo; k <= hi; k++) {
 		ix->least[(size_t)k * ix->words + w] ^= bit;
 		ix->least_block[cluster_index_block(ix, k, local)] += up;
+		ix->least_count[k] += up;
 	}
 }
 
@@ -541,6 +546,8 @@ int32_t cluster_count_room(const struct cluster *c, size_t p, const struct workl
 {
 	int32_t need = 0, lo = 0, hi = -1, n = 0;
 	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
+	if (ix && ix->least && !best_only) /* every key from need on: the set's count */
+		return need < 0 || need >= ix->levels ? 0 : ix->least_count[need];
 	if (!ix || !room_buckets(ix, need, best_only, scoring, &lo, &hi))
 		return 0;
 	for (int32_t k = lo; k <= hi; k++)
@@ -1005,6 +1012,13 @@ static bool least_agrees(const struct bucket_index *ix, int32_t n, const char *n
 {
 	if (!ix->least)
 		return true;
+	for (int32_t k = ix->levels - 1, from_k = 0; k >= 0; k--) {
+		from_k += ix->count[k];
+		if (from_k != ix->least_count[k])
+			return snprintf(why, len, "%s index: %d nodes of keys from %d, %d counted",
+					name, (int)ix->least_count[k], (int)k, (int)from_k),
+			       false;
+	}
 	for (int32_t k = 0; k < ix->levels; k++)
 		for (size_t b = 0; b < ix->blocks; b++) {
 			int32_t in_block = 0;

@@ -140,6 +140,7 @@ struct bucket_index {
 	 * a key's change would move up to 1,000 bits). */
 	uint64_t *least;
 	int32_t *least_block;
+	int32_t *least_count; /* nodes per set: a count of room without a sum */
 };
 
 #define CLUSTER_LEAST_LEVELS 65
