@@ -99,10 +99,10 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 		gen = (uint16_t)(s->jobs[id].gen + 1); /* its old finish events stay stale */
 	} else {
 		GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
-		GP_GROW(s->node_of, s->cap_node_of, s->n_jobs + 1);
+		GP_GROW(s->held, s->cap_held, s->n_jobs + 1);
 		id = (uint32_t)s->n_jobs++;
 	}
-	s->node_of[id] = -1;
+	s->held[id].node = -1;
 	struct sim_job *j = &s->jobs[id];
 	*j = (struct sim_job){.submit = now,
 			      .start = SIM_NEVER,
@@ -235,7 +235,7 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
 	if (j->more)
 		j->grant = j->more[0];
-	s->node_of[id] = j->grant.node;
+	s->held[id] = (struct held_lines){j->grant.node, j->grant.first_gpu, j->grant.gpu_mask};
 	if (placement_start_unblocks(&s->placer, (size_t)j->workload))
 		s->freed++;
 	s->last_progress = s->engine.now;
@@ -437,8 +437,12 @@ static void finish_ahead(void *ctx, const struct event *next)
 	for (size_t k = 0; k < sizeof(struct sim_job); k += 64)
 		__builtin_prefetch(job + k);
 	__builtin_prefetch(job + sizeof(struct sim_job) - 1);
-	if (s->node_of[next->id] >= 0) /* else a stale event of a reused slot */
-		cluster_prefetch_node(&s->cluster, s->node_of[next->id]);
+	const struct held_lines *h = &s->held[next->id];
+	if (h->node < 0)
+		return; /* a stale event of a reused slot */
+	__builtin_prefetch(&s->cluster.nodes[h->node], 1);
+	for (uint64_t m = h->gpu_mask; m; m &= m - 1) /* the GPUs its release reads */
+		__builtin_prefetch(&s->cluster.gpus[h->first_gpu + __builtin_ctzll(m)], 1);
 }
 
 void sim_jobs_start(struct sim *s)
