@@ -6,6 +6,7 @@
  */
 #include "gpuplan/placement.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -213,6 +214,11 @@ void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, si
 	}
 }
 
+static struct key_memo *key_memo(const struct placer *pl, size_t p, int32_t level)
+{
+	return &pl->sample->keys[p * pl->sample->key_stride + (size_t)level];
+}
+
 /* Offers the sampled nodes of segment i with key `level` (-1: any key) as
  * one group of equal score, scored on the first of them: counted only when
  * the offer can count, as pli_pick_offer turns down a lower score than the
@@ -227,6 +233,13 @@ static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 		return INT64_MAX; /* no node: does not end the search for the best key */
 	double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
 	int64_t score = base + pli_resource_score(pl, node, pod, eq);
+	if (level >= 0) {
+		struct key_memo *km = key_memo(pl, p, level);
+		assert((km->workload != pod->workload || km->gpus != pod->gpus ||
+			km->score == score - base) &&
+		       "a key's score in a SHAPE_GPU_KEY pool is the key's alone");
+		*km = (struct key_memo){pod->workload, pod->gpus, score - base};
+	}
 	if (score < pk->score)
 		return score;
 	if (level < 0)
@@ -252,11 +265,18 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 		return;
 	}
 	bool most = pl->c->sc->scheduler.scoring.type == SCORING_MOST_ALLOCATED;
+	size_t p = (size_t)pl->sample->segs[i].pool;
 	int64_t best = INT64_MIN;
 	for (int32_t j = pod->gpus; j <= top; j++) {
-		int64_t s = offer_segment(pl, pk, pod, i, most ? j : top + pod->gpus - j, base);
+		int32_t level = most ? j : top + pod->gpus - j;
+		const struct key_memo *km = key_memo(pl, p, level);
+		if (best != INT64_MIN && km->workload == pod->workload && km->gpus == pod->gpus &&
+		    base + km->score < best)
+			break; /* known lower: so are the keys after it, with nodes or not */
+		int64_t s = offer_segment(pl, pk, pod, i, level, base);
 		if (s == INT64_MAX)
 			continue;
+		assert((best == INT64_MIN || s <= best) && "the scores fall with the keys");
 		if (s < best)
 			break;
 		best = s;
