@@ -338,6 +338,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 {
 	memset(c, 0, sizeof *c);
 	c->sc = sc;
+	c->busy = -1;
 	c->n_pools = sc->n_pools;
 	c->pools = gp_xcalloc(sc->n_pools, sizeof *c->pools);
 	c->wl_shut = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_shut);
@@ -894,6 +895,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	int32_t per_gpu[64];
 	double share = choose(c, nd, w, gpus, grant, per_gpu);
 	c->prefer = 0;
+	double busy = c->busy >= 0 ? c->busy : w->gpu_busy;
 	/* the granted GPUs alone, lowest first: a pod holds few of a node's */
 	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
 		int i = __builtin_ctzll(m);
@@ -905,7 +907,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 		c->nodes[node].untouched &= ~(UINT64_C(1) << i);
 		if (w->vram_bytes)
 			c->vram_used[nd->first_gpu + i] += w->vram_bytes;
-		add_tenant(g, (struct tenant){job, per_gpu[i], w->gpu_busy, w->sm_share, share});
+		add_tenant(g, (struct tenant){job, per_gpu[i], busy, w->sm_share, share});
 	}
 	account(c, node, grant->equivalent);
 	refresh(c, node);

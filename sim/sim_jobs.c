@@ -47,24 +47,46 @@ static double checkpoint_writes(const struct workload_spec *ws, double work)
  * the job is busy f*D/(D+S) of its D+S, which gives the same finish time as
  * start-up followed by work under any constant slowdown.
  */
-static void begin_work(struct sim *s, struct sim_job *j)
+static double work_busy(const struct sim *s, const struct sim_job *j, bool doomed, bool *culled,
+			double *total)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
 	double work = (double)j->duration - j->kept;
 	/* idle_cull: a pod idle below the threshold is culled cull_after past
 	 * its start-up (JupyterHub's culler, Kubeflow's culling; scenario.md) */
-	j->culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
-		    work > (double)ws->cull_after && !j->doomed;
-	if (j->culled)
+	*culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
+		  work > (double)ws->cull_after && !doomed;
+	if (*culled)
 		work = (double)ws->cull_after;
-	double total = work + (double)ws->startup;
-	if (j->doomed) /* its pod dies with OOM as its start-up ends: no work */
-		work = 0, total = (double)ws->startup;
+	*total = work + (double)ws->startup;
+	if (doomed) /* its pod dies with OOM as its start-up ends: no work */
+		work = 0, *total = (double)ws->startup;
 	else
-		total += checkpoint_writes(ws, work) * (double)ws->checkpoint_write;
+		*total += checkpoint_writes(ws, work) * (double)ws->checkpoint_write;
+	return *total > 0 ? ws->gpu_busy * work / *total : ws->gpu_busy;
+}
+
+/* The job's busy fraction as it starts, had it no OOM coming: what its
+ * pods' tenants are given as they are placed (cluster.busy), so that
+ * begin_work does not look for them again. */
+static double expected_busy(const struct sim *s, const struct sim_job *j)
+{
+	bool culled = false;
+	double total = 0;
+	return work_busy(s, j, false, &culled, &total);
+}
+
+/* The work left and the busy fraction of a job that starts now; its pods'
+ * tenants, given `given` as they were placed, get the fraction if it is
+ * another (an OOM to come). */
+static void begin_work(struct sim *s, struct sim_job *j, double given)
+{
+	double total = 0;
+	j->busy = work_busy(s, j, j->doomed, &j->culled, &total);
 	j->remaining = total;
 	j->span_work = total;
-	j->busy = total > 0 ? ws->gpu_busy * work / total : ws->gpu_busy;
+	if (j->busy == given && given >= 0) /* a negative one gave the workload's */
+		return;
 	for (int32_t p = 0; p < j->pods; p++) {
 		const struct cluster_grant *grant = &pods_of(j)[p];
 		for (uint64_t m = grant->gpu_mask; m;) {
@@ -232,7 +254,9 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
+	double busy = s->cluster.busy = expected_busy(s, j);
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
+	s->cluster.busy = -1;
 	if (j->more)
 		j->grant = j->more[0];
 	s->held[id] = (struct held_lines){j->grant.node, j->grant.first_gpu, j->grant.gpu_mask};
@@ -254,7 +278,7 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	bind_add(&s->bind, CONSTRAINT_STARTUP, j->workload, s->cluster.nodes[j->grant.node].pool,
 		 sim_seconds(ws_startup(s, j)) * j->pods);
 	s->futile_running += j->lost_epoch == s->epoch;
-	begin_work(s, j);
+	begin_work(s, j, busy);
 	j->rate = 0; /* retime() sets it and schedules the finish */
 	j->status = JOB_RUNNING;
 	s->running++;

@@ -214,6 +214,8 @@ struct cluster {
 	double allocated;
 	uint64_t prefer;  /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
+	double busy; /* the busy fraction the takes give their tenants (the
+		      * starting job's, sim_jobs.c); negative: their workload's */
 	uint64_t changes; /* takes, releases, nodes up or down, windows */
 	/* What placement sees, as a sum (cluster_state.c): a take adds its
 	 * grant's mix and the release takes it away, so a cluster given back
