@@ -339,10 +339,11 @@ static int32_t run_groups(const struct placer *pl, const struct sample_run *r, i
 /* A grouped run's best score, into r->best and r->n_best (how many of its
  * nodes hold it) and its groups of that score into the run's best_slots,
  * and the first of those nodes: its groups best score first, until one has
- * nodes in the run's slots.  O(groups x (blocks + words at either end))
- * for the groups counted. */
+ * nodes in the run's slots, or scores below `floor` (the best found before
+ * it: its nodes could not count, and the run has none, r->best INT64_MIN).
+ * O(groups x (blocks + words at either end)) for the groups counted. */
 static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t pool_base,
-			 const struct pod_request *pod, double eq)
+			 const struct pod_request *pod, double eq, int64_t floor)
 {
 	int32_t slots[CLUSTER_GROUPS];
 	int64_t score[CLUSTER_GROUPS];
@@ -354,6 +355,8 @@ static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t 
 		int64_t top = INT64_MIN;
 		for (int32_t j = 0; j < m; j++)
 			top = score[j] > top ? score[j] : top;
+		if (top < floor)
+			break;
 		r->n_slots = 0;
 		for (int32_t j = 0; j < m;) {
 			if (score[j] != top) {
@@ -415,7 +418,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		int64_t pool_base = WEIGHT_TAINT *
 				    pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
 		if (r->grouped) { /* no node in nodes[]: as if its nodes came one by one */
-			int32_t at = score_run(pl, r, pool_base, pod, eq);
+			int32_t at = score_run(pl, r, pool_base, pod, eq, best);
 			if (r->best > best) {
 				best = r->best;
 				n_best = 0;
