@@ -119,7 +119,8 @@ struct group_memo {
 };
 
 /* Key `level`'s resource score in a SHAPE_GPU_KEY pool for pods of one
- * workload and size: there it is the key's alone. */
+ * workload and size, or any key's in a SHAPE_FLAT one: there it is the
+ * key's alone. */
 struct key_memo {
 	int32_t workload, gpus; /* workload -1: none */
 	int64_t score;

@@ -214,9 +214,17 @@ void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, si
 	}
 }
 
+/* The memo of key `level`'s score in pool p (-1: any key, in a SHAPE_FLAT
+ * pool or the top key's alone). */
 static struct key_memo *key_memo(const struct placer *pl, size_t p, int32_t level)
 {
-	return &pl->sample->keys[p * pl->sample->key_stride + (size_t)level];
+	return &pl->sample->keys[p * pl->sample->key_stride + (size_t)(level + 1)];
+}
+
+/* Whether km holds the score of pods of pod's workload and size. */
+static bool key_known(const struct key_memo *km, const struct pod_request *pod)
+{
+	return km->workload == pod->workload && km->gpus == pod->gpus;
 }
 
 /* Offers the sampled nodes of segment i with key `level` (-1: any key) as
@@ -231,15 +239,16 @@ static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 	int32_t n = 0, node = cluster_levels_find(&sg->levels, level, sg->from, sg->to, 0, &n);
 	if (node < 0)
 		return INT64_MAX; /* no node: does not end the search for the best key */
+	/* the score of the key, or of any key in a flat pool, kept from search
+	 * to search: the node's class need not be read */
+	struct key_memo *km = key_memo(pl, p, level);
 	double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-	int64_t score = base + pli_resource_score(pl, node, pod, eq);
-	if (level >= 0) {
-		struct key_memo *km = key_memo(pl, p, level);
-		assert((km->workload != pod->workload || km->gpus != pod->gpus ||
-			km->score == score - base) &&
-		       "a key's score in a SHAPE_GPU_KEY pool is the key's alone");
-		*km = (struct key_memo){pod->workload, pod->gpus, score - base};
-	}
+	assert((!key_known(km, pod) || km->score == pli_resource_score(pl, node, pod, eq)) &&
+	       "a key's score in a segment's pool is the key's alone");
+	if (!key_known(km, pod))
+		*km = (struct key_memo){pod->workload, pod->gpus,
+					pli_resource_score(pl, node, pod, eq)};
+	int64_t score = base + km->score;
 	if (score < pk->score)
 		return score;
 	if (level < 0)
@@ -270,8 +279,7 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 	for (int32_t j = pod->gpus; j <= top; j++) {
 		int32_t level = most ? j : top + pod->gpus - j;
 		const struct key_memo *km = key_memo(pl, p, level);
-		if (best != INT64_MIN && km->workload == pod->workload && km->gpus == pod->gpus &&
-		    base + km->score < best)
+		if (best != INT64_MIN && key_known(km, pod) && base + km->score < best)
 			break; /* known lower: so are the keys after it, with nodes or not */
 		int64_t s = offer_segment(pl, pk, pod, i, level, base);
 		if (s == INT64_MAX)
