@@ -41,51 +41,54 @@ static double checkpoint_writes(const struct workload_spec *ws, double work)
 	return every > 0 && work > 0 ? ceil(work / every) - 1 : 0;
 }
 
+/* What a job that starts does: whether it is culled, its time to run (work,
+ * start-up, checkpoints) and its busy fraction over that time. */
+struct work_plan {
+	bool culled;
+	double total;
+	double busy;
+};
+
 /*
  * Start-up (image pull, model load) holds the GPUs without using them.  It is
  * folded into the job's busy fraction: with D of work at f and S of start-up,
  * the job is busy f*D/(D+S) of its D+S, which gives the same finish time as
  * start-up followed by work under any constant slowdown.
  */
-static double work_busy(const struct sim *s, const struct sim_job *j, bool doomed, bool *culled,
-			double *total)
+static struct work_plan plan_work(const struct sim *s, const struct sim_job *j, bool doomed)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	struct work_plan wp = {0};
 	double work = (double)j->duration - j->kept;
 	/* idle_cull: a pod idle below the threshold is culled cull_after past
 	 * its start-up (JupyterHub's culler, Kubeflow's culling; scenario.md) */
-	*culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
-		  work > (double)ws->cull_after && !doomed;
-	if (*culled)
+	wp.culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
+		    work > (double)ws->cull_after && !doomed;
+	if (wp.culled)
 		work = (double)ws->cull_after;
-	*total = work + (double)ws->startup;
+	wp.total = work + (double)ws->startup;
 	if (doomed) /* its pod dies with OOM as its start-up ends: no work */
-		work = 0, *total = (double)ws->startup;
+		work = 0, wp.total = (double)ws->startup;
 	else
-		*total += checkpoint_writes(ws, work) * (double)ws->checkpoint_write;
-	return *total > 0 ? ws->gpu_busy * work / *total : ws->gpu_busy;
+		wp.total += checkpoint_writes(ws, work) * (double)ws->checkpoint_write;
+	wp.busy = wp.total > 0 ? ws->gpu_busy * work / wp.total : ws->gpu_busy;
+	return wp;
 }
 
-/* The job's busy fraction as it starts, had it no OOM coming: what its
- * pods' tenants are given as they are placed (cluster.busy), so that
- * begin_work does not look for them again. */
-static double expected_busy(const struct sim *s, const struct sim_job *j)
+/* The job's work as it starts, planned before its pods are placed as if no
+ * OOM were coming (its tenants are given its busy fraction as they are
+ * placed: cluster.busy); planned again for a job doomed to one, whose
+ * tenants then get the fraction where they are. */
+static void begin_work(struct sim *s, struct sim_job *j, struct work_plan wp)
 {
-	bool culled = false;
-	double total = 0;
-	return work_busy(s, j, false, &culled, &total);
-}
-
-/* The work left and the busy fraction of a job that starts now; its pods'
- * tenants, given `given` as they were placed, get the fraction if it is
- * another (an OOM to come). */
-static void begin_work(struct sim *s, struct sim_job *j, double given)
-{
-	double total = 0;
-	j->busy = work_busy(s, j, j->doomed, &j->culled, &total);
-	j->remaining = total;
-	j->span_work = total;
-	if (j->busy == given && given >= 0) /* a negative one gave the workload's */
+	bool given = wp.busy >= 0; /* a negative one gave the workload's */
+	if (j->doomed)
+		wp = plan_work(s, j, true);
+	j->culled = wp.culled;
+	j->remaining = wp.total;
+	j->span_work = wp.total;
+	j->busy = wp.busy;
+	if (!j->doomed && given)
 		return;
 	for (int32_t p = 0; p < j->pods; p++) {
 		const struct cluster_grant *grant = &pods_of(j)[p];
@@ -254,7 +257,8 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
-	double busy = s->cluster.busy = expected_busy(s, j);
+	struct work_plan wp = plan_work(s, j, false);
+	s->cluster.busy = wp.busy;
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
 	s->cluster.busy = -1;
 	if (j->more)
@@ -278,7 +282,7 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	bind_add(&s->bind, CONSTRAINT_STARTUP, j->workload, s->cluster.nodes[j->grant.node].pool,
 		 sim_seconds(ws_startup(s, j)) * j->pods);
 	s->futile_running += j->lost_epoch == s->epoch;
-	begin_work(s, j, busy);
+	begin_work(s, j, wp);
 	j->rate = 0; /* retime() sets it and schedules the finish */
 	j->status = JOB_RUNNING;
 	s->running++;
