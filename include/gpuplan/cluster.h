@@ -212,10 +212,11 @@ struct cluster {
 	int64_t capacity;
 	int64_t n_ready; /* Ready nodes of all pools */
 	double allocated;
-	uint64_t prefer;  /* GPUs the next cluster_take gives its pod (a gpu_policy's
+	uint64_t prefer; /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
-	double busy; /* the busy fraction the takes give their tenants (the
-		      * starting job's, sim_jobs.c); negative: their workload's */
+	/* the busy fraction the takes give their tenants (the starting job's,
+	 * sim_jobs.c); negative: their workload's */
+	double busy;
 	uint64_t changes; /* takes, releases, nodes up or down, windows */
 	/* What placement sees, as a sum (cluster_state.c): a take adds its
 	 * grant's mix and the release takes it away, so a cluster given back
