@@ -721,7 +721,8 @@ static int32_t remove_tenant(struct gpu *g, uint32_t job)
 	for (uint16_t i = 0; i < g->n_tenants; i++)
 		if (t[i].job == job) {
 			int32_t units = t[i].units;
-			t[i] = t[--g->n_tenants];
+			if (i != --g->n_tenants) /* the last (a GPU's only one) stays where it was */
+				t[i] = t[g->n_tenants];
 			return units;
 		}
 	assert(0 && "job is a tenant of the GPU it releases");
