@@ -721,7 +721,8 @@ static int32_t remove_tenant(struct gpu *g, uint32_t job)
 	for (uint16_t i = 0; i < g->n_tenants; i++)
 		if (t[i].job == job) {
 			int32_t units = t[i].units;
-			if (i != --g->n_tenants) /* the last (a GPU's only one) stays where it was */
+			/* the last (a GPU's only one) stays where it was */
+			if (i != --g->n_tenants)
 				t[i] = t[g->n_tenants];
 			return units;
 		}
