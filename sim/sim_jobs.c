@@ -327,7 +327,8 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 		oom_after_startup(s, id);
 		return;
 	}
-	for (int32_t k = 0; k < j->pods; k++)
+	/* the first pod's lines were asked for an event ahead (finish_ahead) */
+	for (int32_t k = 1; k < j->pods; k++)
 		cluster_prefetch(&s->cluster, &pods_of(j)[k]);
 	sim_slowed(s, j, s->engine.now);
 	/* Its demand leaves the queue's gauges with it (in the same touches). */
