@@ -45,6 +45,9 @@ static void index_init(struct bucket_index *ix, int32_t levels, int32_t nodes, i
 		return;
 	ix->least = gp_xcalloc((size_t)levels * ix->words + 1, sizeof *ix->least);
 	ix->least_block = gp_xcalloc((size_t)levels * ix->blocks + 1, sizeof *ix->least_block);
+	ix->least_count = gp_xcalloc((size_t)levels, sizeof *ix->least_count);
+	for (int32_t k = 0; k <= key; k++)
+		ix->least_count[k] = members;
 	for (int32_t k = 0; k <= key; k++)
 		for (int32_t i = 0; i < members; i++) {
 			ix->least[(size_t)k * ix->words + (size_t)i / 64] |= UINT64_C(1)
@@ -61,6 +64,7 @@ static void index_free(struct bucket_index *ix)
 	free(ix->key);
 	free(ix->least);
 	free(ix->least_block);
+	free(ix->least_count);
 }
 
 /* Moves node `local` to bucket key; -1 takes it out of every bucket (a node
@@ -94,6 +98,7 @@ static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
 	for (int32_t k = lo; k <= hi; k++) {
 		ix->least[(size_t)k * ix->words + w] ^= bit;
 		ix->least_block[cluster_index_block(ix, k, local)] += up;
+		ix->least_count[k] += up;
 	}
 }
 
@@ -333,6 +338,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 {
 	memset(c, 0, sizeof *c);
 	c->sc = sc;
+	c->busy = -1;
 	c->n_pools = sc->n_pools;
 	c->pools = gp_xcalloc(sc->n_pools, sizeof *c->pools);
 	c->wl_shut = gp_xcalloc(sc->n_workloads + 1, sizeof *c->wl_shut);
@@ -541,6 +547,8 @@ int32_t cluster_count_room(const struct cluster *c, size_t p, const struct workl
 {
 	int32_t need = 0, lo = 0, hi = -1, n = 0;
 	const struct bucket_index *ix = cluster_request_index(c, p, w, gpus, &need);
+	if (ix && ix->least && !best_only) /* every key from need on: the set's count */
+		return need < 0 || need >= ix->levels ? 0 : ix->least_count[need];
 	if (!ix || !room_buckets(ix, need, best_only, scoring, &lo, &hi))
 		return 0;
 	for (int32_t k = lo; k <= hi; k++)
@@ -713,7 +721,9 @@ static int32_t remove_tenant(struct gpu *g, uint32_t job)
 	for (uint16_t i = 0; i < g->n_tenants; i++)
 		if (t[i].job == job) {
 			int32_t units = t[i].units;
-			t[i] = t[--g->n_tenants];
+			/* the last (a GPU's only one) stays where it was */
+			if (i != --g->n_tenants)
+				t[i] = t[g->n_tenants];
 			return units;
 		}
 	assert(0 && "job is a tenant of the GPU it releases");
@@ -798,9 +808,9 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
 	grant->units = sharing_pod_units(sh, &ask);
 	grant->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
-	for (int i = 0; i < nd->gpus; i++)
-		per_gpu[i] = grant->units;
 	if (sharing_stacks(sh) && !c->prefer && gpus_with_room(c, nd) < n) {
+		for (int i = 0; i < nd->gpus; i++)
+			per_gpu[i] = grant->units;
 		stack_replicas(c, nd, n, grant, per_gpu);
 		grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
 		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
@@ -809,6 +819,8 @@ static double choose(const struct cluster *c, const struct node *nd, const struc
 		grant->gpu_mask = best_fit(c, nd, n, grant->units,
 					   !sharing_replicated(sh) && w->request == REQUEST_GPUS);
 	assert(__builtin_popcountll(grant->gpu_mask) == n && "one GPU per unit asked");
+	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) /* the take reads these alone */
+		per_gpu[__builtin_ctzll(m)] = grant->units;
 	grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
 	return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
 }
@@ -885,9 +897,10 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	int32_t per_gpu[64];
 	double share = choose(c, nd, w, gpus, grant, per_gpu);
 	c->prefer = 0;
-	for (int i = 0; i < nd->gpus; i++) {
-		if (!(grant->gpu_mask >> i & 1))
-			continue;
+	double busy = c->busy >= 0 ? c->busy : w->gpu_busy;
+	/* the granted GPUs alone, lowest first: a pod holds few of a node's */
+	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if (grant->mig_slot >= 0)
 			g->mig_free &= (uint8_t) ~(1u << grant->mig_slot);
@@ -896,7 +909,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 		c->nodes[node].untouched &= ~(UINT64_C(1) << i);
 		if (w->vram_bytes)
 			c->vram_used[nd->first_gpu + i] += w->vram_bytes;
-		add_tenant(g, (struct tenant){job, per_gpu[i], w->gpu_busy, w->sm_share, share});
+		add_tenant(g, (struct tenant){job, per_gpu[i], busy, w->sm_share, share});
 	}
 	account(c, node, grant->equivalent);
 	refresh(c, node);
@@ -909,9 +922,8 @@ void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant
 {
 	cluster_state_add(c, grant->mix, -1);
 	const struct node *nd = &c->nodes[grant->node];
-	for (int i = 0; i < nd->gpus; i++) {
-		if (!(grant->gpu_mask >> i & 1))
-			continue;
+	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
 		if (grant->mig_slot >= 0)
 			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
@@ -1004,6 +1016,13 @@ static bool least_agrees(const struct bucket_index *ix, int32_t n, const char *n
 {
 	if (!ix->least)
 		return true;
+	for (int32_t k = ix->levels - 1, from_k = 0; k >= 0; k--) {
+		from_k += ix->count[k];
+		if (from_k != ix->least_count[k])
+			return snprintf(why, len, "%s index: %d nodes of keys from %d, %d counted",
+					name, (int)ix->least_count[k], (int)k, (int)from_k),
+			       false;
+	}
 	for (int32_t k = 0; k < ix->levels; k++)
 		for (size_t b = 0; b < ix->blocks; b++) {
 			int32_t in_block = 0;

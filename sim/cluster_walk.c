@@ -192,16 +192,25 @@ static size_t span_blocks(const int32_t *block, size_t i, size_t inner_to, int32
 	return i;
 }
 
+/* The first word of the block after word i's. */
+static size_t next_block(size_t i) { return (i / CLUSTER_BLOCK_WORDS + 1) * CLUSTER_BLOCK_WORDS; }
+
 /* cluster_span_find's first set bit: words tested, not counted, and the
- * empty blocks passed (most of a span's keys are asked only for it). */
+ * empty blocks passed, the span's first and last among them where they are
+ * empty (a block with none has none in the span's part of it either): most
+ * of a span's keys are asked only for it. */
 static int32_t span_first(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to)
 {
-	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
+	const size_t last = (size_t)(to - 1) / 64;
 	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
 	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
-	for (size_t i = (size_t)from / 64; i <= last; i++, mask = ~UINT64_C(0)) {
-		if (i % CLUSTER_BLOCK_WORDS == 0 && !~mask && i + CLUSTER_BLOCK_WORDS <= inner_to &&
-		    !block[i / CLUSTER_BLOCK_WORDS]) {
+	size_t i = (size_t)from / 64;
+	if (!block[i / CLUSTER_BLOCK_WORDS]) {
+		i = next_block(i);
+		mask = ~UINT64_C(0);
+	}
+	for (; i <= last; i++, mask = ~UINT64_C(0)) {
+		if (i % CLUSTER_BLOCK_WORDS == 0 && !block[i / CLUSTER_BLOCK_WORDS]) {
 			i += CLUSTER_BLOCK_WORDS - 1;
 			continue;
 		}

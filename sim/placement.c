@@ -320,6 +320,13 @@ void placement_init(struct placer *pl, struct cluster *c)
 		gp_xcalloc(sc->n_pools * CLUSTER_GROUPS + 1, sizeof *pl->sample->groups);
 	for (size_t i = 0; i < sc->n_pools * CLUSTER_GROUPS; i++)
 		pl->sample->groups[i].id = -1;
+	for (size_t p = 0; p < sc->n_pools; p++) /* keys -1 .. gpus_per_node */
+		if ((size_t)sc->pools[p].gpus_per_node + 2 > pl->sample->key_stride)
+			pl->sample->key_stride = (size_t)sc->pools[p].gpus_per_node + 2;
+	pl->sample->keys =
+		gp_xcalloc(sc->n_pools * pl->sample->key_stride + 1, sizeof *pl->sample->keys);
+	for (size_t i = 0; i < sc->n_pools * pl->sample->key_stride; i++)
+		pl->sample->keys[i].workload = -1;
 	pl->sample->planned = -1;
 	/* The paper's simulator scores every node: its KubeSchedulerConfiguration
 	 * sets percentageOfNodesToScore: 100 (hkust-adsl/kubernetes-scheduler-
@@ -365,6 +372,7 @@ void placement_free(struct placer *pl)
 		free(pl->sample->best_slots);
 		free(pl->sample->memo);
 		free(pl->sample->groups);
+		free(pl->sample->keys);
 	}
 	free(pl->scores);
 	free(pl->sample);

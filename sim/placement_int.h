@@ -118,6 +118,14 @@ struct group_memo {
 	int64_t score;
 };
 
+/* Key `level`'s resource score in a SHAPE_GPU_KEY pool for pods of one
+ * workload and size, or any key's in a SHAPE_FLAT one: there it is the
+ * key's alone. */
+struct key_memo {
+	int32_t workload, gpus; /* workload -1: none */
+	int64_t score;
+};
+
 /* The rotation and the feasible nodes found (placement.h, "Sampling"). */
 struct node_sample {
 	int64_t next_start;    /* nextStartNodeIndex: a rank among the Ready nodes */
@@ -153,6 +161,8 @@ struct node_sample {
 	struct class_memo *memo; /* by class id (capacity: the class table's) */
 	uint32_t memo_stamp;
 	struct group_memo *groups; /* by pool and class group slot (CLUSTER_GROUPS a pool) */
+	struct key_memo *keys;     /* by pool and key, key_stride a pool */
+	size_t key_stride;
 };
 
 /* How the resource score of a pod varies over the nodes of a pool. */

@@ -6,6 +6,7 @@
  */
 #include "gpuplan/placement.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
@@ -213,6 +214,19 @@ void pli_feasible_all(const struct placer *pl, const struct pod_request *pod, si
 	}
 }
 
+/* The memo of key `level`'s score in pool p (-1: any key, in a SHAPE_FLAT
+ * pool or the top key's alone). */
+static struct key_memo *key_memo(const struct placer *pl, size_t p, int32_t level)
+{
+	return &pl->sample->keys[p * pl->sample->key_stride + (size_t)(level + 1)];
+}
+
+/* Whether km holds the score of pods of pod's workload and size. */
+static bool key_known(const struct key_memo *km, const struct pod_request *pod)
+{
+	return km->workload == pod->workload && km->gpus == pod->gpus;
+}
+
 /* Offers the sampled nodes of segment i with key `level` (-1: any key) as
  * one group of equal score, scored on the first of them: counted only when
  * the offer can count, as pli_pick_offer turns down a lower score than the
@@ -225,8 +239,16 @@ static int64_t offer_segment(const struct placer *pl, struct pick *pk,
 	int32_t n = 0, node = cluster_levels_find(&sg->levels, level, sg->from, sg->to, 0, &n);
 	if (node < 0)
 		return INT64_MAX; /* no node: does not end the search for the best key */
+	/* the score of the key, or of any key in a flat pool, kept from search
+	 * to search: the node's class need not be read */
+	struct key_memo *km = key_memo(pl, p, level);
 	double eq = placement_equivalent(pl, (size_t)pod->workload, p, pod->gpus);
-	int64_t score = base + pli_resource_score(pl, node, pod, eq);
+	assert((!key_known(km, pod) || km->score == pli_resource_score(pl, node, pod, eq)) &&
+	       "a key's score in a segment's pool is the key's alone");
+	if (!key_known(km, pod))
+		*km = (struct key_memo){pod->workload, pod->gpus,
+					pli_resource_score(pl, node, pod, eq)};
+	int64_t score = base + km->score;
 	if (score < pk->score)
 		return score;
 	if (level < 0)
@@ -252,11 +274,17 @@ static void offer_segment_keys(const struct placer *pl, struct pick *pk,
 		return;
 	}
 	bool most = pl->c->sc->scheduler.scoring.type == SCORING_MOST_ALLOCATED;
+	size_t p = (size_t)pl->sample->segs[i].pool;
 	int64_t best = INT64_MIN;
 	for (int32_t j = pod->gpus; j <= top; j++) {
-		int64_t s = offer_segment(pl, pk, pod, i, most ? j : top + pod->gpus - j, base);
+		int32_t level = most ? j : top + pod->gpus - j;
+		const struct key_memo *km = key_memo(pl, p, level);
+		if (best != INT64_MIN && key_known(km, pod) && base + km->score < best)
+			break; /* known lower: so are the keys after it, with nodes or not */
+		int64_t s = offer_segment(pl, pk, pod, i, level, base);
 		if (s == INT64_MAX)
 			continue;
+		assert((best == INT64_MIN || s <= best) && "the scores fall with the keys");
 		if (s < best)
 			break;
 		best = s;
@@ -319,10 +347,11 @@ static int32_t run_groups(const struct placer *pl, const struct sample_run *r, i
 /* A grouped run's best score, into r->best and r->n_best (how many of its
  * nodes hold it) and its groups of that score into the run's best_slots,
  * and the first of those nodes: its groups best score first, until one has
- * nodes in the run's slots.  O(groups x (blocks + words at either end))
- * for the groups counted. */
+ * nodes in the run's slots, or scores below `floor` (the best found before
+ * it: its nodes could not count, and the run has none, r->best INT64_MIN).
+ * O(groups x (blocks + words at either end)) for the groups counted. */
 static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t pool_base,
-			 const struct pod_request *pod, double eq)
+			 const struct pod_request *pod, double eq, int64_t floor)
 {
 	int32_t slots[CLUSTER_GROUPS];
 	int64_t score[CLUSTER_GROUPS];
@@ -334,6 +363,8 @@ static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t 
 		int64_t top = INT64_MIN;
 		for (int32_t j = 0; j < m; j++)
 			top = score[j] > top ? score[j] : top;
+		if (top < floor)
+			break;
 		r->n_slots = 0;
 		for (int32_t j = 0; j < m;) {
 			if (score[j] != top) {
@@ -395,7 +426,7 @@ int32_t pli_find_sampled(const struct placer *pl, const struct pod_request *pod)
 		int64_t pool_base = WEIGHT_TAINT *
 				    pli_taint_score(pli_pod_rule(pl, pod, p)->prefer, max_prefer);
 		if (r->grouped) { /* no node in nodes[]: as if its nodes came one by one */
-			int32_t at = score_run(pl, r, pool_base, pod, eq);
+			int32_t at = score_run(pl, r, pool_base, pod, eq, best);
 			if (r->best > best) {
 				best = r->best;
 				n_best = 0;

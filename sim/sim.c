@@ -223,7 +223,7 @@ static void sim_destroy(struct sim *s)
 	for (size_t i = 0; i < s->n_jobs; i++)
 		free(s->jobs[i].more);
 	free(s->jobs);
-	free(s->node_of);
+	free(s->held);
 	free(s->admit_blocked);
 	free(s->behind);
 	free(s->strict_head);

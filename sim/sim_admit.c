@@ -251,6 +251,8 @@ void sim_admit_pass(struct sim *s)
 	struct sched *a = &s->admit;
 	int64_t *heads = s->strict_head;
 	s->pass++;
+	if (!a->pending)
+		return; /* no job waits to be admitted: nothing to try */
 	for (;;) {
 		s->admit_blocked = gp_grow_zeroed(s->admit_blocked, &s->cap_admit_blocked,
 						  a->n_classes, sizeof *s->admit_blocked);

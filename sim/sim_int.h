@@ -42,6 +42,12 @@ struct class_post {
 	const char *post;
 };
 
+/* Where a started job's first pod is: its node and the GPUs it holds there. */
+struct held_lines {
+	int32_t node, first_gpu; /* node -1: not started */
+	uint64_t gpu_mask;
+};
+
 struct sim {
 	const struct scenario *sc;
 	struct engine engine;
@@ -54,11 +60,11 @@ struct sim {
 	struct results *out; /* receives a job's row when it retires (output.jobs) */
 	struct sim_job *jobs;
 	size_t n_jobs, cap_jobs;
-	int32_t *node_of; /* by job slot: its first pod's node (-1 before it starts),
-			   * read an event before its finish to ask for the node's
-			   * lines with the record's, which is not there to read yet
-			   * (prefetch_next) */
-	size_t cap_node_of;
+	struct held_lines *held; /* by job slot, read an event before its finish
+				  * to ask for the lines of its node and of the
+				  * GPUs it holds with the record's, which is not
+				  * there to read yet (finish_ahead) */
+	size_t cap_held;
 	uint32_t *free_ids; /* retired job indexes to reuse */
 	size_t n_free, cap_free;
 	uint32_t submitted;               /* jobs so far: the next job's seq */

@@ -41,30 +41,55 @@ static double checkpoint_writes(const struct workload_spec *ws, double work)
 	return every > 0 && work > 0 ? ceil(work / every) - 1 : 0;
 }
 
+/* What a job that starts does: whether it is culled, its time to run (work,
+ * start-up, checkpoints) and its busy fraction over that time. */
+struct work_plan {
+	bool culled;
+	double total;
+	double busy;
+};
+
 /*
  * Start-up (image pull, model load) holds the GPUs without using them.  It is
  * folded into the job's busy fraction: with D of work at f and S of start-up,
  * the job is busy f*D/(D+S) of its D+S, which gives the same finish time as
  * start-up followed by work under any constant slowdown.
  */
-static void begin_work(struct sim *s, struct sim_job *j)
+static struct work_plan plan_work(const struct sim *s, const struct sim_job *j, bool doomed)
 {
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
+	struct work_plan wp = {0};
 	double work = (double)j->duration - j->kept;
 	/* idle_cull: a pod idle below the threshold is culled cull_after past
 	 * its start-up (JupyterHub's culler, Kubeflow's culling; scenario.md) */
-	j->culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
-		    work > (double)ws->cull_after && !j->doomed;
-	if (j->culled)
+	wp.culled = ws->cull_after > 0 && ws->gpu_busy < ws->cull_threshold &&
+		    work > (double)ws->cull_after && !doomed;
+	if (wp.culled)
 		work = (double)ws->cull_after;
-	double total = work + (double)ws->startup;
-	if (j->doomed) /* its pod dies with OOM as its start-up ends: no work */
-		work = 0, total = (double)ws->startup;
+	wp.total = work + (double)ws->startup;
+	if (doomed) /* its pod dies with OOM as its start-up ends: no work */
+		work = 0, wp.total = (double)ws->startup;
 	else
-		total += checkpoint_writes(ws, work) * (double)ws->checkpoint_write;
-	j->remaining = total;
-	j->span_work = total;
-	j->busy = total > 0 ? ws->gpu_busy * work / total : ws->gpu_busy;
+		wp.total += checkpoint_writes(ws, work) * (double)ws->checkpoint_write;
+	wp.busy = wp.total > 0 ? ws->gpu_busy * work / wp.total : ws->gpu_busy;
+	return wp;
+}
+
+/* The job's work as it starts, planned before its pods are placed as if no
+ * OOM were coming (its tenants are given its busy fraction as they are
+ * placed: cluster.busy); planned again for a job doomed to one, whose
+ * tenants then get the fraction where they are. */
+static void begin_work(struct sim *s, struct sim_job *j, struct work_plan wp)
+{
+	bool given = wp.busy >= 0; /* a negative one gave the workload's */
+	if (j->doomed)
+		wp = plan_work(s, j, true);
+	j->culled = wp.culled;
+	j->remaining = wp.total;
+	j->span_work = wp.total;
+	j->busy = wp.busy;
+	if (!j->doomed && given)
+		return;
 	for (int32_t p = 0; p < j->pods; p++) {
 		const struct cluster_grant *grant = &pods_of(j)[p];
 		for (uint64_t m = grant->gpu_mask; m;) {
@@ -99,10 +124,10 @@ static void submit(struct sim *s, size_t w, const struct new_job *nj)
 		gen = (uint16_t)(s->jobs[id].gen + 1); /* its old finish events stay stale */
 	} else {
 		GP_GROW(s->jobs, s->cap_jobs, s->n_jobs + 1);
-		GP_GROW(s->node_of, s->cap_node_of, s->n_jobs + 1);
+		GP_GROW(s->held, s->cap_held, s->n_jobs + 1);
 		id = (uint32_t)s->n_jobs++;
 	}
-	s->node_of[id] = -1;
+	s->held[id].node = -1;
 	struct sim_job *j = &s->jobs[id];
 	*j = (struct sim_job){.submit = now,
 			      .start = SIM_NEVER,
@@ -232,10 +257,13 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
+	struct work_plan wp = plan_work(s, j, false);
+	s->cluster.busy = wp.busy;
 	placement_take(&s->placer, &pod, nodes, id, pods_of(j));
+	s->cluster.busy = -1;
 	if (j->more)
 		j->grant = j->more[0];
-	s->node_of[id] = j->grant.node;
+	s->held[id] = (struct held_lines){j->grant.node, j->grant.first_gpu, j->grant.gpu_mask};
 	if (placement_start_unblocks(&s->placer, (size_t)j->workload))
 		s->freed++;
 	s->last_progress = s->engine.now;
@@ -254,7 +282,7 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	bind_add(&s->bind, CONSTRAINT_STARTUP, j->workload, s->cluster.nodes[j->grant.node].pool,
 		 sim_seconds(ws_startup(s, j)) * j->pods);
 	s->futile_running += j->lost_epoch == s->epoch;
-	begin_work(s, j);
+	begin_work(s, j, wp);
 	j->rate = 0; /* retime() sets it and schedules the finish */
 	j->status = JOB_RUNNING;
 	s->running++;
@@ -299,7 +327,8 @@ static void finish(struct sim *s, uint32_t id, uint16_t gen)
 		oom_after_startup(s, id);
 		return;
 	}
-	for (int32_t k = 0; k < j->pods; k++)
+	/* the first pod's lines were asked for an event ahead (finish_ahead) */
+	for (int32_t k = 1; k < j->pods; k++)
 		cluster_prefetch(&s->cluster, &pods_of(j)[k]);
 	sim_slowed(s, j, s->engine.now);
 	/* Its demand leaves the queue's gauges with it (in the same touches). */
@@ -437,8 +466,12 @@ static void finish_ahead(void *ctx, const struct event *next)
 	for (size_t k = 0; k < sizeof(struct sim_job); k += 64)
 		__builtin_prefetch(job + k);
 	__builtin_prefetch(job + sizeof(struct sim_job) - 1);
-	if (s->node_of[next->id] >= 0) /* else a stale event of a reused slot */
-		cluster_prefetch_node(&s->cluster, s->node_of[next->id]);
+	const struct held_lines *h = &s->held[next->id];
+	if (h->node < 0)
+		return; /* a stale event of a reused slot */
+	__builtin_prefetch(&s->cluster.nodes[h->node], 1);
+	for (uint64_t m = h->gpu_mask; m; m &= m - 1) /* the GPUs its release reads */
+		__builtin_prefetch(&s->cluster.gpus[h->first_gpu + __builtin_ctzll(m)], 1);
 }
 
 void sim_jobs_start(struct sim *s)

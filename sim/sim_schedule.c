@@ -130,6 +130,8 @@ static void place_pass(struct sim *s)
 {
 	struct sched *sch = &s->sched;
 	s->pass++;
+	if (!sch->pending)
+		return; /* no admitted job waits for nodes (none is blocked between passes) */
 	sched_unblock_all(sch);
 	for (;;) {
 		/* The classes in index order, each tried when its head does not

@@ -140,6 +140,7 @@ struct bucket_index {
 	 * a key's change would move up to 1,000 bits). */
 	uint64_t *least;
 	int32_t *least_block;
+	int32_t *least_count; /* nodes per set: a count of room without a sum */
 };
 
 #define CLUSTER_LEAST_LEVELS 65
@@ -211,8 +212,11 @@ struct cluster {
 	int64_t capacity;
 	int64_t n_ready; /* Ready nodes of all pools */
 	double allocated;
-	uint64_t prefer;  /* GPUs the next cluster_take gives its pod (a gpu_policy's
+	uint64_t prefer; /* GPUs the next cluster_take gives its pod (a gpu_policy's
 				* choice, relative to the node); 0: best fit */
+	/* the busy fraction the takes give their tenants (the starting job's,
+	 * sim_jobs.c); negative: their workload's */
+	double busy;
 	uint64_t changes; /* takes, releases, nodes up or down, windows */
 	/* What placement sees, as a sum (cluster_state.c): a take adds its
 	 * grant's mix and the release takes it away, so a cluster given back
