@@ -88,17 +88,44 @@ void sim_retime(struct sim *s, uint32_t id)
 	engine_push(&s->engine, j->finish_at, s->ev_finish, id, j->gen);
 }
 
-/* After the tenants of the job's GPUs changed: their activity, and the rates
- * of everyone still on them. */
-void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
+/* sim_gpus_changed for the GPUs of an exclusive pod: each holds that pod
+ * alone, or nothing once it left, so each moves as the first does (the same
+ * activity before and after): one GPU's activity and one retime stand for
+ * all, and the gauges still add the deltas GPU by GPU. */
+static size_t exclusive_changed(struct sim *s, const struct sharing *sh,
+				const struct cluster_grant *grant, double (*delta)[2])
 {
-	const struct sharing *sh = sharing_of(s, grant->node);
-	int32_t pool = s->cluster.nodes[grant->node].pool;
+	const struct gpu *first = gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask));
+	const struct tenant *t = GPU_TENANTS(first);
+	double engine, sm;
+	contention_activity(sh, t, first->n_tenants, &engine, &sm);
+	double was_engine = first->engine, was_sm = first->sm;
+	double d0 = engine - was_engine, d1 = sm - was_sm;
+	size_t n = 0;
+	for (uint64_t m = grant->gpu_mask; m; n++) {
+		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
+		assert(g->n_tenants == first->n_tenants && g->engine == was_engine &&
+		       g->sm == was_sm && (!g->n_tenants || GPU_TENANTS(g)[0].job == t[0].job) &&
+		       "an exclusive pod's GPUs move alike");
+		delta[n][0] = d0;
+		delta[n][1] = d1;
+		g->engine = engine;
+		g->sm = sm;
+	}
+	if (first->n_tenants && !infer_is_tenant(t[0].job)) /* replicas time themselves */
+		sim_retime(s, t[0].job);
+	return n;
+}
+
+/* sim_gpus_changed for GPUs that may be shared: each GPU's activity from
+ * its tenants, and everyone on them retimed. */
+static size_t shared_changed(struct sim *s, const struct sharing *sh,
+			     const struct cluster_grant *grant, double (*delta)[2])
+{
 	/* A job retimed here is retimed again to no effect: the tenants its
 	 * rate depends on do not change in this loop.  The one before is
-	 * skipped, which is every GPU but the first of an exclusive pod. */
+	 * skipped, which is every GPU but the first of a pod alone on them. */
 	uint32_t retimed = UINT32_MAX;
-	double delta[64][2]; /* engine and SM by GPU, moved in one touch a scope */
 	size_t n = 0;
 	for (uint64_t m = grant->gpu_mask; m;) {
 		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
@@ -114,6 +141,19 @@ void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
 			    t[k].job != retimed) /* replicas time themselves */
 				sim_retime(s, (retimed = t[k].job));
 	}
+	return n;
+}
+
+/* After the tenants of the job's GPUs changed: their activity, and the rates
+ * of everyone still on them. */
+void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
+{
+	const struct sharing *sh = sharing_of(s, grant->node);
+	int32_t pool = s->cluster.nodes[grant->node].pool;
+	double delta[64][2]; /* engine and SM by GPU, moved in one touch a scope */
+	size_t n = sh->mode == SHARING_EXCLUSIVE && grant->gpu_mask
+			   ? exclusive_changed(s, sh, grant, delta)
+			   : shared_changed(s, sh, grant, delta);
 	/* GPU by GPU, added in GPU order as one move per GPU would. */
 	_Static_assert(GAUGE_SM == GAUGE_ENGINE + 1, "engine and SM activity side by side");
 	sim_time now = s->engine.now;
