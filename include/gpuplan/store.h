@@ -77,7 +77,8 @@ int store_open_read(const char *path, struct store **out, struct gp_err *err);
  * connection to close does this, but two closing at once may each see the
  * other open and leave the log whole; the next reader to close then
  * rewrites the file (a refused sweep changed a database it left alone).
- * A file that does not exist is left so. */
+ * A file that does not exist is left so; a database another process holds
+ * open is left to the last connection that closes. */
 int store_checkpoint(const char *path, struct gp_err *err);
 
 /* Writes the run; *run_id (may be NULL) receives its id.  Rows are inserted
