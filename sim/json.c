@@ -323,6 +323,18 @@ void json_write_advice(FILE *out, const char *db, const struct json_advice *a)
 		put_advice(&w, &a->rows[0], 1);
 	else
 		jsonw_null(&w);
+	if (a->n_keep) {
+		jsonw_key(&w, "kept");
+		jsonw_object(&w, &rows_style);
+		jsonw_key(&w, "paths");
+		jsonw_array(&w, &rows_style);
+		for (size_t i = 0; i < a->n_keep; i++)
+			jsonw_string(&w, a->keep[i]);
+		jsonw_close(&w);
+		jsonw_key(&w, "alternatives_not_run");
+		jsonw_int(&w, (int64_t)a->kept_out);
+		jsonw_close(&w);
+	}
 	jsonw_close(&w);
 	fputc('\n', out);
 }

@@ -565,7 +565,8 @@ static int cmd_advise(const struct cli_cmd *cmd, int argc, char **argv)
 		fputc('\n', stderr);
 	if (rc == GP_OK && o.json) {
 		struct json_advice ja = {advice.base_run, advice.base_sc, &advice.base_r,
-					 advice.table, advice.n_table};
+					 advice.table,    advice.n_table, advice.keep,
+					 advice.n_keep,   advice.kept_out};
 		json_write_advice(stdout, o.db ? o.db : sc->output.db, &ja);
 	} else if (rc == GP_OK && !o.quiet) {
 		printf("advise %s: %zu alternative%s, every run in %s\n", sc->name, advice.n,

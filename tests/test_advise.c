@@ -679,6 +679,15 @@ Test(advise, keep_leaves_a_deliberate_taint_alone)
 	cr_expect(!strstr(out, "batch tolerating"), "%s", out);
 	cr_expect(strstr(out, "recommendation: pool open at 2 nodes (smallest meeting every goal)"),
 		  "%s", out);
+	remove(db);
+	snprintf(
+		args, sizeof args,
+		"tests/fixtures/diagnosis/taint.yaml --db %s --keep 'workloads.*.tolerations' --json",
+		db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "\"kept\": {\n  \"paths\": [\n  \"workloads.*.tolerations\"],\n  "
+			      "\"alternatives_not_run\": 1}}"),
+		  "%s", out);
 	snprintf(args, sizeof args,
 		 "tests/fixtures/diagnosis/taint.yaml --db %s --keep workloads.batch.tolerations "
 		 "--keep pools.open",

@@ -50,6 +50,9 @@ struct json_advice {
 	const struct results *r;
 	const struct store_advice *rows;
 	size_t n_rows;
+	const char *const *keep; /* advise --keep's paths; none: no "kept" key */
+	size_t n_keep;
+	size_t kept_out; /* the alternatives they left out */
 };
 
 /* The document of advise's ranking, from the structs the store was written
