@@ -75,9 +75,10 @@ static bool has_item(const struct scenario *sc, const char *section, const char 
 		     struct gp_sbuf *names)
 {
 	bool found = false;
-	for (size_t i = 0; item_name(sc, section, i); i++) {
-		found |= !strcmp(item_name(sc, section, i), name);
-		gp_sb_printf(names, "%s%s", i ? ", " : "", item_name(sc, section, i));
+	const char *item;
+	for (size_t i = 0; (item = item_name(sc, section, i)); i++) {
+		found |= !strcmp(item, name);
+		gp_sb_printf(names, "%s%s", i ? ", " : "", item);
 	}
 	return found;
 }

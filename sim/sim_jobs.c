@@ -81,14 +81,13 @@ static struct work_plan plan_work(const struct sim *s, const struct sim_job *j, 
  * tenants then get the fraction where they are. */
 static void begin_work(struct sim *s, struct sim_job *j, struct work_plan wp)
 {
-	bool given = wp.busy >= 0; /* a negative one gave the workload's */
 	if (j->doomed)
 		wp = plan_work(s, j, true);
 	j->culled = wp.culled;
 	j->remaining = wp.total;
 	j->span_work = wp.total;
 	j->busy = wp.busy;
-	if (!j->doomed && given)
+	if (!j->doomed) /* its tenants got wp.busy as they were placed */
 		return;
 	for (int32_t p = 0; p < j->pods; p++) {
 		const struct cluster_grant *grant = &pods_of(j)[p];
