@@ -727,3 +727,22 @@ Test(advise, keep_checks_its_paths_against_the_scenario)
 		cr_expect_neq(stat(db, &st_db), 0, "%s: the database was made", bad[i][0]);
 	}
 }
+
+/* Two overbuilt pools of a healthy run (tests/fixtures/diagnose/
+ * overbuilt-two-pools.yaml): each is shrunk on the other's whole size and
+ * holds every goal on 5 seeds; the two answers together were one run on one
+ * seed.  They are held to the same seeds now: the row that joins them runs
+ * seeds 12 to 15 after 11, every run written, and meets on all of them. */
+Test(advise, two_shrunk_pools_together_meet_on_the_same_seeds)
+{
+	char args[512];
+	snprintf(args, sizeof args, "tests/fixtures/diagnose/overbuilt-two-pools.yaml --db %s", db);
+	cr_assert_eq(advise(args), 0, "%s", out);
+	cr_expect(strstr(out, "recommendation: pools h100 at 1 and l40s at 4 nodes together (every "
+			      "goal on 5 seeds) (run 34): --set 'pools.h100.nodes=1' --set "
+			      "'pools.l40s.nodes=4'"),
+		  "%s", out);
+	cr_expect_eq(query("SELECT count(*) FROM params WHERE key = 'seed' AND run_id > 34 AND "
+			   "value + 0 BETWEEN 12 AND 15"),
+		     4);
+}
