@@ -91,9 +91,9 @@ void sim_retime(struct sim *s, uint32_t id)
 /* sim_gpus_changed for the GPUs of an exclusive pod: each holds that pod
  * alone, or nothing once it left, so each moves as the first does (the same
  * activity before and after): one GPU's activity and one retime stand for
- * all, and the gauges still add the deltas GPU by GPU. */
+ * all, and the gauges still add the deltas GPU by GPU.  *up: they rise. */
 static size_t exclusive_changed(struct sim *s, const struct sharing *sh,
-				const struct cluster_grant *grant, double (*delta)[2])
+				const struct cluster_grant *grant, double (*delta)[2], bool *up)
 {
 	const struct gpu *first = gpu_at(s, grant->node, __builtin_ctzll(grant->gpu_mask));
 	const struct tenant *t = GPU_TENANTS(first);
@@ -101,6 +101,7 @@ static size_t exclusive_changed(struct sim *s, const struct sharing *sh,
 	contention_activity(sh, t, first->n_tenants, &engine, &sm);
 	double was_engine = first->engine, was_sm = first->sm;
 	double d0 = engine - was_engine, d1 = sm - was_sm;
+	*up = d0 >= 0 && d1 >= 0; /* the pod starting */
 	size_t n = 0;
 	for (uint64_t m = grant->gpu_mask; m; n++) {
 		struct gpu *g = gpu_at(s, grant->node, pop_gpu(&m));
@@ -151,15 +152,21 @@ void sim_gpus_changed(struct sim *s, const struct cluster_grant *grant)
 	const struct sharing *sh = sharing_of(s, grant->node);
 	int32_t pool = s->cluster.nodes[grant->node].pool;
 	double delta[64][2]; /* engine and SM by GPU, moved in one touch a scope */
+	bool up = false;     /* every delta >= 0 (collect_move_rows_up) */
 	size_t n = sh->mode == SHARING_EXCLUSIVE && grant->gpu_mask
-			   ? exclusive_changed(s, sh, grant, delta)
+			   ? exclusive_changed(s, sh, grant, delta, &up)
 			   : shared_changed(s, sh, grant, delta);
 	/* GPU by GPU, added in GPU order as one move per GPU would. */
 	_Static_assert(GAUGE_SM == GAUGE_ENGINE + 1, "engine and SM activity side by side");
 	sim_time now = s->engine.now;
-	collect_move_rows(&s->collect, 0, GAUGE_ENGINE, 2, delta[0], n, now);
-	collect_move_rows(&s->collect, collect_scope_pool(s->sc, (size_t)pool), GAUGE_ENGINE, 2,
-			  delta[0], n, now);
+	size_t scope_pool = collect_scope_pool(s->sc, (size_t)pool);
+	if (up) {
+		collect_move_rows_up(&s->collect, 0, GAUGE_ENGINE, 2, delta[0], n, now);
+		collect_move_rows_up(&s->collect, scope_pool, GAUGE_ENGINE, 2, delta[0], n, now);
+	} else {
+		collect_move_rows(&s->collect, 0, GAUGE_ENGINE, 2, delta[0], n, now);
+		collect_move_rows(&s->collect, scope_pool, GAUGE_ENGINE, 2, delta[0], n, now);
+	}
 }
 
 /* The share of its GPUs' compute a pod has (sharing_compute): 1 on exclusive
@@ -182,12 +189,12 @@ static double pod_share(struct sim *s, const struct sim_job *j, const struct clu
 /* The gauges a running pod moves itself (collect.h): the block that starts
  * the gauges (allocation, and its own (uncapped) activity in its workload's
  * scope, the last two), then VRAM, CPU, RAM and their cost rates, which a
- * pod without them, priced at 0, moves by 0 and leaves out (adding a 0
- * changes no gauge: they are never -0).  A job counts as running once.  One
+ * pod without them, priced at 0, moves by 0 and leaves out, as it leaves out
+ * those after the last it moves (adding a 0 changes no gauge: they are
+ * never -0).  A job counts as running once.  One
  * touch per scope.  Returns the pod's cost per hour times sign. */
 #define POD_GAUGES (GAUGE_SM + 1)
 #define POD_MORE   (GAUGE_RAM_COST + 1 - GAUGE_VRAM)
-_Static_assert(POD_MORE == 6, "any_more tests six");
 _Static_assert(GAUGE_ALLOCATED == 0 && GAUGE_ENGINE == POD_GAUGES - 2 &&
 		       GAUGE_CHARGED < GAUGE_ENGINE && GAUGE_VRAM < GAUGE_CPU &&
 		       GAUGE_CPU < GAUGE_RAM && GAUGE_RAM < GAUGE_GPU_COST &&
@@ -224,7 +231,7 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 	assert(!bare || scenario_gpu_rate(ps, grant->first_gpu - s->cluster.pools[pool].first_gpu,
 					  grant->gpu_mask, grant->equivalent) == 0);
 	double more[POD_MORE] = {0};
-	bool any_more = false;
+	size_t n_more = 0; /* up to the last that moves: a scope integrates what moved */
 	if (!bare) {
 		double ram = ws->memory_bytes / GP_GIB;
 		double gpu_rate =
@@ -236,8 +243,9 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 		more[GAUGE_GPU_COST - GAUGE_VRAM] = sign * gpu_rate;
 		more[GAUGE_CPU_COST - GAUGE_VRAM] = sign * ws->cpu * price->cpu_hour;
 		more[GAUGE_RAM_COST - GAUGE_VRAM] = sign * ram * price->gib_hour;
-		any_more = (more[0] != 0) | (more[1] != 0) | (more[2] != 0) | (more[3] != 0) |
-			   (more[4] != 0) | (more[5] != 0);
+		n_more = POD_MORE;
+		while (n_more && more[n_more - 1] == 0)
+			n_more--;
 	}
 	sim_time now = s->engine.now;
 	size_t scopes[3] = {0, collect_scope_pool(s->sc, (size_t)pool),
@@ -245,9 +253,16 @@ static double pod_gauges(struct sim *s, const struct sim_job *j, const struct cl
 	for (size_t k = 0; k < 3; k++) {
 		struct scope_gauges *sg = collect_touch(&s->collect, scopes[k], now);
 		/* Scopes all and pool get the GPUs' capped activity in sim_gpus_changed(). */
-		collect_block(sg, GAUGE_ALLOCATED, d, k == 2 ? POD_GAUGES : POD_GAUGES - 2);
-		if (any_more)
-			collect_block(sg, GAUGE_VRAM, more, POD_MORE);
+		size_t n = k == 2 ? POD_GAUGES : POD_GAUGES - 2;
+		if (sign > 0) { /* a start: every gauge rises */
+			collect_block_up(sg, GAUGE_ALLOCATED, d, n);
+			if (n_more)
+				collect_block_up(sg, GAUGE_VRAM, more, n_more);
+		} else {
+			collect_block(sg, GAUGE_ALLOCATED, d, n);
+			if (n_more)
+				collect_block(sg, GAUGE_VRAM, more, n_more);
+		}
 		if (queue && k != 1) /* the queue's gauges have no pool */
 			collect_block(sg, GAUGE_DEMAND, queue, 2);
 	}

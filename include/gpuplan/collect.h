@@ -289,6 +289,23 @@ static inline void collect_block(struct scope_gauges *s, enum gauge first, const
 		v[k] = collect_undust(v[k] + delta[k]);
 }
 
+/* collect_block for a rise: every delta[k] >= 0.  Gauges are never in
+ * collect_undust's dust, and none below it where a rise could land in it (a
+ * gauge is a sum of what is held: >= 0, give or take dust), so each sum is
+ * what collect_undust would return and it is not called (a start moves its
+ * pod's gauges up, a finish down: half of the undusting a run did). */
+static inline void collect_block_up(struct scope_gauges *s, enum gauge first, const double *delta,
+				    size_t n)
+{
+	collect_live(s, (size_t)first + n);
+	double *v = s->value + first;
+	for (size_t k = 0; k < n; k++) {
+		assert(delta[k] >= 0 && collect_undust(v[k] + delta[k]) == v[k] + delta[k] &&
+		       "a rise lands in no dust");
+		v[k] += delta[k];
+	}
+}
+
 /* Adds delta[k] to gauge first + k of scope at time now, for k < n: the
  * same values as one collect_add per gauge, in a loop that vectorizes. */
 static inline void collect_move_block(struct collect *c, size_t scope, enum gauge first,
@@ -309,6 +326,22 @@ static inline void collect_move_rows(struct collect *c, size_t scope, enum gauge
 	for (size_t k = 0; k < n; k++, delta += width)
 		for (size_t i = 0; i < width; i++)
 			v[i] = collect_undust(v[i] + delta[i]);
+}
+
+/* collect_move_rows for a rise (collect_block_up): every delta >= 0. */
+static inline void collect_move_rows_up(struct collect *c, size_t scope, enum gauge first,
+					size_t width, const double *delta, size_t n, sim_time now)
+{
+	struct scope_gauges *s = collect_touch(c, scope, now);
+	collect_live(s, (size_t)first + width);
+	double *v = s->value + first;
+	for (size_t k = 0; k < n; k++, delta += width)
+		for (size_t i = 0; i < width; i++) {
+			assert(delta[i] >= 0 &&
+			       collect_undust(v[i] + delta[i]) == v[i] + delta[i] &&
+			       "a rise lands in no dust");
+			v[i] += delta[i];
+		}
 }
 
 /* Adds delta[k] to gauge gauges[k] of scope at time now, for k < n: the
