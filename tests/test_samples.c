@@ -69,6 +69,44 @@ Test(samples, within_the_budget_the_figures_are_gsls_bit_for_bit)
 	gsl_rng_free(rng);
 }
 
+/* Sorted sets are merged in order rather than sorted as one copy: the
+ * figures are still GSL's on their union, bit for bit, for two to nine sets
+ * (past eight, the copy), with and without zeros, down to two values. */
+Test(samples, sorted_sets_merged_give_gsls_figures_bit_for_bit)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	const size_t sizes[] = {2, 3, 17, 40000};
+	const double zeros[] = {0, 0.5, 1};
+	for (size_t k = 2; k <= 9; k++)
+		for (size_t z = 0; z < 3; z++)
+			for (size_t m = 0; m < 4; m++) {
+				struct samples_budget b = {0, SAMPLES_EXACT_MAX};
+				struct samples set[9] = {0};
+				const struct samples *parts[9];
+				size_t n = sizes[m];
+				double *v = malloc(n * sizeof *v);
+				for (size_t i = 0; i < n; i++) {
+					v[i] = draw(rng, zeros[z], i % 2);
+					samples_add(&set[gsl_rng_uniform_int(rng, k)], &b, v[i]);
+				}
+				for (size_t i = 0; i < k; i++) {
+					samples_sort(&set[i]);
+					parts[i] = &set[i];
+				}
+				struct samples_stats got = samples_stats(parts, k);
+				struct samples_stats want = reference(v, n);
+				cr_assert(
+					!memcmp(&got, &want, sizeof got),
+					"%zu sets, %zu values, %.1f zeros: mean %.17g against %.17g, "
+					"p99 %.17g against %.17g",
+					k, n, zeros[z], got.mean, want.mean, got.p99, want.p99);
+				for (size_t i = 0; i < k; i++)
+					samples_free(&set[i]);
+				free(v);
+			}
+	gsl_rng_free(rng);
+}
+
 /* A set reserved for its known size and sorted in place gives the figures
  * of the same values added to a set that was not: a view of it alone
  * borrows its values (no copy), and a union with an empty set too; a value

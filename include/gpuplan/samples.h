@@ -25,8 +25,9 @@
 #include <stdint.h>
 
 /* Values a run holds exactly, at most: 80 MB of doubles, and as much again
- * to sort them at the end (in place, samples_sort; a union of several sets
- * sorts a copy, twice as much again). */
+ * to sort them at the end (in place, samples_sort).  The figures of a union
+ * of a few sorted sets read them merged in order; a union of more, or of
+ * unsorted sets, sorts a copy (twice as much again). */
 #define SAMPLES_EXACT_MAX 10000000
 
 /* The values held exactly by a run's sample sets, against max. */
@@ -74,7 +75,8 @@ void samples_sort(struct samples *s);
 int64_t samples_count(const struct samples *s);
 
 /* The figures of the union of parts[0..n): exact when every part is,
- * else from one sketch of them all. */
+ * else from one sketch of them all.  Up to eight sorted parts with values
+ * are merged in order, without a copy. */
 struct samples_stats samples_stats(const struct samples *const *parts, size_t n);
 
 /* The union of parts[0..n) as a view (exact when every part is); its
