@@ -81,10 +81,19 @@ void samples_reserve(struct samples *s, const struct samples_budget *b, size_t n
 	s->cap = n;
 }
 
+/* The zeros first, then the rest sorted: a queue's waits are mostly the
+ * zeros of jobs that started as they arrived, and a zero is always +0. */
 void samples_sort(struct samples *s)
 {
-	if (!s->sketch && !s->sorted)
-		sort_doubles(s->v, s->n);
+	if (!s->sketch && !s->sorted) {
+		size_t zeros = 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (s->v[i] == 0) {
+				s->v[i] = s->v[zeros];
+				s->v[zeros++] = 0;
+			}
+		sort_doubles(s->v + zeros, s->n - zeros);
+	}
 	s->sorted = !s->sketch;
 }
 
