@@ -8,7 +8,6 @@
 #include "gpuplan/sort.h"
 
 #include <assert.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -57,13 +56,15 @@ static void sketch_add(struct samples *s, double x)
 		s->zeros++;
 }
 
-/* Moves s's values into a sketch and gives their place in b back. */
+/* Moves s's values into a sketch and gives their place in b back: its
+ * zeros are counted already. */
 static void to_sketch(struct samples *s, struct samples_budget *b)
 {
 	s->sketch = new_sketch();
+	s->count = s->zeros;
 	for (size_t i = 0; i < s->n; i++)
 		sketch_add(s, s->v[i]);
-	b->held -= s->n;
+	b->held -= s->n + (size_t)s->zeros;
 	free(s->v);
 	s->v = NULL;
 	s->n = s->cap = 0;
@@ -81,39 +82,37 @@ void samples_reserve(struct samples *s, const struct samples_budget *b, size_t n
 	s->cap = n;
 }
 
-/* The zeros first, then the rest sorted: a queue's waits are mostly the
- * zeros of jobs that started as they arrived, and a zero is always +0. */
 void samples_sort(struct samples *s)
 {
-	if (!s->sketch && !s->sorted) {
-		size_t zeros = 0;
-		for (size_t i = 0; i < s->n; i++)
-			if (s->v[i] == 0) {
-				s->v[i] = s->v[zeros];
-				s->v[zeros++] = 0;
-			}
-		sort_doubles(s->v + zeros, s->n - zeros);
-	}
+	if (!s->sketch && !s->sorted)
+		sort_doubles(s->v, s->n);
 	s->sorted = !s->sketch;
 }
 
 void samples_add(struct samples *s, struct samples_budget *b, double x)
 {
-	/* a +0 (never a -0): a sorted set's zeros lead it, as merged_stats reads them */
+	/* a +0 (never a -0): the zeros counted are ranked first as +0 */
 	assert((x > 0 || (x == 0 && !signbit(x))) && "a sample is +0 or more");
-	s->sorted = false;
 	if (!s->sketch && b->held >= b->max)
 		to_sketch(s, b);
 	if (s->sketch) {
 		sketch_add(s, x);
 		return;
 	}
+	b->held++;
+	if (x == 0) {
+		s->zeros++;
+		return;
+	}
+	s->sorted = false;
 	GP_GROW(s->v, s->cap, s->n + 1);
 	s->v[s->n++] = x;
-	b->held++;
 }
 
-int64_t samples_count(const struct samples *s) { return s->sketch ? s->count : (int64_t)s->n; }
+int64_t samples_count(const struct samples *s)
+{
+	return s->sketch ? s->count : (int64_t)s->n + s->zeros;
+}
 
 void samples_free(struct samples *s)
 {
@@ -146,17 +145,18 @@ void samples_view_init(struct samples_view *view, const struct samples *const *p
 	for (size_t k = 0; k < n; k++) {
 		exact = exact && !parts[k]->sketch;
 		view->n += parts[k]->n;
+		view->zeros += parts[k]->zeros;
 		if (parts[k]->n) {
 			held = parts[k];
 			with_values++;
 		}
 	}
-	if (exact && with_values == 1 && held->sorted) { /* its values are the union's */
-		view->v = held->v;
+	if (exact && (!held || (with_values == 1 && held->sorted))) { /* the union's values */
+		view->v = held ? held->v : NULL;
 		view->borrowed = true;
 		return;
 	}
-	if (exact) { /* the array gsl_sort gives, in O(n) */
+	if (exact) { /* the positive values as gsl_sort orders them, in O(n) */
 		view->v = gp_xmalloc((view->n ? view->n : 1) * sizeof *view->v);
 		if (n == 1) {
 			sort_doubles_copy(view->v, parts[0]->v, view->n);
@@ -177,11 +177,13 @@ void samples_view_init(struct samples_view *view, const struct samples *const *p
 		const struct samples *p = parts[k];
 		for (size_t i = 0; i < p->n; i++)
 			sketch_add(all, p->v[i]);
-		if (!p->sketch)
+		all->zeros += p->zeros;
+		if (!p->sketch) {
+			all->count += p->zeros;
 			continue;
+		}
 		gsl_histogram_add(all->sketch, p->sketch);
 		all->count += p->count;
-		all->zeros += p->zeros;
 		all->sum += p->sum;
 		all->max = p->max > all->max ? p->max : all->max;
 	}
@@ -193,7 +195,7 @@ void samples_view_init(struct samples_view *view, const struct samples *const *p
 
 int64_t samples_view_count(const struct samples_view *view)
 {
-	return view->all.sketch ? view->all.count : (int64_t)view->n;
+	return view->all.sketch ? view->all.count : (int64_t)view->n + view->zeros;
 }
 
 /* One step of gsl_stats_mean's recurrence: the mean of the first i + 1
@@ -203,18 +205,14 @@ static inline long double mean_step(long double mean, double x, size_t i)
 	return mean + (x - mean) / (long double)(i + 1);
 }
 
-/* gsl_stats_mean of sorted v, bit for bit, from its first nonzero value: the
- * zeros before it leave the mean at +0, and a queue's waits are mostly the
- * zeros of jobs that started as they arrived (each step is a long double
- * division, about 20 cycles). */
-static double sorted_mean(const double *v, size_t n)
+/* gsl_stats_mean of an exact view's values, bit for bit, from its first
+ * positive value: the zeros before it leave the mean at +0 (each step is a
+ * long double division, about 20 cycles). */
+static double exact_mean(const struct samples_view *view)
 {
-	size_t i = 0;
-	while (i < n && v[i] == 0)
-		i++;
 	long double mean = 0;
-	for (; i < n; i++)
-		mean = mean_step(mean, v[i], i);
+	for (size_t j = 0; j < view->n; j++)
+		mean = mean_step(mean, view->v[j], (size_t)view->zeros + j);
 	return (double)mean;
 }
 
@@ -224,14 +222,14 @@ double samples_view_mean(const struct samples_view *view)
 		return NAN;
 	if (view->all.sketch)
 		return view->all.sum / (double)view->all.count;
-	return sorted_mean(view->v, view->n);
+	return exact_mean(view);
 }
 
 /* The value of rank r (0-based). */
 static double value_at(const struct samples_view *view, int64_t r)
 {
 	if (!view->all.sketch)
-		return view->v[r];
+		return r < view->zeros ? 0 : view->v[r - view->zeros];
 	return view->pdf ? sketch_value(&view->all, view->pdf, r) : 0;
 }
 
@@ -240,9 +238,7 @@ double samples_view_quantile(const struct samples_view *view, double f)
 	int64_t n = samples_view_count(view);
 	if (!n)
 		return NAN;
-	if (!view->all.sketch)
-		return gsl_stats_quantile_from_sorted_data(view->v, 1, view->n, f);
-	/* as GSL: between the ranks around f (n - 1) */
+	/* as gsl_stats_quantile_from_sorted_data: between the ranks around f (n - 1) */
 	double index = f * (double)(n - 1);
 	int64_t lhs = (int64_t)index;
 	double delta = index - (double)lhs;
@@ -261,46 +257,32 @@ void samples_view_free(struct samples_view *view)
 	memset(view, 0, sizeof *view);
 }
 
-/* gsl_stats_quantile_from_sorted_data's figure, as written there, from the
- * values of rank lhs and lhs + 1 of n sorted values (quantile_rank). */
-static size_t quantile_rank(double f, size_t n) { return (size_t)(int)(f * (double)(n - 1)); }
-
-static double quantile_between(double f, size_t n, double lo, double hi)
-{
-	const double index = f * (double)(n - 1);
-	const size_t lhs = (size_t)(int)index;
-	const double delta = index - (double)lhs;
-	return lhs == n - 1 ? lo : (1 - delta) * lo + delta * hi;
-}
-
 /* Sorted exact parts merged in order, at most: a merge looks at each one's
  * next value (more are sorted as one copy, samples_view_init). */
 #define MERGE_PARTS 8
 
-/* samples_stats of k sorted exact parts, n values in all, read in order by
- * merging them instead of sorting a copy of their union (80 MB and as much
- * again for the sort at 10 M jobs): the mean's recurrence runs along the
- * merge, from the first nonzero value (sorted_mean), and the values at the
- * quantiles' ranks are kept as it passes them.  The zeros lead every part. */
-static struct samples_stats merged_stats(const struct samples *const *p, size_t k, size_t n)
+/* samples_stats of the k sorted exact parts with positive values, n values
+ * and zeros zeros in all, read in order by merging them instead of sorting a
+ * copy of their union (80 MB and as much again for the sort at 10 M jobs):
+ * the mean's recurrence runs along the merge from the first positive value
+ * (exact_mean), and the values at the quantiles' ranks are kept as it passes
+ * them (samples_view_quantile's figure). */
+static struct samples_stats merged_stats(const struct samples *const *p, size_t k, size_t n,
+					 size_t zeros)
 {
 	static const double f[3] = {0.50, 0.95, 0.99};
 	size_t rank[6];
-	double at[6] = {0}; /* below the first nonzero value: zeros */
+	double at[6] = {0}; /* ranks below zeros: zeros */
 	for (size_t q = 0; q < 3; q++) {
-		rank[2 * q] = quantile_rank(f[q], n);
+		rank[2 * q] = (size_t)(f[q] * (double)(n - 1));
 		rank[2 * q + 1] = rank[2 * q] + 1;
 	}
-	size_t next[MERGE_PARTS], r = 0;
+	size_t next[MERGE_PARTS] = {0};
 	double max = 0;
-	for (size_t i = 0; i < k; i++) {
-		for (next[i] = 0; next[i] < p[i]->n && p[i]->v[next[i]] == 0; next[i]++)
-			;
-		r += next[i];
+	for (size_t i = 0; i < k; i++)
 		max = p[i]->v[p[i]->n - 1] > max ? p[i]->v[p[i]->n - 1] : max;
-	}
 	long double mean = 0;
-	for (; r < n; r++) {
+	for (size_t r = zeros; r < n; r++) {
 		size_t from = k;
 		for (size_t i = 0; i < k; i++)
 			if (next[i] < p[i]->n &&
@@ -313,25 +295,31 @@ static struct samples_stats merged_stats(const struct samples *const *p, size_t 
 	}
 	struct samples_stats st = {(double)mean, 0, 0, 0, max};
 	double *quantile[3] = {&st.p50, &st.p95, &st.p99};
-	for (size_t q = 0; q < 3; q++)
-		*quantile[q] = quantile_between(f[q], n, at[2 * q], at[2 * q + 1]);
+	for (size_t q = 0; q < 3; q++) {
+		const double index = f[q] * (double)(n - 1);
+		const double delta = index - (double)rank[2 * q];
+		*quantile[q] = rank[2 * q] == n - 1
+				       ? at[2 * q]
+				       : (1 - delta) * at[2 * q] + delta * at[2 * q + 1];
+	}
 	return st;
 }
 
 struct samples_stats samples_stats(const struct samples *const *parts, size_t n)
 {
 	const struct samples *held[MERGE_PARTS];
-	size_t k = 0, values = 0;
+	size_t k = 0, values = 0, zeros = 0;
 	bool sorted = true;
 	for (size_t i = 0; i < n && sorted; i++) {
 		sorted = !parts[i]->sketch && (parts[i]->sorted || !parts[i]->n);
 		if (parts[i]->n && k < MERGE_PARTS)
 			held[k] = parts[i];
 		k += parts[i]->n > 0;
-		values += parts[i]->n;
+		values += parts[i]->n + (size_t)parts[i]->zeros;
+		zeros += (size_t)parts[i]->zeros;
 	}
 	if (sorted && k > 1 && k <= MERGE_PARTS)
-		return merged_stats(held, k, values);
+		return merged_stats(held, k, values, zeros);
 	struct samples_view view;
 	samples_view_init(&view, parts, n);
 	struct samples_stats st = {NAN, NAN, NAN, NAN, NAN};
@@ -341,7 +329,7 @@ struct samples_stats samples_stats(const struct samples *const *parts, size_t n)
 		st.p50 = samples_view_quantile(&view, 0.50);
 		st.p95 = samples_view_quantile(&view, 0.95);
 		st.p99 = samples_view_quantile(&view, 0.99);
-		st.max = view.all.sketch ? view.all.max : view.v[count - 1];
+		st.max = view.all.sketch ? view.all.max : view.n ? view.v[view.n - 1] : 0;
 	}
 	samples_view_free(&view);
 	return st;

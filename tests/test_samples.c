@@ -118,13 +118,16 @@ Test(samples, a_reserved_set_sorted_in_place_gives_the_same_figures)
 	struct samples_budget b = {0, SAMPLES_EXACT_MAX}, b2 = b;
 	struct samples plain = {0}, kept = {0}, empty = {0};
 	size_t n = 50000;
-	samples_reserve(&kept, &b2, n - 10); /* the last ten grow it */
+	samples_reserve(&kept, &b2, n / 2); /* its positive values grow it past that */
 	for (size_t i = 0; i < n; i++) {
 		double x = draw(rng, 0.2, i % 2);
 		samples_add(&plain, &b, x);
 		samples_add(&kept, &b2, x);
 	}
-	cr_assert_geq(kept.cap, n);
+	cr_assert_gt(kept.n, n / 2);
+	cr_assert_geq(kept.cap, kept.n);
+	cr_assert_eq(samples_count(&kept), (int64_t)n, "its zeros are counted");
+	cr_assert_eq(b2.held, n, "and take their place in the budget");
 	samples_sort(&kept);
 	cr_assert(kept.sorted);
 	const struct samples *p1[] = {&plain}, *k1[] = {&kept}, *k2[] = {&empty, &kept};

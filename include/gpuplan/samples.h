@@ -6,7 +6,10 @@
  * one, its request latencies another, of SAMPLES_EXACT_MAX each.
  * While a sample set is exact its figures are those of its sorted values:
  * the mean and percentiles gsl_stats_mean and
- * gsl_stats_quantile_from_sorted_data give, bit for bit.  A set that would
+ * gsl_stats_quantile_from_sorted_data give, bit for bit.  Its zeros (the
+ * waits of jobs that started as they arrived: every one at 10 M jobs on
+ * 100,000 GPUs) are counted, not held, as they lead the sorted values; they
+ * take their place in the budget all the same.  A set that would
  * take the budget past its max becomes a sketch and frees its values: zeros
  * are counted, positive values go to a GSL histogram of logarithmic bins,
  * each bound 1.005 times the one before (1 µs to 1e13 s), about 140 KiB.  A
@@ -36,10 +39,11 @@ struct samples_budget {
 };
 
 struct samples {
-	double *v; /* the values, while sketch is NULL */
+	double *v; /* the positive values, while sketch is NULL */
 	size_t n, cap;
 	gsl_histogram *sketch; /* positive values, once the set is a sketch */
-	int64_t count, zeros;  /* once a sketch: every value added, and the zeros */
+	int64_t zeros;         /* the zeros added */
+	int64_t count;         /* once a sketch: every value added */
 	double sum, max;       /* once a sketch: of every value added */
 	bool sorted;           /* v is in order (samples_sort); a view of this set
 				* alone then reads v without a copy */
@@ -49,10 +53,11 @@ struct samples_stats {
 	double mean, p50, p95, p99, max; /* NaN without values */
 };
 
-/* The union of sample sets, ready for its figures: sorted values, or one
- * sketch of them all. */
+/* The union of sample sets, ready for its figures: its zeros and sorted
+ * positive values, or one sketch of them all. */
 struct samples_view {
-	double *v; /* sorted, when every part was exact */
+	int64_t zeros; /* when every part was exact: the zeros, ranked first */
+	double *v;     /* and the positive values after them, sorted */
 	size_t n;
 	bool borrowed;          /* v is a sorted part's own (samples_sort) */
 	struct samples all;     /* the sketch, otherwise */
@@ -67,8 +72,8 @@ void samples_add(struct samples *s, struct samples_budget *b, double x);
  * pages are touched only as values arrive. */
 void samples_reserve(struct samples *s, const struct samples_budget *b, size_t n);
 
-/* Puts s's values in order, in place: no figure depends on their order, and
- * a view of s alone then borrows them instead of sorting a copy. */
+/* Puts s's positive values in order, in place: no figure depends on their
+ * order, and a view of s alone then borrows them instead of sorting a copy. */
 void samples_sort(struct samples *s);
 
 /* The number of values added to s. */
