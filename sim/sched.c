@@ -204,10 +204,9 @@ static void sift_down(struct sched_class *cl, size_t i)
 	cl->heap[i] = e;
 }
 
-/* Moves the entry at i up to its place among its parents. */
-static void sift_up(struct sched_class *cl, size_t i)
+/* Puts e into the hole at i, or where it belongs among i's parents. */
+static void rise(struct sched_class *cl, size_t i, struct sched_entry e)
 {
-	struct sched_entry e = cl->heap[i];
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
 		if (!sched_before(&e, &cl->heap[parent]))
@@ -217,6 +216,9 @@ static void sift_up(struct sched_class *cl, size_t i)
 	}
 	cl->heap[i] = e;
 }
+
+/* Moves the entry at i up to its place among its parents. */
+static void sift_up(struct sched_class *cl, size_t i) { rise(cl, i, cl->heap[i]); }
 
 size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 		 struct sched_entry e)
@@ -244,9 +246,19 @@ void sched_pop(struct sched *s, size_t c)
 {
 	struct sched_class *cl = &s->classes[c];
 	assert(cl->n > 0);
-	cl->heap[0] = cl->heap[--cl->n];
-	if (cl->n)
-		sift_down(cl, 0);
+	/* Floyd's bottom-up pop: the root's hole goes down to a leaf by the
+	 * lesser child, one comparison a level, and the last entry (a late
+	 * arrival, which belongs near the bottom) rises into it from there;
+	 * sift_down would compare it at every level too.  The entries are in a
+	 * total order (seq breaks every tie), so the heads come in the same
+	 * order whatever the layout. */
+	size_t n = --cl->n, i = 0;
+	for (size_t k = 1; k < n; i = k, k = 2 * k + 1) {
+		if (k + 1 < n && sched_before(&cl->heap[k + 1], &cl->heap[k]))
+			k++;
+		cl->heap[i] = cl->heap[k];
+	}
+	rise(cl, i, cl->heap[n]);
 	s->pending--;
 	tree_set(s, c);
 }
