@@ -168,6 +168,11 @@ static void rehash(struct sched *s)
 static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
 		       int32_t queue)
 {
+	/* jobs of one workload come in runs: the last add's class, unless it
+	 * is another (a class is never removed, so the index stays good) */
+	const struct sched_class *last = s->n_classes ? &s->classes[s->last] : NULL;
+	if (last && last->workload == workload && last->gpus == gpus && last->variant == variant)
+		return s->last;
 	size_t i = slot_of(s, workload, gpus, variant);
 	if (hash_ids_at(&s->index, i))
 		return hash_ids_at(&s->index, i) - 1u;
@@ -229,7 +234,7 @@ size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
 			 int32_t queue, struct sched_entry e)
 {
-	size_t c = class_of(s, workload, gpus, variant, queue);
+	size_t c = s->last = class_of(s, workload, gpus, variant, queue);
 	struct sched_class *cl = &s->classes[c];
 	if (cl->n == cl->cap) { /* from one: most classes of a large cluster hold one job */
 		cl->cap = cl->cap ? 2 * cl->cap : 1;

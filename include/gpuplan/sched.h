@@ -42,6 +42,7 @@ struct sched {
 	struct sched_class *classes;
 	size_t n_classes, cap_classes;
 	struct hash_ids index; /* (workload, gpus, variant) -> class */
+	size_t last;           /* the class of the last add, found without the index */
 	size_t pending;        /* jobs in all classes */
 	/* The heads of the classes that hold jobs and are not blocked, as a
 	 * tournament tree over class indexes (sched_next): node i holds the
