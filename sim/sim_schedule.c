@@ -100,14 +100,18 @@ static bool try_class(struct sim *s, size_t c)
 	const struct sim_job *j = &s->jobs[head];
 	int32_t *why = class_why(s, c);
 	uint64_t now_state = s->cluster.state | 1; /* 0: no failure kept */
-	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
 	if (s->failed_at[c] != now_state) {
+		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
+					  j->variant};
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
 		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why))
 			return true; /* why still holds the kept failure's counts */
 		s->failed_at[c] = kept ? now_state : 0;
 	} else {
-		assert(kept_failure_holds(s, &pod, why));
+		assert(kept_failure_holds(s,
+					  &(struct pod_request){j->workload, j->gpus, j->duration,
+								fit_window(s), j->variant},
+					  why));
 	}
 	autoscale_class_failed(s->as, c, true);
 	const char *post = post_filter(s, c, head, why);
