@@ -23,6 +23,7 @@ void sched_free(struct sched *s)
 	free(s->tree);
 	free(s->blocked);
 	free(s->blocked_list);
+	free(s->failed);
 	memset(s, 0, sizeof *s);
 }
 
@@ -84,6 +85,7 @@ static void tree_grow(struct sched *s, size_t c)
 	/* a class is blocked at most once a pass: room for all, grown here and
 	 * not by a realloc per block (one per failed placement of a pass) */
 	s->blocked_list = gp_xrealloc(s->blocked_list, cap * sizeof *s->blocked_list);
+	s->failed = gp_xrealloc(s->failed, cap * sizeof *s->failed);
 	s->tree_cap = cap;
 	free(s->tree);
 	s->tree = gp_xmalloc(2 * cap * sizeof *s->tree);
@@ -110,6 +112,20 @@ void sched_unblock_all(struct sched *s)
 		tree_set(s, s->blocked_list[k]);
 	}
 	s->n_blocked = 0;
+	s->n_failed = 0;
+}
+
+void sched_fail(struct sched *s, size_t c)
+{
+	assert(s->n_failed < s->tree_cap && "a class fails once a sweep");
+	s->failed[s->n_failed++] = (uint32_t)c;
+}
+
+void sched_block_failed(struct sched *s)
+{
+	for (size_t k = 0; k < s->n_failed; k++)
+		sched_block(s, s->failed[k]);
+	s->n_failed = 0;
 }
 
 /* sched_next within node i, which covers classes [lo, hi). */

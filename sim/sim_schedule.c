@@ -128,7 +128,10 @@ static bool try_class(struct sim *s, size_t c)
 /*
  * kube-scheduler's part of a pass: starts admitted work until nothing more
  * fits.  A class found blocked stays blocked for the rest of the pass:
- * starting work only takes capacity away.
+ * starting work only takes capacity away.  A sweep goes on from the class
+ * after the one it tried, so a failure is blocked only when another sweep
+ * follows (sched_fail): the last sweep of a pass, which starts nothing,
+ * blocks and lets in again no class.
  */
 static void place_pass(struct sim *s)
 {
@@ -146,7 +149,7 @@ static void place_pass(struct sim *s)
 		     c = sched_next(sch, (size_t)c + 1,
 				    best >= 0 ? &sch->classes[best].heap[0] : NULL)) {
 			if (!try_class(s, (size_t)c)) {
-				sched_block(sch, (size_t)c);
+				sched_fail(sch, (size_t)c);
 				continue;
 			}
 			best = c;
@@ -154,6 +157,7 @@ static void place_pass(struct sim *s)
 		}
 		if (best < 0)
 			break;
+		sched_block_failed(sch);
 		sim_start(s, (size_t)best, s->best_plan);
 	}
 	sched_unblock_all(sch);

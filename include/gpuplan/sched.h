@@ -53,6 +53,8 @@ struct sched {
 	uint8_t *blocked; /* per class (tree_cap) */
 	uint32_t *blocked_list;
 	size_t n_blocked;
+	uint32_t *failed; /* classes failed in the current sweep, not yet blocked */
+	size_t n_failed;
 };
 
 void sched_init(struct sched *s, enum sched_order order);
@@ -89,6 +91,14 @@ void sched_remove(struct sched *s, size_t c, uint32_t job);
  * O(log classes) each, O(blocked) for all. */
 void sched_block(struct sched *s, size_t c);
 void sched_unblock_all(struct sched *s);
+
+/* Class c failed in a sweep of sched_next, which goes on from a later
+ * class and so will not find it again: it is blocked only if another sweep
+ * of the pass follows (sched_block_failed, before the sweep's start), and a
+ * pass's last sweep, which starts nothing, blocks none of its failures
+ * (sched_unblock_all forgets them).  O(1). */
+void sched_fail(struct sched *s, size_t c);
+void sched_block_failed(struct sched *s);
 
 /* The first class from index `from` on that holds jobs, is not blocked and
  * whose head does not come after *bound (NULL: any head); -1 when none.
