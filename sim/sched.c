@@ -17,7 +17,7 @@ void sched_init(struct sched *s, enum sched_order order)
 void sched_free(struct sched *s)
 {
 	for (size_t c = 0; c < s->n_classes; c++)
-		free(s->classes[c].heap);
+		free(s->classes[c].base);
 	free(s->classes);
 	hash_ids_free(&s->index);
 	free(s->tree);
@@ -194,8 +194,11 @@ static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t 
 		return hash_ids_at(&s->index, i) - 1u;
 	GP_GROW(s->classes, s->cap_classes, s->n_classes + 1);
 	size_t c = s->n_classes++;
-	s->classes[c] = (struct sched_class){
-		.workload = workload, .gpus = gpus, .variant = variant, .queue = queue};
+	s->classes[c] = (struct sched_class){.workload = workload,
+					     .gpus = gpus,
+					     .variant = variant,
+					     .queue = queue,
+					     .sorted = true};
 	if (hash_ids_crowded(&s->index))
 		rehash(s); /* puts c too */
 	else
@@ -238,6 +241,14 @@ static void rise(struct sched_class *cl, size_t i, struct sched_entry e)
 	cl->heap[i] = e;
 }
 
+/* A class with no entries: its next ones start at the array's start, in order. */
+static void empty(struct sched_class *cl)
+{
+	cl->off = 0;
+	cl->heap = cl->base;
+	cl->sorted = true;
+}
+
 /* Moves the entry at i up to its place among its parents. */
 static void sift_up(struct sched_class *cl, size_t i) { rise(cl, i, cl->heap[i]); }
 
@@ -252,12 +263,23 @@ size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_
 {
 	size_t c = s->last = class_of(s, workload, gpus, variant, queue);
 	struct sched_class *cl = &s->classes[c];
-	if (cl->n == cl->cap) { /* from one: most classes of a large cluster hold one job */
-		cl->cap = cl->cap ? 2 * cl->cap : 1;
-		cl->heap = gp_xrealloc(cl->heap, cl->cap * sizeof *cl->heap);
+	if (cl->off + cl->n == cl->cap) {
+		if (cl->off && cl->off >= cl->n) { /* half or more popped: down to the start */
+			memmove(cl->base, cl->heap, cl->n * sizeof *cl->heap);
+			cl->off = 0;
+		} else { /* from one: most classes of a large cluster hold one job */
+			cl->cap = cl->cap ? 2 * cl->cap : 1;
+			cl->base = gp_xrealloc(cl->base, cl->cap * sizeof *cl->base);
+		}
+		cl->heap = cl->base + cl->off;
 	}
 	cl->heap[cl->n++] = e;
-	sift_up(cl, cl->n - 1);
+	/* in order after the last: the array stays ascending, and no parent
+	 * of the new entry comes after it */
+	if (cl->sorted && cl->n > 1 && sched_before(&e, &cl->heap[cl->n - 2]))
+		cl->sorted = false;
+	if (!cl->sorted)
+		sift_up(cl, cl->n - 1);
 	s->pending++;
 	tree_set(s, c);
 	return c;
@@ -274,12 +296,18 @@ void sched_pop(struct sched *s, size_t c)
 	 * total order (seq breaks every tie), so the heads come in the same
 	 * order whatever the layout. */
 	size_t n = --cl->n, i = 0;
-	for (size_t k = 1; k < n; i = k, k = 2 * k + 1) {
-		if (k + 1 < n && sched_before(&cl->heap[k + 1], &cl->heap[k]))
-			k++;
-		cl->heap[i] = cl->heap[k];
+	if (cl->sorted) { /* the rest is ascending: a heap from its first */
+		cl->heap = cl->base + ++cl->off;
+	} else {
+		for (size_t k = 1; k < n; i = k, k = 2 * k + 1) {
+			if (k + 1 < n && sched_before(&cl->heap[k + 1], &cl->heap[k]))
+				k++;
+			cl->heap[i] = cl->heap[k];
+		}
+		rise(cl, i, cl->heap[n]);
 	}
-	rise(cl, i, cl->heap[n]);
+	if (!n)
+		empty(cl);
 	s->pending--;
 	tree_set(s, c);
 }
@@ -293,9 +321,12 @@ void sched_remove(struct sched *s, size_t c, uint32_t job)
 	assert(i < cl->n && "the job waits in its class");
 	cl->heap[i] = cl->heap[--cl->n];
 	if (i < cl->n) {
+		cl->sorted = false;
 		sift_up(cl, i);
 		sift_down(cl, i); /* one of the two moves it, if anything */
 	}
+	if (!cl->n)
+		empty(cl);
 	s->pending--;
 	tree_set(s, c); /* the head may have moved */
 }

@@ -33,8 +33,13 @@ struct sched_class {
 	int32_t gpus;
 	int32_t variant; /* placement variant (Kueue flavors' labels, placement.h) */
 	int32_t queue;
+	/* A binary heap of n entries from heap[0], which is base + off: while
+	 * the entries came in order (sorted), the array is ascending, which is
+	 * a heap too, and a pop is off++ (a FIFO class's jobs arrive in order) */
 	struct sched_entry *heap;
-	size_t n, cap;
+	size_t n, cap, off;
+	struct sched_entry *base; /* the array (cap entries) */
+	bool sorted;
 };
 
 struct sched {
