@@ -228,8 +228,8 @@ static void sift_down(struct sched_class *cl, size_t i)
 	cl->heap[i] = e;
 }
 
-/* Puts e into the hole at i, or where it belongs among i's parents. */
-static void rise(struct sched_class *cl, size_t i, struct sched_entry e)
+/* Puts e into the hole at i, or where it belongs among i's parents; where. */
+static size_t rise(struct sched_class *cl, size_t i, struct sched_entry e)
 {
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
@@ -239,6 +239,7 @@ static void rise(struct sched_class *cl, size_t i, struct sched_entry e)
 		i = parent;
 	}
 	cl->heap[i] = e;
+	return i;
 }
 
 /* A class with no entries: its next ones start at the array's start, in order. */
@@ -249,8 +250,8 @@ static void empty(struct sched_class *cl)
 	cl->sorted = true;
 }
 
-/* Moves the entry at i up to its place among its parents. */
-static void sift_up(struct sched_class *cl, size_t i) { rise(cl, i, cl->heap[i]); }
+/* Moves the entry at i up to its place among its parents; where. */
+static size_t sift_up(struct sched_class *cl, size_t i) { return rise(cl, i, cl->heap[i]); }
 
 size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 		 struct sched_entry e)
@@ -278,10 +279,10 @@ size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_
 	 * of the new entry comes after it */
 	if (cl->sorted && cl->n > 1 && sched_before(&e, &cl->heap[cl->n - 2]))
 		cl->sorted = false;
-	if (!cl->sorted)
-		sift_up(cl, cl->n - 1);
+	size_t at = cl->sorted ? cl->n - 1 : sift_up(cl, cl->n - 1);
 	s->pending++;
-	tree_set(s, c);
+	if (!at) /* a new head; behind the head, the class's leaf and the tree stay */
+		tree_set(s, c);
 	return c;
 }
 
