@@ -34,6 +34,11 @@ static int32_t *class_why(struct sim *s, size_t c)
 		s->class_post =
 			gp_xrealloc(s->class_post, s->cap_failed_at * sizeof *s->class_post);
 		memset(s->class_post + had, 0, (s->cap_failed_at - had) * sizeof *s->class_post);
+		s->planned_at =
+			gp_xrealloc(s->planned_at, s->cap_failed_at * sizeof *s->planned_at);
+		memset(s->planned_at + had, 0, (s->cap_failed_at - had) * sizeof *s->planned_at);
+		s->class_plan =
+			gp_xrealloc(s->class_plan, s->cap_failed_at * sizeof *s->class_plan);
 	}
 	return &s->class_why[c * n];
 }
@@ -47,6 +52,19 @@ static bool kept_failure_holds(struct sim *s, const struct pod_request *pod, con
 	bool holds = !placement_plan(&s->placer, pod, s->engine.now, nodes, again) &&
 		     !memcmp(again, why, n * sizeof *why);
 	free(again);
+	free(nodes);
+	return holds;
+}
+
+/* Debug builds plan again where a kept plan answers, and compare. */
+static bool kept_plan_holds(struct sim *s, const struct pod_request *pod,
+			    const struct plan_memo *kept)
+{
+	struct plan_memo again;
+	int32_t *nodes = gp_xcalloc(1, sizeof *nodes);
+	bool holds = placement_plan(&s->placer, pod, s->engine.now, nodes, NULL) &&
+		     placement_plan_memo(&s->placer, nodes, &again) && again.node == kept->node &&
+		     again.start == kept->start && again.planned == kept->planned;
 	free(nodes);
 	return holds;
 }
@@ -104,8 +122,18 @@ static bool try_class(struct sim *s, size_t c)
 		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
 					  j->variant};
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
-		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why))
+		if (kept && s->planned_at[c] == now_state &&
+		    placement_plan_kept(&s->placer, &s->class_plan[c], s->plan)) {
+			assert(kept_plan_holds(s, &pod, &s->class_plan[c]));
+			return true;
+		}
+		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why)) {
+			s->planned_at[c] =
+				kept && placement_plan_memo(&s->placer, s->plan, &s->class_plan[c])
+					? now_state
+					: 0;
 			return true; /* why still holds the kept failure's counts */
+		}
 		s->failed_at[c] = kept ? now_state : 0;
 	} else {
 		assert(kept_failure_holds(s,
