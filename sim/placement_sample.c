@@ -2,7 +2,8 @@
  * placement_sample.c - kube-scheduler's feasible-node search
  * (percentageOfNodesToScore, placement.h "Sampling"): the walk that finds the
  * sampled nodes from the rotating start, every feasible node where there is
- * no sampling, and the best of the sampled nodes.
+ * no sampling, and the best of the sampled nodes; a plan kept with the
+ * rotation it left (placement.h, "A plan kept").
  */
 #include "gpuplan/placement.h"
 

@@ -108,6 +108,10 @@ static const char *post_filter(struct sim *s, size_t c, uint32_t head, const int
  * to s->plan.  When it cannot, its class records why (reasons.h).  A class
  * that failed with the same head and nothing freed since is not tried
  * again: starting work only takes capacity away, so it would fail again.
+ * As a failure is kept with what placement saw (class_why), so is a plan
+ * that succeeded (s->planned_at, s->class_plan; placement.h, "A plan
+ * kept"): a busy cluster returns to the same state at each finish, and the
+ * class's next head goes where the last one went without a search.
  */
 static bool try_class(struct sim *s, size_t c)
 {
