@@ -79,17 +79,21 @@ static bool kept_plan_holds(struct sim *s, const struct pod_request *pod,
  * would find and return.  The failures of a busy cluster (a head after a
  * start, an arrival) repeat one another: they then cost no PostFilter.  Not
  * where pods must fit a window (the time left counts).  Debug builds ask
- * again and compare.
+ * again and compare.  Where no search ran (searched false: a kept failure),
+ * why is the class's counts as the last call here kept them: every failed
+ * search of the class comes here next, and nothing else writes them.
  */
-static const char *post_filter(struct sim *s, size_t c, uint32_t head, const int32_t *why)
+static const char *post_filter(struct sim *s, size_t c, uint32_t head, const int32_t *why,
+			       bool searched)
 {
 	struct class_post *cp = &s->class_post[c];
 	size_t n = s->placer.n_reasons;
 	int32_t *kept_why = &s->post_why[c * n];
 	uint64_t ready = s->cluster.ready_changes + 1;
 	bool repeats = sim_post_default(s, &s->jobs[head]) && !(fit_window(s) && s->has_windows);
+	assert(searched || !memcmp(kept_why, why, n * sizeof *why));
 	if (repeats && cp->ready == ready && cp->made == s->preempt.msg_made &&
-	    !memcmp(kept_why, why, n * sizeof *why)) {
+	    (!searched || !memcmp(kept_why, why, n * sizeof *why))) {
 #ifndef NDEBUG
 		const char *again = sim_kube_preempt(s, head, why);
 		assert((again == cp->post || (again && cp->post && !strcmp(again, cp->post))) &&
@@ -122,7 +126,8 @@ static bool try_class(struct sim *s, size_t c)
 	const struct sim_job *j = &s->jobs[head];
 	int32_t *why = class_why(s, c);
 	uint64_t now_state = s->cluster.state | 1; /* 0: no failure kept */
-	if (s->failed_at[c] != now_state) {
+	bool searched = s->failed_at[c] != now_state;
+	if (searched) {
 		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
 					  j->variant};
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
@@ -146,7 +151,7 @@ static bool try_class(struct sim *s, size_t c)
 					  why));
 	}
 	autoscale_class_failed(s->as, c, true);
-	const char *post = post_filter(s, c, head, why);
+	const char *post = post_filter(s, c, head, why, searched);
 	int32_t growing = autoscale_provisioning_pool(s->as, c);
 	if (growing >= 0) /* "Insufficient" while its nodes come: provisioning */
 		reasons_bind(&s->reasons, PLACE_RC(c), CONSTRAINT_PROVISIONING, growing);
