@@ -144,6 +144,12 @@ static int64_t next_in(const struct sched *s, size_t i, size_t lo, size_t hi, si
 
 int64_t sched_next(const struct sched *s, size_t from, const struct sched_entry *bound)
 {
+	if (s->tree_cap == 1) { /* one class: the root is its leaf, no descent */
+		int32_t m = s->tree[1];
+		return !from && m >= 0 && !(bound && sched_before(bound, &s->classes[m].heap[0]))
+			       ? 0
+			       : -1;
+	}
 	return s->tree_cap ? next_in(s, 1, 0, s->tree_cap, from, bound) : -1;
 }
 
