@@ -365,6 +365,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 		c->most_memory = fmax(c->most_memory, sc->workloads[w].memory_bytes);
 	}
 	c->class_of = gp_xcalloc(c->n_nodes + 1, sizeof *c->class_of);
+	cluster_figures_init(c);
 	cluster_classes_init(&c->classes, c->n_nodes);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct node_class key = class_key(&c->nodes[i]);
@@ -455,6 +456,7 @@ void cluster_free(struct cluster *c)
 	cluster_groups_free(c); /* reads the pools */
 	free(c->wl_shut);
 	free(c->undoable);
+	free(c->figures);
 	free(c->wl_closes_at);
 	for (size_t p = 0; p < c->n_pools; p++) {
 		struct pool_state *ps = &c->pools[p];
@@ -791,38 +793,35 @@ static int32_t gpus_with_room(const struct cluster *c, const struct node *nd)
 }
 
 /* Chooses the GPUs (and MIG slot) and what each holds (per_gpu[i], units on
- * GPU i); fills grant and returns the tenant's share. */
+ * GPU i) for a pod of figures f; fills grant and returns the tenant's share. */
 static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
-		     int32_t gpus, struct cluster_grant *grant, int32_t *per_gpu)
+		     int32_t gpus, const struct pod_figures *f, struct cluster_grant *grant,
+		     int32_t *per_gpu)
 {
-	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
-	struct sharing_ask ask = scenario_ask(w);
 	grant->mig_slot = -1;
+	grant->units = f->units;
+	grant->equivalent = f->equivalent;
 	if (w->request == REQUEST_MIG) {
 		int i = pick_instance(c, nd, w->mig_profile, &grant->mig_slot);
 		grant->gpu_mask = UINT64_C(1) << i;
-		grant->units = per_gpu[i] = 1;
-		grant->equivalent = sharing_pod_equivalent(sh, &ask, 1);
-		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
+		per_gpu[i] = 1;
+		return f->share;
 	}
 	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
-	grant->units = sharing_pod_units(sh, &ask);
 	grant->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
-	if (sharing_stacks(sh) && !c->prefer && gpus_with_room(c, nd) < n) {
+	if (sharing_stacks(&c->sc->pools[nd->pool].sharing) && !c->prefer &&
+	    gpus_with_room(c, nd) < n) {
 		for (int i = 0; i < nd->gpus; i++)
-			per_gpu[i] = grant->units;
+			per_gpu[i] = f->units;
 		stack_replicas(c, nd, n, grant, per_gpu);
-		grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
-		return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
+		return f->share;
 	}
 	if (!c->prefer)
-		grant->gpu_mask = best_fit(c, nd, n, grant->units,
-					   !sharing_replicated(sh) && w->request == REQUEST_GPUS);
+		grant->gpu_mask = best_fit(c, nd, n, f->units, f->whole);
 	assert(__builtin_popcountll(grant->gpu_mask) == n && "one GPU per unit asked");
 	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) /* the take reads these alone */
-		per_gpu[__builtin_ctzll(m)] = grant->units;
-	grant->equivalent = sharing_pod_equivalent(sh, &ask, n);
-	return sharing_compute(sh, c->sc->pools[nd->pool].gpu, &ask);
+		per_gpu[__builtin_ctzll(m)] = f->units;
+	return f->share;
 }
 
 int64_t cluster_scored_cpu(const struct workload_spec *w)
@@ -881,21 +880,28 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 		  uint32_t job, struct cluster_grant *grant)
 {
 	const struct node *nd = &c->nodes[node];
+	const struct pod_figures *f = cluster_figures_of(c, (size_t)nd->pool, w, gpus);
+	struct pod_figures own;
+	if (!f) {
+		own = cluster_figure(c, (size_t)nd->pool, w, gpus);
+		f = &own;
+	}
+	assert(cluster_figures_hold(c, (size_t)nd->pool, w, gpus, f));
 	grant->node = node;
 	grant->first_gpu = nd->first_gpu;
 	grant->vram = w->vram_bytes;
-	grant->cpu = c->sc->pools[nd->pool].cpu > 0 ? w->cpu : 0;
-	grant->memory = c->sc->pools[nd->pool].memory_bytes > 0 ? w->memory_bytes : 0;
+	grant->cpu = f->cpu;
+	grant->memory = f->memory;
 	c->nodes[node].cpu_free -= grant->cpu;
 	c->nodes[node].memory_free -= grant->memory;
-	grant->cpu_scored = cluster_scored_cpu(w);
-	grant->memory_scored = cluster_scored_memory(w);
+	grant->cpu_scored = f->cpu_scored;
+	grant->memory_scored = f->memory_scored;
 	c->nodes[node].cpu_scored += grant->cpu_scored;
 	c->nodes[node].memory_scored += grant->memory_scored;
 	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
 	       "no cpu or memory over-requested");
 	int32_t per_gpu[64];
-	double share = choose(c, nd, w, gpus, grant, per_gpu);
+	double share = choose(c, nd, w, gpus, f, grant, per_gpu);
 	c->prefer = 0;
 	double busy = c->busy >= 0 ? c->busy : w->gpu_busy;
 	/* the granted GPUs alone, lowest first: a pod holds few of a node's */

@@ -8,11 +8,49 @@
  *   cluster_groups.c  the Ready nodes by class and key (cluster.h, "Class groups")
  *   cluster_walk.c    walks over the bucket indexes, Ready ranks (cluster.h, "Walks")
  *   cluster_state.c   what placement sees as one number (cluster.state)
+ *   cluster_figures.c what one pod of a workload takes on a pool ("Pod figures")
  */
 #ifndef GPUPLAN_CLUSTER_INT_H
 #define GPUPLAN_CLUSTER_INT_H
 
 #include "gpuplan/cluster.h"
+
+/*
+ * Pod figures.  What a pod of a scenario's workload takes on a pool follows
+ * from the workload and the pool's sharing alone: its units on each GPU,
+ * its GPU equivalents for the workload's own GPU count, its share of a GPU,
+ * the cpu and memory it takes from the node and those kube-scheduler
+ * scores.  cluster_init computes them once for every workload and pool
+ * (cluster.figures); a take reads them, and cluster_figure computes them
+ * for a spec of a caller's own (not in the scenario's array) or another
+ * GPU count.  Debug builds compare
+ * what a take reads with cluster_figure's (cluster_figures_hold).
+ */
+struct pod_figures {
+	int32_t units;
+	bool whole; /* best fit among untouched GPUs only (exclusive GPUs) */
+	double equivalent, share, cpu, memory;
+	int64_t cpu_scored, memory_scored;
+};
+
+void cluster_figures_init(struct cluster *c);
+struct pod_figures cluster_figure(const struct cluster *c, size_t p, const struct workload_spec *w,
+				  int32_t gpus);
+bool cluster_figures_hold(const struct cluster *c, size_t p, const struct workload_spec *w,
+			  int32_t gpus, const struct pod_figures *f);
+
+/* The figures kept for a pod of w asking for `gpus` on pool p, or NULL (a
+ * caller's own spec, a GPU count not the workload's).  O(1). */
+static inline const struct pod_figures *cluster_figures_of(const struct cluster *c, size_t p,
+							   const struct workload_spec *w,
+							   int32_t gpus)
+{
+	/* (as addresses: a caller's own spec is in no array of the scenario) */
+	uintptr_t at = (uintptr_t)w - (uintptr_t)c->sc->workloads;
+	if (at >= c->sc->n_workloads * sizeof *w || gpus != w->gpus)
+		return NULL;
+	return &c->figures[at / sizeof *w * c->n_pools + p];
+}
 
 /* A table for at most `nodes` nodes, which are of no class yet. */
 void cluster_classes_init(struct class_table *t, size_t nodes);

@@ -647,11 +647,13 @@ bool pli_pick_offer(const struct placer *pl, struct pick *pk, int64_t score, int
 	}
 	pk->count += (uint64_t)n;
 	if (pk->count > (uint64_t)n &&
-	    gsl_rng_uniform_int(pl->ties, (unsigned long)pk->count) >= (unsigned long)n)
+	    (pl->sample->draws++,
+	     gsl_rng_uniform_int(pl->ties, (unsigned long)pk->count) >= (unsigned long)n))
 		return false;
 	pk->node = node;
 	pk->pool = p;
 	pk->best_only = best_only;
+	pl->sample->draws += n > 1;
 	pk->nth = n > 1 ? (int32_t)gsl_rng_uniform_int(pl->ties, (unsigned long)n) : -1;
 	pk->seg = -1;
 	return true;
@@ -1107,6 +1109,7 @@ bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time n
 	int32_t n = placement_pods(pl, (size_t)pod->workload), k = 0;
 	bool ok = true;
 	pl->sample->cursor = pl->sample->next_start;
+	pl->sample->plan_draws = pl->sample->draws;
 	if (n == 1) {
 		nodes[0] = find_one(pl, pod, now);
 		ok = nodes[0] >= 0;

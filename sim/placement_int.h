@@ -132,6 +132,8 @@ struct node_sample {
 	int64_t cursor;        /* where the next search of a plan starts */
 	int64_t planned;       /* the cursor after the last plan that succeeded; -1: none */
 	int32_t planned_first; /* that plan's first node */
+	uint64_t draws;        /* ties drawn (pl->ties), so far */
+	uint64_t plan_draws;   /* draws when the last placement_plan began */
 	int32_t *nodes;        /* the feasible nodes found (capacity: every node) */
 	int32_t n;
 	/* sample_walk's nodes come pool by pool: each pool's run ends before

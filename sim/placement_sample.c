@@ -2,7 +2,8 @@
  * placement_sample.c - kube-scheduler's feasible-node search
  * (percentageOfNodesToScore, placement.h "Sampling"): the walk that finds the
  * sampled nodes from the rotating start, every feasible node where there is
- * no sampling, and the best of the sampled nodes.
+ * no sampling, and the best of the sampled nodes; a plan kept with the
+ * rotation it left (placement.h, "A plan kept").
  */
 #include "gpuplan/placement.h"
 
@@ -32,6 +33,26 @@ int32_t placement_nodes_to_find(int32_t percentage, int32_t all)
 }
 
 int64_t placement_next_start(const struct placer *pl) { return pl->sample->next_start; }
+
+bool placement_plan_memo(const struct placer *pl, const int32_t *nodes, struct plan_memo *m)
+{
+	const struct node_sample *sm = pl->sample;
+	if (pl->gpu || sm->draws != sm->plan_draws || sm->planned < 0)
+		return false;
+	*m = (struct plan_memo){sm->next_start, sm->planned, nodes[0]};
+	return true;
+}
+
+bool placement_plan_kept(struct placer *pl, const struct plan_memo *m, int32_t *nodes)
+{
+	struct node_sample *sm = pl->sample;
+	if (sm->next_start != m->start)
+		return false;
+	sm->cursor = sm->planned = m->planned; /* as placement_plan leaves them */
+	sm->planned_first = nodes[0] = m->node;
+	cluster_prefetch_node(pl->c, m->node);
+	return true;
+}
 
 /* The nodes of pool p with the pod's units, of those its rule allows when
  * they are a list (a pinned pod: its node, O(1) rather than a walk of the

@@ -17,12 +17,13 @@ void sched_init(struct sched *s, enum sched_order order)
 void sched_free(struct sched *s)
 {
 	for (size_t c = 0; c < s->n_classes; c++)
-		free(s->classes[c].heap);
+		free(s->classes[c].base);
 	free(s->classes);
 	hash_ids_free(&s->index);
 	free(s->tree);
 	free(s->blocked);
 	free(s->blocked_list);
+	free(s->failed);
 	memset(s, 0, sizeof *s);
 }
 
@@ -84,6 +85,7 @@ static void tree_grow(struct sched *s, size_t c)
 	/* a class is blocked at most once a pass: room for all, grown here and
 	 * not by a realloc per block (one per failed placement of a pass) */
 	s->blocked_list = gp_xrealloc(s->blocked_list, cap * sizeof *s->blocked_list);
+	s->failed = gp_xrealloc(s->failed, cap * sizeof *s->failed);
 	s->tree_cap = cap;
 	free(s->tree);
 	s->tree = gp_xmalloc(2 * cap * sizeof *s->tree);
@@ -110,6 +112,20 @@ void sched_unblock_all(struct sched *s)
 		tree_set(s, s->blocked_list[k]);
 	}
 	s->n_blocked = 0;
+	s->n_failed = 0;
+}
+
+void sched_fail(struct sched *s, size_t c)
+{
+	assert(s->n_failed < s->tree_cap && "a class fails once a sweep");
+	s->failed[s->n_failed++] = (uint32_t)c;
+}
+
+void sched_block_failed(struct sched *s)
+{
+	for (size_t k = 0; k < s->n_failed; k++)
+		sched_block(s, s->failed[k]);
+	s->n_failed = 0;
 }
 
 /* sched_next within node i, which covers classes [lo, hi). */
@@ -128,6 +144,12 @@ static int64_t next_in(const struct sched *s, size_t i, size_t lo, size_t hi, si
 
 int64_t sched_next(const struct sched *s, size_t from, const struct sched_entry *bound)
 {
+	if (s->tree_cap == 1) { /* one class: the root is its leaf, no descent */
+		int32_t m = s->tree[1];
+		return !from && m >= 0 && !(bound && sched_before(bound, &s->classes[m].heap[0]))
+			       ? 0
+			       : -1;
+	}
 	return s->tree_cap ? next_in(s, 1, 0, s->tree_cap, from, bound) : -1;
 }
 
@@ -168,13 +190,21 @@ static void rehash(struct sched *s)
 static size_t class_of(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
 		       int32_t queue)
 {
+	/* jobs of one workload come in runs: the last add's class, unless it
+	 * is another (a class is never removed, so the index stays good) */
+	const struct sched_class *last = s->n_classes ? &s->classes[s->last] : NULL;
+	if (last && last->workload == workload && last->gpus == gpus && last->variant == variant)
+		return s->last;
 	size_t i = slot_of(s, workload, gpus, variant);
 	if (hash_ids_at(&s->index, i))
 		return hash_ids_at(&s->index, i) - 1u;
 	GP_GROW(s->classes, s->cap_classes, s->n_classes + 1);
 	size_t c = s->n_classes++;
-	s->classes[c] = (struct sched_class){
-		.workload = workload, .gpus = gpus, .variant = variant, .queue = queue};
+	s->classes[c] = (struct sched_class){.workload = workload,
+					     .gpus = gpus,
+					     .variant = variant,
+					     .queue = queue,
+					     .sorted = true};
 	if (hash_ids_crowded(&s->index))
 		rehash(s); /* puts c too */
 	else
@@ -204,10 +234,9 @@ static void sift_down(struct sched_class *cl, size_t i)
 	cl->heap[i] = e;
 }
 
-/* Moves the entry at i up to its place among its parents. */
-static void sift_up(struct sched_class *cl, size_t i)
+/* Puts e into the hole at i, or where it belongs among i's parents; where. */
+static size_t rise(struct sched_class *cl, size_t i, struct sched_entry e)
 {
-	struct sched_entry e = cl->heap[i];
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
 		if (!sched_before(&e, &cl->heap[parent]))
@@ -216,7 +245,19 @@ static void sift_up(struct sched_class *cl, size_t i)
 		i = parent;
 	}
 	cl->heap[i] = e;
+	return i;
 }
+
+/* A class with no entries: its next ones start at the array's start, in order. */
+static void empty(struct sched_class *cl)
+{
+	cl->off = 0;
+	cl->heap = cl->base;
+	cl->sorted = true;
+}
+
+/* Moves the entry at i up to its place among its parents; where. */
+static size_t sift_up(struct sched_class *cl, size_t i) { return rise(cl, i, cl->heap[i]); }
 
 size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 		 struct sched_entry e)
@@ -227,16 +268,27 @@ size_t sched_add(struct sched *s, int32_t workload, int32_t gpus, int32_t queue,
 size_t sched_add_variant(struct sched *s, int32_t workload, int32_t gpus, int32_t variant,
 			 int32_t queue, struct sched_entry e)
 {
-	size_t c = class_of(s, workload, gpus, variant, queue);
+	size_t c = s->last = class_of(s, workload, gpus, variant, queue);
 	struct sched_class *cl = &s->classes[c];
-	if (cl->n == cl->cap) { /* from one: most classes of a large cluster hold one job */
-		cl->cap = cl->cap ? 2 * cl->cap : 1;
-		cl->heap = gp_xrealloc(cl->heap, cl->cap * sizeof *cl->heap);
+	if (cl->off + cl->n == cl->cap) {
+		if (cl->off && cl->off >= cl->n) { /* half or more popped: down to the start */
+			memmove(cl->base, cl->heap, cl->n * sizeof *cl->heap);
+			cl->off = 0;
+		} else { /* from one: most classes of a large cluster hold one job */
+			cl->cap = cl->cap ? 2 * cl->cap : 1;
+			cl->base = gp_xrealloc(cl->base, cl->cap * sizeof *cl->base);
+		}
+		cl->heap = cl->base + cl->off;
 	}
 	cl->heap[cl->n++] = e;
-	sift_up(cl, cl->n - 1);
+	/* in order after the last: the array stays ascending, and no parent
+	 * of the new entry comes after it */
+	if (cl->sorted && cl->n > 1 && sched_before(&e, &cl->heap[cl->n - 2]))
+		cl->sorted = false;
+	size_t at = cl->sorted ? cl->n - 1 : sift_up(cl, cl->n - 1);
 	s->pending++;
-	tree_set(s, c);
+	if (!at) /* a new head; behind the head, the class's leaf and the tree stay */
+		tree_set(s, c);
 	return c;
 }
 
@@ -244,9 +296,25 @@ void sched_pop(struct sched *s, size_t c)
 {
 	struct sched_class *cl = &s->classes[c];
 	assert(cl->n > 0);
-	cl->heap[0] = cl->heap[--cl->n];
-	if (cl->n)
-		sift_down(cl, 0);
+	/* Floyd's bottom-up pop: the root's hole goes down to a leaf by the
+	 * lesser child, one comparison a level, and the last entry (a late
+	 * arrival, which belongs near the bottom) rises into it from there;
+	 * sift_down would compare it at every level too.  The entries are in a
+	 * total order (seq breaks every tie), so the heads come in the same
+	 * order whatever the layout. */
+	size_t n = --cl->n, i = 0;
+	if (cl->sorted) { /* the rest is ascending: a heap from its first */
+		cl->heap = cl->base + ++cl->off;
+	} else {
+		for (size_t k = 1; k < n; i = k, k = 2 * k + 1) {
+			if (k + 1 < n && sched_before(&cl->heap[k + 1], &cl->heap[k]))
+				k++;
+			cl->heap[i] = cl->heap[k];
+		}
+		rise(cl, i, cl->heap[n]);
+	}
+	if (!n)
+		empty(cl);
 	s->pending--;
 	tree_set(s, c);
 }
@@ -260,9 +328,12 @@ void sched_remove(struct sched *s, size_t c, uint32_t job)
 	assert(i < cl->n && "the job waits in its class");
 	cl->heap[i] = cl->heap[--cl->n];
 	if (i < cl->n) {
+		cl->sorted = false;
 		sift_up(cl, i);
 		sift_down(cl, i); /* one of the two moves it, if anything */
 	}
+	if (!cl->n)
+		empty(cl);
 	s->pending--;
 	tree_set(s, c); /* the head may have moved */
 }

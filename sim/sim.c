@@ -237,6 +237,8 @@ static void sim_destroy(struct sim *s)
 	free(s->class_why);
 	free(s->class_post);
 	free(s->post_why);
+	free(s->planned_at);
+	free(s->class_plan);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {
 		if (s->wl[w].quality)
 			gsl_rng_free(s->wl[w].quality);

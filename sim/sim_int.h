@@ -103,6 +103,8 @@ struct sim {
 	int32_t *class_why; /* per placement class, per reason slot: that failure's counts */
 	struct class_post *class_post; /* per placement class: its last PostFilter answer */
 	int32_t *post_why;             /* per placement class, per reason slot: its counts */
+	uint64_t *planned_at;          /* per placement class: cluster.state | 1 at its kept plan */
+	struct plan_memo *class_plan;  /* per placement class: that plan (placement.h) */
 	bool has_windows;              /* some pool has windows */
 	struct quota quota;            /* queue quotas and cohorts (quota.h) */
 	double *req;       /* scratch: a job's request per quota column (flavor, resource) */

@@ -34,6 +34,11 @@ static int32_t *class_why(struct sim *s, size_t c)
 		s->class_post =
 			gp_xrealloc(s->class_post, s->cap_failed_at * sizeof *s->class_post);
 		memset(s->class_post + had, 0, (s->cap_failed_at - had) * sizeof *s->class_post);
+		s->planned_at =
+			gp_xrealloc(s->planned_at, s->cap_failed_at * sizeof *s->planned_at);
+		memset(s->planned_at + had, 0, (s->cap_failed_at - had) * sizeof *s->planned_at);
+		s->class_plan =
+			gp_xrealloc(s->class_plan, s->cap_failed_at * sizeof *s->class_plan);
 	}
 	return &s->class_why[c * n];
 }
@@ -50,6 +55,19 @@ static bool kept_failure_holds(struct sim *s, const struct pod_request *pod, con
 	free(nodes);
 	return holds;
 }
+
+/* Debug builds plan again where a kept plan answers, and compare. */
+static bool kept_plan_holds(struct sim *s, const struct pod_request *pod,
+			    const struct plan_memo *kept)
+{
+	struct plan_memo again;
+	int32_t *nodes = gp_xcalloc(1, sizeof *nodes);
+	bool holds = placement_plan(&s->placer, pod, s->engine.now, nodes, NULL) &&
+		     placement_plan_memo(&s->placer, nodes, &again) && again.node == kept->node &&
+		     again.start == kept->start && again.planned == kept->planned;
+	free(nodes);
+	return holds;
+}
 #endif
 
 /*
@@ -61,17 +79,21 @@ static bool kept_failure_holds(struct sim *s, const struct pod_request *pod, con
  * would find and return.  The failures of a busy cluster (a head after a
  * start, an arrival) repeat one another: they then cost no PostFilter.  Not
  * where pods must fit a window (the time left counts).  Debug builds ask
- * again and compare.
+ * again and compare.  Where no search ran (searched false: a kept failure),
+ * why is the class's counts as the last call here kept them: every failed
+ * search of the class comes here next, and nothing else writes them.
  */
-static const char *post_filter(struct sim *s, size_t c, uint32_t head, const int32_t *why)
+static const char *post_filter(struct sim *s, size_t c, uint32_t head, const int32_t *why,
+			       bool searched)
 {
 	struct class_post *cp = &s->class_post[c];
 	size_t n = s->placer.n_reasons;
 	int32_t *kept_why = &s->post_why[c * n];
 	uint64_t ready = s->cluster.ready_changes + 1;
 	bool repeats = sim_post_default(s, &s->jobs[head]) && !(fit_window(s) && s->has_windows);
+	assert(searched || !memcmp(kept_why, why, n * sizeof *why));
 	if (repeats && cp->ready == ready && cp->made == s->preempt.msg_made &&
-	    !memcmp(kept_why, why, n * sizeof *why)) {
+	    (!searched || !memcmp(kept_why, why, n * sizeof *why))) {
 #ifndef NDEBUG
 		const char *again = sim_kube_preempt(s, head, why);
 		assert((again == cp->post || (again && cp->post && !strcmp(again, cp->post))) &&
@@ -90,6 +112,10 @@ static const char *post_filter(struct sim *s, size_t c, uint32_t head, const int
  * to s->plan.  When it cannot, its class records why (reasons.h).  A class
  * that failed with the same head and nothing freed since is not tried
  * again: starting work only takes capacity away, so it would fail again.
+ * As a failure is kept with what placement saw (class_why), so is a plan
+ * that succeeded (s->planned_at, s->class_plan; placement.h, "A plan
+ * kept"): a busy cluster returns to the same state at each finish, and the
+ * class's next head goes where the last one went without a search.
  */
 static bool try_class(struct sim *s, size_t c)
 {
@@ -100,17 +126,32 @@ static bool try_class(struct sim *s, size_t c)
 	const struct sim_job *j = &s->jobs[head];
 	int32_t *why = class_why(s, c);
 	uint64_t now_state = s->cluster.state | 1; /* 0: no failure kept */
-	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
-	if (s->failed_at[c] != now_state) {
+	bool searched = s->failed_at[c] != now_state;
+	if (searched) {
+		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
+					  j->variant};
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
-		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why))
+		if (kept && s->planned_at[c] == now_state &&
+		    placement_plan_kept(&s->placer, &s->class_plan[c], s->plan)) {
+			assert(kept_plan_holds(s, &pod, &s->class_plan[c]));
+			return true;
+		}
+		if (placement_plan(&s->placer, &pod, s->engine.now, s->plan, why)) {
+			s->planned_at[c] =
+				kept && placement_plan_memo(&s->placer, s->plan, &s->class_plan[c])
+					? now_state
+					: 0;
 			return true; /* why still holds the kept failure's counts */
+		}
 		s->failed_at[c] = kept ? now_state : 0;
 	} else {
-		assert(kept_failure_holds(s, &pod, why));
+		assert(kept_failure_holds(s,
+					  &(struct pod_request){j->workload, j->gpus, j->duration,
+								fit_window(s), j->variant},
+					  why));
 	}
 	autoscale_class_failed(s->as, c, true);
-	const char *post = post_filter(s, c, head, why);
+	const char *post = post_filter(s, c, head, why, searched);
 	int32_t growing = autoscale_provisioning_pool(s->as, c);
 	if (growing >= 0) /* "Insufficient" while its nodes come: provisioning */
 		reasons_bind(&s->reasons, PLACE_RC(c), CONSTRAINT_PROVISIONING, growing);
@@ -124,7 +165,10 @@ static bool try_class(struct sim *s, size_t c)
 /*
  * kube-scheduler's part of a pass: starts admitted work until nothing more
  * fits.  A class found blocked stays blocked for the rest of the pass:
- * starting work only takes capacity away.
+ * starting work only takes capacity away.  A sweep goes on from the class
+ * after the one it tried, so a failure is blocked only when another sweep
+ * follows (sched_fail): the last sweep of a pass, which starts nothing,
+ * blocks and lets in again no class.
  */
 static void place_pass(struct sim *s)
 {
@@ -142,7 +186,7 @@ static void place_pass(struct sim *s)
 		     c = sched_next(sch, (size_t)c + 1,
 				    best >= 0 ? &sch->classes[best].heap[0] : NULL)) {
 			if (!try_class(s, (size_t)c)) {
-				sched_block(sch, (size_t)c);
+				sched_fail(sch, (size_t)c);
 				continue;
 			}
 			best = c;
@@ -150,6 +194,7 @@ static void place_pass(struct sim *s)
 		}
 		if (best < 0)
 			break;
+		sched_block_failed(sch);
 		sim_start(s, (size_t)best, s->best_plan);
 	}
 	sched_unblock_all(sch);

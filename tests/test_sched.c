@@ -98,3 +98,36 @@ Test(sched, ties_break_by_arrival_order_not_by_job_index)
 	cr_assert_eq(sched_head(&s, a)->job, 2);
 	sched_free(&s);
 }
+
+/* Entries in order are popped from the array's front; one out of order
+ * turns the class back into a heap, and interleaved adds and pops (the
+ * array's front moved down, the array grown) still give, at every pop, the
+ * least entry waiting. */
+Test(sched, pops_the_least_whether_entries_come_in_order_or_not)
+{
+	struct sched s;
+	sched_init(&s, ORDER_SJF);
+	sim_time waiting[600]; /* by job: its duration; -1 popped */
+	uint32_t next = 0;
+	for (int round = 0; round < 300; round++) {
+		int adds = round < 200 ? 3 : 0;
+		for (int k = 0; k < adds; k++, next++) {
+			/* in order, except in every 7th round (shorter jobs) */
+			waiting[next] = round % 7 == 6 ? (sim_time)(next % 5) : (sim_time)next * 10;
+			sched_add(
+				&s, 0, 1, 0,
+				sched_entry(ORDER_SJF, next, next, 0, 0, SIM_NEVER, waiting[next]));
+		}
+		for (int k = 0; k < 2 && s.pending; k++) {
+			uint32_t least = UINT32_MAX;
+			for (uint32_t j = 0; j < next; j++)
+				if (waiting[j] >= 0 &&
+				    (least == UINT32_MAX || waiting[j] < waiting[least]))
+					least = j;
+			cr_assert_eq(pop_head(&s, 0), least);
+			waiting[least] = -1;
+		}
+	}
+	cr_assert_eq(s.pending, 0);
+	sched_free(&s);
+}

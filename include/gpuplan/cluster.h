@@ -225,7 +225,10 @@ struct cluster {
 	 * doubles) adds a value never seen.  While it stays, a placement that
 	 * failed fails again the same way. */
 	uint64_t state;
-	bool *undoable;    /* per workload: its pods' cpu, memory and VRAM add exactly */
+	bool *undoable; /* per workload: its pods' cpu, memory and VRAM add exactly */
+	/* per workload and pool: what one of its pods takes, computed once
+	 * (cluster_int.h, "Pod figures") */
+	struct pod_figures *figures;
 	int32_t *class_of; /* per node: its id in classes ("Node classes") */
 	struct class_table classes;
 	/* nodes up or down, windows: while it stays, the Ready and open nodes

@@ -199,6 +199,24 @@ static inline double placement_equivalent(const struct placer *pl, size_t w, siz
 bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now, int32_t *nodes,
 		    int32_t *why);
 
+/*
+ * A plan kept.  A one-pod plan that succeeded without a draw among ties and
+ * without a gpu_policy depends on the cluster (what cluster.state sums), the
+ * request and where the rotation starts (Sampling) alone: made again with
+ * the same, it finds the same node and leaves the rotation as it did.
+ * placement_plan_memo keeps what the last placement_plan left (false: it
+ * drew, or a policy chose); placement_plan_kept gives it again when the
+ * rotation starts where it did (false: search again).  The caller keys the
+ * memo by what the cluster and request were (sim_schedule.c).  O(1).
+ */
+struct plan_memo {
+	int64_t start;   /* where the rotation started (next_start) */
+	int64_t planned; /* the cursor the plan left */
+	int32_t node;
+};
+bool placement_plan_memo(const struct placer *pl, const int32_t *nodes, struct plan_memo *m);
+bool placement_plan_kept(struct placer *pl, const struct plan_memo *m, int32_t *nodes);
+
 /* The pods of a job of workload w: its `pods` with gang, else 1. */
 int32_t placement_pods(const struct placer *pl, size_t w);
 

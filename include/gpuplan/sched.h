@@ -33,8 +33,13 @@ struct sched_class {
 	int32_t gpus;
 	int32_t variant; /* placement variant (Kueue flavors' labels, placement.h) */
 	int32_t queue;
+	/* A binary heap of n entries from heap[0], which is base + off: while
+	 * the entries came in order (sorted), the array is ascending, which is
+	 * a heap too, and a pop is off++ (a FIFO class's jobs arrive in order) */
 	struct sched_entry *heap;
-	size_t n, cap;
+	size_t n, cap, off;
+	struct sched_entry *base; /* the array (cap entries) */
+	bool sorted;
 };
 
 struct sched {
@@ -42,6 +47,7 @@ struct sched {
 	struct sched_class *classes;
 	size_t n_classes, cap_classes;
 	struct hash_ids index; /* (workload, gpus, variant) -> class */
+	size_t last;           /* the class of the last add, found without the index */
 	size_t pending;        /* jobs in all classes */
 	/* The heads of the classes that hold jobs and are not blocked, as a
 	 * tournament tree over class indexes (sched_next): node i holds the
@@ -52,6 +58,8 @@ struct sched {
 	uint8_t *blocked; /* per class (tree_cap) */
 	uint32_t *blocked_list;
 	size_t n_blocked;
+	uint32_t *failed; /* classes failed in the current sweep, not yet blocked */
+	size_t n_failed;
 };
 
 void sched_init(struct sched *s, enum sched_order order);
@@ -88,6 +96,14 @@ void sched_remove(struct sched *s, size_t c, uint32_t job);
  * O(log classes) each, O(blocked) for all. */
 void sched_block(struct sched *s, size_t c);
 void sched_unblock_all(struct sched *s);
+
+/* Class c failed in a sweep of sched_next, which goes on from a later
+ * class and so will not find it again: it is blocked only if another sweep
+ * of the pass follows (sched_block_failed, before the sweep's start), and a
+ * pass's last sweep, which starts nothing, blocks none of its failures
+ * (sched_unblock_all forgets them).  O(1). */
+void sched_fail(struct sched *s, size_t c);
+void sched_block_failed(struct sched *s);
 
 /* The first class from index `from` on that holds jobs, is not blocked and
  * whose head does not come after *bound (NULL: any head); -1 when none.
