@@ -73,6 +73,12 @@ static void flip(struct pool_state *ps, int32_t s, int32_t local, int32_t delta)
 	g->nodes += delta;
 }
 
+/* Slot s of the pool's groups was made or freed. */
+static void logged(struct class_groups *gs, int32_t s)
+{
+	gs->log[gs->seq++ % CLUSTER_GROUP_LOG] = s;
+}
+
 /* The node out of its group; a group left empty frees its slot. */
 static void leave(struct cluster *c, struct pool_state *ps, int32_t node)
 {
@@ -90,6 +96,7 @@ static void leave(struct cluster *c, struct pool_state *ps, int32_t node)
 	int32_t last = gs->live[--gs->n_live];
 	gs->live[gs->pos[s]] = last;
 	gs->pos[last] = gs->pos[s];
+	logged(gs, s);
 }
 
 /* The slot of group (id, key) of pool p, made if new; -1 when the pool has
@@ -121,6 +128,7 @@ static int32_t group_slot(struct cluster *c, size_t p, int32_t id, int32_t key)
 	c->group_head[id] = s;
 	gs->pos[s] = gs->n_live;
 	gs->live[gs->n_live++] = s;
+	logged(gs, s);
 	return s;
 }
 

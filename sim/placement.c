@@ -316,10 +316,10 @@ void placement_init(struct placer *pl, struct cluster *c)
 		gp_xcalloc((2 * sc->n_pools + 1) * CLUSTER_GROUPS, sizeof *pl->sample->best_slots);
 	pl->scores = gp_xcalloc(SCORE_CACHE, sizeof *pl->scores);
 	pl->sample->memo = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->memo);
-	pl->sample->groups =
-		gp_xcalloc(sc->n_pools * CLUSTER_GROUPS + 1, sizeof *pl->sample->groups);
-	for (size_t i = 0; i < sc->n_pools * CLUSTER_GROUPS; i++)
-		pl->sample->groups[i].id = -1;
+	pl->sample->orders = gp_xcalloc(sc->n_pools * GROUP_ORDERS + 1, sizeof *pl->sample->orders);
+	pl->sample->order_next = gp_xcalloc(sc->n_pools + 1, sizeof *pl->sample->order_next);
+	for (size_t i = 0; i < sc->n_pools * GROUP_ORDERS; i++)
+		pl->sample->orders[i].workload = -1;
 	for (size_t p = 0; p < sc->n_pools; p++) /* keys -1 .. gpus_per_node */
 		if ((size_t)sc->pools[p].gpus_per_node + 2 > pl->sample->key_stride)
 			pl->sample->key_stride = (size_t)sc->pools[p].gpus_per_node + 2;
@@ -371,7 +371,8 @@ void placement_free(struct placer *pl)
 		free(pl->sample->runs);
 		free(pl->sample->best_slots);
 		free(pl->sample->memo);
-		free(pl->sample->groups);
+		free(pl->sample->orders);
+		free(pl->sample->order_next);
 		free(pl->sample->keys);
 	}
 	free(pl->scores);

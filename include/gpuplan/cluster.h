@@ -158,6 +158,7 @@ struct bucket_index {
  */
 #define CLUSTER_GROUPS          64
 #define CLUSTER_GROUP_MIN_SLOTS 128
+#define CLUSTER_GROUP_LOG       64 /* slots made or freed a pool remembers */
 
 struct class_group {
 	int32_t id;     /* the class (cluster.classes) */
@@ -174,6 +175,12 @@ struct class_groups {
 	int32_t live[CLUSTER_GROUPS]; /* the slots with nodes, n_live of them */
 	int32_t n_live;
 	int32_t pos[CLUSTER_GROUPS]; /* a slot's place in live */
+	/* The slots made or freed, seq of them so far, the last
+	 * CLUSTER_GROUP_LOG at log[seq % CLUSTER_GROUP_LOG]: a search that
+	 * keeps the groups in its own order follows them instead of reading
+	 * every live group again (a slot's class and key stay while it lives). */
+	uint32_t seq;
+	int32_t log[CLUSTER_GROUP_LOG];
 };
 
 struct pool_state {
