@@ -131,6 +131,15 @@ static bool class_tight(const struct cluster *c, const struct node_class *k)
 	       (spec->memory_bytes > 0 && c->most_memory > k->memory_free + 0.5);
 }
 
+/* class_tight of class id, found once for the class. */
+static bool id_tight(struct cluster *c, int32_t id)
+{
+	struct node_class *k = &c->classes.at[id];
+	if (k->tight < 0)
+		k->tight = class_tight(c, k);
+	return k->tight;
+}
+
 /* Whether a search over pool p must check cpu and memory node by node for
  * a pod of w: they can stop it (cluster_cpu_memory_bind), and some node of
  * the pool is tight now or w asks for more than the scenario's workloads
@@ -364,7 +373,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct node_class key = class_key(&c->nodes[i]);
 		c->class_of[i] = cluster_classes_enter(&c->classes, &key);
-		c->pools[c->nodes[i].pool].tight += class_tight(c, &key);
+		c->pools[c->nodes[i].pool].tight += id_tight(c, c->class_of[i]);
 	}
 	cluster_groups_init(c);
 }
@@ -665,13 +674,10 @@ static void account(struct cluster *c, int32_t node, double equivalent)
 	if (nd->allocated < 1e-12)
 		nd->allocated = 0; /* float dust */
 	struct node_class key = class_key(nd);
-	/* A pool without CPU or memory to run out of has no tight class. */
-	const struct pool_spec *spec = &c->sc->pools[nd->pool];
-	bool tightens = spec->cpu > 0 || spec->memory_bytes > 0;
-	bool was_tight = tightens && class_tight(c, cluster_class(c, node));
+	/* each class's tightness found once: a node moves between few */
+	bool was_tight = id_tight(c, c->class_of[node]);
 	c->class_of[node] = cluster_classes_move(&c->classes, c->class_of[node], &key);
-	if (tightens)
-		c->pools[nd->pool].tight += class_tight(c, &key) - was_tight;
+	c->pools[nd->pool].tight += id_tight(c, c->class_of[node]) - was_tight;
 }
 
 /*
@@ -849,7 +855,8 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 		allocated += c->nodes[node].allocated;
 		struct node_class key = class_key(&c->nodes[node]);
 		const struct node_class *kind = cluster_class(c, node);
-		if (kind->nodes <= 0 || !cluster_classes_same(kind, &key)) {
+		if (kind->nodes <= 0 || !cluster_classes_same(kind, &key) ||
+		    (kind->tight >= 0 && (bool)kind->tight != class_tight(c, kind))) {
 			ok = false;
 			snprintf(why, len, "node %d: its class %d is not what it holds", (int)node,
 				 (int)c->class_of[node]);

@@ -93,6 +93,10 @@ struct node_class {
 	int32_t nodes; /* of this class; 0: kept for a node to come back, or free */
 	double allocated, cpu_free, memory_free;
 	int64_t cpu_scored, memory_scored;
+	/* whether a node of the class could fail the largest request's cpu or
+	 * memory (cluster.c), found once for the class; -1: not yet.  Not
+	 * part of what the class is (it follows from the rest). */
+	int8_t tight;
 };
 
 /* The class a node of a class last moved to, as id + 1 (0: none), with that
