@@ -69,7 +69,8 @@ static void index_free(struct bucket_index *ix)
 
 /* Moves node `local` to bucket key; -1 takes it out of every bucket (a node
  * that is not Ready), and a node out of the buckets comes back in. */
-static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
+static inline __attribute__((always_inline)) void index_set(struct bucket_index *ix, int32_t local,
+							    int32_t key)
 {
 	if (!ix->levels) /* an index this pool's sharing mode does not use */
 		return;
@@ -242,10 +243,15 @@ static void refresh(struct cluster *c, int32_t node)
 		return; /* out of the indexes until it is Ready (cluster_node_up) */
 	struct pool_state *ps = &c->pools[c->nodes[node].pool];
 	int32_t local = node - ps->first_node, whole, part = 0;
-	if (c->sc->pools[c->nodes[node].pool].sharing.mode == SHARING_EXCLUSIVE)
-		whole = gp_popcount64(c->nodes[node].untouched); /* the only key */
-	else
-		node_keys(c, node, &whole, &part);
+	if (c->sc->pools[c->nodes[node].pool].sharing.mode == SHARING_EXCLUSIVE) {
+		/* the only key, the untouched GPUs: no part index, no MIG */
+		assert(!ps->part.levels && !ps->n_mig);
+		index_set(&ps->whole, local, gp_popcount64(c->nodes[node].untouched));
+		if (ps->groups.on)
+			cluster_groups_place(c, node);
+		return;
+	}
+	node_keys(c, node, &whole, &part);
 	index_set(&ps->whole, local, whole);
 	index_set(&ps->part, local, part);
 	for (size_t m = 0; m < ps->n_mig; m++)
