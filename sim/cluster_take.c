@@ -189,6 +189,41 @@ int64_t cluster_scored_memory(const struct workload_spec *w)
 	return w->memory_bytes > 0 ? gp_llround(w->memory_bytes) : CLUSTER_NONZERO_MEMORY;
 }
 
+static void take_units(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
+		       uint32_t job, double busy, struct cluster_grant *grant);
+
+/* cluster_take's GPUs for a pod of whole exclusive GPUs, as choose and
+ * take_units would take them: best fit is the node's lowest untouched GPUs
+ * (each holds one unit, and an untouched GPU has no tenant), the pod holds
+ * each alone with every SM, and its equivalent is its GPUs. */
+static void take_whole(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
+		       struct tenant t, struct cluster_grant *grant)
+{
+	struct node *nd = &c->nodes[node];
+	assert(c->pools[nd->pool].units_per_gpu == 1 && gpus <= gp_popcount64(nd->untouched) &&
+	       "the index promised the GPUs on this node");
+	uint64_t mask = 0, room = nd->untouched;
+	for (int32_t k = 0; k < gpus; k++) {
+		mask |= room & -room;
+		room &= room - 1;
+	}
+	grant->gpu_mask = mask;
+	grant->units = 1;
+	grant->mig_slot = -1;
+	grant->equivalent = (double)gpus;
+	nd->untouched &= ~mask;
+	for (uint64_t m = mask; m; m &= m - 1) {
+		int i = __builtin_ctzll(m);
+		struct gpu *g = &c->gpus[nd->first_gpu + i];
+		assert(g->free == 1 && g->n_tenants == 0);
+		g->free = 0;
+		if (w->vram_bytes)
+			c->vram_used[nd->first_gpu + i] += w->vram_bytes;
+		GPU_TENANTS(g)[0] = t;
+		g->n_tenants = 1;
+	}
+}
+
 void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
 		  uint32_t job, struct cluster_grant *grant)
 {
@@ -206,10 +241,26 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	c->nodes[node].memory_scored += grant->memory_scored;
 	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
 	       "no cpu or memory over-requested");
+	double busy = c->busy >= 0 ? c->busy : w->gpu_busy;
+	if (!c->prefer && w->request == REQUEST_GPUS &&
+	    c->sc->pools[nd->pool].sharing.mode == SHARING_EXCLUSIVE)
+		take_whole(c, node, w, gpus, (struct tenant){job, 1, busy, w->sm_share, 1.0},
+			   grant);
+	else
+		take_units(c, node, w, gpus, job, busy, grant);
+	cluster_node_moved(c, node, grant->equivalent);
+	grant->mix = cluster_grant_mix(c, w, grant);
+	cluster_state_add(c, grant->mix, 1);
+}
+
+/* cluster_take's GPUs for any pod: chosen (choose), then taken one by one. */
+static void take_units(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
+		       uint32_t job, double busy, struct cluster_grant *grant)
+{
+	const struct node *nd = &c->nodes[node];
 	int32_t per_gpu[64];
 	double share = choose(c, nd, w, gpus, grant, per_gpu);
 	c->prefer = 0;
-	double busy = c->busy >= 0 ? c->busy : w->gpu_busy;
 	/* the granted GPUs alone, lowest first: a pod holds few of a node's */
 	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
 		int i = __builtin_ctzll(m);
@@ -223,23 +274,31 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 			c->vram_used[nd->first_gpu + i] += w->vram_bytes;
 		add_tenant(g, (struct tenant){job, per_gpu[i], busy, w->sm_share, share});
 	}
-	cluster_node_moved(c, node, grant->equivalent);
-	grant->mix = cluster_grant_mix(c, w, grant);
-	cluster_state_add(c, grant->mix, 1);
 }
 
 void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant)
 {
 	cluster_state_add(c, grant->mix, -1);
-	const struct node *nd = &c->nodes[grant->node];
+	struct node *nd = &c->nodes[grant->node];
+	/* a GPU of one unit held by the pod alone (exclusive whole GPUs) goes
+	 * back untouched; others remove the pod from their tenants */
+	bool alone = c->pools[nd->pool].units_per_gpu == 1 && grant->mig_slot < 0;
 	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
 		int i = __builtin_ctzll(m);
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
-		if (grant->mig_slot >= 0)
-			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
-		g->free += remove_tenant(g, job);
-		if (cluster_untouched(&c->pools[nd->pool], g))
-			c->nodes[grant->node].untouched |= UINT64_C(1) << i;
+		if (alone && g->n_tenants == 1) {
+			assert(g->free == 0 && GPU_TENANTS(g)[0].job == job &&
+			       GPU_TENANTS(g)[0].units == 1);
+			g->n_tenants = 0;
+			g->free = 1;
+			nd->untouched |= UINT64_C(1) << i;
+		} else {
+			if (grant->mig_slot >= 0)
+				g->mig_free |= (uint8_t)(1u << grant->mig_slot);
+			g->free += remove_tenant(g, job);
+			if (cluster_untouched(&c->pools[nd->pool], g))
+				nd->untouched |= UINT64_C(1) << i;
+		}
 		if (grant->vram) {
 			double *vram = &c->vram_used[nd->first_gpu + i];
 			*vram -= grant->vram;
