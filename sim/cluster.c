@@ -246,9 +246,10 @@ static void refresh(struct cluster *c, int32_t node)
 	if (c->sc->pools[c->nodes[node].pool].sharing.mode == SHARING_EXCLUSIVE) {
 		/* the only key, the untouched GPUs: no part index, no MIG */
 		assert(!ps->part.levels && !ps->n_mig);
-		index_set(&ps->whole, local, gp_popcount64(c->nodes[node].untouched));
+		int32_t key = gp_popcount64(c->nodes[node].untouched);
+		index_set(&ps->whole, local, key);
 		if (ps->groups.on)
-			cluster_groups_place(c, node);
+			cluster_groups_move(c, ps, node, local, key);
 		return;
 	}
 	node_keys(c, node, &whole, &part);

@@ -40,6 +40,10 @@ int32_t cluster_classes_move(struct class_table *t, int32_t id, const struct nod
 void cluster_groups_init(struct cluster *c);
 void cluster_groups_place(struct cluster *c, int32_t node);
 void cluster_groups_remove(struct cluster *c, int32_t node);
+/* cluster_groups_place where the caller knows the node's pool ps (which
+ * keeps groups), its slot `local` and its whole key. */
+void cluster_groups_move(struct cluster *c, struct pool_state *ps, int32_t node, int32_t local,
+			 int32_t key);
 void cluster_groups_free(struct cluster *c);
 bool cluster_groups_consistent(const struct cluster *c, size_t p, char *why, size_t len);
 
