@@ -209,16 +209,17 @@ static int32_t span_first(const uint64_t *bits, const int32_t *block, int32_t fr
 		i = next_block(i);
 		mask = ~UINT64_C(0);
 	}
-	for (; i <= last; i++, mask = ~UINT64_C(0)) {
+	for (; i < last; i++, mask = ~UINT64_C(0)) { /* the last word, cut at `to`, after */
 		if (i % CLUSTER_BLOCK_WORDS == 0 && !block[i / CLUSTER_BLOCK_WORDS]) {
 			i += CLUSTER_BLOCK_WORDS - 1;
 			continue;
 		}
-		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
+		uint64_t b = bits[i] & mask;
 		if (b)
 			return (int32_t)(i * 64) + __builtin_ctzll(b);
 	}
-	return -1;
+	uint64_t b = i == last ? bits[i] & mask & last_mask : 0;
+	return b ? (int32_t)(i * 64) + __builtin_ctzll(b) : -1;
 }
 
 int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to,
@@ -238,23 +239,32 @@ int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t fr
 	size_t i = (size_t)from / 64;
 	if (from % (64 * CLUSTER_BLOCK_WORDS) == 0)
 		i = span_blocks(block, i, inner_to, &nth, &n);
-	/* a word at a time, and a block at a time where one starts */
-	for (; i <= last; mask = ~UINT64_C(0)) {
-		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
+	/* a word at a time, and a block at a time where one starts, up to the
+	 * last word (the blocks may pass it when `to` ends one), cut at `to` */
+	uint64_t b = 0;
+	for (; i < last; mask = ~UINT64_C(0)) {
+		b = bits[i] & mask;
 		int32_t in_word = gp_popcount64(b);
-		if (nth < in_word) {
-			*count = n + nth;
-			while (nth-- > 0)
-				b &= b - 1;
-			return (int32_t)(i * 64) + __builtin_ctzll(b);
-		}
+		if (nth < in_word)
+			goto found;
 		nth -= in_word;
 		n += in_word;
 		if (++i % CLUSTER_BLOCK_WORDS == 0)
 			i = span_blocks(block, i, inner_to, &nth, &n);
 	}
+	if (i == last) {
+		b = bits[i] & mask & last_mask;
+		if (nth < gp_popcount64(b))
+			goto found;
+		n += gp_popcount64(b);
+	}
 	*count = n;
 	return -1;
+found:
+	*count = n + nth;
+	while (nth-- > 0)
+		b &= b - 1;
+	return (int32_t)(i * 64) + __builtin_ctzll(b);
 }
 
 /* cluster_walk_find over one bitset (the walk's room, or its one level). */
