@@ -222,6 +222,34 @@ static int32_t span_first(const uint64_t *bits, const int32_t *block, int32_t fr
 	return b ? (int32_t)(i * 64) + __builtin_ctzll(b) : -1;
 }
 
+/* cluster_span_find's count of every set bit, without the nth's tests:
+ * whole blocks by their counts (the one `from` starts in too, less the
+ * bits of its first word before `from`), the other words one by one. */
+static int32_t span_count(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to)
+{
+	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
+	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
+	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
+	size_t i = (size_t)from / 64;
+	int32_t n = 0;
+	if (i % CLUSTER_BLOCK_WORDS == 0 && i + CLUSTER_BLOCK_WORDS <= inner_to) {
+		n = block[i / CLUSTER_BLOCK_WORDS] - gp_popcount64(bits[i] & ~mask);
+		i += CLUSTER_BLOCK_WORDS;
+		mask = ~UINT64_C(0);
+	}
+	for (; i < last; mask = ~UINT64_C(0)) { /* the last word, cut at `to`, after */
+		if (i % CLUSTER_BLOCK_WORDS == 0 && i + CLUSTER_BLOCK_WORDS <= inner_to) {
+			n += block[i / CLUSTER_BLOCK_WORDS];
+			i += CLUSTER_BLOCK_WORDS;
+			continue;
+		}
+		n += gp_popcount64(bits[i++] & mask);
+	}
+	if (i == last)
+		n += gp_popcount64(bits[i] & mask & last_mask);
+	return n;
+}
+
 int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to,
 			  int32_t nth, int32_t *count)
 {
@@ -230,8 +258,10 @@ int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t fr
 		return -1;
 	if (nth == 0)
 		return span_first(bits, block, from, to); /* none before it, or none */
-	if (nth < 0)
-		nth = INT32_MAX; /* more than a pool has: count them all */
+	if (nth < 0) {                                    /* count them all */
+		*count = span_count(bits, block, from, to);
+		return -1;
+	}
 	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
 	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
 	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
