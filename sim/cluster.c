@@ -69,7 +69,8 @@ static void index_free(struct bucket_index *ix)
 
 /* Moves node `local` to bucket key; -1 takes it out of every bucket (a node
  * that is not Ready), and a node out of the buckets comes back in. */
-static void index_set(struct bucket_index *ix, int32_t local, int32_t key)
+static inline __attribute__((always_inline)) void index_set(struct bucket_index *ix, int32_t local,
+							    int32_t key)
 {
 	if (!ix->levels) /* an index this pool's sharing mode does not use */
 		return;
@@ -131,6 +132,15 @@ static bool class_tight(const struct cluster *c, const struct node_class *k)
 	       (spec->memory_bytes > 0 && c->most_memory > k->memory_free + 0.5);
 }
 
+/* class_tight of class id, found once for the class. */
+static bool id_tight(struct cluster *c, int32_t id)
+{
+	struct node_class *k = &c->classes.at[id];
+	if (k->tight < 0)
+		k->tight = class_tight(c, k);
+	return k->tight;
+}
+
 /* Whether a search over pool p must check cpu and memory node by node for
  * a pod of w: they can stop it (cluster_cpu_memory_bind), and some node of
  * the pool is tight now or w asks for more than the scenario's workloads
@@ -185,11 +195,6 @@ static int32_t index_find(const struct bucket_index *ix, int32_t need, bool most
 
 /* --- per-node keys ------------------------------------------------------- */
 
-static bool untouched(const struct pool_state *ps, const struct gpu *g)
-{
-	return g->free == ps->units_per_gpu;
-}
-
 static int32_t free_instances(const struct pool_state *ps, const struct pool_spec *spec,
 			      const struct gpu *g, size_t profile)
 {
@@ -210,7 +215,7 @@ static void node_keys(const struct cluster *c, int32_t node, int32_t *whole, int
 	*whole = *part = 0;
 	for (int32_t i = 0; i < nd->gpus; i++) {
 		const struct gpu *g = &c->gpus[nd->first_gpu + i];
-		*whole += untouched(ps, g);
+		*whole += cluster_untouched(ps, g);
 		if (fractional)
 			*part = g->free > *part ? g->free : *part;
 		else if (stacks) /* free replicas, wherever they are */
@@ -238,10 +243,16 @@ static void refresh(struct cluster *c, int32_t node)
 		return; /* out of the indexes until it is Ready (cluster_node_up) */
 	struct pool_state *ps = &c->pools[c->nodes[node].pool];
 	int32_t local = node - ps->first_node, whole, part = 0;
-	if (c->sc->pools[c->nodes[node].pool].sharing.mode == SHARING_EXCLUSIVE)
-		whole = gp_popcount64(c->nodes[node].untouched); /* the only key */
-	else
-		node_keys(c, node, &whole, &part);
+	if (c->sc->pools[c->nodes[node].pool].sharing.mode == SHARING_EXCLUSIVE) {
+		/* the only key, the untouched GPUs: no part index, no MIG */
+		assert(!ps->part.levels && !ps->n_mig);
+		int32_t key = gp_popcount64(c->nodes[node].untouched);
+		index_set(&ps->whole, local, key);
+		if (ps->groups.on)
+			cluster_groups_move(c, ps, node, local, key);
+		return;
+	}
+	node_keys(c, node, &whole, &part);
 	index_set(&ps->whole, local, whole);
 	index_set(&ps->part, local, part);
 	for (size_t m = 0; m < ps->n_mig; m++)
@@ -370,7 +381,7 @@ void cluster_init(struct cluster *c, const struct scenario *sc)
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct node_class key = class_key(&c->nodes[i]);
 		c->class_of[i] = cluster_classes_enter(&c->classes, &key);
-		c->pools[c->nodes[i].pool].tight += class_tight(c, &key);
+		c->pools[c->nodes[i].pool].tight += id_tight(c, c->class_of[i]);
 	}
 	cluster_groups_init(c);
 }
@@ -660,180 +671,6 @@ int32_t cluster_count_short(const struct cluster *c, size_t p, const struct work
 	return n;
 }
 
-/* Best fit among the node's GPUs not in `taken`: the fewest free units that
- * still hold `need` (whole: only untouched GPUs), lowest index on ties.
- * Replicated GPUs (time-slicing, MPS) go the other way, to the most free
- * replicas: the device plugin's default allocation policy, "distributed",
- * prefers the GPUs with the fewest allocated replicas (k8s-device-plugin,
- * internal/rm/allocate.go), so that pods spread over a node's GPUs instead
- * of stacking on one while the others idle. */
-static int pick_gpu(const struct cluster *c, const struct node *nd, uint64_t taken, int32_t need,
-		    bool whole, bool distributed)
-{
-	const struct pool_state *ps = &c->pools[nd->pool];
-	int best = -1;
-	for (int i = 0; i < nd->gpus; i++) {
-		const struct gpu *g = &c->gpus[nd->first_gpu + i];
-		if ((taken >> i & 1) || g->free < need || (whole && !untouched(ps, g)))
-			continue;
-		int32_t best_free = best < 0 ? 0 : c->gpus[nd->first_gpu + best].free;
-		if (best < 0 || (distributed ? g->free > best_free : g->free < best_free))
-			best = i;
-	}
-	return best;
-}
-
-/* The lowest GPU and layout slot with a free instance of the profile. */
-static int pick_instance(const struct cluster *c, const struct node *nd, const char *profile,
-			 int8_t *slot)
-{
-	const struct sharing *sh = &c->sc->pools[nd->pool].sharing;
-	for (int i = 0; i < nd->gpus; i++) {
-		const struct gpu *g = &c->gpus[nd->first_gpu + i];
-		for (size_t k = 0; k < sh->n_layout; k++)
-			if ((g->mig_free >> k & 1) && !strcmp(sh->layout[k]->name, profile)) {
-				*slot = (int8_t)k;
-				return i;
-			}
-	}
-	return -1;
-}
-
-/* The first tenant goes inline; a second moves them all to `more`, which
- * the GPU keeps (a shared GPU that had two tenants will have two again).
- * `more` has room for 4, doubled when a power of two from 4 on is full, so
- * the count alone says when it is: its room is at least the power of two
- * at or above the count, whatever the count did since. */
-static void add_tenant(struct gpu *g, struct tenant t)
-{
-	uint16_t n = g->n_tenants;
-	if (n == 1 && !g->more) {
-		g->more = gp_xmalloc(4 * sizeof *g->more);
-		g->more[0] = g->first;
-	} else if (g->more && n >= 4 && !(n & (n - 1))) {
-		g->more = gp_xrealloc(g->more, 2 * (size_t)n * sizeof *g->more);
-	}
-	GPU_TENANTS(g)[g->n_tenants++] = t;
-}
-
-/* Removes job from the GPU's tenants; the units it held there. */
-static int32_t remove_tenant(struct gpu *g, uint32_t job)
-{
-	struct tenant *t = GPU_TENANTS(g);
-	for (uint16_t i = 0; i < g->n_tenants; i++)
-		if (t[i].job == job) {
-			int32_t units = t[i].units;
-			/* the last (a GPU's only one) stays where it was */
-			if (i != --g->n_tenants)
-				t[i] = t[g->n_tenants];
-			return units;
-		}
-	assert(0 && "job is a tenant of the GPU it releases");
-	return 0;
-}
-
-/*
- * Time-sliced replicas beyond the node's GPUs with a free one: one on each
- * of those GPUs, then the rest one at a time where the most are free, as
- * the device plugin's distributed allocation balances replicas over GPUs
- * (k8s-device-plugin, "the plugin simply creates R references to each GPU
- * and indiscriminately hands them out").  per_gpu[i]: replicas on GPU i.
- */
-static void stack_replicas(const struct cluster *c, const struct node *nd, int32_t n,
-			   struct cluster_grant *grant, int32_t *per_gpu)
-{
-	int32_t left = n;
-	for (int i = 0; i < nd->gpus; i++)
-		if (c->gpus[nd->first_gpu + i].free > 0) {
-			grant->gpu_mask |= UINT64_C(1) << i;
-			per_gpu[i] = 1;
-			left--;
-		}
-	for (; left > 0; left--) {
-		int best = -1;
-		for (int i = 0; i < nd->gpus; i++) {
-			int32_t room = c->gpus[nd->first_gpu + i].free - per_gpu[i];
-			if (room > 0 &&
-			    (best < 0 || room > c->gpus[nd->first_gpu + best].free - per_gpu[best]))
-				best = i;
-		}
-		assert(best >= 0 && "the index promised the replicas on this node");
-		per_gpu[best]++;
-	}
-}
-
-/* n GPUs for a pod of `units` per GPU, one at a time by pick_gpu (best fit,
- * or distributed over replicated GPUs); where a GPU has one unit, a GPU with
- * room is an untouched one and best fit takes the lowest: the node's mask
- * says which without reading the GPUs. */
-static uint64_t best_fit(const struct cluster *c, const struct node *nd, int32_t n, int32_t units,
-			 bool whole)
-{
-	uint64_t mask = 0, room = nd->untouched;
-	bool one_unit = c->pools[nd->pool].units_per_gpu == 1;
-	bool distributed = sharing_replicated(&c->sc->pools[nd->pool].sharing);
-	for (int32_t k = 0; k < n; k++) {
-		int i = one_unit ? (room ? __builtin_ctzll(room) : -1)
-				 : pick_gpu(c, nd, mask, units, whole, distributed);
-		assert(i >= 0 && (!one_unit || units == 1) &&
-		       "the index promised room on this node");
-		mask |= UINT64_C(1) << i;
-		room &= room - 1;
-	}
-	return mask;
-}
-
-/* The node's GPUs with a free unit. */
-static int32_t gpus_with_room(const struct cluster *c, const struct node *nd)
-{
-	int32_t n = 0;
-	for (int i = 0; i < nd->gpus; i++)
-		n += c->gpus[nd->first_gpu + i].free > 0;
-	return n;
-}
-
-/* Chooses the GPUs (and MIG slot) and what each holds (per_gpu[i], units on
- * GPU i) for a pod of figures f; fills grant and returns the tenant's share. */
-static double choose(const struct cluster *c, const struct node *nd, const struct workload_spec *w,
-		     int32_t gpus, const struct pod_figures *f, struct cluster_grant *grant,
-		     int32_t *per_gpu)
-{
-	grant->mig_slot = -1;
-	grant->units = f->units;
-	grant->equivalent = f->equivalent;
-	if (w->request == REQUEST_MIG) {
-		int i = pick_instance(c, nd, w->mig_profile, &grant->mig_slot);
-		grant->gpu_mask = UINT64_C(1) << i;
-		per_gpu[i] = 1;
-		return f->share;
-	}
-	int32_t n = w->request == REQUEST_MILLI ? 1 : gpus;
-	grant->gpu_mask = c->prefer; /* a gpu_policy's choice (placement.c), else best fit */
-	if (sharing_stacks(&c->sc->pools[nd->pool].sharing) && !c->prefer &&
-	    gpus_with_room(c, nd) < n) {
-		for (int i = 0; i < nd->gpus; i++)
-			per_gpu[i] = f->units;
-		stack_replicas(c, nd, n, grant, per_gpu);
-		return f->share;
-	}
-	if (!c->prefer)
-		grant->gpu_mask = best_fit(c, nd, n, f->units, f->whole);
-	assert(__builtin_popcountll(grant->gpu_mask) == n && "one GPU per unit asked");
-	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) /* the take reads these alone */
-		per_gpu[__builtin_ctzll(m)] = f->units;
-	return f->share;
-}
-
-int64_t cluster_scored_cpu(const struct workload_spec *w)
-{
-	return w->cpu > 0 ? gp_llround(w->cpu * 1000) : CLUSTER_NONZERO_CPU_MILLI;
-}
-
-int64_t cluster_scored_memory(const struct workload_spec *w)
-{
-	return w->memory_bytes > 0 ? gp_llround(w->memory_bytes) : CLUSTER_NONZERO_MEMORY;
-}
-
 /* The pod's GPU equivalents to the node (its cpu and memory are there
  * already), and the node to its new class. */
 static void account(struct cluster *c, int32_t node, double equivalent)
@@ -846,13 +683,10 @@ static void account(struct cluster *c, int32_t node, double equivalent)
 	if (nd->allocated < 1e-12)
 		nd->allocated = 0; /* float dust */
 	struct node_class key = class_key(nd);
-	/* A pool without CPU or memory to run out of has no tight class. */
-	const struct pool_spec *spec = &c->sc->pools[nd->pool];
-	bool tightens = spec->cpu > 0 || spec->memory_bytes > 0;
-	bool was_tight = tightens && class_tight(c, cluster_class(c, node));
+	/* each class's tightness found once: a node moves between few */
+	bool was_tight = id_tight(c, c->class_of[node]);
 	c->class_of[node] = cluster_classes_move(&c->classes, c->class_of[node], &key);
-	if (tightens)
-		c->pools[nd->pool].tight += class_tight(c, &key) - was_tight;
+	c->pools[nd->pool].tight += id_tight(c, c->class_of[node]) - was_tight;
 }
 
 /*
@@ -876,124 +710,11 @@ static void check_pool(struct cluster *c, const struct node *nd)
 #endif
 }
 
-void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
-		  uint32_t job, struct cluster_grant *grant)
+void cluster_node_moved(struct cluster *c, int32_t node, double equivalent)
 {
-	const struct node *nd = &c->nodes[node];
-	const struct pod_figures *f = cluster_figures_of(c, (size_t)nd->pool, w, gpus);
-	struct pod_figures own;
-	if (!f) {
-		own = cluster_figure(c, (size_t)nd->pool, w, gpus);
-		f = &own;
-	}
-	assert(cluster_figures_hold(c, (size_t)nd->pool, w, gpus, f));
-	grant->node = node;
-	grant->first_gpu = nd->first_gpu;
-	grant->vram = w->vram_bytes;
-	grant->cpu = f->cpu;
-	grant->memory = f->memory;
-	c->nodes[node].cpu_free -= grant->cpu;
-	c->nodes[node].memory_free -= grant->memory;
-	grant->cpu_scored = f->cpu_scored;
-	grant->memory_scored = f->memory_scored;
-	c->nodes[node].cpu_scored += grant->cpu_scored;
-	c->nodes[node].memory_scored += grant->memory_scored;
-	assert(c->nodes[node].cpu_free > -1e-6 && c->nodes[node].memory_free > -1 &&
-	       "no cpu or memory over-requested");
-	int32_t per_gpu[64];
-	double share = choose(c, nd, w, gpus, f, grant, per_gpu);
-	c->prefer = 0;
-	double busy = c->busy >= 0 ? c->busy : w->gpu_busy;
-	/* the granted GPUs alone, lowest first: a pod holds few of a node's */
-	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
-		int i = __builtin_ctzll(m);
-		struct gpu *g = &c->gpus[nd->first_gpu + i];
-		if (grant->mig_slot >= 0)
-			g->mig_free &= (uint8_t) ~(1u << grant->mig_slot);
-		g->free -= per_gpu[i];
-		assert(g->free >= 0);
-		c->nodes[node].untouched &= ~(UINT64_C(1) << i);
-		if (w->vram_bytes)
-			c->vram_used[nd->first_gpu + i] += w->vram_bytes;
-		add_tenant(g, (struct tenant){job, per_gpu[i], busy, w->sm_share, share});
-	}
-	account(c, node, grant->equivalent);
+	account(c, node, equivalent);
 	refresh(c, node);
-	check_pool(c, nd);
-	grant->mix = cluster_grant_mix(c, w, grant);
-	cluster_state_add(c, grant->mix, 1);
-}
-
-void cluster_release(struct cluster *c, uint32_t job, const struct cluster_grant *grant)
-{
-	cluster_state_add(c, grant->mix, -1);
-	const struct node *nd = &c->nodes[grant->node];
-	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
-		int i = __builtin_ctzll(m);
-		struct gpu *g = &c->gpus[nd->first_gpu + i];
-		if (grant->mig_slot >= 0)
-			g->mig_free |= (uint8_t)(1u << grant->mig_slot);
-		g->free += remove_tenant(g, job);
-		if (untouched(&c->pools[nd->pool], g))
-			c->nodes[grant->node].untouched |= UINT64_C(1) << i;
-		if (grant->vram) {
-			double *vram = &c->vram_used[nd->first_gpu + i];
-			*vram -= grant->vram;
-			if (*vram < 1)
-				*vram = 0; /* float dust */
-		}
-		assert(g->free <= c->pools[nd->pool].units_per_gpu && "units released twice");
-	}
-	c->nodes[grant->node].cpu_free += grant->cpu;
-	c->nodes[grant->node].memory_free += grant->memory;
-	c->nodes[grant->node].cpu_scored -= grant->cpu_scored;
-	c->nodes[grant->node].memory_scored -= grant->memory_scored;
-	assert(c->nodes[grant->node].cpu_scored >= 0 && c->nodes[grant->node].memory_scored >= 0);
-	account(c, grant->node, -grant->equivalent);
-	refresh(c, grant->node);
-	check_pool(c, nd);
-}
-
-void cluster_save(const struct cluster *c, uint32_t job, const struct cluster_grant *grant,
-		  struct tenant *saved)
-{
-	int k = 0;
-	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
-		const struct gpu *g = &c->gpus[grant->first_gpu + __builtin_ctzll(m)];
-		const struct tenant *t = GPU_TENANTS(g);
-		uint16_t i = 0;
-		while (i + 1 < g->n_tenants && t[i].job != job)
-			i++;
-		saved[k++] = t[i];
-	}
-}
-
-void cluster_put_back(struct cluster *c, uint32_t job, const struct cluster_grant *grant,
-		      const struct tenant *saved)
-{
-	(void)job; /* read by the assertion only */
-	cluster_state_add(c, grant->mix, 1);
-	struct node *nd = &c->nodes[grant->node];
-	int k = 0;
-	for (uint64_t m = grant->gpu_mask; m; m &= m - 1) {
-		int i = __builtin_ctzll(m);
-		struct gpu *g = &c->gpus[nd->first_gpu + i];
-		if (grant->mig_slot >= 0)
-			g->mig_free &= (uint8_t) ~(1u << grant->mig_slot);
-		g->free -= saved[k].units;
-		assert(g->free >= 0 && saved[k].job == job);
-		nd->untouched &= ~(UINT64_C(1) << i);
-		if (grant->vram)
-			c->vram_used[nd->first_gpu + i] += grant->vram;
-		add_tenant(g, saved[k++]);
-	}
-	nd->cpu_free -= grant->cpu;
-	nd->memory_free -= grant->memory;
-	nd->cpu_scored += grant->cpu_scored;
-	nd->memory_scored += grant->memory_scored;
-	account(c, grant->node, grant->equivalent);
-	refresh(c, grant->node);
-	check_pool(c, nd);
+	check_pool(c, &c->nodes[node]);
 }
 
 int32_t cluster_max_free(const struct cluster *c, size_t p)
@@ -1143,7 +864,8 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 		allocated += c->nodes[node].allocated;
 		struct node_class key = class_key(&c->nodes[node]);
 		const struct node_class *kind = cluster_class(c, node);
-		if (kind->nodes <= 0 || !cluster_classes_same(kind, &key)) {
+		if (kind->nodes <= 0 || !cluster_classes_same(kind, &key) ||
+		    (kind->tight >= 0 && (bool)kind->tight != class_tight(c, kind))) {
 			ok = false;
 			snprintf(why, len, "node %d: its class %d is not what it holds", (int)node,
 				 (int)c->class_of[node]);
@@ -1154,7 +876,8 @@ bool cluster_pool_consistent(const struct cluster *c, size_t p, char *why, size_
 				ok = false;
 				snprintf(why, len, "node %d GPU %d has %d free units of %d",
 					 (int)node, (int)k, (int)g->free, (int)ps->units_per_gpu);
-			} else if ((bool)(c->nodes[node].untouched >> k & 1) != untouched(ps, g)) {
+			} else if ((bool)(c->nodes[node].untouched >> k & 1) !=
+				   cluster_untouched(ps, g)) {
 				ok = false;
 				snprintf(why, len, "node %d GPU %d: its untouched bit is %d",
 					 (int)node, (int)k,

@@ -109,6 +109,7 @@ int32_t cluster_classes_enter(struct class_table *t, const struct node_class *k)
 	assert(id < t->cap && "a live class has a node: ids never run out");
 	t->at[id] = *k;
 	t->at[id].nodes = 1;
+	t->at[id].tight = -1; /* found when first asked (cluster.c) */
 	t->version[id]++;
 	hash_ids_put_at(&t->index, i, (size_t)id);
 	t->live++;

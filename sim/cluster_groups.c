@@ -73,8 +73,14 @@ static void flip(struct pool_state *ps, int32_t s, int32_t local, int32_t delta)
 	g->nodes += delta;
 }
 
+/* Slot s of the pool's groups was made or freed. */
+static void logged(struct class_groups *gs, int32_t s)
+{
+	gs->log[gs->seq++ % CLUSTER_GROUP_LOG] = s;
+}
+
 /* The node out of its group; a group left empty frees its slot. */
-static void leave(struct cluster *c, struct pool_state *ps, int32_t node)
+static inline void leave(struct cluster *c, struct pool_state *ps, int32_t node)
 {
 	struct class_groups *gs = &ps->groups;
 	int32_t s = c->group_of[node];
@@ -90,6 +96,7 @@ static void leave(struct cluster *c, struct pool_state *ps, int32_t node)
 	int32_t last = gs->live[--gs->n_live];
 	gs->live[gs->pos[s]] = last;
 	gs->pos[last] = gs->pos[s];
+	logged(gs, s);
 }
 
 /* The slot of group (id, key) of pool p, made if new; -1 when the pool has
@@ -121,28 +128,34 @@ static int32_t group_slot(struct cluster *c, size_t p, int32_t id, int32_t key)
 	c->group_head[id] = s;
 	gs->pos[s] = gs->n_live;
 	gs->live[gs->n_live++] = s;
+	logged(gs, s);
 	return s;
 }
 
-void cluster_groups_place(struct cluster *c, int32_t node)
+void cluster_groups_move(struct cluster *c, struct pool_state *ps, int32_t node, int32_t local,
+			 int32_t key)
 {
-	size_t p = (size_t)c->nodes[node].pool;
-	struct pool_state *ps = &c->pools[p];
-	if (!ps->groups.on)
-		return;
-	int32_t local = node - ps->first_node, id = c->class_of[node], key = ps->whole.key[local];
-	int32_t s = c->group_of[node];
+	assert(ps->groups.on && key == ps->whole.key[local]);
+	int32_t id = c->class_of[node], s = c->group_of[node];
 	if (s >= 0) {
 		const struct class_group *g = &ps->groups.at[s];
 		if (g->id == id && g->key == key)
 			return;
 		leave(c, ps, node);
 	}
-	s = group_slot(c, p, id, key);
+	s = group_slot(c, (size_t)(ps - c->pools), id, key);
 	if (s < 0)
 		return;
 	c->group_of[node] = s;
 	flip(ps, s, local, 1);
+}
+
+void cluster_groups_place(struct cluster *c, int32_t node)
+{
+	struct pool_state *ps = &c->pools[c->nodes[node].pool];
+	int32_t local = node - ps->first_node;
+	if (ps->groups.on)
+		cluster_groups_move(c, ps, node, local, ps->whole.key[local]);
 }
 
 void cluster_groups_remove(struct cluster *c, int32_t node)

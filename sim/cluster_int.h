@@ -2,7 +2,8 @@
  * cluster_int.h - the cluster's private header, shared by its files (as
  * scenario_int.h is by the loader's).  Not part of the public interface.
  *
- *   cluster.c         nodes, GPUs, tenants, bucket indexes, takes and releases
+ *   cluster.c         nodes, GPUs, bucket indexes, a node's class and keys
+ *   cluster_take.c    the GPUs a pod takes and gives back, their tenants
  *   cluster_classes.c the table of node classes (cluster.h, "Node classes")
  *   cluster_windows.c when a pool serves batch work (cluster.h, "Windows")
  *   cluster_groups.c  the Ready nodes by class and key (cluster.h, "Class groups")
@@ -77,6 +78,10 @@ int32_t cluster_classes_move(struct class_table *t, int32_t id, const struct nod
 void cluster_groups_init(struct cluster *c);
 void cluster_groups_place(struct cluster *c, int32_t node);
 void cluster_groups_remove(struct cluster *c, int32_t node);
+/* cluster_groups_place where the caller knows the node's pool ps (which
+ * keeps groups), its slot `local` and its whole key. */
+void cluster_groups_move(struct cluster *c, struct pool_state *ps, int32_t node, int32_t local,
+			 int32_t key);
 void cluster_groups_free(struct cluster *c);
 bool cluster_groups_consistent(const struct cluster *c, size_t p, char *why, size_t len);
 
@@ -115,6 +120,18 @@ static inline const struct bucket_index *cluster_request_index(const struct clus
 /* Whether a search over pool p must check cpu and memory node by node for a
  * pod of w (cluster.c). */
 bool cluster_check_cpu_memory(const struct cluster *c, size_t p, const struct workload_spec *w);
+
+/* Whether GPU g of pool ps has all its units free. */
+static inline bool cluster_untouched(const struct pool_state *ps, const struct gpu *g)
+{
+	return g->free == ps->units_per_gpu;
+}
+
+/* Node's GPUs and cpu and memory changed by a take, a release or a put
+ * back (cluster_take.c), and its GPU equivalents by `equivalent`: the node
+ * into its new class, its keys in its pool's indexes and its class group
+ * (cluster.c); debug builds check its pool now and then. */
+void cluster_node_moved(struct cluster *c, int32_t node, double equivalent);
 
 /* What grant g of a pod of w adds to cluster.state; 0 where its amounts do
  * not add exactly. */

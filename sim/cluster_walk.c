@@ -209,16 +209,45 @@ static int32_t span_first(const uint64_t *bits, const int32_t *block, int32_t fr
 		i = next_block(i);
 		mask = ~UINT64_C(0);
 	}
-	for (; i <= last; i++, mask = ~UINT64_C(0)) {
+	for (; i < last; i++, mask = ~UINT64_C(0)) { /* the last word, cut at `to`, after */
 		if (i % CLUSTER_BLOCK_WORDS == 0 && !block[i / CLUSTER_BLOCK_WORDS]) {
 			i += CLUSTER_BLOCK_WORDS - 1;
 			continue;
 		}
-		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
+		uint64_t b = bits[i] & mask;
 		if (b)
 			return (int32_t)(i * 64) + __builtin_ctzll(b);
 	}
-	return -1;
+	uint64_t b = i == last ? bits[i] & mask & last_mask : 0;
+	return b ? (int32_t)(i * 64) + __builtin_ctzll(b) : -1;
+}
+
+/* cluster_span_find's count of every set bit, without the nth's tests:
+ * whole blocks by their counts (the one `from` starts in too, less the
+ * bits of its first word before `from`), the other words one by one. */
+static int32_t span_count(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to)
+{
+	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
+	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
+	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
+	size_t i = (size_t)from / 64;
+	int32_t n = 0;
+	if (i % CLUSTER_BLOCK_WORDS == 0 && i + CLUSTER_BLOCK_WORDS <= inner_to) {
+		n = block[i / CLUSTER_BLOCK_WORDS] - gp_popcount64(bits[i] & ~mask);
+		i += CLUSTER_BLOCK_WORDS;
+		mask = ~UINT64_C(0);
+	}
+	for (; i < last; mask = ~UINT64_C(0)) { /* the last word, cut at `to`, after */
+		if (i % CLUSTER_BLOCK_WORDS == 0 && i + CLUSTER_BLOCK_WORDS <= inner_to) {
+			n += block[i / CLUSTER_BLOCK_WORDS];
+			i += CLUSTER_BLOCK_WORDS;
+			continue;
+		}
+		n += gp_popcount64(bits[i++] & mask);
+	}
+	if (i == last)
+		n += gp_popcount64(bits[i] & mask & last_mask);
+	return n;
 }
 
 int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t from, int32_t to,
@@ -229,8 +258,10 @@ int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t fr
 		return -1;
 	if (nth == 0)
 		return span_first(bits, block, from, to); /* none before it, or none */
-	if (nth < 0)
-		nth = INT32_MAX; /* more than a pool has: count them all */
+	if (nth < 0) {                                    /* count them all */
+		*count = span_count(bits, block, from, to);
+		return -1;
+	}
 	const size_t last = (size_t)(to - 1) / 64, inner_to = (size_t)to / 64;
 	const uint64_t last_mask = to % 64 ? (UINT64_C(1) << (to % 64)) - 1 : ~UINT64_C(0);
 	uint64_t mask = ~UINT64_C(0) << (from % 64); /* all ones past the first word */
@@ -238,23 +269,32 @@ int32_t cluster_span_find(const uint64_t *bits, const int32_t *block, int32_t fr
 	size_t i = (size_t)from / 64;
 	if (from % (64 * CLUSTER_BLOCK_WORDS) == 0)
 		i = span_blocks(block, i, inner_to, &nth, &n);
-	/* a word at a time, and a block at a time where one starts */
-	for (; i <= last; mask = ~UINT64_C(0)) {
-		uint64_t b = bits[i] & mask & (i == last ? last_mask : ~UINT64_C(0));
+	/* a word at a time, and a block at a time where one starts, up to the
+	 * last word (the blocks may pass it when `to` ends one), cut at `to` */
+	uint64_t b = 0;
+	for (; i < last; mask = ~UINT64_C(0)) {
+		b = bits[i] & mask;
 		int32_t in_word = gp_popcount64(b);
-		if (nth < in_word) {
-			*count = n + nth;
-			while (nth-- > 0)
-				b &= b - 1;
-			return (int32_t)(i * 64) + __builtin_ctzll(b);
-		}
+		if (nth < in_word)
+			goto found;
 		nth -= in_word;
 		n += in_word;
 		if (++i % CLUSTER_BLOCK_WORDS == 0)
 			i = span_blocks(block, i, inner_to, &nth, &n);
 	}
+	if (i == last) {
+		b = bits[i] & mask & last_mask;
+		if (nth < gp_popcount64(b))
+			goto found;
+		n += gp_popcount64(b);
+	}
 	*count = n;
 	return -1;
+found:
+	*count = n + nth;
+	while (nth-- > 0)
+		b &= b - 1;
+	return (int32_t)(i * 64) + __builtin_ctzll(b);
 }
 
 /* cluster_walk_find over one bitset (the walk's room, or its one level). */

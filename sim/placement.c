@@ -280,6 +280,7 @@ void placement_init(struct placer *pl, struct cluster *c)
 		slot_of(pl, fixed_reasons[i], (enum pend_kind)i); /* REASON_x == PEND_x */
 	pl->equivalent = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->equivalent);
 	pl->shape = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->shape);
+	pl->pods = gp_xcalloc(sc->n_workloads + 1, sizeof *pl->pods);
 	pl->rules = gp_xcalloc(sc->n_workloads * sc->n_pools + 1, sizeof *pl->rules);
 	pl->n_variants = 1;
 	pl->spread = gp_xcalloc(sc->n_workloads + 1, sizeof *pl->spread);
@@ -296,6 +297,9 @@ void placement_init(struct placer *pl, struct cluster *c)
 			pl->shape[w * sc->n_pools + p] =
 				(uint8_t)pli_score_shape(pl, p, &sc->workloads[w]);
 		}
+		pl->pods[w] = sc->workloads[w].gang && sc->workloads[w].pods > 1
+				      ? sc->workloads[w].pods
+				      : 1;
 		if (sc->workloads[w].spread.key) {
 			init_spread(pl, w);
 			if (pl->spread[w].n_domains > domains)
@@ -316,10 +320,10 @@ void placement_init(struct placer *pl, struct cluster *c)
 		gp_xcalloc((2 * sc->n_pools + 1) * CLUSTER_GROUPS, sizeof *pl->sample->best_slots);
 	pl->scores = gp_xcalloc(SCORE_CACHE, sizeof *pl->scores);
 	pl->sample->memo = gp_xcalloc((size_t)c->classes.cap, sizeof *pl->sample->memo);
-	pl->sample->groups =
-		gp_xcalloc(sc->n_pools * CLUSTER_GROUPS + 1, sizeof *pl->sample->groups);
-	for (size_t i = 0; i < sc->n_pools * CLUSTER_GROUPS; i++)
-		pl->sample->groups[i].id = -1;
+	pl->sample->orders = gp_xcalloc(sc->n_pools * GROUP_ORDERS + 1, sizeof *pl->sample->orders);
+	pl->sample->order_next = gp_xcalloc(sc->n_pools + 1, sizeof *pl->sample->order_next);
+	for (size_t i = 0; i < sc->n_pools * GROUP_ORDERS; i++)
+		pl->sample->orders[i].workload = -1;
 	for (size_t p = 0; p < sc->n_pools; p++) /* keys -1 .. gpus_per_node */
 		if ((size_t)sc->pools[p].gpus_per_node + 2 > pl->sample->key_stride)
 			pl->sample->key_stride = (size_t)sc->pools[p].gpus_per_node + 2;
@@ -359,6 +363,7 @@ void placement_free(struct placer *pl)
 	free(pl->spread);
 	free(pl->equivalent);
 	free(pl->shape);
+	free(pl->pods);
 	free(pl->candidate);
 	free(pl->filters);
 	free(pl->passes);
@@ -371,7 +376,8 @@ void placement_free(struct placer *pl)
 		free(pl->sample->runs);
 		free(pl->sample->best_slots);
 		free(pl->sample->memo);
-		free(pl->sample->groups);
+		free(pl->sample->orders);
+		free(pl->sample->order_next);
 		free(pl->sample->keys);
 	}
 	free(pl->scores);
@@ -1099,8 +1105,8 @@ void placement_release_pod(struct placer *pl, int32_t workload, uint32_t job,
 
 int32_t placement_pods(const struct placer *pl, size_t w)
 {
-	const struct workload_spec *ws = &pl->c->sc->workloads[w];
-	return ws->gang && ws->pods > 1 ? ws->pods : 1;
+	assert(w < pl->n_workloads);
+	return pl->pods[w];
 }
 
 bool placement_plan(struct placer *pl, const struct pod_request *pod, sim_time now, int32_t *nodes,

@@ -108,15 +108,22 @@ struct class_memo {
 	int64_t score;
 };
 
-/* A class group's score (its pool's base aside) for pods of a workload
- * and size, kept from search to search while the group's slot holds the
- * same class: (id, version) names one class for good (cluster.h). */
-struct group_memo {
-	int32_t id; /* -1: none */
-	uint32_t version;
-	int32_t workload, gpus;
-	int64_t score;
+/* A pool's live class groups of key `need` or more for pods of one
+ * workload and size, by score (their pool's base aside), highest first:
+ * while a group's slot lives its class and key stay, so the order follows
+ * the slots the pool made and freed since `seq` (class_groups.log) rather
+ * than scoring and ranking every group at each search. */
+struct group_order {
+	int32_t workload, gpus, need; /* workload -1: none */
+	uint32_t seq;                 /* the pool's groups.seq it has followed */
+	int32_t n;
+	int32_t slot[CLUSTER_GROUPS];
+	int64_t score[CLUSTER_GROUPS];
 };
+
+/* Group orders a pool keeps: pods of two kinds alternating in a pool's
+ * grouped runs each keep theirs. */
+#define GROUP_ORDERS 2
 
 /* Key `level`'s resource score in a SHAPE_GPU_KEY pool for pods of one
  * workload and size, or any key's in a SHAPE_FLAT one: there it is the
@@ -162,8 +169,9 @@ struct node_sample {
 	int32_t n_segs;
 	struct class_memo *memo; /* by class id (capacity: the class table's) */
 	uint32_t memo_stamp;
-	struct group_memo *groups; /* by pool and class group slot (CLUSTER_GROUPS a pool) */
-	struct key_memo *keys;     /* by pool and key, key_stride a pool */
+	struct group_order *orders; /* by pool, GROUP_ORDERS a pool */
+	uint8_t *order_next;        /* by pool: the order a new kind of pod replaces */
+	struct key_memo *keys;      /* by pool and key, key_stride a pool */
 	size_t key_stride;
 };
 

@@ -331,39 +331,102 @@ int64_t pli_memo_score(const struct placer *pl, int32_t id, uint32_t stamp, int6
 	return m->score;
 }
 
-/* The score of the class of group `slot` of pool p (pli_cached_score, its
- * base aside): from the group's memo while the slot holds that class for
- * pods of this workload and size, which the groups' searches ask again and
- * again as their classes stay. */
-static int64_t group_score(const struct placer *pl, size_t p, int32_t slot, int32_t id,
-			   const struct pod_request *pod, double eq)
+/* Slot s out of order o, if it is there. */
+static void order_remove(struct group_order *o, int32_t s)
 {
-	struct group_memo *m = &pl->sample->groups[p * CLUSTER_GROUPS + (size_t)slot];
-	uint32_t version = pl->c->classes.version[id];
-	if (m->id != id || m->version != version || m->workload != pod->workload ||
-	    m->gpus != pod->gpus)
-		*m = (struct group_memo){id, version, pod->workload, pod->gpus,
-					 pli_cached_score(pl, id, pod, eq)};
-	return m->score;
+	for (int32_t i = 0; i < o->n; i++)
+		if (o->slot[i] == s) {
+			for (o->n--; i < o->n; i++) {
+				o->slot[i] = o->slot[i + 1];
+				o->score[i] = o->score[i + 1];
+			}
+			return;
+		}
 }
 
-/* The slots of run r's groups (key need or more) into slots and their
- * scores into score: how many. */
-static int32_t run_groups(const struct placer *pl, const struct sample_run *r, int64_t pool_base,
-			  const struct pod_request *pod, double eq, int32_t *slots, int64_t *score)
+/* Slot s of pool p into order o after the slots that score at least as
+ * much, if it lives with key o->need or more. */
+static void order_insert(const struct placer *pl, struct group_order *o, size_t p, int32_t s,
+			 const struct pod_request *pod, double eq)
+{
+	const struct class_group *g = &pl->c->pools[p].groups.at[s];
+	if (!g->nodes || g->key < o->need)
+		return;
+	int64_t score = pli_cached_score(pl, g->id, pod, eq);
+	int32_t i = o->n++;
+	for (; i > 0 && o->score[i - 1] < score; i--) {
+		o->slot[i] = o->slot[i - 1];
+		o->score[i] = o->score[i - 1];
+	}
+	o->slot[i] = s;
+	o->score[i] = score;
+}
+
+/* Pool p's order of its live groups of key `need` or more for the pod:
+ * brought up to date with the slots made and freed since it was last
+ * asked, or made again for a new kind of pod or past the pool's log. */
+static const struct group_order *group_order(const struct placer *pl, size_t p,
+					     const struct pod_request *pod, double eq, int32_t need)
+{
+	const struct class_groups *gs = &pl->c->pools[p].groups;
+	struct group_order *o = &pl->sample->orders[p * GROUP_ORDERS];
+	int32_t k = 0;
+	while (k < GROUP_ORDERS &&
+	       (o[k].workload != pod->workload || o[k].gpus != pod->gpus || o[k].need != need))
+		k++;
+	if (k == GROUP_ORDERS) { /* a kind of pod new to the pool's orders */
+		k = pl->sample->order_next[p];
+		pl->sample->order_next[p] = (uint8_t)((k + 1) % GROUP_ORDERS);
+		o[k].workload = pod->workload;
+		o[k].gpus = pod->gpus;
+		o[k].need = need;
+		o[k].seq = gs->seq - CLUSTER_GROUP_LOG - 1; /* made again below */
+	}
+	o += k;
+	if (gs->seq - o->seq > CLUSTER_GROUP_LOG) {
+		o->n = 0;
+		for (int32_t j = 0; j < gs->n_live; j++)
+			order_insert(pl, o, p, gs->live[j], pod, eq);
+	} else {
+		for (uint32_t q = o->seq; q != gs->seq; q++) {
+			int32_t s = gs->log[q % CLUSTER_GROUP_LOG];
+			order_remove(o, s);
+			order_insert(pl, o, p, s, pod, eq);
+		}
+	}
+	o->seq = gs->seq;
+	return o;
+}
+
+#ifndef NDEBUG
+/* score_run's answer from every live group scored again: its best score
+ * and how many of the run's nodes hold it, and the first of them. */
+static bool run_agrees(const struct placer *pl, const struct sample_run *r, int64_t pool_base,
+		       const struct pod_request *pod, double eq, int64_t floor, int32_t first)
 {
 	const struct class_groups *gs = &pl->c->pools[r->pool].groups;
-	int32_t m = 0;
+	int64_t best = INT64_MIN;
+	int32_t n_best = 0, at_best = -1;
 	for (int32_t j = 0; j < gs->n_live; j++) {
-		int32_t slot = gs->live[j];
-		const struct class_group *g = &gs->at[slot];
+		const struct class_group *g = &gs->at[gs->live[j]];
 		if (g->key < r->need)
 			continue;
-		slots[m] = slot;
-		score[m++] = pool_base + group_score(pl, (size_t)r->pool, slot, g->id, pod, eq);
+		int64_t s = pool_base + pli_cached_score(pl, g->id, pod, eq);
+		int32_t at = -1, n = cluster_group_count(pl->c, (size_t)r->pool, gs->live[j],
+							 r->from, r->to, &at);
+		if (s < floor || n == 0 || s < best)
+			continue;
+		if (s > best) {
+			best = s;
+			n_best = 0;
+			at_best = -1;
+		}
+		n_best += n;
+		at_best = at_best < 0 || at < at_best ? at : at_best;
 	}
-	return m;
+	return r->best == best && r->n_best == n_best && (n_best == 0 || first == at_best);
 }
+#endif
 
 /* A grouped run's best score, into r->best and r->n_best (how many of its
  * nodes hold it) and its groups of that score into the run's best_slots,
@@ -374,37 +437,32 @@ static int32_t run_groups(const struct placer *pl, const struct sample_run *r, i
 static int32_t score_run(const struct placer *pl, struct sample_run *r, int64_t pool_base,
 			 const struct pod_request *pod, double eq, int64_t floor)
 {
-	int32_t slots[CLUSTER_GROUPS];
-	int64_t score[CLUSTER_GROUPS];
-	int32_t m = run_groups(pl, r, pool_base, pod, eq, slots, score), first = -1;
+	const struct group_order *o = group_order(pl, (size_t)r->pool, pod, eq, r->need);
 	int32_t *best = pl->sample->best_slots + (r - pl->sample->runs) * CLUSTER_GROUPS;
+	int32_t first = -1;
 	r->best = INT64_MIN;
 	r->n_best = 0;
-	while (m > 0) {
-		int64_t top = INT64_MIN;
-		for (int32_t j = 0; j < m; j++)
-			top = score[j] > top ? score[j] : top;
+	for (int32_t i = 0; i < o->n;) {
+		int64_t top = pool_base + o->score[i];
 		if (top < floor)
 			break;
 		r->n_slots = 0;
-		for (int32_t j = 0; j < m;) {
-			if (score[j] != top) {
-				j++;
-				continue;
-			}
+		int32_t j = i;
+		for (; j < o->n && o->score[j] == o->score[i]; j++) {
 			int32_t at = -1;
-			r->n_best += cluster_group_count(pl->c, (size_t)r->pool, slots[j], r->from,
-							 r->to, &at);
+			r->n_best += cluster_group_count(pl->c, (size_t)r->pool, o->slot[j],
+							 r->from, r->to, &at);
 			first = at >= 0 && (first < 0 || at < first) ? at : first;
-			best[r->n_slots++] = slots[j];
-			slots[j] = slots[--m]; /* counted: out of the list */
-			score[j] = score[m];
+			best[r->n_slots++] = o->slot[j];
 		}
+		i = j;
 		if (r->n_best > 0) {
 			r->best = top;
 			break;
 		}
 	}
+	assert(run_agrees(pl, r, pool_base, pod, eq, floor, first) &&
+	       "the kept order of the groups gives what scoring them all gives");
 	return first;
 }
 

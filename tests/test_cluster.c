@@ -676,6 +676,68 @@ Test(cluster, classes_follow_random_takes_and_releases)
 	cluster_free(&c);
 }
 
+/* The nodes of pool 0 in slots [from, to) with key k (-1: g or more). */
+static int32_t nodes_of_key(const struct cluster *c, int32_t k, int32_t g, int32_t from, int32_t to,
+			    int32_t *at, int32_t cap)
+{
+	int32_t n = 0;
+	for (int32_t i = from; i < to; i++) {
+		int32_t key = gp_popcount64(c->nodes[i].untouched);
+		if (k >= 0 ? key == k : key >= g) {
+			if (n < cap)
+				at[n] = i;
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * A key's span searches (first, count, nth) over slot ranges that start and
+ * end on either side of a word's and a block's edges, on 1,100 nodes of 4
+ * GPUs after 4,000 random takes and releases: what a look at every node of
+ * the range says.
+ */
+Test(cluster, span_finds_agree_with_the_nodes_at_word_and_block_edges)
+{
+	pools[0].nodes = 1100;
+	struct cluster c;
+	cluster_init(&c, &sc);
+	struct churn ch = churn_make(4000, 1100, 4242);
+	for (int step = 0; step < 4000; step++)
+		churn_step(&c, &ch, 1, 0);
+	static const int32_t edge[] = {0,   1,   63,  64,  65,   255,  256,  257,  300, 511,
+				       512, 513, 767, 768, 1023, 1024, 1025, 1099, 1100};
+	int32_t n_edges = (int32_t)(sizeof edge / sizeof *edge), at[1100];
+	for (int32_t a = 0; a < n_edges; a++)
+		for (int32_t b = a; b < n_edges; b++)
+			for (int32_t g = 1; g <= 4; g++)
+				for (int32_t k = -1; k <= 4; k++) {
+					if (k >= 0 && k < g)
+						continue;
+					struct workload_spec w = pod(g);
+					int32_t from = edge[a], to = edge[b], got = -2;
+					int32_t n = nodes_of_key(&c, k, g, from, to, at, 1100);
+					cr_assert_eq(cluster_level_find(&c, 0, &w, g, k, from, to,
+									0, &got),
+						     n ? at[0] : -1, "[%d, %d) key %d", from, to,
+						     k);
+					cluster_level_find(&c, 0, &w, g, k, from, to, -1, &got);
+					cr_assert_eq(got, n, "[%d, %d) key %d", from, to, k);
+					for (int32_t nth = 1; nth <= n; nth += 1 + n / 7) {
+						int32_t want = nth < n ? at[nth] : -1;
+						cr_assert_eq(cluster_level_find(&c, 0, &w, g, k,
+										from, to, nth,
+										&got),
+							     want, "[%d, %d) key %d nth %d", from,
+							     to, k, nth);
+						cr_assert_eq(got, nth < n ? nth : n);
+					}
+				}
+	churn_free(&ch);
+	cluster_free(&c);
+}
+
 /* Node i (of pool 0) as the groups should hold it: Ready, of g's class and
  * whole key. */
 static bool in_group(const struct cluster *c, int32_t i, const struct class_group *g)

@@ -93,6 +93,10 @@ struct node_class {
 	int32_t nodes; /* of this class; 0: kept for a node to come back, or free */
 	double allocated, cpu_free, memory_free;
 	int64_t cpu_scored, memory_scored;
+	/* whether a node of the class could fail the largest request's cpu or
+	 * memory (cluster.c), found once for the class; -1: not yet.  Not
+	 * part of what the class is (it follows from the rest). */
+	int8_t tight;
 };
 
 /* The class a node of a class last moved to, as id + 1 (0: none), with that
@@ -158,6 +162,7 @@ struct bucket_index {
  */
 #define CLUSTER_GROUPS          64
 #define CLUSTER_GROUP_MIN_SLOTS 128
+#define CLUSTER_GROUP_LOG       64 /* slots made or freed a pool remembers */
 
 struct class_group {
 	int32_t id;     /* the class (cluster.classes) */
@@ -174,6 +179,12 @@ struct class_groups {
 	int32_t live[CLUSTER_GROUPS]; /* the slots with nodes, n_live of them */
 	int32_t n_live;
 	int32_t pos[CLUSTER_GROUPS]; /* a slot's place in live */
+	/* The slots made or freed, seq of them so far, the last
+	 * CLUSTER_GROUP_LOG at log[seq % CLUSTER_GROUP_LOG]: a search that
+	 * keeps the groups in its own order follows them instead of reading
+	 * every live group again (a slot's class and key stay while it lives). */
+	uint32_t seq;
+	int32_t log[CLUSTER_GROUP_LOG];
 };
 
 struct pool_state {

@@ -139,6 +139,8 @@ struct placer {
 	size_t n_pools, n_workloads;
 	uint8_t *shape;              /* [workload * n_pools + pool]: its enum score_shape, fixed
 				      * for the run (a sampled search asks it per pool) */
+	int32_t *pods;               /* per workload: placement_pods, read at every plan,
+				      * take and release without the workload's spec */
 	struct pool_rule *rules;     /* [(variant * n_workloads + workload) * n_pools + pool] */
 	int32_t *variants;           /* per variant > 0: its flavors, VARIANT_FLAVORS each */
 	size_t n_variants;           /* 1 + the variants placement_variant added */
