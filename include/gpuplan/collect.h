@@ -289,6 +289,19 @@ static inline void collect_block(struct scope_gauges *s, enum gauge first, const
 		v[k] = collect_undust(v[k] + delta[k]);
 }
 
+/* v[i] += delta[k * width + i], i < width, for each row k < n, in k's order:
+ * a rise (collect_block_up). */
+static inline void collect_rise(double *v, const double *delta, size_t width, size_t n)
+{
+	for (size_t k = 0; k < n; k++, delta += width)
+		for (size_t i = 0; i < width; i++) {
+			assert(delta[i] >= 0 &&
+			       collect_undust(v[i] + delta[i]) == v[i] + delta[i] &&
+			       "a rise lands in no dust");
+			v[i] += delta[i];
+		}
+}
+
 /* collect_block for a rise: every delta[k] >= 0.  Gauges are never in
  * collect_undust's dust, and none below it where a rise could land in it (a
  * gauge is a sum of what is held: >= 0, give or take dust), so each sum is
@@ -298,12 +311,7 @@ static inline void collect_block_up(struct scope_gauges *s, enum gauge first, co
 				    size_t n)
 {
 	collect_live(s, (size_t)first + n);
-	double *v = s->value + first;
-	for (size_t k = 0; k < n; k++) {
-		assert(delta[k] >= 0 && collect_undust(v[k] + delta[k]) == v[k] + delta[k] &&
-		       "a rise lands in no dust");
-		v[k] += delta[k];
-	}
+	collect_rise(s->value + first, delta, n, 1);
 }
 
 /* Adds delta[k] to gauge first + k of scope at time now, for k < n: the
@@ -334,14 +342,7 @@ static inline void collect_move_rows_up(struct collect *c, size_t scope, enum ga
 {
 	struct scope_gauges *s = collect_touch(c, scope, now);
 	collect_live(s, (size_t)first + width);
-	double *v = s->value + first;
-	for (size_t k = 0; k < n; k++, delta += width)
-		for (size_t i = 0; i < width; i++) {
-			assert(delta[i] >= 0 &&
-			       collect_undust(v[i] + delta[i]) == v[i] + delta[i] &&
-			       "a rise lands in no dust");
-			v[i] += delta[i];
-		}
+	collect_rise(s->value + first, delta, width, n);
 }
 
 /* Adds delta[k] to gauge gauges[k] of scope at time now, for k < n: the
