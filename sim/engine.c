@@ -82,9 +82,16 @@ uint16_t engine_register(struct engine *e, uint16_t n, engine_handler on, engine
 	assert(on && e->n_types + n <= ENGINE_TYPES && "raise ENGINE_TYPES");
 	uint16_t first = e->n_types;
 	for (uint16_t k = 0; k < n; k++)
-		e->clients[first + k] = (struct engine_client){on, ahead, ctx};
+		e->clients[first + k] =
+			(struct engine_client){.on = on, .ahead = ahead, .ctx = ctx};
 	e->n_types = (uint16_t)(first + n);
 	return first;
+}
+
+void engine_register_far(struct engine *e, uint16_t type, engine_handler far)
+{
+	assert(type < e->n_types && "a registered type");
+	e->clients[type].far = far;
 }
 
 void engine_free(struct engine *e)

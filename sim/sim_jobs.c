@@ -473,10 +473,19 @@ static void finish_ahead(void *ctx, const struct event *next)
 		__builtin_prefetch(&s->cluster.gpus[h->first_gpu + __builtin_ctzll(m)], 1);
 }
 
+/* Asks for the held lines of the job the event after the next finishes:
+ * finish_ahead reads them to know which lines to ask for. */
+static void finish_far(void *ctx, const struct event *after)
+{
+	const struct sim *s = ctx;
+	__builtin_prefetch(&s->held[after->id]);
+}
+
 void sim_jobs_start(struct sim *s)
 {
 	s->ev_arrival = engine_register(&s->engine, 1, arrival_event, NULL, s);
 	s->ev_finish = engine_register(&s->engine, 1, finish_event, finish_ahead, s);
+	engine_register_far(&s->engine, s->ev_finish, finish_far);
 	s->ev_retry = engine_register(&s->engine, 1, retry_event, NULL, s);
 	for (size_t w = 0; w < s->sc->n_workloads; w++) {
 		sim_time next = s->arrivals.streams[w].next;

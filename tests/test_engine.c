@@ -419,3 +419,41 @@ Test(engine, gives_clients_consecutive_types_and_dispatches_by_them)
 	cr_assert_eq(b.warmed, 1);
 	engine_free(&e);
 }
+
+/* What a far hook saw: how often it was called, and the last event's time. */
+static int far_calls;
+static sim_time far_t;
+
+static void far(void *ctx, const struct event *ev)
+{
+	(void)ctx;
+	far_calls++;
+	far_t = ev->t;
+}
+
+/* A client with a far hook is asked about its event after the next, while
+ * both are in the run being read: 257 to 260 differ from the clock's 0 in
+ * their second byte, so one bucket holds them and becomes the run. */
+Test(engine, asks_the_client_of_the_event_after_the_next_ahead_of_time)
+{
+	struct engine e;
+	engine_init(&e);
+	struct seen a = {0}, b = {0};
+	a.first = engine_register(&e, 1, record, NULL, &a);
+	b.first = engine_register(&e, 1, record, NULL, &b);
+	engine_register_far(&e, b.first, far);
+	far_calls = 0;
+	for (sim_time t = 257; t <= 260; t++)
+		engine_push(&e, t, t % 2 ? a.first : b.first, 0, 0);
+	struct event ev;
+	while (engine_pop(&e, &ev)) {
+		engine_warm_next(&e);
+		engine_dispatch(&e, &ev);
+	}
+	/* after 257 the event after the next is a's 259 (no hook); after 258,
+	 * b's 260; after 259 nothing follows the next */
+	cr_assert_eq(far_calls, 1);
+	cr_assert_eq(far_t, 260);
+	cr_assert_eq(a.n + b.n, 4);
+	engine_free(&e);
+}

@@ -12,7 +12,8 @@
  * dispatches without knowing its clients (engine_dispatch, one indexed load
  * and one call; no allocation, no search).  A client may also give a hook
  * that warms what an event will read while the one before is handled
- * (engine_warm_next).  Types are given in the order of registration, so a
+ * (engine_warm_next), and one that asks, an event earlier, for what that
+ * warming reads (engine_register_far).  Types are given in the order of registration, so a
  * run's are the same every time; they never order events.
  *
  * The queue is a radix heap that hands out sorted runs.  Time never goes
@@ -73,6 +74,8 @@ typedef void (*engine_handler)(void *ctx, const struct event *ev);
 struct engine_client {
 	engine_handler on;    /* handles an event of the client's */
 	engine_handler ahead; /* NULL, or: this event comes next; warm what it reads */
+	engine_handler far;   /* NULL, or: this event comes after the next; ask for
+			       * what ahead will read to know what to warm */
 	void *ctx;
 };
 
@@ -142,6 +145,10 @@ const struct event *engine_peek(const struct engine *e);
 uint16_t engine_register(struct engine *e, uint16_t n, engine_handler on, engine_handler ahead,
 			 void *ctx);
 
+/* Gives the client of event type `type` a hook for the event after the
+ * next (engine_client.far).  At init. */
+void engine_register_far(struct engine *e, uint16_t type, engine_handler far);
+
 /* Hands ev to the client that registered its type. */
 static inline void engine_dispatch(const struct engine *e, const struct event *ev)
 {
@@ -151,12 +158,19 @@ static inline void engine_dispatch(const struct engine *e, const struct event *e
 }
 
 /* Lets the client of the event the next pop probably gives (engine_peek)
- * warm what it will read, if it asked to. */
+ * warm what it will read, if it asked to, and the client of the one after
+ * it in the run being read ask for what that warming will read: a line an
+ * ahead hook must read to know what to warm would be a miss of its own. */
 static inline void engine_warm_next(const struct engine *e)
 {
 	const struct event *next = engine_peek(e);
-	if (next && e->clients[next->type].ahead)
+	if (!next)
+		return;
+	if (e->clients[next->type].ahead)
 		e->clients[next->type].ahead(e->clients[next->type].ctx, next);
+	const struct event *after = next + 1;
+	if (next == e->r && after < e->rend && e->clients[after->type].far)
+		e->clients[after->type].far(e->clients[after->type].ctx, after);
 }
 
 /* The rest is the inline fast path and what it calls; not for callers. */
