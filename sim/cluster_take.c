@@ -190,16 +190,17 @@ static void take_units(struct cluster *c, int32_t node, const struct workload_sp
 		       const struct pod_figures *f, uint32_t job, double busy,
 		       struct cluster_grant *grant);
 
-/* cluster_take's GPUs for a pod of whole exclusive GPUs, as choose and
- * take_units would take them: best fit is the node's lowest untouched GPUs
- * (each holds one unit, and an untouched GPU has no tenant), the pod holds
- * each alone with every SM, and its equivalent is its GPUs. */
+/* cluster_take's GPUs for a pod of whole exclusive GPUs (figures f), as
+ * choose and take_units would take them: best fit is the node's lowest
+ * untouched GPUs (each holds one unit, and an untouched GPU has no tenant),
+ * and the pod holds each alone. */
 static void take_whole(struct cluster *c, int32_t node, const struct workload_spec *w, int32_t gpus,
-		       struct tenant t, struct cluster_grant *grant)
+		       const struct pod_figures *f, uint32_t job, double busy,
+		       struct cluster_grant *grant)
 {
 	struct node *nd = &c->nodes[node];
-	assert(c->pools[nd->pool].units_per_gpu == 1 && gpus <= gp_popcount64(nd->untouched) &&
-	       "the index promised the GPUs on this node");
+	assert(c->pools[nd->pool].units_per_gpu == 1 && f->units == 1 && f->whole &&
+	       gpus <= gp_popcount64(nd->untouched) && "the index promised the GPUs on this node");
 	uint64_t mask = 0, room = nd->untouched;
 	for (int32_t k = 0; k < gpus; k++) {
 		mask |= room & -room;
@@ -208,8 +209,9 @@ static void take_whole(struct cluster *c, int32_t node, const struct workload_sp
 	grant->gpu_mask = mask;
 	grant->units = 1;
 	grant->mig_slot = -1;
-	grant->equivalent = (double)gpus;
+	grant->equivalent = f->equivalent;
 	nd->untouched &= ~mask;
+	struct tenant t = {job, 1, busy, w->sm_share, f->share};
 	for (uint64_t m = mask; m; m &= m - 1) {
 		int i = __builtin_ctzll(m);
 		struct gpu *g = &c->gpus[nd->first_gpu + i];
@@ -249,8 +251,7 @@ void cluster_take(struct cluster *c, int32_t node, const struct workload_spec *w
 	double busy = c->busy >= 0 ? c->busy : w->gpu_busy;
 	if (!c->prefer && w->request == REQUEST_GPUS &&
 	    c->sc->pools[nd->pool].sharing.mode == SHARING_EXCLUSIVE)
-		take_whole(c, node, w, gpus, (struct tenant){job, 1, busy, w->sm_share, 1.0},
-			   grant);
+		take_whole(c, node, w, gpus, f, job, busy, grant);
 	else
 		take_units(c, node, w, gpus, f, job, busy, grant);
 	cluster_node_moved(c, node, grant->equivalent);

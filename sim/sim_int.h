@@ -179,6 +179,12 @@ static inline bool fit_window(const struct sim *s)
 	return s->sc->scheduler.window_policy == WINDOW_FIT;
 }
 
+/* The pod job j asks placement for. */
+static inline struct pod_request job_pod(const struct sim *s, const struct sim_job *j)
+{
+	return (struct pod_request){j->workload, j->gpus, j->duration, fit_window(s), j->variant};
+}
+
 /* sim.c: whether work is left (arriving, pending, running, backing off,
  * or inference requests); the loop runs and windows tick while it is. */
 bool sim_work_left(const struct sim *s);

@@ -253,7 +253,7 @@ void sim_start(struct sim *s, size_t cls, const int32_t *nodes)
 	struct sim_job *j = &s->jobs[id];
 	j->cls = -1;
 	autoscale_started(s->as, cls, j->pods);
-	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
+	struct pod_request pod = job_pod(s, j);
 	if (j->pods > 1 && !j->more)
 		j->more = gp_xcalloc((size_t)j->pods, sizeof *j->more);
 	struct work_plan wp = plan_work(s, j, false);

@@ -38,7 +38,7 @@ const char *sim_kube_preempt(struct sim *s, uint32_t id, const int32_t *why)
 {
 	struct sim_job *j = &s->jobs[id];
 	const struct workload_spec *ws = &s->sc->workloads[j->workload];
-	struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s), j->variant};
+	struct pod_request pod = job_pod(s, j);
 	if (sim_post_default(s, j))
 		return preempt_default_post(&s->preempt, &pod, s->engine.now, why);
 	if (ws->preempt_never)
@@ -99,7 +99,7 @@ void sim_victim_gone(struct sim *s, struct sim_job *v)
 	if (p->seq != v->by_seq || p->nominated < 0)
 		return;
 	int32_t node = p->nominated;
-	struct pod_request pod = {p->workload, p->gpus, p->duration, fit_window(s), p->variant};
+	struct pod_request pod = job_pod(s, p);
 	bool fits = p->status == JOB_PENDING && p->admitted && p->cls >= 0 &&
 		    sched_head(&s->sched, (size_t)p->cls)->job == v->by &&
 		    placement_fits_node(&s->placer, &pod, node, s->engine.now);

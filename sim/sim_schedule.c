@@ -44,12 +44,14 @@ static int32_t *class_why(struct sim *s, size_t c)
 }
 
 #ifndef NDEBUG
-/* Debug builds search again where a kept failure answers, and compare. */
-static bool kept_failure_holds(struct sim *s, const struct pod_request *pod, const int32_t *why)
+/* Debug builds search again where a kept failure of j's class answers, and
+ * compare. */
+static bool kept_failure_holds(struct sim *s, const struct sim_job *j, const int32_t *why)
 {
 	size_t n = s->placer.n_reasons;
 	int32_t *again = gp_xcalloc(n, sizeof *again), *nodes = gp_xcalloc(1, sizeof *nodes);
-	bool holds = !placement_plan(&s->placer, pod, s->engine.now, nodes, again) &&
+	struct pod_request pod = job_pod(s, j);
+	bool holds = !placement_plan(&s->placer, &pod, s->engine.now, nodes, again) &&
 		     !memcmp(again, why, n * sizeof *why);
 	free(again);
 	free(nodes);
@@ -128,8 +130,7 @@ static bool try_class(struct sim *s, size_t c)
 	uint64_t now_state = s->cluster.state | 1; /* 0: no failure kept */
 	bool searched = s->failed_at[c] != now_state;
 	if (searched) {
-		struct pod_request pod = {j->workload, j->gpus, j->duration, fit_window(s),
-					  j->variant};
+		struct pod_request pod = job_pod(s, j);
 		bool kept = j->pods == 1 && !(pod.fit_window && s->has_windows);
 		if (kept && s->planned_at[c] == now_state &&
 		    placement_plan_kept(&s->placer, &s->class_plan[c], s->plan)) {
@@ -145,10 +146,7 @@ static bool try_class(struct sim *s, size_t c)
 		}
 		s->failed_at[c] = kept ? now_state : 0;
 	} else {
-		assert(kept_failure_holds(s,
-					  &(struct pod_request){j->workload, j->gpus, j->duration,
-								fit_window(s), j->variant},
-					  why));
+		assert(kept_failure_holds(s, j, why));
 	}
 	autoscale_class_failed(s->as, c, true);
 	const char *post = post_filter(s, c, head, why, searched);

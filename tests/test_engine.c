@@ -377,6 +377,8 @@ struct seen {
 	int n;
 	uint16_t first; /* the type engine_register gave it */
 	int warmed;     /* calls of its `ahead` hook */
+	int far;        /* calls of its `far` hook */
+	sim_time far_t; /* the last one's event's time */
 };
 
 static void record(void *ctx, const struct event *ev)
@@ -389,6 +391,17 @@ static void warm(void *ctx, const struct event *ev)
 {
 	(void)ev;
 	((struct seen *)ctx)->warmed++;
+}
+
+/* The loop of sim_advance: each event popped, the next one warmed, then
+ * the event handed to its client. */
+static void pop_all(struct engine *e)
+{
+	struct event ev;
+	while (engine_pop(e, &ev)) {
+		engine_warm_next(e);
+		engine_dispatch(e, &ev);
+	}
 }
 
 Test(engine, gives_clients_consecutive_types_and_dispatches_by_them)
@@ -404,11 +417,7 @@ Test(engine, gives_clients_consecutive_types_and_dispatches_by_them)
 	engine_push(&e, 10, (uint16_t)(b.first + 1), 0, 0); /* b's kind 1 */
 	engine_push(&e, 5, (uint16_t)(a.first + 2), 0, 0);  /* a's kind 2 */
 	engine_push(&e, 10, (uint16_t)(a.first + 0), 0, 0); /* a's kind 0, after b's at 10 */
-	struct event ev;
-	while (engine_pop(&e, &ev)) {
-		engine_warm_next(&e);
-		engine_dispatch(&e, &ev);
-	}
+	pop_all(&e);
 	cr_assert_eq(a.n, 2);
 	cr_assert_eq(a.kinds[0], 2);
 	cr_assert_eq(a.kinds[1], 0);
@@ -420,15 +429,11 @@ Test(engine, gives_clients_consecutive_types_and_dispatches_by_them)
 	engine_free(&e);
 }
 
-/* What a far hook saw: how often it was called, and the last event's time. */
-static int far_calls;
-static sim_time far_t;
-
 static void far(void *ctx, const struct event *ev)
 {
-	(void)ctx;
-	far_calls++;
-	far_t = ev->t;
+	struct seen *c = ctx;
+	c->far++;
+	c->far_t = ev->t;
 }
 
 /* A client with a far hook is asked about its event after the next, while
@@ -442,18 +447,13 @@ Test(engine, asks_the_client_of_the_event_after_the_next_ahead_of_time)
 	a.first = engine_register(&e, 1, record, NULL, &a);
 	b.first = engine_register(&e, 1, record, NULL, &b);
 	engine_register_far(&e, b.first, far);
-	far_calls = 0;
 	for (sim_time t = 257; t <= 260; t++)
 		engine_push(&e, t, t % 2 ? a.first : b.first, 0, 0);
-	struct event ev;
-	while (engine_pop(&e, &ev)) {
-		engine_warm_next(&e);
-		engine_dispatch(&e, &ev);
-	}
+	pop_all(&e);
 	/* after 257 the event after the next is a's 259 (no hook); after 258,
 	 * b's 260; after 259 nothing follows the next */
-	cr_assert_eq(far_calls, 1);
-	cr_assert_eq(far_t, 260);
+	cr_assert_eq(b.far, 1);
+	cr_assert_eq(b.far_t, 260);
 	cr_assert_eq(a.n + b.n, 4);
 	engine_free(&e);
 }
